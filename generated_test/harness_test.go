@@ -263,6 +263,8 @@ func upload(dev *rt.Device, args []any) (stubArgs []any, read func() ([]any, err
 			b, rd, fr, err = toBuffer(dev, s)
 		case [][4]float32:
 			b, rd, fr, err = toBuffer(dev, s)
+		case [][4]int32:
+			b, rd, fr, err = toBuffer(dev, s)
 		case [][2]helpers.Pair:
 			b, rd, fr, err = toBuffer(dev, s)
 		case []struct {

@@ -14,8 +14,12 @@ func (l *lowerer) lowerBody() {
 	if len(l.diags) > 0 {
 		return
 	}
+	kernelResults := l.results
 	for _, p := range plans {
-		l.bound = p.bind
+		l.bound, l.results = p.bind, p.results
+		if p.results == nil {
+			l.results = kernelResults
+		}
 		var t *ir.Task
 		switch {
 		case p.kind == ir.Parallel && len(p.loop.inner) > 0:

@@ -328,7 +328,7 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	if a, ok := v.(*ssa.Alloc); ok && tb.l.replayable(a) {
 		return tb.replay(a)
 	} else if ok {
-		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is changed after it is built (or built in a loop or under a condition): declare it inside the loop that uses it, or build it once, in straight-line code, from values every launch can compute", a.Comment)
+		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is changed after it is built (or built in a loop or under a condition): declare it inside the loop that uses it, or build it once, in straight-line code, from values every launch can compute; to combine values over the iterations of a parallel loop, use variables of number types updated with += and the like (reductions), or atomics on slice elements", a.Comment)
 		r := f.regsFor(v)
 		tb.ext[v] = r
 		return r

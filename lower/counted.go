@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -30,7 +31,7 @@ const (
 // why not. The reductions whose results are read after it get their
 // places in scratch memory.
 func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parLoop {
-	pl, fail := l.matchLoop(fn, lp, stmt)
+	pl, fail := l.matchLoop(fn, lp, stmt, nil)
 	if fail == nil {
 		for _, red := range pl.reductions {
 			if red.result != nil {
@@ -58,8 +59,11 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 }
 
 // matchLoop describes lp, the loop of stmt, as a counted loop whose
-// iterations can run in parallel, or says why it is not one.
-func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) (*parLoop, *loopFailure) {
+// iterations can run in parallel, or says why it is not one. When lp is
+// an inner level of the loop nest of the top-level loop nest, the
+// variables that nest's reductions carry through lp are no concern of
+// lp's: they are combined over all the nest's iterations.
+func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt, nest *parLoop) (*parLoop, *loopFailure) {
 	pos := stmt.Pos()
 	h := lp.header
 	fail := func(format string, args ...any) (*parLoop, *loopFailure) {
@@ -166,15 +170,34 @@ func (l *lowerer) matchLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) (*parLoop
 	default:
 		return fail("its entry is not a jump or a test")
 	}
+	if nest != nil {
+		phis = slices.DeleteFunc(phis, nest.reduces)
+	}
 	if failure := l.matchReductions(pl, phis); failure != nil {
 		return nil, failure
 	}
 	for _, instr := range pl.exit.Instrs {
-		if phi, ok := instr.(*ssa.Phi); ok && !pl.reductionResult(phi) {
+		if phi, ok := instr.(*ssa.Phi); ok && !pl.reductionResult(phi) && !(nest != nil && passesOver(phi, nest, lp)) {
 			return fail("a value computed in it is used after it")
 		}
 	}
 	return pl, nil
+}
+
+// passesOver reports whether phi, in the exit of lp, an inner level of the
+// loop nest of nest, holds one of nest's reductions or takes from lp only
+// values computed outside it: an inner loop that ends at the header of the
+// loop around it passes that loop's variables over.
+func passesOver(phi *ssa.Phi, nest *parLoop, lp *loop) bool {
+	if nest.reduces(phi) {
+		return true
+	}
+	for i, e := range phi.Edges {
+		if in, ok := e.(ssa.Instruction); ok && lp.contains(phi.Block().Preds[i]) && in.Block() != nil && lp.contains(in.Block()) {
+			return false
+		}
+	}
+	return true
 }
 
 // matchReductions finds the reductions among the variables the loop pl

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"go/ast"
+	"maps"
 	"sort"
 
 	"github.com/qdgo/qd/ir"
@@ -90,7 +91,7 @@ func (l *lowerer) plannableHelper(fn *ssa.Function, call *ssa.Call) *ssa.Functio
 	l.bound = l.bindings(callee, common.Args)
 	defer func() { l.bound = saved }()
 	for _, lp := range loops {
-		if _, fail := l.matchLoop(callee, lp.lp, lp.stmt); fail != nil {
+		if _, fail := l.matchLoop(callee, lp.lp, lp.stmt, nil); fail != nil {
 			return why("the loop at line %d cannot run in parallel: %s", l.fset.Position(lp.stmt.Pos()).Line, fail.reason)
 		}
 	}
@@ -113,17 +114,21 @@ func (l *lowerer) bindings(callee *ssa.Function, args []ssa.Value) map[*ssa.Para
 // planHelper plans the body of a helper called at the top level.
 func (l *lowerer) planHelper(call *ssa.Call, streamBlock int) []*taskPlan {
 	callee := call.Common().StaticCallee()
-	saved := l.bound
+	saved, savedResults := l.bound, l.results
 	l.bound = l.bindings(callee, call.Common().Args)
+	l.results = maps.Clone(savedResults) // the caller's, and this call's own
 	l.planning = append(l.planning, callee)
 	defer func() {
-		l.bound = saved
+		l.bound, l.results = saved, savedResults
 		l.planning = l.planning[:len(l.planning)-1]
 	}()
 	plans := l.planBody(callee, streamBlock)
 	for _, p := range plans {
 		if p.bind == nil {
 			p.bind = l.bound
+		}
+		if p.results == nil {
+			p.results = l.results
 		}
 	}
 	return plans

@@ -99,6 +99,7 @@ type lowerer struct {
 	k     *ir.Kernel
 	diags []Diagnostic
 	seen  map[diagKey]bool
+	noted map[diagKey]bool
 
 	params     map[*ssa.Parameter]int // kernel parameter → ir.Kernel.Params index
 	taskSerial int                    // for task names
@@ -162,11 +163,21 @@ func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
 	l.diags = append(l.diags, Diagnostic{pos, msg})
 }
 
-// note passes an informational diagnostic to Config.Note.
+// note passes an informational diagnostic to Config.Note, once: a helper
+// planned in several places notes its loops once.
 func (l *lowerer) note(pos token.Pos, format string, args ...any) {
-	if l.cfg.Note != nil {
-		l.cfg.Note(Diagnostic{pos, fmt.Sprintf(format, args...)})
+	if l.cfg.Note == nil {
+		return
 	}
+	key := diagKey{pos, fmt.Sprintf(format, args...)}
+	if l.noted[key] {
+		return
+	}
+	if l.noted == nil {
+		l.noted = make(map[diagKey]bool)
+	}
+	l.noted[key] = true
+	l.cfg.Note(Diagnostic{key.pos, key.msg})
 }
 
 func (l *lowerer) sortedDiags() []Diagnostic {

@@ -37,7 +37,7 @@ func (l *lowerer) nestedLevels(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) []*
 	var levels []*parLoop
 	outer, outerStmt := pl, stmt
 	for len(levels)+1 < maxNest {
-		inner, innerStmt, reason := l.perfectChild(fn, outer, outerStmt)
+		inner, innerStmt, reason := l.perfectChild(fn, pl, outer, outerStmt)
 		if inner == nil {
 			if reason != "" {
 				l.note(innerPos(innerStmt, outerStmt), "this loop runs serially in each iteration of the parallel loop around it: %s", reason)
@@ -57,10 +57,11 @@ func innerPos(inner, outer ast.Stmt) token.Pos {
 	return outer.Pos()
 }
 
-// perfectChild returns the loop directly nested in outer if outer holds
-// nothing else and it is a counted loop whose bounds outer's iterations do
-// not change; otherwise, if outer holds a loop, why it does not qualify.
-func (l *lowerer) perfectChild(fn *ssa.Function, outer *parLoop, outerStmt ast.Stmt) (*parLoop, ast.Stmt, string) {
+// perfectChild returns the loop directly nested in outer (the top-level
+// loop nest or one of its levels) if outer holds nothing else and it is a
+// counted loop whose bounds outer's iterations do not change; otherwise,
+// if outer holds a loop, why it does not qualify.
+func (l *lowerer) perfectChild(fn *ssa.Function, nest, outer *parLoop, outerStmt ast.Stmt) (*parLoop, ast.Stmt, string) {
 	var children []*loop
 	for _, lp := range naturalLoops(fn) {
 		if lp.header != outer.lp.header && outer.lp.contains(lp.header) {
@@ -90,7 +91,7 @@ func (l *lowerer) perfectChild(fn *ssa.Function, outer *parLoop, outerStmt ast.S
 	if stmt == nil {
 		return nil, nil, "" // nested in an if or switch: plainly serial
 	}
-	inner, fail := l.matchLoop(fn, child, stmt)
+	inner, fail := l.matchLoop(fn, child, stmt, nest)
 	if fail != nil {
 		return nil, stmt, fail.reason
 	}
@@ -101,7 +102,7 @@ func (l *lowerer) perfectChild(fn *ssa.Function, outer *parLoop, outerStmt ast.S
 		if !outer.lp.contains(b) || child.contains(b) {
 			continue
 		}
-		if !l.onlyIndexing(b, outer, inner) {
+		if !l.onlyIndexing(b, nest, outer, inner) {
 			return nil, stmt, "the loop around it does more than run it (statements before or after it, or a condition)"
 		}
 	}
@@ -122,12 +123,14 @@ func loopBody(stmt ast.Stmt) []ast.Stmt {
 // onlyIndexing reports whether a block of the outer loop of a nest, outside
 // the inner loop, computes only values without effects and branches only
 // on the loops' tests: it then does nothing an iteration of the nest could
-// miss if it ran once per iteration of the inner loop or not at all.
-func (l *lowerer) onlyIndexing(b *ssa.BasicBlock, outer, inner *parLoop) bool {
+// miss if it ran once per iteration of the inner loop or not at all. The
+// phis of the top-level loop nest's reductions merely pass them on, but an
+// update of one there would be missed.
+func (l *lowerer) onlyIndexing(b *ssa.BasicBlock, nest, outer, inner *parLoop) bool {
 	for _, instr := range b.Instrs {
 		switch in := instr.(type) {
 		case *ssa.Phi:
-			if in != outer.phi && in.Referrers() != nil && len(*in.Referrers()) > 0 {
+			if in != outer.phi && in.Referrers() != nil && len(*in.Referrers()) > 0 && !nest.reduces(in) {
 				return false
 			}
 		case *ssa.Jump, *ssa.DebugRef:
@@ -138,7 +141,7 @@ func (l *lowerer) onlyIndexing(b *ssa.BasicBlock, outer, inner *parLoop) bool {
 				return false
 			}
 		case ssa.Value:
-			if !l.effectFree(in) {
+			if !l.effectFree(in) || nest.updates(in) {
 				return false
 			}
 		default:
@@ -236,6 +239,19 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	for _, lv := range levels {
 		f.skipPhis[lv.phi] = true
 	}
+	// A reduction's variable is one partial result per thread throughout
+	// the nest: the phis that hold it in the inner levels' headers share
+	// its register, and every iteration ends with its value there.
+	for _, red := range pl.reductions {
+		for _, lv := range levels[1:] {
+			for _, instr := range lv.lp.header.Instrs {
+				if phi, ok := instr.(*ssa.Phi); ok && red.holds(phi) {
+					f.vals[phi] = f.regsFor(red.phi)
+				}
+			}
+		}
+	}
+	f.carried = f.carriedMoves(pl)
 	f.redirect = func(from, to *ssa.BasicBlock) (*ir.Block, bool) {
 		switch {
 		case !pl.lp.contains(to):
@@ -255,6 +271,9 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 
 	u := ir.Uint64
 	tb.cur = setup
+	for _, red := range pl.reductions {
+		tb.move(f.regsFor(red.phi)[0], red.identity())
+	}
 	ranges := make([]levelRange, len(levels))
 	firsts := make([]ir.Arg, len(levels))
 	counts := make([]ir.Arg, len(levels))
@@ -305,6 +324,14 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[0], Args: []ir.Arg{ir.R(idx[0]), steps[0]}})
 	tb.jump(head)
 	exit.Term = ir.Term{Kind: ir.Return}
+	if reds := slotted(pl.reductions); len(reds) > 0 {
+		tb.cur = exit
+		regs := make([]ir.Reg, len(reds))
+		for i, red := range reds {
+			regs[i] = f.regsFor(red.phi)[0]
+		}
+		tb.writePartials(reds, regs)
+	}
 
 	for _, b := range fn.Blocks {
 		if pl.lp.contains(b) {
@@ -313,6 +340,10 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	}
 	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
 	t.Count = l.nestCount(levels)
+	if t.Count != nil && len(slotted(pl.reductions)) > 0 {
+		// Even a nest without iterations leaves its partial results.
+		t.Count = &ir.Expr{Op: ir.OpMax, Type: ir.Int64, Args: []*ir.Expr{t.Count, {Op: ir.OpConst, Type: ir.Int64, Bits: 1}}}
+	}
 	for k, lv := range levels {
 		ranges[k].reg = f.regsFor(lv.phi)[0]
 	}

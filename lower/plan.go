@@ -32,6 +32,10 @@ type taskPlan struct {
 	// bind holds what the parameters of the helpers the task's body was
 	// planned in stand for (inlineplan.go).
 	bind map[*ssa.Parameter]ssa.Value
+	// results are the reductions whose results the task may read, by the
+	// values that stand for them: a helper planned at several calls has
+	// reductions of its own at each.
+	results map[ssa.Value]*reduction
 }
 
 // parLoop is a top-level counted loop whose iterations run in parallel.

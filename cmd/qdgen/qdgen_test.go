@@ -218,6 +218,24 @@ func Loops(out []float32, w int, on bool) {
 		}
 	}
 }
+
+//qd:kernel
+func Sums(out, in []float32, w int) {
+	var sum float32
+	for y := range len(in) / w {
+		for x := range w {
+			sum += in[y*w+x]
+		}
+	}
+	out[0] = sum
+	for y := range len(in) / w {
+		s := float32(0)
+		for x := range w {
+			s += in[y*w+x]
+			out[y*w+x] = s
+		}
+	}
+}
 `
 
 // TestVerboseNotes checks that -v says which loops run in parallel and
@@ -236,6 +254,8 @@ func TestVerboseNotes(t *testing.T) {
 		`k/k.go:6:3: note: this loop runs serially, on one thread: it is inside another statement`,
 		`k/k.go:10:2: note: these 2 nested loops run as one parallel loop over all their iterations`,
 		`k/k.go:16:3: note: this loop runs serially in each iteration of the parallel loop around it: its bounds change with the index of the loop around it`,
+		`k/k.go:25:2: note: these 2 nested loops run as one parallel loop over all their iterations`,
+		`k/k.go:33:3: note: this loop runs serially in each iteration of the parallel loop around it: variable s is carried from one iteration to the next, and it is read in the loop other than to update it`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)

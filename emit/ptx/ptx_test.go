@@ -212,6 +212,9 @@ func TestCodegen(t *testing.T) {
 		// A nest's own tests keep a[y] and b[x] in range: out's index is
 		// its one check.
 		{entry: "Outer_0", must: []string{`\$Lfault_0:`}, never: []string{`\$Lfault_1:`}},
+		// A reduction over a nest: one partial result per thread over all
+		// its levels, combined as a single loop's.
+		{entry: "NestSum_0", must: []string{`div\.u64`, `shfl\.sync\.down\.b32`, `bar\.sync 0`, `st\.shared\.f32`}},
 		// Arrays indexed by variables: the table's index is checked against
 		// its length, those a loop's test, a remainder or a mask keep in
 		// range are not; the local array lives in local memory.

@@ -1297,6 +1297,144 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: false,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:27:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:27:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:27:21",
+		}},
+		Name:            "BodyStats",
+		ScratchFixed:    48,
+		ScratchPerBlock: 24,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "BodyStats_0",
+			Parallel: true,
+		}, {
+			Entry:    "BodyStats_1",
+			Parallel: true,
+		}, {
+			Entry:    "BodyStats_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:46:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:46:13",
+		}},
+		Name:            "QuadSums",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "QuadSums_0",
+			Parallel: true,
+		}, {
+			Entry:    "QuadSums_1",
+			Parallel: true,
+		}, {
+			Entry:    "QuadSums_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:58:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:66:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:66:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:66:21",
+		}},
+		Name:            "ImageStats",
+		ScratchFixed:    48,
+		ScratchPerBlock: 24,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "ImageStats_0",
+			Parallel: true,
+		}, {
+			Entry:    "ImageStats_1",
+			Parallel: true,
+		}, {
+			Entry:    "ImageStats_2",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:79:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:88:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:92:5",
+		}},
+		Name:            "Normalize",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Normalize_0",
+			Parallel: true,
+		}, {
+			Entry:    "Normalize_1",
+			Parallel: true,
+		}, {
+			Entry:    "Normalize_2",
+			Parallel: true,
+		}, {
+			Entry:    "Normalize_3",
+			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reducetypes.go:105:5",
+		}, {
+			Kind: rt.FaultSliceB,
+			Pos:  "reducetypes.go:114:16",
+		}, {
+			Kind: rt.FaultSliceAcap,
+			Pos:  "reducetypes.go:114:23",
+		}},
+		Name:            "HelperCounts",
+		ScratchFixed:    32,
+		ScratchPerBlock: 16,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "HelperCounts_0",
+			Parallel: true,
+		}, {
+			Entry:    "HelperCounts_1",
+			Parallel: true,
+		}, {
+			Entry:    "HelperCounts_2",
+			Parallel: false,
+		}, {
+			Entry:    "HelperCounts_3",
+			Parallel: false,
+		}, {
+			Entry:    "HelperCounts_4",
+			Parallel: false,
+		}, {
+			Entry:    "HelperCounts_5",
+			Parallel: true,
+		}, {
+			Entry:    "HelperCounts_6",
+			Parallel: true,
+		}, {
+			Entry:    "HelperCounts_7",
+			Parallel: false,
+		}},
+	}, {
 		Name: "Advance",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Advance_0",
@@ -3228,6 +3366,131 @@ func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.B
 	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// BodyStats launches kernel BodyStats (reducetypes.go:15) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BodyStats(bs *rt.Buffer[Body], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BodyStats", qdOpts, bs, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, bs)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(bs.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+				BodyStats(bs.CPUSlice(), out.CPUSlice())
+			}, bs, out)
+		}
+		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BodyStats(bs.CPUSlice(), out.CPUSlice())
+		}, bs, out)
+	}
+	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// QuadSums launches kernel QuadSums (reducetypes.go:36) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) QuadSums(qs *rt.Buffer[[4]int32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "QuadSums", qdOpts, qs, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, qs)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max((min(max(int64(qs.Len()), int64(0)), int64(2097152)) * min(max(int64(4), int64(0)), int64(2097152))), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+				QuadSums(qs.CPUSlice(), out.CPUSlice())
+			}, qs, out)
+		}
+		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+			QuadSums(qs.CPUSlice(), out.CPUSlice())
+		}, qs, out)
+	}
+	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// ImageStats launches kernel ImageStats (reducetypes.go:53) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) ImageStats(pix *rt.Buffer[uint8], w int, h int, out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ImageStats", qdOpts, pix, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, pix)
+	rt.PutUint64(qdArgs[:], 16, uint64(w))
+	rt.PutUint64(qdArgs[:], 24, uint64(h))
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [3]int64{max((min(max(int64(h), int64(0)), int64(2097152)) * min(max(int64(w), int64(0)), int64(2097152))), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ImageStats(pix.CPUSlice(), w, h, out.CPUSlice())
+			}, pix, out)
+		}
+		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ImageStats(pix.CPUSlice(), w, h, out.CPUSlice())
+		}, pix, out)
+	}
+	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Normalize launches kernel Normalize (reducetypes.go:74) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Normalize(vox *rt.Buffer[float64], w int, h int, d int, out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Normalize", qdOpts, vox, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [72]byte
+	rt.PutBuffer(qdArgs[:], 0, vox)
+	rt.PutUint64(qdArgs[:], 16, uint64(w))
+	rt.PutUint64(qdArgs[:], 24, uint64(h))
+	rt.PutUint64(qdArgs[:], 32, uint64(d))
+	rt.PutBuffer(qdArgs[:], 40, out)
+	qdCounts := [4]int64{max(((min(max(int64(d), int64(0)), int64(2097152)) * min(max(int64(h), int64(0)), int64(2097152))) * min(max(int64(w), int64(0)), int64(2097152))), int64(1)), int64(1), ((min(max(int64(d), int64(0)), int64(2097152)) * min(max(int64(h), int64(0)), int64(2097152))) * min(max(int64(w), int64(0)), int64(2097152))), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Normalize(vox.CPUSlice(), w, h, d, out.CPUSlice())
+			}, vox, out)
+		}
+		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Normalize(vox.CPUSlice(), w, h, d, out.CPUSlice())
+		}, vox, out)
+	}
+	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// HelperCounts launches kernel HelperCounts (reducetypes.go:112) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) HelperCounts(x *rt.Buffer[float32], out *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "HelperCounts", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [8]int64{max(int64(x.Len()), int64(1)), int64(1), 1, 1, 1, rt.UnknownCount, int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+				HelperCounts(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+			HelperCounts(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Advance launches kernel Advance (types.go:49) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -3241,15 +3504,15 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	qdCounts := [1]int64{int64(bs.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Advance(bs.CPUSlice(), dt)
 			}, bs)
 		}
-		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Advance(bs.CPUSlice(), dt)
 		}, bs)
 	}
-	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(70, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Energies launches kernel Energies (types.go:64) after the work already launched on
@@ -3266,15 +3529,15 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 			}, bs, out, moved)
 		}
-		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 		}, bs, out, moved)
 	}
-	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(71, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Blur5 launches kernel Blur5 (types.go:92) after the work already launched on
@@ -3290,15 +3553,15 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Blur5(in.CPUSlice(), out.CPUSlice())
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Blur5(in.CPUSlice(), out.CPUSlice())
 		}, in, out)
 	}
-	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(72, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rotate launches kernel Rotate (types.go:113) after the work already launched on
@@ -3315,15 +3578,15 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 			}, v, out, n)
 		}
-		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 		}, v, out, n)
 	}
-	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(73, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pick launches kernel Pick (types.go:146) after the work already launched on
@@ -3339,15 +3602,15 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Pick(idx.CPUSlice(), out.CPUSlice())
 			}, idx, out)
 		}
-		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pick(idx.CPUSlice(), out.CPUSlice())
 		}, idx, out)
 	}
-	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(74, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Masks launches kernel Masks (types.go:161) after the work already launched on
@@ -3365,15 +3628,15 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 			}, mask, x, out, flags)
 		}
-		return qdk.mod.RunCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 		}, mask, x, out, flags)
 	}
-	return qdk.mod.Launch(70, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(75, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex128Ops launches kernel Complex128Ops (types.go:192) after the work already launched on
@@ -3393,15 +3656,15 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 			}, a, b, sum, prod, quot, eq)
 		}
-		return qdk.mod.RunCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 		}, a, b, sum, prod, quot, eq)
 	}
-	return qdk.mod.Launch(71, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(76, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex64Ops launches kernel Complex64Ops (types.go:205) after the work already launched on
@@ -3420,15 +3683,15 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 			}, a, b, prod, quot, wide)
 		}
-		return qdk.mod.RunCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 		}, a, b, prod, quot, wide)
 	}
-	return qdk.mod.Launch(72, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(77, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Julia launches kernel Julia (types.go:218) after the work already launched on
@@ -3445,15 +3708,15 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 			}, cs, params, out)
 		}
-		return qdk.mod.RunCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 		}, cs, params, out)
 	}
-	return qdk.mod.Launch(73, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(78, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Smooth launches kernel Smooth (types.go:245) after the work already launched on
@@ -3470,15 +3733,15 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(79, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(79, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 		}, in, out)
 	}
-	return qdk.mod.Launch(74, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(79, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Quads launches kernel Quads (types.go:265) after the work already launched on
@@ -3499,15 +3762,15 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(80, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 			}, qs, pairs, tagged, out)
 		}
-		return qdk.mod.RunCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(80, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 		}, qs, pairs, tagged, out)
 	}
-	return qdk.mod.Launch(75, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(80, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Centered launches kernel Centered (types.go:288) after the work already launched on
@@ -3524,15 +3787,15 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(81, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Centered(v.CPUSlice(), out.CPUSlice(), s)
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(81, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Centered(v.CPUSlice(), out.CPUSlice(), s)
 		}, v, out)
 	}
-	return qdk.mod.Launch(76, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(81, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // LocalMethods launches kernel LocalMethods (types.go:320) after the work already launched on
@@ -3548,15 +3811,15 @@ func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts 
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(82, qdCounts[:], qdArgs[:], qdOpts, func() {
 				LocalMethods(v.CPUSlice(), out.CPUSlice())
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(82, qdCounts[:], qdArgs[:], qdOpts, func() {
 			LocalMethods(v.CPUSlice(), out.CPUSlice())
 		}, v, out)
 	}
-	return qdk.mod.Launch(77, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(82, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RandomFill launches kernel RandomFill (types.go:351) after the work already launched on
@@ -3572,15 +3835,15 @@ func (qdk *Kernels) RandomFill(out *rt.Buffer[uint32], seed uint64, qdOpts ...rt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(83, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RandomFill(out.CPUSlice(), seed)
 			}, out)
 		}
-		return qdk.mod.RunCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(83, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RandomFill(out.CPUSlice(), seed)
 		}, out)
 	}
-	return qdk.mod.Launch(78, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(83, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -23065,6 +23328,5621 @@ $Lfault:
 	exit;
 }
 
+.visible .entry BodyStats_0(
+	.param .u64 BodyStats_0_param_0,
+	.param .s64 BodyStats_0_param_1,
+	.param .u64 BodyStats_0_param_2,
+	.param .s64 BodyStats_0_param_3,
+	.param .u64 BodyStats_0_param_4,
+	.param .u64 BodyStats_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce12[768];
+	.reg .pred %p<610>;
+	.reg .pred %pt<39>;
+	.reg .b32 %r<615>;
+	.reg .b32 %rt<90>;
+	.reg .b64 %rd<521>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<621>;
+	.reg .f64 %fd<609>;
+	.reg .f64 %fdt<26>;
+
+$L_0:
+	ld.param.u64 %rd7, [BodyStats_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [BodyStats_0_param_1];
+	mov.b64 %rd6, %rd8;
+	ld.param.u64 %rd431, [BodyStats_0_param_4];
+	cvta.to.global.u64 %rd431, %rd431;
+$L_1:
+	mov.f64 %fd0, 0d8000000000000000;
+	mov.b64 %rd1, 0;
+	mov.f64 %fd2, 0dFFF0000000000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd3, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd3, %rd3, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd4, %rt3, %rt4;
+	add.s64 %rd5, %rd3, -1;
+$L_2:
+	add.s64 %rd9, %rd5, 1;
+	setp.lt.s64 %p10, %rd9, %rd6;
+	@!%p10 bra $L_59;
+$L_3:
+	mov.b64 %rd11, %rd6;
+	mov.b64 %rd12, %rd9;
+	sub.u64 %rd13, %rd11, %rd12;
+	mov.b64 %rd14, %rd4;
+	mul.lo.u64 %rd15, %rd14, 3;
+	setp.gt.u64 %p16, %rd13, %rd15;
+	@!%p16 bra $L_48;
+$L_4:
+	mov.b64 %rd17, %rd5;
+$L_5:
+	add.s64 %rd18, %rd17, 1;
+	setp.lt.s64 %p19, %rd18, %rd6;
+$L_6:
+	mad.lo.s64 %rd20, %rd18, 56, %rd7;
+	add.s64 %rd36, %rd20, 12;
+	ld.global.f32 %f24, [%rd36];
+	add.s64 %rd37, %rd20, 16;
+	ld.global.f32 %f25, [%rd37];
+	add.s64 %rd38, %rd20, 20;
+	ld.global.f32 %f26, [%rd38];
+	add.s64 %rd39, %rd20, 24;
+	ld.global.f64 %fd27, [%rd39];
+$L_7:
+	mov.f32 %f529, 0f00000000;
+	mov.f32 %f530, 0f00000000;
+	mov.f32 %f531, 0f00000000;
+	mov.f64 %fd532, 0d0000000000000000;
+	mov.f32 %f529, %f24;
+	mov.f32 %f530, %f25;
+	mov.f32 %f531, %f26;
+	mov.f64 %fd532, %fd27;
+	mov.f64 %fd73, %fd532;
+	mul.rn.f64 %fd74, %fd73, 0d3FE0000000000000;
+	mov.f32 %f76, %f529;
+	mov.f32 %f77, %f530;
+	mov.f32 %f78, %f531;
+	mov.f32 %f82, %f529;
+	mov.f32 %f83, %f530;
+	mov.f32 %f84, %f531;
+$L_8:
+	mov.f32 %f539, 0f00000000;
+	mov.f32 %f540, 0f00000000;
+	mov.f32 %f541, 0f00000000;
+	mov.f32 %f539, %f76;
+	mov.f32 %f540, %f77;
+	mov.f32 %f541, %f78;
+	mov.f32 %f542, 0f00000000;
+	mov.f32 %f543, 0f00000000;
+	mov.f32 %f544, 0f00000000;
+	mov.f32 %f542, %f82;
+	mov.f32 %f543, %f83;
+	mov.f32 %f544, %f84;
+	mov.f32 %f99, %f539;
+	mov.f32 %f101, %f542;
+	mul.rn.f32 %f102, %f99, %f101;
+	mov.f32 %f104, %f540;
+	mov.f32 %f106, %f543;
+	mul.rn.f32 %f107, %f104, %f106;
+	add.rn.f32 %f108, %f102, %f107;
+	mov.f32 %f110, %f541;
+	mov.f32 %f112, %f544;
+	mul.rn.f32 %f113, %f110, %f112;
+	add.rn.f32 %f114, %f108, %f113;
+	mov.f32 %f87, %f114;
+$L_9:
+	cvt.f64.f32 %fd115, %f87;
+	mul.rn.f64 %fd116, %fd74, %fd115;
+	mov.f64 %fd46, %fd116;
+$L_10:
+	add.rn.f64 %fd117, %fd0, %fd46;
+	add.s64 %rd118, %rd20, 32;
+	ld.global.u8 %rt5, [%rd118];
+	setp.ne.u32 %p119, %rt5, 0;
+	@!%p119 bra $L_47;
+$L_11:
+	add.s64 %rd121, %rd1, 1;
+	mov.b64 %rd120, %rd121;
+$L_12:
+	add.s64 %rd122, %rd20, 24;
+	ld.global.f64 %fd123, [%rd122];
+	setp.gt.f64 %pt0, %fd2, %fd123;
+	selp.f64 %fdt0, %fd2, %fd123, %pt0;
+	setp.eq.f64 %pt1, %fd2, %fd123;
+	and.b64 %fdt1, %fd2, %fd123;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd2, %fd123;
+	add.rn.f64 %fdt1, %fd2, %fd123;
+	selp.f64 %fd124, %fdt1, %fdt0, %pt2;
+	mov.f64 %fd0, %fd117;
+	mov.b64 %rd1, %rd120;
+	mov.f64 %fd2, %fd124;
+$L_13:
+	add.s64 %rd5, %rd5, %rd4;
+$L_14:
+	mov.b64 %rd17, %rd5;
+$L_15:
+	add.s64 %rd18, %rd17, 1;
+	setp.lt.s64 %p19, %rd18, %rd6;
+$L_16:
+	mad.lo.s64 %rd20, %rd18, 56, %rd7;
+	add.s64 %rd127, %rd20, 12;
+	ld.global.f32 %f24, [%rd127];
+	add.s64 %rd128, %rd20, 16;
+	ld.global.f32 %f25, [%rd128];
+	add.s64 %rd129, %rd20, 20;
+	ld.global.f32 %f26, [%rd129];
+	add.s64 %rd130, %rd20, 24;
+	ld.global.f64 %fd27, [%rd130];
+$L_17:
+	mov.f32 %f548, 0f00000000;
+	mov.f32 %f549, 0f00000000;
+	mov.f32 %f550, 0f00000000;
+	mov.f64 %fd551, 0d0000000000000000;
+	mov.f32 %f548, %f24;
+	mov.f32 %f549, %f25;
+	mov.f32 %f550, %f26;
+	mov.f64 %fd551, %fd27;
+	mov.f64 %fd163, %fd551;
+	mul.rn.f64 %fd164, %fd163, 0d3FE0000000000000;
+	mov.f32 %f166, %f548;
+	mov.f32 %f167, %f549;
+	mov.f32 %f168, %f550;
+	mov.f32 %f172, %f548;
+	mov.f32 %f173, %f549;
+	mov.f32 %f174, %f550;
+$L_18:
+	mov.f32 %f558, 0f00000000;
+	mov.f32 %f559, 0f00000000;
+	mov.f32 %f560, 0f00000000;
+	mov.f32 %f558, %f166;
+	mov.f32 %f559, %f167;
+	mov.f32 %f560, %f168;
+	mov.f32 %f561, 0f00000000;
+	mov.f32 %f562, 0f00000000;
+	mov.f32 %f563, 0f00000000;
+	mov.f32 %f561, %f172;
+	mov.f32 %f562, %f173;
+	mov.f32 %f563, %f174;
+	mov.f32 %f189, %f558;
+	mov.f32 %f191, %f561;
+	mul.rn.f32 %f192, %f189, %f191;
+	mov.f32 %f194, %f559;
+	mov.f32 %f196, %f562;
+	mul.rn.f32 %f197, %f194, %f196;
+	add.rn.f32 %f198, %f192, %f197;
+	mov.f32 %f200, %f560;
+	mov.f32 %f202, %f563;
+	mul.rn.f32 %f203, %f200, %f202;
+	add.rn.f32 %f204, %f198, %f203;
+	mov.f32 %f177, %f204;
+$L_19:
+	cvt.f64.f32 %fd205, %f177;
+	mul.rn.f64 %fd206, %fd164, %fd205;
+	mov.f64 %fd46, %fd206;
+$L_20:
+	add.rn.f64 %fd117, %fd0, %fd46;
+	add.s64 %rd118, %rd20, 32;
+	ld.global.u8 %rt6, [%rd118];
+	setp.ne.u32 %p119, %rt6, 0;
+	@!%p119 bra $L_46;
+$L_21:
+	add.s64 %rd121, %rd1, 1;
+	mov.b64 %rd120, %rd121;
+$L_22:
+	add.s64 %rd122, %rd20, 24;
+	ld.global.f64 %fd123, [%rd122];
+	setp.gt.f64 %pt3, %fd2, %fd123;
+	selp.f64 %fdt2, %fd2, %fd123, %pt3;
+	setp.eq.f64 %pt4, %fd2, %fd123;
+	and.b64 %fdt3, %fd2, %fd123;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd2, %fd123;
+	add.rn.f64 %fdt3, %fd2, %fd123;
+	selp.f64 %fd124, %fdt3, %fdt2, %pt5;
+	mov.f64 %fd0, %fd117;
+	mov.b64 %rd1, %rd120;
+	mov.f64 %fd2, %fd124;
+$L_23:
+	add.s64 %rd5, %rd5, %rd4;
+$L_24:
+	mov.b64 %rd17, %rd5;
+$L_25:
+	add.s64 %rd18, %rd17, 1;
+	setp.lt.s64 %p19, %rd18, %rd6;
+$L_26:
+	mad.lo.s64 %rd20, %rd18, 56, %rd7;
+	add.s64 %rd209, %rd20, 12;
+	ld.global.f32 %f24, [%rd209];
+	add.s64 %rd210, %rd20, 16;
+	ld.global.f32 %f25, [%rd210];
+	add.s64 %rd211, %rd20, 20;
+	ld.global.f32 %f26, [%rd211];
+	add.s64 %rd212, %rd20, 24;
+	ld.global.f64 %fd27, [%rd212];
+$L_27:
+	mov.f32 %f567, 0f00000000;
+	mov.f32 %f568, 0f00000000;
+	mov.f32 %f569, 0f00000000;
+	mov.f64 %fd570, 0d0000000000000000;
+	mov.f32 %f567, %f24;
+	mov.f32 %f568, %f25;
+	mov.f32 %f569, %f26;
+	mov.f64 %fd570, %fd27;
+	mov.f64 %fd245, %fd570;
+	mul.rn.f64 %fd246, %fd245, 0d3FE0000000000000;
+	mov.f32 %f248, %f567;
+	mov.f32 %f249, %f568;
+	mov.f32 %f250, %f569;
+	mov.f32 %f254, %f567;
+	mov.f32 %f255, %f568;
+	mov.f32 %f256, %f569;
+$L_28:
+	mov.f32 %f577, 0f00000000;
+	mov.f32 %f578, 0f00000000;
+	mov.f32 %f579, 0f00000000;
+	mov.f32 %f577, %f248;
+	mov.f32 %f578, %f249;
+	mov.f32 %f579, %f250;
+	mov.f32 %f580, 0f00000000;
+	mov.f32 %f581, 0f00000000;
+	mov.f32 %f582, 0f00000000;
+	mov.f32 %f580, %f254;
+	mov.f32 %f581, %f255;
+	mov.f32 %f582, %f256;
+	mov.f32 %f271, %f577;
+	mov.f32 %f273, %f580;
+	mul.rn.f32 %f274, %f271, %f273;
+	mov.f32 %f276, %f578;
+	mov.f32 %f278, %f581;
+	mul.rn.f32 %f279, %f276, %f278;
+	add.rn.f32 %f280, %f274, %f279;
+	mov.f32 %f282, %f579;
+	mov.f32 %f284, %f582;
+	mul.rn.f32 %f285, %f282, %f284;
+	add.rn.f32 %f286, %f280, %f285;
+	mov.f32 %f259, %f286;
+$L_29:
+	cvt.f64.f32 %fd287, %f259;
+	mul.rn.f64 %fd288, %fd246, %fd287;
+	mov.f64 %fd46, %fd288;
+$L_30:
+	add.rn.f64 %fd117, %fd0, %fd46;
+	add.s64 %rd118, %rd20, 32;
+	ld.global.u8 %rt7, [%rd118];
+	setp.ne.u32 %p119, %rt7, 0;
+	@!%p119 bra $L_45;
+$L_31:
+	add.s64 %rd121, %rd1, 1;
+	mov.b64 %rd120, %rd121;
+$L_32:
+	add.s64 %rd122, %rd20, 24;
+	ld.global.f64 %fd123, [%rd122];
+	setp.gt.f64 %pt6, %fd2, %fd123;
+	selp.f64 %fdt4, %fd2, %fd123, %pt6;
+	setp.eq.f64 %pt7, %fd2, %fd123;
+	and.b64 %fdt5, %fd2, %fd123;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
+	setp.nan.f64 %pt8, %fd2, %fd123;
+	add.rn.f64 %fdt5, %fd2, %fd123;
+	selp.f64 %fd124, %fdt5, %fdt4, %pt8;
+	mov.f64 %fd0, %fd117;
+	mov.b64 %rd1, %rd120;
+	mov.f64 %fd2, %fd124;
+$L_33:
+	add.s64 %rd5, %rd5, %rd4;
+$L_34:
+	mov.b64 %rd17, %rd5;
+$L_35:
+	add.s64 %rd18, %rd17, 1;
+	setp.lt.s64 %p19, %rd18, %rd6;
+$L_36:
+	mad.lo.s64 %rd20, %rd18, 56, %rd7;
+	add.s64 %rd291, %rd20, 12;
+	ld.global.f32 %f24, [%rd291];
+	add.s64 %rd292, %rd20, 16;
+	ld.global.f32 %f25, [%rd292];
+	add.s64 %rd293, %rd20, 20;
+	ld.global.f32 %f26, [%rd293];
+	add.s64 %rd294, %rd20, 24;
+	ld.global.f64 %fd27, [%rd294];
+$L_37:
+	mov.f32 %f586, 0f00000000;
+	mov.f32 %f587, 0f00000000;
+	mov.f32 %f588, 0f00000000;
+	mov.f64 %fd589, 0d0000000000000000;
+	mov.f32 %f586, %f24;
+	mov.f32 %f587, %f25;
+	mov.f32 %f588, %f26;
+	mov.f64 %fd589, %fd27;
+	mov.f64 %fd327, %fd589;
+	mul.rn.f64 %fd328, %fd327, 0d3FE0000000000000;
+	mov.f32 %f330, %f586;
+	mov.f32 %f331, %f587;
+	mov.f32 %f332, %f588;
+	mov.f32 %f336, %f586;
+	mov.f32 %f337, %f587;
+	mov.f32 %f338, %f588;
+$L_38:
+	mov.f32 %f596, 0f00000000;
+	mov.f32 %f597, 0f00000000;
+	mov.f32 %f598, 0f00000000;
+	mov.f32 %f596, %f330;
+	mov.f32 %f597, %f331;
+	mov.f32 %f598, %f332;
+	mov.f32 %f599, 0f00000000;
+	mov.f32 %f600, 0f00000000;
+	mov.f32 %f601, 0f00000000;
+	mov.f32 %f599, %f336;
+	mov.f32 %f600, %f337;
+	mov.f32 %f601, %f338;
+	mov.f32 %f353, %f596;
+	mov.f32 %f355, %f599;
+	mul.rn.f32 %f356, %f353, %f355;
+	mov.f32 %f358, %f597;
+	mov.f32 %f360, %f600;
+	mul.rn.f32 %f361, %f358, %f360;
+	add.rn.f32 %f362, %f356, %f361;
+	mov.f32 %f364, %f598;
+	mov.f32 %f366, %f601;
+	mul.rn.f32 %f367, %f364, %f366;
+	add.rn.f32 %f368, %f362, %f367;
+	mov.f32 %f341, %f368;
+$L_39:
+	cvt.f64.f32 %fd369, %f341;
+	mul.rn.f64 %fd370, %fd328, %fd369;
+	mov.f64 %fd46, %fd370;
+$L_40:
+	add.rn.f64 %fd117, %fd0, %fd46;
+	add.s64 %rd118, %rd20, 32;
+	ld.global.u8 %rt8, [%rd118];
+	setp.ne.u32 %p119, %rt8, 0;
+	@!%p119 bra $L_44;
+$L_41:
+	add.s64 %rd121, %rd1, 1;
+	mov.b64 %rd120, %rd121;
+$L_42:
+	add.s64 %rd122, %rd20, 24;
+	ld.global.f64 %fd123, [%rd122];
+	setp.gt.f64 %pt9, %fd2, %fd123;
+	selp.f64 %fdt6, %fd2, %fd123, %pt9;
+	setp.eq.f64 %pt10, %fd2, %fd123;
+	and.b64 %fdt7, %fd2, %fd123;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
+	setp.nan.f64 %pt11, %fd2, %fd123;
+	add.rn.f64 %fdt7, %fd2, %fd123;
+	selp.f64 %fd124, %fdt7, %fdt6, %pt11;
+	mov.f64 %fd0, %fd117;
+	mov.b64 %rd1, %rd120;
+	mov.f64 %fd2, %fd124;
+$L_43:
+	add.s64 %rd5, %rd5, %rd4;
+	bra.uni $L_2;
+$L_44:
+	mov.b64 %rd120, %rd1;
+	bra.uni $L_42;
+$L_45:
+	mov.b64 %rd120, %rd1;
+	bra.uni $L_32;
+$L_46:
+	mov.b64 %rd120, %rd1;
+	bra.uni $L_22;
+$L_47:
+	mov.b64 %rd120, %rd1;
+	bra.uni $L_12;
+$L_48:
+	mov.b64 %rd17, %rd5;
+$L_49:
+	add.s64 %rd18, %rd17, 1;
+	setp.lt.s64 %p19, %rd18, %rd6;
+	@!%p19 bra $L_59;
+$L_50:
+	mad.lo.s64 %rd20, %rd18, 56, %rd7;
+	add.s64 %rd446, %rd20, 12;
+	ld.global.f32 %f24, [%rd446];
+	add.s64 %rd447, %rd20, 16;
+	ld.global.f32 %f25, [%rd447];
+	add.s64 %rd448, %rd20, 20;
+	ld.global.f32 %f26, [%rd448];
+	add.s64 %rd449, %rd20, 24;
+	ld.global.f64 %fd27, [%rd449];
+$L_51:
+	mov.f32 %f605, 0f00000000;
+	mov.f32 %f606, 0f00000000;
+	mov.f32 %f607, 0f00000000;
+	mov.f64 %fd608, 0d0000000000000000;
+	mov.f32 %f605, %f24;
+	mov.f32 %f606, %f25;
+	mov.f32 %f607, %f26;
+	mov.f64 %fd608, %fd27;
+	mov.f64 %fd482, %fd608;
+	mul.rn.f64 %fd483, %fd482, 0d3FE0000000000000;
+	mov.f32 %f485, %f605;
+	mov.f32 %f486, %f606;
+	mov.f32 %f487, %f607;
+	mov.f32 %f491, %f605;
+	mov.f32 %f492, %f606;
+	mov.f32 %f493, %f607;
+$L_52:
+	mov.f32 %f615, 0f00000000;
+	mov.f32 %f616, 0f00000000;
+	mov.f32 %f617, 0f00000000;
+	mov.f32 %f615, %f485;
+	mov.f32 %f616, %f486;
+	mov.f32 %f617, %f487;
+	mov.f32 %f618, 0f00000000;
+	mov.f32 %f619, 0f00000000;
+	mov.f32 %f620, 0f00000000;
+	mov.f32 %f618, %f491;
+	mov.f32 %f619, %f492;
+	mov.f32 %f620, %f493;
+	mov.f32 %f508, %f615;
+	mov.f32 %f510, %f618;
+	mul.rn.f32 %f511, %f508, %f510;
+	mov.f32 %f513, %f616;
+	mov.f32 %f515, %f619;
+	mul.rn.f32 %f516, %f513, %f515;
+	add.rn.f32 %f517, %f511, %f516;
+	mov.f32 %f519, %f617;
+	mov.f32 %f521, %f620;
+	mul.rn.f32 %f522, %f519, %f521;
+	add.rn.f32 %f523, %f517, %f522;
+	mov.f32 %f496, %f523;
+$L_53:
+	cvt.f64.f32 %fd524, %f496;
+	mul.rn.f64 %fd525, %fd483, %fd524;
+	mov.f64 %fd46, %fd525;
+$L_54:
+	add.rn.f64 %fd117, %fd0, %fd46;
+	add.s64 %rd118, %rd20, 32;
+	ld.global.u8 %rt9, [%rd118];
+	setp.ne.u32 %p119, %rt9, 0;
+	@!%p119 bra $L_95;
+$L_55:
+	add.s64 %rd121, %rd1, 1;
+	mov.b64 %rd120, %rd121;
+$L_56:
+	add.s64 %rd122, %rd20, 24;
+	ld.global.f64 %fd123, [%rd122];
+	setp.gt.f64 %pt12, %fd2, %fd123;
+	selp.f64 %fdt8, %fd2, %fd123, %pt12;
+	setp.eq.f64 %pt13, %fd2, %fd123;
+	and.b64 %fdt9, %fd2, %fd123;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
+	setp.nan.f64 %pt14, %fd2, %fd123;
+	add.rn.f64 %fdt9, %fd2, %fd123;
+	selp.f64 %fd124, %fdt9, %fdt8, %pt14;
+	mov.f64 %fd0, %fd117;
+	mov.b64 %rd1, %rd120;
+	mov.f64 %fd2, %fd124;
+$L_57:
+	add.s64 %rd5, %rd5, %rd4;
+$L_58:
+	add.s64 %rd371, %rd5, 1;
+	setp.lt.s64 %p372, %rd371, %rd6;
+	@%p372 bra $L_48;
+$L_59:
+	mov.u32 %rt10, %laneid;
+	cvt.u64.u32 %rd373, %rt10;
+	mov.u32 %rt11, %tid.x;
+	div.u32 %rt11, %rt11, WARP_SZ;
+	cvt.u64.u32 %rd374, %rt11;
+	mov.u32 %rt12, WARP_SZ;
+	cvt.u64.u32 %rd375, %rt12;
+	mul.lo.s64 %rd376, %rd374, %rd375;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd377, %rt13;
+	sub.s64 %rd378, %rd377, %rd376;
+	min.s64 %rd379, %rd378, %rd375;
+	shr.s64 %rd380, %rd375, 1;
+$L_60:
+	cvt.u32.u64 %rt14, %rd380;
+	mov.b64 {%rt15, %rt16}, %fd0;
+	shfl.sync.down.b32 %rt15, %rt15, %rt14, 31, -1;
+	shfl.sync.down.b32 %rt16, %rt16, %rt14, 31, -1;
+	mov.b64 %fd381, {%rt15, %rt16};
+	cvt.u32.u64 %rt17, %rd380;
+	mov.b64 {%rt18, %rt19}, %rd1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt17, 31, -1;
+	shfl.sync.down.b32 %rt19, %rt19, %rt17, 31, -1;
+	mov.b64 %rd382, {%rt18, %rt19};
+	cvt.u32.u64 %rt20, %rd380;
+	mov.b64 {%rt21, %rt22}, %fd2;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %fd383, {%rt21, %rt22};
+	add.s64 %rd384, %rd373, %rd380;
+	setp.lt.s64 %p385, %rd384, %rd379;
+	@!%p385 bra $L_62;
+$L_61:
+	add.rn.f64 %fd0, %fd0, %fd381;
+	add.s64 %rd1, %rd1, %rd382;
+	setp.gt.f64 %pt15, %fd2, %fd383;
+	selp.f64 %fdt10, %fd2, %fd383, %pt15;
+	setp.eq.f64 %pt16, %fd2, %fd383;
+	and.b64 %fdt11, %fd2, %fd383;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
+	setp.nan.f64 %pt17, %fd2, %fd383;
+	add.rn.f64 %fdt11, %fd2, %fd383;
+	selp.f64 %fd2, %fdt11, %fdt10, %pt17;
+$L_62:
+	shr.s64 %rd380, %rd380, 1;
+	setp.ne.s64 %p386, %rd380, 0;
+	@!%p386 bra $L_72;
+$L_63:
+	cvt.u32.u64 %rt23, %rd380;
+	mov.b64 {%rt24, %rt25}, %fd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %fd381, {%rt24, %rt25};
+	cvt.u32.u64 %rt26, %rd380;
+	mov.b64 {%rt27, %rt28}, %rd1;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd382, {%rt27, %rt28};
+	cvt.u32.u64 %rt29, %rd380;
+	mov.b64 {%rt30, %rt31}, %fd2;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %fd383, {%rt30, %rt31};
+	add.s64 %rd384, %rd373, %rd380;
+	setp.lt.s64 %p385, %rd384, %rd379;
+	@!%p385 bra $L_65;
+$L_64:
+	add.rn.f64 %fd0, %fd0, %fd381;
+	add.s64 %rd1, %rd1, %rd382;
+	setp.gt.f64 %pt18, %fd2, %fd383;
+	selp.f64 %fdt12, %fd2, %fd383, %pt18;
+	setp.eq.f64 %pt19, %fd2, %fd383;
+	and.b64 %fdt13, %fd2, %fd383;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
+	setp.nan.f64 %pt20, %fd2, %fd383;
+	add.rn.f64 %fdt13, %fd2, %fd383;
+	selp.f64 %fd2, %fdt13, %fdt12, %pt20;
+$L_65:
+	shr.s64 %rd380, %rd380, 1;
+	setp.ne.s64 %p386, %rd380, 0;
+	@!%p386 bra $L_72;
+$L_66:
+	cvt.u32.u64 %rt32, %rd380;
+	mov.b64 {%rt33, %rt34}, %fd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd381, {%rt33, %rt34};
+	cvt.u32.u64 %rt35, %rd380;
+	mov.b64 {%rt36, %rt37}, %rd1;
+	shfl.sync.down.b32 %rt36, %rt36, %rt35, 31, -1;
+	shfl.sync.down.b32 %rt37, %rt37, %rt35, 31, -1;
+	mov.b64 %rd382, {%rt36, %rt37};
+	cvt.u32.u64 %rt38, %rd380;
+	mov.b64 {%rt39, %rt40}, %fd2;
+	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
+	mov.b64 %fd383, {%rt39, %rt40};
+	add.s64 %rd384, %rd373, %rd380;
+	setp.lt.s64 %p385, %rd384, %rd379;
+	@!%p385 bra $L_68;
+$L_67:
+	add.rn.f64 %fd0, %fd0, %fd381;
+	add.s64 %rd1, %rd1, %rd382;
+	setp.gt.f64 %pt21, %fd2, %fd383;
+	selp.f64 %fdt14, %fd2, %fd383, %pt21;
+	setp.eq.f64 %pt22, %fd2, %fd383;
+	and.b64 %fdt15, %fd2, %fd383;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
+	setp.nan.f64 %pt23, %fd2, %fd383;
+	add.rn.f64 %fdt15, %fd2, %fd383;
+	selp.f64 %fd2, %fdt15, %fdt14, %pt23;
+$L_68:
+	shr.s64 %rd380, %rd380, 1;
+	setp.ne.s64 %p386, %rd380, 0;
+	@!%p386 bra $L_72;
+$L_69:
+	cvt.u32.u64 %rt41, %rd380;
+	mov.b64 {%rt42, %rt43}, %fd0;
+	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
+	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
+	mov.b64 %fd381, {%rt42, %rt43};
+	cvt.u32.u64 %rt44, %rd380;
+	mov.b64 {%rt45, %rt46}, %rd1;
+	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
+	mov.b64 %rd382, {%rt45, %rt46};
+	cvt.u32.u64 %rt47, %rd380;
+	mov.b64 {%rt48, %rt49}, %fd2;
+	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
+	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
+	mov.b64 %fd383, {%rt48, %rt49};
+	add.s64 %rd384, %rd373, %rd380;
+	setp.lt.s64 %p385, %rd384, %rd379;
+	@!%p385 bra $L_71;
+$L_70:
+	add.rn.f64 %fd0, %fd0, %fd381;
+	add.s64 %rd1, %rd1, %rd382;
+	setp.gt.f64 %pt24, %fd2, %fd383;
+	selp.f64 %fdt16, %fd2, %fd383, %pt24;
+	setp.eq.f64 %pt25, %fd2, %fd383;
+	and.b64 %fdt17, %fd2, %fd383;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt25;
+	setp.nan.f64 %pt26, %fd2, %fd383;
+	add.rn.f64 %fdt17, %fd2, %fd383;
+	selp.f64 %fd2, %fdt17, %fdt16, %pt26;
+$L_71:
+	shr.s64 %rd380, %rd380, 1;
+	setp.ne.s64 %p386, %rd380, 0;
+	@%p386 bra $L_60;
+$L_72:
+	setp.eq.s64 %p387, %rd373, 0;
+	@!%p387 bra $L_74;
+$L_73:
+	mov.u64 %rd388, qvar_reduce12;
+	mul.lo.s64 %rd389, %rd374, 3;
+	add.s64 %rd390, %rd389, 0;
+	mad.lo.s64 %rd391, %rd390, 8, %rd388;
+	st.shared.f64 [%rd391], %fd0;
+	mov.u64 %rd392, qvar_reduce12;
+	mul.lo.s64 %rd393, %rd374, 3;
+	add.s64 %rd394, %rd393, 1;
+	mad.lo.s64 %rd395, %rd394, 8, %rd392;
+	st.shared.s64 [%rd395], %rd1;
+	mov.u64 %rd396, qvar_reduce12;
+	mul.lo.s64 %rd397, %rd374, 3;
+	add.s64 %rd398, %rd397, 2;
+	mad.lo.s64 %rd399, %rd398, 8, %rd396;
+	st.shared.f64 [%rd399], %fd2;
+$L_74:
+	bar.sync 0;
+	setp.eq.s64 %p400, %rd374, 0;
+	@!%p400 bra $L_93;
+$L_75:
+	mul.lo.s64 %rd401, %rd373, %rd375;
+	mov.u32 %rt50, %ntid.x;
+	cvt.u64.u32 %rd402, %rt50;
+	setp.lt.s64 %p403, %rd401, %rd402;
+	@!%p403 bra $L_94;
+$L_76:
+	mov.u64 %rd404, qvar_reduce12;
+	mul.lo.s64 %rd405, %rd373, 3;
+	add.s64 %rd406, %rd405, 0;
+	mad.lo.s64 %rd407, %rd406, 8, %rd404;
+	ld.shared.f64 %fd0, [%rd407];
+	mov.u64 %rd408, qvar_reduce12;
+	mul.lo.s64 %rd409, %rd373, 3;
+	add.s64 %rd410, %rd409, 1;
+	mad.lo.s64 %rd411, %rd410, 8, %rd408;
+	ld.shared.s64 %rd1, [%rd411];
+	mov.u64 %rd412, qvar_reduce12;
+	mul.lo.s64 %rd413, %rd373, 3;
+	add.s64 %rd414, %rd413, 2;
+	mad.lo.s64 %rd415, %rd414, 8, %rd412;
+	ld.shared.f64 %fd2, [%rd415];
+$L_77:
+	mul.lo.s64 %rd416, %rd374, %rd375;
+	mov.u32 %rt51, %ntid.x;
+	cvt.u64.u32 %rd417, %rt51;
+	sub.s64 %rd418, %rd417, %rd416;
+	min.s64 %rd419, %rd418, %rd375;
+	shr.s64 %rd420, %rd375, 1;
+$L_78:
+	cvt.u32.u64 %rt52, %rd420;
+	mov.b64 {%rt53, %rt54}, %fd0;
+	shfl.sync.down.b32 %rt53, %rt53, %rt52, 31, -1;
+	shfl.sync.down.b32 %rt54, %rt54, %rt52, 31, -1;
+	mov.b64 %fd421, {%rt53, %rt54};
+	cvt.u32.u64 %rt55, %rd420;
+	mov.b64 {%rt56, %rt57}, %rd1;
+	shfl.sync.down.b32 %rt56, %rt56, %rt55, 31, -1;
+	shfl.sync.down.b32 %rt57, %rt57, %rt55, 31, -1;
+	mov.b64 %rd422, {%rt56, %rt57};
+	cvt.u32.u64 %rt58, %rd420;
+	mov.b64 {%rt59, %rt60}, %fd2;
+	shfl.sync.down.b32 %rt59, %rt59, %rt58, 31, -1;
+	shfl.sync.down.b32 %rt60, %rt60, %rt58, 31, -1;
+	mov.b64 %fd423, {%rt59, %rt60};
+	add.s64 %rd424, %rd373, %rd420;
+	setp.lt.s64 %p425, %rd424, %rd419;
+	@!%p425 bra $L_80;
+$L_79:
+	add.rn.f64 %fd0, %fd0, %fd421;
+	add.s64 %rd1, %rd1, %rd422;
+	setp.gt.f64 %pt27, %fd2, %fd423;
+	selp.f64 %fdt18, %fd2, %fd423, %pt27;
+	setp.eq.f64 %pt28, %fd2, %fd423;
+	and.b64 %fdt19, %fd2, %fd423;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt28;
+	setp.nan.f64 %pt29, %fd2, %fd423;
+	add.rn.f64 %fdt19, %fd2, %fd423;
+	selp.f64 %fd2, %fdt19, %fdt18, %pt29;
+$L_80:
+	shr.s64 %rd420, %rd420, 1;
+	setp.ne.s64 %p426, %rd420, 0;
+	@!%p426 bra $L_90;
+$L_81:
+	cvt.u32.u64 %rt61, %rd420;
+	mov.b64 {%rt62, %rt63}, %fd0;
+	shfl.sync.down.b32 %rt62, %rt62, %rt61, 31, -1;
+	shfl.sync.down.b32 %rt63, %rt63, %rt61, 31, -1;
+	mov.b64 %fd421, {%rt62, %rt63};
+	cvt.u32.u64 %rt64, %rd420;
+	mov.b64 {%rt65, %rt66}, %rd1;
+	shfl.sync.down.b32 %rt65, %rt65, %rt64, 31, -1;
+	shfl.sync.down.b32 %rt66, %rt66, %rt64, 31, -1;
+	mov.b64 %rd422, {%rt65, %rt66};
+	cvt.u32.u64 %rt67, %rd420;
+	mov.b64 {%rt68, %rt69}, %fd2;
+	shfl.sync.down.b32 %rt68, %rt68, %rt67, 31, -1;
+	shfl.sync.down.b32 %rt69, %rt69, %rt67, 31, -1;
+	mov.b64 %fd423, {%rt68, %rt69};
+	add.s64 %rd424, %rd373, %rd420;
+	setp.lt.s64 %p425, %rd424, %rd419;
+	@!%p425 bra $L_83;
+$L_82:
+	add.rn.f64 %fd0, %fd0, %fd421;
+	add.s64 %rd1, %rd1, %rd422;
+	setp.gt.f64 %pt30, %fd2, %fd423;
+	selp.f64 %fdt20, %fd2, %fd423, %pt30;
+	setp.eq.f64 %pt31, %fd2, %fd423;
+	and.b64 %fdt21, %fd2, %fd423;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
+	setp.nan.f64 %pt32, %fd2, %fd423;
+	add.rn.f64 %fdt21, %fd2, %fd423;
+	selp.f64 %fd2, %fdt21, %fdt20, %pt32;
+$L_83:
+	shr.s64 %rd420, %rd420, 1;
+	setp.ne.s64 %p426, %rd420, 0;
+	@!%p426 bra $L_90;
+$L_84:
+	cvt.u32.u64 %rt70, %rd420;
+	mov.b64 {%rt71, %rt72}, %fd0;
+	shfl.sync.down.b32 %rt71, %rt71, %rt70, 31, -1;
+	shfl.sync.down.b32 %rt72, %rt72, %rt70, 31, -1;
+	mov.b64 %fd421, {%rt71, %rt72};
+	cvt.u32.u64 %rt73, %rd420;
+	mov.b64 {%rt74, %rt75}, %rd1;
+	shfl.sync.down.b32 %rt74, %rt74, %rt73, 31, -1;
+	shfl.sync.down.b32 %rt75, %rt75, %rt73, 31, -1;
+	mov.b64 %rd422, {%rt74, %rt75};
+	cvt.u32.u64 %rt76, %rd420;
+	mov.b64 {%rt77, %rt78}, %fd2;
+	shfl.sync.down.b32 %rt77, %rt77, %rt76, 31, -1;
+	shfl.sync.down.b32 %rt78, %rt78, %rt76, 31, -1;
+	mov.b64 %fd423, {%rt77, %rt78};
+	add.s64 %rd424, %rd373, %rd420;
+	setp.lt.s64 %p425, %rd424, %rd419;
+	@!%p425 bra $L_86;
+$L_85:
+	add.rn.f64 %fd0, %fd0, %fd421;
+	add.s64 %rd1, %rd1, %rd422;
+	setp.gt.f64 %pt33, %fd2, %fd423;
+	selp.f64 %fdt22, %fd2, %fd423, %pt33;
+	setp.eq.f64 %pt34, %fd2, %fd423;
+	and.b64 %fdt23, %fd2, %fd423;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
+	setp.nan.f64 %pt35, %fd2, %fd423;
+	add.rn.f64 %fdt23, %fd2, %fd423;
+	selp.f64 %fd2, %fdt23, %fdt22, %pt35;
+$L_86:
+	shr.s64 %rd420, %rd420, 1;
+	setp.ne.s64 %p426, %rd420, 0;
+	@!%p426 bra $L_90;
+$L_87:
+	cvt.u32.u64 %rt79, %rd420;
+	mov.b64 {%rt80, %rt81}, %fd0;
+	shfl.sync.down.b32 %rt80, %rt80, %rt79, 31, -1;
+	shfl.sync.down.b32 %rt81, %rt81, %rt79, 31, -1;
+	mov.b64 %fd421, {%rt80, %rt81};
+	cvt.u32.u64 %rt82, %rd420;
+	mov.b64 {%rt83, %rt84}, %rd1;
+	shfl.sync.down.b32 %rt83, %rt83, %rt82, 31, -1;
+	shfl.sync.down.b32 %rt84, %rt84, %rt82, 31, -1;
+	mov.b64 %rd422, {%rt83, %rt84};
+	cvt.u32.u64 %rt85, %rd420;
+	mov.b64 {%rt86, %rt87}, %fd2;
+	shfl.sync.down.b32 %rt86, %rt86, %rt85, 31, -1;
+	shfl.sync.down.b32 %rt87, %rt87, %rt85, 31, -1;
+	mov.b64 %fd423, {%rt86, %rt87};
+	add.s64 %rd424, %rd373, %rd420;
+	setp.lt.s64 %p425, %rd424, %rd419;
+	@!%p425 bra $L_89;
+$L_88:
+	add.rn.f64 %fd0, %fd0, %fd421;
+	add.s64 %rd1, %rd1, %rd422;
+	setp.gt.f64 %pt36, %fd2, %fd423;
+	selp.f64 %fdt24, %fd2, %fd423, %pt36;
+	setp.eq.f64 %pt37, %fd2, %fd423;
+	and.b64 %fdt25, %fd2, %fd423;
+	selp.f64 %fdt24, %fdt25, %fdt24, %pt37;
+	setp.nan.f64 %pt38, %fd2, %fd423;
+	add.rn.f64 %fdt25, %fd2, %fd423;
+	selp.f64 %fd2, %fdt25, %fdt24, %pt38;
+$L_89:
+	shr.s64 %rd420, %rd420, 1;
+	setp.ne.s64 %p426, %rd420, 0;
+	@%p426 bra $L_78;
+$L_90:
+	setp.eq.s64 %p427, %rd373, 0;
+	@!%p427 bra $L_93;
+$L_91:
+	mov.u32 %rt88, %ctaid.x;
+	cvt.u64.u32 %rd428, %rt88;
+	mul.lo.s64 %rd429, %rd428, 3;
+	add.s64 %rd430, %rd429, 6;
+	mad.lo.s64 %rd432, %rd430, 8, %rd431;
+	st.global.f64 [%rd432], %fd0;
+	mul.lo.s64 %rd433, %rd428, 3;
+	add.s64 %rd434, %rd433, 7;
+	mad.lo.s64 %rd435, %rd434, 8, %rd431;
+	st.global.s64 [%rd435], %rd1;
+	mul.lo.s64 %rd436, %rd428, 3;
+	add.s64 %rd437, %rd436, 8;
+	mad.lo.s64 %rd438, %rd437, 8, %rd431;
+	st.global.f64 [%rd438], %fd2;
+	setp.eq.s64 %p439, %rd428, 0;
+	@!%p439 bra $L_93;
+$L_92:
+	mov.u32 %rt89, %nctaid.x;
+	cvt.u64.u32 %rd440, %rt89;
+	add.s64 %rd441, %rd431, 8;
+	st.global.s64 [%rd441], %rd440;
+	add.s64 %rd442, %rd431, 24;
+	st.global.s64 [%rd442], %rd440;
+	add.s64 %rd443, %rd431, 40;
+	st.global.s64 [%rd443], %rd440;
+$L_93:
+	ret;
+$L_94:
+	mov.f64 %fd0, 0d8000000000000000;
+	mov.b64 %rd1, 0;
+	mov.f64 %fd2, 0dFFF0000000000000;
+	bra.uni $L_77;
+$L_95:
+	mov.b64 %rd120, %rd1;
+	bra.uni $L_56;
+}
+
+.visible .entry BodyStats_1(
+	.param .u64 BodyStats_1_param_0,
+	.param .s64 BodyStats_1_param_1,
+	.param .u64 BodyStats_1_param_2,
+	.param .s64 BodyStats_1_param_3,
+	.param .u64 BodyStats_1_param_4,
+	.param .u64 BodyStats_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[768];
+	.reg .pred %p<76>;
+	.reg .pred %pt<39>;
+	.reg .b32 %rt<80>;
+	.reg .b64 %rd<82>;
+	.reg .f64 %fd<81>;
+	.reg .f64 %fdt<27>;
+
+$L_0:
+	ld.param.u64 %rd0, [BodyStats_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d8000000000000000;
+	mov.b64 %rd6, 0;
+	mov.f64 %fd7, 0dFFF0000000000000;
+$L_2:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.f64 %fd12, [%rd11];
+	add.rn.f64 %fd5, %fd5, %fd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt0, %fd7, %fd20;
+	selp.f64 %fdt0, %fd7, %fd20, %pt0;
+	setp.eq.f64 %pt1, %fd7, %fd20;
+	and.b64 %fdt1, %fd7, %fd20;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd7, %fd20;
+	add.rn.f64 %fdt1, %fd7, %fd20;
+	selp.f64 %fd7, %fdt1, %fdt0, %pt2;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.f64 %fd12, [%rd11];
+	add.rn.f64 %fd5, %fd5, %fd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt3, %fd7, %fd20;
+	selp.f64 %fdt2, %fd7, %fd20, %pt3;
+	setp.eq.f64 %pt4, %fd7, %fd20;
+	and.b64 %fdt3, %fd7, %fd20;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd7, %fd20;
+	add.rn.f64 %fdt3, %fd7, %fd20;
+	selp.f64 %fd7, %fdt3, %fdt2, %pt5;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.f64 %fd12, [%rd11];
+	add.rn.f64 %fd5, %fd5, %fd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt6, %fd7, %fd20;
+	selp.f64 %fdt4, %fd7, %fd20, %pt6;
+	setp.eq.f64 %pt7, %fd7, %fd20;
+	and.b64 %fdt5, %fd7, %fd20;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
+	setp.nan.f64 %pt8, %fd7, %fd20;
+	add.rn.f64 %fdt5, %fd7, %fd20;
+	selp.f64 %fd7, %fdt5, %fdt4, %pt8;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.f64 %fd12, [%rd11];
+	add.rn.f64 %fd5, %fd5, %fd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.f64 %fd20, [%rd19];
+	setp.gt.f64 %pt9, %fd7, %fd20;
+	selp.f64 %fdt6, %fd7, %fd20, %pt9;
+	setp.eq.f64 %pt10, %fd7, %fd20;
+	and.b64 %fdt7, %fd7, %fd20;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
+	setp.nan.f64 %pt11, %fd7, %fd20;
+	add.rn.f64 %fdt7, %fd7, %fd20;
+	selp.f64 %fd7, %fdt7, %fdt6, %pt11;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd21, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd22, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd23, %rt4;
+	mul.lo.s64 %rd24, %rd22, %rd23;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd25, %rt5;
+	sub.s64 %rd26, %rd25, %rd24;
+	min.s64 %rd27, %rd26, %rd23;
+	shr.s64 %rd28, %rd23, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd28;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd29, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd28;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd30, {%rt10, %rt11};
+	cvt.u32.u64 %rt12, %rd28;
+	mov.b64 {%rt13, %rt14}, %fd7;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd31, {%rt13, %rt14};
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_13;
+$L_12:
+	add.rn.f64 %fd5, %fd5, %fd29;
+	add.s64 %rd6, %rd6, %rd30;
+	setp.gt.f64 %pt12, %fd7, %fd31;
+	selp.f64 %fdt8, %fd7, %fd31, %pt12;
+	setp.eq.f64 %pt13, %fd7, %fd31;
+	and.b64 %fdt9, %fd7, %fd31;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
+	setp.nan.f64 %pt14, %fd7, %fd31;
+	add.rn.f64 %fdt9, %fd7, %fd31;
+	selp.f64 %fd7, %fdt9, %fdt8, %pt14;
+$L_13:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@!%p34 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt15, %rd28;
+	mov.b64 {%rt16, %rt17}, %fd5;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd29, {%rt16, %rt17};
+	cvt.u32.u64 %rt18, %rd28;
+	mov.b64 {%rt19, %rt20}, %rd6;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %rd30, {%rt19, %rt20};
+	cvt.u32.u64 %rt21, %rd28;
+	mov.b64 {%rt22, %rt23}, %fd7;
+	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
+	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
+	mov.b64 %fd31, {%rt22, %rt23};
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_16;
+$L_15:
+	add.rn.f64 %fd5, %fd5, %fd29;
+	add.s64 %rd6, %rd6, %rd30;
+	setp.gt.f64 %pt15, %fd7, %fd31;
+	selp.f64 %fdt10, %fd7, %fd31, %pt15;
+	setp.eq.f64 %pt16, %fd7, %fd31;
+	and.b64 %fdt11, %fd7, %fd31;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
+	setp.nan.f64 %pt17, %fd7, %fd31;
+	add.rn.f64 %fdt11, %fd7, %fd31;
+	selp.f64 %fd7, %fdt11, %fdt10, %pt17;
+$L_16:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@!%p34 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt24, %rd28;
+	mov.b64 {%rt25, %rt26}, %fd5;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %fd29, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd28;
+	mov.b64 {%rt28, %rt29}, %rd6;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %rd30, {%rt28, %rt29};
+	cvt.u32.u64 %rt30, %rd28;
+	mov.b64 {%rt31, %rt32}, %fd7;
+	shfl.sync.down.b32 %rt31, %rt31, %rt30, 31, -1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt30, 31, -1;
+	mov.b64 %fd31, {%rt31, %rt32};
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_19;
+$L_18:
+	add.rn.f64 %fd5, %fd5, %fd29;
+	add.s64 %rd6, %rd6, %rd30;
+	setp.gt.f64 %pt18, %fd7, %fd31;
+	selp.f64 %fdt12, %fd7, %fd31, %pt18;
+	setp.eq.f64 %pt19, %fd7, %fd31;
+	and.b64 %fdt13, %fd7, %fd31;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
+	setp.nan.f64 %pt20, %fd7, %fd31;
+	add.rn.f64 %fdt13, %fd7, %fd31;
+	selp.f64 %fd7, %fdt13, %fdt12, %pt20;
+$L_19:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@!%p34 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt33, %rd28;
+	mov.b64 {%rt34, %rt35}, %fd5;
+	shfl.sync.down.b32 %rt34, %rt34, %rt33, 31, -1;
+	shfl.sync.down.b32 %rt35, %rt35, %rt33, 31, -1;
+	mov.b64 %fd29, {%rt34, %rt35};
+	cvt.u32.u64 %rt36, %rd28;
+	mov.b64 {%rt37, %rt38}, %rd6;
+	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
+	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
+	mov.b64 %rd30, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd28;
+	mov.b64 {%rt40, %rt41}, %fd7;
+	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
+	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
+	mov.b64 %fd31, {%rt40, %rt41};
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_22;
+$L_21:
+	add.rn.f64 %fd5, %fd5, %fd29;
+	add.s64 %rd6, %rd6, %rd30;
+	setp.gt.f64 %pt21, %fd7, %fd31;
+	selp.f64 %fdt14, %fd7, %fd31, %pt21;
+	setp.eq.f64 %pt22, %fd7, %fd31;
+	and.b64 %fdt15, %fd7, %fd31;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
+	setp.nan.f64 %pt23, %fd7, %fd31;
+	add.rn.f64 %fdt15, %fd7, %fd31;
+	selp.f64 %fd7, %fdt15, %fdt14, %pt23;
+$L_22:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@%p34 bra $L_11;
+$L_23:
+	setp.eq.s64 %p35, %rd21, 0;
+	@!%p35 bra $L_25;
+$L_24:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd22, 3;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f64 [%rd39], %fd5;
+	mov.u64 %rd40, qvar_reduce0;
+	mul.lo.s64 %rd41, %rd22, 3;
+	add.s64 %rd42, %rd41, 1;
+	mad.lo.s64 %rd43, %rd42, 8, %rd40;
+	st.shared.s64 [%rd43], %rd6;
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd22, 3;
+	add.s64 %rd46, %rd45, 2;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	st.shared.f64 [%rd47], %fd7;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p48, %rd22, 0;
+	@!%p48 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd49, %rd21, %rd23;
+	mov.u32 %rt42, %ntid.x;
+	cvt.u64.u32 %rd50, %rt42;
+	setp.lt.s64 %p51, %rd49, %rd50;
+	@!%p51 bra $L_44;
+$L_27:
+	mov.u64 %rd52, qvar_reduce0;
+	mul.lo.s64 %rd53, %rd21, 3;
+	add.s64 %rd54, %rd53, 0;
+	mad.lo.s64 %rd55, %rd54, 8, %rd52;
+	ld.shared.f64 %fd5, [%rd55];
+	mov.u64 %rd56, qvar_reduce0;
+	mul.lo.s64 %rd57, %rd21, 3;
+	add.s64 %rd58, %rd57, 1;
+	mad.lo.s64 %rd59, %rd58, 8, %rd56;
+	ld.shared.s64 %rd6, [%rd59];
+	mov.u64 %rd60, qvar_reduce0;
+	mul.lo.s64 %rd61, %rd21, 3;
+	add.s64 %rd62, %rd61, 2;
+	mad.lo.s64 %rd63, %rd62, 8, %rd60;
+	ld.shared.f64 %fd7, [%rd63];
+$L_28:
+	mul.lo.s64 %rd64, %rd22, %rd23;
+	mov.u32 %rt43, %ntid.x;
+	cvt.u64.u32 %rd65, %rt43;
+	sub.s64 %rd66, %rd65, %rd64;
+	min.s64 %rd67, %rd66, %rd23;
+	shr.s64 %rd68, %rd23, 1;
+$L_29:
+	cvt.u32.u64 %rt44, %rd68;
+	mov.b64 {%rt45, %rt46}, %fd5;
+	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
+	mov.b64 %fd69, {%rt45, %rt46};
+	cvt.u32.u64 %rt47, %rd68;
+	mov.b64 {%rt48, %rt49}, %rd6;
+	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
+	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
+	mov.b64 %rd70, {%rt48, %rt49};
+	cvt.u32.u64 %rt50, %rd68;
+	mov.b64 {%rt51, %rt52}, %fd7;
+	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
+	mov.b64 %fd71, {%rt51, %rt52};
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_31;
+$L_30:
+	add.rn.f64 %fd5, %fd5, %fd69;
+	add.s64 %rd6, %rd6, %rd70;
+	setp.gt.f64 %pt24, %fd7, %fd71;
+	selp.f64 %fdt16, %fd7, %fd71, %pt24;
+	setp.eq.f64 %pt25, %fd7, %fd71;
+	and.b64 %fdt17, %fd7, %fd71;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt25;
+	setp.nan.f64 %pt26, %fd7, %fd71;
+	add.rn.f64 %fdt17, %fd7, %fd71;
+	selp.f64 %fd7, %fdt17, %fdt16, %pt26;
+$L_31:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@!%p74 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt53, %rd68;
+	mov.b64 {%rt54, %rt55}, %fd5;
+	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
+	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
+	mov.b64 %fd69, {%rt54, %rt55};
+	cvt.u32.u64 %rt56, %rd68;
+	mov.b64 {%rt57, %rt58}, %rd6;
+	shfl.sync.down.b32 %rt57, %rt57, %rt56, 31, -1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt56, 31, -1;
+	mov.b64 %rd70, {%rt57, %rt58};
+	cvt.u32.u64 %rt59, %rd68;
+	mov.b64 {%rt60, %rt61}, %fd7;
+	shfl.sync.down.b32 %rt60, %rt60, %rt59, 31, -1;
+	shfl.sync.down.b32 %rt61, %rt61, %rt59, 31, -1;
+	mov.b64 %fd71, {%rt60, %rt61};
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_34;
+$L_33:
+	add.rn.f64 %fd5, %fd5, %fd69;
+	add.s64 %rd6, %rd6, %rd70;
+	setp.gt.f64 %pt27, %fd7, %fd71;
+	selp.f64 %fdt18, %fd7, %fd71, %pt27;
+	setp.eq.f64 %pt28, %fd7, %fd71;
+	and.b64 %fdt19, %fd7, %fd71;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt28;
+	setp.nan.f64 %pt29, %fd7, %fd71;
+	add.rn.f64 %fdt19, %fd7, %fd71;
+	selp.f64 %fd7, %fdt19, %fdt18, %pt29;
+$L_34:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@!%p74 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt62, %rd68;
+	mov.b64 {%rt63, %rt64}, %fd5;
+	shfl.sync.down.b32 %rt63, %rt63, %rt62, 31, -1;
+	shfl.sync.down.b32 %rt64, %rt64, %rt62, 31, -1;
+	mov.b64 %fd69, {%rt63, %rt64};
+	cvt.u32.u64 %rt65, %rd68;
+	mov.b64 {%rt66, %rt67}, %rd6;
+	shfl.sync.down.b32 %rt66, %rt66, %rt65, 31, -1;
+	shfl.sync.down.b32 %rt67, %rt67, %rt65, 31, -1;
+	mov.b64 %rd70, {%rt66, %rt67};
+	cvt.u32.u64 %rt68, %rd68;
+	mov.b64 {%rt69, %rt70}, %fd7;
+	shfl.sync.down.b32 %rt69, %rt69, %rt68, 31, -1;
+	shfl.sync.down.b32 %rt70, %rt70, %rt68, 31, -1;
+	mov.b64 %fd71, {%rt69, %rt70};
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_37;
+$L_36:
+	add.rn.f64 %fd5, %fd5, %fd69;
+	add.s64 %rd6, %rd6, %rd70;
+	setp.gt.f64 %pt30, %fd7, %fd71;
+	selp.f64 %fdt20, %fd7, %fd71, %pt30;
+	setp.eq.f64 %pt31, %fd7, %fd71;
+	and.b64 %fdt21, %fd7, %fd71;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
+	setp.nan.f64 %pt32, %fd7, %fd71;
+	add.rn.f64 %fdt21, %fd7, %fd71;
+	selp.f64 %fd7, %fdt21, %fdt20, %pt32;
+$L_37:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@!%p74 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt71, %rd68;
+	mov.b64 {%rt72, %rt73}, %fd5;
+	shfl.sync.down.b32 %rt72, %rt72, %rt71, 31, -1;
+	shfl.sync.down.b32 %rt73, %rt73, %rt71, 31, -1;
+	mov.b64 %fd69, {%rt72, %rt73};
+	cvt.u32.u64 %rt74, %rd68;
+	mov.b64 {%rt75, %rt76}, %rd6;
+	shfl.sync.down.b32 %rt75, %rt75, %rt74, 31, -1;
+	shfl.sync.down.b32 %rt76, %rt76, %rt74, 31, -1;
+	mov.b64 %rd70, {%rt75, %rt76};
+	cvt.u32.u64 %rt77, %rd68;
+	mov.b64 {%rt78, %rt79}, %fd7;
+	shfl.sync.down.b32 %rt78, %rt78, %rt77, 31, -1;
+	shfl.sync.down.b32 %rt79, %rt79, %rt77, 31, -1;
+	mov.b64 %fd71, {%rt78, %rt79};
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_40;
+$L_39:
+	add.rn.f64 %fd5, %fd5, %fd69;
+	add.s64 %rd6, %rd6, %rd70;
+	setp.gt.f64 %pt33, %fd7, %fd71;
+	selp.f64 %fdt22, %fd7, %fd71, %pt33;
+	setp.eq.f64 %pt34, %fd7, %fd71;
+	and.b64 %fdt23, %fd7, %fd71;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
+	setp.nan.f64 %pt35, %fd7, %fd71;
+	add.rn.f64 %fdt23, %fd7, %fd71;
+	selp.f64 %fd7, %fdt23, %fdt22, %pt35;
+$L_40:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@%p74 bra $L_29;
+$L_41:
+	setp.eq.s64 %p75, %rd21, 0;
+	@!%p75 bra $L_43;
+$L_42:
+	add.rn.f64 %fd76, %fd5, 0d0000000000000000;
+	add.s64 %rd77, %rd0, 0;
+	st.global.f64 [%rd77], %fd76;
+	add.s64 %rd78, %rd6, 0;
+	add.s64 %rd79, %rd0, 16;
+	st.global.s64 [%rd79], %rd78;
+	mov.f64 %fdt24, 0dFFEFFFFFFFFFFFFF;
+	setp.gt.f64 %pt36, %fd7, %fdt24;
+	selp.f64 %fdt25, %fd7, %fdt24, %pt36;
+	setp.eq.f64 %pt37, %fd7, %fdt24;
+	and.b64 %fdt26, %fd7, %fdt24;
+	selp.f64 %fdt25, %fdt26, %fdt25, %pt37;
+	setp.nan.f64 %pt38, %fd7, %fdt24;
+	add.rn.f64 %fdt26, %fd7, %fdt24;
+	selp.f64 %fd80, %fdt26, %fdt25, %pt38;
+	add.s64 %rd81, %rd0, 32;
+	st.global.f64 [%rd81], %fd80;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d8000000000000000;
+	mov.b64 %rd6, 0;
+	mov.f64 %fd7, 0dFFF0000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry BodyStats_2(
+	.param .u64 BodyStats_2_param_0,
+	.param .s64 BodyStats_2_param_1,
+	.param .u64 BodyStats_2_param_2,
+	.param .s64 BodyStats_2_param_3,
+	.param .u64 BodyStats_2_param_4,
+	.param .u64 BodyStats_2_param_5
+)
+{
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<12>;
+	.reg .b64 %rdt<6>;
+	.reg .f64 %fd<13>;
+
+$L_0:
+	ld.param.u64 %rd1, [BodyStats_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	add.s64 %rd2, %rd1, 16;
+	ld.global.s64 %rd3, [%rd2];
+	ld.param.u64 %rd5, [BodyStats_2_param_2];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [BodyStats_2_param_3];
+	add.s64 %rd7, %rd1, 0;
+	ld.global.f64 %fd8, [%rd7];
+	add.s64 %rd11, %rd1, 32;
+	ld.global.f64 %fd12, [%rd11];
+$L_1:
+	cvt.rn.f64.s64 %fd0, %rd3;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd6;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd4, %rd5, 0;
+	st.global.f64 [%rd4], %fd8;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd6;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd9, %rd5, 8;
+	st.global.f64 [%rd9], %fd0;
+	mov.b64 %rdt4, 2;
+	setp.ge.u64 %pt2, %rdt4, %rd6;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd10, %rd5, 16;
+	st.global.f64 [%rd10], %fd12;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 2;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [BodyStats_2_param_5];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt5];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 4259842;
+	st.global.u32 [%rdt5+12], %rt0;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt2;
+	exit;
+}
+
+.visible .entry QuadSums_0(
+	.param .u64 QuadSums_0_param_0,
+	.param .s64 QuadSums_0_param_1,
+	.param .u64 QuadSums_0_param_2,
+	.param .s64 QuadSums_0_param_3,
+	.param .u64 QuadSums_0_param_4,
+	.param .u64 QuadSums_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.local .align 8 .b8 qvar_weights[32];
+	.reg .pred %p<125>;
+	.reg .b32 %r<123>;
+	.reg .b32 %rt<45>;
+	.reg .b64 %rd<129>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.u64 %rd3, [QuadSums_0_param_0];
+	cvta.to.global.u64 %rd3, %rd3;
+	ld.param.u64 %rd4, [QuadSums_0_param_1];
+	mov.b64 %rd2, %rd4;
+	ld.param.u64 %rd77, [QuadSums_0_param_4];
+	cvta.to.global.u64 %rd77, %rd77;
+	mov.u64 %rd94, qvar_weights;
+	mov.b64 %rdt0, 0;
+	st.local.s64 [%rd94], %rdt0;
+	add.s64 %rd95, %rd94, 8;
+	mov.b64 %rdt1, 0;
+	st.local.s64 [%rd95], %rdt1;
+	add.s64 %rd96, %rd94, 16;
+	mov.b64 %rdt2, 0;
+	st.local.s64 [%rd96], %rdt2;
+	add.s64 %rd97, %rd94, 24;
+	mov.b64 %rdt3, 0;
+	st.local.s64 [%rd97], %rdt3;
+	mov.b64 %rd125, 0;
+	mov.b64 %rd126, 0;
+	mov.b64 %rd127, 0;
+	mov.b64 %rd128, 0;
+	mov.b64 %rd125, 1;
+	mov.b64 %rd126, -2;
+	mov.b64 %rd127, 3;
+	mov.b64 %rd128, -4;
+	mov.b64 %rd106, %rd125;
+	st.local.s64 [%rd94], %rd106;
+	add.s64 %rd108, %rd94, 8;
+	mov.b64 %rd109, %rd126;
+	st.local.s64 [%rd108], %rd109;
+	add.s64 %rd111, %rd94, 16;
+	mov.b64 %rd112, %rd127;
+	st.local.s64 [%rd111], %rd112;
+	add.s64 %rd114, %rd94, 24;
+	mov.b64 %rd115, %rd128;
+	st.local.s64 [%rd114], %rd115;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.b32 %r1, -2147483648;
+	add.s64 %rd5, -1, 1;
+	setp.lt.s64 %p6, %rd5, %rd2;
+	@!%p6 bra $L_14;
+$L_2:
+	mov.b64 %rd7, %rd2;
+	mov.b64 %rd8, %rd5;
+	sub.u64 %rd9, %rd7, %rd8;
+	setp.lt.s64 %p10, 0, 4;
+	@!%p10 bra $L_14;
+$L_3:
+	sub.u64 %rd11, 4, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd12, %rt0, %rt1;
+	cvt.u64.u32 %rdt4, %rt2;
+	add.s64 %rd12, %rd12, %rdt4;
+	mov.b64 %rd13, %rd12;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd14, %rt3, %rt4;
+	mov.b64 %rd15, %rd14;
+	div.u64 %rd17, %rd13, %rd11;
+	mul.lo.u64 %rd18, %rd17, %rd11;
+	sub.u64 %rd16, %rd13, %rd18;
+	div.u64 %rd19, %rd15, %rd11;
+	mul.lo.u64 %rd20, %rd19, %rd11;
+	sub.u64 %rd21, %rd15, %rd20;
+	mov.b64 %rd22, %rd17;
+$L_4:
+	setp.lt.u64 %p23, %rd22, %rd9;
+	@!%p23 bra $L_14;
+$L_5:
+	add.u64 %rd24, %rd22, 18446744073709551615U;
+	mov.b64 %rd25, %rd24;
+	add.u64 %rd26, %rd16, 0;
+	mov.b64 %rd27, %rd26;
+$L_6:
+	add.s64 %rd86, %rd25, 1;
+	setp.lt.s64 %p87, %rd86, %rd2;
+	@!%p87 bra $L_14;
+$L_7:
+	setp.lt.s64 %p88, 0, 4;
+	@!%p88 bra $L_10;
+$L_8:
+	mad.lo.s64 %rd89, %rd86, 16, %rd3;
+	mad.lo.s64 %rd90, %rd27, 4, %rd89;
+	ld.global.s32 %r91, [%rd90];
+	cvt.s64.s32 %rd92, %r91;
+	mad.lo.s64 %rd93, %rd27, 8, %rd94;
+	ld.local.s64 %rd116, [%rd93];
+	mul.lo.s64 %rd117, %rd92, %rd116;
+	add.s64 %rd118, %rd0, %rd117;
+	mad.lo.s64 %rd119, %rd86, 16, %rd3;
+	mad.lo.s64 %rd120, %rd27, 4, %rd119;
+	ld.global.s32 %r121, [%rd120];
+	max.s32 %r122, %r1, %r121;
+	add.s64 %rd123, %rd27, 1;
+	setp.lt.s64 %p124, %rd123, 4;
+	@!%p124 bra $L_13;
+$L_9:
+	mov.b64 %rd0, %rd118;
+	mov.b32 %r1, %r122;
+$L_10:
+	add.u64 %rd16, %rd16, %rd21;
+	setp.ge.u64 %p28, %rd16, %rd11;
+	@!%p28 bra $L_12;
+$L_11:
+	sub.u64 %rd16, %rd16, %rd11;
+	add.u64 %rd22, %rd22, 1;
+$L_12:
+	add.u64 %rd22, %rd22, %rd19;
+	bra.uni $L_4;
+$L_13:
+	mov.b64 %rd0, %rd118;
+	mov.b32 %r1, %r122;
+	bra.uni $L_10;
+$L_14:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd29, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd31, %rt7;
+	mul.lo.s64 %rd32, %rd30, %rd31;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd33, %rt8;
+	sub.s64 %rd34, %rd33, %rd32;
+	min.s64 %rd35, %rd34, %rd31;
+	shr.s64 %rd36, %rd31, 1;
+$L_15:
+	cvt.u32.u64 %rt9, %rd36;
+	mov.b64 {%rt10, %rt11}, %rd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd37, {%rt10, %rt11};
+	cvt.u32.u64 %rt12, %rd36;
+	shfl.sync.down.b32 %r38, %r1, %rt12, 31, -1;
+	add.s64 %rd39, %rd29, %rd36;
+	setp.lt.s64 %p40, %rd39, %rd35;
+	@!%p40 bra $L_17;
+$L_16:
+	add.s64 %rd0, %rd0, %rd37;
+	max.s32 %r1, %r1, %r38;
+$L_17:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p41, %rd36, 0;
+	@!%p41 bra $L_27;
+$L_18:
+	cvt.u32.u64 %rt13, %rd36;
+	mov.b64 {%rt14, %rt15}, %rd0;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %rd37, {%rt14, %rt15};
+	cvt.u32.u64 %rt16, %rd36;
+	shfl.sync.down.b32 %r38, %r1, %rt16, 31, -1;
+	add.s64 %rd39, %rd29, %rd36;
+	setp.lt.s64 %p40, %rd39, %rd35;
+	@!%p40 bra $L_20;
+$L_19:
+	add.s64 %rd0, %rd0, %rd37;
+	max.s32 %r1, %r1, %r38;
+$L_20:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p41, %rd36, 0;
+	@!%p41 bra $L_27;
+$L_21:
+	cvt.u32.u64 %rt17, %rd36;
+	mov.b64 {%rt18, %rt19}, %rd0;
+	shfl.sync.down.b32 %rt18, %rt18, %rt17, 31, -1;
+	shfl.sync.down.b32 %rt19, %rt19, %rt17, 31, -1;
+	mov.b64 %rd37, {%rt18, %rt19};
+	cvt.u32.u64 %rt20, %rd36;
+	shfl.sync.down.b32 %r38, %r1, %rt20, 31, -1;
+	add.s64 %rd39, %rd29, %rd36;
+	setp.lt.s64 %p40, %rd39, %rd35;
+	@!%p40 bra $L_23;
+$L_22:
+	add.s64 %rd0, %rd0, %rd37;
+	max.s32 %r1, %r1, %r38;
+$L_23:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p41, %rd36, 0;
+	@!%p41 bra $L_27;
+$L_24:
+	cvt.u32.u64 %rt21, %rd36;
+	mov.b64 {%rt22, %rt23}, %rd0;
+	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
+	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
+	mov.b64 %rd37, {%rt22, %rt23};
+	cvt.u32.u64 %rt24, %rd36;
+	shfl.sync.down.b32 %r38, %r1, %rt24, 31, -1;
+	add.s64 %rd39, %rd29, %rd36;
+	setp.lt.s64 %p40, %rd39, %rd35;
+	@!%p40 bra $L_26;
+$L_25:
+	add.s64 %rd0, %rd0, %rd37;
+	max.s32 %r1, %r1, %r38;
+$L_26:
+	shr.s64 %rd36, %rd36, 1;
+	setp.ne.s64 %p41, %rd36, 0;
+	@%p41 bra $L_15;
+$L_27:
+	setp.eq.s64 %p42, %rd29, 0;
+	@!%p42 bra $L_29;
+$L_28:
+	mov.u64 %rd43, qvar_reduce0;
+	mul.lo.s64 %rd44, %rd30, 2;
+	add.s64 %rd45, %rd44, 0;
+	mad.lo.s64 %rd46, %rd45, 8, %rd43;
+	st.shared.s64 [%rd46], %rd0;
+	mov.u64 %rd47, qvar_reduce0;
+	mul.lo.s64 %rd48, %rd30, 2;
+	add.s64 %rd49, %rd48, 1;
+	mad.lo.s64 %rd50, %rd49, 8, %rd47;
+	st.shared.s32 [%rd50], %r1;
+$L_29:
+	bar.sync 0;
+	setp.eq.s64 %p51, %rd30, 0;
+	@!%p51 bra $L_48;
+$L_30:
+	mul.lo.s64 %rd52, %rd29, %rd31;
+	mov.u32 %rt25, %ntid.x;
+	cvt.u64.u32 %rd53, %rt25;
+	setp.lt.s64 %p54, %rd52, %rd53;
+	@!%p54 bra $L_49;
+$L_31:
+	mov.u64 %rd55, qvar_reduce0;
+	mul.lo.s64 %rd56, %rd29, 2;
+	add.s64 %rd57, %rd56, 0;
+	mad.lo.s64 %rd58, %rd57, 8, %rd55;
+	ld.shared.s64 %rd0, [%rd58];
+	mov.u64 %rd59, qvar_reduce0;
+	mul.lo.s64 %rd60, %rd29, 2;
+	add.s64 %rd61, %rd60, 1;
+	mad.lo.s64 %rd62, %rd61, 8, %rd59;
+	ld.shared.s32 %r1, [%rd62];
+$L_32:
+	mul.lo.s64 %rd63, %rd30, %rd31;
+	mov.u32 %rt26, %ntid.x;
+	cvt.u64.u32 %rd64, %rt26;
+	sub.s64 %rd65, %rd64, %rd63;
+	min.s64 %rd66, %rd65, %rd31;
+	shr.s64 %rd67, %rd31, 1;
+$L_33:
+	cvt.u32.u64 %rt27, %rd67;
+	mov.b64 {%rt28, %rt29}, %rd0;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %rd68, {%rt28, %rt29};
+	cvt.u32.u64 %rt30, %rd67;
+	shfl.sync.down.b32 %r69, %r1, %rt30, 31, -1;
+	add.s64 %rd70, %rd29, %rd67;
+	setp.lt.s64 %p71, %rd70, %rd66;
+	@!%p71 bra $L_35;
+$L_34:
+	add.s64 %rd0, %rd0, %rd68;
+	max.s32 %r1, %r1, %r69;
+$L_35:
+	shr.s64 %rd67, %rd67, 1;
+	setp.ne.s64 %p72, %rd67, 0;
+	@!%p72 bra $L_45;
+$L_36:
+	cvt.u32.u64 %rt31, %rd67;
+	mov.b64 {%rt32, %rt33}, %rd0;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %rd68, {%rt32, %rt33};
+	cvt.u32.u64 %rt34, %rd67;
+	shfl.sync.down.b32 %r69, %r1, %rt34, 31, -1;
+	add.s64 %rd70, %rd29, %rd67;
+	setp.lt.s64 %p71, %rd70, %rd66;
+	@!%p71 bra $L_38;
+$L_37:
+	add.s64 %rd0, %rd0, %rd68;
+	max.s32 %r1, %r1, %r69;
+$L_38:
+	shr.s64 %rd67, %rd67, 1;
+	setp.ne.s64 %p72, %rd67, 0;
+	@!%p72 bra $L_45;
+$L_39:
+	cvt.u32.u64 %rt35, %rd67;
+	mov.b64 {%rt36, %rt37}, %rd0;
+	shfl.sync.down.b32 %rt36, %rt36, %rt35, 31, -1;
+	shfl.sync.down.b32 %rt37, %rt37, %rt35, 31, -1;
+	mov.b64 %rd68, {%rt36, %rt37};
+	cvt.u32.u64 %rt38, %rd67;
+	shfl.sync.down.b32 %r69, %r1, %rt38, 31, -1;
+	add.s64 %rd70, %rd29, %rd67;
+	setp.lt.s64 %p71, %rd70, %rd66;
+	@!%p71 bra $L_41;
+$L_40:
+	add.s64 %rd0, %rd0, %rd68;
+	max.s32 %r1, %r1, %r69;
+$L_41:
+	shr.s64 %rd67, %rd67, 1;
+	setp.ne.s64 %p72, %rd67, 0;
+	@!%p72 bra $L_45;
+$L_42:
+	cvt.u32.u64 %rt39, %rd67;
+	mov.b64 {%rt40, %rt41}, %rd0;
+	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
+	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
+	mov.b64 %rd68, {%rt40, %rt41};
+	cvt.u32.u64 %rt42, %rd67;
+	shfl.sync.down.b32 %r69, %r1, %rt42, 31, -1;
+	add.s64 %rd70, %rd29, %rd67;
+	setp.lt.s64 %p71, %rd70, %rd66;
+	@!%p71 bra $L_44;
+$L_43:
+	add.s64 %rd0, %rd0, %rd68;
+	max.s32 %r1, %r1, %r69;
+$L_44:
+	shr.s64 %rd67, %rd67, 1;
+	setp.ne.s64 %p72, %rd67, 0;
+	@%p72 bra $L_33;
+$L_45:
+	setp.eq.s64 %p73, %rd29, 0;
+	@!%p73 bra $L_48;
+$L_46:
+	mov.u32 %rt43, %ctaid.x;
+	cvt.u64.u32 %rd74, %rt43;
+	mul.lo.s64 %rd75, %rd74, 2;
+	add.s64 %rd76, %rd75, 4;
+	mad.lo.s64 %rd78, %rd76, 8, %rd77;
+	st.global.s64 [%rd78], %rd0;
+	mul.lo.s64 %rd79, %rd74, 2;
+	add.s64 %rd80, %rd79, 5;
+	mad.lo.s64 %rd81, %rd80, 8, %rd77;
+	st.global.s32 [%rd81], %r1;
+	setp.eq.s64 %p82, %rd74, 0;
+	@!%p82 bra $L_48;
+$L_47:
+	mov.u32 %rt44, %nctaid.x;
+	cvt.u64.u32 %rd83, %rt44;
+	add.s64 %rd84, %rd77, 8;
+	st.global.s64 [%rd84], %rd83;
+	add.s64 %rd85, %rd77, 24;
+	st.global.s64 [%rd85], %rd83;
+$L_48:
+	ret;
+$L_49:
+	mov.b64 %rd0, 0;
+	mov.b32 %r1, -2147483648;
+	bra.uni $L_32;
+}
+
+.visible .entry QuadSums_1(
+	.param .u64 QuadSums_1_param_0,
+	.param .s64 QuadSums_1_param_1,
+	.param .u64 QuadSums_1_param_2,
+	.param .s64 QuadSums_1_param_3,
+	.param .u64 QuadSums_1_param_4,
+	.param .u64 QuadSums_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<61>;
+	.reg .b32 %r<64>;
+	.reg .b32 %rt<40>;
+	.reg .b64 %rd<65>;
+
+$L_0:
+	ld.param.u64 %rd0, [QuadSums_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b64 %rd5, 0;
+	mov.b32 %r6, -2147483648;
+$L_2:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd5, %rd5, %rd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.s32 %r15, [%rd14];
+	max.s32 %r6, %r6, %r15;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd5, %rd5, %rd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.s32 %r15, [%rd14];
+	max.s32 %r6, %r6, %r15;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd5, %rd5, %rd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.s32 %r15, [%rd14];
+	max.s32 %r6, %r6, %r15;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.s64 %rd11, [%rd10];
+	add.s64 %rd5, %rd5, %rd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.s32 %r15, [%rd14];
+	max.s32 %r6, %r6, %r15;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd16, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd17, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd18, %rt4;
+	mul.lo.s64 %rd19, %rd17, %rd18;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd20, %rt5;
+	sub.s64 %rd21, %rd20, %rd19;
+	min.s64 %rd22, %rd21, %rd18;
+	shr.s64 %rd23, %rd18, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd23;
+	mov.b64 {%rt7, %rt8}, %rd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd24, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd23;
+	shfl.sync.down.b32 %r25, %r6, %rt9, 31, -1;
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_13;
+$L_12:
+	add.s64 %rd5, %rd5, %rd24;
+	max.s32 %r6, %r6, %r25;
+$L_13:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt10, %rd23;
+	mov.b64 {%rt11, %rt12}, %rd5;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %rd24, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd23;
+	shfl.sync.down.b32 %r25, %r6, %rt13, 31, -1;
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_16;
+$L_15:
+	add.s64 %rd5, %rd5, %rd24;
+	max.s32 %r6, %r6, %r25;
+$L_16:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt14, %rd23;
+	mov.b64 {%rt15, %rt16}, %rd5;
+	shfl.sync.down.b32 %rt15, %rt15, %rt14, 31, -1;
+	shfl.sync.down.b32 %rt16, %rt16, %rt14, 31, -1;
+	mov.b64 %rd24, {%rt15, %rt16};
+	cvt.u32.u64 %rt17, %rd23;
+	shfl.sync.down.b32 %r25, %r6, %rt17, 31, -1;
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_19;
+$L_18:
+	add.s64 %rd5, %rd5, %rd24;
+	max.s32 %r6, %r6, %r25;
+$L_19:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt18, %rd23;
+	mov.b64 {%rt19, %rt20}, %rd5;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %rd24, {%rt19, %rt20};
+	cvt.u32.u64 %rt21, %rd23;
+	shfl.sync.down.b32 %r25, %r6, %rt21, 31, -1;
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_22;
+$L_21:
+	add.s64 %rd5, %rd5, %rd24;
+	max.s32 %r6, %r6, %r25;
+$L_22:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@%p28 bra $L_11;
+$L_23:
+	setp.eq.s64 %p29, %rd16, 0;
+	@!%p29 bra $L_25;
+$L_24:
+	mov.u64 %rd30, qvar_reduce0;
+	mul.lo.s64 %rd31, %rd17, 2;
+	add.s64 %rd32, %rd31, 0;
+	mad.lo.s64 %rd33, %rd32, 8, %rd30;
+	st.shared.s64 [%rd33], %rd5;
+	mov.u64 %rd34, qvar_reduce0;
+	mul.lo.s64 %rd35, %rd17, 2;
+	add.s64 %rd36, %rd35, 1;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	st.shared.s32 [%rd37], %r6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p38, %rd17, 0;
+	@!%p38 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd39, %rd16, %rd18;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd40, %rt22;
+	setp.lt.s64 %p41, %rd39, %rd40;
+	@!%p41 bra $L_44;
+$L_27:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd16, 2;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	ld.shared.s64 %rd5, [%rd45];
+	mov.u64 %rd46, qvar_reduce0;
+	mul.lo.s64 %rd47, %rd16, 2;
+	add.s64 %rd48, %rd47, 1;
+	mad.lo.s64 %rd49, %rd48, 8, %rd46;
+	ld.shared.s32 %r6, [%rd49];
+$L_28:
+	mul.lo.s64 %rd50, %rd17, %rd18;
+	mov.u32 %rt23, %ntid.x;
+	cvt.u64.u32 %rd51, %rt23;
+	sub.s64 %rd52, %rd51, %rd50;
+	min.s64 %rd53, %rd52, %rd18;
+	shr.s64 %rd54, %rd18, 1;
+$L_29:
+	cvt.u32.u64 %rt24, %rd54;
+	mov.b64 {%rt25, %rt26}, %rd5;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %rd55, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd54;
+	shfl.sync.down.b32 %r56, %r6, %rt27, 31, -1;
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_31;
+$L_30:
+	add.s64 %rd5, %rd5, %rd55;
+	max.s32 %r6, %r6, %r56;
+$L_31:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt28, %rd54;
+	mov.b64 {%rt29, %rt30}, %rd5;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %rd55, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd54;
+	shfl.sync.down.b32 %r56, %r6, %rt31, 31, -1;
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_34;
+$L_33:
+	add.s64 %rd5, %rd5, %rd55;
+	max.s32 %r6, %r6, %r56;
+$L_34:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt32, %rd54;
+	mov.b64 {%rt33, %rt34}, %rd5;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %rd55, {%rt33, %rt34};
+	cvt.u32.u64 %rt35, %rd54;
+	shfl.sync.down.b32 %r56, %r6, %rt35, 31, -1;
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_37;
+$L_36:
+	add.s64 %rd5, %rd5, %rd55;
+	max.s32 %r6, %r6, %r56;
+$L_37:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt36, %rd54;
+	mov.b64 {%rt37, %rt38}, %rd5;
+	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
+	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
+	mov.b64 %rd55, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd54;
+	shfl.sync.down.b32 %r56, %r6, %rt39, 31, -1;
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_40;
+$L_39:
+	add.s64 %rd5, %rd5, %rd55;
+	max.s32 %r6, %r6, %r56;
+$L_40:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@%p59 bra $L_29;
+$L_41:
+	setp.eq.s64 %p60, %rd16, 0;
+	@!%p60 bra $L_43;
+$L_42:
+	add.s64 %rd61, %rd5, 0;
+	add.s64 %rd62, %rd0, 0;
+	st.global.s64 [%rd62], %rd61;
+	max.s32 %r63, %r6, -2147483648;
+	add.s64 %rd64, %rd0, 16;
+	st.global.s32 [%rd64], %r63;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd5, 0;
+	mov.b32 %r6, -2147483648;
+	bra.uni $L_28;
+}
+
+.visible .entry QuadSums_2(
+	.param .u64 QuadSums_2_param_0,
+	.param .s64 QuadSums_2_param_1,
+	.param .u64 QuadSums_2_param_2,
+	.param .s64 QuadSums_2_param_3,
+	.param .u64 QuadSums_2_param_4,
+	.param .u64 QuadSums_2_param_5
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %r<4>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<10>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.u64 %rd1, [QuadSums_2_param_4];
+	cvta.to.global.u64 %rd1, %rd1;
+	add.s64 %rd2, %rd1, 16;
+	ld.global.s32 %r3, [%rd2];
+	ld.param.u64 %rd5, [QuadSums_2_param_2];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [QuadSums_2_param_3];
+	add.s64 %rd7, %rd1, 0;
+	ld.global.s64 %rd8, [%rd7];
+$L_1:
+	cvt.s64.s32 %rd0, %r3;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd6;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd4, %rd5, 0;
+	st.global.s64 [%rd4], %rd8;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd6;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd9, %rd5, 8;
+	st.global.s64 [%rd9], %rd0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [QuadSums_2_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 4325378;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
+}
+
+.visible .entry ImageStats_0(
+	.param .u64 ImageStats_0_param_0,
+	.param .s64 ImageStats_0_param_1,
+	.param .s64 ImageStats_0_param_2,
+	.param .s64 ImageStats_0_param_3,
+	.param .u64 ImageStats_0_param_4,
+	.param .s64 ImageStats_0_param_5,
+	.param .u64 ImageStats_0_param_6,
+	.param .u64 ImageStats_0_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[768];
+	.reg .pred %p<119>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<117>;
+	.reg .b32 %rt<73>;
+	.reg .b64 %rd<118>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.s64 %rd3, [ImageStats_0_param_3];
+	ld.param.s64 %rd7, [ImageStats_0_param_2];
+	ld.param.u64 %rd86, [ImageStats_0_param_6];
+	cvta.to.global.u64 %rd86, %rd86;
+	ld.param.u64 %rd106, [ImageStats_0_param_0];
+	cvta.to.global.u64 %rd106, %rd106;
+	ld.param.u64 %rd107, [ImageStats_0_param_1];
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 255;
+	setp.gt.s64 %p4, %rd3, 0;
+	@!%p4 bra $L_20;
+$L_2:
+	mov.b64 %rd5, %rd3;
+	sub.u64 %rd6, %rd5, 0;
+	setp.gt.s64 %p8, %rd7, 0;
+	@!%p8 bra $L_20;
+$L_3:
+	mov.b64 %rd9, %rd7;
+	sub.u64 %rd10, %rd9, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd11, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd11, %rd11, %rdt0;
+	mov.b64 %rd12, %rd11;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd13, %rt3, %rt4;
+	mov.b64 %rd14, %rd13;
+	div.u64 %rd16, %rd12, %rd10;
+	mul.lo.u64 %rd17, %rd16, %rd10;
+	sub.u64 %rd15, %rd12, %rd17;
+	div.u64 %rd18, %rd14, %rd10;
+	mul.lo.u64 %rd19, %rd18, %rd10;
+	sub.u64 %rd20, %rd14, %rd19;
+	mov.b64 %rd21, %rd16;
+$L_4:
+	setp.lt.u64 %p22, %rd21, %rd6;
+	@!%p22 bra $L_20;
+$L_5:
+	add.u64 %rd23, %rd21, 0;
+	mov.b64 %rd24, %rd23;
+	add.u64 %rd25, %rd15, 0;
+	mov.b64 %rd26, %rd25;
+$L_6:
+	setp.gt.s64 %p99, %rd7, 0;
+	@!%p99 bra $L_16;
+$L_7:
+	mul.lo.s64 %rd103, %rd24, %rd7;
+	add.s64 %rd104, %rd103, %rd26;
+	setp.ge.u64 %pt0, %rd104, %rd107;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd105, %rd104, 1, %rd106;
+	ld.global.u8 %r108, [%rd105];
+	cvt.u64.u32 %rd109, %r108;
+	add.s64 %rd110, %rd0, %rd109;
+	setp.gt.u32 %p111, %r108, 200;
+	@!%p111 bra $L_15;
+$L_8:
+	add.s64 %rd115, %rd1, 1;
+	mov.b64 %rd112, %rd115;
+$L_9:
+	min.u32 %r116, %r2, %r108;
+	add.s64 %rd117, %rd26, 1;
+	setp.lt.s64 %p118, %rd117, %rd7;
+	@!%p118 bra $L_14;
+$L_10:
+	mov.b64 %rd0, %rd110;
+	mov.b64 %rd1, %rd112;
+	mov.b32 %r2, %r116;
+$L_11:
+	add.u64 %rd15, %rd15, %rd20;
+	setp.ge.u64 %p27, %rd15, %rd10;
+	@!%p27 bra $L_13;
+$L_12:
+	sub.u64 %rd15, %rd15, %rd10;
+	add.u64 %rd21, %rd21, 1;
+$L_13:
+	add.u64 %rd21, %rd21, %rd18;
+	bra.uni $L_4;
+$L_14:
+	mov.b64 %rd0, %rd110;
+	mov.b64 %rd1, %rd112;
+	mov.b32 %r2, %r116;
+	bra.uni $L_11;
+$L_15:
+	mov.b64 %rd112, %rd1;
+	bra.uni $L_9;
+$L_16:
+	mov.b64 %rd100, %rd0;
+	mov.b64 %rd101, %rd1;
+	mov.b32 %r102, %r2;
+$L_17:
+	add.s64 %rd113, %rd24, 1;
+	setp.lt.s64 %p114, %rd113, %rd3;
+	@!%p114 bra $L_19;
+$L_18:
+	mov.b64 %rd0, %rd100;
+	mov.b64 %rd1, %rd101;
+	mov.b32 %r2, %r102;
+	bra.uni $L_11;
+$L_19:
+	mov.b64 %rd0, %rd100;
+	mov.b64 %rd1, %rd101;
+	mov.b32 %r2, %r102;
+$L_20:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd28, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd29, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd30, %rt8;
+	mul.lo.s64 %rd31, %rd29, %rd30;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd32, %rt9;
+	sub.s64 %rd33, %rd32, %rd31;
+	min.s64 %rd34, %rd33, %rd30;
+	shr.s64 %rd35, %rd30, 1;
+$L_21:
+	cvt.u32.u64 %rt10, %rd35;
+	mov.b64 {%rt11, %rt12}, %rd0;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %rd36, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd35;
+	mov.b64 {%rt14, %rt15}, %rd1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %rd37, {%rt14, %rt15};
+	cvt.u32.u64 %rt16, %rd35;
+	shfl.sync.down.b32 %r38, %r2, %rt16, 31, -1;
+	add.s64 %rd39, %rd28, %rd35;
+	setp.lt.s64 %p40, %rd39, %rd34;
+	@!%p40 bra $L_23;
+$L_22:
+	add.s64 %rd0, %rd0, %rd36;
+	add.s64 %rd1, %rd1, %rd37;
+	min.u32 %r2, %r2, %r38;
+$L_23:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p41, %rd35, 0;
+	@!%p41 bra $L_33;
+$L_24:
+	cvt.u32.u64 %rt17, %rd35;
+	mov.b64 {%rt18, %rt19}, %rd0;
+	shfl.sync.down.b32 %rt18, %rt18, %rt17, 31, -1;
+	shfl.sync.down.b32 %rt19, %rt19, %rt17, 31, -1;
+	mov.b64 %rd36, {%rt18, %rt19};
+	cvt.u32.u64 %rt20, %rd35;
+	mov.b64 {%rt21, %rt22}, %rd1;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd37, {%rt21, %rt22};
+	cvt.u32.u64 %rt23, %rd35;
+	shfl.sync.down.b32 %r38, %r2, %rt23, 31, -1;
+	add.s64 %rd39, %rd28, %rd35;
+	setp.lt.s64 %p40, %rd39, %rd34;
+	@!%p40 bra $L_26;
+$L_25:
+	add.s64 %rd0, %rd0, %rd36;
+	add.s64 %rd1, %rd1, %rd37;
+	min.u32 %r2, %r2, %r38;
+$L_26:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p41, %rd35, 0;
+	@!%p41 bra $L_33;
+$L_27:
+	cvt.u32.u64 %rt24, %rd35;
+	mov.b64 {%rt25, %rt26}, %rd0;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %rd36, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd35;
+	mov.b64 {%rt28, %rt29}, %rd1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %rd37, {%rt28, %rt29};
+	cvt.u32.u64 %rt30, %rd35;
+	shfl.sync.down.b32 %r38, %r2, %rt30, 31, -1;
+	add.s64 %rd39, %rd28, %rd35;
+	setp.lt.s64 %p40, %rd39, %rd34;
+	@!%p40 bra $L_29;
+$L_28:
+	add.s64 %rd0, %rd0, %rd36;
+	add.s64 %rd1, %rd1, %rd37;
+	min.u32 %r2, %r2, %r38;
+$L_29:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p41, %rd35, 0;
+	@!%p41 bra $L_33;
+$L_30:
+	cvt.u32.u64 %rt31, %rd35;
+	mov.b64 {%rt32, %rt33}, %rd0;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %rd36, {%rt32, %rt33};
+	cvt.u32.u64 %rt34, %rd35;
+	mov.b64 {%rt35, %rt36}, %rd1;
+	shfl.sync.down.b32 %rt35, %rt35, %rt34, 31, -1;
+	shfl.sync.down.b32 %rt36, %rt36, %rt34, 31, -1;
+	mov.b64 %rd37, {%rt35, %rt36};
+	cvt.u32.u64 %rt37, %rd35;
+	shfl.sync.down.b32 %r38, %r2, %rt37, 31, -1;
+	add.s64 %rd39, %rd28, %rd35;
+	setp.lt.s64 %p40, %rd39, %rd34;
+	@!%p40 bra $L_32;
+$L_31:
+	add.s64 %rd0, %rd0, %rd36;
+	add.s64 %rd1, %rd1, %rd37;
+	min.u32 %r2, %r2, %r38;
+$L_32:
+	shr.s64 %rd35, %rd35, 1;
+	setp.ne.s64 %p41, %rd35, 0;
+	@%p41 bra $L_21;
+$L_33:
+	setp.eq.s64 %p42, %rd28, 0;
+	@!%p42 bra $L_35;
+$L_34:
+	mov.u64 %rd43, qvar_reduce0;
+	mul.lo.s64 %rd44, %rd29, 3;
+	add.s64 %rd45, %rd44, 0;
+	mad.lo.s64 %rd46, %rd45, 8, %rd43;
+	st.shared.s64 [%rd46], %rd0;
+	mov.u64 %rd47, qvar_reduce0;
+	mul.lo.s64 %rd48, %rd29, 3;
+	add.s64 %rd49, %rd48, 1;
+	mad.lo.s64 %rd50, %rd49, 8, %rd47;
+	st.shared.s64 [%rd50], %rd1;
+	mov.u64 %rd51, qvar_reduce0;
+	mul.lo.s64 %rd52, %rd29, 3;
+	add.s64 %rd53, %rd52, 2;
+	mad.lo.s64 %rd54, %rd53, 8, %rd51;
+	st.shared.u8 [%rd54], %r2;
+$L_35:
+	bar.sync 0;
+	setp.eq.s64 %p55, %rd29, 0;
+	@!%p55 bra $L_54;
+$L_36:
+	mul.lo.s64 %rd56, %rd28, %rd30;
+	mov.u32 %rt38, %ntid.x;
+	cvt.u64.u32 %rd57, %rt38;
+	setp.lt.s64 %p58, %rd56, %rd57;
+	@!%p58 bra $L_55;
+$L_37:
+	mov.u64 %rd59, qvar_reduce0;
+	mul.lo.s64 %rd60, %rd28, 3;
+	add.s64 %rd61, %rd60, 0;
+	mad.lo.s64 %rd62, %rd61, 8, %rd59;
+	ld.shared.s64 %rd0, [%rd62];
+	mov.u64 %rd63, qvar_reduce0;
+	mul.lo.s64 %rd64, %rd28, 3;
+	add.s64 %rd65, %rd64, 1;
+	mad.lo.s64 %rd66, %rd65, 8, %rd63;
+	ld.shared.s64 %rd1, [%rd66];
+	mov.u64 %rd67, qvar_reduce0;
+	mul.lo.s64 %rd68, %rd28, 3;
+	add.s64 %rd69, %rd68, 2;
+	mad.lo.s64 %rd70, %rd69, 8, %rd67;
+	ld.shared.u8 %r2, [%rd70];
+$L_38:
+	mul.lo.s64 %rd71, %rd29, %rd30;
+	mov.u32 %rt39, %ntid.x;
+	cvt.u64.u32 %rd72, %rt39;
+	sub.s64 %rd73, %rd72, %rd71;
+	min.s64 %rd74, %rd73, %rd30;
+	shr.s64 %rd75, %rd30, 1;
+$L_39:
+	cvt.u32.u64 %rt40, %rd75;
+	mov.b64 {%rt41, %rt42}, %rd0;
+	shfl.sync.down.b32 %rt41, %rt41, %rt40, 31, -1;
+	shfl.sync.down.b32 %rt42, %rt42, %rt40, 31, -1;
+	mov.b64 %rd76, {%rt41, %rt42};
+	cvt.u32.u64 %rt43, %rd75;
+	mov.b64 {%rt44, %rt45}, %rd1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt43, 31, -1;
+	shfl.sync.down.b32 %rt45, %rt45, %rt43, 31, -1;
+	mov.b64 %rd77, {%rt44, %rt45};
+	cvt.u32.u64 %rt46, %rd75;
+	shfl.sync.down.b32 %r78, %r2, %rt46, 31, -1;
+	add.s64 %rd79, %rd28, %rd75;
+	setp.lt.s64 %p80, %rd79, %rd74;
+	@!%p80 bra $L_41;
+$L_40:
+	add.s64 %rd0, %rd0, %rd76;
+	add.s64 %rd1, %rd1, %rd77;
+	min.u32 %r2, %r2, %r78;
+$L_41:
+	shr.s64 %rd75, %rd75, 1;
+	setp.ne.s64 %p81, %rd75, 0;
+	@!%p81 bra $L_51;
+$L_42:
+	cvt.u32.u64 %rt47, %rd75;
+	mov.b64 {%rt48, %rt49}, %rd0;
+	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
+	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
+	mov.b64 %rd76, {%rt48, %rt49};
+	cvt.u32.u64 %rt50, %rd75;
+	mov.b64 {%rt51, %rt52}, %rd1;
+	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
+	mov.b64 %rd77, {%rt51, %rt52};
+	cvt.u32.u64 %rt53, %rd75;
+	shfl.sync.down.b32 %r78, %r2, %rt53, 31, -1;
+	add.s64 %rd79, %rd28, %rd75;
+	setp.lt.s64 %p80, %rd79, %rd74;
+	@!%p80 bra $L_44;
+$L_43:
+	add.s64 %rd0, %rd0, %rd76;
+	add.s64 %rd1, %rd1, %rd77;
+	min.u32 %r2, %r2, %r78;
+$L_44:
+	shr.s64 %rd75, %rd75, 1;
+	setp.ne.s64 %p81, %rd75, 0;
+	@!%p81 bra $L_51;
+$L_45:
+	cvt.u32.u64 %rt54, %rd75;
+	mov.b64 {%rt55, %rt56}, %rd0;
+	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
+	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
+	mov.b64 %rd76, {%rt55, %rt56};
+	cvt.u32.u64 %rt57, %rd75;
+	mov.b64 {%rt58, %rt59}, %rd1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
+	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
+	mov.b64 %rd77, {%rt58, %rt59};
+	cvt.u32.u64 %rt60, %rd75;
+	shfl.sync.down.b32 %r78, %r2, %rt60, 31, -1;
+	add.s64 %rd79, %rd28, %rd75;
+	setp.lt.s64 %p80, %rd79, %rd74;
+	@!%p80 bra $L_47;
+$L_46:
+	add.s64 %rd0, %rd0, %rd76;
+	add.s64 %rd1, %rd1, %rd77;
+	min.u32 %r2, %r2, %r78;
+$L_47:
+	shr.s64 %rd75, %rd75, 1;
+	setp.ne.s64 %p81, %rd75, 0;
+	@!%p81 bra $L_51;
+$L_48:
+	cvt.u32.u64 %rt61, %rd75;
+	mov.b64 {%rt62, %rt63}, %rd0;
+	shfl.sync.down.b32 %rt62, %rt62, %rt61, 31, -1;
+	shfl.sync.down.b32 %rt63, %rt63, %rt61, 31, -1;
+	mov.b64 %rd76, {%rt62, %rt63};
+	cvt.u32.u64 %rt64, %rd75;
+	mov.b64 {%rt65, %rt66}, %rd1;
+	shfl.sync.down.b32 %rt65, %rt65, %rt64, 31, -1;
+	shfl.sync.down.b32 %rt66, %rt66, %rt64, 31, -1;
+	mov.b64 %rd77, {%rt65, %rt66};
+	cvt.u32.u64 %rt67, %rd75;
+	shfl.sync.down.b32 %r78, %r2, %rt67, 31, -1;
+	add.s64 %rd79, %rd28, %rd75;
+	setp.lt.s64 %p80, %rd79, %rd74;
+	@!%p80 bra $L_50;
+$L_49:
+	add.s64 %rd0, %rd0, %rd76;
+	add.s64 %rd1, %rd1, %rd77;
+	min.u32 %r2, %r2, %r78;
+$L_50:
+	shr.s64 %rd75, %rd75, 1;
+	setp.ne.s64 %p81, %rd75, 0;
+	@%p81 bra $L_39;
+$L_51:
+	setp.eq.s64 %p82, %rd28, 0;
+	@!%p82 bra $L_54;
+$L_52:
+	mov.u32 %rt68, %ctaid.x;
+	cvt.u64.u32 %rd83, %rt68;
+	mul.lo.s64 %rd84, %rd83, 3;
+	add.s64 %rd85, %rd84, 6;
+	mad.lo.s64 %rd87, %rd85, 8, %rd86;
+	st.global.s64 [%rd87], %rd0;
+	mul.lo.s64 %rd88, %rd83, 3;
+	add.s64 %rd89, %rd88, 7;
+	mad.lo.s64 %rd90, %rd89, 8, %rd86;
+	st.global.s64 [%rd90], %rd1;
+	mul.lo.s64 %rd91, %rd83, 3;
+	add.s64 %rd92, %rd91, 8;
+	mad.lo.s64 %rd93, %rd92, 8, %rd86;
+	st.global.u8 [%rd93], %r2;
+	setp.eq.s64 %p94, %rd83, 0;
+	@!%p94 bra $L_54;
+$L_53:
+	mov.u32 %rt69, %nctaid.x;
+	cvt.u64.u32 %rd95, %rt69;
+	add.s64 %rd96, %rd86, 8;
+	st.global.s64 [%rd96], %rd95;
+	add.s64 %rd97, %rd86, 24;
+	st.global.s64 [%rd97], %rd95;
+	add.s64 %rd98, %rd86, 40;
+	st.global.s64 [%rd98], %rd95;
+$L_54:
+	ret;
+$L_55:
+	mov.b64 %rd0, 0;
+	mov.b64 %rd1, 0;
+	mov.b32 %r2, 255;
+	bra.uni $L_38;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd104;
+	mov.b64 %rdt2, %rd107;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ImageStats_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt70, [%rdt3];
+	add.u32 %rt71, %rt70, 1;
+	atom.global.cas.b32 %rt72, [qd_fault_claim], %rt70, %rt71;
+	setp.ne.u32 %pt1, %rt72, %rt70;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 4390912;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt71;
+	exit;
+}
+
+.visible .entry ImageStats_1(
+	.param .u64 ImageStats_1_param_0,
+	.param .s64 ImageStats_1_param_1,
+	.param .s64 ImageStats_1_param_2,
+	.param .s64 ImageStats_1_param_3,
+	.param .u64 ImageStats_1_param_4,
+	.param .s64 ImageStats_1_param_5,
+	.param .u64 ImageStats_1_param_6,
+	.param .u64 ImageStats_1_param_7
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[768];
+	.reg .pred %p<76>;
+	.reg .b32 %r<81>;
+	.reg .b32 %rt<64>;
+	.reg .b64 %rd<82>;
+
+$L_0:
+	ld.param.u64 %rd0, [ImageStats_1_param_6];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 255;
+$L_2:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.s64 %rd12, [%rd11];
+	add.s64 %rd5, %rd5, %rd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.u8 %r20, [%rd19];
+	min.u32 %r7, %r7, %r20;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.s64 %rd12, [%rd11];
+	add.s64 %rd5, %rd5, %rd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.u8 %r20, [%rd19];
+	min.u32 %r7, %r7, %r20;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.s64 %rd12, [%rd11];
+	add.s64 %rd5, %rd5, %rd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.u8 %r20, [%rd19];
+	min.u32 %r7, %r7, %r20;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p8, %rd3, %rd2;
+	@!%p8 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd9, %rd3, 3;
+	add.s64 %rd10, %rd9, 6;
+	mad.lo.s64 %rd11, %rd10, 8, %rd0;
+	ld.global.s64 %rd12, [%rd11];
+	add.s64 %rd5, %rd5, %rd12;
+	mul.lo.s64 %rd13, %rd3, 3;
+	add.s64 %rd14, %rd13, 7;
+	mad.lo.s64 %rd15, %rd14, 8, %rd0;
+	ld.global.s64 %rd16, [%rd15];
+	add.s64 %rd6, %rd6, %rd16;
+	mul.lo.s64 %rd17, %rd3, 3;
+	add.s64 %rd18, %rd17, 8;
+	mad.lo.s64 %rd19, %rd18, 8, %rd0;
+	ld.global.u8 %r20, [%rd19];
+	min.u32 %r7, %r7, %r20;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd21, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd22, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd23, %rt4;
+	mul.lo.s64 %rd24, %rd22, %rd23;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd25, %rt5;
+	sub.s64 %rd26, %rd25, %rd24;
+	min.s64 %rd27, %rd26, %rd23;
+	shr.s64 %rd28, %rd23, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd28;
+	mov.b64 {%rt7, %rt8}, %rd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd29, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd28;
+	mov.b64 {%rt10, %rt11}, %rd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd30, {%rt10, %rt11};
+	cvt.u32.u64 %rt12, %rd28;
+	shfl.sync.down.b32 %r31, %r7, %rt12, 31, -1;
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_13;
+$L_12:
+	add.s64 %rd5, %rd5, %rd29;
+	add.s64 %rd6, %rd6, %rd30;
+	min.u32 %r7, %r7, %r31;
+$L_13:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@!%p34 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt13, %rd28;
+	mov.b64 {%rt14, %rt15}, %rd5;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %rd29, {%rt14, %rt15};
+	cvt.u32.u64 %rt16, %rd28;
+	mov.b64 {%rt17, %rt18}, %rd6;
+	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
+	mov.b64 %rd30, {%rt17, %rt18};
+	cvt.u32.u64 %rt19, %rd28;
+	shfl.sync.down.b32 %r31, %r7, %rt19, 31, -1;
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_16;
+$L_15:
+	add.s64 %rd5, %rd5, %rd29;
+	add.s64 %rd6, %rd6, %rd30;
+	min.u32 %r7, %r7, %r31;
+$L_16:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@!%p34 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt20, %rd28;
+	mov.b64 {%rt21, %rt22}, %rd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd29, {%rt21, %rt22};
+	cvt.u32.u64 %rt23, %rd28;
+	mov.b64 {%rt24, %rt25}, %rd6;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd30, {%rt24, %rt25};
+	cvt.u32.u64 %rt26, %rd28;
+	shfl.sync.down.b32 %r31, %r7, %rt26, 31, -1;
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_19;
+$L_18:
+	add.s64 %rd5, %rd5, %rd29;
+	add.s64 %rd6, %rd6, %rd30;
+	min.u32 %r7, %r7, %r31;
+$L_19:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@!%p34 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt27, %rd28;
+	mov.b64 {%rt28, %rt29}, %rd5;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %rd29, {%rt28, %rt29};
+	cvt.u32.u64 %rt30, %rd28;
+	mov.b64 {%rt31, %rt32}, %rd6;
+	shfl.sync.down.b32 %rt31, %rt31, %rt30, 31, -1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt30, 31, -1;
+	mov.b64 %rd30, {%rt31, %rt32};
+	cvt.u32.u64 %rt33, %rd28;
+	shfl.sync.down.b32 %r31, %r7, %rt33, 31, -1;
+	add.s64 %rd32, %rd21, %rd28;
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_22;
+$L_21:
+	add.s64 %rd5, %rd5, %rd29;
+	add.s64 %rd6, %rd6, %rd30;
+	min.u32 %r7, %r7, %r31;
+$L_22:
+	shr.s64 %rd28, %rd28, 1;
+	setp.ne.s64 %p34, %rd28, 0;
+	@%p34 bra $L_11;
+$L_23:
+	setp.eq.s64 %p35, %rd21, 0;
+	@!%p35 bra $L_25;
+$L_24:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd22, 3;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.s64 [%rd39], %rd5;
+	mov.u64 %rd40, qvar_reduce0;
+	mul.lo.s64 %rd41, %rd22, 3;
+	add.s64 %rd42, %rd41, 1;
+	mad.lo.s64 %rd43, %rd42, 8, %rd40;
+	st.shared.s64 [%rd43], %rd6;
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd22, 3;
+	add.s64 %rd46, %rd45, 2;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	st.shared.u8 [%rd47], %r7;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p48, %rd22, 0;
+	@!%p48 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd49, %rd21, %rd23;
+	mov.u32 %rt34, %ntid.x;
+	cvt.u64.u32 %rd50, %rt34;
+	setp.lt.s64 %p51, %rd49, %rd50;
+	@!%p51 bra $L_44;
+$L_27:
+	mov.u64 %rd52, qvar_reduce0;
+	mul.lo.s64 %rd53, %rd21, 3;
+	add.s64 %rd54, %rd53, 0;
+	mad.lo.s64 %rd55, %rd54, 8, %rd52;
+	ld.shared.s64 %rd5, [%rd55];
+	mov.u64 %rd56, qvar_reduce0;
+	mul.lo.s64 %rd57, %rd21, 3;
+	add.s64 %rd58, %rd57, 1;
+	mad.lo.s64 %rd59, %rd58, 8, %rd56;
+	ld.shared.s64 %rd6, [%rd59];
+	mov.u64 %rd60, qvar_reduce0;
+	mul.lo.s64 %rd61, %rd21, 3;
+	add.s64 %rd62, %rd61, 2;
+	mad.lo.s64 %rd63, %rd62, 8, %rd60;
+	ld.shared.u8 %r7, [%rd63];
+$L_28:
+	mul.lo.s64 %rd64, %rd22, %rd23;
+	mov.u32 %rt35, %ntid.x;
+	cvt.u64.u32 %rd65, %rt35;
+	sub.s64 %rd66, %rd65, %rd64;
+	min.s64 %rd67, %rd66, %rd23;
+	shr.s64 %rd68, %rd23, 1;
+$L_29:
+	cvt.u32.u64 %rt36, %rd68;
+	mov.b64 {%rt37, %rt38}, %rd5;
+	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
+	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
+	mov.b64 %rd69, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd68;
+	mov.b64 {%rt40, %rt41}, %rd6;
+	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
+	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
+	mov.b64 %rd70, {%rt40, %rt41};
+	cvt.u32.u64 %rt42, %rd68;
+	shfl.sync.down.b32 %r71, %r7, %rt42, 31, -1;
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_31;
+$L_30:
+	add.s64 %rd5, %rd5, %rd69;
+	add.s64 %rd6, %rd6, %rd70;
+	min.u32 %r7, %r7, %r71;
+$L_31:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@!%p74 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt43, %rd68;
+	mov.b64 {%rt44, %rt45}, %rd5;
+	shfl.sync.down.b32 %rt44, %rt44, %rt43, 31, -1;
+	shfl.sync.down.b32 %rt45, %rt45, %rt43, 31, -1;
+	mov.b64 %rd69, {%rt44, %rt45};
+	cvt.u32.u64 %rt46, %rd68;
+	mov.b64 {%rt47, %rt48}, %rd6;
+	shfl.sync.down.b32 %rt47, %rt47, %rt46, 31, -1;
+	shfl.sync.down.b32 %rt48, %rt48, %rt46, 31, -1;
+	mov.b64 %rd70, {%rt47, %rt48};
+	cvt.u32.u64 %rt49, %rd68;
+	shfl.sync.down.b32 %r71, %r7, %rt49, 31, -1;
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_34;
+$L_33:
+	add.s64 %rd5, %rd5, %rd69;
+	add.s64 %rd6, %rd6, %rd70;
+	min.u32 %r7, %r7, %r71;
+$L_34:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@!%p74 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt50, %rd68;
+	mov.b64 {%rt51, %rt52}, %rd5;
+	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
+	mov.b64 %rd69, {%rt51, %rt52};
+	cvt.u32.u64 %rt53, %rd68;
+	mov.b64 {%rt54, %rt55}, %rd6;
+	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
+	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
+	mov.b64 %rd70, {%rt54, %rt55};
+	cvt.u32.u64 %rt56, %rd68;
+	shfl.sync.down.b32 %r71, %r7, %rt56, 31, -1;
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_37;
+$L_36:
+	add.s64 %rd5, %rd5, %rd69;
+	add.s64 %rd6, %rd6, %rd70;
+	min.u32 %r7, %r7, %r71;
+$L_37:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@!%p74 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt57, %rd68;
+	mov.b64 {%rt58, %rt59}, %rd5;
+	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
+	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
+	mov.b64 %rd69, {%rt58, %rt59};
+	cvt.u32.u64 %rt60, %rd68;
+	mov.b64 {%rt61, %rt62}, %rd6;
+	shfl.sync.down.b32 %rt61, %rt61, %rt60, 31, -1;
+	shfl.sync.down.b32 %rt62, %rt62, %rt60, 31, -1;
+	mov.b64 %rd70, {%rt61, %rt62};
+	cvt.u32.u64 %rt63, %rd68;
+	shfl.sync.down.b32 %r71, %r7, %rt63, 31, -1;
+	add.s64 %rd72, %rd21, %rd68;
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_40;
+$L_39:
+	add.s64 %rd5, %rd5, %rd69;
+	add.s64 %rd6, %rd6, %rd70;
+	min.u32 %r7, %r7, %r71;
+$L_40:
+	shr.s64 %rd68, %rd68, 1;
+	setp.ne.s64 %p74, %rd68, 0;
+	@%p74 bra $L_29;
+$L_41:
+	setp.eq.s64 %p75, %rd21, 0;
+	@!%p75 bra $L_43;
+$L_42:
+	add.s64 %rd76, %rd5, 0;
+	add.s64 %rd77, %rd0, 0;
+	st.global.s64 [%rd77], %rd76;
+	add.s64 %rd78, %rd6, 0;
+	add.s64 %rd79, %rd0, 16;
+	st.global.s64 [%rd79], %rd78;
+	min.u32 %r80, %r7, 255;
+	add.s64 %rd81, %rd0, 32;
+	st.global.u8 [%rd81], %r80;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd5, 0;
+	mov.b64 %rd6, 0;
+	mov.b32 %r7, 255;
+	bra.uni $L_28;
+}
+
+.visible .entry ImageStats_2(
+	.param .u64 ImageStats_2_param_0,
+	.param .s64 ImageStats_2_param_1,
+	.param .s64 ImageStats_2_param_2,
+	.param .s64 ImageStats_2_param_3,
+	.param .u64 ImageStats_2_param_4,
+	.param .s64 ImageStats_2_param_5,
+	.param .u64 ImageStats_2_param_6,
+	.param .u64 ImageStats_2_param_7
+)
+{
+	.reg .pred %pt<4>;
+	.reg .b32 %r<10>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<16>;
+	.reg .b64 %rdt<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [ImageStats_2_param_6];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd12, [ImageStats_2_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [ImageStats_2_param_5];
+$L_1:
+	add.s64 %rd2, %rd1, 0;
+	ld.global.s64 %rd3, [%rd2];
+	mov.b64 %rd0, %rd3;
+	add.s64 %rd5, %rd1, 16;
+	ld.global.s64 %rd6, [%rd5];
+	mov.b64 %rd4, %rd6;
+	add.s64 %rd8, %rd1, 32;
+	ld.global.u8 %r9, [%rd8];
+	mov.b32 %r7, %r9;
+	cvt.u64.u32 %rd10, %r7;
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd13;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd11, %rd12, 0;
+	st.global.s64 [%rd11], %rd0;
+	mov.b64 %rdt3, 1;
+	setp.ge.u64 %pt1, %rdt3, %rd13;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd14, %rd12, 8;
+	st.global.s64 [%rd14], %rd4;
+	mov.b64 %rdt4, 2;
+	setp.ge.u64 %pt2, %rdt4, %rd13;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd15, %rd12, 16;
+	st.global.s64 [%rd15], %rd10;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 3;
+	mov.b64 %rdt1, 2;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [ImageStats_2_param_7];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt5];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt3, %rt3, %rt1;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 4390914;
+	st.global.u32 [%rdt5+12], %rt0;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt2;
+	exit;
+}
+
+.visible .entry Normalize_0(
+	.param .u64 Normalize_0_param_0,
+	.param .s64 Normalize_0_param_1,
+	.param .s64 Normalize_0_param_2,
+	.param .s64 Normalize_0_param_3,
+	.param .s64 Normalize_0_param_4,
+	.param .u64 Normalize_0_param_5,
+	.param .s64 Normalize_0_param_6,
+	.param .u64 Normalize_0_param_7,
+	.param .u64 Normalize_0_param_8
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<120>;
+	.reg .pred %pt<29>;
+	.reg .b32 %rt<65>;
+	.reg .b64 %rd<119>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<116>;
+	.reg .f64 %fdt<18>;
+
+$L_0:
+	ld.param.s64 %rd2, [Normalize_0_param_4];
+	ld.param.s64 %rd6, [Normalize_0_param_3];
+	ld.param.s64 %rd10, [Normalize_0_param_2];
+	ld.param.u64 %rd88, [Normalize_0_param_7];
+	cvta.to.global.u64 %rd88, %rd88;
+	ld.param.u64 %rd110, [Normalize_0_param_0];
+	cvta.to.global.u64 %rd110, %rd110;
+	ld.param.u64 %rd111, [Normalize_0_param_1];
+$L_1:
+	mov.f64 %fd0, 0d8000000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	setp.gt.s64 %p3, %rd2, 0;
+	@!%p3 bra $L_25;
+$L_2:
+	mov.b64 %rd4, %rd2;
+	sub.u64 %rd5, %rd4, 0;
+	setp.gt.s64 %p7, %rd6, 0;
+	@!%p7 bra $L_25;
+$L_3:
+	mov.b64 %rd8, %rd6;
+	sub.u64 %rd9, %rd8, 0;
+	setp.gt.s64 %p11, %rd10, 0;
+	@!%p11 bra $L_25;
+$L_4:
+	mov.b64 %rd12, %rd10;
+	sub.u64 %rd13, %rd12, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd14, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd14, %rd14, %rdt0;
+	mov.b64 %rd15, %rd14;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd16, %rt3, %rt4;
+	mov.b64 %rd17, %rd16;
+	div.u64 %rd19, %rd15, %rd13;
+	mul.lo.u64 %rd20, %rd19, %rd13;
+	sub.u64 %rd18, %rd15, %rd20;
+	div.u64 %rd21, %rd17, %rd13;
+	mul.lo.u64 %rd22, %rd21, %rd13;
+	sub.u64 %rd23, %rd17, %rd22;
+	div.u64 %rd25, %rd19, %rd9;
+	mul.lo.u64 %rd26, %rd25, %rd9;
+	sub.u64 %rd24, %rd19, %rd26;
+	div.u64 %rd27, %rd21, %rd9;
+	mul.lo.u64 %rd28, %rd27, %rd9;
+	sub.u64 %rd29, %rd21, %rd28;
+	mov.b64 %rd30, %rd25;
+$L_5:
+	setp.lt.u64 %p31, %rd30, %rd5;
+	@!%p31 bra $L_25;
+$L_6:
+	add.u64 %rd32, %rd30, 0;
+	mov.b64 %rd33, %rd32;
+	add.u64 %rd34, %rd24, 0;
+	mov.b64 %rd35, %rd34;
+	add.u64 %rd36, %rd18, 0;
+	mov.b64 %rd37, %rd36;
+$L_7:
+	setp.gt.s64 %p97, %rd6, 0;
+	@!%p97 bra $L_21;
+$L_8:
+	setp.gt.s64 %p100, %rd10, 0;
+	@!%p100 bra $L_17;
+$L_9:
+	mul.lo.s64 %rd105, %rd33, %rd6;
+	add.s64 %rd106, %rd105, %rd35;
+	mul.lo.s64 %rd107, %rd106, %rd10;
+	add.s64 %rd108, %rd107, %rd37;
+	setp.ge.u64 %pt0, %rd108, %rd111;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd109, %rd108, 8, %rd110;
+	ld.global.f64 %fd112, [%rd109];
+	add.rn.f64 %fd113, %fd0, %fd112;
+	and.b64 %fd114, %fd112, 9223372036854775807;
+	setp.gt.f64 %pt1, %fd1, %fd114;
+	selp.f64 %fdt0, %fd1, %fd114, %pt1;
+	setp.eq.f64 %pt2, %fd1, %fd114;
+	and.b64 %fdt1, %fd1, %fd114;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt2;
+	setp.nan.f64 %pt3, %fd1, %fd114;
+	add.rn.f64 %fdt1, %fd1, %fd114;
+	selp.f64 %fd115, %fdt1, %fdt0, %pt3;
+	add.s64 %rd116, %rd37, 1;
+	setp.lt.s64 %p117, %rd116, %rd10;
+	@!%p117 bra $L_16;
+$L_10:
+	mov.f64 %fd0, %fd113;
+	mov.f64 %fd1, %fd115;
+$L_11:
+	add.u64 %rd18, %rd18, %rd23;
+	setp.ge.u64 %p38, %rd18, %rd13;
+	@!%p38 bra $L_13;
+$L_12:
+	sub.u64 %rd18, %rd18, %rd13;
+	add.u64 %rd24, %rd24, 1;
+$L_13:
+	add.u64 %rd24, %rd24, %rd29;
+	setp.ge.u64 %p39, %rd24, %rd9;
+	@!%p39 bra $L_15;
+$L_14:
+	sub.u64 %rd24, %rd24, %rd9;
+	add.u64 %rd30, %rd30, 1;
+$L_15:
+	add.u64 %rd30, %rd30, %rd27;
+	bra.uni $L_5;
+$L_16:
+	mov.f64 %fd0, %fd113;
+	mov.f64 %fd1, %fd115;
+	bra.uni $L_11;
+$L_17:
+	mov.f64 %fd101, %fd0;
+	mov.f64 %fd102, %fd1;
+$L_18:
+	add.s64 %rd118, %rd35, 1;
+	setp.lt.s64 %p119, %rd118, %rd6;
+	@!%p119 bra $L_20;
+$L_19:
+	mov.f64 %fd0, %fd101;
+	mov.f64 %fd1, %fd102;
+	bra.uni $L_11;
+$L_20:
+	mov.f64 %fd0, %fd101;
+	mov.f64 %fd1, %fd102;
+	bra.uni $L_11;
+$L_21:
+	mov.f64 %fd98, %fd0;
+	mov.f64 %fd99, %fd1;
+$L_22:
+	add.s64 %rd103, %rd33, 1;
+	setp.lt.s64 %p104, %rd103, %rd2;
+	@!%p104 bra $L_24;
+$L_23:
+	mov.f64 %fd0, %fd98;
+	mov.f64 %fd1, %fd99;
+	bra.uni $L_11;
+$L_24:
+	mov.f64 %fd0, %fd98;
+	mov.f64 %fd1, %fd99;
+$L_25:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd40, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd41, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd42, %rt8;
+	mul.lo.s64 %rd43, %rd41, %rd42;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd44, %rt9;
+	sub.s64 %rd45, %rd44, %rd43;
+	min.s64 %rd46, %rd45, %rd42;
+	shr.s64 %rd47, %rd42, 1;
+$L_26:
+	cvt.u32.u64 %rt10, %rd47;
+	mov.b64 {%rt11, %rt12}, %fd0;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %fd48, {%rt11, %rt12};
+	cvt.u32.u64 %rt13, %rd47;
+	mov.b64 {%rt14, %rt15}, %fd1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %fd49, {%rt14, %rt15};
+	add.s64 %rd50, %rd40, %rd47;
+	setp.lt.s64 %p51, %rd50, %rd46;
+	@!%p51 bra $L_28;
+$L_27:
+	add.rn.f64 %fd0, %fd0, %fd48;
+	setp.gt.f64 %pt4, %fd1, %fd49;
+	selp.f64 %fdt2, %fd1, %fd49, %pt4;
+	setp.eq.f64 %pt5, %fd1, %fd49;
+	and.b64 %fdt3, %fd1, %fd49;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt5;
+	setp.nan.f64 %pt6, %fd1, %fd49;
+	add.rn.f64 %fdt3, %fd1, %fd49;
+	selp.f64 %fd1, %fdt3, %fdt2, %pt6;
+$L_28:
+	shr.s64 %rd47, %rd47, 1;
+	setp.ne.s64 %p52, %rd47, 0;
+	@!%p52 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt16, %rd47;
+	mov.b64 {%rt17, %rt18}, %fd0;
+	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
+	mov.b64 %fd48, {%rt17, %rt18};
+	cvt.u32.u64 %rt19, %rd47;
+	mov.b64 {%rt20, %rt21}, %fd1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
+	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
+	mov.b64 %fd49, {%rt20, %rt21};
+	add.s64 %rd50, %rd40, %rd47;
+	setp.lt.s64 %p51, %rd50, %rd46;
+	@!%p51 bra $L_31;
+$L_30:
+	add.rn.f64 %fd0, %fd0, %fd48;
+	setp.gt.f64 %pt7, %fd1, %fd49;
+	selp.f64 %fdt4, %fd1, %fd49, %pt7;
+	setp.eq.f64 %pt8, %fd1, %fd49;
+	and.b64 %fdt5, %fd1, %fd49;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd1, %fd49;
+	add.rn.f64 %fdt5, %fd1, %fd49;
+	selp.f64 %fd1, %fdt5, %fdt4, %pt9;
+$L_31:
+	shr.s64 %rd47, %rd47, 1;
+	setp.ne.s64 %p52, %rd47, 0;
+	@!%p52 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt22, %rd47;
+	mov.b64 {%rt23, %rt24}, %fd0;
+	shfl.sync.down.b32 %rt23, %rt23, %rt22, 31, -1;
+	shfl.sync.down.b32 %rt24, %rt24, %rt22, 31, -1;
+	mov.b64 %fd48, {%rt23, %rt24};
+	cvt.u32.u64 %rt25, %rd47;
+	mov.b64 {%rt26, %rt27}, %fd1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt25, 31, -1;
+	shfl.sync.down.b32 %rt27, %rt27, %rt25, 31, -1;
+	mov.b64 %fd49, {%rt26, %rt27};
+	add.s64 %rd50, %rd40, %rd47;
+	setp.lt.s64 %p51, %rd50, %rd46;
+	@!%p51 bra $L_34;
+$L_33:
+	add.rn.f64 %fd0, %fd0, %fd48;
+	setp.gt.f64 %pt10, %fd1, %fd49;
+	selp.f64 %fdt6, %fd1, %fd49, %pt10;
+	setp.eq.f64 %pt11, %fd1, %fd49;
+	and.b64 %fdt7, %fd1, %fd49;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt11;
+	setp.nan.f64 %pt12, %fd1, %fd49;
+	add.rn.f64 %fdt7, %fd1, %fd49;
+	selp.f64 %fd1, %fdt7, %fdt6, %pt12;
+$L_34:
+	shr.s64 %rd47, %rd47, 1;
+	setp.ne.s64 %p52, %rd47, 0;
+	@!%p52 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt28, %rd47;
+	mov.b64 {%rt29, %rt30}, %fd0;
+	shfl.sync.down.b32 %rt29, %rt29, %rt28, 31, -1;
+	shfl.sync.down.b32 %rt30, %rt30, %rt28, 31, -1;
+	mov.b64 %fd48, {%rt29, %rt30};
+	cvt.u32.u64 %rt31, %rd47;
+	mov.b64 {%rt32, %rt33}, %fd1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt31, 31, -1;
+	shfl.sync.down.b32 %rt33, %rt33, %rt31, 31, -1;
+	mov.b64 %fd49, {%rt32, %rt33};
+	add.s64 %rd50, %rd40, %rd47;
+	setp.lt.s64 %p51, %rd50, %rd46;
+	@!%p51 bra $L_37;
+$L_36:
+	add.rn.f64 %fd0, %fd0, %fd48;
+	setp.gt.f64 %pt13, %fd1, %fd49;
+	selp.f64 %fdt8, %fd1, %fd49, %pt13;
+	setp.eq.f64 %pt14, %fd1, %fd49;
+	and.b64 %fdt9, %fd1, %fd49;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt14;
+	setp.nan.f64 %pt15, %fd1, %fd49;
+	add.rn.f64 %fdt9, %fd1, %fd49;
+	selp.f64 %fd1, %fdt9, %fdt8, %pt15;
+$L_37:
+	shr.s64 %rd47, %rd47, 1;
+	setp.ne.s64 %p52, %rd47, 0;
+	@%p52 bra $L_26;
+$L_38:
+	setp.eq.s64 %p53, %rd40, 0;
+	@!%p53 bra $L_40;
+$L_39:
+	mov.u64 %rd54, qvar_reduce0;
+	mul.lo.s64 %rd55, %rd41, 2;
+	add.s64 %rd56, %rd55, 0;
+	mad.lo.s64 %rd57, %rd56, 8, %rd54;
+	st.shared.f64 [%rd57], %fd0;
+	mov.u64 %rd58, qvar_reduce0;
+	mul.lo.s64 %rd59, %rd41, 2;
+	add.s64 %rd60, %rd59, 1;
+	mad.lo.s64 %rd61, %rd60, 8, %rd58;
+	st.shared.f64 [%rd61], %fd1;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p62, %rd41, 0;
+	@!%p62 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd63, %rd40, %rd42;
+	mov.u32 %rt34, %ntid.x;
+	cvt.u64.u32 %rd64, %rt34;
+	setp.lt.s64 %p65, %rd63, %rd64;
+	@!%p65 bra $L_60;
+$L_42:
+	mov.u64 %rd66, qvar_reduce0;
+	mul.lo.s64 %rd67, %rd40, 2;
+	add.s64 %rd68, %rd67, 0;
+	mad.lo.s64 %rd69, %rd68, 8, %rd66;
+	ld.shared.f64 %fd0, [%rd69];
+	mov.u64 %rd70, qvar_reduce0;
+	mul.lo.s64 %rd71, %rd40, 2;
+	add.s64 %rd72, %rd71, 1;
+	mad.lo.s64 %rd73, %rd72, 8, %rd70;
+	ld.shared.f64 %fd1, [%rd73];
+$L_43:
+	mul.lo.s64 %rd74, %rd41, %rd42;
+	mov.u32 %rt35, %ntid.x;
+	cvt.u64.u32 %rd75, %rt35;
+	sub.s64 %rd76, %rd75, %rd74;
+	min.s64 %rd77, %rd76, %rd42;
+	shr.s64 %rd78, %rd42, 1;
+$L_44:
+	cvt.u32.u64 %rt36, %rd78;
+	mov.b64 {%rt37, %rt38}, %fd0;
+	shfl.sync.down.b32 %rt37, %rt37, %rt36, 31, -1;
+	shfl.sync.down.b32 %rt38, %rt38, %rt36, 31, -1;
+	mov.b64 %fd79, {%rt37, %rt38};
+	cvt.u32.u64 %rt39, %rd78;
+	mov.b64 {%rt40, %rt41}, %fd1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt39, 31, -1;
+	shfl.sync.down.b32 %rt41, %rt41, %rt39, 31, -1;
+	mov.b64 %fd80, {%rt40, %rt41};
+	add.s64 %rd81, %rd40, %rd78;
+	setp.lt.s64 %p82, %rd81, %rd77;
+	@!%p82 bra $L_46;
+$L_45:
+	add.rn.f64 %fd0, %fd0, %fd79;
+	setp.gt.f64 %pt16, %fd1, %fd80;
+	selp.f64 %fdt10, %fd1, %fd80, %pt16;
+	setp.eq.f64 %pt17, %fd1, %fd80;
+	and.b64 %fdt11, %fd1, %fd80;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt17;
+	setp.nan.f64 %pt18, %fd1, %fd80;
+	add.rn.f64 %fdt11, %fd1, %fd80;
+	selp.f64 %fd1, %fdt11, %fdt10, %pt18;
+$L_46:
+	shr.s64 %rd78, %rd78, 1;
+	setp.ne.s64 %p83, %rd78, 0;
+	@!%p83 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt42, %rd78;
+	mov.b64 {%rt43, %rt44}, %fd0;
+	shfl.sync.down.b32 %rt43, %rt43, %rt42, 31, -1;
+	shfl.sync.down.b32 %rt44, %rt44, %rt42, 31, -1;
+	mov.b64 %fd79, {%rt43, %rt44};
+	cvt.u32.u64 %rt45, %rd78;
+	mov.b64 {%rt46, %rt47}, %fd1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt45, 31, -1;
+	shfl.sync.down.b32 %rt47, %rt47, %rt45, 31, -1;
+	mov.b64 %fd80, {%rt46, %rt47};
+	add.s64 %rd81, %rd40, %rd78;
+	setp.lt.s64 %p82, %rd81, %rd77;
+	@!%p82 bra $L_49;
+$L_48:
+	add.rn.f64 %fd0, %fd0, %fd79;
+	setp.gt.f64 %pt19, %fd1, %fd80;
+	selp.f64 %fdt12, %fd1, %fd80, %pt19;
+	setp.eq.f64 %pt20, %fd1, %fd80;
+	and.b64 %fdt13, %fd1, %fd80;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt20;
+	setp.nan.f64 %pt21, %fd1, %fd80;
+	add.rn.f64 %fdt13, %fd1, %fd80;
+	selp.f64 %fd1, %fdt13, %fdt12, %pt21;
+$L_49:
+	shr.s64 %rd78, %rd78, 1;
+	setp.ne.s64 %p83, %rd78, 0;
+	@!%p83 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt48, %rd78;
+	mov.b64 {%rt49, %rt50}, %fd0;
+	shfl.sync.down.b32 %rt49, %rt49, %rt48, 31, -1;
+	shfl.sync.down.b32 %rt50, %rt50, %rt48, 31, -1;
+	mov.b64 %fd79, {%rt49, %rt50};
+	cvt.u32.u64 %rt51, %rd78;
+	mov.b64 {%rt52, %rt53}, %fd1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt51, 31, -1;
+	shfl.sync.down.b32 %rt53, %rt53, %rt51, 31, -1;
+	mov.b64 %fd80, {%rt52, %rt53};
+	add.s64 %rd81, %rd40, %rd78;
+	setp.lt.s64 %p82, %rd81, %rd77;
+	@!%p82 bra $L_52;
+$L_51:
+	add.rn.f64 %fd0, %fd0, %fd79;
+	setp.gt.f64 %pt22, %fd1, %fd80;
+	selp.f64 %fdt14, %fd1, %fd80, %pt22;
+	setp.eq.f64 %pt23, %fd1, %fd80;
+	and.b64 %fdt15, %fd1, %fd80;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt23;
+	setp.nan.f64 %pt24, %fd1, %fd80;
+	add.rn.f64 %fdt15, %fd1, %fd80;
+	selp.f64 %fd1, %fdt15, %fdt14, %pt24;
+$L_52:
+	shr.s64 %rd78, %rd78, 1;
+	setp.ne.s64 %p83, %rd78, 0;
+	@!%p83 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt54, %rd78;
+	mov.b64 {%rt55, %rt56}, %fd0;
+	shfl.sync.down.b32 %rt55, %rt55, %rt54, 31, -1;
+	shfl.sync.down.b32 %rt56, %rt56, %rt54, 31, -1;
+	mov.b64 %fd79, {%rt55, %rt56};
+	cvt.u32.u64 %rt57, %rd78;
+	mov.b64 {%rt58, %rt59}, %fd1;
+	shfl.sync.down.b32 %rt58, %rt58, %rt57, 31, -1;
+	shfl.sync.down.b32 %rt59, %rt59, %rt57, 31, -1;
+	mov.b64 %fd80, {%rt58, %rt59};
+	add.s64 %rd81, %rd40, %rd78;
+	setp.lt.s64 %p82, %rd81, %rd77;
+	@!%p82 bra $L_55;
+$L_54:
+	add.rn.f64 %fd0, %fd0, %fd79;
+	setp.gt.f64 %pt25, %fd1, %fd80;
+	selp.f64 %fdt16, %fd1, %fd80, %pt25;
+	setp.eq.f64 %pt26, %fd1, %fd80;
+	and.b64 %fdt17, %fd1, %fd80;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt26;
+	setp.nan.f64 %pt27, %fd1, %fd80;
+	add.rn.f64 %fdt17, %fd1, %fd80;
+	selp.f64 %fd1, %fdt17, %fdt16, %pt27;
+$L_55:
+	shr.s64 %rd78, %rd78, 1;
+	setp.ne.s64 %p83, %rd78, 0;
+	@%p83 bra $L_44;
+$L_56:
+	setp.eq.s64 %p84, %rd40, 0;
+	@!%p84 bra $L_59;
+$L_57:
+	mov.u32 %rt60, %ctaid.x;
+	cvt.u64.u32 %rd85, %rt60;
+	mul.lo.s64 %rd86, %rd85, 2;
+	add.s64 %rd87, %rd86, 4;
+	mad.lo.s64 %rd89, %rd87, 8, %rd88;
+	st.global.f64 [%rd89], %fd0;
+	mul.lo.s64 %rd90, %rd85, 2;
+	add.s64 %rd91, %rd90, 5;
+	mad.lo.s64 %rd92, %rd91, 8, %rd88;
+	st.global.f64 [%rd92], %fd1;
+	setp.eq.s64 %p93, %rd85, 0;
+	@!%p93 bra $L_59;
+$L_58:
+	mov.u32 %rt61, %nctaid.x;
+	cvt.u64.u32 %rd94, %rt61;
+	add.s64 %rd95, %rd88, 8;
+	st.global.s64 [%rd95], %rd94;
+	add.s64 %rd96, %rd88, 24;
+	st.global.s64 [%rd96], %rd94;
+$L_59:
+	ret;
+$L_60:
+	mov.f64 %fd0, 0d8000000000000000;
+	mov.f64 %fd1, 0dFFF0000000000000;
+	bra.uni $L_43;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd108;
+	mov.b64 %rdt2, %rd111;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Normalize_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt62, [%rdt3];
+	add.u32 %rt63, %rt62, 1;
+	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
+	setp.ne.u32 %pt28, %rt64, %rt62;
+	@%pt28 exit;
+	st.global.u32 [%rdt3+8], 4456448;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt63;
+	exit;
+}
+
+.visible .entry Normalize_1(
+	.param .u64 Normalize_1_param_0,
+	.param .s64 Normalize_1_param_1,
+	.param .s64 Normalize_1_param_2,
+	.param .s64 Normalize_1_param_3,
+	.param .s64 Normalize_1_param_4,
+	.param .u64 Normalize_1_param_5,
+	.param .s64 Normalize_1_param_6,
+	.param .u64 Normalize_1_param_7,
+	.param .u64 Normalize_1_param_8
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[512];
+	.reg .pred %p<61>;
+	.reg .pred %pt<39>;
+	.reg .b32 %rt<56>;
+	.reg .b64 %rd<65>;
+	.reg .f64 %fd<64>;
+	.reg .f64 %fdt<27>;
+
+$L_0:
+	ld.param.u64 %rd0, [Normalize_1_param_7];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f64 %fd5, 0d8000000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+$L_2:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	add.rn.f64 %fd5, %fd5, %fd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt0, %fd6, %fd15;
+	selp.f64 %fdt0, %fd6, %fd15, %pt0;
+	setp.eq.f64 %pt1, %fd6, %fd15;
+	and.b64 %fdt1, %fd6, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd6, %fd15;
+	add.rn.f64 %fdt1, %fd6, %fd15;
+	selp.f64 %fd6, %fdt1, %fdt0, %pt2;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	add.rn.f64 %fd5, %fd5, %fd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fd6, %fd15, %pt3;
+	setp.eq.f64 %pt4, %fd6, %fd15;
+	and.b64 %fdt3, %fd6, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd6, %fd15;
+	add.rn.f64 %fdt3, %fd6, %fd15;
+	selp.f64 %fd6, %fdt3, %fdt2, %pt5;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	add.rn.f64 %fd5, %fd5, %fd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt6, %fd6, %fd15;
+	selp.f64 %fdt4, %fd6, %fd15, %pt6;
+	setp.eq.f64 %pt7, %fd6, %fd15;
+	and.b64 %fdt5, %fd6, %fd15;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt7;
+	setp.nan.f64 %pt8, %fd6, %fd15;
+	add.rn.f64 %fdt5, %fd6, %fd15;
+	selp.f64 %fd6, %fdt5, %fdt4, %pt8;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p7, %rd3, %rd2;
+	@!%p7 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd8, %rd3, 2;
+	add.s64 %rd9, %rd8, 4;
+	mad.lo.s64 %rd10, %rd9, 8, %rd0;
+	ld.global.f64 %fd11, [%rd10];
+	add.rn.f64 %fd5, %fd5, %fd11;
+	mul.lo.s64 %rd12, %rd3, 2;
+	add.s64 %rd13, %rd12, 5;
+	mad.lo.s64 %rd14, %rd13, 8, %rd0;
+	ld.global.f64 %fd15, [%rd14];
+	setp.gt.f64 %pt9, %fd6, %fd15;
+	selp.f64 %fdt6, %fd6, %fd15, %pt9;
+	setp.eq.f64 %pt10, %fd6, %fd15;
+	and.b64 %fdt7, %fd6, %fd15;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt10;
+	setp.nan.f64 %pt11, %fd6, %fd15;
+	add.rn.f64 %fdt7, %fd6, %fd15;
+	selp.f64 %fd6, %fdt7, %fdt6, %pt11;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd16, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd17, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd18, %rt4;
+	mul.lo.s64 %rd19, %rd17, %rd18;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd20, %rt5;
+	sub.s64 %rd21, %rd20, %rd19;
+	min.s64 %rd22, %rd21, %rd18;
+	shr.s64 %rd23, %rd18, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd23;
+	mov.b64 {%rt7, %rt8}, %fd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %fd24, {%rt7, %rt8};
+	cvt.u32.u64 %rt9, %rd23;
+	mov.b64 {%rt10, %rt11}, %fd6;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %fd25, {%rt10, %rt11};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_13;
+$L_12:
+	add.rn.f64 %fd5, %fd5, %fd24;
+	setp.gt.f64 %pt12, %fd6, %fd25;
+	selp.f64 %fdt8, %fd6, %fd25, %pt12;
+	setp.eq.f64 %pt13, %fd6, %fd25;
+	and.b64 %fdt9, %fd6, %fd25;
+	selp.f64 %fdt8, %fdt9, %fdt8, %pt13;
+	setp.nan.f64 %pt14, %fd6, %fd25;
+	add.rn.f64 %fdt9, %fd6, %fd25;
+	selp.f64 %fd6, %fdt9, %fdt8, %pt14;
+$L_13:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt12, %rd23;
+	mov.b64 {%rt13, %rt14}, %fd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %fd24, {%rt13, %rt14};
+	cvt.u32.u64 %rt15, %rd23;
+	mov.b64 {%rt16, %rt17}, %fd6;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %fd25, {%rt16, %rt17};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_16;
+$L_15:
+	add.rn.f64 %fd5, %fd5, %fd24;
+	setp.gt.f64 %pt15, %fd6, %fd25;
+	selp.f64 %fdt10, %fd6, %fd25, %pt15;
+	setp.eq.f64 %pt16, %fd6, %fd25;
+	and.b64 %fdt11, %fd6, %fd25;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt16;
+	setp.nan.f64 %pt17, %fd6, %fd25;
+	add.rn.f64 %fdt11, %fd6, %fd25;
+	selp.f64 %fd6, %fdt11, %fdt10, %pt17;
+$L_16:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt18, %rd23;
+	mov.b64 {%rt19, %rt20}, %fd5;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %fd24, {%rt19, %rt20};
+	cvt.u32.u64 %rt21, %rd23;
+	mov.b64 {%rt22, %rt23}, %fd6;
+	shfl.sync.down.b32 %rt22, %rt22, %rt21, 31, -1;
+	shfl.sync.down.b32 %rt23, %rt23, %rt21, 31, -1;
+	mov.b64 %fd25, {%rt22, %rt23};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_19;
+$L_18:
+	add.rn.f64 %fd5, %fd5, %fd24;
+	setp.gt.f64 %pt18, %fd6, %fd25;
+	selp.f64 %fdt12, %fd6, %fd25, %pt18;
+	setp.eq.f64 %pt19, %fd6, %fd25;
+	and.b64 %fdt13, %fd6, %fd25;
+	selp.f64 %fdt12, %fdt13, %fdt12, %pt19;
+	setp.nan.f64 %pt20, %fd6, %fd25;
+	add.rn.f64 %fdt13, %fd6, %fd25;
+	selp.f64 %fd6, %fdt13, %fdt12, %pt20;
+$L_19:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@!%p28 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt24, %rd23;
+	mov.b64 {%rt25, %rt26}, %fd5;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %fd24, {%rt25, %rt26};
+	cvt.u32.u64 %rt27, %rd23;
+	mov.b64 {%rt28, %rt29}, %fd6;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %fd25, {%rt28, %rt29};
+	add.s64 %rd26, %rd16, %rd23;
+	setp.lt.s64 %p27, %rd26, %rd22;
+	@!%p27 bra $L_22;
+$L_21:
+	add.rn.f64 %fd5, %fd5, %fd24;
+	setp.gt.f64 %pt21, %fd6, %fd25;
+	selp.f64 %fdt14, %fd6, %fd25, %pt21;
+	setp.eq.f64 %pt22, %fd6, %fd25;
+	and.b64 %fdt15, %fd6, %fd25;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt22;
+	setp.nan.f64 %pt23, %fd6, %fd25;
+	add.rn.f64 %fdt15, %fd6, %fd25;
+	selp.f64 %fd6, %fdt15, %fdt14, %pt23;
+$L_22:
+	shr.s64 %rd23, %rd23, 1;
+	setp.ne.s64 %p28, %rd23, 0;
+	@%p28 bra $L_11;
+$L_23:
+	setp.eq.s64 %p29, %rd16, 0;
+	@!%p29 bra $L_25;
+$L_24:
+	mov.u64 %rd30, qvar_reduce0;
+	mul.lo.s64 %rd31, %rd17, 2;
+	add.s64 %rd32, %rd31, 0;
+	mad.lo.s64 %rd33, %rd32, 8, %rd30;
+	st.shared.f64 [%rd33], %fd5;
+	mov.u64 %rd34, qvar_reduce0;
+	mul.lo.s64 %rd35, %rd17, 2;
+	add.s64 %rd36, %rd35, 1;
+	mad.lo.s64 %rd37, %rd36, 8, %rd34;
+	st.shared.f64 [%rd37], %fd6;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p38, %rd17, 0;
+	@!%p38 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd39, %rd16, %rd18;
+	mov.u32 %rt30, %ntid.x;
+	cvt.u64.u32 %rd40, %rt30;
+	setp.lt.s64 %p41, %rd39, %rd40;
+	@!%p41 bra $L_44;
+$L_27:
+	mov.u64 %rd42, qvar_reduce0;
+	mul.lo.s64 %rd43, %rd16, 2;
+	add.s64 %rd44, %rd43, 0;
+	mad.lo.s64 %rd45, %rd44, 8, %rd42;
+	ld.shared.f64 %fd5, [%rd45];
+	mov.u64 %rd46, qvar_reduce0;
+	mul.lo.s64 %rd47, %rd16, 2;
+	add.s64 %rd48, %rd47, 1;
+	mad.lo.s64 %rd49, %rd48, 8, %rd46;
+	ld.shared.f64 %fd6, [%rd49];
+$L_28:
+	mul.lo.s64 %rd50, %rd17, %rd18;
+	mov.u32 %rt31, %ntid.x;
+	cvt.u64.u32 %rd51, %rt31;
+	sub.s64 %rd52, %rd51, %rd50;
+	min.s64 %rd53, %rd52, %rd18;
+	shr.s64 %rd54, %rd18, 1;
+$L_29:
+	cvt.u32.u64 %rt32, %rd54;
+	mov.b64 {%rt33, %rt34}, %fd5;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %fd55, {%rt33, %rt34};
+	cvt.u32.u64 %rt35, %rd54;
+	mov.b64 {%rt36, %rt37}, %fd6;
+	shfl.sync.down.b32 %rt36, %rt36, %rt35, 31, -1;
+	shfl.sync.down.b32 %rt37, %rt37, %rt35, 31, -1;
+	mov.b64 %fd56, {%rt36, %rt37};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_31;
+$L_30:
+	add.rn.f64 %fd5, %fd5, %fd55;
+	setp.gt.f64 %pt24, %fd6, %fd56;
+	selp.f64 %fdt16, %fd6, %fd56, %pt24;
+	setp.eq.f64 %pt25, %fd6, %fd56;
+	and.b64 %fdt17, %fd6, %fd56;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt25;
+	setp.nan.f64 %pt26, %fd6, %fd56;
+	add.rn.f64 %fdt17, %fd6, %fd56;
+	selp.f64 %fd6, %fdt17, %fdt16, %pt26;
+$L_31:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt38, %rd54;
+	mov.b64 {%rt39, %rt40}, %fd5;
+	shfl.sync.down.b32 %rt39, %rt39, %rt38, 31, -1;
+	shfl.sync.down.b32 %rt40, %rt40, %rt38, 31, -1;
+	mov.b64 %fd55, {%rt39, %rt40};
+	cvt.u32.u64 %rt41, %rd54;
+	mov.b64 {%rt42, %rt43}, %fd6;
+	shfl.sync.down.b32 %rt42, %rt42, %rt41, 31, -1;
+	shfl.sync.down.b32 %rt43, %rt43, %rt41, 31, -1;
+	mov.b64 %fd56, {%rt42, %rt43};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_34;
+$L_33:
+	add.rn.f64 %fd5, %fd5, %fd55;
+	setp.gt.f64 %pt27, %fd6, %fd56;
+	selp.f64 %fdt18, %fd6, %fd56, %pt27;
+	setp.eq.f64 %pt28, %fd6, %fd56;
+	and.b64 %fdt19, %fd6, %fd56;
+	selp.f64 %fdt18, %fdt19, %fdt18, %pt28;
+	setp.nan.f64 %pt29, %fd6, %fd56;
+	add.rn.f64 %fdt19, %fd6, %fd56;
+	selp.f64 %fd6, %fdt19, %fdt18, %pt29;
+$L_34:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt44, %rd54;
+	mov.b64 {%rt45, %rt46}, %fd5;
+	shfl.sync.down.b32 %rt45, %rt45, %rt44, 31, -1;
+	shfl.sync.down.b32 %rt46, %rt46, %rt44, 31, -1;
+	mov.b64 %fd55, {%rt45, %rt46};
+	cvt.u32.u64 %rt47, %rd54;
+	mov.b64 {%rt48, %rt49}, %fd6;
+	shfl.sync.down.b32 %rt48, %rt48, %rt47, 31, -1;
+	shfl.sync.down.b32 %rt49, %rt49, %rt47, 31, -1;
+	mov.b64 %fd56, {%rt48, %rt49};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_37;
+$L_36:
+	add.rn.f64 %fd5, %fd5, %fd55;
+	setp.gt.f64 %pt30, %fd6, %fd56;
+	selp.f64 %fdt20, %fd6, %fd56, %pt30;
+	setp.eq.f64 %pt31, %fd6, %fd56;
+	and.b64 %fdt21, %fd6, %fd56;
+	selp.f64 %fdt20, %fdt21, %fdt20, %pt31;
+	setp.nan.f64 %pt32, %fd6, %fd56;
+	add.rn.f64 %fdt21, %fd6, %fd56;
+	selp.f64 %fd6, %fdt21, %fdt20, %pt32;
+$L_37:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@!%p59 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt50, %rd54;
+	mov.b64 {%rt51, %rt52}, %fd5;
+	shfl.sync.down.b32 %rt51, %rt51, %rt50, 31, -1;
+	shfl.sync.down.b32 %rt52, %rt52, %rt50, 31, -1;
+	mov.b64 %fd55, {%rt51, %rt52};
+	cvt.u32.u64 %rt53, %rd54;
+	mov.b64 {%rt54, %rt55}, %fd6;
+	shfl.sync.down.b32 %rt54, %rt54, %rt53, 31, -1;
+	shfl.sync.down.b32 %rt55, %rt55, %rt53, 31, -1;
+	mov.b64 %fd56, {%rt54, %rt55};
+	add.s64 %rd57, %rd16, %rd54;
+	setp.lt.s64 %p58, %rd57, %rd53;
+	@!%p58 bra $L_40;
+$L_39:
+	add.rn.f64 %fd5, %fd5, %fd55;
+	setp.gt.f64 %pt33, %fd6, %fd56;
+	selp.f64 %fdt22, %fd6, %fd56, %pt33;
+	setp.eq.f64 %pt34, %fd6, %fd56;
+	and.b64 %fdt23, %fd6, %fd56;
+	selp.f64 %fdt22, %fdt23, %fdt22, %pt34;
+	setp.nan.f64 %pt35, %fd6, %fd56;
+	add.rn.f64 %fdt23, %fd6, %fd56;
+	selp.f64 %fd6, %fdt23, %fdt22, %pt35;
+$L_40:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p59, %rd54, 0;
+	@%p59 bra $L_29;
+$L_41:
+	setp.eq.s64 %p60, %rd16, 0;
+	@!%p60 bra $L_43;
+$L_42:
+	add.rn.f64 %fd61, %fd5, 0d0000000000000000;
+	add.s64 %rd62, %rd0, 0;
+	st.global.f64 [%rd62], %fd61;
+	mov.f64 %fdt24, 0d0000000000000000;
+	setp.gt.f64 %pt36, %fd6, %fdt24;
+	selp.f64 %fdt25, %fd6, %fdt24, %pt36;
+	setp.eq.f64 %pt37, %fd6, %fdt24;
+	and.b64 %fdt26, %fd6, %fdt24;
+	selp.f64 %fdt25, %fdt26, %fdt25, %pt37;
+	setp.nan.f64 %pt38, %fd6, %fdt24;
+	add.rn.f64 %fdt26, %fd6, %fdt24;
+	selp.f64 %fd63, %fdt26, %fdt25, %pt38;
+	add.s64 %rd64, %rd0, 16;
+	st.global.f64 [%rd64], %fd63;
+$L_43:
+	ret;
+$L_44:
+	mov.f64 %fd5, 0d8000000000000000;
+	mov.f64 %fd6, 0dFFF0000000000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Normalize_2(
+	.param .u64 Normalize_2_param_0,
+	.param .s64 Normalize_2_param_1,
+	.param .s64 Normalize_2_param_2,
+	.param .s64 Normalize_2_param_3,
+	.param .s64 Normalize_2_param_4,
+	.param .u64 Normalize_2_param_5,
+	.param .s64 Normalize_2_param_6,
+	.param .u64 Normalize_2_param_7,
+	.param .u64 Normalize_2_param_8
+)
+{
+	.reg .pred %p<59>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<58>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<54>;
+
+$L_0:
+	ld.param.s64 %rd0, [Normalize_2_param_4];
+	ld.param.s64 %rd4, [Normalize_2_param_3];
+	ld.param.s64 %rd8, [Normalize_2_param_2];
+	ld.param.u64 %rd47, [Normalize_2_param_0];
+	cvta.to.global.u64 %rd47, %rd47;
+	ld.param.u64 %rd48, [Normalize_2_param_1];
+	ld.param.u64 %rd51, [Normalize_2_param_7];
+	cvta.to.global.u64 %rd51, %rd51;
+	add.s64 %rd52, %rd51, 16;
+	ld.global.f64 %fd53, [%rd52];
+$L_1:
+	setp.gt.s64 %p1, %rd0, 0;
+	@!%p1 bra $L_16;
+$L_2:
+	mov.b64 %rd2, %rd0;
+	sub.u64 %rd3, %rd2, 0;
+	setp.gt.s64 %p5, %rd4, 0;
+	@!%p5 bra $L_16;
+$L_3:
+	mov.b64 %rd6, %rd4;
+	sub.u64 %rd7, %rd6, 0;
+	setp.gt.s64 %p9, %rd8, 0;
+	@!%p9 bra $L_16;
+$L_4:
+	mov.b64 %rd10, %rd8;
+	sub.u64 %rd11, %rd10, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd12, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd12, %rd12, %rdt0;
+	mov.b64 %rd13, %rd12;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd14, %rt3, %rt4;
+	mov.b64 %rd15, %rd14;
+	div.u64 %rd17, %rd13, %rd11;
+	mul.lo.u64 %rd18, %rd17, %rd11;
+	sub.u64 %rd16, %rd13, %rd18;
+	div.u64 %rd19, %rd15, %rd11;
+	mul.lo.u64 %rd20, %rd19, %rd11;
+	sub.u64 %rd21, %rd15, %rd20;
+	div.u64 %rd23, %rd17, %rd7;
+	mul.lo.u64 %rd24, %rd23, %rd7;
+	sub.u64 %rd22, %rd17, %rd24;
+	div.u64 %rd25, %rd19, %rd7;
+	mul.lo.u64 %rd26, %rd25, %rd7;
+	sub.u64 %rd27, %rd19, %rd26;
+	mov.b64 %rd28, %rd23;
+$L_5:
+	setp.lt.u64 %p29, %rd28, %rd3;
+	@!%p29 bra $L_16;
+$L_6:
+	add.u64 %rd30, %rd28, 0;
+	mov.b64 %rd31, %rd30;
+	add.u64 %rd32, %rd22, 0;
+	mov.b64 %rd33, %rd32;
+	add.u64 %rd34, %rd16, 0;
+	mov.b64 %rd35, %rd34;
+$L_7:
+	setp.gt.s64 %p38, %rd4, 0;
+	@!%p38 bra $L_15;
+$L_8:
+	setp.gt.s64 %p39, %rd8, 0;
+	@!%p39 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd42, %rd31, %rd4;
+	add.s64 %rd43, %rd42, %rd33;
+	mul.lo.s64 %rd44, %rd43, %rd8;
+	add.s64 %rd45, %rd44, %rd35;
+	setp.ge.u64 %pt0, %rd45, %rd48;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd46, %rd45, 8, %rd47;
+	ld.global.f64 %fd49, [%rd46];
+	div.rn.f64 %fd50, %fd49, %fd53;
+	mad.lo.s64 %rd54, %rd45, 8, %rd47;
+	st.global.f64 [%rd54], %fd50;
+$L_10:
+	add.u64 %rd16, %rd16, %rd21;
+	setp.ge.u64 %p36, %rd16, %rd11;
+	@!%p36 bra $L_12;
+$L_11:
+	sub.u64 %rd16, %rd16, %rd11;
+	add.u64 %rd22, %rd22, 1;
+$L_12:
+	add.u64 %rd22, %rd22, %rd27;
+	setp.ge.u64 %p37, %rd22, %rd7;
+	@!%p37 bra $L_14;
+$L_13:
+	sub.u64 %rd22, %rd22, %rd7;
+	add.u64 %rd28, %rd28, 1;
+$L_14:
+	add.u64 %rd28, %rd28, %rd25;
+	bra.uni $L_5;
+$L_15:
+	add.s64 %rd40, %rd31, 1;
+	setp.lt.s64 %p41, %rd40, %rd0;
+	@%p41 bra $L_10;
+$L_16:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd45;
+	mov.b64 %rdt2, %rd48;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Normalize_2_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 4456450;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Normalize_3(
+	.param .u64 Normalize_3_param_0,
+	.param .s64 Normalize_3_param_1,
+	.param .s64 Normalize_3_param_2,
+	.param .s64 Normalize_3_param_3,
+	.param .s64 Normalize_3_param_4,
+	.param .u64 Normalize_3_param_5,
+	.param .s64 Normalize_3_param_6,
+	.param .u64 Normalize_3_param_7,
+	.param .u64 Normalize_3_param_8
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f64 %fd<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Normalize_3_param_5];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Normalize_3_param_6];
+	ld.param.u64 %rd3, [Normalize_3_param_7];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f64 %fd5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f64 [%rd0], %fd5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Normalize_3_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 4456451;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry HelperCounts_0(
+	.param .u64 HelperCounts_0_param_0,
+	.param .s64 HelperCounts_0_param_1,
+	.param .u64 HelperCounts_0_param_2,
+	.param .s64 HelperCounts_0_param_3,
+	.param .u64 HelperCounts_0_param_4,
+	.param .u64 HelperCounts_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<66>;
+	.reg .b32 %rt<37>;
+	.reg .b64 %rd<68>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<22>;
+
+$L_0:
+	ld.param.u64 %rd5, [HelperCounts_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [HelperCounts_0_param_1];
+	mov.b64 %rd4, %rd6;
+	mov.f32 %f21, 0f00000000;
+	ld.param.u64 %rd63, [HelperCounts_0_param_4];
+	cvta.to.global.u64 %rd63, %rd63;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_30;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_24;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.gt.f32 %p20, %f19, %f21;
+	@!%p20 bra $L_8;
+$L_7:
+	add.s64 %rd22, %rd0, 1;
+	mov.b64 %rd0, %rd22;
+$L_8:
+	add.s64 %rd3, %rd3, %rd2;
+$L_9:
+	mov.b64 %rd15, %rd3;
+$L_10:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_11:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.gt.f32 %p20, %f19, %f21;
+	@!%p20 bra $L_13;
+$L_12:
+	add.s64 %rd22, %rd0, 1;
+	mov.b64 %rd0, %rd22;
+$L_13:
+	add.s64 %rd3, %rd3, %rd2;
+$L_14:
+	mov.b64 %rd15, %rd3;
+$L_15:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_16:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.gt.f32 %p20, %f19, %f21;
+	@!%p20 bra $L_18;
+$L_17:
+	add.s64 %rd22, %rd0, 1;
+	mov.b64 %rd0, %rd22;
+$L_18:
+	add.s64 %rd3, %rd3, %rd2;
+$L_19:
+	mov.b64 %rd15, %rd3;
+$L_20:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_21:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.gt.f32 %p20, %f19, %f21;
+	@!%p20 bra $L_23;
+$L_22:
+	add.s64 %rd22, %rd0, 1;
+	mov.b64 %rd0, %rd22;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_24:
+	mov.b64 %rd15, %rd3;
+$L_25:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_30;
+$L_26:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	setp.gt.f32 %p20, %f19, %f21;
+	@!%p20 bra $L_28;
+$L_27:
+	add.s64 %rd22, %rd0, 1;
+	mov.b64 %rd0, %rd22;
+$L_28:
+	add.s64 %rd3, %rd3, %rd2;
+$L_29:
+	add.s64 %rd23, %rd3, 1;
+	setp.lt.s64 %p24, %rd23, %rd4;
+	@%p24 bra $L_24;
+$L_30:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd25, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd26, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd27, %rt7;
+	mul.lo.s64 %rd28, %rd26, %rd27;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd29, %rt8;
+	sub.s64 %rd30, %rd29, %rd28;
+	min.s64 %rd31, %rd30, %rd27;
+	shr.s64 %rd32, %rd27, 1;
+$L_31:
+	cvt.u32.u64 %rt9, %rd32;
+	mov.b64 {%rt10, %rt11}, %rd0;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd33, {%rt10, %rt11};
+	add.s64 %rd34, %rd25, %rd32;
+	setp.lt.s64 %p35, %rd34, %rd31;
+	@!%p35 bra $L_33;
+$L_32:
+	add.s64 %rd0, %rd0, %rd33;
+$L_33:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p36, %rd32, 0;
+	@!%p36 bra $L_43;
+$L_34:
+	cvt.u32.u64 %rt12, %rd32;
+	mov.b64 {%rt13, %rt14}, %rd0;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd33, {%rt13, %rt14};
+	add.s64 %rd34, %rd25, %rd32;
+	setp.lt.s64 %p35, %rd34, %rd31;
+	@!%p35 bra $L_36;
+$L_35:
+	add.s64 %rd0, %rd0, %rd33;
+$L_36:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p36, %rd32, 0;
+	@!%p36 bra $L_43;
+$L_37:
+	cvt.u32.u64 %rt15, %rd32;
+	mov.b64 {%rt16, %rt17}, %rd0;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd33, {%rt16, %rt17};
+	add.s64 %rd34, %rd25, %rd32;
+	setp.lt.s64 %p35, %rd34, %rd31;
+	@!%p35 bra $L_39;
+$L_38:
+	add.s64 %rd0, %rd0, %rd33;
+$L_39:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p36, %rd32, 0;
+	@!%p36 bra $L_43;
+$L_40:
+	cvt.u32.u64 %rt18, %rd32;
+	mov.b64 {%rt19, %rt20}, %rd0;
+	shfl.sync.down.b32 %rt19, %rt19, %rt18, 31, -1;
+	shfl.sync.down.b32 %rt20, %rt20, %rt18, 31, -1;
+	mov.b64 %rd33, {%rt19, %rt20};
+	add.s64 %rd34, %rd25, %rd32;
+	setp.lt.s64 %p35, %rd34, %rd31;
+	@!%p35 bra $L_42;
+$L_41:
+	add.s64 %rd0, %rd0, %rd33;
+$L_42:
+	shr.s64 %rd32, %rd32, 1;
+	setp.ne.s64 %p36, %rd32, 0;
+	@%p36 bra $L_31;
+$L_43:
+	setp.eq.s64 %p37, %rd25, 0;
+	@!%p37 bra $L_45;
+$L_44:
+	mov.u64 %rd38, qvar_reduce0;
+	mul.lo.s64 %rd39, %rd26, 1;
+	add.s64 %rd40, %rd39, 0;
+	mad.lo.s64 %rd41, %rd40, 8, %rd38;
+	st.shared.s64 [%rd41], %rd0;
+$L_45:
+	bar.sync 0;
+	setp.eq.s64 %p42, %rd26, 0;
+	@!%p42 bra $L_64;
+$L_46:
+	mul.lo.s64 %rd43, %rd25, %rd27;
+	mov.u32 %rt21, %ntid.x;
+	cvt.u64.u32 %rd44, %rt21;
+	setp.lt.s64 %p45, %rd43, %rd44;
+	@!%p45 bra $L_65;
+$L_47:
+	mov.u64 %rd46, qvar_reduce0;
+	mul.lo.s64 %rd47, %rd25, 1;
+	add.s64 %rd48, %rd47, 0;
+	mad.lo.s64 %rd49, %rd48, 8, %rd46;
+	ld.shared.s64 %rd0, [%rd49];
+$L_48:
+	mul.lo.s64 %rd50, %rd26, %rd27;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd51, %rt22;
+	sub.s64 %rd52, %rd51, %rd50;
+	min.s64 %rd53, %rd52, %rd27;
+	shr.s64 %rd54, %rd27, 1;
+$L_49:
+	cvt.u32.u64 %rt23, %rd54;
+	mov.b64 {%rt24, %rt25}, %rd0;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd55, {%rt24, %rt25};
+	add.s64 %rd56, %rd25, %rd54;
+	setp.lt.s64 %p57, %rd56, %rd53;
+	@!%p57 bra $L_51;
+$L_50:
+	add.s64 %rd0, %rd0, %rd55;
+$L_51:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p58, %rd54, 0;
+	@!%p58 bra $L_61;
+$L_52:
+	cvt.u32.u64 %rt26, %rd54;
+	mov.b64 {%rt27, %rt28}, %rd0;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd55, {%rt27, %rt28};
+	add.s64 %rd56, %rd25, %rd54;
+	setp.lt.s64 %p57, %rd56, %rd53;
+	@!%p57 bra $L_54;
+$L_53:
+	add.s64 %rd0, %rd0, %rd55;
+$L_54:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p58, %rd54, 0;
+	@!%p58 bra $L_61;
+$L_55:
+	cvt.u32.u64 %rt29, %rd54;
+	mov.b64 {%rt30, %rt31}, %rd0;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd55, {%rt30, %rt31};
+	add.s64 %rd56, %rd25, %rd54;
+	setp.lt.s64 %p57, %rd56, %rd53;
+	@!%p57 bra $L_57;
+$L_56:
+	add.s64 %rd0, %rd0, %rd55;
+$L_57:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p58, %rd54, 0;
+	@!%p58 bra $L_61;
+$L_58:
+	cvt.u32.u64 %rt32, %rd54;
+	mov.b64 {%rt33, %rt34}, %rd0;
+	shfl.sync.down.b32 %rt33, %rt33, %rt32, 31, -1;
+	shfl.sync.down.b32 %rt34, %rt34, %rt32, 31, -1;
+	mov.b64 %rd55, {%rt33, %rt34};
+	add.s64 %rd56, %rd25, %rd54;
+	setp.lt.s64 %p57, %rd56, %rd53;
+	@!%p57 bra $L_60;
+$L_59:
+	add.s64 %rd0, %rd0, %rd55;
+$L_60:
+	shr.s64 %rd54, %rd54, 1;
+	setp.ne.s64 %p58, %rd54, 0;
+	@%p58 bra $L_49;
+$L_61:
+	setp.eq.s64 %p59, %rd25, 0;
+	@!%p59 bra $L_64;
+$L_62:
+	mov.u32 %rt35, %ctaid.x;
+	cvt.u64.u32 %rd60, %rt35;
+	mul.lo.s64 %rd61, %rd60, 2;
+	add.s64 %rd62, %rd61, 4;
+	mad.lo.s64 %rd64, %rd62, 8, %rd63;
+	st.global.s64 [%rd64], %rd0;
+	setp.eq.s64 %p65, %rd60, 0;
+	@!%p65 bra $L_64;
+$L_63:
+	mov.u32 %rt36, %nctaid.x;
+	cvt.u64.u32 %rd66, %rt36;
+	add.s64 %rd67, %rd63, 8;
+	st.global.s64 [%rd67], %rd66;
+$L_64:
+	ret;
+$L_65:
+	mov.b64 %rd0, 0;
+	bra.uni $L_48;
+}
+
+.visible .entry HelperCounts_1(
+	.param .u64 HelperCounts_1_param_0,
+	.param .s64 HelperCounts_1_param_1,
+	.param .u64 HelperCounts_1_param_2,
+	.param .s64 HelperCounts_1_param_3,
+	.param .u64 HelperCounts_1_param_4,
+	.param .u64 HelperCounts_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [HelperCounts_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b64 %rd5, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 4;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	mov.b64 {%rt7, %rt8}, %rd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd19, {%rt7, %rt8};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s64 %rd5, %rd5, %rd19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd18;
+	mov.b64 {%rt10, %rt11}, %rd5;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd19, {%rt10, %rt11};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.s64 %rd5, %rd5, %rd19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd18;
+	mov.b64 {%rt13, %rt14}, %rd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd19, {%rt13, %rt14};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.s64 %rd5, %rd5, %rd19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd18;
+	mov.b64 {%rt16, %rt17}, %rd5;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd19, {%rt16, %rt17};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.s64 %rd5, %rd5, %rd19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s64 [%rd27], %rd5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd30, %rt18;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s64 %rd5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd37, %rt19;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd40;
+	mov.b64 {%rt21, %rt22}, %rd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd41, {%rt21, %rt22};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s64 %rd5, %rd5, %rd41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd40;
+	mov.b64 {%rt24, %rt25}, %rd5;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd41, {%rt24, %rt25};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.s64 %rd5, %rd5, %rd41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd40;
+	mov.b64 {%rt27, %rt28}, %rd5;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd41, {%rt27, %rt28};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.s64 %rd5, %rd5, %rd41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd40;
+	mov.b64 {%rt30, %rt31}, %rd5;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd41, {%rt30, %rt31};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.s64 %rd5, %rd5, %rd41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.s64 %rd46, %rd5, 0;
+	add.s64 %rd47, %rd0, 0;
+	st.global.s64 [%rd47], %rd46;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry HelperCounts_2(
+	.param .u64 HelperCounts_2_param_0,
+	.param .s64 HelperCounts_2_param_1,
+	.param .u64 HelperCounts_2_param_2,
+	.param .s64 HelperCounts_2_param_3,
+	.param .u64 HelperCounts_2_param_4,
+	.param .u64 HelperCounts_2_param_5
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<6>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd1, [HelperCounts_2_param_2];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [HelperCounts_2_param_3];
+	ld.param.u64 %rd3, [HelperCounts_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.s64 %rd5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s64 [%rd0], %rd5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [HelperCounts_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 4521986;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry HelperCounts_3(
+	.param .u64 HelperCounts_3_param_0,
+	.param .s64 HelperCounts_3_param_1,
+	.param .u64 HelperCounts_3_param_2,
+	.param .s64 HelperCounts_3_param_3,
+	.param .u64 HelperCounts_3_param_4,
+	.param .u64 HelperCounts_3_param_5
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<16>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [HelperCounts_3_param_3];
+	ld.param.u64 %rd7, [HelperCounts_3_param_1];
+$L_1:
+	mov.b64 %rdt0, 1;
+	setp.gt.u64 %pt0, %rdt0, %rd4;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd5, %rd7;
+	shr.s64 %rd12, %rd5, 63;
+	and.b64 %rd13, %rd12, 1;
+	add.s64 %rd14, %rd5, %rd13;
+	shr.s64 %rd15, %rd14, 1;
+	mov.b64 %rd8, %rd15;
+	setp.gt.u64 %pt1, %rd8, %rd7;
+	@%pt1 bra $Lfault_1;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd4;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt1, %rd8;
+	mov.b64 %rdt2, %rd7;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [HelperCounts_3_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 4521987;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
+}
+
+.visible .entry HelperCounts_4(
+	.param .u64 HelperCounts_4_param_0,
+	.param .s64 HelperCounts_4_param_1,
+	.param .u64 HelperCounts_4_param_2,
+	.param .s64 HelperCounts_4_param_3,
+	.param .u64 HelperCounts_4_param_4,
+	.param .u64 HelperCounts_4_param_5
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<12>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.u64 %rd5, [HelperCounts_4_param_1];
+	mov.b64 %rd7, %rd5;
+	shr.s64 %rd8, %rd7, 63;
+	and.b64 %rd9, %rd8, 1;
+	add.s64 %rd10, %rd7, %rd9;
+	shr.s64 %rd11, %rd10, 1;
+	mov.b64 %rd6, %rd11;
+	setp.gt.u64 %pt0, %rd6, %rd5;
+	@%pt0 bra $Lfault_0;
+$L_1:
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd6;
+	mov.b64 %rdt1, %rd5;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [HelperCounts_4_param_5];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 4521988;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry HelperCounts_5(
+	.param .u64 HelperCounts_5_param_0,
+	.param .s64 HelperCounts_5_param_1,
+	.param .u64 HelperCounts_5_param_2,
+	.param .s64 HelperCounts_5_param_3,
+	.param .u64 HelperCounts_5_param_4,
+	.param .u64 HelperCounts_5_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<71>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<41>;
+	.reg .b64 %rd<77>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<27>;
+
+$L_0:
+	ld.param.u64 %rd8, [HelperCounts_5_param_0];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [HelperCounts_5_param_1];
+	mov.b64 %rd11, %rd9;
+	shr.s64 %rd73, %rd11, 63;
+	and.b64 %rd74, %rd73, 1;
+	add.s64 %rd75, %rd11, %rd74;
+	shr.s64 %rd76, %rd75, 1;
+	mov.b64 %rd10, %rd76;
+	setp.gt.u64 %pt0, %rd10, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd5, %rd8, 0;
+	sub.s64 %rd6, %rd10, 0;
+	mov.b64 %rd4, %rd6;
+	mov.f32 %f26, 0f3F800000;
+	ld.param.u64 %rd68, [HelperCounts_5_param_4];
+	cvta.to.global.u64 %rd68, %rd68;
+$L_1:
+	mov.b64 %rd0, 0;
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd1, %rt1, %rt2;
+	cvt.u64.u32 %rdt2, %rt3;
+	add.s64 %rd1, %rd1, %rdt2;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd2, %rt4, %rt5;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd12, %rd3, 1;
+	setp.lt.s64 %p13, %rd12, %rd4;
+	@!%p13 bra $L_30;
+$L_3:
+	mov.b64 %rd14, %rd4;
+	mov.b64 %rd15, %rd12;
+	sub.u64 %rd16, %rd14, %rd15;
+	mov.b64 %rd17, %rd2;
+	mul.lo.u64 %rd18, %rd17, 3;
+	setp.gt.u64 %p19, %rd16, %rd18;
+	@!%p19 bra $L_24;
+$L_4:
+	mov.b64 %rd20, %rd3;
+$L_5:
+	add.s64 %rd21, %rd20, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+$L_6:
+	mad.lo.s64 %rd23, %rd21, 4, %rd5;
+	ld.global.f32 %f24, [%rd23];
+	setp.gt.f32 %p25, %f24, %f26;
+	@!%p25 bra $L_8;
+$L_7:
+	add.s64 %rd27, %rd0, 1;
+	mov.b64 %rd0, %rd27;
+$L_8:
+	add.s64 %rd3, %rd3, %rd2;
+$L_9:
+	mov.b64 %rd20, %rd3;
+$L_10:
+	add.s64 %rd21, %rd20, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+$L_11:
+	mad.lo.s64 %rd23, %rd21, 4, %rd5;
+	ld.global.f32 %f24, [%rd23];
+	setp.gt.f32 %p25, %f24, %f26;
+	@!%p25 bra $L_13;
+$L_12:
+	add.s64 %rd27, %rd0, 1;
+	mov.b64 %rd0, %rd27;
+$L_13:
+	add.s64 %rd3, %rd3, %rd2;
+$L_14:
+	mov.b64 %rd20, %rd3;
+$L_15:
+	add.s64 %rd21, %rd20, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+$L_16:
+	mad.lo.s64 %rd23, %rd21, 4, %rd5;
+	ld.global.f32 %f24, [%rd23];
+	setp.gt.f32 %p25, %f24, %f26;
+	@!%p25 bra $L_18;
+$L_17:
+	add.s64 %rd27, %rd0, 1;
+	mov.b64 %rd0, %rd27;
+$L_18:
+	add.s64 %rd3, %rd3, %rd2;
+$L_19:
+	mov.b64 %rd20, %rd3;
+$L_20:
+	add.s64 %rd21, %rd20, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+$L_21:
+	mad.lo.s64 %rd23, %rd21, 4, %rd5;
+	ld.global.f32 %f24, [%rd23];
+	setp.gt.f32 %p25, %f24, %f26;
+	@!%p25 bra $L_23;
+$L_22:
+	add.s64 %rd27, %rd0, 1;
+	mov.b64 %rd0, %rd27;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_24:
+	mov.b64 %rd20, %rd3;
+$L_25:
+	add.s64 %rd21, %rd20, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@!%p22 bra $L_30;
+$L_26:
+	mad.lo.s64 %rd23, %rd21, 4, %rd5;
+	ld.global.f32 %f24, [%rd23];
+	setp.gt.f32 %p25, %f24, %f26;
+	@!%p25 bra $L_28;
+$L_27:
+	add.s64 %rd27, %rd0, 1;
+	mov.b64 %rd0, %rd27;
+$L_28:
+	add.s64 %rd3, %rd3, %rd2;
+$L_29:
+	add.s64 %rd28, %rd3, 1;
+	setp.lt.s64 %p29, %rd28, %rd4;
+	@%p29 bra $L_24;
+$L_30:
+	mov.u32 %rt6, %laneid;
+	cvt.u64.u32 %rd30, %rt6;
+	mov.u32 %rt7, %tid.x;
+	div.u32 %rt7, %rt7, WARP_SZ;
+	cvt.u64.u32 %rd31, %rt7;
+	mov.u32 %rt8, WARP_SZ;
+	cvt.u64.u32 %rd32, %rt8;
+	mul.lo.s64 %rd33, %rd31, %rd32;
+	mov.u32 %rt9, %ntid.x;
+	cvt.u64.u32 %rd34, %rt9;
+	sub.s64 %rd35, %rd34, %rd33;
+	min.s64 %rd36, %rd35, %rd32;
+	shr.s64 %rd37, %rd32, 1;
+$L_31:
+	cvt.u32.u64 %rt10, %rd37;
+	mov.b64 {%rt11, %rt12}, %rd0;
+	shfl.sync.down.b32 %rt11, %rt11, %rt10, 31, -1;
+	shfl.sync.down.b32 %rt12, %rt12, %rt10, 31, -1;
+	mov.b64 %rd38, {%rt11, %rt12};
+	add.s64 %rd39, %rd30, %rd37;
+	setp.lt.s64 %p40, %rd39, %rd36;
+	@!%p40 bra $L_33;
+$L_32:
+	add.s64 %rd0, %rd0, %rd38;
+$L_33:
+	shr.s64 %rd37, %rd37, 1;
+	setp.ne.s64 %p41, %rd37, 0;
+	@!%p41 bra $L_43;
+$L_34:
+	cvt.u32.u64 %rt13, %rd37;
+	mov.b64 {%rt14, %rt15}, %rd0;
+	shfl.sync.down.b32 %rt14, %rt14, %rt13, 31, -1;
+	shfl.sync.down.b32 %rt15, %rt15, %rt13, 31, -1;
+	mov.b64 %rd38, {%rt14, %rt15};
+	add.s64 %rd39, %rd30, %rd37;
+	setp.lt.s64 %p40, %rd39, %rd36;
+	@!%p40 bra $L_36;
+$L_35:
+	add.s64 %rd0, %rd0, %rd38;
+$L_36:
+	shr.s64 %rd37, %rd37, 1;
+	setp.ne.s64 %p41, %rd37, 0;
+	@!%p41 bra $L_43;
+$L_37:
+	cvt.u32.u64 %rt16, %rd37;
+	mov.b64 {%rt17, %rt18}, %rd0;
+	shfl.sync.down.b32 %rt17, %rt17, %rt16, 31, -1;
+	shfl.sync.down.b32 %rt18, %rt18, %rt16, 31, -1;
+	mov.b64 %rd38, {%rt17, %rt18};
+	add.s64 %rd39, %rd30, %rd37;
+	setp.lt.s64 %p40, %rd39, %rd36;
+	@!%p40 bra $L_39;
+$L_38:
+	add.s64 %rd0, %rd0, %rd38;
+$L_39:
+	shr.s64 %rd37, %rd37, 1;
+	setp.ne.s64 %p41, %rd37, 0;
+	@!%p41 bra $L_43;
+$L_40:
+	cvt.u32.u64 %rt19, %rd37;
+	mov.b64 {%rt20, %rt21}, %rd0;
+	shfl.sync.down.b32 %rt20, %rt20, %rt19, 31, -1;
+	shfl.sync.down.b32 %rt21, %rt21, %rt19, 31, -1;
+	mov.b64 %rd38, {%rt20, %rt21};
+	add.s64 %rd39, %rd30, %rd37;
+	setp.lt.s64 %p40, %rd39, %rd36;
+	@!%p40 bra $L_42;
+$L_41:
+	add.s64 %rd0, %rd0, %rd38;
+$L_42:
+	shr.s64 %rd37, %rd37, 1;
+	setp.ne.s64 %p41, %rd37, 0;
+	@%p41 bra $L_31;
+$L_43:
+	setp.eq.s64 %p42, %rd30, 0;
+	@!%p42 bra $L_45;
+$L_44:
+	mov.u64 %rd43, qvar_reduce0;
+	mul.lo.s64 %rd44, %rd31, 1;
+	add.s64 %rd45, %rd44, 0;
+	mad.lo.s64 %rd46, %rd45, 8, %rd43;
+	st.shared.s64 [%rd46], %rd0;
+$L_45:
+	bar.sync 0;
+	setp.eq.s64 %p47, %rd31, 0;
+	@!%p47 bra $L_64;
+$L_46:
+	mul.lo.s64 %rd48, %rd30, %rd32;
+	mov.u32 %rt22, %ntid.x;
+	cvt.u64.u32 %rd49, %rt22;
+	setp.lt.s64 %p50, %rd48, %rd49;
+	@!%p50 bra $L_65;
+$L_47:
+	mov.u64 %rd51, qvar_reduce0;
+	mul.lo.s64 %rd52, %rd30, 1;
+	add.s64 %rd53, %rd52, 0;
+	mad.lo.s64 %rd54, %rd53, 8, %rd51;
+	ld.shared.s64 %rd0, [%rd54];
+$L_48:
+	mul.lo.s64 %rd55, %rd31, %rd32;
+	mov.u32 %rt23, %ntid.x;
+	cvt.u64.u32 %rd56, %rt23;
+	sub.s64 %rd57, %rd56, %rd55;
+	min.s64 %rd58, %rd57, %rd32;
+	shr.s64 %rd59, %rd32, 1;
+$L_49:
+	cvt.u32.u64 %rt24, %rd59;
+	mov.b64 {%rt25, %rt26}, %rd0;
+	shfl.sync.down.b32 %rt25, %rt25, %rt24, 31, -1;
+	shfl.sync.down.b32 %rt26, %rt26, %rt24, 31, -1;
+	mov.b64 %rd60, {%rt25, %rt26};
+	add.s64 %rd61, %rd30, %rd59;
+	setp.lt.s64 %p62, %rd61, %rd58;
+	@!%p62 bra $L_51;
+$L_50:
+	add.s64 %rd0, %rd0, %rd60;
+$L_51:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p63, %rd59, 0;
+	@!%p63 bra $L_61;
+$L_52:
+	cvt.u32.u64 %rt27, %rd59;
+	mov.b64 {%rt28, %rt29}, %rd0;
+	shfl.sync.down.b32 %rt28, %rt28, %rt27, 31, -1;
+	shfl.sync.down.b32 %rt29, %rt29, %rt27, 31, -1;
+	mov.b64 %rd60, {%rt28, %rt29};
+	add.s64 %rd61, %rd30, %rd59;
+	setp.lt.s64 %p62, %rd61, %rd58;
+	@!%p62 bra $L_54;
+$L_53:
+	add.s64 %rd0, %rd0, %rd60;
+$L_54:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p63, %rd59, 0;
+	@!%p63 bra $L_61;
+$L_55:
+	cvt.u32.u64 %rt30, %rd59;
+	mov.b64 {%rt31, %rt32}, %rd0;
+	shfl.sync.down.b32 %rt31, %rt31, %rt30, 31, -1;
+	shfl.sync.down.b32 %rt32, %rt32, %rt30, 31, -1;
+	mov.b64 %rd60, {%rt31, %rt32};
+	add.s64 %rd61, %rd30, %rd59;
+	setp.lt.s64 %p62, %rd61, %rd58;
+	@!%p62 bra $L_57;
+$L_56:
+	add.s64 %rd0, %rd0, %rd60;
+$L_57:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p63, %rd59, 0;
+	@!%p63 bra $L_61;
+$L_58:
+	cvt.u32.u64 %rt33, %rd59;
+	mov.b64 {%rt34, %rt35}, %rd0;
+	shfl.sync.down.b32 %rt34, %rt34, %rt33, 31, -1;
+	shfl.sync.down.b32 %rt35, %rt35, %rt33, 31, -1;
+	mov.b64 %rd60, {%rt34, %rt35};
+	add.s64 %rd61, %rd30, %rd59;
+	setp.lt.s64 %p62, %rd61, %rd58;
+	@!%p62 bra $L_60;
+$L_59:
+	add.s64 %rd0, %rd0, %rd60;
+$L_60:
+	shr.s64 %rd59, %rd59, 1;
+	setp.ne.s64 %p63, %rd59, 0;
+	@%p63 bra $L_49;
+$L_61:
+	setp.eq.s64 %p64, %rd30, 0;
+	@!%p64 bra $L_64;
+$L_62:
+	mov.u32 %rt36, %ctaid.x;
+	cvt.u64.u32 %rd65, %rt36;
+	mul.lo.s64 %rd66, %rd65, 2;
+	add.s64 %rd67, %rd66, 5;
+	mad.lo.s64 %rd69, %rd67, 8, %rd68;
+	st.global.s64 [%rd69], %rd0;
+	setp.eq.s64 %p70, %rd65, 0;
+	@!%p70 bra $L_64;
+$L_63:
+	mov.u32 %rt37, %nctaid.x;
+	cvt.u64.u32 %rd71, %rt37;
+	add.s64 %rd72, %rd68, 24;
+	st.global.s64 [%rd72], %rd71;
+$L_64:
+	ret;
+$L_65:
+	mov.b64 %rd0, 0;
+	bra.uni $L_48;
+$Lfault_0:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd10;
+	mov.b64 %rdt1, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [HelperCounts_5_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt38, [%rdt3];
+	add.u32 %rt39, %rt38, 1;
+	atom.global.cas.b32 %rt40, [qd_fault_claim], %rt38, %rt39;
+	setp.ne.u32 %pt1, %rt40, %rt38;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 4521989;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt0;
+	st.global.u64 [%rdt3+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt39;
+	exit;
+}
+
+.visible .entry HelperCounts_6(
+	.param .u64 HelperCounts_6_param_0,
+	.param .s64 HelperCounts_6_param_1,
+	.param .u64 HelperCounts_6_param_2,
+	.param .s64 HelperCounts_6_param_3,
+	.param .u64 HelperCounts_6_param_4,
+	.param .u64 HelperCounts_6_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<32>;
+	.reg .b64 %rd<48>;
+
+$L_0:
+	ld.param.u64 %rd0, [HelperCounts_6_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 24;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.b64 %rd5, 0;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 2;
+	add.s64 %rd8, %rd7, 5;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.s64 %rd10, [%rd9];
+	add.s64 %rd5, %rd5, %rd10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	mov.b64 {%rt7, %rt8}, %rd5;
+	shfl.sync.down.b32 %rt7, %rt7, %rt6, 31, -1;
+	shfl.sync.down.b32 %rt8, %rt8, %rt6, 31, -1;
+	mov.b64 %rd19, {%rt7, %rt8};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.s64 %rd5, %rd5, %rd19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt9, %rd18;
+	mov.b64 {%rt10, %rt11}, %rd5;
+	shfl.sync.down.b32 %rt10, %rt10, %rt9, 31, -1;
+	shfl.sync.down.b32 %rt11, %rt11, %rt9, 31, -1;
+	mov.b64 %rd19, {%rt10, %rt11};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.s64 %rd5, %rd5, %rd19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt12, %rd18;
+	mov.b64 {%rt13, %rt14}, %rd5;
+	shfl.sync.down.b32 %rt13, %rt13, %rt12, 31, -1;
+	shfl.sync.down.b32 %rt14, %rt14, %rt12, 31, -1;
+	mov.b64 %rd19, {%rt13, %rt14};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.s64 %rd5, %rd5, %rd19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt15, %rd18;
+	mov.b64 {%rt16, %rt17}, %rd5;
+	shfl.sync.down.b32 %rt16, %rt16, %rt15, 31, -1;
+	shfl.sync.down.b32 %rt17, %rt17, %rt15, 31, -1;
+	mov.b64 %rd19, {%rt16, %rt17};
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.s64 %rd5, %rd5, %rd19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.s64 [%rd27], %rd5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt18, %ntid.x;
+	cvt.u64.u32 %rd30, %rt18;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.s64 %rd5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt19, %ntid.x;
+	cvt.u64.u32 %rd37, %rt19;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt20, %rd40;
+	mov.b64 {%rt21, %rt22}, %rd5;
+	shfl.sync.down.b32 %rt21, %rt21, %rt20, 31, -1;
+	shfl.sync.down.b32 %rt22, %rt22, %rt20, 31, -1;
+	mov.b64 %rd41, {%rt21, %rt22};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.s64 %rd5, %rd5, %rd41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt23, %rd40;
+	mov.b64 {%rt24, %rt25}, %rd5;
+	shfl.sync.down.b32 %rt24, %rt24, %rt23, 31, -1;
+	shfl.sync.down.b32 %rt25, %rt25, %rt23, 31, -1;
+	mov.b64 %rd41, {%rt24, %rt25};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.s64 %rd5, %rd5, %rd41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt26, %rd40;
+	mov.b64 {%rt27, %rt28}, %rd5;
+	shfl.sync.down.b32 %rt27, %rt27, %rt26, 31, -1;
+	shfl.sync.down.b32 %rt28, %rt28, %rt26, 31, -1;
+	mov.b64 %rd41, {%rt27, %rt28};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.s64 %rd5, %rd5, %rd41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt29, %rd40;
+	mov.b64 {%rt30, %rt31}, %rd5;
+	shfl.sync.down.b32 %rt30, %rt30, %rt29, 31, -1;
+	shfl.sync.down.b32 %rt31, %rt31, %rt29, 31, -1;
+	mov.b64 %rd41, {%rt30, %rt31};
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.s64 %rd5, %rd5, %rd41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.s64 %rd46, %rd5, 0;
+	add.s64 %rd47, %rd0, 16;
+	st.global.s64 [%rd47], %rd46;
+$L_43:
+	ret;
+$L_44:
+	mov.b64 %rd5, 0;
+	bra.uni $L_28;
+}
+
+.visible .entry HelperCounts_7(
+	.param .u64 HelperCounts_7_param_0,
+	.param .s64 HelperCounts_7_param_1,
+	.param .u64 HelperCounts_7_param_2,
+	.param .s64 HelperCounts_7_param_3,
+	.param .u64 HelperCounts_7_param_4,
+	.param .u64 HelperCounts_7_param_5
+)
+{
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<9>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.u64 %rd4, [HelperCounts_7_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [HelperCounts_7_param_3];
+	mov.b64 %rdt0, 1;
+	setp.gt.u64 %pt0, %rdt0, %rd5;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd1, %rd4, 8;
+	sub.s64 %rd2, %rd5, 1;
+	ld.param.u64 %rd6, [HelperCounts_7_param_4];
+	cvta.to.global.u64 %rd6, %rd6;
+	add.s64 %rd7, %rd6, 16;
+	ld.global.s64 %rd8, [%rd7];
+$L_1:
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd2;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd0, %rd1, 0;
+	st.global.s64 [%rd0], %rd8;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt1, 1;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [HelperCounts_7_param_5];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt4];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt2, %rt3, %rt1;
+	@%pt2 exit;
+	st.global.u32 [%rdt4+8], 4521991;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt2;
+	exit;
+}
+
 .visible .entry Advance_0(
 	.param .u64 Advance_0_param_0,
 	.param .s64 Advance_0_param_1,
@@ -23561,7 +29439,7 @@ $Lfault:
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
 	setp.ne.u32 %pt2, %rt10, %rt8;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 4325376;
+	st.global.u32 [%rdt3+8], 4653056;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -23932,7 +29810,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 4390912;
+	st.global.u32 [%rdt3+8], 4718592;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24763,7 +30641,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 4456448;
+	st.global.u32 [%rdt3+8], 4784128;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24984,7 +30862,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 4521984;
+	st.global.u32 [%rdt3+8], 4849664;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26125,7 +32003,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 4784128;
+	st.global.u32 [%rdt4+8], 5111808;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -26414,7 +32292,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 4849664;
+	st.global.u32 [%rdt3+8], 5177344;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27332,7 +33210,7 @@ $Lfault:
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
 	setp.ne.u32 %pt3, %rt10, %rt8;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 5046272;
+	st.global.u32 [%rdt3+8], 5373952;
 	st.global.u32 [%rdt3+12], %rt7;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -41019,6 +46897,4109 @@ b1: # rangeindex.done
 	checkindex 0, r2, site 2
 	r0 = elemaddr r1, 0, 4
 	store.i32 r0, r5
+	return
+
+kernel BodyStats(bs []56, out []f64)
+reductions 3
+site 0 index reducetypes.go:27:5
+site 1 index reducetypes.go:27:13
+site 2 index reducetypes.go:27:21
+
+task BodyStats_0 parallel count=(max.i64 (len bs) 1)
+var reduce12 shared 768 align 8
+b0: # entry
+	r7 = base bs
+	r8 = len bs
+	r6 = move.i64 r8
+	r431 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f64 -0.0
+	r1 = move.i64 0
+	r2 = move.f64 -Inf
+	r3 = threadindex
+	r4 = threadcount
+	r5 = add.i64 r3, -1
+	jump b2
+b2: # unrolled head
+	r9 = add.i64 r5, 1
+	r10 = lt.i64 r9, r6
+	branch r10, b3, b59
+b3: # unrolled test
+	r11 = convert.u64.i64 r6
+	r12 = convert.u64.i64 r9
+	r13 = sub.u64 r11, r12
+	r14 = convert.u64.i64 r4
+	r15 = mul.u64 r14, 3
+	r16 = gt.u64 r13, r15
+	branch r16, b4, b48
+b4: # unrolled 0
+	r17 = move.i64 r5
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r18 = add.i64 r17, 1
+	r19 = lt.i64 r18, r6
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r20 = elemaddr r7, r18, 56
+	r36 = elemaddr r20, 12, 1
+	r24 = load.f32 r36
+	r37 = elemaddr r20, 16, 1
+	r25 = load.f32 r37
+	r38 = elemaddr r20, 20, 1
+	r26 = load.f32 r38
+	r39 = elemaddr r20, 24, 1
+	r27 = load.f64 r39
+	jump b7
+b7: # Energy.entry
+	r529 = move.f32 0.0
+	r530 = move.f32 0.0
+	r531 = move.f32 0.0
+	r532 = move.f64 0.0
+	r529 = move.f32 r24
+	r530 = move.f32 r25
+	r531 = move.f32 r26
+	r532 = move.f64 r27
+	r73 = move.f64 r532
+	r74 = mul.f64 r73, 0.5
+	r76 = move.f32 r529
+	r77 = move.f32 r530
+	r78 = move.f32 r531
+	r82 = move.f32 r529
+	r83 = move.f32 r530
+	r84 = move.f32 r531
+	jump b8
+b8: # Dot.entry
+	r539 = move.f32 0.0
+	r540 = move.f32 0.0
+	r541 = move.f32 0.0
+	r539 = move.f32 r76
+	r540 = move.f32 r77
+	r541 = move.f32 r78
+	r542 = move.f32 0.0
+	r543 = move.f32 0.0
+	r544 = move.f32 0.0
+	r542 = move.f32 r82
+	r543 = move.f32 r83
+	r544 = move.f32 r84
+	r99 = move.f32 r539
+	r101 = move.f32 r542
+	r102 = mul.f32 r99, r101
+	r104 = move.f32 r540
+	r106 = move.f32 r543
+	r107 = mul.f32 r104, r106
+	r108 = add.f32 r102, r107
+	r110 = move.f32 r541
+	r112 = move.f32 r544
+	r113 = mul.f32 r110, r112
+	r114 = add.f32 r108, r113
+	r87 = move.f32 r114
+	jump b9
+b9: # Dot.return
+	r115 = convert.f64.f32 r87
+	r116 = mul.f64 r74, r115
+	r46 = move.f64 r116
+	jump b10
+b10: # Energy.return
+	r117 = add.f64 r0, r46
+	r118 = elemaddr r20, 32, 1
+	r119 = load.bool r118
+	branch r119, b11, b47
+b11: # if.then (unrolled 0)
+	r121 = add.i64 r1, 1
+	r120 = move.i64 r121
+	jump b12
+b12: # if.done (unrolled 0)
+	r122 = elemaddr r20, 24, 1
+	r123 = load.f64 r122
+	r124 = max.f64 r2, r123
+	r0 = move.f64 r117
+	r1 = move.i64 r120
+	r2 = move.f64 r124
+	jump b13
+b13: # unrolled step 0
+	r5 = add.i64 r5, r4
+	jump b14
+b14: # unrolled 1
+	r17 = move.i64 r5
+	jump b15
+b15: # rangeindex.loop (unrolled 1)
+	r18 = add.i64 r17, 1
+	r19 = lt.i64 r18, r6
+	jump b16
+b16: # rangeindex.body (unrolled 1)
+	r20 = elemaddr r7, r18, 56
+	r127 = elemaddr r20, 12, 1
+	r24 = load.f32 r127
+	r128 = elemaddr r20, 16, 1
+	r25 = load.f32 r128
+	r129 = elemaddr r20, 20, 1
+	r26 = load.f32 r129
+	r130 = elemaddr r20, 24, 1
+	r27 = load.f64 r130
+	jump b17
+b17: # Energy.entry
+	r548 = move.f32 0.0
+	r549 = move.f32 0.0
+	r550 = move.f32 0.0
+	r551 = move.f64 0.0
+	r548 = move.f32 r24
+	r549 = move.f32 r25
+	r550 = move.f32 r26
+	r551 = move.f64 r27
+	r163 = move.f64 r551
+	r164 = mul.f64 r163, 0.5
+	r166 = move.f32 r548
+	r167 = move.f32 r549
+	r168 = move.f32 r550
+	r172 = move.f32 r548
+	r173 = move.f32 r549
+	r174 = move.f32 r550
+	jump b18
+b18: # Dot.entry
+	r558 = move.f32 0.0
+	r559 = move.f32 0.0
+	r560 = move.f32 0.0
+	r558 = move.f32 r166
+	r559 = move.f32 r167
+	r560 = move.f32 r168
+	r561 = move.f32 0.0
+	r562 = move.f32 0.0
+	r563 = move.f32 0.0
+	r561 = move.f32 r172
+	r562 = move.f32 r173
+	r563 = move.f32 r174
+	r189 = move.f32 r558
+	r191 = move.f32 r561
+	r192 = mul.f32 r189, r191
+	r194 = move.f32 r559
+	r196 = move.f32 r562
+	r197 = mul.f32 r194, r196
+	r198 = add.f32 r192, r197
+	r200 = move.f32 r560
+	r202 = move.f32 r563
+	r203 = mul.f32 r200, r202
+	r204 = add.f32 r198, r203
+	r177 = move.f32 r204
+	jump b19
+b19: # Dot.return
+	r205 = convert.f64.f32 r177
+	r206 = mul.f64 r164, r205
+	r46 = move.f64 r206
+	jump b20
+b20: # Energy.return
+	r117 = add.f64 r0, r46
+	r118 = elemaddr r20, 32, 1
+	r119 = load.bool r118
+	branch r119, b21, b46
+b21: # if.then (unrolled 1)
+	r121 = add.i64 r1, 1
+	r120 = move.i64 r121
+	jump b22
+b22: # if.done (unrolled 1)
+	r122 = elemaddr r20, 24, 1
+	r123 = load.f64 r122
+	r124 = max.f64 r2, r123
+	r0 = move.f64 r117
+	r1 = move.i64 r120
+	r2 = move.f64 r124
+	jump b23
+b23: # unrolled step 1
+	r5 = add.i64 r5, r4
+	jump b24
+b24: # unrolled 2
+	r17 = move.i64 r5
+	jump b25
+b25: # rangeindex.loop (unrolled 2)
+	r18 = add.i64 r17, 1
+	r19 = lt.i64 r18, r6
+	jump b26
+b26: # rangeindex.body (unrolled 2)
+	r20 = elemaddr r7, r18, 56
+	r209 = elemaddr r20, 12, 1
+	r24 = load.f32 r209
+	r210 = elemaddr r20, 16, 1
+	r25 = load.f32 r210
+	r211 = elemaddr r20, 20, 1
+	r26 = load.f32 r211
+	r212 = elemaddr r20, 24, 1
+	r27 = load.f64 r212
+	jump b27
+b27: # Energy.entry
+	r567 = move.f32 0.0
+	r568 = move.f32 0.0
+	r569 = move.f32 0.0
+	r570 = move.f64 0.0
+	r567 = move.f32 r24
+	r568 = move.f32 r25
+	r569 = move.f32 r26
+	r570 = move.f64 r27
+	r245 = move.f64 r570
+	r246 = mul.f64 r245, 0.5
+	r248 = move.f32 r567
+	r249 = move.f32 r568
+	r250 = move.f32 r569
+	r254 = move.f32 r567
+	r255 = move.f32 r568
+	r256 = move.f32 r569
+	jump b28
+b28: # Dot.entry
+	r577 = move.f32 0.0
+	r578 = move.f32 0.0
+	r579 = move.f32 0.0
+	r577 = move.f32 r248
+	r578 = move.f32 r249
+	r579 = move.f32 r250
+	r580 = move.f32 0.0
+	r581 = move.f32 0.0
+	r582 = move.f32 0.0
+	r580 = move.f32 r254
+	r581 = move.f32 r255
+	r582 = move.f32 r256
+	r271 = move.f32 r577
+	r273 = move.f32 r580
+	r274 = mul.f32 r271, r273
+	r276 = move.f32 r578
+	r278 = move.f32 r581
+	r279 = mul.f32 r276, r278
+	r280 = add.f32 r274, r279
+	r282 = move.f32 r579
+	r284 = move.f32 r582
+	r285 = mul.f32 r282, r284
+	r286 = add.f32 r280, r285
+	r259 = move.f32 r286
+	jump b29
+b29: # Dot.return
+	r287 = convert.f64.f32 r259
+	r288 = mul.f64 r246, r287
+	r46 = move.f64 r288
+	jump b30
+b30: # Energy.return
+	r117 = add.f64 r0, r46
+	r118 = elemaddr r20, 32, 1
+	r119 = load.bool r118
+	branch r119, b31, b45
+b31: # if.then (unrolled 2)
+	r121 = add.i64 r1, 1
+	r120 = move.i64 r121
+	jump b32
+b32: # if.done (unrolled 2)
+	r122 = elemaddr r20, 24, 1
+	r123 = load.f64 r122
+	r124 = max.f64 r2, r123
+	r0 = move.f64 r117
+	r1 = move.i64 r120
+	r2 = move.f64 r124
+	jump b33
+b33: # unrolled step 2
+	r5 = add.i64 r5, r4
+	jump b34
+b34: # unrolled 3
+	r17 = move.i64 r5
+	jump b35
+b35: # rangeindex.loop (unrolled 3)
+	r18 = add.i64 r17, 1
+	r19 = lt.i64 r18, r6
+	jump b36
+b36: # rangeindex.body (unrolled 3)
+	r20 = elemaddr r7, r18, 56
+	r291 = elemaddr r20, 12, 1
+	r24 = load.f32 r291
+	r292 = elemaddr r20, 16, 1
+	r25 = load.f32 r292
+	r293 = elemaddr r20, 20, 1
+	r26 = load.f32 r293
+	r294 = elemaddr r20, 24, 1
+	r27 = load.f64 r294
+	jump b37
+b37: # Energy.entry
+	r586 = move.f32 0.0
+	r587 = move.f32 0.0
+	r588 = move.f32 0.0
+	r589 = move.f64 0.0
+	r586 = move.f32 r24
+	r587 = move.f32 r25
+	r588 = move.f32 r26
+	r589 = move.f64 r27
+	r327 = move.f64 r589
+	r328 = mul.f64 r327, 0.5
+	r330 = move.f32 r586
+	r331 = move.f32 r587
+	r332 = move.f32 r588
+	r336 = move.f32 r586
+	r337 = move.f32 r587
+	r338 = move.f32 r588
+	jump b38
+b38: # Dot.entry
+	r596 = move.f32 0.0
+	r597 = move.f32 0.0
+	r598 = move.f32 0.0
+	r596 = move.f32 r330
+	r597 = move.f32 r331
+	r598 = move.f32 r332
+	r599 = move.f32 0.0
+	r600 = move.f32 0.0
+	r601 = move.f32 0.0
+	r599 = move.f32 r336
+	r600 = move.f32 r337
+	r601 = move.f32 r338
+	r353 = move.f32 r596
+	r355 = move.f32 r599
+	r356 = mul.f32 r353, r355
+	r358 = move.f32 r597
+	r360 = move.f32 r600
+	r361 = mul.f32 r358, r360
+	r362 = add.f32 r356, r361
+	r364 = move.f32 r598
+	r366 = move.f32 r601
+	r367 = mul.f32 r364, r366
+	r368 = add.f32 r362, r367
+	r341 = move.f32 r368
+	jump b39
+b39: # Dot.return
+	r369 = convert.f64.f32 r341
+	r370 = mul.f64 r328, r369
+	r46 = move.f64 r370
+	jump b40
+b40: # Energy.return
+	r117 = add.f64 r0, r46
+	r118 = elemaddr r20, 32, 1
+	r119 = load.bool r118
+	branch r119, b41, b44
+b41: # if.then (unrolled 3)
+	r121 = add.i64 r1, 1
+	r120 = move.i64 r121
+	jump b42
+b42: # if.done (unrolled 3)
+	r122 = elemaddr r20, 24, 1
+	r123 = load.f64 r122
+	r124 = max.f64 r2, r123
+	r0 = move.f64 r117
+	r1 = move.i64 r120
+	r2 = move.f64 r124
+	jump b43
+b43: # unrolled step 3
+	r5 = add.i64 r5, r4
+	jump b2
+b44: # edge 2→5
+	r120 = move.i64 r1
+	jump b42
+b45: # edge 2→5
+	r120 = move.i64 r1
+	jump b32
+b46: # edge 2→5
+	r120 = move.i64 r1
+	jump b22
+b47: # edge 2→5
+	r120 = move.i64 r1
+	jump b12
+b48: # index
+	r17 = move.i64 r5
+	jump b49
+b49: # rangeindex.loop
+	r18 = add.i64 r17, 1
+	r19 = lt.i64 r18, r6
+	branch r19, b50, b59
+b50: # rangeindex.body
+	r20 = elemaddr r7, r18, 56
+	r446 = elemaddr r20, 12, 1
+	r24 = load.f32 r446
+	r447 = elemaddr r20, 16, 1
+	r25 = load.f32 r447
+	r448 = elemaddr r20, 20, 1
+	r26 = load.f32 r448
+	r449 = elemaddr r20, 24, 1
+	r27 = load.f64 r449
+	jump b51
+b51: # Energy.entry
+	r605 = move.f32 0.0
+	r606 = move.f32 0.0
+	r607 = move.f32 0.0
+	r608 = move.f64 0.0
+	r605 = move.f32 r24
+	r606 = move.f32 r25
+	r607 = move.f32 r26
+	r608 = move.f64 r27
+	r482 = move.f64 r608
+	r483 = mul.f64 r482, 0.5
+	r485 = move.f32 r605
+	r486 = move.f32 r606
+	r487 = move.f32 r607
+	r491 = move.f32 r605
+	r492 = move.f32 r606
+	r493 = move.f32 r607
+	jump b52
+b52: # Dot.entry
+	r615 = move.f32 0.0
+	r616 = move.f32 0.0
+	r617 = move.f32 0.0
+	r615 = move.f32 r485
+	r616 = move.f32 r486
+	r617 = move.f32 r487
+	r618 = move.f32 0.0
+	r619 = move.f32 0.0
+	r620 = move.f32 0.0
+	r618 = move.f32 r491
+	r619 = move.f32 r492
+	r620 = move.f32 r493
+	r508 = move.f32 r615
+	r510 = move.f32 r618
+	r511 = mul.f32 r508, r510
+	r513 = move.f32 r616
+	r515 = move.f32 r619
+	r516 = mul.f32 r513, r515
+	r517 = add.f32 r511, r516
+	r519 = move.f32 r617
+	r521 = move.f32 r620
+	r522 = mul.f32 r519, r521
+	r523 = add.f32 r517, r522
+	r496 = move.f32 r523
+	jump b53
+b53: # Dot.return
+	r524 = convert.f64.f32 r496
+	r525 = mul.f64 r483, r524
+	r46 = move.f64 r525
+	jump b54
+b54: # Energy.return
+	r117 = add.f64 r0, r46
+	r118 = elemaddr r20, 32, 1
+	r119 = load.bool r118
+	branch r119, b55, b95
+b55: # if.then
+	r121 = add.i64 r1, 1
+	r120 = move.i64 r121
+	jump b56
+b56: # if.done
+	r122 = elemaddr r20, 24, 1
+	r123 = load.f64 r122
+	r124 = max.f64 r2, r123
+	r0 = move.f64 r117
+	r1 = move.i64 r120
+	r2 = move.f64 r124
+	jump b57
+b57: # latch
+	r5 = add.i64 r5, r4
+	jump b58
+b58: # head
+	r371 = add.i64 r5, 1
+	r372 = lt.i64 r371, r6
+	branch r372, b48, b59
+b59: # exit
+	r373 = lane
+	r374 = warpindex
+	r375 = warpsize
+	r376 = mul.i64 r374, r375
+	r377 = blocksize
+	r378 = sub.i64 r377, r376
+	r379 = min.i64 r378, r375
+	r380 = shr.i64.i64 r375, 1
+	jump b60
+b60: # reduction shuffle
+	r381 = shuffledown.f64 r0, r380
+	r382 = shuffledown.i64 r1, r380
+	r383 = shuffledown.f64 r2, r380
+	r384 = add.i64 r373, r380
+	r385 = lt.i64 r384, r379
+	branch r385, b61, b62
+b61: # reduction combine
+	r0 = add.f64 r0, r381
+	r1 = add.i64 r1, r382
+	r2 = max.f64 r2, r383
+	jump b62
+b62: # reduction next
+	r380 = shr.i64.i64 r380, 1
+	r386 = ne.i64 r380, 0
+	branch r386, b63, b72
+b63: # reduction shuffle (unrolled 1)
+	r381 = shuffledown.f64 r0, r380
+	r382 = shuffledown.i64 r1, r380
+	r383 = shuffledown.f64 r2, r380
+	r384 = add.i64 r373, r380
+	r385 = lt.i64 r384, r379
+	branch r385, b64, b65
+b64: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r381
+	r1 = add.i64 r1, r382
+	r2 = max.f64 r2, r383
+	jump b65
+b65: # reduction next (unrolled 1)
+	r380 = shr.i64.i64 r380, 1
+	r386 = ne.i64 r380, 0
+	branch r386, b66, b72
+b66: # reduction shuffle (unrolled 2)
+	r381 = shuffledown.f64 r0, r380
+	r382 = shuffledown.i64 r1, r380
+	r383 = shuffledown.f64 r2, r380
+	r384 = add.i64 r373, r380
+	r385 = lt.i64 r384, r379
+	branch r385, b67, b68
+b67: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r381
+	r1 = add.i64 r1, r382
+	r2 = max.f64 r2, r383
+	jump b68
+b68: # reduction next (unrolled 2)
+	r380 = shr.i64.i64 r380, 1
+	r386 = ne.i64 r380, 0
+	branch r386, b69, b72
+b69: # reduction shuffle (unrolled 3)
+	r381 = shuffledown.f64 r0, r380
+	r382 = shuffledown.i64 r1, r380
+	r383 = shuffledown.f64 r2, r380
+	r384 = add.i64 r373, r380
+	r385 = lt.i64 r384, r379
+	branch r385, b70, b71
+b70: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r381
+	r1 = add.i64 r1, r382
+	r2 = max.f64 r2, r383
+	jump b71
+b71: # reduction next (unrolled 3)
+	r380 = shr.i64.i64 r380, 1
+	r386 = ne.i64 r380, 0
+	branch r386, b60, b72
+b72: # reduction shuffled
+	r387 = eq.i64 r373, 0
+	branch r387, b73, b74
+b73: # reduction warp result
+	r388 = addr reduce12
+	r389 = mul.i64 r374, 3
+	r390 = add.i64 r389, 0
+	r391 = elemaddr r388, r390, 8
+	store.shared.f64 r391, r0
+	r392 = addr reduce12
+	r393 = mul.i64 r374, 3
+	r394 = add.i64 r393, 1
+	r395 = elemaddr r392, r394, 8
+	store.shared.i64 r395, r1
+	r396 = addr reduce12
+	r397 = mul.i64 r374, 3
+	r398 = add.i64 r397, 2
+	r399 = elemaddr r396, r398, 8
+	store.shared.f64 r399, r2
+	jump b74
+b74: # reduction barrier
+	barrier
+	r400 = eq.i64 r374, 0
+	branch r400, b75, b93
+b75: # reduction first warp
+	r401 = mul.i64 r373, r375
+	r402 = blocksize
+	r403 = lt.i64 r401, r402
+	branch r403, b76, b94
+b76: # reduction take
+	r404 = addr reduce12
+	r405 = mul.i64 r373, 3
+	r406 = add.i64 r405, 0
+	r407 = elemaddr r404, r406, 8
+	r0 = load.shared.f64 r407
+	r408 = addr reduce12
+	r409 = mul.i64 r373, 3
+	r410 = add.i64 r409, 1
+	r411 = elemaddr r408, r410, 8
+	r1 = load.shared.i64 r411
+	r412 = addr reduce12
+	r413 = mul.i64 r373, 3
+	r414 = add.i64 r413, 2
+	r415 = elemaddr r412, r414, 8
+	r2 = load.shared.f64 r415
+	jump b77
+b77: # reduction warps
+	r416 = mul.i64 r374, r375
+	r417 = blocksize
+	r418 = sub.i64 r417, r416
+	r419 = min.i64 r418, r375
+	r420 = shr.i64.i64 r375, 1
+	jump b78
+b78: # reduction shuffle
+	r421 = shuffledown.f64 r0, r420
+	r422 = shuffledown.i64 r1, r420
+	r423 = shuffledown.f64 r2, r420
+	r424 = add.i64 r373, r420
+	r425 = lt.i64 r424, r419
+	branch r425, b79, b80
+b79: # reduction combine
+	r0 = add.f64 r0, r421
+	r1 = add.i64 r1, r422
+	r2 = max.f64 r2, r423
+	jump b80
+b80: # reduction next
+	r420 = shr.i64.i64 r420, 1
+	r426 = ne.i64 r420, 0
+	branch r426, b81, b90
+b81: # reduction shuffle (unrolled 1)
+	r421 = shuffledown.f64 r0, r420
+	r422 = shuffledown.i64 r1, r420
+	r423 = shuffledown.f64 r2, r420
+	r424 = add.i64 r373, r420
+	r425 = lt.i64 r424, r419
+	branch r425, b82, b83
+b82: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r421
+	r1 = add.i64 r1, r422
+	r2 = max.f64 r2, r423
+	jump b83
+b83: # reduction next (unrolled 1)
+	r420 = shr.i64.i64 r420, 1
+	r426 = ne.i64 r420, 0
+	branch r426, b84, b90
+b84: # reduction shuffle (unrolled 2)
+	r421 = shuffledown.f64 r0, r420
+	r422 = shuffledown.i64 r1, r420
+	r423 = shuffledown.f64 r2, r420
+	r424 = add.i64 r373, r420
+	r425 = lt.i64 r424, r419
+	branch r425, b85, b86
+b85: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r421
+	r1 = add.i64 r1, r422
+	r2 = max.f64 r2, r423
+	jump b86
+b86: # reduction next (unrolled 2)
+	r420 = shr.i64.i64 r420, 1
+	r426 = ne.i64 r420, 0
+	branch r426, b87, b90
+b87: # reduction shuffle (unrolled 3)
+	r421 = shuffledown.f64 r0, r420
+	r422 = shuffledown.i64 r1, r420
+	r423 = shuffledown.f64 r2, r420
+	r424 = add.i64 r373, r420
+	r425 = lt.i64 r424, r419
+	branch r425, b88, b89
+b88: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r421
+	r1 = add.i64 r1, r422
+	r2 = max.f64 r2, r423
+	jump b89
+b89: # reduction next (unrolled 3)
+	r420 = shr.i64.i64 r420, 1
+	r426 = ne.i64 r420, 0
+	branch r426, b78, b90
+b90: # reduction shuffled
+	r427 = eq.i64 r373, 0
+	branch r427, b91, b93
+b91: # reduction block result
+	r428 = blockindex
+	r429 = mul.i64 r428, 3
+	r430 = add.i64 r429, 6
+	r432 = elemaddr r431, r430, 8
+	store.f64 r432, r0
+	r433 = mul.i64 r428, 3
+	r434 = add.i64 r433, 7
+	r435 = elemaddr r431, r434, 8
+	store.i64 r435, r1
+	r436 = mul.i64 r428, 3
+	r437 = add.i64 r436, 8
+	r438 = elemaddr r431, r437, 8
+	store.f64 r438, r2
+	r439 = eq.i64 r428, 0
+	branch r439, b92, b93
+b92: # reduction count
+	r440 = blockcount
+	r441 = elemaddr r431, 1, 8
+	store.i64 r441, r440
+	r442 = elemaddr r431, 3, 8
+	store.i64 r442, r440
+	r443 = elemaddr r431, 5, 8
+	store.i64 r443, r440
+	jump b93
+b93: # reduction done
+	return
+b94: # reduction none
+	r0 = move.f64 -0.0
+	r1 = move.i64 0
+	r2 = move.f64 -Inf
+	jump b77
+b95: # edge 2→5
+	r120 = move.i64 r1
+	jump b56
+
+task BodyStats_1 parallel count=1
+var reduce0 shared 768 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 -0.0
+	r6 = move.i64 0
+	r7 = move.f64 -Inf
+	jump b2
+b2: # combine head
+	r8 = lt.i64 r3, r2
+	branch r8, b3, b10
+b3: # combine
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.f64 r11
+	r5 = add.f64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.f64 r19
+	r7 = max.f64 r7, r20
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r8 = lt.i64 r3, r2
+	branch r8, b5, b10
+b5: # combine (unrolled 1)
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.f64 r11
+	r5 = add.f64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.f64 r19
+	r7 = max.f64 r7, r20
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r8 = lt.i64 r3, r2
+	branch r8, b7, b10
+b7: # combine (unrolled 2)
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.f64 r11
+	r5 = add.f64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.f64 r19
+	r7 = max.f64 r7, r20
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r8 = lt.i64 r3, r2
+	branch r8, b9, b10
+b9: # combine (unrolled 3)
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.f64 r11
+	r5 = add.f64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.f64 r19
+	r7 = max.f64 r7, r20
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r21 = lane
+	r22 = warpindex
+	r23 = warpsize
+	r24 = mul.i64 r22, r23
+	r25 = blocksize
+	r26 = sub.i64 r25, r24
+	r27 = min.i64 r26, r23
+	r28 = shr.i64.i64 r23, 1
+	jump b11
+b11: # reduction shuffle
+	r29 = shuffledown.f64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.f64 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b12, b13
+b12: # reduction combine
+	r5 = add.f64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = max.f64 r7, r31
+	jump b13
+b13: # reduction next
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r29 = shuffledown.f64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.f64 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = max.f64 r7, r31
+	jump b16
+b16: # reduction next (unrolled 1)
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r29 = shuffledown.f64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.f64 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = max.f64 r7, r31
+	jump b19
+b19: # reduction next (unrolled 2)
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r29 = shuffledown.f64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.f64 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = max.f64 r7, r31
+	jump b22
+b22: # reduction next (unrolled 3)
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b11, b23
+b23: # reduction shuffled
+	r35 = eq.i64 r21, 0
+	branch r35, b24, b25
+b24: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r22, 3
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.f64 r39, r5
+	r40 = addr reduce0
+	r41 = mul.i64 r22, 3
+	r42 = add.i64 r41, 1
+	r43 = elemaddr r40, r42, 8
+	store.shared.i64 r43, r6
+	r44 = addr reduce0
+	r45 = mul.i64 r22, 3
+	r46 = add.i64 r45, 2
+	r47 = elemaddr r44, r46, 8
+	store.shared.f64 r47, r7
+	jump b25
+b25: # reduction barrier
+	barrier
+	r48 = eq.i64 r22, 0
+	branch r48, b26, b43
+b26: # reduction first warp
+	r49 = mul.i64 r21, r23
+	r50 = blocksize
+	r51 = lt.i64 r49, r50
+	branch r51, b27, b44
+b27: # reduction take
+	r52 = addr reduce0
+	r53 = mul.i64 r21, 3
+	r54 = add.i64 r53, 0
+	r55 = elemaddr r52, r54, 8
+	r5 = load.shared.f64 r55
+	r56 = addr reduce0
+	r57 = mul.i64 r21, 3
+	r58 = add.i64 r57, 1
+	r59 = elemaddr r56, r58, 8
+	r6 = load.shared.i64 r59
+	r60 = addr reduce0
+	r61 = mul.i64 r21, 3
+	r62 = add.i64 r61, 2
+	r63 = elemaddr r60, r62, 8
+	r7 = load.shared.f64 r63
+	jump b28
+b28: # reduction warps
+	r64 = mul.i64 r22, r23
+	r65 = blocksize
+	r66 = sub.i64 r65, r64
+	r67 = min.i64 r66, r23
+	r68 = shr.i64.i64 r23, 1
+	jump b29
+b29: # reduction shuffle
+	r69 = shuffledown.f64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.f64 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b30, b31
+b30: # reduction combine
+	r5 = add.f64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = max.f64 r7, r71
+	jump b31
+b31: # reduction next
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r69 = shuffledown.f64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.f64 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = max.f64 r7, r71
+	jump b34
+b34: # reduction next (unrolled 1)
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r69 = shuffledown.f64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.f64 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = max.f64 r7, r71
+	jump b37
+b37: # reduction next (unrolled 2)
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r69 = shuffledown.f64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.f64 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = max.f64 r7, r71
+	jump b40
+b40: # reduction next (unrolled 3)
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b29, b41
+b41: # reduction shuffled
+	r75 = eq.i64 r21, 0
+	branch r75, b42, b43
+b42: # reduction block result
+	r76 = add.f64 r5, 0.0
+	r77 = elemaddr r0, 0, 8
+	store.f64 r77, r76
+	r78 = add.i64 r6, 0
+	r79 = elemaddr r0, 2, 8
+	store.i64 r79, r78
+	r80 = max.f64 r7, -1.7976931348623157e+308
+	r81 = elemaddr r0, 4, 8
+	store.f64 r81, r80
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 -0.0
+	r6 = move.i64 0
+	r7 = move.f64 -Inf
+	jump b28
+
+task BodyStats_2 serial
+b0: # entry
+	r1 = scratch
+	r2 = elemaddr r1, 2, 8
+	r3 = load.i64 r2
+	r5 = base out
+	r6 = len out
+	r7 = elemaddr r1, 0, 8
+	r8 = load.f64 r7
+	r11 = elemaddr r1, 4, 8
+	r12 = load.f64 r11
+	jump b1
+b1: # rangeindex.done
+	r0 = convert.f64.i64 r3
+	checkindex 0, r6, site 0
+	r4 = elemaddr r5, 0, 8
+	store.f64 r4, r8
+	checkindex 1, r6, site 1
+	r9 = elemaddr r5, 1, 8
+	store.f64 r9, r0
+	checkindex 2, r6, site 2
+	r10 = elemaddr r5, 2, 8
+	store.f64 r10, r12
+	return
+
+kernel QuadSums(qs []16, out []i64)
+reductions 2
+site 0 index reducetypes.go:46:5
+site 1 index reducetypes.go:46:13
+
+task QuadSums_0 parallel count=(max.i64 (mul.i64 (min.i64 (max.i64 (len qs) 0) 2097152) (min.i64 (max.i64 4 0) 2097152)) 1)
+var reduce0 shared 512 align 8
+var weights local 32 align 8
+b0: # entry
+	r3 = base qs
+	r4 = len qs
+	r2 = move.i64 r4
+	r77 = scratch
+	r94 = addr weights
+	store.local.i64 r94, 0
+	r95 = elemaddr r94, 8, 1
+	store.local.i64 r95, 0
+	r96 = elemaddr r94, 16, 1
+	store.local.i64 r96, 0
+	r97 = elemaddr r94, 24, 1
+	store.local.i64 r97, 0
+	r125 = move.i64 0
+	r126 = move.i64 0
+	r127 = move.i64 0
+	r128 = move.i64 0
+	r125 = move.i64 1
+	r126 = move.i64 -2
+	r127 = move.i64 3
+	r128 = move.i64 -4
+	r106 = move.i64 r125
+	store.local.i64 r94, r106
+	r108 = elemaddr r94, 8, 1
+	r109 = move.i64 r126
+	store.local.i64 r108, r109
+	r111 = elemaddr r94, 16, 1
+	r112 = move.i64 r127
+	store.local.i64 r111, r112
+	r114 = elemaddr r94, 24, 1
+	r115 = move.i64 r128
+	store.local.i64 r114, r115
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = move.i32 -2147483648
+	r5 = add.i64 -1, 1
+	r6 = lt.i64 r5, r2
+	branch r6, b2, b14
+b2: # setup
+	r7 = convert.u64.i64 r2
+	r8 = convert.u64.i64 r5
+	r9 = sub.u64 r7, r8
+	r10 = lt.i64 0, 4
+	branch r10, b3, b14
+b3: # setup
+	r11 = sub.u64 4, 0
+	r12 = threadindex
+	r13 = convert.u64.i64 r12
+	r14 = threadcount
+	r15 = convert.u64.i64 r14
+	r17 = div.u64 r13, r11
+	r18 = mul.u64 r17, r11
+	r16 = sub.u64 r13, r18
+	r19 = div.u64 r15, r11
+	r20 = mul.u64 r19, r11
+	r21 = sub.u64 r15, r20
+	r22 = move.u64 r17
+	jump b4
+b4: # head
+	r23 = lt.u64 r22, r9
+	branch r23, b5, b14
+b5: # index
+	r24 = add.u64 r22, 18446744073709551615
+	r25 = convert.i64.u64 r24
+	r26 = add.u64 r16, 0
+	r27 = convert.i64.u64 r26
+	jump b6
+b6: # rangeindex.loop
+	r86 = add.i64 r25, 1
+	r87 = lt.i64 r86, r2
+	branch r87, b7, b14
+b7: # rangeindex.body
+	r88 = lt.i64 0, 4
+	branch r88, b8, b10
+b8: # rangeint.body
+	r89 = elemaddr r3, r86, 16
+	r90 = elemaddr r89, r27, 4
+	r91 = load.i32 r90
+	r92 = convert.i64.i32 r91
+	r93 = elemaddr r94, r27, 8
+	r116 = load.local.i64 r93
+	r117 = mul.i64 r92, r116
+	r118 = add.i64 r0, r117
+	r119 = elemaddr r3, r86, 16
+	r120 = elemaddr r119, r27, 4
+	r121 = load.i32 r120
+	r122 = max.i32 r1, r121
+	r123 = add.i64 r27, 1
+	r124 = lt.i64 r123, 4
+	branch r124, b9, b13
+b9: # edge 4→4
+	r0 = move.i64 r118
+	r1 = move.i32 r122
+	jump b10
+b10: # latch
+	r16 = add.u64 r16, r21
+	r28 = ge.u64 r16, r11
+	branch r28, b11, b12
+b11: # carry
+	r16 = sub.u64 r16, r11
+	r22 = add.u64 r22, 1
+	jump b12
+b12: # stepped
+	r22 = add.u64 r22, r19
+	jump b4
+b13: # edge 4→1
+	r0 = move.i64 r118
+	r1 = move.i32 r122
+	jump b10
+b14: # exit
+	r29 = lane
+	r30 = warpindex
+	r31 = warpsize
+	r32 = mul.i64 r30, r31
+	r33 = blocksize
+	r34 = sub.i64 r33, r32
+	r35 = min.i64 r34, r31
+	r36 = shr.i64.i64 r31, 1
+	jump b15
+b15: # reduction shuffle
+	r37 = shuffledown.i64 r0, r36
+	r38 = shuffledown.i32 r1, r36
+	r39 = add.i64 r29, r36
+	r40 = lt.i64 r39, r35
+	branch r40, b16, b17
+b16: # reduction combine
+	r0 = add.i64 r0, r37
+	r1 = max.i32 r1, r38
+	jump b17
+b17: # reduction next
+	r36 = shr.i64.i64 r36, 1
+	r41 = ne.i64 r36, 0
+	branch r41, b18, b27
+b18: # reduction shuffle (unrolled 1)
+	r37 = shuffledown.i64 r0, r36
+	r38 = shuffledown.i32 r1, r36
+	r39 = add.i64 r29, r36
+	r40 = lt.i64 r39, r35
+	branch r40, b19, b20
+b19: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r37
+	r1 = max.i32 r1, r38
+	jump b20
+b20: # reduction next (unrolled 1)
+	r36 = shr.i64.i64 r36, 1
+	r41 = ne.i64 r36, 0
+	branch r41, b21, b27
+b21: # reduction shuffle (unrolled 2)
+	r37 = shuffledown.i64 r0, r36
+	r38 = shuffledown.i32 r1, r36
+	r39 = add.i64 r29, r36
+	r40 = lt.i64 r39, r35
+	branch r40, b22, b23
+b22: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r37
+	r1 = max.i32 r1, r38
+	jump b23
+b23: # reduction next (unrolled 2)
+	r36 = shr.i64.i64 r36, 1
+	r41 = ne.i64 r36, 0
+	branch r41, b24, b27
+b24: # reduction shuffle (unrolled 3)
+	r37 = shuffledown.i64 r0, r36
+	r38 = shuffledown.i32 r1, r36
+	r39 = add.i64 r29, r36
+	r40 = lt.i64 r39, r35
+	branch r40, b25, b26
+b25: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r37
+	r1 = max.i32 r1, r38
+	jump b26
+b26: # reduction next (unrolled 3)
+	r36 = shr.i64.i64 r36, 1
+	r41 = ne.i64 r36, 0
+	branch r41, b15, b27
+b27: # reduction shuffled
+	r42 = eq.i64 r29, 0
+	branch r42, b28, b29
+b28: # reduction warp result
+	r43 = addr reduce0
+	r44 = mul.i64 r30, 2
+	r45 = add.i64 r44, 0
+	r46 = elemaddr r43, r45, 8
+	store.shared.i64 r46, r0
+	r47 = addr reduce0
+	r48 = mul.i64 r30, 2
+	r49 = add.i64 r48, 1
+	r50 = elemaddr r47, r49, 8
+	store.shared.i32 r50, r1
+	jump b29
+b29: # reduction barrier
+	barrier
+	r51 = eq.i64 r30, 0
+	branch r51, b30, b48
+b30: # reduction first warp
+	r52 = mul.i64 r29, r31
+	r53 = blocksize
+	r54 = lt.i64 r52, r53
+	branch r54, b31, b49
+b31: # reduction take
+	r55 = addr reduce0
+	r56 = mul.i64 r29, 2
+	r57 = add.i64 r56, 0
+	r58 = elemaddr r55, r57, 8
+	r0 = load.shared.i64 r58
+	r59 = addr reduce0
+	r60 = mul.i64 r29, 2
+	r61 = add.i64 r60, 1
+	r62 = elemaddr r59, r61, 8
+	r1 = load.shared.i32 r62
+	jump b32
+b32: # reduction warps
+	r63 = mul.i64 r30, r31
+	r64 = blocksize
+	r65 = sub.i64 r64, r63
+	r66 = min.i64 r65, r31
+	r67 = shr.i64.i64 r31, 1
+	jump b33
+b33: # reduction shuffle
+	r68 = shuffledown.i64 r0, r67
+	r69 = shuffledown.i32 r1, r67
+	r70 = add.i64 r29, r67
+	r71 = lt.i64 r70, r66
+	branch r71, b34, b35
+b34: # reduction combine
+	r0 = add.i64 r0, r68
+	r1 = max.i32 r1, r69
+	jump b35
+b35: # reduction next
+	r67 = shr.i64.i64 r67, 1
+	r72 = ne.i64 r67, 0
+	branch r72, b36, b45
+b36: # reduction shuffle (unrolled 1)
+	r68 = shuffledown.i64 r0, r67
+	r69 = shuffledown.i32 r1, r67
+	r70 = add.i64 r29, r67
+	r71 = lt.i64 r70, r66
+	branch r71, b37, b38
+b37: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r68
+	r1 = max.i32 r1, r69
+	jump b38
+b38: # reduction next (unrolled 1)
+	r67 = shr.i64.i64 r67, 1
+	r72 = ne.i64 r67, 0
+	branch r72, b39, b45
+b39: # reduction shuffle (unrolled 2)
+	r68 = shuffledown.i64 r0, r67
+	r69 = shuffledown.i32 r1, r67
+	r70 = add.i64 r29, r67
+	r71 = lt.i64 r70, r66
+	branch r71, b40, b41
+b40: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r68
+	r1 = max.i32 r1, r69
+	jump b41
+b41: # reduction next (unrolled 2)
+	r67 = shr.i64.i64 r67, 1
+	r72 = ne.i64 r67, 0
+	branch r72, b42, b45
+b42: # reduction shuffle (unrolled 3)
+	r68 = shuffledown.i64 r0, r67
+	r69 = shuffledown.i32 r1, r67
+	r70 = add.i64 r29, r67
+	r71 = lt.i64 r70, r66
+	branch r71, b43, b44
+b43: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r68
+	r1 = max.i32 r1, r69
+	jump b44
+b44: # reduction next (unrolled 3)
+	r67 = shr.i64.i64 r67, 1
+	r72 = ne.i64 r67, 0
+	branch r72, b33, b45
+b45: # reduction shuffled
+	r73 = eq.i64 r29, 0
+	branch r73, b46, b48
+b46: # reduction block result
+	r74 = blockindex
+	r75 = mul.i64 r74, 2
+	r76 = add.i64 r75, 4
+	r78 = elemaddr r77, r76, 8
+	store.i64 r78, r0
+	r79 = mul.i64 r74, 2
+	r80 = add.i64 r79, 5
+	r81 = elemaddr r77, r80, 8
+	store.i32 r81, r1
+	r82 = eq.i64 r74, 0
+	branch r82, b47, b48
+b47: # reduction count
+	r83 = blockcount
+	r84 = elemaddr r77, 1, 8
+	store.i64 r84, r83
+	r85 = elemaddr r77, 3, 8
+	store.i64 r85, r83
+	jump b48
+b48: # reduction done
+	return
+b49: # reduction none
+	r0 = move.i64 0
+	r1 = move.i32 -2147483648
+	jump b32
+
+task QuadSums_1 parallel count=1
+var reduce0 shared 512 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i64 0
+	r6 = move.i32 -2147483648
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r3, r2
+	branch r7, b3, b10
+b3: # combine
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.i64 r10
+	r5 = add.i64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.i32 r14
+	r6 = max.i32 r6, r15
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r7 = lt.i64 r3, r2
+	branch r7, b5, b10
+b5: # combine (unrolled 1)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.i64 r10
+	r5 = add.i64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.i32 r14
+	r6 = max.i32 r6, r15
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r7 = lt.i64 r3, r2
+	branch r7, b7, b10
+b7: # combine (unrolled 2)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.i64 r10
+	r5 = add.i64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.i32 r14
+	r6 = max.i32 r6, r15
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r7 = lt.i64 r3, r2
+	branch r7, b9, b10
+b9: # combine (unrolled 3)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.i64 r10
+	r5 = add.i64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.i32 r14
+	r6 = max.i32 r6, r15
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r16 = lane
+	r17 = warpindex
+	r18 = warpsize
+	r19 = mul.i64 r17, r18
+	r20 = blocksize
+	r21 = sub.i64 r20, r19
+	r22 = min.i64 r21, r18
+	r23 = shr.i64.i64 r18, 1
+	jump b11
+b11: # reduction shuffle
+	r24 = shuffledown.i64 r5, r23
+	r25 = shuffledown.i32 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b12, b13
+b12: # reduction combine
+	r5 = add.i64 r5, r24
+	r6 = max.i32 r6, r25
+	jump b13
+b13: # reduction next
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r24 = shuffledown.i64 r5, r23
+	r25 = shuffledown.i32 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r24
+	r6 = max.i32 r6, r25
+	jump b16
+b16: # reduction next (unrolled 1)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r24 = shuffledown.i64 r5, r23
+	r25 = shuffledown.i32 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r24
+	r6 = max.i32 r6, r25
+	jump b19
+b19: # reduction next (unrolled 2)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r24 = shuffledown.i64 r5, r23
+	r25 = shuffledown.i32 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r24
+	r6 = max.i32 r6, r25
+	jump b22
+b22: # reduction next (unrolled 3)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b11, b23
+b23: # reduction shuffled
+	r29 = eq.i64 r16, 0
+	branch r29, b24, b25
+b24: # reduction warp result
+	r30 = addr reduce0
+	r31 = mul.i64 r17, 2
+	r32 = add.i64 r31, 0
+	r33 = elemaddr r30, r32, 8
+	store.shared.i64 r33, r5
+	r34 = addr reduce0
+	r35 = mul.i64 r17, 2
+	r36 = add.i64 r35, 1
+	r37 = elemaddr r34, r36, 8
+	store.shared.i32 r37, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r38 = eq.i64 r17, 0
+	branch r38, b26, b43
+b26: # reduction first warp
+	r39 = mul.i64 r16, r18
+	r40 = blocksize
+	r41 = lt.i64 r39, r40
+	branch r41, b27, b44
+b27: # reduction take
+	r42 = addr reduce0
+	r43 = mul.i64 r16, 2
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	r5 = load.shared.i64 r45
+	r46 = addr reduce0
+	r47 = mul.i64 r16, 2
+	r48 = add.i64 r47, 1
+	r49 = elemaddr r46, r48, 8
+	r6 = load.shared.i32 r49
+	jump b28
+b28: # reduction warps
+	r50 = mul.i64 r17, r18
+	r51 = blocksize
+	r52 = sub.i64 r51, r50
+	r53 = min.i64 r52, r18
+	r54 = shr.i64.i64 r18, 1
+	jump b29
+b29: # reduction shuffle
+	r55 = shuffledown.i64 r5, r54
+	r56 = shuffledown.i32 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b30, b31
+b30: # reduction combine
+	r5 = add.i64 r5, r55
+	r6 = max.i32 r6, r56
+	jump b31
+b31: # reduction next
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r55 = shuffledown.i64 r5, r54
+	r56 = shuffledown.i32 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r55
+	r6 = max.i32 r6, r56
+	jump b34
+b34: # reduction next (unrolled 1)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r55 = shuffledown.i64 r5, r54
+	r56 = shuffledown.i32 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r55
+	r6 = max.i32 r6, r56
+	jump b37
+b37: # reduction next (unrolled 2)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r55 = shuffledown.i64 r5, r54
+	r56 = shuffledown.i32 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r55
+	r6 = max.i32 r6, r56
+	jump b40
+b40: # reduction next (unrolled 3)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b29, b41
+b41: # reduction shuffled
+	r60 = eq.i64 r16, 0
+	branch r60, b42, b43
+b42: # reduction block result
+	r61 = add.i64 r5, 0
+	r62 = elemaddr r0, 0, 8
+	store.i64 r62, r61
+	r63 = max.i32 r6, -2147483648
+	r64 = elemaddr r0, 2, 8
+	store.i32 r64, r63
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i64 0
+	r6 = move.i32 -2147483648
+	jump b28
+
+task QuadSums_2 serial
+b0: # entry
+	r1 = scratch
+	r2 = elemaddr r1, 2, 8
+	r3 = load.i32 r2
+	r5 = base out
+	r6 = len out
+	r7 = elemaddr r1, 0, 8
+	r8 = load.i64 r7
+	jump b1
+b1: # rangeindex.done
+	r0 = convert.i64.i32 r3
+	checkindex 0, r6, site 0
+	r4 = elemaddr r5, 0, 8
+	store.i64 r4, r8
+	checkindex 1, r6, site 1
+	r9 = elemaddr r5, 1, 8
+	store.i64 r9, r0
+	return
+
+kernel ImageStats(pix []u8, w i64, h i64, out []i64)
+reductions 3
+site 0 index reducetypes.go:58:12
+site 1 index reducetypes.go:66:5
+site 2 index reducetypes.go:66:13
+site 3 index reducetypes.go:66:21
+
+task ImageStats_0 parallel count=(max.i64 (mul.i64 (min.i64 (max.i64 (param h) 0) 2097152) (min.i64 (max.i64 (param w) 0) 2097152)) 1)
+var reduce0 shared 768 align 8
+b0: # entry
+	r3 = param.i64 h
+	r7 = param.i64 w
+	r86 = scratch
+	r106 = base pix
+	r107 = len pix
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.u8 255
+	r4 = gt.i64 r3, 0
+	branch r4, b2, b20
+b2: # setup
+	r5 = convert.u64.i64 r3
+	r6 = sub.u64 r5, 0
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b20
+b3: # setup
+	r9 = convert.u64.i64 r7
+	r10 = sub.u64 r9, 0
+	r11 = threadindex
+	r12 = convert.u64.i64 r11
+	r13 = threadcount
+	r14 = convert.u64.i64 r13
+	r16 = div.u64 r12, r10
+	r17 = mul.u64 r16, r10
+	r15 = sub.u64 r12, r17
+	r18 = div.u64 r14, r10
+	r19 = mul.u64 r18, r10
+	r20 = sub.u64 r14, r19
+	r21 = move.u64 r16
+	jump b4
+b4: # head
+	r22 = lt.u64 r21, r6
+	branch r22, b5, b20
+b5: # index
+	r23 = add.u64 r21, 0
+	r24 = convert.i64.u64 r23
+	r25 = add.u64 r15, 0
+	r26 = convert.i64.u64 r25
+	jump b6
+b6: # rangeint.body
+	r99 = gt.i64 r7, 0
+	branch r99, b7, b16
+b7: # rangeint.body
+	r103 = mul.i64 r24, r7
+	r104 = add.i64 r103, r26
+	checkindex r104, r107, site 0
+	r105 = elemaddr r106, r104, 1
+	r108 = load.u8 r105
+	r109 = convert.i64.u8 r108
+	r110 = add.i64 r0, r109
+	r111 = gt.u8 r108, 200
+	branch r111, b8, b15
+b8: # if.then
+	r115 = add.i64 r1, 1
+	r112 = move.i64 r115
+	jump b9
+b9: # if.done
+	r116 = min.u8 r2, r108
+	r117 = add.i64 r26, 1
+	r118 = lt.i64 r117, r7
+	branch r118, b10, b14
+b10: # edge 6→3
+	r0 = move.i64 r110
+	r1 = move.i64 r112
+	r2 = move.u8 r116
+	jump b11
+b11: # latch
+	r15 = add.u64 r15, r20
+	r27 = ge.u64 r15, r10
+	branch r27, b12, b13
+b12: # carry
+	r15 = sub.u64 r15, r10
+	r21 = add.u64 r21, 1
+	jump b13
+b13: # stepped
+	r21 = add.u64 r21, r18
+	jump b4
+b14: # edge 6→4
+	r0 = move.i64 r110
+	r1 = move.i64 r112
+	r2 = move.u8 r116
+	jump b11
+b15: # edge 3→6
+	r112 = move.i64 r1
+	jump b9
+b16: # edge 1→4
+	r100 = move.i64 r0
+	r101 = move.i64 r1
+	r102 = move.u8 r2
+	jump b17
+b17: # rangeint.done
+	r113 = add.i64 r24, 1
+	r114 = lt.i64 r113, r3
+	branch r114, b18, b19
+b18: # edge 4→1
+	r0 = move.i64 r100
+	r1 = move.i64 r101
+	r2 = move.u8 r102
+	jump b11
+b19: # edge 4→2
+	r0 = move.i64 r100
+	r1 = move.i64 r101
+	r2 = move.u8 r102
+	jump b20
+b20: # exit
+	r28 = lane
+	r29 = warpindex
+	r30 = warpsize
+	r31 = mul.i64 r29, r30
+	r32 = blocksize
+	r33 = sub.i64 r32, r31
+	r34 = min.i64 r33, r30
+	r35 = shr.i64.i64 r30, 1
+	jump b21
+b21: # reduction shuffle
+	r36 = shuffledown.i64 r0, r35
+	r37 = shuffledown.i64 r1, r35
+	r38 = shuffledown.u8 r2, r35
+	r39 = add.i64 r28, r35
+	r40 = lt.i64 r39, r34
+	branch r40, b22, b23
+b22: # reduction combine
+	r0 = add.i64 r0, r36
+	r1 = add.i64 r1, r37
+	r2 = min.u8 r2, r38
+	jump b23
+b23: # reduction next
+	r35 = shr.i64.i64 r35, 1
+	r41 = ne.i64 r35, 0
+	branch r41, b24, b33
+b24: # reduction shuffle (unrolled 1)
+	r36 = shuffledown.i64 r0, r35
+	r37 = shuffledown.i64 r1, r35
+	r38 = shuffledown.u8 r2, r35
+	r39 = add.i64 r28, r35
+	r40 = lt.i64 r39, r34
+	branch r40, b25, b26
+b25: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r36
+	r1 = add.i64 r1, r37
+	r2 = min.u8 r2, r38
+	jump b26
+b26: # reduction next (unrolled 1)
+	r35 = shr.i64.i64 r35, 1
+	r41 = ne.i64 r35, 0
+	branch r41, b27, b33
+b27: # reduction shuffle (unrolled 2)
+	r36 = shuffledown.i64 r0, r35
+	r37 = shuffledown.i64 r1, r35
+	r38 = shuffledown.u8 r2, r35
+	r39 = add.i64 r28, r35
+	r40 = lt.i64 r39, r34
+	branch r40, b28, b29
+b28: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r36
+	r1 = add.i64 r1, r37
+	r2 = min.u8 r2, r38
+	jump b29
+b29: # reduction next (unrolled 2)
+	r35 = shr.i64.i64 r35, 1
+	r41 = ne.i64 r35, 0
+	branch r41, b30, b33
+b30: # reduction shuffle (unrolled 3)
+	r36 = shuffledown.i64 r0, r35
+	r37 = shuffledown.i64 r1, r35
+	r38 = shuffledown.u8 r2, r35
+	r39 = add.i64 r28, r35
+	r40 = lt.i64 r39, r34
+	branch r40, b31, b32
+b31: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r36
+	r1 = add.i64 r1, r37
+	r2 = min.u8 r2, r38
+	jump b32
+b32: # reduction next (unrolled 3)
+	r35 = shr.i64.i64 r35, 1
+	r41 = ne.i64 r35, 0
+	branch r41, b21, b33
+b33: # reduction shuffled
+	r42 = eq.i64 r28, 0
+	branch r42, b34, b35
+b34: # reduction warp result
+	r43 = addr reduce0
+	r44 = mul.i64 r29, 3
+	r45 = add.i64 r44, 0
+	r46 = elemaddr r43, r45, 8
+	store.shared.i64 r46, r0
+	r47 = addr reduce0
+	r48 = mul.i64 r29, 3
+	r49 = add.i64 r48, 1
+	r50 = elemaddr r47, r49, 8
+	store.shared.i64 r50, r1
+	r51 = addr reduce0
+	r52 = mul.i64 r29, 3
+	r53 = add.i64 r52, 2
+	r54 = elemaddr r51, r53, 8
+	store.shared.u8 r54, r2
+	jump b35
+b35: # reduction barrier
+	barrier
+	r55 = eq.i64 r29, 0
+	branch r55, b36, b54
+b36: # reduction first warp
+	r56 = mul.i64 r28, r30
+	r57 = blocksize
+	r58 = lt.i64 r56, r57
+	branch r58, b37, b55
+b37: # reduction take
+	r59 = addr reduce0
+	r60 = mul.i64 r28, 3
+	r61 = add.i64 r60, 0
+	r62 = elemaddr r59, r61, 8
+	r0 = load.shared.i64 r62
+	r63 = addr reduce0
+	r64 = mul.i64 r28, 3
+	r65 = add.i64 r64, 1
+	r66 = elemaddr r63, r65, 8
+	r1 = load.shared.i64 r66
+	r67 = addr reduce0
+	r68 = mul.i64 r28, 3
+	r69 = add.i64 r68, 2
+	r70 = elemaddr r67, r69, 8
+	r2 = load.shared.u8 r70
+	jump b38
+b38: # reduction warps
+	r71 = mul.i64 r29, r30
+	r72 = blocksize
+	r73 = sub.i64 r72, r71
+	r74 = min.i64 r73, r30
+	r75 = shr.i64.i64 r30, 1
+	jump b39
+b39: # reduction shuffle
+	r76 = shuffledown.i64 r0, r75
+	r77 = shuffledown.i64 r1, r75
+	r78 = shuffledown.u8 r2, r75
+	r79 = add.i64 r28, r75
+	r80 = lt.i64 r79, r74
+	branch r80, b40, b41
+b40: # reduction combine
+	r0 = add.i64 r0, r76
+	r1 = add.i64 r1, r77
+	r2 = min.u8 r2, r78
+	jump b41
+b41: # reduction next
+	r75 = shr.i64.i64 r75, 1
+	r81 = ne.i64 r75, 0
+	branch r81, b42, b51
+b42: # reduction shuffle (unrolled 1)
+	r76 = shuffledown.i64 r0, r75
+	r77 = shuffledown.i64 r1, r75
+	r78 = shuffledown.u8 r2, r75
+	r79 = add.i64 r28, r75
+	r80 = lt.i64 r79, r74
+	branch r80, b43, b44
+b43: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r76
+	r1 = add.i64 r1, r77
+	r2 = min.u8 r2, r78
+	jump b44
+b44: # reduction next (unrolled 1)
+	r75 = shr.i64.i64 r75, 1
+	r81 = ne.i64 r75, 0
+	branch r81, b45, b51
+b45: # reduction shuffle (unrolled 2)
+	r76 = shuffledown.i64 r0, r75
+	r77 = shuffledown.i64 r1, r75
+	r78 = shuffledown.u8 r2, r75
+	r79 = add.i64 r28, r75
+	r80 = lt.i64 r79, r74
+	branch r80, b46, b47
+b46: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r76
+	r1 = add.i64 r1, r77
+	r2 = min.u8 r2, r78
+	jump b47
+b47: # reduction next (unrolled 2)
+	r75 = shr.i64.i64 r75, 1
+	r81 = ne.i64 r75, 0
+	branch r81, b48, b51
+b48: # reduction shuffle (unrolled 3)
+	r76 = shuffledown.i64 r0, r75
+	r77 = shuffledown.i64 r1, r75
+	r78 = shuffledown.u8 r2, r75
+	r79 = add.i64 r28, r75
+	r80 = lt.i64 r79, r74
+	branch r80, b49, b50
+b49: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r76
+	r1 = add.i64 r1, r77
+	r2 = min.u8 r2, r78
+	jump b50
+b50: # reduction next (unrolled 3)
+	r75 = shr.i64.i64 r75, 1
+	r81 = ne.i64 r75, 0
+	branch r81, b39, b51
+b51: # reduction shuffled
+	r82 = eq.i64 r28, 0
+	branch r82, b52, b54
+b52: # reduction block result
+	r83 = blockindex
+	r84 = mul.i64 r83, 3
+	r85 = add.i64 r84, 6
+	r87 = elemaddr r86, r85, 8
+	store.i64 r87, r0
+	r88 = mul.i64 r83, 3
+	r89 = add.i64 r88, 7
+	r90 = elemaddr r86, r89, 8
+	store.i64 r90, r1
+	r91 = mul.i64 r83, 3
+	r92 = add.i64 r91, 8
+	r93 = elemaddr r86, r92, 8
+	store.u8 r93, r2
+	r94 = eq.i64 r83, 0
+	branch r94, b53, b54
+b53: # reduction count
+	r95 = blockcount
+	r96 = elemaddr r86, 1, 8
+	store.i64 r96, r95
+	r97 = elemaddr r86, 3, 8
+	store.i64 r97, r95
+	r98 = elemaddr r86, 5, 8
+	store.i64 r98, r95
+	jump b54
+b54: # reduction done
+	return
+b55: # reduction none
+	r0 = move.i64 0
+	r1 = move.i64 0
+	r2 = move.u8 255
+	jump b38
+
+task ImageStats_1 parallel count=1
+var reduce0 shared 768 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.u8 255
+	jump b2
+b2: # combine head
+	r8 = lt.i64 r3, r2
+	branch r8, b3, b10
+b3: # combine
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.i64 r11
+	r5 = add.i64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.u8 r19
+	r7 = min.u8 r7, r20
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r8 = lt.i64 r3, r2
+	branch r8, b5, b10
+b5: # combine (unrolled 1)
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.i64 r11
+	r5 = add.i64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.u8 r19
+	r7 = min.u8 r7, r20
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r8 = lt.i64 r3, r2
+	branch r8, b7, b10
+b7: # combine (unrolled 2)
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.i64 r11
+	r5 = add.i64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.u8 r19
+	r7 = min.u8 r7, r20
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r8 = lt.i64 r3, r2
+	branch r8, b9, b10
+b9: # combine (unrolled 3)
+	r9 = mul.i64 r3, 3
+	r10 = add.i64 r9, 6
+	r11 = elemaddr r0, r10, 8
+	r12 = load.i64 r11
+	r5 = add.i64 r5, r12
+	r13 = mul.i64 r3, 3
+	r14 = add.i64 r13, 7
+	r15 = elemaddr r0, r14, 8
+	r16 = load.i64 r15
+	r6 = add.i64 r6, r16
+	r17 = mul.i64 r3, 3
+	r18 = add.i64 r17, 8
+	r19 = elemaddr r0, r18, 8
+	r20 = load.u8 r19
+	r7 = min.u8 r7, r20
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r21 = lane
+	r22 = warpindex
+	r23 = warpsize
+	r24 = mul.i64 r22, r23
+	r25 = blocksize
+	r26 = sub.i64 r25, r24
+	r27 = min.i64 r26, r23
+	r28 = shr.i64.i64 r23, 1
+	jump b11
+b11: # reduction shuffle
+	r29 = shuffledown.i64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.u8 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b12, b13
+b12: # reduction combine
+	r5 = add.i64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = min.u8 r7, r31
+	jump b13
+b13: # reduction next
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r29 = shuffledown.i64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.u8 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = min.u8 r7, r31
+	jump b16
+b16: # reduction next (unrolled 1)
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r29 = shuffledown.i64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.u8 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = min.u8 r7, r31
+	jump b19
+b19: # reduction next (unrolled 2)
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r29 = shuffledown.i64 r5, r28
+	r30 = shuffledown.i64 r6, r28
+	r31 = shuffledown.u8 r7, r28
+	r32 = add.i64 r21, r28
+	r33 = lt.i64 r32, r27
+	branch r33, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r29
+	r6 = add.i64 r6, r30
+	r7 = min.u8 r7, r31
+	jump b22
+b22: # reduction next (unrolled 3)
+	r28 = shr.i64.i64 r28, 1
+	r34 = ne.i64 r28, 0
+	branch r34, b11, b23
+b23: # reduction shuffled
+	r35 = eq.i64 r21, 0
+	branch r35, b24, b25
+b24: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r22, 3
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.i64 r39, r5
+	r40 = addr reduce0
+	r41 = mul.i64 r22, 3
+	r42 = add.i64 r41, 1
+	r43 = elemaddr r40, r42, 8
+	store.shared.i64 r43, r6
+	r44 = addr reduce0
+	r45 = mul.i64 r22, 3
+	r46 = add.i64 r45, 2
+	r47 = elemaddr r44, r46, 8
+	store.shared.u8 r47, r7
+	jump b25
+b25: # reduction barrier
+	barrier
+	r48 = eq.i64 r22, 0
+	branch r48, b26, b43
+b26: # reduction first warp
+	r49 = mul.i64 r21, r23
+	r50 = blocksize
+	r51 = lt.i64 r49, r50
+	branch r51, b27, b44
+b27: # reduction take
+	r52 = addr reduce0
+	r53 = mul.i64 r21, 3
+	r54 = add.i64 r53, 0
+	r55 = elemaddr r52, r54, 8
+	r5 = load.shared.i64 r55
+	r56 = addr reduce0
+	r57 = mul.i64 r21, 3
+	r58 = add.i64 r57, 1
+	r59 = elemaddr r56, r58, 8
+	r6 = load.shared.i64 r59
+	r60 = addr reduce0
+	r61 = mul.i64 r21, 3
+	r62 = add.i64 r61, 2
+	r63 = elemaddr r60, r62, 8
+	r7 = load.shared.u8 r63
+	jump b28
+b28: # reduction warps
+	r64 = mul.i64 r22, r23
+	r65 = blocksize
+	r66 = sub.i64 r65, r64
+	r67 = min.i64 r66, r23
+	r68 = shr.i64.i64 r23, 1
+	jump b29
+b29: # reduction shuffle
+	r69 = shuffledown.i64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.u8 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b30, b31
+b30: # reduction combine
+	r5 = add.i64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = min.u8 r7, r71
+	jump b31
+b31: # reduction next
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r69 = shuffledown.i64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.u8 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = min.u8 r7, r71
+	jump b34
+b34: # reduction next (unrolled 1)
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r69 = shuffledown.i64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.u8 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = min.u8 r7, r71
+	jump b37
+b37: # reduction next (unrolled 2)
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r69 = shuffledown.i64 r5, r68
+	r70 = shuffledown.i64 r6, r68
+	r71 = shuffledown.u8 r7, r68
+	r72 = add.i64 r21, r68
+	r73 = lt.i64 r72, r67
+	branch r73, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r69
+	r6 = add.i64 r6, r70
+	r7 = min.u8 r7, r71
+	jump b40
+b40: # reduction next (unrolled 3)
+	r68 = shr.i64.i64 r68, 1
+	r74 = ne.i64 r68, 0
+	branch r74, b29, b41
+b41: # reduction shuffled
+	r75 = eq.i64 r21, 0
+	branch r75, b42, b43
+b42: # reduction block result
+	r76 = add.i64 r5, 0
+	r77 = elemaddr r0, 0, 8
+	store.i64 r77, r76
+	r78 = add.i64 r6, 0
+	r79 = elemaddr r0, 2, 8
+	store.i64 r79, r78
+	r80 = min.u8 r7, 255
+	r81 = elemaddr r0, 4, 8
+	store.u8 r81, r80
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i64 0
+	r6 = move.i64 0
+	r7 = move.u8 255
+	jump b28
+
+task ImageStats_2 serial
+b0: # entry
+	r1 = scratch
+	r12 = base out
+	r13 = len out
+	jump b1
+b1: # rangeint.done
+	r2 = elemaddr r1, 0, 8
+	r3 = load.i64 r2
+	r0 = move.i64 r3
+	r5 = elemaddr r1, 2, 8
+	r6 = load.i64 r5
+	r4 = move.i64 r6
+	r8 = elemaddr r1, 4, 8
+	r9 = load.u8 r8
+	r7 = move.u8 r9
+	r10 = convert.i64.u8 r7
+	checkindex 0, r13, site 1
+	r11 = elemaddr r12, 0, 8
+	store.i64 r11, r0
+	checkindex 1, r13, site 2
+	r14 = elemaddr r12, 1, 8
+	store.i64 r14, r4
+	checkindex 2, r13, site 3
+	r15 = elemaddr r12, 2, 8
+	store.i64 r15, r10
+	return
+
+kernel Normalize(vox []f64, w i64, h i64, d i64, out []f64)
+reductions 2
+site 0 index reducetypes.go:79:13
+site 1 index reducetypes.go:88:8
+site 2 index reducetypes.go:92:5
+
+task Normalize_0 parallel count=(max.i64 (mul.i64 (mul.i64 (min.i64 (max.i64 (param d) 0) 2097152) (min.i64 (max.i64 (param h) 0) 2097152)) (min.i64 (max.i64 (param w) 0) 2097152)) 1)
+var reduce0 shared 512 align 8
+b0: # entry
+	r2 = param.i64 d
+	r6 = param.i64 h
+	r10 = param.i64 w
+	r88 = scratch
+	r110 = base vox
+	r111 = len vox
+	jump b1
+b1: # setup
+	r0 = move.f64 -0.0
+	r1 = move.f64 -Inf
+	r3 = gt.i64 r2, 0
+	branch r3, b2, b25
+b2: # setup
+	r4 = convert.u64.i64 r2
+	r5 = sub.u64 r4, 0
+	r7 = gt.i64 r6, 0
+	branch r7, b3, b25
+b3: # setup
+	r8 = convert.u64.i64 r6
+	r9 = sub.u64 r8, 0
+	r11 = gt.i64 r10, 0
+	branch r11, b4, b25
+b4: # setup
+	r12 = convert.u64.i64 r10
+	r13 = sub.u64 r12, 0
+	r14 = threadindex
+	r15 = convert.u64.i64 r14
+	r16 = threadcount
+	r17 = convert.u64.i64 r16
+	r19 = div.u64 r15, r13
+	r20 = mul.u64 r19, r13
+	r18 = sub.u64 r15, r20
+	r21 = div.u64 r17, r13
+	r22 = mul.u64 r21, r13
+	r23 = sub.u64 r17, r22
+	r25 = div.u64 r19, r9
+	r26 = mul.u64 r25, r9
+	r24 = sub.u64 r19, r26
+	r27 = div.u64 r21, r9
+	r28 = mul.u64 r27, r9
+	r29 = sub.u64 r21, r28
+	r30 = move.u64 r25
+	jump b5
+b5: # head
+	r31 = lt.u64 r30, r5
+	branch r31, b6, b25
+b6: # index
+	r32 = add.u64 r30, 0
+	r33 = convert.i64.u64 r32
+	r34 = add.u64 r24, 0
+	r35 = convert.i64.u64 r34
+	r36 = add.u64 r18, 0
+	r37 = convert.i64.u64 r36
+	jump b7
+b7: # rangeint.body
+	r97 = gt.i64 r6, 0
+	branch r97, b8, b21
+b8: # rangeint.body
+	r100 = gt.i64 r10, 0
+	branch r100, b9, b17
+b9: # rangeint.body
+	r105 = mul.i64 r33, r6
+	r106 = add.i64 r105, r35
+	r107 = mul.i64 r106, r10
+	r108 = add.i64 r107, r37
+	checkindex r108, r111, site 0
+	r109 = elemaddr r110, r108, 8
+	r112 = load.f64 r109
+	r113 = add.f64 r0, r112
+	r114 = abs.f64 r112
+	r115 = max.f64 r1, r114
+	r116 = add.i64 r37, 1
+	r117 = lt.i64 r116, r10
+	branch r117, b10, b16
+b10: # edge 5→5
+	r0 = move.f64 r113
+	r1 = move.f64 r115
+	jump b11
+b11: # latch
+	r18 = add.u64 r18, r23
+	r38 = ge.u64 r18, r13
+	branch r38, b12, b13
+b12: # carry
+	r18 = sub.u64 r18, r13
+	r24 = add.u64 r24, 1
+	jump b13
+b13: # stepped
+	r24 = add.u64 r24, r29
+	r39 = ge.u64 r24, r9
+	branch r39, b14, b15
+b14: # carry
+	r24 = sub.u64 r24, r9
+	r30 = add.u64 r30, 1
+	jump b15
+b15: # stepped
+	r30 = add.u64 r30, r27
+	jump b5
+b16: # edge 5→6
+	r0 = move.f64 r113
+	r1 = move.f64 r115
+	jump b11
+b17: # edge 3→6
+	r101 = move.f64 r0
+	r102 = move.f64 r1
+	jump b18
+b18: # rangeint.done
+	r118 = add.i64 r35, 1
+	r119 = lt.i64 r118, r6
+	branch r119, b19, b20
+b19: # edge 6→3
+	r0 = move.f64 r101
+	r1 = move.f64 r102
+	jump b11
+b20: # edge 6→4
+	r0 = move.f64 r101
+	r1 = move.f64 r102
+	jump b11
+b21: # edge 1→4
+	r98 = move.f64 r0
+	r99 = move.f64 r1
+	jump b22
+b22: # rangeint.done
+	r103 = add.i64 r33, 1
+	r104 = lt.i64 r103, r2
+	branch r104, b23, b24
+b23: # edge 4→1
+	r0 = move.f64 r98
+	r1 = move.f64 r99
+	jump b11
+b24: # edge 4→2
+	r0 = move.f64 r98
+	r1 = move.f64 r99
+	jump b25
+b25: # exit
+	r40 = lane
+	r41 = warpindex
+	r42 = warpsize
+	r43 = mul.i64 r41, r42
+	r44 = blocksize
+	r45 = sub.i64 r44, r43
+	r46 = min.i64 r45, r42
+	r47 = shr.i64.i64 r42, 1
+	jump b26
+b26: # reduction shuffle
+	r48 = shuffledown.f64 r0, r47
+	r49 = shuffledown.f64 r1, r47
+	r50 = add.i64 r40, r47
+	r51 = lt.i64 r50, r46
+	branch r51, b27, b28
+b27: # reduction combine
+	r0 = add.f64 r0, r48
+	r1 = max.f64 r1, r49
+	jump b28
+b28: # reduction next
+	r47 = shr.i64.i64 r47, 1
+	r52 = ne.i64 r47, 0
+	branch r52, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r48 = shuffledown.f64 r0, r47
+	r49 = shuffledown.f64 r1, r47
+	r50 = add.i64 r40, r47
+	r51 = lt.i64 r50, r46
+	branch r51, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r48
+	r1 = max.f64 r1, r49
+	jump b31
+b31: # reduction next (unrolled 1)
+	r47 = shr.i64.i64 r47, 1
+	r52 = ne.i64 r47, 0
+	branch r52, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r48 = shuffledown.f64 r0, r47
+	r49 = shuffledown.f64 r1, r47
+	r50 = add.i64 r40, r47
+	r51 = lt.i64 r50, r46
+	branch r51, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r48
+	r1 = max.f64 r1, r49
+	jump b34
+b34: # reduction next (unrolled 2)
+	r47 = shr.i64.i64 r47, 1
+	r52 = ne.i64 r47, 0
+	branch r52, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r48 = shuffledown.f64 r0, r47
+	r49 = shuffledown.f64 r1, r47
+	r50 = add.i64 r40, r47
+	r51 = lt.i64 r50, r46
+	branch r51, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r48
+	r1 = max.f64 r1, r49
+	jump b37
+b37: # reduction next (unrolled 3)
+	r47 = shr.i64.i64 r47, 1
+	r52 = ne.i64 r47, 0
+	branch r52, b26, b38
+b38: # reduction shuffled
+	r53 = eq.i64 r40, 0
+	branch r53, b39, b40
+b39: # reduction warp result
+	r54 = addr reduce0
+	r55 = mul.i64 r41, 2
+	r56 = add.i64 r55, 0
+	r57 = elemaddr r54, r56, 8
+	store.shared.f64 r57, r0
+	r58 = addr reduce0
+	r59 = mul.i64 r41, 2
+	r60 = add.i64 r59, 1
+	r61 = elemaddr r58, r60, 8
+	store.shared.f64 r61, r1
+	jump b40
+b40: # reduction barrier
+	barrier
+	r62 = eq.i64 r41, 0
+	branch r62, b41, b59
+b41: # reduction first warp
+	r63 = mul.i64 r40, r42
+	r64 = blocksize
+	r65 = lt.i64 r63, r64
+	branch r65, b42, b60
+b42: # reduction take
+	r66 = addr reduce0
+	r67 = mul.i64 r40, 2
+	r68 = add.i64 r67, 0
+	r69 = elemaddr r66, r68, 8
+	r0 = load.shared.f64 r69
+	r70 = addr reduce0
+	r71 = mul.i64 r40, 2
+	r72 = add.i64 r71, 1
+	r73 = elemaddr r70, r72, 8
+	r1 = load.shared.f64 r73
+	jump b43
+b43: # reduction warps
+	r74 = mul.i64 r41, r42
+	r75 = blocksize
+	r76 = sub.i64 r75, r74
+	r77 = min.i64 r76, r42
+	r78 = shr.i64.i64 r42, 1
+	jump b44
+b44: # reduction shuffle
+	r79 = shuffledown.f64 r0, r78
+	r80 = shuffledown.f64 r1, r78
+	r81 = add.i64 r40, r78
+	r82 = lt.i64 r81, r77
+	branch r82, b45, b46
+b45: # reduction combine
+	r0 = add.f64 r0, r79
+	r1 = max.f64 r1, r80
+	jump b46
+b46: # reduction next
+	r78 = shr.i64.i64 r78, 1
+	r83 = ne.i64 r78, 0
+	branch r83, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r79 = shuffledown.f64 r0, r78
+	r80 = shuffledown.f64 r1, r78
+	r81 = add.i64 r40, r78
+	r82 = lt.i64 r81, r77
+	branch r82, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f64 r0, r79
+	r1 = max.f64 r1, r80
+	jump b49
+b49: # reduction next (unrolled 1)
+	r78 = shr.i64.i64 r78, 1
+	r83 = ne.i64 r78, 0
+	branch r83, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r79 = shuffledown.f64 r0, r78
+	r80 = shuffledown.f64 r1, r78
+	r81 = add.i64 r40, r78
+	r82 = lt.i64 r81, r77
+	branch r82, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f64 r0, r79
+	r1 = max.f64 r1, r80
+	jump b52
+b52: # reduction next (unrolled 2)
+	r78 = shr.i64.i64 r78, 1
+	r83 = ne.i64 r78, 0
+	branch r83, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r79 = shuffledown.f64 r0, r78
+	r80 = shuffledown.f64 r1, r78
+	r81 = add.i64 r40, r78
+	r82 = lt.i64 r81, r77
+	branch r82, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f64 r0, r79
+	r1 = max.f64 r1, r80
+	jump b55
+b55: # reduction next (unrolled 3)
+	r78 = shr.i64.i64 r78, 1
+	r83 = ne.i64 r78, 0
+	branch r83, b44, b56
+b56: # reduction shuffled
+	r84 = eq.i64 r40, 0
+	branch r84, b57, b59
+b57: # reduction block result
+	r85 = blockindex
+	r86 = mul.i64 r85, 2
+	r87 = add.i64 r86, 4
+	r89 = elemaddr r88, r87, 8
+	store.f64 r89, r0
+	r90 = mul.i64 r85, 2
+	r91 = add.i64 r90, 5
+	r92 = elemaddr r88, r91, 8
+	store.f64 r92, r1
+	r93 = eq.i64 r85, 0
+	branch r93, b58, b59
+b58: # reduction count
+	r94 = blockcount
+	r95 = elemaddr r88, 1, 8
+	store.i64 r95, r94
+	r96 = elemaddr r88, 3, 8
+	store.i64 r96, r94
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f64 -0.0
+	r1 = move.f64 -Inf
+	jump b43
+
+task Normalize_1 parallel count=1
+var reduce0 shared 512 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f64 -0.0
+	r6 = move.f64 -Inf
+	jump b2
+b2: # combine head
+	r7 = lt.i64 r3, r2
+	branch r7, b3, b10
+b3: # combine
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = add.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r7 = lt.i64 r3, r2
+	branch r7, b5, b10
+b5: # combine (unrolled 1)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = add.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r7 = lt.i64 r3, r2
+	branch r7, b7, b10
+b7: # combine (unrolled 2)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = add.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r7 = lt.i64 r3, r2
+	branch r7, b9, b10
+b9: # combine (unrolled 3)
+	r8 = mul.i64 r3, 2
+	r9 = add.i64 r8, 4
+	r10 = elemaddr r0, r9, 8
+	r11 = load.f64 r10
+	r5 = add.f64 r5, r11
+	r12 = mul.i64 r3, 2
+	r13 = add.i64 r12, 5
+	r14 = elemaddr r0, r13, 8
+	r15 = load.f64 r14
+	r6 = max.f64 r6, r15
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r16 = lane
+	r17 = warpindex
+	r18 = warpsize
+	r19 = mul.i64 r17, r18
+	r20 = blocksize
+	r21 = sub.i64 r20, r19
+	r22 = min.i64 r21, r18
+	r23 = shr.i64.i64 r18, 1
+	jump b11
+b11: # reduction shuffle
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b12, b13
+b12: # reduction combine
+	r5 = add.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b13
+b13: # reduction next
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b16
+b16: # reduction next (unrolled 1)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b19
+b19: # reduction next (unrolled 2)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r24 = shuffledown.f64 r5, r23
+	r25 = shuffledown.f64 r6, r23
+	r26 = add.i64 r16, r23
+	r27 = lt.i64 r26, r22
+	branch r27, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r24
+	r6 = max.f64 r6, r25
+	jump b22
+b22: # reduction next (unrolled 3)
+	r23 = shr.i64.i64 r23, 1
+	r28 = ne.i64 r23, 0
+	branch r28, b11, b23
+b23: # reduction shuffled
+	r29 = eq.i64 r16, 0
+	branch r29, b24, b25
+b24: # reduction warp result
+	r30 = addr reduce0
+	r31 = mul.i64 r17, 2
+	r32 = add.i64 r31, 0
+	r33 = elemaddr r30, r32, 8
+	store.shared.f64 r33, r5
+	r34 = addr reduce0
+	r35 = mul.i64 r17, 2
+	r36 = add.i64 r35, 1
+	r37 = elemaddr r34, r36, 8
+	store.shared.f64 r37, r6
+	jump b25
+b25: # reduction barrier
+	barrier
+	r38 = eq.i64 r17, 0
+	branch r38, b26, b43
+b26: # reduction first warp
+	r39 = mul.i64 r16, r18
+	r40 = blocksize
+	r41 = lt.i64 r39, r40
+	branch r41, b27, b44
+b27: # reduction take
+	r42 = addr reduce0
+	r43 = mul.i64 r16, 2
+	r44 = add.i64 r43, 0
+	r45 = elemaddr r42, r44, 8
+	r5 = load.shared.f64 r45
+	r46 = addr reduce0
+	r47 = mul.i64 r16, 2
+	r48 = add.i64 r47, 1
+	r49 = elemaddr r46, r48, 8
+	r6 = load.shared.f64 r49
+	jump b28
+b28: # reduction warps
+	r50 = mul.i64 r17, r18
+	r51 = blocksize
+	r52 = sub.i64 r51, r50
+	r53 = min.i64 r52, r18
+	r54 = shr.i64.i64 r18, 1
+	jump b29
+b29: # reduction shuffle
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b30, b31
+b30: # reduction combine
+	r5 = add.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b31
+b31: # reduction next
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b34
+b34: # reduction next (unrolled 1)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b37
+b37: # reduction next (unrolled 2)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r55 = shuffledown.f64 r5, r54
+	r56 = shuffledown.f64 r6, r54
+	r57 = add.i64 r16, r54
+	r58 = lt.i64 r57, r53
+	branch r58, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f64 r5, r55
+	r6 = max.f64 r6, r56
+	jump b40
+b40: # reduction next (unrolled 3)
+	r54 = shr.i64.i64 r54, 1
+	r59 = ne.i64 r54, 0
+	branch r59, b29, b41
+b41: # reduction shuffled
+	r60 = eq.i64 r16, 0
+	branch r60, b42, b43
+b42: # reduction block result
+	r61 = add.f64 r5, 0.0
+	r62 = elemaddr r0, 0, 8
+	store.f64 r62, r61
+	r63 = max.f64 r6, 0.0
+	r64 = elemaddr r0, 2, 8
+	store.f64 r64, r63
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f64 -0.0
+	r6 = move.f64 -Inf
+	jump b28
+
+task Normalize_2 parallel count=(mul.i64 (mul.i64 (min.i64 (max.i64 (param d) 0) 2097152) (min.i64 (max.i64 (param h) 0) 2097152)) (min.i64 (max.i64 (param w) 0) 2097152))
+b0: # entry
+	r0 = param.i64 d
+	r4 = param.i64 h
+	r8 = param.i64 w
+	r47 = base vox
+	r48 = len vox
+	r51 = scratch
+	r52 = elemaddr r51, 2, 8
+	r53 = load.f64 r52
+	jump b1
+b1: # setup
+	r1 = gt.i64 r0, 0
+	branch r1, b2, b16
+b2: # setup
+	r2 = convert.u64.i64 r0
+	r3 = sub.u64 r2, 0
+	r5 = gt.i64 r4, 0
+	branch r5, b3, b16
+b3: # setup
+	r6 = convert.u64.i64 r4
+	r7 = sub.u64 r6, 0
+	r9 = gt.i64 r8, 0
+	branch r9, b4, b16
+b4: # setup
+	r10 = convert.u64.i64 r8
+	r11 = sub.u64 r10, 0
+	r12 = threadindex
+	r13 = convert.u64.i64 r12
+	r14 = threadcount
+	r15 = convert.u64.i64 r14
+	r17 = div.u64 r13, r11
+	r18 = mul.u64 r17, r11
+	r16 = sub.u64 r13, r18
+	r19 = div.u64 r15, r11
+	r20 = mul.u64 r19, r11
+	r21 = sub.u64 r15, r20
+	r23 = div.u64 r17, r7
+	r24 = mul.u64 r23, r7
+	r22 = sub.u64 r17, r24
+	r25 = div.u64 r19, r7
+	r26 = mul.u64 r25, r7
+	r27 = sub.u64 r19, r26
+	r28 = move.u64 r23
+	jump b5
+b5: # head
+	r29 = lt.u64 r28, r3
+	branch r29, b6, b16
+b6: # index
+	r30 = add.u64 r28, 0
+	r31 = convert.i64.u64 r30
+	r32 = add.u64 r22, 0
+	r33 = convert.i64.u64 r32
+	r34 = add.u64 r16, 0
+	r35 = convert.i64.u64 r34
+	jump b7
+b7: # rangeint.body
+	r38 = gt.i64 r4, 0
+	branch r38, b8, b15
+b8: # rangeint.body
+	r39 = gt.i64 r8, 0
+	branch r39, b9, b10
+b9: # rangeint.body
+	r42 = mul.i64 r31, r4
+	r43 = add.i64 r42, r33
+	r44 = mul.i64 r43, r8
+	r45 = add.i64 r44, r35
+	checkindex r45, r48, site 1
+	r46 = elemaddr r47, r45, 8
+	r49 = load.f64 r46
+	r50 = div.f64 r49, r53
+	r54 = elemaddr r47, r45, 8
+	store.f64 r54, r50
+	jump b10
+b10: # latch
+	r16 = add.u64 r16, r21
+	r36 = ge.u64 r16, r11
+	branch r36, b11, b12
+b11: # carry
+	r16 = sub.u64 r16, r11
+	r22 = add.u64 r22, 1
+	jump b12
+b12: # stepped
+	r22 = add.u64 r22, r27
+	r37 = ge.u64 r22, r7
+	branch r37, b13, b14
+b13: # carry
+	r22 = sub.u64 r22, r7
+	r28 = add.u64 r28, 1
+	jump b14
+b14: # stepped
+	r28 = add.u64 r28, r25
+	jump b5
+b15: # rangeint.done
+	r40 = add.i64 r31, 1
+	r41 = lt.i64 r40, r0
+	branch r41, b10, b16
+b16: # exit
+	return
+
+task Normalize_3 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f64 r4
+	jump b1
+b1: # rangeint.done
+	checkindex 0, r2, site 2
+	r0 = elemaddr r1, 0, 8
+	store.f64 r0, r5
+	return
+
+kernel HelperCounts(x []f32, out []i64)
+reductions 2
+site 0 index reducetypes.go:105:5
+site 1 sliceb reducetypes.go:114:16
+site 2 sliceacap reducetypes.go:114:23
+
+task HelperCounts_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r21 = const.f32 0.0
+	r63 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b30
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b24
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = gt.f32 r19, r21
+	branch r20, b7, b8
+b7: # if.then (unrolled 0)
+	r22 = add.i64 r0, 1
+	r0 = move.i64 r22
+	jump b8
+b8: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b9
+b9: # unrolled 1
+	r15 = move.i64 r3
+	jump b10
+b10: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b11
+b11: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = gt.f32 r19, r21
+	branch r20, b12, b13
+b12: # if.then (unrolled 1)
+	r22 = add.i64 r0, 1
+	r0 = move.i64 r22
+	jump b13
+b13: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b14
+b14: # unrolled 2
+	r15 = move.i64 r3
+	jump b15
+b15: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b16
+b16: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = gt.f32 r19, r21
+	branch r20, b17, b18
+b17: # if.then (unrolled 2)
+	r22 = add.i64 r0, 1
+	r0 = move.i64 r22
+	jump b18
+b18: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b19
+b19: # unrolled 3
+	r15 = move.i64 r3
+	jump b20
+b20: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b21
+b21: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = gt.f32 r19, r21
+	branch r20, b22, b23
+b22: # if.then (unrolled 3)
+	r22 = add.i64 r0, 1
+	r0 = move.i64 r22
+	jump b23
+b23: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b24: # index
+	r15 = move.i64 r3
+	jump b25
+b25: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b26, b30
+b26: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = gt.f32 r19, r21
+	branch r20, b27, b28
+b27: # if.then
+	r22 = add.i64 r0, 1
+	r0 = move.i64 r22
+	jump b28
+b28: # latch
+	r3 = add.i64 r3, r2
+	jump b29
+b29: # head
+	r23 = add.i64 r3, 1
+	r24 = lt.i64 r23, r4
+	branch r24, b24, b30
+b30: # exit
+	r25 = lane
+	r26 = warpindex
+	r27 = warpsize
+	r28 = mul.i64 r26, r27
+	r29 = blocksize
+	r30 = sub.i64 r29, r28
+	r31 = min.i64 r30, r27
+	r32 = shr.i64.i64 r27, 1
+	jump b31
+b31: # reduction shuffle
+	r33 = shuffledown.i64 r0, r32
+	r34 = add.i64 r25, r32
+	r35 = lt.i64 r34, r31
+	branch r35, b32, b33
+b32: # reduction combine
+	r0 = add.i64 r0, r33
+	jump b33
+b33: # reduction next
+	r32 = shr.i64.i64 r32, 1
+	r36 = ne.i64 r32, 0
+	branch r36, b34, b43
+b34: # reduction shuffle (unrolled 1)
+	r33 = shuffledown.i64 r0, r32
+	r34 = add.i64 r25, r32
+	r35 = lt.i64 r34, r31
+	branch r35, b35, b36
+b35: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r33
+	jump b36
+b36: # reduction next (unrolled 1)
+	r32 = shr.i64.i64 r32, 1
+	r36 = ne.i64 r32, 0
+	branch r36, b37, b43
+b37: # reduction shuffle (unrolled 2)
+	r33 = shuffledown.i64 r0, r32
+	r34 = add.i64 r25, r32
+	r35 = lt.i64 r34, r31
+	branch r35, b38, b39
+b38: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r33
+	jump b39
+b39: # reduction next (unrolled 2)
+	r32 = shr.i64.i64 r32, 1
+	r36 = ne.i64 r32, 0
+	branch r36, b40, b43
+b40: # reduction shuffle (unrolled 3)
+	r33 = shuffledown.i64 r0, r32
+	r34 = add.i64 r25, r32
+	r35 = lt.i64 r34, r31
+	branch r35, b41, b42
+b41: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r33
+	jump b42
+b42: # reduction next (unrolled 3)
+	r32 = shr.i64.i64 r32, 1
+	r36 = ne.i64 r32, 0
+	branch r36, b31, b43
+b43: # reduction shuffled
+	r37 = eq.i64 r25, 0
+	branch r37, b44, b45
+b44: # reduction warp result
+	r38 = addr reduce0
+	r39 = mul.i64 r26, 1
+	r40 = add.i64 r39, 0
+	r41 = elemaddr r38, r40, 8
+	store.shared.i64 r41, r0
+	jump b45
+b45: # reduction barrier
+	barrier
+	r42 = eq.i64 r26, 0
+	branch r42, b46, b64
+b46: # reduction first warp
+	r43 = mul.i64 r25, r27
+	r44 = blocksize
+	r45 = lt.i64 r43, r44
+	branch r45, b47, b65
+b47: # reduction take
+	r46 = addr reduce0
+	r47 = mul.i64 r25, 1
+	r48 = add.i64 r47, 0
+	r49 = elemaddr r46, r48, 8
+	r0 = load.shared.i64 r49
+	jump b48
+b48: # reduction warps
+	r50 = mul.i64 r26, r27
+	r51 = blocksize
+	r52 = sub.i64 r51, r50
+	r53 = min.i64 r52, r27
+	r54 = shr.i64.i64 r27, 1
+	jump b49
+b49: # reduction shuffle
+	r55 = shuffledown.i64 r0, r54
+	r56 = add.i64 r25, r54
+	r57 = lt.i64 r56, r53
+	branch r57, b50, b51
+b50: # reduction combine
+	r0 = add.i64 r0, r55
+	jump b51
+b51: # reduction next
+	r54 = shr.i64.i64 r54, 1
+	r58 = ne.i64 r54, 0
+	branch r58, b52, b61
+b52: # reduction shuffle (unrolled 1)
+	r55 = shuffledown.i64 r0, r54
+	r56 = add.i64 r25, r54
+	r57 = lt.i64 r56, r53
+	branch r57, b53, b54
+b53: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r55
+	jump b54
+b54: # reduction next (unrolled 1)
+	r54 = shr.i64.i64 r54, 1
+	r58 = ne.i64 r54, 0
+	branch r58, b55, b61
+b55: # reduction shuffle (unrolled 2)
+	r55 = shuffledown.i64 r0, r54
+	r56 = add.i64 r25, r54
+	r57 = lt.i64 r56, r53
+	branch r57, b56, b57
+b56: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r55
+	jump b57
+b57: # reduction next (unrolled 2)
+	r54 = shr.i64.i64 r54, 1
+	r58 = ne.i64 r54, 0
+	branch r58, b58, b61
+b58: # reduction shuffle (unrolled 3)
+	r55 = shuffledown.i64 r0, r54
+	r56 = add.i64 r25, r54
+	r57 = lt.i64 r56, r53
+	branch r57, b59, b60
+b59: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r55
+	jump b60
+b60: # reduction next (unrolled 3)
+	r54 = shr.i64.i64 r54, 1
+	r58 = ne.i64 r54, 0
+	branch r58, b49, b61
+b61: # reduction shuffled
+	r59 = eq.i64 r25, 0
+	branch r59, b62, b64
+b62: # reduction block result
+	r60 = blockindex
+	r61 = mul.i64 r60, 2
+	r62 = add.i64 r61, 4
+	r64 = elemaddr r63, r62, 8
+	store.i64 r64, r0
+	r65 = eq.i64 r60, 0
+	branch r65, b63, b64
+b63: # reduction count
+	r66 = blockcount
+	r67 = elemaddr r63, 1, 8
+	store.i64 r67, r66
+	jump b64
+b64: # reduction done
+	return
+b65: # reduction none
+	r0 = move.i64 0
+	jump b48
+
+task HelperCounts_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i64 0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 4
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i64 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i64 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i64 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i64 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.i64 r5, 0
+	r47 = elemaddr r0, 0, 8
+	store.i64 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i64 0
+	jump b28
+
+task HelperCounts_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.i64 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 8
+	store.i64 r0, r5
+	return
+
+task HelperCounts_3 serial
+b0: # entry
+	r4 = len out
+	r7 = len x
+	jump b1
+b1: # entry
+	checkslice 1, r4, site 1
+	r5 = move.i64 r7
+	r12 = shr.i64.u32 r5, 63
+	r13 = and.i64 r12, 1
+	r14 = add.i64 r5, r13
+	r15 = shr.i64.u32 r14, 1
+	r8 = move.i64 r15
+	checkslice r8, r7, site 2
+	return
+
+task HelperCounts_4 serial
+b0: # entry
+	r5 = len x
+	r7 = move.i64 r5
+	r8 = shr.i64.u32 r7, 63
+	r9 = and.i64 r8, 1
+	r10 = add.i64 r7, r9
+	r11 = shr.i64.u32 r10, 1
+	r6 = move.i64 r11
+	checkslice r6, r5, site 2
+	jump b1
+b1: # entry
+	return
+
+task HelperCounts_5 parallel
+var reduce0 shared 256 align 8
+b0: # entry
+	r8 = base x
+	r9 = len x
+	r11 = move.i64 r9
+	r73 = shr.i64.u32 r11, 63
+	r74 = and.i64 r73, 1
+	r75 = add.i64 r11, r74
+	r76 = shr.i64.u32 r75, 1
+	r10 = move.i64 r76
+	checkslice r10, r9, site 2
+	r5 = elemaddr r8, 0, 4
+	r6 = sub.i64 r10, 0
+	r4 = move.i64 r6
+	r26 = const.f32 1.0
+	r68 = scratch
+	jump b1
+b1: # setup
+	r0 = move.i64 0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r12 = add.i64 r3, 1
+	r13 = lt.i64 r12, r4
+	branch r13, b3, b30
+b3: # unrolled test
+	r14 = convert.u64.i64 r4
+	r15 = convert.u64.i64 r12
+	r16 = sub.u64 r14, r15
+	r17 = convert.u64.i64 r2
+	r18 = mul.u64 r17, 3
+	r19 = gt.u64 r16, r18
+	branch r19, b4, b24
+b4: # unrolled 0
+	r20 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r21 = add.i64 r20, 1
+	r22 = lt.i64 r21, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r23 = elemaddr r5, r21, 4
+	r24 = load.f32 r23
+	r25 = gt.f32 r24, r26
+	branch r25, b7, b8
+b7: # if.then (unrolled 0)
+	r27 = add.i64 r0, 1
+	r0 = move.i64 r27
+	jump b8
+b8: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b9
+b9: # unrolled 1
+	r20 = move.i64 r3
+	jump b10
+b10: # rangeindex.loop (unrolled 1)
+	r21 = add.i64 r20, 1
+	r22 = lt.i64 r21, r4
+	jump b11
+b11: # rangeindex.body (unrolled 1)
+	r23 = elemaddr r5, r21, 4
+	r24 = load.f32 r23
+	r25 = gt.f32 r24, r26
+	branch r25, b12, b13
+b12: # if.then (unrolled 1)
+	r27 = add.i64 r0, 1
+	r0 = move.i64 r27
+	jump b13
+b13: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b14
+b14: # unrolled 2
+	r20 = move.i64 r3
+	jump b15
+b15: # rangeindex.loop (unrolled 2)
+	r21 = add.i64 r20, 1
+	r22 = lt.i64 r21, r4
+	jump b16
+b16: # rangeindex.body (unrolled 2)
+	r23 = elemaddr r5, r21, 4
+	r24 = load.f32 r23
+	r25 = gt.f32 r24, r26
+	branch r25, b17, b18
+b17: # if.then (unrolled 2)
+	r27 = add.i64 r0, 1
+	r0 = move.i64 r27
+	jump b18
+b18: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b19
+b19: # unrolled 3
+	r20 = move.i64 r3
+	jump b20
+b20: # rangeindex.loop (unrolled 3)
+	r21 = add.i64 r20, 1
+	r22 = lt.i64 r21, r4
+	jump b21
+b21: # rangeindex.body (unrolled 3)
+	r23 = elemaddr r5, r21, 4
+	r24 = load.f32 r23
+	r25 = gt.f32 r24, r26
+	branch r25, b22, b23
+b22: # if.then (unrolled 3)
+	r27 = add.i64 r0, 1
+	r0 = move.i64 r27
+	jump b23
+b23: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b24: # index
+	r20 = move.i64 r3
+	jump b25
+b25: # rangeindex.loop
+	r21 = add.i64 r20, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b26, b30
+b26: # rangeindex.body
+	r23 = elemaddr r5, r21, 4
+	r24 = load.f32 r23
+	r25 = gt.f32 r24, r26
+	branch r25, b27, b28
+b27: # if.then
+	r27 = add.i64 r0, 1
+	r0 = move.i64 r27
+	jump b28
+b28: # latch
+	r3 = add.i64 r3, r2
+	jump b29
+b29: # head
+	r28 = add.i64 r3, 1
+	r29 = lt.i64 r28, r4
+	branch r29, b24, b30
+b30: # exit
+	r30 = lane
+	r31 = warpindex
+	r32 = warpsize
+	r33 = mul.i64 r31, r32
+	r34 = blocksize
+	r35 = sub.i64 r34, r33
+	r36 = min.i64 r35, r32
+	r37 = shr.i64.i64 r32, 1
+	jump b31
+b31: # reduction shuffle
+	r38 = shuffledown.i64 r0, r37
+	r39 = add.i64 r30, r37
+	r40 = lt.i64 r39, r36
+	branch r40, b32, b33
+b32: # reduction combine
+	r0 = add.i64 r0, r38
+	jump b33
+b33: # reduction next
+	r37 = shr.i64.i64 r37, 1
+	r41 = ne.i64 r37, 0
+	branch r41, b34, b43
+b34: # reduction shuffle (unrolled 1)
+	r38 = shuffledown.i64 r0, r37
+	r39 = add.i64 r30, r37
+	r40 = lt.i64 r39, r36
+	branch r40, b35, b36
+b35: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r38
+	jump b36
+b36: # reduction next (unrolled 1)
+	r37 = shr.i64.i64 r37, 1
+	r41 = ne.i64 r37, 0
+	branch r41, b37, b43
+b37: # reduction shuffle (unrolled 2)
+	r38 = shuffledown.i64 r0, r37
+	r39 = add.i64 r30, r37
+	r40 = lt.i64 r39, r36
+	branch r40, b38, b39
+b38: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r38
+	jump b39
+b39: # reduction next (unrolled 2)
+	r37 = shr.i64.i64 r37, 1
+	r41 = ne.i64 r37, 0
+	branch r41, b40, b43
+b40: # reduction shuffle (unrolled 3)
+	r38 = shuffledown.i64 r0, r37
+	r39 = add.i64 r30, r37
+	r40 = lt.i64 r39, r36
+	branch r40, b41, b42
+b41: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r38
+	jump b42
+b42: # reduction next (unrolled 3)
+	r37 = shr.i64.i64 r37, 1
+	r41 = ne.i64 r37, 0
+	branch r41, b31, b43
+b43: # reduction shuffled
+	r42 = eq.i64 r30, 0
+	branch r42, b44, b45
+b44: # reduction warp result
+	r43 = addr reduce0
+	r44 = mul.i64 r31, 1
+	r45 = add.i64 r44, 0
+	r46 = elemaddr r43, r45, 8
+	store.shared.i64 r46, r0
+	jump b45
+b45: # reduction barrier
+	barrier
+	r47 = eq.i64 r31, 0
+	branch r47, b46, b64
+b46: # reduction first warp
+	r48 = mul.i64 r30, r32
+	r49 = blocksize
+	r50 = lt.i64 r48, r49
+	branch r50, b47, b65
+b47: # reduction take
+	r51 = addr reduce0
+	r52 = mul.i64 r30, 1
+	r53 = add.i64 r52, 0
+	r54 = elemaddr r51, r53, 8
+	r0 = load.shared.i64 r54
+	jump b48
+b48: # reduction warps
+	r55 = mul.i64 r31, r32
+	r56 = blocksize
+	r57 = sub.i64 r56, r55
+	r58 = min.i64 r57, r32
+	r59 = shr.i64.i64 r32, 1
+	jump b49
+b49: # reduction shuffle
+	r60 = shuffledown.i64 r0, r59
+	r61 = add.i64 r30, r59
+	r62 = lt.i64 r61, r58
+	branch r62, b50, b51
+b50: # reduction combine
+	r0 = add.i64 r0, r60
+	jump b51
+b51: # reduction next
+	r59 = shr.i64.i64 r59, 1
+	r63 = ne.i64 r59, 0
+	branch r63, b52, b61
+b52: # reduction shuffle (unrolled 1)
+	r60 = shuffledown.i64 r0, r59
+	r61 = add.i64 r30, r59
+	r62 = lt.i64 r61, r58
+	branch r62, b53, b54
+b53: # reduction combine (unrolled 1)
+	r0 = add.i64 r0, r60
+	jump b54
+b54: # reduction next (unrolled 1)
+	r59 = shr.i64.i64 r59, 1
+	r63 = ne.i64 r59, 0
+	branch r63, b55, b61
+b55: # reduction shuffle (unrolled 2)
+	r60 = shuffledown.i64 r0, r59
+	r61 = add.i64 r30, r59
+	r62 = lt.i64 r61, r58
+	branch r62, b56, b57
+b56: # reduction combine (unrolled 2)
+	r0 = add.i64 r0, r60
+	jump b57
+b57: # reduction next (unrolled 2)
+	r59 = shr.i64.i64 r59, 1
+	r63 = ne.i64 r59, 0
+	branch r63, b58, b61
+b58: # reduction shuffle (unrolled 3)
+	r60 = shuffledown.i64 r0, r59
+	r61 = add.i64 r30, r59
+	r62 = lt.i64 r61, r58
+	branch r62, b59, b60
+b59: # reduction combine (unrolled 3)
+	r0 = add.i64 r0, r60
+	jump b60
+b60: # reduction next (unrolled 3)
+	r59 = shr.i64.i64 r59, 1
+	r63 = ne.i64 r59, 0
+	branch r63, b49, b61
+b61: # reduction shuffled
+	r64 = eq.i64 r30, 0
+	branch r64, b62, b64
+b62: # reduction block result
+	r65 = blockindex
+	r66 = mul.i64 r65, 2
+	r67 = add.i64 r66, 5
+	r69 = elemaddr r68, r67, 8
+	store.i64 r69, r0
+	r70 = eq.i64 r65, 0
+	branch r70, b63, b64
+b63: # reduction count
+	r71 = blockcount
+	r72 = elemaddr r68, 3, 8
+	store.i64 r72, r71
+	jump b64
+b64: # reduction done
+	return
+b65: # reduction none
+	r0 = move.i64 0
+	jump b48
+
+task HelperCounts_6 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 3, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.i64 0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 2
+	r8 = add.i64 r7, 5
+	r9 = elemaddr r0, r8, 8
+	r10 = load.i64 r9
+	r5 = add.i64 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.i64 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.i64 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.i64 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.i64 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.i64 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.i64 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.i64 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.i64 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.i64 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.i64 r5, 0
+	r47 = elemaddr r0, 2, 8
+	store.i64 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.i64 0
+	jump b28
+
+task HelperCounts_7 serial
+b0: # entry
+	r4 = base out
+	r5 = len out
+	checkslice 1, r5, site 1
+	r1 = elemaddr r4, 1, 8
+	r2 = sub.i64 r5, 1
+	r6 = scratch
+	r7 = elemaddr r6, 2, 8
+	r8 = load.i64 r7
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 8
+	store.i64 r0, r8
 	return
 
 kernel Advance(bs []56, dt f32)

@@ -69,6 +69,20 @@ func Outer(out, a, b []float32) {
 	}
 }
 
+// NestSum sums a w×h image through a loop nest that runs as one loop, with
+// one partial sum per thread over all its levels.
+//
+//qd:kernel
+func NestSum(pix []float32, w, h int, out []float32) {
+	var sum float32
+	for y := range h {
+		for x := range w {
+			sum += pix[y*w+x]
+		}
+	}
+	out[0] = sum
+}
+
 // Lookup indexes a local array and a table by variables: an index is
 // checked against the array's length unless a loop's test, a remainder or
 // a mask keeps it in range.
