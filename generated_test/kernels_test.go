@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -29,6 +30,7 @@ var cases = []kernelCase{
 	{name: "Floats", fn: kernels.Floats},
 	{name: "Floats32", fn: kernels.Floats32},
 	{name: "MinMaxZeros", fn: kernels.MinMaxZeros},
+	{name: "MinMaxConstants", fn: kernels.MinMaxConstants},
 	{name: "Control", fn: kernels.Control},
 	{name: "Phases", fn: kernels.Phases},
 	{name: "Spin", fn: kernels.Spin, args: spinArgs},
@@ -37,6 +39,19 @@ var cases = []kernelCase{
 	{name: "Narrow", fn: kernels.Narrow},
 	{name: "Empty", fn: kernels.Empty},
 	{name: "Counted", fn: kernels.Counted, args: countedArgs},
+	{name: "Rounds", fn: kernels.Rounds},
+	{name: "ClampedWindow", fn: kernels.ClampedWindow, args: func(r *rand.Rand, n int) []any {
+		w := 1 + r.IntN(n)
+		ladder := make([]float32, n)
+		for i := range ladder {
+			ladder[i] = float32(r.NormFloat64() * 4)
+		}
+		bytes := make([]uint8, n)
+		for i := range bytes {
+			bytes[i] = uint8(r.Uint32())
+		}
+		return []any{make([]int32, n), bytes, ladder, w, n / w}
+	}},
 	{name: "Scalars", fn: kernels.Scalars, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]int64, n), int8(r.Uint32()), uint16(r.Uint32()), r.IntN(2) == 1, int16(r.Uint32()),
 			uint8(r.Uint32()), int32(r.Uint32()), float32(r.NormFloat64() * 100), r.Uint32(), r.NormFloat64() * 1e6, r.Uint64()}
@@ -113,6 +128,11 @@ var cases = []kernelCase{
 		w := 1 + r.IntN(40)
 		return []any{make([]float32, n/w*w), floats32(r, n/w), floats32(r, w)}
 	}},
+	{name: "BlockValues", fn: kernels.BlockValues},
+	{name: "Chain", fn: kernels.Chain},
+	{name: "MultiResults", fn: kernels.MultiResults},
+	{name: "BlocksCall", fn: kernels.BlocksCall},
+	{name: "PrologueHelper", fn: kernels.PrologueHelper},
 }
 
 // bodies draws bodies with finite masses and velocities, some of them
@@ -158,6 +178,8 @@ func juliaArgs(r *rand.Rand, n int) []any {
 	p := []kernels.JuliaParams{{C: complex(r.Float64()-0.5, r.Float64()-0.5), Radius: 4, MaxIter: int32(r.IntN(60))}}
 	return []any{cs, p, make([]int32, n)}
 }
+
+func init() { cases = append(cases, convertCases...) }
 
 // eightArgs keeps the spin loops of EightBlocks short.
 func eightArgs(r *rand.Rand, n int) []any {
@@ -225,6 +247,21 @@ func runAllLengths(t *testing.T, dev *rt.Device, lengths []int, opts ...rt.Launc
 	if err != nil {
 		t.Fatal(err)
 	}
+	runLoaded(t, dev, ks, cases, lengths, opts...)
+}
+
+// runKernelCases runs the given cases of package kernels on dev.
+func runKernelCases(t *testing.T, dev *rt.Device, cases []kernelCase, opts ...rt.LaunchOption) {
+	ks, err := kernels.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runLoaded(t, dev, ks, cases, lengths, opts...)
+}
+
+// runLoaded runs the cases through their stubs, methods of ks, with slices
+// of the given lengths.
+func runLoaded(t *testing.T, dev *rt.Device, ks any, cases []kernelCase, lengths []int, opts ...rt.LaunchOption) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(c.name)), 1))
@@ -265,11 +302,17 @@ func TestKernelsCPU(t *testing.T) {
 	runAll(t, dev)
 }
 
-// openCUDA opens the GPU or skips the test on a machine without one.
-func openCUDA(t testing.TB) *rt.Device {
-	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
+// openGPU opens the GPU backend under test, QD_BACKEND's when it names
+// one (cuda or hip) and else CUDA, or skips the test on a machine without
+// it.
+func openGPU(t testing.TB) *rt.Device {
+	backend, _ := rt.ParseBackend(os.Getenv("QD_BACKEND"))
+	if backend != rt.HIP {
+		backend = rt.CUDA
+	}
+	dev, err := rt.Open(rt.WithBackend(backend))
 	if errors.Is(err, rt.ErrNoDevice) {
-		t.Skipf("no CUDA device: %v", err)
+		t.Skipf("no %s device: %v", backend, err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +322,7 @@ func openCUDA(t testing.TB) *rt.Device {
 }
 
 func TestKernelsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAll(t, dev)
 }
@@ -287,7 +330,7 @@ func TestKernelsGPU(t *testing.T) {
 // TestKernelsGPUSmallGrid runs every kernel on grids of 2 blocks of 32
 // threads, so every thread strides over many iterations.
 func TestKernelsGPUSmallGrid(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAll(t, dev, rt.BlockSize(32), rt.GridSize(2))
 }

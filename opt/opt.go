@@ -16,7 +16,8 @@ import (
 )
 
 // A Pass is one transformation. Exactly one of Task and Kernel is set:
-// most passes work on one task at a time.
+// most passes work on one task at a time, and on each of the kernel's
+// functions the same way.
 type Pass struct {
 	Name   string
 	Task   func(*ir.Task)
@@ -34,8 +35,25 @@ var Default = Pipeline{
 	{Name: "divconst", Task: DivideByConstants},
 	{Name: "promote", Task: PromoteLocals},
 	{Name: "tables", Kernel: FoldTableLoads},
+	{Name: "recipdiv", Task: MultiplyByReciprocals},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "fullunroll", Task: FullyUnrollLoops},
+	{Name: "constprop", Task: PropagateConstants},
+	{Name: "promote", Task: PromoteLocals},
+	{Name: "tables", Kernel: FoldTableLoads},
+	{Name: "deadcode", Task: RemoveDeadCode},
+	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "gridstride", Task: DropGridStrideTests},
+	{Name: "provenchecks", Task: RemoveProvenChecks},
+	{Name: "cse", Task: EliminateCommonSubexpressions},
+	{Name: "licm", Task: HoistInvariants},
+	{Name: "strength", Task: ReduceStrength},
+	{Name: "narrow", Task: NarrowCounters},
+	{Name: "constprop", Task: PropagateConstants},
+	{Name: "deadcode", Task: RemoveDeadCode},
+	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "divrem", Task: FuseDivRem},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "promote", Task: PromoteLocals},
 	{Name: "deadcode", Task: RemoveDeadCode},
@@ -49,7 +67,7 @@ func (p Pipeline) Run(k *ir.Kernel) error {
 		if pass.Kernel != nil {
 			pass.Kernel(k)
 		} else {
-			for _, t := range k.Tasks {
+			for _, t := range k.Bodies() {
 				pass.Task(t)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 // a package-level scalar becomes an immediate, and so does an element of
 // an array table indexed by a constant.
 func FoldTableLoads(k *ir.Kernel) {
-	for _, t := range k.Tasks {
+	for _, t := range k.Bodies() {
 		places := exactPlaces(t)
 		folded := false
 		for _, b := range t.Blocks {
@@ -55,7 +55,7 @@ func readLeaf(b []byte) uint64 {
 // others.
 func dropUnreadTables(k *ir.Kernel) {
 	read := make([]bool, len(k.Data))
-	for _, t := range k.Tasks {
+	for _, t := range k.Bodies() {
 		for _, b := range t.Blocks {
 			for _, in := range b.Instrs {
 				if in.Op == ir.OpDataAddr {
@@ -73,7 +73,7 @@ func dropUnreadTables(k *ir.Kernel) {
 		}
 	}
 	k.Data = kept
-	for _, t := range k.Tasks {
+	for _, t := range k.Bodies() {
 		for _, b := range t.Blocks {
 			for i := range b.Instrs {
 				if in := &b.Instrs[i]; in.Op == ir.OpDataAddr {

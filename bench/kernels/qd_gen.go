@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -314,6 +314,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Gather reads table at the indices idx.
+//
 // Gather launches kernel Gather (checks.go:11) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -339,6 +341,8 @@ func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], i
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// GatherUnchecked is Gather without bounds checks.
+//
 // GatherUnchecked launches kernel GatherUnchecked (checks.go:20) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -364,6 +368,9 @@ func (qdk *Kernels) GatherUnchecked(out *rt.Buffer[float32], table *rt.Buffer[fl
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Stencil averages each inner point of a w-wide grid with its four
+// neighbours.
+//
 // Stencil launches kernel Stencil (checks.go:30) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -389,6 +396,8 @@ func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// StencilUnchecked is Stencil without bounds checks.
+//
 // StencilUnchecked launches kernel StencilUnchecked (checks.go:39) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -414,6 +423,8 @@ func (qdk *Kernels) StencilUnchecked(out *rt.Buffer[float32], in *rt.Buffer[floa
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// SaxpyUnchecked is Saxpy without bounds checks.
+//
 // SaxpyUnchecked launches kernel SaxpyUnchecked (checks.go:52) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -440,6 +451,8 @@ func (qdk *Kernels) SaxpyUnchecked(a float32, x *rt.Buffer[float32], y *rt.Buffe
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Empty launches one block that does nothing: it measures launch cost.
+//
 // Empty launches kernel Empty (kernels.go:16) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -464,6 +477,8 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Saxpy computes y = a*x + y.
+//
 // Saxpy launches kernel Saxpy (kernels.go:27) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -490,6 +505,8 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Spin runs the Quadrants LCG spin loop in each of len(out) threads.
+//
 // Spin launches kernel Spin (kernels.go:36) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -514,6 +531,8 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// TwoSpins runs two one-thread spin loops as two concurrent blocks.
+//
 // TwoSpins launches kernel TwoSpins (kernels.go:60) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -542,6 +561,8 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// TwoSpinsSerial runs the same two loops one after the other.
+//
 // TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:68) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -567,6 +588,8 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// EightSpins runs eight one-thread spin loops as eight concurrent blocks.
+//
 // EightSpins launches kernel EightSpins (kernels.go:88) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -682,6 +705,8 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// FourTiny runs four tiny blocks: it measures the cost of fork and join.
+//
 // FourTiny launches kernel FourTiny (kernels.go:102) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -726,6 +751,8 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Tiny is one tiny loop, launched four times for comparison.
+//
 // Tiny launches kernel Tiny (kernels.go:112) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -749,6 +776,8 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Scale multiplies x by a: a stage of the recorded pipeline benchmark.
+//
 // Scale launches kernel Scale (kernels.go:123) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -773,6 +802,8 @@ func (qdk *Kernels) Scale(x *rt.Buffer[float32], a float32, qdOpts ...rt.LaunchO
 	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Add writes x+y into out: the pipeline's last kernel.
+//
 // Add launches kernel Add (kernels.go:132) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -798,6 +829,8 @@ func (qdk *Kernels) Add(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Histogram counts bytes into 256 bins, with one atomic add per byte.
+//
 // Histogram launches kernel Histogram (kernels.go:141) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -822,6 +855,9 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Sum adds the elements of x into out[0]: a float reduction, deterministic
+// for a launch configuration.
+//
 // Sum launches kernel Sum (reduce.go:7) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -846,6 +882,9 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// NBodyAoS advances an n-body system by one step, its bodies an array of
+// structs.
+//
 // NBodyAoS launches kernel NBodyAoS (types.go:31) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -871,6 +910,8 @@ func (qdk *Kernels) NBodyAoS(ps *rt.Buffer[Particle], dt float32, soft float32, 
 	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// NBodySoA is NBodyAoS with one slice per field.
+//
 // NBodySoA launches kernel NBodySoA (types.go:51) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -902,6 +943,9 @@ func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt
 	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Shade2D computes each element of a w×h image from both its indices, as
+// a perfectly nested pair of loops: one parallel loop over all pixels.
+//
 // Shade2D launches kernel Shade2D (types.go:73) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -928,6 +972,8 @@ func (qdk *Kernels) Shade2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Shade1D is Shade2D as one loop that divides each index into x and y.
+//
 // Shade1D launches kernel Shade1D (types.go:85) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1012,8 +1058,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -1102,8 +1146,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -1361,7 +1403,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1374,11 +1416,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1414,10 +1453,11 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
@@ -1427,17 +1467,12 @@ $L_5:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt6, 1;
 	st.global.s32 [%rd7], %rt6;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1497,7 +1532,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1514,11 +1549,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1578,16 +1610,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -1695,17 +1727,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_0(
@@ -1740,16 +1769,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -1857,17 +1886,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_1(
@@ -1902,16 +1928,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -2019,17 +2045,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_0(
@@ -2061,16 +2084,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2178,17 +2201,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_1(
@@ -2220,16 +2240,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2337,17 +2357,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_0(
@@ -2394,16 +2411,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -2511,17 +2528,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_1(
@@ -2568,16 +2582,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -2685,17 +2699,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_2(
@@ -2742,16 +2753,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -2859,17 +2870,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_3(
@@ -2916,16 +2924,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -3033,17 +3041,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_4(
@@ -3090,16 +3095,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -3207,17 +3212,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_5(
@@ -3264,16 +3266,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -3381,17 +3383,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_6(
@@ -3438,16 +3437,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -3555,17 +3554,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_7(
@@ -3612,16 +3608,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_21;
+	@!%p9 bra $L_22;
 $L_3:
 	mov.b64 %rd10, %rd2;
 $L_4:
 	mov.b64 %rd11, %rd10;
-	setp.gt.s64 %p12, %rd13, 0;
-	@!%p12 bra $L_22;
+	@!%p12 bra $L_21;
 $L_5:
 	mov.b64 %rd15, %rd11;
 	mov.b64 %rd16, 0;
@@ -3729,17 +3725,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd23, %rd10, 8, %rd4;
 	st.global.s64 [%rd23], %rd17;
-	add.s64 %rd24, %rd10, 1;
-	setp.lt.s64 %p25, %rd24, %rd3;
-	@!%p25 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry FourTiny_0(
@@ -3785,13 +3778,11 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd14, %rd12, 4, %rd4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
-	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -3843,13 +3834,11 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd14, %rd12, 4, %rd4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
-	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -3901,13 +3890,11 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd14, %rd12, 4, %rd4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
-	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -3959,13 +3946,11 @@ $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	add.s64 %rd12, %rd11, 1;
-	setp.lt.s64 %p13, %rd12, %rd3;
-	@!%p13 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd14, %rd12, 4, %rd4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
-	mad.lo.s64 %rd17, %rd12, 4, %rd4;
+	mov.b64 %rd17, %rd14;
 	st.global.s32 [%rd17], %r16;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4009,13 +3994,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1;
-	mad.lo.s64 %rd14, %rd9, 4, %rd4;
+	mov.b64 %rd14, %rd11;
 	st.global.s32 [%rd14], %r13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4061,13 +4044,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4123,8 +4104,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4211,10 +4190,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -4259,11 +4236,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<54>;
+	.reg .f32 %f<87>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -4284,16 +4261,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -4390,47 +4367,47 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.f32 [%rd39], %f0;
 $L_40:
@@ -4445,12 +4422,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.f32 %f0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt14, %ntid.x;
 	cvt.u64.u32 %rd49, %rt14;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -4470,47 +4447,47 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.f32 [%rd62], %f0;
@@ -4538,10 +4515,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
-	.reg .f32 %f<47>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -4554,46 +4531,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -4623,47 +4600,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f32 [%rd27], %f5;
 $L_25:
@@ -4678,12 +4655,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f32 %f5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -4703,42 +4680,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f32 %f46, %f5, 0f00000000;
@@ -4812,7 +4789,7 @@ $Lfault:
 {
 	.reg .pred %p<25>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<258>;
+	.reg .b64 %rd<305>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<303>;
 	.reg .f64 %fd<104>;
@@ -4835,6 +4812,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd18, %rd5;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -4843,8 +4821,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_21;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 28, %rd4;
 	add.s64 %rd12, %rd11, 0;
@@ -4853,17 +4829,17 @@ $L_5:
 	ld.global.f32 %f14, [%rd16];
 	add.s64 %rd17, %rd12, 8;
 	ld.global.f32 %f15, [%rd17];
-	mov.b64 %rd18, %rd5;
 	mov.f32 %f19, 0f00000000;
 	mov.f32 %f20, 0f00000000;
 	mov.f32 %f21, 0f00000000;
 	mov.b64 %rd22, -1;
+	add.s64 %rd304, %rd4, 0;
 $L_6:
 	add.s64 %rd23, %rd22, 1;
 	setp.lt.s64 %p24, %rd23, %rd18;
 	@!%p24 bra $L_16;
 $L_7:
-	mad.lo.s64 %rd25, %rd23, 28, %rd4;
+	mov.b64 %rd25, %rd304;
 	add.s64 %rd26, %rd25, 0;
 	ld.global.f32 %f27, [%rd26];
 	add.s64 %rd30, %rd26, 4;
@@ -4936,7 +4912,7 @@ $L_11:
 	div.rn.f32 %f105, 0f3F800000, %f104;
 	mov.f32 %f101, %f105;
 $L_12:
-	mad.lo.s64 %rd106, %rd23, 28, %rd4;
+	mov.b64 %rd106, %rd25;
 	add.s64 %rd107, %rd106, 24;
 	ld.global.f32 %f108, [%rd107];
 	mul.rn.f32 %f109, %f108, %f101;
@@ -5006,10 +4982,10 @@ $L_15:
 	mov.f32 %f20, %f141;
 	mov.f32 %f21, %f142;
 	mov.b64 %rd22, %rd23;
+	add.s64 %rd304, %rd304, 28;
 	bra.uni $L_6;
 $L_16:
-	mad.lo.s64 %rd179, %rd9, 28, %rd4;
-	mad.lo.s64 %rd180, %rd9, 28, %rd4;
+	mov.b64 %rd180, %rd11;
 	add.s64 %rd181, %rd180, 12;
 	ld.global.f32 %f182, [%rd181];
 	add.s64 %rd185, %rd181, 4;
@@ -5076,11 +5052,11 @@ $L_18:
 	mov.f32 %f217, %f251;
 	mov.f32 %f218, %f252;
 $L_19:
-	add.s64 %rd255, %rd179, 12;
+	mov.b64 %rd255, %rd181;
 	st.global.f32 [%rd255], %f216;
-	add.s64 %rd256, %rd255, 4;
+	mov.b64 %rd256, %rd185;
 	st.global.f32 [%rd256], %f217;
-	add.s64 %rd257, %rd255, 8;
+	mov.b64 %rd257, %rd186;
 	st.global.f32 [%rd257], %f218;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
@@ -5127,8 +5103,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 28, %rd4;
 	add.s64 %rd12, %rd11, 0;
@@ -5203,11 +5177,11 @@ $L_7:
 	mov.f32 %f54, %f88;
 	mov.f32 %f55, %f89;
 $L_8:
-	add.s64 %rd92, %rd11, 0;
+	mov.b64 %rd92, %rd12;
 	st.global.f32 [%rd92], %f53;
-	add.s64 %rd93, %rd92, 4;
+	mov.b64 %rd93, %rd16;
 	st.global.f32 [%rd93], %f54;
-	add.s64 %rd94, %rd92, 8;
+	mov.b64 %rd94, %rd17;
 	st.global.f32 [%rd94], %f55;
 $L_9:
 	add.s64 %rd2, %rd2, %rd1;
@@ -5235,9 +5209,9 @@ $L_10:
 	.param .f32 NBodySoA_0_param_15
 )
 {
-	.reg .pred %p<101>;
+	.reg .pred %p<105>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<100>;
+	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<93>;
 	.reg .f64 %fd<65>;
@@ -5289,10 +5263,11 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p38, %rd3, 0;
 $L_2:
 	setp.lt.s64 %p30, %rd2, %rd3;
-	@!%p30 bra $L_31;
+	@!%p30 bra $L_32;
 $L_3:
 	mov.b64 %rd31, %rd2;
 $L_4:
@@ -5302,27 +5277,30 @@ $L_4:
 	ld.global.f32 %f35, [%rd34];
 	mad.lo.s64 %rd36, %rd31, 4, %rd12;
 	ld.global.f32 %f37, [%rd36];
-	setp.gt.s64 %p38, %rd3, 0;
-	@!%p38 bra $L_32;
+	@!%p38 bra $L_31;
 $L_5:
 	mov.f32 %f39, 0f00000000;
 	mov.f32 %f40, 0f00000000;
 	mov.f32 %f41, 0f00000000;
 	mov.b64 %rd42, 0;
+	add.s64 %rd98, %rd5, 0;
+	add.s64 %rd99, %rd8, 0;
+	add.s64 %rd100, %rd12, 0;
+	add.s64 %rd101, %rd28, 0;
 $L_6:
-	max.s64 %rd98, %rd3, -9223372036854775804;
-	sub.s64 %rd99, %rd98, 4;
+	max.s64 %rd102, %rd3, -9223372036854775804;
+	sub.s64 %rd103, %rd102, 4;
 $L_7:
-	setp.lt.s64 %p100, %rd42, %rd99;
-	@!%p100 bra $L_24;
+	setp.lt.s64 %p104, %rd42, %rd103;
+	@!%p104 bra $L_24;
 $L_8:
-	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	mov.b64 %rd49, %rd99;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
 	mul.rn.f32 %f55, %f48, %f48;
@@ -5336,7 +5314,7 @@ $L_9:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_10:
-	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
@@ -5354,14 +5332,18 @@ $L_11:
 	mov.f32 %f40, %f75;
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
 $L_12:
-	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	mov.b64 %rd49, %rd99;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
 	mul.rn.f32 %f55, %f48, %f48;
@@ -5375,7 +5357,7 @@ $L_13:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_14:
-	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
@@ -5393,14 +5375,18 @@ $L_15:
 	mov.f32 %f40, %f75;
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
 $L_16:
-	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	mov.b64 %rd49, %rd99;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
 	mul.rn.f32 %f55, %f48, %f48;
@@ -5414,7 +5400,7 @@ $L_17:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_18:
-	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
@@ -5432,14 +5418,18 @@ $L_19:
 	mov.f32 %f40, %f75;
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
 $L_20:
-	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	mov.b64 %rd49, %rd99;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
 	mul.rn.f32 %f55, %f48, %f48;
@@ -5453,7 +5443,7 @@ $L_21:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_22:
-	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
@@ -5471,15 +5461,19 @@ $L_23:
 	mov.f32 %f40, %f75;
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
 	bra.uni $L_7;
 $L_24:
-	mad.lo.s64 %rd46, %rd42, 4, %rd5;
+	mov.b64 %rd46, %rd98;
 	ld.global.f32 %f47, [%rd46];
 	sub.rn.f32 %f48, %f47, %f33;
-	mad.lo.s64 %rd49, %rd42, 4, %rd8;
+	mov.b64 %rd49, %rd99;
 	ld.global.f32 %f50, [%rd49];
 	sub.rn.f32 %f51, %f50, %f35;
-	mad.lo.s64 %rd52, %rd42, 4, %rd12;
+	mov.b64 %rd52, %rd100;
 	ld.global.f32 %f53, [%rd52];
 	sub.rn.f32 %f54, %f53, %f37;
 	mul.rn.f32 %f55, %f48, %f48;
@@ -5493,7 +5487,7 @@ $L_25:
 	div.rn.f32 %f66, 0f3F800000, %f65;
 	mov.f32 %f62, %f66;
 $L_26:
-	mad.lo.s64 %rd67, %rd42, 4, %rd28;
+	mov.b64 %rd67, %rd101;
 	ld.global.f32 %f68, [%rd67];
 	mul.rn.f32 %f69, %f68, %f62;
 	mul.rn.f32 %f70, %f69, %f62;
@@ -5512,6 +5506,10 @@ $L_27:
 	mov.f32 %f40, %f75;
 	mov.f32 %f41, %f77;
 	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
 	bra.uni $L_24;
 $L_28:
 	mov.f32 %f43, %f73;
@@ -5530,25 +5528,22 @@ $L_29:
 	ld.global.f32 %f90, [%rd89];
 	mul.rn.f32 %f91, %f45, %f83;
 	add.rn.f32 %f92, %f90, %f91;
-	mad.lo.s64 %rd93, %rd31, 4, %rd16;
+	mov.b64 %rd93, %rd80;
 	st.global.f32 [%rd93], %f84;
-	mad.lo.s64 %rd94, %rd31, 4, %rd20;
+	mov.b64 %rd94, %rd85;
 	st.global.f32 [%rd94], %f88;
-	mad.lo.s64 %rd95, %rd31, 4, %rd24;
+	mov.b64 %rd95, %rd89;
 	st.global.f32 [%rd95], %f92;
-	add.s64 %rd96, %rd31, 1;
-	setp.lt.s64 %p97, %rd96, %rd3;
-	@!%p97 bra $L_31;
 $L_30:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_31:
-	ret;
-$L_32:
 	mov.f32 %f43, 0f00000000;
 	mov.f32 %f44, 0f00000000;
 	mov.f32 %f45, 0f00000000;
 	bra.uni $L_29;
+$L_32:
+	ret;
 }
 
 .visible .entry NBodySoA_1(
@@ -5620,7 +5615,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p30, %rd2, %rd3;
 	@!%p30 bra $L_6;
@@ -5645,15 +5640,12 @@ $L_4:
 	ld.global.f32 %f48, [%rd47];
 	mul.rn.f32 %f49, %f48, %f37;
 	add.rn.f32 %f50, %f46, %f49;
-	mad.lo.s64 %rd51, %rd31, 4, %rd5;
+	mov.b64 %rd51, %rd32;
 	st.global.f32 [%rd51], %f38;
-	mad.lo.s64 %rd52, %rd31, 4, %rd8;
+	mov.b64 %rd52, %rd39;
 	st.global.f32 [%rd52], %f44;
-	mad.lo.s64 %rd53, %rd31, 4, %rd12;
+	mov.b64 %rd53, %rd45;
 	st.global.f32 [%rd53], %f50;
-	add.s64 %rd54, %rd31, 1;
-	setp.lt.s64 %p55, %rd54, %rd3;
-	@!%p55 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -5671,10 +5663,11 @@ $L_6:
 	.param .u64 Shade2D_0_param_6
 )
 {
-	.reg .pred %p<44>;
+	.reg .pred %p<55>;
 	.reg .pred %pt<3>;
+	.reg .b32 %r<58>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<43>;
+	.reg .b64 %rd<54>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<37>;
 
@@ -5689,15 +5682,15 @@ $L_0:
 	ld.param.u64 %rd39, [Shade2D_0_param_1];
 $L_1:
 	setp.gt.s64 %p1, %rd0, 0;
-	@!%p1 bra $L_12;
+	@!%p1 bra $L_16;
 $L_2:
 	mov.b64 %rd2, %rd0;
-	sub.u64 %rd3, %rd2, 0;
+	mov.b64 %rd3, %rd2;
 	setp.gt.s64 %p5, %rd4, 0;
-	@!%p5 bra $L_12;
+	@!%p5 bra $L_16;
 $L_3:
 	mov.b64 %rd6, %rd4;
-	sub.u64 %rd7, %rd6, 0;
+	mov.b64 %rd7, %rd6;
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -5709,25 +5702,45 @@ $L_3:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd10, %rt3, %rt4;
 	mov.b64 %rd11, %rd10;
-	div.u64 %rd13, %rd9, %rd7;
+	or.b64 %rd45, %rd9, %rd7;
+	shr.u64 %rd46, %rd45, 32;
+	setp.eq.u64 %p47, %rd46, 0;
+	@!%p47 bra $L_18;
+$L_4:
+	cvt.u32.u64 %r48, %rd9;
+	cvt.u32.u64 %r49, %rd7;
+	div.u32 %r50, %r48, %r49;
+	cvt.u64.u32 %rd44, %r50;
+$L_5:
+	mov.b64 %rd13, %rd44;
 	mul.lo.u64 %rd14, %rd13, %rd7;
 	sub.u64 %rd12, %rd9, %rd14;
-	div.u64 %rd15, %rd11, %rd7;
+	or.b64 %rd52, %rd11, %rd7;
+	shr.u64 %rd53, %rd52, 32;
+	setp.eq.u64 %p54, %rd53, 0;
+	@!%p54 bra $L_17;
+$L_6:
+	cvt.u32.u64 %r55, %rd11;
+	cvt.u32.u64 %r56, %rd7;
+	div.u32 %r57, %r55, %r56;
+	cvt.u64.u32 %rd51, %r57;
+$L_7:
+	mov.b64 %rd15, %rd51;
 	mul.lo.u64 %rd16, %rd15, %rd7;
 	sub.u64 %rd17, %rd11, %rd16;
 	mov.b64 %rd18, %rd13;
-$L_4:
+	mov.pred %p25, %p5;
+$L_8:
 	setp.lt.u64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_12;
-$L_5:
-	add.u64 %rd20, %rd18, 0;
+	@!%p19 bra $L_16;
+$L_9:
+	mov.b64 %rd20, %rd18;
 	mov.b64 %rd21, %rd20;
-	add.u64 %rd22, %rd12, 0;
+	mov.b64 %rd22, %rd12;
 	mov.b64 %rd23, %rd22;
-$L_6:
-	setp.gt.s64 %p25, %rd4, 0;
-	@!%p25 bra $L_11;
-$L_7:
+$L_10:
+	@!%p25 bra $L_15;
+$L_11:
 	mul.lo.s64 %rd26, %rd21, %rd4;
 	add.s64 %rd27, %rd26, %rd23;
 	setp.ge.u64 %pt0, %rd27, %rd30;
@@ -5743,22 +5756,28 @@ $L_7:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd37, %rd27, 4, %rd38;
 	st.global.f32 [%rd37], %f36;
-$L_8:
+$L_12:
 	add.u64 %rd12, %rd12, %rd17;
 	setp.ge.u64 %p24, %rd12, %rd7;
-	@!%p24 bra $L_10;
-$L_9:
+	@!%p24 bra $L_14;
+$L_13:
 	sub.u64 %rd12, %rd12, %rd7;
 	add.u64 %rd18, %rd18, 1;
-$L_10:
+$L_14:
 	add.u64 %rd18, %rd18, %rd15;
-	bra.uni $L_4;
-$L_11:
+	bra.uni $L_8;
+$L_15:
 	add.s64 %rd42, %rd21, 1;
 	setp.lt.s64 %p43, %rd42, %rd0;
-	@%p43 bra $L_8;
-$L_12:
+	@%p43 bra $L_12;
+$L_16:
 	ret;
+$L_17:
+	div.u64 %rd51, %rd11, %rd7;
+	bra.uni $L_7;
+$L_18:
+	div.u64 %rd44, %rd9, %rd7;
+	bra.uni $L_5;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd27;
@@ -5795,10 +5814,11 @@ $Lfault:
 	.param .u64 Shade1D_0_param_5
 )
 {
-	.reg .pred %p<25>;
-	.reg .pred %pt<4>;
+	.reg .pred %p<32>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<37>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<24>;
+	.reg .b64 %rd<38>;
 	.reg .b64 %rdt<5>;
 	.reg .f32 %f<22>;
 
@@ -5823,22 +5843,32 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p10, %rd2, %rd3;
-	@!%p10 bra $L_6;
+	@!%p10 bra $L_9;
 $L_3:
 	mov.b64 %rd11, %rd2;
 $L_4:
 	setp.eq.s64 %pt0, %rd13, 0;
 	@%pt0 bra $Lfault_0;
-	setp.eq.s64 %pt1, %rd13, -1;
-	neg.s64 %rdt3, %rd11;
-	div.s64 %rd12, %rd11, %rd13;
-	selp.b64 %rd12, %rdt3, %rd12, %pt1;
-	setp.eq.s64 %pt2, %rd13, -1;
-	rem.s64 %rd14, %rd11, %rd13;
-	selp.b64 %rd14, 0, %rd14, %pt2;
+	mov.b64 %rd27, %rd11;
+	mov.b64 %rd28, %rd13;
+	or.b64 %rd29, %rd27, %rd28;
+	shr.u64 %rd30, %rd29, 32;
+	setp.eq.u64 %p31, %rd30, 0;
+	@!%p31 bra $L_8;
+$L_5:
+	cvt.u32.u64 %r32, %rd11;
+	cvt.u32.u64 %r33, %rd13;
+	div.u32 %r34, %r32, %r33;
+	mul.lo.u32 %r36, %r34, %r33;
+	sub.u32 %r35, %r32, %r36;
+	cvt.u64.u32 %rd25, %r34;
+	cvt.u64.u32 %rd26, %r35;
+$L_6:
+	mov.b64 %rd12, %rd25;
+	mov.b64 %rd14, %rd26;
 	mad.lo.s64 %rd15, %rd11, 4, %rd8;
 	ld.global.f32 %f16, [%rd15];
 	mul.rn.f32 %f17, %f16, 0f3F000000;
@@ -5848,13 +5878,18 @@ $L_4:
 	add.rn.f32 %f21, %f17, %f20;
 	mad.lo.s64 %rd22, %rd11, 4, %rd5;
 	st.global.f32 [%rd22], %f21;
-	add.s64 %rd23, %rd11, 1;
-	setp.lt.s64 %p24, %rd23, %rd3;
-	@!%p24 bra $L_6;
-$L_5:
+$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_6:
+$L_8:
+	setp.eq.s64 %pt1, %rd13, -1;
+	neg.s64 %rdt3, %rd11;
+	div.s64 %rd25, %rd11, %rd13;
+	selp.b64 %rd25, %rdt3, %rd25, %pt1;
+	mul.lo.s64 %rd37, %rd25, %rd13;
+	sub.s64 %rd26, %rd11, %rd37;
+	bra.uni $L_6;
+$L_9:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -5867,8 +5902,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt4+8], 1310720;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -5876,6 +5911,3732 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt4+4], %rt7;
 	exit;
+}
+`
+
+// qdHIP is the HIP of this package's kernels.
+const qdHIP = `// Generated by qdgen. DO NOT EDIT.
+// HIP C++ in the subset CUDA shares: hiprtc and hipcc compile it for AMD
+// GPUs, NVRTC and nvcc (with --fmad=false) for NVIDIA GPUs.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define qd_shfl_down(v, d) __shfl_down_sync(0xffffffffu, v, d)
+#else
+#if !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#endif
+#pragma clang fp contract(off)
+#define qd_shfl_down(v, d) __shfl_down(v, d)
+#endif
+typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
+typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
+
+static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline u64 qd_div_u64(u64 x, u64 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
+
+__device__ u32 qd_fault_claim;
+
+// Task 0 of kernel Gather(out []f32, table []f32, idx []i32), parallel.
+extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
+	bool r7 = 0, r10 = 0;
+	i32 r12 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r16 = 0, r20 = 0;
+	float r17 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p4;
+	r5 = p5;
+	r3 = r5;
+	r14 = p2;
+	r15 = p3;
+	r19 = p0;
+	r20 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = r4 + r9 * 4;
+	r12 = *(i32 *)r11;
+	r16 = (i64)r12;
+	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
+	r13 = r14 + r16 * 4;
+	r17 = *(float *)r13;
+	if ((u64)r9 >= (u64)r20) { qd_site = 1; qd_x = r9; qd_y = r20; goto qd_fault; }
+	r18 = r19 + r9 * 4;
+	*(float *)r18 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 0u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel GatherUnchecked(out []f32, table []f32, idx []i32), parallel.
+extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
+	bool r7 = 0, r10 = 0;
+	i32 r12 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r16 = 0, r20 = 0;
+	float r17 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0;
+	r4 = p4;
+	r5 = p5;
+	r3 = r5;
+	r14 = p2;
+	r19 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = r4 + r9 * 4;
+	r12 = *(i32 *)r11;
+	r16 = (i64)r12;
+	r13 = r14 + r16 * 4;
+	r17 = *(float *)r13;
+	r18 = r19 + r9 * 4;
+	*(float *)r18 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+
+// Task 0 of kernel Stencil(out []f32, in []f32, w i64), parallel.
+extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r8 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0;
+	float r11 = 0, r14 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
+	float r28 = 0, r29 = 0, r30 = 0;
+	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r2 = p4;
+	r4 = p2;
+	r5 = p3;
+	r32 = p0;
+	r33 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r3 = (u64)r2 + (u64)r0;
+b2: // head
+	r6 = r5;
+	r7 = (u64)r6 - (u64)r2;
+	r8 = r3 < r7;
+	if (!r8) goto b8;
+	r9 = r3;
+	r6 = r5;
+	r7 = (u64)r6 - (u64)r2;
+	r10 = r9 < r7;
+	if (!r10) goto b8;
+	r12 = (u64)r9 - (u64)r2;
+	if ((u64)r12 >= (u64)r5) { qd_site = 0; qd_x = r12; qd_y = r5; goto qd_fault; }
+	r13 = r4 + r12 * 4;
+	r14 = *(float *)r13;
+	r15 = (u64)r9 - 1ull;
+	if ((u64)r15 >= (u64)r5) { qd_site = 1; qd_x = r15; qd_y = r5; goto qd_fault; }
+	r16 = r4 + r15 * 4;
+	r17 = *(float *)r16;
+	r18 = r14 + r17;
+	if ((u64)r9 >= (u64)r5) { qd_site = 2; qd_x = r9; qd_y = r5; goto qd_fault; }
+	r19 = r4 + r9 * 4;
+	r20 = *(float *)r19;
+	r21 = r18 + r20;
+	r22 = (u64)r9 + 1ull;
+	if ((u64)r22 >= (u64)r5) { qd_site = 3; qd_x = r22; qd_y = r5; goto qd_fault; }
+	r23 = r4 + r22 * 4;
+	r24 = *(float *)r23;
+	r25 = r21 + r24;
+	r26 = (u64)r9 + (u64)r2;
+	if ((u64)r26 >= (u64)r5) { qd_site = 4; qd_x = r26; qd_y = r5; goto qd_fault; }
+	r27 = r4 + r26 * 4;
+	r28 = *(float *)r27;
+	r29 = r25 + r28;
+	r30 = r29 * 0x1.99999ap-03f;
+	r11 = r30;
+	if ((u64)r9 >= (u64)r33) { qd_site = 5; qd_x = r9; qd_y = r33; goto qd_fault; }
+	r31 = r32 + r9 * 4;
+	*(float *)r31 = r11;
+	r3 = (u64)r3 + (u64)r1;
+	goto b2;
+b8: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 131072u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel StencilUnchecked(out []f32, in []f32, w i64), parallel.
+extern "C" __global__ void StencilUnchecked_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
+	bool r8 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0;
+	float r11 = 0, r14 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
+	float r28 = 0, r29 = 0, r30 = 0;
+	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
+	r2 = p4;
+	r4 = p2;
+	r5 = p3;
+	r32 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r3 = (u64)r2 + (u64)r0;
+b2: // head
+	r6 = r5;
+	r7 = (u64)r6 - (u64)r2;
+	r8 = r3 < r7;
+	if (!r8) goto b8;
+	r9 = r3;
+	r6 = r5;
+	r7 = (u64)r6 - (u64)r2;
+	r10 = r9 < r7;
+	if (!r10) goto b8;
+	r12 = (u64)r9 - (u64)r2;
+	r13 = r4 + r12 * 4;
+	r14 = *(float *)r13;
+	r15 = (u64)r9 - 1ull;
+	r16 = r4 + r15 * 4;
+	r17 = *(float *)r16;
+	r18 = r14 + r17;
+	r19 = r4 + r9 * 4;
+	r20 = *(float *)r19;
+	r21 = r18 + r20;
+	r22 = (u64)r9 + 1ull;
+	r23 = r4 + r22 * 4;
+	r24 = *(float *)r23;
+	r25 = r21 + r24;
+	r26 = (u64)r9 + (u64)r2;
+	r27 = r4 + r26 * 4;
+	r28 = *(float *)r27;
+	r29 = r25 + r28;
+	r30 = r29 * 0x1.99999ap-03f;
+	r11 = r30;
+	r31 = r32 + r9 * 4;
+	*(float *)r31 = r11;
+	r3 = (u64)r3 + (u64)r1;
+	goto b2;
+b8: // exit
+	return;
+}
+
+// Task 0 of kernel SaxpyUnchecked(a f32, x []f32, y []f32, n i64), parallel.
+extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5) {
+	bool r4 = 0, r19 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0;
+	r3 = p5;
+	r7 = p1;
+	r11 = p0;
+	r13 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r4 = r2 < r3;
+	if (!r4) goto b6;
+	r5 = r2;
+	r6 = r7 + r5 * 4;
+	r9 = *(float *)r6;
+	r10 = r11 * r9;
+	r12 = r13 + r5 * 4;
+	r15 = *(float *)r12;
+	r16 = r10 + r15;
+	r17 = r12;
+	*(float *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b6: // exit
+	return;
+}
+
+// Task 0 of kernel Empty(a []i32, n i64), parallel.
+extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
+	bool r4 = 0, r6 = 0, r11 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r9 = 0, r10 = 0;
+	char *r7 = 0, *r8 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r3 = p2;
+	r8 = p0;
+	r9 = p1;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r7 = r8 + 0ll;
+b2: // head
+	r4 = r2 < r3;
+	if (!r4) goto b7;
+	r5 = r2;
+	r6 = r5 < 0ll;
+	if (!r6) goto b6;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
+	*(i32 *)r7 = 1;
+b6: // latch
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 327680u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
+extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
+	bool r4 = 0, r19 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r3 = p5;
+	r7 = p1;
+	r8 = p2;
+	r11 = p0;
+	r13 = p3;
+	r14 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r4 = r2 < r3;
+	if (!r4) goto b6;
+	r5 = r2;
+	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
+	r6 = r7 + r5 * 4;
+	r9 = *(float *)r6;
+	r10 = r11 * r9;
+	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
+	r12 = r13 + r5 * 4;
+	r15 = *(float *)r12;
+	r16 = r10 + r15;
+	r17 = r12;
+	*(float *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b6: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 393216u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Spin(out []i64, iters i64), parallel.
+extern "C" __global__ void Spin_0(char *p0, i64 p1, i64 p2) {
+	bool r6 = 0, r9 = 0, r18 = 0, r21 = 0, r33 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r20 = 0;
+	i64 r22 = 0, r23 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
+	i64 r32 = 0;
+	u64 r24 = 0, r25 = 0;
+	char *r4 = 0, *r19 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r10 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r9 = r10 > 0ll;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	r8 = r7;
+	if (!r9) goto b21;
+	r11 = r8;
+	r12 = 0ll;
+	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
+	r32 = (u64)r31 - 4ull;
+b7: // unroll guard
+	r33 = r12 < r32;
+	if (!r33) goto b16;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	goto b7;
+b16: // rangeint.body
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	if (!r18) goto b18;
+	r11 = r16;
+	r12 = r17;
+	goto b16;
+b18: // edge 3→4
+	r13 = r16;
+b19: // rangeint.done
+	r19 = r4 + r7 * 8;
+	*(i64 *)r19 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r13 = r8;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 0 of kernel TwoSpins(a []i64, b []i64, iters i64), parallel.
+extern "C" __global__ void TwoSpins_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p0;
+	r8 = p1;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p4;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 1 of kernel TwoSpins(a []i64, b []i64, iters i64), parallel.
+extern "C" __global__ void TwoSpins_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p2;
+	r8 = p3;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p4;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 0 of kernel TwoSpinsSerial(a []i64, b []i64, iters i64), parallel.
+extern "C" __global__ void TwoSpinsSerial_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
+	bool r6 = 0, r9 = 0, r18 = 0, r21 = 0, r33 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r20 = 0;
+	i64 r22 = 0, r23 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
+	i64 r32 = 0;
+	u64 r24 = 0, r25 = 0;
+	char *r4 = 0, *r19 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r10 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r9 = r10 > 0ll;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	r8 = r7;
+	if (!r9) goto b21;
+	r11 = r8;
+	r12 = 0ll;
+	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
+	r32 = (u64)r31 - 4ull;
+b7: // unroll guard
+	r33 = r12 < r32;
+	if (!r33) goto b16;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	goto b7;
+b16: // rangeint.body
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	if (!r18) goto b18;
+	r11 = r16;
+	r12 = r17;
+	goto b16;
+b18: // edge 3→4
+	r13 = r16;
+b19: // rangeint.done
+	r19 = r4 + r7 * 8;
+	*(i64 *)r19 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r13 = r8;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 1 of kernel TwoSpinsSerial(a []i64, b []i64, iters i64), parallel.
+extern "C" __global__ void TwoSpinsSerial_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
+	bool r6 = 0, r9 = 0, r18 = 0, r21 = 0, r33 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r20 = 0;
+	i64 r22 = 0, r23 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
+	i64 r32 = 0;
+	u64 r24 = 0, r25 = 0;
+	char *r4 = 0, *r19 = 0;
+	r4 = p2;
+	r5 = p3;
+	r3 = r5;
+	r10 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r9 = r10 > 0ll;
+b2: // head
+	r6 = r2 < r3;
+	if (!r6) goto b22;
+	r7 = r2;
+	r8 = r7;
+	if (!r9) goto b21;
+	r11 = r8;
+	r12 = 0ll;
+	r31 = r10 > (-9223372036854775804ll) ? r10 : (-9223372036854775804ll);
+	r32 = (u64)r31 - 4ull;
+b7: // unroll guard
+	r33 = r12 < r32;
+	if (!r33) goto b16;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	r11 = r16;
+	r12 = r17;
+	goto b7;
+b16: // rangeint.body
+	r14 = (u64)r11 * 1664525ull;
+	r15 = (u64)r14 + 1013904223ull;
+	r22 = __mul64hi(r15, (-9223372032559808509ll));
+	r23 = (u64)r22 + (u64)r15;
+	r24 = (u64)r23;
+	r25 = r24 >> 63;
+	r26 = r23 >> 30;
+	r27 = (i64)r25;
+	r28 = (u64)r26 + (u64)r27;
+	r29 = (u64)r28 * 2147483647ull;
+	r30 = (u64)r15 - (u64)r29;
+	r16 = r30;
+	r17 = (u64)r12 + 1ull;
+	r18 = r17 < r10;
+	if (!r18) goto b18;
+	r11 = r16;
+	r12 = r17;
+	goto b16;
+b18: // edge 7→8
+	r13 = r16;
+b19: // rangeint.done
+	r19 = r4 + r7 * 8;
+	*(i64 *)r19 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 5→8
+	r13 = r8;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 0 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p0;
+	r8 = p1;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 1 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p2;
+	r8 = p3;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 2 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p4;
+	r8 = p5;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 3 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p6;
+	r8 = p7;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 4 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_4(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p8;
+	r8 = p9;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 5 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_5(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p10;
+	r8 = p11;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 6 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_6(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p12;
+	r8 = p13;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 7 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
+extern "C" __global__ void EightSpins_7(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p14;
+	r8 = p15;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
+b7: // unroll guard
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	goto b7;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
+	goto b16;
+b18: // edge 3→4
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
+	goto b19;
+b22: // exit
+	return;
+}
+
+// Task 0 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
+extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
+	bool r10 = 0, r13 = 0;
+	i32 r15 = 0, r16 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0;
+	r7 = p0;
+	r8 = p1;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r2;
+	r12 = (u64)r11 + 1ull;
+	r14 = r4 + r12 * 4;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+
+// Task 1 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
+extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
+	bool r10 = 0, r13 = 0;
+	i32 r15 = 0, r16 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0;
+	r7 = p2;
+	r8 = p3;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r2;
+	r12 = (u64)r11 + 1ull;
+	r14 = r4 + r12 * 4;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+
+// Task 2 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
+extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
+	bool r10 = 0, r13 = 0;
+	i32 r15 = 0, r16 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0;
+	r7 = p4;
+	r8 = p5;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r2;
+	r12 = (u64)r11 + 1ull;
+	r14 = r4 + r12 * 4;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+
+// Task 3 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
+extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
+	bool r10 = 0, r13 = 0;
+	i32 r15 = 0, r16 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0;
+	r7 = p6;
+	r8 = p7;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b7;
+	r11 = r2;
+	r12 = (u64)r11 + 1ull;
+	r14 = r4 + r12 * 4;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+
+// Task 0 of kernel Tiny(a []i32), parallel.
+extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
+	bool r7 = 0, r10 = 0;
+	i32 r12 = 0, r13 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	char *r4 = 0, *r11 = 0, *r14 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = r4 + r9 * 4;
+	r12 = *(i32 *)r11;
+	r13 = (u32)r12 + 1u;
+	r14 = r11;
+	*(i32 *)r14 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+
+// Task 0 of kernel Scale(x []f32, a f32), parallel.
+extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	float r12 = 0, r13 = 0, r14 = 0;
+	char *r4 = 0, *r11 = 0, *r15 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r14 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = r4 + r9 * 4;
+	r12 = *(float *)r11;
+	r13 = r12 * r14;
+	r15 = r11;
+	*(float *)r15 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+}
+
+// Task 0 of kernel Add(x []f32, y []f32, out []f32), parallel.
+extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r17 = 0;
+	float r14 = 0, r18 = 0, r19 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p4;
+	r5 = p5;
+	r3 = r5;
+	r12 = p0;
+	r13 = p1;
+	r16 = p2;
+	r17 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
+	r11 = r12 + r9 * 4;
+	r14 = *(float *)r11;
+	if ((u64)r9 >= (u64)r17) { qd_site = 1; qd_x = r9; qd_y = r17; goto qd_fault; }
+	r15 = r16 + r9 * 4;
+	r18 = *(float *)r15;
+	r19 = r14 + r18;
+	r20 = r4 + r9 * 4;
+	*(float *)r20 = r19;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 917504u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Histogram(data []u8, bins []u32), parallel.
+extern "C" __global__ void Histogram_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r16 = 0;
+	u8 r12 = 0;
+	u32 r17 = 0, r18 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r14 = p2;
+	r15 = p3;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = r4 + r9 * 1;
+	r12 = *(u8 *)r11;
+	r16 = (i64)r12;
+	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
+	r13 = r14 + r16 * 4;
+	r18 = atomicAdd((u32 *)r13, 1u);
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 983040u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Sum(x []f32, out []f32), parallel.
+extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
+	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
+	bool r8 = 0, r14 = 0, r17 = 0, r22 = 0, r33 = 0, r34 = 0, r35 = 0, r40 = 0;
+	bool r43 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0, r68 = 0, r69 = 0, r72 = 0;
+	bool r73 = 0, r76 = 0, r77 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0, r88 = 0;
+	bool r89 = 0;
+	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r15 = 0, r16 = 0;
+	i64 r21 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0;
+	i64 r30 = 0, r32 = 0, r37 = 0, r38 = 0, r41 = 0, r42 = 0, r45 = 0, r46 = 0;
+	i64 r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r54 = 0, r58 = 0, r59 = 0;
+	i64 r60 = 0, r64 = 0, r67 = 0, r71 = 0, r75 = 0, r79 = 0, r83 = 0, r87 = 0;
+	u64 r9 = 0, r10 = 0, r11 = 0, r12 = 0, r13 = 0;
+	float r0 = 0, r19 = 0, r20 = 0, r31 = 0, r53 = 0, r66 = 0, r70 = 0, r74 = 0;
+	float r78 = 0, r82 = 0, r86 = 0;
+	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
+	char *r65 = 0;
+	r5 = p0;
+	r6 = p1;
+	r4 = r6;
+	r61 = p4;
+	r0 = (-0x0p+00f);
+	r1 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r2 = (i64)((u64)gridDim.x * blockDim.x);
+	r3 = (u64)r1 + (u64)(-1ll);
+	r9 = (u64)r4;
+	r12 = (u64)r2;
+	r13 = r12 * 3ull;
+b2: // unrolled head
+	r7 = (u64)r3 + 1ull;
+	r8 = r7 < r4;
+	if (!r8) goto b25;
+	r10 = (u64)r7;
+	r11 = r9 - r10;
+	r14 = r11 > r13;
+	if (!r14) goto b20;
+	r15 = r3;
+	r16 = (u64)r15 + 1ull;
+	r17 = r16 < r4;
+	r18 = r5 + r16 * 4;
+	r19 = *(float *)r18;
+	r20 = r0 + r19;
+	r0 = r20;
+	r3 = (u64)r3 + (u64)r2;
+	r15 = r3;
+	r16 = (u64)r15 + 1ull;
+	r17 = r16 < r4;
+	r18 = r5 + r16 * 4;
+	r19 = *(float *)r18;
+	r20 = r0 + r19;
+	r0 = r20;
+	r3 = (u64)r3 + (u64)r2;
+	r15 = r3;
+	r16 = (u64)r15 + 1ull;
+	r17 = r16 < r4;
+	r18 = r5 + r16 * 4;
+	r19 = *(float *)r18;
+	r20 = r0 + r19;
+	r0 = r20;
+	r3 = (u64)r3 + (u64)r2;
+	r15 = r3;
+	r16 = (u64)r15 + 1ull;
+	r17 = r16 < r4;
+	r18 = r5 + r16 * 4;
+	r19 = *(float *)r18;
+	r20 = r0 + r19;
+	r0 = r20;
+	r3 = (u64)r3 + (u64)r2;
+	goto b2;
+b20: // index
+	r15 = r3;
+	r16 = (u64)r15 + 1ull;
+	r17 = r16 < r4;
+	if (!r17) goto b25;
+	r18 = r5 + r16 * 4;
+	r19 = *(float *)r18;
+	r20 = r0 + r19;
+	r0 = r20;
+	r3 = (u64)r3 + (u64)r2;
+	r21 = (u64)r3 + 1ull;
+	r22 = r21 < r4;
+	if (r22) goto b20;
+b25: // exit
+	r23 = (i64)(threadIdx.x % warpSize);
+	r24 = (i64)(threadIdx.x / warpSize);
+	r25 = (i64)warpSize;
+	r26 = (u64)r24 * (u64)r25;
+	r27 = (i64)blockDim.x;
+	r28 = (u64)r27 - (u64)r26;
+	r29 = r28 < r25 ? r28 : r25;
+	r30 = r25 >> 1;
+b26: // reduction shuffle
+	r31 = qd_shfl_down(r0, (u32)r30);
+	r32 = (u64)r23 + (u64)r30;
+	r33 = r32 < r29;
+	if (!r33) goto b28;
+	r0 = r0 + r31;
+b28: // reduction next
+	r30 = r30 >> 1;
+	r34 = r30 != 0ll;
+	if (!r34) goto b38;
+	r66 = qd_shfl_down(r0, (u32)r30);
+	r67 = (u64)r23 + (u64)r30;
+	r68 = r67 < r29;
+	if (!r68) goto b31;
+	r0 = r0 + r66;
+b31: // reduction next (unrolled 1)
+	r30 = r30 >> 1;
+	r69 = r30 != 0ll;
+	if (!r69) goto b38;
+	r70 = qd_shfl_down(r0, (u32)r30);
+	r71 = (u64)r23 + (u64)r30;
+	r72 = r71 < r29;
+	if (!r72) goto b34;
+	r0 = r0 + r70;
+b34: // reduction next (unrolled 2)
+	r30 = r30 >> 1;
+	r73 = r30 != 0ll;
+	if (!r73) goto b38;
+	r74 = qd_shfl_down(r0, (u32)r30);
+	r75 = (u64)r23 + (u64)r30;
+	r76 = r75 < r29;
+	if (!r76) goto b37;
+	r0 = r0 + r74;
+b37: // reduction next (unrolled 3)
+	r30 = r30 >> 1;
+	r77 = r30 != 0ll;
+	if (r77) goto b26;
+b38: // reduction shuffled
+	r35 = r23 == 0ll;
+	if (!r35) goto b40;
+	r36 = (char *)qvar_reduce0;
+	r37 = r24;
+	r38 = r37;
+	r39 = r36 + r38 * 8;
+	*(float *)r39 = r0;
+b40: // reduction barrier
+	__syncthreads();
+	r40 = r24 == 0ll;
+	if (!r40) goto b59;
+	r41 = (u64)r23 * (u64)r25;
+	r42 = (i64)blockDim.x;
+	r43 = r41 < r42;
+	if (!r43) goto b60;
+	r44 = (char *)qvar_reduce0;
+	r45 = r23;
+	r46 = r45;
+	r47 = r44 + r46 * 8;
+	r0 = *(float *)r47;
+b43: // reduction warps
+	r48 = r26;
+	r49 = (i64)blockDim.x;
+	r50 = (u64)r49 - (u64)r48;
+	r51 = r50 < r25 ? r50 : r25;
+	r52 = r25 >> 1;
+b44: // reduction shuffle
+	r53 = qd_shfl_down(r0, (u32)r52);
+	r54 = (u64)r23 + (u64)r52;
+	r55 = r54 < r51;
+	if (!r55) goto b46;
+	r0 = r0 + r53;
+b46: // reduction next
+	r52 = r52 >> 1;
+	r56 = r52 != 0ll;
+	if (!r56) goto b56;
+	r78 = qd_shfl_down(r0, (u32)r52);
+	r79 = (u64)r23 + (u64)r52;
+	r80 = r79 < r51;
+	if (!r80) goto b49;
+	r0 = r0 + r78;
+b49: // reduction next (unrolled 1)
+	r52 = r52 >> 1;
+	r81 = r52 != 0ll;
+	if (!r81) goto b56;
+	r82 = qd_shfl_down(r0, (u32)r52);
+	r83 = (u64)r23 + (u64)r52;
+	r84 = r83 < r51;
+	if (!r84) goto b52;
+	r0 = r0 + r82;
+b52: // reduction next (unrolled 2)
+	r52 = r52 >> 1;
+	r85 = r52 != 0ll;
+	if (!r85) goto b56;
+	r86 = qd_shfl_down(r0, (u32)r52);
+	r87 = (u64)r23 + (u64)r52;
+	r88 = r87 < r51;
+	if (!r88) goto b55;
+	r0 = r0 + r86;
+b55: // reduction next (unrolled 3)
+	r52 = r52 >> 1;
+	r89 = r52 != 0ll;
+	if (r89) goto b44;
+b56: // reduction shuffled
+	r57 = r35;
+	if (!r57) goto b59;
+	r58 = (i64)blockIdx.x;
+	r59 = r58;
+	r60 = (u64)r59 + 2ull;
+	r62 = r61 + r60 * 8;
+	*(float *)r62 = r0;
+	r63 = r58 == 0ll;
+	if (!r63) goto b59;
+	r64 = (i64)gridDim.x;
+	r65 = r61 + 8ll;
+	*(i64 *)r65 = r64;
+b59: // reduction done
+	return;
+b60: // reduction none
+	r0 = (-0x0p+00f);
+	goto b43;
+}
+
+// Task 1 of kernel Sum(x []f32, out []f32), parallel.
+extern "C" __global__ void Sum_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
+	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
+	bool r6 = 0, r21 = 0, r22 = 0, r23 = 0, r28 = 0, r31 = 0, r43 = 0, r44 = 0;
+	bool r45 = 0, r52 = 0, r55 = 0, r58 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0;
+	bool r71 = 0, r72 = 0, r75 = 0, r76 = 0, r79 = 0, r80 = 0, r83 = 0, r84 = 0;
+	i64 r2 = 0, r3 = 0, r4 = 0, r7 = 0, r8 = 0, r11 = 0, r12 = 0, r13 = 0;
+	i64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r25 = 0, r26 = 0;
+	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
+	i64 r40 = 0, r42 = 0, r48 = 0, r49 = 0, r51 = 0, r62 = 0, r66 = 0, r70 = 0;
+	i64 r74 = 0, r78 = 0, r82 = 0;
+	float r5 = 0, r10 = 0, r19 = 0, r41 = 0, r46 = 0, r54 = 0, r57 = 0, r60 = 0;
+	float r61 = 0, r65 = 0, r69 = 0, r73 = 0, r77 = 0, r81 = 0;
+	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
+	char *r50 = 0, *r53 = 0, *r56 = 0, *r59 = 0;
+	r0 = p4;
+	r1 = r0 + 8ll;
+	r2 = *(i64 *)r1;
+	r3 = (i64)threadIdx.x;
+	r4 = (i64)blockDim.x;
+	r5 = (-0x0p+00f);
+	r48 = r3;
+	r49 = (u64)r48 + 2ull;
+	r50 = r0 + r49 * 8;
+	r51 = r4;
+b2: // combine head
+	r6 = r3 < r2;
+	if (!r6) goto b10;
+	r9 = r50;
+	r10 = *(float *)r9;
+	r5 = r5 + r10;
+	r3 = (u64)r3 + (u64)r4;
+	r50 = r50 + r51 * 8;
+	r52 = r3 < r2;
+	if (!r52) goto b10;
+	r53 = r50;
+	r54 = *(float *)r53;
+	r5 = r5 + r54;
+	r3 = (u64)r3 + (u64)r4;
+	r50 = r50 + r51 * 8;
+	r55 = r3 < r2;
+	if (!r55) goto b10;
+	r56 = r50;
+	r57 = *(float *)r56;
+	r5 = r5 + r57;
+	r3 = (u64)r3 + (u64)r4;
+	r50 = r50 + r51 * 8;
+	r58 = r3 < r2;
+	if (!r58) goto b10;
+	r59 = r50;
+	r60 = *(float *)r59;
+	r5 = r5 + r60;
+	r3 = (u64)r3 + (u64)r4;
+	r50 = r50 + r51 * 8;
+	goto b2;
+b10: // combine done
+	r11 = (i64)(threadIdx.x % warpSize);
+	r12 = (i64)(threadIdx.x / warpSize);
+	r13 = (i64)warpSize;
+	r14 = (u64)r12 * (u64)r13;
+	r15 = (i64)blockDim.x;
+	r16 = (u64)r15 - (u64)r14;
+	r17 = r16 < r13 ? r16 : r13;
+	r18 = r13 >> 1;
+b11: // reduction shuffle
+	r19 = qd_shfl_down(r5, (u32)r18);
+	r20 = (u64)r11 + (u64)r18;
+	r21 = r20 < r17;
+	if (!r21) goto b13;
+	r5 = r5 + r19;
+b13: // reduction next
+	r18 = r18 >> 1;
+	r22 = r18 != 0ll;
+	if (!r22) goto b23;
+	r61 = qd_shfl_down(r5, (u32)r18);
+	r62 = (u64)r11 + (u64)r18;
+	r63 = r62 < r17;
+	if (!r63) goto b16;
+	r5 = r5 + r61;
+b16: // reduction next (unrolled 1)
+	r18 = r18 >> 1;
+	r64 = r18 != 0ll;
+	if (!r64) goto b23;
+	r65 = qd_shfl_down(r5, (u32)r18);
+	r66 = (u64)r11 + (u64)r18;
+	r67 = r66 < r17;
+	if (!r67) goto b19;
+	r5 = r5 + r65;
+b19: // reduction next (unrolled 2)
+	r18 = r18 >> 1;
+	r68 = r18 != 0ll;
+	if (!r68) goto b23;
+	r69 = qd_shfl_down(r5, (u32)r18);
+	r70 = (u64)r11 + (u64)r18;
+	r71 = r70 < r17;
+	if (!r71) goto b22;
+	r5 = r5 + r69;
+b22: // reduction next (unrolled 3)
+	r18 = r18 >> 1;
+	r72 = r18 != 0ll;
+	if (r72) goto b11;
+b23: // reduction shuffled
+	r23 = r11 == 0ll;
+	if (!r23) goto b25;
+	r24 = (char *)qvar_reduce0;
+	r25 = r12;
+	r26 = r25;
+	r27 = r24 + r26 * 8;
+	*(float *)r27 = r5;
+b25: // reduction barrier
+	__syncthreads();
+	r28 = r12 == 0ll;
+	if (!r28) goto b43;
+	r29 = (u64)r11 * (u64)r13;
+	r30 = (i64)blockDim.x;
+	r31 = r29 < r30;
+	if (!r31) goto b44;
+	r32 = (char *)qvar_reduce0;
+	r33 = r11;
+	r34 = r33;
+	r35 = r32 + r34 * 8;
+	r5 = *(float *)r35;
+b28: // reduction warps
+	r36 = r14;
+	r37 = (i64)blockDim.x;
+	r38 = (u64)r37 - (u64)r36;
+	r39 = r38 < r13 ? r38 : r13;
+	r40 = r13 >> 1;
+b29: // reduction shuffle
+	r41 = qd_shfl_down(r5, (u32)r40);
+	r42 = (u64)r11 + (u64)r40;
+	r43 = r42 < r39;
+	if (!r43) goto b31;
+	r5 = r5 + r41;
+b31: // reduction next
+	r40 = r40 >> 1;
+	r44 = r40 != 0ll;
+	if (!r44) goto b41;
+	r73 = qd_shfl_down(r5, (u32)r40);
+	r74 = (u64)r11 + (u64)r40;
+	r75 = r74 < r39;
+	if (!r75) goto b34;
+	r5 = r5 + r73;
+b34: // reduction next (unrolled 1)
+	r40 = r40 >> 1;
+	r76 = r40 != 0ll;
+	if (!r76) goto b41;
+	r77 = qd_shfl_down(r5, (u32)r40);
+	r78 = (u64)r11 + (u64)r40;
+	r79 = r78 < r39;
+	if (!r79) goto b37;
+	r5 = r5 + r77;
+b37: // reduction next (unrolled 2)
+	r40 = r40 >> 1;
+	r80 = r40 != 0ll;
+	if (!r80) goto b41;
+	r81 = qd_shfl_down(r5, (u32)r40);
+	r82 = (u64)r11 + (u64)r40;
+	r83 = r82 < r39;
+	if (!r83) goto b40;
+	r5 = r5 + r81;
+b40: // reduction next (unrolled 3)
+	r40 = r40 >> 1;
+	r84 = r40 != 0ll;
+	if (r84) goto b29;
+b41: // reduction shuffled
+	r45 = r23;
+	if (!r45) goto b43;
+	r46 = r5 + 0x0p+00f;
+	r47 = r0 + 0ll;
+	*(float *)r47 = r46;
+b43: // exit
+	return;
+b44: // reduction none
+	r5 = (-0x0p+00f);
+	goto b28;
+}
+
+// Task 2 of kernel Sum(x []f32, out []f32), serial.
+extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
+	i64 r2 = 0;
+	float r5 = 0;
+	char *r0 = 0, *r1 = 0, *r3 = 0, *r4 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r1 = p2;
+	r2 = p3;
+	r3 = p4;
+	r4 = r3 + 0ll;
+	r5 = *(float *)r4;
+	if ((u64)0ll >= (u64)r2) { qd_site = 0; qd_x = 0ll; qd_y = r2; goto qd_fault; }
+	r0 = r1 + 0ll;
+	*(float *)r0 = r5;
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 1048578u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel NBodyAoS(ps []invalid, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
+	bool r7 = 0, r10 = 0, r24 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r18 = 0, r22 = 0, r23 = 0, r303 = 0;
+	float r13 = 0, r14 = 0, r15 = 0, r19 = 0, r20 = 0, r21 = 0, r27 = 0, r28 = 0;
+	float r29 = 0, r32 = 0, r33 = 0, r34 = 0, r50 = 0, r52 = 0, r53 = 0, r56 = 0;
+	float r58 = 0, r59 = 0, r62 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	float r71 = 0, r83 = 0, r85 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0;
+	float r94 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r104 = 0;
+	float r105 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
+	float r125 = 0, r126 = 0, r129 = 0, r130 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	float r137 = 0, r140 = 0, r141 = 0, r142 = 0, r158 = 0, r160 = 0, r161 = 0, r164 = 0;
+	float r166 = 0, r167 = 0, r170 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0;
+	float r182 = 0, r183 = 0, r184 = 0, r187 = 0, r188 = 0, r189 = 0, r190 = 0, r201 = 0;
+	float r202 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0;
+	float r216 = 0, r217 = 0, r218 = 0, r234 = 0, r236 = 0, r237 = 0, r240 = 0, r242 = 0;
+	float r243 = 0, r246 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r258 = 0;
+	float r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
+	float r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0;
+	float r275 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0;
+	float r283 = 0, r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0;
+	float r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0;
+	float r299 = 0, r300 = 0, r301 = 0, r302 = 0;
+	double r102 = 0, r103 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r16 = 0, *r17 = 0, *r25 = 0, *r26 = 0, *r30 = 0;
+	char *r31 = 0, *r35 = 0, *r36 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r41 = 0;
+	char *r42 = 0, *r43 = 0, *r44 = 0, *r45 = 0, *r46 = 0, *r47 = 0, *r48 = 0, *r49 = 0;
+	char *r51 = 0, *r54 = 0, *r55 = 0, *r57 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r69 = 0;
+	char *r70 = 0, *r72 = 0, *r73 = 0, *r74 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r78 = 0;
+	char *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r87 = 0, *r89 = 0, *r93 = 0;
+	char *r95 = 0, *r106 = 0, *r107 = 0, *r115 = 0, *r116 = 0, *r117 = 0, *r118 = 0, *r119 = 0;
+	char *r120 = 0, *r121 = 0, *r122 = 0, *r123 = 0, *r124 = 0, *r127 = 0, *r128 = 0, *r131 = 0;
+	char *r132 = 0, *r138 = 0, *r139 = 0, *r143 = 0, *r144 = 0, *r145 = 0, *r146 = 0, *r147 = 0;
+	char *r148 = 0, *r149 = 0, *r150 = 0, *r151 = 0, *r152 = 0, *r153 = 0, *r154 = 0, *r155 = 0;
+	char *r156 = 0, *r157 = 0, *r159 = 0, *r162 = 0, *r163 = 0, *r165 = 0, *r168 = 0, *r169 = 0;
+	char *r171 = 0, *r177 = 0, *r178 = 0, *r179 = 0, *r180 = 0, *r181 = 0, *r185 = 0, *r186 = 0;
+	char *r191 = 0, *r192 = 0, *r193 = 0, *r194 = 0, *r195 = 0, *r196 = 0, *r197 = 0, *r198 = 0;
+	char *r199 = 0, *r200 = 0, *r203 = 0, *r204 = 0, *r207 = 0, *r208 = 0, *r214 = 0, *r215 = 0;
+	char *r219 = 0, *r220 = 0, *r221 = 0, *r222 = 0, *r223 = 0, *r224 = 0, *r225 = 0, *r226 = 0;
+	char *r227 = 0, *r228 = 0, *r229 = 0, *r230 = 0, *r231 = 0, *r232 = 0, *r233 = 0, *r235 = 0;
+	char *r238 = 0, *r239 = 0, *r241 = 0, *r244 = 0, *r245 = 0, *r247 = 0, *r253 = 0, *r254 = 0;
+	char *r255 = 0, *r256 = 0, *r257 = 0, *r304 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r100 = p3;
+	r190 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r18 = r5;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b21;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = r4 + r9 * 28;
+	r12 = r11 + 0ll;
+	r13 = *(float *)r12;
+	r16 = r12 + 4ll;
+	r14 = *(float *)r16;
+	r17 = r12 + 8ll;
+	r15 = *(float *)r17;
+	r19 = 0x0p+00f;
+	r20 = 0x0p+00f;
+	r21 = 0x0p+00f;
+	r22 = (-1ll);
+	r304 = r4 + 0ll;
+b6: // rangeindex.loop
+	r23 = (u64)r22 + 1ull;
+	r24 = r23 < r18;
+	if (!r24) goto b16;
+	r25 = r304;
+	r26 = r25 + 0ll;
+	r27 = *(float *)r26;
+	r30 = r26 + 4ll;
+	r28 = *(float *)r30;
+	r31 = r26 + 8ll;
+	r29 = *(float *)r31;
+	r258 = 0x0p+00f;
+	r259 = 0x0p+00f;
+	r260 = 0x0p+00f;
+	r258 = r27;
+	r259 = r28;
+	r260 = r29;
+	r261 = 0x0p+00f;
+	r262 = 0x0p+00f;
+	r263 = 0x0p+00f;
+	r261 = r13;
+	r262 = r14;
+	r263 = r15;
+	r264 = 0x0p+00f;
+	r265 = 0x0p+00f;
+	r266 = 0x0p+00f;
+	r50 = r258;
+	r52 = r261;
+	r53 = r50 - r52;
+	r264 = r53;
+	r56 = r259;
+	r58 = r262;
+	r59 = r56 - r58;
+	r265 = r59;
+	r62 = r260;
+	r64 = r263;
+	r65 = r62 - r64;
+	r266 = r65;
+	r66 = r264;
+	r67 = r265;
+	r68 = r266;
+	r32 = r66;
+	r33 = r67;
+	r34 = r68;
+	r267 = 0x0p+00f;
+	r268 = 0x0p+00f;
+	r269 = 0x0p+00f;
+	r267 = r32;
+	r268 = r33;
+	r269 = r34;
+	r270 = 0x0p+00f;
+	r271 = 0x0p+00f;
+	r272 = 0x0p+00f;
+	r270 = r32;
+	r271 = r33;
+	r272 = r34;
+	r83 = r267;
+	r85 = r270;
+	r86 = r83 * r85;
+	r88 = r268;
+	r90 = r271;
+	r91 = r88 * r90;
+	r92 = r86 + r91;
+	r94 = r269;
+	r96 = r272;
+	r97 = r94 * r96;
+	r98 = r92 + r97;
+	r71 = r98;
+	r99 = r71 + r100;
+	r104 = sqrtf(r99);
+	r105 = 0x1p+00f / r104;
+	r101 = r105;
+	r106 = r25;
+	r107 = r106 + 24ll;
+	r108 = *(float *)r107;
+	r109 = r108 * r101;
+	r110 = r109 * r101;
+	r111 = r110 * r101;
+	r273 = 0x0p+00f;
+	r274 = 0x0p+00f;
+	r275 = 0x0p+00f;
+	r273 = r32;
+	r274 = r33;
+	r275 = r34;
+	r276 = 0x0p+00f;
+	r277 = 0x0p+00f;
+	r278 = 0x0p+00f;
+	r125 = r273;
+	r126 = r125 * r111;
+	r276 = r126;
+	r129 = r274;
+	r130 = r129 * r111;
+	r277 = r130;
+	r133 = r275;
+	r134 = r133 * r111;
+	r278 = r134;
+	r135 = r276;
+	r136 = r277;
+	r137 = r278;
+	r112 = r135;
+	r113 = r136;
+	r114 = r137;
+	r279 = 0x0p+00f;
+	r280 = 0x0p+00f;
+	r281 = 0x0p+00f;
+	r279 = r19;
+	r280 = r20;
+	r281 = r21;
+	r282 = 0x0p+00f;
+	r283 = 0x0p+00f;
+	r284 = 0x0p+00f;
+	r282 = r112;
+	r283 = r113;
+	r284 = r114;
+	r285 = 0x0p+00f;
+	r286 = 0x0p+00f;
+	r287 = 0x0p+00f;
+	r158 = r279;
+	r160 = r282;
+	r161 = r158 + r160;
+	r285 = r161;
+	r164 = r280;
+	r166 = r283;
+	r167 = r164 + r166;
+	r286 = r167;
+	r170 = r281;
+	r172 = r284;
+	r173 = r170 + r172;
+	r287 = r173;
+	r174 = r285;
+	r175 = r286;
+	r176 = r287;
+	r140 = r174;
+	r141 = r175;
+	r142 = r176;
+	r19 = r140;
+	r20 = r141;
+	r21 = r142;
+	r22 = r23;
+	r304 = r304 + 28ll;
+	goto b6;
+b16: // rangeindex.done
+	r180 = r11;
+	r181 = r180 + 12ll;
+	r182 = *(float *)r181;
+	r185 = r181 + 4ll;
+	r183 = *(float *)r185;
+	r186 = r181 + 8ll;
+	r184 = *(float *)r186;
+	r288 = 0x0p+00f;
+	r289 = 0x0p+00f;
+	r290 = 0x0p+00f;
+	r288 = r19;
+	r289 = r20;
+	r290 = r21;
+	r291 = 0x0p+00f;
+	r292 = 0x0p+00f;
+	r293 = 0x0p+00f;
+	r201 = r288;
+	r202 = r201 * r190;
+	r291 = r202;
+	r205 = r289;
+	r206 = r205 * r190;
+	r292 = r206;
+	r209 = r290;
+	r210 = r209 * r190;
+	r293 = r210;
+	r211 = r291;
+	r212 = r292;
+	r213 = r293;
+	r187 = r211;
+	r188 = r212;
+	r189 = r213;
+	r294 = 0x0p+00f;
+	r295 = 0x0p+00f;
+	r296 = 0x0p+00f;
+	r294 = r182;
+	r295 = r183;
+	r296 = r184;
+	r297 = 0x0p+00f;
+	r298 = 0x0p+00f;
+	r299 = 0x0p+00f;
+	r297 = r187;
+	r298 = r188;
+	r299 = r189;
+	r300 = 0x0p+00f;
+	r301 = 0x0p+00f;
+	r302 = 0x0p+00f;
+	r234 = r294;
+	r236 = r297;
+	r237 = r234 + r236;
+	r300 = r237;
+	r240 = r295;
+	r242 = r298;
+	r243 = r240 + r242;
+	r301 = r243;
+	r246 = r296;
+	r248 = r299;
+	r249 = r246 + r248;
+	r302 = r249;
+	r250 = r300;
+	r251 = r301;
+	r252 = r302;
+	r216 = r250;
+	r217 = r251;
+	r218 = r252;
+	r255 = r181;
+	*(float *)r255 = r216;
+	r256 = r185;
+	*(float *)r256 = r217;
+	r257 = r186;
+	*(float *)r257 = r218;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // exit
+	return;
+}
+
+// Task 1 of kernel NBodyAoS(ps []invalid, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodyAoS_1(char *p0, i64 p1, float p2, float p3) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	float r13 = 0, r14 = 0, r15 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
+	float r26 = 0, r27 = 0, r38 = 0, r39 = 0, r42 = 0, r43 = 0, r46 = 0, r47 = 0;
+	float r48 = 0, r49 = 0, r50 = 0, r53 = 0, r54 = 0, r55 = 0, r71 = 0, r73 = 0;
+	float r74 = 0, r77 = 0, r79 = 0, r80 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0;
+	float r88 = 0, r89 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0;
+	float r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
+	float r109 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r16 = 0, *r17 = 0, *r18 = 0, *r22 = 0, *r23 = 0;
+	char *r28 = 0, *r29 = 0, *r30 = 0, *r31 = 0, *r32 = 0, *r33 = 0, *r34 = 0, *r35 = 0;
+	char *r36 = 0, *r37 = 0, *r40 = 0, *r41 = 0, *r44 = 0, *r45 = 0, *r51 = 0, *r52 = 0;
+	char *r56 = 0, *r57 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r62 = 0, *r63 = 0;
+	char *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0, *r72 = 0;
+	char *r75 = 0, *r76 = 0, *r78 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r90 = 0, *r91 = 0;
+	char *r92 = 0, *r93 = 0, *r94 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r27 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b10;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = r4 + r9 * 28;
+	r12 = r11 + 0ll;
+	r13 = *(float *)r12;
+	r16 = r12 + 4ll;
+	r14 = *(float *)r16;
+	r17 = r12 + 8ll;
+	r15 = *(float *)r17;
+	r18 = r11 + 12ll;
+	r19 = *(float *)r18;
+	r22 = r18 + 4ll;
+	r20 = *(float *)r22;
+	r23 = r18 + 8ll;
+	r21 = *(float *)r23;
+	r95 = 0x0p+00f;
+	r96 = 0x0p+00f;
+	r97 = 0x0p+00f;
+	r95 = r19;
+	r96 = r20;
+	r97 = r21;
+	r98 = 0x0p+00f;
+	r99 = 0x0p+00f;
+	r100 = 0x0p+00f;
+	r38 = r95;
+	r39 = r38 * r27;
+	r98 = r39;
+	r42 = r96;
+	r43 = r42 * r27;
+	r99 = r43;
+	r46 = r97;
+	r47 = r46 * r27;
+	r100 = r47;
+	r48 = r98;
+	r49 = r99;
+	r50 = r100;
+	r24 = r48;
+	r25 = r49;
+	r26 = r50;
+	r101 = 0x0p+00f;
+	r102 = 0x0p+00f;
+	r103 = 0x0p+00f;
+	r101 = r13;
+	r102 = r14;
+	r103 = r15;
+	r104 = 0x0p+00f;
+	r105 = 0x0p+00f;
+	r106 = 0x0p+00f;
+	r104 = r24;
+	r105 = r25;
+	r106 = r26;
+	r107 = 0x0p+00f;
+	r108 = 0x0p+00f;
+	r109 = 0x0p+00f;
+	r71 = r101;
+	r73 = r104;
+	r74 = r71 + r73;
+	r107 = r74;
+	r77 = r102;
+	r79 = r105;
+	r80 = r77 + r79;
+	r108 = r80;
+	r83 = r103;
+	r85 = r106;
+	r86 = r83 + r85;
+	r109 = r86;
+	r87 = r107;
+	r88 = r108;
+	r89 = r109;
+	r53 = r87;
+	r54 = r88;
+	r55 = r89;
+	r92 = r12;
+	*(float *)r92 = r53;
+	r93 = r16;
+	*(float *)r93 = r54;
+	r94 = r17;
+	*(float *)r94 = r55;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b10: // exit
+	return;
+}
+
+// Task 0 of kernel NBodySoA(x []f32, y []f32, z []f32, vx []f32, vy []f32, vz []f32, m []f32, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodySoA_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, float p14, float p15) {
+	bool r30 = 0, r38 = 0, r79 = 0, r97 = 0, r104 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r29 = 0, r31 = 0;
+	i64 r42 = 0, r78 = 0, r96 = 0, r102 = 0, r103 = 0;
+	float r33 = 0, r35 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0;
+	float r45 = 0, r47 = 0, r48 = 0, r50 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	float r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r65 = 0;
+	float r66 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0;
+	float r75 = 0, r76 = 0, r77 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0;
+	float r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0;
+	double r63 = 0, r64 = 0;
+	char *r5 = 0, *r8 = 0, *r12 = 0, *r16 = 0, *r20 = 0, *r24 = 0, *r28 = 0, *r32 = 0;
+	char *r34 = 0, *r36 = 0, *r46 = 0, *r49 = 0, *r52 = 0, *r67 = 0, *r80 = 0, *r85 = 0;
+	char *r89 = 0, *r93 = 0, *r94 = 0, *r95 = 0, *r98 = 0, *r99 = 0, *r100 = 0, *r101 = 0;
+	r5 = p0;
+	r6 = p1;
+	r4 = r6;
+	r8 = p2;
+	r9 = p3;
+	r7 = r9;
+	r10 = r4 < r7 ? r4 : r7;
+	r12 = p4;
+	r13 = p5;
+	r11 = r13;
+	r14 = r10 < r11 ? r10 : r11;
+	r16 = p6;
+	r17 = p7;
+	r15 = r17;
+	r18 = r14 < r15 ? r14 : r15;
+	r20 = p8;
+	r21 = p9;
+	r19 = r21;
+	r22 = r18 < r19 ? r18 : r19;
+	r24 = p10;
+	r25 = p11;
+	r23 = r25;
+	r26 = r22 < r23 ? r22 : r23;
+	r28 = p12;
+	r29 = p13;
+	r27 = r29;
+	r3 = r26 < r27 ? r26 : r27;
+	r61 = p15;
+	r83 = p14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r38 = r3 > 0ll;
+b2: // head
+	r30 = r2 < r3;
+	if (!r30) goto b32;
+	r31 = r2;
+	r32 = r5 + r31 * 4;
+	r33 = *(float *)r32;
+	r34 = r8 + r31 * 4;
+	r35 = *(float *)r34;
+	r36 = r12 + r31 * 4;
+	r37 = *(float *)r36;
+	if (!r38) goto b31;
+	r39 = 0x0p+00f;
+	r40 = 0x0p+00f;
+	r41 = 0x0p+00f;
+	r42 = 0ll;
+	r98 = r5 + 0ll;
+	r99 = r8 + 0ll;
+	r100 = r12 + 0ll;
+	r101 = r28 + 0ll;
+	r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll);
+	r103 = (u64)r102 - 4ull;
+b7: // unroll guard
+	r104 = r42 < r103;
+	if (!r104) goto b24;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	goto b7;
+b24: // rangeint.body
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	if (!r79) goto b28;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	goto b24;
+b28: // edge 3→4
+	r43 = r73;
+	r44 = r75;
+	r45 = r77;
+b29: // rangeint.done
+	r80 = r16 + r31 * 4;
+	r81 = *(float *)r80;
+	r82 = r43 * r83;
+	r84 = r81 + r82;
+	r85 = r20 + r31 * 4;
+	r86 = *(float *)r85;
+	r87 = r44 * r83;
+	r88 = r86 + r87;
+	r89 = r24 + r31 * 4;
+	r90 = *(float *)r89;
+	r91 = r45 * r83;
+	r92 = r90 + r91;
+	r93 = r80;
+	*(float *)r93 = r84;
+	r94 = r85;
+	*(float *)r94 = r88;
+	r95 = r89;
+	*(float *)r95 = r92;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b31: // edge 1→4
+	r43 = 0x0p+00f;
+	r44 = 0x0p+00f;
+	r45 = 0x0p+00f;
+	goto b29;
+b32: // exit
+	return;
+}
+
+// Task 1 of kernel NBodySoA(x []f32, y []f32, z []f32, vx []f32, vy []f32, vz []f32, m []f32, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, float p14, float p15) {
+	bool r30 = 0, r55 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r29 = 0, r31 = 0;
+	i64 r54 = 0;
+	float r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0, r42 = 0, r43 = 0;
+	float r44 = 0, r46 = 0, r48 = 0, r49 = 0, r50 = 0;
+	char *r5 = 0, *r8 = 0, *r12 = 0, *r16 = 0, *r20 = 0, *r24 = 0, *r28 = 0, *r32 = 0;
+	char *r34 = 0, *r39 = 0, *r41 = 0, *r45 = 0, *r47 = 0, *r51 = 0, *r52 = 0, *r53 = 0;
+	r5 = p0;
+	r6 = p1;
+	r4 = r6;
+	r8 = p2;
+	r9 = p3;
+	r7 = r9;
+	r10 = r4 < r7 ? r4 : r7;
+	r12 = p4;
+	r13 = p5;
+	r11 = r13;
+	r14 = r10 < r11 ? r10 : r11;
+	r16 = p6;
+	r17 = p7;
+	r15 = r17;
+	r18 = r14 < r15 ? r14 : r15;
+	r20 = p8;
+	r21 = p9;
+	r19 = r21;
+	r22 = r18 < r19 ? r18 : r19;
+	r24 = p10;
+	r25 = p11;
+	r23 = r25;
+	r26 = r22 < r23 ? r22 : r23;
+	r29 = p13;
+	r27 = r29;
+	r3 = r26 < r27 ? r26 : r27;
+	r37 = p14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r30 = r2 < r3;
+	if (!r30) goto b6;
+	r31 = r2;
+	r32 = r5 + r31 * 4;
+	r33 = *(float *)r32;
+	r34 = r16 + r31 * 4;
+	r35 = *(float *)r34;
+	r36 = r35 * r37;
+	r38 = r33 + r36;
+	r39 = r8 + r31 * 4;
+	r40 = *(float *)r39;
+	r41 = r20 + r31 * 4;
+	r42 = *(float *)r41;
+	r43 = r42 * r37;
+	r44 = r40 + r43;
+	r45 = r12 + r31 * 4;
+	r46 = *(float *)r45;
+	r47 = r24 + r31 * 4;
+	r48 = *(float *)r47;
+	r49 = r48 * r37;
+	r50 = r46 + r49;
+	r51 = r32;
+	*(float *)r51 = r38;
+	r52 = r39;
+	*(float *)r52 = r44;
+	r53 = r45;
+	*(float *)r53 = r50;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b6: // exit
+	return;
+}
+
+// Task 0 of kernel Shade2D(out []f32, in []f32, w i64, h i64), parallel.
+extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r47 = 0;
+	bool r54 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
+	i64 r30 = 0, r33 = 0, r34 = 0, r39 = 0, r40 = 0, r42 = 0;
+	u32 r48 = 0, r49 = 0, r50 = 0, r55 = 0, r56 = 0, r57 = 0;
+	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r44 = 0;
+	u64 r45 = 0, r46 = 0, r51 = 0, r52 = 0, r53 = 0;
+	float r31 = 0, r32 = 0, r35 = 0, r36 = 0;
+	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r0 = p5;
+	r4 = p4;
+	r29 = p2;
+	r30 = p3;
+	r38 = p0;
+	r39 = p1;
+	r1 = r0 > 0ll;
+	if (!r1) goto b16;
+	r2 = (u64)r0;
+	r3 = r2;
+	r5 = r4 > 0ll;
+	if (!r5) goto b16;
+	r6 = (u64)r4;
+	r7 = r6;
+	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r9 = (u64)r8;
+	r10 = (i64)((u64)gridDim.x * blockDim.x);
+	r11 = (u64)r10;
+	r45 = r9 | r7;
+	r46 = r45 >> 32;
+	r47 = r46 == 0ull;
+	if (!r47) goto b18;
+	r48 = (u32)r9;
+	r49 = (u32)r7;
+	r50 = qd_div_u32(r48, r49);
+	r44 = (u64)r50;
+b5: // setup
+	r13 = r44;
+	r14 = r13 * r7;
+	r12 = r9 - r14;
+	r52 = r11 | r7;
+	r53 = r52 >> 32;
+	r54 = r53 == 0ull;
+	if (!r54) goto b17;
+	r55 = (u32)r11;
+	r56 = (u32)r7;
+	r57 = qd_div_u32(r55, r56);
+	r51 = (u64)r57;
+b7: // setup
+	r15 = r51;
+	r16 = r15 * r7;
+	r17 = r11 - r16;
+	r18 = r13;
+	r25 = r5;
+b8: // head
+	r19 = r18 < r3;
+	if (!r19) goto b16;
+	r20 = r18;
+	r21 = (i64)r20;
+	r22 = r12;
+	r23 = (i64)r22;
+	if (!r25) goto b15;
+	r26 = (u64)r21 * (u64)r4;
+	r27 = (u64)r26 + (u64)r23;
+	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; }
+	r28 = r29 + r27 * 4;
+	r31 = *(float *)r28;
+	r32 = r31 * 0x1p-01f;
+	r33 = (u64)r23 * 3ull;
+	r34 = (u64)r33 + (u64)r21;
+	r35 = (float)r34;
+	r36 = r32 + r35;
+	if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; }
+	r37 = r38 + r27 * 4;
+	*(float *)r37 = r36;
+b12: // latch
+	r12 = r12 + r17;
+	r24 = r12 >= r7;
+	if (!r24) goto b14;
+	r12 = r12 - r7;
+	r18 = r18 + 1ull;
+b14: // stepped
+	r18 = r18 + r15;
+	goto b8;
+b15: // rangeint.done
+	r42 = (u64)r21 + 1ull;
+	r43 = r42 < r0;
+	if (r43) goto b12;
+b16: // exit
+	return;
+b17: // divide in 64 bits
+	r51 = qd_div_u64(r11, r7);
+	goto b7;
+b18: // divide in 64 bits
+	r44 = qd_div_u64(r9, r7);
+	goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 1245184u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Shade1D(out []f32, in []f32, w i64), parallel.
+extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r10 = 0, r24 = 0, r31 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r23 = 0, r25 = 0;
+	i64 r26 = 0, r37 = 0;
+	u32 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r27 = 0, r28 = 0, r29 = 0, r30 = 0;
+	float r16 = 0, r17 = 0, r20 = 0, r21 = 0;
+	char *r5 = 0, *r8 = 0, *r15 = 0, *r22 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r5 = p0;
+	r6 = p1;
+	r4 = r6;
+	r8 = p2;
+	r9 = p3;
+	r7 = r9;
+	r3 = r4 < r7 ? r4 : r7;
+	r13 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+b2: // head
+	r10 = r2 < r3;
+	if (!r10) goto b9;
+	r11 = r2;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r27 = (u64)r11;
+	r28 = (u64)r13;
+	r29 = r27 | r28;
+	r30 = r29 >> 32;
+	r31 = r30 == 0ull;
+	if (!r31) goto b8;
+	r32 = (u32)r11;
+	r33 = (u32)r13;
+	r34 = qd_div_u32(r32, r33);
+	r36 = r34 * r33;
+	r35 = r32 - r36;
+	r25 = (i64)r34;
+	r26 = (i64)r35;
+b6: // rangeint.body
+	r12 = r25;
+	r14 = r26;
+	r15 = r8 + r11 * 4;
+	r16 = *(float *)r15;
+	r17 = r16 * 0x1p-01f;
+	r18 = (u64)r14 * 3ull;
+	r19 = (u64)r18 + (u64)r12;
+	r20 = (float)r19;
+	r21 = r17 + r20;
+	r22 = r5 + r11 * 4;
+	*(float *)r22 = r21;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b8: // divide in 64 bits
+	r25 = qd_div_i64(r11, r13);
+	r37 = (u64)r25 * (u64)r13;
+	r26 = (u64)r11 - (u64)r37;
+	goto b6;
+b9: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 1310720u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
 }
 `
 
@@ -5908,8 +9669,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -5951,8 +9711,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -6111,7 +9870,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -6126,11 +9885,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -6149,11 +9906,12 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = elemaddr r8, 0, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
+	branch r4, b3, b7
 b3: # index
 	r5 = move.i64 r2
 	jump b4
@@ -6162,17 +9920,12 @@ b4: # rangeint.body
 	branch r6, b5, b6
 b5: # if.then
 	checkindex 0, r9, site 0
-	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
 	jump b6
-b6: # if.done
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
@@ -6192,7 +9945,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -6209,11 +9962,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -6232,18 +9983,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -6361,17 +10112,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel TwoSpins(a []i64, b []i64, iters i64)
 groups [2]
@@ -6390,18 +10139,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -6519,17 +10268,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task TwoSpins_1 parallel count=(len b) block=2 group=1
 b0: # entry
@@ -6544,18 +10291,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -6673,17 +10420,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 kernel TwoSpinsSerial(a []i64, b []i64, iters i64)
 
@@ -6697,18 +10442,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -6826,17 +10571,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 task TwoSpinsSerial_1 parallel count=(len b)
 b0: # entry
@@ -6848,18 +10591,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 5→7
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -6977,17 +10720,15 @@ b18: # edge 7→8
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 5→8
+b21: # edge 5→8
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
 groups [8]
@@ -7033,18 +10774,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -7162,17 +10903,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task EightSpins_1 parallel count=(len a1) block=2 group=1
 b0: # entry
@@ -7187,18 +10926,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -7316,17 +11055,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task EightSpins_2 parallel count=(len a2) block=3 group=1
 b0: # entry
@@ -7341,18 +11078,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -7470,17 +11207,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task EightSpins_3 parallel count=(len a3) block=4 group=1
 b0: # entry
@@ -7495,18 +11230,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -7624,17 +11359,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task EightSpins_4 parallel count=(len a4) block=5 group=1
 b0: # entry
@@ -7649,18 +11382,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -7778,17 +11511,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task EightSpins_5 parallel count=(len a5) block=6 group=1
 b0: # entry
@@ -7803,18 +11534,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -7932,17 +11663,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task EightSpins_6 parallel count=(len a6) block=7 group=1
 b0: # entry
@@ -7957,18 +11686,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -8086,17 +11815,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 task EightSpins_7 parallel count=(len a7) block=8 group=1
 b0: # entry
@@ -8111,18 +11838,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b21
+	branch r9, b3, b22
 b3: # index
 	r10 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r11 = move.i64 r10
-	r12 = gt.i64 r13, 0
-	branch r12, b5, b22
+	branch r12, b5, b21
 b5: # edge 1→3
 	r15 = move.i64 r11
 	r16 = move.i64 0
@@ -8240,17 +11967,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r23 = elemaddr r4, r10, 8
 	store.i64 r23, r17
-	r24 = add.i64 r10, 1
-	r25 = lt.i64 r24, r3
-	branch r25, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r17 = move.i64 r11
 	jump b19
+b22: # exit
+	return
 
 kernel FourTiny(a []i32, b []i32, c []i32, d []i32)
 groups [4]
@@ -8283,13 +12008,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r14 = elemaddr r4, r12, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
-	r17 = elemaddr r4, r12, 4
+	r17 = move.ptr r14
 	store.i32 r17, r16
 	jump b6
 b6: # latch
@@ -8320,13 +12044,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r14 = elemaddr r4, r12, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
-	r17 = elemaddr r4, r12, 4
+	r17 = move.ptr r14
 	store.i32 r17, r16
 	jump b6
 b6: # latch
@@ -8357,13 +12080,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r14 = elemaddr r4, r12, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
-	r17 = elemaddr r4, r12, 4
+	r17 = move.ptr r14
 	store.i32 r17, r16
 	jump b6
 b6: # latch
@@ -8394,13 +12116,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r12 = add.i64 r11, 1
-	r13 = lt.i64 r12, r3
-	branch r13, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r14 = elemaddr r4, r12, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
-	r17 = elemaddr r4, r12, 4
+	r17 = move.ptr r14
 	store.i32 r17, r16
 	jump b6
 b6: # latch
@@ -8431,13 +12152,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
 	r13 = add.i32 r12, 1
-	r14 = elemaddr r4, r9, 4
+	r14 = move.ptr r11
 	store.i32 r14, r13
 	jump b6
 b6: # latch
@@ -8469,13 +12189,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
-	r15 = elemaddr r4, r9, 4
+	r15 = move.ptr r11
 	store.f32 r15, r13
 	jump b6
 b6: # latch
@@ -8512,8 +12231,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -8556,8 +12274,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
@@ -8589,17 +12306,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -8709,48 +12426,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.f32 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.f32 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.f32 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.f32 r39, r0
 	jump b40
@@ -8765,13 +12482,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.f32 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -8790,47 +12507,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.f32 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.f32 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.f32 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.f32 r62, r0
@@ -8858,50 +12575,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -8926,48 +12643,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f32 r27, r5
 	jump b25
@@ -8982,13 +12699,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -9007,43 +12724,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f32 r5, 0.0
@@ -9084,6 +12801,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r18 = move.i64 r5
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -9094,8 +12812,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b21
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 28
 	r12 = elemaddr r11, 0, 1
@@ -9104,18 +12821,18 @@ b5: # rangeindex.body
 	r14 = load.f32 r16
 	r17 = elemaddr r12, 8, 1
 	r15 = load.f32 r17
-	r18 = move.i64 r5
 	r19 = move.f32 0.0
 	r20 = move.f32 0.0
 	r21 = move.f32 0.0
 	r22 = move.i64 -1
+	r304 = elemaddr r4, 0, 28
 	jump b6
 b6: # rangeindex.loop
 	r23 = add.i64 r22, 1
 	r24 = lt.i64 r23, r18
 	branch r24, b7, b16
 b7: # rangeindex.body
-	r25 = elemaddr r4, r23, 28
+	r25 = move.ptr r304
 	r26 = elemaddr r25, 0, 1
 	r27 = load.f32 r26
 	r30 = elemaddr r26, 4, 1
@@ -9193,7 +12910,7 @@ b11: # invSqrt.entry
 	r101 = move.f32 r105
 	jump b12
 b12: # invSqrt.return
-	r106 = elemaddr r4, r23, 28
+	r106 = move.ptr r25
 	r107 = elemaddr r106, 24, 1
 	r108 = load.f32 r107
 	r109 = mul.f32 r108, r101
@@ -9266,10 +12983,10 @@ b15: # Add.return
 	r20 = move.f32 r141
 	r21 = move.f32 r142
 	r22 = move.i64 r23
+	r304 = elemaddr r304, 1, 28
 	jump b6
 b16: # rangeindex.done
-	r179 = elemaddr r4, r9, 28
-	r180 = elemaddr r4, r9, 28
+	r180 = move.ptr r11
 	r181 = elemaddr r180, 12, 1
 	r182 = load.f32 r181
 	r185 = elemaddr r181, 4, 1
@@ -9339,11 +13056,11 @@ b18: # Add.entry
 	r218 = move.f32 r252
 	jump b19
 b19: # Add.return
-	r255 = elemaddr r179, 12, 1
+	r255 = move.ptr r181
 	store.f32 r255, r216
-	r256 = elemaddr r255, 4, 1
+	r256 = move.ptr r185
 	store.f32 r256, r217
-	r257 = elemaddr r255, 8, 1
+	r257 = move.ptr r186
 	store.f32 r257, r218
 	jump b20
 b20: # latch
@@ -9373,8 +13090,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b10
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 28
 	r12 = elemaddr r11, 0, 1
@@ -9452,11 +13168,11 @@ b7: # Add.entry
 	r55 = move.f32 r89
 	jump b8
 b8: # Add.return
-	r92 = elemaddr r11, 0, 1
+	r92 = move.ptr r12
 	store.f32 r92, r53
-	r93 = elemaddr r92, 4, 1
+	r93 = move.ptr r16
 	store.f32 r93, r54
-	r94 = elemaddr r92, 8, 1
+	r94 = move.ptr r17
 	store.f32 r94, r55
 	jump b9
 b9: # latch
@@ -9502,11 +13218,12 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r38 = gt.i64 r3, 0
 	jump b2
 b2: # head
 	r30 = lt.i64 r2, r3
-	branch r30, b3, b31
+	branch r30, b3, b32
 b3: # index
 	r31 = move.i64 r2
 	jump b4
@@ -9517,29 +13234,32 @@ b4: # rangeint.body
 	r35 = load.f32 r34
 	r36 = elemaddr r12, r31, 4
 	r37 = load.f32 r36
-	r38 = gt.i64 r3, 0
-	branch r38, b5, b32
+	branch r38, b5, b31
 b5: # edge 1→3
 	r39 = move.f32 0.0
 	r40 = move.f32 0.0
 	r41 = move.f32 0.0
 	r42 = move.i64 0
+	r98 = elemaddr r5, 0, 4
+	r99 = elemaddr r8, 0, 4
+	r100 = elemaddr r12, 0, 4
+	r101 = elemaddr r28, 0, 4
 	jump b6
 b6: # unroll setup
-	r98 = max.i64 r3, -9223372036854775804
-	r99 = sub.i64 r98, 4
+	r102 = max.i64 r3, -9223372036854775804
+	r103 = sub.i64 r102, 4
 	jump b7
 b7: # unroll guard
-	r100 = lt.i64 r42, r99
-	branch r100, b8, b24
+	r104 = lt.i64 r42, r103
+	branch r104, b8, b24
 b8: # rangeint.body (unrolled 0)
-	r46 = elemaddr r5, r42, 4
+	r46 = move.ptr r98
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	r49 = elemaddr r8, r42, 4
+	r49 = move.ptr r99
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	r52 = elemaddr r12, r42, 4
+	r52 = move.ptr r100
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
 	r55 = mul.f32 r48, r48
@@ -9555,7 +13275,7 @@ b9: # invSqrt.entry (unrolled 0)
 	r62 = move.f32 r66
 	jump b10
 b10: # invSqrt.return (unrolled 0)
-	r67 = elemaddr r28, r42, 4
+	r67 = move.ptr r101
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
 	r70 = mul.f32 r69, r62
@@ -9574,15 +13294,19 @@ b11: # edge 3→3 (unrolled 0)
 	r40 = move.f32 r75
 	r41 = move.f32 r77
 	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
 	jump b12
 b12: # rangeint.body (unrolled 1)
-	r46 = elemaddr r5, r42, 4
+	r46 = move.ptr r98
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	r49 = elemaddr r8, r42, 4
+	r49 = move.ptr r99
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	r52 = elemaddr r12, r42, 4
+	r52 = move.ptr r100
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
 	r55 = mul.f32 r48, r48
@@ -9598,7 +13322,7 @@ b13: # invSqrt.entry (unrolled 1)
 	r62 = move.f32 r66
 	jump b14
 b14: # invSqrt.return (unrolled 1)
-	r67 = elemaddr r28, r42, 4
+	r67 = move.ptr r101
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
 	r70 = mul.f32 r69, r62
@@ -9617,15 +13341,19 @@ b15: # edge 3→3 (unrolled 1)
 	r40 = move.f32 r75
 	r41 = move.f32 r77
 	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
 	jump b16
 b16: # rangeint.body (unrolled 2)
-	r46 = elemaddr r5, r42, 4
+	r46 = move.ptr r98
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	r49 = elemaddr r8, r42, 4
+	r49 = move.ptr r99
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	r52 = elemaddr r12, r42, 4
+	r52 = move.ptr r100
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
 	r55 = mul.f32 r48, r48
@@ -9641,7 +13369,7 @@ b17: # invSqrt.entry (unrolled 2)
 	r62 = move.f32 r66
 	jump b18
 b18: # invSqrt.return (unrolled 2)
-	r67 = elemaddr r28, r42, 4
+	r67 = move.ptr r101
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
 	r70 = mul.f32 r69, r62
@@ -9660,15 +13388,19 @@ b19: # edge 3→3 (unrolled 2)
 	r40 = move.f32 r75
 	r41 = move.f32 r77
 	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
 	jump b20
 b20: # rangeint.body (unrolled 3)
-	r46 = elemaddr r5, r42, 4
+	r46 = move.ptr r98
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	r49 = elemaddr r8, r42, 4
+	r49 = move.ptr r99
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	r52 = elemaddr r12, r42, 4
+	r52 = move.ptr r100
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
 	r55 = mul.f32 r48, r48
@@ -9684,7 +13416,7 @@ b21: # invSqrt.entry (unrolled 3)
 	r62 = move.f32 r66
 	jump b22
 b22: # invSqrt.return (unrolled 3)
-	r67 = elemaddr r28, r42, 4
+	r67 = move.ptr r101
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
 	r70 = mul.f32 r69, r62
@@ -9703,15 +13435,19 @@ b23: # edge 3→3 (unrolled 3)
 	r40 = move.f32 r75
 	r41 = move.f32 r77
 	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
 	jump b7
 b24: # rangeint.body
-	r46 = elemaddr r5, r42, 4
+	r46 = move.ptr r98
 	r47 = load.f32 r46
 	r48 = sub.f32 r47, r33
-	r49 = elemaddr r8, r42, 4
+	r49 = move.ptr r99
 	r50 = load.f32 r49
 	r51 = sub.f32 r50, r35
-	r52 = elemaddr r12, r42, 4
+	r52 = move.ptr r100
 	r53 = load.f32 r52
 	r54 = sub.f32 r53, r37
 	r55 = mul.f32 r48, r48
@@ -9727,7 +13463,7 @@ b25: # invSqrt.entry
 	r62 = move.f32 r66
 	jump b26
 b26: # invSqrt.return
-	r67 = elemaddr r28, r42, 4
+	r67 = move.ptr r101
 	r68 = load.f32 r67
 	r69 = mul.f32 r68, r62
 	r70 = mul.f32 r69, r62
@@ -9746,6 +13482,10 @@ b27: # edge 3→3
 	r40 = move.f32 r75
 	r41 = move.f32 r77
 	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
 	jump b24
 b28: # edge 3→4
 	r43 = move.f32 r73
@@ -9765,25 +13505,23 @@ b29: # rangeint.done
 	r90 = load.f32 r89
 	r91 = mul.f32 r45, r83
 	r92 = add.f32 r90, r91
-	r93 = elemaddr r16, r31, 4
+	r93 = move.ptr r80
 	store.f32 r93, r84
-	r94 = elemaddr r20, r31, 4
+	r94 = move.ptr r85
 	store.f32 r94, r88
-	r95 = elemaddr r24, r31, 4
+	r95 = move.ptr r89
 	store.f32 r95, r92
-	r96 = add.i64 r31, 1
-	r97 = lt.i64 r96, r3
-	branch r97, b30, b31
+	jump b30
 b30: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b31: # exit
-	return
-b32: # edge 1→4
+b31: # edge 1→4
 	r43 = move.f32 0.0
 	r44 = move.f32 0.0
 	r45 = move.f32 0.0
 	jump b29
+b32: # exit
+	return
 
 task NBodySoA_1 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m))
 b0: # entry
@@ -9818,7 +13556,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r30 = lt.i64 r2, r3
@@ -9845,15 +13583,13 @@ b4: # rangeint.body
 	r48 = load.f32 r47
 	r49 = mul.f32 r48, r37
 	r50 = add.f32 r46, r49
-	r51 = elemaddr r5, r31, 4
+	r51 = move.ptr r32
 	store.f32 r51, r38
-	r52 = elemaddr r8, r31, 4
+	r52 = move.ptr r39
 	store.f32 r52, r44
-	r53 = elemaddr r12, r31, 4
+	r53 = move.ptr r45
 	store.f32 r53, r50
-	r54 = add.i64 r31, 1
-	r55 = lt.i64 r54, r3
-	branch r55, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -9875,40 +13611,62 @@ b0: # entry
 	jump b1
 b1: # setup
 	r1 = gt.i64 r0, 0
-	branch r1, b2, b12
+	branch r1, b2, b16
 b2: # setup
 	r2 = convert.u64.i64 r0
-	r3 = sub.u64 r2, 0
+	r3 = move.u64 r2
 	r5 = gt.i64 r4, 0
-	branch r5, b3, b12
+	branch r5, b3, b16
 b3: # setup
 	r6 = convert.u64.i64 r4
-	r7 = sub.u64 r6, 0
+	r7 = move.u64 r6
 	r8 = threadindex
 	r9 = convert.u64.i64 r8
 	r10 = threadcount
 	r11 = convert.u64.i64 r10
-	r13 = div.u64 r9, r7
+	r45 = or.u64 r9, r7
+	r46 = shr.u64.u32 r45, 32
+	r47 = eq.u64 r46, 0
+	branch r47, b4, b18
+b4: # divide in 32 bits
+	r48 = convert.u32.u64 r9
+	r49 = convert.u32.u64 r7
+	r50 = div.u32 r48, r49
+	r44 = convert.u64.u32 r50
+	jump b5
+b5: # setup
+	r13 = move.u64 r44
 	r14 = mul.u64 r13, r7
 	r12 = sub.u64 r9, r14
-	r15 = div.u64 r11, r7
+	r52 = or.u64 r11, r7
+	r53 = shr.u64.u32 r52, 32
+	r54 = eq.u64 r53, 0
+	branch r54, b6, b17
+b6: # divide in 32 bits
+	r55 = convert.u32.u64 r11
+	r56 = convert.u32.u64 r7
+	r57 = div.u32 r55, r56
+	r51 = convert.u64.u32 r57
+	jump b7
+b7: # setup
+	r15 = move.u64 r51
 	r16 = mul.u64 r15, r7
 	r17 = sub.u64 r11, r16
 	r18 = move.u64 r13
-	jump b4
-b4: # head
+	r25 = move.bool r5
+	jump b8
+b8: # head
 	r19 = lt.u64 r18, r3
-	branch r19, b5, b12
-b5: # index
-	r20 = add.u64 r18, 0
+	branch r19, b9, b16
+b9: # index
+	r20 = move.u64 r18
 	r21 = convert.i64.u64 r20
-	r22 = add.u64 r12, 0
+	r22 = move.u64 r12
 	r23 = convert.i64.u64 r22
-	jump b6
-b6: # rangeint.body
-	r25 = gt.i64 r4, 0
-	branch r25, b7, b11
-b7: # rangeint.body
+	jump b10
+b10: # rangeint.body
+	branch r25, b11, b15
+b11: # rangeint.body
 	r26 = mul.i64 r21, r4
 	r27 = add.i64 r26, r23
 	checkindex r27, r30, site 0
@@ -9922,24 +13680,30 @@ b7: # rangeint.body
 	checkindex r27, r39, site 1
 	r37 = elemaddr r38, r27, 4
 	store.f32 r37, r36
-	jump b8
-b8: # latch
+	jump b12
+b12: # latch
 	r12 = add.u64 r12, r17
 	r24 = ge.u64 r12, r7
-	branch r24, b9, b10
-b9: # carry
+	branch r24, b13, b14
+b13: # carry
 	r12 = sub.u64 r12, r7
 	r18 = add.u64 r18, 1
-	jump b10
-b10: # stepped
+	jump b14
+b14: # stepped
 	r18 = add.u64 r18, r15
-	jump b4
-b11: # rangeint.done
+	jump b8
+b15: # rangeint.done
 	r42 = add.i64 r21, 1
 	r43 = lt.i64 r42, r0
-	branch r43, b8, b12
-b12: # exit
+	branch r43, b12, b16
+b16: # exit
 	return
+b17: # divide in 64 bits
+	r51 = div.u64 r11, r7
+	jump b7
+b18: # divide in 64 bits
+	r44 = div.u64 r9, r7
+	jump b5
 
 kernel Shade1D(out []f32, in []f32, w i64)
 site 0 divide types.go:87:12
@@ -9959,18 +13723,34 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r10 = lt.i64 r2, r3
-	branch r10, b3, b6
+	branch r10, b3, b9
 b3: # index
 	r11 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r13, site 0
-	r12 = div.i64 r11, r13
-	r14 = rem.i64 r11, r13
+	r27 = convert.u64.i64 r11
+	r28 = convert.u64.i64 r13
+	r29 = or.u64 r27, r28
+	r30 = shr.u64.u32 r29, 32
+	r31 = eq.u64 r30, 0
+	branch r31, b5, b8
+b5: # divide in 32 bits
+	r32 = convert.u32.i64 r11
+	r33 = convert.u32.i64 r13
+	r34 = div.u32 r32, r33
+	r36 = mul.u32 r34, r33
+	r35 = sub.u32 r32, r36
+	r25 = convert.i64.u32 r34
+	r26 = convert.i64.u32 r35
+	jump b6
+b6: # rangeint.body
+	r12 = move.i64 r25
+	r14 = move.i64 r26
 	r15 = elemaddr r8, r11, 4
 	r16 = load.f32 r15
 	r17 = mul.f32 r16, 0.5
@@ -9980,12 +13760,15 @@ b4: # rangeint.body
 	r21 = add.f32 r17, r20
 	r22 = elemaddr r5, r11, 4
 	store.f32 r22, r21
-	r23 = add.i64 r11, 1
-	r24 = lt.i64 r23, r3
-	branch r24, b5, b6
-b5: # latch
+	jump b7
+b7: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b6: # exit
+b8: # divide in 64 bits
+	r25 = div.i64 r11, r13
+	r37 = mul.i64 r25, r13
+	r26 = sub.i64 r11, r37
+	jump b6
+b9: # exit
 	return
 `
