@@ -44,6 +44,7 @@ func init() {
 	kerneltest.RegisterBuffer[kernels.JuliaParams]()
 	kerneltest.RegisterBuffer[[4]float32]()
 	kerneltest.RegisterBuffer[[4]int32]()
+	kerneltest.RegisterBuffer[[2]int32]()
 	kerneltest.RegisterBuffer[[2]helpers.Pair]()
 	kerneltest.RegisterBuffer[struct {
 		On  bool

@@ -133,6 +133,7 @@ var cases = []kernelCase{
 	{name: "MultiResults", fn: kernels.MultiResults},
 	{name: "BlocksCall", fn: kernels.BlocksCall},
 	{name: "PrologueHelper", fn: kernels.PrologueHelper},
+	{name: "StructCalls", fn: kernels.StructCalls},
 }
 
 // bodies draws bodies with finite masses and velocities, some of them

@@ -374,6 +374,17 @@ type Param struct {
 	ElemSize int
 }
 
+// String writes p as the IR does: "a []f32", "ps []24", "n i64".
+func (p *Param) String() string {
+	switch {
+	case p.Slice && p.Type == Invalid:
+		return fmt.Sprintf("%s []%d", p.Name, p.ElemSize)
+	case p.Slice:
+		return fmt.Sprintf("%s []%s", p.Name, p.Type)
+	}
+	return fmt.Sprintf("%s %s", p.Name, p.Type)
+}
+
 // ElemBytes is the size in bytes of the elements of a slice parameter.
 func (p *Param) ElemBytes() int {
 	if p.Type == Invalid {

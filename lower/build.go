@@ -28,6 +28,12 @@ func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	t := &ir.Task{Kind: kind, Pos: pos}
 	l.taskSerial++
 	t.Name = l.k.TaskName(l.taskSerial - 1)
+	return l.builderFor(t)
+}
+
+// builderFor makes a builder that fills t, a task or a device function,
+// from a new entry block.
+func (l *lowerer) builderFor(t *ir.Task) *taskBuilder {
 	entry := t.NewBlock("entry")
 	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg), bitsVar: -1}
 }

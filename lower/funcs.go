@@ -53,8 +53,16 @@ func (l *lowerer) mayCheck(fn *ssa.Function) bool {
 			case *ssa.BinOp:
 				_, constant := in.Y.(*ssa.Const)
 				c = c || (in.Op == token.QUO || in.Op == token.REM) && isIntegerType(in) && !constant
-			case *ssa.Slice, *ssa.IndexAddr:
+			case *ssa.Slice:
 				c = true
+			case *ssa.IndexAddr:
+				// Only a constant index of an array needs no check.
+				_, constant := in.Index.(*ssa.Const)
+				_, array := in.X.Type().Underlying().(*types.Pointer)
+				c = c || !constant || !array
+			case *ssa.Index: // of an array value, likewise
+				_, constant := in.Index.(*ssa.Const)
+				c = c || !constant
 			case *ssa.Call:
 				if callee := in.Common().StaticCallee(); callee != nil && callee.Blocks != nil {
 					c = c || l.mayCheck(callee)
@@ -197,8 +205,7 @@ func (l *lowerer) function(fn *ssa.Function, caller *frame, pos token.Pos) (int,
 	}
 	l.funcIndex[fn] = -1 // being lowered; a recursive call is reported
 	t := &ir.Task{Name: l.funcName(fn), Kind: ir.Function, Pos: fn.Pos()}
-	entry := t.NewBlock("entry")
-	tb := &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg)}
+	tb := l.builderFor(t)
 	g := tb.newFrame(fn, func(*ssa.BasicBlock) bool { return true })
 	g.isFunc, g.caller, g.callPos = true, caller, pos
 	for _, p := range fn.Params {

@@ -136,7 +136,7 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 				}
 				if b, ok := common.Value.(*ssa.Builtin); ok {
 					switch b.Name() {
-					case "len", "cap", "min", "max":
+					case "len", "cap", "min", "max", "complex", "real", "imag":
 						continue
 					}
 					return false

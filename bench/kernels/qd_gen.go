@@ -8668,7 +8668,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel NBodyAoS(ps []invalid, dt f32, soft f32), parallel.
+// Task 0 of kernel NBodyAoS(ps []28, dt f32, soft f32), parallel.
 extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
 	bool r7 = 0, r10 = 0, r24 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
@@ -8956,7 +8956,7 @@ b21: // exit
 	return;
 }
 
-// Task 1 of kernel NBodyAoS(ps []invalid, dt f32, soft f32), parallel.
+// Task 1 of kernel NBodyAoS(ps []28, dt f32, soft f32), parallel.
 extern "C" __global__ void NBodyAoS_1(char *p0, i64 p1, float p2, float p3) {
 	bool r7 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;

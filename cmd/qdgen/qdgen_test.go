@@ -254,14 +254,14 @@ func TestHIPArch(t *testing.T) {
 // cannot have, which code of its package already launches, is reported in
 // its own file, never in the generated file that does not exist yet.
 func TestDiagnosticsOnlyInSources(t *testing.T) {
-	kernel := "package k\n\n//qd:kernel\nfunc Flags(f []bool, x []float32) {\n\tfor i := range x {\n\t\tx[i] = 1\n\t}\n}\n"
+	kernel := "package k\n\n//qd:kernel\nfunc Flags(f []string, x []float32) {\n\tfor i := range x {\n\t\tx[i] = 1\n\t}\n}\n"
 	use := "package k\n\nimport \"github.com/qdgo/qd/rt\"\n\nfunc use(dev *rt.Device, x *rt.Buffer[float32]) error {\n\tks, err := Load(dev)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn ks.Flags(nil, x)\n}\n"
 	dir := module(t, map[string]string{"k/k.go": kernel, "k/use.go": use})
 	out, err := run(t, dir)
 	if err == nil {
-		t.Fatal("qdgen accepted a []bool parameter")
+		t.Fatal("qdgen accepted a []string parameter")
 	}
-	if strings.Contains(out, "qd_gen.go") || !strings.Contains(out, "k/k.go:4:12: kernel parameter f has type []bool") {
+	if strings.Contains(out, "qd_gen.go") || !strings.Contains(out, "k/k.go:4:12: kernel parameter f has type []string") {
 		t.Errorf("diagnostics:\n%s", out)
 	}
 }

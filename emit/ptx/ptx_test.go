@@ -225,6 +225,8 @@ func TestCodegen(t *testing.T) {
 		// Helpers too large to inline everywhere are called.
 		{entry: "Chain_0", must: []string{`call \(call\d+_ret\), Chain\$chain\d+, \(call\d+_arg0\)`}},
 		{entry: "MultiResults_0", must: []string{`call \(call\d+_ret\), MultiResults\$mixAll,`}},
+		// A function of structs, arrays and complex numbers is called too.
+		{entry: "StructCalls_0", must: []string{`call \(call\d+_ret\), StructCalls\$spin,`}},
 		// Loops written as range 3 and range 8 are unrolled fully: the
 		// index is a constant in each copy, and x/16 is x*(1/16).
 		{entry: "ClampedWindow_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},

@@ -156,25 +156,25 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
-			Pos:  "calls.go:94:12",
+			Pos:  "calls.go:93:12",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "calls.go:94:6",
+			Pos:  "calls.go:93:6",
 		}, {
 			Kind: rt.FaultDivide,
-			Pos:  "calls.go:96:14",
+			Pos:  "calls.go:95:14",
 		}, {
 			Kind: rt.FaultSliceB,
-			Pos:  "calls.go:96:12",
+			Pos:  "calls.go:95:12",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "calls.go:106:26",
+			Pos:  "calls.go:105:26",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "calls.go:106:4",
+			Pos:  "calls.go:105:4",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "calls.go:109:19",
+			Pos:  "calls.go:108:19",
 		}},
 		Groups: []int{2},
 		Name:   "BlocksCall",
@@ -188,6 +188,28 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "BlocksCall_1",
 			Group:    1,
 			Parallel: false,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "calls.go:134:28",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "calls.go:134:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "calls.go:135:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "calls.go:137:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "calls.go:138:5",
+		}},
+		Name: "StructCalls",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "StructCalls_0",
+			Parallel: true,
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
@@ -2832,7 +2854,7 @@ func (qdk *Kernels) MultiResults(x *rt.Buffer[int64], y *rt.Buffer[int64], f *rt
 // BlocksCall calls a large helper that writes a slice from each of two
 // concurrent blocks, each on its own slices.
 //
-// BlocksCall launches kernel BlocksCall (calls.go:103) after the work already launched on
+// BlocksCall launches kernel BlocksCall (calls.go:102) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) BlocksCall(a *rt.Buffer[int64], b *rt.Buffer[int64], c *rt.Buffer[int64], d *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
@@ -2867,6 +2889,35 @@ func (qdk *Kernels) BlocksCall(a *rt.Buffer[int64], b *rt.Buffer[int64], c *rt.B
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// StructCalls calls a function of structs, arrays and complex numbers
+// twice per iteration, so that it is not inlined.
+//
+// StructCalls launches kernel StructCalls (calls.go:132) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) StructCalls(vs *rt.Buffer[Vec], ws *rt.Buffer[[4]float32], cs *rt.Buffer[complex64], out *rt.Buffer[[2]int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "StructCalls", qdOpts, vs, ws, cs, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [72]byte
+	rt.PutBuffer(qdArgs[:], 0, vs)
+	rt.PutBuffer(qdArgs[:], 16, ws)
+	rt.PutBuffer(qdArgs[:], 32, cs)
+	rt.PutBuffer(qdArgs[:], 48, out)
+	qdCounts := [1]int64{int64(vs.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				StructCalls(vs.CPUSlice(), ws.CPUSlice(), cs.CPUSlice(), out.CPUSlice())
+			}, vs, ws, cs, out)
+		}
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			StructCalls(vs.CPUSlice(), ws.CPUSlice(), cs.CPUSlice(), out.CPUSlice())
+		}, vs, ws, cs, out)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // ConvertInt8 launches kernel ConvertInt8 (convert.go:24) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -2883,15 +2934,15 @@ func (qdk *Kernels) ConvertInt8(x *rt.Buffer[int8], y *rt.Buffer[int8], ints *rt
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertInt8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertInt8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertInt16 launches kernel ConvertInt16 (convert.go:31) after the work already launched on
@@ -2910,15 +2961,15 @@ func (qdk *Kernels) ConvertInt16(x *rt.Buffer[int16], y *rt.Buffer[int16], ints 
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertInt16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertInt16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertInt32 launches kernel ConvertInt32 (convert.go:38) after the work already launched on
@@ -2937,15 +2988,15 @@ func (qdk *Kernels) ConvertInt32(x *rt.Buffer[int32], y *rt.Buffer[int32], ints 
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertInt32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertInt32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertInt64 launches kernel ConvertInt64 (convert.go:45) after the work already launched on
@@ -2964,15 +3015,15 @@ func (qdk *Kernels) ConvertInt64(x *rt.Buffer[int64], y *rt.Buffer[int64], ints 
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertInt64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertInt64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint8 launches kernel ConvertUint8 (convert.go:52) after the work already launched on
@@ -2991,15 +3042,15 @@ func (qdk *Kernels) ConvertUint8(x *rt.Buffer[uint8], y *rt.Buffer[uint8], ints 
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertUint8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertUint8(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint16 launches kernel ConvertUint16 (convert.go:59) after the work already launched on
@@ -3018,15 +3069,15 @@ func (qdk *Kernels) ConvertUint16(x *rt.Buffer[uint16], y *rt.Buffer[uint16], in
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertUint16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertUint16(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint32 launches kernel ConvertUint32 (convert.go:66) after the work already launched on
@@ -3045,15 +3096,15 @@ func (qdk *Kernels) ConvertUint32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], in
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertUint32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertUint32(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertUint64 launches kernel ConvertUint64 (convert.go:73) after the work already launched on
@@ -3072,15 +3123,15 @@ func (qdk *Kernels) ConvertUint64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], in
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertUint64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 			}, x, y, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertUint64(x.CPUSlice(), y.CPUSlice(), ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice())
 		}, x, y, ints, floats, flags)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ConvertParams converts scalar parameters, stepped by the element index
@@ -3102,15 +3153,15 @@ func (qdk *Kernels) ConvertParams(ints *rt.Buffer[int64], floats *rt.Buffer[floa
 	qdCounts := [1]int64{(int64(flags.Len()) / int64(18))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ConvertParams(ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice(), a, b)
 			}, ints, floats, flags)
 		}
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ConvertParams(ints.CPUSlice(), floats.CPUSlice(), flags.CPUSlice(), a, b)
 		}, ints, floats, flags)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Gather reads table at the indices idx: an index outside the table is a
@@ -3131,15 +3182,15 @@ func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], i
 	qdCounts := [1]int64{int64(idx.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
 			}, out, table, idx)
 		}
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
 		}, out, table, idx)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ratio divides a by b: a zero in b is a fault.
@@ -3158,15 +3209,15 @@ func (qdk *Kernels) Ratio(q *rt.Buffer[int64], a *rt.Buffer[int64], b *rt.Buffer
 	qdCounts := [1]int64{int64(q.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
 			}, q, a, b)
 		}
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ratio(q.CPUSlice(), a.CPUSlice(), b.CPUSlice())
 		}, q, a, b)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Window copies a[lo:hi] into out: bounds out of order or past a's end
@@ -3187,15 +3238,15 @@ func (qdk *Kernels) Window(out *rt.Buffer[int32], a *rt.Buffer[int32], lo int, h
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
 			}, out, a)
 		}
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Window(out.CPUSlice(), a.CPUSlice(), lo, hi)
 		}, out, a)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Unsigned indexes with a uint, which a fault prints as unsigned.
@@ -3213,15 +3264,15 @@ func (qdk *Kernels) Unsigned(out *rt.Buffer[uint8], at uint, qdOpts ...rt.Launch
 	qdCounts := [1]int64{1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Unsigned(out.CPUSlice(), at)
 			}, out)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Unsigned(out.CPUSlice(), at)
 		}, out)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Tag writes the kinds of the bodies at the indices idx: an index outside
@@ -3240,15 +3291,15 @@ func (qdk *Kernels) Tag(bs *rt.Buffer[Body], idx *rt.Buffer[int32], qdOpts ...rt
 	qdCounts := [1]int64{int64(idx.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Tag(bs.CPUSlice(), idx.CPUSlice())
 			}, bs, idx)
 		}
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Tag(bs.CPUSlice(), idx.CPUSlice())
 		}, bs, idx)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Taps weights x by the element k of a local array, which lives in the
@@ -3268,15 +3319,15 @@ func (qdk *Kernels) Taps(out *rt.Buffer[float32], x *rt.Buffer[float32], k int, 
 	qdCounts := [1]int64{min(int64(out.Len()), int64(x.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Taps(out.CPUSlice(), x.CPUSlice(), k)
 			}, out, x)
 		}
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Taps(out.CPUSlice(), x.CPUSlice(), k)
 		}, out, x)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Smoothed reads the constant table gauss5 at the indices idx: an index
@@ -3295,15 +3346,15 @@ func (qdk *Kernels) Smoothed(out *rt.Buffer[float32], idx *rt.Buffer[int32], qdO
 	qdCounts := [1]int64{min(int64(out.Len()), int64(idx.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Smoothed(out.CPUSlice(), idx.CPUSlice())
 			}, out, idx)
 		}
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Smoothed(out.CPUSlice(), idx.CPUSlice())
 		}, out, idx)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Outer writes the outer product of a and b into out, row by row, in a
@@ -3324,15 +3375,15 @@ func (qdk *Kernels) Outer(out *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.
 	qdCounts := [1]int64{(min(max(int64(a.Len()), int64(0)), int64(2097152)) * min(max(int64(b.Len()), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Outer(out.CPUSlice(), a.CPUSlice(), b.CPUSlice())
 			}, out, a, b)
 		}
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Outer(out.CPUSlice(), a.CPUSlice(), b.CPUSlice())
 		}, out, a, b)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
@@ -3349,15 +3400,15 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Saxpy(a, x.CPUSlice(), y.CPUSlice())
 			}, x, y)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -3374,15 +3425,15 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -3399,15 +3450,15 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -3424,15 +3475,15 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -3449,15 +3500,15 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -3474,15 +3525,15 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -3499,15 +3550,15 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -3524,15 +3575,15 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -3549,15 +3600,15 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -3574,15 +3625,15 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -3599,15 +3650,15 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts shifts by counts of every width, signed and unsigned.
@@ -3626,15 +3677,15 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 			}, x, c, out)
 		}
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions converts between every pair of numeric kinds in range.
@@ -3657,15 +3708,15 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 			}, i64, f64, u8, i16, u32, f32, out)
 		}
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats uses float64 arithmetic, comparisons and the math functions
@@ -3685,15 +3736,15 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 is Floats in float32, with the float32 forms of the math
@@ -3713,15 +3764,15 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros checks min and max of signed zeros and NaN.
@@ -3741,15 +3792,15 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 			}, x, y, lo, hi)
 		}
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxConstants checks min and max against constants, zeros of both
@@ -3777,15 +3828,15 @@ func (qdk *Kernels) MinMaxConstants(x *rt.Buffer[float64], hi *rt.Buffer[float64
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MinMaxConstants(x.CPUSlice(), hi.CPUSlice(), lo.CPUSlice(), hiNeg.CPUSlice(), loNeg.CPUSlice(), hiC.CPUSlice(), loC.CPUSlice(), y.CPUSlice(), hi32.CPUSlice(), lo32.CPUSlice())
 			}, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32)
 		}
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxConstants(x.CPUSlice(), hi.CPUSlice(), lo.CPUSlice(), hiNeg.CPUSlice(), loNeg.CPUSlice(), hiC.CPUSlice(), loC.CPUSlice(), y.CPUSlice(), hi32.CPUSlice(), lo32.CPUSlice())
 		}, x, hi, lo, hiNeg, loNeg, hiC, loC, y, hi32, lo32)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control uses switch, labeled loops with break and continue, and
@@ -3805,15 +3856,15 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Control(a.CPUSlice(), out.CPUSlice(), limit)
 			}, a, out)
 		}
-		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
 	}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases mixes serial statements and parallel loops; each top-level
@@ -3833,15 +3884,15 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Phases(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin runs the Quadrants LCG loop on each element.
@@ -3859,15 +3910,15 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Spin(out.CPUSlice(), iters)
 			}, out)
 		}
-		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers calls helpers of its own and another package, with several
@@ -3889,15 +3940,15 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 			}, a, f, sums, q, r)
 		}
-		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
 	}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges uses every form of parallel loop and a bound computed from
@@ -3918,15 +3969,15 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
 	}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow wraps narrow integers on purpose.
@@ -3945,15 +3996,15 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches one block and does nothing; it measures launch cost.
@@ -3971,15 +4022,15 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Empty(a.CPUSlice(), n)
 			}, a)
 		}
-		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted runs inner counted loops of several forms whose bounds lie near
@@ -4002,15 +4053,15 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 			}, out, lo, hi, small, u)
 		}
-		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
 	}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill sets every element of a to v.
@@ -4028,15 +4079,15 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Fill(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne writes src+1 into dst.
@@ -4054,15 +4105,15 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 				AddOne(dst.CPUSlice(), src.CPUSlice())
 			}, dst, src)
 		}
-		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
 	}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate adds v to every element of a.
@@ -4080,15 +4131,15 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Accumulate(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill spins for iters steps in each thread before setting a to v, so
@@ -4109,15 +4160,15 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SlowFill(a.CPUSlice(), v, iters)
 			}, a)
 		}
-		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
 	}
-	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars takes scalars of every width, so that their packing into the
@@ -4145,15 +4196,15 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 			}, out)
 		}
-		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
 	}
-	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ClampedWindow sums a 3×3 window of bytes with clamping, its loops written as
@@ -4176,15 +4227,15 @@ func (qdk *Kernels) ClampedWindow(out *rt.Buffer[int32], in *rt.Buffer[uint8], l
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ClampedWindow(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
 			}, out, in, ladder)
 		}
-		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ClampedWindow(out.CPUSlice(), in.CPUSlice(), ladder.CPUSlice(), w, h)
 		}, out, in, ladder)
 	}
-	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rounds runs a loop of a constant 100 rounds, which counts in 32 bits.
@@ -4202,15 +4253,15 @@ func (qdk *Kernels) Rounds(out *rt.Buffer[uint64], in *rt.Buffer[uint64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rounds(out.CPUSlice(), in.CPUSlice())
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rounds(out.CPUSlice(), in.CPUSlice())
 		}, out, in)
 	}
-	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Grid2D writes a function of both indices of a 2-D range.
@@ -4228,15 +4279,15 @@ func (qdk *Kernels) Grid2D(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Grid2D(out.CPUSlice(), w)
 			}, out)
 		}
-		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Grid2D(out.CPUSlice(), w)
 		}, out)
 	}
-	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rows has three-clause loops and computes a value of the outer index
@@ -4257,15 +4308,15 @@ func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int,
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rows(out.CPUSlice(), in.CPUSlice(), w, s)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rows(out.CPUSlice(), in.CPUSlice(), w, s)
 		}, out, in)
 	}
-	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Volume is a 3-D stencil over the interior of a volume, each level
@@ -4286,15 +4337,15 @@ func (qdk *Kernels) Volume(out *rt.Buffer[float32], in *rt.Buffer[float32], w in
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Volume(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Volume(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
-	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NarrowIndices nests loops over indices of narrow types, signed and
@@ -4314,15 +4365,15 @@ func (qdk *Kernels) NarrowIndices(out *rt.Buffer[int64], nx uint8, lo int16, qdO
 	qdCounts := [2]int64{rt.UnknownCount, (min(max((int64((int16(lo)+int16(2)))-int64(int16(lo))), int64(0)), int64(2097152)) * min(max(int64(3), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NarrowIndices(out.CPUSlice(), nx, lo)
 			}, out)
 		}
-		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NarrowIndices(out.CPUSlice(), nx, lo)
 		}, out)
 	}
-	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Triangle's inner loop depends on the outer index and carries a value:
@@ -4341,15 +4392,15 @@ func (qdk *Kernels) Triangle(out *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{min(int64(n), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Triangle(out.CPUSlice(), n)
 			}, out)
 		}
-		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Triangle(out.CPUSlice(), n)
 		}, out)
 	}
-	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Before writes between the loops, so only the outer loop is parallel.
@@ -4367,15 +4418,15 @@ func (qdk *Kernels) Before(out *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOp
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Before(out.CPUSlice(), w)
 			}, out)
 		}
-		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Before(out.CPUSlice(), w)
 		}, out)
 	}
-	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // HelperLoops calls helpers with loops at its top level.
@@ -4394,15 +4445,15 @@ func (qdk *Kernels) HelperLoops(out *rt.Buffer[float32], w int, v float32, qdOpt
 	qdCounts := [4]int64{int64(out.Len()), 1, rt.UnknownCount, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 				HelperLoops(out.CPUSlice(), w, v)
 			}, out)
 		}
-		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 			HelperLoops(out.CPUSlice(), w, v)
 		}, out)
 	}
-	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RowPrefix's loops are perfectly nested, but each row's iterations
@@ -4421,15 +4472,15 @@ func (qdk *Kernels) RowPrefix(a *rt.Buffer[float32], w int, qdOpts ...rt.LaunchO
 	qdCounts := [2]int64{1, rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RowPrefix(a.CPUSlice(), w)
 			}, a)
 		}
-		return qdk.mod.RunCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RowPrefix(a.CPUSlice(), w)
 		}, a)
 	}
-	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks fills two buffers in two concurrent blocks.
@@ -4450,15 +4501,15 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoBlocks(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock has two loops in one block whose order matters, and
@@ -4480,15 +4531,15 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB is the Quadrants example: a and b computed concurrently.
@@ -4511,15 +4562,15 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine adds a and b into c.
@@ -4538,15 +4589,15 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks runs eight blocks at once, each spinning on its own slice.
@@ -4655,15 +4706,15 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 			}, a0, a1, a2, a3, a4, a5, a6, a7)
 		}
-		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(70, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop has plain statements before, between and after two groups.
@@ -4692,15 +4743,15 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(70, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(70, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(71, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockStructs uses a struct and an array built at the top level in its
@@ -4723,15 +4774,15 @@ func (qdk *Kernels) BlockStructs(a *rt.Buffer[float32], b *rt.Buffer[float32], s
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(71, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockStructs(a.CPUSlice(), b.CPUSlice(), s)
 		}, a, b)
 	}
-	return qdk.mod.Launch(71, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(72, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockValues computes values from parameters at the top level and uses
@@ -4755,15 +4806,15 @@ func (qdk *Kernels) BlockValues(a *rt.Buffer[float32], b *rt.Buffer[float32], n 
 	qdCounts := [4]int64{(int64(a.Len()) / int64(2)), 1, 1, (int64(b.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockValues(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(72, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockValues(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(72, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(73, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // PrologueHelper uses, after a loop, a value computed at the top level by
@@ -4783,15 +4834,15 @@ func (qdk *Kernels) PrologueHelper(a *rt.Buffer[int64], n int8, qdOpts ...rt.Lau
 	qdCounts := [2]int64{int64(a.Len()), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 				PrologueHelper(a.CPUSlice(), n)
 			}, a)
 		}
-		return qdk.mod.RunCPU(73, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
 			PrologueHelper(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(73, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(74, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum adds the elements of x: a float reduction.
@@ -4809,15 +4860,15 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sum(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(74, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(74, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(75, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // IntStats combines x in every way a reduction may, in one loop: sums,
@@ -4836,15 +4887,15 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
 				IntStats(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(75, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
 			IntStats(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(75, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(76, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Center subtracts the mean of x from each element: a reduction read by
@@ -4863,15 +4914,15 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Center(x.CPUSlice(), centered.CPUSlice())
 			}, x, centered)
 		}
-		return qdk.mod.RunCPU(76, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Center(x.CPUSlice(), centered.CPUSlice())
 		}, x, centered)
 	}
-	return qdk.mod.Launch(76, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(77, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FloatRange finds the least and the greatest element of x, NaN if any
@@ -4891,15 +4942,15 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(77, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 		}, x, out)
 	}
-	return qdk.mod.Launch(77, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(78, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ChunkSums sums x in two phases: each iteration sums a chunk into
@@ -4922,15 +4973,15 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(79, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 			}, x, partial, out)
 		}
-		return qdk.mod.RunCPU(78, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(79, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 		}, x, partial, out)
 	}
-	return qdk.mod.Launch(78, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(79, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockSums has a reduction in each of two concurrent blocks, and one
@@ -4960,15 +5011,15 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(79, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(80, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 			}, a, b, outA, outB)
 		}
-		return qdk.mod.RunCPU(79, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(80, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 		}, a, b, outA, outB)
 	}
-	return qdk.mod.Launch(79, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(80, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dot is the dot product of the issue: a reduction of products, with an
@@ -4988,15 +5039,15 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(80, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(81, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(80, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(81, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(80, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(81, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ScaleSum writes 2x into y and sums y as it goes: a reduction in a loop
@@ -5016,15 +5067,15 @@ func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.B
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(81, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(82, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(81, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(82, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(81, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(82, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BodyStats sums the kinetic energy of the bodies, counts the live ones
@@ -5044,15 +5095,15 @@ func (qdk *Kernels) BodyStats(bs *rt.Buffer[Body], out *rt.Buffer[float64], qdOp
 	qdCounts := [3]int64{max(int64(bs.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(82, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(83, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BodyStats(bs.CPUSlice(), out.CPUSlice())
 			}, bs, out)
 		}
-		return qdk.mod.RunCPU(82, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(83, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BodyStats(bs.CPUSlice(), out.CPUSlice())
 		}, bs, out)
 	}
-	return qdk.mod.Launch(82, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(83, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // QuadSums weights the elements of each array of qs by a local array
@@ -5073,15 +5124,15 @@ func (qdk *Kernels) QuadSums(qs *rt.Buffer[[4]int32], out *rt.Buffer[int64], qdO
 	qdCounts := [3]int64{max((min(max(int64(qs.Len()), int64(0)), int64(2097152)) * min(max(int64(4), int64(0)), int64(2097152))), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(83, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(84, qdCounts[:], qdArgs[:], qdOpts, func() {
 				QuadSums(qs.CPUSlice(), out.CPUSlice())
 			}, qs, out)
 		}
-		return qdk.mod.RunCPU(83, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(84, qdCounts[:], qdArgs[:], qdOpts, func() {
 			QuadSums(qs.CPUSlice(), out.CPUSlice())
 		}, qs, out)
 	}
-	return qdk.mod.Launch(83, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(84, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ImageStats sums a w×h image, counts its bright pixels and finds its
@@ -5102,15 +5153,15 @@ func (qdk *Kernels) ImageStats(pix *rt.Buffer[uint8], w int, h int, out *rt.Buff
 	qdCounts := [3]int64{max((min(max(int64(h), int64(0)), int64(2097152)) * min(max(int64(w), int64(0)), int64(2097152))), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(84, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(85, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ImageStats(pix.CPUSlice(), w, h, out.CPUSlice())
 			}, pix, out)
 		}
-		return qdk.mod.RunCPU(84, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(85, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ImageStats(pix.CPUSlice(), w, h, out.CPUSlice())
 		}, pix, out)
 	}
-	return qdk.mod.Launch(84, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(85, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Normalize divides a d×h×w volume by its largest magnitude and returns
@@ -5133,15 +5184,15 @@ func (qdk *Kernels) Normalize(vox *rt.Buffer[float64], w int, h int, d int, out 
 	qdCounts := [4]int64{max(((min(max(int64(d), int64(0)), int64(2097152)) * min(max(int64(h), int64(0)), int64(2097152))) * min(max(int64(w), int64(0)), int64(2097152))), int64(1)), int64(1), ((min(max(int64(d), int64(0)), int64(2097152)) * min(max(int64(h), int64(0)), int64(2097152))) * min(max(int64(w), int64(0)), int64(2097152))), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(85, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(86, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Normalize(vox.CPUSlice(), w, h, d, out.CPUSlice())
 			}, vox, out)
 		}
-		return qdk.mod.RunCPU(85, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(86, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Normalize(vox.CPUSlice(), w, h, d, out.CPUSlice())
 		}, vox, out)
 	}
-	return qdk.mod.Launch(85, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(86, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // HelperCounts counts the elements of x above 0 and those of its first
@@ -5160,15 +5211,15 @@ func (qdk *Kernels) HelperCounts(x *rt.Buffer[float32], out *rt.Buffer[int64], q
 	qdCounts := [8]int64{max(int64(x.Len()), int64(1)), int64(1), 1, 1, 1, rt.UnknownCount, int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(86, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(87, qdCounts[:], qdArgs[:], qdOpts, func() {
 				HelperCounts(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(86, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(87, qdCounts[:], qdArgs[:], qdOpts, func() {
 			HelperCounts(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(86, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(87, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Advance moves every live body, through a pointer to its element.
@@ -5186,15 +5237,15 @@ func (qdk *Kernels) Advance(bs *rt.Buffer[Body], dt float32, qdOpts ...rt.Launch
 	qdCounts := [1]int64{int64(bs.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(87, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(88, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Advance(bs.CPUSlice(), dt)
 			}, bs)
 		}
-		return qdk.mod.RunCPU(87, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(88, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Advance(bs.CPUSlice(), dt)
 		}, bs)
 	}
-	return qdk.mod.Launch(87, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(88, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Energies reads whole structs, calls value methods and builds struct
@@ -5214,15 +5265,15 @@ func (qdk *Kernels) Energies(bs *rt.Buffer[Body], out *rt.Buffer[float64], moved
 	qdCounts := [1]int64{min(min(int64(bs.Len()), int64(out.Len())), int64(moved.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(88, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(89, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 			}, bs, out, moved)
 		}
-		return qdk.mod.RunCPU(88, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(89, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Energies(bs.CPUSlice(), out.CPUSlice(), moved.CPUSlice())
 		}, bs, out, moved)
 	}
-	return qdk.mod.Launch(88, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(89, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Blur5 filters with a table indexed by a variable, and a local array of
@@ -5241,15 +5292,15 @@ func (qdk *Kernels) Blur5(in *rt.Buffer[float32], out *rt.Buffer[float32], qdOpt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(89, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(90, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Blur5(in.CPUSlice(), out.CPUSlice())
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(89, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(90, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Blur5(in.CPUSlice(), out.CPUSlice())
 		}, in, out)
 	}
-	return qdk.mod.Launch(89, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(90, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Rotate multiplies by a 3×3 table and a local 3×3 matrix, passes arrays
@@ -5269,15 +5320,15 @@ func (qdk *Kernels) Rotate(v *rt.Buffer[Vec], out *rt.Buffer[Vec], n *rt.Buffer[
 	qdCounts := [1]int64{min(min(int64(v.Len()), int64(out.Len())), int64(n.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(90, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(91, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 			}, v, out, n)
 		}
-		return qdk.mod.RunCPU(90, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(91, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Rotate(v.CPUSlice(), out.CPUSlice(), n.CPUSlice())
 		}, v, out, n)
 	}
-	return qdk.mod.Launch(90, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(91, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pick indexes array values by variables: a copy of a local array and a
@@ -5296,15 +5347,15 @@ func (qdk *Kernels) Pick(idx *rt.Buffer[int32], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{min(int64(idx.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(91, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(92, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Pick(idx.CPUSlice(), out.CPUSlice())
 			}, idx, out)
 		}
-		return qdk.mod.RunCPU(91, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(92, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pick(idx.CPUSlice(), out.CPUSlice())
 		}, idx, out)
 	}
-	return qdk.mod.Launch(91, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(92, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Masks reads and writes bools, alone and in structs.
@@ -5324,15 +5375,15 @@ func (qdk *Kernels) Masks(mask *rt.Buffer[bool], x *rt.Buffer[float32], out *rt.
 	qdCounts := [1]int64{min(min(min(int64(mask.Len()), int64(x.Len())), int64(out.Len())), int64(flags.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(92, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(93, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 			}, mask, x, out, flags)
 		}
-		return qdk.mod.RunCPU(92, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(93, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Masks(mask.CPUSlice(), x.CPUSlice(), out.CPUSlice(), flags.CPUSlice())
 		}, mask, x, out, flags)
 	}
-	return qdk.mod.Launch(92, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(93, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex128Ops computes every complex128 operator Go has.
@@ -5354,15 +5405,15 @@ func (qdk *Kernels) Complex128Ops(a *rt.Buffer[complex128], b *rt.Buffer[complex
 	qdCounts := [1]int64{min(min(min(min(min(int64(a.Len()), int64(b.Len())), int64(sum.Len())), int64(prod.Len())), int64(quot.Len())), int64(eq.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(93, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(94, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 			}, a, b, sum, prod, quot, eq)
 		}
-		return qdk.mod.RunCPU(93, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(94, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex128Ops(a.CPUSlice(), b.CPUSlice(), sum.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), eq.CPUSlice())
 		}, a, b, sum, prod, quot, eq)
 	}
-	return qdk.mod.Launch(93, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(94, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Complex64Ops does the same in complex64, with conversions.
@@ -5383,15 +5434,15 @@ func (qdk *Kernels) Complex64Ops(a *rt.Buffer[complex64], b *rt.Buffer[complex64
 	qdCounts := [1]int64{min(min(min(min(int64(a.Len()), int64(b.Len())), int64(prod.Len())), int64(quot.Len())), int64(wide.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(94, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(95, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 			}, a, b, prod, quot, wide)
 		}
-		return qdk.mod.RunCPU(94, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(95, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Complex64Ops(a.CPUSlice(), b.CPUSlice(), prod.CPUSlice(), quot.CPUSlice(), wide.CPUSlice())
 		}, a, b, prod, quot, wide)
 	}
-	return qdk.mod.Launch(94, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(95, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Julia iterates z = z² + c, with a complex parameter in a struct.
@@ -5410,15 +5461,15 @@ func (qdk *Kernels) Julia(cs *rt.Buffer[complex128], params *rt.Buffer[JuliaPara
 	qdCounts := [1]int64{min(int64(cs.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(95, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(96, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 			}, cs, params, out)
 		}
-		return qdk.mod.RunCPU(95, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(96, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Julia(cs.CPUSlice(), params.CPUSlice(), out.CPUSlice())
 		}, cs, params, out)
 	}
-	return qdk.mod.Launch(95, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(96, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Smooth uses filter taps, a struct and an array built before its parallel
@@ -5438,15 +5489,15 @@ func (qdk *Kernels) Smooth(in *rt.Buffer[float32], out *rt.Buffer[float32], bias
 	qdCounts := [1]int64{min(int64(in.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(96, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(97, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 			}, in, out)
 		}
-		return qdk.mod.RunCPU(96, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(97, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Smooth(in.CPUSlice(), out.CPUSlice(), bias)
 		}, in, out)
 	}
-	return qdk.mod.Launch(96, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(97, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Quads takes slices of arrays, of arrays of another package's structs,
@@ -5470,15 +5521,15 @@ func (qdk *Kernels) Quads(qs *rt.Buffer[[4]float32], pairs *rt.Buffer[[2]helpers
 	qdCounts := [1]int64{min(min(min(int64(qs.Len()), int64(pairs.Len())), int64(tagged.Len())), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(97, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(98, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 			}, qs, pairs, tagged, out)
 		}
-		return qdk.mod.RunCPU(97, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(98, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Quads(qs.CPUSlice(), pairs.CPUSlice(), tagged.CPUSlice(), out.CPUSlice())
 		}, qs, pairs, tagged, out)
 	}
-	return qdk.mod.Launch(97, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(98, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Centered uses struct values computed before its parallel loop: a
@@ -5499,15 +5550,15 @@ func (qdk *Kernels) Centered(v *rt.Buffer[Vec], out *rt.Buffer[float32], s float
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(98, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(99, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Centered(v.CPUSlice(), out.CPUSlice(), s)
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(98, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(99, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Centered(v.CPUSlice(), out.CPUSlice(), s)
 		}, v, out)
 	}
-	return qdk.mod.Launch(98, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(99, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // LocalMethods calls methods with pointer receivers on a local struct,
@@ -5526,15 +5577,15 @@ func (qdk *Kernels) LocalMethods(v *rt.Buffer[Vec], out *rt.Buffer[Vec], qdOpts 
 	qdCounts := [1]int64{min(int64(v.Len()), int64(out.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(99, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(100, qdCounts[:], qdArgs[:], qdOpts, func() {
 				LocalMethods(v.CPUSlice(), out.CPUSlice())
 			}, v, out)
 		}
-		return qdk.mod.RunCPU(99, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(100, qdCounts[:], qdArgs[:], qdOpts, func() {
 			LocalMethods(v.CPUSlice(), out.CPUSlice())
 		}, v, out)
 	}
-	return qdk.mod.Launch(99, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(100, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RandomFill gives each element a generator of its own.
@@ -5552,15 +5603,15 @@ func (qdk *Kernels) RandomFill(out *rt.Buffer[uint32], seed uint64, qdOpts ...rt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(100, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(101, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RandomFill(out.CPUSlice(), seed)
 			}, out)
 		}
-		return qdk.mod.RunCPU(100, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(101, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RandomFill(out.CPUSlice(), seed)
 		}, out)
 	}
-	return qdk.mod.Launch(100, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(101, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -9546,6 +9597,923 @@ $Lfault:
 	exit;
 }
 
+.func (.param .align 8 .b8 StructCalls$spin_ret[28]) StructCalls$spin(
+	.param .f32 StructCalls$spin_param_0,
+	.param .f32 StructCalls$spin_param_1,
+	.param .f32 StructCalls$spin_param_2,
+	.param .f32 StructCalls$spin_param_3,
+	.param .f32 StructCalls$spin_param_4,
+	.param .f32 StructCalls$spin_param_5,
+	.param .f32 StructCalls$spin_param_6,
+	.param .f32 StructCalls$spin_param_7,
+	.param .f32 StructCalls$spin_param_8,
+	.param .b32 StructCalls$spin_param_9
+)
+{
+	.local .align 4 .b8 qvar_v[12];
+	.local .align 4 .b8 qvar_w[16];
+	.local .align 8 .b8 qvar_bits[8];
+	.local .align 4 .b8 qvar_complit[8];
+	.reg .pred %p<308>;
+	.reg .b32 %r<519>;
+	.reg .b32 %rt<18>;
+	.reg .b64 %rd<332>;
+	.reg .b64 %rdt<12>;
+	.reg .f32 %f<337>;
+	.reg .f32 %ft<7>;
+	.reg .f64 %fd<347>;
+
+	ld.param.f32 %f0, [StructCalls$spin_param_0];
+	ld.param.f32 %f1, [StructCalls$spin_param_1];
+	ld.param.f32 %f2, [StructCalls$spin_param_2];
+	ld.param.f32 %f3, [StructCalls$spin_param_3];
+	ld.param.f32 %f4, [StructCalls$spin_param_4];
+	ld.param.f32 %f5, [StructCalls$spin_param_5];
+	ld.param.f32 %f6, [StructCalls$spin_param_6];
+	ld.param.f32 %f7, [StructCalls$spin_param_7];
+	ld.param.f32 %f8, [StructCalls$spin_param_8];
+	ld.param.b32 %r9, [StructCalls$spin_param_9];
+$L_0:
+$L_1:
+	mov.u64 %rd17, qvar_v;
+	mov.f32 %ft0, 0f00000000;
+	st.global.f32 [%rd17], %ft0;
+	add.s64 %rd18, %rd17, 4;
+	mov.f32 %ft1, 0f00000000;
+	st.global.f32 [%rd18], %ft1;
+	add.s64 %rd19, %rd17, 8;
+	mov.f32 %ft2, 0f00000000;
+	st.global.f32 [%rd19], %ft2;
+	st.global.f32 [%rd17], %f0;
+	mov.b64 %rd20, %rd18;
+	st.global.f32 [%rd20], %f1;
+	mov.b64 %rd21, %rd19;
+	st.global.f32 [%rd21], %f2;
+	mov.u64 %rd22, qvar_w;
+	mov.f32 %ft3, 0f00000000;
+	st.global.f32 [%rd22], %ft3;
+	add.s64 %rd23, %rd22, 4;
+	mov.f32 %ft4, 0f00000000;
+	st.global.f32 [%rd23], %ft4;
+	add.s64 %rd24, %rd22, 8;
+	mov.f32 %ft5, 0f00000000;
+	st.global.f32 [%rd24], %ft5;
+	add.s64 %rd25, %rd22, 12;
+	mov.f32 %ft6, 0f00000000;
+	st.global.f32 [%rd25], %ft6;
+	st.global.f32 [%rd22], %f3;
+	mov.b64 %rd26, %rd23;
+	st.global.f32 [%rd26], %f4;
+	mov.b64 %rd27, %rd24;
+	st.global.f32 [%rd27], %f5;
+	mov.b64 %rd28, %rd25;
+	st.global.f32 [%rd28], %f6;
+	shr.s32 %r29, %r9, 3;
+$L_2:
+	mul.lo.s32 %r31, %r9, %r29;
+	add.s32 %r32, %r31, %r9;
+	sub.s32 %r33, %r32, %r29;
+	not.b32 %rt0, %r29;
+	and.b32 %r34, %r9, %rt0;
+	xor.b32 %r35, %r33, %r34;
+	and.b32 %r36, %r9, %r29;
+	shr.s32 %r37, %r36, 1;
+	or.b32 %r38, %r35, %r37;
+	mul.hi.s32 %r347, %r9, -1840700269;
+	add.s32 %r348, %r347, %r9;
+	mov.b32 %r349, %r348;
+	shr.u32 %r350, %r349, 31;
+	shr.s32 %r351, %r348, 2;
+	mov.b32 %r352, %r350;
+	add.s32 %r353, %r351, %r352;
+	mov.b32 %r39, %r353;
+	mul.hi.s32 %r354, %r9, -858993459;
+	add.s32 %r355, %r354, %r9;
+	mov.b32 %r356, %r355;
+	shr.u32 %r357, %r356, 31;
+	shr.s32 %r358, %r355, 2;
+	mov.b32 %r359, %r357;
+	add.s32 %r360, %r358, %r359;
+	mul.lo.s32 %r361, %r360, 5;
+	sub.s32 %r362, %r9, %r361;
+	mov.b32 %r40, %r362;
+	add.s32 %r41, %r39, %r40;
+	mul.hi.s32 %r363, %r29, -1546188226;
+	add.s32 %r364, %r363, %r29;
+	mov.b32 %r365, %r364;
+	shr.u32 %r366, %r365, 31;
+	shr.s32 %r367, %r364, 6;
+	mov.b32 %r368, %r366;
+	add.s32 %r369, %r367, %r368;
+	mov.b32 %r42, %r369;
+	add.s32 %r43, %r41, %r42;
+	shr.s32 %r370, %r29, 31;
+	and.b32 %r371, %r370, 15;
+	add.s32 %r372, %r29, %r371;
+	shr.s32 %r373, %r372, 4;
+	mul.lo.s32 %r374, %r373, 16;
+	sub.s32 %r375, %r29, %r374;
+	mov.b32 %r44, %r375;
+	add.s32 %r45, %r43, %r44;
+	mul.hi.s32 %r376, %r9, -1431655765;
+	add.s32 %r377, %r376, %r9;
+	mov.b32 %r378, %r377;
+	shr.u32 %r379, %r378, 31;
+	shr.s32 %r380, %r377, 1;
+	mov.b32 %r381, %r379;
+	add.s32 %r382, %r380, %r381;
+	mov.b32 %r46, %r382;
+	add.s32 %r47, %r45, %r46;
+	add.s32 %r48, %r38, %r47;
+	cvt.s64.s32 %rd49, %r29;
+	and.b64 %rd50, %rd49, 15;
+	min.u64 %rdt0, %rd50, 32;
+	cvt.u32.u64 %rt1, %rdt0;
+	shl.b32 %r51, %r9, %rt1;
+	min.u64 %rdt1, %rd50, 32;
+	cvt.u32.u64 %rt2, %rdt1;
+	shr.s32 %r52, %r9, %rt2;
+	or.b32 %r53, %r51, %r52;
+	xor.b32 %r54, %r48, %r53;
+	mov.b64 %rd55, %rd49;
+	min.u64 %rdt2, %rd55, 32;
+	cvt.u32.u64 %rt3, %rdt2;
+	shl.b32 %r56, %r9, %rt3;
+	add.s32 %r57, %r54, %r56;
+	mov.b32 %r58, %r29;
+	and.b32 %r58, %r58, 255;
+	shr.s32 %r59, %r9, %r58;
+	sub.s32 %r60, %r57, %r59;
+	not.b32 %r61, %r9;
+	neg.s32 %r62, %r29;
+	add.s32 %r63, %r61, %r62;
+	add.s32 %r64, %r60, %r63;
+	mul.lo.s32 %r65, %r64, 3;
+	mul.hi.s32 %r383, %r9, -477218588;
+	add.s32 %r384, %r383, %r9;
+	mov.b32 %r385, %r384;
+	shr.u32 %r386, %r385, 31;
+	shr.s32 %r387, %r384, 3;
+	mov.b32 %r388, %r386;
+	add.s32 %r389, %r387, %r388;
+	mov.b32 %r66, %r389;
+	add.s32 %r67, %r65, %r66;
+	mov.b32 %r30, %r67;
+$L_3:
+	xor.b32 %r68, %r9, 7;
+$L_4:
+	mul.lo.s32 %r70, %r30, %r68;
+	add.s32 %r71, %r70, %r30;
+	sub.s32 %r72, %r71, %r68;
+	not.b32 %rt4, %r68;
+	and.b32 %r73, %r30, %rt4;
+	xor.b32 %r74, %r72, %r73;
+	and.b32 %r75, %r30, %r68;
+	shr.s32 %r76, %r75, 1;
+	or.b32 %r77, %r74, %r76;
+	mul.hi.s32 %r390, %r30, -1840700269;
+	add.s32 %r391, %r390, %r30;
+	mov.b32 %r392, %r391;
+	shr.u32 %r393, %r392, 31;
+	shr.s32 %r394, %r391, 2;
+	mov.b32 %r395, %r393;
+	add.s32 %r396, %r394, %r395;
+	mov.b32 %r78, %r396;
+	mul.hi.s32 %r397, %r30, -858993459;
+	add.s32 %r398, %r397, %r30;
+	mov.b32 %r399, %r398;
+	shr.u32 %r400, %r399, 31;
+	shr.s32 %r401, %r398, 2;
+	mov.b32 %r402, %r400;
+	add.s32 %r403, %r401, %r402;
+	mul.lo.s32 %r404, %r403, 5;
+	sub.s32 %r405, %r30, %r404;
+	mov.b32 %r79, %r405;
+	add.s32 %r80, %r78, %r79;
+	mul.hi.s32 %r406, %r68, -1546188226;
+	add.s32 %r407, %r406, %r68;
+	mov.b32 %r408, %r407;
+	shr.u32 %r409, %r408, 31;
+	shr.s32 %r410, %r407, 6;
+	mov.b32 %r411, %r409;
+	add.s32 %r412, %r410, %r411;
+	mov.b32 %r81, %r412;
+	add.s32 %r82, %r80, %r81;
+	shr.s32 %r413, %r68, 31;
+	and.b32 %r414, %r413, 15;
+	add.s32 %r415, %r68, %r414;
+	shr.s32 %r416, %r415, 4;
+	mul.lo.s32 %r417, %r416, 16;
+	sub.s32 %r418, %r68, %r417;
+	mov.b32 %r83, %r418;
+	add.s32 %r84, %r82, %r83;
+	mul.hi.s32 %r419, %r30, -1431655765;
+	add.s32 %r420, %r419, %r30;
+	mov.b32 %r421, %r420;
+	shr.u32 %r422, %r421, 31;
+	shr.s32 %r423, %r420, 1;
+	mov.b32 %r424, %r422;
+	add.s32 %r425, %r423, %r424;
+	mov.b32 %r85, %r425;
+	add.s32 %r86, %r84, %r85;
+	add.s32 %r87, %r77, %r86;
+	cvt.s64.s32 %rd88, %r68;
+	and.b64 %rd89, %rd88, 15;
+	min.u64 %rdt3, %rd89, 32;
+	cvt.u32.u64 %rt5, %rdt3;
+	shl.b32 %r90, %r30, %rt5;
+	min.u64 %rdt4, %rd89, 32;
+	cvt.u32.u64 %rt6, %rdt4;
+	shr.s32 %r91, %r30, %rt6;
+	or.b32 %r92, %r90, %r91;
+	xor.b32 %r93, %r87, %r92;
+	mov.b64 %rd94, %rd88;
+	min.u64 %rdt5, %rd94, 32;
+	cvt.u32.u64 %rt7, %rdt5;
+	shl.b32 %r95, %r30, %rt7;
+	add.s32 %r96, %r93, %r95;
+	mov.b32 %r97, %r68;
+	and.b32 %r97, %r97, 255;
+	shr.s32 %r98, %r30, %r97;
+	sub.s32 %r99, %r96, %r98;
+	not.b32 %r100, %r30;
+	neg.s32 %r101, %r68;
+	add.s32 %r102, %r100, %r101;
+	add.s32 %r103, %r99, %r102;
+	mul.lo.s32 %r104, %r103, 3;
+	mul.hi.s32 %r426, %r30, -477218588;
+	add.s32 %r427, %r426, %r30;
+	mov.b32 %r428, %r427;
+	shr.u32 %r429, %r428, 31;
+	shr.s32 %r430, %r427, 3;
+	mov.b32 %r431, %r429;
+	add.s32 %r432, %r430, %r431;
+	mov.b32 %r105, %r432;
+	add.s32 %r106, %r104, %r105;
+	mov.b32 %r69, %r106;
+$L_5:
+	mul.lo.s32 %r108, %r69, %r30;
+	add.s32 %r109, %r108, %r69;
+	sub.s32 %r110, %r109, %r30;
+	not.b32 %rt8, %r30;
+	and.b32 %r111, %r69, %rt8;
+	xor.b32 %r112, %r110, %r111;
+	and.b32 %r113, %r69, %r30;
+	shr.s32 %r114, %r113, 1;
+	or.b32 %r115, %r112, %r114;
+	mul.hi.s32 %r433, %r69, -1840700269;
+	add.s32 %r434, %r433, %r69;
+	mov.b32 %r435, %r434;
+	shr.u32 %r436, %r435, 31;
+	shr.s32 %r437, %r434, 2;
+	mov.b32 %r438, %r436;
+	add.s32 %r439, %r437, %r438;
+	mov.b32 %r116, %r439;
+	mul.hi.s32 %r440, %r69, -858993459;
+	add.s32 %r441, %r440, %r69;
+	mov.b32 %r442, %r441;
+	shr.u32 %r443, %r442, 31;
+	shr.s32 %r444, %r441, 2;
+	mov.b32 %r445, %r443;
+	add.s32 %r446, %r444, %r445;
+	mul.lo.s32 %r447, %r446, 5;
+	sub.s32 %r448, %r69, %r447;
+	mov.b32 %r117, %r448;
+	add.s32 %r118, %r116, %r117;
+	mul.hi.s32 %r449, %r30, -1546188226;
+	add.s32 %r450, %r449, %r30;
+	mov.b32 %r451, %r450;
+	shr.u32 %r452, %r451, 31;
+	shr.s32 %r453, %r450, 6;
+	mov.b32 %r454, %r452;
+	add.s32 %r455, %r453, %r454;
+	mov.b32 %r119, %r455;
+	add.s32 %r120, %r118, %r119;
+	shr.s32 %r456, %r30, 31;
+	and.b32 %r457, %r456, 15;
+	add.s32 %r458, %r30, %r457;
+	shr.s32 %r459, %r458, 4;
+	mul.lo.s32 %r460, %r459, 16;
+	sub.s32 %r461, %r30, %r460;
+	mov.b32 %r121, %r461;
+	add.s32 %r122, %r120, %r121;
+	mul.hi.s32 %r462, %r69, -1431655765;
+	add.s32 %r463, %r462, %r69;
+	mov.b32 %r464, %r463;
+	shr.u32 %r465, %r464, 31;
+	shr.s32 %r466, %r463, 1;
+	mov.b32 %r467, %r465;
+	add.s32 %r468, %r466, %r467;
+	mov.b32 %r123, %r468;
+	add.s32 %r124, %r122, %r123;
+	add.s32 %r125, %r115, %r124;
+	cvt.s64.s32 %rd126, %r30;
+	and.b64 %rd127, %rd126, 15;
+	min.u64 %rdt6, %rd127, 32;
+	cvt.u32.u64 %rt9, %rdt6;
+	shl.b32 %r128, %r69, %rt9;
+	min.u64 %rdt7, %rd127, 32;
+	cvt.u32.u64 %rt10, %rdt7;
+	shr.s32 %r129, %r69, %rt10;
+	or.b32 %r130, %r128, %r129;
+	xor.b32 %r131, %r125, %r130;
+	mov.b64 %rd132, %rd126;
+	min.u64 %rdt8, %rd132, 32;
+	cvt.u32.u64 %rt11, %rdt8;
+	shl.b32 %r133, %r69, %rt11;
+	add.s32 %r134, %r131, %r133;
+	mov.b32 %r135, %r30;
+	and.b32 %r135, %r135, 255;
+	shr.s32 %r136, %r69, %r135;
+	sub.s32 %r137, %r134, %r136;
+	not.b32 %r138, %r69;
+	neg.s32 %r139, %r30;
+	add.s32 %r140, %r138, %r139;
+	add.s32 %r141, %r137, %r140;
+	mul.lo.s32 %r142, %r141, 3;
+	mul.hi.s32 %r469, %r69, -477218588;
+	add.s32 %r470, %r469, %r69;
+	mov.b32 %r471, %r470;
+	shr.u32 %r472, %r471, 31;
+	shr.s32 %r473, %r470, 3;
+	mov.b32 %r474, %r472;
+	add.s32 %r475, %r473, %r474;
+	mov.b32 %r143, %r475;
+	add.s32 %r144, %r142, %r143;
+	mov.b32 %r107, %r144;
+$L_6:
+	add.s32 %r145, %r9, 11;
+$L_7:
+	mul.lo.s32 %r147, %r107, %r145;
+	add.s32 %r148, %r147, %r107;
+	sub.s32 %r149, %r148, %r145;
+	not.b32 %rt12, %r145;
+	and.b32 %r150, %r107, %rt12;
+	xor.b32 %r151, %r149, %r150;
+	and.b32 %r152, %r107, %r145;
+	shr.s32 %r153, %r152, 1;
+	or.b32 %r154, %r151, %r153;
+	mul.hi.s32 %r476, %r107, -1840700269;
+	add.s32 %r477, %r476, %r107;
+	mov.b32 %r478, %r477;
+	shr.u32 %r479, %r478, 31;
+	shr.s32 %r480, %r477, 2;
+	mov.b32 %r481, %r479;
+	add.s32 %r482, %r480, %r481;
+	mov.b32 %r155, %r482;
+	mul.hi.s32 %r483, %r107, -858993459;
+	add.s32 %r484, %r483, %r107;
+	mov.b32 %r485, %r484;
+	shr.u32 %r486, %r485, 31;
+	shr.s32 %r487, %r484, 2;
+	mov.b32 %r488, %r486;
+	add.s32 %r489, %r487, %r488;
+	mul.lo.s32 %r490, %r489, 5;
+	sub.s32 %r491, %r107, %r490;
+	mov.b32 %r156, %r491;
+	add.s32 %r157, %r155, %r156;
+	mul.hi.s32 %r492, %r145, -1546188226;
+	add.s32 %r493, %r492, %r145;
+	mov.b32 %r494, %r493;
+	shr.u32 %r495, %r494, 31;
+	shr.s32 %r496, %r493, 6;
+	mov.b32 %r497, %r495;
+	add.s32 %r498, %r496, %r497;
+	mov.b32 %r158, %r498;
+	add.s32 %r159, %r157, %r158;
+	shr.s32 %r499, %r145, 31;
+	and.b32 %r500, %r499, 15;
+	add.s32 %r501, %r145, %r500;
+	shr.s32 %r502, %r501, 4;
+	mul.lo.s32 %r503, %r502, 16;
+	sub.s32 %r504, %r145, %r503;
+	mov.b32 %r160, %r504;
+	add.s32 %r161, %r159, %r160;
+	mul.hi.s32 %r505, %r107, -1431655765;
+	add.s32 %r506, %r505, %r107;
+	mov.b32 %r507, %r506;
+	shr.u32 %r508, %r507, 31;
+	shr.s32 %r509, %r506, 1;
+	mov.b32 %r510, %r508;
+	add.s32 %r511, %r509, %r510;
+	mov.b32 %r162, %r511;
+	add.s32 %r163, %r161, %r162;
+	add.s32 %r164, %r154, %r163;
+	cvt.s64.s32 %rd165, %r145;
+	and.b64 %rd166, %rd165, 15;
+	min.u64 %rdt9, %rd166, 32;
+	cvt.u32.u64 %rt13, %rdt9;
+	shl.b32 %r167, %r107, %rt13;
+	min.u64 %rdt10, %rd166, 32;
+	cvt.u32.u64 %rt14, %rdt10;
+	shr.s32 %r168, %r107, %rt14;
+	or.b32 %r169, %r167, %r168;
+	xor.b32 %r170, %r164, %r169;
+	mov.b64 %rd171, %rd165;
+	min.u64 %rdt11, %rd171, 32;
+	cvt.u32.u64 %rt15, %rdt11;
+	shl.b32 %r172, %r107, %rt15;
+	add.s32 %r173, %r170, %r172;
+	mov.b32 %r174, %r145;
+	and.b32 %r174, %r174, 255;
+	shr.s32 %r175, %r107, %r174;
+	sub.s32 %r176, %r173, %r175;
+	not.b32 %r177, %r107;
+	neg.s32 %r178, %r145;
+	add.s32 %r179, %r177, %r178;
+	add.s32 %r180, %r176, %r179;
+	mul.lo.s32 %r181, %r180, 3;
+	mul.hi.s32 %r512, %r107, -477218588;
+	add.s32 %r513, %r512, %r107;
+	mov.b32 %r514, %r513;
+	shr.u32 %r515, %r514, 31;
+	shr.s32 %r516, %r513, 3;
+	mov.b32 %r517, %r515;
+	add.s32 %r518, %r516, %r517;
+	mov.b32 %r182, %r518;
+	add.s32 %r183, %r181, %r182;
+	mov.b32 %r146, %r183;
+$L_8:
+	mov.b64 %rd184, %rd18;
+	ld.global.f32 %f185, [%rd184];
+	add.s64 %rd186, %rd22, 0;
+	ld.global.f32 %f187, [%rd186];
+	add.rn.f32 %f188, %f185, %f187;
+	mov.b64 %rd189, %rd19;
+	ld.global.f32 %f190, [%rd189];
+	add.s64 %rd191, %rd22, 8;
+	ld.global.f32 %f192, [%rd191];
+	mul.rn.f32 %f193, %f190, %f192;
+	add.s64 %rd194, %rd17, 0;
+	ld.global.f32 %f195, [%rd194];
+	cvt.rn.f32.s32 %f196, %r146;
+	sub.rn.f32 %f197, %f195, %f196;
+	mov.b64 %rd198, %rd194;
+	st.global.f32 [%rd198], %f188;
+	mov.b64 %rd199, %rd18;
+	st.global.f32 [%rd199], %f193;
+	mov.b64 %rd200, %rd19;
+	st.global.f32 [%rd200], %f197;
+	add.s64 %rd201, %rd22, 4;
+	ld.global.f32 %f202, [%rd201];
+	mov.b64 %rd203, %rd19;
+	ld.global.f32 %f204, [%rd203];
+	mov.f32 %f205, %f202;
+	mov.f32 %f206, %f204;
+	add.rn.f32 %f207, %f7, %f205;
+	add.rn.f32 %f208, %f8, %f206;
+	cvt.f64.f32 %fd211, %f7;
+	cvt.f64.f32 %fd212, %f207;
+	cvt.f64.f32 %fd213, %f8;
+	cvt.f64.f32 %fd214, %f208;
+	and.b64 %fd217, %fd212, 9223372036854775807;
+	and.b64 %fd218, %fd214, 9223372036854775807;
+	setp.ge.f64 %p219, %fd217, %fd218;
+	@!%p219 bra $L_34;
+$L_9:
+	div.rn.f64 %fd220, %fd214, %fd212;
+	mul.rn.f64 %fd221, %fd220, %fd214;
+	add.rn.f64 %fd222, %fd212, %fd221;
+	mul.rn.f64 %fd223, %fd213, %fd220;
+	add.rn.f64 %fd224, %fd211, %fd223;
+	div.rn.f64 %fd225, %fd224, %fd222;
+	mov.f64 %fd215, %fd225;
+	mul.rn.f64 %fd226, %fd211, %fd220;
+	sub.rn.f64 %fd227, %fd213, %fd226;
+	div.rn.f64 %fd228, %fd227, %fd222;
+	mov.f64 %fd216, %fd228;
+$L_10:
+	setp.neu.f64 %p238, %fd215, %fd215;
+	setp.neu.f64 %p239, %fd216, %fd216;
+	and.pred %p240, %p238, %p239;
+	@!%p240 bra $L_13;
+$L_11:
+	setp.eq.f64 %p241, %fd212, 0d0000000000000000;
+	setp.eq.f64 %p242, %fd214, 0d0000000000000000;
+	and.pred %p243, %p241, %p242;
+	setp.eq.f64 %p244, %fd211, %fd211;
+	setp.eq.f64 %p245, %fd213, %fd213;
+	or.pred %p246, %p244, %p245;
+	and.pred %p247, %p243, %p246;
+	@!%p247 bra $L_14;
+$L_12:
+	div.rn.f64 %fd248, 0d3FF0000000000000, %fd212;
+	mul.rn.f64 %fd249, %fd248, %fd211;
+	mov.f64 %fd215, %fd249;
+	mul.rn.f64 %fd250, %fd248, %fd213;
+	mov.f64 %fd216, %fd250;
+$L_13:
+	cvt.rn.f32.f64 %f209, %fd215;
+	cvt.rn.f32.f64 %f210, %fd216;
+	ld.global.f32 %f317, [%rd17];
+	mov.b64 %rd320, %rd18;
+	ld.global.f32 %f318, [%rd320];
+	mov.b64 %rd321, %rd19;
+	ld.global.f32 %f319, [%rd321];
+	mov.u64 %rd322, qvar_complit;
+	mov.b32 %rt16, 0;
+	st.global.s32 [%rd322], %rt16;
+	add.s64 %rd323, %rd322, 4;
+	mov.b32 %rt17, 0;
+	st.global.s32 [%rd323], %rt17;
+	add.s64 %rd324, %rd322, 0;
+	xor.b32 %r325, %r30, %r107;
+	st.global.s32 [%rd324], %r325;
+	add.s64 %rd326, %rd322, 4;
+	sub.s32 %r327, %r69, %r146;
+	st.global.s32 [%rd326], %r327;
+	ld.global.s32 %r328, [%rd322];
+	mov.b64 %rd330, %rd323;
+	ld.global.s32 %r329, [%rd330];
+	add.s64 %rd331, %rd22, 12;
+	ld.global.f32 %f332, [%rd331];
+	mov.f32 %f333, %f332;
+	cvt.f64.f32 %fd337, %f209;
+	cvt.f64.f32 %fd338, %f333;
+	cvt.f64.f32 %fd339, %f210;
+	mul.rn.f64 %fd341, %fd337, %fd338;
+	mul.rn.f64 %fd342, %fd339, 0d3FE0000000000000;
+	sub.rn.f64 %fd343, %fd341, %fd342;
+	mul.rn.f64 %fd344, %fd337, 0d3FE0000000000000;
+	mul.rn.f64 %fd345, %fd339, %fd338;
+	add.rn.f64 %fd346, %fd344, %fd345;
+	cvt.rn.f32.f64 %f335, %fd343;
+	cvt.rn.f32.f64 %f336, %fd346;
+	mov.f32 %f10, %f317;
+	mov.f32 %f11, %f318;
+	mov.f32 %f12, %f319;
+	mov.b32 %r13, %r328;
+	mov.b32 %r14, %r329;
+	mov.f32 %f15, %f335;
+	mov.f32 %f16, %f336;
+	st.param.f32 [StructCalls$spin_ret+0], %f10;
+	st.param.f32 [StructCalls$spin_ret+4], %f11;
+	st.param.f32 [StructCalls$spin_ret+8], %f12;
+	st.param.b32 [StructCalls$spin_ret+12], %r13;
+	st.param.b32 [StructCalls$spin_ret+16], %r14;
+	st.param.f32 [StructCalls$spin_ret+20], %f15;
+	st.param.f32 [StructCalls$spin_ret+24], %f16;
+	ret;
+$L_14:
+	and.b64 %fd251, %fd211, 9223372036854775807;
+	setp.eq.f64 %p252, %fd251, 0d7FF0000000000000;
+	and.b64 %fd253, %fd213, 9223372036854775807;
+	setp.eq.f64 %p254, %fd253, 0d7FF0000000000000;
+	or.pred %p255, %p252, %p254;
+	mov.f64 %fd256, %fd217;
+	setp.lt.f64 %p257, %fd256, 0d7FF0000000000000;
+	mov.f64 %fd258, %fd218;
+	setp.lt.f64 %p259, %fd258, 0d7FF0000000000000;
+	and.pred %p260, %p257, %p259;
+	and.pred %p261, %p255, %p260;
+	@!%p261 bra $L_24;
+$L_15:
+	mov.f64 %fd262, 0d0000000000000000;
+	mov.pred %p264, %p252;
+	@!%p264 bra $L_17;
+$L_16:
+	mov.f64 %fd262, 0d3FF0000000000000;
+$L_17:
+	mov.u64 %rd265, qvar_bits;
+	st.global.f64 [%rd265], %fd211;
+	ld.global.s64 %rd266, [%rd265];
+	setp.lt.s64 %p267, %rd266, 0;
+	@!%p267 bra $L_19;
+$L_18:
+	neg.f64 %fd268, %fd262;
+	mov.f64 %fd262, %fd268;
+$L_19:
+	mov.f64 %fd269, 0d0000000000000000;
+	mov.pred %p271, %p254;
+	@!%p271 bra $L_21;
+$L_20:
+	mov.f64 %fd269, 0d3FF0000000000000;
+$L_21:
+	mov.u64 %rd272, qvar_bits;
+	st.global.f64 [%rd272], %fd213;
+	ld.global.s64 %rd273, [%rd272];
+	setp.lt.s64 %p274, %rd273, 0;
+	@!%p274 bra $L_23;
+$L_22:
+	neg.f64 %fd275, %fd269;
+	mov.f64 %fd269, %fd275;
+$L_23:
+	mul.rn.f64 %fd276, %fd262, %fd212;
+	mul.rn.f64 %fd277, %fd269, %fd214;
+	add.rn.f64 %fd278, %fd276, %fd277;
+	mul.rn.f64 %fd279, %fd278, 0d7FF0000000000000;
+	mov.f64 %fd215, %fd279;
+	mul.rn.f64 %fd280, %fd269, %fd212;
+	mul.rn.f64 %fd281, %fd262, %fd214;
+	sub.rn.f64 %fd282, %fd280, %fd281;
+	mul.rn.f64 %fd283, %fd282, 0d7FF0000000000000;
+	mov.f64 %fd216, %fd283;
+	bra.uni $L_13;
+$L_24:
+	mov.f64 %fd284, %fd217;
+	setp.eq.f64 %p285, %fd284, 0d7FF0000000000000;
+	mov.f64 %fd286, %fd218;
+	setp.eq.f64 %p287, %fd286, 0d7FF0000000000000;
+	or.pred %p288, %p285, %p287;
+	mov.f64 %fd289, %fd251;
+	setp.lt.f64 %p290, %fd289, 0d7FF0000000000000;
+	mov.f64 %fd291, %fd253;
+	setp.lt.f64 %p292, %fd291, 0d7FF0000000000000;
+	and.pred %p293, %p290, %p292;
+	and.pred %p294, %p288, %p293;
+	@!%p294 bra $L_13;
+$L_25:
+	mov.f64 %fd295, 0d0000000000000000;
+	mov.pred %p297, %p285;
+	@!%p297 bra $L_27;
+$L_26:
+	mov.f64 %fd295, 0d3FF0000000000000;
+$L_27:
+	mov.u64 %rd298, qvar_bits;
+	st.global.f64 [%rd298], %fd212;
+	ld.global.s64 %rd299, [%rd298];
+	setp.lt.s64 %p300, %rd299, 0;
+	@!%p300 bra $L_29;
+$L_28:
+	neg.f64 %fd301, %fd295;
+	mov.f64 %fd295, %fd301;
+$L_29:
+	mov.f64 %fd302, 0d0000000000000000;
+	mov.pred %p304, %p287;
+	@!%p304 bra $L_31;
+$L_30:
+	mov.f64 %fd302, 0d3FF0000000000000;
+$L_31:
+	mov.u64 %rd305, qvar_bits;
+	st.global.f64 [%rd305], %fd214;
+	ld.global.s64 %rd306, [%rd305];
+	setp.lt.s64 %p307, %rd306, 0;
+	@!%p307 bra $L_33;
+$L_32:
+	neg.f64 %fd308, %fd302;
+	mov.f64 %fd302, %fd308;
+$L_33:
+	mul.rn.f64 %fd309, %fd211, %fd295;
+	mul.rn.f64 %fd310, %fd213, %fd302;
+	add.rn.f64 %fd311, %fd309, %fd310;
+	mul.rn.f64 %fd312, %fd311, 0d0000000000000000;
+	mov.f64 %fd215, %fd312;
+	mul.rn.f64 %fd313, %fd213, %fd295;
+	mul.rn.f64 %fd314, %fd211, %fd302;
+	sub.rn.f64 %fd315, %fd313, %fd314;
+	mul.rn.f64 %fd316, %fd315, 0d0000000000000000;
+	mov.f64 %fd216, %fd316;
+	bra.uni $L_13;
+$L_34:
+	div.rn.f64 %fd229, %fd212, %fd214;
+	mul.rn.f64 %fd230, %fd229, %fd212;
+	add.rn.f64 %fd231, %fd214, %fd230;
+	mul.rn.f64 %fd232, %fd211, %fd229;
+	add.rn.f64 %fd233, %fd232, %fd213;
+	div.rn.f64 %fd234, %fd233, %fd231;
+	mov.f64 %fd215, %fd234;
+	mul.rn.f64 %fd235, %fd213, %fd229;
+	sub.rn.f64 %fd236, %fd235, %fd211;
+	div.rn.f64 %fd237, %fd236, %fd231;
+	mov.f64 %fd216, %fd237;
+	bra.uni $L_10;
+}
+
+.visible .entry StructCalls_0(
+	.param .u64 StructCalls_0_param_0,
+	.param .s64 StructCalls_0_param_1,
+	.param .u64 StructCalls_0_param_2,
+	.param .s64 StructCalls_0_param_3,
+	.param .u64 StructCalls_0_param_4,
+	.param .s64 StructCalls_0_param_5,
+	.param .u64 StructCalls_0_param_6,
+	.param .s64 StructCalls_0_param_7,
+	.param .u64 StructCalls_0_param_8
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<110>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<104>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<78>;
+
+$L_0:
+	ld.param.u64 %rd4, [StructCalls_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [StructCalls_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd20, [StructCalls_0_param_2];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [StructCalls_0_param_3];
+	ld.param.u64 %rd30, [StructCalls_0_param_4];
+	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd31, [StructCalls_0_param_5];
+	ld.param.u64 %rd96, [StructCalls_0_param_6];
+	cvta.to.global.u64 %rd96, %rd96;
+	ld.param.u64 %rd97, [StructCalls_0_param_7];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+$L_5:
+	mov.b32 %r104, 0;
+	mov.b32 %r105, 0;
+	mad.lo.s64 %rd13, %rd9, 12, %rd4;
+	ld.global.f32 %f14, [%rd13];
+	add.s64 %rd17, %rd13, 4;
+	ld.global.f32 %f15, [%rd17];
+	add.s64 %rd18, %rd13, 8;
+	ld.global.f32 %f16, [%rd18];
+	setp.ge.u64 %pt0, %rd9, %rd21;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd19, %rd9, 16, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.s64 %rd26, %rd19, 4;
+	ld.global.f32 %f23, [%rd26];
+	add.s64 %rd27, %rd19, 8;
+	ld.global.f32 %f24, [%rd27];
+	add.s64 %rd28, %rd19, 12;
+	ld.global.f32 %f25, [%rd28];
+	setp.ge.u64 %pt1, %rd9, %rd31;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd29, %rd9, 8, %rd30;
+	ld.global.f32 %f32, [%rd29];
+	add.s64 %rd34, %rd29, 4;
+	ld.global.f32 %f33, [%rd34];
+	cvt.u32.u64 %r35, %rd9;
+	{
+	.param .f32 call0_arg0;
+	st.param.f32 [call0_arg0], %f14;
+	.param .f32 call0_arg1;
+	st.param.f32 [call0_arg1], %f15;
+	.param .f32 call0_arg2;
+	st.param.f32 [call0_arg2], %f16;
+	.param .f32 call0_arg3;
+	st.param.f32 [call0_arg3], %f22;
+	.param .f32 call0_arg4;
+	st.param.f32 [call0_arg4], %f23;
+	.param .f32 call0_arg5;
+	st.param.f32 [call0_arg5], %f24;
+	.param .f32 call0_arg6;
+	st.param.f32 [call0_arg6], %f25;
+	.param .f32 call0_arg7;
+	st.param.f32 [call0_arg7], %f32;
+	.param .f32 call0_arg8;
+	st.param.f32 [call0_arg8], %f33;
+	.param .b32 call0_arg9;
+	st.param.b32 [call0_arg9], %r35;
+	.param .align 8 .b8 call0_ret[28];
+	call (call0_ret), StructCalls$spin, (call0_arg0, call0_arg1, call0_arg2, call0_arg3, call0_arg4, call0_arg5, call0_arg6, call0_arg7, call0_arg8, call0_arg9);
+	ld.param.f32 %f36, [call0_ret+0];
+	ld.param.f32 %f37, [call0_ret+4];
+	ld.param.f32 %f38, [call0_ret+8];
+	ld.param.b32 %r39, [call0_ret+12];
+	ld.param.b32 %r40, [call0_ret+16];
+	ld.param.f32 %f41, [call0_ret+20];
+	ld.param.f32 %f42, [call0_ret+24];
+	}
+	mov.f32 %f43, %f36;
+	mov.f32 %f44, %f37;
+	mov.f32 %f45, %f38;
+	mov.b32 %r46, %r39;
+	mov.b32 %r47, %r40;
+	mov.b32 %r104, %r46;
+	mov.b32 %r105, %r47;
+	mov.f32 %f49, %f41;
+	mov.f32 %f50, %f42;
+	mov.b32 %r106, 0;
+	mov.b32 %r107, 0;
+	mov.b64 %rd53, %rd19;
+	ld.global.f32 %f54, [%rd53];
+	mov.b64 %rd58, %rd26;
+	ld.global.f32 %f55, [%rd58];
+	mov.b64 %rd59, %rd27;
+	ld.global.f32 %f56, [%rd59];
+	mov.b64 %rd60, %rd28;
+	ld.global.f32 %f57, [%rd60];
+	mov.b32 %r62, %r104;
+	{
+	.param .f32 call1_arg0;
+	st.param.f32 [call1_arg0], %f43;
+	.param .f32 call1_arg1;
+	st.param.f32 [call1_arg1], %f44;
+	.param .f32 call1_arg2;
+	st.param.f32 [call1_arg2], %f45;
+	.param .f32 call1_arg3;
+	st.param.f32 [call1_arg3], %f54;
+	.param .f32 call1_arg4;
+	st.param.f32 [call1_arg4], %f55;
+	.param .f32 call1_arg5;
+	st.param.f32 [call1_arg5], %f56;
+	.param .f32 call1_arg6;
+	st.param.f32 [call1_arg6], %f57;
+	.param .f32 call1_arg7;
+	st.param.f32 [call1_arg7], %f49;
+	.param .f32 call1_arg8;
+	st.param.f32 [call1_arg8], %f50;
+	.param .b32 call1_arg9;
+	st.param.b32 [call1_arg9], %r62;
+	.param .align 8 .b8 call1_ret[28];
+	call (call1_ret), StructCalls$spin, (call1_arg0, call1_arg1, call1_arg2, call1_arg3, call1_arg4, call1_arg5, call1_arg6, call1_arg7, call1_arg8, call1_arg9);
+	ld.param.f32 %f63, [call1_ret+0];
+	ld.param.f32 %f64, [call1_ret+4];
+	ld.param.f32 %f65, [call1_ret+8];
+	ld.param.b32 %r66, [call1_ret+12];
+	ld.param.b32 %r67, [call1_ret+16];
+	ld.param.f32 %f68, [call1_ret+20];
+	ld.param.f32 %f69, [call1_ret+24];
+	}
+	mov.f32 %f70, %f63;
+	mov.f32 %f71, %f64;
+	mov.f32 %f72, %f65;
+	mov.b32 %r73, %r66;
+	mov.b32 %r74, %r67;
+	mov.b32 %r106, %r73;
+	mov.b32 %r107, %r74;
+	mov.f32 %f76, %f68;
+	mov.f32 %f77, %f69;
+	mov.b64 %rd78, %rd13;
+	st.global.f32 [%rd78], %f70;
+	mov.b64 %rd79, %rd17;
+	st.global.f32 [%rd79], %f71;
+	mov.b64 %rd80, %rd18;
+	st.global.f32 [%rd80], %f72;
+	mov.b32 %r108, 0;
+	mov.b32 %r109, 0;
+	mov.b32 %r85, %r104;
+	mov.b32 %r87, %r107;
+	add.s32 %r88, %r85, %r87;
+	mov.b32 %r108, %r88;
+	mov.b32 %r91, %r105;
+	mov.b32 %r93, %r106;
+	xor.b32 %r94, %r91, %r93;
+	mov.b32 %r109, %r94;
+	setp.ge.u64 %pt2, %rd9, %rd97;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd95, %rd9, 8, %rd96;
+	mov.b32 %r98, %r108;
+	st.global.s32 [%rd95], %r98;
+	add.s64 %rd100, %rd95, 4;
+	mov.b32 %r101, %r109;
+	st.global.s32 [%rd100], %r101;
+	mov.b64 %rd102, %rd29;
+	st.global.f32 [%rd102], %f76;
+	mov.b64 %rd103, %rd34;
+	st.global.f32 [%rd103], %f77;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd31;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd97;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [StructCalls_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 524288;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
 .visible .entry ConvertInt8_0(
 	.param .u64 ConvertInt8_0_param_0,
 	.param .s64 ConvertInt8_0_param_1,
@@ -10682,7 +11650,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 524288;
+	st.global.u32 [%rdt3+8], 589824;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11828,7 +12796,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+8], 655360;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12977,7 +13945,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 655360;
+	st.global.u32 [%rdt3+8], 720896;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14132,7 +15100,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 720896;
+	st.global.u32 [%rdt3+8], 786432;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15279,7 +16247,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 786432;
+	st.global.u32 [%rdt3+8], 851968;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16429,7 +17397,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 851968;
+	st.global.u32 [%rdt3+8], 917504;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17579,7 +18547,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+8], 983040;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18734,7 +19702,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt29, %rt8, %rt6;
 	@%pt29 exit;
-	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+8], 1048576;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -20928,7 +21896,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt56, %rt8, %rt6;
 	@%pt56 exit;
-	st.global.u32 [%rdt3+8], 1048576;
+	st.global.u32 [%rdt3+8], 1114112;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21020,7 +21988,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+8], 1179648;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21136,7 +22104,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt4+8], 1179648;
+	st.global.u32 [%rdt4+8], 1245184;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -21188,7 +22156,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt2+8], 1245184;
+	st.global.u32 [%rdt2+8], 1310720;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -21284,7 +22252,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 1245185;
+	st.global.u32 [%rdt3+8], 1310721;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt0;
 	st.global.u64 [%rdt3+24], %rdt1;
@@ -21342,7 +22310,7 @@ $Lfault:
 	atom.global.cas.b32 %rt5, [qd_fault_claim], %rt3, %rt4;
 	setp.ne.u32 %pt2, %rt5, %rt3;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 1310720;
+	st.global.u32 [%rdt3+8], 1376256;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21422,7 +22390,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+8], 1441792;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21527,7 +22495,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1441792;
+	st.global.u32 [%rdt3+8], 1507328;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21607,7 +22575,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+8], 1572864;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21755,7 +22723,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21999,7 +22967,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt5, %rt13, %rt11;
 	@%pt5 exit;
-	st.global.u32 [%rdt6+8], 1703936;
+	st.global.u32 [%rdt6+8], 1769472;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -22186,7 +23154,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt5, %rt13, %rt11;
 	@%pt5 exit;
-	st.global.u32 [%rdt6+8], 1769472;
+	st.global.u32 [%rdt6+8], 1835008;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -22388,7 +23356,7 @@ $Lfault:
 	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
 	setp.ne.u32 %pt4, %rt13, %rt11;
 	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 1835008;
+	st.global.u32 [%rdt6+8], 1900544;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -22606,7 +23574,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt4, %rt11, %rt9;
 	@%pt4 exit;
-	st.global.u32 [%rdt8+8], 1900544;
+	st.global.u32 [%rdt8+8], 1966080;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -22824,7 +23792,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt4, %rt11, %rt9;
 	@%pt4 exit;
-	st.global.u32 [%rdt8+8], 1966080;
+	st.global.u32 [%rdt8+8], 2031616;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -23004,7 +23972,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt3, %rt12, %rt10;
 	@%pt3 exit;
-	st.global.u32 [%rdt6+8], 2031616;
+	st.global.u32 [%rdt6+8], 2097152;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -23186,7 +24154,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt3, %rt12, %rt10;
 	@%pt3 exit;
-	st.global.u32 [%rdt6+8], 2097152;
+	st.global.u32 [%rdt6+8], 2162688;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -23371,7 +24339,7 @@ $Lfault:
 	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
 	setp.ne.u32 %pt3, %rt12, %rt10;
 	@%pt3 exit;
-	st.global.u32 [%rdt6+8], 2162688;
+	st.global.u32 [%rdt6+8], 2228224;
 	st.global.u32 [%rdt6+12], %rt5;
 	st.global.u64 [%rdt6+16], %rdt1;
 	st.global.u64 [%rdt6+24], %rdt2;
@@ -23570,7 +24538,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt3, %rt11, %rt9;
 	@%pt3 exit;
-	st.global.u32 [%rdt7+8], 2228224;
+	st.global.u32 [%rdt7+8], 2293760;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -23767,7 +24735,7 @@ $Lfault:
 	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
 	setp.ne.u32 %pt3, %rt11, %rt9;
 	@%pt3 exit;
-	st.global.u32 [%rdt7+8], 2293760;
+	st.global.u32 [%rdt7+8], 2359296;
 	st.global.u32 [%rdt7+12], %rt5;
 	st.global.u64 [%rdt7+16], %rdt1;
 	st.global.u64 [%rdt7+24], %rdt2;
@@ -23888,7 +24856,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt2, %rt9, %rt7;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 2359296;
+	st.global.u32 [%rdt4+8], 2424832;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -24081,7 +25049,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt6, %rt8, %rt6;
 	@%pt6 exit;
-	st.global.u32 [%rdt3+8], 2424832;
+	st.global.u32 [%rdt3+8], 2490368;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24233,7 +25201,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt9, %rt8, %rt6;
 	@%pt9 exit;
-	st.global.u32 [%rdt3+8], 2490368;
+	st.global.u32 [%rdt3+8], 2555904;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24366,7 +25334,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 2555904;
+	st.global.u32 [%rdt3+8], 2621440;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24488,7 +25456,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt9, %rt8, %rt6;
 	@%pt9 exit;
-	st.global.u32 [%rdt3+8], 2621440;
+	st.global.u32 [%rdt3+8], 2686976;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24698,7 +25666,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt17, %rt8, %rt6;
 	@%pt17 exit;
-	st.global.u32 [%rdt3+8], 2686976;
+	st.global.u32 [%rdt3+8], 2752512;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24966,7 +25934,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2752512;
+	st.global.u32 [%rdt3+8], 2818048;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -25015,7 +25983,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2818048;
+	st.global.u32 [%rdt3+8], 2883584;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -25138,7 +26106,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 2818050;
+	st.global.u32 [%rdt4+8], 2883586;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -25217,7 +26185,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2818051;
+	st.global.u32 [%rdt4+8], 2883587;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -25390,7 +26358,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt5, %rt3, %rt1;
 	@%pt5 exit;
-	st.global.u32 [%rdt2+8], 2818052;
+	st.global.u32 [%rdt2+8], 2883588;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -25816,7 +26784,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt7, %rt8, %rt6;
 	@%pt7 exit;
-	st.global.u32 [%rdt4+8], 2949120;
+	st.global.u32 [%rdt4+8], 3014656;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -26014,7 +26982,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3014658;
+	st.global.u32 [%rdt3+8], 3080194;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26094,7 +27062,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3014659;
+	st.global.u32 [%rdt3+8], 3080195;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26177,7 +27145,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3014660;
+	st.global.u32 [%rdt3+8], 3080196;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26293,7 +27261,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3080192;
+	st.global.u32 [%rdt3+8], 3145728;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26364,7 +27332,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 3145728;
+	st.global.u32 [%rdt4+8], 3211264;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -26950,7 +27918,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt7, %rt8, %rt6;
 	@%pt7 exit;
-	st.global.u32 [%rdt3+8], 3211264;
+	st.global.u32 [%rdt3+8], 3276800;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27074,7 +28042,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+8], 3407872;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27806,7 +28774,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt20, %rt8, %rt6;
 	@%pt20 exit;
-	st.global.u32 [%rdt4+8], 3604480;
+	st.global.u32 [%rdt4+8], 3670016;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -27945,7 +28913,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3670016;
+	st.global.u32 [%rdt3+8], 3735552;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27986,7 +28954,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 3735552;
+	st.global.u32 [%rdt2+8], 3801088;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -28148,7 +29116,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 3735553;
+	st.global.u32 [%rdt4+8], 3801089;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -28191,7 +29159,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 3801088;
+	st.global.u32 [%rdt2+8], 3866624;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -28375,7 +29343,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt4+8], 3801089;
+	st.global.u32 [%rdt4+8], 3866625;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -28420,7 +29388,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 3866624;
+	st.global.u32 [%rdt2+8], 3932160;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -28722,7 +29690,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt10, %rt8, %rt6;
 	@%pt10 exit;
-	st.global.u32 [%rdt4+8], 3866625;
+	st.global.u32 [%rdt4+8], 3932161;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -28925,7 +29893,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt5+8], 3932160;
+	st.global.u32 [%rdt5+8], 3997696;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt0;
 	st.global.u64 [%rdt5+24], %rdt1;
@@ -29042,7 +30010,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3932161;
+	st.global.u32 [%rdt3+8], 3997697;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -29189,7 +30157,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 4063232;
+	st.global.u32 [%rdt2+8], 4128768;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -29454,7 +30422,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt13, %rt8, %rt6;
 	@%pt13 exit;
-	st.global.u32 [%rdt4+8], 4063233;
+	st.global.u32 [%rdt4+8], 4128769;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -29545,7 +30513,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 4128769;
+	st.global.u32 [%rdt2+8], 4194305;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -29710,7 +30678,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 4128770;
+	st.global.u32 [%rdt4+8], 4194306;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -29840,7 +30808,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt5, %rt3, %rt1;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 4128771;
+	st.global.u32 [%rdt3+8], 4194307;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt0;
 	st.global.u64 [%rdt3+24], %rdt1;
@@ -29881,7 +30849,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 4194304;
+	st.global.u32 [%rdt2+8], 4259840;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -30139,7 +31107,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt12, %rt8, %rt6;
 	@%pt12 exit;
-	st.global.u32 [%rdt4+8], 4194305;
+	st.global.u32 [%rdt4+8], 4259841;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt0;
 	st.global.u64 [%rdt4+24], %rdt1;
@@ -30483,7 +31451,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4390912;
+	st.global.u32 [%rdt3+8], 4456448;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -30575,7 +31543,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4390913;
+	st.global.u32 [%rdt3+8], 4456449;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -30666,7 +31634,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 4456448;
+	st.global.u32 [%rdt3+8], 4521984;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -32118,7 +33086,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4587520;
+	st.global.u32 [%rdt3+8], 4653056;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -32204,7 +33172,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 4587521;
+	st.global.u32 [%rdt4+8], 4653057;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -32256,7 +33224,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4587522;
+	st.global.u32 [%rdt3+8], 4653058;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -32394,7 +33362,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 4587524;
+	st.global.u32 [%rdt5+8], 4653060;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -32483,7 +33451,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 4587525;
+	st.global.u32 [%rdt4+8], 4653061;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -32639,7 +33607,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 4587527;
+	st.global.u32 [%rdt3+8], 4653063;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -32865,7 +33833,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4718592;
+	st.global.u32 [%rdt3+8], 4784128;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -32941,7 +33909,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 4718593;
+	st.global.u32 [%rdt2+8], 4784129;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -33001,7 +33969,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4718594;
+	st.global.u32 [%rdt3+8], 4784130;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -33211,7 +34179,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4784129;
+	st.global.u32 [%rdt3+8], 4849665;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -33765,7 +34733,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4849666;
+	st.global.u32 [%rdt3+8], 4915202;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -35686,7 +36654,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt10, %rt3, %rt1;
 	@%pt10 exit;
-	st.global.u32 [%rdt12+8], 4915202;
+	st.global.u32 [%rdt12+8], 4980738;
 	st.global.u32 [%rdt12+12], %rt0;
 	st.global.u64 [%rdt12+16], %rdt1;
 	st.global.u64 [%rdt12+24], %rdt2;
@@ -36321,7 +37289,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4980738;
+	st.global.u32 [%rdt3+8], 5046274;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -36943,7 +37911,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt83, %rt64, %rt62;
 	@%pt83 exit;
-	st.global.u32 [%rdt3+8], 5046272;
+	st.global.u32 [%rdt3+8], 5111808;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -37515,7 +38483,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 5046274;
+	st.global.u32 [%rdt4+8], 5111810;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -37690,7 +38658,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 5111808;
+	st.global.u32 [%rdt3+8], 5177344;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -38302,7 +39270,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5111811;
+	st.global.u32 [%rdt3+8], 5177347;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -38877,7 +39845,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5177346;
+	st.global.u32 [%rdt3+8], 5242882;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -39273,7 +40241,7 @@ $Lfault:
 	atom.global.cas.b32 %rt29, [qd_fault_claim], %rt27, %rt28;
 	setp.ne.u32 %pt10, %rt29, %rt27;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 5177347;
+	st.global.u32 [%rdt3+8], 5242883;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -39585,7 +40553,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5177349;
+	st.global.u32 [%rdt3+8], 5242885;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -39935,7 +40903,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 5242880;
+	st.global.u32 [%rdt3+8], 5308416;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -40214,7 +41182,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5242882;
+	st.global.u32 [%rdt3+8], 5308418;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -40574,7 +41542,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 5308416;
+	st.global.u32 [%rdt3+8], 5373952;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -40853,7 +41821,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5308418;
+	st.global.u32 [%rdt3+8], 5373954;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -42313,7 +43281,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 5373954;
+	st.global.u32 [%rdt5+8], 5439490;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -43034,7 +44002,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 5439490;
+	st.global.u32 [%rdt4+8], 5505026;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -43504,7 +44472,7 @@ $Lfault:
 	atom.global.cas.b32 %rt72, [qd_fault_claim], %rt70, %rt71;
 	setp.ne.u32 %pt1, %rt72, %rt70;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5505024;
+	st.global.u32 [%rdt3+8], 5570560;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -43980,7 +44948,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 5505026;
+	st.global.u32 [%rdt5+8], 5570562;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -44527,7 +45495,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt28, %rt64, %rt62;
 	@%pt28 exit;
-	st.global.u32 [%rdt3+8], 5570560;
+	st.global.u32 [%rdt3+8], 5636096;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -45145,7 +46113,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5570562;
+	st.global.u32 [%rdt3+8], 5636098;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -45200,7 +46168,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5570563;
+	st.global.u32 [%rdt3+8], 5636099;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -45816,7 +46784,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5636098;
+	st.global.u32 [%rdt3+8], 5701634;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -45873,7 +46841,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 5636099;
+	st.global.u32 [%rdt3+8], 5701635;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -45921,7 +46889,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt2+8], 5636100;
+	st.global.u32 [%rdt2+8], 5701636;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -46270,7 +47238,7 @@ $Lfault:
 	atom.global.cas.b32 %rt40, [qd_fault_claim], %rt38, %rt39;
 	setp.ne.u32 %pt1, %rt40, %rt38;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 5636101;
+	st.global.u32 [%rdt3+8], 5701637;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt0;
 	st.global.u64 [%rdt3+24], %rdt1;
@@ -46578,7 +47546,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 5636103;
+	st.global.u32 [%rdt4+8], 5701639;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -47061,7 +48029,7 @@ $Lfault:
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
 	setp.ne.u32 %pt2, %rt10, %rt8;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 5767168;
+	st.global.u32 [%rdt3+8], 5832704;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -47323,7 +48291,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 5832704;
+	st.global.u32 [%rdt3+8], 5898240;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -47906,7 +48874,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 5963776;
+	st.global.u32 [%rdt3+8], 6029312;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -49037,7 +50005,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 6225920;
+	st.global.u32 [%rdt4+8], 6291456;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -49233,7 +50201,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 6291456;
+	st.global.u32 [%rdt3+8], 6356992;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -50047,7 +51015,7 @@ $Lfault:
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
 	setp.ne.u32 %pt3, %rt10, %rt8;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 6488064;
+	st.global.u32 [%rdt4+8], 6553600;
 	st.global.u32 [%rdt4+12], %rt7;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -53216,6 +54184,810 @@ qd_fault: {
 }
 }
 
+// Function StructCalls$spin of kernel StructCalls(vs []12, ws []16, cs []8, out []8).
+static __device__ void qdfn8x0(float a0, float a1, float a2, float a3, float a4, float a5, float a6, float a7, float a8, i32 a9, float *o0, float *o1, float *o2, i32 *o3, i32 *o4, float *o5, float *o6) {
+	u8 qvar_v[12] __attribute__((aligned(4)));
+	u8 qvar_w[16] __attribute__((aligned(4)));
+	u8 qvar_bits[8] __attribute__((aligned(8)));
+	u8 qvar_complit[8] __attribute__((aligned(4)));
+	bool r219 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0;
+	bool r245 = 0, r246 = 0, r247 = 0, r252 = 0, r254 = 0, r255 = 0, r257 = 0, r259 = 0;
+	bool r260 = 0, r261 = 0, r264 = 0, r267 = 0, r271 = 0, r274 = 0, r285 = 0, r287 = 0;
+	bool r288 = 0, r290 = 0, r292 = 0, r293 = 0, r294 = 0, r297 = 0, r300 = 0, r304 = 0;
+	bool r307 = 0;
+	i32 r9 = 0, r13 = 0, r14 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0;
+	i32 r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	i32 r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0, r51 = 0;
+	i32 r52 = 0, r53 = 0, r54 = 0, r56 = 0, r57 = 0, r59 = 0, r60 = 0, r61 = 0;
+	i32 r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
+	i32 r70 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0;
+	i32 r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0;
+	i32 r86 = 0, r87 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r95 = 0, r96 = 0;
+	i32 r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0;
+	i32 r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0;
+	i32 r114 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0;
+	i32 r122 = 0, r123 = 0, r124 = 0, r125 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0;
+	i32 r133 = 0, r134 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0;
+	i32 r142 = 0, r143 = 0, r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0;
+	i32 r150 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0;
+	i32 r158 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r167 = 0;
+	i32 r168 = 0, r169 = 0, r170 = 0, r172 = 0, r173 = 0, r175 = 0, r176 = 0, r177 = 0;
+	i32 r178 = 0, r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0, r325 = 0, r327 = 0;
+	i32 r328 = 0, r329 = 0, r347 = 0, r348 = 0, r351 = 0, r352 = 0, r353 = 0, r354 = 0;
+	i32 r355 = 0, r358 = 0, r359 = 0, r360 = 0, r361 = 0, r362 = 0, r363 = 0, r364 = 0;
+	i32 r367 = 0, r368 = 0, r369 = 0, r370 = 0, r371 = 0, r372 = 0, r373 = 0, r374 = 0;
+	i32 r375 = 0, r376 = 0, r377 = 0, r380 = 0, r381 = 0, r382 = 0, r383 = 0, r384 = 0;
+	i32 r387 = 0, r388 = 0, r389 = 0, r390 = 0, r391 = 0, r394 = 0, r395 = 0, r396 = 0;
+	i32 r397 = 0, r398 = 0, r401 = 0, r402 = 0, r403 = 0, r404 = 0, r405 = 0, r406 = 0;
+	i32 r407 = 0, r410 = 0, r411 = 0, r412 = 0, r413 = 0, r414 = 0, r415 = 0, r416 = 0;
+	i32 r417 = 0, r418 = 0, r419 = 0, r420 = 0, r423 = 0, r424 = 0, r425 = 0, r426 = 0;
+	i32 r427 = 0, r430 = 0, r431 = 0, r432 = 0, r433 = 0, r434 = 0, r437 = 0, r438 = 0;
+	i32 r439 = 0, r440 = 0, r441 = 0, r444 = 0, r445 = 0, r446 = 0, r447 = 0, r448 = 0;
+	i32 r449 = 0, r450 = 0, r453 = 0, r454 = 0, r455 = 0, r456 = 0, r457 = 0, r458 = 0;
+	i32 r459 = 0, r460 = 0, r461 = 0, r462 = 0, r463 = 0, r466 = 0, r467 = 0, r468 = 0;
+	i32 r469 = 0, r470 = 0, r473 = 0, r474 = 0, r475 = 0, r476 = 0, r477 = 0, r480 = 0;
+	i32 r481 = 0, r482 = 0, r483 = 0, r484 = 0, r487 = 0, r488 = 0, r489 = 0, r490 = 0;
+	i32 r491 = 0, r492 = 0, r493 = 0, r496 = 0, r497 = 0, r498 = 0, r499 = 0, r500 = 0;
+	i32 r501 = 0, r502 = 0, r503 = 0, r504 = 0, r505 = 0, r506 = 0, r509 = 0, r510 = 0;
+	i32 r511 = 0, r512 = 0, r513 = 0, r516 = 0, r517 = 0, r518 = 0;
+	i64 r266 = 0, r273 = 0, r299 = 0, r306 = 0;
+	u8 r58 = 0, r97 = 0, r135 = 0, r174 = 0;
+	u32 r349 = 0, r350 = 0, r356 = 0, r357 = 0, r365 = 0, r366 = 0, r378 = 0, r379 = 0;
+	u32 r385 = 0, r386 = 0, r392 = 0, r393 = 0, r399 = 0, r400 = 0, r408 = 0, r409 = 0;
+	u32 r421 = 0, r422 = 0, r428 = 0, r429 = 0, r435 = 0, r436 = 0, r442 = 0, r443 = 0;
+	u32 r451 = 0, r452 = 0, r464 = 0, r465 = 0, r471 = 0, r472 = 0, r478 = 0, r479 = 0;
+	u32 r485 = 0, r486 = 0, r494 = 0, r495 = 0, r507 = 0, r508 = 0, r514 = 0, r515 = 0;
+	u64 r49 = 0, r50 = 0, r55 = 0, r88 = 0, r89 = 0, r94 = 0, r126 = 0, r127 = 0;
+	u64 r132 = 0, r165 = 0, r166 = 0, r171 = 0;
+	float r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0;
+	float r8 = 0, r10 = 0, r11 = 0, r12 = 0, r15 = 0, r16 = 0, r185 = 0, r187 = 0;
+	float r188 = 0, r190 = 0, r192 = 0, r193 = 0, r195 = 0, r196 = 0, r197 = 0, r202 = 0;
+	float r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r317 = 0;
+	float r318 = 0, r319 = 0, r332 = 0, r333 = 0, r334 = 0, r335 = 0, r336 = 0;
+	double r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0;
+	double r220 = 0, r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0;
+	double r228 = 0, r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0;
+	double r236 = 0, r237 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r253 = 0, r256 = 0;
+	double r258 = 0, r262 = 0, r263 = 0, r268 = 0, r269 = 0, r270 = 0, r275 = 0, r276 = 0;
+	double r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0;
+	double r286 = 0, r289 = 0, r291 = 0, r295 = 0, r296 = 0, r301 = 0, r302 = 0, r303 = 0;
+	double r308 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0, r315 = 0;
+	double r316 = 0, r337 = 0, r338 = 0, r339 = 0, r340 = 0, r341 = 0, r342 = 0, r343 = 0;
+	double r344 = 0, r345 = 0, r346 = 0;
+	char *r17 = 0, *r18 = 0, *r19 = 0, *r20 = 0, *r21 = 0, *r22 = 0, *r23 = 0, *r24 = 0;
+	char *r25 = 0, *r26 = 0, *r27 = 0, *r28 = 0, *r184 = 0, *r186 = 0, *r189 = 0, *r191 = 0;
+	char *r194 = 0, *r198 = 0, *r199 = 0, *r200 = 0, *r201 = 0, *r203 = 0, *r265 = 0, *r272 = 0;
+	char *r298 = 0, *r305 = 0, *r320 = 0, *r321 = 0, *r322 = 0, *r323 = 0, *r324 = 0, *r326 = 0;
+	char *r330 = 0, *r331 = 0;
+	r0 = a0;
+	r1 = a1;
+	r2 = a2;
+	r3 = a3;
+	r4 = a4;
+	r5 = a5;
+	r6 = a6;
+	r7 = a7;
+	r8 = a8;
+	r9 = a9;
+	r17 = (char *)qvar_v;
+	*(float *)r17 = 0x0p+00f;
+	r18 = r17 + 4ll;
+	*(float *)r18 = 0x0p+00f;
+	r19 = r17 + 8ll;
+	*(float *)r19 = 0x0p+00f;
+	*(float *)r17 = r0;
+	r20 = r18;
+	*(float *)r20 = r1;
+	r21 = r19;
+	*(float *)r21 = r2;
+	r22 = (char *)qvar_w;
+	*(float *)r22 = 0x0p+00f;
+	r23 = r22 + 4ll;
+	*(float *)r23 = 0x0p+00f;
+	r24 = r22 + 8ll;
+	*(float *)r24 = 0x0p+00f;
+	r25 = r22 + 12ll;
+	*(float *)r25 = 0x0p+00f;
+	*(float *)r22 = r3;
+	r26 = r23;
+	*(float *)r26 = r4;
+	r27 = r24;
+	*(float *)r27 = r5;
+	r28 = r25;
+	*(float *)r28 = r6;
+	r29 = r9 >> 3;
+	r31 = (u32)r9 * (u32)r29;
+	r32 = (u32)r31 + (u32)r9;
+	r33 = (u32)r32 - (u32)r29;
+	r34 = r9 & ~r29;
+	r35 = r33 ^ r34;
+	r36 = r9 & r29;
+	r37 = r36 >> 1;
+	r38 = r35 | r37;
+	r347 = __mulhi(r9, (-1840700269));
+	r348 = (u32)r347 + (u32)r9;
+	r349 = (u32)r348;
+	r350 = r349 >> 31;
+	r351 = r348 >> 2;
+	r352 = (i32)r350;
+	r353 = (u32)r351 + (u32)r352;
+	r39 = r353;
+	r354 = __mulhi(r9, (-858993459));
+	r355 = (u32)r354 + (u32)r9;
+	r356 = (u32)r355;
+	r357 = r356 >> 31;
+	r358 = r355 >> 2;
+	r359 = (i32)r357;
+	r360 = (u32)r358 + (u32)r359;
+	r361 = (u32)r360 * 5u;
+	r362 = (u32)r9 - (u32)r361;
+	r40 = r362;
+	r41 = (u32)r39 + (u32)r40;
+	r363 = __mulhi(r29, (-1546188226));
+	r364 = (u32)r363 + (u32)r29;
+	r365 = (u32)r364;
+	r366 = r365 >> 31;
+	r367 = r364 >> 6;
+	r368 = (i32)r366;
+	r369 = (u32)r367 + (u32)r368;
+	r42 = r369;
+	r43 = (u32)r41 + (u32)r42;
+	r370 = r29 >> 31;
+	r371 = r370 & 15;
+	r372 = (u32)r29 + (u32)r371;
+	r373 = r372 >> 4;
+	r374 = (u32)r373 * 16u;
+	r375 = (u32)r29 - (u32)r374;
+	r44 = r375;
+	r45 = (u32)r43 + (u32)r44;
+	r376 = __mulhi(r9, (-1431655765));
+	r377 = (u32)r376 + (u32)r9;
+	r378 = (u32)r377;
+	r379 = r378 >> 31;
+	r380 = r377 >> 1;
+	r381 = (i32)r379;
+	r382 = (u32)r380 + (u32)r381;
+	r46 = r382;
+	r47 = (u32)r45 + (u32)r46;
+	r48 = (u32)r38 + (u32)r47;
+	r49 = (u64)r29;
+	r50 = r49 & 15ull;
+	r51 = qd_shl_i32(r9, r50);
+	r52 = qd_shr_i32(r9, r50);
+	r53 = r51 | r52;
+	r54 = r48 ^ r53;
+	r55 = r49;
+	r56 = qd_shl_i32(r9, r55);
+	r57 = (u32)r54 + (u32)r56;
+	r58 = (u8)r29;
+	r59 = qd_shr_i32(r9, (u64)r58);
+	r60 = (u32)r57 - (u32)r59;
+	r61 = ~r9;
+	r62 = -(u32)r29;
+	r63 = (u32)r61 + (u32)r62;
+	r64 = (u32)r60 + (u32)r63;
+	r65 = (u32)r64 * 3u;
+	r383 = __mulhi(r9, (-477218588));
+	r384 = (u32)r383 + (u32)r9;
+	r385 = (u32)r384;
+	r386 = r385 >> 31;
+	r387 = r384 >> 3;
+	r388 = (i32)r386;
+	r389 = (u32)r387 + (u32)r388;
+	r66 = r389;
+	r67 = (u32)r65 + (u32)r66;
+	r30 = r67;
+	r68 = r9 ^ 7;
+	r70 = (u32)r30 * (u32)r68;
+	r71 = (u32)r70 + (u32)r30;
+	r72 = (u32)r71 - (u32)r68;
+	r73 = r30 & ~r68;
+	r74 = r72 ^ r73;
+	r75 = r30 & r68;
+	r76 = r75 >> 1;
+	r77 = r74 | r76;
+	r390 = __mulhi(r30, (-1840700269));
+	r391 = (u32)r390 + (u32)r30;
+	r392 = (u32)r391;
+	r393 = r392 >> 31;
+	r394 = r391 >> 2;
+	r395 = (i32)r393;
+	r396 = (u32)r394 + (u32)r395;
+	r78 = r396;
+	r397 = __mulhi(r30, (-858993459));
+	r398 = (u32)r397 + (u32)r30;
+	r399 = (u32)r398;
+	r400 = r399 >> 31;
+	r401 = r398 >> 2;
+	r402 = (i32)r400;
+	r403 = (u32)r401 + (u32)r402;
+	r404 = (u32)r403 * 5u;
+	r405 = (u32)r30 - (u32)r404;
+	r79 = r405;
+	r80 = (u32)r78 + (u32)r79;
+	r406 = __mulhi(r68, (-1546188226));
+	r407 = (u32)r406 + (u32)r68;
+	r408 = (u32)r407;
+	r409 = r408 >> 31;
+	r410 = r407 >> 6;
+	r411 = (i32)r409;
+	r412 = (u32)r410 + (u32)r411;
+	r81 = r412;
+	r82 = (u32)r80 + (u32)r81;
+	r413 = r68 >> 31;
+	r414 = r413 & 15;
+	r415 = (u32)r68 + (u32)r414;
+	r416 = r415 >> 4;
+	r417 = (u32)r416 * 16u;
+	r418 = (u32)r68 - (u32)r417;
+	r83 = r418;
+	r84 = (u32)r82 + (u32)r83;
+	r419 = __mulhi(r30, (-1431655765));
+	r420 = (u32)r419 + (u32)r30;
+	r421 = (u32)r420;
+	r422 = r421 >> 31;
+	r423 = r420 >> 1;
+	r424 = (i32)r422;
+	r425 = (u32)r423 + (u32)r424;
+	r85 = r425;
+	r86 = (u32)r84 + (u32)r85;
+	r87 = (u32)r77 + (u32)r86;
+	r88 = (u64)r68;
+	r89 = r88 & 15ull;
+	r90 = qd_shl_i32(r30, r89);
+	r91 = qd_shr_i32(r30, r89);
+	r92 = r90 | r91;
+	r93 = r87 ^ r92;
+	r94 = r88;
+	r95 = qd_shl_i32(r30, r94);
+	r96 = (u32)r93 + (u32)r95;
+	r97 = (u8)r68;
+	r98 = qd_shr_i32(r30, (u64)r97);
+	r99 = (u32)r96 - (u32)r98;
+	r100 = ~r30;
+	r101 = -(u32)r68;
+	r102 = (u32)r100 + (u32)r101;
+	r103 = (u32)r99 + (u32)r102;
+	r104 = (u32)r103 * 3u;
+	r426 = __mulhi(r30, (-477218588));
+	r427 = (u32)r426 + (u32)r30;
+	r428 = (u32)r427;
+	r429 = r428 >> 31;
+	r430 = r427 >> 3;
+	r431 = (i32)r429;
+	r432 = (u32)r430 + (u32)r431;
+	r105 = r432;
+	r106 = (u32)r104 + (u32)r105;
+	r69 = r106;
+	r108 = (u32)r69 * (u32)r30;
+	r109 = (u32)r108 + (u32)r69;
+	r110 = (u32)r109 - (u32)r30;
+	r111 = r69 & ~r30;
+	r112 = r110 ^ r111;
+	r113 = r69 & r30;
+	r114 = r113 >> 1;
+	r115 = r112 | r114;
+	r433 = __mulhi(r69, (-1840700269));
+	r434 = (u32)r433 + (u32)r69;
+	r435 = (u32)r434;
+	r436 = r435 >> 31;
+	r437 = r434 >> 2;
+	r438 = (i32)r436;
+	r439 = (u32)r437 + (u32)r438;
+	r116 = r439;
+	r440 = __mulhi(r69, (-858993459));
+	r441 = (u32)r440 + (u32)r69;
+	r442 = (u32)r441;
+	r443 = r442 >> 31;
+	r444 = r441 >> 2;
+	r445 = (i32)r443;
+	r446 = (u32)r444 + (u32)r445;
+	r447 = (u32)r446 * 5u;
+	r448 = (u32)r69 - (u32)r447;
+	r117 = r448;
+	r118 = (u32)r116 + (u32)r117;
+	r449 = __mulhi(r30, (-1546188226));
+	r450 = (u32)r449 + (u32)r30;
+	r451 = (u32)r450;
+	r452 = r451 >> 31;
+	r453 = r450 >> 6;
+	r454 = (i32)r452;
+	r455 = (u32)r453 + (u32)r454;
+	r119 = r455;
+	r120 = (u32)r118 + (u32)r119;
+	r456 = r30 >> 31;
+	r457 = r456 & 15;
+	r458 = (u32)r30 + (u32)r457;
+	r459 = r458 >> 4;
+	r460 = (u32)r459 * 16u;
+	r461 = (u32)r30 - (u32)r460;
+	r121 = r461;
+	r122 = (u32)r120 + (u32)r121;
+	r462 = __mulhi(r69, (-1431655765));
+	r463 = (u32)r462 + (u32)r69;
+	r464 = (u32)r463;
+	r465 = r464 >> 31;
+	r466 = r463 >> 1;
+	r467 = (i32)r465;
+	r468 = (u32)r466 + (u32)r467;
+	r123 = r468;
+	r124 = (u32)r122 + (u32)r123;
+	r125 = (u32)r115 + (u32)r124;
+	r126 = (u64)r30;
+	r127 = r126 & 15ull;
+	r128 = qd_shl_i32(r69, r127);
+	r129 = qd_shr_i32(r69, r127);
+	r130 = r128 | r129;
+	r131 = r125 ^ r130;
+	r132 = r126;
+	r133 = qd_shl_i32(r69, r132);
+	r134 = (u32)r131 + (u32)r133;
+	r135 = (u8)r30;
+	r136 = qd_shr_i32(r69, (u64)r135);
+	r137 = (u32)r134 - (u32)r136;
+	r138 = ~r69;
+	r139 = -(u32)r30;
+	r140 = (u32)r138 + (u32)r139;
+	r141 = (u32)r137 + (u32)r140;
+	r142 = (u32)r141 * 3u;
+	r469 = __mulhi(r69, (-477218588));
+	r470 = (u32)r469 + (u32)r69;
+	r471 = (u32)r470;
+	r472 = r471 >> 31;
+	r473 = r470 >> 3;
+	r474 = (i32)r472;
+	r475 = (u32)r473 + (u32)r474;
+	r143 = r475;
+	r144 = (u32)r142 + (u32)r143;
+	r107 = r144;
+	r145 = (u32)r9 + 11u;
+	r147 = (u32)r107 * (u32)r145;
+	r148 = (u32)r147 + (u32)r107;
+	r149 = (u32)r148 - (u32)r145;
+	r150 = r107 & ~r145;
+	r151 = r149 ^ r150;
+	r152 = r107 & r145;
+	r153 = r152 >> 1;
+	r154 = r151 | r153;
+	r476 = __mulhi(r107, (-1840700269));
+	r477 = (u32)r476 + (u32)r107;
+	r478 = (u32)r477;
+	r479 = r478 >> 31;
+	r480 = r477 >> 2;
+	r481 = (i32)r479;
+	r482 = (u32)r480 + (u32)r481;
+	r155 = r482;
+	r483 = __mulhi(r107, (-858993459));
+	r484 = (u32)r483 + (u32)r107;
+	r485 = (u32)r484;
+	r486 = r485 >> 31;
+	r487 = r484 >> 2;
+	r488 = (i32)r486;
+	r489 = (u32)r487 + (u32)r488;
+	r490 = (u32)r489 * 5u;
+	r491 = (u32)r107 - (u32)r490;
+	r156 = r491;
+	r157 = (u32)r155 + (u32)r156;
+	r492 = __mulhi(r145, (-1546188226));
+	r493 = (u32)r492 + (u32)r145;
+	r494 = (u32)r493;
+	r495 = r494 >> 31;
+	r496 = r493 >> 6;
+	r497 = (i32)r495;
+	r498 = (u32)r496 + (u32)r497;
+	r158 = r498;
+	r159 = (u32)r157 + (u32)r158;
+	r499 = r145 >> 31;
+	r500 = r499 & 15;
+	r501 = (u32)r145 + (u32)r500;
+	r502 = r501 >> 4;
+	r503 = (u32)r502 * 16u;
+	r504 = (u32)r145 - (u32)r503;
+	r160 = r504;
+	r161 = (u32)r159 + (u32)r160;
+	r505 = __mulhi(r107, (-1431655765));
+	r506 = (u32)r505 + (u32)r107;
+	r507 = (u32)r506;
+	r508 = r507 >> 31;
+	r509 = r506 >> 1;
+	r510 = (i32)r508;
+	r511 = (u32)r509 + (u32)r510;
+	r162 = r511;
+	r163 = (u32)r161 + (u32)r162;
+	r164 = (u32)r154 + (u32)r163;
+	r165 = (u64)r145;
+	r166 = r165 & 15ull;
+	r167 = qd_shl_i32(r107, r166);
+	r168 = qd_shr_i32(r107, r166);
+	r169 = r167 | r168;
+	r170 = r164 ^ r169;
+	r171 = r165;
+	r172 = qd_shl_i32(r107, r171);
+	r173 = (u32)r170 + (u32)r172;
+	r174 = (u8)r145;
+	r175 = qd_shr_i32(r107, (u64)r174);
+	r176 = (u32)r173 - (u32)r175;
+	r177 = ~r107;
+	r178 = -(u32)r145;
+	r179 = (u32)r177 + (u32)r178;
+	r180 = (u32)r176 + (u32)r179;
+	r181 = (u32)r180 * 3u;
+	r512 = __mulhi(r107, (-477218588));
+	r513 = (u32)r512 + (u32)r107;
+	r514 = (u32)r513;
+	r515 = r514 >> 31;
+	r516 = r513 >> 3;
+	r517 = (i32)r515;
+	r518 = (u32)r516 + (u32)r517;
+	r182 = r518;
+	r183 = (u32)r181 + (u32)r182;
+	r146 = r183;
+	r184 = r18;
+	r185 = *(float *)r184;
+	r186 = r22 + 0ll;
+	r187 = *(float *)r186;
+	r188 = r185 + r187;
+	r189 = r19;
+	r190 = *(float *)r189;
+	r191 = r22 + 8ll;
+	r192 = *(float *)r191;
+	r193 = r190 * r192;
+	r194 = r17 + 0ll;
+	r195 = *(float *)r194;
+	r196 = (float)r146;
+	r197 = r195 - r196;
+	r198 = r194;
+	*(float *)r198 = r188;
+	r199 = r18;
+	*(float *)r199 = r193;
+	r200 = r19;
+	*(float *)r200 = r197;
+	r201 = r22 + 4ll;
+	r202 = *(float *)r201;
+	r203 = r19;
+	r204 = *(float *)r203;
+	r205 = r202;
+	r206 = r204;
+	r207 = r7 + r205;
+	r208 = r8 + r206;
+	r211 = (double)r7;
+	r212 = (double)r207;
+	r213 = (double)r8;
+	r214 = (double)r208;
+	r217 = fabs(r212);
+	r218 = fabs(r214);
+	r219 = r217 >= r218;
+	if (!r219) goto b34;
+	r220 = r214 / r212;
+	r221 = r220 * r214;
+	r222 = r212 + r221;
+	r223 = r213 * r220;
+	r224 = r211 + r223;
+	r225 = r224 / r222;
+	r215 = r225;
+	r226 = r211 * r220;
+	r227 = r213 - r226;
+	r228 = r227 / r222;
+	r216 = r228;
+b10: // cdiv.smith
+	r238 = r215 != r215;
+	r239 = r216 != r216;
+	r240 = r238 & r239;
+	if (!r240) goto b13;
+	r241 = r212 == 0x0p+00;
+	r242 = r214 == 0x0p+00;
+	r243 = r241 & r242;
+	r244 = r211 == r211;
+	r245 = r213 == r213;
+	r246 = r244 | r245;
+	r247 = r243 & r246;
+	if (!r247) goto b14;
+	r248 = 0x1p+00 / r212;
+	r249 = r248 * r211;
+	r215 = r249;
+	r250 = r248 * r213;
+	r216 = r250;
+b13: // cdiv.done
+	r209 = (float)r215;
+	r210 = (float)r216;
+	r317 = *(float *)r17;
+	r320 = r18;
+	r318 = *(float *)r320;
+	r321 = r19;
+	r319 = *(float *)r321;
+	r322 = (char *)qvar_complit;
+	*(i32 *)r322 = 0;
+	r323 = r322 + 4ll;
+	*(i32 *)r323 = 0;
+	r324 = r322 + 0ll;
+	r325 = r30 ^ r107;
+	*(i32 *)r324 = r325;
+	r326 = r322 + 4ll;
+	r327 = (u32)r69 - (u32)r146;
+	*(i32 *)r326 = r327;
+	r328 = *(i32 *)r322;
+	r330 = r323;
+	r329 = *(i32 *)r330;
+	r331 = r22 + 12ll;
+	r332 = *(float *)r331;
+	r333 = r332;
+	r337 = (double)r209;
+	r338 = (double)r333;
+	r339 = (double)r210;
+	r341 = r337 * r338;
+	r342 = r339 * 0x1p-01;
+	r343 = r341 - r342;
+	r344 = r337 * 0x1p-01;
+	r345 = r339 * r338;
+	r346 = r344 + r345;
+	r335 = (float)r343;
+	r336 = (float)r346;
+	r10 = r317;
+	r11 = r318;
+	r12 = r319;
+	r13 = r328;
+	r14 = r329;
+	r15 = r335;
+	r16 = r336;
+	*o0 = r10;
+	*o1 = r11;
+	*o2 = r12;
+	*o3 = r13;
+	*o4 = r14;
+	*o5 = r15;
+	*o6 = r16;
+	return;
+b14: // cdiv.notzero
+	r251 = fabs(r211);
+	r252 = r251 == __longlong_as_double(0x7ff0000000000000ll);
+	r253 = fabs(r213);
+	r254 = r253 == __longlong_as_double(0x7ff0000000000000ll);
+	r255 = r252 | r254;
+	r256 = r217;
+	r257 = r256 < __longlong_as_double(0x7ff0000000000000ll);
+	r258 = r218;
+	r259 = r258 < __longlong_as_double(0x7ff0000000000000ll);
+	r260 = r257 & r259;
+	r261 = r255 & r260;
+	if (!r261) goto b24;
+	r262 = 0x0p+00;
+	r264 = r252;
+	if (!r264) goto b17;
+	r262 = 0x1p+00;
+b17: // inf2one.sign
+	r265 = (char *)qvar_bits;
+	*(double *)r265 = r211;
+	r266 = *(i64 *)r265;
+	r267 = r266 < 0ll;
+	if (!r267) goto b19;
+	r268 = -r262;
+	r262 = r268;
+b19: // inf2one.done
+	r269 = 0x0p+00;
+	r271 = r254;
+	if (!r271) goto b21;
+	r269 = 0x1p+00;
+b21: // inf2one.sign
+	r272 = (char *)qvar_bits;
+	*(double *)r272 = r213;
+	r273 = *(i64 *)r272;
+	r274 = r273 < 0ll;
+	if (!r274) goto b23;
+	r275 = -r269;
+	r269 = r275;
+b23: // inf2one.done
+	r276 = r262 * r212;
+	r277 = r269 * r214;
+	r278 = r276 + r277;
+	r279 = r278 * __longlong_as_double(0x7ff0000000000000ll);
+	r215 = r279;
+	r280 = r269 * r212;
+	r281 = r262 * r214;
+	r282 = r280 - r281;
+	r283 = r282 * __longlong_as_double(0x7ff0000000000000ll);
+	r216 = r283;
+	goto b13;
+b24: // cdiv.notinfn
+	r284 = r217;
+	r285 = r284 == __longlong_as_double(0x7ff0000000000000ll);
+	r286 = r218;
+	r287 = r286 == __longlong_as_double(0x7ff0000000000000ll);
+	r288 = r285 | r287;
+	r289 = r251;
+	r290 = r289 < __longlong_as_double(0x7ff0000000000000ll);
+	r291 = r253;
+	r292 = r291 < __longlong_as_double(0x7ff0000000000000ll);
+	r293 = r290 & r292;
+	r294 = r288 & r293;
+	if (!r294) goto b13;
+	r295 = 0x0p+00;
+	r297 = r285;
+	if (!r297) goto b27;
+	r295 = 0x1p+00;
+b27: // inf2one.sign
+	r298 = (char *)qvar_bits;
+	*(double *)r298 = r212;
+	r299 = *(i64 *)r298;
+	r300 = r299 < 0ll;
+	if (!r300) goto b29;
+	r301 = -r295;
+	r295 = r301;
+b29: // inf2one.done
+	r302 = 0x0p+00;
+	r304 = r287;
+	if (!r304) goto b31;
+	r302 = 0x1p+00;
+b31: // inf2one.sign
+	r305 = (char *)qvar_bits;
+	*(double *)r305 = r214;
+	r306 = *(i64 *)r305;
+	r307 = r306 < 0ll;
+	if (!r307) goto b33;
+	r308 = -r302;
+	r302 = r308;
+b33: // inf2one.done
+	r309 = r211 * r295;
+	r310 = r213 * r302;
+	r311 = r309 + r310;
+	r312 = r311 * 0x0p+00;
+	r215 = r312;
+	r313 = r213 * r295;
+	r314 = r211 * r302;
+	r315 = r313 - r314;
+	r316 = r315 * 0x0p+00;
+	r216 = r316;
+	goto b13;
+b34: // cdiv.imag
+	r229 = r212 / r214;
+	r230 = r229 * r212;
+	r231 = r214 + r230;
+	r232 = r211 * r229;
+	r233 = r232 + r213;
+	r234 = r233 / r231;
+	r215 = r234;
+	r235 = r213 * r229;
+	r236 = r235 - r211;
+	r237 = r236 / r231;
+	r216 = r237;
+	goto b10;
+}
+
+// Task 0 of kernel StructCalls(vs []12, ws []16, cs []8, out []8), parallel.
+extern "C" __global__ void StructCalls_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8) {
+	bool r7 = 0, r10 = 0;
+	i32 r35 = 0, r39 = 0, r40 = 0, r46 = 0, r47 = 0, r62 = 0, r66 = 0, r67 = 0;
+	i32 r73 = 0, r74 = 0, r85 = 0, r87 = 0, r88 = 0, r91 = 0, r93 = 0, r94 = 0;
+	i32 r98 = 0, r101 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r21 = 0, r31 = 0, r97 = 0;
+	float r14 = 0, r15 = 0, r16 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0, r32 = 0;
+	float r33 = 0, r36 = 0, r37 = 0, r38 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
+	float r45 = 0, r49 = 0, r50 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0;
+	float r64 = 0, r65 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r76 = 0;
+	float r77 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r18 = 0, *r19 = 0, *r20 = 0;
+	char *r26 = 0, *r27 = 0, *r28 = 0, *r29 = 0, *r30 = 0, *r34 = 0, *r48 = 0, *r51 = 0;
+	char *r52 = 0, *r53 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r75 = 0, *r78 = 0;
+	char *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r83 = 0, *r84 = 0, *r86 = 0, *r89 = 0;
+	char *r90 = 0, *r92 = 0, *r95 = 0, *r96 = 0, *r99 = 0, *r100 = 0, *r102 = 0, *r103 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r20 = p2;
+	r21 = p3;
+	r30 = p4;
+	r31 = p5;
+	r96 = p6;
+	r97 = p7;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b7;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r104 = 0;
+	r105 = 0;
+	r13 = r4 + r9 * 12;
+	r14 = *(float *)r13;
+	r17 = r13 + 4ll;
+	r15 = *(float *)r17;
+	r18 = r13 + 8ll;
+	r16 = *(float *)r18;
+	if ((u64)r9 >= (u64)r21) { qd_site = 0; qd_x = r9; qd_y = r21; goto qd_fault; }
+	r19 = r20 + r9 * 16;
+	r22 = *(float *)r19;
+	r26 = r19 + 4ll;
+	r23 = *(float *)r26;
+	r27 = r19 + 8ll;
+	r24 = *(float *)r27;
+	r28 = r19 + 12ll;
+	r25 = *(float *)r28;
+	if ((u64)r9 >= (u64)r31) { qd_site = 1; qd_x = r9; qd_y = r31; goto qd_fault; }
+	r29 = r30 + r9 * 8;
+	r32 = *(float *)r29;
+	r34 = r29 + 4ll;
+	r33 = *(float *)r34;
+	r35 = (i32)r9;
+	qdfn8x0(r14, r15, r16, r22, r23, r24, r25, r32, r33, r35, &r36, &r37, &r38, &r39, &r40, &r41, &r42);
+	r43 = r36;
+	r44 = r37;
+	r45 = r38;
+	r46 = r39;
+	r47 = r40;
+	r104 = r46;
+	r105 = r47;
+	r49 = r41;
+	r50 = r42;
+	r106 = 0;
+	r107 = 0;
+	r53 = r19;
+	r54 = *(float *)r53;
+	r58 = r26;
+	r55 = *(float *)r58;
+	r59 = r27;
+	r56 = *(float *)r59;
+	r60 = r28;
+	r57 = *(float *)r60;
+	r62 = r104;
+	qdfn8x0(r43, r44, r45, r54, r55, r56, r57, r49, r50, r62, &r63, &r64, &r65, &r66, &r67, &r68, &r69);
+	r70 = r63;
+	r71 = r64;
+	r72 = r65;
+	r73 = r66;
+	r74 = r67;
+	r106 = r73;
+	r107 = r74;
+	r76 = r68;
+	r77 = r69;
+	r78 = r13;
+	*(float *)r78 = r70;
+	r79 = r17;
+	*(float *)r79 = r71;
+	r80 = r18;
+	*(float *)r80 = r72;
+	r108 = 0;
+	r109 = 0;
+	r85 = r104;
+	r87 = r107;
+	r88 = (u32)r85 + (u32)r87;
+	r108 = r88;
+	r91 = r105;
+	r93 = r106;
+	r94 = r91 ^ r93;
+	r109 = r94;
+	if ((u64)r9 >= (u64)r97) { qd_site = 3; qd_x = r9; qd_y = r97; goto qd_fault; }
+	r95 = r96 + r9 * 8;
+	r98 = r108;
+	*(i32 *)r95 = r98;
+	r100 = r95 + 4ll;
+	r101 = r109;
+	*(i32 *)r100 = r101;
+	r102 = r29;
+	*(float *)r102 = r76;
+	r103 = r34;
+	*(float *)r103 = r77;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b7: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 524288u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
 // Task 0 of kernel ConvertInt8(x []i8, y []i8, ints []i64, floats []f64, flags []u8), parallel.
 extern "C" __global__ void ConvertInt8_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10) {
 	bool r7 = 0, r10 = 0, r307 = 0, r312 = 0, r318 = 0, r324 = 0, r333 = 0, r342 = 0;
@@ -54078,7 +55850,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 524288u;
+	rec[2] = 589824u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -54951,7 +56723,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 589824u;
+	rec[2] = 655360u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -55827,7 +57599,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 655360u;
+	rec[2] = 720896u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -56709,7 +58481,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 720896u;
+	rec[2] = 786432u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -57583,7 +59355,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 786432u;
+	rec[2] = 851968u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -58459,7 +60231,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 851968u;
+	rec[2] = 917504u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -59336,7 +61108,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 917504u;
+	rec[2] = 983040u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -60218,7 +61990,7 @@ b224: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 983040u;
+	rec[2] = 1048576u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -61914,7 +63686,7 @@ b441: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1048576u;
+	rec[2] = 1114112u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -61966,7 +63738,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1114112u;
+	rec[2] = 1179648u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62033,7 +63805,7 @@ b10: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1179648u;
+	rec[2] = 1245184u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62058,7 +63830,7 @@ extern "C" __global__ void Window_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1245184u;
+	rec[2] = 1310720u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62109,7 +63881,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1245185u;
+	rec[2] = 1310721u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62140,7 +63912,7 @@ extern "C" __global__ void Unsigned_0(char *p0, i64 p1, u64 p2, char *p3) {
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1310720u;
+	rec[2] = 1376256u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62150,7 +63922,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel Tag(bs []invalid, idx []i32), parallel.
+// Task 0 of kernel Tag(bs []56, idx []i32), parallel.
 extern "C" __global__ void Tag_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r7 = 0, r10 = 0;
 	i32 r12 = 0;
@@ -62189,7 +63961,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1376256u;
+	rec[2] = 1441792u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62257,7 +64029,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1441792u;
+	rec[2] = 1507328u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62307,7 +64079,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1507328u;
+	rec[2] = 1572864u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62421,7 +64193,7 @@ b18: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1572864u;
+	rec[2] = 1638400u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62560,7 +64332,7 @@ b11: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1703936u;
+	rec[2] = 1769472u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62663,7 +64435,7 @@ b11: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1769472u;
+	rec[2] = 1835008u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62817,7 +64589,7 @@ b12: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1835008u;
+	rec[2] = 1900544u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -62987,7 +64759,7 @@ b14: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1900544u;
+	rec[2] = 1966080u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -63157,7 +64929,7 @@ b14: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1966080u;
+	rec[2] = 2031616u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -63258,7 +65030,7 @@ b11: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2031616u;
+	rec[2] = 2097152u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -63361,7 +65133,7 @@ b11: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2097152u;
+	rec[2] = 2162688u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -63499,7 +65271,7 @@ b12: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2162688u;
+	rec[2] = 2228224u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -63652,7 +65424,7 @@ b14: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2228224u;
+	rec[2] = 2293760u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -63803,7 +65575,7 @@ b14: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2293760u;
+	rec[2] = 2359296u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -63884,7 +65656,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2359296u;
+	rec[2] = 2424832u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64000,7 +65772,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p14, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2424832u;
+	rec[2] = 2490368u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64097,7 +65869,7 @@ b14: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2490368u;
+	rec[2] = 2555904u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64179,7 +65951,7 @@ b9: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2555904u;
+	rec[2] = 2621440u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64239,7 +66011,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2621440u;
+	rec[2] = 2686976u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64343,7 +66115,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p20, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2686976u;
+	rec[2] = 2752512u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64574,7 +66346,7 @@ b43: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2752512u;
+	rec[2] = 2818048u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64600,7 +66372,7 @@ extern "C" __global__ void Phases_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2818048u;
+	rec[2] = 2883584u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64665,7 +66437,7 @@ extern "C" __global__ void Phases_2(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2818050u;
+	rec[2] = 2883586u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64711,7 +66483,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2818051u;
+	rec[2] = 2883587u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -64829,7 +66601,7 @@ b15: // if.done
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2818052u;
+	rec[2] = 2883588u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -65145,7 +66917,7 @@ b34: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 2949120u;
+	rec[2] = 3014656u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -65258,7 +67030,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3014658u;
+	rec[2] = 3080194u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -65307,7 +67079,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3014659u;
+	rec[2] = 3080195u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -65356,7 +67128,7 @@ b8: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3014660u;
+	rec[2] = 3080196u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -65428,7 +67200,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3080192u;
+	rec[2] = 3145728u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -65468,7 +67240,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3145728u;
+	rec[2] = 3211264u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -65935,7 +67707,7 @@ b88: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3211264u;
+	rec[2] = 3276800u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66008,7 +67780,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3342336u;
+	rec[2] = 3407872u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66556,7 +68328,7 @@ b56: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3604480u;
+	rec[2] = 3670016u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66655,7 +68427,7 @@ b20: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3670016u;
+	rec[2] = 3735552u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66678,7 +68450,7 @@ extern "C" __global__ void Grid2D_0(char *p0, i64 p1, i64 p2, char *p3) {
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3735552u;
+	rec[2] = 3801088u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66803,7 +68575,7 @@ b21: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3735553u;
+	rec[2] = 3801089u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66825,7 +68597,7 @@ extern "C" __global__ void Rows_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, do
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3801088u;
+	rec[2] = 3866624u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66961,7 +68733,7 @@ b22: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3801089u;
+	rec[2] = 3866625u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -66986,7 +68758,7 @@ extern "C" __global__ void Volume_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, 
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3866624u;
+	rec[2] = 3932160u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67205,7 +68977,7 @@ b31: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3866625u;
+	rec[2] = 3932161u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67361,7 +69133,7 @@ b24: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3932160u;
+	rec[2] = 3997696u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67443,7 +69215,7 @@ b12: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 3932161u;
+	rec[2] = 3997697u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67543,7 +69315,7 @@ extern "C" __global__ void Before_0(char *p0, i64 p1, i64 p2, char *p3) {
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4063232u;
+	rec[2] = 4128768u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67701,7 +69473,7 @@ b21: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4063233u;
+	rec[2] = 4128769u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67751,7 +69523,7 @@ extern "C" __global__ void HelperLoops_1(char *p0, i64 p1, i64 p2, float p3, cha
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4128769u;
+	rec[2] = 4194305u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67878,7 +69650,7 @@ b21: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4128770u;
+	rec[2] = 4194306u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67958,7 +69730,7 @@ b10: // countUp.return
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4128771u;
+	rec[2] = 4194307u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -67981,7 +69753,7 @@ extern "C" __global__ void RowPrefix_0(char *p0, i64 p1, i64 p2, char *p3) {
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4194304u;
+	rec[2] = 4259840u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -68140,7 +69912,7 @@ b21: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4194305u;
+	rec[2] = 4259841u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -68350,7 +70122,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4390912u;
+	rec[2] = 4456448u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -68412,7 +70184,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4390913u;
+	rec[2] = 4456449u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -68463,7 +70235,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4456448u;
+	rec[2] = 4521984u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -69562,7 +71334,7 @@ extern "C" __global__ void MixedTop_0(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4587520u;
+	rec[2] = 4653056u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -69615,7 +71387,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4587521u;
+	rec[2] = 4653057u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -69642,7 +71414,7 @@ extern "C" __global__ void MixedTop_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4587522u;
+	rec[2] = 4653058u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -69717,7 +71489,7 @@ extern "C" __global__ void MixedTop_4(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4587524u;
+	rec[2] = 4653060u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -69771,7 +71543,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4587525u;
+	rec[2] = 4653061u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -69864,7 +71636,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4587527u;
+	rec[2] = 4653063u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -70024,7 +71796,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4718592u;
+	rec[2] = 4784128u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -70082,7 +71854,7 @@ extern "C" __global__ void BlockValues_1(char *p0, i64 p1, char *p2, i64 p3, i64
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4718593u;
+	rec[2] = 4784129u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -70120,7 +71892,7 @@ extern "C" __global__ void BlockValues_2(char *p0, i64 p1, char *p2, i64 p3, i64
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4718594u;
+	rec[2] = 4784130u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -70268,7 +72040,7 @@ b5: // branchy.cond.false
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4784129u;
+	rec[2] = 4849665u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -70687,7 +72459,7 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4849666u;
+	rec[2] = 4915202u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -72179,7 +73951,7 @@ extern "C" __global__ void IntStats_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4915202u;
+	rec[2] = 4980738u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -72621,7 +74393,7 @@ b7: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 4980738u;
+	rec[2] = 5046274u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -72909,7 +74681,7 @@ b57: // edge 1→2
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5046272u;
+	rec[2] = 5111808u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -73180,7 +74952,7 @@ extern "C" __global__ void FloatRange_2(char *p0, i64 p1, char *p2, i64 p3, i64 
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5046274u;
+	rec[2] = 5111810u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -73286,7 +75058,7 @@ b20: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5111808u;
+	rec[2] = 5177344u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -73705,7 +75477,7 @@ extern "C" __global__ void ChunkSums_3(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5111811u;
+	rec[2] = 5177347u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -74134,7 +75906,7 @@ extern "C" __global__ void BlockSums_2(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5177346u;
+	rec[2] = 5242882u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -74409,7 +76181,7 @@ b65: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5177347u;
+	rec[2] = 5242883u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -74636,7 +76408,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5177349u;
+	rec[2] = 5242885u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -74884,7 +76656,7 @@ b60: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5242880u;
+	rec[2] = 5308416u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -75091,7 +76863,7 @@ extern "C" __global__ void Dot_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5242882u;
+	rec[2] = 5308418u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -75349,7 +77121,7 @@ b60: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5308416u;
+	rec[2] = 5373952u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -75556,7 +77328,7 @@ extern "C" __global__ void ScaleSum_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5308418u;
+	rec[2] = 5373954u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -75566,7 +77338,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel BodyStats(bs []invalid, out []f64), parallel.
+// Task 0 of kernel BodyStats(bs []56, out []f64), parallel.
 extern "C" __global__ void BodyStats_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce12[768] __attribute__((aligned(8)));
 	bool r10 = 0, r16 = 0, r19 = 0, r28 = 0, r119 = 0, r372 = 0, r385 = 0, r386 = 0;
@@ -76236,7 +78008,7 @@ b95: // edge 2→5
 	goto b56;
 }
 
-// Task 1 of kernel BodyStats(bs []invalid, out []f64), parallel.
+// Task 1 of kernel BodyStats(bs []56, out []f64), parallel.
 extern "C" __global__ void BodyStats_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[768] __attribute__((aligned(8)));
 	bool r8 = 0, r33 = 0, r34 = 0, r35 = 0, r48 = 0, r51 = 0, r73 = 0, r74 = 0;
@@ -76527,7 +78299,7 @@ b44: // reduction none
 	goto b28;
 }
 
-// Task 2 of kernel BodyStats(bs []invalid, out []f64), serial.
+// Task 2 of kernel BodyStats(bs []56, out []f64), serial.
 extern "C" __global__ void BodyStats_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	i64 r3 = 0, r6 = 0;
 	double r0 = 0, r8 = 0, r12 = 0;
@@ -76557,7 +78329,7 @@ extern "C" __global__ void BodyStats_2(char *p0, i64 p1, char *p2, i64 p3, char 
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5373954u;
+	rec[2] = 5439490u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -76567,7 +78339,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel QuadSums(qs []invalid, out []i64), parallel.
+// Task 0 of kernel QuadSums(qs []16, out []i64), parallel.
 extern "C" __global__ void QuadSums_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[512] __attribute__((aligned(8)));
 	u8 qvar_weights[32] __attribute__((aligned(8)));
@@ -76830,7 +78602,7 @@ b48: // reduction none
 	goto b31;
 }
 
-// Task 1 of kernel QuadSums(qs []invalid, out []i64), parallel.
+// Task 1 of kernel QuadSums(qs []16, out []i64), parallel.
 extern "C" __global__ void QuadSums_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[512] __attribute__((aligned(8)));
 	bool r7 = 0, r27 = 0, r28 = 0, r29 = 0, r38 = 0, r41 = 0, r58 = 0, r59 = 0;
@@ -77065,7 +78837,7 @@ b44: // reduction none
 	goto b28;
 }
 
-// Task 2 of kernel QuadSums(qs []invalid, out []i64), serial.
+// Task 2 of kernel QuadSums(qs []16, out []i64), serial.
 extern "C" __global__ void QuadSums_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	i32 r3 = 0;
 	i64 r0 = 0, r6 = 0, r8 = 0;
@@ -77090,7 +78862,7 @@ extern "C" __global__ void QuadSums_2(char *p0, i64 p1, char *p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5439490u;
+	rec[2] = 5505026u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -77436,7 +79208,7 @@ b61: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5505024u;
+	rec[2] = 5570560u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -77770,7 +79542,7 @@ extern "C" __global__ void ImageStats_2(char *p0, i64 p1, i64 p2, i64 p3, char *
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5505026u;
+	rec[2] = 5570562u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -78131,7 +79903,7 @@ b72: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5570560u;
+	rec[2] = 5636096u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -78525,7 +80297,7 @@ b28: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5570562u;
+	rec[2] = 5636098u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -78554,7 +80326,7 @@ extern "C" __global__ void Normalize_3(char *p0, i64 p1, i64 p2, i64 p3, i64 p4,
 qd_fault: {
 	u32 *rec = (u32 *)p8, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5570563u;
+	rec[2] = 5636099u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -78989,7 +80761,7 @@ extern "C" __global__ void HelperCounts_2(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636098u;
+	rec[2] = 5701634u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -79020,7 +80792,7 @@ extern "C" __global__ void HelperCounts_3(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636099u;
+	rec[2] = 5701635u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -79049,7 +80821,7 @@ extern "C" __global__ void HelperCounts_4(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636100u;
+	rec[2] = 5701636u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -79300,7 +81072,7 @@ b65: // reduction none
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636101u;
+	rec[2] = 5701637u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -79510,7 +81282,7 @@ extern "C" __global__ void HelperCounts_7(char *p0, i64 p1, char *p2, i64 p3, ch
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5636103u;
+	rec[2] = 5701639u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -79520,7 +81292,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel Advance(bs []invalid, dt f32), parallel.
+// Task 0 of kernel Advance(bs []56, dt f32), parallel.
 extern "C" __global__ void Advance_0(char *p0, i64 p1, float p2) {
 	bool r7 = 0, r10 = 0, r13 = 0;
 	i16 r113 = 0, r114 = 0;
@@ -79674,7 +81446,7 @@ b12: // exit
 	return;
 }
 
-// Task 0 of kernel Energies(bs []invalid, out []f64, moved []invalid), parallel.
+// Task 0 of kernel Energies(bs []56, out []f64, moved []12), parallel.
 extern "C" __global__ void Energies_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r14 = 0, r51 = 0, r74 = 0, r171 = 0, r200 = 0, r218 = 0, r219 = 0, r220 = 0;
 	bool r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
@@ -79981,7 +81753,7 @@ b14: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5767168u;
+	rec[2] = 5832704u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -80170,7 +81942,7 @@ b22: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5832704u;
+	rec[2] = 5898240u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -80180,7 +81952,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel Rotate(v []invalid, out []invalid, n []f64), parallel.
+// Task 0 of kernel Rotate(v []12, out []12, n []f64), parallel.
 extern "C" __global__ void Rotate_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r14 = 0, r82 = 0, r106 = 0, r127 = 0, r138 = 0, r183 = 0, r207 = 0, r300 = 0;
 	bool r309 = 0, r344 = 0, r355 = 0, r366 = 0, r377 = 0, r396 = 0, r415 = 0, r434 = 0;
@@ -80745,7 +82517,7 @@ b6: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 5963776u;
+	rec[2] = 6029312u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -80755,7 +82527,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel Masks(mask []bool, x []f32, out []f32, flags []invalid), parallel.
+// Task 0 of kernel Masks(mask []bool, x []f32, out []f32, flags []4), parallel.
 extern "C" __global__ void Masks_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
 	bool r18 = 0, r24 = 0, r27 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r43 = 0;
 	bool r44 = 0, r48 = 0, r49 = 0, r59 = 0, r61 = 0, r62 = 0;
@@ -80850,7 +82622,7 @@ b17: // exit
 	return;
 }
 
-// Task 0 of kernel Complex128Ops(a []invalid, b []invalid, sum []invalid, prod []invalid, quot []invalid, eq []bool), parallel.
+// Task 0 of kernel Complex128Ops(a []16, b []16, sum []16, prod []16, quot []16, eq []bool), parallel.
 extern "C" __global__ void Complex128Ops_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11) {
 	u8 qvar_bits[8] __attribute__((aligned(8)));
 	bool r26 = 0, r71 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0;
@@ -81123,7 +82895,7 @@ b35: // exit
 	return;
 }
 
-// Task 0 of kernel Complex64Ops(a []invalid, b []invalid, prod []invalid, quot []invalid, wide []invalid), parallel.
+// Task 0 of kernel Complex64Ops(a []8, b []8, prod []8, quot []8, wide []16), parallel.
 extern "C" __global__ void Complex64Ops_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9) {
 	u8 qvar_bits[8] __attribute__((aligned(8)));
 	bool r22 = 0, r58 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0;
@@ -81549,7 +83321,7 @@ b58: // exit
 	return;
 }
 
-// Task 0 of kernel Julia(cs []invalid, params []invalid, out []i32), parallel.
+// Task 0 of kernel Julia(cs []16, params []32, out []i32), parallel.
 extern "C" __global__ void Julia_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
 	bool r10 = 0, r53 = 0, r56 = 0, r66 = 0, r73 = 0;
 	i32 r28 = 0, r35 = 0, r50 = 0, r55 = 0, r70 = 0, r71 = 0, r72 = 0;
@@ -81747,7 +83519,7 @@ b24: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6225920u;
+	rec[2] = 6291456u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -81901,7 +83673,7 @@ b12: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6291456u;
+	rec[2] = 6356992u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -81911,7 +83683,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel Quads(qs []invalid, pairs []invalid, tagged []invalid, out []i64), parallel.
+// Task 0 of kernel Quads(qs []16, pairs []16, tagged []4, out []i64), parallel.
 extern "C" __global__ void Quads_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
 	bool r18 = 0, r65 = 0, r84 = 0, r96 = 0, r104 = 0, r117 = 0, r130 = 0;
 	i16 r88 = 0;
@@ -82050,7 +83822,7 @@ b16: // exit
 	return;
 }
 
-// Task 0 of kernel Centered(v []invalid, out []f32, s f32), parallel.
+// Task 0 of kernel Centered(v []12, out []f32, s f32), parallel.
 extern "C" __global__ void Centered_0(char *p0, i64 p1, char *p2, i64 p3, float p4) {
 	bool r10 = 0, r190 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
@@ -82237,7 +84009,7 @@ b14: // exit
 	return;
 }
 
-// Task 0 of kernel LocalMethods(v []invalid, out []invalid), parallel.
+// Task 0 of kernel LocalMethods(v []12, out []12), parallel.
 extern "C" __global__ void LocalMethods_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	u8 qvar_parts[32] __attribute__((aligned(4)));
 	bool r10 = 0, r24 = 0, r171 = 0, r357 = 0, r428 = 0;
@@ -82672,7 +84444,7 @@ b34: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 6488064u;
+	rec[2] = 6553600u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -84152,13 +85924,13 @@ groups [2]
 disjoint a c
 disjoint a d
 disjoint b c
-site 0 divide calls.go:94:12
-site 1 index calls.go:94:6
-site 2 divide calls.go:96:14
-site 3 sliceb calls.go:96:12
-site 4 index calls.go:106:26
-site 5 index calls.go:106:4
-site 6 index calls.go:109:19
+site 0 divide calls.go:93:12
+site 1 index calls.go:93:6
+site 2 divide calls.go:95:14
+site 3 sliceb calls.go:95:12
+site 4 index calls.go:105:26
+site 5 index calls.go:105:4
+site 6 index calls.go:108:19
 
 task BlocksCall_0 serial block=1 group=1
 b0: # entry
@@ -85623,6 +87395,749 @@ b49: # divide in 64 bits
 	r778 = mul.i64 r767, r248
 	r768 = sub.i64 1, r778
 	jump b23
+
+kernel StructCalls(vs []12, ws []16, cs []8, out []8)
+site 0 index calls.go:134:28
+site 1 index calls.go:134:35
+site 2 index calls.go:135:27
+site 3 index calls.go:137:6
+site 4 index calls.go:138:5
+
+func StructCalls$spin(r0 f32, r1 f32, r2 f32, r3 f32, r4 f32, r5 f32, r6 f32, r7 f32, r8 f32, r9 i32) (r10 f32, r11 f32, r12 f32, r13 i32, r14 i32, r15 f32, r16 f32)
+var v local 12 align 4
+var w local 16 align 4
+var bits local 8 align 8
+var complit local 8 align 4
+b0: # entry
+	jump b1
+b1: # entry
+	r17 = addr v
+	store.f32 r17, 0.0
+	r18 = elemaddr r17, 4, 1
+	store.f32 r18, 0.0
+	r19 = elemaddr r17, 8, 1
+	store.f32 r19, 0.0
+	store.f32 r17, r0
+	r20 = move.ptr r18
+	store.f32 r20, r1
+	r21 = move.ptr r19
+	store.f32 r21, r2
+	r22 = addr w
+	store.f32 r22, 0.0
+	r23 = elemaddr r22, 4, 1
+	store.f32 r23, 0.0
+	r24 = elemaddr r22, 8, 1
+	store.f32 r24, 0.0
+	r25 = elemaddr r22, 12, 1
+	store.f32 r25, 0.0
+	store.f32 r22, r3
+	r26 = move.ptr r23
+	store.f32 r26, r4
+	r27 = move.ptr r24
+	store.f32 r27, r5
+	r28 = move.ptr r25
+	store.f32 r28, r6
+	r29 = shr.i32.u64 r9, 3
+	jump b2
+b2: # scramble[int32].entry
+	r31 = mul.i32 r9, r29
+	r32 = add.i32 r31, r9
+	r33 = sub.i32 r32, r29
+	r34 = andnot.i32 r9, r29
+	r35 = xor.i32 r33, r34
+	r36 = and.i32 r9, r29
+	r37 = shr.i32.u64 r36, 1
+	r38 = or.i32 r35, r37
+	r347 = mulhi.i32 r9, -1840700269
+	r348 = add.i32 r347, r9
+	r349 = convert.u32.i32 r348
+	r350 = shr.u32.u32 r349, 31
+	r351 = shr.i32.u32 r348, 2
+	r352 = convert.i32.u32 r350
+	r353 = add.i32 r351, r352
+	r39 = move.i32 r353
+	r354 = mulhi.i32 r9, -858993459
+	r355 = add.i32 r354, r9
+	r356 = convert.u32.i32 r355
+	r357 = shr.u32.u32 r356, 31
+	r358 = shr.i32.u32 r355, 2
+	r359 = convert.i32.u32 r357
+	r360 = add.i32 r358, r359
+	r361 = mul.i32 r360, 5
+	r362 = sub.i32 r9, r361
+	r40 = move.i32 r362
+	r41 = add.i32 r39, r40
+	r363 = mulhi.i32 r29, -1546188226
+	r364 = add.i32 r363, r29
+	r365 = convert.u32.i32 r364
+	r366 = shr.u32.u32 r365, 31
+	r367 = shr.i32.u32 r364, 6
+	r368 = convert.i32.u32 r366
+	r369 = add.i32 r367, r368
+	r42 = move.i32 r369
+	r43 = add.i32 r41, r42
+	r370 = shr.i32.u32 r29, 31
+	r371 = and.i32 r370, 15
+	r372 = add.i32 r29, r371
+	r373 = shr.i32.u32 r372, 4
+	r374 = mul.i32 r373, 16
+	r375 = sub.i32 r29, r374
+	r44 = move.i32 r375
+	r45 = add.i32 r43, r44
+	r376 = mulhi.i32 r9, -1431655765
+	r377 = add.i32 r376, r9
+	r378 = convert.u32.i32 r377
+	r379 = shr.u32.u32 r378, 31
+	r380 = shr.i32.u32 r377, 1
+	r381 = convert.i32.u32 r379
+	r382 = add.i32 r380, r381
+	r46 = move.i32 r382
+	r47 = add.i32 r45, r46
+	r48 = add.i32 r38, r47
+	r49 = convert.u64.i32 r29
+	r50 = and.u64 r49, 15
+	r51 = shl.i32.u64 r9, r50
+	r52 = shr.i32.u64 r9, r50
+	r53 = or.i32 r51, r52
+	r54 = xor.i32 r48, r53
+	r55 = move.u64 r49
+	r56 = shl.i32.u64 r9, r55
+	r57 = add.i32 r54, r56
+	r58 = convert.u8.i32 r29
+	r59 = shr.i32.u8 r9, r58
+	r60 = sub.i32 r57, r59
+	r61 = not.i32 r9
+	r62 = neg.i32 r29
+	r63 = add.i32 r61, r62
+	r64 = add.i32 r60, r63
+	r65 = mul.i32 r64, 3
+	r383 = mulhi.i32 r9, -477218588
+	r384 = add.i32 r383, r9
+	r385 = convert.u32.i32 r384
+	r386 = shr.u32.u32 r385, 31
+	r387 = shr.i32.u32 r384, 3
+	r388 = convert.i32.u32 r386
+	r389 = add.i32 r387, r388
+	r66 = move.i32 r389
+	r67 = add.i32 r65, r66
+	r30 = move.i32 r67
+	jump b3
+b3: # scramble[int32].return
+	r68 = xor.i32 r9, 7
+	jump b4
+b4: # scramble[int32].entry
+	r70 = mul.i32 r30, r68
+	r71 = add.i32 r70, r30
+	r72 = sub.i32 r71, r68
+	r73 = andnot.i32 r30, r68
+	r74 = xor.i32 r72, r73
+	r75 = and.i32 r30, r68
+	r76 = shr.i32.u64 r75, 1
+	r77 = or.i32 r74, r76
+	r390 = mulhi.i32 r30, -1840700269
+	r391 = add.i32 r390, r30
+	r392 = convert.u32.i32 r391
+	r393 = shr.u32.u32 r392, 31
+	r394 = shr.i32.u32 r391, 2
+	r395 = convert.i32.u32 r393
+	r396 = add.i32 r394, r395
+	r78 = move.i32 r396
+	r397 = mulhi.i32 r30, -858993459
+	r398 = add.i32 r397, r30
+	r399 = convert.u32.i32 r398
+	r400 = shr.u32.u32 r399, 31
+	r401 = shr.i32.u32 r398, 2
+	r402 = convert.i32.u32 r400
+	r403 = add.i32 r401, r402
+	r404 = mul.i32 r403, 5
+	r405 = sub.i32 r30, r404
+	r79 = move.i32 r405
+	r80 = add.i32 r78, r79
+	r406 = mulhi.i32 r68, -1546188226
+	r407 = add.i32 r406, r68
+	r408 = convert.u32.i32 r407
+	r409 = shr.u32.u32 r408, 31
+	r410 = shr.i32.u32 r407, 6
+	r411 = convert.i32.u32 r409
+	r412 = add.i32 r410, r411
+	r81 = move.i32 r412
+	r82 = add.i32 r80, r81
+	r413 = shr.i32.u32 r68, 31
+	r414 = and.i32 r413, 15
+	r415 = add.i32 r68, r414
+	r416 = shr.i32.u32 r415, 4
+	r417 = mul.i32 r416, 16
+	r418 = sub.i32 r68, r417
+	r83 = move.i32 r418
+	r84 = add.i32 r82, r83
+	r419 = mulhi.i32 r30, -1431655765
+	r420 = add.i32 r419, r30
+	r421 = convert.u32.i32 r420
+	r422 = shr.u32.u32 r421, 31
+	r423 = shr.i32.u32 r420, 1
+	r424 = convert.i32.u32 r422
+	r425 = add.i32 r423, r424
+	r85 = move.i32 r425
+	r86 = add.i32 r84, r85
+	r87 = add.i32 r77, r86
+	r88 = convert.u64.i32 r68
+	r89 = and.u64 r88, 15
+	r90 = shl.i32.u64 r30, r89
+	r91 = shr.i32.u64 r30, r89
+	r92 = or.i32 r90, r91
+	r93 = xor.i32 r87, r92
+	r94 = move.u64 r88
+	r95 = shl.i32.u64 r30, r94
+	r96 = add.i32 r93, r95
+	r97 = convert.u8.i32 r68
+	r98 = shr.i32.u8 r30, r97
+	r99 = sub.i32 r96, r98
+	r100 = not.i32 r30
+	r101 = neg.i32 r68
+	r102 = add.i32 r100, r101
+	r103 = add.i32 r99, r102
+	r104 = mul.i32 r103, 3
+	r426 = mulhi.i32 r30, -477218588
+	r427 = add.i32 r426, r30
+	r428 = convert.u32.i32 r427
+	r429 = shr.u32.u32 r428, 31
+	r430 = shr.i32.u32 r427, 3
+	r431 = convert.i32.u32 r429
+	r432 = add.i32 r430, r431
+	r105 = move.i32 r432
+	r106 = add.i32 r104, r105
+	r69 = move.i32 r106
+	jump b5
+b5: # scramble[int32].entry
+	r108 = mul.i32 r69, r30
+	r109 = add.i32 r108, r69
+	r110 = sub.i32 r109, r30
+	r111 = andnot.i32 r69, r30
+	r112 = xor.i32 r110, r111
+	r113 = and.i32 r69, r30
+	r114 = shr.i32.u64 r113, 1
+	r115 = or.i32 r112, r114
+	r433 = mulhi.i32 r69, -1840700269
+	r434 = add.i32 r433, r69
+	r435 = convert.u32.i32 r434
+	r436 = shr.u32.u32 r435, 31
+	r437 = shr.i32.u32 r434, 2
+	r438 = convert.i32.u32 r436
+	r439 = add.i32 r437, r438
+	r116 = move.i32 r439
+	r440 = mulhi.i32 r69, -858993459
+	r441 = add.i32 r440, r69
+	r442 = convert.u32.i32 r441
+	r443 = shr.u32.u32 r442, 31
+	r444 = shr.i32.u32 r441, 2
+	r445 = convert.i32.u32 r443
+	r446 = add.i32 r444, r445
+	r447 = mul.i32 r446, 5
+	r448 = sub.i32 r69, r447
+	r117 = move.i32 r448
+	r118 = add.i32 r116, r117
+	r449 = mulhi.i32 r30, -1546188226
+	r450 = add.i32 r449, r30
+	r451 = convert.u32.i32 r450
+	r452 = shr.u32.u32 r451, 31
+	r453 = shr.i32.u32 r450, 6
+	r454 = convert.i32.u32 r452
+	r455 = add.i32 r453, r454
+	r119 = move.i32 r455
+	r120 = add.i32 r118, r119
+	r456 = shr.i32.u32 r30, 31
+	r457 = and.i32 r456, 15
+	r458 = add.i32 r30, r457
+	r459 = shr.i32.u32 r458, 4
+	r460 = mul.i32 r459, 16
+	r461 = sub.i32 r30, r460
+	r121 = move.i32 r461
+	r122 = add.i32 r120, r121
+	r462 = mulhi.i32 r69, -1431655765
+	r463 = add.i32 r462, r69
+	r464 = convert.u32.i32 r463
+	r465 = shr.u32.u32 r464, 31
+	r466 = shr.i32.u32 r463, 1
+	r467 = convert.i32.u32 r465
+	r468 = add.i32 r466, r467
+	r123 = move.i32 r468
+	r124 = add.i32 r122, r123
+	r125 = add.i32 r115, r124
+	r126 = convert.u64.i32 r30
+	r127 = and.u64 r126, 15
+	r128 = shl.i32.u64 r69, r127
+	r129 = shr.i32.u64 r69, r127
+	r130 = or.i32 r128, r129
+	r131 = xor.i32 r125, r130
+	r132 = move.u64 r126
+	r133 = shl.i32.u64 r69, r132
+	r134 = add.i32 r131, r133
+	r135 = convert.u8.i32 r30
+	r136 = shr.i32.u8 r69, r135
+	r137 = sub.i32 r134, r136
+	r138 = not.i32 r69
+	r139 = neg.i32 r30
+	r140 = add.i32 r138, r139
+	r141 = add.i32 r137, r140
+	r142 = mul.i32 r141, 3
+	r469 = mulhi.i32 r69, -477218588
+	r470 = add.i32 r469, r69
+	r471 = convert.u32.i32 r470
+	r472 = shr.u32.u32 r471, 31
+	r473 = shr.i32.u32 r470, 3
+	r474 = convert.i32.u32 r472
+	r475 = add.i32 r473, r474
+	r143 = move.i32 r475
+	r144 = add.i32 r142, r143
+	r107 = move.i32 r144
+	jump b6
+b6: # scramble[int32].return
+	r145 = add.i32 r9, 11
+	jump b7
+b7: # scramble[int32].entry
+	r147 = mul.i32 r107, r145
+	r148 = add.i32 r147, r107
+	r149 = sub.i32 r148, r145
+	r150 = andnot.i32 r107, r145
+	r151 = xor.i32 r149, r150
+	r152 = and.i32 r107, r145
+	r153 = shr.i32.u64 r152, 1
+	r154 = or.i32 r151, r153
+	r476 = mulhi.i32 r107, -1840700269
+	r477 = add.i32 r476, r107
+	r478 = convert.u32.i32 r477
+	r479 = shr.u32.u32 r478, 31
+	r480 = shr.i32.u32 r477, 2
+	r481 = convert.i32.u32 r479
+	r482 = add.i32 r480, r481
+	r155 = move.i32 r482
+	r483 = mulhi.i32 r107, -858993459
+	r484 = add.i32 r483, r107
+	r485 = convert.u32.i32 r484
+	r486 = shr.u32.u32 r485, 31
+	r487 = shr.i32.u32 r484, 2
+	r488 = convert.i32.u32 r486
+	r489 = add.i32 r487, r488
+	r490 = mul.i32 r489, 5
+	r491 = sub.i32 r107, r490
+	r156 = move.i32 r491
+	r157 = add.i32 r155, r156
+	r492 = mulhi.i32 r145, -1546188226
+	r493 = add.i32 r492, r145
+	r494 = convert.u32.i32 r493
+	r495 = shr.u32.u32 r494, 31
+	r496 = shr.i32.u32 r493, 6
+	r497 = convert.i32.u32 r495
+	r498 = add.i32 r496, r497
+	r158 = move.i32 r498
+	r159 = add.i32 r157, r158
+	r499 = shr.i32.u32 r145, 31
+	r500 = and.i32 r499, 15
+	r501 = add.i32 r145, r500
+	r502 = shr.i32.u32 r501, 4
+	r503 = mul.i32 r502, 16
+	r504 = sub.i32 r145, r503
+	r160 = move.i32 r504
+	r161 = add.i32 r159, r160
+	r505 = mulhi.i32 r107, -1431655765
+	r506 = add.i32 r505, r107
+	r507 = convert.u32.i32 r506
+	r508 = shr.u32.u32 r507, 31
+	r509 = shr.i32.u32 r506, 1
+	r510 = convert.i32.u32 r508
+	r511 = add.i32 r509, r510
+	r162 = move.i32 r511
+	r163 = add.i32 r161, r162
+	r164 = add.i32 r154, r163
+	r165 = convert.u64.i32 r145
+	r166 = and.u64 r165, 15
+	r167 = shl.i32.u64 r107, r166
+	r168 = shr.i32.u64 r107, r166
+	r169 = or.i32 r167, r168
+	r170 = xor.i32 r164, r169
+	r171 = move.u64 r165
+	r172 = shl.i32.u64 r107, r171
+	r173 = add.i32 r170, r172
+	r174 = convert.u8.i32 r145
+	r175 = shr.i32.u8 r107, r174
+	r176 = sub.i32 r173, r175
+	r177 = not.i32 r107
+	r178 = neg.i32 r145
+	r179 = add.i32 r177, r178
+	r180 = add.i32 r176, r179
+	r181 = mul.i32 r180, 3
+	r512 = mulhi.i32 r107, -477218588
+	r513 = add.i32 r512, r107
+	r514 = convert.u32.i32 r513
+	r515 = shr.u32.u32 r514, 31
+	r516 = shr.i32.u32 r513, 3
+	r517 = convert.i32.u32 r515
+	r518 = add.i32 r516, r517
+	r182 = move.i32 r518
+	r183 = add.i32 r181, r182
+	r146 = move.i32 r183
+	jump b8
+b8: # scramble[int32].return
+	r184 = move.ptr r18
+	r185 = load.f32 r184
+	r186 = elemaddr r22, 0, 4
+	r187 = load.f32 r186
+	r188 = add.f32 r185, r187
+	r189 = move.ptr r19
+	r190 = load.f32 r189
+	r191 = elemaddr r22, 2, 4
+	r192 = load.f32 r191
+	r193 = mul.f32 r190, r192
+	r194 = elemaddr r17, 0, 1
+	r195 = load.f32 r194
+	r196 = convert.f32.i32 r146
+	r197 = sub.f32 r195, r196
+	r198 = move.ptr r194
+	store.f32 r198, r188
+	r199 = move.ptr r18
+	store.f32 r199, r193
+	r200 = move.ptr r19
+	store.f32 r200, r197
+	r201 = elemaddr r22, 1, 4
+	r202 = load.f32 r201
+	r203 = move.ptr r19
+	r204 = load.f32 r203
+	r205 = move.f32 r202
+	r206 = move.f32 r204
+	r207 = add.f32 r7, r205
+	r208 = add.f32 r8, r206
+	r211 = convert.f64.f32 r7
+	r212 = convert.f64.f32 r207
+	r213 = convert.f64.f32 r8
+	r214 = convert.f64.f32 r208
+	r217 = abs.f64 r212
+	r218 = abs.f64 r214
+	r219 = ge.f64 r217, r218
+	branch r219, b9, b34
+b9: # cdiv.real
+	r220 = div.f64 r214, r212
+	r221 = mul.f64 r220, r214
+	r222 = add.f64 r212, r221
+	r223 = mul.f64 r213, r220
+	r224 = add.f64 r211, r223
+	r225 = div.f64 r224, r222
+	r215 = move.f64 r225
+	r226 = mul.f64 r211, r220
+	r227 = sub.f64 r213, r226
+	r228 = div.f64 r227, r222
+	r216 = move.f64 r228
+	jump b10
+b10: # cdiv.smith
+	r238 = ne.f64 r215, r215
+	r239 = ne.f64 r216, r216
+	r240 = and.bool r238, r239
+	branch r240, b11, b13
+b11: # cdiv.nan
+	r241 = eq.f64 r212, 0.0
+	r242 = eq.f64 r214, 0.0
+	r243 = and.bool r241, r242
+	r244 = eq.f64 r211, r211
+	r245 = eq.f64 r213, r213
+	r246 = or.bool r244, r245
+	r247 = and.bool r243, r246
+	branch r247, b12, b14
+b12: # cdiv.zero
+	r248 = div.f64 1.0, r212
+	r249 = mul.f64 r248, r211
+	r215 = move.f64 r249
+	r250 = mul.f64 r248, r213
+	r216 = move.f64 r250
+	jump b13
+b13: # cdiv.done
+	r209 = convert.f32.f64 r215
+	r210 = convert.f32.f64 r216
+	r317 = load.f32 r17
+	r320 = move.ptr r18
+	r318 = load.f32 r320
+	r321 = move.ptr r19
+	r319 = load.f32 r321
+	r322 = addr complit
+	store.i32 r322, 0
+	r323 = elemaddr r322, 4, 1
+	store.i32 r323, 0
+	r324 = elemaddr r322, 0, 4
+	r325 = xor.i32 r30, r107
+	store.i32 r324, r325
+	r326 = elemaddr r322, 1, 4
+	r327 = sub.i32 r69, r146
+	store.i32 r326, r327
+	r328 = load.i32 r322
+	r330 = move.ptr r323
+	r329 = load.i32 r330
+	r331 = elemaddr r22, 3, 4
+	r332 = load.f32 r331
+	r333 = move.f32 r332
+	r337 = convert.f64.f32 r209
+	r338 = convert.f64.f32 r333
+	r339 = convert.f64.f32 r210
+	r341 = mul.f64 r337, r338
+	r342 = mul.f64 r339, 0.5
+	r343 = sub.f64 r341, r342
+	r344 = mul.f64 r337, 0.5
+	r345 = mul.f64 r339, r338
+	r346 = add.f64 r344, r345
+	r335 = convert.f32.f64 r343
+	r336 = convert.f32.f64 r346
+	r10 = move.f32 r317
+	r11 = move.f32 r318
+	r12 = move.f32 r319
+	r13 = move.i32 r328
+	r14 = move.i32 r329
+	r15 = move.f32 r335
+	r16 = move.f32 r336
+	return
+b14: # cdiv.notzero
+	r251 = abs.f64 r211
+	r252 = eq.f64 r251, +Inf
+	r253 = abs.f64 r213
+	r254 = eq.f64 r253, +Inf
+	r255 = or.bool r252, r254
+	r256 = move.f64 r217
+	r257 = lt.f64 r256, +Inf
+	r258 = move.f64 r218
+	r259 = lt.f64 r258, +Inf
+	r260 = and.bool r257, r259
+	r261 = and.bool r255, r260
+	branch r261, b15, b24
+b15: # cdiv.infn
+	r262 = move.f64 0.0
+	r264 = move.bool r252
+	branch r264, b16, b17
+b16: # inf2one.inf
+	r262 = move.f64 1.0
+	jump b17
+b17: # inf2one.sign
+	r265 = addr bits
+	store.f64 r265, r211
+	r266 = load.i64 r265
+	r267 = lt.i64 r266, 0
+	branch r267, b18, b19
+b18: # inf2one.neg
+	r268 = neg.f64 r262
+	r262 = move.f64 r268
+	jump b19
+b19: # inf2one.done
+	r269 = move.f64 0.0
+	r271 = move.bool r254
+	branch r271, b20, b21
+b20: # inf2one.inf
+	r269 = move.f64 1.0
+	jump b21
+b21: # inf2one.sign
+	r272 = addr bits
+	store.f64 r272, r213
+	r273 = load.i64 r272
+	r274 = lt.i64 r273, 0
+	branch r274, b22, b23
+b22: # inf2one.neg
+	r275 = neg.f64 r269
+	r269 = move.f64 r275
+	jump b23
+b23: # inf2one.done
+	r276 = mul.f64 r262, r212
+	r277 = mul.f64 r269, r214
+	r278 = add.f64 r276, r277
+	r279 = mul.f64 r278, +Inf
+	r215 = move.f64 r279
+	r280 = mul.f64 r269, r212
+	r281 = mul.f64 r262, r214
+	r282 = sub.f64 r280, r281
+	r283 = mul.f64 r282, +Inf
+	r216 = move.f64 r283
+	jump b13
+b24: # cdiv.notinfn
+	r284 = move.f64 r217
+	r285 = eq.f64 r284, +Inf
+	r286 = move.f64 r218
+	r287 = eq.f64 r286, +Inf
+	r288 = or.bool r285, r287
+	r289 = move.f64 r251
+	r290 = lt.f64 r289, +Inf
+	r291 = move.f64 r253
+	r292 = lt.f64 r291, +Inf
+	r293 = and.bool r290, r292
+	r294 = and.bool r288, r293
+	branch r294, b25, b13
+b25: # cdiv.infm
+	r295 = move.f64 0.0
+	r297 = move.bool r285
+	branch r297, b26, b27
+b26: # inf2one.inf
+	r295 = move.f64 1.0
+	jump b27
+b27: # inf2one.sign
+	r298 = addr bits
+	store.f64 r298, r212
+	r299 = load.i64 r298
+	r300 = lt.i64 r299, 0
+	branch r300, b28, b29
+b28: # inf2one.neg
+	r301 = neg.f64 r295
+	r295 = move.f64 r301
+	jump b29
+b29: # inf2one.done
+	r302 = move.f64 0.0
+	r304 = move.bool r287
+	branch r304, b30, b31
+b30: # inf2one.inf
+	r302 = move.f64 1.0
+	jump b31
+b31: # inf2one.sign
+	r305 = addr bits
+	store.f64 r305, r214
+	r306 = load.i64 r305
+	r307 = lt.i64 r306, 0
+	branch r307, b32, b33
+b32: # inf2one.neg
+	r308 = neg.f64 r302
+	r302 = move.f64 r308
+	jump b33
+b33: # inf2one.done
+	r309 = mul.f64 r211, r295
+	r310 = mul.f64 r213, r302
+	r311 = add.f64 r309, r310
+	r312 = mul.f64 r311, 0.0
+	r215 = move.f64 r312
+	r313 = mul.f64 r213, r295
+	r314 = mul.f64 r211, r302
+	r315 = sub.f64 r313, r314
+	r316 = mul.f64 r315, 0.0
+	r216 = move.f64 r316
+	jump b13
+b34: # cdiv.imag
+	r229 = div.f64 r212, r214
+	r230 = mul.f64 r229, r212
+	r231 = add.f64 r214, r230
+	r232 = mul.f64 r211, r229
+	r233 = add.f64 r232, r213
+	r234 = div.f64 r233, r231
+	r215 = move.f64 r234
+	r235 = mul.f64 r213, r229
+	r236 = sub.f64 r235, r211
+	r237 = div.f64 r236, r231
+	r216 = move.f64 r237
+	jump b10
+
+task StructCalls_0 parallel count=(len vs)
+b0: # entry
+	r4 = base vs
+	r5 = len vs
+	r3 = move.i64 r5
+	r20 = base ws
+	r21 = len ws
+	r30 = base cs
+	r31 = len cs
+	r96 = base out
+	r97 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b5
+b5: # rangeindex.body
+	r104 = move.i32 0
+	r105 = move.i32 0
+	r13 = elemaddr r4, r9, 12
+	r14 = load.f32 r13
+	r17 = elemaddr r13, 4, 1
+	r15 = load.f32 r17
+	r18 = elemaddr r13, 8, 1
+	r16 = load.f32 r18
+	checkindex r9, r21, site 0
+	r19 = elemaddr r20, r9, 16
+	r22 = load.f32 r19
+	r26 = elemaddr r19, 4, 1
+	r23 = load.f32 r26
+	r27 = elemaddr r19, 8, 1
+	r24 = load.f32 r27
+	r28 = elemaddr r19, 12, 1
+	r25 = load.f32 r28
+	checkindex r9, r31, site 1
+	r29 = elemaddr r30, r9, 8
+	r32 = load.f32 r29
+	r34 = elemaddr r29, 4, 1
+	r33 = load.f32 r34
+	r35 = convert.i32.i64 r9
+	r36, r37, r38, r39, r40, r41, r42 = call StructCalls$spin(r14, r15, r16, r22, r23, r24, r25, r32, r33, r35)
+	r43 = move.f32 r36
+	r44 = move.f32 r37
+	r45 = move.f32 r38
+	r46 = move.i32 r39
+	r47 = move.i32 r40
+	r104 = move.i32 r46
+	r105 = move.i32 r47
+	r49 = move.f32 r41
+	r50 = move.f32 r42
+	r106 = move.i32 0
+	r107 = move.i32 0
+	r53 = move.ptr r19
+	r54 = load.f32 r53
+	r58 = move.ptr r26
+	r55 = load.f32 r58
+	r59 = move.ptr r27
+	r56 = load.f32 r59
+	r60 = move.ptr r28
+	r57 = load.f32 r60
+	r62 = move.i32 r104
+	r63, r64, r65, r66, r67, r68, r69 = call StructCalls$spin(r43, r44, r45, r54, r55, r56, r57, r49, r50, r62)
+	r70 = move.f32 r63
+	r71 = move.f32 r64
+	r72 = move.f32 r65
+	r73 = move.i32 r66
+	r74 = move.i32 r67
+	r106 = move.i32 r73
+	r107 = move.i32 r74
+	r76 = move.f32 r68
+	r77 = move.f32 r69
+	r78 = move.ptr r13
+	store.f32 r78, r70
+	r79 = move.ptr r17
+	store.f32 r79, r71
+	r80 = move.ptr r18
+	store.f32 r80, r72
+	r108 = move.i32 0
+	r109 = move.i32 0
+	r85 = move.i32 r104
+	r87 = move.i32 r107
+	r88 = add.i32 r85, r87
+	r108 = move.i32 r88
+	r91 = move.i32 r105
+	r93 = move.i32 r106
+	r94 = xor.i32 r91, r93
+	r109 = move.i32 r94
+	checkindex r9, r97, site 3
+	r95 = elemaddr r96, r9, 8
+	r98 = move.i32 r108
+	store.i32 r95, r98
+	r100 = elemaddr r95, 4, 1
+	r101 = move.i32 r109
+	store.i32 r100, r101
+	r102 = move.ptr r29
+	store.f32 r102, r76
+	r103 = move.ptr r34
+	store.f32 r103, r77
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
 
 kernel ConvertInt8(x []i8, y []i8, ints []i64, floats []f64, flags []u8)
 site 0 index convert.go:26:20

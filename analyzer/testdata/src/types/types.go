@@ -22,14 +22,14 @@ type Inner struct {
 }
 
 //qd:kernel
-func StringField(ps []Named) { // want `kernel parameter ps has type \[\]types.Named: field Name of Named has type string, and strings are not supported; slice parameters hold numbers, bools, complex numbers, and structs and arrays of these`
+func StringField(ps []Named) { // want `kernel parameter ps has type \[\]Named: field Name of Named has type string, and strings are not supported; slice parameters hold numbers, bools, complex numbers, and structs and arrays of these`
 	for i := range ps {
 		ps[i].X = 1
 	}
 }
 
 //qd:kernel
-func NestedPointer(os []Outer) { // want `kernel parameter os has type \[\]types.Outer: field P of Inner has type \*int, and pointers are not supported`
+func NestedPointer(os []Outer) { // want `kernel parameter os has type \[\]Outer: field P of Inner has type \*int, and pointers are not supported`
 	for i := range os {
 		os[i].N = 1
 	}
@@ -50,7 +50,7 @@ type withMap struct {
 //qd:kernel
 func LocalWithMap(a []int) {
 	for i := range a {
-		var v withMap // want `local variable v of type types.withMap is not supported in kernels: field M of withMap has type map\[int\]int, and maps are not supported`
+		var v withMap // want `local variable v of type withMap is not supported in kernels: field M of withMap has type map\[int\]int, and maps are not supported`
 		v.X = i
 		a[i] = v.X
 	}
