@@ -23,7 +23,7 @@ static __device__ const u8 qdata_weights[16] __attribute__((aligned(4))) = {
 
 __device__ u32 qd_fault_claim;
 
-// Task 0 of kernel Move(ps []invalid, dt f32), parallel.
+// Task 0 of kernel Move(ps []24, dt f32), parallel.
 extern "C" __global__ void Move_0(char *p0, i64 p1, float p2) {
 	bool r7 = 0, r10 = 0, r13 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
@@ -146,7 +146,7 @@ qd_fault: {
 }
 }
 
-// Task 0 of kernel Divide(a []invalid, b []invalid), parallel.
+// Task 0 of kernel Divide(a []8, b []8), parallel.
 extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	u8 qvar_bits[8] __attribute__((aligned(8)));
 	bool r7 = 0, r10 = 0, r31 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0;
