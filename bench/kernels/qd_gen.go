@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c9e0e0115d28857631a75ac3c81a642da802eb533f4fbee60b02224ae98ae913"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a9f54d35ed1969b272d486c01f71181d605eea1cb3642927a9481729d0f60793"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1b56d0dc910f2ad5e4e8a97f1f19ce03a71babffd622ce88aadd8275c3ede15d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "92ddf5bf2b4713b7a5fa07113d011b9080c59567f1297e127798dcb546235aa0"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,

@@ -10,7 +10,7 @@ import (
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "5de7bdc5de40b0677c0a7114c8c21e53b6856377d1f4ed972971e55da583233d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "99433e53dd4df1a7a924d839499548de5e3382490adba5cbeeeb572867bf0c28"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind:     rt.FaultIndex,
