@@ -79,6 +79,7 @@ func run(pass *analysis.Pass) (any, error) {
 		pass.Report(analysis.Diagnostic{Pos: d.Pos, Category: "warning", Message: d.Message})
 	}
 	exportFacts(pass, ssaInfo, decls, cfg)
+	checkBufferElements(pass)
 	return nil, nil
 }
 

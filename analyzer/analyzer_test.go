@@ -30,6 +30,12 @@ func TestStreamParallel(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
 }
 
+// TestTypes checks the diagnostics about structs, arrays, constant tables,
+// complex numbers and the element types of buffers.
+func TestTypes(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "types")
+}
+
 // TestEndless checks that loops that can never end are reported, and loops
 // with a way out are not.
 func TestEndless(t *testing.T) {

@@ -48,6 +48,31 @@ var faultCases = []faultCase{
 	{"Unsigned", func() []any {
 		return []any{make([]uint8, 4), ^uint(0)}
 	}, `qd: kernel Unsigned: runtime error: index out of range \[18446744073709551615\] with length 4 \(faults.go:40:5\)`},
+	// A slice of structs is checked against its length in elements.
+	{"Tag", func() []any {
+		idx := make([]int32, 10) // distinct indices: a scatter writes each element once
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		idx[3] = 10
+		return []any{make([]kernels.Body, 10), idx}
+	}, `qd: kernel Tag: runtime error: index out of range \[10\] with length 10 \(faults.go:49:5\)`},
+	// Arrays indexed by variables: a local array in local memory, and a
+	// constant table.
+	{"Taps", func() []any {
+		return []any{make([]float32, 100), make([]float32, 100), 4}
+	}, `qd: kernel Taps: runtime error: index out of range \[4\] with length 4 \(faults.go:60:23\)`},
+	{"Taps", func() []any {
+		return []any{make([]float32, 3), make([]float32, 5), -1}
+	}, `qd: kernel Taps: runtime error: index out of range \[-1\] \(faults.go:60:23\)`},
+	{"Smoothed", func() []any {
+		idx := []int32{0, 1, 2, 3, 4, 5, 4}
+		return []any{make([]float32, 7), idx}
+	}, `qd: kernel Smoothed: runtime error: index out of range \[5\] with length 5 \(faults.go:70:18\)`},
+	// A loop nest: out one element short faults at its last index only.
+	{"Outer", func() []any {
+		return []any{make([]float32, 11), make([]float32, 3), make([]float32, 4)}
+	}, `qd: kernel Outer: runtime error: index out of range \[11\] with length 11 \(faults.go:82:7\)`},
 }
 
 // checkFault checks that err is the fault c describes; a GPU, or the

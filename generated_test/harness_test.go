@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/qdgo/qd/generated_test/helpers"
+	"github.com/qdgo/qd/generated_test/kernels"
 	"github.com/qdgo/qd/internal/kerneltest"
 )
 
@@ -33,6 +35,22 @@ var (
 	callStub    = kerneltest.CallStub
 	sliceBytes  = kerneltest.SliceBytes
 )
+
+// The struct and array element types of the kernels' slices.
+func init() {
+	kerneltest.RegisterBuffer[kernels.Body]()
+	kerneltest.RegisterBuffer[kernels.Vec]()
+	kerneltest.RegisterBuffer[kernels.Flags]()
+	kerneltest.RegisterBuffer[kernels.JuliaParams]()
+	kerneltest.RegisterBuffer[[4]float32]()
+	kerneltest.RegisterBuffer[[4]int32]()
+	kerneltest.RegisterBuffer[[2]int32]()
+	kerneltest.RegisterBuffer[[2]helpers.Pair]()
+	kerneltest.RegisterBuffer[struct {
+		On  bool
+		Val int16
+	}]()
+}
 
 // compareArgs reports the differences of two runs' slices.
 func compareArgs(t *testing.T, what string, want, got []any) {

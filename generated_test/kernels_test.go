@@ -64,11 +64,120 @@ var cases = []kernelCase{
 	{name: "Combine", fn: kernels.Combine},
 	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
 	{name: "MixedTop", fn: kernels.MixedTop},
+	{name: "BlockStructs", fn: kernels.BlockStructs},
+	{name: "Advance", fn: kernels.Advance},
+	{name: "Energies", fn: kernels.Energies, args: mirroredBodies},
+	{name: "Blur5", fn: kernels.Blur5},
+	{name: "Rotate", fn: kernels.Rotate},
+	{name: "Pick", fn: kernels.Pick},
+	{name: "Masks", fn: kernels.Masks},
+	{name: "Complex128Ops", fn: kernels.Complex128Ops},
+	{name: "Complex64Ops", fn: kernels.Complex64Ops},
+	{name: "Julia", fn: kernels.Julia, args: juliaArgs},
+	{name: "Smooth", fn: kernels.Smooth},
+	{name: "Centered", fn: kernels.Centered},
+	{name: "LocalMethods", fn: kernels.LocalMethods},
+	{name: "RandomFill", fn: kernels.RandomFill, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]uint32, n), r.Uint64()}
+	}},
+	{name: "Quads", fn: kernels.Quads, args: quadArgs},
+	{name: "Grid2D", fn: kernels.Grid2D, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]float32, n), 1 + r.IntN(40)}
+	}},
+	{name: "Rows", fn: kernels.Rows, args: func(r *rand.Rand, n int) []any {
+		args := randomArgs(kernels.Rows, r, n)
+		args[2] = 1 + r.IntN(70)
+		return args
+	}},
+	{name: "Volume", fn: kernels.Volume, args: func(r *rand.Rand, n int) []any {
+		args := randomArgs(kernels.Volume, r, n)
+		args[2], args[3] = 1+r.IntN(12), 1+r.IntN(9)
+		return args
+	}},
+	{name: "NarrowIndices", fn: kernels.NarrowIndices, args: func(r *rand.Rand, n int) []any {
+		lo := []int16{-32768, -5, 0, 32765}[r.IntN(4)]
+		return []any{make([]int64, n), uint8(r.IntN(256)), lo}
+	}},
+	{name: "Triangle", fn: kernels.Triangle},
+	{name: "RowPrefix", fn: kernels.RowPrefix, args: func(r *rand.Rand, n int) []any {
+		return []any{randomArgs(kernels.RowPrefix, r, n)[0], 1 + r.IntN(30)}
+	}},
+	{name: "Before", fn: kernels.Before, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]float32, n), 1 + r.IntN(30)}
+	}},
+	{name: "HelperLoops", fn: kernels.HelperLoops, args: func(r *rand.Rand, n int) []any {
+		return []any{make([]float32, n), 1 + r.IntN(30), float32(r.NormFloat64())}
+	}},
+	// The kernels of faults.go with arguments in range: their checks pass.
+	{name: "Tag", fn: kernels.Tag, args: func(r *rand.Rand, n int) []any {
+		return []any{bodies(r, n), permutation(r, n)}
+	}},
+	{name: "Taps", fn: kernels.Taps, args: func(r *rand.Rand, n int) []any {
+		args := randomArgs(kernels.Taps, r, n)
+		args[2] = r.IntN(4)
+		return args
+	}},
+	{name: "Smoothed", fn: kernels.Smoothed, args: func(r *rand.Rand, n int) []any {
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(r.IntN(5))
+		}
+		return []any{make([]float32, n), idx}
+	}},
+	{name: "Outer", fn: kernels.Outer, args: func(r *rand.Rand, n int) []any {
+		w := 1 + r.IntN(40)
+		return []any{make([]float32, n/w*w), floats32(r, n/w), floats32(r, w)}
+	}},
 	{name: "BlockValues", fn: kernels.BlockValues},
 	{name: "Chain", fn: kernels.Chain},
 	{name: "MultiResults", fn: kernels.MultiResults},
 	{name: "BlocksCall", fn: kernels.BlocksCall},
 	{name: "PrologueHelper", fn: kernels.PrologueHelper},
+	{name: "StructCalls", fn: kernels.StructCalls},
+}
+
+// bodies draws bodies with finite masses and velocities, some of them
+// alive.
+func bodies(r *rand.Rand, n int) []kernels.Body {
+	bs := make([]kernels.Body, n)
+	for i := range bs {
+		v := func() float32 { return float32(r.NormFloat64() * 10) }
+		bs[i] = kernels.Body{Pos: kernels.Vec{X: v(), Y: v(), Z: v()}, Vel: kernels.Vec{X: v(), Y: v(), Z: v()},
+			Mass: r.Float64() * 100, Alive: r.IntN(3) > 0, Tag: int16(r.IntN(100)), Kind: uint8(r.IntN(4))}
+	}
+	return bs
+}
+
+// permutation returns the numbers 0 to n-1 in random order, as int32.
+func permutation(r *rand.Rand, n int) []int32 {
+	p := make([]int32, n)
+	for i, v := range r.Perm(n) {
+		p[i] = int32(v)
+	}
+	return p
+}
+
+// mirroredBodies makes some bodies equal to their mirror images, which
+// Energies compares.
+func mirroredBodies(r *rand.Rand, n int) []any {
+	args := randomArgs(kernels.Energies, r, n)
+	bs := args[0].([]kernels.Body)
+	for i := range bs {
+		if r.IntN(3) == 0 {
+			bs[i] = bs[n-1-i]
+		}
+	}
+	return args
+}
+
+// juliaArgs draws points around the origin and a short iteration limit.
+func juliaArgs(r *rand.Rand, n int) []any {
+	cs := make([]complex128, n)
+	for i := range cs {
+		cs[i] = complex(r.Float64()*4-2, r.Float64()*4-2)
+	}
+	p := []kernels.JuliaParams{{C: complex(r.Float64()-0.5, r.Float64()-0.5), Radius: 4, MaxIter: int32(r.IntN(60))}}
+	return []any{cs, p, make([]int32, n)}
 }
 
 func init() { cases = append(cases, convertCases...) }
@@ -243,6 +352,18 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("qdgen -check: %v\n%s", err, out)
 	}
+}
+
+// quadArgs keeps the floats of Quads where converting them to int64 is
+// defined.
+func quadArgs(r *rand.Rand, n int) []any {
+	args := randomArgs(kernels.Quads, r, n)
+	for i, q := range args[0].([][4]float32) {
+		for j := range q {
+			args[0].([][4]float32)[i][j] = float32(r.IntN(2001) - 1000)
+		}
+	}
+	return args
 }
 
 // TestKernelsConcurrentIterationsCPU runs every kernel in the CPU backend's

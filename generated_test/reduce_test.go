@@ -61,6 +61,34 @@ var reductionCases = []reductionCase{
 	{name: "BlockSums", fn: kernels.BlockSums, args: func(r *rand.Rand, n int) []any {
 		return []any{randomValues[int32](r, n), randomValues[int32](r, n), make([]int32, 1), make([]int32, 16)}
 	}},
+	{name: "BodyStats", fn: kernels.BodyStats, args: func(r *rand.Rand, n int) []any {
+		return []any{bodies(r, n), make([]float64, 3)}
+	}, tolerance: func(a []any) float64 {
+		bs := a[0].([]kernels.Body)
+		e := make([]float64, len(bs))
+		for i, b := range bs {
+			e[i] = b.Energy()
+		}
+		return sumBound64(e)
+	}},
+	{name: "QuadSums", fn: kernels.QuadSums, args: func(r *rand.Rand, n int) []any {
+		return []any{randomValues[[4]int32](r, n), make([]int64, 2)}
+	}},
+	{name: "ImageStats", fn: kernels.ImageStats, args: func(r *rand.Rand, n int) []any {
+		w := 1 + r.IntN(40)
+		return []any{randomValues[uint8](r, n), w, n / w, make([]int64, 3)}
+	}},
+	{name: "Normalize", fn: kernels.Normalize, args: func(r *rand.Rand, n int) []any {
+		w, h := 1+r.IntN(9), 1+r.IntN(7)
+		vox := make([]float64, n)
+		for i := range vox {
+			vox[i] = r.NormFloat64() * 10
+		}
+		return []any{vox, w, h, n / (w * h), make([]float64, 1)}
+	}, tolerance: func(a []any) float64 { return sumBound64(a[0].([]float64)) }},
+	{name: "HelperCounts", fn: kernels.HelperCounts, args: func(r *rand.Rand, n int) []any {
+		return []any{floats32(r, n), make([]int64, 2)}
+	}},
 }
 
 // reductionLengths are the lengths the cases run with: a single element,

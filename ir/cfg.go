@@ -192,12 +192,15 @@ func (t *Task) Needed() bool {
 	return len(loops) > 0
 }
 
-// HasEffects reports whether t writes memory or checks something: a task
-// that does neither need not run.
+// HasEffects reports whether t writes memory that outlives it or checks
+// something: a task that does neither need not run. A write to a thread's
+// local memory is not seen after the thread ends.
 func (t *Task) HasEffects() bool {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
-			if b.Instrs[i].Op.Info().SideEffects {
+			in := &b.Instrs[i]
+			info := in.Op.Info()
+			if info.SideEffects && !(in.Space == Local && info.Memory == MemWrite) {
 				return true
 			}
 		}

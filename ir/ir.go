@@ -85,7 +85,8 @@ const (
 
 	// Binary arithmetic with Go's semantics: integer wraparound, truncated
 	// division and remainder (x / -1 wraps, never traps), IEEE floats with
-	// round-to-nearest and no contraction. "r3 = add.f32 r1, r2".
+	// round-to-nearest and no contraction. "r3 = add.f32 r1, r2". And, or
+	// and xor also combine bools: "r3 = and.bool r1, r2".
 	OpAdd
 	OpSub
 	OpMul
@@ -135,7 +136,8 @@ const (
 	// OpElemAddr is the address of element index of the array at base, whose
 	// elements are Aux bytes wide: "r3 = elemaddr r1, r2, 4". The index is i64.
 	OpElemAddr
-	// OpLoad reads device memory: "r2 = load.f32 r1".
+	// OpLoad reads device memory: "r2 = load.f32 r1". A bool is one byte in
+	// memory, 0 or 1, as in Go.
 	OpLoad
 	// OpStore writes device memory; it has no result: "store.f32 r1, r2".
 	OpStore
@@ -367,6 +369,28 @@ type Param struct {
 	Name  string
 	Slice bool // a slice of Type, passed as device address and length
 	Type  Type // the scalar type, or the slice's element type
+	// ElemSize is the size in bytes of the elements of a slice of structs,
+	// arrays or complex numbers, whose Type is Invalid: "ps []24".
+	ElemSize int
+}
+
+// String writes p as the IR does: "a []f32", "ps []24", "n i64".
+func (p *Param) String() string {
+	switch {
+	case p.Slice && p.Type == Invalid:
+		return fmt.Sprintf("%s []%d", p.Name, p.ElemSize)
+	case p.Slice:
+		return fmt.Sprintf("%s []%s", p.Name, p.Type)
+	}
+	return fmt.Sprintf("%s %s", p.Name, p.Type)
+}
+
+// ElemBytes is the size in bytes of the elements of a slice parameter.
+func (p *Param) ElemBytes() int {
+	if p.Type == Invalid {
+		return p.ElemSize
+	}
+	return p.Type.Size()
 }
 
 // Kernel is a lowered //qd:kernel function.

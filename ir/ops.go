@@ -165,9 +165,9 @@ var opTable = [numOps]OpInfo{
 	OpMul:    {Name: "mul", Types: Numeric, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
 	OpDiv:    {Name: "div", Types: Numeric, Result: OfType, Operands: twoOfType, Expr: true, Pure: true},
 	OpRem:    {Name: "rem", Types: Integers, Result: OfType, Operands: twoOfType, Expr: true, Pure: true},
-	OpAnd:    {Name: "and", Types: Integers, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
-	OpOr:     {Name: "or", Types: Integers, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
-	OpXor:    {Name: "xor", Types: Integers, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpAnd:    {Name: "and", Types: Integers | 1<<Bool, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpOr:     {Name: "or", Types: Integers | 1<<Bool, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
+	OpXor:    {Name: "xor", Types: Integers | 1<<Bool, Result: OfType, Operands: twoOfType, Commutative: true, Expr: true, Pure: true},
 	OpAndNot: {Name: "andnot", Types: Integers, Result: OfType, Operands: twoOfType, Expr: true, Pure: true},
 
 	OpShl: {Name: "shl", Types: Integers, From: Integers, Result: OfType, Operands: shiftOperands, Expr: true, Pure: true},
@@ -194,8 +194,8 @@ var opTable = [numOps]OpInfo{
 	OpTrunc: {Name: "trunc", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
 
 	OpElemAddr: {Name: "elemaddr", Result: Fixed(Ptr), Operands: []TypeRule{Fixed(Ptr), Fixed(Int64)}, Aux: ElemSize, Pure: true},
-	OpLoad:     {Name: "load", Types: Numeric, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead, Spaces: true},
-	OpStore:    {Name: "store", Types: Numeric, Result: NoResult, Operands: []TypeRule{Fixed(Ptr), OfType}, Memory: MemWrite, SideEffects: true, Spaces: true},
+	OpLoad:     {Name: "load", Types: Scalars, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead, Spaces: true},
+	OpStore:    {Name: "store", Types: Scalars, Result: NoResult, Operands: []TypeRule{Fixed(Ptr), OfType}, Memory: MemWrite, SideEffects: true, Spaces: true},
 
 	OpAddr:     {Name: "addr", Result: Fixed(Ptr), Aux: VarIndex},
 	OpDataAddr: {Name: "dataaddr", Result: Fixed(Ptr), Aux: DataIndex},

@@ -114,7 +114,11 @@ func (p *parser) kernel() *Kernel {
 			c.expect("]")
 			param.Slice = true
 		}
-		param.Type = c.typ(c.next("a type"))
+		if tok := c.next("a type"); param.Slice && tok.text[0] >= '0' && tok.text[0] <= '9' {
+			param.ElemSize = c.intOf(tok, "an element size")
+		} else {
+			param.Type = c.typ(tok)
+		}
 		k.Params = append(k.Params, param)
 	}
 	c.expect(")")
@@ -422,8 +426,9 @@ func (c *cursor) typ(tok word) Type {
 	return t
 }
 
-func (c *cursor) int(what string) int {
-	tok := c.next(what)
+func (c *cursor) int(what string) int { return c.intOf(c.next(what), what) }
+
+func (c *cursor) intOf(tok word, what string) int {
 	n, err := strconv.Atoi(tok.text)
 	if err != nil {
 		c.failAt(tok, "expected %s, found %q", what, tok.text)

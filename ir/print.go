@@ -24,15 +24,11 @@ func FormatKernels(kernels []*Kernel) string {
 func (k *Kernel) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kernel %s(", k.Name)
-	for i, p := range k.Params {
+	for i := range k.Params {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if p.Slice {
-			fmt.Fprintf(&b, "%s []%s", p.Name, p.Type)
-		} else {
-			fmt.Fprintf(&b, "%s %s", p.Name, p.Type)
-		}
+		b.WriteString(k.Params[i].String())
 	}
 	b.WriteString(")\n")
 	if len(k.Groups) > 0 {

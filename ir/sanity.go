@@ -12,6 +12,9 @@ func (k *Kernel) Check() error {
 	if err := k.checkData(); err != nil {
 		return err
 	}
+	if err := k.checkParams(); err != nil {
+		return err
+	}
 	if err := k.checkSites(); err != nil {
 		return err
 	}
@@ -32,6 +35,21 @@ func (k *Kernel) Check() error {
 		}
 		if err := k.CheckTask(t); err != nil {
 			return fmt.Errorf("task %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// checkParams verifies that each parameter has a type a kernel can take.
+func (k *Kernel) checkParams() error {
+	for _, p := range k.Params {
+		switch {
+		case p.Slice && p.Type == Invalid && p.ElemSize <= 0:
+			return fmt.Errorf("parameter %s: a slice of aggregates needs an element size", p.Name)
+		case p.Type != Invalid && !Scalars.Has(p.Type), !p.Slice && p.Type == Invalid:
+			return fmt.Errorf("parameter %s has type %s", p.Name, p.Type)
+		case p.Type != Invalid && p.ElemSize != 0:
+			return fmt.Errorf("parameter %s of type %s has an element size", p.Name, p.Type)
 		}
 	}
 	return nil

@@ -32,6 +32,28 @@ type loopIndex struct {
 	init, bound ir.Arg // of type wide
 	wide        ir.Type
 	delta       int64
+	// A loop nest that runs as one parallel loop (nest.go) is checked once
+	// per level, as the loop of that level's index: the indexes of the
+	// levels outside it are then the same in the two iterations compared,
+	// and those of the levels inside it count like inner loops' counters.
+	fixed    map[ir.Reg]bool
+	counters map[ir.Reg]nestCounter
+}
+
+func (lp *loopIndex) counter(r ir.Reg) (nestCounter, bool) {
+	if lp == nil {
+		return nestCounter{}, false
+	}
+	c, ok := lp.counters[r]
+	return c, ok
+}
+
+// nestCounter is the index of an inner level of a loop nest: init+k for k
+// from 0 to count-1.
+type nestCounter struct {
+	init  ir.Arg // of type wide
+	wide  ir.Type
+	count ir.Arg // of type u64
 }
 
 // access is one instruction of a task that touches a slice parameter.
@@ -120,6 +142,14 @@ func regOf(sym string) (ir.Reg, bool) {
 func (ix *indexer) formOf(r ir.Reg) form {
 	if ix.loop != nil && r == ix.loop.reg {
 		return symbolForm(indexSymbol)
+	}
+	if ix.loop != nil && ix.loop.fixed[r] {
+		return symbolForm(fmt.Sprintf("level.r%d", r))
+	}
+	if c, ok := ix.loop.counter(r); ok {
+		sym := fmt.Sprintf("%cr%d", counterPrefix, r)
+		ix.widths[sym] = ix.formOfArg(c.count, ir.Uint64)
+		return ix.formOfArg(c.init, c.wide).add(symbolForm(sym))
 	}
 	if f, ok := ix.forms[r]; ok {
 		if f == nil {
@@ -346,7 +376,7 @@ func (ix *indexer) trace(a ir.Arg) (param int, index form, ok bool) {
 		return ix.trace(in.Args[0])
 	case ir.OpElemAddr:
 		p, base, ok := ix.trace(in.Args[0])
-		if !ok || in.Aux != int64(ix.k.Params[p].Type.Size()) {
+		if !ok || in.Aux != int64(ix.k.Params[p].ElemBytes()) {
 			return 0, nil, false
 		}
 		return p, base.add(ix.formOfArg(in.Args[1], ir.Int64)), true

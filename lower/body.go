@@ -14,14 +14,23 @@ func (l *lowerer) lowerBody() {
 	if len(l.diags) > 0 {
 		return
 	}
+	kernelResults := l.results
 	for _, p := range plans {
+		l.bound, l.results = p.bind, p.results
+		if p.results == nil {
+			l.results = kernelResults
+		}
 		var t *ir.Task
-		if p.kind == ir.Parallel {
+		switch {
+		case p.kind == ir.Parallel && len(p.loop.inner) > 0:
+			t = l.buildNestOrLoop(p.fn, p.loop)
+		case p.kind == ir.Parallel:
 			t = l.buildLoop(p.fn, p.loop)
-		} else {
+		default:
 			t = l.buildSegment(p.fn, p)
 		}
 		t.StreamBlock = p.streamBlock
+		l.assignSpaces(t)
 		l.k.Tasks = append(l.k.Tasks, t)
 		if p.kind == ir.Parallel && len(slotted(p.loop.reductions)) > 0 {
 			c := l.buildCombine(p.fn, p.loop)
@@ -62,7 +71,7 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 			f.start[b] = t.NewBlock(b.Comment)
 		}
 	}
-	f.skipPhi = pl.phi
+	f.skipPhis = map[*ssa.Phi]bool{pl.phi: true}
 	f.redirect = func(from, to *ssa.BasicBlock) (*ir.Block, bool) {
 		switch {
 		case !pl.lp.contains(to):
@@ -190,7 +199,7 @@ func (l *lowerer) checkHelper(fn *ssa.Function) {
 	root := tb.newFrame(nil, func(*ssa.BasicBlock) bool { return false })
 	var args [][]ir.Reg
 	for _, p := range fn.Params {
-		ts, ok := valueRegTypes(p.Type())
+		ts, ok := regTypes(p.Type())
 		if !ok {
 			l.errorf(p.Pos(), "parameter %s has type %s: %s are not supported in kernels", p.Name(), p.Type(), describeType(p.Type()))
 			continue
@@ -221,4 +230,5 @@ func (l *lowerer) checkHelper(fn *ssa.Function) {
 		dst[i] = tb.t.NewReg(t)
 	}
 	root.inline(fn, args, dst, token.NoPos)
+	l.assignSpaces(tb.t)
 }

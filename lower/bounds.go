@@ -3,6 +3,7 @@ package lower
 import (
 	"go/constant"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -72,11 +73,14 @@ func inductionRange(fn *ssa.Function, lp *loop, phi *ssa.Phi) (rangeFact, bool) 
 		if !ok {
 			continue
 		}
+		// The test first, in a header that is not its own latch: the body
+		// is entered only through the test.
+		first := b == lp.header && b.Succs[0] != lp.header
 		switch {
-		case b == lp.header && x == ssa.Value(phi) && start >= 0:
+		case first && x == ssa.Value(phi) && start >= 0:
 			// The test comes first: the body sees phi < bound.
 			return rangeFact{v: phi, bound: bound, from: b.Succs[0], lp: lp}, true
-		case b == lp.header && x != ssa.Value(phi) && start >= -1:
+		case first && x != ssa.Value(phi) && start >= -1:
 			// Range over a slice: the body sees phi+1 < bound.
 			return rangeFact{v: x, bound: bound, from: b.Succs[0], lp: lp}, true
 		case x != ssa.Value(phi) && start >= 0 && onlyLatch(lp, b) && pretested(lp, init, bound):
@@ -129,14 +133,71 @@ func constInt(v ssa.Value) (int64, bool) {
 	return constant.Int64Val(c.Value)
 }
 
-// inBounds reports whether the index of ia is known to lie in [0, len(s))
-// of its slice s where ia is.
-func (f *frame) inBounds(ia *ssa.IndexAddr) bool {
-	l := f.tb.l
-	for _, fact := range l.rangeFacts(ia.Parent())[ia.Index] {
-		holds := fact.from == nil && fact.lp.contains(ia.Block()) || fact.from != nil && fact.from.Dominates(ia.Block())
-		if holds && l.lenOf(fact.bound, ia.X) {
+// inBounds reports whether index is known to lie in [0, len(s)) of the
+// slice s where b is.
+func (f *frame) inBounds(s, index ssa.Value, b *ssa.BasicBlock) bool {
+	return f.inRange(index, b, func(bound ssa.Value) bool { return f.tb.l.lenOf(bound, s) })
+}
+
+// inArray reports whether index is known to lie in [0, n), the length of
+// an array, where b is: a loop's test keeps it below a constant at most n
+// (len of an array is such a constant), it is a remainder by such a
+// constant of a value known not to be negative, a mask below n, or its
+// type has no larger values.
+func (f *frame) inArray(index ssa.Value, b *ssa.BasicBlock, n int64) bool {
+	if f.inRange(index, b, func(bound ssa.Value) bool { return atMost(bound, n) }) {
+		return true
+	}
+	if x, ok := index.(*ssa.BinOp); ok {
+		c, isConst := constInt(x.Y)
+		switch {
+		case x.Op == token.REM && isConst && c > 0 && c <= n:
+			return f.notNegative(x.X, b)
+		case x.Op == token.AND && isConst && c >= 0 && c < n:
 			return true
+		}
+	}
+	t, ok := index.Type().Underlying().(*types.Basic)
+	return ok && t.Info()&types.IsUnsigned != 0 && hostSizes.Sizeof(t) < 8 && int64(1)<<(8*hostSizes.Sizeof(t)) <= n
+}
+
+// notNegative reports whether v is known not to be negative where b is: it
+// is unsigned, a constant or a loop's index that counts up from 0.
+func (f *frame) notNegative(v ssa.Value, b *ssa.BasicBlock) bool {
+	if c, ok := constInt(v); ok {
+		return c >= 0
+	}
+	if t, ok := v.Type().Underlying().(*types.Basic); ok && t.Info()&types.IsUnsigned != 0 {
+		return true
+	}
+	return f.inRange(v, b, func(ssa.Value) bool { return true })
+}
+
+// inRange reports whether a loop's test keeps index in [0, bound) where b
+// is, for a bound that within accepts.
+func (f *frame) inRange(index ssa.Value, b *ssa.BasicBlock, within func(bound ssa.Value) bool) bool {
+	for _, fact := range f.tb.l.rangeFacts(b.Parent())[index] {
+		holds := fact.from == nil && fact.lp.contains(b) || fact.from != nil && fact.from.Dominates(b)
+		if holds && within(fact.bound) {
+			return true
+		}
+	}
+	return false
+}
+
+// atMost reports whether bound is a constant at most n, or a min of which
+// such a constant is an operand.
+func atMost(bound ssa.Value, n int64) bool {
+	if c, ok := constInt(bound); ok {
+		return c <= n
+	}
+	if call, ok := bound.(*ssa.Call); ok {
+		if b, ok := call.Common().Value.(*ssa.Builtin); ok && b.Name() == "min" {
+			for _, a := range call.Common().Args {
+				if atMost(a, n) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/constant"
 	"go/token"
-	"go/types"
 
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
@@ -19,6 +18,8 @@ type taskBuilder struct {
 	// values defined by earlier top-level statements are computed again.
 	pro *ir.Block
 	ext map[ssa.Value][]ir.Reg
+	// bitsVar is the variable signBit reads floats' bits through, or -1.
+	bitsVar int64
 	// scratchReg holds the address of scratch memory once it is read.
 	scratchReg *ir.Reg
 }
@@ -27,8 +28,14 @@ func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	t := &ir.Task{Kind: kind, Pos: pos}
 	l.taskSerial++
 	t.Name = l.k.TaskName(l.taskSerial - 1)
+	return l.builderFor(t)
+}
+
+// builderFor makes a builder that fills t, a task or a device function,
+// from a new entry block.
+func (l *lowerer) builderFor(t *ir.Task) *taskBuilder {
 	entry := t.NewBlock("entry")
-	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg)}
+	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg), bitsVar: -1}
 }
 
 func (tb *taskBuilder) emit(in ir.Instr) {
@@ -65,6 +72,16 @@ func (tb *taskBuilder) convert(a ir.Arg, from, to ir.Type) ir.Arg {
 	return ir.R(dst)
 }
 
+// convertInto converts an operand of type from into the register dst, of
+// the same type or another.
+func (tb *taskBuilder) convertInto(dst ir.Reg, a ir.Arg, from ir.Type) {
+	if to := tb.t.Regs[dst]; to != from {
+		tb.emit(ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: dst, Args: []ir.Arg{a}})
+		return
+	}
+	tb.move(dst, a)
+}
+
 // jump ends the current block with a jump to b and continues in b.
 func (tb *taskBuilder) jump(b *ir.Block) {
 	tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{b.Index}}
@@ -89,16 +106,20 @@ type frame struct {
 	redirect func(from, to *ssa.BasicBlock) (*ir.Block, bool)
 	carried  func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg)
 	// assume gives the successor a test is known to take, where it is.
-	assume  func(*ssa.If) (int, bool)
-	skipPhi *ssa.Phi
-	cut     *ssa.BasicBlock         // ends the task before its instruction cutAt
-	cutAt   int                     //
-	from    map[*ssa.BasicBlock]int // where a block's part of the task starts
+	assume   func(*ssa.If) (int, bool)
+	skipPhis map[*ssa.Phi]bool
+	cut      *ssa.BasicBlock         // ends the task before its instruction cutAt
+	cutAt    int                     //
+	from     map[*ssa.BasicBlock]int // where a block's part of the task starts
 
 	// Inlined helpers: where results go, and where control continues.
 	results []ir.Reg
 	cont    *ir.Block
 	callPos token.Pos
+
+	// spills holds the address of the copy in memory of each array value
+	// indexed by a variable (locals.go).
+	spills map[ssa.Value]ir.Reg
 
 	// Device functions (funcs.go): the frame of the body of a function,
 	// whose results go to results before it returns, and the frame of the
@@ -122,11 +143,12 @@ func (f *frame) up() *frame {
 // qd.StreamParallel block) is never owned.
 func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
 	return &frame{
-		tb:    tb,
-		fn:    fn,
-		vals:  make(map[ssa.Value][]ir.Reg),
-		start: make(map[*ssa.BasicBlock]*ir.Block),
-		owns:  func(b *ssa.BasicBlock) bool { return b.Parent() == fn && owns(b) },
+		tb:     tb,
+		fn:     fn,
+		vals:   make(map[ssa.Value][]ir.Reg),
+		start:  make(map[*ssa.BasicBlock]*ir.Block),
+		owns:   func(b *ssa.BasicBlock) bool { return b.Parent() == fn && owns(b) },
+		spills: make(map[ssa.Value]ir.Reg),
 	}
 }
 
@@ -155,11 +177,11 @@ func (f *frame) regsFor(v ssa.Value) []ir.Reg {
 	if r, ok := f.vals[v]; ok {
 		return r
 	}
-	ts, ok := valueRegTypes(v.Type())
-	if !ok {
+	ts, err := regTypesOf(v.Type())
+	if err != nil {
 		if !f.tb.l.failed[v] {
 			if _, isIface := v.(*ssa.MakeInterface); !isIface {
-				f.errorf(v.Pos(), "%s of type %s: %s are not supported in kernels", describeValue(v), v.Type(), describeType(v.Type()))
+				f.errorf(v.Pos(), "%s of type %s is not supported in kernels: %v", describeValue(v), v.Type(), err)
 			}
 		}
 		ts = []ir.Type{ir.Int64}
@@ -170,17 +192,6 @@ func (f *frame) regsFor(v ssa.Value) []ir.Reg {
 	}
 	f.vals[v] = regs
 	return regs
-}
-
-// valueRegTypes is regTypes extended to the element pointers IndexAddr makes.
-func valueRegTypes(t types.Type) ([]ir.Type, bool) {
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		if _, ok := basicType(p.Elem()); ok {
-			return []ir.Type{ir.Ptr}, true
-		}
-		return nil, false
-	}
-	return regTypes(t)
 }
 
 func describeValue(v ssa.Value) string {
@@ -214,8 +225,11 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 		if r, ok := f.vals[v]; ok {
 			return r
 		}
+		if a, ok := f.tb.l.freeVars[v]; ok && f.parent == nil {
+			return f.tb.external(f, a)
+		}
 	case *ssa.Global:
-		return []ir.Reg{f.tb.t.NewReg(ir.Ptr)} // its uses are reported
+		return f.tb.table(f, v)
 	case *ssa.Function:
 		switch {
 		case v.Parent() != nil:
@@ -231,7 +245,11 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
 	case ssa.Instruction:
 		if v.Block() != nil && f.owns(v.Block()) {
-			return f.regsFor(v.(ssa.Value))
+			value := v.(ssa.Value)
+			if addr, ok := f.spills[value]; ok && f.vals[value] == nil {
+				return f.reload(value, addr)
+			}
+			return f.regsFor(value)
 		}
 		if f.parent == nil {
 			return f.tb.external(f, v.(ssa.Value))
@@ -257,7 +275,7 @@ func (f *frame) arg(v ssa.Value) ir.Arg {
 }
 
 func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
-	t, ok := basicType(c.Type())
+	args, ok := constLeaves(c)
 	if !ok {
 		if c.IsNil() {
 			f.errorf(c.Pos(), "nil %s is not supported in kernels", describeType(c.Type()))
@@ -266,7 +284,18 @@ func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
 		}
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
 	}
-	return []ir.Reg{f.tb.op(ir.OpConst, t, ir.Imm(t, constBits(c, t)))}
+	regs := make([]ir.Reg, len(args))
+	for i, a := range args {
+		regs[i] = f.tb.t.NewReg(f.tb.leafImmType(c, i))
+		f.tb.emit(ir.Instr{Op: ir.OpConst, Type: f.tb.t.Regs[regs[i]], Dst: regs[i], Args: []ir.Arg{a}})
+	}
+	return regs
+}
+
+// leafImmType is the type of leaf i of the constant c.
+func (tb *taskBuilder) leafImmType(c *ssa.Const, i int) ir.Type {
+	ts, _ := leafTypes(c.Type())
+	return ts[i]
 }
 
 // param returns the registers of a kernel parameter, read in the prologue.
@@ -275,6 +304,11 @@ func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
 		return r
 	}
 	idx, ok := tb.l.params[p]
+	if v, bound := tb.l.bound[p]; bound && !ok {
+		r := tb.outer(f, v)
+		tb.ext[p] = r
+		return r
+	}
 	if !ok {
 		f.errorf(p.Pos(), "internal error: unknown parameter %s", p.Name())
 		return f.regsFor(p)
@@ -320,6 +354,14 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		tb.ext[v] = r
 		return r
 	}
+	if a, ok := v.(*ssa.Alloc); ok && tb.l.replayable(a) {
+		return tb.replay(a)
+	} else if ok {
+		f.errorf(v.Pos(), "local variable %s is used by a later top-level statement, which runs as a separate GPU launch and so must build it again, but it is changed after it is built (or built in a loop or under a condition): declare it inside the loop that uses it, or build it once, in straight-line code, from values every launch can compute; to combine values over the iterations of a parallel loop, use variables of number types updated with += and the like (reductions), or atomics on slice elements", a.Comment)
+		r := f.regsFor(v)
+		tb.ext[v] = r
+		return r
+	}
 	if !tb.l.isPure(v) {
 		f.errorf(v.Pos(), "this value is computed by an earlier top-level statement, which runs as a separate GPU launch, and it depends on memory or on control flow, so it cannot be recomputed here; compute it where it is used, or keep it in a slice element")
 		r := f.regsFor(v)
@@ -328,7 +370,7 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 	}
 	saved, inPrologue := tb.cur, tb.cur == tb.pro
 	tb.cur = tb.pro
-	ts, _ := valueRegTypes(v.Type())
+	ts, _ := regTypes(v.Type())
 	dst := make([]ir.Reg, len(ts))
 	for i, t := range ts {
 		dst[i] = tb.t.NewReg(t)
@@ -375,17 +417,23 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 		end = f.cutAt
 	}
 	for _, instr := range b.Instrs[from:end] {
-		if phi, ok := instr.(*ssa.Phi); ok {
-			switch red := f.tb.l.results[phi]; {
-			case red != nil && phi != red.phi:
+		if phi, ok := instr.(*ssa.Phi); ok && !f.skipPhis[phi] {
+			if red := f.tb.l.results[phi]; red != nil && phi != red.phi {
 				// A reduction's value after a loop tested at its end.
 				f.tb.emit(ir.Instr{Op: ir.OpMove, Type: red.typ, Dst: f.regsFor(phi)[0], Args: []ir.Arg{ir.R(f.tb.resultLoad(red))}})
-			case phi != f.skipPhi:
-				f.regsFor(phi)
+				continue
 			}
-			continue
+			f.checkPointerPhi(phi)
+			f.regsFor(phi)
+			if needsMemory(phi) {
+				f.defineInMemory(phi)
+			}
 		}
-		f.instr(instr)
+	}
+	for _, instr := range b.Instrs[from:end] {
+		if _, ok := instr.(*ssa.Phi); !ok {
+			f.instr(instr)
+		}
 	}
 	f.terminate(b)
 }
@@ -422,15 +470,7 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		}
 		var srcs []ir.Arg
 		for _, r := range last.Results {
-			if c, ok := r.(*ssa.Const); ok {
-				if t, ok := basicType(c.Type()); ok {
-					srcs = append(srcs, ir.Imm(t, constBits(c, t)))
-					continue
-				}
-			}
-			for _, reg := range f.regs(r) {
-				srcs = append(srcs, ir.R(reg))
-			}
+			srcs = append(srcs, f.leafArgs(r)...)
 		}
 		if len(srcs) == len(f.results) {
 			tb.parallelMove(f.results, srcs)
@@ -496,7 +536,7 @@ func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 		if !ok {
 			break
 		}
-		if phi == f.skipPhi {
+		if f.skipPhis[phi] {
 			continue
 		}
 		d, a := f.phiMove(f.regsFor(phi), phi.Edges[predIndex(s, b)])
@@ -516,15 +556,7 @@ func predIndex(s, b *ssa.BasicBlock) int {
 
 // phiMove returns the moves that give the registers dst the value edge.
 func (f *frame) phiMove(dst []ir.Reg, edge ssa.Value) ([]ir.Reg, []ir.Arg) {
-	if c, ok := edge.(*ssa.Const); ok && len(dst) == 1 {
-		if t, ok := basicType(c.Type()); ok {
-			return dst, []ir.Arg{ir.Imm(t, constBits(c, t))}
-		}
-	}
-	var srcs []ir.Arg
-	for _, r := range f.regs(edge) {
-		srcs = append(srcs, ir.R(r))
-	}
+	srcs := f.leafArgs(edge)
 	return dst[:len(srcs)], srcs
 }
 

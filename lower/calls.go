@@ -174,6 +174,11 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos 
 		f.errorf(pos, "calling closures is not supported in kernels")
 		return
 	}
+	for _, p := range callee.Params {
+		if needsMemory(p) {
+			g.defineInMemory(p)
+		}
+	}
 	for _, b := range callee.Blocks {
 		g.start[b] = tb.t.NewBlock(fmt.Sprintf("%s.%s", callee.Name(), b.Comment))
 	}
@@ -210,14 +215,12 @@ func builtinMessage(name string, args []ssa.Value) string {
 			return fmt.Sprintf("%s of %s is not supported in kernels", name, describeType(args[0].Type()))
 		}
 		return ""
-	case "min", "max":
+	case "min", "max", "real", "imag", "complex":
 		return ""
 	case "append", "copy":
 		return name + " is not supported in kernels: index the slices element by element"
 	case "print", "println":
 		return "printing is not supported in kernels: write values into a slice and print them on the host"
-	case "complex", "real", "imag":
-		return "complex numbers are not supported in kernels"
 	case "ssa:wrapnilchk":
 		return "method values are not supported in kernels: call the method directly"
 	}
@@ -235,6 +238,15 @@ func (f *frame) builtin(v *ssa.Call, name string, args []ssa.Value, dst []ir.Reg
 		} else {
 			tb.move(dst[0], ir.R(s[2]))
 		}
+	case "real", "imag":
+		x := f.leafArgs(args[0])
+		if name == "imag" {
+			x = x[1:]
+		}
+		tb.move(dst[0], x[0])
+	case "complex":
+		tb.move(dst[0], f.arg(args[0]))
+		tb.move(dst[1], f.arg(args[1]))
 	case "min", "max":
 		t, ok := basicType(v.Type())
 		if !ok || t == ir.Bool {

@@ -42,7 +42,7 @@ func (l *lowerer) checkEndless(fn *ssa.Function) bool {
 				labels[loop] = n.Label.Name
 			}
 		case *ast.ForStmt:
-			if n.Cond == nil && !leaves(n, labels[n]) {
+			if n.Cond == nil && !mayLeave(n, labels[n]) {
 				found = true
 				l.errorf(n.For, "this loop never ends: it has no condition and no break or return, and a kernel must finish, since a GPU cannot interrupt it; give the loop a condition or a break")
 			}
@@ -61,10 +61,10 @@ func (l *lowerer) checkEndless(fn *ssa.Function) bool {
 	return found
 }
 
-// leaves reports whether the body of loop, labeled label, has a statement
+// mayLeave reports whether the body of loop, labeled label, has a statement
 // that may leave it: a return, a goto, a break of the loop, or a break or
 // continue of a statement outside it.
-func leaves(loop *ast.ForStmt, label string) bool {
+func mayLeave(loop *ast.ForStmt, label string) bool {
 	inner := map[string]bool{} // labels of statements inside the body
 	ast.Inspect(loop.Body, func(n ast.Node) bool {
 		if ls, ok := n.(*ast.LabeledStmt); ok {

@@ -184,8 +184,8 @@ func (f form) ratio(g form) (int64, bool) {
 	}
 	var k int64
 	for m, c := range g {
-		d := f[m]
-		if d%c != 0 || k != 0 && d/c != k {
+		d, ok := f[m]
+		if !ok || d%c != 0 || k != 0 && d/c != k {
 			return 0, false
 		}
 		k = d / c

@@ -23,6 +23,10 @@ func TestFormArithmetic(t *testing.T) {
 	if k, ok := w.scale(-2).ratio(w); !ok || k != -2 {
 		t.Errorf("ratio = %d, %v", k, ok)
 	}
+	// -1 is no multiple of w: a[y*w+x] and a[y*w+x-1] are one row's.
+	if k, ok := constForm(-1).ratio(w); ok {
+		t.Errorf("ratio of -1 by w = %d", k)
+	}
 	if !w.invariant() || f.invariant() {
 		t.Error("invariant")
 	}

@@ -3,6 +3,7 @@ package lower
 import (
 	"fmt"
 	"go/token"
+	"go/types"
 
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
@@ -52,8 +53,16 @@ func (l *lowerer) mayCheck(fn *ssa.Function) bool {
 			case *ssa.BinOp:
 				_, constant := in.Y.(*ssa.Const)
 				c = c || (in.Op == token.QUO || in.Op == token.REM) && isIntegerType(in) && !constant
-			case *ssa.Slice, *ssa.IndexAddr:
+			case *ssa.Slice:
 				c = true
+			case *ssa.IndexAddr:
+				// Only a constant index of an array needs no check.
+				_, constant := in.Index.(*ssa.Const)
+				_, array := in.X.Type().Underlying().(*types.Pointer)
+				c = c || !constant || !array
+			case *ssa.Index: // of an array value, likewise
+				_, constant := in.Index.(*ssa.Const)
+				c = c || !constant
 			case *ssa.Call:
 				if callee := in.Common().StaticCallee(); callee != nil && callee.Blocks != nil {
 					c = c || l.mayCheck(callee)
@@ -148,10 +157,16 @@ func (l *lowerer) inlineSize(fn *ssa.Function) int {
 
 // hasSignature reports whether fn's parameters and results are all of
 // types that registers hold, so that it can be a device function; calls of
-// others are inlined, which reports what is not supported.
+// others are inlined, which reports what is not supported. Structs and
+// arrays pass one register per leaf. Pointers do not pass: an address
+// given to a function is taken as global memory's, and a pointer may be to
+// a local variable.
 func (l *lowerer) hasSignature(fn *ssa.Function) bool {
 	for _, p := range fn.Params {
-		if _, ok := valueRegTypes(p.Type()); !ok {
+		if _, ok := p.Type().Underlying().(*types.Pointer); ok {
+			return false
+		}
+		if _, ok := regTypes(p.Type()); !ok {
 			return false
 		}
 	}
@@ -190,12 +205,11 @@ func (l *lowerer) function(fn *ssa.Function, caller *frame, pos token.Pos) (int,
 	}
 	l.funcIndex[fn] = -1 // being lowered; a recursive call is reported
 	t := &ir.Task{Name: l.funcName(fn), Kind: ir.Function, Pos: fn.Pos()}
-	entry := t.NewBlock("entry")
-	tb := &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg)}
+	tb := l.builderFor(t)
 	g := tb.newFrame(fn, func(*ssa.BasicBlock) bool { return true })
 	g.isFunc, g.caller, g.callPos = true, caller, pos
 	for _, p := range fn.Params {
-		ts, _ := valueRegTypes(p.Type())
+		ts, _ := regTypes(p.Type())
 		var regs []ir.Reg
 		for _, typ := range ts {
 			regs = append(regs, t.NewReg(typ))

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -40,6 +39,9 @@ func (f *frame) instr(instr ssa.Instruction) {
 		}
 		return
 	}
+	if !f.checkGlobals(instr) {
+		return
+	}
 	switch in := instr.(type) {
 	case *ssa.DebugRef, *ssa.RunDefers:
 		// RunDefers comes with a Defer, which is reported.
@@ -53,11 +55,26 @@ func (f *frame) instr(instr ssa.Instruction) {
 		if _, isCell := l.cells[in]; isCell || f.fn != l.fn && capturedByBlock(in) {
 			return // a cell, or a variable of a misplaced block, which is reported
 		}
-		f.errorf(in.Pos(), "%s", f.allocMessage(in))
+		if capturedByClosure(in) && !(isAggregate(in.Type().Underlying().(*types.Pointer).Elem()) && l.replayable(in)) {
+			f.errorf(in.Pos(), "%s", f.allocMessage(in))
+			return
+		}
+		f.alloc(in)
 	case *ssa.MakeClosure:
 		// A block's closure; others are constructs.
 	case ssa.Value:
-		f.valueInto(instr, f.regsFor(in))
+		if needsMemory(in) {
+			f.defineInMemory(in)
+			return
+		}
+		if isMemoryCopy(in) {
+			return // the store copies memory to memory
+		}
+		regs := f.regsFor(in)
+		if len(l.diags) > before {
+			return
+		}
+		f.valueInto(instr, regs)
 	default:
 		f.errorf(instr.Pos(), "%T is not supported in kernels", instr)
 	}
@@ -245,10 +262,10 @@ func (f *frame) unsupported(v ssa.Value) string {
 		return "channels are not supported in kernels"
 	case *ssa.TypeAssert, *ssa.ChangeInterface:
 		return "interfaces are not supported in kernels"
-	case *ssa.Field, *ssa.FieldAddr:
-		return "structs are not supported in kernels: pass each field as a parameter of its own"
 	case *ssa.Index:
-		return "indexing arrays or strings is not supported in kernels: use a slice"
+		if _, ok := v.X.Type().Underlying().(*types.Array); !ok {
+			return "indexing strings is not supported in kernels"
+		}
 	case *ssa.Range, *ssa.Next:
 		return "range over maps, strings, channels and functions is not supported in kernels: range over an int or a slice"
 	case *ssa.SliceToArrayPointer:
@@ -256,9 +273,6 @@ func (f *frame) unsupported(v ssa.Value) string {
 	case *ssa.MultiConvert:
 		return "conversions of type-parameter values are not supported in kernels"
 	case *ssa.UnOp:
-		if g, ok := v.X.(*ssa.Global); ok && v.Op == token.MUL {
-			return fmt.Sprintf("package-level variable %s is not accessible in kernels: pass its value as a parameter", g.Name())
-		}
 		if v.Op == token.ARROW {
 			return "channels are not supported in kernels"
 		}
@@ -277,45 +291,25 @@ func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
 	case *ssa.UnOp:
 		f.unOp(v, dst)
 	case *ssa.Convert:
-		to, ok1 := basicType(v.Type())
-		from, ok2 := basicType(v.X.Type())
-		if !ok1 || !ok2 || to == ir.Bool || from == ir.Bool {
-			f.errorf(v.Pos(), "conversion from %s to %s is not supported in kernels: only numeric conversions are", v.X.Type(), v.Type())
-			return
-		}
-		if f.narrowFloatIntrinsic(v, dst) {
-			return
-		}
-		a := f.arg(v.X)
-		if to == from {
-			tb.move(dst[0], a)
-			return
-		}
-		tb.emit(ir.Instr{Op: ir.OpConvert, Type: to, From: from, Dst: dst[0], Args: []ir.Arg{a}, Pos: v.Pos()})
+		f.convert(v, dst)
 	case *ssa.ChangeType:
-		if c, ok := v.X.(*ssa.Const); ok && len(dst) == 1 {
-			t, _ := basicType(c.Type())
-			tb.move(dst[0], ir.Imm(t, constBits(c, t)))
-			return
-		}
-		for i, r := range f.regs(v.X) {
-			if i < len(dst) {
-				tb.move(dst[i], ir.R(r))
-			}
+		args := f.leafArgs(v.X)
+		for i := range min(len(args), len(dst)) {
+			tb.move(dst[i], args[i])
 		}
 	case *ssa.IndexAddr:
-		et, ok := sliceElem(v.X.Type())
-		if !ok {
-			f.errorf(v.Pos(), "indexing %s is not supported in kernels: only slices of numbers can be indexed", describeType(v.X.Type()))
+		f.indexAddr(v, dst)
+	case *ssa.FieldAddr:
+		f.fieldAddr(v, dst)
+	case *ssa.Field:
+		f.field(v, dst)
+	case *ssa.Index:
+		f.index(v, dst)
+	case *ssa.Slice:
+		if _, ok := v.X.Type().Underlying().(*types.Pointer); ok {
+			f.sliceArray(v, dst)
 			return
 		}
-		s := f.regs(v.X)
-		idx := f.index(v.Index)
-		if !f.inBounds(v) {
-			f.check(v.Pos(), fault.Index, v.Index, idx, ir.R(s[1]))
-		}
-		tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), idx}, Aux: int64(et.Size()), Pos: v.Pos()})
-	case *ssa.Slice:
 		f.slice(v, dst)
 	case *ssa.Extract:
 		regs := f.regs(v.Tuple)
@@ -339,14 +333,11 @@ func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
 
 // allocMessage explains why an allocation cannot be in a kernel.
 func (f *frame) allocMessage(v *ssa.Alloc) string {
-	elem := v.Type().(*types.Pointer).Elem()
 	switch v.Comment {
-	case "complit", "slicelit":
-		return "composite literals allocate memory, which kernels cannot do: use local variables of number types, or a slice parameter"
-	case "new":
-		return "new allocates memory, which kernels cannot do: use a local variable"
+	case "slicelit":
+		return "slice literals allocate memory, which kernels cannot do: use an array literal ([...]T{...}), or a slice parameter"
 	case "makeslice":
-		return "make allocates memory, which kernels cannot do: pass a slice parameter of the size you need"
+		return "make allocates memory, which kernels cannot do: use an array of constant size, or pass a slice parameter of the size you need"
 	case "varargs":
 		if usedByAppend(v) {
 			return "append is not supported in kernels: index the slices element by element"
@@ -358,17 +349,7 @@ func (f *frame) allocMessage(v *ssa.Alloc) string {
 			return cellMessage(v)
 		}
 	}
-	for _, r := range *v.Referrers() {
-		if c, ok := r.(*ssa.Call); ok {
-			if _, atomic, _ := atomicCallee(c.Common().StaticCallee()); atomic {
-				return fmt.Sprintf("variable %s is updated with an atomic, but local variables belong to one thread and need none; atomics update slice elements, as atomic.AddInt32(&s[i], 1)", v.Comment)
-			}
-		}
-	}
-	if _, ok := elem.Underlying().(*types.Basic); ok {
-		return fmt.Sprintf("variable %s escapes (a closure captures it or its address is taken): kernels support plain local variables only", v.Comment)
-	}
-	return fmt.Sprintf("local variable %s of type %s is not supported in kernels: %s are not supported", v.Comment, elem, describeType(elem))
+	return fmt.Sprintf("variable %s is captured by a function literal: kernels support function literals only as the argument of qd.StreamParallel", v.Comment)
 }
 
 // usedByAppend reports whether the variadic slice built in v goes to append.
@@ -398,6 +379,14 @@ var binOps = map[token.Token]ir.Op{
 }
 
 func (f *frame) binOp(v *ssa.BinOp, dst []ir.Reg) {
+	switch {
+	case isComplex(v.X.Type()) && v.Op != token.EQL && v.Op != token.NEQ:
+		f.complexArith(v, dst)
+		return
+	case isAggregate(v.X.Type()) && (v.Op == token.EQL || v.Op == token.NEQ):
+		f.compareAggregates(v, dst)
+		return
+	}
 	xt, ok := basicType(v.X.Type())
 	op, known := binOps[v.Op]
 	if !ok || !known {
@@ -419,6 +408,13 @@ func (f *frame) binOp(v *ssa.BinOp, dst []ir.Reg) {
 func (f *frame) unOp(v *ssa.UnOp, dst []ir.Reg) {
 	switch v.Op {
 	case token.SUB, token.XOR, token.NOT:
+		if isComplex(v.X.Type()) && v.Op == token.SUB {
+			x := f.leafArgs(v.X)
+			for i := range dst {
+				f.tb.emit(ir.Instr{Op: ir.OpNeg, Type: f.tb.t.Regs[dst[i]], Dst: dst[i], Args: []ir.Arg{x[i]}, Pos: v.Pos()})
+			}
+			return
+		}
 		t, ok := basicType(v.X.Type())
 		if !ok {
 			f.errorf(v.Pos(), "operator %s on %s is not supported in kernels", v.Op, v.X.Type())
@@ -450,13 +446,7 @@ func (f *frame) load(v *ssa.UnOp, dst []ir.Reg) {
 		}
 		return
 	}
-	t, ok := basicType(v.Type())
-	if !ok {
-		f.errorf(v.Pos(), "loading %s through a pointer is not supported in kernels", describeType(v.Type()))
-		return
-	}
-	addr := f.regs(v.X)
-	f.tb.emit(ir.Instr{Op: ir.OpLoad, Type: t, Dst: dst[0], Args: []ir.Arg{ir.R(addr[0])}, Pos: v.Pos()})
+	f.loadValue(f.arg(v.X), v.Type(), dst, v.Pos())
 }
 
 func (f *frame) store(s *ssa.Store) {
@@ -465,25 +455,39 @@ func (f *frame) store(s *ssa.Store) {
 			return // the cell stands for the value stored
 		}
 	}
-	if g, ok := s.Addr.(*ssa.Global); ok {
-		f.errorf(s.Pos(), "package-level variable %s is not accessible in kernels: write results into a slice parameter", g.Name())
-		return
-	}
 	if _, ok := s.Addr.(*ssa.FreeVar); ok {
 		f.errorf(s.Pos(), "a qd.StreamParallel block cannot assign variables of its kernel: write results into a slice")
 		return
 	}
-	if _, ok := s.Addr.(*ssa.Alloc); ok {
-		f.regs(s.Addr) // reports the escaping variable
+	if g := rootGlobal(s.Addr); g != nil {
+		f.errorf(s.Pos(), "package-level variable %s is written in a kernel: kernels may only read package-level variables, as constant tables; write results into a slice parameter", g.Name())
 		return
 	}
-	t, ok := basicType(s.Val.Type())
-	if !ok {
-		f.errorf(s.Pos(), "storing %s is not supported in kernels", describeType(s.Val.Type()))
+	if load, ok := s.Val.(*ssa.UnOp); ok && isMemoryCopy(load) {
+		f.copyValue(f.arg(s.Addr), f.arg(load.X), s.Val.Type(), s.Pos())
 		return
 	}
-	addr := f.regs(s.Addr)
-	f.tb.emit(ir.Instr{Op: ir.OpStore, Type: t, Dst: ir.NoReg, Args: []ir.Arg{ir.R(addr[0]), f.arg(s.Val)}, Pos: s.Pos()})
+	f.storeValue(f.arg(s.Addr), s.Val.Type(), f.leafArgs(s.Val), s.Pos())
+}
+
+// rootGlobal returns the package-level variable an address points into,
+// following field and element addresses, or nil.
+func rootGlobal(addr ssa.Value) *ssa.Global {
+	for {
+		switch a := addr.(type) {
+		case *ssa.Global:
+			return a
+		case *ssa.FieldAddr:
+			addr = a.X
+		case *ssa.IndexAddr:
+			if _, ok := a.X.Type().Underlying().(*types.Pointer); !ok {
+				return nil
+			}
+			addr = a.X
+		default:
+			return nil
+		}
+	}
 }
 
 // capturedCell returns the value a heap cell of a captured variable, or a
@@ -501,8 +505,8 @@ func (f *frame) capturedCell(p ssa.Value) (ssa.Value, bool) {
 	return nil, false
 }
 
-// index converts an index operand to i64.
-func (f *frame) index(v ssa.Value) ir.Arg {
+// indexArg converts an index operand to i64.
+func (f *frame) indexArg(v ssa.Value) ir.Arg {
 	t, ok := basicType(v.Type())
 	if !ok || !t.IsInteger() {
 		f.errorf(v.Pos(), "index of type %s is not supported", v.Type())
@@ -513,26 +517,32 @@ func (f *frame) index(v ssa.Value) ir.Arg {
 
 // slice lowers s[lo:hi:max] of a slice s.
 func (f *frame) slice(v *ssa.Slice, dst []ir.Reg) {
-	et, ok := sliceElem(v.X.Type())
+	elem, ok := sliceElem(v.X.Type())
 	if !ok {
-		f.errorf(v.Pos(), "slicing %s is not supported in kernels: only slices of numbers can be sliced", describeType(v.X.Type()))
+		f.errorf(v.Pos(), "slicing %s is not supported in kernels", describeType(v.X.Type()))
 		return
 	}
-	tb := f.tb
 	s := f.regs(v.X)
+	f.sliceOf(v, s[0], ir.R(s[1]), ir.R(s[2]), elemSize(elem), dst)
+}
+
+// sliceOf lowers v, a slice expression over base with length n and
+// capacity c, whose elements are size bytes apart.
+func (f *frame) sliceOf(v *ssa.Slice, base ir.Reg, n, c ir.Arg, size int64, dst []ir.Reg) {
+	tb := f.tb
 	lo := ir.Imm(ir.Int64, 0)
 	if v.Low != nil {
-		lo = f.index(v.Low)
+		lo = f.indexArg(v.Low)
 	}
-	hi, max := ir.R(s[1]), ir.R(s[2])
+	hi, max := n, c
 	if v.High != nil {
-		hi = f.index(v.High)
+		hi = f.indexArg(v.High)
 	}
 	if v.Max != nil {
-		max = f.index(v.Max)
+		max = f.indexArg(v.Max)
 	}
-	f.sliceChecks(v, lo, hi, max, ir.R(s[1]), ir.R(s[2]))
-	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), lo}, Aux: int64(et.Size()), Pos: v.Pos()})
+	f.sliceChecks(v, lo, hi, max, n, c)
+	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(base), lo}, Aux: size, Pos: v.Pos()})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[1], Args: []ir.Arg{hi, lo}})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[2], Args: []ir.Arg{max, lo}})
 }

@@ -45,18 +45,15 @@ func naturalLoops(fn *ssa.Function) []*loop {
 // the order of their headers' block indices.
 func outermostLoops(fn *ssa.Function) []*loop {
 	loops := naturalLoops(fn)
+	lps := make([]*ir.Loop, len(loops))
+	byLoop := map[*ir.Loop]*loop{}
+	for i, lp := range loops {
+		lps[i] = lp.Loop
+		byLoop[lp.Loop] = lp
+	}
 	var outer []*loop
-	for _, lp := range loops {
-		nested := false
-		for _, other := range loops {
-			if other != lp && other.Has(lp.Header) {
-				nested = true
-				break
-			}
-		}
-		if !nested {
-			outer = append(outer, lp)
-		}
+	for _, lp := range ir.Outermost(lps) {
+		outer = append(outer, byLoop[lp])
 	}
 	return outer
 }

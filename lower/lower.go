@@ -51,6 +51,10 @@ type Config struct {
 	// call, or the reason it is not allowed, and whether the function is
 	// pure (reads and writes no memory).
 	External func(fn *ssa.Function) (pure bool, err error)
+	// Note, if set, receives informational diagnostics: where the
+	// lowering keeps serial a loop that a reader may expect to run in
+	// parallel, and why. They are not errors; qdgen -v prints them.
+	Note func(Diagnostic)
 	// SkipDependenceCheck accepts parallel loops whose iterations conflict
 	// through memory, for the tests that show the CPU race mode finding
 	// such conflicts at run time.
@@ -97,6 +101,7 @@ type lowerer struct {
 	k     *ir.Kernel
 	diags []Diagnostic
 	seen  map[diagKey]bool
+	noted map[diagKey]bool
 
 	params     map[*ssa.Parameter]int // kernel parameter → ir.Kernel.Params index
 	taskSerial int                    // for task names
@@ -106,12 +111,24 @@ type lowerer struct {
 	// capture, the closures that are blocks, and each block's position.
 	cells         map[*ssa.Alloc]ssa.Value
 	captured      map[*ssa.FreeVar]ssa.Value
+	freeVars      map[*ssa.FreeVar]*ssa.Alloc // structs and arrays blocks rebuild
 	blockClosures map[*ssa.MakeClosure]bool
 	notLiteral    map[*ssa.Call]bool
 	blocks        []token.Pos
 	// failed holds the values reported as unsupported; what uses them is
 	// not reported again.
 	failed map[ssa.Value]bool
+	// tables maps the package-level variables the kernel reads to their
+	// constant tables in Kernel.Data.
+	tables map[*ssa.Global]int
+	// Helpers planned as bodies (inlineplan.go): what their parameters
+	// stand for while one of their tasks is planned or built, and the
+	// helpers being planned.
+	bound    map[*ssa.Parameter]ssa.Value
+	planning []*ssa.Function
+	// replays holds, for each local variable later tasks rebuild, the
+	// instructions that build it (replay.go); nil for one they cannot.
+	replays map[*ssa.Alloc]map[ssa.Instruction]bool
 	// endless says of each function checked for loops that never end
 	// whether it has one.
 	endless map[*ssa.Function]bool
@@ -139,6 +156,7 @@ type lowerer struct {
 	// dependence check; syntax holds the kernel's syntax and that of the
 	// functions inlined into it, where diagnostics find accesses' source.
 	loopIndexes map[*ir.Task]*loopIndex
+	nestIndexes map[*ir.Task][]*loopIndex // each level of a loop nest's task
 	syntax      []ast.Node
 	raced       map[*ir.Instr]bool // accesses reported racing with another block
 }
@@ -165,6 +183,23 @@ func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
 	l.diags = append(l.diags, Diagnostic{pos, msg})
 }
 
+// note passes an informational diagnostic to Config.Note, once: a helper
+// planned in several places notes its loops once.
+func (l *lowerer) note(pos token.Pos, format string, args ...any) {
+	if l.cfg.Note == nil {
+		return
+	}
+	key := diagKey{pos, fmt.Sprintf(format, args...)}
+	if l.noted[key] {
+		return
+	}
+	if l.noted == nil {
+		l.noted = make(map[diagKey]bool)
+	}
+	l.noted[key] = true
+	l.cfg.Note(Diagnostic{key.pos, key.msg})
+}
+
 // qualifier names packages in types as code of the kernel's package
 // does: its own types unqualified, others by package name.
 func (l *lowerer) qualifier(p *types.Package) string {
@@ -181,7 +216,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
-		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*loopIndex), raced: make(map[*ir.Instr]bool)}
+		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*loopIndex), nestIndexes: make(map[*ir.Task][]*loopIndex),
+		raced: make(map[*ir.Instr]bool)}
 }
 
 // kernel lowers l.fn.
@@ -232,16 +268,18 @@ func (l *lowerer) kernel() *ir.Kernel {
 func (l *lowerer) kernelParam(p *ssa.Parameter) (ir.Param, bool) {
 	t := p.Type()
 	if s, ok := t.Underlying().(*types.Slice); ok {
-		et, ok := basicType(s.Elem())
-		if !ok || et == ir.Bool {
-			l.errorf(p.Pos(), "kernel parameter %s has type %s: slice parameters must have elements of a numeric type (int8..int64, uint8..uint64, int, uint, float32, float64)", p.Name(), t)
+		if _, err := leaves(s.Elem()); err != nil {
+			l.errorf(p.Pos(), "kernel parameter %s has type %s: %v; slice parameters hold numbers, bools, complex numbers, and structs and arrays of these", p.Name(), t, err)
 			return ir.Param{}, false
 		}
-		return ir.Param{Name: p.Name(), Slice: true, Type: et}, true
+		if et, ok := basicType(s.Elem()); ok {
+			return ir.Param{Name: p.Name(), Slice: true, Type: et}, true
+		}
+		return ir.Param{Name: p.Name(), Slice: true, ElemSize: int(elemSize(s.Elem()))}, true
 	}
 	bt, ok := basicType(t)
 	if !ok {
-		l.errorf(p.Pos(), "kernel parameter %s has type %s: kernel parameters must be slices of numbers, numbers or bool", p.Name(), t)
+		l.errorf(p.Pos(), "kernel parameter %s has type %s: kernel parameters must be slices, numbers or bool; pass a struct, array or complex value in a slice of one element", p.Name(), t)
 		return ir.Param{}, false
 	}
 	return ir.Param{Name: p.Name(), Type: bt}, true

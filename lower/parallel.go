@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"sort"
 
 	"github.com/qdgo/qd/ir"
@@ -73,6 +74,7 @@ func (l *lowerer) findCells(fn *ssa.Function) {
 	l.cells = make(map[*ssa.Alloc]ssa.Value)
 	l.captured = make(map[*ssa.FreeVar]ssa.Value)
 	l.blockClosures = make(map[*ssa.MakeClosure]bool)
+	l.freeVars = make(map[*ssa.FreeVar]*ssa.Alloc)
 	l.notLiteral = make(map[*ssa.Call]bool)
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
@@ -111,6 +113,17 @@ func (l *lowerer) findCells(fn *ssa.Function) {
 			if len(closures) == 0 {
 				continue
 			}
+			if isAggregate(alloc.Type().Underlying().(*types.Pointer).Elem()) && l.replayable(alloc) {
+				// Blocks address its parts: each block's tasks rebuild it.
+				for _, mc := range closures {
+					for i, bound := range mc.Bindings {
+						if bound == ssa.Value(alloc) {
+							l.freeVars[mc.Fn.(*ssa.Function).FreeVars[i]] = alloc
+						}
+					}
+				}
+				continue
+			}
 			if !ok || stores != 1 {
 				// Reported where the variable is declared; the blocks'
 				// uses of it are not reported again.
@@ -136,18 +149,11 @@ func (l *lowerer) findCells(fn *ssa.Function) {
 }
 
 // streamParallelCalls returns the top-level qd.StreamParallel calls in the
-// serial segment seg, in program order, reporting those that are not.
+// serial segment seg, reporting those that are not.
 func (l *lowerer) streamParallelCalls(fn *ssa.Function, seg *taskPlan) []*ssa.Call {
 	var calls []*ssa.Call
-	for i, b := range seg.blocks {
-		from, end := 0, len(b.Instrs)
-		if i == 0 {
-			from = seg.from
-		}
-		if b == seg.cut {
-			end = seg.cutAt
-		}
-		for _, instr := range b.Instrs[from:end] {
+	for _, b := range seg.blocks {
+		for _, instr := range segmentInstrs(seg, b) {
 			call, ok := instr.(*ssa.Call)
 			if !ok || !streamParallelCallee(call) {
 				continue
@@ -165,13 +171,6 @@ func (l *lowerer) streamParallelCalls(fn *ssa.Function, seg *taskPlan) []*ssa.Ca
 			calls = append(calls, call)
 		}
 	}
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
-		if a.Block() == b.Block() {
-			return indexOf(a) < indexOf(b)
-		}
-		return a.Block().Dominates(b.Block())
-	})
 	return calls
 }
 
@@ -180,7 +179,7 @@ func (l *lowerer) streamParallelCalls(fn *ssa.Function, seg *taskPlan) []*ssa.Ca
 func topLevelCall(fn *ssa.Function, call *ssa.Call) *ast.CallExpr {
 	for _, s := range bodyStmts(fn) {
 		if es, ok := s.(*ast.ExprStmt); ok {
-			if ce, ok := es.X.(*ast.CallExpr); ok && ce.Lparen == call.Pos() && len(ce.Args) == 1 {
+			if ce, ok := es.X.(*ast.CallExpr); ok && ce.Lparen == call.Pos() {
 				return ce
 			}
 		}

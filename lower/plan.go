@@ -29,6 +29,13 @@ type taskPlan struct {
 	// belongs to, or 0 for the launching stream.
 	streamBlock int
 	pos         token.Pos
+	// bind holds what the parameters of the helpers the task's body was
+	// planned in stand for (inlineplan.go).
+	bind map[*ssa.Parameter]ssa.Value
+	// results are the reductions whose results the task may read, by the
+	// values that stand for them: a helper planned at several calls has
+	// reductions of its own at each.
+	results map[ssa.Value]*reduction
 }
 
 // parLoop is a top-level counted loop whose iterations run in parallel.
@@ -50,7 +57,10 @@ type parLoop struct {
 	bound   ssa.Value
 	delta   int64
 	pos     token.Pos
-	test    *ssa.If // the exit test
+	// inner holds the loops perfectly nested in this one that share its
+	// iterations' index space (nest.go), outermost first.
+	inner []*parLoop
+	test  *ssa.If // the exit test
 	// reductions are the variables the loop combines over its iterations.
 	reductions []*reduction
 }
@@ -107,6 +117,36 @@ func topLevelLoopStmt(lp *loop, fn *ssa.Function, stmts []ast.Stmt) ast.Stmt {
 	return nil
 }
 
+// loopStmtOf returns the outermost for or range statement of fn that holds
+// an instruction of lp.
+func loopStmtOf(lp *loop, fn *ssa.Function) ast.Stmt {
+	var pos token.Pos
+	for _, b := range fn.Blocks {
+		if lp.contains(b) {
+			if p := blockPos(b, nil); p.IsValid() && (!pos.IsValid() || p < pos) {
+				pos = p
+			}
+		}
+	}
+	var found ast.Stmt
+	if syn := fn.Syntax(); syn != nil && pos.IsValid() {
+		ast.Inspect(syn, func(n ast.Node) bool {
+			if found != nil || n == nil || pos < n.Pos() || pos >= n.End() {
+				return false
+			}
+			switch s := n.(type) {
+			case *ast.ForStmt, *ast.RangeStmt:
+				found = s.(ast.Stmt)
+				return false
+			case *ast.FuncLit:
+				return n == syn
+			}
+			return true
+		})
+	}
+	return found
+}
+
 // planBody cuts the body of fn (the kernel, or a qd.StreamParallel block,
 // numbered streamBlock) into tasks.
 func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
@@ -119,9 +159,13 @@ func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 	for _, lp := range outermostLoops(fn) {
 		stmt := topLevelLoopStmt(lp, fn, stmts)
 		if stmt == nil {
+			if nested := loopStmtOf(lp, fn); nested != nil {
+				l.note(nested.Pos(), "this loop runs serially, on one thread: it is inside another statement; only loops that are statements of the kernel's body (or of a helper called as one) run in parallel")
+			}
 			continue
 		}
 		if pl := l.recognizeLoop(fn, lp, stmt); pl != nil {
+			pl.inner = l.nestedLevels(fn, pl, stmt)
 			loops = append(loops, pl)
 		}
 	}
@@ -158,14 +202,18 @@ func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 // tasks go in between.
 func (l *lowerer) segments(fn *ssa.Function, start *ssa.BasicBlock, from int, cut *ssa.BasicBlock, cutAt int, inLoop []bool, streamBlock int) []*taskPlan {
 	seg := l.segment(fn, start, from, cut, cutAt, inLoop, streamBlock)
-	calls := l.streamParallelCalls(fn, seg)
+	calls := l.topLevelCalls(fn, seg)
 	if len(calls) == 0 {
 		return []*taskPlan{seg}
 	}
 	var plans []*taskPlan
 	for _, c := range calls {
 		plans = append(plans, l.segment(fn, start, from, c.Block(), indexOf(c), inLoop, streamBlock))
-		plans = append(plans, l.planBlock(c)...)
+		if streamParallelCallee(c) {
+			plans = append(plans, l.planBlock(c)...)
+		} else {
+			plans = append(plans, l.planHelper(c, streamBlock)...)
+		}
 		start, from = c.Block(), indexOf(c)+1
 	}
 	return append(plans, l.segment(fn, start, from, cut, cutAt, inLoop, streamBlock))
@@ -239,177 +287,27 @@ func blockPos(b *ssa.BasicBlock, fn *ssa.Function) token.Pos {
 // the top-level statements after them run as separate launches, which a
 // return on the device cannot skip.
 func (l *lowerer) checkReturns(fn *ssa.Function) {
+	for _, r := range earlyReturns(fn) {
+		l.errorf(r.Pos(), "return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; use if/else around the statements instead")
+	}
+}
+
+// earlyReturns returns the return statements of fn before the end of its
+// body.
+func earlyReturns(fn *ssa.Function) []*ssa.Return {
 	var last token.Pos
 	if stmts := bodyStmts(fn); len(stmts) > 0 {
 		if r, ok := stmts[len(stmts)-1].(*ast.ReturnStmt); ok {
 			last = r.Pos()
 		}
 	}
+	var early []*ssa.Return
 	for _, b := range fn.Blocks {
 		if r, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && r.Pos().IsValid() && r.Pos() != last {
-			l.errorf(r.Pos(), "return before the end of a kernel is not supported: its top-level statements run as separate GPU launches that a return cannot skip; use if/else around the statements instead")
+			early = append(early, r)
 		}
 	}
-}
-
-// recognizeLoop checks that the top-level loop lp is a counted loop whose
-// iterations can run in parallel, and describes it.
-func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parLoop {
-	pos := stmt.Pos()
-	h := lp.header
-	fail := func(format string, args ...any) *parLoop {
-		l.errorf(pos, "top-level loop cannot run in parallel: "+format+
-			"; a top-level loop's iterations run in parallel, so it must count an index up to a bound (for i := range n, for i := range s, or for i := a; i < b; i++); to run a loop serially, move it into a helper function", args...)
-		return nil
-	}
-	pl := &parLoop{lp: lp, pos: pos}
-
-	// The single entry.
-	for _, p := range h.Preds {
-		if !lp.contains(p) {
-			if pl.pre != nil {
-				return fail("it is entered from several places")
-			}
-			pl.pre = p
-		}
-	}
-	if pl.pre == nil {
-		return fail("it has no entry")
-	}
-
-	// The induction variable, and no other values carried between iterations.
-	var phis []*ssa.Phi
-	for _, instr := range h.Instrs {
-		phi, ok := instr.(*ssa.Phi)
-		if !ok {
-			break
-		}
-		if init, ok := inductionInit(phi, lp); ok && pl.phi == nil {
-			pl.phi, pl.init = phi, init
-			continue
-		}
-		phis = append(phis, phi)
-	}
-	if pl.phi == nil {
-		return fail("it has no index that starts at a value and goes up by 1")
-	}
-	if _, ok := basicType(pl.phi.Type()); !ok || !isIntegerType(pl.phi) {
-		return fail("its index is not an integer")
-	}
-
-	// The exits: one test of the index against a bound, nothing else.
-	var test *ssa.If
-	var testBlock *ssa.BasicBlock
-	var x ssa.Value
-	for _, b := range fn.Blocks {
-		if !lp.contains(b) {
-			continue
-		}
-		last := b.Instrs[len(b.Instrs)-1]
-		if _, ok := last.(*ssa.Return); ok {
-			return fail("it contains a return") // also reported by checkReturns
-		}
-		for si, s := range b.Succs {
-			if lp.contains(s) {
-				continue
-			}
-			if pl.exit == nil {
-				pl.exit = s
-			}
-			iff, ok := last.(*ssa.If)
-			if !ok || si != 1 || s != pl.exit || test != nil {
-				return l.failExit(stmt, fail)
-			}
-			cx, bound, ok := indexTest(iff.Cond, pl.phi)
-			if !ok {
-				return l.failExit(stmt, fail)
-			}
-			test, testBlock, x, pl.bound = iff, b, cx, bound
-		}
-	}
-	if test == nil {
-		return fail("it has no exit test")
-	}
-	pl.test = test
-	if !l.invariant(pl.bound, lp) {
-		return fail("its bound changes from one iteration to the next")
-	}
-	if !l.invariant(pl.init, lp) {
-		return fail("its start is not fixed before the loop")
-	}
-
-	switch last := pl.pre.Instrs[len(pl.pre.Instrs)-1].(type) {
-	case *ssa.Jump:
-		// The test comes first in the header: iteration φ=v runs iff X(v) < bound.
-		if testBlock != h {
-			return fail("its test does not come first")
-		}
-		if x != ssa.Value(pl.phi) {
-			pl.delta = 1
-		}
-	case *ssa.If:
-		// A rotated loop: pre tests init < bound, the latch tests φ+1 < bound.
-		c, bound, ok := indexTest(last.Cond, nil)
-		if !ok || !sameValue(c, pl.init) || !sameValue(bound, pl.bound) ||
-			last.Block().Succs[0] != h || last.Block().Succs[1] != pl.exit || x == ssa.Value(pl.phi) {
-			return fail("its entry test does not match its exit test")
-		}
-		pl.pretest = true
-	default:
-		return fail("its entry is not a jump or a test")
-	}
-	if !l.reductions(pl, phis) {
-		return nil
-	}
-	for _, instr := range pl.exit.Instrs {
-		if phi, ok := instr.(*ssa.Phi); ok && l.results[phi] == nil {
-			return fail("a value computed in it is used after it")
-		}
-	}
-	return pl
-}
-
-// reductions finds the reductions among the variables the parallel loop
-// pl carries, and reports those that are not.
-func (l *lowerer) reductions(pl *parLoop, phis []*ssa.Phi) bool {
-	for _, phi := range phis {
-		if phi.Referrers() == nil || len(*phi.Referrers()) == 0 {
-			continue
-		}
-		red, why, at := l.reductionOf(phi, pl)
-		if red == nil {
-			name := phi.Comment
-			if name == "" {
-				name = phi.Name()
-			}
-			if !at.IsValid() {
-				at = pl.pos
-			}
-			l.errorf(at, "variable %s is carried from one iteration of this parallel loop to the next, and %s: iterations run at the same time, so no value can flow between them; "+
-				"to combine values over all iterations, update a variable only with +=, -=, *=, &=, |=, ^= or %s = min(%s, v) or max(%s, v) and read it after the loop (a reduction), "+
-				"or update a slice element with an atomic (sync/atomic, qd.AtomicAdd, qd.AtomicMin, qd.AtomicMax); otherwise compute it inside each iteration, or give each iteration its own slice element",
-				name, why, name, name, name)
-			return false
-		}
-		pl.reductions = append(pl.reductions, red)
-		if red.result != nil {
-			red.slot = l.k.Reductions
-			l.k.Reductions++
-			l.results[red.result] = red
-			clear(l.pure) // a result is pure after all
-		}
-	}
-	return true
-}
-
-// failExit reports a loop with an exit other than its test, pointing at a
-// break statement when there is one.
-func (l *lowerer) failExit(stmt ast.Stmt, fail func(string, ...any) *parLoop) *parLoop {
-	if br := findBreak(stmt); br != nil {
-		l.errorf(br.Pos(), "break in a parallel loop is not supported: its iterations run at the same time, so none can stop the others; skip the rest of an iteration with continue instead")
-		return nil
-	}
-	return fail("it can be left other than by its test (break or goto)")
+	return early
 }
 
 // findBreak finds a break statement that leaves the loop stmt.

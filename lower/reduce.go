@@ -3,6 +3,7 @@ package lower
 import (
 	"fmt"
 	"go/token"
+	"go/types"
 	"math"
 
 	"github.com/qdgo/qd/ir"
@@ -38,6 +39,26 @@ type reduction struct {
 	// nothing reads it.
 	result ssa.Value
 	slot   int // its place in scratch memory
+	// members are the values the variable takes in the loop: its phis,
+	// those of inner loops and of branches included, and its updates.
+	members map[ssa.Value]bool
+}
+
+// holds reports whether v is one of the values the variable takes in the
+// loop, its header's phi included.
+func (red *reduction) holds(v ssa.Value) bool { return red.members[v] }
+
+// reduces reports whether phi holds one of the loop's reductions.
+func (pl *parLoop) reduces(phi *ssa.Phi) bool { return pl.updates(phi) }
+
+// updates reports whether v is a value of one of the loop's reductions.
+func (pl *parLoop) updates(v ssa.Value) bool {
+	for _, red := range pl.reductions {
+		if red.holds(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // reductionOps are the Go operators a reduction may update with, and how
@@ -53,7 +74,7 @@ func (l *lowerer) reductionOf(phi *ssa.Phi, pl *parLoop) (*reduction, string, to
 	lp := pl.lp
 	t, ok := basicType(phi.Type())
 	if !ok || t == ir.Bool {
-		return nil, fmt.Sprintf("it has type %s, and reductions combine numbers", phi.Type()), token.NoPos
+		return nil, notNumber(phi), token.NoPos
 	}
 	red := &reduction{phi: phi, typ: t, op: ir.OpInvalid}
 	for i, e := range phi.Edges {
@@ -73,7 +94,7 @@ func (l *lowerer) reductionOf(phi *ssa.Phi, pl *parLoop) (*reduction, string, to
 			u, isValue := r.(ssa.Value)
 			if r.Block() == nil || !lp.contains(r.Block()) {
 				switch {
-				case v == ssa.Value(phi) && r.Block() != nil && phi.Block().Dominates(r.Block()):
+				case v == ssa.Value(phi) && dominatedUse(phi.Block(), v, r):
 					red.result = phi
 					continue
 				case isExitPhi(r, pl):
@@ -112,7 +133,41 @@ func (l *lowerer) reductionOf(phi *ssa.Phi, pl *parLoop) (*reduction, string, to
 		return nil, why, pos
 	}
 	red.slot = -1
+	red.members = members
 	return red, "", token.NoPos
+}
+
+// dominatedUse reports whether r uses v only where b dominates: in r's own
+// block, or, for a phi, at the ends of the predecessors whose edges carry
+// v (as the header of an outer loop takes an inner loop's result).
+func dominatedUse(b *ssa.BasicBlock, v ssa.Value, r ssa.Instruction) bool {
+	if r.Block() == nil {
+		return false
+	}
+	if p, ok := r.(*ssa.Phi); ok {
+		for i, e := range p.Edges {
+			if e == v && !b.Dominates(p.Block().Preds[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return b.Dominates(r.Block())
+}
+
+// notNumber says why phi, a variable of another type than a number, is
+// not a reduction, and what to do instead.
+func notNumber(phi *ssa.Phi) string {
+	why := fmt.Sprintf("it has type %s, and reductions combine numbers", types.TypeString(phi.Type(), types.RelativeTo(phi.Parent().Pkg.Pkg)))
+	switch u := phi.Type().Underlying().(type) {
+	case *types.Struct, *types.Array:
+		return why + ": give each field or element a variable of its own"
+	case *types.Basic:
+		if u.Info()&types.IsComplex != 0 {
+			return why + ": combine the real and imaginary parts in two variables"
+		}
+	}
+	return why
 }
 
 // isExitPhi reports whether r is a phi of the loop's exit, which holds a
@@ -204,7 +259,7 @@ func (red *reduction) identity() ir.Arg {
 			bits = 1 << (t.Bits() - 1)
 		}
 	case ir.OpMul:
-		bits = one(t)
+		bits = oneBits(t)
 	case ir.OpAnd:
 		bits = ^uint64(0)
 	case ir.OpMin, ir.OpMax:
@@ -213,7 +268,8 @@ func (red *reduction) identity() ir.Arg {
 	return ir.Imm(t, bits)
 }
 
-func one(t ir.Type) uint64 {
+// oneBits is the bits of 1 in t.
+func oneBits(t ir.Type) uint64 {
 	switch t {
 	case ir.Float32:
 		return uint64(math.Float32bits(1))

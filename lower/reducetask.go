@@ -15,23 +15,27 @@ import (
 const maxWarps = 32
 
 // carriedMoves returns the moves of pl's reductions along an edge
-// from→to that the task redirects: on a back edge the variable takes the value it
-// has for the next iteration, on an exit the value it leaves the loop with.
+// from→to that the task redirects: each phi of to that holds a reduction's
+// variable takes its value along the edge, in the register of the
+// variable's partial result. On a back edge that is the value for the next
+// iteration, on an exit the value the loop leaves with.
 func (f *frame) carriedMoves(pl *parLoop) func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg) {
 	return func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg) {
 		var dsts []ir.Reg
 		var srcs []ir.Arg
 		for _, red := range pl.reductions {
-			edge := ssa.Value(nil)
-			switch p, ok := red.result.(*ssa.Phi); {
-			case to == pl.lp.header:
-				edge = red.phi.Edges[predIndex(to, from)]
-			case ok && p.Block() == to && p != red.phi:
-				edge = p.Edges[predIndex(to, from)]
-			}
-			if edge != nil && edge != ssa.Value(red.phi) {
-				d, a := f.phiMove(f.regsFor(red.phi), edge)
-				dsts, srcs = append(dsts, d...), append(srcs, a...)
+			for _, instr := range to.Instrs {
+				p, ok := instr.(*ssa.Phi)
+				if !ok {
+					break
+				}
+				if !red.holds(p) && p != red.result {
+					continue
+				}
+				if edge := p.Edges[predIndex(to, from)]; edge != ssa.Value(red.phi) {
+					d, a := f.phiMove(f.regsFor(red.phi), edge)
+					dsts, srcs = append(dsts, d...), append(srcs, a...)
+				}
 			}
 		}
 		return dsts, srcs

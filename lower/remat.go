@@ -3,6 +3,7 @@ package lower
 import (
 	"go/constant"
 	"go/token"
+	"go/types"
 
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
@@ -13,6 +14,9 @@ import (
 // results) and does not depend on control flow. Such values can be
 // computed again in any task.
 func (l *lowerer) isPure(v ssa.Value) bool {
+	if p, ok := v.(*ssa.Parameter); ok && l.bound[p] != nil {
+		return l.isPure(l.bound[p]) // what it stands for differs from call to call
+	}
 	if p, ok := l.pure[v]; ok {
 		return p
 	}
@@ -48,8 +52,13 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 	switch v := v.(type) {
 	case *ssa.Const, *ssa.Parameter, *ssa.FreeVar:
 		return true
-	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Slice, *ssa.Extract, *ssa.IndexAddr:
+	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Slice, *ssa.Extract, *ssa.IndexAddr,
+		*ssa.FieldAddr, *ssa.Field, *ssa.Index:
 		return operandsPure(v.(ssa.Instruction))
+	case *ssa.Global:
+		return true // the address of a constant table
+	case *ssa.Alloc:
+		return l.replayable(v) // a local variable a task can build again
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			switch x := v.X.(type) {
@@ -57,10 +66,13 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 				value, ok := l.captured[x]
 				return ok && l.isPure(value)
 			case *ssa.Alloc:
-				value, ok := l.cells[x]
-				return ok && l.isPure(value)
+				if value, ok := l.cells[x]; ok {
+					return l.isPure(value)
+				}
 			}
-			return false
+			// Constant tables never change, nor do local variables built
+			// once (replay.go) after they are built.
+			return (rootGlobal(v.X) != nil || l.readsBuiltLocal(v)) && operandsPure(v)
 		}
 		return v.Op != token.ARROW && operandsPure(v)
 	case *ssa.Call:
@@ -107,10 +119,14 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			switch in := instr.(type) {
-			case *ssa.Store, *ssa.Go, *ssa.Defer, *ssa.Panic:
+			case *ssa.Store:
+				if !isLocal(in.Addr, fn) {
+					return false
+				}
+			case *ssa.Go, *ssa.Defer, *ssa.Panic:
 				return false
 			case *ssa.UnOp:
-				if in.Op == token.MUL || in.Op == token.ARROW {
+				if in.Op == token.ARROW || in.Op == token.MUL && !isLocal(in.X, fn) && rootGlobal(in.X) == nil {
 					return false
 				}
 			case *ssa.Call:
@@ -120,7 +136,7 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 				}
 				if b, ok := common.Value.(*ssa.Builtin); ok {
 					switch b.Name() {
-					case "len", "cap", "min", "max":
+					case "len", "cap", "min", "max", "complex", "real", "imag":
 						continue
 					}
 					return false
@@ -139,6 +155,27 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 	return true
 }
 
+// isLocal reports whether addr points into a variable of fn itself,
+// following field and element addresses: what fn does there is invisible
+// to its callers.
+func isLocal(addr ssa.Value, fn *ssa.Function) bool {
+	for {
+		switch a := addr.(type) {
+		case *ssa.Alloc:
+			return a.Parent() == fn
+		case *ssa.FieldAddr:
+			addr = a.X
+		case *ssa.IndexAddr:
+			if _, ok := a.X.Type().Underlying().(*types.Pointer); !ok {
+				return false
+			}
+			addr = a.X
+		default:
+			return false
+		}
+	}
+}
+
 // hostExpr translates v into an expression the host can evaluate before a
 // launch, or returns nil. Only parameters, constants, lengths of slice
 // parameters and integer operations that cannot fail are allowed.
@@ -151,6 +188,9 @@ func (l *lowerer) hostExpr(v ssa.Value) *ir.Expr {
 	case *ssa.Const:
 		return &ir.Expr{Op: ir.OpConst, Type: t, Bits: constBits(v, t)}
 	case *ssa.Parameter:
+		if b, ok := l.bound[v]; ok {
+			return hostConvert(l.hostExpr(b), t)
+		}
 		if i, ok := l.params[v]; ok && !l.k.Params[i].Slice {
 			return &ir.Expr{Op: ir.OpParam, Type: t, Aux: int64(i)}
 		}
@@ -232,6 +272,13 @@ func hostConvert(x *ir.Expr, t ir.Type) *ir.Expr {
 
 // sliceParam returns the index of the slice parameter v is, or -1.
 func (l *lowerer) sliceParam(v ssa.Value) int {
+	for {
+		p, ok := v.(*ssa.Parameter)
+		if !ok || l.bound[p] == nil {
+			break
+		}
+		v = l.bound[p]
+	}
 	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
 		switch x := u.X.(type) {
 		case *ssa.FreeVar:

@@ -41,39 +41,53 @@ func basicType(t types.Type) (ir.Type, bool) {
 	return ir.Invalid, false
 }
 
-// sliceElem returns the IR element type of a slice type.
-func sliceElem(t types.Type) (ir.Type, bool) {
+// sliceElem returns the element type of a slice type whose elements
+// kernels can hold: numbers, bools, and structs and arrays of these.
+func sliceElem(t types.Type) (types.Type, bool) {
 	s, ok := t.Underlying().(*types.Slice)
 	if !ok {
-		return ir.Invalid, false
+		return nil, false
 	}
-	et, ok := basicType(s.Elem())
-	return et, ok && et != ir.Bool
+	_, err := leaves(s.Elem())
+	return s.Elem(), err == nil
 }
 
-// regCount is the number of IR registers that hold one value of type t:
-// three for a slice (address, length, capacity), one for a scalar, one per
-// component for a tuple of scalars. It is 0 for unsupported types.
+// regTypes returns the types of the IR registers that hold one value of
+// type t: three for a slice (address, length, capacity), one for a
+// pointer or a scalar, one per leaf for a struct, array or complex number,
+// one per component for a tuple of these. It fails for the types kernels
+// do not support.
 func regTypes(t types.Type) ([]ir.Type, bool) {
+	ts, err := regTypesOf(t)
+	return ts, err == nil
+}
+
+func regTypesOf(t types.Type) ([]ir.Type, error) {
 	switch u := t.(type) {
 	case *types.Tuple:
 		var all []ir.Type
 		for i := range u.Len() {
-			ts, ok := regTypes(u.At(i).Type())
-			if !ok {
-				return nil, false
+			ts, err := regTypesOf(u.At(i).Type())
+			if err != nil {
+				return nil, err
 			}
 			all = append(all, ts...)
 		}
-		return all, true
+		return all, nil
 	}
-	if _, ok := sliceElem(t); ok {
-		return []ir.Type{ir.Ptr, ir.Int64, ir.Int64}, true
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		if _, err := leaves(u.Elem()); err != nil {
+			return nil, err
+		}
+		return []ir.Type{ir.Ptr, ir.Int64, ir.Int64}, nil
+	case *types.Pointer:
+		if _, err := leaves(u.Elem()); err != nil {
+			return nil, err
+		}
+		return []ir.Type{ir.Ptr}, nil
 	}
-	if bt, ok := basicType(t); ok {
-		return []ir.Type{bt}, true
-	}
-	return nil, false
+	return leafTypes(t)
 }
 
 // describeType names the kind of an unsupported type for diagnostics.

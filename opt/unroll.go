@@ -53,19 +53,33 @@ func (lp *irLoop) size(t *ir.Task) int {
 	return n
 }
 
-// usesThreadCount reports whether the loop reads the grid's thread count,
-// or a multiple of it (the step of a grid-stride loop that UnrollGridStride
-// has unrolled).
+// usesThreadCount reports whether the loop steps by the grid's thread
+// count, by a multiple of it (the step of a grid-stride loop that
+// UnrollGridStride has unrolled), or by a value computed from it before
+// any loop (the steps of a loop nest's indices): then it is a grid-stride
+// loop, whose iterations are whole loop bodies already.
 func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
-	counts := map[ir.Reg]bool{}
+	inLoop := make([]bool, len(t.Blocks))
+	for _, l := range t.Loops() {
+		for _, b := range l.Blocks() {
+			inLoop[b] = true
+		}
+	}
+	derived := map[ir.Reg]bool{}
 	for changed := true; changed; {
 		changed = false
-		for _, b := range t.Blocks {
+		for bi, b := range t.Blocks {
 			for _, in := range b.Instrs {
-				derived := in.Op == ir.OpMul || in.Op == ir.OpMove || in.Op == ir.OpConvert
-				if in.Dst != ir.NoReg && !counts[in.Dst] && (in.Op == ir.OpThreadCount || derived && readsAny(&in, counts)) {
-					counts[in.Dst] = true
-					changed = true
+				if in.Dst == ir.NoReg || derived[in.Dst] {
+					continue
+				}
+				scaled := in.Op == ir.OpMul || in.Op == ir.OpMove || in.Op == ir.OpConvert
+				from := in.Op == ir.OpThreadCount || scaled && readsAny(&in, derived)
+				for _, a := range in.Args {
+					from = from || !inLoop[bi] && !a.Imm && derived[a.Reg]
+				}
+				if from {
+					derived[in.Dst], changed = true, true
 				}
 			}
 		}
@@ -73,7 +87,7 @@ func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
 	for _, b := range lp.blocks {
 		for _, in := range t.Blocks[b].Instrs {
 			for _, a := range in.Args {
-				if !a.Imm && counts[a.Reg] {
+				if !a.Imm && derived[a.Reg] {
 					return true
 				}
 			}

@@ -10,7 +10,7 @@ import (
 // ErrOutOfMemory if that overflows, or if the memory is the host's and it
 // has less than that. Go stops the whole program when it cannot allocate,
 // so the host's memory is checked first.
-func allocSize[T Number](n int, onHost bool) (uintptr, error) {
+func allocSize[T Element](n int, onHost bool) (uintptr, error) {
 	hi, size := bits.Mul64(uint64(n), uint64(elemSize[T]()))
 	if hi != 0 || size > math.MaxInt {
 		return 0, fmt.Errorf("%d elements of %d bytes overflow: %w", n, elemSize[T](), ErrOutOfMemory)
@@ -26,7 +26,7 @@ func allocSize[T Number](n int, onHost bool) (uintptr, error) {
 
 // makeHost makes a slice of n elements, turning the panic of a length Go
 // cannot allocate into an error.
-func makeHost[T Number](n int) (s []T, err error) {
+func makeHost[T Element](n int) (s []T, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("%v: %w", v, ErrOutOfMemory)

@@ -7,19 +7,11 @@ import (
 	"unsafe"
 )
 
-// Number is the constraint of buffer elements: the numeric types kernels
-// accept as slice elements.
-type Number interface {
-	~int8 | ~int16 | ~int32 | ~int64 | ~int |
-		~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uint | ~uintptr |
-		~float32 | ~float64
-}
-
 // Buffer is an array of elements of type T in a device's memory: what a
 // kernel's slice parameter receives. On the CPU backend it is a Go slice.
 // A Buffer may be a view of part of another (Slice); views share their
 // parent's memory and become unusable when it is freed.
-type Buffer[T Number] struct {
+type Buffer[T Element] struct {
 	tracked // in its device's list of what Close frees
 	dev     *Device
 	ptr     uintptr // device address of element 0
@@ -36,22 +28,25 @@ type Buffer[T Number] struct {
 
 // Alloc allocates a buffer of n elements on d, usable on every stream. Its
 // contents are undefined until written.
-func Alloc[T Number](d *Device, n int) (*Buffer[T], error) { return alloc[T](d, n, nil) }
+func Alloc[T Element](d *Device, n int) (*Buffer[T], error) { return alloc[T](d, n, nil) }
 
 // AllocOn allocates a buffer of n elements on d, ordered on stream s (nil:
 // the default stream): work queued on s after AllocOn may use it at once,
 // and the host need not wait for s; other streams must first wait for s
 // (Event.Wait). Where the driver has no memory pools it is Alloc.
-func AllocOn[T Number](d *Device, n int, s *Stream) (*Buffer[T], error) {
+func AllocOn[T Element](d *Device, n int, s *Stream) (*Buffer[T], error) {
 	if s == nil {
 		s = defaultStream
 	}
 	return alloc[T](d, n, s)
 }
 
-func alloc[T Number](d *Device, n int, on *Stream) (*Buffer[T], error) {
+func alloc[T Element](d *Device, n int, on *Stream) (*Buffer[T], error) {
 	if n < 0 {
 		return nil, allocError[T](n, fmt.Errorf("negative length"))
+	}
+	if err := checkElement[T](); err != nil {
+		return nil, allocError[T](n, err)
 	}
 	if err := d.check(); err != nil {
 		return nil, allocError[T](n, err)
@@ -94,12 +89,12 @@ func alloc[T Number](d *Device, n int, on *Stream) (*Buffer[T], error) {
 
 // allocError is the error of allocating n elements; the operation is
 // named only on failure, so that an allocation formats nothing.
-func allocError[T Number](n int, err error) error {
+func allocError[T Element](n int, err error) error {
 	return opError(fmt.Sprintf("allocate %d×%T", n, *new(T)), err)
 }
 
 // FromSlice allocates a buffer on d holding a copy of src.
-func FromSlice[T Number](d *Device, src []T) (*Buffer[T], error) {
+func FromSlice[T Element](d *Device, src []T) (*Buffer[T], error) {
 	b, err := Alloc[T](d, len(src))
 	if err != nil {
 		return nil, err
@@ -111,7 +106,7 @@ func FromSlice[T Number](d *Device, src []T) (*Buffer[T], error) {
 	return b, nil
 }
 
-func elemSize[T Number]() uintptr { return unsafe.Sizeof(*new(T)) }
+func elemSize[T Element]() uintptr { return unsafe.Sizeof(*new(T)) }
 
 func (b *Buffer[T]) bytes() uintptr { return uintptr(b.n) * elemSize[T]() }
 

@@ -10,7 +10,7 @@ import (
 // between it and device buffers overlap with other GPU work, which copies
 // from ordinary Go memory cannot. Its memory belongs to the driver, not to
 // Go's collector; Free returns it. On the CPU backend it is a Go slice.
-type HostBuffer[T Number] struct {
+type HostBuffer[T Element] struct {
 	tracked // in its device's list of what Close frees
 	dev     *Device
 	data    []T
@@ -20,10 +20,13 @@ type HostBuffer[T Number] struct {
 }
 
 // AllocHost allocates n page-locked elements for d.
-func AllocHost[T Number](d *Device, n int) (*HostBuffer[T], error) {
+func AllocHost[T Element](d *Device, n int) (*HostBuffer[T], error) {
 	op := fmt.Sprintf("allocate %d×%T page-locked", n, *new(T))
 	if n < 0 {
 		return nil, opError(op, fmt.Errorf("negative length"))
+	}
+	if err := checkElement[T](); err != nil {
+		return nil, opError(op, err)
 	}
 	if err := d.check(); err != nil {
 		return nil, opError(op, err)

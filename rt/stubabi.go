@@ -77,7 +77,7 @@ func PutFloat64(args []byte, off int, v float64) {
 // PutBuffer writes a buffer argument: its device address, then its length.
 // It takes the buffer's own type, not an ArgBuffer, so that the call is
 // static.
-func PutBuffer[T Number](args []byte, off int, b *Buffer[T]) {
+func PutBuffer[T Element](args []byte, off int, b *Buffer[T]) {
 	binary.LittleEndian.PutUint64(args[off:], uint64(b.ptr))
 	binary.LittleEndian.PutUint64(args[off+8:], uint64(b.n))
 }

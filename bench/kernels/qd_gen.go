@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "788c49eaf89c7ed75739626ba38c1ed6a2c6df89b4ada9bb0ea04f5a6cab80a2"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2c38fb86b014fbf82284ce9fc459e61bce43ab5ee0328d72a600fedc6442c62b"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e3851bea5967612c786e32dde5b3e24a738d7cda52de6d7cc9c173d162a146dc"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "bc77aa6aaa101758906a7f05d1fbee0025ff68fa21bf662c4ae997f860735ef1"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -103,12 +103,12 @@ var qdModule = &rt.ModuleSpec{
 			Block:    1,
 			Entry:    "TwoSpins_0",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    2,
 			Entry:    "TwoSpins_1",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Name: "TwoSpinsSerial",
@@ -126,42 +126,42 @@ var qdModule = &rt.ModuleSpec{
 			Block:    1,
 			Entry:    "EightSpins_0",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    2,
 			Entry:    "EightSpins_1",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    3,
 			Entry:    "EightSpins_2",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    4,
 			Entry:    "EightSpins_3",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    5,
 			Entry:    "EightSpins_4",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    6,
 			Entry:    "EightSpins_5",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    7,
 			Entry:    "EightSpins_6",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    8,
 			Entry:    "EightSpins_7",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Groups: []int{4},
@@ -170,28 +170,28 @@ var qdModule = &rt.ModuleSpec{
 			Block:    1,
 			Entry:    "FourTiny_0",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    2,
 			Entry:    "FourTiny_1",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    3,
 			Entry:    "FourTiny_2",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}, {
 			Block:    4,
 			Entry:    "FourTiny_3",
 			Group:    1,
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Name: "Tiny",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Tiny_0",
-			Parallel: false,
+			Parallel: true,
 		}},
 	}, {
 		Name: "Scale",
@@ -240,6 +240,50 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Entry:    "Sum_2",
 			Parallel: false,
+		}},
+	}, {
+		Name: "NBodyAoS",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "NBodyAoS_0",
+			Parallel: true,
+		}, {
+			Entry:    "NBodyAoS_1",
+			Parallel: true,
+		}},
+	}, {
+		Name: "NBodySoA",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "NBodySoA_0",
+			Parallel: true,
+		}, {
+			Entry:    "NBodySoA_1",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:77:15",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "types.go:77:7",
+		}},
+		Name: "Shade2D",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Shade2D_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "types.go:87:12",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "types.go:87:17",
+		}},
+		Name: "Shade1D",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Shade1D_0",
+			Parallel: true,
 		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
@@ -503,7 +547,7 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
-	qdCounts := [2]int64{1, 1}
+	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
@@ -647,7 +691,7 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutBuffer(qdArgs[:], 96, a6)
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
-	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
+	qdCounts := [8]int64{int64(a0.Len()), int64(a1.Len()), int64(a2.Len()), int64(a3.Len()), int64(a4.Len()), int64(a5.Len()), int64(a6.Len()), int64(a7.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
@@ -693,7 +737,7 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
-	qdCounts := [4]int64{1, 1, 1, 1}
+	qdCounts := [4]int64{int64(a.Len()), int64(b.Len()), int64(c.Len()), int64(d.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
@@ -718,7 +762,7 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
-	qdCounts := [1]int64{1}
+	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
@@ -836,6 +880,123 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 		}, x, out)
 	}
 	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// NBodyAoS advances an n-body system by one step, its bodies an array of
+// structs.
+//
+// NBodyAoS launches kernel NBodyAoS (types.go:31) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) NBodyAoS(ps *rt.Buffer[Particle], dt float32, soft float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "NBodyAoS", qdOpts, ps); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [24]byte
+	rt.PutBuffer(qdArgs[:], 0, ps)
+	rt.PutFloat32(qdArgs[:], 16, float32(dt))
+	rt.PutFloat32(qdArgs[:], 20, float32(soft))
+	qdCounts := [2]int64{int64(ps.Len()), int64(ps.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+				NBodyAoS(ps.CPUSlice(), dt, soft)
+			}, ps)
+		}
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			NBodyAoS(ps.CPUSlice(), dt, soft)
+		}, ps)
+	}
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// NBodySoA is NBodyAoS with one slice per field.
+//
+// NBodySoA launches kernel NBodySoA (types.go:51) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt.Buffer[float32], vx *rt.Buffer[float32], vy *rt.Buffer[float32], vz *rt.Buffer[float32], m *rt.Buffer[float32], dt float32, soft float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "NBodySoA", qdOpts, x, y, z, vx, vy, vz, m); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [120]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, z)
+	rt.PutBuffer(qdArgs[:], 48, vx)
+	rt.PutBuffer(qdArgs[:], 64, vy)
+	rt.PutBuffer(qdArgs[:], 80, vz)
+	rt.PutBuffer(qdArgs[:], 96, m)
+	rt.PutFloat32(qdArgs[:], 112, float32(dt))
+	rt.PutFloat32(qdArgs[:], 116, float32(soft))
+	qdCounts := [2]int64{min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len())), min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len()))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+				NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
+			}, x, y, z, vx, vy, vz, m)
+		}
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
+		}, x, y, z, vx, vy, vz, m)
+	}
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Shade2D computes each element of a w×h image from both its indices, as
+// a perfectly nested pair of loops: one parallel loop over all pixels.
+//
+// Shade2D launches kernel Shade2D (types.go:73) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Shade2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, h int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Shade2D", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	rt.PutUint64(qdArgs[:], 40, uint64(h))
+	qdCounts := [1]int64{(min(max(int64(h), int64(0)), int64(2097152)) * min(max(int64(w), int64(0)), int64(2097152)))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
+		}, out, in)
+	}
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Shade1D is Shade2D as one loop that divides each index into x and y.
+//
+// Shade1D launches kernel Shade1D (types.go:85) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Shade1D(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Shade1D", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	qdCounts := [1]int64{min(int64(out.Len()), int64(in.Len()))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Shade1D(out.CPUSlice(), in.CPUSlice(), w)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Shade1D(out.CPUSlice(), in.CPUSlice(), w)
+		}, out, in)
+	}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -2184,146 +2345,155 @@ $L_22:
 	.param .s64 TwoSpins_0_param_4
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [TwoSpins_0_param_0];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [TwoSpins_0_param_1];
-	ld.param.s64 %rd6, [TwoSpins_0_param_4];
+	ld.param.u64 %rd7, [TwoSpins_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [TwoSpins_0_param_1];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [TwoSpins_0_param_4];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_1(
@@ -2334,146 +2504,155 @@ $L_22:
 	.param .s64 TwoSpins_1_param_4
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [TwoSpins_1_param_2];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [TwoSpins_1_param_3];
-	ld.param.s64 %rd6, [TwoSpins_1_param_4];
+	ld.param.u64 %rd7, [TwoSpins_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [TwoSpins_1_param_3];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [TwoSpins_1_param_4];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_0(
@@ -2808,146 +2987,155 @@ $L_22:
 	.param .s64 EightSpins_0_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_0_param_0];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_0_param_1];
-	ld.param.s64 %rd6, [EightSpins_0_param_16];
+	ld.param.u64 %rd7, [EightSpins_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_0_param_1];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_0_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_1(
@@ -2970,146 +3158,155 @@ $L_22:
 	.param .s64 EightSpins_1_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_1_param_2];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_1_param_3];
-	ld.param.s64 %rd6, [EightSpins_1_param_16];
+	ld.param.u64 %rd7, [EightSpins_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_1_param_3];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_1_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_2(
@@ -3132,146 +3329,155 @@ $L_22:
 	.param .s64 EightSpins_2_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_2_param_4];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_2_param_5];
-	ld.param.s64 %rd6, [EightSpins_2_param_16];
+	ld.param.u64 %rd7, [EightSpins_2_param_4];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_2_param_5];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_2_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_3(
@@ -3294,146 +3500,155 @@ $L_22:
 	.param .s64 EightSpins_3_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_3_param_6];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_3_param_7];
-	ld.param.s64 %rd6, [EightSpins_3_param_16];
+	ld.param.u64 %rd7, [EightSpins_3_param_6];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_3_param_7];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_3_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_4(
@@ -3456,146 +3671,155 @@ $L_22:
 	.param .s64 EightSpins_4_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_4_param_8];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_4_param_9];
-	ld.param.s64 %rd6, [EightSpins_4_param_16];
+	ld.param.u64 %rd7, [EightSpins_4_param_8];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_4_param_9];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_4_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_5(
@@ -3618,146 +3842,155 @@ $L_22:
 	.param .s64 EightSpins_5_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_5_param_10];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_5_param_11];
-	ld.param.s64 %rd6, [EightSpins_5_param_16];
+	ld.param.u64 %rd7, [EightSpins_5_param_10];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_5_param_11];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_5_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_6(
@@ -3780,146 +4013,155 @@ $L_22:
 	.param .s64 EightSpins_6_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_6_param_12];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_6_param_13];
-	ld.param.s64 %rd6, [EightSpins_6_param_16];
+	ld.param.u64 %rd7, [EightSpins_6_param_12];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_6_param_13];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_6_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_7(
@@ -3942,146 +4184,155 @@ $L_22:
 	.param .s64 EightSpins_7_param_16
 )
 {
-	.reg .pred %p<35>;
-	.reg .b64 %rd<34>;
+	.reg .pred %p<38>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [EightSpins_7_param_14];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [EightSpins_7_param_15];
-	ld.param.s64 %rd6, [EightSpins_7_param_16];
+	ld.param.u64 %rd7, [EightSpins_7_param_14];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [EightSpins_7_param_15];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [EightSpins_7_param_16];
+	mov.b64 %rd13, %rd14;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
-	mov.b64 %rd5, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
-	mov.b64 %rd7, %rd1;
-	setp.gt.s64 %p8, %rd7, 0;
-	@!%p8 bra $L_21;
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_22;
 $L_3:
-	mov.b64 %rd9, 0;
-	setp.gt.s64 %p11, %rd5, 0;
+	mov.b64 %rd10, %rd2;
 $L_4:
-	mov.b64 %rd10, %rd9;
-	@!%p11 bra $L_22;
+	mov.b64 %rd11, %rd10;
+	@!%p12 bra $L_21;
 $L_5:
-	mov.b64 %rd12, %rd10;
-	mov.b64 %rd13, 0;
+	mov.b64 %rd15, %rd11;
+	mov.b64 %rd16, 0;
 $L_6:
-	max.s64 %rd32, %rd5, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
+	max.s64 %rd35, %rd13, -9223372036854775804;
+	sub.s64 %rd36, %rd35, 4;
 $L_7:
-	setp.lt.s64 %p34, %rd13, %rd33;
-	@!%p34 bra $L_16;
+	setp.lt.s64 %p37, %rd16, %rd36;
+	@!%p37 bra $L_16;
 $L_8:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_9:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_10:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_11:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_12:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_13:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 $L_14:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
 $L_15:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_7;
 $L_16:
-	mul.lo.s64 %rd15, %rd12, 1664525;
-	add.s64 %rd16, %rd15, 1013904223;
-	mul.hi.s64 %rd23, %rd16, -9223372032559808509;
-	add.s64 %rd24, %rd23, %rd16;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 30;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 2147483647;
-	sub.s64 %rd31, %rd16, %rd30;
-	mov.b64 %rd17, %rd31;
-	add.s64 %rd18, %rd13, 1;
-	setp.lt.s64 %p19, %rd18, %rd5;
-	@!%p19 bra $L_18;
+	mul.lo.s64 %rd18, %rd15, 1664525;
+	add.s64 %rd19, %rd18, 1013904223;
+	mul.hi.s64 %rd26, %rd19, -9223372032559808509;
+	add.s64 %rd27, %rd26, %rd19;
+	mov.b64 %rd28, %rd27;
+	shr.u64 %rd29, %rd28, 63;
+	shr.s64 %rd30, %rd27, 30;
+	mov.b64 %rd31, %rd29;
+	add.s64 %rd32, %rd30, %rd31;
+	mul.lo.s64 %rd33, %rd32, 2147483647;
+	sub.s64 %rd34, %rd19, %rd33;
+	mov.b64 %rd20, %rd34;
+	add.s64 %rd21, %rd16, 1;
+	setp.lt.s64 %p22, %rd21, %rd13;
+	@!%p22 bra $L_18;
 $L_17:
-	mov.b64 %rd12, %rd17;
-	mov.b64 %rd13, %rd18;
+	mov.b64 %rd15, %rd20;
+	mov.b64 %rd16, %rd21;
 	bra.uni $L_16;
 $L_18:
-	mov.b64 %rd14, %rd17;
+	mov.b64 %rd17, %rd20;
 $L_19:
-	mad.lo.s64 %rd20, %rd9, 8, %rd0;
-	st.global.s64 [%rd20], %rd14;
-	add.s64 %rd21, %rd9, 1;
-	setp.lt.s64 %p22, %rd21, %rd7;
-	@!%p22 bra $L_21;
+	mad.lo.s64 %rd23, %rd10, 8, %rd4;
+	st.global.s64 [%rd23], %rd17;
 $L_20:
-	mov.b64 %rd9, %rd21;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
-	mov.b64 %rd14, %rd10;
+	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry FourTiny_0(
@@ -4095,86 +4346,104 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<18>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<17>;
+	.reg .pred %p<61>;
+	.reg .b32 %r<64>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<107>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_0_param_0];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_0_param_1];
+	ld.param.u64 %rd7, [FourTiny_0_param_0];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_0_param_1];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd18, %rd1, 3;
+	mul.lo.s64 %rd66, %rd1, 4;
+	mov.b64 %rd23, %rd3;
+	mov.b64 %rd25, %rd18;
+	mov.b64 %rd72, %rd66;
+	mov.b64 %rd80, %rd66;
+	mov.b64 %rd92, %rd66;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd4;
+	mul.lo.s64 %rd106, %rd66, 4;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
-	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd19, %rd2, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_13;
 $L_3:
-	max.s64 %rd15, %rd5, -9223372036854775804;
-	sub.s64 %rd16, %rd15, 4;
+	mov.b64 %rd24, %rd19;
+	sub.u64 %rd21, %rd23, %rd24;
+	setp.gt.u64 %p22, %rd21, %rd25;
+	@!%p22 bra $L_9;
 $L_4:
-	setp.lt.s64 %p17, %rd6, %rd16;
-	@!%p17 bra $L_13;
+	mov.b64 %rd69, %rd105;
+	add.s64 %rd32, %rd69, 4;
+	ld.global.s32 %r33, [%rd32];
+	add.s32 %r34, %r33, 1;
+	mov.b64 %rd35, %rd32;
+	st.global.s32 [%rd35], %r34;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd73, %rd71, %rd72;
+	add.s64 %rd41, %rd73, 4;
+	ld.global.s32 %r42, [%rd41];
+	add.s32 %r43, %r42, 1;
+	mov.b64 %rd44, %rd41;
+	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	mov.b64 %rd79, %rd73;
+	add.s64 %rd81, %rd79, %rd80;
+	add.s64 %rd51, %rd81, 4;
+	ld.global.s32 %r52, [%rd51];
+	add.s32 %r53, %r52, 1;
+	mov.b64 %rd54, %rd51;
+	st.global.s32 [%rd54], %r53;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd91, %rd81;
+	add.s64 %rd93, %rd91, %rd92;
+	add.s64 %rd61, %rd93, 4;
+	ld.global.s32 %r62, [%rd61];
+	add.s32 %r63, %r62, 1;
+	mov.b64 %rd64, %rd61;
+	st.global.s32 [%rd64], %r63;
 $L_8:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd2, %rd2, %rd66;
+	add.s64 %rd105, %rd105, %rd106;
+	bra.uni $L_2;
 $L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 4, %rd4;
+	mul.lo.s64 %rd103, %rd1, 4;
 $L_10:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd67, %rd102;
+	add.s64 %rd14, %rd67, 4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mov.b64 %rd17, %rd14;
+	st.global.s32 [%rd17], %r16;
 $L_12:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd102, %rd102, %rd103;
+	bra.uni $L_10;
 $L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -4189,86 +4458,104 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<18>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<17>;
+	.reg .pred %p<61>;
+	.reg .b32 %r<64>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<107>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_1_param_2];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_1_param_3];
+	ld.param.u64 %rd7, [FourTiny_1_param_2];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_1_param_3];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd18, %rd1, 3;
+	mul.lo.s64 %rd66, %rd1, 4;
+	mov.b64 %rd23, %rd3;
+	mov.b64 %rd25, %rd18;
+	mov.b64 %rd72, %rd66;
+	mov.b64 %rd80, %rd66;
+	mov.b64 %rd92, %rd66;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd4;
+	mul.lo.s64 %rd106, %rd66, 4;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
-	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd19, %rd2, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_13;
 $L_3:
-	max.s64 %rd15, %rd5, -9223372036854775804;
-	sub.s64 %rd16, %rd15, 4;
+	mov.b64 %rd24, %rd19;
+	sub.u64 %rd21, %rd23, %rd24;
+	setp.gt.u64 %p22, %rd21, %rd25;
+	@!%p22 bra $L_9;
 $L_4:
-	setp.lt.s64 %p17, %rd6, %rd16;
-	@!%p17 bra $L_13;
+	mov.b64 %rd69, %rd105;
+	add.s64 %rd32, %rd69, 4;
+	ld.global.s32 %r33, [%rd32];
+	add.s32 %r34, %r33, 1;
+	mov.b64 %rd35, %rd32;
+	st.global.s32 [%rd35], %r34;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd73, %rd71, %rd72;
+	add.s64 %rd41, %rd73, 4;
+	ld.global.s32 %r42, [%rd41];
+	add.s32 %r43, %r42, 1;
+	mov.b64 %rd44, %rd41;
+	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	mov.b64 %rd79, %rd73;
+	add.s64 %rd81, %rd79, %rd80;
+	add.s64 %rd51, %rd81, 4;
+	ld.global.s32 %r52, [%rd51];
+	add.s32 %r53, %r52, 1;
+	mov.b64 %rd54, %rd51;
+	st.global.s32 [%rd54], %r53;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd91, %rd81;
+	add.s64 %rd93, %rd91, %rd92;
+	add.s64 %rd61, %rd93, 4;
+	ld.global.s32 %r62, [%rd61];
+	add.s32 %r63, %r62, 1;
+	mov.b64 %rd64, %rd61;
+	st.global.s32 [%rd64], %r63;
 $L_8:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd2, %rd2, %rd66;
+	add.s64 %rd105, %rd105, %rd106;
+	bra.uni $L_2;
 $L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 4, %rd4;
+	mul.lo.s64 %rd103, %rd1, 4;
 $L_10:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd67, %rd102;
+	add.s64 %rd14, %rd67, 4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mov.b64 %rd17, %rd14;
+	st.global.s32 [%rd17], %r16;
 $L_12:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd102, %rd102, %rd103;
+	bra.uni $L_10;
 $L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -4283,86 +4570,104 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<18>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<17>;
+	.reg .pred %p<61>;
+	.reg .b32 %r<64>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<107>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_2_param_4];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_2_param_5];
+	ld.param.u64 %rd7, [FourTiny_2_param_4];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_2_param_5];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd18, %rd1, 3;
+	mul.lo.s64 %rd66, %rd1, 4;
+	mov.b64 %rd23, %rd3;
+	mov.b64 %rd25, %rd18;
+	mov.b64 %rd72, %rd66;
+	mov.b64 %rd80, %rd66;
+	mov.b64 %rd92, %rd66;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd4;
+	mul.lo.s64 %rd106, %rd66, 4;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
-	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd19, %rd2, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_13;
 $L_3:
-	max.s64 %rd15, %rd5, -9223372036854775804;
-	sub.s64 %rd16, %rd15, 4;
+	mov.b64 %rd24, %rd19;
+	sub.u64 %rd21, %rd23, %rd24;
+	setp.gt.u64 %p22, %rd21, %rd25;
+	@!%p22 bra $L_9;
 $L_4:
-	setp.lt.s64 %p17, %rd6, %rd16;
-	@!%p17 bra $L_13;
+	mov.b64 %rd69, %rd105;
+	add.s64 %rd32, %rd69, 4;
+	ld.global.s32 %r33, [%rd32];
+	add.s32 %r34, %r33, 1;
+	mov.b64 %rd35, %rd32;
+	st.global.s32 [%rd35], %r34;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd73, %rd71, %rd72;
+	add.s64 %rd41, %rd73, 4;
+	ld.global.s32 %r42, [%rd41];
+	add.s32 %r43, %r42, 1;
+	mov.b64 %rd44, %rd41;
+	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	mov.b64 %rd79, %rd73;
+	add.s64 %rd81, %rd79, %rd80;
+	add.s64 %rd51, %rd81, 4;
+	ld.global.s32 %r52, [%rd51];
+	add.s32 %r53, %r52, 1;
+	mov.b64 %rd54, %rd51;
+	st.global.s32 [%rd54], %r53;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd91, %rd81;
+	add.s64 %rd93, %rd91, %rd92;
+	add.s64 %rd61, %rd93, 4;
+	ld.global.s32 %r62, [%rd61];
+	add.s32 %r63, %r62, 1;
+	mov.b64 %rd64, %rd61;
+	st.global.s32 [%rd64], %r63;
 $L_8:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd2, %rd2, %rd66;
+	add.s64 %rd105, %rd105, %rd106;
+	bra.uni $L_2;
 $L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 4, %rd4;
+	mul.lo.s64 %rd103, %rd1, 4;
 $L_10:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd67, %rd102;
+	add.s64 %rd14, %rd67, 4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mov.b64 %rd17, %rd14;
+	st.global.s32 [%rd17], %r16;
 $L_12:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd102, %rd102, %rd103;
+	bra.uni $L_10;
 $L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -4377,86 +4682,104 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<18>;
-	.reg .b32 %r<12>;
-	.reg .b64 %rd<17>;
+	.reg .pred %p<61>;
+	.reg .b32 %r<64>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<107>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd3, [FourTiny_3_param_6];
-	cvta.to.global.u64 %rd3, %rd3;
-	ld.param.u64 %rd4, [FourTiny_3_param_7];
+	ld.param.u64 %rd7, [FourTiny_3_param_6];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [FourTiny_3_param_7];
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd5, %rd8;
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd0, %rd3;
-	mov.b64 %rd1, %rd4;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd18, %rd1, 3;
+	mul.lo.s64 %rd66, %rd1, 4;
+	mov.b64 %rd23, %rd3;
+	mov.b64 %rd25, %rd18;
+	mov.b64 %rd72, %rd66;
+	mov.b64 %rd80, %rd66;
+	mov.b64 %rd92, %rd66;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd4;
+	mul.lo.s64 %rd106, %rd66, 4;
 $L_2:
-	mov.b64 %rd5, %rd1;
-	mov.b64 %rd6, -1;
-	add.s64 %rd14, %rd0, 0;
+	add.s64 %rd19, %rd2, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_13;
 $L_3:
-	max.s64 %rd15, %rd5, -9223372036854775804;
-	sub.s64 %rd16, %rd15, 4;
+	mov.b64 %rd24, %rd19;
+	sub.u64 %rd21, %rd23, %rd24;
+	setp.gt.u64 %p22, %rd21, %rd25;
+	@!%p22 bra $L_9;
 $L_4:
-	setp.lt.s64 %p17, %rd6, %rd16;
-	@!%p17 bra $L_13;
+	mov.b64 %rd69, %rd105;
+	add.s64 %rd32, %rd69, 4;
+	ld.global.s32 %r33, [%rd32];
+	add.s32 %r34, %r33, 1;
+	mov.b64 %rd35, %rd32;
+	st.global.s32 [%rd35], %r34;
 $L_5:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd73, %rd71, %rd72;
+	add.s64 %rd41, %rd73, 4;
+	ld.global.s32 %r42, [%rd41];
+	add.s32 %r43, %r42, 1;
+	mov.b64 %rd44, %rd41;
+	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	mov.b64 %rd79, %rd73;
+	add.s64 %rd81, %rd79, %rd80;
+	add.s64 %rd51, %rd81, 4;
+	ld.global.s32 %r52, [%rd51];
+	add.s32 %r53, %r52, 1;
+	mov.b64 %rd54, %rd51;
+	st.global.s32 [%rd54], %r53;
 $L_7:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd91, %rd81;
+	add.s64 %rd93, %rd91, %rd92;
+	add.s64 %rd61, %rd93, 4;
+	ld.global.s32 %r62, [%rd61];
+	add.s32 %r63, %r62, 1;
+	mov.b64 %rd64, %rd61;
+	st.global.s32 [%rd64], %r63;
 $L_8:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd2, %rd2, %rd66;
+	add.s64 %rd105, %rd105, %rd106;
+	bra.uni $L_2;
 $L_9:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 4, %rd4;
+	mul.lo.s64 %rd103, %rd1, 4;
 $L_10:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
+	add.s64 %rd9, %rd2, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_13;
 $L_11:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
+	mov.b64 %rd67, %rd102;
+	add.s64 %rd14, %rd67, 4;
+	ld.global.s32 %r15, [%rd14];
+	add.s32 %r16, %r15, 1;
+	mov.b64 %rd17, %rd14;
+	st.global.s32 [%rd17], %r16;
 $L_12:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_4;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd102, %rd102, %rd103;
+	bra.uni $L_10;
 $L_13:
-	add.s64 %rd7, %rd6, 1;
-	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_15;
-$L_14:
-	mov.b64 %rd9, %rd14;
-	ld.global.s32 %r10, [%rd9];
-	add.s32 %r11, %r10, 1;
-	mov.b64 %rd12, %rd9;
-	st.global.s32 [%rd12], %r11;
-	mov.b64 %rd6, %rd7;
-	add.s64 %rd14, %rd14, 4;
-	bra.uni $L_13;
-$L_15:
 	ret;
 }
 
@@ -4465,83 +4788,102 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<15>;
-	.reg .b32 %r<9>;
-	.reg .b64 %rd<14>;
+	.reg .pred %p<58>;
+	.reg .b32 %r<61>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<104>;
+	.reg .b64 %rdt<1>;
 
 $L_0:
-	ld.param.u64 %rd0, [Tiny_0_param_0];
-	cvta.to.global.u64 %rd0, %rd0;
-	ld.param.u64 %rd1, [Tiny_0_param_1];
+	ld.param.u64 %rd4, [Tiny_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Tiny_0_param_1];
+	mov.b64 %rd3, %rd5;
 $L_1:
-	mov.b64 %rd2, %rd1;
-	mov.b64 %rd3, -1;
-	add.s64 %rd11, %rd0, 0;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd15, %rd1, 3;
+	mul.lo.s64 %rd63, %rd1, 4;
+	mov.b64 %rd20, %rd3;
+	mov.b64 %rd22, %rd15;
+	mov.b64 %rd69, %rd63;
+	mov.b64 %rd77, %rd63;
+	mov.b64 %rd89, %rd63;
+	mov.b64 %rd101, %rd2;
+	mad.lo.s64 %rd102, %rd101, 4, %rd4;
+	mul.lo.s64 %rd103, %rd63, 4;
 $L_2:
-	max.s64 %rd12, %rd2, -9223372036854775804;
-	sub.s64 %rd13, %rd12, 4;
+	add.s64 %rd16, %rd2, 1;
+	setp.lt.s64 %p17, %rd16, %rd3;
+	@!%p17 bra $L_13;
 $L_3:
-	setp.lt.s64 %p14, %rd3, %rd13;
-	@!%p14 bra $L_12;
+	mov.b64 %rd21, %rd16;
+	sub.u64 %rd18, %rd20, %rd21;
+	setp.gt.u64 %p19, %rd18, %rd22;
+	@!%p19 bra $L_9;
 $L_4:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	mov.b64 %rd66, %rd102;
+	add.s64 %rd29, %rd66, 4;
+	ld.global.s32 %r30, [%rd29];
+	add.s32 %r31, %r30, 1;
+	mov.b64 %rd32, %rd29;
+	st.global.s32 [%rd32], %r31;
 $L_5:
-	mov.b64 %rd6, %rd11;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd6;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
-	add.s64 %rd11, %rd11, 4;
+	mov.b64 %rd68, %rd66;
+	add.s64 %rd70, %rd68, %rd69;
+	add.s64 %rd38, %rd70, 4;
+	ld.global.s32 %r39, [%rd38];
+	add.s32 %r40, %r39, 1;
+	mov.b64 %rd41, %rd38;
+	st.global.s32 [%rd41], %r40;
 $L_6:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	mov.b64 %rd76, %rd70;
+	add.s64 %rd78, %rd76, %rd77;
+	add.s64 %rd48, %rd78, 4;
+	ld.global.s32 %r49, [%rd48];
+	add.s32 %r50, %r49, 1;
+	mov.b64 %rd51, %rd48;
+	st.global.s32 [%rd51], %r50;
 $L_7:
-	mov.b64 %rd6, %rd11;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd6;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
-	add.s64 %rd11, %rd11, 4;
+	mov.b64 %rd88, %rd78;
+	add.s64 %rd90, %rd88, %rd89;
+	add.s64 %rd58, %rd90, 4;
+	ld.global.s32 %r59, [%rd58];
+	add.s32 %r60, %r59, 1;
+	mov.b64 %rd61, %rd58;
+	st.global.s32 [%rd61], %r60;
 $L_8:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	add.s64 %rd2, %rd2, %rd63;
+	add.s64 %rd102, %rd102, %rd103;
+	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd6, %rd11;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd6;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
-	add.s64 %rd11, %rd11, 4;
+	mov.b64 %rd98, %rd2;
+	mad.lo.s64 %rd99, %rd98, 4, %rd4;
+	mul.lo.s64 %rd100, %rd1, 4;
 $L_10:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_13;
 $L_11:
-	mov.b64 %rd6, %rd11;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd6;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
-	add.s64 %rd11, %rd11, 4;
-	bra.uni $L_3;
+	mov.b64 %rd64, %rd99;
+	add.s64 %rd11, %rd64, 4;
+	ld.global.s32 %r12, [%rd11];
+	add.s32 %r13, %r12, 1;
+	mov.b64 %rd14, %rd11;
+	st.global.s32 [%rd14], %r13;
 $L_12:
-	add.s64 %rd4, %rd3, 1;
-	setp.lt.s64 %p5, %rd4, %rd2;
-	@!%p5 bra $L_14;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd99, %rd99, %rd100;
+	bra.uni $L_10;
 $L_13:
-	mov.b64 %rd6, %rd11;
-	ld.global.s32 %r7, [%rd6];
-	add.s32 %r8, %r7, 1;
-	mov.b64 %rd9, %rd6;
-	st.global.s32 [%rd9], %r8;
-	mov.b64 %rd3, %rd4;
-	add.s64 %rd11, %rd11, 4;
-	bra.uni $L_12;
-$L_14:
 	ret;
 }
 
@@ -5641,6 +5983,1576 @@ $Lfault:
 	st.volatile.global.u32 [%rdt3+4], %rt2;
 	exit;
 }
+
+.visible .entry NBodyAoS_0(
+	.param .u64 NBodyAoS_0_param_0,
+	.param .s64 NBodyAoS_0_param_1,
+	.param .f32 NBodyAoS_0_param_2,
+	.param .f32 NBodyAoS_0_param_3
+)
+{
+	.reg .pred %p<25>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<308>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<303>;
+	.reg .f64 %fd<104>;
+
+$L_0:
+	ld.param.u64 %rd4, [NBodyAoS_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [NBodyAoS_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f100, [NBodyAoS_0_param_3];
+	ld.param.f32 %f190, [NBodyAoS_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd18, %rd5;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_20;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	mad.lo.s64 %rd303, %rd8, 28, %rd4;
+	add.s64 %rd11, %rd303, 28;
+	add.s64 %rd12, %rd11, 0;
+	ld.global.f32 %f13, [%rd12];
+	add.s64 %rd16, %rd12, 4;
+	ld.global.f32 %f14, [%rd16];
+	add.s64 %rd17, %rd12, 8;
+	ld.global.f32 %f15, [%rd17];
+	mov.f32 %f19, 0f00000000;
+	mov.f32 %f20, 0f00000000;
+	mov.f32 %f21, 0f00000000;
+	mov.b64 %rd22, -1;
+	add.s64 %rd307, %rd4, 0;
+$L_5:
+	add.s64 %rd23, %rd22, 1;
+	setp.lt.s64 %p24, %rd23, %rd18;
+	@!%p24 bra $L_15;
+$L_6:
+	mov.b64 %rd25, %rd307;
+	add.s64 %rd26, %rd25, 0;
+	ld.global.f32 %f27, [%rd26];
+	add.s64 %rd30, %rd26, 4;
+	ld.global.f32 %f28, [%rd30];
+	add.s64 %rd31, %rd26, 8;
+	ld.global.f32 %f29, [%rd31];
+$L_7:
+	mov.f32 %f258, 0f00000000;
+	mov.f32 %f259, 0f00000000;
+	mov.f32 %f260, 0f00000000;
+	mov.f32 %f258, %f27;
+	mov.f32 %f259, %f28;
+	mov.f32 %f260, %f29;
+	mov.f32 %f261, 0f00000000;
+	mov.f32 %f262, 0f00000000;
+	mov.f32 %f263, 0f00000000;
+	mov.f32 %f261, %f13;
+	mov.f32 %f262, %f14;
+	mov.f32 %f263, %f15;
+	mov.f32 %f264, 0f00000000;
+	mov.f32 %f265, 0f00000000;
+	mov.f32 %f266, 0f00000000;
+	mov.f32 %f50, %f258;
+	mov.f32 %f52, %f261;
+	sub.rn.f32 %f53, %f50, %f52;
+	mov.f32 %f264, %f53;
+	mov.f32 %f56, %f259;
+	mov.f32 %f58, %f262;
+	sub.rn.f32 %f59, %f56, %f58;
+	mov.f32 %f265, %f59;
+	mov.f32 %f62, %f260;
+	mov.f32 %f64, %f263;
+	sub.rn.f32 %f65, %f62, %f64;
+	mov.f32 %f266, %f65;
+	mov.f32 %f66, %f264;
+	mov.f32 %f67, %f265;
+	mov.f32 %f68, %f266;
+	mov.f32 %f32, %f66;
+	mov.f32 %f33, %f67;
+	mov.f32 %f34, %f68;
+$L_8:
+	mov.f32 %f267, 0f00000000;
+	mov.f32 %f268, 0f00000000;
+	mov.f32 %f269, 0f00000000;
+	mov.f32 %f267, %f32;
+	mov.f32 %f268, %f33;
+	mov.f32 %f269, %f34;
+	mov.f32 %f270, 0f00000000;
+	mov.f32 %f271, 0f00000000;
+	mov.f32 %f272, 0f00000000;
+	mov.f32 %f270, %f32;
+	mov.f32 %f271, %f33;
+	mov.f32 %f272, %f34;
+	mov.f32 %f83, %f267;
+	mov.f32 %f85, %f270;
+	mul.rn.f32 %f86, %f83, %f85;
+	mov.f32 %f88, %f268;
+	mov.f32 %f90, %f271;
+	mul.rn.f32 %f91, %f88, %f90;
+	add.rn.f32 %f92, %f86, %f91;
+	mov.f32 %f94, %f269;
+	mov.f32 %f96, %f272;
+	mul.rn.f32 %f97, %f94, %f96;
+	add.rn.f32 %f98, %f92, %f97;
+	mov.f32 %f71, %f98;
+$L_9:
+	add.rn.f32 %f99, %f71, %f100;
+$L_10:
+	sqrt.rn.f32 %f104, %f99;
+	div.rn.f32 %f105, 0f3F800000, %f104;
+	mov.f32 %f101, %f105;
+$L_11:
+	mov.b64 %rd106, %rd25;
+	add.s64 %rd107, %rd106, 24;
+	ld.global.f32 %f108, [%rd107];
+	mul.rn.f32 %f109, %f108, %f101;
+	mul.rn.f32 %f110, %f109, %f101;
+	mul.rn.f32 %f111, %f110, %f101;
+$L_12:
+	mov.f32 %f273, 0f00000000;
+	mov.f32 %f274, 0f00000000;
+	mov.f32 %f275, 0f00000000;
+	mov.f32 %f273, %f32;
+	mov.f32 %f274, %f33;
+	mov.f32 %f275, %f34;
+	mov.f32 %f276, 0f00000000;
+	mov.f32 %f277, 0f00000000;
+	mov.f32 %f278, 0f00000000;
+	mov.f32 %f125, %f273;
+	mul.rn.f32 %f126, %f125, %f111;
+	mov.f32 %f276, %f126;
+	mov.f32 %f129, %f274;
+	mul.rn.f32 %f130, %f129, %f111;
+	mov.f32 %f277, %f130;
+	mov.f32 %f133, %f275;
+	mul.rn.f32 %f134, %f133, %f111;
+	mov.f32 %f278, %f134;
+	mov.f32 %f135, %f276;
+	mov.f32 %f136, %f277;
+	mov.f32 %f137, %f278;
+	mov.f32 %f112, %f135;
+	mov.f32 %f113, %f136;
+	mov.f32 %f114, %f137;
+$L_13:
+	mov.f32 %f279, 0f00000000;
+	mov.f32 %f280, 0f00000000;
+	mov.f32 %f281, 0f00000000;
+	mov.f32 %f279, %f19;
+	mov.f32 %f280, %f20;
+	mov.f32 %f281, %f21;
+	mov.f32 %f282, 0f00000000;
+	mov.f32 %f283, 0f00000000;
+	mov.f32 %f284, 0f00000000;
+	mov.f32 %f282, %f112;
+	mov.f32 %f283, %f113;
+	mov.f32 %f284, %f114;
+	mov.f32 %f285, 0f00000000;
+	mov.f32 %f286, 0f00000000;
+	mov.f32 %f287, 0f00000000;
+	mov.f32 %f158, %f279;
+	mov.f32 %f160, %f282;
+	add.rn.f32 %f161, %f158, %f160;
+	mov.f32 %f285, %f161;
+	mov.f32 %f164, %f280;
+	mov.f32 %f166, %f283;
+	add.rn.f32 %f167, %f164, %f166;
+	mov.f32 %f286, %f167;
+	mov.f32 %f170, %f281;
+	mov.f32 %f172, %f284;
+	add.rn.f32 %f173, %f170, %f172;
+	mov.f32 %f287, %f173;
+	mov.f32 %f174, %f285;
+	mov.f32 %f175, %f286;
+	mov.f32 %f176, %f287;
+	mov.f32 %f140, %f174;
+	mov.f32 %f141, %f175;
+	mov.f32 %f142, %f176;
+$L_14:
+	mov.f32 %f19, %f140;
+	mov.f32 %f20, %f141;
+	mov.f32 %f21, %f142;
+	mov.b64 %rd22, %rd23;
+	add.s64 %rd307, %rd307, 28;
+	bra.uni $L_5;
+$L_15:
+	mov.b64 %rd180, %rd11;
+	add.s64 %rd181, %rd180, 12;
+	ld.global.f32 %f182, [%rd181];
+	add.s64 %rd185, %rd181, 4;
+	ld.global.f32 %f183, [%rd185];
+	add.s64 %rd186, %rd181, 8;
+	ld.global.f32 %f184, [%rd186];
+$L_16:
+	mov.f32 %f288, 0f00000000;
+	mov.f32 %f289, 0f00000000;
+	mov.f32 %f290, 0f00000000;
+	mov.f32 %f288, %f19;
+	mov.f32 %f289, %f20;
+	mov.f32 %f290, %f21;
+	mov.f32 %f291, 0f00000000;
+	mov.f32 %f292, 0f00000000;
+	mov.f32 %f293, 0f00000000;
+	mov.f32 %f201, %f288;
+	mul.rn.f32 %f202, %f201, %f190;
+	mov.f32 %f291, %f202;
+	mov.f32 %f205, %f289;
+	mul.rn.f32 %f206, %f205, %f190;
+	mov.f32 %f292, %f206;
+	mov.f32 %f209, %f290;
+	mul.rn.f32 %f210, %f209, %f190;
+	mov.f32 %f293, %f210;
+	mov.f32 %f211, %f291;
+	mov.f32 %f212, %f292;
+	mov.f32 %f213, %f293;
+	mov.f32 %f187, %f211;
+	mov.f32 %f188, %f212;
+	mov.f32 %f189, %f213;
+$L_17:
+	mov.f32 %f294, 0f00000000;
+	mov.f32 %f295, 0f00000000;
+	mov.f32 %f296, 0f00000000;
+	mov.f32 %f294, %f182;
+	mov.f32 %f295, %f183;
+	mov.f32 %f296, %f184;
+	mov.f32 %f297, 0f00000000;
+	mov.f32 %f298, 0f00000000;
+	mov.f32 %f299, 0f00000000;
+	mov.f32 %f297, %f187;
+	mov.f32 %f298, %f188;
+	mov.f32 %f299, %f189;
+	mov.f32 %f300, 0f00000000;
+	mov.f32 %f301, 0f00000000;
+	mov.f32 %f302, 0f00000000;
+	mov.f32 %f234, %f294;
+	mov.f32 %f236, %f297;
+	add.rn.f32 %f237, %f234, %f236;
+	mov.f32 %f300, %f237;
+	mov.f32 %f240, %f295;
+	mov.f32 %f242, %f298;
+	add.rn.f32 %f243, %f240, %f242;
+	mov.f32 %f301, %f243;
+	mov.f32 %f246, %f296;
+	mov.f32 %f248, %f299;
+	add.rn.f32 %f249, %f246, %f248;
+	mov.f32 %f302, %f249;
+	mov.f32 %f250, %f300;
+	mov.f32 %f251, %f301;
+	mov.f32 %f252, %f302;
+	mov.f32 %f216, %f250;
+	mov.f32 %f217, %f251;
+	mov.f32 %f218, %f252;
+$L_18:
+	mov.b64 %rd255, %rd181;
+	st.global.f32 [%rd255], %f216;
+	mov.b64 %rd256, %rd185;
+	st.global.f32 [%rd256], %f217;
+	mov.b64 %rd257, %rd186;
+	st.global.f32 [%rd257], %f218;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_20:
+	ret;
+}
+
+.visible .entry NBodyAoS_1(
+	.param .u64 NBodyAoS_1_param_0,
+	.param .s64 NBodyAoS_1_param_1,
+	.param .f32 NBodyAoS_1_param_2,
+	.param .f32 NBodyAoS_1_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<114>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<110>;
+
+$L_0:
+	ld.param.u64 %rd4, [NBodyAoS_1_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [NBodyAoS_1_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f27, [NBodyAoS_1_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd111, %rd2;
+	mad.lo.s64 %rd112, %rd111, 28, %rd4;
+	mul.lo.s64 %rd113, %rd1, 28;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_8;
+$L_3:
+	mov.b64 %rd110, %rd112;
+	add.s64 %rd11, %rd110, 28;
+	add.s64 %rd12, %rd11, 0;
+	ld.global.f32 %f13, [%rd12];
+	add.s64 %rd16, %rd12, 4;
+	ld.global.f32 %f14, [%rd16];
+	add.s64 %rd17, %rd12, 8;
+	ld.global.f32 %f15, [%rd17];
+	add.s64 %rd18, %rd11, 12;
+	ld.global.f32 %f19, [%rd18];
+	add.s64 %rd22, %rd18, 4;
+	ld.global.f32 %f20, [%rd22];
+	add.s64 %rd23, %rd18, 8;
+	ld.global.f32 %f21, [%rd23];
+$L_4:
+	mov.f32 %f95, 0f00000000;
+	mov.f32 %f96, 0f00000000;
+	mov.f32 %f97, 0f00000000;
+	mov.f32 %f95, %f19;
+	mov.f32 %f96, %f20;
+	mov.f32 %f97, %f21;
+	mov.f32 %f98, 0f00000000;
+	mov.f32 %f99, 0f00000000;
+	mov.f32 %f100, 0f00000000;
+	mov.f32 %f38, %f95;
+	mul.rn.f32 %f39, %f38, %f27;
+	mov.f32 %f98, %f39;
+	mov.f32 %f42, %f96;
+	mul.rn.f32 %f43, %f42, %f27;
+	mov.f32 %f99, %f43;
+	mov.f32 %f46, %f97;
+	mul.rn.f32 %f47, %f46, %f27;
+	mov.f32 %f100, %f47;
+	mov.f32 %f48, %f98;
+	mov.f32 %f49, %f99;
+	mov.f32 %f50, %f100;
+	mov.f32 %f24, %f48;
+	mov.f32 %f25, %f49;
+	mov.f32 %f26, %f50;
+$L_5:
+	mov.f32 %f101, 0f00000000;
+	mov.f32 %f102, 0f00000000;
+	mov.f32 %f103, 0f00000000;
+	mov.f32 %f101, %f13;
+	mov.f32 %f102, %f14;
+	mov.f32 %f103, %f15;
+	mov.f32 %f104, 0f00000000;
+	mov.f32 %f105, 0f00000000;
+	mov.f32 %f106, 0f00000000;
+	mov.f32 %f104, %f24;
+	mov.f32 %f105, %f25;
+	mov.f32 %f106, %f26;
+	mov.f32 %f107, 0f00000000;
+	mov.f32 %f108, 0f00000000;
+	mov.f32 %f109, 0f00000000;
+	mov.f32 %f71, %f101;
+	mov.f32 %f73, %f104;
+	add.rn.f32 %f74, %f71, %f73;
+	mov.f32 %f107, %f74;
+	mov.f32 %f77, %f102;
+	mov.f32 %f79, %f105;
+	add.rn.f32 %f80, %f77, %f79;
+	mov.f32 %f108, %f80;
+	mov.f32 %f83, %f103;
+	mov.f32 %f85, %f106;
+	add.rn.f32 %f86, %f83, %f85;
+	mov.f32 %f109, %f86;
+	mov.f32 %f87, %f107;
+	mov.f32 %f88, %f108;
+	mov.f32 %f89, %f109;
+	mov.f32 %f53, %f87;
+	mov.f32 %f54, %f88;
+	mov.f32 %f55, %f89;
+$L_6:
+	mov.b64 %rd92, %rd12;
+	st.global.f32 [%rd92], %f53;
+	mov.b64 %rd93, %rd16;
+	st.global.f32 [%rd93], %f54;
+	mov.b64 %rd94, %rd17;
+	st.global.f32 [%rd94], %f55;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd112, %rd112, %rd113;
+	bra.uni $L_2;
+$L_8:
+	ret;
+}
+
+.visible .entry NBodySoA_0(
+	.param .u64 NBodySoA_0_param_0,
+	.param .s64 NBodySoA_0_param_1,
+	.param .u64 NBodySoA_0_param_2,
+	.param .s64 NBodySoA_0_param_3,
+	.param .u64 NBodySoA_0_param_4,
+	.param .s64 NBodySoA_0_param_5,
+	.param .u64 NBodySoA_0_param_6,
+	.param .s64 NBodySoA_0_param_7,
+	.param .u64 NBodySoA_0_param_8,
+	.param .s64 NBodySoA_0_param_9,
+	.param .u64 NBodySoA_0_param_10,
+	.param .s64 NBodySoA_0_param_11,
+	.param .u64 NBodySoA_0_param_12,
+	.param .s64 NBodySoA_0_param_13,
+	.param .f32 NBodySoA_0_param_14,
+	.param .f32 NBodySoA_0_param_15
+)
+{
+	.reg .pred %p<105>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<104>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<93>;
+	.reg .f64 %fd<65>;
+
+$L_0:
+	ld.param.u64 %rd5, [NBodySoA_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [NBodySoA_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [NBodySoA_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [NBodySoA_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [NBodySoA_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [NBodySoA_0_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [NBodySoA_0_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [NBodySoA_0_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd18, %rd14, %rd15;
+	ld.param.u64 %rd20, [NBodySoA_0_param_8];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [NBodySoA_0_param_9];
+	mov.b64 %rd19, %rd21;
+	min.s64 %rd22, %rd18, %rd19;
+	ld.param.u64 %rd24, [NBodySoA_0_param_10];
+	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [NBodySoA_0_param_11];
+	mov.b64 %rd23, %rd25;
+	min.s64 %rd26, %rd22, %rd23;
+	ld.param.u64 %rd28, [NBodySoA_0_param_12];
+	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [NBodySoA_0_param_13];
+	mov.b64 %rd27, %rd29;
+	min.s64 %rd3, %rd26, %rd27;
+	ld.param.f32 %f61, [NBodySoA_0_param_15];
+	ld.param.f32 %f83, [NBodySoA_0_param_14];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p38, %rd3, 0;
+$L_2:
+	setp.lt.s64 %p30, %rd2, %rd3;
+	@!%p30 bra $L_32;
+$L_3:
+	mov.b64 %rd31, %rd2;
+$L_4:
+	mad.lo.s64 %rd32, %rd31, 4, %rd5;
+	ld.global.f32 %f33, [%rd32];
+	mad.lo.s64 %rd34, %rd31, 4, %rd8;
+	ld.global.f32 %f35, [%rd34];
+	mad.lo.s64 %rd36, %rd31, 4, %rd12;
+	ld.global.f32 %f37, [%rd36];
+	@!%p38 bra $L_31;
+$L_5:
+	mov.f32 %f39, 0f00000000;
+	mov.f32 %f40, 0f00000000;
+	mov.f32 %f41, 0f00000000;
+	mov.b64 %rd42, 0;
+	add.s64 %rd98, %rd5, 0;
+	add.s64 %rd99, %rd8, 0;
+	add.s64 %rd100, %rd12, 0;
+	add.s64 %rd101, %rd28, 0;
+$L_6:
+	max.s64 %rd102, %rd3, -9223372036854775804;
+	sub.s64 %rd103, %rd102, 4;
+$L_7:
+	setp.lt.s64 %p104, %rd42, %rd103;
+	@!%p104 bra $L_24;
+$L_8:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_9:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_10:
+	mov.b64 %rd67, %rd101;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_11:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+$L_12:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_13:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_14:
+	mov.b64 %rd67, %rd101;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_15:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+$L_16:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_17:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_18:
+	mov.b64 %rd67, %rd101;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_19:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+$L_20:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_21:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_22:
+	mov.b64 %rd67, %rd101;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+$L_23:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+	bra.uni $L_7;
+$L_24:
+	mov.b64 %rd46, %rd98;
+	ld.global.f32 %f47, [%rd46];
+	sub.rn.f32 %f48, %f47, %f33;
+	mov.b64 %rd49, %rd99;
+	ld.global.f32 %f50, [%rd49];
+	sub.rn.f32 %f51, %f50, %f35;
+	mov.b64 %rd52, %rd100;
+	ld.global.f32 %f53, [%rd52];
+	sub.rn.f32 %f54, %f53, %f37;
+	mul.rn.f32 %f55, %f48, %f48;
+	mul.rn.f32 %f56, %f51, %f51;
+	add.rn.f32 %f57, %f55, %f56;
+	mul.rn.f32 %f58, %f54, %f54;
+	add.rn.f32 %f59, %f57, %f58;
+	add.rn.f32 %f60, %f59, %f61;
+$L_25:
+	sqrt.rn.f32 %f65, %f60;
+	div.rn.f32 %f66, 0f3F800000, %f65;
+	mov.f32 %f62, %f66;
+$L_26:
+	mov.b64 %rd67, %rd101;
+	ld.global.f32 %f68, [%rd67];
+	mul.rn.f32 %f69, %f68, %f62;
+	mul.rn.f32 %f70, %f69, %f62;
+	mul.rn.f32 %f71, %f70, %f62;
+	mul.rn.f32 %f72, %f48, %f71;
+	add.rn.f32 %f73, %f39, %f72;
+	mul.rn.f32 %f74, %f51, %f71;
+	add.rn.f32 %f75, %f40, %f74;
+	mul.rn.f32 %f76, %f54, %f71;
+	add.rn.f32 %f77, %f41, %f76;
+	add.s64 %rd78, %rd42, 1;
+	setp.lt.s64 %p79, %rd78, %rd3;
+	@!%p79 bra $L_28;
+$L_27:
+	mov.f32 %f39, %f73;
+	mov.f32 %f40, %f75;
+	mov.f32 %f41, %f77;
+	mov.b64 %rd42, %rd78;
+	add.s64 %rd98, %rd98, 4;
+	add.s64 %rd99, %rd99, 4;
+	add.s64 %rd100, %rd100, 4;
+	add.s64 %rd101, %rd101, 4;
+	bra.uni $L_24;
+$L_28:
+	mov.f32 %f43, %f73;
+	mov.f32 %f44, %f75;
+	mov.f32 %f45, %f77;
+$L_29:
+	mad.lo.s64 %rd80, %rd31, 4, %rd16;
+	ld.global.f32 %f81, [%rd80];
+	mul.rn.f32 %f82, %f43, %f83;
+	add.rn.f32 %f84, %f81, %f82;
+	mad.lo.s64 %rd85, %rd31, 4, %rd20;
+	ld.global.f32 %f86, [%rd85];
+	mul.rn.f32 %f87, %f44, %f83;
+	add.rn.f32 %f88, %f86, %f87;
+	mad.lo.s64 %rd89, %rd31, 4, %rd24;
+	ld.global.f32 %f90, [%rd89];
+	mul.rn.f32 %f91, %f45, %f83;
+	add.rn.f32 %f92, %f90, %f91;
+	mov.b64 %rd93, %rd80;
+	st.global.f32 [%rd93], %f84;
+	mov.b64 %rd94, %rd85;
+	st.global.f32 [%rd94], %f88;
+	mov.b64 %rd95, %rd89;
+	st.global.f32 [%rd95], %f92;
+$L_30:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_31:
+	mov.f32 %f43, 0f00000000;
+	mov.f32 %f44, 0f00000000;
+	mov.f32 %f45, 0f00000000;
+	bra.uni $L_29;
+$L_32:
+	ret;
+}
+
+.visible .entry NBodySoA_1(
+	.param .u64 NBodySoA_1_param_0,
+	.param .s64 NBodySoA_1_param_1,
+	.param .u64 NBodySoA_1_param_2,
+	.param .s64 NBodySoA_1_param_3,
+	.param .u64 NBodySoA_1_param_4,
+	.param .s64 NBodySoA_1_param_5,
+	.param .u64 NBodySoA_1_param_6,
+	.param .s64 NBodySoA_1_param_7,
+	.param .u64 NBodySoA_1_param_8,
+	.param .s64 NBodySoA_1_param_9,
+	.param .u64 NBodySoA_1_param_10,
+	.param .s64 NBodySoA_1_param_11,
+	.param .u64 NBodySoA_1_param_12,
+	.param .s64 NBodySoA_1_param_13,
+	.param .f32 NBodySoA_1_param_14,
+	.param .f32 NBodySoA_1_param_15
+)
+{
+	.reg .pred %p<166>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<320>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<161>;
+
+$L_0:
+	ld.param.u64 %rd5, [NBodySoA_1_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [NBodySoA_1_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [NBodySoA_1_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [NBodySoA_1_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd10, %rd4, %rd7;
+	ld.param.u64 %rd12, [NBodySoA_1_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [NBodySoA_1_param_5];
+	mov.b64 %rd11, %rd13;
+	min.s64 %rd14, %rd10, %rd11;
+	ld.param.u64 %rd16, [NBodySoA_1_param_6];
+	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [NBodySoA_1_param_7];
+	mov.b64 %rd15, %rd17;
+	min.s64 %rd18, %rd14, %rd15;
+	ld.param.u64 %rd20, [NBodySoA_1_param_8];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [NBodySoA_1_param_9];
+	mov.b64 %rd19, %rd21;
+	min.s64 %rd22, %rd18, %rd19;
+	ld.param.u64 %rd24, [NBodySoA_1_param_10];
+	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [NBodySoA_1_param_11];
+	mov.b64 %rd23, %rd25;
+	min.s64 %rd26, %rd22, %rd23;
+	ld.param.u64 %rd29, [NBodySoA_1_param_13];
+	mov.b64 %rd27, %rd29;
+	min.s64 %rd3, %rd26, %rd27;
+	ld.param.f32 %f37, [NBodySoA_1_param_14];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd56, %rd1, 3;
+	mul.lo.s64 %rd167, %rd1, 4;
+	mov.b64 %rd60, %rd3;
+	mov.b64 %rd62, %rd56;
+	mov.b64 %rd169, %rd167;
+	mov.b64 %rd172, %rd167;
+	mov.b64 %rd175, %rd167;
+	mov.b64 %rd178, %rd167;
+	mov.b64 %rd181, %rd167;
+	mov.b64 %rd184, %rd167;
+	mov.b64 %rd198, %rd167;
+	mov.b64 %rd203, %rd167;
+	mov.b64 %rd208, %rd167;
+	mov.b64 %rd213, %rd167;
+	mov.b64 %rd218, %rd167;
+	mov.b64 %rd223, %rd167;
+	mov.b64 %rd245, %rd167;
+	mov.b64 %rd252, %rd167;
+	mov.b64 %rd259, %rd167;
+	mov.b64 %rd266, %rd167;
+	mov.b64 %rd273, %rd167;
+	mov.b64 %rd280, %rd167;
+	mov.b64 %rd311, %rd2;
+	mov.b64 %rd312, %rd311;
+	mad.lo.s64 %rd313, %rd312, 4, %rd5;
+	mul.lo.s64 %rd314, %rd167, 4;
+	mad.lo.s64 %rd315, %rd312, 4, %rd16;
+	mad.lo.s64 %rd316, %rd312, 4, %rd8;
+	mad.lo.s64 %rd317, %rd312, 4, %rd20;
+	mad.lo.s64 %rd318, %rd312, 4, %rd12;
+	mad.lo.s64 %rd319, %rd312, 4, %rd24;
+$L_2:
+	setp.lt.s64 %p57, %rd2, %rd3;
+	@!%p57 bra $L_13;
+$L_3:
+	mov.b64 %rd61, %rd2;
+	sub.u64 %rd58, %rd60, %rd61;
+	setp.gt.u64 %p59, %rd58, %rd62;
+	@!%p59 bra $L_9;
+$L_4:
+	mov.b64 %rd66, %rd313;
+	ld.global.f32 %f67, [%rd66];
+	mov.b64 %rd68, %rd315;
+	ld.global.f32 %f69, [%rd68];
+	mul.rn.f32 %f70, %f69, %f37;
+	add.rn.f32 %f71, %f67, %f70;
+	mov.b64 %rd72, %rd316;
+	ld.global.f32 %f73, [%rd72];
+	mov.b64 %rd74, %rd317;
+	ld.global.f32 %f75, [%rd74];
+	mul.rn.f32 %f76, %f75, %f37;
+	add.rn.f32 %f77, %f73, %f76;
+	mov.b64 %rd78, %rd318;
+	ld.global.f32 %f79, [%rd78];
+	mov.b64 %rd80, %rd319;
+	ld.global.f32 %f81, [%rd80];
+	mul.rn.f32 %f82, %f81, %f37;
+	add.rn.f32 %f83, %f79, %f82;
+	mov.b64 %rd84, %rd66;
+	st.global.f32 [%rd84], %f71;
+	mov.b64 %rd85, %rd72;
+	st.global.f32 [%rd85], %f77;
+	mov.b64 %rd86, %rd78;
+	st.global.f32 [%rd86], %f83;
+$L_5:
+	mov.b64 %rd168, %rd66;
+	add.s64 %rd170, %rd168, %rd169;
+	mov.b64 %rd91, %rd170;
+	ld.global.f32 %f92, [%rd91];
+	mov.b64 %rd171, %rd68;
+	add.s64 %rd173, %rd171, %rd172;
+	mov.b64 %rd93, %rd173;
+	ld.global.f32 %f94, [%rd93];
+	mul.rn.f32 %f95, %f94, %f37;
+	add.rn.f32 %f96, %f92, %f95;
+	mov.b64 %rd174, %rd72;
+	add.s64 %rd176, %rd174, %rd175;
+	mov.b64 %rd97, %rd176;
+	ld.global.f32 %f98, [%rd97];
+	mov.b64 %rd177, %rd74;
+	add.s64 %rd179, %rd177, %rd178;
+	mov.b64 %rd99, %rd179;
+	ld.global.f32 %f100, [%rd99];
+	mul.rn.f32 %f101, %f100, %f37;
+	add.rn.f32 %f102, %f98, %f101;
+	mov.b64 %rd180, %rd78;
+	add.s64 %rd182, %rd180, %rd181;
+	mov.b64 %rd103, %rd182;
+	ld.global.f32 %f104, [%rd103];
+	mov.b64 %rd183, %rd80;
+	add.s64 %rd185, %rd183, %rd184;
+	mov.b64 %rd105, %rd185;
+	ld.global.f32 %f106, [%rd105];
+	mul.rn.f32 %f107, %f106, %f37;
+	add.rn.f32 %f108, %f104, %f107;
+	mov.b64 %rd188, %rd170;
+	mov.b64 %rd109, %rd188;
+	st.global.f32 [%rd109], %f96;
+	mov.b64 %rd191, %rd176;
+	mov.b64 %rd110, %rd191;
+	st.global.f32 [%rd110], %f102;
+	mov.b64 %rd194, %rd182;
+	mov.b64 %rd111, %rd194;
+	st.global.f32 [%rd111], %f108;
+$L_6:
+	mov.b64 %rd197, %rd170;
+	add.s64 %rd199, %rd197, %rd198;
+	mov.b64 %rd117, %rd199;
+	ld.global.f32 %f118, [%rd117];
+	mov.b64 %rd202, %rd173;
+	add.s64 %rd204, %rd202, %rd203;
+	mov.b64 %rd119, %rd204;
+	ld.global.f32 %f120, [%rd119];
+	mul.rn.f32 %f121, %f120, %f37;
+	add.rn.f32 %f122, %f118, %f121;
+	mov.b64 %rd207, %rd176;
+	add.s64 %rd209, %rd207, %rd208;
+	mov.b64 %rd123, %rd209;
+	ld.global.f32 %f124, [%rd123];
+	mov.b64 %rd212, %rd179;
+	add.s64 %rd214, %rd212, %rd213;
+	mov.b64 %rd125, %rd214;
+	ld.global.f32 %f126, [%rd125];
+	mul.rn.f32 %f127, %f126, %f37;
+	add.rn.f32 %f128, %f124, %f127;
+	mov.b64 %rd217, %rd182;
+	add.s64 %rd219, %rd217, %rd218;
+	mov.b64 %rd129, %rd219;
+	ld.global.f32 %f130, [%rd129];
+	mov.b64 %rd222, %rd185;
+	add.s64 %rd224, %rd222, %rd223;
+	mov.b64 %rd131, %rd224;
+	ld.global.f32 %f132, [%rd131];
+	mul.rn.f32 %f133, %f132, %f37;
+	add.rn.f32 %f134, %f130, %f133;
+	mov.b64 %rd229, %rd199;
+	mov.b64 %rd135, %rd229;
+	st.global.f32 [%rd135], %f122;
+	mov.b64 %rd234, %rd209;
+	mov.b64 %rd136, %rd234;
+	st.global.f32 [%rd136], %f128;
+	mov.b64 %rd239, %rd219;
+	mov.b64 %rd137, %rd239;
+	st.global.f32 [%rd137], %f134;
+$L_7:
+	mov.b64 %rd244, %rd199;
+	add.s64 %rd246, %rd244, %rd245;
+	mov.b64 %rd143, %rd246;
+	ld.global.f32 %f144, [%rd143];
+	mov.b64 %rd251, %rd204;
+	add.s64 %rd253, %rd251, %rd252;
+	mov.b64 %rd145, %rd253;
+	ld.global.f32 %f146, [%rd145];
+	mul.rn.f32 %f147, %f146, %f37;
+	add.rn.f32 %f148, %f144, %f147;
+	mov.b64 %rd258, %rd209;
+	add.s64 %rd260, %rd258, %rd259;
+	mov.b64 %rd149, %rd260;
+	ld.global.f32 %f150, [%rd149];
+	mov.b64 %rd265, %rd214;
+	add.s64 %rd267, %rd265, %rd266;
+	mov.b64 %rd151, %rd267;
+	ld.global.f32 %f152, [%rd151];
+	mul.rn.f32 %f153, %f152, %f37;
+	add.rn.f32 %f154, %f150, %f153;
+	mov.b64 %rd272, %rd219;
+	add.s64 %rd274, %rd272, %rd273;
+	mov.b64 %rd155, %rd274;
+	ld.global.f32 %f156, [%rd155];
+	mov.b64 %rd279, %rd224;
+	add.s64 %rd281, %rd279, %rd280;
+	mov.b64 %rd157, %rd281;
+	ld.global.f32 %f158, [%rd157];
+	mul.rn.f32 %f159, %f158, %f37;
+	add.rn.f32 %f160, %f156, %f159;
+	mov.b64 %rd288, %rd246;
+	mov.b64 %rd161, %rd288;
+	st.global.f32 [%rd161], %f148;
+	mov.b64 %rd295, %rd260;
+	mov.b64 %rd162, %rd295;
+	st.global.f32 [%rd162], %f154;
+	mov.b64 %rd302, %rd274;
+	mov.b64 %rd163, %rd302;
+	st.global.f32 [%rd163], %f160;
+$L_8:
+	add.s64 %rd2, %rd2, %rd167;
+	add.s64 %rd313, %rd313, %rd314;
+	add.s64 %rd315, %rd315, %rd314;
+	add.s64 %rd316, %rd316, %rd314;
+	add.s64 %rd317, %rd317, %rd314;
+	add.s64 %rd318, %rd318, %rd314;
+	add.s64 %rd319, %rd319, %rd314;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd303, %rd2;
+	mad.lo.s64 %rd304, %rd303, 4, %rd5;
+	mul.lo.s64 %rd305, %rd1, 4;
+	mad.lo.s64 %rd306, %rd303, 4, %rd16;
+	mad.lo.s64 %rd307, %rd303, 4, %rd8;
+	mad.lo.s64 %rd308, %rd303, 4, %rd20;
+	mad.lo.s64 %rd309, %rd303, 4, %rd12;
+	mad.lo.s64 %rd310, %rd303, 4, %rd24;
+$L_10:
+	setp.lt.s64 %p30, %rd2, %rd3;
+	@!%p30 bra $L_13;
+$L_11:
+	mov.b64 %rd32, %rd304;
+	ld.global.f32 %f33, [%rd32];
+	mov.b64 %rd34, %rd306;
+	ld.global.f32 %f35, [%rd34];
+	mul.rn.f32 %f36, %f35, %f37;
+	add.rn.f32 %f38, %f33, %f36;
+	mov.b64 %rd39, %rd307;
+	ld.global.f32 %f40, [%rd39];
+	mov.b64 %rd41, %rd308;
+	ld.global.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f42, %f37;
+	add.rn.f32 %f44, %f40, %f43;
+	mov.b64 %rd45, %rd309;
+	ld.global.f32 %f46, [%rd45];
+	mov.b64 %rd47, %rd310;
+	ld.global.f32 %f48, [%rd47];
+	mul.rn.f32 %f49, %f48, %f37;
+	add.rn.f32 %f50, %f46, %f49;
+	mov.b64 %rd51, %rd32;
+	st.global.f32 [%rd51], %f38;
+	mov.b64 %rd52, %rd39;
+	st.global.f32 [%rd52], %f44;
+	mov.b64 %rd53, %rd45;
+	st.global.f32 [%rd53], %f50;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd304, %rd304, %rd305;
+	add.s64 %rd306, %rd306, %rd305;
+	add.s64 %rd307, %rd307, %rd305;
+	add.s64 %rd308, %rd308, %rd305;
+	add.s64 %rd309, %rd309, %rd305;
+	add.s64 %rd310, %rd310, %rd305;
+	bra.uni $L_10;
+$L_13:
+	ret;
+}
+
+.visible .entry Shade2D_0(
+	.param .u64 Shade2D_0_param_0,
+	.param .s64 Shade2D_0_param_1,
+	.param .u64 Shade2D_0_param_2,
+	.param .s64 Shade2D_0_param_3,
+	.param .s64 Shade2D_0_param_4,
+	.param .s64 Shade2D_0_param_5,
+	.param .u64 Shade2D_0_param_6
+)
+{
+	.reg .pred %p<55>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<58>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<54>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<37>;
+
+$L_0:
+	ld.param.s64 %rd0, [Shade2D_0_param_5];
+	ld.param.s64 %rd4, [Shade2D_0_param_4];
+	ld.param.u64 %rd29, [Shade2D_0_param_2];
+	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Shade2D_0_param_3];
+	ld.param.u64 %rd38, [Shade2D_0_param_0];
+	cvta.to.global.u64 %rd38, %rd38;
+	ld.param.u64 %rd39, [Shade2D_0_param_1];
+$L_1:
+	setp.gt.s64 %p1, %rd0, 0;
+	@!%p1 bra $L_16;
+$L_2:
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd3, %rd2;
+	setp.gt.s64 %p5, %rd4, 0;
+	@!%p5 bra $L_16;
+$L_3:
+	mov.b64 %rd6, %rd4;
+	mov.b64 %rd7, %rd6;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd8, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd8, %rd8, %rdt0;
+	mov.b64 %rd9, %rd8;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd10, %rt3, %rt4;
+	mov.b64 %rd11, %rd10;
+	or.b64 %rd45, %rd9, %rd7;
+	shr.u64 %rd46, %rd45, 32;
+	setp.eq.u64 %p47, %rd46, 0;
+	@!%p47 bra $L_18;
+$L_4:
+	cvt.u32.u64 %r48, %rd9;
+	cvt.u32.u64 %r49, %rd7;
+	div.u32 %r50, %r48, %r49;
+	cvt.u64.u32 %rd44, %r50;
+$L_5:
+	mov.b64 %rd13, %rd44;
+	mul.lo.u64 %rd14, %rd13, %rd7;
+	sub.u64 %rd12, %rd9, %rd14;
+	or.b64 %rd52, %rd11, %rd7;
+	shr.u64 %rd53, %rd52, 32;
+	setp.eq.u64 %p54, %rd53, 0;
+	@!%p54 bra $L_17;
+$L_6:
+	cvt.u32.u64 %r55, %rd11;
+	cvt.u32.u64 %r56, %rd7;
+	div.u32 %r57, %r55, %r56;
+	cvt.u64.u32 %rd51, %r57;
+$L_7:
+	mov.b64 %rd15, %rd51;
+	mul.lo.u64 %rd16, %rd15, %rd7;
+	sub.u64 %rd17, %rd11, %rd16;
+	mov.b64 %rd18, %rd13;
+	mov.pred %p25, %p5;
+$L_8:
+	setp.lt.u64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_16;
+$L_9:
+	mov.b64 %rd20, %rd18;
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd12;
+	mov.b64 %rd23, %rd22;
+$L_10:
+	@!%p25 bra $L_15;
+$L_11:
+	mul.lo.s64 %rd26, %rd21, %rd4;
+	add.s64 %rd27, %rd26, %rd23;
+	setp.ge.u64 %pt0, %rd27, %rd30;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd28, %rd27, 4, %rd29;
+	ld.global.f32 %f31, [%rd28];
+	mul.rn.f32 %f32, %f31, 0f3F000000;
+	mul.lo.s64 %rd33, %rd23, 3;
+	add.s64 %rd34, %rd33, %rd21;
+	cvt.rn.f32.s64 %f35, %rd34;
+	add.rn.f32 %f36, %f32, %f35;
+	setp.ge.u64 %pt1, %rd27, %rd39;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd37, %rd27, 4, %rd38;
+	st.global.f32 [%rd37], %f36;
+$L_12:
+	add.u64 %rd12, %rd12, %rd17;
+	setp.ge.u64 %p24, %rd12, %rd7;
+	@!%p24 bra $L_14;
+$L_13:
+	sub.u64 %rd12, %rd12, %rd7;
+	add.u64 %rd18, %rd18, 1;
+$L_14:
+	add.u64 %rd18, %rd18, %rd15;
+	bra.uni $L_8;
+$L_15:
+	add.s64 %rd42, %rd21, 1;
+	setp.lt.s64 %p43, %rd42, %rd0;
+	@%p43 bra $L_12;
+$L_16:
+	ret;
+$L_17:
+	div.u64 %rd51, %rd11, %rd7;
+	bra.uni $L_7;
+$L_18:
+	div.u64 %rd44, %rd9, %rd7;
+	bra.uni $L_5;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd27;
+	mov.b64 %rdt2, %rd39;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Shade2D_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 1245184;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Shade1D_0(
+	.param .u64 Shade1D_0_param_0,
+	.param .s64 Shade1D_0_param_1,
+	.param .u64 Shade1D_0_param_2,
+	.param .s64 Shade1D_0_param_3,
+	.param .s64 Shade1D_0_param_4,
+	.param .u64 Shade1D_0_param_5
+)
+{
+	.reg .pred %p<191>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<196>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<197>;
+	.reg .b64 %rdt<9>;
+	.reg .f32 %f<88>;
+
+$L_0:
+	ld.param.u64 %rd5, [Shade1D_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Shade1D_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd8, [Shade1D_0_param_2];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Shade1D_0_param_3];
+	mov.b64 %rd7, %rd9;
+	min.s64 %rd3, %rd4, %rd7;
+	ld.param.s64 %rd13, [Shade1D_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd25, %rd1, 3;
+	mul.lo.s64 %rd92, %rd1, 4;
+	mov.b64 %rd29, %rd3;
+	mov.b64 %rd31, %rd25;
+	mov.b64 %rd94, %rd92;
+	mov.b64 %rd97, %rd92;
+	mov.b64 %rd102, %rd92;
+	mov.b64 %rd107, %rd92;
+	mov.b64 %rd114, %rd92;
+	mov.b64 %rd121, %rd92;
+	mov.b64 %rd127, %rd2;
+	mov.b64 %rd128, %rd127;
+	mad.lo.s64 %rd129, %rd128, 4, %rd8;
+	mul.lo.s64 %rd130, %rd92, 4;
+	mad.lo.s64 %rd131, %rd128, 4, %rd5;
+$L_2:
+	setp.lt.s64 %p26, %rd2, %rd3;
+	@!%p26 bra $L_37;
+$L_3:
+	mov.b64 %rd30, %rd2;
+	sub.u64 %rd27, %rd29, %rd30;
+	setp.gt.u64 %p28, %rd27, %rd31;
+	@!%p28 bra $L_29;
+$L_4:
+	mov.b64 %rd32, %rd2;
+$L_5:
+	mov.b64 %rd34, %rd32;
+$L_6:
+	setp.eq.s64 %pt0, %rd13, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd186, %rd34;
+	mov.b64 %rd187, %rd13;
+	or.b64 %rd188, %rd186, %rd187;
+	shr.u64 %rd189, %rd188, 32;
+	setp.eq.u64 %p190, %rd189, 0;
+	@!%p190 bra $L_28;
+$L_7:
+	cvt.u32.u64 %r191, %rd34;
+	cvt.u32.u64 %r192, %rd13;
+	div.u32 %r193, %r191, %r192;
+	mul.lo.u32 %r195, %r193, %r192;
+	sub.u32 %r194, %r191, %r195;
+	cvt.u64.u32 %rd184, %r193;
+	cvt.u64.u32 %rd185, %r194;
+$L_8:
+	mov.b64 %rd35, %rd184;
+	mov.b64 %rd36, %rd185;
+	mov.b64 %rd37, %rd129;
+	ld.global.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f38, 0f3F000000;
+	mul.lo.s64 %rd40, %rd36, 3;
+	add.s64 %rd41, %rd40, %rd35;
+	cvt.rn.f32.s64 %f42, %rd41;
+	add.rn.f32 %f43, %f39, %f42;
+	mov.b64 %rd44, %rd131;
+	st.global.f32 [%rd44], %f43;
+$L_9:
+	add.s64 %rd61, %rd32, %rd1;
+$L_10:
+	mov.b64 %rd48, %rd61;
+$L_11:
+	setp.eq.s64 %pt1, %rd13, 0;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd173, %rd48;
+	mov.b64 %rd174, %rd13;
+	or.b64 %rd175, %rd173, %rd174;
+	shr.u64 %rd176, %rd175, 32;
+	setp.eq.u64 %p177, %rd176, 0;
+	@!%p177 bra $L_27;
+$L_12:
+	cvt.u32.u64 %r178, %rd48;
+	cvt.u32.u64 %r179, %rd13;
+	div.u32 %r180, %r178, %r179;
+	mul.lo.u32 %r182, %r180, %r179;
+	sub.u32 %r181, %r178, %r182;
+	cvt.u64.u32 %rd171, %r180;
+	cvt.u64.u32 %rd172, %r181;
+$L_13:
+	mov.b64 %rd49, %rd171;
+	mov.b64 %rd50, %rd172;
+	mov.b64 %rd93, %rd37;
+	add.s64 %rd95, %rd93, %rd94;
+	mov.b64 %rd51, %rd95;
+	ld.global.f32 %f52, [%rd51];
+	mul.rn.f32 %f53, %f52, 0f3F000000;
+	mul.lo.s64 %rd54, %rd50, 3;
+	add.s64 %rd55, %rd54, %rd49;
+	cvt.rn.f32.s64 %f56, %rd55;
+	add.rn.f32 %f57, %f53, %f56;
+	mov.b64 %rd96, %rd44;
+	add.s64 %rd98, %rd96, %rd97;
+	mov.b64 %rd58, %rd98;
+	st.global.f32 [%rd58], %f57;
+$L_14:
+	add.s64 %rd76, %rd61, %rd1;
+$L_15:
+	mov.b64 %rd63, %rd76;
+$L_16:
+	setp.eq.s64 %pt2, %rd13, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd160, %rd63;
+	mov.b64 %rd161, %rd13;
+	or.b64 %rd162, %rd160, %rd161;
+	shr.u64 %rd163, %rd162, 32;
+	setp.eq.u64 %p164, %rd163, 0;
+	@!%p164 bra $L_26;
+$L_17:
+	cvt.u32.u64 %r165, %rd63;
+	cvt.u32.u64 %r166, %rd13;
+	div.u32 %r167, %r165, %r166;
+	mul.lo.u32 %r169, %r167, %r166;
+	sub.u32 %r168, %r165, %r169;
+	cvt.u64.u32 %rd158, %r167;
+	cvt.u64.u32 %rd159, %r168;
+$L_18:
+	mov.b64 %rd64, %rd158;
+	mov.b64 %rd65, %rd159;
+	mov.b64 %rd101, %rd95;
+	add.s64 %rd103, %rd101, %rd102;
+	mov.b64 %rd66, %rd103;
+	ld.global.f32 %f67, [%rd66];
+	mul.rn.f32 %f68, %f67, 0f3F000000;
+	mul.lo.s64 %rd69, %rd65, 3;
+	add.s64 %rd70, %rd69, %rd64;
+	cvt.rn.f32.s64 %f71, %rd70;
+	add.rn.f32 %f72, %f68, %f71;
+	mov.b64 %rd106, %rd98;
+	add.s64 %rd108, %rd106, %rd107;
+	mov.b64 %rd73, %rd108;
+	st.global.f32 [%rd73], %f72;
+$L_19:
+	add.s64 %rd91, %rd76, %rd1;
+$L_20:
+	mov.b64 %rd78, %rd91;
+$L_21:
+	setp.eq.s64 %pt3, %rd13, 0;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd147, %rd78;
+	mov.b64 %rd148, %rd13;
+	or.b64 %rd149, %rd147, %rd148;
+	shr.u64 %rd150, %rd149, 32;
+	setp.eq.u64 %p151, %rd150, 0;
+	@!%p151 bra $L_25;
+$L_22:
+	cvt.u32.u64 %r152, %rd78;
+	cvt.u32.u64 %r153, %rd13;
+	div.u32 %r154, %r152, %r153;
+	mul.lo.u32 %r156, %r154, %r153;
+	sub.u32 %r155, %r152, %r156;
+	cvt.u64.u32 %rd145, %r154;
+	cvt.u64.u32 %rd146, %r155;
+$L_23:
+	mov.b64 %rd79, %rd145;
+	mov.b64 %rd80, %rd146;
+	mov.b64 %rd113, %rd103;
+	add.s64 %rd115, %rd113, %rd114;
+	mov.b64 %rd81, %rd115;
+	ld.global.f32 %f82, [%rd81];
+	mul.rn.f32 %f83, %f82, 0f3F000000;
+	mul.lo.s64 %rd84, %rd80, 3;
+	add.s64 %rd85, %rd84, %rd79;
+	cvt.rn.f32.s64 %f86, %rd85;
+	add.rn.f32 %f87, %f83, %f86;
+	mov.b64 %rd120, %rd108;
+	add.s64 %rd122, %rd120, %rd121;
+	mov.b64 %rd88, %rd122;
+	st.global.f32 [%rd88], %f87;
+$L_24:
+	add.s64 %rd2, %rd2, %rd92;
+	add.s64 %rd129, %rd129, %rd130;
+	add.s64 %rd131, %rd131, %rd130;
+	bra.uni $L_2;
+$L_25:
+	setp.eq.s64 %pt4, %rd13, -1;
+	neg.s64 %rdt3, %rd78;
+	div.s64 %rd145, %rd78, %rd13;
+	selp.b64 %rd145, %rdt3, %rd145, %pt4;
+	mul.lo.s64 %rd157, %rd145, %rd13;
+	sub.s64 %rd146, %rd78, %rd157;
+	bra.uni $L_23;
+$L_26:
+	setp.eq.s64 %pt5, %rd13, -1;
+	neg.s64 %rdt4, %rd63;
+	div.s64 %rd158, %rd63, %rd13;
+	selp.b64 %rd158, %rdt4, %rd158, %pt5;
+	mul.lo.s64 %rd170, %rd158, %rd13;
+	sub.s64 %rd159, %rd63, %rd170;
+	bra.uni $L_18;
+$L_27:
+	setp.eq.s64 %pt6, %rd13, -1;
+	neg.s64 %rdt5, %rd48;
+	div.s64 %rd171, %rd48, %rd13;
+	selp.b64 %rd171, %rdt5, %rd171, %pt6;
+	mul.lo.s64 %rd183, %rd171, %rd13;
+	sub.s64 %rd172, %rd48, %rd183;
+	bra.uni $L_13;
+$L_28:
+	setp.eq.s64 %pt7, %rd13, -1;
+	neg.s64 %rdt6, %rd34;
+	div.s64 %rd184, %rd34, %rd13;
+	selp.b64 %rd184, %rdt6, %rd184, %pt7;
+	mul.lo.s64 %rd196, %rd184, %rd13;
+	sub.s64 %rd185, %rd34, %rd196;
+	bra.uni $L_8;
+$L_29:
+	mov.b64 %rd123, %rd2;
+	mad.lo.s64 %rd124, %rd123, 4, %rd8;
+	mul.lo.s64 %rd125, %rd1, 4;
+	mad.lo.s64 %rd126, %rd123, 4, %rd5;
+$L_30:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_37;
+$L_31:
+	mov.b64 %rd11, %rd2;
+$L_32:
+	setp.eq.s64 %pt8, %rd13, 0;
+	@%pt8 bra $Lfault_4;
+	mov.b64 %rd134, %rd11;
+	mov.b64 %rd135, %rd13;
+	or.b64 %rd136, %rd134, %rd135;
+	shr.u64 %rd137, %rd136, 32;
+	setp.eq.u64 %p138, %rd137, 0;
+	@!%p138 bra $L_36;
+$L_33:
+	cvt.u32.u64 %r139, %rd11;
+	cvt.u32.u64 %r140, %rd13;
+	div.u32 %r141, %r139, %r140;
+	mul.lo.u32 %r143, %r141, %r140;
+	sub.u32 %r142, %r139, %r143;
+	cvt.u64.u32 %rd132, %r141;
+	cvt.u64.u32 %rd133, %r142;
+$L_34:
+	mov.b64 %rd12, %rd132;
+	mov.b64 %rd14, %rd133;
+	mov.b64 %rd15, %rd124;
+	ld.global.f32 %f16, [%rd15];
+	mul.rn.f32 %f17, %f16, 0f3F000000;
+	mul.lo.s64 %rd18, %rd14, 3;
+	add.s64 %rd19, %rd18, %rd12;
+	cvt.rn.f32.s64 %f20, %rd19;
+	add.rn.f32 %f21, %f17, %f20;
+	mov.b64 %rd22, %rd126;
+	st.global.f32 [%rd22], %f21;
+$L_35:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd124, %rd124, %rd125;
+	add.s64 %rd126, %rd126, %rd125;
+	bra.uni $L_30;
+$L_36:
+	setp.eq.s64 %pt9, %rd13, -1;
+	neg.s64 %rdt7, %rd11;
+	div.s64 %rd132, %rd11, %rd13;
+	selp.b64 %rd132, %rdt7, %rd132, %pt9;
+	mul.lo.s64 %rd144, %rd132, %rd13;
+	sub.s64 %rd133, %rd11, %rd144;
+	bra.uni $L_34;
+$L_37:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [Shade1D_0_param_5];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt8+8], 1310720;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt7;
+	exit;
+}
 `
 
 // qdHIP is the HIP of this package's kernels.
@@ -5658,6 +7570,12 @@ const qdHIP = `// Generated by qdgen. DO NOT EDIT.
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
+
+static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline u64 qd_div_u64(u64 x, u64 y) { return y == 0 ? 0 : x / y; }
+
+static __device__ inline i64 qd_div_i64(i64 x, i64 y) { return y == 0 ? 0 : y == -1 ? (i64)-(u64)x : x / y; }
 
 __device__ u32 qd_fault_claim;
 
@@ -6599,266 +8517,266 @@ b22: // exit
 	return;
 }
 
-// Task 0 of kernel TwoSpins(a []i64, b []i64, iters i64), serial.
+// Task 0 of kernel TwoSpins(a []i64, b []i64, iters i64), parallel.
 extern "C" __global__ void TwoSpins_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p0;
-	r4 = p1;
-	r6 = p4;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p0;
+	r8 = p1;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p4;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 1 of kernel TwoSpins(a []i64, b []i64, iters i64), serial.
+// Task 1 of kernel TwoSpins(a []i64, b []i64, iters i64), parallel.
 extern "C" __global__ void TwoSpins_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p2;
-	r4 = p3;
-	r6 = p4;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p2;
+	r8 = p3;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p4;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
 // Task 0 of kernel TwoSpinsSerial(a []i64, b []i64, iters i64), parallel.
@@ -7117,1408 +9035,1524 @@ b22: // exit
 	return;
 }
 
-// Task 0 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 0 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p0;
-	r4 = p1;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p0;
+	r8 = p1;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 1 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 1 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p2;
-	r4 = p3;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p2;
+	r8 = p3;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 2 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 2 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p4;
-	r4 = p5;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p4;
+	r8 = p5;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 3 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 3 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p6;
-	r4 = p7;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p6;
+	r8 = p7;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 4 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 4 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_4(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p8;
-	r4 = p9;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p8;
+	r8 = p9;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 5 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 5 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_5(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p10;
-	r4 = p11;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p10;
+	r8 = p11;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 6 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 6 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_6(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p12;
-	r4 = p13;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p12;
+	r8 = p13;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 7 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), serial.
+// Task 7 of kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64), parallel.
 extern "C" __global__ void EightSpins_7(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, i64 p16) {
-	bool r8 = 0, r11 = 0, r19 = 0, r22 = 0, r34 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r21 = 0;
-	i64 r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	i64 r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	char *r0 = 0, *r3 = 0, *r20 = 0;
-	r3 = p14;
-	r4 = p15;
-	r6 = p16;
-	r0 = r3;
-	r1 = r4;
-	r5 = r6;
-	r7 = r1;
-	r8 = r7 > 0ll;
-	if (!r8) goto b21;
-	r9 = 0ll;
-	r11 = r5 > 0ll;
-b4: // spinEach.rangeint.body
-	r10 = r9;
-	if (!r11) goto b22;
-	r12 = r10;
-	r13 = 0ll;
-	r32 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
+	bool r9 = 0, r12 = 0, r22 = 0, r25 = 0, r37 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r10 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r20 = 0, r21 = 0, r24 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0;
+	u64 r28 = 0, r29 = 0;
+	char *r4 = 0, *r7 = 0, *r23 = 0;
+	r7 = p14;
+	r8 = p15;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r14 = p16;
+	r13 = r14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r12 = r13 > 0ll;
+b2: // head
+	r9 = r2 < r3;
+	if (!r9) goto b22;
+	r10 = r2;
+	r11 = r10;
+	if (!r12) goto b21;
+	r15 = r11;
+	r16 = 0ll;
+	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r36 = (u64)r35 - 4ull;
 b7: // unroll guard
-	r34 = r13 < r33;
-	if (!r34) goto b16;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	r12 = r17;
-	r13 = r18;
+	r37 = r16 < r36;
+	if (!r37) goto b16;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	r15 = r20;
+	r16 = r21;
 	goto b7;
-b16: // spinEach.rangeint.body
-	r15 = (u64)r12 * 1664525ull;
-	r16 = (u64)r15 + 1013904223ull;
-	r23 = __mul64hi(r16, (-9223372032559808509ll));
-	r24 = (u64)r23 + (u64)r16;
-	r25 = (u64)r24;
-	r26 = r25 >> 63;
-	r27 = r24 >> 30;
-	r28 = (i64)r26;
-	r29 = (u64)r27 + (u64)r28;
-	r30 = (u64)r29 * 2147483647ull;
-	r31 = (u64)r16 - (u64)r30;
-	r17 = r31;
-	r18 = (u64)r13 + 1ull;
-	r19 = r18 < r5;
-	if (!r19) goto b18;
-	r12 = r17;
-	r13 = r18;
+b16: // rangeint.body
+	r18 = (u64)r15 * 1664525ull;
+	r19 = (u64)r18 + 1013904223ull;
+	r26 = __mul64hi(r19, (-9223372032559808509ll));
+	r27 = (u64)r26 + (u64)r19;
+	r28 = (u64)r27;
+	r29 = r28 >> 63;
+	r30 = r27 >> 30;
+	r31 = (i64)r29;
+	r32 = (u64)r30 + (u64)r31;
+	r33 = (u64)r32 * 2147483647ull;
+	r34 = (u64)r19 - (u64)r33;
+	r20 = r34;
+	r21 = (u64)r16 + 1ull;
+	r22 = r21 < r13;
+	if (!r22) goto b18;
+	r15 = r20;
+	r16 = r21;
 	goto b16;
 b18: // edge 3→4
-	r14 = r17;
-b19: // spinEach.rangeint.done
-	r20 = r0 + r9 * 8;
-	*(i64 *)r20 = r14;
-	r21 = (u64)r9 + 1ull;
-	r22 = r21 < r7;
-	if (!r22) goto b21;
-	r9 = r21;
-	goto b4;
-b21: // spinEach.return
-	return;
-b22: // edge 1→4
-	r14 = r10;
+	r17 = r20;
+b19: // rangeint.done
+	r23 = r4 + r10 * 8;
+	*(i64 *)r23 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b21: // edge 1→4
+	r17 = r11;
 	goto b19;
+b22: // exit
+	return;
 }
 
-// Task 0 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
+// Task 0 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
 extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r17 = 0;
-	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
-	i64 r16 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
-	r3 = p0;
-	r4 = p1;
-	r0 = r3;
-	r1 = r4;
-	r5 = r1;
-	r6 = (-1ll);
-	r14 = r0 + 0ll;
-	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r16 = (u64)r15 - 4ull;
-b4: // unroll guard
-	r17 = r6 < r16;
-	if (!r17) goto b13;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b4;
-b13: // tiny.rangeindex.loop
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	if (!r8) goto b15;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b13;
-b15: // tiny.return
+	bool r10 = 0, r13 = 0, r20 = 0, r22 = 0, r28 = 0, r31 = 0, r37 = 0, r40 = 0;
+	bool r47 = 0, r50 = 0, r57 = 0, r60 = 0;
+	i32 r15 = 0, r16 = 0, r33 = 0, r34 = 0, r42 = 0, r43 = 0, r52 = 0, r53 = 0;
+	i32 r62 = 0, r63 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
+	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
+	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
+	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
+	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
+	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	r7 = p0;
+	r8 = p1;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r18 = (u64)r1 * 3ull;
+	r66 = (u64)r1 * 4ull;
+	r23 = (u64)r3;
+	r25 = (u64)r18;
+	r72 = r66;
+	r80 = r66;
+	r92 = r66;
+	r104 = r2;
+	r105 = r4 + r104 * 4;
+	r106 = (u64)r66 * 4ull;
+b2: // grid unrolled guard
+	r19 = (u64)r2 + 1ull;
+	r20 = r19 < r3;
+	if (!r20) goto b13;
+	r24 = (u64)r19;
+	r21 = r23 - r24;
+	r22 = r21 > r25;
+	if (!r22) goto b9;
+	r69 = r105;
+	r32 = r69 + 4ll;
+	r33 = *(i32 *)r32;
+	r34 = (u32)r33 + 1u;
+	r35 = r32;
+	*(i32 *)r35 = r34;
+	r71 = r69;
+	r73 = r71 + r72 * 1;
+	r41 = r73 + 4ll;
+	r42 = *(i32 *)r41;
+	r43 = (u32)r42 + 1u;
+	r44 = r41;
+	*(i32 *)r44 = r43;
+	r79 = r73;
+	r81 = r79 + r80 * 1;
+	r51 = r81 + 4ll;
+	r52 = *(i32 *)r51;
+	r53 = (u32)r52 + 1u;
+	r54 = r51;
+	*(i32 *)r54 = r53;
+	r91 = r81;
+	r93 = r91 + r92 * 1;
+	r61 = r93 + 4ll;
+	r62 = *(i32 *)r61;
+	r63 = (u32)r62 + 1u;
+	r64 = r61;
+	*(i32 *)r64 = r63;
+	r2 = (u64)r2 + (u64)r66;
+	r105 = r105 + r106 * 1;
+	goto b2;
+b9: // preheader
+	r101 = r2;
+	r102 = r4 + r101 * 4;
+	r103 = (u64)r1 * 4ull;
+b10: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b13;
+	r67 = r102;
+	r14 = r67 + 4ll;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	r102 = r102 + r103 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
-// Task 1 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
+// Task 1 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
 extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r17 = 0;
-	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
-	i64 r16 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
-	r3 = p2;
-	r4 = p3;
-	r0 = r3;
-	r1 = r4;
-	r5 = r1;
-	r6 = (-1ll);
-	r14 = r0 + 0ll;
-	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r16 = (u64)r15 - 4ull;
-b4: // unroll guard
-	r17 = r6 < r16;
-	if (!r17) goto b13;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b4;
-b13: // tiny.rangeindex.loop
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	if (!r8) goto b15;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b13;
-b15: // tiny.return
+	bool r10 = 0, r13 = 0, r20 = 0, r22 = 0, r28 = 0, r31 = 0, r37 = 0, r40 = 0;
+	bool r47 = 0, r50 = 0, r57 = 0, r60 = 0;
+	i32 r15 = 0, r16 = 0, r33 = 0, r34 = 0, r42 = 0, r43 = 0, r52 = 0, r53 = 0;
+	i32 r62 = 0, r63 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
+	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
+	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
+	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
+	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
+	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	r7 = p2;
+	r8 = p3;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r18 = (u64)r1 * 3ull;
+	r66 = (u64)r1 * 4ull;
+	r23 = (u64)r3;
+	r25 = (u64)r18;
+	r72 = r66;
+	r80 = r66;
+	r92 = r66;
+	r104 = r2;
+	r105 = r4 + r104 * 4;
+	r106 = (u64)r66 * 4ull;
+b2: // grid unrolled guard
+	r19 = (u64)r2 + 1ull;
+	r20 = r19 < r3;
+	if (!r20) goto b13;
+	r24 = (u64)r19;
+	r21 = r23 - r24;
+	r22 = r21 > r25;
+	if (!r22) goto b9;
+	r69 = r105;
+	r32 = r69 + 4ll;
+	r33 = *(i32 *)r32;
+	r34 = (u32)r33 + 1u;
+	r35 = r32;
+	*(i32 *)r35 = r34;
+	r71 = r69;
+	r73 = r71 + r72 * 1;
+	r41 = r73 + 4ll;
+	r42 = *(i32 *)r41;
+	r43 = (u32)r42 + 1u;
+	r44 = r41;
+	*(i32 *)r44 = r43;
+	r79 = r73;
+	r81 = r79 + r80 * 1;
+	r51 = r81 + 4ll;
+	r52 = *(i32 *)r51;
+	r53 = (u32)r52 + 1u;
+	r54 = r51;
+	*(i32 *)r54 = r53;
+	r91 = r81;
+	r93 = r91 + r92 * 1;
+	r61 = r93 + 4ll;
+	r62 = *(i32 *)r61;
+	r63 = (u32)r62 + 1u;
+	r64 = r61;
+	*(i32 *)r64 = r63;
+	r2 = (u64)r2 + (u64)r66;
+	r105 = r105 + r106 * 1;
+	goto b2;
+b9: // preheader
+	r101 = r2;
+	r102 = r4 + r101 * 4;
+	r103 = (u64)r1 * 4ull;
+b10: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b13;
+	r67 = r102;
+	r14 = r67 + 4ll;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	r102 = r102 + r103 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
-// Task 2 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
+// Task 2 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
 extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r17 = 0;
-	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
-	i64 r16 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
-	r3 = p4;
-	r4 = p5;
-	r0 = r3;
-	r1 = r4;
-	r5 = r1;
-	r6 = (-1ll);
-	r14 = r0 + 0ll;
-	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r16 = (u64)r15 - 4ull;
-b4: // unroll guard
-	r17 = r6 < r16;
-	if (!r17) goto b13;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b4;
-b13: // tiny.rangeindex.loop
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	if (!r8) goto b15;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b13;
-b15: // tiny.return
+	bool r10 = 0, r13 = 0, r20 = 0, r22 = 0, r28 = 0, r31 = 0, r37 = 0, r40 = 0;
+	bool r47 = 0, r50 = 0, r57 = 0, r60 = 0;
+	i32 r15 = 0, r16 = 0, r33 = 0, r34 = 0, r42 = 0, r43 = 0, r52 = 0, r53 = 0;
+	i32 r62 = 0, r63 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
+	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
+	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
+	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
+	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
+	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	r7 = p4;
+	r8 = p5;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r18 = (u64)r1 * 3ull;
+	r66 = (u64)r1 * 4ull;
+	r23 = (u64)r3;
+	r25 = (u64)r18;
+	r72 = r66;
+	r80 = r66;
+	r92 = r66;
+	r104 = r2;
+	r105 = r4 + r104 * 4;
+	r106 = (u64)r66 * 4ull;
+b2: // grid unrolled guard
+	r19 = (u64)r2 + 1ull;
+	r20 = r19 < r3;
+	if (!r20) goto b13;
+	r24 = (u64)r19;
+	r21 = r23 - r24;
+	r22 = r21 > r25;
+	if (!r22) goto b9;
+	r69 = r105;
+	r32 = r69 + 4ll;
+	r33 = *(i32 *)r32;
+	r34 = (u32)r33 + 1u;
+	r35 = r32;
+	*(i32 *)r35 = r34;
+	r71 = r69;
+	r73 = r71 + r72 * 1;
+	r41 = r73 + 4ll;
+	r42 = *(i32 *)r41;
+	r43 = (u32)r42 + 1u;
+	r44 = r41;
+	*(i32 *)r44 = r43;
+	r79 = r73;
+	r81 = r79 + r80 * 1;
+	r51 = r81 + 4ll;
+	r52 = *(i32 *)r51;
+	r53 = (u32)r52 + 1u;
+	r54 = r51;
+	*(i32 *)r54 = r53;
+	r91 = r81;
+	r93 = r91 + r92 * 1;
+	r61 = r93 + 4ll;
+	r62 = *(i32 *)r61;
+	r63 = (u32)r62 + 1u;
+	r64 = r61;
+	*(i32 *)r64 = r63;
+	r2 = (u64)r2 + (u64)r66;
+	r105 = r105 + r106 * 1;
+	goto b2;
+b9: // preheader
+	r101 = r2;
+	r102 = r4 + r101 * 4;
+	r103 = (u64)r1 * 4ull;
+b10: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b13;
+	r67 = r102;
+	r14 = r67 + 4ll;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	r102 = r102 + r103 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
-// Task 3 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), serial.
+// Task 3 of kernel FourTiny(a []i32, b []i32, c []i32, d []i32), parallel.
 extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7) {
-	bool r8 = 0, r17 = 0;
-	i32 r10 = 0, r11 = 0;
-	i64 r1 = 0, r2 = 0, r4 = 0, r5 = 0, r6 = 0, r7 = 0, r13 = 0, r15 = 0;
-	i64 r16 = 0;
-	char *r0 = 0, *r3 = 0, *r9 = 0, *r12 = 0, *r14 = 0;
-	r3 = p6;
-	r4 = p7;
-	r0 = r3;
-	r1 = r4;
-	r5 = r1;
-	r6 = (-1ll);
-	r14 = r0 + 0ll;
-	r15 = r5 > (-9223372036854775804ll) ? r5 : (-9223372036854775804ll);
-	r16 = (u64)r15 - 4ull;
-b4: // unroll guard
-	r17 = r6 < r16;
-	if (!r17) goto b13;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b4;
-b13: // tiny.rangeindex.loop
-	r7 = (u64)r6 + 1ull;
-	r8 = r7 < r5;
-	if (!r8) goto b15;
-	r9 = r14;
-	r10 = *(i32 *)r9;
-	r11 = (u32)r10 + 1u;
-	r12 = r9;
-	*(i32 *)r12 = r11;
-	r6 = r7;
-	r14 = r14 + 4ll;
-	goto b13;
-b15: // tiny.return
+	bool r10 = 0, r13 = 0, r20 = 0, r22 = 0, r28 = 0, r31 = 0, r37 = 0, r40 = 0;
+	bool r47 = 0, r50 = 0, r57 = 0, r60 = 0;
+	i32 r15 = 0, r16 = 0, r33 = 0, r34 = 0, r42 = 0, r43 = 0, r52 = 0, r53 = 0;
+	i32 r62 = 0, r63 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
+	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
+	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
+	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
+	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
+	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
+	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
+	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	r7 = p6;
+	r8 = p7;
+	r4 = r7;
+	r5 = r8;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r18 = (u64)r1 * 3ull;
+	r66 = (u64)r1 * 4ull;
+	r23 = (u64)r3;
+	r25 = (u64)r18;
+	r72 = r66;
+	r80 = r66;
+	r92 = r66;
+	r104 = r2;
+	r105 = r4 + r104 * 4;
+	r106 = (u64)r66 * 4ull;
+b2: // grid unrolled guard
+	r19 = (u64)r2 + 1ull;
+	r20 = r19 < r3;
+	if (!r20) goto b13;
+	r24 = (u64)r19;
+	r21 = r23 - r24;
+	r22 = r21 > r25;
+	if (!r22) goto b9;
+	r69 = r105;
+	r32 = r69 + 4ll;
+	r33 = *(i32 *)r32;
+	r34 = (u32)r33 + 1u;
+	r35 = r32;
+	*(i32 *)r35 = r34;
+	r71 = r69;
+	r73 = r71 + r72 * 1;
+	r41 = r73 + 4ll;
+	r42 = *(i32 *)r41;
+	r43 = (u32)r42 + 1u;
+	r44 = r41;
+	*(i32 *)r44 = r43;
+	r79 = r73;
+	r81 = r79 + r80 * 1;
+	r51 = r81 + 4ll;
+	r52 = *(i32 *)r51;
+	r53 = (u32)r52 + 1u;
+	r54 = r51;
+	*(i32 *)r54 = r53;
+	r91 = r81;
+	r93 = r91 + r92 * 1;
+	r61 = r93 + 4ll;
+	r62 = *(i32 *)r61;
+	r63 = (u32)r62 + 1u;
+	r64 = r61;
+	*(i32 *)r64 = r63;
+	r2 = (u64)r2 + (u64)r66;
+	r105 = r105 + r106 * 1;
+	goto b2;
+b9: // preheader
+	r101 = r2;
+	r102 = r4 + r101 * 4;
+	r103 = (u64)r1 * 4ull;
+b10: // head
+	r9 = (u64)r2 + 1ull;
+	r10 = r9 < r3;
+	if (!r10) goto b13;
+	r67 = r102;
+	r14 = r67 + 4ll;
+	r15 = *(i32 *)r14;
+	r16 = (u32)r15 + 1u;
+	r17 = r14;
+	*(i32 *)r17 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	r102 = r102 + r103 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
-// Task 0 of kernel Tiny(a []i32), serial.
+// Task 0 of kernel Tiny(a []i32), parallel.
 extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
-	bool r5 = 0, r14 = 0;
-	i32 r7 = 0, r8 = 0;
-	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r10 = 0, r12 = 0, r13 = 0;
-	char *r0 = 0, *r6 = 0, *r9 = 0, *r11 = 0;
-	r0 = p0;
-	r1 = p1;
-	r2 = r1;
-	r3 = (-1ll);
-	r11 = r0 + 0ll;
-	r12 = r2 > (-9223372036854775804ll) ? r2 : (-9223372036854775804ll);
-	r13 = (u64)r12 - 4ull;
-b3: // unroll guard
-	r14 = r3 < r13;
-	if (!r14) goto b12;
-	r4 = (u64)r3 + 1ull;
-	r5 = r4 < r2;
-	r6 = r11;
-	r7 = *(i32 *)r6;
-	r8 = (u32)r7 + 1u;
-	r9 = r6;
-	*(i32 *)r9 = r8;
-	r3 = r4;
-	r11 = r11 + 4ll;
-	r4 = (u64)r3 + 1ull;
-	r5 = r4 < r2;
-	r6 = r11;
-	r7 = *(i32 *)r6;
-	r8 = (u32)r7 + 1u;
-	r9 = r6;
-	*(i32 *)r9 = r8;
-	r3 = r4;
-	r11 = r11 + 4ll;
-	r4 = (u64)r3 + 1ull;
-	r5 = r4 < r2;
-	r6 = r11;
-	r7 = *(i32 *)r6;
-	r8 = (u32)r7 + 1u;
-	r9 = r6;
-	*(i32 *)r9 = r8;
-	r3 = r4;
-	r11 = r11 + 4ll;
-	r4 = (u64)r3 + 1ull;
-	r5 = r4 < r2;
-	r6 = r11;
-	r7 = *(i32 *)r6;
-	r8 = (u32)r7 + 1u;
-	r9 = r6;
-	*(i32 *)r9 = r8;
-	r3 = r4;
-	r11 = r11 + 4ll;
-	goto b3;
-b12: // tiny.rangeindex.loop
-	r4 = (u64)r3 + 1ull;
-	r5 = r4 < r2;
-	if (!r5) goto b14;
-	r6 = r11;
-	r7 = *(i32 *)r6;
-	r8 = (u32)r7 + 1u;
-	r9 = r6;
-	*(i32 *)r9 = r8;
-	r3 = r4;
-	r11 = r11 + 4ll;
-	goto b12;
-b14: // tiny.return
+	bool r7 = 0, r10 = 0, r17 = 0, r19 = 0, r25 = 0, r28 = 0, r34 = 0, r37 = 0;
+	bool r44 = 0, r47 = 0, r54 = 0, r57 = 0;
+	i32 r12 = 0, r13 = 0, r30 = 0, r31 = 0, r39 = 0, r40 = 0, r49 = 0, r50 = 0;
+	i32 r59 = 0, r60 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r33 = 0, r35 = 0;
+	i64 r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0, r53 = 0, r55 = 0;
+	i64 r56 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r75 = 0, r77 = 0, r80 = 0;
+	i64 r82 = 0, r85 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0, r96 = 0, r98 = 0;
+	i64 r100 = 0, r101 = 0, r103 = 0;
+	u64 r18 = 0, r20 = 0, r21 = 0, r22 = 0;
+	char *r4 = 0, *r11 = 0, *r14 = 0, *r29 = 0, *r32 = 0, *r38 = 0, *r41 = 0, *r48 = 0;
+	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
+	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0;
+	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0;
+	char *r97 = 0, *r99 = 0, *r102 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r15 = (u64)r1 * 3ull;
+	r63 = (u64)r1 * 4ull;
+	r20 = (u64)r3;
+	r22 = (u64)r15;
+	r69 = r63;
+	r77 = r63;
+	r89 = r63;
+	r101 = r2;
+	r102 = r4 + r101 * 4;
+	r103 = (u64)r63 * 4ull;
+b2: // grid unrolled guard
+	r16 = (u64)r2 + 1ull;
+	r17 = r16 < r3;
+	if (!r17) goto b13;
+	r21 = (u64)r16;
+	r18 = r20 - r21;
+	r19 = r18 > r22;
+	if (!r19) goto b9;
+	r66 = r102;
+	r29 = r66 + 4ll;
+	r30 = *(i32 *)r29;
+	r31 = (u32)r30 + 1u;
+	r32 = r29;
+	*(i32 *)r32 = r31;
+	r68 = r66;
+	r70 = r68 + r69 * 1;
+	r38 = r70 + 4ll;
+	r39 = *(i32 *)r38;
+	r40 = (u32)r39 + 1u;
+	r41 = r38;
+	*(i32 *)r41 = r40;
+	r76 = r70;
+	r78 = r76 + r77 * 1;
+	r48 = r78 + 4ll;
+	r49 = *(i32 *)r48;
+	r50 = (u32)r49 + 1u;
+	r51 = r48;
+	*(i32 *)r51 = r50;
+	r88 = r78;
+	r90 = r88 + r89 * 1;
+	r58 = r90 + 4ll;
+	r59 = *(i32 *)r58;
+	r60 = (u32)r59 + 1u;
+	r61 = r58;
+	*(i32 *)r61 = r60;
+	r2 = (u64)r2 + (u64)r63;
+	r102 = r102 + r103 * 1;
+	goto b2;
+b9: // preheader
+	r98 = r2;
+	r99 = r4 + r98 * 4;
+	r100 = (u64)r1 * 4ull;
+b10: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b13;
+	r64 = r99;
+	r11 = r64 + 4ll;
+	r12 = *(i32 *)r11;
+	r13 = (u32)r12 + 1u;
+	r14 = r11;
+	*(i32 *)r14 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	r99 = r99 + r100 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
@@ -9318,6 +11352,1413 @@ qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
 	rec[2] = 1048578u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel NBodyAoS(ps []28, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodyAoS_0(char *p0, i64 p1, float p2, float p3) {
+	bool r7 = 0, r10 = 0, r24 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r18 = 0, r22 = 0, r23 = 0, r306 = 0;
+	float r13 = 0, r14 = 0, r15 = 0, r19 = 0, r20 = 0, r21 = 0, r27 = 0, r28 = 0;
+	float r29 = 0, r32 = 0, r33 = 0, r34 = 0, r50 = 0, r52 = 0, r53 = 0, r56 = 0;
+	float r58 = 0, r59 = 0, r62 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	float r71 = 0, r83 = 0, r85 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0;
+	float r94 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r104 = 0;
+	float r105 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
+	float r125 = 0, r126 = 0, r129 = 0, r130 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
+	float r137 = 0, r140 = 0, r141 = 0, r142 = 0, r158 = 0, r160 = 0, r161 = 0, r164 = 0;
+	float r166 = 0, r167 = 0, r170 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0;
+	float r182 = 0, r183 = 0, r184 = 0, r187 = 0, r188 = 0, r189 = 0, r190 = 0, r201 = 0;
+	float r202 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0;
+	float r216 = 0, r217 = 0, r218 = 0, r234 = 0, r236 = 0, r237 = 0, r240 = 0, r242 = 0;
+	float r243 = 0, r246 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r258 = 0;
+	float r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
+	float r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0;
+	float r275 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0;
+	float r283 = 0, r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0;
+	float r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0;
+	float r299 = 0, r300 = 0, r301 = 0, r302 = 0;
+	double r102 = 0, r103 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r16 = 0, *r17 = 0, *r25 = 0, *r26 = 0, *r30 = 0;
+	char *r31 = 0, *r35 = 0, *r36 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r41 = 0;
+	char *r42 = 0, *r43 = 0, *r44 = 0, *r45 = 0, *r46 = 0, *r47 = 0, *r48 = 0, *r49 = 0;
+	char *r51 = 0, *r54 = 0, *r55 = 0, *r57 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r69 = 0;
+	char *r70 = 0, *r72 = 0, *r73 = 0, *r74 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r78 = 0;
+	char *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r87 = 0, *r89 = 0, *r93 = 0;
+	char *r95 = 0, *r106 = 0, *r107 = 0, *r115 = 0, *r116 = 0, *r117 = 0, *r118 = 0, *r119 = 0;
+	char *r120 = 0, *r121 = 0, *r122 = 0, *r123 = 0, *r124 = 0, *r127 = 0, *r128 = 0, *r131 = 0;
+	char *r132 = 0, *r138 = 0, *r139 = 0, *r143 = 0, *r144 = 0, *r145 = 0, *r146 = 0, *r147 = 0;
+	char *r148 = 0, *r149 = 0, *r150 = 0, *r151 = 0, *r152 = 0, *r153 = 0, *r154 = 0, *r155 = 0;
+	char *r156 = 0, *r157 = 0, *r159 = 0, *r162 = 0, *r163 = 0, *r165 = 0, *r168 = 0, *r169 = 0;
+	char *r171 = 0, *r177 = 0, *r178 = 0, *r179 = 0, *r180 = 0, *r181 = 0, *r185 = 0, *r186 = 0;
+	char *r191 = 0, *r192 = 0, *r193 = 0, *r194 = 0, *r195 = 0, *r196 = 0, *r197 = 0, *r198 = 0;
+	char *r199 = 0, *r200 = 0, *r203 = 0, *r204 = 0, *r207 = 0, *r208 = 0, *r214 = 0, *r215 = 0;
+	char *r219 = 0, *r220 = 0, *r221 = 0, *r222 = 0, *r223 = 0, *r224 = 0, *r225 = 0, *r226 = 0;
+	char *r227 = 0, *r228 = 0, *r229 = 0, *r230 = 0, *r231 = 0, *r232 = 0, *r233 = 0, *r235 = 0;
+	char *r238 = 0, *r239 = 0, *r241 = 0, *r244 = 0, *r245 = 0, *r247 = 0, *r253 = 0, *r254 = 0;
+	char *r255 = 0, *r256 = 0, *r257 = 0, *r303 = 0, *r304 = 0, *r305 = 0, *r307 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r100 = p3;
+	r190 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r18 = r5;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b20;
+	r8 = r2;
+	r303 = r4 + r8 * 28;
+	r11 = r303 + 28ll;
+	r12 = r11 + 0ll;
+	r13 = *(float *)r12;
+	r16 = r12 + 4ll;
+	r14 = *(float *)r16;
+	r17 = r12 + 8ll;
+	r15 = *(float *)r17;
+	r19 = 0x0p+00f;
+	r20 = 0x0p+00f;
+	r21 = 0x0p+00f;
+	r22 = (-1ll);
+	r307 = r4 + 0ll;
+b5: // rangeindex.loop
+	r23 = (u64)r22 + 1ull;
+	r24 = r23 < r18;
+	if (!r24) goto b15;
+	r25 = r307;
+	r26 = r25 + 0ll;
+	r27 = *(float *)r26;
+	r30 = r26 + 4ll;
+	r28 = *(float *)r30;
+	r31 = r26 + 8ll;
+	r29 = *(float *)r31;
+	r258 = 0x0p+00f;
+	r259 = 0x0p+00f;
+	r260 = 0x0p+00f;
+	r258 = r27;
+	r259 = r28;
+	r260 = r29;
+	r261 = 0x0p+00f;
+	r262 = 0x0p+00f;
+	r263 = 0x0p+00f;
+	r261 = r13;
+	r262 = r14;
+	r263 = r15;
+	r264 = 0x0p+00f;
+	r265 = 0x0p+00f;
+	r266 = 0x0p+00f;
+	r50 = r258;
+	r52 = r261;
+	r53 = r50 - r52;
+	r264 = r53;
+	r56 = r259;
+	r58 = r262;
+	r59 = r56 - r58;
+	r265 = r59;
+	r62 = r260;
+	r64 = r263;
+	r65 = r62 - r64;
+	r266 = r65;
+	r66 = r264;
+	r67 = r265;
+	r68 = r266;
+	r32 = r66;
+	r33 = r67;
+	r34 = r68;
+	r267 = 0x0p+00f;
+	r268 = 0x0p+00f;
+	r269 = 0x0p+00f;
+	r267 = r32;
+	r268 = r33;
+	r269 = r34;
+	r270 = 0x0p+00f;
+	r271 = 0x0p+00f;
+	r272 = 0x0p+00f;
+	r270 = r32;
+	r271 = r33;
+	r272 = r34;
+	r83 = r267;
+	r85 = r270;
+	r86 = r83 * r85;
+	r88 = r268;
+	r90 = r271;
+	r91 = r88 * r90;
+	r92 = r86 + r91;
+	r94 = r269;
+	r96 = r272;
+	r97 = r94 * r96;
+	r98 = r92 + r97;
+	r71 = r98;
+	r99 = r71 + r100;
+	r104 = sqrtf(r99);
+	r105 = 0x1p+00f / r104;
+	r101 = r105;
+	r106 = r25;
+	r107 = r106 + 24ll;
+	r108 = *(float *)r107;
+	r109 = r108 * r101;
+	r110 = r109 * r101;
+	r111 = r110 * r101;
+	r273 = 0x0p+00f;
+	r274 = 0x0p+00f;
+	r275 = 0x0p+00f;
+	r273 = r32;
+	r274 = r33;
+	r275 = r34;
+	r276 = 0x0p+00f;
+	r277 = 0x0p+00f;
+	r278 = 0x0p+00f;
+	r125 = r273;
+	r126 = r125 * r111;
+	r276 = r126;
+	r129 = r274;
+	r130 = r129 * r111;
+	r277 = r130;
+	r133 = r275;
+	r134 = r133 * r111;
+	r278 = r134;
+	r135 = r276;
+	r136 = r277;
+	r137 = r278;
+	r112 = r135;
+	r113 = r136;
+	r114 = r137;
+	r279 = 0x0p+00f;
+	r280 = 0x0p+00f;
+	r281 = 0x0p+00f;
+	r279 = r19;
+	r280 = r20;
+	r281 = r21;
+	r282 = 0x0p+00f;
+	r283 = 0x0p+00f;
+	r284 = 0x0p+00f;
+	r282 = r112;
+	r283 = r113;
+	r284 = r114;
+	r285 = 0x0p+00f;
+	r286 = 0x0p+00f;
+	r287 = 0x0p+00f;
+	r158 = r279;
+	r160 = r282;
+	r161 = r158 + r160;
+	r285 = r161;
+	r164 = r280;
+	r166 = r283;
+	r167 = r164 + r166;
+	r286 = r167;
+	r170 = r281;
+	r172 = r284;
+	r173 = r170 + r172;
+	r287 = r173;
+	r174 = r285;
+	r175 = r286;
+	r176 = r287;
+	r140 = r174;
+	r141 = r175;
+	r142 = r176;
+	r19 = r140;
+	r20 = r141;
+	r21 = r142;
+	r22 = r23;
+	r307 = r307 + 28ll;
+	goto b5;
+b15: // rangeindex.done
+	r180 = r11;
+	r181 = r180 + 12ll;
+	r182 = *(float *)r181;
+	r185 = r181 + 4ll;
+	r183 = *(float *)r185;
+	r186 = r181 + 8ll;
+	r184 = *(float *)r186;
+	r288 = 0x0p+00f;
+	r289 = 0x0p+00f;
+	r290 = 0x0p+00f;
+	r288 = r19;
+	r289 = r20;
+	r290 = r21;
+	r291 = 0x0p+00f;
+	r292 = 0x0p+00f;
+	r293 = 0x0p+00f;
+	r201 = r288;
+	r202 = r201 * r190;
+	r291 = r202;
+	r205 = r289;
+	r206 = r205 * r190;
+	r292 = r206;
+	r209 = r290;
+	r210 = r209 * r190;
+	r293 = r210;
+	r211 = r291;
+	r212 = r292;
+	r213 = r293;
+	r187 = r211;
+	r188 = r212;
+	r189 = r213;
+	r294 = 0x0p+00f;
+	r295 = 0x0p+00f;
+	r296 = 0x0p+00f;
+	r294 = r182;
+	r295 = r183;
+	r296 = r184;
+	r297 = 0x0p+00f;
+	r298 = 0x0p+00f;
+	r299 = 0x0p+00f;
+	r297 = r187;
+	r298 = r188;
+	r299 = r189;
+	r300 = 0x0p+00f;
+	r301 = 0x0p+00f;
+	r302 = 0x0p+00f;
+	r234 = r294;
+	r236 = r297;
+	r237 = r234 + r236;
+	r300 = r237;
+	r240 = r295;
+	r242 = r298;
+	r243 = r240 + r242;
+	r301 = r243;
+	r246 = r296;
+	r248 = r299;
+	r249 = r246 + r248;
+	r302 = r249;
+	r250 = r300;
+	r251 = r301;
+	r252 = r302;
+	r216 = r250;
+	r217 = r251;
+	r218 = r252;
+	r255 = r181;
+	*(float *)r255 = r216;
+	r256 = r185;
+	*(float *)r256 = r217;
+	r257 = r186;
+	*(float *)r257 = r218;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b20: // exit
+	return;
+}
+
+// Task 1 of kernel NBodyAoS(ps []28, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodyAoS_1(char *p0, i64 p1, float p2, float p3) {
+	bool r7 = 0, r10 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r111 = 0, r113 = 0;
+	float r13 = 0, r14 = 0, r15 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
+	float r26 = 0, r27 = 0, r38 = 0, r39 = 0, r42 = 0, r43 = 0, r46 = 0, r47 = 0;
+	float r48 = 0, r49 = 0, r50 = 0, r53 = 0, r54 = 0, r55 = 0, r71 = 0, r73 = 0;
+	float r74 = 0, r77 = 0, r79 = 0, r80 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0;
+	float r88 = 0, r89 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0;
+	float r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
+	float r109 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r16 = 0, *r17 = 0, *r18 = 0, *r22 = 0, *r23 = 0;
+	char *r28 = 0, *r29 = 0, *r30 = 0, *r31 = 0, *r32 = 0, *r33 = 0, *r34 = 0, *r35 = 0;
+	char *r36 = 0, *r37 = 0, *r40 = 0, *r41 = 0, *r44 = 0, *r45 = 0, *r51 = 0, *r52 = 0;
+	char *r56 = 0, *r57 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r62 = 0, *r63 = 0;
+	char *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0, *r72 = 0;
+	char *r75 = 0, *r76 = 0, *r78 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r90 = 0, *r91 = 0;
+	char *r92 = 0, *r93 = 0, *r94 = 0, *r110 = 0, *r112 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r27 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r111 = r2;
+	r112 = r4 + r111 * 28;
+	r113 = (u64)r1 * 28ull;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b8;
+	r110 = r112;
+	r11 = r110 + 28ll;
+	r12 = r11 + 0ll;
+	r13 = *(float *)r12;
+	r16 = r12 + 4ll;
+	r14 = *(float *)r16;
+	r17 = r12 + 8ll;
+	r15 = *(float *)r17;
+	r18 = r11 + 12ll;
+	r19 = *(float *)r18;
+	r22 = r18 + 4ll;
+	r20 = *(float *)r22;
+	r23 = r18 + 8ll;
+	r21 = *(float *)r23;
+	r95 = 0x0p+00f;
+	r96 = 0x0p+00f;
+	r97 = 0x0p+00f;
+	r95 = r19;
+	r96 = r20;
+	r97 = r21;
+	r98 = 0x0p+00f;
+	r99 = 0x0p+00f;
+	r100 = 0x0p+00f;
+	r38 = r95;
+	r39 = r38 * r27;
+	r98 = r39;
+	r42 = r96;
+	r43 = r42 * r27;
+	r99 = r43;
+	r46 = r97;
+	r47 = r46 * r27;
+	r100 = r47;
+	r48 = r98;
+	r49 = r99;
+	r50 = r100;
+	r24 = r48;
+	r25 = r49;
+	r26 = r50;
+	r101 = 0x0p+00f;
+	r102 = 0x0p+00f;
+	r103 = 0x0p+00f;
+	r101 = r13;
+	r102 = r14;
+	r103 = r15;
+	r104 = 0x0p+00f;
+	r105 = 0x0p+00f;
+	r106 = 0x0p+00f;
+	r104 = r24;
+	r105 = r25;
+	r106 = r26;
+	r107 = 0x0p+00f;
+	r108 = 0x0p+00f;
+	r109 = 0x0p+00f;
+	r71 = r101;
+	r73 = r104;
+	r74 = r71 + r73;
+	r107 = r74;
+	r77 = r102;
+	r79 = r105;
+	r80 = r77 + r79;
+	r108 = r80;
+	r83 = r103;
+	r85 = r106;
+	r86 = r83 + r85;
+	r109 = r86;
+	r87 = r107;
+	r88 = r108;
+	r89 = r109;
+	r53 = r87;
+	r54 = r88;
+	r55 = r89;
+	r92 = r12;
+	*(float *)r92 = r53;
+	r93 = r16;
+	*(float *)r93 = r54;
+	r94 = r17;
+	*(float *)r94 = r55;
+	r2 = (u64)r2 + (u64)r1;
+	r112 = r112 + r113 * 1;
+	goto b2;
+b8: // exit
+	return;
+}
+
+// Task 0 of kernel NBodySoA(x []f32, y []f32, z []f32, vx []f32, vy []f32, vz []f32, m []f32, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodySoA_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, float p14, float p15) {
+	bool r30 = 0, r38 = 0, r79 = 0, r97 = 0, r104 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r29 = 0, r31 = 0;
+	i64 r42 = 0, r78 = 0, r96 = 0, r102 = 0, r103 = 0;
+	float r33 = 0, r35 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0;
+	float r45 = 0, r47 = 0, r48 = 0, r50 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	float r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r65 = 0;
+	float r66 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0;
+	float r75 = 0, r76 = 0, r77 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0;
+	float r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0;
+	double r63 = 0, r64 = 0;
+	char *r5 = 0, *r8 = 0, *r12 = 0, *r16 = 0, *r20 = 0, *r24 = 0, *r28 = 0, *r32 = 0;
+	char *r34 = 0, *r36 = 0, *r46 = 0, *r49 = 0, *r52 = 0, *r67 = 0, *r80 = 0, *r85 = 0;
+	char *r89 = 0, *r93 = 0, *r94 = 0, *r95 = 0, *r98 = 0, *r99 = 0, *r100 = 0, *r101 = 0;
+	r5 = p0;
+	r6 = p1;
+	r4 = r6;
+	r8 = p2;
+	r9 = p3;
+	r7 = r9;
+	r10 = r4 < r7 ? r4 : r7;
+	r12 = p4;
+	r13 = p5;
+	r11 = r13;
+	r14 = r10 < r11 ? r10 : r11;
+	r16 = p6;
+	r17 = p7;
+	r15 = r17;
+	r18 = r14 < r15 ? r14 : r15;
+	r20 = p8;
+	r21 = p9;
+	r19 = r21;
+	r22 = r18 < r19 ? r18 : r19;
+	r24 = p10;
+	r25 = p11;
+	r23 = r25;
+	r26 = r22 < r23 ? r22 : r23;
+	r28 = p12;
+	r29 = p13;
+	r27 = r29;
+	r3 = r26 < r27 ? r26 : r27;
+	r61 = p15;
+	r83 = p14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r38 = r3 > 0ll;
+b2: // head
+	r30 = r2 < r3;
+	if (!r30) goto b32;
+	r31 = r2;
+	r32 = r5 + r31 * 4;
+	r33 = *(float *)r32;
+	r34 = r8 + r31 * 4;
+	r35 = *(float *)r34;
+	r36 = r12 + r31 * 4;
+	r37 = *(float *)r36;
+	if (!r38) goto b31;
+	r39 = 0x0p+00f;
+	r40 = 0x0p+00f;
+	r41 = 0x0p+00f;
+	r42 = 0ll;
+	r98 = r5 + 0ll;
+	r99 = r8 + 0ll;
+	r100 = r12 + 0ll;
+	r101 = r28 + 0ll;
+	r102 = r3 > (-9223372036854775804ll) ? r3 : (-9223372036854775804ll);
+	r103 = (u64)r102 - 4ull;
+b7: // unroll guard
+	r104 = r42 < r103;
+	if (!r104) goto b24;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	goto b7;
+b24: // rangeint.body
+	r46 = r98;
+	r47 = *(float *)r46;
+	r48 = r47 - r33;
+	r49 = r99;
+	r50 = *(float *)r49;
+	r51 = r50 - r35;
+	r52 = r100;
+	r53 = *(float *)r52;
+	r54 = r53 - r37;
+	r55 = r48 * r48;
+	r56 = r51 * r51;
+	r57 = r55 + r56;
+	r58 = r54 * r54;
+	r59 = r57 + r58;
+	r60 = r59 + r61;
+	r65 = sqrtf(r60);
+	r66 = 0x1p+00f / r65;
+	r62 = r66;
+	r67 = r101;
+	r68 = *(float *)r67;
+	r69 = r68 * r62;
+	r70 = r69 * r62;
+	r71 = r70 * r62;
+	r72 = r48 * r71;
+	r73 = r39 + r72;
+	r74 = r51 * r71;
+	r75 = r40 + r74;
+	r76 = r54 * r71;
+	r77 = r41 + r76;
+	r78 = (u64)r42 + 1ull;
+	r79 = r78 < r3;
+	if (!r79) goto b28;
+	r39 = r73;
+	r40 = r75;
+	r41 = r77;
+	r42 = r78;
+	r98 = r98 + 4ll;
+	r99 = r99 + 4ll;
+	r100 = r100 + 4ll;
+	r101 = r101 + 4ll;
+	goto b24;
+b28: // edge 3→4
+	r43 = r73;
+	r44 = r75;
+	r45 = r77;
+b29: // rangeint.done
+	r80 = r16 + r31 * 4;
+	r81 = *(float *)r80;
+	r82 = r43 * r83;
+	r84 = r81 + r82;
+	r85 = r20 + r31 * 4;
+	r86 = *(float *)r85;
+	r87 = r44 * r83;
+	r88 = r86 + r87;
+	r89 = r24 + r31 * 4;
+	r90 = *(float *)r89;
+	r91 = r45 * r83;
+	r92 = r90 + r91;
+	r93 = r80;
+	*(float *)r93 = r84;
+	r94 = r85;
+	*(float *)r94 = r88;
+	r95 = r89;
+	*(float *)r95 = r92;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b31: // edge 1→4
+	r43 = 0x0p+00f;
+	r44 = 0x0p+00f;
+	r45 = 0x0p+00f;
+	goto b29;
+b32: // exit
+	return;
+}
+
+// Task 1 of kernel NBodySoA(x []f32, y []f32, z []f32, vx []f32, vy []f32, vz []f32, m []f32, dt f32, soft f32), parallel.
+extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, float p14, float p15) {
+	bool r30 = 0, r55 = 0, r57 = 0, r59 = 0, r64 = 0, r88 = 0, r89 = 0, r113 = 0;
+	bool r115 = 0, r139 = 0, r141 = 0, r165 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0;
+	i64 r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r29 = 0, r31 = 0;
+	i64 r54 = 0, r56 = 0, r63 = 0, r65 = 0, r87 = 0, r90 = 0, r112 = 0, r114 = 0;
+	i64 r116 = 0, r138 = 0, r140 = 0, r142 = 0, r164 = 0, r166 = 0, r167 = 0, r169 = 0;
+	i64 r172 = 0, r175 = 0, r178 = 0, r181 = 0, r184 = 0, r187 = 0, r190 = 0, r193 = 0;
+	i64 r196 = 0, r198 = 0, r201 = 0, r203 = 0, r206 = 0, r208 = 0, r211 = 0, r213 = 0;
+	i64 r216 = 0, r218 = 0, r221 = 0, r223 = 0, r226 = 0, r228 = 0, r231 = 0, r233 = 0;
+	i64 r236 = 0, r238 = 0, r241 = 0, r243 = 0, r245 = 0, r248 = 0, r250 = 0, r252 = 0;
+	i64 r255 = 0, r257 = 0, r259 = 0, r262 = 0, r264 = 0, r266 = 0, r269 = 0, r271 = 0;
+	i64 r273 = 0, r276 = 0, r278 = 0, r280 = 0, r283 = 0, r285 = 0, r287 = 0, r290 = 0;
+	i64 r292 = 0, r294 = 0, r297 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r311 = 0;
+	i64 r312 = 0, r314 = 0;
+	u64 r58 = 0, r60 = 0, r61 = 0, r62 = 0;
+	float r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0, r42 = 0, r43 = 0;
+	float r44 = 0, r46 = 0, r48 = 0, r49 = 0, r50 = 0, r67 = 0, r69 = 0, r70 = 0;
+	float r71 = 0, r73 = 0, r75 = 0, r76 = 0, r77 = 0, r79 = 0, r81 = 0, r82 = 0;
+	float r83 = 0, r92 = 0, r94 = 0, r95 = 0, r96 = 0, r98 = 0, r100 = 0, r101 = 0;
+	float r102 = 0, r104 = 0, r106 = 0, r107 = 0, r108 = 0, r118 = 0, r120 = 0, r121 = 0;
+	float r122 = 0, r124 = 0, r126 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r133 = 0;
+	float r134 = 0, r144 = 0, r146 = 0, r147 = 0, r148 = 0, r150 = 0, r152 = 0, r153 = 0;
+	float r154 = 0, r156 = 0, r158 = 0, r159 = 0, r160 = 0;
+	char *r5 = 0, *r8 = 0, *r12 = 0, *r16 = 0, *r20 = 0, *r24 = 0, *r28 = 0, *r32 = 0;
+	char *r34 = 0, *r39 = 0, *r41 = 0, *r45 = 0, *r47 = 0, *r51 = 0, *r52 = 0, *r53 = 0;
+	char *r66 = 0, *r68 = 0, *r72 = 0, *r74 = 0, *r78 = 0, *r80 = 0, *r84 = 0, *r85 = 0;
+	char *r86 = 0, *r91 = 0, *r93 = 0, *r97 = 0, *r99 = 0, *r103 = 0, *r105 = 0, *r109 = 0;
+	char *r110 = 0, *r111 = 0, *r117 = 0, *r119 = 0, *r123 = 0, *r125 = 0, *r129 = 0, *r131 = 0;
+	char *r135 = 0, *r136 = 0, *r137 = 0, *r143 = 0, *r145 = 0, *r149 = 0, *r151 = 0, *r155 = 0;
+	char *r157 = 0, *r161 = 0, *r162 = 0, *r163 = 0, *r168 = 0, *r170 = 0, *r171 = 0, *r173 = 0;
+	char *r174 = 0, *r176 = 0, *r177 = 0, *r179 = 0, *r180 = 0, *r182 = 0, *r183 = 0, *r185 = 0;
+	char *r186 = 0, *r188 = 0, *r189 = 0, *r191 = 0, *r192 = 0, *r194 = 0, *r195 = 0, *r197 = 0;
+	char *r199 = 0, *r200 = 0, *r202 = 0, *r204 = 0, *r205 = 0, *r207 = 0, *r209 = 0, *r210 = 0;
+	char *r212 = 0, *r214 = 0, *r215 = 0, *r217 = 0, *r219 = 0, *r220 = 0, *r222 = 0, *r224 = 0;
+	char *r225 = 0, *r227 = 0, *r229 = 0, *r230 = 0, *r232 = 0, *r234 = 0, *r235 = 0, *r237 = 0;
+	char *r239 = 0, *r240 = 0, *r242 = 0, *r244 = 0, *r246 = 0, *r247 = 0, *r249 = 0, *r251 = 0;
+	char *r253 = 0, *r254 = 0, *r256 = 0, *r258 = 0, *r260 = 0, *r261 = 0, *r263 = 0, *r265 = 0;
+	char *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0, *r274 = 0, *r275 = 0, *r277 = 0, *r279 = 0;
+	char *r281 = 0, *r282 = 0, *r284 = 0, *r286 = 0, *r288 = 0, *r289 = 0, *r291 = 0, *r293 = 0;
+	char *r295 = 0, *r296 = 0, *r298 = 0, *r300 = 0, *r302 = 0, *r304 = 0, *r306 = 0, *r307 = 0;
+	char *r308 = 0, *r309 = 0, *r310 = 0, *r313 = 0, *r315 = 0, *r316 = 0, *r317 = 0, *r318 = 0;
+	char *r319 = 0;
+	r5 = p0;
+	r6 = p1;
+	r4 = r6;
+	r8 = p2;
+	r9 = p3;
+	r7 = r9;
+	r10 = r4 < r7 ? r4 : r7;
+	r12 = p4;
+	r13 = p5;
+	r11 = r13;
+	r14 = r10 < r11 ? r10 : r11;
+	r16 = p6;
+	r17 = p7;
+	r15 = r17;
+	r18 = r14 < r15 ? r14 : r15;
+	r20 = p8;
+	r21 = p9;
+	r19 = r21;
+	r22 = r18 < r19 ? r18 : r19;
+	r24 = p10;
+	r25 = p11;
+	r23 = r25;
+	r26 = r22 < r23 ? r22 : r23;
+	r29 = p13;
+	r27 = r29;
+	r3 = r26 < r27 ? r26 : r27;
+	r37 = p14;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r56 = (u64)r1 * 3ull;
+	r167 = (u64)r1 * 4ull;
+	r60 = (u64)r3;
+	r62 = (u64)r56;
+	r169 = r167;
+	r172 = r167;
+	r175 = r167;
+	r178 = r167;
+	r181 = r167;
+	r184 = r167;
+	r198 = r167;
+	r203 = r167;
+	r208 = r167;
+	r213 = r167;
+	r218 = r167;
+	r223 = r167;
+	r245 = r167;
+	r252 = r167;
+	r259 = r167;
+	r266 = r167;
+	r273 = r167;
+	r280 = r167;
+	r311 = r2;
+	r312 = r311;
+	r313 = r5 + r312 * 4;
+	r314 = (u64)r167 * 4ull;
+	r315 = r16 + r312 * 4;
+	r316 = r8 + r312 * 4;
+	r317 = r20 + r312 * 4;
+	r318 = r12 + r312 * 4;
+	r319 = r24 + r312 * 4;
+b2: // grid unrolled guard
+	r57 = r2 < r3;
+	if (!r57) goto b13;
+	r61 = (u64)r2;
+	r58 = r60 - r61;
+	r59 = r58 > r62;
+	if (!r59) goto b9;
+	r66 = r313;
+	r67 = *(float *)r66;
+	r68 = r315;
+	r69 = *(float *)r68;
+	r70 = r69 * r37;
+	r71 = r67 + r70;
+	r72 = r316;
+	r73 = *(float *)r72;
+	r74 = r317;
+	r75 = *(float *)r74;
+	r76 = r75 * r37;
+	r77 = r73 + r76;
+	r78 = r318;
+	r79 = *(float *)r78;
+	r80 = r319;
+	r81 = *(float *)r80;
+	r82 = r81 * r37;
+	r83 = r79 + r82;
+	r84 = r66;
+	*(float *)r84 = r71;
+	r85 = r72;
+	*(float *)r85 = r77;
+	r86 = r78;
+	*(float *)r86 = r83;
+	r168 = r66;
+	r170 = r168 + r169 * 1;
+	r91 = r170;
+	r92 = *(float *)r91;
+	r171 = r68;
+	r173 = r171 + r172 * 1;
+	r93 = r173;
+	r94 = *(float *)r93;
+	r95 = r94 * r37;
+	r96 = r92 + r95;
+	r174 = r72;
+	r176 = r174 + r175 * 1;
+	r97 = r176;
+	r98 = *(float *)r97;
+	r177 = r74;
+	r179 = r177 + r178 * 1;
+	r99 = r179;
+	r100 = *(float *)r99;
+	r101 = r100 * r37;
+	r102 = r98 + r101;
+	r180 = r78;
+	r182 = r180 + r181 * 1;
+	r103 = r182;
+	r104 = *(float *)r103;
+	r183 = r80;
+	r185 = r183 + r184 * 1;
+	r105 = r185;
+	r106 = *(float *)r105;
+	r107 = r106 * r37;
+	r108 = r104 + r107;
+	r188 = r170;
+	r109 = r188;
+	*(float *)r109 = r96;
+	r191 = r176;
+	r110 = r191;
+	*(float *)r110 = r102;
+	r194 = r182;
+	r111 = r194;
+	*(float *)r111 = r108;
+	r197 = r170;
+	r199 = r197 + r198 * 1;
+	r117 = r199;
+	r118 = *(float *)r117;
+	r202 = r173;
+	r204 = r202 + r203 * 1;
+	r119 = r204;
+	r120 = *(float *)r119;
+	r121 = r120 * r37;
+	r122 = r118 + r121;
+	r207 = r176;
+	r209 = r207 + r208 * 1;
+	r123 = r209;
+	r124 = *(float *)r123;
+	r212 = r179;
+	r214 = r212 + r213 * 1;
+	r125 = r214;
+	r126 = *(float *)r125;
+	r127 = r126 * r37;
+	r128 = r124 + r127;
+	r217 = r182;
+	r219 = r217 + r218 * 1;
+	r129 = r219;
+	r130 = *(float *)r129;
+	r222 = r185;
+	r224 = r222 + r223 * 1;
+	r131 = r224;
+	r132 = *(float *)r131;
+	r133 = r132 * r37;
+	r134 = r130 + r133;
+	r229 = r199;
+	r135 = r229;
+	*(float *)r135 = r122;
+	r234 = r209;
+	r136 = r234;
+	*(float *)r136 = r128;
+	r239 = r219;
+	r137 = r239;
+	*(float *)r137 = r134;
+	r244 = r199;
+	r246 = r244 + r245 * 1;
+	r143 = r246;
+	r144 = *(float *)r143;
+	r251 = r204;
+	r253 = r251 + r252 * 1;
+	r145 = r253;
+	r146 = *(float *)r145;
+	r147 = r146 * r37;
+	r148 = r144 + r147;
+	r258 = r209;
+	r260 = r258 + r259 * 1;
+	r149 = r260;
+	r150 = *(float *)r149;
+	r265 = r214;
+	r267 = r265 + r266 * 1;
+	r151 = r267;
+	r152 = *(float *)r151;
+	r153 = r152 * r37;
+	r154 = r150 + r153;
+	r272 = r219;
+	r274 = r272 + r273 * 1;
+	r155 = r274;
+	r156 = *(float *)r155;
+	r279 = r224;
+	r281 = r279 + r280 * 1;
+	r157 = r281;
+	r158 = *(float *)r157;
+	r159 = r158 * r37;
+	r160 = r156 + r159;
+	r288 = r246;
+	r161 = r288;
+	*(float *)r161 = r148;
+	r295 = r260;
+	r162 = r295;
+	*(float *)r162 = r154;
+	r302 = r274;
+	r163 = r302;
+	*(float *)r163 = r160;
+	r2 = (u64)r2 + (u64)r167;
+	r313 = r313 + r314 * 1;
+	r315 = r315 + r314 * 1;
+	r316 = r316 + r314 * 1;
+	r317 = r317 + r314 * 1;
+	r318 = r318 + r314 * 1;
+	r319 = r319 + r314 * 1;
+	goto b2;
+b9: // preheader
+	r303 = r2;
+	r304 = r5 + r303 * 4;
+	r305 = (u64)r1 * 4ull;
+	r306 = r16 + r303 * 4;
+	r307 = r8 + r303 * 4;
+	r308 = r20 + r303 * 4;
+	r309 = r12 + r303 * 4;
+	r310 = r24 + r303 * 4;
+b10: // head
+	r30 = r2 < r3;
+	if (!r30) goto b13;
+	r32 = r304;
+	r33 = *(float *)r32;
+	r34 = r306;
+	r35 = *(float *)r34;
+	r36 = r35 * r37;
+	r38 = r33 + r36;
+	r39 = r307;
+	r40 = *(float *)r39;
+	r41 = r308;
+	r42 = *(float *)r41;
+	r43 = r42 * r37;
+	r44 = r40 + r43;
+	r45 = r309;
+	r46 = *(float *)r45;
+	r47 = r310;
+	r48 = *(float *)r47;
+	r49 = r48 * r37;
+	r50 = r46 + r49;
+	r51 = r32;
+	*(float *)r51 = r38;
+	r52 = r39;
+	*(float *)r52 = r44;
+	r53 = r45;
+	*(float *)r53 = r50;
+	r2 = (u64)r2 + (u64)r1;
+	r304 = r304 + r305 * 1;
+	r306 = r306 + r305 * 1;
+	r307 = r307 + r305 * 1;
+	r308 = r308 + r305 * 1;
+	r309 = r309 + r305 * 1;
+	r310 = r310 + r305 * 1;
+	goto b10;
+b13: // exit
+	return;
+}
+
+// Task 0 of kernel Shade2D(out []f32, in []f32, w i64, h i64), parallel.
+extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
+	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r47 = 0;
+	bool r54 = 0;
+	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
+	i64 r30 = 0, r33 = 0, r34 = 0, r39 = 0, r40 = 0, r42 = 0;
+	u32 r48 = 0, r49 = 0, r50 = 0, r55 = 0, r56 = 0, r57 = 0;
+	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
+	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r44 = 0;
+	u64 r45 = 0, r46 = 0, r51 = 0, r52 = 0, r53 = 0;
+	float r31 = 0, r32 = 0, r35 = 0, r36 = 0;
+	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r0 = p5;
+	r4 = p4;
+	r29 = p2;
+	r30 = p3;
+	r38 = p0;
+	r39 = p1;
+	r1 = r0 > 0ll;
+	if (!r1) goto b16;
+	r2 = (u64)r0;
+	r3 = r2;
+	r5 = r4 > 0ll;
+	if (!r5) goto b16;
+	r6 = (u64)r4;
+	r7 = r6;
+	r8 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r9 = (u64)r8;
+	r10 = (i64)((u64)gridDim.x * blockDim.x);
+	r11 = (u64)r10;
+	r45 = r9 | r7;
+	r46 = r45 >> 32;
+	r47 = r46 == 0ull;
+	if (!r47) goto b18;
+	r48 = (u32)r9;
+	r49 = (u32)r7;
+	r50 = qd_div_u32(r48, r49);
+	r44 = (u64)r50;
+b5: // setup
+	r13 = r44;
+	r14 = r13 * r7;
+	r12 = r9 - r14;
+	r52 = r11 | r7;
+	r53 = r52 >> 32;
+	r54 = r53 == 0ull;
+	if (!r54) goto b17;
+	r55 = (u32)r11;
+	r56 = (u32)r7;
+	r57 = qd_div_u32(r55, r56);
+	r51 = (u64)r57;
+b7: // setup
+	r15 = r51;
+	r16 = r15 * r7;
+	r17 = r11 - r16;
+	r18 = r13;
+	r25 = r5;
+b8: // head
+	r19 = r18 < r3;
+	if (!r19) goto b16;
+	r20 = r18;
+	r21 = (i64)r20;
+	r22 = r12;
+	r23 = (i64)r22;
+	if (!r25) goto b15;
+	r26 = (u64)r21 * (u64)r4;
+	r27 = (u64)r26 + (u64)r23;
+	if ((u64)r27 >= (u64)r30) { qd_site = 0; qd_x = r27; qd_y = r30; goto qd_fault; }
+	r28 = r29 + r27 * 4;
+	r31 = *(float *)r28;
+	r32 = r31 * 0x1p-01f;
+	r33 = (u64)r23 * 3ull;
+	r34 = (u64)r33 + (u64)r21;
+	r35 = (float)r34;
+	r36 = r32 + r35;
+	if ((u64)r27 >= (u64)r39) { qd_site = 1; qd_x = r27; qd_y = r39; goto qd_fault; }
+	r37 = r38 + r27 * 4;
+	*(float *)r37 = r36;
+b12: // latch
+	r12 = r12 + r17;
+	r24 = r12 >= r7;
+	if (!r24) goto b14;
+	r12 = r12 - r7;
+	r18 = r18 + 1ull;
+b14: // stepped
+	r18 = r18 + r15;
+	goto b8;
+b15: // rangeint.done
+	r42 = (u64)r21 + 1ull;
+	r43 = r42 < r0;
+	if (r43) goto b12;
+b16: // exit
+	return;
+b17: // divide in 64 bits
+	r51 = qd_div_u64(r11, r7);
+	goto b7;
+b18: // divide in 64 bits
+	r44 = qd_div_u64(r9, r7);
+	goto b5;
+qd_fault: {
+	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 1245184u;
+	rec[3] = qd_site;
+	*(i64 *)(rec + 4) = qd_x;
+	*(i64 *)(rec + 6) = qd_y;
+	__threadfence_system();
+	*(volatile u32 *)(rec + 1) = ack + 1;
+	return;
+}
+}
+
+// Task 0 of kernel Shade1D(out []f32, in []f32, w i64), parallel.
+extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
+	bool r10 = 0, r24 = 0, r26 = 0, r28 = 0, r33 = 0, r46 = 0, r47 = 0, r60 = 0;
+	bool r62 = 0, r75 = 0, r77 = 0, r90 = 0, r138 = 0, r151 = 0, r164 = 0, r177 = 0;
+	bool r190 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
+	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r23 = 0, r25 = 0;
+	i64 r32 = 0, r34 = 0, r35 = 0, r36 = 0, r40 = 0, r41 = 0, r45 = 0, r48 = 0;
+	i64 r49 = 0, r50 = 0, r54 = 0, r55 = 0, r59 = 0, r61 = 0, r63 = 0, r64 = 0;
+	i64 r65 = 0, r69 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0;
+	i64 r84 = 0, r85 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0, r97 = 0, r100 = 0;
+	i64 r102 = 0, r105 = 0, r107 = 0, r110 = 0, r112 = 0, r114 = 0, r117 = 0, r119 = 0;
+	i64 r121 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r133 = 0;
+	i64 r144 = 0, r145 = 0, r146 = 0, r157 = 0, r158 = 0, r159 = 0, r170 = 0, r171 = 0;
+	i64 r172 = 0, r183 = 0, r184 = 0, r185 = 0, r196 = 0;
+	u32 r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r152 = 0, r153 = 0, r154 = 0;
+	u32 r155 = 0, r156 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r178 = 0;
+	u32 r179 = 0, r180 = 0, r181 = 0, r182 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
+	u32 r195 = 0;
+	u64 r27 = 0, r29 = 0, r30 = 0, r31 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0;
+	u64 r147 = 0, r148 = 0, r149 = 0, r150 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
+	u64 r173 = 0, r174 = 0, r175 = 0, r176 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
+	float r16 = 0, r17 = 0, r20 = 0, r21 = 0, r38 = 0, r39 = 0, r42 = 0, r43 = 0;
+	float r52 = 0, r53 = 0, r56 = 0, r57 = 0, r67 = 0, r68 = 0, r71 = 0, r72 = 0;
+	float r82 = 0, r83 = 0, r86 = 0, r87 = 0;
+	char *r5 = 0, *r8 = 0, *r15 = 0, *r22 = 0, *r37 = 0, *r44 = 0, *r51 = 0, *r58 = 0;
+	char *r66 = 0, *r73 = 0, *r81 = 0, *r88 = 0, *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0;
+	char *r99 = 0, *r101 = 0, *r103 = 0, *r104 = 0, *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0;
+	char *r113 = 0, *r115 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r126 = 0;
+	char *r129 = 0, *r131 = 0;
+	u32 qd_site = 0;
+	i64 qd_x = 0, qd_y = 0;
+	r5 = p0;
+	r6 = p1;
+	r4 = r6;
+	r8 = p2;
+	r9 = p3;
+	r7 = r9;
+	r3 = r4 < r7 ? r4 : r7;
+	r13 = p4;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = r0;
+	r25 = (u64)r1 * 3ull;
+	r92 = (u64)r1 * 4ull;
+	r29 = (u64)r3;
+	r31 = (u64)r25;
+	r94 = r92;
+	r97 = r92;
+	r102 = r92;
+	r107 = r92;
+	r114 = r92;
+	r121 = r92;
+	r127 = r2;
+	r128 = r127;
+	r129 = r8 + r128 * 4;
+	r130 = (u64)r92 * 4ull;
+	r131 = r5 + r128 * 4;
+b2: // grid unrolled guard
+	r26 = r2 < r3;
+	if (!r26) goto b37;
+	r30 = (u64)r2;
+	r27 = r29 - r30;
+	r28 = r27 > r31;
+	if (!r28) goto b29;
+	r32 = r2;
+	r34 = r32;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r186 = (u64)r34;
+	r187 = (u64)r13;
+	r188 = r186 | r187;
+	r189 = r188 >> 32;
+	r190 = r189 == 0ull;
+	if (!r190) goto b28;
+	r191 = (u32)r34;
+	r192 = (u32)r13;
+	r193 = qd_div_u32(r191, r192);
+	r195 = r193 * r192;
+	r194 = r191 - r195;
+	r184 = (i64)r193;
+	r185 = (i64)r194;
+b8: // rangeint.body (grid unrolled 0)
+	r35 = r184;
+	r36 = r185;
+	r37 = r129;
+	r38 = *(float *)r37;
+	r39 = r38 * 0x1p-01f;
+	r40 = (u64)r36 * 3ull;
+	r41 = (u64)r40 + (u64)r35;
+	r42 = (float)r41;
+	r43 = r39 + r42;
+	r44 = r131;
+	*(float *)r44 = r43;
+	r61 = (u64)r32 + (u64)r1;
+	r48 = r61;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r173 = (u64)r48;
+	r174 = (u64)r13;
+	r175 = r173 | r174;
+	r176 = r175 >> 32;
+	r177 = r176 == 0ull;
+	if (!r177) goto b27;
+	r178 = (u32)r48;
+	r179 = (u32)r13;
+	r180 = qd_div_u32(r178, r179);
+	r182 = r180 * r179;
+	r181 = r178 - r182;
+	r171 = (i64)r180;
+	r172 = (i64)r181;
+b13: // rangeint.body (grid unrolled 1)
+	r49 = r171;
+	r50 = r172;
+	r93 = r37;
+	r95 = r93 + r94 * 1;
+	r51 = r95;
+	r52 = *(float *)r51;
+	r53 = r52 * 0x1p-01f;
+	r54 = (u64)r50 * 3ull;
+	r55 = (u64)r54 + (u64)r49;
+	r56 = (float)r55;
+	r57 = r53 + r56;
+	r96 = r44;
+	r98 = r96 + r97 * 1;
+	r58 = r98;
+	*(float *)r58 = r57;
+	r76 = (u64)r61 + (u64)r1;
+	r63 = r76;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r160 = (u64)r63;
+	r161 = (u64)r13;
+	r162 = r160 | r161;
+	r163 = r162 >> 32;
+	r164 = r163 == 0ull;
+	if (!r164) goto b26;
+	r165 = (u32)r63;
+	r166 = (u32)r13;
+	r167 = qd_div_u32(r165, r166);
+	r169 = r167 * r166;
+	r168 = r165 - r169;
+	r158 = (i64)r167;
+	r159 = (i64)r168;
+b18: // rangeint.body (grid unrolled 2)
+	r64 = r158;
+	r65 = r159;
+	r101 = r95;
+	r103 = r101 + r102 * 1;
+	r66 = r103;
+	r67 = *(float *)r66;
+	r68 = r67 * 0x1p-01f;
+	r69 = (u64)r65 * 3ull;
+	r70 = (u64)r69 + (u64)r64;
+	r71 = (float)r70;
+	r72 = r68 + r71;
+	r106 = r98;
+	r108 = r106 + r107 * 1;
+	r73 = r108;
+	*(float *)r73 = r72;
+	r91 = (u64)r76 + (u64)r1;
+	r78 = r91;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r147 = (u64)r78;
+	r148 = (u64)r13;
+	r149 = r147 | r148;
+	r150 = r149 >> 32;
+	r151 = r150 == 0ull;
+	if (!r151) goto b25;
+	r152 = (u32)r78;
+	r153 = (u32)r13;
+	r154 = qd_div_u32(r152, r153);
+	r156 = r154 * r153;
+	r155 = r152 - r156;
+	r145 = (i64)r154;
+	r146 = (i64)r155;
+b23: // rangeint.body (grid unrolled 3)
+	r79 = r145;
+	r80 = r146;
+	r113 = r103;
+	r115 = r113 + r114 * 1;
+	r81 = r115;
+	r82 = *(float *)r81;
+	r83 = r82 * 0x1p-01f;
+	r84 = (u64)r80 * 3ull;
+	r85 = (u64)r84 + (u64)r79;
+	r86 = (float)r85;
+	r87 = r83 + r86;
+	r120 = r108;
+	r122 = r120 + r121 * 1;
+	r88 = r122;
+	*(float *)r88 = r87;
+	r2 = (u64)r2 + (u64)r92;
+	r129 = r129 + r130 * 1;
+	r131 = r131 + r130 * 1;
+	goto b2;
+b25: // divide in 64 bits
+	r145 = qd_div_i64(r78, r13);
+	r157 = (u64)r145 * (u64)r13;
+	r146 = (u64)r78 - (u64)r157;
+	goto b23;
+b26: // divide in 64 bits
+	r158 = qd_div_i64(r63, r13);
+	r170 = (u64)r158 * (u64)r13;
+	r159 = (u64)r63 - (u64)r170;
+	goto b18;
+b27: // divide in 64 bits
+	r171 = qd_div_i64(r48, r13);
+	r183 = (u64)r171 * (u64)r13;
+	r172 = (u64)r48 - (u64)r183;
+	goto b13;
+b28: // divide in 64 bits
+	r184 = qd_div_i64(r34, r13);
+	r196 = (u64)r184 * (u64)r13;
+	r185 = (u64)r34 - (u64)r196;
+	goto b8;
+b29: // preheader
+	r123 = r2;
+	r124 = r8 + r123 * 4;
+	r125 = (u64)r1 * 4ull;
+	r126 = r5 + r123 * 4;
+b30: // head
+	r10 = r2 < r3;
+	if (!r10) goto b37;
+	r11 = r2;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r134 = (u64)r11;
+	r135 = (u64)r13;
+	r136 = r134 | r135;
+	r137 = r136 >> 32;
+	r138 = r137 == 0ull;
+	if (!r138) goto b36;
+	r139 = (u32)r11;
+	r140 = (u32)r13;
+	r141 = qd_div_u32(r139, r140);
+	r143 = r141 * r140;
+	r142 = r139 - r143;
+	r132 = (i64)r141;
+	r133 = (i64)r142;
+b34: // rangeint.body
+	r12 = r132;
+	r14 = r133;
+	r15 = r124;
+	r16 = *(float *)r15;
+	r17 = r16 * 0x1p-01f;
+	r18 = (u64)r14 * 3ull;
+	r19 = (u64)r18 + (u64)r12;
+	r20 = (float)r19;
+	r21 = r17 + r20;
+	r22 = r126;
+	*(float *)r22 = r21;
+	r2 = (u64)r2 + (u64)r1;
+	r124 = r124 + r125 * 1;
+	r126 = r126 + r125 * 1;
+	goto b30;
+b36: // divide in 64 bits
+	r132 = qd_div_i64(r11, r13);
+	r144 = (u64)r132 * (u64)r13;
+	r133 = (u64)r11 - (u64)r144;
+	goto b34;
+b37: // exit
+	return;
+qd_fault: {
+	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
+	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
+	rec[2] = 1310720u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -10336,307 +13777,309 @@ kernel TwoSpins(a []i64, b []i64, iters i64)
 groups [2]
 disjoint a b
 
-task TwoSpins_0 serial block=1 group=1
+task TwoSpins_0 parallel count=(len a) block=1 group=1
 b0: # entry
-	r3 = base a
-	r4 = len a
-	r6 = param.i64 iters
+	r7 = base a
+	r8 = len a
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task TwoSpins_1 serial block=2 group=1
+task TwoSpins_1 parallel count=(len b) block=2 group=1
 b0: # entry
-	r3 = base b
-	r4 = len b
-	r6 = param.i64 iters
+	r7 = base b
+	r8 = len b
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
 kernel TwoSpinsSerial(a []i64, b []i64, iters i64)
 
@@ -10969,1213 +14412,1221 @@ disjoint a5 a6
 disjoint a5 a7
 disjoint a6 a7
 
-task EightSpins_0 serial block=1 group=1
+task EightSpins_0 parallel count=(len a0) block=1 group=1
 b0: # entry
-	r3 = base a0
-	r4 = len a0
-	r6 = param.i64 iters
+	r7 = base a0
+	r8 = len a0
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task EightSpins_1 serial block=2 group=1
+task EightSpins_1 parallel count=(len a1) block=2 group=1
 b0: # entry
-	r3 = base a1
-	r4 = len a1
-	r6 = param.i64 iters
+	r7 = base a1
+	r8 = len a1
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task EightSpins_2 serial block=3 group=1
+task EightSpins_2 parallel count=(len a2) block=3 group=1
 b0: # entry
-	r3 = base a2
-	r4 = len a2
-	r6 = param.i64 iters
+	r7 = base a2
+	r8 = len a2
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task EightSpins_3 serial block=4 group=1
+task EightSpins_3 parallel count=(len a3) block=4 group=1
 b0: # entry
-	r3 = base a3
-	r4 = len a3
-	r6 = param.i64 iters
+	r7 = base a3
+	r8 = len a3
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task EightSpins_4 serial block=5 group=1
+task EightSpins_4 parallel count=(len a4) block=5 group=1
 b0: # entry
-	r3 = base a4
-	r4 = len a4
-	r6 = param.i64 iters
+	r7 = base a4
+	r8 = len a4
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task EightSpins_5 serial block=6 group=1
+task EightSpins_5 parallel count=(len a5) block=6 group=1
 b0: # entry
-	r3 = base a5
-	r4 = len a5
-	r6 = param.i64 iters
+	r7 = base a5
+	r8 = len a5
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task EightSpins_6 serial block=7 group=1
+task EightSpins_6 parallel count=(len a6) block=7 group=1
 b0: # entry
-	r3 = base a6
-	r4 = len a6
-	r6 = param.i64 iters
+	r7 = base a6
+	r8 = len a6
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
-task EightSpins_7 serial block=8 group=1
+task EightSpins_7 parallel count=(len a7) block=8 group=1
 b0: # entry
-	r3 = base a7
-	r4 = len a7
-	r6 = param.i64 iters
+	r7 = base a7
+	r8 = len a7
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
+	r14 = param.i64 iters
+	r13 = move.i64 r14
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
-	r5 = move.i64 r6
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r12 = gt.i64 r13, 0
 	jump b2
-b2: # spinEach.entry
-	r7 = move.i64 r1
-	r8 = gt.i64 r7, 0
-	branch r8, b3, b21
-b3: # edge 0→1
-	r9 = move.i64 0
-	r11 = gt.i64 r5, 0
+b2: # head
+	r9 = lt.i64 r2, r3
+	branch r9, b3, b22
+b3: # index
+	r10 = move.i64 r2
 	jump b4
-b4: # spinEach.rangeint.body
-	r10 = move.i64 r9
-	branch r11, b5, b22
+b4: # rangeint.body
+	r11 = move.i64 r10
+	branch r12, b5, b21
 b5: # edge 1→3
-	r12 = move.i64 r10
-	r13 = move.i64 0
+	r15 = move.i64 r11
+	r16 = move.i64 0
 	jump b6
 b6: # unroll setup
-	r32 = max.i64 r5, -9223372036854775804
-	r33 = sub.i64 r32, 4
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
 	jump b7
 b7: # unroll guard
-	r34 = lt.i64 r13, r33
-	branch r34, b8, b16
-b8: # spinEach.rangeint.body (unrolled 0)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+	r37 = lt.i64 r16, r36
+	branch r37, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b9
 b9: # edge 3→3 (unrolled 0)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b10
-b10: # spinEach.rangeint.body (unrolled 1)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b10: # rangeint.body (unrolled 1)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b11
 b11: # edge 3→3 (unrolled 1)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b12
-b12: # spinEach.rangeint.body (unrolled 2)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b12: # rangeint.body (unrolled 2)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b13
 b13: # edge 3→3 (unrolled 2)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b14
-b14: # spinEach.rangeint.body (unrolled 3)
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
+b14: # rangeint.body (unrolled 3)
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
 	jump b15
 b15: # edge 3→3 (unrolled 3)
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b7
-b16: # spinEach.rangeint.body
-	r15 = mul.i64 r12, 1664525
-	r16 = add.i64 r15, 1013904223
-	r23 = mulhi.i64 r16, -9223372032559808509
-	r24 = add.i64 r23, r16
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 30
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 2147483647
-	r31 = sub.i64 r16, r30
-	r17 = move.i64 r31
-	r18 = add.i64 r13, 1
-	r19 = lt.i64 r18, r5
-	branch r19, b17, b18
+b16: # rangeint.body
+	r18 = mul.i64 r15, 1664525
+	r19 = add.i64 r18, 1013904223
+	r26 = mulhi.i64 r19, -9223372032559808509
+	r27 = add.i64 r26, r19
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r19, r33
+	r20 = move.i64 r34
+	r21 = add.i64 r16, 1
+	r22 = lt.i64 r21, r13
+	branch r22, b17, b18
 b17: # edge 3→3
-	r12 = move.i64 r17
-	r13 = move.i64 r18
+	r15 = move.i64 r20
+	r16 = move.i64 r21
 	jump b16
 b18: # edge 3→4
-	r14 = move.i64 r17
+	r17 = move.i64 r20
 	jump b19
-b19: # spinEach.rangeint.done
-	r20 = elemaddr r0, r9, 8
-	store.i64 r20, r14
-	r21 = add.i64 r9, 1
-	r22 = lt.i64 r21, r7
-	branch r22, b20, b21
-b20: # edge 4→1
-	r9 = move.i64 r21
-	jump b4
-b21: # spinEach.return
+b19: # rangeint.done
+	r23 = elemaddr r4, r10, 8
+	store.i64 r23, r17
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 1→4
+	r17 = move.i64 r11
+	jump b19
+b22: # exit
 	return
-b22: # edge 1→4
-	r14 = move.i64 r10
-	jump b19
 
 kernel FourTiny(a []i32, b []i32, c []i32, d []i32)
 groups [4]
@@ -12186,447 +15637,479 @@ disjoint b c
 disjoint b d
 disjoint c d
 
-task FourTiny_0 serial block=1 group=1
+task FourTiny_0 parallel count=(len a) block=1 group=1
 b0: # entry
-	r3 = base a
-	r4 = len a
+	r7 = base a
+	r8 = len a
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r18 = mul.i64 r1, 3
+	r66 = mul.i64 r1, 4
+	r23 = convert.u64.i64 r3
+	r25 = convert.u64.i64 r18
+	r72 = move.i64 r66
+	r80 = move.i64 r66
+	r92 = move.i64 r66
+	r104 = move.i64 r2
+	r105 = elemaddr r4, r104, 4
+	r106 = mul.i64 r66, 4
 	jump b2
-b2: # tiny.entry
-	r5 = move.i64 r1
-	r6 = move.i64 -1
-	r14 = elemaddr r0, 0, 4
-	jump b3
-b3: # unroll setup
-	r15 = max.i64 r5, -9223372036854775804
-	r16 = sub.i64 r15, 4
-	jump b4
-b4: # unroll guard
-	r17 = lt.i64 r6, r16
-	branch r17, b5, b13
-b5: # tiny.rangeindex.loop (unrolled 0)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b2: # grid unrolled guard
+	r19 = add.i64 r2, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b3, b13
+b3: # grid unrolled room
+	r24 = convert.u64.i64 r19
+	r21 = sub.u64 r23, r24
+	r22 = gt.u64 r21, r25
+	branch r22, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r69 = move.ptr r105
+	r32 = elemaddr r69, 1, 4
+	r33 = load.i32 r32
+	r34 = add.i32 r33, 1
+	r35 = move.ptr r32
+	store.i32 r35, r34
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r71 = move.ptr r69
+	r73 = elemaddr r71, r72, 1
+	r41 = elemaddr r73, 1, 4
+	r42 = load.i32 r41
+	r43 = add.i32 r42, 1
+	r44 = move.ptr r41
+	store.i32 r44, r43
 	jump b6
-b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
+b6: # rangeindex.body (grid unrolled 2)
+	r79 = move.ptr r73
+	r81 = elemaddr r79, r80, 1
+	r51 = elemaddr r81, 1, 4
+	r52 = load.i32 r51
+	r53 = add.i32 r52, 1
+	r54 = move.ptr r51
+	store.i32 r54, r53
 	jump b7
-b7: # tiny.rangeindex.loop (unrolled 1)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b7: # rangeindex.body (grid unrolled 3)
+	r91 = move.ptr r81
+	r93 = elemaddr r91, r92, 1
+	r61 = elemaddr r93, 1, 4
+	r62 = load.i32 r61
+	r63 = add.i32 r62, 1
+	r64 = move.ptr r61
+	store.i32 r64, r63
 	jump b8
-b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b9
-b9: # tiny.rangeindex.loop (unrolled 2)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r66
+	r105 = elemaddr r105, r106, 1
+	jump b2
+b9: # preheader
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 4
+	r103 = mul.i64 r1, 4
 	jump b10
-b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b11
-b11: # tiny.rangeindex.loop (unrolled 3)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b10: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r67 = move.ptr r102
+	r14 = elemaddr r67, 1, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = move.ptr r14
+	store.i32 r17, r16
 	jump b12
-b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b4
-b13: # tiny.rangeindex.loop
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
-	branch r8, b14, b15
-b14: # tiny.rangeindex.body
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b13
-b15: # tiny.return
+b12: # latch
+	r2 = add.i64 r2, r1
+	r102 = elemaddr r102, r103, 1
+	jump b10
+b13: # exit
 	return
 
-task FourTiny_1 serial block=2 group=1
+task FourTiny_1 parallel count=(len b) block=2 group=1
 b0: # entry
-	r3 = base b
-	r4 = len b
+	r7 = base b
+	r8 = len b
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r18 = mul.i64 r1, 3
+	r66 = mul.i64 r1, 4
+	r23 = convert.u64.i64 r3
+	r25 = convert.u64.i64 r18
+	r72 = move.i64 r66
+	r80 = move.i64 r66
+	r92 = move.i64 r66
+	r104 = move.i64 r2
+	r105 = elemaddr r4, r104, 4
+	r106 = mul.i64 r66, 4
 	jump b2
-b2: # tiny.entry
-	r5 = move.i64 r1
-	r6 = move.i64 -1
-	r14 = elemaddr r0, 0, 4
-	jump b3
-b3: # unroll setup
-	r15 = max.i64 r5, -9223372036854775804
-	r16 = sub.i64 r15, 4
-	jump b4
-b4: # unroll guard
-	r17 = lt.i64 r6, r16
-	branch r17, b5, b13
-b5: # tiny.rangeindex.loop (unrolled 0)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b2: # grid unrolled guard
+	r19 = add.i64 r2, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b3, b13
+b3: # grid unrolled room
+	r24 = convert.u64.i64 r19
+	r21 = sub.u64 r23, r24
+	r22 = gt.u64 r21, r25
+	branch r22, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r69 = move.ptr r105
+	r32 = elemaddr r69, 1, 4
+	r33 = load.i32 r32
+	r34 = add.i32 r33, 1
+	r35 = move.ptr r32
+	store.i32 r35, r34
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r71 = move.ptr r69
+	r73 = elemaddr r71, r72, 1
+	r41 = elemaddr r73, 1, 4
+	r42 = load.i32 r41
+	r43 = add.i32 r42, 1
+	r44 = move.ptr r41
+	store.i32 r44, r43
 	jump b6
-b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
+b6: # rangeindex.body (grid unrolled 2)
+	r79 = move.ptr r73
+	r81 = elemaddr r79, r80, 1
+	r51 = elemaddr r81, 1, 4
+	r52 = load.i32 r51
+	r53 = add.i32 r52, 1
+	r54 = move.ptr r51
+	store.i32 r54, r53
 	jump b7
-b7: # tiny.rangeindex.loop (unrolled 1)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b7: # rangeindex.body (grid unrolled 3)
+	r91 = move.ptr r81
+	r93 = elemaddr r91, r92, 1
+	r61 = elemaddr r93, 1, 4
+	r62 = load.i32 r61
+	r63 = add.i32 r62, 1
+	r64 = move.ptr r61
+	store.i32 r64, r63
 	jump b8
-b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b9
-b9: # tiny.rangeindex.loop (unrolled 2)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r66
+	r105 = elemaddr r105, r106, 1
+	jump b2
+b9: # preheader
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 4
+	r103 = mul.i64 r1, 4
 	jump b10
-b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b11
-b11: # tiny.rangeindex.loop (unrolled 3)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b10: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r67 = move.ptr r102
+	r14 = elemaddr r67, 1, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = move.ptr r14
+	store.i32 r17, r16
 	jump b12
-b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b4
-b13: # tiny.rangeindex.loop
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
-	branch r8, b14, b15
-b14: # tiny.rangeindex.body
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b13
-b15: # tiny.return
+b12: # latch
+	r2 = add.i64 r2, r1
+	r102 = elemaddr r102, r103, 1
+	jump b10
+b13: # exit
 	return
 
-task FourTiny_2 serial block=3 group=1
+task FourTiny_2 parallel count=(len c) block=3 group=1
 b0: # entry
-	r3 = base c
-	r4 = len c
+	r7 = base c
+	r8 = len c
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r18 = mul.i64 r1, 3
+	r66 = mul.i64 r1, 4
+	r23 = convert.u64.i64 r3
+	r25 = convert.u64.i64 r18
+	r72 = move.i64 r66
+	r80 = move.i64 r66
+	r92 = move.i64 r66
+	r104 = move.i64 r2
+	r105 = elemaddr r4, r104, 4
+	r106 = mul.i64 r66, 4
 	jump b2
-b2: # tiny.entry
-	r5 = move.i64 r1
-	r6 = move.i64 -1
-	r14 = elemaddr r0, 0, 4
-	jump b3
-b3: # unroll setup
-	r15 = max.i64 r5, -9223372036854775804
-	r16 = sub.i64 r15, 4
-	jump b4
-b4: # unroll guard
-	r17 = lt.i64 r6, r16
-	branch r17, b5, b13
-b5: # tiny.rangeindex.loop (unrolled 0)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b2: # grid unrolled guard
+	r19 = add.i64 r2, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b3, b13
+b3: # grid unrolled room
+	r24 = convert.u64.i64 r19
+	r21 = sub.u64 r23, r24
+	r22 = gt.u64 r21, r25
+	branch r22, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r69 = move.ptr r105
+	r32 = elemaddr r69, 1, 4
+	r33 = load.i32 r32
+	r34 = add.i32 r33, 1
+	r35 = move.ptr r32
+	store.i32 r35, r34
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r71 = move.ptr r69
+	r73 = elemaddr r71, r72, 1
+	r41 = elemaddr r73, 1, 4
+	r42 = load.i32 r41
+	r43 = add.i32 r42, 1
+	r44 = move.ptr r41
+	store.i32 r44, r43
 	jump b6
-b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
+b6: # rangeindex.body (grid unrolled 2)
+	r79 = move.ptr r73
+	r81 = elemaddr r79, r80, 1
+	r51 = elemaddr r81, 1, 4
+	r52 = load.i32 r51
+	r53 = add.i32 r52, 1
+	r54 = move.ptr r51
+	store.i32 r54, r53
 	jump b7
-b7: # tiny.rangeindex.loop (unrolled 1)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b7: # rangeindex.body (grid unrolled 3)
+	r91 = move.ptr r81
+	r93 = elemaddr r91, r92, 1
+	r61 = elemaddr r93, 1, 4
+	r62 = load.i32 r61
+	r63 = add.i32 r62, 1
+	r64 = move.ptr r61
+	store.i32 r64, r63
 	jump b8
-b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b9
-b9: # tiny.rangeindex.loop (unrolled 2)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r66
+	r105 = elemaddr r105, r106, 1
+	jump b2
+b9: # preheader
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 4
+	r103 = mul.i64 r1, 4
 	jump b10
-b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b11
-b11: # tiny.rangeindex.loop (unrolled 3)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b10: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r67 = move.ptr r102
+	r14 = elemaddr r67, 1, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = move.ptr r14
+	store.i32 r17, r16
 	jump b12
-b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b4
-b13: # tiny.rangeindex.loop
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
-	branch r8, b14, b15
-b14: # tiny.rangeindex.body
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b13
-b15: # tiny.return
+b12: # latch
+	r2 = add.i64 r2, r1
+	r102 = elemaddr r102, r103, 1
+	jump b10
+b13: # exit
 	return
 
-task FourTiny_3 serial block=4 group=1
+task FourTiny_3 parallel count=(len d) block=4 group=1
 b0: # entry
-	r3 = base d
-	r4 = len d
+	r7 = base d
+	r8 = len d
+	r4 = move.ptr r7
+	r5 = move.i64 r8
+	r3 = move.i64 r5
 	jump b1
-b1: # entry
-	r0 = move.ptr r3
-	r1 = move.i64 r4
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r18 = mul.i64 r1, 3
+	r66 = mul.i64 r1, 4
+	r23 = convert.u64.i64 r3
+	r25 = convert.u64.i64 r18
+	r72 = move.i64 r66
+	r80 = move.i64 r66
+	r92 = move.i64 r66
+	r104 = move.i64 r2
+	r105 = elemaddr r4, r104, 4
+	r106 = mul.i64 r66, 4
 	jump b2
-b2: # tiny.entry
-	r5 = move.i64 r1
-	r6 = move.i64 -1
-	r14 = elemaddr r0, 0, 4
-	jump b3
-b3: # unroll setup
-	r15 = max.i64 r5, -9223372036854775804
-	r16 = sub.i64 r15, 4
-	jump b4
-b4: # unroll guard
-	r17 = lt.i64 r6, r16
-	branch r17, b5, b13
-b5: # tiny.rangeindex.loop (unrolled 0)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b2: # grid unrolled guard
+	r19 = add.i64 r2, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b3, b13
+b3: # grid unrolled room
+	r24 = convert.u64.i64 r19
+	r21 = sub.u64 r23, r24
+	r22 = gt.u64 r21, r25
+	branch r22, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r69 = move.ptr r105
+	r32 = elemaddr r69, 1, 4
+	r33 = load.i32 r32
+	r34 = add.i32 r33, 1
+	r35 = move.ptr r32
+	store.i32 r35, r34
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r71 = move.ptr r69
+	r73 = elemaddr r71, r72, 1
+	r41 = elemaddr r73, 1, 4
+	r42 = load.i32 r41
+	r43 = add.i32 r42, 1
+	r44 = move.ptr r41
+	store.i32 r44, r43
 	jump b6
-b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
+b6: # rangeindex.body (grid unrolled 2)
+	r79 = move.ptr r73
+	r81 = elemaddr r79, r80, 1
+	r51 = elemaddr r81, 1, 4
+	r52 = load.i32 r51
+	r53 = add.i32 r52, 1
+	r54 = move.ptr r51
+	store.i32 r54, r53
 	jump b7
-b7: # tiny.rangeindex.loop (unrolled 1)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b7: # rangeindex.body (grid unrolled 3)
+	r91 = move.ptr r81
+	r93 = elemaddr r91, r92, 1
+	r61 = elemaddr r93, 1, 4
+	r62 = load.i32 r61
+	r63 = add.i32 r62, 1
+	r64 = move.ptr r61
+	store.i32 r64, r63
 	jump b8
-b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b9
-b9: # tiny.rangeindex.loop (unrolled 2)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r66
+	r105 = elemaddr r105, r106, 1
+	jump b2
+b9: # preheader
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 4
+	r103 = mul.i64 r1, 4
 	jump b10
-b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b11
-b11: # tiny.rangeindex.loop (unrolled 3)
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
+b10: # head
+	r9 = add.i64 r2, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b11, b13
+b11: # rangeindex.body
+	r67 = move.ptr r102
+	r14 = elemaddr r67, 1, 4
+	r15 = load.i32 r14
+	r16 = add.i32 r15, 1
+	r17 = move.ptr r14
+	store.i32 r17, r16
 	jump b12
-b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b4
-b13: # tiny.rangeindex.loop
-	r7 = add.i64 r6, 1
-	r8 = lt.i64 r7, r5
-	branch r8, b14, b15
-b14: # tiny.rangeindex.body
-	r9 = move.ptr r14
-	r10 = load.i32 r9
-	r11 = add.i32 r10, 1
-	r12 = move.ptr r9
-	store.i32 r12, r11
-	r6 = move.i64 r7
-	r14 = elemaddr r14, 1, 4
-	jump b13
-b15: # tiny.return
+b12: # latch
+	r2 = add.i64 r2, r1
+	r102 = elemaddr r102, r103, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Tiny(a []i32)
 
-task Tiny_0 serial
+task Tiny_0 parallel count=(len a)
 b0: # entry
-	r0 = base a
-	r1 = len a
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
 	jump b1
-b1: # tiny.entry
-	r2 = move.i64 r1
-	r3 = move.i64 -1
-	r11 = elemaddr r0, 0, 4
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r15 = mul.i64 r1, 3
+	r63 = mul.i64 r1, 4
+	r20 = convert.u64.i64 r3
+	r22 = convert.u64.i64 r15
+	r69 = move.i64 r63
+	r77 = move.i64 r63
+	r89 = move.i64 r63
+	r101 = move.i64 r2
+	r102 = elemaddr r4, r101, 4
+	r103 = mul.i64 r63, 4
 	jump b2
-b2: # unroll setup
-	r12 = max.i64 r2, -9223372036854775804
-	r13 = sub.i64 r12, 4
-	jump b3
-b3: # unroll guard
-	r14 = lt.i64 r3, r13
-	branch r14, b4, b12
-b4: # tiny.rangeindex.loop (unrolled 0)
-	r4 = add.i64 r3, 1
-	r5 = lt.i64 r4, r2
+b2: # grid unrolled guard
+	r16 = add.i64 r2, 1
+	r17 = lt.i64 r16, r3
+	branch r17, b3, b13
+b3: # grid unrolled room
+	r21 = convert.u64.i64 r16
+	r18 = sub.u64 r20, r21
+	r19 = gt.u64 r18, r22
+	branch r19, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r66 = move.ptr r102
+	r29 = elemaddr r66, 1, 4
+	r30 = load.i32 r29
+	r31 = add.i32 r30, 1
+	r32 = move.ptr r29
+	store.i32 r32, r31
 	jump b5
-b5: # tiny.rangeindex.body (unrolled 0)
-	r6 = move.ptr r11
-	r7 = load.i32 r6
-	r8 = add.i32 r7, 1
-	r9 = move.ptr r6
-	store.i32 r9, r8
-	r3 = move.i64 r4
-	r11 = elemaddr r11, 1, 4
+b5: # rangeindex.body (grid unrolled 1)
+	r68 = move.ptr r66
+	r70 = elemaddr r68, r69, 1
+	r38 = elemaddr r70, 1, 4
+	r39 = load.i32 r38
+	r40 = add.i32 r39, 1
+	r41 = move.ptr r38
+	store.i32 r41, r40
 	jump b6
-b6: # tiny.rangeindex.loop (unrolled 1)
-	r4 = add.i64 r3, 1
-	r5 = lt.i64 r4, r2
+b6: # rangeindex.body (grid unrolled 2)
+	r76 = move.ptr r70
+	r78 = elemaddr r76, r77, 1
+	r48 = elemaddr r78, 1, 4
+	r49 = load.i32 r48
+	r50 = add.i32 r49, 1
+	r51 = move.ptr r48
+	store.i32 r51, r50
 	jump b7
-b7: # tiny.rangeindex.body (unrolled 1)
-	r6 = move.ptr r11
-	r7 = load.i32 r6
-	r8 = add.i32 r7, 1
-	r9 = move.ptr r6
-	store.i32 r9, r8
-	r3 = move.i64 r4
-	r11 = elemaddr r11, 1, 4
+b7: # rangeindex.body (grid unrolled 3)
+	r88 = move.ptr r78
+	r90 = elemaddr r88, r89, 1
+	r58 = elemaddr r90, 1, 4
+	r59 = load.i32 r58
+	r60 = add.i32 r59, 1
+	r61 = move.ptr r58
+	store.i32 r61, r60
 	jump b8
-b8: # tiny.rangeindex.loop (unrolled 2)
-	r4 = add.i64 r3, 1
-	r5 = lt.i64 r4, r2
-	jump b9
-b9: # tiny.rangeindex.body (unrolled 2)
-	r6 = move.ptr r11
-	r7 = load.i32 r6
-	r8 = add.i32 r7, 1
-	r9 = move.ptr r6
-	store.i32 r9, r8
-	r3 = move.i64 r4
-	r11 = elemaddr r11, 1, 4
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r63
+	r102 = elemaddr r102, r103, 1
+	jump b2
+b9: # preheader
+	r98 = move.i64 r2
+	r99 = elemaddr r4, r98, 4
+	r100 = mul.i64 r1, 4
 	jump b10
-b10: # tiny.rangeindex.loop (unrolled 3)
-	r4 = add.i64 r3, 1
-	r5 = lt.i64 r4, r2
-	jump b11
-b11: # tiny.rangeindex.body (unrolled 3)
-	r6 = move.ptr r11
-	r7 = load.i32 r6
-	r8 = add.i32 r7, 1
-	r9 = move.ptr r6
-	store.i32 r9, r8
-	r3 = move.i64 r4
-	r11 = elemaddr r11, 1, 4
-	jump b3
-b12: # tiny.rangeindex.loop
-	r4 = add.i64 r3, 1
-	r5 = lt.i64 r4, r2
-	branch r5, b13, b14
-b13: # tiny.rangeindex.body
-	r6 = move.ptr r11
-	r7 = load.i32 r6
-	r8 = add.i32 r7, 1
-	r9 = move.ptr r6
-	store.i32 r9, r8
-	r3 = move.i64 r4
-	r11 = elemaddr r11, 1, 4
+b10: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r64 = move.ptr r99
+	r11 = elemaddr r64, 1, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, 1
+	r14 = move.ptr r11
+	store.i32 r14, r13
 	jump b12
-b14: # tiny.return
+b12: # latch
+	r2 = add.i64 r2, r1
+	r99 = elemaddr r99, r100, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Scale(x []f32, a f32)
@@ -13519,5 +17002,1409 @@ b1: # rangeindex.done
 	checkindex 0, r2, site 0
 	r0 = elemaddr r1, 0, 4
 	store.f32 r0, r5
+	return
+
+kernel NBodyAoS(ps []28, dt f32, soft f32)
+
+task NBodyAoS_0 parallel count=(len ps)
+b0: # entry
+	r4 = base ps
+	r5 = len ps
+	r3 = move.i64 r5
+	r100 = param.f32 soft
+	r190 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r18 = move.i64 r5
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b20
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.body
+	r303 = elemaddr r4, r8, 28
+	r11 = elemaddr r303, 1, 28
+	r12 = elemaddr r11, 0, 1
+	r13 = load.f32 r12
+	r16 = elemaddr r12, 4, 1
+	r14 = load.f32 r16
+	r17 = elemaddr r12, 8, 1
+	r15 = load.f32 r17
+	r19 = move.f32 0.0
+	r20 = move.f32 0.0
+	r21 = move.f32 0.0
+	r22 = move.i64 -1
+	r307 = elemaddr r4, 0, 28
+	jump b5
+b5: # rangeindex.loop
+	r23 = add.i64 r22, 1
+	r24 = lt.i64 r23, r18
+	branch r24, b6, b15
+b6: # rangeindex.body
+	r25 = move.ptr r307
+	r26 = elemaddr r25, 0, 1
+	r27 = load.f32 r26
+	r30 = elemaddr r26, 4, 1
+	r28 = load.f32 r30
+	r31 = elemaddr r26, 8, 1
+	r29 = load.f32 r31
+	jump b7
+b7: # Sub.entry
+	r258 = move.f32 0.0
+	r259 = move.f32 0.0
+	r260 = move.f32 0.0
+	r258 = move.f32 r27
+	r259 = move.f32 r28
+	r260 = move.f32 r29
+	r261 = move.f32 0.0
+	r262 = move.f32 0.0
+	r263 = move.f32 0.0
+	r261 = move.f32 r13
+	r262 = move.f32 r14
+	r263 = move.f32 r15
+	r264 = move.f32 0.0
+	r265 = move.f32 0.0
+	r266 = move.f32 0.0
+	r50 = move.f32 r258
+	r52 = move.f32 r261
+	r53 = sub.f32 r50, r52
+	r264 = move.f32 r53
+	r56 = move.f32 r259
+	r58 = move.f32 r262
+	r59 = sub.f32 r56, r58
+	r265 = move.f32 r59
+	r62 = move.f32 r260
+	r64 = move.f32 r263
+	r65 = sub.f32 r62, r64
+	r266 = move.f32 r65
+	r66 = move.f32 r264
+	r67 = move.f32 r265
+	r68 = move.f32 r266
+	r32 = move.f32 r66
+	r33 = move.f32 r67
+	r34 = move.f32 r68
+	jump b8
+b8: # Dot.entry
+	r267 = move.f32 0.0
+	r268 = move.f32 0.0
+	r269 = move.f32 0.0
+	r267 = move.f32 r32
+	r268 = move.f32 r33
+	r269 = move.f32 r34
+	r270 = move.f32 0.0
+	r271 = move.f32 0.0
+	r272 = move.f32 0.0
+	r270 = move.f32 r32
+	r271 = move.f32 r33
+	r272 = move.f32 r34
+	r83 = move.f32 r267
+	r85 = move.f32 r270
+	r86 = mul.f32 r83, r85
+	r88 = move.f32 r268
+	r90 = move.f32 r271
+	r91 = mul.f32 r88, r90
+	r92 = add.f32 r86, r91
+	r94 = move.f32 r269
+	r96 = move.f32 r272
+	r97 = mul.f32 r94, r96
+	r98 = add.f32 r92, r97
+	r71 = move.f32 r98
+	jump b9
+b9: # Dot.return
+	r99 = add.f32 r71, r100
+	jump b10
+b10: # invSqrt.entry
+	r104 = sqrt.f32 r99
+	r105 = div.f32 1.0, r104
+	r101 = move.f32 r105
+	jump b11
+b11: # invSqrt.return
+	r106 = move.ptr r25
+	r107 = elemaddr r106, 24, 1
+	r108 = load.f32 r107
+	r109 = mul.f32 r108, r101
+	r110 = mul.f32 r109, r101
+	r111 = mul.f32 r110, r101
+	jump b12
+b12: # Scale.entry
+	r273 = move.f32 0.0
+	r274 = move.f32 0.0
+	r275 = move.f32 0.0
+	r273 = move.f32 r32
+	r274 = move.f32 r33
+	r275 = move.f32 r34
+	r276 = move.f32 0.0
+	r277 = move.f32 0.0
+	r278 = move.f32 0.0
+	r125 = move.f32 r273
+	r126 = mul.f32 r125, r111
+	r276 = move.f32 r126
+	r129 = move.f32 r274
+	r130 = mul.f32 r129, r111
+	r277 = move.f32 r130
+	r133 = move.f32 r275
+	r134 = mul.f32 r133, r111
+	r278 = move.f32 r134
+	r135 = move.f32 r276
+	r136 = move.f32 r277
+	r137 = move.f32 r278
+	r112 = move.f32 r135
+	r113 = move.f32 r136
+	r114 = move.f32 r137
+	jump b13
+b13: # Add.entry
+	r279 = move.f32 0.0
+	r280 = move.f32 0.0
+	r281 = move.f32 0.0
+	r279 = move.f32 r19
+	r280 = move.f32 r20
+	r281 = move.f32 r21
+	r282 = move.f32 0.0
+	r283 = move.f32 0.0
+	r284 = move.f32 0.0
+	r282 = move.f32 r112
+	r283 = move.f32 r113
+	r284 = move.f32 r114
+	r285 = move.f32 0.0
+	r286 = move.f32 0.0
+	r287 = move.f32 0.0
+	r158 = move.f32 r279
+	r160 = move.f32 r282
+	r161 = add.f32 r158, r160
+	r285 = move.f32 r161
+	r164 = move.f32 r280
+	r166 = move.f32 r283
+	r167 = add.f32 r164, r166
+	r286 = move.f32 r167
+	r170 = move.f32 r281
+	r172 = move.f32 r284
+	r173 = add.f32 r170, r172
+	r287 = move.f32 r173
+	r174 = move.f32 r285
+	r175 = move.f32 r286
+	r176 = move.f32 r287
+	r140 = move.f32 r174
+	r141 = move.f32 r175
+	r142 = move.f32 r176
+	jump b14
+b14: # Add.return
+	r19 = move.f32 r140
+	r20 = move.f32 r141
+	r21 = move.f32 r142
+	r22 = move.i64 r23
+	r307 = elemaddr r307, 1, 28
+	jump b5
+b15: # rangeindex.done
+	r180 = move.ptr r11
+	r181 = elemaddr r180, 12, 1
+	r182 = load.f32 r181
+	r185 = elemaddr r181, 4, 1
+	r183 = load.f32 r185
+	r186 = elemaddr r181, 8, 1
+	r184 = load.f32 r186
+	jump b16
+b16: # Scale.entry
+	r288 = move.f32 0.0
+	r289 = move.f32 0.0
+	r290 = move.f32 0.0
+	r288 = move.f32 r19
+	r289 = move.f32 r20
+	r290 = move.f32 r21
+	r291 = move.f32 0.0
+	r292 = move.f32 0.0
+	r293 = move.f32 0.0
+	r201 = move.f32 r288
+	r202 = mul.f32 r201, r190
+	r291 = move.f32 r202
+	r205 = move.f32 r289
+	r206 = mul.f32 r205, r190
+	r292 = move.f32 r206
+	r209 = move.f32 r290
+	r210 = mul.f32 r209, r190
+	r293 = move.f32 r210
+	r211 = move.f32 r291
+	r212 = move.f32 r292
+	r213 = move.f32 r293
+	r187 = move.f32 r211
+	r188 = move.f32 r212
+	r189 = move.f32 r213
+	jump b17
+b17: # Add.entry
+	r294 = move.f32 0.0
+	r295 = move.f32 0.0
+	r296 = move.f32 0.0
+	r294 = move.f32 r182
+	r295 = move.f32 r183
+	r296 = move.f32 r184
+	r297 = move.f32 0.0
+	r298 = move.f32 0.0
+	r299 = move.f32 0.0
+	r297 = move.f32 r187
+	r298 = move.f32 r188
+	r299 = move.f32 r189
+	r300 = move.f32 0.0
+	r301 = move.f32 0.0
+	r302 = move.f32 0.0
+	r234 = move.f32 r294
+	r236 = move.f32 r297
+	r237 = add.f32 r234, r236
+	r300 = move.f32 r237
+	r240 = move.f32 r295
+	r242 = move.f32 r298
+	r243 = add.f32 r240, r242
+	r301 = move.f32 r243
+	r246 = move.f32 r296
+	r248 = move.f32 r299
+	r249 = add.f32 r246, r248
+	r302 = move.f32 r249
+	r250 = move.f32 r300
+	r251 = move.f32 r301
+	r252 = move.f32 r302
+	r216 = move.f32 r250
+	r217 = move.f32 r251
+	r218 = move.f32 r252
+	jump b18
+b18: # Add.return
+	r255 = move.ptr r181
+	store.f32 r255, r216
+	r256 = move.ptr r185
+	store.f32 r256, r217
+	r257 = move.ptr r186
+	store.f32 r257, r218
+	jump b19
+b19: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b20: # exit
+	return
+
+task NBodyAoS_1 parallel count=(len ps)
+b0: # entry
+	r4 = base ps
+	r5 = len ps
+	r3 = move.i64 r5
+	r27 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r111 = move.i64 r2
+	r112 = elemaddr r4, r111, 28
+	r113 = mul.i64 r1, 28
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b8
+b3: # rangeindex.body
+	r110 = move.ptr r112
+	r11 = elemaddr r110, 1, 28
+	r12 = elemaddr r11, 0, 1
+	r13 = load.f32 r12
+	r16 = elemaddr r12, 4, 1
+	r14 = load.f32 r16
+	r17 = elemaddr r12, 8, 1
+	r15 = load.f32 r17
+	r18 = elemaddr r11, 12, 1
+	r19 = load.f32 r18
+	r22 = elemaddr r18, 4, 1
+	r20 = load.f32 r22
+	r23 = elemaddr r18, 8, 1
+	r21 = load.f32 r23
+	jump b4
+b4: # Scale.entry
+	r95 = move.f32 0.0
+	r96 = move.f32 0.0
+	r97 = move.f32 0.0
+	r95 = move.f32 r19
+	r96 = move.f32 r20
+	r97 = move.f32 r21
+	r98 = move.f32 0.0
+	r99 = move.f32 0.0
+	r100 = move.f32 0.0
+	r38 = move.f32 r95
+	r39 = mul.f32 r38, r27
+	r98 = move.f32 r39
+	r42 = move.f32 r96
+	r43 = mul.f32 r42, r27
+	r99 = move.f32 r43
+	r46 = move.f32 r97
+	r47 = mul.f32 r46, r27
+	r100 = move.f32 r47
+	r48 = move.f32 r98
+	r49 = move.f32 r99
+	r50 = move.f32 r100
+	r24 = move.f32 r48
+	r25 = move.f32 r49
+	r26 = move.f32 r50
+	jump b5
+b5: # Add.entry
+	r101 = move.f32 0.0
+	r102 = move.f32 0.0
+	r103 = move.f32 0.0
+	r101 = move.f32 r13
+	r102 = move.f32 r14
+	r103 = move.f32 r15
+	r104 = move.f32 0.0
+	r105 = move.f32 0.0
+	r106 = move.f32 0.0
+	r104 = move.f32 r24
+	r105 = move.f32 r25
+	r106 = move.f32 r26
+	r107 = move.f32 0.0
+	r108 = move.f32 0.0
+	r109 = move.f32 0.0
+	r71 = move.f32 r101
+	r73 = move.f32 r104
+	r74 = add.f32 r71, r73
+	r107 = move.f32 r74
+	r77 = move.f32 r102
+	r79 = move.f32 r105
+	r80 = add.f32 r77, r79
+	r108 = move.f32 r80
+	r83 = move.f32 r103
+	r85 = move.f32 r106
+	r86 = add.f32 r83, r85
+	r109 = move.f32 r86
+	r87 = move.f32 r107
+	r88 = move.f32 r108
+	r89 = move.f32 r109
+	r53 = move.f32 r87
+	r54 = move.f32 r88
+	r55 = move.f32 r89
+	jump b6
+b6: # Add.return
+	r92 = move.ptr r12
+	store.f32 r92, r53
+	r93 = move.ptr r16
+	store.f32 r93, r54
+	r94 = move.ptr r17
+	store.f32 r94, r55
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	r112 = elemaddr r112, r113, 1
+	jump b2
+b8: # exit
+	return
+
+kernel NBodySoA(x []f32, y []f32, z []f32, vx []f32, vy []f32, vz []f32, m []f32, dt f32, soft f32)
+
+task NBodySoA_0 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base z
+	r13 = len z
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base vx
+	r17 = len vx
+	r15 = move.i64 r17
+	r18 = min.i64 r14, r15
+	r20 = base vy
+	r21 = len vy
+	r19 = move.i64 r21
+	r22 = min.i64 r18, r19
+	r24 = base vz
+	r25 = len vz
+	r23 = move.i64 r25
+	r26 = min.i64 r22, r23
+	r28 = base m
+	r29 = len m
+	r27 = move.i64 r29
+	r3 = min.i64 r26, r27
+	r61 = param.f32 soft
+	r83 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r38 = gt.i64 r3, 0
+	jump b2
+b2: # head
+	r30 = lt.i64 r2, r3
+	branch r30, b3, b32
+b3: # index
+	r31 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r32 = elemaddr r5, r31, 4
+	r33 = load.f32 r32
+	r34 = elemaddr r8, r31, 4
+	r35 = load.f32 r34
+	r36 = elemaddr r12, r31, 4
+	r37 = load.f32 r36
+	branch r38, b5, b31
+b5: # edge 1→3
+	r39 = move.f32 0.0
+	r40 = move.f32 0.0
+	r41 = move.f32 0.0
+	r42 = move.i64 0
+	r98 = elemaddr r5, 0, 4
+	r99 = elemaddr r8, 0, 4
+	r100 = elemaddr r12, 0, 4
+	r101 = elemaddr r28, 0, 4
+	jump b6
+b6: # unroll setup
+	r102 = max.i64 r3, -9223372036854775804
+	r103 = sub.i64 r102, 4
+	jump b7
+b7: # unroll guard
+	r104 = lt.i64 r42, r103
+	branch r104, b8, b24
+b8: # rangeint.body (unrolled 0)
+	r46 = move.ptr r98
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = move.ptr r99
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = move.ptr r100
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b9
+b9: # invSqrt.entry (unrolled 0)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b10
+b10: # invSqrt.return (unrolled 0)
+	r67 = move.ptr r101
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b11
+b11: # edge 3→3 (unrolled 0)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
+	jump b12
+b12: # rangeint.body (unrolled 1)
+	r46 = move.ptr r98
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = move.ptr r99
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = move.ptr r100
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b13
+b13: # invSqrt.entry (unrolled 1)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b14
+b14: # invSqrt.return (unrolled 1)
+	r67 = move.ptr r101
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b15
+b15: # edge 3→3 (unrolled 1)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
+	jump b16
+b16: # rangeint.body (unrolled 2)
+	r46 = move.ptr r98
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = move.ptr r99
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = move.ptr r100
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b17
+b17: # invSqrt.entry (unrolled 2)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b18
+b18: # invSqrt.return (unrolled 2)
+	r67 = move.ptr r101
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b19
+b19: # edge 3→3 (unrolled 2)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
+	jump b20
+b20: # rangeint.body (unrolled 3)
+	r46 = move.ptr r98
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = move.ptr r99
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = move.ptr r100
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b21
+b21: # invSqrt.entry (unrolled 3)
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b22
+b22: # invSqrt.return (unrolled 3)
+	r67 = move.ptr r101
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	jump b23
+b23: # edge 3→3 (unrolled 3)
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
+	jump b7
+b24: # rangeint.body
+	r46 = move.ptr r98
+	r47 = load.f32 r46
+	r48 = sub.f32 r47, r33
+	r49 = move.ptr r99
+	r50 = load.f32 r49
+	r51 = sub.f32 r50, r35
+	r52 = move.ptr r100
+	r53 = load.f32 r52
+	r54 = sub.f32 r53, r37
+	r55 = mul.f32 r48, r48
+	r56 = mul.f32 r51, r51
+	r57 = add.f32 r55, r56
+	r58 = mul.f32 r54, r54
+	r59 = add.f32 r57, r58
+	r60 = add.f32 r59, r61
+	jump b25
+b25: # invSqrt.entry
+	r65 = sqrt.f32 r60
+	r66 = div.f32 1.0, r65
+	r62 = move.f32 r66
+	jump b26
+b26: # invSqrt.return
+	r67 = move.ptr r101
+	r68 = load.f32 r67
+	r69 = mul.f32 r68, r62
+	r70 = mul.f32 r69, r62
+	r71 = mul.f32 r70, r62
+	r72 = mul.f32 r48, r71
+	r73 = add.f32 r39, r72
+	r74 = mul.f32 r51, r71
+	r75 = add.f32 r40, r74
+	r76 = mul.f32 r54, r71
+	r77 = add.f32 r41, r76
+	r78 = add.i64 r42, 1
+	r79 = lt.i64 r78, r3
+	branch r79, b27, b28
+b27: # edge 3→3
+	r39 = move.f32 r73
+	r40 = move.f32 r75
+	r41 = move.f32 r77
+	r42 = move.i64 r78
+	r98 = elemaddr r98, 1, 4
+	r99 = elemaddr r99, 1, 4
+	r100 = elemaddr r100, 1, 4
+	r101 = elemaddr r101, 1, 4
+	jump b24
+b28: # edge 3→4
+	r43 = move.f32 r73
+	r44 = move.f32 r75
+	r45 = move.f32 r77
+	jump b29
+b29: # rangeint.done
+	r80 = elemaddr r16, r31, 4
+	r81 = load.f32 r80
+	r82 = mul.f32 r43, r83
+	r84 = add.f32 r81, r82
+	r85 = elemaddr r20, r31, 4
+	r86 = load.f32 r85
+	r87 = mul.f32 r44, r83
+	r88 = add.f32 r86, r87
+	r89 = elemaddr r24, r31, 4
+	r90 = load.f32 r89
+	r91 = mul.f32 r45, r83
+	r92 = add.f32 r90, r91
+	r93 = move.ptr r80
+	store.f32 r93, r84
+	r94 = move.ptr r85
+	store.f32 r94, r88
+	r95 = move.ptr r89
+	store.f32 r95, r92
+	jump b30
+b30: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b31: # edge 1→4
+	r43 = move.f32 0.0
+	r44 = move.f32 0.0
+	r45 = move.f32 0.0
+	jump b29
+b32: # exit
+	return
+
+task NBodySoA_1 parallel count=(min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (min.i64 (len x) (len y)) (len z)) (len vx)) (len vy)) (len vz)) (len m))
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r8 = base y
+	r9 = len y
+	r7 = move.i64 r9
+	r10 = min.i64 r4, r7
+	r12 = base z
+	r13 = len z
+	r11 = move.i64 r13
+	r14 = min.i64 r10, r11
+	r16 = base vx
+	r17 = len vx
+	r15 = move.i64 r17
+	r18 = min.i64 r14, r15
+	r20 = base vy
+	r21 = len vy
+	r19 = move.i64 r21
+	r22 = min.i64 r18, r19
+	r24 = base vz
+	r25 = len vz
+	r23 = move.i64 r25
+	r26 = min.i64 r22, r23
+	r29 = len m
+	r27 = move.i64 r29
+	r3 = min.i64 r26, r27
+	r37 = param.f32 dt
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r56 = mul.i64 r1, 3
+	r167 = mul.i64 r1, 4
+	r60 = convert.u64.i64 r3
+	r62 = convert.u64.i64 r56
+	r169 = move.i64 r167
+	r172 = move.i64 r167
+	r175 = move.i64 r167
+	r178 = move.i64 r167
+	r181 = move.i64 r167
+	r184 = move.i64 r167
+	r198 = move.i64 r167
+	r203 = move.i64 r167
+	r208 = move.i64 r167
+	r213 = move.i64 r167
+	r218 = move.i64 r167
+	r223 = move.i64 r167
+	r245 = move.i64 r167
+	r252 = move.i64 r167
+	r259 = move.i64 r167
+	r266 = move.i64 r167
+	r273 = move.i64 r167
+	r280 = move.i64 r167
+	r311 = move.i64 r2
+	r312 = move.i64 r311
+	r313 = elemaddr r5, r312, 4
+	r314 = mul.i64 r167, 4
+	r315 = elemaddr r16, r312, 4
+	r316 = elemaddr r8, r312, 4
+	r317 = elemaddr r20, r312, 4
+	r318 = elemaddr r12, r312, 4
+	r319 = elemaddr r24, r312, 4
+	jump b2
+b2: # grid unrolled guard
+	r57 = lt.i64 r2, r3
+	branch r57, b3, b13
+b3: # grid unrolled room
+	r61 = convert.u64.i64 r2
+	r58 = sub.u64 r60, r61
+	r59 = gt.u64 r58, r62
+	branch r59, b4, b9
+b4: # rangeint.body (grid unrolled 0)
+	r66 = move.ptr r313
+	r67 = load.f32 r66
+	r68 = move.ptr r315
+	r69 = load.f32 r68
+	r70 = mul.f32 r69, r37
+	r71 = add.f32 r67, r70
+	r72 = move.ptr r316
+	r73 = load.f32 r72
+	r74 = move.ptr r317
+	r75 = load.f32 r74
+	r76 = mul.f32 r75, r37
+	r77 = add.f32 r73, r76
+	r78 = move.ptr r318
+	r79 = load.f32 r78
+	r80 = move.ptr r319
+	r81 = load.f32 r80
+	r82 = mul.f32 r81, r37
+	r83 = add.f32 r79, r82
+	r84 = move.ptr r66
+	store.f32 r84, r71
+	r85 = move.ptr r72
+	store.f32 r85, r77
+	r86 = move.ptr r78
+	store.f32 r86, r83
+	jump b5
+b5: # rangeint.body (grid unrolled 1)
+	r168 = move.ptr r66
+	r170 = elemaddr r168, r169, 1
+	r91 = move.ptr r170
+	r92 = load.f32 r91
+	r171 = move.ptr r68
+	r173 = elemaddr r171, r172, 1
+	r93 = move.ptr r173
+	r94 = load.f32 r93
+	r95 = mul.f32 r94, r37
+	r96 = add.f32 r92, r95
+	r174 = move.ptr r72
+	r176 = elemaddr r174, r175, 1
+	r97 = move.ptr r176
+	r98 = load.f32 r97
+	r177 = move.ptr r74
+	r179 = elemaddr r177, r178, 1
+	r99 = move.ptr r179
+	r100 = load.f32 r99
+	r101 = mul.f32 r100, r37
+	r102 = add.f32 r98, r101
+	r180 = move.ptr r78
+	r182 = elemaddr r180, r181, 1
+	r103 = move.ptr r182
+	r104 = load.f32 r103
+	r183 = move.ptr r80
+	r185 = elemaddr r183, r184, 1
+	r105 = move.ptr r185
+	r106 = load.f32 r105
+	r107 = mul.f32 r106, r37
+	r108 = add.f32 r104, r107
+	r188 = move.ptr r170
+	r109 = move.ptr r188
+	store.f32 r109, r96
+	r191 = move.ptr r176
+	r110 = move.ptr r191
+	store.f32 r110, r102
+	r194 = move.ptr r182
+	r111 = move.ptr r194
+	store.f32 r111, r108
+	jump b6
+b6: # rangeint.body (grid unrolled 2)
+	r197 = move.ptr r170
+	r199 = elemaddr r197, r198, 1
+	r117 = move.ptr r199
+	r118 = load.f32 r117
+	r202 = move.ptr r173
+	r204 = elemaddr r202, r203, 1
+	r119 = move.ptr r204
+	r120 = load.f32 r119
+	r121 = mul.f32 r120, r37
+	r122 = add.f32 r118, r121
+	r207 = move.ptr r176
+	r209 = elemaddr r207, r208, 1
+	r123 = move.ptr r209
+	r124 = load.f32 r123
+	r212 = move.ptr r179
+	r214 = elemaddr r212, r213, 1
+	r125 = move.ptr r214
+	r126 = load.f32 r125
+	r127 = mul.f32 r126, r37
+	r128 = add.f32 r124, r127
+	r217 = move.ptr r182
+	r219 = elemaddr r217, r218, 1
+	r129 = move.ptr r219
+	r130 = load.f32 r129
+	r222 = move.ptr r185
+	r224 = elemaddr r222, r223, 1
+	r131 = move.ptr r224
+	r132 = load.f32 r131
+	r133 = mul.f32 r132, r37
+	r134 = add.f32 r130, r133
+	r229 = move.ptr r199
+	r135 = move.ptr r229
+	store.f32 r135, r122
+	r234 = move.ptr r209
+	r136 = move.ptr r234
+	store.f32 r136, r128
+	r239 = move.ptr r219
+	r137 = move.ptr r239
+	store.f32 r137, r134
+	jump b7
+b7: # rangeint.body (grid unrolled 3)
+	r244 = move.ptr r199
+	r246 = elemaddr r244, r245, 1
+	r143 = move.ptr r246
+	r144 = load.f32 r143
+	r251 = move.ptr r204
+	r253 = elemaddr r251, r252, 1
+	r145 = move.ptr r253
+	r146 = load.f32 r145
+	r147 = mul.f32 r146, r37
+	r148 = add.f32 r144, r147
+	r258 = move.ptr r209
+	r260 = elemaddr r258, r259, 1
+	r149 = move.ptr r260
+	r150 = load.f32 r149
+	r265 = move.ptr r214
+	r267 = elemaddr r265, r266, 1
+	r151 = move.ptr r267
+	r152 = load.f32 r151
+	r153 = mul.f32 r152, r37
+	r154 = add.f32 r150, r153
+	r272 = move.ptr r219
+	r274 = elemaddr r272, r273, 1
+	r155 = move.ptr r274
+	r156 = load.f32 r155
+	r279 = move.ptr r224
+	r281 = elemaddr r279, r280, 1
+	r157 = move.ptr r281
+	r158 = load.f32 r157
+	r159 = mul.f32 r158, r37
+	r160 = add.f32 r156, r159
+	r288 = move.ptr r246
+	r161 = move.ptr r288
+	store.f32 r161, r148
+	r295 = move.ptr r260
+	r162 = move.ptr r295
+	store.f32 r162, r154
+	r302 = move.ptr r274
+	r163 = move.ptr r302
+	store.f32 r163, r160
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r167
+	r313 = elemaddr r313, r314, 1
+	r315 = elemaddr r315, r314, 1
+	r316 = elemaddr r316, r314, 1
+	r317 = elemaddr r317, r314, 1
+	r318 = elemaddr r318, r314, 1
+	r319 = elemaddr r319, r314, 1
+	jump b2
+b9: # preheader
+	r303 = move.i64 r2
+	r304 = elemaddr r5, r303, 4
+	r305 = mul.i64 r1, 4
+	r306 = elemaddr r16, r303, 4
+	r307 = elemaddr r8, r303, 4
+	r308 = elemaddr r20, r303, 4
+	r309 = elemaddr r12, r303, 4
+	r310 = elemaddr r24, r303, 4
+	jump b10
+b10: # head
+	r30 = lt.i64 r2, r3
+	branch r30, b11, b13
+b11: # rangeint.body
+	r32 = move.ptr r304
+	r33 = load.f32 r32
+	r34 = move.ptr r306
+	r35 = load.f32 r34
+	r36 = mul.f32 r35, r37
+	r38 = add.f32 r33, r36
+	r39 = move.ptr r307
+	r40 = load.f32 r39
+	r41 = move.ptr r308
+	r42 = load.f32 r41
+	r43 = mul.f32 r42, r37
+	r44 = add.f32 r40, r43
+	r45 = move.ptr r309
+	r46 = load.f32 r45
+	r47 = move.ptr r310
+	r48 = load.f32 r47
+	r49 = mul.f32 r48, r37
+	r50 = add.f32 r46, r49
+	r51 = move.ptr r32
+	store.f32 r51, r38
+	r52 = move.ptr r39
+	store.f32 r52, r44
+	r53 = move.ptr r45
+	store.f32 r53, r50
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	r304 = elemaddr r304, r305, 1
+	r306 = elemaddr r306, r305, 1
+	r307 = elemaddr r307, r305, 1
+	r308 = elemaddr r308, r305, 1
+	r309 = elemaddr r309, r305, 1
+	r310 = elemaddr r310, r305, 1
+	jump b10
+b13: # exit
+	return
+
+kernel Shade2D(out []f32, in []f32, w i64, h i64)
+site 0 index types.go:77:15
+site 1 index types.go:77:7
+
+task Shade2D_0 parallel count=(mul.i64 (min.i64 (max.i64 (param h) 0) 2097152) (min.i64 (max.i64 (param w) 0) 2097152))
+b0: # entry
+	r0 = param.i64 h
+	r4 = param.i64 w
+	r29 = base in
+	r30 = len in
+	r38 = base out
+	r39 = len out
+	jump b1
+b1: # setup
+	r1 = gt.i64 r0, 0
+	branch r1, b2, b16
+b2: # setup
+	r2 = convert.u64.i64 r0
+	r3 = move.u64 r2
+	r5 = gt.i64 r4, 0
+	branch r5, b3, b16
+b3: # setup
+	r6 = convert.u64.i64 r4
+	r7 = move.u64 r6
+	r8 = threadindex
+	r9 = convert.u64.i64 r8
+	r10 = threadcount
+	r11 = convert.u64.i64 r10
+	r45 = or.u64 r9, r7
+	r46 = shr.u64.u32 r45, 32
+	r47 = eq.u64 r46, 0
+	branch r47, b4, b18
+b4: # divide in 32 bits
+	r48 = convert.u32.u64 r9
+	r49 = convert.u32.u64 r7
+	r50 = div.u32 r48, r49
+	r44 = convert.u64.u32 r50
+	jump b5
+b5: # setup
+	r13 = move.u64 r44
+	r14 = mul.u64 r13, r7
+	r12 = sub.u64 r9, r14
+	r52 = or.u64 r11, r7
+	r53 = shr.u64.u32 r52, 32
+	r54 = eq.u64 r53, 0
+	branch r54, b6, b17
+b6: # divide in 32 bits
+	r55 = convert.u32.u64 r11
+	r56 = convert.u32.u64 r7
+	r57 = div.u32 r55, r56
+	r51 = convert.u64.u32 r57
+	jump b7
+b7: # setup
+	r15 = move.u64 r51
+	r16 = mul.u64 r15, r7
+	r17 = sub.u64 r11, r16
+	r18 = move.u64 r13
+	r25 = move.bool r5
+	jump b8
+b8: # head
+	r19 = lt.u64 r18, r3
+	branch r19, b9, b16
+b9: # index
+	r20 = move.u64 r18
+	r21 = convert.i64.u64 r20
+	r22 = move.u64 r12
+	r23 = convert.i64.u64 r22
+	jump b10
+b10: # rangeint.body
+	branch r25, b11, b15
+b11: # rangeint.body
+	r26 = mul.i64 r21, r4
+	r27 = add.i64 r26, r23
+	checkindex r27, r30, site 0
+	r28 = elemaddr r29, r27, 4
+	r31 = load.f32 r28
+	r32 = mul.f32 r31, 0.5
+	r33 = mul.i64 r23, 3
+	r34 = add.i64 r33, r21
+	r35 = convert.f32.i64 r34
+	r36 = add.f32 r32, r35
+	checkindex r27, r39, site 1
+	r37 = elemaddr r38, r27, 4
+	store.f32 r37, r36
+	jump b12
+b12: # latch
+	r12 = add.u64 r12, r17
+	r24 = ge.u64 r12, r7
+	branch r24, b13, b14
+b13: # carry
+	r12 = sub.u64 r12, r7
+	r18 = add.u64 r18, 1
+	jump b14
+b14: # stepped
+	r18 = add.u64 r18, r15
+	jump b8
+b15: # rangeint.done
+	r42 = add.i64 r21, 1
+	r43 = lt.i64 r42, r0
+	branch r43, b12, b16
+b16: # exit
+	return
+b17: # divide in 64 bits
+	r51 = div.u64 r11, r7
+	jump b7
+b18: # divide in 64 bits
+	r44 = div.u64 r9, r7
+	jump b5
+
+kernel Shade1D(out []f32, in []f32, w i64)
+site 0 divide types.go:87:12
+site 1 divide types.go:87:17
+
+task Shade1D_0 parallel count=(min.i64 (len out) (len in))
+b0: # entry
+	r5 = base out
+	r6 = len out
+	r4 = move.i64 r6
+	r8 = base in
+	r9 = len in
+	r7 = move.i64 r9
+	r3 = min.i64 r4, r7
+	r13 = param.i64 w
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = move.i64 r0
+	r25 = mul.i64 r1, 3
+	r92 = mul.i64 r1, 4
+	r29 = convert.u64.i64 r3
+	r31 = convert.u64.i64 r25
+	r94 = move.i64 r92
+	r97 = move.i64 r92
+	r102 = move.i64 r92
+	r107 = move.i64 r92
+	r114 = move.i64 r92
+	r121 = move.i64 r92
+	r127 = move.i64 r2
+	r128 = move.i64 r127
+	r129 = elemaddr r8, r128, 4
+	r130 = mul.i64 r92, 4
+	r131 = elemaddr r5, r128, 4
+	jump b2
+b2: # grid unrolled guard
+	r26 = lt.i64 r2, r3
+	branch r26, b3, b37
+b3: # grid unrolled room
+	r30 = convert.u64.i64 r2
+	r27 = sub.u64 r29, r30
+	r28 = gt.u64 r27, r31
+	branch r28, b4, b29
+b4: # grid unrolled 0
+	r32 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r34 = move.i64 r32
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkdiv.i64 r13, site 0
+	r186 = convert.u64.i64 r34
+	r187 = convert.u64.i64 r13
+	r188 = or.u64 r186, r187
+	r189 = shr.u64.u32 r188, 32
+	r190 = eq.u64 r189, 0
+	branch r190, b7, b28
+b7: # divide in 32 bits
+	r191 = convert.u32.i64 r34
+	r192 = convert.u32.i64 r13
+	r193 = div.u32 r191, r192
+	r195 = mul.u32 r193, r192
+	r194 = sub.u32 r191, r195
+	r184 = convert.i64.u32 r193
+	r185 = convert.i64.u32 r194
+	jump b8
+b8: # rangeint.body (grid unrolled 0)
+	r35 = move.i64 r184
+	r36 = move.i64 r185
+	r37 = move.ptr r129
+	r38 = load.f32 r37
+	r39 = mul.f32 r38, 0.5
+	r40 = mul.i64 r36, 3
+	r41 = add.i64 r40, r35
+	r42 = convert.f32.i64 r41
+	r43 = add.f32 r39, r42
+	r44 = move.ptr r131
+	store.f32 r44, r43
+	jump b9
+b9: # grid unrolled 1
+	r61 = add.i64 r32, r1
+	jump b10
+b10: # index (grid unrolled 1)
+	r48 = move.i64 r61
+	jump b11
+b11: # rangeint.body (grid unrolled 1)
+	checkdiv.i64 r13, site 0
+	r173 = convert.u64.i64 r48
+	r174 = convert.u64.i64 r13
+	r175 = or.u64 r173, r174
+	r176 = shr.u64.u32 r175, 32
+	r177 = eq.u64 r176, 0
+	branch r177, b12, b27
+b12: # divide in 32 bits
+	r178 = convert.u32.i64 r48
+	r179 = convert.u32.i64 r13
+	r180 = div.u32 r178, r179
+	r182 = mul.u32 r180, r179
+	r181 = sub.u32 r178, r182
+	r171 = convert.i64.u32 r180
+	r172 = convert.i64.u32 r181
+	jump b13
+b13: # rangeint.body (grid unrolled 1)
+	r49 = move.i64 r171
+	r50 = move.i64 r172
+	r93 = move.ptr r37
+	r95 = elemaddr r93, r94, 1
+	r51 = move.ptr r95
+	r52 = load.f32 r51
+	r53 = mul.f32 r52, 0.5
+	r54 = mul.i64 r50, 3
+	r55 = add.i64 r54, r49
+	r56 = convert.f32.i64 r55
+	r57 = add.f32 r53, r56
+	r96 = move.ptr r44
+	r98 = elemaddr r96, r97, 1
+	r58 = move.ptr r98
+	store.f32 r58, r57
+	jump b14
+b14: # grid unrolled 2
+	r76 = add.i64 r61, r1
+	jump b15
+b15: # index (grid unrolled 2)
+	r63 = move.i64 r76
+	jump b16
+b16: # rangeint.body (grid unrolled 2)
+	checkdiv.i64 r13, site 0
+	r160 = convert.u64.i64 r63
+	r161 = convert.u64.i64 r13
+	r162 = or.u64 r160, r161
+	r163 = shr.u64.u32 r162, 32
+	r164 = eq.u64 r163, 0
+	branch r164, b17, b26
+b17: # divide in 32 bits
+	r165 = convert.u32.i64 r63
+	r166 = convert.u32.i64 r13
+	r167 = div.u32 r165, r166
+	r169 = mul.u32 r167, r166
+	r168 = sub.u32 r165, r169
+	r158 = convert.i64.u32 r167
+	r159 = convert.i64.u32 r168
+	jump b18
+b18: # rangeint.body (grid unrolled 2)
+	r64 = move.i64 r158
+	r65 = move.i64 r159
+	r101 = move.ptr r95
+	r103 = elemaddr r101, r102, 1
+	r66 = move.ptr r103
+	r67 = load.f32 r66
+	r68 = mul.f32 r67, 0.5
+	r69 = mul.i64 r65, 3
+	r70 = add.i64 r69, r64
+	r71 = convert.f32.i64 r70
+	r72 = add.f32 r68, r71
+	r106 = move.ptr r98
+	r108 = elemaddr r106, r107, 1
+	r73 = move.ptr r108
+	store.f32 r73, r72
+	jump b19
+b19: # grid unrolled 3
+	r91 = add.i64 r76, r1
+	jump b20
+b20: # index (grid unrolled 3)
+	r78 = move.i64 r91
+	jump b21
+b21: # rangeint.body (grid unrolled 3)
+	checkdiv.i64 r13, site 0
+	r147 = convert.u64.i64 r78
+	r148 = convert.u64.i64 r13
+	r149 = or.u64 r147, r148
+	r150 = shr.u64.u32 r149, 32
+	r151 = eq.u64 r150, 0
+	branch r151, b22, b25
+b22: # divide in 32 bits
+	r152 = convert.u32.i64 r78
+	r153 = convert.u32.i64 r13
+	r154 = div.u32 r152, r153
+	r156 = mul.u32 r154, r153
+	r155 = sub.u32 r152, r156
+	r145 = convert.i64.u32 r154
+	r146 = convert.i64.u32 r155
+	jump b23
+b23: # rangeint.body (grid unrolled 3)
+	r79 = move.i64 r145
+	r80 = move.i64 r146
+	r113 = move.ptr r103
+	r115 = elemaddr r113, r114, 1
+	r81 = move.ptr r115
+	r82 = load.f32 r81
+	r83 = mul.f32 r82, 0.5
+	r84 = mul.i64 r80, 3
+	r85 = add.i64 r84, r79
+	r86 = convert.f32.i64 r85
+	r87 = add.f32 r83, r86
+	r120 = move.ptr r108
+	r122 = elemaddr r120, r121, 1
+	r88 = move.ptr r122
+	store.f32 r88, r87
+	jump b24
+b24: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r92
+	r129 = elemaddr r129, r130, 1
+	r131 = elemaddr r131, r130, 1
+	jump b2
+b25: # divide in 64 bits
+	r145 = div.i64 r78, r13
+	r157 = mul.i64 r145, r13
+	r146 = sub.i64 r78, r157
+	jump b23
+b26: # divide in 64 bits
+	r158 = div.i64 r63, r13
+	r170 = mul.i64 r158, r13
+	r159 = sub.i64 r63, r170
+	jump b18
+b27: # divide in 64 bits
+	r171 = div.i64 r48, r13
+	r183 = mul.i64 r171, r13
+	r172 = sub.i64 r48, r183
+	jump b13
+b28: # divide in 64 bits
+	r184 = div.i64 r34, r13
+	r196 = mul.i64 r184, r13
+	r185 = sub.i64 r34, r196
+	jump b8
+b29: # preheader
+	r123 = move.i64 r2
+	r124 = elemaddr r8, r123, 4
+	r125 = mul.i64 r1, 4
+	r126 = elemaddr r5, r123, 4
+	jump b30
+b30: # head
+	r10 = lt.i64 r2, r3
+	branch r10, b31, b37
+b31: # index
+	r11 = move.i64 r2
+	jump b32
+b32: # rangeint.body
+	checkdiv.i64 r13, site 0
+	r134 = convert.u64.i64 r11
+	r135 = convert.u64.i64 r13
+	r136 = or.u64 r134, r135
+	r137 = shr.u64.u32 r136, 32
+	r138 = eq.u64 r137, 0
+	branch r138, b33, b36
+b33: # divide in 32 bits
+	r139 = convert.u32.i64 r11
+	r140 = convert.u32.i64 r13
+	r141 = div.u32 r139, r140
+	r143 = mul.u32 r141, r140
+	r142 = sub.u32 r139, r143
+	r132 = convert.i64.u32 r141
+	r133 = convert.i64.u32 r142
+	jump b34
+b34: # rangeint.body
+	r12 = move.i64 r132
+	r14 = move.i64 r133
+	r15 = move.ptr r124
+	r16 = load.f32 r15
+	r17 = mul.f32 r16, 0.5
+	r18 = mul.i64 r14, 3
+	r19 = add.i64 r18, r12
+	r20 = convert.f32.i64 r19
+	r21 = add.f32 r17, r20
+	r22 = move.ptr r126
+	store.f32 r22, r21
+	jump b35
+b35: # latch
+	r2 = add.i64 r2, r1
+	r124 = elemaddr r124, r125, 1
+	r126 = elemaddr r126, r125, 1
+	jump b30
+b36: # divide in 64 bits
+	r132 = div.i64 r11, r13
+	r144 = mul.i64 r132, r13
+	r133 = sub.i64 r11, r144
+	jump b34
+b37: # exit
 	return
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "70ff54461663e6d18dce84500e1ef8db55ad04b03b279bab8979327e5028303b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "8a5720662d41b6beaec210a60d2368a85835a1744ec7f0e2ff127429e384ba75"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "eb0faa27c4cdc17920aa436b3a8e852583c5a132300c0215e01866f66c19e37b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "99aeaa844f6bdbd4c0f6fa02a293a49c419251d57caa76b64d70950149770b83"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -155,9 +155,6 @@ var qdModule = &rt.ModuleSpec{
 			Pos:  "kernels.go:110:33",
 		}, {
 			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:113:20",
-		}, {
-			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:113:30",
 		}, {
 			Kind: rt.FaultIndex,
@@ -230,12 +227,6 @@ var qdModule = &rt.ModuleSpec{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:201:13",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:201:20",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:201:4",
 		}},
 		Name: "Daxpy",
 		Tasks: []rt.TaskSpec{{
@@ -262,9 +253,6 @@ var qdModule = &rt.ModuleSpec{
 		}, {
 			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:228:14",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "kernels.go:228:6",
 		}},
 		Name: "Transpose",
 		Tasks: []rt.TaskSpec{{
@@ -3135,7 +3123,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<73>;
-	.reg .pred %pt<21>;
+	.reg .pred %pt<16>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<72>;
 	.reg .b64 %rdt<4>;
@@ -3209,18 +3197,16 @@ $L_7:
 	setp.lt.s64 %p72, %rd25, %rd71;
 	@!%p72 bra $L_16;
 $L_8:
-	setp.ge.u64 %pt3, %rd25, %rd10;
-	@%pt3 bra $Lfault_3;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt4, %rd25, %rd14;
-	@%pt4 bra $Lfault_4;
+	setp.ge.u64 %pt3, %rd25, %rd14;
+	@%pt3 bra $Lfault_3;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt5, %rd25, %rd18;
-	@%pt5 bra $Lfault_5;
+	setp.ge.u64 %pt4, %rd25, %rd18;
+	@%pt4 bra $Lfault_4;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -3251,8 +3237,46 @@ $L_9:
 	add.s64 %rd68, %rd68, 4;
 	add.s64 %rd69, %rd69, 4;
 $L_10:
-	setp.ge.u64 %pt6, %rd25, %rd10;
+	mov.b64 %rd29, %rd67;
+	ld.global.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	setp.ge.u64 %pt5, %rd25, %rd14;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd32, %rd68;
+	ld.global.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	setp.ge.u64 %pt6, %rd25, %rd18;
 	@%pt6 bra $Lfault_6;
+	mov.b64 %rd35, %rd69;
+	ld.global.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_11:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd67, %rd67, 4;
+	add.s64 %rd68, %rd68, 4;
+	add.s64 %rd69, %rd69, 4;
+$L_12:
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
@@ -3284,48 +3308,6 @@ $L_10:
 	add.rn.f32 %f55, %f24, %f54;
 	add.s64 %rd56, %rd25, 1;
 	setp.lt.s64 %p57, %rd56, %rd20;
-$L_11:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd56;
-	add.s64 %rd67, %rd67, 4;
-	add.s64 %rd68, %rd68, 4;
-	add.s64 %rd69, %rd69, 4;
-$L_12:
-	setp.ge.u64 %pt9, %rd25, %rd10;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd29, %rd67;
-	ld.global.f32 %f30, [%rd29];
-	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt10, %rd25, %rd14;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd32, %rd68;
-	ld.global.f32 %f33, [%rd32];
-	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt11, %rd25, %rd18;
-	@%pt11 bra $Lfault_11;
-	mov.b64 %rd35, %rd69;
-	ld.global.f32 %f36, [%rd35];
-	sub.rn.f32 %f37, %f36, %f19;
-	mul.rn.f32 %f38, %f31, %f31;
-	mul.rn.f32 %f39, %f34, %f34;
-	add.rn.f32 %f40, %f38, %f39;
-	mul.rn.f32 %f41, %f37, %f37;
-	add.rn.f32 %f42, %f40, %f41;
-	add.rn.f32 %f43, %f42, 0f3C23D70A;
-	sqrt.rn.f32 %f46, %f43;
-	div.rn.f32 %f47, 0f3F800000, %f46;
-	mul.rn.f32 %f48, %f47, %f47;
-	mul.rn.f32 %f49, %f48, %f47;
-	mul.rn.f32 %f50, %f31, %f49;
-	add.rn.f32 %f51, %f22, %f50;
-	mul.rn.f32 %f52, %f34, %f49;
-	add.rn.f32 %f53, %f23, %f52;
-	mul.rn.f32 %f54, %f37, %f49;
-	add.rn.f32 %f55, %f24, %f54;
-	add.s64 %rd56, %rd25, 1;
-	setp.lt.s64 %p57, %rd56, %rd20;
 $L_13:
 	mov.f32 %f22, %f51;
 	mov.f32 %f23, %f53;
@@ -3335,18 +3317,16 @@ $L_13:
 	add.s64 %rd68, %rd68, 4;
 	add.s64 %rd69, %rd69, 4;
 $L_14:
-	setp.ge.u64 %pt12, %rd25, %rd10;
-	@%pt12 bra $Lfault_12;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt13, %rd25, %rd14;
-	@%pt13 bra $Lfault_13;
+	setp.ge.u64 %pt9, %rd25, %rd14;
+	@%pt9 bra $Lfault_9;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt14, %rd25, %rd18;
-	@%pt14 bra $Lfault_14;
+	setp.ge.u64 %pt10, %rd25, %rd18;
+	@%pt10 bra $Lfault_10;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -3378,18 +3358,16 @@ $L_15:
 	add.s64 %rd69, %rd69, 4;
 	bra.uni $L_7;
 $L_16:
-	setp.ge.u64 %pt15, %rd25, %rd10;
-	@%pt15 bra $Lfault_15;
 	mov.b64 %rd29, %rd67;
 	ld.global.f32 %f30, [%rd29];
 	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt16, %rd25, %rd14;
-	@%pt16 bra $Lfault_16;
+	setp.ge.u64 %pt11, %rd25, %rd14;
+	@%pt11 bra $Lfault_11;
 	mov.b64 %rd32, %rd68;
 	ld.global.f32 %f33, [%rd32];
 	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt17, %rd25, %rd18;
-	@%pt17 bra $Lfault_17;
+	setp.ge.u64 %pt12, %rd25, %rd18;
+	@%pt12 bra $Lfault_12;
 	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	sub.rn.f32 %f37, %f36, %f19;
@@ -3428,12 +3406,12 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd58, %rd7, 4, %rd4;
 	st.global.f32 [%rd58], %f26;
-	setp.ge.u64 %pt18, %rd7, %rd61;
-	@%pt18 bra $Lfault_18;
+	setp.ge.u64 %pt13, %rd7, %rd61;
+	@%pt13 bra $Lfault_13;
 	mad.lo.s64 %rd59, %rd7, 4, %rd60;
 	st.global.f32 [%rd59], %f27;
-	setp.ge.u64 %pt19, %rd7, %rd64;
-	@%pt19 bra $Lfault_19;
+	setp.ge.u64 %pt14, %rd7, %rd64;
+	@%pt14 bra $Lfault_14;
 	mad.lo.s64 %rd62, %rd7, 4, %rd63;
 	st.global.f32 [%rd62], %f28;
 $L_20:
@@ -3464,85 +3442,60 @@ $Lfault_2:
 $Lfault_3:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd10;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
+	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 5;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 5;
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd10;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_10:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
+	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_11:
-	mov.u32 %rt5, 5;
+	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_12:
-	mov.u32 %rt5, 3;
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd10;
+	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_13:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_14:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd61;
 	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 7;
+$Lfault_14:
+	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd64;
 	bra.uni $Lfault;
@@ -3552,8 +3505,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt20, %rt8, %rt6;
-	@%pt20 exit;
+	setp.ne.u32 %pt15, %rt8, %rt6;
+	@%pt15 exit;
 	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -6853,15 +6806,14 @@ b2: // head
 b7: // unroll guard
 	r72 = r25 < r71;
 	if (!r72) goto b16;
-	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
 	r29 = r67;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
 	r32 = r68;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
 	r35 = r69;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
@@ -6890,15 +6842,14 @@ b7: // unroll guard
 	r67 = r67 + 4ll;
 	r68 = r68 + 4ll;
 	r69 = r69 + 4ll;
-	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
 	r29 = r67;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
 	r32 = r68;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
 	r35 = r69;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
@@ -6927,15 +6878,14 @@ b7: // unroll guard
 	r67 = r67 + 4ll;
 	r68 = r68 + 4ll;
 	r69 = r69 + 4ll;
-	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
 	r29 = r67;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
 	r32 = r68;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
 	r35 = r69;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
@@ -6964,15 +6914,14 @@ b7: // unroll guard
 	r67 = r67 + 4ll;
 	r68 = r68 + 4ll;
 	r69 = r69 + 4ll;
-	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
 	r29 = r67;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
 	r32 = r68;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
 	r35 = r69;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
@@ -7003,15 +6952,14 @@ b7: // unroll guard
 	r69 = r69 + 4ll;
 	goto b7;
 b16: // rangeint.body
-	if ((u64)r25 >= (u64)r10) { qd_site = 3; qd_x = r25; qd_y = r10; goto qd_fault; }
 	r29 = r67;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 4; qd_x = r25; qd_y = r14; goto qd_fault; }
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
 	r32 = r68;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 5; qd_x = r25; qd_y = r18; goto qd_fault; }
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
 	r35 = r69;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
@@ -7049,10 +6997,10 @@ b18: // edge 3→4
 b19: // rangeint.done
 	r58 = r4 + r7 * 4;
 	*(float *)r58 = r26;
-	if ((u64)r7 >= (u64)r61) { qd_site = 6; qd_x = r7; qd_y = r61; goto qd_fault; }
+	if ((u64)r7 >= (u64)r61) { qd_site = 5; qd_x = r7; qd_y = r61; goto qd_fault; }
 	r59 = r60 + r7 * 4;
 	*(float *)r59 = r27;
-	if ((u64)r7 >= (u64)r64) { qd_site = 7; qd_x = r7; qd_y = r64; goto qd_fault; }
+	if ((u64)r7 >= (u64)r64) { qd_site = 6; qd_x = r7; qd_y = r64; goto qd_fault; }
 	r62 = r63 + r7 * 4;
 	*(float *)r62 = r28;
 	r2 = (u64)r2 + (u64)r1;
@@ -9973,11 +9921,10 @@ kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32)
 site 0 index kernels.go:110:19
 site 1 index kernels.go:110:26
 site 2 index kernels.go:110:33
-site 3 index kernels.go:113:20
-site 4 index kernels.go:113:30
-site 5 index kernels.go:113:40
-site 6 index kernels.go:121:12
-site 7 index kernels.go:121:19
+site 3 index kernels.go:113:30
+site 4 index kernels.go:113:40
+site 5 index kernels.go:121:12
+site 6 index kernels.go:121:19
 
 task NBody_0 parallel count=(len ax)
 b0: # entry
@@ -10036,15 +9983,14 @@ b7: # unroll guard
 	r72 = lt.i64 r25, r71
 	branch r72, b8, b16
 b8: # rangeint.body (unrolled 0)
-	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 4
+	checkindex r25, r14, site 3
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 5
+	checkindex r25, r18, site 4
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -10077,15 +10023,14 @@ b9: # edge 3→3 (unrolled 0)
 	r69 = elemaddr r69, 1, 4
 	jump b10
 b10: # rangeint.body (unrolled 1)
-	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 4
+	checkindex r25, r14, site 3
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 5
+	checkindex r25, r18, site 4
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -10118,15 +10063,14 @@ b11: # edge 3→3 (unrolled 1)
 	r69 = elemaddr r69, 1, 4
 	jump b12
 b12: # rangeint.body (unrolled 2)
-	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 4
+	checkindex r25, r14, site 3
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 5
+	checkindex r25, r18, site 4
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -10159,15 +10103,14 @@ b13: # edge 3→3 (unrolled 2)
 	r69 = elemaddr r69, 1, 4
 	jump b14
 b14: # rangeint.body (unrolled 3)
-	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 4
+	checkindex r25, r14, site 3
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 5
+	checkindex r25, r18, site 4
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -10200,15 +10143,14 @@ b15: # edge 3→3 (unrolled 3)
 	r69 = elemaddr r69, 1, 4
 	jump b7
 b16: # rangeint.body
-	checkindex r25, r10, site 3
 	r29 = move.ptr r67
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 4
+	checkindex r25, r14, site 3
 	r32 = move.ptr r68
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 5
+	checkindex r25, r18, site 4
 	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
@@ -10248,10 +10190,10 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r58 = elemaddr r4, r7, 4
 	store.f32 r58, r26
-	checkindex r7, r61, site 6
+	checkindex r7, r61, site 5
 	r59 = elemaddr r60, r7, 4
 	store.f32 r59, r27
-	checkindex r7, r64, site 7
+	checkindex r7, r64, site 6
 	r62 = elemaddr r63, r7, 4
 	store.f32 r62, r28
 	jump b20
@@ -10889,8 +10831,6 @@ b19: # exit
 
 kernel Daxpy(a f64, x []f64, y []f64)
 site 0 index kernels.go:201:13
-site 1 index kernels.go:201:20
-site 2 index kernels.go:201:4
 
 task Daxpy_0 parallel count=(len y)
 b0: # entry
@@ -11184,7 +11124,6 @@ kernel Transpose(out []f64, in []f64, w i64, h i64)
 site 0 divide kernels.go:227:12
 site 1 divide kernels.go:227:17
 site 2 index kernels.go:228:14
-site 3 index kernels.go:228:6
 
 task Transpose_0 parallel count=(len out)
 b0: # entry

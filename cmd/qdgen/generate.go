@@ -25,7 +25,7 @@ type generator struct {
 	output  string   // file name in each package directory
 	dump    string   // directory for each backend's device code and IR, or ""
 	check   bool     // only verify that generated files are current
-	verbose bool     // list the files written and removed
+	verbose bool     // list the files written and removed; print the lowering's notes
 	cubins  []string // architectures to embed cubins for (-cubin)
 	ptxas   string   // the ptxas that builds them
 	// hipTargets are the AMD GPUs to embed code objects for (-hip-arch),
@@ -91,7 +91,13 @@ func (g *generator) run(patterns []string) error {
 // generated file.
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
-	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
+	cfg := &lower.Config{}
+	var notes []lower.Diagnostic
+	if g.verbose {
+		cfg.Note = func(d lower.Diagnostic) { notes = append(notes, d) }
+		defer func() { g.reportNotes(p.Fset, notes) }()
+	}
+	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, cfg)
 	stubs := stubPackage(p, decls, g.output, g.binaryImages())
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs), decls)...)

@@ -23,7 +23,8 @@
 // as it was (-check finds it stale); the other packages are generated all
 // the same, and qdgen exits with status 1 naming the packages that
 // failed. A package without kernels gets no file. Success is silent; -v
-// lists the files written and removed.
+// lists the files written and removed, and prints notes: where a loop
+// that a reader may expect to run in parallel runs serially, and why.
 package main
 
 import (
@@ -40,7 +41,7 @@ func main() {
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
 	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
-	flag.BoolVar(&g.verbose, "v", false, "list the files written and removed")
+	flag.BoolVar(&g.verbose, "v", false, "list the files written and removed, and print notes on how kernels run: which loops run in parallel and which serially, and why")
 	cubins := flag.String("cubin", "", "also embed cubins for these architectures, such as sm_80,sm_90, built with ptxas (PTX stays the fallback)")
 	flag.StringVar(&g.ptxas, "ptxas", "", "the ptxas of -cubin (default: $PTXAS, else ptxas on PATH); use the oldest that knows the architectures")
 	hipTargets := flag.String("hip-arch", "", "also embed AMD code objects for these targets, such as gfx90a,gfx942:sramecc+:xnack-, built with hipcc (HIP source stays the fallback)")

@@ -26,6 +26,15 @@ func (g *generator) report(fset *token.FileSet, diags []lower.Diagnostic) {
 	}
 }
 
+// reportNotes prints the lowering's notes as diagnostics marked "note: ".
+func (g *generator) reportNotes(fset *token.FileSet, notes []lower.Diagnostic) {
+	marked := make([]lower.Diagnostic, len(notes))
+	for i, n := range notes {
+		marked[i] = lower.Diagnostic{Pos: n.Pos, Message: "note: " + n.Message}
+	}
+	g.report(fset, marked)
+}
+
 // rel returns path relative to the working directory, if it lies below it.
 func (g *generator) rel(path string) string {
 	if rel, err := filepath.Rel(g.wd, path); err == nil && !strings.HasPrefix(rel, "..") {

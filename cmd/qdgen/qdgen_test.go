@@ -254,14 +254,79 @@ func TestHIPArch(t *testing.T) {
 // cannot have, which code of its package already launches, is reported in
 // its own file, never in the generated file that does not exist yet.
 func TestDiagnosticsOnlyInSources(t *testing.T) {
-	kernel := "package k\n\n//qd:kernel\nfunc Flags(f []bool, x []float32) {\n\tfor i := range x {\n\t\tx[i] = 1\n\t}\n}\n"
+	kernel := "package k\n\n//qd:kernel\nfunc Flags(f []string, x []float32) {\n\tfor i := range x {\n\t\tx[i] = 1\n\t}\n}\n"
 	use := "package k\n\nimport \"github.com/qdgo/qd/rt\"\n\nfunc use(dev *rt.Device, x *rt.Buffer[float32]) error {\n\tks, err := Load(dev)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn ks.Flags(nil, x)\n}\n"
 	dir := module(t, map[string]string{"k/k.go": kernel, "k/use.go": use})
 	out, err := run(t, dir)
 	if err == nil {
-		t.Fatal("qdgen accepted a []bool parameter")
+		t.Fatal("qdgen accepted a []string parameter")
 	}
-	if strings.Contains(out, "qd_gen.go") || !strings.Contains(out, "k/k.go:4:12: kernel parameter f has type []bool") {
+	if strings.Contains(out, "qd_gen.go") || !strings.Contains(out, "k/k.go:4:12: kernel parameter f has type []string") {
 		t.Errorf("diagnostics:\n%s", out)
+	}
+}
+
+const loopKernels = `package k
+
+//qd:kernel
+func Loops(out []float32, w int, on bool) {
+	if on {
+		for i := range out {
+			out[i] = 1
+		}
+	}
+	for y := range len(out) / w {
+		for x := range w {
+			out[y*w+x] += float32(x)
+		}
+	}
+	for y := range len(out) / w {
+		for x := range y {
+			out[y*w+x] = float32(x)
+		}
+	}
+}
+
+//qd:kernel
+func Sums(out, in []float32, w int) {
+	var sum float32
+	for y := range len(in) / w {
+		for x := range w {
+			sum += in[y*w+x]
+		}
+	}
+	out[0] = sum
+	for y := range len(in) / w {
+		s := float32(0)
+		for x := range w {
+			s += in[y*w+x]
+			out[y*w+x] = s
+		}
+	}
+}
+`
+
+// TestVerboseNotes checks that -v says which loops run in parallel and
+// which stay serial, and that without -v a run is silent.
+func TestVerboseNotes(t *testing.T) {
+	dir := module(t, map[string]string{"k/k.go": loopKernels})
+	out, err := run(t, dir)
+	if err != nil || out != "" {
+		t.Fatalf("without -v: %v, output %q", err, out)
+	}
+	out, err = run(t, dir, "-v")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`k/k.go:6:3: note: this loop runs serially, on one thread: it is inside another statement`,
+		`k/k.go:10:2: note: these 2 nested loops run as one parallel loop over all their iterations`,
+		`k/k.go:16:3: note: this loop runs serially in each iteration of the parallel loop around it: its bounds change with the index of the loop around it`,
+		`k/k.go:25:2: note: these 2 nested loops run as one parallel loop over all their iterations`,
+		`k/k.go:33:3: note: this loop runs serially in each iteration of the parallel loop around it: variable s is carried from one iteration to the next, and it is read in the loop other than to update it`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
 	}
 }

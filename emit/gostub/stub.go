@@ -51,7 +51,7 @@ func (s *stub) signature() *jen.Statement {
 		t := s.sig().Params().At(i).Type()
 		sl, isSlice := t.Underlying().(*types.Slice)
 		switch {
-		case isSlice && isNumber(sl.Elem()):
+		case isSlice && isPlainData(sl.Elem()):
 			params = append(params, jen.Id(s.paramName(i)).Op("*").Qual(rtPath, "Buffer").Types(typeCode(sl.Elem())))
 		case !isSlice && (isNumber(t) || isBool(t)):
 			params = append(params, jen.Id(s.paramName(i)).Add(typeCode(t)))
@@ -228,6 +228,19 @@ func typeCode(t types.Type) *jen.Statement {
 		return objectCode(t.Obj())
 	case *types.Slice:
 		return jen.Index().Add(typeCode(t.Elem()))
+	case *types.Array:
+		return jen.Index(jen.Lit(int(t.Len()))).Add(typeCode(t.Elem()))
+	case *types.Struct:
+		var fields []jen.Code
+		for i := range t.NumFields() {
+			f := t.Field(i)
+			if f.Embedded() {
+				fields = append(fields, typeCode(f.Type()))
+			} else {
+				fields = append(fields, jen.Id(f.Name()).Add(typeCode(f.Type())))
+			}
+		}
+		return jen.Struct(fields...)
 	}
 	return jen.Id(t.String())
 }
@@ -243,6 +256,25 @@ func objectCode(obj *types.TypeName) *jen.Statement {
 func isNumber(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
 	return ok && b.Info()&(types.IsInteger|types.IsFloat) != 0 && b.Info()&types.IsUntyped == 0
+}
+
+// isPlainData reports whether a buffer can hold elements of type t:
+// numbers, bools, complex numbers, and arrays and structs of these.
+func isPlainData(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsInteger|types.IsFloat|types.IsComplex|types.IsBoolean) != 0 && u.Info()&types.IsUntyped == 0
+	case *types.Array:
+		return isPlainData(u.Elem())
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if !isPlainData(u.Field(i).Type()) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func isBool(t types.Type) bool {

@@ -191,12 +191,8 @@ func (f *function) writeBody(b *strings.Builder) {
 // signature is the kernel's IR signature, for the comment above a task.
 func (f *function) signature() string {
 	params := make([]string, len(f.k.Params))
-	for i, p := range f.k.Params {
-		if p.Slice {
-			params[i] = fmt.Sprintf("%s []%s", p.Name, p.Type)
-		} else {
-			params[i] = fmt.Sprintf("%s %s", p.Name, p.Type)
-		}
+	for i := range f.k.Params {
+		params[i] = f.k.Params[i].String()
 	}
 	return f.k.Name + "(" + strings.Join(params, ", ") + ")"
 }

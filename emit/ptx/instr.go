@@ -65,6 +65,10 @@ func (e *entry) instr(in *ir.Instr) {
 	case ir.OpDiv, ir.OpRem:
 		e.divide(in, d)
 	case ir.OpAnd, ir.OpOr, ir.OpXor:
+		if t == ir.Bool { // predicate logic takes no immediates
+			e.emit("%s.pred %s, %s, %s", in.Op, d, e.regArg(in.Args[0], t), e.regArg(in.Args[1], t))
+			break
+		}
 		e.emit("%s.%s %s, %s, %s", in.Op, bitType(t), d, a(0), a(1))
 	case ir.OpAndNot:
 		if in.Args[1].Imm {
@@ -115,9 +119,9 @@ func (e *entry) instr(in *ir.Instr) {
 		}
 		e.emit("mad.lo.s64 %s, %s, %d, %s", d, e.reg(in.Args[1].Reg), in.Aux, base)
 	case ir.OpLoad:
-		e.emit("ld.%s.%s %s, [%s]", in.Space, memType(t), d, e.regArg(in.Args[0], ir.Ptr))
+		e.load(in, d)
 	case ir.OpStore:
-		e.emit("st.%s.%s [%s], %s", in.Space, memType(t), e.regArg(in.Args[0], ir.Ptr), e.regArg(in.Args[1], t))
+		e.store(in)
 	case ir.OpAddr:
 		e.emit("mov.u64 %s, %s", d, varSymbol(e.t.Vars[in.Aux]))
 	case ir.OpDataAddr:
@@ -147,6 +151,33 @@ func (e *entry) instr(in *ir.Instr) {
 		}
 		panic(fmt.Sprintf("ptx: unexpected op %s", in.Op))
 	}
+}
+
+// load reads memory; a bool is a byte, 0 or 1, as in Go.
+func (e *entry) load(in *ir.Instr, d string) {
+	addr := e.regArg(in.Args[0], ir.Ptr)
+	if in.Type == ir.Bool {
+		b := e.temp(ir.Uint32)
+		e.emit("ld.%s.u8 %s, [%s]", in.Space, b, addr)
+		e.emit("setp.ne.u32 %s, %s, 0", d, b)
+		return
+	}
+	e.emit("ld.%s.%s %s, [%s]", in.Space, memType(in.Type), d, addr)
+}
+
+func (e *entry) store(in *ir.Instr) {
+	addr := e.regArg(in.Args[0], ir.Ptr)
+	if in.Type == ir.Bool {
+		b := e.temp(ir.Uint32)
+		if v := in.Args[1]; v.Imm {
+			e.emit("mov.u32 %s, %d", b, v.Bits)
+		} else {
+			e.emit("selp.u32 %s, 1, 0, %s", b, e.reg(v.Reg))
+		}
+		e.emit("st.%s.u8 [%s], %s", in.Space, addr, b)
+		return
+	}
+	e.emit("st.%s.%s [%s], %s", in.Space, memType(in.Type), addr, e.regArg(in.Args[1], in.Type))
 }
 
 // slot finds the argument slot of part of a parameter.

@@ -33,7 +33,10 @@ func load(t *testing.T) map[string][]*ir.Kernel {
 	files := map[string][]*ir.Kernel{}
 	for _, dir := range kernelDirs {
 		for _, f := range lowertest.Load(t, dir) {
-			files[filepath.Base(dir)+"_"+f.Name] = f.Kernels
+			// The name of the file's directory is not enough: two are
+			// named kernels.
+			name := strings.NewReplacer("../", "", "/", "_").Replace(dir) + "_" + f.Name
+			files[name] = f.Kernels
 		}
 	}
 	return files
@@ -163,7 +166,7 @@ func TestCodegen(t *testing.T) {
 	files := map[string][]*ir.Kernel{}
 	for _, dir := range kernelDirs[:2] {
 		for _, f := range lowertest.Load(t, dir) {
-			files[filepath.Base(dir)+"_"+f.Name] = f.Kernels
+			files[filepath.Join(dir, f.Name)] = f.Kernels // both directories are named kernels
 		}
 	}
 	all := map[string]*ir.Kernel{}
@@ -199,9 +202,34 @@ func TestCodegen(t *testing.T) {
 		{entry: "Narrow_0", must: []string{`cvt\.s32\.s8 %r\d+, %r\d+`, `cvt\.s32\.s16 %r\d+, %r\d+`, `and\.b32 %r\d+, %r\d+, 255`}, never: []string{`\bbfe\.`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
+		// Structs in slices are read and written field by field in global
+		// memory, a bool as a byte; local structs and arrays indexed by
+		// constants live in registers; tables are read from global memory.
+		{entry: "Move_0", must: []string{`ld\.global\.u8`, `st\.global\.f32`}, never: []string{`\.local`}},
+		{entry: "Filter_0", must: []string{`ld\.global\.f32 %f\d+, \[%rd\d+\]`}, never: []string{`\.local`}},
+		// Complex division is the runtime's, in float64 for complex64.
+		{entry: "Divide_0", must: []string{`div\.rn\.f64`, `cvt\.rn\.f32\.f64`}, never: []string{`div\.rn\.f32`}},
+		// A loop nest divides only to split each thread's first index.
+		{entry: "Image_0", must: []string{`div\.u64`}, never: []string{`rem\.`}},
+		// A nest's own tests keep a[y] and b[x] in range: out's index is
+		// its one check.
+		{entry: "Outer_0", must: []string{`\$Lfault_0:`}, never: []string{`\$Lfault_1:`}},
+		// A reduction over a nest: one partial result per thread over all
+		// its levels, combined as a single loop's.
+		{entry: "NestSum_0", must: []string{`div\.u64`, `shfl\.sync\.down\.b32`, `bar\.sync 0`, `st\.shared\.f32`}},
+		// Arrays indexed by variables: the table's index is checked against
+		// its length, those a loop's test, a remainder or a mask keep in
+		// range are not; the local array lives in local memory.
+		{entry: "Lookup_0", must: []string{`setp\.ge\.u64 %pt\d+, %rd\d+, 4;`, `ld\.local\.f32`},
+			never: []string{`(?s)setp\.ge\.u64 %pt\d+, %rd\d+, 4;.*setp\.ge\.u64 %pt\d+, %rd\d+, 4;`}},
 		// Helpers too large to inline everywhere are called.
 		{entry: "Chain_0", must: []string{`call \(call\d+_ret\), Chain\$chain\d+, \(call\d+_arg0\)`}},
 		{entry: "MultiResults_0", must: []string{`call \(call\d+_ret\), MultiResults\$mixAll,`}},
+		// A loop over a table, unrolled fully, reads the table at constant
+		// positions: the loads become immediates.
+		{entry: "Blur5_0", never: []string{`qdata_gauss5`}},
+		// A function of structs, arrays and complex numbers is called too.
+		{entry: "StructCalls_0", must: []string{`call \(call\d+_ret\), StructCalls\$spin,`}},
 		// Loops written as range 3 and range 8 are unrolled fully: the
 		// index is a constant in each copy, and x/16 is x*(1/16).
 		{entry: "ClampedWindow_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},

@@ -45,3 +45,9 @@ func Sum(s []float64) float64 {
 	}
 	return total
 }
+
+// Pair is a struct of another package that kernels take in slices.
+type Pair struct{ A, B int32 }
+
+// Sum adds the fields of p; it has a value receiver.
+func (p Pair) Sum() int64 { return int64(p.A) + int64(p.B) }

@@ -82,8 +82,7 @@ func MultiResults(x, y []int64, f []float32, flags []bool8, small []int8) {
 	}
 }
 
-// bool8 is a byte that holds a bool, since slices of bool are not kernel
-// parameters.
+// bool8 is a byte that holds a bool, written as 0 or 1.
 type bool8 = uint8
 
 // scatter writes into dst from src, with more code than a helper inlined
@@ -109,4 +108,33 @@ func BlocksCall(a, b, c, d []int64) {
 		scatter(c, d, 1)[0]++
 		scatter(c, d, 2)
 	})
+}
+
+// spin transforms a struct, an array and a complex number with more code
+// than a helper inlined at every call may have, and no check that a
+// device function could not report: its parameters and results pass as
+// their parts, and its complex division reads floats' sign bits through
+// a local variable of its own.
+func spin(v Vec, w [4]float32, c complex64, n int32) (Vec, [2]int32, complex64) {
+	a := scramble(n, n>>3)
+	b := scramble(a, n^7)
+	d := scramble(b, a)
+	e := scramble(d, n+11)
+	v.X, v.Y, v.Z = v.Y+w[0], v.Z*w[2], v.X-float32(e)
+	q := c / (c + complex(w[1], v.Z))
+	return v, [2]int32{a ^ d, b - e}, q * complex(w[3], 0.5)
+}
+
+// StructCalls calls a function of structs, arrays and complex numbers
+// twice per iteration, so that it is not inlined.
+//
+//qd:kernel
+func StructCalls(vs []Vec, ws [][4]float32, cs []complex64, out [][2]int32) {
+	for i := range vs {
+		v, p, c := spin(vs[i], ws[i], cs[i], int32(i))
+		v2, p2, c2 := spin(v, ws[i], c, p[0])
+		vs[i] = v2
+		out[i] = [2]int32{p[0] + p2[1], p[1] ^ p2[0]}
+		cs[i] = c2
+	}
 }

@@ -126,6 +126,25 @@ func MixedTop(a, b, c []int32, n int) {
 	}
 }
 
+// BlockStructs uses a struct and an array built at the top level in its
+// blocks, which address their parts: each block's tasks rebuild them.
+//
+//qd:kernel
+func BlockStructs(a, b []float32, s float32) {
+	c := Vec{1, 2, s}
+	taps := [3]float32{1, 2, 1}
+	qd.StreamParallel(func() {
+		for i := range a {
+			a[i] = c.X + taps[i%3]
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := range b {
+			b[i] = c.Z * taps[1]
+		}
+	})
+}
+
 // BlockValues computes values from parameters at the top level and uses
 // them in blocks: as a loop bound, in a block's serial code, and in both
 // blocks of a group.

@@ -202,7 +202,7 @@ func values(k *ir.Kernel, args []byte, bufs []Buffer) (*ir.Values, []region, err
 				return nil, nil, fmt.Errorf("kernel %s: %d buffers for more slice parameters", k.Name, len(bufs))
 			}
 			b := bufs[len(regions)]
-			regions = append(regions, region{data: b.Data, size: uint64(b.Len) * uint64(p.Type.Size()), name: p.Name})
+			regions = append(regions, region{data: b.Data, size: uint64(b.Len) * uint64(p.ElemBytes()), name: p.Name})
 			vals.Base[s.Param] = uint64(len(regions)) << regionShift
 		}
 	}

@@ -49,11 +49,27 @@ func RandomArgs(fn any, r *rand.Rand, n int) []any {
 var specialFloats = []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),
 	math.SmallestNonzeroFloat64, 1e-310, math.MaxFloat64, 0.5, -2.5, 1e20, 3}
 
-// RandomValue draws a value of the numeric type t: mostly uniform bits,
-// with edge values mixed in.
+// RandomValue draws a value of type t: for numbers mostly uniform bits,
+// with edge values mixed in; bools, complex numbers, arrays and structs
+// part by part.
 func RandomValue(t reflect.Type, r *rand.Rand) reflect.Value {
 	v := reflect.New(t).Elem()
 	switch t.Kind() {
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 1)
+	case reflect.Complex64, reflect.Complex128:
+		part := reflect.TypeFor[float64]()
+		v.SetComplex(complex(RandomValue(part, r).Float(), RandomValue(part, r).Float()))
+	case reflect.Array:
+		for i := range t.Len() {
+			v.Index(i).Set(RandomValue(t.Elem(), r))
+		}
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				v.Field(i).Set(RandomValue(t.Field(i).Type, r))
+			}
+		}
 	case reflect.Float32, reflect.Float64:
 		switch r.IntN(4) {
 		case 0:
@@ -143,10 +159,29 @@ func Compare(want, got []any, max int) []string {
 	return diffs
 }
 
-// SameValue reports whether two numbers are the same bits, any NaN
-// matching any other.
+// SameValue reports whether two values are the same bits, any NaN
+// matching any other; arrays and structs compare part by part (exported
+// fields).
 func SameValue(a, b reflect.Value) bool {
 	switch a.Kind() {
+	case reflect.Complex64, reflect.Complex128:
+		x, y := a.Complex(), b.Complex()
+		return SameValue(reflect.ValueOf(real(x)), reflect.ValueOf(real(y))) &&
+			SameValue(reflect.ValueOf(imag(x)), reflect.ValueOf(imag(y)))
+	case reflect.Array:
+		for i := range a.Len() {
+			if !SameValue(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		for i := range a.NumField() {
+			if a.Type().Field(i).IsExported() && !SameValue(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
 	case reflect.Float32:
 		x, y := float32(a.Float()), float32(b.Float())
 		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
@@ -203,8 +238,19 @@ func Upload(dev *rt.Device, args []any) (stubArgs []any, read func() ([]any, err
 			b, rd, fr, err = toBuffer(dev, s)
 		case []float64:
 			b, rd, fr, err = toBuffer(dev, s)
+		case []bool:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []complex64:
+			b, rd, fr, err = toBuffer(dev, s)
+		case []complex128:
+			b, rd, fr, err = toBuffer(dev, s)
 		default:
-			err = fmt.Errorf("no buffer type for %T", a)
+			up, ok := uploaders[reflect.TypeOf(a)]
+			if !ok {
+				err = fmt.Errorf("no buffer type for %T; RegisterBuffer it", a)
+				break
+			}
+			b, rd, fr, err = up(dev, a)
 		}
 		if err != nil {
 			free()
@@ -228,7 +274,19 @@ func Upload(dev *rt.Device, args []any) (stubArgs []any, read func() ([]any, err
 	return stubArgs, read, free, nil
 }
 
-func toBuffer[T rt.Number](dev *rt.Device, s []T) (any, func() (any, error), func(), error) {
+// uploaders put slices of the element types of RegisterBuffer in buffers.
+var uploaders = map[reflect.Type]func(*rt.Device, any) (any, func() (any, error), func(), error){}
+
+// RegisterBuffer lets Upload put slices of T, a struct or array type of
+// the kernels under test, in buffers: the buffer's type must be named at
+// compile time.
+func RegisterBuffer[T rt.Element]() {
+	uploaders[reflect.TypeFor[[]T]()] = func(dev *rt.Device, a any) (any, func() (any, error), func(), error) {
+		return toBuffer(dev, a.([]T))
+	}
+}
+
+func toBuffer[T rt.Element](dev *rt.Device, s []T) (any, func() (any, error), func(), error) {
 	b, err := rt.FromSlice(dev, s)
 	if err != nil {
 		return nil, nil, nil, err

@@ -761,7 +761,7 @@ b16: // latch (grid unrolled 3)
 	goto b2;
 b17: // if.done (grid unrolled 3)
 	r62 = r59;
-	if ((u64)r59 >= (u64)r13) { qd_site = 2; qd_x = r59; qd_y = r13; goto qd_fault; }
+	if ((u64)r59 >= (u64)r13) { qd_site = 1; qd_x = r59; qd_y = r13; goto qd_fault; }
 	r85 = r106;
 	r87 = r85 + r86 * 1;
 	r89 = r87 + r88 * 1;
@@ -775,7 +775,7 @@ b17: // if.done (grid unrolled 3)
 	goto b16;
 b18: // if.done (grid unrolled 2)
 	r52 = r49;
-	if ((u64)r49 >= (u64)r13) { qd_site = 2; qd_x = r49; qd_y = r13; goto qd_fault; }
+	if ((u64)r49 >= (u64)r13) { qd_site = 1; qd_x = r49; qd_y = r13; goto qd_fault; }
 	r75 = r106;
 	r77 = r75 + r76 * 1;
 	r79 = r77 + r78 * 1;
@@ -788,7 +788,7 @@ b18: // if.done (grid unrolled 2)
 	goto b13;
 b19: // if.done (grid unrolled 1)
 	r42 = r39;
-	if ((u64)r39 >= (u64)r13) { qd_site = 2; qd_x = r39; qd_y = r13; goto qd_fault; }
+	if ((u64)r39 >= (u64)r13) { qd_site = 1; qd_x = r39; qd_y = r13; goto qd_fault; }
 	r69 = r106;
 	r71 = r69 + r70 * 1;
 	r43 = r71;
@@ -800,7 +800,7 @@ b19: // if.done (grid unrolled 1)
 	goto b10;
 b20: // if.done (grid unrolled 0)
 	r33 = r30;
-	if ((u64)r30 >= (u64)r13) { qd_site = 2; qd_x = r30; qd_y = r13; goto qd_fault; }
+	if ((u64)r30 >= (u64)r13) { qd_site = 1; qd_x = r30; qd_y = r13; goto qd_fault; }
 	r34 = r104;
 	r35 = *(i64 *)r34;
 	r36 = (u64)r35 - (u64)r33;
@@ -823,7 +823,7 @@ b25: // latch
 	goto b22;
 b26: // if.done
 	r10 = r6;
-	if ((u64)r6 >= (u64)r13) { qd_site = 2; qd_x = r6; qd_y = r13; goto qd_fault; }
+	if ((u64)r6 >= (u64)r13) { qd_site = 1; qd_x = r6; qd_y = r13; goto qd_fault; }
 	r11 = r100;
 	r14 = *(i64 *)r11;
 	r15 = (u64)r14 - (u64)r10;
@@ -867,12 +867,12 @@ extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 b5: // unroll guard
 	r19 = r3 < r18;
 	if (!r19) goto b14;
-	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
-	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
+	if ((u64)r9 >= (u64)r6) { qd_site = 3; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -882,12 +882,12 @@ b5: // unroll guard
 	r15 = r14 < r1;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
-	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
+	if ((u64)r9 >= (u64)r6) { qd_site = 3; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -897,12 +897,12 @@ b5: // unroll guard
 	r15 = r14 < r1;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
-	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
+	if ((u64)r9 >= (u64)r6) { qd_site = 3; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -912,12 +912,12 @@ b5: // unroll guard
 	r15 = r14 < r1;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
-	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
+	if ((u64)r9 >= (u64)r6) { qd_site = 3; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
@@ -929,12 +929,12 @@ b5: // unroll guard
 	r16 = r16 + 8ll;
 	goto b5;
 b14: // rangeint.body
-	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
-	if ((u64)r9 >= (u64)r6) { qd_site = 4; qd_x = r9; qd_y = r6; goto qd_fault; }
+	if ((u64)r9 >= (u64)r6) { qd_site = 3; qd_x = r9; qd_y = r6; goto qd_fault; }
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;

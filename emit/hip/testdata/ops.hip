@@ -87,10 +87,10 @@ b2: // head
 	r11 = (u32)r10 - 100u;
 	r12 = r8;
 	*(i8 *)r12 = r11;
-	if ((u64)r7 >= (u64)r15) { qd_site = 2; qd_x = r7; qd_y = r15; goto qd_fault; }
+	if ((u64)r7 >= (u64)r15) { qd_site = 0; qd_x = r7; qd_y = r15; goto qd_fault; }
 	r13 = r92;
 	r16 = *(u16 *)r13;
-	if ((u64)r7 >= (u64)r19) { qd_site = 3; qd_x = r7; qd_y = r19; goto qd_fault; }
+	if ((u64)r7 >= (u64)r19) { qd_site = 1; qd_x = r7; qd_y = r19; goto qd_fault; }
 	r17 = r94;
 	r20 = *(u64 *)r17;
 	r21 = qd_shl_u16(r16, r20);
@@ -99,7 +99,7 @@ b2: // head
 	r25 = r21 | r24;
 	r26 = r13;
 	*(u16 *)r26 = r25;
-	if ((u64)r7 >= (u64)r29) { qd_site = 6; qd_x = r7; qd_y = r29; goto qd_fault; }
+	if ((u64)r7 >= (u64)r29) { qd_site = 4; qd_x = r7; qd_y = r29; goto qd_fault; }
 	r27 = r96;
 	r30 = *(i32 *)r27;
 	r60 = __mulhi(r30, (-1840700269));
@@ -133,7 +133,7 @@ b2: // head
 	r45 = (u32)r41 + (u32)r44;
 	r46 = r27;
 	*(i32 *)r46 = r45;
-	if ((u64)r7 >= (u64)r49) { qd_site = 12; qd_x = r7; qd_y = r49; goto qd_fault; }
+	if ((u64)r7 >= (u64)r49) { qd_site = 10; qd_x = r7; qd_y = r49; goto qd_fault; }
 	r47 = r98;
 	r50 = *(u64 *)r47;
 	r77 = __umul64hi(r50, 11068046444225730970ull);

@@ -46,8 +46,8 @@ func Strings(a []int32) {
 
 //qd:kernel
 func Globals(a []int32) {
-	a[0] = global // want `package-level variable global is not accessible in kernels: pass its value as a parameter`
-	global = a[1] // want `package-level variable global is not accessible in kernels: write results into a slice parameter`
+	a[0] = global // want `package-level variable global cannot be used in a kernel: it may be changed at bad.go:50 \(it is written there, or its address is passed on\); kernels read only package-level variables that nothing changes after initialization \(constant tables\)`
+	global = a[1] // want `package-level variable global is written in a kernel: kernels may only read package-level variables, as constant tables; write results into a slice parameter`
 }
 
 //qd:kernel
@@ -100,7 +100,7 @@ func fact(n int32) int32 {
 }
 
 //qd:kernel
-func StructParam(p pair, a []int32) { // want `kernel parameter p has type pair: kernel parameters must be slices of numbers, numbers or bool`
+func StructParam(p pair, a []int32) { // want `kernel parameter p has type pair: kernel parameters must be slices, numbers or bool; pass a struct, array or complex value in a slice of one element`
 	a[0] = p.a
 }
 
@@ -163,13 +163,6 @@ func NotCounted(a []int32) {
 //qd:kernel
 func External(a []int32) {
 	a[0] = int32(helperpkg.Allocates(3)) // want `helperpkg.Allocates cannot be called from a kernel: make allocates memory`
-}
-
-//qd:kernel
-func Arrays(a []int32) {
-	var buf [4]int32 // want `local variable buf of type \[4\]int32 is not supported in kernels: arrays are not supported`
-	buf[1] = a[0]
-	a[1] = buf[1]
 }
 
 //qd:kernel

@@ -47,3 +47,32 @@ func CallsExternal(s []int32) {
 		helperpkg.Store(s, i, helperpkg.Twice(s[i]))
 	}
 }
+
+type particle struct {
+	Pos, Vel [2]float32
+	Alive    bool
+}
+
+func (p *particle) step(dt float32) {
+	for k := range p.Pos {
+		p.Pos[k] += p.Vel[k] * dt
+	}
+}
+
+var taps = [...]float32{1, 2, 1}
+
+//qd:kernel
+func Structs(ps []particle, out []complex128, dt float32, w int) {
+	weights := [2]float32{0.5, 0.5}
+	for i := range ps {
+		p := &ps[i]
+		if p.Alive {
+			p.step(dt * weights[i%2] * taps[i%3])
+		}
+	}
+	for y := range len(out) / w {
+		for x := range w {
+			out[y*w+x] = complex(float64(x), float64(y)) / complex(1, float64(x))
+		}
+	}
+}

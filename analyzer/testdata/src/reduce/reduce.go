@@ -153,3 +153,64 @@ func Option(a []int64) {
 		a[i] = 1
 	}
 }
+
+// P is a struct whose fields reductions read.
+type P struct {
+	Mass float64
+	Vel  [3]float32
+}
+
+func (p P) add(q P) P { return P{p.Mass + q.Mass, p.Vel} }
+
+//qd:kernel
+func Fields(ps []P, out []float64) {
+	var mass, speed float64
+	for i := range ps {
+		p := &ps[i]
+		mass += p.Mass
+		for k := range len(p.Vel) {
+			speed = max(speed, float64(p.Vel[k]))
+		}
+	}
+	out[0], out[1] = mass, speed
+}
+
+//qd:kernel
+func NestedLevels(m []int32, rows, cols int, out []int64) {
+	var sum int64
+	for r := range rows {
+		for c := range cols {
+			sum += int64(m[r*cols+c])
+		}
+	}
+	out[0] = sum
+}
+
+//qd:kernel
+func RowPrefixes(a []int32, w, h int) {
+	for y := range h {
+		s := int32(0)
+		for x := range w { // an inner loop that is no reduction runs serially
+			s += a[y*w+x]
+			a[y*w+x] = s
+		}
+	}
+}
+
+//qd:kernel
+func Accumulator(ps, out []P) {
+	var acc P
+	for i := range ps { // want `variable acc is carried .* and it has type P, and reductions combine numbers: give each field or element a variable of its own`
+		acc = acc.add(ps[i])
+	}
+	out[0] = acc
+}
+
+//qd:kernel
+func ComplexSum(c, out []complex128) {
+	var z complex128
+	for i := range c { // want `variable z is carried .* and it has type complex128, and reductions combine numbers: combine the real and imaginary parts in two variables`
+		z += c[i]
+	}
+	out[0] = z
+}

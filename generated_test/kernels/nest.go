@@ -1,0 +1,143 @@
+package kernels
+
+// This file holds kernels whose loops are nested: perfectly nested loops
+// run as one parallel loop, and the others as Go runs them.
+
+// Grid2D writes a function of both indices of a 2-D range.
+//
+//qd:kernel
+func Grid2D(out []float32, w int) {
+	h := len(out) / w
+	for y := range h {
+		for x := range w {
+			out[y*w+x] = float32(x) - 2*float32(y)
+		}
+	}
+}
+
+// Rows has three-clause loops and computes a value of the outer index
+// between them.
+//
+//qd:kernel
+func Rows(out, in []float64, w int, s float64) {
+	h := min(len(out), len(in)) / w
+	for y := 0; y < h; y++ {
+		row := y * w
+		for x := 0; x < w; x++ {
+			out[row+x] += in[row+x] * s * float64(y+1)
+		}
+	}
+}
+
+// Volume is a 3-D stencil over the interior of a volume, each level
+// starting at 1.
+//
+//qd:kernel
+func Volume(out, in []float32, w, h int) {
+	d := min(len(out), len(in)) / (w * h)
+	for z := 1; z < d-1; z++ {
+		for y := 1; y < h-1; y++ {
+			for x := 1; x < w-1; x++ {
+				i := (z*h+y)*w + x
+				out[i] = in[i-1] + in[i+1] + in[i-w] + in[i+w] + in[i-w*h] + in[i+w*h] - 6*in[i]
+			}
+		}
+	}
+}
+
+// NarrowIndices nests loops over indices of narrow types, signed and
+// unsigned, that start below zero or end at the type's limit.
+//
+//qd:kernel
+func NarrowIndices(out []int64, nx uint8, lo int16) {
+	for y := int32(-3); y < int32(len(out)/(int(nx)+1))-3; y++ {
+		for x := uint8(0); x < nx; x++ {
+			out[int(y+3)*(int(nx)+1)+int(x)] = int64(y)*1000 + int64(x)
+		}
+	}
+	for a := lo; a < lo+2; a++ {
+		for b := range 3 {
+			if i := int(a-lo)*3 + b; i < len(out) {
+				out[i] += int64(a)
+			}
+		}
+	}
+}
+
+// Triangle's inner loop depends on the outer index and carries a value:
+// it runs serially in each parallel iteration.
+//
+//qd:kernel
+func Triangle(out []int32, n int) {
+	for y := range min(n, len(out)) {
+		s := int32(0)
+		for x := range y + 1 {
+			s += int32(x)
+		}
+		out[y] = s
+	}
+}
+
+// Before writes between the loops, so only the outer loop is parallel.
+//
+//qd:kernel
+func Before(out []float32, w int) {
+	h := len(out) / w
+	for y := range h {
+		out[y*w] = -1
+		for x := 1; x < w; x++ {
+			out[y*w+x] = out[y*w+x-1] + float32(x)
+		}
+	}
+}
+
+// FillAll and Scale2D are helpers whose loops run in parallel when a kernel
+// calls them as statements of its own.
+func FillAll(out []float32, v float32) {
+	for i := range out {
+		out[i] = v
+	}
+}
+
+// Scale2D scales a 2-D range.
+func Scale2D(out []float32, w int, s float32) {
+	h := len(out) / w
+	for y := range h {
+		for x := range w {
+			out[y*w+x] *= s * float32(x+1)
+		}
+	}
+}
+
+// countUp's loop is not a counted loop: it runs serially, as any loop of a
+// helper that cannot run in parallel.
+func countUp(out []float32) {
+	n := 1
+	for n < len(out) {
+		out[n] += float32(n)
+		n *= 2
+	}
+}
+
+// HelperLoops calls helpers with loops at its top level.
+//
+//qd:kernel
+func HelperLoops(out []float32, w int, v float32) {
+	FillAll(out, v)
+	Scale2D(out, w, 2)
+	countUp(out)
+	out[0] = -v
+}
+
+// RowPrefix's loops are perfectly nested, but each row's iterations
+// depend on each other: the inner loop runs serially in each row, as in Go.
+//
+//qd:kernel
+func RowPrefix(a []float32, w int) {
+	h := len(a) / w
+	for y := range h {
+		for x := 1; x < w; x++ {
+			a[y*w+x] += a[y*w+x-1]
+		}
+	}
+}

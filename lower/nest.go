@@ -1,0 +1,436 @@
+package lower
+
+import (
+	"go/ast"
+	"go/token"
+
+	"github.com/qdgo/qd/ir"
+	"golang.org/x/tools/go/ssa"
+)
+
+// This file runs perfectly nested loops in parallel. When a top-level
+// loop holds nothing but another counted loop whose bounds do not depend
+// on it (and that one perhaps a third),
+//
+//	for y := range h {
+//		for x := range w {
+//			out[y*w+x] = f(x, y)
+//		}
+//	}
+//
+// every (y, x) pair is an iteration of one parallel task: the pairs are
+// numbered y*w + x, and the threads of the grid share that one index space
+// as they share a single loop's. Each thread splits its first index into
+// y and x once, with a division, and then steps by the grid size through
+// additions and a carry, so no division is left in the loop. Consecutive
+// threads take consecutive x, which keeps their memory accesses together;
+// and any shape of loop nest keeps every thread busy, which a 2-D grid of
+// fixed block shape would not for narrow or odd widths.
+
+// maxNest is the number of loops of a nest that can share one index space.
+const maxNest = 3
+
+// nestedLevels returns the loops perfectly nested in the top-level loop
+// pl, outermost first, that run in parallel with it; a note says why a
+// nested loop that a reader might expect to run in parallel does not.
+func (l *lowerer) nestedLevels(fn *ssa.Function, pl *parLoop, stmt ast.Stmt) []*parLoop {
+	var levels []*parLoop
+	outer, outerStmt := pl, stmt
+	for len(levels)+1 < maxNest {
+		inner, innerStmt, reason := l.perfectChild(fn, pl, outer, outerStmt)
+		if inner == nil {
+			if reason != "" {
+				l.note(innerPos(innerStmt, outerStmt), "this loop runs serially in each iteration of the parallel loop around it: %s", reason)
+			}
+			break
+		}
+		levels = append(levels, inner)
+		outer, outerStmt = inner, innerStmt
+	}
+	return levels
+}
+
+func innerPos(inner, outer ast.Stmt) token.Pos {
+	if inner != nil {
+		return inner.Pos()
+	}
+	return outer.Pos()
+}
+
+// perfectChild returns the loop directly nested in outer (the top-level
+// loop nest or one of its levels) if outer holds nothing else and it is a
+// counted loop whose bounds outer's iterations do not change; otherwise,
+// if outer holds a loop, why it does not qualify.
+func (l *lowerer) perfectChild(fn *ssa.Function, nest, outer *parLoop, outerStmt ast.Stmt) (*parLoop, ast.Stmt, string) {
+	var children []*loop
+	for _, lp := range naturalLoops(fn) {
+		if lp.header != outer.lp.header && outer.lp.contains(lp.header) {
+			children = append(children, lp)
+		}
+	}
+	var child *loop
+	for _, c := range children {
+		nested := false
+		for _, other := range children {
+			if other != c && other.contains(c.header) {
+				nested = true
+			}
+		}
+		if nested {
+			continue
+		}
+		if child != nil {
+			return nil, nil, "the loop around it holds more than one loop"
+		}
+		child = c
+	}
+	if child == nil {
+		return nil, nil, ""
+	}
+	stmt := topLevelLoopStmt(child, fn, loopBody(outerStmt))
+	if stmt == nil {
+		return nil, nil, "" // nested in an if or switch: plainly serial
+	}
+	inner, fail := l.matchLoop(fn, child, stmt, nest)
+	if fail != nil {
+		return nil, stmt, fail.reason
+	}
+	if !l.invariant(inner.init, outer.lp) || !l.invariant(inner.bound, outer.lp) {
+		return nil, stmt, "its bounds change with the index of the loop around it"
+	}
+	for _, b := range fn.Blocks {
+		if !outer.lp.contains(b) || child.contains(b) {
+			continue
+		}
+		if !l.onlyIndexing(b, nest, outer, inner) {
+			return nil, stmt, "the loop around it does more than run it (statements before or after it, or a condition)"
+		}
+	}
+	return inner, stmt, ""
+}
+
+// loopBody returns the statements of a for or range statement's body.
+func loopBody(stmt ast.Stmt) []ast.Stmt {
+	switch s := stmt.(type) {
+	case *ast.ForStmt:
+		return s.Body.List
+	case *ast.RangeStmt:
+		return s.Body.List
+	}
+	return nil
+}
+
+// onlyIndexing reports whether a block of the outer loop of a nest, outside
+// the inner loop, computes only values without effects and branches only
+// on the loops' tests: it then does nothing an iteration of the nest could
+// miss if it ran once per iteration of the inner loop or not at all. The
+// phis of the top-level loop nest's reductions merely pass them on, but an
+// update of one there would be missed.
+func (l *lowerer) onlyIndexing(b *ssa.BasicBlock, nest, outer, inner *parLoop) bool {
+	for _, instr := range b.Instrs {
+		switch in := instr.(type) {
+		case *ssa.Phi:
+			if in != outer.phi && in.Referrers() != nil && len(*in.Referrers()) > 0 && !nest.reduces(in) {
+				return false
+			}
+		case *ssa.Jump, *ssa.DebugRef:
+		case *ssa.If:
+			// The outer loop's exit test, or the inner loop's entry test.
+			leaves := !outer.lp.contains(b.Succs[0]) || !outer.lp.contains(b.Succs[1])
+			if !leaves && !(inner.pretest && b == inner.pre) {
+				return false
+			}
+		case ssa.Value:
+			if !l.effectFree(in) || nest.updates(in) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// effectFree reports whether computing v neither writes nor reads memory
+// (other than constant tables), so computing it more often or not at all
+// changes nothing.
+func (l *lowerer) effectFree(v ssa.Value) bool {
+	switch v := v.(type) {
+	case *ssa.BinOp, *ssa.Convert, *ssa.ChangeType, *ssa.Slice, *ssa.Extract, *ssa.IndexAddr,
+		*ssa.FieldAddr, *ssa.Field, *ssa.Index:
+		return true
+	case *ssa.UnOp:
+		return v.Op != token.MUL && v.Op != token.ARROW || rootGlobal(v.X) != nil
+	case *ssa.Call:
+		if b, ok := v.Common().Value.(*ssa.Builtin); ok {
+			switch b.Name() {
+			case "len", "cap", "min", "max", "real", "imag", "complex":
+				return true
+			}
+			return false
+		}
+		callee := v.Common().StaticCallee()
+		if _, ok := mathIntrinsic(callee); ok {
+			return true
+		}
+		return callee != nil && !v.Common().IsInvoke() && l.pureFunction(callee)
+	}
+	return false
+}
+
+// buildNestOrLoop builds the task of a loop nest as one parallel loop,
+// unless iterations of an inner level would touch the same elements: that
+// level's loop then runs serially inside each iteration of the outer one,
+// as it does in Go.
+func (l *lowerer) buildNestOrLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
+	serial := l.taskSerial
+	t := l.buildNest(fn, pl)
+	l.assignSpaces(t)
+	if l.cfg.SkipDependenceCheck || len(l.diags) > 0 || !l.innerConflicts(t) {
+		l.note(pl.pos, "these %d nested loops run as one parallel loop over all their iterations", len(pl.inner)+1)
+		return t
+	}
+	l.note(pl.inner[0].pos, "this loop runs serially in each iteration of the parallel loop around it: its iterations touch the same elements (one writes what another reads or writes), so they cannot all run at once")
+	delete(l.loopIndexes, t)
+	delete(l.nestIndexes, t)
+	pl.inner = nil
+	l.taskSerial = serial
+	return l.buildLoop(fn, pl)
+}
+
+// innerConflicts reports whether the dependence check finds iterations of
+// an inner level of the nest task t that conflict, without reporting them.
+func (l *lowerer) innerConflicts(t *ir.Task) bool {
+	savedDiags, savedSeen := l.diags, l.seen
+	l.diags, l.seen = nil, nil
+	for _, lp := range l.nestIndexes[t][1:] {
+		ix := newIndexer(l.k, t, lp)
+		l.checkLoop(ix, ix.accesses())
+	}
+	found := len(l.diags) > 0
+	l.diags, l.seen = savedDiags, savedSeen
+	return found
+}
+
+// buildNest builds the parallel task of a loop nest: the levels' indices
+// are offsets i_k from their first values in [0, n_k), thread t of T
+// starts at the pair (or triple) numbered t and steps by T:
+//
+//	entry:  prologue
+//	setup:  n_k = the count of level k; exit if a level is empty
+//	        i = t split into levels; d = T split into levels
+//	head:   if i_0 < n_0 goto index else exit
+//	index:  φ_k = first_k + i_k; goto the outer loop's header
+//	...     the loops' blocks, each back edge and inner exit going to latch
+//	latch:  i += d, carrying from each inner level into the one outside it
+//	exit:   return
+func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
+	levels := append([]*parLoop{pl}, pl.inner...)
+	tb := l.newTaskBuilder(ir.Parallel, pl.pos)
+	t := tb.t
+	f := tb.newFrame(fn, pl.lp.contains)
+	setup, head, index, latch, exit := t.NewBlock("setup"), t.NewBlock("head"), t.NewBlock("index"), t.NewBlock("latch"), t.NewBlock("exit")
+	for _, b := range fn.Blocks {
+		if pl.lp.contains(b) {
+			f.start[b] = t.NewBlock(b.Comment)
+		}
+	}
+	f.skipPhis = map[*ssa.Phi]bool{}
+	for _, lv := range levels {
+		f.skipPhis[lv.phi] = true
+	}
+	// A reduction's variable is one partial result per thread throughout
+	// the nest: the phis that hold it in the inner levels' headers share
+	// its register, and every iteration ends with its value there.
+	for _, red := range pl.reductions {
+		for _, lv := range levels[1:] {
+			for _, instr := range lv.lp.header.Instrs {
+				if phi, ok := instr.(*ssa.Phi); ok && red.holds(phi) {
+					f.vals[phi] = f.regsFor(red.phi)
+				}
+			}
+		}
+	}
+	f.carried = f.carriedMoves(pl)
+	f.redirect = func(from, to *ssa.BasicBlock) (*ir.Block, bool) {
+		switch {
+		case !pl.lp.contains(to):
+			return exit, true
+		case to == pl.lp.header:
+			return latch, true
+		}
+		for _, lv := range levels[1:] {
+			// Each visit runs one iteration of the innermost loop: leaving
+			// it or going round it is the end of the iteration.
+			if lv.lp.contains(from) && (to == lv.lp.header || !lv.lp.contains(to)) {
+				return latch, true
+			}
+		}
+		return nil, false
+	}
+
+	u := ir.Uint64
+	tb.cur = setup
+	for _, red := range pl.reductions {
+		tb.move(f.regsFor(red.phi)[0], red.identity())
+	}
+	ranges := make([]levelRange, len(levels))
+	firsts := make([]ir.Arg, len(levels))
+	counts := make([]ir.Arg, len(levels))
+	for k, lv := range levels {
+		ranges[k] = f.levelRange(lv, exit)
+		firsts[k], counts[k] = ranges[k].first, ranges[k].count
+	}
+	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, u)
+	step := tb.convert(ir.R(tb.op(ir.OpThreadCount, ir.Int64)), ir.Int64, u)
+	idx, steps := make([]ir.Reg, len(levels)), make([]ir.Arg, len(levels))
+	for k := len(levels) - 1; k >= 0; k-- {
+		idx[k] = t.NewReg(u)
+		if k == 0 {
+			tb.move(idx[k], tid)
+			steps[k] = step
+			break
+		}
+		// One division each: the remainder is what the quotient leaves.
+		q := tb.op(ir.OpDiv, u, tid, counts[k])
+		tb.emit(ir.Instr{Op: ir.OpSub, Type: u, Dst: idx[k], Args: []ir.Arg{tid, ir.R(tb.op(ir.OpMul, u, ir.R(q), counts[k]))}})
+		tid = ir.R(q)
+		qs := tb.op(ir.OpDiv, u, step, counts[k])
+		steps[k] = ir.R(tb.op(ir.OpSub, u, step, ir.R(tb.op(ir.OpMul, u, ir.R(qs), counts[k]))))
+		step = ir.R(qs)
+	}
+	tb.jump(head)
+	more := tb.op(ir.OpLt, u, ir.R(idx[0]), counts[0])
+	head.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{index.Index, exit.Index}}
+
+	tb.cur = index
+	for k, lv := range levels {
+		v := tb.op(ir.OpAdd, u, firsts[k], ir.R(idx[k]))
+		tb.convertInto(f.regsFor(lv.phi)[0], ir.R(v), u)
+	}
+	index.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}
+
+	tb.cur = latch
+	for k := len(levels) - 1; k > 0; k-- {
+		tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[k], Args: []ir.Arg{ir.R(idx[k]), steps[k]}})
+		wrap := tb.op(ir.OpGe, u, ir.R(idx[k]), counts[k])
+		carry, next := t.NewBlock("carry"), t.NewBlock("stepped")
+		tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(wrap), Succs: [2]int{carry.Index, next.Index}}
+		tb.cur = carry
+		tb.emit(ir.Instr{Op: ir.OpSub, Type: u, Dst: idx[k], Args: []ir.Arg{ir.R(idx[k]), counts[k]}})
+		tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[k-1], Args: []ir.Arg{ir.R(idx[k-1]), ir.Imm(u, 1)}})
+		tb.jump(next)
+	}
+	tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[0], Args: []ir.Arg{ir.R(idx[0]), steps[0]}})
+	tb.jump(head)
+	exit.Term = ir.Term{Kind: ir.Return}
+	if reds := slotted(pl.reductions); len(reds) > 0 {
+		tb.cur = exit
+		regs := make([]ir.Reg, len(reds))
+		for i, red := range reds {
+			regs[i] = f.regsFor(red.phi)[0]
+		}
+		tb.writePartials(reds, regs)
+	}
+
+	for _, b := range fn.Blocks {
+		if pl.lp.contains(b) {
+			f.lowerBlock(b)
+		}
+	}
+	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
+	t.Count = l.nestCount(levels)
+	if t.Count != nil && len(slotted(pl.reductions)) > 0 {
+		// Even a nest without iterations leaves its partial results.
+		t.Count = &ir.Expr{Op: ir.OpMax, Type: ir.Int64, Args: []*ir.Expr{t.Count, {Op: ir.OpConst, Type: ir.Int64, Bits: 1}}}
+	}
+	for k, lv := range levels {
+		ranges[k].reg = f.regsFor(lv.phi)[0]
+	}
+	l.nestIndexes[t] = nestIndexes(ranges)
+	l.loopIndexes[t] = l.nestIndexes[t][0]
+	return t
+}
+
+// nestIndexes describes a nest to the dependence check as one loop per
+// level (loopIndex).
+func nestIndexes(ranges []levelRange) []*loopIndex {
+	var ixs []*loopIndex
+	for k, lv := range ranges {
+		ix := &loopIndex{reg: lv.reg, init: lv.init, bound: lv.bound, wide: lv.wide, delta: lv.delta,
+			fixed: map[ir.Reg]bool{}, counters: map[ir.Reg]nestCounter{}}
+		for _, outer := range ranges[:k] {
+			ix.fixed[outer.reg] = true
+		}
+		for _, inner := range ranges[k+1:] {
+			ix.counters[inner.reg] = nestCounter{init: inner.init, wide: inner.wide, count: inner.count}
+		}
+		ixs = append(ixs, ix)
+	}
+	return ixs
+}
+
+// levelRange is one level of a nest in its task: the register of its
+// index, its bounds as the loop has them (of type wide), and the offset of
+// its first index and its number of iterations in u64.
+type levelRange struct {
+	reg          ir.Reg
+	init, bound  ir.Arg
+	wide         ir.Type
+	delta        int64
+	first, count ir.Arg
+}
+
+// levelRange computes, in the setup block, the first value of a level's
+// index (as u64 bits) and its number of iterations, branching to exit when
+// it has none.
+func (f *frame) levelRange(lv *parLoop, exit *ir.Block) levelRange {
+	tb := f.tb
+	u := ir.Uint64
+	phiType, _ := basicType(lv.phi.Type())
+	wide := ir.Int64
+	if phiType.IsUnsigned() {
+		wide = u
+	}
+	init := tb.convert(f.pureArg(lv.init), phiType, wide)
+	bound := tb.convert(f.pureArg(lv.bound), phiType, wide)
+	start := init
+	if lv.delta != 0 {
+		start = ir.R(tb.op(ir.OpAdd, wide, init, ir.Imm(wide, uint64(lv.delta))))
+	}
+	some := tb.op(ir.OpLt, wide, start, bound)
+	next := tb.t.NewBlock("setup")
+	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(some), Succs: [2]int{next.Index, exit.Index}}
+	tb.cur = next
+	// bound - start is exact in u64 when bound > start.
+	first := tb.convert(init, wide, u)
+	count := ir.R(tb.op(ir.OpSub, u, tb.convert(bound, wide, u), tb.convert(start, wide, u)))
+	return levelRange{init: init, bound: bound, wide: wide, delta: lv.delta, first: first, count: count}
+}
+
+// nestClamp bounds each level's count in the host's count of a nest's
+// iterations, so that their product cannot overflow; the grid is capped
+// far below it anyway.
+const nestClamp = 1 << 21
+
+// nestCount is the host expression for the iterations of a nest: the
+// product of the levels' counts, clamped.
+func (l *lowerer) nestCount(levels []*parLoop) *ir.Expr {
+	var product *ir.Expr
+	for _, lv := range levels {
+		n := l.loopCount(lv)
+		if n == nil {
+			return nil
+		}
+		n = &ir.Expr{Op: ir.OpMin, Type: ir.Int64, Args: []*ir.Expr{
+			{Op: ir.OpMax, Type: ir.Int64, Args: []*ir.Expr{n, {Op: ir.OpConst, Type: ir.Int64}}},
+			{Op: ir.OpConst, Type: ir.Int64, Bits: nestClamp},
+		}}
+		if product == nil {
+			product = n
+		} else {
+			product = &ir.Expr{Op: ir.OpMul, Type: ir.Int64, Args: []*ir.Expr{product, n}}
+		}
+	}
+	return product
+}
