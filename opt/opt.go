@@ -34,6 +34,7 @@ var Default = Pipeline{
 	{Name: "divconst", Task: DivideByConstants},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},
+	{Name: "hoistchecks", Task: HoistChecks},
 	{Name: "unroll", Task: UnrollLoops},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},

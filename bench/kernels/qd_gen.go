@@ -823,11 +823,11 @@ const qdPTX = `//
 	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<36>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<35>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<18>;
 
@@ -854,16 +854,37 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	@!%p25 bra $L_11;
+$L_3:
+	@!%p29 bra $L_11;
+$L_4:
+	@!%p35 bra $L_11;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_10;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_10;
+$L_8:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
@@ -871,21 +892,49 @@ $L_5:
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	setp.ge.u64 %pt1, %rd9, %rd20;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd9, 4, %rd19;
 	st.global.f32 [%rd18], %f17;
-$L_6:
+$L_9:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_5;
+$L_10:
 	ret;
+$L_11:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_12:
+	mov.b64 %rd8, %rd2;
+$L_13:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_14:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt1, %rd16, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	setp.ge.u64 %pt2, %rd9, %rd20;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd20;
@@ -896,8 +945,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -977,10 +1026,10 @@ $L_7:
 	.param .u64 Stencil_0_param_5
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<75>;
 	.reg .pred %pt<7>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<74>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<31>;
 
@@ -1004,18 +1053,121 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
 $L_2:
+	mov.b64 %rd35, %rd5;
+	mov.b64 %rd36, %rd3;
+	sub.s64 %rd37, %rd36, %rd2;
+	mov.b64 %rd38, %rd37;
+	setp.lt.u64 %p39, %rd38, %rd35;
+	mov.b64 %rd40, %rd5;
+	sub.s64 %rd41, %rd40, %rd2;
+	mov.b64 %rd42, %rd41;
+	add.u64 %rd43, %rd42, 4611686018427387904;
+	setp.le.u64 %p44, %rd43, 9223372036854775808U;
+	sub.u64 %rd45, %rd42, 1;
+	mov.b64 %rd46, %rd3;
+	sub.u64 %rd47, %rd45, %rd46;
+	sub.u64 %rd48, %rd35, 1;
+	sub.u64 %rd49, %rd48, %rd38;
+	setp.le.u64 %p50, %rd47, %rd49;
+	sub.s64 %rd51, %rd36, 1;
+	mov.b64 %rd52, %rd51;
+	setp.lt.u64 %p53, %rd52, %rd35;
+	sub.u64 %rd54, %rd35, 1;
+	sub.u64 %rd55, %rd54, %rd52;
+	setp.le.u64 %p56, %rd47, %rd55;
+	add.s64 %rd57, %rd36, 1;
+	mov.b64 %rd58, %rd57;
+	setp.lt.u64 %p59, %rd58, %rd35;
+	sub.u64 %rd60, %rd35, 1;
+	sub.u64 %rd61, %rd60, %rd58;
+	setp.le.u64 %p62, %rd47, %rd61;
+	add.s64 %rd63, %rd36, %rd2;
+	mov.b64 %rd64, %rd63;
+	setp.lt.u64 %p65, %rd64, %rd35;
+	sub.u64 %rd66, %rd35, 1;
+	sub.u64 %rd67, %rd66, %rd64;
+	setp.le.u64 %p68, %rd47, %rd67;
+	mov.b64 %rd69, %rd33;
+	mov.b64 %rd70, %rd36;
+	setp.lt.u64 %p71, %rd70, %rd69;
+	sub.u64 %rd72, %rd69, 1;
+	sub.u64 %rd73, %rd72, %rd70;
+	setp.le.u64 %p74, %rd47, %rd73;
+	@!%p39 bra $L_20;
+$L_3:
+	@!%p44 bra $L_20;
+$L_4:
+	@!%p50 bra $L_20;
+$L_5:
+	@!%p53 bra $L_20;
+$L_6:
+	@!%p56 bra $L_20;
+$L_7:
+	@!%p59 bra $L_20;
+$L_8:
+	@!%p62 bra $L_20;
+$L_9:
+	@!%p65 bra $L_20;
+$L_10:
+	@!%p68 bra $L_20;
+$L_11:
+	@!%p71 bra $L_20;
+$L_12:
+	@!%p74 bra $L_20;
+$L_13:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_8;
-$L_3:
+	@!%p8 bra $L_19;
+$L_14:
 	mov.b64 %rd9, %rd3;
-$L_4:
+$L_15:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p10, %rd9, %rd7;
-	@!%p10 bra $L_8;
-$L_5:
+	@!%p10 bra $L_19;
+$L_16:
+	sub.s64 %rd12, %rd9, %rd2;
+	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	ld.global.f32 %f14, [%rd13];
+	sub.s64 %rd15, %rd9, 1;
+	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	ld.global.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	add.s64 %rd22, %rd9, 1;
+	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	ld.global.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	add.s64 %rd26, %rd9, %rd2;
+	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	ld.global.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
+$L_17:
+	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	st.global.f32 [%rd31], %f11;
+$L_18:
+	add.s64 %rd3, %rd3, %rd1;
+	bra.uni $L_13;
+$L_19:
+	ret;
+$L_20:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_19;
+$L_21:
+	mov.b64 %rd9, %rd3;
+$L_22:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_19;
+$L_23:
 	sub.s64 %rd12, %rd9, %rd2;
 	setp.ge.u64 %pt0, %rd12, %rd5;
 	@%pt0 bra $Lfault_0;
@@ -1046,16 +1198,14 @@ $L_5:
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
-$L_6:
+$L_24:
 	setp.ge.u64 %pt5, %rd9, %rd33;
 	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd31, %rd9, 4, %rd32;
 	st.global.f32 [%rd31], %f11;
-$L_7:
+$L_25:
 	add.s64 %rd3, %rd3, %rd1;
-	bra.uni $L_2;
-$L_8:
-	ret;
+	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd12;
@@ -1242,10 +1392,10 @@ $L_6:
 	.param .u64 Empty_0_param_3
 )
 {
-	.reg .pred %p<12>;
+	.reg .pred %p<14>;
 	.reg .pred %pt<2>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<11>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<13>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -1265,48 +1415,71 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	mov.b64 %rd12, %rd9;
+	setp.lt.u64 %p13, 0, %rd12;
+	@!%p13 bra $L_10;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_9;
 $L_4:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_6;
+	mov.b64 %rd5, %rd2;
 $L_5:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_7;
+$L_6:
+	add.s64 %rd7, %rd8, 0;
+	mov.b32 %rt5, 1;
+	st.global.s32 [%rd7], %rt5;
+$L_7:
+	add.s64 %rd10, %rd5, 1;
+	setp.lt.s64 %p11, %rd10, %rd3;
+	@!%p11 bra $L_9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
+$L_9:
+	ret;
+$L_10:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_9;
+$L_11:
+	mov.b64 %rd5, %rd2;
+$L_12:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_14;
+$L_13:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
 	add.s64 %rd7, %rd8, 0;
-	mov.b32 %rt6, 1;
-	st.global.s32 [%rd7], %rt6;
-$L_6:
+	mov.b32 %rt7, 1;
+	st.global.s32 [%rd7], %rt7;
+$L_14:
 	add.s64 %rd10, %rd5, 1;
 	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
+	@!%p11 bra $L_9;
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
-	ret;
+	bra.uni $L_10;
 $Lfault_0:
-	mov.u32 %rt5, 0;
+	mov.u32 %rt6, 0;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd9;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [Empty_0_param_3];
 	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt4];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt1, %rt10, %rt8;
 	@%pt1 exit;
 	st.global.u32 [%rdt4+8], 327680;
-	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u32 [%rdt4+12], %rt6;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt8;
+	st.volatile.global.u32 [%rdt4+4], %rt9;
 	exit;
 }
 
@@ -1320,10 +1493,10 @@ $Lfault:
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<20>;
+	.reg .pred %p<38>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
@@ -1348,11 +1521,61 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	mov.b64 %rd20, %rd8;
+	mov.b64 %rd21, %rd2;
+	mov.b64 %rd22, %rd21;
+	setp.lt.u64 %p23, %rd22, %rd20;
+	mov.b64 %rd24, %rd3;
+	add.u64 %rd25, %rd24, 4611686018427387904;
+	setp.le.u64 %p26, %rd25, 9223372036854775808U;
+	sub.u64 %rd27, %rd24, 1;
+	mov.b64 %rd28, %rd2;
+	sub.u64 %rd29, %rd27, %rd28;
+	sub.u64 %rd30, %rd20, 1;
+	sub.u64 %rd31, %rd30, %rd22;
+	setp.le.u64 %p32, %rd29, %rd31;
+	mov.b64 %rd33, %rd14;
+	setp.lt.u64 %p34, %rd22, %rd33;
+	sub.u64 %rd35, %rd33, 1;
+	sub.u64 %rd36, %rd35, %rd22;
+	setp.le.u64 %p37, %rd29, %rd36;
+	@!%p23 bra $L_12;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	@!%p26 bra $L_12;
 $L_4:
+	@!%p32 bra $L_12;
+$L_5:
+	@!%p34 bra $L_12;
+$L_6:
+	@!%p37 bra $L_12;
+$L_7:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_11;
+$L_8:
+	mov.b64 %rd5, %rd2;
+$L_9:
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	st.global.f32 [%rd17], %f16;
+	add.s64 %rd18, %rd5, 1;
+	setp.lt.s64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_11;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_11:
+	ret;
+$L_12:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_11;
+$L_13:
+	mov.b64 %rd5, %rd2;
+$L_14:
 	setp.ge.u64 %pt0, %rd5, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
@@ -1367,12 +1590,10 @@ $L_4:
 	st.global.f32 [%rd17], %f16;
 	add.s64 %rd18, %rd5, 1;
 	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
-$L_5:
+	@!%p19 bra $L_11;
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
@@ -3964,10 +4185,10 @@ $L_7:
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<41>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<40>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
@@ -3994,16 +4215,69 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd21, %rd13;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	mov.b64 %rd36, %rd17;
+	setp.lt.u64 %p37, %rd24, %rd36;
+	sub.u64 %rd38, %rd36, 1;
+	sub.u64 %rd39, %rd38, %rd24;
+	setp.le.u64 %p40, %rd32, %rd39;
+	@!%p25 bra $L_13;
+$L_3:
+	@!%p29 bra $L_13;
+$L_4:
+	@!%p35 bra $L_13;
+$L_5:
+	@!%p37 bra $L_13;
+$L_6:
+	@!%p40 bra $L_13;
+$L_7:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_12;
+$L_8:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_9:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_12;
+$L_10:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_12:
+	ret;
+$L_13:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_12;
+$L_14:
+	mov.b64 %rd8, %rd2;
+$L_15:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_12;
+$L_16:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
@@ -4015,11 +4289,9 @@ $L_5:
 	add.rn.f32 %f19, %f14, %f18;
 	mad.lo.s64 %rd20, %rd9, 4, %rd4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_13;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -4055,11 +4327,11 @@ $Lfault:
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<21>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<19>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<17>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<20>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -4082,48 +4354,72 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd19, %rd15;
+	setp.gt.u64 %p20, %rd19, 255;
+	@!%p20 bra $L_9;
+$L_3:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
-	mov.b64 %rd8, %rd2;
+	@!%p7 bra $L_8;
 $L_4:
+	mov.b64 %rd8, %rd2;
+$L_5:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_8;
+$L_6:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
+$L_8:
+	ret;
+$L_9:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_8;
+$L_10:
+	mov.b64 %rd8, %rd2;
+$L_11:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_8;
+$L_12:
 	mad.lo.s64 %rd11, %rd9, 1, %rd4;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt6, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt6;
-$L_6:
+	mov.b32 %rt7, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt7;
+$L_13:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_9;
 $Lfault_0:
-	mov.u32 %rt5, 0;
+	mov.u32 %rt6, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt1, %rt10, %rt8;
 	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 983040;
-	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt8;
+	st.volatile.global.u32 [%rdt3+4], %rt9;
 	exit;
 }
 
@@ -4702,18 +4998,65 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r20
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	branch r25, b3, b11
+b3: # checks
+	branch r29, b4, b11
+b4: # checks
+	branch r35, b5, b11
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b6, b10
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b8, b10
+b8: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b12, b10
+b12: # index (checked)
+	r8 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b14, b10
+b14: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
@@ -4723,12 +5066,10 @@ b5: # rangeindex.body
 	checkindex r9, r20, site 1
 	r18 = elemaddr r19, r9, 4
 	store.f32 r18, r17
-	jump b6
-b6: # latch
+	jump b15
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b11
 
 kernel GatherUnchecked(out []f32, table []f32, idx []i32)
 
@@ -4792,20 +5133,126 @@ b1: # setup
 	r1 = threadcount
 	r3 = add.i64 r2, r0
 	jump b2
-b2: # head
+b2: # checks
+	r35 = convert.u64.i64 r5
+	r36 = move.i64 r3
+	r37 = sub.i64 r36, r2
+	r38 = convert.u64.i64 r37
+	r39 = lt.u64 r38, r35
+	r40 = move.i64 r5
+	r41 = sub.i64 r40, r2
+	r42 = convert.u64.i64 r41
+	r43 = add.u64 r42, 4611686018427387904
+	r44 = le.u64 r43, 9223372036854775808
+	r45 = sub.u64 r42, 1
+	r46 = convert.u64.i64 r3
+	r47 = sub.u64 r45, r46
+	r48 = sub.u64 r35, 1
+	r49 = sub.u64 r48, r38
+	r50 = le.u64 r47, r49
+	r51 = sub.i64 r36, 1
+	r52 = convert.u64.i64 r51
+	r53 = lt.u64 r52, r35
+	r54 = sub.u64 r35, 1
+	r55 = sub.u64 r54, r52
+	r56 = le.u64 r47, r55
+	r57 = add.i64 r36, 1
+	r58 = convert.u64.i64 r57
+	r59 = lt.u64 r58, r35
+	r60 = sub.u64 r35, 1
+	r61 = sub.u64 r60, r58
+	r62 = le.u64 r47, r61
+	r63 = add.i64 r36, r2
+	r64 = convert.u64.i64 r63
+	r65 = lt.u64 r64, r35
+	r66 = sub.u64 r35, 1
+	r67 = sub.u64 r66, r64
+	r68 = le.u64 r47, r67
+	r69 = convert.u64.i64 r33
+	r70 = convert.u64.i64 r36
+	r71 = lt.u64 r70, r69
+	r72 = sub.u64 r69, 1
+	r73 = sub.u64 r72, r70
+	r74 = le.u64 r47, r73
+	branch r39, b3, b20
+b3: # checks
+	branch r44, b4, b20
+b4: # checks
+	branch r50, b5, b20
+b5: # checks
+	branch r53, b6, b20
+b6: # checks
+	branch r56, b7, b20
+b7: # checks
+	branch r59, b8, b20
+b8: # checks
+	branch r62, b9, b20
+b9: # checks
+	branch r65, b10, b20
+b10: # checks
+	branch r68, b11, b20
+b11: # checks
+	branch r71, b12, b20
+b12: # checks
+	branch r74, b13, b20
+b13: # head
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r8 = lt.i64 r3, r7
-	branch r8, b3, b8
-b3: # index
+	branch r8, b14, b19
+b14: # index
 	r9 = move.i64 r3
-	jump b4
-b4: # for.loop
+	jump b15
+b15: # for.loop
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r10 = lt.i64 r9, r7
-	branch r10, b5, b8
-b5: # average5.entry
+	branch r10, b16, b19
+b16: # average5.entry
+	r12 = sub.i64 r9, r2
+	r13 = elemaddr r4, r12, 4
+	r14 = load.f32 r13
+	r15 = sub.i64 r9, 1
+	r16 = elemaddr r4, r15, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r4, r9, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r18, r20
+	r22 = add.i64 r9, 1
+	r23 = elemaddr r4, r22, 4
+	r24 = load.f32 r23
+	r25 = add.f32 r21, r24
+	r26 = add.i64 r9, r2
+	r27 = elemaddr r4, r26, 4
+	r28 = load.f32 r27
+	r29 = add.f32 r25, r28
+	r30 = mul.f32 r29, 0.2
+	r11 = move.f32 r30
+	jump b17
+b17: # average5.return
+	r31 = elemaddr r32, r9, 4
+	store.f32 r31, r11
+	jump b18
+b18: # latch
+	r3 = add.i64 r3, r1
+	jump b13
+b19: # exit
+	return
+b20: # head (checked)
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r8 = lt.i64 r3, r7
+	branch r8, b21, b19
+b21: # index (checked)
+	r9 = move.i64 r3
+	jump b22
+b22: # for.loop (checked)
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r10 = lt.i64 r9, r7
+	branch r10, b23, b19
+b23: # average5.entry (checked)
 	r12 = sub.i64 r9, r2
 	checkindex r12, r5, site 0
 	r13 = elemaddr r4, r12, 4
@@ -4831,17 +5278,15 @@ b5: # average5.entry
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
-	jump b6
-b6: # average5.return
+	jump b24
+b24: # average5.return (checked)
 	checkindex r9, r33, site 5
 	r31 = elemaddr r32, r9, 4
 	store.f32 r31, r11
-	jump b7
-b7: # latch
+	jump b25
+b25: # latch (checked)
 	r3 = add.i64 r3, r1
-	jump b2
-b8: # exit
-	return
+	jump b20
 
 kernel StencilUnchecked(out []f32, in []f32, w i64)
 
@@ -4954,29 +5399,53 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r12 = convert.u64.i64 r9
+	r13 = lt.u64 0, r12
+	branch r13, b3, b10
+b3: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
-b3: # index
+	branch r4, b4, b9
+b4: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b5
+b5: # rangeint.body
 	r6 = lt.i64 r5, 0
-	branch r6, b5, b6
-b5: # if.then
+	branch r6, b6, b7
+b6: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b7
+b7: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b8, b9
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b3
+b9: # exit
+	return
+b10: # head (checked if)
+	r4 = lt.i64 r2, r3
+	branch r4, b11, b9
+b11: # index (checked if)
+	r5 = move.i64 r2
+	jump b12
+b12: # rangeint.body (checked if)
+	r6 = lt.i64 r5, 0
+	branch r6, b13, b14
+b13: # if.then (checked if)
 	checkindex 0, r9, site 0
 	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
-	jump b6
-b6: # if.done
+	jump b14
+b14: # if.done (checked if)
 	r10 = add.i64 r5, 1
 	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+	branch r11, b15, b9
+b15: # latch (checked if)
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # exit
-	return
+	jump b10
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
 site 0 index kernels.go:29:13
@@ -4997,13 +5466,64 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r20 = convert.u64.i64 r8
+	r21 = move.i64 r2
+	r22 = convert.u64.i64 r21
+	r23 = lt.u64 r22, r20
+	r24 = convert.u64.i64 r3
+	r25 = add.u64 r24, 4611686018427387904
+	r26 = le.u64 r25, 9223372036854775808
+	r27 = sub.u64 r24, 1
+	r28 = convert.u64.i64 r2
+	r29 = sub.u64 r27, r28
+	r30 = sub.u64 r20, 1
+	r31 = sub.u64 r30, r22
+	r32 = le.u64 r29, r31
+	r33 = convert.u64.i64 r14
+	r34 = lt.u64 r22, r33
+	r35 = sub.u64 r33, 1
+	r36 = sub.u64 r35, r22
+	r37 = le.u64 r29, r36
+	branch r23, b3, b12
+b3: # checks
+	branch r26, b4, b12
+b4: # checks
+	branch r32, b5, b12
+b5: # checks
+	branch r34, b6, b12
+b6: # checks
+	branch r37, b7, b12
+b7: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
+	branch r4, b8, b11
+b8: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b9
+b9: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b10, b11
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b11: # exit
+	return
+b12: # head (checked)
+	r4 = lt.i64 r2, r3
+	branch r4, b13, b11
+b13: # index (checked)
+	r5 = move.i64 r2
+	jump b14
+b14: # rangeint.body (checked)
 	checkindex r5, r8, site 0
 	r6 = elemaddr r7, r5, 4
 	r9 = load.f32 r6
@@ -5016,12 +5536,10 @@ b4: # rangeint.body
 	store.f32 r17, r16
 	r18 = add.i64 r5, 1
 	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
-b5: # latch
+	branch r19, b15, b11
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b12
 
 kernel Spin(out []i64, iters i64)
 
@@ -7504,18 +8022,73 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r13
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	r36 = convert.u64.i64 r17
+	r37 = lt.u64 r24, r36
+	r38 = sub.u64 r36, 1
+	r39 = sub.u64 r38, r24
+	r40 = le.u64 r32, r39
+	branch r25, b3, b13
+b3: # checks
+	branch r29, b4, b13
+b4: # checks
+	branch r35, b5, b13
+b5: # checks
+	branch r37, b6, b13
+b6: # checks
+	branch r40, b7, b13
+b7: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b8, b12
+b8: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b9
+b9: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b10, b12
+b10: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b12: # exit
+	return
+b13: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b14, b12
+b14: # index (checked)
+	r8 = move.i64 r2
+	jump b15
+b15: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b16, b12
+b16: # rangeindex.body (checked)
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
@@ -7525,12 +8098,10 @@ b5: # rangeindex.body
 	r19 = add.f32 r14, r18
 	r20 = elemaddr r4, r9, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b17
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b13
 
 kernel Histogram(data []u8, bins []u32)
 site 0 index unsigned kernels.go:143:25
@@ -7548,30 +8119,55 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r19 = convert.u64.i64 r15
+	r20 = gt.u64 r19, 255
+	branch r20, b3, b9
+b3: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b4, b8
+b4: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b5
+b5: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b6, b8
+b6: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b3
+b8: # exit
+	return
+b9: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b10, b8
+b10: # index (checked)
+	r8 = move.i64 r2
+	jump b11
+b11: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b12, b8
+b12: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b6
-b6: # latch
+	jump b13
+b13: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b9
 
 kernel Sum(x []f32, out []f32)
 reductions 1

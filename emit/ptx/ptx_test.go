@@ -203,6 +203,15 @@ func TestCodegen(t *testing.T) {
 		{entry: "Checked_1", must: []string{`setp\.ge\.u64 %pt\d+, %rd\d+, %rd\d+;\n\t@%pt\d+ bra \$Lfault_\d+`, `setp\.eq\.s64`,
 			`atom\.global\.cas\.b32 %rt\d+, \[qd_fault_claim\]`, `membar\.sys`, `\bexit;`}},
 		{entry: "Labels_0", never: []string{`\$Lfault`}},
+		// Checks that a test before the loop decides leave the loop's
+		// copy that runs when none can fail: its loads follow each other
+		// without a conditional branch between them (the unrolled copies
+		// of Columns' inner loop too).
+		{entry: "Offsets_0", must: []string{`(ld\.global\.f32[^@]*){4}st\.global\.f32`}},
+		{entry: "Columns_0", must: []string{`(ld\.global\.f32[^@]*){4}`}},
+		{entry: "Rows_1", must: []string{`ld\.global\.f64[^@]*st\.global\.f64`}},
+		{entry: "Lookup_0", must: []string{`ld\.global\.u8[^@]*ld\.global\.u16[^@]*st\.global\.u16`}},
+		{entry: "Fixed_0", must: []string{`(ld\.global\.f32[^@]*){2}st\.global\.f32`}},
 		// nobounds leaves out the bounds checks, not the division's.
 		{entry: "Unchecked_0", must: []string{`setp\.eq\.s32`}, never: []string{`setp\.ge\.u64`}},
 		// A reduction shuffles within warps and meets at a barrier; its

@@ -189,10 +189,10 @@ const qdPTX = `//
 	.param .u64 ComputeAB_0_param_5
 )
 {
-	.reg .pred %p<39>;
+	.reg .pred %p<56>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<38>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<22>;
 
@@ -214,14 +214,34 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_23;
+	mov.b64 %rd36, %rd11;
+	mov.b64 %rd37, %rd36;
+	mov.b64 %rd38, %rd2;
+	mov.b64 %rd39, %rd38;
+	setp.lt.u64 %p40, %rd39, %rd37;
+	mov.b64 %rd41, %rd3;
+	add.u64 %rd42, %rd41, 4611686018427387904;
+	setp.le.u64 %p43, %rd42, 9223372036854775808U;
+	sub.u64 %rd44, %rd41, 1;
+	mov.b64 %rd45, %rd2;
+	sub.u64 %rd46, %rd44, %rd45;
+	sub.u64 %rd47, %rd37, 1;
+	sub.u64 %rd48, %rd47, %rd39;
+	setp.le.u64 %p49, %rd46, %rd48;
+	@!%p40 bra $L_28;
 $L_3:
-	mov.b64 %rd6, %rd2;
+	@!%p43 bra $L_28;
 $L_4:
+	@!%p49 bra $L_28;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_26;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
-$L_5:
+$L_8:
 	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
 	add.s64 %rd28, %rd27, %rd6;
 	mov.b64 %rd29, %rd28;
@@ -235,79 +255,170 @@ $L_5:
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
 	setp.lt.s64 %p16, 0, 64;
-	@!%p16 bra $L_24;
-$L_6:
+	@!%p16 bra $L_27;
+$L_9:
 	mov.f32 %f17, %f15;
 	mov.b64 %rd18, 0;
-$L_7:
-	max.s64 %rd36, 64, -9223372036854775804;
-	sub.s64 %rd37, %rd36, 4;
-$L_8:
-	setp.lt.s64 %p38, %rd18, %rd37;
-	@!%p38 bra $L_17;
-$L_9:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
 $L_10:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	max.s64 %rd50, 64, -9223372036854775804;
+	sub.s64 %rd51, %rd50, 4;
 $L_11:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	setp.lt.s64 %p52, %rd18, %rd51;
+	@!%p52 bra $L_20;
 $L_12:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_13:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_14:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_15:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_16:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
-	bra.uni $L_8;
-$L_17:
 	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
 	add.rn.f32 %f21, %f20, 0f3E800000;
 	add.s64 %rd22, %rd18, 1;
 	setp.lt.s64 %p23, %rd22, 64;
-	@!%p23 bra $L_19;
-$L_18:
+$L_17:
 	mov.f32 %f17, %f21;
 	mov.b64 %rd18, %rd22;
-	bra.uni $L_17;
+$L_18:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_19:
-	mov.f32 %f19, %f21;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_11;
 $L_20:
-	mov.f32 %f12, %f19;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+	@!%p23 bra $L_22;
 $L_21:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_20;
+$L_22:
+	mov.f32 %f19, %f21;
+$L_23:
+	mov.f32 %f12, %f19;
+$L_24:
+	mad.lo.s64 %rd24, %rd6, 4, %rd7;
+	st.global.f32 [%rd24], %f12;
+	add.s64 %rd25, %rd6, 1;
+	setp.lt.s64 %p26, %rd25, %rd3;
+	@!%p26 bra $L_26;
+$L_25:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_26:
+	ret;
+$L_27:
+	mov.f32 %f19, %f15;
+	bra.uni $L_23;
+$L_28:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_26;
+$L_29:
+	mov.b64 %rd6, %rd2;
+$L_30:
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
+$L_31:
+	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
+	add.s64 %rd28, %rd27, %rd6;
+	mov.b64 %rd29, %rd28;
+	shr.u64 %rd30, %rd29, 63;
+	shr.s64 %rd31, %rd28, 9;
+	mov.b64 %rd32, %rd30;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.lo.s64 %rd34, %rd33, 1000;
+	sub.s64 %rd35, %rd6, %rd34;
+	mov.b64 %rd13, %rd35;
+	cvt.rn.f32.s64 %f14, %rd13;
+	mul.rn.f32 %f15, %f14, 0f3F000000;
+	setp.lt.s64 %p16, 0, 64;
+	@!%p16 bra $L_49;
+$L_32:
+	mov.f32 %f17, %f15;
+	mov.b64 %rd18, 0;
+$L_33:
+	max.s64 %rd53, 64, -9223372036854775804;
+	sub.s64 %rd54, %rd53, 4;
+$L_34:
+	setp.lt.s64 %p55, %rd18, %rd54;
+	@!%p55 bra $L_43;
+$L_35:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_36:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+$L_37:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_38:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+$L_39:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_40:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+$L_41:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+$L_42:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_34;
+$L_43:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+	@!%p23 bra $L_45;
+$L_44:
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_43;
+$L_45:
+	mov.f32 %f19, %f21;
+$L_46:
+	mov.f32 %f12, %f19;
+$L_47:
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
 	add.s64 %rd25, %rd6, 1;
 	setp.lt.s64 %p26, %rd25, %rd3;
-	@!%p26 bra $L_23;
-$L_22:
+	@!%p26 bra $L_26;
+$L_48:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_23:
-	ret;
-$L_24:
+	bra.uni $L_28;
+$L_49:
 	mov.f32 %f19, %f15;
-	bra.uni $L_20;
+	bra.uni $L_46;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd6;
@@ -339,10 +450,10 @@ $Lfault:
 	.param .u64 ComputeAB_1_param_5
 )
 {
-	.reg .pred %p<40>;
+	.reg .pred %p<57>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<56>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<23>;
 
@@ -364,14 +475,34 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_23;
+	mov.b64 %rd37, %rd11;
+	mov.b64 %rd38, %rd37;
+	mov.b64 %rd39, %rd2;
+	mov.b64 %rd40, %rd39;
+	setp.lt.u64 %p41, %rd40, %rd38;
+	mov.b64 %rd42, %rd3;
+	add.u64 %rd43, %rd42, 4611686018427387904;
+	setp.le.u64 %p44, %rd43, 9223372036854775808U;
+	sub.u64 %rd45, %rd42, 1;
+	mov.b64 %rd46, %rd2;
+	sub.u64 %rd47, %rd45, %rd46;
+	sub.u64 %rd48, %rd38, 1;
+	sub.u64 %rd49, %rd48, %rd40;
+	setp.le.u64 %p50, %rd47, %rd49;
+	@!%p41 bra $L_28;
 $L_3:
-	mov.b64 %rd6, %rd2;
+	@!%p44 bra $L_28;
 $L_4:
+	@!%p50 bra $L_28;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_26;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
-$L_5:
+$L_8:
 	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
 	add.s64 %rd29, %rd28, %rd6;
 	mov.b64 %rd30, %rd29;
@@ -384,89 +515,189 @@ $L_5:
 	mov.b64 %rd13, %rd36;
 	cvt.rn.f32.s64 %f14, %rd13;
 	setp.lt.s64 %p15, 0, 64;
-	@!%p15 bra $L_24;
-$L_6:
+	@!%p15 bra $L_27;
+$L_9:
 	mov.f32 %f16, %f14;
 	mov.b64 %rd17, 0;
-$L_7:
-	max.s64 %rd37, 64, -9223372036854775804;
-	sub.s64 %rd38, %rd37, 4;
-$L_8:
-	setp.lt.s64 %p39, %rd17, %rd38;
-	@!%p39 bra $L_17;
-$L_9:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
 $L_10:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	max.s64 %rd51, 64, -9223372036854775804;
+	sub.s64 %rd52, %rd51, 4;
 $L_11:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	setp.lt.s64 %p53, %rd17, %rd52;
+	@!%p53 bra $L_20;
 $L_12:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_13:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_14:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_15:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_16:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
-	bra.uni $L_8;
-$L_17:
 	mul.rn.f32 %f19, %f16, %f16;
 	add.rn.f32 %f20, %f16, 0f3F800000;
 	div.rn.f32 %f21, %f19, %f20;
 	add.rn.f32 %f22, %f21, 0f3F800000;
 	add.s64 %rd23, %rd17, 1;
 	setp.lt.s64 %p24, %rd23, 64;
-	@!%p24 bra $L_19;
-$L_18:
+$L_17:
 	mov.f32 %f16, %f22;
 	mov.b64 %rd17, %rd23;
-	bra.uni $L_17;
+$L_18:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_19:
-	mov.f32 %f18, %f22;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_11;
 $L_20:
-	mov.f32 %f12, %f18;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+	@!%p24 bra $L_22;
 $L_21:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_20;
+$L_22:
+	mov.f32 %f18, %f22;
+$L_23:
+	mov.f32 %f12, %f18;
+$L_24:
+	mad.lo.s64 %rd25, %rd6, 4, %rd7;
+	st.global.f32 [%rd25], %f12;
+	add.s64 %rd26, %rd6, 1;
+	setp.lt.s64 %p27, %rd26, %rd3;
+	@!%p27 bra $L_26;
+$L_25:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_26:
+	ret;
+$L_27:
+	mov.f32 %f18, %f14;
+	bra.uni $L_23;
+$L_28:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_26;
+$L_29:
+	mov.b64 %rd6, %rd2;
+$L_30:
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
+$L_31:
+	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
+	add.s64 %rd29, %rd28, %rd6;
+	mov.b64 %rd30, %rd29;
+	shr.u64 %rd31, %rd30, 63;
+	shr.s64 %rd32, %rd29, 9;
+	mov.b64 %rd33, %rd31;
+	add.s64 %rd34, %rd32, %rd33;
+	mul.lo.s64 %rd35, %rd34, 777;
+	sub.s64 %rd36, %rd6, %rd35;
+	mov.b64 %rd13, %rd36;
+	cvt.rn.f32.s64 %f14, %rd13;
+	setp.lt.s64 %p15, 0, 64;
+	@!%p15 bra $L_49;
+$L_32:
+	mov.f32 %f16, %f14;
+	mov.b64 %rd17, 0;
+$L_33:
+	max.s64 %rd54, 64, -9223372036854775804;
+	sub.s64 %rd55, %rd54, 4;
+$L_34:
+	setp.lt.s64 %p56, %rd17, %rd55;
+	@!%p56 bra $L_43;
+$L_35:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_36:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+$L_37:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_38:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+$L_39:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_40:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+$L_41:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+$L_42:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_34;
+$L_43:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+	@!%p24 bra $L_45;
+$L_44:
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_43;
+$L_45:
+	mov.f32 %f18, %f22;
+$L_46:
+	mov.f32 %f12, %f18;
+$L_47:
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
 	add.s64 %rd26, %rd6, 1;
 	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_23;
-$L_22:
+	@!%p27 bra $L_26;
+$L_48:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_23:
-	ret;
-$L_24:
+	bra.uni $L_28;
+$L_49:
 	mov.f32 %f18, %f14;
-	bra.uni $L_20;
+	bra.uni $L_46;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd6;
@@ -498,10 +729,10 @@ $Lfault:
 	.param .u64 ComputeABSerial_0_param_5
 )
 {
-	.reg .pred %p<35>;
+	.reg .pred %p<51>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<34>;
+	.reg .b64 %rd<50>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
@@ -522,11 +753,30 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_22;
+	mov.b64 %rd32, %rd20;
+	mov.b64 %rd33, %rd2;
+	mov.b64 %rd34, %rd33;
+	setp.lt.u64 %p35, %rd34, %rd32;
+	mov.b64 %rd36, %rd3;
+	add.u64 %rd37, %rd36, 4611686018427387904;
+	setp.le.u64 %p38, %rd37, 9223372036854775808U;
+	sub.u64 %rd39, %rd36, 1;
+	mov.b64 %rd40, %rd2;
+	sub.u64 %rd41, %rd39, %rd40;
+	sub.u64 %rd42, %rd32, 1;
+	sub.u64 %rd43, %rd42, %rd34;
+	setp.le.u64 %p44, %rd41, %rd43;
+	@!%p35 bra $L_27;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	@!%p38 bra $L_27;
 $L_4:
+	@!%p44 bra $L_27;
+$L_5:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_25;
+$L_6:
+	mov.b64 %rd5, %rd2;
+$L_7:
 	mul.hi.s64 %rd23, %rd5, -9002011107970261188;
 	add.s64 %rd24, %rd23, %rd5;
 	mov.b64 %rd25, %rd24;
@@ -540,79 +790,167 @@ $L_4:
 	cvt.rn.f32.s64 %f8, %rd7;
 	mul.rn.f32 %f9, %f8, 0f3F000000;
 	setp.lt.s64 %p10, 0, 64;
-	@!%p10 bra $L_23;
-$L_5:
+	@!%p10 bra $L_26;
+$L_8:
 	mov.f32 %f11, %f9;
 	mov.b64 %rd12, 0;
-$L_6:
-	max.s64 %rd32, 64, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
-$L_7:
-	setp.lt.s64 %p34, %rd12, %rd33;
-	@!%p34 bra $L_16;
-$L_8:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
 $L_9:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	max.s64 %rd45, 64, -9223372036854775804;
+	sub.s64 %rd46, %rd45, 4;
 $L_10:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	setp.lt.s64 %p47, %rd12, %rd46;
+	@!%p47 bra $L_19;
 $L_11:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_12:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
 $L_13:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_14:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
 $L_15:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
-	bra.uni $L_7;
-$L_16:
 	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
 	add.rn.f32 %f15, %f14, 0f3E800000;
 	add.s64 %rd16, %rd12, 1;
 	setp.lt.s64 %p17, %rd16, 64;
-	@!%p17 bra $L_18;
-$L_17:
+$L_16:
 	mov.f32 %f11, %f15;
 	mov.b64 %rd12, %rd16;
-	bra.uni $L_16;
+$L_17:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_18:
-	mov.f32 %f13, %f15;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_10;
 $L_19:
-	mov.f32 %f6, %f13;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+	@!%p17 bra $L_21;
 $L_20:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_19;
+$L_21:
+	mov.f32 %f13, %f15;
+$L_22:
+	mov.f32 %f6, %f13;
+$L_23:
+	mad.lo.s64 %rd18, %rd5, 4, %rd19;
+	st.global.f32 [%rd18], %f6;
+	add.s64 %rd21, %rd5, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_25;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_25:
+	ret;
+$L_26:
+	mov.f32 %f13, %f9;
+	bra.uni $L_22;
+$L_27:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_25;
+$L_28:
+	mov.b64 %rd5, %rd2;
+$L_29:
+	mul.hi.s64 %rd23, %rd5, -9002011107970261188;
+	add.s64 %rd24, %rd23, %rd5;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 9;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 1000;
+	sub.s64 %rd31, %rd5, %rd30;
+	mov.b64 %rd7, %rd31;
+	cvt.rn.f32.s64 %f8, %rd7;
+	mul.rn.f32 %f9, %f8, 0f3F000000;
+	setp.lt.s64 %p10, 0, 64;
+	@!%p10 bra $L_47;
+$L_30:
+	mov.f32 %f11, %f9;
+	mov.b64 %rd12, 0;
+$L_31:
+	max.s64 %rd48, 64, -9223372036854775804;
+	sub.s64 %rd49, %rd48, 4;
+$L_32:
+	setp.lt.s64 %p50, %rd12, %rd49;
+	@!%p50 bra $L_41;
+$L_33:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_34:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+$L_35:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_36:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+$L_37:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_38:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+$L_39:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+$L_40:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_32;
+$L_41:
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+	@!%p17 bra $L_43;
+$L_42:
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_41;
+$L_43:
+	mov.f32 %f13, %f15;
+$L_44:
+	mov.f32 %f6, %f13;
+$L_45:
 	setp.ge.u64 %pt0, %rd5, %rd20;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd18, %rd5, 4, %rd19;
 	st.global.f32 [%rd18], %f6;
 	add.s64 %rd21, %rd5, 1;
 	setp.lt.s64 %p22, %rd21, %rd3;
-	@!%p22 bra $L_22;
-$L_21:
+	@!%p22 bra $L_25;
+$L_46:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_22:
-	ret;
-$L_23:
+	bra.uni $L_27;
+$L_47:
 	mov.f32 %f13, %f9;
-	bra.uni $L_19;
+	bra.uni $L_44;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
@@ -644,10 +982,10 @@ $Lfault:
 	.param .u64 ComputeABSerial_1_param_5
 )
 {
-	.reg .pred %p<36>;
+	.reg .pred %p<52>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
@@ -668,11 +1006,30 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_22;
+	mov.b64 %rd33, %rd21;
+	mov.b64 %rd34, %rd2;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd33;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 4611686018427387904;
+	setp.le.u64 %p39, %rd38, 9223372036854775808U;
+	sub.u64 %rd40, %rd37, 1;
+	mov.b64 %rd41, %rd2;
+	sub.u64 %rd42, %rd40, %rd41;
+	sub.u64 %rd43, %rd33, 1;
+	sub.u64 %rd44, %rd43, %rd35;
+	setp.le.u64 %p45, %rd42, %rd44;
+	@!%p36 bra $L_27;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	@!%p39 bra $L_27;
 $L_4:
+	@!%p45 bra $L_27;
+$L_5:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_25;
+$L_6:
+	mov.b64 %rd5, %rd2;
+$L_7:
 	mul.hi.s64 %rd24, %rd5, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd5;
 	mov.b64 %rd26, %rd25;
@@ -685,89 +1042,186 @@ $L_4:
 	mov.b64 %rd7, %rd32;
 	cvt.rn.f32.s64 %f8, %rd7;
 	setp.lt.s64 %p9, 0, 64;
-	@!%p9 bra $L_23;
-$L_5:
+	@!%p9 bra $L_26;
+$L_8:
 	mov.f32 %f10, %f8;
 	mov.b64 %rd11, 0;
-$L_6:
-	max.s64 %rd33, 64, -9223372036854775804;
-	sub.s64 %rd34, %rd33, 4;
-$L_7:
-	setp.lt.s64 %p35, %rd11, %rd34;
-	@!%p35 bra $L_16;
-$L_8:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
 $L_9:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	max.s64 %rd46, 64, -9223372036854775804;
+	sub.s64 %rd47, %rd46, 4;
 $L_10:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	setp.lt.s64 %p48, %rd11, %rd47;
+	@!%p48 bra $L_19;
 $L_11:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_12:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
 $L_13:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_14:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
 $L_15:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
-	bra.uni $L_7;
-$L_16:
 	mul.rn.f32 %f13, %f10, %f10;
 	add.rn.f32 %f14, %f10, 0f3F800000;
 	div.rn.f32 %f15, %f13, %f14;
 	add.rn.f32 %f16, %f15, 0f3F800000;
 	add.s64 %rd17, %rd11, 1;
 	setp.lt.s64 %p18, %rd17, 64;
-	@!%p18 bra $L_18;
-$L_17:
+$L_16:
 	mov.f32 %f10, %f16;
 	mov.b64 %rd11, %rd17;
-	bra.uni $L_16;
+$L_17:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_18:
-	mov.f32 %f12, %f16;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_10;
 $L_19:
-	mov.f32 %f6, %f12;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+	@!%p18 bra $L_21;
 $L_20:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_19;
+$L_21:
+	mov.f32 %f12, %f16;
+$L_22:
+	mov.f32 %f6, %f12;
+$L_23:
+	mad.lo.s64 %rd19, %rd5, 4, %rd20;
+	st.global.f32 [%rd19], %f6;
+	add.s64 %rd22, %rd5, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_25;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_25:
+	ret;
+$L_26:
+	mov.f32 %f12, %f8;
+	bra.uni $L_22;
+$L_27:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_25;
+$L_28:
+	mov.b64 %rd5, %rd2;
+$L_29:
+	mul.hi.s64 %rd24, %rd5, -6291360591419602545;
+	add.s64 %rd25, %rd24, %rd5;
+	mov.b64 %rd26, %rd25;
+	shr.u64 %rd27, %rd26, 63;
+	shr.s64 %rd28, %rd25, 9;
+	mov.b64 %rd29, %rd27;
+	add.s64 %rd30, %rd28, %rd29;
+	mul.lo.s64 %rd31, %rd30, 777;
+	sub.s64 %rd32, %rd5, %rd31;
+	mov.b64 %rd7, %rd32;
+	cvt.rn.f32.s64 %f8, %rd7;
+	setp.lt.s64 %p9, 0, 64;
+	@!%p9 bra $L_47;
+$L_30:
+	mov.f32 %f10, %f8;
+	mov.b64 %rd11, 0;
+$L_31:
+	max.s64 %rd49, 64, -9223372036854775804;
+	sub.s64 %rd50, %rd49, 4;
+$L_32:
+	setp.lt.s64 %p51, %rd11, %rd50;
+	@!%p51 bra $L_41;
+$L_33:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_34:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+$L_35:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_36:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+$L_37:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_38:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+$L_39:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+$L_40:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_32;
+$L_41:
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+	@!%p18 bra $L_43;
+$L_42:
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_41;
+$L_43:
+	mov.f32 %f12, %f16;
+$L_44:
+	mov.f32 %f6, %f12;
+$L_45:
 	setp.ge.u64 %pt0, %rd5, %rd21;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd5, 4, %rd20;
 	st.global.f32 [%rd19], %f6;
 	add.s64 %rd22, %rd5, 1;
 	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_22;
-$L_21:
+	@!%p23 bra $L_25;
+$L_46:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_22:
-	ret;
-$L_23:
+	bra.uni $L_27;
+$L_47:
 	mov.f32 %f12, %f8;
-	bra.uni $L_19;
+	bra.uni $L_44;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd5;
@@ -801,10 +1255,10 @@ $Lfault:
 	.param .u64 Combine_0_param_7
 )
 {
-	.reg .pred %p<20>;
+	.reg .pred %p<43>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<42>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
@@ -831,11 +1285,69 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	mov.b64 %rd20, %rd8;
+	mov.b64 %rd21, %rd2;
+	mov.b64 %rd22, %rd21;
+	setp.lt.u64 %p23, %rd22, %rd20;
+	mov.b64 %rd24, %rd3;
+	add.u64 %rd25, %rd24, 4611686018427387904;
+	setp.le.u64 %p26, %rd25, 9223372036854775808U;
+	sub.u64 %rd27, %rd24, 1;
+	mov.b64 %rd28, %rd2;
+	sub.u64 %rd29, %rd27, %rd28;
+	sub.u64 %rd30, %rd20, 1;
+	sub.u64 %rd31, %rd30, %rd22;
+	setp.le.u64 %p32, %rd29, %rd31;
+	mov.b64 %rd33, %rd12;
+	setp.lt.u64 %p34, %rd22, %rd33;
+	sub.u64 %rd35, %rd33, 1;
+	sub.u64 %rd36, %rd35, %rd22;
+	setp.le.u64 %p37, %rd29, %rd36;
+	mov.b64 %rd38, %rd17;
+	setp.lt.u64 %p39, %rd22, %rd38;
+	sub.u64 %rd40, %rd38, 1;
+	sub.u64 %rd41, %rd40, %rd22;
+	setp.le.u64 %p42, %rd29, %rd41;
+	@!%p23 bra $L_14;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	@!%p26 bra $L_14;
 $L_4:
+	@!%p32 bra $L_14;
+$L_5:
+	@!%p34 bra $L_14;
+$L_6:
+	@!%p37 bra $L_14;
+$L_7:
+	@!%p39 bra $L_14;
+$L_8:
+	@!%p42 bra $L_14;
+$L_9:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_13;
+$L_10:
+	mov.b64 %rd5, %rd2;
+$L_11:
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mad.lo.s64 %rd10, %rd5, 4, %rd11;
+	ld.global.f32 %f13, [%rd10];
+	add.rn.f32 %f14, %f9, %f13;
+	mad.lo.s64 %rd15, %rd5, 4, %rd16;
+	st.global.f32 [%rd15], %f14;
+	add.s64 %rd18, %rd5, 1;
+	setp.lt.s64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_13;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_9;
+$L_13:
+	ret;
+$L_14:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_13;
+$L_15:
+	mov.b64 %rd5, %rd2;
+$L_16:
 	setp.ge.u64 %pt0, %rd5, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
@@ -851,12 +1363,10 @@ $L_4:
 	st.global.f32 [%rd15], %f14;
 	add.s64 %rd18, %rd5, 1;
 	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
-$L_5:
+	@!%p19 bra $L_13;
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_14;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
@@ -909,17 +1419,37 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r36 = move.i64 r11
+	r37 = convert.u64.i64 r36
+	r38 = move.i64 r2
+	r39 = convert.u64.i64 r38
+	r40 = lt.u64 r39, r37
+	r41 = convert.u64.i64 r3
+	r42 = add.u64 r41, 4611686018427387904
+	r43 = le.u64 r42, 9223372036854775808
+	r44 = sub.u64 r41, 1
+	r45 = convert.u64.i64 r2
+	r46 = sub.u64 r44, r45
+	r47 = sub.u64 r37, 1
+	r48 = sub.u64 r47, r39
+	r49 = le.u64 r46, r48
+	branch r40, b3, b28
+b3: # checks
+	branch r43, b4, b28
+b4: # checks
+	branch r49, b5, b28
+b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b23
-b3: # index
+	branch r5, b6, b26
+b6: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	r7 = move.ptr r10
 	r8 = move.i64 r11
-	jump b5
-b5: # computeA.entry
+	jump b8
+b8: # computeA.entry
 	r27 = mulhi.i64 r6, -9002011107970261188
 	r28 = add.i64 r27, r6
 	r29 = convert.u64.i64 r28
@@ -933,89 +1463,193 @@ b5: # computeA.entry
 	r14 = convert.f32.i64 r13
 	r15 = mul.f32 r14, 0.5
 	r16 = lt.i64 0, 64
-	branch r16, b6, b24
-b6: # edge 0→1
+	branch r16, b9, b27
+b9: # edge 0→1
 	r17 = move.f32 r15
 	r18 = move.i64 0
-	jump b7
-b7: # unroll setup
-	r36 = max.i64 64, -9223372036854775804
-	r37 = sub.i64 r36, 4
-	jump b8
-b8: # unroll guard
-	r38 = lt.i64 r18, r37
-	branch r38, b9, b17
-b9: # computeA.rangeint.body (unrolled 0)
+	jump b10
+b10: # unroll setup
+	r50 = max.i64 64, -9223372036854775804
+	r51 = sub.i64 r50, 4
+	jump b11
+b11: # unroll guard
+	r52 = lt.i64 r18, r51
+	branch r52, b12, b20
+b12: # computeA.rangeint.body (unrolled 0)
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
-	jump b10
-b10: # edge 1→1 (unrolled 0)
+	jump b13
+b13: # edge 1→1 (unrolled 0)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b14
+b14: # computeA.rangeint.body (unrolled 1)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b15
+b15: # edge 1→1 (unrolled 1)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b16
+b16: # computeA.rangeint.body (unrolled 2)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b17
+b17: # edge 1→1 (unrolled 2)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b18
+b18: # computeA.rangeint.body (unrolled 3)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b19
+b19: # edge 1→1 (unrolled 3)
 	r17 = move.f32 r21
 	r18 = move.i64 r22
 	jump b11
-b11: # computeA.rangeint.body (unrolled 1)
+b20: # computeA.rangeint.body
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
-	jump b12
-b12: # edge 1→1 (unrolled 1)
+	branch r23, b21, b22
+b21: # edge 1→1
 	r17 = move.f32 r21
 	r18 = move.i64 r22
-	jump b13
-b13: # computeA.rangeint.body (unrolled 2)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	jump b14
-b14: # edge 1→1 (unrolled 2)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b15
-b15: # computeA.rangeint.body (unrolled 3)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	jump b16
-b16: # edge 1→1 (unrolled 3)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b8
-b17: # computeA.rangeint.body
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	branch r23, b18, b19
-b18: # edge 1→1
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b17
-b19: # edge 1→2
-	r19 = move.f32 r21
 	jump b20
-b20: # computeA.rangeint.done
+b22: # edge 1→2
+	r19 = move.f32 r21
+	jump b23
+b23: # computeA.rangeint.done
 	r12 = move.f32 r19
-	jump b21
-b21: # computeA.return
+	jump b24
+b24: # computeA.return
+	r24 = elemaddr r7, r6, 4
+	store.f32 r24, r12
+	r25 = add.i64 r6, 1
+	r26 = lt.i64 r25, r3
+	branch r26, b25, b26
+b25: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b26: # exit
+	return
+b27: # edge 0→2
+	r19 = move.f32 r15
+	jump b23
+b28: # head (checked)
+	r5 = lt.i64 r2, r3
+	branch r5, b29, b26
+b29: # index (checked)
+	r6 = move.i64 r2
+	jump b30
+b30: # rangeint.body (checked)
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	jump b31
+b31: # computeA.entry (checked)
+	r27 = mulhi.i64 r6, -9002011107970261188
+	r28 = add.i64 r27, r6
+	r29 = convert.u64.i64 r28
+	r30 = shr.u64.u32 r29, 63
+	r31 = shr.i64.u32 r28, 9
+	r32 = convert.i64.u64 r30
+	r33 = add.i64 r31, r32
+	r34 = mul.i64 r33, 1000
+	r35 = sub.i64 r6, r34
+	r13 = move.i64 r35
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, 0.5
+	r16 = lt.i64 0, 64
+	branch r16, b32, b49
+b32: # edge 0→1 (checked)
+	r17 = move.f32 r15
+	r18 = move.i64 0
+	jump b33
+b33: # unroll setup
+	r53 = max.i64 64, -9223372036854775804
+	r54 = sub.i64 r53, 4
+	jump b34
+b34: # unroll guard
+	r55 = lt.i64 r18, r54
+	branch r55, b35, b43
+b35: # computeA.rangeint.body (checked) (unrolled 0)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 0)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b37
+b37: # computeA.rangeint.body (checked) (unrolled 1)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 1)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b39
+b39: # computeA.rangeint.body (checked) (unrolled 2)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 2)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b41
+b41: # computeA.rangeint.body (checked) (unrolled 3)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b42
+b42: # edge 1→1 (checked) (unrolled 3)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b34
+b43: # computeA.rangeint.body (checked)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	branch r23, b44, b45
+b44: # edge 1→1 (checked)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b43
+b45: # edge 1→2 (checked)
+	r19 = move.f32 r21
+	jump b46
+b46: # computeA.rangeint.done (checked)
+	r12 = move.f32 r19
+	jump b47
+b47: # computeA.return (checked)
 	checkindex r6, r8, site 0
 	r24 = elemaddr r7, r6, 4
 	store.f32 r24, r12
 	r25 = add.i64 r6, 1
 	r26 = lt.i64 r25, r3
-	branch r26, b22, b23
-b22: # latch
+	branch r26, b48, b26
+b48: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b23: # exit
-	return
-b24: # edge 0→2
+	jump b28
+b49: # edge 0→2 (checked)
 	r19 = move.f32 r15
-	jump b20
+	jump b46
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
 b0: # entry
@@ -1029,17 +1663,37 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r37 = move.i64 r11
+	r38 = convert.u64.i64 r37
+	r39 = move.i64 r2
+	r40 = convert.u64.i64 r39
+	r41 = lt.u64 r40, r38
+	r42 = convert.u64.i64 r3
+	r43 = add.u64 r42, 4611686018427387904
+	r44 = le.u64 r43, 9223372036854775808
+	r45 = sub.u64 r42, 1
+	r46 = convert.u64.i64 r2
+	r47 = sub.u64 r45, r46
+	r48 = sub.u64 r38, 1
+	r49 = sub.u64 r48, r40
+	r50 = le.u64 r47, r49
+	branch r41, b3, b28
+b3: # checks
+	branch r44, b4, b28
+b4: # checks
+	branch r50, b5, b28
+b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b23
-b3: # index
+	branch r5, b6, b26
+b6: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	r7 = move.ptr r10
 	r8 = move.i64 r11
-	jump b5
-b5: # computeB.entry
+	jump b8
+b8: # computeB.entry
 	r28 = mulhi.i64 r6, -6291360591419602545
 	r29 = add.i64 r28, r6
 	r30 = convert.u64.i64 r29
@@ -1052,99 +1706,212 @@ b5: # computeB.entry
 	r13 = move.i64 r36
 	r14 = convert.f32.i64 r13
 	r15 = lt.i64 0, 64
-	branch r15, b6, b24
-b6: # edge 0→1
+	branch r15, b9, b27
+b9: # edge 0→1
 	r16 = move.f32 r14
 	r17 = move.i64 0
-	jump b7
-b7: # unroll setup
-	r37 = max.i64 64, -9223372036854775804
-	r38 = sub.i64 r37, 4
-	jump b8
-b8: # unroll guard
-	r39 = lt.i64 r17, r38
-	branch r39, b9, b17
-b9: # computeB.rangeint.body (unrolled 0)
+	jump b10
+b10: # unroll setup
+	r51 = max.i64 64, -9223372036854775804
+	r52 = sub.i64 r51, 4
+	jump b11
+b11: # unroll guard
+	r53 = lt.i64 r17, r52
+	branch r53, b12, b20
+b12: # computeB.rangeint.body (unrolled 0)
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
-	jump b10
-b10: # edge 1→1 (unrolled 0)
+	jump b13
+b13: # edge 1→1 (unrolled 0)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b14
+b14: # computeB.rangeint.body (unrolled 1)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b15
+b15: # edge 1→1 (unrolled 1)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b16
+b16: # computeB.rangeint.body (unrolled 2)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b17
+b17: # edge 1→1 (unrolled 2)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b18
+b18: # computeB.rangeint.body (unrolled 3)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b19
+b19: # edge 1→1 (unrolled 3)
 	r16 = move.f32 r22
 	r17 = move.i64 r23
 	jump b11
-b11: # computeB.rangeint.body (unrolled 1)
+b20: # computeB.rangeint.body
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
-	jump b12
-b12: # edge 1→1 (unrolled 1)
+	branch r24, b21, b22
+b21: # edge 1→1
 	r16 = move.f32 r22
 	r17 = move.i64 r23
-	jump b13
-b13: # computeB.rangeint.body (unrolled 2)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	jump b14
-b14: # edge 1→1 (unrolled 2)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b15
-b15: # computeB.rangeint.body (unrolled 3)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	jump b16
-b16: # edge 1→1 (unrolled 3)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b8
-b17: # computeB.rangeint.body
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	branch r24, b18, b19
-b18: # edge 1→1
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b17
-b19: # edge 1→2
-	r18 = move.f32 r22
 	jump b20
-b20: # computeB.rangeint.done
+b22: # edge 1→2
+	r18 = move.f32 r22
+	jump b23
+b23: # computeB.rangeint.done
 	r12 = move.f32 r18
-	jump b21
-b21: # computeB.return
+	jump b24
+b24: # computeB.return
+	r25 = elemaddr r7, r6, 4
+	store.f32 r25, r12
+	r26 = add.i64 r6, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b25, b26
+b25: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b26: # exit
+	return
+b27: # edge 0→2
+	r18 = move.f32 r14
+	jump b23
+b28: # head (checked)
+	r5 = lt.i64 r2, r3
+	branch r5, b29, b26
+b29: # index (checked)
+	r6 = move.i64 r2
+	jump b30
+b30: # rangeint.body (checked)
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	jump b31
+b31: # computeB.entry (checked)
+	r28 = mulhi.i64 r6, -6291360591419602545
+	r29 = add.i64 r28, r6
+	r30 = convert.u64.i64 r29
+	r31 = shr.u64.u32 r30, 63
+	r32 = shr.i64.u32 r29, 9
+	r33 = convert.i64.u64 r31
+	r34 = add.i64 r32, r33
+	r35 = mul.i64 r34, 777
+	r36 = sub.i64 r6, r35
+	r13 = move.i64 r36
+	r14 = convert.f32.i64 r13
+	r15 = lt.i64 0, 64
+	branch r15, b32, b49
+b32: # edge 0→1 (checked)
+	r16 = move.f32 r14
+	r17 = move.i64 0
+	jump b33
+b33: # unroll setup
+	r54 = max.i64 64, -9223372036854775804
+	r55 = sub.i64 r54, 4
+	jump b34
+b34: # unroll guard
+	r56 = lt.i64 r17, r55
+	branch r56, b35, b43
+b35: # computeB.rangeint.body (checked) (unrolled 0)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 0)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b37
+b37: # computeB.rangeint.body (checked) (unrolled 1)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 1)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b39
+b39: # computeB.rangeint.body (checked) (unrolled 2)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 2)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b41
+b41: # computeB.rangeint.body (checked) (unrolled 3)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b42
+b42: # edge 1→1 (checked) (unrolled 3)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b34
+b43: # computeB.rangeint.body (checked)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	branch r24, b44, b45
+b44: # edge 1→1 (checked)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b43
+b45: # edge 1→2 (checked)
+	r18 = move.f32 r22
+	jump b46
+b46: # computeB.rangeint.done (checked)
+	r12 = move.f32 r18
+	jump b47
+b47: # computeB.return (checked)
 	checkindex r6, r8, site 1
 	r25 = elemaddr r7, r6, 4
 	store.f32 r25, r12
 	r26 = add.i64 r6, 1
 	r27 = lt.i64 r26, r3
-	branch r27, b22, b23
-b22: # latch
+	branch r27, b48, b26
+b48: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b23: # exit
-	return
-b24: # edge 0→2
+	jump b28
+b49: # edge 0→2 (checked)
 	r18 = move.f32 r14
-	jump b20
+	jump b46
 
 kernel ComputeABSerial(a []f32, b []f32, n i64)
 site 0 index kernels.go:30:4
@@ -1161,13 +1928,32 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r32 = convert.u64.i64 r20
+	r33 = move.i64 r2
+	r34 = convert.u64.i64 r33
+	r35 = lt.u64 r34, r32
+	r36 = convert.u64.i64 r3
+	r37 = add.u64 r36, 4611686018427387904
+	r38 = le.u64 r37, 9223372036854775808
+	r39 = sub.u64 r36, 1
+	r40 = convert.u64.i64 r2
+	r41 = sub.u64 r39, r40
+	r42 = sub.u64 r32, 1
+	r43 = sub.u64 r42, r34
+	r44 = le.u64 r41, r43
+	branch r35, b3, b27
+b3: # checks
+	branch r38, b4, b27
+b4: # checks
+	branch r44, b5, b27
+b5: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b22
-b3: # index
+	branch r4, b6, b25
+b6: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # computeA.entry
+	jump b7
+b7: # computeA.entry
 	r23 = mulhi.i64 r5, -9002011107970261188
 	r24 = add.i64 r23, r5
 	r25 = convert.u64.i64 r24
@@ -1181,89 +1967,189 @@ b4: # computeA.entry
 	r8 = convert.f32.i64 r7
 	r9 = mul.f32 r8, 0.5
 	r10 = lt.i64 0, 64
-	branch r10, b5, b23
-b5: # edge 0→1
+	branch r10, b8, b26
+b8: # edge 0→1
 	r11 = move.f32 r9
 	r12 = move.i64 0
-	jump b6
-b6: # unroll setup
-	r32 = max.i64 64, -9223372036854775804
-	r33 = sub.i64 r32, 4
-	jump b7
-b7: # unroll guard
-	r34 = lt.i64 r12, r33
-	branch r34, b8, b16
-b8: # computeA.rangeint.body (unrolled 0)
+	jump b9
+b9: # unroll setup
+	r45 = max.i64 64, -9223372036854775804
+	r46 = sub.i64 r45, 4
+	jump b10
+b10: # unroll guard
+	r47 = lt.i64 r12, r46
+	branch r47, b11, b19
+b11: # computeA.rangeint.body (unrolled 0)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
-	jump b9
-b9: # edge 1→1 (unrolled 0)
+	jump b12
+b12: # edge 1→1 (unrolled 0)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b13
+b13: # computeA.rangeint.body (unrolled 1)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b14
+b14: # edge 1→1 (unrolled 1)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b15
+b15: # computeA.rangeint.body (unrolled 2)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b16
+b16: # edge 1→1 (unrolled 2)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b17
+b17: # computeA.rangeint.body (unrolled 3)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b18
+b18: # edge 1→1 (unrolled 3)
 	r11 = move.f32 r15
 	r12 = move.i64 r16
 	jump b10
-b10: # computeA.rangeint.body (unrolled 1)
+b19: # computeA.rangeint.body
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
-	jump b11
-b11: # edge 1→1 (unrolled 1)
+	branch r17, b20, b21
+b20: # edge 1→1
 	r11 = move.f32 r15
 	r12 = move.i64 r16
-	jump b12
-b12: # computeA.rangeint.body (unrolled 2)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	jump b13
-b13: # edge 1→1 (unrolled 2)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b14
-b14: # computeA.rangeint.body (unrolled 3)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	jump b15
-b15: # edge 1→1 (unrolled 3)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b7
-b16: # computeA.rangeint.body
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	branch r17, b17, b18
-b17: # edge 1→1
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b16
-b18: # edge 1→2
-	r13 = move.f32 r15
 	jump b19
-b19: # computeA.rangeint.done
+b21: # edge 1→2
+	r13 = move.f32 r15
+	jump b22
+b22: # computeA.rangeint.done
 	r6 = move.f32 r13
-	jump b20
-b20: # computeA.return
+	jump b23
+b23: # computeA.return
+	r18 = elemaddr r19, r5, 4
+	store.f32 r18, r6
+	r21 = add.i64 r5, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b24, b25
+b24: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b25: # exit
+	return
+b26: # edge 0→2
+	r13 = move.f32 r9
+	jump b22
+b27: # head (checked)
+	r4 = lt.i64 r2, r3
+	branch r4, b28, b25
+b28: # index (checked)
+	r5 = move.i64 r2
+	jump b29
+b29: # computeA.entry (checked)
+	r23 = mulhi.i64 r5, -9002011107970261188
+	r24 = add.i64 r23, r5
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 9
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 1000
+	r31 = sub.i64 r5, r30
+	r7 = move.i64 r31
+	r8 = convert.f32.i64 r7
+	r9 = mul.f32 r8, 0.5
+	r10 = lt.i64 0, 64
+	branch r10, b30, b47
+b30: # edge 0→1 (checked)
+	r11 = move.f32 r9
+	r12 = move.i64 0
+	jump b31
+b31: # unroll setup
+	r48 = max.i64 64, -9223372036854775804
+	r49 = sub.i64 r48, 4
+	jump b32
+b32: # unroll guard
+	r50 = lt.i64 r12, r49
+	branch r50, b33, b41
+b33: # computeA.rangeint.body (checked) (unrolled 0)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 0)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b35
+b35: # computeA.rangeint.body (checked) (unrolled 1)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 1)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b37
+b37: # computeA.rangeint.body (checked) (unrolled 2)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 2)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b39
+b39: # computeA.rangeint.body (checked) (unrolled 3)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 3)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b32
+b41: # computeA.rangeint.body (checked)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	branch r17, b42, b43
+b42: # edge 1→1 (checked)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b41
+b43: # edge 1→2 (checked)
+	r13 = move.f32 r15
+	jump b44
+b44: # computeA.rangeint.done (checked)
+	r6 = move.f32 r13
+	jump b45
+b45: # computeA.return (checked)
 	checkindex r5, r20, site 0
 	r18 = elemaddr r19, r5, 4
 	store.f32 r18, r6
 	r21 = add.i64 r5, 1
 	r22 = lt.i64 r21, r3
-	branch r22, b21, b22
-b21: # latch
+	branch r22, b46, b25
+b46: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # exit
-	return
-b23: # edge 0→2
+	jump b27
+b47: # edge 0→2 (checked)
 	r13 = move.f32 r9
-	jump b19
+	jump b44
 
 task ComputeABSerial_1 parallel count=(param n)
 b0: # entry
@@ -1276,13 +2162,32 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r33 = convert.u64.i64 r21
+	r34 = move.i64 r2
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r33
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 4611686018427387904
+	r39 = le.u64 r38, 9223372036854775808
+	r40 = sub.u64 r37, 1
+	r41 = convert.u64.i64 r2
+	r42 = sub.u64 r40, r41
+	r43 = sub.u64 r33, 1
+	r44 = sub.u64 r43, r35
+	r45 = le.u64 r42, r44
+	branch r36, b3, b27
+b3: # checks
+	branch r39, b4, b27
+b4: # checks
+	branch r45, b5, b27
+b5: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b22
-b3: # index
+	branch r4, b6, b25
+b6: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # computeB.entry
+	jump b7
+b7: # computeB.entry
 	r24 = mulhi.i64 r5, -6291360591419602545
 	r25 = add.i64 r24, r5
 	r26 = convert.u64.i64 r25
@@ -1295,99 +2200,208 @@ b4: # computeB.entry
 	r7 = move.i64 r32
 	r8 = convert.f32.i64 r7
 	r9 = lt.i64 0, 64
-	branch r9, b5, b23
-b5: # edge 0→1
+	branch r9, b8, b26
+b8: # edge 0→1
 	r10 = move.f32 r8
 	r11 = move.i64 0
-	jump b6
-b6: # unroll setup
-	r33 = max.i64 64, -9223372036854775804
-	r34 = sub.i64 r33, 4
-	jump b7
-b7: # unroll guard
-	r35 = lt.i64 r11, r34
-	branch r35, b8, b16
-b8: # computeB.rangeint.body (unrolled 0)
+	jump b9
+b9: # unroll setup
+	r46 = max.i64 64, -9223372036854775804
+	r47 = sub.i64 r46, 4
+	jump b10
+b10: # unroll guard
+	r48 = lt.i64 r11, r47
+	branch r48, b11, b19
+b11: # computeB.rangeint.body (unrolled 0)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
 	r16 = add.f32 r15, 1.0
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
-	jump b9
-b9: # edge 1→1 (unrolled 0)
+	jump b12
+b12: # edge 1→1 (unrolled 0)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b13
+b13: # computeB.rangeint.body (unrolled 1)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b14
+b14: # edge 1→1 (unrolled 1)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b15
+b15: # computeB.rangeint.body (unrolled 2)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b16
+b16: # edge 1→1 (unrolled 2)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b17
+b17: # computeB.rangeint.body (unrolled 3)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b18
+b18: # edge 1→1 (unrolled 3)
 	r10 = move.f32 r16
 	r11 = move.i64 r17
 	jump b10
-b10: # computeB.rangeint.body (unrolled 1)
+b19: # computeB.rangeint.body
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
 	r16 = add.f32 r15, 1.0
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
-	jump b11
-b11: # edge 1→1 (unrolled 1)
+	branch r18, b20, b21
+b20: # edge 1→1
 	r10 = move.f32 r16
 	r11 = move.i64 r17
-	jump b12
-b12: # computeB.rangeint.body (unrolled 2)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	jump b13
-b13: # edge 1→1 (unrolled 2)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b14
-b14: # computeB.rangeint.body (unrolled 3)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	jump b15
-b15: # edge 1→1 (unrolled 3)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b7
-b16: # computeB.rangeint.body
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	branch r18, b17, b18
-b17: # edge 1→1
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b16
-b18: # edge 1→2
-	r12 = move.f32 r16
 	jump b19
-b19: # computeB.rangeint.done
+b21: # edge 1→2
+	r12 = move.f32 r16
+	jump b22
+b22: # computeB.rangeint.done
 	r6 = move.f32 r12
-	jump b20
-b20: # computeB.return
+	jump b23
+b23: # computeB.return
+	r19 = elemaddr r20, r5, 4
+	store.f32 r19, r6
+	r22 = add.i64 r5, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b24, b25
+b24: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b25: # exit
+	return
+b26: # edge 0→2
+	r12 = move.f32 r8
+	jump b22
+b27: # head (checked)
+	r4 = lt.i64 r2, r3
+	branch r4, b28, b25
+b28: # index (checked)
+	r5 = move.i64 r2
+	jump b29
+b29: # computeB.entry (checked)
+	r24 = mulhi.i64 r5, -6291360591419602545
+	r25 = add.i64 r24, r5
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r5, r31
+	r7 = move.i64 r32
+	r8 = convert.f32.i64 r7
+	r9 = lt.i64 0, 64
+	branch r9, b30, b47
+b30: # edge 0→1 (checked)
+	r10 = move.f32 r8
+	r11 = move.i64 0
+	jump b31
+b31: # unroll setup
+	r49 = max.i64 64, -9223372036854775804
+	r50 = sub.i64 r49, 4
+	jump b32
+b32: # unroll guard
+	r51 = lt.i64 r11, r50
+	branch r51, b33, b41
+b33: # computeB.rangeint.body (checked) (unrolled 0)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 0)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b35
+b35: # computeB.rangeint.body (checked) (unrolled 1)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 1)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b37
+b37: # computeB.rangeint.body (checked) (unrolled 2)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 2)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b39
+b39: # computeB.rangeint.body (checked) (unrolled 3)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 3)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b32
+b41: # computeB.rangeint.body (checked)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	branch r18, b42, b43
+b42: # edge 1→1 (checked)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b41
+b43: # edge 1→2 (checked)
+	r12 = move.f32 r16
+	jump b44
+b44: # computeB.rangeint.done (checked)
+	r6 = move.f32 r12
+	jump b45
+b45: # computeB.return (checked)
 	checkindex r5, r21, site 1
 	r19 = elemaddr r20, r5, 4
 	store.f32 r19, r6
 	r22 = add.i64 r5, 1
 	r23 = lt.i64 r22, r3
-	branch r23, b21, b22
-b21: # latch
+	branch r23, b46, b25
+b46: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # exit
-	return
-b23: # edge 0→2
+	jump b27
+b47: # edge 0→2 (checked)
 	r12 = move.f32 r8
-	jump b19
+	jump b44
 
 kernel Combine(a []f32, b []f32, c []f32, n i64)
 site 0 index kernels.go:42:11
@@ -1409,13 +2423,72 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r20 = convert.u64.i64 r8
+	r21 = move.i64 r2
+	r22 = convert.u64.i64 r21
+	r23 = lt.u64 r22, r20
+	r24 = convert.u64.i64 r3
+	r25 = add.u64 r24, 4611686018427387904
+	r26 = le.u64 r25, 9223372036854775808
+	r27 = sub.u64 r24, 1
+	r28 = convert.u64.i64 r2
+	r29 = sub.u64 r27, r28
+	r30 = sub.u64 r20, 1
+	r31 = sub.u64 r30, r22
+	r32 = le.u64 r29, r31
+	r33 = convert.u64.i64 r12
+	r34 = lt.u64 r22, r33
+	r35 = sub.u64 r33, 1
+	r36 = sub.u64 r35, r22
+	r37 = le.u64 r29, r36
+	r38 = convert.u64.i64 r17
+	r39 = lt.u64 r22, r38
+	r40 = sub.u64 r38, 1
+	r41 = sub.u64 r40, r22
+	r42 = le.u64 r29, r41
+	branch r23, b3, b14
+b3: # checks
+	branch r26, b4, b14
+b4: # checks
+	branch r32, b5, b14
+b5: # checks
+	branch r34, b6, b14
+b6: # checks
+	branch r37, b7, b14
+b7: # checks
+	branch r39, b8, b14
+b8: # checks
+	branch r42, b9, b14
+b9: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
+	branch r4, b10, b13
+b10: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b11
+b11: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = elemaddr r11, r5, 4
+	r13 = load.f32 r10
+	r14 = add.f32 r9, r13
+	r15 = elemaddr r16, r5, 4
+	store.f32 r15, r14
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b12, b13
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b13: # exit
+	return
+b14: # head (checked)
+	r4 = lt.i64 r2, r3
+	branch r4, b15, b13
+b15: # index (checked)
+	r5 = move.i64 r2
+	jump b16
+b16: # rangeint.body (checked)
 	checkindex r5, r8, site 0
 	r6 = elemaddr r7, r5, 4
 	r9 = load.f32 r6
@@ -1428,10 +2501,8 @@ b4: # rangeint.body
 	store.f32 r15, r14
 	r18 = add.i64 r5, 1
 	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
-b5: # latch
+	branch r19, b17, b13
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b14
 `

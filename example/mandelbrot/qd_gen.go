@@ -107,12 +107,12 @@ const qdPTX = `//
 	.param .u64 Mandelbrot_0_param_9
 )
 {
-	.reg .pred %p<52>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<42>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<51>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rd<69>;
+	.reg .b64 %rdt<6>;
 	.reg .f64 %fd<41>;
 
 $L_0:
@@ -139,11 +139,30 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_13;
+	mov.b64 %rd47, %rd44;
+	mov.b64 %rd48, %rd2;
+	mov.b64 %rd49, %rd48;
+	setp.lt.u64 %p50, %rd49, %rd47;
+	mov.b64 %rd51, %rd3;
+	add.u64 %rd52, %rd51, 4611686018427387904;
+	setp.le.u64 %p53, %rd52, 9223372036854775808U;
+	sub.u64 %rd54, %rd51, 1;
+	mov.b64 %rd55, %rd2;
+	sub.u64 %rd56, %rd54, %rd55;
+	sub.u64 %rd57, %rd47, 1;
+	sub.u64 %rd58, %rd57, %rd49;
+	setp.le.u64 %p59, %rd56, %rd58;
+	@!%p50 bra $L_31;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p53 bra $L_31;
 $L_4:
+	@!%p59 bra $L_31;
+$L_5:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_16;
+$L_6:
+	mov.b64 %rd7, %rd2;
+$L_7:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
 	setp.eq.s64 %pt1, %rd4, -1;
@@ -165,59 +184,39 @@ $L_4:
 	cvt.rn.f64.s64 %fd23, %rd5;
 	div.rn.f64 %fd24, %fd22, %fd23;
 	add.rn.f64 %fd25, %fd20, %fd24;
-$L_5:
+$L_8:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_6:
-	cvt.s64.s32 %rd47, %r27;
-	max.s64 %rd48, %rd47, -9223372036854775805;
-	sub.s64 %rd49, %rd48, 3;
-$L_7:
-	cvt.s64.s32 %rd50, %r30;
-	setp.lt.s64 %p51, %rd50, %rd49;
-	@!%p51 bra $L_24;
-$L_8:
-	setp.lt.s32 %p31, %r30, %r27;
 $L_9:
+	cvt.s64.s32 %rd60, %r27;
+	max.s64 %rd61, %rd60, -9223372036854775805;
+	sub.s64 %rd62, %rd61, 3;
+$L_10:
+	cvt.s64.s32 %rd63, %r30;
+	setp.lt.s64 %p64, %rd63, %rd62;
+	@!%p64 bra $L_27;
+$L_11:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_12:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_14;
-$L_10:
+	@!%p35 bra $L_17;
+$L_13:
 	mov.b32 %r26, %r30;
-$L_11:
-	setp.ge.u64 %pt3, %rd7, %rd44;
-	@%pt3 bra $Lfault_1;
+$L_14:
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
 	add.s64 %rd45, %rd7, 1;
 	setp.lt.s64 %p46, %rd45, %rd3;
-	@!%p46 bra $L_13;
-$L_12:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_13:
-	ret;
-$L_14:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	@!%p46 bra $L_16;
 $L_15:
-	setp.lt.s32 %p31, %r30, %r27;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
 $L_16:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	ret;
 $L_17:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -235,7 +234,7 @@ $L_19:
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	@%p35 bra $L_13;
 $L_20:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -253,7 +252,7 @@ $L_22:
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	@%p35 bra $L_13;
 $L_23:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -264,16 +263,14 @@ $L_23:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_7;
 $L_24:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_27;
 $L_25:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	@%p35 bra $L_13;
 $L_26:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -284,34 +281,207 @@ $L_26:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_24;
+	bra.uni $L_10;
 $L_27:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_30;
+$L_28:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_13;
+$L_29:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_27;
+$L_30:
 	mov.b32 %r26, %r27;
-	bra.uni $L_11;
+	bra.uni $L_14;
+$L_31:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_16;
+$L_32:
+	mov.b64 %rd7, %rd2;
+$L_33:
+	setp.eq.s64 %pt3, %rd4, 0;
+	@%pt3 bra $Lfault_1;
+	setp.eq.s64 %pt4, %rd4, -1;
+	rem.s64 %rd8, %rd7, %rd4;
+	selp.b64 %rd8, 0, %rd8, %pt4;
+	setp.eq.s64 %pt5, %rd4, -1;
+	neg.s64 %rdt4, %rd7;
+	div.s64 %rd9, %rd7, %rd4;
+	selp.b64 %rd9, %rdt4, %rd9, %pt5;
+	sub.rn.f64 %fd10, %fd11, %fd12;
+	cvt.rn.f64.s64 %fd13, %rd8;
+	mul.rn.f64 %fd14, %fd10, %fd13;
+	cvt.rn.f64.s64 %fd15, %rd4;
+	div.rn.f64 %fd16, %fd14, %fd15;
+	add.rn.f64 %fd17, %fd12, %fd16;
+	sub.rn.f64 %fd18, %fd19, %fd20;
+	cvt.rn.f64.s64 %fd21, %rd9;
+	mul.rn.f64 %fd22, %fd18, %fd21;
+	cvt.rn.f64.s64 %fd23, %rd5;
+	div.rn.f64 %fd24, %fd22, %fd23;
+	add.rn.f64 %fd25, %fd20, %fd24;
+$L_34:
+	mov.f64 %fd28, 0d0000000000000000;
+	mov.f64 %fd29, 0d0000000000000000;
+	mov.b32 %r30, 0;
+$L_35:
+	cvt.s64.s32 %rd65, %r27;
+	max.s64 %rd66, %rd65, -9223372036854775805;
+	sub.s64 %rd67, %rd66, 3;
+$L_36:
+	cvt.s64.s32 %rd68, %r30;
+	setp.lt.s64 %p69, %rd68, %rd67;
+	@!%p69 bra $L_52;
+$L_37:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_38:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@!%p35 bra $L_42;
+$L_39:
+	mov.b32 %r26, %r30;
+$L_40:
+	setp.ge.u64 %pt6, %rd7, %rd44;
+	@%pt6 bra $Lfault_2;
+	mad.lo.s64 %rd42, %rd7, 4, %rd43;
+	st.global.s32 [%rd42], %r26;
+	add.s64 %rd45, %rd7, 1;
+	setp.lt.s64 %p46, %rd45, %rd3;
+	@!%p46 bra $L_16;
+$L_41:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_31;
+$L_42:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+$L_43:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_44:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_39;
+$L_45:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+$L_46:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_47:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_39;
+$L_48:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+$L_49:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_50:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_39;
+$L_51:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_36;
+$L_52:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_55;
+$L_53:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_39;
+$L_54:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_52;
+$L_55:
+	mov.b32 %r26, %r27;
+	bra.uni $L_40;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Mandelbrot_0_param_9];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt5, [Mandelbrot_0_param_9];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
-	st.global.u32 [%rdt4+8], 0;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt5+8], 0;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 }
 `
@@ -340,13 +510,32 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r47 = convert.u64.i64 r44
+	r48 = move.i64 r2
+	r49 = convert.u64.i64 r48
+	r50 = lt.u64 r49, r47
+	r51 = convert.u64.i64 r3
+	r52 = add.u64 r51, 4611686018427387904
+	r53 = le.u64 r52, 9223372036854775808
+	r54 = sub.u64 r51, 1
+	r55 = convert.u64.i64 r2
+	r56 = sub.u64 r54, r55
+	r57 = sub.u64 r47, 1
+	r58 = sub.u64 r57, r49
+	r59 = le.u64 r56, r58
+	branch r50, b3, b31
+b3: # checks
+	branch r53, b4, b31
+b4: # checks
+	branch r59, b5, b31
+b5: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b13
-b3: # index
+	branch r6, b6, b16
+b6: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	checkdiv.i64 r4, site 0
 	r8 = rem.i64 r7, r4
 	r9 = div.i64 r7, r4
@@ -362,66 +551,45 @@ b4: # rangeint.body
 	r23 = convert.f64.i64 r5
 	r24 = div.f64 r22, r23
 	r25 = add.f64 r20, r24
-	jump b5
-b5: # escape.entry
+	jump b8
+b8: # escape.entry
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b6
-b6: # unroll setup
-	r47 = convert.i64.i32 r27
-	r48 = max.i64 r47, -9223372036854775805
-	r49 = sub.i64 r48, 3
-	jump b7
-b7: # unroll guard
-	r50 = convert.i64.i32 r30
-	r51 = lt.i64 r50, r49
-	branch r51, b8, b24
-b8: # escape.for.loop (unrolled 0)
-	r31 = lt.i32 r30, r27
 	jump b9
-b9: # escape.for.body (unrolled 0)
+b9: # unroll setup
+	r60 = convert.i64.i32 r27
+	r61 = max.i64 r60, -9223372036854775805
+	r62 = sub.i64 r61, 3
+	jump b10
+b10: # unroll guard
+	r63 = convert.i64.i32 r30
+	r64 = lt.i64 r63, r62
+	branch r64, b11, b27
+b11: # escape.for.loop (unrolled 0)
+	r31 = lt.i32 r30, r27
+	jump b12
+b12: # escape.for.body (unrolled 0)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b14
-b10: # escape.if.then
+	branch r35, b13, b17
+b13: # escape.if.then
 	r26 = move.i32 r30
-	jump b11
-b11: # escape.return
-	checkindex r7, r44, site 2
+	jump b14
+b14: # escape.return
 	r42 = elemaddr r43, r7, 4
 	store.i32 r42, r26
 	r45 = add.i64 r7, 1
 	r46 = lt.i64 r45, r3
-	branch r46, b12, b13
-b12: # latch
+	branch r46, b15, b16
+b15: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b13: # exit
+	jump b5
+b16: # exit
 	return
-b14: # escape.if.done (unrolled 0)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b15
-b15: # escape.for.loop (unrolled 1)
-	r31 = lt.i32 r30, r27
-	jump b16
-b16: # escape.for.body (unrolled 1)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b17
-b17: # escape.if.done (unrolled 1)
+b17: # escape.if.done (unrolled 0)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -432,16 +600,16 @@ b17: # escape.if.done (unrolled 1)
 	r29 = move.f64 r38
 	r30 = move.i32 r41
 	jump b18
-b18: # escape.for.loop (unrolled 2)
+b18: # escape.for.loop (unrolled 1)
 	r31 = lt.i32 r30, r27
 	jump b19
-b19: # escape.for.body (unrolled 2)
+b19: # escape.for.body (unrolled 1)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b20
-b20: # escape.if.done (unrolled 2)
+	branch r35, b13, b20
+b20: # escape.if.done (unrolled 1)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -452,36 +620,16 @@ b20: # escape.if.done (unrolled 2)
 	r29 = move.f64 r38
 	r30 = move.i32 r41
 	jump b21
-b21: # escape.for.loop (unrolled 3)
+b21: # escape.for.loop (unrolled 2)
 	r31 = lt.i32 r30, r27
 	jump b22
-b22: # escape.for.body (unrolled 3)
+b22: # escape.for.body (unrolled 2)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b23
-b23: # escape.if.done (unrolled 3)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b7
-b24: # escape.for.loop
-	r31 = lt.i32 r30, r27
-	branch r31, b25, b27
-b25: # escape.for.body
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b26
-b26: # escape.if.done
+	branch r35, b13, b23
+b23: # escape.if.done (unrolled 2)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -492,7 +640,200 @@ b26: # escape.if.done
 	r29 = move.f64 r38
 	r30 = move.i32 r41
 	jump b24
-b27: # escape.for.done
+b24: # escape.for.loop (unrolled 3)
+	r31 = lt.i32 r30, r27
+	jump b25
+b25: # escape.for.body (unrolled 3)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b13, b26
+b26: # escape.if.done (unrolled 3)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b10
+b27: # escape.for.loop
+	r31 = lt.i32 r30, r27
+	branch r31, b28, b30
+b28: # escape.for.body
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b13, b29
+b29: # escape.if.done
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b27
+b30: # escape.for.done
 	r26 = move.i32 r27
-	jump b11
+	jump b14
+b31: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b32, b16
+b32: # index (checked)
+	r7 = move.i64 r2
+	jump b33
+b33: # rangeint.body (checked)
+	checkdiv.i64 r4, site 0
+	r8 = rem.i64 r7, r4
+	r9 = div.i64 r7, r4
+	r10 = sub.f64 r11, r12
+	r13 = convert.f64.i64 r8
+	r14 = mul.f64 r10, r13
+	r15 = convert.f64.i64 r4
+	r16 = div.f64 r14, r15
+	r17 = add.f64 r12, r16
+	r18 = sub.f64 r19, r20
+	r21 = convert.f64.i64 r9
+	r22 = mul.f64 r18, r21
+	r23 = convert.f64.i64 r5
+	r24 = div.f64 r22, r23
+	r25 = add.f64 r20, r24
+	jump b34
+b34: # escape.entry (checked)
+	r28 = move.f64 0.0
+	r29 = move.f64 0.0
+	r30 = move.i32 0
+	jump b35
+b35: # unroll setup
+	r65 = convert.i64.i32 r27
+	r66 = max.i64 r65, -9223372036854775805
+	r67 = sub.i64 r66, 3
+	jump b36
+b36: # unroll guard
+	r68 = convert.i64.i32 r30
+	r69 = lt.i64 r68, r67
+	branch r69, b37, b52
+b37: # escape.for.loop (checked) (unrolled 0)
+	r31 = lt.i32 r30, r27
+	jump b38
+b38: # escape.for.body (checked) (unrolled 0)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b39, b42
+b39: # escape.if.then (checked)
+	r26 = move.i32 r30
+	jump b40
+b40: # escape.return (checked)
+	checkindex r7, r44, site 2
+	r42 = elemaddr r43, r7, 4
+	store.i32 r42, r26
+	r45 = add.i64 r7, 1
+	r46 = lt.i64 r45, r3
+	branch r46, b41, b16
+b41: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b31
+b42: # escape.if.done (checked) (unrolled 0)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b43
+b43: # escape.for.loop (checked) (unrolled 1)
+	r31 = lt.i32 r30, r27
+	jump b44
+b44: # escape.for.body (checked) (unrolled 1)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b39, b45
+b45: # escape.if.done (checked) (unrolled 1)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b46
+b46: # escape.for.loop (checked) (unrolled 2)
+	r31 = lt.i32 r30, r27
+	jump b47
+b47: # escape.for.body (checked) (unrolled 2)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b39, b48
+b48: # escape.if.done (checked) (unrolled 2)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b49
+b49: # escape.for.loop (checked) (unrolled 3)
+	r31 = lt.i32 r30, r27
+	jump b50
+b50: # escape.for.body (checked) (unrolled 3)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b39, b51
+b51: # escape.if.done (checked) (unrolled 3)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b36
+b52: # escape.for.loop (checked)
+	r31 = lt.i32 r30, r27
+	branch r31, b53, b55
+b53: # escape.for.body (checked)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b39, b54
+b54: # escape.if.done (checked)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b52
+b55: # escape.for.done (checked)
+	r26 = move.i32 r27
+	jump b40
 `

@@ -92,10 +92,10 @@ const qdPTX = `//
 	.param .u64 Transform_0_param_5
 )
 {
-	.reg .pred %p<34>;
+	.reg .pred %p<52>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<33>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<26>;
 	.reg .f64 %fd<22>;
@@ -121,79 +121,75 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd31, %rd30;
+	mov.b64 %rd32, %rd2;
+	add.s64 %rd33, %rd32, 1;
+	mov.b64 %rd34, %rd33;
+	setp.lt.u64 %p35, %rd34, %rd31;
+	mov.b64 %rd36, %rd3;
+	add.u64 %rd37, %rd36, 18446744073709551615U;
+	add.u64 %rd38, %rd37, 4611686018427387904;
+	setp.le.u64 %p39, %rd38, 9223372036854775808U;
+	sub.u64 %rd40, %rd37, 1;
+	mov.b64 %rd41, %rd2;
+	sub.u64 %rd42, %rd40, %rd41;
+	sub.u64 %rd43, %rd31, 1;
+	sub.u64 %rd44, %rd43, %rd34;
+	setp.le.u64 %p45, %rd42, %rd44;
+	@!%p35 bra $L_27;
+$L_3:
+	@!%p39 bra $L_27;
+$L_4:
+	@!%p45 bra $L_27;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_23;
-$L_3:
+	@!%p7 bra $L_26;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_23;
-$L_5:
+	@!%p10 bra $L_26;
+$L_8:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	setp.gt.s64 %p13, %rd14, 0;
-	@!%p13 bra $L_22;
-$L_6:
+	@!%p13 bra $L_25;
+$L_9:
 	mov.f32 %f15, %f12;
 	mov.b64 %rd16, 0;
-$L_7:
-	max.s64 %rd31, %rd14, -9223372036854775804;
-	sub.s64 %rd32, %rd31, 4;
-$L_8:
-	setp.lt.s64 %p33, %rd16, %rd32;
-	@!%p33 bra $L_17;
-$L_9:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
 $L_10:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
+	max.s64 %rd46, %rd14, -9223372036854775804;
+	sub.s64 %rd47, %rd46, 4;
 $L_11:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	setp.lt.s64 %p48, %rd16, %rd47;
+	@!%p48 bra $L_20;
 $L_12:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
 $L_13:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
 $L_14:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
 $L_15:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
 $L_16:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
-	bra.uni $L_8;
-$L_17:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
 	sqrt.rn.f32 %f22, %f19;
@@ -202,26 +198,149 @@ $L_17:
 	add.rn.f32 %f25, %f23, %f24;
 	add.s64 %rd26, %rd16, 1;
 	setp.lt.s64 %p27, %rd26, %rd14;
-	@!%p27 bra $L_19;
-$L_18:
+$L_17:
 	mov.f32 %f15, %f25;
 	mov.b64 %rd16, %rd26;
-	bra.uni $L_17;
+$L_18:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
 $L_19:
-	mov.f32 %f17, %f25;
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_11;
 $L_20:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+	@!%p27 bra $L_22;
+$L_21:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_20;
+$L_22:
+	mov.f32 %f17, %f25;
+$L_23:
+	mad.lo.s64 %rd28, %rd9, 4, %rd29;
+	st.global.f32 [%rd28], %f17;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_25:
+	mov.f32 %f17, %f12;
+	bra.uni $L_23;
+$L_26:
+	ret;
+$L_27:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_26;
+$L_28:
+	mov.b64 %rd8, %rd2;
+$L_29:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_26;
+$L_30:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	setp.gt.s64 %p13, %rd14, 0;
+	@!%p13 bra $L_47;
+$L_31:
+	mov.f32 %f15, %f12;
+	mov.b64 %rd16, 0;
+$L_32:
+	max.s64 %rd49, %rd14, -9223372036854775804;
+	sub.s64 %rd50, %rd49, 4;
+$L_33:
+	setp.lt.s64 %p51, %rd16, %rd50;
+	@!%p51 bra $L_42;
+$L_34:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_35:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_36:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_37:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_38:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_39:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+$L_40:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+$L_41:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_33;
+$L_42:
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+	@!%p27 bra $L_44;
+$L_43:
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_42;
+$L_44:
+	mov.f32 %f17, %f25;
+$L_45:
 	setp.ge.u64 %pt0, %rd9, %rd30;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd28, %rd9, 4, %rd29;
 	st.global.f32 [%rd28], %f17;
-$L_21:
+$L_46:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_22:
+	bra.uni $L_27;
+$L_47:
 	mov.f32 %f17, %f12;
-	bra.uni $L_20;
-$L_23:
-	ret;
+	bra.uni $L_45;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -263,34 +382,55 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r31 = convert.u64.i64 r30
+	r32 = move.i64 r2
+	r33 = add.i64 r32, 1
+	r34 = convert.u64.i64 r33
+	r35 = lt.u64 r34, r31
+	r36 = convert.u64.i64 r3
+	r37 = add.u64 r36, 18446744073709551615
+	r38 = add.u64 r37, 4611686018427387904
+	r39 = le.u64 r38, 9223372036854775808
+	r40 = sub.u64 r37, 1
+	r41 = convert.u64.i64 r2
+	r42 = sub.u64 r40, r41
+	r43 = sub.u64 r31, 1
+	r44 = sub.u64 r43, r34
+	r45 = le.u64 r42, r44
+	branch r35, b3, b27
+b3: # checks
+	branch r39, b4, b27
+b4: # checks
+	branch r45, b5, b27
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b23
-b3: # index
+	branch r7, b6, b26
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b23
-b5: # rangeindex.body
+	branch r10, b8, b26
+b8: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = gt.i64 r14, 0
-	branch r13, b6, b22
-b6: # edge 2→4
+	branch r13, b9, b25
+b9: # edge 2→4
 	r15 = move.f32 r12
 	r16 = move.i64 0
-	jump b7
-b7: # unroll setup
-	r31 = max.i64 r14, -9223372036854775804
-	r32 = sub.i64 r31, 4
-	jump b8
-b8: # unroll guard
-	r33 = lt.i64 r16, r32
-	branch r33, b9, b17
-b9: # rangeint.body (unrolled 0)
+	jump b10
+b10: # unroll setup
+	r46 = max.i64 r14, -9223372036854775804
+	r47 = sub.i64 r46, 4
+	jump b11
+b11: # unroll guard
+	r48 = lt.i64 r16, r47
+	branch r48, b12, b20
+b12: # rangeint.body (unrolled 0)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
 	r22 = sqrt.f32 r19
@@ -299,12 +439,54 @@ b9: # rangeint.body (unrolled 0)
 	r25 = add.f32 r23, r24
 	r26 = add.i64 r16, 1
 	r27 = lt.i64 r26, r14
-	jump b10
-b10: # edge 4→4 (unrolled 0)
+	jump b13
+b13: # edge 4→4 (unrolled 0)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b14
+b14: # rangeint.body (unrolled 1)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b15
+b15: # edge 4→4 (unrolled 1)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b16
+b16: # rangeint.body (unrolled 2)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b17
+b17: # edge 4→4 (unrolled 2)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b18
+b18: # rangeint.body (unrolled 3)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b19
+b19: # edge 4→4 (unrolled 3)
 	r15 = move.f32 r25
 	r16 = move.i64 r26
 	jump b11
-b11: # rangeint.body (unrolled 1)
+b20: # rangeint.body
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
 	r22 = sqrt.f32 r19
@@ -313,67 +495,135 @@ b11: # rangeint.body (unrolled 1)
 	r25 = add.f32 r23, r24
 	r26 = add.i64 r16, 1
 	r27 = lt.i64 r26, r14
-	jump b12
-b12: # edge 4→4 (unrolled 1)
+	branch r27, b21, b22
+b21: # edge 4→4
 	r15 = move.f32 r25
 	r16 = move.i64 r26
-	jump b13
-b13: # rangeint.body (unrolled 2)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
-	jump b14
-b14: # edge 4→4 (unrolled 2)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
-	jump b15
-b15: # rangeint.body (unrolled 3)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
-	jump b16
-b16: # edge 4→4 (unrolled 3)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
-	jump b8
-b17: # rangeint.body
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
-	branch r27, b18, b19
-b18: # edge 4→4
-	r15 = move.f32 r25
-	r16 = move.i64 r26
-	jump b17
-b19: # edge 4→5
-	r17 = move.f32 r25
 	jump b20
-b20: # rangeint.done
+b22: # edge 4→5
+	r17 = move.f32 r25
+	jump b23
+b23: # rangeint.done
+	r28 = elemaddr r29, r9, 4
+	store.f32 r28, r17
+	jump b24
+b24: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b25: # edge 2→5
+	r17 = move.f32 r12
+	jump b23
+b26: # exit
+	return
+b27: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b28, b26
+b28: # index (checked)
+	r8 = move.i64 r2
+	jump b29
+b29: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b30, b26
+b30: # rangeindex.body (checked)
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = gt.i64 r14, 0
+	branch r13, b31, b47
+b31: # edge 2→4 (checked)
+	r15 = move.f32 r12
+	r16 = move.i64 0
+	jump b32
+b32: # unroll setup
+	r49 = max.i64 r14, -9223372036854775804
+	r50 = sub.i64 r49, 4
+	jump b33
+b33: # unroll guard
+	r51 = lt.i64 r16, r50
+	branch r51, b34, b42
+b34: # rangeint.body (checked) (unrolled 0)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b35
+b35: # edge 4→4 (checked) (unrolled 0)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b36
+b36: # rangeint.body (checked) (unrolled 1)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b37
+b37: # edge 4→4 (checked) (unrolled 1)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b38
+b38: # rangeint.body (checked) (unrolled 2)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b39
+b39: # edge 4→4 (checked) (unrolled 2)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b40
+b40: # rangeint.body (checked) (unrolled 3)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b41
+b41: # edge 4→4 (checked) (unrolled 3)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b33
+b42: # rangeint.body (checked)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	branch r27, b43, b44
+b43: # edge 4→4 (checked)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b42
+b44: # edge 4→5 (checked)
+	r17 = move.f32 r25
+	jump b45
+b45: # rangeint.done (checked)
 	checkindex r9, r30, site 0
 	r28 = elemaddr r29, r9, 4
 	store.f32 r28, r17
-	jump b21
-b21: # latch
+	jump b46
+b46: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # edge 2→5
+	jump b27
+b47: # edge 2→5 (checked)
 	r17 = move.f32 r12
-	jump b20
-b23: # exit
-	return
+	jump b45
 `

@@ -100,10 +100,10 @@ const qdPTX = `//
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<20>;
+	.reg .pred %p<38>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
@@ -128,11 +128,61 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	mov.b64 %rd20, %rd8;
+	mov.b64 %rd21, %rd2;
+	mov.b64 %rd22, %rd21;
+	setp.lt.u64 %p23, %rd22, %rd20;
+	mov.b64 %rd24, %rd3;
+	add.u64 %rd25, %rd24, 4611686018427387904;
+	setp.le.u64 %p26, %rd25, 9223372036854775808U;
+	sub.u64 %rd27, %rd24, 1;
+	mov.b64 %rd28, %rd2;
+	sub.u64 %rd29, %rd27, %rd28;
+	sub.u64 %rd30, %rd20, 1;
+	sub.u64 %rd31, %rd30, %rd22;
+	setp.le.u64 %p32, %rd29, %rd31;
+	mov.b64 %rd33, %rd14;
+	setp.lt.u64 %p34, %rd22, %rd33;
+	sub.u64 %rd35, %rd33, 1;
+	sub.u64 %rd36, %rd35, %rd22;
+	setp.le.u64 %p37, %rd29, %rd36;
+	@!%p23 bra $L_12;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	@!%p26 bra $L_12;
 $L_4:
+	@!%p32 bra $L_12;
+$L_5:
+	@!%p34 bra $L_12;
+$L_6:
+	@!%p37 bra $L_12;
+$L_7:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_11;
+$L_8:
+	mov.b64 %rd5, %rd2;
+$L_9:
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	st.global.f32 [%rd17], %f16;
+	add.s64 %rd18, %rd5, 1;
+	setp.lt.s64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_11;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_11:
+	ret;
+$L_12:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_11;
+$L_13:
+	mov.b64 %rd5, %rd2;
+$L_14:
 	setp.ge.u64 %pt0, %rd5, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
@@ -147,12 +197,10 @@ $L_4:
 	st.global.f32 [%rd17], %f16;
 	add.s64 %rd18, %rd5, 1;
 	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
-$L_5:
+	@!%p19 bra $L_11;
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
@@ -201,13 +249,64 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r20 = convert.u64.i64 r8
+	r21 = move.i64 r2
+	r22 = convert.u64.i64 r21
+	r23 = lt.u64 r22, r20
+	r24 = convert.u64.i64 r3
+	r25 = add.u64 r24, 4611686018427387904
+	r26 = le.u64 r25, 9223372036854775808
+	r27 = sub.u64 r24, 1
+	r28 = convert.u64.i64 r2
+	r29 = sub.u64 r27, r28
+	r30 = sub.u64 r20, 1
+	r31 = sub.u64 r30, r22
+	r32 = le.u64 r29, r31
+	r33 = convert.u64.i64 r14
+	r34 = lt.u64 r22, r33
+	r35 = sub.u64 r33, 1
+	r36 = sub.u64 r35, r22
+	r37 = le.u64 r29, r36
+	branch r23, b3, b12
+b3: # checks
+	branch r26, b4, b12
+b4: # checks
+	branch r32, b5, b12
+b5: # checks
+	branch r34, b6, b12
+b6: # checks
+	branch r37, b7, b12
+b7: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
+	branch r4, b8, b11
+b8: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b9
+b9: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b10, b11
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b11: # exit
+	return
+b12: # head (checked)
+	r4 = lt.i64 r2, r3
+	branch r4, b13, b11
+b13: # index (checked)
+	r5 = move.i64 r2
+	jump b14
+b14: # rangeint.body (checked)
 	checkindex r5, r8, site 0
 	r6 = elemaddr r7, r5, 4
 	r9 = load.f32 r6
@@ -220,10 +319,8 @@ b4: # rangeint.body
 	store.f32 r17, r16
 	r18 = add.i64 r5, 1
 	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
-b5: # latch
+	branch r19, b15, b11
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b12
 `

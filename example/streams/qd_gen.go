@@ -161,10 +161,10 @@ const qdPTX = `//
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<41>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<40>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
@@ -191,16 +191,69 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd21, %rd13;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	mov.b64 %rd36, %rd17;
+	setp.lt.u64 %p37, %rd24, %rd36;
+	sub.u64 %rd38, %rd36, 1;
+	sub.u64 %rd39, %rd38, %rd24;
+	setp.le.u64 %p40, %rd32, %rd39;
+	@!%p25 bra $L_13;
+$L_3:
+	@!%p29 bra $L_13;
+$L_4:
+	@!%p35 bra $L_13;
+$L_5:
+	@!%p37 bra $L_13;
+$L_6:
+	@!%p40 bra $L_13;
+$L_7:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_12;
+$L_8:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_9:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_12;
+$L_10:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_12:
+	ret;
+$L_13:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_12;
+$L_14:
+	mov.b64 %rd8, %rd2;
+$L_15:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_12;
+$L_16:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
@@ -212,11 +265,9 @@ $L_5:
 	add.rn.f32 %f19, %f14, %f18;
 	mad.lo.s64 %rd20, %rd9, 4, %rd4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_13;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -421,10 +472,10 @@ $L_24:
 	.param .u64 Consume_0_param_4
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<31>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<30>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
@@ -448,27 +499,66 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd16, %rd13;
+	mov.b64 %rd17, %rd2;
+	add.s64 %rd18, %rd17, 1;
+	mov.b64 %rd19, %rd18;
+	setp.lt.u64 %p20, %rd19, %rd16;
+	mov.b64 %rd21, %rd3;
+	add.u64 %rd22, %rd21, 18446744073709551615U;
+	add.u64 %rd23, %rd22, 4611686018427387904;
+	setp.le.u64 %p24, %rd23, 9223372036854775808U;
+	sub.u64 %rd25, %rd22, 1;
+	mov.b64 %rd26, %rd2;
+	sub.u64 %rd27, %rd25, %rd26;
+	sub.u64 %rd28, %rd16, 1;
+	sub.u64 %rd29, %rd28, %rd19;
+	setp.le.u64 %p30, %rd27, %rd29;
+	@!%p20 bra $L_11;
+$L_3:
+	@!%p24 bra $L_11;
+$L_4:
+	@!%p30 bra $L_11;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_10;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_10;
+$L_8:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	st.global.f32 [%rd15], %f14;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_10:
+	ret;
+$L_11:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_12:
+	mov.b64 %rd8, %rd2;
+$L_13:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_14:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	mad.lo.s64 %rd15, %rd9, 4, %rd4;
 	st.global.f32 [%rd15], %f14;
-$L_6:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -512,18 +602,73 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r13
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	r36 = convert.u64.i64 r17
+	r37 = lt.u64 r24, r36
+	r38 = sub.u64 r36, 1
+	r39 = sub.u64 r38, r24
+	r40 = le.u64 r32, r39
+	branch r25, b3, b13
+b3: # checks
+	branch r29, b4, b13
+b4: # checks
+	branch r35, b5, b13
+b5: # checks
+	branch r37, b6, b13
+b6: # checks
+	branch r40, b7, b13
+b7: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b8, b12
+b8: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b9
+b9: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b10, b12
+b10: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b12: # exit
+	return
+b13: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b14, b12
+b14: # index (checked)
+	r8 = move.i64 r2
+	jump b15
+b15: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b16, b12
+b16: # rangeindex.body (checked)
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
@@ -533,12 +678,10 @@ b5: # rangeindex.body
 	r19 = add.f32 r14, r18
 	r20 = elemaddr r4, r9, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b17
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b13
 
 kernel Produce(a []f32, v f32, delay i64)
 
@@ -718,27 +861,68 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r16 = convert.u64.i64 r13
+	r17 = move.i64 r2
+	r18 = add.i64 r17, 1
+	r19 = convert.u64.i64 r18
+	r20 = lt.u64 r19, r16
+	r21 = convert.u64.i64 r3
+	r22 = add.u64 r21, 18446744073709551615
+	r23 = add.u64 r22, 4611686018427387904
+	r24 = le.u64 r23, 9223372036854775808
+	r25 = sub.u64 r22, 1
+	r26 = convert.u64.i64 r2
+	r27 = sub.u64 r25, r26
+	r28 = sub.u64 r16, 1
+	r29 = sub.u64 r28, r19
+	r30 = le.u64 r27, r29
+	branch r20, b3, b11
+b3: # checks
+	branch r24, b4, b11
+b4: # checks
+	branch r30, b5, b11
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b6, b10
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b8, b10
+b8: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r14
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b12, b10
+b12: # index (checked)
+	r8 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b14, b10
+b14: # rangeindex.body (checked)
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = elemaddr r4, r9, 4
 	store.f32 r15, r14
-	jump b6
-b6: # latch
+	jump b15
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b11
 `

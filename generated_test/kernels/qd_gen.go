@@ -184,6 +184,130 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:13:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:14:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:15:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:16:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:17:6",
+		}},
+		Name: "Offsets",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Offsets_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:27:6",
+		}},
+		Name: "Reverse",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Reverse_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:36:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:37:10",
+		}},
+		Name: "Strided",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Strided_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "hoisted.go:47:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:49:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:50:7",
+		}},
+		Name: "Rows",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Rows_0",
+			Parallel: false,
+		}, {
+			Entry:    "Rows_1",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:63:10",
+		}},
+		Name: "Columns",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Columns_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:77:11",
+		}},
+		Name: "Span",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Span_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "hoisted.go:88:13",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:89:6",
+		}},
+		Name: "Lookup",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Lookup_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:98:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:99:11",
+		}},
+		Name: "Guarded",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Guarded_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:110:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "hoisted.go:111:18",
+		}},
+		Name: "Fixed",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Fixed_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
 			Pos:  "kernels.go:16:13",
 		}, {
 			Kind: rt.FaultIndex,
@@ -1401,6 +1525,234 @@ func (qdk *Kernels) Unsigned(out *rt.Buffer[uint8], at uint, qdOpts ...rt.Launch
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Offsets launches kernel Offsets (hoisted.go:11) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Offsets(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Offsets", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Offsets(out.CPUSlice(), in.CPUSlice(), w)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Offsets(out.CPUSlice(), in.CPUSlice(), w)
+		}, out, in)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Reverse launches kernel Reverse (hoisted.go:24) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Reverse(out *rt.Buffer[int32], in *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Reverse", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	qdCounts := [1]int64{int64(in.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Reverse(out.CPUSlice(), in.CPUSlice())
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Reverse(out.CPUSlice(), in.CPUSlice())
+		}, out, in)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Strided launches kernel Strided (hoisted.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Strided(out *rt.Buffer[int64], in *rt.Buffer[int64], c int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Strided", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(c))
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Strided(out.CPUSlice(), in.CPUSlice(), c)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Strided(out.CPUSlice(), in.CPUSlice(), c)
+		}, out, in)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Rows launches kernel Rows (hoisted.go:46) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Rows(out *rt.Buffer[float64], in *rt.Buffer[float64], w int, stride int, off int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Rows", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [64]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	rt.PutUint64(qdArgs[:], 40, uint64(stride))
+	rt.PutUint64(qdArgs[:], 48, uint64(off))
+	qdCounts := [2]int64{1, rt.UnknownCount}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Rows(out.CPUSlice(), in.CPUSlice(), w, stride, off)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Rows(out.CPUSlice(), in.CPUSlice(), w, stride, off)
+		}, out, in)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Columns launches kernel Columns (hoisted.go:59) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Columns(sums *rt.Buffer[float32], m *rt.Buffer[float32], n int, rows int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Columns", qdOpts, sums, m); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, sums)
+	rt.PutBuffer(qdArgs[:], 16, m)
+	rt.PutUint64(qdArgs[:], 32, uint64(n))
+	rt.PutUint64(qdArgs[:], 40, uint64(rows))
+	qdCounts := [1]int64{int64(sums.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Columns(sums.CPUSlice(), m.CPUSlice(), n, rows)
+			}, sums, m)
+		}
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Columns(sums.CPUSlice(), m.CPUSlice(), n, rows)
+		}, sums, m)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Span launches kernel Span (hoisted.go:73) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Span(out *rt.Buffer[int64], in *rt.Buffer[int64], lo int, hi int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Span", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(lo))
+	rt.PutUint64(qdArgs[:], 40, uint64(hi))
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Span(out.CPUSlice(), in.CPUSlice(), lo, hi)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Span(out.CPUSlice(), in.CPUSlice(), lo, hi)
+		}, out, in)
+	}
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Lookup launches kernel Lookup (hoisted.go:86) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Lookup(out *rt.Buffer[uint16], table *rt.Buffer[uint16], data *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Lookup", qdOpts, out, table, data); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, data)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Lookup(out.CPUSlice(), table.CPUSlice(), data.CPUSlice())
+			}, out, table, data)
+		}
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Lookup(out.CPUSlice(), table.CPUSlice(), data.CPUSlice())
+		}, out, table, data)
+	}
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Guarded launches kernel Guarded (hoisted.go:96) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Guarded(out *rt.Buffer[int32], in *rt.Buffer[int32], d int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Guarded", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(d))
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Guarded(out.CPUSlice(), in.CPUSlice(), d)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Guarded(out.CPUSlice(), in.CPUSlice(), d)
+		}, out, in)
+	}
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Fixed launches kernel Fixed (hoisted.go:108) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Fixed(out *rt.Buffer[float32], in *rt.Buffer[float32], k int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Fixed", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(k))
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Fixed(out.CPUSlice(), in.CPUSlice(), k)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fixed(out.CPUSlice(), in.CPUSlice(), k)
+		}, out, in)
+	}
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Saxpy launches kernel Saxpy (kernels.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1415,15 +1767,15 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	qdCounts := [1]int64{min(int64(x.Len()), int64(y.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Saxpy(a, x.CPUSlice(), y.CPUSlice())
 			}, x, y)
 		}
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice())
 		}, x, y)
 	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt8 launches kernel MixInt8 (kernels.go:21) after the work already launched on
@@ -1440,15 +1792,15 @@ func (qdk *Kernels) MixInt8(a *rt.Buffer[int8], b *rt.Buffer[int8], out *rt.Buff
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt16 launches kernel MixInt16 (kernels.go:28) after the work already launched on
@@ -1465,15 +1817,15 @@ func (qdk *Kernels) MixInt16(a *rt.Buffer[int16], b *rt.Buffer[int16], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt32 launches kernel MixInt32 (kernels.go:35) after the work already launched on
@@ -1490,15 +1842,15 @@ func (qdk *Kernels) MixInt32(a *rt.Buffer[int32], b *rt.Buffer[int32], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt64 launches kernel MixInt64 (kernels.go:42) after the work already launched on
@@ -1515,15 +1867,15 @@ func (qdk *Kernels) MixInt64(a *rt.Buffer[int64], b *rt.Buffer[int64], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixInt launches kernel MixInt (kernels.go:49) after the work already launched on
@@ -1540,15 +1892,15 @@ func (qdk *Kernels) MixInt(a *rt.Buffer[int], b *rt.Buffer[int], out *rt.Buffer[
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixInt(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint8 launches kernel MixUint8 (kernels.go:56) after the work already launched on
@@ -1565,15 +1917,15 @@ func (qdk *Kernels) MixUint8(a *rt.Buffer[uint8], b *rt.Buffer[uint8], out *rt.B
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint8(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint16 launches kernel MixUint16 (kernels.go:63) after the work already launched on
@@ -1590,15 +1942,15 @@ func (qdk *Kernels) MixUint16(a *rt.Buffer[uint16], b *rt.Buffer[uint16], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint16(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint32 launches kernel MixUint32 (kernels.go:70) after the work already launched on
@@ -1615,15 +1967,15 @@ func (qdk *Kernels) MixUint32(a *rt.Buffer[uint32], b *rt.Buffer[uint32], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint32(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint64 launches kernel MixUint64 (kernels.go:77) after the work already launched on
@@ -1640,15 +1992,15 @@ func (qdk *Kernels) MixUint64(a *rt.Buffer[uint64], b *rt.Buffer[uint64], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint64(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixUint launches kernel MixUint (kernels.go:84) after the work already launched on
@@ -1665,15 +2017,15 @@ func (qdk *Kernels) MixUint(a *rt.Buffer[uint], b *rt.Buffer[uint], out *rt.Buff
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 			}, a, b, out)
 		}
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixUint(a.CPUSlice(), b.CPUSlice(), out.CPUSlice())
 		}, a, b, out)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shifts launches kernel Shifts (kernels.go:93) after the work already launched on
@@ -1690,15 +2042,15 @@ func (qdk *Kernels) Shifts(x *rt.Buffer[int64], c *rt.Buffer[uint8], out *rt.Buf
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 			}, x, c, out)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shifts(x.CPUSlice(), c.CPUSlice(), out.CPUSlice())
 		}, x, c, out)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Conversions launches kernel Conversions (kernels.go:109) after the work already launched on
@@ -1719,15 +2071,15 @@ func (qdk *Kernels) Conversions(i64 *rt.Buffer[int64], f64 *rt.Buffer[float64], 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 			}, i64, f64, u8, i16, u32, f32, out)
 		}
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Conversions(i64.CPUSlice(), f64.CPUSlice(), u8.CPUSlice(), i16.CPUSlice(), u32.CPUSlice(), f32.CPUSlice(), out.CPUSlice())
 		}, i64, f64, u8, i16, u32, f32, out)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats launches kernel Floats (kernels.go:125) after the work already launched on
@@ -1744,15 +2096,15 @@ func (qdk *Kernels) Floats(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floats32 launches kernel Floats32 (kernels.go:147) after the work already launched on
@@ -1769,15 +2121,15 @@ func (qdk *Kernels) Floats32(x *rt.Buffer[float32], y *rt.Buffer[float32], out *
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floats32(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MinMaxZeros launches kernel MinMaxZeros (kernels.go:163) after the work already launched on
@@ -1795,15 +2147,15 @@ func (qdk *Kernels) MinMaxZeros(x *rt.Buffer[float64], y *rt.Buffer[float64], lo
 	qdCounts := [1]int64{int64(lo.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 			}, x, y, lo, hi)
 		}
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MinMaxZeros(x.CPUSlice(), y.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
 		}, x, y, lo, hi)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Control launches kernel Control (kernels.go:174) after the work already launched on
@@ -1820,15 +2172,15 @@ func (qdk *Kernels) Control(a *rt.Buffer[int32], out *rt.Buffer[int32], limit in
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Control(a.CPUSlice(), out.CPUSlice(), limit)
 			}, a, out)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Control(a.CPUSlice(), out.CPUSlice(), limit)
 		}, a, out)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Phases launches kernel Phases (kernels.go:212) after the work already launched on
@@ -1845,15 +2197,15 @@ func (qdk *Kernels) Phases(a *rt.Buffer[int32], b *rt.Buffer[int32], n int, qdOp
 	qdCounts := [5]int64{1, int64(a.Len()), 1, (int64(b.Len()) - int64(1)), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Phases(a.CPUSlice(), b.CPUSlice(), n)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Phases(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:232) after the work already launched on
@@ -1869,15 +2221,15 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Spin(out.CPUSlice(), iters)
 			}, out)
 		}
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Helpers launches kernel Helpers (kernels.go:246) after the work already launched on
@@ -1896,15 +2248,15 @@ func (qdk *Kernels) Helpers(a *rt.Buffer[int32], f *rt.Buffer[float64], sums *rt
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 			}, a, f, sums, q, r)
 		}
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Helpers(a.CPUSlice(), f.CPUSlice(), sums.CPUSlice(), q.CPUSlice(), r.CPUSlice())
 		}, a, f, sums, q, r)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ranges launches kernel Ranges (kernels.go:264) after the work already launched on
@@ -1922,15 +2274,15 @@ func (qdk *Kernels) Ranges(a *rt.Buffer[int32], b *rt.Buffer[float32], n int, fl
 	qdCounts := [5]int64{int64(a.Len()), int64(b.Len()), (int64(uint32(int64(a.Len()))) - int64(uint32(0))), (min(int64(n), int64(b.Len())) / int64(2)), ((int64(a.Len()) - int64(1)) - int64(2))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ranges(a.CPUSlice(), b.CPUSlice(), n, flag)
 		}, a, b)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (kernels.go:287) after the work already launched on
@@ -1947,15 +2299,15 @@ func (qdk *Kernels) Narrow(a *rt.Buffer[uint8], b *rt.Buffer[int16], c *rt.Buffe
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Empty launches kernel Empty (kernels.go:299) after the work already launched on
@@ -1971,15 +2323,15 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Empty(a.CPUSlice(), n)
 			}, a)
 		}
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Counted launches kernel Counted (kernels.go:312) after the work already launched on
@@ -1998,15 +2350,15 @@ func (qdk *Kernels) Counted(out *rt.Buffer[int64], lo *rt.Buffer[int64], hi *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 			}, out, lo, hi, small, u)
 		}
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counted(out.CPUSlice(), lo.CPUSlice(), hi.CPUSlice(), small.CPUSlice(), u.CPUSlice())
 		}, out, lo, hi, small, u)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (kernels.go:346) after the work already launched on
@@ -2022,15 +2374,15 @@ func (qdk *Kernels) Fill(a *rt.Buffer[float32], v float32, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Fill(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // AddOne launches kernel AddOne (kernels.go:355) after the work already launched on
@@ -2046,15 +2398,15 @@ func (qdk *Kernels) AddOne(dst *rt.Buffer[float32], src *rt.Buffer[float32], qdO
 	qdCounts := [1]int64{int64(dst.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 				AddOne(dst.CPUSlice(), src.CPUSlice())
 			}, dst, src)
 		}
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			AddOne(dst.CPUSlice(), src.CPUSlice())
 		}, dst, src)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Accumulate launches kernel Accumulate (kernels.go:364) after the work already launched on
@@ -2070,15 +2422,15 @@ func (qdk *Kernels) Accumulate(a *rt.Buffer[float32], v float32, qdOpts ...rt.La
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Accumulate(a.CPUSlice(), v)
 			}, a)
 		}
-		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Accumulate(a.CPUSlice(), v)
 		}, a)
 	}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // SlowFill launches kernel SlowFill (kernels.go:375) after the work already launched on
@@ -2095,15 +2447,15 @@ func (qdk *Kernels) SlowFill(a *rt.Buffer[float32], v float32, iters int, qdOpts
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 				SlowFill(a.CPUSlice(), v, iters)
 			}, a)
 		}
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			SlowFill(a.CPUSlice(), v, iters)
 		}, a)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scalars launches kernel Scalars (kernels.go:392) after the work already launched on
@@ -2128,15 +2480,15 @@ func (qdk *Kernels) Scalars(out *rt.Buffer[int64], a int8, b uint16, flag bool, 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 			}, out)
 		}
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scalars(out.CPUSlice(), a, b, flag, c, d, e, f, g, h, k)
 		}, out)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoBlocks launches kernel TwoBlocks (parallel.go:8) after the work already launched on
@@ -2155,15 +2507,15 @@ func (qdk *Kernels) TwoBlocks(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOp
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoBlocks(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoBlocks(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // OrderedInBlock launches kernel OrderedInBlock (parallel.go:25) after the work already launched on
@@ -2182,15 +2534,15 @@ func (qdk *Kernels) OrderedInBlock(a *rt.Buffer[float32], b *rt.Buffer[float32],
 	qdCounts := [3]int64{int64(a.Len()), int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 				OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			OrderedInBlock(a.CPUSlice(), b.CPUSlice())
 		}, a, b)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ComputeAB launches kernel ComputeAB (parallel.go:44) after the work already launched on
@@ -2211,15 +2563,15 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n, scale)
 		}, a, b)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Combine launches kernel Combine (parallel.go:67) after the work already launched on
@@ -2236,15 +2588,15 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightBlocks launches kernel EightBlocks (parallel.go:76) after the work already launched on
@@ -2351,15 +2703,15 @@ func (qdk *Kernels) EightBlocks(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 				EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 			}, a0, a1, a2, a3, a4, a5, a6, a7)
 		}
-		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightBlocks(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MixedTop launches kernel MixedTop (parallel.go:100) after the work already launched on
@@ -2386,15 +2738,15 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	qdCounts := [8]int64{1, min(int64(n), int64(a.Len())), 1, (int64(b.Len()) - int64(1)), 1, (int64(b.Len()) - int64(1)), int64(a.Len()), (int64(c.Len()) - int64(1))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 			}, a, b, c)
 		}
-		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MixedTop(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)
 	}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sum launches kernel Sum (reduce.go:12) after the work already launched on
@@ -2410,15 +2762,15 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sum(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
@@ -2434,15 +2786,15 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 				IntStats(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 			IntStats(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Center launches kernel Center (reduce.go:53) after the work already launched on
@@ -2458,15 +2810,15 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Center(x.CPUSlice(), centered.CPUSlice())
 			}, x, centered)
 		}
-		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Center(x.CPUSlice(), centered.CPUSlice())
 		}, x, centered)
 	}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
@@ -2483,15 +2835,15 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 		}, x, out)
 	}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
@@ -2510,15 +2862,15 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 			}, x, partial, out)
 		}
-		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 		}, x, partial, out)
 	}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
@@ -2545,15 +2897,15 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 			}, a, b, outA, outB)
 		}
-		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 		}, a, b, outA, outB)
 	}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dot launches kernel Dot (reduce.go:124) after the work already launched on
@@ -2570,15 +2922,15 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ScaleSum launches kernel ScaleSum (reduce.go:136) after the work already launched on
@@ -2595,15 +2947,15 @@ func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.B
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -2625,11 +2977,11 @@ const qdPTX = `//
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<21>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<19>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<17>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<20>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -2652,48 +3004,72 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd19, %rd15;
+	setp.gt.u64 %p20, %rd19, 255;
+	@!%p20 bra $L_9;
+$L_3:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
-	mov.b64 %rd8, %rd2;
+	@!%p7 bra $L_8;
 $L_4:
+	mov.b64 %rd8, %rd2;
+$L_5:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_8;
+$L_6:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
+$L_8:
+	ret;
+$L_9:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_8;
+$L_10:
+	mov.b64 %rd8, %rd2;
+$L_11:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_8;
+$L_12:
 	mad.lo.s64 %rd11, %rd9, 1, %rd4;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt6, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt6;
-$L_6:
+	mov.b32 %rt7, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt7;
+$L_13:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_9;
 $Lfault_0:
-	mov.u32 %rt5, 0;
+	mov.u32 %rt6, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt1, %rt10, %rt8;
 	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 0;
-	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt8;
+	st.volatile.global.u32 [%rdt3+4], %rt9;
 	exit;
 }
 
@@ -2709,11 +3085,11 @@ $Lfault:
 	.param .u64 Slots_0_param_8
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<39>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<18>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<33>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<38>;
 	.reg .b64 %rdt<7>;
 
 $L_0:
@@ -2742,82 +3118,131 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd33, %rd13;
+	setp.lt.u64 %p34, 0, %rd33;
+	mov.b64 %rd35, %rd22;
+	setp.lt.u64 %p36, 0, %rd35;
+	mov.b64 %rd37, %rd28;
+	setp.lt.u64 %p38, 0, %rd37;
+	@!%p34 bra $L_11;
+$L_3:
+	@!%p36 bra $L_11;
+$L_4:
+	@!%p38 bra $L_11;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_10;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
-	mov.b64 %rdt1, 0;
-	setp.ge.u64 %pt0, %rdt1, %rd13;
-	@%pt0 bra $Lfault_0;
+	@!%p10 bra $L_10;
+$L_8:
 	add.s64 %rd11, %rd12, 0;
-	mov.b32 %rt6, 1;
-	atom.global.add.s32 %r15, [%rd11], %rt6;
+	mov.b32 %rt5, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt5;
 	add.s32 %r14, %r15, 1;
 	sub.s32 %r16, %r14, 1;
 	cvt.u32.u64 %r17, %rd9;
 	cvt.s64.s32 %rd19, %r16;
-	setp.ge.u64 %pt1, %rd19, %rd5;
-	@%pt1 bra $Lfault_1;
+	setp.ge.u64 %pt0, %rd19, %rd5;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd18, %rd19, 4, %rd4;
 	st.global.s32 [%rd18], %r17;
-	mov.b64 %rdt4, 0;
-	setp.ge.u64 %pt2, %rdt4, %rd22;
-	@%pt2 bra $Lfault_2;
 	add.s64 %rd20, %rd21, 0;
 	mov.b64 %rd23, %rd9;
 	atom.global.add.u64 %rd25, [%rd20], %rd23;
-	mov.b64 %rdt5, 0;
-	setp.ge.u64 %pt3, %rdt5, %rd28;
-	@%pt3 bra $Lfault_3;
 	add.s64 %rd26, %rd27, 0;
 	mov.b64 %rd29, %rd9;
 	neg.s64 %rd30, %rd29;
 	atom.global.add.u64 %rd32, [%rd26], %rd30;
-$L_6:
+$L_9:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_5;
+$L_10:
 	ret;
+$L_11:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_12:
+	mov.b64 %rd8, %rd2;
+$L_13:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_14:
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt1, %rdt3, %rd13;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd11, %rd12, 0;
+	mov.b32 %rt7, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt7;
+	add.s32 %r14, %r15, 1;
+	sub.s32 %r16, %r14, 1;
+	cvt.u32.u64 %r17, %rd9;
+	cvt.s64.s32 %rd19, %r16;
+	setp.ge.u64 %pt2, %rd19, %rd5;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd19, 4, %rd4;
+	st.global.s32 [%rd18], %r17;
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt3, %rdt4, %rd22;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd20, %rd21, 0;
+	mov.b64 %rd23, %rd9;
+	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt4, %rdt5, %rd28;
+	@%pt4 bra $Lfault_4;
+	add.s64 %rd26, %rd27, 0;
+	mov.b64 %rd29, %rd9;
+	neg.s64 %rd30, %rd29;
+	atom.global.add.u64 %rd32, [%rd26], %rd30;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_11;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd13;
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt2, %rd19;
-	mov.b64 %rdt3, %rd5;
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd22;
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd28;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt6, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd28;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt6, [Slots_0_param_8];
 	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt6];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt4, %rt9, %rt7;
-	@%pt4 exit;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt6];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt5, %rt10, %rt8;
+	@%pt5 exit;
 	st.global.u32 [%rdt6+8], 65536;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt2;
-	st.global.u64 [%rdt6+24], %rdt3;
+	st.global.u32 [%rdt6+12], %rt6;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt8;
+	st.volatile.global.u32 [%rdt6+4], %rt9;
 	exit;
 }
 
@@ -2833,11 +3258,11 @@ $Lfault:
 	.param .u64 FloatSums_0_param_8
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<50>;
 	.reg .pred %pt<4>;
 	.reg .b32 %r<18>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<28>;
+	.reg .b64 %rd<49>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<24>;
 	.reg .f64 %fd<31>;
@@ -2868,16 +3293,74 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd31, %rd15;
+	mov.b64 %rd32, %rd2;
+	add.s64 %rd33, %rd32, 1;
+	mov.b64 %rd34, %rd33;
+	setp.lt.u64 %p35, %rd34, %rd31;
+	mov.b64 %rd36, %rd3;
+	add.u64 %rd37, %rd36, 18446744073709551615U;
+	add.u64 %rd38, %rd37, 4611686018427387904;
+	setp.le.u64 %p39, %rd38, 9223372036854775808U;
+	sub.u64 %rd40, %rd37, 1;
+	mov.b64 %rd41, %rd2;
+	sub.u64 %rd42, %rd40, %rd41;
+	sub.u64 %rd43, %rd31, 1;
+	sub.u64 %rd44, %rd43, %rd34;
+	setp.le.u64 %p45, %rd42, %rd44;
+	mov.b64 %rd46, %rd20;
+	setp.gt.u64 %p47, %rd46, 3;
+	mov.b64 %rd48, %rd26;
+	setp.gt.u64 %p49, %rd48, 3;
+	@!%p35 bra $L_13;
+$L_3:
+	@!%p39 bra $L_13;
+$L_4:
+	@!%p45 bra $L_13;
+$L_5:
+	@!%p47 bra $L_13;
+$L_6:
+	@!%p49 bra $L_13;
+$L_7:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_12;
+$L_8:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_9:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_12;
+$L_10:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	mad.lo.s64 %rd13, %rd9, 1, %rd14;
+	ld.global.u8 %r16, [%rd13];
+	rem.u32 %r17, %r16, 4;
+	and.b32 %r17, %r17, 255;
+	cvt.u64.u32 %rd21, %r17;
+	mad.lo.s64 %rd18, %rd21, 4, %rd19;
+	atom.global.add.f32 %f23, [%rd18], %f12;
+	cvt.u64.u32 %rd27, %r17;
+	mad.lo.s64 %rd24, %rd27, 8, %rd25;
+	cvt.f64.f32 %fd28, %f12;
+	atom.global.add.f64 %fd30, [%rd24], %fd28;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_12:
+	ret;
+$L_13:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_12;
+$L_14:
+	mov.b64 %rd8, %rd2;
+$L_15:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_12;
+$L_16:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	setp.ge.u64 %pt0, %rd9, %rd15;
@@ -2897,11 +3380,9 @@ $L_5:
 	mad.lo.s64 %rd24, %rd27, 8, %rd25;
 	cvt.f64.f32 %fd28, %f12;
 	atom.global.add.f64 %fd30, [%rd24], %fd28;
-$L_6:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_13;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -2954,16 +3435,16 @@ $Lfault:
 	.param .u64 Extremes_0_param_16
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<30>;
+	.reg .pred %p<107>;
+	.reg .pred %pt<55>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<28>;
-	.reg .b64 %rd<99>;
-	.reg .b64 %rdt<17>;
+	.reg .b32 %rt<47>;
+	.reg .b64 %rd<106>;
+	.reg .b64 %rdt<26>;
 	.reg .f32 %f<57>;
-	.reg .f32 %ft<3>;
+	.reg .f32 %ft<6>;
 	.reg .f64 %fd<21>;
-	.reg .f64 %fdt<6>;
+	.reg .f64 %fdt<12>;
 
 $L_0:
 	ld.param.u64 %rd4, [Extremes_0_param_0];
@@ -3003,63 +3484,73 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd99, %rd15;
+	setp.lt.u64 %p100, 0, %rd99;
+	mov.b64 %rd101, %rd19;
+	setp.lt.u64 %p102, 0, %rd101;
+	mov.b64 %rd103, %rd27;
+	setp.lt.u64 %p104, 0, %rd103;
+	mov.b64 %rd105, %rd31;
+	setp.lt.u64 %p106, 0, %rd105;
+	@!%p100 bra $L_12;
+$L_3:
+	@!%p102 bra $L_12;
+$L_4:
+	@!%p104 bra $L_12;
+$L_5:
+	@!%p106 bra $L_12;
+$L_6:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_11;
+$L_7:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_8:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_11;
+$L_9:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.f64 %fd12, [%rd11];
-	mov.b64 %rdt1, 0;
-	setp.ge.u64 %pt0, %rdt1, %rd15;
-	@%pt0 bra $Lfault_0;
 	add.s64 %rd13, %rd14, 0;
-	ld.global.b64 %rdt4, [%rd13];
+	ld.global.b64 %rdt1, [%rd13];
 $A_0:
-	mov.b64 %fd16, %rdt4;
-	setp.lt.f64 %pt3, %fd16, %fd12;
-	selp.f64 %fdt1, %fd16, %fd12, %pt3;
-	setp.eq.f64 %pt4, %fd16, %fd12;
+	mov.b64 %fd16, %rdt1;
+	setp.lt.f64 %pt2, %fd16, %fd12;
+	selp.f64 %fdt1, %fd16, %fd12, %pt2;
+	setp.eq.f64 %pt3, %fd16, %fd12;
 	or.b64 %fdt2, %fd16, %fd12;
-	selp.f64 %fdt1, %fdt2, %fdt1, %pt4;
-	setp.nan.f64 %pt5, %fd16, %fd12;
+	selp.f64 %fdt1, %fdt2, %fdt1, %pt3;
+	setp.nan.f64 %pt4, %fd16, %fd12;
 	add.rn.f64 %fdt2, %fd16, %fd12;
-	selp.f64 %fdt0, %fdt2, %fdt1, %pt5;
-	mov.b64 %rdt6, %fdt0;
-	setp.eq.b64 %pt1, %rdt6, %rdt4;
-	@%pt1 bra $A_1;
-	atom.global.cas.b64 %rdt5, [%rd13], %rdt4, %rdt6;
-	setp.ne.b64 %pt2, %rdt5, %rdt4;
-	mov.b64 %rdt4, %rdt5;
-	@%pt2 bra $A_0;
+	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
+	mov.b64 %rdt3, %fdt0;
+	setp.eq.b64 %pt0, %rdt3, %rdt1;
+	@%pt0 bra $A_1;
+	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
+	setp.ne.b64 %pt1, %rdt2, %rdt1;
+	mov.b64 %rdt1, %rdt2;
+	@%pt1 bra $A_0;
 $A_1:
-	mov.b64 %rdt7, 0;
-	setp.ge.u64 %pt6, %rdt7, %rd19;
-	@%pt6 bra $Lfault_1;
 	add.s64 %rd17, %rd18, 0;
-	ld.global.b64 %rdt8, [%rd17];
+	ld.global.b64 %rdt4, [%rd17];
 $A_2:
-	mov.b64 %fd20, %rdt8;
-	setp.gt.f64 %pt9, %fd20, %fd12;
-	selp.f64 %fdt4, %fd20, %fd12, %pt9;
-	setp.eq.f64 %pt10, %fd20, %fd12;
+	mov.b64 %fd20, %rdt4;
+	setp.gt.f64 %pt7, %fd20, %fd12;
+	selp.f64 %fdt4, %fd20, %fd12, %pt7;
+	setp.eq.f64 %pt8, %fd20, %fd12;
 	and.b64 %fdt5, %fd20, %fd12;
-	selp.f64 %fdt4, %fdt5, %fdt4, %pt10;
-	setp.nan.f64 %pt11, %fd20, %fd12;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt8;
+	setp.nan.f64 %pt9, %fd20, %fd12;
 	add.rn.f64 %fdt5, %fd20, %fd12;
-	selp.f64 %fdt3, %fdt5, %fdt4, %pt11;
-	mov.b64 %rdt10, %fdt3;
-	setp.eq.b64 %pt7, %rdt10, %rdt8;
-	@%pt7 bra $A_3;
-	atom.global.cas.b64 %rdt9, [%rd17], %rdt8, %rdt10;
-	setp.ne.b64 %pt8, %rdt9, %rdt8;
-	mov.b64 %rdt8, %rdt9;
-	@%pt8 bra $A_2;
+	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
+	mov.b64 %rdt6, %fdt3;
+	setp.eq.b64 %pt5, %rdt6, %rdt4;
+	@%pt5 bra $A_3;
+	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
+	setp.ne.b64 %pt6, %rdt5, %rdt4;
+	mov.b64 %rdt4, %rdt5;
+	@%pt6 bra $A_2;
 $A_3:
 	mul.lo.s64 %rd21, %rd9, 7919;
 	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
@@ -3074,14 +3565,8 @@ $A_3:
 	mov.b64 %rd22, %rd65;
 	mov.b64 %rd23, %rd22;
 	sub.s64 %rd24, %rd23, 500;
-	mov.b64 %rdt11, 0;
-	setp.ge.u64 %pt12, %rdt11, %rd27;
-	@%pt12 bra $Lfault_2;
 	add.s64 %rd25, %rd26, 0;
 	atom.global.min.s64 %rd28, [%rd25], %rd24;
-	mov.b64 %rdt12, 0;
-	setp.ge.u64 %pt13, %rdt12, %rd31;
-	@%pt13 bra $Lfault_3;
 	add.s64 %rd29, %rd30, 0;
 	atom.global.max.s64 %rd32, [%rd29], %rd24;
 	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
@@ -3094,26 +3579,26 @@ $A_3:
 	mul.lo.s64 %rd73, %rd72, 3;
 	sub.s64 %rd74, %rd9, %rd73;
 	mov.b64 %rd33, %rd74;
-	setp.ge.u64 %pt14, %rd33, %rd36;
-	@%pt14 bra $Lfault_4;
+	setp.ge.u64 %pt10, %rd33, %rd36;
+	@%pt10 bra $Lfault_0;
 	mad.lo.s64 %rd34, %rd33, 1, %rd35;
 	mov.b32 %rt6, 1;
-	and.b64 %rdt13, %rd34, -4;
+	and.b64 %rdt9, %rd34, -4;
 	cvt.u32.u64 %rt7, %rd34;
 	and.b32 %rt7, %rt7, 3;
 	shl.b32 %rt7, %rt7, 3;
-	ld.global.b32 %rt8, [%rdt13];
+	ld.global.b32 %rt8, [%rdt9];
 $A_4:
 	bfe.s32 %r38, %rt8, %rt7, 8;
 	add.s32 %rt11, %r38, %rt6;
 	bfe.s32 %rt11, %rt11, 0, 8;
 	bfi.b32 %rt10, %rt11, %rt8, %rt7, 8;
-	setp.eq.b32 %pt15, %rt10, %rt8;
-	@%pt15 bra $A_5;
-	atom.global.cas.b32 %rt9, [%rdt13], %rt8, %rt10;
-	setp.ne.b32 %pt16, %rt9, %rt8;
+	setp.eq.b32 %pt11, %rt10, %rt8;
+	@%pt11 bra $A_5;
+	atom.global.cas.b32 %rt9, [%rdt9], %rt8, %rt10;
+	setp.ne.b32 %pt12, %rt9, %rt8;
 	mov.b32 %rt8, %rt9;
-	@%pt16 bra $A_4;
+	@%pt12 bra $A_4;
 $A_5:
 	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
 	add.s64 %rd76, %rd75, %rd9;
@@ -3125,26 +3610,26 @@ $A_5:
 	mul.lo.s64 %rd82, %rd81, 5;
 	sub.s64 %rd83, %rd9, %rd82;
 	mov.b64 %rd39, %rd83;
-	setp.ge.u64 %pt17, %rd39, %rd42;
-	@%pt17 bra $Lfault_5;
+	setp.ge.u64 %pt13, %rd39, %rd42;
+	@%pt13 bra $Lfault_1;
 	mad.lo.s64 %rd40, %rd39, 2, %rd41;
 	cvt.u32.u64 %r43, %rd9;
 	and.b32 %r43, %r43, 65535;
-	and.b64 %rdt14, %rd40, -4;
+	and.b64 %rdt10, %rd40, -4;
 	cvt.u32.u64 %rt12, %rd40;
 	and.b32 %rt12, %rt12, 3;
 	shl.b32 %rt12, %rt12, 3;
-	ld.global.b32 %rt13, [%rdt14];
+	ld.global.b32 %rt13, [%rdt10];
 $A_6:
 	bfe.u32 %r44, %rt13, %rt12, 16;
 	max.u32 %rt16, %r44, %r43;
 	bfi.b32 %rt15, %rt16, %rt13, %rt12, 16;
-	setp.eq.b32 %pt18, %rt15, %rt13;
-	@%pt18 bra $A_7;
-	atom.global.cas.b32 %rt14, [%rdt14], %rt13, %rt15;
-	setp.ne.b32 %pt19, %rt14, %rt13;
+	setp.eq.b32 %pt14, %rt15, %rt13;
+	@%pt14 bra $A_7;
+	atom.global.cas.b32 %rt14, [%rdt10], %rt13, %rt15;
+	setp.ne.b32 %pt15, %rt14, %rt13;
 	mov.b32 %rt13, %rt14;
-	@%pt19 bra $A_6;
+	@%pt15 bra $A_6;
 $A_7:
 	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
 	add.s64 %rd85, %rd84, %rd9;
@@ -3157,27 +3642,27 @@ $A_7:
 	sub.s64 %rd92, %rd9, %rd91;
 	mov.b64 %rd45, %rd92;
 	add.s64 %rd46, %rd45, 5;
-	setp.ge.u64 %pt20, %rd46, %rd42;
-	@%pt20 bra $Lfault_6;
+	setp.ge.u64 %pt16, %rd46, %rd42;
+	@%pt16 bra $Lfault_2;
 	mad.lo.s64 %rd47, %rd46, 2, %rd41;
 	add.s64 %rd48, %rd9, 1;
 	cvt.u32.u64 %r49, %rd48;
 	and.b32 %r49, %r49, 65535;
-	and.b64 %rdt15, %rd47, -4;
+	and.b64 %rdt11, %rd47, -4;
 	cvt.u32.u64 %rt17, %rd47;
 	and.b32 %rt17, %rt17, 3;
 	shl.b32 %rt17, %rt17, 3;
-	ld.global.b32 %rt18, [%rdt15];
+	ld.global.b32 %rt18, [%rdt11];
 $A_8:
 	bfe.u32 %r50, %rt18, %rt17, 16;
 	min.u32 %rt21, %r50, %r49;
 	bfi.b32 %rt20, %rt21, %rt18, %rt17, 16;
-	setp.eq.b32 %pt21, %rt20, %rt18;
-	@%pt21 bra $A_9;
-	atom.global.cas.b32 %rt19, [%rdt15], %rt18, %rt20;
-	setp.ne.b32 %pt22, %rt19, %rt18;
+	setp.eq.b32 %pt17, %rt20, %rt18;
+	@%pt17 bra $A_9;
+	atom.global.cas.b32 %rt19, [%rdt11], %rt18, %rt20;
+	setp.ne.b32 %pt18, %rt19, %rt18;
 	mov.b32 %rt18, %rt19;
-	@%pt22 bra $A_8;
+	@%pt18 bra $A_8;
 $A_9:
 	shr.s64 %rd93, %rd9, 63;
 	and.b64 %rd94, %rd93, 1;
@@ -3186,88 +3671,318 @@ $A_9:
 	mul.lo.s64 %rd97, %rd96, 2;
 	sub.s64 %rd98, %rd9, %rd97;
 	mov.b64 %rd51, %rd98;
-	setp.ge.u64 %pt23, %rd51, %rd54;
-	@%pt23 bra $Lfault_7;
+	setp.ge.u64 %pt19, %rd51, %rd54;
+	@%pt19 bra $Lfault_3;
 	mad.lo.s64 %rd52, %rd51, 4, %rd53;
 	cvt.rn.f32.f64 %f55, %fd12;
 	ld.global.b32 %rt22, [%rd52];
 $A_10:
 	mov.b32 %f56, %rt22;
-	setp.gt.f32 %pt26, %f56, %f55;
-	selp.f32 %ft1, %f56, %f55, %pt26;
-	setp.eq.f32 %pt27, %f56, %f55;
+	setp.gt.f32 %pt22, %f56, %f55;
+	selp.f32 %ft1, %f56, %f55, %pt22;
+	setp.eq.f32 %pt23, %f56, %f55;
 	and.b32 %ft2, %f56, %f55;
-	selp.f32 %ft1, %ft2, %ft1, %pt27;
-	setp.nan.f32 %pt28, %f56, %f55;
+	selp.f32 %ft1, %ft2, %ft1, %pt23;
+	setp.nan.f32 %pt24, %f56, %f55;
 	add.rn.f32 %ft2, %f56, %f55;
-	selp.f32 %ft0, %ft2, %ft1, %pt28;
+	selp.f32 %ft0, %ft2, %ft1, %pt24;
 	mov.b32 %rt24, %ft0;
-	setp.eq.b32 %pt24, %rt24, %rt22;
-	@%pt24 bra $A_11;
+	setp.eq.b32 %pt20, %rt24, %rt22;
+	@%pt20 bra $A_11;
 	atom.global.cas.b32 %rt23, [%rd52], %rt22, %rt24;
-	setp.ne.b32 %pt25, %rt23, %rt22;
+	setp.ne.b32 %pt21, %rt23, %rt22;
 	mov.b32 %rt22, %rt23;
-	@%pt25 bra $A_10;
+	@%pt21 bra $A_10;
 $A_11:
-$L_6:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_6;
+$L_11:
 	ret;
+$L_12:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
+$L_13:
+	mov.b64 %rd8, %rd2;
+$L_14:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_11;
+$L_15:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt25, %rdt12, %rd15;
+	@%pt25 bra $Lfault_4;
+	add.s64 %rd13, %rd14, 0;
+	ld.global.b64 %rdt13, [%rd13];
+$A_12:
+	mov.b64 %fd16, %rdt13;
+	setp.lt.f64 %pt28, %fd16, %fd12;
+	selp.f64 %fdt7, %fd16, %fd12, %pt28;
+	setp.eq.f64 %pt29, %fd16, %fd12;
+	or.b64 %fdt8, %fd16, %fd12;
+	selp.f64 %fdt7, %fdt8, %fdt7, %pt29;
+	setp.nan.f64 %pt30, %fd16, %fd12;
+	add.rn.f64 %fdt8, %fd16, %fd12;
+	selp.f64 %fdt6, %fdt8, %fdt7, %pt30;
+	mov.b64 %rdt15, %fdt6;
+	setp.eq.b64 %pt26, %rdt15, %rdt13;
+	@%pt26 bra $A_13;
+	atom.global.cas.b64 %rdt14, [%rd13], %rdt13, %rdt15;
+	setp.ne.b64 %pt27, %rdt14, %rdt13;
+	mov.b64 %rdt13, %rdt14;
+	@%pt27 bra $A_12;
+$A_13:
+	mov.b64 %rdt16, 0;
+	setp.ge.u64 %pt31, %rdt16, %rd19;
+	@%pt31 bra $Lfault_5;
+	add.s64 %rd17, %rd18, 0;
+	ld.global.b64 %rdt17, [%rd17];
+$A_14:
+	mov.b64 %fd20, %rdt17;
+	setp.gt.f64 %pt34, %fd20, %fd12;
+	selp.f64 %fdt10, %fd20, %fd12, %pt34;
+	setp.eq.f64 %pt35, %fd20, %fd12;
+	and.b64 %fdt11, %fd20, %fd12;
+	selp.f64 %fdt10, %fdt11, %fdt10, %pt35;
+	setp.nan.f64 %pt36, %fd20, %fd12;
+	add.rn.f64 %fdt11, %fd20, %fd12;
+	selp.f64 %fdt9, %fdt11, %fdt10, %pt36;
+	mov.b64 %rdt19, %fdt9;
+	setp.eq.b64 %pt32, %rdt19, %rdt17;
+	@%pt32 bra $A_15;
+	atom.global.cas.b64 %rdt18, [%rd17], %rdt17, %rdt19;
+	setp.ne.b64 %pt33, %rdt18, %rdt17;
+	mov.b64 %rdt17, %rdt18;
+	@%pt33 bra $A_14;
+$A_15:
+	mul.lo.s64 %rd21, %rd9, 7919;
+	mul.hi.s64 %rd57, %rd21, -9002011107970261188;
+	add.s64 %rd58, %rd57, %rd21;
+	mov.b64 %rd59, %rd58;
+	shr.u64 %rd60, %rd59, 63;
+	shr.s64 %rd61, %rd58, 9;
+	mov.b64 %rd62, %rd60;
+	add.s64 %rd63, %rd61, %rd62;
+	mul.lo.s64 %rd64, %rd63, 1000;
+	sub.s64 %rd65, %rd21, %rd64;
+	mov.b64 %rd22, %rd65;
+	mov.b64 %rd23, %rd22;
+	sub.s64 %rd24, %rd23, 500;
+	mov.b64 %rdt20, 0;
+	setp.ge.u64 %pt37, %rdt20, %rd27;
+	@%pt37 bra $Lfault_6;
+	add.s64 %rd25, %rd26, 0;
+	atom.global.min.s64 %rd28, [%rd25], %rd24;
+	mov.b64 %rdt21, 0;
+	setp.ge.u64 %pt38, %rdt21, %rd31;
+	@%pt38 bra $Lfault_7;
+	add.s64 %rd29, %rd30, 0;
+	atom.global.max.s64 %rd32, [%rd29], %rd24;
+	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
+	add.s64 %rd67, %rd66, %rd9;
+	mov.b64 %rd68, %rd67;
+	shr.u64 %rd69, %rd68, 63;
+	shr.s64 %rd70, %rd67, 1;
+	mov.b64 %rd71, %rd69;
+	add.s64 %rd72, %rd70, %rd71;
+	mul.lo.s64 %rd73, %rd72, 3;
+	sub.s64 %rd74, %rd9, %rd73;
+	mov.b64 %rd33, %rd74;
+	setp.ge.u64 %pt39, %rd33, %rd36;
+	@%pt39 bra $Lfault_8;
+	mad.lo.s64 %rd34, %rd33, 1, %rd35;
+	mov.b32 %rt25, 1;
+	and.b64 %rdt22, %rd34, -4;
+	cvt.u32.u64 %rt26, %rd34;
+	and.b32 %rt26, %rt26, 3;
+	shl.b32 %rt26, %rt26, 3;
+	ld.global.b32 %rt27, [%rdt22];
+$A_16:
+	bfe.s32 %r38, %rt27, %rt26, 8;
+	add.s32 %rt30, %r38, %rt25;
+	bfe.s32 %rt30, %rt30, 0, 8;
+	bfi.b32 %rt29, %rt30, %rt27, %rt26, 8;
+	setp.eq.b32 %pt40, %rt29, %rt27;
+	@%pt40 bra $A_17;
+	atom.global.cas.b32 %rt28, [%rdt22], %rt27, %rt29;
+	setp.ne.b32 %pt41, %rt28, %rt27;
+	mov.b32 %rt27, %rt28;
+	@%pt41 bra $A_16;
+$A_17:
+	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
+	add.s64 %rd76, %rd75, %rd9;
+	mov.b64 %rd77, %rd76;
+	shr.u64 %rd78, %rd77, 63;
+	shr.s64 %rd79, %rd76, 2;
+	mov.b64 %rd80, %rd78;
+	add.s64 %rd81, %rd79, %rd80;
+	mul.lo.s64 %rd82, %rd81, 5;
+	sub.s64 %rd83, %rd9, %rd82;
+	mov.b64 %rd39, %rd83;
+	setp.ge.u64 %pt42, %rd39, %rd42;
+	@%pt42 bra $Lfault_9;
+	mad.lo.s64 %rd40, %rd39, 2, %rd41;
+	cvt.u32.u64 %r43, %rd9;
+	and.b32 %r43, %r43, 65535;
+	and.b64 %rdt23, %rd40, -4;
+	cvt.u32.u64 %rt31, %rd40;
+	and.b32 %rt31, %rt31, 3;
+	shl.b32 %rt31, %rt31, 3;
+	ld.global.b32 %rt32, [%rdt23];
+$A_18:
+	bfe.u32 %r44, %rt32, %rt31, 16;
+	max.u32 %rt35, %r44, %r43;
+	bfi.b32 %rt34, %rt35, %rt32, %rt31, 16;
+	setp.eq.b32 %pt43, %rt34, %rt32;
+	@%pt43 bra $A_19;
+	atom.global.cas.b32 %rt33, [%rdt23], %rt32, %rt34;
+	setp.ne.b32 %pt44, %rt33, %rt32;
+	mov.b32 %rt32, %rt33;
+	@%pt44 bra $A_18;
+$A_19:
+	mul.hi.s64 %rd84, %rd9, -6148914691236517205;
+	add.s64 %rd85, %rd84, %rd9;
+	mov.b64 %rd86, %rd85;
+	shr.u64 %rd87, %rd86, 63;
+	shr.s64 %rd88, %rd85, 1;
+	mov.b64 %rd89, %rd87;
+	add.s64 %rd90, %rd88, %rd89;
+	mul.lo.s64 %rd91, %rd90, 3;
+	sub.s64 %rd92, %rd9, %rd91;
+	mov.b64 %rd45, %rd92;
+	add.s64 %rd46, %rd45, 5;
+	setp.ge.u64 %pt45, %rd46, %rd42;
+	@%pt45 bra $Lfault_10;
+	mad.lo.s64 %rd47, %rd46, 2, %rd41;
+	add.s64 %rd48, %rd9, 1;
+	cvt.u32.u64 %r49, %rd48;
+	and.b32 %r49, %r49, 65535;
+	and.b64 %rdt24, %rd47, -4;
+	cvt.u32.u64 %rt36, %rd47;
+	and.b32 %rt36, %rt36, 3;
+	shl.b32 %rt36, %rt36, 3;
+	ld.global.b32 %rt37, [%rdt24];
+$A_20:
+	bfe.u32 %r50, %rt37, %rt36, 16;
+	min.u32 %rt40, %r50, %r49;
+	bfi.b32 %rt39, %rt40, %rt37, %rt36, 16;
+	setp.eq.b32 %pt46, %rt39, %rt37;
+	@%pt46 bra $A_21;
+	atom.global.cas.b32 %rt38, [%rdt24], %rt37, %rt39;
+	setp.ne.b32 %pt47, %rt38, %rt37;
+	mov.b32 %rt37, %rt38;
+	@%pt47 bra $A_20;
+$A_21:
+	shr.s64 %rd93, %rd9, 63;
+	and.b64 %rd94, %rd93, 1;
+	add.s64 %rd95, %rd9, %rd94;
+	shr.s64 %rd96, %rd95, 1;
+	mul.lo.s64 %rd97, %rd96, 2;
+	sub.s64 %rd98, %rd9, %rd97;
+	mov.b64 %rd51, %rd98;
+	setp.ge.u64 %pt48, %rd51, %rd54;
+	@%pt48 bra $Lfault_11;
+	mad.lo.s64 %rd52, %rd51, 4, %rd53;
+	cvt.rn.f32.f64 %f55, %fd12;
+	ld.global.b32 %rt41, [%rd52];
+$A_22:
+	mov.b32 %f56, %rt41;
+	setp.gt.f32 %pt51, %f56, %f55;
+	selp.f32 %ft4, %f56, %f55, %pt51;
+	setp.eq.f32 %pt52, %f56, %f55;
+	and.b32 %ft5, %f56, %f55;
+	selp.f32 %ft4, %ft5, %ft4, %pt52;
+	setp.nan.f32 %pt53, %f56, %f55;
+	add.rn.f32 %ft5, %f56, %f55;
+	selp.f32 %ft3, %ft5, %ft4, %pt53;
+	mov.b32 %rt43, %ft3;
+	setp.eq.b32 %pt49, %rt43, %rt41;
+	@%pt49 bra $A_23;
+	atom.global.cas.b32 %rt42, [%rd52], %rt41, %rt43;
+	setp.ne.b32 %pt50, %rt42, %rt41;
+	mov.b32 %rt41, %rt42;
+	@%pt50 bra $A_22;
+$A_23:
+$L_16:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_12;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd15;
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt7, %rd33;
+	mov.b64 %rdt8, %rd36;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd19;
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt7, %rd39;
+	mov.b64 %rdt8, %rd42;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd27;
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt7, %rd46;
+	mov.b64 %rdt8, %rd42;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd31;
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt7, %rd51;
+	mov.b64 %rdt8, %rd54;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt2, %rd33;
-	mov.b64 %rdt3, %rd36;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt7, 0;
+	mov.b64 %rdt8, %rd15;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt2, %rd39;
-	mov.b64 %rdt3, %rd42;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt7, 0;
+	mov.b64 %rdt8, %rd19;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt2, %rd46;
-	mov.b64 %rdt3, %rd42;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt7, 0;
+	mov.b64 %rdt8, %rd27;
 	bra.uni $Lfault;
 $Lfault_7:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt7, 0;
+	mov.b64 %rdt8, %rd31;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt7, %rd33;
+	mov.b64 %rdt8, %rd36;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt7, %rd39;
+	mov.b64 %rdt8, %rd42;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt7, %rd46;
+	mov.b64 %rdt8, %rd42;
+	bra.uni $Lfault;
+$Lfault_11:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt2, %rd51;
-	mov.b64 %rdt3, %rd54;
+	mov.b64 %rdt7, %rd51;
+	mov.b64 %rdt8, %rd54;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt16, [Extremes_0_param_16];
-	cvta.to.global.u64 %rdt16, %rdt16;
-	ld.relaxed.sys.global.u32 %rt25, [%rdt16];
-	add.u32 %rt26, %rt25, 1;
-	atom.global.cas.b32 %rt27, [qd_fault_claim], %rt25, %rt26;
-	setp.ne.u32 %pt29, %rt27, %rt25;
-	@%pt29 exit;
-	st.global.u32 [%rdt16+8], 196608;
-	st.global.u32 [%rdt16+12], %rt5;
-	st.global.u64 [%rdt16+16], %rdt2;
-	st.global.u64 [%rdt16+24], %rdt3;
+	ld.param.u64 %rdt25, [Extremes_0_param_16];
+	cvta.to.global.u64 %rdt25, %rdt25;
+	ld.relaxed.sys.global.u32 %rt44, [%rdt25];
+	add.u32 %rt45, %rt44, 1;
+	atom.global.cas.b32 %rt46, [qd_fault_claim], %rt44, %rt45;
+	setp.ne.u32 %pt54, %rt46, %rt44;
+	@%pt54 exit;
+	st.global.u32 [%rdt25+8], 196608;
+	st.global.u32 [%rdt25+12], %rt5;
+	st.global.u64 [%rdt25+16], %rdt7;
+	st.global.u64 [%rdt25+24], %rdt8;
 	membar.sys;
-	st.volatile.global.u32 [%rdt16+4], %rt26;
+	st.volatile.global.u32 [%rdt25+4], %rt45;
 	exit;
 }
 
@@ -3289,12 +4004,12 @@ $Lfault:
 	.param .u64 Bits_0_param_14
 )
 {
-	.reg .pred %p<53>;
-	.reg .pred %pt<14>;
+	.reg .pred %p<96>;
+	.reg .pred %pt<18>;
 	.reg .b32 %r<54>;
-	.reg .b32 %rt<11>;
-	.reg .b64 %rd<63>;
-	.reg .b64 %rdt<14>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<95>;
+	.reg .b64 %rdt<20>;
 
 $L_0:
 	ld.param.u64 %rd4, [Bits_0_param_0];
@@ -3331,50 +4046,94 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd63, %rd16;
+	setp.gt.u64 %p64, %rd63, 255;
+	mov.b64 %rd65, %rd23;
+	setp.lt.u64 %p66, 0, %rd65;
+	mov.b64 %rd67, %rd30;
+	mov.b64 %rd68, %rd2;
+	add.s64 %rd69, %rd68, 1;
+	mov.b64 %rd70, %rd69;
+	setp.lt.u64 %p71, %rd70, %rd67;
+	mov.b64 %rd72, %rd3;
+	add.u64 %rd73, %rd72, 18446744073709551615U;
+	add.u64 %rd74, %rd73, 4611686018427387904;
+	setp.le.u64 %p75, %rd74, 9223372036854775808U;
+	sub.u64 %rd76, %rd73, 1;
+	mov.b64 %rd77, %rd2;
+	sub.u64 %rd78, %rd76, %rd77;
+	sub.u64 %rd79, %rd67, 1;
+	sub.u64 %rd80, %rd79, %rd70;
+	setp.le.u64 %p81, %rd78, %rd80;
+	mov.b64 %rd82, %rd35;
+	setp.lt.u64 %p83, %rd70, %rd82;
+	sub.u64 %rd84, %rd82, 1;
+	sub.u64 %rd85, %rd84, %rd70;
+	setp.le.u64 %p86, %rd78, %rd85;
+	mov.b64 %rd87, %rd38;
+	setp.lt.u64 %p88, %rd70, %rd87;
+	sub.u64 %rd89, %rd87, 1;
+	sub.u64 %rd90, %rd89, %rd70;
+	setp.le.u64 %p91, %rd78, %rd90;
+	mov.b64 %rd92, %rd48;
+	setp.lt.u64 %p93, 0, %rd92;
+	@!%p64 bra $L_40;
+$L_3:
+	@!%p66 bra $L_40;
+$L_4:
+	@!%p71 bra $L_40;
+$L_5:
+	@!%p75 bra $L_40;
+$L_6:
+	@!%p81 bra $L_40;
+$L_7:
+	@!%p83 bra $L_40;
+$L_8:
+	@!%p86 bra $L_40;
+$L_9:
+	@!%p88 bra $L_40;
+$L_10:
+	@!%p91 bra $L_40;
+$L_11:
+	@!%p93 bra $L_40;
+$L_12:
+	mov.b64 %rd94, %rd48;
+	setp.lt.u64 %p95, 0, %rd94;
+	@!%p95 bra $L_27;
+$L_13:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_15;
-$L_3:
+	@!%p7 bra $L_26;
+$L_14:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_15:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_15;
-$L_5:
+	@!%p10 bra $L_26;
+$L_16:
 	mad.lo.s64 %rd11, %rd9, 1, %rd4;
 	ld.global.u8 %r12, [%rd11];
 	div.u32 %r13, %r12, 32;
 	and.b32 %r13, %r13, 255;
 	cvt.u64.u32 %rd17, %r13;
-	setp.ge.u64 %pt0, %rd17, %rd16;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd14, %rd17, 4, %rd15;
 	rem.u32 %r18, %r12, 32;
 	and.b32 %r18, %r18, 255;
-	mov.b32 %rt6, 1;
-	shl.b32 %r19, %rt6, %r18;
+	mov.b32 %rt5, 1;
+	shl.b32 %r19, %rt5, %r18;
 	atom.global.or.b32 %r20, [%rd14], %r19;
-	mov.b64 %rdt3, 0;
-	setp.ge.u64 %pt1, %rdt3, %rd23;
-	@%pt1 bra $Lfault_1;
 	add.s64 %rd21, %rd22, 0;
 	rem.u32 %r24, %r12, 64;
 	and.b32 %r24, %r24, 255;
-	mov.b64 %rdt4, 1;
-	shl.b64 %rd25, %rdt4, %r24;
+	mov.b64 %rdt1, 1;
+	shl.b64 %rd25, %rdt1, %r24;
 	not.b64 %rd26, %rd25;
 	atom.global.and.b64 %rd27, [%rd21], %rd26;
-	setp.ge.u64 %pt2, %rd9, %rd30;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd28, %rd9, 8, %rd29;
 	cvt.u64.u32 %rd31, %r12;
 	atom.global.exch.b64 %rd32, [%rd28], %rd31;
-	setp.ge.u64 %pt3, %rd9, %rd35;
-	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd33, %rd9, 8, %rd34;
 	st.global.s64 [%rd33], %rd32;
-	setp.ge.u64 %pt4, %rd9, %rd38;
-	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd36, %rd9, 4, %rd37;
 	mad.lo.s64 %rd39, %rd9, 4, %rd37;
 	ld.relaxed.gpu.global.s32 %r40, [%rd39];
@@ -3393,155 +4152,390 @@ $L_5:
 	mov.b64 %rd43, %rd62;
 	cvt.u32.u64 %r44, %rd43;
 	mul.lo.s32 %r45, %r42, %r44;
-$L_6:
-	mov.b64 %rdt5, 0;
-	setp.ge.u64 %pt5, %rdt5, %rd48;
-	@%pt5 bra $Lfault_5;
+$L_17:
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
-	@!%p50 bra $L_8;
-$L_7:
+	@!%p50 bra $L_19;
+$L_18:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
-	mov.b64 %rdt6, 0;
-	setp.ge.u64 %pt6, %rdt6, %rd48;
-	@%pt6 bra $Lfault_6;
+	bra.uni $L_13;
+$L_19:
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
-	@%p52 bra $L_7;
-$L_9:
-	mov.b64 %rdt7, 0;
-	setp.ge.u64 %pt7, %rdt7, %rd48;
-	@%pt7 bra $Lfault_7;
+	@%p52 bra $L_18;
+$L_20:
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
-	@%p50 bra $L_7;
-$L_10:
-	mov.b64 %rdt8, 0;
-	setp.ge.u64 %pt8, %rdt8, %rd48;
-	@%pt8 bra $Lfault_8;
+	@%p50 bra $L_18;
+$L_21:
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
-	@%p52 bra $L_7;
-$L_11:
+	@%p52 bra $L_18;
+$L_22:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_18;
+$L_23:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_18;
+$L_24:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_18;
+$L_25:
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_18;
+	bra.uni $L_17;
+$L_26:
+	ret;
+$L_27:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_26;
+$L_28:
+	mov.b64 %rd8, %rd2;
+$L_29:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_26;
+$L_30:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	div.u32 %r13, %r12, 32;
+	and.b32 %r13, %r13, 255;
+	cvt.u64.u32 %rd17, %r13;
+	mad.lo.s64 %rd14, %rd17, 4, %rd15;
+	rem.u32 %r18, %r12, 32;
+	and.b32 %r18, %r18, 255;
+	mov.b32 %rt7, 1;
+	shl.b32 %r19, %rt7, %r18;
+	atom.global.or.b32 %r20, [%rd14], %r19;
+	add.s64 %rd21, %rd22, 0;
+	rem.u32 %r24, %r12, 64;
+	and.b32 %r24, %r24, 255;
+	mov.b64 %rdt2, 1;
+	shl.b64 %rd25, %rdt2, %r24;
+	not.b64 %rd26, %rd25;
+	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	cvt.u64.u32 %rd31, %r12;
+	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	st.global.s64 [%rd33], %rd32;
+	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	ld.relaxed.gpu.global.s32 %r40, [%rd39];
+	add.s32 %r41, %r40, 1;
+	st.relaxed.gpu.global.s32 [%rd36], %r41;
+	mov.b32 %r42, %r12;
+	mul.hi.s64 %rd54, %rd9, -7905747460161236406;
+	add.s64 %rd55, %rd54, %rd9;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 2;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 7;
+	sub.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd43, %rd62;
+	cvt.u32.u64 %r44, %rd43;
+	mul.lo.s32 %r45, %r42, %r44;
+$L_31:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@!%p50 bra $L_33;
+$L_32:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_27;
+$L_33:
+	mov.b64 %rdt3, 0;
+	setp.ge.u64 %pt0, %rdt3, %rd48;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_32;
+$L_34:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_32;
+$L_35:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt1, %rdt6, %rd48;
+	@%pt1 bra $Lfault_1;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_32;
+$L_36:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_32;
+$L_37:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt2, %rdt7, %rd48;
+	@%pt2 bra $Lfault_2;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_32;
+$L_38:
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_32;
+$L_39:
+	mov.b64 %rdt8, 0;
+	setp.ge.u64 %pt3, %rdt8, %rd48;
+	@%pt3 bra $Lfault_3;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_32;
+	bra.uni $L_31;
+$L_40:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_26;
+$L_41:
+	mov.b64 %rd8, %rd2;
+$L_42:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_26;
+$L_43:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	div.u32 %r13, %r12, 32;
+	and.b32 %r13, %r13, 255;
+	cvt.u64.u32 %rd17, %r13;
+	setp.ge.u64 %pt4, %rd17, %rd16;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd14, %rd17, 4, %rd15;
+	rem.u32 %r18, %r12, 32;
+	and.b32 %r18, %r18, 255;
+	mov.b32 %rt10, 1;
+	shl.b32 %r19, %rt10, %r18;
+	atom.global.or.b32 %r20, [%rd14], %r19;
 	mov.b64 %rdt9, 0;
-	setp.ge.u64 %pt9, %rdt9, %rd48;
+	setp.ge.u64 %pt5, %rdt9, %rd23;
+	@%pt5 bra $Lfault_5;
+	add.s64 %rd21, %rd22, 0;
+	rem.u32 %r24, %r12, 64;
+	and.b32 %r24, %r24, 255;
+	mov.b64 %rdt10, 1;
+	shl.b64 %rd25, %rdt10, %r24;
+	not.b64 %rd26, %rd25;
+	atom.global.and.b64 %rd27, [%rd21], %rd26;
+	setp.ge.u64 %pt6, %rd9, %rd30;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd28, %rd9, 8, %rd29;
+	cvt.u64.u32 %rd31, %r12;
+	atom.global.exch.b64 %rd32, [%rd28], %rd31;
+	setp.ge.u64 %pt7, %rd9, %rd35;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd33, %rd9, 8, %rd34;
+	st.global.s64 [%rd33], %rd32;
+	setp.ge.u64 %pt8, %rd9, %rd38;
+	@%pt8 bra $Lfault_8;
+	mad.lo.s64 %rd36, %rd9, 4, %rd37;
+	mad.lo.s64 %rd39, %rd9, 4, %rd37;
+	ld.relaxed.gpu.global.s32 %r40, [%rd39];
+	add.s32 %r41, %r40, 1;
+	st.relaxed.gpu.global.s32 [%rd36], %r41;
+	mov.b32 %r42, %r12;
+	mul.hi.s64 %rd54, %rd9, -7905747460161236406;
+	add.s64 %rd55, %rd54, %rd9;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 2;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 7;
+	sub.s64 %rd62, %rd9, %rd61;
+	mov.b64 %rd43, %rd62;
+	cvt.u32.u64 %r44, %rd43;
+	mul.lo.s32 %r45, %r42, %r44;
+$L_44:
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt9, %rdt11, %rd48;
 	@%pt9 bra $Lfault_9;
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
-	@%p50 bra $L_7;
-$L_12:
-	mov.b64 %rdt10, 0;
-	setp.ge.u64 %pt10, %rdt10, %rd48;
+	@!%p50 bra $L_46;
+$L_45:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_40;
+$L_46:
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt10, %rdt12, %rd48;
 	@%pt10 bra $Lfault_10;
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
-	@%p52 bra $L_7;
-$L_13:
-	mov.b64 %rdt11, 0;
-	setp.ge.u64 %pt11, %rdt11, %rd48;
+	@%p52 bra $L_45;
+$L_47:
+	mov.b64 %rdt13, 0;
+	setp.ge.u64 %pt11, %rdt13, %rd48;
 	@%pt11 bra $Lfault_11;
 	add.s64 %rd46, %rd47, 0;
 	ld.relaxed.gpu.global.s32 %r49, [%rd46];
 	setp.le.s32 %p50, %r45, %r49;
-	@%p50 bra $L_7;
-$L_14:
-	mov.b64 %rdt12, 0;
-	setp.ge.u64 %pt12, %rdt12, %rd48;
+	@%p50 bra $L_45;
+$L_48:
+	mov.b64 %rdt14, 0;
+	setp.ge.u64 %pt12, %rdt14, %rd48;
 	@%pt12 bra $Lfault_12;
 	add.s64 %rd51, %rd47, 0;
 	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
 	setp.eq.s32 %p52, %r53, %r49;
-	@%p52 bra $L_7;
-	bra.uni $L_6;
-$L_15:
-	ret;
+	@%p52 bra $L_45;
+$L_49:
+	mov.b64 %rdt15, 0;
+	setp.ge.u64 %pt13, %rdt15, %rd48;
+	@%pt13 bra $Lfault_13;
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_45;
+$L_50:
+	mov.b64 %rdt16, 0;
+	setp.ge.u64 %pt14, %rdt16, %rd48;
+	@%pt14 bra $Lfault_14;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_45;
+$L_51:
+	mov.b64 %rdt17, 0;
+	setp.ge.u64 %pt15, %rdt17, %rd48;
+	@%pt15 bra $Lfault_15;
+	add.s64 %rd46, %rd47, 0;
+	ld.relaxed.gpu.global.s32 %r49, [%rd46];
+	setp.le.s32 %p50, %r45, %r49;
+	@%p50 bra $L_45;
+$L_52:
+	mov.b64 %rdt18, 0;
+	setp.ge.u64 %pt16, %rdt18, %rd48;
+	@%pt16 bra $Lfault_16;
+	add.s64 %rd51, %rd47, 0;
+	atom.global.cas.b32 %r53, [%rd51], %r49, %r45;
+	setp.eq.s32 %p52, %r53, %r49;
+	@%p52 bra $L_45;
+	bra.uni $L_44;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd17;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd23;
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd30;
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd35;
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd38;
+	mov.u32 %rt9, 0;
+	mov.b64 %rdt4, %rd17;
+	mov.b64 %rdt5, %rd16;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 1;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd23;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 2;
+	mov.b64 %rdt4, %rd9;
+	mov.b64 %rdt5, %rd30;
 	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 3;
+	mov.b64 %rdt4, %rd9;
+	mov.b64 %rdt5, %rd35;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 4;
+	mov.b64 %rdt4, %rd9;
+	mov.b64 %rdt5, %rd38;
 	bra.uni $Lfault;
 $Lfault_9:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 6;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault_10:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault_11:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 6;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault_12:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd48;
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt9, 6;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt9, 6;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt9, 7;
+	mov.b64 %rdt4, 0;
+	mov.b64 %rdt5, %rd48;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt13, [Bits_0_param_14];
-	cvta.to.global.u64 %rdt13, %rdt13;
-	ld.relaxed.sys.global.u32 %rt8, [%rdt13];
-	add.u32 %rt9, %rt8, 1;
-	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
-	setp.ne.u32 %pt13, %rt10, %rt8;
-	@%pt13 exit;
-	st.global.u32 [%rdt13+8], 262144;
-	st.global.u32 [%rdt13+12], %rt5;
-	st.global.u64 [%rdt13+16], %rdt1;
-	st.global.u64 [%rdt13+24], %rdt2;
+	ld.param.u64 %rdt19, [Bits_0_param_14];
+	cvta.to.global.u64 %rdt19, %rdt19;
+	ld.relaxed.sys.global.u32 %rt12, [%rdt19];
+	add.u32 %rt13, %rt12, 1;
+	atom.global.cas.b32 %rt14, [qd_fault_claim], %rt12, %rt13;
+	setp.ne.u32 %pt17, %rt14, %rt12;
+	@%pt17 exit;
+	st.global.u32 [%rdt19+8], 262144;
+	st.global.u32 [%rdt19+12], %rt9;
+	st.global.u64 [%rdt19+16], %rdt4;
+	st.global.u64 [%rdt19+24], %rdt5;
 	membar.sys;
-	st.volatile.global.u32 [%rdt13+4], %rt9;
+	st.volatile.global.u32 [%rdt19+4], %rt13;
 	exit;
 }
 
@@ -3555,11 +4549,11 @@ $Lfault:
 	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<36>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<35>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<18>;
 
@@ -3586,16 +4580,37 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	@!%p25 bra $L_11;
+$L_3:
+	@!%p29 bra $L_11;
+$L_4:
+	@!%p35 bra $L_11;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_10;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_10;
+$L_8:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
@@ -3603,21 +4618,49 @@ $L_5:
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	setp.ge.u64 %pt1, %rd9, %rd20;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd9, 4, %rd19;
 	st.global.f32 [%rd18], %f17;
-$L_6:
+$L_9:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_5;
+$L_10:
 	ret;
+$L_11:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_12:
+	mov.b64 %rd8, %rd2;
+$L_13:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_14:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt1, %rd16, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	setp.ge.u64 %pt2, %rd9, %rd20;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd20;
@@ -3628,8 +4671,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt3+8], 327680;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3649,11 +4692,11 @@ $Lfault:
 	.param .u64 Ratio_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<41>;
+	.reg .pred %pt<7>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rd<40>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Ratio_0_param_0];
@@ -3678,66 +4721,127 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd21, %rd13;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	mov.b64 %rd36, %rd17;
+	setp.lt.u64 %p37, %rd24, %rd36;
+	sub.u64 %rd38, %rd36, 1;
+	sub.u64 %rd39, %rd38, %rd24;
+	setp.le.u64 %p40, %rd32, %rd39;
+	@!%p25 bra $L_13;
+$L_3:
+	@!%p29 bra $L_13;
+$L_4:
+	@!%p35 bra $L_13;
+$L_5:
+	@!%p37 bra $L_13;
+$L_6:
+	@!%p40 bra $L_13;
+$L_7:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_12;
+$L_8:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_9:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
+	@!%p10 bra $L_12;
+$L_10:
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.s64 %rd14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.s64 %rd18, [%rd15];
-	setp.eq.s64 %pt2, %rd18, 0;
-	@%pt2 bra $Lfault_2;
-	setp.eq.s64 %pt3, %rd18, -1;
+	setp.eq.s64 %pt0, %rd18, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd18, -1;
 	neg.s64 %rdt3, %rd14;
 	div.s64 %rd19, %rd14, %rd18;
-	selp.b64 %rd19, %rdt3, %rd19, %pt3;
+	selp.b64 %rd19, %rdt3, %rd19, %pt1;
 	mad.lo.s64 %rd20, %rd9, 8, %rd4;
 	st.global.s64 [%rd20], %rd19;
-$L_6:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_7;
+$L_12:
 	ret;
+$L_13:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_12;
+$L_14:
+	mov.b64 %rd8, %rd2;
+$L_15:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_12;
+$L_16:
+	setp.ge.u64 %pt2, %rd9, %rd13;
+	@%pt2 bra $Lfault_1;
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.s64 %rd14, [%rd11];
+	setp.ge.u64 %pt3, %rd9, %rd17;
+	@%pt3 bra $Lfault_2;
+	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	ld.global.s64 %rd18, [%rd15];
+	setp.eq.s64 %pt4, %rd18, 0;
+	@%pt4 bra $Lfault_3;
+	setp.eq.s64 %pt5, %rd18, -1;
+	neg.s64 %rdt4, %rd14;
+	div.s64 %rd19, %rd14, %rd18;
+	selp.b64 %rd19, %rdt4, %rd19, %pt5;
+	mad.lo.s64 %rd20, %rd9, 8, %rd4;
+	st.global.s64 [%rd20], %rd19;
+$L_17:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_13;
 $Lfault_0:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_2:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
-$Lfault_2:
+$Lfault_3:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Ratio_0_param_6];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt5, [Ratio_0_param_6];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
-	st.global.u32 [%rdt4+8], 393216;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
+	st.global.u32 [%rdt5+8], 393216;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 }
 
@@ -3803,11 +4907,11 @@ $Lfault:
 	.param .u64 Window_1_param_6
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<36>;
 	.reg .pred %pt<4>;
 	.reg .b32 %r<18>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<35>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -3838,27 +4942,66 @@ $L_1:
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd21, %rd20;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	@!%p25 bra $L_11;
+$L_3:
+	@!%p29 bra $L_11;
+$L_4:
+	@!%p35 bra $L_11;
+$L_5:
 	add.s64 %rd11, %rd2, 1;
 	setp.lt.s64 %p12, %rd11, %rd3;
-	@!%p12 bra $L_7;
-$L_3:
+	@!%p12 bra $L_10;
+$L_6:
 	mov.b64 %rd13, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd14, %rd13, 1;
 	setp.lt.s64 %p15, %rd14, %rd3;
-	@!%p15 bra $L_7;
-$L_5:
+	@!%p15 bra $L_10;
+$L_8:
+	mad.lo.s64 %rd16, %rd14, 4, %rd4;
+	ld.global.s32 %r17, [%rd16];
+	mad.lo.s64 %rd18, %rd14, 4, %rd19;
+	st.global.s32 [%rd18], %r17;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_10:
+	ret;
+$L_11:
+	add.s64 %rd11, %rd2, 1;
+	setp.lt.s64 %p12, %rd11, %rd3;
+	@!%p12 bra $L_10;
+$L_12:
+	mov.b64 %rd13, %rd2;
+$L_13:
+	add.s64 %rd14, %rd13, 1;
+	setp.lt.s64 %p15, %rd14, %rd3;
+	@!%p15 bra $L_10;
+$L_14:
 	mad.lo.s64 %rd16, %rd14, 4, %rd4;
 	ld.global.s32 %r17, [%rd16];
 	setp.ge.u64 %pt2, %rd14, %rd20;
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd18, %rd14, 4, %rd19;
 	st.global.s32 [%rd18], %r17;
-$L_6:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt0, 0;
 	mov.b64 %rdt0, %rd10;
@@ -3949,6 +5092,1898 @@ $Lfault:
 	exit;
 }
 
+.visible .entry Offsets_0(
+	.param .u64 Offsets_0_param_0,
+	.param .s64 Offsets_0_param_1,
+	.param .u64 Offsets_0_param_2,
+	.param .s64 Offsets_0_param_3,
+	.param .s64 Offsets_0_param_4,
+	.param .u64 Offsets_0_param_5
+)
+{
+	.reg .pred %p<70>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<69>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<26>;
+
+$L_0:
+	ld.param.s64 %rd2, [Offsets_0_param_4];
+	ld.param.u64 %rd4, [Offsets_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Offsets_0_param_3];
+	ld.param.u64 %rd27, [Offsets_0_param_0];
+	cvta.to.global.u64 %rd27, %rd27;
+	ld.param.u64 %rd28, [Offsets_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd3, %rd2, %rd0;
+$L_2:
+	mov.b64 %rd30, %rd5;
+	mov.b64 %rd31, %rd3;
+	sub.s64 %rd32, %rd31, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd30;
+	mov.b64 %rd35, %rd5;
+	sub.s64 %rd36, %rd35, %rd2;
+	mov.b64 %rd37, %rd36;
+	add.u64 %rd38, %rd37, 4611686018427387904;
+	setp.le.u64 %p39, %rd38, 9223372036854775808U;
+	sub.u64 %rd40, %rd37, 1;
+	mov.b64 %rd41, %rd3;
+	sub.u64 %rd42, %rd40, %rd41;
+	sub.u64 %rd43, %rd30, 1;
+	sub.u64 %rd44, %rd43, %rd33;
+	setp.le.u64 %p45, %rd42, %rd44;
+	sub.s64 %rd46, %rd31, 1;
+	mov.b64 %rd47, %rd46;
+	setp.lt.u64 %p48, %rd47, %rd30;
+	sub.u64 %rd49, %rd30, 1;
+	sub.u64 %rd50, %rd49, %rd47;
+	setp.le.u64 %p51, %rd42, %rd50;
+	add.s64 %rd52, %rd31, 1;
+	mov.b64 %rd53, %rd52;
+	setp.lt.u64 %p54, %rd53, %rd30;
+	sub.u64 %rd55, %rd30, 1;
+	sub.u64 %rd56, %rd55, %rd53;
+	setp.le.u64 %p57, %rd42, %rd56;
+	add.s64 %rd58, %rd31, %rd2;
+	mov.b64 %rd59, %rd58;
+	setp.lt.u64 %p60, %rd59, %rd30;
+	sub.u64 %rd61, %rd30, 1;
+	sub.u64 %rd62, %rd61, %rd59;
+	setp.le.u64 %p63, %rd42, %rd62;
+	mov.b64 %rd64, %rd28;
+	mov.b64 %rd65, %rd31;
+	setp.lt.u64 %p66, %rd65, %rd64;
+	sub.u64 %rd67, %rd64, 1;
+	sub.u64 %rd68, %rd67, %rd65;
+	setp.le.u64 %p69, %rd42, %rd68;
+	@!%p34 bra $L_19;
+$L_3:
+	@!%p39 bra $L_19;
+$L_4:
+	@!%p45 bra $L_19;
+$L_5:
+	@!%p48 bra $L_19;
+$L_6:
+	@!%p51 bra $L_19;
+$L_7:
+	@!%p54 bra $L_19;
+$L_8:
+	@!%p57 bra $L_19;
+$L_9:
+	@!%p60 bra $L_19;
+$L_10:
+	@!%p63 bra $L_19;
+$L_11:
+	@!%p66 bra $L_19;
+$L_12:
+	@!%p69 bra $L_19;
+$L_13:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_18;
+$L_14:
+	mov.b64 %rd9, %rd3;
+$L_15:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_18;
+$L_16:
+	sub.s64 %rd11, %rd9, %rd2;
+	mad.lo.s64 %rd12, %rd11, 4, %rd4;
+	ld.global.f32 %f13, [%rd12];
+	sub.s64 %rd14, %rd9, 1;
+	mad.lo.s64 %rd15, %rd14, 4, %rd4;
+	ld.global.f32 %f16, [%rd15];
+	add.s64 %rd17, %rd9, 1;
+	mad.lo.s64 %rd18, %rd17, 4, %rd4;
+	ld.global.f32 %f19, [%rd18];
+	add.s64 %rd20, %rd9, %rd2;
+	mad.lo.s64 %rd21, %rd20, 4, %rd4;
+	ld.global.f32 %f22, [%rd21];
+	add.rn.f32 %f23, %f13, %f16;
+	add.rn.f32 %f24, %f23, %f19;
+	add.rn.f32 %f25, %f24, %f22;
+	mad.lo.s64 %rd26, %rd9, 4, %rd27;
+	st.global.f32 [%rd26], %f25;
+$L_17:
+	add.s64 %rd3, %rd3, %rd1;
+	bra.uni $L_13;
+$L_18:
+	ret;
+$L_19:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_18;
+$L_20:
+	mov.b64 %rd9, %rd3;
+$L_21:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_18;
+$L_22:
+	sub.s64 %rd11, %rd9, %rd2;
+	setp.ge.u64 %pt0, %rd11, %rd5;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd12, %rd11, 4, %rd4;
+	ld.global.f32 %f13, [%rd12];
+	sub.s64 %rd14, %rd9, 1;
+	setp.ge.u64 %pt1, %rd14, %rd5;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd15, %rd14, 4, %rd4;
+	ld.global.f32 %f16, [%rd15];
+	add.s64 %rd17, %rd9, 1;
+	setp.ge.u64 %pt2, %rd17, %rd5;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd17, 4, %rd4;
+	ld.global.f32 %f19, [%rd18];
+	add.s64 %rd20, %rd9, %rd2;
+	setp.ge.u64 %pt3, %rd20, %rd5;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd21, %rd20, 4, %rd4;
+	ld.global.f32 %f22, [%rd21];
+	add.rn.f32 %f23, %f13, %f16;
+	add.rn.f32 %f24, %f23, %f19;
+	add.rn.f32 %f25, %f24, %f22;
+	setp.ge.u64 %pt4, %rd9, %rd28;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd26, %rd9, 4, %rd27;
+	st.global.f32 [%rd26], %f25;
+$L_23:
+	add.s64 %rd3, %rd3, %rd1;
+	bra.uni $L_19;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd11;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd28;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Offsets_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Reverse_0(
+	.param .u64 Reverse_0_param_0,
+	.param .s64 Reverse_0_param_1,
+	.param .u64 Reverse_0_param_2,
+	.param .s64 Reverse_0_param_3,
+	.param .u64 Reverse_0_param_4
+)
+{
+	.reg .pred %p<35>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<34>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Reverse_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Reverse_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Reverse_0_param_0];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Reverse_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	mov.b64 %rd19, %rd15;
+	mov.b64 %rd20, %rd15;
+	sub.s64 %rd21, %rd20, 1;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	sub.s64 %rd24, %rd21, %rd23;
+	mov.b64 %rd25, %rd24;
+	setp.lt.u64 %p26, %rd25, %rd19;
+	mov.b64 %rd27, %rd3;
+	add.u64 %rd28, %rd27, 18446744073709551615U;
+	add.u64 %rd29, %rd28, 4611686018427387904;
+	setp.le.u64 %p30, %rd29, 9223372036854775808U;
+	sub.u64 %rd31, %rd28, 1;
+	mov.b64 %rd32, %rd2;
+	sub.u64 %rd33, %rd31, %rd32;
+	setp.le.u64 %p34, %rd33, %rd25;
+	@!%p26 bra $L_11;
+$L_3:
+	@!%p30 bra $L_11;
+$L_4:
+	@!%p34 bra $L_11;
+$L_5:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_6:
+	mov.b64 %rd8, %rd2;
+$L_7:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_8:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	mov.b64 %rd13, %rd15;
+	sub.s64 %rd16, %rd13, 1;
+	sub.s64 %rd17, %rd16, %rd9;
+	mad.lo.s64 %rd18, %rd17, 4, %rd14;
+	st.global.s32 [%rd18], %r12;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_10:
+	ret;
+$L_11:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_12:
+	mov.b64 %rd8, %rd2;
+$L_13:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_14:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	mov.b64 %rd13, %rd15;
+	sub.s64 %rd16, %rd13, 1;
+	sub.s64 %rd17, %rd16, %rd9;
+	setp.ge.u64 %pt0, %rd17, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd18, %rd17, 4, %rd14;
+	st.global.s32 [%rd18], %r12;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_11;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Reverse_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 655360;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Strided_0(
+	.param .u64 Strided_0_param_0,
+	.param .s64 Strided_0_param_1,
+	.param .u64 Strided_0_param_2,
+	.param .s64 Strided_0_param_3,
+	.param .s64 Strided_0_param_4,
+	.param .u64 Strided_0_param_5
+)
+{
+	.reg .pred %p<52>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<51>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Strided_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Strided_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Strided_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Strided_0_param_3];
+	ld.param.s64 %rd19, [Strided_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	mov.b64 %rd24, %rd15;
+	mov.b64 %rd25, %rd2;
+	add.s64 %rd26, %rd25, 1;
+	mul.lo.s64 %rd27, %rd26, 2;
+	add.s64 %rd28, %rd27, 1;
+	mov.b64 %rd29, %rd28;
+	setp.lt.u64 %p30, %rd29, %rd24;
+	mov.b64 %rd31, %rd3;
+	add.u64 %rd32, %rd31, 18446744073709551615U;
+	add.u64 %rd33, %rd32, 4611686018427387904;
+	setp.le.u64 %p34, %rd33, 9223372036854775808U;
+	sub.u64 %rd35, %rd32, 1;
+	mov.b64 %rd36, %rd2;
+	sub.u64 %rd37, %rd35, %rd36;
+	sub.u64 %rd38, %rd24, 1;
+	sub.u64 %rd39, %rd38, %rd29;
+	setp.le.u64 %p40, %rd37, 4611686018427387903;
+	mul.lo.u64 %rd41, %rd37, 2;
+	setp.le.u64 %p42, %rd41, %rd39;
+	mul.lo.s64 %rd43, %rd26, 3;
+	add.s64 %rd44, %rd43, %rd19;
+	mov.b64 %rd45, %rd44;
+	setp.lt.u64 %p46, %rd45, %rd24;
+	sub.u64 %rd47, %rd24, 1;
+	sub.u64 %rd48, %rd47, %rd45;
+	setp.le.u64 %p49, %rd37, 3074457345618258602;
+	mul.lo.u64 %rd50, %rd37, 3;
+	setp.le.u64 %p51, %rd50, %rd48;
+	@!%p30 bra $L_15;
+$L_3:
+	@!%p34 bra $L_15;
+$L_4:
+	@!%p40 bra $L_15;
+$L_5:
+	@!%p42 bra $L_15;
+$L_6:
+	@!%p46 bra $L_15;
+$L_7:
+	@!%p49 bra $L_15;
+$L_8:
+	@!%p51 bra $L_15;
+$L_9:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_14;
+$L_10:
+	mov.b64 %rd8, %rd2;
+$L_11:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_14;
+$L_12:
+	mul.lo.s64 %rd11, %rd9, 2;
+	add.s64 %rd12, %rd11, 1;
+	mad.lo.s64 %rd13, %rd12, 8, %rd14;
+	ld.global.s64 %rd16, [%rd13];
+	mul.lo.s64 %rd17, %rd9, 3;
+	add.s64 %rd18, %rd17, %rd19;
+	mad.lo.s64 %rd20, %rd18, 8, %rd14;
+	ld.global.s64 %rd21, [%rd20];
+	sub.s64 %rd22, %rd16, %rd21;
+	mad.lo.s64 %rd23, %rd9, 8, %rd4;
+	st.global.s64 [%rd23], %rd22;
+$L_13:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_9;
+$L_14:
+	ret;
+$L_15:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_14;
+$L_16:
+	mov.b64 %rd8, %rd2;
+$L_17:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_14;
+$L_18:
+	mul.lo.s64 %rd11, %rd9, 2;
+	add.s64 %rd12, %rd11, 1;
+	setp.ge.u64 %pt0, %rd12, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd12, 8, %rd14;
+	ld.global.s64 %rd16, [%rd13];
+	mul.lo.s64 %rd17, %rd9, 3;
+	add.s64 %rd18, %rd17, %rd19;
+	setp.ge.u64 %pt1, %rd18, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd20, %rd18, 8, %rd14;
+	ld.global.s64 %rd21, [%rd20];
+	sub.s64 %rd22, %rd16, %rd21;
+	mad.lo.s64 %rd23, %rd9, 8, %rd4;
+	st.global.s64 [%rd23], %rd22;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_15;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd18;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Strided_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 720896;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Rows_0(
+	.param .u64 Rows_0_param_0,
+	.param .s64 Rows_0_param_1,
+	.param .u64 Rows_0_param_2,
+	.param .s64 Rows_0_param_3,
+	.param .s64 Rows_0_param_4,
+	.param .s64 Rows_0_param_5,
+	.param .s64 Rows_0_param_6,
+	.param .u64 Rows_0_param_7
+)
+{
+	.reg .pred %p<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<3>;
+
+$L_0:
+	ld.param.s64 %rd4, [Rows_0_param_4];
+$L_1:
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt2, [Rows_0_param_7];
+	cvta.to.global.u64 %rdt2, %rdt2;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt2];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt2+8], 786432;
+	st.global.u32 [%rdt2+12], %rt0;
+	st.global.u64 [%rdt2+16], %rdt0;
+	st.global.u64 [%rdt2+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt2+4], %rt2;
+	exit;
+}
+
+.visible .entry Rows_1(
+	.param .u64 Rows_1_param_0,
+	.param .s64 Rows_1_param_1,
+	.param .u64 Rows_1_param_2,
+	.param .s64 Rows_1_param_3,
+	.param .s64 Rows_1_param_4,
+	.param .s64 Rows_1_param_5,
+	.param .s64 Rows_1_param_6,
+	.param .u64 Rows_1_param_7
+)
+{
+	.reg .pred %p<57>;
+	.reg .pred %pt<13>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<56>;
+	.reg .b64 %rdt<5>;
+	.reg .f64 %fd<21>;
+
+$L_0:
+	ld.param.u64 %rd5, [Rows_1_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Rows_1_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.s64 %rd7, [Rows_1_param_4];
+	setp.eq.s64 %pt0, %rd7, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd7, -1;
+	neg.s64 %rdt2, %rd4;
+	div.s64 %rd3, %rd4, %rd7;
+	selp.b64 %rd3, %rdt2, %rd3, %pt1;
+	ld.param.s64 %rd13, [Rows_1_param_5];
+	ld.param.s64 %rd16, [Rows_1_param_6];
+	ld.param.u64 %rd18, [Rows_1_param_2];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [Rows_1_param_3];
+$L_1:
+	mov.u32 %rt1, %ctaid.x;
+	mov.u32 %rt2, %ntid.x;
+	mov.u32 %rt3, %tid.x;
+	mul.wide.u32 %rd0, %rt1, %rt2;
+	cvt.u64.u32 %rdt3, %rt3;
+	add.s64 %rd0, %rd0, %rdt3;
+	mov.u32 %rt4, %nctaid.x;
+	mov.u32 %rt5, %ntid.x;
+	mul.wide.u32 %rd1, %rt4, %rt5;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p8, %rd2, %rd3;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd2;
+$L_4:
+	setp.gt.s64 %p10, %rd7, 0;
+	@!%p10 bra $L_23;
+$L_5:
+	mov.b64 %rd11, 0;
+$L_6:
+	mov.b64 %rd28, %rd19;
+	mul.lo.s64 %rd29, %rd9, %rd13;
+	add.s64 %rd30, %rd29, %rd11;
+	add.s64 %rd31, %rd30, %rd16;
+	mov.b64 %rd32, %rd31;
+	setp.lt.u64 %p33, %rd32, %rd28;
+	mov.b64 %rd34, %rd7;
+	add.u64 %rd35, %rd34, 4611686018427387904;
+	setp.le.u64 %p36, %rd35, 9223372036854775808U;
+	sub.u64 %rd37, %rd34, 1;
+	mov.b64 %rd38, %rd11;
+	sub.u64 %rd39, %rd37, %rd38;
+	sub.u64 %rd40, %rd28, 1;
+	sub.u64 %rd41, %rd40, %rd32;
+	setp.le.u64 %p42, %rd39, %rd41;
+	mov.b64 %rd43, %rd6;
+	mul.lo.s64 %rd44, %rd9, %rd7;
+	add.s64 %rd45, %rd44, %rd11;
+	mov.b64 %rd46, %rd45;
+	setp.lt.u64 %p47, %rd46, %rd43;
+	sub.u64 %rd48, %rd43, 1;
+	sub.u64 %rd49, %rd48, %rd46;
+	setp.le.u64 %p50, %rd39, %rd49;
+	@!%p33 bra $L_26;
+$L_7:
+	@!%p36 bra $L_26;
+$L_8:
+	@!%p42 bra $L_26;
+$L_9:
+	@!%p47 bra $L_26;
+$L_10:
+	@!%p50 bra $L_26;
+$L_11:
+	max.s64 %rd51, %rd7, -9223372036854775804;
+	sub.s64 %rd52, %rd51, 4;
+$L_12:
+	setp.lt.s64 %p53, %rd11, %rd52;
+	@!%p53 bra $L_21;
+$L_13:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_14:
+	mov.b64 %rd11, %rd24;
+$L_15:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_16:
+	mov.b64 %rd11, %rd24;
+$L_17:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_18:
+	mov.b64 %rd11, %rd24;
+$L_19:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_20:
+	mov.b64 %rd11, %rd24;
+	bra.uni $L_12;
+$L_21:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+	@!%p25 bra $L_23;
+$L_22:
+	mov.b64 %rd11, %rd24;
+	bra.uni $L_21;
+$L_23:
+	add.s64 %rd26, %rd9, 1;
+	setp.lt.s64 %p27, %rd26, %rd3;
+	@!%p27 bra $L_25;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_25:
+	ret;
+$L_26:
+	max.s64 %rd54, %rd7, -9223372036854775804;
+	sub.s64 %rd55, %rd54, 4;
+$L_27:
+	setp.lt.s64 %p56, %rd11, %rd55;
+	@!%p56 bra $L_36;
+$L_28:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	setp.ge.u64 %pt2, %rd15, %rd19;
+	@%pt2 bra $Lfault_1;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	setp.ge.u64 %pt3, %rd22, %rd6;
+	@%pt3 bra $Lfault_2;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_29:
+	mov.b64 %rd11, %rd24;
+$L_30:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	setp.ge.u64 %pt4, %rd15, %rd19;
+	@%pt4 bra $Lfault_3;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	setp.ge.u64 %pt5, %rd22, %rd6;
+	@%pt5 bra $Lfault_4;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_31:
+	mov.b64 %rd11, %rd24;
+$L_32:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	setp.ge.u64 %pt6, %rd15, %rd19;
+	@%pt6 bra $Lfault_5;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	setp.ge.u64 %pt7, %rd22, %rd6;
+	@%pt7 bra $Lfault_6;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_33:
+	mov.b64 %rd11, %rd24;
+$L_34:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	setp.ge.u64 %pt8, %rd15, %rd19;
+	@%pt8 bra $Lfault_7;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	setp.ge.u64 %pt9, %rd22, %rd6;
+	@%pt9 bra $Lfault_8;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+$L_35:
+	mov.b64 %rd11, %rd24;
+	bra.uni $L_27;
+$L_36:
+	mul.lo.s64 %rd12, %rd9, %rd13;
+	add.s64 %rd14, %rd12, %rd11;
+	add.s64 %rd15, %rd14, %rd16;
+	setp.ge.u64 %pt10, %rd15, %rd19;
+	@%pt10 bra $Lfault_9;
+	mad.lo.s64 %rd17, %rd15, 8, %rd18;
+	ld.global.f64 %fd20, [%rd17];
+	mul.lo.s64 %rd21, %rd9, %rd7;
+	add.s64 %rd22, %rd21, %rd11;
+	setp.ge.u64 %pt11, %rd22, %rd6;
+	@%pt11 bra $Lfault_10;
+	mad.lo.s64 %rd23, %rd22, 8, %rd5;
+	st.global.f64 [%rd23], %fd20;
+	add.s64 %rd24, %rd11, 1;
+	setp.lt.s64 %p25, %rd24, %rd7;
+	@!%p25 bra $L_23;
+$L_37:
+	mov.b64 %rd11, %rd24;
+	bra.uni $L_36;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt0, 0;
+	mov.b64 %rdt1, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd19;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd22;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd19;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd22;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd19;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd22;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd19;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd22;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt0, 1;
+	mov.b64 %rdt0, %rd15;
+	mov.b64 %rdt1, %rd19;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt0, 2;
+	mov.b64 %rdt0, %rd22;
+	mov.b64 %rdt1, %rd6;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Rows_1_param_7];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt12, %rt8, %rt6;
+	@%pt12 exit;
+	st.global.u32 [%rdt4+8], 786433;
+	st.global.u32 [%rdt4+12], %rt0;
+	st.global.u64 [%rdt4+16], %rdt0;
+	st.global.u64 [%rdt4+24], %rdt1;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
+}
+
+.visible .entry Columns_0(
+	.param .u64 Columns_0_param_0,
+	.param .s64 Columns_0_param_1,
+	.param .u64 Columns_0_param_2,
+	.param .s64 Columns_0_param_3,
+	.param .s64 Columns_0_param_4,
+	.param .s64 Columns_0_param_5,
+	.param .u64 Columns_0_param_6
+)
+{
+	.reg .pred %p<55>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<54>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<24>;
+
+$L_0:
+	ld.param.u64 %rd4, [Columns_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Columns_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd12, [Columns_0_param_5];
+	ld.param.s64 %rd17, [Columns_0_param_4];
+	ld.param.u64 %rd20, [Columns_0_param_2];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [Columns_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_39;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_39;
+$L_5:
+	setp.gt.s64 %p11, %rd12, 0;
+	@!%p11 bra $L_38;
+$L_6:
+	mov.f32 %f13, 0f00000000;
+	mov.b64 %rd14, 0;
+$L_7:
+	mov.b64 %rd27, %rd21;
+	mul.lo.s64 %rd28, %rd14, %rd17;
+	add.s64 %rd29, %rd28, %rd9;
+	mov.b64 %rd30, %rd29;
+	setp.lt.u64 %p31, %rd30, %rd27;
+	mov.b64 %rd32, %rd12;
+	add.u64 %rd33, %rd32, 4611686018427387904;
+	setp.le.u64 %p34, %rd33, 9223372036854775808U;
+	sub.u64 %rd35, %rd32, 1;
+	mov.b64 %rd36, %rd14;
+	sub.u64 %rd37, %rd35, %rd36;
+	sub.u64 %rd38, %rd27, 1;
+	sub.u64 %rd39, %rd38, %rd30;
+	add.s64 %rd40, %rd14, 1;
+	mul.lo.s64 %rd41, %rd40, %rd17;
+	add.s64 %rd42, %rd41, %rd9;
+	mov.b64 %rd43, %rd42;
+	sub.u64 %rd44, %rd43, %rd30;
+	mul.hi.u64 %rd45, %rd44, %rd37;
+	setp.eq.u64 %p46, %rd45, 0;
+	mul.lo.u64 %rd47, %rd44, %rd37;
+	setp.le.u64 %p48, %rd47, %rd39;
+	@!%p31 bra $L_26;
+$L_8:
+	@!%p34 bra $L_26;
+$L_9:
+	@!%p46 bra $L_26;
+$L_10:
+	@!%p48 bra $L_26;
+$L_11:
+	max.s64 %rd49, %rd12, -9223372036854775804;
+	sub.s64 %rd50, %rd49, 4;
+$L_12:
+	setp.lt.s64 %p51, %rd14, %rd50;
+	@!%p51 bra $L_21;
+$L_13:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_14:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+$L_15:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_16:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+$L_17:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_18:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+$L_19:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_20:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+	bra.uni $L_12;
+$L_21:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+	@!%p25 bra $L_23;
+$L_22:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+	bra.uni $L_21;
+$L_23:
+	mov.f32 %f15, %f23;
+$L_24:
+	mad.lo.s64 %rd26, %rd9, 4, %rd4;
+	st.global.f32 [%rd26], %f15;
+$L_25:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_26:
+	max.s64 %rd52, %rd12, -9223372036854775804;
+	sub.s64 %rd53, %rd52, 4;
+$L_27:
+	setp.lt.s64 %p54, %rd14, %rd53;
+	@!%p54 bra $L_36;
+$L_28:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	setp.ge.u64 %pt0, %rd18, %rd21;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_29:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+$L_30:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	setp.ge.u64 %pt1, %rd18, %rd21;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_31:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+$L_32:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	setp.ge.u64 %pt2, %rd18, %rd21;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_33:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+$L_34:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	setp.ge.u64 %pt3, %rd18, %rd21;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+$L_35:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+	bra.uni $L_27;
+$L_36:
+	mul.lo.s64 %rd16, %rd14, %rd17;
+	add.s64 %rd18, %rd16, %rd9;
+	setp.ge.u64 %pt4, %rd18, %rd21;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd19, %rd18, 4, %rd20;
+	ld.global.f32 %f22, [%rd19];
+	add.rn.f32 %f23, %f13, %f22;
+	add.s64 %rd24, %rd14, 1;
+	setp.lt.s64 %p25, %rd24, %rd12;
+	@!%p25 bra $L_23;
+$L_37:
+	mov.f32 %f13, %f23;
+	mov.b64 %rd14, %rd24;
+	bra.uni $L_36;
+$L_38:
+	mov.f32 %f15, 0f00000000;
+	bra.uni $L_24;
+$L_39:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd18;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd18;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd18;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd18;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd18;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Columns_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 851968;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Span_0(
+	.param .u64 Span_0_param_0,
+	.param .s64 Span_0_param_1,
+	.param .u64 Span_0_param_2,
+	.param .s64 Span_0_param_3,
+	.param .s64 Span_0_param_4,
+	.param .s64 Span_0_param_5,
+	.param .u64 Span_0_param_6
+)
+{
+	.reg .pred %p<42>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<41>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Span_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Span_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd13, [Span_0_param_4];
+	ld.param.s64 %rd15, [Span_0_param_5];
+	ld.param.u64 %rd17, [Span_0_param_2];
+	cvta.to.global.u64 %rd17, %rd17;
+	ld.param.u64 %rd18, [Span_0_param_3];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_35;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_35;
+$L_5:
+	mov.b64 %rd11, 0;
+	mov.b64 %rd12, %rd13;
+$L_6:
+	mov.b64 %rd25, %rd18;
+	mov.b64 %rd26, %rd12;
+	setp.lt.u64 %p27, %rd26, %rd25;
+	mov.b64 %rd28, %rd15;
+	add.u64 %rd29, %rd28, 4611686018427387904;
+	setp.le.u64 %p30, %rd29, 9223372036854775808U;
+	sub.u64 %rd31, %rd28, 1;
+	sub.u64 %rd32, %rd31, %rd26;
+	sub.u64 %rd33, %rd25, 1;
+	sub.u64 %rd34, %rd33, %rd26;
+	setp.le.u64 %p35, %rd32, %rd34;
+	@!%p27 bra $L_23;
+$L_7:
+	@!%p30 bra $L_23;
+$L_8:
+	@!%p35 bra $L_23;
+$L_9:
+	max.s64 %rd36, %rd15, -9223372036854775805;
+	sub.s64 %rd37, %rd36, 3;
+$L_10:
+	setp.lt.s64 %p38, %rd12, %rd37;
+	@!%p38 bra $L_19;
+$L_11:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_12:
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+$L_13:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_14:
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+$L_15:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_16:
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+$L_17:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_18:
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+	bra.uni $L_10;
+$L_19:
+	setp.lt.s64 %p14, %rd12, %rd15;
+	@!%p14 bra $L_21;
+$L_20:
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+	bra.uni $L_19;
+$L_21:
+	mad.lo.s64 %rd24, %rd9, 8, %rd4;
+	st.global.s64 [%rd24], %rd11;
+$L_22:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_23:
+	max.s64 %rd39, %rd15, -9223372036854775805;
+	sub.s64 %rd40, %rd39, 3;
+$L_24:
+	setp.lt.s64 %p41, %rd12, %rd40;
+	@!%p41 bra $L_33;
+$L_25:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_26:
+	setp.ge.u64 %pt0, %rd12, %rd18;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+$L_27:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_28:
+	setp.ge.u64 %pt1, %rd12, %rd18;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+$L_29:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_30:
+	setp.ge.u64 %pt2, %rd12, %rd18;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+$L_31:
+	setp.lt.s64 %p14, %rd12, %rd15;
+$L_32:
+	setp.ge.u64 %pt3, %rd12, %rd18;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+	bra.uni $L_24;
+$L_33:
+	setp.lt.s64 %p14, %rd12, %rd15;
+	@!%p14 bra $L_21;
+$L_34:
+	setp.ge.u64 %pt4, %rd12, %rd18;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd16, %rd12, 8, %rd17;
+	ld.global.s64 %rd19, [%rd16];
+	mov.b64 %rd20, %rd9;
+	mul.lo.s64 %rd21, %rd19, %rd20;
+	add.s64 %rd22, %rd11, %rd21;
+	add.s64 %rd23, %rd12, 1;
+	mov.b64 %rd11, %rd22;
+	mov.b64 %rd12, %rd23;
+	bra.uni $L_33;
+$L_35:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Span_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Lookup_0(
+	.param .u64 Lookup_0_param_0,
+	.param .s64 Lookup_0_param_1,
+	.param .u64 Lookup_0_param_2,
+	.param .s64 Lookup_0_param_3,
+	.param .u64 Lookup_0_param_4,
+	.param .s64 Lookup_0_param_5,
+	.param .u64 Lookup_0_param_6
+)
+{
+	.reg .pred %p<38>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<18>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<37>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Lookup_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Lookup_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Lookup_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Lookup_0_param_3];
+	ld.param.u64 %rd19, [Lookup_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Lookup_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	mov.b64 %rd21, %rd15;
+	setp.gt.u64 %p22, %rd21, 255;
+	mov.b64 %rd23, %rd20;
+	mov.b64 %rd24, %rd2;
+	add.s64 %rd25, %rd24, 1;
+	mov.b64 %rd26, %rd25;
+	setp.lt.u64 %p27, %rd26, %rd23;
+	mov.b64 %rd28, %rd3;
+	add.u64 %rd29, %rd28, 18446744073709551615U;
+	add.u64 %rd30, %rd29, 4611686018427387904;
+	setp.le.u64 %p31, %rd30, 9223372036854775808U;
+	sub.u64 %rd32, %rd29, 1;
+	mov.b64 %rd33, %rd2;
+	sub.u64 %rd34, %rd32, %rd33;
+	sub.u64 %rd35, %rd23, 1;
+	sub.u64 %rd36, %rd35, %rd26;
+	setp.le.u64 %p37, %rd34, %rd36;
+	@!%p22 bra $L_12;
+$L_3:
+	@!%p27 bra $L_12;
+$L_4:
+	@!%p31 bra $L_12;
+$L_5:
+	@!%p37 bra $L_12;
+$L_6:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
+$L_7:
+	mov.b64 %rd8, %rd2;
+$L_8:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_11;
+$L_9:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 2, %rd14;
+	ld.global.u16 %r17, [%rd13];
+	mad.lo.s64 %rd18, %rd9, 2, %rd19;
+	st.global.u16 [%rd18], %r17;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
+$L_11:
+	ret;
+$L_12:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
+$L_13:
+	mov.b64 %rd8, %rd2;
+$L_14:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_11;
+$L_15:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 2, %rd14;
+	ld.global.u16 %r17, [%rd13];
+	setp.ge.u64 %pt1, %rd9, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd9, 2, %rd19;
+	st.global.u16 [%rd18], %r17;
+$L_16:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_12;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Lookup_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Guarded_0(
+	.param .u64 Guarded_0_param_0,
+	.param .s64 Guarded_0_param_1,
+	.param .u64 Guarded_0_param_2,
+	.param .s64 Guarded_0_param_3,
+	.param .s64 Guarded_0_param_4,
+	.param .u64 Guarded_0_param_5
+)
+{
+	.reg .pred %p<52>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<20>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<51>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	ld.param.u64 %rd4, [Guarded_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Guarded_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Guarded_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Guarded_0_param_3];
+	ld.param.s64 %rd17, [Guarded_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	mov.b64 %rd21, %rd13;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	@!%p25 bra $L_21;
+$L_3:
+	@!%p29 bra $L_21;
+$L_4:
+	@!%p35 bra $L_21;
+$L_5:
+	mov.b64 %rd36, %rd13;
+	mov.b64 %rd37, %rd2;
+	add.s64 %rd38, %rd37, 1;
+	add.s64 %rd39, %rd38, %rd17;
+	mov.b64 %rd40, %rd39;
+	setp.lt.u64 %p41, %rd40, %rd36;
+	mov.b64 %rd42, %rd3;
+	add.u64 %rd43, %rd42, 18446744073709551615U;
+	add.u64 %rd44, %rd43, 4611686018427387904;
+	setp.le.u64 %p45, %rd44, 9223372036854775808U;
+	sub.u64 %rd46, %rd43, 1;
+	mov.b64 %rd47, %rd2;
+	sub.u64 %rd48, %rd46, %rd47;
+	sub.u64 %rd49, %rd36, 1;
+	sub.u64 %rd50, %rd49, %rd40;
+	setp.le.u64 %p51, %rd48, %rd50;
+	@!%p41 bra $L_15;
+$L_6:
+	@!%p45 bra $L_15;
+$L_7:
+	@!%p51 bra $L_15;
+$L_8:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_14;
+$L_9:
+	mov.b64 %rd8, %rd2;
+$L_10:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_14;
+$L_11:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.s32 %r14, [%rd11];
+	setp.gt.s32 %p15, %r14, 0;
+	@!%p15 bra $L_13;
+$L_12:
+	add.s64 %rd16, %rd9, %rd17;
+	mad.lo.s64 %rd18, %rd16, 4, %rd12;
+	ld.global.s32 %r19, [%rd18];
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.s32 [%rd20], %r19;
+$L_13:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_8;
+$L_14:
+	ret;
+$L_15:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_14;
+$L_16:
+	mov.b64 %rd8, %rd2;
+$L_17:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_14;
+$L_18:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.s32 %r14, [%rd11];
+	setp.gt.s32 %p15, %r14, 0;
+	@!%p15 bra $L_20;
+$L_19:
+	add.s64 %rd16, %rd9, %rd17;
+	setp.ge.u64 %pt0, %rd16, %rd13;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd18, %rd16, 4, %rd12;
+	ld.global.s32 %r19, [%rd18];
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.s32 [%rd20], %r19;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_15;
+$L_21:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_14;
+$L_22:
+	mov.b64 %rd8, %rd2;
+$L_23:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_14;
+$L_24:
+	setp.ge.u64 %pt1, %rd9, %rd13;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.s32 %r14, [%rd11];
+	setp.gt.s32 %p15, %r14, 0;
+	@!%p15 bra $L_26;
+$L_25:
+	add.s64 %rd16, %rd9, %rd17;
+	setp.ge.u64 %pt2, %rd16, %rd13;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd18, %rd16, 4, %rd12;
+	ld.global.s32 %r19, [%rd18];
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.s32 [%rd20], %r19;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_21;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Guarded_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 1048576;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Fixed_0(
+	.param .u64 Fixed_0_param_0,
+	.param .s64 Fixed_0_param_1,
+	.param .u64 Fixed_0_param_2,
+	.param .s64 Fixed_0_param_3,
+	.param .s64 Fixed_0_param_4,
+	.param .u64 Fixed_0_param_5
+)
+{
+	.reg .pred %p<37>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<36>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<19>;
+
+$L_0:
+	ld.param.u64 %rd4, [Fixed_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Fixed_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Fixed_0_param_2];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Fixed_0_param_3];
+	ld.param.s64 %rd14, [Fixed_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	mov.b64 %rd20, %rd13;
+	mov.b64 %rd21, %rd14;
+	setp.lt.u64 %p22, %rd21, %rd20;
+	mov.b64 %rd23, %rd2;
+	add.s64 %rd24, %rd23, 1;
+	mov.b64 %rd25, %rd24;
+	setp.lt.u64 %p26, %rd25, %rd20;
+	mov.b64 %rd27, %rd3;
+	add.u64 %rd28, %rd27, 18446744073709551615U;
+	add.u64 %rd29, %rd28, 4611686018427387904;
+	setp.le.u64 %p30, %rd29, 9223372036854775808U;
+	sub.u64 %rd31, %rd28, 1;
+	mov.b64 %rd32, %rd2;
+	sub.u64 %rd33, %rd31, %rd32;
+	sub.u64 %rd34, %rd20, 1;
+	sub.u64 %rd35, %rd34, %rd25;
+	setp.le.u64 %p36, %rd33, %rd35;
+	@!%p22 bra $L_12;
+$L_3:
+	@!%p26 bra $L_12;
+$L_4:
+	@!%p30 bra $L_12;
+$L_5:
+	@!%p36 bra $L_12;
+$L_6:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
+$L_7:
+	mov.b64 %rd8, %rd2;
+$L_8:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_11;
+$L_9:
+	mad.lo.s64 %rd11, %rd14, 4, %rd12;
+	ld.global.f32 %f15, [%rd11];
+	mad.lo.s64 %rd16, %rd9, 4, %rd12;
+	ld.global.f32 %f17, [%rd16];
+	mul.rn.f32 %f18, %f15, %f17;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	st.global.f32 [%rd19], %f18;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
+$L_11:
+	ret;
+$L_12:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
+$L_13:
+	mov.b64 %rd8, %rd2;
+$L_14:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_11;
+$L_15:
+	setp.ge.u64 %pt0, %rd14, %rd13;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd11, %rd14, 4, %rd12;
+	ld.global.f32 %f15, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd13;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd16, %rd9, 4, %rd12;
+	ld.global.f32 %f17, [%rd16];
+	mul.rn.f32 %f18, %f15, %f17;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	st.global.f32 [%rd19], %f18;
+$L_16:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_12;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd14;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Fixed_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
 	.param .u64 Saxpy_0_param_1,
@@ -3958,10 +6993,10 @@ $Lfault:
 	.param .u64 Saxpy_0_param_5
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<40>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<39>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
@@ -3988,11 +7023,61 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p10, %rd2, %rd3;
-	@!%p10 bra $L_6;
+	mov.b64 %rd22, %rd6;
+	mov.b64 %rd23, %rd2;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd22;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 4611686018427387904;
+	setp.le.u64 %p28, %rd27, 9223372036854775808U;
+	sub.u64 %rd29, %rd26, 1;
+	mov.b64 %rd30, %rd2;
+	sub.u64 %rd31, %rd29, %rd30;
+	sub.u64 %rd32, %rd22, 1;
+	sub.u64 %rd33, %rd32, %rd24;
+	setp.le.u64 %p34, %rd31, %rd33;
+	mov.b64 %rd35, %rd9;
+	setp.lt.u64 %p36, %rd24, %rd35;
+	sub.u64 %rd37, %rd35, 1;
+	sub.u64 %rd38, %rd37, %rd24;
+	setp.le.u64 %p39, %rd31, %rd38;
+	@!%p25 bra $L_12;
 $L_3:
-	mov.b64 %rd11, %rd2;
+	@!%p28 bra $L_12;
 $L_4:
+	@!%p34 bra $L_12;
+$L_5:
+	@!%p36 bra $L_12;
+$L_6:
+	@!%p39 bra $L_12;
+$L_7:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_11;
+$L_8:
+	mov.b64 %rd11, %rd2;
+$L_9:
+	mad.lo.s64 %rd12, %rd11, 4, %rd5;
+	ld.global.f32 %f13, [%rd12];
+	mul.rn.f32 %f14, %f15, %f13;
+	mad.lo.s64 %rd16, %rd11, 4, %rd8;
+	ld.global.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	mad.lo.s64 %rd19, %rd11, 4, %rd8;
+	st.global.f32 [%rd19], %f18;
+	add.s64 %rd20, %rd11, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_11;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_11:
+	ret;
+$L_12:
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_11;
+$L_13:
+	mov.b64 %rd11, %rd2;
+$L_14:
 	setp.ge.u64 %pt0, %rd11, %rd6;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd12, %rd11, 4, %rd5;
@@ -4007,12 +7092,10 @@ $L_4:
 	st.global.f32 [%rd19], %f18;
 	add.s64 %rd20, %rd11, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_6;
-$L_5:
+	@!%p21 bra $L_11;
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd11;
@@ -4031,7 +7114,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 589824;
+	st.global.u32 [%rdt3+8], 1179648;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -4050,12 +7133,12 @@ $Lfault:
 	.param .u64 MixInt8_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %p<85>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<14>;
-	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<7>;
+	.reg .b32 %rt<19>;
+	.reg .b64 %rd<84>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt8_0_param_4];
@@ -4080,52 +7163,85 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd62, %rd10;
+	mov.b64 %rd63, %rd2;
+	mov.b64 %rd64, %rd63;
+	setp.lt.u64 %p65, %rd64, %rd62;
+	mov.b64 %rd66, %rd3;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd2;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd62, 1;
+	sub.u64 %rd73, %rd72, %rd64;
+	setp.le.u64 %p74, %rd71, %rd73;
+	mov.b64 %rd75, %rd14;
+	setp.lt.u64 %p76, %rd64, %rd75;
+	sub.u64 %rd77, %rd75, 1;
+	sub.u64 %rd78, %rd77, %rd64;
+	setp.le.u64 %p79, %rd71, %rd78;
+	mov.b64 %rd80, %rd5;
+	setp.lt.u64 %p81, %rd64, %rd80;
+	sub.u64 %rd82, %rd80, 1;
+	sub.u64 %rd83, %rd82, %rd64;
+	setp.le.u64 %p84, %rd71, %rd83;
+	@!%p65 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p68 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p74 bra $L_19;
+$L_5:
+	@!%p76 bra $L_19;
+$L_6:
+	@!%p79 bra $L_19;
+$L_7:
+	@!%p81 bra $L_19;
+$L_8:
+	@!%p84 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.s8 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 1, %rd13;
 	ld.global.s8 %r15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.s32 %r17, %r11, %r15;
 	bfe.s32 %r17, %r17, 0, 8;
 	add.s32 %r18, %r17, %r11;
 	bfe.s32 %r18, %r18, 0, 8;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 8;
-	not.b32 %rt6, %r15;
-	and.b32 %r20, %r11, %rt6;
+	not.b32 %rt5, %r15;
+	and.b32 %r20, %r11, %rt5;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
 	bfe.s32 %r23, %r23, 0, 8;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.s32 %pt2, %r15, 0;
-	@%pt2 bra $Lfault_2;
-	setp.eq.s32 %pt3, %r15, -1;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.s32 %pt0, %r15, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s32 %pt1, %r15, -1;
 	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt7, %r27, %pt3;
+	selp.b32 %r27, %rt7, %r27, %pt1;
 	bfe.s32 %r27, %r27, 0, 8;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 8;
-	setp.eq.s32 %pt4, %r15, -1;
+	setp.eq.s32 %pt2, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt4;
+	selp.b32 %r29, 0, %r29, %pt2;
 	bfe.s32 %r29, %r29, 0, 8;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_14:
 	div.s32 %r31, %r11, 7;
 	bfe.s32 %r31, %r31, 0, 8;
 	rem.s32 %r32, %r11, 5;
@@ -4184,56 +7300,178 @@ $L_7:
 	add.s32 %r58, %r54, %r57;
 	bfe.s32 %r58, %r58, 0, 8;
 	mov.b32 %r16, %r58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 1, %rd4;
 	st.global.s8 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt3, %rd7, %rd10;
+	@%pt3 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	ld.global.s8 %r11, [%rd8];
+	setp.ge.u64 %pt4, %rd7, %rd14;
+	@%pt4 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 1, %rd13;
+	ld.global.s8 %r15, [%rd12];
+$L_22:
+	mul.lo.s32 %r17, %r11, %r15;
+	bfe.s32 %r17, %r17, 0, 8;
+	add.s32 %r18, %r17, %r11;
+	bfe.s32 %r18, %r18, 0, 8;
+	sub.s32 %r19, %r18, %r15;
+	bfe.s32 %r19, %r19, 0, 8;
+	not.b32 %rt11, %r15;
+	and.b32 %r20, %r11, %rt11;
+	xor.b32 %r21, %r19, %r20;
+	and.b32 %r22, %r11, %r15;
+	shr.s32 %r23, %r22, 1;
+	bfe.s32 %r23, %r23, 0, 8;
+	or.b32 %r24, %r21, %r23;
+	setp.ne.s32 %p25, %r15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.s32 %pt5, %r15, 0;
+	@%pt5 bra $Lfault_3;
+	setp.eq.s32 %pt6, %r15, -1;
+	neg.s32 %rt12, %r11;
+	div.s32 %r27, %r11, %r15;
+	selp.b32 %r27, %rt12, %r27, %pt6;
+	bfe.s32 %r27, %r27, 0, 8;
+	add.s32 %r28, %r24, %r27;
+	bfe.s32 %r28, %r28, 0, 8;
+	setp.eq.s32 %pt7, %r15, -1;
+	rem.s32 %r29, %r11, %r15;
+	selp.b32 %r29, 0, %r29, %pt7;
+	bfe.s32 %r29, %r29, 0, 8;
+	xor.b32 %r30, %r28, %r29;
+	mov.b32 %r26, %r30;
+$L_24:
+	div.s32 %r31, %r11, 7;
+	bfe.s32 %r31, %r31, 0, 8;
+	rem.s32 %r32, %r11, 5;
+	bfe.s32 %r32, %r32, 0, 8;
+	add.s32 %r33, %r31, %r32;
+	bfe.s32 %r33, %r33, 0, 8;
+	div.s32 %r34, %r11, 100;
+	bfe.s32 %r34, %r34, 0, 8;
+	add.s32 %r35, %r33, %r34;
+	bfe.s32 %r35, %r35, 0, 8;
+	rem.s32 %r36, %r11, 16;
+	bfe.s32 %r36, %r36, 0, 8;
+	add.s32 %r37, %r35, %r36;
+	bfe.s32 %r37, %r37, 0, 8;
+	div.s32 %r38, %r11, 2;
+	bfe.s32 %r38, %r38, 0, 8;
+	add.s32 %r39, %r37, %r38;
+	bfe.s32 %r39, %r39, 0, 8;
+	rem.s32 %r40, %r11, 127;
+	bfe.s32 %r40, %r40, 0, 8;
+	add.s32 %r41, %r39, %r40;
+	bfe.s32 %r41, %r41, 0, 8;
+	add.s32 %r42, %r26, %r41;
+	bfe.s32 %r42, %r42, 0, 8;
+	cvt.s64.s32 %rd43, %r15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt6, %rd44, 32;
+	cvt.u32.u64 %rt13, %rdt6;
+	shl.b32 %r45, %r11, %rt13;
+	bfe.s32 %r45, %r45, 0, 8;
+	min.u64 %rdt7, %rd44, 32;
+	cvt.u32.u64 %rt14, %rdt7;
+	shr.s32 %r46, %r11, %rt14;
+	bfe.s32 %r46, %r46, 0, 8;
+	or.b32 %r47, %r45, %r46;
+	xor.b32 %r48, %r42, %r47;
+	cvt.s64.s32 %rd49, %r15;
+	min.u64 %rdt8, %rd49, 32;
+	cvt.u32.u64 %rt15, %rdt8;
+	shl.b32 %r50, %r11, %rt15;
+	bfe.s32 %r50, %r50, 0, 8;
+	add.s32 %r51, %r48, %r50;
+	bfe.s32 %r51, %r51, 0, 8;
+	mov.b32 %r52, %r15;
+	and.b32 %r52, %r52, 255;
+	shr.s32 %r53, %r11, %r52;
+	bfe.s32 %r53, %r53, 0, 8;
+	sub.s32 %r54, %r51, %r53;
+	bfe.s32 %r54, %r54, 0, 8;
+	not.b32 %r55, %r11;
+	bfe.s32 %r55, %r55, 0, 8;
+	neg.s32 %r56, %r15;
+	bfe.s32 %r56, %r56, 0, 8;
+	add.s32 %r57, %r55, %r56;
+	bfe.s32 %r57, %r57, 0, 8;
+	add.s32 %r58, %r54, %r57;
+	bfe.s32 %r58, %r58, 0, 8;
+	mov.b32 %r16, %r58;
+$L_25:
+	setp.ge.u64 %pt8, %rd7, %rd5;
+	@%pt8 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 1, %rd4;
+	st.global.s8 [%rd59], %r16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b32 %r26, %r24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
+	mov.u32 %rt6, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt6, 4;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [MixInt8_0_param_6];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
-	add.u32 %rt12, %rt11, 1;
-	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 655360;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	ld.param.u64 %rdt9, [MixInt8_0_param_6];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt16, [%rdt9];
+	add.u32 %rt17, %rt16, 1;
+	atom.global.cas.b32 %rt18, [qd_fault_claim], %rt16, %rt17;
+	setp.ne.u32 %pt9, %rt18, %rt16;
+	@%pt9 exit;
+	st.global.u32 [%rdt9+8], 1245184;
+	st.global.u32 [%rdt9+12], %rt6;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt12;
+	st.volatile.global.u32 [%rdt9+4], %rt17;
 	exit;
 }
 
@@ -4247,12 +7485,12 @@ $Lfault:
 	.param .u64 MixInt16_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %p<85>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<14>;
-	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<7>;
+	.reg .b32 %rt<19>;
+	.reg .b64 %rd<84>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt16_0_param_4];
@@ -4277,52 +7515,85 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd62, %rd10;
+	mov.b64 %rd63, %rd2;
+	mov.b64 %rd64, %rd63;
+	setp.lt.u64 %p65, %rd64, %rd62;
+	mov.b64 %rd66, %rd3;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd2;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd62, 1;
+	sub.u64 %rd73, %rd72, %rd64;
+	setp.le.u64 %p74, %rd71, %rd73;
+	mov.b64 %rd75, %rd14;
+	setp.lt.u64 %p76, %rd64, %rd75;
+	sub.u64 %rd77, %rd75, 1;
+	sub.u64 %rd78, %rd77, %rd64;
+	setp.le.u64 %p79, %rd71, %rd78;
+	mov.b64 %rd80, %rd5;
+	setp.lt.u64 %p81, %rd64, %rd80;
+	sub.u64 %rd82, %rd80, 1;
+	sub.u64 %rd83, %rd82, %rd64;
+	setp.le.u64 %p84, %rd71, %rd83;
+	@!%p65 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p68 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p74 bra $L_19;
+$L_5:
+	@!%p76 bra $L_19;
+$L_6:
+	@!%p79 bra $L_19;
+$L_7:
+	@!%p81 bra $L_19;
+$L_8:
+	@!%p84 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.s16 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.s16 %r15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.s32 %r17, %r11, %r15;
 	bfe.s32 %r17, %r17, 0, 16;
 	add.s32 %r18, %r17, %r11;
 	bfe.s32 %r18, %r18, 0, 16;
 	sub.s32 %r19, %r18, %r15;
 	bfe.s32 %r19, %r19, 0, 16;
-	not.b32 %rt6, %r15;
-	and.b32 %r20, %r11, %rt6;
+	not.b32 %rt5, %r15;
+	and.b32 %r20, %r11, %rt5;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
 	bfe.s32 %r23, %r23, 0, 16;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.s32 %pt2, %r15, 0;
-	@%pt2 bra $Lfault_2;
-	setp.eq.s32 %pt3, %r15, -1;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.s32 %pt0, %r15, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s32 %pt1, %r15, -1;
 	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt7, %r27, %pt3;
+	selp.b32 %r27, %rt7, %r27, %pt1;
 	bfe.s32 %r27, %r27, 0, 16;
 	add.s32 %r28, %r24, %r27;
 	bfe.s32 %r28, %r28, 0, 16;
-	setp.eq.s32 %pt4, %r15, -1;
+	setp.eq.s32 %pt2, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt4;
+	selp.b32 %r29, 0, %r29, %pt2;
 	bfe.s32 %r29, %r29, 0, 16;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_14:
 	div.s32 %r31, %r11, 7;
 	bfe.s32 %r31, %r31, 0, 16;
 	rem.s32 %r32, %r11, 5;
@@ -4381,56 +7652,178 @@ $L_7:
 	add.s32 %r58, %r54, %r57;
 	bfe.s32 %r58, %r58, 0, 16;
 	mov.b32 %r16, %r58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.s16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt3, %rd7, %rd10;
+	@%pt3 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 2, %rd9;
+	ld.global.s16 %r11, [%rd8];
+	setp.ge.u64 %pt4, %rd7, %rd14;
+	@%pt4 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 2, %rd13;
+	ld.global.s16 %r15, [%rd12];
+$L_22:
+	mul.lo.s32 %r17, %r11, %r15;
+	bfe.s32 %r17, %r17, 0, 16;
+	add.s32 %r18, %r17, %r11;
+	bfe.s32 %r18, %r18, 0, 16;
+	sub.s32 %r19, %r18, %r15;
+	bfe.s32 %r19, %r19, 0, 16;
+	not.b32 %rt11, %r15;
+	and.b32 %r20, %r11, %rt11;
+	xor.b32 %r21, %r19, %r20;
+	and.b32 %r22, %r11, %r15;
+	shr.s32 %r23, %r22, 1;
+	bfe.s32 %r23, %r23, 0, 16;
+	or.b32 %r24, %r21, %r23;
+	setp.ne.s32 %p25, %r15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.s32 %pt5, %r15, 0;
+	@%pt5 bra $Lfault_3;
+	setp.eq.s32 %pt6, %r15, -1;
+	neg.s32 %rt12, %r11;
+	div.s32 %r27, %r11, %r15;
+	selp.b32 %r27, %rt12, %r27, %pt6;
+	bfe.s32 %r27, %r27, 0, 16;
+	add.s32 %r28, %r24, %r27;
+	bfe.s32 %r28, %r28, 0, 16;
+	setp.eq.s32 %pt7, %r15, -1;
+	rem.s32 %r29, %r11, %r15;
+	selp.b32 %r29, 0, %r29, %pt7;
+	bfe.s32 %r29, %r29, 0, 16;
+	xor.b32 %r30, %r28, %r29;
+	mov.b32 %r26, %r30;
+$L_24:
+	div.s32 %r31, %r11, 7;
+	bfe.s32 %r31, %r31, 0, 16;
+	rem.s32 %r32, %r11, 5;
+	bfe.s32 %r32, %r32, 0, 16;
+	add.s32 %r33, %r31, %r32;
+	bfe.s32 %r33, %r33, 0, 16;
+	div.s32 %r34, %r11, 100;
+	bfe.s32 %r34, %r34, 0, 16;
+	add.s32 %r35, %r33, %r34;
+	bfe.s32 %r35, %r35, 0, 16;
+	rem.s32 %r36, %r11, 16;
+	bfe.s32 %r36, %r36, 0, 16;
+	add.s32 %r37, %r35, %r36;
+	bfe.s32 %r37, %r37, 0, 16;
+	div.s32 %r38, %r11, 2;
+	bfe.s32 %r38, %r38, 0, 16;
+	add.s32 %r39, %r37, %r38;
+	bfe.s32 %r39, %r39, 0, 16;
+	rem.s32 %r40, %r11, 127;
+	bfe.s32 %r40, %r40, 0, 16;
+	add.s32 %r41, %r39, %r40;
+	bfe.s32 %r41, %r41, 0, 16;
+	add.s32 %r42, %r26, %r41;
+	bfe.s32 %r42, %r42, 0, 16;
+	cvt.s64.s32 %rd43, %r15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt6, %rd44, 32;
+	cvt.u32.u64 %rt13, %rdt6;
+	shl.b32 %r45, %r11, %rt13;
+	bfe.s32 %r45, %r45, 0, 16;
+	min.u64 %rdt7, %rd44, 32;
+	cvt.u32.u64 %rt14, %rdt7;
+	shr.s32 %r46, %r11, %rt14;
+	bfe.s32 %r46, %r46, 0, 16;
+	or.b32 %r47, %r45, %r46;
+	xor.b32 %r48, %r42, %r47;
+	cvt.s64.s32 %rd49, %r15;
+	min.u64 %rdt8, %rd49, 32;
+	cvt.u32.u64 %rt15, %rdt8;
+	shl.b32 %r50, %r11, %rt15;
+	bfe.s32 %r50, %r50, 0, 16;
+	add.s32 %r51, %r48, %r50;
+	bfe.s32 %r51, %r51, 0, 16;
+	mov.b32 %r52, %r15;
+	and.b32 %r52, %r52, 255;
+	shr.s32 %r53, %r11, %r52;
+	bfe.s32 %r53, %r53, 0, 16;
+	sub.s32 %r54, %r51, %r53;
+	bfe.s32 %r54, %r54, 0, 16;
+	not.b32 %r55, %r11;
+	bfe.s32 %r55, %r55, 0, 16;
+	neg.s32 %r56, %r15;
+	bfe.s32 %r56, %r56, 0, 16;
+	add.s32 %r57, %r55, %r56;
+	bfe.s32 %r57, %r57, 0, 16;
+	add.s32 %r58, %r54, %r57;
+	bfe.s32 %r58, %r58, 0, 16;
+	mov.b32 %r16, %r58;
+$L_25:
+	setp.ge.u64 %pt8, %rd7, %rd5;
+	@%pt8 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 2, %rd4;
+	st.global.s16 [%rd59], %r16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b32 %r26, %r24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
+	mov.u32 %rt6, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt6, 4;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [MixInt16_0_param_6];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
-	add.u32 %rt12, %rt11, 1;
-	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 720896;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	ld.param.u64 %rdt9, [MixInt16_0_param_6];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt16, [%rdt9];
+	add.u32 %rt17, %rt16, 1;
+	atom.global.cas.b32 %rt18, [qd_fault_claim], %rt16, %rt17;
+	setp.ne.u32 %pt9, %rt18, %rt16;
+	@%pt9 exit;
+	st.global.u32 [%rdt9+8], 1310720;
+	st.global.u32 [%rdt9+12], %rt6;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt12;
+	st.volatile.global.u32 [%rdt9+4], %rt17;
 	exit;
 }
 
@@ -4444,12 +7837,12 @@ $Lfault:
 	.param .u64 MixInt32_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %p<127>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<104>;
-	.reg .b32 %rt<14>;
-	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<7>;
+	.reg .b32 %rt<19>;
+	.reg .b64 %rd<126>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt32_0_param_4];
@@ -4474,45 +7867,78 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd104, %rd10;
+	mov.b64 %rd105, %rd2;
+	mov.b64 %rd106, %rd105;
+	setp.lt.u64 %p107, %rd106, %rd104;
+	mov.b64 %rd108, %rd3;
+	add.u64 %rd109, %rd108, 4611686018427387904;
+	setp.le.u64 %p110, %rd109, 9223372036854775808U;
+	sub.u64 %rd111, %rd108, 1;
+	mov.b64 %rd112, %rd2;
+	sub.u64 %rd113, %rd111, %rd112;
+	sub.u64 %rd114, %rd104, 1;
+	sub.u64 %rd115, %rd114, %rd106;
+	setp.le.u64 %p116, %rd113, %rd115;
+	mov.b64 %rd117, %rd14;
+	setp.lt.u64 %p118, %rd106, %rd117;
+	sub.u64 %rd119, %rd117, 1;
+	sub.u64 %rd120, %rd119, %rd106;
+	setp.le.u64 %p121, %rd113, %rd120;
+	mov.b64 %rd122, %rd5;
+	setp.lt.u64 %p123, %rd106, %rd122;
+	sub.u64 %rd124, %rd122, 1;
+	sub.u64 %rd125, %rd124, %rd106;
+	setp.le.u64 %p126, %rd113, %rd125;
+	@!%p107 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p110 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p116 bra $L_19;
+$L_5:
+	@!%p118 bra $L_19;
+$L_6:
+	@!%p121 bra $L_19;
+$L_7:
+	@!%p123 bra $L_19;
+$L_8:
+	@!%p126 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.s32 %r15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.s32 %r17, %r11, %r15;
 	add.s32 %r18, %r17, %r11;
 	sub.s32 %r19, %r18, %r15;
-	not.b32 %rt6, %r15;
-	and.b32 %r20, %r11, %rt6;
+	not.b32 %rt5, %r15;
+	and.b32 %r20, %r11, %rt5;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.s32 %r23, %r22, 1;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.s32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.s32 %pt2, %r15, 0;
-	@%pt2 bra $Lfault_2;
-	setp.eq.s32 %pt3, %r15, -1;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.s32 %pt0, %r15, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s32 %pt1, %r15, -1;
 	neg.s32 %rt7, %r11;
 	div.s32 %r27, %r11, %r15;
-	selp.b32 %r27, %rt7, %r27, %pt3;
+	selp.b32 %r27, %rt7, %r27, %pt1;
 	add.s32 %r28, %r24, %r27;
-	setp.eq.s32 %pt4, %r15, -1;
+	setp.eq.s32 %pt2, %r15, -1;
 	rem.s32 %r29, %r11, %r15;
-	selp.b32 %r29, 0, %r29, %pt4;
+	selp.b32 %r29, 0, %r29, %pt2;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_14:
 	mul.hi.s32 %r62, %r11, -1840700269;
 	add.s32 %r63, %r62, %r11;
 	mov.b32 %r64, %r63;
@@ -4591,56 +8017,191 @@ $L_7:
 	add.s32 %r57, %r55, %r56;
 	add.s32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.s32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt3, %rd7, %rd10;
+	@%pt3 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	ld.global.s32 %r11, [%rd8];
+	setp.ge.u64 %pt4, %rd7, %rd14;
+	@%pt4 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	ld.global.s32 %r15, [%rd12];
+$L_22:
+	mul.lo.s32 %r17, %r11, %r15;
+	add.s32 %r18, %r17, %r11;
+	sub.s32 %r19, %r18, %r15;
+	not.b32 %rt11, %r15;
+	and.b32 %r20, %r11, %rt11;
+	xor.b32 %r21, %r19, %r20;
+	and.b32 %r22, %r11, %r15;
+	shr.s32 %r23, %r22, 1;
+	or.b32 %r24, %r21, %r23;
+	setp.ne.s32 %p25, %r15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.s32 %pt5, %r15, 0;
+	@%pt5 bra $Lfault_3;
+	setp.eq.s32 %pt6, %r15, -1;
+	neg.s32 %rt12, %r11;
+	div.s32 %r27, %r11, %r15;
+	selp.b32 %r27, %rt12, %r27, %pt6;
+	add.s32 %r28, %r24, %r27;
+	setp.eq.s32 %pt7, %r15, -1;
+	rem.s32 %r29, %r11, %r15;
+	selp.b32 %r29, 0, %r29, %pt7;
+	xor.b32 %r30, %r28, %r29;
+	mov.b32 %r26, %r30;
+$L_24:
+	mul.hi.s32 %r62, %r11, -1840700269;
+	add.s32 %r63, %r62, %r11;
+	mov.b32 %r64, %r63;
+	shr.u32 %r65, %r64, 31;
+	shr.s32 %r66, %r63, 2;
+	mov.b32 %r67, %r65;
+	add.s32 %r68, %r66, %r67;
+	mov.b32 %r31, %r68;
+	mul.hi.s32 %r69, %r11, -858993459;
+	add.s32 %r70, %r69, %r11;
+	mov.b32 %r71, %r70;
+	shr.u32 %r72, %r71, 31;
+	shr.s32 %r73, %r70, 2;
+	mov.b32 %r74, %r72;
+	add.s32 %r75, %r73, %r74;
+	mul.lo.s32 %r76, %r75, 5;
+	sub.s32 %r77, %r11, %r76;
+	mov.b32 %r32, %r77;
+	add.s32 %r33, %r31, %r32;
+	mul.hi.s32 %r78, %r11, -1546188226;
+	add.s32 %r79, %r78, %r11;
+	mov.b32 %r80, %r79;
+	shr.u32 %r81, %r80, 31;
+	shr.s32 %r82, %r79, 6;
+	mov.b32 %r83, %r81;
+	add.s32 %r84, %r82, %r83;
+	mov.b32 %r34, %r84;
+	add.s32 %r35, %r33, %r34;
+	shr.s32 %r85, %r11, 31;
+	and.b32 %r86, %r85, 15;
+	add.s32 %r87, %r11, %r86;
+	shr.s32 %r88, %r87, 4;
+	mul.lo.s32 %r89, %r88, 16;
+	sub.s32 %r90, %r11, %r89;
+	mov.b32 %r36, %r90;
+	add.s32 %r37, %r35, %r36;
+	shr.s32 %r91, %r11, 31;
+	and.b32 %r92, %r91, 1;
+	add.s32 %r93, %r11, %r92;
+	shr.s32 %r94, %r93, 1;
+	mov.b32 %r38, %r94;
+	add.s32 %r39, %r37, %r38;
+	mul.hi.s32 %r95, %r11, -2130574327;
+	add.s32 %r96, %r95, %r11;
+	mov.b32 %r97, %r96;
+	shr.u32 %r98, %r97, 31;
+	shr.s32 %r99, %r96, 6;
+	mov.b32 %r100, %r98;
+	add.s32 %r101, %r99, %r100;
+	mul.lo.s32 %r102, %r101, 127;
+	sub.s32 %r103, %r11, %r102;
+	mov.b32 %r40, %r103;
+	add.s32 %r41, %r39, %r40;
+	add.s32 %r42, %r26, %r41;
+	cvt.s64.s32 %rd43, %r15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt6, %rd44, 32;
+	cvt.u32.u64 %rt13, %rdt6;
+	shl.b32 %r45, %r11, %rt13;
+	min.u64 %rdt7, %rd44, 32;
+	cvt.u32.u64 %rt14, %rdt7;
+	shr.s32 %r46, %r11, %rt14;
+	or.b32 %r47, %r45, %r46;
+	xor.b32 %r48, %r42, %r47;
+	cvt.s64.s32 %rd49, %r15;
+	min.u64 %rdt8, %rd49, 32;
+	cvt.u32.u64 %rt15, %rdt8;
+	shl.b32 %r50, %r11, %rt15;
+	add.s32 %r51, %r48, %r50;
+	mov.b32 %r52, %r15;
+	and.b32 %r52, %r52, 255;
+	shr.s32 %r53, %r11, %r52;
+	sub.s32 %r54, %r51, %r53;
+	not.b32 %r55, %r11;
+	neg.s32 %r56, %r15;
+	add.s32 %r57, %r55, %r56;
+	add.s32 %r58, %r54, %r57;
+	mov.b32 %r16, %r58;
+$L_25:
+	setp.ge.u64 %pt8, %rd7, %rd5;
+	@%pt8 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 4, %rd4;
+	st.global.s32 [%rd59], %r16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b32 %r26, %r24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
+	mov.u32 %rt6, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt6, 4;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [MixInt32_0_param_6];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt11, [%rdt6];
-	add.u32 %rt12, %rt11, 1;
-	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt6, %rt13, %rt11;
-	@%pt6 exit;
-	st.global.u32 [%rdt6+8], 786432;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	ld.param.u64 %rdt9, [MixInt32_0_param_6];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt16, [%rdt9];
+	add.u32 %rt17, %rt16, 1;
+	atom.global.cas.b32 %rt18, [qd_fault_claim], %rt16, %rt17;
+	setp.ne.u32 %pt9, %rt18, %rt16;
+	@%pt9 exit;
+	st.global.u32 [%rdt9+8], 1376256;
+	st.global.u32 [%rdt9+12], %rt6;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt12;
+	st.volatile.global.u32 [%rdt9+4], %rt17;
 	exit;
 }
 
@@ -4654,12 +8215,12 @@ $Lfault:
 	.param .u64 MixInt64_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %p<127>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<12>;
-	.reg .b64 %rd<104>;
-	.reg .b64 %rdt<9>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<126>;
+	.reg .b64 %rdt<14>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt64_0_param_4];
@@ -4684,45 +8245,78 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd104, %rd10;
+	mov.b64 %rd105, %rd2;
+	mov.b64 %rd106, %rd105;
+	setp.lt.u64 %p107, %rd106, %rd104;
+	mov.b64 %rd108, %rd3;
+	add.u64 %rd109, %rd108, 4611686018427387904;
+	setp.le.u64 %p110, %rd109, 9223372036854775808U;
+	sub.u64 %rd111, %rd108, 1;
+	mov.b64 %rd112, %rd2;
+	sub.u64 %rd113, %rd111, %rd112;
+	sub.u64 %rd114, %rd104, 1;
+	sub.u64 %rd115, %rd114, %rd106;
+	setp.le.u64 %p116, %rd113, %rd115;
+	mov.b64 %rd117, %rd14;
+	setp.lt.u64 %p118, %rd106, %rd117;
+	sub.u64 %rd119, %rd117, 1;
+	sub.u64 %rd120, %rd119, %rd106;
+	setp.le.u64 %p121, %rd113, %rd120;
+	mov.b64 %rd122, %rd5;
+	setp.lt.u64 %p123, %rd106, %rd122;
+	sub.u64 %rd124, %rd122, 1;
+	sub.u64 %rd125, %rd124, %rd106;
+	setp.le.u64 %p126, %rd113, %rd125;
+	@!%p107 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p110 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p116 bra $L_19;
+$L_5:
+	@!%p118 bra $L_19;
+$L_6:
+	@!%p121 bra $L_19;
+$L_7:
+	@!%p123 bra $L_19;
+$L_8:
+	@!%p126 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt3, %rd15;
-	and.b64 %rd20, %rd11, %rdt3;
+	not.b64 %rdt1, %rd15;
+	and.b64 %rd20, %rd11, %rdt1;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.s64 %pt2, %rd15, 0;
-	@%pt2 bra $Lfault_2;
-	setp.eq.s64 %pt3, %rd15, -1;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.s64 %pt0, %rd15, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd15, -1;
 	neg.s64 %rdt4, %rd11;
 	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt4, %rd27, %pt3;
+	selp.b64 %rd27, %rdt4, %rd27, %pt1;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt4, %rd15, -1;
+	setp.eq.s64 %pt2, %rd15, -1;
 	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt4;
+	selp.b64 %rd29, 0, %rd29, %pt2;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_14:
 	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
 	add.s64 %rd63, %rd62, %rd11;
 	mov.b64 %rd64, %rd63;
@@ -4801,56 +8395,191 @@ $L_7:
 	add.s64 %rd57, %rd55, %rd56;
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt3, %rd7, %rd10;
+	@%pt3 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt4, %rd7, %rd14;
+	@%pt4 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.s64 %rd15, [%rd12];
+$L_22:
+	mul.lo.s64 %rd17, %rd11, %rd15;
+	add.s64 %rd18, %rd17, %rd11;
+	sub.s64 %rd19, %rd18, %rd15;
+	not.b64 %rdt8, %rd15;
+	and.b64 %rd20, %rd11, %rdt8;
+	xor.b64 %rd21, %rd19, %rd20;
+	and.b64 %rd22, %rd11, %rd15;
+	shr.s64 %rd23, %rd22, 1;
+	or.b64 %rd24, %rd21, %rd23;
+	setp.ne.s64 %p25, %rd15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.s64 %pt5, %rd15, 0;
+	@%pt5 bra $Lfault_3;
+	setp.eq.s64 %pt6, %rd15, -1;
+	neg.s64 %rdt9, %rd11;
+	div.s64 %rd27, %rd11, %rd15;
+	selp.b64 %rd27, %rdt9, %rd27, %pt6;
+	add.s64 %rd28, %rd24, %rd27;
+	setp.eq.s64 %pt7, %rd15, -1;
+	rem.s64 %rd29, %rd11, %rd15;
+	selp.b64 %rd29, 0, %rd29, %pt7;
+	xor.b64 %rd30, %rd28, %rd29;
+	mov.b64 %rd26, %rd30;
+$L_24:
+	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
+	add.s64 %rd63, %rd62, %rd11;
+	mov.b64 %rd64, %rd63;
+	shr.u64 %rd65, %rd64, 63;
+	shr.s64 %rd66, %rd63, 2;
+	mov.b64 %rd67, %rd65;
+	add.s64 %rd68, %rd66, %rd67;
+	mov.b64 %rd31, %rd68;
+	mul.hi.s64 %rd69, %rd11, -3689348814741910323;
+	add.s64 %rd70, %rd69, %rd11;
+	mov.b64 %rd71, %rd70;
+	shr.u64 %rd72, %rd71, 63;
+	shr.s64 %rd73, %rd70, 2;
+	mov.b64 %rd74, %rd72;
+	add.s64 %rd75, %rd73, %rd74;
+	mul.lo.s64 %rd76, %rd75, 5;
+	sub.s64 %rd77, %rd11, %rd76;
+	mov.b64 %rd32, %rd77;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.hi.s64 %rd78, %rd11, -6640827866535438581;
+	add.s64 %rd79, %rd78, %rd11;
+	mov.b64 %rd80, %rd79;
+	shr.u64 %rd81, %rd80, 63;
+	shr.s64 %rd82, %rd79, 6;
+	mov.b64 %rd83, %rd81;
+	add.s64 %rd84, %rd82, %rd83;
+	mov.b64 %rd34, %rd84;
+	add.s64 %rd35, %rd33, %rd34;
+	shr.s64 %rd85, %rd11, 63;
+	and.b64 %rd86, %rd85, 15;
+	add.s64 %rd87, %rd11, %rd86;
+	shr.s64 %rd88, %rd87, 4;
+	mul.lo.s64 %rd89, %rd88, 16;
+	sub.s64 %rd90, %rd11, %rd89;
+	mov.b64 %rd36, %rd90;
+	add.s64 %rd37, %rd35, %rd36;
+	shr.s64 %rd91, %rd11, 63;
+	and.b64 %rd92, %rd91, 1;
+	add.s64 %rd93, %rd11, %rd92;
+	shr.s64 %rd94, %rd93, 1;
+	mov.b64 %rd38, %rd94;
+	add.s64 %rd39, %rd37, %rd38;
+	mul.hi.s64 %rd95, %rd11, -9150747060186627966;
+	add.s64 %rd96, %rd95, %rd11;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 6;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 127;
+	sub.s64 %rd103, %rd11, %rd102;
+	mov.b64 %rd40, %rd103;
+	add.s64 %rd41, %rd39, %rd40;
+	add.s64 %rd42, %rd26, %rd41;
+	mov.b64 %rd43, %rd15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt10, %rd44, 64;
+	cvt.u32.u64 %rt9, %rdt10;
+	shl.b64 %rd45, %rd11, %rt9;
+	min.u64 %rdt11, %rd44, 64;
+	cvt.u32.u64 %rt10, %rdt11;
+	shr.s64 %rd46, %rd11, %rt10;
+	or.b64 %rd47, %rd45, %rd46;
+	xor.b64 %rd48, %rd42, %rd47;
+	mov.b64 %rd49, %rd15;
+	min.u64 %rdt12, %rd49, 64;
+	cvt.u32.u64 %rt11, %rdt12;
+	shl.b64 %rd50, %rd11, %rt11;
+	add.s64 %rd51, %rd48, %rd50;
+	cvt.u32.u64 %r52, %rd15;
+	and.b32 %r52, %r52, 255;
+	shr.s64 %rd53, %rd11, %r52;
+	sub.s64 %rd54, %rd51, %rd53;
+	not.b64 %rd55, %rd11;
+	neg.s64 %rd56, %rd15;
+	add.s64 %rd57, %rd55, %rd56;
+	add.s64 %rd58, %rd54, %rd57;
+	mov.b64 %rd16, %rd58;
+$L_25:
+	setp.ge.u64 %pt8, %rd7, %rd5;
+	@%pt8 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 8, %rd4;
+	st.global.s64 [%rd59], %rd16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b64 %rd26, %rd24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd10;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt8, [MixInt64_0_param_6];
-	cvta.to.global.u64 %rdt8, %rdt8;
-	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
-	add.u32 %rt10, %rt9, 1;
-	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt6, %rt11, %rt9;
-	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 851968;
-	st.global.u32 [%rdt8+12], %rt5;
-	st.global.u64 [%rdt8+16], %rdt1;
-	st.global.u64 [%rdt8+24], %rdt2;
+	ld.param.u64 %rdt13, [MixInt64_0_param_6];
+	cvta.to.global.u64 %rdt13, %rdt13;
+	ld.relaxed.sys.global.u32 %rt12, [%rdt13];
+	add.u32 %rt13, %rt12, 1;
+	atom.global.cas.b32 %rt14, [qd_fault_claim], %rt12, %rt13;
+	setp.ne.u32 %pt9, %rt14, %rt12;
+	@%pt9 exit;
+	st.global.u32 [%rdt13+8], 1441792;
+	st.global.u32 [%rdt13+12], %rt5;
+	st.global.u64 [%rdt13+16], %rdt2;
+	st.global.u64 [%rdt13+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt8+4], %rt10;
+	st.volatile.global.u32 [%rdt13+4], %rt13;
 	exit;
 }
 
@@ -4864,12 +8593,12 @@ $Lfault:
 	.param .u64 MixInt_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<7>;
+	.reg .pred %p<127>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<12>;
-	.reg .b64 %rd<104>;
-	.reg .b64 %rdt<9>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<126>;
+	.reg .b64 %rdt<14>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixInt_0_param_4];
@@ -4894,45 +8623,78 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd104, %rd10;
+	mov.b64 %rd105, %rd2;
+	mov.b64 %rd106, %rd105;
+	setp.lt.u64 %p107, %rd106, %rd104;
+	mov.b64 %rd108, %rd3;
+	add.u64 %rd109, %rd108, 4611686018427387904;
+	setp.le.u64 %p110, %rd109, 9223372036854775808U;
+	sub.u64 %rd111, %rd108, 1;
+	mov.b64 %rd112, %rd2;
+	sub.u64 %rd113, %rd111, %rd112;
+	sub.u64 %rd114, %rd104, 1;
+	sub.u64 %rd115, %rd114, %rd106;
+	setp.le.u64 %p116, %rd113, %rd115;
+	mov.b64 %rd117, %rd14;
+	setp.lt.u64 %p118, %rd106, %rd117;
+	sub.u64 %rd119, %rd117, 1;
+	sub.u64 %rd120, %rd119, %rd106;
+	setp.le.u64 %p121, %rd113, %rd120;
+	mov.b64 %rd122, %rd5;
+	setp.lt.u64 %p123, %rd106, %rd122;
+	sub.u64 %rd124, %rd122, 1;
+	sub.u64 %rd125, %rd124, %rd106;
+	setp.le.u64 %p126, %rd113, %rd125;
+	@!%p107 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p110 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p116 bra $L_19;
+$L_5:
+	@!%p118 bra $L_19;
+$L_6:
+	@!%p121 bra $L_19;
+$L_7:
+	@!%p123 bra $L_19;
+$L_8:
+	@!%p126 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.s64 %rd15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.s64 %rd17, %rd11, %rd15;
 	add.s64 %rd18, %rd17, %rd11;
 	sub.s64 %rd19, %rd18, %rd15;
-	not.b64 %rdt3, %rd15;
-	and.b64 %rd20, %rd11, %rdt3;
+	not.b64 %rdt1, %rd15;
+	and.b64 %rd20, %rd11, %rdt1;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.s64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.s64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.s64 %pt2, %rd15, 0;
-	@%pt2 bra $Lfault_2;
-	setp.eq.s64 %pt3, %rd15, -1;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.s64 %pt0, %rd15, 0;
+	@%pt0 bra $Lfault_0;
+	setp.eq.s64 %pt1, %rd15, -1;
 	neg.s64 %rdt4, %rd11;
 	div.s64 %rd27, %rd11, %rd15;
-	selp.b64 %rd27, %rdt4, %rd27, %pt3;
+	selp.b64 %rd27, %rdt4, %rd27, %pt1;
 	add.s64 %rd28, %rd24, %rd27;
-	setp.eq.s64 %pt4, %rd15, -1;
+	setp.eq.s64 %pt2, %rd15, -1;
 	rem.s64 %rd29, %rd11, %rd15;
-	selp.b64 %rd29, 0, %rd29, %pt4;
+	selp.b64 %rd29, 0, %rd29, %pt2;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_14:
 	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
 	add.s64 %rd63, %rd62, %rd11;
 	mov.b64 %rd64, %rd63;
@@ -5011,56 +8773,191 @@ $L_7:
 	add.s64 %rd57, %rd55, %rd56;
 	add.s64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.s64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt3, %rd7, %rd10;
+	@%pt3 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.s64 %rd11, [%rd8];
+	setp.ge.u64 %pt4, %rd7, %rd14;
+	@%pt4 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.s64 %rd15, [%rd12];
+$L_22:
+	mul.lo.s64 %rd17, %rd11, %rd15;
+	add.s64 %rd18, %rd17, %rd11;
+	sub.s64 %rd19, %rd18, %rd15;
+	not.b64 %rdt8, %rd15;
+	and.b64 %rd20, %rd11, %rdt8;
+	xor.b64 %rd21, %rd19, %rd20;
+	and.b64 %rd22, %rd11, %rd15;
+	shr.s64 %rd23, %rd22, 1;
+	or.b64 %rd24, %rd21, %rd23;
+	setp.ne.s64 %p25, %rd15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.s64 %pt5, %rd15, 0;
+	@%pt5 bra $Lfault_3;
+	setp.eq.s64 %pt6, %rd15, -1;
+	neg.s64 %rdt9, %rd11;
+	div.s64 %rd27, %rd11, %rd15;
+	selp.b64 %rd27, %rdt9, %rd27, %pt6;
+	add.s64 %rd28, %rd24, %rd27;
+	setp.eq.s64 %pt7, %rd15, -1;
+	rem.s64 %rd29, %rd11, %rd15;
+	selp.b64 %rd29, 0, %rd29, %pt7;
+	xor.b64 %rd30, %rd28, %rd29;
+	mov.b64 %rd26, %rd30;
+$L_24:
+	mul.hi.s64 %rd62, %rd11, -7905747460161236406;
+	add.s64 %rd63, %rd62, %rd11;
+	mov.b64 %rd64, %rd63;
+	shr.u64 %rd65, %rd64, 63;
+	shr.s64 %rd66, %rd63, 2;
+	mov.b64 %rd67, %rd65;
+	add.s64 %rd68, %rd66, %rd67;
+	mov.b64 %rd31, %rd68;
+	mul.hi.s64 %rd69, %rd11, -3689348814741910323;
+	add.s64 %rd70, %rd69, %rd11;
+	mov.b64 %rd71, %rd70;
+	shr.u64 %rd72, %rd71, 63;
+	shr.s64 %rd73, %rd70, 2;
+	mov.b64 %rd74, %rd72;
+	add.s64 %rd75, %rd73, %rd74;
+	mul.lo.s64 %rd76, %rd75, 5;
+	sub.s64 %rd77, %rd11, %rd76;
+	mov.b64 %rd32, %rd77;
+	add.s64 %rd33, %rd31, %rd32;
+	mul.hi.s64 %rd78, %rd11, -6640827866535438581;
+	add.s64 %rd79, %rd78, %rd11;
+	mov.b64 %rd80, %rd79;
+	shr.u64 %rd81, %rd80, 63;
+	shr.s64 %rd82, %rd79, 6;
+	mov.b64 %rd83, %rd81;
+	add.s64 %rd84, %rd82, %rd83;
+	mov.b64 %rd34, %rd84;
+	add.s64 %rd35, %rd33, %rd34;
+	shr.s64 %rd85, %rd11, 63;
+	and.b64 %rd86, %rd85, 15;
+	add.s64 %rd87, %rd11, %rd86;
+	shr.s64 %rd88, %rd87, 4;
+	mul.lo.s64 %rd89, %rd88, 16;
+	sub.s64 %rd90, %rd11, %rd89;
+	mov.b64 %rd36, %rd90;
+	add.s64 %rd37, %rd35, %rd36;
+	shr.s64 %rd91, %rd11, 63;
+	and.b64 %rd92, %rd91, 1;
+	add.s64 %rd93, %rd11, %rd92;
+	shr.s64 %rd94, %rd93, 1;
+	mov.b64 %rd38, %rd94;
+	add.s64 %rd39, %rd37, %rd38;
+	mul.hi.s64 %rd95, %rd11, -9150747060186627966;
+	add.s64 %rd96, %rd95, %rd11;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 6;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 127;
+	sub.s64 %rd103, %rd11, %rd102;
+	mov.b64 %rd40, %rd103;
+	add.s64 %rd41, %rd39, %rd40;
+	add.s64 %rd42, %rd26, %rd41;
+	mov.b64 %rd43, %rd15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt10, %rd44, 64;
+	cvt.u32.u64 %rt9, %rdt10;
+	shl.b64 %rd45, %rd11, %rt9;
+	min.u64 %rdt11, %rd44, 64;
+	cvt.u32.u64 %rt10, %rdt11;
+	shr.s64 %rd46, %rd11, %rt10;
+	or.b64 %rd47, %rd45, %rd46;
+	xor.b64 %rd48, %rd42, %rd47;
+	mov.b64 %rd49, %rd15;
+	min.u64 %rdt12, %rd49, 64;
+	cvt.u32.u64 %rt11, %rdt12;
+	shl.b64 %rd50, %rd11, %rt11;
+	add.s64 %rd51, %rd48, %rd50;
+	cvt.u32.u64 %r52, %rd15;
+	and.b32 %r52, %r52, 255;
+	shr.s64 %rd53, %rd11, %r52;
+	sub.s64 %rd54, %rd51, %rd53;
+	not.b64 %rd55, %rd11;
+	neg.s64 %rd56, %rd15;
+	add.s64 %rd57, %rd55, %rd56;
+	add.s64 %rd58, %rd54, %rd57;
+	mov.b64 %rd16, %rd58;
+$L_25:
+	setp.ge.u64 %pt8, %rd7, %rd5;
+	@%pt8 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 8, %rd4;
+	st.global.s64 [%rd59], %rd16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b64 %rd26, %rd24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd10;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt8, [MixInt_0_param_6];
-	cvta.to.global.u64 %rdt8, %rdt8;
-	ld.relaxed.sys.global.u32 %rt9, [%rdt8];
-	add.u32 %rt10, %rt9, 1;
-	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt6, %rt11, %rt9;
-	@%pt6 exit;
-	st.global.u32 [%rdt8+8], 917504;
-	st.global.u32 [%rdt8+12], %rt5;
-	st.global.u64 [%rdt8+16], %rdt1;
-	st.global.u64 [%rdt8+24], %rdt2;
+	ld.param.u64 %rdt13, [MixInt_0_param_6];
+	cvta.to.global.u64 %rdt13, %rdt13;
+	ld.relaxed.sys.global.u32 %rt12, [%rdt13];
+	add.u32 %rt13, %rt12, 1;
+	atom.global.cas.b32 %rt14, [qd_fault_claim], %rt12, %rt13;
+	setp.ne.u32 %pt9, %rt14, %rt12;
+	@%pt9 exit;
+	st.global.u32 [%rdt13+8], 1507328;
+	st.global.u32 [%rdt13+12], %rt5;
+	st.global.u64 [%rdt13+16], %rdt2;
+	st.global.u64 [%rdt13+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt8+4], %rt10;
+	st.volatile.global.u32 [%rdt13+4], %rt13;
 	exit;
 }
 
@@ -5074,12 +8971,12 @@ $Lfault:
 	.param .u64 MixUint8_0_param_6
 )
 {
-	.reg .pred %p<61>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<84>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<58>;
-	.reg .b32 %rt<13>;
-	.reg .b64 %rd<60>;
-	.reg .b64 %rdt<7>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<83>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint8_0_param_4];
@@ -5104,38 +9001,71 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd61, %rd10;
+	mov.b64 %rd62, %rd2;
+	mov.b64 %rd63, %rd62;
+	setp.lt.u64 %p64, %rd63, %rd61;
+	mov.b64 %rd65, %rd3;
+	add.u64 %rd66, %rd65, 4611686018427387904;
+	setp.le.u64 %p67, %rd66, 9223372036854775808U;
+	sub.u64 %rd68, %rd65, 1;
+	mov.b64 %rd69, %rd2;
+	sub.u64 %rd70, %rd68, %rd69;
+	sub.u64 %rd71, %rd61, 1;
+	sub.u64 %rd72, %rd71, %rd63;
+	setp.le.u64 %p73, %rd70, %rd72;
+	mov.b64 %rd74, %rd14;
+	setp.lt.u64 %p75, %rd63, %rd74;
+	sub.u64 %rd76, %rd74, 1;
+	sub.u64 %rd77, %rd76, %rd63;
+	setp.le.u64 %p78, %rd70, %rd77;
+	mov.b64 %rd79, %rd5;
+	setp.lt.u64 %p80, %rd63, %rd79;
+	sub.u64 %rd81, %rd79, 1;
+	sub.u64 %rd82, %rd81, %rd63;
+	setp.le.u64 %p83, %rd70, %rd82;
+	@!%p64 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p67 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p73 bra $L_19;
+$L_5:
+	@!%p75 bra $L_19;
+$L_6:
+	@!%p78 bra $L_19;
+$L_7:
+	@!%p80 bra $L_19;
+$L_8:
+	@!%p83 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
 	ld.global.u8 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 1, %rd13;
 	ld.global.u8 %r15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.u32 %r17, %r11, %r15;
 	and.b32 %r17, %r17, 255;
 	add.u32 %r18, %r17, %r11;
 	and.b32 %r18, %r18, 255;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 255;
-	not.b32 %rt6, %r15;
-	and.b32 %r20, %r11, %rt6;
+	not.b32 %rt5, %r15;
+	and.b32 %r20, %r11, %rt5;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
 	and.b32 %r23, %r23, 255;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.u32 %pt2, %r15, 0;
-	@%pt2 bra $Lfault_2;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.u32 %pt0, %r15, 0;
+	@%pt0 bra $Lfault_0;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 255;
 	add.u32 %r28, %r24, %r27;
@@ -5144,7 +9074,7 @@ $L_6:
 	and.b32 %r29, %r29, 255;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_14:
 	div.u32 %r31, %r11, 7;
 	and.b32 %r31, %r31, 255;
 	rem.u32 %r32, %r11, 5;
@@ -5201,56 +9131,171 @@ $L_7:
 	add.u32 %r57, %r53, %r56;
 	and.b32 %r57, %r57, 255;
 	mov.b32 %r16, %r57;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd58, %rd7, 1, %rd4;
 	st.global.u8 [%rd58], %r16;
 	add.s64 %rd59, %rd7, 1;
 	setp.lt.s64 %p60, %rd59, %rd3;
-	@!%p60 bra $L_10;
-$L_9:
+	@!%p60 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt1, %rd7, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	ld.global.u8 %r11, [%rd8];
+	setp.ge.u64 %pt2, %rd7, %rd14;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 1, %rd13;
+	ld.global.u8 %r15, [%rd12];
+$L_22:
+	mul.lo.u32 %r17, %r11, %r15;
+	and.b32 %r17, %r17, 255;
+	add.u32 %r18, %r17, %r11;
+	and.b32 %r18, %r18, 255;
+	sub.u32 %r19, %r18, %r15;
+	and.b32 %r19, %r19, 255;
+	not.b32 %rt10, %r15;
+	and.b32 %r20, %r11, %rt10;
+	xor.b32 %r21, %r19, %r20;
+	and.b32 %r22, %r11, %r15;
+	shr.u32 %r23, %r22, 1;
+	and.b32 %r23, %r23, 255;
+	or.b32 %r24, %r21, %r23;
+	setp.ne.u32 %p25, %r15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.u32 %pt3, %r15, 0;
+	@%pt3 bra $Lfault_3;
+	div.u32 %r27, %r11, %r15;
+	and.b32 %r27, %r27, 255;
+	add.u32 %r28, %r24, %r27;
+	and.b32 %r28, %r28, 255;
+	rem.u32 %r29, %r11, %r15;
+	and.b32 %r29, %r29, 255;
+	xor.b32 %r30, %r28, %r29;
+	mov.b32 %r26, %r30;
+$L_24:
+	div.u32 %r31, %r11, 7;
+	and.b32 %r31, %r31, 255;
+	rem.u32 %r32, %r11, 5;
+	and.b32 %r32, %r32, 255;
+	add.u32 %r33, %r31, %r32;
+	and.b32 %r33, %r33, 255;
+	div.u32 %r34, %r11, 100;
+	and.b32 %r34, %r34, 255;
+	add.u32 %r35, %r33, %r34;
+	and.b32 %r35, %r35, 255;
+	rem.u32 %r36, %r11, 16;
+	and.b32 %r36, %r36, 255;
+	add.u32 %r37, %r35, %r36;
+	and.b32 %r37, %r37, 255;
+	div.u32 %r38, %r11, 2;
+	and.b32 %r38, %r38, 255;
+	add.u32 %r39, %r37, %r38;
+	and.b32 %r39, %r39, 255;
+	rem.u32 %r40, %r11, 127;
+	and.b32 %r40, %r40, 255;
+	add.u32 %r41, %r39, %r40;
+	and.b32 %r41, %r41, 255;
+	add.u32 %r42, %r26, %r41;
+	and.b32 %r42, %r42, 255;
+	cvt.u64.u32 %rd43, %r15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt6, %rd44, 32;
+	cvt.u32.u64 %rt11, %rdt6;
+	shl.b32 %r45, %r11, %rt11;
+	and.b32 %r45, %r45, 255;
+	min.u64 %rdt7, %rd44, 32;
+	cvt.u32.u64 %rt12, %rdt7;
+	shr.u32 %r46, %r11, %rt12;
+	and.b32 %r46, %r46, 255;
+	or.b32 %r47, %r45, %r46;
+	xor.b32 %r48, %r42, %r47;
+	cvt.u64.u32 %rd49, %r15;
+	min.u64 %rdt8, %rd49, 32;
+	cvt.u32.u64 %rt13, %rdt8;
+	shl.b32 %r50, %r11, %rt13;
+	and.b32 %r50, %r50, 255;
+	add.u32 %r51, %r48, %r50;
+	and.b32 %r51, %r51, 255;
+	shr.u32 %r52, %r11, %r15;
+	and.b32 %r52, %r52, 255;
+	sub.u32 %r53, %r51, %r52;
+	and.b32 %r53, %r53, 255;
+	not.b32 %r54, %r11;
+	and.b32 %r54, %r54, 255;
+	neg.s32 %r55, %r15;
+	and.b32 %r55, %r55, 255;
+	add.u32 %r56, %r54, %r55;
+	and.b32 %r56, %r56, 255;
+	add.u32 %r57, %r53, %r56;
+	and.b32 %r57, %r57, 255;
+	mov.b32 %r16, %r57;
+$L_25:
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd58, %rd7, 1, %rd4;
+	st.global.u8 [%rd58], %r16;
+	add.s64 %rd59, %rd7, 1;
+	setp.lt.s64 %p60, %rd59, %rd3;
+	@!%p60 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b32 %r26, %r24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
+	mov.u32 %rt6, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt6, 4;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [MixUint8_0_param_6];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
-	add.u32 %rt11, %rt10, 1;
-	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 983040;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	ld.param.u64 %rdt9, [MixUint8_0_param_6];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt9];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt5, %rt16, %rt14;
+	@%pt5 exit;
+	st.global.u32 [%rdt9+8], 1572864;
+	st.global.u32 [%rdt9+12], %rt6;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt11;
+	st.volatile.global.u32 [%rdt9+4], %rt15;
 	exit;
 }
 
@@ -5264,12 +9309,12 @@ $Lfault:
 	.param .u64 MixUint16_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<85>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<59>;
-	.reg .b32 %rt<13>;
-	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<7>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<84>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint16_0_param_4];
@@ -5294,38 +9339,71 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd62, %rd10;
+	mov.b64 %rd63, %rd2;
+	mov.b64 %rd64, %rd63;
+	setp.lt.u64 %p65, %rd64, %rd62;
+	mov.b64 %rd66, %rd3;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd2;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd62, 1;
+	sub.u64 %rd73, %rd72, %rd64;
+	setp.le.u64 %p74, %rd71, %rd73;
+	mov.b64 %rd75, %rd14;
+	setp.lt.u64 %p76, %rd64, %rd75;
+	sub.u64 %rd77, %rd75, 1;
+	sub.u64 %rd78, %rd77, %rd64;
+	setp.le.u64 %p79, %rd71, %rd78;
+	mov.b64 %rd80, %rd5;
+	setp.lt.u64 %p81, %rd64, %rd80;
+	sub.u64 %rd82, %rd80, 1;
+	sub.u64 %rd83, %rd82, %rd64;
+	setp.le.u64 %p84, %rd71, %rd83;
+	@!%p65 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p68 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p74 bra $L_19;
+$L_5:
+	@!%p76 bra $L_19;
+$L_6:
+	@!%p79 bra $L_19;
+$L_7:
+	@!%p81 bra $L_19;
+$L_8:
+	@!%p84 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 2, %rd9;
 	ld.global.u16 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 2, %rd13;
 	ld.global.u16 %r15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.u32 %r17, %r11, %r15;
 	and.b32 %r17, %r17, 65535;
 	add.u32 %r18, %r17, %r11;
 	and.b32 %r18, %r18, 65535;
 	sub.u32 %r19, %r18, %r15;
 	and.b32 %r19, %r19, 65535;
-	not.b32 %rt6, %r15;
-	and.b32 %r20, %r11, %rt6;
+	not.b32 %rt5, %r15;
+	and.b32 %r20, %r11, %rt5;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
 	and.b32 %r23, %r23, 65535;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.u32 %pt2, %r15, 0;
-	@%pt2 bra $Lfault_2;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.u32 %pt0, %r15, 0;
+	@%pt0 bra $Lfault_0;
 	div.u32 %r27, %r11, %r15;
 	and.b32 %r27, %r27, 65535;
 	add.u32 %r28, %r24, %r27;
@@ -5334,7 +9412,7 @@ $L_6:
 	and.b32 %r29, %r29, 65535;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_14:
 	div.u32 %r31, %r11, 7;
 	and.b32 %r31, %r31, 65535;
 	rem.u32 %r32, %r11, 5;
@@ -5393,56 +9471,173 @@ $L_7:
 	add.u32 %r58, %r54, %r57;
 	and.b32 %r58, %r58, 65535;
 	mov.b32 %r16, %r58;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 2, %rd4;
 	st.global.u16 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt1, %rd7, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 2, %rd9;
+	ld.global.u16 %r11, [%rd8];
+	setp.ge.u64 %pt2, %rd7, %rd14;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 2, %rd13;
+	ld.global.u16 %r15, [%rd12];
+$L_22:
+	mul.lo.u32 %r17, %r11, %r15;
+	and.b32 %r17, %r17, 65535;
+	add.u32 %r18, %r17, %r11;
+	and.b32 %r18, %r18, 65535;
+	sub.u32 %r19, %r18, %r15;
+	and.b32 %r19, %r19, 65535;
+	not.b32 %rt10, %r15;
+	and.b32 %r20, %r11, %rt10;
+	xor.b32 %r21, %r19, %r20;
+	and.b32 %r22, %r11, %r15;
+	shr.u32 %r23, %r22, 1;
+	and.b32 %r23, %r23, 65535;
+	or.b32 %r24, %r21, %r23;
+	setp.ne.u32 %p25, %r15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.u32 %pt3, %r15, 0;
+	@%pt3 bra $Lfault_3;
+	div.u32 %r27, %r11, %r15;
+	and.b32 %r27, %r27, 65535;
+	add.u32 %r28, %r24, %r27;
+	and.b32 %r28, %r28, 65535;
+	rem.u32 %r29, %r11, %r15;
+	and.b32 %r29, %r29, 65535;
+	xor.b32 %r30, %r28, %r29;
+	mov.b32 %r26, %r30;
+$L_24:
+	div.u32 %r31, %r11, 7;
+	and.b32 %r31, %r31, 65535;
+	rem.u32 %r32, %r11, 5;
+	and.b32 %r32, %r32, 65535;
+	add.u32 %r33, %r31, %r32;
+	and.b32 %r33, %r33, 65535;
+	div.u32 %r34, %r11, 100;
+	and.b32 %r34, %r34, 65535;
+	add.u32 %r35, %r33, %r34;
+	and.b32 %r35, %r35, 65535;
+	rem.u32 %r36, %r11, 16;
+	and.b32 %r36, %r36, 65535;
+	add.u32 %r37, %r35, %r36;
+	and.b32 %r37, %r37, 65535;
+	div.u32 %r38, %r11, 2;
+	and.b32 %r38, %r38, 65535;
+	add.u32 %r39, %r37, %r38;
+	and.b32 %r39, %r39, 65535;
+	rem.u32 %r40, %r11, 127;
+	and.b32 %r40, %r40, 65535;
+	add.u32 %r41, %r39, %r40;
+	and.b32 %r41, %r41, 65535;
+	add.u32 %r42, %r26, %r41;
+	and.b32 %r42, %r42, 65535;
+	cvt.u64.u32 %rd43, %r15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt6, %rd44, 32;
+	cvt.u32.u64 %rt11, %rdt6;
+	shl.b32 %r45, %r11, %rt11;
+	and.b32 %r45, %r45, 65535;
+	min.u64 %rdt7, %rd44, 32;
+	cvt.u32.u64 %rt12, %rdt7;
+	shr.u32 %r46, %r11, %rt12;
+	and.b32 %r46, %r46, 65535;
+	or.b32 %r47, %r45, %r46;
+	xor.b32 %r48, %r42, %r47;
+	cvt.u64.u32 %rd49, %r15;
+	min.u64 %rdt8, %rd49, 32;
+	cvt.u32.u64 %rt13, %rdt8;
+	shl.b32 %r50, %r11, %rt13;
+	and.b32 %r50, %r50, 65535;
+	add.u32 %r51, %r48, %r50;
+	and.b32 %r51, %r51, 65535;
+	mov.b32 %r52, %r15;
+	and.b32 %r52, %r52, 255;
+	shr.u32 %r53, %r11, %r52;
+	and.b32 %r53, %r53, 65535;
+	sub.u32 %r54, %r51, %r53;
+	and.b32 %r54, %r54, 65535;
+	not.b32 %r55, %r11;
+	and.b32 %r55, %r55, 65535;
+	neg.s32 %r56, %r15;
+	and.b32 %r56, %r56, 65535;
+	add.u32 %r57, %r55, %r56;
+	and.b32 %r57, %r57, 65535;
+	add.u32 %r58, %r54, %r57;
+	and.b32 %r58, %r58, 65535;
+	mov.b32 %r16, %r58;
+$L_25:
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 2, %rd4;
+	st.global.u16 [%rd59], %r16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b32 %r26, %r24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
+	mov.u32 %rt6, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt6, 4;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [MixUint16_0_param_6];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
-	add.u32 %rt11, %rt10, 1;
-	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 1048576;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	ld.param.u64 %rdt9, [MixUint16_0_param_6];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt9];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt5, %rt16, %rt14;
+	@%pt5 exit;
+	st.global.u32 [%rdt9+8], 1638400;
+	st.global.u32 [%rdt9+12], %rt6;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt11;
+	st.volatile.global.u32 [%rdt9+4], %rt15;
 	exit;
 }
 
@@ -5456,12 +9651,12 @@ $Lfault:
 	.param .u64 MixUint32_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<113>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<90>;
-	.reg .b32 %rt<13>;
-	.reg .b64 %rd<61>;
-	.reg .b64 %rdt<7>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<112>;
+	.reg .b64 %rdt<10>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint32_0_param_4];
@@ -5486,40 +9681,73 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd90, %rd10;
+	mov.b64 %rd91, %rd2;
+	mov.b64 %rd92, %rd91;
+	setp.lt.u64 %p93, %rd92, %rd90;
+	mov.b64 %rd94, %rd3;
+	add.u64 %rd95, %rd94, 4611686018427387904;
+	setp.le.u64 %p96, %rd95, 9223372036854775808U;
+	sub.u64 %rd97, %rd94, 1;
+	mov.b64 %rd98, %rd2;
+	sub.u64 %rd99, %rd97, %rd98;
+	sub.u64 %rd100, %rd90, 1;
+	sub.u64 %rd101, %rd100, %rd92;
+	setp.le.u64 %p102, %rd99, %rd101;
+	mov.b64 %rd103, %rd14;
+	setp.lt.u64 %p104, %rd92, %rd103;
+	sub.u64 %rd105, %rd103, 1;
+	sub.u64 %rd106, %rd105, %rd92;
+	setp.le.u64 %p107, %rd99, %rd106;
+	mov.b64 %rd108, %rd5;
+	setp.lt.u64 %p109, %rd92, %rd108;
+	sub.u64 %rd110, %rd108, 1;
+	sub.u64 %rd111, %rd110, %rd92;
+	setp.le.u64 %p112, %rd99, %rd111;
+	@!%p93 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p96 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p102 bra $L_19;
+$L_5:
+	@!%p104 bra $L_19;
+$L_6:
+	@!%p107 bra $L_19;
+$L_7:
+	@!%p109 bra $L_19;
+$L_8:
+	@!%p112 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.u32 %r11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.u32 %r15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.u32 %r17, %r11, %r15;
 	add.u32 %r18, %r17, %r11;
 	sub.u32 %r19, %r18, %r15;
-	not.b32 %rt6, %r15;
-	and.b32 %r20, %r11, %rt6;
+	not.b32 %rt5, %r15;
+	and.b32 %r20, %r11, %rt5;
 	xor.b32 %r21, %r19, %r20;
 	and.b32 %r22, %r11, %r15;
 	shr.u32 %r23, %r22, 1;
 	or.b32 %r24, %r21, %r23;
 	setp.ne.u32 %p25, %r15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.u32 %pt2, %r15, 0;
-	@%pt2 bra $Lfault_2;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.u32 %pt0, %r15, 0;
+	@%pt0 bra $Lfault_0;
 	div.u32 %r27, %r11, %r15;
 	add.u32 %r28, %r24, %r27;
 	rem.u32 %r29, %r11, %r15;
 	xor.b32 %r30, %r28, %r29;
 	mov.b32 %r26, %r30;
-$L_7:
+$L_14:
 	mul.hi.u32 %r62, %r11, 613566757;
 	sub.u32 %r63, %r11, %r62;
 	shr.u32 %r64, %r63, 1;
@@ -5584,56 +9812,172 @@ $L_7:
 	add.u32 %r57, %r55, %r56;
 	add.u32 %r58, %r54, %r57;
 	mov.b32 %r16, %r58;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 4, %rd4;
 	st.global.u32 [%rd59], %r16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b32 %r26, %r24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt1, %rd7, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	ld.global.u32 %r11, [%rd8];
+	setp.ge.u64 %pt2, %rd7, %rd14;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	ld.global.u32 %r15, [%rd12];
+$L_22:
+	mul.lo.u32 %r17, %r11, %r15;
+	add.u32 %r18, %r17, %r11;
+	sub.u32 %r19, %r18, %r15;
+	not.b32 %rt10, %r15;
+	and.b32 %r20, %r11, %rt10;
+	xor.b32 %r21, %r19, %r20;
+	and.b32 %r22, %r11, %r15;
+	shr.u32 %r23, %r22, 1;
+	or.b32 %r24, %r21, %r23;
+	setp.ne.u32 %p25, %r15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.u32 %pt3, %r15, 0;
+	@%pt3 bra $Lfault_3;
+	div.u32 %r27, %r11, %r15;
+	add.u32 %r28, %r24, %r27;
+	rem.u32 %r29, %r11, %r15;
+	xor.b32 %r30, %r28, %r29;
+	mov.b32 %r26, %r30;
+$L_24:
+	mul.hi.u32 %r62, %r11, 613566757;
+	sub.u32 %r63, %r11, %r62;
+	shr.u32 %r64, %r63, 1;
+	add.u32 %r65, %r64, %r62;
+	shr.u32 %r66, %r65, 2;
+	mov.b32 %r31, %r66;
+	mul.hi.u32 %r67, %r11, 2576980378;
+	sub.u32 %r68, %r11, %r67;
+	shr.u32 %r69, %r68, 1;
+	add.u32 %r70, %r69, %r67;
+	shr.u32 %r71, %r70, 2;
+	mul.lo.u32 %r72, %r71, 5;
+	sub.u32 %r73, %r11, %r72;
+	mov.b32 %r32, %r73;
+	add.u32 %r33, %r31, %r32;
+	mul.hi.u32 %r74, %r11, 1202590843;
+	sub.u32 %r75, %r11, %r74;
+	shr.u32 %r76, %r75, 1;
+	add.u32 %r77, %r76, %r74;
+	shr.u32 %r78, %r77, 6;
+	mov.b32 %r34, %r78;
+	add.u32 %r35, %r33, %r34;
+	shr.u32 %r79, %r11, 4;
+	mul.lo.u32 %r80, %r79, 16;
+	sub.u32 %r81, %r11, %r80;
+	mov.b32 %r36, %r81;
+	add.u32 %r37, %r35, %r36;
+	shr.u32 %r82, %r11, 1;
+	mov.b32 %r38, %r82;
+	add.u32 %r39, %r37, %r38;
+	mul.hi.u32 %r83, %r11, 33818641;
+	sub.u32 %r84, %r11, %r83;
+	shr.u32 %r85, %r84, 1;
+	add.u32 %r86, %r85, %r83;
+	shr.u32 %r87, %r86, 6;
+	mul.lo.u32 %r88, %r87, 127;
+	sub.u32 %r89, %r11, %r88;
+	mov.b32 %r40, %r89;
+	add.u32 %r41, %r39, %r40;
+	add.u32 %r42, %r26, %r41;
+	cvt.u64.u32 %rd43, %r15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt6, %rd44, 32;
+	cvt.u32.u64 %rt11, %rdt6;
+	shl.b32 %r45, %r11, %rt11;
+	min.u64 %rdt7, %rd44, 32;
+	cvt.u32.u64 %rt12, %rdt7;
+	shr.u32 %r46, %r11, %rt12;
+	or.b32 %r47, %r45, %r46;
+	xor.b32 %r48, %r42, %r47;
+	cvt.u64.u32 %rd49, %r15;
+	min.u64 %rdt8, %rd49, 32;
+	cvt.u32.u64 %rt13, %rdt8;
+	shl.b32 %r50, %r11, %rt13;
+	add.u32 %r51, %r48, %r50;
+	mov.b32 %r52, %r15;
+	and.b32 %r52, %r52, 255;
+	shr.u32 %r53, %r11, %r52;
+	sub.u32 %r54, %r51, %r53;
+	not.b32 %r55, %r11;
+	neg.s32 %r56, %r15;
+	add.u32 %r57, %r55, %r56;
+	add.u32 %r58, %r54, %r57;
+	mov.b32 %r16, %r58;
+$L_25:
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 4, %rd4;
+	st.global.u32 [%rd59], %r16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b32 %r26, %r24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 2;
+	mov.u32 %rt6, 2;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt6, 4;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [MixUint32_0_param_6];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt10, [%rdt6];
-	add.u32 %rt11, %rt10, 1;
-	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
-	setp.ne.u32 %pt4, %rt12, %rt10;
-	@%pt4 exit;
-	st.global.u32 [%rdt6+8], 1114112;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	ld.param.u64 %rdt9, [MixUint32_0_param_6];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt9];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt5, %rt16, %rt14;
+	@%pt5 exit;
+	st.global.u32 [%rdt9+8], 1703936;
+	st.global.u32 [%rdt9+12], %rt6;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt11;
+	st.volatile.global.u32 [%rdt9+4], %rt15;
 	exit;
 }
 
@@ -5647,12 +9991,12 @@ $Lfault:
 	.param .u64 MixUint64_0_param_6
 )
 {
-	.reg .pred %p<62>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<113>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<53>;
-	.reg .b32 %rt<12>;
-	.reg .b64 %rd<90>;
-	.reg .b64 %rdt<8>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<112>;
+	.reg .b64 %rdt<12>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint64_0_param_4];
@@ -5677,40 +10021,73 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd90, %rd10;
+	mov.b64 %rd91, %rd2;
+	mov.b64 %rd92, %rd91;
+	setp.lt.u64 %p93, %rd92, %rd90;
+	mov.b64 %rd94, %rd3;
+	add.u64 %rd95, %rd94, 4611686018427387904;
+	setp.le.u64 %p96, %rd95, 9223372036854775808U;
+	sub.u64 %rd97, %rd94, 1;
+	mov.b64 %rd98, %rd2;
+	sub.u64 %rd99, %rd97, %rd98;
+	sub.u64 %rd100, %rd90, 1;
+	sub.u64 %rd101, %rd100, %rd92;
+	setp.le.u64 %p102, %rd99, %rd101;
+	mov.b64 %rd103, %rd14;
+	setp.lt.u64 %p104, %rd92, %rd103;
+	sub.u64 %rd105, %rd103, 1;
+	sub.u64 %rd106, %rd105, %rd92;
+	setp.le.u64 %p107, %rd99, %rd106;
+	mov.b64 %rd108, %rd5;
+	setp.lt.u64 %p109, %rd92, %rd108;
+	sub.u64 %rd110, %rd108, 1;
+	sub.u64 %rd111, %rd110, %rd92;
+	setp.le.u64 %p112, %rd99, %rd111;
+	@!%p93 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p96 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p102 bra $L_19;
+$L_5:
+	@!%p104 bra $L_19;
+$L_6:
+	@!%p107 bra $L_19;
+$L_7:
+	@!%p109 bra $L_19;
+$L_8:
+	@!%p112 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt3, %rd15;
-	and.b64 %rd20, %rd11, %rdt3;
+	not.b64 %rdt1, %rd15;
+	and.b64 %rd20, %rd11, %rdt1;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.u64 %pt2, %rd15, 0;
-	@%pt2 bra $Lfault_2;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.u64 %pt0, %rd15, 0;
+	@%pt0 bra $Lfault_0;
 	div.u64 %rd27, %rd11, %rd15;
 	add.u64 %rd28, %rd24, %rd27;
 	rem.u64 %rd29, %rd11, %rd15;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_14:
 	mul.hi.u64 %rd62, %rd11, 2635249153387078803;
 	sub.u64 %rd63, %rd11, %rd62;
 	shr.u64 %rd64, %rd63, 1;
@@ -5775,56 +10152,172 @@ $L_7:
 	add.u64 %rd57, %rd55, %rd56;
 	add.u64 %rd58, %rd54, %rd57;
 	mov.b64 %rd16, %rd58;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd59, %rd7, 8, %rd4;
 	st.global.u64 [%rd59], %rd16;
 	add.s64 %rd60, %rd7, 1;
 	setp.lt.s64 %p61, %rd60, %rd3;
-	@!%p61 bra $L_10;
-$L_9:
+	@!%p61 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt1, %rd7, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt2, %rd7, %rd14;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.u64 %rd15, [%rd12];
+$L_22:
+	mul.lo.u64 %rd17, %rd11, %rd15;
+	add.u64 %rd18, %rd17, %rd11;
+	sub.u64 %rd19, %rd18, %rd15;
+	not.b64 %rdt7, %rd15;
+	and.b64 %rd20, %rd11, %rdt7;
+	xor.b64 %rd21, %rd19, %rd20;
+	and.b64 %rd22, %rd11, %rd15;
+	shr.u64 %rd23, %rd22, 1;
+	or.b64 %rd24, %rd21, %rd23;
+	setp.ne.u64 %p25, %rd15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.u64 %pt3, %rd15, 0;
+	@%pt3 bra $Lfault_3;
+	div.u64 %rd27, %rd11, %rd15;
+	add.u64 %rd28, %rd24, %rd27;
+	rem.u64 %rd29, %rd11, %rd15;
+	xor.b64 %rd30, %rd28, %rd29;
+	mov.b64 %rd26, %rd30;
+$L_24:
+	mul.hi.u64 %rd62, %rd11, 2635249153387078803;
+	sub.u64 %rd63, %rd11, %rd62;
+	shr.u64 %rd64, %rd63, 1;
+	add.u64 %rd65, %rd64, %rd62;
+	shr.u64 %rd66, %rd65, 2;
+	mov.b64 %rd31, %rd66;
+	mul.hi.u64 %rd67, %rd11, 11068046444225730970U;
+	sub.u64 %rd68, %rd11, %rd67;
+	shr.u64 %rd69, %rd68, 1;
+	add.u64 %rd70, %rd69, %rd67;
+	shr.u64 %rd71, %rd70, 2;
+	mul.lo.u64 %rd72, %rd71, 5;
+	sub.u64 %rd73, %rd11, %rd72;
+	mov.b64 %rd32, %rd73;
+	add.u64 %rd33, %rd31, %rd32;
+	mul.hi.u64 %rd74, %rd11, 5165088340638674453;
+	sub.u64 %rd75, %rd11, %rd74;
+	shr.u64 %rd76, %rd75, 1;
+	add.u64 %rd77, %rd76, %rd74;
+	shr.u64 %rd78, %rd77, 6;
+	mov.b64 %rd34, %rd78;
+	add.u64 %rd35, %rd33, %rd34;
+	shr.u64 %rd79, %rd11, 4;
+	mul.lo.u64 %rd80, %rd79, 16;
+	sub.u64 %rd81, %rd11, %rd80;
+	mov.b64 %rd36, %rd81;
+	add.u64 %rd37, %rd35, %rd36;
+	shr.u64 %rd82, %rd11, 1;
+	mov.b64 %rd38, %rd82;
+	add.u64 %rd39, %rd37, %rd38;
+	mul.hi.u64 %rd83, %rd11, 145249953336295683;
+	sub.u64 %rd84, %rd11, %rd83;
+	shr.u64 %rd85, %rd84, 1;
+	add.u64 %rd86, %rd85, %rd83;
+	shr.u64 %rd87, %rd86, 6;
+	mul.lo.u64 %rd88, %rd87, 127;
+	sub.u64 %rd89, %rd11, %rd88;
+	mov.b64 %rd40, %rd89;
+	add.u64 %rd41, %rd39, %rd40;
+	add.u64 %rd42, %rd26, %rd41;
+	mov.b64 %rd43, %rd15;
+	and.b64 %rd44, %rd43, 15;
+	min.u64 %rdt8, %rd44, 64;
+	cvt.u32.u64 %rt9, %rdt8;
+	shl.b64 %rd45, %rd11, %rt9;
+	min.u64 %rdt9, %rd44, 64;
+	cvt.u32.u64 %rt10, %rdt9;
+	shr.u64 %rd46, %rd11, %rt10;
+	or.b64 %rd47, %rd45, %rd46;
+	xor.b64 %rd48, %rd42, %rd47;
+	mov.b64 %rd49, %rd15;
+	min.u64 %rdt10, %rd49, 64;
+	cvt.u32.u64 %rt11, %rdt10;
+	shl.b64 %rd50, %rd11, %rt11;
+	add.u64 %rd51, %rd48, %rd50;
+	cvt.u32.u64 %r52, %rd15;
+	and.b32 %r52, %r52, 255;
+	shr.u64 %rd53, %rd11, %r52;
+	sub.u64 %rd54, %rd51, %rd53;
+	not.b64 %rd55, %rd11;
+	neg.s64 %rd56, %rd15;
+	add.u64 %rd57, %rd55, %rd56;
+	add.u64 %rd58, %rd54, %rd57;
+	mov.b64 %rd16, %rd58;
+$L_25:
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd59, %rd7, 8, %rd4;
+	st.global.u64 [%rd59], %rd16;
+	add.s64 %rd60, %rd7, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b64 %rd26, %rd24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd10;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt7, [MixUint64_0_param_6];
-	cvta.to.global.u64 %rdt7, %rdt7;
-	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
-	add.u32 %rt10, %rt9, 1;
-	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 1179648;
-	st.global.u32 [%rdt7+12], %rt5;
-	st.global.u64 [%rdt7+16], %rdt1;
-	st.global.u64 [%rdt7+24], %rdt2;
+	ld.param.u64 %rdt11, [MixUint64_0_param_6];
+	cvta.to.global.u64 %rdt11, %rdt11;
+	ld.relaxed.sys.global.u32 %rt12, [%rdt11];
+	add.u32 %rt13, %rt12, 1;
+	atom.global.cas.b32 %rt14, [qd_fault_claim], %rt12, %rt13;
+	setp.ne.u32 %pt5, %rt14, %rt12;
+	@%pt5 exit;
+	st.global.u32 [%rdt11+8], 1769472;
+	st.global.u32 [%rdt11+12], %rt5;
+	st.global.u64 [%rdt11+16], %rdt2;
+	st.global.u64 [%rdt11+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt7+4], %rt10;
+	st.volatile.global.u32 [%rdt11+4], %rt13;
 	exit;
 }
 
@@ -5838,12 +10331,12 @@ $Lfault:
 	.param .u64 MixUint_0_param_6
 )
 {
-	.reg .pred %p<60>;
-	.reg .pred %pt<5>;
+	.reg .pred %p<111>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<12>;
-	.reg .b64 %rd<88>;
-	.reg .b64 %rdt<8>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<110>;
+	.reg .b64 %rdt<12>;
 
 $L_0:
 	ld.param.u64 %rd4, [MixUint_0_param_4];
@@ -5868,40 +10361,73 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd88, %rd10;
+	mov.b64 %rd89, %rd2;
+	mov.b64 %rd90, %rd89;
+	setp.lt.u64 %p91, %rd90, %rd88;
+	mov.b64 %rd92, %rd3;
+	add.u64 %rd93, %rd92, 4611686018427387904;
+	setp.le.u64 %p94, %rd93, 9223372036854775808U;
+	sub.u64 %rd95, %rd92, 1;
+	mov.b64 %rd96, %rd2;
+	sub.u64 %rd97, %rd95, %rd96;
+	sub.u64 %rd98, %rd88, 1;
+	sub.u64 %rd99, %rd98, %rd90;
+	setp.le.u64 %p100, %rd97, %rd99;
+	mov.b64 %rd101, %rd14;
+	setp.lt.u64 %p102, %rd90, %rd101;
+	sub.u64 %rd103, %rd101, 1;
+	sub.u64 %rd104, %rd103, %rd90;
+	setp.le.u64 %p105, %rd97, %rd104;
+	mov.b64 %rd106, %rd5;
+	setp.lt.u64 %p107, %rd90, %rd106;
+	sub.u64 %rd108, %rd106, 1;
+	sub.u64 %rd109, %rd108, %rd90;
+	setp.le.u64 %p110, %rd97, %rd109;
+	@!%p91 bra $L_19;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p94 bra $L_19;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p100 bra $L_19;
+$L_5:
+	@!%p102 bra $L_19;
+$L_6:
+	@!%p105 bra $L_19;
+$L_7:
+	@!%p107 bra $L_19;
+$L_8:
+	@!%p110 bra $L_19;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.u64 %rd15, [%rd12];
-$L_5:
+$L_12:
 	mul.lo.u64 %rd17, %rd11, %rd15;
 	add.u64 %rd18, %rd17, %rd11;
 	sub.u64 %rd19, %rd18, %rd15;
-	not.b64 %rdt3, %rd15;
-	and.b64 %rd20, %rd11, %rdt3;
+	not.b64 %rdt1, %rd15;
+	and.b64 %rd20, %rd11, %rdt1;
 	xor.b64 %rd21, %rd19, %rd20;
 	and.b64 %rd22, %rd11, %rd15;
 	shr.u64 %rd23, %rd22, 1;
 	or.b64 %rd24, %rd21, %rd23;
 	setp.ne.u64 %p25, %rd15, 0;
-	@!%p25 bra $L_11;
-$L_6:
-	setp.eq.u64 %pt2, %rd15, 0;
-	@%pt2 bra $Lfault_2;
+	@!%p25 bra $L_18;
+$L_13:
+	setp.eq.u64 %pt0, %rd15, 0;
+	@%pt0 bra $Lfault_0;
 	div.u64 %rd27, %rd11, %rd15;
 	add.u64 %rd28, %rd24, %rd27;
 	rem.u64 %rd29, %rd11, %rd15;
 	xor.b64 %rd30, %rd28, %rd29;
 	mov.b64 %rd26, %rd30;
-$L_7:
+$L_14:
 	mul.hi.u64 %rd60, %rd11, 2635249153387078803;
 	sub.u64 %rd61, %rd11, %rd60;
 	shr.u64 %rd62, %rd61, 1;
@@ -5964,56 +10490,170 @@ $L_7:
 	add.u64 %rd55, %rd53, %rd54;
 	add.u64 %rd56, %rd52, %rd55;
 	mov.b64 %rd16, %rd56;
-$L_8:
-	setp.ge.u64 %pt3, %rd7, %rd5;
-	@%pt3 bra $Lfault_3;
+$L_15:
 	mad.lo.s64 %rd57, %rd7, 8, %rd4;
 	st.global.u64 [%rd57], %rd16;
 	add.s64 %rd58, %rd7, 1;
 	setp.lt.s64 %p59, %rd58, %rd3;
-	@!%p59 bra $L_10;
-$L_9:
+	@!%p59 bra $L_17;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_9;
+$L_17:
 	ret;
-$L_11:
+$L_18:
 	mov.b64 %rd26, %rd24;
-	bra.uni $L_7;
+	bra.uni $L_14;
+$L_19:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_17;
+$L_20:
+	mov.b64 %rd7, %rd2;
+$L_21:
+	setp.ge.u64 %pt1, %rd7, %rd10;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.u64 %rd11, [%rd8];
+	setp.ge.u64 %pt2, %rd7, %rd14;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.u64 %rd15, [%rd12];
+$L_22:
+	mul.lo.u64 %rd17, %rd11, %rd15;
+	add.u64 %rd18, %rd17, %rd11;
+	sub.u64 %rd19, %rd18, %rd15;
+	not.b64 %rdt7, %rd15;
+	and.b64 %rd20, %rd11, %rdt7;
+	xor.b64 %rd21, %rd19, %rd20;
+	and.b64 %rd22, %rd11, %rd15;
+	shr.u64 %rd23, %rd22, 1;
+	or.b64 %rd24, %rd21, %rd23;
+	setp.ne.u64 %p25, %rd15, 0;
+	@!%p25 bra $L_27;
+$L_23:
+	setp.eq.u64 %pt3, %rd15, 0;
+	@%pt3 bra $Lfault_3;
+	div.u64 %rd27, %rd11, %rd15;
+	add.u64 %rd28, %rd24, %rd27;
+	rem.u64 %rd29, %rd11, %rd15;
+	xor.b64 %rd30, %rd28, %rd29;
+	mov.b64 %rd26, %rd30;
+$L_24:
+	mul.hi.u64 %rd60, %rd11, 2635249153387078803;
+	sub.u64 %rd61, %rd11, %rd60;
+	shr.u64 %rd62, %rd61, 1;
+	add.u64 %rd63, %rd62, %rd60;
+	shr.u64 %rd64, %rd63, 2;
+	mov.b64 %rd31, %rd64;
+	mul.hi.u64 %rd65, %rd11, 11068046444225730970U;
+	sub.u64 %rd66, %rd11, %rd65;
+	shr.u64 %rd67, %rd66, 1;
+	add.u64 %rd68, %rd67, %rd65;
+	shr.u64 %rd69, %rd68, 2;
+	mul.lo.u64 %rd70, %rd69, 5;
+	sub.u64 %rd71, %rd11, %rd70;
+	mov.b64 %rd32, %rd71;
+	add.u64 %rd33, %rd31, %rd32;
+	mul.hi.u64 %rd72, %rd11, 5165088340638674453;
+	sub.u64 %rd73, %rd11, %rd72;
+	shr.u64 %rd74, %rd73, 1;
+	add.u64 %rd75, %rd74, %rd72;
+	shr.u64 %rd76, %rd75, 6;
+	mov.b64 %rd34, %rd76;
+	add.u64 %rd35, %rd33, %rd34;
+	shr.u64 %rd77, %rd11, 4;
+	mul.lo.u64 %rd78, %rd77, 16;
+	sub.u64 %rd79, %rd11, %rd78;
+	mov.b64 %rd36, %rd79;
+	add.u64 %rd37, %rd35, %rd36;
+	shr.u64 %rd80, %rd11, 1;
+	mov.b64 %rd38, %rd80;
+	add.u64 %rd39, %rd37, %rd38;
+	mul.hi.u64 %rd81, %rd11, 145249953336295683;
+	sub.u64 %rd82, %rd11, %rd81;
+	shr.u64 %rd83, %rd82, 1;
+	add.u64 %rd84, %rd83, %rd81;
+	shr.u64 %rd85, %rd84, 6;
+	mul.lo.u64 %rd86, %rd85, 127;
+	sub.u64 %rd87, %rd11, %rd86;
+	mov.b64 %rd40, %rd87;
+	add.u64 %rd41, %rd39, %rd40;
+	add.u64 %rd42, %rd26, %rd41;
+	and.b64 %rd43, %rd15, 15;
+	min.u64 %rdt8, %rd43, 64;
+	cvt.u32.u64 %rt9, %rdt8;
+	shl.b64 %rd44, %rd11, %rt9;
+	min.u64 %rdt9, %rd43, 64;
+	cvt.u32.u64 %rt10, %rdt9;
+	shr.u64 %rd45, %rd11, %rt10;
+	or.b64 %rd46, %rd44, %rd45;
+	xor.b64 %rd47, %rd42, %rd46;
+	min.u64 %rdt10, %rd15, 64;
+	cvt.u32.u64 %rt11, %rdt10;
+	shl.b64 %rd48, %rd11, %rt11;
+	add.u64 %rd49, %rd47, %rd48;
+	cvt.u32.u64 %r50, %rd15;
+	and.b32 %r50, %r50, 255;
+	shr.u64 %rd51, %rd11, %r50;
+	sub.u64 %rd52, %rd49, %rd51;
+	not.b64 %rd53, %rd11;
+	neg.s64 %rd54, %rd15;
+	add.u64 %rd55, %rd53, %rd54;
+	add.u64 %rd56, %rd52, %rd55;
+	mov.b64 %rd16, %rd56;
+$L_25:
+	setp.ge.u64 %pt4, %rd7, %rd5;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd57, %rd7, 8, %rd4;
+	st.global.u64 [%rd57], %rd16;
+	add.s64 %rd58, %rd7, 1;
+	setp.lt.s64 %p59, %rd58, %rd3;
+	@!%p59 bra $L_17;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_19;
+$L_27:
+	mov.b64 %rd26, %rd24;
+	bra.uni $L_24;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd10;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt7, [MixUint_0_param_6];
-	cvta.to.global.u64 %rdt7, %rdt7;
-	ld.relaxed.sys.global.u32 %rt9, [%rdt7];
-	add.u32 %rt10, %rt9, 1;
-	atom.global.cas.b32 %rt11, [qd_fault_claim], %rt9, %rt10;
-	setp.ne.u32 %pt4, %rt11, %rt9;
-	@%pt4 exit;
-	st.global.u32 [%rdt7+8], 1245184;
-	st.global.u32 [%rdt7+12], %rt5;
-	st.global.u64 [%rdt7+16], %rdt1;
-	st.global.u64 [%rdt7+24], %rdt2;
+	ld.param.u64 %rdt11, [MixUint_0_param_6];
+	cvta.to.global.u64 %rdt11, %rdt11;
+	ld.relaxed.sys.global.u32 %rt12, [%rdt11];
+	add.u32 %rt13, %rt12, 1;
+	atom.global.cas.b32 %rt14, [qd_fault_claim], %rt12, %rt13;
+	setp.ne.u32 %pt5, %rt14, %rt12;
+	@%pt5 exit;
+	st.global.u32 [%rdt11+8], 1835008;
+	st.global.u32 [%rdt11+12], %rt5;
+	st.global.u64 [%rdt11+16], %rdt2;
+	st.global.u64 [%rdt11+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt7+4], %rt10;
+	st.volatile.global.u32 [%rdt11+4], %rt13;
 	exit;
 }
 
@@ -6027,12 +10667,12 @@ $Lfault:
 	.param .u64 Shifts_0_param_6
 )
 {
-	.reg .pred %p<46>;
+	.reg .pred %p<69>;
 	.reg .pred %pt<4>;
 	.reg .b32 %r<41>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<45>;
-	.reg .b64 %rdt<5>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<68>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Shifts_0_param_4];
@@ -6057,11 +10697,102 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	mov.b64 %rd46, %rd10;
+	mov.b64 %rd47, %rd2;
+	mov.b64 %rd48, %rd47;
+	setp.lt.u64 %p49, %rd48, %rd46;
+	mov.b64 %rd50, %rd3;
+	add.u64 %rd51, %rd50, 4611686018427387904;
+	setp.le.u64 %p52, %rd51, 9223372036854775808U;
+	sub.u64 %rd53, %rd50, 1;
+	mov.b64 %rd54, %rd2;
+	sub.u64 %rd55, %rd53, %rd54;
+	sub.u64 %rd56, %rd46, 1;
+	sub.u64 %rd57, %rd56, %rd48;
+	setp.le.u64 %p58, %rd55, %rd57;
+	mov.b64 %rd59, %rd14;
+	setp.lt.u64 %p60, %rd48, %rd59;
+	sub.u64 %rd61, %rd59, 1;
+	sub.u64 %rd62, %rd61, %rd48;
+	setp.le.u64 %p63, %rd55, %rd62;
+	mov.b64 %rd64, %rd5;
+	setp.lt.u64 %p65, %rd48, %rd64;
+	sub.u64 %rd66, %rd64, 1;
+	sub.u64 %rd67, %rd66, %rd48;
+	setp.le.u64 %p68, %rd55, %rd67;
+	@!%p49 bra $L_14;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p52 bra $L_14;
 $L_4:
+	@!%p58 bra $L_14;
+$L_5:
+	@!%p60 bra $L_14;
+$L_6:
+	@!%p63 bra $L_14;
+$L_7:
+	@!%p65 bra $L_14;
+$L_8:
+	@!%p68 bra $L_14;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_13;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
+	mad.lo.s64 %rd8, %rd7, 1, %rd9;
+	ld.global.u8 %r11, [%rd8];
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.s64 %rd15, [%rd12];
+	shl.b64 %rd16, %rd15, %r11;
+	shr.s64 %rd17, %rd15, %r11;
+	xor.b64 %rd18, %rd16, %rd17;
+	cvt.u32.u64 %r19, %rd15;
+	mov.b32 %r20, %r11;
+	and.b32 %r20, %r20, 65535;
+	shl.b32 %r21, %r19, %r20;
+	cvt.s64.s32 %rd22, %r21;
+	cvt.u32.u64 %r23, %rd15;
+	and.b32 %r23, %r23, 65535;
+	mov.b32 %r24, %r11;
+	shr.u32 %r25, %r23, %r24;
+	and.b32 %r25, %r25, 65535;
+	cvt.u64.u32 %rd26, %r25;
+	add.s64 %rd27, %rd22, %rd26;
+	xor.b64 %rd28, %rd18, %rd27;
+	cvt.u32.u64 %r29, %rd15;
+	bfe.s32 %r29, %r29, 0, 8;
+	cvt.u64.u32 %rd30, %r11;
+	min.u64 %rdt1, %rd30, 32;
+	cvt.u32.u64 %rt5, %rdt1;
+	shr.s32 %r31, %r29, %rt5;
+	bfe.s32 %r31, %r31, 0, 8;
+	cvt.s64.s32 %rd32, %r31;
+	xor.b64 %rd33, %rd28, %rd32;
+	cvt.u32.u64 %r34, %rd15;
+	shl.b32 %r35, %r34, %r11;
+	cvt.u64.u32 %rd36, %r35;
+	xor.b64 %rd37, %rd33, %rd36;
+	and.b32 %r38, %r11, 63;
+	shr.s64 %rd39, %rd15, %r38;
+	and.b32 %r40, %r11, 7;
+	shl.b64 %rd41, %rd39, %r40;
+	xor.b64 %rd42, %rd37, %rd41;
+	mad.lo.s64 %rd43, %rd7, 8, %rd4;
+	st.global.s64 [%rd43], %rd42;
+	add.s64 %rd44, %rd7, 1;
+	setp.lt.s64 %p45, %rd44, %rd3;
+	@!%p45 bra $L_13;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_9;
+$L_13:
+	ret;
+$L_14:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_13;
+$L_15:
+	mov.b64 %rd7, %rd2;
+$L_16:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd9;
@@ -6089,9 +10820,9 @@ $L_4:
 	cvt.u32.u64 %r29, %rd15;
 	bfe.s32 %r29, %r29, 0, 8;
 	cvt.u64.u32 %rd30, %r11;
-	min.u64 %rdt3, %rd30, 32;
-	cvt.u32.u64 %rt6, %rdt3;
-	shr.s32 %r31, %r29, %rt6;
+	min.u64 %rdt4, %rd30, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.s32 %r31, %r29, %rt7;
 	bfe.s32 %r31, %r31, 0, 8;
 	cvt.s64.s32 %rd32, %r31;
 	xor.b64 %rd33, %rd28, %rd32;
@@ -6110,41 +10841,39 @@ $L_4:
 	st.global.s64 [%rd43], %rd42;
 	add.s64 %rd44, %rd7, 1;
 	setp.lt.s64 %p45, %rd44, %rd3;
-	@!%p45 bra $L_6;
-$L_5:
+	@!%p45 bra $L_13;
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_14;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
+	mov.u32 %rt6, 0;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd10;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt6, 1;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd5;
+	mov.u32 %rt6, 2;
+	mov.b64 %rdt2, %rd7;
+	mov.b64 %rdt3, %rd5;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Shifts_0_param_6];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt3, %rt9, %rt7;
+	ld.param.u64 %rdt5, [Shifts_0_param_6];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt5];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt3, %rt10, %rt8;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 1310720;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	st.global.u32 [%rdt5+8], 1900544;
+	st.global.u32 [%rdt5+12], %rt6;
+	st.global.u64 [%rdt5+16], %rdt2;
+	st.global.u64 [%rdt5+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt8;
+	st.volatile.global.u32 [%rdt5+4], %rt9;
 	exit;
 }
 
@@ -6166,11 +10895,11 @@ $Lfault:
 	.param .u64 Conversions_0_param_14
 )
 {
-	.reg .pred %p<69>;
+	.reg .pred %p<112>;
 	.reg .pred %pt<8>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<68>;
+	.reg .b64 %rd<111>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<52>;
 	.reg .f64 %fd<63>;
@@ -6210,11 +10939,162 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	mov.b64 %rd69, %rd10;
+	mov.b64 %rd70, %rd2;
+	mov.b64 %rd71, %rd70;
+	setp.lt.u64 %p72, %rd71, %rd69;
+	mov.b64 %rd73, %rd3;
+	add.u64 %rd74, %rd73, 4611686018427387904;
+	setp.le.u64 %p75, %rd74, 9223372036854775808U;
+	sub.u64 %rd76, %rd73, 1;
+	mov.b64 %rd77, %rd2;
+	sub.u64 %rd78, %rd76, %rd77;
+	sub.u64 %rd79, %rd69, 1;
+	sub.u64 %rd80, %rd79, %rd71;
+	setp.le.u64 %p81, %rd78, %rd80;
+	mov.b64 %rd82, %rd14;
+	setp.lt.u64 %p83, %rd71, %rd82;
+	sub.u64 %rd84, %rd82, 1;
+	sub.u64 %rd85, %rd84, %rd71;
+	setp.le.u64 %p86, %rd78, %rd85;
+	mov.b64 %rd87, %rd23;
+	setp.lt.u64 %p88, %rd71, %rd87;
+	sub.u64 %rd89, %rd87, 1;
+	sub.u64 %rd90, %rd89, %rd71;
+	setp.le.u64 %p91, %rd78, %rd90;
+	mov.b64 %rd92, %rd30;
+	setp.lt.u64 %p93, %rd71, %rd92;
+	sub.u64 %rd94, %rd92, 1;
+	sub.u64 %rd95, %rd94, %rd71;
+	setp.le.u64 %p96, %rd78, %rd95;
+	mov.b64 %rd97, %rd37;
+	setp.lt.u64 %p98, %rd71, %rd97;
+	sub.u64 %rd99, %rd97, 1;
+	sub.u64 %rd100, %rd99, %rd71;
+	setp.le.u64 %p101, %rd78, %rd100;
+	mov.b64 %rd102, %rd50;
+	setp.lt.u64 %p103, %rd71, %rd102;
+	sub.u64 %rd104, %rd102, 1;
+	sub.u64 %rd105, %rd104, %rd71;
+	setp.le.u64 %p106, %rd78, %rd105;
+	mov.b64 %rd107, %rd5;
+	setp.lt.u64 %p108, %rd71, %rd107;
+	sub.u64 %rd109, %rd107, 1;
+	sub.u64 %rd110, %rd109, %rd71;
+	setp.le.u64 %p111, %rd78, %rd110;
+	@!%p72 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p75 bra $L_22;
 $L_4:
+	@!%p81 bra $L_22;
+$L_5:
+	@!%p83 bra $L_22;
+$L_6:
+	@!%p86 bra $L_22;
+$L_7:
+	@!%p88 bra $L_22;
+$L_8:
+	@!%p91 bra $L_22;
+$L_9:
+	@!%p93 bra $L_22;
+$L_10:
+	@!%p96 bra $L_22;
+$L_11:
+	@!%p98 bra $L_22;
+$L_12:
+	@!%p101 bra $L_22;
+$L_13:
+	@!%p103 bra $L_22;
+$L_14:
+	@!%p106 bra $L_22;
+$L_15:
+	@!%p108 bra $L_22;
+$L_16:
+	@!%p111 bra $L_22;
+$L_17:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_18:
+	mov.b64 %rd7, %rd2;
+$L_19:
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.s64 %rd11, [%rd8];
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.f64 %fd15, [%rd12];
+	cvt.u32.u64 %r16, %rd11;
+	and.b32 %r16, %r16, 255;
+	cvt.u32.u64 %r17, %rd11;
+	bfe.s32 %r17, %r17, 0, 16;
+	shr.s32 %r18, %r17, 3;
+	bfe.s32 %r18, %r18, 0, 16;
+	mov.b32 %r19, %r18;
+	and.b32 %r19, %r19, 255;
+	add.u32 %r20, %r16, %r19;
+	and.b32 %r20, %r20, 255;
+	mad.lo.s64 %rd21, %rd7, 1, %rd22;
+	st.global.u8 [%rd21], %r20;
+	cvt.u32.u64 %r24, %rd11;
+	bfe.s32 %r24, %r24, 0, 16;
+	cvt.u32.u64 %r25, %rd11;
+	and.b32 %r25, %r25, 255;
+	mov.b32 %r26, %r25;
+	bfe.s32 %r26, %r26, 0, 16;
+	sub.s32 %r27, %r24, %r26;
+	bfe.s32 %r27, %r27, 0, 16;
+	mad.lo.s64 %rd28, %rd7, 2, %rd29;
+	st.global.s16 [%rd28], %r27;
+	cvt.u32.u64 %r31, %rd11;
+	cvt.u32.u64 %r32, %rd11;
+	bfe.s32 %r32, %r32, 0, 8;
+	mov.b32 %r33, %r32;
+	xor.b32 %r34, %r31, %r33;
+	mad.lo.s64 %rd35, %rd7, 4, %rd36;
+	st.global.u32 [%rd35], %r34;
+	cvt.rn.f32.f64 %f38, %fd15;
+	cvt.rn.f32.s64 %f39, %rd11;
+	add.rn.f32 %f40, %f38, %f39;
+	cvt.u32.u64 %r41, %rd11;
+	cvt.rn.f32.u32 %f42, %r41;
+	add.rn.f32 %f43, %f40, %f42;
+	mov.b64 %rd44, %rd11;
+	shr.u64 %rd45, %rd44, 1;
+	cvt.rn.f32.u64 %f46, %rd45;
+	add.rn.f32 %f47, %f43, %f46;
+	mad.lo.s64 %rd48, %rd7, 4, %rd49;
+	st.global.f32 [%rd48], %f47;
+	cvt.rn.f32.f64 %f51, %fd15;
+	cvt.rzi.s64.f32 %rd52, %f51;
+	cvt.rzi.s64.f64 %rd53, %fd15;
+	add.s64 %rd54, %rd52, %rd53;
+	div.rn.f64 %fd55, %fd15, 0d4010000000000000;
+	cvt.rzi.s32.f64 %r56, %fd55;
+	cvt.s64.s32 %rd57, %r56;
+	add.s64 %rd58, %rd54, %rd57;
+	cvt.rzi.u32.f64 %r59, %fd15;
+	and.b32 %r59, %r59, 65535;
+	cvt.u64.u32 %rd60, %r59;
+	add.s64 %rd61, %rd58, %rd60;
+	div.rn.f64 %fd62, %fd15, 0d40C3880000000000;
+	cvt.rzi.s32.f64 %r63, %fd62;
+	bfe.s32 %r63, %r63, 0, 8;
+	cvt.s64.s32 %rd64, %r63;
+	add.s64 %rd65, %rd61, %rd64;
+	mad.lo.s64 %rd66, %rd7, 8, %rd4;
+	st.global.s64 [%rd66], %rd65;
+	add.s64 %rd67, %rd7, 1;
+	setp.lt.s64 %p68, %rd67, %rd3;
+	@!%p68 bra $L_21;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_17;
+$L_21:
+	ret;
+$L_22:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_23:
+	mov.b64 %rd7, %rd2;
+$L_24:
 	setp.ge.u64 %pt0, %rd7, %rd10;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
@@ -6295,12 +11175,10 @@ $L_4:
 	st.global.s64 [%rd66], %rd65;
 	add.s64 %rd67, %rd7, 1;
 	setp.lt.s64 %p68, %rd67, %rd3;
-	@!%p68 bra $L_6;
-$L_5:
+	@!%p68 bra $L_21;
+$L_25:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_22;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -6344,7 +11222,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt7, %rt8, %rt6;
 	@%pt7 exit;
-	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+8], 1966080;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6363,13 +11241,13 @@ $Lfault:
 	.param .u64 Floats_0_param_6
 )
 {
-	.reg .pred %p<51>;
-	.reg .pred %pt<15>;
+	.reg .pred %p<69>;
+	.reg .pred %pt<27>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<50>;
+	.reg .b64 %rd<68>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<48>;
-	.reg .f64 %fdt<9>;
+	.reg .f64 %fdt<18>;
 
 $L_0:
 	ld.param.u64 %rd4, [Floats_0_param_4];
@@ -6394,17 +11272,41 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_10;
+	mov.b64 %rd51, %rd10;
+	mov.b64 %rd52, %rd2;
+	mov.b64 %rd53, %rd52;
+	setp.lt.u64 %p54, %rd53, %rd51;
+	mov.b64 %rd55, %rd3;
+	add.u64 %rd56, %rd55, 4611686018427387904;
+	setp.le.u64 %p57, %rd56, 9223372036854775808U;
+	sub.u64 %rd58, %rd55, 1;
+	mov.b64 %rd59, %rd2;
+	sub.u64 %rd60, %rd58, %rd59;
+	sub.u64 %rd61, %rd51, 1;
+	sub.u64 %rd62, %rd61, %rd53;
+	setp.le.u64 %p63, %rd60, %rd62;
+	mov.b64 %rd64, %rd14;
+	setp.lt.u64 %p65, %rd53, %rd64;
+	sub.u64 %rd66, %rd64, 1;
+	sub.u64 %rd67, %rd66, %rd53;
+	setp.le.u64 %p68, %rd60, %rd67;
+	@!%p54 bra $L_20;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p57 bra $L_20;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p63 bra $L_20;
+$L_5:
+	@!%p65 bra $L_20;
+$L_6:
+	@!%p68 bra $L_20;
+$L_7:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_15;
+$L_8:
+	mov.b64 %rd7, %rd2;
+$L_9:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
 	mul.rn.f64 %fd16, %fd11, %fd15;
@@ -6413,17 +11315,17 @@ $L_4:
 	add.rn.f64 %fd19, %fd11, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
 	setp.lt.f64 %p21, %fd11, %fd15;
-	@!%p21 bra $L_12;
-$L_5:
+	@!%p21 bra $L_17;
+$L_10:
 	add.rn.f64 %fd22, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd22;
-$L_6:
+$L_11:
 	setp.neu.f64 %p24, %fd11, %fd15;
-	@!%p24 bra $L_11;
-$L_7:
+	@!%p24 bra $L_16;
+$L_12:
 	mul.rn.f64 %fd28, %fd23, 0d3FE0000000000000;
 	mov.f64 %fd25, %fd28;
-$L_8:
+$L_13:
 	and.b64 %fd29, %fd11, 9223372036854775807;
 	sqrt.rn.f64 %fd30, %fd29;
 	cvt.rmi.f64.f64 %fd31, %fd15;
@@ -6434,67 +11336,167 @@ $L_8:
 	cvt.rzi.f64.f64 %fd36, %fd35;
 	add.rn.f64 %fd37, %fd34, %fd36;
 	add.rn.f64 %fd38, %fd25, %fd37;
-	setp.lt.f64 %pt2, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt2;
-	setp.eq.f64 %pt3, %fd11, %fd15;
+	setp.lt.f64 %pt0, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt0;
+	setp.eq.f64 %pt1, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
-	setp.nan.f64 %pt4, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd39, %fdt1, %fdt0, %pt4;
-	setp.gt.f64 %pt5, %fd11, %fd15;
-	selp.f64 %fdt2, %fd11, %fd15, %pt5;
-	setp.eq.f64 %pt6, %fd11, %fd15;
+	selp.f64 %fd39, %fdt1, %fdt0, %pt2;
+	setp.gt.f64 %pt3, %fd11, %fd15;
+	selp.f64 %fdt2, %fd11, %fd15, %pt3;
+	setp.eq.f64 %pt4, %fd11, %fd15;
 	and.b64 %fdt3, %fd11, %fd15;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
-	setp.nan.f64 %pt7, %fd11, %fd15;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd11, %fd15;
 	add.rn.f64 %fdt3, %fd11, %fd15;
-	selp.f64 %fd41, %fdt3, %fdt2, %pt7;
+	selp.f64 %fd41, %fdt3, %fdt2, %pt5;
 	mov.f64 %fdt4, 0d3FD0000000000000;
-	setp.gt.f64 %pt8, %fd41, %fdt4;
-	selp.f64 %fdt5, %fd41, %fdt4, %pt8;
-	setp.eq.f64 %pt9, %fd41, %fdt4;
+	setp.gt.f64 %pt6, %fd41, %fdt4;
+	selp.f64 %fdt5, %fd41, %fdt4, %pt6;
+	setp.eq.f64 %pt7, %fd41, %fdt4;
 	and.b64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fdt5, %fdt6, %fdt5, %pt9;
-	setp.nan.f64 %pt10, %fd41, %fdt4;
+	selp.f64 %fdt5, %fdt6, %fdt5, %pt7;
+	setp.nan.f64 %pt8, %fd41, %fdt4;
 	add.rn.f64 %fdt6, %fd41, %fdt4;
-	selp.f64 %fd40, %fdt6, %fdt5, %pt10;
+	selp.f64 %fd40, %fdt6, %fdt5, %pt8;
 	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
 	add.rn.f64 %fd43, %fd39, %fd42;
 	add.rn.f64 %fd44, %fd38, %fd43;
-	setp.lt.f64 %pt11, %fd11, %fd15;
-	selp.f64 %fdt7, %fd11, %fd15, %pt11;
-	setp.eq.f64 %pt12, %fd11, %fd15;
+	setp.lt.f64 %pt9, %fd11, %fd15;
+	selp.f64 %fdt7, %fd11, %fd15, %pt9;
+	setp.eq.f64 %pt10, %fd11, %fd15;
 	or.b64 %fdt8, %fd11, %fd15;
-	selp.f64 %fdt7, %fdt8, %fdt7, %pt12;
-	setp.nan.f64 %pt13, %fd11, %fd15;
+	selp.f64 %fdt7, %fdt8, %fdt7, %pt10;
+	setp.nan.f64 %pt11, %fd11, %fd15;
 	add.rn.f64 %fdt8, %fd11, %fd15;
-	selp.f64 %fd45, %fdt8, %fdt7, %pt13;
+	selp.f64 %fd45, %fdt8, %fdt7, %pt11;
 	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
 	add.rn.f64 %fd47, %fd44, %fd46;
 	mad.lo.s64 %rd48, %rd7, 8, %rd4;
 	st.global.f64 [%rd48], %fd47;
 	add.s64 %rd49, %rd7, 1;
 	setp.lt.s64 %p50, %rd49, %rd3;
-	@!%p50 bra $L_10;
-$L_9:
+	@!%p50 bra $L_15;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_10:
+	bra.uni $L_7;
+$L_15:
 	ret;
-$L_11:
+$L_16:
 	mov.f64 %fd25, %fd23;
-	bra.uni $L_8;
-$L_12:
+	bra.uni $L_13;
+$L_17:
 	setp.eq.f64 %p26, %fd11, %fd15;
-	@!%p26 bra $L_14;
-$L_13:
+	@!%p26 bra $L_19;
+$L_18:
 	sub.rn.f64 %fd27, %fd20, 0d3FF0000000000000;
 	mov.f64 %fd23, %fd27;
-	bra.uni $L_6;
-$L_14:
+	bra.uni $L_11;
+$L_19:
 	mov.f64 %fd23, %fd20;
-	bra.uni $L_6;
+	bra.uni $L_11;
+$L_20:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_15;
+$L_21:
+	mov.b64 %rd7, %rd2;
+$L_22:
+	setp.ge.u64 %pt12, %rd7, %rd10;
+	@%pt12 bra $Lfault_0;
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt13, %rd7, %rd14;
+	@%pt13 bra $Lfault_1;
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.f64 %fd15, [%rd12];
+	mul.rn.f64 %fd16, %fd11, %fd15;
+	div.rn.f64 %fd17, %fd11, %fd15;
+	sub.rn.f64 %fd18, %fd16, %fd17;
+	add.rn.f64 %fd19, %fd11, %fd15;
+	add.rn.f64 %fd20, %fd18, %fd19;
+	setp.lt.f64 %p21, %fd11, %fd15;
+	@!%p21 bra $L_29;
+$L_23:
+	add.rn.f64 %fd22, %fd20, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd22;
+$L_24:
+	setp.neu.f64 %p24, %fd11, %fd15;
+	@!%p24 bra $L_28;
+$L_25:
+	mul.rn.f64 %fd28, %fd23, 0d3FE0000000000000;
+	mov.f64 %fd25, %fd28;
+$L_26:
+	and.b64 %fd29, %fd11, 9223372036854775807;
+	sqrt.rn.f64 %fd30, %fd29;
+	cvt.rmi.f64.f64 %fd31, %fd15;
+	add.rn.f64 %fd32, %fd30, %fd31;
+	cvt.rpi.f64.f64 %fd33, %fd11;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	neg.f64 %fd35, %fd15;
+	cvt.rzi.f64.f64 %fd36, %fd35;
+	add.rn.f64 %fd37, %fd34, %fd36;
+	add.rn.f64 %fd38, %fd25, %fd37;
+	setp.lt.f64 %pt14, %fd11, %fd15;
+	selp.f64 %fdt9, %fd11, %fd15, %pt14;
+	setp.eq.f64 %pt15, %fd11, %fd15;
+	or.b64 %fdt10, %fd11, %fd15;
+	selp.f64 %fdt9, %fdt10, %fdt9, %pt15;
+	setp.nan.f64 %pt16, %fd11, %fd15;
+	add.rn.f64 %fdt10, %fd11, %fd15;
+	selp.f64 %fd39, %fdt10, %fdt9, %pt16;
+	setp.gt.f64 %pt17, %fd11, %fd15;
+	selp.f64 %fdt11, %fd11, %fd15, %pt17;
+	setp.eq.f64 %pt18, %fd11, %fd15;
+	and.b64 %fdt12, %fd11, %fd15;
+	selp.f64 %fdt11, %fdt12, %fdt11, %pt18;
+	setp.nan.f64 %pt19, %fd11, %fd15;
+	add.rn.f64 %fdt12, %fd11, %fd15;
+	selp.f64 %fd41, %fdt12, %fdt11, %pt19;
+	mov.f64 %fdt13, 0d3FD0000000000000;
+	setp.gt.f64 %pt20, %fd41, %fdt13;
+	selp.f64 %fdt14, %fd41, %fdt13, %pt20;
+	setp.eq.f64 %pt21, %fd41, %fdt13;
+	and.b64 %fdt15, %fd41, %fdt13;
+	selp.f64 %fdt14, %fdt15, %fdt14, %pt21;
+	setp.nan.f64 %pt22, %fd41, %fdt13;
+	add.rn.f64 %fdt15, %fd41, %fdt13;
+	selp.f64 %fd40, %fdt15, %fdt14, %pt22;
+	mul.rn.f64 %fd42, %fd40, 0d4000000000000000;
+	add.rn.f64 %fd43, %fd39, %fd42;
+	add.rn.f64 %fd44, %fd38, %fd43;
+	setp.lt.f64 %pt23, %fd11, %fd15;
+	selp.f64 %fdt16, %fd11, %fd15, %pt23;
+	setp.eq.f64 %pt24, %fd11, %fd15;
+	or.b64 %fdt17, %fd11, %fd15;
+	selp.f64 %fdt16, %fdt17, %fdt16, %pt24;
+	setp.nan.f64 %pt25, %fd11, %fd15;
+	add.rn.f64 %fdt17, %fd11, %fd15;
+	selp.f64 %fd45, %fdt17, %fdt16, %pt25;
+	mul.rn.f64 %fd46, %fd45, 0d0000000000000000;
+	add.rn.f64 %fd47, %fd44, %fd46;
+	mad.lo.s64 %rd48, %rd7, 8, %rd4;
+	st.global.f64 [%rd48], %fd47;
+	add.s64 %rd49, %rd7, 1;
+	setp.lt.s64 %p50, %rd49, %rd3;
+	@!%p50 bra $L_15;
+$L_27:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_20;
+$L_28:
+	mov.f64 %fd25, %fd23;
+	bra.uni $L_26;
+$L_29:
+	setp.eq.f64 %p26, %fd11, %fd15;
+	@!%p26 bra $L_31;
+$L_30:
+	sub.rn.f64 %fd27, %fd20, 0d3FF0000000000000;
+	mov.f64 %fd23, %fd27;
+	bra.uni $L_24;
+$L_31:
+	mov.f64 %fd23, %fd20;
+	bra.uni $L_24;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -6511,9 +11513,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt14, %rt8, %rt6;
-	@%pt14 exit;
-	st.global.u32 [%rdt3+8], 1441792;
+	setp.ne.u32 %pt26, %rt8, %rt6;
+	@%pt26 exit;
+	st.global.u32 [%rdt3+8], 2031616;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6532,13 +11534,13 @@ $Lfault:
 	.param .u64 Floats32_0_param_6
 )
 {
-	.reg .pred %p<53>;
-	.reg .pred %pt<9>;
+	.reg .pred %p<71>;
+	.reg .pred %pt<15>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<52>;
+	.reg .b64 %rd<70>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<50>;
-	.reg .f32 %ft<4>;
+	.reg .f32 %ft<8>;
 	.reg .f64 %fd<43>;
 
 $L_0:
@@ -6564,17 +11566,41 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_8;
+	mov.b64 %rd53, %rd10;
+	mov.b64 %rd54, %rd2;
+	mov.b64 %rd55, %rd54;
+	setp.lt.u64 %p56, %rd55, %rd53;
+	mov.b64 %rd57, %rd3;
+	add.u64 %rd58, %rd57, 4611686018427387904;
+	setp.le.u64 %p59, %rd58, 9223372036854775808U;
+	sub.u64 %rd60, %rd57, 1;
+	mov.b64 %rd61, %rd2;
+	sub.u64 %rd62, %rd60, %rd61;
+	sub.u64 %rd63, %rd53, 1;
+	sub.u64 %rd64, %rd63, %rd55;
+	setp.le.u64 %p65, %rd62, %rd64;
+	mov.b64 %rd66, %rd14;
+	setp.lt.u64 %p67, %rd55, %rd66;
+	sub.u64 %rd68, %rd66, 1;
+	sub.u64 %rd69, %rd68, %rd55;
+	setp.le.u64 %p70, %rd62, %rd69;
+	@!%p56 bra $L_15;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p59 bra $L_15;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p65 bra $L_15;
+$L_5:
+	@!%p67 bra $L_15;
+$L_6:
+	@!%p70 bra $L_15;
+$L_7:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_13;
+$L_8:
+	mov.b64 %rd7, %rd2;
+$L_9:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f11, %f15;
@@ -6583,11 +11609,11 @@ $L_4:
 	add.rn.f32 %f19, %f11, %f15;
 	add.rn.f32 %f20, %f18, %f19;
 	setp.ge.f32 %p21, %f11, %f15;
-	@!%p21 bra $L_9;
-$L_5:
+	@!%p21 bra $L_14;
+$L_10:
 	sub.rn.f32 %f23, %f20, %f11;
 	mov.f32 %f22, %f23;
-$L_6:
+$L_11:
 	mul.rn.f32 %f24, %f11, %f11;
 	sqrt.rn.f32 %f27, %f24;
 	cvt.rmi.f32.f32 %f30, %f15;
@@ -6600,37 +11626,103 @@ $L_6:
 	cvt.rzi.f32.f32 %f43, %f15;
 	add.rn.f32 %f44, %f40, %f43;
 	add.rn.f32 %f45, %f32, %f44;
-	setp.lt.f32 %pt2, %f11, %f15;
-	selp.f32 %ft0, %f11, %f15, %pt2;
-	setp.eq.f32 %pt3, %f11, %f15;
+	setp.lt.f32 %pt0, %f11, %f15;
+	selp.f32 %ft0, %f11, %f15, %pt0;
+	setp.eq.f32 %pt1, %f11, %f15;
 	or.b32 %ft1, %f11, %f15;
-	selp.f32 %ft0, %ft1, %ft0, %pt3;
-	setp.nan.f32 %pt4, %f11, %f15;
+	selp.f32 %ft0, %ft1, %ft0, %pt1;
+	setp.nan.f32 %pt2, %f11, %f15;
 	add.rn.f32 %ft1, %f11, %f15;
-	selp.f32 %f46, %ft1, %ft0, %pt4;
+	selp.f32 %f46, %ft1, %ft0, %pt2;
 	add.rn.f32 %f47, %f45, %f46;
-	setp.gt.f32 %pt5, %f15, %f11;
-	selp.f32 %ft2, %f15, %f11, %pt5;
-	setp.eq.f32 %pt6, %f15, %f11;
+	setp.gt.f32 %pt3, %f15, %f11;
+	selp.f32 %ft2, %f15, %f11, %pt3;
+	setp.eq.f32 %pt4, %f15, %f11;
 	and.b32 %ft3, %f15, %f11;
-	selp.f32 %ft2, %ft3, %ft2, %pt6;
-	setp.nan.f32 %pt7, %f15, %f11;
+	selp.f32 %ft2, %ft3, %ft2, %pt4;
+	setp.nan.f32 %pt5, %f15, %f11;
 	add.rn.f32 %ft3, %f15, %f11;
-	selp.f32 %f48, %ft3, %ft2, %pt7;
+	selp.f32 %f48, %ft3, %ft2, %pt5;
 	sub.rn.f32 %f49, %f47, %f48;
 	mad.lo.s64 %rd50, %rd7, 4, %rd4;
 	st.global.f32 [%rd50], %f49;
 	add.s64 %rd51, %rd7, 1;
 	setp.lt.s64 %p52, %rd51, %rd3;
-	@!%p52 bra $L_8;
-$L_7:
+	@!%p52 bra $L_13;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
+	bra.uni $L_7;
+$L_13:
 	ret;
-$L_9:
+$L_14:
 	mov.f32 %f22, %f20;
-	bra.uni $L_6;
+	bra.uni $L_11;
+$L_15:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_13;
+$L_16:
+	mov.b64 %rd7, %rd2;
+$L_17:
+	setp.ge.u64 %pt6, %rd7, %rd10;
+	@%pt6 bra $Lfault_0;
+	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	ld.global.f32 %f11, [%rd8];
+	setp.ge.u64 %pt7, %rd7, %rd14;
+	@%pt7 bra $Lfault_1;
+	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	ld.global.f32 %f15, [%rd12];
+	mul.rn.f32 %f16, %f11, %f15;
+	div.rn.f32 %f17, %f11, %f15;
+	sub.rn.f32 %f18, %f16, %f17;
+	add.rn.f32 %f19, %f11, %f15;
+	add.rn.f32 %f20, %f18, %f19;
+	setp.ge.f32 %p21, %f11, %f15;
+	@!%p21 bra $L_21;
+$L_18:
+	sub.rn.f32 %f23, %f20, %f11;
+	mov.f32 %f22, %f23;
+$L_19:
+	mul.rn.f32 %f24, %f11, %f11;
+	sqrt.rn.f32 %f27, %f24;
+	cvt.rmi.f32.f32 %f30, %f15;
+	add.rn.f32 %f31, %f27, %f30;
+	add.rn.f32 %f32, %f22, %f31;
+	neg.f32 %f33, %f11;
+	and.b32 %f36, %f33, 2147483647;
+	cvt.rpi.f32.f32 %f39, %f11;
+	add.rn.f32 %f40, %f36, %f39;
+	cvt.rzi.f32.f32 %f43, %f15;
+	add.rn.f32 %f44, %f40, %f43;
+	add.rn.f32 %f45, %f32, %f44;
+	setp.lt.f32 %pt8, %f11, %f15;
+	selp.f32 %ft4, %f11, %f15, %pt8;
+	setp.eq.f32 %pt9, %f11, %f15;
+	or.b32 %ft5, %f11, %f15;
+	selp.f32 %ft4, %ft5, %ft4, %pt9;
+	setp.nan.f32 %pt10, %f11, %f15;
+	add.rn.f32 %ft5, %f11, %f15;
+	selp.f32 %f46, %ft5, %ft4, %pt10;
+	add.rn.f32 %f47, %f45, %f46;
+	setp.gt.f32 %pt11, %f15, %f11;
+	selp.f32 %ft6, %f15, %f11, %pt11;
+	setp.eq.f32 %pt12, %f15, %f11;
+	and.b32 %ft7, %f15, %f11;
+	selp.f32 %ft6, %ft7, %ft6, %pt12;
+	setp.nan.f32 %pt13, %f15, %f11;
+	add.rn.f32 %ft7, %f15, %f11;
+	selp.f32 %f48, %ft7, %ft6, %pt13;
+	sub.rn.f32 %f49, %f47, %f48;
+	mad.lo.s64 %rd50, %rd7, 4, %rd4;
+	st.global.f32 [%rd50], %f49;
+	add.s64 %rd51, %rd7, 1;
+	setp.lt.s64 %p52, %rd51, %rd3;
+	@!%p52 bra $L_13;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_15;
+$L_21:
+	mov.f32 %f22, %f20;
+	bra.uni $L_19;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -6647,9 +11739,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt8, %rt8, %rt6;
-	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 1507328;
+	setp.ne.u32 %pt14, %rt8, %rt6;
+	@%pt14 exit;
+	st.global.u32 [%rdt3+8], 2097152;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6670,13 +11762,13 @@ $Lfault:
 	.param .u64 MinMaxZeros_0_param_8
 )
 {
-	.reg .pred %p<28>;
-	.reg .pred %pt<11>;
+	.reg .pred %p<56>;
+	.reg .pred %pt<17>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<23>;
-	.reg .f64 %fdt<4>;
+	.reg .f64 %fdt<8>;
 
 $L_0:
 	ld.param.u64 %rd4, [MinMaxZeros_0_param_4];
@@ -6704,55 +11796,141 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	mov.b64 %rd28, %rd10;
+	mov.b64 %rd29, %rd2;
+	mov.b64 %rd30, %rd29;
+	setp.lt.u64 %p31, %rd30, %rd28;
+	mov.b64 %rd32, %rd3;
+	add.u64 %rd33, %rd32, 4611686018427387904;
+	setp.le.u64 %p34, %rd33, 9223372036854775808U;
+	sub.u64 %rd35, %rd32, 1;
+	mov.b64 %rd36, %rd2;
+	sub.u64 %rd37, %rd35, %rd36;
+	sub.u64 %rd38, %rd28, 1;
+	sub.u64 %rd39, %rd38, %rd30;
+	setp.le.u64 %p40, %rd37, %rd39;
+	mov.b64 %rd41, %rd14;
+	setp.lt.u64 %p42, %rd30, %rd41;
+	sub.u64 %rd43, %rd41, 1;
+	sub.u64 %rd44, %rd43, %rd30;
+	setp.le.u64 %p45, %rd37, %rd44;
+	mov.b64 %rd46, %rd5;
+	setp.lt.u64 %p47, %rd30, %rd46;
+	sub.u64 %rd48, %rd46, 1;
+	sub.u64 %rd49, %rd48, %rd30;
+	setp.le.u64 %p50, %rd37, %rd49;
+	mov.b64 %rd51, %rd25;
+	setp.lt.u64 %p52, %rd30, %rd51;
+	sub.u64 %rd53, %rd51, 1;
+	sub.u64 %rd54, %rd53, %rd30;
+	setp.le.u64 %p55, %rd37, %rd54;
+	@!%p31 bra $L_16;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p34 bra $L_16;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p40 bra $L_16;
+$L_5:
+	@!%p42 bra $L_16;
+$L_6:
+	@!%p45 bra $L_16;
+$L_7:
+	@!%p47 bra $L_16;
+$L_8:
+	@!%p50 bra $L_16;
+$L_9:
+	@!%p52 bra $L_16;
+$L_10:
+	@!%p55 bra $L_16;
+$L_11:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_15;
+$L_12:
+	mov.b64 %rd7, %rd2;
+$L_13:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.f64 %fd11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 8, %rd13;
 	ld.global.f64 %fd15, [%rd12];
-	setp.lt.f64 %pt2, %fd11, %fd15;
-	selp.f64 %fdt0, %fd11, %fd15, %pt2;
-	setp.eq.f64 %pt3, %fd11, %fd15;
+	setp.lt.f64 %pt0, %fd11, %fd15;
+	selp.f64 %fdt0, %fd11, %fd15, %pt0;
+	setp.eq.f64 %pt1, %fd11, %fd15;
 	or.b64 %fdt1, %fd11, %fd15;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
-	setp.nan.f64 %pt4, %fd11, %fd15;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
+	setp.nan.f64 %pt2, %fd11, %fd15;
 	add.rn.f64 %fdt1, %fd11, %fd15;
-	selp.f64 %fd16, %fdt1, %fdt0, %pt4;
-	setp.ge.u64 %pt5, %rd7, %rd5;
-	@%pt5 bra $Lfault_2;
+	selp.f64 %fd16, %fdt1, %fdt0, %pt2;
 	mad.lo.s64 %rd17, %rd7, 8, %rd4;
 	st.global.f64 [%rd17], %fd16;
 	mad.lo.s64 %rd18, %rd7, 8, %rd9;
 	ld.global.f64 %fd19, [%rd18];
 	mad.lo.s64 %rd20, %rd7, 8, %rd13;
 	ld.global.f64 %fd21, [%rd20];
-	setp.gt.f64 %pt6, %fd19, %fd21;
-	selp.f64 %fdt2, %fd19, %fd21, %pt6;
-	setp.eq.f64 %pt7, %fd19, %fd21;
+	setp.gt.f64 %pt3, %fd19, %fd21;
+	selp.f64 %fdt2, %fd19, %fd21, %pt3;
+	setp.eq.f64 %pt4, %fd19, %fd21;
 	and.b64 %fdt3, %fd19, %fd21;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt7;
-	setp.nan.f64 %pt8, %fd19, %fd21;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
+	setp.nan.f64 %pt5, %fd19, %fd21;
 	add.rn.f64 %fdt3, %fd19, %fd21;
-	selp.f64 %fd22, %fdt3, %fdt2, %pt8;
-	setp.ge.u64 %pt9, %rd7, %rd25;
-	@%pt9 bra $Lfault_3;
+	selp.f64 %fd22, %fdt3, %fdt2, %pt5;
 	mad.lo.s64 %rd23, %rd7, 8, %rd24;
 	st.global.f64 [%rd23], %fd22;
 	add.s64 %rd26, %rd7, 1;
 	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_6;
-$L_5:
+	@!%p27 bra $L_15;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
+	bra.uni $L_11;
+$L_15:
 	ret;
+$L_16:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_15;
+$L_17:
+	mov.b64 %rd7, %rd2;
+$L_18:
+	setp.ge.u64 %pt6, %rd7, %rd10;
+	@%pt6 bra $Lfault_0;
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.f64 %fd11, [%rd8];
+	setp.ge.u64 %pt7, %rd7, %rd14;
+	@%pt7 bra $Lfault_1;
+	mad.lo.s64 %rd12, %rd7, 8, %rd13;
+	ld.global.f64 %fd15, [%rd12];
+	setp.lt.f64 %pt8, %fd11, %fd15;
+	selp.f64 %fdt4, %fd11, %fd15, %pt8;
+	setp.eq.f64 %pt9, %fd11, %fd15;
+	or.b64 %fdt5, %fd11, %fd15;
+	selp.f64 %fdt4, %fdt5, %fdt4, %pt9;
+	setp.nan.f64 %pt10, %fd11, %fd15;
+	add.rn.f64 %fdt5, %fd11, %fd15;
+	selp.f64 %fd16, %fdt5, %fdt4, %pt10;
+	setp.ge.u64 %pt11, %rd7, %rd5;
+	@%pt11 bra $Lfault_2;
+	mad.lo.s64 %rd17, %rd7, 8, %rd4;
+	st.global.f64 [%rd17], %fd16;
+	mad.lo.s64 %rd18, %rd7, 8, %rd9;
+	ld.global.f64 %fd19, [%rd18];
+	mad.lo.s64 %rd20, %rd7, 8, %rd13;
+	ld.global.f64 %fd21, [%rd20];
+	setp.gt.f64 %pt12, %fd19, %fd21;
+	selp.f64 %fdt6, %fd19, %fd21, %pt12;
+	setp.eq.f64 %pt13, %fd19, %fd21;
+	and.b64 %fdt7, %fd19, %fd21;
+	selp.f64 %fdt6, %fdt7, %fdt6, %pt13;
+	setp.nan.f64 %pt14, %fd19, %fd21;
+	add.rn.f64 %fdt7, %fd19, %fd21;
+	selp.f64 %fd22, %fdt7, %fdt6, %pt14;
+	setp.ge.u64 %pt15, %rd7, %rd25;
+	@%pt15 bra $Lfault_3;
+	mad.lo.s64 %rd23, %rd7, 8, %rd24;
+	st.global.f64 [%rd23], %fd22;
+	add.s64 %rd26, %rd7, 1;
+	setp.lt.s64 %p27, %rd26, %rd3;
+	@!%p27 bra $L_15;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_16;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -6779,9 +11957,9 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 1572864;
+	setp.ne.u32 %pt16, %rt8, %rt6;
+	@%pt16 exit;
+	st.global.u32 [%rdt3+8], 2162688;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6799,11 +11977,11 @@ $Lfault:
 	.param .u64 Control_0_param_5
 )
 {
-	.reg .pred %p<50>;
+	.reg .pred %p<85>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<72>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<45>;
+	.reg .b64 %rd<84>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -6827,43 +12005,60 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_17;
+	mov.b64 %rd72, %rd10;
+	mov.b64 %rd73, %rd2;
+	mov.b64 %rd74, %rd73;
+	setp.lt.u64 %p75, %rd74, %rd72;
+	mov.b64 %rd76, %rd3;
+	add.u64 %rd77, %rd76, 4611686018427387904;
+	setp.le.u64 %p78, %rd77, 9223372036854775808U;
+	sub.u64 %rd79, %rd76, 1;
+	mov.b64 %rd80, %rd2;
+	sub.u64 %rd81, %rd79, %rd80;
+	sub.u64 %rd82, %rd72, 1;
+	sub.u64 %rd83, %rd82, %rd74;
+	setp.le.u64 %p84, %rd81, %rd83;
+	@!%p75 bra $L_49;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p78 bra $L_49;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p84 bra $L_49;
+$L_5:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_20;
+$L_6:
+	mov.b64 %rd7, %rd2;
+$L_7:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.s32 %r11, [%rd8];
 	setp.lt.s32 %p12, %r11, 0;
-	@!%p12 bra $L_42;
-$L_5:
+	@!%p12 bra $L_45;
+$L_8:
 	setp.gt.s32 %p19, %r11, -100;
-	@!%p19 bra $L_42;
-$L_6:
+	@!%p19 bra $L_45;
+$L_9:
 	neg.s32 %r16, %r11;
 	mov.b32 %r13, %r16;
-$L_7:
+$L_10:
 	mov.b32 %r14, 0;
 	mov.b32 %r15, 0;
-$L_8:
+$L_11:
 	setp.lt.s32 %p21, %r15, 40;
-	@!%p21 bra $L_41;
-$L_9:
+	@!%p21 bra $L_44;
+$L_12:
 	setp.lt.s64 %p23, 0, 10;
-	@!%p23 bra $L_40;
-$L_10:
+	@!%p23 bra $L_43;
+$L_13:
 	mov.b32 %r24, %r14;
 	mov.b64 %rd25, 0;
-$L_11:
+$L_14:
 	cvt.u32.u64 %r30, %rd25;
 	add.s32 %r31, %r30, %r15;
 	setp.gt.s32 %p32, %r31, %r33;
-	@!%p32 bra $L_22;
-$L_12:
+	@!%p32 bra $L_25;
+$L_15:
 	mov.b32 %r22, %r24;
-$L_13:
+$L_16:
 	shr.s32 %r57, %r13, 31;
 	and.b32 %r58, %r57, 3;
 	add.s32 %r59, %r13, %r58;
@@ -6872,36 +12067,36 @@ $L_13:
 	sub.s32 %r62, %r13, %r61;
 	mov.b32 %r28, %r62;
 	setp.eq.s32 %p29, %r28, 0;
-	@!%p29 bra $L_18;
-$L_14:
+	@!%p29 bra $L_21;
+$L_17:
 	add.s32 %r46, %r22, 100;
 	mov.b32 %r41, %r46;
-$L_15:
+$L_18:
 	add.s32 %r42, %r13, %r41;
 	mad.lo.s64 %rd43, %rd7, 4, %rd4;
 	st.global.s32 [%rd43], %r42;
 	add.s64 %rd44, %rd7, 1;
 	setp.lt.s64 %p45, %rd44, %rd3;
-	@!%p45 bra $L_17;
-$L_16:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_17:
-	ret;
-$L_18:
-	setp.eq.s32 %p48, %r28, 1;
-	@%p48 bra $L_14;
+	@!%p45 bra $L_20;
 $L_19:
-	setp.eq.s32 %p49, %r28, 2;
-	@!%p49 bra $L_21;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
 $L_20:
+	ret;
+$L_21:
+	setp.eq.s32 %p48, %r28, 1;
+	@%p48 bra $L_17;
+$L_22:
+	setp.eq.s32 %p49, %r28, 2;
+	@!%p49 bra $L_24;
+$L_23:
 	sub.s32 %r47, %r22, 100;
 	mov.b32 %r41, %r47;
-	bra.uni $L_15;
-$L_21:
+	bra.uni $L_18;
+$L_24:
 	mov.b32 %r41, %r22;
-	bra.uni $L_15;
-$L_22:
+	bra.uni $L_18;
+$L_25:
 	cvt.u32.u64 %r34, %rd25;
 	add.s32 %r35, %r13, %r34;
 	mul.hi.s32 %r63, %r35, -1431655765;
@@ -6915,120 +12110,120 @@ $L_22:
 	sub.s32 %r71, %r35, %r70;
 	mov.b32 %r36, %r71;
 	setp.eq.s32 %p37, %r36, 0;
-	@!%p37 bra $L_25;
-$L_23:
+	@!%p37 bra $L_28;
+$L_26:
 	mov.b32 %r26, %r24;
-$L_24:
+$L_27:
 	add.s32 %r27, %r15, 1;
 	mov.b32 %r14, %r26;
 	mov.b32 %r15, %r27;
-	bra.uni $L_8;
-$L_25:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_26:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
-$L_27:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
-$L_28:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_29:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_30:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
-$L_31:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
-$L_32:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_33:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_34:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
-$L_35:
-	cvt.u32.u64 %r30, %rd25;
-	add.s32 %r31, %r30, %r15;
-	setp.gt.s32 %p32, %r31, %r33;
-	@%p32 bra $L_12;
-$L_36:
-	cvt.u32.u64 %r34, %rd25;
-	add.s32 %r35, %r13, %r34;
-	mul.hi.s32 %r63, %r35, -1431655765;
-	add.s32 %r64, %r63, %r35;
-	mov.b32 %r65, %r64;
-	shr.u32 %r66, %r65, 31;
-	shr.s32 %r67, %r64, 1;
-	mov.b32 %r68, %r66;
-	add.s32 %r69, %r67, %r68;
-	mul.lo.s32 %r70, %r69, 3;
-	sub.s32 %r71, %r35, %r70;
-	mov.b32 %r36, %r71;
-	setp.eq.s32 %p37, %r36, 0;
-	@%p37 bra $L_23;
-$L_37:
-	add.s32 %r38, %r24, 1;
-	add.s64 %rd39, %rd25, 1;
-	setp.lt.s64 %p40, %rd39, 10;
-	@!%p40 bra $L_39;
-$L_38:
-	mov.b32 %r24, %r38;
-	mov.b64 %rd25, %rd39;
 	bra.uni $L_11;
+$L_28:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_42;
+$L_29:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_30:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_15;
+$L_31:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_26;
+$L_32:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_42;
+$L_33:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_34:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_15;
+$L_35:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_26;
+$L_36:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_42;
+$L_37:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_38:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_15;
 $L_39:
-	mov.b32 %r26, %r38;
-	bra.uni $L_24;
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_26;
 $L_40:
-	mov.b32 %r26, %r14;
-	bra.uni $L_24;
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_42;
 $L_41:
-	mov.b32 %r22, %r14;
-	bra.uni $L_13;
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+	bra.uni $L_14;
 $L_42:
-	setp.ge.s32 %p18, %r11, 0;
-	@!%p18 bra $L_44;
+	mov.b32 %r26, %r38;
+	bra.uni $L_27;
 $L_43:
+	mov.b32 %r26, %r14;
+	bra.uni $L_27;
+$L_44:
+	mov.b32 %r22, %r14;
+	bra.uni $L_16;
+$L_45:
+	setp.ge.s32 %p18, %r11, 0;
+	@!%p18 bra $L_47;
+$L_46:
 	mul.hi.s32 %r50, %r11, -1431655765;
 	add.s32 %r51, %r50, %r11;
 	mov.b32 %r52, %r51;
@@ -7038,13 +12233,230 @@ $L_43:
 	add.s32 %r56, %r54, %r55;
 	mov.b32 %r17, %r56;
 	mov.b32 %r13, %r17;
-	bra.uni $L_7;
-$L_44:
+	bra.uni $L_10;
+$L_47:
 	setp.lt.s32 %p20, %r11, -1000;
-	@%p20 bra $L_43;
-$L_45:
+	@%p20 bra $L_46;
+$L_48:
 	mov.b32 %r13, 7;
-	bra.uni $L_7;
+	bra.uni $L_10;
+$L_49:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_20;
+$L_50:
+	mov.b64 %rd7, %rd2;
+$L_51:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	ld.global.s32 %r11, [%rd8];
+	setp.lt.s32 %p12, %r11, 0;
+	@!%p12 bra $L_88;
+$L_52:
+	setp.gt.s32 %p19, %r11, -100;
+	@!%p19 bra $L_88;
+$L_53:
+	neg.s32 %r16, %r11;
+	mov.b32 %r13, %r16;
+$L_54:
+	mov.b32 %r14, 0;
+	mov.b32 %r15, 0;
+$L_55:
+	setp.lt.s32 %p21, %r15, 40;
+	@!%p21 bra $L_87;
+$L_56:
+	setp.lt.s64 %p23, 0, 10;
+	@!%p23 bra $L_86;
+$L_57:
+	mov.b32 %r24, %r14;
+	mov.b64 %rd25, 0;
+$L_58:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@!%p32 bra $L_68;
+$L_59:
+	mov.b32 %r22, %r24;
+$L_60:
+	shr.s32 %r57, %r13, 31;
+	and.b32 %r58, %r57, 3;
+	add.s32 %r59, %r13, %r58;
+	shr.s32 %r60, %r59, 2;
+	mul.lo.s32 %r61, %r60, 4;
+	sub.s32 %r62, %r13, %r61;
+	mov.b32 %r28, %r62;
+	setp.eq.s32 %p29, %r28, 0;
+	@!%p29 bra $L_64;
+$L_61:
+	add.s32 %r46, %r22, 100;
+	mov.b32 %r41, %r46;
+$L_62:
+	add.s32 %r42, %r13, %r41;
+	mad.lo.s64 %rd43, %rd7, 4, %rd4;
+	st.global.s32 [%rd43], %r42;
+	add.s64 %rd44, %rd7, 1;
+	setp.lt.s64 %p45, %rd44, %rd3;
+	@!%p45 bra $L_20;
+$L_63:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_49;
+$L_64:
+	setp.eq.s32 %p48, %r28, 1;
+	@%p48 bra $L_61;
+$L_65:
+	setp.eq.s32 %p49, %r28, 2;
+	@!%p49 bra $L_67;
+$L_66:
+	sub.s32 %r47, %r22, 100;
+	mov.b32 %r41, %r47;
+	bra.uni $L_62;
+$L_67:
+	mov.b32 %r41, %r22;
+	bra.uni $L_62;
+$L_68:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@!%p37 bra $L_71;
+$L_69:
+	mov.b32 %r26, %r24;
+$L_70:
+	add.s32 %r27, %r15, 1;
+	mov.b32 %r14, %r26;
+	mov.b32 %r15, %r27;
+	bra.uni $L_55;
+$L_71:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_85;
+$L_72:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_73:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_59;
+$L_74:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_69;
+$L_75:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_85;
+$L_76:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_77:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_59;
+$L_78:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_69;
+$L_79:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_85;
+$L_80:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+$L_81:
+	cvt.u32.u64 %r30, %rd25;
+	add.s32 %r31, %r30, %r15;
+	setp.gt.s32 %p32, %r31, %r33;
+	@%p32 bra $L_59;
+$L_82:
+	cvt.u32.u64 %r34, %rd25;
+	add.s32 %r35, %r13, %r34;
+	mul.hi.s32 %r63, %r35, -1431655765;
+	add.s32 %r64, %r63, %r35;
+	mov.b32 %r65, %r64;
+	shr.u32 %r66, %r65, 31;
+	shr.s32 %r67, %r64, 1;
+	mov.b32 %r68, %r66;
+	add.s32 %r69, %r67, %r68;
+	mul.lo.s32 %r70, %r69, 3;
+	sub.s32 %r71, %r35, %r70;
+	mov.b32 %r36, %r71;
+	setp.eq.s32 %p37, %r36, 0;
+	@%p37 bra $L_69;
+$L_83:
+	add.s32 %r38, %r24, 1;
+	add.s64 %rd39, %rd25, 1;
+	setp.lt.s64 %p40, %rd39, 10;
+	@!%p40 bra $L_85;
+$L_84:
+	mov.b32 %r24, %r38;
+	mov.b64 %rd25, %rd39;
+	bra.uni $L_58;
+$L_85:
+	mov.b32 %r26, %r38;
+	bra.uni $L_70;
+$L_86:
+	mov.b32 %r26, %r14;
+	bra.uni $L_70;
+$L_87:
+	mov.b32 %r22, %r14;
+	bra.uni $L_60;
+$L_88:
+	setp.ge.s32 %p18, %r11, 0;
+	@!%p18 bra $L_90;
+$L_89:
+	mul.hi.s32 %r50, %r11, -1431655765;
+	add.s32 %r51, %r50, %r11;
+	mov.b32 %r52, %r51;
+	shr.u32 %r53, %r52, 31;
+	shr.s32 %r54, %r51, 1;
+	mov.b32 %r55, %r53;
+	add.s32 %r56, %r54, %r55;
+	mov.b32 %r17, %r56;
+	mov.b32 %r13, %r17;
+	bra.uni $L_54;
+$L_90:
+	setp.lt.s32 %p20, %r11, -1000;
+	@%p20 bra $L_89;
+$L_91:
+	mov.b32 %r13, 7;
+	bra.uni $L_54;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -7058,7 +12470,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+8], 2228224;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7107,7 +12519,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1703936;
+	st.global.u32 [%rdt3+8], 2293760;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7125,11 +12537,11 @@ $Lfault:
 	.param .u64 Phases_1_param_5
 )
 {
-	.reg .pred %p<15>;
+	.reg .pred %p<28>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<12>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<14>;
+	.reg .b64 %rd<27>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -7149,11 +12561,50 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	mov.b64 %rd15, %rd5;
+	mov.b64 %rd16, %rd2;
+	mov.b64 %rd17, %rd16;
+	setp.lt.u64 %p18, %rd17, %rd15;
+	mov.b64 %rd19, %rd3;
+	add.u64 %rd20, %rd19, 4611686018427387904;
+	setp.le.u64 %p21, %rd20, 9223372036854775808U;
+	sub.u64 %rd22, %rd19, 1;
+	mov.b64 %rd23, %rd2;
+	sub.u64 %rd24, %rd22, %rd23;
+	sub.u64 %rd25, %rd15, 1;
+	sub.u64 %rd26, %rd25, %rd17;
+	setp.le.u64 %p27, %rd24, %rd26;
+	@!%p18 bra $L_10;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p21 bra $L_10;
 $L_4:
+	@!%p27 bra $L_10;
+$L_5:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_9;
+$L_6:
+	mov.b64 %rd7, %rd2;
+$L_7:
+	cvt.u32.u64 %r8, %rd7;
+	mad.lo.s64 %rd9, %rd7, 4, %rd4;
+	ld.global.s32 %r10, [%rd9];
+	add.s32 %r11, %r10, %r8;
+	mad.lo.s64 %rd12, %rd7, 4, %rd4;
+	st.global.s32 [%rd12], %r11;
+	add.s64 %rd13, %rd7, 1;
+	setp.lt.s64 %p14, %rd13, %rd3;
+	@!%p14 bra $L_9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_9:
+	ret;
+$L_10:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_9;
+$L_11:
+	mov.b64 %rd7, %rd2;
+$L_12:
 	cvt.u32.u64 %r8, %rd7;
 	setp.ge.u64 %pt0, %rd7, %rd5;
 	@%pt0 bra $Lfault_0;
@@ -7164,12 +12615,10 @@ $L_4:
 	st.global.s32 [%rd12], %r11;
 	add.s64 %rd13, %rd7, 1;
 	setp.lt.s64 %p14, %rd13, %rd3;
-	@!%p14 bra $L_6;
-$L_5:
+	@!%p14 bra $L_9;
+$L_13:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_10;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd7;
@@ -7183,7 +12632,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1703937;
+	st.global.u32 [%rdt3+8], 2293761;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7256,7 +12705,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 1703938;
+	st.global.u32 [%rdt4+8], 2293762;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -7274,11 +12723,11 @@ $Lfault:
 	.param .u64 Phases_3_param_5
 )
 {
-	.reg .pred %p<9>;
+	.reg .pred %p<18>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<17>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -7297,16 +12746,43 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
 $L_2:
+	mov.b64 %rd16, %rd4;
+	setp.lt.u64 %p17, 0, %rd16;
+	@!%p17 bra $L_9;
+$L_3:
 	mov.b64 %rd5, %rd4;
 	setp.lt.s64 %p6, %rd2, %rd5;
-	@!%p6 bra $L_7;
-$L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p6 bra $L_8;
 $L_4:
+	mov.b64 %rd7, %rd2;
+$L_5:
 	mov.b64 %rd5, %rd4;
 	setp.lt.s64 %p8, %rd7, %rd5;
-	@!%p8 bra $L_7;
-$L_5:
+	@!%p8 bra $L_8;
+$L_6:
+	add.s64 %rd9, %rd3, 0;
+	ld.global.s32 %r10, [%rd9];
+	mad.lo.s64 %rd11, %rd7, 4, %rd3;
+	ld.global.s32 %r12, [%rd11];
+	add.s32 %r13, %r12, %r10;
+	mad.lo.s64 %rd14, %rd7, 4, %rd3;
+	st.global.s32 [%rd14], %r13;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
+$L_8:
+	ret;
+$L_9:
+	mov.b64 %rd5, %rd4;
+	setp.lt.s64 %p6, %rd2, %rd5;
+	@!%p6 bra $L_8;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
+	mov.b64 %rd5, %rd4;
+	setp.lt.s64 %p8, %rd7, %rd5;
+	@!%p8 bra $L_8;
+$L_12:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd4;
 	@%pt0 bra $Lfault_0;
@@ -7317,11 +12793,9 @@ $L_5:
 	add.s32 %r13, %r12, %r10;
 	mad.lo.s64 %rd14, %rd7, 4, %rd3;
 	st.global.s32 [%rd14], %r13;
-$L_6:
+$L_13:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_9;
 $Lfault_0:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt2, 0;
@@ -7335,7 +12809,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 1703939;
+	st.global.u32 [%rdt4+8], 2293763;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -7353,11 +12827,11 @@ $Lfault:
 	.param .u64 Phases_4_param_5
 )
 {
-	.reg .pred %p<7>;
+	.reg .pred %p<29>;
 	.reg .pred %pt<5>;
 	.reg .b32 %r<13>;
 	.reg .b32 %rt<4>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<28>;
 	.reg .b64 %rdt<3>;
 
 $L_0:
@@ -7367,14 +12841,97 @@ $L_0:
 	ld.param.u64 %rd5, [Phases_4_param_1];
 $L_1:
 	setp.gt.s64 %p0, %rd1, 3;
-	@!%p0 bra $L_11;
+	@!%p0 bra $L_14;
 $L_2:
 	mov.b64 %rd2, 1;
 $L_3:
+	mov.b64 %rd15, %rd5;
+	sub.s64 %rd16, %rd2, 1;
+	mov.b64 %rd17, %rd16;
+	setp.lt.u64 %p18, %rd17, %rd15;
+	mov.b64 %rd19, %rd5;
+	mov.b64 %rd20, %rd19;
+	add.u64 %rd21, %rd20, 4611686018427387904;
+	setp.le.u64 %p22, %rd21, 9223372036854775808U;
+	sub.u64 %rd23, %rd20, 1;
+	mov.b64 %rd24, %rd2;
+	sub.u64 %rd25, %rd23, %rd24;
+	sub.u64 %rd26, %rd15, 1;
+	sub.u64 %rd27, %rd26, %rd17;
+	setp.le.u64 %p28, %rd25, %rd27;
+	@!%p18 bra $L_15;
+$L_4:
+	@!%p22 bra $L_15;
+$L_5:
+	@!%p28 bra $L_15;
+$L_6:
 	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
-$L_4:
+	@!%p6 bra $L_14;
+$L_7:
+	sub.s64 %rd7, %rd2, 1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+$L_8:
+	mov.b64 %rd3, %rd5;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_14;
+$L_9:
+	sub.s64 %rd7, %rd2, 1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+$L_10:
+	mov.b64 %rd3, %rd5;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_14;
+$L_11:
+	sub.s64 %rd7, %rd2, 1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+$L_12:
+	mov.b64 %rd3, %rd5;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_14;
+$L_13:
+	sub.s64 %rd7, %rd2, 1;
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mad.lo.s64 %rd10, %rd2, 4, %rd4;
+	ld.global.s32 %r11, [%rd10];
+	add.s32 %r12, %r11, %r9;
+	mad.lo.s64 %rd13, %rd2, 4, %rd4;
+	st.global.s32 [%rd13], %r12;
+	add.s64 %rd14, %rd2, 1;
+	mov.b64 %rd2, %rd14;
+	bra.uni $L_6;
+$L_14:
+	ret;
+$L_15:
+	mov.b64 %rd3, %rd5;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_14;
+$L_16:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt0, %rd7, %rd5;
 	@%pt0 bra $Lfault_0;
@@ -7387,11 +12944,11 @@ $L_4:
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-$L_5:
+$L_17:
 	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
-$L_6:
+	@!%p6 bra $L_14;
+$L_18:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt1, %rd7, %rd5;
 	@%pt1 bra $Lfault_1;
@@ -7404,11 +12961,11 @@ $L_6:
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-$L_7:
+$L_19:
 	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
-$L_8:
+	@!%p6 bra $L_14;
+$L_20:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt2, %rd7, %rd5;
 	@%pt2 bra $Lfault_2;
@@ -7421,11 +12978,11 @@ $L_8:
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-$L_9:
+$L_21:
 	mov.b64 %rd3, %rd5;
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_11;
-$L_10:
+	@!%p6 bra $L_14;
+$L_22:
 	sub.s64 %rd7, %rd2, 1;
 	setp.ge.u64 %pt3, %rd7, %rd5;
 	@%pt3 bra $Lfault_3;
@@ -7438,9 +12995,7 @@ $L_10:
 	st.global.s32 [%rd13], %r12;
 	add.s64 %rd14, %rd2, 1;
 	mov.b64 %rd2, %rd14;
-	bra.uni $L_3;
-$L_11:
-	ret;
+	bra.uni $L_15;
 $Lfault_0:
 	mov.u32 %rt0, 6;
 	mov.b64 %rdt0, %rd7;
@@ -7469,7 +13024,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt4, %rt3, %rt1;
 	@%pt4 exit;
-	st.global.u32 [%rdt2+8], 1703940;
+	st.global.u32 [%rdt2+8], 2293764;
 	st.global.u32 [%rdt2+12], %rt0;
 	st.global.u64 [%rdt2+16], %rdt0;
 	st.global.u64 [%rdt2+24], %rdt1;
@@ -7649,12 +13204,12 @@ $L_22:
 	.param .u64 Helpers_0_param_10
 )
 {
-	.reg .pred %p<76>;
-	.reg .pred %pt<9>;
+	.reg .pred %p<113>;
+	.reg .pred %pt<20>;
 	.reg .b32 %r<24>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<75>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rd<112>;
+	.reg .b64 %rdt<7>;
 	.reg .f64 %fd<59>;
 
 $L_0:
@@ -7686,28 +13241,75 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_31;
+	mov.b64 %rd73, %rd36;
+	mov.b64 %rd74, %rd2;
+	mov.b64 %rd75, %rd74;
+	setp.lt.u64 %p76, %rd75, %rd73;
+	mov.b64 %rd77, %rd3;
+	add.u64 %rd78, %rd77, 4611686018427387904;
+	setp.le.u64 %p79, %rd78, 9223372036854775808U;
+	sub.u64 %rd80, %rd77, 1;
+	mov.b64 %rd81, %rd2;
+	sub.u64 %rd82, %rd80, %rd81;
+	sub.u64 %rd83, %rd73, 1;
+	sub.u64 %rd84, %rd83, %rd75;
+	setp.le.u64 %p85, %rd82, %rd84;
+	mov.b64 %rd86, %rd40;
+	setp.lt.u64 %p87, %rd75, %rd86;
+	sub.u64 %rd88, %rd86, 1;
+	sub.u64 %rd89, %rd88, %rd75;
+	setp.le.u64 %p90, %rd82, %rd89;
+	@!%p76 bra $L_71;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p79 bra $L_71;
 $L_4:
+	@!%p85 bra $L_71;
+$L_5:
+	@!%p87 bra $L_71;
+$L_6:
+	@!%p90 bra $L_71;
+$L_7:
+	mov.b64 %rd91, %rd61;
+	mov.b64 %rd92, %rd2;
+	mov.b64 %rd93, %rd92;
+	setp.lt.u64 %p94, %rd93, %rd91;
+	mov.b64 %rd95, %rd3;
+	add.u64 %rd96, %rd95, 4611686018427387904;
+	setp.le.u64 %p97, %rd96, 9223372036854775808U;
+	sub.u64 %rd98, %rd95, 1;
+	mov.b64 %rd99, %rd2;
+	sub.u64 %rd100, %rd98, %rd99;
+	sub.u64 %rd101, %rd91, 1;
+	sub.u64 %rd102, %rd101, %rd93;
+	setp.le.u64 %p103, %rd100, %rd102;
+	@!%p94 bra $L_41;
+$L_8:
+	@!%p97 bra $L_41;
+$L_9:
+	@!%p103 bra $L_41;
+$L_10:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_39;
+$L_11:
+	mov.b64 %rd7, %rd2;
+$L_12:
 	mad.lo.s64 %rd8, %rd7, 4, %rd4;
 	ld.global.s32 %r9, [%rd8];
 	mov.b32 %r11, -50;
 	mov.b32 %r12, 50;
-$L_5:
+$L_13:
 	max.s32 %r13, %r9, %r11;
 	min.s32 %r14, %r13, %r12;
 	mov.b32 %r10, %r14;
-$L_6:
+$L_14:
 	mad.lo.s64 %rd15, %rd7, 4, %rd4;
 	ld.global.s32 %r16, [%rd15];
-$L_7:
+$L_15:
 	add.s32 %r19, %r16, %r16;
 	mov.b32 %r18, %r19;
-$L_8:
+$L_16:
 	mov.b32 %r17, %r18;
-$L_9:
+$L_17:
 	add.s32 %r20, %r10, %r17;
 	mad.lo.s64 %rd21, %rd7, 4, %rd4;
 	st.global.s32 [%rd21], %r20;
@@ -7726,166 +13328,501 @@ $L_9:
 	sub.s64 %rd72, %rd7, %rd71;
 	mov.b64 %rd26, %rd72;
 	mov.b64 %rd27, %rd26;
-$L_10:
+$L_18:
 	setp.eq.s64 %p30, %rd27, 0;
-	@!%p30 bra $L_32;
-$L_11:
+	@!%p30 bra $L_40;
+$L_19:
 	mov.b64 %rd28, 0;
 	mov.b64 %rd29, 0;
-$L_12:
+$L_20:
 	mov.b64 %rd33, %rd28;
-	setp.ge.u64 %pt0, %rd7, %rd36;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd34, %rd7, 8, %rd35;
 	st.global.s64 [%rd34], %rd33;
 	mov.b64 %rd37, %rd29;
-	setp.ge.u64 %pt1, %rd7, %rd40;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd38, %rd7, 8, %rd39;
 	st.global.s64 [%rd38], %rd37;
 	add.s64 %rd41, %rd7, 3;
 	mov.b64 %rd42, %rd44;
 	setp.le.s64 %p45, %rd41, %rd42;
-	@!%p45 bra $L_29;
-$L_13:
+	@!%p45 bra $L_37;
+$L_21:
 	add.s64 %rd46, %rd7, 3;
-	setp.gt.u64 %pt2, %rd46, %rd44;
-	@%pt2 bra $Lfault_2;
-	setp.gt.u64 %pt3, %rd7, %rd46;
-	@%pt3 bra $Lfault_3;
+	setp.gt.u64 %pt0, %rd46, %rd44;
+	@%pt0 bra $Lfault_0;
+	setp.gt.u64 %pt1, %rd7, %rd46;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd47, %rd7, 8, %rd43;
 	sub.s64 %rd48, %rd46, %rd7;
-$L_14:
+$L_22:
 	mov.b64 %rd51, %rd48;
 	mov.f64 %fd52, 0d0000000000000000;
 	mov.b64 %rd53, -1;
-$L_15:
-	max.s64 %rd73, %rd51, -9223372036854775804;
-	sub.s64 %rd74, %rd73, 4;
-$L_16:
-	setp.lt.s64 %p75, %rd53, %rd74;
-	@!%p75 bra $L_25;
-$L_17:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-$L_18:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-$L_19:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-$L_20:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-$L_21:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
-$L_22:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
 $L_23:
-	add.s64 %rd54, %rd53, 1;
-	setp.lt.s64 %p55, %rd54, %rd51;
+	max.s64 %rd104, %rd51, -9223372036854775804;
+	sub.s64 %rd105, %rd104, 4;
 $L_24:
-	mad.lo.s64 %rd56, %rd54, 8, %rd47;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd52, %fd57;
-	mov.f64 %fd52, %fd58;
-	mov.b64 %rd53, %rd54;
-	bra.uni $L_16;
+	setp.lt.s64 %p106, %rd53, %rd105;
+	@!%p106 bra $L_33;
 $L_25:
 	add.s64 %rd54, %rd53, 1;
 	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_27;
 $L_26:
 	mad.lo.s64 %rd56, %rd54, 8, %rd47;
 	ld.global.f64 %fd57, [%rd56];
 	add.rn.f64 %fd58, %fd52, %fd57;
 	mov.f64 %fd52, %fd58;
 	mov.b64 %rd53, %rd54;
-	bra.uni $L_25;
 $L_27:
-	mov.f64 %fd50, %fd52;
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
 $L_28:
-	setp.ge.u64 %pt4, %rd7, %rd61;
-	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_29:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_30:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_31:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_32:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_24;
+$L_33:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_35;
+$L_34:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_33;
+$L_35:
+	mov.f64 %fd50, %fd52;
+$L_36:
 	mad.lo.s64 %rd59, %rd7, 8, %rd60;
 	st.global.f64 [%rd59], %fd50;
-$L_29:
+$L_37:
 	add.s64 %rd62, %rd7, 1;
 	setp.lt.s64 %p63, %rd62, %rd3;
-	@!%p63 bra $L_31;
-$L_30:
+	@!%p63 bra $L_39;
+$L_38:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_31:
+	bra.uni $L_10;
+$L_39:
 	ret;
-$L_32:
-	setp.eq.s64 %pt5, %rd27, 0;
-	@%pt5 bra $Lfault_5;
-	setp.eq.s64 %pt6, %rd27, -1;
+$L_40:
+	setp.eq.s64 %pt2, %rd27, 0;
+	@%pt2 bra $Lfault_2;
+	setp.eq.s64 %pt3, %rd27, -1;
 	neg.s64 %rdt3, %rd25;
 	div.s64 %rd31, %rd25, %rd27;
-	selp.b64 %rd31, %rdt3, %rd31, %pt6;
-	setp.eq.s64 %pt7, %rd27, -1;
+	selp.b64 %rd31, %rdt3, %rd31, %pt3;
+	setp.eq.s64 %pt4, %rd27, -1;
 	rem.s64 %rd32, %rd25, %rd27;
-	selp.b64 %rd32, 0, %rd32, %pt7;
+	selp.b64 %rd32, 0, %rd32, %pt4;
 	mov.b64 %rd28, %rd31;
 	mov.b64 %rd29, %rd32;
-	bra.uni $L_12;
+	bra.uni $L_20;
+$L_41:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_39;
+$L_42:
+	mov.b64 %rd7, %rd2;
+$L_43:
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mov.b32 %r11, -50;
+	mov.b32 %r12, 50;
+$L_44:
+	max.s32 %r13, %r9, %r11;
+	min.s32 %r14, %r13, %r12;
+	mov.b32 %r10, %r14;
+$L_45:
+	mad.lo.s64 %rd15, %rd7, 4, %rd4;
+	ld.global.s32 %r16, [%rd15];
+$L_46:
+	add.s32 %r19, %r16, %r16;
+	mov.b32 %r18, %r19;
+$L_47:
+	mov.b32 %r17, %r18;
+$L_48:
+	add.s32 %r20, %r10, %r17;
+	mad.lo.s64 %rd21, %rd7, 4, %rd4;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd22, %rd7, 4, %rd4;
+	ld.global.s32 %r23, [%rd22];
+	cvt.s64.s32 %rd24, %r23;
+	mul.lo.s64 %rd25, %rd24, 1000;
+	mul.hi.s64 %rd64, %rd7, -7905747460161236406;
+	add.s64 %rd65, %rd64, %rd7;
+	mov.b64 %rd66, %rd65;
+	shr.u64 %rd67, %rd66, 63;
+	shr.s64 %rd68, %rd65, 2;
+	mov.b64 %rd69, %rd67;
+	add.s64 %rd70, %rd68, %rd69;
+	mul.lo.s64 %rd71, %rd70, 7;
+	sub.s64 %rd72, %rd7, %rd71;
+	mov.b64 %rd26, %rd72;
+	mov.b64 %rd27, %rd26;
+$L_49:
+	setp.eq.s64 %p30, %rd27, 0;
+	@!%p30 bra $L_70;
+$L_50:
+	mov.b64 %rd28, 0;
+	mov.b64 %rd29, 0;
+$L_51:
+	mov.b64 %rd33, %rd28;
+	mad.lo.s64 %rd34, %rd7, 8, %rd35;
+	st.global.s64 [%rd34], %rd33;
+	mov.b64 %rd37, %rd29;
+	mad.lo.s64 %rd38, %rd7, 8, %rd39;
+	st.global.s64 [%rd38], %rd37;
+	add.s64 %rd41, %rd7, 3;
+	mov.b64 %rd42, %rd44;
+	setp.le.s64 %p45, %rd41, %rd42;
+	@!%p45 bra $L_68;
+$L_52:
+	add.s64 %rd46, %rd7, 3;
+	setp.gt.u64 %pt5, %rd46, %rd44;
+	@%pt5 bra $Lfault_3;
+	setp.gt.u64 %pt6, %rd7, %rd46;
+	@%pt6 bra $Lfault_4;
+	mad.lo.s64 %rd47, %rd7, 8, %rd43;
+	sub.s64 %rd48, %rd46, %rd7;
+$L_53:
+	mov.b64 %rd51, %rd48;
+	mov.f64 %fd52, 0d0000000000000000;
+	mov.b64 %rd53, -1;
+$L_54:
+	max.s64 %rd110, %rd51, -9223372036854775804;
+	sub.s64 %rd111, %rd110, 4;
+$L_55:
+	setp.lt.s64 %p112, %rd53, %rd111;
+	@!%p112 bra $L_64;
+$L_56:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_57:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_58:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_59:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_60:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_61:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_62:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_63:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_55;
+$L_64:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_66;
+$L_65:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_64;
+$L_66:
+	mov.f64 %fd50, %fd52;
+$L_67:
+	setp.ge.u64 %pt7, %rd7, %rd61;
+	@%pt7 bra $Lfault_5;
+	mad.lo.s64 %rd59, %rd7, 8, %rd60;
+	st.global.f64 [%rd59], %fd50;
+$L_68:
+	add.s64 %rd62, %rd7, 1;
+	setp.lt.s64 %p63, %rd62, %rd3;
+	@!%p63 bra $L_39;
+$L_69:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_41;
+$L_70:
+	setp.eq.s64 %pt8, %rd27, 0;
+	@%pt8 bra $Lfault_6;
+	setp.eq.s64 %pt9, %rd27, -1;
+	neg.s64 %rdt4, %rd25;
+	div.s64 %rd31, %rd25, %rd27;
+	selp.b64 %rd31, %rdt4, %rd31, %pt9;
+	setp.eq.s64 %pt10, %rd27, -1;
+	rem.s64 %rd32, %rd25, %rd27;
+	selp.b64 %rd32, 0, %rd32, %pt10;
+	mov.b64 %rd28, %rd31;
+	mov.b64 %rd29, %rd32;
+	bra.uni $L_51;
+$L_71:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_39;
+$L_72:
+	mov.b64 %rd7, %rd2;
+$L_73:
+	mad.lo.s64 %rd8, %rd7, 4, %rd4;
+	ld.global.s32 %r9, [%rd8];
+	mov.b32 %r11, -50;
+	mov.b32 %r12, 50;
+$L_74:
+	max.s32 %r13, %r9, %r11;
+	min.s32 %r14, %r13, %r12;
+	mov.b32 %r10, %r14;
+$L_75:
+	mad.lo.s64 %rd15, %rd7, 4, %rd4;
+	ld.global.s32 %r16, [%rd15];
+$L_76:
+	add.s32 %r19, %r16, %r16;
+	mov.b32 %r18, %r19;
+$L_77:
+	mov.b32 %r17, %r18;
+$L_78:
+	add.s32 %r20, %r10, %r17;
+	mad.lo.s64 %rd21, %rd7, 4, %rd4;
+	st.global.s32 [%rd21], %r20;
+	mad.lo.s64 %rd22, %rd7, 4, %rd4;
+	ld.global.s32 %r23, [%rd22];
+	cvt.s64.s32 %rd24, %r23;
+	mul.lo.s64 %rd25, %rd24, 1000;
+	mul.hi.s64 %rd64, %rd7, -7905747460161236406;
+	add.s64 %rd65, %rd64, %rd7;
+	mov.b64 %rd66, %rd65;
+	shr.u64 %rd67, %rd66, 63;
+	shr.s64 %rd68, %rd65, 2;
+	mov.b64 %rd69, %rd67;
+	add.s64 %rd70, %rd68, %rd69;
+	mul.lo.s64 %rd71, %rd70, 7;
+	sub.s64 %rd72, %rd7, %rd71;
+	mov.b64 %rd26, %rd72;
+	mov.b64 %rd27, %rd26;
+$L_79:
+	setp.eq.s64 %p30, %rd27, 0;
+	@!%p30 bra $L_100;
+$L_80:
+	mov.b64 %rd28, 0;
+	mov.b64 %rd29, 0;
+$L_81:
+	mov.b64 %rd33, %rd28;
+	setp.ge.u64 %pt11, %rd7, %rd36;
+	@%pt11 bra $Lfault_7;
+	mad.lo.s64 %rd34, %rd7, 8, %rd35;
+	st.global.s64 [%rd34], %rd33;
+	mov.b64 %rd37, %rd29;
+	setp.ge.u64 %pt12, %rd7, %rd40;
+	@%pt12 bra $Lfault_8;
+	mad.lo.s64 %rd38, %rd7, 8, %rd39;
+	st.global.s64 [%rd38], %rd37;
+	add.s64 %rd41, %rd7, 3;
+	mov.b64 %rd42, %rd44;
+	setp.le.s64 %p45, %rd41, %rd42;
+	@!%p45 bra $L_98;
+$L_82:
+	add.s64 %rd46, %rd7, 3;
+	setp.gt.u64 %pt13, %rd46, %rd44;
+	@%pt13 bra $Lfault_9;
+	setp.gt.u64 %pt14, %rd7, %rd46;
+	@%pt14 bra $Lfault_10;
+	mad.lo.s64 %rd47, %rd7, 8, %rd43;
+	sub.s64 %rd48, %rd46, %rd7;
+$L_83:
+	mov.b64 %rd51, %rd48;
+	mov.f64 %fd52, 0d0000000000000000;
+	mov.b64 %rd53, -1;
+$L_84:
+	max.s64 %rd107, %rd51, -9223372036854775804;
+	sub.s64 %rd108, %rd107, 4;
+$L_85:
+	setp.lt.s64 %p109, %rd53, %rd108;
+	@!%p109 bra $L_94;
+$L_86:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_87:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_88:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_89:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_90:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_91:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+$L_92:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+$L_93:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_85;
+$L_94:
+	add.s64 %rd54, %rd53, 1;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_96;
+$L_95:
+	mad.lo.s64 %rd56, %rd54, 8, %rd47;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd52, %fd57;
+	mov.f64 %fd52, %fd58;
+	mov.b64 %rd53, %rd54;
+	bra.uni $L_94;
+$L_96:
+	mov.f64 %fd50, %fd52;
+$L_97:
+	setp.ge.u64 %pt15, %rd7, %rd61;
+	@%pt15 bra $Lfault_11;
+	mad.lo.s64 %rd59, %rd7, 8, %rd60;
+	st.global.f64 [%rd59], %fd50;
+$L_98:
+	add.s64 %rd62, %rd7, 1;
+	setp.lt.s64 %p63, %rd62, %rd3;
+	@!%p63 bra $L_39;
+$L_99:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_71;
+$L_100:
+	setp.eq.s64 %pt16, %rd27, 0;
+	@%pt16 bra $Lfault_12;
+	setp.eq.s64 %pt17, %rd27, -1;
+	neg.s64 %rdt5, %rd25;
+	div.s64 %rd31, %rd25, %rd27;
+	selp.b64 %rd31, %rdt5, %rd31, %pt17;
+	setp.eq.s64 %pt18, %rd27, -1;
+	rem.s64 %rd32, %rd25, %rd27;
+	selp.b64 %rd32, 0, %rd32, %pt18;
+	mov.b64 %rd28, %rd31;
+	mov.b64 %rd29, %rd32;
+	bra.uni $L_81;
 $Lfault_0:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd36;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd40;
-	bra.uni $Lfault;
-$Lfault_2:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd46;
 	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
-$Lfault_3:
+$Lfault_1:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd46;
 	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
 $Lfault_4:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd46;
+	bra.uni $Lfault;
+$Lfault_5:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd61;
 	bra.uni $Lfault;
-$Lfault_5:
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd36;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd40;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd46;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd61;
+	bra.uni $Lfault;
+$Lfault_12:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Helpers_0_param_10];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt6, [Helpers_0_param_10];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt6];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt8, %rt8, %rt6;
-	@%pt8 exit;
-	st.global.u32 [%rdt4+8], 1835008;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt19, %rt8, %rt6;
+	@%pt19 exit;
+	st.global.u32 [%rdt6+8], 2424832;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt1;
+	st.global.u64 [%rdt6+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt6+4], %rt7;
 	exit;
 }
 
@@ -8009,11 +13946,11 @@ $L_7:
 	.param .u64 Ranges_2_param_6
 )
 {
-	.reg .pred %p<13>;
+	.reg .pred %p<23>;
 	.reg .pred %pt<9>;
 	.reg .b32 %r<21>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<22>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8034,19 +13971,122 @@ $L_1:
 	mov.b64 %rd3, %rd2;
 	add.u64 %rd4, %rd1, 0;
 $L_2:
+	mov.b64 %rd21, %rd6;
+	setp.gt.u64 %p22, %rd21, 4294967295;
+	@!%p22 bra $L_24;
+$L_3:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	cvt.u64.u32 %rd9, %r8;
 	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
-$L_3:
-	cvt.u32.u64 %r11, %rd4;
+	@!%p10 bra $L_23;
 $L_4:
+	cvt.u32.u64 %r11, %rd4;
+$L_5:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
-$L_5:
+	@!%p12 bra $L_23;
+$L_6:
+	mov.b32 %r13, %r11;
+	cvt.u64.u32 %rd15, %r11;
+	mad.lo.s64 %rd14, %rd15, 4, %rd5;
+	ld.global.s32 %r16, [%rd14];
+	sub.s32 %r17, %r16, %r13;
+	cvt.u64.u32 %rd19, %r11;
+	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	st.global.s32 [%rd18], %r17;
+$L_7:
+	add.u64 %rd4, %rd4, %rd3;
+$L_8:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	cvt.u64.u32 %rd9, %r8;
+	setp.lt.u64 %p10, %rd4, %rd9;
+	@!%p10 bra $L_23;
+$L_9:
+	cvt.u32.u64 %r11, %rd4;
+$L_10:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	setp.lt.u32 %p12, %r11, %r8;
+	@!%p12 bra $L_23;
+$L_11:
+	mov.b32 %r13, %r11;
+	cvt.u64.u32 %rd15, %r11;
+	mad.lo.s64 %rd14, %rd15, 4, %rd5;
+	ld.global.s32 %r16, [%rd14];
+	sub.s32 %r17, %r16, %r13;
+	cvt.u64.u32 %rd19, %r11;
+	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	st.global.s32 [%rd18], %r17;
+$L_12:
+	add.u64 %rd4, %rd4, %rd3;
+$L_13:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	cvt.u64.u32 %rd9, %r8;
+	setp.lt.u64 %p10, %rd4, %rd9;
+	@!%p10 bra $L_23;
+$L_14:
+	cvt.u32.u64 %r11, %rd4;
+$L_15:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	setp.lt.u32 %p12, %r11, %r8;
+	@!%p12 bra $L_23;
+$L_16:
+	mov.b32 %r13, %r11;
+	cvt.u64.u32 %rd15, %r11;
+	mad.lo.s64 %rd14, %rd15, 4, %rd5;
+	ld.global.s32 %r16, [%rd14];
+	sub.s32 %r17, %r16, %r13;
+	cvt.u64.u32 %rd19, %r11;
+	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	st.global.s32 [%rd18], %r17;
+$L_17:
+	add.u64 %rd4, %rd4, %rd3;
+$L_18:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	cvt.u64.u32 %rd9, %r8;
+	setp.lt.u64 %p10, %rd4, %rd9;
+	@!%p10 bra $L_23;
+$L_19:
+	cvt.u32.u64 %r11, %rd4;
+$L_20:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	setp.lt.u32 %p12, %r11, %r8;
+	@!%p12 bra $L_23;
+$L_21:
+	mov.b32 %r13, %r11;
+	cvt.u64.u32 %rd15, %r11;
+	mad.lo.s64 %rd14, %rd15, 4, %rd5;
+	ld.global.s32 %r16, [%rd14];
+	sub.s32 %r17, %r16, %r13;
+	cvt.u64.u32 %rd19, %r11;
+	mad.lo.s64 %rd18, %rd19, 4, %rd5;
+	st.global.s32 [%rd18], %r17;
+$L_22:
+	add.u64 %rd4, %rd4, %rd3;
+	bra.uni $L_3;
+$L_23:
+	ret;
+$L_24:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	cvt.u64.u32 %rd9, %r8;
+	setp.lt.u64 %p10, %rd4, %rd9;
+	@!%p10 bra $L_23;
+$L_25:
+	cvt.u32.u64 %r11, %rd4;
+$L_26:
+	mov.b64 %rd7, %rd6;
+	cvt.u32.u64 %r8, %rd7;
+	setp.lt.u32 %p12, %r11, %r8;
+	@!%p12 bra $L_23;
+$L_27:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
 	setp.ge.u64 %pt0, %rd15, %rd6;
@@ -8059,22 +14099,22 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
-$L_6:
+$L_28:
 	add.u64 %rd4, %rd4, %rd3;
-$L_7:
+$L_29:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	cvt.u64.u32 %rd9, %r8;
 	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
-$L_8:
+	@!%p10 bra $L_23;
+$L_30:
 	cvt.u32.u64 %r11, %rd4;
-$L_9:
+$L_31:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
-$L_10:
+	@!%p12 bra $L_23;
+$L_32:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
 	setp.ge.u64 %pt2, %rd15, %rd6;
@@ -8087,22 +14127,22 @@ $L_10:
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
-$L_11:
+$L_33:
 	add.u64 %rd4, %rd4, %rd3;
-$L_12:
+$L_34:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	cvt.u64.u32 %rd9, %r8;
 	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
-$L_13:
+	@!%p10 bra $L_23;
+$L_35:
 	cvt.u32.u64 %r11, %rd4;
-$L_14:
+$L_36:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
-$L_15:
+	@!%p12 bra $L_23;
+$L_37:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
 	setp.ge.u64 %pt4, %rd15, %rd6;
@@ -8115,22 +14155,22 @@ $L_15:
 	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
-$L_16:
+$L_38:
 	add.u64 %rd4, %rd4, %rd3;
-$L_17:
+$L_39:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	cvt.u64.u32 %rd9, %r8;
 	setp.lt.u64 %p10, %rd4, %rd9;
-	@!%p10 bra $L_22;
-$L_18:
+	@!%p10 bra $L_23;
+$L_40:
 	cvt.u32.u64 %r11, %rd4;
-$L_19:
+$L_41:
 	mov.b64 %rd7, %rd6;
 	cvt.u32.u64 %r8, %rd7;
 	setp.lt.u32 %p12, %r11, %r8;
-	@!%p12 bra $L_22;
-$L_20:
+	@!%p12 bra $L_23;
+$L_42:
 	mov.b32 %r13, %r11;
 	cvt.u64.u32 %rd15, %r11;
 	setp.ge.u64 %pt6, %rd15, %rd6;
@@ -8143,11 +14183,9 @@ $L_20:
 	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd18, %rd19, 4, %rd5;
 	st.global.s32 [%rd18], %r17;
-$L_21:
+$L_43:
 	add.u64 %rd4, %rd4, %rd3;
-	bra.uni $L_2;
-$L_22:
-	ret;
+	bra.uni $L_24;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd15;
@@ -8196,7 +14234,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 1900546;
+	st.global.u32 [%rdt3+8], 2490370;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8215,10 +14253,10 @@ $Lfault:
 	.param .u64 Ranges_3_param_6
 )
 {
-	.reg .pred %p<17>;
+	.reg .pred %p<34>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<33>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<14>;
 
@@ -8246,11 +14284,49 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p9, %rd2, %rd3;
-	@!%p9 bra $L_6;
+	mov.b64 %rd21, %rd8;
+	mov.b64 %rd22, %rd2;
+	mov.b64 %rd23, %rd22;
+	setp.lt.u64 %p24, %rd23, %rd21;
+	mov.b64 %rd25, %rd3;
+	add.u64 %rd26, %rd25, 4611686018427387904;
+	setp.le.u64 %p27, %rd26, 9223372036854775808U;
+	sub.u64 %rd28, %rd25, 1;
+	mov.b64 %rd29, %rd2;
+	sub.u64 %rd30, %rd28, %rd29;
+	sub.u64 %rd31, %rd21, 1;
+	sub.u64 %rd32, %rd31, %rd23;
+	setp.le.u64 %p33, %rd30, %rd32;
+	@!%p24 bra $L_10;
 $L_3:
-	mov.b64 %rd10, %rd2;
+	@!%p27 bra $L_10;
 $L_4:
+	@!%p33 bra $L_10;
+$L_5:
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_9;
+$L_6:
+	mov.b64 %rd10, %rd2;
+$L_7:
+	mad.lo.s64 %rd11, %rd10, 4, %rd7;
+	ld.global.f32 %f12, [%rd11];
+	mul.rn.f32 %f13, %f12, 0f40400000;
+	mad.lo.s64 %rd14, %rd10, 4, %rd7;
+	st.global.f32 [%rd14], %f13;
+	add.s64 %rd15, %rd10, 1;
+	setp.lt.s64 %p16, %rd15, %rd3;
+	@!%p16 bra $L_9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_9:
+	ret;
+$L_10:
+	setp.lt.s64 %p9, %rd2, %rd3;
+	@!%p9 bra $L_9;
+$L_11:
+	mov.b64 %rd10, %rd2;
+$L_12:
 	setp.ge.u64 %pt0, %rd10, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd10, 4, %rd7;
@@ -8260,12 +14336,10 @@ $L_4:
 	st.global.f32 [%rd14], %f13;
 	add.s64 %rd15, %rd10, 1;
 	setp.lt.s64 %p16, %rd15, %rd3;
-	@!%p16 bra $L_6;
-$L_5:
+	@!%p16 bra $L_9;
+$L_13:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_10;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd10;
@@ -8279,7 +14353,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1900547;
+	st.global.u32 [%rdt3+8], 2490371;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8298,11 +14372,11 @@ $Lfault:
 	.param .u64 Ranges_4_param_6
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<31>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<14>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<30>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8323,20 +14397,66 @@ $L_1:
 	mul.wide.u32 %rd1, %rt4, %rt5;
 	add.s64 %rd2, %rd0, 2;
 $L_2:
+	mov.b64 %rd16, %rd4;
+	mov.b64 %rd17, %rd2;
+	mov.b64 %rd18, %rd17;
+	setp.lt.u64 %p19, %rd18, %rd16;
+	mov.b64 %rd20, %rd4;
+	sub.s64 %rd21, %rd20, 1;
+	mov.b64 %rd22, %rd21;
+	add.u64 %rd23, %rd22, 4611686018427387904;
+	setp.le.u64 %p24, %rd23, 9223372036854775808U;
+	sub.u64 %rd25, %rd22, 1;
+	mov.b64 %rd26, %rd2;
+	sub.u64 %rd27, %rd25, %rd26;
+	sub.u64 %rd28, %rd16, 1;
+	sub.u64 %rd29, %rd28, %rd18;
+	setp.le.u64 %p30, %rd27, %rd29;
+	@!%p19 bra $L_12;
+$L_3:
+	@!%p24 bra $L_12;
+$L_4:
+	@!%p30 bra $L_12;
+$L_5:
 	mov.b64 %rd5, %rd4;
 	sub.s64 %rd6, %rd5, 1;
 	setp.lt.s64 %p7, %rd2, %rd6;
-	@!%p7 bra $L_8;
-$L_3:
+	@!%p7 bra $L_11;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	mov.b64 %rd5, %rd4;
 	sub.s64 %rd6, %rd5, 1;
 	setp.lt.s64 %p9, %rd8, %rd6;
-	@!%p9 bra $L_8;
-$L_5:
-	@!%p10 bra $L_7;
-$L_6:
+	@!%p9 bra $L_11;
+$L_8:
+	@!%p10 bra $L_10;
+$L_9:
+	mad.lo.s64 %rd11, %rd8, 4, %rd3;
+	ld.global.s32 %r12, [%rd11];
+	add.s32 %r13, %r12, 1000;
+	mad.lo.s64 %rd14, %rd8, 4, %rd3;
+	st.global.s32 [%rd14], %r13;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_11:
+	ret;
+$L_12:
+	mov.b64 %rd5, %rd4;
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p7, %rd2, %rd6;
+	@!%p7 bra $L_11;
+$L_13:
+	mov.b64 %rd8, %rd2;
+$L_14:
+	mov.b64 %rd5, %rd4;
+	sub.s64 %rd6, %rd5, 1;
+	setp.lt.s64 %p9, %rd8, %rd6;
+	@!%p9 bra $L_11;
+$L_15:
+	@!%p10 bra $L_17;
+$L_16:
 	setp.ge.u64 %pt0, %rd8, %rd4;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd8, 4, %rd3;
@@ -8344,11 +14464,9 @@ $L_6:
 	add.s32 %r13, %r12, 1000;
 	mad.lo.s64 %rd14, %rd8, 4, %rd3;
 	st.global.s32 [%rd14], %r13;
-$L_7:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
-	ret;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt6, 2;
 	mov.b64 %rdt1, %rd8;
@@ -8362,7 +14480,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1900548;
+	st.global.u32 [%rdt3+8], 2490372;
 	st.global.u32 [%rdt3+12], %rt6;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8381,11 +14499,11 @@ $Lfault:
 	.param .u64 Narrow_0_param_6
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<61>;
 	.reg .pred %pt<4>;
 	.reg .b32 %r<35>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<60>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8411,11 +14529,98 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	mov.b64 %rd38, %rd5;
+	mov.b64 %rd39, %rd2;
+	mov.b64 %rd40, %rd39;
+	setp.lt.u64 %p41, %rd40, %rd38;
+	mov.b64 %rd42, %rd3;
+	add.u64 %rd43, %rd42, 4611686018427387904;
+	setp.le.u64 %p44, %rd43, 9223372036854775808U;
+	sub.u64 %rd45, %rd42, 1;
+	mov.b64 %rd46, %rd2;
+	sub.u64 %rd47, %rd45, %rd46;
+	sub.u64 %rd48, %rd38, 1;
+	sub.u64 %rd49, %rd48, %rd40;
+	setp.le.u64 %p50, %rd47, %rd49;
+	mov.b64 %rd51, %rd15;
+	setp.lt.u64 %p52, %rd40, %rd51;
+	sub.u64 %rd53, %rd51, 1;
+	sub.u64 %rd54, %rd53, %rd40;
+	setp.le.u64 %p55, %rd47, %rd54;
+	mov.b64 %rd56, %rd24;
+	setp.lt.u64 %p57, %rd40, %rd56;
+	sub.u64 %rd58, %rd56, 1;
+	sub.u64 %rd59, %rd58, %rd40;
+	setp.le.u64 %p60, %rd47, %rd59;
+	@!%p41 bra $L_14;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p44 bra $L_14;
 $L_4:
+	@!%p50 bra $L_14;
+$L_5:
+	@!%p52 bra $L_14;
+$L_6:
+	@!%p55 bra $L_14;
+$L_7:
+	@!%p57 bra $L_14;
+$L_8:
+	@!%p60 bra $L_14;
+$L_9:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_13;
+$L_10:
+	mov.b64 %rd7, %rd2;
+$L_11:
+	mad.lo.s64 %rd8, %rd7, 1, %rd4;
+	ld.global.u8 %r9, [%rd8];
+	mul.lo.u32 %r10, %r9, 3;
+	and.b32 %r10, %r10, 255;
+	add.u32 %r11, %r10, 250;
+	and.b32 %r11, %r11, 255;
+	mad.lo.s64 %rd12, %rd7, 1, %rd4;
+	st.global.u8 [%rd12], %r11;
+	mad.lo.s64 %rd13, %rd7, 2, %rd14;
+	ld.global.s16 %r16, [%rd13];
+	mad.lo.s64 %rd17, %rd7, 2, %rd14;
+	ld.global.s16 %r18, [%rd17];
+	mul.lo.s32 %r19, %r16, %r18;
+	bfe.s32 %r19, %r19, 0, 16;
+	add.s32 %r20, %r19, 30000;
+	bfe.s32 %r20, %r20, 0, 16;
+	mad.lo.s64 %rd21, %rd7, 2, %rd14;
+	st.global.s16 [%rd21], %r20;
+	mad.lo.s64 %rd22, %rd7, 1, %rd23;
+	ld.global.s8 %r25, [%rd22];
+	neg.s32 %r26, %r25;
+	bfe.s32 %r26, %r26, 0, 8;
+	mul.lo.s32 %r27, %r26, 2;
+	bfe.s32 %r27, %r27, 0, 8;
+	mad.lo.s64 %rd28, %rd7, 1, %rd23;
+	st.global.s8 [%rd28], %r27;
+	mad.lo.s64 %rd29, %rd7, 1, %rd4;
+	ld.global.u8 %r30, [%rd29];
+	mov.b32 %r31, %r30;
+	bfe.s32 %r31, %r31, 0, 8;
+	mad.lo.s64 %rd32, %rd7, 1, %rd23;
+	ld.global.s8 %r33, [%rd32];
+	add.s32 %r34, %r33, %r31;
+	bfe.s32 %r34, %r34, 0, 8;
+	mad.lo.s64 %rd35, %rd7, 1, %rd23;
+	st.global.s8 [%rd35], %r34;
+	add.s64 %rd36, %rd7, 1;
+	setp.lt.s64 %p37, %rd36, %rd3;
+	@!%p37 bra $L_13;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_9;
+$L_13:
+	ret;
+$L_14:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_13;
+$L_15:
+	mov.b64 %rd7, %rd2;
+$L_16:
 	setp.ge.u64 %pt0, %rd7, %rd5;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd8, %rd7, 1, %rd4;
@@ -8460,12 +14665,10 @@ $L_4:
 	st.global.s8 [%rd35], %r34;
 	add.s64 %rd36, %rd7, 1;
 	setp.lt.s64 %p37, %rd36, %rd3;
-	@!%p37 bra $L_6;
-$L_5:
+	@!%p37 bra $L_13;
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_14;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -8489,7 +14692,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 1966080;
+	st.global.u32 [%rdt3+8], 2555904;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8505,10 +14708,10 @@ $Lfault:
 	.param .u64 Empty_0_param_3
 )
 {
-	.reg .pred %p<12>;
+	.reg .pred %p<14>;
 	.reg .pred %pt<2>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<11>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<13>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -8528,48 +14731,71 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	mov.b64 %rd12, %rd9;
+	setp.lt.u64 %p13, 0, %rd12;
+	@!%p13 bra $L_10;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_9;
 $L_4:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_6;
+	mov.b64 %rd5, %rd2;
 $L_5:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_7;
+$L_6:
+	add.s64 %rd7, %rd8, 0;
+	mov.b32 %rt5, 1;
+	st.global.s32 [%rd7], %rt5;
+$L_7:
+	add.s64 %rd10, %rd5, 1;
+	setp.lt.s64 %p11, %rd10, %rd3;
+	@!%p11 bra $L_9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
+$L_9:
+	ret;
+$L_10:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_9;
+$L_11:
+	mov.b64 %rd5, %rd2;
+$L_12:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_14;
+$L_13:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
 	add.s64 %rd7, %rd8, 0;
-	mov.b32 %rt6, 1;
-	st.global.s32 [%rd7], %rt6;
-$L_6:
+	mov.b32 %rt7, 1;
+	st.global.s32 [%rd7], %rt7;
+$L_14:
 	add.s64 %rd10, %rd5, 1;
 	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
+	@!%p11 bra $L_9;
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
-	ret;
+	bra.uni $L_10;
 $Lfault_0:
-	mov.u32 %rt5, 0;
+	mov.u32 %rt6, 0;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd9;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt4, [Empty_0_param_3];
 	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt4];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt1, %rt10, %rt8;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2031616;
-	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u32 [%rdt4+8], 2621440;
+	st.global.u32 [%rdt4+12], %rt6;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt8;
+	st.volatile.global.u32 [%rdt4+4], %rt9;
 	exit;
 }
 
@@ -8587,11 +14813,11 @@ $Lfault:
 	.param .u64 Counted_0_param_10
 )
 {
-	.reg .pred %p<111>;
+	.reg .pred %p<146>;
 	.reg .pred %pt<18>;
 	.reg .b32 %r<95>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<110>;
+	.reg .b64 %rd<145>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -8623,189 +14849,210 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_77;
+	mov.b64 %rd104, %rd10;
+	mov.b64 %rd105, %rd2;
+	mov.b64 %rd106, %rd105;
+	setp.lt.u64 %p107, %rd106, %rd104;
+	mov.b64 %rd108, %rd3;
+	add.u64 %rd109, %rd108, 4611686018427387904;
+	setp.le.u64 %p110, %rd109, 9223372036854775808U;
+	sub.u64 %rd111, %rd108, 1;
+	mov.b64 %rd112, %rd2;
+	sub.u64 %rd113, %rd111, %rd112;
+	sub.u64 %rd114, %rd104, 1;
+	sub.u64 %rd115, %rd114, %rd106;
+	setp.le.u64 %p116, %rd113, %rd115;
+	mov.b64 %rd117, %rd16;
+	setp.lt.u64 %p118, %rd106, %rd117;
+	sub.u64 %rd119, %rd117, 1;
+	sub.u64 %rd120, %rd119, %rd106;
+	setp.le.u64 %p121, %rd113, %rd120;
+	mov.b64 %rd122, %rd36;
+	setp.lt.u64 %p123, %rd106, %rd122;
+	sub.u64 %rd124, %rd122, 1;
+	sub.u64 %rd125, %rd124, %rd106;
+	setp.le.u64 %p126, %rd113, %rd125;
+	mov.b64 %rd127, %rd55;
+	setp.lt.u64 %p128, %rd106, %rd127;
+	sub.u64 %rd129, %rd127, 1;
+	sub.u64 %rd130, %rd129, %rd106;
+	setp.le.u64 %p131, %rd113, %rd130;
+	@!%p107 bra $L_98;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p110 bra $L_98;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	@!%p116 bra $L_98;
+$L_5:
+	@!%p118 bra $L_98;
+$L_6:
+	@!%p121 bra $L_98;
+$L_7:
+	@!%p123 bra $L_98;
+$L_8:
+	@!%p126 bra $L_98;
+$L_9:
+	@!%p128 bra $L_98;
+$L_10:
+	@!%p131 bra $L_98;
+$L_11:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_86;
+$L_12:
+	mov.b64 %rd7, %rd2;
+$L_13:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, 0;
 	mov.b64 %rd13, %rd11;
-$L_5:
-	setp.ge.u64 %pt1, %rd7, %rd16;
-	@%pt1 bra $Lfault_1;
+$L_14:
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
-$L_6:
+	@!%p18 bra $L_22;
+$L_15:
 	add.s64 %rd19, %rd12, %rd13;
 	add.s64 %rd20, %rd13, 1;
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
-$L_7:
-	setp.ge.u64 %pt2, %rd7, %rd16;
-	@%pt2 bra $Lfault_2;
+$L_16:
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
-$L_8:
+	@!%p18 bra $L_22;
+$L_17:
 	add.s64 %rd19, %rd12, %rd13;
 	add.s64 %rd20, %rd13, 1;
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
-$L_9:
-	setp.ge.u64 %pt3, %rd7, %rd16;
-	@%pt3 bra $Lfault_3;
+$L_18:
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
-$L_10:
+	@!%p18 bra $L_22;
+$L_19:
 	add.s64 %rd19, %rd12, %rd13;
 	add.s64 %rd20, %rd13, 1;
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
-$L_11:
-	setp.ge.u64 %pt4, %rd7, %rd16;
-	@%pt4 bra $Lfault_4;
+$L_20:
 	mad.lo.s64 %rd14, %rd7, 8, %rd15;
 	ld.global.s64 %rd17, [%rd14];
 	setp.lt.s64 %p18, %rd13, %rd17;
-	@!%p18 bra $L_13;
-$L_12:
+	@!%p18 bra $L_22;
+$L_21:
 	add.s64 %rd19, %rd12, %rd13;
 	add.s64 %rd20, %rd13, 1;
 	mov.b64 %rd12, %rd19;
 	mov.b64 %rd13, %rd20;
-	bra.uni $L_5;
-$L_13:
-	setp.ge.u64 %pt5, %rd7, %rd16;
-	@%pt5 bra $Lfault_5;
+	bra.uni $L_14;
+$L_22:
 	mad.lo.s64 %rd21, %rd7, 8, %rd15;
 	ld.global.s64 %rd22, [%rd21];
 	and.b64 %rd23, %rd22, 15;
 	mov.b64 %rd24, %rd23;
 	setp.gt.s64 %p25, %rd24, 0;
-	@!%p25 bra $L_88;
-$L_14:
+	@!%p25 bra $L_97;
+$L_23:
 	mov.b64 %rd26, %rd12;
 	mov.b64 %rd27, 0;
-$L_15:
-	max.s64 %rd104, %rd24, -9223372036854775804;
-	sub.s64 %rd105, %rd104, 4;
-$L_16:
-	setp.lt.s64 %p106, %rd27, %rd105;
-	@!%p106 bra $L_25;
-$L_17:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
-$L_18:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-$L_19:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
-$L_20:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-$L_21:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
-$L_22:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-$L_23:
-	mov.b64 %rd29, %rd27;
-	shl.b64 %rd30, %rd29, 1;
-	xor.b64 %rd31, %rd26, %rd30;
-	add.s64 %rd32, %rd27, 1;
-	setp.lt.s64 %p33, %rd32, %rd24;
 $L_24:
-	mov.b64 %rd26, %rd31;
-	mov.b64 %rd27, %rd32;
-	bra.uni $L_16;
+	max.s64 %rd132, %rd24, -9223372036854775804;
+	sub.s64 %rd133, %rd132, 4;
 $L_25:
+	setp.lt.s64 %p134, %rd27, %rd133;
+	@!%p134 bra $L_34;
+$L_26:
 	mov.b64 %rd29, %rd27;
 	shl.b64 %rd30, %rd29, 1;
 	xor.b64 %rd31, %rd26, %rd30;
 	add.s64 %rd32, %rd27, 1;
 	setp.lt.s64 %p33, %rd32, %rd24;
-	@!%p33 bra $L_27;
-$L_26:
+$L_27:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_28:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_29:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_30:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_31:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_32:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_33:
 	mov.b64 %rd26, %rd31;
 	mov.b64 %rd27, %rd32;
 	bra.uni $L_25;
-$L_27:
+$L_34:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+	@!%p33 bra $L_36;
+$L_35:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+	bra.uni $L_34;
+$L_36:
 	mov.b64 %rd28, %rd31;
-$L_28:
-	setp.ge.u64 %pt6, %rd7, %rd36;
-	@%pt6 bra $Lfault_6;
+$L_37:
 	mad.lo.s64 %rd34, %rd7, 1, %rd35;
 	ld.global.s8 %r37, [%rd34];
 	mov.b64 %rd38, %rd28;
 	mov.b32 %r39, %r37;
-$L_29:
-	max.s64 %rd107, 127, -9223372036854775805;
-	sub.s64 %rd108, %rd107, 3;
-$L_30:
-	cvt.s64.s32 %rd109, %r39;
-	setp.lt.s64 %p110, %rd109, %rd108;
-	@!%p110 bra $L_39;
-$L_31:
-	setp.lt.s32 %p40, %r39, 127;
-$L_32:
-	cvt.s64.s32 %rd41, %r39;
-	add.s64 %rd42, %rd38, %rd41;
-	add.s32 %r43, %r39, 1;
-	bfe.s32 %r43, %r43, 0, 8;
-	mov.b64 %rd38, %rd42;
-	mov.b32 %r39, %r43;
-$L_33:
-	setp.lt.s32 %p40, %r39, 127;
-$L_34:
-	cvt.s64.s32 %rd41, %r39;
-	add.s64 %rd42, %rd38, %rd41;
-	add.s32 %r43, %r39, 1;
-	bfe.s32 %r43, %r43, 0, 8;
-	mov.b64 %rd38, %rd42;
-	mov.b32 %r39, %r43;
-$L_35:
-	setp.lt.s32 %p40, %r39, 127;
-$L_36:
-	cvt.s64.s32 %rd41, %r39;
-	add.s64 %rd42, %rd38, %rd41;
-	add.s32 %r43, %r39, 1;
-	bfe.s32 %r43, %r43, 0, 8;
-	mov.b64 %rd38, %rd42;
-	mov.b32 %r39, %r43;
-$L_37:
-	setp.lt.s32 %p40, %r39, 127;
 $L_38:
+	max.s64 %rd135, 127, -9223372036854775805;
+	sub.s64 %rd136, %rd135, 3;
+$L_39:
+	cvt.s64.s32 %rd137, %r39;
+	setp.lt.s64 %p138, %rd137, %rd136;
+	@!%p138 bra $L_48;
+$L_40:
+	setp.lt.s32 %p40, %r39, 127;
+$L_41:
 	cvt.s64.s32 %rd41, %r39;
 	add.s64 %rd42, %rd38, %rd41;
 	add.s32 %r43, %r39, 1;
 	bfe.s32 %r43, %r43, 0, 8;
 	mov.b64 %rd38, %rd42;
 	mov.b32 %r39, %r43;
-	bra.uni $L_30;
-$L_39:
+$L_42:
 	setp.lt.s32 %p40, %r39, 127;
-	@!%p40 bra $L_41;
-$L_40:
+$L_43:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+$L_44:
+	setp.lt.s32 %p40, %r39, 127;
+$L_45:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+$L_46:
+	setp.lt.s32 %p40, %r39, 127;
+$L_47:
 	cvt.s64.s32 %rd41, %r39;
 	add.s64 %rd42, %rd38, %rd41;
 	add.s32 %r43, %r39, 1;
@@ -8813,17 +15060,26 @@ $L_40:
 	mov.b64 %rd38, %rd42;
 	mov.b32 %r39, %r43;
 	bra.uni $L_39;
-$L_41:
-	setp.ge.u64 %pt7, %rd7, %rd36;
-	@%pt7 bra $Lfault_7;
+$L_48:
+	setp.lt.s32 %p40, %r39, 127;
+	@!%p40 bra $L_50;
+$L_49:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+	bra.uni $L_48;
+$L_50:
 	mad.lo.s64 %rd44, %rd7, 1, %rd35;
 	ld.global.s8 %r45, [%rd44];
 	mov.b64 %rd46, %rd38;
 	mov.b32 %r47, %r45;
-$L_42:
+$L_51:
 	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_43:
+	@!%p48 bra $L_59;
+$L_52:
 	cvt.s64.s32 %rd49, %r47;
 	mul.lo.s64 %rd50, %rd49, 3;
 	add.s64 %rd51, %rd46, %rd50;
@@ -8831,10 +15087,10 @@ $L_43:
 	bfe.s32 %r52, %r52, 0, 8;
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
-$L_44:
+$L_53:
 	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_45:
+	@!%p48 bra $L_59;
+$L_54:
 	cvt.s64.s32 %rd49, %r47;
 	mul.lo.s64 %rd50, %rd49, 3;
 	add.s64 %rd51, %rd46, %rd50;
@@ -8842,10 +15098,10 @@ $L_45:
 	bfe.s32 %r52, %r52, 0, 8;
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
-$L_46:
+$L_55:
 	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_47:
+	@!%p48 bra $L_59;
+$L_56:
 	cvt.s64.s32 %rd49, %r47;
 	mul.lo.s64 %rd50, %rd49, 3;
 	add.s64 %rd51, %rd46, %rd50;
@@ -8853,10 +15109,10 @@ $L_47:
 	bfe.s32 %r52, %r52, 0, 8;
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
-$L_48:
+$L_57:
 	setp.gt.s32 %p48, %r47, -128;
-	@!%p48 bra $L_50;
-$L_49:
+	@!%p48 bra $L_59;
+$L_58:
 	cvt.s64.s32 %rd49, %r47;
 	mul.lo.s64 %rd50, %rd49, 3;
 	add.s64 %rd51, %rd46, %rd50;
@@ -8864,89 +15120,77 @@ $L_49:
 	bfe.s32 %r52, %r52, 0, 8;
 	mov.b64 %rd46, %rd51;
 	mov.b32 %r47, %r52;
-	bra.uni $L_42;
-$L_50:
-	setp.ge.u64 %pt8, %rd7, %rd55;
-	@%pt8 bra $Lfault_8;
+	bra.uni $L_51;
+$L_59:
 	mad.lo.s64 %rd53, %rd7, 4, %rd54;
 	ld.global.u32 %r56, [%rd53];
 	mov.b64 %rd57, %rd46;
 	mov.b32 %r58, %r56;
-$L_51:
-	setp.ge.u64 %pt9, %rd7, %rd55;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
-$L_52:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
-$L_53:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
-$L_54:
-	setp.ge.u64 %pt10, %rd7, %rd55;
-	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
-$L_55:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
-$L_56:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
-$L_57:
-	setp.ge.u64 %pt11, %rd7, %rd55;
-	@%pt11 bra $Lfault_11;
-	mad.lo.s64 %rd59, %rd7, 4, %rd54;
-	ld.global.u32 %r60, [%rd59];
-	add.u32 %r61, %r60, 7;
-	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
-$L_58:
-	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
-$L_59:
-	cvt.u64.u32 %rd63, %r58;
-	sub.s64 %rd64, %rd57, %rd63;
-	add.u32 %r65, %r58, 1;
-	mov.b64 %rd57, %rd64;
-	mov.b32 %r58, %r65;
 $L_60:
-	setp.ge.u64 %pt12, %rd7, %rd55;
-	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd59, %rd7, 4, %rd54;
 	ld.global.u32 %r60, [%rd59];
 	add.u32 %r61, %r60, 7;
 	setp.lt.u32 %p62, %r58, %r61;
-	@!%p62 bra $L_63;
+	@!%p62 bra $L_72;
 $L_61:
 	setp.gt.u32 %p68, %r58, 3;
-	@!%p68 bra $L_63;
+	@!%p68 bra $L_72;
 $L_62:
 	cvt.u64.u32 %rd63, %r58;
 	sub.s64 %rd64, %rd57, %rd63;
 	add.u32 %r65, %r58, 1;
 	mov.b64 %rd57, %rd64;
 	mov.b32 %r58, %r65;
-	bra.uni $L_51;
 $L_63:
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_72;
+$L_64:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_72;
+$L_65:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+$L_66:
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_72;
+$L_67:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_72;
+$L_68:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+$L_69:
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_72;
+$L_70:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_72;
+$L_71:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+	bra.uni $L_60;
+$L_72:
 	mov.b64 %rd66, %rd57;
 	mov.b32 %r67, 0;
-$L_64:
-	setp.ge.u64 %pt13, %rd7, %rd55;
-	@%pt13 bra $Lfault_13;
+$L_73:
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -8958,17 +15202,15 @@ $L_64:
 	sub.u32 %r94, %r70, %r93;
 	mov.b32 %r71, %r94;
 	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_65:
+	@!%p72 bra $L_81;
+$L_74:
 	cvt.u64.u32 %rd73, %r67;
 	mul.lo.s64 %rd74, %rd73, 5;
 	add.s64 %rd75, %rd66, %rd74;
 	add.u32 %r76, %r67, 1;
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
-$L_66:
-	setp.ge.u64 %pt14, %rd7, %rd55;
-	@%pt14 bra $Lfault_14;
+$L_75:
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -8980,17 +15222,15 @@ $L_66:
 	sub.u32 %r94, %r70, %r93;
 	mov.b32 %r71, %r94;
 	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_67:
+	@!%p72 bra $L_81;
+$L_76:
 	cvt.u64.u32 %rd73, %r67;
 	mul.lo.s64 %rd74, %rd73, 5;
 	add.s64 %rd75, %rd66, %rd74;
 	add.u32 %r76, %r67, 1;
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
-$L_68:
-	setp.ge.u64 %pt15, %rd7, %rd55;
-	@%pt15 bra $Lfault_15;
+$L_77:
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -9002,17 +15242,15 @@ $L_68:
 	sub.u32 %r94, %r70, %r93;
 	mov.b32 %r71, %r94;
 	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_69:
+	@!%p72 bra $L_81;
+$L_78:
 	cvt.u64.u32 %rd73, %r67;
 	mul.lo.s64 %rd74, %rd73, 5;
 	add.s64 %rd75, %rd66, %rd74;
 	add.u32 %r76, %r67, 1;
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
-$L_70:
-	setp.ge.u64 %pt16, %rd7, %rd55;
-	@%pt16 bra $Lfault_16;
+$L_79:
 	mad.lo.s64 %rd69, %rd7, 4, %rd54;
 	ld.global.u32 %r70, [%rd69];
 	mul.hi.u32 %r88, %r70, 991146300;
@@ -9024,76 +15262,21 @@ $L_70:
 	sub.u32 %r94, %r70, %r93;
 	mov.b32 %r71, %r94;
 	setp.lt.u32 %p72, %r67, %r71;
-	@!%p72 bra $L_72;
-$L_71:
+	@!%p72 bra $L_81;
+$L_80:
 	cvt.u64.u32 %rd73, %r67;
 	mul.lo.s64 %rd74, %rd73, 5;
 	add.s64 %rd75, %rd66, %rd74;
 	add.u32 %r76, %r67, 1;
 	mov.b64 %rd66, %rd75;
 	mov.b32 %r67, %r76;
-	bra.uni $L_64;
-$L_72:
+	bra.uni $L_73;
+$L_81:
 	mov.b64 %rd77, %rd66;
 	mov.b64 %rd78, 0;
-$L_73:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
-$L_74:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@!%p82 bra $L_78;
-$L_75:
-	mad.lo.s64 %rd83, %rd7, 8, %rd4;
-	st.global.s64 [%rd83], %rd77;
-	add.s64 %rd84, %rd7, 1;
-	setp.lt.s64 %p85, %rd84, %rd3;
-	@!%p85 bra $L_77;
-$L_76:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_77:
-	ret;
-$L_78:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
-$L_79:
-	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
-$L_80:
-	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
-	add.s64 %rd96, %rd95, %rd77;
-	mov.b64 %rd97, %rd96;
-	shr.u64 %rd98, %rd97, 63;
-	shr.s64 %rd99, %rd96, 2;
-	mov.b64 %rd100, %rd98;
-	add.s64 %rd101, %rd99, %rd100;
-	mul.lo.s64 %rd102, %rd101, 7;
-	sub.s64 %rd103, %rd77, %rd102;
-	mov.b64 %rd80, %rd103;
-	mov.b64 %rd81, %rd78;
-	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
-$L_81:
-	add.s64 %rd86, %rd77, 1;
-	add.s64 %rd87, %rd78, 1;
-	mov.b64 %rd77, %rd86;
-	mov.b64 %rd78, %rd87;
 $L_82:
 	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
+	@!%p79 bra $L_84;
 $L_83:
 	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
 	add.s64 %rd96, %rd95, %rd77;
@@ -9107,16 +15290,27 @@ $L_83:
 	mov.b64 %rd80, %rd103;
 	mov.b64 %rd81, %rd78;
 	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
+	@!%p82 bra $L_87;
 $L_84:
+	mad.lo.s64 %rd83, %rd7, 8, %rd4;
+	st.global.s64 [%rd83], %rd77;
+	add.s64 %rd84, %rd7, 1;
+	setp.lt.s64 %p85, %rd84, %rd3;
+	@!%p85 bra $L_86;
+$L_85:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_11;
+$L_86:
+	ret;
+$L_87:
 	add.s64 %rd86, %rd77, 1;
 	add.s64 %rd87, %rd78, 1;
 	mov.b64 %rd77, %rd86;
 	mov.b64 %rd78, %rd87;
-$L_85:
+$L_88:
 	setp.lt.s64 %p79, %rd78, 20;
-	@!%p79 bra $L_75;
-$L_86:
+	@!%p79 bra $L_84;
+$L_89:
 	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
 	add.s64 %rd96, %rd95, %rd77;
 	mov.b64 %rd97, %rd96;
@@ -9129,16 +15323,575 @@ $L_86:
 	mov.b64 %rd80, %rd103;
 	mov.b64 %rd81, %rd78;
 	setp.eq.s64 %p82, %rd80, %rd81;
-	@%p82 bra $L_75;
-$L_87:
+	@%p82 bra $L_84;
+$L_90:
 	add.s64 %rd86, %rd77, 1;
 	add.s64 %rd87, %rd78, 1;
 	mov.b64 %rd77, %rd86;
 	mov.b64 %rd78, %rd87;
-	bra.uni $L_73;
-$L_88:
+$L_91:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_84;
+$L_92:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_84;
+$L_93:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+$L_94:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_84;
+$L_95:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_84;
+$L_96:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+	bra.uni $L_82;
+$L_97:
 	mov.b64 %rd28, %rd12;
-	bra.uni $L_28;
+	bra.uni $L_37;
+$L_98:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_86;
+$L_99:
+	mov.b64 %rd7, %rd2;
+$L_100:
+	setp.ge.u64 %pt0, %rd7, %rd10;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	ld.global.s64 %rd11, [%rd8];
+	mov.b64 %rd12, 0;
+	mov.b64 %rd13, %rd11;
+$L_101:
+	setp.ge.u64 %pt1, %rd7, %rd16;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+	ld.global.s64 %rd17, [%rd14];
+	setp.lt.s64 %p18, %rd13, %rd17;
+	@!%p18 bra $L_109;
+$L_102:
+	add.s64 %rd19, %rd12, %rd13;
+	add.s64 %rd20, %rd13, 1;
+	mov.b64 %rd12, %rd19;
+	mov.b64 %rd13, %rd20;
+$L_103:
+	setp.ge.u64 %pt2, %rd7, %rd16;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+	ld.global.s64 %rd17, [%rd14];
+	setp.lt.s64 %p18, %rd13, %rd17;
+	@!%p18 bra $L_109;
+$L_104:
+	add.s64 %rd19, %rd12, %rd13;
+	add.s64 %rd20, %rd13, 1;
+	mov.b64 %rd12, %rd19;
+	mov.b64 %rd13, %rd20;
+$L_105:
+	setp.ge.u64 %pt3, %rd7, %rd16;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+	ld.global.s64 %rd17, [%rd14];
+	setp.lt.s64 %p18, %rd13, %rd17;
+	@!%p18 bra $L_109;
+$L_106:
+	add.s64 %rd19, %rd12, %rd13;
+	add.s64 %rd20, %rd13, 1;
+	mov.b64 %rd12, %rd19;
+	mov.b64 %rd13, %rd20;
+$L_107:
+	setp.ge.u64 %pt4, %rd7, %rd16;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd14, %rd7, 8, %rd15;
+	ld.global.s64 %rd17, [%rd14];
+	setp.lt.s64 %p18, %rd13, %rd17;
+	@!%p18 bra $L_109;
+$L_108:
+	add.s64 %rd19, %rd12, %rd13;
+	add.s64 %rd20, %rd13, 1;
+	mov.b64 %rd12, %rd19;
+	mov.b64 %rd13, %rd20;
+	bra.uni $L_101;
+$L_109:
+	setp.ge.u64 %pt5, %rd7, %rd16;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd21, %rd7, 8, %rd15;
+	ld.global.s64 %rd22, [%rd21];
+	and.b64 %rd23, %rd22, 15;
+	mov.b64 %rd24, %rd23;
+	setp.gt.s64 %p25, %rd24, 0;
+	@!%p25 bra $L_183;
+$L_110:
+	mov.b64 %rd26, %rd12;
+	mov.b64 %rd27, 0;
+$L_111:
+	max.s64 %rd139, %rd24, -9223372036854775804;
+	sub.s64 %rd140, %rd139, 4;
+$L_112:
+	setp.lt.s64 %p141, %rd27, %rd140;
+	@!%p141 bra $L_121;
+$L_113:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_114:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_115:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_116:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_117:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_118:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+$L_119:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+$L_120:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+	bra.uni $L_112;
+$L_121:
+	mov.b64 %rd29, %rd27;
+	shl.b64 %rd30, %rd29, 1;
+	xor.b64 %rd31, %rd26, %rd30;
+	add.s64 %rd32, %rd27, 1;
+	setp.lt.s64 %p33, %rd32, %rd24;
+	@!%p33 bra $L_123;
+$L_122:
+	mov.b64 %rd26, %rd31;
+	mov.b64 %rd27, %rd32;
+	bra.uni $L_121;
+$L_123:
+	mov.b64 %rd28, %rd31;
+$L_124:
+	setp.ge.u64 %pt6, %rd7, %rd36;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd34, %rd7, 1, %rd35;
+	ld.global.s8 %r37, [%rd34];
+	mov.b64 %rd38, %rd28;
+	mov.b32 %r39, %r37;
+$L_125:
+	max.s64 %rd142, 127, -9223372036854775805;
+	sub.s64 %rd143, %rd142, 3;
+$L_126:
+	cvt.s64.s32 %rd144, %r39;
+	setp.lt.s64 %p145, %rd144, %rd143;
+	@!%p145 bra $L_135;
+$L_127:
+	setp.lt.s32 %p40, %r39, 127;
+$L_128:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+$L_129:
+	setp.lt.s32 %p40, %r39, 127;
+$L_130:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+$L_131:
+	setp.lt.s32 %p40, %r39, 127;
+$L_132:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+$L_133:
+	setp.lt.s32 %p40, %r39, 127;
+$L_134:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+	bra.uni $L_126;
+$L_135:
+	setp.lt.s32 %p40, %r39, 127;
+	@!%p40 bra $L_137;
+$L_136:
+	cvt.s64.s32 %rd41, %r39;
+	add.s64 %rd42, %rd38, %rd41;
+	add.s32 %r43, %r39, 1;
+	bfe.s32 %r43, %r43, 0, 8;
+	mov.b64 %rd38, %rd42;
+	mov.b32 %r39, %r43;
+	bra.uni $L_135;
+$L_137:
+	setp.ge.u64 %pt7, %rd7, %rd36;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd44, %rd7, 1, %rd35;
+	ld.global.s8 %r45, [%rd44];
+	mov.b64 %rd46, %rd38;
+	mov.b32 %r47, %r45;
+$L_138:
+	setp.gt.s32 %p48, %r47, -128;
+	@!%p48 bra $L_146;
+$L_139:
+	cvt.s64.s32 %rd49, %r47;
+	mul.lo.s64 %rd50, %rd49, 3;
+	add.s64 %rd51, %rd46, %rd50;
+	sub.s32 %r52, %r47, 1;
+	bfe.s32 %r52, %r52, 0, 8;
+	mov.b64 %rd46, %rd51;
+	mov.b32 %r47, %r52;
+$L_140:
+	setp.gt.s32 %p48, %r47, -128;
+	@!%p48 bra $L_146;
+$L_141:
+	cvt.s64.s32 %rd49, %r47;
+	mul.lo.s64 %rd50, %rd49, 3;
+	add.s64 %rd51, %rd46, %rd50;
+	sub.s32 %r52, %r47, 1;
+	bfe.s32 %r52, %r52, 0, 8;
+	mov.b64 %rd46, %rd51;
+	mov.b32 %r47, %r52;
+$L_142:
+	setp.gt.s32 %p48, %r47, -128;
+	@!%p48 bra $L_146;
+$L_143:
+	cvt.s64.s32 %rd49, %r47;
+	mul.lo.s64 %rd50, %rd49, 3;
+	add.s64 %rd51, %rd46, %rd50;
+	sub.s32 %r52, %r47, 1;
+	bfe.s32 %r52, %r52, 0, 8;
+	mov.b64 %rd46, %rd51;
+	mov.b32 %r47, %r52;
+$L_144:
+	setp.gt.s32 %p48, %r47, -128;
+	@!%p48 bra $L_146;
+$L_145:
+	cvt.s64.s32 %rd49, %r47;
+	mul.lo.s64 %rd50, %rd49, 3;
+	add.s64 %rd51, %rd46, %rd50;
+	sub.s32 %r52, %r47, 1;
+	bfe.s32 %r52, %r52, 0, 8;
+	mov.b64 %rd46, %rd51;
+	mov.b32 %r47, %r52;
+	bra.uni $L_138;
+$L_146:
+	setp.ge.u64 %pt8, %rd7, %rd55;
+	@%pt8 bra $Lfault_8;
+	mad.lo.s64 %rd53, %rd7, 4, %rd54;
+	ld.global.u32 %r56, [%rd53];
+	mov.b64 %rd57, %rd46;
+	mov.b32 %r58, %r56;
+$L_147:
+	setp.ge.u64 %pt9, %rd7, %rd55;
+	@%pt9 bra $Lfault_9;
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_159;
+$L_148:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_159;
+$L_149:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+$L_150:
+	setp.ge.u64 %pt10, %rd7, %rd55;
+	@%pt10 bra $Lfault_10;
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_159;
+$L_151:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_159;
+$L_152:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+$L_153:
+	setp.ge.u64 %pt11, %rd7, %rd55;
+	@%pt11 bra $Lfault_11;
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_159;
+$L_154:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_159;
+$L_155:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+$L_156:
+	setp.ge.u64 %pt12, %rd7, %rd55;
+	@%pt12 bra $Lfault_12;
+	mad.lo.s64 %rd59, %rd7, 4, %rd54;
+	ld.global.u32 %r60, [%rd59];
+	add.u32 %r61, %r60, 7;
+	setp.lt.u32 %p62, %r58, %r61;
+	@!%p62 bra $L_159;
+$L_157:
+	setp.gt.u32 %p68, %r58, 3;
+	@!%p68 bra $L_159;
+$L_158:
+	cvt.u64.u32 %rd63, %r58;
+	sub.s64 %rd64, %rd57, %rd63;
+	add.u32 %r65, %r58, 1;
+	mov.b64 %rd57, %rd64;
+	mov.b32 %r58, %r65;
+	bra.uni $L_147;
+$L_159:
+	mov.b64 %rd66, %rd57;
+	mov.b32 %r67, 0;
+$L_160:
+	setp.ge.u64 %pt13, %rd7, %rd55;
+	@%pt13 bra $Lfault_13;
+	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	ld.global.u32 %r70, [%rd69];
+	mul.hi.u32 %r88, %r70, 991146300;
+	sub.u32 %r89, %r70, %r88;
+	shr.u32 %r90, %r89, 1;
+	add.u32 %r91, %r90, %r88;
+	shr.u32 %r92, %r91, 3;
+	mul.lo.u32 %r93, %r92, 13;
+	sub.u32 %r94, %r70, %r93;
+	mov.b32 %r71, %r94;
+	setp.lt.u32 %p72, %r67, %r71;
+	@!%p72 bra $L_168;
+$L_161:
+	cvt.u64.u32 %rd73, %r67;
+	mul.lo.s64 %rd74, %rd73, 5;
+	add.s64 %rd75, %rd66, %rd74;
+	add.u32 %r76, %r67, 1;
+	mov.b64 %rd66, %rd75;
+	mov.b32 %r67, %r76;
+$L_162:
+	setp.ge.u64 %pt14, %rd7, %rd55;
+	@%pt14 bra $Lfault_14;
+	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	ld.global.u32 %r70, [%rd69];
+	mul.hi.u32 %r88, %r70, 991146300;
+	sub.u32 %r89, %r70, %r88;
+	shr.u32 %r90, %r89, 1;
+	add.u32 %r91, %r90, %r88;
+	shr.u32 %r92, %r91, 3;
+	mul.lo.u32 %r93, %r92, 13;
+	sub.u32 %r94, %r70, %r93;
+	mov.b32 %r71, %r94;
+	setp.lt.u32 %p72, %r67, %r71;
+	@!%p72 bra $L_168;
+$L_163:
+	cvt.u64.u32 %rd73, %r67;
+	mul.lo.s64 %rd74, %rd73, 5;
+	add.s64 %rd75, %rd66, %rd74;
+	add.u32 %r76, %r67, 1;
+	mov.b64 %rd66, %rd75;
+	mov.b32 %r67, %r76;
+$L_164:
+	setp.ge.u64 %pt15, %rd7, %rd55;
+	@%pt15 bra $Lfault_15;
+	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	ld.global.u32 %r70, [%rd69];
+	mul.hi.u32 %r88, %r70, 991146300;
+	sub.u32 %r89, %r70, %r88;
+	shr.u32 %r90, %r89, 1;
+	add.u32 %r91, %r90, %r88;
+	shr.u32 %r92, %r91, 3;
+	mul.lo.u32 %r93, %r92, 13;
+	sub.u32 %r94, %r70, %r93;
+	mov.b32 %r71, %r94;
+	setp.lt.u32 %p72, %r67, %r71;
+	@!%p72 bra $L_168;
+$L_165:
+	cvt.u64.u32 %rd73, %r67;
+	mul.lo.s64 %rd74, %rd73, 5;
+	add.s64 %rd75, %rd66, %rd74;
+	add.u32 %r76, %r67, 1;
+	mov.b64 %rd66, %rd75;
+	mov.b32 %r67, %r76;
+$L_166:
+	setp.ge.u64 %pt16, %rd7, %rd55;
+	@%pt16 bra $Lfault_16;
+	mad.lo.s64 %rd69, %rd7, 4, %rd54;
+	ld.global.u32 %r70, [%rd69];
+	mul.hi.u32 %r88, %r70, 991146300;
+	sub.u32 %r89, %r70, %r88;
+	shr.u32 %r90, %r89, 1;
+	add.u32 %r91, %r90, %r88;
+	shr.u32 %r92, %r91, 3;
+	mul.lo.u32 %r93, %r92, 13;
+	sub.u32 %r94, %r70, %r93;
+	mov.b32 %r71, %r94;
+	setp.lt.u32 %p72, %r67, %r71;
+	@!%p72 bra $L_168;
+$L_167:
+	cvt.u64.u32 %rd73, %r67;
+	mul.lo.s64 %rd74, %rd73, 5;
+	add.s64 %rd75, %rd66, %rd74;
+	add.u32 %r76, %r67, 1;
+	mov.b64 %rd66, %rd75;
+	mov.b32 %r67, %r76;
+	bra.uni $L_160;
+$L_168:
+	mov.b64 %rd77, %rd66;
+	mov.b64 %rd78, 0;
+$L_169:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_171;
+$L_170:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@!%p82 bra $L_173;
+$L_171:
+	mad.lo.s64 %rd83, %rd7, 8, %rd4;
+	st.global.s64 [%rd83], %rd77;
+	add.s64 %rd84, %rd7, 1;
+	setp.lt.s64 %p85, %rd84, %rd3;
+	@!%p85 bra $L_86;
+$L_172:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_98;
+$L_173:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+$L_174:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_171;
+$L_175:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_171;
+$L_176:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+$L_177:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_171;
+$L_178:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_171;
+$L_179:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+$L_180:
+	setp.lt.s64 %p79, %rd78, 20;
+	@!%p79 bra $L_171;
+$L_181:
+	mul.hi.s64 %rd95, %rd77, -7905747460161236406;
+	add.s64 %rd96, %rd95, %rd77;
+	mov.b64 %rd97, %rd96;
+	shr.u64 %rd98, %rd97, 63;
+	shr.s64 %rd99, %rd96, 2;
+	mov.b64 %rd100, %rd98;
+	add.s64 %rd101, %rd99, %rd100;
+	mul.lo.s64 %rd102, %rd101, 7;
+	sub.s64 %rd103, %rd77, %rd102;
+	mov.b64 %rd80, %rd103;
+	mov.b64 %rd81, %rd78;
+	setp.eq.s64 %p82, %rd80, %rd81;
+	@%p82 bra $L_171;
+$L_182:
+	add.s64 %rd86, %rd77, 1;
+	add.s64 %rd87, %rd78, 1;
+	mov.b64 %rd77, %rd86;
+	mov.b64 %rd78, %rd87;
+	bra.uni $L_169;
+$L_183:
+	mov.b64 %rd28, %rd12;
+	bra.uni $L_124;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
@@ -9232,7 +15985,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt17, %rt8, %rt6;
 	@%pt17 exit;
-	st.global.u32 [%rdt3+8], 2097152;
+	st.global.u32 [%rdt3+8], 2686976;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9298,10 +16051,10 @@ $L_7:
 	.param .u64 AddOne_0_param_4
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<32>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<17>;
+	.reg .b64 %rd<31>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
@@ -9325,16 +16078,58 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd17, %rd13;
+	mov.b64 %rd18, %rd2;
+	add.s64 %rd19, %rd18, 1;
+	mov.b64 %rd20, %rd19;
+	setp.lt.u64 %p21, %rd20, %rd17;
+	mov.b64 %rd22, %rd3;
+	add.u64 %rd23, %rd22, 18446744073709551615U;
+	add.u64 %rd24, %rd23, 4611686018427387904;
+	setp.le.u64 %p25, %rd24, 9223372036854775808U;
+	sub.u64 %rd26, %rd23, 1;
+	mov.b64 %rd27, %rd2;
+	sub.u64 %rd28, %rd26, %rd27;
+	sub.u64 %rd29, %rd17, 1;
+	sub.u64 %rd30, %rd29, %rd20;
+	setp.le.u64 %p31, %rd28, %rd30;
+	@!%p21 bra $L_11;
+$L_3:
+	@!%p25 bra $L_11;
+$L_4:
+	@!%p31 bra $L_11;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_10;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_10;
+$L_8:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	add.rn.f32 %f15, %f14, 0f3F800000;
+	mad.lo.s64 %rd16, %rd9, 4, %rd4;
+	st.global.f32 [%rd16], %f15;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_10:
+	ret;
+$L_11:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_12:
+	mov.b64 %rd8, %rd2;
+$L_13:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_14:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
@@ -9342,11 +16137,9 @@ $L_5:
 	add.rn.f32 %f15, %f14, 0f3F800000;
 	mad.lo.s64 %rd16, %rd9, 4, %rd4;
 	st.global.f32 [%rd16], %f15;
-$L_6:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -9360,7 +16153,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+8], 2818048;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9973,10 +16766,10 @@ $L_7:
 	.param .u64 ComputeAB_0_param_6
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<45>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<31>;
+	.reg .b64 %rd<44>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<19>;
 
@@ -9999,14 +16792,34 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_8;
+	mov.b64 %rd31, %rd11;
+	mov.b64 %rd32, %rd31;
+	mov.b64 %rd33, %rd2;
+	mov.b64 %rd34, %rd33;
+	setp.lt.u64 %p35, %rd34, %rd32;
+	mov.b64 %rd36, %rd3;
+	add.u64 %rd37, %rd36, 4611686018427387904;
+	setp.le.u64 %p38, %rd37, 9223372036854775808U;
+	sub.u64 %rd39, %rd36, 1;
+	mov.b64 %rd40, %rd2;
+	sub.u64 %rd41, %rd39, %rd40;
+	sub.u64 %rd42, %rd32, 1;
+	sub.u64 %rd43, %rd42, %rd34;
+	setp.le.u64 %p44, %rd41, %rd43;
+	@!%p35 bra $L_12;
 $L_3:
-	mov.b64 %rd6, %rd2;
+	@!%p38 bra $L_12;
 $L_4:
+	@!%p44 bra $L_12;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_11;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
-$L_5:
+$L_8:
 	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
 	add.s64 %rd23, %rd22, %rd6;
 	mov.b64 %rd24, %rd23;
@@ -10020,7 +16833,42 @@ $L_5:
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
 	mov.f32 %f12, %f15;
-$L_6:
+$L_9:
+	mov.f32 %f16, %f17;
+	mul.rn.f32 %f18, %f12, %f16;
+	mad.lo.s64 %rd19, %rd6, 4, %rd7;
+	st.global.f32 [%rd19], %f18;
+	add.s64 %rd20, %rd6, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_11;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_11:
+	ret;
+$L_12:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_11;
+$L_13:
+	mov.b64 %rd6, %rd2;
+$L_14:
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
+$L_15:
+	mul.hi.s64 %rd22, %rd6, -9002011107970261188;
+	add.s64 %rd23, %rd22, %rd6;
+	mov.b64 %rd24, %rd23;
+	shr.u64 %rd25, %rd24, 63;
+	shr.s64 %rd26, %rd23, 9;
+	mov.b64 %rd27, %rd25;
+	add.s64 %rd28, %rd26, %rd27;
+	mul.lo.s64 %rd29, %rd28, 1000;
+	sub.s64 %rd30, %rd6, %rd29;
+	mov.b64 %rd13, %rd30;
+	cvt.rn.f32.s64 %f14, %rd13;
+	mul.rn.f32 %f15, %f14, 0f3F000000;
+	mov.f32 %f12, %f15;
+$L_16:
 	mov.f32 %f16, %f17;
 	mul.rn.f32 %f18, %f12, %f16;
 	setp.ge.u64 %pt0, %rd6, %rd8;
@@ -10029,12 +16877,10 @@ $L_6:
 	st.global.f32 [%rd19], %f18;
 	add.s64 %rd20, %rd6, 1;
 	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_8;
-$L_7:
+	@!%p21 bra $L_11;
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
-	ret;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd6;
@@ -10048,7 +16894,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2621440;
+	st.global.u32 [%rdt3+8], 3211264;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10067,10 +16913,10 @@ $Lfault:
 	.param .u64 ComputeAB_1_param_6
 )
 {
-	.reg .pred %p<24>;
+	.reg .pred %p<47>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<33>;
+	.reg .b64 %rd<46>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<21>;
 
@@ -10093,14 +16939,34 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_8;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
+	mov.b64 %rd35, %rd2;
+	mov.b64 %rd36, %rd35;
+	setp.lt.u64 %p37, %rd36, %rd34;
+	mov.b64 %rd38, %rd3;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd34, 1;
+	sub.u64 %rd45, %rd44, %rd36;
+	setp.le.u64 %p46, %rd43, %rd45;
+	@!%p37 bra $L_12;
 $L_3:
-	mov.b64 %rd6, %rd2;
+	@!%p40 bra $L_12;
 $L_4:
+	@!%p46 bra $L_12;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_11;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
 	mov.b64 %rd7, %rd10;
 	mov.b64 %rd8, %rd11;
-$L_5:
+$L_8:
 	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd6;
 	mov.b64 %rd26, %rd25;
@@ -10116,7 +16982,44 @@ $L_5:
 	div.rn.f32 %f16, %f15, 0f40400000;
 	add.rn.f32 %f17, %f16, 0f3F800000;
 	mov.f32 %f12, %f17;
-$L_6:
+$L_9:
+	mov.f32 %f18, %f19;
+	mul.rn.f32 %f20, %f12, %f18;
+	mad.lo.s64 %rd21, %rd6, 4, %rd7;
+	st.global.f32 [%rd21], %f20;
+	add.s64 %rd22, %rd6, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_11;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_11:
+	ret;
+$L_12:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_11;
+$L_13:
+	mov.b64 %rd6, %rd2;
+$L_14:
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
+$L_15:
+	mul.hi.s64 %rd24, %rd6, -6291360591419602545;
+	add.s64 %rd25, %rd24, %rd6;
+	mov.b64 %rd26, %rd25;
+	shr.u64 %rd27, %rd26, 63;
+	shr.s64 %rd28, %rd25, 9;
+	mov.b64 %rd29, %rd27;
+	add.s64 %rd30, %rd28, %rd29;
+	mul.lo.s64 %rd31, %rd30, 777;
+	sub.s64 %rd32, %rd6, %rd31;
+	mov.b64 %rd13, %rd32;
+	cvt.rn.f32.s64 %f14, %rd13;
+	mul.rn.f32 %f15, %f14, %f14;
+	div.rn.f32 %f16, %f15, 0f40400000;
+	add.rn.f32 %f17, %f16, 0f3F800000;
+	mov.f32 %f12, %f17;
+$L_16:
 	mov.f32 %f18, %f19;
 	mul.rn.f32 %f20, %f12, %f18;
 	setp.ge.u64 %pt0, %rd6, %rd8;
@@ -10125,12 +17028,10 @@ $L_6:
 	st.global.f32 [%rd21], %f20;
 	add.s64 %rd22, %rd6, 1;
 	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_8;
-$L_7:
+	@!%p23 bra $L_11;
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
-	ret;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd6;
@@ -10144,7 +17045,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2621441;
+	st.global.u32 [%rdt3+8], 3211265;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10163,10 +17064,10 @@ $Lfault:
 	.param .u64 Combine_0_param_6
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<41>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<40>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
@@ -10193,16 +17094,69 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd21, %rd13;
+	mov.b64 %rd22, %rd2;
+	add.s64 %rd23, %rd22, 1;
+	mov.b64 %rd24, %rd23;
+	setp.lt.u64 %p25, %rd24, %rd21;
+	mov.b64 %rd26, %rd3;
+	add.u64 %rd27, %rd26, 18446744073709551615U;
+	add.u64 %rd28, %rd27, 4611686018427387904;
+	setp.le.u64 %p29, %rd28, 9223372036854775808U;
+	sub.u64 %rd30, %rd27, 1;
+	mov.b64 %rd31, %rd2;
+	sub.u64 %rd32, %rd30, %rd31;
+	sub.u64 %rd33, %rd21, 1;
+	sub.u64 %rd34, %rd33, %rd24;
+	setp.le.u64 %p35, %rd32, %rd34;
+	mov.b64 %rd36, %rd17;
+	setp.lt.u64 %p37, %rd24, %rd36;
+	sub.u64 %rd38, %rd36, 1;
+	sub.u64 %rd39, %rd38, %rd24;
+	setp.le.u64 %p40, %rd32, %rd39;
+	@!%p25 bra $L_13;
+$L_3:
+	@!%p29 bra $L_13;
+$L_4:
+	@!%p35 bra $L_13;
+$L_5:
+	@!%p37 bra $L_13;
+$L_6:
+	@!%p40 bra $L_13;
+$L_7:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_12;
+$L_8:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_9:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_12;
+$L_10:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_12:
+	ret;
+$L_13:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_12;
+$L_14:
+	mov.b64 %rd8, %rd2;
+$L_15:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_12;
+$L_16:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
@@ -10214,11 +17168,9 @@ $L_5:
 	add.rn.f32 %f19, %f14, %f18;
 	mad.lo.s64 %rd20, %rd9, 4, %rd4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_13;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -10237,7 +17189,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2686976;
+	st.global.u32 [%rdt3+8], 3276800;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11585,7 +18537,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2818048;
+	st.global.u32 [%rdt3+8], 3407872;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11605,11 +18557,11 @@ $Lfault:
 	.param .u64 MixedTop_1_param_7
 )
 {
-	.reg .pred %p<29>;
+	.reg .pred %p<46>;
 	.reg .pred %pt<3>;
 	.reg .b32 %r<26>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<28>;
+	.reg .b64 %rd<45>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -11636,11 +18588,60 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 0;
 $L_2:
-	setp.lt.s64 %p12, %rd2, %rd3;
-	@!%p12 bra $L_6;
+	mov.b64 %rd29, %rd22;
+	mov.b64 %rd30, %rd29;
+	setp.lt.u64 %p31, 0, %rd30;
+	mov.b64 %rd32, %rd11;
+	mov.b64 %rd33, %rd32;
+	mov.b64 %rd34, %rd2;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd33;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 4611686018427387904;
+	setp.le.u64 %p39, %rd38, 9223372036854775808U;
+	sub.u64 %rd40, %rd37, 1;
+	mov.b64 %rd41, %rd2;
+	sub.u64 %rd42, %rd40, %rd41;
+	sub.u64 %rd43, %rd33, 1;
+	sub.u64 %rd44, %rd43, %rd35;
+	setp.le.u64 %p45, %rd42, %rd44;
+	@!%p31 bra $L_11;
 $L_3:
-	mov.b64 %rd13, %rd2;
+	@!%p36 bra $L_11;
 $L_4:
+	@!%p39 bra $L_11;
+$L_5:
+	@!%p45 bra $L_11;
+$L_6:
+	setp.lt.s64 %p12, %rd2, %rd3;
+	@!%p12 bra $L_10;
+$L_7:
+	mov.b64 %rd13, %rd2;
+$L_8:
+	mov.b64 %rd14, %rd10;
+	mov.b64 %rd15, %rd11;
+	cvt.u32.u64 %r17, %rd13;
+	mov.b64 %rd18, %rd21;
+	mov.b64 %rd19, %rd22;
+	add.s64 %rd23, %rd18, 0;
+	ld.global.s32 %r24, [%rd23];
+	add.s32 %r25, %r17, %r24;
+	mad.lo.s64 %rd26, %rd13, 4, %rd14;
+	st.global.s32 [%rd26], %r25;
+	add.s64 %rd27, %rd13, 1;
+	setp.lt.s64 %p28, %rd27, %rd3;
+	@!%p28 bra $L_10;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
+$L_10:
+	ret;
+$L_11:
+	setp.lt.s64 %p12, %rd2, %rd3;
+	@!%p12 bra $L_10;
+$L_12:
+	mov.b64 %rd13, %rd2;
+$L_13:
 	mov.b64 %rd14, %rd10;
 	mov.b64 %rd15, %rd11;
 	cvt.u32.u64 %r17, %rd13;
@@ -11658,12 +18659,10 @@ $L_4:
 	st.global.s32 [%rd26], %r25;
 	add.s64 %rd27, %rd13, 1;
 	setp.lt.s64 %p28, %rd27, %rd3;
-	@!%p28 bra $L_6;
-$L_5:
+	@!%p28 bra $L_10;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
-	ret;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt2, 0;
@@ -11682,7 +18681,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 2818049;
+	st.global.u32 [%rdt4+8], 3407873;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -11734,7 +18733,7 @@ $Lfault:
 	atom.global.cas.b32 %rt4, [qd_fault_claim], %rt2, %rt3;
 	setp.ne.u32 %pt1, %rt4, %rt2;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2818050;
+	st.global.u32 [%rdt3+8], 3407874;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11872,7 +18871,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt3, %rt3, %rt1;
 	@%pt3 exit;
-	st.global.u32 [%rdt5+8], 2818052;
+	st.global.u32 [%rdt5+8], 3407876;
 	st.global.u32 [%rdt5+12], %rt0;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -11892,11 +18891,11 @@ $Lfault:
 	.param .u64 MixedTop_5_param_7
 )
 {
-	.reg .pred %p<12>;
+	.reg .pred %p<30>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<25>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<29>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -11918,18 +18917,51 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
 $L_2:
+	mov.b64 %rd27, %rd19;
+	mov.b64 %rd28, %rd27;
+	setp.lt.u64 %p29, 0, %rd28;
+	@!%p29 bra $L_9;
+$L_3:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
 	setp.lt.s64 %p9, %rd2, %rd8;
-	@!%p9 bra $L_7;
-$L_3:
-	mov.b64 %rd10, %rd2;
+	@!%p9 bra $L_8;
 $L_4:
+	mov.b64 %rd10, %rd2;
+$L_5:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
 	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_7;
-$L_5:
+	@!%p11 bra $L_8;
+$L_6:
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	add.s64 %rd20, %rd15, 0;
+	ld.global.s32 %r21, [%rd20];
+	mad.lo.s64 %rd22, %rd10, 4, %rd12;
+	ld.global.s32 %r23, [%rd22];
+	add.s32 %r24, %r23, %r21;
+	mad.lo.s64 %rd25, %rd10, 4, %rd12;
+	st.global.s32 [%rd25], %r24;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
+$L_8:
+	ret;
+$L_9:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p9, %rd2, %rd8;
+	@!%p9 bra $L_8;
+$L_10:
+	mov.b64 %rd10, %rd2;
+$L_11:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_8;
+$L_12:
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
 	mov.b64 %rd16, %rd19;
@@ -11943,11 +18975,9 @@ $L_5:
 	add.s32 %r24, %r23, %r21;
 	mad.lo.s64 %rd25, %rd10, 4, %rd12;
 	st.global.s32 [%rd25], %r24;
-$L_6:
+$L_13:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_9;
 $Lfault_0:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt2, 0;
@@ -11961,7 +18991,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 2818053;
+	st.global.u32 [%rdt4+8], 3407877;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt2;
 	st.global.u64 [%rdt4+24], %rdt3;
@@ -12039,11 +19069,11 @@ $L_7:
 	.param .u64 MixedTop_7_param_7
 )
 {
-	.reg .pred %p<12>;
+	.reg .pred %p<54>;
 	.reg .pred %pt<3>;
 	.reg .b32 %r<30>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<32>;
+	.reg .b64 %rd<53>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -12068,18 +19098,80 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, 1;
 $L_2:
+	mov.b64 %rd32, %rd19;
+	mov.b64 %rd33, %rd32;
+	mov.b64 %rd34, %rd2;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd33;
+	mov.b64 %rd37, %rd7;
+	mov.b64 %rd38, %rd37;
+	mov.b64 %rd39, %rd38;
+	add.u64 %rd40, %rd39, 4611686018427387904;
+	setp.le.u64 %p41, %rd40, 9223372036854775808U;
+	sub.u64 %rd42, %rd39, 1;
+	mov.b64 %rd43, %rd2;
+	sub.u64 %rd44, %rd42, %rd43;
+	sub.u64 %rd45, %rd33, 1;
+	sub.u64 %rd46, %rd45, %rd35;
+	setp.le.u64 %p47, %rd44, %rd46;
+	mov.b64 %rd48, %rd26;
+	mov.b64 %rd49, %rd48;
+	setp.lt.u64 %p50, %rd35, %rd49;
+	sub.u64 %rd51, %rd49, 1;
+	sub.u64 %rd52, %rd51, %rd35;
+	setp.le.u64 %p53, %rd44, %rd52;
+	@!%p36 bra $L_13;
+$L_3:
+	@!%p41 bra $L_13;
+$L_4:
+	@!%p47 bra $L_13;
+$L_5:
+	@!%p50 bra $L_13;
+$L_6:
+	@!%p53 bra $L_13;
+$L_7:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
 	setp.lt.s64 %p9, %rd2, %rd8;
-	@!%p9 bra $L_7;
-$L_3:
+	@!%p9 bra $L_12;
+$L_8:
 	mov.b64 %rd10, %rd2;
-$L_4:
+$L_9:
 	mov.b64 %rd4, %rd7;
 	mov.b64 %rd8, %rd4;
 	setp.lt.s64 %p11, %rd10, %rd8;
-	@!%p11 bra $L_7;
-$L_5:
+	@!%p11 bra $L_12;
+$L_10:
+	mov.b64 %rd12, %rd6;
+	mov.b64 %rd15, %rd18;
+	mov.b64 %rd16, %rd19;
+	mad.lo.s64 %rd20, %rd10, 4, %rd15;
+	ld.global.s32 %r21, [%rd20];
+	mov.b64 %rd22, %rd25;
+	mov.b64 %rd23, %rd26;
+	mad.lo.s64 %rd27, %rd10, 4, %rd22;
+	ld.global.s32 %r28, [%rd27];
+	sub.s32 %r29, %r21, %r28;
+	mad.lo.s64 %rd30, %rd10, 4, %rd12;
+	st.global.s32 [%rd30], %r29;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_7;
+$L_12:
+	ret;
+$L_13:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p9, %rd2, %rd8;
+	@!%p9 bra $L_12;
+$L_14:
+	mov.b64 %rd10, %rd2;
+$L_15:
+	mov.b64 %rd4, %rd7;
+	mov.b64 %rd8, %rd4;
+	setp.lt.s64 %p11, %rd10, %rd8;
+	@!%p11 bra $L_12;
+$L_16:
 	mov.b64 %rd12, %rd6;
 	mov.b64 %rd15, %rd18;
 	mov.b64 %rd16, %rd19;
@@ -12096,11 +19188,9 @@ $L_5:
 	sub.s32 %r29, %r21, %r28;
 	mad.lo.s64 %rd30, %rd10, 4, %rd12;
 	st.global.s32 [%rd30], %r29;
-$L_6:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_13;
 $Lfault_0:
 	mov.u32 %rt5, 8;
 	mov.b64 %rdt1, %rd10;
@@ -12119,7 +19209,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2818055;
+	st.global.u32 [%rdt3+8], 3407879;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12673,7 +19763,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2883586;
+	st.global.u32 [%rdt3+8], 3473410;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14584,7 +21674,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt10, %rt3, %rt1;
 	@%pt10 exit;
-	st.global.u32 [%rdt12+8], 2949122;
+	st.global.u32 [%rdt12+8], 3538946;
 	st.global.u32 [%rdt12+12], %rt0;
 	st.global.u64 [%rdt12+16], %rdt1;
 	st.global.u64 [%rdt12+24], %rdt2;
@@ -15152,10 +22242,10 @@ $L_44:
 	.param .u64 Center_2_param_5
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<38>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<23>;
+	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<19>;
 
@@ -15186,16 +22276,58 @@ $L_1:
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
 $L_2:
+	mov.b64 %rd23, %rd22;
+	mov.b64 %rd24, %rd2;
+	add.s64 %rd25, %rd24, 1;
+	mov.b64 %rd26, %rd25;
+	setp.lt.u64 %p27, %rd26, %rd23;
+	mov.b64 %rd28, %rd3;
+	add.u64 %rd29, %rd28, 18446744073709551615U;
+	add.u64 %rd30, %rd29, 4611686018427387904;
+	setp.le.u64 %p31, %rd30, 9223372036854775808U;
+	sub.u64 %rd32, %rd29, 1;
+	mov.b64 %rd33, %rd2;
+	sub.u64 %rd34, %rd32, %rd33;
+	sub.u64 %rd35, %rd23, 1;
+	sub.u64 %rd36, %rd35, %rd26;
+	setp.le.u64 %p37, %rd34, %rd36;
+	@!%p27 bra $L_11;
+$L_3:
+	@!%p31 bra $L_11;
+$L_4:
+	@!%p37 bra $L_11;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_10;
+$L_6:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_7:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
-$L_5:
+	@!%p10 bra $L_10;
+$L_8:
+	mad.lo.s64 %rd11, %rd9, 8, %rd4;
+	ld.global.f64 %fd12, [%rd11];
+	sub.rn.f64 %fd13, %fd12, %fd14;
+	mad.lo.s64 %rd20, %rd9, 8, %rd21;
+	st.global.f64 [%rd20], %fd13;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_10:
+	ret;
+$L_11:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_10;
+$L_12:
+	mov.b64 %rd8, %rd2;
+$L_13:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_10;
+$L_14:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.f64 %fd12, [%rd11];
 	sub.rn.f64 %fd13, %fd12, %fd14;
@@ -15203,11 +22335,9 @@ $L_5:
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd20, %rd9, 8, %rd21;
 	st.global.f64 [%rd20], %fd13;
-$L_6:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
-	ret;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -15221,7 +22351,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3014658;
+	st.global.u32 [%rdt3+8], 3604482;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -15843,7 +22973,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt83, %rt64, %rt62;
 	@%pt83 exit;
-	st.global.u32 [%rdt3+8], 3080192;
+	st.global.u32 [%rdt3+8], 3670016;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16427,7 +23557,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 3080194;
+	st.global.u32 [%rdt4+8], 3670018;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -16449,10 +23579,10 @@ $Lfault:
 	.param .u64 ChunkSums_0_param_9
 )
 {
-	.reg .pred %p<22>;
+	.reg .pred %p<42>;
 	.reg .pred %pt<5>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<27>;
+	.reg .b64 %rd<41>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -16478,25 +23608,109 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_16;
+	@!%p7 bra $L_27;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_16;
+	@!%p10 bra $L_27;
 $L_5:
 	mul.lo.s64 %rd11, %rd9, %rd12;
 	mov.b64 %rd13, 0;
 	mov.b64 %rd14, %rd11;
 $L_6:
+	mov.b64 %rd27, %rd19;
+	mov.b64 %rd28, %rd14;
+	setp.lt.u64 %p29, %rd28, %rd27;
+	add.s64 %rd30, %rd9, 1;
+	mul.lo.s64 %rd31, %rd30, %rd12;
+	mov.b64 %rd32, %rd19;
+	min.s64 %rd33, %rd31, %rd32;
+	mov.b64 %rd34, %rd33;
+	add.u64 %rd35, %rd34, 4611686018427387904;
+	setp.le.u64 %p36, %rd35, 9223372036854775808U;
+	sub.u64 %rd37, %rd34, 1;
+	sub.u64 %rd38, %rd37, %rd28;
+	sub.u64 %rd39, %rd27, 1;
+	sub.u64 %rd40, %rd39, %rd28;
+	setp.le.u64 %p41, %rd38, %rd40;
+	@!%p29 bra $L_19;
+$L_7:
+	@!%p36 bra $L_19;
+$L_8:
+	@!%p41 bra $L_19;
+$L_9:
 	add.s64 %rd15, %rd9, 1;
 	mul.lo.s64 %rd16, %rd15, %rd12;
 	mov.b64 %rd17, %rd19;
 	min.s64 %rd20, %rd16, %rd17;
 	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
-$L_7:
+	@!%p21 bra $L_17;
+$L_10:
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_11:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_17;
+$L_12:
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_13:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_17;
+$L_14:
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+$L_15:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_17;
+$L_16:
+	mad.lo.s64 %rd22, %rd14, 8, %rd18;
+	ld.global.s64 %rd23, [%rd22];
+	add.s64 %rd24, %rd13, %rd23;
+	add.s64 %rd25, %rd14, 1;
+	mov.b64 %rd13, %rd24;
+	mov.b64 %rd14, %rd25;
+	bra.uni $L_9;
+$L_17:
+	mad.lo.s64 %rd26, %rd9, 8, %rd4;
+	st.global.s64 [%rd26], %rd13;
+$L_18:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_19:
+	add.s64 %rd15, %rd9, 1;
+	mul.lo.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd19;
+	min.s64 %rd20, %rd16, %rd17;
+	setp.lt.s64 %p21, %rd14, %rd20;
+	@!%p21 bra $L_17;
+$L_20:
 	setp.ge.u64 %pt0, %rd14, %rd19;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd22, %rd14, 8, %rd18;
@@ -16505,14 +23719,14 @@ $L_7:
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-$L_8:
+$L_21:
 	add.s64 %rd15, %rd9, 1;
 	mul.lo.s64 %rd16, %rd15, %rd12;
 	mov.b64 %rd17, %rd19;
 	min.s64 %rd20, %rd16, %rd17;
 	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
-$L_9:
+	@!%p21 bra $L_17;
+$L_22:
 	setp.ge.u64 %pt1, %rd14, %rd19;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd22, %rd14, 8, %rd18;
@@ -16521,14 +23735,14 @@ $L_9:
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-$L_10:
+$L_23:
 	add.s64 %rd15, %rd9, 1;
 	mul.lo.s64 %rd16, %rd15, %rd12;
 	mov.b64 %rd17, %rd19;
 	min.s64 %rd20, %rd16, %rd17;
 	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
-$L_11:
+	@!%p21 bra $L_17;
+$L_24:
 	setp.ge.u64 %pt2, %rd14, %rd19;
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd22, %rd14, 8, %rd18;
@@ -16537,14 +23751,14 @@ $L_11:
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-$L_12:
+$L_25:
 	add.s64 %rd15, %rd9, 1;
 	mul.lo.s64 %rd16, %rd15, %rd12;
 	mov.b64 %rd17, %rd19;
 	min.s64 %rd20, %rd16, %rd17;
 	setp.lt.s64 %p21, %rd14, %rd20;
-	@!%p21 bra $L_14;
-$L_13:
+	@!%p21 bra $L_17;
+$L_26:
 	setp.ge.u64 %pt3, %rd14, %rd19;
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd22, %rd14, 8, %rd18;
@@ -16553,14 +23767,8 @@ $L_13:
 	add.s64 %rd25, %rd14, 1;
 	mov.b64 %rd13, %rd24;
 	mov.b64 %rd14, %rd25;
-	bra.uni $L_6;
-$L_14:
-	mad.lo.s64 %rd26, %rd9, 8, %rd4;
-	st.global.s64 [%rd26], %rd13;
-$L_15:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_16:
+	bra.uni $L_19;
+$L_27:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -16590,7 +23798,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 3145728;
+	st.global.u32 [%rdt3+8], 3735552;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17202,7 +24410,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3145731;
+	st.global.u32 [%rdt3+8], 3735555;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17776,7 +24984,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3211266;
+	st.global.u32 [%rdt3+8], 3801090;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18147,7 +25355,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt10, %rt24, %rt22;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 3211267;
+	st.global.u32 [%rdt3+8], 3801091;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18458,7 +25666,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3211269;
+	st.global.u32 [%rdt3+8], 3801093;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18808,7 +26016,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3276800;
+	st.global.u32 [%rdt3+8], 3866624;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19087,7 +26295,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3276802;
+	st.global.u32 [%rdt3+8], 3866626;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19447,7 +26655,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+8], 3932160;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19726,7 +26934,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3342338;
+	st.global.u32 [%rdt3+8], 3932162;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19753,30 +26961,55 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r19 = convert.u64.i64 r15
+	r20 = gt.u64 r19, 255
+	branch r20, b3, b9
+b3: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b4, b8
+b4: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b5
+b5: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b6, b8
+b6: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b3
+b8: # exit
+	return
+b9: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b10, b8
+b10: # index (checked)
+	r8 = move.i64 r2
+	jump b11
+b11: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b12, b8
+b12: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b6
-b6: # latch
+	jump b13
+b13: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b9
 
 kernel Slots(order []i32, count []i32, total []u64, signed []i64)
 site 0 index atomics.go:24:33
@@ -19801,18 +27034,64 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r33 = convert.u64.i64 r13
+	r34 = lt.u64 0, r33
+	r35 = convert.u64.i64 r22
+	r36 = lt.u64 0, r35
+	r37 = convert.u64.i64 r28
+	r38 = lt.u64 0, r37
+	branch r34, b3, b11
+b3: # checks
+	branch r36, b4, b11
+b4: # checks
+	branch r38, b5, b11
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b6, b10
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b8, b10
+b8: # rangeindex.body
+	r11 = elemaddr r12, 0, 4
+	r15 = atomadd.i32 r11, 1
+	r14 = add.i32 r15, 1
+	r16 = sub.i32 r14, 1
+	r17 = convert.i32.i64 r9
+	r19 = convert.i64.i32 r16
+	checkindex r19, r5, site 1
+	r18 = elemaddr r4, r19, 4
+	store.i32 r18, r17
+	r20 = elemaddr r21, 0, 8
+	r23 = convert.u64.i64 r9
+	r25 = atomadd.u64 r20, r23
+	r26 = elemaddr r27, 0, 8
+	r29 = move.i64 r9
+	r30 = neg.i64 r29
+	r32 = atomadd.i64 r26, r30
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b12, b10
+b12: # index (checked)
+	r8 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b14, b10
+b14: # rangeindex.body (checked)
 	checkindex 0, r13, site 0
 	r11 = elemaddr r12, 0, 4
 	r15 = atomadd.i32 r11, 1
@@ -19832,12 +27111,10 @@ b5: # rangeindex.body
 	r29 = move.i64 r9
 	r30 = neg.i64 r29
 	r32 = atomadd.i64 r26, r30
-	jump b6
-b6: # latch
+	jump b15
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b11
 
 kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
 site 0 index atomics.go:36:14
@@ -19861,18 +27138,77 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r31 = convert.u64.i64 r15
+	r32 = move.i64 r2
+	r33 = add.i64 r32, 1
+	r34 = convert.u64.i64 r33
+	r35 = lt.u64 r34, r31
+	r36 = convert.u64.i64 r3
+	r37 = add.u64 r36, 18446744073709551615
+	r38 = add.u64 r37, 4611686018427387904
+	r39 = le.u64 r38, 9223372036854775808
+	r40 = sub.u64 r37, 1
+	r41 = convert.u64.i64 r2
+	r42 = sub.u64 r40, r41
+	r43 = sub.u64 r31, 1
+	r44 = sub.u64 r43, r34
+	r45 = le.u64 r42, r44
+	r46 = convert.u64.i64 r20
+	r47 = gt.u64 r46, 3
+	r48 = convert.u64.i64 r26
+	r49 = gt.u64 r48, 3
+	branch r35, b3, b13
+b3: # checks
+	branch r39, b4, b13
+b4: # checks
+	branch r45, b5, b13
+b5: # checks
+	branch r47, b6, b13
+b6: # checks
+	branch r49, b7, b13
+b7: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b8, b12
+b8: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b9
+b9: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b10, b12
+b10: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = elemaddr r14, r9, 1
+	r16 = load.u8 r13
+	r17 = rem.u8 r16, 4
+	r21 = convert.i64.u8 r17
+	r18 = elemaddr r19, r21, 4
+	r23 = atomadd.f32 r18, r12
+	r27 = convert.i64.u8 r17
+	r24 = elemaddr r25, r27, 8
+	r28 = convert.f64.f32 r12
+	r30 = atomadd.f64 r24, r28
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b12: # exit
+	return
+b13: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b14, b12
+b14: # index (checked)
+	r8 = move.i64 r2
+	jump b15
+b15: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b16, b12
+b16: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	checkindex r9, r15, site 0
@@ -19888,12 +27224,10 @@ b5: # rangeindex.body
 	r24 = elemaddr r25, r27, 8
 	r28 = convert.f64.f32 r12
 	r30 = atomadd.f64 r24, r28
-	jump b6
-b6: # latch
+	jump b17
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b13
 
 kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
 site 0 index atomics.go:48:19
@@ -19930,18 +27264,129 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r99 = convert.u64.i64 r15
+	r100 = lt.u64 0, r99
+	r101 = convert.u64.i64 r19
+	r102 = lt.u64 0, r101
+	r103 = convert.u64.i64 r27
+	r104 = lt.u64 0, r103
+	r105 = convert.u64.i64 r31
+	r106 = lt.u64 0, r105
+	branch r100, b3, b12
+b3: # checks
+	branch r102, b4, b12
+b4: # checks
+	branch r104, b5, b12
+b5: # checks
+	branch r106, b6, b12
+b6: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b7, b11
+b7: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b8
+b8: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b9, b11
+b9: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = elemaddr r14, 0, 8
+	r16 = atommin.f64 r13, r12
+	r17 = elemaddr r18, 0, 8
+	r20 = atommax.f64 r17, r12
+	r21 = mul.i64 r9, 7919
+	r57 = mulhi.i64 r21, -9002011107970261188
+	r58 = add.i64 r57, r21
+	r59 = convert.u64.i64 r58
+	r60 = shr.u64.u32 r59, 63
+	r61 = shr.i64.u32 r58, 9
+	r62 = convert.i64.u64 r60
+	r63 = add.i64 r61, r62
+	r64 = mul.i64 r63, 1000
+	r65 = sub.i64 r21, r64
+	r22 = move.i64 r65
+	r23 = move.i64 r22
+	r24 = sub.i64 r23, 500
+	r25 = elemaddr r26, 0, 8
+	r28 = atommin.i64 r25, r24
+	r29 = elemaddr r30, 0, 8
+	r32 = atommax.i64 r29, r24
+	r66 = mulhi.i64 r9, -6148914691236517205
+	r67 = add.i64 r66, r9
+	r68 = convert.u64.i64 r67
+	r69 = shr.u64.u32 r68, 63
+	r70 = shr.i64.u32 r67, 1
+	r71 = convert.i64.u64 r69
+	r72 = add.i64 r70, r71
+	r73 = mul.i64 r72, 3
+	r74 = sub.i64 r9, r73
+	r33 = move.i64 r74
+	checkindex r33, r36, site 4
+	r34 = elemaddr r35, r33, 1
+	r38 = atomadd.i8 r34, 1
+	r75 = mulhi.i64 r9, -3689348814741910323
+	r76 = add.i64 r75, r9
+	r77 = convert.u64.i64 r76
+	r78 = shr.u64.u32 r77, 63
+	r79 = shr.i64.u32 r76, 2
+	r80 = convert.i64.u64 r78
+	r81 = add.i64 r79, r80
+	r82 = mul.i64 r81, 5
+	r83 = sub.i64 r9, r82
+	r39 = move.i64 r83
+	checkindex r39, r42, site 5
+	r40 = elemaddr r41, r39, 2
+	r43 = convert.u16.i64 r9
+	r44 = atommax.u16 r40, r43
+	r84 = mulhi.i64 r9, -6148914691236517205
+	r85 = add.i64 r84, r9
+	r86 = convert.u64.i64 r85
+	r87 = shr.u64.u32 r86, 63
+	r88 = shr.i64.u32 r85, 1
+	r89 = convert.i64.u64 r87
+	r90 = add.i64 r88, r89
+	r91 = mul.i64 r90, 3
+	r92 = sub.i64 r9, r91
+	r45 = move.i64 r92
+	r46 = add.i64 r45, 5
+	checkindex r46, r42, site 6
+	r47 = elemaddr r41, r46, 2
+	r48 = add.i64 r9, 1
+	r49 = convert.u16.i64 r48
+	r50 = atommin.u16 r47, r49
+	r93 = shr.i64.u32 r9, 63
+	r94 = and.i64 r93, 1
+	r95 = add.i64 r9, r94
+	r96 = shr.i64.u32 r95, 1
+	r97 = mul.i64 r96, 2
+	r98 = sub.i64 r9, r97
+	r51 = move.i64 r98
+	checkindex r51, r54, site 7
+	r52 = elemaddr r53, r51, 4
+	r55 = convert.f32.f64 r12
+	r56 = atommax.f32 r52, r55
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b6
+b11: # exit
+	return
+b12: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b13, b11
+b13: # index (checked)
+	r8 = move.i64 r2
+	jump b14
+b14: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b15, b11
+b15: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 8
 	r12 = load.f64 r11
 	checkindex 0, r15, site 0
@@ -20023,12 +27468,10 @@ b5: # rangeindex.body
 	r52 = elemaddr r53, r51, 4
 	r55 = convert.f32.f64 r12
 	r56 = atommax.f32 r52, r55
-	jump b6
-b6: # latch
+	jump b16
+b16: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b12
 
 kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
 site 0 index unsigned atomics.go:67:27
@@ -20063,18 +27506,263 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r63 = convert.u64.i64 r16
+	r64 = gt.u64 r63, 255
+	r65 = convert.u64.i64 r23
+	r66 = lt.u64 0, r65
+	r67 = convert.u64.i64 r30
+	r68 = move.i64 r2
+	r69 = add.i64 r68, 1
+	r70 = convert.u64.i64 r69
+	r71 = lt.u64 r70, r67
+	r72 = convert.u64.i64 r3
+	r73 = add.u64 r72, 18446744073709551615
+	r74 = add.u64 r73, 4611686018427387904
+	r75 = le.u64 r74, 9223372036854775808
+	r76 = sub.u64 r73, 1
+	r77 = convert.u64.i64 r2
+	r78 = sub.u64 r76, r77
+	r79 = sub.u64 r67, 1
+	r80 = sub.u64 r79, r70
+	r81 = le.u64 r78, r80
+	r82 = convert.u64.i64 r35
+	r83 = lt.u64 r70, r82
+	r84 = sub.u64 r82, 1
+	r85 = sub.u64 r84, r70
+	r86 = le.u64 r78, r85
+	r87 = convert.u64.i64 r38
+	r88 = lt.u64 r70, r87
+	r89 = sub.u64 r87, 1
+	r90 = sub.u64 r89, r70
+	r91 = le.u64 r78, r90
+	r92 = convert.u64.i64 r48
+	r93 = lt.u64 0, r92
+	branch r64, b3, b40
+b3: # checks
+	branch r66, b4, b40
+b4: # checks
+	branch r71, b5, b40
+b5: # checks
+	branch r75, b6, b40
+b6: # checks
+	branch r81, b7, b40
+b7: # checks
+	branch r83, b8, b40
+b8: # checks
+	branch r86, b9, b40
+b9: # checks
+	branch r88, b10, b40
+b10: # checks
+	branch r91, b11, b40
+b11: # checks
+	branch r93, b12, b40
+b12: # checks
+	r94 = convert.u64.i64 r48
+	r95 = lt.u64 0, r94
+	branch r95, b13, b27
+b13: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b15
-b3: # index
+	branch r7, b14, b26
+b14: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b15
+b15: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b15
-b5: # rangeindex.body
+	branch r10, b16, b26
+b16: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = div.u8 r12, 32
+	r17 = convert.i64.u8 r13
+	r14 = elemaddr r15, r17, 4
+	r18 = rem.u8 r12, 32
+	r19 = shl.u32.u8 1, r18
+	r20 = atomor.u32 r14, r19
+	r21 = elemaddr r22, 0, 8
+	r24 = rem.u8 r12, 64
+	r25 = shl.u64.u8 1, r24
+	r26 = not.u64 r25
+	r27 = atomand.u64 r21, r26
+	r28 = elemaddr r29, r9, 8
+	r31 = convert.i64.u8 r12
+	r32 = atomswap.i64 r28, r31
+	r33 = elemaddr r34, r9, 8
+	store.i64 r33, r32
+	r36 = elemaddr r37, r9, 4
+	r39 = elemaddr r37, r9, 4
+	r40 = atomload.i32 r39
+	r41 = add.i32 r40, 1
+	atomstore.i32 r36, r41
+	r42 = convert.i32.u8 r12
+	r54 = mulhi.i64 r9, -7905747460161236406
+	r55 = add.i64 r54, r9
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 2
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 7
+	r62 = sub.i64 r9, r61
+	r43 = move.i64 r62
+	r44 = convert.i32.i64 r43
+	r45 = mul.i32 r42, r44
+	jump b17
+b17: # for.body
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b18, b19
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b13
+b19: # cond.false
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b18, b20
+b20: # for.body (unrolled 1)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b18, b21
+b21: # cond.false (unrolled 1)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b18, b22
+b22: # for.body (unrolled 2)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b18, b23
+b23: # cond.false (unrolled 2)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b18, b24
+b24: # for.body (unrolled 3)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b18, b25
+b25: # cond.false (unrolled 3)
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b18, b17
+b26: # exit
+	return
+b27: # head (checked if)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b28, b26
+b28: # index (checked if)
+	r8 = move.i64 r2
+	jump b29
+b29: # rangeindex.loop (checked if)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b30, b26
+b30: # rangeindex.body (checked if)
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r13 = div.u8 r12, 32
+	r17 = convert.i64.u8 r13
+	r14 = elemaddr r15, r17, 4
+	r18 = rem.u8 r12, 32
+	r19 = shl.u32.u8 1, r18
+	r20 = atomor.u32 r14, r19
+	r21 = elemaddr r22, 0, 8
+	r24 = rem.u8 r12, 64
+	r25 = shl.u64.u8 1, r24
+	r26 = not.u64 r25
+	r27 = atomand.u64 r21, r26
+	r28 = elemaddr r29, r9, 8
+	r31 = convert.i64.u8 r12
+	r32 = atomswap.i64 r28, r31
+	r33 = elemaddr r34, r9, 8
+	store.i64 r33, r32
+	r36 = elemaddr r37, r9, 4
+	r39 = elemaddr r37, r9, 4
+	r40 = atomload.i32 r39
+	r41 = add.i32 r40, 1
+	atomstore.i32 r36, r41
+	r42 = convert.i32.u8 r12
+	r54 = mulhi.i64 r9, -7905747460161236406
+	r55 = add.i64 r54, r9
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 2
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 7
+	r62 = sub.i64 r9, r61
+	r43 = move.i64 r62
+	r44 = convert.i32.i64 r43
+	r45 = mul.i32 r42, r44
+	jump b31
+b31: # for.body (checked if)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b32, b33
+b32: # latch (checked if)
+	r2 = add.i64 r2, r1
+	jump b27
+b33: # cond.false (checked if)
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b32, b34
+b34: # for.body (checked if) (unrolled 1)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b32, b35
+b35: # cond.false (checked if) (unrolled 1)
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b32, b36
+b36: # for.body (checked if) (unrolled 2)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b32, b37
+b37: # cond.false (checked if) (unrolled 2)
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b32, b38
+b38: # for.body (checked if) (unrolled 3)
+	r46 = elemaddr r47, 0, 4
+	r49 = atomload.i32 r46
+	r50 = le.i32 r45, r49
+	branch r50, b32, b39
+b39: # cond.false (checked if) (unrolled 3)
+	checkindex 0, r48, site 7
+	r51 = elemaddr r47, 0, 4
+	r53 = atomcas.i32 r51, r49, r45
+	r52 = eq.i32 r53, r49
+	branch r52, b32, b31
+b40: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b41, b26
+b41: # index (checked)
+	r8 = move.i64 r2
+	jump b42
+b42: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b43, b26
+b43: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r13 = div.u8 r12, 32
@@ -20116,60 +27804,58 @@ b5: # rangeindex.body
 	r43 = move.i64 r62
 	r44 = convert.i32.i64 r43
 	r45 = mul.i32 r42, r44
-	jump b6
-b6: # for.body
+	jump b44
+b44: # for.body (checked)
 	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
-	branch r50, b7, b8
-b7: # latch
+	branch r50, b45, b46
+b45: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # cond.false
+	jump b40
+b46: # cond.false (checked)
 	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
-	branch r52, b7, b9
-b9: # for.body (unrolled 1)
+	branch r52, b45, b47
+b47: # for.body (checked) (unrolled 1)
 	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
-	branch r50, b7, b10
-b10: # cond.false (unrolled 1)
+	branch r50, b45, b48
+b48: # cond.false (checked) (unrolled 1)
 	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
-	branch r52, b7, b11
-b11: # for.body (unrolled 2)
+	branch r52, b45, b49
+b49: # for.body (checked) (unrolled 2)
 	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
-	branch r50, b7, b12
-b12: # cond.false (unrolled 2)
+	branch r50, b45, b50
+b50: # cond.false (checked) (unrolled 2)
 	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
-	branch r52, b7, b13
-b13: # for.body (unrolled 3)
+	branch r52, b45, b51
+b51: # for.body (checked) (unrolled 3)
 	checkindex 0, r48, site 6
 	r46 = elemaddr r47, 0, 4
 	r49 = atomload.i32 r46
 	r50 = le.i32 r45, r49
-	branch r50, b7, b14
-b14: # cond.false (unrolled 3)
+	branch r50, b45, b52
+b52: # cond.false (checked) (unrolled 3)
 	checkindex 0, r48, site 7
 	r51 = elemaddr r47, 0, 4
 	r53 = atomcas.i32 r51, r49, r45
 	r52 = eq.i32 r53, r49
-	branch r52, b7, b6
-b15: # exit
-	return
+	branch r52, b45, b44
 
 kernel Gather(out []f32, table []f32, idx []i32)
 site 0 index faults.go:10:13
@@ -20190,18 +27876,65 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r20
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	branch r25, b3, b11
+b3: # checks
+	branch r29, b4, b11
+b4: # checks
+	branch r35, b5, b11
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b6, b10
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b8, b10
+b8: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b12, b10
+b12: # index (checked)
+	r8 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b14, b10
+b14: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
@@ -20211,12 +27944,10 @@ b5: # rangeindex.body
 	checkindex r9, r20, site 1
 	r18 = elemaddr r19, r9, 4
 	store.f32 r18, r17
-	jump b6
-b6: # latch
+	jump b15
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b11
 
 kernel Ratio(q []i64, a []i64, b []i64)
 site 0 index faults.go:20:11
@@ -20238,18 +27969,74 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r13
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	r36 = convert.u64.i64 r17
+	r37 = lt.u64 r24, r36
+	r38 = sub.u64 r36, 1
+	r39 = sub.u64 r38, r24
+	r40 = le.u64 r32, r39
+	branch r25, b3, b13
+b3: # checks
+	branch r29, b4, b13
+b4: # checks
+	branch r35, b5, b13
+b5: # checks
+	branch r37, b6, b13
+b6: # checks
+	branch r40, b7, b13
+b7: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b8, b12
+b8: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b9
+b9: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b10, b12
+b10: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.i64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.i64 r15
+	checkdiv.i64 r18, site 2
+	r19 = div.i64 r14, r18
+	r20 = elemaddr r4, r9, 8
+	store.i64 r20, r19
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b12: # exit
+	return
+b13: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b14, b12
+b14: # index (checked)
+	r8 = move.i64 r2
+	jump b15
+b15: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b16, b12
+b16: # rangeindex.body (checked)
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.i64 r11
@@ -20260,12 +28047,10 @@ b5: # rangeindex.body
 	r19 = div.i64 r14, r18
 	r20 = elemaddr r4, r9, 8
 	store.i64 r20, r19
-	jump b6
-b6: # latch
+	jump b17
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b13
 
 kernel Window(out []i32, a []i32, lo i64, hi i64)
 site 0 sliceacap faults.go:29:8
@@ -20302,29 +28087,70 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r20
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	branch r25, b3, b11
+b3: # checks
+	branch r29, b4, b11
+b4: # checks
+	branch r35, b5, b11
+b5: # head
 	r11 = add.i64 r2, 1
 	r12 = lt.i64 r11, r3
-	branch r12, b3, b7
-b3: # index
+	branch r12, b6, b10
+b6: # index
 	r13 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r14 = add.i64 r13, 1
 	r15 = lt.i64 r14, r3
-	branch r15, b5, b7
-b5: # rangeindex.body
+	branch r15, b8, b10
+b8: # rangeindex.body
+	r16 = elemaddr r4, r14, 4
+	r17 = load.i32 r16
+	r18 = elemaddr r19, r14, 4
+	store.i32 r18, r17
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r11 = add.i64 r2, 1
+	r12 = lt.i64 r11, r3
+	branch r12, b12, b10
+b12: # index (checked)
+	r13 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r14 = add.i64 r13, 1
+	r15 = lt.i64 r14, r3
+	branch r15, b14, b10
+b14: # rangeindex.body (checked)
 	r16 = elemaddr r4, r14, 4
 	r17 = load.i32 r16
 	checkindex r14, r20, site 2
 	r18 = elemaddr r19, r14, 4
 	store.i32 r18, r17
-	jump b6
-b6: # latch
+	jump b15
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b11
 
 kernel Unsigned(out []u8, at u64)
 site 0 index faults.go:39:5
@@ -20345,6 +28171,1417 @@ b1: # entry
 	r3 = elemaddr r1, r5, 1
 	store.u8 r3, 2
 	return
+
+kernel Offsets(out []f32, in []f32, w i64)
+site 0 index hoisted.go:13:10
+site 1 index hoisted.go:14:10
+site 2 index hoisted.go:15:10
+site 3 index hoisted.go:16:10
+site 4 index hoisted.go:17:6
+
+task Offsets_0 parallel count=(sub.i64 (sub.i64 (len in) (param w)) (param w))
+b0: # entry
+	r2 = param.i64 w
+	r4 = base in
+	r5 = len in
+	r27 = base out
+	r28 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r3 = add.i64 r2, r0
+	jump b2
+b2: # checks
+	r30 = convert.u64.i64 r5
+	r31 = move.i64 r3
+	r32 = sub.i64 r31, r2
+	r33 = convert.u64.i64 r32
+	r34 = lt.u64 r33, r30
+	r35 = move.i64 r5
+	r36 = sub.i64 r35, r2
+	r37 = convert.u64.i64 r36
+	r38 = add.u64 r37, 4611686018427387904
+	r39 = le.u64 r38, 9223372036854775808
+	r40 = sub.u64 r37, 1
+	r41 = convert.u64.i64 r3
+	r42 = sub.u64 r40, r41
+	r43 = sub.u64 r30, 1
+	r44 = sub.u64 r43, r33
+	r45 = le.u64 r42, r44
+	r46 = sub.i64 r31, 1
+	r47 = convert.u64.i64 r46
+	r48 = lt.u64 r47, r30
+	r49 = sub.u64 r30, 1
+	r50 = sub.u64 r49, r47
+	r51 = le.u64 r42, r50
+	r52 = add.i64 r31, 1
+	r53 = convert.u64.i64 r52
+	r54 = lt.u64 r53, r30
+	r55 = sub.u64 r30, 1
+	r56 = sub.u64 r55, r53
+	r57 = le.u64 r42, r56
+	r58 = add.i64 r31, r2
+	r59 = convert.u64.i64 r58
+	r60 = lt.u64 r59, r30
+	r61 = sub.u64 r30, 1
+	r62 = sub.u64 r61, r59
+	r63 = le.u64 r42, r62
+	r64 = convert.u64.i64 r28
+	r65 = convert.u64.i64 r31
+	r66 = lt.u64 r65, r64
+	r67 = sub.u64 r64, 1
+	r68 = sub.u64 r67, r65
+	r69 = le.u64 r42, r68
+	branch r34, b3, b19
+b3: # checks
+	branch r39, b4, b19
+b4: # checks
+	branch r45, b5, b19
+b5: # checks
+	branch r48, b6, b19
+b6: # checks
+	branch r51, b7, b19
+b7: # checks
+	branch r54, b8, b19
+b8: # checks
+	branch r57, b9, b19
+b9: # checks
+	branch r60, b10, b19
+b10: # checks
+	branch r63, b11, b19
+b11: # checks
+	branch r66, b12, b19
+b12: # checks
+	branch r69, b13, b19
+b13: # head
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r8 = lt.i64 r3, r7
+	branch r8, b14, b18
+b14: # index
+	r9 = move.i64 r3
+	jump b15
+b15: # for.loop
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r10 = lt.i64 r9, r7
+	branch r10, b16, b18
+b16: # for.body
+	r11 = sub.i64 r9, r2
+	r12 = elemaddr r4, r11, 4
+	r13 = load.f32 r12
+	r14 = sub.i64 r9, 1
+	r15 = elemaddr r4, r14, 4
+	r16 = load.f32 r15
+	r17 = add.i64 r9, 1
+	r18 = elemaddr r4, r17, 4
+	r19 = load.f32 r18
+	r20 = add.i64 r9, r2
+	r21 = elemaddr r4, r20, 4
+	r22 = load.f32 r21
+	r23 = add.f32 r13, r16
+	r24 = add.f32 r23, r19
+	r25 = add.f32 r24, r22
+	r26 = elemaddr r27, r9, 4
+	store.f32 r26, r25
+	jump b17
+b17: # latch
+	r3 = add.i64 r3, r1
+	jump b13
+b18: # exit
+	return
+b19: # head (checked)
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r8 = lt.i64 r3, r7
+	branch r8, b20, b18
+b20: # index (checked)
+	r9 = move.i64 r3
+	jump b21
+b21: # for.loop (checked)
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r10 = lt.i64 r9, r7
+	branch r10, b22, b18
+b22: # for.body (checked)
+	r11 = sub.i64 r9, r2
+	checkindex r11, r5, site 0
+	r12 = elemaddr r4, r11, 4
+	r13 = load.f32 r12
+	r14 = sub.i64 r9, 1
+	checkindex r14, r5, site 1
+	r15 = elemaddr r4, r14, 4
+	r16 = load.f32 r15
+	r17 = add.i64 r9, 1
+	checkindex r17, r5, site 2
+	r18 = elemaddr r4, r17, 4
+	r19 = load.f32 r18
+	r20 = add.i64 r9, r2
+	checkindex r20, r5, site 3
+	r21 = elemaddr r4, r20, 4
+	r22 = load.f32 r21
+	r23 = add.f32 r13, r16
+	r24 = add.f32 r23, r19
+	r25 = add.f32 r24, r22
+	checkindex r9, r28, site 4
+	r26 = elemaddr r27, r9, 4
+	store.f32 r26, r25
+	jump b23
+b23: # latch (checked)
+	r3 = add.i64 r3, r1
+	jump b19
+
+kernel Reverse(out []i32, in []i32)
+site 0 index hoisted.go:27:6
+
+task Reverse_0 parallel count=(len in)
+b0: # entry
+	r4 = base in
+	r5 = len in
+	r3 = move.i64 r5
+	r14 = base out
+	r15 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # checks
+	r19 = convert.u64.i64 r15
+	r20 = move.i64 r15
+	r21 = sub.i64 r20, 1
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = sub.i64 r21, r23
+	r25 = convert.u64.i64 r24
+	r26 = lt.u64 r25, r19
+	r27 = convert.u64.i64 r3
+	r28 = add.u64 r27, 18446744073709551615
+	r29 = add.u64 r28, 4611686018427387904
+	r30 = le.u64 r29, 9223372036854775808
+	r31 = sub.u64 r28, 1
+	r32 = convert.u64.i64 r2
+	r33 = sub.u64 r31, r32
+	r34 = le.u64 r33, r25
+	branch r26, b3, b11
+b3: # checks
+	branch r30, b4, b11
+b4: # checks
+	branch r34, b5, b11
+b5: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b6, b10
+b6: # index
+	r8 = move.i64 r2
+	jump b7
+b7: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b8, b10
+b8: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = move.i64 r15
+	r16 = sub.i64 r13, 1
+	r17 = sub.i64 r16, r9
+	r18 = elemaddr r14, r17, 4
+	store.i32 r18, r12
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b12, b10
+b12: # index (checked)
+	r8 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b14, b10
+b14: # rangeindex.body (checked)
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r13 = move.i64 r15
+	r16 = sub.i64 r13, 1
+	r17 = sub.i64 r16, r9
+	checkindex r17, r15, site 0
+	r18 = elemaddr r14, r17, 4
+	store.i32 r18, r12
+	jump b15
+b15: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b11
+
+kernel Strided(out []i64, in []i64, c i64)
+site 0 index hoisted.go:36:10
+site 1 index hoisted.go:37:10
+
+task Strided_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r14 = base in
+	r15 = len in
+	r19 = param.i64 c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # checks
+	r24 = convert.u64.i64 r15
+	r25 = move.i64 r2
+	r26 = add.i64 r25, 1
+	r27 = mul.i64 r26, 2
+	r28 = add.i64 r27, 1
+	r29 = convert.u64.i64 r28
+	r30 = lt.u64 r29, r24
+	r31 = convert.u64.i64 r3
+	r32 = add.u64 r31, 18446744073709551615
+	r33 = add.u64 r32, 4611686018427387904
+	r34 = le.u64 r33, 9223372036854775808
+	r35 = sub.u64 r32, 1
+	r36 = convert.u64.i64 r2
+	r37 = sub.u64 r35, r36
+	r38 = sub.u64 r24, 1
+	r39 = sub.u64 r38, r29
+	r40 = le.u64 r37, 4611686018427387903
+	r41 = mul.u64 r37, 2
+	r42 = le.u64 r41, r39
+	r43 = mul.i64 r26, 3
+	r44 = add.i64 r43, r19
+	r45 = convert.u64.i64 r44
+	r46 = lt.u64 r45, r24
+	r47 = sub.u64 r24, 1
+	r48 = sub.u64 r47, r45
+	r49 = le.u64 r37, 3074457345618258602
+	r50 = mul.u64 r37, 3
+	r51 = le.u64 r50, r48
+	branch r30, b3, b15
+b3: # checks
+	branch r34, b4, b15
+b4: # checks
+	branch r40, b5, b15
+b5: # checks
+	branch r42, b6, b15
+b6: # checks
+	branch r46, b7, b15
+b7: # checks
+	branch r49, b8, b15
+b8: # checks
+	branch r51, b9, b15
+b9: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b10, b14
+b10: # index
+	r8 = move.i64 r2
+	jump b11
+b11: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b12, b14
+b12: # rangeindex.body
+	r11 = mul.i64 r9, 2
+	r12 = add.i64 r11, 1
+	r13 = elemaddr r14, r12, 8
+	r16 = load.i64 r13
+	r17 = mul.i64 r9, 3
+	r18 = add.i64 r17, r19
+	r20 = elemaddr r14, r18, 8
+	r21 = load.i64 r20
+	r22 = sub.i64 r16, r21
+	r23 = elemaddr r4, r9, 8
+	store.i64 r23, r22
+	jump b13
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b14: # exit
+	return
+b15: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b16, b14
+b16: # index (checked)
+	r8 = move.i64 r2
+	jump b17
+b17: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b18, b14
+b18: # rangeindex.body (checked)
+	r11 = mul.i64 r9, 2
+	r12 = add.i64 r11, 1
+	checkindex r12, r15, site 0
+	r13 = elemaddr r14, r12, 8
+	r16 = load.i64 r13
+	r17 = mul.i64 r9, 3
+	r18 = add.i64 r17, r19
+	checkindex r18, r15, site 1
+	r20 = elemaddr r14, r18, 8
+	r21 = load.i64 r20
+	r22 = sub.i64 r16, r21
+	r23 = elemaddr r4, r9, 8
+	store.i64 r23, r22
+	jump b19
+b19: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b15
+
+kernel Rows(out []f64, in []f64, w i64, stride i64, off i64)
+site 0 divide hoisted.go:47:26
+site 1 index hoisted.go:49:11
+site 2 index hoisted.go:50:7
+
+task Rows_0 serial
+b0: # entry
+	r4 = param.i64 w
+	jump b1
+b1: # entry
+	checkdiv.i64 r4, site 0
+	return
+
+task Rows_1 parallel
+b0: # entry
+	r5 = base out
+	r6 = len out
+	r4 = move.i64 r6
+	r7 = param.i64 w
+	checkdiv.i64 r7, site 0
+	r3 = div.i64 r4, r7
+	r13 = param.i64 stride
+	r16 = param.i64 off
+	r18 = base in
+	r19 = len in
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r8 = lt.i64 r2, r3
+	branch r8, b3, b25
+b3: # index
+	r9 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r10 = gt.i64 r7, 0
+	branch r10, b5, b23
+b5: # edge 1→3
+	r11 = move.i64 0
+	jump b6
+b6: # checks
+	r28 = convert.u64.i64 r19
+	r29 = mul.i64 r9, r13
+	r30 = add.i64 r29, r11
+	r31 = add.i64 r30, r16
+	r32 = convert.u64.i64 r31
+	r33 = lt.u64 r32, r28
+	r34 = convert.u64.i64 r7
+	r35 = add.u64 r34, 4611686018427387904
+	r36 = le.u64 r35, 9223372036854775808
+	r37 = sub.u64 r34, 1
+	r38 = convert.u64.i64 r11
+	r39 = sub.u64 r37, r38
+	r40 = sub.u64 r28, 1
+	r41 = sub.u64 r40, r32
+	r42 = le.u64 r39, r41
+	r43 = convert.u64.i64 r6
+	r44 = mul.i64 r9, r7
+	r45 = add.i64 r44, r11
+	r46 = convert.u64.i64 r45
+	r47 = lt.u64 r46, r43
+	r48 = sub.u64 r43, 1
+	r49 = sub.u64 r48, r46
+	r50 = le.u64 r39, r49
+	branch r33, b7, b26
+b7: # checks
+	branch r36, b8, b26
+b8: # checks
+	branch r42, b9, b26
+b9: # checks
+	branch r47, b10, b26
+b10: # checks
+	branch r50, b11, b26
+b11: # unroll setup
+	r51 = max.i64 r7, -9223372036854775804
+	r52 = sub.i64 r51, 4
+	jump b12
+b12: # unroll guard
+	r53 = lt.i64 r11, r52
+	branch r53, b13, b21
+b13: # rangeint.body (unrolled 0)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b14
+b14: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r24
+	jump b15
+b15: # rangeint.body (unrolled 1)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b16
+b16: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r24
+	jump b17
+b17: # rangeint.body (unrolled 2)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b18
+b18: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r24
+	jump b19
+b19: # rangeint.body (unrolled 3)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b20
+b20: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r24
+	jump b12
+b21: # rangeint.body
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	branch r25, b22, b23
+b22: # edge 3→3
+	r11 = move.i64 r24
+	jump b21
+b23: # rangeint.done
+	r26 = add.i64 r9, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b24, b25
+b24: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b25: # exit
+	return
+b26: # unroll setup
+	r54 = max.i64 r7, -9223372036854775804
+	r55 = sub.i64 r54, 4
+	jump b27
+b27: # unroll guard
+	r56 = lt.i64 r11, r55
+	branch r56, b28, b36
+b28: # rangeint.body (checked) (unrolled 0)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	checkindex r15, r19, site 1
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	checkindex r22, r6, site 2
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b29
+b29: # edge 3→3 (checked) (unrolled 0)
+	r11 = move.i64 r24
+	jump b30
+b30: # rangeint.body (checked) (unrolled 1)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	checkindex r15, r19, site 1
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	checkindex r22, r6, site 2
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b31
+b31: # edge 3→3 (checked) (unrolled 1)
+	r11 = move.i64 r24
+	jump b32
+b32: # rangeint.body (checked) (unrolled 2)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	checkindex r15, r19, site 1
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	checkindex r22, r6, site 2
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b33
+b33: # edge 3→3 (checked) (unrolled 2)
+	r11 = move.i64 r24
+	jump b34
+b34: # rangeint.body (checked) (unrolled 3)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	checkindex r15, r19, site 1
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	checkindex r22, r6, site 2
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	jump b35
+b35: # edge 3→3 (checked) (unrolled 3)
+	r11 = move.i64 r24
+	jump b27
+b36: # rangeint.body (checked)
+	r12 = mul.i64 r9, r13
+	r14 = add.i64 r12, r11
+	r15 = add.i64 r14, r16
+	checkindex r15, r19, site 1
+	r17 = elemaddr r18, r15, 8
+	r20 = load.f64 r17
+	r21 = mul.i64 r9, r7
+	r22 = add.i64 r21, r11
+	checkindex r22, r6, site 2
+	r23 = elemaddr r5, r22, 8
+	store.f64 r23, r20
+	r24 = add.i64 r11, 1
+	r25 = lt.i64 r24, r7
+	branch r25, b37, b23
+b37: # edge 3→3 (checked)
+	r11 = move.i64 r24
+	jump b36
+
+kernel Columns(sums []f32, m []f32, n i64, rows i64)
+site 0 index hoisted.go:63:10
+
+task Columns_0 parallel count=(len sums)
+b0: # entry
+	r4 = base sums
+	r5 = len sums
+	r3 = move.i64 r5
+	r12 = param.i64 rows
+	r17 = param.i64 n
+	r20 = base m
+	r21 = len m
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b39
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b39
+b5: # rangeindex.body
+	r11 = gt.i64 r12, 0
+	branch r11, b6, b38
+b6: # edge 2→4
+	r13 = move.f32 0.0
+	r14 = move.i64 0
+	jump b7
+b7: # checks
+	r27 = convert.u64.i64 r21
+	r28 = mul.i64 r14, r17
+	r29 = add.i64 r28, r9
+	r30 = convert.u64.i64 r29
+	r31 = lt.u64 r30, r27
+	r32 = convert.u64.i64 r12
+	r33 = add.u64 r32, 4611686018427387904
+	r34 = le.u64 r33, 9223372036854775808
+	r35 = sub.u64 r32, 1
+	r36 = convert.u64.i64 r14
+	r37 = sub.u64 r35, r36
+	r38 = sub.u64 r27, 1
+	r39 = sub.u64 r38, r30
+	r40 = add.i64 r14, 1
+	r41 = mul.i64 r40, r17
+	r42 = add.i64 r41, r9
+	r43 = convert.u64.i64 r42
+	r44 = sub.u64 r43, r30
+	r45 = mulhi.u64 r44, r37
+	r46 = eq.u64 r45, 0
+	r47 = mul.u64 r44, r37
+	r48 = le.u64 r47, r39
+	branch r31, b8, b26
+b8: # checks
+	branch r34, b9, b26
+b9: # checks
+	branch r46, b10, b26
+b10: # checks
+	branch r48, b11, b26
+b11: # unroll setup
+	r49 = max.i64 r12, -9223372036854775804
+	r50 = sub.i64 r49, 4
+	jump b12
+b12: # unroll guard
+	r51 = lt.i64 r14, r50
+	branch r51, b13, b21
+b13: # rangeint.body (unrolled 0)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b14
+b14: # edge 4→4 (unrolled 0)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b15
+b15: # rangeint.body (unrolled 1)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b16
+b16: # edge 4→4 (unrolled 1)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b17
+b17: # rangeint.body (unrolled 2)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b18
+b18: # edge 4→4 (unrolled 2)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b19
+b19: # rangeint.body (unrolled 3)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b20
+b20: # edge 4→4 (unrolled 3)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b12
+b21: # rangeint.body
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	branch r25, b22, b23
+b22: # edge 4→4
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b21
+b23: # edge 4→5
+	r15 = move.f32 r23
+	jump b24
+b24: # rangeint.done
+	r26 = elemaddr r4, r9, 4
+	store.f32 r26, r15
+	jump b25
+b25: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b26: # unroll setup
+	r52 = max.i64 r12, -9223372036854775804
+	r53 = sub.i64 r52, 4
+	jump b27
+b27: # unroll guard
+	r54 = lt.i64 r14, r53
+	branch r54, b28, b36
+b28: # rangeint.body (checked) (unrolled 0)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	checkindex r18, r21, site 0
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b29
+b29: # edge 4→4 (checked) (unrolled 0)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b30
+b30: # rangeint.body (checked) (unrolled 1)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	checkindex r18, r21, site 0
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b31
+b31: # edge 4→4 (checked) (unrolled 1)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b32
+b32: # rangeint.body (checked) (unrolled 2)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	checkindex r18, r21, site 0
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b33
+b33: # edge 4→4 (checked) (unrolled 2)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b34
+b34: # rangeint.body (checked) (unrolled 3)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	checkindex r18, r21, site 0
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	jump b35
+b35: # edge 4→4 (checked) (unrolled 3)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b27
+b36: # rangeint.body (checked)
+	r16 = mul.i64 r14, r17
+	r18 = add.i64 r16, r9
+	checkindex r18, r21, site 0
+	r19 = elemaddr r20, r18, 4
+	r22 = load.f32 r19
+	r23 = add.f32 r13, r22
+	r24 = add.i64 r14, 1
+	r25 = lt.i64 r24, r12
+	branch r25, b37, b23
+b37: # edge 4→4 (checked)
+	r13 = move.f32 r23
+	r14 = move.i64 r24
+	jump b36
+b38: # edge 2→5
+	r15 = move.f32 0.0
+	jump b24
+b39: # exit
+	return
+
+kernel Span(out []i64, in []i64, lo i64, hi i64)
+site 0 index hoisted.go:77:11
+
+task Span_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r13 = param.i64 lo
+	r15 = param.i64 hi
+	r17 = base in
+	r18 = len in
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b35
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b35
+b5: # rangeindex.body
+	r11 = move.i64 0
+	r12 = move.i64 r13
+	jump b6
+b6: # checks
+	r25 = convert.u64.i64 r18
+	r26 = convert.u64.i64 r12
+	r27 = lt.u64 r26, r25
+	r28 = convert.u64.i64 r15
+	r29 = add.u64 r28, 4611686018427387904
+	r30 = le.u64 r29, 9223372036854775808
+	r31 = sub.u64 r28, 1
+	r32 = sub.u64 r31, r26
+	r33 = sub.u64 r25, 1
+	r34 = sub.u64 r33, r26
+	r35 = le.u64 r32, r34
+	branch r27, b7, b23
+b7: # checks
+	branch r30, b8, b23
+b8: # checks
+	branch r35, b9, b23
+b9: # unroll setup
+	r36 = max.i64 r15, -9223372036854775805
+	r37 = sub.i64 r36, 3
+	jump b10
+b10: # unroll guard
+	r38 = lt.i64 r12, r37
+	branch r38, b11, b19
+b11: # for.loop (unrolled 0)
+	r14 = lt.i64 r12, r15
+	jump b12
+b12: # for.body (unrolled 0)
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b13
+b13: # for.loop (unrolled 1)
+	r14 = lt.i64 r12, r15
+	jump b14
+b14: # for.body (unrolled 1)
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b15
+b15: # for.loop (unrolled 2)
+	r14 = lt.i64 r12, r15
+	jump b16
+b16: # for.body (unrolled 2)
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b17
+b17: # for.loop (unrolled 3)
+	r14 = lt.i64 r12, r15
+	jump b18
+b18: # for.body (unrolled 3)
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b10
+b19: # for.loop
+	r14 = lt.i64 r12, r15
+	branch r14, b20, b21
+b20: # for.body
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b19
+b21: # for.done
+	r24 = elemaddr r4, r9, 8
+	store.i64 r24, r11
+	jump b22
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # unroll setup
+	r39 = max.i64 r15, -9223372036854775805
+	r40 = sub.i64 r39, 3
+	jump b24
+b24: # unroll guard
+	r41 = lt.i64 r12, r40
+	branch r41, b25, b33
+b25: # for.loop (checked) (unrolled 0)
+	r14 = lt.i64 r12, r15
+	jump b26
+b26: # for.body (checked) (unrolled 0)
+	checkindex r12, r18, site 0
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b27
+b27: # for.loop (checked) (unrolled 1)
+	r14 = lt.i64 r12, r15
+	jump b28
+b28: # for.body (checked) (unrolled 1)
+	checkindex r12, r18, site 0
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b29
+b29: # for.loop (checked) (unrolled 2)
+	r14 = lt.i64 r12, r15
+	jump b30
+b30: # for.body (checked) (unrolled 2)
+	checkindex r12, r18, site 0
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b31
+b31: # for.loop (checked) (unrolled 3)
+	r14 = lt.i64 r12, r15
+	jump b32
+b32: # for.body (checked) (unrolled 3)
+	checkindex r12, r18, site 0
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b24
+b33: # for.loop (checked)
+	r14 = lt.i64 r12, r15
+	branch r14, b34, b21
+b34: # for.body (checked)
+	checkindex r12, r18, site 0
+	r16 = elemaddr r17, r12, 8
+	r19 = load.i64 r16
+	r20 = move.i64 r9
+	r21 = mul.i64 r19, r20
+	r22 = add.i64 r11, r21
+	r23 = add.i64 r12, 1
+	r11 = move.i64 r22
+	r12 = move.i64 r23
+	jump b33
+b35: # exit
+	return
+
+kernel Lookup(out []u16, table []u16, data []u8)
+site 0 index unsigned hoisted.go:88:13
+site 1 index hoisted.go:89:6
+
+task Lookup_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base table
+	r15 = len table
+	r19 = base out
+	r20 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # checks
+	r21 = convert.u64.i64 r15
+	r22 = gt.u64 r21, 255
+	r23 = convert.u64.i64 r20
+	r24 = move.i64 r2
+	r25 = add.i64 r24, 1
+	r26 = convert.u64.i64 r25
+	r27 = lt.u64 r26, r23
+	r28 = convert.u64.i64 r3
+	r29 = add.u64 r28, 18446744073709551615
+	r30 = add.u64 r29, 4611686018427387904
+	r31 = le.u64 r30, 9223372036854775808
+	r32 = sub.u64 r29, 1
+	r33 = convert.u64.i64 r2
+	r34 = sub.u64 r32, r33
+	r35 = sub.u64 r23, 1
+	r36 = sub.u64 r35, r26
+	r37 = le.u64 r34, r36
+	branch r22, b3, b12
+b3: # checks
+	branch r27, b4, b12
+b4: # checks
+	branch r31, b5, b12
+b5: # checks
+	branch r37, b6, b12
+b6: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b7, b11
+b7: # index
+	r8 = move.i64 r2
+	jump b8
+b8: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b9, b11
+b9: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 2
+	r17 = load.u16 r13
+	r18 = elemaddr r19, r9, 2
+	store.u16 r18, r17
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b6
+b11: # exit
+	return
+b12: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b13, b11
+b13: # index (checked)
+	r8 = move.i64 r2
+	jump b14
+b14: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b15, b11
+b15: # rangeindex.body (checked)
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 2
+	r17 = load.u16 r13
+	checkindex r9, r20, site 1
+	r18 = elemaddr r19, r9, 2
+	store.u16 r18, r17
+	jump b16
+b16: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b12
+
+kernel Guarded(out []i32, in []i32, d i64)
+site 0 index hoisted.go:98:8
+site 1 index hoisted.go:99:11
+
+task Guarded_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base in
+	r13 = len in
+	r17 = param.i64 d
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # checks
+	r21 = convert.u64.i64 r13
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	branch r25, b3, b21
+b3: # checks
+	branch r29, b4, b21
+b4: # checks
+	branch r35, b5, b21
+b5: # checks
+	r36 = convert.u64.i64 r13
+	r37 = move.i64 r2
+	r38 = add.i64 r37, 1
+	r39 = add.i64 r38, r17
+	r40 = convert.u64.i64 r39
+	r41 = lt.u64 r40, r36
+	r42 = convert.u64.i64 r3
+	r43 = add.u64 r42, 18446744073709551615
+	r44 = add.u64 r43, 4611686018427387904
+	r45 = le.u64 r44, 9223372036854775808
+	r46 = sub.u64 r43, 1
+	r47 = convert.u64.i64 r2
+	r48 = sub.u64 r46, r47
+	r49 = sub.u64 r36, 1
+	r50 = sub.u64 r49, r40
+	r51 = le.u64 r48, r50
+	branch r41, b6, b15
+b6: # checks
+	branch r45, b7, b15
+b7: # checks
+	branch r51, b8, b15
+b8: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b9, b14
+b9: # index
+	r8 = move.i64 r2
+	jump b10
+b10: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b11, b14
+b11: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.i32 r11
+	r15 = gt.i32 r14, 0
+	branch r15, b12, b13
+b12: # if.then
+	r16 = add.i64 r9, r17
+	r18 = elemaddr r12, r16, 4
+	r19 = load.i32 r18
+	r20 = elemaddr r4, r9, 4
+	store.i32 r20, r19
+	jump b13
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b8
+b14: # exit
+	return
+b15: # head (checked if)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b16, b14
+b16: # index (checked if)
+	r8 = move.i64 r2
+	jump b17
+b17: # rangeindex.loop (checked if)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b18, b14
+b18: # rangeindex.body (checked if)
+	r11 = elemaddr r12, r9, 4
+	r14 = load.i32 r11
+	r15 = gt.i32 r14, 0
+	branch r15, b19, b20
+b19: # if.then (checked if)
+	r16 = add.i64 r9, r17
+	checkindex r16, r13, site 1
+	r18 = elemaddr r12, r16, 4
+	r19 = load.i32 r18
+	r20 = elemaddr r4, r9, 4
+	store.i32 r20, r19
+	jump b20
+b20: # latch (checked if)
+	r2 = add.i64 r2, r1
+	jump b15
+b21: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b22, b14
+b22: # index (checked)
+	r8 = move.i64 r2
+	jump b23
+b23: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b24, b14
+b24: # rangeindex.body (checked)
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 4
+	r14 = load.i32 r11
+	r15 = gt.i32 r14, 0
+	branch r15, b25, b26
+b25: # if.then (checked)
+	r16 = add.i64 r9, r17
+	checkindex r16, r13, site 1
+	r18 = elemaddr r12, r16, 4
+	r19 = load.i32 r18
+	r20 = elemaddr r4, r9, 4
+	store.i32 r20, r19
+	jump b26
+b26: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b21
+
+kernel Fixed(out []f32, in []f32, k i64)
+site 0 index hoisted.go:110:10
+site 1 index hoisted.go:111:18
+
+task Fixed_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base in
+	r13 = len in
+	r14 = param.i64 k
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # checks
+	r20 = convert.u64.i64 r13
+	r21 = convert.u64.i64 r14
+	r22 = lt.u64 r21, r20
+	r23 = move.i64 r2
+	r24 = add.i64 r23, 1
+	r25 = convert.u64.i64 r24
+	r26 = lt.u64 r25, r20
+	r27 = convert.u64.i64 r3
+	r28 = add.u64 r27, 18446744073709551615
+	r29 = add.u64 r28, 4611686018427387904
+	r30 = le.u64 r29, 9223372036854775808
+	r31 = sub.u64 r28, 1
+	r32 = convert.u64.i64 r2
+	r33 = sub.u64 r31, r32
+	r34 = sub.u64 r20, 1
+	r35 = sub.u64 r34, r25
+	r36 = le.u64 r33, r35
+	branch r22, b3, b12
+b3: # checks
+	branch r26, b4, b12
+b4: # checks
+	branch r30, b5, b12
+b5: # checks
+	branch r36, b6, b12
+b6: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b7, b11
+b7: # index
+	r8 = move.i64 r2
+	jump b8
+b8: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b9, b11
+b9: # rangeindex.body
+	r11 = elemaddr r12, r14, 4
+	r15 = load.f32 r11
+	r16 = elemaddr r12, r9, 4
+	r17 = load.f32 r16
+	r18 = mul.f32 r15, r17
+	r19 = elemaddr r4, r9, 4
+	store.f32 r19, r18
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b6
+b11: # exit
+	return
+b12: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b13, b11
+b13: # index (checked)
+	r8 = move.i64 r2
+	jump b14
+b14: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b15, b11
+b15: # rangeindex.body (checked)
+	checkindex r14, r13, site 0
+	r11 = elemaddr r12, r14, 4
+	r15 = load.f32 r11
+	checkindex r9, r13, site 1
+	r16 = elemaddr r12, r9, 4
+	r17 = load.f32 r16
+	r18 = mul.f32 r15, r17
+	r19 = elemaddr r4, r9, 4
+	store.f32 r19, r18
+	jump b16
+b16: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b12
 
 kernel Saxpy(a f32, x []f32, y []f32)
 site 0 index kernels.go:16:13
@@ -20367,13 +29604,64 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r22 = convert.u64.i64 r6
+	r23 = move.i64 r2
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r22
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 4611686018427387904
+	r28 = le.u64 r27, 9223372036854775808
+	r29 = sub.u64 r26, 1
+	r30 = convert.u64.i64 r2
+	r31 = sub.u64 r29, r30
+	r32 = sub.u64 r22, 1
+	r33 = sub.u64 r32, r24
+	r34 = le.u64 r31, r33
+	r35 = convert.u64.i64 r9
+	r36 = lt.u64 r24, r35
+	r37 = sub.u64 r35, 1
+	r38 = sub.u64 r37, r24
+	r39 = le.u64 r31, r38
+	branch r25, b3, b12
+b3: # checks
+	branch r28, b4, b12
+b4: # checks
+	branch r34, b5, b12
+b5: # checks
+	branch r36, b6, b12
+b6: # checks
+	branch r39, b7, b12
+b7: # head
 	r10 = lt.i64 r2, r3
-	branch r10, b3, b6
-b3: # index
+	branch r10, b8, b11
+b8: # index
 	r11 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b9
+b9: # rangeint.body
+	r12 = elemaddr r5, r11, 4
+	r13 = load.f32 r12
+	r14 = mul.f32 r15, r13
+	r16 = elemaddr r8, r11, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r8, r11, 4
+	store.f32 r19, r18
+	r20 = add.i64 r11, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b10, b11
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b11: # exit
+	return
+b12: # head (checked)
+	r10 = lt.i64 r2, r3
+	branch r10, b13, b11
+b13: # index (checked)
+	r11 = move.i64 r2
+	jump b14
+b14: # rangeint.body (checked)
 	checkindex r11, r6, site 0
 	r12 = elemaddr r5, r11, 4
 	r13 = load.f32 r12
@@ -20386,12 +29674,10 @@ b4: # rangeint.body
 	store.f32 r19, r18
 	r20 = add.i64 r11, 1
 	r21 = lt.i64 r20, r3
-	branch r21, b5, b6
-b5: # latch
+	branch r21, b15, b11
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b12
 
 kernel MixInt8(a []i8, b []i8, out []i8)
 site 0 index kernels.go:23:25
@@ -20415,21 +29701,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r62 = convert.u64.i64 r10
+	r63 = move.i64 r2
+	r64 = convert.u64.i64 r63
+	r65 = lt.u64 r64, r62
+	r66 = convert.u64.i64 r3
+	r67 = add.u64 r66, 4611686018427387904
+	r68 = le.u64 r67, 9223372036854775808
+	r69 = sub.u64 r66, 1
+	r70 = convert.u64.i64 r2
+	r71 = sub.u64 r69, r70
+	r72 = sub.u64 r62, 1
+	r73 = sub.u64 r72, r64
+	r74 = le.u64 r71, r73
+	r75 = convert.u64.i64 r14
+	r76 = lt.u64 r64, r75
+	r77 = sub.u64 r75, 1
+	r78 = sub.u64 r77, r64
+	r79 = le.u64 r71, r78
+	r80 = convert.u64.i64 r5
+	r81 = lt.u64 r64, r80
+	r82 = sub.u64 r80, 1
+	r83 = sub.u64 r82, r64
+	r84 = le.u64 r71, r83
+	branch r65, b3, b19
+b3: # checks
+	branch r68, b4, b19
+b4: # checks
+	branch r74, b5, b19
+b5: # checks
+	branch r76, b6, b19
+b6: # checks
+	branch r79, b7, b19
+b7: # checks
+	branch r81, b8, b19
+b8: # checks
+	branch r84, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 1
 	r11 = load.i8 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 1
 	r15 = load.i8 r12
-	jump b5
-b5: # Mix[int8].entry
+	jump b12
+b12: # Mix[int8].entry
 	r17 = mul.i8 r11, r15
 	r18 = add.i8 r17, r11
 	r19 = sub.i8 r18, r15
@@ -20439,16 +29760,16 @@ b5: # Mix[int8].entry
 	r23 = shr.i8.u64 r22, 1
 	r24 = or.i8 r21, r23
 	r25 = ne.i8 r15, 0
-	branch r25, b6, b11
-b6: # Mix[int8].if.then
+	branch r25, b13, b18
+b13: # Mix[int8].if.then
 	checkdiv.i8 r15, site 2
 	r27 = div.i8 r11, r15
 	r28 = add.i8 r24, r27
 	r29 = rem.i8 r11, r15
 	r30 = xor.i8 r28, r29
 	r26 = move.i8 r30
-	jump b7
-b7: # Mix[int8].if.done
+	jump b14
+b14: # Mix[int8].if.done
 	r31 = div.i8 r11, 7
 	r32 = rem.i8 r11, 5
 	r33 = add.i8 r31, r32
@@ -20478,22 +29799,98 @@ b7: # Mix[int8].if.done
 	r57 = add.i8 r55, r56
 	r58 = add.i8 r54, r57
 	r16 = move.i8 r58
-	jump b8
-b8: # Mix[int8].return
+	jump b15
+b15: # Mix[int8].return
+	r59 = elemaddr r4, r7, 1
+	store.i8 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.i8 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 1
+	r11 = load.i8 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 1
+	r15 = load.i8 r12
+	jump b22
+b22: # Mix[int8].entry (checked)
+	r17 = mul.i8 r11, r15
+	r18 = add.i8 r17, r11
+	r19 = sub.i8 r18, r15
+	r20 = andnot.i8 r11, r15
+	r21 = xor.i8 r19, r20
+	r22 = and.i8 r11, r15
+	r23 = shr.i8.u64 r22, 1
+	r24 = or.i8 r21, r23
+	r25 = ne.i8 r15, 0
+	branch r25, b23, b27
+b23: # Mix[int8].if.then (checked)
+	checkdiv.i8 r15, site 2
+	r27 = div.i8 r11, r15
+	r28 = add.i8 r24, r27
+	r29 = rem.i8 r11, r15
+	r30 = xor.i8 r28, r29
+	r26 = move.i8 r30
+	jump b24
+b24: # Mix[int8].if.done (checked)
+	r31 = div.i8 r11, 7
+	r32 = rem.i8 r11, 5
+	r33 = add.i8 r31, r32
+	r34 = div.i8 r11, 100
+	r35 = add.i8 r33, r34
+	r36 = rem.i8 r11, 16
+	r37 = add.i8 r35, r36
+	r38 = div.i8 r11, 2
+	r39 = add.i8 r37, r38
+	r40 = rem.i8 r11, 127
+	r41 = add.i8 r39, r40
+	r42 = add.i8 r26, r41
+	r43 = convert.u64.i8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i8.u64 r11, r44
+	r46 = shr.i8.u64 r11, r44
+	r47 = or.i8 r45, r46
+	r48 = xor.i8 r42, r47
+	r49 = convert.u64.i8 r15
+	r50 = shl.i8.u64 r11, r49
+	r51 = add.i8 r48, r50
+	r52 = convert.u8.i8 r15
+	r53 = shr.i8.u8 r11, r52
+	r54 = sub.i8 r51, r53
+	r55 = not.i8 r11
+	r56 = neg.i8 r15
+	r57 = add.i8 r55, r56
+	r58 = add.i8 r54, r57
+	r16 = move.i8 r58
+	jump b25
+b25: # Mix[int8].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 1
 	store.i8 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.i8 r24
-	jump b7
+	jump b24
 
 kernel MixInt16(a []i16, b []i16, out []i16)
 site 0 index kernels.go:30:25
@@ -20517,21 +29914,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r62 = convert.u64.i64 r10
+	r63 = move.i64 r2
+	r64 = convert.u64.i64 r63
+	r65 = lt.u64 r64, r62
+	r66 = convert.u64.i64 r3
+	r67 = add.u64 r66, 4611686018427387904
+	r68 = le.u64 r67, 9223372036854775808
+	r69 = sub.u64 r66, 1
+	r70 = convert.u64.i64 r2
+	r71 = sub.u64 r69, r70
+	r72 = sub.u64 r62, 1
+	r73 = sub.u64 r72, r64
+	r74 = le.u64 r71, r73
+	r75 = convert.u64.i64 r14
+	r76 = lt.u64 r64, r75
+	r77 = sub.u64 r75, 1
+	r78 = sub.u64 r77, r64
+	r79 = le.u64 r71, r78
+	r80 = convert.u64.i64 r5
+	r81 = lt.u64 r64, r80
+	r82 = sub.u64 r80, 1
+	r83 = sub.u64 r82, r64
+	r84 = le.u64 r71, r83
+	branch r65, b3, b19
+b3: # checks
+	branch r68, b4, b19
+b4: # checks
+	branch r74, b5, b19
+b5: # checks
+	branch r76, b6, b19
+b6: # checks
+	branch r79, b7, b19
+b7: # checks
+	branch r81, b8, b19
+b8: # checks
+	branch r84, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 2
 	r11 = load.i16 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 2
 	r15 = load.i16 r12
-	jump b5
-b5: # Mix[int16].entry
+	jump b12
+b12: # Mix[int16].entry
 	r17 = mul.i16 r11, r15
 	r18 = add.i16 r17, r11
 	r19 = sub.i16 r18, r15
@@ -20541,16 +29973,16 @@ b5: # Mix[int16].entry
 	r23 = shr.i16.u64 r22, 1
 	r24 = or.i16 r21, r23
 	r25 = ne.i16 r15, 0
-	branch r25, b6, b11
-b6: # Mix[int16].if.then
+	branch r25, b13, b18
+b13: # Mix[int16].if.then
 	checkdiv.i16 r15, site 2
 	r27 = div.i16 r11, r15
 	r28 = add.i16 r24, r27
 	r29 = rem.i16 r11, r15
 	r30 = xor.i16 r28, r29
 	r26 = move.i16 r30
-	jump b7
-b7: # Mix[int16].if.done
+	jump b14
+b14: # Mix[int16].if.done
 	r31 = div.i16 r11, 7
 	r32 = rem.i16 r11, 5
 	r33 = add.i16 r31, r32
@@ -20580,22 +30012,98 @@ b7: # Mix[int16].if.done
 	r57 = add.i16 r55, r56
 	r58 = add.i16 r54, r57
 	r16 = move.i16 r58
-	jump b8
-b8: # Mix[int16].return
+	jump b15
+b15: # Mix[int16].return
+	r59 = elemaddr r4, r7, 2
+	store.i16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.i16 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 2
+	r11 = load.i16 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 2
+	r15 = load.i16 r12
+	jump b22
+b22: # Mix[int16].entry (checked)
+	r17 = mul.i16 r11, r15
+	r18 = add.i16 r17, r11
+	r19 = sub.i16 r18, r15
+	r20 = andnot.i16 r11, r15
+	r21 = xor.i16 r19, r20
+	r22 = and.i16 r11, r15
+	r23 = shr.i16.u64 r22, 1
+	r24 = or.i16 r21, r23
+	r25 = ne.i16 r15, 0
+	branch r25, b23, b27
+b23: # Mix[int16].if.then (checked)
+	checkdiv.i16 r15, site 2
+	r27 = div.i16 r11, r15
+	r28 = add.i16 r24, r27
+	r29 = rem.i16 r11, r15
+	r30 = xor.i16 r28, r29
+	r26 = move.i16 r30
+	jump b24
+b24: # Mix[int16].if.done (checked)
+	r31 = div.i16 r11, 7
+	r32 = rem.i16 r11, 5
+	r33 = add.i16 r31, r32
+	r34 = div.i16 r11, 100
+	r35 = add.i16 r33, r34
+	r36 = rem.i16 r11, 16
+	r37 = add.i16 r35, r36
+	r38 = div.i16 r11, 2
+	r39 = add.i16 r37, r38
+	r40 = rem.i16 r11, 127
+	r41 = add.i16 r39, r40
+	r42 = add.i16 r26, r41
+	r43 = convert.u64.i16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i16.u64 r11, r44
+	r46 = shr.i16.u64 r11, r44
+	r47 = or.i16 r45, r46
+	r48 = xor.i16 r42, r47
+	r49 = convert.u64.i16 r15
+	r50 = shl.i16.u64 r11, r49
+	r51 = add.i16 r48, r50
+	r52 = convert.u8.i16 r15
+	r53 = shr.i16.u8 r11, r52
+	r54 = sub.i16 r51, r53
+	r55 = not.i16 r11
+	r56 = neg.i16 r15
+	r57 = add.i16 r55, r56
+	r58 = add.i16 r54, r57
+	r16 = move.i16 r58
+	jump b25
+b25: # Mix[int16].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.i16 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.i16 r24
-	jump b7
+	jump b24
 
 kernel MixInt32(a []i32, b []i32, out []i32)
 site 0 index kernels.go:37:25
@@ -20619,21 +30127,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r104 = convert.u64.i64 r10
+	r105 = move.i64 r2
+	r106 = convert.u64.i64 r105
+	r107 = lt.u64 r106, r104
+	r108 = convert.u64.i64 r3
+	r109 = add.u64 r108, 4611686018427387904
+	r110 = le.u64 r109, 9223372036854775808
+	r111 = sub.u64 r108, 1
+	r112 = convert.u64.i64 r2
+	r113 = sub.u64 r111, r112
+	r114 = sub.u64 r104, 1
+	r115 = sub.u64 r114, r106
+	r116 = le.u64 r113, r115
+	r117 = convert.u64.i64 r14
+	r118 = lt.u64 r106, r117
+	r119 = sub.u64 r117, 1
+	r120 = sub.u64 r119, r106
+	r121 = le.u64 r113, r120
+	r122 = convert.u64.i64 r5
+	r123 = lt.u64 r106, r122
+	r124 = sub.u64 r122, 1
+	r125 = sub.u64 r124, r106
+	r126 = le.u64 r113, r125
+	branch r107, b3, b19
+b3: # checks
+	branch r110, b4, b19
+b4: # checks
+	branch r116, b5, b19
+b5: # checks
+	branch r118, b6, b19
+b6: # checks
+	branch r121, b7, b19
+b7: # checks
+	branch r123, b8, b19
+b8: # checks
+	branch r126, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 4
 	r11 = load.i32 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.i32 r12
-	jump b5
-b5: # Mix[int32].entry
+	jump b12
+b12: # Mix[int32].entry
 	r17 = mul.i32 r11, r15
 	r18 = add.i32 r17, r11
 	r19 = sub.i32 r18, r15
@@ -20643,16 +30186,16 @@ b5: # Mix[int32].entry
 	r23 = shr.i32.u64 r22, 1
 	r24 = or.i32 r21, r23
 	r25 = ne.i32 r15, 0
-	branch r25, b6, b11
-b6: # Mix[int32].if.then
+	branch r25, b13, b18
+b13: # Mix[int32].if.then
 	checkdiv.i32 r15, site 2
 	r27 = div.i32 r11, r15
 	r28 = add.i32 r24, r27
 	r29 = rem.i32 r11, r15
 	r30 = xor.i32 r28, r29
 	r26 = move.i32 r30
-	jump b7
-b7: # Mix[int32].if.done
+	jump b14
+b14: # Mix[int32].if.done
 	r62 = mulhi.i32 r11, -1840700269
 	r63 = add.i32 r62, r11
 	r64 = convert.u32.i32 r63
@@ -20724,22 +30267,140 @@ b7: # Mix[int32].if.done
 	r57 = add.i32 r55, r56
 	r58 = add.i32 r54, r57
 	r16 = move.i32 r58
-	jump b8
-b8: # Mix[int32].return
+	jump b15
+b15: # Mix[int32].return
+	r59 = elemaddr r4, r7, 4
+	store.i32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.i32 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 4
+	r15 = load.i32 r12
+	jump b22
+b22: # Mix[int32].entry (checked)
+	r17 = mul.i32 r11, r15
+	r18 = add.i32 r17, r11
+	r19 = sub.i32 r18, r15
+	r20 = andnot.i32 r11, r15
+	r21 = xor.i32 r19, r20
+	r22 = and.i32 r11, r15
+	r23 = shr.i32.u64 r22, 1
+	r24 = or.i32 r21, r23
+	r25 = ne.i32 r15, 0
+	branch r25, b23, b27
+b23: # Mix[int32].if.then (checked)
+	checkdiv.i32 r15, site 2
+	r27 = div.i32 r11, r15
+	r28 = add.i32 r24, r27
+	r29 = rem.i32 r11, r15
+	r30 = xor.i32 r28, r29
+	r26 = move.i32 r30
+	jump b24
+b24: # Mix[int32].if.done (checked)
+	r62 = mulhi.i32 r11, -1840700269
+	r63 = add.i32 r62, r11
+	r64 = convert.u32.i32 r63
+	r65 = shr.u32.u32 r64, 31
+	r66 = shr.i32.u32 r63, 2
+	r67 = convert.i32.u32 r65
+	r68 = add.i32 r66, r67
+	r31 = move.i32 r68
+	r69 = mulhi.i32 r11, -858993459
+	r70 = add.i32 r69, r11
+	r71 = convert.u32.i32 r70
+	r72 = shr.u32.u32 r71, 31
+	r73 = shr.i32.u32 r70, 2
+	r74 = convert.i32.u32 r72
+	r75 = add.i32 r73, r74
+	r76 = mul.i32 r75, 5
+	r77 = sub.i32 r11, r76
+	r32 = move.i32 r77
+	r33 = add.i32 r31, r32
+	r78 = mulhi.i32 r11, -1546188226
+	r79 = add.i32 r78, r11
+	r80 = convert.u32.i32 r79
+	r81 = shr.u32.u32 r80, 31
+	r82 = shr.i32.u32 r79, 6
+	r83 = convert.i32.u32 r81
+	r84 = add.i32 r82, r83
+	r34 = move.i32 r84
+	r35 = add.i32 r33, r34
+	r85 = shr.i32.u32 r11, 31
+	r86 = and.i32 r85, 15
+	r87 = add.i32 r11, r86
+	r88 = shr.i32.u32 r87, 4
+	r89 = mul.i32 r88, 16
+	r90 = sub.i32 r11, r89
+	r36 = move.i32 r90
+	r37 = add.i32 r35, r36
+	r91 = shr.i32.u32 r11, 31
+	r92 = and.i32 r91, 1
+	r93 = add.i32 r11, r92
+	r94 = shr.i32.u32 r93, 1
+	r38 = move.i32 r94
+	r39 = add.i32 r37, r38
+	r95 = mulhi.i32 r11, -2130574327
+	r96 = add.i32 r95, r11
+	r97 = convert.u32.i32 r96
+	r98 = shr.u32.u32 r97, 31
+	r99 = shr.i32.u32 r96, 6
+	r100 = convert.i32.u32 r98
+	r101 = add.i32 r99, r100
+	r102 = mul.i32 r101, 127
+	r103 = sub.i32 r11, r102
+	r40 = move.i32 r103
+	r41 = add.i32 r39, r40
+	r42 = add.i32 r26, r41
+	r43 = convert.u64.i32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i32.u64 r11, r44
+	r46 = shr.i32.u64 r11, r44
+	r47 = or.i32 r45, r46
+	r48 = xor.i32 r42, r47
+	r49 = convert.u64.i32 r15
+	r50 = shl.i32.u64 r11, r49
+	r51 = add.i32 r48, r50
+	r52 = convert.u8.i32 r15
+	r53 = shr.i32.u8 r11, r52
+	r54 = sub.i32 r51, r53
+	r55 = not.i32 r11
+	r56 = neg.i32 r15
+	r57 = add.i32 r55, r56
+	r58 = add.i32 r54, r57
+	r16 = move.i32 r58
+	jump b25
+b25: # Mix[int32].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.i32 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.i32 r24
-	jump b7
+	jump b24
 
 kernel MixInt64(a []i64, b []i64, out []i64)
 site 0 index kernels.go:44:25
@@ -20763,21 +30424,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r104 = convert.u64.i64 r10
+	r105 = move.i64 r2
+	r106 = convert.u64.i64 r105
+	r107 = lt.u64 r106, r104
+	r108 = convert.u64.i64 r3
+	r109 = add.u64 r108, 4611686018427387904
+	r110 = le.u64 r109, 9223372036854775808
+	r111 = sub.u64 r108, 1
+	r112 = convert.u64.i64 r2
+	r113 = sub.u64 r111, r112
+	r114 = sub.u64 r104, 1
+	r115 = sub.u64 r114, r106
+	r116 = le.u64 r113, r115
+	r117 = convert.u64.i64 r14
+	r118 = lt.u64 r106, r117
+	r119 = sub.u64 r117, 1
+	r120 = sub.u64 r119, r106
+	r121 = le.u64 r113, r120
+	r122 = convert.u64.i64 r5
+	r123 = lt.u64 r106, r122
+	r124 = sub.u64 r122, 1
+	r125 = sub.u64 r124, r106
+	r126 = le.u64 r113, r125
+	branch r107, b3, b19
+b3: # checks
+	branch r110, b4, b19
+b4: # checks
+	branch r116, b5, b19
+b5: # checks
+	branch r118, b6, b19
+b6: # checks
+	branch r121, b7, b19
+b7: # checks
+	branch r123, b8, b19
+b8: # checks
+	branch r126, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
-	jump b5
-b5: # Mix[int64].entry
+	jump b12
+b12: # Mix[int64].entry
 	r17 = mul.i64 r11, r15
 	r18 = add.i64 r17, r11
 	r19 = sub.i64 r18, r15
@@ -20787,16 +30483,16 @@ b5: # Mix[int64].entry
 	r23 = shr.i64.u64 r22, 1
 	r24 = or.i64 r21, r23
 	r25 = ne.i64 r15, 0
-	branch r25, b6, b11
-b6: # Mix[int64].if.then
+	branch r25, b13, b18
+b13: # Mix[int64].if.then
 	checkdiv.i64 r15, site 2
 	r27 = div.i64 r11, r15
 	r28 = add.i64 r24, r27
 	r29 = rem.i64 r11, r15
 	r30 = xor.i64 r28, r29
 	r26 = move.i64 r30
-	jump b7
-b7: # Mix[int64].if.done
+	jump b14
+b14: # Mix[int64].if.done
 	r62 = mulhi.i64 r11, -7905747460161236406
 	r63 = add.i64 r62, r11
 	r64 = convert.u64.i64 r63
@@ -20868,22 +30564,140 @@ b7: # Mix[int64].if.done
 	r57 = add.i64 r55, r56
 	r58 = add.i64 r54, r57
 	r16 = move.i64 r58
-	jump b8
-b8: # Mix[int64].return
+	jump b15
+b15: # Mix[int64].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.i64 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b22
+b22: # Mix[int64].entry (checked)
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b23, b27
+b23: # Mix[int64].if.then (checked)
+	checkdiv.i64 r15, site 2
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b24
+b24: # Mix[int64].if.done (checked)
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b25
+b25: # Mix[int64].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.i64 r24
-	jump b7
+	jump b24
 
 kernel MixInt(a []i64, b []i64, out []i64)
 site 0 index kernels.go:51:25
@@ -20907,21 +30721,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r104 = convert.u64.i64 r10
+	r105 = move.i64 r2
+	r106 = convert.u64.i64 r105
+	r107 = lt.u64 r106, r104
+	r108 = convert.u64.i64 r3
+	r109 = add.u64 r108, 4611686018427387904
+	r110 = le.u64 r109, 9223372036854775808
+	r111 = sub.u64 r108, 1
+	r112 = convert.u64.i64 r2
+	r113 = sub.u64 r111, r112
+	r114 = sub.u64 r104, 1
+	r115 = sub.u64 r114, r106
+	r116 = le.u64 r113, r115
+	r117 = convert.u64.i64 r14
+	r118 = lt.u64 r106, r117
+	r119 = sub.u64 r117, 1
+	r120 = sub.u64 r119, r106
+	r121 = le.u64 r113, r120
+	r122 = convert.u64.i64 r5
+	r123 = lt.u64 r106, r122
+	r124 = sub.u64 r122, 1
+	r125 = sub.u64 r124, r106
+	r126 = le.u64 r113, r125
+	branch r107, b3, b19
+b3: # checks
+	branch r110, b4, b19
+b4: # checks
+	branch r116, b5, b19
+b5: # checks
+	branch r118, b6, b19
+b6: # checks
+	branch r121, b7, b19
+b7: # checks
+	branch r123, b8, b19
+b8: # checks
+	branch r126, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.i64 r12
-	jump b5
-b5: # Mix[int].entry
+	jump b12
+b12: # Mix[int].entry
 	r17 = mul.i64 r11, r15
 	r18 = add.i64 r17, r11
 	r19 = sub.i64 r18, r15
@@ -20931,16 +30780,16 @@ b5: # Mix[int].entry
 	r23 = shr.i64.u64 r22, 1
 	r24 = or.i64 r21, r23
 	r25 = ne.i64 r15, 0
-	branch r25, b6, b11
-b6: # Mix[int].if.then
+	branch r25, b13, b18
+b13: # Mix[int].if.then
 	checkdiv.i64 r15, site 2
 	r27 = div.i64 r11, r15
 	r28 = add.i64 r24, r27
 	r29 = rem.i64 r11, r15
 	r30 = xor.i64 r28, r29
 	r26 = move.i64 r30
-	jump b7
-b7: # Mix[int].if.done
+	jump b14
+b14: # Mix[int].if.done
 	r62 = mulhi.i64 r11, -7905747460161236406
 	r63 = add.i64 r62, r11
 	r64 = convert.u64.i64 r63
@@ -21012,22 +30861,140 @@ b7: # Mix[int].if.done
 	r57 = add.i64 r55, r56
 	r58 = add.i64 r54, r57
 	r16 = move.i64 r58
-	jump b8
-b8: # Mix[int].return
+	jump b15
+b15: # Mix[int].return
+	r59 = elemaddr r4, r7, 8
+	store.i64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.i64 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	jump b22
+b22: # Mix[int].entry (checked)
+	r17 = mul.i64 r11, r15
+	r18 = add.i64 r17, r11
+	r19 = sub.i64 r18, r15
+	r20 = andnot.i64 r11, r15
+	r21 = xor.i64 r19, r20
+	r22 = and.i64 r11, r15
+	r23 = shr.i64.u64 r22, 1
+	r24 = or.i64 r21, r23
+	r25 = ne.i64 r15, 0
+	branch r25, b23, b27
+b23: # Mix[int].if.then (checked)
+	checkdiv.i64 r15, site 2
+	r27 = div.i64 r11, r15
+	r28 = add.i64 r24, r27
+	r29 = rem.i64 r11, r15
+	r30 = xor.i64 r28, r29
+	r26 = move.i64 r30
+	jump b24
+b24: # Mix[int].if.done (checked)
+	r62 = mulhi.i64 r11, -7905747460161236406
+	r63 = add.i64 r62, r11
+	r64 = convert.u64.i64 r63
+	r65 = shr.u64.u32 r64, 63
+	r66 = shr.i64.u32 r63, 2
+	r67 = convert.i64.u64 r65
+	r68 = add.i64 r66, r67
+	r31 = move.i64 r68
+	r69 = mulhi.i64 r11, -3689348814741910323
+	r70 = add.i64 r69, r11
+	r71 = convert.u64.i64 r70
+	r72 = shr.u64.u32 r71, 63
+	r73 = shr.i64.u32 r70, 2
+	r74 = convert.i64.u64 r72
+	r75 = add.i64 r73, r74
+	r76 = mul.i64 r75, 5
+	r77 = sub.i64 r11, r76
+	r32 = move.i64 r77
+	r33 = add.i64 r31, r32
+	r78 = mulhi.i64 r11, -6640827866535438581
+	r79 = add.i64 r78, r11
+	r80 = convert.u64.i64 r79
+	r81 = shr.u64.u32 r80, 63
+	r82 = shr.i64.u32 r79, 6
+	r83 = convert.i64.u64 r81
+	r84 = add.i64 r82, r83
+	r34 = move.i64 r84
+	r35 = add.i64 r33, r34
+	r85 = shr.i64.u32 r11, 63
+	r86 = and.i64 r85, 15
+	r87 = add.i64 r11, r86
+	r88 = shr.i64.u32 r87, 4
+	r89 = mul.i64 r88, 16
+	r90 = sub.i64 r11, r89
+	r36 = move.i64 r90
+	r37 = add.i64 r35, r36
+	r91 = shr.i64.u32 r11, 63
+	r92 = and.i64 r91, 1
+	r93 = add.i64 r11, r92
+	r94 = shr.i64.u32 r93, 1
+	r38 = move.i64 r94
+	r39 = add.i64 r37, r38
+	r95 = mulhi.i64 r11, -9150747060186627966
+	r96 = add.i64 r95, r11
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 6
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 127
+	r103 = sub.i64 r11, r102
+	r40 = move.i64 r103
+	r41 = add.i64 r39, r40
+	r42 = add.i64 r26, r41
+	r43 = convert.u64.i64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.i64.u64 r11, r44
+	r46 = shr.i64.u64 r11, r44
+	r47 = or.i64 r45, r46
+	r48 = xor.i64 r42, r47
+	r49 = convert.u64.i64 r15
+	r50 = shl.i64.u64 r11, r49
+	r51 = add.i64 r48, r50
+	r52 = convert.u8.i64 r15
+	r53 = shr.i64.u8 r11, r52
+	r54 = sub.i64 r51, r53
+	r55 = not.i64 r11
+	r56 = neg.i64 r15
+	r57 = add.i64 r55, r56
+	r58 = add.i64 r54, r57
+	r16 = move.i64 r58
+	jump b25
+b25: # Mix[int].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.i64 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.i64 r24
-	jump b7
+	jump b24
 
 kernel MixUint8(a []u8, b []u8, out []u8)
 site 0 index kernels.go:58:25
@@ -21051,21 +31018,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r61 = convert.u64.i64 r10
+	r62 = move.i64 r2
+	r63 = convert.u64.i64 r62
+	r64 = lt.u64 r63, r61
+	r65 = convert.u64.i64 r3
+	r66 = add.u64 r65, 4611686018427387904
+	r67 = le.u64 r66, 9223372036854775808
+	r68 = sub.u64 r65, 1
+	r69 = convert.u64.i64 r2
+	r70 = sub.u64 r68, r69
+	r71 = sub.u64 r61, 1
+	r72 = sub.u64 r71, r63
+	r73 = le.u64 r70, r72
+	r74 = convert.u64.i64 r14
+	r75 = lt.u64 r63, r74
+	r76 = sub.u64 r74, 1
+	r77 = sub.u64 r76, r63
+	r78 = le.u64 r70, r77
+	r79 = convert.u64.i64 r5
+	r80 = lt.u64 r63, r79
+	r81 = sub.u64 r79, 1
+	r82 = sub.u64 r81, r63
+	r83 = le.u64 r70, r82
+	branch r64, b3, b19
+b3: # checks
+	branch r67, b4, b19
+b4: # checks
+	branch r73, b5, b19
+b5: # checks
+	branch r75, b6, b19
+b6: # checks
+	branch r78, b7, b19
+b7: # checks
+	branch r80, b8, b19
+b8: # checks
+	branch r83, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 1
 	r11 = load.u8 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 1
 	r15 = load.u8 r12
-	jump b5
-b5: # Mix[uint8].entry
+	jump b12
+b12: # Mix[uint8].entry
 	r17 = mul.u8 r11, r15
 	r18 = add.u8 r17, r11
 	r19 = sub.u8 r18, r15
@@ -21075,16 +31077,16 @@ b5: # Mix[uint8].entry
 	r23 = shr.u8.u64 r22, 1
 	r24 = or.u8 r21, r23
 	r25 = ne.u8 r15, 0
-	branch r25, b6, b11
-b6: # Mix[uint8].if.then
+	branch r25, b13, b18
+b13: # Mix[uint8].if.then
 	checkdiv.u8 r15, site 2
 	r27 = div.u8 r11, r15
 	r28 = add.u8 r24, r27
 	r29 = rem.u8 r11, r15
 	r30 = xor.u8 r28, r29
 	r26 = move.u8 r30
-	jump b7
-b7: # Mix[uint8].if.done
+	jump b14
+b14: # Mix[uint8].if.done
 	r31 = div.u8 r11, 7
 	r32 = rem.u8 r11, 5
 	r33 = add.u8 r31, r32
@@ -21113,22 +31115,97 @@ b7: # Mix[uint8].if.done
 	r56 = add.u8 r54, r55
 	r57 = add.u8 r53, r56
 	r16 = move.u8 r57
-	jump b8
-b8: # Mix[uint8].return
+	jump b15
+b15: # Mix[uint8].return
+	r58 = elemaddr r4, r7, 1
+	store.u8 r58, r16
+	r59 = add.i64 r7, 1
+	r60 = lt.i64 r59, r3
+	branch r60, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.u8 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 1
+	r15 = load.u8 r12
+	jump b22
+b22: # Mix[uint8].entry (checked)
+	r17 = mul.u8 r11, r15
+	r18 = add.u8 r17, r11
+	r19 = sub.u8 r18, r15
+	r20 = andnot.u8 r11, r15
+	r21 = xor.u8 r19, r20
+	r22 = and.u8 r11, r15
+	r23 = shr.u8.u64 r22, 1
+	r24 = or.u8 r21, r23
+	r25 = ne.u8 r15, 0
+	branch r25, b23, b27
+b23: # Mix[uint8].if.then (checked)
+	checkdiv.u8 r15, site 2
+	r27 = div.u8 r11, r15
+	r28 = add.u8 r24, r27
+	r29 = rem.u8 r11, r15
+	r30 = xor.u8 r28, r29
+	r26 = move.u8 r30
+	jump b24
+b24: # Mix[uint8].if.done (checked)
+	r31 = div.u8 r11, 7
+	r32 = rem.u8 r11, 5
+	r33 = add.u8 r31, r32
+	r34 = div.u8 r11, 100
+	r35 = add.u8 r33, r34
+	r36 = rem.u8 r11, 16
+	r37 = add.u8 r35, r36
+	r38 = div.u8 r11, 2
+	r39 = add.u8 r37, r38
+	r40 = rem.u8 r11, 127
+	r41 = add.u8 r39, r40
+	r42 = add.u8 r26, r41
+	r43 = convert.u64.u8 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u8.u64 r11, r44
+	r46 = shr.u8.u64 r11, r44
+	r47 = or.u8 r45, r46
+	r48 = xor.u8 r42, r47
+	r49 = convert.u64.u8 r15
+	r50 = shl.u8.u64 r11, r49
+	r51 = add.u8 r48, r50
+	r52 = shr.u8.u8 r11, r15
+	r53 = sub.u8 r51, r52
+	r54 = not.u8 r11
+	r55 = neg.u8 r15
+	r56 = add.u8 r54, r55
+	r57 = add.u8 r53, r56
+	r16 = move.u8 r57
+	jump b25
+b25: # Mix[uint8].return (checked)
 	checkindex r7, r5, site 4
 	r58 = elemaddr r4, r7, 1
 	store.u8 r58, r16
 	r59 = add.i64 r7, 1
 	r60 = lt.i64 r59, r3
-	branch r60, b9, b10
-b9: # latch
+	branch r60, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.u8 r24
-	jump b7
+	jump b24
 
 kernel MixUint16(a []u16, b []u16, out []u16)
 site 0 index kernels.go:65:25
@@ -21152,21 +31229,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r62 = convert.u64.i64 r10
+	r63 = move.i64 r2
+	r64 = convert.u64.i64 r63
+	r65 = lt.u64 r64, r62
+	r66 = convert.u64.i64 r3
+	r67 = add.u64 r66, 4611686018427387904
+	r68 = le.u64 r67, 9223372036854775808
+	r69 = sub.u64 r66, 1
+	r70 = convert.u64.i64 r2
+	r71 = sub.u64 r69, r70
+	r72 = sub.u64 r62, 1
+	r73 = sub.u64 r72, r64
+	r74 = le.u64 r71, r73
+	r75 = convert.u64.i64 r14
+	r76 = lt.u64 r64, r75
+	r77 = sub.u64 r75, 1
+	r78 = sub.u64 r77, r64
+	r79 = le.u64 r71, r78
+	r80 = convert.u64.i64 r5
+	r81 = lt.u64 r64, r80
+	r82 = sub.u64 r80, 1
+	r83 = sub.u64 r82, r64
+	r84 = le.u64 r71, r83
+	branch r65, b3, b19
+b3: # checks
+	branch r68, b4, b19
+b4: # checks
+	branch r74, b5, b19
+b5: # checks
+	branch r76, b6, b19
+b6: # checks
+	branch r79, b7, b19
+b7: # checks
+	branch r81, b8, b19
+b8: # checks
+	branch r84, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 2
 	r11 = load.u16 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 2
 	r15 = load.u16 r12
-	jump b5
-b5: # Mix[uint16].entry
+	jump b12
+b12: # Mix[uint16].entry
 	r17 = mul.u16 r11, r15
 	r18 = add.u16 r17, r11
 	r19 = sub.u16 r18, r15
@@ -21176,16 +31288,16 @@ b5: # Mix[uint16].entry
 	r23 = shr.u16.u64 r22, 1
 	r24 = or.u16 r21, r23
 	r25 = ne.u16 r15, 0
-	branch r25, b6, b11
-b6: # Mix[uint16].if.then
+	branch r25, b13, b18
+b13: # Mix[uint16].if.then
 	checkdiv.u16 r15, site 2
 	r27 = div.u16 r11, r15
 	r28 = add.u16 r24, r27
 	r29 = rem.u16 r11, r15
 	r30 = xor.u16 r28, r29
 	r26 = move.u16 r30
-	jump b7
-b7: # Mix[uint16].if.done
+	jump b14
+b14: # Mix[uint16].if.done
 	r31 = div.u16 r11, 7
 	r32 = rem.u16 r11, 5
 	r33 = add.u16 r31, r32
@@ -21215,22 +31327,98 @@ b7: # Mix[uint16].if.done
 	r57 = add.u16 r55, r56
 	r58 = add.u16 r54, r57
 	r16 = move.u16 r58
-	jump b8
-b8: # Mix[uint16].return
+	jump b15
+b15: # Mix[uint16].return
+	r59 = elemaddr r4, r7, 2
+	store.u16 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.u16 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 2
+	r11 = load.u16 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 2
+	r15 = load.u16 r12
+	jump b22
+b22: # Mix[uint16].entry (checked)
+	r17 = mul.u16 r11, r15
+	r18 = add.u16 r17, r11
+	r19 = sub.u16 r18, r15
+	r20 = andnot.u16 r11, r15
+	r21 = xor.u16 r19, r20
+	r22 = and.u16 r11, r15
+	r23 = shr.u16.u64 r22, 1
+	r24 = or.u16 r21, r23
+	r25 = ne.u16 r15, 0
+	branch r25, b23, b27
+b23: # Mix[uint16].if.then (checked)
+	checkdiv.u16 r15, site 2
+	r27 = div.u16 r11, r15
+	r28 = add.u16 r24, r27
+	r29 = rem.u16 r11, r15
+	r30 = xor.u16 r28, r29
+	r26 = move.u16 r30
+	jump b24
+b24: # Mix[uint16].if.done (checked)
+	r31 = div.u16 r11, 7
+	r32 = rem.u16 r11, 5
+	r33 = add.u16 r31, r32
+	r34 = div.u16 r11, 100
+	r35 = add.u16 r33, r34
+	r36 = rem.u16 r11, 16
+	r37 = add.u16 r35, r36
+	r38 = div.u16 r11, 2
+	r39 = add.u16 r37, r38
+	r40 = rem.u16 r11, 127
+	r41 = add.u16 r39, r40
+	r42 = add.u16 r26, r41
+	r43 = convert.u64.u16 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u16.u64 r11, r44
+	r46 = shr.u16.u64 r11, r44
+	r47 = or.u16 r45, r46
+	r48 = xor.u16 r42, r47
+	r49 = convert.u64.u16 r15
+	r50 = shl.u16.u64 r11, r49
+	r51 = add.u16 r48, r50
+	r52 = convert.u8.u16 r15
+	r53 = shr.u16.u8 r11, r52
+	r54 = sub.u16 r51, r53
+	r55 = not.u16 r11
+	r56 = neg.u16 r15
+	r57 = add.u16 r55, r56
+	r58 = add.u16 r54, r57
+	r16 = move.u16 r58
+	jump b25
+b25: # Mix[uint16].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 2
 	store.u16 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.u16 r24
-	jump b7
+	jump b24
 
 kernel MixUint32(a []u32, b []u32, out []u32)
 site 0 index kernels.go:72:25
@@ -21254,21 +31442,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r90 = convert.u64.i64 r10
+	r91 = move.i64 r2
+	r92 = convert.u64.i64 r91
+	r93 = lt.u64 r92, r90
+	r94 = convert.u64.i64 r3
+	r95 = add.u64 r94, 4611686018427387904
+	r96 = le.u64 r95, 9223372036854775808
+	r97 = sub.u64 r94, 1
+	r98 = convert.u64.i64 r2
+	r99 = sub.u64 r97, r98
+	r100 = sub.u64 r90, 1
+	r101 = sub.u64 r100, r92
+	r102 = le.u64 r99, r101
+	r103 = convert.u64.i64 r14
+	r104 = lt.u64 r92, r103
+	r105 = sub.u64 r103, 1
+	r106 = sub.u64 r105, r92
+	r107 = le.u64 r99, r106
+	r108 = convert.u64.i64 r5
+	r109 = lt.u64 r92, r108
+	r110 = sub.u64 r108, 1
+	r111 = sub.u64 r110, r92
+	r112 = le.u64 r99, r111
+	branch r93, b3, b19
+b3: # checks
+	branch r96, b4, b19
+b4: # checks
+	branch r102, b5, b19
+b5: # checks
+	branch r104, b6, b19
+b6: # checks
+	branch r107, b7, b19
+b7: # checks
+	branch r109, b8, b19
+b8: # checks
+	branch r112, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 4
 	r11 = load.u32 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.u32 r12
-	jump b5
-b5: # Mix[uint32].entry
+	jump b12
+b12: # Mix[uint32].entry
 	r17 = mul.u32 r11, r15
 	r18 = add.u32 r17, r11
 	r19 = sub.u32 r18, r15
@@ -21278,16 +31501,16 @@ b5: # Mix[uint32].entry
 	r23 = shr.u32.u64 r22, 1
 	r24 = or.u32 r21, r23
 	r25 = ne.u32 r15, 0
-	branch r25, b6, b11
-b6: # Mix[uint32].if.then
+	branch r25, b13, b18
+b13: # Mix[uint32].if.then
 	checkdiv.u32 r15, site 2
 	r27 = div.u32 r11, r15
 	r28 = add.u32 r24, r27
 	r29 = rem.u32 r11, r15
 	r30 = xor.u32 r28, r29
 	r26 = move.u32 r30
-	jump b7
-b7: # Mix[uint32].if.done
+	jump b14
+b14: # Mix[uint32].if.done
 	r62 = mulhi.u32 r11, 613566757
 	r63 = sub.u32 r11, r62
 	r64 = shr.u32.u32 r63, 1
@@ -21345,22 +31568,126 @@ b7: # Mix[uint32].if.done
 	r57 = add.u32 r55, r56
 	r58 = add.u32 r54, r57
 	r16 = move.u32 r58
-	jump b8
-b8: # Mix[uint32].return
+	jump b15
+b15: # Mix[uint32].return
+	r59 = elemaddr r4, r7, 4
+	store.u32 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.u32 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.u32 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 4
+	r15 = load.u32 r12
+	jump b22
+b22: # Mix[uint32].entry (checked)
+	r17 = mul.u32 r11, r15
+	r18 = add.u32 r17, r11
+	r19 = sub.u32 r18, r15
+	r20 = andnot.u32 r11, r15
+	r21 = xor.u32 r19, r20
+	r22 = and.u32 r11, r15
+	r23 = shr.u32.u64 r22, 1
+	r24 = or.u32 r21, r23
+	r25 = ne.u32 r15, 0
+	branch r25, b23, b27
+b23: # Mix[uint32].if.then (checked)
+	checkdiv.u32 r15, site 2
+	r27 = div.u32 r11, r15
+	r28 = add.u32 r24, r27
+	r29 = rem.u32 r11, r15
+	r30 = xor.u32 r28, r29
+	r26 = move.u32 r30
+	jump b24
+b24: # Mix[uint32].if.done (checked)
+	r62 = mulhi.u32 r11, 613566757
+	r63 = sub.u32 r11, r62
+	r64 = shr.u32.u32 r63, 1
+	r65 = add.u32 r64, r62
+	r66 = shr.u32.u32 r65, 2
+	r31 = move.u32 r66
+	r67 = mulhi.u32 r11, 2576980378
+	r68 = sub.u32 r11, r67
+	r69 = shr.u32.u32 r68, 1
+	r70 = add.u32 r69, r67
+	r71 = shr.u32.u32 r70, 2
+	r72 = mul.u32 r71, 5
+	r73 = sub.u32 r11, r72
+	r32 = move.u32 r73
+	r33 = add.u32 r31, r32
+	r74 = mulhi.u32 r11, 1202590843
+	r75 = sub.u32 r11, r74
+	r76 = shr.u32.u32 r75, 1
+	r77 = add.u32 r76, r74
+	r78 = shr.u32.u32 r77, 6
+	r34 = move.u32 r78
+	r35 = add.u32 r33, r34
+	r79 = shr.u32.u32 r11, 4
+	r80 = mul.u32 r79, 16
+	r81 = sub.u32 r11, r80
+	r36 = move.u32 r81
+	r37 = add.u32 r35, r36
+	r82 = shr.u32.u32 r11, 1
+	r38 = move.u32 r82
+	r39 = add.u32 r37, r38
+	r83 = mulhi.u32 r11, 33818641
+	r84 = sub.u32 r11, r83
+	r85 = shr.u32.u32 r84, 1
+	r86 = add.u32 r85, r83
+	r87 = shr.u32.u32 r86, 6
+	r88 = mul.u32 r87, 127
+	r89 = sub.u32 r11, r88
+	r40 = move.u32 r89
+	r41 = add.u32 r39, r40
+	r42 = add.u32 r26, r41
+	r43 = convert.u64.u32 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u32.u64 r11, r44
+	r46 = shr.u32.u64 r11, r44
+	r47 = or.u32 r45, r46
+	r48 = xor.u32 r42, r47
+	r49 = convert.u64.u32 r15
+	r50 = shl.u32.u64 r11, r49
+	r51 = add.u32 r48, r50
+	r52 = convert.u8.u32 r15
+	r53 = shr.u32.u8 r11, r52
+	r54 = sub.u32 r51, r53
+	r55 = not.u32 r11
+	r56 = neg.u32 r15
+	r57 = add.u32 r55, r56
+	r58 = add.u32 r54, r57
+	r16 = move.u32 r58
+	jump b25
+b25: # Mix[uint32].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 4
 	store.u32 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.u32 r24
-	jump b7
+	jump b24
 
 kernel MixUint64(a []u64, b []u64, out []u64)
 site 0 index kernels.go:79:25
@@ -21384,21 +31711,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r90 = convert.u64.i64 r10
+	r91 = move.i64 r2
+	r92 = convert.u64.i64 r91
+	r93 = lt.u64 r92, r90
+	r94 = convert.u64.i64 r3
+	r95 = add.u64 r94, 4611686018427387904
+	r96 = le.u64 r95, 9223372036854775808
+	r97 = sub.u64 r94, 1
+	r98 = convert.u64.i64 r2
+	r99 = sub.u64 r97, r98
+	r100 = sub.u64 r90, 1
+	r101 = sub.u64 r100, r92
+	r102 = le.u64 r99, r101
+	r103 = convert.u64.i64 r14
+	r104 = lt.u64 r92, r103
+	r105 = sub.u64 r103, 1
+	r106 = sub.u64 r105, r92
+	r107 = le.u64 r99, r106
+	r108 = convert.u64.i64 r5
+	r109 = lt.u64 r92, r108
+	r110 = sub.u64 r108, 1
+	r111 = sub.u64 r110, r92
+	r112 = le.u64 r99, r111
+	branch r93, b3, b19
+b3: # checks
+	branch r96, b4, b19
+b4: # checks
+	branch r102, b5, b19
+b5: # checks
+	branch r104, b6, b19
+b6: # checks
+	branch r107, b7, b19
+b7: # checks
+	branch r109, b8, b19
+b8: # checks
+	branch r112, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.u64 r12
-	jump b5
-b5: # Mix[uint64].entry
+	jump b12
+b12: # Mix[uint64].entry
 	r17 = mul.u64 r11, r15
 	r18 = add.u64 r17, r11
 	r19 = sub.u64 r18, r15
@@ -21408,16 +31770,16 @@ b5: # Mix[uint64].entry
 	r23 = shr.u64.u64 r22, 1
 	r24 = or.u64 r21, r23
 	r25 = ne.u64 r15, 0
-	branch r25, b6, b11
-b6: # Mix[uint64].if.then
+	branch r25, b13, b18
+b13: # Mix[uint64].if.then
 	checkdiv.u64 r15, site 2
 	r27 = div.u64 r11, r15
 	r28 = add.u64 r24, r27
 	r29 = rem.u64 r11, r15
 	r30 = xor.u64 r28, r29
 	r26 = move.u64 r30
-	jump b7
-b7: # Mix[uint64].if.done
+	jump b14
+b14: # Mix[uint64].if.done
 	r62 = mulhi.u64 r11, 2635249153387078803
 	r63 = sub.u64 r11, r62
 	r64 = shr.u64.u32 r63, 1
@@ -21475,22 +31837,126 @@ b7: # Mix[uint64].if.done
 	r57 = add.u64 r55, r56
 	r58 = add.u64 r54, r57
 	r16 = move.u64 r58
-	jump b8
-b8: # Mix[uint64].return
+	jump b15
+b15: # Mix[uint64].return
+	r59 = elemaddr r4, r7, 8
+	store.u64 r59, r16
+	r60 = add.i64 r7, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.u64 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b22
+b22: # Mix[uint64].entry (checked)
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b23, b27
+b23: # Mix[uint64].if.then (checked)
+	checkdiv.u64 r15, site 2
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b24
+b24: # Mix[uint64].if.done (checked)
+	r62 = mulhi.u64 r11, 2635249153387078803
+	r63 = sub.u64 r11, r62
+	r64 = shr.u64.u32 r63, 1
+	r65 = add.u64 r64, r62
+	r66 = shr.u64.u32 r65, 2
+	r31 = move.u64 r66
+	r67 = mulhi.u64 r11, 11068046444225730970
+	r68 = sub.u64 r11, r67
+	r69 = shr.u64.u32 r68, 1
+	r70 = add.u64 r69, r67
+	r71 = shr.u64.u32 r70, 2
+	r72 = mul.u64 r71, 5
+	r73 = sub.u64 r11, r72
+	r32 = move.u64 r73
+	r33 = add.u64 r31, r32
+	r74 = mulhi.u64 r11, 5165088340638674453
+	r75 = sub.u64 r11, r74
+	r76 = shr.u64.u32 r75, 1
+	r77 = add.u64 r76, r74
+	r78 = shr.u64.u32 r77, 6
+	r34 = move.u64 r78
+	r35 = add.u64 r33, r34
+	r79 = shr.u64.u32 r11, 4
+	r80 = mul.u64 r79, 16
+	r81 = sub.u64 r11, r80
+	r36 = move.u64 r81
+	r37 = add.u64 r35, r36
+	r82 = shr.u64.u32 r11, 1
+	r38 = move.u64 r82
+	r39 = add.u64 r37, r38
+	r83 = mulhi.u64 r11, 145249953336295683
+	r84 = sub.u64 r11, r83
+	r85 = shr.u64.u32 r84, 1
+	r86 = add.u64 r85, r83
+	r87 = shr.u64.u32 r86, 6
+	r88 = mul.u64 r87, 127
+	r89 = sub.u64 r11, r88
+	r40 = move.u64 r89
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = move.u64 r15
+	r44 = and.u64 r43, 15
+	r45 = shl.u64.u64 r11, r44
+	r46 = shr.u64.u64 r11, r44
+	r47 = or.u64 r45, r46
+	r48 = xor.u64 r42, r47
+	r49 = move.u64 r15
+	r50 = shl.u64.u64 r11, r49
+	r51 = add.u64 r48, r50
+	r52 = convert.u8.u64 r15
+	r53 = shr.u64.u8 r11, r52
+	r54 = sub.u64 r51, r53
+	r55 = not.u64 r11
+	r56 = neg.u64 r15
+	r57 = add.u64 r55, r56
+	r58 = add.u64 r54, r57
+	r16 = move.u64 r58
+	jump b25
+b25: # Mix[uint64].return (checked)
 	checkindex r7, r5, site 4
 	r59 = elemaddr r4, r7, 8
 	store.u64 r59, r16
 	r60 = add.i64 r7, 1
 	r61 = lt.i64 r60, r3
-	branch r61, b9, b10
-b9: # latch
+	branch r61, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.u64 r24
-	jump b7
+	jump b24
 
 kernel MixUint(a []u64, b []u64, out []u64)
 site 0 index kernels.go:86:25
@@ -21514,21 +31980,56 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r88 = convert.u64.i64 r10
+	r89 = move.i64 r2
+	r90 = convert.u64.i64 r89
+	r91 = lt.u64 r90, r88
+	r92 = convert.u64.i64 r3
+	r93 = add.u64 r92, 4611686018427387904
+	r94 = le.u64 r93, 9223372036854775808
+	r95 = sub.u64 r92, 1
+	r96 = convert.u64.i64 r2
+	r97 = sub.u64 r95, r96
+	r98 = sub.u64 r88, 1
+	r99 = sub.u64 r98, r90
+	r100 = le.u64 r97, r99
+	r101 = convert.u64.i64 r14
+	r102 = lt.u64 r90, r101
+	r103 = sub.u64 r101, 1
+	r104 = sub.u64 r103, r90
+	r105 = le.u64 r97, r104
+	r106 = convert.u64.i64 r5
+	r107 = lt.u64 r90, r106
+	r108 = sub.u64 r106, 1
+	r109 = sub.u64 r108, r90
+	r110 = le.u64 r97, r109
+	branch r91, b3, b19
+b3: # checks
+	branch r94, b4, b19
+b4: # checks
+	branch r100, b5, b19
+b5: # checks
+	branch r102, b6, b19
+b6: # checks
+	branch r105, b7, b19
+b7: # checks
+	branch r107, b8, b19
+b8: # checks
+	branch r110, b9, b19
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b10, b17
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b11
+b11: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.u64 r12
-	jump b5
-b5: # Mix[uint].entry
+	jump b12
+b12: # Mix[uint].entry
 	r17 = mul.u64 r11, r15
 	r18 = add.u64 r17, r11
 	r19 = sub.u64 r18, r15
@@ -21538,16 +32039,16 @@ b5: # Mix[uint].entry
 	r23 = shr.u64.u64 r22, 1
 	r24 = or.u64 r21, r23
 	r25 = ne.u64 r15, 0
-	branch r25, b6, b11
-b6: # Mix[uint].if.then
+	branch r25, b13, b18
+b13: # Mix[uint].if.then
 	checkdiv.u64 r15, site 2
 	r27 = div.u64 r11, r15
 	r28 = add.u64 r24, r27
 	r29 = rem.u64 r11, r15
 	r30 = xor.u64 r28, r29
 	r26 = move.u64 r30
-	jump b7
-b7: # Mix[uint].if.done
+	jump b14
+b14: # Mix[uint].if.done
 	r60 = mulhi.u64 r11, 2635249153387078803
 	r61 = sub.u64 r11, r60
 	r62 = shr.u64.u32 r61, 1
@@ -21603,22 +32104,124 @@ b7: # Mix[uint].if.done
 	r55 = add.u64 r53, r54
 	r56 = add.u64 r52, r55
 	r16 = move.u64 r56
-	jump b8
-b8: # Mix[uint].return
+	jump b15
+b15: # Mix[uint].return
+	r57 = elemaddr r4, r7, 8
+	store.u64 r57, r16
+	r58 = add.i64 r7, 1
+	r59 = lt.i64 r58, r3
+	branch r59, b16, b17
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b17: # exit
+	return
+b18: # edge 0→2
+	r26 = move.u64 r24
+	jump b14
+b19: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b17
+b20: # index (checked)
+	r7 = move.i64 r2
+	jump b21
+b21: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.u64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.u64 r12
+	jump b22
+b22: # Mix[uint].entry (checked)
+	r17 = mul.u64 r11, r15
+	r18 = add.u64 r17, r11
+	r19 = sub.u64 r18, r15
+	r20 = andnot.u64 r11, r15
+	r21 = xor.u64 r19, r20
+	r22 = and.u64 r11, r15
+	r23 = shr.u64.u64 r22, 1
+	r24 = or.u64 r21, r23
+	r25 = ne.u64 r15, 0
+	branch r25, b23, b27
+b23: # Mix[uint].if.then (checked)
+	checkdiv.u64 r15, site 2
+	r27 = div.u64 r11, r15
+	r28 = add.u64 r24, r27
+	r29 = rem.u64 r11, r15
+	r30 = xor.u64 r28, r29
+	r26 = move.u64 r30
+	jump b24
+b24: # Mix[uint].if.done (checked)
+	r60 = mulhi.u64 r11, 2635249153387078803
+	r61 = sub.u64 r11, r60
+	r62 = shr.u64.u32 r61, 1
+	r63 = add.u64 r62, r60
+	r64 = shr.u64.u32 r63, 2
+	r31 = move.u64 r64
+	r65 = mulhi.u64 r11, 11068046444225730970
+	r66 = sub.u64 r11, r65
+	r67 = shr.u64.u32 r66, 1
+	r68 = add.u64 r67, r65
+	r69 = shr.u64.u32 r68, 2
+	r70 = mul.u64 r69, 5
+	r71 = sub.u64 r11, r70
+	r32 = move.u64 r71
+	r33 = add.u64 r31, r32
+	r72 = mulhi.u64 r11, 5165088340638674453
+	r73 = sub.u64 r11, r72
+	r74 = shr.u64.u32 r73, 1
+	r75 = add.u64 r74, r72
+	r76 = shr.u64.u32 r75, 6
+	r34 = move.u64 r76
+	r35 = add.u64 r33, r34
+	r77 = shr.u64.u32 r11, 4
+	r78 = mul.u64 r77, 16
+	r79 = sub.u64 r11, r78
+	r36 = move.u64 r79
+	r37 = add.u64 r35, r36
+	r80 = shr.u64.u32 r11, 1
+	r38 = move.u64 r80
+	r39 = add.u64 r37, r38
+	r81 = mulhi.u64 r11, 145249953336295683
+	r82 = sub.u64 r11, r81
+	r83 = shr.u64.u32 r82, 1
+	r84 = add.u64 r83, r81
+	r85 = shr.u64.u32 r84, 6
+	r86 = mul.u64 r85, 127
+	r87 = sub.u64 r11, r86
+	r40 = move.u64 r87
+	r41 = add.u64 r39, r40
+	r42 = add.u64 r26, r41
+	r43 = and.u64 r15, 15
+	r44 = shl.u64.u64 r11, r43
+	r45 = shr.u64.u64 r11, r43
+	r46 = or.u64 r44, r45
+	r47 = xor.u64 r42, r46
+	r48 = shl.u64.u64 r11, r15
+	r49 = add.u64 r47, r48
+	r50 = convert.u8.u64 r15
+	r51 = shr.u64.u8 r11, r50
+	r52 = sub.u64 r49, r51
+	r53 = not.u64 r11
+	r54 = neg.u64 r15
+	r55 = add.u64 r53, r54
+	r56 = add.u64 r52, r55
+	r16 = move.u64 r56
+	jump b25
+b25: # Mix[uint].return (checked)
 	checkindex r7, r5, site 4
 	r57 = elemaddr r4, r7, 8
 	store.u64 r57, r16
 	r58 = add.i64 r7, 1
 	r59 = lt.i64 r58, r3
-	branch r59, b9, b10
-b9: # latch
+	branch r59, b26, b17
+b26: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
-	return
-b11: # edge 0→2
+	jump b19
+b27: # edge 0→2 (checked)
 	r26 = move.u64 r24
-	jump b7
+	jump b24
 
 kernel Shifts(x []i64, c []u8, out []i64)
 site 0 index kernels.go:95:9
@@ -21640,13 +32243,98 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r46 = convert.u64.i64 r10
+	r47 = move.i64 r2
+	r48 = convert.u64.i64 r47
+	r49 = lt.u64 r48, r46
+	r50 = convert.u64.i64 r3
+	r51 = add.u64 r50, 4611686018427387904
+	r52 = le.u64 r51, 9223372036854775808
+	r53 = sub.u64 r50, 1
+	r54 = convert.u64.i64 r2
+	r55 = sub.u64 r53, r54
+	r56 = sub.u64 r46, 1
+	r57 = sub.u64 r56, r48
+	r58 = le.u64 r55, r57
+	r59 = convert.u64.i64 r14
+	r60 = lt.u64 r48, r59
+	r61 = sub.u64 r59, 1
+	r62 = sub.u64 r61, r48
+	r63 = le.u64 r55, r62
+	r64 = convert.u64.i64 r5
+	r65 = lt.u64 r48, r64
+	r66 = sub.u64 r64, 1
+	r67 = sub.u64 r66, r48
+	r68 = le.u64 r55, r67
+	branch r49, b3, b14
+b3: # checks
+	branch r52, b4, b14
+b4: # checks
+	branch r58, b5, b14
+b5: # checks
+	branch r60, b6, b14
+b6: # checks
+	branch r63, b7, b14
+b7: # checks
+	branch r65, b8, b14
+b8: # checks
+	branch r68, b9, b14
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b10, b13
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b11
+b11: # rangeint.body
+	r8 = elemaddr r9, r7, 1
+	r11 = load.u8 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.i64 r12
+	r16 = shl.i64.u8 r15, r11
+	r17 = shr.i64.u8 r15, r11
+	r18 = xor.i64 r16, r17
+	r19 = convert.i32.i64 r15
+	r20 = convert.u16.u8 r11
+	r21 = shl.i32.u16 r19, r20
+	r22 = convert.i64.i32 r21
+	r23 = convert.u16.i64 r15
+	r24 = convert.u32.u8 r11
+	r25 = shr.u16.u32 r23, r24
+	r26 = convert.i64.u16 r25
+	r27 = add.i64 r22, r26
+	r28 = xor.i64 r18, r27
+	r29 = convert.i8.i64 r15
+	r30 = convert.u64.u8 r11
+	r31 = shr.i8.u64 r29, r30
+	r32 = convert.i64.i8 r31
+	r33 = xor.i64 r28, r32
+	r34 = convert.u32.i64 r15
+	r35 = shl.u32.u8 r34, r11
+	r36 = convert.i64.u32 r35
+	r37 = xor.i64 r33, r36
+	r38 = and.u8 r11, 63
+	r39 = shr.i64.u8 r15, r38
+	r40 = and.u8 r11, 7
+	r41 = shl.i64.u8 r39, r40
+	r42 = xor.i64 r37, r41
+	r43 = elemaddr r4, r7, 8
+	store.i64 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b12, b13
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b13: # exit
+	return
+b14: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b15, b13
+b15: # index (checked)
+	r7 = move.i64 r2
+	jump b16
+b16: # rangeint.body (checked)
 	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 1
 	r11 = load.u8 r8
@@ -21685,12 +32373,10 @@ b4: # rangeint.body
 	store.i64 r43, r42
 	r44 = add.i64 r7, 1
 	r45 = lt.i64 r44, r3
-	branch r45, b5, b6
-b5: # latch
+	branch r45, b17, b13
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b14
 
 kernel Conversions(i64 []i64, f64 []f64, u8 []u8, i16 []i16, u32 []u32, f32 []f32, out []i64)
 site 0 index kernels.go:111:11
@@ -21724,13 +32410,153 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r69 = convert.u64.i64 r10
+	r70 = move.i64 r2
+	r71 = convert.u64.i64 r70
+	r72 = lt.u64 r71, r69
+	r73 = convert.u64.i64 r3
+	r74 = add.u64 r73, 4611686018427387904
+	r75 = le.u64 r74, 9223372036854775808
+	r76 = sub.u64 r73, 1
+	r77 = convert.u64.i64 r2
+	r78 = sub.u64 r76, r77
+	r79 = sub.u64 r69, 1
+	r80 = sub.u64 r79, r71
+	r81 = le.u64 r78, r80
+	r82 = convert.u64.i64 r14
+	r83 = lt.u64 r71, r82
+	r84 = sub.u64 r82, 1
+	r85 = sub.u64 r84, r71
+	r86 = le.u64 r78, r85
+	r87 = convert.u64.i64 r23
+	r88 = lt.u64 r71, r87
+	r89 = sub.u64 r87, 1
+	r90 = sub.u64 r89, r71
+	r91 = le.u64 r78, r90
+	r92 = convert.u64.i64 r30
+	r93 = lt.u64 r71, r92
+	r94 = sub.u64 r92, 1
+	r95 = sub.u64 r94, r71
+	r96 = le.u64 r78, r95
+	r97 = convert.u64.i64 r37
+	r98 = lt.u64 r71, r97
+	r99 = sub.u64 r97, 1
+	r100 = sub.u64 r99, r71
+	r101 = le.u64 r78, r100
+	r102 = convert.u64.i64 r50
+	r103 = lt.u64 r71, r102
+	r104 = sub.u64 r102, 1
+	r105 = sub.u64 r104, r71
+	r106 = le.u64 r78, r105
+	r107 = convert.u64.i64 r5
+	r108 = lt.u64 r71, r107
+	r109 = sub.u64 r107, 1
+	r110 = sub.u64 r109, r71
+	r111 = le.u64 r78, r110
+	branch r72, b3, b22
+b3: # checks
+	branch r75, b4, b22
+b4: # checks
+	branch r81, b5, b22
+b5: # checks
+	branch r83, b6, b22
+b6: # checks
+	branch r86, b7, b22
+b7: # checks
+	branch r88, b8, b22
+b8: # checks
+	branch r91, b9, b22
+b9: # checks
+	branch r93, b10, b22
+b10: # checks
+	branch r96, b11, b22
+b11: # checks
+	branch r98, b12, b22
+b12: # checks
+	branch r101, b13, b22
+b13: # checks
+	branch r103, b14, b22
+b14: # checks
+	branch r106, b15, b22
+b15: # checks
+	branch r108, b16, b22
+b16: # checks
+	branch r111, b17, b22
+b17: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b18, b21
+b18: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b19
+b19: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = convert.u8.i64 r11
+	r17 = convert.i16.i64 r11
+	r18 = shr.i16.u64 r17, 3
+	r19 = convert.u8.i16 r18
+	r20 = add.u8 r16, r19
+	r21 = elemaddr r22, r7, 1
+	store.u8 r21, r20
+	r24 = convert.i16.i64 r11
+	r25 = convert.u8.i64 r11
+	r26 = convert.i16.u8 r25
+	r27 = sub.i16 r24, r26
+	r28 = elemaddr r29, r7, 2
+	store.i16 r28, r27
+	r31 = convert.u32.i64 r11
+	r32 = convert.i8.i64 r11
+	r33 = convert.u32.i8 r32
+	r34 = xor.u32 r31, r33
+	r35 = elemaddr r36, r7, 4
+	store.u32 r35, r34
+	r38 = convert.f32.f64 r15
+	r39 = convert.f32.i64 r11
+	r40 = add.f32 r38, r39
+	r41 = convert.u32.i64 r11
+	r42 = convert.f32.u32 r41
+	r43 = add.f32 r40, r42
+	r44 = convert.u64.i64 r11
+	r45 = shr.u64.u64 r44, 1
+	r46 = convert.f32.u64 r45
+	r47 = add.f32 r43, r46
+	r48 = elemaddr r49, r7, 4
+	store.f32 r48, r47
+	r51 = convert.f32.f64 r15
+	r52 = convert.i64.f32 r51
+	r53 = convert.i64.f64 r15
+	r54 = add.i64 r52, r53
+	r55 = div.f64 r15, 4.0
+	r56 = convert.i32.f64 r55
+	r57 = convert.i64.i32 r56
+	r58 = add.i64 r54, r57
+	r59 = convert.u16.f64 r15
+	r60 = convert.i64.u16 r59
+	r61 = add.i64 r58, r60
+	r62 = div.f64 r15, 10000.0
+	r63 = convert.i8.f64 r62
+	r64 = convert.i64.i8 r63
+	r65 = add.i64 r61, r64
+	r66 = elemaddr r4, r7, 8
+	store.i64 r66, r65
+	r67 = add.i64 r7, 1
+	r68 = lt.i64 r67, r3
+	branch r68, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b17
+b21: # exit
+	return
+b22: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b23, b21
+b23: # index (checked)
+	r7 = move.i64 r2
+	jump b24
+b24: # rangeint.body (checked)
 	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
@@ -21792,12 +32618,10 @@ b4: # rangeint.body
 	store.i64 r66, r65
 	r67 = add.i64 r7, 1
 	r68 = lt.i64 r67, r3
-	branch r68, b5, b6
-b5: # latch
+	branch r68, b25, b21
+b25: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b22
 
 kernel Floats(x []f64, y []f64, out []f64)
 site 0 index kernels.go:127:12
@@ -21818,17 +32642,43 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r51 = convert.u64.i64 r10
+	r52 = move.i64 r2
+	r53 = convert.u64.i64 r52
+	r54 = lt.u64 r53, r51
+	r55 = convert.u64.i64 r3
+	r56 = add.u64 r55, 4611686018427387904
+	r57 = le.u64 r56, 9223372036854775808
+	r58 = sub.u64 r55, 1
+	r59 = convert.u64.i64 r2
+	r60 = sub.u64 r58, r59
+	r61 = sub.u64 r51, 1
+	r62 = sub.u64 r61, r53
+	r63 = le.u64 r60, r62
+	r64 = convert.u64.i64 r14
+	r65 = lt.u64 r53, r64
+	r66 = sub.u64 r64, 1
+	r67 = sub.u64 r66, r53
+	r68 = le.u64 r60, r67
+	branch r54, b3, b20
+b3: # checks
+	branch r57, b4, b20
+b4: # checks
+	branch r63, b5, b20
+b5: # checks
+	branch r65, b6, b20
+b6: # checks
+	branch r68, b7, b20
+b7: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b10
-b3: # index
+	branch r6, b8, b15
+b8: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b9
+b9: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 8
 	r15 = load.f64 r12
 	r16 = mul.f64 r11, r15
@@ -21837,19 +32687,19 @@ b4: # rangeint.body
 	r19 = add.f64 r11, r15
 	r20 = add.f64 r18, r19
 	r21 = lt.f64 r11, r15
-	branch r21, b5, b12
-b5: # if.then
+	branch r21, b10, b17
+b10: # if.then
 	r22 = add.f64 r20, 1.0
 	r23 = move.f64 r22
-	jump b6
-b6: # if.done
+	jump b11
+b11: # if.done
 	r24 = ne.f64 r11, r15
-	branch r24, b7, b11
-b7: # if.then
+	branch r24, b12, b16
+b12: # if.then
 	r28 = mul.f64 r23, 0.5
 	r25 = move.f64 r28
-	jump b8
-b8: # if.done
+	jump b13
+b13: # if.done
 	r29 = abs.f64 r11
 	r30 = sqrt.f64 r29
 	r31 = floor.f64 r15
@@ -21873,25 +32723,97 @@ b8: # if.done
 	store.f64 r48, r47
 	r49 = add.i64 r7, 1
 	r50 = lt.i64 r49, r3
-	branch r50, b9, b10
-b9: # latch
+	branch r50, b14, b15
+b14: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b10: # exit
+	jump b7
+b15: # exit
 	return
-b11: # edge 4→8
+b16: # edge 4→8
 	r25 = move.f64 r23
-	jump b8
-b12: # if.else
+	jump b13
+b17: # if.else
 	r26 = eq.f64 r11, r15
-	branch r26, b13, b14
-b13: # if.then
+	branch r26, b18, b19
+b18: # if.then
 	r27 = sub.f64 r20, 1.0
 	r23 = move.f64 r27
-	jump b6
-b14: # edge 5→4
+	jump b11
+b19: # edge 5→4
 	r23 = move.f64 r20
-	jump b6
+	jump b11
+b20: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b21, b15
+b21: # index (checked)
+	r7 = move.i64 r2
+	jump b22
+b22: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = mul.f64 r11, r15
+	r17 = div.f64 r11, r15
+	r18 = sub.f64 r16, r17
+	r19 = add.f64 r11, r15
+	r20 = add.f64 r18, r19
+	r21 = lt.f64 r11, r15
+	branch r21, b23, b29
+b23: # if.then (checked)
+	r22 = add.f64 r20, 1.0
+	r23 = move.f64 r22
+	jump b24
+b24: # if.done (checked)
+	r24 = ne.f64 r11, r15
+	branch r24, b25, b28
+b25: # if.then (checked)
+	r28 = mul.f64 r23, 0.5
+	r25 = move.f64 r28
+	jump b26
+b26: # if.done (checked)
+	r29 = abs.f64 r11
+	r30 = sqrt.f64 r29
+	r31 = floor.f64 r15
+	r32 = add.f64 r30, r31
+	r33 = ceil.f64 r11
+	r34 = add.f64 r32, r33
+	r35 = neg.f64 r15
+	r36 = trunc.f64 r35
+	r37 = add.f64 r34, r36
+	r38 = add.f64 r25, r37
+	r39 = min.f64 r11, r15
+	r41 = max.f64 r11, r15
+	r40 = max.f64 r41, 0.25
+	r42 = mul.f64 r40, 2.0
+	r43 = add.f64 r39, r42
+	r44 = add.f64 r38, r43
+	r45 = min.f64 r11, r15
+	r46 = mul.f64 r45, 0.0
+	r47 = add.f64 r44, r46
+	r48 = elemaddr r4, r7, 8
+	store.f64 r48, r47
+	r49 = add.i64 r7, 1
+	r50 = lt.i64 r49, r3
+	branch r50, b27, b15
+b27: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b20
+b28: # edge 4→8 (checked)
+	r25 = move.f64 r23
+	jump b26
+b29: # if.else (checked)
+	r26 = eq.f64 r11, r15
+	branch r26, b30, b31
+b30: # if.then (checked)
+	r27 = sub.f64 r20, 1.0
+	r23 = move.f64 r27
+	jump b24
+b31: # edge 5→4 (checked)
+	r23 = move.f64 r20
+	jump b24
 
 kernel Floats32(x []f32, y []f32, out []f32)
 site 0 index kernels.go:149:12
@@ -21912,17 +32834,43 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r53 = convert.u64.i64 r10
+	r54 = move.i64 r2
+	r55 = convert.u64.i64 r54
+	r56 = lt.u64 r55, r53
+	r57 = convert.u64.i64 r3
+	r58 = add.u64 r57, 4611686018427387904
+	r59 = le.u64 r58, 9223372036854775808
+	r60 = sub.u64 r57, 1
+	r61 = convert.u64.i64 r2
+	r62 = sub.u64 r60, r61
+	r63 = sub.u64 r53, 1
+	r64 = sub.u64 r63, r55
+	r65 = le.u64 r62, r64
+	r66 = convert.u64.i64 r14
+	r67 = lt.u64 r55, r66
+	r68 = sub.u64 r66, 1
+	r69 = sub.u64 r68, r55
+	r70 = le.u64 r62, r69
+	branch r56, b3, b15
+b3: # checks
+	branch r59, b4, b15
+b4: # checks
+	branch r65, b5, b15
+b5: # checks
+	branch r67, b6, b15
+b6: # checks
+	branch r70, b7, b15
+b7: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b8
-b3: # index
+	branch r6, b8, b13
+b8: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b9
+b9: # rangeint.body
 	r8 = elemaddr r9, r7, 4
 	r11 = load.f32 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.f32 r12
 	r16 = mul.f32 r11, r15
@@ -21931,12 +32879,12 @@ b4: # rangeint.body
 	r19 = add.f32 r11, r15
 	r20 = add.f32 r18, r19
 	r21 = ge.f32 r11, r15
-	branch r21, b5, b9
-b5: # if.then
+	branch r21, b10, b14
+b10: # if.then
 	r23 = sub.f32 r20, r11
 	r22 = move.f32 r23
-	jump b6
-b6: # if.done
+	jump b11
+b11: # if.done
 	r24 = mul.f32 r11, r11
 	r27 = sqrt.f32 r24
 	r30 = floor.f32 r15
@@ -21957,15 +32905,67 @@ b6: # if.done
 	store.f32 r50, r49
 	r51 = add.i64 r7, 1
 	r52 = lt.i64 r51, r3
-	branch r52, b7, b8
-b7: # latch
+	branch r52, b12, b13
+b12: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # exit
+	jump b7
+b13: # exit
 	return
-b9: # edge 1→4
+b14: # edge 1→4
 	r22 = move.f32 r20
-	jump b6
+	jump b11
+b15: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b16, b13
+b16: # index (checked)
+	r7 = move.i64 r2
+	jump b17
+b17: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.f32 r8
+	checkindex r7, r14, site 1
+	r12 = elemaddr r13, r7, 4
+	r15 = load.f32 r12
+	r16 = mul.f32 r11, r15
+	r17 = div.f32 r11, r15
+	r18 = sub.f32 r16, r17
+	r19 = add.f32 r11, r15
+	r20 = add.f32 r18, r19
+	r21 = ge.f32 r11, r15
+	branch r21, b18, b21
+b18: # if.then (checked)
+	r23 = sub.f32 r20, r11
+	r22 = move.f32 r23
+	jump b19
+b19: # if.done (checked)
+	r24 = mul.f32 r11, r11
+	r27 = sqrt.f32 r24
+	r30 = floor.f32 r15
+	r31 = add.f32 r27, r30
+	r32 = add.f32 r22, r31
+	r33 = neg.f32 r11
+	r36 = abs.f32 r33
+	r39 = ceil.f32 r11
+	r40 = add.f32 r36, r39
+	r43 = trunc.f32 r15
+	r44 = add.f32 r40, r43
+	r45 = add.f32 r32, r44
+	r46 = min.f32 r11, r15
+	r47 = add.f32 r45, r46
+	r48 = max.f32 r15, r11
+	r49 = sub.f32 r47, r48
+	r50 = elemaddr r4, r7, 4
+	store.f32 r50, r49
+	r51 = add.i64 r7, 1
+	r52 = lt.i64 r51, r3
+	branch r52, b20, b13
+b20: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b15
+b21: # edge 1→4 (checked)
+	r22 = move.f32 r20
+	jump b19
 
 kernel MinMaxZeros(x []f64, y []f64, lo []f64, hi []f64)
 site 0 index kernels.go:165:16
@@ -21992,13 +32992,88 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r28 = convert.u64.i64 r10
+	r29 = move.i64 r2
+	r30 = convert.u64.i64 r29
+	r31 = lt.u64 r30, r28
+	r32 = convert.u64.i64 r3
+	r33 = add.u64 r32, 4611686018427387904
+	r34 = le.u64 r33, 9223372036854775808
+	r35 = sub.u64 r32, 1
+	r36 = convert.u64.i64 r2
+	r37 = sub.u64 r35, r36
+	r38 = sub.u64 r28, 1
+	r39 = sub.u64 r38, r30
+	r40 = le.u64 r37, r39
+	r41 = convert.u64.i64 r14
+	r42 = lt.u64 r30, r41
+	r43 = sub.u64 r41, 1
+	r44 = sub.u64 r43, r30
+	r45 = le.u64 r37, r44
+	r46 = convert.u64.i64 r5
+	r47 = lt.u64 r30, r46
+	r48 = sub.u64 r46, 1
+	r49 = sub.u64 r48, r30
+	r50 = le.u64 r37, r49
+	r51 = convert.u64.i64 r25
+	r52 = lt.u64 r30, r51
+	r53 = sub.u64 r51, 1
+	r54 = sub.u64 r53, r30
+	r55 = le.u64 r37, r54
+	branch r31, b3, b16
+b3: # checks
+	branch r34, b4, b16
+b4: # checks
+	branch r40, b5, b16
+b5: # checks
+	branch r42, b6, b16
+b6: # checks
+	branch r45, b7, b16
+b7: # checks
+	branch r47, b8, b16
+b8: # checks
+	branch r50, b9, b16
+b9: # checks
+	branch r52, b10, b16
+b10: # checks
+	branch r55, b11, b16
+b11: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b12, b15
+b12: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b13
+b13: # rangeint.body
+	r8 = elemaddr r9, r7, 8
+	r11 = load.f64 r8
+	r12 = elemaddr r13, r7, 8
+	r15 = load.f64 r12
+	r16 = min.f64 r11, r15
+	r17 = elemaddr r4, r7, 8
+	store.f64 r17, r16
+	r18 = elemaddr r9, r7, 8
+	r19 = load.f64 r18
+	r20 = elemaddr r13, r7, 8
+	r21 = load.f64 r20
+	r22 = max.f64 r19, r21
+	r23 = elemaddr r24, r7, 8
+	store.f64 r23, r22
+	r26 = add.i64 r7, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b14, b15
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b11
+b15: # exit
+	return
+b16: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b17, b15
+b17: # index (checked)
+	r7 = move.i64 r2
+	jump b18
+b18: # rangeint.body (checked)
 	checkindex r7, r10, site 0
 	r8 = elemaddr r9, r7, 8
 	r11 = load.f64 r8
@@ -22019,12 +33094,10 @@ b4: # rangeint.body
 	store.f64 r23, r22
 	r26 = add.i64 r7, 1
 	r27 = lt.i64 r26, r3
-	branch r27, b5, b6
-b5: # latch
+	branch r27, b19, b15
+b19: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b16
 
 kernel Control(a []i32, out []i32, limit i32)
 site 0 index kernels.go:176:9
@@ -22043,48 +33116,66 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r72 = convert.u64.i64 r10
+	r73 = move.i64 r2
+	r74 = convert.u64.i64 r73
+	r75 = lt.u64 r74, r72
+	r76 = convert.u64.i64 r3
+	r77 = add.u64 r76, 4611686018427387904
+	r78 = le.u64 r77, 9223372036854775808
+	r79 = sub.u64 r76, 1
+	r80 = convert.u64.i64 r2
+	r81 = sub.u64 r79, r80
+	r82 = sub.u64 r72, 1
+	r83 = sub.u64 r82, r74
+	r84 = le.u64 r81, r83
+	branch r75, b3, b49
+b3: # checks
+	branch r78, b4, b49
+b4: # checks
+	branch r84, b5, b49
+b5: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b17
-b3: # index
+	branch r6, b6, b20
+b6: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b7
+b7: # rangeint.body
 	r8 = elemaddr r9, r7, 4
 	r11 = load.i32 r8
 	r12 = lt.i32 r11, 0
-	branch r12, b5, b42
-b5: # cond.true
+	branch r12, b8, b45
+b8: # cond.true
 	r19 = gt.i32 r11, -100
-	branch r19, b6, b42
-b6: # switch.body
+	branch r19, b9, b45
+b9: # switch.body
 	r16 = neg.i32 r11
 	r13 = move.i32 r16
-	jump b7
-b7: # switch.done
+	jump b10
+b10: # switch.done
 	r14 = move.i32 0
 	r15 = move.i32 0
-	jump b8
-b8: # for.loop
+	jump b11
+b11: # for.loop
 	r21 = lt.i32 r15, 40
-	branch r21, b9, b41
-b9: # for.body
+	branch r21, b12, b44
+b12: # for.body
 	r23 = lt.i64 0, 10
-	branch r23, b10, b40
-b10: # edge 11→14
+	branch r23, b13, b43
+b13: # edge 11→14
 	r24 = move.i32 r14
 	r25 = move.i64 0
-	jump b11
-b11: # rangeint.body
+	jump b14
+b14: # rangeint.body
 	r30 = convert.i32.i64 r25
 	r31 = add.i32 r30, r15
 	r32 = gt.i32 r31, r33
-	branch r32, b12, b22
-b12: # edge 14→13
+	branch r32, b15, b25
+b15: # edge 14→13
 	r22 = move.i32 r24
-	jump b13
-b13: # for.done
+	jump b16
+b16: # for.done
 	r57 = shr.i32.u32 r13, 31
 	r58 = and.i32 r57, 3
 	r59 = add.i32 r13, r58
@@ -22093,37 +33184,37 @@ b13: # for.done
 	r62 = sub.i32 r13, r61
 	r28 = move.i32 r62
 	r29 = eq.i32 r28, 0
-	branch r29, b14, b18
-b14: # switch.body
+	branch r29, b17, b21
+b17: # switch.body
 	r46 = add.i32 r22, 100
 	r41 = move.i32 r46
-	jump b15
-b15: # switch.done
+	jump b18
+b18: # switch.done
 	r42 = add.i32 r13, r41
 	r43 = elemaddr r4, r7, 4
 	store.i32 r43, r42
 	r44 = add.i64 r7, 1
 	r45 = lt.i64 r44, r3
-	branch r45, b16, b17
-b16: # latch
+	branch r45, b19, b20
+b19: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b17: # exit
+	jump b5
+b20: # exit
 	return
-b18: # switch.next
+b21: # switch.next
 	r48 = eq.i32 r28, 1
-	branch r48, b14, b19
-b19: # switch.next
+	branch r48, b17, b22
+b22: # switch.next
 	r49 = eq.i32 r28, 2
-	branch r49, b20, b21
-b20: # switch.body
+	branch r49, b23, b24
+b23: # switch.body
 	r47 = sub.i32 r22, 100
 	r41 = move.i32 r47
-	jump b15
-b21: # edge 21→17
+	jump b18
+b24: # edge 21→17
 	r41 = move.i32 r22
-	jump b15
-b22: # if.done
+	jump b18
+b25: # if.done
 	r34 = convert.i32.i64 r25
 	r35 = add.i32 r13, r34
 	r63 = mulhi.i32 r35, -1431655765
@@ -22137,124 +33228,124 @@ b22: # if.done
 	r71 = sub.i32 r35, r70
 	r36 = move.i32 r71
 	r37 = eq.i32 r36, 0
-	branch r37, b23, b25
-b23: # edge 15→12
+	branch r37, b26, b28
+b26: # edge 15→12
 	r26 = move.i32 r24
-	jump b24
-b24: # for.post
+	jump b27
+b27: # for.post
 	r27 = add.i32 r15, 1
 	r14 = move.i32 r26
 	r15 = move.i32 r27
-	jump b8
-b25: # if.done
-	r38 = add.i32 r24, 1
-	r39 = add.i64 r25, 1
-	r40 = lt.i64 r39, 10
-	branch r40, b26, b39
-b26: # edge 16→14
-	r24 = move.i32 r38
-	r25 = move.i64 r39
-	jump b27
-b27: # rangeint.body (unrolled 1)
-	r30 = convert.i32.i64 r25
-	r31 = add.i32 r30, r15
-	r32 = gt.i32 r31, r33
-	branch r32, b12, b28
-b28: # if.done (unrolled 1)
-	r34 = convert.i32.i64 r25
-	r35 = add.i32 r13, r34
-	r63 = mulhi.i32 r35, -1431655765
-	r64 = add.i32 r63, r35
-	r65 = convert.u32.i32 r64
-	r66 = shr.u32.u32 r65, 31
-	r67 = shr.i32.u32 r64, 1
-	r68 = convert.i32.u32 r66
-	r69 = add.i32 r67, r68
-	r70 = mul.i32 r69, 3
-	r71 = sub.i32 r35, r70
-	r36 = move.i32 r71
-	r37 = eq.i32 r36, 0
-	branch r37, b23, b29
-b29: # if.done (unrolled 1)
-	r38 = add.i32 r24, 1
-	r39 = add.i64 r25, 1
-	r40 = lt.i64 r39, 10
-	branch r40, b30, b39
-b30: # edge 16→14 (unrolled 1)
-	r24 = move.i32 r38
-	r25 = move.i64 r39
-	jump b31
-b31: # rangeint.body (unrolled 2)
-	r30 = convert.i32.i64 r25
-	r31 = add.i32 r30, r15
-	r32 = gt.i32 r31, r33
-	branch r32, b12, b32
-b32: # if.done (unrolled 2)
-	r34 = convert.i32.i64 r25
-	r35 = add.i32 r13, r34
-	r63 = mulhi.i32 r35, -1431655765
-	r64 = add.i32 r63, r35
-	r65 = convert.u32.i32 r64
-	r66 = shr.u32.u32 r65, 31
-	r67 = shr.i32.u32 r64, 1
-	r68 = convert.i32.u32 r66
-	r69 = add.i32 r67, r68
-	r70 = mul.i32 r69, 3
-	r71 = sub.i32 r35, r70
-	r36 = move.i32 r71
-	r37 = eq.i32 r36, 0
-	branch r37, b23, b33
-b33: # if.done (unrolled 2)
-	r38 = add.i32 r24, 1
-	r39 = add.i64 r25, 1
-	r40 = lt.i64 r39, 10
-	branch r40, b34, b39
-b34: # edge 16→14 (unrolled 2)
-	r24 = move.i32 r38
-	r25 = move.i64 r39
-	jump b35
-b35: # rangeint.body (unrolled 3)
-	r30 = convert.i32.i64 r25
-	r31 = add.i32 r30, r15
-	r32 = gt.i32 r31, r33
-	branch r32, b12, b36
-b36: # if.done (unrolled 3)
-	r34 = convert.i32.i64 r25
-	r35 = add.i32 r13, r34
-	r63 = mulhi.i32 r35, -1431655765
-	r64 = add.i32 r63, r35
-	r65 = convert.u32.i32 r64
-	r66 = shr.u32.u32 r65, 31
-	r67 = shr.i32.u32 r64, 1
-	r68 = convert.i32.u32 r66
-	r69 = add.i32 r67, r68
-	r70 = mul.i32 r69, 3
-	r71 = sub.i32 r35, r70
-	r36 = move.i32 r71
-	r37 = eq.i32 r36, 0
-	branch r37, b23, b37
-b37: # if.done (unrolled 3)
-	r38 = add.i32 r24, 1
-	r39 = add.i64 r25, 1
-	r40 = lt.i64 r39, 10
-	branch r40, b38, b39
-b38: # edge 16→14 (unrolled 3)
-	r24 = move.i32 r38
-	r25 = move.i64 r39
 	jump b11
-b39: # edge 16→12
+b28: # if.done
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b29, b42
+b29: # edge 16→14
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b30
+b30: # rangeint.body (unrolled 1)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b15, b31
+b31: # if.done (unrolled 1)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b26, b32
+b32: # if.done (unrolled 1)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b33, b42
+b33: # edge 16→14 (unrolled 1)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b34
+b34: # rangeint.body (unrolled 2)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b15, b35
+b35: # if.done (unrolled 2)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b26, b36
+b36: # if.done (unrolled 2)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b37, b42
+b37: # edge 16→14 (unrolled 2)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b38
+b38: # rangeint.body (unrolled 3)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b15, b39
+b39: # if.done (unrolled 3)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b26, b40
+b40: # if.done (unrolled 3)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b41, b42
+b41: # edge 16→14 (unrolled 3)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b14
+b42: # edge 16→12
 	r26 = move.i32 r38
-	jump b24
-b40: # edge 11→12
+	jump b27
+b43: # edge 11→12
 	r26 = move.i32 r14
-	jump b24
-b41: # edge 10→13
+	jump b27
+b44: # edge 10→13
 	r22 = move.i32 r14
-	jump b13
-b42: # switch.next
+	jump b16
+b45: # switch.next
 	r18 = ge.i32 r11, 0
-	branch r18, b43, b44
-b43: # switch.body
+	branch r18, b46, b47
+b46: # switch.body
 	r50 = mulhi.i32 r11, -1431655765
 	r51 = add.i32 r50, r11
 	r52 = convert.u32.i32 r51
@@ -22264,13 +33355,239 @@ b43: # switch.body
 	r56 = add.i32 r54, r55
 	r17 = move.i32 r56
 	r13 = move.i32 r17
-	jump b7
-b44: # cond.false
+	jump b10
+b47: # cond.false
 	r20 = lt.i32 r11, -1000
-	branch r20, b43, b45
-b45: # switch.next
+	branch r20, b46, b48
+b48: # switch.next
 	r13 = move.i32 7
-	jump b7
+	jump b10
+b49: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b50, b20
+b50: # index (checked)
+	r7 = move.i64 r2
+	jump b51
+b51: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 4
+	r11 = load.i32 r8
+	r12 = lt.i32 r11, 0
+	branch r12, b52, b88
+b52: # cond.true (checked)
+	r19 = gt.i32 r11, -100
+	branch r19, b53, b88
+b53: # switch.body (checked)
+	r16 = neg.i32 r11
+	r13 = move.i32 r16
+	jump b54
+b54: # switch.done (checked)
+	r14 = move.i32 0
+	r15 = move.i32 0
+	jump b55
+b55: # for.loop (checked)
+	r21 = lt.i32 r15, 40
+	branch r21, b56, b87
+b56: # for.body (checked)
+	r23 = lt.i64 0, 10
+	branch r23, b57, b86
+b57: # edge 11→14 (checked)
+	r24 = move.i32 r14
+	r25 = move.i64 0
+	jump b58
+b58: # rangeint.body (checked)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b59, b68
+b59: # edge 14→13 (checked)
+	r22 = move.i32 r24
+	jump b60
+b60: # for.done (checked)
+	r57 = shr.i32.u32 r13, 31
+	r58 = and.i32 r57, 3
+	r59 = add.i32 r13, r58
+	r60 = shr.i32.u32 r59, 2
+	r61 = mul.i32 r60, 4
+	r62 = sub.i32 r13, r61
+	r28 = move.i32 r62
+	r29 = eq.i32 r28, 0
+	branch r29, b61, b64
+b61: # switch.body (checked)
+	r46 = add.i32 r22, 100
+	r41 = move.i32 r46
+	jump b62
+b62: # switch.done (checked)
+	r42 = add.i32 r13, r41
+	r43 = elemaddr r4, r7, 4
+	store.i32 r43, r42
+	r44 = add.i64 r7, 1
+	r45 = lt.i64 r44, r3
+	branch r45, b63, b20
+b63: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b49
+b64: # switch.next (checked)
+	r48 = eq.i32 r28, 1
+	branch r48, b61, b65
+b65: # switch.next (checked)
+	r49 = eq.i32 r28, 2
+	branch r49, b66, b67
+b66: # switch.body (checked)
+	r47 = sub.i32 r22, 100
+	r41 = move.i32 r47
+	jump b62
+b67: # edge 21→17 (checked)
+	r41 = move.i32 r22
+	jump b62
+b68: # if.done (checked)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b69, b71
+b69: # edge 15→12 (checked)
+	r26 = move.i32 r24
+	jump b70
+b70: # for.post (checked)
+	r27 = add.i32 r15, 1
+	r14 = move.i32 r26
+	r15 = move.i32 r27
+	jump b55
+b71: # if.done (checked)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b72, b85
+b72: # edge 16→14 (checked)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b73
+b73: # rangeint.body (checked) (unrolled 1)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b59, b74
+b74: # if.done (checked) (unrolled 1)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b69, b75
+b75: # if.done (checked) (unrolled 1)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b76, b85
+b76: # edge 16→14 (checked) (unrolled 1)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b77
+b77: # rangeint.body (checked) (unrolled 2)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b59, b78
+b78: # if.done (checked) (unrolled 2)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b69, b79
+b79: # if.done (checked) (unrolled 2)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b80, b85
+b80: # edge 16→14 (checked) (unrolled 2)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b81
+b81: # rangeint.body (checked) (unrolled 3)
+	r30 = convert.i32.i64 r25
+	r31 = add.i32 r30, r15
+	r32 = gt.i32 r31, r33
+	branch r32, b59, b82
+b82: # if.done (checked) (unrolled 3)
+	r34 = convert.i32.i64 r25
+	r35 = add.i32 r13, r34
+	r63 = mulhi.i32 r35, -1431655765
+	r64 = add.i32 r63, r35
+	r65 = convert.u32.i32 r64
+	r66 = shr.u32.u32 r65, 31
+	r67 = shr.i32.u32 r64, 1
+	r68 = convert.i32.u32 r66
+	r69 = add.i32 r67, r68
+	r70 = mul.i32 r69, 3
+	r71 = sub.i32 r35, r70
+	r36 = move.i32 r71
+	r37 = eq.i32 r36, 0
+	branch r37, b69, b83
+b83: # if.done (checked) (unrolled 3)
+	r38 = add.i32 r24, 1
+	r39 = add.i64 r25, 1
+	r40 = lt.i64 r39, 10
+	branch r40, b84, b85
+b84: # edge 16→14 (checked) (unrolled 3)
+	r24 = move.i32 r38
+	r25 = move.i64 r39
+	jump b58
+b85: # edge 16→12 (checked)
+	r26 = move.i32 r38
+	jump b70
+b86: # edge 11→12 (checked)
+	r26 = move.i32 r14
+	jump b70
+b87: # edge 10→13 (checked)
+	r22 = move.i32 r14
+	jump b60
+b88: # switch.next (checked)
+	r18 = ge.i32 r11, 0
+	branch r18, b89, b90
+b89: # switch.body (checked)
+	r50 = mulhi.i32 r11, -1431655765
+	r51 = add.i32 r50, r11
+	r52 = convert.u32.i32 r51
+	r53 = shr.u32.u32 r52, 31
+	r54 = shr.i32.u32 r51, 1
+	r55 = convert.i32.u32 r53
+	r56 = add.i32 r54, r55
+	r17 = move.i32 r56
+	r13 = move.i32 r17
+	jump b54
+b90: # cond.false (checked)
+	r20 = lt.i32 r11, -1000
+	branch r20, b89, b91
+b91: # switch.next (checked)
+	r13 = move.i32 7
+	jump b54
 
 kernel Phases(a []i32, b []i32, n i64)
 site 0 index kernels.go:213:3
@@ -22303,13 +33620,53 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r15 = convert.u64.i64 r5
+	r16 = move.i64 r2
+	r17 = convert.u64.i64 r16
+	r18 = lt.u64 r17, r15
+	r19 = convert.u64.i64 r3
+	r20 = add.u64 r19, 4611686018427387904
+	r21 = le.u64 r20, 9223372036854775808
+	r22 = sub.u64 r19, 1
+	r23 = convert.u64.i64 r2
+	r24 = sub.u64 r22, r23
+	r25 = sub.u64 r15, 1
+	r26 = sub.u64 r25, r17
+	r27 = le.u64 r24, r26
+	branch r18, b3, b10
+b3: # checks
+	branch r21, b4, b10
+b4: # checks
+	branch r27, b5, b10
+b5: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b6, b9
+b6: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
+	r8 = convert.i32.i64 r7
+	r9 = elemaddr r4, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, r8
+	r12 = elemaddr r4, r7, 4
+	store.i32 r12, r11
+	r13 = add.i64 r7, 1
+	r14 = lt.i64 r13, r3
+	branch r14, b8, b9
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b9: # exit
+	return
+b10: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b11, b9
+b11: # index (checked)
+	r7 = move.i64 r2
+	jump b12
+b12: # rangeint.body (checked)
 	r8 = convert.i32.i64 r7
 	checkindex r7, r5, site 1
 	r9 = elemaddr r4, r7, 4
@@ -22319,12 +33676,10 @@ b4: # rangeint.body
 	store.i32 r12, r11
 	r13 = add.i64 r7, 1
 	r14 = lt.i64 r13, r3
-	branch r14, b5, b6
-b5: # latch
+	branch r14, b13, b9
+b13: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b10
 
 task Phases_2 serial
 b0: # entry
@@ -22358,18 +33713,47 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 1
 	jump b2
-b2: # head
+b2: # checks
+	r16 = convert.u64.i64 r4
+	r17 = lt.u64 0, r16
+	branch r17, b3, b9
+b3: # head
 	r5 = move.i64 r4
 	r6 = lt.i64 r2, r5
-	branch r6, b3, b7
-b3: # index
+	branch r6, b4, b8
+b4: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # for.loop
+	jump b5
+b5: # for.loop
 	r5 = move.i64 r4
 	r8 = lt.i64 r7, r5
-	branch r8, b5, b7
-b5: # for.body
+	branch r8, b6, b8
+b6: # for.body
+	r9 = elemaddr r3, 0, 4
+	r10 = load.i32 r9
+	r11 = elemaddr r3, r7, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, r10
+	r14 = elemaddr r3, r7, 4
+	store.i32 r14, r13
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b3
+b8: # exit
+	return
+b9: # head (checked)
+	r5 = move.i64 r4
+	r6 = lt.i64 r2, r5
+	branch r6, b10, b8
+b10: # index (checked)
+	r7 = move.i64 r2
+	jump b11
+b11: # for.loop (checked)
+	r5 = move.i64 r4
+	r8 = lt.i64 r7, r5
+	branch r8, b12, b8
+b12: # for.body (checked)
 	checkindex 0, r4, site 5
 	r9 = elemaddr r3, 0, 4
 	r10 = load.i32 r9
@@ -22378,12 +33762,10 @@ b5: # for.body
 	r13 = add.i32 r12, r10
 	r14 = elemaddr r3, r7, 4
 	store.i32 r14, r13
-	jump b6
-b6: # latch
+	jump b13
+b13: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b9
 
 task Phases_4 serial
 b0: # entry
@@ -22393,17 +33775,36 @@ b0: # entry
 	jump b1
 b1: # for.done
 	r0 = gt.i64 r1, 3
-	branch r0, b2, b11
+	branch r0, b2, b14
 b2: # if.then
 	r2 = move.i64 1
 	jump b3
-b3: # for.loop
+b3: # checks
+	r15 = convert.u64.i64 r5
+	r16 = sub.i64 r2, 1
+	r17 = convert.u64.i64 r16
+	r18 = lt.u64 r17, r15
+	r19 = move.i64 r5
+	r20 = convert.u64.i64 r19
+	r21 = add.u64 r20, 4611686018427387904
+	r22 = le.u64 r21, 9223372036854775808
+	r23 = sub.u64 r20, 1
+	r24 = convert.u64.i64 r2
+	r25 = sub.u64 r23, r24
+	r26 = sub.u64 r15, 1
+	r27 = sub.u64 r26, r17
+	r28 = le.u64 r25, r27
+	branch r18, b4, b15
+b4: # checks
+	branch r22, b5, b15
+b5: # checks
+	branch r28, b6, b15
+b6: # for.loop
 	r3 = move.i64 r5
 	r6 = lt.i64 r2, r3
-	branch r6, b4, b11
-b4: # for.body
+	branch r6, b7, b14
+b7: # for.body
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -22413,14 +33814,13 @@ b4: # for.body
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
-	jump b5
-b5: # for.loop (unrolled 1)
+	jump b8
+b8: # for.loop (unrolled 1)
 	r3 = move.i64 r5
 	r6 = lt.i64 r2, r3
-	branch r6, b6, b11
-b6: # for.body (unrolled 1)
+	branch r6, b9, b14
+b9: # for.body (unrolled 1)
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -22430,14 +33830,13 @@ b6: # for.body (unrolled 1)
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
-	jump b7
-b7: # for.loop (unrolled 2)
+	jump b10
+b10: # for.loop (unrolled 2)
 	r3 = move.i64 r5
 	r6 = lt.i64 r2, r3
-	branch r6, b8, b11
-b8: # for.body (unrolled 2)
+	branch r6, b11, b14
+b11: # for.body (unrolled 2)
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -22447,14 +33846,13 @@ b8: # for.body (unrolled 2)
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
-	jump b9
-b9: # for.loop (unrolled 3)
+	jump b12
+b12: # for.loop (unrolled 3)
 	r3 = move.i64 r5
 	r6 = lt.i64 r2, r3
-	branch r6, b10, b11
-b10: # for.body (unrolled 3)
+	branch r6, b13, b14
+b13: # for.body (unrolled 3)
 	r7 = sub.i64 r2, 1
-	checkindex r7, r5, site 6
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r10 = elemaddr r4, r2, 4
@@ -22464,9 +33862,77 @@ b10: # for.body (unrolled 3)
 	store.i32 r13, r12
 	r14 = add.i64 r2, 1
 	r2 = move.i64 r14
-	jump b3
-b11: # if.done
+	jump b6
+b14: # if.done
 	return
+b15: # for.loop (checked)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b16, b14
+b16: # for.body (checked)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b17
+b17: # for.loop (checked) (unrolled 1)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b18, b14
+b18: # for.body (checked) (unrolled 1)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b19
+b19: # for.loop (checked) (unrolled 2)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b20, b14
+b20: # for.body (checked) (unrolled 2)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b21
+b21: # for.loop (checked) (unrolled 3)
+	r3 = move.i64 r5
+	r6 = lt.i64 r2, r3
+	branch r6, b22, b14
+b22: # for.body (checked) (unrolled 3)
+	r7 = sub.i64 r2, 1
+	checkindex r7, r5, site 6
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r10 = elemaddr r4, r2, 4
+	r11 = load.i32 r10
+	r12 = add.i32 r11, r9
+	r13 = elemaddr r4, r2, 4
+	store.i32 r13, r12
+	r14 = add.i64 r2, 1
+	r2 = move.i64 r14
+	jump b15
 
 kernel Spin(out []i64, iters i64)
 
@@ -22649,35 +34115,82 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r73 = convert.u64.i64 r36
+	r74 = move.i64 r2
+	r75 = convert.u64.i64 r74
+	r76 = lt.u64 r75, r73
+	r77 = convert.u64.i64 r3
+	r78 = add.u64 r77, 4611686018427387904
+	r79 = le.u64 r78, 9223372036854775808
+	r80 = sub.u64 r77, 1
+	r81 = convert.u64.i64 r2
+	r82 = sub.u64 r80, r81
+	r83 = sub.u64 r73, 1
+	r84 = sub.u64 r83, r75
+	r85 = le.u64 r82, r84
+	r86 = convert.u64.i64 r40
+	r87 = lt.u64 r75, r86
+	r88 = sub.u64 r86, 1
+	r89 = sub.u64 r88, r75
+	r90 = le.u64 r82, r89
+	branch r76, b3, b71
+b3: # checks
+	branch r79, b4, b71
+b4: # checks
+	branch r85, b5, b71
+b5: # checks
+	branch r87, b6, b71
+b6: # checks
+	branch r90, b7, b71
+b7: # checks
+	r91 = convert.u64.i64 r61
+	r92 = move.i64 r2
+	r93 = convert.u64.i64 r92
+	r94 = lt.u64 r93, r91
+	r95 = convert.u64.i64 r3
+	r96 = add.u64 r95, 4611686018427387904
+	r97 = le.u64 r96, 9223372036854775808
+	r98 = sub.u64 r95, 1
+	r99 = convert.u64.i64 r2
+	r100 = sub.u64 r98, r99
+	r101 = sub.u64 r91, 1
+	r102 = sub.u64 r101, r93
+	r103 = le.u64 r100, r102
+	branch r94, b8, b41
+b8: # checks
+	branch r97, b9, b41
+b9: # checks
+	branch r103, b10, b41
+b10: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b31
-b3: # index
+	branch r6, b11, b39
+b11: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b12
+b12: # rangeint.body
 	r8 = elemaddr r4, r7, 4
 	r9 = load.i32 r8
 	r11 = const.i32 -50
 	r12 = const.i32 50
-	jump b5
-b5: # Clamp.entry
+	jump b13
+b13: # Clamp.entry
 	r13 = max.i32 r9, r11
 	r14 = min.i32 r13, r12
 	r10 = move.i32 r14
-	jump b6
-b6: # Clamp.return
+	jump b14
+b14: # Clamp.return
 	r15 = elemaddr r4, r7, 4
 	r16 = load.i32 r15
-	jump b7
-b7: # add.entry
+	jump b15
+b15: # add.entry
 	r19 = add.i32 r16, r16
 	r18 = move.i32 r19
-	jump b8
-b8: # add.return
+	jump b16
+b16: # add.return
 	r17 = move.i32 r18
-	jump b9
-b9: # twice.return
+	jump b17
+b17: # twice.return
 	r20 = add.i32 r10, r17
 	r21 = elemaddr r4, r7, 4
 	store.i32 r21, r20
@@ -22696,15 +34209,340 @@ b9: # twice.return
 	r72 = sub.i64 r7, r71
 	r26 = move.i64 r72
 	r27 = move.i64 r26
-	jump b10
-b10: # DivMod.entry
+	jump b18
+b18: # DivMod.entry
 	r30 = eq.i64 r27, 0
-	branch r30, b11, b32
-b11: # DivMod.if.then
+	branch r30, b19, b40
+b19: # DivMod.if.then
 	r28 = move.i64 0
 	r29 = move.i64 0
-	jump b12
-b12: # DivMod.return
+	jump b20
+b20: # DivMod.return
+	r33 = move.i64 r28
+	r34 = elemaddr r35, r7, 8
+	store.i64 r34, r33
+	r37 = move.i64 r29
+	r38 = elemaddr r39, r7, 8
+	store.i64 r38, r37
+	r41 = add.i64 r7, 3
+	r42 = move.i64 r44
+	r45 = le.i64 r41, r42
+	branch r45, b21, b37
+b21: # if.then
+	r46 = add.i64 r7, 3
+	checkslice r46, r44, site 4
+	checkslice r7, r46, site 5
+	r47 = elemaddr r43, r7, 8
+	r48 = sub.i64 r46, r7
+	jump b22
+b22: # Sum.entry
+	r51 = move.i64 r48
+	r52 = move.f64 0.0
+	r53 = move.i64 -1
+	jump b23
+b23: # unroll setup
+	r104 = max.i64 r51, -9223372036854775804
+	r105 = sub.i64 r104, 4
+	jump b24
+b24: # unroll guard
+	r106 = lt.i64 r53, r105
+	branch r106, b25, b33
+b25: # Sum.rangeindex.loop (unrolled 0)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b26
+b26: # Sum.rangeindex.body (unrolled 0)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b27
+b27: # Sum.rangeindex.loop (unrolled 1)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b28
+b28: # Sum.rangeindex.body (unrolled 1)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b29
+b29: # Sum.rangeindex.loop (unrolled 2)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b30
+b30: # Sum.rangeindex.body (unrolled 2)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b31
+b31: # Sum.rangeindex.loop (unrolled 3)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b32
+b32: # Sum.rangeindex.body (unrolled 3)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b24
+b33: # Sum.rangeindex.loop
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	branch r55, b34, b35
+b34: # Sum.rangeindex.body
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b33
+b35: # Sum.rangeindex.done
+	r50 = move.f64 r52
+	jump b36
+b36: # Sum.return
+	r59 = elemaddr r60, r7, 8
+	store.f64 r59, r50
+	jump b37
+b37: # if.done
+	r62 = add.i64 r7, 1
+	r63 = lt.i64 r62, r3
+	branch r63, b38, b39
+b38: # latch
+	r2 = add.i64 r2, r1
+	jump b10
+b39: # exit
+	return
+b40: # DivMod.if.done
+	checkdiv.i64 r27, site 0
+	r31 = div.i64 r25, r27
+	r32 = rem.i64 r25, r27
+	r28 = move.i64 r31
+	r29 = move.i64 r32
+	jump b20
+b41: # head (checked if)
+	r6 = lt.i64 r2, r3
+	branch r6, b42, b39
+b42: # index (checked if)
+	r7 = move.i64 r2
+	jump b43
+b43: # rangeint.body (checked if)
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r11 = const.i32 -50
+	r12 = const.i32 50
+	jump b44
+b44: # Clamp.entry (checked if)
+	r13 = max.i32 r9, r11
+	r14 = min.i32 r13, r12
+	r10 = move.i32 r14
+	jump b45
+b45: # Clamp.return (checked if)
+	r15 = elemaddr r4, r7, 4
+	r16 = load.i32 r15
+	jump b46
+b46: # add.entry (checked if)
+	r19 = add.i32 r16, r16
+	r18 = move.i32 r19
+	jump b47
+b47: # add.return (checked if)
+	r17 = move.i32 r18
+	jump b48
+b48: # twice.return (checked if)
+	r20 = add.i32 r10, r17
+	r21 = elemaddr r4, r7, 4
+	store.i32 r21, r20
+	r22 = elemaddr r4, r7, 4
+	r23 = load.i32 r22
+	r24 = convert.i64.i32 r23
+	r25 = mul.i64 r24, 1000
+	r64 = mulhi.i64 r7, -7905747460161236406
+	r65 = add.i64 r64, r7
+	r66 = convert.u64.i64 r65
+	r67 = shr.u64.u32 r66, 63
+	r68 = shr.i64.u32 r65, 2
+	r69 = convert.i64.u64 r67
+	r70 = add.i64 r68, r69
+	r71 = mul.i64 r70, 7
+	r72 = sub.i64 r7, r71
+	r26 = move.i64 r72
+	r27 = move.i64 r26
+	jump b49
+b49: # DivMod.entry (checked if)
+	r30 = eq.i64 r27, 0
+	branch r30, b50, b70
+b50: # DivMod.if.then (checked if)
+	r28 = move.i64 0
+	r29 = move.i64 0
+	jump b51
+b51: # DivMod.return (checked if)
+	r33 = move.i64 r28
+	r34 = elemaddr r35, r7, 8
+	store.i64 r34, r33
+	r37 = move.i64 r29
+	r38 = elemaddr r39, r7, 8
+	store.i64 r38, r37
+	r41 = add.i64 r7, 3
+	r42 = move.i64 r44
+	r45 = le.i64 r41, r42
+	branch r45, b52, b68
+b52: # if.then (checked if)
+	r46 = add.i64 r7, 3
+	checkslice r46, r44, site 4
+	checkslice r7, r46, site 5
+	r47 = elemaddr r43, r7, 8
+	r48 = sub.i64 r46, r7
+	jump b53
+b53: # Sum.entry (checked if)
+	r51 = move.i64 r48
+	r52 = move.f64 0.0
+	r53 = move.i64 -1
+	jump b54
+b54: # unroll setup
+	r110 = max.i64 r51, -9223372036854775804
+	r111 = sub.i64 r110, 4
+	jump b55
+b55: # unroll guard
+	r112 = lt.i64 r53, r111
+	branch r112, b56, b64
+b56: # Sum.rangeindex.loop (checked if) (unrolled 0)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b57
+b57: # Sum.rangeindex.body (checked if) (unrolled 0)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b58
+b58: # Sum.rangeindex.loop (checked if) (unrolled 1)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b59
+b59: # Sum.rangeindex.body (checked if) (unrolled 1)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b60
+b60: # Sum.rangeindex.loop (checked if) (unrolled 2)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b61
+b61: # Sum.rangeindex.body (checked if) (unrolled 2)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b62
+b62: # Sum.rangeindex.loop (checked if) (unrolled 3)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	jump b63
+b63: # Sum.rangeindex.body (checked if) (unrolled 3)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b55
+b64: # Sum.rangeindex.loop (checked if)
+	r54 = add.i64 r53, 1
+	r55 = lt.i64 r54, r51
+	branch r55, b65, b66
+b65: # Sum.rangeindex.body (checked if)
+	r56 = elemaddr r47, r54, 8
+	r57 = load.f64 r56
+	r58 = add.f64 r52, r57
+	r52 = move.f64 r58
+	r53 = move.i64 r54
+	jump b64
+b66: # Sum.rangeindex.done (checked if)
+	r50 = move.f64 r52
+	jump b67
+b67: # Sum.return (checked if)
+	checkindex r7, r61, site 6
+	r59 = elemaddr r60, r7, 8
+	store.f64 r59, r50
+	jump b68
+b68: # if.done (checked if)
+	r62 = add.i64 r7, 1
+	r63 = lt.i64 r62, r3
+	branch r63, b69, b39
+b69: # latch (checked if)
+	r2 = add.i64 r2, r1
+	jump b41
+b70: # DivMod.if.done (checked if)
+	checkdiv.i64 r27, site 0
+	r31 = div.i64 r25, r27
+	r32 = rem.i64 r25, r27
+	r28 = move.i64 r31
+	r29 = move.i64 r32
+	jump b51
+b71: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b72, b39
+b72: # index (checked)
+	r7 = move.i64 r2
+	jump b73
+b73: # rangeint.body (checked)
+	r8 = elemaddr r4, r7, 4
+	r9 = load.i32 r8
+	r11 = const.i32 -50
+	r12 = const.i32 50
+	jump b74
+b74: # Clamp.entry (checked)
+	r13 = max.i32 r9, r11
+	r14 = min.i32 r13, r12
+	r10 = move.i32 r14
+	jump b75
+b75: # Clamp.return (checked)
+	r15 = elemaddr r4, r7, 4
+	r16 = load.i32 r15
+	jump b76
+b76: # add.entry (checked)
+	r19 = add.i32 r16, r16
+	r18 = move.i32 r19
+	jump b77
+b77: # add.return (checked)
+	r17 = move.i32 r18
+	jump b78
+b78: # twice.return (checked)
+	r20 = add.i32 r10, r17
+	r21 = elemaddr r4, r7, 4
+	store.i32 r21, r20
+	r22 = elemaddr r4, r7, 4
+	r23 = load.i32 r22
+	r24 = convert.i64.i32 r23
+	r25 = mul.i64 r24, 1000
+	r64 = mulhi.i64 r7, -7905747460161236406
+	r65 = add.i64 r64, r7
+	r66 = convert.u64.i64 r65
+	r67 = shr.u64.u32 r66, 63
+	r68 = shr.i64.u32 r65, 2
+	r69 = convert.i64.u64 r67
+	r70 = add.i64 r68, r69
+	r71 = mul.i64 r70, 7
+	r72 = sub.i64 r7, r71
+	r26 = move.i64 r72
+	r27 = move.i64 r26
+	jump b79
+b79: # DivMod.entry (checked)
+	r30 = eq.i64 r27, 0
+	branch r30, b80, b100
+b80: # DivMod.if.then (checked)
+	r28 = move.i64 0
+	r29 = move.i64 0
+	jump b81
+b81: # DivMod.return (checked)
 	r33 = move.i64 r28
 	checkindex r7, r36, site 2
 	r34 = elemaddr r35, r7, 8
@@ -22716,105 +34554,103 @@ b12: # DivMod.return
 	r41 = add.i64 r7, 3
 	r42 = move.i64 r44
 	r45 = le.i64 r41, r42
-	branch r45, b13, b29
-b13: # if.then
+	branch r45, b82, b98
+b82: # if.then (checked)
 	r46 = add.i64 r7, 3
 	checkslice r46, r44, site 4
 	checkslice r7, r46, site 5
 	r47 = elemaddr r43, r7, 8
 	r48 = sub.i64 r46, r7
-	jump b14
-b14: # Sum.entry
+	jump b83
+b83: # Sum.entry (checked)
 	r51 = move.i64 r48
 	r52 = move.f64 0.0
 	r53 = move.i64 -1
-	jump b15
-b15: # unroll setup
-	r73 = max.i64 r51, -9223372036854775804
-	r74 = sub.i64 r73, 4
-	jump b16
-b16: # unroll guard
-	r75 = lt.i64 r53, r74
-	branch r75, b17, b25
-b17: # Sum.rangeindex.loop (unrolled 0)
+	jump b84
+b84: # unroll setup
+	r107 = max.i64 r51, -9223372036854775804
+	r108 = sub.i64 r107, 4
+	jump b85
+b85: # unroll guard
+	r109 = lt.i64 r53, r108
+	branch r109, b86, b94
+b86: # Sum.rangeindex.loop (checked) (unrolled 0)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
-	jump b18
-b18: # Sum.rangeindex.body (unrolled 0)
+	jump b87
+b87: # Sum.rangeindex.body (checked) (unrolled 0)
 	r56 = elemaddr r47, r54, 8
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
-	jump b19
-b19: # Sum.rangeindex.loop (unrolled 1)
+	jump b88
+b88: # Sum.rangeindex.loop (checked) (unrolled 1)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
-	jump b20
-b20: # Sum.rangeindex.body (unrolled 1)
+	jump b89
+b89: # Sum.rangeindex.body (checked) (unrolled 1)
 	r56 = elemaddr r47, r54, 8
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
-	jump b21
-b21: # Sum.rangeindex.loop (unrolled 2)
+	jump b90
+b90: # Sum.rangeindex.loop (checked) (unrolled 2)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
-	jump b22
-b22: # Sum.rangeindex.body (unrolled 2)
+	jump b91
+b91: # Sum.rangeindex.body (checked) (unrolled 2)
 	r56 = elemaddr r47, r54, 8
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
-	jump b23
-b23: # Sum.rangeindex.loop (unrolled 3)
+	jump b92
+b92: # Sum.rangeindex.loop (checked) (unrolled 3)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
-	jump b24
-b24: # Sum.rangeindex.body (unrolled 3)
+	jump b93
+b93: # Sum.rangeindex.body (checked) (unrolled 3)
 	r56 = elemaddr r47, r54, 8
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
-	jump b16
-b25: # Sum.rangeindex.loop
+	jump b85
+b94: # Sum.rangeindex.loop (checked)
 	r54 = add.i64 r53, 1
 	r55 = lt.i64 r54, r51
-	branch r55, b26, b27
-b26: # Sum.rangeindex.body
+	branch r55, b95, b96
+b95: # Sum.rangeindex.body (checked)
 	r56 = elemaddr r47, r54, 8
 	r57 = load.f64 r56
 	r58 = add.f64 r52, r57
 	r52 = move.f64 r58
 	r53 = move.i64 r54
-	jump b25
-b27: # Sum.rangeindex.done
+	jump b94
+b96: # Sum.rangeindex.done (checked)
 	r50 = move.f64 r52
-	jump b28
-b28: # Sum.return
+	jump b97
+b97: # Sum.return (checked)
 	checkindex r7, r61, site 6
 	r59 = elemaddr r60, r7, 8
 	store.f64 r59, r50
-	jump b29
-b29: # if.done
+	jump b98
+b98: # if.done (checked)
 	r62 = add.i64 r7, 1
 	r63 = lt.i64 r62, r3
-	branch r63, b30, b31
-b30: # latch
+	branch r63, b99, b39
+b99: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b31: # exit
-	return
-b32: # DivMod.if.done
+	jump b71
+b100: # DivMod.if.done (checked)
 	checkdiv.i64 r27, site 0
 	r31 = div.i64 r25, r27
 	r32 = rem.i64 r25, r27
 	r28 = move.i64 r31
 	r29 = move.i64 r32
-	jump b12
+	jump b81
 
 kernel Ranges(a []i32, b []f32, n i64, flag bool)
 site 0 index unsigned kernels.go:272:4
@@ -22903,108 +34739,135 @@ b1: # setup
 	r3 = convert.u64.i64 r2
 	r4 = add.u64 r1, 0
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r6
+	r22 = gt.u64 r21, 4294967295
+	branch r22, b3, b24
+b3: # head
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r9 = convert.u64.u32 r8
 	r10 = lt.u64 r4, r9
-	branch r10, b3, b22
-b3: # index
+	branch r10, b4, b23
+b4: # index
 	r11 = convert.u32.u64 r4
-	jump b4
-b4: # for.loop
+	jump b5
+b5: # for.loop
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r12 = lt.u32 r11, r8
-	branch r12, b5, b22
-b5: # for.body
+	branch r12, b6, b23
+b6: # for.body
 	r13 = convert.i32.u32 r11
 	r15 = convert.i64.u32 r11
-	checkindex r15, r6, site 0
 	r14 = elemaddr r5, r15, 4
 	r16 = load.i32 r14
 	r17 = sub.i32 r16, r13
 	r19 = convert.i64.u32 r11
-	checkindex r19, r6, site 0
 	r18 = elemaddr r5, r19, 4
 	store.i32 r18, r17
-	jump b6
-b6: # latch
-	r4 = add.u64 r4, r3
 	jump b7
-b7: # head (unrolled 1)
+b7: # latch
+	r4 = add.u64 r4, r3
+	jump b8
+b8: # head (unrolled 1)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r9 = convert.u64.u32 r8
 	r10 = lt.u64 r4, r9
-	branch r10, b8, b22
-b8: # index (unrolled 1)
+	branch r10, b9, b23
+b9: # index (unrolled 1)
 	r11 = convert.u32.u64 r4
-	jump b9
-b9: # for.loop (unrolled 1)
+	jump b10
+b10: # for.loop (unrolled 1)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r12 = lt.u32 r11, r8
-	branch r12, b10, b22
-b10: # for.body (unrolled 1)
+	branch r12, b11, b23
+b11: # for.body (unrolled 1)
 	r13 = convert.i32.u32 r11
 	r15 = convert.i64.u32 r11
-	checkindex r15, r6, site 0
 	r14 = elemaddr r5, r15, 4
 	r16 = load.i32 r14
 	r17 = sub.i32 r16, r13
 	r19 = convert.i64.u32 r11
-	checkindex r19, r6, site 0
 	r18 = elemaddr r5, r19, 4
 	store.i32 r18, r17
-	jump b11
-b11: # latch (unrolled 1)
-	r4 = add.u64 r4, r3
 	jump b12
-b12: # head (unrolled 2)
+b12: # latch (unrolled 1)
+	r4 = add.u64 r4, r3
+	jump b13
+b13: # head (unrolled 2)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r9 = convert.u64.u32 r8
 	r10 = lt.u64 r4, r9
-	branch r10, b13, b22
-b13: # index (unrolled 2)
+	branch r10, b14, b23
+b14: # index (unrolled 2)
 	r11 = convert.u32.u64 r4
-	jump b14
-b14: # for.loop (unrolled 2)
+	jump b15
+b15: # for.loop (unrolled 2)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r12 = lt.u32 r11, r8
-	branch r12, b15, b22
-b15: # for.body (unrolled 2)
+	branch r12, b16, b23
+b16: # for.body (unrolled 2)
 	r13 = convert.i32.u32 r11
 	r15 = convert.i64.u32 r11
-	checkindex r15, r6, site 0
 	r14 = elemaddr r5, r15, 4
 	r16 = load.i32 r14
 	r17 = sub.i32 r16, r13
 	r19 = convert.i64.u32 r11
-	checkindex r19, r6, site 0
 	r18 = elemaddr r5, r19, 4
 	store.i32 r18, r17
-	jump b16
-b16: # latch (unrolled 2)
-	r4 = add.u64 r4, r3
 	jump b17
-b17: # head (unrolled 3)
+b17: # latch (unrolled 2)
+	r4 = add.u64 r4, r3
+	jump b18
+b18: # head (unrolled 3)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r9 = convert.u64.u32 r8
 	r10 = lt.u64 r4, r9
-	branch r10, b18, b22
-b18: # index (unrolled 3)
+	branch r10, b19, b23
+b19: # index (unrolled 3)
 	r11 = convert.u32.u64 r4
-	jump b19
-b19: # for.loop (unrolled 3)
+	jump b20
+b20: # for.loop (unrolled 3)
 	r7 = move.i64 r6
 	r8 = convert.u32.i64 r7
 	r12 = lt.u32 r11, r8
-	branch r12, b20, b22
-b20: # for.body (unrolled 3)
+	branch r12, b21, b23
+b21: # for.body (unrolled 3)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b22
+b22: # latch (unrolled 3)
+	r4 = add.u64 r4, r3
+	jump b3
+b23: # exit
+	return
+b24: # head (checked)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b25, b23
+b25: # index (checked)
+	r11 = convert.u32.u64 r4
+	jump b26
+b26: # for.loop (checked)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b27, b23
+b27: # for.body (checked)
 	r13 = convert.i32.u32 r11
 	r15 = convert.i64.u32 r11
 	checkindex r15, r6, site 0
@@ -23015,12 +34878,97 @@ b20: # for.body (unrolled 3)
 	checkindex r19, r6, site 0
 	r18 = elemaddr r5, r19, 4
 	store.i32 r18, r17
-	jump b21
-b21: # latch (unrolled 3)
+	jump b28
+b28: # latch (checked)
 	r4 = add.u64 r4, r3
-	jump b2
-b22: # exit
-	return
+	jump b29
+b29: # head (checked) (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b30, b23
+b30: # index (checked) (unrolled 1)
+	r11 = convert.u32.u64 r4
+	jump b31
+b31: # for.loop (checked) (unrolled 1)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b32, b23
+b32: # for.body (checked) (unrolled 1)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b33
+b33: # latch (checked) (unrolled 1)
+	r4 = add.u64 r4, r3
+	jump b34
+b34: # head (checked) (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b35, b23
+b35: # index (checked) (unrolled 2)
+	r11 = convert.u32.u64 r4
+	jump b36
+b36: # for.loop (checked) (unrolled 2)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b37, b23
+b37: # for.body (checked) (unrolled 2)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b38
+b38: # latch (checked) (unrolled 2)
+	r4 = add.u64 r4, r3
+	jump b39
+b39: # head (checked) (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r9 = convert.u64.u32 r8
+	r10 = lt.u64 r4, r9
+	branch r10, b40, b23
+b40: # index (checked) (unrolled 3)
+	r11 = convert.u32.u64 r4
+	jump b41
+b41: # for.loop (checked) (unrolled 3)
+	r7 = move.i64 r6
+	r8 = convert.u32.i64 r7
+	r12 = lt.u32 r11, r8
+	branch r12, b42, b23
+b42: # for.body (checked) (unrolled 3)
+	r13 = convert.i32.u32 r11
+	r15 = convert.i64.u32 r11
+	checkindex r15, r6, site 0
+	r14 = elemaddr r5, r15, 4
+	r16 = load.i32 r14
+	r17 = sub.i32 r16, r13
+	r19 = convert.i64.u32 r11
+	checkindex r19, r6, site 0
+	r18 = elemaddr r5, r19, 4
+	store.i32 r18, r17
+	jump b43
+b43: # latch (checked) (unrolled 3)
+	r4 = add.u64 r4, r3
+	jump b24
 
 task Ranges_3 parallel count=(div.i64 (min.i64 (param n) (len b)) 2)
 b0: # entry
@@ -23040,13 +34988,52 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r8
+	r22 = move.i64 r2
+	r23 = convert.u64.i64 r22
+	r24 = lt.u64 r23, r21
+	r25 = convert.u64.i64 r3
+	r26 = add.u64 r25, 4611686018427387904
+	r27 = le.u64 r26, 9223372036854775808
+	r28 = sub.u64 r25, 1
+	r29 = convert.u64.i64 r2
+	r30 = sub.u64 r28, r29
+	r31 = sub.u64 r21, 1
+	r32 = sub.u64 r31, r23
+	r33 = le.u64 r30, r32
+	branch r24, b3, b10
+b3: # checks
+	branch r27, b4, b10
+b4: # checks
+	branch r33, b5, b10
+b5: # head
 	r9 = lt.i64 r2, r3
-	branch r9, b3, b6
-b3: # index
+	branch r9, b6, b9
+b6: # index
 	r10 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
+	r11 = elemaddr r7, r10, 4
+	r12 = load.f32 r11
+	r13 = mul.f32 r12, 3.0
+	r14 = elemaddr r7, r10, 4
+	store.f32 r14, r13
+	r15 = add.i64 r10, 1
+	r16 = lt.i64 r15, r3
+	branch r16, b8, b9
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b9: # exit
+	return
+b10: # head (checked)
+	r9 = lt.i64 r2, r3
+	branch r9, b11, b9
+b11: # index (checked)
+	r10 = move.i64 r2
+	jump b12
+b12: # rangeint.body (checked)
 	checkindex r10, r8, site 1
 	r11 = elemaddr r7, r10, 4
 	r12 = load.f32 r11
@@ -23055,12 +35042,10 @@ b4: # rangeint.body
 	store.f32 r14, r13
 	r15 = add.i64 r10, 1
 	r16 = lt.i64 r15, r3
-	branch r16, b5, b6
-b5: # latch
+	branch r16, b13, b9
+b13: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b10
 
 task Ranges_4 parallel count=(sub.i64 (sub.i64 (len a) 1) 2)
 b0: # entry
@@ -23073,34 +35058,80 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 2
 	jump b2
-b2: # head
+b2: # checks
+	r16 = convert.u64.i64 r4
+	r17 = move.i64 r2
+	r18 = convert.u64.i64 r17
+	r19 = lt.u64 r18, r16
+	r20 = move.i64 r4
+	r21 = sub.i64 r20, 1
+	r22 = convert.u64.i64 r21
+	r23 = add.u64 r22, 4611686018427387904
+	r24 = le.u64 r23, 9223372036854775808
+	r25 = sub.u64 r22, 1
+	r26 = convert.u64.i64 r2
+	r27 = sub.u64 r25, r26
+	r28 = sub.u64 r16, 1
+	r29 = sub.u64 r28, r18
+	r30 = le.u64 r27, r29
+	branch r19, b3, b12
+b3: # checks
+	branch r24, b4, b12
+b4: # checks
+	branch r30, b5, b12
+b5: # head
 	r5 = move.i64 r4
 	r6 = sub.i64 r5, 1
 	r7 = lt.i64 r2, r6
-	branch r7, b3, b8
-b3: # index
+	branch r7, b6, b11
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # for.loop
+	jump b7
+b7: # for.loop
 	r5 = move.i64 r4
 	r6 = sub.i64 r5, 1
 	r9 = lt.i64 r8, r6
-	branch r9, b5, b8
-b5: # for.body
-	branch r10, b6, b7
-b6: # if.then
+	branch r9, b8, b11
+b8: # for.body
+	branch r10, b9, b10
+b9: # if.then
+	r11 = elemaddr r3, r8, 4
+	r12 = load.i32 r11
+	r13 = add.i32 r12, 1000
+	r14 = elemaddr r3, r8, 4
+	store.i32 r14, r13
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b11: # exit
+	return
+b12: # head (checked if)
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r7 = lt.i64 r2, r6
+	branch r7, b13, b11
+b13: # index (checked if)
+	r8 = move.i64 r2
+	jump b14
+b14: # for.loop (checked if)
+	r5 = move.i64 r4
+	r6 = sub.i64 r5, 1
+	r9 = lt.i64 r8, r6
+	branch r9, b15, b11
+b15: # for.body (checked if)
+	branch r10, b16, b17
+b16: # if.then (checked if)
 	checkindex r8, r4, site 2
 	r11 = elemaddr r3, r8, 4
 	r12 = load.i32 r11
 	r13 = add.i32 r12, 1000
 	r14 = elemaddr r3, r8, 4
 	store.i32 r14, r13
-	jump b7
-b7: # latch
+	jump b17
+b17: # latch (checked if)
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # exit
-	return
+	jump b12
 
 kernel Narrow(a []u8, b []i16, c []i8)
 site 0 index kernels.go:289:11
@@ -23128,13 +35159,93 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r38 = convert.u64.i64 r5
+	r39 = move.i64 r2
+	r40 = convert.u64.i64 r39
+	r41 = lt.u64 r40, r38
+	r42 = convert.u64.i64 r3
+	r43 = add.u64 r42, 4611686018427387904
+	r44 = le.u64 r43, 9223372036854775808
+	r45 = sub.u64 r42, 1
+	r46 = convert.u64.i64 r2
+	r47 = sub.u64 r45, r46
+	r48 = sub.u64 r38, 1
+	r49 = sub.u64 r48, r40
+	r50 = le.u64 r47, r49
+	r51 = convert.u64.i64 r15
+	r52 = lt.u64 r40, r51
+	r53 = sub.u64 r51, 1
+	r54 = sub.u64 r53, r40
+	r55 = le.u64 r47, r54
+	r56 = convert.u64.i64 r24
+	r57 = lt.u64 r40, r56
+	r58 = sub.u64 r56, 1
+	r59 = sub.u64 r58, r40
+	r60 = le.u64 r47, r59
+	branch r41, b3, b14
+b3: # checks
+	branch r44, b4, b14
+b4: # checks
+	branch r50, b5, b14
+b5: # checks
+	branch r52, b6, b14
+b6: # checks
+	branch r55, b7, b14
+b7: # checks
+	branch r57, b8, b14
+b8: # checks
+	branch r60, b9, b14
+b9: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b10, b13
+b10: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b11
+b11: # rangeint.body
+	r8 = elemaddr r4, r7, 1
+	r9 = load.u8 r8
+	r10 = mul.u8 r9, 3
+	r11 = add.u8 r10, 250
+	r12 = elemaddr r4, r7, 1
+	store.u8 r12, r11
+	r13 = elemaddr r14, r7, 2
+	r16 = load.i16 r13
+	r17 = elemaddr r14, r7, 2
+	r18 = load.i16 r17
+	r19 = mul.i16 r16, r18
+	r20 = add.i16 r19, 30000
+	r21 = elemaddr r14, r7, 2
+	store.i16 r21, r20
+	r22 = elemaddr r23, r7, 1
+	r25 = load.i8 r22
+	r26 = neg.i8 r25
+	r27 = mul.i8 r26, 2
+	r28 = elemaddr r23, r7, 1
+	store.i8 r28, r27
+	r29 = elemaddr r4, r7, 1
+	r30 = load.u8 r29
+	r31 = convert.i8.u8 r30
+	r32 = elemaddr r23, r7, 1
+	r33 = load.i8 r32
+	r34 = add.i8 r33, r31
+	r35 = elemaddr r23, r7, 1
+	store.i8 r35, r34
+	r36 = add.i64 r7, 1
+	r37 = lt.i64 r36, r3
+	branch r37, b12, b13
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b9
+b13: # exit
+	return
+b14: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b15, b13
+b15: # index (checked)
+	r7 = move.i64 r2
+	jump b16
+b16: # rangeint.body (checked)
 	checkindex r7, r5, site 0
 	r8 = elemaddr r4, r7, 1
 	r9 = load.u8 r8
@@ -23168,12 +35279,10 @@ b4: # rangeint.body
 	store.i8 r35, r34
 	r36 = add.i64 r7, 1
 	r37 = lt.i64 r36, r3
-	branch r37, b5, b6
-b5: # latch
+	branch r37, b17, b13
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b14
 
 kernel Empty(a []i32, n i64)
 site 0 index kernels.go:302:5
@@ -23189,29 +35298,53 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r12 = convert.u64.i64 r9
+	r13 = lt.u64 0, r12
+	branch r13, b3, b10
+b3: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
-b3: # index
+	branch r4, b4, b9
+b4: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b5
+b5: # rangeint.body
 	r6 = lt.i64 r5, 0
-	branch r6, b5, b6
-b5: # if.then
+	branch r6, b6, b7
+b6: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b7
+b7: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b8, b9
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b3
+b9: # exit
+	return
+b10: # head (checked if)
+	r4 = lt.i64 r2, r3
+	branch r4, b11, b9
+b11: # index (checked if)
+	r5 = move.i64 r2
+	jump b12
+b12: # rangeint.body (checked if)
+	r6 = lt.i64 r5, 0
+	branch r6, b13, b14
+b13: # if.then (checked if)
 	checkindex 0, r9, site 0
 	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
-	jump b6
-b6: # if.done
+	jump b14
+b14: # if.done (checked if)
 	r10 = add.i64 r5, 1
 	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+	branch r11, b15, b9
+b15: # latch (checked if)
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # exit
-	return
+	jump b10
 
 kernel Counted(out []i64, lo []i64, hi []i64, small []i8, u []u32)
 site 0 index kernels.go:315:14
@@ -23242,435 +35375,464 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r104 = convert.u64.i64 r10
+	r105 = move.i64 r2
+	r106 = convert.u64.i64 r105
+	r107 = lt.u64 r106, r104
+	r108 = convert.u64.i64 r3
+	r109 = add.u64 r108, 4611686018427387904
+	r110 = le.u64 r109, 9223372036854775808
+	r111 = sub.u64 r108, 1
+	r112 = convert.u64.i64 r2
+	r113 = sub.u64 r111, r112
+	r114 = sub.u64 r104, 1
+	r115 = sub.u64 r114, r106
+	r116 = le.u64 r113, r115
+	r117 = convert.u64.i64 r16
+	r118 = lt.u64 r106, r117
+	r119 = sub.u64 r117, 1
+	r120 = sub.u64 r119, r106
+	r121 = le.u64 r113, r120
+	r122 = convert.u64.i64 r36
+	r123 = lt.u64 r106, r122
+	r124 = sub.u64 r122, 1
+	r125 = sub.u64 r124, r106
+	r126 = le.u64 r113, r125
+	r127 = convert.u64.i64 r55
+	r128 = lt.u64 r106, r127
+	r129 = sub.u64 r127, 1
+	r130 = sub.u64 r129, r106
+	r131 = le.u64 r113, r130
+	branch r107, b3, b98
+b3: # checks
+	branch r110, b4, b98
+b4: # checks
+	branch r116, b5, b98
+b5: # checks
+	branch r118, b6, b98
+b6: # checks
+	branch r121, b7, b98
+b7: # checks
+	branch r123, b8, b98
+b8: # checks
+	branch r126, b9, b98
+b9: # checks
+	branch r128, b10, b98
+b10: # checks
+	branch r131, b11, b98
+b11: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b77
-b3: # index
+	branch r6, b12, b86
+b12: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b13
+b13: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
 	r12 = move.i64 0
 	r13 = move.i64 r11
-	jump b5
-b5: # for.loop
-	checkindex r7, r16, site 1
+	jump b14
+b14: # for.loop
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
-	branch r18, b6, b13
-b6: # for.body
+	branch r18, b15, b22
+b15: # for.body
 	r19 = add.i64 r12, r13
 	r20 = add.i64 r13, 1
 	r12 = move.i64 r19
 	r13 = move.i64 r20
-	jump b7
-b7: # for.loop (unrolled 1)
-	checkindex r7, r16, site 1
+	jump b16
+b16: # for.loop (unrolled 1)
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
-	branch r18, b8, b13
-b8: # for.body (unrolled 1)
+	branch r18, b17, b22
+b17: # for.body (unrolled 1)
 	r19 = add.i64 r12, r13
 	r20 = add.i64 r13, 1
 	r12 = move.i64 r19
 	r13 = move.i64 r20
-	jump b9
-b9: # for.loop (unrolled 2)
-	checkindex r7, r16, site 1
+	jump b18
+b18: # for.loop (unrolled 2)
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
-	branch r18, b10, b13
-b10: # for.body (unrolled 2)
+	branch r18, b19, b22
+b19: # for.body (unrolled 2)
 	r19 = add.i64 r12, r13
 	r20 = add.i64 r13, 1
 	r12 = move.i64 r19
 	r13 = move.i64 r20
-	jump b11
-b11: # for.loop (unrolled 3)
-	checkindex r7, r16, site 1
+	jump b20
+b20: # for.loop (unrolled 3)
 	r14 = elemaddr r15, r7, 8
 	r17 = load.i64 r14
 	r18 = lt.i64 r13, r17
-	branch r18, b12, b13
-b12: # for.body (unrolled 3)
+	branch r18, b21, b22
+b21: # for.body (unrolled 3)
 	r19 = add.i64 r12, r13
 	r20 = add.i64 r13, 1
 	r12 = move.i64 r19
 	r13 = move.i64 r20
-	jump b5
-b13: # for.done
-	checkindex r7, r16, site 2
+	jump b14
+b22: # for.done
 	r21 = elemaddr r15, r7, 8
 	r22 = load.i64 r21
 	r23 = and.i64 r22, 15
 	r24 = move.i64 r23
 	r25 = gt.i64 r24, 0
-	branch r25, b14, b88
-b14: # edge 5→6
+	branch r25, b23, b97
+b23: # edge 5→6
 	r26 = move.i64 r12
 	r27 = move.i64 0
-	jump b15
-b15: # unroll setup
-	r104 = max.i64 r24, -9223372036854775804
-	r105 = sub.i64 r104, 4
-	jump b16
-b16: # unroll guard
-	r106 = lt.i64 r27, r105
-	branch r106, b17, b25
-b17: # rangeint.body (unrolled 0)
-	r29 = move.i64 r27
-	r30 = shl.i64.u64 r29, 1
-	r31 = xor.i64 r26, r30
-	r32 = add.i64 r27, 1
-	r33 = lt.i64 r32, r24
-	jump b18
-b18: # edge 6→6 (unrolled 0)
-	r26 = move.i64 r31
-	r27 = move.i64 r32
-	jump b19
-b19: # rangeint.body (unrolled 1)
-	r29 = move.i64 r27
-	r30 = shl.i64.u64 r29, 1
-	r31 = xor.i64 r26, r30
-	r32 = add.i64 r27, 1
-	r33 = lt.i64 r32, r24
-	jump b20
-b20: # edge 6→6 (unrolled 1)
-	r26 = move.i64 r31
-	r27 = move.i64 r32
-	jump b21
-b21: # rangeint.body (unrolled 2)
-	r29 = move.i64 r27
-	r30 = shl.i64.u64 r29, 1
-	r31 = xor.i64 r26, r30
-	r32 = add.i64 r27, 1
-	r33 = lt.i64 r32, r24
-	jump b22
-b22: # edge 6→6 (unrolled 2)
-	r26 = move.i64 r31
-	r27 = move.i64 r32
-	jump b23
-b23: # rangeint.body (unrolled 3)
-	r29 = move.i64 r27
-	r30 = shl.i64.u64 r29, 1
-	r31 = xor.i64 r26, r30
-	r32 = add.i64 r27, 1
-	r33 = lt.i64 r32, r24
 	jump b24
-b24: # edge 6→6 (unrolled 3)
-	r26 = move.i64 r31
-	r27 = move.i64 r32
-	jump b16
-b25: # rangeint.body
+b24: # unroll setup
+	r132 = max.i64 r24, -9223372036854775804
+	r133 = sub.i64 r132, 4
+	jump b25
+b25: # unroll guard
+	r134 = lt.i64 r27, r133
+	branch r134, b26, b34
+b26: # rangeint.body (unrolled 0)
 	r29 = move.i64 r27
 	r30 = shl.i64.u64 r29, 1
 	r31 = xor.i64 r26, r30
 	r32 = add.i64 r27, 1
 	r33 = lt.i64 r32, r24
-	branch r33, b26, b27
-b26: # edge 6→6
+	jump b27
+b27: # edge 6→6 (unrolled 0)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b28
+b28: # rangeint.body (unrolled 1)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b29
+b29: # edge 6→6 (unrolled 1)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b30
+b30: # rangeint.body (unrolled 2)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b31
+b31: # edge 6→6 (unrolled 2)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b32
+b32: # rangeint.body (unrolled 3)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b33
+b33: # edge 6→6 (unrolled 3)
 	r26 = move.i64 r31
 	r27 = move.i64 r32
 	jump b25
-b27: # edge 6→7
+b34: # rangeint.body
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	branch r33, b35, b36
+b35: # edge 6→6
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b34
+b36: # edge 6→7
 	r28 = move.i64 r31
-	jump b28
-b28: # rangeint.done
-	checkindex r7, r36, site 3
+	jump b37
+b37: # rangeint.done
 	r34 = elemaddr r35, r7, 1
 	r37 = load.i8 r34
 	r38 = move.i64 r28
 	r39 = move.i8 r37
-	jump b29
-b29: # unroll setup
-	r107 = max.i64 127, -9223372036854775805
-	r108 = sub.i64 r107, 3
-	jump b30
-b30: # unroll guard
-	r109 = convert.i64.i8 r39
-	r110 = lt.i64 r109, r108
-	branch r110, b31, b39
-b31: # for.loop (unrolled 0)
-	r40 = lt.i8 r39, 127
-	jump b32
-b32: # for.body (unrolled 0)
-	r41 = convert.i64.i8 r39
-	r42 = add.i64 r38, r41
-	r43 = add.i8 r39, 1
-	r38 = move.i64 r42
-	r39 = move.i8 r43
-	jump b33
-b33: # for.loop (unrolled 1)
-	r40 = lt.i8 r39, 127
-	jump b34
-b34: # for.body (unrolled 1)
-	r41 = convert.i64.i8 r39
-	r42 = add.i64 r38, r41
-	r43 = add.i8 r39, 1
-	r38 = move.i64 r42
-	r39 = move.i8 r43
-	jump b35
-b35: # for.loop (unrolled 2)
-	r40 = lt.i8 r39, 127
-	jump b36
-b36: # for.body (unrolled 2)
-	r41 = convert.i64.i8 r39
-	r42 = add.i64 r38, r41
-	r43 = add.i8 r39, 1
-	r38 = move.i64 r42
-	r39 = move.i8 r43
-	jump b37
-b37: # for.loop (unrolled 3)
-	r40 = lt.i8 r39, 127
 	jump b38
-b38: # for.body (unrolled 3)
+b38: # unroll setup
+	r135 = max.i64 127, -9223372036854775805
+	r136 = sub.i64 r135, 3
+	jump b39
+b39: # unroll guard
+	r137 = convert.i64.i8 r39
+	r138 = lt.i64 r137, r136
+	branch r138, b40, b48
+b40: # for.loop (unrolled 0)
+	r40 = lt.i8 r39, 127
+	jump b41
+b41: # for.body (unrolled 0)
 	r41 = convert.i64.i8 r39
 	r42 = add.i64 r38, r41
 	r43 = add.i8 r39, 1
 	r38 = move.i64 r42
 	r39 = move.i8 r43
-	jump b30
-b39: # for.loop
+	jump b42
+b42: # for.loop (unrolled 1)
 	r40 = lt.i8 r39, 127
-	branch r40, b40, b41
-b40: # for.body
+	jump b43
+b43: # for.body (unrolled 1)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b44
+b44: # for.loop (unrolled 2)
+	r40 = lt.i8 r39, 127
+	jump b45
+b45: # for.body (unrolled 2)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b46
+b46: # for.loop (unrolled 3)
+	r40 = lt.i8 r39, 127
+	jump b47
+b47: # for.body (unrolled 3)
 	r41 = convert.i64.i8 r39
 	r42 = add.i64 r38, r41
 	r43 = add.i8 r39, 1
 	r38 = move.i64 r42
 	r39 = move.i8 r43
 	jump b39
-b41: # for.done
-	checkindex r7, r36, site 4
+b48: # for.loop
+	r40 = lt.i8 r39, 127
+	branch r40, b49, b50
+b49: # for.body
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b48
+b50: # for.done
 	r44 = elemaddr r35, r7, 1
 	r45 = load.i8 r44
 	r46 = move.i64 r38
 	r47 = move.i8 r45
-	jump b42
-b42: # for.loop
+	jump b51
+b51: # for.loop
 	r48 = gt.i8 r47, -128
-	branch r48, b43, b50
-b43: # for.body
+	branch r48, b52, b59
+b52: # for.body
 	r49 = convert.i64.i8 r47
 	r50 = mul.i64 r49, 3
 	r51 = add.i64 r46, r50
 	r52 = sub.i8 r47, 1
 	r46 = move.i64 r51
 	r47 = move.i8 r52
-	jump b44
-b44: # for.loop (unrolled 1)
+	jump b53
+b53: # for.loop (unrolled 1)
 	r48 = gt.i8 r47, -128
-	branch r48, b45, b50
-b45: # for.body (unrolled 1)
+	branch r48, b54, b59
+b54: # for.body (unrolled 1)
 	r49 = convert.i64.i8 r47
 	r50 = mul.i64 r49, 3
 	r51 = add.i64 r46, r50
 	r52 = sub.i8 r47, 1
 	r46 = move.i64 r51
 	r47 = move.i8 r52
-	jump b46
-b46: # for.loop (unrolled 2)
+	jump b55
+b55: # for.loop (unrolled 2)
 	r48 = gt.i8 r47, -128
-	branch r48, b47, b50
-b47: # for.body (unrolled 2)
+	branch r48, b56, b59
+b56: # for.body (unrolled 2)
 	r49 = convert.i64.i8 r47
 	r50 = mul.i64 r49, 3
 	r51 = add.i64 r46, r50
 	r52 = sub.i8 r47, 1
 	r46 = move.i64 r51
 	r47 = move.i8 r52
-	jump b48
-b48: # for.loop (unrolled 3)
+	jump b57
+b57: # for.loop (unrolled 3)
 	r48 = gt.i8 r47, -128
-	branch r48, b49, b50
-b49: # for.body (unrolled 3)
+	branch r48, b58, b59
+b58: # for.body (unrolled 3)
 	r49 = convert.i64.i8 r47
 	r50 = mul.i64 r49, 3
 	r51 = add.i64 r46, r50
 	r52 = sub.i8 r47, 1
 	r46 = move.i64 r51
 	r47 = move.i8 r52
-	jump b42
-b50: # for.done
-	checkindex r7, r55, site 5
+	jump b51
+b59: # for.done
 	r53 = elemaddr r54, r7, 4
 	r56 = load.u32 r53
 	r57 = move.i64 r46
 	r58 = move.u32 r56
-	jump b51
-b51: # for.loop
-	checkindex r7, r55, site 6
+	jump b60
+b60: # for.loop
 	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
 	r62 = lt.u32 r58, r61
-	branch r62, b52, b63
-b52: # cond.true
+	branch r62, b61, b72
+b61: # cond.true
 	r68 = gt.u32 r58, 3
-	branch r68, b53, b63
-b53: # for.body
+	branch r68, b62, b72
+b62: # for.body
 	r63 = convert.i64.u32 r58
 	r64 = sub.i64 r57, r63
 	r65 = add.u32 r58, 1
 	r57 = move.i64 r64
 	r58 = move.u32 r65
-	jump b54
-b54: # for.loop (unrolled 1)
-	checkindex r7, r55, site 6
+	jump b63
+b63: # for.loop (unrolled 1)
 	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
 	r62 = lt.u32 r58, r61
-	branch r62, b55, b63
-b55: # cond.true (unrolled 1)
+	branch r62, b64, b72
+b64: # cond.true (unrolled 1)
 	r68 = gt.u32 r58, 3
-	branch r68, b56, b63
-b56: # for.body (unrolled 1)
+	branch r68, b65, b72
+b65: # for.body (unrolled 1)
 	r63 = convert.i64.u32 r58
 	r64 = sub.i64 r57, r63
 	r65 = add.u32 r58, 1
 	r57 = move.i64 r64
 	r58 = move.u32 r65
-	jump b57
-b57: # for.loop (unrolled 2)
-	checkindex r7, r55, site 6
+	jump b66
+b66: # for.loop (unrolled 2)
 	r59 = elemaddr r54, r7, 4
 	r60 = load.u32 r59
 	r61 = add.u32 r60, 7
 	r62 = lt.u32 r58, r61
-	branch r62, b58, b63
-b58: # cond.true (unrolled 2)
+	branch r62, b67, b72
+b67: # cond.true (unrolled 2)
 	r68 = gt.u32 r58, 3
-	branch r68, b59, b63
-b59: # for.body (unrolled 2)
+	branch r68, b68, b72
+b68: # for.body (unrolled 2)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b69
+b69: # for.loop (unrolled 3)
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b70, b72
+b70: # cond.true (unrolled 3)
+	r68 = gt.u32 r58, 3
+	branch r68, b71, b72
+b71: # for.body (unrolled 3)
 	r63 = convert.i64.u32 r58
 	r64 = sub.i64 r57, r63
 	r65 = add.u32 r58, 1
 	r57 = move.i64 r64
 	r58 = move.u32 r65
 	jump b60
-b60: # for.loop (unrolled 3)
-	checkindex r7, r55, site 6
-	r59 = elemaddr r54, r7, 4
-	r60 = load.u32 r59
-	r61 = add.u32 r60, 7
-	r62 = lt.u32 r58, r61
-	branch r62, b61, b63
-b61: # cond.true (unrolled 3)
-	r68 = gt.u32 r58, 3
-	branch r68, b62, b63
-b62: # for.body (unrolled 3)
-	r63 = convert.i64.u32 r58
-	r64 = sub.i64 r57, r63
-	r65 = add.u32 r58, 1
-	r57 = move.i64 r64
-	r58 = move.u32 r65
-	jump b51
-b63: # for.done
+b72: # for.done
 	r66 = move.i64 r57
 	r67 = move.u32 0
-	jump b64
-b64: # for.loop
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
-	r70 = load.u32 r69
-	r88 = mulhi.u32 r70, 991146300
-	r89 = sub.u32 r70, r88
-	r90 = shr.u32.u32 r89, 1
-	r91 = add.u32 r90, r88
-	r92 = shr.u32.u32 r91, 3
-	r93 = mul.u32 r92, 13
-	r94 = sub.u32 r70, r93
-	r71 = move.u32 r94
-	r72 = lt.u32 r67, r71
-	branch r72, b65, b72
-b65: # for.body
-	r73 = convert.i64.u32 r67
-	r74 = mul.i64 r73, 5
-	r75 = add.i64 r66, r74
-	r76 = add.u32 r67, 1
-	r66 = move.i64 r75
-	r67 = move.u32 r76
-	jump b66
-b66: # for.loop (unrolled 1)
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
-	r70 = load.u32 r69
-	r88 = mulhi.u32 r70, 991146300
-	r89 = sub.u32 r70, r88
-	r90 = shr.u32.u32 r89, 1
-	r91 = add.u32 r90, r88
-	r92 = shr.u32.u32 r91, 3
-	r93 = mul.u32 r92, 13
-	r94 = sub.u32 r70, r93
-	r71 = move.u32 r94
-	r72 = lt.u32 r67, r71
-	branch r72, b67, b72
-b67: # for.body (unrolled 1)
-	r73 = convert.i64.u32 r67
-	r74 = mul.i64 r73, 5
-	r75 = add.i64 r66, r74
-	r76 = add.u32 r67, 1
-	r66 = move.i64 r75
-	r67 = move.u32 r76
-	jump b68
-b68: # for.loop (unrolled 2)
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
-	r70 = load.u32 r69
-	r88 = mulhi.u32 r70, 991146300
-	r89 = sub.u32 r70, r88
-	r90 = shr.u32.u32 r89, 1
-	r91 = add.u32 r90, r88
-	r92 = shr.u32.u32 r91, 3
-	r93 = mul.u32 r92, 13
-	r94 = sub.u32 r70, r93
-	r71 = move.u32 r94
-	r72 = lt.u32 r67, r71
-	branch r72, b69, b72
-b69: # for.body (unrolled 2)
-	r73 = convert.i64.u32 r67
-	r74 = mul.i64 r73, 5
-	r75 = add.i64 r66, r74
-	r76 = add.u32 r67, 1
-	r66 = move.i64 r75
-	r67 = move.u32 r76
-	jump b70
-b70: # for.loop (unrolled 3)
-	checkindex r7, r55, site 7
-	r69 = elemaddr r54, r7, 4
-	r70 = load.u32 r69
-	r88 = mulhi.u32 r70, 991146300
-	r89 = sub.u32 r70, r88
-	r90 = shr.u32.u32 r89, 1
-	r91 = add.u32 r90, r88
-	r92 = shr.u32.u32 r91, 3
-	r93 = mul.u32 r92, 13
-	r94 = sub.u32 r70, r93
-	r71 = move.u32 r94
-	r72 = lt.u32 r67, r71
-	branch r72, b71, b72
-b71: # for.body (unrolled 3)
-	r73 = convert.i64.u32 r67
-	r74 = mul.i64 r73, 5
-	r75 = add.i64 r66, r74
-	r76 = add.u32 r67, 1
-	r66 = move.i64 r75
-	r67 = move.u32 r76
-	jump b64
-b72: # for.done
-	r77 = move.i64 r66
-	r78 = move.i64 0
 	jump b73
 b73: # for.loop
-	r79 = lt.i64 r78, 20
-	branch r79, b74, b75
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b74, b81
 b74: # for.body
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b75
+b75: # for.loop (unrolled 1)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b76, b81
+b76: # for.body (unrolled 1)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b77
+b77: # for.loop (unrolled 2)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b78, b81
+b78: # for.body (unrolled 2)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b79
+b79: # for.loop (unrolled 3)
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b80, b81
+b80: # for.body (unrolled 3)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b73
+b81: # for.done
+	r77 = move.i64 r66
+	r78 = move.i64 0
+	jump b82
+b82: # for.loop
+	r79 = lt.i64 r78, 20
+	branch r79, b83, b84
+b83: # for.body
 	r95 = mulhi.i64 r77, -7905747460161236406
 	r96 = add.i64 r95, r77
 	r97 = convert.u64.i64 r96
@@ -23683,28 +35845,28 @@ b74: # for.body
 	r80 = move.i64 r103
 	r81 = move.i64 r78
 	r82 = eq.i64 r80, r81
-	branch r82, b75, b78
-b75: # for.done
+	branch r82, b84, b87
+b84: # for.done
 	r83 = elemaddr r4, r7, 8
 	store.i64 r83, r77
 	r84 = add.i64 r7, 1
 	r85 = lt.i64 r84, r3
-	branch r85, b76, b77
-b76: # latch
+	branch r85, b85, b86
+b85: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b77: # exit
+	jump b11
+b86: # exit
 	return
-b78: # if.done
+b87: # if.done
 	r86 = add.i64 r77, 1
 	r87 = add.i64 r78, 1
 	r77 = move.i64 r86
 	r78 = move.i64 r87
-	jump b79
-b79: # for.loop (unrolled 1)
+	jump b88
+b88: # for.loop (unrolled 1)
 	r79 = lt.i64 r78, 20
-	branch r79, b80, b75
-b80: # for.body (unrolled 1)
+	branch r79, b89, b84
+b89: # for.body (unrolled 1)
 	r95 = mulhi.i64 r77, -7905747460161236406
 	r96 = add.i64 r95, r77
 	r97 = convert.u64.i64 r96
@@ -23717,62 +35879,591 @@ b80: # for.body (unrolled 1)
 	r80 = move.i64 r103
 	r81 = move.i64 r78
 	r82 = eq.i64 r80, r81
-	branch r82, b75, b81
-b81: # if.done (unrolled 1)
+	branch r82, b84, b90
+b90: # if.done (unrolled 1)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b91
+b91: # for.loop (unrolled 2)
+	r79 = lt.i64 r78, 20
+	branch r79, b92, b84
+b92: # for.body (unrolled 2)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b84, b93
+b93: # if.done (unrolled 2)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b94
+b94: # for.loop (unrolled 3)
+	r79 = lt.i64 r78, 20
+	branch r79, b95, b84
+b95: # for.body (unrolled 3)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b84, b96
+b96: # if.done (unrolled 3)
 	r86 = add.i64 r77, 1
 	r87 = add.i64 r78, 1
 	r77 = move.i64 r86
 	r78 = move.i64 r87
 	jump b82
-b82: # for.loop (unrolled 2)
-	r79 = lt.i64 r78, 20
-	branch r79, b83, b75
-b83: # for.body (unrolled 2)
-	r95 = mulhi.i64 r77, -7905747460161236406
-	r96 = add.i64 r95, r77
-	r97 = convert.u64.i64 r96
-	r98 = shr.u64.u32 r97, 63
-	r99 = shr.i64.u32 r96, 2
-	r100 = convert.i64.u64 r98
-	r101 = add.i64 r99, r100
-	r102 = mul.i64 r101, 7
-	r103 = sub.i64 r77, r102
-	r80 = move.i64 r103
-	r81 = move.i64 r78
-	r82 = eq.i64 r80, r81
-	branch r82, b75, b84
-b84: # if.done (unrolled 2)
-	r86 = add.i64 r77, 1
-	r87 = add.i64 r78, 1
-	r77 = move.i64 r86
-	r78 = move.i64 r87
-	jump b85
-b85: # for.loop (unrolled 3)
-	r79 = lt.i64 r78, 20
-	branch r79, b86, b75
-b86: # for.body (unrolled 3)
-	r95 = mulhi.i64 r77, -7905747460161236406
-	r96 = add.i64 r95, r77
-	r97 = convert.u64.i64 r96
-	r98 = shr.u64.u32 r97, 63
-	r99 = shr.i64.u32 r96, 2
-	r100 = convert.i64.u64 r98
-	r101 = add.i64 r99, r100
-	r102 = mul.i64 r101, 7
-	r103 = sub.i64 r77, r102
-	r80 = move.i64 r103
-	r81 = move.i64 r78
-	r82 = eq.i64 r80, r81
-	branch r82, b75, b87
-b87: # if.done (unrolled 3)
-	r86 = add.i64 r77, 1
-	r87 = add.i64 r78, 1
-	r77 = move.i64 r86
-	r78 = move.i64 r87
-	jump b73
-b88: # edge 5→7
+b97: # edge 5→7
 	r28 = move.i64 r12
-	jump b28
+	jump b37
+b98: # head (checked)
+	r6 = lt.i64 r2, r3
+	branch r6, b99, b86
+b99: # index (checked)
+	r7 = move.i64 r2
+	jump b100
+b100: # rangeint.body (checked)
+	checkindex r7, r10, site 0
+	r8 = elemaddr r9, r7, 8
+	r11 = load.i64 r8
+	r12 = move.i64 0
+	r13 = move.i64 r11
+	jump b101
+b101: # for.loop (checked)
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b102, b109
+b102: # for.body (checked)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b103
+b103: # for.loop (checked) (unrolled 1)
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b104, b109
+b104: # for.body (checked) (unrolled 1)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b105
+b105: # for.loop (checked) (unrolled 2)
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b106, b109
+b106: # for.body (checked) (unrolled 2)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b107
+b107: # for.loop (checked) (unrolled 3)
+	checkindex r7, r16, site 1
+	r14 = elemaddr r15, r7, 8
+	r17 = load.i64 r14
+	r18 = lt.i64 r13, r17
+	branch r18, b108, b109
+b108: # for.body (checked) (unrolled 3)
+	r19 = add.i64 r12, r13
+	r20 = add.i64 r13, 1
+	r12 = move.i64 r19
+	r13 = move.i64 r20
+	jump b101
+b109: # for.done (checked)
+	checkindex r7, r16, site 2
+	r21 = elemaddr r15, r7, 8
+	r22 = load.i64 r21
+	r23 = and.i64 r22, 15
+	r24 = move.i64 r23
+	r25 = gt.i64 r24, 0
+	branch r25, b110, b183
+b110: # edge 5→6 (checked)
+	r26 = move.i64 r12
+	r27 = move.i64 0
+	jump b111
+b111: # unroll setup
+	r139 = max.i64 r24, -9223372036854775804
+	r140 = sub.i64 r139, 4
+	jump b112
+b112: # unroll guard
+	r141 = lt.i64 r27, r140
+	branch r141, b113, b121
+b113: # rangeint.body (checked) (unrolled 0)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b114
+b114: # edge 6→6 (checked) (unrolled 0)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b115
+b115: # rangeint.body (checked) (unrolled 1)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b116
+b116: # edge 6→6 (checked) (unrolled 1)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b117
+b117: # rangeint.body (checked) (unrolled 2)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b118
+b118: # edge 6→6 (checked) (unrolled 2)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b119
+b119: # rangeint.body (checked) (unrolled 3)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	jump b120
+b120: # edge 6→6 (checked) (unrolled 3)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b112
+b121: # rangeint.body (checked)
+	r29 = move.i64 r27
+	r30 = shl.i64.u64 r29, 1
+	r31 = xor.i64 r26, r30
+	r32 = add.i64 r27, 1
+	r33 = lt.i64 r32, r24
+	branch r33, b122, b123
+b122: # edge 6→6 (checked)
+	r26 = move.i64 r31
+	r27 = move.i64 r32
+	jump b121
+b123: # edge 6→7 (checked)
+	r28 = move.i64 r31
+	jump b124
+b124: # rangeint.done (checked)
+	checkindex r7, r36, site 3
+	r34 = elemaddr r35, r7, 1
+	r37 = load.i8 r34
+	r38 = move.i64 r28
+	r39 = move.i8 r37
+	jump b125
+b125: # unroll setup
+	r142 = max.i64 127, -9223372036854775805
+	r143 = sub.i64 r142, 3
+	jump b126
+b126: # unroll guard
+	r144 = convert.i64.i8 r39
+	r145 = lt.i64 r144, r143
+	branch r145, b127, b135
+b127: # for.loop (checked) (unrolled 0)
+	r40 = lt.i8 r39, 127
+	jump b128
+b128: # for.body (checked) (unrolled 0)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b129
+b129: # for.loop (checked) (unrolled 1)
+	r40 = lt.i8 r39, 127
+	jump b130
+b130: # for.body (checked) (unrolled 1)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b131
+b131: # for.loop (checked) (unrolled 2)
+	r40 = lt.i8 r39, 127
+	jump b132
+b132: # for.body (checked) (unrolled 2)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b133
+b133: # for.loop (checked) (unrolled 3)
+	r40 = lt.i8 r39, 127
+	jump b134
+b134: # for.body (checked) (unrolled 3)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b126
+b135: # for.loop (checked)
+	r40 = lt.i8 r39, 127
+	branch r40, b136, b137
+b136: # for.body (checked)
+	r41 = convert.i64.i8 r39
+	r42 = add.i64 r38, r41
+	r43 = add.i8 r39, 1
+	r38 = move.i64 r42
+	r39 = move.i8 r43
+	jump b135
+b137: # for.done (checked)
+	checkindex r7, r36, site 4
+	r44 = elemaddr r35, r7, 1
+	r45 = load.i8 r44
+	r46 = move.i64 r38
+	r47 = move.i8 r45
+	jump b138
+b138: # for.loop (checked)
+	r48 = gt.i8 r47, -128
+	branch r48, b139, b146
+b139: # for.body (checked)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b140
+b140: # for.loop (checked) (unrolled 1)
+	r48 = gt.i8 r47, -128
+	branch r48, b141, b146
+b141: # for.body (checked) (unrolled 1)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b142
+b142: # for.loop (checked) (unrolled 2)
+	r48 = gt.i8 r47, -128
+	branch r48, b143, b146
+b143: # for.body (checked) (unrolled 2)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b144
+b144: # for.loop (checked) (unrolled 3)
+	r48 = gt.i8 r47, -128
+	branch r48, b145, b146
+b145: # for.body (checked) (unrolled 3)
+	r49 = convert.i64.i8 r47
+	r50 = mul.i64 r49, 3
+	r51 = add.i64 r46, r50
+	r52 = sub.i8 r47, 1
+	r46 = move.i64 r51
+	r47 = move.i8 r52
+	jump b138
+b146: # for.done (checked)
+	checkindex r7, r55, site 5
+	r53 = elemaddr r54, r7, 4
+	r56 = load.u32 r53
+	r57 = move.i64 r46
+	r58 = move.u32 r56
+	jump b147
+b147: # for.loop (checked)
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b148, b159
+b148: # cond.true (checked)
+	r68 = gt.u32 r58, 3
+	branch r68, b149, b159
+b149: # for.body (checked)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b150
+b150: # for.loop (checked) (unrolled 1)
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b151, b159
+b151: # cond.true (checked) (unrolled 1)
+	r68 = gt.u32 r58, 3
+	branch r68, b152, b159
+b152: # for.body (checked) (unrolled 1)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b153
+b153: # for.loop (checked) (unrolled 2)
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b154, b159
+b154: # cond.true (checked) (unrolled 2)
+	r68 = gt.u32 r58, 3
+	branch r68, b155, b159
+b155: # for.body (checked) (unrolled 2)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b156
+b156: # for.loop (checked) (unrolled 3)
+	checkindex r7, r55, site 6
+	r59 = elemaddr r54, r7, 4
+	r60 = load.u32 r59
+	r61 = add.u32 r60, 7
+	r62 = lt.u32 r58, r61
+	branch r62, b157, b159
+b157: # cond.true (checked) (unrolled 3)
+	r68 = gt.u32 r58, 3
+	branch r68, b158, b159
+b158: # for.body (checked) (unrolled 3)
+	r63 = convert.i64.u32 r58
+	r64 = sub.i64 r57, r63
+	r65 = add.u32 r58, 1
+	r57 = move.i64 r64
+	r58 = move.u32 r65
+	jump b147
+b159: # for.done (checked)
+	r66 = move.i64 r57
+	r67 = move.u32 0
+	jump b160
+b160: # for.loop (checked)
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b161, b168
+b161: # for.body (checked)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b162
+b162: # for.loop (checked) (unrolled 1)
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b163, b168
+b163: # for.body (checked) (unrolled 1)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b164
+b164: # for.loop (checked) (unrolled 2)
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b165, b168
+b165: # for.body (checked) (unrolled 2)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b166
+b166: # for.loop (checked) (unrolled 3)
+	checkindex r7, r55, site 7
+	r69 = elemaddr r54, r7, 4
+	r70 = load.u32 r69
+	r88 = mulhi.u32 r70, 991146300
+	r89 = sub.u32 r70, r88
+	r90 = shr.u32.u32 r89, 1
+	r91 = add.u32 r90, r88
+	r92 = shr.u32.u32 r91, 3
+	r93 = mul.u32 r92, 13
+	r94 = sub.u32 r70, r93
+	r71 = move.u32 r94
+	r72 = lt.u32 r67, r71
+	branch r72, b167, b168
+b167: # for.body (checked) (unrolled 3)
+	r73 = convert.i64.u32 r67
+	r74 = mul.i64 r73, 5
+	r75 = add.i64 r66, r74
+	r76 = add.u32 r67, 1
+	r66 = move.i64 r75
+	r67 = move.u32 r76
+	jump b160
+b168: # for.done (checked)
+	r77 = move.i64 r66
+	r78 = move.i64 0
+	jump b169
+b169: # for.loop (checked)
+	r79 = lt.i64 r78, 20
+	branch r79, b170, b171
+b170: # for.body (checked)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b171, b173
+b171: # for.done (checked)
+	r83 = elemaddr r4, r7, 8
+	store.i64 r83, r77
+	r84 = add.i64 r7, 1
+	r85 = lt.i64 r84, r3
+	branch r85, b172, b86
+b172: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b98
+b173: # if.done (checked)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b174
+b174: # for.loop (checked) (unrolled 1)
+	r79 = lt.i64 r78, 20
+	branch r79, b175, b171
+b175: # for.body (checked) (unrolled 1)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b171, b176
+b176: # if.done (checked) (unrolled 1)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b177
+b177: # for.loop (checked) (unrolled 2)
+	r79 = lt.i64 r78, 20
+	branch r79, b178, b171
+b178: # for.body (checked) (unrolled 2)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b171, b179
+b179: # if.done (checked) (unrolled 2)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b180
+b180: # for.loop (checked) (unrolled 3)
+	r79 = lt.i64 r78, 20
+	branch r79, b181, b171
+b181: # for.body (checked) (unrolled 3)
+	r95 = mulhi.i64 r77, -7905747460161236406
+	r96 = add.i64 r95, r77
+	r97 = convert.u64.i64 r96
+	r98 = shr.u64.u32 r97, 63
+	r99 = shr.i64.u32 r96, 2
+	r100 = convert.i64.u64 r98
+	r101 = add.i64 r99, r100
+	r102 = mul.i64 r101, 7
+	r103 = sub.i64 r77, r102
+	r80 = move.i64 r103
+	r81 = move.i64 r78
+	r82 = eq.i64 r80, r81
+	branch r82, b171, b182
+b182: # if.done (checked) (unrolled 3)
+	r86 = add.i64 r77, 1
+	r87 = add.i64 r78, 1
+	r77 = move.i64 r86
+	r78 = move.i64 r87
+	jump b169
+b183: # edge 5→7 (checked)
+	r28 = move.i64 r12
+	jump b124
 
 kernel Fill(a []f32, v f32)
 
@@ -23825,30 +36516,72 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r17 = convert.u64.i64 r13
+	r18 = move.i64 r2
+	r19 = add.i64 r18, 1
+	r20 = convert.u64.i64 r19
+	r21 = lt.u64 r20, r17
+	r22 = convert.u64.i64 r3
+	r23 = add.u64 r22, 18446744073709551615
+	r24 = add.u64 r23, 4611686018427387904
+	r25 = le.u64 r24, 9223372036854775808
+	r26 = sub.u64 r23, 1
+	r27 = convert.u64.i64 r2
+	r28 = sub.u64 r26, r27
+	r29 = sub.u64 r17, 1
+	r30 = sub.u64 r29, r20
+	r31 = le.u64 r28, r30
+	branch r21, b3, b11
+b3: # checks
+	branch r25, b4, b11
+b4: # checks
+	branch r31, b5, b11
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b6, b10
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b8, b10
+b8: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = add.f32 r14, 1.0
+	r16 = elemaddr r4, r9, 4
+	store.f32 r16, r15
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b12, b10
+b12: # index (checked)
+	r8 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b14, b10
+b14: # rangeindex.body (checked)
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = add.f32 r14, 1.0
 	r16 = elemaddr r4, r9, 4
 	store.f32 r16, r15
-	jump b6
-b6: # latch
+	jump b15
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b11
 
 kernel Accumulate(a []f32, v f32)
 
@@ -24338,17 +37071,37 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r31 = move.i64 r11
+	r32 = convert.u64.i64 r31
+	r33 = move.i64 r2
+	r34 = convert.u64.i64 r33
+	r35 = lt.u64 r34, r32
+	r36 = convert.u64.i64 r3
+	r37 = add.u64 r36, 4611686018427387904
+	r38 = le.u64 r37, 9223372036854775808
+	r39 = sub.u64 r36, 1
+	r40 = convert.u64.i64 r2
+	r41 = sub.u64 r39, r40
+	r42 = sub.u64 r32, 1
+	r43 = sub.u64 r42, r34
+	r44 = le.u64 r41, r43
+	branch r35, b3, b12
+b3: # checks
+	branch r38, b4, b12
+b4: # checks
+	branch r44, b5, b12
+b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b8
-b3: # index
+	branch r5, b6, b11
+b6: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	r7 = move.ptr r10
 	r8 = move.i64 r11
-	jump b5
-b5: # computeA.entry
+	jump b8
+b8: # computeA.entry
 	r22 = mulhi.i64 r6, -9002011107970261188
 	r23 = add.i64 r22, r6
 	r24 = convert.u64.i64 r23
@@ -24362,8 +37115,46 @@ b5: # computeA.entry
 	r14 = convert.f32.i64 r13
 	r15 = mul.f32 r14, 0.5
 	r12 = move.f32 r15
-	jump b6
-b6: # computeA.return
+	jump b9
+b9: # computeA.return
+	r16 = move.f32 r17
+	r18 = mul.f32 r12, r16
+	r19 = elemaddr r7, r6, 4
+	store.f32 r19, r18
+	r20 = add.i64 r6, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b10, b11
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b11: # exit
+	return
+b12: # head (checked)
+	r5 = lt.i64 r2, r3
+	branch r5, b13, b11
+b13: # index (checked)
+	r6 = move.i64 r2
+	jump b14
+b14: # rangeint.body (checked)
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	jump b15
+b15: # computeA.entry (checked)
+	r22 = mulhi.i64 r6, -9002011107970261188
+	r23 = add.i64 r22, r6
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 9
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 1000
+	r30 = sub.i64 r6, r29
+	r13 = move.i64 r30
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, 0.5
+	r12 = move.f32 r15
+	jump b16
+b16: # computeA.return (checked)
 	r16 = move.f32 r17
 	r18 = mul.f32 r12, r16
 	checkindex r6, r8, site 0
@@ -24371,12 +37162,10 @@ b6: # computeA.return
 	store.f32 r19, r18
 	r20 = add.i64 r6, 1
 	r21 = lt.i64 r20, r3
-	branch r21, b7, b8
-b7: # latch
+	branch r21, b17, b11
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # exit
-	return
+	jump b12
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
 b0: # entry
@@ -24391,17 +37180,37 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r33 = move.i64 r11
+	r34 = convert.u64.i64 r33
+	r35 = move.i64 r2
+	r36 = convert.u64.i64 r35
+	r37 = lt.u64 r36, r34
+	r38 = convert.u64.i64 r3
+	r39 = add.u64 r38, 4611686018427387904
+	r40 = le.u64 r39, 9223372036854775808
+	r41 = sub.u64 r38, 1
+	r42 = convert.u64.i64 r2
+	r43 = sub.u64 r41, r42
+	r44 = sub.u64 r34, 1
+	r45 = sub.u64 r44, r36
+	r46 = le.u64 r43, r45
+	branch r37, b3, b12
+b3: # checks
+	branch r40, b4, b12
+b4: # checks
+	branch r46, b5, b12
+b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b8
-b3: # index
+	branch r5, b6, b11
+b6: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	r7 = move.ptr r10
 	r8 = move.i64 r11
-	jump b5
-b5: # computeB.entry
+	jump b8
+b8: # computeB.entry
 	r24 = mulhi.i64 r6, -6291360591419602545
 	r25 = add.i64 r24, r6
 	r26 = convert.u64.i64 r25
@@ -24417,8 +37226,48 @@ b5: # computeB.entry
 	r16 = div.f32 r15, 3.0
 	r17 = add.f32 r16, 1.0
 	r12 = move.f32 r17
-	jump b6
-b6: # computeB.return
+	jump b9
+b9: # computeB.return
+	r18 = move.f32 r19
+	r20 = mul.f32 r12, r18
+	r21 = elemaddr r7, r6, 4
+	store.f32 r21, r20
+	r22 = add.i64 r6, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b10, b11
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b11: # exit
+	return
+b12: # head (checked)
+	r5 = lt.i64 r2, r3
+	branch r5, b13, b11
+b13: # index (checked)
+	r6 = move.i64 r2
+	jump b14
+b14: # rangeint.body (checked)
+	r7 = move.ptr r10
+	r8 = move.i64 r11
+	jump b15
+b15: # computeB.entry (checked)
+	r24 = mulhi.i64 r6, -6291360591419602545
+	r25 = add.i64 r24, r6
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r6, r31
+	r13 = move.i64 r32
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, r14
+	r16 = div.f32 r15, 3.0
+	r17 = add.f32 r16, 1.0
+	r12 = move.f32 r17
+	jump b16
+b16: # computeB.return (checked)
 	r18 = move.f32 r19
 	r20 = mul.f32 r12, r18
 	checkindex r6, r8, site 1
@@ -24426,12 +37275,10 @@ b6: # computeB.return
 	store.f32 r21, r20
 	r22 = add.i64 r6, 1
 	r23 = lt.i64 r22, r3
-	branch r23, b7, b8
-b7: # latch
+	branch r23, b17, b11
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # exit
-	return
+	jump b12
 
 kernel Combine(a []f32, b []f32, c []f32)
 site 0 index parallel.go:69:11
@@ -24452,18 +37299,73 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r21 = convert.u64.i64 r13
+	r22 = move.i64 r2
+	r23 = add.i64 r22, 1
+	r24 = convert.u64.i64 r23
+	r25 = lt.u64 r24, r21
+	r26 = convert.u64.i64 r3
+	r27 = add.u64 r26, 18446744073709551615
+	r28 = add.u64 r27, 4611686018427387904
+	r29 = le.u64 r28, 9223372036854775808
+	r30 = sub.u64 r27, 1
+	r31 = convert.u64.i64 r2
+	r32 = sub.u64 r30, r31
+	r33 = sub.u64 r21, 1
+	r34 = sub.u64 r33, r24
+	r35 = le.u64 r32, r34
+	r36 = convert.u64.i64 r17
+	r37 = lt.u64 r24, r36
+	r38 = sub.u64 r36, 1
+	r39 = sub.u64 r38, r24
+	r40 = le.u64 r32, r39
+	branch r25, b3, b13
+b3: # checks
+	branch r29, b4, b13
+b4: # checks
+	branch r35, b5, b13
+b5: # checks
+	branch r37, b6, b13
+b6: # checks
+	branch r40, b7, b13
+b7: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b8, b12
+b8: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b9
+b9: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b10, b12
+b10: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b12: # exit
+	return
+b13: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b14, b12
+b14: # index (checked)
+	r8 = move.i64 r2
+	jump b15
+b15: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b16, b12
+b16: # rangeindex.body (checked)
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
@@ -24473,12 +37375,10 @@ b5: # rangeindex.body
 	r19 = add.f32 r14, r18
 	r20 = elemaddr r4, r9, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b17
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b13
 
 kernel EightBlocks(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
 groups [8]
@@ -25765,13 +38665,63 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 0
 	jump b2
-b2: # head
+b2: # checks
+	r29 = move.i64 r22
+	r30 = convert.u64.i64 r29
+	r31 = lt.u64 0, r30
+	r32 = move.i64 r11
+	r33 = convert.u64.i64 r32
+	r34 = move.i64 r2
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r33
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 4611686018427387904
+	r39 = le.u64 r38, 9223372036854775808
+	r40 = sub.u64 r37, 1
+	r41 = convert.u64.i64 r2
+	r42 = sub.u64 r40, r41
+	r43 = sub.u64 r33, 1
+	r44 = sub.u64 r43, r35
+	r45 = le.u64 r42, r44
+	branch r31, b3, b11
+b3: # checks
+	branch r36, b4, b11
+b4: # checks
+	branch r39, b5, b11
+b5: # checks
+	branch r45, b6, b11
+b6: # head
 	r12 = lt.i64 r2, r3
-	branch r12, b3, b6
-b3: # index
+	branch r12, b7, b10
+b7: # index
 	r13 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b8
+b8: # rangeint.body
+	r14 = move.ptr r10
+	r15 = move.i64 r11
+	r17 = convert.i32.i64 r13
+	r18 = move.ptr r21
+	r19 = move.i64 r22
+	r23 = elemaddr r18, 0, 4
+	r24 = load.i32 r23
+	r25 = add.i32 r17, r24
+	r26 = elemaddr r14, r13, 4
+	store.i32 r26, r25
+	r27 = add.i64 r13, 1
+	r28 = lt.i64 r27, r3
+	branch r28, b9, b10
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b6
+b10: # exit
+	return
+b11: # head (checked)
+	r12 = lt.i64 r2, r3
+	branch r12, b12, b10
+b12: # index (checked)
+	r13 = move.i64 r2
+	jump b13
+b13: # rangeint.body (checked)
 	r14 = move.ptr r10
 	r15 = move.i64 r11
 	r17 = convert.i32.i64 r13
@@ -25786,12 +38736,10 @@ b4: # rangeint.body
 	store.i32 r26, r25
 	r27 = add.i64 r13, 1
 	r28 = lt.i64 r27, r3
-	branch r28, b5, b6
-b5: # latch
+	branch r28, b14, b10
+b14: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
-	return
+	jump b11
 
 task MixedTop_2 serial block=2 group=1
 b0: # entry
@@ -25880,20 +38828,55 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 1
 	jump b2
-b2: # head
+b2: # checks
+	r27 = move.i64 r19
+	r28 = convert.u64.i64 r27
+	r29 = lt.u64 0, r28
+	branch r29, b3, b9
+b3: # head
 	r4 = move.i64 r7
 	r8 = move.i64 r4
 	r9 = lt.i64 r2, r8
-	branch r9, b3, b7
-b3: # index
+	branch r9, b4, b8
+b4: # index
 	r10 = move.i64 r2
-	jump b4
-b4: # for.loop
+	jump b5
+b5: # for.loop
 	r4 = move.i64 r7
 	r8 = move.i64 r4
 	r11 = lt.i64 r10, r8
-	branch r11, b5, b7
-b5: # for.body
+	branch r11, b6, b8
+b6: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r16 = move.i64 r19
+	r20 = elemaddr r15, 0, 4
+	r21 = load.i32 r20
+	r22 = elemaddr r12, r10, 4
+	r23 = load.i32 r22
+	r24 = add.i32 r23, r21
+	r25 = elemaddr r12, r10, 4
+	store.i32 r25, r24
+	jump b7
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b3
+b8: # exit
+	return
+b9: # head (checked)
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b10, b8
+b10: # index (checked)
+	r10 = move.i64 r2
+	jump b11
+b11: # for.loop (checked)
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b12, b8
+b12: # for.body (checked)
 	r12 = move.ptr r6
 	r15 = move.ptr r18
 	r16 = move.i64 r19
@@ -25905,12 +38888,10 @@ b5: # for.body
 	r24 = add.i32 r23, r21
 	r25 = elemaddr r12, r10, 4
 	store.i32 r25, r24
-	jump b6
-b6: # latch
+	jump b13
+b13: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b9
 
 task MixedTop_6 parallel count=(len a) block=4 group=2
 b0: # entry
@@ -25963,20 +38944,84 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, 1
 	jump b2
-b2: # head
+b2: # checks
+	r32 = move.i64 r19
+	r33 = convert.u64.i64 r32
+	r34 = move.i64 r2
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r33
+	r37 = move.i64 r7
+	r38 = move.i64 r37
+	r39 = convert.u64.i64 r38
+	r40 = add.u64 r39, 4611686018427387904
+	r41 = le.u64 r40, 9223372036854775808
+	r42 = sub.u64 r39, 1
+	r43 = convert.u64.i64 r2
+	r44 = sub.u64 r42, r43
+	r45 = sub.u64 r33, 1
+	r46 = sub.u64 r45, r35
+	r47 = le.u64 r44, r46
+	r48 = move.i64 r26
+	r49 = convert.u64.i64 r48
+	r50 = lt.u64 r35, r49
+	r51 = sub.u64 r49, 1
+	r52 = sub.u64 r51, r35
+	r53 = le.u64 r44, r52
+	branch r36, b3, b13
+b3: # checks
+	branch r41, b4, b13
+b4: # checks
+	branch r47, b5, b13
+b5: # checks
+	branch r50, b6, b13
+b6: # checks
+	branch r53, b7, b13
+b7: # head
 	r4 = move.i64 r7
 	r8 = move.i64 r4
 	r9 = lt.i64 r2, r8
-	branch r9, b3, b7
-b3: # index
+	branch r9, b8, b12
+b8: # index
 	r10 = move.i64 r2
-	jump b4
-b4: # for.loop
+	jump b9
+b9: # for.loop
 	r4 = move.i64 r7
 	r8 = move.i64 r4
 	r11 = lt.i64 r10, r8
-	branch r11, b5, b7
-b5: # for.body
+	branch r11, b10, b12
+b10: # for.body
+	r12 = move.ptr r6
+	r15 = move.ptr r18
+	r16 = move.i64 r19
+	r20 = elemaddr r15, r10, 4
+	r21 = load.i32 r20
+	r22 = move.ptr r25
+	r23 = move.i64 r26
+	r27 = elemaddr r22, r10, 4
+	r28 = load.i32 r27
+	r29 = sub.i32 r21, r28
+	r30 = elemaddr r12, r10, 4
+	store.i32 r30, r29
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b7
+b12: # exit
+	return
+b13: # head (checked)
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r9 = lt.i64 r2, r8
+	branch r9, b14, b12
+b14: # index (checked)
+	r10 = move.i64 r2
+	jump b15
+b15: # for.loop (checked)
+	r4 = move.i64 r7
+	r8 = move.i64 r4
+	r11 = lt.i64 r10, r8
+	branch r11, b16, b12
+b16: # for.body (checked)
 	r12 = move.ptr r6
 	r15 = move.ptr r18
 	r16 = move.i64 r19
@@ -25991,12 +39036,10 @@ b5: # for.body
 	r29 = sub.i32 r21, r28
 	r30 = elemaddr r12, r10, 4
 	store.i32 r30, r29
-	jump b6
-b6: # latch
+	jump b17
+b17: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b13
 
 kernel Sum(x []f32, out []f32)
 reductions 1
@@ -28504,30 +41547,72 @@ b1: # setup
 	r1 = threadcount
 	r2 = add.i64 r0, -1
 	jump b2
-b2: # head
+b2: # checks
+	r23 = convert.u64.i64 r22
+	r24 = move.i64 r2
+	r25 = add.i64 r24, 1
+	r26 = convert.u64.i64 r25
+	r27 = lt.u64 r26, r23
+	r28 = convert.u64.i64 r3
+	r29 = add.u64 r28, 18446744073709551615
+	r30 = add.u64 r29, 4611686018427387904
+	r31 = le.u64 r30, 9223372036854775808
+	r32 = sub.u64 r29, 1
+	r33 = convert.u64.i64 r2
+	r34 = sub.u64 r32, r33
+	r35 = sub.u64 r23, 1
+	r36 = sub.u64 r35, r26
+	r37 = le.u64 r34, r36
+	branch r27, b3, b11
+b3: # checks
+	branch r31, b4, b11
+b4: # checks
+	branch r37, b5, b11
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b6, b10
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b7
+b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
-b5: # rangeindex.body
+	branch r10, b8, b10
+b8: # rangeindex.body
+	r11 = elemaddr r4, r9, 8
+	r12 = load.f64 r11
+	r13 = sub.f64 r12, r14
+	r20 = elemaddr r21, r9, 8
+	store.f64 r20, r13
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b10: # exit
+	return
+b11: # head (checked)
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b12, b10
+b12: # index (checked)
+	r8 = move.i64 r2
+	jump b13
+b13: # rangeindex.loop (checked)
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b14, b10
+b14: # rangeindex.body (checked)
 	r11 = elemaddr r4, r9, 8
 	r12 = load.f64 r11
 	r13 = sub.f64 r12, r14
 	checkindex r9, r22, site 0
 	r20 = elemaddr r21, r9, 8
 	store.f64 r20, r13
-	jump b6
-b6: # latch
+	jump b15
+b15: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
-	return
+	jump b11
 
 kernel FloatRange(x []f64, out []f64, n i64)
 reductions 2
@@ -29163,91 +42248,172 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b16
+	branch r7, b3, b27
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	r10 = lt.i64 r9, r3
-	branch r10, b5, b16
+	branch r10, b5, b27
 b5: # rangeindex.body
 	r11 = mul.i64 r9, r12
 	r13 = move.i64 0
 	r14 = move.i64 r11
 	jump b6
-b6: # for.loop
+b6: # checks
+	r27 = convert.u64.i64 r19
+	r28 = convert.u64.i64 r14
+	r29 = lt.u64 r28, r27
+	r30 = add.i64 r9, 1
+	r31 = mul.i64 r30, r12
+	r32 = move.i64 r19
+	r33 = min.i64 r31, r32
+	r34 = convert.u64.i64 r33
+	r35 = add.u64 r34, 4611686018427387904
+	r36 = le.u64 r35, 9223372036854775808
+	r37 = sub.u64 r34, 1
+	r38 = sub.u64 r37, r28
+	r39 = sub.u64 r27, 1
+	r40 = sub.u64 r39, r28
+	r41 = le.u64 r38, r40
+	branch r29, b7, b19
+b7: # checks
+	branch r36, b8, b19
+b8: # checks
+	branch r41, b9, b19
+b9: # for.loop
 	r15 = add.i64 r9, 1
 	r16 = mul.i64 r15, r12
 	r17 = move.i64 r19
 	r20 = min.i64 r16, r17
 	r21 = lt.i64 r14, r20
-	branch r21, b7, b14
-b7: # for.body
-	checkindex r14, r19, site 0
+	branch r21, b10, b17
+b10: # for.body
 	r22 = elemaddr r18, r14, 8
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	jump b8
-b8: # for.loop (unrolled 1)
+	jump b11
+b11: # for.loop (unrolled 1)
 	r15 = add.i64 r9, 1
 	r16 = mul.i64 r15, r12
 	r17 = move.i64 r19
 	r20 = min.i64 r16, r17
 	r21 = lt.i64 r14, r20
-	branch r21, b9, b14
-b9: # for.body (unrolled 1)
-	checkindex r14, r19, site 0
+	branch r21, b12, b17
+b12: # for.body (unrolled 1)
 	r22 = elemaddr r18, r14, 8
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	jump b10
-b10: # for.loop (unrolled 2)
+	jump b13
+b13: # for.loop (unrolled 2)
 	r15 = add.i64 r9, 1
 	r16 = mul.i64 r15, r12
 	r17 = move.i64 r19
 	r20 = min.i64 r16, r17
 	r21 = lt.i64 r14, r20
-	branch r21, b11, b14
-b11: # for.body (unrolled 2)
-	checkindex r14, r19, site 0
+	branch r21, b14, b17
+b14: # for.body (unrolled 2)
 	r22 = elemaddr r18, r14, 8
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	jump b12
-b12: # for.loop (unrolled 3)
+	jump b15
+b15: # for.loop (unrolled 3)
 	r15 = add.i64 r9, 1
 	r16 = mul.i64 r15, r12
 	r17 = move.i64 r19
 	r20 = min.i64 r16, r17
 	r21 = lt.i64 r14, r20
-	branch r21, b13, b14
-b13: # for.body (unrolled 3)
-	checkindex r14, r19, site 0
+	branch r21, b16, b17
+b16: # for.body (unrolled 3)
 	r22 = elemaddr r18, r14, 8
 	r23 = load.i64 r22
 	r24 = add.i64 r13, r23
 	r25 = add.i64 r14, 1
 	r13 = move.i64 r24
 	r14 = move.i64 r25
-	jump b6
-b14: # for.done
+	jump b9
+b17: # for.done
 	r26 = elemaddr r4, r9, 8
 	store.i64 r26, r13
-	jump b15
-b15: # latch
+	jump b18
+b18: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b16: # exit
+b19: # for.loop (checked)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b20, b17
+b20: # for.body (checked)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b21
+b21: # for.loop (checked) (unrolled 1)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b22, b17
+b22: # for.body (checked) (unrolled 1)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b23
+b23: # for.loop (checked) (unrolled 2)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b24, b17
+b24: # for.body (checked) (unrolled 2)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b25
+b25: # for.loop (checked) (unrolled 3)
+	r15 = add.i64 r9, 1
+	r16 = mul.i64 r15, r12
+	r17 = move.i64 r19
+	r20 = min.i64 r16, r17
+	r21 = lt.i64 r14, r20
+	branch r21, b26, b17
+b26: # for.body (checked) (unrolled 3)
+	checkindex r14, r19, site 0
+	r22 = elemaddr r18, r14, 8
+	r23 = load.i64 r22
+	r24 = add.i64 r13, r23
+	r25 = add.i64 r14, 1
+	r13 = move.i64 r24
+	r14 = move.i64 r25
+	jump b19
+b27: # exit
 	return
 
 task ChunkSums_1 parallel count=(max.i64 (len partial) 1)
