@@ -25,7 +25,7 @@ const maxTerms = 16
 // built from the counter and invariants by 64-bit additions,
 // subtractions, negations, multiplications and left shifts by constants,
 // where no product multiplies the counter by itself.
-func affineOf(v *value) (affine, bool) {
+func affineOf(v *expr) (affine, bool) {
 	switch {
 	case v.unknown:
 		return affine{}, false
@@ -85,7 +85,7 @@ func isWord(t ir.Type) bool { return t == ir.Int64 || t == ir.Uint64 }
 
 // linearOp reports whether affineOf looks into v rather than taking it
 // as an atom when it does not depend on the counter.
-func linearOp(v *value) bool {
+func linearOp(v *expr) bool {
 	switch v.op {
 	case ir.OpMove, ir.OpNeg, ir.OpAdd, ir.OpSub, ir.OpMul:
 		return true
@@ -176,7 +176,7 @@ func (l linear) constant() (uint64, bool) {
 // [0, that value], read as a 64-bit signed integer: an unsigned integer
 // narrower than 64 bits, a mask, a remainder by a constant, a shift right,
 // and what adds, ors and mins of such values make.
-func rangeOf(v *value) (uint64, bool) {
+func rangeOf(v *expr) (uint64, bool) {
 	if v.constant {
 		return v.leaf.Bits, int64(v.leaf.Bits) >= 0
 	}
@@ -194,7 +194,7 @@ func rangeOf(v *value) (uint64, bool) {
 }
 
 // derivedRange is rangeOf from v's operation alone.
-func derivedRange(v *value) (uint64, bool) {
+func derivedRange(v *expr) (uint64, bool) {
 	m0, ok0 := uint64(0), false
 	m1, ok1 := uint64(0), false
 	if len(v.args) > 0 {

@@ -1,6 +1,8 @@
 package opt
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/qdgo/qd/ir"
@@ -37,7 +39,7 @@ func word(x uint64) ir.Arg { return ir.Imm(ir.Uint64, x) }
 
 // compute emits what v computes, with counter for the loop's counter;
 // variant names counter, so that each value is computed once for each.
-func (g *guard) compute(v *value, counter ir.Arg, variant string) ir.Arg {
+func (g *guard) compute(v *expr, counter ir.Arg, variant string) ir.Arg {
 	switch {
 	case v.counter:
 		return counter
@@ -142,7 +144,7 @@ func (g *guard) lastStep(l *limit) ir.Arg {
 	return m
 }
 
-// chain ends the guard's block with its conditions, one branch each:
+// chain ends the guard's block, which jumped to fast, with its conditions, one branch each:
 // all true go to fast, any false to checked.
 func (g *guard) chain(fast, checked int) {
 	b := g.start
@@ -157,19 +159,19 @@ func (g *guard) chain(fast, checked int) {
 }
 
 // copyLoop copies the blocks of lp, the copies branching to each other
-// where the originals do, and returns the copy of each block.
+// where the originals do, and returns the copy of each block. The values
+// of one iteration get registers of their own in the copy, so that lp's
+// stay assigned once, as the later passes want them.
 func copyLoop(t *ir.Task, lp *ir.Loop, suffix string) map[int]int {
+	blocks := lp.Blocks()
+	rename := map[ir.Reg]ir.Reg{}
+	local := slices.Sorted(maps.Keys(localRegs(t, &irLoop{Loop: lp, header: lp.Header, blocks: blocks})))
+	for _, r := range local {
+		rename[r] = t.NewReg(t.Regs[r])
+	}
 	copies := map[int]int{}
-	for _, bi := range lp.Blocks() {
-		orig := t.Blocks[bi]
-		nb := t.NewBlock(orig.Comment + suffix)
-		nb.Instrs = make([]ir.Instr, len(orig.Instrs))
-		for i, in := range orig.Instrs {
-			in.Args = append([]ir.Arg(nil), in.Args...)
-			nb.Instrs[i] = in
-		}
-		nb.Term = orig.Term
-		copies[bi] = nb.Index
+	for _, bi := range blocks {
+		copies[bi] = copyBlock(t, t.Blocks[bi], t.Blocks[bi].Comment+suffix, rename).Index
 	}
 	for _, c := range copies {
 		succs := t.Blocks[c].Term.Successors()
@@ -180,4 +182,23 @@ func copyLoop(t *ir.Task, lp *ir.Loop, suffix string) map[int]int {
 		}
 	}
 	return copies
+}
+
+// copyBlock appends a copy of b's instructions and terminator to t, with
+// the registers rename maps replaced.
+func copyBlock(t *ir.Task, b *ir.Block, comment string, rename map[ir.Reg]ir.Reg) *ir.Block {
+	nb := t.NewBlock(comment)
+	nb.Instrs = make([]ir.Instr, len(b.Instrs))
+	for i, in := range b.Instrs {
+		in.Args = append([]ir.Arg(nil), in.Args...)
+		renameRegs(&in, rename)
+		nb.Instrs[i] = in
+	}
+	nb.Term = b.Term
+	if c := nb.Term.Cond; nb.Term.Kind == ir.Branch && !c.Imm {
+		if r, ok := rename[c.Reg]; ok {
+			nb.Term.Cond = ir.R(r)
+		}
+	}
+	return nb
 }

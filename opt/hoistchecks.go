@@ -51,9 +51,9 @@ func HoistChecks(t *ir.Task) {
 
 // hoistedCheck is a check and the facts that decide it before its loop.
 type hoistedCheck struct {
-	at     point
-	index  *value
-	length *value
+	at     site
+	index  *expr
+	length *expr
 	form   affine // of the index, when it is affine in the counter
 	limit  *limit // the counter's bound, when the index depends on it
 	most   uint64 // the index's largest value, when its form is not affine
@@ -62,7 +62,7 @@ type hoistedCheck struct {
 
 // limit says that the counter is below bound+offset wherever the check is.
 type limit struct {
-	bound  *value
+	bound  *expr
 	offset uint64
 }
 
@@ -97,37 +97,22 @@ func hoistLoop(t *ir.Task, lp *ir.Loop, done map[int]bool) {
 // lp itself, with a test before them that goes to the copy unless none of
 // the checks can fail.
 func version(t *ir.Task, lp *ir.Loop, lv *loopValues, checks []hoistedCheck, suffix string, done map[int]bool) {
-	var entries []int
-	for bi, b := range t.Blocks {
-		if !lp.Has(bi) && slices.Contains(b.Term.Successors(), lp.Header) {
-			entries = append(entries, bi)
-		}
-	}
+	g := &guard{t: t, lv: lv, start: preheader(t, lp), values: map[string]ir.Arg{}}
 	checked := copyLoop(t, lp, suffix)
 	for _, b := range checked {
 		done[b] = true
 	}
-	g := &guard{t: t, lv: lv, values: map[string]ir.Arg{}}
-	g.start = t.NewBlock("checks")
 	for _, group := range groupChecks(checks) {
 		for _, c := range group {
 			g.decide(c)
 		}
 	}
 	g.chain(lp.Header, checked[lp.Header])
-	for _, bi := range entries {
-		succs := t.Blocks[bi].Term.Successors()
-		for j, s := range succs {
-			if s == lp.Header {
-				succs[j] = g.start.Index
-			}
-		}
-	}
 	for _, bi := range lp.Blocks() {
 		b := t.Blocks[bi]
 		kept := b.Instrs[:0]
 		for i, in := range b.Instrs {
-			if !slices.ContainsFunc(checks, func(c hoistedCheck) bool { return c.at == point{bi, i} }) {
+			if !slices.ContainsFunc(checks, func(c hoistedCheck) bool { return c.at == site{bi, i} }) {
 				kept = append(kept, in)
 			}
 		}
@@ -145,7 +130,7 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 			if in.Op != ir.OpCheckIndex {
 				continue
 			}
-			p := point{bi, i}
+			p := site{bi, i}
 			c := hoistedCheck{at: p, index: lv.resolve(in.Args[0], p), length: lv.resolve(in.Args[1], p)}
 			if !c.length.invariant() {
 				continue
@@ -175,7 +160,7 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 type exitTest struct {
 	block, stay int
 	offset      uint64
-	bound       *value
+	bound       *expr
 }
 
 // exitTests finds the tests of the counter against an invariant bound
@@ -191,7 +176,7 @@ func (lv *loopValues) exitTests() []exitTest {
 		if term.Kind != ir.Branch || term.Cond.Imm || !lv.lp.Has(term.Succs[0]) || lv.lp.Has(term.Succs[1]) || !lv.dom[lv.latch].Has(bi) {
 			continue
 		}
-		c := lv.resolve(term.Cond, point{bi, len(b.Instrs)})
+		c := lv.resolve(term.Cond, site{bi, len(b.Instrs)})
 		if c.typ != ir.Int64 || c.op != ir.OpLt && c.op != ir.OpGt {
 			continue
 		}
@@ -217,7 +202,7 @@ func (lv *loopValues) exitTests() []exitTest {
 // reach p. A test that p comes after in its iteration bounds the counter
 // there; one that comes later bounds the next iteration's, one step
 // further, and the first iteration's counter is where the loop starts.
-func (lv *loopValues) counterLimit(tests []exitTest, p point) *limit {
+func (lv *loopValues) counterLimit(tests []exitTest, p site) *limit {
 	preds := lv.t.Preds()
 	var later *limit
 	for _, x := range tests {

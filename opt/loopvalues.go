@@ -7,23 +7,20 @@ import (
 	"github.com/qdgo/qd/ir"
 )
 
-// The IR is not SSA, so what a register holds at a point of a loop is
+// The IR is not SSA, so what a register holds at a site of a loop is
 // worked out here from the instructions that assign it, as an expression
 // of the loop's counter (its value at the start of the iteration) and of
 // values the loop does not change. Passes that reason about all the
 // iterations of a loop at once read indices and bounds this way.
 
-// point is a place in a task: before instruction index of a block, or at
-// its terminator when index is the number of instructions.
-type point struct{ block, index int }
-
-// value is an expression tree of what a register holds at a point.
-type value struct {
+// expr is an expression tree of what a register holds at a site (a site
+// at a block's number of instructions is its terminator).
+type expr struct {
 	op       ir.Op // OpInvalid: a leaf
 	typ      ir.Type
 	from     ir.Type
 	aux      int64
-	args     []*value
+	args     []*expr
 	leaf     ir.Arg // a leaf: a register the loop does not assign, or an immediate
 	counter  bool   // a leaf: the loop's counter at the start of the iteration
 	unknown  bool   // a leaf: a value not followed, such as a load's
@@ -39,12 +36,12 @@ type loopValues struct {
 	lp      *ir.Loop
 	dom     []ir.BlockSet
 	latch   int // the loop's only latch
-	defs    map[ir.Reg][]point
+	defs    map[ir.Reg][]site
 	counter ir.Reg // NoReg when the loop has none
 	step    ir.Arg // what the counter advances by in each iteration: positive
-	advance point  // from here on the counter holds the next iteration's value
-	memo    map[point]*value
-	busy    map[point]bool
+	advance site   // from here on the counter holds the next iteration's value
+	memo    map[site]*expr
+	busy    map[site]bool
 	unknown int
 }
 
@@ -53,7 +50,7 @@ type loopValues struct {
 // directly or through a register that holds the sum.
 func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 	lv := &loopValues{t: t, lp: lp, dom: dom, latch: -1, counter: ir.NoReg,
-		defs: map[ir.Reg][]point{}, memo: map[point]*value{}, busy: map[point]bool{}}
+		defs: map[ir.Reg][]site{}, memo: map[site]*expr{}, busy: map[site]bool{}}
 	if len(lp.Latches) != 1 {
 		return lv
 	}
@@ -61,7 +58,7 @@ func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 	for _, bi := range lp.Blocks() {
 		for i, in := range t.Blocks[bi].Instrs {
 			if in.Dst != ir.NoReg {
-				lv.defs[in.Dst] = append(lv.defs[in.Dst], point{bi, i})
+				lv.defs[in.Dst] = append(lv.defs[in.Dst], site{bi, i})
 			}
 		}
 	}
@@ -73,7 +70,7 @@ func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 		sum := &in
 		if in.Op == ir.OpMove && !in.Args[0].Imm {
 			ds := lv.defs[in.Args[0].Reg]
-			if len(ds) != 1 || !lv.dominates(ds[0], point{lv.latch, i}) {
+			if len(ds) != 1 || !dominates(lv.dom, ds[0], site{lv.latch, i}) {
 				continue
 			}
 			sum = lv.instr(ds[0])
@@ -83,7 +80,7 @@ func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 		}
 		for j := range 2 {
 			if sum.Args[j] == ir.R(h) && lv.positive(sum.Args[1-j]) {
-				lv.counter, lv.step, lv.advance = h, sum.Args[1-j], point{lv.latch, i + 1}
+				lv.counter, lv.step, lv.advance = h, sum.Args[1-j], site{lv.latch, i + 1}
 				return lv
 			}
 		}
@@ -93,6 +90,23 @@ func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
 
 // positive reports whether a is a step the counter may take: an immediate
 // in (0, 2^32], or the grid's thread count.
+// newTaskValues resolves registers anywhere in t, as if t were one loop
+// without a counter.
+func newTaskValues(t *ir.Task) *loopValues {
+	whole := &ir.Loop{In: make([]bool, len(t.Blocks))}
+	lv := &loopValues{t: t, lp: whole, dom: t.Dominators(), latch: -1, counter: ir.NoReg,
+		defs: map[ir.Reg][]site{}, memo: map[site]*expr{}, busy: map[site]bool{}}
+	for bi, b := range t.Blocks {
+		whole.In[bi] = true
+		for i, in := range b.Instrs {
+			if in.Dst != ir.NoReg {
+				lv.defs[in.Dst] = append(lv.defs[in.Dst], site{bi, i})
+			}
+		}
+	}
+	return lv
+}
+
 func (lv *loopValues) positive(a ir.Arg) bool {
 	if a.Imm {
 		return int64(a.Bits) > 0 && a.Bits <= 1<<32
@@ -114,37 +128,28 @@ func (lv *loopValues) positive(a ir.Arg) bool {
 	return found
 }
 
-func (lv *loopValues) instr(p point) *ir.Instr { return &lv.t.Blocks[p.block].Instrs[p.index] }
+func (lv *loopValues) instr(p site) *ir.Instr { return &lv.t.Blocks[p.block].Instrs[p.at] }
 
-// dominates reports whether the instruction at d runs before point p on
-// every path from the task's entry to p.
-func (lv *loopValues) dominates(d, p point) bool {
-	if d.block == p.block {
-		return d.index < p.index
-	}
-	return lv.dom[p.block].Has(d.block)
-}
-
-// resolve returns what a holds at p, a point in the loop.
-func (lv *loopValues) resolve(a ir.Arg, p point) *value {
+// resolve returns what a holds at p, a site in the loop.
+func (lv *loopValues) resolve(a ir.Arg, p site) *expr {
 	if a.Imm {
-		return &value{leaf: a, key: fmt.Sprintf("#%d", int64(a.Bits)), constant: true}
+		return &expr{leaf: a, key: fmt.Sprintf("#%d", int64(a.Bits)), constant: true}
 	}
 	r := a.Reg
 	if r == lv.counter {
-		c := &value{counter: true, key: "counter", variant: true}
-		if p.block == lv.advance.block && p.index >= lv.advance.index {
+		c := &expr{counter: true, key: "counter", variant: true}
+		if p.block == lv.advance.block && p.at >= lv.advance.at {
 			return lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, c, lv.resolve(lv.step, p))
 		}
 		return c
 	}
 	defs := lv.defs[r]
 	if len(defs) == 0 {
-		return &value{leaf: a, key: fmt.Sprintf("r%d", r)}
+		return &expr{leaf: a, key: fmt.Sprintf("r%d", r)}
 	}
 	reaching := false
 	for _, d := range defs {
-		reaching = reaching || lv.dominates(d, p)
+		reaching = reaching || dominates(lv.dom, d, p)
 	}
 	if !reaching {
 		return lv.opaque()
@@ -161,7 +166,7 @@ func (lv *loopValues) resolve(a ir.Arg, p point) *value {
 }
 
 // assigned returns the value the instruction at d assigns.
-func (lv *loopValues) assigned(d point) *value {
+func (lv *loopValues) assigned(d site) *expr {
 	if v, ok := lv.memo[d]; ok {
 		return v
 	}
@@ -171,12 +176,12 @@ func (lv *loopValues) assigned(d point) *value {
 	lv.busy[d] = true
 	defer delete(lv.busy, d)
 	in := lv.instr(d)
-	var v *value
+	var v *expr
 	switch {
 	case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && in.Type.IsInteger() && (!in.Args[1].Imm || in.Args[1].Bits == 0):
 		v = lv.opaque() // computed elsewhere, it could divide by zero where Go does not
 	case in.Op.Info().Pure:
-		args := make([]*value, len(in.Args))
+		args := make([]*expr, len(in.Args))
 		for i, a := range in.Args {
 			args[i] = lv.resolve(a, d)
 		}
@@ -190,13 +195,13 @@ func (lv *loopValues) assigned(d point) *value {
 	return v
 }
 
-func (lv *loopValues) opaque() *value {
+func (lv *loopValues) opaque() *expr {
 	lv.unknown++
-	return &value{unknown: true, opaque: true, key: fmt.Sprintf("?%d", lv.unknown)}
+	return &expr{unknown: true, opaque: true, key: fmt.Sprintf("?%d", lv.unknown)}
 }
 
-func (lv *loopValues) node(op ir.Op, typ, from ir.Type, aux int64, args ...*value) *value {
-	v := &value{op: op, typ: typ, from: from, aux: aux, args: args}
+func (lv *loopValues) node(op ir.Op, typ, from ir.Type, aux int64, args ...*expr) *expr {
+	v := &expr{op: op, typ: typ, from: from, aux: aux, args: args}
 	keys := make([]string, len(args))
 	for i, a := range args {
 		keys[i] = a.key
@@ -209,4 +214,4 @@ func (lv *loopValues) node(op ir.Op, typ, from ir.Type, aux int64, args ...*valu
 
 // invariant reports whether v is the same in every iteration and can be
 // computed before the loop.
-func (v *value) invariant() bool { return !v.variant && !v.opaque }
+func (v *expr) invariant() bool { return !v.variant && !v.opaque }

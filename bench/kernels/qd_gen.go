@@ -823,13 +823,13 @@ const qdPTX = `//
 	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<36>;
+	.reg .pred %p<47>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<13>;
+	.reg .b32 %r<28>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<46>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<18>;
+	.reg .f32 %f<31>;
 
 $L_0:
 	ld.param.u64 %rd4, [Gather_0_param_4];
@@ -853,38 +853,35 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd32, %rd20;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	@!%p36 bra $L_10;
 $L_2:
-	mov.b64 %rd21, %rd20;
-	mov.b64 %rd22, %rd2;
-	add.s64 %rd23, %rd22, 1;
-	mov.b64 %rd24, %rd23;
-	setp.lt.u64 %p25, %rd24, %rd21;
-	mov.b64 %rd26, %rd3;
-	add.u64 %rd27, %rd26, 18446744073709551615U;
-	add.u64 %rd28, %rd27, 4611686018427387904;
-	setp.le.u64 %p29, %rd28, 9223372036854775808U;
-	sub.u64 %rd30, %rd27, 1;
-	mov.b64 %rd31, %rd2;
-	sub.u64 %rd32, %rd30, %rd31;
-	sub.u64 %rd33, %rd21, 1;
-	sub.u64 %rd34, %rd33, %rd24;
-	setp.le.u64 %p35, %rd32, %rd34;
-	@!%p25 bra $L_11;
+	@!%p40 bra $L_10;
 $L_3:
-	@!%p29 bra $L_11;
+	@!%p46 bra $L_10;
 $L_4:
-	@!%p35 bra $L_11;
-$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
-$L_6:
+	@!%p7 bra $L_9;
+$L_5:
 	mov.b64 %rd8, %rd2;
-$L_7:
+$L_6:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
-$L_8:
+$L_7:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
@@ -894,36 +891,34 @@ $L_8:
 	ld.global.f32 %f17, [%rd13];
 	mad.lo.s64 %rd18, %rd9, 4, %rd19;
 	st.global.f32 [%rd18], %f17;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
 $L_9:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_5;
-$L_10:
 	ret;
+$L_10:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_9;
 $L_11:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
+	mov.b64 %rd23, %rd2;
 $L_12:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd24, %rd23, 1;
 $L_13:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
-$L_14:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
-	ld.global.s32 %r12, [%rd11];
-	cvt.s64.s32 %rd16, %r12;
-	setp.ge.u64 %pt1, %rd16, %rd15;
+	mad.lo.s64 %rd26, %rd24, 4, %rd4;
+	ld.global.s32 %r27, [%rd26];
+	cvt.s64.s32 %rd29, %r27;
+	setp.ge.u64 %pt1, %rd29, %rd15;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	ld.global.f32 %f17, [%rd13];
-	setp.ge.u64 %pt2, %rd9, %rd20;
+	mad.lo.s64 %rd28, %rd29, 4, %rd14;
+	ld.global.f32 %f30, [%rd28];
+	setp.ge.u64 %pt2, %rd24, %rd20;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd18, %rd9, 4, %rd19;
-	st.global.f32 [%rd18], %f17;
-$L_15:
+	mad.lo.s64 %rd31, %rd24, 4, %rd19;
+	st.global.f32 [%rd31], %f30;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_11;
+	bra.uni $L_10;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
@@ -931,12 +926,12 @@ $Lfault_0:
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt1, %rd29;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault:
@@ -1000,8 +995,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -1026,12 +1019,12 @@ $L_7:
 	.param .u64 Stencil_0_param_5
 )
 {
-	.reg .pred %p<75>;
+	.reg .pred %p<99>;
 	.reg .pred %pt<7>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<74>;
+	.reg .b64 %rd<98>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<31>;
+	.reg .f32 %f<58>;
 
 $L_0:
 	ld.param.s64 %rd2, [Stencil_0_param_4];
@@ -1052,188 +1045,187 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
+	mov.b64 %rd59, %rd5;
+	mov.b64 %rd60, %rd3;
+	sub.s64 %rd61, %rd60, %rd2;
+	mov.b64 %rd62, %rd61;
+	setp.lt.u64 %p63, %rd62, %rd59;
+	mov.b64 %rd64, %rd5;
+	sub.s64 %rd65, %rd64, %rd2;
+	mov.b64 %rd66, %rd65;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd3;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd59, 1;
+	sub.u64 %rd73, %rd72, %rd62;
+	setp.le.u64 %p74, %rd71, %rd73;
+	sub.s64 %rd75, %rd60, 1;
+	mov.b64 %rd76, %rd75;
+	setp.lt.u64 %p77, %rd76, %rd59;
+	mov.b64 %rd78, %rd72;
+	sub.u64 %rd79, %rd78, %rd76;
+	setp.le.u64 %p80, %rd71, %rd79;
+	add.s64 %rd81, %rd60, 1;
+	mov.b64 %rd82, %rd81;
+	setp.lt.u64 %p83, %rd82, %rd59;
+	mov.b64 %rd84, %rd72;
+	sub.u64 %rd85, %rd84, %rd82;
+	setp.le.u64 %p86, %rd71, %rd85;
+	add.s64 %rd87, %rd60, %rd2;
+	mov.b64 %rd88, %rd87;
+	setp.lt.u64 %p89, %rd88, %rd59;
+	mov.b64 %rd90, %rd72;
+	sub.u64 %rd91, %rd90, %rd88;
+	setp.le.u64 %p92, %rd71, %rd91;
+	mov.b64 %rd93, %rd33;
+	mov.b64 %rd94, %rd60;
+	setp.lt.u64 %p95, %rd94, %rd93;
+	sub.u64 %rd96, %rd93, 1;
+	sub.u64 %rd97, %rd96, %rd94;
+	setp.le.u64 %p98, %rd71, %rd97;
+	@!%p63 bra $L_19;
 $L_2:
-	mov.b64 %rd35, %rd5;
-	mov.b64 %rd36, %rd3;
-	sub.s64 %rd37, %rd36, %rd2;
-	mov.b64 %rd38, %rd37;
-	setp.lt.u64 %p39, %rd38, %rd35;
-	mov.b64 %rd40, %rd5;
-	sub.s64 %rd41, %rd40, %rd2;
-	mov.b64 %rd42, %rd41;
-	add.u64 %rd43, %rd42, 4611686018427387904;
-	setp.le.u64 %p44, %rd43, 9223372036854775808U;
-	sub.u64 %rd45, %rd42, 1;
-	mov.b64 %rd46, %rd3;
-	sub.u64 %rd47, %rd45, %rd46;
-	sub.u64 %rd48, %rd35, 1;
-	sub.u64 %rd49, %rd48, %rd38;
-	setp.le.u64 %p50, %rd47, %rd49;
-	sub.s64 %rd51, %rd36, 1;
-	mov.b64 %rd52, %rd51;
-	setp.lt.u64 %p53, %rd52, %rd35;
-	sub.u64 %rd54, %rd35, 1;
-	sub.u64 %rd55, %rd54, %rd52;
-	setp.le.u64 %p56, %rd47, %rd55;
-	add.s64 %rd57, %rd36, 1;
-	mov.b64 %rd58, %rd57;
-	setp.lt.u64 %p59, %rd58, %rd35;
-	sub.u64 %rd60, %rd35, 1;
-	sub.u64 %rd61, %rd60, %rd58;
-	setp.le.u64 %p62, %rd47, %rd61;
-	add.s64 %rd63, %rd36, %rd2;
-	mov.b64 %rd64, %rd63;
-	setp.lt.u64 %p65, %rd64, %rd35;
-	sub.u64 %rd66, %rd35, 1;
-	sub.u64 %rd67, %rd66, %rd64;
-	setp.le.u64 %p68, %rd47, %rd67;
-	mov.b64 %rd69, %rd33;
-	mov.b64 %rd70, %rd36;
-	setp.lt.u64 %p71, %rd70, %rd69;
-	sub.u64 %rd72, %rd69, 1;
-	sub.u64 %rd73, %rd72, %rd70;
-	setp.le.u64 %p74, %rd47, %rd73;
-	@!%p39 bra $L_20;
+	@!%p68 bra $L_19;
 $L_3:
-	@!%p44 bra $L_20;
+	@!%p74 bra $L_19;
 $L_4:
-	@!%p50 bra $L_20;
+	@!%p77 bra $L_19;
 $L_5:
-	@!%p53 bra $L_20;
+	@!%p80 bra $L_19;
 $L_6:
-	@!%p56 bra $L_20;
+	@!%p83 bra $L_19;
 $L_7:
-	@!%p59 bra $L_20;
+	@!%p86 bra $L_19;
 $L_8:
-	@!%p62 bra $L_20;
+	@!%p89 bra $L_19;
 $L_9:
-	@!%p65 bra $L_20;
+	@!%p92 bra $L_19;
 $L_10:
-	@!%p68 bra $L_20;
+	@!%p95 bra $L_19;
 $L_11:
-	@!%p71 bra $L_20;
+	@!%p98 bra $L_19;
 $L_12:
-	@!%p74 bra $L_20;
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_18;
 $L_13:
-	mov.b64 %rd6, %rd5;
-	sub.s64 %rd7, %rd6, %rd2;
-	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_19;
+	mov.b64 %rd9, %rd3;
 $L_14:
-	mov.b64 %rd9, %rd3;
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_18;
 $L_15:
-	mov.b64 %rd6, %rd5;
-	sub.s64 %rd7, %rd6, %rd2;
-	setp.lt.s64 %p10, %rd9, %rd7;
-	@!%p10 bra $L_19;
+	sub.s64 %rd12, %rd9, %rd2;
+	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	ld.global.f32 %f14, [%rd13];
+	sub.s64 %rd15, %rd9, 1;
+	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	ld.global.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	add.s64 %rd22, %rd9, 1;
+	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	ld.global.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	add.s64 %rd26, %rd9, %rd2;
+	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	ld.global.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
 $L_16:
-	sub.s64 %rd12, %rd9, %rd2;
-	mad.lo.s64 %rd13, %rd12, 4, %rd4;
-	ld.global.f32 %f14, [%rd13];
-	sub.s64 %rd15, %rd9, 1;
-	mad.lo.s64 %rd16, %rd15, 4, %rd4;
-	ld.global.f32 %f17, [%rd16];
-	add.rn.f32 %f18, %f14, %f17;
-	mad.lo.s64 %rd19, %rd9, 4, %rd4;
-	ld.global.f32 %f20, [%rd19];
-	add.rn.f32 %f21, %f18, %f20;
-	add.s64 %rd22, %rd9, 1;
-	mad.lo.s64 %rd23, %rd22, 4, %rd4;
-	ld.global.f32 %f24, [%rd23];
-	add.rn.f32 %f25, %f21, %f24;
-	add.s64 %rd26, %rd9, %rd2;
-	mad.lo.s64 %rd27, %rd26, 4, %rd4;
-	ld.global.f32 %f28, [%rd27];
-	add.rn.f32 %f29, %f25, %f28;
-	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
-	mov.f32 %f11, %f30;
+	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	st.global.f32 [%rd31], %f11;
 $L_17:
-	mad.lo.s64 %rd31, %rd9, 4, %rd32;
-	st.global.f32 [%rd31], %f11;
+	add.s64 %rd3, %rd3, %rd1;
+	bra.uni $L_12;
 $L_18:
-	add.s64 %rd3, %rd3, %rd1;
-	bra.uni $L_13;
-$L_19:
 	ret;
+$L_19:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p35, %rd3, %rd7;
+	@!%p35 bra $L_18;
 $L_20:
-	mov.b64 %rd6, %rd5;
-	sub.s64 %rd7, %rd6, %rd2;
-	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_19;
+	mov.b64 %rd36, %rd3;
 $L_21:
-	mov.b64 %rd9, %rd3;
-$L_22:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
-	setp.lt.s64 %p10, %rd9, %rd7;
-	@!%p10 bra $L_19;
-$L_23:
-	sub.s64 %rd12, %rd9, %rd2;
-	setp.ge.u64 %pt0, %rd12, %rd5;
+	setp.lt.s64 %p37, %rd36, %rd7;
+	@!%p37 bra $L_18;
+$L_22:
+	sub.s64 %rd39, %rd36, %rd2;
+	setp.ge.u64 %pt0, %rd39, %rd5;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd13, %rd12, 4, %rd4;
-	ld.global.f32 %f14, [%rd13];
-	sub.s64 %rd15, %rd9, 1;
-	setp.ge.u64 %pt1, %rd15, %rd5;
+	mad.lo.s64 %rd40, %rd39, 4, %rd4;
+	ld.global.f32 %f41, [%rd40];
+	sub.s64 %rd42, %rd36, 1;
+	setp.ge.u64 %pt1, %rd42, %rd5;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd16, %rd15, 4, %rd4;
-	ld.global.f32 %f17, [%rd16];
-	add.rn.f32 %f18, %f14, %f17;
-	setp.ge.u64 %pt2, %rd9, %rd5;
+	mad.lo.s64 %rd43, %rd42, 4, %rd4;
+	ld.global.f32 %f44, [%rd43];
+	add.rn.f32 %f45, %f41, %f44;
+	setp.ge.u64 %pt2, %rd36, %rd5;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd19, %rd9, 4, %rd4;
-	ld.global.f32 %f20, [%rd19];
-	add.rn.f32 %f21, %f18, %f20;
-	add.s64 %rd22, %rd9, 1;
-	setp.ge.u64 %pt3, %rd22, %rd5;
+	mad.lo.s64 %rd46, %rd36, 4, %rd4;
+	ld.global.f32 %f47, [%rd46];
+	add.rn.f32 %f48, %f45, %f47;
+	add.s64 %rd49, %rd36, 1;
+	setp.ge.u64 %pt3, %rd49, %rd5;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd23, %rd22, 4, %rd4;
-	ld.global.f32 %f24, [%rd23];
-	add.rn.f32 %f25, %f21, %f24;
-	add.s64 %rd26, %rd9, %rd2;
-	setp.ge.u64 %pt4, %rd26, %rd5;
+	mad.lo.s64 %rd50, %rd49, 4, %rd4;
+	ld.global.f32 %f51, [%rd50];
+	add.rn.f32 %f52, %f48, %f51;
+	add.s64 %rd53, %rd36, %rd2;
+	setp.ge.u64 %pt4, %rd53, %rd5;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd27, %rd26, 4, %rd4;
-	ld.global.f32 %f28, [%rd27];
-	add.rn.f32 %f29, %f25, %f28;
-	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
-	mov.f32 %f11, %f30;
-$L_24:
-	setp.ge.u64 %pt5, %rd9, %rd33;
+	mad.lo.s64 %rd54, %rd53, 4, %rd4;
+	ld.global.f32 %f55, [%rd54];
+	add.rn.f32 %f56, %f52, %f55;
+	mul.rn.f32 %f57, %f56, 0f3E4CCCCD;
+	mov.f32 %f38, %f57;
+$L_23:
+	setp.ge.u64 %pt5, %rd36, %rd33;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd31, %rd9, 4, %rd32;
-	st.global.f32 [%rd31], %f11;
-$L_25:
+	mad.lo.s64 %rd58, %rd36, 4, %rd32;
+	st.global.f32 [%rd58], %f38;
+$L_24:
 	add.s64 %rd3, %rd3, %rd1;
-	bra.uni $L_20;
+	bra.uni $L_19;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt1, %rd39;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt1, %rd42;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd36;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt1, %rd49;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd26;
+	mov.b64 %rdt1, %rd53;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd36;
 	mov.b64 %rdt2, %rd33;
 	bra.uni $Lfault;
 $Lfault:
@@ -1360,7 +1352,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1373,11 +1365,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1392,10 +1381,10 @@ $L_6:
 	.param .u64 Empty_0_param_3
 )
 {
-	.reg .pred %p<14>;
+	.reg .pred %p<20>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<11>;
-	.reg .b64 %rd<13>;
+	.reg .b64 %rd<19>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -1413,52 +1402,45 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd18, %rd9;
+	setp.lt.u64 %p19, 0, %rd18;
+	@!%p19 bra $L_9;
 $L_2:
-	mov.b64 %rd12, %rd9;
-	setp.lt.u64 %p13, 0, %rd12;
-	@!%p13 bra $L_10;
+	add.s64 %rd7, %rd8, 0;
 $L_3:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_9;
+	@!%p4 bra $L_8;
 $L_4:
 	mov.b64 %rd5, %rd2;
 $L_5:
 	setp.lt.s64 %p6, %rd5, 0;
 	@!%p6 bra $L_7;
 $L_6:
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt5, 1;
 	st.global.s32 [%rd7], %rt5;
 $L_7:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_9;
-$L_8:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_3;
-$L_9:
+$L_8:
 	ret;
+$L_9:
+	add.s64 %rd15, %rd8, 0;
 $L_10:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_9;
+	setp.lt.s64 %p12, %rd2, %rd3;
+	@!%p12 bra $L_8;
 $L_11:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd13, %rd2;
 $L_12:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_14;
+	setp.lt.s64 %p14, %rd13, 0;
+	@!%p14 bra $L_14;
 $L_13:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt7, 1;
-	st.global.s32 [%rd7], %rt7;
+	st.global.s32 [%rd15], %rt7;
 $L_14:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_9;
-$L_15:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_10;
 $Lfault_0:
@@ -1493,12 +1475,12 @@ $Lfault:
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<49>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<48>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<28>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
@@ -1519,89 +1501,82 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd31, %rd8;
+	mov.b64 %rd32, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd31;
+	mov.b64 %rd35, %rd3;
+	add.u64 %rd36, %rd35, 4611686018427387904;
+	setp.le.u64 %p37, %rd36, 9223372036854775808U;
+	sub.u64 %rd38, %rd35, 1;
+	mov.b64 %rd39, %rd2;
+	sub.u64 %rd40, %rd38, %rd39;
+	sub.u64 %rd41, %rd31, 1;
+	sub.u64 %rd42, %rd41, %rd33;
+	setp.le.u64 %p43, %rd40, %rd42;
+	mov.b64 %rd44, %rd14;
+	setp.lt.u64 %p45, %rd33, %rd44;
+	sub.u64 %rd46, %rd44, 1;
+	sub.u64 %rd47, %rd46, %rd33;
+	setp.le.u64 %p48, %rd40, %rd47;
+	@!%p34 bra $L_11;
 $L_2:
-	mov.b64 %rd20, %rd8;
-	mov.b64 %rd21, %rd2;
-	mov.b64 %rd22, %rd21;
-	setp.lt.u64 %p23, %rd22, %rd20;
-	mov.b64 %rd24, %rd3;
-	add.u64 %rd25, %rd24, 4611686018427387904;
-	setp.le.u64 %p26, %rd25, 9223372036854775808U;
-	sub.u64 %rd27, %rd24, 1;
-	mov.b64 %rd28, %rd2;
-	sub.u64 %rd29, %rd27, %rd28;
-	sub.u64 %rd30, %rd20, 1;
-	sub.u64 %rd31, %rd30, %rd22;
-	setp.le.u64 %p32, %rd29, %rd31;
-	mov.b64 %rd33, %rd14;
-	setp.lt.u64 %p34, %rd22, %rd33;
-	sub.u64 %rd35, %rd33, 1;
-	sub.u64 %rd36, %rd35, %rd22;
-	setp.le.u64 %p37, %rd29, %rd36;
-	@!%p23 bra $L_12;
+	@!%p37 bra $L_11;
 $L_3:
-	@!%p26 bra $L_12;
+	@!%p43 bra $L_11;
 $L_4:
-	@!%p32 bra $L_12;
+	@!%p45 bra $L_11;
 $L_5:
-	@!%p34 bra $L_12;
+	@!%p48 bra $L_11;
 $L_6:
-	@!%p37 bra $L_12;
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_10;
 $L_7:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_11;
+	mov.b64 %rd5, %rd2;
 $L_8:
-	mov.b64 %rd5, %rd2;
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mov.b64 %rd17, %rd12;
+	st.global.f32 [%rd17], %f16;
 $L_9:
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
-	ld.global.f32 %f9, [%rd6];
-	mul.rn.f32 %f10, %f11, %f9;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
-	ld.global.f32 %f15, [%rd12];
-	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
-	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_11;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
 $L_10:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_7;
-$L_11:
 	ret;
+$L_11:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_10;
 $L_12:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_11;
+	mov.b64 %rd21, %rd2;
 $L_13:
-	mov.b64 %rd5, %rd2;
-$L_14:
-	setp.ge.u64 %pt0, %rd5, %rd8;
+	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
-	ld.global.f32 %f9, [%rd6];
-	mul.rn.f32 %f10, %f11, %f9;
-	setp.ge.u64 %pt1, %rd5, %rd14;
+	mad.lo.s64 %rd22, %rd21, 4, %rd7;
+	ld.global.f32 %f23, [%rd22];
+	mul.rn.f32 %f24, %f11, %f23;
+	setp.ge.u64 %pt1, %rd21, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
-	ld.global.f32 %f15, [%rd12];
-	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
-	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_11;
-$L_15:
+	mad.lo.s64 %rd25, %rd21, 4, %rd13;
+	ld.global.f32 %f26, [%rd25];
+	add.rn.f32 %f27, %f24, %f26;
+	mov.b64 %rd28, %rd25;
+	st.global.f32 [%rd28], %f27;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_12;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
@@ -1648,16 +1623,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -1765,17 +1740,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_0(
@@ -1804,9 +1776,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1954,9 +1926,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2107,16 +2079,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2224,17 +2196,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_1(
@@ -2266,16 +2235,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2383,17 +2352,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_0(
@@ -2434,9 +2400,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2596,9 +2562,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2758,9 +2724,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2920,9 +2886,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3082,9 +3048,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3244,9 +3210,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3406,9 +3372,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3568,9 +3534,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3703,9 +3669,9 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_0_param_0];
@@ -3717,64 +3683,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3791,9 +3763,9 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_1_param_2];
@@ -3805,64 +3777,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3879,9 +3857,9 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_2_param_4];
@@ -3893,64 +3871,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3967,9 +3951,9 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_3_param_6];
@@ -3981,64 +3965,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -4049,9 +4039,9 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<13>;
+	.reg .pred %p<15>;
 	.reg .b32 %r<9>;
-	.reg .b64 %rd<12>;
+	.reg .b64 %rd<14>;
 
 $L_0:
 	ld.param.u64 %rd0, [Tiny_0_param_0];
@@ -4060,64 +4050,70 @@ $L_0:
 $L_1:
 	mov.b64 %rd2, %rd1;
 	mov.b64 %rd3, -1;
+	add.s64 %rd11, %rd0, 0;
 $L_2:
-	max.s64 %rd10, %rd2, -9223372036854775804;
-	sub.s64 %rd11, %rd10, 4;
+	max.s64 %rd12, %rd2, -9223372036854775804;
+	sub.s64 %rd13, %rd12, 4;
 $L_3:
-	setp.lt.s64 %p12, %rd3, %rd11;
-	@!%p12 bra $L_12;
+	setp.lt.s64 %p14, %rd3, %rd13;
+	@!%p14 bra $L_12;
 $L_4:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_5:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_6:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_7:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_8:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_9:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_10:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_11:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_3;
 $L_12:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 	@!%p5 bra $L_14;
 $L_13:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_12;
 $L_14:
 	ret;
@@ -4160,13 +4156,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4185,12 +4179,12 @@ $L_7:
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<41>;
+	.reg .pred %p<52>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<40>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<31>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -4214,92 +4208,87 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd32, %rd13;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	mov.b64 %rd47, %rd17;
+	setp.lt.u64 %p48, %rd35, %rd47;
+	sub.u64 %rd49, %rd47, 1;
+	sub.u64 %rd50, %rd49, %rd35;
+	setp.le.u64 %p51, %rd43, %rd50;
+	@!%p36 bra $L_12;
 $L_2:
-	mov.b64 %rd21, %rd13;
-	mov.b64 %rd22, %rd2;
-	add.s64 %rd23, %rd22, 1;
-	mov.b64 %rd24, %rd23;
-	setp.lt.u64 %p25, %rd24, %rd21;
-	mov.b64 %rd26, %rd3;
-	add.u64 %rd27, %rd26, 18446744073709551615U;
-	add.u64 %rd28, %rd27, 4611686018427387904;
-	setp.le.u64 %p29, %rd28, 9223372036854775808U;
-	sub.u64 %rd30, %rd27, 1;
-	mov.b64 %rd31, %rd2;
-	sub.u64 %rd32, %rd30, %rd31;
-	sub.u64 %rd33, %rd21, 1;
-	sub.u64 %rd34, %rd33, %rd24;
-	setp.le.u64 %p35, %rd32, %rd34;
-	mov.b64 %rd36, %rd17;
-	setp.lt.u64 %p37, %rd24, %rd36;
-	sub.u64 %rd38, %rd36, 1;
-	sub.u64 %rd39, %rd38, %rd24;
-	setp.le.u64 %p40, %rd32, %rd39;
-	@!%p25 bra $L_13;
+	@!%p40 bra $L_12;
 $L_3:
-	@!%p29 bra $L_13;
+	@!%p46 bra $L_12;
 $L_4:
-	@!%p35 bra $L_13;
+	@!%p48 bra $L_12;
 $L_5:
-	@!%p37 bra $L_13;
+	@!%p51 bra $L_12;
 $L_6:
-	@!%p40 bra $L_13;
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
 $L_7:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_12;
+	mov.b64 %rd8, %rd2;
 $L_8:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd9, %rd8, 1;
 $L_9:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_12;
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
 $L_10:
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
-	ld.global.f32 %f14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
-	ld.global.f32 %f18, [%rd15];
-	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
-	st.global.f32 [%rd20], %f19;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
 $L_11:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_7;
-$L_12:
 	ret;
+$L_12:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_11;
 $L_13:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_12;
+	mov.b64 %rd23, %rd2;
 $L_14:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd24, %rd23, 1;
 $L_15:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_12;
-$L_16:
-	setp.ge.u64 %pt0, %rd9, %rd13;
+	setp.ge.u64 %pt0, %rd24, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
-	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
+	mad.lo.s64 %rd26, %rd24, 4, %rd12;
+	ld.global.f32 %f27, [%rd26];
+	setp.ge.u64 %pt1, %rd24, %rd17;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
-	ld.global.f32 %f18, [%rd15];
-	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
-	st.global.f32 [%rd20], %f19;
-$L_17:
+	mad.lo.s64 %rd28, %rd24, 4, %rd16;
+	ld.global.f32 %f29, [%rd28];
+	add.rn.f32 %f30, %f27, %f29;
+	mad.lo.s64 %rd31, %rd24, 4, %rd4;
+	st.global.f32 [%rd31], %f30;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_13;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault:
@@ -4327,11 +4316,11 @@ $Lfault:
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<21>;
+	.reg .pred %p<31>;
 	.reg .pred %pt<2>;
-	.reg .b32 %r<19>;
+	.reg .b32 %r<29>;
 	.reg .b32 %rt<11>;
-	.reg .b64 %rd<20>;
+	.reg .b64 %rd<30>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -4353,57 +4342,52 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd29, %rd15;
+	setp.gt.u64 %p30, %rd29, 255;
+	@!%p30 bra $L_8;
 $L_2:
-	mov.b64 %rd19, %rd15;
-	setp.gt.u64 %p20, %rd19, 255;
-	@!%p20 bra $L_9;
-$L_3:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_8;
-$L_4:
+	@!%p7 bra $L_7;
+$L_3:
 	mov.b64 %rd8, %rd2;
-$L_5:
+$L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_8;
-$L_6:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+$L_5:
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	mov.b32 %rt5, 1;
 	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
 $L_7:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_3;
-$L_8:
 	ret;
+$L_8:
+	add.s64 %rd19, %rd2, 1;
+	setp.lt.s64 %p20, %rd19, %rd3;
+	@!%p20 bra $L_7;
 $L_9:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_8;
+	mov.b64 %rd21, %rd2;
 $L_10:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd22, %rd21, 1;
 $L_11:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_8;
-$L_12:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
-	ld.global.u8 %r12, [%rd11];
-	cvt.u64.u32 %rd16, %r12;
-	setp.ge.u64 %pt0, %rd16, %rd15;
+	add.s64 %rd24, %rd4, %rd22;
+	ld.global.u8 %r25, [%rd24];
+	cvt.u64.u32 %rd27, %r25;
+	setp.ge.u64 %pt0, %rd27, %rd15;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mad.lo.s64 %rd26, %rd27, 4, %rd14;
 	mov.b32 %rt7, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt7;
-$L_13:
+	atom.global.add.u32 %r28, [%rd26], %rt7;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_9;
+	bra.uni $L_8;
 $Lfault_0:
 	mov.u32 %rt6, 0;
-	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt1, %rd27;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault:
@@ -4433,11 +4417,11 @@ $Lfault:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<54>;
+	.reg .f32 %f<87>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -4458,16 +4442,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -4564,47 +4548,47 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.f32 [%rd39], %f0;
 $L_40:
@@ -4619,12 +4603,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.f32 %f0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt14, %ntid.x;
 	cvt.u64.u32 %rd49, %rt14;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -4644,47 +4628,47 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.f32 [%rd62], %f0;
@@ -4712,10 +4696,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
-	.reg .f32 %f<47>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -4728,46 +4712,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -4797,47 +4781,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f32 [%rd27], %f5;
 $L_25:
@@ -4852,12 +4836,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f32 %f5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -4877,42 +4861,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f32 %f46, %f5, 0f00000000;
@@ -4997,40 +4981,37 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b2
+	r32 = convert.u64.i64 r20
+	r33 = move.i64 r2
+	r34 = add.i64 r33, 1
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r32
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 18446744073709551615
+	r39 = add.u64 r38, 4611686018427387904
+	r40 = le.u64 r39, 9223372036854775808
+	r41 = sub.u64 r38, 1
+	r42 = convert.u64.i64 r2
+	r43 = sub.u64 r41, r42
+	r44 = sub.u64 r32, 1
+	r45 = sub.u64 r44, r35
+	r46 = le.u64 r43, r45
+	branch r36, b2, b10
 b2: # checks
-	r21 = convert.u64.i64 r20
-	r22 = move.i64 r2
-	r23 = add.i64 r22, 1
-	r24 = convert.u64.i64 r23
-	r25 = lt.u64 r24, r21
-	r26 = convert.u64.i64 r3
-	r27 = add.u64 r26, 18446744073709551615
-	r28 = add.u64 r27, 4611686018427387904
-	r29 = le.u64 r28, 9223372036854775808
-	r30 = sub.u64 r27, 1
-	r31 = convert.u64.i64 r2
-	r32 = sub.u64 r30, r31
-	r33 = sub.u64 r21, 1
-	r34 = sub.u64 r33, r24
-	r35 = le.u64 r32, r34
-	branch r25, b3, b11
+	branch r40, b3, b10
 b3: # checks
-	branch r29, b4, b11
-b4: # checks
-	branch r35, b5, b11
-b5: # head
+	branch r46, b4, b10
+b4: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b6, b10
-b6: # index
+	branch r7, b5, b9
+b5: # index
 	r8 = move.i64 r2
+	jump b6
+b6: # rangeindex.loop
+	r9 = add.i64 r8, 1
 	jump b7
-b7: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b8, b10
-b8: # rangeindex.body
+b7: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
@@ -5039,37 +5020,36 @@ b8: # rangeindex.body
 	r17 = load.f32 r13
 	r18 = elemaddr r19, r9, 4
 	store.f32 r18, r17
-	jump b9
-b9: # latch
+	jump b8
+b8: # latch
 	r2 = add.i64 r2, r1
-	jump b5
-b10: # exit
+	jump b4
+b9: # exit
 	return
-b11: # head (checked)
-	r6 = add.i64 r2, 1
-	r7 = lt.i64 r6, r3
-	branch r7, b12, b10
-b12: # index (checked)
-	r8 = move.i64 r2
+b10: # head (checked)
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b11, b9
+b11: # index (checked)
+	r23 = move.i64 r2
+	jump b12
+b12: # rangeindex.loop (checked)
+	r24 = add.i64 r23, 1
 	jump b13
-b13: # rangeindex.loop (checked)
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b14, b10
-b14: # rangeindex.body (checked)
-	r11 = elemaddr r4, r9, 4
-	r12 = load.i32 r11
-	r16 = convert.i64.i32 r12
-	checkindex r16, r15, site 0
-	r13 = elemaddr r14, r16, 4
-	r17 = load.f32 r13
-	checkindex r9, r20, site 1
-	r18 = elemaddr r19, r9, 4
-	store.f32 r18, r17
-	jump b15
-b15: # latch (checked)
+b13: # rangeindex.body (checked)
+	r26 = elemaddr r4, r24, 4
+	r27 = load.i32 r26
+	r29 = convert.i64.i32 r27
+	checkindex r29, r15, site 0
+	r28 = elemaddr r14, r29, 4
+	r30 = load.f32 r28
+	checkindex r24, r20, site 1
+	r31 = elemaddr r19, r24, 4
+	store.f32 r31, r30
+	jump b14
+b14: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b11
+	jump b10
 
 kernel GatherUnchecked(out []f32, table []f32, idx []i32)
 
@@ -5095,8 +5075,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -5132,83 +5111,81 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r3 = add.i64 r2, r0
-	jump b2
+	r59 = convert.u64.i64 r5
+	r60 = move.i64 r3
+	r61 = sub.i64 r60, r2
+	r62 = convert.u64.i64 r61
+	r63 = lt.u64 r62, r59
+	r64 = move.i64 r5
+	r65 = sub.i64 r64, r2
+	r66 = convert.u64.i64 r65
+	r67 = add.u64 r66, 4611686018427387904
+	r68 = le.u64 r67, 9223372036854775808
+	r69 = sub.u64 r66, 1
+	r70 = convert.u64.i64 r3
+	r71 = sub.u64 r69, r70
+	r72 = sub.u64 r59, 1
+	r73 = sub.u64 r72, r62
+	r74 = le.u64 r71, r73
+	r75 = sub.i64 r60, 1
+	r76 = convert.u64.i64 r75
+	r77 = lt.u64 r76, r59
+	r78 = move.u64 r72
+	r79 = sub.u64 r78, r76
+	r80 = le.u64 r71, r79
+	r81 = add.i64 r60, 1
+	r82 = convert.u64.i64 r81
+	r83 = lt.u64 r82, r59
+	r84 = move.u64 r72
+	r85 = sub.u64 r84, r82
+	r86 = le.u64 r71, r85
+	r87 = add.i64 r60, r2
+	r88 = convert.u64.i64 r87
+	r89 = lt.u64 r88, r59
+	r90 = move.u64 r72
+	r91 = sub.u64 r90, r88
+	r92 = le.u64 r71, r91
+	r93 = convert.u64.i64 r33
+	r94 = convert.u64.i64 r60
+	r95 = lt.u64 r94, r93
+	r96 = sub.u64 r93, 1
+	r97 = sub.u64 r96, r94
+	r98 = le.u64 r71, r97
+	branch r63, b2, b19
 b2: # checks
-	r35 = convert.u64.i64 r5
-	r36 = move.i64 r3
-	r37 = sub.i64 r36, r2
-	r38 = convert.u64.i64 r37
-	r39 = lt.u64 r38, r35
-	r40 = move.i64 r5
-	r41 = sub.i64 r40, r2
-	r42 = convert.u64.i64 r41
-	r43 = add.u64 r42, 4611686018427387904
-	r44 = le.u64 r43, 9223372036854775808
-	r45 = sub.u64 r42, 1
-	r46 = convert.u64.i64 r3
-	r47 = sub.u64 r45, r46
-	r48 = sub.u64 r35, 1
-	r49 = sub.u64 r48, r38
-	r50 = le.u64 r47, r49
-	r51 = sub.i64 r36, 1
-	r52 = convert.u64.i64 r51
-	r53 = lt.u64 r52, r35
-	r54 = sub.u64 r35, 1
-	r55 = sub.u64 r54, r52
-	r56 = le.u64 r47, r55
-	r57 = add.i64 r36, 1
-	r58 = convert.u64.i64 r57
-	r59 = lt.u64 r58, r35
-	r60 = sub.u64 r35, 1
-	r61 = sub.u64 r60, r58
-	r62 = le.u64 r47, r61
-	r63 = add.i64 r36, r2
-	r64 = convert.u64.i64 r63
-	r65 = lt.u64 r64, r35
-	r66 = sub.u64 r35, 1
-	r67 = sub.u64 r66, r64
-	r68 = le.u64 r47, r67
-	r69 = convert.u64.i64 r33
-	r70 = convert.u64.i64 r36
-	r71 = lt.u64 r70, r69
-	r72 = sub.u64 r69, 1
-	r73 = sub.u64 r72, r70
-	r74 = le.u64 r47, r73
-	branch r39, b3, b20
+	branch r68, b3, b19
 b3: # checks
-	branch r44, b4, b20
+	branch r74, b4, b19
 b4: # checks
-	branch r50, b5, b20
+	branch r77, b5, b19
 b5: # checks
-	branch r53, b6, b20
+	branch r80, b6, b19
 b6: # checks
-	branch r56, b7, b20
+	branch r83, b7, b19
 b7: # checks
-	branch r59, b8, b20
+	branch r86, b8, b19
 b8: # checks
-	branch r62, b9, b20
+	branch r89, b9, b19
 b9: # checks
-	branch r65, b10, b20
+	branch r92, b10, b19
 b10: # checks
-	branch r68, b11, b20
+	branch r95, b11, b19
 b11: # checks
-	branch r71, b12, b20
-b12: # checks
-	branch r74, b13, b20
-b13: # head
+	branch r98, b12, b19
+b12: # head
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r8 = lt.i64 r3, r7
-	branch r8, b14, b19
-b14: # index
+	branch r8, b13, b18
+b13: # index
 	r9 = move.i64 r3
-	jump b15
-b15: # for.loop
+	jump b14
+b14: # for.loop
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r10 = lt.i64 r9, r7
-	branch r10, b16, b19
-b16: # average5.entry
+	branch r10, b15, b18
+b15: # average5.entry
 	r12 = sub.i64 r9, r2
 	r13 = elemaddr r4, r12, 4
 	r14 = load.f32 r13
@@ -5229,64 +5206,64 @@ b16: # average5.entry
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
+	jump b16
+b16: # average5.return
+	r31 = elemaddr r32, r9, 4
+	store.f32 r31, r11
 	jump b17
-b17: # average5.return
-	r31 = elemaddr r32, r9, 4
-	store.f32 r31, r11
-	jump b18
-b18: # latch
+b17: # latch
 	r3 = add.i64 r3, r1
-	jump b13
-b19: # exit
+	jump b12
+b18: # exit
 	return
-b20: # head (checked)
+b19: # head (checked)
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	r8 = lt.i64 r3, r7
-	branch r8, b21, b19
-b21: # index (checked)
-	r9 = move.i64 r3
-	jump b22
-b22: # for.loop (checked)
+	r35 = lt.i64 r3, r7
+	branch r35, b20, b18
+b20: # index (checked)
+	r36 = move.i64 r3
+	jump b21
+b21: # for.loop (checked)
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
-	r10 = lt.i64 r9, r7
-	branch r10, b23, b19
-b23: # average5.entry (checked)
-	r12 = sub.i64 r9, r2
-	checkindex r12, r5, site 0
-	r13 = elemaddr r4, r12, 4
-	r14 = load.f32 r13
-	r15 = sub.i64 r9, 1
-	checkindex r15, r5, site 1
-	r16 = elemaddr r4, r15, 4
-	r17 = load.f32 r16
-	r18 = add.f32 r14, r17
-	checkindex r9, r5, site 2
-	r19 = elemaddr r4, r9, 4
-	r20 = load.f32 r19
-	r21 = add.f32 r18, r20
-	r22 = add.i64 r9, 1
-	checkindex r22, r5, site 3
-	r23 = elemaddr r4, r22, 4
-	r24 = load.f32 r23
-	r25 = add.f32 r21, r24
-	r26 = add.i64 r9, r2
-	checkindex r26, r5, site 4
-	r27 = elemaddr r4, r26, 4
-	r28 = load.f32 r27
-	r29 = add.f32 r25, r28
-	r30 = mul.f32 r29, 0.2
-	r11 = move.f32 r30
+	r37 = lt.i64 r36, r7
+	branch r37, b22, b18
+b22: # average5.entry (checked)
+	r39 = sub.i64 r36, r2
+	checkindex r39, r5, site 0
+	r40 = elemaddr r4, r39, 4
+	r41 = load.f32 r40
+	r42 = sub.i64 r36, 1
+	checkindex r42, r5, site 1
+	r43 = elemaddr r4, r42, 4
+	r44 = load.f32 r43
+	r45 = add.f32 r41, r44
+	checkindex r36, r5, site 2
+	r46 = elemaddr r4, r36, 4
+	r47 = load.f32 r46
+	r48 = add.f32 r45, r47
+	r49 = add.i64 r36, 1
+	checkindex r49, r5, site 3
+	r50 = elemaddr r4, r49, 4
+	r51 = load.f32 r50
+	r52 = add.f32 r48, r51
+	r53 = add.i64 r36, r2
+	checkindex r53, r5, site 4
+	r54 = elemaddr r4, r53, 4
+	r55 = load.f32 r54
+	r56 = add.f32 r52, r55
+	r57 = mul.f32 r56, 0.2
+	r38 = move.f32 r57
+	jump b23
+b23: # average5.return (checked)
+	checkindex r36, r33, site 5
+	r58 = elemaddr r32, r36, 4
+	store.f32 r58, r38
 	jump b24
-b24: # average5.return (checked)
-	checkindex r9, r33, site 5
-	r31 = elemaddr r32, r9, 4
-	store.f32 r31, r11
-	jump b25
-b25: # latch (checked)
+b24: # latch (checked)
 	r3 = add.i64 r3, r1
-	jump b20
+	jump b19
 
 kernel StencilUnchecked(out []f32, in []f32, w i64)
 
@@ -5359,7 +5336,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -5374,11 +5351,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -5397,15 +5372,16 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
-b2: # checks
-	r12 = convert.u64.i64 r9
-	r13 = lt.u64 0, r12
-	branch r13, b3, b10
+	r2 = move.i64 r0
+	r18 = convert.u64.i64 r9
+	r19 = lt.u64 0, r18
+	branch r19, b2, b9
+b2: # preheader
+	r7 = elemaddr r8, 0, 4
+	jump b3
 b3: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b4, b9
+	branch r4, b4, b8
 b4: # index
 	r5 = move.i64 r2
 	jump b5
@@ -5413,37 +5389,30 @@ b5: # rangeint.body
 	r6 = lt.i64 r5, 0
 	branch r6, b6, b7
 b6: # if.then
-	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
 	jump b7
-b7: # if.done
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b8, b9
-b8: # latch
+b7: # latch
 	r2 = add.i64 r2, r1
 	jump b3
-b9: # exit
+b8: # exit
 	return
+b9: # preheader
+	r15 = elemaddr r8, 0, 4
+	jump b10
 b10: # head (checked if)
-	r4 = lt.i64 r2, r3
-	branch r4, b11, b9
+	r12 = lt.i64 r2, r3
+	branch r12, b11, b8
 b11: # index (checked if)
-	r5 = move.i64 r2
+	r13 = move.i64 r2
 	jump b12
 b12: # rangeint.body (checked if)
-	r6 = lt.i64 r5, 0
-	branch r6, b13, b14
+	r14 = lt.i64 r13, 0
+	branch r14, b13, b14
 b13: # if.then (checked if)
 	checkindex 0, r9, site 0
-	r7 = elemaddr r8, 0, 4
-	store.i32 r7, 1
+	store.i32 r15, 1
 	jump b14
-b14: # if.done (checked if)
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b15, b9
-b15: # latch (checked if)
+b14: # latch (checked if)
 	r2 = add.i64 r2, r1
 	jump b10
 
@@ -5464,82 +5433,76 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r31 = convert.u64.i64 r8
+	r32 = move.i64 r2
+	r33 = convert.u64.i64 r32
+	r34 = lt.u64 r33, r31
+	r35 = convert.u64.i64 r3
+	r36 = add.u64 r35, 4611686018427387904
+	r37 = le.u64 r36, 9223372036854775808
+	r38 = sub.u64 r35, 1
+	r39 = convert.u64.i64 r2
+	r40 = sub.u64 r38, r39
+	r41 = sub.u64 r31, 1
+	r42 = sub.u64 r41, r33
+	r43 = le.u64 r40, r42
+	r44 = convert.u64.i64 r14
+	r45 = lt.u64 r33, r44
+	r46 = sub.u64 r44, 1
+	r47 = sub.u64 r46, r33
+	r48 = le.u64 r40, r47
+	branch r34, b2, b11
 b2: # checks
-	r20 = convert.u64.i64 r8
-	r21 = move.i64 r2
-	r22 = convert.u64.i64 r21
-	r23 = lt.u64 r22, r20
-	r24 = convert.u64.i64 r3
-	r25 = add.u64 r24, 4611686018427387904
-	r26 = le.u64 r25, 9223372036854775808
-	r27 = sub.u64 r24, 1
-	r28 = convert.u64.i64 r2
-	r29 = sub.u64 r27, r28
-	r30 = sub.u64 r20, 1
-	r31 = sub.u64 r30, r22
-	r32 = le.u64 r29, r31
-	r33 = convert.u64.i64 r14
-	r34 = lt.u64 r22, r33
-	r35 = sub.u64 r33, 1
-	r36 = sub.u64 r35, r22
-	r37 = le.u64 r29, r36
-	branch r23, b3, b12
+	branch r37, b3, b11
 b3: # checks
-	branch r26, b4, b12
+	branch r43, b4, b11
 b4: # checks
-	branch r32, b5, b12
+	branch r45, b5, b11
 b5: # checks
-	branch r34, b6, b12
-b6: # checks
-	branch r37, b7, b12
-b7: # head
+	branch r48, b6, b11
+b6: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b8, b11
-b8: # index
+	branch r4, b7, b10
+b7: # index
 	r5 = move.i64 r2
+	jump b8
+b8: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = move.ptr r12
+	store.f32 r17, r16
 	jump b9
-b9: # rangeint.body
-	r6 = elemaddr r7, r5, 4
-	r9 = load.f32 r6
-	r10 = mul.f32 r11, r9
-	r12 = elemaddr r13, r5, 4
-	r15 = load.f32 r12
-	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
-	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b10, b11
-b10: # latch
+b9: # latch
 	r2 = add.i64 r2, r1
-	jump b7
-b11: # exit
+	jump b6
+b10: # exit
 	return
-b12: # head (checked)
-	r4 = lt.i64 r2, r3
-	branch r4, b13, b11
-b13: # index (checked)
-	r5 = move.i64 r2
+b11: # head (checked)
+	r20 = lt.i64 r2, r3
+	branch r20, b12, b10
+b12: # index (checked)
+	r21 = move.i64 r2
+	jump b13
+b13: # rangeint.body (checked)
+	checkindex r21, r8, site 0
+	r22 = elemaddr r7, r21, 4
+	r23 = load.f32 r22
+	r24 = mul.f32 r11, r23
+	checkindex r21, r14, site 1
+	r25 = elemaddr r13, r21, 4
+	r26 = load.f32 r25
+	r27 = add.f32 r24, r26
+	r28 = move.ptr r25
+	store.f32 r28, r27
 	jump b14
-b14: # rangeint.body (checked)
-	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
-	r9 = load.f32 r6
-	r10 = mul.f32 r11, r9
-	checkindex r5, r14, site 1
-	r12 = elemaddr r13, r5, 4
-	r15 = load.f32 r12
-	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
-	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b15, b11
-b15: # latch (checked)
+b14: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b12
+	jump b11
 
 kernel Spin(out []i64, iters i64)
 
@@ -5553,18 +5516,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -5682,17 +5645,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel TwoSpins(a []i64, b []i64, iters i64)
 groups [2]
@@ -5715,10 +5676,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -5866,10 +5827,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6012,18 +5973,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -6141,17 +6102,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 task TwoSpinsSerial_1 parallel count=(len b)
 b0: # entry
@@ -6163,18 +6122,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 5→7
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -6292,17 +6251,15 @@ b18: # edge 7→8
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 5→8
+b21: # edge 5→8
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
 groups [8]
@@ -6352,10 +6309,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6503,10 +6460,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6654,10 +6611,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6805,10 +6762,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -6956,10 +6913,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -7107,10 +7064,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -7258,10 +7215,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -7409,10 +7366,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -7564,73 +7521,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7647,73 +7610,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7730,73 +7699,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7813,73 +7788,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -7894,73 +7875,79 @@ b0: # entry
 b1: # tiny.entry
 	r2 = move.i64 r1
 	r3 = move.i64 -1
+	r11 = elemaddr r0, 0, 4
 	jump b2
 b2: # unroll setup
-	r10 = max.i64 r2, -9223372036854775804
-	r11 = sub.i64 r10, 4
+	r12 = max.i64 r2, -9223372036854775804
+	r13 = sub.i64 r12, 4
 	jump b3
 b3: # unroll guard
-	r12 = lt.i64 r3, r11
-	branch r12, b4, b12
+	r14 = lt.i64 r3, r13
+	branch r14, b4, b12
 b4: # tiny.rangeindex.loop (unrolled 0)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b5
 b5: # tiny.rangeindex.body (unrolled 0)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b6
 b6: # tiny.rangeindex.loop (unrolled 1)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b7
 b7: # tiny.rangeindex.body (unrolled 1)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b8
 b8: # tiny.rangeindex.loop (unrolled 2)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b9
 b9: # tiny.rangeindex.body (unrolled 2)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b10
 b10: # tiny.rangeindex.loop (unrolled 3)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b11
 b11: # tiny.rangeindex.body (unrolled 3)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b3
 b12: # tiny.rangeindex.loop
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	branch r5, b13, b14
 b13: # tiny.rangeindex.body
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b12
 b14: # tiny.return
 	return
@@ -7988,13 +7975,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
-	r15 = elemaddr r4, r9, 4
+	r15 = move.ptr r11
 	store.f32 r15, r13
 	jump b6
 b6: # latch
@@ -8021,49 +8007,46 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b2
+	r32 = convert.u64.i64 r13
+	r33 = move.i64 r2
+	r34 = add.i64 r33, 1
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r32
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 18446744073709551615
+	r39 = add.u64 r38, 4611686018427387904
+	r40 = le.u64 r39, 9223372036854775808
+	r41 = sub.u64 r38, 1
+	r42 = convert.u64.i64 r2
+	r43 = sub.u64 r41, r42
+	r44 = sub.u64 r32, 1
+	r45 = sub.u64 r44, r35
+	r46 = le.u64 r43, r45
+	r47 = convert.u64.i64 r17
+	r48 = lt.u64 r35, r47
+	r49 = sub.u64 r47, 1
+	r50 = sub.u64 r49, r35
+	r51 = le.u64 r43, r50
+	branch r36, b2, b12
 b2: # checks
-	r21 = convert.u64.i64 r13
-	r22 = move.i64 r2
-	r23 = add.i64 r22, 1
-	r24 = convert.u64.i64 r23
-	r25 = lt.u64 r24, r21
-	r26 = convert.u64.i64 r3
-	r27 = add.u64 r26, 18446744073709551615
-	r28 = add.u64 r27, 4611686018427387904
-	r29 = le.u64 r28, 9223372036854775808
-	r30 = sub.u64 r27, 1
-	r31 = convert.u64.i64 r2
-	r32 = sub.u64 r30, r31
-	r33 = sub.u64 r21, 1
-	r34 = sub.u64 r33, r24
-	r35 = le.u64 r32, r34
-	r36 = convert.u64.i64 r17
-	r37 = lt.u64 r24, r36
-	r38 = sub.u64 r36, 1
-	r39 = sub.u64 r38, r24
-	r40 = le.u64 r32, r39
-	branch r25, b3, b13
+	branch r40, b3, b12
 b3: # checks
-	branch r29, b4, b13
+	branch r46, b4, b12
 b4: # checks
-	branch r35, b5, b13
+	branch r48, b5, b12
 b5: # checks
-	branch r37, b6, b13
-b6: # checks
-	branch r40, b7, b13
-b7: # head
+	branch r51, b6, b12
+b6: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b8, b12
-b8: # index
+	branch r7, b7, b11
+b7: # index
 	r8 = move.i64 r2
+	jump b8
+b8: # rangeindex.loop
+	r9 = add.i64 r8, 1
 	jump b9
-b9: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b10, b12
-b10: # rangeindex.body
+b9: # rangeindex.body
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = elemaddr r16, r9, 4
@@ -8071,37 +8054,36 @@ b10: # rangeindex.body
 	r19 = add.f32 r14, r18
 	r20 = elemaddr r4, r9, 4
 	store.f32 r20, r19
-	jump b11
-b11: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
-	jump b7
-b12: # exit
+	jump b6
+b11: # exit
 	return
-b13: # head (checked)
-	r6 = add.i64 r2, 1
-	r7 = lt.i64 r6, r3
-	branch r7, b14, b12
-b14: # index (checked)
-	r8 = move.i64 r2
+b12: # head (checked)
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b13, b11
+b13: # index (checked)
+	r23 = move.i64 r2
+	jump b14
+b14: # rangeindex.loop (checked)
+	r24 = add.i64 r23, 1
 	jump b15
-b15: # rangeindex.loop (checked)
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b16, b12
-b16: # rangeindex.body (checked)
-	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
-	r14 = load.f32 r11
-	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 4
-	r18 = load.f32 r15
-	r19 = add.f32 r14, r18
-	r20 = elemaddr r4, r9, 4
-	store.f32 r20, r19
-	jump b17
-b17: # latch (checked)
+b15: # rangeindex.body (checked)
+	checkindex r24, r13, site 0
+	r26 = elemaddr r12, r24, 4
+	r27 = load.f32 r26
+	checkindex r24, r17, site 1
+	r28 = elemaddr r16, r24, 4
+	r29 = load.f32 r28
+	r30 = add.f32 r27, r29
+	r31 = elemaddr r4, r24, 4
+	store.f32 r31, r30
+	jump b16
+b16: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b13
+	jump b12
 
 kernel Histogram(data []u8, bins []u32)
 site 0 index unsigned kernels.go:143:25
@@ -8118,56 +8100,52 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b2
-b2: # checks
-	r19 = convert.u64.i64 r15
-	r20 = gt.u64 r19, 255
-	branch r20, b3, b9
-b3: # head
+	r29 = convert.u64.i64 r15
+	r30 = gt.u64 r29, 255
+	branch r30, b2, b8
+b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b4, b8
-b4: # index
+	branch r7, b3, b7
+b3: # index
 	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
 	jump b5
-b5: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b6, b8
-b6: # rangeindex.body
+b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b7
-b7: # latch
+	jump b6
+b6: # latch
 	r2 = add.i64 r2, r1
-	jump b3
-b8: # exit
+	jump b2
+b7: # exit
 	return
-b9: # head (checked)
-	r6 = add.i64 r2, 1
-	r7 = lt.i64 r6, r3
-	branch r7, b10, b8
-b10: # index (checked)
-	r8 = move.i64 r2
+b8: # head (checked)
+	r19 = add.i64 r2, 1
+	r20 = lt.i64 r19, r3
+	branch r20, b9, b7
+b9: # index (checked)
+	r21 = move.i64 r2
+	jump b10
+b10: # rangeindex.loop (checked)
+	r22 = add.i64 r21, 1
 	jump b11
-b11: # rangeindex.loop (checked)
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b12, b8
-b12: # rangeindex.body (checked)
-	r11 = elemaddr r4, r9, 1
-	r12 = load.u8 r11
-	r16 = convert.i64.u8 r12
-	checkindex r16, r15, site 0
-	r13 = elemaddr r14, r16, 4
-	r18 = atomadd.u32 r13, 1
-	jump b13
-b13: # latch (checked)
+b11: # rangeindex.body (checked)
+	r24 = elemaddr r4, r22, 1
+	r25 = load.u8 r24
+	r27 = convert.i64.u8 r25
+	checkindex r27, r15, site 0
+	r26 = elemaddr r14, r27, 4
+	r28 = atomadd.u32 r26, 1
+	jump b12
+b12: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b9
+	jump b8
 
 kernel Sum(x []f32, out []f32)
 reductions 1
@@ -8186,17 +8164,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -8306,48 +8284,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.f32 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.f32 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.f32 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.f32 r39, r0
 	jump b40
@@ -8362,13 +8340,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.f32 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -8387,47 +8365,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.f32 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.f32 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.f32 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.f32 r62, r0
@@ -8455,50 +8433,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -8523,48 +8501,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f32 r27, r5
 	jump b25
@@ -8579,13 +8557,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -8604,43 +8582,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f32 r5, 0.0

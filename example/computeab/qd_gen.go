@@ -189,12 +189,12 @@ const qdPTX = `//
 	.param .u64 ComputeAB_0_param_5
 )
 {
-	.reg .pred %p<56>;
+	.reg .pred %p<81>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<55>;
+	.reg .b64 %rd<80>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<22>;
+	.reg .f32 %f<47>;
 
 $L_0:
 	ld.param.s64 %rd4, [ComputeAB_0_param_4];
@@ -212,36 +212,34 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd61, %rd11;
+	mov.b64 %rd62, %rd61;
+	mov.b64 %rd63, %rd2;
+	mov.b64 %rd64, %rd63;
+	setp.lt.u64 %p65, %rd64, %rd62;
+	mov.b64 %rd66, %rd3;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd2;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd62, 1;
+	sub.u64 %rd73, %rd72, %rd64;
+	setp.le.u64 %p74, %rd71, %rd73;
+	@!%p65 bra $L_26;
 $L_2:
-	mov.b64 %rd36, %rd11;
-	mov.b64 %rd37, %rd36;
-	mov.b64 %rd38, %rd2;
-	mov.b64 %rd39, %rd38;
-	setp.lt.u64 %p40, %rd39, %rd37;
-	mov.b64 %rd41, %rd3;
-	add.u64 %rd42, %rd41, 4611686018427387904;
-	setp.le.u64 %p43, %rd42, 9223372036854775808U;
-	sub.u64 %rd44, %rd41, 1;
-	mov.b64 %rd45, %rd2;
-	sub.u64 %rd46, %rd44, %rd45;
-	sub.u64 %rd47, %rd37, 1;
-	sub.u64 %rd48, %rd47, %rd39;
-	setp.le.u64 %p49, %rd46, %rd48;
-	@!%p40 bra $L_28;
+	@!%p68 bra $L_26;
 $L_3:
-	@!%p43 bra $L_28;
+	@!%p74 bra $L_26;
 $L_4:
-	@!%p49 bra $L_28;
+	mov.b64 %rd7, %rd10;
 $L_5:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_26;
+	@!%p5 bra $L_25;
 $L_6:
 	mov.b64 %rd6, %rd2;
 $L_7:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_8:
 	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
 	add.s64 %rd28, %rd27, %rd6;
 	mov.b64 %rd29, %rd28;
@@ -254,175 +252,159 @@ $L_8:
 	mov.b64 %rd13, %rd35;
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
-	setp.lt.s64 %p16, 0, 64;
-	@!%p16 bra $L_27;
-$L_9:
+$L_8:
 	mov.f32 %f17, %f15;
 	mov.b64 %rd18, 0;
+$L_9:
+	max.s64 %rd75, 64, -9223372036854775804;
+	sub.s64 %rd76, %rd75, 4;
 $L_10:
-	max.s64 %rd50, 64, -9223372036854775804;
-	sub.s64 %rd51, %rd50, 4;
+	setp.lt.s64 %p77, %rd18, %rd76;
+	@!%p77 bra $L_19;
 $L_11:
-	setp.lt.s64 %p52, %rd18, %rd51;
-	@!%p52 bra $L_20;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_12:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_13:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_14:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_15:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_16:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_17:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_18:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_10;
 $L_19:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
-	bra.uni $L_11;
-$L_20:
 	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
 	add.rn.f32 %f21, %f20, 0f3E800000;
 	add.s64 %rd22, %rd18, 1;
 	setp.lt.s64 %p23, %rd22, 64;
-	@!%p23 bra $L_22;
-$L_21:
+	@!%p23 bra $L_21;
+$L_20:
 	mov.f32 %f17, %f21;
 	mov.b64 %rd18, %rd22;
-	bra.uni $L_20;
-$L_22:
+	bra.uni $L_19;
+$L_21:
 	mov.f32 %f19, %f21;
-$L_23:
+$L_22:
 	mov.f32 %f12, %f19;
-$L_24:
+$L_23:
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
-	add.s64 %rd25, %rd6, 1;
-	setp.lt.s64 %p26, %rd25, %rd3;
-	@!%p26 bra $L_26;
-$L_25:
+$L_24:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
-$L_26:
+$L_25:
 	ret;
+$L_26:
+	mov.b64 %rd38, %rd10;
+	mov.b64 %rd39, %rd11;
 $L_27:
-	mov.f32 %f19, %f15;
-	bra.uni $L_23;
+	setp.lt.s64 %p36, %rd2, %rd3;
+	@!%p36 bra $L_25;
 $L_28:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_26;
+	mov.b64 %rd37, %rd2;
 $L_29:
-	mov.b64 %rd6, %rd2;
+	mul.hi.s64 %rd52, %rd37, -9002011107970261188;
+	add.s64 %rd53, %rd52, %rd37;
+	mov.b64 %rd54, %rd53;
+	shr.u64 %rd55, %rd54, 63;
+	shr.s64 %rd56, %rd53, 9;
+	mov.b64 %rd57, %rd55;
+	add.s64 %rd58, %rd56, %rd57;
+	mul.lo.s64 %rd59, %rd58, 1000;
+	sub.s64 %rd60, %rd37, %rd59;
+	mov.b64 %rd41, %rd60;
+	cvt.rn.f32.s64 %f42, %rd41;
+	mul.rn.f32 %f43, %f42, 0f3F000000;
 $L_30:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_31:
-	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
-	add.s64 %rd28, %rd27, %rd6;
-	mov.b64 %rd29, %rd28;
-	shr.u64 %rd30, %rd29, 63;
-	shr.s64 %rd31, %rd28, 9;
-	mov.b64 %rd32, %rd30;
-	add.s64 %rd33, %rd31, %rd32;
-	mul.lo.s64 %rd34, %rd33, 1000;
-	sub.s64 %rd35, %rd6, %rd34;
-	mov.b64 %rd13, %rd35;
-	cvt.rn.f32.s64 %f14, %rd13;
-	mul.rn.f32 %f15, %f14, 0f3F000000;
-	setp.lt.s64 %p16, 0, 64;
-	@!%p16 bra $L_49;
-$L_32:
-	mov.f32 %f17, %f15;
+	mov.f32 %f17, %f43;
 	mov.b64 %rd18, 0;
+$L_31:
+	max.s64 %rd78, 64, -9223372036854775804;
+	sub.s64 %rd79, %rd78, 4;
+$L_32:
+	setp.lt.s64 %p80, %rd18, %rd79;
+	@!%p80 bra $L_41;
 $L_33:
-	max.s64 %rd53, 64, -9223372036854775804;
-	sub.s64 %rd54, %rd53, 4;
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
 $L_34:
-	setp.lt.s64 %p55, %rd18, %rd54;
-	@!%p55 bra $L_43;
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
 $L_35:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
 $L_36:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
 $L_37:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
 $L_38:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
 $L_39:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
 $L_40:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+	bra.uni $L_32;
 $L_41:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+	@!%p48 bra $L_43;
 $L_42:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
-	bra.uni $L_34;
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+	bra.uni $L_41;
 $L_43:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
-	@!%p23 bra $L_45;
+	mov.f32 %f44, %f46;
 $L_44:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
-	bra.uni $L_43;
+	mov.f32 %f40, %f44;
 $L_45:
-	mov.f32 %f19, %f21;
-$L_46:
-	mov.f32 %f12, %f19;
-$L_47:
-	setp.ge.u64 %pt0, %rd6, %rd8;
+	setp.ge.u64 %pt0, %rd37, %rd39;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd24, %rd6, 4, %rd7;
-	st.global.f32 [%rd24], %f12;
-	add.s64 %rd25, %rd6, 1;
-	setp.lt.s64 %p26, %rd25, %rd3;
-	@!%p26 bra $L_26;
-$L_48:
+	mad.lo.s64 %rd49, %rd37, 4, %rd38;
+	st.global.f32 [%rd49], %f40;
+$L_46:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_28;
-$L_49:
-	mov.f32 %f19, %f15;
-	bra.uni $L_46;
+	bra.uni $L_27;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd6;
-	mov.b64 %rdt2, %rd8;
+	mov.b64 %rdt1, %rd37;
+	mov.b64 %rdt2, %rd39;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [ComputeAB_0_param_5];
@@ -450,12 +432,12 @@ $Lfault:
 	.param .u64 ComputeAB_1_param_5
 )
 {
-	.reg .pred %p<57>;
+	.reg .pred %p<83>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<56>;
+	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<23>;
+	.reg .f32 %f<49>;
 
 $L_0:
 	ld.param.s64 %rd4, [ComputeAB_1_param_4];
@@ -473,36 +455,34 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd63, %rd11;
+	mov.b64 %rd64, %rd63;
+	mov.b64 %rd65, %rd2;
+	mov.b64 %rd66, %rd65;
+	setp.lt.u64 %p67, %rd66, %rd64;
+	mov.b64 %rd68, %rd3;
+	add.u64 %rd69, %rd68, 4611686018427387904;
+	setp.le.u64 %p70, %rd69, 9223372036854775808U;
+	sub.u64 %rd71, %rd68, 1;
+	mov.b64 %rd72, %rd2;
+	sub.u64 %rd73, %rd71, %rd72;
+	sub.u64 %rd74, %rd64, 1;
+	sub.u64 %rd75, %rd74, %rd66;
+	setp.le.u64 %p76, %rd73, %rd75;
+	@!%p67 bra $L_26;
 $L_2:
-	mov.b64 %rd37, %rd11;
-	mov.b64 %rd38, %rd37;
-	mov.b64 %rd39, %rd2;
-	mov.b64 %rd40, %rd39;
-	setp.lt.u64 %p41, %rd40, %rd38;
-	mov.b64 %rd42, %rd3;
-	add.u64 %rd43, %rd42, 4611686018427387904;
-	setp.le.u64 %p44, %rd43, 9223372036854775808U;
-	sub.u64 %rd45, %rd42, 1;
-	mov.b64 %rd46, %rd2;
-	sub.u64 %rd47, %rd45, %rd46;
-	sub.u64 %rd48, %rd38, 1;
-	sub.u64 %rd49, %rd48, %rd40;
-	setp.le.u64 %p50, %rd47, %rd49;
-	@!%p41 bra $L_28;
+	@!%p70 bra $L_26;
 $L_3:
-	@!%p44 bra $L_28;
+	@!%p76 bra $L_26;
 $L_4:
-	@!%p50 bra $L_28;
+	mov.b64 %rd7, %rd10;
 $L_5:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_26;
+	@!%p5 bra $L_25;
 $L_6:
 	mov.b64 %rd6, %rd2;
 $L_7:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_8:
 	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
 	add.s64 %rd29, %rd28, %rd6;
 	mov.b64 %rd30, %rd29;
@@ -514,194 +494,178 @@ $L_8:
 	sub.s64 %rd36, %rd6, %rd35;
 	mov.b64 %rd13, %rd36;
 	cvt.rn.f32.s64 %f14, %rd13;
-	setp.lt.s64 %p15, 0, 64;
-	@!%p15 bra $L_27;
-$L_9:
+$L_8:
 	mov.f32 %f16, %f14;
 	mov.b64 %rd17, 0;
+$L_9:
+	max.s64 %rd77, 64, -9223372036854775804;
+	sub.s64 %rd78, %rd77, 4;
 $L_10:
-	max.s64 %rd51, 64, -9223372036854775804;
-	sub.s64 %rd52, %rd51, 4;
+	setp.lt.s64 %p79, %rd17, %rd78;
+	@!%p79 bra $L_19;
 $L_11:
-	setp.lt.s64 %p53, %rd17, %rd52;
-	@!%p53 bra $L_20;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_12:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_13:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_14:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_15:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_16:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_17:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_18:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_10;
 $L_19:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
-	bra.uni $L_11;
-$L_20:
 	mul.rn.f32 %f19, %f16, %f16;
 	add.rn.f32 %f20, %f16, 0f3F800000;
 	div.rn.f32 %f21, %f19, %f20;
 	add.rn.f32 %f22, %f21, 0f3F800000;
 	add.s64 %rd23, %rd17, 1;
 	setp.lt.s64 %p24, %rd23, 64;
-	@!%p24 bra $L_22;
-$L_21:
+	@!%p24 bra $L_21;
+$L_20:
 	mov.f32 %f16, %f22;
 	mov.b64 %rd17, %rd23;
-	bra.uni $L_20;
-$L_22:
+	bra.uni $L_19;
+$L_21:
 	mov.f32 %f18, %f22;
-$L_23:
+$L_22:
 	mov.f32 %f12, %f18;
-$L_24:
+$L_23:
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
-	add.s64 %rd26, %rd6, 1;
-	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_26;
-$L_25:
+$L_24:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
-$L_26:
+$L_25:
 	ret;
+$L_26:
+	mov.b64 %rd39, %rd10;
+	mov.b64 %rd40, %rd11;
 $L_27:
-	mov.f32 %f18, %f14;
-	bra.uni $L_23;
+	setp.lt.s64 %p37, %rd2, %rd3;
+	@!%p37 bra $L_25;
 $L_28:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_26;
+	mov.b64 %rd38, %rd2;
 $L_29:
-	mov.b64 %rd6, %rd2;
+	mul.hi.s64 %rd54, %rd38, -6291360591419602545;
+	add.s64 %rd55, %rd54, %rd38;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 9;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 777;
+	sub.s64 %rd62, %rd38, %rd61;
+	mov.b64 %rd42, %rd62;
+	cvt.rn.f32.s64 %f43, %rd42;
 $L_30:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_31:
-	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
-	add.s64 %rd29, %rd28, %rd6;
-	mov.b64 %rd30, %rd29;
-	shr.u64 %rd31, %rd30, 63;
-	shr.s64 %rd32, %rd29, 9;
-	mov.b64 %rd33, %rd31;
-	add.s64 %rd34, %rd32, %rd33;
-	mul.lo.s64 %rd35, %rd34, 777;
-	sub.s64 %rd36, %rd6, %rd35;
-	mov.b64 %rd13, %rd36;
-	cvt.rn.f32.s64 %f14, %rd13;
-	setp.lt.s64 %p15, 0, 64;
-	@!%p15 bra $L_49;
-$L_32:
-	mov.f32 %f16, %f14;
+	mov.f32 %f16, %f43;
 	mov.b64 %rd17, 0;
+$L_31:
+	max.s64 %rd80, 64, -9223372036854775804;
+	sub.s64 %rd81, %rd80, 4;
+$L_32:
+	setp.lt.s64 %p82, %rd17, %rd81;
+	@!%p82 bra $L_41;
 $L_33:
-	max.s64 %rd54, 64, -9223372036854775804;
-	sub.s64 %rd55, %rd54, 4;
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
 $L_34:
-	setp.lt.s64 %p56, %rd17, %rd55;
-	@!%p56 bra $L_43;
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
 $L_35:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
 $L_36:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
 $L_37:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
 $L_38:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
 $L_39:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
 $L_40:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+	bra.uni $L_32;
 $L_41:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+	@!%p50 bra $L_43;
 $L_42:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
-	bra.uni $L_34;
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+	bra.uni $L_41;
 $L_43:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
-	@!%p24 bra $L_45;
+	mov.f32 %f44, %f48;
 $L_44:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
-	bra.uni $L_43;
+	mov.f32 %f41, %f44;
 $L_45:
-	mov.f32 %f18, %f22;
-$L_46:
-	mov.f32 %f12, %f18;
-$L_47:
-	setp.ge.u64 %pt0, %rd6, %rd8;
+	setp.ge.u64 %pt0, %rd38, %rd40;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd25, %rd6, 4, %rd7;
-	st.global.f32 [%rd25], %f12;
-	add.s64 %rd26, %rd6, 1;
-	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_26;
-$L_48:
+	mad.lo.s64 %rd51, %rd38, 4, %rd39;
+	st.global.f32 [%rd51], %f41;
+$L_46:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_28;
-$L_49:
-	mov.f32 %f18, %f14;
-	bra.uni $L_46;
+	bra.uni $L_27;
 $Lfault_0:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd6;
-	mov.b64 %rdt2, %rd8;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [ComputeAB_1_param_5];
@@ -729,12 +693,12 @@ $Lfault:
 	.param .u64 ComputeABSerial_0_param_5
 )
 {
-	.reg .pred %p<51>;
+	.reg .pred %p<74>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<50>;
+	.reg .b64 %rd<73>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<16>;
+	.reg .f32 %f<41>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_0_param_4];
@@ -751,209 +715,192 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd55, %rd20;
+	mov.b64 %rd56, %rd2;
+	mov.b64 %rd57, %rd56;
+	setp.lt.u64 %p58, %rd57, %rd55;
+	mov.b64 %rd59, %rd3;
+	add.u64 %rd60, %rd59, 4611686018427387904;
+	setp.le.u64 %p61, %rd60, 9223372036854775808U;
+	sub.u64 %rd62, %rd59, 1;
+	mov.b64 %rd63, %rd2;
+	sub.u64 %rd64, %rd62, %rd63;
+	sub.u64 %rd65, %rd55, 1;
+	sub.u64 %rd66, %rd65, %rd57;
+	setp.le.u64 %p67, %rd64, %rd66;
+	@!%p58 bra $L_25;
 $L_2:
-	mov.b64 %rd32, %rd20;
-	mov.b64 %rd33, %rd2;
-	mov.b64 %rd34, %rd33;
-	setp.lt.u64 %p35, %rd34, %rd32;
-	mov.b64 %rd36, %rd3;
-	add.u64 %rd37, %rd36, 4611686018427387904;
-	setp.le.u64 %p38, %rd37, 9223372036854775808U;
-	sub.u64 %rd39, %rd36, 1;
-	mov.b64 %rd40, %rd2;
-	sub.u64 %rd41, %rd39, %rd40;
-	sub.u64 %rd42, %rd32, 1;
-	sub.u64 %rd43, %rd42, %rd34;
-	setp.le.u64 %p44, %rd41, %rd43;
-	@!%p35 bra $L_27;
+	@!%p61 bra $L_25;
 $L_3:
-	@!%p38 bra $L_27;
+	@!%p67 bra $L_25;
 $L_4:
-	@!%p44 bra $L_27;
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_24;
 $L_5:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_25;
+	mov.b64 %rd5, %rd2;
 $L_6:
-	mov.b64 %rd5, %rd2;
+	mul.hi.s64 %rd23, %rd5, -9002011107970261188;
+	add.s64 %rd24, %rd23, %rd5;
+	mov.b64 %rd25, %rd24;
+	shr.u64 %rd26, %rd25, 63;
+	shr.s64 %rd27, %rd24, 9;
+	mov.b64 %rd28, %rd26;
+	add.s64 %rd29, %rd27, %rd28;
+	mul.lo.s64 %rd30, %rd29, 1000;
+	sub.s64 %rd31, %rd5, %rd30;
+	mov.b64 %rd7, %rd31;
+	cvt.rn.f32.s64 %f8, %rd7;
+	mul.rn.f32 %f9, %f8, 0f3F000000;
 $L_7:
-	mul.hi.s64 %rd23, %rd5, -9002011107970261188;
-	add.s64 %rd24, %rd23, %rd5;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 9;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 1000;
-	sub.s64 %rd31, %rd5, %rd30;
-	mov.b64 %rd7, %rd31;
-	cvt.rn.f32.s64 %f8, %rd7;
-	mul.rn.f32 %f9, %f8, 0f3F000000;
-	setp.lt.s64 %p10, 0, 64;
-	@!%p10 bra $L_26;
+	mov.f32 %f11, %f9;
+	mov.b64 %rd12, 0;
 $L_8:
-	mov.f32 %f11, %f9;
-	mov.b64 %rd12, 0;
+	max.s64 %rd68, 64, -9223372036854775804;
+	sub.s64 %rd69, %rd68, 4;
 $L_9:
-	max.s64 %rd45, 64, -9223372036854775804;
-	sub.s64 %rd46, %rd45, 4;
+	setp.lt.s64 %p70, %rd12, %rd69;
+	@!%p70 bra $L_18;
 $L_10:
-	setp.lt.s64 %p47, %rd12, %rd46;
-	@!%p47 bra $L_19;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_11:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
 $L_12:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_13:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
 $L_14:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_15:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
 $L_16:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
 $L_17:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_9;
 $L_18:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
-	bra.uni $L_10;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+	@!%p17 bra $L_20;
 $L_19:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
-	@!%p17 bra $L_21;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_18;
 $L_20:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
-	bra.uni $L_19;
+	mov.f32 %f13, %f15;
 $L_21:
-	mov.f32 %f13, %f15;
+	mov.f32 %f6, %f13;
 $L_22:
-	mov.f32 %f6, %f13;
+	mad.lo.s64 %rd18, %rd5, 4, %rd19;
+	st.global.f32 [%rd18], %f6;
 $L_23:
-	mad.lo.s64 %rd18, %rd5, 4, %rd19;
-	st.global.f32 [%rd18], %f6;
-	add.s64 %rd21, %rd5, 1;
-	setp.lt.s64 %p22, %rd21, %rd3;
-	@!%p22 bra $L_25;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
 $L_24:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_5;
-$L_25:
 	ret;
+$L_25:
+	setp.lt.s64 %p32, %rd2, %rd3;
+	@!%p32 bra $L_24;
 $L_26:
-	mov.f32 %f13, %f9;
-	bra.uni $L_22;
+	mov.b64 %rd33, %rd2;
 $L_27:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_25;
+	mul.hi.s64 %rd46, %rd33, -9002011107970261188;
+	add.s64 %rd47, %rd46, %rd33;
+	mov.b64 %rd48, %rd47;
+	shr.u64 %rd49, %rd48, 63;
+	shr.s64 %rd50, %rd47, 9;
+	mov.b64 %rd51, %rd49;
+	add.s64 %rd52, %rd50, %rd51;
+	mul.lo.s64 %rd53, %rd52, 1000;
+	sub.s64 %rd54, %rd33, %rd53;
+	mov.b64 %rd35, %rd54;
+	cvt.rn.f32.s64 %f36, %rd35;
+	mul.rn.f32 %f37, %f36, 0f3F000000;
 $L_28:
-	mov.b64 %rd5, %rd2;
-$L_29:
-	mul.hi.s64 %rd23, %rd5, -9002011107970261188;
-	add.s64 %rd24, %rd23, %rd5;
-	mov.b64 %rd25, %rd24;
-	shr.u64 %rd26, %rd25, 63;
-	shr.s64 %rd27, %rd24, 9;
-	mov.b64 %rd28, %rd26;
-	add.s64 %rd29, %rd27, %rd28;
-	mul.lo.s64 %rd30, %rd29, 1000;
-	sub.s64 %rd31, %rd5, %rd30;
-	mov.b64 %rd7, %rd31;
-	cvt.rn.f32.s64 %f8, %rd7;
-	mul.rn.f32 %f9, %f8, 0f3F000000;
-	setp.lt.s64 %p10, 0, 64;
-	@!%p10 bra $L_47;
-$L_30:
-	mov.f32 %f11, %f9;
+	mov.f32 %f11, %f37;
 	mov.b64 %rd12, 0;
+$L_29:
+	max.s64 %rd71, 64, -9223372036854775804;
+	sub.s64 %rd72, %rd71, 4;
+$L_30:
+	setp.lt.s64 %p73, %rd12, %rd72;
+	@!%p73 bra $L_39;
 $L_31:
-	max.s64 %rd48, 64, -9223372036854775804;
-	sub.s64 %rd49, %rd48, 4;
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
 $L_32:
-	setp.lt.s64 %p50, %rd12, %rd49;
-	@!%p50 bra $L_41;
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
 $L_33:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
 $L_34:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
 $L_35:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
 $L_36:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
 $L_37:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
 $L_38:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+	bra.uni $L_30;
 $L_39:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+	@!%p42 bra $L_41;
 $L_40:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
-	bra.uni $L_32;
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+	bra.uni $L_39;
 $L_41:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
-	@!%p17 bra $L_43;
+	mov.f32 %f38, %f40;
 $L_42:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
-	bra.uni $L_41;
+	mov.f32 %f34, %f38;
 $L_43:
-	mov.f32 %f13, %f15;
-$L_44:
-	mov.f32 %f6, %f13;
-$L_45:
-	setp.ge.u64 %pt0, %rd5, %rd20;
+	setp.ge.u64 %pt0, %rd33, %rd20;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd18, %rd5, 4, %rd19;
-	st.global.f32 [%rd18], %f6;
-	add.s64 %rd21, %rd5, 1;
-	setp.lt.s64 %p22, %rd21, %rd3;
-	@!%p22 bra $L_25;
-$L_46:
+	mad.lo.s64 %rd43, %rd33, 4, %rd19;
+	st.global.f32 [%rd43], %f34;
+$L_44:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_27;
-$L_47:
-	mov.f32 %f13, %f9;
-	bra.uni $L_44;
+	bra.uni $L_25;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault:
@@ -982,12 +929,12 @@ $Lfault:
 	.param .u64 ComputeABSerial_1_param_5
 )
 {
-	.reg .pred %p<52>;
+	.reg .pred %p<76>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<51>;
+	.reg .b64 %rd<75>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<43>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_1_param_4];
@@ -1004,227 +951,210 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd57, %rd21;
+	mov.b64 %rd58, %rd2;
+	mov.b64 %rd59, %rd58;
+	setp.lt.u64 %p60, %rd59, %rd57;
+	mov.b64 %rd61, %rd3;
+	add.u64 %rd62, %rd61, 4611686018427387904;
+	setp.le.u64 %p63, %rd62, 9223372036854775808U;
+	sub.u64 %rd64, %rd61, 1;
+	mov.b64 %rd65, %rd2;
+	sub.u64 %rd66, %rd64, %rd65;
+	sub.u64 %rd67, %rd57, 1;
+	sub.u64 %rd68, %rd67, %rd59;
+	setp.le.u64 %p69, %rd66, %rd68;
+	@!%p60 bra $L_25;
 $L_2:
-	mov.b64 %rd33, %rd21;
-	mov.b64 %rd34, %rd2;
-	mov.b64 %rd35, %rd34;
-	setp.lt.u64 %p36, %rd35, %rd33;
-	mov.b64 %rd37, %rd3;
-	add.u64 %rd38, %rd37, 4611686018427387904;
-	setp.le.u64 %p39, %rd38, 9223372036854775808U;
-	sub.u64 %rd40, %rd37, 1;
-	mov.b64 %rd41, %rd2;
-	sub.u64 %rd42, %rd40, %rd41;
-	sub.u64 %rd43, %rd33, 1;
-	sub.u64 %rd44, %rd43, %rd35;
-	setp.le.u64 %p45, %rd42, %rd44;
-	@!%p36 bra $L_27;
+	@!%p63 bra $L_25;
 $L_3:
-	@!%p39 bra $L_27;
+	@!%p69 bra $L_25;
 $L_4:
-	@!%p45 bra $L_27;
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_24;
 $L_5:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_25;
+	mov.b64 %rd5, %rd2;
 $L_6:
-	mov.b64 %rd5, %rd2;
+	mul.hi.s64 %rd24, %rd5, -6291360591419602545;
+	add.s64 %rd25, %rd24, %rd5;
+	mov.b64 %rd26, %rd25;
+	shr.u64 %rd27, %rd26, 63;
+	shr.s64 %rd28, %rd25, 9;
+	mov.b64 %rd29, %rd27;
+	add.s64 %rd30, %rd28, %rd29;
+	mul.lo.s64 %rd31, %rd30, 777;
+	sub.s64 %rd32, %rd5, %rd31;
+	mov.b64 %rd7, %rd32;
+	cvt.rn.f32.s64 %f8, %rd7;
 $L_7:
-	mul.hi.s64 %rd24, %rd5, -6291360591419602545;
-	add.s64 %rd25, %rd24, %rd5;
-	mov.b64 %rd26, %rd25;
-	shr.u64 %rd27, %rd26, 63;
-	shr.s64 %rd28, %rd25, 9;
-	mov.b64 %rd29, %rd27;
-	add.s64 %rd30, %rd28, %rd29;
-	mul.lo.s64 %rd31, %rd30, 777;
-	sub.s64 %rd32, %rd5, %rd31;
-	mov.b64 %rd7, %rd32;
-	cvt.rn.f32.s64 %f8, %rd7;
-	setp.lt.s64 %p9, 0, 64;
-	@!%p9 bra $L_26;
+	mov.f32 %f10, %f8;
+	mov.b64 %rd11, 0;
 $L_8:
-	mov.f32 %f10, %f8;
-	mov.b64 %rd11, 0;
+	max.s64 %rd70, 64, -9223372036854775804;
+	sub.s64 %rd71, %rd70, 4;
 $L_9:
-	max.s64 %rd46, 64, -9223372036854775804;
-	sub.s64 %rd47, %rd46, 4;
+	setp.lt.s64 %p72, %rd11, %rd71;
+	@!%p72 bra $L_18;
 $L_10:
-	setp.lt.s64 %p48, %rd11, %rd47;
-	@!%p48 bra $L_19;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_11:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
 $L_12:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_13:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
 $L_14:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_15:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
 $L_16:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
 $L_17:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_9;
 $L_18:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
-	bra.uni $L_10;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+	@!%p18 bra $L_20;
 $L_19:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
-	@!%p18 bra $L_21;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_18;
 $L_20:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
-	bra.uni $L_19;
+	mov.f32 %f12, %f16;
 $L_21:
-	mov.f32 %f12, %f16;
+	mov.f32 %f6, %f12;
 $L_22:
-	mov.f32 %f6, %f12;
+	mad.lo.s64 %rd19, %rd5, 4, %rd20;
+	st.global.f32 [%rd19], %f6;
 $L_23:
-	mad.lo.s64 %rd19, %rd5, 4, %rd20;
-	st.global.f32 [%rd19], %f6;
-	add.s64 %rd22, %rd5, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_25;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
 $L_24:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_5;
-$L_25:
 	ret;
+$L_25:
+	setp.lt.s64 %p33, %rd2, %rd3;
+	@!%p33 bra $L_24;
 $L_26:
-	mov.f32 %f12, %f8;
-	bra.uni $L_22;
+	mov.b64 %rd34, %rd2;
 $L_27:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_25;
+	mul.hi.s64 %rd48, %rd34, -6291360591419602545;
+	add.s64 %rd49, %rd48, %rd34;
+	mov.b64 %rd50, %rd49;
+	shr.u64 %rd51, %rd50, 63;
+	shr.s64 %rd52, %rd49, 9;
+	mov.b64 %rd53, %rd51;
+	add.s64 %rd54, %rd52, %rd53;
+	mul.lo.s64 %rd55, %rd54, 777;
+	sub.s64 %rd56, %rd34, %rd55;
+	mov.b64 %rd36, %rd56;
+	cvt.rn.f32.s64 %f37, %rd36;
 $L_28:
-	mov.b64 %rd5, %rd2;
-$L_29:
-	mul.hi.s64 %rd24, %rd5, -6291360591419602545;
-	add.s64 %rd25, %rd24, %rd5;
-	mov.b64 %rd26, %rd25;
-	shr.u64 %rd27, %rd26, 63;
-	shr.s64 %rd28, %rd25, 9;
-	mov.b64 %rd29, %rd27;
-	add.s64 %rd30, %rd28, %rd29;
-	mul.lo.s64 %rd31, %rd30, 777;
-	sub.s64 %rd32, %rd5, %rd31;
-	mov.b64 %rd7, %rd32;
-	cvt.rn.f32.s64 %f8, %rd7;
-	setp.lt.s64 %p9, 0, 64;
-	@!%p9 bra $L_47;
-$L_30:
-	mov.f32 %f10, %f8;
+	mov.f32 %f10, %f37;
 	mov.b64 %rd11, 0;
+$L_29:
+	max.s64 %rd73, 64, -9223372036854775804;
+	sub.s64 %rd74, %rd73, 4;
+$L_30:
+	setp.lt.s64 %p75, %rd11, %rd74;
+	@!%p75 bra $L_39;
 $L_31:
-	max.s64 %rd49, 64, -9223372036854775804;
-	sub.s64 %rd50, %rd49, 4;
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
 $L_32:
-	setp.lt.s64 %p51, %rd11, %rd50;
-	@!%p51 bra $L_41;
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
 $L_33:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
 $L_34:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
 $L_35:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
 $L_36:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
 $L_37:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
 $L_38:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+	bra.uni $L_30;
 $L_39:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+	@!%p44 bra $L_41;
 $L_40:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
-	bra.uni $L_32;
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+	bra.uni $L_39;
 $L_41:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
-	@!%p18 bra $L_43;
+	mov.f32 %f38, %f42;
 $L_42:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
-	bra.uni $L_41;
+	mov.f32 %f35, %f38;
 $L_43:
-	mov.f32 %f12, %f16;
-$L_44:
-	mov.f32 %f6, %f12;
-$L_45:
-	setp.ge.u64 %pt0, %rd5, %rd21;
+	setp.ge.u64 %pt0, %rd34, %rd21;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd19, %rd5, 4, %rd20;
-	st.global.f32 [%rd19], %f6;
-	add.s64 %rd22, %rd5, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_25;
-$L_46:
+	mad.lo.s64 %rd45, %rd34, 4, %rd20;
+	st.global.f32 [%rd45], %f35;
+$L_44:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_27;
-$L_47:
-	mov.f32 %f12, %f8;
-	bra.uni $L_44;
+	bra.uni $L_25;
 $Lfault_0:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd34;
 	mov.b64 %rdt2, %rd21;
 	bra.uni $Lfault;
 $Lfault:
@@ -1255,12 +1185,12 @@ $Lfault:
 	.param .u64 Combine_0_param_7
 )
 {
-	.reg .pred %p<43>;
+	.reg .pred %p<53>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<42>;
+	.reg .b64 %rd<52>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<27>;
 
 $L_0:
 	ld.param.s64 %rd3, [Combine_0_param_6];
@@ -1283,103 +1213,96 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd30, %rd8;
+	mov.b64 %rd31, %rd2;
+	mov.b64 %rd32, %rd31;
+	setp.lt.u64 %p33, %rd32, %rd30;
+	mov.b64 %rd34, %rd3;
+	add.u64 %rd35, %rd34, 4611686018427387904;
+	setp.le.u64 %p36, %rd35, 9223372036854775808U;
+	sub.u64 %rd37, %rd34, 1;
+	mov.b64 %rd38, %rd2;
+	sub.u64 %rd39, %rd37, %rd38;
+	sub.u64 %rd40, %rd30, 1;
+	sub.u64 %rd41, %rd40, %rd32;
+	setp.le.u64 %p42, %rd39, %rd41;
+	mov.b64 %rd43, %rd12;
+	setp.lt.u64 %p44, %rd32, %rd43;
+	sub.u64 %rd45, %rd43, 1;
+	sub.u64 %rd46, %rd45, %rd32;
+	setp.le.u64 %p47, %rd39, %rd46;
+	mov.b64 %rd48, %rd17;
+	setp.lt.u64 %p49, %rd32, %rd48;
+	sub.u64 %rd50, %rd48, 1;
+	sub.u64 %rd51, %rd50, %rd32;
+	setp.le.u64 %p52, %rd39, %rd51;
+	@!%p33 bra $L_13;
 $L_2:
-	mov.b64 %rd20, %rd8;
-	mov.b64 %rd21, %rd2;
-	mov.b64 %rd22, %rd21;
-	setp.lt.u64 %p23, %rd22, %rd20;
-	mov.b64 %rd24, %rd3;
-	add.u64 %rd25, %rd24, 4611686018427387904;
-	setp.le.u64 %p26, %rd25, 9223372036854775808U;
-	sub.u64 %rd27, %rd24, 1;
-	mov.b64 %rd28, %rd2;
-	sub.u64 %rd29, %rd27, %rd28;
-	sub.u64 %rd30, %rd20, 1;
-	sub.u64 %rd31, %rd30, %rd22;
-	setp.le.u64 %p32, %rd29, %rd31;
-	mov.b64 %rd33, %rd12;
-	setp.lt.u64 %p34, %rd22, %rd33;
-	sub.u64 %rd35, %rd33, 1;
-	sub.u64 %rd36, %rd35, %rd22;
-	setp.le.u64 %p37, %rd29, %rd36;
-	mov.b64 %rd38, %rd17;
-	setp.lt.u64 %p39, %rd22, %rd38;
-	sub.u64 %rd40, %rd38, 1;
-	sub.u64 %rd41, %rd40, %rd22;
-	setp.le.u64 %p42, %rd29, %rd41;
-	@!%p23 bra $L_14;
+	@!%p36 bra $L_13;
 $L_3:
-	@!%p26 bra $L_14;
+	@!%p42 bra $L_13;
 $L_4:
-	@!%p32 bra $L_14;
+	@!%p44 bra $L_13;
 $L_5:
-	@!%p34 bra $L_14;
+	@!%p47 bra $L_13;
 $L_6:
-	@!%p37 bra $L_14;
+	@!%p49 bra $L_13;
 $L_7:
-	@!%p39 bra $L_14;
+	@!%p52 bra $L_13;
 $L_8:
-	@!%p42 bra $L_14;
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_12;
 $L_9:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_13;
+	mov.b64 %rd5, %rd2;
 $L_10:
-	mov.b64 %rd5, %rd2;
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mad.lo.s64 %rd10, %rd5, 4, %rd11;
+	ld.global.f32 %f13, [%rd10];
+	add.rn.f32 %f14, %f9, %f13;
+	mad.lo.s64 %rd15, %rd5, 4, %rd16;
+	st.global.f32 [%rd15], %f14;
 $L_11:
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
-	ld.global.f32 %f9, [%rd6];
-	mad.lo.s64 %rd10, %rd5, 4, %rd11;
-	ld.global.f32 %f13, [%rd10];
-	add.rn.f32 %f14, %f9, %f13;
-	mad.lo.s64 %rd15, %rd5, 4, %rd16;
-	st.global.f32 [%rd15], %f14;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_13;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_8;
 $L_12:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_9;
-$L_13:
 	ret;
+$L_13:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_12;
 $L_14:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_13;
+	mov.b64 %rd21, %rd2;
 $L_15:
-	mov.b64 %rd5, %rd2;
-$L_16:
-	setp.ge.u64 %pt0, %rd5, %rd8;
+	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
-	ld.global.f32 %f9, [%rd6];
-	setp.ge.u64 %pt1, %rd5, %rd12;
+	mad.lo.s64 %rd22, %rd21, 4, %rd7;
+	ld.global.f32 %f23, [%rd22];
+	setp.ge.u64 %pt1, %rd21, %rd12;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd10, %rd5, 4, %rd11;
-	ld.global.f32 %f13, [%rd10];
-	add.rn.f32 %f14, %f9, %f13;
-	setp.ge.u64 %pt2, %rd5, %rd17;
+	mad.lo.s64 %rd24, %rd21, 4, %rd11;
+	ld.global.f32 %f25, [%rd24];
+	add.rn.f32 %f26, %f23, %f25;
+	setp.ge.u64 %pt2, %rd21, %rd17;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd15, %rd5, 4, %rd16;
-	st.global.f32 [%rd15], %f14;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_13;
-$L_17:
+	mad.lo.s64 %rd27, %rd21, 4, %rd16;
+	st.global.f32 [%rd27], %f26;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_14;
+	bra.uni $L_13;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd12;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault:
@@ -1417,39 +1340,36 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r61 = move.i64 r11
+	r62 = convert.u64.i64 r61
+	r63 = move.i64 r2
+	r64 = convert.u64.i64 r63
+	r65 = lt.u64 r64, r62
+	r66 = convert.u64.i64 r3
+	r67 = add.u64 r66, 4611686018427387904
+	r68 = le.u64 r67, 9223372036854775808
+	r69 = sub.u64 r66, 1
+	r70 = convert.u64.i64 r2
+	r71 = sub.u64 r69, r70
+	r72 = sub.u64 r62, 1
+	r73 = sub.u64 r72, r64
+	r74 = le.u64 r71, r73
+	branch r65, b2, b26
 b2: # checks
-	r36 = move.i64 r11
-	r37 = convert.u64.i64 r36
-	r38 = move.i64 r2
-	r39 = convert.u64.i64 r38
-	r40 = lt.u64 r39, r37
-	r41 = convert.u64.i64 r3
-	r42 = add.u64 r41, 4611686018427387904
-	r43 = le.u64 r42, 9223372036854775808
-	r44 = sub.u64 r41, 1
-	r45 = convert.u64.i64 r2
-	r46 = sub.u64 r44, r45
-	r47 = sub.u64 r37, 1
-	r48 = sub.u64 r47, r39
-	r49 = le.u64 r46, r48
-	branch r40, b3, b28
+	branch r68, b3, b26
 b3: # checks
-	branch r43, b4, b28
-b4: # checks
-	branch r49, b5, b28
+	branch r74, b4, b26
+b4: # preheader
+	r7 = move.ptr r10
+	jump b5
 b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b6, b26
+	branch r5, b6, b25
 b6: # index
 	r6 = move.i64 r2
 	jump b7
-b7: # rangeint.body
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b8
-b8: # computeA.entry
+b7: # computeA.entry
 	r27 = mulhi.i64 r6, -9002011107970261188
 	r28 = add.i64 r27, r6
 	r29 = convert.u64.i64 r28
@@ -1462,194 +1382,182 @@ b8: # computeA.entry
 	r13 = move.i64 r35
 	r14 = convert.f32.i64 r13
 	r15 = mul.f32 r14, 0.5
-	r16 = lt.i64 0, 64
-	branch r16, b9, b27
-b9: # edge 0→1
+	jump b8
+b8: # edge 0→1
 	r17 = move.f32 r15
 	r18 = move.i64 0
+	jump b9
+b9: # unroll setup
+	r75 = max.i64 64, -9223372036854775804
+	r76 = sub.i64 r75, 4
 	jump b10
-b10: # unroll setup
-	r50 = max.i64 64, -9223372036854775804
-	r51 = sub.i64 r50, 4
-	jump b11
-b11: # unroll guard
-	r52 = lt.i64 r18, r51
-	branch r52, b12, b20
-b12: # computeA.rangeint.body (unrolled 0)
+b10: # unroll guard
+	r77 = lt.i64 r18, r76
+	branch r77, b11, b19
+b11: # computeA.rangeint.body (unrolled 0)
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
+	jump b12
+b12: # edge 1→1 (unrolled 0)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b13
-b13: # edge 1→1 (unrolled 0)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b13: # computeA.rangeint.body (unrolled 1)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
 	jump b14
-b14: # computeA.rangeint.body (unrolled 1)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
+b14: # edge 1→1 (unrolled 1)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b15
-b15: # edge 1→1 (unrolled 1)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b15: # computeA.rangeint.body (unrolled 2)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
 	jump b16
-b16: # computeA.rangeint.body (unrolled 2)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
+b16: # edge 1→1 (unrolled 2)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b17
-b17: # edge 1→1 (unrolled 2)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b17: # computeA.rangeint.body (unrolled 3)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
 	jump b18
-b18: # computeA.rangeint.body (unrolled 3)
+b18: # edge 1→1 (unrolled 3)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b10
+b19: # computeA.rangeint.body
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
+	branch r23, b20, b21
+b20: # edge 1→1
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b19
-b19: # edge 1→1 (unrolled 3)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b11
-b20: # computeA.rangeint.body
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	branch r23, b21, b22
-b21: # edge 1→1
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b20
-b22: # edge 1→2
+b21: # edge 1→2
 	r19 = move.f32 r21
-	jump b23
-b23: # computeA.rangeint.done
+	jump b22
+b22: # computeA.rangeint.done
 	r12 = move.f32 r19
-	jump b24
-b24: # computeA.return
+	jump b23
+b23: # computeA.return
 	r24 = elemaddr r7, r6, 4
 	store.f32 r24, r12
-	r25 = add.i64 r6, 1
-	r26 = lt.i64 r25, r3
-	branch r26, b25, b26
-b25: # latch
+	jump b24
+b24: # latch
 	r2 = add.i64 r2, r1
 	jump b5
-b26: # exit
+b25: # exit
 	return
-b27: # edge 0→2
-	r19 = move.f32 r15
-	jump b23
-b28: # head (checked)
-	r5 = lt.i64 r2, r3
-	branch r5, b29, b26
-b29: # index (checked)
-	r6 = move.i64 r2
+b26: # preheader
+	r38 = move.ptr r10
+	r39 = move.i64 r11
+	jump b27
+b27: # head (checked)
+	r36 = lt.i64 r2, r3
+	branch r36, b28, b25
+b28: # index (checked)
+	r37 = move.i64 r2
+	jump b29
+b29: # computeA.entry (checked)
+	r52 = mulhi.i64 r37, -9002011107970261188
+	r53 = add.i64 r52, r37
+	r54 = convert.u64.i64 r53
+	r55 = shr.u64.u32 r54, 63
+	r56 = shr.i64.u32 r53, 9
+	r57 = convert.i64.u64 r55
+	r58 = add.i64 r56, r57
+	r59 = mul.i64 r58, 1000
+	r60 = sub.i64 r37, r59
+	r41 = move.i64 r60
+	r42 = convert.f32.i64 r41
+	r43 = mul.f32 r42, 0.5
 	jump b30
-b30: # rangeint.body (checked)
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b31
-b31: # computeA.entry (checked)
-	r27 = mulhi.i64 r6, -9002011107970261188
-	r28 = add.i64 r27, r6
-	r29 = convert.u64.i64 r28
-	r30 = shr.u64.u32 r29, 63
-	r31 = shr.i64.u32 r28, 9
-	r32 = convert.i64.u64 r30
-	r33 = add.i64 r31, r32
-	r34 = mul.i64 r33, 1000
-	r35 = sub.i64 r6, r34
-	r13 = move.i64 r35
-	r14 = convert.f32.i64 r13
-	r15 = mul.f32 r14, 0.5
-	r16 = lt.i64 0, 64
-	branch r16, b32, b49
-b32: # edge 0→1 (checked)
-	r17 = move.f32 r15
+b30: # edge 0→1 (checked)
+	r17 = move.f32 r43
 	r18 = move.i64 0
-	jump b33
-b33: # unroll setup
-	r53 = max.i64 64, -9223372036854775804
-	r54 = sub.i64 r53, 4
+	jump b31
+b31: # unroll setup
+	r78 = max.i64 64, -9223372036854775804
+	r79 = sub.i64 r78, 4
+	jump b32
+b32: # unroll guard
+	r80 = lt.i64 r18, r79
+	branch r80, b33, b41
+b33: # computeA.rangeint.body (checked) (unrolled 0)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
 	jump b34
-b34: # unroll guard
-	r55 = lt.i64 r18, r54
-	branch r55, b35, b43
-b35: # computeA.rangeint.body (checked) (unrolled 0)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
+b34: # edge 1→1 (checked) (unrolled 0)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b35
+b35: # computeA.rangeint.body (checked) (unrolled 1)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
 	jump b36
-b36: # edge 1→1 (checked) (unrolled 0)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b36: # edge 1→1 (checked) (unrolled 1)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
 	jump b37
-b37: # computeA.rangeint.body (checked) (unrolled 1)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
+b37: # computeA.rangeint.body (checked) (unrolled 2)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
 	jump b38
-b38: # edge 1→1 (checked) (unrolled 1)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b38: # edge 1→1 (checked) (unrolled 2)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
 	jump b39
-b39: # computeA.rangeint.body (checked) (unrolled 2)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
+b39: # computeA.rangeint.body (checked) (unrolled 3)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
 	jump b40
-b40: # edge 1→1 (checked) (unrolled 2)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b40: # edge 1→1 (checked) (unrolled 3)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b32
+b41: # computeA.rangeint.body (checked)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	branch r48, b42, b43
+b42: # edge 1→1 (checked)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
 	jump b41
-b41: # computeA.rangeint.body (checked) (unrolled 3)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	jump b42
-b42: # edge 1→1 (checked) (unrolled 3)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b34
-b43: # computeA.rangeint.body (checked)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	branch r23, b44, b45
-b44: # edge 1→1 (checked)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b43
-b45: # edge 1→2 (checked)
-	r19 = move.f32 r21
+b43: # edge 1→2 (checked)
+	r44 = move.f32 r46
+	jump b44
+b44: # computeA.rangeint.done (checked)
+	r40 = move.f32 r44
+	jump b45
+b45: # computeA.return (checked)
+	checkindex r37, r39, site 0
+	r49 = elemaddr r38, r37, 4
+	store.f32 r49, r40
 	jump b46
-b46: # computeA.rangeint.done (checked)
-	r12 = move.f32 r19
-	jump b47
-b47: # computeA.return (checked)
-	checkindex r6, r8, site 0
-	r24 = elemaddr r7, r6, 4
-	store.f32 r24, r12
-	r25 = add.i64 r6, 1
-	r26 = lt.i64 r25, r3
-	branch r26, b48, b26
-b48: # latch (checked)
+b46: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b28
-b49: # edge 0→2 (checked)
-	r19 = move.f32 r15
-	jump b46
+	jump b27
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
 b0: # entry
@@ -1661,39 +1569,36 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r63 = move.i64 r11
+	r64 = convert.u64.i64 r63
+	r65 = move.i64 r2
+	r66 = convert.u64.i64 r65
+	r67 = lt.u64 r66, r64
+	r68 = convert.u64.i64 r3
+	r69 = add.u64 r68, 4611686018427387904
+	r70 = le.u64 r69, 9223372036854775808
+	r71 = sub.u64 r68, 1
+	r72 = convert.u64.i64 r2
+	r73 = sub.u64 r71, r72
+	r74 = sub.u64 r64, 1
+	r75 = sub.u64 r74, r66
+	r76 = le.u64 r73, r75
+	branch r67, b2, b26
 b2: # checks
-	r37 = move.i64 r11
-	r38 = convert.u64.i64 r37
-	r39 = move.i64 r2
-	r40 = convert.u64.i64 r39
-	r41 = lt.u64 r40, r38
-	r42 = convert.u64.i64 r3
-	r43 = add.u64 r42, 4611686018427387904
-	r44 = le.u64 r43, 9223372036854775808
-	r45 = sub.u64 r42, 1
-	r46 = convert.u64.i64 r2
-	r47 = sub.u64 r45, r46
-	r48 = sub.u64 r38, 1
-	r49 = sub.u64 r48, r40
-	r50 = le.u64 r47, r49
-	branch r41, b3, b28
+	branch r70, b3, b26
 b3: # checks
-	branch r44, b4, b28
-b4: # checks
-	branch r50, b5, b28
+	branch r76, b4, b26
+b4: # preheader
+	r7 = move.ptr r10
+	jump b5
 b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b6, b26
+	branch r5, b6, b25
 b6: # index
 	r6 = move.i64 r2
 	jump b7
-b7: # rangeint.body
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b8
-b8: # computeB.entry
+b7: # computeB.entry
 	r28 = mulhi.i64 r6, -6291360591419602545
 	r29 = add.i64 r28, r6
 	r30 = convert.u64.i64 r29
@@ -1705,213 +1610,201 @@ b8: # computeB.entry
 	r36 = sub.i64 r6, r35
 	r13 = move.i64 r36
 	r14 = convert.f32.i64 r13
-	r15 = lt.i64 0, 64
-	branch r15, b9, b27
-b9: # edge 0→1
+	jump b8
+b8: # edge 0→1
 	r16 = move.f32 r14
 	r17 = move.i64 0
+	jump b9
+b9: # unroll setup
+	r77 = max.i64 64, -9223372036854775804
+	r78 = sub.i64 r77, 4
 	jump b10
-b10: # unroll setup
-	r51 = max.i64 64, -9223372036854775804
-	r52 = sub.i64 r51, 4
-	jump b11
-b11: # unroll guard
-	r53 = lt.i64 r17, r52
-	branch r53, b12, b20
-b12: # computeB.rangeint.body (unrolled 0)
+b10: # unroll guard
+	r79 = lt.i64 r17, r78
+	branch r79, b11, b19
+b11: # computeB.rangeint.body (unrolled 0)
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
+	jump b12
+b12: # edge 1→1 (unrolled 0)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b13
-b13: # edge 1→1 (unrolled 0)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b13: # computeB.rangeint.body (unrolled 1)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
 	jump b14
-b14: # computeB.rangeint.body (unrolled 1)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
+b14: # edge 1→1 (unrolled 1)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b15
-b15: # edge 1→1 (unrolled 1)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b15: # computeB.rangeint.body (unrolled 2)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
 	jump b16
-b16: # computeB.rangeint.body (unrolled 2)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
+b16: # edge 1→1 (unrolled 2)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b17
-b17: # edge 1→1 (unrolled 2)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b17: # computeB.rangeint.body (unrolled 3)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
 	jump b18
-b18: # computeB.rangeint.body (unrolled 3)
+b18: # edge 1→1 (unrolled 3)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b10
+b19: # computeB.rangeint.body
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
+	branch r24, b20, b21
+b20: # edge 1→1
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b19
-b19: # edge 1→1 (unrolled 3)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b11
-b20: # computeB.rangeint.body
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	branch r24, b21, b22
-b21: # edge 1→1
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b20
-b22: # edge 1→2
+b21: # edge 1→2
 	r18 = move.f32 r22
-	jump b23
-b23: # computeB.rangeint.done
+	jump b22
+b22: # computeB.rangeint.done
 	r12 = move.f32 r18
-	jump b24
-b24: # computeB.return
+	jump b23
+b23: # computeB.return
 	r25 = elemaddr r7, r6, 4
 	store.f32 r25, r12
-	r26 = add.i64 r6, 1
-	r27 = lt.i64 r26, r3
-	branch r27, b25, b26
-b25: # latch
+	jump b24
+b24: # latch
 	r2 = add.i64 r2, r1
 	jump b5
-b26: # exit
+b25: # exit
 	return
-b27: # edge 0→2
-	r18 = move.f32 r14
-	jump b23
-b28: # head (checked)
-	r5 = lt.i64 r2, r3
-	branch r5, b29, b26
-b29: # index (checked)
-	r6 = move.i64 r2
+b26: # preheader
+	r39 = move.ptr r10
+	r40 = move.i64 r11
+	jump b27
+b27: # head (checked)
+	r37 = lt.i64 r2, r3
+	branch r37, b28, b25
+b28: # index (checked)
+	r38 = move.i64 r2
+	jump b29
+b29: # computeB.entry (checked)
+	r54 = mulhi.i64 r38, -6291360591419602545
+	r55 = add.i64 r54, r38
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 9
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 777
+	r62 = sub.i64 r38, r61
+	r42 = move.i64 r62
+	r43 = convert.f32.i64 r42
 	jump b30
-b30: # rangeint.body (checked)
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b31
-b31: # computeB.entry (checked)
-	r28 = mulhi.i64 r6, -6291360591419602545
-	r29 = add.i64 r28, r6
-	r30 = convert.u64.i64 r29
-	r31 = shr.u64.u32 r30, 63
-	r32 = shr.i64.u32 r29, 9
-	r33 = convert.i64.u64 r31
-	r34 = add.i64 r32, r33
-	r35 = mul.i64 r34, 777
-	r36 = sub.i64 r6, r35
-	r13 = move.i64 r36
-	r14 = convert.f32.i64 r13
-	r15 = lt.i64 0, 64
-	branch r15, b32, b49
-b32: # edge 0→1 (checked)
-	r16 = move.f32 r14
+b30: # edge 0→1 (checked)
+	r16 = move.f32 r43
 	r17 = move.i64 0
-	jump b33
-b33: # unroll setup
-	r54 = max.i64 64, -9223372036854775804
-	r55 = sub.i64 r54, 4
+	jump b31
+b31: # unroll setup
+	r80 = max.i64 64, -9223372036854775804
+	r81 = sub.i64 r80, 4
+	jump b32
+b32: # unroll guard
+	r82 = lt.i64 r17, r81
+	branch r82, b33, b41
+b33: # computeB.rangeint.body (checked) (unrolled 0)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
 	jump b34
-b34: # unroll guard
-	r56 = lt.i64 r17, r55
-	branch r56, b35, b43
-b35: # computeB.rangeint.body (checked) (unrolled 0)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
+b34: # edge 1→1 (checked) (unrolled 0)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b35
+b35: # computeB.rangeint.body (checked) (unrolled 1)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
 	jump b36
-b36: # edge 1→1 (checked) (unrolled 0)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b36: # edge 1→1 (checked) (unrolled 1)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
 	jump b37
-b37: # computeB.rangeint.body (checked) (unrolled 1)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
+b37: # computeB.rangeint.body (checked) (unrolled 2)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
 	jump b38
-b38: # edge 1→1 (checked) (unrolled 1)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b38: # edge 1→1 (checked) (unrolled 2)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
 	jump b39
-b39: # computeB.rangeint.body (checked) (unrolled 2)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
+b39: # computeB.rangeint.body (checked) (unrolled 3)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
 	jump b40
-b40: # edge 1→1 (checked) (unrolled 2)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b40: # edge 1→1 (checked) (unrolled 3)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b32
+b41: # computeB.rangeint.body (checked)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	branch r50, b42, b43
+b42: # edge 1→1 (checked)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
 	jump b41
-b41: # computeB.rangeint.body (checked) (unrolled 3)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	jump b42
-b42: # edge 1→1 (checked) (unrolled 3)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b34
-b43: # computeB.rangeint.body (checked)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	branch r24, b44, b45
-b44: # edge 1→1 (checked)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b43
-b45: # edge 1→2 (checked)
-	r18 = move.f32 r22
+b43: # edge 1→2 (checked)
+	r44 = move.f32 r48
+	jump b44
+b44: # computeB.rangeint.done (checked)
+	r41 = move.f32 r44
+	jump b45
+b45: # computeB.return (checked)
+	checkindex r38, r40, site 1
+	r51 = elemaddr r39, r38, 4
+	store.f32 r51, r41
 	jump b46
-b46: # computeB.rangeint.done (checked)
-	r12 = move.f32 r18
-	jump b47
-b47: # computeB.return (checked)
-	checkindex r6, r8, site 1
-	r25 = elemaddr r7, r6, 4
-	store.f32 r25, r12
-	r26 = add.i64 r6, 1
-	r27 = lt.i64 r26, r3
-	branch r27, b48, b26
-b48: # latch (checked)
+b46: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b28
-b49: # edge 0→2 (checked)
-	r18 = move.f32 r14
-	jump b46
+	jump b27
 
 kernel ComputeABSerial(a []f32, b []f32, n i64)
 site 0 index kernels.go:30:4
@@ -1926,230 +1819,216 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r55 = convert.u64.i64 r20
+	r56 = move.i64 r2
+	r57 = convert.u64.i64 r56
+	r58 = lt.u64 r57, r55
+	r59 = convert.u64.i64 r3
+	r60 = add.u64 r59, 4611686018427387904
+	r61 = le.u64 r60, 9223372036854775808
+	r62 = sub.u64 r59, 1
+	r63 = convert.u64.i64 r2
+	r64 = sub.u64 r62, r63
+	r65 = sub.u64 r55, 1
+	r66 = sub.u64 r65, r57
+	r67 = le.u64 r64, r66
+	branch r58, b2, b25
 b2: # checks
-	r32 = convert.u64.i64 r20
-	r33 = move.i64 r2
-	r34 = convert.u64.i64 r33
-	r35 = lt.u64 r34, r32
-	r36 = convert.u64.i64 r3
-	r37 = add.u64 r36, 4611686018427387904
-	r38 = le.u64 r37, 9223372036854775808
-	r39 = sub.u64 r36, 1
-	r40 = convert.u64.i64 r2
-	r41 = sub.u64 r39, r40
-	r42 = sub.u64 r32, 1
-	r43 = sub.u64 r42, r34
-	r44 = le.u64 r41, r43
-	branch r35, b3, b27
+	branch r61, b3, b25
 b3: # checks
-	branch r38, b4, b27
-b4: # checks
-	branch r44, b5, b27
-b5: # head
+	branch r67, b4, b25
+b4: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b6, b25
-b6: # index
+	branch r4, b5, b24
+b5: # index
 	r5 = move.i64 r2
+	jump b6
+b6: # computeA.entry
+	r23 = mulhi.i64 r5, -9002011107970261188
+	r24 = add.i64 r23, r5
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 9
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 1000
+	r31 = sub.i64 r5, r30
+	r7 = move.i64 r31
+	r8 = convert.f32.i64 r7
+	r9 = mul.f32 r8, 0.5
 	jump b7
-b7: # computeA.entry
-	r23 = mulhi.i64 r5, -9002011107970261188
-	r24 = add.i64 r23, r5
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 9
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 1000
-	r31 = sub.i64 r5, r30
-	r7 = move.i64 r31
-	r8 = convert.f32.i64 r7
-	r9 = mul.f32 r8, 0.5
-	r10 = lt.i64 0, 64
-	branch r10, b8, b26
-b8: # edge 0→1
+b7: # edge 0→1
 	r11 = move.f32 r9
 	r12 = move.i64 0
+	jump b8
+b8: # unroll setup
+	r68 = max.i64 64, -9223372036854775804
+	r69 = sub.i64 r68, 4
 	jump b9
-b9: # unroll setup
-	r45 = max.i64 64, -9223372036854775804
-	r46 = sub.i64 r45, 4
-	jump b10
-b10: # unroll guard
-	r47 = lt.i64 r12, r46
-	branch r47, b11, b19
-b11: # computeA.rangeint.body (unrolled 0)
+b9: # unroll guard
+	r70 = lt.i64 r12, r69
+	branch r70, b10, b18
+b10: # computeA.rangeint.body (unrolled 0)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
+	jump b11
+b11: # edge 1→1 (unrolled 0)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
 	jump b12
-b12: # edge 1→1 (unrolled 0)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
+b12: # computeA.rangeint.body (unrolled 1)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
 	jump b13
-b13: # computeA.rangeint.body (unrolled 1)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
+b13: # edge 1→1 (unrolled 1)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
 	jump b14
-b14: # edge 1→1 (unrolled 1)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
+b14: # computeA.rangeint.body (unrolled 2)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
 	jump b15
-b15: # computeA.rangeint.body (unrolled 2)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
+b15: # edge 1→1 (unrolled 2)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
 	jump b16
-b16: # edge 1→1 (unrolled 2)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
+b16: # computeA.rangeint.body (unrolled 3)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
 	jump b17
-b17: # computeA.rangeint.body (unrolled 3)
+b17: # edge 1→1 (unrolled 3)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b9
+b18: # computeA.rangeint.body
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
+	branch r17, b19, b20
+b19: # edge 1→1
+	r11 = move.f32 r15
+	r12 = move.i64 r16
 	jump b18
-b18: # edge 1→1 (unrolled 3)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b10
-b19: # computeA.rangeint.body
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	branch r17, b20, b21
-b20: # edge 1→1
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b19
-b21: # edge 1→2
+b20: # edge 1→2
 	r13 = move.f32 r15
-	jump b22
-b22: # computeA.rangeint.done
+	jump b21
+b21: # computeA.rangeint.done
 	r6 = move.f32 r13
+	jump b22
+b22: # computeA.return
+	r18 = elemaddr r19, r5, 4
+	store.f32 r18, r6
 	jump b23
-b23: # computeA.return
-	r18 = elemaddr r19, r5, 4
-	store.f32 r18, r6
-	r21 = add.i64 r5, 1
-	r22 = lt.i64 r21, r3
-	branch r22, b24, b25
-b24: # latch
+b23: # latch
 	r2 = add.i64 r2, r1
-	jump b5
-b25: # exit
+	jump b4
+b24: # exit
 	return
-b26: # edge 0→2
-	r13 = move.f32 r9
-	jump b22
-b27: # head (checked)
-	r4 = lt.i64 r2, r3
-	branch r4, b28, b25
-b28: # index (checked)
-	r5 = move.i64 r2
-	jump b29
-b29: # computeA.entry (checked)
-	r23 = mulhi.i64 r5, -9002011107970261188
-	r24 = add.i64 r23, r5
-	r25 = convert.u64.i64 r24
-	r26 = shr.u64.u32 r25, 63
-	r27 = shr.i64.u32 r24, 9
-	r28 = convert.i64.u64 r26
-	r29 = add.i64 r27, r28
-	r30 = mul.i64 r29, 1000
-	r31 = sub.i64 r5, r30
-	r7 = move.i64 r31
-	r8 = convert.f32.i64 r7
-	r9 = mul.f32 r8, 0.5
-	r10 = lt.i64 0, 64
-	branch r10, b30, b47
-b30: # edge 0→1 (checked)
-	r11 = move.f32 r9
-	r12 = move.i64 0
-	jump b31
-b31: # unroll setup
-	r48 = max.i64 64, -9223372036854775804
-	r49 = sub.i64 r48, 4
-	jump b32
-b32: # unroll guard
-	r50 = lt.i64 r12, r49
-	branch r50, b33, b41
-b33: # computeA.rangeint.body (checked) (unrolled 0)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	jump b34
-b34: # edge 1→1 (checked) (unrolled 0)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b35
-b35: # computeA.rangeint.body (checked) (unrolled 1)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	jump b36
-b36: # edge 1→1 (checked) (unrolled 1)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b37
-b37: # computeA.rangeint.body (checked) (unrolled 2)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	jump b38
-b38: # edge 1→1 (checked) (unrolled 2)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b39
-b39: # computeA.rangeint.body (checked) (unrolled 3)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	jump b40
-b40: # edge 1→1 (checked) (unrolled 3)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b32
-b41: # computeA.rangeint.body (checked)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
-	branch r17, b42, b43
-b42: # edge 1→1 (checked)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b41
-b43: # edge 1→2 (checked)
-	r13 = move.f32 r15
-	jump b44
-b44: # computeA.rangeint.done (checked)
-	r6 = move.f32 r13
-	jump b45
-b45: # computeA.return (checked)
-	checkindex r5, r20, site 0
-	r18 = elemaddr r19, r5, 4
-	store.f32 r18, r6
-	r21 = add.i64 r5, 1
-	r22 = lt.i64 r21, r3
-	branch r22, b46, b25
-b46: # latch (checked)
-	r2 = add.i64 r2, r1
+b25: # head (checked)
+	r32 = lt.i64 r2, r3
+	branch r32, b26, b24
+b26: # index (checked)
+	r33 = move.i64 r2
 	jump b27
-b47: # edge 0→2 (checked)
-	r13 = move.f32 r9
+b27: # computeA.entry (checked)
+	r46 = mulhi.i64 r33, -9002011107970261188
+	r47 = add.i64 r46, r33
+	r48 = convert.u64.i64 r47
+	r49 = shr.u64.u32 r48, 63
+	r50 = shr.i64.u32 r47, 9
+	r51 = convert.i64.u64 r49
+	r52 = add.i64 r50, r51
+	r53 = mul.i64 r52, 1000
+	r54 = sub.i64 r33, r53
+	r35 = move.i64 r54
+	r36 = convert.f32.i64 r35
+	r37 = mul.f32 r36, 0.5
+	jump b28
+b28: # edge 0→1 (checked)
+	r11 = move.f32 r37
+	r12 = move.i64 0
+	jump b29
+b29: # unroll setup
+	r71 = max.i64 64, -9223372036854775804
+	r72 = sub.i64 r71, 4
+	jump b30
+b30: # unroll guard
+	r73 = lt.i64 r12, r72
+	branch r73, b31, b39
+b31: # computeA.rangeint.body (checked) (unrolled 0)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b32
+b32: # edge 1→1 (checked) (unrolled 0)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b33
+b33: # computeA.rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 1)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b35
+b35: # computeA.rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 2)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b37
+b37: # computeA.rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 3)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b30
+b39: # computeA.rangeint.body (checked)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	branch r42, b40, b41
+b40: # edge 1→1 (checked)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b39
+b41: # edge 1→2 (checked)
+	r38 = move.f32 r40
+	jump b42
+b42: # computeA.rangeint.done (checked)
+	r34 = move.f32 r38
+	jump b43
+b43: # computeA.return (checked)
+	checkindex r33, r20, site 0
+	r43 = elemaddr r19, r33, 4
+	store.f32 r43, r34
 	jump b44
+b44: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b25
 
 task ComputeABSerial_1 parallel count=(param n)
 b0: # entry
@@ -2160,248 +2039,234 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r57 = convert.u64.i64 r21
+	r58 = move.i64 r2
+	r59 = convert.u64.i64 r58
+	r60 = lt.u64 r59, r57
+	r61 = convert.u64.i64 r3
+	r62 = add.u64 r61, 4611686018427387904
+	r63 = le.u64 r62, 9223372036854775808
+	r64 = sub.u64 r61, 1
+	r65 = convert.u64.i64 r2
+	r66 = sub.u64 r64, r65
+	r67 = sub.u64 r57, 1
+	r68 = sub.u64 r67, r59
+	r69 = le.u64 r66, r68
+	branch r60, b2, b25
 b2: # checks
-	r33 = convert.u64.i64 r21
-	r34 = move.i64 r2
-	r35 = convert.u64.i64 r34
-	r36 = lt.u64 r35, r33
-	r37 = convert.u64.i64 r3
-	r38 = add.u64 r37, 4611686018427387904
-	r39 = le.u64 r38, 9223372036854775808
-	r40 = sub.u64 r37, 1
-	r41 = convert.u64.i64 r2
-	r42 = sub.u64 r40, r41
-	r43 = sub.u64 r33, 1
-	r44 = sub.u64 r43, r35
-	r45 = le.u64 r42, r44
-	branch r36, b3, b27
+	branch r63, b3, b25
 b3: # checks
-	branch r39, b4, b27
-b4: # checks
-	branch r45, b5, b27
-b5: # head
+	branch r69, b4, b25
+b4: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b6, b25
-b6: # index
+	branch r4, b5, b24
+b5: # index
 	r5 = move.i64 r2
+	jump b6
+b6: # computeB.entry
+	r24 = mulhi.i64 r5, -6291360591419602545
+	r25 = add.i64 r24, r5
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r5, r31
+	r7 = move.i64 r32
+	r8 = convert.f32.i64 r7
 	jump b7
-b7: # computeB.entry
-	r24 = mulhi.i64 r5, -6291360591419602545
-	r25 = add.i64 r24, r5
-	r26 = convert.u64.i64 r25
-	r27 = shr.u64.u32 r26, 63
-	r28 = shr.i64.u32 r25, 9
-	r29 = convert.i64.u64 r27
-	r30 = add.i64 r28, r29
-	r31 = mul.i64 r30, 777
-	r32 = sub.i64 r5, r31
-	r7 = move.i64 r32
-	r8 = convert.f32.i64 r7
-	r9 = lt.i64 0, 64
-	branch r9, b8, b26
-b8: # edge 0→1
+b7: # edge 0→1
 	r10 = move.f32 r8
 	r11 = move.i64 0
+	jump b8
+b8: # unroll setup
+	r70 = max.i64 64, -9223372036854775804
+	r71 = sub.i64 r70, 4
 	jump b9
-b9: # unroll setup
-	r46 = max.i64 64, -9223372036854775804
-	r47 = sub.i64 r46, 4
-	jump b10
-b10: # unroll guard
-	r48 = lt.i64 r11, r47
-	branch r48, b11, b19
-b11: # computeB.rangeint.body (unrolled 0)
+b9: # unroll guard
+	r72 = lt.i64 r11, r71
+	branch r72, b10, b18
+b10: # computeB.rangeint.body (unrolled 0)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
 	r16 = add.f32 r15, 1.0
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
+	jump b11
+b11: # edge 1→1 (unrolled 0)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
 	jump b12
-b12: # edge 1→1 (unrolled 0)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
+b12: # computeB.rangeint.body (unrolled 1)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
 	jump b13
-b13: # computeB.rangeint.body (unrolled 1)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
+b13: # edge 1→1 (unrolled 1)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
 	jump b14
-b14: # edge 1→1 (unrolled 1)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
+b14: # computeB.rangeint.body (unrolled 2)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
 	jump b15
-b15: # computeB.rangeint.body (unrolled 2)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
+b15: # edge 1→1 (unrolled 2)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
 	jump b16
-b16: # edge 1→1 (unrolled 2)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
+b16: # computeB.rangeint.body (unrolled 3)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
 	jump b17
-b17: # computeB.rangeint.body (unrolled 3)
+b17: # edge 1→1 (unrolled 3)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b9
+b18: # computeB.rangeint.body
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
 	r16 = add.f32 r15, 1.0
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
+	branch r18, b19, b20
+b19: # edge 1→1
+	r10 = move.f32 r16
+	r11 = move.i64 r17
 	jump b18
-b18: # edge 1→1 (unrolled 3)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b10
-b19: # computeB.rangeint.body
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	branch r18, b20, b21
-b20: # edge 1→1
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b19
-b21: # edge 1→2
+b20: # edge 1→2
 	r12 = move.f32 r16
-	jump b22
-b22: # computeB.rangeint.done
+	jump b21
+b21: # computeB.rangeint.done
 	r6 = move.f32 r12
+	jump b22
+b22: # computeB.return
+	r19 = elemaddr r20, r5, 4
+	store.f32 r19, r6
 	jump b23
-b23: # computeB.return
-	r19 = elemaddr r20, r5, 4
-	store.f32 r19, r6
-	r22 = add.i64 r5, 1
-	r23 = lt.i64 r22, r3
-	branch r23, b24, b25
-b24: # latch
+b23: # latch
 	r2 = add.i64 r2, r1
-	jump b5
-b25: # exit
+	jump b4
+b24: # exit
 	return
-b26: # edge 0→2
-	r12 = move.f32 r8
-	jump b22
-b27: # head (checked)
-	r4 = lt.i64 r2, r3
-	branch r4, b28, b25
-b28: # index (checked)
-	r5 = move.i64 r2
-	jump b29
-b29: # computeB.entry (checked)
-	r24 = mulhi.i64 r5, -6291360591419602545
-	r25 = add.i64 r24, r5
-	r26 = convert.u64.i64 r25
-	r27 = shr.u64.u32 r26, 63
-	r28 = shr.i64.u32 r25, 9
-	r29 = convert.i64.u64 r27
-	r30 = add.i64 r28, r29
-	r31 = mul.i64 r30, 777
-	r32 = sub.i64 r5, r31
-	r7 = move.i64 r32
-	r8 = convert.f32.i64 r7
-	r9 = lt.i64 0, 64
-	branch r9, b30, b47
-b30: # edge 0→1 (checked)
-	r10 = move.f32 r8
-	r11 = move.i64 0
-	jump b31
-b31: # unroll setup
-	r49 = max.i64 64, -9223372036854775804
-	r50 = sub.i64 r49, 4
-	jump b32
-b32: # unroll guard
-	r51 = lt.i64 r11, r50
-	branch r51, b33, b41
-b33: # computeB.rangeint.body (checked) (unrolled 0)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	jump b34
-b34: # edge 1→1 (checked) (unrolled 0)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b35
-b35: # computeB.rangeint.body (checked) (unrolled 1)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	jump b36
-b36: # edge 1→1 (checked) (unrolled 1)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b37
-b37: # computeB.rangeint.body (checked) (unrolled 2)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	jump b38
-b38: # edge 1→1 (checked) (unrolled 2)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b39
-b39: # computeB.rangeint.body (checked) (unrolled 3)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	jump b40
-b40: # edge 1→1 (checked) (unrolled 3)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b32
-b41: # computeB.rangeint.body (checked)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
-	branch r18, b42, b43
-b42: # edge 1→1 (checked)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b41
-b43: # edge 1→2 (checked)
-	r12 = move.f32 r16
-	jump b44
-b44: # computeB.rangeint.done (checked)
-	r6 = move.f32 r12
-	jump b45
-b45: # computeB.return (checked)
-	checkindex r5, r21, site 1
-	r19 = elemaddr r20, r5, 4
-	store.f32 r19, r6
-	r22 = add.i64 r5, 1
-	r23 = lt.i64 r22, r3
-	branch r23, b46, b25
-b46: # latch (checked)
-	r2 = add.i64 r2, r1
+b25: # head (checked)
+	r33 = lt.i64 r2, r3
+	branch r33, b26, b24
+b26: # index (checked)
+	r34 = move.i64 r2
 	jump b27
-b47: # edge 0→2 (checked)
-	r12 = move.f32 r8
+b27: # computeB.entry (checked)
+	r48 = mulhi.i64 r34, -6291360591419602545
+	r49 = add.i64 r48, r34
+	r50 = convert.u64.i64 r49
+	r51 = shr.u64.u32 r50, 63
+	r52 = shr.i64.u32 r49, 9
+	r53 = convert.i64.u64 r51
+	r54 = add.i64 r52, r53
+	r55 = mul.i64 r54, 777
+	r56 = sub.i64 r34, r55
+	r36 = move.i64 r56
+	r37 = convert.f32.i64 r36
+	jump b28
+b28: # edge 0→1 (checked)
+	r10 = move.f32 r37
+	r11 = move.i64 0
+	jump b29
+b29: # unroll setup
+	r73 = max.i64 64, -9223372036854775804
+	r74 = sub.i64 r73, 4
+	jump b30
+b30: # unroll guard
+	r75 = lt.i64 r11, r74
+	branch r75, b31, b39
+b31: # computeB.rangeint.body (checked) (unrolled 0)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b32
+b32: # edge 1→1 (checked) (unrolled 0)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b33
+b33: # computeB.rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 1)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b35
+b35: # computeB.rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 2)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b37
+b37: # computeB.rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 3)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b30
+b39: # computeB.rangeint.body (checked)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	branch r44, b40, b41
+b40: # edge 1→1 (checked)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b39
+b41: # edge 1→2 (checked)
+	r38 = move.f32 r42
+	jump b42
+b42: # computeB.rangeint.done (checked)
+	r35 = move.f32 r38
+	jump b43
+b43: # computeB.return (checked)
+	checkindex r34, r21, site 1
+	r45 = elemaddr r20, r34, 4
+	store.f32 r45, r35
 	jump b44
+b44: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b25
 
 kernel Combine(a []f32, b []f32, c []f32, n i64)
 site 0 index kernels.go:42:11
@@ -2421,88 +2286,82 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r30 = convert.u64.i64 r8
+	r31 = move.i64 r2
+	r32 = convert.u64.i64 r31
+	r33 = lt.u64 r32, r30
+	r34 = convert.u64.i64 r3
+	r35 = add.u64 r34, 4611686018427387904
+	r36 = le.u64 r35, 9223372036854775808
+	r37 = sub.u64 r34, 1
+	r38 = convert.u64.i64 r2
+	r39 = sub.u64 r37, r38
+	r40 = sub.u64 r30, 1
+	r41 = sub.u64 r40, r32
+	r42 = le.u64 r39, r41
+	r43 = convert.u64.i64 r12
+	r44 = lt.u64 r32, r43
+	r45 = sub.u64 r43, 1
+	r46 = sub.u64 r45, r32
+	r47 = le.u64 r39, r46
+	r48 = convert.u64.i64 r17
+	r49 = lt.u64 r32, r48
+	r50 = sub.u64 r48, 1
+	r51 = sub.u64 r50, r32
+	r52 = le.u64 r39, r51
+	branch r33, b2, b13
 b2: # checks
-	r20 = convert.u64.i64 r8
-	r21 = move.i64 r2
-	r22 = convert.u64.i64 r21
-	r23 = lt.u64 r22, r20
-	r24 = convert.u64.i64 r3
-	r25 = add.u64 r24, 4611686018427387904
-	r26 = le.u64 r25, 9223372036854775808
-	r27 = sub.u64 r24, 1
-	r28 = convert.u64.i64 r2
-	r29 = sub.u64 r27, r28
-	r30 = sub.u64 r20, 1
-	r31 = sub.u64 r30, r22
-	r32 = le.u64 r29, r31
-	r33 = convert.u64.i64 r12
-	r34 = lt.u64 r22, r33
-	r35 = sub.u64 r33, 1
-	r36 = sub.u64 r35, r22
-	r37 = le.u64 r29, r36
-	r38 = convert.u64.i64 r17
-	r39 = lt.u64 r22, r38
-	r40 = sub.u64 r38, 1
-	r41 = sub.u64 r40, r22
-	r42 = le.u64 r29, r41
-	branch r23, b3, b14
+	branch r36, b3, b13
 b3: # checks
-	branch r26, b4, b14
+	branch r42, b4, b13
 b4: # checks
-	branch r32, b5, b14
+	branch r44, b5, b13
 b5: # checks
-	branch r34, b6, b14
+	branch r47, b6, b13
 b6: # checks
-	branch r37, b7, b14
+	branch r49, b7, b13
 b7: # checks
-	branch r39, b8, b14
-b8: # checks
-	branch r42, b9, b14
-b9: # head
+	branch r52, b8, b13
+b8: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b10, b13
-b10: # index
+	branch r4, b9, b12
+b9: # index
 	r5 = move.i64 r2
+	jump b10
+b10: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = elemaddr r11, r5, 4
+	r13 = load.f32 r10
+	r14 = add.f32 r9, r13
+	r15 = elemaddr r16, r5, 4
+	store.f32 r15, r14
 	jump b11
-b11: # rangeint.body
-	r6 = elemaddr r7, r5, 4
-	r9 = load.f32 r6
-	r10 = elemaddr r11, r5, 4
-	r13 = load.f32 r10
-	r14 = add.f32 r9, r13
-	r15 = elemaddr r16, r5, 4
-	store.f32 r15, r14
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b12, b13
-b12: # latch
+b11: # latch
 	r2 = add.i64 r2, r1
-	jump b9
-b13: # exit
+	jump b8
+b12: # exit
 	return
-b14: # head (checked)
-	r4 = lt.i64 r2, r3
-	branch r4, b15, b13
-b15: # index (checked)
-	r5 = move.i64 r2
+b13: # head (checked)
+	r20 = lt.i64 r2, r3
+	branch r20, b14, b12
+b14: # index (checked)
+	r21 = move.i64 r2
+	jump b15
+b15: # rangeint.body (checked)
+	checkindex r21, r8, site 0
+	r22 = elemaddr r7, r21, 4
+	r23 = load.f32 r22
+	checkindex r21, r12, site 1
+	r24 = elemaddr r11, r21, 4
+	r25 = load.f32 r24
+	r26 = add.f32 r23, r25
+	checkindex r21, r17, site 2
+	r27 = elemaddr r16, r21, 4
+	store.f32 r27, r26
 	jump b16
-b16: # rangeint.body (checked)
-	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
-	r9 = load.f32 r6
-	checkindex r5, r12, site 1
-	r10 = elemaddr r11, r5, 4
-	r13 = load.f32 r10
-	r14 = add.f32 r9, r13
-	checkindex r5, r17, site 2
-	r15 = elemaddr r16, r5, 4
-	store.f32 r15, r14
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b17, b13
-b17: # latch (checked)
+b16: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b14
+	jump b13
 `

@@ -107,13 +107,13 @@ const qdPTX = `//
 	.param .u64 Mandelbrot_0_param_9
 )
 {
-	.reg .pred %p<70>;
-	.reg .pred %pt<8>;
-	.reg .b32 %r<42>;
+	.reg .pred %p<122>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<121>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<69>;
+	.reg .b64 %rd<116>;
 	.reg .b64 %rdt<6>;
-	.reg .f64 %fd<41>;
+	.reg .f64 %fd<73>;
 
 $L_0:
 	ld.param.s64 %rd4, [Mandelbrot_0_param_2];
@@ -137,161 +137,144 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd77, %rd44;
+	mov.b64 %rd78, %rd2;
+	mov.b64 %rd79, %rd78;
+	setp.lt.u64 %p80, %rd79, %rd77;
+	mov.b64 %rd81, %rd3;
+	add.u64 %rd82, %rd81, 4611686018427387904;
+	setp.le.u64 %p83, %rd82, 9223372036854775808U;
+	sub.u64 %rd84, %rd81, 1;
+	mov.b64 %rd85, %rd2;
+	sub.u64 %rd86, %rd84, %rd85;
+	sub.u64 %rd87, %rd77, 1;
+	sub.u64 %rd88, %rd87, %rd79;
+	setp.le.u64 %p89, %rd86, %rd88;
+	@!%p80 bra $L_34;
 $L_2:
-	mov.b64 %rd47, %rd44;
-	mov.b64 %rd48, %rd2;
-	mov.b64 %rd49, %rd48;
-	setp.lt.u64 %p50, %rd49, %rd47;
-	mov.b64 %rd51, %rd3;
-	add.u64 %rd52, %rd51, 4611686018427387904;
-	setp.le.u64 %p53, %rd52, 9223372036854775808U;
-	sub.u64 %rd54, %rd51, 1;
-	mov.b64 %rd55, %rd2;
-	sub.u64 %rd56, %rd54, %rd55;
-	sub.u64 %rd57, %rd47, 1;
-	sub.u64 %rd58, %rd57, %rd49;
-	setp.le.u64 %p59, %rd56, %rd58;
-	@!%p50 bra $L_31;
+	@!%p83 bra $L_34;
 $L_3:
-	@!%p53 bra $L_31;
+	@!%p89 bra $L_34;
 $L_4:
-	@!%p59 bra $L_31;
+	sub.rn.f64 %fd10, %fd11, %fd12;
+	cvt.rn.f64.s64 %fd15, %rd4;
+	sub.rn.f64 %fd18, %fd19, %fd20;
+	cvt.rn.f64.s64 %fd23, %rd5;
 $L_5:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_16;
+	@!%p6 bra $L_33;
 $L_6:
 	mov.b64 %rd7, %rd2;
 $L_7:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	setp.eq.s64 %pt1, %rd4, -1;
-	rem.s64 %rd8, %rd7, %rd4;
-	selp.b64 %rd8, 0, %rd8, %pt1;
-	setp.eq.s64 %pt2, %rd4, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd9, %rd7, %rd4;
-	selp.b64 %rd9, %rdt3, %rd9, %pt2;
-	sub.rn.f64 %fd10, %fd11, %fd12;
+	mov.b64 %rd105, %rd7;
+	mov.b64 %rd106, %rd4;
+	or.b64 %rd107, %rd105, %rd106;
+	shr.u64 %rd108, %rd107, 32;
+	setp.eq.u64 %p109, %rd108, 0;
+	@!%p109 bra $L_32;
+$L_8:
+	cvt.u32.u64 %r110, %rd7;
+	cvt.u32.u64 %r111, %rd4;
+	div.u32 %r112, %r110, %r111;
+	mul.lo.u32 %r114, %r112, %r111;
+	sub.u32 %r113, %r110, %r114;
+	cvt.u64.u32 %rd103, %r112;
+	cvt.u64.u32 %rd104, %r113;
+$L_9:
+	mov.b64 %rd8, %rd104;
+	mov.b64 %rd9, %rd103;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
-	cvt.rn.f64.s64 %fd15, %rd4;
 	div.rn.f64 %fd16, %fd14, %fd15;
 	add.rn.f64 %fd17, %fd12, %fd16;
-	sub.rn.f64 %fd18, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd21, %rd9;
 	mul.rn.f64 %fd22, %fd18, %fd21;
-	cvt.rn.f64.s64 %fd23, %rd5;
 	div.rn.f64 %fd24, %fd22, %fd23;
 	add.rn.f64 %fd25, %fd20, %fd24;
-$L_8:
+$L_10:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_9:
-	cvt.s64.s32 %rd60, %r27;
-	max.s64 %rd61, %rd60, -9223372036854775805;
-	sub.s64 %rd62, %rd61, 3;
-$L_10:
-	cvt.s64.s32 %rd63, %r30;
-	setp.lt.s64 %p64, %rd63, %rd62;
-	@!%p64 bra $L_27;
 $L_11:
-	setp.lt.s32 %p31, %r30, %r27;
+	max.s32 %r116, %r27, -2147483645;
+	sub.s32 %r117, %r116, 3;
 $L_12:
+	setp.lt.s32 %p118, %r30, %r117;
+	@!%p118 bra $L_28;
+$L_13:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_14:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_17;
-$L_13:
+	@!%p35 bra $L_18;
+$L_15:
 	mov.b32 %r26, %r30;
-$L_14:
+$L_16:
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
-	add.s64 %rd45, %rd7, 1;
-	setp.lt.s64 %p46, %rd45, %rd3;
-	@!%p46 bra $L_16;
-$L_15:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
-$L_16:
-	ret;
-$L_17:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
 $L_18:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_19:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_13;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_20:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_15;
 $L_21:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_22:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_13;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_23:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_15;
 $L_24:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_25:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_13;
-$L_26:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
-	bra.uni $L_10;
-$L_27:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_30;
-$L_28:
+$L_26:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_13;
-$L_29:
+	@%p35 bra $L_15;
+$L_27:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -301,158 +284,202 @@ $L_29:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_27;
+	bra.uni $L_12;
+$L_28:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_31;
+$L_29:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_15;
 $L_30:
-	mov.b32 %r26, %r27;
-	bra.uni $L_14;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_28;
 $L_31:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_16;
+	mov.b32 %r26, %r27;
+	bra.uni $L_16;
 $L_32:
-	mov.b64 %rd7, %rd2;
+	setp.eq.s64 %pt1, %rd4, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd103, %rd7, %rd4;
+	selp.b64 %rd103, %rdt3, %rd103, %pt1;
+	mul.lo.s64 %rd115, %rd103, %rd4;
+	sub.s64 %rd104, %rd7, %rd115;
+	bra.uni $L_9;
 $L_33:
-	setp.eq.s64 %pt3, %rd4, 0;
-	@%pt3 bra $Lfault_1;
-	setp.eq.s64 %pt4, %rd4, -1;
-	rem.s64 %rd8, %rd7, %rd4;
-	selp.b64 %rd8, 0, %rd8, %pt4;
-	setp.eq.s64 %pt5, %rd4, -1;
-	neg.s64 %rdt4, %rd7;
-	div.s64 %rd9, %rd7, %rd4;
-	selp.b64 %rd9, %rdt4, %rd9, %pt5;
-	sub.rn.f64 %fd10, %fd11, %fd12;
-	cvt.rn.f64.s64 %fd13, %rd8;
-	mul.rn.f64 %fd14, %fd10, %fd13;
-	cvt.rn.f64.s64 %fd15, %rd4;
-	div.rn.f64 %fd16, %fd14, %fd15;
-	add.rn.f64 %fd17, %fd12, %fd16;
-	sub.rn.f64 %fd18, %fd19, %fd20;
-	cvt.rn.f64.s64 %fd21, %rd9;
-	mul.rn.f64 %fd22, %fd18, %fd21;
-	cvt.rn.f64.s64 %fd23, %rd5;
-	div.rn.f64 %fd24, %fd22, %fd23;
-	add.rn.f64 %fd25, %fd20, %fd24;
+	ret;
 $L_34:
+	sub.rn.f64 %fd51, %fd11, %fd12;
+	cvt.rn.f64.s64 %fd54, %rd4;
+	sub.rn.f64 %fd57, %fd19, %fd20;
+	cvt.rn.f64.s64 %fd60, %rd5;
+$L_35:
+	setp.lt.s64 %p47, %rd2, %rd3;
+	@!%p47 bra $L_33;
+$L_36:
+	mov.b64 %rd48, %rd2;
+$L_37:
+	setp.eq.s64 %pt2, %rd4, 0;
+	@%pt2 bra $Lfault_1;
+	mov.b64 %rd92, %rd48;
+	mov.b64 %rd93, %rd4;
+	or.b64 %rd94, %rd92, %rd93;
+	shr.u64 %rd95, %rd94, 32;
+	setp.eq.u64 %p96, %rd95, 0;
+	@!%p96 bra $L_62;
+$L_38:
+	cvt.u32.u64 %r97, %rd48;
+	cvt.u32.u64 %r98, %rd4;
+	div.u32 %r99, %r97, %r98;
+	mul.lo.u32 %r101, %r99, %r98;
+	sub.u32 %r100, %r97, %r101;
+	cvt.u64.u32 %rd90, %r99;
+	cvt.u64.u32 %rd91, %r100;
+$L_39:
+	mov.b64 %rd49, %rd91;
+	mov.b64 %rd50, %rd90;
+	cvt.rn.f64.s64 %fd52, %rd49;
+	mul.rn.f64 %fd53, %fd51, %fd52;
+	div.rn.f64 %fd55, %fd53, %fd54;
+	add.rn.f64 %fd56, %fd12, %fd55;
+	cvt.rn.f64.s64 %fd58, %rd50;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	div.rn.f64 %fd61, %fd59, %fd60;
+	add.rn.f64 %fd62, %fd20, %fd61;
+$L_40:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_35:
-	cvt.s64.s32 %rd65, %r27;
-	max.s64 %rd66, %rd65, -9223372036854775805;
-	sub.s64 %rd67, %rd66, 3;
-$L_36:
-	cvt.s64.s32 %rd68, %r30;
-	setp.lt.s64 %p69, %rd68, %rd67;
-	@!%p69 bra $L_52;
-$L_37:
-	setp.lt.s32 %p31, %r30, %r27;
-$L_38:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_42;
-$L_39:
-	mov.b32 %r26, %r30;
-$L_40:
-	setp.ge.u64 %pt6, %rd7, %rd44;
-	@%pt6 bra $Lfault_2;
-	mad.lo.s64 %rd42, %rd7, 4, %rd43;
-	st.global.s32 [%rd42], %r26;
-	add.s64 %rd45, %rd7, 1;
-	setp.lt.s64 %p46, %rd45, %rd3;
-	@!%p46 bra $L_16;
 $L_41:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_31;
+	max.s32 %r119, %r27, -2147483645;
+	sub.s32 %r120, %r119, 3;
 $L_42:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	setp.lt.s32 %p121, %r30, %r120;
+	@!%p121 bra $L_58;
 $L_43:
-	setp.lt.s32 %p31, %r30, %r27;
+	setp.lt.s32 %p63, %r30, %r27;
 $L_44:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_39;
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@!%p67 bra $L_48;
 $L_45:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mov.b32 %r26, %r30;
 $L_46:
-	setp.lt.s32 %p31, %r30, %r27;
+	setp.ge.u64 %pt3, %rd48, %rd44;
+	@%pt3 bra $Lfault_2;
+	mad.lo.s64 %rd74, %rd48, 4, %rd43;
+	st.global.s32 [%rd74], %r26;
 $L_47:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_39;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_35;
 $L_48:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
 $L_49:
-	setp.lt.s32 %p31, %r30, %r27;
+	setp.lt.s32 %p63, %r30, %r27;
 $L_50:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_39;
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
 $L_51:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
-	bra.uni $L_36;
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
 $L_52:
-	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_55;
+	setp.lt.s32 %p63, %r30, %r27;
 $L_53:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_39;
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
 $L_54:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
-	bra.uni $L_52;
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
 $L_55:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_56:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
+$L_57:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+	bra.uni $L_42;
+$L_58:
+	setp.lt.s32 %p63, %r30, %r27;
+	@!%p63 bra $L_61;
+$L_59:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
+$L_60:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+	bra.uni $L_58;
+$L_61:
 	mov.b32 %r26, %r27;
-	bra.uni $L_40;
+	bra.uni $L_46;
+$L_62:
+	setp.eq.s64 %pt4, %rd4, -1;
+	neg.s64 %rdt4, %rd48;
+	div.s64 %rd90, %rd48, %rd4;
+	selp.b64 %rd90, %rdt4, %rd90, %pt4;
+	mul.lo.s64 %rd102, %rd90, %rd4;
+	sub.s64 %rd91, %rd48, %rd102;
+	bra.uni $L_39;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -465,7 +492,7 @@ $Lfault_1:
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd48;
 	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault:
@@ -474,8 +501,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt7, %rt8, %rt6;
-	@%pt7 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt5+8], 0;
 	st.global.u32 [%rdt5+12], %rt5;
 	st.global.u64 [%rdt5+16], %rdt1;
@@ -508,88 +535,98 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r77 = convert.u64.i64 r44
+	r78 = move.i64 r2
+	r79 = convert.u64.i64 r78
+	r80 = lt.u64 r79, r77
+	r81 = convert.u64.i64 r3
+	r82 = add.u64 r81, 4611686018427387904
+	r83 = le.u64 r82, 9223372036854775808
+	r84 = sub.u64 r81, 1
+	r85 = convert.u64.i64 r2
+	r86 = sub.u64 r84, r85
+	r87 = sub.u64 r77, 1
+	r88 = sub.u64 r87, r79
+	r89 = le.u64 r86, r88
+	branch r80, b2, b34
 b2: # checks
-	r47 = convert.u64.i64 r44
-	r48 = move.i64 r2
-	r49 = convert.u64.i64 r48
-	r50 = lt.u64 r49, r47
-	r51 = convert.u64.i64 r3
-	r52 = add.u64 r51, 4611686018427387904
-	r53 = le.u64 r52, 9223372036854775808
-	r54 = sub.u64 r51, 1
-	r55 = convert.u64.i64 r2
-	r56 = sub.u64 r54, r55
-	r57 = sub.u64 r47, 1
-	r58 = sub.u64 r57, r49
-	r59 = le.u64 r56, r58
-	branch r50, b3, b31
+	branch r83, b3, b34
 b3: # checks
-	branch r53, b4, b31
-b4: # checks
-	branch r59, b5, b31
+	branch r89, b4, b34
+b4: # preheader
+	r10 = sub.f64 r11, r12
+	r15 = convert.f64.i64 r4
+	r18 = sub.f64 r19, r20
+	r23 = convert.f64.i64 r5
+	jump b5
 b5: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b6, b16
+	branch r6, b6, b33
 b6: # index
 	r7 = move.i64 r2
 	jump b7
 b7: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r8 = rem.i64 r7, r4
-	r9 = div.i64 r7, r4
-	r10 = sub.f64 r11, r12
+	r105 = convert.u64.i64 r7
+	r106 = convert.u64.i64 r4
+	r107 = or.u64 r105, r106
+	r108 = shr.u64.u32 r107, 32
+	r109 = eq.u64 r108, 0
+	branch r109, b8, b32
+b8: # divide in 32 bits
+	r110 = convert.u32.i64 r7
+	r111 = convert.u32.i64 r4
+	r112 = div.u32 r110, r111
+	r114 = mul.u32 r112, r111
+	r113 = sub.u32 r110, r114
+	r103 = convert.i64.u32 r112
+	r104 = convert.i64.u32 r113
+	jump b9
+b9: # rangeint.body
+	r8 = move.i64 r104
+	r9 = move.i64 r103
 	r13 = convert.f64.i64 r8
 	r14 = mul.f64 r10, r13
-	r15 = convert.f64.i64 r4
 	r16 = div.f64 r14, r15
 	r17 = add.f64 r12, r16
-	r18 = sub.f64 r19, r20
 	r21 = convert.f64.i64 r9
 	r22 = mul.f64 r18, r21
-	r23 = convert.f64.i64 r5
 	r24 = div.f64 r22, r23
 	r25 = add.f64 r20, r24
-	jump b8
-b8: # escape.entry
+	jump b10
+b10: # escape.entry
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b9
-b9: # unroll setup
-	r60 = convert.i64.i32 r27
-	r61 = max.i64 r60, -9223372036854775805
-	r62 = sub.i64 r61, 3
-	jump b10
-b10: # unroll guard
-	r63 = convert.i64.i32 r30
-	r64 = lt.i64 r63, r62
-	branch r64, b11, b27
-b11: # escape.for.loop (unrolled 0)
-	r31 = lt.i32 r30, r27
+	jump b11
+b11: # unroll setup
+	r116 = max.i32 r27, -2147483645
+	r117 = sub.i32 r116, 3
 	jump b12
-b12: # escape.for.body (unrolled 0)
+b12: # unroll guard
+	r118 = lt.i32 r30, r117
+	branch r118, b13, b28
+b13: # escape.for.loop (unrolled 0)
+	r31 = lt.i32 r30, r27
+	jump b14
+b14: # escape.for.body (unrolled 0)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b13, b17
-b13: # escape.if.then
+	branch r35, b15, b18
+b15: # escape.if.then
 	r26 = move.i32 r30
-	jump b14
-b14: # escape.return
+	jump b16
+b16: # escape.return
 	r42 = elemaddr r43, r7, 4
 	store.i32 r42, r26
-	r45 = add.i64 r7, 1
-	r46 = lt.i64 r45, r3
-	branch r46, b15, b16
-b15: # latch
+	jump b17
+b17: # latch
 	r2 = add.i64 r2, r1
 	jump b5
-b16: # exit
-	return
-b17: # escape.if.done (unrolled 0)
+b18: # escape.if.done (unrolled 0)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -599,17 +636,17 @@ b17: # escape.if.done (unrolled 0)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b18
-b18: # escape.for.loop (unrolled 1)
-	r31 = lt.i32 r30, r27
 	jump b19
-b19: # escape.for.body (unrolled 1)
+b19: # escape.for.loop (unrolled 1)
+	r31 = lt.i32 r30, r27
+	jump b20
+b20: # escape.for.body (unrolled 1)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b13, b20
-b20: # escape.if.done (unrolled 1)
+	branch r35, b15, b21
+b21: # escape.if.done (unrolled 1)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -619,17 +656,17 @@ b20: # escape.if.done (unrolled 1)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b21
-b21: # escape.for.loop (unrolled 2)
-	r31 = lt.i32 r30, r27
 	jump b22
-b22: # escape.for.body (unrolled 2)
+b22: # escape.for.loop (unrolled 2)
+	r31 = lt.i32 r30, r27
+	jump b23
+b23: # escape.for.body (unrolled 2)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b13, b23
-b23: # escape.if.done (unrolled 2)
+	branch r35, b15, b24
+b24: # escape.if.done (unrolled 2)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -639,37 +676,17 @@ b23: # escape.if.done (unrolled 2)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b24
-b24: # escape.for.loop (unrolled 3)
-	r31 = lt.i32 r30, r27
 	jump b25
-b25: # escape.for.body (unrolled 3)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b13, b26
-b26: # escape.if.done (unrolled 3)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b10
-b27: # escape.for.loop
+b25: # escape.for.loop (unrolled 3)
 	r31 = lt.i32 r30, r27
-	branch r31, b28, b30
-b28: # escape.for.body
+	jump b26
+b26: # escape.for.body (unrolled 3)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b13, b29
-b29: # escape.if.done
+	branch r35, b15, b27
+b27: # escape.if.done (unrolled 3)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -679,161 +696,207 @@ b29: # escape.if.done
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b27
-b30: # escape.for.done
+	jump b12
+b28: # escape.for.loop
+	r31 = lt.i32 r30, r27
+	branch r31, b29, b31
+b29: # escape.for.body
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b15, b30
+b30: # escape.if.done
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b28
+b31: # escape.for.done
 	r26 = move.i32 r27
-	jump b14
-b31: # head (checked)
-	r6 = lt.i64 r2, r3
-	branch r6, b32, b16
-b32: # index (checked)
-	r7 = move.i64 r2
-	jump b33
-b33: # rangeint.body (checked)
+	jump b16
+b32: # divide in 64 bits
+	r103 = div.i64 r7, r4
+	r115 = mul.i64 r103, r4
+	r104 = sub.i64 r7, r115
+	jump b9
+b33: # exit
+	return
+b34: # preheader
+	r51 = sub.f64 r11, r12
+	r54 = convert.f64.i64 r4
+	r57 = sub.f64 r19, r20
+	r60 = convert.f64.i64 r5
+	jump b35
+b35: # head (checked)
+	r47 = lt.i64 r2, r3
+	branch r47, b36, b33
+b36: # index (checked)
+	r48 = move.i64 r2
+	jump b37
+b37: # rangeint.body (checked)
 	checkdiv.i64 r4, site 0
-	r8 = rem.i64 r7, r4
-	r9 = div.i64 r7, r4
-	r10 = sub.f64 r11, r12
-	r13 = convert.f64.i64 r8
-	r14 = mul.f64 r10, r13
-	r15 = convert.f64.i64 r4
-	r16 = div.f64 r14, r15
-	r17 = add.f64 r12, r16
-	r18 = sub.f64 r19, r20
-	r21 = convert.f64.i64 r9
-	r22 = mul.f64 r18, r21
-	r23 = convert.f64.i64 r5
-	r24 = div.f64 r22, r23
-	r25 = add.f64 r20, r24
-	jump b34
-b34: # escape.entry (checked)
+	r92 = convert.u64.i64 r48
+	r93 = convert.u64.i64 r4
+	r94 = or.u64 r92, r93
+	r95 = shr.u64.u32 r94, 32
+	r96 = eq.u64 r95, 0
+	branch r96, b38, b62
+b38: # divide in 32 bits
+	r97 = convert.u32.i64 r48
+	r98 = convert.u32.i64 r4
+	r99 = div.u32 r97, r98
+	r101 = mul.u32 r99, r98
+	r100 = sub.u32 r97, r101
+	r90 = convert.i64.u32 r99
+	r91 = convert.i64.u32 r100
+	jump b39
+b39: # rangeint.body (checked)
+	r49 = move.i64 r91
+	r50 = move.i64 r90
+	r52 = convert.f64.i64 r49
+	r53 = mul.f64 r51, r52
+	r55 = div.f64 r53, r54
+	r56 = add.f64 r12, r55
+	r58 = convert.f64.i64 r50
+	r59 = mul.f64 r57, r58
+	r61 = div.f64 r59, r60
+	r62 = add.f64 r20, r61
+	jump b40
+b40: # escape.entry (checked)
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b35
-b35: # unroll setup
-	r65 = convert.i64.i32 r27
-	r66 = max.i64 r65, -9223372036854775805
-	r67 = sub.i64 r66, 3
-	jump b36
-b36: # unroll guard
-	r68 = convert.i64.i32 r30
-	r69 = lt.i64 r68, r67
-	branch r69, b37, b52
-b37: # escape.for.loop (checked) (unrolled 0)
-	r31 = lt.i32 r30, r27
-	jump b38
-b38: # escape.for.body (checked) (unrolled 0)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b39, b42
-b39: # escape.if.then (checked)
-	r26 = move.i32 r30
-	jump b40
-b40: # escape.return (checked)
-	checkindex r7, r44, site 2
-	r42 = elemaddr r43, r7, 4
-	store.i32 r42, r26
-	r45 = add.i64 r7, 1
-	r46 = lt.i64 r45, r3
-	branch r46, b41, b16
-b41: # latch (checked)
-	r2 = add.i64 r2, r1
-	jump b31
-b42: # escape.if.done (checked) (unrolled 0)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b43
-b43: # escape.for.loop (checked) (unrolled 1)
-	r31 = lt.i32 r30, r27
+	jump b41
+b41: # unroll setup
+	r119 = max.i32 r27, -2147483645
+	r120 = sub.i32 r119, 3
+	jump b42
+b42: # unroll guard
+	r121 = lt.i32 r30, r120
+	branch r121, b43, b58
+b43: # escape.for.loop (checked) (unrolled 0)
+	r63 = lt.i32 r30, r27
 	jump b44
-b44: # escape.for.body (checked) (unrolled 1)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b39, b45
-b45: # escape.if.done (checked) (unrolled 1)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
+b44: # escape.for.body (checked) (unrolled 0)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b48
+b45: # escape.if.then (checked)
+	r26 = move.i32 r30
 	jump b46
-b46: # escape.for.loop (checked) (unrolled 2)
-	r31 = lt.i32 r30, r27
+b46: # escape.return (checked)
+	checkindex r48, r44, site 2
+	r74 = elemaddr r43, r48, 4
+	store.i32 r74, r26
 	jump b47
-b47: # escape.for.body (checked) (unrolled 2)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b39, b48
-b48: # escape.if.done (checked) (unrolled 2)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
+b47: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b35
+b48: # escape.if.done (checked) (unrolled 0)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
 	jump b49
-b49: # escape.for.loop (checked) (unrolled 3)
-	r31 = lt.i32 r30, r27
+b49: # escape.for.loop (checked) (unrolled 1)
+	r63 = lt.i32 r30, r27
 	jump b50
-b50: # escape.for.body (checked) (unrolled 3)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b39, b51
-b51: # escape.if.done (checked) (unrolled 3)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b36
-b52: # escape.for.loop (checked)
-	r31 = lt.i32 r30, r27
-	branch r31, b53, b55
-b53: # escape.for.body (checked)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b39, b54
-b54: # escape.if.done (checked)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
+b50: # escape.for.body (checked) (unrolled 1)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b51
+b51: # escape.if.done (checked) (unrolled 1)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
 	jump b52
-b55: # escape.for.done (checked)
+b52: # escape.for.loop (checked) (unrolled 2)
+	r63 = lt.i32 r30, r27
+	jump b53
+b53: # escape.for.body (checked) (unrolled 2)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b54
+b54: # escape.if.done (checked) (unrolled 2)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b55
+b55: # escape.for.loop (checked) (unrolled 3)
+	r63 = lt.i32 r30, r27
+	jump b56
+b56: # escape.for.body (checked) (unrolled 3)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b57
+b57: # escape.if.done (checked) (unrolled 3)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b42
+b58: # escape.for.loop (checked)
+	r63 = lt.i32 r30, r27
+	branch r63, b59, b61
+b59: # escape.for.body (checked)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b60
+b60: # escape.if.done (checked)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b58
+b61: # escape.for.done (checked)
 	r26 = move.i32 r27
-	jump b40
+	jump b46
+b62: # divide in 64 bits
+	r90 = div.i64 r48, r4
+	r102 = mul.i64 r90, r4
+	r91 = sub.i64 r48, r102
+	jump b39
 `

@@ -92,12 +92,12 @@ const qdPTX = `//
 	.param .u64 Transform_0_param_5
 )
 {
-	.reg .pred %p<52>;
+	.reg .pred %p<69>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<51>;
+	.reg .b64 %rd<68>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<26>;
+	.reg .f32 %f<45>;
 	.reg .f64 %fd<22>;
 
 $L_0:
@@ -120,27 +120,28 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd48, %rd30;
+	mov.b64 %rd49, %rd2;
+	add.s64 %rd50, %rd49, 1;
+	mov.b64 %rd51, %rd50;
+	setp.lt.u64 %p52, %rd51, %rd48;
+	mov.b64 %rd53, %rd3;
+	add.u64 %rd54, %rd53, 18446744073709551615U;
+	add.u64 %rd55, %rd54, 4611686018427387904;
+	setp.le.u64 %p56, %rd55, 9223372036854775808U;
+	sub.u64 %rd57, %rd54, 1;
+	mov.b64 %rd58, %rd2;
+	sub.u64 %rd59, %rd57, %rd58;
+	sub.u64 %rd60, %rd48, 1;
+	sub.u64 %rd61, %rd60, %rd51;
+	setp.le.u64 %p62, %rd59, %rd61;
+	@!%p52 bra $L_27;
 $L_2:
-	mov.b64 %rd31, %rd30;
-	mov.b64 %rd32, %rd2;
-	add.s64 %rd33, %rd32, 1;
-	mov.b64 %rd34, %rd33;
-	setp.lt.u64 %p35, %rd34, %rd31;
-	mov.b64 %rd36, %rd3;
-	add.u64 %rd37, %rd36, 18446744073709551615U;
-	add.u64 %rd38, %rd37, 4611686018427387904;
-	setp.le.u64 %p39, %rd38, 9223372036854775808U;
-	sub.u64 %rd40, %rd37, 1;
-	mov.b64 %rd41, %rd2;
-	sub.u64 %rd42, %rd40, %rd41;
-	sub.u64 %rd43, %rd31, 1;
-	sub.u64 %rd44, %rd43, %rd34;
-	setp.le.u64 %p45, %rd42, %rd44;
-	@!%p35 bra $L_27;
+	@!%p56 bra $L_27;
 $L_3:
-	@!%p39 bra $L_27;
+	@!%p62 bra $L_27;
 $L_4:
-	@!%p45 bra $L_27;
+	setp.gt.s64 %p13, %rd14, 0;
 $L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -149,22 +150,19 @@ $L_6:
 	mov.b64 %rd8, %rd2;
 $L_7:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_26;
 $L_8:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
-	setp.gt.s64 %p13, %rd14, 0;
 	@!%p13 bra $L_25;
 $L_9:
 	mov.f32 %f15, %f12;
 	mov.b64 %rd16, 0;
 $L_10:
-	max.s64 %rd46, %rd14, -9223372036854775804;
-	sub.s64 %rd47, %rd46, 4;
+	max.s64 %rd63, %rd14, -9223372036854775804;
+	sub.s64 %rd64, %rd63, 4;
 $L_11:
-	setp.lt.s64 %p48, %rd16, %rd47;
-	@!%p48 bra $L_20;
+	setp.lt.s64 %p65, %rd16, %rd64;
+	@!%p65 bra $L_20;
 $L_12:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -242,108 +240,107 @@ $L_25:
 $L_26:
 	ret;
 $L_27:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_26;
+	setp.gt.s64 %p38, %rd14, 0;
 $L_28:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd31, %rd2, 1;
+	setp.lt.s64 %p32, %rd31, %rd3;
+	@!%p32 bra $L_26;
 $L_29:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_26;
+	mov.b64 %rd33, %rd2;
 $L_30:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
-	ld.global.f32 %f12, [%rd11];
-	setp.gt.s64 %p13, %rd14, 0;
-	@!%p13 bra $L_47;
+	add.s64 %rd34, %rd33, 1;
 $L_31:
-	mov.f32 %f15, %f12;
-	mov.b64 %rd16, 0;
+	mad.lo.s64 %rd36, %rd34, 4, %rd4;
+	ld.global.f32 %f37, [%rd36];
+	@!%p38 bra $L_48;
 $L_32:
-	max.s64 %rd49, %rd14, -9223372036854775804;
-	sub.s64 %rd50, %rd49, 4;
+	mov.f32 %f15, %f37;
+	mov.b64 %rd16, 0;
 $L_33:
-	setp.lt.s64 %p51, %rd16, %rd50;
-	@!%p51 bra $L_42;
+	max.s64 %rd66, %rd14, -9223372036854775804;
+	sub.s64 %rd67, %rd66, 4;
 $L_34:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	setp.lt.s64 %p68, %rd16, %rd67;
+	@!%p68 bra $L_43;
 $L_35:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
 $L_36:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
 $L_37:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
 $L_38:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
 $L_39:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
 $L_40:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
 $L_41:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
-	bra.uni $L_33;
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
 $L_42:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
-	@!%p27 bra $L_44;
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_34;
 $L_43:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
-	bra.uni $L_42;
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+	@!%p46 bra $L_45;
 $L_44:
-	mov.f32 %f17, %f25;
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_43;
 $L_45:
-	setp.ge.u64 %pt0, %rd9, %rd30;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd28, %rd9, 4, %rd29;
-	st.global.f32 [%rd28], %f17;
+	mov.f32 %f17, %f44;
 $L_46:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_27;
+	setp.ge.u64 %pt0, %rd34, %rd30;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd47, %rd34, 4, %rd29;
+	st.global.f32 [%rd47], %f17;
 $L_47:
-	mov.f32 %f17, %f12;
-	bra.uni $L_45;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_28;
+$L_48:
+	mov.f32 %f17, %f37;
+	bra.uni $L_46;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd34;
 	mov.b64 %rdt2, %rd30;
 	bra.uni $Lfault;
 $Lfault:
@@ -381,28 +378,29 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b2
+	r48 = convert.u64.i64 r30
+	r49 = move.i64 r2
+	r50 = add.i64 r49, 1
+	r51 = convert.u64.i64 r50
+	r52 = lt.u64 r51, r48
+	r53 = convert.u64.i64 r3
+	r54 = add.u64 r53, 18446744073709551615
+	r55 = add.u64 r54, 4611686018427387904
+	r56 = le.u64 r55, 9223372036854775808
+	r57 = sub.u64 r54, 1
+	r58 = convert.u64.i64 r2
+	r59 = sub.u64 r57, r58
+	r60 = sub.u64 r48, 1
+	r61 = sub.u64 r60, r51
+	r62 = le.u64 r59, r61
+	branch r52, b2, b27
 b2: # checks
-	r31 = convert.u64.i64 r30
-	r32 = move.i64 r2
-	r33 = add.i64 r32, 1
-	r34 = convert.u64.i64 r33
-	r35 = lt.u64 r34, r31
-	r36 = convert.u64.i64 r3
-	r37 = add.u64 r36, 18446744073709551615
-	r38 = add.u64 r37, 4611686018427387904
-	r39 = le.u64 r38, 9223372036854775808
-	r40 = sub.u64 r37, 1
-	r41 = convert.u64.i64 r2
-	r42 = sub.u64 r40, r41
-	r43 = sub.u64 r31, 1
-	r44 = sub.u64 r43, r34
-	r45 = le.u64 r42, r44
-	branch r35, b3, b27
+	branch r56, b3, b27
 b3: # checks
-	branch r39, b4, b27
-b4: # checks
-	branch r45, b5, b27
+	branch r62, b4, b27
+b4: # preheader
+	r13 = gt.i64 r14, 0
+	jump b5
 b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
@@ -412,24 +410,22 @@ b6: # index
 	jump b7
 b7: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b8, b26
+	jump b8
 b8: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
-	r13 = gt.i64 r14, 0
 	branch r13, b9, b25
 b9: # edge 2→4
 	r15 = move.f32 r12
 	r16 = move.i64 0
 	jump b10
 b10: # unroll setup
-	r46 = max.i64 r14, -9223372036854775804
-	r47 = sub.i64 r46, 4
+	r63 = max.i64 r14, -9223372036854775804
+	r64 = sub.i64 r63, 4
 	jump b11
 b11: # unroll guard
-	r48 = lt.i64 r16, r47
-	branch r48, b12, b20
+	r65 = lt.i64 r16, r64
+	branch r65, b12, b20
 b12: # rangeint.body (unrolled 0)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
@@ -515,115 +511,116 @@ b25: # edge 2→5
 	jump b23
 b26: # exit
 	return
-b27: # head (checked)
-	r6 = add.i64 r2, 1
-	r7 = lt.i64 r6, r3
-	branch r7, b28, b26
-b28: # index (checked)
-	r8 = move.i64 r2
-	jump b29
-b29: # rangeindex.loop (checked)
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b30, b26
-b30: # rangeindex.body (checked)
-	r11 = elemaddr r4, r9, 4
-	r12 = load.f32 r11
-	r13 = gt.i64 r14, 0
-	branch r13, b31, b47
-b31: # edge 2→4 (checked)
-	r15 = move.f32 r12
+b27: # preheader
+	r38 = gt.i64 r14, 0
+	jump b28
+b28: # head (checked)
+	r31 = add.i64 r2, 1
+	r32 = lt.i64 r31, r3
+	branch r32, b29, b26
+b29: # index (checked)
+	r33 = move.i64 r2
+	jump b30
+b30: # rangeindex.loop (checked)
+	r34 = add.i64 r33, 1
+	jump b31
+b31: # rangeindex.body (checked)
+	r36 = elemaddr r4, r34, 4
+	r37 = load.f32 r36
+	branch r38, b32, b48
+b32: # edge 2→4 (checked)
+	r15 = move.f32 r37
 	r16 = move.i64 0
-	jump b32
-b32: # unroll setup
-	r49 = max.i64 r14, -9223372036854775804
-	r50 = sub.i64 r49, 4
 	jump b33
-b33: # unroll guard
-	r51 = lt.i64 r16, r50
-	branch r51, b34, b42
-b34: # rangeint.body (checked) (unrolled 0)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
-	jump b35
-b35: # edge 4→4 (checked) (unrolled 0)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
+b33: # unroll setup
+	r66 = max.i64 r14, -9223372036854775804
+	r67 = sub.i64 r66, 4
+	jump b34
+b34: # unroll guard
+	r68 = lt.i64 r16, r67
+	branch r68, b35, b43
+b35: # rangeint.body (checked) (unrolled 0)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
 	jump b36
-b36: # rangeint.body (checked) (unrolled 1)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
+b36: # edge 4→4 (checked) (unrolled 0)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
 	jump b37
-b37: # edge 4→4 (checked) (unrolled 1)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
+b37: # rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
 	jump b38
-b38: # rangeint.body (checked) (unrolled 2)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
+b38: # edge 4→4 (checked) (unrolled 1)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
 	jump b39
-b39: # edge 4→4 (checked) (unrolled 2)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
+b39: # rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
 	jump b40
-b40: # rangeint.body (checked) (unrolled 3)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
+b40: # edge 4→4 (checked) (unrolled 2)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
 	jump b41
-b41: # edge 4→4 (checked) (unrolled 3)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
-	jump b33
-b42: # rangeint.body (checked)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
-	branch r27, b43, b44
-b43: # edge 4→4 (checked)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
+b41: # rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
 	jump b42
-b44: # edge 4→5 (checked)
-	r17 = move.f32 r25
-	jump b45
-b45: # rangeint.done (checked)
-	checkindex r9, r30, site 0
-	r28 = elemaddr r29, r9, 4
-	store.f32 r28, r17
+b42: # edge 4→4 (checked) (unrolled 3)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b34
+b43: # rangeint.body (checked)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	branch r46, b44, b45
+b44: # edge 4→4 (checked)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b43
+b45: # edge 4→5 (checked)
+	r17 = move.f32 r44
 	jump b46
-b46: # latch (checked)
+b46: # rangeint.done (checked)
+	checkindex r34, r30, site 0
+	r47 = elemaddr r29, r34, 4
+	store.f32 r47, r17
+	jump b47
+b47: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b27
-b47: # edge 2→5 (checked)
-	r17 = move.f32 r12
-	jump b45
+	jump b28
+b48: # edge 2→5 (checked)
+	r17 = move.f32 r37
+	jump b46
 `

@@ -100,12 +100,12 @@ const qdPTX = `//
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<49>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<48>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<28>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
@@ -126,89 +126,82 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd31, %rd8;
+	mov.b64 %rd32, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd31;
+	mov.b64 %rd35, %rd3;
+	add.u64 %rd36, %rd35, 4611686018427387904;
+	setp.le.u64 %p37, %rd36, 9223372036854775808U;
+	sub.u64 %rd38, %rd35, 1;
+	mov.b64 %rd39, %rd2;
+	sub.u64 %rd40, %rd38, %rd39;
+	sub.u64 %rd41, %rd31, 1;
+	sub.u64 %rd42, %rd41, %rd33;
+	setp.le.u64 %p43, %rd40, %rd42;
+	mov.b64 %rd44, %rd14;
+	setp.lt.u64 %p45, %rd33, %rd44;
+	sub.u64 %rd46, %rd44, 1;
+	sub.u64 %rd47, %rd46, %rd33;
+	setp.le.u64 %p48, %rd40, %rd47;
+	@!%p34 bra $L_11;
 $L_2:
-	mov.b64 %rd20, %rd8;
-	mov.b64 %rd21, %rd2;
-	mov.b64 %rd22, %rd21;
-	setp.lt.u64 %p23, %rd22, %rd20;
-	mov.b64 %rd24, %rd3;
-	add.u64 %rd25, %rd24, 4611686018427387904;
-	setp.le.u64 %p26, %rd25, 9223372036854775808U;
-	sub.u64 %rd27, %rd24, 1;
-	mov.b64 %rd28, %rd2;
-	sub.u64 %rd29, %rd27, %rd28;
-	sub.u64 %rd30, %rd20, 1;
-	sub.u64 %rd31, %rd30, %rd22;
-	setp.le.u64 %p32, %rd29, %rd31;
-	mov.b64 %rd33, %rd14;
-	setp.lt.u64 %p34, %rd22, %rd33;
-	sub.u64 %rd35, %rd33, 1;
-	sub.u64 %rd36, %rd35, %rd22;
-	setp.le.u64 %p37, %rd29, %rd36;
-	@!%p23 bra $L_12;
+	@!%p37 bra $L_11;
 $L_3:
-	@!%p26 bra $L_12;
+	@!%p43 bra $L_11;
 $L_4:
-	@!%p32 bra $L_12;
+	@!%p45 bra $L_11;
 $L_5:
-	@!%p34 bra $L_12;
+	@!%p48 bra $L_11;
 $L_6:
-	@!%p37 bra $L_12;
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_10;
 $L_7:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_11;
+	mov.b64 %rd5, %rd2;
 $L_8:
-	mov.b64 %rd5, %rd2;
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mov.b64 %rd17, %rd12;
+	st.global.f32 [%rd17], %f16;
 $L_9:
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
-	ld.global.f32 %f9, [%rd6];
-	mul.rn.f32 %f10, %f11, %f9;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
-	ld.global.f32 %f15, [%rd12];
-	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
-	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_11;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
 $L_10:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_7;
-$L_11:
 	ret;
+$L_11:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_10;
 $L_12:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_11;
+	mov.b64 %rd21, %rd2;
 $L_13:
-	mov.b64 %rd5, %rd2;
-$L_14:
-	setp.ge.u64 %pt0, %rd5, %rd8;
+	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
-	ld.global.f32 %f9, [%rd6];
-	mul.rn.f32 %f10, %f11, %f9;
-	setp.ge.u64 %pt1, %rd5, %rd14;
+	mad.lo.s64 %rd22, %rd21, 4, %rd7;
+	ld.global.f32 %f23, [%rd22];
+	mul.rn.f32 %f24, %f11, %f23;
+	setp.ge.u64 %pt1, %rd21, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
-	ld.global.f32 %f15, [%rd12];
-	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
-	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_11;
-$L_15:
+	mad.lo.s64 %rd25, %rd21, 4, %rd13;
+	ld.global.f32 %f26, [%rd25];
+	add.rn.f32 %f27, %f24, %f26;
+	mov.b64 %rd28, %rd25;
+	st.global.f32 [%rd28], %f27;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_12;
+	bra.uni $L_11;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
@@ -247,80 +240,74 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
-	jump b2
+	r2 = move.i64 r0
+	r31 = convert.u64.i64 r8
+	r32 = move.i64 r2
+	r33 = convert.u64.i64 r32
+	r34 = lt.u64 r33, r31
+	r35 = convert.u64.i64 r3
+	r36 = add.u64 r35, 4611686018427387904
+	r37 = le.u64 r36, 9223372036854775808
+	r38 = sub.u64 r35, 1
+	r39 = convert.u64.i64 r2
+	r40 = sub.u64 r38, r39
+	r41 = sub.u64 r31, 1
+	r42 = sub.u64 r41, r33
+	r43 = le.u64 r40, r42
+	r44 = convert.u64.i64 r14
+	r45 = lt.u64 r33, r44
+	r46 = sub.u64 r44, 1
+	r47 = sub.u64 r46, r33
+	r48 = le.u64 r40, r47
+	branch r34, b2, b11
 b2: # checks
-	r20 = convert.u64.i64 r8
-	r21 = move.i64 r2
-	r22 = convert.u64.i64 r21
-	r23 = lt.u64 r22, r20
-	r24 = convert.u64.i64 r3
-	r25 = add.u64 r24, 4611686018427387904
-	r26 = le.u64 r25, 9223372036854775808
-	r27 = sub.u64 r24, 1
-	r28 = convert.u64.i64 r2
-	r29 = sub.u64 r27, r28
-	r30 = sub.u64 r20, 1
-	r31 = sub.u64 r30, r22
-	r32 = le.u64 r29, r31
-	r33 = convert.u64.i64 r14
-	r34 = lt.u64 r22, r33
-	r35 = sub.u64 r33, 1
-	r36 = sub.u64 r35, r22
-	r37 = le.u64 r29, r36
-	branch r23, b3, b12
+	branch r37, b3, b11
 b3: # checks
-	branch r26, b4, b12
+	branch r43, b4, b11
 b4: # checks
-	branch r32, b5, b12
+	branch r45, b5, b11
 b5: # checks
-	branch r34, b6, b12
-b6: # checks
-	branch r37, b7, b12
-b7: # head
+	branch r48, b6, b11
+b6: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b8, b11
-b8: # index
+	branch r4, b7, b10
+b7: # index
 	r5 = move.i64 r2
+	jump b8
+b8: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = move.ptr r12
+	store.f32 r17, r16
 	jump b9
-b9: # rangeint.body
-	r6 = elemaddr r7, r5, 4
-	r9 = load.f32 r6
-	r10 = mul.f32 r11, r9
-	r12 = elemaddr r13, r5, 4
-	r15 = load.f32 r12
-	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
-	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b10, b11
-b10: # latch
+b9: # latch
 	r2 = add.i64 r2, r1
-	jump b7
-b11: # exit
+	jump b6
+b10: # exit
 	return
-b12: # head (checked)
-	r4 = lt.i64 r2, r3
-	branch r4, b13, b11
-b13: # index (checked)
-	r5 = move.i64 r2
+b11: # head (checked)
+	r20 = lt.i64 r2, r3
+	branch r20, b12, b10
+b12: # index (checked)
+	r21 = move.i64 r2
+	jump b13
+b13: # rangeint.body (checked)
+	checkindex r21, r8, site 0
+	r22 = elemaddr r7, r21, 4
+	r23 = load.f32 r22
+	r24 = mul.f32 r11, r23
+	checkindex r21, r14, site 1
+	r25 = elemaddr r13, r21, 4
+	r26 = load.f32 r25
+	r27 = add.f32 r24, r26
+	r28 = move.ptr r25
+	store.f32 r28, r27
 	jump b14
-b14: # rangeint.body (checked)
-	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
-	r9 = load.f32 r6
-	r10 = mul.f32 r11, r9
-	checkindex r5, r14, site 1
-	r12 = elemaddr r13, r5, 4
-	r15 = load.f32 r12
-	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
-	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b15, b11
-b15: # latch (checked)
+b14: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b12
+	jump b11
 `

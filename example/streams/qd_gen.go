@@ -161,12 +161,12 @@ const qdPTX = `//
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<41>;
+	.reg .pred %p<52>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<40>;
+	.reg .b64 %rd<51>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<31>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -190,92 +190,87 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd32, %rd13;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	mov.b64 %rd47, %rd17;
+	setp.lt.u64 %p48, %rd35, %rd47;
+	sub.u64 %rd49, %rd47, 1;
+	sub.u64 %rd50, %rd49, %rd35;
+	setp.le.u64 %p51, %rd43, %rd50;
+	@!%p36 bra $L_12;
 $L_2:
-	mov.b64 %rd21, %rd13;
-	mov.b64 %rd22, %rd2;
-	add.s64 %rd23, %rd22, 1;
-	mov.b64 %rd24, %rd23;
-	setp.lt.u64 %p25, %rd24, %rd21;
-	mov.b64 %rd26, %rd3;
-	add.u64 %rd27, %rd26, 18446744073709551615U;
-	add.u64 %rd28, %rd27, 4611686018427387904;
-	setp.le.u64 %p29, %rd28, 9223372036854775808U;
-	sub.u64 %rd30, %rd27, 1;
-	mov.b64 %rd31, %rd2;
-	sub.u64 %rd32, %rd30, %rd31;
-	sub.u64 %rd33, %rd21, 1;
-	sub.u64 %rd34, %rd33, %rd24;
-	setp.le.u64 %p35, %rd32, %rd34;
-	mov.b64 %rd36, %rd17;
-	setp.lt.u64 %p37, %rd24, %rd36;
-	sub.u64 %rd38, %rd36, 1;
-	sub.u64 %rd39, %rd38, %rd24;
-	setp.le.u64 %p40, %rd32, %rd39;
-	@!%p25 bra $L_13;
+	@!%p40 bra $L_12;
 $L_3:
-	@!%p29 bra $L_13;
+	@!%p46 bra $L_12;
 $L_4:
-	@!%p35 bra $L_13;
+	@!%p48 bra $L_12;
 $L_5:
-	@!%p37 bra $L_13;
+	@!%p51 bra $L_12;
 $L_6:
-	@!%p40 bra $L_13;
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_11;
 $L_7:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_12;
+	mov.b64 %rd8, %rd2;
 $L_8:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd9, %rd8, 1;
 $L_9:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_12;
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
 $L_10:
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
-	ld.global.f32 %f14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
-	ld.global.f32 %f18, [%rd15];
-	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
-	st.global.f32 [%rd20], %f19;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
 $L_11:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_7;
-$L_12:
 	ret;
+$L_12:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_11;
 $L_13:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_12;
+	mov.b64 %rd23, %rd2;
 $L_14:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd24, %rd23, 1;
 $L_15:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_12;
-$L_16:
-	setp.ge.u64 %pt0, %rd9, %rd13;
+	setp.ge.u64 %pt0, %rd24, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
-	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
+	mad.lo.s64 %rd26, %rd24, 4, %rd12;
+	ld.global.f32 %f27, [%rd26];
+	setp.ge.u64 %pt1, %rd24, %rd17;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
-	ld.global.f32 %f18, [%rd15];
-	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
-	st.global.f32 [%rd20], %f19;
-$L_17:
+	mad.lo.s64 %rd28, %rd24, 4, %rd16;
+	ld.global.f32 %f29, [%rd28];
+	add.rn.f32 %f30, %f27, %f29;
+	mad.lo.s64 %rd31, %rd24, 4, %rd4;
+	st.global.f32 [%rd31], %f30;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_13;
+	bra.uni $L_12;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault:
@@ -327,6 +322,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p12, %rd13, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -335,11 +331,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
 $L_5:
 	mov.b64 %rd11, %rd9;
-	setp.gt.s64 %p12, %rd13, 0;
 	@!%p12 bra $L_23;
 $L_6:
 	mov.b64 %rd14, %rd11;
@@ -451,7 +444,7 @@ $L_20:
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
 $L_21:
-	mad.lo.s64 %rd25, %rd9, 4, %rd4;
+	mov.b64 %rd25, %rd22;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd25], %ft0;
 $L_22:
@@ -472,12 +465,12 @@ $L_24:
 	.param .u64 Consume_0_param_4
 )
 {
-	.reg .pred %p<31>;
+	.reg .pred %p<39>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<30>;
+	.reg .b64 %rd<38>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<23>;
 
 $L_0:
 	ld.param.u64 %rd4, [Consume_0_param_2];
@@ -498,70 +491,65 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd24, %rd13;
+	mov.b64 %rd25, %rd2;
+	add.s64 %rd26, %rd25, 1;
+	mov.b64 %rd27, %rd26;
+	setp.lt.u64 %p28, %rd27, %rd24;
+	mov.b64 %rd29, %rd3;
+	add.u64 %rd30, %rd29, 18446744073709551615U;
+	add.u64 %rd31, %rd30, 4611686018427387904;
+	setp.le.u64 %p32, %rd31, 9223372036854775808U;
+	sub.u64 %rd33, %rd30, 1;
+	mov.b64 %rd34, %rd2;
+	sub.u64 %rd35, %rd33, %rd34;
+	sub.u64 %rd36, %rd24, 1;
+	sub.u64 %rd37, %rd36, %rd27;
+	setp.le.u64 %p38, %rd35, %rd37;
+	@!%p28 bra $L_10;
 $L_2:
-	mov.b64 %rd16, %rd13;
-	mov.b64 %rd17, %rd2;
-	add.s64 %rd18, %rd17, 1;
-	mov.b64 %rd19, %rd18;
-	setp.lt.u64 %p20, %rd19, %rd16;
-	mov.b64 %rd21, %rd3;
-	add.u64 %rd22, %rd21, 18446744073709551615U;
-	add.u64 %rd23, %rd22, 4611686018427387904;
-	setp.le.u64 %p24, %rd23, 9223372036854775808U;
-	sub.u64 %rd25, %rd22, 1;
-	mov.b64 %rd26, %rd2;
-	sub.u64 %rd27, %rd25, %rd26;
-	sub.u64 %rd28, %rd16, 1;
-	sub.u64 %rd29, %rd28, %rd19;
-	setp.le.u64 %p30, %rd27, %rd29;
-	@!%p20 bra $L_11;
+	@!%p32 bra $L_10;
 $L_3:
-	@!%p24 bra $L_11;
+	@!%p38 bra $L_10;
 $L_4:
-	@!%p30 bra $L_11;
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_9;
 $L_5:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
+	mov.b64 %rd8, %rd2;
 $L_6:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd9, %rd8, 1;
 $L_7:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	st.global.f32 [%rd15], %f14;
 $L_8:
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
-	ld.global.f32 %f14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
-	st.global.f32 [%rd15], %f14;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
 $L_9:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_5;
-$L_10:
 	ret;
+$L_10:
+	add.s64 %rd16, %rd2, 1;
+	setp.lt.s64 %p17, %rd16, %rd3;
+	@!%p17 bra $L_9;
 $L_11:
-	add.s64 %rd6, %rd2, 1;
-	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
+	mov.b64 %rd18, %rd2;
 $L_12:
-	mov.b64 %rd8, %rd2;
+	add.s64 %rd19, %rd18, 1;
 $L_13:
-	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_10;
-$L_14:
-	setp.ge.u64 %pt0, %rd9, %rd13;
+	setp.ge.u64 %pt0, %rd19, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
-	ld.global.f32 %f14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
-	st.global.f32 [%rd15], %f14;
-$L_15:
+	mad.lo.s64 %rd21, %rd19, 4, %rd12;
+	ld.global.f32 %f22, [%rd21];
+	mad.lo.s64 %rd23, %rd19, 4, %rd4;
+	st.global.f32 [%rd23], %f22;
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_11;
+	bra.uni $L_10;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd19;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault:
@@ -601,49 +589,46 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b2
+	r32 = convert.u64.i64 r13
+	r33 = move.i64 r2
+	r34 = add.i64 r33, 1
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r32
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 18446744073709551615
+	r39 = add.u64 r38, 4611686018427387904
+	r40 = le.u64 r39, 9223372036854775808
+	r41 = sub.u64 r38, 1
+	r42 = convert.u64.i64 r2
+	r43 = sub.u64 r41, r42
+	r44 = sub.u64 r32, 1
+	r45 = sub.u64 r44, r35
+	r46 = le.u64 r43, r45
+	r47 = convert.u64.i64 r17
+	r48 = lt.u64 r35, r47
+	r49 = sub.u64 r47, 1
+	r50 = sub.u64 r49, r35
+	r51 = le.u64 r43, r50
+	branch r36, b2, b12
 b2: # checks
-	r21 = convert.u64.i64 r13
-	r22 = move.i64 r2
-	r23 = add.i64 r22, 1
-	r24 = convert.u64.i64 r23
-	r25 = lt.u64 r24, r21
-	r26 = convert.u64.i64 r3
-	r27 = add.u64 r26, 18446744073709551615
-	r28 = add.u64 r27, 4611686018427387904
-	r29 = le.u64 r28, 9223372036854775808
-	r30 = sub.u64 r27, 1
-	r31 = convert.u64.i64 r2
-	r32 = sub.u64 r30, r31
-	r33 = sub.u64 r21, 1
-	r34 = sub.u64 r33, r24
-	r35 = le.u64 r32, r34
-	r36 = convert.u64.i64 r17
-	r37 = lt.u64 r24, r36
-	r38 = sub.u64 r36, 1
-	r39 = sub.u64 r38, r24
-	r40 = le.u64 r32, r39
-	branch r25, b3, b13
+	branch r40, b3, b12
 b3: # checks
-	branch r29, b4, b13
+	branch r46, b4, b12
 b4: # checks
-	branch r35, b5, b13
+	branch r48, b5, b12
 b5: # checks
-	branch r37, b6, b13
-b6: # checks
-	branch r40, b7, b13
-b7: # head
+	branch r51, b6, b12
+b6: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b8, b12
-b8: # index
+	branch r7, b7, b11
+b7: # index
 	r8 = move.i64 r2
+	jump b8
+b8: # rangeindex.loop
+	r9 = add.i64 r8, 1
 	jump b9
-b9: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b10, b12
-b10: # rangeindex.body
+b9: # rangeindex.body
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = elemaddr r16, r9, 4
@@ -651,37 +636,36 @@ b10: # rangeindex.body
 	r19 = add.f32 r14, r18
 	r20 = elemaddr r4, r9, 4
 	store.f32 r20, r19
-	jump b11
-b11: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
-	jump b7
-b12: # exit
+	jump b6
+b11: # exit
 	return
-b13: # head (checked)
-	r6 = add.i64 r2, 1
-	r7 = lt.i64 r6, r3
-	branch r7, b14, b12
-b14: # index (checked)
-	r8 = move.i64 r2
+b12: # head (checked)
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b13, b11
+b13: # index (checked)
+	r23 = move.i64 r2
+	jump b14
+b14: # rangeindex.loop (checked)
+	r24 = add.i64 r23, 1
 	jump b15
-b15: # rangeindex.loop (checked)
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b16, b12
-b16: # rangeindex.body (checked)
-	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
-	r14 = load.f32 r11
-	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 4
-	r18 = load.f32 r15
-	r19 = add.f32 r14, r18
-	r20 = elemaddr r4, r9, 4
-	store.f32 r20, r19
-	jump b17
-b17: # latch (checked)
+b15: # rangeindex.body (checked)
+	checkindex r24, r13, site 0
+	r26 = elemaddr r12, r24, 4
+	r27 = load.f32 r26
+	checkindex r24, r17, site 1
+	r28 = elemaddr r16, r24, 4
+	r29 = load.f32 r28
+	r30 = add.f32 r27, r29
+	r31 = elemaddr r4, r24, 4
+	store.f32 r31, r30
+	jump b16
+b16: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b13
+	jump b12
 
 kernel Produce(a []f32, v f32, delay i64)
 
@@ -697,6 +681,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r12 = gt.i64 r13, 0
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -707,11 +692,9 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b24
+	jump b5
 b5: # rangeindex.body
 	r11 = move.i64 r9
-	r12 = gt.i64 r13, 0
 	branch r12, b6, b23
 b6: # edge 2→4
 	r14 = move.i64 r11
@@ -833,7 +816,7 @@ b20: # rangeint.done
 	r24 = lt.i64 r16, 0
 	branch r24, b21, b22
 b21: # if.then
-	r25 = elemaddr r4, r9, 4
+	r25 = move.ptr r22
 	store.f32 r25, 0.0
 	jump b22
 b22: # latch
@@ -860,69 +843,65 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b2
+	r24 = convert.u64.i64 r13
+	r25 = move.i64 r2
+	r26 = add.i64 r25, 1
+	r27 = convert.u64.i64 r26
+	r28 = lt.u64 r27, r24
+	r29 = convert.u64.i64 r3
+	r30 = add.u64 r29, 18446744073709551615
+	r31 = add.u64 r30, 4611686018427387904
+	r32 = le.u64 r31, 9223372036854775808
+	r33 = sub.u64 r30, 1
+	r34 = convert.u64.i64 r2
+	r35 = sub.u64 r33, r34
+	r36 = sub.u64 r24, 1
+	r37 = sub.u64 r36, r27
+	r38 = le.u64 r35, r37
+	branch r28, b2, b10
 b2: # checks
-	r16 = convert.u64.i64 r13
-	r17 = move.i64 r2
-	r18 = add.i64 r17, 1
-	r19 = convert.u64.i64 r18
-	r20 = lt.u64 r19, r16
-	r21 = convert.u64.i64 r3
-	r22 = add.u64 r21, 18446744073709551615
-	r23 = add.u64 r22, 4611686018427387904
-	r24 = le.u64 r23, 9223372036854775808
-	r25 = sub.u64 r22, 1
-	r26 = convert.u64.i64 r2
-	r27 = sub.u64 r25, r26
-	r28 = sub.u64 r16, 1
-	r29 = sub.u64 r28, r19
-	r30 = le.u64 r27, r29
-	branch r20, b3, b11
+	branch r32, b3, b10
 b3: # checks
-	branch r24, b4, b11
-b4: # checks
-	branch r30, b5, b11
-b5: # head
+	branch r38, b4, b10
+b4: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b6, b10
-b6: # index
+	branch r7, b5, b9
+b5: # index
 	r8 = move.i64 r2
+	jump b6
+b6: # rangeindex.loop
+	r9 = add.i64 r8, 1
 	jump b7
-b7: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b8, b10
-b8: # rangeindex.body
+b7: # rangeindex.body
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = elemaddr r4, r9, 4
 	store.f32 r15, r14
-	jump b9
-b9: # latch
+	jump b8
+b8: # latch
 	r2 = add.i64 r2, r1
-	jump b5
-b10: # exit
+	jump b4
+b9: # exit
 	return
-b11: # head (checked)
-	r6 = add.i64 r2, 1
-	r7 = lt.i64 r6, r3
-	branch r7, b12, b10
-b12: # index (checked)
-	r8 = move.i64 r2
+b10: # head (checked)
+	r16 = add.i64 r2, 1
+	r17 = lt.i64 r16, r3
+	branch r17, b11, b9
+b11: # index (checked)
+	r18 = move.i64 r2
+	jump b12
+b12: # rangeindex.loop (checked)
+	r19 = add.i64 r18, 1
 	jump b13
-b13: # rangeindex.loop (checked)
-	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b14, b10
-b14: # rangeindex.body (checked)
-	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
-	r14 = load.f32 r11
-	r15 = elemaddr r4, r9, 4
-	store.f32 r15, r14
-	jump b15
-b15: # latch (checked)
+b13: # rangeindex.body (checked)
+	checkindex r19, r13, site 0
+	r21 = elemaddr r12, r19, 4
+	r22 = load.f32 r21
+	r23 = elemaddr r4, r19, 4
+	store.f32 r23, r22
+	jump b14
+b14: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b11
+	jump b10
 `
