@@ -41,6 +41,7 @@ var Default = Pipeline{
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "gridstride", Task: DropGridStrideTests},
 	{Name: "provenchecks", Task: RemoveProvenChecks},
+	{Name: "privatize", Task: PrivatizeAtomics},
 	{Name: "hoistchecks", Task: HoistChecks},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},

@@ -4316,94 +4316,211 @@ $Lfault:
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<31>;
+	.shared .align 4 .b8 qvar_private1[1024];
+	.reg .pred %p<72>;
 	.reg .pred %pt<2>;
-	.reg .b32 %r<29>;
-	.reg .b32 %rt<11>;
-	.reg .b64 %rd<30>;
+	.reg .b32 %r<74>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<73>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd19, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd20, %rt1;
+	mov.u64 %rd21, qvar_private1;
+	ld.param.u64 %rd22, [Histogram_0_param_3];
+	min.s64 %rd23, %rd22, 256;
+	mov.b64 %rd24, %rd19;
+$L_1:
+	mad.lo.s64 %rd47, %rd24, 4, %rd21;
+$L_2:
+	setp.lt.s64 %p25, %rd24, %rd23;
+	@!%p25 bra $L_10;
+$L_3:
+	mov.b64 %rd26, %rd47;
+	mov.b32 %rt2, 0;
+	st.shared.u32 [%rd26], %rt2;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_4:
+	setp.lt.s64 %p50, %rd24, %rd23;
+	@!%p50 bra $L_10;
+$L_5:
+	mov.b64 %rd51, %rd47;
+	mov.b32 %rt3, 0;
+	st.shared.u32 [%rd51], %rt3;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_6:
+	setp.lt.s64 %p52, %rd24, %rd23;
+	@!%p52 bra $L_10;
+$L_7:
+	mov.b64 %rd53, %rd47;
+	mov.b32 %rt4, 0;
+	st.shared.u32 [%rd53], %rt4;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_8:
+	setp.lt.s64 %p54, %rd24, %rd23;
+	@!%p54 bra $L_10;
+$L_9:
+	mov.b64 %rd55, %rd47;
+	mov.b32 %rt5, 0;
+	st.shared.u32 [%rd55], %rt5;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
 	ld.param.u64 %rd4, [Histogram_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Histogram_0_param_1];
 	mov.b64 %rd3, %rd5;
-	ld.param.u64 %rd14, [Histogram_0_param_2];
-	cvta.to.global.u64 %rd14, %rd14;
 	ld.param.u64 %rd15, [Histogram_0_param_3];
-$L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt0, %rt2;
+$L_12:
+	mov.u32 %rt6, %ctaid.x;
+	mov.u32 %rt7, %ntid.x;
+	mov.u32 %rt8, %tid.x;
+	mul.wide.u32 %rd0, %rt6, %rt7;
+	cvt.u64.u32 %rdt0, %rt8;
 	add.s64 %rd0, %rd0, %rdt0;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.u32 %rt9, %nctaid.x;
+	mov.u32 %rt10, %ntid.x;
+	mul.wide.u32 %rd1, %rt9, %rt10;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd29, %rd15;
-	setp.gt.u64 %p30, %rd29, 255;
-	@!%p30 bra $L_8;
-$L_2:
+	mov.b64 %rd45, %rd15;
+	setp.gt.u64 %p46, %rd45, 255;
+	@!%p46 bra $L_36;
+$L_13:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_18;
+$L_14:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_15:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
+$L_16:
 	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
-	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt5, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt5;
-$L_6:
+	mad.lo.s64 %rd13, %rd16, 4, %rd21;
+	mov.b32 %rt11, 1;
+	atom.shared.add.u32 %r18, [%rd13], %rt11;
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_13;
+$L_18:
+	bar.sync 0;
+	ld.param.u64 %rd27, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd27, %rd27;
+	mov.b64 %rd28, %rd19;
+	mad.lo.s64 %rd48, %rd28, 4, %rd21;
+	mad.lo.s64 %rd49, %rd28, 4, %rd27;
+$L_19:
+	setp.lt.s64 %p29, %rd28, %rd23;
+	@!%p29 bra $L_35;
+$L_20:
+	mov.b64 %rd30, %rd48;
+	ld.shared.u32 %r31, [%rd30];
+	setp.ne.u32 %p32, %r31, 0;
+	@!%p32 bra $L_22;
+$L_21:
+	mov.b64 %rd33, %rd49;
+	atom.global.add.u32 %r34, [%rd33], %r31;
+$L_22:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_23:
+	setp.lt.s64 %p56, %rd28, %rd23;
+	@!%p56 bra $L_35;
+$L_24:
+	mov.b64 %rd57, %rd48;
+	ld.shared.u32 %r58, [%rd57];
+	setp.ne.u32 %p59, %r58, 0;
+	@!%p59 bra $L_26;
+$L_25:
+	mov.b64 %rd60, %rd49;
+	atom.global.add.u32 %r61, [%rd60], %r58;
+$L_26:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_27:
+	setp.lt.s64 %p62, %rd28, %rd23;
+	@!%p62 bra $L_35;
+$L_28:
+	mov.b64 %rd63, %rd48;
+	ld.shared.u32 %r64, [%rd63];
+	setp.ne.u32 %p65, %r64, 0;
+	@!%p65 bra $L_30;
+$L_29:
+	mov.b64 %rd66, %rd49;
+	atom.global.add.u32 %r67, [%rd66], %r64;
+$L_30:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_31:
+	setp.lt.s64 %p68, %rd28, %rd23;
+	@!%p68 bra $L_35;
+$L_32:
+	mov.b64 %rd69, %rd48;
+	ld.shared.u32 %r70, [%rd69];
+	setp.ne.u32 %p71, %r70, 0;
+	@!%p71 bra $L_34;
+$L_33:
+	mov.b64 %rd72, %rd49;
+	atom.global.add.u32 %r73, [%rd72], %r70;
+$L_34:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+	bra.uni $L_19;
+$L_35:
 	ret;
-$L_8:
-	add.s64 %rd19, %rd2, 1;
-	setp.lt.s64 %p20, %rd19, %rd3;
-	@!%p20 bra $L_7;
-$L_9:
-	mov.b64 %rd21, %rd2;
-$L_10:
-	add.s64 %rd22, %rd21, 1;
-$L_11:
-	add.s64 %rd24, %rd4, %rd22;
-	ld.global.u8 %r25, [%rd24];
-	cvt.u64.u32 %rd27, %r25;
-	setp.ge.u64 %pt0, %rd27, %rd15;
+$L_36:
+	add.s64 %rd35, %rd2, 1;
+	setp.lt.s64 %p36, %rd35, %rd3;
+	@!%p36 bra $L_18;
+$L_37:
+	mov.b64 %rd37, %rd2;
+$L_38:
+	add.s64 %rd38, %rd37, 1;
+$L_39:
+	add.s64 %rd40, %rd4, %rd38;
+	ld.global.u8 %r41, [%rd40];
+	cvt.u64.u32 %rd43, %r41;
+	setp.ge.u64 %pt0, %rd43, %rd15;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd26, %rd27, 4, %rd14;
-	mov.b32 %rt7, 1;
-	atom.global.add.u32 %r28, [%rd26], %rt7;
-$L_12:
+	mad.lo.s64 %rd42, %rd43, 4, %rd21;
+	mov.b32 %rt13, 1;
+	atom.shared.add.u32 %r44, [%rd42], %rt13;
+$L_40:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_8;
+	bra.uni $L_36;
 $Lfault_0:
-	mov.u32 %rt6, 0;
-	mov.b64 %rdt1, %rd27;
+	mov.u32 %rt12, 0;
+	mov.b64 %rdt1, %rd43;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
-	add.u32 %rt9, %rt8, 1;
-	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
-	setp.ne.u32 %pt1, %rt10, %rt8;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt3];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt1, %rt16, %rt14;
 	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 983040;
-	st.global.u32 [%rdt3+12], %rt6;
+	st.global.u32 [%rdt3+12], %rt12;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt9;
+	st.volatile.global.u32 [%rdt3+4], %rt15;
 	exit;
 }
 
@@ -8089,63 +8206,188 @@ kernel Histogram(data []u8, bins []u32)
 site 0 index unsigned kernels.go:143:25
 
 task Histogram_0 parallel count=(len data)
-b0: # entry
+var private1 shared 1024 align 4
+b0: # private copies
+	r19 = blockthread
+	r20 = blocksize
+	r21 = addr private1
+	r22 = len bins
+	r23 = min.i64 r22, 256
+	r24 = move.i64 r19
+	jump b1
+b1: # preheader
+	r47 = elemaddr r21, r24, 4
+	jump b2
+b2: # each
+	r25 = lt.i64 r24, r23
+	branch r25, b3, b10
+b3: # each body
+	r26 = move.ptr r47
+	store.shared.u32 r26, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b4
+b4: # each (unrolled 1)
+	r50 = lt.i64 r24, r23
+	branch r50, b5, b10
+b5: # each body (unrolled 1)
+	r51 = move.ptr r47
+	store.shared.u32 r51, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b6
+b6: # each (unrolled 2)
+	r52 = lt.i64 r24, r23
+	branch r52, b7, b10
+b7: # each body (unrolled 2)
+	r53 = move.ptr r47
+	store.shared.u32 r53, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b8
+b8: # each (unrolled 3)
+	r54 = lt.i64 r24, r23
+	branch r54, b9, b10
+b9: # each body (unrolled 3)
+	r55 = move.ptr r47
+	store.shared.u32 r55, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
 	r4 = base data
 	r5 = len data
 	r3 = move.i64 r5
-	r14 = base bins
 	r15 = len bins
-	jump b1
-b1: # setup
+	jump b12
+b12: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r29 = convert.u64.i64 r15
-	r30 = gt.u64 r29, 255
-	branch r30, b2, b8
-b2: # head
+	r45 = convert.u64.i64 r15
+	r46 = gt.u64 r45, 255
+	branch r46, b13, b36
+b13: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b14, b18
+b14: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b15
+b15: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b16
+b16: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
-	r13 = elemaddr r14, r16, 4
-	r18 = atomadd.u32 r13, 1
-	jump b6
-b6: # latch
+	r13 = elemaddr r21, r16, 4
+	r18 = atomadd.shared.u32 r13, 1
+	jump b17
+b17: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	jump b13
+b18: # add the private copies
+	barrier
+	r27 = base bins
+	r28 = move.i64 r19
+	r48 = elemaddr r21, r28, 4
+	r49 = elemaddr r27, r28, 4
+	jump b19
+b19: # each
+	r29 = lt.i64 r28, r23
+	branch r29, b20, b35
+b20: # each body
+	r30 = move.ptr r48
+	r31 = load.shared.u32 r30
+	r32 = ne.u32 r31, 0
+	branch r32, b21, b22
+b21: # add an element
+	r33 = move.ptr r49
+	r34 = atomadd.u32 r33, r31
+	jump b22
+b22: # next element
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b23
+b23: # each (unrolled 1)
+	r56 = lt.i64 r28, r23
+	branch r56, b24, b35
+b24: # each body (unrolled 1)
+	r57 = move.ptr r48
+	r58 = load.shared.u32 r57
+	r59 = ne.u32 r58, 0
+	branch r59, b25, b26
+b25: # add an element (unrolled 1)
+	r60 = move.ptr r49
+	r61 = atomadd.u32 r60, r58
+	jump b26
+b26: # next element (unrolled 1)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b27
+b27: # each (unrolled 2)
+	r62 = lt.i64 r28, r23
+	branch r62, b28, b35
+b28: # each body (unrolled 2)
+	r63 = move.ptr r48
+	r64 = load.shared.u32 r63
+	r65 = ne.u32 r64, 0
+	branch r65, b29, b30
+b29: # add an element (unrolled 2)
+	r66 = move.ptr r49
+	r67 = atomadd.u32 r66, r64
+	jump b30
+b30: # next element (unrolled 2)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b31
+b31: # each (unrolled 3)
+	r68 = lt.i64 r28, r23
+	branch r68, b32, b35
+b32: # each body (unrolled 3)
+	r69 = move.ptr r48
+	r70 = load.shared.u32 r69
+	r71 = ne.u32 r70, 0
+	branch r71, b33, b34
+b33: # add an element (unrolled 3)
+	r72 = move.ptr r49
+	r73 = atomadd.u32 r72, r70
+	jump b34
+b34: # next element (unrolled 3)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b19
+b35: # each done
 	return
-b8: # head (checked)
-	r19 = add.i64 r2, 1
-	r20 = lt.i64 r19, r3
-	branch r20, b9, b7
-b9: # index (checked)
-	r21 = move.i64 r2
-	jump b10
-b10: # rangeindex.loop (checked)
-	r22 = add.i64 r21, 1
-	jump b11
-b11: # rangeindex.body (checked)
-	r24 = elemaddr r4, r22, 1
-	r25 = load.u8 r24
-	r27 = convert.i64.u8 r25
-	checkindex r27, r15, site 0
-	r26 = elemaddr r14, r27, 4
-	r28 = atomadd.u32 r26, 1
-	jump b12
-b12: # latch (checked)
+b36: # head (checked)
+	r35 = add.i64 r2, 1
+	r36 = lt.i64 r35, r3
+	branch r36, b37, b18
+b37: # index (checked)
+	r37 = move.i64 r2
+	jump b38
+b38: # rangeindex.loop (checked)
+	r38 = add.i64 r37, 1
+	jump b39
+b39: # rangeindex.body (checked)
+	r40 = elemaddr r4, r38, 1
+	r41 = load.u8 r40
+	r43 = convert.i64.u8 r41
+	checkindex r43, r15, site 0
+	r42 = elemaddr r21, r43, 4
+	r44 = atomadd.shared.u32 r42, 1
+	jump b40
+b40: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b8
+	jump b36
 
 kernel Sum(x []f32, out []f32)
 reductions 1

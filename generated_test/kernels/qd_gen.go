@@ -1124,6 +1124,93 @@ var qdModule = &rt.ModuleSpec{
 		}},
 	}, {
 		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "private.go:18:25",
+			Unsigned: true,
+		}},
+		Name: "CountBytes",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "CountBytes_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "private.go:28:27",
+		}, {
+			Kind:     rt.FaultIndex,
+			Pos:      "private.go:28:25",
+			Unsigned: true,
+		}},
+		Name: "CountValues",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "CountValues_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "private.go:37:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:37:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:37:51",
+		}},
+		Name: "WeighValues",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "WeighValues_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "private.go:46:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:47:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:47:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:48:19",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:48:30",
+		}},
+		Name: "BinExtremes",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "BinExtremes_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "private.go:57:21",
+			Unsigned: true,
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:57:27",
+		}},
+		Name: "FloatBins",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "FloatBins_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "private.go:67:26",
+		}},
+		Name: "CountEven",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "CountEven_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
 			Pos:  "reduce.go:17:5",
 		}},
@@ -2916,6 +3003,154 @@ func (qdk *Kernels) MixedTop(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// CountBytes launches kernel CountBytes (private.go:16) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) CountBytes(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "CountBytes", qdOpts, data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+				CountBytes(data.CPUSlice(), bins.CPUSlice())
+			}, data, bins)
+		}
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			CountBytes(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// CountValues launches kernel CountValues (private.go:26) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) CountValues(data *rt.Buffer[uint32], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "CountValues", qdOpts, data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+				CountValues(data.CPUSlice(), bins.CPUSlice())
+			}, data, bins)
+		}
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			CountValues(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// WeighValues launches kernel WeighValues (private.go:35) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) WeighValues(data *rt.Buffer[uint32], weights *rt.Buffer[int64], sums *rt.Buffer[int64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "WeighValues", qdOpts, data, weights, sums); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, weights)
+	rt.PutBuffer(qdArgs[:], 32, sums)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+				WeighValues(data.CPUSlice(), weights.CPUSlice(), sums.CPUSlice())
+			}, data, weights, sums)
+		}
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			WeighValues(data.CPUSlice(), weights.CPUSlice(), sums.CPUSlice())
+		}, data, weights, sums)
+	}
+	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// BinExtremes launches kernel BinExtremes (private.go:44) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) BinExtremes(data *rt.Buffer[uint32], values *rt.Buffer[int32], lo *rt.Buffer[int32], hi *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "BinExtremes", qdOpts, data, values, lo, hi); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [72]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, values)
+	rt.PutBuffer(qdArgs[:], 32, lo)
+	rt.PutBuffer(qdArgs[:], 48, hi)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+				BinExtremes(data.CPUSlice(), values.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+			}, data, values, lo, hi)
+		}
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			BinExtremes(data.CPUSlice(), values.CPUSlice(), lo.CPUSlice(), hi.CPUSlice())
+		}, data, values, lo, hi)
+	}
+	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// FloatBins launches kernel FloatBins (private.go:55) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) FloatBins(data *rt.Buffer[uint8], x *rt.Buffer[float32], sums *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FloatBins", qdOpts, data, x, sums); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, x)
+	rt.PutBuffer(qdArgs[:], 32, sums)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+				FloatBins(data.CPUSlice(), x.CPUSlice(), sums.CPUSlice())
+			}, data, x, sums)
+		}
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FloatBins(data.CPUSlice(), x.CPUSlice(), sums.CPUSlice())
+		}, data, x, sums)
+	}
+	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// CountEven launches kernel CountEven (private.go:64) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) CountEven(data *rt.Buffer[int32], count *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "CountEven", qdOpts, data, count); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, count)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+				CountEven(data.CPUSlice(), count.CPUSlice())
+			}, data, count)
+		}
+		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			CountEven(data.CPUSlice(), count.CPUSlice())
+		}, data, count)
+	}
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Sum launches kernel Sum (reduce.go:12) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -2929,15 +3164,15 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sum(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // IntStats launches kernel IntStats (reduce.go:24) after the work already launched on
@@ -2953,15 +3188,15 @@ func (qdk *Kernels) IntStats(x *rt.Buffer[int32], out *rt.Buffer[int64], qdOpts 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 				IntStats(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 			IntStats(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Center launches kernel Center (reduce.go:53) after the work already launched on
@@ -2977,15 +3212,15 @@ func (qdk *Kernels) Center(x *rt.Buffer[float64], centered *rt.Buffer[float64], 
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Center(x.CPUSlice(), centered.CPUSlice())
 			}, x, centered)
 		}
-		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Center(x.CPUSlice(), centered.CPUSlice())
 		}, x, centered)
 	}
-	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FloatRange launches kernel FloatRange (reduce.go:68) after the work already launched on
@@ -3002,15 +3237,15 @@ func (qdk *Kernels) FloatRange(x *rt.Buffer[float64], out *rt.Buffer[float64], n
 	qdCounts := [3]int64{max(int64(n), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(65, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FloatRange(x.CPUSlice(), out.CPUSlice(), n)
 		}, x, out)
 	}
-	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(65, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ChunkSums launches kernel ChunkSums (reduce.go:82) after the work already launched on
@@ -3029,15 +3264,15 @@ func (qdk *Kernels) ChunkSums(x *rt.Buffer[int64], partial *rt.Buffer[int64], ou
 	qdCounts := [4]int64{int64(partial.Len()), max(int64(partial.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 			}, x, partial, out)
 		}
-		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(66, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ChunkSums(x.CPUSlice(), partial.CPUSlice(), out.CPUSlice(), chunk, start)
 		}, x, partial, out)
 	}
-	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(66, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // BlockSums launches kernel BlockSums (reduce.go:101) after the work already launched on
@@ -3064,15 +3299,15 @@ func (qdk *Kernels) BlockSums(a *rt.Buffer[int32], b *rt.Buffer[int32], outA *rt
 	qdCounts := [6]int64{max(int64(a.Len()), int64(1)), int64(1), 1, max(int64(b.Len()), int64(1)), int64(1), rt.UnknownCount}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 				BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 			}, a, b, outA, outB)
 		}
-		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(67, qdCounts[:], qdArgs[:], qdOpts, func() {
 			BlockSums(a.CPUSlice(), b.CPUSlice(), outA.CPUSlice(), outB.CPUSlice())
 		}, a, b, outA, outB)
 	}
-	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(67, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dot launches kernel Dot (reduce.go:124) after the work already launched on
@@ -3089,15 +3324,15 @@ func (qdk *Kernels) Dot(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(68, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Dot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(68, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // ScaleSum launches kernel ScaleSum (reduce.go:136) after the work already launched on
@@ -3114,15 +3349,15 @@ func (qdk *Kernels) ScaleSum(x *rt.Buffer[int32], y *rt.Buffer[int32], out *rt.B
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 				ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(69, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ScaleSum(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(69, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3144,94 +3379,211 @@ const qdPTX = `//
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<31>;
+	.shared .align 4 .b8 qvar_private1[1024];
+	.reg .pred %p<72>;
 	.reg .pred %pt<2>;
-	.reg .b32 %r<29>;
-	.reg .b32 %rt<11>;
-	.reg .b64 %rd<30>;
+	.reg .b32 %r<74>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<73>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd19, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd20, %rt1;
+	mov.u64 %rd21, qvar_private1;
+	ld.param.u64 %rd22, [Histogram_0_param_3];
+	min.s64 %rd23, %rd22, 256;
+	mov.b64 %rd24, %rd19;
+$L_1:
+	mad.lo.s64 %rd47, %rd24, 4, %rd21;
+$L_2:
+	setp.lt.s64 %p25, %rd24, %rd23;
+	@!%p25 bra $L_10;
+$L_3:
+	mov.b64 %rd26, %rd47;
+	mov.b32 %rt2, 0;
+	st.shared.u32 [%rd26], %rt2;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_4:
+	setp.lt.s64 %p50, %rd24, %rd23;
+	@!%p50 bra $L_10;
+$L_5:
+	mov.b64 %rd51, %rd47;
+	mov.b32 %rt3, 0;
+	st.shared.u32 [%rd51], %rt3;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_6:
+	setp.lt.s64 %p52, %rd24, %rd23;
+	@!%p52 bra $L_10;
+$L_7:
+	mov.b64 %rd53, %rd47;
+	mov.b32 %rt4, 0;
+	st.shared.u32 [%rd53], %rt4;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_8:
+	setp.lt.s64 %p54, %rd24, %rd23;
+	@!%p54 bra $L_10;
+$L_9:
+	mov.b64 %rd55, %rd47;
+	mov.b32 %rt5, 0;
+	st.shared.u32 [%rd55], %rt5;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
 	ld.param.u64 %rd4, [Histogram_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Histogram_0_param_1];
 	mov.b64 %rd3, %rd5;
-	ld.param.u64 %rd14, [Histogram_0_param_2];
-	cvta.to.global.u64 %rd14, %rd14;
 	ld.param.u64 %rd15, [Histogram_0_param_3];
-$L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt0, %rt2;
+$L_12:
+	mov.u32 %rt6, %ctaid.x;
+	mov.u32 %rt7, %ntid.x;
+	mov.u32 %rt8, %tid.x;
+	mul.wide.u32 %rd0, %rt6, %rt7;
+	cvt.u64.u32 %rdt0, %rt8;
 	add.s64 %rd0, %rd0, %rdt0;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.u32 %rt9, %nctaid.x;
+	mov.u32 %rt10, %ntid.x;
+	mul.wide.u32 %rd1, %rt9, %rt10;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd29, %rd15;
-	setp.gt.u64 %p30, %rd29, 255;
-	@!%p30 bra $L_8;
-$L_2:
+	mov.b64 %rd45, %rd15;
+	setp.gt.u64 %p46, %rd45, 255;
+	@!%p46 bra $L_36;
+$L_13:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_18;
+$L_14:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_15:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
+$L_16:
 	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
-	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt5, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt5;
-$L_6:
+	mad.lo.s64 %rd13, %rd16, 4, %rd21;
+	mov.b32 %rt11, 1;
+	atom.shared.add.u32 %r18, [%rd13], %rt11;
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	bra.uni $L_13;
+$L_18:
+	bar.sync 0;
+	ld.param.u64 %rd27, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd27, %rd27;
+	mov.b64 %rd28, %rd19;
+	mad.lo.s64 %rd48, %rd28, 4, %rd21;
+	mad.lo.s64 %rd49, %rd28, 4, %rd27;
+$L_19:
+	setp.lt.s64 %p29, %rd28, %rd23;
+	@!%p29 bra $L_35;
+$L_20:
+	mov.b64 %rd30, %rd48;
+	ld.shared.u32 %r31, [%rd30];
+	setp.ne.u32 %p32, %r31, 0;
+	@!%p32 bra $L_22;
+$L_21:
+	mov.b64 %rd33, %rd49;
+	atom.global.add.u32 %r34, [%rd33], %r31;
+$L_22:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_23:
+	setp.lt.s64 %p56, %rd28, %rd23;
+	@!%p56 bra $L_35;
+$L_24:
+	mov.b64 %rd57, %rd48;
+	ld.shared.u32 %r58, [%rd57];
+	setp.ne.u32 %p59, %r58, 0;
+	@!%p59 bra $L_26;
+$L_25:
+	mov.b64 %rd60, %rd49;
+	atom.global.add.u32 %r61, [%rd60], %r58;
+$L_26:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_27:
+	setp.lt.s64 %p62, %rd28, %rd23;
+	@!%p62 bra $L_35;
+$L_28:
+	mov.b64 %rd63, %rd48;
+	ld.shared.u32 %r64, [%rd63];
+	setp.ne.u32 %p65, %r64, 0;
+	@!%p65 bra $L_30;
+$L_29:
+	mov.b64 %rd66, %rd49;
+	atom.global.add.u32 %r67, [%rd66], %r64;
+$L_30:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_31:
+	setp.lt.s64 %p68, %rd28, %rd23;
+	@!%p68 bra $L_35;
+$L_32:
+	mov.b64 %rd69, %rd48;
+	ld.shared.u32 %r70, [%rd69];
+	setp.ne.u32 %p71, %r70, 0;
+	@!%p71 bra $L_34;
+$L_33:
+	mov.b64 %rd72, %rd49;
+	atom.global.add.u32 %r73, [%rd72], %r70;
+$L_34:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+	bra.uni $L_19;
+$L_35:
 	ret;
-$L_8:
-	add.s64 %rd19, %rd2, 1;
-	setp.lt.s64 %p20, %rd19, %rd3;
-	@!%p20 bra $L_7;
-$L_9:
-	mov.b64 %rd21, %rd2;
-$L_10:
-	add.s64 %rd22, %rd21, 1;
-$L_11:
-	add.s64 %rd24, %rd4, %rd22;
-	ld.global.u8 %r25, [%rd24];
-	cvt.u64.u32 %rd27, %r25;
-	setp.ge.u64 %pt0, %rd27, %rd15;
+$L_36:
+	add.s64 %rd35, %rd2, 1;
+	setp.lt.s64 %p36, %rd35, %rd3;
+	@!%p36 bra $L_18;
+$L_37:
+	mov.b64 %rd37, %rd2;
+$L_38:
+	add.s64 %rd38, %rd37, 1;
+$L_39:
+	add.s64 %rd40, %rd4, %rd38;
+	ld.global.u8 %r41, [%rd40];
+	cvt.u64.u32 %rd43, %r41;
+	setp.ge.u64 %pt0, %rd43, %rd15;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd26, %rd27, 4, %rd14;
-	mov.b32 %rt7, 1;
-	atom.global.add.u32 %r28, [%rd26], %rt7;
-$L_12:
+	mad.lo.s64 %rd42, %rd43, 4, %rd21;
+	mov.b32 %rt13, 1;
+	atom.shared.add.u32 %r44, [%rd42], %rt13;
+$L_40:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_8;
+	bra.uni $L_36;
 $Lfault_0:
-	mov.u32 %rt6, 0;
-	mov.b64 %rdt1, %rd27;
+	mov.u32 %rt12, 0;
+	mov.b64 %rdt1, %rd43;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
-	add.u32 %rt9, %rt8, 1;
-	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
-	setp.ne.u32 %pt1, %rt10, %rt8;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt3];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt1, %rt16, %rt14;
 	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 0;
-	st.global.u32 [%rdt3+12], %rt6;
+	st.global.u32 [%rdt3+12], %rt12;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt9;
+	st.volatile.global.u32 [%rdt3+4], %rt15;
 	exit;
 }
 
@@ -3247,14 +3599,109 @@ $Lfault:
 	.param .u64 Slots_0_param_8
 )
 {
-	.reg .pred %p<58>;
+	.shared .align 8 .b8 qvar_private2[8];
+	.shared .align 8 .b8 qvar_private3[8];
+	.reg .pred %p<140>;
 	.reg .pred %pt<6>;
-	.reg .b32 %r<43>;
-	.reg .b32 %rt<11>;
-	.reg .b64 %rd<57>;
-	.reg .b64 %rdt<7>;
+	.reg .b32 %r<73>;
+	.reg .b32 %rt<13>;
+	.reg .b64 %rd<142>;
+	.reg .b64 %rdt<15>;
 
 $L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd33, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd34, %rt1;
+	mov.u64 %rd35, qvar_private2;
+	ld.param.u64 %rd36, [Slots_0_param_5];
+	min.s64 %rd37, %rd36, 1;
+	mov.u64 %rd38, qvar_private3;
+	ld.param.u64 %rd39, [Slots_0_param_7];
+	min.s64 %rd40, %rd39, 1;
+	mov.b64 %rd41, %rd33;
+$L_1:
+	mad.lo.s64 %rd88, %rd41, 8, %rd35;
+$L_2:
+	setp.lt.s64 %p42, %rd41, %rd37;
+	@!%p42 bra $L_10;
+$L_3:
+	mov.b64 %rd43, %rd88;
+	mov.b64 %rdt0, 0;
+	st.shared.u64 [%rd43], %rdt0;
+	add.s64 %rd41, %rd41, %rd34;
+	mad.lo.s64 %rd88, %rd34, 8, %rd88;
+$L_4:
+	setp.lt.s64 %p94, %rd41, %rd37;
+	@!%p94 bra $L_10;
+$L_5:
+	mov.b64 %rd95, %rd88;
+	mov.b64 %rdt1, 0;
+	st.shared.u64 [%rd95], %rdt1;
+	add.s64 %rd41, %rd41, %rd34;
+	mad.lo.s64 %rd88, %rd34, 8, %rd88;
+$L_6:
+	setp.lt.s64 %p96, %rd41, %rd37;
+	@!%p96 bra $L_10;
+$L_7:
+	mov.b64 %rd97, %rd88;
+	mov.b64 %rdt2, 0;
+	st.shared.u64 [%rd97], %rdt2;
+	add.s64 %rd41, %rd41, %rd34;
+	mad.lo.s64 %rd88, %rd34, 8, %rd88;
+$L_8:
+	setp.lt.s64 %p98, %rd41, %rd37;
+	@!%p98 bra $L_10;
+$L_9:
+	mov.b64 %rd99, %rd88;
+	mov.b64 %rdt3, 0;
+	st.shared.u64 [%rd99], %rdt3;
+	add.s64 %rd41, %rd41, %rd34;
+	mad.lo.s64 %rd88, %rd34, 8, %rd88;
+	bra.uni $L_2;
+$L_10:
+	mov.b64 %rd44, %rd33;
+	mad.lo.s64 %rd89, %rd44, 8, %rd38;
+$L_11:
+	setp.lt.s64 %p45, %rd44, %rd40;
+	@!%p45 bra $L_19;
+$L_12:
+	mov.b64 %rd46, %rd89;
+	mov.b64 %rdt4, 0;
+	st.shared.s64 [%rd46], %rdt4;
+	add.s64 %rd44, %rd44, %rd34;
+	mad.lo.s64 %rd89, %rd34, 8, %rd89;
+$L_13:
+	setp.lt.s64 %p100, %rd44, %rd40;
+	@!%p100 bra $L_19;
+$L_14:
+	mov.b64 %rd101, %rd89;
+	mov.b64 %rdt5, 0;
+	st.shared.s64 [%rd101], %rdt5;
+	add.s64 %rd44, %rd44, %rd34;
+	mad.lo.s64 %rd89, %rd34, 8, %rd89;
+$L_15:
+	setp.lt.s64 %p102, %rd44, %rd40;
+	@!%p102 bra $L_19;
+$L_16:
+	mov.b64 %rd103, %rd89;
+	mov.b64 %rdt6, 0;
+	st.shared.s64 [%rd103], %rdt6;
+	add.s64 %rd44, %rd44, %rd34;
+	mad.lo.s64 %rd89, %rd34, 8, %rd89;
+$L_17:
+	setp.lt.s64 %p104, %rd44, %rd40;
+	@!%p104 bra $L_19;
+$L_18:
+	mov.b64 %rd105, %rd89;
+	mov.b64 %rdt7, 0;
+	st.shared.s64 [%rd105], %rdt7;
+	add.s64 %rd44, %rd44, %rd34;
+	mad.lo.s64 %rd89, %rd34, 8, %rd89;
+	bra.uni $L_11;
+$L_19:
+	bar.sync 0;
+$L_20:
 	ld.param.u64 %rd4, [Slots_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Slots_0_param_1];
@@ -3262,49 +3709,45 @@ $L_0:
 	ld.param.u64 %rd12, [Slots_0_param_2];
 	cvta.to.global.u64 %rd12, %rd12;
 	ld.param.u64 %rd13, [Slots_0_param_3];
-	ld.param.u64 %rd21, [Slots_0_param_4];
-	cvta.to.global.u64 %rd21, %rd21;
 	ld.param.u64 %rd22, [Slots_0_param_5];
-	ld.param.u64 %rd27, [Slots_0_param_6];
-	cvta.to.global.u64 %rd27, %rd27;
 	ld.param.u64 %rd28, [Slots_0_param_7];
-$L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt0, %rt2;
-	add.s64 %rd0, %rd0, %rdt0;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+$L_21:
+	mov.u32 %rt2, %ctaid.x;
+	mov.u32 %rt3, %ntid.x;
+	mov.u32 %rt4, %tid.x;
+	mul.wide.u32 %rd0, %rt2, %rt3;
+	cvt.u64.u32 %rdt8, %rt4;
+	add.s64 %rd0, %rd0, %rdt8;
+	mov.u32 %rt5, %nctaid.x;
+	mov.u32 %rt6, %ntid.x;
+	mul.wide.u32 %rd1, %rt5, %rt6;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd52, %rd13;
-	setp.lt.u64 %p53, 0, %rd52;
-	mov.b64 %rd54, %rd22;
-	setp.lt.u64 %p55, 0, %rd54;
-	mov.b64 %rd56, %rd28;
-	setp.lt.u64 %p57, 0, %rd56;
-	@!%p53 bra $L_11;
-$L_2:
-	@!%p55 bra $L_11;
-$L_3:
-	@!%p57 bra $L_11;
-$L_4:
+	mov.b64 %rd82, %rd13;
+	setp.lt.u64 %p83, 0, %rd82;
+	mov.b64 %rd84, %rd22;
+	setp.lt.u64 %p85, 0, %rd84;
+	mov.b64 %rd86, %rd28;
+	setp.lt.u64 %p87, 0, %rd86;
+	@!%p83 bra $L_65;
+$L_22:
+	@!%p85 bra $L_65;
+$L_23:
+	@!%p87 bra $L_65;
+$L_24:
 	add.s64 %rd11, %rd12, 0;
-	add.s64 %rd20, %rd21, 0;
-	add.s64 %rd26, %rd27, 0;
-$L_5:
+	add.s64 %rd20, %rd35, 0;
+	add.s64 %rd26, %rd38, 0;
+$L_25:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_10;
-$L_6:
+	@!%p7 bra $L_30;
+$L_26:
 	mov.b64 %rd8, %rd2;
-$L_7:
+$L_27:
 	add.s64 %rd9, %rd8, 1;
-$L_8:
-	mov.b32 %rt5, 1;
-	atom.global.add.s32 %r15, [%rd11], %rt5;
+$L_28:
+	mov.b32 %rt7, 1;
+	atom.global.add.s32 %r15, [%rd11], %rt7;
 	add.s32 %r14, %r15, 1;
 	sub.s32 %r16, %r14, 1;
 	cvt.u32.u64 %r17, %rd9;
@@ -3314,94 +3757,229 @@ $L_8:
 	mad.lo.s64 %rd18, %rd19, 4, %rd4;
 	st.global.s32 [%rd18], %r17;
 	mov.b64 %rd23, %rd9;
-	atom.global.add.u64 %rd25, [%rd20], %rd23;
+	atom.shared.add.u64 %rd25, [%rd20], %rd23;
 	mov.b64 %rd29, %rd9;
 	neg.s64 %rd30, %rd29;
-	atom.global.add.u64 %rd32, [%rd26], %rd30;
-$L_9:
+	atom.shared.add.u64 %rd32, [%rd26], %rd30;
+$L_29:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_5;
-$L_10:
+	bra.uni $L_25;
+$L_30:
+	bar.sync 0;
+	ld.param.u64 %rd47, [Slots_0_param_4];
+	cvta.to.global.u64 %rd47, %rd47;
+	mov.b64 %rd48, %rd33;
+	mad.lo.s64 %rd90, %rd48, 8, %rd35;
+	mad.lo.s64 %rd91, %rd48, 8, %rd47;
+$L_31:
+	setp.lt.s64 %p49, %rd48, %rd37;
+	@!%p49 bra $L_47;
+$L_32:
+	mov.b64 %rd50, %rd90;
+	ld.shared.u64 %rd51, [%rd50];
+	setp.ne.u64 %p52, %rd51, 0;
+	@!%p52 bra $L_34;
+$L_33:
+	mov.b64 %rd53, %rd91;
+	atom.global.add.u64 %rd54, [%rd53], %rd51;
+$L_34:
+	add.s64 %rd48, %rd48, %rd34;
+	mad.lo.s64 %rd90, %rd34, 8, %rd90;
+	mad.lo.s64 %rd91, %rd34, 8, %rd91;
+$L_35:
+	setp.lt.s64 %p106, %rd48, %rd37;
+	@!%p106 bra $L_47;
+$L_36:
+	mov.b64 %rd107, %rd90;
+	ld.shared.u64 %rd108, [%rd107];
+	setp.ne.u64 %p109, %rd108, 0;
+	@!%p109 bra $L_38;
+$L_37:
+	mov.b64 %rd110, %rd91;
+	atom.global.add.u64 %rd111, [%rd110], %rd108;
+$L_38:
+	add.s64 %rd48, %rd48, %rd34;
+	mad.lo.s64 %rd90, %rd34, 8, %rd90;
+	mad.lo.s64 %rd91, %rd34, 8, %rd91;
+$L_39:
+	setp.lt.s64 %p112, %rd48, %rd37;
+	@!%p112 bra $L_47;
+$L_40:
+	mov.b64 %rd113, %rd90;
+	ld.shared.u64 %rd114, [%rd113];
+	setp.ne.u64 %p115, %rd114, 0;
+	@!%p115 bra $L_42;
+$L_41:
+	mov.b64 %rd116, %rd91;
+	atom.global.add.u64 %rd117, [%rd116], %rd114;
+$L_42:
+	add.s64 %rd48, %rd48, %rd34;
+	mad.lo.s64 %rd90, %rd34, 8, %rd90;
+	mad.lo.s64 %rd91, %rd34, 8, %rd91;
+$L_43:
+	setp.lt.s64 %p118, %rd48, %rd37;
+	@!%p118 bra $L_47;
+$L_44:
+	mov.b64 %rd119, %rd90;
+	ld.shared.u64 %rd120, [%rd119];
+	setp.ne.u64 %p121, %rd120, 0;
+	@!%p121 bra $L_46;
+$L_45:
+	mov.b64 %rd122, %rd91;
+	atom.global.add.u64 %rd123, [%rd122], %rd120;
+$L_46:
+	add.s64 %rd48, %rd48, %rd34;
+	mad.lo.s64 %rd90, %rd34, 8, %rd90;
+	mad.lo.s64 %rd91, %rd34, 8, %rd91;
+	bra.uni $L_31;
+$L_47:
+	ld.param.u64 %rd55, [Slots_0_param_6];
+	cvta.to.global.u64 %rd55, %rd55;
+	mov.b64 %rd56, %rd33;
+	mad.lo.s64 %rd92, %rd56, 8, %rd38;
+	mad.lo.s64 %rd93, %rd56, 8, %rd55;
+$L_48:
+	setp.lt.s64 %p57, %rd56, %rd40;
+	@!%p57 bra $L_64;
+$L_49:
+	mov.b64 %rd58, %rd92;
+	ld.shared.s64 %rd59, [%rd58];
+	setp.ne.s64 %p60, %rd59, 0;
+	@!%p60 bra $L_51;
+$L_50:
+	mov.b64 %rd61, %rd93;
+	atom.global.add.u64 %rd62, [%rd61], %rd59;
+$L_51:
+	add.s64 %rd56, %rd56, %rd34;
+	mad.lo.s64 %rd92, %rd34, 8, %rd92;
+	mad.lo.s64 %rd93, %rd34, 8, %rd93;
+$L_52:
+	setp.lt.s64 %p124, %rd56, %rd40;
+	@!%p124 bra $L_64;
+$L_53:
+	mov.b64 %rd125, %rd92;
+	ld.shared.s64 %rd126, [%rd125];
+	setp.ne.s64 %p127, %rd126, 0;
+	@!%p127 bra $L_55;
+$L_54:
+	mov.b64 %rd128, %rd93;
+	atom.global.add.u64 %rd129, [%rd128], %rd126;
+$L_55:
+	add.s64 %rd56, %rd56, %rd34;
+	mad.lo.s64 %rd92, %rd34, 8, %rd92;
+	mad.lo.s64 %rd93, %rd34, 8, %rd93;
+$L_56:
+	setp.lt.s64 %p130, %rd56, %rd40;
+	@!%p130 bra $L_64;
+$L_57:
+	mov.b64 %rd131, %rd92;
+	ld.shared.s64 %rd132, [%rd131];
+	setp.ne.s64 %p133, %rd132, 0;
+	@!%p133 bra $L_59;
+$L_58:
+	mov.b64 %rd134, %rd93;
+	atom.global.add.u64 %rd135, [%rd134], %rd132;
+$L_59:
+	add.s64 %rd56, %rd56, %rd34;
+	mad.lo.s64 %rd92, %rd34, 8, %rd92;
+	mad.lo.s64 %rd93, %rd34, 8, %rd93;
+$L_60:
+	setp.lt.s64 %p136, %rd56, %rd40;
+	@!%p136 bra $L_64;
+$L_61:
+	mov.b64 %rd137, %rd92;
+	ld.shared.s64 %rd138, [%rd137];
+	setp.ne.s64 %p139, %rd138, 0;
+	@!%p139 bra $L_63;
+$L_62:
+	mov.b64 %rd140, %rd93;
+	atom.global.add.u64 %rd141, [%rd140], %rd138;
+$L_63:
+	add.s64 %rd56, %rd56, %rd34;
+	mad.lo.s64 %rd92, %rd34, 8, %rd92;
+	mad.lo.s64 %rd93, %rd34, 8, %rd93;
+	bra.uni $L_48;
+$L_64:
 	ret;
-$L_11:
-	add.s64 %rd38, %rd12, 0;
-	add.s64 %rd45, %rd21, 0;
-	add.s64 %rd48, %rd27, 0;
-$L_12:
-	add.s64 %rd33, %rd2, 1;
-	setp.lt.s64 %p34, %rd33, %rd3;
-	@!%p34 bra $L_10;
-$L_13:
-	mov.b64 %rd35, %rd2;
-$L_14:
-	add.s64 %rd36, %rd35, 1;
-$L_15:
-	mov.b64 %rdt3, 0;
-	setp.ge.u64 %pt1, %rdt3, %rd13;
+$L_65:
+	add.s64 %rd68, %rd12, 0;
+	add.s64 %rd75, %rd35, 0;
+	add.s64 %rd78, %rd38, 0;
+$L_66:
+	add.s64 %rd63, %rd2, 1;
+	setp.lt.s64 %p64, %rd63, %rd3;
+	@!%p64 bra $L_30;
+$L_67:
+	mov.b64 %rd65, %rd2;
+$L_68:
+	add.s64 %rd66, %rd65, 1;
+$L_69:
+	mov.b64 %rdt11, 0;
+	setp.ge.u64 %pt1, %rdt11, %rd13;
 	@%pt1 bra $Lfault_1;
-	mov.b32 %rt7, 1;
-	atom.global.add.s32 %r40, [%rd38], %rt7;
-	add.s32 %r39, %r40, 1;
-	sub.s32 %r41, %r39, 1;
-	cvt.u32.u64 %r42, %rd36;
-	cvt.s64.s32 %rd44, %r41;
-	setp.ge.u64 %pt2, %rd44, %rd5;
+	mov.b32 %rt9, 1;
+	atom.global.add.s32 %r70, [%rd68], %rt9;
+	add.s32 %r69, %r70, 1;
+	sub.s32 %r71, %r69, 1;
+	cvt.u32.u64 %r72, %rd66;
+	cvt.s64.s32 %rd74, %r71;
+	setp.ge.u64 %pt2, %rd74, %rd5;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd43, %rd44, 4, %rd4;
-	st.global.s32 [%rd43], %r42;
-	mov.b64 %rdt4, 0;
-	setp.ge.u64 %pt3, %rdt4, %rd22;
+	mad.lo.s64 %rd73, %rd74, 4, %rd4;
+	st.global.s32 [%rd73], %r72;
+	mov.b64 %rdt12, 0;
+	setp.ge.u64 %pt3, %rdt12, %rd22;
 	@%pt3 bra $Lfault_3;
-	mov.b64 %rd46, %rd36;
-	atom.global.add.u64 %rd47, [%rd45], %rd46;
-	mov.b64 %rdt5, 0;
-	setp.ge.u64 %pt4, %rdt5, %rd28;
+	mov.b64 %rd76, %rd66;
+	atom.shared.add.u64 %rd77, [%rd75], %rd76;
+	mov.b64 %rdt13, 0;
+	setp.ge.u64 %pt4, %rdt13, %rd28;
 	@%pt4 bra $Lfault_4;
-	mov.b64 %rd49, %rd36;
-	neg.s64 %rd50, %rd49;
-	atom.global.add.u64 %rd51, [%rd48], %rd50;
-$L_16:
+	mov.b64 %rd79, %rd66;
+	neg.s64 %rd80, %rd79;
+	atom.shared.add.u64 %rd81, [%rd78], %rd80;
+$L_70:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_12;
+	bra.uni $L_66;
 $Lfault_0:
-	mov.u32 %rt6, 1;
-	mov.b64 %rdt1, %rd19;
-	mov.b64 %rdt2, %rd5;
+	mov.u32 %rt8, 1;
+	mov.b64 %rdt9, %rd19;
+	mov.b64 %rdt10, %rd5;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt6, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd13;
+	mov.u32 %rt8, 0;
+	mov.b64 %rdt9, 0;
+	mov.b64 %rdt10, %rd13;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt6, 1;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd5;
+	mov.u32 %rt8, 1;
+	mov.b64 %rdt9, %rd74;
+	mov.b64 %rdt10, %rd5;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt6, 2;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd22;
+	mov.u32 %rt8, 2;
+	mov.b64 %rdt9, 0;
+	mov.b64 %rdt10, %rd22;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt6, 3;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, %rd28;
+	mov.u32 %rt8, 3;
+	mov.b64 %rdt9, 0;
+	mov.b64 %rdt10, %rd28;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [Slots_0_param_8];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt8, [%rdt6];
-	add.u32 %rt9, %rt8, 1;
-	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
-	setp.ne.u32 %pt5, %rt10, %rt8;
+	ld.param.u64 %rdt14, [Slots_0_param_8];
+	cvta.to.global.u64 %rdt14, %rdt14;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt14];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt5, %rt12, %rt10;
 	@%pt5 exit;
-	st.global.u32 [%rdt6+8], 65536;
-	st.global.u32 [%rdt6+12], %rt6;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	st.global.u32 [%rdt14+8], 65536;
+	st.global.u32 [%rdt14+12], %rt8;
+	st.global.u64 [%rdt14+16], %rdt9;
+	st.global.u64 [%rdt14+24], %rdt10;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt9;
+	st.volatile.global.u32 [%rdt14+4], %rt11;
 	exit;
 }
 
@@ -3417,16 +3995,113 @@ $Lfault:
 	.param .u64 FloatSums_0_param_8
 )
 {
-	.reg .pred %p<67>;
+	.shared .align 4 .b8 qvar_private2[16];
+	.shared .align 8 .b8 qvar_private3[32];
+	.reg .pred %p<149>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<41>;
-	.reg .b32 %rt<9>;
-	.reg .b64 %rd<66>;
+	.reg .b32 %r<71>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<150>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<44>;
-	.reg .f64 %fd<48>;
+	.reg .f32 %f<133>;
+	.reg .f32 %ft<4>;
+	.reg .f64 %fd<151>;
+	.reg .f64 %fdt<4>;
 
 $L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd31, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd32, %rt1;
+	mov.u64 %rd33, qvar_private2;
+	ld.param.u64 %rd34, [FloatSums_0_param_5];
+	min.s64 %rd35, %rd34, 4;
+	mov.u64 %rd36, qvar_private3;
+	ld.param.u64 %rd37, [FloatSums_0_param_7];
+	min.s64 %rd38, %rd37, 4;
+	mov.b64 %rd39, %rd31;
+$L_1:
+	mad.lo.s64 %rd97, %rd39, 4, %rd33;
+$L_2:
+	setp.lt.s64 %p40, %rd39, %rd35;
+	@!%p40 bra $L_10;
+$L_3:
+	mov.b64 %rd41, %rd97;
+	mov.f32 %ft0, 0f80000000;
+	st.shared.f32 [%rd41], %ft0;
+	add.s64 %rd39, %rd39, %rd32;
+	mad.lo.s64 %rd97, %rd32, 4, %rd97;
+$L_4:
+	setp.lt.s64 %p103, %rd39, %rd35;
+	@!%p103 bra $L_10;
+$L_5:
+	mov.b64 %rd104, %rd97;
+	mov.f32 %ft1, 0f80000000;
+	st.shared.f32 [%rd104], %ft1;
+	add.s64 %rd39, %rd39, %rd32;
+	mad.lo.s64 %rd97, %rd32, 4, %rd97;
+$L_6:
+	setp.lt.s64 %p105, %rd39, %rd35;
+	@!%p105 bra $L_10;
+$L_7:
+	mov.b64 %rd106, %rd97;
+	mov.f32 %ft2, 0f80000000;
+	st.shared.f32 [%rd106], %ft2;
+	add.s64 %rd39, %rd39, %rd32;
+	mad.lo.s64 %rd97, %rd32, 4, %rd97;
+$L_8:
+	setp.lt.s64 %p107, %rd39, %rd35;
+	@!%p107 bra $L_10;
+$L_9:
+	mov.b64 %rd108, %rd97;
+	mov.f32 %ft3, 0f80000000;
+	st.shared.f32 [%rd108], %ft3;
+	add.s64 %rd39, %rd39, %rd32;
+	mad.lo.s64 %rd97, %rd32, 4, %rd97;
+	bra.uni $L_2;
+$L_10:
+	mov.b64 %rd42, %rd31;
+	mad.lo.s64 %rd98, %rd42, 8, %rd36;
+$L_11:
+	setp.lt.s64 %p43, %rd42, %rd38;
+	@!%p43 bra $L_19;
+$L_12:
+	mov.b64 %rd44, %rd98;
+	mov.f64 %fdt0, 0d8000000000000000;
+	st.shared.f64 [%rd44], %fdt0;
+	add.s64 %rd42, %rd42, %rd32;
+	mad.lo.s64 %rd98, %rd32, 8, %rd98;
+$L_13:
+	setp.lt.s64 %p109, %rd42, %rd38;
+	@!%p109 bra $L_19;
+$L_14:
+	mov.b64 %rd110, %rd98;
+	mov.f64 %fdt1, 0d8000000000000000;
+	st.shared.f64 [%rd110], %fdt1;
+	add.s64 %rd42, %rd42, %rd32;
+	mad.lo.s64 %rd98, %rd32, 8, %rd98;
+$L_15:
+	setp.lt.s64 %p111, %rd42, %rd38;
+	@!%p111 bra $L_19;
+$L_16:
+	mov.b64 %rd112, %rd98;
+	mov.f64 %fdt2, 0d8000000000000000;
+	st.shared.f64 [%rd112], %fdt2;
+	add.s64 %rd42, %rd42, %rd32;
+	mad.lo.s64 %rd98, %rd32, 8, %rd98;
+$L_17:
+	setp.lt.s64 %p113, %rd42, %rd38;
+	@!%p113 bra $L_19;
+$L_18:
+	mov.b64 %rd114, %rd98;
+	mov.f64 %fdt3, 0d8000000000000000;
+	st.shared.f64 [%rd114], %fdt3;
+	add.s64 %rd42, %rd42, %rd32;
+	mad.lo.s64 %rd98, %rd32, 8, %rd98;
+	bra.uni $L_11;
+$L_19:
+	bar.sync 0;
+$L_20:
 	ld.param.u64 %rd4, [FloatSums_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [FloatSums_0_param_1];
@@ -3434,60 +4109,56 @@ $L_0:
 	ld.param.u64 %rd14, [FloatSums_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
 	ld.param.u64 %rd15, [FloatSums_0_param_3];
-	ld.param.u64 %rd19, [FloatSums_0_param_4];
-	cvta.to.global.u64 %rd19, %rd19;
 	ld.param.u64 %rd20, [FloatSums_0_param_5];
-	ld.param.u64 %rd25, [FloatSums_0_param_6];
-	cvta.to.global.u64 %rd25, %rd25;
 	ld.param.u64 %rd26, [FloatSums_0_param_7];
-$L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt0, %rt2;
+$L_21:
+	mov.u32 %rt2, %ctaid.x;
+	mov.u32 %rt3, %ntid.x;
+	mov.u32 %rt4, %tid.x;
+	mul.wide.u32 %rd0, %rt2, %rt3;
+	cvt.u64.u32 %rdt0, %rt4;
 	add.s64 %rd0, %rd0, %rdt0;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.u32 %rt5, %nctaid.x;
+	mov.u32 %rt6, %ntid.x;
+	mul.wide.u32 %rd1, %rt5, %rt6;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd48, %rd15;
-	mov.b64 %rd49, %rd2;
-	add.s64 %rd50, %rd49, 1;
-	mov.b64 %rd51, %rd50;
-	setp.lt.u64 %p52, %rd51, %rd48;
-	mov.b64 %rd53, %rd3;
-	add.u64 %rd54, %rd53, 18446744073709551615U;
-	add.u64 %rd55, %rd54, 4611686018427387904;
-	setp.le.u64 %p56, %rd55, 9223372036854775808U;
-	sub.u64 %rd57, %rd54, 1;
-	mov.b64 %rd58, %rd2;
-	sub.u64 %rd59, %rd57, %rd58;
-	sub.u64 %rd60, %rd48, 1;
-	sub.u64 %rd61, %rd60, %rd51;
-	setp.le.u64 %p62, %rd59, %rd61;
-	mov.b64 %rd63, %rd20;
-	setp.gt.u64 %p64, %rd63, 3;
-	mov.b64 %rd65, %rd26;
-	setp.gt.u64 %p66, %rd65, 3;
-	@!%p52 bra $L_12;
-$L_2:
-	@!%p56 bra $L_12;
-$L_3:
-	@!%p62 bra $L_12;
-$L_4:
-	@!%p64 bra $L_12;
-$L_5:
-	@!%p66 bra $L_12;
-$L_6:
+	mov.b64 %rd78, %rd15;
+	mov.b64 %rd79, %rd2;
+	add.s64 %rd80, %rd79, 1;
+	mov.b64 %rd81, %rd80;
+	setp.lt.u64 %p82, %rd81, %rd78;
+	mov.b64 %rd83, %rd3;
+	add.u64 %rd84, %rd83, 18446744073709551615U;
+	add.u64 %rd85, %rd84, 4611686018427387904;
+	setp.le.u64 %p86, %rd85, 9223372036854775808U;
+	sub.u64 %rd87, %rd84, 1;
+	mov.b64 %rd88, %rd2;
+	sub.u64 %rd89, %rd87, %rd88;
+	sub.u64 %rd90, %rd78, 1;
+	sub.u64 %rd91, %rd90, %rd81;
+	setp.le.u64 %p92, %rd89, %rd91;
+	mov.b64 %rd93, %rd20;
+	setp.gt.u64 %p94, %rd93, 3;
+	mov.b64 %rd95, %rd26;
+	setp.gt.u64 %p96, %rd95, 3;
+	@!%p82 bra $L_66;
+$L_22:
+	@!%p86 bra $L_66;
+$L_23:
+	@!%p92 bra $L_66;
+$L_24:
+	@!%p94 bra $L_66;
+$L_25:
+	@!%p96 bra $L_66;
+$L_26:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_11;
-$L_7:
+	@!%p7 bra $L_31;
+$L_27:
 	mov.b64 %rd8, %rd2;
-$L_8:
+$L_28:
 	add.s64 %rd9, %rd8, 1;
-$L_9:
+$L_29:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	add.s64 %rd13, %rd14, %rd9;
@@ -3495,77 +4166,212 @@ $L_9:
 	rem.u32 %r17, %r16, 4;
 	and.b32 %r17, %r17, 255;
 	cvt.u64.u32 %rd21, %r17;
-	mad.lo.s64 %rd18, %rd21, 4, %rd19;
-	atom.global.add.f32 %f23, [%rd18], %f12;
+	mad.lo.s64 %rd18, %rd21, 4, %rd33;
+	atom.shared.add.f32 %f23, [%rd18], %f12;
 	mov.b64 %rd27, %rd21;
-	mad.lo.s64 %rd24, %rd27, 8, %rd25;
+	mad.lo.s64 %rd24, %rd27, 8, %rd36;
 	cvt.f64.f32 %fd28, %f12;
-	atom.global.add.f64 %fd30, [%rd24], %fd28;
-$L_10:
+	atom.shared.add.f64 %fd30, [%rd24], %fd28;
+$L_30:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_6;
-$L_11:
+	bra.uni $L_26;
+$L_31:
+	bar.sync 0;
+	ld.param.u64 %rd45, [FloatSums_0_param_4];
+	cvta.to.global.u64 %rd45, %rd45;
+	mov.b64 %rd46, %rd31;
+	mad.lo.s64 %rd99, %rd46, 4, %rd33;
+	mad.lo.s64 %rd100, %rd46, 4, %rd45;
+$L_32:
+	setp.lt.s64 %p47, %rd46, %rd35;
+	@!%p47 bra $L_48;
+$L_33:
+	mov.b64 %rd48, %rd99;
+	ld.shared.f32 %f49, [%rd48];
+	setp.neu.f32 %p50, %f49, 0f80000000;
+	@!%p50 bra $L_35;
+$L_34:
+	mov.b64 %rd51, %rd100;
+	atom.global.add.f32 %f52, [%rd51], %f49;
+$L_35:
+	add.s64 %rd46, %rd46, %rd32;
+	mad.lo.s64 %rd99, %rd32, 4, %rd99;
+	mad.lo.s64 %rd100, %rd32, 4, %rd100;
+$L_36:
+	setp.lt.s64 %p115, %rd46, %rd35;
+	@!%p115 bra $L_48;
+$L_37:
+	mov.b64 %rd116, %rd99;
+	ld.shared.f32 %f117, [%rd116];
+	setp.neu.f32 %p118, %f117, 0f80000000;
+	@!%p118 bra $L_39;
+$L_38:
+	mov.b64 %rd119, %rd100;
+	atom.global.add.f32 %f120, [%rd119], %f117;
+$L_39:
+	add.s64 %rd46, %rd46, %rd32;
+	mad.lo.s64 %rd99, %rd32, 4, %rd99;
+	mad.lo.s64 %rd100, %rd32, 4, %rd100;
+$L_40:
+	setp.lt.s64 %p121, %rd46, %rd35;
+	@!%p121 bra $L_48;
+$L_41:
+	mov.b64 %rd122, %rd99;
+	ld.shared.f32 %f123, [%rd122];
+	setp.neu.f32 %p124, %f123, 0f80000000;
+	@!%p124 bra $L_43;
+$L_42:
+	mov.b64 %rd125, %rd100;
+	atom.global.add.f32 %f126, [%rd125], %f123;
+$L_43:
+	add.s64 %rd46, %rd46, %rd32;
+	mad.lo.s64 %rd99, %rd32, 4, %rd99;
+	mad.lo.s64 %rd100, %rd32, 4, %rd100;
+$L_44:
+	setp.lt.s64 %p127, %rd46, %rd35;
+	@!%p127 bra $L_48;
+$L_45:
+	mov.b64 %rd128, %rd99;
+	ld.shared.f32 %f129, [%rd128];
+	setp.neu.f32 %p130, %f129, 0f80000000;
+	@!%p130 bra $L_47;
+$L_46:
+	mov.b64 %rd131, %rd100;
+	atom.global.add.f32 %f132, [%rd131], %f129;
+$L_47:
+	add.s64 %rd46, %rd46, %rd32;
+	mad.lo.s64 %rd99, %rd32, 4, %rd99;
+	mad.lo.s64 %rd100, %rd32, 4, %rd100;
+	bra.uni $L_32;
+$L_48:
+	ld.param.u64 %rd53, [FloatSums_0_param_6];
+	cvta.to.global.u64 %rd53, %rd53;
+	mov.b64 %rd54, %rd31;
+	mad.lo.s64 %rd101, %rd54, 8, %rd36;
+	mad.lo.s64 %rd102, %rd54, 8, %rd53;
+$L_49:
+	setp.lt.s64 %p55, %rd54, %rd38;
+	@!%p55 bra $L_65;
+$L_50:
+	mov.b64 %rd56, %rd101;
+	ld.shared.f64 %fd57, [%rd56];
+	setp.neu.f64 %p58, %fd57, 0d8000000000000000;
+	@!%p58 bra $L_52;
+$L_51:
+	mov.b64 %rd59, %rd102;
+	atom.global.add.f64 %fd60, [%rd59], %fd57;
+$L_52:
+	add.s64 %rd54, %rd54, %rd32;
+	mad.lo.s64 %rd101, %rd32, 8, %rd101;
+	mad.lo.s64 %rd102, %rd32, 8, %rd102;
+$L_53:
+	setp.lt.s64 %p133, %rd54, %rd38;
+	@!%p133 bra $L_65;
+$L_54:
+	mov.b64 %rd134, %rd101;
+	ld.shared.f64 %fd135, [%rd134];
+	setp.neu.f64 %p136, %fd135, 0d8000000000000000;
+	@!%p136 bra $L_56;
+$L_55:
+	mov.b64 %rd137, %rd102;
+	atom.global.add.f64 %fd138, [%rd137], %fd135;
+$L_56:
+	add.s64 %rd54, %rd54, %rd32;
+	mad.lo.s64 %rd101, %rd32, 8, %rd101;
+	mad.lo.s64 %rd102, %rd32, 8, %rd102;
+$L_57:
+	setp.lt.s64 %p139, %rd54, %rd38;
+	@!%p139 bra $L_65;
+$L_58:
+	mov.b64 %rd140, %rd101;
+	ld.shared.f64 %fd141, [%rd140];
+	setp.neu.f64 %p142, %fd141, 0d8000000000000000;
+	@!%p142 bra $L_60;
+$L_59:
+	mov.b64 %rd143, %rd102;
+	atom.global.add.f64 %fd144, [%rd143], %fd141;
+$L_60:
+	add.s64 %rd54, %rd54, %rd32;
+	mad.lo.s64 %rd101, %rd32, 8, %rd101;
+	mad.lo.s64 %rd102, %rd32, 8, %rd102;
+$L_61:
+	setp.lt.s64 %p145, %rd54, %rd38;
+	@!%p145 bra $L_65;
+$L_62:
+	mov.b64 %rd146, %rd101;
+	ld.shared.f64 %fd147, [%rd146];
+	setp.neu.f64 %p148, %fd147, 0d8000000000000000;
+	@!%p148 bra $L_64;
+$L_63:
+	mov.b64 %rd149, %rd102;
+	atom.global.add.f64 %fd150, [%rd149], %fd147;
+$L_64:
+	add.s64 %rd54, %rd54, %rd32;
+	mad.lo.s64 %rd101, %rd32, 8, %rd101;
+	mad.lo.s64 %rd102, %rd32, 8, %rd102;
+	bra.uni $L_49;
+$L_65:
 	ret;
-$L_12:
-	add.s64 %rd31, %rd2, 1;
-	setp.lt.s64 %p32, %rd31, %rd3;
-	@!%p32 bra $L_11;
-$L_13:
-	mov.b64 %rd33, %rd2;
-$L_14:
-	add.s64 %rd34, %rd33, 1;
-$L_15:
-	mad.lo.s64 %rd36, %rd34, 4, %rd4;
-	ld.global.f32 %f37, [%rd36];
-	setp.ge.u64 %pt0, %rd34, %rd15;
+$L_66:
+	add.s64 %rd61, %rd2, 1;
+	setp.lt.s64 %p62, %rd61, %rd3;
+	@!%p62 bra $L_31;
+$L_67:
+	mov.b64 %rd63, %rd2;
+$L_68:
+	add.s64 %rd64, %rd63, 1;
+$L_69:
+	mad.lo.s64 %rd66, %rd64, 4, %rd4;
+	ld.global.f32 %f67, [%rd66];
+	setp.ge.u64 %pt0, %rd64, %rd15;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd38, %rd14, %rd34;
-	ld.global.u8 %r39, [%rd38];
-	rem.u32 %r40, %r39, 4;
-	and.b32 %r40, %r40, 255;
-	cvt.u64.u32 %rd42, %r40;
-	setp.ge.u64 %pt1, %rd42, %rd20;
+	add.s64 %rd68, %rd14, %rd64;
+	ld.global.u8 %r69, [%rd68];
+	rem.u32 %r70, %r69, 4;
+	and.b32 %r70, %r70, 255;
+	cvt.u64.u32 %rd72, %r70;
+	setp.ge.u64 %pt1, %rd72, %rd20;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd41, %rd42, 4, %rd19;
-	atom.global.add.f32 %f43, [%rd41], %f37;
-	mov.b64 %rd45, %rd42;
-	setp.ge.u64 %pt2, %rd45, %rd26;
+	mad.lo.s64 %rd71, %rd72, 4, %rd33;
+	atom.shared.add.f32 %f73, [%rd71], %f67;
+	mov.b64 %rd75, %rd72;
+	setp.ge.u64 %pt2, %rd75, %rd26;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd44, %rd45, 8, %rd25;
-	cvt.f64.f32 %fd46, %f37;
-	atom.global.add.f64 %fd47, [%rd44], %fd46;
-$L_16:
+	mad.lo.s64 %rd74, %rd75, 8, %rd36;
+	cvt.f64.f32 %fd76, %f67;
+	atom.shared.add.f64 %fd77, [%rd74], %fd76;
+$L_70:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_12;
+	bra.uni $L_66;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd34;
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt1, %rd64;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd42;
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt1, %rd72;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd45;
+	mov.u32 %rt7, 2;
+	mov.b64 %rdt1, %rd75;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [FloatSums_0_param_8];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt3, %rt10, %rt8;
 	@%pt3 exit;
 	st.global.u32 [%rdt3+8], 131072;
-	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u32 [%rdt3+12], %rt7;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
+	st.volatile.global.u32 [%rdt3+4], %rt9;
 	exit;
 }
 
@@ -3589,18 +4395,113 @@ $Lfault:
 	.param .u64 Extremes_0_param_16
 )
 {
-	.reg .pred %p<185>;
+	.shared .align 8 .b8 qvar_private3[8];
+	.shared .align 8 .b8 qvar_private4[8];
+	.reg .pred %p<267>;
 	.reg .pred %pt<55>;
-	.reg .b32 %r<131>;
-	.reg .b32 %rt<47>;
-	.reg .b64 %rd<184>;
-	.reg .b64 %rdt<26>;
-	.reg .f32 %f<135>;
+	.reg .b32 %r<161>;
+	.reg .b32 %rt<49>;
+	.reg .b64 %rd<269>;
+	.reg .b64 %rdt<34>;
+	.reg .f32 %f<165>;
 	.reg .f32 %ft<6>;
-	.reg .f64 %fd<110>;
+	.reg .f64 %fd<140>;
 	.reg .f64 %fdt<12>;
 
 $L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd99, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd100, %rt1;
+	mov.u64 %rd101, qvar_private3;
+	ld.param.u64 %rd102, [Extremes_0_param_7];
+	min.s64 %rd103, %rd102, 1;
+	mov.u64 %rd104, qvar_private4;
+	ld.param.u64 %rd105, [Extremes_0_param_9];
+	min.s64 %rd106, %rd105, 1;
+	mov.b64 %rd107, %rd99;
+$L_1:
+	mad.lo.s64 %rd215, %rd107, 8, %rd101;
+$L_2:
+	setp.lt.s64 %p108, %rd107, %rd103;
+	@!%p108 bra $L_10;
+$L_3:
+	mov.b64 %rd109, %rd215;
+	mov.b64 %rdt0, 9223372036854775807;
+	st.shared.s64 [%rd109], %rdt0;
+	add.s64 %rd107, %rd107, %rd100;
+	mad.lo.s64 %rd215, %rd100, 8, %rd215;
+$L_4:
+	setp.lt.s64 %p221, %rd107, %rd103;
+	@!%p221 bra $L_10;
+$L_5:
+	mov.b64 %rd222, %rd215;
+	mov.b64 %rdt1, 9223372036854775807;
+	st.shared.s64 [%rd222], %rdt1;
+	add.s64 %rd107, %rd107, %rd100;
+	mad.lo.s64 %rd215, %rd100, 8, %rd215;
+$L_6:
+	setp.lt.s64 %p223, %rd107, %rd103;
+	@!%p223 bra $L_10;
+$L_7:
+	mov.b64 %rd224, %rd215;
+	mov.b64 %rdt2, 9223372036854775807;
+	st.shared.s64 [%rd224], %rdt2;
+	add.s64 %rd107, %rd107, %rd100;
+	mad.lo.s64 %rd215, %rd100, 8, %rd215;
+$L_8:
+	setp.lt.s64 %p225, %rd107, %rd103;
+	@!%p225 bra $L_10;
+$L_9:
+	mov.b64 %rd226, %rd215;
+	mov.b64 %rdt3, 9223372036854775807;
+	st.shared.s64 [%rd226], %rdt3;
+	add.s64 %rd107, %rd107, %rd100;
+	mad.lo.s64 %rd215, %rd100, 8, %rd215;
+	bra.uni $L_2;
+$L_10:
+	mov.b64 %rd110, %rd99;
+	mad.lo.s64 %rd216, %rd110, 8, %rd104;
+$L_11:
+	setp.lt.s64 %p111, %rd110, %rd106;
+	@!%p111 bra $L_19;
+$L_12:
+	mov.b64 %rd112, %rd216;
+	mov.b64 %rdt4, -9223372036854775808;
+	st.shared.s64 [%rd112], %rdt4;
+	add.s64 %rd110, %rd110, %rd100;
+	mad.lo.s64 %rd216, %rd100, 8, %rd216;
+$L_13:
+	setp.lt.s64 %p227, %rd110, %rd106;
+	@!%p227 bra $L_19;
+$L_14:
+	mov.b64 %rd228, %rd216;
+	mov.b64 %rdt5, -9223372036854775808;
+	st.shared.s64 [%rd228], %rdt5;
+	add.s64 %rd110, %rd110, %rd100;
+	mad.lo.s64 %rd216, %rd100, 8, %rd216;
+$L_15:
+	setp.lt.s64 %p229, %rd110, %rd106;
+	@!%p229 bra $L_19;
+$L_16:
+	mov.b64 %rd230, %rd216;
+	mov.b64 %rdt6, -9223372036854775808;
+	st.shared.s64 [%rd230], %rdt6;
+	add.s64 %rd110, %rd110, %rd100;
+	mad.lo.s64 %rd216, %rd100, 8, %rd216;
+$L_17:
+	setp.lt.s64 %p231, %rd110, %rd106;
+	@!%p231 bra $L_19;
+$L_18:
+	mov.b64 %rd232, %rd216;
+	mov.b64 %rdt7, -9223372036854775808;
+	st.shared.s64 [%rd232], %rdt7;
+	add.s64 %rd110, %rd110, %rd100;
+	mad.lo.s64 %rd216, %rd100, 8, %rd216;
+	bra.uni $L_11;
+$L_19:
+	bar.sync 0;
+$L_20:
 	ld.param.u64 %rd4, [Extremes_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Extremes_0_param_1];
@@ -3611,11 +4512,7 @@ $L_0:
 	ld.param.u64 %rd18, [Extremes_0_param_4];
 	cvta.to.global.u64 %rd18, %rd18;
 	ld.param.u64 %rd19, [Extremes_0_param_5];
-	ld.param.u64 %rd26, [Extremes_0_param_6];
-	cvta.to.global.u64 %rd26, %rd26;
 	ld.param.u64 %rd27, [Extremes_0_param_7];
-	ld.param.u64 %rd30, [Extremes_0_param_8];
-	cvta.to.global.u64 %rd30, %rd30;
 	ld.param.u64 %rd31, [Extremes_0_param_9];
 	ld.param.u64 %rd35, [Extremes_0_param_10];
 	cvta.to.global.u64 %rd35, %rd35;
@@ -3626,51 +4523,51 @@ $L_0:
 	ld.param.u64 %rd53, [Extremes_0_param_14];
 	cvta.to.global.u64 %rd53, %rd53;
 	ld.param.u64 %rd54, [Extremes_0_param_15];
-$L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt0, %rt2;
-	add.s64 %rd0, %rd0, %rdt0;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+$L_21:
+	mov.u32 %rt2, %ctaid.x;
+	mov.u32 %rt3, %ntid.x;
+	mov.u32 %rt4, %tid.x;
+	mul.wide.u32 %rd0, %rt2, %rt3;
+	cvt.u64.u32 %rdt8, %rt4;
+	add.s64 %rd0, %rd0, %rdt8;
+	mov.u32 %rt5, %nctaid.x;
+	mov.u32 %rt6, %ntid.x;
+	mul.wide.u32 %rd1, %rt5, %rt6;
 	add.s64 %rd2, %rd0, -1;
-	mov.b64 %rd177, %rd15;
-	setp.lt.u64 %p178, 0, %rd177;
-	mov.b64 %rd179, %rd19;
-	setp.lt.u64 %p180, 0, %rd179;
-	mov.b64 %rd181, %rd27;
-	setp.lt.u64 %p182, 0, %rd181;
-	mov.b64 %rd183, %rd31;
-	setp.lt.u64 %p184, 0, %rd183;
-	@!%p178 bra $L_12;
-$L_2:
-	@!%p180 bra $L_12;
-$L_3:
-	@!%p182 bra $L_12;
-$L_4:
-	@!%p184 bra $L_12;
-$L_5:
+	mov.b64 %rd207, %rd15;
+	setp.lt.u64 %p208, 0, %rd207;
+	mov.b64 %rd209, %rd19;
+	setp.lt.u64 %p210, 0, %rd209;
+	mov.b64 %rd211, %rd27;
+	setp.lt.u64 %p212, 0, %rd211;
+	mov.b64 %rd213, %rd31;
+	setp.lt.u64 %p214, 0, %rd213;
+	@!%p208 bra $L_66;
+$L_22:
+	@!%p210 bra $L_66;
+$L_23:
+	@!%p212 bra $L_66;
+$L_24:
+	@!%p214 bra $L_66;
+$L_25:
 	add.s64 %rd13, %rd14, 0;
 	add.s64 %rd17, %rd18, 0;
-	add.s64 %rd25, %rd26, 0;
-	add.s64 %rd29, %rd30, 0;
-$L_6:
+	add.s64 %rd25, %rd101, 0;
+	add.s64 %rd29, %rd104, 0;
+$L_26:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_11;
-$L_7:
+	@!%p7 bra $L_31;
+$L_27:
 	mov.b64 %rd8, %rd2;
-$L_8:
+$L_28:
 	add.s64 %rd9, %rd8, 1;
-$L_9:
+$L_29:
 	mad.lo.s64 %rd11, %rd9, 8, %rd4;
 	ld.global.f64 %fd12, [%rd11];
-	ld.global.b64 %rdt1, [%rd13];
+	ld.global.b64 %rdt9, [%rd13];
 $A_0:
-	mov.b64 %fd16, %rdt1;
+	mov.b64 %fd16, %rdt9;
 	setp.lt.f64 %pt2, %fd16, %fd12;
 	selp.f64 %fdt1, %fd16, %fd12, %pt2;
 	setp.eq.f64 %pt3, %fd16, %fd12;
@@ -3679,17 +4576,17 @@ $A_0:
 	setp.nan.f64 %pt4, %fd16, %fd12;
 	add.rn.f64 %fdt2, %fd16, %fd12;
 	selp.f64 %fdt0, %fdt2, %fdt1, %pt4;
-	mov.b64 %rdt3, %fdt0;
-	setp.eq.b64 %pt0, %rdt3, %rdt1;
+	mov.b64 %rdt11, %fdt0;
+	setp.eq.b64 %pt0, %rdt11, %rdt9;
 	@%pt0 bra $A_1;
-	atom.global.cas.b64 %rdt2, [%rd13], %rdt1, %rdt3;
-	setp.ne.b64 %pt1, %rdt2, %rdt1;
-	mov.b64 %rdt1, %rdt2;
+	atom.global.cas.b64 %rdt10, [%rd13], %rdt9, %rdt11;
+	setp.ne.b64 %pt1, %rdt10, %rdt9;
+	mov.b64 %rdt9, %rdt10;
 	@%pt1 bra $A_0;
 $A_1:
-	ld.global.b64 %rdt4, [%rd17];
+	ld.global.b64 %rdt12, [%rd17];
 $A_2:
-	mov.b64 %fd20, %rdt4;
+	mov.b64 %fd20, %rdt12;
 	setp.gt.f64 %pt7, %fd20, %fd12;
 	selp.f64 %fdt4, %fd20, %fd12, %pt7;
 	setp.eq.f64 %pt8, %fd20, %fd12;
@@ -3698,12 +4595,12 @@ $A_2:
 	setp.nan.f64 %pt9, %fd20, %fd12;
 	add.rn.f64 %fdt5, %fd20, %fd12;
 	selp.f64 %fdt3, %fdt5, %fdt4, %pt9;
-	mov.b64 %rdt6, %fdt3;
-	setp.eq.b64 %pt5, %rdt6, %rdt4;
+	mov.b64 %rdt14, %fdt3;
+	setp.eq.b64 %pt5, %rdt14, %rdt12;
 	@%pt5 bra $A_3;
-	atom.global.cas.b64 %rdt5, [%rd17], %rdt4, %rdt6;
-	setp.ne.b64 %pt6, %rdt5, %rdt4;
-	mov.b64 %rdt4, %rdt5;
+	atom.global.cas.b64 %rdt13, [%rd17], %rdt12, %rdt14;
+	setp.ne.b64 %pt6, %rdt13, %rdt12;
+	mov.b64 %rdt12, %rdt13;
 	@%pt6 bra $A_2;
 $A_3:
 	mul.lo.s64 %rd21, %rd9, 7919;
@@ -3719,8 +4616,8 @@ $A_3:
 	mov.b64 %rd22, %rd65;
 	mov.b64 %rd23, %rd22;
 	sub.s64 %rd24, %rd23, 500;
-	atom.global.min.s64 %rd28, [%rd25], %rd24;
-	atom.global.max.s64 %rd32, [%rd29], %rd24;
+	atom.shared.min.s64 %rd28, [%rd25], %rd24;
+	atom.shared.max.s64 %rd32, [%rd29], %rd24;
 	mul.hi.s64 %rd66, %rd9, -6148914691236517205;
 	add.s64 %rd67, %rd66, %rd9;
 	mov.b64 %rd68, %rd67;
@@ -3734,22 +4631,22 @@ $A_3:
 	setp.ge.u64 %pt10, %rd33, %rd36;
 	@%pt10 bra $Lfault_0;
 	add.s64 %rd34, %rd35, %rd33;
-	mov.b32 %rt6, 1;
-	and.b64 %rdt9, %rd34, -4;
-	cvt.u32.u64 %rt7, %rd34;
-	and.b32 %rt7, %rt7, 3;
-	shl.b32 %rt7, %rt7, 3;
-	ld.global.b32 %rt8, [%rdt9];
+	mov.b32 %rt8, 1;
+	and.b64 %rdt17, %rd34, -4;
+	cvt.u32.u64 %rt9, %rd34;
+	and.b32 %rt9, %rt9, 3;
+	shl.b32 %rt9, %rt9, 3;
+	ld.global.b32 %rt10, [%rdt17];
 $A_4:
-	bfe.s32 %r38, %rt8, %rt7, 8;
-	add.s32 %rt11, %r38, %rt6;
-	bfe.s32 %rt11, %rt11, 0, 8;
-	bfi.b32 %rt10, %rt11, %rt8, %rt7, 8;
-	setp.eq.b32 %pt11, %rt10, %rt8;
+	bfe.s32 %r38, %rt10, %rt9, 8;
+	add.s32 %rt13, %r38, %rt8;
+	bfe.s32 %rt13, %rt13, 0, 8;
+	bfi.b32 %rt12, %rt13, %rt10, %rt9, 8;
+	setp.eq.b32 %pt11, %rt12, %rt10;
 	@%pt11 bra $A_5;
-	atom.global.cas.b32 %rt9, [%rdt9], %rt8, %rt10;
-	setp.ne.b32 %pt12, %rt9, %rt8;
-	mov.b32 %rt8, %rt9;
+	atom.global.cas.b32 %rt11, [%rdt17], %rt10, %rt12;
+	setp.ne.b32 %pt12, %rt11, %rt10;
+	mov.b32 %rt10, %rt11;
 	@%pt12 bra $A_4;
 $A_5:
 	mul.hi.s64 %rd75, %rd9, -3689348814741910323;
@@ -3767,20 +4664,20 @@ $A_5:
 	mad.lo.s64 %rd40, %rd39, 2, %rd41;
 	cvt.u32.u64 %r43, %rd9;
 	and.b32 %r43, %r43, 65535;
-	and.b64 %rdt10, %rd40, -4;
-	cvt.u32.u64 %rt12, %rd40;
-	and.b32 %rt12, %rt12, 3;
-	shl.b32 %rt12, %rt12, 3;
-	ld.global.b32 %rt13, [%rdt10];
+	and.b64 %rdt18, %rd40, -4;
+	cvt.u32.u64 %rt14, %rd40;
+	and.b32 %rt14, %rt14, 3;
+	shl.b32 %rt14, %rt14, 3;
+	ld.global.b32 %rt15, [%rdt18];
 $A_6:
-	bfe.u32 %r44, %rt13, %rt12, 16;
-	max.u32 %rt16, %r44, %r43;
-	bfi.b32 %rt15, %rt16, %rt13, %rt12, 16;
-	setp.eq.b32 %pt14, %rt15, %rt13;
+	bfe.u32 %r44, %rt15, %rt14, 16;
+	max.u32 %rt18, %r44, %r43;
+	bfi.b32 %rt17, %rt18, %rt15, %rt14, 16;
+	setp.eq.b32 %pt14, %rt17, %rt15;
 	@%pt14 bra $A_7;
-	atom.global.cas.b32 %rt14, [%rdt10], %rt13, %rt15;
-	setp.ne.b32 %pt15, %rt14, %rt13;
-	mov.b32 %rt13, %rt14;
+	atom.global.cas.b32 %rt16, [%rdt18], %rt15, %rt17;
+	setp.ne.b32 %pt15, %rt16, %rt15;
+	mov.b32 %rt15, %rt16;
 	@%pt15 bra $A_6;
 $A_7:
 	mov.b64 %rd92, %rd74;
@@ -3792,20 +4689,20 @@ $A_7:
 	add.s64 %rd48, %rd9, 1;
 	cvt.u32.u64 %r49, %rd48;
 	and.b32 %r49, %r49, 65535;
-	and.b64 %rdt11, %rd47, -4;
-	cvt.u32.u64 %rt17, %rd47;
-	and.b32 %rt17, %rt17, 3;
-	shl.b32 %rt17, %rt17, 3;
-	ld.global.b32 %rt18, [%rdt11];
+	and.b64 %rdt19, %rd47, -4;
+	cvt.u32.u64 %rt19, %rd47;
+	and.b32 %rt19, %rt19, 3;
+	shl.b32 %rt19, %rt19, 3;
+	ld.global.b32 %rt20, [%rdt19];
 $A_8:
-	bfe.u32 %r50, %rt18, %rt17, 16;
-	min.u32 %rt21, %r50, %r49;
-	bfi.b32 %rt20, %rt21, %rt18, %rt17, 16;
-	setp.eq.b32 %pt17, %rt20, %rt18;
+	bfe.u32 %r50, %rt20, %rt19, 16;
+	min.u32 %rt23, %r50, %r49;
+	bfi.b32 %rt22, %rt23, %rt20, %rt19, 16;
+	setp.eq.b32 %pt17, %rt22, %rt20;
 	@%pt17 bra $A_9;
-	atom.global.cas.b32 %rt19, [%rdt11], %rt18, %rt20;
-	setp.ne.b32 %pt18, %rt19, %rt18;
-	mov.b32 %rt18, %rt19;
+	atom.global.cas.b32 %rt21, [%rdt19], %rt20, %rt22;
+	setp.ne.b32 %pt18, %rt21, %rt20;
+	mov.b32 %rt20, %rt21;
 	@%pt18 bra $A_8;
 $A_9:
 	shr.s64 %rd93, %rd9, 63;
@@ -3819,9 +4716,9 @@ $A_9:
 	@%pt19 bra $Lfault_3;
 	mad.lo.s64 %rd52, %rd51, 4, %rd53;
 	cvt.rn.f32.f64 %f55, %fd12;
-	ld.global.b32 %rt22, [%rd52];
+	ld.global.b32 %rt24, [%rd52];
 $A_10:
-	mov.b32 %f56, %rt22;
+	mov.b32 %f56, %rt24;
 	setp.gt.f32 %pt22, %f56, %f55;
 	selp.f32 %ft1, %f56, %f55, %pt22;
 	setp.eq.f32 %pt23, %f56, %f55;
@@ -3830,294 +4727,429 @@ $A_10:
 	setp.nan.f32 %pt24, %f56, %f55;
 	add.rn.f32 %ft2, %f56, %f55;
 	selp.f32 %ft0, %ft2, %ft1, %pt24;
-	mov.b32 %rt24, %ft0;
-	setp.eq.b32 %pt20, %rt24, %rt22;
+	mov.b32 %rt26, %ft0;
+	setp.eq.b32 %pt20, %rt26, %rt24;
 	@%pt20 bra $A_11;
-	atom.global.cas.b32 %rt23, [%rd52], %rt22, %rt24;
-	setp.ne.b32 %pt21, %rt23, %rt22;
-	mov.b32 %rt22, %rt23;
+	atom.global.cas.b32 %rt25, [%rd52], %rt24, %rt26;
+	setp.ne.b32 %pt21, %rt25, %rt24;
+	mov.b32 %rt24, %rt25;
 	@%pt21 bra $A_10;
 $A_11:
-$L_10:
+$L_30:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_6;
-$L_11:
+	bra.uni $L_26;
+$L_31:
+	bar.sync 0;
+	ld.param.u64 %rd113, [Extremes_0_param_6];
+	cvta.to.global.u64 %rd113, %rd113;
+	mov.b64 %rd114, %rd99;
+	mad.lo.s64 %rd217, %rd114, 8, %rd101;
+	mad.lo.s64 %rd218, %rd114, 8, %rd113;
+$L_32:
+	setp.lt.s64 %p115, %rd114, %rd103;
+	@!%p115 bra $L_48;
+$L_33:
+	mov.b64 %rd116, %rd217;
+	ld.shared.s64 %rd117, [%rd116];
+	setp.ne.s64 %p118, %rd117, 9223372036854775807;
+	@!%p118 bra $L_35;
+$L_34:
+	mov.b64 %rd119, %rd218;
+	atom.global.min.s64 %rd120, [%rd119], %rd117;
+$L_35:
+	add.s64 %rd114, %rd114, %rd100;
+	mad.lo.s64 %rd217, %rd100, 8, %rd217;
+	mad.lo.s64 %rd218, %rd100, 8, %rd218;
+$L_36:
+	setp.lt.s64 %p233, %rd114, %rd103;
+	@!%p233 bra $L_48;
+$L_37:
+	mov.b64 %rd234, %rd217;
+	ld.shared.s64 %rd235, [%rd234];
+	setp.ne.s64 %p236, %rd235, 9223372036854775807;
+	@!%p236 bra $L_39;
+$L_38:
+	mov.b64 %rd237, %rd218;
+	atom.global.min.s64 %rd238, [%rd237], %rd235;
+$L_39:
+	add.s64 %rd114, %rd114, %rd100;
+	mad.lo.s64 %rd217, %rd100, 8, %rd217;
+	mad.lo.s64 %rd218, %rd100, 8, %rd218;
+$L_40:
+	setp.lt.s64 %p239, %rd114, %rd103;
+	@!%p239 bra $L_48;
+$L_41:
+	mov.b64 %rd240, %rd217;
+	ld.shared.s64 %rd241, [%rd240];
+	setp.ne.s64 %p242, %rd241, 9223372036854775807;
+	@!%p242 bra $L_43;
+$L_42:
+	mov.b64 %rd243, %rd218;
+	atom.global.min.s64 %rd244, [%rd243], %rd241;
+$L_43:
+	add.s64 %rd114, %rd114, %rd100;
+	mad.lo.s64 %rd217, %rd100, 8, %rd217;
+	mad.lo.s64 %rd218, %rd100, 8, %rd218;
+$L_44:
+	setp.lt.s64 %p245, %rd114, %rd103;
+	@!%p245 bra $L_48;
+$L_45:
+	mov.b64 %rd246, %rd217;
+	ld.shared.s64 %rd247, [%rd246];
+	setp.ne.s64 %p248, %rd247, 9223372036854775807;
+	@!%p248 bra $L_47;
+$L_46:
+	mov.b64 %rd249, %rd218;
+	atom.global.min.s64 %rd250, [%rd249], %rd247;
+$L_47:
+	add.s64 %rd114, %rd114, %rd100;
+	mad.lo.s64 %rd217, %rd100, 8, %rd217;
+	mad.lo.s64 %rd218, %rd100, 8, %rd218;
+	bra.uni $L_32;
+$L_48:
+	ld.param.u64 %rd121, [Extremes_0_param_8];
+	cvta.to.global.u64 %rd121, %rd121;
+	mov.b64 %rd122, %rd99;
+	mad.lo.s64 %rd219, %rd122, 8, %rd104;
+	mad.lo.s64 %rd220, %rd122, 8, %rd121;
+$L_49:
+	setp.lt.s64 %p123, %rd122, %rd106;
+	@!%p123 bra $L_65;
+$L_50:
+	mov.b64 %rd124, %rd219;
+	ld.shared.s64 %rd125, [%rd124];
+	setp.ne.s64 %p126, %rd125, -9223372036854775808;
+	@!%p126 bra $L_52;
+$L_51:
+	mov.b64 %rd127, %rd220;
+	atom.global.max.s64 %rd128, [%rd127], %rd125;
+$L_52:
+	add.s64 %rd122, %rd122, %rd100;
+	mad.lo.s64 %rd219, %rd100, 8, %rd219;
+	mad.lo.s64 %rd220, %rd100, 8, %rd220;
+$L_53:
+	setp.lt.s64 %p251, %rd122, %rd106;
+	@!%p251 bra $L_65;
+$L_54:
+	mov.b64 %rd252, %rd219;
+	ld.shared.s64 %rd253, [%rd252];
+	setp.ne.s64 %p254, %rd253, -9223372036854775808;
+	@!%p254 bra $L_56;
+$L_55:
+	mov.b64 %rd255, %rd220;
+	atom.global.max.s64 %rd256, [%rd255], %rd253;
+$L_56:
+	add.s64 %rd122, %rd122, %rd100;
+	mad.lo.s64 %rd219, %rd100, 8, %rd219;
+	mad.lo.s64 %rd220, %rd100, 8, %rd220;
+$L_57:
+	setp.lt.s64 %p257, %rd122, %rd106;
+	@!%p257 bra $L_65;
+$L_58:
+	mov.b64 %rd258, %rd219;
+	ld.shared.s64 %rd259, [%rd258];
+	setp.ne.s64 %p260, %rd259, -9223372036854775808;
+	@!%p260 bra $L_60;
+$L_59:
+	mov.b64 %rd261, %rd220;
+	atom.global.max.s64 %rd262, [%rd261], %rd259;
+$L_60:
+	add.s64 %rd122, %rd122, %rd100;
+	mad.lo.s64 %rd219, %rd100, 8, %rd219;
+	mad.lo.s64 %rd220, %rd100, 8, %rd220;
+$L_61:
+	setp.lt.s64 %p263, %rd122, %rd106;
+	@!%p263 bra $L_65;
+$L_62:
+	mov.b64 %rd264, %rd219;
+	ld.shared.s64 %rd265, [%rd264];
+	setp.ne.s64 %p266, %rd265, -9223372036854775808;
+	@!%p266 bra $L_64;
+$L_63:
+	mov.b64 %rd267, %rd220;
+	atom.global.max.s64 %rd268, [%rd267], %rd265;
+$L_64:
+	add.s64 %rd122, %rd122, %rd100;
+	mad.lo.s64 %rd219, %rd100, 8, %rd219;
+	mad.lo.s64 %rd220, %rd100, 8, %rd220;
+	bra.uni $L_49;
+$L_65:
 	ret;
-$L_12:
-	add.s64 %rd106, %rd14, 0;
-	add.s64 %rd108, %rd18, 0;
-	add.s64 %rd114, %rd26, 0;
-	add.s64 %rd116, %rd30, 0;
-$L_13:
-	add.s64 %rd99, %rd2, 1;
-	setp.lt.s64 %p100, %rd99, %rd3;
-	@!%p100 bra $L_11;
-$L_14:
-	mov.b64 %rd101, %rd2;
-$L_15:
-	add.s64 %rd102, %rd101, 1;
-$L_16:
-	mad.lo.s64 %rd104, %rd102, 8, %rd4;
-	ld.global.f64 %fd105, [%rd104];
-	mov.b64 %rdt12, 0;
-	setp.ge.u64 %pt25, %rdt12, %rd15;
+$L_66:
+	add.s64 %rd136, %rd14, 0;
+	add.s64 %rd138, %rd18, 0;
+	add.s64 %rd144, %rd101, 0;
+	add.s64 %rd146, %rd104, 0;
+$L_67:
+	add.s64 %rd129, %rd2, 1;
+	setp.lt.s64 %p130, %rd129, %rd3;
+	@!%p130 bra $L_31;
+$L_68:
+	mov.b64 %rd131, %rd2;
+$L_69:
+	add.s64 %rd132, %rd131, 1;
+$L_70:
+	mad.lo.s64 %rd134, %rd132, 8, %rd4;
+	ld.global.f64 %fd135, [%rd134];
+	mov.b64 %rdt20, 0;
+	setp.ge.u64 %pt25, %rdt20, %rd15;
 	@%pt25 bra $Lfault_4;
-	ld.global.b64 %rdt13, [%rd106];
+	ld.global.b64 %rdt21, [%rd136];
 $A_12:
-	mov.b64 %fd107, %rdt13;
-	setp.lt.f64 %pt28, %fd107, %fd105;
-	selp.f64 %fdt7, %fd107, %fd105, %pt28;
-	setp.eq.f64 %pt29, %fd107, %fd105;
-	or.b64 %fdt8, %fd107, %fd105;
+	mov.b64 %fd137, %rdt21;
+	setp.lt.f64 %pt28, %fd137, %fd135;
+	selp.f64 %fdt7, %fd137, %fd135, %pt28;
+	setp.eq.f64 %pt29, %fd137, %fd135;
+	or.b64 %fdt8, %fd137, %fd135;
 	selp.f64 %fdt7, %fdt8, %fdt7, %pt29;
-	setp.nan.f64 %pt30, %fd107, %fd105;
-	add.rn.f64 %fdt8, %fd107, %fd105;
+	setp.nan.f64 %pt30, %fd137, %fd135;
+	add.rn.f64 %fdt8, %fd137, %fd135;
 	selp.f64 %fdt6, %fdt8, %fdt7, %pt30;
-	mov.b64 %rdt15, %fdt6;
-	setp.eq.b64 %pt26, %rdt15, %rdt13;
+	mov.b64 %rdt23, %fdt6;
+	setp.eq.b64 %pt26, %rdt23, %rdt21;
 	@%pt26 bra $A_13;
-	atom.global.cas.b64 %rdt14, [%rd106], %rdt13, %rdt15;
-	setp.ne.b64 %pt27, %rdt14, %rdt13;
-	mov.b64 %rdt13, %rdt14;
+	atom.global.cas.b64 %rdt22, [%rd136], %rdt21, %rdt23;
+	setp.ne.b64 %pt27, %rdt22, %rdt21;
+	mov.b64 %rdt21, %rdt22;
 	@%pt27 bra $A_12;
 $A_13:
-	mov.b64 %rdt16, 0;
-	setp.ge.u64 %pt31, %rdt16, %rd19;
+	mov.b64 %rdt24, 0;
+	setp.ge.u64 %pt31, %rdt24, %rd19;
 	@%pt31 bra $Lfault_5;
-	ld.global.b64 %rdt17, [%rd108];
+	ld.global.b64 %rdt25, [%rd138];
 $A_14:
-	mov.b64 %fd109, %rdt17;
-	setp.gt.f64 %pt34, %fd109, %fd105;
-	selp.f64 %fdt10, %fd109, %fd105, %pt34;
-	setp.eq.f64 %pt35, %fd109, %fd105;
-	and.b64 %fdt11, %fd109, %fd105;
+	mov.b64 %fd139, %rdt25;
+	setp.gt.f64 %pt34, %fd139, %fd135;
+	selp.f64 %fdt10, %fd139, %fd135, %pt34;
+	setp.eq.f64 %pt35, %fd139, %fd135;
+	and.b64 %fdt11, %fd139, %fd135;
 	selp.f64 %fdt10, %fdt11, %fdt10, %pt35;
-	setp.nan.f64 %pt36, %fd109, %fd105;
-	add.rn.f64 %fdt11, %fd109, %fd105;
+	setp.nan.f64 %pt36, %fd139, %fd135;
+	add.rn.f64 %fdt11, %fd139, %fd135;
 	selp.f64 %fdt9, %fdt11, %fdt10, %pt36;
-	mov.b64 %rdt19, %fdt9;
-	setp.eq.b64 %pt32, %rdt19, %rdt17;
+	mov.b64 %rdt27, %fdt9;
+	setp.eq.b64 %pt32, %rdt27, %rdt25;
 	@%pt32 bra $A_15;
-	atom.global.cas.b64 %rdt18, [%rd108], %rdt17, %rdt19;
-	setp.ne.b64 %pt33, %rdt18, %rdt17;
-	mov.b64 %rdt17, %rdt18;
+	atom.global.cas.b64 %rdt26, [%rd138], %rdt25, %rdt27;
+	setp.ne.b64 %pt33, %rdt26, %rdt25;
+	mov.b64 %rdt25, %rdt26;
 	@%pt33 bra $A_14;
 $A_15:
-	mul.lo.s64 %rd110, %rd102, 7919;
-	mul.hi.s64 %rd135, %rd110, -9002011107970261188;
-	add.s64 %rd136, %rd135, %rd110;
-	mov.b64 %rd137, %rd136;
-	shr.u64 %rd138, %rd137, 63;
-	shr.s64 %rd139, %rd136, 9;
-	mov.b64 %rd140, %rd138;
-	add.s64 %rd141, %rd139, %rd140;
-	mul.lo.s64 %rd142, %rd141, 1000;
-	sub.s64 %rd143, %rd110, %rd142;
-	mov.b64 %rd111, %rd143;
-	mov.b64 %rd112, %rd111;
-	sub.s64 %rd113, %rd112, 500;
-	mov.b64 %rdt20, 0;
-	setp.ge.u64 %pt37, %rdt20, %rd27;
+	mul.lo.s64 %rd140, %rd132, 7919;
+	mul.hi.s64 %rd165, %rd140, -9002011107970261188;
+	add.s64 %rd166, %rd165, %rd140;
+	mov.b64 %rd167, %rd166;
+	shr.u64 %rd168, %rd167, 63;
+	shr.s64 %rd169, %rd166, 9;
+	mov.b64 %rd170, %rd168;
+	add.s64 %rd171, %rd169, %rd170;
+	mul.lo.s64 %rd172, %rd171, 1000;
+	sub.s64 %rd173, %rd140, %rd172;
+	mov.b64 %rd141, %rd173;
+	mov.b64 %rd142, %rd141;
+	sub.s64 %rd143, %rd142, 500;
+	mov.b64 %rdt28, 0;
+	setp.ge.u64 %pt37, %rdt28, %rd27;
 	@%pt37 bra $Lfault_6;
-	atom.global.min.s64 %rd115, [%rd114], %rd113;
-	mov.b64 %rdt21, 0;
-	setp.ge.u64 %pt38, %rdt21, %rd31;
+	atom.shared.min.s64 %rd145, [%rd144], %rd143;
+	mov.b64 %rdt29, 0;
+	setp.ge.u64 %pt38, %rdt29, %rd31;
 	@%pt38 bra $Lfault_7;
-	atom.global.max.s64 %rd117, [%rd116], %rd113;
-	mul.hi.s64 %rd144, %rd102, -6148914691236517205;
-	add.s64 %rd145, %rd144, %rd102;
-	mov.b64 %rd146, %rd145;
-	shr.u64 %rd147, %rd146, 63;
-	shr.s64 %rd148, %rd145, 1;
-	mov.b64 %rd149, %rd147;
-	add.s64 %rd150, %rd148, %rd149;
-	mul.lo.s64 %rd151, %rd150, 3;
-	sub.s64 %rd152, %rd102, %rd151;
-	mov.b64 %rd118, %rd152;
-	setp.ge.u64 %pt39, %rd118, %rd36;
+	atom.shared.max.s64 %rd147, [%rd146], %rd143;
+	mul.hi.s64 %rd174, %rd132, -6148914691236517205;
+	add.s64 %rd175, %rd174, %rd132;
+	mov.b64 %rd176, %rd175;
+	shr.u64 %rd177, %rd176, 63;
+	shr.s64 %rd178, %rd175, 1;
+	mov.b64 %rd179, %rd177;
+	add.s64 %rd180, %rd178, %rd179;
+	mul.lo.s64 %rd181, %rd180, 3;
+	sub.s64 %rd182, %rd132, %rd181;
+	mov.b64 %rd148, %rd182;
+	setp.ge.u64 %pt39, %rd148, %rd36;
 	@%pt39 bra $Lfault_8;
-	add.s64 %rd119, %rd35, %rd118;
-	mov.b32 %rt25, 1;
-	and.b64 %rdt22, %rd119, -4;
-	cvt.u32.u64 %rt26, %rd119;
-	and.b32 %rt26, %rt26, 3;
-	shl.b32 %rt26, %rt26, 3;
-	ld.global.b32 %rt27, [%rdt22];
+	add.s64 %rd149, %rd35, %rd148;
+	mov.b32 %rt27, 1;
+	and.b64 %rdt30, %rd149, -4;
+	cvt.u32.u64 %rt28, %rd149;
+	and.b32 %rt28, %rt28, 3;
+	shl.b32 %rt28, %rt28, 3;
+	ld.global.b32 %rt29, [%rdt30];
 $A_16:
-	bfe.s32 %r120, %rt27, %rt26, 8;
-	add.s32 %rt30, %r120, %rt25;
-	bfe.s32 %rt30, %rt30, 0, 8;
-	bfi.b32 %rt29, %rt30, %rt27, %rt26, 8;
-	setp.eq.b32 %pt40, %rt29, %rt27;
+	bfe.s32 %r150, %rt29, %rt28, 8;
+	add.s32 %rt32, %r150, %rt27;
+	bfe.s32 %rt32, %rt32, 0, 8;
+	bfi.b32 %rt31, %rt32, %rt29, %rt28, 8;
+	setp.eq.b32 %pt40, %rt31, %rt29;
 	@%pt40 bra $A_17;
-	atom.global.cas.b32 %rt28, [%rdt22], %rt27, %rt29;
-	setp.ne.b32 %pt41, %rt28, %rt27;
-	mov.b32 %rt27, %rt28;
+	atom.global.cas.b32 %rt30, [%rdt30], %rt29, %rt31;
+	setp.ne.b32 %pt41, %rt30, %rt29;
+	mov.b32 %rt29, %rt30;
 	@%pt41 bra $A_16;
 $A_17:
-	mul.hi.s64 %rd153, %rd102, -3689348814741910323;
-	add.s64 %rd154, %rd153, %rd102;
-	mov.b64 %rd155, %rd154;
-	shr.u64 %rd156, %rd155, 63;
-	shr.s64 %rd157, %rd154, 2;
-	mov.b64 %rd158, %rd156;
-	add.s64 %rd159, %rd157, %rd158;
-	mul.lo.s64 %rd160, %rd159, 5;
-	sub.s64 %rd161, %rd102, %rd160;
-	mov.b64 %rd121, %rd161;
-	setp.ge.u64 %pt42, %rd121, %rd42;
+	mul.hi.s64 %rd183, %rd132, -3689348814741910323;
+	add.s64 %rd184, %rd183, %rd132;
+	mov.b64 %rd185, %rd184;
+	shr.u64 %rd186, %rd185, 63;
+	shr.s64 %rd187, %rd184, 2;
+	mov.b64 %rd188, %rd186;
+	add.s64 %rd189, %rd187, %rd188;
+	mul.lo.s64 %rd190, %rd189, 5;
+	sub.s64 %rd191, %rd132, %rd190;
+	mov.b64 %rd151, %rd191;
+	setp.ge.u64 %pt42, %rd151, %rd42;
 	@%pt42 bra $Lfault_9;
-	mad.lo.s64 %rd122, %rd121, 2, %rd41;
-	cvt.u32.u64 %r123, %rd102;
-	and.b32 %r123, %r123, 65535;
-	and.b64 %rdt23, %rd122, -4;
-	cvt.u32.u64 %rt31, %rd122;
-	and.b32 %rt31, %rt31, 3;
-	shl.b32 %rt31, %rt31, 3;
-	ld.global.b32 %rt32, [%rdt23];
+	mad.lo.s64 %rd152, %rd151, 2, %rd41;
+	cvt.u32.u64 %r153, %rd132;
+	and.b32 %r153, %r153, 65535;
+	and.b64 %rdt31, %rd152, -4;
+	cvt.u32.u64 %rt33, %rd152;
+	and.b32 %rt33, %rt33, 3;
+	shl.b32 %rt33, %rt33, 3;
+	ld.global.b32 %rt34, [%rdt31];
 $A_18:
-	bfe.u32 %r124, %rt32, %rt31, 16;
-	max.u32 %rt35, %r124, %r123;
-	bfi.b32 %rt34, %rt35, %rt32, %rt31, 16;
-	setp.eq.b32 %pt43, %rt34, %rt32;
+	bfe.u32 %r154, %rt34, %rt33, 16;
+	max.u32 %rt37, %r154, %r153;
+	bfi.b32 %rt36, %rt37, %rt34, %rt33, 16;
+	setp.eq.b32 %pt43, %rt36, %rt34;
 	@%pt43 bra $A_19;
-	atom.global.cas.b32 %rt33, [%rdt23], %rt32, %rt34;
-	setp.ne.b32 %pt44, %rt33, %rt32;
-	mov.b32 %rt32, %rt33;
+	atom.global.cas.b32 %rt35, [%rdt31], %rt34, %rt36;
+	setp.ne.b32 %pt44, %rt35, %rt34;
+	mov.b32 %rt34, %rt35;
 	@%pt44 bra $A_18;
 $A_19:
-	mov.b64 %rd170, %rd152;
-	mov.b64 %rd125, %rd170;
-	add.s64 %rd126, %rd125, 5;
-	setp.ge.u64 %pt45, %rd126, %rd42;
+	mov.b64 %rd200, %rd182;
+	mov.b64 %rd155, %rd200;
+	add.s64 %rd156, %rd155, 5;
+	setp.ge.u64 %pt45, %rd156, %rd42;
 	@%pt45 bra $Lfault_10;
-	mad.lo.s64 %rd127, %rd126, 2, %rd41;
-	add.s64 %rd128, %rd102, 1;
-	cvt.u32.u64 %r129, %rd128;
-	and.b32 %r129, %r129, 65535;
-	and.b64 %rdt24, %rd127, -4;
-	cvt.u32.u64 %rt36, %rd127;
-	and.b32 %rt36, %rt36, 3;
-	shl.b32 %rt36, %rt36, 3;
-	ld.global.b32 %rt37, [%rdt24];
+	mad.lo.s64 %rd157, %rd156, 2, %rd41;
+	add.s64 %rd158, %rd132, 1;
+	cvt.u32.u64 %r159, %rd158;
+	and.b32 %r159, %r159, 65535;
+	and.b64 %rdt32, %rd157, -4;
+	cvt.u32.u64 %rt38, %rd157;
+	and.b32 %rt38, %rt38, 3;
+	shl.b32 %rt38, %rt38, 3;
+	ld.global.b32 %rt39, [%rdt32];
 $A_20:
-	bfe.u32 %r130, %rt37, %rt36, 16;
-	min.u32 %rt40, %r130, %r129;
-	bfi.b32 %rt39, %rt40, %rt37, %rt36, 16;
-	setp.eq.b32 %pt46, %rt39, %rt37;
+	bfe.u32 %r160, %rt39, %rt38, 16;
+	min.u32 %rt42, %r160, %r159;
+	bfi.b32 %rt41, %rt42, %rt39, %rt38, 16;
+	setp.eq.b32 %pt46, %rt41, %rt39;
 	@%pt46 bra $A_21;
-	atom.global.cas.b32 %rt38, [%rdt24], %rt37, %rt39;
-	setp.ne.b32 %pt47, %rt38, %rt37;
-	mov.b32 %rt37, %rt38;
+	atom.global.cas.b32 %rt40, [%rdt32], %rt39, %rt41;
+	setp.ne.b32 %pt47, %rt40, %rt39;
+	mov.b32 %rt39, %rt40;
 	@%pt47 bra $A_20;
 $A_21:
-	shr.s64 %rd171, %rd102, 63;
-	and.b64 %rd172, %rd171, 1;
-	add.s64 %rd173, %rd102, %rd172;
-	shr.s64 %rd174, %rd173, 1;
-	mul.lo.s64 %rd175, %rd174, 2;
-	sub.s64 %rd176, %rd102, %rd175;
-	mov.b64 %rd131, %rd176;
-	setp.ge.u64 %pt48, %rd131, %rd54;
+	shr.s64 %rd201, %rd132, 63;
+	and.b64 %rd202, %rd201, 1;
+	add.s64 %rd203, %rd132, %rd202;
+	shr.s64 %rd204, %rd203, 1;
+	mul.lo.s64 %rd205, %rd204, 2;
+	sub.s64 %rd206, %rd132, %rd205;
+	mov.b64 %rd161, %rd206;
+	setp.ge.u64 %pt48, %rd161, %rd54;
 	@%pt48 bra $Lfault_11;
-	mad.lo.s64 %rd132, %rd131, 4, %rd53;
-	cvt.rn.f32.f64 %f133, %fd105;
-	ld.global.b32 %rt41, [%rd132];
+	mad.lo.s64 %rd162, %rd161, 4, %rd53;
+	cvt.rn.f32.f64 %f163, %fd135;
+	ld.global.b32 %rt43, [%rd162];
 $A_22:
-	mov.b32 %f134, %rt41;
-	setp.gt.f32 %pt51, %f134, %f133;
-	selp.f32 %ft4, %f134, %f133, %pt51;
-	setp.eq.f32 %pt52, %f134, %f133;
-	and.b32 %ft5, %f134, %f133;
+	mov.b32 %f164, %rt43;
+	setp.gt.f32 %pt51, %f164, %f163;
+	selp.f32 %ft4, %f164, %f163, %pt51;
+	setp.eq.f32 %pt52, %f164, %f163;
+	and.b32 %ft5, %f164, %f163;
 	selp.f32 %ft4, %ft5, %ft4, %pt52;
-	setp.nan.f32 %pt53, %f134, %f133;
-	add.rn.f32 %ft5, %f134, %f133;
+	setp.nan.f32 %pt53, %f164, %f163;
+	add.rn.f32 %ft5, %f164, %f163;
 	selp.f32 %ft3, %ft5, %ft4, %pt53;
-	mov.b32 %rt43, %ft3;
-	setp.eq.b32 %pt49, %rt43, %rt41;
+	mov.b32 %rt45, %ft3;
+	setp.eq.b32 %pt49, %rt45, %rt43;
 	@%pt49 bra $A_23;
-	atom.global.cas.b32 %rt42, [%rd132], %rt41, %rt43;
-	setp.ne.b32 %pt50, %rt42, %rt41;
-	mov.b32 %rt41, %rt42;
+	atom.global.cas.b32 %rt44, [%rd162], %rt43, %rt45;
+	setp.ne.b32 %pt50, %rt44, %rt43;
+	mov.b32 %rt43, %rt44;
 	@%pt50 bra $A_22;
 $A_23:
-$L_17:
+$L_71:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_13;
+	bra.uni $L_67;
 $Lfault_0:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt7, %rd33;
-	mov.b64 %rdt8, %rd36;
+	mov.u32 %rt7, 4;
+	mov.b64 %rdt15, %rd33;
+	mov.b64 %rdt16, %rd36;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt7, %rd39;
-	mov.b64 %rdt8, %rd42;
+	mov.u32 %rt7, 5;
+	mov.b64 %rdt15, %rd39;
+	mov.b64 %rdt16, %rd42;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt7, %rd46;
-	mov.b64 %rdt8, %rd42;
+	mov.u32 %rt7, 6;
+	mov.b64 %rdt15, %rd46;
+	mov.b64 %rdt16, %rd42;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt7, %rd51;
-	mov.b64 %rdt8, %rd54;
+	mov.u32 %rt7, 7;
+	mov.b64 %rdt15, %rd51;
+	mov.b64 %rdt16, %rd54;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt7, 0;
-	mov.b64 %rdt8, %rd15;
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt15, 0;
+	mov.b64 %rdt16, %rd15;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt7, 0;
-	mov.b64 %rdt8, %rd19;
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt15, 0;
+	mov.b64 %rdt16, %rd19;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt7, 0;
-	mov.b64 %rdt8, %rd27;
+	mov.u32 %rt7, 2;
+	mov.b64 %rdt15, 0;
+	mov.b64 %rdt16, %rd27;
 	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt7, 0;
-	mov.b64 %rdt8, %rd31;
+	mov.u32 %rt7, 3;
+	mov.b64 %rdt15, 0;
+	mov.b64 %rdt16, %rd31;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt7, %rd118;
-	mov.b64 %rdt8, %rd36;
+	mov.u32 %rt7, 4;
+	mov.b64 %rdt15, %rd148;
+	mov.b64 %rdt16, %rd36;
 	bra.uni $Lfault;
 $Lfault_9:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt7, %rd121;
-	mov.b64 %rdt8, %rd42;
+	mov.u32 %rt7, 5;
+	mov.b64 %rdt15, %rd151;
+	mov.b64 %rdt16, %rd42;
 	bra.uni $Lfault;
 $Lfault_10:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt7, %rd126;
-	mov.b64 %rdt8, %rd42;
+	mov.u32 %rt7, 6;
+	mov.b64 %rdt15, %rd156;
+	mov.b64 %rdt16, %rd42;
 	bra.uni $Lfault;
 $Lfault_11:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt7, %rd131;
-	mov.b64 %rdt8, %rd54;
+	mov.u32 %rt7, 7;
+	mov.b64 %rdt15, %rd161;
+	mov.b64 %rdt16, %rd54;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt25, [Extremes_0_param_16];
-	cvta.to.global.u64 %rdt25, %rdt25;
-	ld.relaxed.sys.global.u32 %rt44, [%rdt25];
-	add.u32 %rt45, %rt44, 1;
-	atom.global.cas.b32 %rt46, [qd_fault_claim], %rt44, %rt45;
-	setp.ne.u32 %pt54, %rt46, %rt44;
+	ld.param.u64 %rdt33, [Extremes_0_param_16];
+	cvta.to.global.u64 %rdt33, %rdt33;
+	ld.relaxed.sys.global.u32 %rt46, [%rdt33];
+	add.u32 %rt47, %rt46, 1;
+	atom.global.cas.b32 %rt48, [qd_fault_claim], %rt46, %rt47;
+	setp.ne.u32 %pt54, %rt48, %rt46;
 	@%pt54 exit;
-	st.global.u32 [%rdt25+8], 196608;
-	st.global.u32 [%rdt25+12], %rt5;
-	st.global.u64 [%rdt25+16], %rdt7;
-	st.global.u64 [%rdt25+24], %rdt8;
+	st.global.u32 [%rdt33+8], 196608;
+	st.global.u32 [%rdt33+12], %rt7;
+	st.global.u64 [%rdt33+16], %rdt15;
+	st.global.u64 [%rdt33+24], %rdt16;
 	membar.sys;
-	st.volatile.global.u32 [%rdt25+4], %rt45;
+	st.volatile.global.u32 [%rdt33+4], %rt47;
 	exit;
 }
 
@@ -20161,6 +21193,2119 @@ $Lfault:
 	exit;
 }
 
+.visible .entry CountBytes_0(
+	.param .u64 CountBytes_0_param_0,
+	.param .s64 CountBytes_0_param_1,
+	.param .u64 CountBytes_0_param_2,
+	.param .s64 CountBytes_0_param_3,
+	.param .u64 CountBytes_0_param_4
+)
+{
+	.shared .align 4 .b8 qvar_private1[1024];
+	.reg .pred %p<72>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<74>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<73>;
+	.reg .b64 %rdt<4>;
+
+$L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd19, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd20, %rt1;
+	mov.u64 %rd21, qvar_private1;
+	ld.param.u64 %rd22, [CountBytes_0_param_3];
+	min.s64 %rd23, %rd22, 256;
+	mov.b64 %rd24, %rd19;
+$L_1:
+	mad.lo.s64 %rd47, %rd24, 4, %rd21;
+$L_2:
+	setp.lt.s64 %p25, %rd24, %rd23;
+	@!%p25 bra $L_10;
+$L_3:
+	mov.b64 %rd26, %rd47;
+	mov.b32 %rt2, 0;
+	st.shared.u32 [%rd26], %rt2;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_4:
+	setp.lt.s64 %p50, %rd24, %rd23;
+	@!%p50 bra $L_10;
+$L_5:
+	mov.b64 %rd51, %rd47;
+	mov.b32 %rt3, 0;
+	st.shared.u32 [%rd51], %rt3;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_6:
+	setp.lt.s64 %p52, %rd24, %rd23;
+	@!%p52 bra $L_10;
+$L_7:
+	mov.b64 %rd53, %rd47;
+	mov.b32 %rt4, 0;
+	st.shared.u32 [%rd53], %rt4;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+$L_8:
+	setp.lt.s64 %p54, %rd24, %rd23;
+	@!%p54 bra $L_10;
+$L_9:
+	mov.b64 %rd55, %rd47;
+	mov.b32 %rt5, 0;
+	st.shared.u32 [%rd55], %rt5;
+	add.s64 %rd24, %rd24, %rd20;
+	mad.lo.s64 %rd47, %rd20, 4, %rd47;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
+	ld.param.u64 %rd4, [CountBytes_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [CountBytes_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [CountBytes_0_param_3];
+$L_12:
+	mov.u32 %rt6, %ctaid.x;
+	mov.u32 %rt7, %ntid.x;
+	mov.u32 %rt8, %tid.x;
+	mul.wide.u32 %rd0, %rt6, %rt7;
+	cvt.u64.u32 %rdt0, %rt8;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt9, %nctaid.x;
+	mov.u32 %rt10, %ntid.x;
+	mul.wide.u32 %rd1, %rt9, %rt10;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd45, %rd15;
+	setp.gt.u64 %p46, %rd45, 255;
+	@!%p46 bra $L_36;
+$L_13:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_18;
+$L_14:
+	mov.b64 %rd8, %rd2;
+$L_15:
+	add.s64 %rd9, %rd8, 1;
+$L_16:
+	add.s64 %rd11, %rd4, %rd9;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd21;
+	mov.b32 %rt11, 1;
+	atom.shared.add.u32 %r18, [%rd13], %rt11;
+$L_17:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_13;
+$L_18:
+	bar.sync 0;
+	ld.param.u64 %rd27, [CountBytes_0_param_2];
+	cvta.to.global.u64 %rd27, %rd27;
+	mov.b64 %rd28, %rd19;
+	mad.lo.s64 %rd48, %rd28, 4, %rd21;
+	mad.lo.s64 %rd49, %rd28, 4, %rd27;
+$L_19:
+	setp.lt.s64 %p29, %rd28, %rd23;
+	@!%p29 bra $L_35;
+$L_20:
+	mov.b64 %rd30, %rd48;
+	ld.shared.u32 %r31, [%rd30];
+	setp.ne.u32 %p32, %r31, 0;
+	@!%p32 bra $L_22;
+$L_21:
+	mov.b64 %rd33, %rd49;
+	atom.global.add.u32 %r34, [%rd33], %r31;
+$L_22:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_23:
+	setp.lt.s64 %p56, %rd28, %rd23;
+	@!%p56 bra $L_35;
+$L_24:
+	mov.b64 %rd57, %rd48;
+	ld.shared.u32 %r58, [%rd57];
+	setp.ne.u32 %p59, %r58, 0;
+	@!%p59 bra $L_26;
+$L_25:
+	mov.b64 %rd60, %rd49;
+	atom.global.add.u32 %r61, [%rd60], %r58;
+$L_26:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_27:
+	setp.lt.s64 %p62, %rd28, %rd23;
+	@!%p62 bra $L_35;
+$L_28:
+	mov.b64 %rd63, %rd48;
+	ld.shared.u32 %r64, [%rd63];
+	setp.ne.u32 %p65, %r64, 0;
+	@!%p65 bra $L_30;
+$L_29:
+	mov.b64 %rd66, %rd49;
+	atom.global.add.u32 %r67, [%rd66], %r64;
+$L_30:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+$L_31:
+	setp.lt.s64 %p68, %rd28, %rd23;
+	@!%p68 bra $L_35;
+$L_32:
+	mov.b64 %rd69, %rd48;
+	ld.shared.u32 %r70, [%rd69];
+	setp.ne.u32 %p71, %r70, 0;
+	@!%p71 bra $L_34;
+$L_33:
+	mov.b64 %rd72, %rd49;
+	atom.global.add.u32 %r73, [%rd72], %r70;
+$L_34:
+	add.s64 %rd28, %rd28, %rd20;
+	mad.lo.s64 %rd48, %rd20, 4, %rd48;
+	mad.lo.s64 %rd49, %rd20, 4, %rd49;
+	bra.uni $L_19;
+$L_35:
+	ret;
+$L_36:
+	add.s64 %rd35, %rd2, 1;
+	setp.lt.s64 %p36, %rd35, %rd3;
+	@!%p36 bra $L_18;
+$L_37:
+	mov.b64 %rd37, %rd2;
+$L_38:
+	add.s64 %rd38, %rd37, 1;
+$L_39:
+	add.s64 %rd40, %rd4, %rd38;
+	ld.global.u8 %r41, [%rd40];
+	cvt.u64.u32 %rd43, %r41;
+	setp.ge.u64 %pt0, %rd43, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd42, %rd43, 4, %rd21;
+	mov.b32 %rt13, 1;
+	atom.shared.add.u32 %r44, [%rd42], %rt13;
+$L_40:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_36;
+$Lfault_0:
+	mov.u32 %rt12, 0;
+	mov.b64 %rdt1, %rd43;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [CountBytes_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt3];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt1, %rt16, %rt14;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3670016;
+	st.global.u32 [%rdt3+12], %rt12;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt15;
+	exit;
+}
+
+.visible .entry CountValues_0(
+	.param .u64 CountValues_0_param_0,
+	.param .s64 CountValues_0_param_1,
+	.param .u64 CountValues_0_param_2,
+	.param .s64 CountValues_0_param_3,
+	.param .u64 CountValues_0_param_4
+)
+{
+	.shared .align 4 .b8 qvar_private1[16384];
+	.reg .pred %p<127>;
+	.reg .pred %pt<7>;
+	.reg .b32 %r<129>;
+	.reg .b32 %rt<24>;
+	.reg .b64 %rd<128>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd43, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd44, %rt1;
+	mov.u64 %rd45, qvar_private1;
+	ld.param.u64 %rd46, [CountValues_0_param_3];
+	setp.le.s64 %p47, %rd46, 4096;
+	@!%p47 bra $L_45;
+$L_1:
+	min.s64 %rd48, %rd46, 4096;
+	mov.b64 %rd49, %rd43;
+	mad.lo.s64 %rd90, %rd49, 4, %rd45;
+$L_2:
+	setp.lt.s64 %p50, %rd49, %rd48;
+	@!%p50 bra $L_10;
+$L_3:
+	mov.b64 %rd51, %rd90;
+	mov.b32 %rt2, 0;
+	st.shared.u32 [%rd51], %rt2;
+	add.s64 %rd49, %rd49, %rd44;
+	mad.lo.s64 %rd90, %rd44, 4, %rd90;
+$L_4:
+	setp.lt.s64 %p105, %rd49, %rd48;
+	@!%p105 bra $L_10;
+$L_5:
+	mov.b64 %rd106, %rd90;
+	mov.b32 %rt3, 0;
+	st.shared.u32 [%rd106], %rt3;
+	add.s64 %rd49, %rd49, %rd44;
+	mad.lo.s64 %rd90, %rd44, 4, %rd90;
+$L_6:
+	setp.lt.s64 %p107, %rd49, %rd48;
+	@!%p107 bra $L_10;
+$L_7:
+	mov.b64 %rd108, %rd90;
+	mov.b32 %rt4, 0;
+	st.shared.u32 [%rd108], %rt4;
+	add.s64 %rd49, %rd49, %rd44;
+	mad.lo.s64 %rd90, %rd44, 4, %rd90;
+$L_8:
+	setp.lt.s64 %p109, %rd49, %rd48;
+	@!%p109 bra $L_10;
+$L_9:
+	mov.b64 %rd110, %rd90;
+	mov.b32 %rt5, 0;
+	st.shared.u32 [%rd110], %rt5;
+	add.s64 %rd49, %rd49, %rd44;
+	mad.lo.s64 %rd90, %rd44, 4, %rd90;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
+	ld.param.u64 %rd4, [CountValues_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [CountValues_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [CountValues_0_param_3];
+$L_12:
+	mov.u32 %rt6, %ctaid.x;
+	mov.u32 %rt7, %ntid.x;
+	mov.u32 %rt8, %tid.x;
+	mul.wide.u32 %rd0, %rt6, %rt7;
+	cvt.u64.u32 %rdt0, %rt8;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt9, %nctaid.x;
+	mov.u32 %rt10, %ntid.x;
+	mul.wide.u32 %rd1, %rt9, %rt10;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd73, %rd15;
+	setp.gt.u64 %p74, %rd73, 4294967295;
+	@!%p74 bra $L_38;
+$L_13:
+	mov.b64 %rd13, %rd15;
+	cvt.u32.u64 %r16, %rd13;
+$L_14:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_20;
+$L_15:
+	mov.b64 %rd8, %rd2;
+$L_16:
+	add.s64 %rd9, %rd8, 1;
+$L_17:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.u32 %r12, [%rd11];
+	setp.eq.u32 %pt0, %r16, 0;
+	@%pt0 bra $Lfault_0;
+	div.u32 %r102, %r12, %r16;
+	mul.lo.u32 %r104, %r102, %r16;
+	sub.u32 %r103, %r12, %r104;
+$L_18:
+	mov.b32 %r17, %r103;
+	cvt.u64.u32 %rd19, %r17;
+	mad.lo.s64 %rd18, %rd19, 4, %rd45;
+	mov.b32 %rt12, 1;
+	atom.shared.add.u32 %r21, [%rd18], %rt12;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_14;
+$L_20:
+	bar.sync 0;
+	ld.param.u64 %rd52, [CountValues_0_param_2];
+	cvta.to.global.u64 %rd52, %rd52;
+	mov.b64 %rd53, %rd43;
+	mad.lo.s64 %rd91, %rd53, 4, %rd45;
+	mad.lo.s64 %rd92, %rd53, 4, %rd52;
+$L_21:
+	setp.lt.s64 %p54, %rd53, %rd48;
+	@!%p54 bra $L_37;
+$L_22:
+	mov.b64 %rd55, %rd91;
+	ld.shared.u32 %r56, [%rd55];
+	setp.ne.u32 %p57, %r56, 0;
+	@!%p57 bra $L_24;
+$L_23:
+	mov.b64 %rd58, %rd92;
+	atom.global.add.u32 %r59, [%rd58], %r56;
+$L_24:
+	add.s64 %rd53, %rd53, %rd44;
+	mad.lo.s64 %rd91, %rd44, 4, %rd91;
+	mad.lo.s64 %rd92, %rd44, 4, %rd92;
+$L_25:
+	setp.lt.s64 %p111, %rd53, %rd48;
+	@!%p111 bra $L_37;
+$L_26:
+	mov.b64 %rd112, %rd91;
+	ld.shared.u32 %r113, [%rd112];
+	setp.ne.u32 %p114, %r113, 0;
+	@!%p114 bra $L_28;
+$L_27:
+	mov.b64 %rd115, %rd92;
+	atom.global.add.u32 %r116, [%rd115], %r113;
+$L_28:
+	add.s64 %rd53, %rd53, %rd44;
+	mad.lo.s64 %rd91, %rd44, 4, %rd91;
+	mad.lo.s64 %rd92, %rd44, 4, %rd92;
+$L_29:
+	setp.lt.s64 %p117, %rd53, %rd48;
+	@!%p117 bra $L_37;
+$L_30:
+	mov.b64 %rd118, %rd91;
+	ld.shared.u32 %r119, [%rd118];
+	setp.ne.u32 %p120, %r119, 0;
+	@!%p120 bra $L_32;
+$L_31:
+	mov.b64 %rd121, %rd92;
+	atom.global.add.u32 %r122, [%rd121], %r119;
+$L_32:
+	add.s64 %rd53, %rd53, %rd44;
+	mad.lo.s64 %rd91, %rd44, 4, %rd91;
+	mad.lo.s64 %rd92, %rd44, 4, %rd92;
+$L_33:
+	setp.lt.s64 %p123, %rd53, %rd48;
+	@!%p123 bra $L_37;
+$L_34:
+	mov.b64 %rd124, %rd91;
+	ld.shared.u32 %r125, [%rd124];
+	setp.ne.u32 %p126, %r125, 0;
+	@!%p126 bra $L_36;
+$L_35:
+	mov.b64 %rd127, %rd92;
+	atom.global.add.u32 %r128, [%rd127], %r125;
+$L_36:
+	add.s64 %rd53, %rd53, %rd44;
+	mad.lo.s64 %rd91, %rd44, 4, %rd91;
+	mad.lo.s64 %rd92, %rd44, 4, %rd92;
+	bra.uni $L_21;
+$L_37:
+	ret;
+$L_38:
+	mov.b64 %rd67, %rd15;
+	cvt.u32.u64 %r68, %rd67;
+$L_39:
+	add.s64 %rd60, %rd2, 1;
+	setp.lt.s64 %p61, %rd60, %rd3;
+	@!%p61 bra $L_20;
+$L_40:
+	mov.b64 %rd62, %rd2;
+$L_41:
+	add.s64 %rd63, %rd62, 1;
+$L_42:
+	mad.lo.s64 %rd65, %rd63, 4, %rd4;
+	ld.global.u32 %r66, [%rd65];
+	setp.eq.u32 %pt1, %r68, 0;
+	@%pt1 bra $Lfault_1;
+	div.u32 %r99, %r66, %r68;
+	mul.lo.u32 %r101, %r99, %r68;
+	sub.u32 %r100, %r66, %r101;
+$L_43:
+	mov.b32 %r69, %r100;
+	cvt.u64.u32 %rd71, %r69;
+	setp.ge.u64 %pt2, %rd71, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd70, %rd71, 4, %rd45;
+	mov.b32 %rt13, 1;
+	atom.shared.add.u32 %r72, [%rd70], %rt13;
+$L_44:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_39;
+$L_45:
+	ld.param.u64 %rd22, [CountValues_0_param_0];
+	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [CountValues_0_param_1];
+	mov.b64 %rd24, %rd23;
+	ld.param.u64 %rd25, [CountValues_0_param_2];
+	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [CountValues_0_param_3];
+$L_46:
+	mov.u32 %rt14, %ctaid.x;
+	mov.u32 %rt15, %ntid.x;
+	mov.u32 %rt16, %tid.x;
+	mul.wide.u32 %rd27, %rt14, %rt15;
+	cvt.u64.u32 %rdt3, %rt16;
+	add.s64 %rd27, %rd27, %rdt3;
+	mov.u32 %rt17, %nctaid.x;
+	mov.u32 %rt18, %ntid.x;
+	mul.wide.u32 %rd28, %rt17, %rt18;
+	add.s64 %rd29, %rd27, -1;
+	mov.b64 %rd88, %rd26;
+	setp.gt.u64 %p89, %rd88, 4294967295;
+	@!%p89 bra $L_55;
+$L_47:
+	mov.b64 %rd37, %rd26;
+	cvt.u32.u64 %r38, %rd37;
+$L_48:
+	add.s64 %rd30, %rd29, 1;
+	setp.lt.s64 %p31, %rd30, %rd24;
+	@!%p31 bra $L_54;
+$L_49:
+	mov.b64 %rd32, %rd29;
+$L_50:
+	add.s64 %rd33, %rd32, 1;
+$L_51:
+	mad.lo.s64 %rd35, %rd33, 4, %rd22;
+	ld.global.u32 %r36, [%rd35];
+	setp.eq.u32 %pt3, %r38, 0;
+	@%pt3 bra $Lfault_3;
+	div.u32 %r96, %r36, %r38;
+	mul.lo.u32 %r98, %r96, %r38;
+	sub.u32 %r97, %r36, %r98;
+$L_52:
+	mov.b32 %r39, %r97;
+	cvt.u64.u32 %rd40, %r39;
+	mad.lo.s64 %rd41, %rd40, 4, %rd25;
+	mov.b32 %rt19, 1;
+	atom.global.add.u32 %r42, [%rd41], %rt19;
+$L_53:
+	add.s64 %rd29, %rd29, %rd28;
+	bra.uni $L_48;
+$L_54:
+	ret;
+$L_55:
+	mov.b64 %rd82, %rd26;
+	cvt.u32.u64 %r83, %rd82;
+$L_56:
+	add.s64 %rd75, %rd29, 1;
+	setp.lt.s64 %p76, %rd75, %rd24;
+	@!%p76 bra $L_54;
+$L_57:
+	mov.b64 %rd77, %rd29;
+$L_58:
+	add.s64 %rd78, %rd77, 1;
+$L_59:
+	mad.lo.s64 %rd80, %rd78, 4, %rd22;
+	ld.global.u32 %r81, [%rd80];
+	setp.eq.u32 %pt4, %r83, 0;
+	@%pt4 bra $Lfault_4;
+	div.u32 %r93, %r81, %r83;
+	mul.lo.u32 %r95, %r93, %r83;
+	sub.u32 %r94, %r81, %r95;
+$L_60:
+	mov.b32 %r84, %r94;
+	cvt.u64.u32 %rd85, %r84;
+	setp.ge.u64 %pt5, %rd85, %rd26;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd86, %rd85, 4, %rd25;
+	mov.b32 %rt20, 1;
+	atom.global.add.u32 %r87, [%rd86], %rt20;
+$L_61:
+	add.s64 %rd29, %rd29, %rd28;
+	bra.uni $L_56;
+$Lfault_0:
+	mov.u32 %rt11, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt11, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt11, 1;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt11, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt11, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt11, 1;
+	mov.b64 %rdt1, %rd85;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [CountValues_0_param_4];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt21, [%rdt4];
+	add.u32 %rt22, %rt21, 1;
+	atom.global.cas.b32 %rt23, [qd_fault_claim], %rt21, %rt22;
+	setp.ne.u32 %pt6, %rt23, %rt21;
+	@%pt6 exit;
+	st.global.u32 [%rdt4+8], 3735552;
+	st.global.u32 [%rdt4+12], %rt11;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt22;
+	exit;
+}
+
+.visible .entry WeighValues_0(
+	.param .u64 WeighValues_0_param_0,
+	.param .s64 WeighValues_0_param_1,
+	.param .u64 WeighValues_0_param_2,
+	.param .s64 WeighValues_0_param_3,
+	.param .u64 WeighValues_0_param_4,
+	.param .s64 WeighValues_0_param_5,
+	.param .u64 WeighValues_0_param_6
+)
+{
+	.shared .align 8 .b8 qvar_private2[16384];
+	.reg .pred %p<201>;
+	.reg .pred %pt<15>;
+	.reg .b32 %r<178>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<203>;
+	.reg .b64 %rdt<13>;
+
+$L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd49, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd50, %rt1;
+	mov.u64 %rd51, qvar_private2;
+	ld.param.u64 %rd52, [WeighValues_0_param_5];
+	setp.le.s64 %p53, %rd52, 2048;
+	@!%p53 bra $L_51;
+$L_1:
+	min.s64 %rd54, %rd52, 2048;
+	mov.b64 %rd55, %rd49;
+	mad.lo.s64 %rd124, %rd55, 8, %rd51;
+$L_2:
+	setp.lt.s64 %p56, %rd55, %rd54;
+	@!%p56 bra $L_10;
+$L_3:
+	mov.b64 %rd57, %rd124;
+	mov.b64 %rdt0, 0;
+	st.shared.s64 [%rd57], %rdt0;
+	add.s64 %rd55, %rd55, %rd50;
+	mad.lo.s64 %rd124, %rd50, 8, %rd124;
+$L_4:
+	setp.lt.s64 %p179, %rd55, %rd54;
+	@!%p179 bra $L_10;
+$L_5:
+	mov.b64 %rd180, %rd124;
+	mov.b64 %rdt1, 0;
+	st.shared.s64 [%rd180], %rdt1;
+	add.s64 %rd55, %rd55, %rd50;
+	mad.lo.s64 %rd124, %rd50, 8, %rd124;
+$L_6:
+	setp.lt.s64 %p181, %rd55, %rd54;
+	@!%p181 bra $L_10;
+$L_7:
+	mov.b64 %rd182, %rd124;
+	mov.b64 %rdt2, 0;
+	st.shared.s64 [%rd182], %rdt2;
+	add.s64 %rd55, %rd55, %rd50;
+	mad.lo.s64 %rd124, %rd50, 8, %rd124;
+$L_8:
+	setp.lt.s64 %p183, %rd55, %rd54;
+	@!%p183 bra $L_10;
+$L_9:
+	mov.b64 %rd184, %rd124;
+	mov.b64 %rdt3, 0;
+	st.shared.s64 [%rd184], %rdt3;
+	add.s64 %rd55, %rd55, %rd50;
+	mad.lo.s64 %rd124, %rd50, 8, %rd124;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
+	ld.param.u64 %rd4, [WeighValues_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [WeighValues_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd16, [WeighValues_0_param_5];
+	ld.param.u64 %rd20, [WeighValues_0_param_2];
+	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [WeighValues_0_param_3];
+$L_12:
+	mov.u32 %rt2, %ctaid.x;
+	mov.u32 %rt3, %ntid.x;
+	mov.u32 %rt4, %tid.x;
+	mul.wide.u32 %rd0, %rt2, %rt3;
+	cvt.u64.u32 %rdt4, %rt4;
+	add.s64 %rd0, %rd0, %rdt4;
+	mov.u32 %rt5, %nctaid.x;
+	mov.u32 %rt6, %ntid.x;
+	mul.wide.u32 %rd1, %rt5, %rt6;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd80, %rd21;
+	mov.b64 %rd81, %rd2;
+	add.s64 %rd82, %rd81, 1;
+	mov.b64 %rd83, %rd82;
+	setp.lt.u64 %p84, %rd83, %rd80;
+	mov.b64 %rd85, %rd3;
+	add.u64 %rd86, %rd85, 18446744073709551615U;
+	add.u64 %rd87, %rd86, 4611686018427387904;
+	setp.le.u64 %p88, %rd87, 9223372036854775808U;
+	sub.u64 %rd89, %rd86, 1;
+	mov.b64 %rd90, %rd2;
+	sub.u64 %rd91, %rd89, %rd90;
+	sub.u64 %rd92, %rd80, 1;
+	sub.u64 %rd93, %rd92, %rd83;
+	setp.le.u64 %p94, %rd91, %rd93;
+	@!%p84 bra $L_42;
+$L_13:
+	@!%p88 bra $L_42;
+$L_14:
+	@!%p94 bra $L_42;
+$L_15:
+	mov.b64 %rd14, %rd16;
+$L_16:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_24;
+$L_17:
+	mov.b64 %rd8, %rd2;
+$L_18:
+	add.s64 %rd9, %rd8, 1;
+$L_19:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.u32 %r12, [%rd11];
+	cvt.u64.u32 %rd13, %r12;
+	setp.eq.s64 %pt0, %rd14, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd168, %rd13;
+	mov.b64 %rd169, %rd14;
+	or.b64 %rd170, %rd168, %rd169;
+	shr.u64 %rd171, %rd170, 32;
+	setp.eq.u64 %p172, %rd171, 0;
+	@!%p172 bra $L_23;
+$L_20:
+	cvt.u32.u64 %r173, %rd13;
+	cvt.u32.u64 %r174, %rd14;
+	div.u32 %r175, %r173, %r174;
+	mul.lo.u32 %r177, %r175, %r174;
+	sub.u32 %r176, %r173, %r177;
+	cvt.u64.u32 %rd166, %r175;
+	cvt.u64.u32 %rd167, %r176;
+$L_21:
+	mov.b64 %rd17, %rd167;
+	setp.ge.u64 %pt1, %rd17, %rd16;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd17, 8, %rd51;
+	mad.lo.s64 %rd19, %rd9, 8, %rd20;
+	ld.global.s64 %rd22, [%rd19];
+	atom.shared.add.u64 %rd24, [%rd18], %rd22;
+$L_22:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_16;
+$L_23:
+	setp.eq.s64 %pt2, %rd14, -1;
+	neg.s64 %rdt7, %rd13;
+	div.s64 %rd166, %rd13, %rd14;
+	selp.b64 %rd166, %rdt7, %rd166, %pt2;
+	mul.lo.s64 %rd178, %rd166, %rd14;
+	sub.s64 %rd167, %rd13, %rd178;
+	bra.uni $L_21;
+$L_24:
+	bar.sync 0;
+	ld.param.u64 %rd58, [WeighValues_0_param_4];
+	cvta.to.global.u64 %rd58, %rd58;
+	mov.b64 %rd59, %rd49;
+	mad.lo.s64 %rd125, %rd59, 8, %rd51;
+	mad.lo.s64 %rd126, %rd59, 8, %rd58;
+$L_25:
+	setp.lt.s64 %p60, %rd59, %rd54;
+	@!%p60 bra $L_41;
+$L_26:
+	mov.b64 %rd61, %rd125;
+	ld.shared.s64 %rd62, [%rd61];
+	setp.ne.s64 %p63, %rd62, 0;
+	@!%p63 bra $L_28;
+$L_27:
+	mov.b64 %rd64, %rd126;
+	atom.global.add.u64 %rd65, [%rd64], %rd62;
+$L_28:
+	add.s64 %rd59, %rd59, %rd50;
+	mad.lo.s64 %rd125, %rd50, 8, %rd125;
+	mad.lo.s64 %rd126, %rd50, 8, %rd126;
+$L_29:
+	setp.lt.s64 %p185, %rd59, %rd54;
+	@!%p185 bra $L_41;
+$L_30:
+	mov.b64 %rd186, %rd125;
+	ld.shared.s64 %rd187, [%rd186];
+	setp.ne.s64 %p188, %rd187, 0;
+	@!%p188 bra $L_32;
+$L_31:
+	mov.b64 %rd189, %rd126;
+	atom.global.add.u64 %rd190, [%rd189], %rd187;
+$L_32:
+	add.s64 %rd59, %rd59, %rd50;
+	mad.lo.s64 %rd125, %rd50, 8, %rd125;
+	mad.lo.s64 %rd126, %rd50, 8, %rd126;
+$L_33:
+	setp.lt.s64 %p191, %rd59, %rd54;
+	@!%p191 bra $L_41;
+$L_34:
+	mov.b64 %rd192, %rd125;
+	ld.shared.s64 %rd193, [%rd192];
+	setp.ne.s64 %p194, %rd193, 0;
+	@!%p194 bra $L_36;
+$L_35:
+	mov.b64 %rd195, %rd126;
+	atom.global.add.u64 %rd196, [%rd195], %rd193;
+$L_36:
+	add.s64 %rd59, %rd59, %rd50;
+	mad.lo.s64 %rd125, %rd50, 8, %rd125;
+	mad.lo.s64 %rd126, %rd50, 8, %rd126;
+$L_37:
+	setp.lt.s64 %p197, %rd59, %rd54;
+	@!%p197 bra $L_41;
+$L_38:
+	mov.b64 %rd198, %rd125;
+	ld.shared.s64 %rd199, [%rd198];
+	setp.ne.s64 %p200, %rd199, 0;
+	@!%p200 bra $L_40;
+$L_39:
+	mov.b64 %rd201, %rd126;
+	atom.global.add.u64 %rd202, [%rd201], %rd199;
+$L_40:
+	add.s64 %rd59, %rd59, %rd50;
+	mad.lo.s64 %rd125, %rd50, 8, %rd125;
+	mad.lo.s64 %rd126, %rd50, 8, %rd126;
+	bra.uni $L_25;
+$L_41:
+	ret;
+$L_42:
+	mov.b64 %rd74, %rd16;
+$L_43:
+	add.s64 %rd66, %rd2, 1;
+	setp.lt.s64 %p67, %rd66, %rd3;
+	@!%p67 bra $L_24;
+$L_44:
+	mov.b64 %rd68, %rd2;
+$L_45:
+	add.s64 %rd69, %rd68, 1;
+$L_46:
+	mad.lo.s64 %rd71, %rd69, 4, %rd4;
+	ld.global.u32 %r72, [%rd71];
+	cvt.u64.u32 %rd73, %r72;
+	setp.eq.s64 %pt3, %rd74, 0;
+	@%pt3 bra $Lfault_2;
+	mov.b64 %rd155, %rd73;
+	mov.b64 %rd156, %rd74;
+	or.b64 %rd157, %rd155, %rd156;
+	shr.u64 %rd158, %rd157, 32;
+	setp.eq.u64 %p159, %rd158, 0;
+	@!%p159 bra $L_50;
+$L_47:
+	cvt.u32.u64 %r160, %rd73;
+	cvt.u32.u64 %r161, %rd74;
+	div.u32 %r162, %r160, %r161;
+	mul.lo.u32 %r164, %r162, %r161;
+	sub.u32 %r163, %r160, %r164;
+	cvt.u64.u32 %rd153, %r162;
+	cvt.u64.u32 %rd154, %r163;
+$L_48:
+	mov.b64 %rd75, %rd154;
+	setp.ge.u64 %pt4, %rd75, %rd16;
+	@%pt4 bra $Lfault_3;
+	mad.lo.s64 %rd76, %rd75, 8, %rd51;
+	setp.ge.u64 %pt5, %rd69, %rd21;
+	@%pt5 bra $Lfault_4;
+	mad.lo.s64 %rd77, %rd69, 8, %rd20;
+	ld.global.s64 %rd78, [%rd77];
+	atom.shared.add.u64 %rd79, [%rd76], %rd78;
+$L_49:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_43;
+$L_50:
+	setp.eq.s64 %pt6, %rd74, -1;
+	neg.s64 %rdt8, %rd73;
+	div.s64 %rd153, %rd73, %rd74;
+	selp.b64 %rd153, %rdt8, %rd153, %pt6;
+	mul.lo.s64 %rd165, %rd153, %rd74;
+	sub.s64 %rd154, %rd73, %rd165;
+	bra.uni $L_48;
+$L_51:
+	ld.param.u64 %rd25, [WeighValues_0_param_0];
+	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [WeighValues_0_param_1];
+	mov.b64 %rd27, %rd26;
+	ld.param.u64 %rd28, [WeighValues_0_param_4];
+	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [WeighValues_0_param_5];
+	ld.param.u64 %rd30, [WeighValues_0_param_2];
+	cvta.to.global.u64 %rd30, %rd30;
+	ld.param.u64 %rd31, [WeighValues_0_param_3];
+$L_52:
+	mov.u32 %rt8, %ctaid.x;
+	mov.u32 %rt9, %ntid.x;
+	mov.u32 %rt10, %tid.x;
+	mul.wide.u32 %rd32, %rt8, %rt9;
+	cvt.u64.u32 %rdt9, %rt10;
+	add.s64 %rd32, %rd32, %rdt9;
+	mov.u32 %rt11, %nctaid.x;
+	mov.u32 %rt12, %ntid.x;
+	mul.wide.u32 %rd33, %rt11, %rt12;
+	add.s64 %rd34, %rd32, -1;
+	mov.b64 %rd109, %rd31;
+	mov.b64 %rd110, %rd34;
+	add.s64 %rd111, %rd110, 1;
+	mov.b64 %rd112, %rd111;
+	setp.lt.u64 %p113, %rd112, %rd109;
+	mov.b64 %rd114, %rd27;
+	add.u64 %rd115, %rd114, 18446744073709551615U;
+	add.u64 %rd116, %rd115, 4611686018427387904;
+	setp.le.u64 %p117, %rd116, 9223372036854775808U;
+	sub.u64 %rd118, %rd115, 1;
+	mov.b64 %rd119, %rd34;
+	sub.u64 %rd120, %rd118, %rd119;
+	sub.u64 %rd121, %rd109, 1;
+	sub.u64 %rd122, %rd121, %rd112;
+	setp.le.u64 %p123, %rd120, %rd122;
+	@!%p113 bra $L_65;
+$L_53:
+	@!%p117 bra $L_65;
+$L_54:
+	@!%p123 bra $L_65;
+$L_55:
+	mov.b64 %rd43, %rd29;
+$L_56:
+	add.s64 %rd35, %rd34, 1;
+	setp.lt.s64 %p36, %rd35, %rd27;
+	@!%p36 bra $L_64;
+$L_57:
+	mov.b64 %rd37, %rd34;
+$L_58:
+	add.s64 %rd38, %rd37, 1;
+$L_59:
+	mad.lo.s64 %rd40, %rd38, 4, %rd25;
+	ld.global.u32 %r41, [%rd40];
+	cvt.u64.u32 %rd42, %r41;
+	setp.eq.s64 %pt7, %rd43, 0;
+	@%pt7 bra $Lfault_5;
+	mov.b64 %rd142, %rd42;
+	mov.b64 %rd143, %rd43;
+	or.b64 %rd144, %rd142, %rd143;
+	shr.u64 %rd145, %rd144, 32;
+	setp.eq.u64 %p146, %rd145, 0;
+	@!%p146 bra $L_63;
+$L_60:
+	cvt.u32.u64 %r147, %rd42;
+	cvt.u32.u64 %r148, %rd43;
+	div.u32 %r149, %r147, %r148;
+	mul.lo.u32 %r151, %r149, %r148;
+	sub.u32 %r150, %r147, %r151;
+	cvt.u64.u32 %rd140, %r149;
+	cvt.u64.u32 %rd141, %r150;
+$L_61:
+	mov.b64 %rd44, %rd141;
+	setp.ge.u64 %pt8, %rd44, %rd29;
+	@%pt8 bra $Lfault_6;
+	mad.lo.s64 %rd45, %rd44, 8, %rd28;
+	mad.lo.s64 %rd46, %rd38, 8, %rd30;
+	ld.global.s64 %rd47, [%rd46];
+	atom.global.add.u64 %rd48, [%rd45], %rd47;
+$L_62:
+	add.s64 %rd34, %rd34, %rd33;
+	bra.uni $L_56;
+$L_63:
+	setp.eq.s64 %pt9, %rd43, -1;
+	neg.s64 %rdt10, %rd42;
+	div.s64 %rd140, %rd42, %rd43;
+	selp.b64 %rd140, %rdt10, %rd140, %pt9;
+	mul.lo.s64 %rd152, %rd140, %rd43;
+	sub.s64 %rd141, %rd42, %rd152;
+	bra.uni $L_61;
+$L_64:
+	ret;
+$L_65:
+	mov.b64 %rd103, %rd29;
+$L_66:
+	add.s64 %rd95, %rd34, 1;
+	setp.lt.s64 %p96, %rd95, %rd27;
+	@!%p96 bra $L_64;
+$L_67:
+	mov.b64 %rd97, %rd34;
+$L_68:
+	add.s64 %rd98, %rd97, 1;
+$L_69:
+	mad.lo.s64 %rd100, %rd98, 4, %rd25;
+	ld.global.u32 %r101, [%rd100];
+	cvt.u64.u32 %rd102, %r101;
+	setp.eq.s64 %pt10, %rd103, 0;
+	@%pt10 bra $Lfault_7;
+	mov.b64 %rd129, %rd102;
+	mov.b64 %rd130, %rd103;
+	or.b64 %rd131, %rd129, %rd130;
+	shr.u64 %rd132, %rd131, 32;
+	setp.eq.u64 %p133, %rd132, 0;
+	@!%p133 bra $L_73;
+$L_70:
+	cvt.u32.u64 %r134, %rd102;
+	cvt.u32.u64 %r135, %rd103;
+	div.u32 %r136, %r134, %r135;
+	mul.lo.u32 %r138, %r136, %r135;
+	sub.u32 %r137, %r134, %r138;
+	cvt.u64.u32 %rd127, %r136;
+	cvt.u64.u32 %rd128, %r137;
+$L_71:
+	mov.b64 %rd104, %rd128;
+	setp.ge.u64 %pt11, %rd104, %rd29;
+	@%pt11 bra $Lfault_8;
+	mad.lo.s64 %rd105, %rd104, 8, %rd28;
+	setp.ge.u64 %pt12, %rd98, %rd31;
+	@%pt12 bra $Lfault_9;
+	mad.lo.s64 %rd106, %rd98, 8, %rd30;
+	ld.global.s64 %rd107, [%rd106];
+	atom.global.add.u64 %rd108, [%rd105], %rd107;
+$L_72:
+	add.s64 %rd34, %rd34, %rd33;
+	bra.uni $L_66;
+$L_73:
+	setp.eq.s64 %pt13, %rd103, -1;
+	neg.s64 %rdt11, %rd102;
+	div.s64 %rd127, %rd102, %rd103;
+	selp.b64 %rd127, %rdt11, %rd127, %pt13;
+	mul.lo.s64 %rd139, %rd127, %rd103;
+	sub.s64 %rd128, %rd102, %rd139;
+	bra.uni $L_71;
+$Lfault_0:
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt5, %rd17;
+	mov.b64 %rdt6, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt5, %rd75;
+	mov.b64 %rdt6, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt7, 2;
+	mov.b64 %rdt5, %rd69;
+	mov.b64 %rdt6, %rd21;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt5, %rd44;
+	mov.b64 %rdt6, %rd29;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt5, %rd104;
+	mov.b64 %rdt6, %rd29;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt7, 2;
+	mov.b64 %rdt5, %rd98;
+	mov.b64 %rdt6, %rd31;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt12, [WeighValues_0_param_6];
+	cvta.to.global.u64 %rdt12, %rdt12;
+	ld.relaxed.sys.global.u32 %rt13, [%rdt12];
+	add.u32 %rt14, %rt13, 1;
+	atom.global.cas.b32 %rt15, [qd_fault_claim], %rt13, %rt14;
+	setp.ne.u32 %pt14, %rt15, %rt13;
+	@%pt14 exit;
+	st.global.u32 [%rdt12+8], 3801088;
+	st.global.u32 [%rdt12+12], %rt7;
+	st.global.u64 [%rdt12+16], %rdt5;
+	st.global.u64 [%rdt12+24], %rdt6;
+	membar.sys;
+	st.volatile.global.u32 [%rdt12+4], %rt14;
+	exit;
+}
+
+.visible .entry BinExtremes_0(
+	.param .u64 BinExtremes_0_param_0,
+	.param .s64 BinExtremes_0_param_1,
+	.param .u64 BinExtremes_0_param_2,
+	.param .s64 BinExtremes_0_param_3,
+	.param .u64 BinExtremes_0_param_4,
+	.param .s64 BinExtremes_0_param_5,
+	.param .u64 BinExtremes_0_param_6,
+	.param .s64 BinExtremes_0_param_7,
+	.param .u64 BinExtremes_0_param_8
+)
+{
+	.shared .align 4 .b8 qvar_private2[8192];
+	.shared .align 4 .b8 qvar_private3[8192];
+	.reg .pred %p<234>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<236>;
+	.reg .b32 %rt<24>;
+	.reg .b64 %rd<235>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd62, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd63, %rt1;
+	mov.u64 %rd64, qvar_private2;
+	ld.param.u64 %rd65, [BinExtremes_0_param_5];
+	setp.le.s64 %p66, %rd65, 2048;
+	@!%p66 bra $L_76;
+$L_1:
+	min.s64 %rd67, %rd65, 2048;
+	mov.u64 %rd68, qvar_private3;
+	ld.param.u64 %rd69, [BinExtremes_0_param_7];
+	setp.le.s64 %p70, %rd69, 2048;
+	@!%p70 bra $L_76;
+$L_2:
+	min.s64 %rd71, %rd69, 2048;
+	mov.b64 %rd72, %rd62;
+	mad.lo.s64 %rd170, %rd72, 4, %rd64;
+$L_3:
+	setp.lt.s64 %p73, %rd72, %rd67;
+	@!%p73 bra $L_11;
+$L_4:
+	mov.b64 %rd74, %rd170;
+	mov.b32 %rt2, 2147483647;
+	st.shared.s32 [%rd74], %rt2;
+	add.s64 %rd72, %rd72, %rd63;
+	mad.lo.s64 %rd170, %rd63, 4, %rd170;
+$L_5:
+	setp.lt.s64 %p188, %rd72, %rd67;
+	@!%p188 bra $L_11;
+$L_6:
+	mov.b64 %rd189, %rd170;
+	mov.b32 %rt3, 2147483647;
+	st.shared.s32 [%rd189], %rt3;
+	add.s64 %rd72, %rd72, %rd63;
+	mad.lo.s64 %rd170, %rd63, 4, %rd170;
+$L_7:
+	setp.lt.s64 %p190, %rd72, %rd67;
+	@!%p190 bra $L_11;
+$L_8:
+	mov.b64 %rd191, %rd170;
+	mov.b32 %rt4, 2147483647;
+	st.shared.s32 [%rd191], %rt4;
+	add.s64 %rd72, %rd72, %rd63;
+	mad.lo.s64 %rd170, %rd63, 4, %rd170;
+$L_9:
+	setp.lt.s64 %p192, %rd72, %rd67;
+	@!%p192 bra $L_11;
+$L_10:
+	mov.b64 %rd193, %rd170;
+	mov.b32 %rt5, 2147483647;
+	st.shared.s32 [%rd193], %rt5;
+	add.s64 %rd72, %rd72, %rd63;
+	mad.lo.s64 %rd170, %rd63, 4, %rd170;
+	bra.uni $L_3;
+$L_11:
+	mov.b64 %rd75, %rd62;
+	mad.lo.s64 %rd171, %rd75, 4, %rd68;
+$L_12:
+	setp.lt.s64 %p76, %rd75, %rd71;
+	@!%p76 bra $L_20;
+$L_13:
+	mov.b64 %rd77, %rd171;
+	mov.b32 %rt6, -2147483648;
+	st.shared.s32 [%rd77], %rt6;
+	add.s64 %rd75, %rd75, %rd63;
+	mad.lo.s64 %rd171, %rd63, 4, %rd171;
+$L_14:
+	setp.lt.s64 %p194, %rd75, %rd71;
+	@!%p194 bra $L_20;
+$L_15:
+	mov.b64 %rd195, %rd171;
+	mov.b32 %rt7, -2147483648;
+	st.shared.s32 [%rd195], %rt7;
+	add.s64 %rd75, %rd75, %rd63;
+	mad.lo.s64 %rd171, %rd63, 4, %rd171;
+$L_16:
+	setp.lt.s64 %p196, %rd75, %rd71;
+	@!%p196 bra $L_20;
+$L_17:
+	mov.b64 %rd197, %rd171;
+	mov.b32 %rt8, -2147483648;
+	st.shared.s32 [%rd197], %rt8;
+	add.s64 %rd75, %rd75, %rd63;
+	mad.lo.s64 %rd171, %rd63, 4, %rd171;
+$L_18:
+	setp.lt.s64 %p198, %rd75, %rd71;
+	@!%p198 bra $L_20;
+$L_19:
+	mov.b64 %rd199, %rd171;
+	mov.b32 %rt9, -2147483648;
+	st.shared.s32 [%rd199], %rt9;
+	add.s64 %rd75, %rd75, %rd63;
+	mad.lo.s64 %rd171, %rd63, 4, %rd171;
+	bra.uni $L_12;
+$L_20:
+	bar.sync 0;
+$L_21:
+	ld.param.u64 %rd4, [BinExtremes_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [BinExtremes_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [BinExtremes_0_param_5];
+	ld.param.u64 %rd21, [BinExtremes_0_param_2];
+	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [BinExtremes_0_param_3];
+	ld.param.u64 %rd27, [BinExtremes_0_param_7];
+$L_22:
+	mov.u32 %rt10, %ctaid.x;
+	mov.u32 %rt11, %ntid.x;
+	mov.u32 %rt12, %tid.x;
+	mul.wide.u32 %rd0, %rt10, %rt11;
+	cvt.u64.u32 %rdt0, %rt12;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt13, %nctaid.x;
+	mov.u32 %rt14, %ntid.x;
+	mul.wide.u32 %rd1, %rt13, %rt14;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd113, %rd15;
+	setp.gt.u64 %p114, %rd113, 4294967295;
+	mov.b64 %rd115, %rd22;
+	mov.b64 %rd116, %rd2;
+	add.s64 %rd117, %rd116, 1;
+	mov.b64 %rd118, %rd117;
+	setp.lt.u64 %p119, %rd118, %rd115;
+	mov.b64 %rd120, %rd3;
+	add.u64 %rd121, %rd120, 18446744073709551615U;
+	add.u64 %rd122, %rd121, 4611686018427387904;
+	setp.le.u64 %p123, %rd122, 9223372036854775808U;
+	sub.u64 %rd124, %rd121, 1;
+	mov.b64 %rd125, %rd2;
+	sub.u64 %rd126, %rd124, %rd125;
+	sub.u64 %rd127, %rd115, 1;
+	sub.u64 %rd128, %rd127, %rd118;
+	setp.le.u64 %p129, %rd126, %rd128;
+	mov.b64 %rd130, %rd27;
+	setp.gt.u64 %p131, %rd130, 4294967295;
+	@!%p114 bra $L_69;
+$L_23:
+	@!%p119 bra $L_69;
+$L_24:
+	@!%p123 bra $L_69;
+$L_25:
+	@!%p129 bra $L_69;
+$L_26:
+	@!%p131 bra $L_69;
+$L_27:
+	mov.b64 %rd13, %rd15;
+	cvt.u32.u64 %r16, %rd13;
+$L_28:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_34;
+$L_29:
+	mov.b64 %rd8, %rd2;
+$L_30:
+	add.s64 %rd9, %rd8, 1;
+$L_31:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.u32 %r12, [%rd11];
+	setp.eq.u32 %pt0, %r16, 0;
+	@%pt0 bra $Lfault_0;
+	div.u32 %r185, %r12, %r16;
+	mul.lo.u32 %r187, %r185, %r16;
+	sub.u32 %r186, %r12, %r187;
+$L_32:
+	mov.b32 %r17, %r186;
+	cvt.u64.u32 %rd18, %r17;
+	mad.lo.s64 %rd19, %rd18, 4, %rd64;
+	mad.lo.s64 %rd20, %rd9, 4, %rd21;
+	ld.global.s32 %r23, [%rd20];
+	atom.shared.min.s32 %r24, [%rd19], %r23;
+	mad.lo.s64 %rd25, %rd18, 4, %rd68;
+	mov.b64 %rd28, %rd20;
+	ld.global.s32 %r29, [%rd28];
+	atom.shared.max.s32 %r30, [%rd25], %r29;
+$L_33:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_28;
+$L_34:
+	bar.sync 0;
+	ld.param.u64 %rd78, [BinExtremes_0_param_4];
+	cvta.to.global.u64 %rd78, %rd78;
+	mov.b64 %rd79, %rd62;
+	mad.lo.s64 %rd172, %rd79, 4, %rd64;
+	mad.lo.s64 %rd173, %rd79, 4, %rd78;
+$L_35:
+	setp.lt.s64 %p80, %rd79, %rd67;
+	@!%p80 bra $L_51;
+$L_36:
+	mov.b64 %rd81, %rd172;
+	ld.shared.s32 %r82, [%rd81];
+	setp.ne.s32 %p83, %r82, 2147483647;
+	@!%p83 bra $L_38;
+$L_37:
+	mov.b64 %rd84, %rd173;
+	atom.global.min.s32 %r85, [%rd84], %r82;
+$L_38:
+	add.s64 %rd79, %rd79, %rd63;
+	mad.lo.s64 %rd172, %rd63, 4, %rd172;
+	mad.lo.s64 %rd173, %rd63, 4, %rd173;
+$L_39:
+	setp.lt.s64 %p200, %rd79, %rd67;
+	@!%p200 bra $L_51;
+$L_40:
+	mov.b64 %rd201, %rd172;
+	ld.shared.s32 %r202, [%rd201];
+	setp.ne.s32 %p203, %r202, 2147483647;
+	@!%p203 bra $L_42;
+$L_41:
+	mov.b64 %rd204, %rd173;
+	atom.global.min.s32 %r205, [%rd204], %r202;
+$L_42:
+	add.s64 %rd79, %rd79, %rd63;
+	mad.lo.s64 %rd172, %rd63, 4, %rd172;
+	mad.lo.s64 %rd173, %rd63, 4, %rd173;
+$L_43:
+	setp.lt.s64 %p206, %rd79, %rd67;
+	@!%p206 bra $L_51;
+$L_44:
+	mov.b64 %rd207, %rd172;
+	ld.shared.s32 %r208, [%rd207];
+	setp.ne.s32 %p209, %r208, 2147483647;
+	@!%p209 bra $L_46;
+$L_45:
+	mov.b64 %rd210, %rd173;
+	atom.global.min.s32 %r211, [%rd210], %r208;
+$L_46:
+	add.s64 %rd79, %rd79, %rd63;
+	mad.lo.s64 %rd172, %rd63, 4, %rd172;
+	mad.lo.s64 %rd173, %rd63, 4, %rd173;
+$L_47:
+	setp.lt.s64 %p212, %rd79, %rd67;
+	@!%p212 bra $L_51;
+$L_48:
+	mov.b64 %rd213, %rd172;
+	ld.shared.s32 %r214, [%rd213];
+	setp.ne.s32 %p215, %r214, 2147483647;
+	@!%p215 bra $L_50;
+$L_49:
+	mov.b64 %rd216, %rd173;
+	atom.global.min.s32 %r217, [%rd216], %r214;
+$L_50:
+	add.s64 %rd79, %rd79, %rd63;
+	mad.lo.s64 %rd172, %rd63, 4, %rd172;
+	mad.lo.s64 %rd173, %rd63, 4, %rd173;
+	bra.uni $L_35;
+$L_51:
+	ld.param.u64 %rd86, [BinExtremes_0_param_6];
+	cvta.to.global.u64 %rd86, %rd86;
+	mov.b64 %rd87, %rd62;
+	mad.lo.s64 %rd174, %rd87, 4, %rd68;
+	mad.lo.s64 %rd175, %rd87, 4, %rd86;
+$L_52:
+	setp.lt.s64 %p88, %rd87, %rd71;
+	@!%p88 bra $L_68;
+$L_53:
+	mov.b64 %rd89, %rd174;
+	ld.shared.s32 %r90, [%rd89];
+	setp.ne.s32 %p91, %r90, -2147483648;
+	@!%p91 bra $L_55;
+$L_54:
+	mov.b64 %rd92, %rd175;
+	atom.global.max.s32 %r93, [%rd92], %r90;
+$L_55:
+	add.s64 %rd87, %rd87, %rd63;
+	mad.lo.s64 %rd174, %rd63, 4, %rd174;
+	mad.lo.s64 %rd175, %rd63, 4, %rd175;
+$L_56:
+	setp.lt.s64 %p218, %rd87, %rd71;
+	@!%p218 bra $L_68;
+$L_57:
+	mov.b64 %rd219, %rd174;
+	ld.shared.s32 %r220, [%rd219];
+	setp.ne.s32 %p221, %r220, -2147483648;
+	@!%p221 bra $L_59;
+$L_58:
+	mov.b64 %rd222, %rd175;
+	atom.global.max.s32 %r223, [%rd222], %r220;
+$L_59:
+	add.s64 %rd87, %rd87, %rd63;
+	mad.lo.s64 %rd174, %rd63, 4, %rd174;
+	mad.lo.s64 %rd175, %rd63, 4, %rd175;
+$L_60:
+	setp.lt.s64 %p224, %rd87, %rd71;
+	@!%p224 bra $L_68;
+$L_61:
+	mov.b64 %rd225, %rd174;
+	ld.shared.s32 %r226, [%rd225];
+	setp.ne.s32 %p227, %r226, -2147483648;
+	@!%p227 bra $L_63;
+$L_62:
+	mov.b64 %rd228, %rd175;
+	atom.global.max.s32 %r229, [%rd228], %r226;
+$L_63:
+	add.s64 %rd87, %rd87, %rd63;
+	mad.lo.s64 %rd174, %rd63, 4, %rd174;
+	mad.lo.s64 %rd175, %rd63, 4, %rd175;
+$L_64:
+	setp.lt.s64 %p230, %rd87, %rd71;
+	@!%p230 bra $L_68;
+$L_65:
+	mov.b64 %rd231, %rd174;
+	ld.shared.s32 %r232, [%rd231];
+	setp.ne.s32 %p233, %r232, -2147483648;
+	@!%p233 bra $L_67;
+$L_66:
+	mov.b64 %rd234, %rd175;
+	atom.global.max.s32 %r235, [%rd234], %r232;
+$L_67:
+	add.s64 %rd87, %rd87, %rd63;
+	mad.lo.s64 %rd174, %rd63, 4, %rd174;
+	mad.lo.s64 %rd175, %rd63, 4, %rd175;
+	bra.uni $L_52;
+$L_68:
+	ret;
+$L_69:
+	mov.b64 %rd101, %rd15;
+	cvt.u32.u64 %r102, %rd101;
+$L_70:
+	add.s64 %rd94, %rd2, 1;
+	setp.lt.s64 %p95, %rd94, %rd3;
+	@!%p95 bra $L_34;
+$L_71:
+	mov.b64 %rd96, %rd2;
+$L_72:
+	add.s64 %rd97, %rd96, 1;
+$L_73:
+	mad.lo.s64 %rd99, %rd97, 4, %rd4;
+	ld.global.u32 %r100, [%rd99];
+	setp.eq.u32 %pt1, %r102, 0;
+	@%pt1 bra $Lfault_1;
+	div.u32 %r182, %r100, %r102;
+	mul.lo.u32 %r184, %r182, %r102;
+	sub.u32 %r183, %r100, %r184;
+$L_74:
+	mov.b32 %r103, %r183;
+	cvt.u64.u32 %rd104, %r103;
+	setp.ge.u64 %pt2, %rd104, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd64;
+	setp.ge.u64 %pt3, %rd97, %rd22;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd106, %rd97, 4, %rd21;
+	ld.global.s32 %r107, [%rd106];
+	atom.shared.min.s32 %r108, [%rd105], %r107;
+	setp.ge.u64 %pt4, %rd104, %rd27;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd109, %rd104, 4, %rd68;
+	mov.b64 %rd110, %rd106;
+	ld.global.s32 %r111, [%rd110];
+	atom.shared.max.s32 %r112, [%rd109], %r111;
+$L_75:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_70;
+$L_76:
+	ld.param.u64 %rd31, [BinExtremes_0_param_0];
+	cvta.to.global.u64 %rd31, %rd31;
+	ld.param.u64 %rd32, [BinExtremes_0_param_1];
+	mov.b64 %rd33, %rd32;
+	ld.param.u64 %rd34, [BinExtremes_0_param_4];
+	cvta.to.global.u64 %rd34, %rd34;
+	ld.param.u64 %rd35, [BinExtremes_0_param_5];
+	ld.param.u64 %rd36, [BinExtremes_0_param_2];
+	cvta.to.global.u64 %rd36, %rd36;
+	ld.param.u64 %rd37, [BinExtremes_0_param_3];
+	ld.param.u64 %rd38, [BinExtremes_0_param_6];
+	cvta.to.global.u64 %rd38, %rd38;
+	ld.param.u64 %rd39, [BinExtremes_0_param_7];
+$L_77:
+	mov.u32 %rt16, %ctaid.x;
+	mov.u32 %rt17, %ntid.x;
+	mov.u32 %rt18, %tid.x;
+	mul.wide.u32 %rd40, %rt16, %rt17;
+	cvt.u64.u32 %rdt3, %rt18;
+	add.s64 %rd40, %rd40, %rdt3;
+	mov.u32 %rt19, %nctaid.x;
+	mov.u32 %rt20, %ntid.x;
+	mul.wide.u32 %rd41, %rt19, %rt20;
+	add.s64 %rd42, %rd40, -1;
+	mov.b64 %rd151, %rd35;
+	setp.gt.u64 %p152, %rd151, 4294967295;
+	mov.b64 %rd153, %rd37;
+	mov.b64 %rd154, %rd42;
+	add.s64 %rd155, %rd154, 1;
+	mov.b64 %rd156, %rd155;
+	setp.lt.u64 %p157, %rd156, %rd153;
+	mov.b64 %rd158, %rd33;
+	add.u64 %rd159, %rd158, 18446744073709551615U;
+	add.u64 %rd160, %rd159, 4611686018427387904;
+	setp.le.u64 %p161, %rd160, 9223372036854775808U;
+	sub.u64 %rd162, %rd159, 1;
+	mov.b64 %rd163, %rd42;
+	sub.u64 %rd164, %rd162, %rd163;
+	sub.u64 %rd165, %rd153, 1;
+	sub.u64 %rd166, %rd165, %rd156;
+	setp.le.u64 %p167, %rd164, %rd166;
+	mov.b64 %rd168, %rd39;
+	setp.gt.u64 %p169, %rd168, 4294967295;
+	@!%p152 bra $L_90;
+$L_78:
+	@!%p157 bra $L_90;
+$L_79:
+	@!%p161 bra $L_90;
+$L_80:
+	@!%p167 bra $L_90;
+$L_81:
+	@!%p169 bra $L_90;
+$L_82:
+	mov.b64 %rd50, %rd35;
+	cvt.u32.u64 %r51, %rd50;
+$L_83:
+	add.s64 %rd43, %rd42, 1;
+	setp.lt.s64 %p44, %rd43, %rd33;
+	@!%p44 bra $L_89;
+$L_84:
+	mov.b64 %rd45, %rd42;
+$L_85:
+	add.s64 %rd46, %rd45, 1;
+$L_86:
+	mad.lo.s64 %rd48, %rd46, 4, %rd31;
+	ld.global.u32 %r49, [%rd48];
+	setp.eq.u32 %pt5, %r51, 0;
+	@%pt5 bra $Lfault_5;
+	div.u32 %r179, %r49, %r51;
+	mul.lo.u32 %r181, %r179, %r51;
+	sub.u32 %r180, %r49, %r181;
+$L_87:
+	mov.b32 %r52, %r180;
+	cvt.u64.u32 %rd53, %r52;
+	mad.lo.s64 %rd54, %rd53, 4, %rd34;
+	mad.lo.s64 %rd55, %rd46, 4, %rd36;
+	ld.global.s32 %r56, [%rd55];
+	atom.global.min.s32 %r57, [%rd54], %r56;
+	mad.lo.s64 %rd58, %rd53, 4, %rd38;
+	mov.b64 %rd59, %rd55;
+	ld.global.s32 %r60, [%rd59];
+	atom.global.max.s32 %r61, [%rd58], %r60;
+$L_88:
+	add.s64 %rd42, %rd42, %rd41;
+	bra.uni $L_83;
+$L_89:
+	ret;
+$L_90:
+	mov.b64 %rd139, %rd35;
+	cvt.u32.u64 %r140, %rd139;
+$L_91:
+	add.s64 %rd132, %rd42, 1;
+	setp.lt.s64 %p133, %rd132, %rd33;
+	@!%p133 bra $L_89;
+$L_92:
+	mov.b64 %rd134, %rd42;
+$L_93:
+	add.s64 %rd135, %rd134, 1;
+$L_94:
+	mad.lo.s64 %rd137, %rd135, 4, %rd31;
+	ld.global.u32 %r138, [%rd137];
+	setp.eq.u32 %pt6, %r140, 0;
+	@%pt6 bra $Lfault_6;
+	div.u32 %r176, %r138, %r140;
+	mul.lo.u32 %r178, %r176, %r140;
+	sub.u32 %r177, %r138, %r178;
+$L_95:
+	mov.b32 %r141, %r177;
+	cvt.u64.u32 %rd142, %r141;
+	setp.ge.u64 %pt7, %rd142, %rd35;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd143, %rd142, 4, %rd34;
+	setp.ge.u64 %pt8, %rd135, %rd37;
+	@%pt8 bra $Lfault_8;
+	mad.lo.s64 %rd144, %rd135, 4, %rd36;
+	ld.global.s32 %r145, [%rd144];
+	atom.global.min.s32 %r146, [%rd143], %r145;
+	setp.ge.u64 %pt9, %rd142, %rd39;
+	@%pt9 bra $Lfault_9;
+	mad.lo.s64 %rd147, %rd142, 4, %rd38;
+	mov.b64 %rd148, %rd144;
+	ld.global.s32 %r149, [%rd148];
+	atom.global.max.s32 %r150, [%rd147], %r149;
+$L_96:
+	add.s64 %rd42, %rd42, %rd41;
+	bra.uni $L_91;
+$Lfault_0:
+	mov.u32 %rt15, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt15, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt15, 1;
+	mov.b64 %rdt1, %rd104;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt15, 2;
+	mov.b64 %rdt1, %rd97;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt15, 3;
+	mov.b64 %rdt1, %rd104;
+	mov.b64 %rdt2, %rd27;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt15, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt15, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt15, 1;
+	mov.b64 %rdt1, %rd142;
+	mov.b64 %rdt2, %rd35;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt15, 2;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, %rd37;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt15, 3;
+	mov.b64 %rdt1, %rd142;
+	mov.b64 %rdt2, %rd39;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [BinExtremes_0_param_8];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt21, [%rdt4];
+	add.u32 %rt22, %rt21, 1;
+	atom.global.cas.b32 %rt23, [qd_fault_claim], %rt21, %rt22;
+	setp.ne.u32 %pt10, %rt23, %rt21;
+	@%pt10 exit;
+	st.global.u32 [%rdt4+8], 3866624;
+	st.global.u32 [%rdt4+12], %rt15;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt22;
+	exit;
+}
+
+.visible .entry FloatBins_0(
+	.param .u64 FloatBins_0_param_0,
+	.param .s64 FloatBins_0_param_1,
+	.param .u64 FloatBins_0_param_2,
+	.param .s64 FloatBins_0_param_3,
+	.param .u64 FloatBins_0_param_4,
+	.param .s64 FloatBins_0_param_5,
+	.param .u64 FloatBins_0_param_6
+)
+{
+	.shared .align 4 .b8 qvar_private2[1024];
+	.reg .pred %p<93>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<46>;
+	.reg .b32 %rt<11>;
+	.reg .b64 %rd<94>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<95>;
+	.reg .f32 %ft<4>;
+
+$L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd23, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd24, %rt1;
+	mov.u64 %rd25, qvar_private2;
+	ld.param.u64 %rd26, [FloatBins_0_param_5];
+	min.s64 %rd27, %rd26, 256;
+	mov.b64 %rd28, %rd23;
+$L_1:
+	mad.lo.s64 %rd68, %rd28, 4, %rd25;
+$L_2:
+	setp.lt.s64 %p29, %rd28, %rd27;
+	@!%p29 bra $L_10;
+$L_3:
+	mov.b64 %rd30, %rd68;
+	mov.f32 %ft0, 0f80000000;
+	st.shared.f32 [%rd30], %ft0;
+	add.s64 %rd28, %rd28, %rd24;
+	mad.lo.s64 %rd68, %rd24, 4, %rd68;
+$L_4:
+	setp.lt.s64 %p71, %rd28, %rd27;
+	@!%p71 bra $L_10;
+$L_5:
+	mov.b64 %rd72, %rd68;
+	mov.f32 %ft1, 0f80000000;
+	st.shared.f32 [%rd72], %ft1;
+	add.s64 %rd28, %rd28, %rd24;
+	mad.lo.s64 %rd68, %rd24, 4, %rd68;
+$L_6:
+	setp.lt.s64 %p73, %rd28, %rd27;
+	@!%p73 bra $L_10;
+$L_7:
+	mov.b64 %rd74, %rd68;
+	mov.f32 %ft2, 0f80000000;
+	st.shared.f32 [%rd74], %ft2;
+	add.s64 %rd28, %rd28, %rd24;
+	mad.lo.s64 %rd68, %rd24, 4, %rd68;
+$L_8:
+	setp.lt.s64 %p75, %rd28, %rd27;
+	@!%p75 bra $L_10;
+$L_9:
+	mov.b64 %rd76, %rd68;
+	mov.f32 %ft3, 0f80000000;
+	st.shared.f32 [%rd76], %ft3;
+	add.s64 %rd28, %rd28, %rd24;
+	mad.lo.s64 %rd68, %rd24, 4, %rd68;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
+	ld.param.u64 %rd4, [FloatBins_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [FloatBins_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd15, [FloatBins_0_param_5];
+	ld.param.u64 %rd18, [FloatBins_0_param_2];
+	cvta.to.global.u64 %rd18, %rd18;
+	ld.param.u64 %rd19, [FloatBins_0_param_3];
+$L_12:
+	mov.u32 %rt2, %ctaid.x;
+	mov.u32 %rt3, %ntid.x;
+	mov.u32 %rt4, %tid.x;
+	mul.wide.u32 %rd0, %rt2, %rt3;
+	cvt.u64.u32 %rdt0, %rt4;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt5, %nctaid.x;
+	mov.u32 %rt6, %ntid.x;
+	mul.wide.u32 %rd1, %rt5, %rt6;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd51, %rd15;
+	setp.gt.u64 %p52, %rd51, 255;
+	mov.b64 %rd53, %rd19;
+	mov.b64 %rd54, %rd2;
+	add.s64 %rd55, %rd54, 1;
+	mov.b64 %rd56, %rd55;
+	setp.lt.u64 %p57, %rd56, %rd53;
+	mov.b64 %rd58, %rd3;
+	add.u64 %rd59, %rd58, 18446744073709551615U;
+	add.u64 %rd60, %rd59, 4611686018427387904;
+	setp.le.u64 %p61, %rd60, 9223372036854775808U;
+	sub.u64 %rd62, %rd59, 1;
+	mov.b64 %rd63, %rd2;
+	sub.u64 %rd64, %rd62, %rd63;
+	sub.u64 %rd65, %rd53, 1;
+	sub.u64 %rd66, %rd65, %rd56;
+	setp.le.u64 %p67, %rd64, %rd66;
+	@!%p52 bra $L_39;
+$L_13:
+	@!%p57 bra $L_39;
+$L_14:
+	@!%p61 bra $L_39;
+$L_15:
+	@!%p67 bra $L_39;
+$L_16:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_21;
+$L_17:
+	mov.b64 %rd8, %rd2;
+$L_18:
+	add.s64 %rd9, %rd8, 1;
+$L_19:
+	add.s64 %rd11, %rd4, %rd9;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd25;
+	mad.lo.s64 %rd17, %rd9, 4, %rd18;
+	ld.global.f32 %f20, [%rd17];
+	atom.shared.add.f32 %f22, [%rd13], %f20;
+$L_20:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_16;
+$L_21:
+	bar.sync 0;
+	ld.param.u64 %rd31, [FloatBins_0_param_4];
+	cvta.to.global.u64 %rd31, %rd31;
+	mov.b64 %rd32, %rd23;
+	mad.lo.s64 %rd69, %rd32, 4, %rd25;
+	mad.lo.s64 %rd70, %rd32, 4, %rd31;
+$L_22:
+	setp.lt.s64 %p33, %rd32, %rd27;
+	@!%p33 bra $L_38;
+$L_23:
+	mov.b64 %rd34, %rd69;
+	ld.shared.f32 %f35, [%rd34];
+	setp.neu.f32 %p36, %f35, 0f80000000;
+	@!%p36 bra $L_25;
+$L_24:
+	mov.b64 %rd37, %rd70;
+	atom.global.add.f32 %f38, [%rd37], %f35;
+$L_25:
+	add.s64 %rd32, %rd32, %rd24;
+	mad.lo.s64 %rd69, %rd24, 4, %rd69;
+	mad.lo.s64 %rd70, %rd24, 4, %rd70;
+$L_26:
+	setp.lt.s64 %p77, %rd32, %rd27;
+	@!%p77 bra $L_38;
+$L_27:
+	mov.b64 %rd78, %rd69;
+	ld.shared.f32 %f79, [%rd78];
+	setp.neu.f32 %p80, %f79, 0f80000000;
+	@!%p80 bra $L_29;
+$L_28:
+	mov.b64 %rd81, %rd70;
+	atom.global.add.f32 %f82, [%rd81], %f79;
+$L_29:
+	add.s64 %rd32, %rd32, %rd24;
+	mad.lo.s64 %rd69, %rd24, 4, %rd69;
+	mad.lo.s64 %rd70, %rd24, 4, %rd70;
+$L_30:
+	setp.lt.s64 %p83, %rd32, %rd27;
+	@!%p83 bra $L_38;
+$L_31:
+	mov.b64 %rd84, %rd69;
+	ld.shared.f32 %f85, [%rd84];
+	setp.neu.f32 %p86, %f85, 0f80000000;
+	@!%p86 bra $L_33;
+$L_32:
+	mov.b64 %rd87, %rd70;
+	atom.global.add.f32 %f88, [%rd87], %f85;
+$L_33:
+	add.s64 %rd32, %rd32, %rd24;
+	mad.lo.s64 %rd69, %rd24, 4, %rd69;
+	mad.lo.s64 %rd70, %rd24, 4, %rd70;
+$L_34:
+	setp.lt.s64 %p89, %rd32, %rd27;
+	@!%p89 bra $L_38;
+$L_35:
+	mov.b64 %rd90, %rd69;
+	ld.shared.f32 %f91, [%rd90];
+	setp.neu.f32 %p92, %f91, 0f80000000;
+	@!%p92 bra $L_37;
+$L_36:
+	mov.b64 %rd93, %rd70;
+	atom.global.add.f32 %f94, [%rd93], %f91;
+$L_37:
+	add.s64 %rd32, %rd32, %rd24;
+	mad.lo.s64 %rd69, %rd24, 4, %rd69;
+	mad.lo.s64 %rd70, %rd24, 4, %rd70;
+	bra.uni $L_22;
+$L_38:
+	ret;
+$L_39:
+	add.s64 %rd39, %rd2, 1;
+	setp.lt.s64 %p40, %rd39, %rd3;
+	@!%p40 bra $L_21;
+$L_40:
+	mov.b64 %rd41, %rd2;
+$L_41:
+	add.s64 %rd42, %rd41, 1;
+$L_42:
+	add.s64 %rd44, %rd4, %rd42;
+	ld.global.u8 %r45, [%rd44];
+	cvt.u64.u32 %rd47, %r45;
+	setp.ge.u64 %pt0, %rd47, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd46, %rd47, 4, %rd25;
+	setp.ge.u64 %pt1, %rd42, %rd19;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd48, %rd42, 4, %rd18;
+	ld.global.f32 %f49, [%rd48];
+	atom.shared.add.f32 %f50, [%rd46], %f49;
+$L_43:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_39;
+$Lfault_0:
+	mov.u32 %rt7, 0;
+	mov.b64 %rdt1, %rd47;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt7, 1;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd19;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FloatBins_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt3];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt2, %rt10, %rt8;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3932160;
+	st.global.u32 [%rdt3+12], %rt7;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt9;
+	exit;
+}
+
+.visible .entry CountEven_0(
+	.param .u64 CountEven_0_param_0,
+	.param .s64 CountEven_0_param_1,
+	.param .u64 CountEven_0_param_2,
+	.param .s64 CountEven_0_param_3,
+	.param .u64 CountEven_0_param_4
+)
+{
+	.shared .align 4 .b8 qvar_private1[4];
+	.reg .pred %p<86>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<88>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<87>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd26, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd27, %rt1;
+	mov.u64 %rd28, qvar_private1;
+	ld.param.u64 %rd29, [CountEven_0_param_3];
+	min.s64 %rd30, %rd29, 1;
+	mov.b64 %rd31, %rd26;
+$L_1:
+	mad.lo.s64 %rd61, %rd31, 4, %rd28;
+$L_2:
+	setp.lt.s64 %p32, %rd31, %rd30;
+	@!%p32 bra $L_10;
+$L_3:
+	mov.b64 %rd33, %rd61;
+	mov.b32 %rt2, 0;
+	st.shared.s32 [%rd33], %rt2;
+	add.s64 %rd31, %rd31, %rd27;
+	mad.lo.s64 %rd61, %rd27, 4, %rd61;
+$L_4:
+	setp.lt.s64 %p64, %rd31, %rd30;
+	@!%p64 bra $L_10;
+$L_5:
+	mov.b64 %rd65, %rd61;
+	mov.b32 %rt3, 0;
+	st.shared.s32 [%rd65], %rt3;
+	add.s64 %rd31, %rd31, %rd27;
+	mad.lo.s64 %rd61, %rd27, 4, %rd61;
+$L_6:
+	setp.lt.s64 %p66, %rd31, %rd30;
+	@!%p66 bra $L_10;
+$L_7:
+	mov.b64 %rd67, %rd61;
+	mov.b32 %rt4, 0;
+	st.shared.s32 [%rd67], %rt4;
+	add.s64 %rd31, %rd31, %rd27;
+	mad.lo.s64 %rd61, %rd27, 4, %rd61;
+$L_8:
+	setp.lt.s64 %p68, %rd31, %rd30;
+	@!%p68 bra $L_10;
+$L_9:
+	mov.b64 %rd69, %rd61;
+	mov.b32 %rt5, 0;
+	st.shared.s32 [%rd69], %rt5;
+	add.s64 %rd31, %rd31, %rd27;
+	mad.lo.s64 %rd61, %rd27, 4, %rd61;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
+	ld.param.u64 %rd4, [CountEven_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [CountEven_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd17, [CountEven_0_param_3];
+$L_12:
+	mov.u32 %rt6, %ctaid.x;
+	mov.u32 %rt7, %ntid.x;
+	mov.u32 %rt8, %tid.x;
+	mul.wide.u32 %rd0, %rt6, %rt7;
+	cvt.u64.u32 %rdt0, %rt8;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt9, %nctaid.x;
+	mov.u32 %rt10, %ntid.x;
+	mul.wide.u32 %rd1, %rt9, %rt10;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd59, %rd17;
+	setp.lt.u64 %p60, 0, %rd59;
+	@!%p60 bra $L_38;
+$L_13:
+	add.s64 %rd15, %rd28, 0;
+$L_14:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_20;
+$L_15:
+	mov.b64 %rd8, %rd2;
+$L_16:
+	add.s64 %rd9, %rd8, 1;
+$L_17:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	shr.s32 %r20, %r12, 31;
+	and.b32 %r21, %r20, 1;
+	add.s32 %r22, %r12, %r21;
+	shr.s32 %r23, %r22, 1;
+	mul.lo.s32 %r24, %r23, 2;
+	sub.s32 %r25, %r12, %r24;
+	mov.b32 %r13, %r25;
+	setp.eq.s32 %p14, %r13, 0;
+	@!%p14 bra $L_19;
+$L_18:
+	mov.b32 %rt11, 1;
+	atom.shared.add.s32 %r19, [%rd15], %rt11;
+$L_19:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_14;
+$L_20:
+	bar.sync 0;
+	ld.param.u64 %rd34, [CountEven_0_param_2];
+	cvta.to.global.u64 %rd34, %rd34;
+	mov.b64 %rd35, %rd26;
+	mad.lo.s64 %rd62, %rd35, 4, %rd28;
+	mad.lo.s64 %rd63, %rd35, 4, %rd34;
+$L_21:
+	setp.lt.s64 %p36, %rd35, %rd30;
+	@!%p36 bra $L_37;
+$L_22:
+	mov.b64 %rd37, %rd62;
+	ld.shared.s32 %r38, [%rd37];
+	setp.ne.s32 %p39, %r38, 0;
+	@!%p39 bra $L_24;
+$L_23:
+	mov.b64 %rd40, %rd63;
+	atom.global.add.s32 %r41, [%rd40], %r38;
+$L_24:
+	add.s64 %rd35, %rd35, %rd27;
+	mad.lo.s64 %rd62, %rd27, 4, %rd62;
+	mad.lo.s64 %rd63, %rd27, 4, %rd63;
+$L_25:
+	setp.lt.s64 %p70, %rd35, %rd30;
+	@!%p70 bra $L_37;
+$L_26:
+	mov.b64 %rd71, %rd62;
+	ld.shared.s32 %r72, [%rd71];
+	setp.ne.s32 %p73, %r72, 0;
+	@!%p73 bra $L_28;
+$L_27:
+	mov.b64 %rd74, %rd63;
+	atom.global.add.s32 %r75, [%rd74], %r72;
+$L_28:
+	add.s64 %rd35, %rd35, %rd27;
+	mad.lo.s64 %rd62, %rd27, 4, %rd62;
+	mad.lo.s64 %rd63, %rd27, 4, %rd63;
+$L_29:
+	setp.lt.s64 %p76, %rd35, %rd30;
+	@!%p76 bra $L_37;
+$L_30:
+	mov.b64 %rd77, %rd62;
+	ld.shared.s32 %r78, [%rd77];
+	setp.ne.s32 %p79, %r78, 0;
+	@!%p79 bra $L_32;
+$L_31:
+	mov.b64 %rd80, %rd63;
+	atom.global.add.s32 %r81, [%rd80], %r78;
+$L_32:
+	add.s64 %rd35, %rd35, %rd27;
+	mad.lo.s64 %rd62, %rd27, 4, %rd62;
+	mad.lo.s64 %rd63, %rd27, 4, %rd63;
+$L_33:
+	setp.lt.s64 %p82, %rd35, %rd30;
+	@!%p82 bra $L_37;
+$L_34:
+	mov.b64 %rd83, %rd62;
+	ld.shared.s32 %r84, [%rd83];
+	setp.ne.s32 %p85, %r84, 0;
+	@!%p85 bra $L_36;
+$L_35:
+	mov.b64 %rd86, %rd63;
+	atom.global.add.s32 %r87, [%rd86], %r84;
+$L_36:
+	add.s64 %rd35, %rd35, %rd27;
+	mad.lo.s64 %rd62, %rd27, 4, %rd62;
+	mad.lo.s64 %rd63, %rd27, 4, %rd63;
+	bra.uni $L_21;
+$L_37:
+	ret;
+$L_38:
+	add.s64 %rd51, %rd28, 0;
+$L_39:
+	add.s64 %rd42, %rd2, 1;
+	setp.lt.s64 %p43, %rd42, %rd3;
+	@!%p43 bra $L_20;
+$L_40:
+	mov.b64 %rd44, %rd2;
+$L_41:
+	add.s64 %rd45, %rd44, 1;
+$L_42:
+	mad.lo.s64 %rd47, %rd45, 4, %rd4;
+	ld.global.s32 %r48, [%rd47];
+	shr.s32 %r53, %r48, 31;
+	and.b32 %r54, %r53, 1;
+	add.s32 %r55, %r48, %r54;
+	shr.s32 %r56, %r55, 1;
+	mul.lo.s32 %r57, %r56, 2;
+	sub.s32 %r58, %r48, %r57;
+	mov.b32 %r49, %r58;
+	setp.eq.s32 %p50, %r49, 0;
+	@!%p50 bra $L_44;
+$L_43:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd17;
+	@%pt0 bra $Lfault_0;
+	mov.b32 %rt13, 1;
+	atom.shared.add.s32 %r52, [%rd51], %rt13;
+$L_44:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_39;
+$Lfault_0:
+	mov.u32 %rt12, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [CountEven_0_param_4];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt4];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt1, %rt16, %rt14;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 3997696;
+	st.global.u32 [%rdt4+12], %rt12;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt15;
+	exit;
+}
+
 .visible .entry Sum_0(
 	.param .u64 Sum_0_param_0,
 	.param .s64 Sum_0_param_1,
@@ -20706,7 +23851,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3670018;
+	st.global.u32 [%rdt3+8], 4063234;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -22627,7 +25772,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt10, %rt3, %rt1;
 	@%pt10 exit;
-	st.global.u32 [%rdt12+8], 3735554;
+	st.global.u32 [%rdt12+8], 4128770;
 	st.global.u32 [%rdt12+12], %rt0;
 	st.global.u64 [%rdt12+16], %rdt1;
 	st.global.u64 [%rdt12+24], %rdt2;
@@ -23299,7 +26444,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3801090;
+	st.global.u32 [%rdt3+8], 4194306;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -23921,7 +27066,7 @@ $Lfault:
 	atom.global.cas.b32 %rt64, [qd_fault_claim], %rt62, %rt63;
 	setp.ne.u32 %pt83, %rt64, %rt62;
 	@%pt83 exit;
-	st.global.u32 [%rdt3+8], 3866624;
+	st.global.u32 [%rdt3+8], 4259840;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -24493,7 +27638,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt2, %rt3, %rt1;
 	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 3866626;
+	st.global.u32 [%rdt4+8], 4259842;
 	st.global.u32 [%rdt4+12], %rt0;
 	st.global.u64 [%rdt4+16], %rdt1;
 	st.global.u64 [%rdt4+24], %rdt2;
@@ -24748,7 +27893,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3932160;
+	st.global.u32 [%rdt3+8], 4325376;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -25360,7 +28505,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3932163;
+	st.global.u32 [%rdt3+8], 4325379;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -25935,7 +29080,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3997698;
+	st.global.u32 [%rdt3+8], 4390914;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26331,7 +29476,7 @@ $Lfault:
 	atom.global.cas.b32 %rt29, [qd_fault_claim], %rt27, %rt28;
 	setp.ne.u32 %pt10, %rt29, %rt27;
 	@%pt10 exit;
-	st.global.u32 [%rdt3+8], 3997699;
+	st.global.u32 [%rdt3+8], 4390915;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26643,7 +29788,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3997701;
+	st.global.u32 [%rdt3+8], 4390917;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -26993,7 +30138,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 4063232;
+	st.global.u32 [%rdt3+8], 4456448;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27272,7 +30417,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4063234;
+	st.global.u32 [%rdt3+8], 4456450;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27632,7 +30777,7 @@ $Lfault:
 	atom.global.cas.b32 %rt24, [qd_fault_claim], %rt22, %rt23;
 	setp.ne.u32 %pt5, %rt24, %rt22;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 4128768;
+	st.global.u32 [%rdt3+8], 4521984;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27911,7 +31056,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 4128770;
+	st.global.u32 [%rdt3+8], 4521986;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -27926,63 +31071,188 @@ const qdIR = `kernel Histogram(data []u8, bins []u32)
 site 0 index unsigned atomics.go:14:25
 
 task Histogram_0 parallel count=(len data)
-b0: # entry
+var private1 shared 1024 align 4
+b0: # private copies
+	r19 = blockthread
+	r20 = blocksize
+	r21 = addr private1
+	r22 = len bins
+	r23 = min.i64 r22, 256
+	r24 = move.i64 r19
+	jump b1
+b1: # preheader
+	r47 = elemaddr r21, r24, 4
+	jump b2
+b2: # each
+	r25 = lt.i64 r24, r23
+	branch r25, b3, b10
+b3: # each body
+	r26 = move.ptr r47
+	store.shared.u32 r26, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b4
+b4: # each (unrolled 1)
+	r50 = lt.i64 r24, r23
+	branch r50, b5, b10
+b5: # each body (unrolled 1)
+	r51 = move.ptr r47
+	store.shared.u32 r51, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b6
+b6: # each (unrolled 2)
+	r52 = lt.i64 r24, r23
+	branch r52, b7, b10
+b7: # each body (unrolled 2)
+	r53 = move.ptr r47
+	store.shared.u32 r53, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b8
+b8: # each (unrolled 3)
+	r54 = lt.i64 r24, r23
+	branch r54, b9, b10
+b9: # each body (unrolled 3)
+	r55 = move.ptr r47
+	store.shared.u32 r55, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
 	r4 = base data
 	r5 = len data
 	r3 = move.i64 r5
-	r14 = base bins
 	r15 = len bins
-	jump b1
-b1: # setup
+	jump b12
+b12: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r29 = convert.u64.i64 r15
-	r30 = gt.u64 r29, 255
-	branch r30, b2, b8
-b2: # head
+	r45 = convert.u64.i64 r15
+	r46 = gt.u64 r45, 255
+	branch r46, b13, b36
+b13: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b14, b18
+b14: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b15
+b15: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b16
+b16: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
-	r13 = elemaddr r14, r16, 4
-	r18 = atomadd.u32 r13, 1
-	jump b6
-b6: # latch
+	r13 = elemaddr r21, r16, 4
+	r18 = atomadd.shared.u32 r13, 1
+	jump b17
+b17: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	jump b13
+b18: # add the private copies
+	barrier
+	r27 = base bins
+	r28 = move.i64 r19
+	r48 = elemaddr r21, r28, 4
+	r49 = elemaddr r27, r28, 4
+	jump b19
+b19: # each
+	r29 = lt.i64 r28, r23
+	branch r29, b20, b35
+b20: # each body
+	r30 = move.ptr r48
+	r31 = load.shared.u32 r30
+	r32 = ne.u32 r31, 0
+	branch r32, b21, b22
+b21: # add an element
+	r33 = move.ptr r49
+	r34 = atomadd.u32 r33, r31
+	jump b22
+b22: # next element
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b23
+b23: # each (unrolled 1)
+	r56 = lt.i64 r28, r23
+	branch r56, b24, b35
+b24: # each body (unrolled 1)
+	r57 = move.ptr r48
+	r58 = load.shared.u32 r57
+	r59 = ne.u32 r58, 0
+	branch r59, b25, b26
+b25: # add an element (unrolled 1)
+	r60 = move.ptr r49
+	r61 = atomadd.u32 r60, r58
+	jump b26
+b26: # next element (unrolled 1)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b27
+b27: # each (unrolled 2)
+	r62 = lt.i64 r28, r23
+	branch r62, b28, b35
+b28: # each body (unrolled 2)
+	r63 = move.ptr r48
+	r64 = load.shared.u32 r63
+	r65 = ne.u32 r64, 0
+	branch r65, b29, b30
+b29: # add an element (unrolled 2)
+	r66 = move.ptr r49
+	r67 = atomadd.u32 r66, r64
+	jump b30
+b30: # next element (unrolled 2)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b31
+b31: # each (unrolled 3)
+	r68 = lt.i64 r28, r23
+	branch r68, b32, b35
+b32: # each body (unrolled 3)
+	r69 = move.ptr r48
+	r70 = load.shared.u32 r69
+	r71 = ne.u32 r70, 0
+	branch r71, b33, b34
+b33: # add an element (unrolled 3)
+	r72 = move.ptr r49
+	r73 = atomadd.u32 r72, r70
+	jump b34
+b34: # next element (unrolled 3)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b19
+b35: # each done
 	return
-b8: # head (checked)
-	r19 = add.i64 r2, 1
-	r20 = lt.i64 r19, r3
-	branch r20, b9, b7
-b9: # index (checked)
-	r21 = move.i64 r2
-	jump b10
-b10: # rangeindex.loop (checked)
-	r22 = add.i64 r21, 1
-	jump b11
-b11: # rangeindex.body (checked)
-	r24 = elemaddr r4, r22, 1
-	r25 = load.u8 r24
-	r27 = convert.i64.u8 r25
-	checkindex r27, r15, site 0
-	r26 = elemaddr r14, r27, 4
-	r28 = atomadd.u32 r26, 1
-	jump b12
-b12: # latch (checked)
+b36: # head (checked)
+	r35 = add.i64 r2, 1
+	r36 = lt.i64 r35, r3
+	branch r36, b37, b18
+b37: # index (checked)
+	r37 = move.i64 r2
+	jump b38
+b38: # rangeindex.loop (checked)
+	r38 = add.i64 r37, 1
+	jump b39
+b39: # rangeindex.body (checked)
+	r40 = elemaddr r4, r38, 1
+	r41 = load.u8 r40
+	r43 = convert.i64.u8 r41
+	checkindex r43, r15, site 0
+	r42 = elemaddr r21, r43, 4
+	r44 = atomadd.shared.u32 r42, 1
+	jump b40
+b40: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b8
+	jump b36
 
 kernel Slots(order []i32, count []i32, total []u64, signed []i64)
 site 0 index atomics.go:24:33
@@ -27991,48 +31261,141 @@ site 2 index atomics.go:26:26
 site 3 index atomics.go:27:26
 
 task Slots_0 parallel count=(len order)
-b0: # entry
+var private2 shared 8 align 8
+var private3 shared 8 align 8
+b0: # private copies
+	r33 = blockthread
+	r34 = blocksize
+	r35 = addr private2
+	r36 = len total
+	r37 = min.i64 r36, 1
+	r38 = addr private3
+	r39 = len signed
+	r40 = min.i64 r39, 1
+	r41 = move.i64 r33
+	jump b1
+b1: # preheader
+	r88 = elemaddr r35, r41, 8
+	jump b2
+b2: # each
+	r42 = lt.i64 r41, r37
+	branch r42, b3, b10
+b3: # each body
+	r43 = move.ptr r88
+	store.shared.u64 r43, 0
+	r41 = add.i64 r41, r34
+	r88 = elemaddr r88, r34, 8
+	jump b4
+b4: # each (unrolled 1)
+	r94 = lt.i64 r41, r37
+	branch r94, b5, b10
+b5: # each body (unrolled 1)
+	r95 = move.ptr r88
+	store.shared.u64 r95, 0
+	r41 = add.i64 r41, r34
+	r88 = elemaddr r88, r34, 8
+	jump b6
+b6: # each (unrolled 2)
+	r96 = lt.i64 r41, r37
+	branch r96, b7, b10
+b7: # each body (unrolled 2)
+	r97 = move.ptr r88
+	store.shared.u64 r97, 0
+	r41 = add.i64 r41, r34
+	r88 = elemaddr r88, r34, 8
+	jump b8
+b8: # each (unrolled 3)
+	r98 = lt.i64 r41, r37
+	branch r98, b9, b10
+b9: # each body (unrolled 3)
+	r99 = move.ptr r88
+	store.shared.u64 r99, 0
+	r41 = add.i64 r41, r34
+	r88 = elemaddr r88, r34, 8
+	jump b2
+b10: # each done
+	r44 = move.i64 r33
+	r89 = elemaddr r38, r44, 8
+	jump b11
+b11: # each
+	r45 = lt.i64 r44, r40
+	branch r45, b12, b19
+b12: # each body
+	r46 = move.ptr r89
+	store.shared.i64 r46, 0
+	r44 = add.i64 r44, r34
+	r89 = elemaddr r89, r34, 8
+	jump b13
+b13: # each (unrolled 1)
+	r100 = lt.i64 r44, r40
+	branch r100, b14, b19
+b14: # each body (unrolled 1)
+	r101 = move.ptr r89
+	store.shared.i64 r101, 0
+	r44 = add.i64 r44, r34
+	r89 = elemaddr r89, r34, 8
+	jump b15
+b15: # each (unrolled 2)
+	r102 = lt.i64 r44, r40
+	branch r102, b16, b19
+b16: # each body (unrolled 2)
+	r103 = move.ptr r89
+	store.shared.i64 r103, 0
+	r44 = add.i64 r44, r34
+	r89 = elemaddr r89, r34, 8
+	jump b17
+b17: # each (unrolled 3)
+	r104 = lt.i64 r44, r40
+	branch r104, b18, b19
+b18: # each body (unrolled 3)
+	r105 = move.ptr r89
+	store.shared.i64 r105, 0
+	r44 = add.i64 r44, r34
+	r89 = elemaddr r89, r34, 8
+	jump b11
+b19: # each done
+	barrier
+	jump b20
+b20: # entry
 	r4 = base order
 	r5 = len order
 	r3 = move.i64 r5
 	r12 = base count
 	r13 = len count
-	r21 = base total
 	r22 = len total
-	r27 = base signed
 	r28 = len signed
-	jump b1
-b1: # setup
+	jump b21
+b21: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r52 = convert.u64.i64 r13
-	r53 = lt.u64 0, r52
-	r54 = convert.u64.i64 r22
-	r55 = lt.u64 0, r54
-	r56 = convert.u64.i64 r28
-	r57 = lt.u64 0, r56
-	branch r53, b2, b11
-b2: # checks
-	branch r55, b3, b11
-b3: # checks
-	branch r57, b4, b11
-b4: # preheader
+	r82 = convert.u64.i64 r13
+	r83 = lt.u64 0, r82
+	r84 = convert.u64.i64 r22
+	r85 = lt.u64 0, r84
+	r86 = convert.u64.i64 r28
+	r87 = lt.u64 0, r86
+	branch r83, b22, b65
+b22: # checks
+	branch r85, b23, b65
+b23: # checks
+	branch r87, b24, b65
+b24: # preheader
 	r11 = elemaddr r12, 0, 4
-	r20 = elemaddr r21, 0, 8
-	r26 = elemaddr r27, 0, 8
-	jump b5
-b5: # head
+	r20 = elemaddr r35, 0, 8
+	r26 = elemaddr r38, 0, 8
+	jump b25
+b25: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b6, b10
-b6: # index
+	branch r7, b26, b30
+b26: # index
 	r8 = move.i64 r2
-	jump b7
-b7: # rangeindex.loop
+	jump b27
+b27: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b8
-b8: # rangeindex.body
+	jump b28
+b28: # rangeindex.body
 	r15 = atomadd.i32 r11, 1
 	r14 = add.i32 r15, 1
 	r16 = sub.i32 r14, 1
@@ -28042,52 +31405,201 @@ b8: # rangeindex.body
 	r18 = elemaddr r4, r19, 4
 	store.i32 r18, r17
 	r23 = convert.u64.i64 r9
-	r25 = atomadd.u64 r20, r23
+	r25 = atomadd.shared.u64 r20, r23
 	r29 = move.i64 r9
 	r30 = neg.i64 r29
-	r32 = atomadd.i64 r26, r30
-	jump b9
-b9: # latch
+	r32 = atomadd.shared.i64 r26, r30
+	jump b29
+b29: # latch
 	r2 = add.i64 r2, r1
-	jump b5
-b10: # exit
+	jump b25
+b30: # add the private copies
+	barrier
+	r47 = base total
+	r48 = move.i64 r33
+	r90 = elemaddr r35, r48, 8
+	r91 = elemaddr r47, r48, 8
+	jump b31
+b31: # each
+	r49 = lt.i64 r48, r37
+	branch r49, b32, b47
+b32: # each body
+	r50 = move.ptr r90
+	r51 = load.shared.u64 r50
+	r52 = ne.u64 r51, 0
+	branch r52, b33, b34
+b33: # add an element
+	r53 = move.ptr r91
+	r54 = atomadd.u64 r53, r51
+	jump b34
+b34: # next element
+	r48 = add.i64 r48, r34
+	r90 = elemaddr r90, r34, 8
+	r91 = elemaddr r91, r34, 8
+	jump b35
+b35: # each (unrolled 1)
+	r106 = lt.i64 r48, r37
+	branch r106, b36, b47
+b36: # each body (unrolled 1)
+	r107 = move.ptr r90
+	r108 = load.shared.u64 r107
+	r109 = ne.u64 r108, 0
+	branch r109, b37, b38
+b37: # add an element (unrolled 1)
+	r110 = move.ptr r91
+	r111 = atomadd.u64 r110, r108
+	jump b38
+b38: # next element (unrolled 1)
+	r48 = add.i64 r48, r34
+	r90 = elemaddr r90, r34, 8
+	r91 = elemaddr r91, r34, 8
+	jump b39
+b39: # each (unrolled 2)
+	r112 = lt.i64 r48, r37
+	branch r112, b40, b47
+b40: # each body (unrolled 2)
+	r113 = move.ptr r90
+	r114 = load.shared.u64 r113
+	r115 = ne.u64 r114, 0
+	branch r115, b41, b42
+b41: # add an element (unrolled 2)
+	r116 = move.ptr r91
+	r117 = atomadd.u64 r116, r114
+	jump b42
+b42: # next element (unrolled 2)
+	r48 = add.i64 r48, r34
+	r90 = elemaddr r90, r34, 8
+	r91 = elemaddr r91, r34, 8
+	jump b43
+b43: # each (unrolled 3)
+	r118 = lt.i64 r48, r37
+	branch r118, b44, b47
+b44: # each body (unrolled 3)
+	r119 = move.ptr r90
+	r120 = load.shared.u64 r119
+	r121 = ne.u64 r120, 0
+	branch r121, b45, b46
+b45: # add an element (unrolled 3)
+	r122 = move.ptr r91
+	r123 = atomadd.u64 r122, r120
+	jump b46
+b46: # next element (unrolled 3)
+	r48 = add.i64 r48, r34
+	r90 = elemaddr r90, r34, 8
+	r91 = elemaddr r91, r34, 8
+	jump b31
+b47: # each done
+	r55 = base signed
+	r56 = move.i64 r33
+	r92 = elemaddr r38, r56, 8
+	r93 = elemaddr r55, r56, 8
+	jump b48
+b48: # each
+	r57 = lt.i64 r56, r40
+	branch r57, b49, b64
+b49: # each body
+	r58 = move.ptr r92
+	r59 = load.shared.i64 r58
+	r60 = ne.i64 r59, 0
+	branch r60, b50, b51
+b50: # add an element
+	r61 = move.ptr r93
+	r62 = atomadd.i64 r61, r59
+	jump b51
+b51: # next element
+	r56 = add.i64 r56, r34
+	r92 = elemaddr r92, r34, 8
+	r93 = elemaddr r93, r34, 8
+	jump b52
+b52: # each (unrolled 1)
+	r124 = lt.i64 r56, r40
+	branch r124, b53, b64
+b53: # each body (unrolled 1)
+	r125 = move.ptr r92
+	r126 = load.shared.i64 r125
+	r127 = ne.i64 r126, 0
+	branch r127, b54, b55
+b54: # add an element (unrolled 1)
+	r128 = move.ptr r93
+	r129 = atomadd.i64 r128, r126
+	jump b55
+b55: # next element (unrolled 1)
+	r56 = add.i64 r56, r34
+	r92 = elemaddr r92, r34, 8
+	r93 = elemaddr r93, r34, 8
+	jump b56
+b56: # each (unrolled 2)
+	r130 = lt.i64 r56, r40
+	branch r130, b57, b64
+b57: # each body (unrolled 2)
+	r131 = move.ptr r92
+	r132 = load.shared.i64 r131
+	r133 = ne.i64 r132, 0
+	branch r133, b58, b59
+b58: # add an element (unrolled 2)
+	r134 = move.ptr r93
+	r135 = atomadd.i64 r134, r132
+	jump b59
+b59: # next element (unrolled 2)
+	r56 = add.i64 r56, r34
+	r92 = elemaddr r92, r34, 8
+	r93 = elemaddr r93, r34, 8
+	jump b60
+b60: # each (unrolled 3)
+	r136 = lt.i64 r56, r40
+	branch r136, b61, b64
+b61: # each body (unrolled 3)
+	r137 = move.ptr r92
+	r138 = load.shared.i64 r137
+	r139 = ne.i64 r138, 0
+	branch r139, b62, b63
+b62: # add an element (unrolled 3)
+	r140 = move.ptr r93
+	r141 = atomadd.i64 r140, r138
+	jump b63
+b63: # next element (unrolled 3)
+	r56 = add.i64 r56, r34
+	r92 = elemaddr r92, r34, 8
+	r93 = elemaddr r93, r34, 8
+	jump b48
+b64: # each done
 	return
-b11: # preheader
-	r38 = elemaddr r12, 0, 4
-	r45 = elemaddr r21, 0, 8
-	r48 = elemaddr r27, 0, 8
-	jump b12
-b12: # head (checked)
-	r33 = add.i64 r2, 1
-	r34 = lt.i64 r33, r3
-	branch r34, b13, b10
-b13: # index (checked)
-	r35 = move.i64 r2
-	jump b14
-b14: # rangeindex.loop (checked)
-	r36 = add.i64 r35, 1
-	jump b15
-b15: # rangeindex.body (checked)
+b65: # preheader
+	r68 = elemaddr r12, 0, 4
+	r75 = elemaddr r35, 0, 8
+	r78 = elemaddr r38, 0, 8
+	jump b66
+b66: # head (checked)
+	r63 = add.i64 r2, 1
+	r64 = lt.i64 r63, r3
+	branch r64, b67, b30
+b67: # index (checked)
+	r65 = move.i64 r2
+	jump b68
+b68: # rangeindex.loop (checked)
+	r66 = add.i64 r65, 1
+	jump b69
+b69: # rangeindex.body (checked)
 	checkindex 0, r13, site 0
-	r40 = atomadd.i32 r38, 1
-	r39 = add.i32 r40, 1
-	r41 = sub.i32 r39, 1
-	r42 = convert.i32.i64 r36
-	r44 = convert.i64.i32 r41
-	checkindex r44, r5, site 1
-	r43 = elemaddr r4, r44, 4
-	store.i32 r43, r42
+	r70 = atomadd.i32 r68, 1
+	r69 = add.i32 r70, 1
+	r71 = sub.i32 r69, 1
+	r72 = convert.i32.i64 r66
+	r74 = convert.i64.i32 r71
+	checkindex r74, r5, site 1
+	r73 = elemaddr r4, r74, 4
+	store.i32 r73, r72
 	checkindex 0, r22, site 2
-	r46 = convert.u64.i64 r36
-	r47 = atomadd.u64 r45, r46
+	r76 = convert.u64.i64 r66
+	r77 = atomadd.shared.u64 r75, r76
 	checkindex 0, r28, site 3
-	r49 = move.i64 r36
-	r50 = neg.i64 r49
-	r51 = atomadd.i64 r48, r50
-	jump b16
-b16: # latch (checked)
+	r79 = move.i64 r66
+	r80 = neg.i64 r79
+	r81 = atomadd.shared.i64 r78, r80
+	jump b70
+b70: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b12
+	jump b66
 
 kernel FloatSums(x []f32, bucket []u8, sums32 []f32, sums64 []f64)
 site 0 index atomics.go:36:14
@@ -28095,108 +31607,350 @@ site 1 index unsigned atomics.go:37:23
 site 2 index unsigned atomics.go:38:23
 
 task FloatSums_0 parallel count=(len x)
-b0: # entry
+var private2 shared 16 align 4
+var private3 shared 32 align 8
+b0: # private copies
+	r31 = blockthread
+	r32 = blocksize
+	r33 = addr private2
+	r34 = len sums32
+	r35 = min.i64 r34, 4
+	r36 = addr private3
+	r37 = len sums64
+	r38 = min.i64 r37, 4
+	r39 = move.i64 r31
+	jump b1
+b1: # preheader
+	r97 = elemaddr r33, r39, 4
+	jump b2
+b2: # each
+	r40 = lt.i64 r39, r35
+	branch r40, b3, b10
+b3: # each body
+	r41 = move.ptr r97
+	store.shared.f32 r41, -0.0
+	r39 = add.i64 r39, r32
+	r97 = elemaddr r97, r32, 4
+	jump b4
+b4: # each (unrolled 1)
+	r103 = lt.i64 r39, r35
+	branch r103, b5, b10
+b5: # each body (unrolled 1)
+	r104 = move.ptr r97
+	store.shared.f32 r104, -0.0
+	r39 = add.i64 r39, r32
+	r97 = elemaddr r97, r32, 4
+	jump b6
+b6: # each (unrolled 2)
+	r105 = lt.i64 r39, r35
+	branch r105, b7, b10
+b7: # each body (unrolled 2)
+	r106 = move.ptr r97
+	store.shared.f32 r106, -0.0
+	r39 = add.i64 r39, r32
+	r97 = elemaddr r97, r32, 4
+	jump b8
+b8: # each (unrolled 3)
+	r107 = lt.i64 r39, r35
+	branch r107, b9, b10
+b9: # each body (unrolled 3)
+	r108 = move.ptr r97
+	store.shared.f32 r108, -0.0
+	r39 = add.i64 r39, r32
+	r97 = elemaddr r97, r32, 4
+	jump b2
+b10: # each done
+	r42 = move.i64 r31
+	r98 = elemaddr r36, r42, 8
+	jump b11
+b11: # each
+	r43 = lt.i64 r42, r38
+	branch r43, b12, b19
+b12: # each body
+	r44 = move.ptr r98
+	store.shared.f64 r44, -0.0
+	r42 = add.i64 r42, r32
+	r98 = elemaddr r98, r32, 8
+	jump b13
+b13: # each (unrolled 1)
+	r109 = lt.i64 r42, r38
+	branch r109, b14, b19
+b14: # each body (unrolled 1)
+	r110 = move.ptr r98
+	store.shared.f64 r110, -0.0
+	r42 = add.i64 r42, r32
+	r98 = elemaddr r98, r32, 8
+	jump b15
+b15: # each (unrolled 2)
+	r111 = lt.i64 r42, r38
+	branch r111, b16, b19
+b16: # each body (unrolled 2)
+	r112 = move.ptr r98
+	store.shared.f64 r112, -0.0
+	r42 = add.i64 r42, r32
+	r98 = elemaddr r98, r32, 8
+	jump b17
+b17: # each (unrolled 3)
+	r113 = lt.i64 r42, r38
+	branch r113, b18, b19
+b18: # each body (unrolled 3)
+	r114 = move.ptr r98
+	store.shared.f64 r114, -0.0
+	r42 = add.i64 r42, r32
+	r98 = elemaddr r98, r32, 8
+	jump b11
+b19: # each done
+	barrier
+	jump b20
+b20: # entry
 	r4 = base x
 	r5 = len x
 	r3 = move.i64 r5
 	r14 = base bucket
 	r15 = len bucket
-	r19 = base sums32
 	r20 = len sums32
-	r25 = base sums64
 	r26 = len sums64
-	jump b1
-b1: # setup
+	jump b21
+b21: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r48 = convert.u64.i64 r15
-	r49 = move.i64 r2
-	r50 = add.i64 r49, 1
-	r51 = convert.u64.i64 r50
-	r52 = lt.u64 r51, r48
-	r53 = convert.u64.i64 r3
-	r54 = add.u64 r53, 18446744073709551615
-	r55 = add.u64 r54, 4611686018427387904
-	r56 = le.u64 r55, 9223372036854775808
-	r57 = sub.u64 r54, 1
-	r58 = convert.u64.i64 r2
-	r59 = sub.u64 r57, r58
-	r60 = sub.u64 r48, 1
-	r61 = sub.u64 r60, r51
-	r62 = le.u64 r59, r61
-	r63 = convert.u64.i64 r20
-	r64 = gt.u64 r63, 3
-	r65 = convert.u64.i64 r26
-	r66 = gt.u64 r65, 3
-	branch r52, b2, b12
-b2: # checks
-	branch r56, b3, b12
-b3: # checks
-	branch r62, b4, b12
-b4: # checks
-	branch r64, b5, b12
-b5: # checks
-	branch r66, b6, b12
-b6: # head
+	r78 = convert.u64.i64 r15
+	r79 = move.i64 r2
+	r80 = add.i64 r79, 1
+	r81 = convert.u64.i64 r80
+	r82 = lt.u64 r81, r78
+	r83 = convert.u64.i64 r3
+	r84 = add.u64 r83, 18446744073709551615
+	r85 = add.u64 r84, 4611686018427387904
+	r86 = le.u64 r85, 9223372036854775808
+	r87 = sub.u64 r84, 1
+	r88 = convert.u64.i64 r2
+	r89 = sub.u64 r87, r88
+	r90 = sub.u64 r78, 1
+	r91 = sub.u64 r90, r81
+	r92 = le.u64 r89, r91
+	r93 = convert.u64.i64 r20
+	r94 = gt.u64 r93, 3
+	r95 = convert.u64.i64 r26
+	r96 = gt.u64 r95, 3
+	branch r82, b22, b66
+b22: # checks
+	branch r86, b23, b66
+b23: # checks
+	branch r92, b24, b66
+b24: # checks
+	branch r94, b25, b66
+b25: # checks
+	branch r96, b26, b66
+b26: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b7, b11
-b7: # index
+	branch r7, b27, b31
+b27: # index
 	r8 = move.i64 r2
-	jump b8
-b8: # rangeindex.loop
+	jump b28
+b28: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b9
-b9: # rangeindex.body
+	jump b29
+b29: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = elemaddr r14, r9, 1
 	r16 = load.u8 r13
 	r17 = rem.u8 r16, 4
 	r21 = convert.i64.u8 r17
-	r18 = elemaddr r19, r21, 4
-	r23 = atomadd.f32 r18, r12
+	r18 = elemaddr r33, r21, 4
+	r23 = atomadd.shared.f32 r18, r12
 	r27 = move.i64 r21
-	r24 = elemaddr r25, r27, 8
+	r24 = elemaddr r36, r27, 8
 	r28 = convert.f64.f32 r12
-	r30 = atomadd.f64 r24, r28
-	jump b10
-b10: # latch
+	r30 = atomadd.shared.f64 r24, r28
+	jump b30
+b30: # latch
 	r2 = add.i64 r2, r1
-	jump b6
-b11: # exit
+	jump b26
+b31: # add the private copies
+	barrier
+	r45 = base sums32
+	r46 = move.i64 r31
+	r99 = elemaddr r33, r46, 4
+	r100 = elemaddr r45, r46, 4
+	jump b32
+b32: # each
+	r47 = lt.i64 r46, r35
+	branch r47, b33, b48
+b33: # each body
+	r48 = move.ptr r99
+	r49 = load.shared.f32 r48
+	r50 = ne.f32 r49, -0.0
+	branch r50, b34, b35
+b34: # add an element
+	r51 = move.ptr r100
+	r52 = atomadd.f32 r51, r49
+	jump b35
+b35: # next element
+	r46 = add.i64 r46, r32
+	r99 = elemaddr r99, r32, 4
+	r100 = elemaddr r100, r32, 4
+	jump b36
+b36: # each (unrolled 1)
+	r115 = lt.i64 r46, r35
+	branch r115, b37, b48
+b37: # each body (unrolled 1)
+	r116 = move.ptr r99
+	r117 = load.shared.f32 r116
+	r118 = ne.f32 r117, -0.0
+	branch r118, b38, b39
+b38: # add an element (unrolled 1)
+	r119 = move.ptr r100
+	r120 = atomadd.f32 r119, r117
+	jump b39
+b39: # next element (unrolled 1)
+	r46 = add.i64 r46, r32
+	r99 = elemaddr r99, r32, 4
+	r100 = elemaddr r100, r32, 4
+	jump b40
+b40: # each (unrolled 2)
+	r121 = lt.i64 r46, r35
+	branch r121, b41, b48
+b41: # each body (unrolled 2)
+	r122 = move.ptr r99
+	r123 = load.shared.f32 r122
+	r124 = ne.f32 r123, -0.0
+	branch r124, b42, b43
+b42: # add an element (unrolled 2)
+	r125 = move.ptr r100
+	r126 = atomadd.f32 r125, r123
+	jump b43
+b43: # next element (unrolled 2)
+	r46 = add.i64 r46, r32
+	r99 = elemaddr r99, r32, 4
+	r100 = elemaddr r100, r32, 4
+	jump b44
+b44: # each (unrolled 3)
+	r127 = lt.i64 r46, r35
+	branch r127, b45, b48
+b45: # each body (unrolled 3)
+	r128 = move.ptr r99
+	r129 = load.shared.f32 r128
+	r130 = ne.f32 r129, -0.0
+	branch r130, b46, b47
+b46: # add an element (unrolled 3)
+	r131 = move.ptr r100
+	r132 = atomadd.f32 r131, r129
+	jump b47
+b47: # next element (unrolled 3)
+	r46 = add.i64 r46, r32
+	r99 = elemaddr r99, r32, 4
+	r100 = elemaddr r100, r32, 4
+	jump b32
+b48: # each done
+	r53 = base sums64
+	r54 = move.i64 r31
+	r101 = elemaddr r36, r54, 8
+	r102 = elemaddr r53, r54, 8
+	jump b49
+b49: # each
+	r55 = lt.i64 r54, r38
+	branch r55, b50, b65
+b50: # each body
+	r56 = move.ptr r101
+	r57 = load.shared.f64 r56
+	r58 = ne.f64 r57, -0.0
+	branch r58, b51, b52
+b51: # add an element
+	r59 = move.ptr r102
+	r60 = atomadd.f64 r59, r57
+	jump b52
+b52: # next element
+	r54 = add.i64 r54, r32
+	r101 = elemaddr r101, r32, 8
+	r102 = elemaddr r102, r32, 8
+	jump b53
+b53: # each (unrolled 1)
+	r133 = lt.i64 r54, r38
+	branch r133, b54, b65
+b54: # each body (unrolled 1)
+	r134 = move.ptr r101
+	r135 = load.shared.f64 r134
+	r136 = ne.f64 r135, -0.0
+	branch r136, b55, b56
+b55: # add an element (unrolled 1)
+	r137 = move.ptr r102
+	r138 = atomadd.f64 r137, r135
+	jump b56
+b56: # next element (unrolled 1)
+	r54 = add.i64 r54, r32
+	r101 = elemaddr r101, r32, 8
+	r102 = elemaddr r102, r32, 8
+	jump b57
+b57: # each (unrolled 2)
+	r139 = lt.i64 r54, r38
+	branch r139, b58, b65
+b58: # each body (unrolled 2)
+	r140 = move.ptr r101
+	r141 = load.shared.f64 r140
+	r142 = ne.f64 r141, -0.0
+	branch r142, b59, b60
+b59: # add an element (unrolled 2)
+	r143 = move.ptr r102
+	r144 = atomadd.f64 r143, r141
+	jump b60
+b60: # next element (unrolled 2)
+	r54 = add.i64 r54, r32
+	r101 = elemaddr r101, r32, 8
+	r102 = elemaddr r102, r32, 8
+	jump b61
+b61: # each (unrolled 3)
+	r145 = lt.i64 r54, r38
+	branch r145, b62, b65
+b62: # each body (unrolled 3)
+	r146 = move.ptr r101
+	r147 = load.shared.f64 r146
+	r148 = ne.f64 r147, -0.0
+	branch r148, b63, b64
+b63: # add an element (unrolled 3)
+	r149 = move.ptr r102
+	r150 = atomadd.f64 r149, r147
+	jump b64
+b64: # next element (unrolled 3)
+	r54 = add.i64 r54, r32
+	r101 = elemaddr r101, r32, 8
+	r102 = elemaddr r102, r32, 8
+	jump b49
+b65: # each done
 	return
-b12: # head (checked)
-	r31 = add.i64 r2, 1
-	r32 = lt.i64 r31, r3
-	branch r32, b13, b11
-b13: # index (checked)
-	r33 = move.i64 r2
-	jump b14
-b14: # rangeindex.loop (checked)
-	r34 = add.i64 r33, 1
-	jump b15
-b15: # rangeindex.body (checked)
-	r36 = elemaddr r4, r34, 4
-	r37 = load.f32 r36
-	checkindex r34, r15, site 0
-	r38 = elemaddr r14, r34, 1
-	r39 = load.u8 r38
-	r40 = rem.u8 r39, 4
-	r42 = convert.i64.u8 r40
-	checkindex r42, r20, site 1
-	r41 = elemaddr r19, r42, 4
-	r43 = atomadd.f32 r41, r37
-	r45 = move.i64 r42
-	checkindex r45, r26, site 2
-	r44 = elemaddr r25, r45, 8
-	r46 = convert.f64.f32 r37
-	r47 = atomadd.f64 r44, r46
-	jump b16
-b16: # latch (checked)
+b66: # head (checked)
+	r61 = add.i64 r2, 1
+	r62 = lt.i64 r61, r3
+	branch r62, b67, b31
+b67: # index (checked)
+	r63 = move.i64 r2
+	jump b68
+b68: # rangeindex.loop (checked)
+	r64 = add.i64 r63, 1
+	jump b69
+b69: # rangeindex.body (checked)
+	r66 = elemaddr r4, r64, 4
+	r67 = load.f32 r66
+	checkindex r64, r15, site 0
+	r68 = elemaddr r14, r64, 1
+	r69 = load.u8 r68
+	r70 = rem.u8 r69, 4
+	r72 = convert.i64.u8 r70
+	checkindex r72, r20, site 1
+	r71 = elemaddr r33, r72, 4
+	r73 = atomadd.shared.f32 r71, r67
+	r75 = move.i64 r72
+	checkindex r75, r26, site 2
+	r74 = elemaddr r36, r75, 8
+	r76 = convert.f64.f32 r67
+	r77 = atomadd.shared.f64 r74, r76
+	jump b70
+b70: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b12
+	jump b66
 
 kernel Extremes(x []f64, lo []f64, hi []f64, ilo []i64, ihi []i64, small []i8, narrow []u16, fmax []f32)
 site 0 index atomics.go:48:19
@@ -28209,7 +31963,102 @@ site 6 index atomics.go:55:23
 site 7 index atomics.go:56:21
 
 task Extremes_0 parallel count=(len x)
-b0: # entry
+var private3 shared 8 align 8
+var private4 shared 8 align 8
+b0: # private copies
+	r99 = blockthread
+	r100 = blocksize
+	r101 = addr private3
+	r102 = len ilo
+	r103 = min.i64 r102, 1
+	r104 = addr private4
+	r105 = len ihi
+	r106 = min.i64 r105, 1
+	r107 = move.i64 r99
+	jump b1
+b1: # preheader
+	r215 = elemaddr r101, r107, 8
+	jump b2
+b2: # each
+	r108 = lt.i64 r107, r103
+	branch r108, b3, b10
+b3: # each body
+	r109 = move.ptr r215
+	store.shared.i64 r109, 9223372036854775807
+	r107 = add.i64 r107, r100
+	r215 = elemaddr r215, r100, 8
+	jump b4
+b4: # each (unrolled 1)
+	r221 = lt.i64 r107, r103
+	branch r221, b5, b10
+b5: # each body (unrolled 1)
+	r222 = move.ptr r215
+	store.shared.i64 r222, 9223372036854775807
+	r107 = add.i64 r107, r100
+	r215 = elemaddr r215, r100, 8
+	jump b6
+b6: # each (unrolled 2)
+	r223 = lt.i64 r107, r103
+	branch r223, b7, b10
+b7: # each body (unrolled 2)
+	r224 = move.ptr r215
+	store.shared.i64 r224, 9223372036854775807
+	r107 = add.i64 r107, r100
+	r215 = elemaddr r215, r100, 8
+	jump b8
+b8: # each (unrolled 3)
+	r225 = lt.i64 r107, r103
+	branch r225, b9, b10
+b9: # each body (unrolled 3)
+	r226 = move.ptr r215
+	store.shared.i64 r226, 9223372036854775807
+	r107 = add.i64 r107, r100
+	r215 = elemaddr r215, r100, 8
+	jump b2
+b10: # each done
+	r110 = move.i64 r99
+	r216 = elemaddr r104, r110, 8
+	jump b11
+b11: # each
+	r111 = lt.i64 r110, r106
+	branch r111, b12, b19
+b12: # each body
+	r112 = move.ptr r216
+	store.shared.i64 r112, -9223372036854775808
+	r110 = add.i64 r110, r100
+	r216 = elemaddr r216, r100, 8
+	jump b13
+b13: # each (unrolled 1)
+	r227 = lt.i64 r110, r106
+	branch r227, b14, b19
+b14: # each body (unrolled 1)
+	r228 = move.ptr r216
+	store.shared.i64 r228, -9223372036854775808
+	r110 = add.i64 r110, r100
+	r216 = elemaddr r216, r100, 8
+	jump b15
+b15: # each (unrolled 2)
+	r229 = lt.i64 r110, r106
+	branch r229, b16, b19
+b16: # each body (unrolled 2)
+	r230 = move.ptr r216
+	store.shared.i64 r230, -9223372036854775808
+	r110 = add.i64 r110, r100
+	r216 = elemaddr r216, r100, 8
+	jump b17
+b17: # each (unrolled 3)
+	r231 = lt.i64 r110, r106
+	branch r231, b18, b19
+b18: # each body (unrolled 3)
+	r232 = move.ptr r216
+	store.shared.i64 r232, -9223372036854775808
+	r110 = add.i64 r110, r100
+	r216 = elemaddr r216, r100, 8
+	jump b11
+b19: # each done
+	barrier
+	jump b20
+b20: # entry
 	r4 = base x
 	r5 = len x
 	r3 = move.i64 r5
@@ -28217,9 +32066,7 @@ b0: # entry
 	r15 = len lo
 	r18 = base hi
 	r19 = len hi
-	r26 = base ilo
 	r27 = len ilo
-	r30 = base ihi
 	r31 = len ihi
 	r35 = base small
 	r36 = len small
@@ -28227,43 +32074,43 @@ b0: # entry
 	r42 = len narrow
 	r53 = base fmax
 	r54 = len fmax
-	jump b1
-b1: # setup
+	jump b21
+b21: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r177 = convert.u64.i64 r15
-	r178 = lt.u64 0, r177
-	r179 = convert.u64.i64 r19
-	r180 = lt.u64 0, r179
-	r181 = convert.u64.i64 r27
-	r182 = lt.u64 0, r181
-	r183 = convert.u64.i64 r31
-	r184 = lt.u64 0, r183
-	branch r178, b2, b12
-b2: # checks
-	branch r180, b3, b12
-b3: # checks
-	branch r182, b4, b12
-b4: # checks
-	branch r184, b5, b12
-b5: # preheader
+	r207 = convert.u64.i64 r15
+	r208 = lt.u64 0, r207
+	r209 = convert.u64.i64 r19
+	r210 = lt.u64 0, r209
+	r211 = convert.u64.i64 r27
+	r212 = lt.u64 0, r211
+	r213 = convert.u64.i64 r31
+	r214 = lt.u64 0, r213
+	branch r208, b22, b66
+b22: # checks
+	branch r210, b23, b66
+b23: # checks
+	branch r212, b24, b66
+b24: # checks
+	branch r214, b25, b66
+b25: # preheader
 	r13 = elemaddr r14, 0, 8
 	r17 = elemaddr r18, 0, 8
-	r25 = elemaddr r26, 0, 8
-	r29 = elemaddr r30, 0, 8
-	jump b6
-b6: # head
+	r25 = elemaddr r101, 0, 8
+	r29 = elemaddr r104, 0, 8
+	jump b26
+b26: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b7, b11
-b7: # index
+	branch r7, b27, b31
+b27: # index
 	r8 = move.i64 r2
-	jump b8
-b8: # rangeindex.loop
+	jump b28
+b28: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b9
-b9: # rangeindex.body
+	jump b29
+b29: # rangeindex.body
 	r11 = elemaddr r4, r9, 8
 	r12 = load.f64 r11
 	r16 = atommin.f64 r13, r12
@@ -28281,8 +32128,8 @@ b9: # rangeindex.body
 	r22 = move.i64 r65
 	r23 = move.i64 r22
 	r24 = sub.i64 r23, 500
-	r28 = atommin.i64 r25, r24
-	r32 = atommax.i64 r29, r24
+	r28 = atommin.shared.i64 r25, r24
+	r32 = atommax.shared.i64 r29, r24
 	r66 = mulhi.i64 r9, -6148914691236517205
 	r67 = add.i64 r66, r9
 	r68 = convert.u64.i64 r67
@@ -28329,102 +32176,251 @@ b9: # rangeindex.body
 	r52 = elemaddr r53, r51, 4
 	r55 = convert.f32.f64 r12
 	r56 = atommax.f32 r52, r55
-	jump b10
-b10: # latch
+	jump b30
+b30: # latch
 	r2 = add.i64 r2, r1
-	jump b6
-b11: # exit
+	jump b26
+b31: # add the private copies
+	barrier
+	r113 = base ilo
+	r114 = move.i64 r99
+	r217 = elemaddr r101, r114, 8
+	r218 = elemaddr r113, r114, 8
+	jump b32
+b32: # each
+	r115 = lt.i64 r114, r103
+	branch r115, b33, b48
+b33: # each body
+	r116 = move.ptr r217
+	r117 = load.shared.i64 r116
+	r118 = ne.i64 r117, 9223372036854775807
+	branch r118, b34, b35
+b34: # add an element
+	r119 = move.ptr r218
+	r120 = atommin.i64 r119, r117
+	jump b35
+b35: # next element
+	r114 = add.i64 r114, r100
+	r217 = elemaddr r217, r100, 8
+	r218 = elemaddr r218, r100, 8
+	jump b36
+b36: # each (unrolled 1)
+	r233 = lt.i64 r114, r103
+	branch r233, b37, b48
+b37: # each body (unrolled 1)
+	r234 = move.ptr r217
+	r235 = load.shared.i64 r234
+	r236 = ne.i64 r235, 9223372036854775807
+	branch r236, b38, b39
+b38: # add an element (unrolled 1)
+	r237 = move.ptr r218
+	r238 = atommin.i64 r237, r235
+	jump b39
+b39: # next element (unrolled 1)
+	r114 = add.i64 r114, r100
+	r217 = elemaddr r217, r100, 8
+	r218 = elemaddr r218, r100, 8
+	jump b40
+b40: # each (unrolled 2)
+	r239 = lt.i64 r114, r103
+	branch r239, b41, b48
+b41: # each body (unrolled 2)
+	r240 = move.ptr r217
+	r241 = load.shared.i64 r240
+	r242 = ne.i64 r241, 9223372036854775807
+	branch r242, b42, b43
+b42: # add an element (unrolled 2)
+	r243 = move.ptr r218
+	r244 = atommin.i64 r243, r241
+	jump b43
+b43: # next element (unrolled 2)
+	r114 = add.i64 r114, r100
+	r217 = elemaddr r217, r100, 8
+	r218 = elemaddr r218, r100, 8
+	jump b44
+b44: # each (unrolled 3)
+	r245 = lt.i64 r114, r103
+	branch r245, b45, b48
+b45: # each body (unrolled 3)
+	r246 = move.ptr r217
+	r247 = load.shared.i64 r246
+	r248 = ne.i64 r247, 9223372036854775807
+	branch r248, b46, b47
+b46: # add an element (unrolled 3)
+	r249 = move.ptr r218
+	r250 = atommin.i64 r249, r247
+	jump b47
+b47: # next element (unrolled 3)
+	r114 = add.i64 r114, r100
+	r217 = elemaddr r217, r100, 8
+	r218 = elemaddr r218, r100, 8
+	jump b32
+b48: # each done
+	r121 = base ihi
+	r122 = move.i64 r99
+	r219 = elemaddr r104, r122, 8
+	r220 = elemaddr r121, r122, 8
+	jump b49
+b49: # each
+	r123 = lt.i64 r122, r106
+	branch r123, b50, b65
+b50: # each body
+	r124 = move.ptr r219
+	r125 = load.shared.i64 r124
+	r126 = ne.i64 r125, -9223372036854775808
+	branch r126, b51, b52
+b51: # add an element
+	r127 = move.ptr r220
+	r128 = atommax.i64 r127, r125
+	jump b52
+b52: # next element
+	r122 = add.i64 r122, r100
+	r219 = elemaddr r219, r100, 8
+	r220 = elemaddr r220, r100, 8
+	jump b53
+b53: # each (unrolled 1)
+	r251 = lt.i64 r122, r106
+	branch r251, b54, b65
+b54: # each body (unrolled 1)
+	r252 = move.ptr r219
+	r253 = load.shared.i64 r252
+	r254 = ne.i64 r253, -9223372036854775808
+	branch r254, b55, b56
+b55: # add an element (unrolled 1)
+	r255 = move.ptr r220
+	r256 = atommax.i64 r255, r253
+	jump b56
+b56: # next element (unrolled 1)
+	r122 = add.i64 r122, r100
+	r219 = elemaddr r219, r100, 8
+	r220 = elemaddr r220, r100, 8
+	jump b57
+b57: # each (unrolled 2)
+	r257 = lt.i64 r122, r106
+	branch r257, b58, b65
+b58: # each body (unrolled 2)
+	r258 = move.ptr r219
+	r259 = load.shared.i64 r258
+	r260 = ne.i64 r259, -9223372036854775808
+	branch r260, b59, b60
+b59: # add an element (unrolled 2)
+	r261 = move.ptr r220
+	r262 = atommax.i64 r261, r259
+	jump b60
+b60: # next element (unrolled 2)
+	r122 = add.i64 r122, r100
+	r219 = elemaddr r219, r100, 8
+	r220 = elemaddr r220, r100, 8
+	jump b61
+b61: # each (unrolled 3)
+	r263 = lt.i64 r122, r106
+	branch r263, b62, b65
+b62: # each body (unrolled 3)
+	r264 = move.ptr r219
+	r265 = load.shared.i64 r264
+	r266 = ne.i64 r265, -9223372036854775808
+	branch r266, b63, b64
+b63: # add an element (unrolled 3)
+	r267 = move.ptr r220
+	r268 = atommax.i64 r267, r265
+	jump b64
+b64: # next element (unrolled 3)
+	r122 = add.i64 r122, r100
+	r219 = elemaddr r219, r100, 8
+	r220 = elemaddr r220, r100, 8
+	jump b49
+b65: # each done
 	return
-b12: # preheader
-	r106 = elemaddr r14, 0, 8
-	r108 = elemaddr r18, 0, 8
-	r114 = elemaddr r26, 0, 8
-	r116 = elemaddr r30, 0, 8
-	jump b13
-b13: # head (checked)
-	r99 = add.i64 r2, 1
-	r100 = lt.i64 r99, r3
-	branch r100, b14, b11
-b14: # index (checked)
-	r101 = move.i64 r2
-	jump b15
-b15: # rangeindex.loop (checked)
-	r102 = add.i64 r101, 1
-	jump b16
-b16: # rangeindex.body (checked)
-	r104 = elemaddr r4, r102, 8
-	r105 = load.f64 r104
+b66: # preheader
+	r136 = elemaddr r14, 0, 8
+	r138 = elemaddr r18, 0, 8
+	r144 = elemaddr r101, 0, 8
+	r146 = elemaddr r104, 0, 8
+	jump b67
+b67: # head (checked)
+	r129 = add.i64 r2, 1
+	r130 = lt.i64 r129, r3
+	branch r130, b68, b31
+b68: # index (checked)
+	r131 = move.i64 r2
+	jump b69
+b69: # rangeindex.loop (checked)
+	r132 = add.i64 r131, 1
+	jump b70
+b70: # rangeindex.body (checked)
+	r134 = elemaddr r4, r132, 8
+	r135 = load.f64 r134
 	checkindex 0, r15, site 0
-	r107 = atommin.f64 r106, r105
+	r137 = atommin.f64 r136, r135
 	checkindex 0, r19, site 1
-	r109 = atommax.f64 r108, r105
-	r110 = mul.i64 r102, 7919
-	r135 = mulhi.i64 r110, -9002011107970261188
-	r136 = add.i64 r135, r110
-	r137 = convert.u64.i64 r136
-	r138 = shr.u64.u32 r137, 63
-	r139 = shr.i64.u32 r136, 9
-	r140 = convert.i64.u64 r138
-	r141 = add.i64 r139, r140
-	r142 = mul.i64 r141, 1000
-	r143 = sub.i64 r110, r142
-	r111 = move.i64 r143
-	r112 = move.i64 r111
-	r113 = sub.i64 r112, 500
+	r139 = atommax.f64 r138, r135
+	r140 = mul.i64 r132, 7919
+	r165 = mulhi.i64 r140, -9002011107970261188
+	r166 = add.i64 r165, r140
+	r167 = convert.u64.i64 r166
+	r168 = shr.u64.u32 r167, 63
+	r169 = shr.i64.u32 r166, 9
+	r170 = convert.i64.u64 r168
+	r171 = add.i64 r169, r170
+	r172 = mul.i64 r171, 1000
+	r173 = sub.i64 r140, r172
+	r141 = move.i64 r173
+	r142 = move.i64 r141
+	r143 = sub.i64 r142, 500
 	checkindex 0, r27, site 2
-	r115 = atommin.i64 r114, r113
+	r145 = atommin.shared.i64 r144, r143
 	checkindex 0, r31, site 3
-	r117 = atommax.i64 r116, r113
-	r144 = mulhi.i64 r102, -6148914691236517205
-	r145 = add.i64 r144, r102
-	r146 = convert.u64.i64 r145
-	r147 = shr.u64.u32 r146, 63
-	r148 = shr.i64.u32 r145, 1
-	r149 = convert.i64.u64 r147
-	r150 = add.i64 r148, r149
-	r151 = mul.i64 r150, 3
-	r152 = sub.i64 r102, r151
-	r118 = move.i64 r152
-	checkindex r118, r36, site 4
-	r119 = elemaddr r35, r118, 1
-	r120 = atomadd.i8 r119, 1
-	r153 = mulhi.i64 r102, -3689348814741910323
-	r154 = add.i64 r153, r102
-	r155 = convert.u64.i64 r154
-	r156 = shr.u64.u32 r155, 63
-	r157 = shr.i64.u32 r154, 2
-	r158 = convert.i64.u64 r156
-	r159 = add.i64 r157, r158
-	r160 = mul.i64 r159, 5
-	r161 = sub.i64 r102, r160
-	r121 = move.i64 r161
-	checkindex r121, r42, site 5
-	r122 = elemaddr r41, r121, 2
-	r123 = convert.u16.i64 r102
-	r124 = atommax.u16 r122, r123
-	r170 = move.i64 r152
-	r125 = move.i64 r170
-	r126 = add.i64 r125, 5
-	checkindex r126, r42, site 6
-	r127 = elemaddr r41, r126, 2
-	r128 = add.i64 r102, 1
-	r129 = convert.u16.i64 r128
-	r130 = atommin.u16 r127, r129
-	r171 = shr.i64.u32 r102, 63
-	r172 = and.i64 r171, 1
-	r173 = add.i64 r102, r172
-	r174 = shr.i64.u32 r173, 1
-	r175 = mul.i64 r174, 2
-	r176 = sub.i64 r102, r175
-	r131 = move.i64 r176
-	checkindex r131, r54, site 7
-	r132 = elemaddr r53, r131, 4
-	r133 = convert.f32.f64 r105
-	r134 = atommax.f32 r132, r133
-	jump b17
-b17: # latch (checked)
+	r147 = atommax.shared.i64 r146, r143
+	r174 = mulhi.i64 r132, -6148914691236517205
+	r175 = add.i64 r174, r132
+	r176 = convert.u64.i64 r175
+	r177 = shr.u64.u32 r176, 63
+	r178 = shr.i64.u32 r175, 1
+	r179 = convert.i64.u64 r177
+	r180 = add.i64 r178, r179
+	r181 = mul.i64 r180, 3
+	r182 = sub.i64 r132, r181
+	r148 = move.i64 r182
+	checkindex r148, r36, site 4
+	r149 = elemaddr r35, r148, 1
+	r150 = atomadd.i8 r149, 1
+	r183 = mulhi.i64 r132, -3689348814741910323
+	r184 = add.i64 r183, r132
+	r185 = convert.u64.i64 r184
+	r186 = shr.u64.u32 r185, 63
+	r187 = shr.i64.u32 r184, 2
+	r188 = convert.i64.u64 r186
+	r189 = add.i64 r187, r188
+	r190 = mul.i64 r189, 5
+	r191 = sub.i64 r132, r190
+	r151 = move.i64 r191
+	checkindex r151, r42, site 5
+	r152 = elemaddr r41, r151, 2
+	r153 = convert.u16.i64 r132
+	r154 = atommax.u16 r152, r153
+	r200 = move.i64 r182
+	r155 = move.i64 r200
+	r156 = add.i64 r155, 5
+	checkindex r156, r42, site 6
+	r157 = elemaddr r41, r156, 2
+	r158 = add.i64 r132, 1
+	r159 = convert.u16.i64 r158
+	r160 = atommin.u16 r157, r159
+	r201 = shr.i64.u32 r132, 63
+	r202 = and.i64 r201, 1
+	r203 = add.i64 r132, r202
+	r204 = shr.i64.u32 r203, 1
+	r205 = mul.i64 r204, 2
+	r206 = sub.i64 r132, r205
+	r161 = move.i64 r206
+	checkindex r161, r54, site 7
+	r162 = elemaddr r53, r161, 4
+	r163 = convert.f32.f64 r135
+	r164 = atommax.f32 r162, r163
+	jump b71
+b71: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b13
+	jump b67
 
 kernel Bits(data []u8, present []u32, mask []u64, prev []i64, old []i64, seen []i32, top []i32)
 site 0 index unsigned atomics.go:67:27
@@ -40950,6 +44946,1808 @@ b17: # for.body (checked)
 b18: # latch (checked)
 	r2 = add.i64 r2, r1
 	jump b14
+
+kernel CountBytes(data []u8, bins []u32)
+site 0 index unsigned private.go:18:25
+
+task CountBytes_0 parallel count=(len data)
+var private1 shared 1024 align 4
+b0: # private copies
+	r19 = blockthread
+	r20 = blocksize
+	r21 = addr private1
+	r22 = len bins
+	r23 = min.i64 r22, 256
+	r24 = move.i64 r19
+	jump b1
+b1: # preheader
+	r47 = elemaddr r21, r24, 4
+	jump b2
+b2: # each
+	r25 = lt.i64 r24, r23
+	branch r25, b3, b10
+b3: # each body
+	r26 = move.ptr r47
+	store.shared.u32 r26, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b4
+b4: # each (unrolled 1)
+	r50 = lt.i64 r24, r23
+	branch r50, b5, b10
+b5: # each body (unrolled 1)
+	r51 = move.ptr r47
+	store.shared.u32 r51, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b6
+b6: # each (unrolled 2)
+	r52 = lt.i64 r24, r23
+	branch r52, b7, b10
+b7: # each body (unrolled 2)
+	r53 = move.ptr r47
+	store.shared.u32 r53, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b8
+b8: # each (unrolled 3)
+	r54 = lt.i64 r24, r23
+	branch r54, b9, b10
+b9: # each body (unrolled 3)
+	r55 = move.ptr r47
+	store.shared.u32 r55, 0
+	r24 = add.i64 r24, r20
+	r47 = elemaddr r47, r20, 4
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = len bins
+	jump b12
+b12: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r45 = convert.u64.i64 r15
+	r46 = gt.u64 r45, 255
+	branch r46, b13, b36
+b13: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b14, b18
+b14: # index
+	r8 = move.i64 r2
+	jump b15
+b15: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b16
+b16: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r21, r16, 4
+	r18 = atomadd.shared.u32 r13, 1
+	jump b17
+b17: # latch
+	r2 = add.i64 r2, r1
+	jump b13
+b18: # add the private copies
+	barrier
+	r27 = base bins
+	r28 = move.i64 r19
+	r48 = elemaddr r21, r28, 4
+	r49 = elemaddr r27, r28, 4
+	jump b19
+b19: # each
+	r29 = lt.i64 r28, r23
+	branch r29, b20, b35
+b20: # each body
+	r30 = move.ptr r48
+	r31 = load.shared.u32 r30
+	r32 = ne.u32 r31, 0
+	branch r32, b21, b22
+b21: # add an element
+	r33 = move.ptr r49
+	r34 = atomadd.u32 r33, r31
+	jump b22
+b22: # next element
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b23
+b23: # each (unrolled 1)
+	r56 = lt.i64 r28, r23
+	branch r56, b24, b35
+b24: # each body (unrolled 1)
+	r57 = move.ptr r48
+	r58 = load.shared.u32 r57
+	r59 = ne.u32 r58, 0
+	branch r59, b25, b26
+b25: # add an element (unrolled 1)
+	r60 = move.ptr r49
+	r61 = atomadd.u32 r60, r58
+	jump b26
+b26: # next element (unrolled 1)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b27
+b27: # each (unrolled 2)
+	r62 = lt.i64 r28, r23
+	branch r62, b28, b35
+b28: # each body (unrolled 2)
+	r63 = move.ptr r48
+	r64 = load.shared.u32 r63
+	r65 = ne.u32 r64, 0
+	branch r65, b29, b30
+b29: # add an element (unrolled 2)
+	r66 = move.ptr r49
+	r67 = atomadd.u32 r66, r64
+	jump b30
+b30: # next element (unrolled 2)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b31
+b31: # each (unrolled 3)
+	r68 = lt.i64 r28, r23
+	branch r68, b32, b35
+b32: # each body (unrolled 3)
+	r69 = move.ptr r48
+	r70 = load.shared.u32 r69
+	r71 = ne.u32 r70, 0
+	branch r71, b33, b34
+b33: # add an element (unrolled 3)
+	r72 = move.ptr r49
+	r73 = atomadd.u32 r72, r70
+	jump b34
+b34: # next element (unrolled 3)
+	r28 = add.i64 r28, r20
+	r48 = elemaddr r48, r20, 4
+	r49 = elemaddr r49, r20, 4
+	jump b19
+b35: # each done
+	return
+b36: # head (checked)
+	r35 = add.i64 r2, 1
+	r36 = lt.i64 r35, r3
+	branch r36, b37, b18
+b37: # index (checked)
+	r37 = move.i64 r2
+	jump b38
+b38: # rangeindex.loop (checked)
+	r38 = add.i64 r37, 1
+	jump b39
+b39: # rangeindex.body (checked)
+	r40 = elemaddr r4, r38, 1
+	r41 = load.u8 r40
+	r43 = convert.i64.u8 r41
+	checkindex r43, r15, site 0
+	r42 = elemaddr r21, r43, 4
+	r44 = atomadd.shared.u32 r42, 1
+	jump b40
+b40: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b36
+
+kernel CountValues(data []u32, bins []u32)
+site 0 divide private.go:28:27
+site 1 index unsigned private.go:28:25
+
+task CountValues_0 parallel count=(len data)
+var private1 shared 16384 align 4
+b0: # private copies
+	r43 = blockthread
+	r44 = blocksize
+	r45 = addr private1
+	r46 = len bins
+	r47 = le.i64 r46, 4096
+	branch r47, b1, b45
+b1: # private copies
+	r48 = min.i64 r46, 4096
+	r49 = move.i64 r43
+	r90 = elemaddr r45, r49, 4
+	jump b2
+b2: # each
+	r50 = lt.i64 r49, r48
+	branch r50, b3, b10
+b3: # each body
+	r51 = move.ptr r90
+	store.shared.u32 r51, 0
+	r49 = add.i64 r49, r44
+	r90 = elemaddr r90, r44, 4
+	jump b4
+b4: # each (unrolled 1)
+	r105 = lt.i64 r49, r48
+	branch r105, b5, b10
+b5: # each body (unrolled 1)
+	r106 = move.ptr r90
+	store.shared.u32 r106, 0
+	r49 = add.i64 r49, r44
+	r90 = elemaddr r90, r44, 4
+	jump b6
+b6: # each (unrolled 2)
+	r107 = lt.i64 r49, r48
+	branch r107, b7, b10
+b7: # each body (unrolled 2)
+	r108 = move.ptr r90
+	store.shared.u32 r108, 0
+	r49 = add.i64 r49, r44
+	r90 = elemaddr r90, r44, 4
+	jump b8
+b8: # each (unrolled 3)
+	r109 = lt.i64 r49, r48
+	branch r109, b9, b10
+b9: # each body (unrolled 3)
+	r110 = move.ptr r90
+	store.shared.u32 r110, 0
+	r49 = add.i64 r49, r44
+	r90 = elemaddr r90, r44, 4
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = len bins
+	jump b12
+b12: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r73 = convert.u64.i64 r15
+	r74 = gt.u64 r73, 4294967295
+	branch r74, b13, b38
+b13: # preheader
+	r13 = move.i64 r15
+	r16 = convert.u32.i64 r13
+	jump b14
+b14: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b15, b20
+b15: # index
+	r8 = move.i64 r2
+	jump b16
+b16: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b17
+b17: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.u32 r11
+	checkdiv.u32 r16, site 0
+	r102 = div.u32 r12, r16
+	r104 = mul.u32 r102, r16
+	r103 = sub.u32 r12, r104
+	jump b18
+b18: # rangeindex.body
+	r17 = move.u32 r103
+	r19 = convert.i64.u32 r17
+	r18 = elemaddr r45, r19, 4
+	r21 = atomadd.shared.u32 r18, 1
+	jump b19
+b19: # latch
+	r2 = add.i64 r2, r1
+	jump b14
+b20: # add the private copies
+	barrier
+	r52 = base bins
+	r53 = move.i64 r43
+	r91 = elemaddr r45, r53, 4
+	r92 = elemaddr r52, r53, 4
+	jump b21
+b21: # each
+	r54 = lt.i64 r53, r48
+	branch r54, b22, b37
+b22: # each body
+	r55 = move.ptr r91
+	r56 = load.shared.u32 r55
+	r57 = ne.u32 r56, 0
+	branch r57, b23, b24
+b23: # add an element
+	r58 = move.ptr r92
+	r59 = atomadd.u32 r58, r56
+	jump b24
+b24: # next element
+	r53 = add.i64 r53, r44
+	r91 = elemaddr r91, r44, 4
+	r92 = elemaddr r92, r44, 4
+	jump b25
+b25: # each (unrolled 1)
+	r111 = lt.i64 r53, r48
+	branch r111, b26, b37
+b26: # each body (unrolled 1)
+	r112 = move.ptr r91
+	r113 = load.shared.u32 r112
+	r114 = ne.u32 r113, 0
+	branch r114, b27, b28
+b27: # add an element (unrolled 1)
+	r115 = move.ptr r92
+	r116 = atomadd.u32 r115, r113
+	jump b28
+b28: # next element (unrolled 1)
+	r53 = add.i64 r53, r44
+	r91 = elemaddr r91, r44, 4
+	r92 = elemaddr r92, r44, 4
+	jump b29
+b29: # each (unrolled 2)
+	r117 = lt.i64 r53, r48
+	branch r117, b30, b37
+b30: # each body (unrolled 2)
+	r118 = move.ptr r91
+	r119 = load.shared.u32 r118
+	r120 = ne.u32 r119, 0
+	branch r120, b31, b32
+b31: # add an element (unrolled 2)
+	r121 = move.ptr r92
+	r122 = atomadd.u32 r121, r119
+	jump b32
+b32: # next element (unrolled 2)
+	r53 = add.i64 r53, r44
+	r91 = elemaddr r91, r44, 4
+	r92 = elemaddr r92, r44, 4
+	jump b33
+b33: # each (unrolled 3)
+	r123 = lt.i64 r53, r48
+	branch r123, b34, b37
+b34: # each body (unrolled 3)
+	r124 = move.ptr r91
+	r125 = load.shared.u32 r124
+	r126 = ne.u32 r125, 0
+	branch r126, b35, b36
+b35: # add an element (unrolled 3)
+	r127 = move.ptr r92
+	r128 = atomadd.u32 r127, r125
+	jump b36
+b36: # next element (unrolled 3)
+	r53 = add.i64 r53, r44
+	r91 = elemaddr r91, r44, 4
+	r92 = elemaddr r92, r44, 4
+	jump b21
+b37: # each done
+	return
+b38: # preheader
+	r67 = move.i64 r15
+	r68 = convert.u32.i64 r67
+	jump b39
+b39: # head (checked)
+	r60 = add.i64 r2, 1
+	r61 = lt.i64 r60, r3
+	branch r61, b40, b20
+b40: # index (checked)
+	r62 = move.i64 r2
+	jump b41
+b41: # rangeindex.loop (checked)
+	r63 = add.i64 r62, 1
+	jump b42
+b42: # rangeindex.body (checked)
+	r65 = elemaddr r4, r63, 4
+	r66 = load.u32 r65
+	checkdiv.u32 r68, site 0
+	r99 = div.u32 r66, r68
+	r101 = mul.u32 r99, r68
+	r100 = sub.u32 r66, r101
+	jump b43
+b43: # rangeindex.body (checked)
+	r69 = move.u32 r100
+	r71 = convert.i64.u32 r69
+	checkindex r71, r15, site 1
+	r70 = elemaddr r45, r71, 4
+	r72 = atomadd.shared.u32 r70, 1
+	jump b44
+b44: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b39
+b45: # entry (global)
+	r22 = base data
+	r23 = len data
+	r24 = move.i64 r23
+	r25 = base bins
+	r26 = len bins
+	jump b46
+b46: # setup (global)
+	r27 = threadindex
+	r28 = threadcount
+	r29 = add.i64 r27, -1
+	r88 = convert.u64.i64 r26
+	r89 = gt.u64 r88, 4294967295
+	branch r89, b47, b55
+b47: # preheader
+	r37 = move.i64 r26
+	r38 = convert.u32.i64 r37
+	jump b48
+b48: # head (global)
+	r30 = add.i64 r29, 1
+	r31 = lt.i64 r30, r24
+	branch r31, b49, b54
+b49: # index (global)
+	r32 = move.i64 r29
+	jump b50
+b50: # rangeindex.loop (global)
+	r33 = add.i64 r32, 1
+	jump b51
+b51: # rangeindex.body (global)
+	r35 = elemaddr r22, r33, 4
+	r36 = load.u32 r35
+	checkdiv.u32 r38, site 0
+	r96 = div.u32 r36, r38
+	r98 = mul.u32 r96, r38
+	r97 = sub.u32 r36, r98
+	jump b52
+b52: # rangeindex.body (global)
+	r39 = move.u32 r97
+	r40 = convert.i64.u32 r39
+	r41 = elemaddr r25, r40, 4
+	r42 = atomadd.u32 r41, 1
+	jump b53
+b53: # latch (global)
+	r29 = add.i64 r29, r28
+	jump b48
+b54: # exit (global)
+	return
+b55: # preheader
+	r82 = move.i64 r26
+	r83 = convert.u32.i64 r82
+	jump b56
+b56: # head (global) (checked)
+	r75 = add.i64 r29, 1
+	r76 = lt.i64 r75, r24
+	branch r76, b57, b54
+b57: # index (global) (checked)
+	r77 = move.i64 r29
+	jump b58
+b58: # rangeindex.loop (global) (checked)
+	r78 = add.i64 r77, 1
+	jump b59
+b59: # rangeindex.body (global) (checked)
+	r80 = elemaddr r22, r78, 4
+	r81 = load.u32 r80
+	checkdiv.u32 r83, site 0
+	r93 = div.u32 r81, r83
+	r95 = mul.u32 r93, r83
+	r94 = sub.u32 r81, r95
+	jump b60
+b60: # rangeindex.body (global) (checked)
+	r84 = move.u32 r94
+	r85 = convert.i64.u32 r84
+	checkindex r85, r26, site 1
+	r86 = elemaddr r25, r85, 4
+	r87 = atomadd.u32 r86, 1
+	jump b61
+b61: # latch (global) (checked)
+	r29 = add.i64 r29, r28
+	jump b56
+
+kernel WeighValues(data []u32, weights []i64, sums []i64)
+site 0 divide private.go:37:31
+site 1 index private.go:37:24
+site 2 index private.go:37:51
+
+task WeighValues_0 parallel count=(len data)
+var private2 shared 16384 align 8
+b0: # private copies
+	r49 = blockthread
+	r50 = blocksize
+	r51 = addr private2
+	r52 = len sums
+	r53 = le.i64 r52, 2048
+	branch r53, b1, b51
+b1: # private copies
+	r54 = min.i64 r52, 2048
+	r55 = move.i64 r49
+	r124 = elemaddr r51, r55, 8
+	jump b2
+b2: # each
+	r56 = lt.i64 r55, r54
+	branch r56, b3, b10
+b3: # each body
+	r57 = move.ptr r124
+	store.shared.i64 r57, 0
+	r55 = add.i64 r55, r50
+	r124 = elemaddr r124, r50, 8
+	jump b4
+b4: # each (unrolled 1)
+	r179 = lt.i64 r55, r54
+	branch r179, b5, b10
+b5: # each body (unrolled 1)
+	r180 = move.ptr r124
+	store.shared.i64 r180, 0
+	r55 = add.i64 r55, r50
+	r124 = elemaddr r124, r50, 8
+	jump b6
+b6: # each (unrolled 2)
+	r181 = lt.i64 r55, r54
+	branch r181, b7, b10
+b7: # each body (unrolled 2)
+	r182 = move.ptr r124
+	store.shared.i64 r182, 0
+	r55 = add.i64 r55, r50
+	r124 = elemaddr r124, r50, 8
+	jump b8
+b8: # each (unrolled 3)
+	r183 = lt.i64 r55, r54
+	branch r183, b9, b10
+b9: # each body (unrolled 3)
+	r184 = move.ptr r124
+	store.shared.i64 r184, 0
+	r55 = add.i64 r55, r50
+	r124 = elemaddr r124, r50, 8
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r16 = len sums
+	r20 = base weights
+	r21 = len weights
+	jump b12
+b12: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r80 = convert.u64.i64 r21
+	r81 = move.i64 r2
+	r82 = add.i64 r81, 1
+	r83 = convert.u64.i64 r82
+	r84 = lt.u64 r83, r80
+	r85 = convert.u64.i64 r3
+	r86 = add.u64 r85, 18446744073709551615
+	r87 = add.u64 r86, 4611686018427387904
+	r88 = le.u64 r87, 9223372036854775808
+	r89 = sub.u64 r86, 1
+	r90 = convert.u64.i64 r2
+	r91 = sub.u64 r89, r90
+	r92 = sub.u64 r80, 1
+	r93 = sub.u64 r92, r83
+	r94 = le.u64 r91, r93
+	branch r84, b13, b42
+b13: # checks
+	branch r88, b14, b42
+b14: # checks
+	branch r94, b15, b42
+b15: # preheader
+	r14 = move.i64 r16
+	jump b16
+b16: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b17, b24
+b17: # index
+	r8 = move.i64 r2
+	jump b18
+b18: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b19
+b19: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.u32 r11
+	r13 = convert.i64.u32 r12
+	checkdiv.i64 r14, site 0
+	r168 = convert.u64.i64 r13
+	r169 = convert.u64.i64 r14
+	r170 = or.u64 r168, r169
+	r171 = shr.u64.u32 r170, 32
+	r172 = eq.u64 r171, 0
+	branch r172, b20, b23
+b20: # divide in 32 bits
+	r173 = convert.u32.i64 r13
+	r174 = convert.u32.i64 r14
+	r175 = div.u32 r173, r174
+	r177 = mul.u32 r175, r174
+	r176 = sub.u32 r173, r177
+	r166 = convert.i64.u32 r175
+	r167 = convert.i64.u32 r176
+	jump b21
+b21: # rangeindex.body
+	r17 = move.i64 r167
+	checkindex r17, r16, site 1
+	r18 = elemaddr r51, r17, 8
+	r19 = elemaddr r20, r9, 8
+	r22 = load.i64 r19
+	r24 = atomadd.shared.i64 r18, r22
+	jump b22
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b16
+b23: # divide in 64 bits
+	r166 = div.i64 r13, r14
+	r178 = mul.i64 r166, r14
+	r167 = sub.i64 r13, r178
+	jump b21
+b24: # add the private copies
+	barrier
+	r58 = base sums
+	r59 = move.i64 r49
+	r125 = elemaddr r51, r59, 8
+	r126 = elemaddr r58, r59, 8
+	jump b25
+b25: # each
+	r60 = lt.i64 r59, r54
+	branch r60, b26, b41
+b26: # each body
+	r61 = move.ptr r125
+	r62 = load.shared.i64 r61
+	r63 = ne.i64 r62, 0
+	branch r63, b27, b28
+b27: # add an element
+	r64 = move.ptr r126
+	r65 = atomadd.i64 r64, r62
+	jump b28
+b28: # next element
+	r59 = add.i64 r59, r50
+	r125 = elemaddr r125, r50, 8
+	r126 = elemaddr r126, r50, 8
+	jump b29
+b29: # each (unrolled 1)
+	r185 = lt.i64 r59, r54
+	branch r185, b30, b41
+b30: # each body (unrolled 1)
+	r186 = move.ptr r125
+	r187 = load.shared.i64 r186
+	r188 = ne.i64 r187, 0
+	branch r188, b31, b32
+b31: # add an element (unrolled 1)
+	r189 = move.ptr r126
+	r190 = atomadd.i64 r189, r187
+	jump b32
+b32: # next element (unrolled 1)
+	r59 = add.i64 r59, r50
+	r125 = elemaddr r125, r50, 8
+	r126 = elemaddr r126, r50, 8
+	jump b33
+b33: # each (unrolled 2)
+	r191 = lt.i64 r59, r54
+	branch r191, b34, b41
+b34: # each body (unrolled 2)
+	r192 = move.ptr r125
+	r193 = load.shared.i64 r192
+	r194 = ne.i64 r193, 0
+	branch r194, b35, b36
+b35: # add an element (unrolled 2)
+	r195 = move.ptr r126
+	r196 = atomadd.i64 r195, r193
+	jump b36
+b36: # next element (unrolled 2)
+	r59 = add.i64 r59, r50
+	r125 = elemaddr r125, r50, 8
+	r126 = elemaddr r126, r50, 8
+	jump b37
+b37: # each (unrolled 3)
+	r197 = lt.i64 r59, r54
+	branch r197, b38, b41
+b38: # each body (unrolled 3)
+	r198 = move.ptr r125
+	r199 = load.shared.i64 r198
+	r200 = ne.i64 r199, 0
+	branch r200, b39, b40
+b39: # add an element (unrolled 3)
+	r201 = move.ptr r126
+	r202 = atomadd.i64 r201, r199
+	jump b40
+b40: # next element (unrolled 3)
+	r59 = add.i64 r59, r50
+	r125 = elemaddr r125, r50, 8
+	r126 = elemaddr r126, r50, 8
+	jump b25
+b41: # each done
+	return
+b42: # preheader
+	r74 = move.i64 r16
+	jump b43
+b43: # head (checked)
+	r66 = add.i64 r2, 1
+	r67 = lt.i64 r66, r3
+	branch r67, b44, b24
+b44: # index (checked)
+	r68 = move.i64 r2
+	jump b45
+b45: # rangeindex.loop (checked)
+	r69 = add.i64 r68, 1
+	jump b46
+b46: # rangeindex.body (checked)
+	r71 = elemaddr r4, r69, 4
+	r72 = load.u32 r71
+	r73 = convert.i64.u32 r72
+	checkdiv.i64 r74, site 0
+	r155 = convert.u64.i64 r73
+	r156 = convert.u64.i64 r74
+	r157 = or.u64 r155, r156
+	r158 = shr.u64.u32 r157, 32
+	r159 = eq.u64 r158, 0
+	branch r159, b47, b50
+b47: # divide in 32 bits
+	r160 = convert.u32.i64 r73
+	r161 = convert.u32.i64 r74
+	r162 = div.u32 r160, r161
+	r164 = mul.u32 r162, r161
+	r163 = sub.u32 r160, r164
+	r153 = convert.i64.u32 r162
+	r154 = convert.i64.u32 r163
+	jump b48
+b48: # rangeindex.body (checked)
+	r75 = move.i64 r154
+	checkindex r75, r16, site 1
+	r76 = elemaddr r51, r75, 8
+	checkindex r69, r21, site 2
+	r77 = elemaddr r20, r69, 8
+	r78 = load.i64 r77
+	r79 = atomadd.shared.i64 r76, r78
+	jump b49
+b49: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b43
+b50: # divide in 64 bits
+	r153 = div.i64 r73, r74
+	r165 = mul.i64 r153, r74
+	r154 = sub.i64 r73, r165
+	jump b48
+b51: # entry (global)
+	r25 = base data
+	r26 = len data
+	r27 = move.i64 r26
+	r28 = base sums
+	r29 = len sums
+	r30 = base weights
+	r31 = len weights
+	jump b52
+b52: # setup (global)
+	r32 = threadindex
+	r33 = threadcount
+	r34 = add.i64 r32, -1
+	r109 = convert.u64.i64 r31
+	r110 = move.i64 r34
+	r111 = add.i64 r110, 1
+	r112 = convert.u64.i64 r111
+	r113 = lt.u64 r112, r109
+	r114 = convert.u64.i64 r27
+	r115 = add.u64 r114, 18446744073709551615
+	r116 = add.u64 r115, 4611686018427387904
+	r117 = le.u64 r116, 9223372036854775808
+	r118 = sub.u64 r115, 1
+	r119 = convert.u64.i64 r34
+	r120 = sub.u64 r118, r119
+	r121 = sub.u64 r109, 1
+	r122 = sub.u64 r121, r112
+	r123 = le.u64 r120, r122
+	branch r113, b53, b65
+b53: # checks
+	branch r117, b54, b65
+b54: # checks
+	branch r123, b55, b65
+b55: # preheader
+	r43 = move.i64 r29
+	jump b56
+b56: # head (global)
+	r35 = add.i64 r34, 1
+	r36 = lt.i64 r35, r27
+	branch r36, b57, b64
+b57: # index (global)
+	r37 = move.i64 r34
+	jump b58
+b58: # rangeindex.loop (global)
+	r38 = add.i64 r37, 1
+	jump b59
+b59: # rangeindex.body (global)
+	r40 = elemaddr r25, r38, 4
+	r41 = load.u32 r40
+	r42 = convert.i64.u32 r41
+	checkdiv.i64 r43, site 0
+	r142 = convert.u64.i64 r42
+	r143 = convert.u64.i64 r43
+	r144 = or.u64 r142, r143
+	r145 = shr.u64.u32 r144, 32
+	r146 = eq.u64 r145, 0
+	branch r146, b60, b63
+b60: # divide in 32 bits
+	r147 = convert.u32.i64 r42
+	r148 = convert.u32.i64 r43
+	r149 = div.u32 r147, r148
+	r151 = mul.u32 r149, r148
+	r150 = sub.u32 r147, r151
+	r140 = convert.i64.u32 r149
+	r141 = convert.i64.u32 r150
+	jump b61
+b61: # rangeindex.body (global)
+	r44 = move.i64 r141
+	checkindex r44, r29, site 1
+	r45 = elemaddr r28, r44, 8
+	r46 = elemaddr r30, r38, 8
+	r47 = load.i64 r46
+	r48 = atomadd.i64 r45, r47
+	jump b62
+b62: # latch (global)
+	r34 = add.i64 r34, r33
+	jump b56
+b63: # divide in 64 bits
+	r140 = div.i64 r42, r43
+	r152 = mul.i64 r140, r43
+	r141 = sub.i64 r42, r152
+	jump b61
+b64: # exit (global)
+	return
+b65: # preheader
+	r103 = move.i64 r29
+	jump b66
+b66: # head (global) (checked)
+	r95 = add.i64 r34, 1
+	r96 = lt.i64 r95, r27
+	branch r96, b67, b64
+b67: # index (global) (checked)
+	r97 = move.i64 r34
+	jump b68
+b68: # rangeindex.loop (global) (checked)
+	r98 = add.i64 r97, 1
+	jump b69
+b69: # rangeindex.body (global) (checked)
+	r100 = elemaddr r25, r98, 4
+	r101 = load.u32 r100
+	r102 = convert.i64.u32 r101
+	checkdiv.i64 r103, site 0
+	r129 = convert.u64.i64 r102
+	r130 = convert.u64.i64 r103
+	r131 = or.u64 r129, r130
+	r132 = shr.u64.u32 r131, 32
+	r133 = eq.u64 r132, 0
+	branch r133, b70, b73
+b70: # divide in 32 bits
+	r134 = convert.u32.i64 r102
+	r135 = convert.u32.i64 r103
+	r136 = div.u32 r134, r135
+	r138 = mul.u32 r136, r135
+	r137 = sub.u32 r134, r138
+	r127 = convert.i64.u32 r136
+	r128 = convert.i64.u32 r137
+	jump b71
+b71: # rangeindex.body (global) (checked)
+	r104 = move.i64 r128
+	checkindex r104, r29, site 1
+	r105 = elemaddr r28, r104, 8
+	checkindex r98, r31, site 2
+	r106 = elemaddr r30, r98, 8
+	r107 = load.i64 r106
+	r108 = atomadd.i64 r105, r107
+	jump b72
+b72: # latch (global) (checked)
+	r34 = add.i64 r34, r33
+	jump b66
+b73: # divide in 64 bits
+	r127 = div.i64 r102, r103
+	r139 = mul.i64 r127, r103
+	r128 = sub.i64 r102, r139
+	jump b71
+
+kernel BinExtremes(data []u32, values []i32, lo []i32, hi []i32)
+site 0 divide private.go:46:14
+site 1 index private.go:47:19
+site 2 index private.go:47:30
+site 3 index private.go:48:19
+site 4 index private.go:48:30
+
+task BinExtremes_0 parallel count=(len data)
+var private2 shared 8192 align 4
+var private3 shared 8192 align 4
+b0: # private copies
+	r62 = blockthread
+	r63 = blocksize
+	r64 = addr private2
+	r65 = len lo
+	r66 = le.i64 r65, 2048
+	branch r66, b1, b76
+b1: # private copies
+	r67 = min.i64 r65, 2048
+	r68 = addr private3
+	r69 = len hi
+	r70 = le.i64 r69, 2048
+	branch r70, b2, b76
+b2: # private copies
+	r71 = min.i64 r69, 2048
+	r72 = move.i64 r62
+	r170 = elemaddr r64, r72, 4
+	jump b3
+b3: # each
+	r73 = lt.i64 r72, r67
+	branch r73, b4, b11
+b4: # each body
+	r74 = move.ptr r170
+	store.shared.i32 r74, 2147483647
+	r72 = add.i64 r72, r63
+	r170 = elemaddr r170, r63, 4
+	jump b5
+b5: # each (unrolled 1)
+	r188 = lt.i64 r72, r67
+	branch r188, b6, b11
+b6: # each body (unrolled 1)
+	r189 = move.ptr r170
+	store.shared.i32 r189, 2147483647
+	r72 = add.i64 r72, r63
+	r170 = elemaddr r170, r63, 4
+	jump b7
+b7: # each (unrolled 2)
+	r190 = lt.i64 r72, r67
+	branch r190, b8, b11
+b8: # each body (unrolled 2)
+	r191 = move.ptr r170
+	store.shared.i32 r191, 2147483647
+	r72 = add.i64 r72, r63
+	r170 = elemaddr r170, r63, 4
+	jump b9
+b9: # each (unrolled 3)
+	r192 = lt.i64 r72, r67
+	branch r192, b10, b11
+b10: # each body (unrolled 3)
+	r193 = move.ptr r170
+	store.shared.i32 r193, 2147483647
+	r72 = add.i64 r72, r63
+	r170 = elemaddr r170, r63, 4
+	jump b3
+b11: # each done
+	r75 = move.i64 r62
+	r171 = elemaddr r68, r75, 4
+	jump b12
+b12: # each
+	r76 = lt.i64 r75, r71
+	branch r76, b13, b20
+b13: # each body
+	r77 = move.ptr r171
+	store.shared.i32 r77, -2147483648
+	r75 = add.i64 r75, r63
+	r171 = elemaddr r171, r63, 4
+	jump b14
+b14: # each (unrolled 1)
+	r194 = lt.i64 r75, r71
+	branch r194, b15, b20
+b15: # each body (unrolled 1)
+	r195 = move.ptr r171
+	store.shared.i32 r195, -2147483648
+	r75 = add.i64 r75, r63
+	r171 = elemaddr r171, r63, 4
+	jump b16
+b16: # each (unrolled 2)
+	r196 = lt.i64 r75, r71
+	branch r196, b17, b20
+b17: # each body (unrolled 2)
+	r197 = move.ptr r171
+	store.shared.i32 r197, -2147483648
+	r75 = add.i64 r75, r63
+	r171 = elemaddr r171, r63, 4
+	jump b18
+b18: # each (unrolled 3)
+	r198 = lt.i64 r75, r71
+	branch r198, b19, b20
+b19: # each body (unrolled 3)
+	r199 = move.ptr r171
+	store.shared.i32 r199, -2147483648
+	r75 = add.i64 r75, r63
+	r171 = elemaddr r171, r63, 4
+	jump b12
+b20: # each done
+	barrier
+	jump b21
+b21: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = len lo
+	r21 = base values
+	r22 = len values
+	r27 = len hi
+	jump b22
+b22: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r113 = convert.u64.i64 r15
+	r114 = gt.u64 r113, 4294967295
+	r115 = convert.u64.i64 r22
+	r116 = move.i64 r2
+	r117 = add.i64 r116, 1
+	r118 = convert.u64.i64 r117
+	r119 = lt.u64 r118, r115
+	r120 = convert.u64.i64 r3
+	r121 = add.u64 r120, 18446744073709551615
+	r122 = add.u64 r121, 4611686018427387904
+	r123 = le.u64 r122, 9223372036854775808
+	r124 = sub.u64 r121, 1
+	r125 = convert.u64.i64 r2
+	r126 = sub.u64 r124, r125
+	r127 = sub.u64 r115, 1
+	r128 = sub.u64 r127, r118
+	r129 = le.u64 r126, r128
+	r130 = convert.u64.i64 r27
+	r131 = gt.u64 r130, 4294967295
+	branch r114, b23, b69
+b23: # checks
+	branch r119, b24, b69
+b24: # checks
+	branch r123, b25, b69
+b25: # checks
+	branch r129, b26, b69
+b26: # checks
+	branch r131, b27, b69
+b27: # preheader
+	r13 = move.i64 r15
+	r16 = convert.u32.i64 r13
+	jump b28
+b28: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b29, b34
+b29: # index
+	r8 = move.i64 r2
+	jump b30
+b30: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b31
+b31: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.u32 r11
+	checkdiv.u32 r16, site 0
+	r185 = div.u32 r12, r16
+	r187 = mul.u32 r185, r16
+	r186 = sub.u32 r12, r187
+	jump b32
+b32: # rangeindex.body
+	r17 = move.u32 r186
+	r18 = convert.i64.u32 r17
+	r19 = elemaddr r64, r18, 4
+	r20 = elemaddr r21, r9, 4
+	r23 = load.i32 r20
+	r24 = atommin.shared.i32 r19, r23
+	r25 = elemaddr r68, r18, 4
+	r28 = move.ptr r20
+	r29 = load.i32 r28
+	r30 = atommax.shared.i32 r25, r29
+	jump b33
+b33: # latch
+	r2 = add.i64 r2, r1
+	jump b28
+b34: # add the private copies
+	barrier
+	r78 = base lo
+	r79 = move.i64 r62
+	r172 = elemaddr r64, r79, 4
+	r173 = elemaddr r78, r79, 4
+	jump b35
+b35: # each
+	r80 = lt.i64 r79, r67
+	branch r80, b36, b51
+b36: # each body
+	r81 = move.ptr r172
+	r82 = load.shared.i32 r81
+	r83 = ne.i32 r82, 2147483647
+	branch r83, b37, b38
+b37: # add an element
+	r84 = move.ptr r173
+	r85 = atommin.i32 r84, r82
+	jump b38
+b38: # next element
+	r79 = add.i64 r79, r63
+	r172 = elemaddr r172, r63, 4
+	r173 = elemaddr r173, r63, 4
+	jump b39
+b39: # each (unrolled 1)
+	r200 = lt.i64 r79, r67
+	branch r200, b40, b51
+b40: # each body (unrolled 1)
+	r201 = move.ptr r172
+	r202 = load.shared.i32 r201
+	r203 = ne.i32 r202, 2147483647
+	branch r203, b41, b42
+b41: # add an element (unrolled 1)
+	r204 = move.ptr r173
+	r205 = atommin.i32 r204, r202
+	jump b42
+b42: # next element (unrolled 1)
+	r79 = add.i64 r79, r63
+	r172 = elemaddr r172, r63, 4
+	r173 = elemaddr r173, r63, 4
+	jump b43
+b43: # each (unrolled 2)
+	r206 = lt.i64 r79, r67
+	branch r206, b44, b51
+b44: # each body (unrolled 2)
+	r207 = move.ptr r172
+	r208 = load.shared.i32 r207
+	r209 = ne.i32 r208, 2147483647
+	branch r209, b45, b46
+b45: # add an element (unrolled 2)
+	r210 = move.ptr r173
+	r211 = atommin.i32 r210, r208
+	jump b46
+b46: # next element (unrolled 2)
+	r79 = add.i64 r79, r63
+	r172 = elemaddr r172, r63, 4
+	r173 = elemaddr r173, r63, 4
+	jump b47
+b47: # each (unrolled 3)
+	r212 = lt.i64 r79, r67
+	branch r212, b48, b51
+b48: # each body (unrolled 3)
+	r213 = move.ptr r172
+	r214 = load.shared.i32 r213
+	r215 = ne.i32 r214, 2147483647
+	branch r215, b49, b50
+b49: # add an element (unrolled 3)
+	r216 = move.ptr r173
+	r217 = atommin.i32 r216, r214
+	jump b50
+b50: # next element (unrolled 3)
+	r79 = add.i64 r79, r63
+	r172 = elemaddr r172, r63, 4
+	r173 = elemaddr r173, r63, 4
+	jump b35
+b51: # each done
+	r86 = base hi
+	r87 = move.i64 r62
+	r174 = elemaddr r68, r87, 4
+	r175 = elemaddr r86, r87, 4
+	jump b52
+b52: # each
+	r88 = lt.i64 r87, r71
+	branch r88, b53, b68
+b53: # each body
+	r89 = move.ptr r174
+	r90 = load.shared.i32 r89
+	r91 = ne.i32 r90, -2147483648
+	branch r91, b54, b55
+b54: # add an element
+	r92 = move.ptr r175
+	r93 = atommax.i32 r92, r90
+	jump b55
+b55: # next element
+	r87 = add.i64 r87, r63
+	r174 = elemaddr r174, r63, 4
+	r175 = elemaddr r175, r63, 4
+	jump b56
+b56: # each (unrolled 1)
+	r218 = lt.i64 r87, r71
+	branch r218, b57, b68
+b57: # each body (unrolled 1)
+	r219 = move.ptr r174
+	r220 = load.shared.i32 r219
+	r221 = ne.i32 r220, -2147483648
+	branch r221, b58, b59
+b58: # add an element (unrolled 1)
+	r222 = move.ptr r175
+	r223 = atommax.i32 r222, r220
+	jump b59
+b59: # next element (unrolled 1)
+	r87 = add.i64 r87, r63
+	r174 = elemaddr r174, r63, 4
+	r175 = elemaddr r175, r63, 4
+	jump b60
+b60: # each (unrolled 2)
+	r224 = lt.i64 r87, r71
+	branch r224, b61, b68
+b61: # each body (unrolled 2)
+	r225 = move.ptr r174
+	r226 = load.shared.i32 r225
+	r227 = ne.i32 r226, -2147483648
+	branch r227, b62, b63
+b62: # add an element (unrolled 2)
+	r228 = move.ptr r175
+	r229 = atommax.i32 r228, r226
+	jump b63
+b63: # next element (unrolled 2)
+	r87 = add.i64 r87, r63
+	r174 = elemaddr r174, r63, 4
+	r175 = elemaddr r175, r63, 4
+	jump b64
+b64: # each (unrolled 3)
+	r230 = lt.i64 r87, r71
+	branch r230, b65, b68
+b65: # each body (unrolled 3)
+	r231 = move.ptr r174
+	r232 = load.shared.i32 r231
+	r233 = ne.i32 r232, -2147483648
+	branch r233, b66, b67
+b66: # add an element (unrolled 3)
+	r234 = move.ptr r175
+	r235 = atommax.i32 r234, r232
+	jump b67
+b67: # next element (unrolled 3)
+	r87 = add.i64 r87, r63
+	r174 = elemaddr r174, r63, 4
+	r175 = elemaddr r175, r63, 4
+	jump b52
+b68: # each done
+	return
+b69: # preheader
+	r101 = move.i64 r15
+	r102 = convert.u32.i64 r101
+	jump b70
+b70: # head (checked)
+	r94 = add.i64 r2, 1
+	r95 = lt.i64 r94, r3
+	branch r95, b71, b34
+b71: # index (checked)
+	r96 = move.i64 r2
+	jump b72
+b72: # rangeindex.loop (checked)
+	r97 = add.i64 r96, 1
+	jump b73
+b73: # rangeindex.body (checked)
+	r99 = elemaddr r4, r97, 4
+	r100 = load.u32 r99
+	checkdiv.u32 r102, site 0
+	r182 = div.u32 r100, r102
+	r184 = mul.u32 r182, r102
+	r183 = sub.u32 r100, r184
+	jump b74
+b74: # rangeindex.body (checked)
+	r103 = move.u32 r183
+	r104 = convert.i64.u32 r103
+	checkindex r104, r15, site 1
+	r105 = elemaddr r64, r104, 4
+	checkindex r97, r22, site 2
+	r106 = elemaddr r21, r97, 4
+	r107 = load.i32 r106
+	r108 = atommin.shared.i32 r105, r107
+	checkindex r104, r27, site 3
+	r109 = elemaddr r68, r104, 4
+	r110 = move.ptr r106
+	r111 = load.i32 r110
+	r112 = atommax.shared.i32 r109, r111
+	jump b75
+b75: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b70
+b76: # entry (global)
+	r31 = base data
+	r32 = len data
+	r33 = move.i64 r32
+	r34 = base lo
+	r35 = len lo
+	r36 = base values
+	r37 = len values
+	r38 = base hi
+	r39 = len hi
+	jump b77
+b77: # setup (global)
+	r40 = threadindex
+	r41 = threadcount
+	r42 = add.i64 r40, -1
+	r151 = convert.u64.i64 r35
+	r152 = gt.u64 r151, 4294967295
+	r153 = convert.u64.i64 r37
+	r154 = move.i64 r42
+	r155 = add.i64 r154, 1
+	r156 = convert.u64.i64 r155
+	r157 = lt.u64 r156, r153
+	r158 = convert.u64.i64 r33
+	r159 = add.u64 r158, 18446744073709551615
+	r160 = add.u64 r159, 4611686018427387904
+	r161 = le.u64 r160, 9223372036854775808
+	r162 = sub.u64 r159, 1
+	r163 = convert.u64.i64 r42
+	r164 = sub.u64 r162, r163
+	r165 = sub.u64 r153, 1
+	r166 = sub.u64 r165, r156
+	r167 = le.u64 r164, r166
+	r168 = convert.u64.i64 r39
+	r169 = gt.u64 r168, 4294967295
+	branch r152, b78, b90
+b78: # checks
+	branch r157, b79, b90
+b79: # checks
+	branch r161, b80, b90
+b80: # checks
+	branch r167, b81, b90
+b81: # checks
+	branch r169, b82, b90
+b82: # preheader
+	r50 = move.i64 r35
+	r51 = convert.u32.i64 r50
+	jump b83
+b83: # head (global)
+	r43 = add.i64 r42, 1
+	r44 = lt.i64 r43, r33
+	branch r44, b84, b89
+b84: # index (global)
+	r45 = move.i64 r42
+	jump b85
+b85: # rangeindex.loop (global)
+	r46 = add.i64 r45, 1
+	jump b86
+b86: # rangeindex.body (global)
+	r48 = elemaddr r31, r46, 4
+	r49 = load.u32 r48
+	checkdiv.u32 r51, site 0
+	r179 = div.u32 r49, r51
+	r181 = mul.u32 r179, r51
+	r180 = sub.u32 r49, r181
+	jump b87
+b87: # rangeindex.body (global)
+	r52 = move.u32 r180
+	r53 = convert.i64.u32 r52
+	r54 = elemaddr r34, r53, 4
+	r55 = elemaddr r36, r46, 4
+	r56 = load.i32 r55
+	r57 = atommin.i32 r54, r56
+	r58 = elemaddr r38, r53, 4
+	r59 = move.ptr r55
+	r60 = load.i32 r59
+	r61 = atommax.i32 r58, r60
+	jump b88
+b88: # latch (global)
+	r42 = add.i64 r42, r41
+	jump b83
+b89: # exit (global)
+	return
+b90: # preheader
+	r139 = move.i64 r35
+	r140 = convert.u32.i64 r139
+	jump b91
+b91: # head (global) (checked)
+	r132 = add.i64 r42, 1
+	r133 = lt.i64 r132, r33
+	branch r133, b92, b89
+b92: # index (global) (checked)
+	r134 = move.i64 r42
+	jump b93
+b93: # rangeindex.loop (global) (checked)
+	r135 = add.i64 r134, 1
+	jump b94
+b94: # rangeindex.body (global) (checked)
+	r137 = elemaddr r31, r135, 4
+	r138 = load.u32 r137
+	checkdiv.u32 r140, site 0
+	r176 = div.u32 r138, r140
+	r178 = mul.u32 r176, r140
+	r177 = sub.u32 r138, r178
+	jump b95
+b95: # rangeindex.body (global) (checked)
+	r141 = move.u32 r177
+	r142 = convert.i64.u32 r141
+	checkindex r142, r35, site 1
+	r143 = elemaddr r34, r142, 4
+	checkindex r135, r37, site 2
+	r144 = elemaddr r36, r135, 4
+	r145 = load.i32 r144
+	r146 = atommin.i32 r143, r145
+	checkindex r142, r39, site 3
+	r147 = elemaddr r38, r142, 4
+	r148 = move.ptr r144
+	r149 = load.i32 r148
+	r150 = atommax.i32 r147, r149
+	jump b96
+b96: # latch (global) (checked)
+	r42 = add.i64 r42, r41
+	jump b91
+
+kernel FloatBins(data []u8, x []f32, sums []f32)
+site 0 index unsigned private.go:57:21
+site 1 index private.go:57:27
+
+task FloatBins_0 parallel count=(len data)
+var private2 shared 1024 align 4
+b0: # private copies
+	r23 = blockthread
+	r24 = blocksize
+	r25 = addr private2
+	r26 = len sums
+	r27 = min.i64 r26, 256
+	r28 = move.i64 r23
+	jump b1
+b1: # preheader
+	r68 = elemaddr r25, r28, 4
+	jump b2
+b2: # each
+	r29 = lt.i64 r28, r27
+	branch r29, b3, b10
+b3: # each body
+	r30 = move.ptr r68
+	store.shared.f32 r30, -0.0
+	r28 = add.i64 r28, r24
+	r68 = elemaddr r68, r24, 4
+	jump b4
+b4: # each (unrolled 1)
+	r71 = lt.i64 r28, r27
+	branch r71, b5, b10
+b5: # each body (unrolled 1)
+	r72 = move.ptr r68
+	store.shared.f32 r72, -0.0
+	r28 = add.i64 r28, r24
+	r68 = elemaddr r68, r24, 4
+	jump b6
+b6: # each (unrolled 2)
+	r73 = lt.i64 r28, r27
+	branch r73, b7, b10
+b7: # each body (unrolled 2)
+	r74 = move.ptr r68
+	store.shared.f32 r74, -0.0
+	r28 = add.i64 r28, r24
+	r68 = elemaddr r68, r24, 4
+	jump b8
+b8: # each (unrolled 3)
+	r75 = lt.i64 r28, r27
+	branch r75, b9, b10
+b9: # each body (unrolled 3)
+	r76 = move.ptr r68
+	store.shared.f32 r76, -0.0
+	r28 = add.i64 r28, r24
+	r68 = elemaddr r68, r24, 4
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r15 = len sums
+	r18 = base x
+	r19 = len x
+	jump b12
+b12: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r51 = convert.u64.i64 r15
+	r52 = gt.u64 r51, 255
+	r53 = convert.u64.i64 r19
+	r54 = move.i64 r2
+	r55 = add.i64 r54, 1
+	r56 = convert.u64.i64 r55
+	r57 = lt.u64 r56, r53
+	r58 = convert.u64.i64 r3
+	r59 = add.u64 r58, 18446744073709551615
+	r60 = add.u64 r59, 4611686018427387904
+	r61 = le.u64 r60, 9223372036854775808
+	r62 = sub.u64 r59, 1
+	r63 = convert.u64.i64 r2
+	r64 = sub.u64 r62, r63
+	r65 = sub.u64 r53, 1
+	r66 = sub.u64 r65, r56
+	r67 = le.u64 r64, r66
+	branch r52, b13, b39
+b13: # checks
+	branch r57, b14, b39
+b14: # checks
+	branch r61, b15, b39
+b15: # checks
+	branch r67, b16, b39
+b16: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b17, b21
+b17: # index
+	r8 = move.i64 r2
+	jump b18
+b18: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b19
+b19: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r25, r16, 4
+	r17 = elemaddr r18, r9, 4
+	r20 = load.f32 r17
+	r22 = atomadd.shared.f32 r13, r20
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b16
+b21: # add the private copies
+	barrier
+	r31 = base sums
+	r32 = move.i64 r23
+	r69 = elemaddr r25, r32, 4
+	r70 = elemaddr r31, r32, 4
+	jump b22
+b22: # each
+	r33 = lt.i64 r32, r27
+	branch r33, b23, b38
+b23: # each body
+	r34 = move.ptr r69
+	r35 = load.shared.f32 r34
+	r36 = ne.f32 r35, -0.0
+	branch r36, b24, b25
+b24: # add an element
+	r37 = move.ptr r70
+	r38 = atomadd.f32 r37, r35
+	jump b25
+b25: # next element
+	r32 = add.i64 r32, r24
+	r69 = elemaddr r69, r24, 4
+	r70 = elemaddr r70, r24, 4
+	jump b26
+b26: # each (unrolled 1)
+	r77 = lt.i64 r32, r27
+	branch r77, b27, b38
+b27: # each body (unrolled 1)
+	r78 = move.ptr r69
+	r79 = load.shared.f32 r78
+	r80 = ne.f32 r79, -0.0
+	branch r80, b28, b29
+b28: # add an element (unrolled 1)
+	r81 = move.ptr r70
+	r82 = atomadd.f32 r81, r79
+	jump b29
+b29: # next element (unrolled 1)
+	r32 = add.i64 r32, r24
+	r69 = elemaddr r69, r24, 4
+	r70 = elemaddr r70, r24, 4
+	jump b30
+b30: # each (unrolled 2)
+	r83 = lt.i64 r32, r27
+	branch r83, b31, b38
+b31: # each body (unrolled 2)
+	r84 = move.ptr r69
+	r85 = load.shared.f32 r84
+	r86 = ne.f32 r85, -0.0
+	branch r86, b32, b33
+b32: # add an element (unrolled 2)
+	r87 = move.ptr r70
+	r88 = atomadd.f32 r87, r85
+	jump b33
+b33: # next element (unrolled 2)
+	r32 = add.i64 r32, r24
+	r69 = elemaddr r69, r24, 4
+	r70 = elemaddr r70, r24, 4
+	jump b34
+b34: # each (unrolled 3)
+	r89 = lt.i64 r32, r27
+	branch r89, b35, b38
+b35: # each body (unrolled 3)
+	r90 = move.ptr r69
+	r91 = load.shared.f32 r90
+	r92 = ne.f32 r91, -0.0
+	branch r92, b36, b37
+b36: # add an element (unrolled 3)
+	r93 = move.ptr r70
+	r94 = atomadd.f32 r93, r91
+	jump b37
+b37: # next element (unrolled 3)
+	r32 = add.i64 r32, r24
+	r69 = elemaddr r69, r24, 4
+	r70 = elemaddr r70, r24, 4
+	jump b22
+b38: # each done
+	return
+b39: # head (checked)
+	r39 = add.i64 r2, 1
+	r40 = lt.i64 r39, r3
+	branch r40, b40, b21
+b40: # index (checked)
+	r41 = move.i64 r2
+	jump b41
+b41: # rangeindex.loop (checked)
+	r42 = add.i64 r41, 1
+	jump b42
+b42: # rangeindex.body (checked)
+	r44 = elemaddr r4, r42, 1
+	r45 = load.u8 r44
+	r47 = convert.i64.u8 r45
+	checkindex r47, r15, site 0
+	r46 = elemaddr r25, r47, 4
+	checkindex r42, r19, site 1
+	r48 = elemaddr r18, r42, 4
+	r49 = load.f32 r48
+	r50 = atomadd.shared.f32 r46, r49
+	jump b43
+b43: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b39
+
+kernel CountEven(data []i32, count []i32)
+site 0 index private.go:67:26
+
+task CountEven_0 parallel count=(len data)
+var private1 shared 4 align 4
+b0: # private copies
+	r26 = blockthread
+	r27 = blocksize
+	r28 = addr private1
+	r29 = len count
+	r30 = min.i64 r29, 1
+	r31 = move.i64 r26
+	jump b1
+b1: # preheader
+	r61 = elemaddr r28, r31, 4
+	jump b2
+b2: # each
+	r32 = lt.i64 r31, r30
+	branch r32, b3, b10
+b3: # each body
+	r33 = move.ptr r61
+	store.shared.i32 r33, 0
+	r31 = add.i64 r31, r27
+	r61 = elemaddr r61, r27, 4
+	jump b4
+b4: # each (unrolled 1)
+	r64 = lt.i64 r31, r30
+	branch r64, b5, b10
+b5: # each body (unrolled 1)
+	r65 = move.ptr r61
+	store.shared.i32 r65, 0
+	r31 = add.i64 r31, r27
+	r61 = elemaddr r61, r27, 4
+	jump b6
+b6: # each (unrolled 2)
+	r66 = lt.i64 r31, r30
+	branch r66, b7, b10
+b7: # each body (unrolled 2)
+	r67 = move.ptr r61
+	store.shared.i32 r67, 0
+	r31 = add.i64 r31, r27
+	r61 = elemaddr r61, r27, 4
+	jump b8
+b8: # each (unrolled 3)
+	r68 = lt.i64 r31, r30
+	branch r68, b9, b10
+b9: # each body (unrolled 3)
+	r69 = move.ptr r61
+	store.shared.i32 r69, 0
+	r31 = add.i64 r31, r27
+	r61 = elemaddr r61, r27, 4
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r17 = len count
+	jump b12
+b12: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r59 = convert.u64.i64 r17
+	r60 = lt.u64 0, r59
+	branch r60, b13, b38
+b13: # preheader
+	r15 = elemaddr r28, 0, 4
+	jump b14
+b14: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b15, b20
+b15: # index
+	r8 = move.i64 r2
+	jump b16
+b16: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b17
+b17: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r20 = shr.i32.u32 r12, 31
+	r21 = and.i32 r20, 1
+	r22 = add.i32 r12, r21
+	r23 = shr.i32.u32 r22, 1
+	r24 = mul.i32 r23, 2
+	r25 = sub.i32 r12, r24
+	r13 = move.i32 r25
+	r14 = eq.i32 r13, 0
+	branch r14, b18, b19
+b18: # if.then
+	r19 = atomadd.shared.i32 r15, 1
+	jump b19
+b19: # latch
+	r2 = add.i64 r2, r1
+	jump b14
+b20: # add the private copies
+	barrier
+	r34 = base count
+	r35 = move.i64 r26
+	r62 = elemaddr r28, r35, 4
+	r63 = elemaddr r34, r35, 4
+	jump b21
+b21: # each
+	r36 = lt.i64 r35, r30
+	branch r36, b22, b37
+b22: # each body
+	r37 = move.ptr r62
+	r38 = load.shared.i32 r37
+	r39 = ne.i32 r38, 0
+	branch r39, b23, b24
+b23: # add an element
+	r40 = move.ptr r63
+	r41 = atomadd.i32 r40, r38
+	jump b24
+b24: # next element
+	r35 = add.i64 r35, r27
+	r62 = elemaddr r62, r27, 4
+	r63 = elemaddr r63, r27, 4
+	jump b25
+b25: # each (unrolled 1)
+	r70 = lt.i64 r35, r30
+	branch r70, b26, b37
+b26: # each body (unrolled 1)
+	r71 = move.ptr r62
+	r72 = load.shared.i32 r71
+	r73 = ne.i32 r72, 0
+	branch r73, b27, b28
+b27: # add an element (unrolled 1)
+	r74 = move.ptr r63
+	r75 = atomadd.i32 r74, r72
+	jump b28
+b28: # next element (unrolled 1)
+	r35 = add.i64 r35, r27
+	r62 = elemaddr r62, r27, 4
+	r63 = elemaddr r63, r27, 4
+	jump b29
+b29: # each (unrolled 2)
+	r76 = lt.i64 r35, r30
+	branch r76, b30, b37
+b30: # each body (unrolled 2)
+	r77 = move.ptr r62
+	r78 = load.shared.i32 r77
+	r79 = ne.i32 r78, 0
+	branch r79, b31, b32
+b31: # add an element (unrolled 2)
+	r80 = move.ptr r63
+	r81 = atomadd.i32 r80, r78
+	jump b32
+b32: # next element (unrolled 2)
+	r35 = add.i64 r35, r27
+	r62 = elemaddr r62, r27, 4
+	r63 = elemaddr r63, r27, 4
+	jump b33
+b33: # each (unrolled 3)
+	r82 = lt.i64 r35, r30
+	branch r82, b34, b37
+b34: # each body (unrolled 3)
+	r83 = move.ptr r62
+	r84 = load.shared.i32 r83
+	r85 = ne.i32 r84, 0
+	branch r85, b35, b36
+b35: # add an element (unrolled 3)
+	r86 = move.ptr r63
+	r87 = atomadd.i32 r86, r84
+	jump b36
+b36: # next element (unrolled 3)
+	r35 = add.i64 r35, r27
+	r62 = elemaddr r62, r27, 4
+	r63 = elemaddr r63, r27, 4
+	jump b21
+b37: # each done
+	return
+b38: # preheader
+	r51 = elemaddr r28, 0, 4
+	jump b39
+b39: # head (checked if)
+	r42 = add.i64 r2, 1
+	r43 = lt.i64 r42, r3
+	branch r43, b40, b20
+b40: # index (checked if)
+	r44 = move.i64 r2
+	jump b41
+b41: # rangeindex.loop (checked if)
+	r45 = add.i64 r44, 1
+	jump b42
+b42: # rangeindex.body (checked if)
+	r47 = elemaddr r4, r45, 4
+	r48 = load.i32 r47
+	r53 = shr.i32.u32 r48, 31
+	r54 = and.i32 r53, 1
+	r55 = add.i32 r48, r54
+	r56 = shr.i32.u32 r55, 1
+	r57 = mul.i32 r56, 2
+	r58 = sub.i32 r48, r57
+	r49 = move.i32 r58
+	r50 = eq.i32 r49, 0
+	branch r50, b43, b44
+b43: # if.then (checked if)
+	checkindex 0, r17, site 0
+	r52 = atomadd.shared.i32 r51, 1
+	jump b44
+b44: # latch (checked if)
+	r2 = add.i64 r2, r1
+	jump b39
 
 kernel Sum(x []f32, out []f32)
 reductions 1
