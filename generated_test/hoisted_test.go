@@ -236,7 +236,7 @@ func TestHoistedChecksInterpreted(t *testing.T) {
 // functions: the same results, or a fault of the same kind where Go
 // faults (several threads may fail at once, and any one reports).
 func TestHoistedChecksGPU(t *testing.T) {
-	gpu := openCUDA(t)
+	gpu := openGPU(t)
 	defer gpu.Close()
 	cpu := openCPU(t)
 	defer cpu.Close()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -63,7 +64,14 @@ var cases = []kernelCase{
 	{name: "Combine", fn: kernels.Combine},
 	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
 	{name: "MixedTop", fn: kernels.MixedTop},
+	{name: "BlockValues", fn: kernels.BlockValues},
+	{name: "Chain", fn: kernels.Chain},
+	{name: "MultiResults", fn: kernels.MultiResults},
+	{name: "BlocksCall", fn: kernels.BlocksCall},
+	{name: "PrologueHelper", fn: kernels.PrologueHelper},
 }
+
+func init() { cases = append(cases, convertCases...) }
 
 // eightArgs keeps the spin loops of EightBlocks short.
 func eightArgs(r *rand.Rand, n int) []any {
@@ -131,6 +139,21 @@ func runAllLengths(t *testing.T, dev *rt.Device, lengths []int, opts ...rt.Launc
 	if err != nil {
 		t.Fatal(err)
 	}
+	runLoaded(t, dev, ks, cases, lengths, opts...)
+}
+
+// runKernelCases runs the given cases of package kernels on dev.
+func runKernelCases(t *testing.T, dev *rt.Device, cases []kernelCase, opts ...rt.LaunchOption) {
+	ks, err := kernels.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runLoaded(t, dev, ks, cases, lengths, opts...)
+}
+
+// runLoaded runs the cases through their stubs, methods of ks, with slices
+// of the given lengths.
+func runLoaded(t *testing.T, dev *rt.Device, ks any, cases []kernelCase, lengths []int, opts ...rt.LaunchOption) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(c.name)), 1))
@@ -171,11 +194,17 @@ func TestKernelsCPU(t *testing.T) {
 	runAll(t, dev)
 }
 
-// openCUDA opens the GPU or skips the test on a machine without one.
-func openCUDA(t testing.TB) *rt.Device {
-	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
+// openGPU opens the GPU backend under test, QD_BACKEND's when it names
+// one (cuda or hip) and else CUDA, or skips the test on a machine without
+// it.
+func openGPU(t testing.TB) *rt.Device {
+	backend, _ := rt.ParseBackend(os.Getenv("QD_BACKEND"))
+	if backend != rt.HIP {
+		backend = rt.CUDA
+	}
+	dev, err := rt.Open(rt.WithBackend(backend))
 	if errors.Is(err, rt.ErrNoDevice) {
-		t.Skipf("no CUDA device: %v", err)
+		t.Skipf("no %s device: %v", backend, err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +214,7 @@ func openCUDA(t testing.TB) *rt.Device {
 }
 
 func TestKernelsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAll(t, dev)
 }
@@ -193,7 +222,7 @@ func TestKernelsGPU(t *testing.T) {
 // TestKernelsGPUSmallGrid runs every kernel on grids of 2 blocks of 32
 // threads, so every thread strides over many iterations.
 func TestKernelsGPUSmallGrid(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAll(t, dev, rt.BlockSize(32), rt.GridSize(2))
 }

@@ -64,12 +64,19 @@ var privateCases = []privateCase{
 	}, exact},
 	{"FloatBins", kernels.FloatBins, func(r *rand.Rand, n, bins int) []any {
 		data, x, sums := make([]uint8, n), make([]float32, n), make([]float32, bins)
+		zeros := []float32{0, float32(math.Copysign(0, -1))}
 		for i := range data {
 			data[i] = uint8(r.IntN(min(bins, 256)))
 			x[i] = float32(r.NormFloat64())
+			if k := r.IntN(8); k < 2 {
+				x[i] = zeros[k]
+			}
 		}
 		for i := range sums {
 			sums[i] = float32(r.IntN(9) - 4)
+			if sums[i] == 0 {
+				sums[i] = zeros[r.IntN(2)]
+			}
 		}
 		return []any{data, x, sums}
 	}, checkFloatBins},
@@ -103,7 +110,9 @@ func randomCounts(r *rand.Rand, n int) []uint32 {
 }
 
 // checkFloatBins compares each bin's sum with the exact sum of its terms:
-// a sum of m terms in any order is within (m-1)·2^-24·Σ|terms| of it.
+// a sum of m terms in any order is within (m-1)·2^-24·Σ|terms| of it. A
+// bin whose terms are all zeros has Go's bits in any order: -0 only when
+// every term is -0.
 func checkFloatBins(t *testing.T, args, want, got []any) {
 	t.Helper()
 	data, x, init := args[0].([]uint8), args[1].([]float32), args[2].([]float32)
@@ -121,6 +130,9 @@ func checkFloatBins(t *testing.T, args, want, got []any) {
 		tol := (terms[j]-1)*0x1p-24*abs[j] + 1e-30
 		if math.Abs(float64(g[j])-exactSums[j]) > tol || math.Abs(float64(w[j])-exactSums[j]) > tol {
 			t.Fatalf("sum of bin %d: got %v, Go %v, exact %v, tolerance %v", j, g[j], w[j], exactSums[j], tol)
+		}
+		if abs[j] == 0 && math.Float32bits(g[j]) != math.Float32bits(w[j]) {
+			t.Fatalf("sum of zeros in bin %d: got %v, Go %v", j, g[j], w[j])
 		}
 	}
 	compareArgs(t, "FloatBins inputs", want[:2], got[:2])
@@ -213,7 +225,7 @@ func TestPrivateAtomicsInterpreted(t *testing.T) {
 }
 
 func TestPrivateAtomicsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runPrivate(t, privateLengths, privateOnDevice(dev))
 }
@@ -221,7 +233,7 @@ func TestPrivateAtomicsGPU(t *testing.T) {
 // TestPrivateAtomicsGPUSmallGrid runs the kernels on 2 blocks of 32
 // threads, each thread striding over many iterations.
 func TestPrivateAtomicsGPUSmallGrid(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runPrivate(t, privateLengths, privateOnDevice(dev, rt.BlockSize(32), rt.GridSize(2)))
 }

@@ -191,6 +191,7 @@ func copyBlock(t *ir.Task, b *ir.Block, comment string, rename map[ir.Reg]ir.Reg
 	nb.Instrs = make([]ir.Instr, len(b.Instrs))
 	for i, in := range b.Instrs {
 		in.Args = append([]ir.Arg(nil), in.Args...)
+		in.Results = append([]ir.Reg(nil), in.Results...)
 		renameRegs(&in, rename)
 		nb.Instrs[i] = in
 	}

@@ -236,6 +236,21 @@ func (p *private) identity() ir.Arg {
 	return ir.Imm(typ, 0)
 }
 
+// changed tests whether the element v loaded from at differs from the
+// identity. Floats compare their bits: a sum of +0 must still be added,
+// since it turns a -0 in the slice into +0 as Go's adds would.
+func (p *private) changed(w *blocks, at, v ir.Arg) ir.Arg {
+	if !p.typ.IsFloat() {
+		return w.op(ir.OpNe, p.typ, v, p.identity())
+	}
+	bits := ir.Uint32
+	if p.typ.Size() == 8 {
+		bits = ir.Uint64
+	}
+	b := w.emit(ir.Instr{Op: ir.OpLoad, Type: bits, Space: ir.Shared, Args: []ir.Arg{at}})
+	return w.op(ir.OpNe, bits, b, ir.Imm(bits, p.identity().Bits))
+}
+
 // rewrite makes t update the copies. The entry block's code moves to a
 // new block, and the entry fills the copies first; with a copy smaller
 // than its slice may need, the entry first tests the slice's length and
@@ -292,9 +307,10 @@ func rewrite(t *ir.Task, copies []*private) {
 	for _, p := range copies {
 		base := w.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Aux: p.param})
 		w.each(blockThread, blockSize, ir.R(p.count), func(j ir.Arg) {
-			v := w.emit(ir.Instr{Op: ir.OpLoad, Type: p.typ, Space: ir.Shared, Args: []ir.Arg{w.elem(p, ir.R(p.addr), j)}})
+			at := w.elem(p, ir.R(p.addr), j)
+			v := w.emit(ir.Instr{Op: ir.OpLoad, Type: p.typ, Space: ir.Shared, Args: []ir.Arg{at}})
 			add, next := t.NewBlock("add an element"), t.NewBlock("next element")
-			w.branch(w.op(ir.OpNe, p.typ, v, p.identity()), add, next)
+			w.branch(p.changed(w, at, v), add, next)
 			w.cur = add
 			w.emit(ir.Instr{Op: p.op, Type: p.typ, Args: []ir.Arg{w.elem(p, base, j), v}})
 			w.jump(next)
@@ -386,8 +402,10 @@ func copyTask(t *ir.Task, start int) map[int]int {
 	rename := map[ir.Reg]ir.Reg{}
 	for _, bi := range order {
 		for _, in := range t.Blocks[bi].Instrs {
-			if _, ok := rename[in.Dst]; in.Dst != ir.NoReg && !ok {
-				rename[in.Dst] = t.NewReg(t.Regs[in.Dst])
+			for _, d := range in.Defs() {
+				if _, ok := rename[d]; !ok {
+					rename[d] = t.NewReg(t.Regs[d])
+				}
 			}
 		}
 	}

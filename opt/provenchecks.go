@@ -24,9 +24,13 @@ func RemoveProvenChecks(t *ir.Task) {
 	source := copySource(t, defs, single)
 	proven := provenIndices(t, defs, single, source)
 	seen := map[string][]site{}
-	for _, bi := range reversePostorder(t) {
+	// The blocks keep their instructions until every block is done:
+	// source reads definitions by their sites.
+	order := reversePostorder(t)
+	kepts := make([][]ir.Instr, len(t.Blocks))
+	for _, bi := range order {
 		b := t.Blocks[bi]
-		kept := b.Instrs[:0]
+		var kept []ir.Instr
 		for i, x := range b.Instrs {
 			if !x.Op.Info().Checks || !checkOperandsFixed(x, single) {
 				kept = append(kept, x)
@@ -53,7 +57,10 @@ func RemoveProvenChecks(t *ir.Task) {
 			seen[k] = append(seen[k], site{bi, i})
 			kept = append(kept, x)
 		}
-		b.Instrs = kept
+		kepts[bi] = kept
+	}
+	for _, bi := range order {
+		t.Blocks[bi].Instrs = kepts[bi]
 	}
 }
 

@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
+	"path/filepath"
+	"slices"
 
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
@@ -14,27 +17,37 @@ import (
 
 // stubPackage describes the generated file of p, whose kernels are decls,
 // as far as the source tells: enough for its skeleton and its names. The
-// file carries a cubin for each of cubins beside the backends' images.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl, cubins []string) *gostub.Package {
+// file carries the binaries (their kinds and architectures) beside the
+// backends' images.
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string, binaries []rt.Image) *gostub.Package {
 	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
+	if p.Types != nil {
+		for _, name := range p.Types.Scope().Names() {
+			if !inFile(p, p.Types.Scope().Lookup(name).Pos(), output) {
+				sp.Declared = append(sp.Declared, name)
+			}
+		}
+	}
 	for _, d := range decls {
+		if slices.Contains(gostub.Methods, d.Name.Name) {
+			continue // reported; the skeleton must still compile
+		}
 		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
-			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos())})
+			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos()), Doc: d.Doc.Text()})
 		}
 	}
 	for _, b := range emit.Backends {
 		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
 	}
-	for _, arch := range cubins {
-		sp.Images = append(sp.Images, rt.Image{Kind: rt.ImageCubin, Arch: arch})
-	}
+	sp.Images = append(sp.Images, binaries...)
 	return sp
 }
 
 // compile compiles the kernels with every backend and returns the
-// generated file that carries the images; assemble, if not nil, makes
-// cubins of the PTX image.
-func compile(stubs *gostub.Package, kernels []*ir.Kernel, assemble func(ptx string) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
+// generated file that carries the images; binaries, if not nil, makes
+// binary code of a backend's image: cubins of the PTX, AMD code objects
+// of the HIP source.
+func compile(stubs *gostub.Package, kernels []*ir.Kernel, binaries func(rt.Image) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
 	outs, err := emit.CompileAll(emit.Backends, kernels)
 	if err != nil {
 		return nil, nil, err
@@ -42,16 +55,13 @@ func compile(stubs *gostub.Package, kernels []*ir.Kernel, assemble func(ptx stri
 	if err := addOutputs(stubs, outs); err != nil {
 		return nil, nil, err
 	}
-	if assemble != nil {
+	if binaries != nil {
 		for _, out := range outs {
-			if out.Image.Kind != rt.ImagePTX {
-				continue
-			}
-			cubins, err := assemble(out.Image.Data)
+			images, err := binaries(out.Image)
 			if err != nil {
 				return nil, nil, err
 			}
-			stubs.Images = append(stubs.Images, cubins...)
+			stubs.Images = append(stubs.Images, images...)
 		}
 	}
 	src, err := gostub.File(stubs)
@@ -82,4 +92,10 @@ func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
 		sp.Images = append(sp.Images, out.Image)
 	}
 	return nil
+}
+
+// inFile reports whether pos lies in the package's file of the given
+// base name.
+func inFile(p *packages.Package, pos token.Pos, name string) bool {
+	return filepath.Base(p.Fset.Position(pos).Filename) == name
 }

@@ -50,7 +50,7 @@ func testPackage(t *testing.T) *Package {
 	return &Package{
 		Path:    "example.com/k",
 		Name:    "k",
-		Kernels: []Kernel{{Func: fn, Pos: fset.Position(fn.Pos()), IR: k}},
+		Kernels: []Kernel{{Func: fn, Pos: fset.Position(fn.Pos()), IR: k, Doc: "Scale multiplies x by a.\n\n\tx[i] *= a\n"}},
 		Images:  []rt.Image{{Kind: rt.ImagePTX, Data: ".version 7.0\n"}},
 	}
 }
@@ -151,6 +151,44 @@ func TestBinaryImage(t *testing.T) {
 	}
 	if !bytes.Contains(file, []byte(`const qdPTX = "\x7fELF\x00\r`+"`"+`\xff"`)) {
 		t.Errorf("binary image:\n%s", file)
+	}
+}
+
+// TestDocComment checks that the kernel's doc comment heads its stub's.
+func TestDocComment(t *testing.T) {
+	file, err := File(testPackage(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "// Scale multiplies x by a.\n//\n//\tx[i] *= a\n//\n// Scale launches kernel Scale (k.go:"
+	if !bytes.Contains(file, []byte(want)) {
+		t.Errorf("stub comment:\n%s", file)
+	}
+}
+
+// TestTargetImages checks that AMD code objects each get a constant named
+// after their target, feature flags included, and carry the target.
+func TestTargetImages(t *testing.T) {
+	p := testPackage(t)
+	p.Images = append(p.Images,
+		rt.Image{Kind: rt.ImageHSACO, Arch: "gfx90a", Data: "\x7fELF\x00a"},
+		rt.Image{Kind: rt.ImageHSACO, Arch: "gfx942:sramecc+:xnack-", Data: "\x7fELF\x00b"})
+	file, err := File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`,
+		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx942_sramecc_on_xnack_off, Arch: "gfx942:sramecc+:xnack-"}`,
+		"// qdHSACO_gfx942_sramecc_on_xnack_off is the HSACO for gfx942:sramecc+:xnack- of this package's kernels.",
+		`const qdHSACO_gfx90a = "\x7fELF\x00a"`,
+	} {
+		if !bytes.Contains(file, []byte(want)) {
+			t.Errorf("missing %s in\n%s", want, file)
+		}
+	}
+	if names := Names(p); !slices.Contains(names, "qdHSACO_gfx90a") {
+		t.Errorf("Names = %v", names)
 	}
 }
 
