@@ -36,9 +36,9 @@ var privateFaultCases = []kernelCase{
 // and length.
 const privateFaultDraws = 40
 
-// TestPrivateAtomicsFaultsInterpreted runs the cases on the interpreter on
+// TestPrivateCopiesFaultsInterpreted runs the cases on the interpreter on
 // one thread, where the fault is Go's own, and on blocks of several.
-func TestPrivateAtomicsFaultsInterpreted(t *testing.T) {
+func TestPrivateCopiesFaultsInterpreted(t *testing.T) {
 	compiled := loadKernels(t)
 	dev := openCPU(t)
 	defer dev.Close()
@@ -75,10 +75,10 @@ func TestPrivateAtomicsFaultsInterpreted(t *testing.T) {
 	}
 }
 
-// TestPrivateAtomicsFaultsGPU runs the cases on the GPU against Go: the
+// TestPrivateCopiesFaultsGPU runs the cases on the GPU against Go: the
 // same results, or a fault of the same kind where Go faults; the blocks
 // whose threads did not fail still finish.
-func TestPrivateAtomicsFaultsGPU(t *testing.T) {
+func TestPrivateCopiesFaultsGPU(t *testing.T) {
 	gpu := openGPU(t)
 	defer gpu.Close()
 	cpu := openCPU(t)

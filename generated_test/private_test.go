@@ -185,16 +185,16 @@ func privateOnDevice(dev *rt.Device, opts ...rt.LaunchOption) func(*testing.T, s
 	}
 }
 
-func TestPrivateAtomicsCPU(t *testing.T) {
+func TestPrivateCopiesCPU(t *testing.T) {
 	dev := openCPU(t)
 	defer dev.Close()
 	runPrivate(t, privateLengths, privateOnDevice(dev))
 }
 
-// TestPrivateAtomicsConcurrentIterationsCPU runs the kernels' IR in the CPU
+// TestPrivateCopiesConcurrentIterationsCPU runs the kernels' IR in the CPU
 // race mode: each thread a block with a copy of its own, and nothing
 // reported under go test -race.
-func TestPrivateAtomicsConcurrentIterationsCPU(t *testing.T) {
+func TestPrivateCopiesConcurrentIterationsCPU(t *testing.T) {
 	rt.RunIterationsConcurrently(true)
 	defer rt.RunIterationsConcurrently(false)
 	dev := openCPU(t)
@@ -202,10 +202,10 @@ func TestPrivateAtomicsConcurrentIterationsCPU(t *testing.T) {
 	runPrivate(t, privateLengths[:3], privateOnDevice(dev))
 }
 
-// TestPrivateAtomicsInterpreted runs the kernels on the interpreter: on
+// TestPrivateCopiesInterpreted runs the kernels on the interpreter: on
 // one thread, on three in a block, and on two blocks of 32 whose copies
 // are added together. Each kernel must have a copy in shared memory.
-func TestPrivateAtomicsInterpreted(t *testing.T) {
+func TestPrivateCopiesInterpreted(t *testing.T) {
 	ks := loadKernels(t)
 	for _, c := range privateCases {
 		if !hasPrivateCopy(ks[c.name]) {
@@ -224,15 +224,15 @@ func TestPrivateAtomicsInterpreted(t *testing.T) {
 	}
 }
 
-func TestPrivateAtomicsGPU(t *testing.T) {
+func TestPrivateCopiesGPU(t *testing.T) {
 	dev := openGPU(t)
 	defer dev.Close()
 	runPrivate(t, privateLengths, privateOnDevice(dev))
 }
 
-// TestPrivateAtomicsGPUSmallGrid runs the kernels on 2 blocks of 32
+// TestPrivateCopiesGPUSmallGrid runs the kernels on 2 blocks of 32
 // threads, each thread striding over many iterations.
-func TestPrivateAtomicsGPUSmallGrid(t *testing.T) {
+func TestPrivateCopiesGPUSmallGrid(t *testing.T) {
 	dev := openGPU(t)
 	defer dev.Close()
 	runPrivate(t, privateLengths, privateOnDevice(dev, rt.BlockSize(32), rt.GridSize(2)))
