@@ -22,6 +22,10 @@ func TestRandomPrograms(t *testing.T) {
 	}
 	programs, seed := envInt("RANDPROG_PROGRAMS", 300), envInt("RANDPROG_SEED", 1)
 	const perPackage = 100
+	// testdata is ignored by git, so a fresh checkout lacks it.
+	if err := os.MkdirAll("testdata", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	dir, err := os.MkdirTemp("testdata", "run-")
 	if err != nil {
 		t.Fatal(err)
