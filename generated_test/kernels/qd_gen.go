@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageHIP, Data: qdHIP}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c3d1c7f93749e428a557b623adbc29bbea5548295a6f4f9c0da9dbdde3e14765"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "2622678f956a6835081d47fed5ac5bf60d96b0dcfe4a8d20677192d0509e2fe9"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind:     rt.FaultIndex,
