@@ -46,6 +46,8 @@ var Default = Pipeline{
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "gridstride", Task: DropGridStrideTests},
 	{Name: "provenchecks", Task: RemoveProvenChecks},
+	{Name: "privatize", Task: PrivatizeAtomics},
+	{Name: "hoistchecks", Task: HoistChecks},
 	{Name: "gridunroll", Task: UnrollGridStride},
 	{Name: "offsets", Task: SplitAddressOffsets},
 	{Name: "cse", Task: EliminateCommonSubexpressions},

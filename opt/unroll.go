@@ -271,14 +271,7 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 		copies[k] = map[int]int{}
 		for _, b := range lp.blocks {
 			orig := t.Blocks[b]
-			nb := t.NewBlock(fmt.Sprintf("%s (unrolled %d)", orig.Comment, k))
-			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
-			for j, in := range orig.Instrs {
-				in.Args = append([]ir.Arg(nil), in.Args...)
-				in.Results = append([]ir.Reg(nil), in.Results...)
-				nb.Instrs[j] = in
-			}
-			nb.Term = orig.Term
+			nb := copyBlock(t, orig, fmt.Sprintf("%s (unrolled %d)", orig.Comment, k), nil)
 			if c.tests[b] {
 				nb.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{orig.Term.Succs[0]}}
 			}
@@ -323,21 +316,7 @@ func unroll(t *ir.Task, lp *irLoop, factor int) {
 		}
 		for _, b := range lp.blocks {
 			orig := t.Blocks[b]
-			nb := t.NewBlock(fmt.Sprintf("%s (unrolled %d)", orig.Comment, c))
-			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
-			for i, in := range orig.Instrs {
-				in.Args = append([]ir.Arg(nil), in.Args...)
-				in.Results = append([]ir.Reg(nil), in.Results...)
-				renameRegs(&in, rename)
-				nb.Instrs[i] = in
-			}
-			nb.Term = orig.Term
-			if c := nb.Term.Cond; nb.Term.Kind == ir.Branch && !c.Imm {
-				if r, ok := rename[c.Reg]; ok {
-					nb.Term.Cond = ir.R(r)
-				}
-			}
-			copies[c][b] = nb.Index
+			copies[c][b] = copyBlock(t, orig, fmt.Sprintf("%s (unrolled %d)", orig.Comment, c), rename).Index
 		}
 	}
 	for c := range factor {

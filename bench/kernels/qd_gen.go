@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e3851bea5967612c786e32dde5b3e24a738d7cda52de6d7cc9c173d162a146dc"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "bc77aa6aaa101758906a7f05d1fbee0025ff68fa21bf662c4ae997f860735ef1"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "33f775b03cbd4b359d30d573566def976691d82582523de846c2ed46cf7aa6aa"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "593ad91a719f042240cceeb22cf53b7e89243987a22b89157d7edeffc68258a9"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1020,13 +1020,13 @@ const qdPTX = `//
 	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<70>;
-	.reg .pred %pt<11>;
-	.reg .b32 %r<72>;
+	.reg .pred %p<47>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<28>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<120>;
+	.reg .b64 %rd<59>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<75>;
+	.reg .f32 %f<31>;
 
 $L_0:
 	ld.param.u64 %rd4, [Gather_0_param_4];
@@ -1050,202 +1050,99 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mul.lo.s64 %rd21, %rd1, 3;
-	mul.lo.s64 %rd77, %rd1, 4;
-	mov.b64 %rd26, %rd3;
-	mov.b64 %rd28, %rd21;
-	mov.b64 %rd83, %rd77;
-	mov.b64 %rd86, %rd77;
-	mov.b64 %rd91, %rd77;
-	mov.b64 %rd96, %rd77;
-	mov.b64 %rd103, %rd77;
-	mov.b64 %rd110, %rd77;
-	mov.b64 %rd116, %rd2;
-	mad.lo.s64 %rd117, %rd116, 4, %rd4;
-	mul.lo.s64 %rd118, %rd77, 4;
-	mad.lo.s64 %rd119, %rd116, 4, %rd19;
+	mov.b64 %rd32, %rd20;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	@!%p36 bra $L_9;
 $L_2:
-	add.s64 %rd22, %rd2, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_27;
+	@!%p40 bra $L_9;
 $L_3:
-	mov.b64 %rd27, %rd22;
-	sub.u64 %rd24, %rd26, %rd27;
-	setp.gt.u64 %p25, %rd24, %rd28;
-	@!%p25 bra $L_21;
+	@!%p46 bra $L_9;
 $L_4:
-	mov.b64 %rd29, %rd2;
+	mov.b64 %rd51, %rd2;
+	mad.lo.s64 %rd52, %rd51, 4, %rd4;
+	mul.lo.s64 %rd53, %rd1, 4;
+	mad.lo.s64 %rd54, %rd51, 4, %rd19;
 $L_5:
-	mov.b64 %rd32, %rd29;
-$L_6:
-	add.s64 %rd33, %rd32, 1;
-$L_7:
-	mov.b64 %rd80, %rd117;
-	add.s64 %rd35, %rd80, 4;
-	ld.global.s32 %r36, [%rd35];
-	cvt.s64.s32 %rd38, %r36;
-	setp.ge.u64 %pt0, %rd38, %rd15;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd37, %rd38, 4, %rd14;
-	ld.global.f32 %f39, [%rd37];
-	setp.ge.u64 %pt1, %rd33, %rd20;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd81, %rd119;
-	add.s64 %rd40, %rd81, 4;
-	st.global.f32 [%rd40], %f39;
-$L_8:
-	add.s64 %rd52, %rd29, %rd1;
-$L_9:
-	mov.b64 %rd43, %rd52;
-$L_10:
-	add.s64 %rd44, %rd43, 1;
-$L_11:
-	mov.b64 %rd82, %rd80;
-	add.s64 %rd84, %rd82, %rd83;
-	add.s64 %rd46, %rd84, 4;
-	ld.global.s32 %r47, [%rd46];
-	cvt.s64.s32 %rd49, %r47;
-	setp.ge.u64 %pt2, %rd49, %rd15;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd48, %rd49, 4, %rd14;
-	ld.global.f32 %f50, [%rd48];
-	setp.ge.u64 %pt3, %rd44, %rd20;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd85, %rd81;
-	add.s64 %rd87, %rd85, %rd86;
-	add.s64 %rd51, %rd87, 4;
-	st.global.f32 [%rd51], %f50;
-$L_12:
-	add.s64 %rd64, %rd52, %rd1;
-$L_13:
-	mov.b64 %rd55, %rd64;
-$L_14:
-	add.s64 %rd56, %rd55, 1;
-$L_15:
-	mov.b64 %rd90, %rd84;
-	add.s64 %rd92, %rd90, %rd91;
-	add.s64 %rd58, %rd92, 4;
-	ld.global.s32 %r59, [%rd58];
-	cvt.s64.s32 %rd61, %r59;
-	setp.ge.u64 %pt4, %rd61, %rd15;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd60, %rd61, 4, %rd14;
-	ld.global.f32 %f62, [%rd60];
-	setp.ge.u64 %pt5, %rd56, %rd20;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd95, %rd87;
-	add.s64 %rd97, %rd95, %rd96;
-	add.s64 %rd63, %rd97, 4;
-	st.global.f32 [%rd63], %f62;
-$L_16:
-	add.s64 %rd76, %rd64, %rd1;
-$L_17:
-	mov.b64 %rd67, %rd76;
-$L_18:
-	add.s64 %rd68, %rd67, 1;
-$L_19:
-	mov.b64 %rd102, %rd92;
-	add.s64 %rd104, %rd102, %rd103;
-	add.s64 %rd70, %rd104, 4;
-	ld.global.s32 %r71, [%rd70];
-	cvt.s64.s32 %rd73, %r71;
-	setp.ge.u64 %pt6, %rd73, %rd15;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd72, %rd73, 4, %rd14;
-	ld.global.f32 %f74, [%rd72];
-	setp.ge.u64 %pt7, %rd68, %rd20;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd109, %rd97;
-	add.s64 %rd111, %rd109, %rd110;
-	add.s64 %rd75, %rd111, 4;
-	st.global.f32 [%rd75], %f74;
-$L_20:
-	add.s64 %rd2, %rd2, %rd77;
-	add.s64 %rd117, %rd117, %rd118;
-	add.s64 %rd119, %rd119, %rd118;
-	bra.uni $L_2;
-$L_21:
-	mov.b64 %rd112, %rd2;
-	mad.lo.s64 %rd113, %rd112, 4, %rd4;
-	mul.lo.s64 %rd114, %rd1, 4;
-	mad.lo.s64 %rd115, %rd112, 4, %rd19;
-$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_27;
-$L_23:
-	mov.b64 %rd8, %rd2;
-$L_24:
-	add.s64 %rd9, %rd8, 1;
-$L_25:
-	mov.b64 %rd78, %rd113;
-	add.s64 %rd11, %rd78, 4;
+	@!%p7 bra $L_8;
+$L_6:
+	mov.b64 %rd47, %rd52;
+	add.s64 %rd11, %rd47, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
-	setp.ge.u64 %pt8, %rd16, %rd15;
-	@%pt8 bra $Lfault_8;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	setp.ge.u64 %pt9, %rd9, %rd20;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd79, %rd115;
-	add.s64 %rd18, %rd79, 4;
+	mov.b64 %rd48, %rd54;
+	add.s64 %rd18, %rd48, 4;
 	st.global.f32 [%rd18], %f17;
-$L_26:
+$L_7:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd113, %rd113, %rd114;
-	add.s64 %rd115, %rd115, %rd114;
-	bra.uni $L_22;
-$L_27:
+	add.s64 %rd52, %rd52, %rd53;
+	add.s64 %rd54, %rd54, %rd53;
+	bra.uni $L_5;
+$L_8:
 	ret;
+$L_9:
+	mov.b64 %rd55, %rd2;
+	mad.lo.s64 %rd56, %rd55, 4, %rd4;
+	mul.lo.s64 %rd57, %rd1, 4;
+	mad.lo.s64 %rd58, %rd55, 4, %rd19;
+$L_10:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_8;
+$L_11:
+	mov.b64 %rd23, %rd2;
+$L_12:
+	add.s64 %rd24, %rd23, 1;
+$L_13:
+	mov.b64 %rd49, %rd56;
+	add.s64 %rd26, %rd49, 4;
+	ld.global.s32 %r27, [%rd26];
+	cvt.s64.s32 %rd29, %r27;
+	setp.ge.u64 %pt1, %rd29, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd28, %rd29, 4, %rd14;
+	ld.global.f32 %f30, [%rd28];
+	setp.ge.u64 %pt2, %rd24, %rd20;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd50, %rd58;
+	add.s64 %rd31, %rd50, 4;
+	st.global.f32 [%rd31], %f30;
+$L_14:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd56, %rd56, %rd57;
+	add.s64 %rd58, %rd58, %rd57;
+	bra.uni $L_10;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd49;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd61;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd56;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd73;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd68;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_9:
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault:
@@ -1254,8 +1151,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -1412,12 +1309,12 @@ $L_13:
 	.param .u64 Stencil_0_param_5
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<99>;
 	.reg .pred %pt<7>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<47>;
+	.reg .b64 %rd<123>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<31>;
+	.reg .f32 %f<58>;
 
 $L_0:
 	ld.param.s64 %rd2, [Stencil_0_param_4];
@@ -1438,101 +1335,213 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
-	mul.lo.s64 %rd36, %rd2, -4;
-	mul.lo.s64 %rd41, %rd2, 4;
-	mov.b64 %rd43, %rd3;
-	mad.lo.s64 %rd44, %rd43, 4, %rd4;
-	mul.lo.s64 %rd45, %rd1, 4;
-	mad.lo.s64 %rd46, %rd43, 4, %rd32;
+	mov.b64 %rd59, %rd5;
+	mov.b64 %rd60, %rd3;
+	sub.s64 %rd61, %rd60, %rd2;
+	mov.b64 %rd62, %rd61;
+	setp.lt.u64 %p63, %rd62, %rd59;
+	mov.b64 %rd64, %rd5;
+	sub.s64 %rd65, %rd64, %rd2;
+	mov.b64 %rd66, %rd65;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd3;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd59, 1;
+	sub.u64 %rd73, %rd72, %rd62;
+	setp.le.u64 %p74, %rd71, %rd73;
+	sub.s64 %rd75, %rd60, 1;
+	mov.b64 %rd76, %rd75;
+	setp.lt.u64 %p77, %rd76, %rd59;
+	mov.b64 %rd78, %rd72;
+	sub.u64 %rd79, %rd78, %rd76;
+	setp.le.u64 %p80, %rd71, %rd79;
+	add.s64 %rd81, %rd60, 1;
+	mov.b64 %rd82, %rd81;
+	setp.lt.u64 %p83, %rd82, %rd59;
+	mov.b64 %rd84, %rd72;
+	sub.u64 %rd85, %rd84, %rd82;
+	setp.le.u64 %p86, %rd71, %rd85;
+	add.s64 %rd87, %rd60, %rd2;
+	mov.b64 %rd88, %rd87;
+	setp.lt.u64 %p89, %rd88, %rd59;
+	mov.b64 %rd90, %rd72;
+	sub.u64 %rd91, %rd90, %rd88;
+	setp.le.u64 %p92, %rd71, %rd91;
+	mov.b64 %rd93, %rd33;
+	mov.b64 %rd94, %rd60;
+	setp.lt.u64 %p95, %rd94, %rd93;
+	sub.u64 %rd96, %rd93, 1;
+	sub.u64 %rd97, %rd96, %rd94;
+	setp.le.u64 %p98, %rd71, %rd97;
+	@!%p63 bra $L_20;
 $L_2:
+	@!%p68 bra $L_20;
+$L_3:
+	@!%p74 bra $L_20;
+$L_4:
+	@!%p77 bra $L_20;
+$L_5:
+	@!%p80 bra $L_20;
+$L_6:
+	@!%p83 bra $L_20;
+$L_7:
+	@!%p86 bra $L_20;
+$L_8:
+	@!%p89 bra $L_20;
+$L_9:
+	@!%p92 bra $L_20;
+$L_10:
+	@!%p95 bra $L_20;
+$L_11:
+	@!%p98 bra $L_20;
+$L_12:
+	mul.lo.s64 %rd100, %rd2, -4;
+	mul.lo.s64 %rd105, %rd2, 4;
+	mov.b64 %rd115, %rd3;
+	mad.lo.s64 %rd116, %rd115, 4, %rd4;
+	mul.lo.s64 %rd117, %rd1, 4;
+	mad.lo.s64 %rd118, %rd115, 4, %rd32;
+$L_13:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p8, %rd3, %rd7;
-	@!%p8 bra $L_8;
-$L_3:
+	@!%p8 bra $L_19;
+$L_14:
 	mov.b64 %rd9, %rd3;
-$L_4:
+$L_15:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
 	setp.lt.s64 %p10, %rd9, %rd7;
-	@!%p10 bra $L_8;
-$L_5:
-	sub.s64 %rd12, %rd9, %rd2;
-	setp.ge.u64 %pt0, %rd12, %rd5;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd35, %rd44;
-	add.s64 %rd37, %rd35, %rd36;
-	mov.b64 %rd13, %rd37;
+	@!%p10 bra $L_19;
+$L_16:
+	mov.b64 %rd99, %rd116;
+	add.s64 %rd101, %rd99, %rd100;
+	mov.b64 %rd13, %rd101;
 	ld.global.f32 %f14, [%rd13];
-	sub.s64 %rd15, %rd9, 1;
-	setp.ge.u64 %pt1, %rd15, %rd5;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd38, %rd35;
-	add.s64 %rd16, %rd38, -4;
+	mov.b64 %rd102, %rd99;
+	add.s64 %rd16, %rd102, -4;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
-	setp.ge.u64 %pt2, %rd9, %rd5;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd19, %rd35;
+	mov.b64 %rd19, %rd99;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f18, %f20;
-	add.s64 %rd22, %rd9, 1;
-	setp.ge.u64 %pt3, %rd22, %rd5;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd39, %rd35;
-	add.s64 %rd23, %rd39, 4;
+	mov.b64 %rd103, %rd99;
+	add.s64 %rd23, %rd103, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
-	add.s64 %rd26, %rd9, %rd2;
-	setp.ge.u64 %pt4, %rd26, %rd5;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd40, %rd35;
-	add.s64 %rd42, %rd40, %rd41;
-	mov.b64 %rd27, %rd42;
+	mov.b64 %rd104, %rd99;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd27, %rd106;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
-$L_6:
-	setp.ge.u64 %pt5, %rd9, %rd33;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd31, %rd46;
+$L_17:
+	mov.b64 %rd31, %rd118;
 	st.global.f32 [%rd31], %f11;
-$L_7:
+$L_18:
 	add.s64 %rd3, %rd3, %rd1;
-	add.s64 %rd44, %rd44, %rd45;
-	add.s64 %rd46, %rd46, %rd45;
-	bra.uni $L_2;
-$L_8:
+	add.s64 %rd116, %rd116, %rd117;
+	add.s64 %rd118, %rd118, %rd117;
+	bra.uni $L_13;
+$L_19:
 	ret;
+$L_20:
+	mul.lo.s64 %rd108, %rd2, -4;
+	mul.lo.s64 %rd113, %rd2, 4;
+	mov.b64 %rd119, %rd3;
+	mad.lo.s64 %rd120, %rd119, 4, %rd4;
+	mul.lo.s64 %rd121, %rd1, 4;
+	mad.lo.s64 %rd122, %rd119, 4, %rd32;
+$L_21:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p35, %rd3, %rd7;
+	@!%p35 bra $L_19;
+$L_22:
+	mov.b64 %rd36, %rd3;
+$L_23:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p37, %rd36, %rd7;
+	@!%p37 bra $L_19;
+$L_24:
+	sub.s64 %rd39, %rd36, %rd2;
+	setp.ge.u64 %pt0, %rd39, %rd5;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd107, %rd120;
+	add.s64 %rd109, %rd107, %rd108;
+	mov.b64 %rd40, %rd109;
+	ld.global.f32 %f41, [%rd40];
+	sub.s64 %rd42, %rd36, 1;
+	setp.ge.u64 %pt1, %rd42, %rd5;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd110, %rd107;
+	add.s64 %rd43, %rd110, -4;
+	ld.global.f32 %f44, [%rd43];
+	add.rn.f32 %f45, %f41, %f44;
+	setp.ge.u64 %pt2, %rd36, %rd5;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd46, %rd107;
+	ld.global.f32 %f47, [%rd46];
+	add.rn.f32 %f48, %f45, %f47;
+	add.s64 %rd49, %rd36, 1;
+	setp.ge.u64 %pt3, %rd49, %rd5;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd111, %rd107;
+	add.s64 %rd50, %rd111, 4;
+	ld.global.f32 %f51, [%rd50];
+	add.rn.f32 %f52, %f48, %f51;
+	add.s64 %rd53, %rd36, %rd2;
+	setp.ge.u64 %pt4, %rd53, %rd5;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd112, %rd107;
+	add.s64 %rd114, %rd112, %rd113;
+	mov.b64 %rd54, %rd114;
+	ld.global.f32 %f55, [%rd54];
+	add.rn.f32 %f56, %f52, %f55;
+	mul.rn.f32 %f57, %f56, 0f3E4CCCCD;
+	mov.f32 %f38, %f57;
+$L_25:
+	setp.ge.u64 %pt5, %rd36, %rd33;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd58, %rd122;
+	st.global.f32 [%rd58], %f38;
+$L_26:
+	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd120, %rd120, %rd121;
+	add.s64 %rd122, %rd122, %rd121;
+	bra.uni $L_21;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt1, %rd39;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt1, %rd42;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd36;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt1, %rd49;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd26;
+	mov.b64 %rdt1, %rd53;
 	mov.b64 %rdt2, %rd5;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd36;
 	mov.b64 %rdt2, %rd33;
 	bra.uni $Lfault;
 $Lfault:
@@ -1782,11 +1791,11 @@ $L_13:
 	.param .u64 Empty_0_param_3
 )
 {
-	.reg .pred %p<46>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<14>;
-	.reg .b64 %rd<48>;
-	.reg .b64 %rdt<9>;
+	.reg .pred %p<54>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<15>;
+	.reg .b64 %rd<56>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
@@ -1804,137 +1813,125 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd12, %rd1, 3;
-	mul.lo.s64 %rd47, %rd1, 4;
-	mov.b64 %rd16, %rd3;
-	mov.b64 %rd18, %rd12;
-	add.s64 %rd23, %rd8, 0;
-	add.s64 %rd29, %rd8, 0;
-	add.s64 %rd36, %rd8, 0;
-	add.s64 %rd43, %rd8, 0;
+	mov.b64 %rd18, %rd9;
+	setp.lt.u64 %p19, 0, %rd18;
+	@!%p19 bra $L_29;
 $L_2:
-	setp.lt.s64 %p13, %rd2, %rd3;
-	@!%p13 bra $L_27;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd55, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	add.s64 %rd31, %rd8, 0;
+	add.s64 %rd37, %rd8, 0;
+	add.s64 %rd44, %rd8, 0;
+	add.s64 %rd51, %rd8, 0;
 $L_3:
-	mov.b64 %rd17, %rd2;
-	sub.u64 %rd14, %rd16, %rd17;
-	setp.gt.u64 %p15, %rd14, %rd18;
-	@!%p15 bra $L_21;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_28;
 $L_4:
-	mov.b64 %rd19, %rd2;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_22;
 $L_5:
-	mov.b64 %rd21, %rd19;
+	mov.b64 %rd27, %rd2;
 $L_6:
-	setp.lt.s64 %p22, %rd21, 0;
-	@!%p22 bra $L_8;
+	mov.b64 %rd29, %rd27;
 $L_7:
+	setp.lt.s64 %p30, %rd29, 0;
+	@!%p30 bra $L_9;
+$L_8:
+	mov.b32 %rt5, 1;
+	st.global.s32 [%rd31], %rt5;
+$L_9:
+	add.s64 %rd40, %rd27, %rd1;
+$L_10:
+	mov.b64 %rd35, %rd40;
+$L_11:
+	setp.lt.s64 %p36, %rd35, 0;
+	@!%p36 bra $L_13;
+$L_12:
+	mov.b32 %rt6, 1;
+	st.global.s32 [%rd37], %rt6;
+$L_13:
+	add.s64 %rd47, %rd40, %rd1;
+$L_14:
+	mov.b64 %rd42, %rd47;
+$L_15:
+	setp.lt.s64 %p43, %rd42, 0;
+	@!%p43 bra $L_17;
+$L_16:
+	mov.b32 %rt7, 1;
+	st.global.s32 [%rd44], %rt7;
+$L_17:
+	add.s64 %rd54, %rd47, %rd1;
+$L_18:
+	mov.b64 %rd49, %rd54;
+$L_19:
+	setp.lt.s64 %p50, %rd49, 0;
+	@!%p50 bra $L_21;
+$L_20:
+	mov.b32 %rt8, 1;
+	st.global.s32 [%rd51], %rt8;
+$L_21:
+	add.s64 %rd2, %rd2, %rd55;
+	bra.uni $L_3;
+$L_22:
+	add.s64 %rd7, %rd8, 0;
+$L_23:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_28;
+$L_24:
+	mov.b64 %rd5, %rd2;
+$L_25:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_27;
+$L_26:
+	mov.b32 %rt9, 1;
+	st.global.s32 [%rd7], %rt9;
+$L_27:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_23;
+$L_28:
+	ret;
+$L_29:
+	add.s64 %rd15, %rd8, 0;
+$L_30:
+	setp.lt.s64 %p12, %rd2, %rd3;
+	@!%p12 bra $L_28;
+$L_31:
+	mov.b64 %rd13, %rd2;
+$L_32:
+	setp.lt.s64 %p14, %rd13, 0;
+	@!%p14 bra $L_34;
+$L_33:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
-	mov.b32 %rt6, 1;
-	st.global.s32 [%rd23], %rt6;
-$L_8:
-	add.s64 %rd32, %rd19, %rd1;
-$L_9:
-	mov.b64 %rd27, %rd32;
-$L_10:
-	setp.lt.s64 %p28, %rd27, 0;
-	@!%p28 bra $L_12;
-$L_11:
-	mov.b64 %rdt4, 0;
-	setp.ge.u64 %pt1, %rdt4, %rd9;
-	@%pt1 bra $Lfault_1;
-	mov.b32 %rt7, 1;
-	st.global.s32 [%rd29], %rt7;
-$L_12:
-	add.s64 %rd39, %rd32, %rd1;
-$L_13:
-	mov.b64 %rd34, %rd39;
-$L_14:
-	setp.lt.s64 %p35, %rd34, 0;
-	@!%p35 bra $L_16;
-$L_15:
-	mov.b64 %rdt5, 0;
-	setp.ge.u64 %pt2, %rdt5, %rd9;
-	@%pt2 bra $Lfault_2;
-	mov.b32 %rt8, 1;
-	st.global.s32 [%rd36], %rt8;
-$L_16:
-	add.s64 %rd46, %rd39, %rd1;
-$L_17:
-	mov.b64 %rd41, %rd46;
-$L_18:
-	setp.lt.s64 %p42, %rd41, 0;
-	@!%p42 bra $L_20;
-$L_19:
-	mov.b64 %rdt6, 0;
-	setp.ge.u64 %pt3, %rdt6, %rd9;
-	@%pt3 bra $Lfault_3;
-	mov.b32 %rt9, 1;
-	st.global.s32 [%rd43], %rt9;
-$L_20:
-	add.s64 %rd2, %rd2, %rd47;
-	bra.uni $L_2;
-$L_21:
-	add.s64 %rd7, %rd8, 0;
-$L_22:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_27;
-$L_23:
-	mov.b64 %rd5, %rd2;
-$L_24:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_26;
-$L_25:
-	mov.b64 %rdt7, 0;
-	setp.ge.u64 %pt4, %rdt7, %rd9;
-	@%pt4 bra $Lfault_4;
-	mov.b32 %rt10, 1;
-	st.global.s32 [%rd7], %rt10;
-$L_26:
+	mov.b32 %rt11, 1;
+	st.global.s32 [%rd15], %rt11;
+$L_34:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_22;
-$L_27:
-	ret;
+	bra.uni $L_30;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd9;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd9;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd9;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt2, 0;
-	mov.b64 %rdt3, %rd9;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
+	mov.u32 %rt10, 0;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd9;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt8, [Empty_0_param_3];
-	cvta.to.global.u64 %rdt8, %rdt8;
-	ld.relaxed.sys.global.u32 %rt11, [%rdt8];
-	add.u32 %rt12, %rt11, 1;
-	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt5, %rt13, %rt11;
-	@%pt5 exit;
-	st.global.u32 [%rdt8+8], 327680;
-	st.global.u32 [%rdt8+12], %rt5;
-	st.global.u64 [%rdt8+16], %rdt2;
-	st.global.u64 [%rdt8+24], %rdt3;
+	ld.param.u64 %rdt4, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt12, [%rdt4];
+	add.u32 %rt13, %rt12, 1;
+	atom.global.cas.b32 %rt14, [qd_fault_claim], %rt12, %rt13;
+	setp.ne.u32 %pt1, %rt14, %rt12;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 327680;
+	st.global.u32 [%rdt4+12], %rt10;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt8+4], %rt12;
+	st.volatile.global.u32 [%rdt4+4], %rt13;
 	exit;
 }
 
@@ -1948,12 +1945,12 @@ $Lfault:
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<74>;
-	.reg .pred %pt<11>;
+	.reg .pred %p<103>;
+	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<130>;
+	.reg .b64 %rd<163>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<71>;
+	.reg .f32 %f<100>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
@@ -1975,195 +1972,173 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd20, %rd1, 3;
-	mul.lo.s64 %rd75, %rd1, 4;
-	mov.b64 %rd24, %rd3;
-	mov.b64 %rd26, %rd20;
-	mov.b64 %rd77, %rd75;
-	mov.b64 %rd80, %rd75;
-	mov.b64 %rd88, %rd75;
-	mov.b64 %rd93, %rd75;
-	mov.b64 %rd105, %rd75;
-	mov.b64 %rd112, %rd75;
-	mov.b64 %rd125, %rd2;
-	mov.b64 %rd126, %rd125;
-	mad.lo.s64 %rd127, %rd126, 4, %rd7;
-	mul.lo.s64 %rd128, %rd75, 4;
-	mad.lo.s64 %rd129, %rd126, 4, %rd13;
+	mov.b64 %rd31, %rd8;
+	mov.b64 %rd32, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd31;
+	mov.b64 %rd35, %rd3;
+	add.u64 %rd36, %rd35, 4611686018427387904;
+	setp.le.u64 %p37, %rd36, 9223372036854775808U;
+	sub.u64 %rd38, %rd35, 1;
+	mov.b64 %rd39, %rd2;
+	sub.u64 %rd40, %rd38, %rd39;
+	sub.u64 %rd41, %rd31, 1;
+	sub.u64 %rd42, %rd41, %rd33;
+	setp.le.u64 %p43, %rd40, %rd42;
+	mov.b64 %rd44, %rd14;
+	setp.lt.u64 %p45, %rd33, %rd44;
+	sub.u64 %rd46, %rd44, 1;
+	sub.u64 %rd47, %rd46, %rd33;
+	setp.le.u64 %p48, %rd40, %rd47;
+	@!%p34 bra $L_19;
 $L_2:
-	setp.lt.s64 %p21, %rd2, %rd3;
-	@!%p21 bra $L_22;
+	@!%p37 bra $L_19;
 $L_3:
-	mov.b64 %rd25, %rd2;
-	sub.u64 %rd22, %rd24, %rd25;
-	setp.gt.u64 %p23, %rd22, %rd26;
-	@!%p23 bra $L_17;
+	@!%p43 bra $L_19;
 $L_4:
-	mov.b64 %rd27, %rd2;
+	@!%p45 bra $L_19;
 $L_5:
-	mov.b64 %rd29, %rd27;
+	@!%p48 bra $L_19;
 $L_6:
-	setp.ge.u64 %pt0, %rd29, %rd8;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd30, %rd127;
-	ld.global.f32 %f31, [%rd30];
-	mul.rn.f32 %f32, %f11, %f31;
-	setp.ge.u64 %pt1, %rd29, %rd14;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd33, %rd129;
-	ld.global.f32 %f34, [%rd33];
-	add.rn.f32 %f35, %f32, %f34;
-	mov.b64 %rd36, %rd33;
-	st.global.f32 [%rd36], %f35;
+	mul.lo.s64 %rd49, %rd1, 3;
+	mul.lo.s64 %rd104, %rd1, 4;
+	mov.b64 %rd53, %rd35;
+	mov.b64 %rd55, %rd49;
+	mov.b64 %rd106, %rd104;
+	mov.b64 %rd109, %rd104;
+	mov.b64 %rd117, %rd104;
+	mov.b64 %rd122, %rd104;
+	mov.b64 %rd134, %rd104;
+	mov.b64 %rd141, %rd104;
+	mov.b64 %rd158, %rd2;
+	mov.b64 %rd159, %rd158;
+	mad.lo.s64 %rd160, %rd159, 4, %rd7;
+	mul.lo.s64 %rd161, %rd104, 4;
+	mad.lo.s64 %rd162, %rd159, 4, %rd13;
 $L_7:
-	add.s64 %rd50, %rd27, %rd1;
+	setp.lt.s64 %p50, %rd2, %rd3;
+	@!%p50 bra $L_18;
 $L_8:
-	mov.b64 %rd40, %rd50;
+	mov.b64 %rd54, %rd2;
+	sub.u64 %rd51, %rd53, %rd54;
+	setp.gt.u64 %p52, %rd51, %rd55;
+	@!%p52 bra $L_14;
 $L_9:
-	setp.ge.u64 %pt2, %rd40, %rd8;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd76, %rd30;
-	add.s64 %rd78, %rd76, %rd77;
-	mov.b64 %rd41, %rd78;
-	ld.global.f32 %f42, [%rd41];
-	mul.rn.f32 %f43, %f11, %f42;
-	setp.ge.u64 %pt3, %rd40, %rd14;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd79, %rd33;
-	add.s64 %rd81, %rd79, %rd80;
-	mov.b64 %rd44, %rd81;
-	ld.global.f32 %f45, [%rd44];
-	add.rn.f32 %f46, %f43, %f45;
-	mov.b64 %rd84, %rd81;
-	mov.b64 %rd47, %rd84;
-	st.global.f32 [%rd47], %f46;
+	mov.b64 %rd59, %rd160;
+	ld.global.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f11, %f60;
+	mov.b64 %rd62, %rd162;
+	ld.global.f32 %f63, [%rd62];
+	add.rn.f32 %f64, %f61, %f63;
+	mov.b64 %rd65, %rd62;
+	st.global.f32 [%rd65], %f64;
 $L_10:
-	add.s64 %rd62, %rd50, %rd1;
+	mov.b64 %rd105, %rd59;
+	add.s64 %rd107, %rd105, %rd106;
+	mov.b64 %rd70, %rd107;
+	ld.global.f32 %f71, [%rd70];
+	mul.rn.f32 %f72, %f11, %f71;
+	mov.b64 %rd108, %rd62;
+	add.s64 %rd110, %rd108, %rd109;
+	mov.b64 %rd73, %rd110;
+	ld.global.f32 %f74, [%rd73];
+	add.rn.f32 %f75, %f72, %f74;
+	mov.b64 %rd113, %rd110;
+	mov.b64 %rd76, %rd113;
+	st.global.f32 [%rd76], %f75;
 $L_11:
-	mov.b64 %rd52, %rd62;
+	mov.b64 %rd116, %rd107;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd82, %rd118;
+	ld.global.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f11, %f83;
+	mov.b64 %rd121, %rd110;
+	add.s64 %rd123, %rd121, %rd122;
+	mov.b64 %rd85, %rd123;
+	ld.global.f32 %f86, [%rd85];
+	add.rn.f32 %f87, %f84, %f86;
+	mov.b64 %rd128, %rd123;
+	mov.b64 %rd88, %rd128;
+	st.global.f32 [%rd88], %f87;
 $L_12:
-	setp.ge.u64 %pt4, %rd52, %rd8;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd87, %rd78;
-	add.s64 %rd89, %rd87, %rd88;
-	mov.b64 %rd53, %rd89;
-	ld.global.f32 %f54, [%rd53];
-	mul.rn.f32 %f55, %f11, %f54;
-	setp.ge.u64 %pt5, %rd52, %rd14;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd92, %rd81;
-	add.s64 %rd94, %rd92, %rd93;
-	mov.b64 %rd56, %rd94;
-	ld.global.f32 %f57, [%rd56];
-	add.rn.f32 %f58, %f55, %f57;
-	mov.b64 %rd99, %rd94;
-	mov.b64 %rd59, %rd99;
-	st.global.f32 [%rd59], %f58;
+	mov.b64 %rd133, %rd118;
+	add.s64 %rd135, %rd133, %rd134;
+	mov.b64 %rd94, %rd135;
+	ld.global.f32 %f95, [%rd94];
+	mul.rn.f32 %f96, %f11, %f95;
+	mov.b64 %rd140, %rd123;
+	add.s64 %rd142, %rd140, %rd141;
+	mov.b64 %rd97, %rd142;
+	ld.global.f32 %f98, [%rd97];
+	add.rn.f32 %f99, %f96, %f98;
+	mov.b64 %rd149, %rd142;
+	mov.b64 %rd100, %rd149;
+	st.global.f32 [%rd100], %f99;
 $L_13:
-	add.s64 %rd74, %rd62, %rd1;
+	add.s64 %rd2, %rd2, %rd104;
+	add.s64 %rd160, %rd160, %rd161;
+	add.s64 %rd162, %rd162, %rd161;
+	bra.uni $L_7;
 $L_14:
-	mov.b64 %rd64, %rd74;
+	mov.b64 %rd150, %rd2;
+	mad.lo.s64 %rd151, %rd150, 4, %rd7;
+	mul.lo.s64 %rd152, %rd1, 4;
+	mad.lo.s64 %rd153, %rd150, 4, %rd13;
 $L_15:
-	setp.ge.u64 %pt6, %rd64, %rd8;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd104, %rd89;
-	add.s64 %rd106, %rd104, %rd105;
-	mov.b64 %rd65, %rd106;
-	ld.global.f32 %f66, [%rd65];
-	mul.rn.f32 %f67, %f11, %f66;
-	setp.ge.u64 %pt7, %rd64, %rd14;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd111, %rd94;
-	add.s64 %rd113, %rd111, %rd112;
-	mov.b64 %rd68, %rd113;
-	ld.global.f32 %f69, [%rd68];
-	add.rn.f32 %f70, %f67, %f69;
-	mov.b64 %rd120, %rd113;
-	mov.b64 %rd71, %rd120;
-	st.global.f32 [%rd71], %f70;
-$L_16:
-	add.s64 %rd2, %rd2, %rd75;
-	add.s64 %rd127, %rd127, %rd128;
-	add.s64 %rd129, %rd129, %rd128;
-	bra.uni $L_2;
-$L_17:
-	mov.b64 %rd121, %rd2;
-	mad.lo.s64 %rd122, %rd121, 4, %rd7;
-	mul.lo.s64 %rd123, %rd1, 4;
-	mad.lo.s64 %rd124, %rd121, 4, %rd13;
-$L_18:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_22;
-$L_19:
-	mov.b64 %rd5, %rd2;
-$L_20:
-	setp.ge.u64 %pt8, %rd5, %rd8;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd6, %rd122;
+	@!%p4 bra $L_18;
+$L_16:
+	mov.b64 %rd6, %rd151;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	setp.ge.u64 %pt9, %rd5, %rd14;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd12, %rd124;
+	mov.b64 %rd12, %rd153;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_21:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd122, %rd122, %rd123;
-	add.s64 %rd124, %rd124, %rd123;
-	bra.uni $L_18;
-$L_22:
+	add.s64 %rd151, %rd151, %rd152;
+	add.s64 %rd153, %rd153, %rd152;
+	bra.uni $L_15;
+$L_18:
 	ret;
+$L_19:
+	mov.b64 %rd154, %rd2;
+	mad.lo.s64 %rd155, %rd154, 4, %rd7;
+	mul.lo.s64 %rd156, %rd1, 4;
+	mad.lo.s64 %rd157, %rd154, 4, %rd13;
+$L_20:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_18;
+$L_21:
+	mov.b64 %rd21, %rd2;
+$L_22:
+	setp.ge.u64 %pt0, %rd21, %rd8;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd155;
+	ld.global.f32 %f23, [%rd22];
+	mul.rn.f32 %f24, %f11, %f23;
+	setp.ge.u64 %pt1, %rd21, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd25, %rd157;
+	ld.global.f32 %f26, [%rd25];
+	add.rn.f32 %f27, %f24, %f26;
+	mov.b64 %rd28, %rd25;
+	st.global.f32 [%rd28], %f27;
+$L_23:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd155, %rd155, %rd156;
+	add.s64 %rd157, %rd157, %rd156;
+	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd40;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd40;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd52;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd52;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd64;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd64;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
@@ -2172,8 +2147,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -5003,12 +4978,12 @@ $L_13:
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<70>;
-	.reg .pred %pt<11>;
+	.reg .pred %p<101>;
+	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<139>;
+	.reg .b64 %rd<178>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<75>;
+	.reg .f32 %f<106>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -5032,217 +5007,194 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mul.lo.s64 %rd21, %rd1, 3;
-	mul.lo.s64 %rd77, %rd1, 4;
-	mov.b64 %rd26, %rd3;
-	mov.b64 %rd28, %rd21;
-	mov.b64 %rd85, %rd77;
-	mov.b64 %rd88, %rd77;
-	mov.b64 %rd91, %rd77;
-	mov.b64 %rd96, %rd77;
-	mov.b64 %rd101, %rd77;
-	mov.b64 %rd106, %rd77;
-	mov.b64 %rd113, %rd77;
-	mov.b64 %rd120, %rd77;
-	mov.b64 %rd127, %rd77;
-	mov.b64 %rd134, %rd2;
-	mad.lo.s64 %rd135, %rd134, 4, %rd12;
-	mul.lo.s64 %rd136, %rd77, 4;
-	mad.lo.s64 %rd137, %rd134, 4, %rd16;
-	mad.lo.s64 %rd138, %rd134, 4, %rd4;
+	mov.b64 %rd32, %rd13;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	mov.b64 %rd47, %rd17;
+	setp.lt.u64 %p48, %rd35, %rd47;
+	sub.u64 %rd49, %rd47, 1;
+	sub.u64 %rd50, %rd49, %rd35;
+	setp.le.u64 %p51, %rd43, %rd50;
+	@!%p36 bra $L_19;
 $L_2:
-	add.s64 %rd22, %rd2, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_27;
+	@!%p40 bra $L_19;
 $L_3:
-	mov.b64 %rd27, %rd22;
-	sub.u64 %rd24, %rd26, %rd27;
-	setp.gt.u64 %p25, %rd24, %rd28;
-	@!%p25 bra $L_21;
+	@!%p46 bra $L_19;
 $L_4:
-	mov.b64 %rd29, %rd2;
+	@!%p48 bra $L_19;
 $L_5:
-	mov.b64 %rd32, %rd29;
+	@!%p51 bra $L_19;
 $L_6:
-	add.s64 %rd33, %rd32, 1;
+	mul.lo.s64 %rd52, %rd1, 3;
+	mul.lo.s64 %rd108, %rd1, 4;
+	mov.b64 %rd57, %rd37;
+	mov.b64 %rd59, %rd52;
+	mov.b64 %rd119, %rd108;
+	mov.b64 %rd122, %rd108;
+	mov.b64 %rd125, %rd108;
+	mov.b64 %rd130, %rd108;
+	mov.b64 %rd135, %rd108;
+	mov.b64 %rd140, %rd108;
+	mov.b64 %rd147, %rd108;
+	mov.b64 %rd154, %rd108;
+	mov.b64 %rd161, %rd108;
+	mov.b64 %rd173, %rd2;
+	mad.lo.s64 %rd174, %rd173, 4, %rd12;
+	mul.lo.s64 %rd175, %rd108, 4;
+	mad.lo.s64 %rd176, %rd173, 4, %rd16;
+	mad.lo.s64 %rd177, %rd173, 4, %rd4;
 $L_7:
-	setp.ge.u64 %pt0, %rd33, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd81, %rd135;
-	add.s64 %rd35, %rd81, 4;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt1, %rd33, %rd17;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd82, %rd137;
-	add.s64 %rd37, %rd82, 4;
-	ld.global.f32 %f38, [%rd37];
-	add.rn.f32 %f39, %f36, %f38;
-	mov.b64 %rd83, %rd138;
-	add.s64 %rd40, %rd83, 4;
-	st.global.f32 [%rd40], %f39;
+	add.s64 %rd53, %rd2, 1;
+	setp.lt.s64 %p54, %rd53, %rd3;
+	@!%p54 bra $L_18;
 $L_8:
-	add.s64 %rd52, %rd29, %rd1;
+	mov.b64 %rd58, %rd53;
+	sub.u64 %rd55, %rd57, %rd58;
+	setp.gt.u64 %p56, %rd55, %rd59;
+	@!%p56 bra $L_14;
 $L_9:
-	mov.b64 %rd43, %rd52;
+	mov.b64 %rd115, %rd174;
+	add.s64 %rd66, %rd115, 4;
+	ld.global.f32 %f67, [%rd66];
+	mov.b64 %rd116, %rd176;
+	add.s64 %rd68, %rd116, 4;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd117, %rd177;
+	add.s64 %rd71, %rd117, 4;
+	st.global.f32 [%rd71], %f70;
 $L_10:
-	add.s64 %rd44, %rd43, 1;
+	mov.b64 %rd118, %rd115;
+	add.s64 %rd120, %rd118, %rd119;
+	add.s64 %rd77, %rd120, 4;
+	ld.global.f32 %f78, [%rd77];
+	mov.b64 %rd121, %rd116;
+	add.s64 %rd123, %rd121, %rd122;
+	add.s64 %rd79, %rd123, 4;
+	ld.global.f32 %f80, [%rd79];
+	add.rn.f32 %f81, %f78, %f80;
+	mov.b64 %rd124, %rd117;
+	add.s64 %rd126, %rd124, %rd125;
+	add.s64 %rd82, %rd126, 4;
+	st.global.f32 [%rd82], %f81;
 $L_11:
-	setp.ge.u64 %pt2, %rd44, %rd13;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd84, %rd81;
-	add.s64 %rd86, %rd84, %rd85;
-	add.s64 %rd46, %rd86, 4;
-	ld.global.f32 %f47, [%rd46];
-	setp.ge.u64 %pt3, %rd44, %rd17;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd87, %rd82;
-	add.s64 %rd89, %rd87, %rd88;
-	add.s64 %rd48, %rd89, 4;
-	ld.global.f32 %f49, [%rd48];
-	add.rn.f32 %f50, %f47, %f49;
-	mov.b64 %rd90, %rd83;
-	add.s64 %rd92, %rd90, %rd91;
-	add.s64 %rd51, %rd92, 4;
-	st.global.f32 [%rd51], %f50;
+	mov.b64 %rd129, %rd120;
+	add.s64 %rd131, %rd129, %rd130;
+	add.s64 %rd89, %rd131, 4;
+	ld.global.f32 %f90, [%rd89];
+	mov.b64 %rd134, %rd123;
+	add.s64 %rd136, %rd134, %rd135;
+	add.s64 %rd91, %rd136, 4;
+	ld.global.f32 %f92, [%rd91];
+	add.rn.f32 %f93, %f90, %f92;
+	mov.b64 %rd139, %rd126;
+	add.s64 %rd141, %rd139, %rd140;
+	add.s64 %rd94, %rd141, 4;
+	st.global.f32 [%rd94], %f93;
 $L_12:
-	add.s64 %rd64, %rd52, %rd1;
+	mov.b64 %rd146, %rd131;
+	add.s64 %rd148, %rd146, %rd147;
+	add.s64 %rd101, %rd148, 4;
+	ld.global.f32 %f102, [%rd101];
+	mov.b64 %rd153, %rd136;
+	add.s64 %rd155, %rd153, %rd154;
+	add.s64 %rd103, %rd155, 4;
+	ld.global.f32 %f104, [%rd103];
+	add.rn.f32 %f105, %f102, %f104;
+	mov.b64 %rd160, %rd141;
+	add.s64 %rd162, %rd160, %rd161;
+	add.s64 %rd106, %rd162, 4;
+	st.global.f32 [%rd106], %f105;
 $L_13:
-	mov.b64 %rd55, %rd64;
+	add.s64 %rd2, %rd2, %rd108;
+	add.s64 %rd174, %rd174, %rd175;
+	add.s64 %rd176, %rd176, %rd175;
+	add.s64 %rd177, %rd177, %rd175;
+	bra.uni $L_7;
 $L_14:
-	add.s64 %rd56, %rd55, 1;
+	mov.b64 %rd163, %rd2;
+	mad.lo.s64 %rd164, %rd163, 4, %rd12;
+	mul.lo.s64 %rd165, %rd1, 4;
+	mad.lo.s64 %rd166, %rd163, 4, %rd16;
+	mad.lo.s64 %rd167, %rd163, 4, %rd4;
 $L_15:
-	setp.ge.u64 %pt4, %rd56, %rd13;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd95, %rd86;
-	add.s64 %rd97, %rd95, %rd96;
-	add.s64 %rd58, %rd97, 4;
-	ld.global.f32 %f59, [%rd58];
-	setp.ge.u64 %pt5, %rd56, %rd17;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd100, %rd89;
-	add.s64 %rd102, %rd100, %rd101;
-	add.s64 %rd60, %rd102, 4;
-	ld.global.f32 %f61, [%rd60];
-	add.rn.f32 %f62, %f59, %f61;
-	mov.b64 %rd105, %rd92;
-	add.s64 %rd107, %rd105, %rd106;
-	add.s64 %rd63, %rd107, 4;
-	st.global.f32 [%rd63], %f62;
-$L_16:
-	add.s64 %rd76, %rd64, %rd1;
-$L_17:
-	mov.b64 %rd67, %rd76;
-$L_18:
-	add.s64 %rd68, %rd67, 1;
-$L_19:
-	setp.ge.u64 %pt6, %rd68, %rd13;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd112, %rd97;
-	add.s64 %rd114, %rd112, %rd113;
-	add.s64 %rd70, %rd114, 4;
-	ld.global.f32 %f71, [%rd70];
-	setp.ge.u64 %pt7, %rd68, %rd17;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd119, %rd102;
-	add.s64 %rd121, %rd119, %rd120;
-	add.s64 %rd72, %rd121, 4;
-	ld.global.f32 %f73, [%rd72];
-	add.rn.f32 %f74, %f71, %f73;
-	mov.b64 %rd126, %rd107;
-	add.s64 %rd128, %rd126, %rd127;
-	add.s64 %rd75, %rd128, 4;
-	st.global.f32 [%rd75], %f74;
-$L_20:
-	add.s64 %rd2, %rd2, %rd77;
-	add.s64 %rd135, %rd135, %rd136;
-	add.s64 %rd137, %rd137, %rd136;
-	add.s64 %rd138, %rd138, %rd136;
-	bra.uni $L_2;
-$L_21:
-	mov.b64 %rd129, %rd2;
-	mad.lo.s64 %rd130, %rd129, 4, %rd12;
-	mul.lo.s64 %rd131, %rd1, 4;
-	mad.lo.s64 %rd132, %rd129, 4, %rd16;
-	mad.lo.s64 %rd133, %rd129, 4, %rd4;
-$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_27;
-$L_23:
-	mov.b64 %rd8, %rd2;
-$L_24:
-	add.s64 %rd9, %rd8, 1;
-$L_25:
-	setp.ge.u64 %pt8, %rd9, %rd13;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd78, %rd130;
-	add.s64 %rd11, %rd78, 4;
+	@!%p7 bra $L_18;
+$L_16:
+	mov.b64 %rd109, %rd164;
+	add.s64 %rd11, %rd109, 4;
 	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt9, %rd9, %rd17;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd79, %rd132;
-	add.s64 %rd15, %rd79, 4;
+	mov.b64 %rd110, %rd166;
+	add.s64 %rd15, %rd110, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mov.b64 %rd80, %rd133;
-	add.s64 %rd20, %rd80, 4;
+	mov.b64 %rd111, %rd167;
+	add.s64 %rd20, %rd111, 4;
 	st.global.f32 [%rd20], %f19;
-$L_26:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd130, %rd130, %rd131;
-	add.s64 %rd132, %rd132, %rd131;
-	add.s64 %rd133, %rd133, %rd131;
-	bra.uni $L_22;
-$L_27:
+	add.s64 %rd164, %rd164, %rd165;
+	add.s64 %rd166, %rd166, %rd165;
+	add.s64 %rd167, %rd167, %rd165;
+	bra.uni $L_15;
+$L_18:
 	ret;
+$L_19:
+	mov.b64 %rd168, %rd2;
+	mad.lo.s64 %rd169, %rd168, 4, %rd12;
+	mul.lo.s64 %rd170, %rd1, 4;
+	mad.lo.s64 %rd171, %rd168, 4, %rd16;
+	mad.lo.s64 %rd172, %rd168, 4, %rd4;
+$L_20:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_18;
+$L_21:
+	mov.b64 %rd23, %rd2;
+$L_22:
+	add.s64 %rd24, %rd23, 1;
+$L_23:
+	setp.ge.u64 %pt0, %rd24, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd112, %rd169;
+	add.s64 %rd26, %rd112, 4;
+	ld.global.f32 %f27, [%rd26];
+	setp.ge.u64 %pt1, %rd24, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd113, %rd171;
+	add.s64 %rd28, %rd113, 4;
+	ld.global.f32 %f29, [%rd28];
+	add.rn.f32 %f30, %f27, %f29;
+	mov.b64 %rd114, %rd172;
+	add.s64 %rd31, %rd114, 4;
+	st.global.f32 [%rd31], %f30;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd169, %rd169, %rd170;
+	add.s64 %rd171, %rd171, %rd170;
+	add.s64 %rd172, %rd172, %rd170;
+	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd56;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd56;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd68;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd68;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault:
@@ -5251,8 +5203,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt3+8], 917504;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -5270,161 +5222,217 @@ $Lfault:
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<65>;
-	.reg .pred %pt<6>;
-	.reg .b32 %r<70>;
-	.reg .b32 %rt<14>;
-	.reg .b64 %rd<95>;
+	.shared .align 4 .b8 qvar_private1[1024];
+	.reg .pred %p<82>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<84>;
+	.reg .b32 %rt<17>;
+	.reg .b64 %rd<83>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd19, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd20, %rt1;
+	mov.u64 %rd21, qvar_private1;
+	ld.param.u64 %rd22, [Histogram_0_param_3];
+	min.s64 %rd23, %rd22, 256;
+	mov.b64 %rd24, %rd19;
+$L_1:
+	mad.lo.s64 %rd52, %rd24, 4, %rd21;
+	mul.lo.s64 %rd53, %rd20, 4;
+$L_2:
+	setp.lt.s64 %p25, %rd24, %rd23;
+	@!%p25 bra $L_10;
+$L_3:
+	mov.b64 %rd26, %rd52;
+	mov.b32 %rt2, 0;
+	st.shared.u32 [%rd26], %rt2;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+$L_4:
+	setp.lt.s64 %p60, %rd24, %rd23;
+	@!%p60 bra $L_10;
+$L_5:
+	mov.b64 %rd61, %rd52;
+	mov.b32 %rt3, 0;
+	st.shared.u32 [%rd61], %rt3;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+$L_6:
+	setp.lt.s64 %p62, %rd24, %rd23;
+	@!%p62 bra $L_10;
+$L_7:
+	mov.b64 %rd63, %rd52;
+	mov.b32 %rt4, 0;
+	st.shared.u32 [%rd63], %rt4;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+$L_8:
+	setp.lt.s64 %p64, %rd24, %rd23;
+	@!%p64 bra $L_10;
+$L_9:
+	mov.b64 %rd65, %rd52;
+	mov.b32 %rt5, 0;
+	st.shared.u32 [%rd65], %rt5;
+	add.s64 %rd24, %rd24, %rd20;
+	add.s64 %rd52, %rd52, %rd53;
+	bra.uni $L_2;
+$L_10:
+	bar.sync 0;
+$L_11:
 	ld.param.u64 %rd4, [Histogram_0_param_0];
 	cvta.to.global.u64 %rd4, %rd4;
 	ld.param.u64 %rd5, [Histogram_0_param_1];
 	mov.b64 %rd3, %rd5;
-	ld.param.u64 %rd14, [Histogram_0_param_2];
-	cvta.to.global.u64 %rd14, %rd14;
 	ld.param.u64 %rd15, [Histogram_0_param_3];
-$L_1:
-	mov.u32 %rt0, %ctaid.x;
-	mov.u32 %rt1, %ntid.x;
-	mov.u32 %rt2, %tid.x;
-	mul.wide.u32 %rd0, %rt0, %rt1;
-	cvt.u64.u32 %rdt0, %rt2;
+$L_12:
+	mov.u32 %rt6, %ctaid.x;
+	mov.u32 %rt7, %ntid.x;
+	mov.u32 %rt8, %tid.x;
+	mul.wide.u32 %rd0, %rt6, %rt7;
+	cvt.u64.u32 %rdt0, %rt8;
 	add.s64 %rd0, %rd0, %rdt0;
-	mov.u32 %rt3, %nctaid.x;
-	mov.u32 %rt4, %ntid.x;
-	mul.wide.u32 %rd1, %rt3, %rt4;
+	mov.u32 %rt9, %nctaid.x;
+	mov.u32 %rt10, %ntid.x;
+	mul.wide.u32 %rd1, %rt9, %rt10;
 	add.s64 %rd2, %rd0, -1;
-	mul.lo.s64 %rd19, %rd1, 3;
-	mul.lo.s64 %rd71, %rd1, 4;
-	mov.b64 %rd24, %rd3;
-	mov.b64 %rd26, %rd19;
-	mov.b64 %rd75, %rd1;
-	mov.b64 %rd80, %rd75;
-	mov.b64 %rd87, %rd75;
-	mov.b64 %rd92, %rd2;
-	add.s64 %rd93, %rd4, %rd92;
-	mov.b64 %rd94, %rd71;
-$L_2:
-	add.s64 %rd20, %rd2, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_13;
-$L_3:
-	mov.b64 %rd25, %rd20;
-	sub.u64 %rd22, %rd24, %rd25;
-	setp.gt.u64 %p23, %rd22, %rd26;
-	@!%p23 bra $L_9;
-$L_4:
-	mov.b64 %rd73, %rd93;
-	add.s64 %rd33, %rd73, 1;
-	ld.global.u8 %r34, [%rd33];
-	cvt.u64.u32 %rd36, %r34;
-	setp.ge.u64 %pt0, %rd36, %rd15;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd35, %rd36, 4, %rd14;
-	mov.b32 %rt6, 1;
-	atom.global.add.u32 %r37, [%rd35], %rt6;
-$L_5:
-	mov.b64 %rd74, %rd73;
-	add.s64 %rd76, %rd74, %rd75;
-	add.s64 %rd43, %rd76, 1;
-	ld.global.u8 %r44, [%rd43];
-	cvt.u64.u32 %rd46, %r44;
-	setp.ge.u64 %pt1, %rd46, %rd15;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd45, %rd46, 4, %rd14;
-	mov.b32 %rt7, 1;
-	atom.global.add.u32 %r47, [%rd45], %rt7;
-$L_6:
-	mov.b64 %rd79, %rd76;
-	add.s64 %rd81, %rd79, %rd80;
-	add.s64 %rd54, %rd81, 1;
-	ld.global.u8 %r55, [%rd54];
-	cvt.u64.u32 %rd57, %r55;
-	setp.ge.u64 %pt2, %rd57, %rd15;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd56, %rd57, 4, %rd14;
-	mov.b32 %rt8, 1;
-	atom.global.add.u32 %r58, [%rd56], %rt8;
-$L_7:
-	mov.b64 %rd86, %rd81;
-	add.s64 %rd88, %rd86, %rd87;
-	add.s64 %rd65, %rd88, 1;
-	ld.global.u8 %r66, [%rd65];
-	cvt.u64.u32 %rd68, %r66;
-	setp.ge.u64 %pt3, %rd68, %rd15;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd67, %rd68, 4, %rd14;
-	mov.b32 %rt9, 1;
-	atom.global.add.u32 %r69, [%rd67], %rt9;
-$L_8:
-	add.s64 %rd2, %rd2, %rd71;
-	add.s64 %rd93, %rd93, %rd94;
-	bra.uni $L_2;
-$L_9:
-	mov.b64 %rd89, %rd2;
-	add.s64 %rd90, %rd4, %rd89;
-	mov.b64 %rd91, %rd1;
-$L_10:
+	mov.b64 %rd45, %rd15;
+	setp.gt.u64 %p46, %rd45, 255;
+	@!%p46 bra $L_35;
+$L_13:
+	mov.b64 %rd49, %rd2;
+	add.s64 %rd50, %rd4, %rd49;
+	mov.b64 %rd51, %rd1;
+$L_14:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_13;
-$L_11:
-	mov.b64 %rd72, %rd90;
-	add.s64 %rd11, %rd72, 1;
+	@!%p7 bra $L_17;
+$L_15:
+	mov.b64 %rd47, %rd50;
+	add.s64 %rd11, %rd47, 1;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
-	setp.ge.u64 %pt4, %rd16, %rd15;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt10, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt10;
-$L_12:
+	mad.lo.s64 %rd13, %rd16, 4, %rd21;
+	mov.b32 %rt11, 1;
+	atom.shared.add.u32 %r18, [%rd13], %rt11;
+$L_16:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd90, %rd90, %rd91;
-	bra.uni $L_10;
-$L_13:
+	add.s64 %rd50, %rd50, %rd51;
+	bra.uni $L_14;
+$L_17:
+	bar.sync 0;
+	ld.param.u64 %rd27, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd27, %rd27;
+	mov.b64 %rd28, %rd19;
+	mad.lo.s64 %rd54, %rd28, 4, %rd21;
+	mul.lo.s64 %rd55, %rd20, 4;
+	mad.lo.s64 %rd56, %rd28, 4, %rd27;
+$L_18:
+	setp.lt.s64 %p29, %rd28, %rd23;
+	@!%p29 bra $L_34;
+$L_19:
+	mov.b64 %rd30, %rd54;
+	ld.shared.u32 %r31, [%rd30];
+	setp.ne.u32 %p32, %r31, 0;
+	@!%p32 bra $L_21;
+$L_20:
+	mov.b64 %rd33, %rd56;
+	atom.global.add.u32 %r34, [%rd33], %r31;
+$L_21:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+$L_22:
+	setp.lt.s64 %p66, %rd28, %rd23;
+	@!%p66 bra $L_34;
+$L_23:
+	mov.b64 %rd67, %rd54;
+	ld.shared.u32 %r68, [%rd67];
+	setp.ne.u32 %p69, %r68, 0;
+	@!%p69 bra $L_25;
+$L_24:
+	mov.b64 %rd70, %rd56;
+	atom.global.add.u32 %r71, [%rd70], %r68;
+$L_25:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+$L_26:
+	setp.lt.s64 %p72, %rd28, %rd23;
+	@!%p72 bra $L_34;
+$L_27:
+	mov.b64 %rd73, %rd54;
+	ld.shared.u32 %r74, [%rd73];
+	setp.ne.u32 %p75, %r74, 0;
+	@!%p75 bra $L_29;
+$L_28:
+	mov.b64 %rd76, %rd56;
+	atom.global.add.u32 %r77, [%rd76], %r74;
+$L_29:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+$L_30:
+	setp.lt.s64 %p78, %rd28, %rd23;
+	@!%p78 bra $L_34;
+$L_31:
+	mov.b64 %rd79, %rd54;
+	ld.shared.u32 %r80, [%rd79];
+	setp.ne.u32 %p81, %r80, 0;
+	@!%p81 bra $L_33;
+$L_32:
+	mov.b64 %rd82, %rd56;
+	atom.global.add.u32 %r83, [%rd82], %r80;
+$L_33:
+	add.s64 %rd28, %rd28, %rd20;
+	add.s64 %rd54, %rd54, %rd55;
+	add.s64 %rd56, %rd56, %rd55;
+	bra.uni $L_18;
+$L_34:
 	ret;
+$L_35:
+	mov.b64 %rd57, %rd2;
+	add.s64 %rd58, %rd4, %rd57;
+	mov.b64 %rd59, %rd1;
+$L_36:
+	add.s64 %rd35, %rd2, 1;
+	setp.lt.s64 %p36, %rd35, %rd3;
+	@!%p36 bra $L_17;
+$L_37:
+	mov.b64 %rd48, %rd58;
+	add.s64 %rd40, %rd48, 1;
+	ld.global.u8 %r41, [%rd40];
+	cvt.u64.u32 %rd43, %r41;
+	setp.ge.u64 %pt0, %rd43, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd42, %rd43, 4, %rd21;
+	mov.b32 %rt13, 1;
+	atom.shared.add.u32 %r44, [%rd42], %rt13;
+$L_38:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd58, %rd58, %rd59;
+	bra.uni $L_36;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd36;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd46;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd57;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd68;
-	mov.b64 %rdt2, %rd15;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd16;
+	mov.u32 %rt12, 0;
+	mov.b64 %rdt1, %rd43;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt11, [%rdt3];
-	add.u32 %rt12, %rt11, 1;
-	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
-	setp.ne.u32 %pt5, %rt13, %rt11;
-	@%pt5 exit;
+	ld.relaxed.sys.global.u32 %rt14, [%rdt3];
+	add.u32 %rt15, %rt14, 1;
+	atom.global.cas.b32 %rt16, [qd_fault_claim], %rt14, %rt15;
+	setp.ne.u32 %pt1, %rt16, %rt14;
+	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 983040;
-	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u32 [%rdt3+12], %rt12;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt12;
+	st.volatile.global.u32 [%rdt3+4], %rt15;
 	exit;
 }
 
@@ -7581,24 +7589,17 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Gather(out []f32, table []f32, idx []i32), parallel.
 extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0, r23 = 0, r25 = 0, r31 = 0, r34 = 0, r42 = 0, r45 = 0;
-	bool r54 = 0, r57 = 0, r66 = 0, r69 = 0;
-	i32 r12 = 0, r36 = 0, r47 = 0, r59 = 0, r71 = 0;
+	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0;
+	i32 r12 = 0, r27 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0;
-	i64 r33 = 0, r38 = 0, r41 = 0, r43 = 0, r44 = 0, r49 = 0, r52 = 0, r53 = 0;
-	i64 r55 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r73 = 0;
-	i64 r76 = 0, r77 = 0, r83 = 0, r86 = 0, r89 = 0, r91 = 0, r94 = 0, r96 = 0;
-	i64 r99 = 0, r101 = 0, r103 = 0, r106 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0;
-	i64 r116 = 0, r118 = 0;
-	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
-	float r17 = 0, r39 = 0, r50 = 0, r62 = 0, r74 = 0;
-	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r35 = 0, *r37 = 0;
-	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
-	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0;
-	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0, *r97 = 0;
-	char *r98 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r105 = 0, *r107 = 0, *r109 = 0, *r111 = 0;
-	char *r113 = 0, *r115 = 0, *r117 = 0, *r119 = 0;
+	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r23 = 0, r24 = 0, r29 = 0, r33 = 0;
+	i64 r34 = 0, r51 = 0, r53 = 0, r55 = 0, r57 = 0;
+	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
+	u64 r44 = 0, r45 = 0;
+	float r17 = 0, r30 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r26 = 0, *r28 = 0;
+	char *r31 = 0, *r47 = 0, *r48 = 0, *r49 = 0, *r50 = 0, *r52 = 0, *r54 = 0, *r56 = 0;
+	char *r58 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -7611,122 +7612,74 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r21 = (u64)r1 * 3ull;
-	r77 = (u64)r1 * 4ull;
-	r26 = (u64)r3;
-	r28 = (u64)r21;
-	r83 = r77;
-	r86 = r77;
-	r91 = r77;
-	r96 = r77;
-	r103 = r77;
-	r110 = r77;
-	r116 = r2;
-	r117 = r4 + r116 * 4;
-	r118 = (u64)r77 * 4ull;
-	r119 = r19 + r116 * 4;
-b2: // grid unrolled guard
-	r22 = (u64)r2 + 1ull;
-	r23 = r22 < r3;
-	if (!r23) goto b27;
-	r27 = (u64)r22;
-	r24 = r26 - r27;
-	r25 = r24 > r28;
-	if (!r25) goto b21;
-	r29 = r2;
-	r32 = r29;
-	r33 = (u64)r32 + 1ull;
-	r80 = r117;
-	r35 = r80 + 4ll;
-	r36 = *(i32 *)r35;
-	r38 = (i64)r36;
-	if ((u64)r38 >= (u64)r15) { qd_site = 0; qd_x = r38; qd_y = r15; goto qd_fault; }
-	r37 = r14 + r38 * 4;
-	r39 = *(float *)r37;
-	if ((u64)r33 >= (u64)r20) { qd_site = 1; qd_x = r33; qd_y = r20; goto qd_fault; }
-	r81 = r119;
-	r40 = r81 + 4ll;
-	*(float *)r40 = r39;
-	r52 = (u64)r29 + (u64)r1;
-	r43 = r52;
-	r44 = (u64)r43 + 1ull;
-	r82 = r80;
-	r84 = r82 + r83 * 1;
-	r46 = r84 + 4ll;
-	r47 = *(i32 *)r46;
-	r49 = (i64)r47;
-	if ((u64)r49 >= (u64)r15) { qd_site = 0; qd_x = r49; qd_y = r15; goto qd_fault; }
-	r48 = r14 + r49 * 4;
-	r50 = *(float *)r48;
-	if ((u64)r44 >= (u64)r20) { qd_site = 1; qd_x = r44; qd_y = r20; goto qd_fault; }
-	r85 = r81;
-	r87 = r85 + r86 * 1;
-	r51 = r87 + 4ll;
-	*(float *)r51 = r50;
-	r64 = (u64)r52 + (u64)r1;
-	r55 = r64;
-	r56 = (u64)r55 + 1ull;
-	r90 = r84;
-	r92 = r90 + r91 * 1;
-	r58 = r92 + 4ll;
-	r59 = *(i32 *)r58;
-	r61 = (i64)r59;
-	if ((u64)r61 >= (u64)r15) { qd_site = 0; qd_x = r61; qd_y = r15; goto qd_fault; }
-	r60 = r14 + r61 * 4;
-	r62 = *(float *)r60;
-	if ((u64)r56 >= (u64)r20) { qd_site = 1; qd_x = r56; qd_y = r20; goto qd_fault; }
-	r95 = r87;
-	r97 = r95 + r96 * 1;
-	r63 = r97 + 4ll;
-	*(float *)r63 = r62;
-	r76 = (u64)r64 + (u64)r1;
-	r67 = r76;
-	r68 = (u64)r67 + 1ull;
-	r102 = r92;
-	r104 = r102 + r103 * 1;
-	r70 = r104 + 4ll;
-	r71 = *(i32 *)r70;
-	r73 = (i64)r71;
-	if ((u64)r73 >= (u64)r15) { qd_site = 0; qd_x = r73; qd_y = r15; goto qd_fault; }
-	r72 = r14 + r73 * 4;
-	r74 = *(float *)r72;
-	if ((u64)r68 >= (u64)r20) { qd_site = 1; qd_x = r68; qd_y = r20; goto qd_fault; }
-	r109 = r97;
-	r111 = r109 + r110 * 1;
-	r75 = r111 + 4ll;
-	*(float *)r75 = r74;
-	r2 = (u64)r2 + (u64)r77;
-	r117 = r117 + r118 * 1;
-	r119 = r119 + r118 * 1;
-	goto b2;
-b21: // preheader
-	r112 = r2;
-	r113 = r4 + r112 * 4;
-	r114 = (u64)r1 * 4ull;
-	r115 = r19 + r112 * 4;
-b22: // head
+	r32 = (u64)r20;
+	r33 = r2;
+	r34 = (u64)r33 + 1ull;
+	r35 = (u64)r34;
+	r36 = r35 < r32;
+	r37 = (u64)r3;
+	r38 = r37 + 18446744073709551615ull;
+	r39 = r38 + 4611686018427387904ull;
+	r40 = r39 <= 9223372036854775808ull;
+	r41 = r38 - 1ull;
+	r42 = (u64)r2;
+	r43 = r41 - r42;
+	r44 = r32 - 1ull;
+	r45 = r44 - r35;
+	r46 = r43 <= r45;
+	if (!r36) goto b9;
+	if (!r40) goto b9;
+	if (!r46) goto b9;
+	r51 = r2;
+	r52 = r4 + r51 * 4;
+	r53 = (u64)r1 * 4ull;
+	r54 = r19 + r51 * 4;
+b5: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b27;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r78 = r113;
-	r11 = r78 + 4ll;
+	if (!r7) goto b8;
+	r47 = r52;
+	r11 = r47 + 4ll;
 	r12 = *(i32 *)r11;
 	r16 = (i64)r12;
 	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
 	r13 = r14 + r16 * 4;
 	r17 = *(float *)r13;
-	if ((u64)r9 >= (u64)r20) { qd_site = 1; qd_x = r9; qd_y = r20; goto qd_fault; }
-	r79 = r115;
-	r18 = r79 + 4ll;
+	r48 = r54;
+	r18 = r48 + 4ll;
 	*(float *)r18 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	r113 = r113 + r114 * 1;
-	r115 = r115 + r114 * 1;
-	goto b22;
-b27: // exit
+	r52 = r52 + r53 * 1;
+	r54 = r54 + r53 * 1;
+	goto b5;
+b8: // exit
 	return;
+b9: // preheader
+	r55 = r2;
+	r56 = r4 + r55 * 4;
+	r57 = (u64)r1 * 4ull;
+	r58 = r19 + r55 * 4;
+b10: // head (checked)
+	r21 = (u64)r2 + 1ull;
+	r22 = r21 < r3;
+	if (!r22) goto b8;
+	r23 = r2;
+	r24 = (u64)r23 + 1ull;
+	r49 = r56;
+	r26 = r49 + 4ll;
+	r27 = *(i32 *)r26;
+	r29 = (i64)r27;
+	if ((u64)r29 >= (u64)r15) { qd_site = 0; qd_x = r29; qd_y = r15; goto qd_fault; }
+	r28 = r14 + r29 * 4;
+	r30 = *(float *)r28;
+	if ((u64)r24 >= (u64)r20) { qd_site = 1; qd_x = r24; qd_y = r20; goto qd_fault; }
+	r50 = r58;
+	r31 = r50 + 4ll;
+	*(float *)r31 = r30;
+	r2 = (u64)r2 + (u64)r1;
+	r56 = r56 + r57 * 1;
+	r58 = r58 + r57 * 1;
+	goto b10;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7864,14 +7817,23 @@ b13: // exit
 
 // Task 0 of kernel Stencil(out []f32, in []f32, w i64), parallel.
 extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r8 = 0, r10 = 0;
+	bool r8 = 0, r10 = 0, r35 = 0, r37 = 0, r63 = 0, r68 = 0, r74 = 0, r77 = 0;
+	bool r80 = 0, r83 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0, r98 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
-	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0, r36 = 0, r41 = 0;
-	i64 r43 = 0, r45 = 0;
+	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0, r36 = 0, r39 = 0;
+	i64 r42 = 0, r49 = 0, r53 = 0, r60 = 0, r61 = 0, r64 = 0, r65 = 0, r75 = 0;
+	i64 r81 = 0, r87 = 0, r100 = 0, r105 = 0, r108 = 0, r113 = 0, r115 = 0, r117 = 0;
+	i64 r119 = 0, r121 = 0;
+	u64 r59 = 0, r62 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
+	u64 r73 = 0, r76 = 0, r78 = 0, r79 = 0, r82 = 0, r84 = 0, r85 = 0, r88 = 0;
+	u64 r90 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0;
 	float r11 = 0, r14 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
-	float r28 = 0, r29 = 0, r30 = 0;
+	float r28 = 0, r29 = 0, r30 = 0, r38 = 0, r41 = 0, r44 = 0, r45 = 0, r47 = 0;
+	float r48 = 0, r51 = 0, r52 = 0, r55 = 0, r56 = 0, r57 = 0;
 	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
-	char *r35 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0;
+	char *r40 = 0, *r43 = 0, *r46 = 0, *r50 = 0, *r54 = 0, *r58 = 0, *r99 = 0, *r101 = 0;
+	char *r102 = 0, *r103 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r110 = 0, *r111 = 0;
+	char *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r2 = p4;
@@ -7882,62 +7844,158 @@ extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r3 = (u64)r2 + (u64)r0;
-	r36 = (u64)r2 * (u64)(-4ll);
-	r41 = (u64)r2 * 4ull;
-	r43 = r3;
-	r44 = r4 + r43 * 4;
-	r45 = (u64)r1 * 4ull;
-	r46 = r32 + r43 * 4;
-b2: // head
+	r59 = (u64)r5;
+	r60 = r3;
+	r61 = (u64)r60 - (u64)r2;
+	r62 = (u64)r61;
+	r63 = r62 < r59;
+	r64 = r5;
+	r65 = (u64)r64 - (u64)r2;
+	r66 = (u64)r65;
+	r67 = r66 + 4611686018427387904ull;
+	r68 = r67 <= 9223372036854775808ull;
+	r69 = r66 - 1ull;
+	r70 = (u64)r3;
+	r71 = r69 - r70;
+	r72 = r59 - 1ull;
+	r73 = r72 - r62;
+	r74 = r71 <= r73;
+	r75 = (u64)r60 - 1ull;
+	r76 = (u64)r75;
+	r77 = r76 < r59;
+	r78 = r72;
+	r79 = r78 - r76;
+	r80 = r71 <= r79;
+	r81 = (u64)r60 + 1ull;
+	r82 = (u64)r81;
+	r83 = r82 < r59;
+	r84 = r72;
+	r85 = r84 - r82;
+	r86 = r71 <= r85;
+	r87 = (u64)r60 + (u64)r2;
+	r88 = (u64)r87;
+	r89 = r88 < r59;
+	r90 = r72;
+	r91 = r90 - r88;
+	r92 = r71 <= r91;
+	r93 = (u64)r33;
+	r94 = (u64)r60;
+	r95 = r94 < r93;
+	r96 = r93 - 1ull;
+	r97 = r96 - r94;
+	r98 = r71 <= r97;
+	if (!r63) goto b20;
+	if (!r68) goto b20;
+	if (!r74) goto b20;
+	if (!r77) goto b20;
+	if (!r80) goto b20;
+	if (!r83) goto b20;
+	if (!r86) goto b20;
+	if (!r89) goto b20;
+	if (!r92) goto b20;
+	if (!r95) goto b20;
+	if (!r98) goto b20;
+	r100 = (u64)r2 * (u64)(-4ll);
+	r105 = (u64)r2 * 4ull;
+	r115 = r3;
+	r116 = r4 + r115 * 4;
+	r117 = (u64)r1 * 4ull;
+	r118 = r32 + r115 * 4;
+b13: // head
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
 	r8 = r3 < r7;
-	if (!r8) goto b8;
+	if (!r8) goto b19;
 	r9 = r3;
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
 	r10 = r9 < r7;
-	if (!r10) goto b8;
-	r12 = (u64)r9 - (u64)r2;
-	if ((u64)r12 >= (u64)r5) { qd_site = 0; qd_x = r12; qd_y = r5; goto qd_fault; }
-	r35 = r44;
-	r37 = r35 + r36 * 1;
-	r13 = r37;
+	if (!r10) goto b19;
+	r99 = r116;
+	r101 = r99 + r100 * 1;
+	r13 = r101;
 	r14 = *(float *)r13;
-	r15 = (u64)r9 - 1ull;
-	if ((u64)r15 >= (u64)r5) { qd_site = 1; qd_x = r15; qd_y = r5; goto qd_fault; }
-	r38 = r35;
-	r16 = r38 + -4ll;
+	r102 = r99;
+	r16 = r102 + -4ll;
 	r17 = *(float *)r16;
 	r18 = r14 + r17;
-	if ((u64)r9 >= (u64)r5) { qd_site = 2; qd_x = r9; qd_y = r5; goto qd_fault; }
-	r19 = r35;
+	r19 = r99;
 	r20 = *(float *)r19;
 	r21 = r18 + r20;
-	r22 = (u64)r9 + 1ull;
-	if ((u64)r22 >= (u64)r5) { qd_site = 3; qd_x = r22; qd_y = r5; goto qd_fault; }
-	r39 = r35;
-	r23 = r39 + 4ll;
+	r103 = r99;
+	r23 = r103 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
-	r26 = (u64)r9 + (u64)r2;
-	if ((u64)r26 >= (u64)r5) { qd_site = 4; qd_x = r26; qd_y = r5; goto qd_fault; }
-	r40 = r35;
-	r42 = r40 + r41 * 1;
-	r27 = r42;
+	r104 = r99;
+	r106 = r104 + r105 * 1;
+	r27 = r106;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
 	r30 = r29 * 0x1.99999ap-03f;
 	r11 = r30;
-	if ((u64)r9 >= (u64)r33) { qd_site = 5; qd_x = r9; qd_y = r33; goto qd_fault; }
-	r31 = r46;
+	r31 = r118;
 	*(float *)r31 = r11;
 	r3 = (u64)r3 + (u64)r1;
-	r44 = r44 + r45 * 1;
-	r46 = r46 + r45 * 1;
-	goto b2;
-b8: // exit
+	r116 = r116 + r117 * 1;
+	r118 = r118 + r117 * 1;
+	goto b13;
+b19: // exit
 	return;
+b20: // preheader
+	r108 = (u64)r2 * (u64)(-4ll);
+	r113 = (u64)r2 * 4ull;
+	r119 = r3;
+	r120 = r4 + r119 * 4;
+	r121 = (u64)r1 * 4ull;
+	r122 = r32 + r119 * 4;
+b21: // head (checked)
+	r6 = r5;
+	r7 = (u64)r6 - (u64)r2;
+	r35 = r3 < r7;
+	if (!r35) goto b19;
+	r36 = r3;
+	r6 = r5;
+	r7 = (u64)r6 - (u64)r2;
+	r37 = r36 < r7;
+	if (!r37) goto b19;
+	r39 = (u64)r36 - (u64)r2;
+	if ((u64)r39 >= (u64)r5) { qd_site = 0; qd_x = r39; qd_y = r5; goto qd_fault; }
+	r107 = r120;
+	r109 = r107 + r108 * 1;
+	r40 = r109;
+	r41 = *(float *)r40;
+	r42 = (u64)r36 - 1ull;
+	if ((u64)r42 >= (u64)r5) { qd_site = 1; qd_x = r42; qd_y = r5; goto qd_fault; }
+	r110 = r107;
+	r43 = r110 + -4ll;
+	r44 = *(float *)r43;
+	r45 = r41 + r44;
+	if ((u64)r36 >= (u64)r5) { qd_site = 2; qd_x = r36; qd_y = r5; goto qd_fault; }
+	r46 = r107;
+	r47 = *(float *)r46;
+	r48 = r45 + r47;
+	r49 = (u64)r36 + 1ull;
+	if ((u64)r49 >= (u64)r5) { qd_site = 3; qd_x = r49; qd_y = r5; goto qd_fault; }
+	r111 = r107;
+	r50 = r111 + 4ll;
+	r51 = *(float *)r50;
+	r52 = r48 + r51;
+	r53 = (u64)r36 + (u64)r2;
+	if ((u64)r53 >= (u64)r5) { qd_site = 4; qd_x = r53; qd_y = r5; goto qd_fault; }
+	r112 = r107;
+	r114 = r112 + r113 * 1;
+	r54 = r114;
+	r55 = *(float *)r54;
+	r56 = r52 + r55;
+	r57 = r56 * 0x1.99999ap-03f;
+	r38 = r57;
+	if ((u64)r36 >= (u64)r33) { qd_site = 5; qd_x = r36; qd_y = r33; goto qd_fault; }
+	r58 = r122;
+	*(float *)r58 = r38;
+	r3 = (u64)r3 + (u64)r1;
+	r120 = r120 + r121 * 1;
+	r122 = r122 + r121 * 1;
+	goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -8142,14 +8200,14 @@ b13: // exit
 
 // Task 0 of kernel Empty(a []i32, n i64), parallel.
 extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r4 = 0, r6 = 0, r11 = 0, r13 = 0, r15 = 0, r20 = 0, r22 = 0, r25 = 0;
-	bool r26 = 0, r28 = 0, r31 = 0, r33 = 0, r35 = 0, r38 = 0, r40 = 0, r42 = 0;
-	bool r45 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r9 = 0, r10 = 0, r12 = 0;
-	i64 r19 = 0, r21 = 0, r24 = 0, r27 = 0, r30 = 0, r32 = 0, r34 = 0, r37 = 0;
-	i64 r39 = 0, r41 = 0, r44 = 0, r46 = 0, r47 = 0;
-	u64 r14 = 0, r16 = 0, r17 = 0, r18 = 0;
-	char *r7 = 0, *r8 = 0, *r23 = 0, *r29 = 0, *r36 = 0, *r43 = 0;
+	bool r4 = 0, r6 = 0, r11 = 0, r12 = 0, r14 = 0, r17 = 0, r19 = 0, r21 = 0;
+	bool r23 = 0, r28 = 0, r30 = 0, r33 = 0, r34 = 0, r36 = 0, r39 = 0, r41 = 0;
+	bool r43 = 0, r46 = 0, r48 = 0, r50 = 0, r53 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r9 = 0, r10 = 0, r13 = 0;
+	i64 r16 = 0, r20 = 0, r27 = 0, r29 = 0, r32 = 0, r35 = 0, r38 = 0, r40 = 0;
+	i64 r42 = 0, r45 = 0, r47 = 0, r49 = 0, r52 = 0, r54 = 0, r55 = 0;
+	u64 r18 = 0, r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	char *r7 = 0, *r8 = 0, *r15 = 0, *r31 = 0, *r37 = 0, *r44 = 0, *r51 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p2;
@@ -8158,66 +8216,77 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r12 = (u64)r1 * 3ull;
-	r47 = (u64)r1 * 4ull;
-	r16 = (u64)r3;
-	r18 = (u64)r12;
-	r23 = r8 + 0ll;
-	r29 = r8 + 0ll;
-	r36 = r8 + 0ll;
-	r43 = r8 + 0ll;
-b2: // grid unrolled guard
-	r13 = r2 < r3;
-	if (!r13) goto b27;
-	r17 = (u64)r2;
-	r14 = r16 - r17;
-	r15 = r14 > r18;
-	if (!r15) goto b21;
-	r19 = r2;
-	r21 = r19;
-	r22 = r21 < 0ll;
-	if (!r22) goto b8;
-	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
-	*(i32 *)r23 = 1;
-b8: // grid unrolled 1
-	r32 = (u64)r19 + (u64)r1;
-	r27 = r32;
-	r28 = r27 < 0ll;
-	if (!r28) goto b12;
-	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
-	*(i32 *)r29 = 1;
-b12: // grid unrolled 2
-	r39 = (u64)r32 + (u64)r1;
-	r34 = r39;
-	r35 = r34 < 0ll;
-	if (!r35) goto b16;
-	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
-	*(i32 *)r36 = 1;
-b16: // grid unrolled 3
-	r46 = (u64)r39 + (u64)r1;
-	r41 = r46;
-	r42 = r41 < 0ll;
-	if (!r42) goto b20;
-	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
-	*(i32 *)r43 = 1;
-b20: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r47;
-	goto b2;
-b21: // preheader
+	r18 = (u64)r9;
+	r19 = 0ull < r18;
+	if (!r19) goto b29;
+	r20 = (u64)r1 * 3ull;
+	r55 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r31 = r8 + 0ll;
+	r37 = r8 + 0ll;
+	r44 = r8 + 0ll;
+	r51 = r8 + 0ll;
+b3: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b28;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b22;
+	r27 = r2;
+	r29 = r27;
+	r30 = r29 < 0ll;
+	if (!r30) goto b9;
+	*(i32 *)r31 = 1;
+b9: // grid unrolled 1
+	r40 = (u64)r27 + (u64)r1;
+	r35 = r40;
+	r36 = r35 < 0ll;
+	if (!r36) goto b13;
+	*(i32 *)r37 = 1;
+b13: // grid unrolled 2
+	r47 = (u64)r40 + (u64)r1;
+	r42 = r47;
+	r43 = r42 < 0ll;
+	if (!r43) goto b17;
+	*(i32 *)r44 = 1;
+b17: // grid unrolled 3
+	r54 = (u64)r47 + (u64)r1;
+	r49 = r54;
+	r50 = r49 < 0ll;
+	if (!r50) goto b21;
+	*(i32 *)r51 = 1;
+b21: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r55;
+	goto b3;
+b22: // preheader
 	r7 = r8 + 0ll;
-b22: // head
+b23: // head
 	r4 = r2 < r3;
-	if (!r4) goto b27;
+	if (!r4) goto b28;
 	r5 = r2;
 	r6 = r5 < 0ll;
-	if (!r6) goto b26;
-	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
+	if (!r6) goto b27;
 	*(i32 *)r7 = 1;
-b26: // latch
+b27: // latch
 	r2 = (u64)r2 + (u64)r1;
-	goto b22;
-b27: // exit
+	goto b23;
+b28: // exit
 	return;
+b29: // preheader
+	r15 = r8 + 0ll;
+b30: // head (checked if)
+	r12 = r2 < r3;
+	if (!r12) goto b28;
+	r13 = r2;
+	r14 = r13 < 0ll;
+	if (!r14) goto b34;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
+	*(i32 *)r15 = 1;
+b34: // latch (checked if)
+	r2 = (u64)r2 + (u64)r1;
+	goto b30;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -8233,24 +8302,29 @@ qd_fault: {
 
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
-	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
-	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
+	bool r4 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
+	bool r48 = 0, r50 = 0, r52 = 0, r57 = 0, r67 = 0, r68 = 0, r78 = 0, r80 = 0;
+	bool r90 = 0, r92 = 0, r102 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
-	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
-	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
-	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
-	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
-	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
-	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
-	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
-	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
-	float r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
-	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
-	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
-	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
-	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
-	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
+	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
+	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0, r122 = 0;
+	i64 r125 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r141 = 0;
+	i64 r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r154 = 0, r156 = 0, r158 = 0;
+	i64 r159 = 0, r161 = 0;
+	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
+	float r27 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r71 = 0, r72 = 0, r74 = 0;
+	float r75 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0;
+	float r99 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
+	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
+	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
+	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r136 = 0;
+	char *r138 = 0, *r140 = 0, *r142 = 0, *r143 = 0, *r145 = 0, *r147 = 0, *r149 = 0, *r151 = 0;
+	char *r153 = 0, *r155 = 0, *r157 = 0, *r160 = 0, *r162 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -8262,120 +8336,147 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r75 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r77 = r75;
-	r80 = r75;
-	r88 = r75;
-	r93 = r75;
-	r105 = r75;
-	r112 = r75;
-	r125 = r2;
-	r126 = r125;
-	r127 = r7 + r126 * 4;
-	r128 = (u64)r75 * 4ull;
-	r129 = r13 + r126 * 4;
-b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b22;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b17;
-	r27 = r2;
-	r29 = r27;
-	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
-	r30 = r127;
-	r31 = *(float *)r30;
-	r32 = r11 * r31;
-	if ((u64)r29 >= (u64)r14) { qd_site = 1; qd_x = r29; qd_y = r14; goto qd_fault; }
-	r33 = r129;
-	r34 = *(float *)r33;
-	r35 = r32 + r34;
-	r36 = r33;
-	*(float *)r36 = r35;
-	r50 = (u64)r27 + (u64)r1;
-	r40 = r50;
-	if ((u64)r40 >= (u64)r8) { qd_site = 0; qd_x = r40; qd_y = r8; goto qd_fault; }
-	r76 = r30;
-	r78 = r76 + r77 * 1;
-	r41 = r78;
-	r42 = *(float *)r41;
-	r43 = r11 * r42;
-	if ((u64)r40 >= (u64)r14) { qd_site = 1; qd_x = r40; qd_y = r14; goto qd_fault; }
-	r79 = r33;
-	r81 = r79 + r80 * 1;
-	r44 = r81;
-	r45 = *(float *)r44;
-	r46 = r43 + r45;
-	r84 = r81;
-	r47 = r84;
-	*(float *)r47 = r46;
-	r62 = (u64)r50 + (u64)r1;
-	r52 = r62;
-	if ((u64)r52 >= (u64)r8) { qd_site = 0; qd_x = r52; qd_y = r8; goto qd_fault; }
-	r87 = r78;
-	r89 = r87 + r88 * 1;
-	r53 = r89;
-	r54 = *(float *)r53;
-	r55 = r11 * r54;
-	if ((u64)r52 >= (u64)r14) { qd_site = 1; qd_x = r52; qd_y = r14; goto qd_fault; }
-	r92 = r81;
-	r94 = r92 + r93 * 1;
-	r56 = r94;
-	r57 = *(float *)r56;
-	r58 = r55 + r57;
-	r99 = r94;
-	r59 = r99;
-	*(float *)r59 = r58;
-	r74 = (u64)r62 + (u64)r1;
-	r64 = r74;
-	if ((u64)r64 >= (u64)r8) { qd_site = 0; qd_x = r64; qd_y = r8; goto qd_fault; }
-	r104 = r89;
-	r106 = r104 + r105 * 1;
-	r65 = r106;
-	r66 = *(float *)r65;
-	r67 = r11 * r66;
-	if ((u64)r64 >= (u64)r14) { qd_site = 1; qd_x = r64; qd_y = r14; goto qd_fault; }
-	r111 = r94;
-	r113 = r111 + r112 * 1;
-	r68 = r113;
-	r69 = *(float *)r68;
-	r70 = r67 + r69;
-	r120 = r113;
-	r71 = r120;
-	*(float *)r71 = r70;
-	r2 = (u64)r2 + (u64)r75;
-	r127 = r127 + r128 * 1;
-	r129 = r129 + r128 * 1;
-	goto b2;
-b17: // preheader
-	r121 = r2;
-	r122 = r7 + r121 * 4;
-	r123 = (u64)r1 * 4ull;
-	r124 = r13 + r121 * 4;
-b18: // head
+	r31 = (u64)r8;
+	r32 = r2;
+	r33 = (u64)r32;
+	r34 = r33 < r31;
+	r35 = (u64)r3;
+	r36 = r35 + 4611686018427387904ull;
+	r37 = r36 <= 9223372036854775808ull;
+	r38 = r35 - 1ull;
+	r39 = (u64)r2;
+	r40 = r38 - r39;
+	r41 = r31 - 1ull;
+	r42 = r41 - r33;
+	r43 = r40 <= r42;
+	r44 = (u64)r14;
+	r45 = r33 < r44;
+	r46 = r44 - 1ull;
+	r47 = r46 - r33;
+	r48 = r40 <= r47;
+	if (!r34) goto b19;
+	if (!r37) goto b19;
+	if (!r43) goto b19;
+	if (!r45) goto b19;
+	if (!r48) goto b19;
+	r49 = (u64)r1 * 3ull;
+	r104 = (u64)r1 * 4ull;
+	r53 = r35;
+	r55 = (u64)r49;
+	r106 = r104;
+	r109 = r104;
+	r117 = r104;
+	r122 = r104;
+	r134 = r104;
+	r141 = r104;
+	r158 = r2;
+	r159 = r158;
+	r160 = r7 + r159 * 4;
+	r161 = (u64)r104 * 4ull;
+	r162 = r13 + r159 * 4;
+b7: // grid unrolled guard
+	r50 = r2 < r3;
+	if (!r50) goto b18;
+	r54 = (u64)r2;
+	r51 = r53 - r54;
+	r52 = r51 > r55;
+	if (!r52) goto b14;
+	r59 = r160;
+	r60 = *(float *)r59;
+	r61 = r11 * r60;
+	r62 = r162;
+	r63 = *(float *)r62;
+	r64 = r61 + r63;
+	r65 = r62;
+	*(float *)r65 = r64;
+	r105 = r59;
+	r107 = r105 + r106 * 1;
+	r70 = r107;
+	r71 = *(float *)r70;
+	r72 = r11 * r71;
+	r108 = r62;
+	r110 = r108 + r109 * 1;
+	r73 = r110;
+	r74 = *(float *)r73;
+	r75 = r72 + r74;
+	r113 = r110;
+	r76 = r113;
+	*(float *)r76 = r75;
+	r116 = r107;
+	r118 = r116 + r117 * 1;
+	r82 = r118;
+	r83 = *(float *)r82;
+	r84 = r11 * r83;
+	r121 = r110;
+	r123 = r121 + r122 * 1;
+	r85 = r123;
+	r86 = *(float *)r85;
+	r87 = r84 + r86;
+	r128 = r123;
+	r88 = r128;
+	*(float *)r88 = r87;
+	r133 = r118;
+	r135 = r133 + r134 * 1;
+	r94 = r135;
+	r95 = *(float *)r94;
+	r96 = r11 * r95;
+	r140 = r123;
+	r142 = r140 + r141 * 1;
+	r97 = r142;
+	r98 = *(float *)r97;
+	r99 = r96 + r98;
+	r149 = r142;
+	r100 = r149;
+	*(float *)r100 = r99;
+	r2 = (u64)r2 + (u64)r104;
+	r160 = r160 + r161 * 1;
+	r162 = r162 + r161 * 1;
+	goto b7;
+b14: // preheader
+	r150 = r2;
+	r151 = r7 + r150 * 4;
+	r152 = (u64)r1 * 4ull;
+	r153 = r13 + r150 * 4;
+b15: // head
 	r4 = r2 < r3;
-	if (!r4) goto b22;
-	r5 = r2;
-	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r122;
+	if (!r4) goto b18;
+	r6 = r151;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
-	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r124;
+	r12 = r153;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r122 = r122 + r123 * 1;
-	r124 = r124 + r123 * 1;
-	goto b18;
-b22: // exit
+	r151 = r151 + r152 * 1;
+	r153 = r153 + r152 * 1;
+	goto b15;
+b18: // exit
 	return;
+b19: // preheader
+	r154 = r2;
+	r155 = r7 + r154 * 4;
+	r156 = (u64)r1 * 4ull;
+	r157 = r13 + r154 * 4;
+b20: // head (checked)
+	r20 = r2 < r3;
+	if (!r20) goto b18;
+	r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
+	r22 = r155;
+	r23 = *(float *)r22;
+	r24 = r11 * r23;
+	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
+	r25 = r157;
+	r26 = *(float *)r25;
+	r27 = r24 + r26;
+	r28 = r25;
+	*(float *)r28 = r27;
+	r2 = (u64)r2 + (u64)r1;
+	r155 = r155 + r156 * 1;
+	r157 = r157 + r156 * 1;
+	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10652,26 +10753,32 @@ b13: // exit
 
 // Task 0 of kernel Add(x []f32, y []f32, out []f32), parallel.
 extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0, r23 = 0, r25 = 0, r31 = 0, r34 = 0, r42 = 0, r45 = 0;
-	bool r54 = 0, r57 = 0, r66 = 0, r69 = 0;
+	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r48 = 0;
+	bool r51 = 0, r54 = 0, r56 = 0, r62 = 0, r65 = 0, r73 = 0, r76 = 0, r85 = 0;
+	bool r88 = 0, r97 = 0, r100 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r17 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0;
-	i64 r41 = 0, r43 = 0, r44 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r64 = 0;
-	i64 r65 = 0, r67 = 0, r68 = 0, r76 = 0, r77 = 0, r85 = 0, r88 = 0, r91 = 0;
-	i64 r94 = 0, r96 = 0, r99 = 0, r101 = 0, r104 = 0, r106 = 0, r109 = 0, r111 = 0;
-	i64 r113 = 0, r116 = 0, r118 = 0, r120 = 0, r123 = 0, r125 = 0, r127 = 0, r129 = 0;
-	i64 r131 = 0, r134 = 0, r136 = 0;
-	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
-	float r14 = 0, r18 = 0, r19 = 0, r36 = 0, r38 = 0, r39 = 0, r47 = 0, r49 = 0;
-	float r50 = 0, r59 = 0, r61 = 0, r62 = 0, r71 = 0, r73 = 0, r74 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r35 = 0, *r37 = 0;
-	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
-	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r83 = 0;
-	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
-	char *r97 = 0, *r98 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r108 = 0;
-	char *r110 = 0, *r112 = 0, *r114 = 0, *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r122 = 0;
-	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r133 = 0, *r135 = 0, *r137 = 0;
-	char *r138 = 0;
+	i64 r13 = 0, r17 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r34 = 0, r52 = 0;
+	i64 r53 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0;
+	i64 r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
+	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r130 = 0, r133 = 0;
+	i64 r135 = 0, r138 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0;
+	i64 r154 = 0, r157 = 0, r159 = 0, r161 = 0, r163 = 0, r165 = 0, r168 = 0, r170 = 0;
+	i64 r173 = 0, r175 = 0;
+	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
+	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r55 = 0, r57 = 0, r58 = 0;
+	u64 r59 = 0;
+	float r14 = 0, r18 = 0, r19 = 0, r27 = 0, r29 = 0, r30 = 0, r67 = 0, r69 = 0;
+	float r70 = 0, r78 = 0, r80 = 0, r81 = 0, r90 = 0, r92 = 0, r93 = 0, r102 = 0;
+	float r104 = 0, r105 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r26 = 0, *r28 = 0;
+	char *r31 = 0, *r66 = 0, *r68 = 0, *r71 = 0, *r77 = 0, *r79 = 0, *r82 = 0, *r89 = 0;
+	char *r91 = 0, *r94 = 0, *r101 = 0, *r103 = 0, *r106 = 0, *r109 = 0, *r110 = 0, *r111 = 0;
+	char *r112 = 0, *r113 = 0, *r114 = 0, *r115 = 0, *r116 = 0, *r117 = 0, *r118 = 0, *r120 = 0;
+	char *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r132 = 0;
+	char *r134 = 0, *r136 = 0, *r137 = 0, *r139 = 0, *r141 = 0, *r142 = 0, *r144 = 0, *r146 = 0;
+	char *r148 = 0, *r149 = 0, *r151 = 0, *r153 = 0, *r155 = 0, *r156 = 0, *r158 = 0, *r160 = 0;
+	char *r162 = 0, *r164 = 0, *r166 = 0, *r167 = 0, *r169 = 0, *r171 = 0, *r172 = 0, *r174 = 0;
+	char *r176 = 0, *r177 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -10684,137 +10791,167 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r21 = (u64)r1 * 3ull;
-	r77 = (u64)r1 * 4ull;
-	r26 = (u64)r3;
-	r28 = (u64)r21;
-	r85 = r77;
-	r88 = r77;
-	r91 = r77;
-	r96 = r77;
-	r101 = r77;
-	r106 = r77;
-	r113 = r77;
-	r120 = r77;
-	r127 = r77;
-	r134 = r2;
-	r135 = r12 + r134 * 4;
-	r136 = (u64)r77 * 4ull;
-	r137 = r16 + r134 * 4;
-	r138 = r4 + r134 * 4;
-b2: // grid unrolled guard
-	r22 = (u64)r2 + 1ull;
-	r23 = r22 < r3;
-	if (!r23) goto b27;
-	r27 = (u64)r22;
-	r24 = r26 - r27;
-	r25 = r24 > r28;
-	if (!r25) goto b21;
-	r29 = r2;
-	r32 = r29;
-	r33 = (u64)r32 + 1ull;
-	if ((u64)r33 >= (u64)r13) { qd_site = 0; qd_x = r33; qd_y = r13; goto qd_fault; }
-	r81 = r135;
-	r35 = r81 + 4ll;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r17) { qd_site = 1; qd_x = r33; qd_y = r17; goto qd_fault; }
-	r82 = r137;
-	r37 = r82 + 4ll;
-	r38 = *(float *)r37;
-	r39 = r36 + r38;
-	r83 = r138;
-	r40 = r83 + 4ll;
-	*(float *)r40 = r39;
-	r52 = (u64)r29 + (u64)r1;
-	r43 = r52;
-	r44 = (u64)r43 + 1ull;
-	if ((u64)r44 >= (u64)r13) { qd_site = 0; qd_x = r44; qd_y = r13; goto qd_fault; }
-	r84 = r81;
-	r86 = r84 + r85 * 1;
-	r46 = r86 + 4ll;
-	r47 = *(float *)r46;
-	if ((u64)r44 >= (u64)r17) { qd_site = 1; qd_x = r44; qd_y = r17; goto qd_fault; }
-	r87 = r82;
-	r89 = r87 + r88 * 1;
-	r48 = r89 + 4ll;
-	r49 = *(float *)r48;
-	r50 = r47 + r49;
-	r90 = r83;
-	r92 = r90 + r91 * 1;
-	r51 = r92 + 4ll;
-	*(float *)r51 = r50;
-	r64 = (u64)r52 + (u64)r1;
-	r55 = r64;
-	r56 = (u64)r55 + 1ull;
-	if ((u64)r56 >= (u64)r13) { qd_site = 0; qd_x = r56; qd_y = r13; goto qd_fault; }
-	r95 = r86;
-	r97 = r95 + r96 * 1;
-	r58 = r97 + 4ll;
-	r59 = *(float *)r58;
-	if ((u64)r56 >= (u64)r17) { qd_site = 1; qd_x = r56; qd_y = r17; goto qd_fault; }
-	r100 = r89;
-	r102 = r100 + r101 * 1;
-	r60 = r102 + 4ll;
-	r61 = *(float *)r60;
-	r62 = r59 + r61;
-	r105 = r92;
-	r107 = r105 + r106 * 1;
-	r63 = r107 + 4ll;
-	*(float *)r63 = r62;
-	r76 = (u64)r64 + (u64)r1;
-	r67 = r76;
-	r68 = (u64)r67 + 1ull;
-	if ((u64)r68 >= (u64)r13) { qd_site = 0; qd_x = r68; qd_y = r13; goto qd_fault; }
-	r112 = r97;
-	r114 = r112 + r113 * 1;
-	r70 = r114 + 4ll;
-	r71 = *(float *)r70;
-	if ((u64)r68 >= (u64)r17) { qd_site = 1; qd_x = r68; qd_y = r17; goto qd_fault; }
-	r119 = r102;
-	r121 = r119 + r120 * 1;
-	r72 = r121 + 4ll;
-	r73 = *(float *)r72;
-	r74 = r71 + r73;
-	r126 = r107;
-	r128 = r126 + r127 * 1;
-	r75 = r128 + 4ll;
-	*(float *)r75 = r74;
-	r2 = (u64)r2 + (u64)r77;
-	r135 = r135 + r136 * 1;
-	r137 = r137 + r136 * 1;
-	r138 = r138 + r136 * 1;
-	goto b2;
-b21: // preheader
-	r129 = r2;
-	r130 = r12 + r129 * 4;
-	r131 = (u64)r1 * 4ull;
-	r132 = r16 + r129 * 4;
-	r133 = r4 + r129 * 4;
-b22: // head
+	r32 = (u64)r13;
+	r33 = r2;
+	r34 = (u64)r33 + 1ull;
+	r35 = (u64)r34;
+	r36 = r35 < r32;
+	r37 = (u64)r3;
+	r38 = r37 + 18446744073709551615ull;
+	r39 = r38 + 4611686018427387904ull;
+	r40 = r39 <= 9223372036854775808ull;
+	r41 = r38 - 1ull;
+	r42 = (u64)r2;
+	r43 = r41 - r42;
+	r44 = r32 - 1ull;
+	r45 = r44 - r35;
+	r46 = r43 <= r45;
+	r47 = (u64)r17;
+	r48 = r35 < r47;
+	r49 = r47 - 1ull;
+	r50 = r49 - r35;
+	r51 = r43 <= r50;
+	if (!r36) goto b19;
+	if (!r40) goto b19;
+	if (!r46) goto b19;
+	if (!r48) goto b19;
+	if (!r51) goto b19;
+	r52 = (u64)r1 * 3ull;
+	r108 = (u64)r1 * 4ull;
+	r57 = r37;
+	r59 = (u64)r52;
+	r119 = r108;
+	r122 = r108;
+	r125 = r108;
+	r130 = r108;
+	r135 = r108;
+	r140 = r108;
+	r147 = r108;
+	r154 = r108;
+	r161 = r108;
+	r173 = r2;
+	r174 = r12 + r173 * 4;
+	r175 = (u64)r108 * 4ull;
+	r176 = r16 + r173 * 4;
+	r177 = r4 + r173 * 4;
+b7: // grid unrolled guard
+	r53 = (u64)r2 + 1ull;
+	r54 = r53 < r3;
+	if (!r54) goto b18;
+	r58 = (u64)r53;
+	r55 = r57 - r58;
+	r56 = r55 > r59;
+	if (!r56) goto b14;
+	r115 = r174;
+	r66 = r115 + 4ll;
+	r67 = *(float *)r66;
+	r116 = r176;
+	r68 = r116 + 4ll;
+	r69 = *(float *)r68;
+	r70 = r67 + r69;
+	r117 = r177;
+	r71 = r117 + 4ll;
+	*(float *)r71 = r70;
+	r118 = r115;
+	r120 = r118 + r119 * 1;
+	r77 = r120 + 4ll;
+	r78 = *(float *)r77;
+	r121 = r116;
+	r123 = r121 + r122 * 1;
+	r79 = r123 + 4ll;
+	r80 = *(float *)r79;
+	r81 = r78 + r80;
+	r124 = r117;
+	r126 = r124 + r125 * 1;
+	r82 = r126 + 4ll;
+	*(float *)r82 = r81;
+	r129 = r120;
+	r131 = r129 + r130 * 1;
+	r89 = r131 + 4ll;
+	r90 = *(float *)r89;
+	r134 = r123;
+	r136 = r134 + r135 * 1;
+	r91 = r136 + 4ll;
+	r92 = *(float *)r91;
+	r93 = r90 + r92;
+	r139 = r126;
+	r141 = r139 + r140 * 1;
+	r94 = r141 + 4ll;
+	*(float *)r94 = r93;
+	r146 = r131;
+	r148 = r146 + r147 * 1;
+	r101 = r148 + 4ll;
+	r102 = *(float *)r101;
+	r153 = r136;
+	r155 = r153 + r154 * 1;
+	r103 = r155 + 4ll;
+	r104 = *(float *)r103;
+	r105 = r102 + r104;
+	r160 = r141;
+	r162 = r160 + r161 * 1;
+	r106 = r162 + 4ll;
+	*(float *)r106 = r105;
+	r2 = (u64)r2 + (u64)r108;
+	r174 = r174 + r175 * 1;
+	r176 = r176 + r175 * 1;
+	r177 = r177 + r175 * 1;
+	goto b7;
+b14: // preheader
+	r163 = r2;
+	r164 = r12 + r163 * 4;
+	r165 = (u64)r1 * 4ull;
+	r166 = r16 + r163 * 4;
+	r167 = r4 + r163 * 4;
+b15: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b27;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
-	r78 = r130;
-	r11 = r78 + 4ll;
+	if (!r7) goto b18;
+	r109 = r164;
+	r11 = r109 + 4ll;
 	r14 = *(float *)r11;
-	if ((u64)r9 >= (u64)r17) { qd_site = 1; qd_x = r9; qd_y = r17; goto qd_fault; }
-	r79 = r132;
-	r15 = r79 + 4ll;
+	r110 = r166;
+	r15 = r110 + 4ll;
 	r18 = *(float *)r15;
 	r19 = r14 + r18;
-	r80 = r133;
-	r20 = r80 + 4ll;
+	r111 = r167;
+	r20 = r111 + 4ll;
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	r130 = r130 + r131 * 1;
-	r132 = r132 + r131 * 1;
-	r133 = r133 + r131 * 1;
-	goto b22;
-b27: // exit
+	r164 = r164 + r165 * 1;
+	r166 = r166 + r165 * 1;
+	r167 = r167 + r165 * 1;
+	goto b15;
+b18: // exit
 	return;
+b19: // preheader
+	r168 = r2;
+	r169 = r12 + r168 * 4;
+	r170 = (u64)r1 * 4ull;
+	r171 = r16 + r168 * 4;
+	r172 = r4 + r168 * 4;
+b20: // head (checked)
+	r21 = (u64)r2 + 1ull;
+	r22 = r21 < r3;
+	if (!r22) goto b18;
+	r23 = r2;
+	r24 = (u64)r23 + 1ull;
+	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; }
+	r112 = r169;
+	r26 = r112 + 4ll;
+	r27 = *(float *)r26;
+	if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; }
+	r113 = r171;
+	r28 = r113 + 4ll;
+	r29 = *(float *)r28;
+	r30 = r27 + r29;
+	r114 = r172;
+	r31 = r114 + 4ll;
+	*(float *)r31 = r30;
+	r2 = (u64)r2 + (u64)r1;
+	r169 = r169 + r170 * 1;
+	r171 = r171 + r170 * 1;
+	r172 = r172 + r170 * 1;
+	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10830,103 +10967,163 @@ qd_fault: {
 
 // Task 0 of kernel Histogram(data []u8, bins []u32), parallel.
 extern "C" __global__ void Histogram_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
-	bool r7 = 0, r10 = 0, r21 = 0, r23 = 0, r29 = 0, r32 = 0, r39 = 0, r42 = 0;
-	bool r50 = 0, r53 = 0, r61 = 0, r64 = 0;
+	__shared__ u8 qvar_private1[1024] __attribute__((aligned(4)));
+	bool r7 = 0, r10 = 0, r25 = 0, r29 = 0, r32 = 0, r36 = 0, r39 = 0, r46 = 0;
+	bool r60 = 0, r62 = 0, r64 = 0, r66 = 0, r69 = 0, r72 = 0, r75 = 0, r78 = 0;
+	bool r81 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r16 = 0, r19 = 0, r20 = 0, r27 = 0, r28 = 0, r30 = 0, r31 = 0;
-	i64 r36 = 0, r38 = 0, r40 = 0, r41 = 0, r46 = 0, r48 = 0, r49 = 0, r51 = 0;
-	i64 r52 = 0, r57 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r68 = 0, r70 = 0;
-	i64 r71 = 0, r75 = 0, r78 = 0, r80 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0;
-	i64 r91 = 0, r92 = 0, r94 = 0;
-	u8 r12 = 0, r34 = 0, r44 = 0, r55 = 0, r66 = 0;
-	u32 r17 = 0, r18 = 0, r37 = 0, r47 = 0, r58 = 0, r69 = 0;
-	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
-	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r33 = 0, *r35 = 0, *r43 = 0, *r45 = 0;
-	char *r54 = 0, *r56 = 0, *r65 = 0, *r67 = 0, *r72 = 0, *r73 = 0, *r74 = 0, *r76 = 0;
-	char *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r90 = 0;
-	char *r93 = 0;
+	i64 r15 = 0, r16 = 0, r19 = 0, r20 = 0, r22 = 0, r23 = 0, r24 = 0, r28 = 0;
+	i64 r35 = 0, r37 = 0, r38 = 0, r43 = 0, r49 = 0, r51 = 0, r53 = 0, r55 = 0;
+	i64 r57 = 0, r59 = 0;
+	u8 r12 = 0, r41 = 0;
+	u32 r17 = 0, r18 = 0, r31 = 0, r34 = 0, r44 = 0, r68 = 0, r71 = 0, r74 = 0;
+	u32 r77 = 0, r80 = 0, r83 = 0;
+	u64 r45 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r21 = 0, *r26 = 0, *r27 = 0, *r30 = 0;
+	char *r33 = 0, *r40 = 0, *r42 = 0, *r47 = 0, *r48 = 0, *r50 = 0, *r52 = 0, *r54 = 0;
+	char *r56 = 0, *r58 = 0, *r61 = 0, *r63 = 0, *r65 = 0, *r67 = 0, *r70 = 0, *r73 = 0;
+	char *r76 = 0, *r79 = 0, *r82 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
+	r19 = (i64)threadIdx.x;
+	r20 = (i64)blockDim.x;
+	r21 = (char *)qvar_private1;
+	r22 = p3;
+	r23 = r22 < 256ll ? r22 : 256ll;
+	r24 = r19;
+	r52 = r21 + r24 * 4;
+	r53 = (u64)r20 * 4ull;
+b2: // each
+	r25 = r24 < r23;
+	if (!r25) goto b10;
+	r26 = r52;
+	*(u32 *)r26 = 0u;
+	r24 = (u64)r24 + (u64)r20;
+	r52 = r52 + r53 * 1;
+	r60 = r24 < r23;
+	if (!r60) goto b10;
+	r61 = r52;
+	*(u32 *)r61 = 0u;
+	r24 = (u64)r24 + (u64)r20;
+	r52 = r52 + r53 * 1;
+	r62 = r24 < r23;
+	if (!r62) goto b10;
+	r63 = r52;
+	*(u32 *)r63 = 0u;
+	r24 = (u64)r24 + (u64)r20;
+	r52 = r52 + r53 * 1;
+	r64 = r24 < r23;
+	if (!r64) goto b10;
+	r65 = r52;
+	*(u32 *)r65 = 0u;
+	r24 = (u64)r24 + (u64)r20;
+	r52 = r52 + r53 * 1;
+	goto b2;
+b10: // each done
+	__syncthreads();
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
-	r14 = p2;
 	r15 = p3;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r19 = (u64)r1 * 3ull;
-	r71 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r19;
-	r75 = r1;
-	r80 = r75;
-	r87 = r75;
-	r92 = r2;
-	r93 = r4 + r92 * 1;
-	r94 = r71;
-b2: // grid unrolled guard
-	r20 = (u64)r2 + 1ull;
-	r21 = r20 < r3;
-	if (!r21) goto b13;
-	r25 = (u64)r20;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b9;
-	r73 = r93;
-	r33 = r73 + 1ll;
-	r34 = *(u8 *)r33;
-	r36 = (i64)r34;
-	if ((u64)r36 >= (u64)r15) { qd_site = 0; qd_x = r36; qd_y = r15; goto qd_fault; }
-	r35 = r14 + r36 * 4;
-	r37 = atomicAdd((u32 *)r35, 1u);
-	r74 = r73;
-	r76 = r74 + r75 * 1;
-	r43 = r76 + 1ll;
-	r44 = *(u8 *)r43;
-	r46 = (i64)r44;
-	if ((u64)r46 >= (u64)r15) { qd_site = 0; qd_x = r46; qd_y = r15; goto qd_fault; }
-	r45 = r14 + r46 * 4;
-	r47 = atomicAdd((u32 *)r45, 1u);
-	r79 = r76;
-	r81 = r79 + r80 * 1;
-	r54 = r81 + 1ll;
-	r55 = *(u8 *)r54;
-	r57 = (i64)r55;
-	if ((u64)r57 >= (u64)r15) { qd_site = 0; qd_x = r57; qd_y = r15; goto qd_fault; }
-	r56 = r14 + r57 * 4;
-	r58 = atomicAdd((u32 *)r56, 1u);
-	r86 = r81;
-	r88 = r86 + r87 * 1;
-	r65 = r88 + 1ll;
-	r66 = *(u8 *)r65;
-	r68 = (i64)r66;
-	if ((u64)r68 >= (u64)r15) { qd_site = 0; qd_x = r68; qd_y = r15; goto qd_fault; }
-	r67 = r14 + r68 * 4;
-	r69 = atomicAdd((u32 *)r67, 1u);
-	r2 = (u64)r2 + (u64)r71;
-	r93 = r93 + r94 * 1;
-	goto b2;
-b9: // preheader
-	r89 = r2;
-	r90 = r4 + r89 * 1;
-	r91 = r1;
-b10: // head
+	r45 = (u64)r15;
+	r46 = r45 > 255ull;
+	if (!r46) goto b35;
+	r49 = r2;
+	r50 = r4 + r49 * 1;
+	r51 = r1;
+b14: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b13;
-	r72 = r90;
-	r11 = r72 + 1ll;
+	if (!r7) goto b17;
+	r47 = r50;
+	r11 = r47 + 1ll;
 	r12 = *(u8 *)r11;
 	r16 = (i64)r12;
-	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
-	r13 = r14 + r16 * 4;
+	r13 = r21 + r16 * 4;
 	r18 = atomicAdd((u32 *)r13, 1u);
 	r2 = (u64)r2 + (u64)r1;
-	r90 = r90 + r91 * 1;
-	goto b10;
-b13: // exit
+	r50 = r50 + r51 * 1;
+	goto b14;
+b17: // add the private copies
+	__syncthreads();
+	r27 = p2;
+	r28 = r19;
+	r54 = r21 + r28 * 4;
+	r55 = (u64)r20 * 4ull;
+	r56 = r27 + r28 * 4;
+b18: // each
+	r29 = r28 < r23;
+	if (!r29) goto b34;
+	r30 = r54;
+	r31 = *(u32 *)r30;
+	r32 = r31 != 0u;
+	if (!r32) goto b21;
+	r33 = r56;
+	r34 = atomicAdd((u32 *)r33, r31);
+b21: // next element
+	r28 = (u64)r28 + (u64)r20;
+	r54 = r54 + r55 * 1;
+	r56 = r56 + r55 * 1;
+	r66 = r28 < r23;
+	if (!r66) goto b34;
+	r67 = r54;
+	r68 = *(u32 *)r67;
+	r69 = r68 != 0u;
+	if (!r69) goto b25;
+	r70 = r56;
+	r71 = atomicAdd((u32 *)r70, r68);
+b25: // next element (unrolled 1)
+	r28 = (u64)r28 + (u64)r20;
+	r54 = r54 + r55 * 1;
+	r56 = r56 + r55 * 1;
+	r72 = r28 < r23;
+	if (!r72) goto b34;
+	r73 = r54;
+	r74 = *(u32 *)r73;
+	r75 = r74 != 0u;
+	if (!r75) goto b29;
+	r76 = r56;
+	r77 = atomicAdd((u32 *)r76, r74);
+b29: // next element (unrolled 2)
+	r28 = (u64)r28 + (u64)r20;
+	r54 = r54 + r55 * 1;
+	r56 = r56 + r55 * 1;
+	r78 = r28 < r23;
+	if (!r78) goto b34;
+	r79 = r54;
+	r80 = *(u32 *)r79;
+	r81 = r80 != 0u;
+	if (!r81) goto b33;
+	r82 = r56;
+	r83 = atomicAdd((u32 *)r82, r80);
+b33: // next element (unrolled 3)
+	r28 = (u64)r28 + (u64)r20;
+	r54 = r54 + r55 * 1;
+	r56 = r56 + r55 * 1;
+	goto b18;
+b34: // each done
 	return;
+b35: // preheader
+	r57 = r2;
+	r58 = r4 + r57 * 1;
+	r59 = r1;
+b36: // head (checked)
+	r35 = (u64)r2 + 1ull;
+	r36 = r35 < r3;
+	if (!r36) goto b17;
+	r48 = r58;
+	r40 = r48 + 1ll;
+	r41 = *(u8 *)r40;
+	r43 = (i64)r41;
+	if ((u64)r43 >= (u64)r15) { qd_site = 0; qd_x = r43; qd_y = r15; goto qd_fault; }
+	r42 = r21 + r43 * 4;
+	r44 = atomicAdd((u32 *)r42, 1u);
+	r2 = (u64)r2 + (u64)r1;
+	r58 = r58 + r59 * 1;
+	goto b36;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -12788,165 +12985,89 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r21 = mul.i64 r1, 3
-	r77 = mul.i64 r1, 4
-	r26 = convert.u64.i64 r3
-	r28 = convert.u64.i64 r21
-	r83 = move.i64 r77
-	r86 = move.i64 r77
-	r91 = move.i64 r77
-	r96 = move.i64 r77
-	r103 = move.i64 r77
-	r110 = move.i64 r77
-	r116 = move.i64 r2
-	r117 = elemaddr r4, r116, 4
-	r118 = mul.i64 r77, 4
-	r119 = elemaddr r19, r116, 4
-	jump b2
-b2: # grid unrolled guard
-	r22 = add.i64 r2, 1
-	r23 = lt.i64 r22, r3
-	branch r23, b3, b27
-b3: # grid unrolled room
-	r27 = convert.u64.i64 r22
-	r24 = sub.u64 r26, r27
-	r25 = gt.u64 r24, r28
-	branch r25, b4, b21
-b4: # grid unrolled 0
-	r29 = move.i64 r2
+	r32 = convert.u64.i64 r20
+	r33 = move.i64 r2
+	r34 = add.i64 r33, 1
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r32
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 18446744073709551615
+	r39 = add.u64 r38, 4611686018427387904
+	r40 = le.u64 r39, 9223372036854775808
+	r41 = sub.u64 r38, 1
+	r42 = convert.u64.i64 r2
+	r43 = sub.u64 r41, r42
+	r44 = sub.u64 r32, 1
+	r45 = sub.u64 r44, r35
+	r46 = le.u64 r43, r45
+	branch r36, b2, b9
+b2: # checks
+	branch r40, b3, b9
+b3: # checks
+	branch r46, b4, b9
+b4: # preheader
+	r51 = move.i64 r2
+	r52 = elemaddr r4, r51, 4
+	r53 = mul.i64 r1, 4
+	r54 = elemaddr r19, r51, 4
 	jump b5
-b5: # index (grid unrolled 0)
-	r32 = move.i64 r29
-	jump b6
-b6: # rangeindex.loop (grid unrolled 0)
-	r33 = add.i64 r32, 1
-	jump b7
-b7: # rangeindex.body (grid unrolled 0)
-	r80 = move.ptr r117
-	r35 = elemaddr r80, 1, 4
-	r36 = load.i32 r35
-	r38 = convert.i64.i32 r36
-	checkindex r38, r15, site 0
-	r37 = elemaddr r14, r38, 4
-	r39 = load.f32 r37
-	checkindex r33, r20, site 1
-	r81 = move.ptr r119
-	r40 = elemaddr r81, 1, 4
-	store.f32 r40, r39
-	jump b8
-b8: # grid unrolled 1
-	r52 = add.i64 r29, r1
-	jump b9
-b9: # index (grid unrolled 1)
-	r43 = move.i64 r52
-	jump b10
-b10: # rangeindex.loop (grid unrolled 1)
-	r44 = add.i64 r43, 1
-	jump b11
-b11: # rangeindex.body (grid unrolled 1)
-	r82 = move.ptr r80
-	r84 = elemaddr r82, r83, 1
-	r46 = elemaddr r84, 1, 4
-	r47 = load.i32 r46
-	r49 = convert.i64.i32 r47
-	checkindex r49, r15, site 0
-	r48 = elemaddr r14, r49, 4
-	r50 = load.f32 r48
-	checkindex r44, r20, site 1
-	r85 = move.ptr r81
-	r87 = elemaddr r85, r86, 1
-	r51 = elemaddr r87, 1, 4
-	store.f32 r51, r50
-	jump b12
-b12: # grid unrolled 2
-	r64 = add.i64 r52, r1
-	jump b13
-b13: # index (grid unrolled 2)
-	r55 = move.i64 r64
-	jump b14
-b14: # rangeindex.loop (grid unrolled 2)
-	r56 = add.i64 r55, 1
-	jump b15
-b15: # rangeindex.body (grid unrolled 2)
-	r90 = move.ptr r84
-	r92 = elemaddr r90, r91, 1
-	r58 = elemaddr r92, 1, 4
-	r59 = load.i32 r58
-	r61 = convert.i64.i32 r59
-	checkindex r61, r15, site 0
-	r60 = elemaddr r14, r61, 4
-	r62 = load.f32 r60
-	checkindex r56, r20, site 1
-	r95 = move.ptr r87
-	r97 = elemaddr r95, r96, 1
-	r63 = elemaddr r97, 1, 4
-	store.f32 r63, r62
-	jump b16
-b16: # grid unrolled 3
-	r76 = add.i64 r64, r1
-	jump b17
-b17: # index (grid unrolled 3)
-	r67 = move.i64 r76
-	jump b18
-b18: # rangeindex.loop (grid unrolled 3)
-	r68 = add.i64 r67, 1
-	jump b19
-b19: # rangeindex.body (grid unrolled 3)
-	r102 = move.ptr r92
-	r104 = elemaddr r102, r103, 1
-	r70 = elemaddr r104, 1, 4
-	r71 = load.i32 r70
-	r73 = convert.i64.i32 r71
-	checkindex r73, r15, site 0
-	r72 = elemaddr r14, r73, 4
-	r74 = load.f32 r72
-	checkindex r68, r20, site 1
-	r109 = move.ptr r97
-	r111 = elemaddr r109, r110, 1
-	r75 = elemaddr r111, 1, 4
-	store.f32 r75, r74
-	jump b20
-b20: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r77
-	r117 = elemaddr r117, r118, 1
-	r119 = elemaddr r119, r118, 1
-	jump b2
-b21: # preheader
-	r112 = move.i64 r2
-	r113 = elemaddr r4, r112, 4
-	r114 = mul.i64 r1, 4
-	r115 = elemaddr r19, r112, 4
-	jump b22
-b22: # head
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b23, b27
-b23: # index
-	r8 = move.i64 r2
-	jump b24
-b24: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b25
-b25: # rangeindex.body
-	r78 = move.ptr r113
-	r11 = elemaddr r78, 1, 4
+	branch r7, b6, b8
+b6: # rangeindex.body
+	r47 = move.ptr r52
+	r11 = elemaddr r47, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
-	checkindex r9, r20, site 1
-	r79 = move.ptr r115
-	r18 = elemaddr r79, 1, 4
+	r48 = move.ptr r54
+	r18 = elemaddr r48, 1, 4
 	store.f32 r18, r17
-	jump b26
-b26: # latch
+	jump b7
+b7: # latch
 	r2 = add.i64 r2, r1
-	r113 = elemaddr r113, r114, 1
-	r115 = elemaddr r115, r114, 1
-	jump b22
-b27: # exit
+	r52 = elemaddr r52, r53, 1
+	r54 = elemaddr r54, r53, 1
+	jump b5
+b8: # exit
 	return
+b9: # preheader
+	r55 = move.i64 r2
+	r56 = elemaddr r4, r55, 4
+	r57 = mul.i64 r1, 4
+	r58 = elemaddr r19, r55, 4
+	jump b10
+b10: # head (checked)
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b11, b8
+b11: # index (checked)
+	r23 = move.i64 r2
+	jump b12
+b12: # rangeindex.loop (checked)
+	r24 = add.i64 r23, 1
+	jump b13
+b13: # rangeindex.body (checked)
+	r49 = move.ptr r56
+	r26 = elemaddr r49, 1, 4
+	r27 = load.i32 r26
+	r29 = convert.i64.i32 r27
+	checkindex r29, r15, site 0
+	r28 = elemaddr r14, r29, 4
+	r30 = load.f32 r28
+	checkindex r24, r20, site 1
+	r50 = move.ptr r58
+	r31 = elemaddr r50, 1, 4
+	store.f32 r31, r30
+	jump b14
+b14: # latch (checked)
+	r2 = add.i64 r2, r1
+	r56 = elemaddr r56, r57, 1
+	r58 = elemaddr r58, r57, 1
+	jump b10
 
 kernel GatherUnchecked(out []f32, table []f32, idx []i32)
 
@@ -13090,71 +13211,187 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r3 = add.i64 r2, r0
-	r36 = mul.i64 r2, -4
-	r41 = mul.i64 r2, 4
-	r43 = move.i64 r3
-	r44 = elemaddr r4, r43, 4
-	r45 = mul.i64 r1, 4
-	r46 = elemaddr r32, r43, 4
-	jump b2
-b2: # head
+	r59 = convert.u64.i64 r5
+	r60 = move.i64 r3
+	r61 = sub.i64 r60, r2
+	r62 = convert.u64.i64 r61
+	r63 = lt.u64 r62, r59
+	r64 = move.i64 r5
+	r65 = sub.i64 r64, r2
+	r66 = convert.u64.i64 r65
+	r67 = add.u64 r66, 4611686018427387904
+	r68 = le.u64 r67, 9223372036854775808
+	r69 = sub.u64 r66, 1
+	r70 = convert.u64.i64 r3
+	r71 = sub.u64 r69, r70
+	r72 = sub.u64 r59, 1
+	r73 = sub.u64 r72, r62
+	r74 = le.u64 r71, r73
+	r75 = sub.i64 r60, 1
+	r76 = convert.u64.i64 r75
+	r77 = lt.u64 r76, r59
+	r78 = move.u64 r72
+	r79 = sub.u64 r78, r76
+	r80 = le.u64 r71, r79
+	r81 = add.i64 r60, 1
+	r82 = convert.u64.i64 r81
+	r83 = lt.u64 r82, r59
+	r84 = move.u64 r72
+	r85 = sub.u64 r84, r82
+	r86 = le.u64 r71, r85
+	r87 = add.i64 r60, r2
+	r88 = convert.u64.i64 r87
+	r89 = lt.u64 r88, r59
+	r90 = move.u64 r72
+	r91 = sub.u64 r90, r88
+	r92 = le.u64 r71, r91
+	r93 = convert.u64.i64 r33
+	r94 = convert.u64.i64 r60
+	r95 = lt.u64 r94, r93
+	r96 = sub.u64 r93, 1
+	r97 = sub.u64 r96, r94
+	r98 = le.u64 r71, r97
+	branch r63, b2, b20
+b2: # checks
+	branch r68, b3, b20
+b3: # checks
+	branch r74, b4, b20
+b4: # checks
+	branch r77, b5, b20
+b5: # checks
+	branch r80, b6, b20
+b6: # checks
+	branch r83, b7, b20
+b7: # checks
+	branch r86, b8, b20
+b8: # checks
+	branch r89, b9, b20
+b9: # checks
+	branch r92, b10, b20
+b10: # checks
+	branch r95, b11, b20
+b11: # checks
+	branch r98, b12, b20
+b12: # preheader
+	r100 = mul.i64 r2, -4
+	r105 = mul.i64 r2, 4
+	r115 = move.i64 r3
+	r116 = elemaddr r4, r115, 4
+	r117 = mul.i64 r1, 4
+	r118 = elemaddr r32, r115, 4
+	jump b13
+b13: # head
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r8 = lt.i64 r3, r7
-	branch r8, b3, b8
-b3: # index
+	branch r8, b14, b19
+b14: # index
 	r9 = move.i64 r3
-	jump b4
-b4: # for.loop
+	jump b15
+b15: # for.loop
 	r6 = move.i64 r5
 	r7 = sub.i64 r6, r2
 	r10 = lt.i64 r9, r7
-	branch r10, b5, b8
-b5: # average5.entry
-	r12 = sub.i64 r9, r2
-	checkindex r12, r5, site 0
-	r35 = move.ptr r44
-	r37 = elemaddr r35, r36, 1
-	r13 = move.ptr r37
+	branch r10, b16, b19
+b16: # average5.entry
+	r99 = move.ptr r116
+	r101 = elemaddr r99, r100, 1
+	r13 = move.ptr r101
 	r14 = load.f32 r13
-	r15 = sub.i64 r9, 1
-	checkindex r15, r5, site 1
-	r38 = move.ptr r35
-	r16 = elemaddr r38, -1, 4
+	r102 = move.ptr r99
+	r16 = elemaddr r102, -1, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
-	checkindex r9, r5, site 2
-	r19 = move.ptr r35
+	r19 = move.ptr r99
 	r20 = load.f32 r19
 	r21 = add.f32 r18, r20
-	r22 = add.i64 r9, 1
-	checkindex r22, r5, site 3
-	r39 = move.ptr r35
-	r23 = elemaddr r39, 1, 4
+	r103 = move.ptr r99
+	r23 = elemaddr r103, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
-	r26 = add.i64 r9, r2
-	checkindex r26, r5, site 4
-	r40 = move.ptr r35
-	r42 = elemaddr r40, r41, 1
-	r27 = move.ptr r42
+	r104 = move.ptr r99
+	r106 = elemaddr r104, r105, 1
+	r27 = move.ptr r106
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
-	jump b6
-b6: # average5.return
-	checkindex r9, r33, site 5
-	r31 = move.ptr r46
+	jump b17
+b17: # average5.return
+	r31 = move.ptr r118
 	store.f32 r31, r11
-	jump b7
-b7: # latch
+	jump b18
+b18: # latch
 	r3 = add.i64 r3, r1
-	r44 = elemaddr r44, r45, 1
-	r46 = elemaddr r46, r45, 1
-	jump b2
-b8: # exit
+	r116 = elemaddr r116, r117, 1
+	r118 = elemaddr r118, r117, 1
+	jump b13
+b19: # exit
 	return
+b20: # preheader
+	r108 = mul.i64 r2, -4
+	r113 = mul.i64 r2, 4
+	r119 = move.i64 r3
+	r120 = elemaddr r4, r119, 4
+	r121 = mul.i64 r1, 4
+	r122 = elemaddr r32, r119, 4
+	jump b21
+b21: # head (checked)
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r35 = lt.i64 r3, r7
+	branch r35, b22, b19
+b22: # index (checked)
+	r36 = move.i64 r3
+	jump b23
+b23: # for.loop (checked)
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r37 = lt.i64 r36, r7
+	branch r37, b24, b19
+b24: # average5.entry (checked)
+	r39 = sub.i64 r36, r2
+	checkindex r39, r5, site 0
+	r107 = move.ptr r120
+	r109 = elemaddr r107, r108, 1
+	r40 = move.ptr r109
+	r41 = load.f32 r40
+	r42 = sub.i64 r36, 1
+	checkindex r42, r5, site 1
+	r110 = move.ptr r107
+	r43 = elemaddr r110, -1, 4
+	r44 = load.f32 r43
+	r45 = add.f32 r41, r44
+	checkindex r36, r5, site 2
+	r46 = move.ptr r107
+	r47 = load.f32 r46
+	r48 = add.f32 r45, r47
+	r49 = add.i64 r36, 1
+	checkindex r49, r5, site 3
+	r111 = move.ptr r107
+	r50 = elemaddr r111, 1, 4
+	r51 = load.f32 r50
+	r52 = add.f32 r48, r51
+	r53 = add.i64 r36, r2
+	checkindex r53, r5, site 4
+	r112 = move.ptr r107
+	r114 = elemaddr r112, r113, 1
+	r54 = move.ptr r114
+	r55 = load.f32 r54
+	r56 = add.f32 r52, r55
+	r57 = mul.f32 r56, 0.2
+	r38 = move.f32 r57
+	jump b25
+b25: # average5.return (checked)
+	checkindex r36, r33, site 5
+	r58 = move.ptr r122
+	store.f32 r58, r38
+	jump b26
+b26: # latch (checked)
+	r3 = add.i64 r3, r1
+	r120 = elemaddr r120, r121, 1
+	r122 = elemaddr r122, r121, 1
+	jump b21
 
 kernel StencilUnchecked(out []f32, in []f32, w i64)
 
@@ -13362,99 +13599,117 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r12 = mul.i64 r1, 3
-	r47 = mul.i64 r1, 4
-	r16 = convert.u64.i64 r3
-	r18 = convert.u64.i64 r12
-	r23 = elemaddr r8, 0, 4
-	r29 = elemaddr r8, 0, 4
-	r36 = elemaddr r8, 0, 4
-	r43 = elemaddr r8, 0, 4
-	jump b2
-b2: # grid unrolled guard
-	r13 = lt.i64 r2, r3
-	branch r13, b3, b27
-b3: # grid unrolled room
-	r17 = convert.u64.i64 r2
-	r14 = sub.u64 r16, r17
-	r15 = gt.u64 r14, r18
-	branch r15, b4, b21
-b4: # grid unrolled 0
-	r19 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r21 = move.i64 r19
+	r18 = convert.u64.i64 r9
+	r19 = lt.u64 0, r18
+	branch r19, b2, b29
+b2: # preheader
+	r20 = mul.i64 r1, 3
+	r55 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r31 = elemaddr r8, 0, 4
+	r37 = elemaddr r8, 0, 4
+	r44 = elemaddr r8, 0, 4
+	r51 = elemaddr r8, 0, 4
+	jump b3
+b3: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b4, b28
+b4: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b5, b22
+b5: # grid unrolled 0
+	r27 = move.i64 r2
 	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	r22 = lt.i64 r21, 0
-	branch r22, b7, b8
-b7: # if.then (grid unrolled 0)
-	checkindex 0, r9, site 0
-	store.i32 r23, 1
-	jump b8
-b8: # grid unrolled 1
-	r32 = add.i64 r19, r1
+b6: # index (grid unrolled 0)
+	r29 = move.i64 r27
+	jump b7
+b7: # rangeint.body (grid unrolled 0)
+	r30 = lt.i64 r29, 0
+	branch r30, b8, b9
+b8: # if.then (grid unrolled 0)
+	store.i32 r31, 1
 	jump b9
-b9: # index (grid unrolled 1)
-	r27 = move.i64 r32
+b9: # grid unrolled 1
+	r40 = add.i64 r27, r1
 	jump b10
-b10: # rangeint.body (grid unrolled 1)
-	r28 = lt.i64 r27, 0
-	branch r28, b11, b12
-b11: # if.then (grid unrolled 1)
-	checkindex 0, r9, site 0
-	store.i32 r29, 1
-	jump b12
-b12: # grid unrolled 2
-	r39 = add.i64 r32, r1
+b10: # index (grid unrolled 1)
+	r35 = move.i64 r40
+	jump b11
+b11: # rangeint.body (grid unrolled 1)
+	r36 = lt.i64 r35, 0
+	branch r36, b12, b13
+b12: # if.then (grid unrolled 1)
+	store.i32 r37, 1
 	jump b13
-b13: # index (grid unrolled 2)
-	r34 = move.i64 r39
+b13: # grid unrolled 2
+	r47 = add.i64 r40, r1
 	jump b14
-b14: # rangeint.body (grid unrolled 2)
-	r35 = lt.i64 r34, 0
-	branch r35, b15, b16
-b15: # if.then (grid unrolled 2)
-	checkindex 0, r9, site 0
-	store.i32 r36, 1
-	jump b16
-b16: # grid unrolled 3
-	r46 = add.i64 r39, r1
+b14: # index (grid unrolled 2)
+	r42 = move.i64 r47
+	jump b15
+b15: # rangeint.body (grid unrolled 2)
+	r43 = lt.i64 r42, 0
+	branch r43, b16, b17
+b16: # if.then (grid unrolled 2)
+	store.i32 r44, 1
 	jump b17
-b17: # index (grid unrolled 3)
-	r41 = move.i64 r46
+b17: # grid unrolled 3
+	r54 = add.i64 r47, r1
 	jump b18
-b18: # rangeint.body (grid unrolled 3)
-	r42 = lt.i64 r41, 0
-	branch r42, b19, b20
-b19: # if.then (grid unrolled 3)
-	checkindex 0, r9, site 0
-	store.i32 r43, 1
-	jump b20
-b20: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r47
-	jump b2
-b21: # preheader
+b18: # index (grid unrolled 3)
+	r49 = move.i64 r54
+	jump b19
+b19: # rangeint.body (grid unrolled 3)
+	r50 = lt.i64 r49, 0
+	branch r50, b20, b21
+b20: # if.then (grid unrolled 3)
+	store.i32 r51, 1
+	jump b21
+b21: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r55
+	jump b3
+b22: # preheader
 	r7 = elemaddr r8, 0, 4
-	jump b22
-b22: # head
+	jump b23
+b23: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b23, b27
-b23: # index
+	branch r4, b24, b28
+b24: # index
 	r5 = move.i64 r2
-	jump b24
-b24: # rangeint.body
+	jump b25
+b25: # rangeint.body
 	r6 = lt.i64 r5, 0
-	branch r6, b25, b26
-b25: # if.then
-	checkindex 0, r9, site 0
+	branch r6, b26, b27
+b26: # if.then
 	store.i32 r7, 1
-	jump b26
-b26: # latch
+	jump b27
+b27: # latch
 	r2 = add.i64 r2, r1
-	jump b22
-b27: # exit
+	jump b23
+b28: # exit
 	return
+b29: # preheader
+	r15 = elemaddr r8, 0, 4
+	jump b30
+b30: # head (checked if)
+	r12 = lt.i64 r2, r3
+	branch r12, b31, b28
+b31: # index (checked if)
+	r13 = move.i64 r2
+	jump b32
+b32: # rangeint.body (checked if)
+	r14 = lt.i64 r13, 0
+	branch r14, b33, b34
+b33: # if.then (checked if)
+	checkindex 0, r9, site 0
+	store.i32 r15, 1
+	jump b34
+b34: # latch (checked if)
+	r2 = add.i64 r2, r1
+	jump b30
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
 site 0 index kernels.go:29:13
@@ -13474,153 +13729,173 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r20 = mul.i64 r1, 3
-	r75 = mul.i64 r1, 4
-	r24 = convert.u64.i64 r3
-	r26 = convert.u64.i64 r20
-	r77 = move.i64 r75
-	r80 = move.i64 r75
-	r88 = move.i64 r75
-	r93 = move.i64 r75
-	r105 = move.i64 r75
-	r112 = move.i64 r75
-	r125 = move.i64 r2
-	r126 = move.i64 r125
-	r127 = elemaddr r7, r126, 4
-	r128 = mul.i64 r75, 4
-	r129 = elemaddr r13, r126, 4
-	jump b2
-b2: # grid unrolled guard
-	r21 = lt.i64 r2, r3
-	branch r21, b3, b22
-b3: # grid unrolled room
-	r25 = convert.u64.i64 r2
-	r22 = sub.u64 r24, r25
-	r23 = gt.u64 r22, r26
-	branch r23, b4, b17
-b4: # grid unrolled 0
-	r27 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r29 = move.i64 r27
-	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkindex r29, r8, site 0
-	r30 = move.ptr r127
-	r31 = load.f32 r30
-	r32 = mul.f32 r11, r31
-	checkindex r29, r14, site 1
-	r33 = move.ptr r129
-	r34 = load.f32 r33
-	r35 = add.f32 r32, r34
-	r36 = move.ptr r33
-	store.f32 r36, r35
+	r31 = convert.u64.i64 r8
+	r32 = move.i64 r2
+	r33 = convert.u64.i64 r32
+	r34 = lt.u64 r33, r31
+	r35 = convert.u64.i64 r3
+	r36 = add.u64 r35, 4611686018427387904
+	r37 = le.u64 r36, 9223372036854775808
+	r38 = sub.u64 r35, 1
+	r39 = convert.u64.i64 r2
+	r40 = sub.u64 r38, r39
+	r41 = sub.u64 r31, 1
+	r42 = sub.u64 r41, r33
+	r43 = le.u64 r40, r42
+	r44 = convert.u64.i64 r14
+	r45 = lt.u64 r33, r44
+	r46 = sub.u64 r44, 1
+	r47 = sub.u64 r46, r33
+	r48 = le.u64 r40, r47
+	branch r34, b2, b19
+b2: # checks
+	branch r37, b3, b19
+b3: # checks
+	branch r43, b4, b19
+b4: # checks
+	branch r45, b5, b19
+b5: # checks
+	branch r48, b6, b19
+b6: # preheader
+	r49 = mul.i64 r1, 3
+	r104 = mul.i64 r1, 4
+	r53 = move.u64 r35
+	r55 = convert.u64.i64 r49
+	r106 = move.i64 r104
+	r109 = move.i64 r104
+	r117 = move.i64 r104
+	r122 = move.i64 r104
+	r134 = move.i64 r104
+	r141 = move.i64 r104
+	r158 = move.i64 r2
+	r159 = move.i64 r158
+	r160 = elemaddr r7, r159, 4
+	r161 = mul.i64 r104, 4
+	r162 = elemaddr r13, r159, 4
 	jump b7
-b7: # grid unrolled 1
-	r50 = add.i64 r27, r1
-	jump b8
-b8: # index (grid unrolled 1)
-	r40 = move.i64 r50
-	jump b9
-b9: # rangeint.body (grid unrolled 1)
-	checkindex r40, r8, site 0
-	r76 = move.ptr r30
-	r78 = elemaddr r76, r77, 1
-	r41 = move.ptr r78
-	r42 = load.f32 r41
-	r43 = mul.f32 r11, r42
-	checkindex r40, r14, site 1
-	r79 = move.ptr r33
-	r81 = elemaddr r79, r80, 1
-	r44 = move.ptr r81
-	r45 = load.f32 r44
-	r46 = add.f32 r43, r45
-	r84 = move.ptr r81
-	r47 = move.ptr r84
-	store.f32 r47, r46
+b7: # grid unrolled guard
+	r50 = lt.i64 r2, r3
+	branch r50, b8, b18
+b8: # grid unrolled room
+	r54 = convert.u64.i64 r2
+	r51 = sub.u64 r53, r54
+	r52 = gt.u64 r51, r55
+	branch r52, b9, b14
+b9: # rangeint.body (grid unrolled 0)
+	r59 = move.ptr r160
+	r60 = load.f32 r59
+	r61 = mul.f32 r11, r60
+	r62 = move.ptr r162
+	r63 = load.f32 r62
+	r64 = add.f32 r61, r63
+	r65 = move.ptr r62
+	store.f32 r65, r64
 	jump b10
-b10: # grid unrolled 2
-	r62 = add.i64 r50, r1
+b10: # rangeint.body (grid unrolled 1)
+	r105 = move.ptr r59
+	r107 = elemaddr r105, r106, 1
+	r70 = move.ptr r107
+	r71 = load.f32 r70
+	r72 = mul.f32 r11, r71
+	r108 = move.ptr r62
+	r110 = elemaddr r108, r109, 1
+	r73 = move.ptr r110
+	r74 = load.f32 r73
+	r75 = add.f32 r72, r74
+	r113 = move.ptr r110
+	r76 = move.ptr r113
+	store.f32 r76, r75
 	jump b11
-b11: # index (grid unrolled 2)
-	r52 = move.i64 r62
+b11: # rangeint.body (grid unrolled 2)
+	r116 = move.ptr r107
+	r118 = elemaddr r116, r117, 1
+	r82 = move.ptr r118
+	r83 = load.f32 r82
+	r84 = mul.f32 r11, r83
+	r121 = move.ptr r110
+	r123 = elemaddr r121, r122, 1
+	r85 = move.ptr r123
+	r86 = load.f32 r85
+	r87 = add.f32 r84, r86
+	r128 = move.ptr r123
+	r88 = move.ptr r128
+	store.f32 r88, r87
 	jump b12
-b12: # rangeint.body (grid unrolled 2)
-	checkindex r52, r8, site 0
-	r87 = move.ptr r78
-	r89 = elemaddr r87, r88, 1
-	r53 = move.ptr r89
-	r54 = load.f32 r53
-	r55 = mul.f32 r11, r54
-	checkindex r52, r14, site 1
-	r92 = move.ptr r81
-	r94 = elemaddr r92, r93, 1
-	r56 = move.ptr r94
-	r57 = load.f32 r56
-	r58 = add.f32 r55, r57
-	r99 = move.ptr r94
-	r59 = move.ptr r99
-	store.f32 r59, r58
+b12: # rangeint.body (grid unrolled 3)
+	r133 = move.ptr r118
+	r135 = elemaddr r133, r134, 1
+	r94 = move.ptr r135
+	r95 = load.f32 r94
+	r96 = mul.f32 r11, r95
+	r140 = move.ptr r123
+	r142 = elemaddr r140, r141, 1
+	r97 = move.ptr r142
+	r98 = load.f32 r97
+	r99 = add.f32 r96, r98
+	r149 = move.ptr r142
+	r100 = move.ptr r149
+	store.f32 r100, r99
 	jump b13
-b13: # grid unrolled 3
-	r74 = add.i64 r62, r1
-	jump b14
-b14: # index (grid unrolled 3)
-	r64 = move.i64 r74
+b13: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r104
+	r160 = elemaddr r160, r161, 1
+	r162 = elemaddr r162, r161, 1
+	jump b7
+b14: # preheader
+	r150 = move.i64 r2
+	r151 = elemaddr r7, r150, 4
+	r152 = mul.i64 r1, 4
+	r153 = elemaddr r13, r150, 4
 	jump b15
-b15: # rangeint.body (grid unrolled 3)
-	checkindex r64, r8, site 0
-	r104 = move.ptr r89
-	r106 = elemaddr r104, r105, 1
-	r65 = move.ptr r106
-	r66 = load.f32 r65
-	r67 = mul.f32 r11, r66
-	checkindex r64, r14, site 1
-	r111 = move.ptr r94
-	r113 = elemaddr r111, r112, 1
-	r68 = move.ptr r113
-	r69 = load.f32 r68
-	r70 = add.f32 r67, r69
-	r120 = move.ptr r113
-	r71 = move.ptr r120
-	store.f32 r71, r70
-	jump b16
-b16: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r75
-	r127 = elemaddr r127, r128, 1
-	r129 = elemaddr r129, r128, 1
-	jump b2
-b17: # preheader
-	r121 = move.i64 r2
-	r122 = elemaddr r7, r121, 4
-	r123 = mul.i64 r1, 4
-	r124 = elemaddr r13, r121, 4
-	jump b18
-b18: # head
+b15: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b19, b22
-b19: # index
-	r5 = move.i64 r2
-	jump b20
-b20: # rangeint.body
-	checkindex r5, r8, site 0
-	r6 = move.ptr r122
+	branch r4, b16, b18
+b16: # rangeint.body
+	r6 = move.ptr r151
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	checkindex r5, r14, site 1
-	r12 = move.ptr r124
+	r12 = move.ptr r153
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b21
-b21: # latch
+	jump b17
+b17: # latch
 	r2 = add.i64 r2, r1
-	r122 = elemaddr r122, r123, 1
-	r124 = elemaddr r124, r123, 1
-	jump b18
-b22: # exit
+	r151 = elemaddr r151, r152, 1
+	r153 = elemaddr r153, r152, 1
+	jump b15
+b18: # exit
 	return
+b19: # preheader
+	r154 = move.i64 r2
+	r155 = elemaddr r7, r154, 4
+	r156 = mul.i64 r1, 4
+	r157 = elemaddr r13, r154, 4
+	jump b20
+b20: # head (checked)
+	r20 = lt.i64 r2, r3
+	branch r20, b21, b18
+b21: # index (checked)
+	r21 = move.i64 r2
+	jump b22
+b22: # rangeint.body (checked)
+	checkindex r21, r8, site 0
+	r22 = move.ptr r155
+	r23 = load.f32 r22
+	r24 = mul.f32 r11, r23
+	checkindex r21, r14, site 1
+	r25 = move.ptr r157
+	r26 = load.f32 r25
+	r27 = add.f32 r24, r26
+	r28 = move.ptr r25
+	store.f32 r28, r27
+	jump b23
+b23: # latch (checked)
+	r2 = add.i64 r2, r1
+	r155 = elemaddr r155, r156, 1
+	r157 = elemaddr r157, r156, 1
+	jump b20
 
 kernel Spin(out []i64, iters i64)
 
@@ -16226,283 +16501,386 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r21 = mul.i64 r1, 3
-	r77 = mul.i64 r1, 4
-	r26 = convert.u64.i64 r3
-	r28 = convert.u64.i64 r21
-	r85 = move.i64 r77
-	r88 = move.i64 r77
-	r91 = move.i64 r77
-	r96 = move.i64 r77
-	r101 = move.i64 r77
-	r106 = move.i64 r77
-	r113 = move.i64 r77
-	r120 = move.i64 r77
-	r127 = move.i64 r77
-	r134 = move.i64 r2
-	r135 = elemaddr r12, r134, 4
-	r136 = mul.i64 r77, 4
-	r137 = elemaddr r16, r134, 4
-	r138 = elemaddr r4, r134, 4
-	jump b2
-b2: # grid unrolled guard
-	r22 = add.i64 r2, 1
-	r23 = lt.i64 r22, r3
-	branch r23, b3, b27
-b3: # grid unrolled room
-	r27 = convert.u64.i64 r22
-	r24 = sub.u64 r26, r27
-	r25 = gt.u64 r24, r28
-	branch r25, b4, b21
-b4: # grid unrolled 0
-	r29 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r32 = move.i64 r29
-	jump b6
-b6: # rangeindex.loop (grid unrolled 0)
-	r33 = add.i64 r32, 1
+	r32 = convert.u64.i64 r13
+	r33 = move.i64 r2
+	r34 = add.i64 r33, 1
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r32
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 18446744073709551615
+	r39 = add.u64 r38, 4611686018427387904
+	r40 = le.u64 r39, 9223372036854775808
+	r41 = sub.u64 r38, 1
+	r42 = convert.u64.i64 r2
+	r43 = sub.u64 r41, r42
+	r44 = sub.u64 r32, 1
+	r45 = sub.u64 r44, r35
+	r46 = le.u64 r43, r45
+	r47 = convert.u64.i64 r17
+	r48 = lt.u64 r35, r47
+	r49 = sub.u64 r47, 1
+	r50 = sub.u64 r49, r35
+	r51 = le.u64 r43, r50
+	branch r36, b2, b19
+b2: # checks
+	branch r40, b3, b19
+b3: # checks
+	branch r46, b4, b19
+b4: # checks
+	branch r48, b5, b19
+b5: # checks
+	branch r51, b6, b19
+b6: # preheader
+	r52 = mul.i64 r1, 3
+	r108 = mul.i64 r1, 4
+	r57 = move.u64 r37
+	r59 = convert.u64.i64 r52
+	r119 = move.i64 r108
+	r122 = move.i64 r108
+	r125 = move.i64 r108
+	r130 = move.i64 r108
+	r135 = move.i64 r108
+	r140 = move.i64 r108
+	r147 = move.i64 r108
+	r154 = move.i64 r108
+	r161 = move.i64 r108
+	r173 = move.i64 r2
+	r174 = elemaddr r12, r173, 4
+	r175 = mul.i64 r108, 4
+	r176 = elemaddr r16, r173, 4
+	r177 = elemaddr r4, r173, 4
 	jump b7
-b7: # rangeindex.body (grid unrolled 0)
-	checkindex r33, r13, site 0
-	r81 = move.ptr r135
-	r35 = elemaddr r81, 1, 4
-	r36 = load.f32 r35
-	checkindex r33, r17, site 1
-	r82 = move.ptr r137
-	r37 = elemaddr r82, 1, 4
-	r38 = load.f32 r37
-	r39 = add.f32 r36, r38
-	r83 = move.ptr r138
-	r40 = elemaddr r83, 1, 4
-	store.f32 r40, r39
-	jump b8
-b8: # grid unrolled 1
-	r52 = add.i64 r29, r1
-	jump b9
-b9: # index (grid unrolled 1)
-	r43 = move.i64 r52
+b7: # grid unrolled guard
+	r53 = add.i64 r2, 1
+	r54 = lt.i64 r53, r3
+	branch r54, b8, b18
+b8: # grid unrolled room
+	r58 = convert.u64.i64 r53
+	r55 = sub.u64 r57, r58
+	r56 = gt.u64 r55, r59
+	branch r56, b9, b14
+b9: # rangeindex.body (grid unrolled 0)
+	r115 = move.ptr r174
+	r66 = elemaddr r115, 1, 4
+	r67 = load.f32 r66
+	r116 = move.ptr r176
+	r68 = elemaddr r116, 1, 4
+	r69 = load.f32 r68
+	r70 = add.f32 r67, r69
+	r117 = move.ptr r177
+	r71 = elemaddr r117, 1, 4
+	store.f32 r71, r70
 	jump b10
-b10: # rangeindex.loop (grid unrolled 1)
-	r44 = add.i64 r43, 1
+b10: # rangeindex.body (grid unrolled 1)
+	r118 = move.ptr r115
+	r120 = elemaddr r118, r119, 1
+	r77 = elemaddr r120, 1, 4
+	r78 = load.f32 r77
+	r121 = move.ptr r116
+	r123 = elemaddr r121, r122, 1
+	r79 = elemaddr r123, 1, 4
+	r80 = load.f32 r79
+	r81 = add.f32 r78, r80
+	r124 = move.ptr r117
+	r126 = elemaddr r124, r125, 1
+	r82 = elemaddr r126, 1, 4
+	store.f32 r82, r81
 	jump b11
-b11: # rangeindex.body (grid unrolled 1)
-	checkindex r44, r13, site 0
-	r84 = move.ptr r81
-	r86 = elemaddr r84, r85, 1
-	r46 = elemaddr r86, 1, 4
-	r47 = load.f32 r46
-	checkindex r44, r17, site 1
-	r87 = move.ptr r82
-	r89 = elemaddr r87, r88, 1
-	r48 = elemaddr r89, 1, 4
-	r49 = load.f32 r48
-	r50 = add.f32 r47, r49
-	r90 = move.ptr r83
-	r92 = elemaddr r90, r91, 1
-	r51 = elemaddr r92, 1, 4
-	store.f32 r51, r50
+b11: # rangeindex.body (grid unrolled 2)
+	r129 = move.ptr r120
+	r131 = elemaddr r129, r130, 1
+	r89 = elemaddr r131, 1, 4
+	r90 = load.f32 r89
+	r134 = move.ptr r123
+	r136 = elemaddr r134, r135, 1
+	r91 = elemaddr r136, 1, 4
+	r92 = load.f32 r91
+	r93 = add.f32 r90, r92
+	r139 = move.ptr r126
+	r141 = elemaddr r139, r140, 1
+	r94 = elemaddr r141, 1, 4
+	store.f32 r94, r93
 	jump b12
-b12: # grid unrolled 2
-	r64 = add.i64 r52, r1
+b12: # rangeindex.body (grid unrolled 3)
+	r146 = move.ptr r131
+	r148 = elemaddr r146, r147, 1
+	r101 = elemaddr r148, 1, 4
+	r102 = load.f32 r101
+	r153 = move.ptr r136
+	r155 = elemaddr r153, r154, 1
+	r103 = elemaddr r155, 1, 4
+	r104 = load.f32 r103
+	r105 = add.f32 r102, r104
+	r160 = move.ptr r141
+	r162 = elemaddr r160, r161, 1
+	r106 = elemaddr r162, 1, 4
+	store.f32 r106, r105
 	jump b13
-b13: # index (grid unrolled 2)
-	r55 = move.i64 r64
-	jump b14
-b14: # rangeindex.loop (grid unrolled 2)
-	r56 = add.i64 r55, 1
+b13: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r108
+	r174 = elemaddr r174, r175, 1
+	r176 = elemaddr r176, r175, 1
+	r177 = elemaddr r177, r175, 1
+	jump b7
+b14: # preheader
+	r163 = move.i64 r2
+	r164 = elemaddr r12, r163, 4
+	r165 = mul.i64 r1, 4
+	r166 = elemaddr r16, r163, 4
+	r167 = elemaddr r4, r163, 4
 	jump b15
-b15: # rangeindex.body (grid unrolled 2)
-	checkindex r56, r13, site 0
-	r95 = move.ptr r86
-	r97 = elemaddr r95, r96, 1
-	r58 = elemaddr r97, 1, 4
-	r59 = load.f32 r58
-	checkindex r56, r17, site 1
-	r100 = move.ptr r89
-	r102 = elemaddr r100, r101, 1
-	r60 = elemaddr r102, 1, 4
-	r61 = load.f32 r60
-	r62 = add.f32 r59, r61
-	r105 = move.ptr r92
-	r107 = elemaddr r105, r106, 1
-	r63 = elemaddr r107, 1, 4
-	store.f32 r63, r62
-	jump b16
-b16: # grid unrolled 3
-	r76 = add.i64 r64, r1
-	jump b17
-b17: # index (grid unrolled 3)
-	r67 = move.i64 r76
-	jump b18
-b18: # rangeindex.loop (grid unrolled 3)
-	r68 = add.i64 r67, 1
-	jump b19
-b19: # rangeindex.body (grid unrolled 3)
-	checkindex r68, r13, site 0
-	r112 = move.ptr r97
-	r114 = elemaddr r112, r113, 1
-	r70 = elemaddr r114, 1, 4
-	r71 = load.f32 r70
-	checkindex r68, r17, site 1
-	r119 = move.ptr r102
-	r121 = elemaddr r119, r120, 1
-	r72 = elemaddr r121, 1, 4
-	r73 = load.f32 r72
-	r74 = add.f32 r71, r73
-	r126 = move.ptr r107
-	r128 = elemaddr r126, r127, 1
-	r75 = elemaddr r128, 1, 4
-	store.f32 r75, r74
-	jump b20
-b20: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r77
-	r135 = elemaddr r135, r136, 1
-	r137 = elemaddr r137, r136, 1
-	r138 = elemaddr r138, r136, 1
-	jump b2
-b21: # preheader
-	r129 = move.i64 r2
-	r130 = elemaddr r12, r129, 4
-	r131 = mul.i64 r1, 4
-	r132 = elemaddr r16, r129, 4
-	r133 = elemaddr r4, r129, 4
-	jump b22
-b22: # head
+b15: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b23, b27
-b23: # index
-	r8 = move.i64 r2
-	jump b24
-b24: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b25
-b25: # rangeindex.body
-	checkindex r9, r13, site 0
-	r78 = move.ptr r130
-	r11 = elemaddr r78, 1, 4
+	branch r7, b16, b18
+b16: # rangeindex.body
+	r109 = move.ptr r164
+	r11 = elemaddr r109, 1, 4
 	r14 = load.f32 r11
-	checkindex r9, r17, site 1
-	r79 = move.ptr r132
-	r15 = elemaddr r79, 1, 4
+	r110 = move.ptr r166
+	r15 = elemaddr r110, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r80 = move.ptr r133
-	r20 = elemaddr r80, 1, 4
+	r111 = move.ptr r167
+	r20 = elemaddr r111, 1, 4
 	store.f32 r20, r19
-	jump b26
-b26: # latch
+	jump b17
+b17: # latch
 	r2 = add.i64 r2, r1
-	r130 = elemaddr r130, r131, 1
-	r132 = elemaddr r132, r131, 1
-	r133 = elemaddr r133, r131, 1
-	jump b22
-b27: # exit
+	r164 = elemaddr r164, r165, 1
+	r166 = elemaddr r166, r165, 1
+	r167 = elemaddr r167, r165, 1
+	jump b15
+b18: # exit
 	return
+b19: # preheader
+	r168 = move.i64 r2
+	r169 = elemaddr r12, r168, 4
+	r170 = mul.i64 r1, 4
+	r171 = elemaddr r16, r168, 4
+	r172 = elemaddr r4, r168, 4
+	jump b20
+b20: # head (checked)
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b21, b18
+b21: # index (checked)
+	r23 = move.i64 r2
+	jump b22
+b22: # rangeindex.loop (checked)
+	r24 = add.i64 r23, 1
+	jump b23
+b23: # rangeindex.body (checked)
+	checkindex r24, r13, site 0
+	r112 = move.ptr r169
+	r26 = elemaddr r112, 1, 4
+	r27 = load.f32 r26
+	checkindex r24, r17, site 1
+	r113 = move.ptr r171
+	r28 = elemaddr r113, 1, 4
+	r29 = load.f32 r28
+	r30 = add.f32 r27, r29
+	r114 = move.ptr r172
+	r31 = elemaddr r114, 1, 4
+	store.f32 r31, r30
+	jump b24
+b24: # latch (checked)
+	r2 = add.i64 r2, r1
+	r169 = elemaddr r169, r170, 1
+	r171 = elemaddr r171, r170, 1
+	r172 = elemaddr r172, r170, 1
+	jump b20
 
 kernel Histogram(data []u8, bins []u32)
 site 0 index unsigned kernels.go:143:25
 
 task Histogram_0 parallel count=(len data)
-b0: # entry
+var private1 shared 1024 align 4
+b0: # private copies
+	r19 = blockthread
+	r20 = blocksize
+	r21 = addr private1
+	r22 = len bins
+	r23 = min.i64 r22, 256
+	r24 = move.i64 r19
+	jump b1
+b1: # preheader
+	r52 = elemaddr r21, r24, 4
+	r53 = mul.i64 r20, 4
+	jump b2
+b2: # each
+	r25 = lt.i64 r24, r23
+	branch r25, b3, b10
+b3: # each body
+	r26 = move.ptr r52
+	store.shared.u32 r26, 0
+	r24 = add.i64 r24, r20
+	r52 = elemaddr r52, r53, 1
+	jump b4
+b4: # each (unrolled 1)
+	r60 = lt.i64 r24, r23
+	branch r60, b5, b10
+b5: # each body (unrolled 1)
+	r61 = move.ptr r52
+	store.shared.u32 r61, 0
+	r24 = add.i64 r24, r20
+	r52 = elemaddr r52, r53, 1
+	jump b6
+b6: # each (unrolled 2)
+	r62 = lt.i64 r24, r23
+	branch r62, b7, b10
+b7: # each body (unrolled 2)
+	r63 = move.ptr r52
+	store.shared.u32 r63, 0
+	r24 = add.i64 r24, r20
+	r52 = elemaddr r52, r53, 1
+	jump b8
+b8: # each (unrolled 3)
+	r64 = lt.i64 r24, r23
+	branch r64, b9, b10
+b9: # each body (unrolled 3)
+	r65 = move.ptr r52
+	store.shared.u32 r65, 0
+	r24 = add.i64 r24, r20
+	r52 = elemaddr r52, r53, 1
+	jump b2
+b10: # each done
+	barrier
+	jump b11
+b11: # entry
 	r4 = base data
 	r5 = len data
 	r3 = move.i64 r5
-	r14 = base bins
 	r15 = len bins
-	jump b1
-b1: # setup
+	jump b12
+b12: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r19 = mul.i64 r1, 3
-	r71 = mul.i64 r1, 4
-	r24 = convert.u64.i64 r3
-	r26 = convert.u64.i64 r19
-	r75 = move.i64 r1
-	r80 = move.i64 r75
-	r87 = move.i64 r75
-	r92 = move.i64 r2
-	r93 = elemaddr r4, r92, 1
-	r94 = move.i64 r71
-	jump b2
-b2: # grid unrolled guard
-	r20 = add.i64 r2, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b3, b13
-b3: # grid unrolled room
-	r25 = convert.u64.i64 r20
-	r22 = sub.u64 r24, r25
-	r23 = gt.u64 r22, r26
-	branch r23, b4, b9
-b4: # rangeindex.body (grid unrolled 0)
-	r73 = move.ptr r93
-	r33 = elemaddr r73, 1, 1
-	r34 = load.u8 r33
-	r36 = convert.i64.u8 r34
-	checkindex r36, r15, site 0
-	r35 = elemaddr r14, r36, 4
-	r37 = atomadd.u32 r35, 1
-	jump b5
-b5: # rangeindex.body (grid unrolled 1)
-	r74 = move.ptr r73
-	r76 = elemaddr r74, r75, 1
-	r43 = elemaddr r76, 1, 1
-	r44 = load.u8 r43
-	r46 = convert.i64.u8 r44
-	checkindex r46, r15, site 0
-	r45 = elemaddr r14, r46, 4
-	r47 = atomadd.u32 r45, 1
-	jump b6
-b6: # rangeindex.body (grid unrolled 2)
-	r79 = move.ptr r76
-	r81 = elemaddr r79, r80, 1
-	r54 = elemaddr r81, 1, 1
-	r55 = load.u8 r54
-	r57 = convert.i64.u8 r55
-	checkindex r57, r15, site 0
-	r56 = elemaddr r14, r57, 4
-	r58 = atomadd.u32 r56, 1
-	jump b7
-b7: # rangeindex.body (grid unrolled 3)
-	r86 = move.ptr r81
-	r88 = elemaddr r86, r87, 1
-	r65 = elemaddr r88, 1, 1
-	r66 = load.u8 r65
-	r68 = convert.i64.u8 r66
-	checkindex r68, r15, site 0
-	r67 = elemaddr r14, r68, 4
-	r69 = atomadd.u32 r67, 1
-	jump b8
-b8: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r71
-	r93 = elemaddr r93, r94, 1
-	jump b2
-b9: # preheader
-	r89 = move.i64 r2
-	r90 = elemaddr r4, r89, 1
-	r91 = move.i64 r1
-	jump b10
-b10: # head
+	r45 = convert.u64.i64 r15
+	r46 = gt.u64 r45, 255
+	branch r46, b13, b35
+b13: # preheader
+	r49 = move.i64 r2
+	r50 = elemaddr r4, r49, 1
+	r51 = move.i64 r1
+	jump b14
+b14: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b11, b13
-b11: # rangeindex.body
-	r72 = move.ptr r90
-	r11 = elemaddr r72, 1, 1
+	branch r7, b15, b17
+b15: # rangeindex.body
+	r47 = move.ptr r50
+	r11 = elemaddr r47, 1, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
-	checkindex r16, r15, site 0
-	r13 = elemaddr r14, r16, 4
-	r18 = atomadd.u32 r13, 1
-	jump b12
-b12: # latch
+	r13 = elemaddr r21, r16, 4
+	r18 = atomadd.shared.u32 r13, 1
+	jump b16
+b16: # latch
 	r2 = add.i64 r2, r1
-	r90 = elemaddr r90, r91, 1
-	jump b10
-b13: # exit
+	r50 = elemaddr r50, r51, 1
+	jump b14
+b17: # add the private copies
+	barrier
+	r27 = base bins
+	r28 = move.i64 r19
+	r54 = elemaddr r21, r28, 4
+	r55 = mul.i64 r20, 4
+	r56 = elemaddr r27, r28, 4
+	jump b18
+b18: # each
+	r29 = lt.i64 r28, r23
+	branch r29, b19, b34
+b19: # each body
+	r30 = move.ptr r54
+	r31 = load.shared.u32 r30
+	r32 = ne.u32 r31, 0
+	branch r32, b20, b21
+b20: # add an element
+	r33 = move.ptr r56
+	r34 = atomadd.u32 r33, r31
+	jump b21
+b21: # next element
+	r28 = add.i64 r28, r20
+	r54 = elemaddr r54, r55, 1
+	r56 = elemaddr r56, r55, 1
+	jump b22
+b22: # each (unrolled 1)
+	r66 = lt.i64 r28, r23
+	branch r66, b23, b34
+b23: # each body (unrolled 1)
+	r67 = move.ptr r54
+	r68 = load.shared.u32 r67
+	r69 = ne.u32 r68, 0
+	branch r69, b24, b25
+b24: # add an element (unrolled 1)
+	r70 = move.ptr r56
+	r71 = atomadd.u32 r70, r68
+	jump b25
+b25: # next element (unrolled 1)
+	r28 = add.i64 r28, r20
+	r54 = elemaddr r54, r55, 1
+	r56 = elemaddr r56, r55, 1
+	jump b26
+b26: # each (unrolled 2)
+	r72 = lt.i64 r28, r23
+	branch r72, b27, b34
+b27: # each body (unrolled 2)
+	r73 = move.ptr r54
+	r74 = load.shared.u32 r73
+	r75 = ne.u32 r74, 0
+	branch r75, b28, b29
+b28: # add an element (unrolled 2)
+	r76 = move.ptr r56
+	r77 = atomadd.u32 r76, r74
+	jump b29
+b29: # next element (unrolled 2)
+	r28 = add.i64 r28, r20
+	r54 = elemaddr r54, r55, 1
+	r56 = elemaddr r56, r55, 1
+	jump b30
+b30: # each (unrolled 3)
+	r78 = lt.i64 r28, r23
+	branch r78, b31, b34
+b31: # each body (unrolled 3)
+	r79 = move.ptr r54
+	r80 = load.shared.u32 r79
+	r81 = ne.u32 r80, 0
+	branch r81, b32, b33
+b32: # add an element (unrolled 3)
+	r82 = move.ptr r56
+	r83 = atomadd.u32 r82, r80
+	jump b33
+b33: # next element (unrolled 3)
+	r28 = add.i64 r28, r20
+	r54 = elemaddr r54, r55, 1
+	r56 = elemaddr r56, r55, 1
+	jump b18
+b34: # each done
 	return
+b35: # preheader
+	r57 = move.i64 r2
+	r58 = elemaddr r4, r57, 1
+	r59 = move.i64 r1
+	jump b36
+b36: # head (checked)
+	r35 = add.i64 r2, 1
+	r36 = lt.i64 r35, r3
+	branch r36, b37, b17
+b37: # rangeindex.body (checked)
+	r48 = move.ptr r58
+	r40 = elemaddr r48, 1, 1
+	r41 = load.u8 r40
+	r43 = convert.i64.u8 r41
+	checkindex r43, r15, site 0
+	r42 = elemaddr r21, r43, 4
+	r44 = atomadd.shared.u32 r42, 1
+	jump b38
+b38: # latch (checked)
+	r2 = add.i64 r2, r1
+	r58 = elemaddr r58, r59, 1
+	jump b36
 
 kernel Sum(x []f32, out []f32)
 reductions 1

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "eb0faa27c4cdc17920aa436b3a8e852583c5a132300c0215e01866f66c19e37b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "99aeaa844f6bdbd4c0f6fa02a293a49c419251d57caa76b64d70950149770b83"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d2c34bd5a86c0cc04ae301b3752dba96eaf258c6374248e3f04662c5fc176fbb"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5113e698a8c31eb09984464d1cb2a95f93b99eb986684d9e0ecdb103bcc1bc35"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -702,13 +702,13 @@ const qdPTX = `//
 	.param .u64 Stencil2D_0_param_6
 )
 {
-	.reg .pred %p<420>;
-	.reg .pred %pt<41>;
-	.reg .b32 %r<425>;
+	.reg .pred %p<158>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<163>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<426>;
-	.reg .b64 %rdt<9>;
-	.reg .f32 %f<194>;
+	.reg .b64 %rd<164>;
+	.reg .b64 %rdt<6>;
+	.reg .f32 %f<76>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil2D_0_param_0];
@@ -731,788 +731,305 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd46, %rd1, 3;
-	mul.lo.s64 %rd201, %rd1, 4;
-	mov.b64 %rd50, %rd3;
-	mov.b64 %rd52, %rd46;
-	sub.s64 %rd88, %rd9, 1;
-	sub.s64 %rd85, %rd41, 1;
-	mul.lo.s64 %rd213, %rd9, -4;
-	mul.lo.s64 %rd216, %rd9, 4;
-	sub.s64 %rd124, %rd9, 1;
-	sub.s64 %rd121, %rd41, 1;
-	mov.b64 %rd219, %rd201;
-	mul.lo.s64 %rd228, %rd9, -4;
-	mov.b64 %rd230, %rd201;
-	mul.lo.s64 %rd233, %rd9, 4;
-	mov.b64 %rd235, %rd201;
-	mov.b64 %rd238, %rd201;
-	mov.b64 %rd241, %rd201;
-	mov.b64 %rd244, %rd201;
-	sub.s64 %rd161, %rd9, 1;
-	sub.s64 %rd158, %rd41, 1;
-	mov.b64 %rd247, %rd201;
-	mov.b64 %rd249, %rd201;
-	mul.lo.s64 %rd262, %rd9, -4;
-	mov.b64 %rd264, %rd201;
-	mov.b64 %rd266, %rd201;
-	mul.lo.s64 %rd269, %rd9, 4;
-	mov.b64 %rd271, %rd201;
-	mov.b64 %rd273, %rd201;
-	mov.b64 %rd276, %rd201;
-	mov.b64 %rd278, %rd201;
-	mov.b64 %rd281, %rd201;
-	mov.b64 %rd283, %rd201;
-	mov.b64 %rd286, %rd201;
-	mov.b64 %rd288, %rd201;
-	sub.s64 %rd198, %rd9, 1;
-	sub.s64 %rd195, %rd41, 1;
-	mov.b64 %rd291, %rd201;
-	mov.b64 %rd293, %rd201;
-	mov.b64 %rd295, %rd201;
-	mul.lo.s64 %rd312, %rd9, -4;
-	mov.b64 %rd314, %rd201;
-	mov.b64 %rd316, %rd201;
-	mov.b64 %rd318, %rd201;
-	mul.lo.s64 %rd321, %rd9, 4;
-	mov.b64 %rd323, %rd201;
-	mov.b64 %rd325, %rd201;
-	mov.b64 %rd327, %rd201;
-	mov.b64 %rd330, %rd201;
-	mov.b64 %rd332, %rd201;
-	mov.b64 %rd334, %rd201;
-	mov.b64 %rd337, %rd201;
-	mov.b64 %rd339, %rd201;
-	mov.b64 %rd341, %rd201;
-	mov.b64 %rd344, %rd201;
-	mov.b64 %rd346, %rd201;
-	mov.b64 %rd348, %rd201;
-	mov.b64 %rd354, %rd2;
-	mov.b64 %rd355, %rd354;
-	mad.lo.s64 %rd356, %rd355, 4, %rd13;
-	mul.lo.s64 %rd357, %rd201, 4;
-	mad.lo.s64 %rd358, %rd355, 4, %rd4;
-	mad.lo.s64 %rd359, %rd354, 4, %rd13;
-	mad.lo.s64 %rd360, %rd354, 4, %rd4;
+	mov.b64 %rd82, %rd14;
+	mov.b64 %rd83, %rd2;
+	sub.s64 %rd84, %rd83, 1;
+	mov.b64 %rd85, %rd84;
+	setp.lt.u64 %p86, %rd85, %rd82;
+	mov.b64 %rd87, %rd3;
+	add.u64 %rd88, %rd87, 4611686018427387904;
+	setp.le.u64 %p89, %rd88, 9223372036854775808U;
+	sub.u64 %rd90, %rd87, 1;
+	mov.b64 %rd91, %rd2;
+	sub.u64 %rd92, %rd90, %rd91;
+	sub.u64 %rd93, %rd82, 1;
+	sub.u64 %rd94, %rd93, %rd85;
+	setp.le.u64 %p95, %rd92, %rd94;
+	add.s64 %rd96, %rd83, 1;
+	mov.b64 %rd97, %rd96;
+	setp.lt.u64 %p98, %rd97, %rd82;
+	mov.b64 %rd99, %rd93;
+	sub.u64 %rd100, %rd99, %rd97;
+	setp.le.u64 %p101, %rd92, %rd100;
+	sub.s64 %rd102, %rd83, %rd9;
+	mov.b64 %rd103, %rd102;
+	setp.lt.u64 %p104, %rd103, %rd82;
+	mov.b64 %rd105, %rd93;
+	sub.u64 %rd106, %rd105, %rd103;
+	setp.le.u64 %p107, %rd92, %rd106;
+	add.s64 %rd108, %rd83, %rd9;
+	mov.b64 %rd109, %rd108;
+	setp.lt.u64 %p110, %rd109, %rd82;
+	mov.b64 %rd111, %rd93;
+	sub.u64 %rd112, %rd111, %rd109;
+	setp.le.u64 %p113, %rd92, %rd112;
+	@!%p86 bra $L_24;
 $L_2:
-	setp.lt.s64 %p47, %rd2, %rd3;
-	@!%p47 bra $L_62;
+	@!%p89 bra $L_24;
 $L_3:
-	mov.b64 %rd51, %rd2;
-	sub.u64 %rd48, %rd50, %rd51;
-	setp.gt.u64 %p49, %rd48, %rd52;
-	@!%p49 bra $L_49;
+	@!%p95 bra $L_24;
 $L_4:
-	mov.b64 %rd53, %rd2;
+	@!%p98 bra $L_24;
 $L_5:
-	mov.b64 %rd55, %rd53;
+	@!%p101 bra $L_24;
 $L_6:
-	setp.eq.s64 %pt0, %rd9, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd415, %rd55;
-	mov.b64 %rd416, %rd9;
-	or.b64 %rd417, %rd415, %rd416;
-	shr.u64 %rd418, %rd417, 32;
-	setp.eq.u64 %p419, %rd418, 0;
-	@!%p419 bra $L_48;
+	@!%p104 bra $L_24;
 $L_7:
-	cvt.u32.u64 %r420, %rd55;
-	cvt.u32.u64 %r421, %rd9;
-	div.u32 %r422, %r420, %r421;
-	mul.lo.u32 %r424, %r422, %r421;
-	sub.u32 %r423, %r420, %r424;
-	cvt.u64.u32 %rd413, %r422;
-	cvt.u64.u32 %rd414, %r423;
+	@!%p107 bra $L_24;
 $L_8:
-	mov.b64 %rd56, %rd414;
-	mov.b64 %rd57, %rd413;
-	setp.gt.s64 %p58, %rd56, 0;
-	@!%p58 bra $L_47;
+	@!%p110 bra $L_24;
 $L_9:
-	setp.lt.s64 %p89, %rd56, %rd88;
-	@!%p89 bra $L_47;
+	@!%p113 bra $L_24;
 $L_10:
-	setp.gt.s64 %p87, %rd57, 0;
-	@!%p87 bra $L_47;
-$L_11:
-	setp.lt.s64 %p86, %rd57, %rd85;
-	@!%p86 bra $L_47;
-$L_12:
-	setp.ge.u64 %pt1, %rd55, %rd14;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd59, %rd356;
-	ld.global.f32 %f60, [%rd59];
-	mul.rn.f32 %f61, %f60, 0f3F000000;
-	sub.s64 %rd62, %rd55, 1;
-	setp.ge.u64 %pt2, %rd62, %rd14;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd210, %rd59;
-	add.s64 %rd63, %rd210, -4;
-	ld.global.f32 %f64, [%rd63];
-	add.s64 %rd65, %rd55, 1;
-	setp.ge.u64 %pt3, %rd65, %rd14;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd211, %rd59;
-	add.s64 %rd66, %rd211, 4;
-	ld.global.f32 %f67, [%rd66];
-	add.rn.f32 %f68, %f64, %f67;
-	sub.s64 %rd69, %rd55, %rd9;
-	setp.ge.u64 %pt4, %rd69, %rd14;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd212, %rd59;
-	add.s64 %rd214, %rd212, %rd213;
-	mov.b64 %rd70, %rd214;
-	ld.global.f32 %f71, [%rd70];
-	add.rn.f32 %f72, %f68, %f71;
-	add.s64 %rd73, %rd55, %rd9;
-	setp.ge.u64 %pt5, %rd73, %rd14;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd215, %rd59;
-	add.s64 %rd217, %rd215, %rd216;
-	mov.b64 %rd74, %rd217;
-	ld.global.f32 %f75, [%rd74];
-	add.rn.f32 %f76, %f72, %f75;
-	mul.rn.f32 %f77, %f76, 0f3E000000;
-	add.rn.f32 %f78, %f61, %f77;
-	mov.b64 %rd79, %rd358;
-	st.global.f32 [%rd79], %f78;
-$L_13:
-	add.s64 %rd126, %rd53, %rd1;
-$L_14:
-	mov.b64 %rd91, %rd126;
-$L_15:
-	setp.eq.s64 %pt6, %rd9, 0;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd402, %rd91;
-	mov.b64 %rd403, %rd9;
-	or.b64 %rd404, %rd402, %rd403;
-	shr.u64 %rd405, %rd404, 32;
-	setp.eq.u64 %p406, %rd405, 0;
-	@!%p406 bra $L_46;
-$L_16:
-	cvt.u32.u64 %r407, %rd91;
-	cvt.u32.u64 %r408, %rd9;
-	div.u32 %r409, %r407, %r408;
-	mul.lo.u32 %r411, %r409, %r408;
-	sub.u32 %r410, %r407, %r411;
-	cvt.u64.u32 %rd400, %r409;
-	cvt.u64.u32 %rd401, %r410;
-$L_17:
-	mov.b64 %rd92, %rd401;
-	mov.b64 %rd93, %rd400;
-	setp.gt.s64 %p94, %rd92, 0;
-	@!%p94 bra $L_45;
-$L_18:
-	setp.lt.s64 %p125, %rd92, %rd124;
-	@!%p125 bra $L_45;
-$L_19:
-	setp.gt.s64 %p123, %rd93, 0;
-	@!%p123 bra $L_45;
-$L_20:
-	setp.lt.s64 %p122, %rd93, %rd121;
-	@!%p122 bra $L_45;
-$L_21:
-	setp.ge.u64 %pt7, %rd91, %rd14;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd218, %rd359;
-	add.s64 %rd220, %rd218, %rd219;
-	mov.b64 %rd95, %rd220;
-	ld.global.f32 %f96, [%rd95];
-	mul.rn.f32 %f97, %f96, 0f3F000000;
-	sub.s64 %rd98, %rd91, 1;
-	setp.ge.u64 %pt8, %rd98, %rd14;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd223, %rd220;
-	add.s64 %rd99, %rd223, -4;
-	ld.global.f32 %f100, [%rd99];
-	add.s64 %rd101, %rd91, 1;
-	setp.ge.u64 %pt9, %rd101, %rd14;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd226, %rd220;
-	add.s64 %rd102, %rd226, 4;
-	ld.global.f32 %f103, [%rd102];
-	add.rn.f32 %f104, %f100, %f103;
-	sub.s64 %rd105, %rd91, %rd9;
-	setp.ge.u64 %pt10, %rd105, %rd14;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd227, %rd218;
-	add.s64 %rd229, %rd227, %rd228;
-	add.s64 %rd231, %rd229, %rd230;
-	mov.b64 %rd106, %rd231;
-	ld.global.f32 %f107, [%rd106];
-	add.rn.f32 %f108, %f104, %f107;
-	add.s64 %rd109, %rd91, %rd9;
-	setp.ge.u64 %pt11, %rd109, %rd14;
-	@%pt11 bra $Lfault_11;
-	mov.b64 %rd232, %rd218;
-	add.s64 %rd234, %rd232, %rd233;
-	add.s64 %rd236, %rd234, %rd235;
-	mov.b64 %rd110, %rd236;
-	ld.global.f32 %f111, [%rd110];
-	add.rn.f32 %f112, %f108, %f111;
-	mul.rn.f32 %f113, %f112, 0f3E000000;
-	add.rn.f32 %f114, %f97, %f113;
-	mov.b64 %rd237, %rd360;
-	add.s64 %rd239, %rd237, %rd238;
-	mov.b64 %rd115, %rd239;
-	st.global.f32 [%rd115], %f114;
-$L_22:
-	add.s64 %rd163, %rd126, %rd1;
-$L_23:
-	mov.b64 %rd128, %rd163;
-$L_24:
-	setp.eq.s64 %pt12, %rd9, 0;
-	@%pt12 bra $Lfault_12;
-	mov.b64 %rd389, %rd128;
-	mov.b64 %rd390, %rd9;
-	or.b64 %rd391, %rd389, %rd390;
-	shr.u64 %rd392, %rd391, 32;
-	setp.eq.u64 %p393, %rd392, 0;
-	@!%p393 bra $L_44;
-$L_25:
-	cvt.u32.u64 %r394, %rd128;
-	cvt.u32.u64 %r395, %rd9;
-	div.u32 %r396, %r394, %r395;
-	mul.lo.u32 %r398, %r396, %r395;
-	sub.u32 %r397, %r394, %r398;
-	cvt.u64.u32 %rd387, %r396;
-	cvt.u64.u32 %rd388, %r397;
-$L_26:
-	mov.b64 %rd129, %rd388;
-	mov.b64 %rd130, %rd387;
-	setp.gt.s64 %p131, %rd129, 0;
-	@!%p131 bra $L_43;
-$L_27:
-	setp.lt.s64 %p162, %rd129, %rd161;
-	@!%p162 bra $L_43;
-$L_28:
-	setp.gt.s64 %p160, %rd130, 0;
-	@!%p160 bra $L_43;
-$L_29:
-	setp.lt.s64 %p159, %rd130, %rd158;
-	@!%p159 bra $L_43;
-$L_30:
-	setp.ge.u64 %pt13, %rd128, %rd14;
-	@%pt13 bra $Lfault_13;
-	mov.b64 %rd246, %rd359;
-	add.s64 %rd248, %rd246, %rd247;
-	add.s64 %rd250, %rd248, %rd249;
-	mov.b64 %rd132, %rd250;
-	ld.global.f32 %f133, [%rd132];
-	mul.rn.f32 %f134, %f133, 0f3F000000;
-	sub.s64 %rd135, %rd128, 1;
-	setp.ge.u64 %pt14, %rd135, %rd14;
-	@%pt14 bra $Lfault_14;
-	mov.b64 %rd255, %rd250;
-	add.s64 %rd136, %rd255, -4;
-	ld.global.f32 %f137, [%rd136];
-	add.s64 %rd138, %rd128, 1;
-	setp.ge.u64 %pt15, %rd138, %rd14;
-	@%pt15 bra $Lfault_15;
-	mov.b64 %rd260, %rd250;
-	add.s64 %rd139, %rd260, 4;
-	ld.global.f32 %f140, [%rd139];
-	add.rn.f32 %f141, %f137, %f140;
-	sub.s64 %rd142, %rd128, %rd9;
-	setp.ge.u64 %pt16, %rd142, %rd14;
-	@%pt16 bra $Lfault_16;
-	mov.b64 %rd261, %rd246;
-	add.s64 %rd263, %rd261, %rd262;
-	add.s64 %rd265, %rd263, %rd264;
-	add.s64 %rd267, %rd265, %rd266;
-	mov.b64 %rd143, %rd267;
-	ld.global.f32 %f144, [%rd143];
-	add.rn.f32 %f145, %f141, %f144;
-	add.s64 %rd146, %rd128, %rd9;
-	setp.ge.u64 %pt17, %rd146, %rd14;
-	@%pt17 bra $Lfault_17;
-	mov.b64 %rd268, %rd246;
-	add.s64 %rd270, %rd268, %rd269;
-	add.s64 %rd272, %rd270, %rd271;
-	add.s64 %rd274, %rd272, %rd273;
-	mov.b64 %rd147, %rd274;
-	ld.global.f32 %f148, [%rd147];
-	add.rn.f32 %f149, %f145, %f148;
-	mul.rn.f32 %f150, %f149, 0f3E000000;
-	add.rn.f32 %f151, %f134, %f150;
-	mov.b64 %rd275, %rd360;
-	add.s64 %rd277, %rd275, %rd276;
-	add.s64 %rd279, %rd277, %rd278;
-	mov.b64 %rd152, %rd279;
-	st.global.f32 [%rd152], %f151;
-$L_31:
-	add.s64 %rd200, %rd163, %rd1;
-$L_32:
-	mov.b64 %rd165, %rd200;
-$L_33:
-	setp.eq.s64 %pt18, %rd9, 0;
-	@%pt18 bra $Lfault_18;
-	mov.b64 %rd376, %rd165;
-	mov.b64 %rd377, %rd9;
-	or.b64 %rd378, %rd376, %rd377;
-	shr.u64 %rd379, %rd378, 32;
-	setp.eq.u64 %p380, %rd379, 0;
-	@!%p380 bra $L_42;
-$L_34:
-	cvt.u32.u64 %r381, %rd165;
-	cvt.u32.u64 %r382, %rd9;
-	div.u32 %r383, %r381, %r382;
-	mul.lo.u32 %r385, %r383, %r382;
-	sub.u32 %r384, %r381, %r385;
-	cvt.u64.u32 %rd374, %r383;
-	cvt.u64.u32 %rd375, %r384;
-$L_35:
-	mov.b64 %rd166, %rd375;
-	mov.b64 %rd167, %rd374;
-	setp.gt.s64 %p168, %rd166, 0;
-	@!%p168 bra $L_41;
-$L_36:
-	setp.lt.s64 %p199, %rd166, %rd198;
-	@!%p199 bra $L_41;
-$L_37:
-	setp.gt.s64 %p197, %rd167, 0;
-	@!%p197 bra $L_41;
-$L_38:
-	setp.lt.s64 %p196, %rd167, %rd195;
-	@!%p196 bra $L_41;
-$L_39:
-	setp.ge.u64 %pt19, %rd165, %rd14;
-	@%pt19 bra $Lfault_19;
-	mov.b64 %rd290, %rd359;
-	add.s64 %rd292, %rd290, %rd291;
-	add.s64 %rd294, %rd292, %rd293;
-	add.s64 %rd296, %rd294, %rd295;
-	mov.b64 %rd169, %rd296;
-	ld.global.f32 %f170, [%rd169];
-	mul.rn.f32 %f171, %f170, 0f3F000000;
-	sub.s64 %rd172, %rd165, 1;
-	setp.ge.u64 %pt20, %rd172, %rd14;
-	@%pt20 bra $Lfault_20;
-	mov.b64 %rd303, %rd296;
-	add.s64 %rd173, %rd303, -4;
-	ld.global.f32 %f174, [%rd173];
-	add.s64 %rd175, %rd165, 1;
-	setp.ge.u64 %pt21, %rd175, %rd14;
-	@%pt21 bra $Lfault_21;
-	mov.b64 %rd310, %rd296;
-	add.s64 %rd176, %rd310, 4;
-	ld.global.f32 %f177, [%rd176];
-	add.rn.f32 %f178, %f174, %f177;
-	sub.s64 %rd179, %rd165, %rd9;
-	setp.ge.u64 %pt22, %rd179, %rd14;
-	@%pt22 bra $Lfault_22;
-	mov.b64 %rd311, %rd290;
-	add.s64 %rd313, %rd311, %rd312;
-	add.s64 %rd315, %rd313, %rd314;
-	add.s64 %rd317, %rd315, %rd316;
-	add.s64 %rd319, %rd317, %rd318;
-	mov.b64 %rd180, %rd319;
-	ld.global.f32 %f181, [%rd180];
-	add.rn.f32 %f182, %f178, %f181;
-	add.s64 %rd183, %rd165, %rd9;
-	setp.ge.u64 %pt23, %rd183, %rd14;
-	@%pt23 bra $Lfault_23;
-	mov.b64 %rd320, %rd290;
-	add.s64 %rd322, %rd320, %rd321;
-	add.s64 %rd324, %rd322, %rd323;
-	add.s64 %rd326, %rd324, %rd325;
-	add.s64 %rd328, %rd326, %rd327;
-	mov.b64 %rd184, %rd328;
-	ld.global.f32 %f185, [%rd184];
-	add.rn.f32 %f186, %f182, %f185;
-	mul.rn.f32 %f187, %f186, 0f3E000000;
-	add.rn.f32 %f188, %f171, %f187;
-	mov.b64 %rd329, %rd360;
-	add.s64 %rd331, %rd329, %rd330;
-	add.s64 %rd333, %rd331, %rd332;
-	add.s64 %rd335, %rd333, %rd334;
-	mov.b64 %rd189, %rd335;
-	st.global.f32 [%rd189], %f188;
-$L_40:
-	add.s64 %rd2, %rd2, %rd201;
-	add.s64 %rd356, %rd356, %rd357;
-	add.s64 %rd358, %rd358, %rd357;
-	add.s64 %rd359, %rd359, %rd357;
-	add.s64 %rd360, %rd360, %rd357;
-	bra.uni $L_2;
-$L_41:
-	setp.ge.u64 %pt24, %rd165, %rd14;
-	@%pt24 bra $Lfault_24;
-	mov.b64 %rd336, %rd359;
-	add.s64 %rd338, %rd336, %rd337;
-	add.s64 %rd340, %rd338, %rd339;
-	add.s64 %rd342, %rd340, %rd341;
-	mov.b64 %rd192, %rd342;
-	ld.global.f32 %f193, [%rd192];
-	mov.b64 %rd343, %rd360;
-	add.s64 %rd345, %rd343, %rd344;
-	add.s64 %rd347, %rd345, %rd346;
-	add.s64 %rd349, %rd347, %rd348;
-	mov.b64 %rd194, %rd349;
-	st.global.f32 [%rd194], %f193;
-	bra.uni $L_40;
-$L_42:
-	setp.eq.s64 %pt25, %rd9, -1;
-	neg.s64 %rdt3, %rd165;
-	div.s64 %rd374, %rd165, %rd9;
-	selp.b64 %rd374, %rdt3, %rd374, %pt25;
-	mul.lo.s64 %rd386, %rd374, %rd9;
-	sub.s64 %rd375, %rd165, %rd386;
-	bra.uni $L_35;
-$L_43:
-	setp.ge.u64 %pt26, %rd128, %rd14;
-	@%pt26 bra $Lfault_25;
-	mov.b64 %rd280, %rd359;
-	add.s64 %rd282, %rd280, %rd281;
-	add.s64 %rd284, %rd282, %rd283;
-	mov.b64 %rd155, %rd284;
-	ld.global.f32 %f156, [%rd155];
-	mov.b64 %rd285, %rd360;
-	add.s64 %rd287, %rd285, %rd286;
-	add.s64 %rd289, %rd287, %rd288;
-	mov.b64 %rd157, %rd289;
-	st.global.f32 [%rd157], %f156;
-	bra.uni $L_31;
-$L_44:
-	setp.eq.s64 %pt27, %rd9, -1;
-	neg.s64 %rdt4, %rd128;
-	div.s64 %rd387, %rd128, %rd9;
-	selp.b64 %rd387, %rdt4, %rd387, %pt27;
-	mul.lo.s64 %rd399, %rd387, %rd9;
-	sub.s64 %rd388, %rd128, %rd399;
-	bra.uni $L_26;
-$L_45:
-	setp.ge.u64 %pt28, %rd91, %rd14;
-	@%pt28 bra $Lfault_26;
-	mov.b64 %rd240, %rd359;
-	add.s64 %rd242, %rd240, %rd241;
-	mov.b64 %rd118, %rd242;
-	ld.global.f32 %f119, [%rd118];
-	mov.b64 %rd243, %rd360;
-	add.s64 %rd245, %rd243, %rd244;
-	mov.b64 %rd120, %rd245;
-	st.global.f32 [%rd120], %f119;
-	bra.uni $L_22;
-$L_46:
-	setp.eq.s64 %pt29, %rd9, -1;
-	neg.s64 %rdt5, %rd91;
-	div.s64 %rd400, %rd91, %rd9;
-	selp.b64 %rd400, %rdt5, %rd400, %pt29;
-	mul.lo.s64 %rd412, %rd400, %rd9;
-	sub.s64 %rd401, %rd91, %rd412;
-	bra.uni $L_17;
-$L_47:
-	setp.ge.u64 %pt30, %rd55, %rd14;
-	@%pt30 bra $Lfault_27;
-	mov.b64 %rd82, %rd356;
-	ld.global.f32 %f83, [%rd82];
-	mov.b64 %rd84, %rd358;
-	st.global.f32 [%rd84], %f83;
-	bra.uni $L_13;
-$L_48:
-	setp.eq.s64 %pt31, %rd9, -1;
-	neg.s64 %rdt6, %rd55;
-	div.s64 %rd413, %rd55, %rd9;
-	selp.b64 %rd413, %rdt6, %rd413, %pt31;
-	mul.lo.s64 %rd425, %rd413, %rd9;
-	sub.s64 %rd414, %rd55, %rd425;
-	bra.uni $L_8;
-$L_49:
 	sub.s64 %rd44, %rd9, 1;
 	sub.s64 %rd40, %rd41, 1;
-	mul.lo.s64 %rd205, %rd9, -4;
-	mul.lo.s64 %rd208, %rd9, 4;
-	mov.b64 %rd350, %rd2;
-	mad.lo.s64 %rd351, %rd350, 4, %rd13;
-	mul.lo.s64 %rd352, %rd1, 4;
-	mad.lo.s64 %rd353, %rd350, 4, %rd4;
-$L_50:
+	mul.lo.s64 %rd117, %rd9, -4;
+	mul.lo.s64 %rd120, %rd9, 4;
+	mov.b64 %rd130, %rd2;
+	mad.lo.s64 %rd131, %rd130, 4, %rd13;
+	mul.lo.s64 %rd132, %rd1, 4;
+	mad.lo.s64 %rd133, %rd130, 4, %rd4;
+$L_11:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_62;
-$L_51:
+	@!%p6 bra $L_23;
+$L_12:
 	mov.b64 %rd7, %rd2;
-$L_52:
-	setp.eq.s64 %pt32, %rd9, 0;
-	@%pt32 bra $Lfault_28;
-	mov.b64 %rd363, %rd7;
-	mov.b64 %rd364, %rd9;
-	or.b64 %rd365, %rd363, %rd364;
-	shr.u64 %rd366, %rd365, 32;
-	setp.eq.u64 %p367, %rd366, 0;
-	@!%p367 bra $L_61;
-$L_53:
-	cvt.u32.u64 %r368, %rd7;
-	cvt.u32.u64 %r369, %rd9;
-	div.u32 %r370, %r368, %r369;
-	mul.lo.u32 %r372, %r370, %r369;
-	sub.u32 %r371, %r368, %r372;
-	cvt.u64.u32 %rd361, %r370;
-	cvt.u64.u32 %rd362, %r371;
-$L_54:
-	mov.b64 %rd8, %rd362;
-	mov.b64 %rd10, %rd361;
+$L_13:
+	setp.eq.s64 %pt0, %rd9, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd153, %rd7;
+	mov.b64 %rd154, %rd9;
+	or.b64 %rd155, %rd153, %rd154;
+	shr.u64 %rd156, %rd155, 32;
+	setp.eq.u64 %p157, %rd156, 0;
+	@!%p157 bra $L_22;
+$L_14:
+	cvt.u32.u64 %r158, %rd7;
+	cvt.u32.u64 %r159, %rd9;
+	div.u32 %r160, %r158, %r159;
+	mul.lo.u32 %r162, %r160, %r159;
+	sub.u32 %r161, %r158, %r162;
+	cvt.u64.u32 %rd151, %r160;
+	cvt.u64.u32 %rd152, %r161;
+$L_15:
+	mov.b64 %rd8, %rd152;
+	mov.b64 %rd10, %rd151;
 	setp.gt.s64 %p11, %rd8, 0;
-	@!%p11 bra $L_60;
-$L_55:
+	@!%p11 bra $L_21;
+$L_16:
 	setp.lt.s64 %p45, %rd8, %rd44;
-	@!%p45 bra $L_60;
-$L_56:
+	@!%p45 bra $L_21;
+$L_17:
 	setp.gt.s64 %p43, %rd10, 0;
-	@!%p43 bra $L_60;
-$L_57:
+	@!%p43 bra $L_21;
+$L_18:
 	setp.lt.s64 %p42, %rd10, %rd40;
-	@!%p42 bra $L_60;
-$L_58:
-	setp.ge.u64 %pt33, %rd7, %rd14;
-	@%pt33 bra $Lfault_29;
-	mov.b64 %rd12, %rd351;
+	@!%p42 bra $L_21;
+$L_19:
+	mov.b64 %rd12, %rd131;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
-	sub.s64 %rd17, %rd7, 1;
-	setp.ge.u64 %pt34, %rd17, %rd14;
-	@%pt34 bra $Lfault_30;
-	mov.b64 %rd202, %rd12;
-	add.s64 %rd18, %rd202, -4;
+	mov.b64 %rd114, %rd12;
+	add.s64 %rd18, %rd114, -4;
 	ld.global.f32 %f19, [%rd18];
-	add.s64 %rd20, %rd7, 1;
-	setp.ge.u64 %pt35, %rd20, %rd14;
-	@%pt35 bra $Lfault_31;
-	mov.b64 %rd203, %rd12;
-	add.s64 %rd21, %rd203, 4;
+	mov.b64 %rd115, %rd12;
+	add.s64 %rd21, %rd115, 4;
 	ld.global.f32 %f22, [%rd21];
 	add.rn.f32 %f23, %f19, %f22;
-	sub.s64 %rd24, %rd7, %rd9;
-	setp.ge.u64 %pt36, %rd24, %rd14;
-	@%pt36 bra $Lfault_32;
-	mov.b64 %rd204, %rd12;
-	add.s64 %rd206, %rd204, %rd205;
-	mov.b64 %rd25, %rd206;
+	mov.b64 %rd116, %rd12;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd25, %rd118;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f23, %f26;
-	add.s64 %rd28, %rd7, %rd9;
-	setp.ge.u64 %pt37, %rd28, %rd14;
-	@%pt37 bra $Lfault_33;
-	mov.b64 %rd207, %rd12;
-	add.s64 %rd209, %rd207, %rd208;
-	mov.b64 %rd29, %rd209;
+	mov.b64 %rd119, %rd12;
+	add.s64 %rd121, %rd119, %rd120;
+	mov.b64 %rd29, %rd121;
 	ld.global.f32 %f30, [%rd29];
 	add.rn.f32 %f31, %f27, %f30;
 	mul.rn.f32 %f32, %f31, 0f3E000000;
 	add.rn.f32 %f33, %f16, %f32;
-	mov.b64 %rd34, %rd353;
+	mov.b64 %rd34, %rd133;
 	st.global.f32 [%rd34], %f33;
-$L_59:
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd351, %rd351, %rd352;
-	add.s64 %rd353, %rd353, %rd352;
-	bra.uni $L_50;
-$L_60:
-	setp.ge.u64 %pt38, %rd7, %rd14;
-	@%pt38 bra $Lfault_34;
-	mov.b64 %rd37, %rd351;
+	add.s64 %rd131, %rd131, %rd132;
+	add.s64 %rd133, %rd133, %rd132;
+	bra.uni $L_11;
+$L_21:
+	mov.b64 %rd37, %rd131;
 	ld.global.f32 %f38, [%rd37];
-	mov.b64 %rd39, %rd353;
+	mov.b64 %rd39, %rd133;
 	st.global.f32 [%rd39], %f38;
-	bra.uni $L_59;
-$L_61:
-	setp.eq.s64 %pt39, %rd9, -1;
-	neg.s64 %rdt7, %rd7;
-	div.s64 %rd361, %rd7, %rd9;
-	selp.b64 %rd361, %rdt7, %rd361, %pt39;
-	mul.lo.s64 %rd373, %rd361, %rd9;
-	sub.s64 %rd362, %rd7, %rd373;
-	bra.uni $L_54;
-$L_62:
+	bra.uni $L_20;
+$L_22:
+	setp.eq.s64 %pt1, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd151, %rd7, %rd9;
+	selp.b64 %rd151, %rdt3, %rd151, %pt1;
+	mul.lo.s64 %rd163, %rd151, %rd9;
+	sub.s64 %rd152, %rd7, %rd163;
+	bra.uni $L_15;
+$L_23:
 	ret;
+$L_24:
+	sub.s64 %rd80, %rd9, 1;
+	sub.s64 %rd77, %rd41, 1;
+	mul.lo.s64 %rd125, %rd9, -4;
+	mul.lo.s64 %rd128, %rd9, 4;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 4, %rd13;
+	mul.lo.s64 %rd136, %rd1, 4;
+	mad.lo.s64 %rd137, %rd134, 4, %rd4;
+$L_25:
+	setp.lt.s64 %p46, %rd2, %rd3;
+	@!%p46 bra $L_23;
+$L_26:
+	mov.b64 %rd47, %rd2;
+$L_27:
+	setp.eq.s64 %pt2, %rd9, 0;
+	@%pt2 bra $Lfault_1;
+	mov.b64 %rd140, %rd47;
+	mov.b64 %rd141, %rd9;
+	or.b64 %rd142, %rd140, %rd141;
+	shr.u64 %rd143, %rd142, 32;
+	setp.eq.u64 %p144, %rd143, 0;
+	@!%p144 bra $L_36;
+$L_28:
+	cvt.u32.u64 %r145, %rd47;
+	cvt.u32.u64 %r146, %rd9;
+	div.u32 %r147, %r145, %r146;
+	mul.lo.u32 %r149, %r147, %r146;
+	sub.u32 %r148, %r145, %r149;
+	cvt.u64.u32 %rd138, %r147;
+	cvt.u64.u32 %rd139, %r148;
+$L_29:
+	mov.b64 %rd48, %rd139;
+	mov.b64 %rd49, %rd138;
+	setp.gt.s64 %p50, %rd48, 0;
+	@!%p50 bra $L_35;
+$L_30:
+	setp.lt.s64 %p81, %rd48, %rd80;
+	@!%p81 bra $L_35;
+$L_31:
+	setp.gt.s64 %p79, %rd49, 0;
+	@!%p79 bra $L_35;
+$L_32:
+	setp.lt.s64 %p78, %rd49, %rd77;
+	@!%p78 bra $L_35;
+$L_33:
+	setp.ge.u64 %pt3, %rd47, %rd14;
+	@%pt3 bra $Lfault_2;
+	mov.b64 %rd51, %rd135;
+	ld.global.f32 %f52, [%rd51];
+	mul.rn.f32 %f53, %f52, 0f3F000000;
+	sub.s64 %rd54, %rd47, 1;
+	setp.ge.u64 %pt4, %rd54, %rd14;
+	@%pt4 bra $Lfault_3;
+	mov.b64 %rd122, %rd51;
+	add.s64 %rd55, %rd122, -4;
+	ld.global.f32 %f56, [%rd55];
+	add.s64 %rd57, %rd47, 1;
+	setp.ge.u64 %pt5, %rd57, %rd14;
+	@%pt5 bra $Lfault_4;
+	mov.b64 %rd123, %rd51;
+	add.s64 %rd58, %rd123, 4;
+	ld.global.f32 %f59, [%rd58];
+	add.rn.f32 %f60, %f56, %f59;
+	sub.s64 %rd61, %rd47, %rd9;
+	setp.ge.u64 %pt6, %rd61, %rd14;
+	@%pt6 bra $Lfault_5;
+	mov.b64 %rd124, %rd51;
+	add.s64 %rd126, %rd124, %rd125;
+	mov.b64 %rd62, %rd126;
+	ld.global.f32 %f63, [%rd62];
+	add.rn.f32 %f64, %f60, %f63;
+	add.s64 %rd65, %rd47, %rd9;
+	setp.ge.u64 %pt7, %rd65, %rd14;
+	@%pt7 bra $Lfault_6;
+	mov.b64 %rd127, %rd51;
+	add.s64 %rd129, %rd127, %rd128;
+	mov.b64 %rd66, %rd129;
+	ld.global.f32 %f67, [%rd66];
+	add.rn.f32 %f68, %f64, %f67;
+	mul.rn.f32 %f69, %f68, 0f3E000000;
+	add.rn.f32 %f70, %f53, %f69;
+	mov.b64 %rd71, %rd137;
+	st.global.f32 [%rd71], %f70;
+$L_34:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	bra.uni $L_25;
+$L_35:
+	setp.ge.u64 %pt8, %rd47, %rd14;
+	@%pt8 bra $Lfault_7;
+	mov.b64 %rd74, %rd135;
+	ld.global.f32 %f75, [%rd74];
+	mov.b64 %rd76, %rd137;
+	st.global.f32 [%rd76], %f75;
+	bra.uni $L_34;
+$L_36:
+	setp.eq.s64 %pt9, %rd9, -1;
+	neg.s64 %rdt4, %rd47;
+	div.s64 %rd138, %rd47, %rd9;
+	selp.b64 %rd138, %rdt4, %rd138, %pt9;
+	mul.lo.s64 %rd150, %rd138, %rd9;
+	sub.s64 %rd139, %rd47, %rd150;
+	bra.uni $L_29;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd55;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd62;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd47;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd65;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd54;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd69;
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd57;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd73;
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd61;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd65;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd91;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd98;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd101;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd105;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd109;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_13:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd128;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd135;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd138;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd142;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd146;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd165;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_20:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd172;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_21:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd175;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_22:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd179;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_23:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd183;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_24:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd165;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_25:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd128;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_26:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd91;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_27:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd55;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_28:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_29:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_30:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd17;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_31:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd20;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_32:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd24;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_33:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd28;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_34:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd47;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt8, [Stencil2D_0_param_6];
-	cvta.to.global.u64 %rdt8, %rdt8;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
+	ld.param.u64 %rdt5, [Stencil2D_0_param_6];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt40, %rt8, %rt6;
-	@%pt40 exit;
-	st.global.u32 [%rdt8+8], 0;
-	st.global.u32 [%rdt8+12], %rt5;
-	st.global.u64 [%rdt8+16], %rdt1;
-	st.global.u64 [%rdt8+24], %rdt2;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
+	st.global.u32 [%rdt5+8], 0;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt8+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 }
 
@@ -1527,14 +1044,14 @@ $Lfault:
 	.param .u64 Stencil3D_0_param_7
 )
 {
-	.reg .pred %p<109>;
-	.reg .pred %pt<14>;
-	.reg .b32 %r<112>;
+	.reg .pred %p<255>;
+	.reg .pred %pt<20>;
+	.reg .b32 %r<258>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<108>;
-	.reg .b64 %rdt<7>;
-	.reg .f32 %f<46>;
-	.reg .f32 %ft<1>;
+	.reg .b64 %rd<254>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<95>;
+	.reg .f32 %ft<2>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil3D_0_param_0];
@@ -1558,182 +1075,408 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd13, %rd9, %rd12;
+	mov.b64 %rd107, %rd20;
+	mov.b64 %rd108, %rd2;
+	sub.s64 %rd109, %rd108, 1;
+	mov.b64 %rd110, %rd109;
+	setp.lt.u64 %p111, %rd110, %rd107;
+	mov.b64 %rd112, %rd3;
+	add.u64 %rd113, %rd112, 4611686018427387904;
+	setp.le.u64 %p114, %rd113, 9223372036854775808U;
+	sub.u64 %rd115, %rd112, 1;
+	mov.b64 %rd116, %rd2;
+	sub.u64 %rd117, %rd115, %rd116;
+	sub.u64 %rd118, %rd107, 1;
+	sub.u64 %rd119, %rd118, %rd110;
+	setp.le.u64 %p120, %rd117, %rd119;
+	add.s64 %rd121, %rd108, 1;
+	mov.b64 %rd122, %rd121;
+	setp.lt.u64 %p123, %rd122, %rd107;
+	mov.b64 %rd124, %rd118;
+	sub.u64 %rd125, %rd124, %rd122;
+	setp.le.u64 %p126, %rd117, %rd125;
+	sub.s64 %rd127, %rd108, %rd9;
+	mov.b64 %rd128, %rd127;
+	setp.lt.u64 %p129, %rd128, %rd107;
+	mov.b64 %rd130, %rd118;
+	sub.u64 %rd131, %rd130, %rd128;
+	setp.le.u64 %p132, %rd117, %rd131;
+	add.s64 %rd133, %rd108, %rd9;
+	mov.b64 %rd134, %rd133;
+	setp.lt.u64 %p135, %rd134, %rd107;
+	mov.b64 %rd136, %rd118;
+	sub.u64 %rd137, %rd136, %rd134;
+	setp.le.u64 %p138, %rd117, %rd137;
+	mul.lo.s64 %rd139, %rd9, %rd12;
+	sub.s64 %rd140, %rd108, %rd139;
+	mov.b64 %rd141, %rd140;
+	setp.lt.u64 %p142, %rd141, %rd107;
+	mov.b64 %rd143, %rd118;
+	sub.u64 %rd144, %rd143, %rd141;
+	setp.le.u64 %p145, %rd117, %rd144;
+	add.s64 %rd146, %rd108, %rd139;
+	mov.b64 %rd147, %rd146;
+	setp.lt.u64 %p148, %rd147, %rd107;
+	mov.b64 %rd149, %rd118;
+	sub.u64 %rd150, %rd149, %rd147;
+	setp.le.u64 %p151, %rd117, %rd150;
+	@!%p111 bra $L_36;
+$L_2:
+	@!%p114 bra $L_36;
+$L_3:
+	@!%p120 bra $L_36;
+$L_4:
+	@!%p123 bra $L_36;
+$L_5:
+	@!%p126 bra $L_36;
+$L_6:
+	@!%p129 bra $L_36;
+$L_7:
+	@!%p132 bra $L_36;
+$L_8:
+	@!%p135 bra $L_36;
+$L_9:
+	@!%p138 bra $L_36;
+$L_10:
+	@!%p142 bra $L_36;
+$L_11:
+	@!%p145 bra $L_36;
+$L_12:
+	@!%p148 bra $L_36;
+$L_13:
+	@!%p151 bra $L_36;
+$L_14:
+	mov.b64 %rd13, %rd139;
 	sub.s64 %rd57, %rd9, 1;
 	sub.s64 %rd54, %rd12, 1;
 	sub.s64 %rd50, %rd51, 1;
-	mov.b64 %rd16, %rd13;
-	mul.lo.s64 %rd62, %rd9, -4;
-	mul.lo.s64 %rd65, %rd9, 4;
-	mul.lo.s64 %rd68, %rd16, -4;
-	mul.lo.s64 %rd71, %rd16, 4;
-	mov.b64 %rd73, %rd2;
-	mad.lo.s64 %rd74, %rd73, 4, %rd19;
-	mul.lo.s64 %rd75, %rd1, 4;
-	mad.lo.s64 %rd76, %rd73, 4, %rd4;
-$L_2:
+	mov.b64 %rd16, %rd139;
+	mul.lo.s64 %rd155, %rd9, -4;
+	mul.lo.s64 %rd158, %rd9, 4;
+	mul.lo.s64 %rd161, %rd16, -4;
+	mul.lo.s64 %rd164, %rd16, 4;
+	mov.b64 %rd180, %rd2;
+	mad.lo.s64 %rd181, %rd180, 4, %rd19;
+	mul.lo.s64 %rd182, %rd1, 4;
+	mad.lo.s64 %rd183, %rd180, 4, %rd4;
+$L_15:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_22;
-$L_3:
+	@!%p6 bra $L_35;
+$L_16:
 	mov.b64 %rd7, %rd2;
-$L_4:
+$L_17:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd79, %rd7;
-	mov.b64 %rd80, %rd9;
-	or.b64 %rd81, %rd79, %rd80;
-	shr.u64 %rd82, %rd81, 32;
-	setp.eq.u64 %p83, %rd82, 0;
-	@!%p83 bra $L_21;
-$L_5:
-	cvt.u32.u64 %r84, %rd7;
-	cvt.u32.u64 %r85, %rd9;
-	div.u32 %r86, %r84, %r85;
-	mul.lo.u32 %r88, %r86, %r85;
-	sub.u32 %r87, %r84, %r88;
-	cvt.u64.u32 %rd77, %r86;
-	cvt.u64.u32 %rd78, %r87;
-$L_6:
-	mov.b64 %rd8, %rd78;
-	mov.b64 %rd10, %rd77;
+	mov.b64 %rd225, %rd7;
+	mov.b64 %rd226, %rd9;
+	or.b64 %rd227, %rd225, %rd226;
+	shr.u64 %rd228, %rd227, 32;
+	setp.eq.u64 %p229, %rd228, 0;
+	@!%p229 bra $L_34;
+$L_18:
+	cvt.u32.u64 %r230, %rd7;
+	cvt.u32.u64 %r231, %rd9;
+	div.u32 %r232, %r230, %r231;
+	mul.lo.u32 %r234, %r232, %r231;
+	sub.u32 %r233, %r230, %r234;
+	cvt.u64.u32 %rd223, %r232;
+	cvt.u64.u32 %rd224, %r233;
+$L_19:
+	mov.b64 %rd8, %rd224;
+	mov.b64 %rd10, %rd223;
 	setp.eq.s64 %pt1, %rd12, 0;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd92, %rd10;
-	mov.b64 %rd93, %rd12;
-	or.b64 %rd94, %rd92, %rd93;
-	shr.u64 %rd95, %rd94, 32;
-	setp.eq.u64 %p96, %rd95, 0;
-	@!%p96 bra $L_20;
-$L_7:
-	cvt.u32.u64 %r97, %rd10;
-	cvt.u32.u64 %r98, %rd12;
-	div.u32 %r99, %r97, %r98;
-	mul.lo.u32 %r101, %r99, %r98;
-	sub.u32 %r100, %r97, %r101;
-	cvt.u64.u32 %rd90, %r99;
-	cvt.u64.u32 %rd91, %r100;
-$L_8:
-	mov.b64 %rd11, %rd91;
+	mov.b64 %rd238, %rd10;
+	mov.b64 %rd239, %rd12;
+	or.b64 %rd240, %rd238, %rd239;
+	shr.u64 %rd241, %rd240, 32;
+	setp.eq.u64 %p242, %rd241, 0;
+	@!%p242 bra $L_33;
+$L_20:
+	cvt.u32.u64 %r243, %rd10;
+	cvt.u32.u64 %r244, %rd12;
+	div.u32 %r245, %r243, %r244;
+	mul.lo.u32 %r247, %r245, %r244;
+	sub.u32 %r246, %r243, %r247;
+	cvt.u64.u32 %rd236, %r245;
+	cvt.u64.u32 %rd237, %r246;
+$L_21:
+	mov.b64 %rd11, %rd237;
 	setp.eq.s64 %pt2, %rd13, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd104, %rd7;
-	mov.b64 %rd105, %rd13;
-	or.b64 %rd106, %rd104, %rd105;
-	shr.u64 %rd107, %rd106, 32;
-	setp.eq.u64 %p108, %rd107, 0;
-	@!%p108 bra $L_19;
-$L_9:
-	cvt.u32.u64 %r109, %rd7;
-	cvt.u32.u64 %r110, %rd13;
-	div.u32 %r111, %r109, %r110;
-	cvt.u64.u32 %rd103, %r111;
-$L_10:
-	mov.b64 %rd14, %rd103;
+	mov.b64 %rd250, %rd7;
+	mov.b64 %rd251, %rd13;
+	or.b64 %rd252, %rd250, %rd251;
+	shr.u64 %rd253, %rd252, 32;
+	setp.eq.u64 %p254, %rd253, 0;
+	@!%p254 bra $L_32;
+$L_22:
+	cvt.u32.u64 %r255, %rd7;
+	cvt.u32.u64 %r256, %rd13;
+	div.u32 %r257, %r255, %r256;
+	cvt.u64.u32 %rd249, %r257;
+$L_23:
+	mov.b64 %rd14, %rd249;
 	setp.gt.s64 %p15, %rd8, 0;
-	@!%p15 bra $L_18;
-$L_11:
+	@!%p15 bra $L_31;
+$L_24:
 	setp.lt.s64 %p58, %rd8, %rd57;
-	@!%p58 bra $L_18;
-$L_12:
+	@!%p58 bra $L_31;
+$L_25:
 	setp.gt.s64 %p56, %rd11, 0;
-	@!%p56 bra $L_18;
-$L_13:
+	@!%p56 bra $L_31;
+$L_26:
 	setp.lt.s64 %p55, %rd11, %rd54;
-	@!%p55 bra $L_18;
-$L_14:
+	@!%p55 bra $L_31;
+$L_27:
 	setp.gt.s64 %p53, %rd14, 0;
-	@!%p53 bra $L_18;
-$L_15:
+	@!%p53 bra $L_31;
+$L_28:
 	setp.lt.s64 %p52, %rd14, %rd50;
-	@!%p52 bra $L_18;
-$L_16:
-	sub.s64 %rd17, %rd7, 1;
-	setp.ge.u64 %pt3, %rd17, %rd20;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd59, %rd74;
-	add.s64 %rd18, %rd59, -4;
+	@!%p52 bra $L_31;
+$L_29:
+	mov.b64 %rd152, %rd181;
+	add.s64 %rd18, %rd152, -4;
 	ld.global.f32 %f21, [%rd18];
-	add.s64 %rd22, %rd7, 1;
-	setp.ge.u64 %pt4, %rd22, %rd20;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd60, %rd59;
-	add.s64 %rd23, %rd60, 4;
+	mov.b64 %rd153, %rd152;
+	add.s64 %rd23, %rd153, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
-	sub.s64 %rd26, %rd7, %rd9;
-	setp.ge.u64 %pt5, %rd26, %rd20;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd61, %rd59;
-	add.s64 %rd63, %rd61, %rd62;
-	mov.b64 %rd27, %rd63;
+	mov.b64 %rd154, %rd152;
+	add.s64 %rd156, %rd154, %rd155;
+	mov.b64 %rd27, %rd156;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
-	add.s64 %rd30, %rd7, %rd9;
-	setp.ge.u64 %pt6, %rd30, %rd20;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd64, %rd59;
-	add.s64 %rd66, %rd64, %rd65;
-	mov.b64 %rd31, %rd66;
+	mov.b64 %rd157, %rd152;
+	add.s64 %rd159, %rd157, %rd158;
+	mov.b64 %rd31, %rd159;
 	ld.global.f32 %f32, [%rd31];
 	add.rn.f32 %f33, %f29, %f32;
-	sub.s64 %rd34, %rd7, %rd16;
-	setp.ge.u64 %pt7, %rd34, %rd20;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd67, %rd59;
-	add.s64 %rd69, %rd67, %rd68;
-	mov.b64 %rd35, %rd69;
+	mov.b64 %rd160, %rd152;
+	add.s64 %rd162, %rd160, %rd161;
+	mov.b64 %rd35, %rd162;
 	ld.global.f32 %f36, [%rd35];
 	add.rn.f32 %f37, %f33, %f36;
-	add.s64 %rd38, %rd7, %rd16;
-	setp.ge.u64 %pt8, %rd38, %rd20;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd70, %rd59;
-	add.s64 %rd72, %rd70, %rd71;
-	mov.b64 %rd39, %rd72;
+	mov.b64 %rd163, %rd152;
+	add.s64 %rd165, %rd163, %rd164;
+	mov.b64 %rd39, %rd165;
 	ld.global.f32 %f40, [%rd39];
 	add.rn.f32 %f41, %f37, %f40;
-	setp.ge.u64 %pt9, %rd7, %rd20;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd42, %rd59;
+	mov.b64 %rd42, %rd152;
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
 	sub.rn.f32 %f45, %f41, %f44;
-	mov.b64 %rd46, %rd76;
+	mov.b64 %rd46, %rd183;
 	st.global.f32 [%rd46], %f45;
-$L_17:
+$L_30:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd74, %rd74, %rd75;
-	add.s64 %rd76, %rd76, %rd75;
-	bra.uni $L_2;
-$L_18:
-	mov.b64 %rd49, %rd76;
+	add.s64 %rd181, %rd181, %rd182;
+	add.s64 %rd183, %rd183, %rd182;
+	bra.uni $L_15;
+$L_31:
+	mov.b64 %rd49, %rd183;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd49], %ft0;
-	bra.uni $L_17;
-$L_19:
-	setp.eq.s64 %pt10, %rd13, -1;
+	bra.uni $L_30;
+$L_32:
+	setp.eq.s64 %pt3, %rd13, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd103, %rd7, %rd13;
-	selp.b64 %rd103, %rdt3, %rd103, %pt10;
-	bra.uni $L_10;
-$L_20:
-	setp.eq.s64 %pt11, %rd12, -1;
+	div.s64 %rd249, %rd7, %rd13;
+	selp.b64 %rd249, %rdt3, %rd249, %pt3;
+	bra.uni $L_23;
+$L_33:
+	setp.eq.s64 %pt4, %rd12, -1;
 	neg.s64 %rdt4, %rd10;
-	div.s64 %rd90, %rd10, %rd12;
-	selp.b64 %rd90, %rdt4, %rd90, %pt11;
-	mul.lo.s64 %rd102, %rd90, %rd12;
-	sub.s64 %rd91, %rd10, %rd102;
-	bra.uni $L_8;
-$L_21:
-	setp.eq.s64 %pt12, %rd9, -1;
+	div.s64 %rd236, %rd10, %rd12;
+	selp.b64 %rd236, %rdt4, %rd236, %pt4;
+	mul.lo.s64 %rd248, %rd236, %rd12;
+	sub.s64 %rd237, %rd10, %rd248;
+	bra.uni $L_21;
+$L_34:
+	setp.eq.s64 %pt5, %rd9, -1;
 	neg.s64 %rdt5, %rd7;
-	div.s64 %rd77, %rd7, %rd9;
-	selp.b64 %rd77, %rdt5, %rd77, %pt12;
-	mul.lo.s64 %rd89, %rd77, %rd9;
-	sub.s64 %rd78, %rd7, %rd89;
-	bra.uni $L_6;
-$L_22:
+	div.s64 %rd223, %rd7, %rd9;
+	selp.b64 %rd223, %rdt5, %rd223, %pt5;
+	mul.lo.s64 %rd235, %rd223, %rd9;
+	sub.s64 %rd224, %rd7, %rd235;
+	bra.uni $L_19;
+$L_35:
 	ret;
+$L_36:
+	mov.b64 %rd64, %rd139;
+	sub.s64 %rd105, %rd9, 1;
+	sub.s64 %rd102, %rd12, 1;
+	sub.s64 %rd99, %rd51, 1;
+	mov.b64 %rd67, %rd139;
+	mul.lo.s64 %rd169, %rd9, -4;
+	mul.lo.s64 %rd172, %rd9, 4;
+	mul.lo.s64 %rd175, %rd67, -4;
+	mul.lo.s64 %rd178, %rd67, 4;
+	mov.b64 %rd184, %rd2;
+	mad.lo.s64 %rd185, %rd184, 4, %rd19;
+	mul.lo.s64 %rd186, %rd1, 4;
+	mad.lo.s64 %rd187, %rd184, 4, %rd4;
+$L_37:
+	setp.lt.s64 %p59, %rd2, %rd3;
+	@!%p59 bra $L_35;
+$L_38:
+	mov.b64 %rd60, %rd2;
+$L_39:
+	setp.eq.s64 %pt6, %rd9, 0;
+	@%pt6 bra $Lfault_3;
+	mov.b64 %rd190, %rd60;
+	mov.b64 %rd191, %rd9;
+	or.b64 %rd192, %rd190, %rd191;
+	shr.u64 %rd193, %rd192, 32;
+	setp.eq.u64 %p194, %rd193, 0;
+	@!%p194 bra $L_56;
+$L_40:
+	cvt.u32.u64 %r195, %rd60;
+	cvt.u32.u64 %r196, %rd9;
+	div.u32 %r197, %r195, %r196;
+	mul.lo.u32 %r199, %r197, %r196;
+	sub.u32 %r198, %r195, %r199;
+	cvt.u64.u32 %rd188, %r197;
+	cvt.u64.u32 %rd189, %r198;
+$L_41:
+	mov.b64 %rd61, %rd189;
+	mov.b64 %rd62, %rd188;
+	setp.eq.s64 %pt7, %rd12, 0;
+	@%pt7 bra $Lfault_4;
+	mov.b64 %rd203, %rd62;
+	mov.b64 %rd204, %rd12;
+	or.b64 %rd205, %rd203, %rd204;
+	shr.u64 %rd206, %rd205, 32;
+	setp.eq.u64 %p207, %rd206, 0;
+	@!%p207 bra $L_55;
+$L_42:
+	cvt.u32.u64 %r208, %rd62;
+	cvt.u32.u64 %r209, %rd12;
+	div.u32 %r210, %r208, %r209;
+	mul.lo.u32 %r212, %r210, %r209;
+	sub.u32 %r211, %r208, %r212;
+	cvt.u64.u32 %rd201, %r210;
+	cvt.u64.u32 %rd202, %r211;
+$L_43:
+	mov.b64 %rd63, %rd202;
+	setp.eq.s64 %pt8, %rd64, 0;
+	@%pt8 bra $Lfault_5;
+	mov.b64 %rd215, %rd60;
+	mov.b64 %rd216, %rd64;
+	or.b64 %rd217, %rd215, %rd216;
+	shr.u64 %rd218, %rd217, 32;
+	setp.eq.u64 %p219, %rd218, 0;
+	@!%p219 bra $L_54;
+$L_44:
+	cvt.u32.u64 %r220, %rd60;
+	cvt.u32.u64 %r221, %rd64;
+	div.u32 %r222, %r220, %r221;
+	cvt.u64.u32 %rd214, %r222;
+$L_45:
+	mov.b64 %rd65, %rd214;
+	setp.gt.s64 %p66, %rd61, 0;
+	@!%p66 bra $L_53;
+$L_46:
+	setp.lt.s64 %p106, %rd61, %rd105;
+	@!%p106 bra $L_53;
+$L_47:
+	setp.gt.s64 %p104, %rd63, 0;
+	@!%p104 bra $L_53;
+$L_48:
+	setp.lt.s64 %p103, %rd63, %rd102;
+	@!%p103 bra $L_53;
+$L_49:
+	setp.gt.s64 %p101, %rd65, 0;
+	@!%p101 bra $L_53;
+$L_50:
+	setp.lt.s64 %p100, %rd65, %rd99;
+	@!%p100 bra $L_53;
+$L_51:
+	sub.s64 %rd68, %rd60, 1;
+	setp.ge.u64 %pt9, %rd68, %rd20;
+	@%pt9 bra $Lfault_6;
+	mov.b64 %rd166, %rd185;
+	add.s64 %rd69, %rd166, -4;
+	ld.global.f32 %f70, [%rd69];
+	add.s64 %rd71, %rd60, 1;
+	setp.ge.u64 %pt10, %rd71, %rd20;
+	@%pt10 bra $Lfault_7;
+	mov.b64 %rd167, %rd166;
+	add.s64 %rd72, %rd167, 4;
+	ld.global.f32 %f73, [%rd72];
+	add.rn.f32 %f74, %f70, %f73;
+	sub.s64 %rd75, %rd60, %rd9;
+	setp.ge.u64 %pt11, %rd75, %rd20;
+	@%pt11 bra $Lfault_8;
+	mov.b64 %rd168, %rd166;
+	add.s64 %rd170, %rd168, %rd169;
+	mov.b64 %rd76, %rd170;
+	ld.global.f32 %f77, [%rd76];
+	add.rn.f32 %f78, %f74, %f77;
+	add.s64 %rd79, %rd60, %rd9;
+	setp.ge.u64 %pt12, %rd79, %rd20;
+	@%pt12 bra $Lfault_9;
+	mov.b64 %rd171, %rd166;
+	add.s64 %rd173, %rd171, %rd172;
+	mov.b64 %rd80, %rd173;
+	ld.global.f32 %f81, [%rd80];
+	add.rn.f32 %f82, %f78, %f81;
+	sub.s64 %rd83, %rd60, %rd67;
+	setp.ge.u64 %pt13, %rd83, %rd20;
+	@%pt13 bra $Lfault_10;
+	mov.b64 %rd174, %rd166;
+	add.s64 %rd176, %rd174, %rd175;
+	mov.b64 %rd84, %rd176;
+	ld.global.f32 %f85, [%rd84];
+	add.rn.f32 %f86, %f82, %f85;
+	add.s64 %rd87, %rd60, %rd67;
+	setp.ge.u64 %pt14, %rd87, %rd20;
+	@%pt14 bra $Lfault_11;
+	mov.b64 %rd177, %rd166;
+	add.s64 %rd179, %rd177, %rd178;
+	mov.b64 %rd88, %rd179;
+	ld.global.f32 %f89, [%rd88];
+	add.rn.f32 %f90, %f86, %f89;
+	setp.ge.u64 %pt15, %rd60, %rd20;
+	@%pt15 bra $Lfault_12;
+	mov.b64 %rd91, %rd166;
+	ld.global.f32 %f92, [%rd91];
+	mul.rn.f32 %f93, %f92, 0f40C00000;
+	sub.rn.f32 %f94, %f90, %f93;
+	mov.b64 %rd95, %rd187;
+	st.global.f32 [%rd95], %f94;
+$L_52:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd185, %rd185, %rd186;
+	add.s64 %rd187, %rd187, %rd186;
+	bra.uni $L_37;
+$L_53:
+	mov.b64 %rd98, %rd187;
+	mov.f32 %ft1, 0f00000000;
+	st.global.f32 [%rd98], %ft1;
+	bra.uni $L_52;
+$L_54:
+	setp.eq.s64 %pt16, %rd64, -1;
+	neg.s64 %rdt6, %rd60;
+	div.s64 %rd214, %rd60, %rd64;
+	selp.b64 %rd214, %rdt6, %rd214, %pt16;
+	bra.uni $L_45;
+$L_55:
+	setp.eq.s64 %pt17, %rd12, -1;
+	neg.s64 %rdt7, %rd62;
+	div.s64 %rd201, %rd62, %rd12;
+	selp.b64 %rd201, %rdt7, %rd201, %pt17;
+	mul.lo.s64 %rd213, %rd201, %rd12;
+	sub.s64 %rd202, %rd62, %rd213;
+	bra.uni $L_43;
+$L_56:
+	setp.eq.s64 %pt18, %rd9, -1;
+	neg.s64 %rdt8, %rd60;
+	div.s64 %rd188, %rd60, %rd9;
+	selp.b64 %rd188, %rdt8, %rd188, %pt18;
+	mul.lo.s64 %rd200, %rd188, %rd9;
+	sub.s64 %rd189, %rd60, %rd200;
+	bra.uni $L_41;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -1750,54 +1493,69 @@ $Lfault_2:
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd17;
-	mov.b64 %rdt2, %rd20;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd22;
-	mov.b64 %rdt2, %rd20;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd26;
-	mov.b64 %rdt2, %rd20;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd30;
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, %rd34;
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd71;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd38;
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd75;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault_9:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd79;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd83;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd87;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_12:
 	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd60;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt6, [Stencil3D_0_param_7];
-	cvta.to.global.u64 %rdt6, %rdt6;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt6];
+	ld.param.u64 %rdt9, [Stencil3D_0_param_7];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt9];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt13, %rt8, %rt6;
-	@%pt13 exit;
-	st.global.u32 [%rdt6+8], 65536;
-	st.global.u32 [%rdt6+12], %rt5;
-	st.global.u64 [%rdt6+16], %rdt1;
-	st.global.u64 [%rdt6+24], %rdt2;
+	setp.ne.u32 %pt19, %rt8, %rt6;
+	@%pt19 exit;
+	st.global.u32 [%rdt9+8], 65536;
+	st.global.u32 [%rdt9+12], %rt5;
+	st.global.u64 [%rdt9+16], %rdt1;
+	st.global.u64 [%rdt9+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt6+4], %rt7;
+	st.volatile.global.u32 [%rdt9+4], %rt7;
 	exit;
 }
 
@@ -1812,13 +1570,13 @@ $Lfault:
 	.param .u64 Matmul_0_param_7
 )
 {
-	.reg .pred %p<56>;
-	.reg .pred %pt<14>;
-	.reg .b32 %r<52>;
+	.reg .pred %p<165>;
+	.reg .pred %pt<26>;
+	.reg .b32 %r<155>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<55>;
-	.reg .b64 %rdt<5>;
-	.reg .f32 %f<26>;
+	.reg .b64 %rd<164>;
+	.reg .b64 %rdt<6>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.s64 %rd4, [Matmul_0_param_6];
@@ -1843,173 +1601,482 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd51, %rd29;
+	mov.b64 %rd52, %rd2;
+	mov.b64 %rd53, %rd52;
+	setp.lt.u64 %p54, %rd53, %rd51;
+	mov.b64 %rd55, %rd3;
+	add.u64 %rd56, %rd55, 4611686018427387904;
+	setp.le.u64 %p57, %rd56, 9223372036854775808U;
+	sub.u64 %rd58, %rd55, 1;
+	mov.b64 %rd59, %rd2;
+	sub.u64 %rd60, %rd58, %rd59;
+	sub.u64 %rd61, %rd51, 1;
+	sub.u64 %rd62, %rd61, %rd53;
+	setp.le.u64 %p63, %rd60, %rd62;
+	@!%p54 bra $L_45;
 $L_2:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_22;
+	@!%p57 bra $L_45;
 $L_3:
-	mov.b64 %rd6, %rd2;
+	@!%p63 bra $L_45;
 $L_4:
+	mov.b64 %rd76, %rd16;
+	mov.b64 %rd81, %rd4;
+	add.u64 %rd82, %rd81, 4611686018427387904;
+	setp.le.u64 %p83, %rd82, 9223372036854775808U;
+	sub.u64 %rd84, %rd81, 1;
+	sub.u64 %rd87, %rd76, 1;
+	mov.b64 %rd90, %rd22;
+	sub.u64 %rd95, %rd90, 1;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_44;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd42, %rd6;
-	mov.b64 %rd43, %rd4;
-	or.b64 %rd44, %rd42, %rd43;
-	shr.u64 %rd45, %rd44, 32;
-	setp.eq.u64 %p46, %rd45, 0;
-	@!%p46 bra $L_21;
-$L_5:
-	cvt.u32.u64 %r47, %rd6;
-	cvt.u32.u64 %r48, %rd4;
-	div.u32 %r49, %r47, %r48;
-	mul.lo.u32 %r51, %r49, %r48;
-	sub.u32 %r50, %r47, %r51;
-	cvt.u64.u32 %rd40, %r49;
-	cvt.u64.u32 %rd41, %r50;
-$L_6:
-	mov.b64 %rd7, %rd40;
-	mov.b64 %rd8, %rd41;
+	mov.b64 %rd145, %rd6;
+	mov.b64 %rd146, %rd4;
+	or.b64 %rd147, %rd145, %rd146;
+	shr.u64 %rd148, %rd147, 32;
+	setp.eq.u64 %p149, %rd148, 0;
+	@!%p149 bra $L_43;
+$L_8:
+	cvt.u32.u64 %r150, %rd6;
+	cvt.u32.u64 %r151, %rd4;
+	div.u32 %r152, %r150, %r151;
+	mul.lo.u32 %r154, %r152, %r151;
+	sub.u32 %r153, %r150, %r154;
+	cvt.u64.u32 %rd143, %r152;
+	cvt.u64.u32 %rd144, %r153;
+$L_9:
+	mov.b64 %rd7, %rd143;
+	mov.b64 %rd8, %rd144;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
-	mul.lo.s64 %rd12, %rd7, %rd4;
-	mov.b64 %rd32, %rd12;
-	mad.lo.s64 %rd33, %rd32, 4, %rd15;
-	mov.b64 %rd35, %rd8;
-	mad.lo.s64 %rd36, %rd35, 4, %rd21;
-	mov.b64 %rd37, %rd4;
-	mov.b64 %rd38, %rd37;
-	mul.lo.s64 %rd39, %rd38, 4;
-$L_7:
-	max.s64 %rd53, %rd4, -9223372036854775805;
-	sub.s64 %rd54, %rd53, 3;
-$L_8:
-	setp.lt.s64 %p55, %rd10, %rd54;
-	@!%p55 bra $L_17;
-$L_9:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	mul.lo.s64 %rd77, %rd7, %rd4;
+	mov.b64 %rd78, %rd77;
+	mov.b64 %rd79, %rd78;
+	setp.lt.u64 %p80, %rd79, %rd76;
+	mov.b64 %rd86, %rd84;
+	sub.u64 %rd88, %rd87, %rd79;
+	setp.le.u64 %p89, %rd86, %rd88;
+	mov.b64 %rd92, %rd8;
+	mov.b64 %rd93, %rd92;
+	setp.lt.u64 %p94, %rd93, %rd90;
+	sub.u64 %rd96, %rd95, %rd93;
+	mov.b64 %rd98, %rd4;
+	add.s64 %rd99, %rd98, %rd8;
+	mov.b64 %rd100, %rd99;
+	sub.u64 %rd101, %rd100, %rd93;
+	mul.hi.u64 %rd102, %rd101, %rd86;
+	setp.eq.u64 %p103, %rd102, 0;
+	mul.lo.u64 %rd104, %rd101, %rd86;
+	setp.le.u64 %p105, %rd104, %rd96;
+	@!%p80 bra $L_30;
 $L_10:
-	add.s64 %rd13, %rd12, %rd10;
-	setp.ge.u64 %pt1, %rd13, %rd16;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd14, %rd33;
-	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	setp.ge.u64 %pt2, %rd19, %rd22;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd20, %rd36;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd33, %rd33, 4;
-	add.s64 %rd36, %rd36, %rd39;
+	@!%p83 bra $L_30;
 $L_11:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p89 bra $L_30;
 $L_12:
-	add.s64 %rd13, %rd12, %rd10;
-	setp.ge.u64 %pt3, %rd13, %rd16;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd14, %rd33;
-	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	setp.ge.u64 %pt4, %rd19, %rd22;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd20, %rd36;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd33, %rd33, 4;
-	add.s64 %rd36, %rd36, %rd39;
+	@!%p94 bra $L_30;
 $L_13:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p103 bra $L_30;
 $L_14:
-	add.s64 %rd13, %rd12, %rd10;
-	setp.ge.u64 %pt5, %rd13, %rd16;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd14, %rd33;
-	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	setp.ge.u64 %pt6, %rd19, %rd22;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd20, %rd36;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd33, %rd33, 4;
-	add.s64 %rd36, %rd36, %rd39;
+	@!%p105 bra $L_30;
 $L_15:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	mov.b64 %rd12, %rd77;
+	mov.b64 %rd106, %rd12;
+	mad.lo.s64 %rd107, %rd106, 4, %rd15;
+	mov.b64 %rd109, %rd8;
+	mad.lo.s64 %rd110, %rd109, 4, %rd21;
+	mov.b64 %rd111, %rd4;
+	mov.b64 %rd112, %rd111;
+	mul.lo.s64 %rd113, %rd112, 4;
 $L_16:
-	add.s64 %rd13, %rd12, %rd10;
-	setp.ge.u64 %pt7, %rd13, %rd16;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd14, %rd33;
-	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	setp.ge.u64 %pt8, %rd19, %rd22;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd20, %rd36;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd33, %rd33, 4;
-	add.s64 %rd36, %rd36, %rd39;
-	bra.uni $L_8;
+	max.s64 %rd156, %rd4, -9223372036854775805;
+	sub.s64 %rd157, %rd156, 3;
 $L_17:
-	setp.lt.s64 %p11, %rd10, %rd4;
-	@!%p11 bra $L_19;
+	setp.lt.s64 %p158, %rd10, %rd157;
+	@!%p158 bra $L_26;
 $L_18:
-	add.s64 %rd13, %rd12, %rd10;
-	setp.ge.u64 %pt9, %rd13, %rd16;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd14, %rd33;
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_19:
+	mov.b64 %rd14, %rd107;
 	ld.global.f32 %f17, [%rd14];
-	mul.lo.s64 %rd18, %rd10, %rd4;
-	add.s64 %rd19, %rd18, %rd8;
-	setp.ge.u64 %pt10, %rd19, %rd22;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd20, %rd36;
+	mov.b64 %rd20, %rd110;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
-	add.s64 %rd33, %rd33, 4;
-	add.s64 %rd36, %rd36, %rd39;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+$L_20:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_21:
+	mov.b64 %rd14, %rd107;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+$L_22:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_23:
+	mov.b64 %rd14, %rd107;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+$L_24:
+	setp.lt.s64 %p11, %rd10, %rd4;
+$L_25:
+	mov.b64 %rd14, %rd107;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
 	bra.uni $L_17;
-$L_19:
-	setp.ge.u64 %pt11, %rd6, %rd29;
-	@%pt11 bra $Lfault_11;
+$L_26:
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_28;
+$L_27:
+	mov.b64 %rd14, %rd107;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd110;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd107, %rd107, 4;
+	add.s64 %rd110, %rd110, %rd113;
+	bra.uni $L_26;
+$L_28:
 	mad.lo.s64 %rd27, %rd6, 4, %rd28;
 	st.global.f32 [%rd27], %f9;
-$L_20:
+$L_29:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_21:
-	setp.eq.s64 %pt12, %rd4, -1;
+	bra.uni $L_5;
+$L_30:
+	mov.b64 %rd65, %rd77;
+	mov.b64 %rd122, %rd65;
+	mad.lo.s64 %rd123, %rd122, 4, %rd15;
+	mov.b64 %rd125, %rd8;
+	mad.lo.s64 %rd126, %rd125, 4, %rd21;
+	mov.b64 %rd127, %rd4;
+	mov.b64 %rd128, %rd127;
+	mul.lo.s64 %rd129, %rd128, 4;
+$L_31:
+	max.s64 %rd159, %rd4, -9223372036854775805;
+	sub.s64 %rd160, %rd159, 3;
+$L_32:
+	setp.lt.s64 %p161, %rd10, %rd160;
+	@!%p161 bra $L_41;
+$L_33:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_34:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt1, %rd66, %rd16;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd67, %rd123;
+	ld.global.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt2, %rd70, %rd22;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd71, %rd126;
+	ld.global.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+$L_35:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_36:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt3, %rd66, %rd16;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd67, %rd123;
+	ld.global.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt4, %rd70, %rd22;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd71, %rd126;
+	ld.global.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+$L_37:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_38:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt5, %rd66, %rd16;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd67, %rd123;
+	ld.global.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt6, %rd70, %rd22;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd71, %rd126;
+	ld.global.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+$L_39:
+	setp.lt.s64 %p64, %rd10, %rd4;
+$L_40:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt7, %rd66, %rd16;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd67, %rd123;
+	ld.global.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt8, %rd70, %rd22;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd71, %rd126;
+	ld.global.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+	bra.uni $L_32;
+$L_41:
+	setp.lt.s64 %p64, %rd10, %rd4;
+	@!%p64 bra $L_28;
+$L_42:
+	add.s64 %rd66, %rd65, %rd10;
+	setp.ge.u64 %pt9, %rd66, %rd16;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd67, %rd123;
+	ld.global.f32 %f68, [%rd67];
+	mul.lo.s64 %rd69, %rd10, %rd4;
+	add.s64 %rd70, %rd69, %rd8;
+	setp.ge.u64 %pt10, %rd70, %rd22;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd71, %rd126;
+	ld.global.f32 %f72, [%rd71];
+	mul.rn.f32 %f73, %f68, %f72;
+	add.rn.f32 %f74, %f9, %f73;
+	add.s64 %rd75, %rd10, 1;
+	mov.f32 %f9, %f74;
+	mov.b64 %rd10, %rd75;
+	add.s64 %rd123, %rd123, 4;
+	add.s64 %rd126, %rd126, %rd129;
+	bra.uni $L_41;
+$L_43:
+	setp.eq.s64 %pt11, %rd4, -1;
 	neg.s64 %rdt3, %rd6;
-	div.s64 %rd40, %rd6, %rd4;
-	selp.b64 %rd40, %rdt3, %rd40, %pt12;
-	mul.lo.s64 %rd52, %rd40, %rd4;
-	sub.s64 %rd41, %rd6, %rd52;
-	bra.uni $L_6;
-$L_22:
+	div.s64 %rd143, %rd6, %rd4;
+	selp.b64 %rd143, %rdt3, %rd143, %pt11;
+	mul.lo.s64 %rd155, %rd143, %rd4;
+	sub.s64 %rd144, %rd6, %rd155;
+	bra.uni $L_9;
+$L_44:
 	ret;
+$L_45:
+	setp.lt.s64 %p32, %rd2, %rd3;
+	@!%p32 bra $L_44;
+$L_46:
+	mov.b64 %rd33, %rd2;
+$L_47:
+	setp.eq.s64 %pt12, %rd4, 0;
+	@%pt12 bra $Lfault_11;
+	mov.b64 %rd132, %rd33;
+	mov.b64 %rd133, %rd4;
+	or.b64 %rd134, %rd132, %rd133;
+	shr.u64 %rd135, %rd134, 32;
+	setp.eq.u64 %p136, %rd135, 0;
+	@!%p136 bra $L_64;
+$L_48:
+	cvt.u32.u64 %r137, %rd33;
+	cvt.u32.u64 %r138, %rd4;
+	div.u32 %r139, %r137, %r138;
+	mul.lo.u32 %r141, %r139, %r138;
+	sub.u32 %r140, %r137, %r141;
+	cvt.u64.u32 %rd130, %r139;
+	cvt.u64.u32 %rd131, %r140;
+$L_49:
+	mov.b64 %rd34, %rd130;
+	mov.b64 %rd35, %rd131;
+	mov.f32 %f9, 0f00000000;
+	mov.b64 %rd10, 0;
+	mul.lo.s64 %rd37, %rd34, %rd4;
+	mov.b64 %rd114, %rd37;
+	mad.lo.s64 %rd115, %rd114, 4, %rd15;
+	mov.b64 %rd117, %rd35;
+	mad.lo.s64 %rd118, %rd117, 4, %rd21;
+	mov.b64 %rd119, %rd4;
+	mov.b64 %rd120, %rd119;
+	mul.lo.s64 %rd121, %rd120, 4;
+$L_50:
+	max.s64 %rd162, %rd4, -9223372036854775805;
+	sub.s64 %rd163, %rd162, 3;
+$L_51:
+	setp.lt.s64 %p164, %rd10, %rd163;
+	@!%p164 bra $L_60;
+$L_52:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_53:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt13, %rd38, %rd16;
+	@%pt13 bra $Lfault_12;
+	mov.b64 %rd39, %rd115;
+	ld.global.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt14, %rd42, %rd22;
+	@%pt14 bra $Lfault_13;
+	mov.b64 %rd43, %rd118;
+	ld.global.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+$L_54:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_55:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt15, %rd38, %rd16;
+	@%pt15 bra $Lfault_14;
+	mov.b64 %rd39, %rd115;
+	ld.global.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt16, %rd42, %rd22;
+	@%pt16 bra $Lfault_15;
+	mov.b64 %rd43, %rd118;
+	ld.global.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+$L_56:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_57:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt17, %rd38, %rd16;
+	@%pt17 bra $Lfault_16;
+	mov.b64 %rd39, %rd115;
+	ld.global.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt18, %rd42, %rd22;
+	@%pt18 bra $Lfault_17;
+	mov.b64 %rd43, %rd118;
+	ld.global.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+$L_58:
+	setp.lt.s64 %p36, %rd10, %rd4;
+$L_59:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt19, %rd38, %rd16;
+	@%pt19 bra $Lfault_18;
+	mov.b64 %rd39, %rd115;
+	ld.global.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt20, %rd42, %rd22;
+	@%pt20 bra $Lfault_19;
+	mov.b64 %rd43, %rd118;
+	ld.global.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+	bra.uni $L_51;
+$L_60:
+	setp.lt.s64 %p36, %rd10, %rd4;
+	@!%p36 bra $L_62;
+$L_61:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt21, %rd38, %rd16;
+	@%pt21 bra $Lfault_20;
+	mov.b64 %rd39, %rd115;
+	ld.global.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt22, %rd42, %rd22;
+	@%pt22 bra $Lfault_21;
+	mov.b64 %rd43, %rd118;
+	ld.global.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd115, %rd115, 4;
+	add.s64 %rd118, %rd118, %rd121;
+	bra.uni $L_60;
+$L_62:
+	setp.ge.u64 %pt23, %rd33, %rd29;
+	@%pt23 bra $Lfault_22;
+	mad.lo.s64 %rd48, %rd33, 4, %rd28;
+	st.global.f32 [%rd48], %f9;
+$L_63:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_45;
+$L_64:
+	setp.eq.s64 %pt24, %rd4, -1;
+	neg.s64 %rdt4, %rd33;
+	div.s64 %rd130, %rd33, %rd4;
+	selp.b64 %rd130, %rdt4, %rd130, %pt24;
+	mul.lo.s64 %rd142, %rd130, %rd4;
+	sub.s64 %rd131, %rd33, %rd142;
+	bra.uni $L_49;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -2017,73 +2084,128 @@ $Lfault_0:
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt1, %rd66;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt1, %rd66;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt1, %rd66;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt1, %rd66;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd13;
+	mov.b64 %rdt1, %rd66;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_10:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd19;
+	mov.b64 %rdt1, %rd70;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_11:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_22:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd29;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Matmul_0_param_7];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt5, [Matmul_0_param_7];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt13, %rt8, %rt6;
-	@%pt13 exit;
-	st.global.u32 [%rdt4+8], 131072;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt25, %rt8, %rt6;
+	@%pt25 exit;
+	st.global.u32 [%rdt5+8], 131072;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 }
 
@@ -2389,12 +2511,12 @@ $Lfault:
 	.param .u64 DigitSum_0_param_5
 )
 {
-	.reg .pred %p<74>;
-	.reg .pred %pt<10>;
-	.reg .b32 %r<79>;
+	.reg .pred %p<156>;
+	.reg .pred %pt<18>;
+	.reg .b32 %r<161>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<80>;
-	.reg .b64 %rdt<8>;
+	.reg .b64 %rd<162>;
+	.reg .b64 %rdt<12>;
 
 $L_0:
 	ld.param.u64 %rd4, [DigitSum_0_param_0];
@@ -2416,167 +2538,338 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd33, %rd10;
+	mov.b64 %rd34, %rd2;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd33;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 4611686018427387904;
+	setp.le.u64 %p39, %rd38, 9223372036854775808U;
+	sub.u64 %rd40, %rd37, 1;
+	mov.b64 %rd41, %rd2;
+	sub.u64 %rd42, %rd40, %rd41;
+	sub.u64 %rd43, %rd33, 1;
+	sub.u64 %rd44, %rd43, %rd35;
+	setp.le.u64 %p45, %rd42, %rd44;
+	@!%p36 bra $L_30;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_27;
+	@!%p39 bra $L_30;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p45 bra $L_30;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_29;
+$L_5:
+	mov.b64 %rd7, %rd2;
+$L_6:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
 	mov.b64 %rd13, 0;
-$L_5:
-	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_22;
-$L_6:
-	setp.eq.s64 %pt1, %rd15, 0;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd24, %rd12;
-	mov.b64 %rd25, %rd15;
-	or.b64 %rd26, %rd24, %rd25;
-	shr.u64 %rd27, %rd26, 32;
-	setp.eq.u64 %p28, %rd27, 0;
-	@!%p28 bra $L_26;
 $L_7:
-	cvt.u32.u64 %r29, %rd12;
-	cvt.u32.u64 %r30, %rd15;
-	div.u32 %r31, %r29, %r30;
-	mul.lo.u32 %r33, %r31, %r30;
-	sub.u32 %r32, %r29, %r33;
-	cvt.u64.u32 %rd22, %r31;
-	cvt.u64.u32 %rd23, %r32;
+	setp.gt.s64 %p21, %rd12, 0;
+	@!%p21 bra $L_24;
 $L_8:
-	mov.b64 %rd14, %rd23;
+	setp.eq.s64 %pt0, %rd15, 0;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd61, %rd12;
+	mov.b64 %rd62, %rd15;
+	or.b64 %rd63, %rd61, %rd62;
+	shr.u64 %rd64, %rd63, 32;
+	setp.eq.u64 %p65, %rd64, 0;
+	@!%p65 bra $L_28;
+$L_9:
+	cvt.u32.u64 %r66, %rd12;
+	cvt.u32.u64 %r67, %rd15;
+	div.u32 %r68, %r66, %r67;
+	mul.lo.u32 %r70, %r68, %r67;
+	sub.u32 %r69, %r66, %r70;
+	cvt.u64.u32 %rd59, %r68;
+	cvt.u64.u32 %rd60, %r69;
+$L_10:
+	mov.b64 %rd14, %rd60;
 	add.s64 %rd16, %rd13, %rd14;
-	mov.b64 %rd17, %rd22;
+	mov.b64 %rd17, %rd59;
 	mov.b64 %rd12, %rd17;
 	mov.b64 %rd13, %rd16;
-$L_9:
-	setp.gt.s64 %p38, %rd12, 0;
-	@!%p38 bra $L_22;
-$L_10:
+$L_11:
+	setp.gt.s64 %p120, %rd12, 0;
+	@!%p120 bra $L_24;
+$L_12:
+	setp.eq.s64 %pt1, %rd15, 0;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd121, %rd12;
+	mov.b64 %rd122, %rd15;
+	or.b64 %rd123, %rd121, %rd122;
+	shr.u64 %rd124, %rd123, 32;
+	setp.eq.u64 %p125, %rd124, 0;
+	@!%p125 bra $L_27;
+$L_13:
+	cvt.u32.u64 %r126, %rd12;
+	cvt.u32.u64 %r127, %rd15;
+	div.u32 %r128, %r126, %r127;
+	mul.lo.u32 %r130, %r128, %r127;
+	sub.u32 %r129, %r126, %r130;
+	cvt.u64.u32 %rd59, %r128;
+	cvt.u64.u32 %rd60, %r129;
+$L_14:
+	mov.b64 %rd117, %rd60;
+	add.s64 %rd118, %rd13, %rd117;
+	mov.b64 %rd119, %rd59;
+	mov.b64 %rd12, %rd119;
+	mov.b64 %rd13, %rd118;
+$L_15:
+	setp.gt.s64 %p135, %rd12, 0;
+	@!%p135 bra $L_24;
+$L_16:
 	setp.eq.s64 %pt2, %rd15, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd39, %rd12;
-	mov.b64 %rd40, %rd15;
-	or.b64 %rd41, %rd39, %rd40;
-	shr.u64 %rd42, %rd41, 32;
-	setp.eq.u64 %p43, %rd42, 0;
-	@!%p43 bra $L_25;
-$L_11:
-	cvt.u32.u64 %r44, %rd12;
-	cvt.u32.u64 %r45, %rd15;
-	div.u32 %r46, %r44, %r45;
-	mul.lo.u32 %r48, %r46, %r45;
-	sub.u32 %r47, %r44, %r48;
-	cvt.u64.u32 %rd22, %r46;
-	cvt.u64.u32 %rd23, %r47;
-$L_12:
-	mov.b64 %rd35, %rd23;
-	add.s64 %rd36, %rd13, %rd35;
-	mov.b64 %rd37, %rd22;
-	mov.b64 %rd12, %rd37;
-	mov.b64 %rd13, %rd36;
-$L_13:
-	setp.gt.s64 %p53, %rd12, 0;
-	@!%p53 bra $L_22;
-$L_14:
+	mov.b64 %rd136, %rd12;
+	mov.b64 %rd137, %rd15;
+	or.b64 %rd138, %rd136, %rd137;
+	shr.u64 %rd139, %rd138, 32;
+	setp.eq.u64 %p140, %rd139, 0;
+	@!%p140 bra $L_26;
+$L_17:
+	cvt.u32.u64 %r141, %rd12;
+	cvt.u32.u64 %r142, %rd15;
+	div.u32 %r143, %r141, %r142;
+	mul.lo.u32 %r145, %r143, %r142;
+	sub.u32 %r144, %r141, %r145;
+	cvt.u64.u32 %rd59, %r143;
+	cvt.u64.u32 %rd60, %r144;
+$L_18:
+	mov.b64 %rd132, %rd60;
+	add.s64 %rd133, %rd13, %rd132;
+	mov.b64 %rd134, %rd59;
+	mov.b64 %rd12, %rd134;
+	mov.b64 %rd13, %rd133;
+$L_19:
+	setp.gt.s64 %p150, %rd12, 0;
+	@!%p150 bra $L_24;
+$L_20:
 	setp.eq.s64 %pt3, %rd15, 0;
 	@%pt3 bra $Lfault_3;
-	mov.b64 %rd54, %rd12;
-	mov.b64 %rd55, %rd15;
-	or.b64 %rd56, %rd54, %rd55;
-	shr.u64 %rd57, %rd56, 32;
-	setp.eq.u64 %p58, %rd57, 0;
-	@!%p58 bra $L_24;
-$L_15:
-	cvt.u32.u64 %r59, %rd12;
-	cvt.u32.u64 %r60, %rd15;
-	div.u32 %r61, %r59, %r60;
-	mul.lo.u32 %r63, %r61, %r60;
-	sub.u32 %r62, %r59, %r63;
-	cvt.u64.u32 %rd22, %r61;
-	cvt.u64.u32 %rd23, %r62;
-$L_16:
-	mov.b64 %rd50, %rd23;
-	add.s64 %rd51, %rd13, %rd50;
-	mov.b64 %rd52, %rd22;
-	mov.b64 %rd12, %rd52;
-	mov.b64 %rd13, %rd51;
-$L_17:
-	setp.gt.s64 %p68, %rd12, 0;
-	@!%p68 bra $L_22;
-$L_18:
-	setp.eq.s64 %pt4, %rd15, 0;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd69, %rd12;
-	mov.b64 %rd70, %rd15;
-	or.b64 %rd71, %rd69, %rd70;
-	shr.u64 %rd72, %rd71, 32;
-	setp.eq.u64 %p73, %rd72, 0;
-	@!%p73 bra $L_21;
-$L_19:
-	cvt.u32.u64 %r74, %rd12;
-	cvt.u32.u64 %r75, %rd15;
-	div.u32 %r76, %r74, %r75;
-	mul.lo.u32 %r78, %r76, %r75;
-	sub.u32 %r77, %r74, %r78;
-	cvt.u64.u32 %rd22, %r76;
-	cvt.u64.u32 %rd23, %r77;
-$L_20:
-	mov.b64 %rd65, %rd23;
-	add.s64 %rd66, %rd13, %rd65;
-	mov.b64 %rd67, %rd22;
-	mov.b64 %rd12, %rd67;
-	mov.b64 %rd13, %rd66;
-	bra.uni $L_5;
+	mov.b64 %rd151, %rd12;
+	mov.b64 %rd152, %rd15;
+	or.b64 %rd153, %rd151, %rd152;
+	shr.u64 %rd154, %rd153, 32;
+	setp.eq.u64 %p155, %rd154, 0;
+	@!%p155 bra $L_23;
 $L_21:
-	setp.eq.s64 %pt5, %rd15, -1;
-	neg.s64 %rdt3, %rd12;
-	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt3, %rd22, %pt5;
-	mul.lo.s64 %rd79, %rd22, %rd15;
-	sub.s64 %rd23, %rd12, %rd79;
-	bra.uni $L_20;
+	cvt.u32.u64 %r156, %rd12;
+	cvt.u32.u64 %r157, %rd15;
+	div.u32 %r158, %r156, %r157;
+	mul.lo.u32 %r160, %r158, %r157;
+	sub.u32 %r159, %r156, %r160;
+	cvt.u64.u32 %rd59, %r158;
+	cvt.u64.u32 %rd60, %r159;
 $L_22:
+	mov.b64 %rd147, %rd60;
+	add.s64 %rd148, %rd13, %rd147;
+	mov.b64 %rd149, %rd59;
+	mov.b64 %rd12, %rd149;
+	mov.b64 %rd13, %rd148;
+	bra.uni $L_7;
+$L_23:
+	setp.eq.s64 %pt4, %rd15, -1;
+	neg.s64 %rdt3, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt3, %rd59, %pt4;
+	mul.lo.s64 %rd161, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd161;
+	bra.uni $L_22;
+$L_24:
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.s64 [%rd18], %rd13;
-$L_23:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_24:
-	setp.eq.s64 %pt6, %rd15, -1;
-	neg.s64 %rdt4, %rd12;
-	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt4, %rd22, %pt6;
-	mul.lo.s64 %rd64, %rd22, %rd15;
-	sub.s64 %rd23, %rd12, %rd64;
-	bra.uni $L_16;
 $L_25:
-	setp.eq.s64 %pt7, %rd15, -1;
-	neg.s64 %rdt5, %rd12;
-	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt5, %rd22, %pt7;
-	mul.lo.s64 %rd49, %rd22, %rd15;
-	sub.s64 %rd23, %rd12, %rd49;
-	bra.uni $L_12;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_4;
 $L_26:
-	setp.eq.s64 %pt8, %rd15, -1;
-	neg.s64 %rdt6, %rd12;
-	div.s64 %rd22, %rd12, %rd15;
-	selp.b64 %rd22, %rdt6, %rd22, %pt8;
-	mul.lo.s64 %rd34, %rd22, %rd15;
-	sub.s64 %rd23, %rd12, %rd34;
-	bra.uni $L_8;
+	setp.eq.s64 %pt5, %rd15, -1;
+	neg.s64 %rdt4, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt4, %rd59, %pt5;
+	mul.lo.s64 %rd146, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd146;
+	bra.uni $L_18;
 $L_27:
+	setp.eq.s64 %pt6, %rd15, -1;
+	neg.s64 %rdt5, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt5, %rd59, %pt6;
+	mul.lo.s64 %rd131, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd131;
+	bra.uni $L_14;
+$L_28:
+	setp.eq.s64 %pt7, %rd15, -1;
+	neg.s64 %rdt6, %rd12;
+	div.s64 %rd59, %rd12, %rd15;
+	selp.b64 %rd59, %rdt6, %rd59, %pt7;
+	mul.lo.s64 %rd71, %rd59, %rd15;
+	sub.s64 %rd60, %rd12, %rd71;
+	bra.uni $L_10;
+$L_29:
 	ret;
+$L_30:
+	setp.lt.s64 %p22, %rd2, %rd3;
+	@!%p22 bra $L_29;
+$L_31:
+	mov.b64 %rd23, %rd2;
+$L_32:
+	setp.ge.u64 %pt8, %rd23, %rd10;
+	@%pt8 bra $Lfault_4;
+	mad.lo.s64 %rd24, %rd23, 8, %rd9;
+	ld.global.s64 %rd25, [%rd24];
+	mov.b64 %rd12, %rd25;
+	mov.b64 %rd13, 0;
+$L_33:
+	setp.gt.s64 %p32, %rd12, 0;
+	@!%p32 bra $L_50;
+$L_34:
+	setp.eq.s64 %pt9, %rd15, 0;
+	@%pt9 bra $Lfault_5;
+	mov.b64 %rd48, %rd12;
+	mov.b64 %rd49, %rd15;
+	or.b64 %rd50, %rd48, %rd49;
+	shr.u64 %rd51, %rd50, 32;
+	setp.eq.u64 %p52, %rd51, 0;
+	@!%p52 bra $L_54;
+$L_35:
+	cvt.u32.u64 %r53, %rd12;
+	cvt.u32.u64 %r54, %rd15;
+	div.u32 %r55, %r53, %r54;
+	mul.lo.u32 %r57, %r55, %r54;
+	sub.u32 %r56, %r53, %r57;
+	cvt.u64.u32 %rd46, %r55;
+	cvt.u64.u32 %rd47, %r56;
+$L_36:
+	mov.b64 %rd26, %rd47;
+	add.s64 %rd27, %rd13, %rd26;
+	mov.b64 %rd28, %rd46;
+	mov.b64 %rd12, %rd28;
+	mov.b64 %rd13, %rd27;
+$L_37:
+	setp.gt.s64 %p75, %rd12, 0;
+	@!%p75 bra $L_50;
+$L_38:
+	setp.eq.s64 %pt10, %rd15, 0;
+	@%pt10 bra $Lfault_6;
+	mov.b64 %rd76, %rd12;
+	mov.b64 %rd77, %rd15;
+	or.b64 %rd78, %rd76, %rd77;
+	shr.u64 %rd79, %rd78, 32;
+	setp.eq.u64 %p80, %rd79, 0;
+	@!%p80 bra $L_53;
+$L_39:
+	cvt.u32.u64 %r81, %rd12;
+	cvt.u32.u64 %r82, %rd15;
+	div.u32 %r83, %r81, %r82;
+	mul.lo.u32 %r85, %r83, %r82;
+	sub.u32 %r84, %r81, %r85;
+	cvt.u64.u32 %rd46, %r83;
+	cvt.u64.u32 %rd47, %r84;
+$L_40:
+	mov.b64 %rd72, %rd47;
+	add.s64 %rd73, %rd13, %rd72;
+	mov.b64 %rd74, %rd46;
+	mov.b64 %rd12, %rd74;
+	mov.b64 %rd13, %rd73;
+$L_41:
+	setp.gt.s64 %p90, %rd12, 0;
+	@!%p90 bra $L_50;
+$L_42:
+	setp.eq.s64 %pt11, %rd15, 0;
+	@%pt11 bra $Lfault_7;
+	mov.b64 %rd91, %rd12;
+	mov.b64 %rd92, %rd15;
+	or.b64 %rd93, %rd91, %rd92;
+	shr.u64 %rd94, %rd93, 32;
+	setp.eq.u64 %p95, %rd94, 0;
+	@!%p95 bra $L_52;
+$L_43:
+	cvt.u32.u64 %r96, %rd12;
+	cvt.u32.u64 %r97, %rd15;
+	div.u32 %r98, %r96, %r97;
+	mul.lo.u32 %r100, %r98, %r97;
+	sub.u32 %r99, %r96, %r100;
+	cvt.u64.u32 %rd46, %r98;
+	cvt.u64.u32 %rd47, %r99;
+$L_44:
+	mov.b64 %rd87, %rd47;
+	add.s64 %rd88, %rd13, %rd87;
+	mov.b64 %rd89, %rd46;
+	mov.b64 %rd12, %rd89;
+	mov.b64 %rd13, %rd88;
+$L_45:
+	setp.gt.s64 %p105, %rd12, 0;
+	@!%p105 bra $L_50;
+$L_46:
+	setp.eq.s64 %pt12, %rd15, 0;
+	@%pt12 bra $Lfault_8;
+	mov.b64 %rd106, %rd12;
+	mov.b64 %rd107, %rd15;
+	or.b64 %rd108, %rd106, %rd107;
+	shr.u64 %rd109, %rd108, 32;
+	setp.eq.u64 %p110, %rd109, 0;
+	@!%p110 bra $L_49;
+$L_47:
+	cvt.u32.u64 %r111, %rd12;
+	cvt.u32.u64 %r112, %rd15;
+	div.u32 %r113, %r111, %r112;
+	mul.lo.u32 %r115, %r113, %r112;
+	sub.u32 %r114, %r111, %r115;
+	cvt.u64.u32 %rd46, %r113;
+	cvt.u64.u32 %rd47, %r114;
+$L_48:
+	mov.b64 %rd102, %rd47;
+	add.s64 %rd103, %rd13, %rd102;
+	mov.b64 %rd104, %rd46;
+	mov.b64 %rd12, %rd104;
+	mov.b64 %rd13, %rd103;
+	bra.uni $L_33;
+$L_49:
+	setp.eq.s64 %pt13, %rd15, -1;
+	neg.s64 %rdt7, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt7, %rd46, %pt13;
+	mul.lo.s64 %rd116, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd116;
+	bra.uni $L_48;
+$L_50:
+	mad.lo.s64 %rd29, %rd23, 8, %rd4;
+	st.global.s64 [%rd29], %rd13;
+$L_51:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_30;
+$L_52:
+	setp.eq.s64 %pt14, %rd15, -1;
+	neg.s64 %rdt8, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt8, %rd46, %pt14;
+	mul.lo.s64 %rd101, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd101;
+	bra.uni $L_44;
+$L_53:
+	setp.eq.s64 %pt15, %rd15, -1;
+	neg.s64 %rdt9, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt9, %rd46, %pt15;
+	mul.lo.s64 %rd86, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd86;
+	bra.uni $L_40;
+$L_54:
+	setp.eq.s64 %pt16, %rd15, -1;
+	neg.s64 %rdt10, %rd12;
+	div.s64 %rd46, %rd12, %rd15;
+	selp.b64 %rd46, %rdt10, %rd46, %pt16;
+	mul.lo.s64 %rd58, %rd46, %rd15;
+	sub.s64 %rd47, %rd12, %rd58;
+	bra.uni $L_36;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
@@ -2594,24 +2887,44 @@ $Lfault_3:
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd23;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt7, [DigitSum_0_param_5];
-	cvta.to.global.u64 %rdt7, %rdt7;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt7];
+	ld.param.u64 %rdt11, [DigitSum_0_param_5];
+	cvta.to.global.u64 %rdt11, %rdt11;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt11];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt9, %rt8, %rt6;
-	@%pt9 exit;
-	st.global.u32 [%rdt7+8], 262144;
-	st.global.u32 [%rdt7+12], %rt5;
-	st.global.u64 [%rdt7+16], %rdt1;
-	st.global.u64 [%rdt7+24], %rdt2;
+	setp.ne.u32 %pt17, %rt8, %rt6;
+	@%pt17 exit;
+	st.global.u32 [%rdt11+8], 262144;
+	st.global.u32 [%rdt11+12], %rt5;
+	st.global.u64 [%rdt11+16], %rdt1;
+	st.global.u64 [%rdt11+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt7+4], %rt7;
+	st.volatile.global.u32 [%rdt11+4], %rt7;
 	exit;
 }
 
@@ -2624,12 +2937,12 @@ $Lfault:
 	.param .u64 Options_0_param_5
 )
 {
-	.reg .pred %p<261>;
-	.reg .pred %pt<46>;
+	.reg .pred %p<316>;
+	.reg .pred %pt<50>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<330>;
+	.reg .b64 %rd<389>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<289>;
+	.reg .f32 %f<344>;
 
 $L_0:
 	ld.param.u64 %rd4, [Options_0_param_0];
@@ -2651,442 +2964,496 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd111, %rd1, 3;
-	mul.lo.s64 %rd290, %rd1, 4;
-	mov.b64 %rd115, %rd3;
-	mov.b64 %rd117, %rd111;
-	mov.b64 %rd292, %rd290;
-	mov.b64 %rd295, %rd290;
-	mov.b64 %rd300, %rd290;
-	mov.b64 %rd305, %rd290;
-	mov.b64 %rd312, %rd290;
-	mov.b64 %rd319, %rd290;
-	mov.b64 %rd325, %rd2;
-	mov.b64 %rd326, %rd325;
-	mad.lo.s64 %rd327, %rd326, 4, %rd9;
-	mul.lo.s64 %rd328, %rd290, 4;
-	mad.lo.s64 %rd329, %rd326, 4, %rd4;
+	mov.b64 %rd153, %rd10;
+	mov.b64 %rd154, %rd2;
+	mov.b64 %rd155, %rd154;
+	setp.lt.u64 %p156, %rd155, %rd153;
+	mov.b64 %rd157, %rd3;
+	add.u64 %rd158, %rd157, 4611686018427387904;
+	setp.le.u64 %p159, %rd158, 9223372036854775808U;
+	sub.u64 %rd160, %rd157, 1;
+	mov.b64 %rd161, %rd2;
+	sub.u64 %rd162, %rd160, %rd161;
+	sub.u64 %rd163, %rd153, 1;
+	sub.u64 %rd164, %rd163, %rd155;
+	setp.le.u64 %p165, %rd162, %rd164;
+	@!%p156 bra $L_62;
 $L_2:
-	setp.lt.s64 %p112, %rd2, %rd3;
-	@!%p112 bra $L_67;
+	@!%p159 bra $L_62;
 $L_3:
-	mov.b64 %rd116, %rd2;
-	sub.u64 %rd113, %rd115, %rd116;
-	setp.gt.u64 %p114, %rd113, %rd117;
-	@!%p114 bra $L_53;
+	@!%p165 bra $L_62;
 $L_4:
-	mov.b64 %rd118, %rd2;
+	mul.lo.s64 %rd166, %rd1, 3;
+	mul.lo.s64 %rd345, %rd1, 4;
+	mov.b64 %rd170, %rd157;
+	mov.b64 %rd172, %rd166;
+	mov.b64 %rd347, %rd345;
+	mov.b64 %rd350, %rd345;
+	mov.b64 %rd355, %rd345;
+	mov.b64 %rd360, %rd345;
+	mov.b64 %rd367, %rd345;
+	mov.b64 %rd374, %rd345;
+	mov.b64 %rd384, %rd2;
+	mov.b64 %rd385, %rd384;
+	mad.lo.s64 %rd386, %rd385, 4, %rd9;
+	mul.lo.s64 %rd387, %rd345, 4;
+	mad.lo.s64 %rd388, %rd385, 4, %rd4;
 $L_5:
-	mov.b64 %rd120, %rd118;
+	setp.lt.s64 %p167, %rd2, %rd3;
+	@!%p167 bra $L_61;
 $L_6:
-	setp.ge.u64 %pt0, %rd120, %rd10;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd121, %rd327;
-	ld.global.f32 %f122, [%rd121];
-	mov.f32 %f12, 0f00000000;
+	mov.b64 %rd171, %rd2;
+	sub.u64 %rd168, %rd170, %rd171;
+	setp.gt.u64 %p169, %rd168, %rd172;
+	@!%p169 bra $L_48;
 $L_7:
-	mul.rn.f32 %f123, %f122, 0f3F400000;
-	sub.rn.f32 %f124, %f123, %f21;
-	setp.gtu.f32 %pt1, %f124, 0f00000000;
-	selp.f32 %f125, %f124, 0f00000000, %pt1;
-	add.rn.f32 %f126, 0f00000000, %f125;
-	mov.f32 %f12, %f126;
+	mov.b64 %rd176, %rd386;
+	ld.global.f32 %f177, [%rd176];
+	mov.f32 %f12, 0f00000000;
 $L_8:
-	mul.rn.f32 %f133, %f122, 0f3F500000;
-	sub.rn.f32 %f134, %f133, %f21;
-	setp.gtu.f32 %pt2, %f134, 0f00000000;
-	selp.f32 %f135, %f134, 0f00000000, %pt2;
-	add.rn.f32 %f136, %f12, %f135;
-	mov.f32 %f12, %f136;
+	mul.rn.f32 %f178, %f177, 0f3F400000;
+	sub.rn.f32 %f179, %f178, %f21;
+	setp.gtu.f32 %pt0, %f179, 0f00000000;
+	selp.f32 %f180, %f179, 0f00000000, %pt0;
+	add.rn.f32 %f181, 0f00000000, %f180;
+	mov.f32 %f12, %f181;
 $L_9:
-	mul.rn.f32 %f137, %f122, 0f3F600000;
-	sub.rn.f32 %f138, %f137, %f21;
-	setp.gtu.f32 %pt3, %f138, 0f00000000;
-	selp.f32 %f139, %f138, 0f00000000, %pt3;
-	add.rn.f32 %f140, %f12, %f139;
-	mov.f32 %f12, %f140;
+	mul.rn.f32 %f188, %f177, 0f3F500000;
+	sub.rn.f32 %f189, %f188, %f21;
+	setp.gtu.f32 %pt1, %f189, 0f00000000;
+	selp.f32 %f190, %f189, 0f00000000, %pt1;
+	add.rn.f32 %f191, %f12, %f190;
+	mov.f32 %f12, %f191;
 $L_10:
-	mul.rn.f32 %f141, %f122, 0f3F700000;
-	sub.rn.f32 %f142, %f141, %f21;
-	setp.gtu.f32 %pt4, %f142, 0f00000000;
-	selp.f32 %f143, %f142, 0f00000000, %pt4;
-	add.rn.f32 %f144, %f12, %f143;
-	mov.f32 %f12, %f144;
+	mul.rn.f32 %f192, %f177, 0f3F600000;
+	sub.rn.f32 %f193, %f192, %f21;
+	setp.gtu.f32 %pt2, %f193, 0f00000000;
+	selp.f32 %f194, %f193, 0f00000000, %pt2;
+	add.rn.f32 %f195, %f12, %f194;
+	mov.f32 %f12, %f195;
 $L_11:
-	mul.rn.f32 %f145, %f122, 0f3F800000;
-	sub.rn.f32 %f146, %f145, %f21;
-	setp.gtu.f32 %pt5, %f146, 0f00000000;
-	selp.f32 %f147, %f146, 0f00000000, %pt5;
-	add.rn.f32 %f148, %f12, %f147;
-	mov.f32 %f12, %f148;
+	mul.rn.f32 %f196, %f177, 0f3F700000;
+	sub.rn.f32 %f197, %f196, %f21;
+	setp.gtu.f32 %pt3, %f197, 0f00000000;
+	selp.f32 %f198, %f197, 0f00000000, %pt3;
+	add.rn.f32 %f199, %f12, %f198;
+	mov.f32 %f12, %f199;
 $L_12:
-	mul.rn.f32 %f149, %f122, 0f3F880000;
-	sub.rn.f32 %f150, %f149, %f21;
-	setp.gtu.f32 %pt6, %f150, 0f00000000;
-	selp.f32 %f151, %f150, 0f00000000, %pt6;
-	add.rn.f32 %f152, %f12, %f151;
-	mov.f32 %f12, %f152;
+	mul.rn.f32 %f200, %f177, 0f3F800000;
+	sub.rn.f32 %f201, %f200, %f21;
+	setp.gtu.f32 %pt4, %f201, 0f00000000;
+	selp.f32 %f202, %f201, 0f00000000, %pt4;
+	add.rn.f32 %f203, %f12, %f202;
+	mov.f32 %f12, %f203;
 $L_13:
-	mul.rn.f32 %f153, %f122, 0f3F900000;
-	sub.rn.f32 %f154, %f153, %f21;
-	setp.gtu.f32 %pt7, %f154, 0f00000000;
-	selp.f32 %f155, %f154, 0f00000000, %pt7;
-	add.rn.f32 %f156, %f12, %f155;
-	mov.f32 %f12, %f156;
+	mul.rn.f32 %f204, %f177, 0f3F880000;
+	sub.rn.f32 %f205, %f204, %f21;
+	setp.gtu.f32 %pt5, %f205, 0f00000000;
+	selp.f32 %f206, %f205, 0f00000000, %pt5;
+	add.rn.f32 %f207, %f12, %f206;
+	mov.f32 %f12, %f207;
 $L_14:
-	mul.rn.f32 %f157, %f122, 0f3F980000;
-	sub.rn.f32 %f158, %f157, %f21;
-	setp.gtu.f32 %pt8, %f158, 0f00000000;
-	selp.f32 %f159, %f158, 0f00000000, %pt8;
-	add.rn.f32 %f160, %f12, %f159;
-	mov.f32 %f12, %f160;
-$L_15:
-	mul.rn.f32 %f127, %f12, 0f3E000000;
-	mul.rn.f32 %f128, %f127, 0f3F733333;
-	div.rn.f32 %f129, %f128, 0f40400000;
-	mov.b64 %rd130, %rd329;
-	st.global.f32 [%rd130], %f129;
-$L_16:
-	add.s64 %rd203, %rd118, %rd1;
-$L_17:
-	mov.b64 %rd162, %rd203;
-$L_18:
-	setp.ge.u64 %pt9, %rd162, %rd10;
-	@%pt9 bra $Lfault_1;
-	mov.b64 %rd291, %rd121;
-	add.s64 %rd293, %rd291, %rd292;
-	mov.b64 %rd163, %rd293;
-	ld.global.f32 %f164, [%rd163];
-	mov.f32 %f12, 0f00000000;
-$L_19:
-	mul.rn.f32 %f165, %f164, 0f3F400000;
-	sub.rn.f32 %f166, %f165, %f21;
-	setp.gtu.f32 %pt10, %f166, 0f00000000;
-	selp.f32 %f167, %f166, 0f00000000, %pt10;
-	add.rn.f32 %f168, 0f00000000, %f167;
-	mov.f32 %f12, %f168;
-$L_20:
-	mul.rn.f32 %f175, %f164, 0f3F500000;
-	sub.rn.f32 %f176, %f175, %f21;
-	setp.gtu.f32 %pt11, %f176, 0f00000000;
-	selp.f32 %f177, %f176, 0f00000000, %pt11;
-	add.rn.f32 %f178, %f12, %f177;
-	mov.f32 %f12, %f178;
-$L_21:
-	mul.rn.f32 %f179, %f164, 0f3F600000;
-	sub.rn.f32 %f180, %f179, %f21;
-	setp.gtu.f32 %pt12, %f180, 0f00000000;
-	selp.f32 %f181, %f180, 0f00000000, %pt12;
-	add.rn.f32 %f182, %f12, %f181;
-	mov.f32 %f12, %f182;
-$L_22:
-	mul.rn.f32 %f183, %f164, 0f3F700000;
-	sub.rn.f32 %f184, %f183, %f21;
-	setp.gtu.f32 %pt13, %f184, 0f00000000;
-	selp.f32 %f185, %f184, 0f00000000, %pt13;
-	add.rn.f32 %f186, %f12, %f185;
-	mov.f32 %f12, %f186;
-$L_23:
-	mul.rn.f32 %f187, %f164, 0f3F800000;
-	sub.rn.f32 %f188, %f187, %f21;
-	setp.gtu.f32 %pt14, %f188, 0f00000000;
-	selp.f32 %f189, %f188, 0f00000000, %pt14;
-	add.rn.f32 %f190, %f12, %f189;
-	mov.f32 %f12, %f190;
-$L_24:
-	mul.rn.f32 %f191, %f164, 0f3F880000;
-	sub.rn.f32 %f192, %f191, %f21;
-	setp.gtu.f32 %pt15, %f192, 0f00000000;
-	selp.f32 %f193, %f192, 0f00000000, %pt15;
-	add.rn.f32 %f194, %f12, %f193;
-	mov.f32 %f12, %f194;
-$L_25:
-	mul.rn.f32 %f195, %f164, 0f3F900000;
-	sub.rn.f32 %f196, %f195, %f21;
-	setp.gtu.f32 %pt16, %f196, 0f00000000;
-	selp.f32 %f197, %f196, 0f00000000, %pt16;
-	add.rn.f32 %f198, %f12, %f197;
-	mov.f32 %f12, %f198;
-$L_26:
-	mul.rn.f32 %f199, %f164, 0f3F980000;
-	sub.rn.f32 %f200, %f199, %f21;
-	setp.gtu.f32 %pt17, %f200, 0f00000000;
-	selp.f32 %f201, %f200, 0f00000000, %pt17;
-	add.rn.f32 %f202, %f12, %f201;
-	mov.f32 %f12, %f202;
-$L_27:
-	mul.rn.f32 %f169, %f12, 0f3E000000;
-	mul.rn.f32 %f170, %f169, 0f3F733333;
-	div.rn.f32 %f171, %f170, 0f40400000;
-	mov.b64 %rd294, %rd130;
-	add.s64 %rd296, %rd294, %rd295;
-	mov.b64 %rd172, %rd296;
-	st.global.f32 [%rd172], %f171;
-$L_28:
-	add.s64 %rd246, %rd203, %rd1;
-$L_29:
-	mov.b64 %rd205, %rd246;
-$L_30:
-	setp.ge.u64 %pt18, %rd205, %rd10;
-	@%pt18 bra $Lfault_2;
-	mov.b64 %rd299, %rd293;
-	add.s64 %rd301, %rd299, %rd300;
-	mov.b64 %rd206, %rd301;
-	ld.global.f32 %f207, [%rd206];
-	mov.f32 %f12, 0f00000000;
-$L_31:
-	mul.rn.f32 %f208, %f207, 0f3F400000;
+	mul.rn.f32 %f208, %f177, 0f3F900000;
 	sub.rn.f32 %f209, %f208, %f21;
-	setp.gtu.f32 %pt19, %f209, 0f00000000;
-	selp.f32 %f210, %f209, 0f00000000, %pt19;
-	add.rn.f32 %f211, 0f00000000, %f210;
+	setp.gtu.f32 %pt6, %f209, 0f00000000;
+	selp.f32 %f210, %f209, 0f00000000, %pt6;
+	add.rn.f32 %f211, %f12, %f210;
 	mov.f32 %f12, %f211;
-$L_32:
-	mul.rn.f32 %f218, %f207, 0f3F500000;
-	sub.rn.f32 %f219, %f218, %f21;
-	setp.gtu.f32 %pt20, %f219, 0f00000000;
-	selp.f32 %f220, %f219, 0f00000000, %pt20;
-	add.rn.f32 %f221, %f12, %f220;
-	mov.f32 %f12, %f221;
-$L_33:
-	mul.rn.f32 %f222, %f207, 0f3F600000;
-	sub.rn.f32 %f223, %f222, %f21;
-	setp.gtu.f32 %pt21, %f223, 0f00000000;
-	selp.f32 %f224, %f223, 0f00000000, %pt21;
-	add.rn.f32 %f225, %f12, %f224;
-	mov.f32 %f12, %f225;
-$L_34:
-	mul.rn.f32 %f226, %f207, 0f3F700000;
-	sub.rn.f32 %f227, %f226, %f21;
-	setp.gtu.f32 %pt22, %f227, 0f00000000;
-	selp.f32 %f228, %f227, 0f00000000, %pt22;
-	add.rn.f32 %f229, %f12, %f228;
-	mov.f32 %f12, %f229;
-$L_35:
-	mul.rn.f32 %f230, %f207, 0f3F800000;
+$L_15:
+	mul.rn.f32 %f212, %f177, 0f3F980000;
+	sub.rn.f32 %f213, %f212, %f21;
+	setp.gtu.f32 %pt7, %f213, 0f00000000;
+	selp.f32 %f214, %f213, 0f00000000, %pt7;
+	add.rn.f32 %f215, %f12, %f214;
+	mov.f32 %f12, %f215;
+$L_16:
+	mul.rn.f32 %f182, %f12, 0f3E000000;
+	mul.rn.f32 %f183, %f182, 0f3F733333;
+	div.rn.f32 %f184, %f183, 0f40400000;
+	mov.b64 %rd185, %rd388;
+	st.global.f32 [%rd185], %f184;
+$L_17:
+	mov.b64 %rd346, %rd176;
+	add.s64 %rd348, %rd346, %rd347;
+	mov.b64 %rd218, %rd348;
+	ld.global.f32 %f219, [%rd218];
+	mov.f32 %f12, 0f00000000;
+$L_18:
+	mul.rn.f32 %f220, %f219, 0f3F400000;
+	sub.rn.f32 %f221, %f220, %f21;
+	setp.gtu.f32 %pt8, %f221, 0f00000000;
+	selp.f32 %f222, %f221, 0f00000000, %pt8;
+	add.rn.f32 %f223, 0f00000000, %f222;
+	mov.f32 %f12, %f223;
+$L_19:
+	mul.rn.f32 %f230, %f219, 0f3F500000;
 	sub.rn.f32 %f231, %f230, %f21;
-	setp.gtu.f32 %pt23, %f231, 0f00000000;
-	selp.f32 %f232, %f231, 0f00000000, %pt23;
+	setp.gtu.f32 %pt9, %f231, 0f00000000;
+	selp.f32 %f232, %f231, 0f00000000, %pt9;
 	add.rn.f32 %f233, %f12, %f232;
 	mov.f32 %f12, %f233;
-$L_36:
-	mul.rn.f32 %f234, %f207, 0f3F880000;
+$L_20:
+	mul.rn.f32 %f234, %f219, 0f3F600000;
 	sub.rn.f32 %f235, %f234, %f21;
-	setp.gtu.f32 %pt24, %f235, 0f00000000;
-	selp.f32 %f236, %f235, 0f00000000, %pt24;
+	setp.gtu.f32 %pt10, %f235, 0f00000000;
+	selp.f32 %f236, %f235, 0f00000000, %pt10;
 	add.rn.f32 %f237, %f12, %f236;
 	mov.f32 %f12, %f237;
-$L_37:
-	mul.rn.f32 %f238, %f207, 0f3F900000;
+$L_21:
+	mul.rn.f32 %f238, %f219, 0f3F700000;
 	sub.rn.f32 %f239, %f238, %f21;
-	setp.gtu.f32 %pt25, %f239, 0f00000000;
-	selp.f32 %f240, %f239, 0f00000000, %pt25;
+	setp.gtu.f32 %pt11, %f239, 0f00000000;
+	selp.f32 %f240, %f239, 0f00000000, %pt11;
 	add.rn.f32 %f241, %f12, %f240;
 	mov.f32 %f12, %f241;
-$L_38:
-	mul.rn.f32 %f242, %f207, 0f3F980000;
+$L_22:
+	mul.rn.f32 %f242, %f219, 0f3F800000;
 	sub.rn.f32 %f243, %f242, %f21;
-	setp.gtu.f32 %pt26, %f243, 0f00000000;
-	selp.f32 %f244, %f243, 0f00000000, %pt26;
+	setp.gtu.f32 %pt12, %f243, 0f00000000;
+	selp.f32 %f244, %f243, 0f00000000, %pt12;
 	add.rn.f32 %f245, %f12, %f244;
 	mov.f32 %f12, %f245;
-$L_39:
-	mul.rn.f32 %f212, %f12, 0f3E000000;
-	mul.rn.f32 %f213, %f212, 0f3F733333;
-	div.rn.f32 %f214, %f213, 0f40400000;
-	mov.b64 %rd304, %rd296;
-	add.s64 %rd306, %rd304, %rd305;
-	mov.b64 %rd215, %rd306;
-	st.global.f32 [%rd215], %f214;
-$L_40:
-	add.s64 %rd289, %rd246, %rd1;
-$L_41:
-	mov.b64 %rd248, %rd289;
-$L_42:
-	setp.ge.u64 %pt27, %rd248, %rd10;
-	@%pt27 bra $Lfault_3;
-	mov.b64 %rd311, %rd301;
-	add.s64 %rd313, %rd311, %rd312;
-	mov.b64 %rd249, %rd313;
-	ld.global.f32 %f250, [%rd249];
+$L_23:
+	mul.rn.f32 %f246, %f219, 0f3F880000;
+	sub.rn.f32 %f247, %f246, %f21;
+	setp.gtu.f32 %pt13, %f247, 0f00000000;
+	selp.f32 %f248, %f247, 0f00000000, %pt13;
+	add.rn.f32 %f249, %f12, %f248;
+	mov.f32 %f12, %f249;
+$L_24:
+	mul.rn.f32 %f250, %f219, 0f3F900000;
+	sub.rn.f32 %f251, %f250, %f21;
+	setp.gtu.f32 %pt14, %f251, 0f00000000;
+	selp.f32 %f252, %f251, 0f00000000, %pt14;
+	add.rn.f32 %f253, %f12, %f252;
+	mov.f32 %f12, %f253;
+$L_25:
+	mul.rn.f32 %f254, %f219, 0f3F980000;
+	sub.rn.f32 %f255, %f254, %f21;
+	setp.gtu.f32 %pt15, %f255, 0f00000000;
+	selp.f32 %f256, %f255, 0f00000000, %pt15;
+	add.rn.f32 %f257, %f12, %f256;
+	mov.f32 %f12, %f257;
+$L_26:
+	mul.rn.f32 %f224, %f12, 0f3E000000;
+	mul.rn.f32 %f225, %f224, 0f3F733333;
+	div.rn.f32 %f226, %f225, 0f40400000;
+	mov.b64 %rd349, %rd185;
+	add.s64 %rd351, %rd349, %rd350;
+	mov.b64 %rd227, %rd351;
+	st.global.f32 [%rd227], %f226;
+$L_27:
+	mov.b64 %rd354, %rd348;
+	add.s64 %rd356, %rd354, %rd355;
+	mov.b64 %rd261, %rd356;
+	ld.global.f32 %f262, [%rd261];
 	mov.f32 %f12, 0f00000000;
-$L_43:
-	mul.rn.f32 %f251, %f250, 0f3F400000;
-	sub.rn.f32 %f252, %f251, %f21;
-	setp.gtu.f32 %pt28, %f252, 0f00000000;
-	selp.f32 %f253, %f252, 0f00000000, %pt28;
-	add.rn.f32 %f254, 0f00000000, %f253;
-	mov.f32 %f12, %f254;
-$L_44:
-	mul.rn.f32 %f261, %f250, 0f3F500000;
-	sub.rn.f32 %f262, %f261, %f21;
-	setp.gtu.f32 %pt29, %f262, 0f00000000;
-	selp.f32 %f263, %f262, 0f00000000, %pt29;
-	add.rn.f32 %f264, %f12, %f263;
-	mov.f32 %f12, %f264;
-$L_45:
-	mul.rn.f32 %f265, %f250, 0f3F600000;
-	sub.rn.f32 %f266, %f265, %f21;
-	setp.gtu.f32 %pt30, %f266, 0f00000000;
-	selp.f32 %f267, %f266, 0f00000000, %pt30;
-	add.rn.f32 %f268, %f12, %f267;
-	mov.f32 %f12, %f268;
-$L_46:
-	mul.rn.f32 %f269, %f250, 0f3F700000;
-	sub.rn.f32 %f270, %f269, %f21;
-	setp.gtu.f32 %pt31, %f270, 0f00000000;
-	selp.f32 %f271, %f270, 0f00000000, %pt31;
-	add.rn.f32 %f272, %f12, %f271;
-	mov.f32 %f12, %f272;
-$L_47:
-	mul.rn.f32 %f273, %f250, 0f3F800000;
+$L_28:
+	mul.rn.f32 %f263, %f262, 0f3F400000;
+	sub.rn.f32 %f264, %f263, %f21;
+	setp.gtu.f32 %pt16, %f264, 0f00000000;
+	selp.f32 %f265, %f264, 0f00000000, %pt16;
+	add.rn.f32 %f266, 0f00000000, %f265;
+	mov.f32 %f12, %f266;
+$L_29:
+	mul.rn.f32 %f273, %f262, 0f3F500000;
 	sub.rn.f32 %f274, %f273, %f21;
-	setp.gtu.f32 %pt32, %f274, 0f00000000;
-	selp.f32 %f275, %f274, 0f00000000, %pt32;
+	setp.gtu.f32 %pt17, %f274, 0f00000000;
+	selp.f32 %f275, %f274, 0f00000000, %pt17;
 	add.rn.f32 %f276, %f12, %f275;
 	mov.f32 %f12, %f276;
-$L_48:
-	mul.rn.f32 %f277, %f250, 0f3F880000;
+$L_30:
+	mul.rn.f32 %f277, %f262, 0f3F600000;
 	sub.rn.f32 %f278, %f277, %f21;
-	setp.gtu.f32 %pt33, %f278, 0f00000000;
-	selp.f32 %f279, %f278, 0f00000000, %pt33;
+	setp.gtu.f32 %pt18, %f278, 0f00000000;
+	selp.f32 %f279, %f278, 0f00000000, %pt18;
 	add.rn.f32 %f280, %f12, %f279;
 	mov.f32 %f12, %f280;
-$L_49:
-	mul.rn.f32 %f281, %f250, 0f3F900000;
+$L_31:
+	mul.rn.f32 %f281, %f262, 0f3F700000;
 	sub.rn.f32 %f282, %f281, %f21;
-	setp.gtu.f32 %pt34, %f282, 0f00000000;
-	selp.f32 %f283, %f282, 0f00000000, %pt34;
+	setp.gtu.f32 %pt19, %f282, 0f00000000;
+	selp.f32 %f283, %f282, 0f00000000, %pt19;
 	add.rn.f32 %f284, %f12, %f283;
 	mov.f32 %f12, %f284;
-$L_50:
-	mul.rn.f32 %f285, %f250, 0f3F980000;
+$L_32:
+	mul.rn.f32 %f285, %f262, 0f3F800000;
 	sub.rn.f32 %f286, %f285, %f21;
-	setp.gtu.f32 %pt35, %f286, 0f00000000;
-	selp.f32 %f287, %f286, 0f00000000, %pt35;
+	setp.gtu.f32 %pt20, %f286, 0f00000000;
+	selp.f32 %f287, %f286, 0f00000000, %pt20;
 	add.rn.f32 %f288, %f12, %f287;
 	mov.f32 %f12, %f288;
-$L_51:
-	mul.rn.f32 %f255, %f12, 0f3E000000;
-	mul.rn.f32 %f256, %f255, 0f3F733333;
-	div.rn.f32 %f257, %f256, 0f40400000;
-	mov.b64 %rd318, %rd306;
-	add.s64 %rd320, %rd318, %rd319;
-	mov.b64 %rd258, %rd320;
-	st.global.f32 [%rd258], %f257;
-$L_52:
-	add.s64 %rd2, %rd2, %rd290;
-	add.s64 %rd327, %rd327, %rd328;
-	add.s64 %rd329, %rd329, %rd328;
-	bra.uni $L_2;
-$L_53:
-	mov.b64 %rd321, %rd2;
-	mad.lo.s64 %rd322, %rd321, 4, %rd9;
-	mul.lo.s64 %rd323, %rd1, 4;
-	mad.lo.s64 %rd324, %rd321, 4, %rd4;
-$L_54:
+$L_33:
+	mul.rn.f32 %f289, %f262, 0f3F880000;
+	sub.rn.f32 %f290, %f289, %f21;
+	setp.gtu.f32 %pt21, %f290, 0f00000000;
+	selp.f32 %f291, %f290, 0f00000000, %pt21;
+	add.rn.f32 %f292, %f12, %f291;
+	mov.f32 %f12, %f292;
+$L_34:
+	mul.rn.f32 %f293, %f262, 0f3F900000;
+	sub.rn.f32 %f294, %f293, %f21;
+	setp.gtu.f32 %pt22, %f294, 0f00000000;
+	selp.f32 %f295, %f294, 0f00000000, %pt22;
+	add.rn.f32 %f296, %f12, %f295;
+	mov.f32 %f12, %f296;
+$L_35:
+	mul.rn.f32 %f297, %f262, 0f3F980000;
+	sub.rn.f32 %f298, %f297, %f21;
+	setp.gtu.f32 %pt23, %f298, 0f00000000;
+	selp.f32 %f299, %f298, 0f00000000, %pt23;
+	add.rn.f32 %f300, %f12, %f299;
+	mov.f32 %f12, %f300;
+$L_36:
+	mul.rn.f32 %f267, %f12, 0f3E000000;
+	mul.rn.f32 %f268, %f267, 0f3F733333;
+	div.rn.f32 %f269, %f268, 0f40400000;
+	mov.b64 %rd359, %rd351;
+	add.s64 %rd361, %rd359, %rd360;
+	mov.b64 %rd270, %rd361;
+	st.global.f32 [%rd270], %f269;
+$L_37:
+	mov.b64 %rd366, %rd356;
+	add.s64 %rd368, %rd366, %rd367;
+	mov.b64 %rd304, %rd368;
+	ld.global.f32 %f305, [%rd304];
+	mov.f32 %f12, 0f00000000;
+$L_38:
+	mul.rn.f32 %f306, %f305, 0f3F400000;
+	sub.rn.f32 %f307, %f306, %f21;
+	setp.gtu.f32 %pt24, %f307, 0f00000000;
+	selp.f32 %f308, %f307, 0f00000000, %pt24;
+	add.rn.f32 %f309, 0f00000000, %f308;
+	mov.f32 %f12, %f309;
+$L_39:
+	mul.rn.f32 %f316, %f305, 0f3F500000;
+	sub.rn.f32 %f317, %f316, %f21;
+	setp.gtu.f32 %pt25, %f317, 0f00000000;
+	selp.f32 %f318, %f317, 0f00000000, %pt25;
+	add.rn.f32 %f319, %f12, %f318;
+	mov.f32 %f12, %f319;
+$L_40:
+	mul.rn.f32 %f320, %f305, 0f3F600000;
+	sub.rn.f32 %f321, %f320, %f21;
+	setp.gtu.f32 %pt26, %f321, 0f00000000;
+	selp.f32 %f322, %f321, 0f00000000, %pt26;
+	add.rn.f32 %f323, %f12, %f322;
+	mov.f32 %f12, %f323;
+$L_41:
+	mul.rn.f32 %f324, %f305, 0f3F700000;
+	sub.rn.f32 %f325, %f324, %f21;
+	setp.gtu.f32 %pt27, %f325, 0f00000000;
+	selp.f32 %f326, %f325, 0f00000000, %pt27;
+	add.rn.f32 %f327, %f12, %f326;
+	mov.f32 %f12, %f327;
+$L_42:
+	mul.rn.f32 %f328, %f305, 0f3F800000;
+	sub.rn.f32 %f329, %f328, %f21;
+	setp.gtu.f32 %pt28, %f329, 0f00000000;
+	selp.f32 %f330, %f329, 0f00000000, %pt28;
+	add.rn.f32 %f331, %f12, %f330;
+	mov.f32 %f12, %f331;
+$L_43:
+	mul.rn.f32 %f332, %f305, 0f3F880000;
+	sub.rn.f32 %f333, %f332, %f21;
+	setp.gtu.f32 %pt29, %f333, 0f00000000;
+	selp.f32 %f334, %f333, 0f00000000, %pt29;
+	add.rn.f32 %f335, %f12, %f334;
+	mov.f32 %f12, %f335;
+$L_44:
+	mul.rn.f32 %f336, %f305, 0f3F900000;
+	sub.rn.f32 %f337, %f336, %f21;
+	setp.gtu.f32 %pt30, %f337, 0f00000000;
+	selp.f32 %f338, %f337, 0f00000000, %pt30;
+	add.rn.f32 %f339, %f12, %f338;
+	mov.f32 %f12, %f339;
+$L_45:
+	mul.rn.f32 %f340, %f305, 0f3F980000;
+	sub.rn.f32 %f341, %f340, %f21;
+	setp.gtu.f32 %pt31, %f341, 0f00000000;
+	selp.f32 %f342, %f341, 0f00000000, %pt31;
+	add.rn.f32 %f343, %f12, %f342;
+	mov.f32 %f12, %f343;
+$L_46:
+	mul.rn.f32 %f310, %f12, 0f3E000000;
+	mul.rn.f32 %f311, %f310, 0f3F733333;
+	div.rn.f32 %f312, %f311, 0f40400000;
+	mov.b64 %rd373, %rd361;
+	add.s64 %rd375, %rd373, %rd374;
+	mov.b64 %rd313, %rd375;
+	st.global.f32 [%rd313], %f312;
+$L_47:
+	add.s64 %rd2, %rd2, %rd345;
+	add.s64 %rd386, %rd386, %rd387;
+	add.s64 %rd388, %rd388, %rd387;
+	bra.uni $L_5;
+$L_48:
+	mov.b64 %rd376, %rd2;
+	mad.lo.s64 %rd377, %rd376, 4, %rd9;
+	mul.lo.s64 %rd378, %rd1, 4;
+	mad.lo.s64 %rd379, %rd376, 4, %rd4;
+$L_49:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_67;
-$L_55:
-	mov.b64 %rd7, %rd2;
-$L_56:
-	setp.ge.u64 %pt36, %rd7, %rd10;
-	@%pt36 bra $Lfault_4;
-	mov.b64 %rd8, %rd322;
+	@!%p6 bra $L_61;
+$L_50:
+	mov.b64 %rd8, %rd377;
 	ld.global.f32 %f11, [%rd8];
 	mov.f32 %f12, 0f00000000;
-$L_57:
+$L_51:
 	mul.rn.f32 %f19, %f11, 0f3F400000;
 	sub.rn.f32 %f20, %f19, %f21;
-	setp.gtu.f32 %pt37, %f20, 0f00000000;
-	selp.f32 %f22, %f20, 0f00000000, %pt37;
+	setp.gtu.f32 %pt32, %f20, 0f00000000;
+	selp.f32 %f22, %f20, 0f00000000, %pt32;
 	add.rn.f32 %f23, 0f00000000, %f22;
 	mov.f32 %f12, %f23;
-$L_58:
+$L_52:
 	mul.rn.f32 %f36, %f11, 0f3F500000;
 	sub.rn.f32 %f37, %f36, %f21;
-	setp.gtu.f32 %pt38, %f37, 0f00000000;
-	selp.f32 %f38, %f37, 0f00000000, %pt38;
+	setp.gtu.f32 %pt33, %f37, 0f00000000;
+	selp.f32 %f38, %f37, 0f00000000, %pt33;
 	add.rn.f32 %f39, %f12, %f38;
 	mov.f32 %f12, %f39;
-$L_59:
+$L_53:
 	mul.rn.f32 %f46, %f11, 0f3F600000;
 	sub.rn.f32 %f47, %f46, %f21;
-	setp.gtu.f32 %pt39, %f47, 0f00000000;
-	selp.f32 %f48, %f47, 0f00000000, %pt39;
+	setp.gtu.f32 %pt34, %f47, 0f00000000;
+	selp.f32 %f48, %f47, 0f00000000, %pt34;
 	add.rn.f32 %f49, %f12, %f48;
 	mov.f32 %f12, %f49;
-$L_60:
+$L_54:
 	mul.rn.f32 %f56, %f11, 0f3F700000;
 	sub.rn.f32 %f57, %f56, %f21;
-	setp.gtu.f32 %pt40, %f57, 0f00000000;
-	selp.f32 %f58, %f57, 0f00000000, %pt40;
+	setp.gtu.f32 %pt35, %f57, 0f00000000;
+	selp.f32 %f58, %f57, 0f00000000, %pt35;
 	add.rn.f32 %f59, %f12, %f58;
 	mov.f32 %f12, %f59;
-$L_61:
+$L_55:
 	mul.rn.f32 %f66, %f11, 0f3F800000;
 	sub.rn.f32 %f67, %f66, %f21;
-	setp.gtu.f32 %pt41, %f67, 0f00000000;
-	selp.f32 %f68, %f67, 0f00000000, %pt41;
+	setp.gtu.f32 %pt36, %f67, 0f00000000;
+	selp.f32 %f68, %f67, 0f00000000, %pt36;
 	add.rn.f32 %f69, %f12, %f68;
 	mov.f32 %f12, %f69;
-$L_62:
+$L_56:
 	mul.rn.f32 %f76, %f11, 0f3F880000;
 	sub.rn.f32 %f77, %f76, %f21;
-	setp.gtu.f32 %pt42, %f77, 0f00000000;
-	selp.f32 %f78, %f77, 0f00000000, %pt42;
+	setp.gtu.f32 %pt37, %f77, 0f00000000;
+	selp.f32 %f78, %f77, 0f00000000, %pt37;
 	add.rn.f32 %f79, %f12, %f78;
 	mov.f32 %f12, %f79;
-$L_63:
+$L_57:
 	mul.rn.f32 %f86, %f11, 0f3F900000;
 	sub.rn.f32 %f87, %f86, %f21;
-	setp.gtu.f32 %pt43, %f87, 0f00000000;
-	selp.f32 %f88, %f87, 0f00000000, %pt43;
+	setp.gtu.f32 %pt38, %f87, 0f00000000;
+	selp.f32 %f88, %f87, 0f00000000, %pt38;
 	add.rn.f32 %f89, %f12, %f88;
 	mov.f32 %f12, %f89;
-$L_64:
+$L_58:
 	mul.rn.f32 %f96, %f11, 0f3F980000;
 	sub.rn.f32 %f97, %f96, %f21;
-	setp.gtu.f32 %pt44, %f97, 0f00000000;
-	selp.f32 %f98, %f97, 0f00000000, %pt44;
+	setp.gtu.f32 %pt39, %f97, 0f00000000;
+	selp.f32 %f98, %f97, 0f00000000, %pt39;
 	add.rn.f32 %f99, %f12, %f98;
 	mov.f32 %f12, %f99;
-$L_65:
+$L_59:
 	mul.rn.f32 %f25, %f12, 0f3E000000;
 	mul.rn.f32 %f26, %f25, 0f3F733333;
 	div.rn.f32 %f27, %f26, 0f40400000;
-	mov.b64 %rd28, %rd324;
+	mov.b64 %rd28, %rd379;
 	st.global.f32 [%rd28], %f27;
-$L_66:
+$L_60:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd322, %rd322, %rd323;
-	add.s64 %rd324, %rd324, %rd323;
-	bra.uni $L_54;
-$L_67:
+	add.s64 %rd377, %rd377, %rd378;
+	add.s64 %rd379, %rd379, %rd378;
+	bra.uni $L_49;
+$L_61:
 	ret;
+$L_62:
+	mov.b64 %rd380, %rd2;
+	mad.lo.s64 %rd381, %rd380, 4, %rd9;
+	mul.lo.s64 %rd382, %rd1, 4;
+	mad.lo.s64 %rd383, %rd380, 4, %rd4;
+$L_63:
+	setp.lt.s64 %p111, %rd2, %rd3;
+	@!%p111 bra $L_61;
+$L_64:
+	mov.b64 %rd112, %rd2;
+$L_65:
+	setp.ge.u64 %pt40, %rd112, %rd10;
+	@%pt40 bra $Lfault_0;
+	mov.b64 %rd113, %rd381;
+	ld.global.f32 %f114, [%rd113];
+	mov.f32 %f12, 0f00000000;
+$L_66:
+	mul.rn.f32 %f115, %f114, 0f3F400000;
+	sub.rn.f32 %f116, %f115, %f21;
+	setp.gtu.f32 %pt41, %f116, 0f00000000;
+	selp.f32 %f117, %f116, 0f00000000, %pt41;
+	add.rn.f32 %f118, 0f00000000, %f117;
+	mov.f32 %f12, %f118;
+$L_67:
+	mul.rn.f32 %f125, %f114, 0f3F500000;
+	sub.rn.f32 %f126, %f125, %f21;
+	setp.gtu.f32 %pt42, %f126, 0f00000000;
+	selp.f32 %f127, %f126, 0f00000000, %pt42;
+	add.rn.f32 %f128, %f12, %f127;
+	mov.f32 %f12, %f128;
+$L_68:
+	mul.rn.f32 %f129, %f114, 0f3F600000;
+	sub.rn.f32 %f130, %f129, %f21;
+	setp.gtu.f32 %pt43, %f130, 0f00000000;
+	selp.f32 %f131, %f130, 0f00000000, %pt43;
+	add.rn.f32 %f132, %f12, %f131;
+	mov.f32 %f12, %f132;
+$L_69:
+	mul.rn.f32 %f133, %f114, 0f3F700000;
+	sub.rn.f32 %f134, %f133, %f21;
+	setp.gtu.f32 %pt44, %f134, 0f00000000;
+	selp.f32 %f135, %f134, 0f00000000, %pt44;
+	add.rn.f32 %f136, %f12, %f135;
+	mov.f32 %f12, %f136;
+$L_70:
+	mul.rn.f32 %f137, %f114, 0f3F800000;
+	sub.rn.f32 %f138, %f137, %f21;
+	setp.gtu.f32 %pt45, %f138, 0f00000000;
+	selp.f32 %f139, %f138, 0f00000000, %pt45;
+	add.rn.f32 %f140, %f12, %f139;
+	mov.f32 %f12, %f140;
+$L_71:
+	mul.rn.f32 %f141, %f114, 0f3F880000;
+	sub.rn.f32 %f142, %f141, %f21;
+	setp.gtu.f32 %pt46, %f142, 0f00000000;
+	selp.f32 %f143, %f142, 0f00000000, %pt46;
+	add.rn.f32 %f144, %f12, %f143;
+	mov.f32 %f12, %f144;
+$L_72:
+	mul.rn.f32 %f145, %f114, 0f3F900000;
+	sub.rn.f32 %f146, %f145, %f21;
+	setp.gtu.f32 %pt47, %f146, 0f00000000;
+	selp.f32 %f147, %f146, 0f00000000, %pt47;
+	add.rn.f32 %f148, %f12, %f147;
+	mov.f32 %f12, %f148;
+$L_73:
+	mul.rn.f32 %f149, %f114, 0f3F980000;
+	sub.rn.f32 %f150, %f149, %f21;
+	setp.gtu.f32 %pt48, %f150, 0f00000000;
+	selp.f32 %f151, %f150, 0f00000000, %pt48;
+	add.rn.f32 %f152, %f12, %f151;
+	mov.f32 %f12, %f152;
+$L_74:
+	mul.rn.f32 %f119, %f12, 0f3E000000;
+	mul.rn.f32 %f120, %f119, 0f3F733333;
+	div.rn.f32 %f121, %f120, 0f40400000;
+	mov.b64 %rd122, %rd383;
+	st.global.f32 [%rd122], %f121;
+$L_75:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd381, %rd381, %rd382;
+	add.s64 %rd383, %rd383, %rd382;
+	bra.uni $L_63;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd120;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd162;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd205;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd248;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd112;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
 $Lfault:
@@ -3095,8 +3462,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt45, %rt8, %rt6;
-	@%pt45 exit;
+	setp.ne.u32 %pt49, %rt8, %rt6;
+	@%pt49 exit;
 	st.global.u32 [%rdt3+8], 327680;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3122,12 +3489,12 @@ $Lfault:
 	.param .u64 NBody_0_param_12
 )
 {
-	.reg .pred %p<73>;
-	.reg .pred %pt<16>;
+	.reg .pred %p<200>;
+	.reg .pred %pt<26>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<72>;
+	.reg .b64 %rd<199>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<56>;
+	.reg .f32 %f<164>;
 	.reg .f64 %fd<46>;
 
 $L_0:
@@ -3161,342 +3528,917 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd109, %rd10;
+	mov.b64 %rd110, %rd2;
+	mov.b64 %rd111, %rd110;
+	setp.lt.u64 %p112, %rd111, %rd109;
+	mov.b64 %rd113, %rd3;
+	add.u64 %rd114, %rd113, 4611686018427387904;
+	setp.le.u64 %p115, %rd114, 9223372036854775808U;
+	sub.u64 %rd116, %rd113, 1;
+	mov.b64 %rd117, %rd2;
+	sub.u64 %rd118, %rd116, %rd117;
+	sub.u64 %rd119, %rd109, 1;
+	sub.u64 %rd120, %rd119, %rd111;
+	setp.le.u64 %p121, %rd118, %rd120;
+	mov.b64 %rd122, %rd14;
+	setp.lt.u64 %p123, %rd111, %rd122;
+	sub.u64 %rd124, %rd122, 1;
+	sub.u64 %rd125, %rd124, %rd111;
+	setp.le.u64 %p126, %rd118, %rd125;
+	mov.b64 %rd127, %rd18;
+	setp.lt.u64 %p128, %rd111, %rd127;
+	sub.u64 %rd129, %rd127, 1;
+	sub.u64 %rd130, %rd129, %rd111;
+	setp.le.u64 %p131, %rd118, %rd130;
+	mov.b64 %rd132, %rd61;
+	setp.lt.u64 %p133, %rd111, %rd132;
+	sub.u64 %rd134, %rd132, 1;
+	sub.u64 %rd135, %rd134, %rd111;
+	setp.le.u64 %p136, %rd118, %rd135;
+	mov.b64 %rd137, %rd64;
+	setp.lt.u64 %p138, %rd111, %rd137;
+	sub.u64 %rd139, %rd137, 1;
+	sub.u64 %rd140, %rd139, %rd111;
+	setp.le.u64 %p141, %rd118, %rd140;
+	@!%p112 bra $L_52;
+$L_2:
+	@!%p115 bra $L_52;
+$L_3:
+	@!%p121 bra $L_52;
+$L_4:
+	@!%p123 bra $L_52;
+$L_5:
+	@!%p126 bra $L_52;
+$L_6:
+	@!%p128 bra $L_52;
+$L_7:
+	@!%p131 bra $L_52;
+$L_8:
+	@!%p133 bra $L_52;
+$L_9:
+	@!%p136 bra $L_52;
+$L_10:
+	@!%p138 bra $L_52;
+$L_11:
+	@!%p141 bra $L_52;
+$L_12:
 	mov.b64 %rd20, %rd10;
 	setp.gt.s64 %p21, %rd20, 0;
-$L_2:
+	mov.b64 %rd166, %rd122;
+	mov.b64 %rd169, %rd109;
+	add.u64 %rd170, %rd169, 4611686018427387904;
+	setp.le.u64 %p171, %rd170, 9223372036854775808U;
+	mov.b64 %rd172, %rd119;
+	mov.b64 %rd174, %rd124;
+	mov.b64 %rd177, %rd127;
+	mov.b64 %rd179, %rd129;
+$L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_22;
-$L_3:
+	@!%p6 bra $L_51;
+$L_14:
 	mov.b64 %rd7, %rd2;
-$L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+$L_15:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.f32 %f11, [%rd8];
-	setp.ge.u64 %pt1, %rd7, %rd14;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd7, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
-	setp.ge.u64 %pt2, %rd7, %rd18;
-	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd16, %rd7, 4, %rd17;
 	ld.global.f32 %f19, [%rd16];
-	@!%p21 bra $L_21;
-$L_5:
+	@!%p21 bra $L_50;
+$L_16:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.f32 %f24, 0f00000000;
 	mov.b64 %rd25, 0;
-	add.s64 %rd67, %rd9, 0;
-	add.s64 %rd68, %rd13, 0;
-	add.s64 %rd69, %rd17, 0;
-$L_6:
-	max.s64 %rd70, %rd20, -9223372036854775804;
-	sub.s64 %rd71, %rd70, 4;
-$L_7:
-	setp.lt.s64 %p72, %rd25, %rd71;
-	@!%p72 bra $L_16;
-$L_8:
-	mov.b64 %rd29, %rd67;
-	ld.global.f32 %f30, [%rd29];
-	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt3, %rd25, %rd14;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd32, %rd68;
-	ld.global.f32 %f33, [%rd32];
-	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt4, %rd25, %rd18;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd35, %rd69;
-	ld.global.f32 %f36, [%rd35];
-	sub.rn.f32 %f37, %f36, %f19;
-	mul.rn.f32 %f38, %f31, %f31;
-	mul.rn.f32 %f39, %f34, %f34;
-	add.rn.f32 %f40, %f38, %f39;
-	mul.rn.f32 %f41, %f37, %f37;
-	add.rn.f32 %f42, %f40, %f41;
-	add.rn.f32 %f43, %f42, 0f3C23D70A;
-	sqrt.rn.f32 %f46, %f43;
-	div.rn.f32 %f47, 0f3F800000, %f46;
-	mul.rn.f32 %f48, %f47, %f47;
-	mul.rn.f32 %f49, %f48, %f47;
-	mul.rn.f32 %f50, %f31, %f49;
-	add.rn.f32 %f51, %f22, %f50;
-	mul.rn.f32 %f52, %f34, %f49;
-	add.rn.f32 %f53, %f23, %f52;
-	mul.rn.f32 %f54, %f37, %f49;
-	add.rn.f32 %f55, %f24, %f54;
-	add.s64 %rd56, %rd25, 1;
-	setp.lt.s64 %p57, %rd56, %rd20;
-$L_9:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd56;
-	add.s64 %rd67, %rd67, 4;
-	add.s64 %rd68, %rd68, 4;
-	add.s64 %rd69, %rd69, 4;
-$L_10:
-	mov.b64 %rd29, %rd67;
-	ld.global.f32 %f30, [%rd29];
-	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt5, %rd25, %rd14;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd32, %rd68;
-	ld.global.f32 %f33, [%rd32];
-	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt6, %rd25, %rd18;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd35, %rd69;
-	ld.global.f32 %f36, [%rd35];
-	sub.rn.f32 %f37, %f36, %f19;
-	mul.rn.f32 %f38, %f31, %f31;
-	mul.rn.f32 %f39, %f34, %f34;
-	add.rn.f32 %f40, %f38, %f39;
-	mul.rn.f32 %f41, %f37, %f37;
-	add.rn.f32 %f42, %f40, %f41;
-	add.rn.f32 %f43, %f42, 0f3C23D70A;
-	sqrt.rn.f32 %f46, %f43;
-	div.rn.f32 %f47, 0f3F800000, %f46;
-	mul.rn.f32 %f48, %f47, %f47;
-	mul.rn.f32 %f49, %f48, %f47;
-	mul.rn.f32 %f50, %f31, %f49;
-	add.rn.f32 %f51, %f22, %f50;
-	mul.rn.f32 %f52, %f34, %f49;
-	add.rn.f32 %f53, %f23, %f52;
-	mul.rn.f32 %f54, %f37, %f49;
-	add.rn.f32 %f55, %f24, %f54;
-	add.s64 %rd56, %rd25, 1;
-	setp.lt.s64 %p57, %rd56, %rd20;
-$L_11:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd56;
-	add.s64 %rd67, %rd67, 4;
-	add.s64 %rd68, %rd68, 4;
-	add.s64 %rd69, %rd69, 4;
-$L_12:
-	mov.b64 %rd29, %rd67;
-	ld.global.f32 %f30, [%rd29];
-	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt7, %rd25, %rd14;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd32, %rd68;
-	ld.global.f32 %f33, [%rd32];
-	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt8, %rd25, %rd18;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd35, %rd69;
-	ld.global.f32 %f36, [%rd35];
-	sub.rn.f32 %f37, %f36, %f19;
-	mul.rn.f32 %f38, %f31, %f31;
-	mul.rn.f32 %f39, %f34, %f34;
-	add.rn.f32 %f40, %f38, %f39;
-	mul.rn.f32 %f41, %f37, %f37;
-	add.rn.f32 %f42, %f40, %f41;
-	add.rn.f32 %f43, %f42, 0f3C23D70A;
-	sqrt.rn.f32 %f46, %f43;
-	div.rn.f32 %f47, 0f3F800000, %f46;
-	mul.rn.f32 %f48, %f47, %f47;
-	mul.rn.f32 %f49, %f48, %f47;
-	mul.rn.f32 %f50, %f31, %f49;
-	add.rn.f32 %f51, %f22, %f50;
-	mul.rn.f32 %f52, %f34, %f49;
-	add.rn.f32 %f53, %f23, %f52;
-	mul.rn.f32 %f54, %f37, %f49;
-	add.rn.f32 %f55, %f24, %f54;
-	add.s64 %rd56, %rd25, 1;
-	setp.lt.s64 %p57, %rd56, %rd20;
-$L_13:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd56;
-	add.s64 %rd67, %rd67, 4;
-	add.s64 %rd68, %rd68, 4;
-	add.s64 %rd69, %rd69, 4;
-$L_14:
-	mov.b64 %rd29, %rd67;
-	ld.global.f32 %f30, [%rd29];
-	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt9, %rd25, %rd14;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd32, %rd68;
-	ld.global.f32 %f33, [%rd32];
-	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt10, %rd25, %rd18;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd35, %rd69;
-	ld.global.f32 %f36, [%rd35];
-	sub.rn.f32 %f37, %f36, %f19;
-	mul.rn.f32 %f38, %f31, %f31;
-	mul.rn.f32 %f39, %f34, %f34;
-	add.rn.f32 %f40, %f38, %f39;
-	mul.rn.f32 %f41, %f37, %f37;
-	add.rn.f32 %f42, %f40, %f41;
-	add.rn.f32 %f43, %f42, 0f3C23D70A;
-	sqrt.rn.f32 %f46, %f43;
-	div.rn.f32 %f47, 0f3F800000, %f46;
-	mul.rn.f32 %f48, %f47, %f47;
-	mul.rn.f32 %f49, %f48, %f47;
-	mul.rn.f32 %f50, %f31, %f49;
-	add.rn.f32 %f51, %f22, %f50;
-	mul.rn.f32 %f52, %f34, %f49;
-	add.rn.f32 %f53, %f23, %f52;
-	mul.rn.f32 %f54, %f37, %f49;
-	add.rn.f32 %f55, %f24, %f54;
-	add.s64 %rd56, %rd25, 1;
-	setp.lt.s64 %p57, %rd56, %rd20;
-$L_15:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd56;
-	add.s64 %rd67, %rd67, 4;
-	add.s64 %rd68, %rd68, 4;
-	add.s64 %rd69, %rd69, 4;
-	bra.uni $L_7;
-$L_16:
-	mov.b64 %rd29, %rd67;
-	ld.global.f32 %f30, [%rd29];
-	sub.rn.f32 %f31, %f30, %f11;
-	setp.ge.u64 %pt11, %rd25, %rd14;
-	@%pt11 bra $Lfault_11;
-	mov.b64 %rd32, %rd68;
-	ld.global.f32 %f33, [%rd32];
-	sub.rn.f32 %f34, %f33, %f15;
-	setp.ge.u64 %pt12, %rd25, %rd18;
-	@%pt12 bra $Lfault_12;
-	mov.b64 %rd35, %rd69;
-	ld.global.f32 %f36, [%rd35];
-	sub.rn.f32 %f37, %f36, %f19;
-	mul.rn.f32 %f38, %f31, %f31;
-	mul.rn.f32 %f39, %f34, %f34;
-	add.rn.f32 %f40, %f38, %f39;
-	mul.rn.f32 %f41, %f37, %f37;
-	add.rn.f32 %f42, %f40, %f41;
-	add.rn.f32 %f43, %f42, 0f3C23D70A;
-	sqrt.rn.f32 %f46, %f43;
-	div.rn.f32 %f47, 0f3F800000, %f46;
-	mul.rn.f32 %f48, %f47, %f47;
-	mul.rn.f32 %f49, %f48, %f47;
-	mul.rn.f32 %f50, %f31, %f49;
-	add.rn.f32 %f51, %f22, %f50;
-	mul.rn.f32 %f52, %f34, %f49;
-	add.rn.f32 %f53, %f23, %f52;
-	mul.rn.f32 %f54, %f37, %f49;
-	add.rn.f32 %f55, %f24, %f54;
-	add.s64 %rd56, %rd25, 1;
-	setp.lt.s64 %p57, %rd56, %rd20;
-	@!%p57 bra $L_18;
+	setp.lt.u64 %p168, 0, %rd166;
+	mov.b64 %rd173, %rd172;
+	mov.b64 %rd175, %rd174;
+	setp.le.u64 %p176, %rd173, %rd175;
+	setp.lt.u64 %p178, 0, %rd177;
+	mov.b64 %rd180, %rd179;
+	setp.le.u64 %p181, %rd173, %rd180;
+	@!%p168 bra $L_37;
 $L_17:
+	@!%p171 bra $L_37;
+$L_18:
+	@!%p176 bra $L_37;
+$L_19:
+	@!%p178 bra $L_37;
+$L_20:
+	@!%p181 bra $L_37;
+$L_21:
+	add.s64 %rd182, %rd9, 0;
+	add.s64 %rd183, %rd13, 0;
+	add.s64 %rd184, %rd17, 0;
+$L_22:
+	max.s64 %rd191, %rd20, -9223372036854775804;
+	sub.s64 %rd192, %rd191, 4;
+$L_23:
+	setp.lt.s64 %p193, %rd25, %rd192;
+	@!%p193 bra $L_32;
+$L_24:
+	mov.b64 %rd29, %rd182;
+	ld.global.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_25:
 	mov.f32 %f22, %f51;
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
 	mov.b64 %rd25, %rd56;
-	add.s64 %rd67, %rd67, 4;
-	add.s64 %rd68, %rd68, 4;
-	add.s64 %rd69, %rd69, 4;
-	bra.uni $L_16;
-$L_18:
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+$L_26:
+	mov.b64 %rd29, %rd182;
+	ld.global.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_27:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+$L_28:
+	mov.b64 %rd29, %rd182;
+	ld.global.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_29:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+$L_30:
+	mov.b64 %rd29, %rd182;
+	ld.global.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+$L_31:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+	bra.uni $L_23;
+$L_32:
+	mov.b64 %rd29, %rd182;
+	ld.global.f32 %f30, [%rd29];
+	sub.rn.f32 %f31, %f30, %f11;
+	mov.b64 %rd32, %rd183;
+	ld.global.f32 %f33, [%rd32];
+	sub.rn.f32 %f34, %f33, %f15;
+	mov.b64 %rd35, %rd184;
+	ld.global.f32 %f36, [%rd35];
+	sub.rn.f32 %f37, %f36, %f19;
+	mul.rn.f32 %f38, %f31, %f31;
+	mul.rn.f32 %f39, %f34, %f34;
+	add.rn.f32 %f40, %f38, %f39;
+	mul.rn.f32 %f41, %f37, %f37;
+	add.rn.f32 %f42, %f40, %f41;
+	add.rn.f32 %f43, %f42, 0f3C23D70A;
+	sqrt.rn.f32 %f46, %f43;
+	div.rn.f32 %f47, 0f3F800000, %f46;
+	mul.rn.f32 %f48, %f47, %f47;
+	mul.rn.f32 %f49, %f48, %f47;
+	mul.rn.f32 %f50, %f31, %f49;
+	add.rn.f32 %f51, %f22, %f50;
+	mul.rn.f32 %f52, %f34, %f49;
+	add.rn.f32 %f53, %f23, %f52;
+	mul.rn.f32 %f54, %f37, %f49;
+	add.rn.f32 %f55, %f24, %f54;
+	add.s64 %rd56, %rd25, 1;
+	setp.lt.s64 %p57, %rd56, %rd20;
+	@!%p57 bra $L_34;
+$L_33:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd56;
+	add.s64 %rd182, %rd182, 4;
+	add.s64 %rd183, %rd183, 4;
+	add.s64 %rd184, %rd184, 4;
+	bra.uni $L_32;
+$L_34:
 	mov.f32 %f26, %f51;
 	mov.f32 %f27, %f53;
 	mov.f32 %f28, %f55;
-$L_19:
+$L_35:
 	mad.lo.s64 %rd58, %rd7, 4, %rd4;
 	st.global.f32 [%rd58], %f26;
-	setp.ge.u64 %pt13, %rd7, %rd61;
-	@%pt13 bra $Lfault_13;
 	mad.lo.s64 %rd59, %rd7, 4, %rd60;
 	st.global.f32 [%rd59], %f27;
-	setp.ge.u64 %pt14, %rd7, %rd64;
-	@%pt14 bra $Lfault_14;
 	mad.lo.s64 %rd62, %rd7, 4, %rd63;
 	st.global.f32 [%rd62], %f28;
-$L_20:
+$L_36:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_21:
+	bra.uni $L_13;
+$L_37:
+	add.s64 %rd188, %rd9, 0;
+	add.s64 %rd189, %rd13, 0;
+	add.s64 %rd190, %rd17, 0;
+$L_38:
+	max.s64 %rd194, %rd20, -9223372036854775804;
+	sub.s64 %rd195, %rd194, 4;
+$L_39:
+	setp.lt.s64 %p196, %rd25, %rd195;
+	@!%p196 bra $L_48;
+$L_40:
+	mov.b64 %rd142, %rd188;
+	ld.global.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt0, %rd25, %rd14;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd145, %rd189;
+	ld.global.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt1, %rd25, %rd18;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd148, %rd190;
+	ld.global.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_41:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+$L_42:
+	mov.b64 %rd142, %rd188;
+	ld.global.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt2, %rd25, %rd14;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd145, %rd189;
+	ld.global.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt3, %rd25, %rd18;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd148, %rd190;
+	ld.global.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_43:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+$L_44:
+	mov.b64 %rd142, %rd188;
+	ld.global.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt4, %rd25, %rd14;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd145, %rd189;
+	ld.global.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt5, %rd25, %rd18;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd148, %rd190;
+	ld.global.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_45:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+$L_46:
+	mov.b64 %rd142, %rd188;
+	ld.global.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt6, %rd25, %rd14;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd145, %rd189;
+	ld.global.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt7, %rd25, %rd18;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd148, %rd190;
+	ld.global.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+$L_47:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+	bra.uni $L_39;
+$L_48:
+	mov.b64 %rd142, %rd188;
+	ld.global.f32 %f143, [%rd142];
+	sub.rn.f32 %f144, %f143, %f11;
+	setp.ge.u64 %pt8, %rd25, %rd14;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd145, %rd189;
+	ld.global.f32 %f146, [%rd145];
+	sub.rn.f32 %f147, %f146, %f15;
+	setp.ge.u64 %pt9, %rd25, %rd18;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd148, %rd190;
+	ld.global.f32 %f149, [%rd148];
+	sub.rn.f32 %f150, %f149, %f19;
+	mul.rn.f32 %f151, %f144, %f144;
+	mul.rn.f32 %f152, %f147, %f147;
+	add.rn.f32 %f153, %f151, %f152;
+	mul.rn.f32 %f154, %f150, %f150;
+	add.rn.f32 %f155, %f153, %f154;
+	add.rn.f32 %f156, %f155, 0f3C23D70A;
+	sqrt.rn.f32 %f157, %f156;
+	div.rn.f32 %f158, 0f3F800000, %f157;
+	mul.rn.f32 %f159, %f158, %f158;
+	mul.rn.f32 %f160, %f159, %f158;
+	mul.rn.f32 %f161, %f144, %f160;
+	add.rn.f32 %f51, %f22, %f161;
+	mul.rn.f32 %f162, %f147, %f160;
+	add.rn.f32 %f53, %f23, %f162;
+	mul.rn.f32 %f163, %f150, %f160;
+	add.rn.f32 %f55, %f24, %f163;
+	add.s64 %rd164, %rd25, 1;
+	setp.lt.s64 %p165, %rd164, %rd20;
+	@!%p165 bra $L_34;
+$L_49:
+	mov.f32 %f22, %f51;
+	mov.f32 %f23, %f53;
+	mov.f32 %f24, %f55;
+	mov.b64 %rd25, %rd164;
+	add.s64 %rd188, %rd188, 4;
+	add.s64 %rd189, %rd189, 4;
+	add.s64 %rd190, %rd190, 4;
+	bra.uni $L_48;
+$L_50:
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
-	bra.uni $L_19;
-$L_22:
+	bra.uni $L_35;
+$L_51:
 	ret;
+$L_52:
+	mov.b64 %rd75, %rd10;
+	setp.gt.s64 %p76, %rd75, 0;
+$L_53:
+	setp.lt.s64 %p67, %rd2, %rd3;
+	@!%p67 bra $L_51;
+$L_54:
+	mov.b64 %rd68, %rd2;
+$L_55:
+	setp.ge.u64 %pt10, %rd68, %rd10;
+	@%pt10 bra $Lfault_10;
+	mad.lo.s64 %rd69, %rd68, 4, %rd9;
+	ld.global.f32 %f70, [%rd69];
+	setp.ge.u64 %pt11, %rd68, %rd14;
+	@%pt11 bra $Lfault_11;
+	mad.lo.s64 %rd71, %rd68, 4, %rd13;
+	ld.global.f32 %f72, [%rd71];
+	setp.ge.u64 %pt12, %rd68, %rd18;
+	@%pt12 bra $Lfault_12;
+	mad.lo.s64 %rd73, %rd68, 4, %rd17;
+	ld.global.f32 %f74, [%rd73];
+	@!%p76 bra $L_72;
+$L_56:
+	mov.f32 %f22, 0f00000000;
+	mov.f32 %f23, 0f00000000;
+	mov.f32 %f24, 0f00000000;
+	mov.b64 %rd25, 0;
+	add.s64 %rd185, %rd9, 0;
+	add.s64 %rd186, %rd13, 0;
+	add.s64 %rd187, %rd17, 0;
+$L_57:
+	max.s64 %rd197, %rd75, -9223372036854775804;
+	sub.s64 %rd198, %rd197, 4;
+$L_58:
+	setp.lt.s64 %p199, %rd25, %rd198;
+	@!%p199 bra $L_67;
+$L_59:
+	mov.b64 %rd77, %rd185;
+	ld.global.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt13, %rd25, %rd14;
+	@%pt13 bra $Lfault_13;
+	mov.b64 %rd80, %rd186;
+	ld.global.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt14, %rd25, %rd18;
+	@%pt14 bra $Lfault_14;
+	mov.b64 %rd83, %rd187;
+	ld.global.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_60:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+$L_61:
+	mov.b64 %rd77, %rd185;
+	ld.global.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt15, %rd25, %rd14;
+	@%pt15 bra $Lfault_15;
+	mov.b64 %rd80, %rd186;
+	ld.global.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt16, %rd25, %rd18;
+	@%pt16 bra $Lfault_16;
+	mov.b64 %rd83, %rd187;
+	ld.global.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_62:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+$L_63:
+	mov.b64 %rd77, %rd185;
+	ld.global.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt17, %rd25, %rd14;
+	@%pt17 bra $Lfault_17;
+	mov.b64 %rd80, %rd186;
+	ld.global.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt18, %rd25, %rd18;
+	@%pt18 bra $Lfault_18;
+	mov.b64 %rd83, %rd187;
+	ld.global.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_64:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+$L_65:
+	mov.b64 %rd77, %rd185;
+	ld.global.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt19, %rd25, %rd14;
+	@%pt19 bra $Lfault_19;
+	mov.b64 %rd80, %rd186;
+	ld.global.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt20, %rd25, %rd18;
+	@%pt20 bra $Lfault_20;
+	mov.b64 %rd83, %rd187;
+	ld.global.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+$L_66:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+	bra.uni $L_58;
+$L_67:
+	mov.b64 %rd77, %rd185;
+	ld.global.f32 %f78, [%rd77];
+	sub.rn.f32 %f79, %f78, %f70;
+	setp.ge.u64 %pt21, %rd25, %rd14;
+	@%pt21 bra $Lfault_21;
+	mov.b64 %rd80, %rd186;
+	ld.global.f32 %f81, [%rd80];
+	sub.rn.f32 %f82, %f81, %f72;
+	setp.ge.u64 %pt22, %rd25, %rd18;
+	@%pt22 bra $Lfault_22;
+	mov.b64 %rd83, %rd187;
+	ld.global.f32 %f84, [%rd83];
+	sub.rn.f32 %f85, %f84, %f74;
+	mul.rn.f32 %f86, %f79, %f79;
+	mul.rn.f32 %f87, %f82, %f82;
+	add.rn.f32 %f88, %f86, %f87;
+	mul.rn.f32 %f89, %f85, %f85;
+	add.rn.f32 %f90, %f88, %f89;
+	add.rn.f32 %f91, %f90, 0f3C23D70A;
+	sqrt.rn.f32 %f92, %f91;
+	div.rn.f32 %f93, 0f3F800000, %f92;
+	mul.rn.f32 %f94, %f93, %f93;
+	mul.rn.f32 %f95, %f94, %f93;
+	mul.rn.f32 %f96, %f79, %f95;
+	add.rn.f32 %f97, %f22, %f96;
+	mul.rn.f32 %f98, %f82, %f95;
+	add.rn.f32 %f99, %f23, %f98;
+	mul.rn.f32 %f100, %f85, %f95;
+	add.rn.f32 %f101, %f24, %f100;
+	add.s64 %rd102, %rd25, 1;
+	setp.lt.s64 %p103, %rd102, %rd75;
+	@!%p103 bra $L_69;
+$L_68:
+	mov.f32 %f22, %f97;
+	mov.f32 %f23, %f99;
+	mov.f32 %f24, %f101;
+	mov.b64 %rd25, %rd102;
+	add.s64 %rd185, %rd185, 4;
+	add.s64 %rd186, %rd186, 4;
+	add.s64 %rd187, %rd187, 4;
+	bra.uni $L_67;
+$L_69:
+	mov.f32 %f26, %f97;
+	mov.f32 %f27, %f99;
+	mov.f32 %f28, %f101;
+$L_70:
+	mad.lo.s64 %rd104, %rd68, 4, %rd4;
+	st.global.f32 [%rd104], %f26;
+	setp.ge.u64 %pt23, %rd68, %rd61;
+	@%pt23 bra $Lfault_23;
+	mad.lo.s64 %rd105, %rd68, 4, %rd60;
+	st.global.f32 [%rd105], %f27;
+	setp.ge.u64 %pt24, %rd68, %rd64;
+	@%pt24 bra $Lfault_24;
+	mad.lo.s64 %rd106, %rd68, 4, %rd63;
+	st.global.f32 [%rd106], %f28;
+$L_71:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_53;
+$L_72:
+	mov.f32 %f26, 0f00000000;
+	mov.f32 %f27, 0f00000000;
+	mov.f32 %f28, 0f00000000;
+	bra.uni $L_70;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd10;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
-	mov.b64 %rdt2, %rd18;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 3;
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
+	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 3;
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
+	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 4;
+	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
+	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 3;
+	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
+	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_9:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_10:
+$Lfault_9:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
 $Lfault_11:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_12:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_14:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
-$Lfault_13:
+$Lfault_15:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_22:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd25;
+	mov.b64 %rdt2, %rd18;
+	bra.uni $Lfault;
+$Lfault_23:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd61;
 	bra.uni $Lfault;
-$Lfault_14:
+$Lfault_24:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd64;
 	bra.uni $Lfault;
 $Lfault:
@@ -3505,8 +4447,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt15, %rt8, %rt6;
-	@%pt15 exit;
+	setp.ne.u32 %pt25, %rt8, %rt6;
+	@%pt25 exit;
 	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3947,11 +4889,11 @@ $Lfault:
 	.param .u64 Xorshift_0_param_5
 )
 {
-	.reg .pred %p<30>;
+	.reg .pred %p<62>;
 	.reg .pred %pt<2>;
-	.reg .b32 %r<23>;
+	.reg .b32 %r<39>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<29>;
+	.reg .b64 %rd<61>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -3974,37 +4916,41 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd43, %rd10;
+	mov.b64 %rd44, %rd2;
+	mov.b64 %rd45, %rd44;
+	setp.lt.u64 %p46, %rd45, %rd43;
+	mov.b64 %rd47, %rd3;
+	add.u64 %rd48, %rd47, 4611686018427387904;
+	setp.le.u64 %p49, %rd48, 9223372036854775808U;
+	sub.u64 %rd50, %rd47, 1;
+	mov.b64 %rd51, %rd2;
+	sub.u64 %rd52, %rd50, %rd51;
+	sub.u64 %rd53, %rd43, 1;
+	sub.u64 %rd54, %rd53, %rd45;
+	setp.le.u64 %p55, %rd52, %rd54;
+	@!%p46 bra $L_22;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_19;
+	@!%p49 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p55 bra $L_22;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_5:
+	mov.b64 %rd7, %rd2;
+$L_6:
 	mad.lo.s64 %rd8, %rd7, 4, %rd9;
 	ld.global.u32 %r11, [%rd8];
 	or.b32 %r12, %r11, 1;
 	mov.b32 %r13, %r12;
 	mov.b64 %rd14, 0;
-$L_5:
-	max.s64 %rd27, %rd16, -9223372036854775805;
-	sub.s64 %rd28, %rd27, 3;
-$L_6:
-	setp.lt.s64 %p29, %rd14, %rd28;
-	@!%p29 bra $L_15;
 $L_7:
-	setp.lt.s64 %p15, %rd14, %rd16;
+	max.s64 %rd56, %rd16, -9223372036854775805;
+	sub.s64 %rd57, %rd56, 3;
 $L_8:
-	shl.b32 %r17, %r13, 13;
-	xor.b32 %r18, %r13, %r17;
-	shr.u32 %r19, %r18, 17;
-	xor.b32 %r20, %r18, %r19;
-	shl.b32 %r21, %r20, 5;
-	xor.b32 %r22, %r20, %r21;
-	add.s64 %rd23, %rd14, 1;
-	mov.b32 %r13, %r22;
-	mov.b64 %rd14, %rd23;
+	setp.lt.s64 %p58, %rd14, %rd57;
+	@!%p58 bra $L_17;
 $L_9:
 	setp.lt.s64 %p15, %rd14, %rd16;
 $L_10:
@@ -4041,10 +4987,8 @@ $L_14:
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
-	bra.uni $L_6;
 $L_15:
 	setp.lt.s64 %p15, %rd14, %rd16;
-	@!%p15 bra $L_17;
 $L_16:
 	shl.b32 %r17, %r13, 13;
 	xor.b32 %r18, %r13, %r17;
@@ -4055,18 +4999,120 @@ $L_16:
 	add.s64 %rd23, %rd14, 1;
 	mov.b32 %r13, %r22;
 	mov.b64 %rd14, %rd23;
-	bra.uni $L_15;
+	bra.uni $L_8;
 $L_17:
+	setp.lt.s64 %p15, %rd14, %rd16;
+	@!%p15 bra $L_19;
+$L_18:
+	shl.b32 %r17, %r13, 13;
+	xor.b32 %r18, %r13, %r17;
+	shr.u32 %r19, %r18, 17;
+	xor.b32 %r20, %r18, %r19;
+	shl.b32 %r21, %r20, 5;
+	xor.b32 %r22, %r20, %r21;
+	add.s64 %rd23, %rd14, 1;
+	mov.b32 %r13, %r22;
+	mov.b64 %rd14, %rd23;
+	bra.uni $L_17;
+$L_19:
 	mad.lo.s64 %rd24, %rd7, 4, %rd4;
 	st.global.u32 [%rd24], %r13;
-$L_18:
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_19:
+	bra.uni $L_4;
+$L_21:
 	ret;
+$L_22:
+	setp.lt.s64 %p27, %rd2, %rd3;
+	@!%p27 bra $L_21;
+$L_23:
+	mov.b64 %rd28, %rd2;
+$L_24:
+	setp.ge.u64 %pt0, %rd28, %rd10;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd29, %rd28, 4, %rd9;
+	ld.global.u32 %r30, [%rd29];
+	or.b32 %r31, %r30, 1;
+	mov.b32 %r13, %r31;
+	mov.b64 %rd14, 0;
+$L_25:
+	max.s64 %rd59, %rd16, -9223372036854775805;
+	sub.s64 %rd60, %rd59, 3;
+$L_26:
+	setp.lt.s64 %p61, %rd14, %rd60;
+	@!%p61 bra $L_35;
+$L_27:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_28:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_29:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_30:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_31:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_32:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+$L_33:
+	setp.lt.s64 %p32, %rd14, %rd16;
+$L_34:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+	bra.uni $L_26;
+$L_35:
+	setp.lt.s64 %p32, %rd14, %rd16;
+	@!%p32 bra $L_37;
+$L_36:
+	shl.b32 %r33, %r13, 13;
+	xor.b32 %r34, %r13, %r33;
+	shr.u32 %r35, %r34, 17;
+	xor.b32 %r36, %r34, %r35;
+	shl.b32 %r37, %r36, 5;
+	xor.b32 %r38, %r36, %r37;
+	add.s64 %rd39, %rd14, 1;
+	mov.b32 %r13, %r38;
+	mov.b64 %rd14, %rd39;
+	bra.uni $L_35;
+$L_37:
+	mad.lo.s64 %rd40, %rd28, 4, %rd4;
+	st.global.u32 [%rd40], %r13;
+$L_38:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_22;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd28;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
 $Lfault:
@@ -4097,12 +5143,12 @@ $Lfault:
 	.param .u64 MatVec_0_param_7
 )
 {
-	.reg .pred %p<39>;
+	.reg .pred %p<67>;
 	.reg .pred %pt<8>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<38>;
+	.reg .b64 %rd<66>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<30>;
+	.reg .f32 %f<41>;
 
 $L_0:
 	ld.param.u64 %rd4, [MatVec_0_param_0];
@@ -4127,9 +5173,11 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd41, %rd26;
+	sub.u64 %rd52, %rd41, 1;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_19;
+	@!%p6 bra $L_35;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -4145,104 +5193,201 @@ $L_4:
 	mov.b64 %rd17, %rd13;
 	mov.f32 %f18, 0f00000000;
 	mov.b64 %rd19, -1;
-	add.s64 %rd34, %rd12, 0;
-	add.s64 %rd35, %rd25, 0;
+	setp.lt.u64 %p44, 0, %rd41;
+	mov.b64 %rd45, %rd17;
+	add.u64 %rd46, %rd45, 18446744073709551615U;
+	add.u64 %rd47, %rd46, 4611686018427387904;
+	setp.le.u64 %p48, %rd47, 9223372036854775808U;
+	sub.u64 %rd49, %rd46, 1;
+	sub.u64 %rd51, %rd49, 18446744073709551615U;
+	mov.b64 %rd53, %rd52;
+	setp.le.u64 %p54, %rd51, %rd53;
+	@!%p44 bra $L_22;
 $L_5:
-	max.s64 %rd36, %rd17, -9223372036854775804;
-	sub.s64 %rd37, %rd36, 4;
+	@!%p48 bra $L_22;
 $L_6:
-	setp.lt.s64 %p38, %rd19, %rd37;
-	@!%p38 bra $L_15;
+	@!%p54 bra $L_22;
 $L_7:
-	add.s64 %rd20, %rd19, 1;
-	setp.lt.s64 %p21, %rd20, %rd17;
+	add.s64 %rd56, %rd12, 0;
+	add.s64 %rd57, %rd25, 0;
 $L_8:
-	mov.b64 %rd22, %rd34;
-	ld.global.f32 %f23, [%rd22];
-	setp.ge.u64 %pt2, %rd20, %rd26;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd24, %rd35;
-	ld.global.f32 %f27, [%rd24];
-	mul.rn.f32 %f28, %f23, %f27;
-	add.rn.f32 %f29, %f18, %f28;
-	mov.f32 %f18, %f29;
-	mov.b64 %rd19, %rd20;
-	add.s64 %rd34, %rd34, 4;
-	add.s64 %rd35, %rd35, 4;
+	max.s64 %rd61, %rd17, -9223372036854775804;
+	sub.s64 %rd62, %rd61, 4;
 $L_9:
-	add.s64 %rd20, %rd19, 1;
-	setp.lt.s64 %p21, %rd20, %rd17;
+	setp.lt.s64 %p63, %rd19, %rd62;
+	@!%p63 bra $L_18;
 $L_10:
-	mov.b64 %rd22, %rd34;
-	ld.global.f32 %f23, [%rd22];
-	setp.ge.u64 %pt3, %rd20, %rd26;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd24, %rd35;
-	ld.global.f32 %f27, [%rd24];
-	mul.rn.f32 %f28, %f23, %f27;
-	add.rn.f32 %f29, %f18, %f28;
-	mov.f32 %f18, %f29;
-	mov.b64 %rd19, %rd20;
-	add.s64 %rd34, %rd34, 4;
-	add.s64 %rd35, %rd35, 4;
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
 $L_11:
-	add.s64 %rd20, %rd19, 1;
-	setp.lt.s64 %p21, %rd20, %rd17;
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
 $L_12:
-	mov.b64 %rd22, %rd34;
-	ld.global.f32 %f23, [%rd22];
-	setp.ge.u64 %pt4, %rd20, %rd26;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd24, %rd35;
-	ld.global.f32 %f27, [%rd24];
-	mul.rn.f32 %f28, %f23, %f27;
-	add.rn.f32 %f29, %f18, %f28;
-	mov.f32 %f18, %f29;
-	mov.b64 %rd19, %rd20;
-	add.s64 %rd34, %rd34, 4;
-	add.s64 %rd35, %rd35, 4;
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
 $L_13:
-	add.s64 %rd20, %rd19, 1;
-	setp.lt.s64 %p21, %rd20, %rd17;
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
 $L_14:
-	mov.b64 %rd22, %rd34;
-	ld.global.f32 %f23, [%rd22];
-	setp.ge.u64 %pt5, %rd20, %rd26;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd24, %rd35;
-	ld.global.f32 %f27, [%rd24];
-	mul.rn.f32 %f28, %f23, %f27;
-	add.rn.f32 %f29, %f18, %f28;
-	mov.f32 %f18, %f29;
-	mov.b64 %rd19, %rd20;
-	add.s64 %rd34, %rd34, 4;
-	add.s64 %rd35, %rd35, 4;
-	bra.uni $L_6;
-$L_15:
 	add.s64 %rd20, %rd19, 1;
 	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_17;
-$L_16:
-	mov.b64 %rd22, %rd34;
+$L_15:
+	mov.b64 %rd22, %rd56;
 	ld.global.f32 %f23, [%rd22];
-	setp.ge.u64 %pt6, %rd20, %rd26;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd24, %rd35;
+	mov.b64 %rd24, %rd57;
 	ld.global.f32 %f27, [%rd24];
 	mul.rn.f32 %f28, %f23, %f27;
 	add.rn.f32 %f29, %f18, %f28;
 	mov.f32 %f18, %f29;
 	mov.b64 %rd19, %rd20;
-	add.s64 %rd34, %rd34, 4;
-	add.s64 %rd35, %rd35, 4;
-	bra.uni $L_15;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+$L_16:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
 $L_17:
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+	bra.uni $L_9;
+$L_18:
+	add.s64 %rd20, %rd19, 1;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_20;
+$L_19:
+	mov.b64 %rd22, %rd56;
+	ld.global.f32 %f23, [%rd22];
+	mov.b64 %rd24, %rd57;
+	ld.global.f32 %f27, [%rd24];
+	mul.rn.f32 %f28, %f23, %f27;
+	add.rn.f32 %f29, %f18, %f28;
+	mov.f32 %f18, %f29;
+	mov.b64 %rd19, %rd20;
+	add.s64 %rd56, %rd56, 4;
+	add.s64 %rd57, %rd57, 4;
+	bra.uni $L_18;
+$L_20:
 	mad.lo.s64 %rd30, %rd7, 4, %rd4;
 	st.global.f32 [%rd30], %f18;
-$L_18:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_19:
+$L_22:
+	add.s64 %rd59, %rd12, 0;
+	add.s64 %rd60, %rd25, 0;
+$L_23:
+	max.s64 %rd64, %rd17, -9223372036854775804;
+	sub.s64 %rd65, %rd64, 4;
+$L_24:
+	setp.lt.s64 %p66, %rd19, %rd65;
+	@!%p66 bra $L_33;
+$L_25:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_26:
+	mov.b64 %rd35, %rd59;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt2, %rd33, %rd26;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd37, %rd60;
+	ld.global.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+$L_27:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_28:
+	mov.b64 %rd35, %rd59;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt3, %rd33, %rd26;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd37, %rd60;
+	ld.global.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+$L_29:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_30:
+	mov.b64 %rd35, %rd59;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt4, %rd33, %rd26;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd37, %rd60;
+	ld.global.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+$L_31:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+$L_32:
+	mov.b64 %rd35, %rd59;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt5, %rd33, %rd26;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd37, %rd60;
+	ld.global.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+	bra.uni $L_24;
+$L_33:
+	add.s64 %rd33, %rd19, 1;
+	setp.lt.s64 %p34, %rd33, %rd17;
+	@!%p34 bra $L_20;
+$L_34:
+	mov.b64 %rd35, %rd59;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt6, %rd33, %rd26;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd37, %rd60;
+	ld.global.f32 %f38, [%rd37];
+	mul.rn.f32 %f39, %f36, %f38;
+	add.rn.f32 %f40, %f18, %f39;
+	mov.f32 %f18, %f40;
+	mov.b64 %rd19, %rd33;
+	add.s64 %rd59, %rd59, 4;
+	add.s64 %rd60, %rd60, 4;
+	bra.uni $L_33;
+$L_35:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -4256,27 +5401,27 @@ $Lfault_1:
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
 $Lfault:
@@ -4305,12 +5450,12 @@ $Lfault:
 	.param .u64 Daxpy_0_param_5
 )
 {
-	.reg .pred %p<74>;
-	.reg .pred %pt<6>;
+	.reg .pred %p<98>;
+	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<130>;
+	.reg .b64 %rd<158>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<71>;
+	.reg .f64 %fd<95>;
 
 $L_0:
 	ld.param.u64 %rd4, [Daxpy_0_param_3];
@@ -4332,160 +5477,157 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd20, %rd1, 3;
-	mul.lo.s64 %rd75, %rd1, 4;
-	mov.b64 %rd24, %rd3;
-	mov.b64 %rd26, %rd20;
-	mul.lo.s64 %rd77, %rd1, 8;
-	mov.b64 %rd80, %rd77;
-	mov.b64 %rd88, %rd77;
-	mov.b64 %rd93, %rd77;
-	mov.b64 %rd105, %rd77;
-	mov.b64 %rd112, %rd77;
-	mov.b64 %rd125, %rd2;
-	mov.b64 %rd126, %rd125;
-	mad.lo.s64 %rd127, %rd126, 8, %rd9;
-	mul.lo.s64 %rd128, %rd75, 8;
-	mad.lo.s64 %rd129, %rd126, 8, %rd4;
+	mov.b64 %rd31, %rd10;
+	mov.b64 %rd32, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd31;
+	mov.b64 %rd35, %rd3;
+	add.u64 %rd36, %rd35, 4611686018427387904;
+	setp.le.u64 %p37, %rd36, 9223372036854775808U;
+	sub.u64 %rd38, %rd35, 1;
+	mov.b64 %rd39, %rd2;
+	sub.u64 %rd40, %rd38, %rd39;
+	sub.u64 %rd41, %rd31, 1;
+	sub.u64 %rd42, %rd41, %rd33;
+	setp.le.u64 %p43, %rd40, %rd42;
+	@!%p34 bra $L_17;
 $L_2:
-	setp.lt.s64 %p21, %rd2, %rd3;
-	@!%p21 bra $L_22;
+	@!%p37 bra $L_17;
 $L_3:
-	mov.b64 %rd25, %rd2;
-	sub.u64 %rd22, %rd24, %rd25;
-	setp.gt.u64 %p23, %rd22, %rd26;
-	@!%p23 bra $L_17;
+	@!%p43 bra $L_17;
 $L_4:
-	mov.b64 %rd27, %rd2;
+	mul.lo.s64 %rd44, %rd1, 3;
+	mul.lo.s64 %rd99, %rd1, 4;
+	mov.b64 %rd48, %rd35;
+	mov.b64 %rd50, %rd44;
+	mul.lo.s64 %rd101, %rd1, 8;
+	mov.b64 %rd104, %rd101;
+	mov.b64 %rd112, %rd101;
+	mov.b64 %rd117, %rd101;
+	mov.b64 %rd129, %rd101;
+	mov.b64 %rd136, %rd101;
+	mov.b64 %rd153, %rd2;
+	mov.b64 %rd154, %rd153;
+	mad.lo.s64 %rd155, %rd154, 8, %rd9;
+	mul.lo.s64 %rd156, %rd99, 8;
+	mad.lo.s64 %rd157, %rd154, 8, %rd4;
 $L_5:
-	mov.b64 %rd29, %rd27;
+	setp.lt.s64 %p45, %rd2, %rd3;
+	@!%p45 bra $L_16;
 $L_6:
-	setp.ge.u64 %pt0, %rd29, %rd10;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd30, %rd127;
-	ld.global.f64 %fd31, [%rd30];
-	mul.rn.f64 %fd32, %fd13, %fd31;
-	mov.b64 %rd33, %rd129;
-	ld.global.f64 %fd34, [%rd33];
-	add.rn.f64 %fd35, %fd32, %fd34;
-	mov.b64 %rd36, %rd33;
-	st.global.f64 [%rd36], %fd35;
+	mov.b64 %rd49, %rd2;
+	sub.u64 %rd46, %rd48, %rd49;
+	setp.gt.u64 %p47, %rd46, %rd50;
+	@!%p47 bra $L_12;
 $L_7:
-	add.s64 %rd50, %rd27, %rd1;
+	mov.b64 %rd54, %rd155;
+	ld.global.f64 %fd55, [%rd54];
+	mul.rn.f64 %fd56, %fd13, %fd55;
+	mov.b64 %rd57, %rd157;
+	ld.global.f64 %fd58, [%rd57];
+	add.rn.f64 %fd59, %fd56, %fd58;
+	mov.b64 %rd60, %rd57;
+	st.global.f64 [%rd60], %fd59;
 $L_8:
-	mov.b64 %rd40, %rd50;
-$L_9:
-	setp.ge.u64 %pt1, %rd40, %rd10;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd76, %rd30;
-	add.s64 %rd78, %rd76, %rd77;
-	mov.b64 %rd41, %rd78;
-	ld.global.f64 %fd42, [%rd41];
-	mul.rn.f64 %fd43, %fd13, %fd42;
-	mov.b64 %rd79, %rd33;
-	add.s64 %rd81, %rd79, %rd80;
-	mov.b64 %rd44, %rd81;
-	ld.global.f64 %fd45, [%rd44];
-	add.rn.f64 %fd46, %fd43, %fd45;
-	mov.b64 %rd84, %rd81;
-	mov.b64 %rd47, %rd84;
-	st.global.f64 [%rd47], %fd46;
-$L_10:
-	add.s64 %rd62, %rd50, %rd1;
-$L_11:
-	mov.b64 %rd52, %rd62;
-$L_12:
-	setp.ge.u64 %pt2, %rd52, %rd10;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd87, %rd78;
-	add.s64 %rd89, %rd87, %rd88;
-	mov.b64 %rd53, %rd89;
-	ld.global.f64 %fd54, [%rd53];
-	mul.rn.f64 %fd55, %fd13, %fd54;
-	mov.b64 %rd92, %rd81;
-	add.s64 %rd94, %rd92, %rd93;
-	mov.b64 %rd56, %rd94;
-	ld.global.f64 %fd57, [%rd56];
-	add.rn.f64 %fd58, %fd55, %fd57;
-	mov.b64 %rd99, %rd94;
-	mov.b64 %rd59, %rd99;
-	st.global.f64 [%rd59], %fd58;
-$L_13:
-	add.s64 %rd74, %rd62, %rd1;
-$L_14:
-	mov.b64 %rd64, %rd74;
-$L_15:
-	setp.ge.u64 %pt3, %rd64, %rd10;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd104, %rd89;
-	add.s64 %rd106, %rd104, %rd105;
-	mov.b64 %rd65, %rd106;
+	mov.b64 %rd100, %rd54;
+	add.s64 %rd102, %rd100, %rd101;
+	mov.b64 %rd65, %rd102;
 	ld.global.f64 %fd66, [%rd65];
 	mul.rn.f64 %fd67, %fd13, %fd66;
-	mov.b64 %rd111, %rd94;
-	add.s64 %rd113, %rd111, %rd112;
-	mov.b64 %rd68, %rd113;
+	mov.b64 %rd103, %rd57;
+	add.s64 %rd105, %rd103, %rd104;
+	mov.b64 %rd68, %rd105;
 	ld.global.f64 %fd69, [%rd68];
 	add.rn.f64 %fd70, %fd67, %fd69;
-	mov.b64 %rd120, %rd113;
-	mov.b64 %rd71, %rd120;
+	mov.b64 %rd108, %rd105;
+	mov.b64 %rd71, %rd108;
 	st.global.f64 [%rd71], %fd70;
-$L_16:
-	add.s64 %rd2, %rd2, %rd75;
-	add.s64 %rd127, %rd127, %rd128;
-	add.s64 %rd129, %rd129, %rd128;
-	bra.uni $L_2;
-$L_17:
-	mov.b64 %rd121, %rd2;
-	mad.lo.s64 %rd122, %rd121, 8, %rd9;
-	mul.lo.s64 %rd123, %rd1, 8;
-	mad.lo.s64 %rd124, %rd121, 8, %rd4;
-$L_18:
+$L_9:
+	mov.b64 %rd111, %rd102;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd77, %rd113;
+	ld.global.f64 %fd78, [%rd77];
+	mul.rn.f64 %fd79, %fd13, %fd78;
+	mov.b64 %rd116, %rd105;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd80, %rd118;
+	ld.global.f64 %fd81, [%rd80];
+	add.rn.f64 %fd82, %fd79, %fd81;
+	mov.b64 %rd123, %rd118;
+	mov.b64 %rd83, %rd123;
+	st.global.f64 [%rd83], %fd82;
+$L_10:
+	mov.b64 %rd128, %rd113;
+	add.s64 %rd130, %rd128, %rd129;
+	mov.b64 %rd89, %rd130;
+	ld.global.f64 %fd90, [%rd89];
+	mul.rn.f64 %fd91, %fd13, %fd90;
+	mov.b64 %rd135, %rd118;
+	add.s64 %rd137, %rd135, %rd136;
+	mov.b64 %rd92, %rd137;
+	ld.global.f64 %fd93, [%rd92];
+	add.rn.f64 %fd94, %fd91, %fd93;
+	mov.b64 %rd144, %rd137;
+	mov.b64 %rd95, %rd144;
+	st.global.f64 [%rd95], %fd94;
+$L_11:
+	add.s64 %rd2, %rd2, %rd99;
+	add.s64 %rd155, %rd155, %rd156;
+	add.s64 %rd157, %rd157, %rd156;
+	bra.uni $L_5;
+$L_12:
+	mov.b64 %rd145, %rd2;
+	mad.lo.s64 %rd146, %rd145, 8, %rd9;
+	mul.lo.s64 %rd147, %rd1, 8;
+	mad.lo.s64 %rd148, %rd145, 8, %rd4;
+$L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_22;
-$L_19:
-	mov.b64 %rd7, %rd2;
-$L_20:
-	setp.ge.u64 %pt4, %rd7, %rd10;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd8, %rd122;
+	@!%p6 bra $L_16;
+$L_14:
+	mov.b64 %rd8, %rd146;
 	ld.global.f64 %fd11, [%rd8];
 	mul.rn.f64 %fd12, %fd13, %fd11;
-	mov.b64 %rd14, %rd124;
+	mov.b64 %rd14, %rd148;
 	ld.global.f64 %fd15, [%rd14];
 	add.rn.f64 %fd16, %fd12, %fd15;
 	mov.b64 %rd17, %rd14;
 	st.global.f64 [%rd17], %fd16;
+$L_15:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd146, %rd146, %rd147;
+	add.s64 %rd148, %rd148, %rd147;
+	bra.uni $L_13;
+$L_16:
+	ret;
+$L_17:
+	mov.b64 %rd149, %rd2;
+	mad.lo.s64 %rd150, %rd149, 8, %rd9;
+	mul.lo.s64 %rd151, %rd1, 8;
+	mad.lo.s64 %rd152, %rd149, 8, %rd4;
+$L_18:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_16;
+$L_19:
+	mov.b64 %rd21, %rd2;
+$L_20:
+	setp.ge.u64 %pt0, %rd21, %rd10;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd150;
+	ld.global.f64 %fd23, [%rd22];
+	mul.rn.f64 %fd24, %fd13, %fd23;
+	mov.b64 %rd25, %rd152;
+	ld.global.f64 %fd26, [%rd25];
+	add.rn.f64 %fd27, %fd24, %fd26;
+	mov.b64 %rd28, %rd25;
+	st.global.f64 [%rd28], %fd27;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd122, %rd122, %rd123;
-	add.s64 %rd124, %rd124, %rd123;
+	add.s64 %rd150, %rd150, %rd151;
+	add.s64 %rd152, %rd152, %rd151;
 	bra.uni $L_18;
-$L_22:
-	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd40;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd52;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd64;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
 $Lfault:
@@ -4494,8 +5636,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt5, %rt8, %rt6;
-	@%pt5 exit;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 720896;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -4514,10 +5656,10 @@ $Lfault:
 	.param .u64 Hash_0_param_5
 )
 {
-	.reg .pred %p<32>;
+	.reg .pred %p<66>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<31>;
+	.reg .b64 %rd<65>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -4540,39 +5682,40 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd47, %rd10;
+	mov.b64 %rd48, %rd2;
+	mov.b64 %rd49, %rd48;
+	setp.lt.u64 %p50, %rd49, %rd47;
+	mov.b64 %rd51, %rd3;
+	add.u64 %rd52, %rd51, 4611686018427387904;
+	setp.le.u64 %p53, %rd52, 9223372036854775808U;
+	sub.u64 %rd54, %rd51, 1;
+	mov.b64 %rd55, %rd2;
+	sub.u64 %rd56, %rd54, %rd55;
+	sub.u64 %rd57, %rd47, 1;
+	sub.u64 %rd58, %rd57, %rd49;
+	setp.le.u64 %p59, %rd56, %rd58;
+	@!%p50 bra $L_22;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_19;
+	@!%p53 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p59 bra $L_22;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
-	@%pt0 bra $Lfault_0;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_21;
+$L_5:
+	mov.b64 %rd7, %rd2;
+$L_6:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.u64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
 	mov.b64 %rd13, 0;
-$L_5:
-	max.s64 %rd29, %rd15, -9223372036854775805;
-	sub.s64 %rd30, %rd29, 3;
-$L_6:
-	setp.lt.s64 %p31, %rd13, %rd30;
-	@!%p31 bra $L_15;
 $L_7:
-	setp.lt.s64 %p14, %rd13, %rd15;
+	max.s64 %rd60, %rd15, -9223372036854775805;
+	sub.s64 %rd61, %rd60, 3;
 $L_8:
-	add.u64 %rd16, %rd12, 11400714819323198485U;
-	shr.u64 %rd17, %rd16, 30;
-	xor.b64 %rd18, %rd16, %rd17;
-	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
-	shr.u64 %rd20, %rd19, 27;
-	xor.b64 %rd21, %rd19, %rd20;
-	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
-	shr.u64 %rd23, %rd22, 31;
-	xor.b64 %rd24, %rd22, %rd23;
-	add.s64 %rd25, %rd13, 1;
-	mov.b64 %rd12, %rd24;
-	mov.b64 %rd13, %rd25;
+	setp.lt.s64 %p62, %rd13, %rd61;
+	@!%p62 bra $L_17;
 $L_9:
 	setp.lt.s64 %p14, %rd13, %rd15;
 $L_10:
@@ -4618,10 +5761,8 @@ $L_14:
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
-	bra.uni $L_6;
 $L_15:
 	setp.lt.s64 %p14, %rd13, %rd15;
-	@!%p14 bra $L_17;
 $L_16:
 	add.u64 %rd16, %rd12, 11400714819323198485U;
 	shr.u64 %rd17, %rd16, 30;
@@ -4635,18 +5776,137 @@ $L_16:
 	add.s64 %rd25, %rd13, 1;
 	mov.b64 %rd12, %rd24;
 	mov.b64 %rd13, %rd25;
-	bra.uni $L_15;
+	bra.uni $L_8;
 $L_17:
+	setp.lt.s64 %p14, %rd13, %rd15;
+	@!%p14 bra $L_19;
+$L_18:
+	add.u64 %rd16, %rd12, 11400714819323198485U;
+	shr.u64 %rd17, %rd16, 30;
+	xor.b64 %rd18, %rd16, %rd17;
+	mul.lo.u64 %rd19, %rd18, 13787848793156543929U;
+	shr.u64 %rd20, %rd19, 27;
+	xor.b64 %rd21, %rd19, %rd20;
+	mul.lo.u64 %rd22, %rd21, 10723151780598845931U;
+	shr.u64 %rd23, %rd22, 31;
+	xor.b64 %rd24, %rd22, %rd23;
+	add.s64 %rd25, %rd13, 1;
+	mov.b64 %rd12, %rd24;
+	mov.b64 %rd13, %rd25;
+	bra.uni $L_17;
+$L_19:
 	mad.lo.s64 %rd26, %rd7, 8, %rd4;
 	st.global.u64 [%rd26], %rd12;
-$L_18:
+$L_20:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_19:
+	bra.uni $L_4;
+$L_21:
 	ret;
+$L_22:
+	setp.lt.s64 %p29, %rd2, %rd3;
+	@!%p29 bra $L_21;
+$L_23:
+	mov.b64 %rd30, %rd2;
+$L_24:
+	setp.ge.u64 %pt0, %rd30, %rd10;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd31, %rd30, 8, %rd9;
+	ld.global.u64 %rd32, [%rd31];
+	mov.b64 %rd12, %rd32;
+	mov.b64 %rd13, 0;
+$L_25:
+	max.s64 %rd63, %rd15, -9223372036854775805;
+	sub.s64 %rd64, %rd63, 3;
+$L_26:
+	setp.lt.s64 %p65, %rd13, %rd64;
+	@!%p65 bra $L_35;
+$L_27:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_28:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_29:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_30:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_31:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_32:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+$L_33:
+	setp.lt.s64 %p33, %rd13, %rd15;
+$L_34:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+	bra.uni $L_26;
+$L_35:
+	setp.lt.s64 %p33, %rd13, %rd15;
+	@!%p33 bra $L_37;
+$L_36:
+	add.u64 %rd34, %rd12, 11400714819323198485U;
+	shr.u64 %rd35, %rd34, 30;
+	xor.b64 %rd36, %rd34, %rd35;
+	mul.lo.u64 %rd37, %rd36, 13787848793156543929U;
+	shr.u64 %rd38, %rd37, 27;
+	xor.b64 %rd39, %rd37, %rd38;
+	mul.lo.u64 %rd40, %rd39, 10723151780598845931U;
+	shr.u64 %rd41, %rd40, 31;
+	xor.b64 %rd42, %rd40, %rd41;
+	add.s64 %rd43, %rd13, 1;
+	mov.b64 %rd12, %rd42;
+	mov.b64 %rd13, %rd43;
+	bra.uni $L_35;
+$L_37:
+	mad.lo.s64 %rd44, %rd30, 8, %rd4;
+	st.global.u64 [%rd44], %rd12;
+$L_38:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_22;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd30;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
 $Lfault:
@@ -5043,62 +6303,29 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Stencil2D(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r47 = 0, r49 = 0;
-	bool r54 = 0, r58 = 0, r81 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r94 = 0;
-	bool r117 = 0, r122 = 0, r123 = 0, r125 = 0, r127 = 0, r131 = 0, r154 = 0, r159 = 0;
-	bool r160 = 0, r162 = 0, r164 = 0, r168 = 0, r191 = 0, r196 = 0, r197 = 0, r199 = 0;
-	bool r367 = 0, r380 = 0, r393 = 0, r406 = 0, r419 = 0;
+	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r50 = 0;
+	bool r73 = 0, r78 = 0, r79 = 0, r81 = 0, r86 = 0, r89 = 0, r95 = 0, r98 = 0;
+	bool r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0, r144 = 0, r157 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
-	i64 r41 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0, r56 = 0, r57 = 0, r62 = 0;
-	i64 r65 = 0, r69 = 0, r73 = 0, r80 = 0, r85 = 0, r88 = 0, r91 = 0, r92 = 0;
-	i64 r93 = 0, r98 = 0, r101 = 0, r105 = 0, r109 = 0, r116 = 0, r121 = 0, r124 = 0;
-	i64 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r135 = 0, r138 = 0, r142 = 0, r146 = 0;
-	i64 r153 = 0, r158 = 0, r161 = 0, r163 = 0, r165 = 0, r166 = 0, r167 = 0, r172 = 0;
-	i64 r175 = 0, r179 = 0, r183 = 0, r190 = 0, r195 = 0, r198 = 0, r200 = 0, r201 = 0;
-	i64 r205 = 0, r208 = 0, r213 = 0, r216 = 0, r219 = 0, r222 = 0, r225 = 0, r228 = 0;
-	i64 r230 = 0, r233 = 0, r235 = 0, r238 = 0, r241 = 0, r244 = 0, r247 = 0, r249 = 0;
-	i64 r252 = 0, r254 = 0, r257 = 0, r259 = 0, r262 = 0, r264 = 0, r266 = 0, r269 = 0;
-	i64 r271 = 0, r273 = 0, r276 = 0, r278 = 0, r281 = 0, r283 = 0, r286 = 0, r288 = 0;
-	i64 r291 = 0, r293 = 0, r295 = 0, r298 = 0, r300 = 0, r302 = 0, r305 = 0, r307 = 0;
-	i64 r309 = 0, r312 = 0, r314 = 0, r316 = 0, r318 = 0, r321 = 0, r323 = 0, r325 = 0;
-	i64 r327 = 0, r330 = 0, r332 = 0, r334 = 0, r337 = 0, r339 = 0, r341 = 0, r344 = 0;
-	i64 r346 = 0, r348 = 0, r350 = 0, r352 = 0, r354 = 0, r355 = 0, r357 = 0, r361 = 0;
-	i64 r362 = 0, r373 = 0, r374 = 0, r375 = 0, r386 = 0, r387 = 0, r388 = 0, r399 = 0;
-	i64 r400 = 0, r401 = 0, r412 = 0, r413 = 0, r414 = 0, r425 = 0;
-	u32 r368 = 0, r369 = 0, r370 = 0, r371 = 0, r372 = 0, r381 = 0, r382 = 0, r383 = 0;
-	u32 r384 = 0, r385 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r398 = 0, r407 = 0;
-	u32 r408 = 0, r409 = 0, r410 = 0, r411 = 0, r420 = 0, r421 = 0, r422 = 0, r423 = 0;
-	u32 r424 = 0;
-	u64 r48 = 0, r50 = 0, r51 = 0, r52 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0;
-	u64 r376 = 0, r377 = 0, r378 = 0, r379 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0;
-	u64 r402 = 0, r403 = 0, r404 = 0, r405 = 0, r415 = 0, r416 = 0, r417 = 0, r418 = 0;
+	i64 r41 = 0, r44 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r57 = 0, r61 = 0;
+	i64 r65 = 0, r72 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r96 = 0, r102 = 0;
+	i64 r108 = 0, r117 = 0, r120 = 0, r125 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0;
+	i64 r136 = 0, r138 = 0, r139 = 0, r150 = 0, r151 = 0, r152 = 0, r163 = 0;
+	u32 r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0;
+	u32 r161 = 0, r162 = 0;
+	u64 r82 = 0, r85 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
+	u64 r94 = 0, r97 = 0, r99 = 0, r100 = 0, r103 = 0, r105 = 0, r106 = 0, r109 = 0;
+	u64 r111 = 0, r112 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r153 = 0, r154 = 0;
+	u64 r155 = 0, r156 = 0;
 	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
-	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r60 = 0, r61 = 0, r64 = 0, r67 = 0;
-	float r68 = 0, r71 = 0, r72 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r83 = 0;
-	float r96 = 0, r97 = 0, r100 = 0, r103 = 0, r104 = 0, r107 = 0, r108 = 0, r111 = 0;
-	float r112 = 0, r113 = 0, r114 = 0, r119 = 0, r133 = 0, r134 = 0, r137 = 0, r140 = 0;
-	float r141 = 0, r144 = 0, r145 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r156 = 0;
-	float r170 = 0, r171 = 0, r174 = 0, r177 = 0, r178 = 0, r181 = 0, r182 = 0, r185 = 0;
-	float r186 = 0, r187 = 0, r188 = 0, r193 = 0;
+	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r52 = 0, r53 = 0, r56 = 0, r59 = 0;
+	float r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0;
 	char *r4 = 0, *r12 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r25 = 0, *r29 = 0, *r34 = 0;
-	char *r37 = 0, *r39 = 0, *r59 = 0, *r63 = 0, *r66 = 0, *r70 = 0, *r74 = 0, *r79 = 0;
-	char *r82 = 0, *r84 = 0, *r95 = 0, *r99 = 0, *r102 = 0, *r106 = 0, *r110 = 0, *r115 = 0;
-	char *r118 = 0, *r120 = 0, *r132 = 0, *r136 = 0, *r139 = 0, *r143 = 0, *r147 = 0, *r152 = 0;
-	char *r155 = 0, *r157 = 0, *r169 = 0, *r173 = 0, *r176 = 0, *r180 = 0, *r184 = 0, *r189 = 0;
-	char *r192 = 0, *r194 = 0, *r202 = 0, *r203 = 0, *r204 = 0, *r206 = 0, *r207 = 0, *r209 = 0;
-	char *r210 = 0, *r211 = 0, *r212 = 0, *r214 = 0, *r215 = 0, *r217 = 0, *r218 = 0, *r220 = 0;
-	char *r221 = 0, *r223 = 0, *r224 = 0, *r226 = 0, *r227 = 0, *r229 = 0, *r231 = 0, *r232 = 0;
-	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
-	char *r246 = 0, *r248 = 0, *r250 = 0, *r251 = 0, *r253 = 0, *r255 = 0, *r256 = 0, *r258 = 0;
-	char *r260 = 0, *r261 = 0, *r263 = 0, *r265 = 0, *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0;
-	char *r274 = 0, *r275 = 0, *r277 = 0, *r279 = 0, *r280 = 0, *r282 = 0, *r284 = 0, *r285 = 0;
-	char *r287 = 0, *r289 = 0, *r290 = 0, *r292 = 0, *r294 = 0, *r296 = 0, *r297 = 0, *r299 = 0;
-	char *r301 = 0, *r303 = 0, *r304 = 0, *r306 = 0, *r308 = 0, *r310 = 0, *r311 = 0, *r313 = 0;
-	char *r315 = 0, *r317 = 0, *r319 = 0, *r320 = 0, *r322 = 0, *r324 = 0, *r326 = 0, *r328 = 0;
-	char *r329 = 0, *r331 = 0, *r333 = 0, *r335 = 0, *r336 = 0, *r338 = 0, *r340 = 0, *r342 = 0;
-	char *r343 = 0, *r345 = 0, *r347 = 0, *r349 = 0, *r351 = 0, *r353 = 0, *r356 = 0, *r358 = 0;
-	char *r359 = 0, *r360 = 0;
+	char *r37 = 0, *r39 = 0, *r51 = 0, *r55 = 0, *r58 = 0, *r62 = 0, *r66 = 0, *r71 = 0;
+	char *r74 = 0, *r76 = 0, *r114 = 0, *r115 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0;
+	char *r122 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r133 = 0;
+	char *r135 = 0, *r137 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -5111,512 +6338,214 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r46 = (u64)r1 * 3ull;
-	r201 = (u64)r1 * 4ull;
-	r50 = (u64)r3;
-	r52 = (u64)r46;
-	r88 = (u64)r9 - 1ull;
-	r85 = (u64)r41 - 1ull;
-	r213 = (u64)r9 * (u64)(-4ll);
-	r216 = (u64)r9 * 4ull;
-	r124 = (u64)r9 - 1ull;
-	r121 = (u64)r41 - 1ull;
-	r219 = r201;
-	r228 = (u64)r9 * (u64)(-4ll);
-	r230 = r201;
-	r233 = (u64)r9 * 4ull;
-	r235 = r201;
-	r238 = r201;
-	r241 = r201;
-	r244 = r201;
-	r161 = (u64)r9 - 1ull;
-	r158 = (u64)r41 - 1ull;
-	r247 = r201;
-	r249 = r201;
-	r262 = (u64)r9 * (u64)(-4ll);
-	r264 = r201;
-	r266 = r201;
-	r269 = (u64)r9 * 4ull;
-	r271 = r201;
-	r273 = r201;
-	r276 = r201;
-	r278 = r201;
-	r281 = r201;
-	r283 = r201;
-	r286 = r201;
-	r288 = r201;
-	r198 = (u64)r9 - 1ull;
-	r195 = (u64)r41 - 1ull;
-	r291 = r201;
-	r293 = r201;
-	r295 = r201;
-	r312 = (u64)r9 * (u64)(-4ll);
-	r314 = r201;
-	r316 = r201;
-	r318 = r201;
-	r321 = (u64)r9 * 4ull;
-	r323 = r201;
-	r325 = r201;
-	r327 = r201;
-	r330 = r201;
-	r332 = r201;
-	r334 = r201;
-	r337 = r201;
-	r339 = r201;
-	r341 = r201;
-	r344 = r201;
-	r346 = r201;
-	r348 = r201;
-	r354 = r2;
-	r355 = r354;
-	r356 = r13 + r355 * 4;
-	r357 = (u64)r201 * 4ull;
-	r358 = r4 + r355 * 4;
-	r359 = r13 + r354 * 4;
-	r360 = r4 + r354 * 4;
-b2: // grid unrolled guard
-	r47 = r2 < r3;
-	if (!r47) goto b62;
-	r51 = (u64)r2;
-	r48 = r50 - r51;
-	r49 = r48 > r52;
-	if (!r49) goto b49;
-	r53 = r2;
-	r55 = r53;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r415 = (u64)r55;
-	r416 = (u64)r9;
-	r417 = r415 | r416;
-	r418 = r417 >> 32;
-	r419 = r418 == 0ull;
-	if (!r419) goto b48;
-	r420 = (u32)r55;
-	r421 = (u32)r9;
-	r422 = qd_div_u32(r420, r421);
-	r424 = r422 * r421;
-	r423 = r420 - r424;
-	r413 = (i64)r422;
-	r414 = (i64)r423;
-b8: // rangeint.body (grid unrolled 0)
-	r56 = r414;
-	r57 = r413;
-	r58 = r56 > 0ll;
-	if (!r58) goto b47;
-	r89 = r56 < r88;
-	if (!r89) goto b47;
-	r87 = r57 > 0ll;
-	if (!r87) goto b47;
-	r86 = r57 < r85;
-	if (!r86) goto b47;
-	if ((u64)r55 >= (u64)r14) { qd_site = 2; qd_x = r55; qd_y = r14; goto qd_fault; }
-	r59 = r356;
-	r60 = *(float *)r59;
-	r61 = r60 * 0x1p-01f;
-	r62 = (u64)r55 - 1ull;
-	if ((u64)r62 >= (u64)r14) { qd_site = 3; qd_x = r62; qd_y = r14; goto qd_fault; }
-	r210 = r59;
-	r63 = r210 + -4ll;
-	r64 = *(float *)r63;
-	r65 = (u64)r55 + 1ull;
-	if ((u64)r65 >= (u64)r14) { qd_site = 4; qd_x = r65; qd_y = r14; goto qd_fault; }
-	r211 = r59;
-	r66 = r211 + 4ll;
-	r67 = *(float *)r66;
-	r68 = r64 + r67;
-	r69 = (u64)r55 - (u64)r9;
-	if ((u64)r69 >= (u64)r14) { qd_site = 5; qd_x = r69; qd_y = r14; goto qd_fault; }
-	r212 = r59;
-	r214 = r212 + r213 * 1;
-	r70 = r214;
-	r71 = *(float *)r70;
-	r72 = r68 + r71;
-	r73 = (u64)r55 + (u64)r9;
-	if ((u64)r73 >= (u64)r14) { qd_site = 6; qd_x = r73; qd_y = r14; goto qd_fault; }
-	r215 = r59;
-	r217 = r215 + r216 * 1;
-	r74 = r217;
-	r75 = *(float *)r74;
-	r76 = r72 + r75;
-	r77 = r76 * 0x1p-03f;
-	r78 = r61 + r77;
-	r79 = r358;
-	*(float *)r79 = r78;
-b13: // grid unrolled 1
-	r126 = (u64)r53 + (u64)r1;
-	r91 = r126;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r402 = (u64)r91;
-	r403 = (u64)r9;
-	r404 = r402 | r403;
-	r405 = r404 >> 32;
-	r406 = r405 == 0ull;
-	if (!r406) goto b46;
-	r407 = (u32)r91;
-	r408 = (u32)r9;
-	r409 = qd_div_u32(r407, r408);
-	r411 = r409 * r408;
-	r410 = r407 - r411;
-	r400 = (i64)r409;
-	r401 = (i64)r410;
-b17: // rangeint.body (grid unrolled 1)
-	r92 = r401;
-	r93 = r400;
-	r94 = r92 > 0ll;
-	if (!r94) goto b45;
-	r125 = r92 < r124;
-	if (!r125) goto b45;
-	r123 = r93 > 0ll;
-	if (!r123) goto b45;
-	r122 = r93 < r121;
-	if (!r122) goto b45;
-	if ((u64)r91 >= (u64)r14) { qd_site = 2; qd_x = r91; qd_y = r14; goto qd_fault; }
-	r218 = r359;
-	r220 = r218 + r219 * 1;
-	r95 = r220;
-	r96 = *(float *)r95;
-	r97 = r96 * 0x1p-01f;
-	r98 = (u64)r91 - 1ull;
-	if ((u64)r98 >= (u64)r14) { qd_site = 3; qd_x = r98; qd_y = r14; goto qd_fault; }
-	r223 = r220;
-	r99 = r223 + -4ll;
-	r100 = *(float *)r99;
-	r101 = (u64)r91 + 1ull;
-	if ((u64)r101 >= (u64)r14) { qd_site = 4; qd_x = r101; qd_y = r14; goto qd_fault; }
-	r226 = r220;
-	r102 = r226 + 4ll;
-	r103 = *(float *)r102;
-	r104 = r100 + r103;
-	r105 = (u64)r91 - (u64)r9;
-	if ((u64)r105 >= (u64)r14) { qd_site = 5; qd_x = r105; qd_y = r14; goto qd_fault; }
-	r227 = r218;
-	r229 = r227 + r228 * 1;
-	r231 = r229 + r230 * 1;
-	r106 = r231;
-	r107 = *(float *)r106;
-	r108 = r104 + r107;
-	r109 = (u64)r91 + (u64)r9;
-	if ((u64)r109 >= (u64)r14) { qd_site = 6; qd_x = r109; qd_y = r14; goto qd_fault; }
-	r232 = r218;
-	r234 = r232 + r233 * 1;
-	r236 = r234 + r235 * 1;
-	r110 = r236;
-	r111 = *(float *)r110;
-	r112 = r108 + r111;
-	r113 = r112 * 0x1p-03f;
-	r114 = r97 + r113;
-	r237 = r360;
-	r239 = r237 + r238 * 1;
-	r115 = r239;
-	*(float *)r115 = r114;
-b22: // grid unrolled 2
-	r163 = (u64)r126 + (u64)r1;
-	r128 = r163;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r389 = (u64)r128;
-	r390 = (u64)r9;
-	r391 = r389 | r390;
-	r392 = r391 >> 32;
-	r393 = r392 == 0ull;
-	if (!r393) goto b44;
-	r394 = (u32)r128;
-	r395 = (u32)r9;
-	r396 = qd_div_u32(r394, r395);
-	r398 = r396 * r395;
-	r397 = r394 - r398;
-	r387 = (i64)r396;
-	r388 = (i64)r397;
-b26: // rangeint.body (grid unrolled 2)
-	r129 = r388;
-	r130 = r387;
-	r131 = r129 > 0ll;
-	if (!r131) goto b43;
-	r162 = r129 < r161;
-	if (!r162) goto b43;
-	r160 = r130 > 0ll;
-	if (!r160) goto b43;
-	r159 = r130 < r158;
-	if (!r159) goto b43;
-	if ((u64)r128 >= (u64)r14) { qd_site = 2; qd_x = r128; qd_y = r14; goto qd_fault; }
-	r246 = r359;
-	r248 = r246 + r247 * 1;
-	r250 = r248 + r249 * 1;
-	r132 = r250;
-	r133 = *(float *)r132;
-	r134 = r133 * 0x1p-01f;
-	r135 = (u64)r128 - 1ull;
-	if ((u64)r135 >= (u64)r14) { qd_site = 3; qd_x = r135; qd_y = r14; goto qd_fault; }
-	r255 = r250;
-	r136 = r255 + -4ll;
-	r137 = *(float *)r136;
-	r138 = (u64)r128 + 1ull;
-	if ((u64)r138 >= (u64)r14) { qd_site = 4; qd_x = r138; qd_y = r14; goto qd_fault; }
-	r260 = r250;
-	r139 = r260 + 4ll;
-	r140 = *(float *)r139;
-	r141 = r137 + r140;
-	r142 = (u64)r128 - (u64)r9;
-	if ((u64)r142 >= (u64)r14) { qd_site = 5; qd_x = r142; qd_y = r14; goto qd_fault; }
-	r261 = r246;
-	r263 = r261 + r262 * 1;
-	r265 = r263 + r264 * 1;
-	r267 = r265 + r266 * 1;
-	r143 = r267;
-	r144 = *(float *)r143;
-	r145 = r141 + r144;
-	r146 = (u64)r128 + (u64)r9;
-	if ((u64)r146 >= (u64)r14) { qd_site = 6; qd_x = r146; qd_y = r14; goto qd_fault; }
-	r268 = r246;
-	r270 = r268 + r269 * 1;
-	r272 = r270 + r271 * 1;
-	r274 = r272 + r273 * 1;
-	r147 = r274;
-	r148 = *(float *)r147;
-	r149 = r145 + r148;
-	r150 = r149 * 0x1p-03f;
-	r151 = r134 + r150;
-	r275 = r360;
-	r277 = r275 + r276 * 1;
-	r279 = r277 + r278 * 1;
-	r152 = r279;
-	*(float *)r152 = r151;
-b31: // grid unrolled 3
-	r200 = (u64)r163 + (u64)r1;
-	r165 = r200;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r376 = (u64)r165;
-	r377 = (u64)r9;
-	r378 = r376 | r377;
-	r379 = r378 >> 32;
-	r380 = r379 == 0ull;
-	if (!r380) goto b42;
-	r381 = (u32)r165;
-	r382 = (u32)r9;
-	r383 = qd_div_u32(r381, r382);
-	r385 = r383 * r382;
-	r384 = r381 - r385;
-	r374 = (i64)r383;
-	r375 = (i64)r384;
-b35: // rangeint.body (grid unrolled 3)
-	r166 = r375;
-	r167 = r374;
-	r168 = r166 > 0ll;
-	if (!r168) goto b41;
-	r199 = r166 < r198;
-	if (!r199) goto b41;
-	r197 = r167 > 0ll;
-	if (!r197) goto b41;
-	r196 = r167 < r195;
-	if (!r196) goto b41;
-	if ((u64)r165 >= (u64)r14) { qd_site = 2; qd_x = r165; qd_y = r14; goto qd_fault; }
-	r290 = r359;
-	r292 = r290 + r291 * 1;
-	r294 = r292 + r293 * 1;
-	r296 = r294 + r295 * 1;
-	r169 = r296;
-	r170 = *(float *)r169;
-	r171 = r170 * 0x1p-01f;
-	r172 = (u64)r165 - 1ull;
-	if ((u64)r172 >= (u64)r14) { qd_site = 3; qd_x = r172; qd_y = r14; goto qd_fault; }
-	r303 = r296;
-	r173 = r303 + -4ll;
-	r174 = *(float *)r173;
-	r175 = (u64)r165 + 1ull;
-	if ((u64)r175 >= (u64)r14) { qd_site = 4; qd_x = r175; qd_y = r14; goto qd_fault; }
-	r310 = r296;
-	r176 = r310 + 4ll;
-	r177 = *(float *)r176;
-	r178 = r174 + r177;
-	r179 = (u64)r165 - (u64)r9;
-	if ((u64)r179 >= (u64)r14) { qd_site = 5; qd_x = r179; qd_y = r14; goto qd_fault; }
-	r311 = r290;
-	r313 = r311 + r312 * 1;
-	r315 = r313 + r314 * 1;
-	r317 = r315 + r316 * 1;
-	r319 = r317 + r318 * 1;
-	r180 = r319;
-	r181 = *(float *)r180;
-	r182 = r178 + r181;
-	r183 = (u64)r165 + (u64)r9;
-	if ((u64)r183 >= (u64)r14) { qd_site = 6; qd_x = r183; qd_y = r14; goto qd_fault; }
-	r320 = r290;
-	r322 = r320 + r321 * 1;
-	r324 = r322 + r323 * 1;
-	r326 = r324 + r325 * 1;
-	r328 = r326 + r327 * 1;
-	r184 = r328;
-	r185 = *(float *)r184;
-	r186 = r182 + r185;
-	r187 = r186 * 0x1p-03f;
-	r188 = r171 + r187;
-	r329 = r360;
-	r331 = r329 + r330 * 1;
-	r333 = r331 + r332 * 1;
-	r335 = r333 + r334 * 1;
-	r189 = r335;
-	*(float *)r189 = r188;
-b40: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r201;
-	r356 = r356 + r357 * 1;
-	r358 = r358 + r357 * 1;
-	r359 = r359 + r357 * 1;
-	r360 = r360 + r357 * 1;
-	goto b2;
-b41: // if.else (grid unrolled 3)
-	if ((u64)r165 >= (u64)r14) { qd_site = 7; qd_x = r165; qd_y = r14; goto qd_fault; }
-	r336 = r359;
-	r338 = r336 + r337 * 1;
-	r340 = r338 + r339 * 1;
-	r342 = r340 + r341 * 1;
-	r192 = r342;
-	r193 = *(float *)r192;
-	r343 = r360;
-	r345 = r343 + r344 * 1;
-	r347 = r345 + r346 * 1;
-	r349 = r347 + r348 * 1;
-	r194 = r349;
-	*(float *)r194 = r193;
-	goto b40;
-b42: // divide in 64 bits
-	r374 = qd_div_i64(r165, r9);
-	r386 = (u64)r374 * (u64)r9;
-	r375 = (u64)r165 - (u64)r386;
-	goto b35;
-b43: // if.else (grid unrolled 2)
-	if ((u64)r128 >= (u64)r14) { qd_site = 7; qd_x = r128; qd_y = r14; goto qd_fault; }
-	r280 = r359;
-	r282 = r280 + r281 * 1;
-	r284 = r282 + r283 * 1;
-	r155 = r284;
-	r156 = *(float *)r155;
-	r285 = r360;
-	r287 = r285 + r286 * 1;
-	r289 = r287 + r288 * 1;
-	r157 = r289;
-	*(float *)r157 = r156;
-	goto b31;
-b44: // divide in 64 bits
-	r387 = qd_div_i64(r128, r9);
-	r399 = (u64)r387 * (u64)r9;
-	r388 = (u64)r128 - (u64)r399;
-	goto b26;
-b45: // if.else (grid unrolled 1)
-	if ((u64)r91 >= (u64)r14) { qd_site = 7; qd_x = r91; qd_y = r14; goto qd_fault; }
-	r240 = r359;
-	r242 = r240 + r241 * 1;
-	r118 = r242;
-	r119 = *(float *)r118;
-	r243 = r360;
-	r245 = r243 + r244 * 1;
-	r120 = r245;
-	*(float *)r120 = r119;
-	goto b22;
-b46: // divide in 64 bits
-	r400 = qd_div_i64(r91, r9);
-	r412 = (u64)r400 * (u64)r9;
-	r401 = (u64)r91 - (u64)r412;
-	goto b17;
-b47: // if.else (grid unrolled 0)
-	if ((u64)r55 >= (u64)r14) { qd_site = 7; qd_x = r55; qd_y = r14; goto qd_fault; }
-	r82 = r356;
-	r83 = *(float *)r82;
-	r84 = r358;
-	*(float *)r84 = r83;
-	goto b13;
-b48: // divide in 64 bits
-	r413 = qd_div_i64(r55, r9);
-	r425 = (u64)r413 * (u64)r9;
-	r414 = (u64)r55 - (u64)r425;
-	goto b8;
-b49: // preheader
+	r82 = (u64)r14;
+	r83 = r2;
+	r84 = (u64)r83 - 1ull;
+	r85 = (u64)r84;
+	r86 = r85 < r82;
+	r87 = (u64)r3;
+	r88 = r87 + 4611686018427387904ull;
+	r89 = r88 <= 9223372036854775808ull;
+	r90 = r87 - 1ull;
+	r91 = (u64)r2;
+	r92 = r90 - r91;
+	r93 = r82 - 1ull;
+	r94 = r93 - r85;
+	r95 = r92 <= r94;
+	r96 = (u64)r83 + 1ull;
+	r97 = (u64)r96;
+	r98 = r97 < r82;
+	r99 = r93;
+	r100 = r99 - r97;
+	r101 = r92 <= r100;
+	r102 = (u64)r83 - (u64)r9;
+	r103 = (u64)r102;
+	r104 = r103 < r82;
+	r105 = r93;
+	r106 = r105 - r103;
+	r107 = r92 <= r106;
+	r108 = (u64)r83 + (u64)r9;
+	r109 = (u64)r108;
+	r110 = r109 < r82;
+	r111 = r93;
+	r112 = r111 - r109;
+	r113 = r92 <= r112;
+	if (!r86) goto b24;
+	if (!r89) goto b24;
+	if (!r95) goto b24;
+	if (!r98) goto b24;
+	if (!r101) goto b24;
+	if (!r104) goto b24;
+	if (!r107) goto b24;
+	if (!r110) goto b24;
+	if (!r113) goto b24;
 	r44 = (u64)r9 - 1ull;
 	r40 = (u64)r41 - 1ull;
-	r205 = (u64)r9 * (u64)(-4ll);
-	r208 = (u64)r9 * 4ull;
-	r350 = r2;
-	r351 = r13 + r350 * 4;
-	r352 = (u64)r1 * 4ull;
-	r353 = r4 + r350 * 4;
-b50: // head
+	r117 = (u64)r9 * (u64)(-4ll);
+	r120 = (u64)r9 * 4ull;
+	r130 = r2;
+	r131 = r13 + r130 * 4;
+	r132 = (u64)r1 * 4ull;
+	r133 = r4 + r130 * 4;
+b11: // head
 	r6 = r2 < r3;
-	if (!r6) goto b62;
+	if (!r6) goto b23;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r363 = (u64)r7;
-	r364 = (u64)r9;
-	r365 = r363 | r364;
-	r366 = r365 >> 32;
-	r367 = r366 == 0ull;
-	if (!r367) goto b61;
-	r368 = (u32)r7;
-	r369 = (u32)r9;
-	r370 = qd_div_u32(r368, r369);
-	r372 = r370 * r369;
-	r371 = r368 - r372;
-	r361 = (i64)r370;
-	r362 = (i64)r371;
-b54: // rangeint.body
-	r8 = r362;
-	r10 = r361;
+	r153 = (u64)r7;
+	r154 = (u64)r9;
+	r155 = r153 | r154;
+	r156 = r155 >> 32;
+	r157 = r156 == 0ull;
+	if (!r157) goto b22;
+	r158 = (u32)r7;
+	r159 = (u32)r9;
+	r160 = qd_div_u32(r158, r159);
+	r162 = r160 * r159;
+	r161 = r158 - r162;
+	r151 = (i64)r160;
+	r152 = (i64)r161;
+b15: // rangeint.body
+	r8 = r152;
+	r10 = r151;
 	r11 = r8 > 0ll;
-	if (!r11) goto b60;
+	if (!r11) goto b21;
 	r45 = r8 < r44;
-	if (!r45) goto b60;
+	if (!r45) goto b21;
 	r43 = r10 > 0ll;
-	if (!r43) goto b60;
+	if (!r43) goto b21;
 	r42 = r10 < r40;
-	if (!r42) goto b60;
-	if ((u64)r7 >= (u64)r14) { qd_site = 2; qd_x = r7; qd_y = r14; goto qd_fault; }
-	r12 = r351;
+	if (!r42) goto b21;
+	r12 = r131;
 	r15 = *(float *)r12;
 	r16 = r15 * 0x1p-01f;
-	r17 = (u64)r7 - 1ull;
-	if ((u64)r17 >= (u64)r14) { qd_site = 3; qd_x = r17; qd_y = r14; goto qd_fault; }
-	r202 = r12;
-	r18 = r202 + -4ll;
+	r114 = r12;
+	r18 = r114 + -4ll;
 	r19 = *(float *)r18;
-	r20 = (u64)r7 + 1ull;
-	if ((u64)r20 >= (u64)r14) { qd_site = 4; qd_x = r20; qd_y = r14; goto qd_fault; }
-	r203 = r12;
-	r21 = r203 + 4ll;
+	r115 = r12;
+	r21 = r115 + 4ll;
 	r22 = *(float *)r21;
 	r23 = r19 + r22;
-	r24 = (u64)r7 - (u64)r9;
-	if ((u64)r24 >= (u64)r14) { qd_site = 5; qd_x = r24; qd_y = r14; goto qd_fault; }
-	r204 = r12;
-	r206 = r204 + r205 * 1;
-	r25 = r206;
+	r116 = r12;
+	r118 = r116 + r117 * 1;
+	r25 = r118;
 	r26 = *(float *)r25;
 	r27 = r23 + r26;
-	r28 = (u64)r7 + (u64)r9;
-	if ((u64)r28 >= (u64)r14) { qd_site = 6; qd_x = r28; qd_y = r14; goto qd_fault; }
-	r207 = r12;
-	r209 = r207 + r208 * 1;
-	r29 = r209;
+	r119 = r12;
+	r121 = r119 + r120 * 1;
+	r29 = r121;
 	r30 = *(float *)r29;
 	r31 = r27 + r30;
 	r32 = r31 * 0x1p-03f;
 	r33 = r16 + r32;
-	r34 = r353;
+	r34 = r133;
 	*(float *)r34 = r33;
-b59: // latch
+b20: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r351 = r351 + r352 * 1;
-	r353 = r353 + r352 * 1;
-	goto b50;
-b60: // if.else
-	if ((u64)r7 >= (u64)r14) { qd_site = 7; qd_x = r7; qd_y = r14; goto qd_fault; }
-	r37 = r351;
+	r131 = r131 + r132 * 1;
+	r133 = r133 + r132 * 1;
+	goto b11;
+b21: // if.else
+	r37 = r131;
 	r38 = *(float *)r37;
-	r39 = r353;
+	r39 = r133;
 	*(float *)r39 = r38;
-	goto b59;
-b61: // divide in 64 bits
-	r361 = qd_div_i64(r7, r9);
-	r373 = (u64)r361 * (u64)r9;
-	r362 = (u64)r7 - (u64)r373;
-	goto b54;
-b62: // exit
+	goto b20;
+b22: // divide in 64 bits
+	r151 = qd_div_i64(r7, r9);
+	r163 = (u64)r151 * (u64)r9;
+	r152 = (u64)r7 - (u64)r163;
+	goto b15;
+b23: // exit
 	return;
+b24: // preheader
+	r80 = (u64)r9 - 1ull;
+	r77 = (u64)r41 - 1ull;
+	r125 = (u64)r9 * (u64)(-4ll);
+	r128 = (u64)r9 * 4ull;
+	r134 = r2;
+	r135 = r13 + r134 * 4;
+	r136 = (u64)r1 * 4ull;
+	r137 = r4 + r134 * 4;
+b25: // head (checked if)
+	r46 = r2 < r3;
+	if (!r46) goto b23;
+	r47 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r140 = (u64)r47;
+	r141 = (u64)r9;
+	r142 = r140 | r141;
+	r143 = r142 >> 32;
+	r144 = r143 == 0ull;
+	if (!r144) goto b36;
+	r145 = (u32)r47;
+	r146 = (u32)r9;
+	r147 = qd_div_u32(r145, r146);
+	r149 = r147 * r146;
+	r148 = r145 - r149;
+	r138 = (i64)r147;
+	r139 = (i64)r148;
+b29: // rangeint.body (checked if)
+	r48 = r139;
+	r49 = r138;
+	r50 = r48 > 0ll;
+	if (!r50) goto b35;
+	r81 = r48 < r80;
+	if (!r81) goto b35;
+	r79 = r49 > 0ll;
+	if (!r79) goto b35;
+	r78 = r49 < r77;
+	if (!r78) goto b35;
+	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; }
+	r51 = r135;
+	r52 = *(float *)r51;
+	r53 = r52 * 0x1p-01f;
+	r54 = (u64)r47 - 1ull;
+	if ((u64)r54 >= (u64)r14) { qd_site = 3; qd_x = r54; qd_y = r14; goto qd_fault; }
+	r122 = r51;
+	r55 = r122 + -4ll;
+	r56 = *(float *)r55;
+	r57 = (u64)r47 + 1ull;
+	if ((u64)r57 >= (u64)r14) { qd_site = 4; qd_x = r57; qd_y = r14; goto qd_fault; }
+	r123 = r51;
+	r58 = r123 + 4ll;
+	r59 = *(float *)r58;
+	r60 = r56 + r59;
+	r61 = (u64)r47 - (u64)r9;
+	if ((u64)r61 >= (u64)r14) { qd_site = 5; qd_x = r61; qd_y = r14; goto qd_fault; }
+	r124 = r51;
+	r126 = r124 + r125 * 1;
+	r62 = r126;
+	r63 = *(float *)r62;
+	r64 = r60 + r63;
+	r65 = (u64)r47 + (u64)r9;
+	if ((u64)r65 >= (u64)r14) { qd_site = 6; qd_x = r65; qd_y = r14; goto qd_fault; }
+	r127 = r51;
+	r129 = r127 + r128 * 1;
+	r66 = r129;
+	r67 = *(float *)r66;
+	r68 = r64 + r67;
+	r69 = r68 * 0x1p-03f;
+	r70 = r53 + r69;
+	r71 = r137;
+	*(float *)r71 = r70;
+b34: // latch (checked if)
+	r2 = (u64)r2 + (u64)r1;
+	r135 = r135 + r136 * 1;
+	r137 = r137 + r136 * 1;
+	goto b25;
+b35: // if.else (checked if)
+	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; }
+	r74 = r135;
+	r75 = *(float *)r74;
+	r76 = r137;
+	*(float *)r76 = r75;
+	goto b34;
+b36: // divide in 64 bits
+	r138 = qd_div_i64(r47, r9);
+	r150 = (u64)r138 * (u64)r9;
+	r139 = (u64)r47 - (u64)r150;
+	goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -5633,21 +6562,40 @@ qd_fault: {
 // Task 0 of kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64), parallel.
 extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
 	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
-	bool r83 = 0, r96 = 0, r108 = 0;
+	bool r59 = 0, r66 = 0, r97 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	bool r111 = 0, r114 = 0, r120 = 0, r123 = 0, r126 = 0, r129 = 0, r132 = 0, r135 = 0;
+	bool r138 = 0, r142 = 0, r145 = 0, r148 = 0, r151 = 0, r194 = 0, r207 = 0, r219 = 0;
+	bool r229 = 0, r242 = 0, r254 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
 	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
-	i64 r54 = 0, r57 = 0, r62 = 0, r65 = 0, r68 = 0, r71 = 0, r73 = 0, r75 = 0;
-	i64 r77 = 0, r78 = 0, r89 = 0, r90 = 0, r91 = 0, r102 = 0, r103 = 0;
-	u32 r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r97 = 0, r98 = 0, r99 = 0;
-	u32 r100 = 0, r101 = 0, r109 = 0, r110 = 0, r111 = 0;
-	u64 r79 = 0, r80 = 0, r81 = 0, r82 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0;
-	u64 r104 = 0, r105 = 0, r106 = 0, r107 = 0;
+	i64 r54 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0;
+	i64 r67 = 0, r68 = 0, r71 = 0, r75 = 0, r79 = 0, r83 = 0, r87 = 0, r96 = 0;
+	i64 r99 = 0, r102 = 0, r105 = 0, r108 = 0, r109 = 0, r121 = 0, r127 = 0, r133 = 0;
+	i64 r139 = 0, r140 = 0, r146 = 0, r155 = 0, r158 = 0, r161 = 0, r164 = 0, r169 = 0;
+	i64 r172 = 0, r175 = 0, r178 = 0, r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0;
+	i64 r189 = 0, r200 = 0, r201 = 0, r202 = 0, r213 = 0, r214 = 0, r223 = 0, r224 = 0;
+	i64 r235 = 0, r236 = 0, r237 = 0, r248 = 0, r249 = 0;
+	u32 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r208 = 0, r209 = 0, r210 = 0;
+	u32 r211 = 0, r212 = 0, r220 = 0, r221 = 0, r222 = 0, r230 = 0, r231 = 0, r232 = 0;
+	u32 r233 = 0, r234 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r255 = 0;
+	u32 r256 = 0, r257 = 0;
+	u64 r107 = 0, r110 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
+	u64 r119 = 0, r122 = 0, r124 = 0, r125 = 0, r128 = 0, r130 = 0, r131 = 0, r134 = 0;
+	u64 r136 = 0, r137 = 0, r141 = 0, r143 = 0, r144 = 0, r147 = 0, r149 = 0, r150 = 0;
+	u64 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0;
+	u64 r215 = 0, r216 = 0, r217 = 0, r218 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
+	u64 r238 = 0, r239 = 0, r240 = 0, r241 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0;
 	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
-	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0;
+	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0, r70 = 0, r73 = 0;
+	float r74 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r89 = 0;
+	float r90 = 0, r92 = 0, r93 = 0, r94 = 0;
 	char *r4 = 0, *r18 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r35 = 0, *r39 = 0;
-	char *r42 = 0, *r46 = 0, *r49 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r64 = 0;
-	char *r66 = 0, *r67 = 0, *r69 = 0, *r70 = 0, *r72 = 0, *r74 = 0, *r76 = 0;
+	char *r42 = 0, *r46 = 0, *r49 = 0, *r69 = 0, *r72 = 0, *r76 = 0, *r80 = 0, *r84 = 0;
+	char *r88 = 0, *r91 = 0, *r95 = 0, *r98 = 0, *r152 = 0, *r153 = 0, *r154 = 0, *r156 = 0;
+	char *r157 = 0, *r159 = 0, *r160 = 0, *r162 = 0, *r163 = 0, *r165 = 0, *r166 = 0, *r167 = 0;
+	char *r168 = 0, *r170 = 0, *r171 = 0, *r173 = 0, *r174 = 0, *r176 = 0, *r177 = 0, *r179 = 0;
+	char *r181 = 0, *r183 = 0, *r185 = 0, *r187 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -5661,151 +6609,340 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r13 = (u64)r9 * (u64)r12;
+	r107 = (u64)r20;
+	r108 = r2;
+	r109 = (u64)r108 - 1ull;
+	r110 = (u64)r109;
+	r111 = r110 < r107;
+	r112 = (u64)r3;
+	r113 = r112 + 4611686018427387904ull;
+	r114 = r113 <= 9223372036854775808ull;
+	r115 = r112 - 1ull;
+	r116 = (u64)r2;
+	r117 = r115 - r116;
+	r118 = r107 - 1ull;
+	r119 = r118 - r110;
+	r120 = r117 <= r119;
+	r121 = (u64)r108 + 1ull;
+	r122 = (u64)r121;
+	r123 = r122 < r107;
+	r124 = r118;
+	r125 = r124 - r122;
+	r126 = r117 <= r125;
+	r127 = (u64)r108 - (u64)r9;
+	r128 = (u64)r127;
+	r129 = r128 < r107;
+	r130 = r118;
+	r131 = r130 - r128;
+	r132 = r117 <= r131;
+	r133 = (u64)r108 + (u64)r9;
+	r134 = (u64)r133;
+	r135 = r134 < r107;
+	r136 = r118;
+	r137 = r136 - r134;
+	r138 = r117 <= r137;
+	r139 = (u64)r9 * (u64)r12;
+	r140 = (u64)r108 - (u64)r139;
+	r141 = (u64)r140;
+	r142 = r141 < r107;
+	r143 = r118;
+	r144 = r143 - r141;
+	r145 = r117 <= r144;
+	r146 = (u64)r108 + (u64)r139;
+	r147 = (u64)r146;
+	r148 = r147 < r107;
+	r149 = r118;
+	r150 = r149 - r147;
+	r151 = r117 <= r150;
+	if (!r111) goto b36;
+	if (!r114) goto b36;
+	if (!r120) goto b36;
+	if (!r123) goto b36;
+	if (!r126) goto b36;
+	if (!r129) goto b36;
+	if (!r132) goto b36;
+	if (!r135) goto b36;
+	if (!r138) goto b36;
+	if (!r142) goto b36;
+	if (!r145) goto b36;
+	if (!r148) goto b36;
+	if (!r151) goto b36;
+	r13 = r139;
 	r57 = (u64)r9 - 1ull;
 	r54 = (u64)r12 - 1ull;
 	r50 = (u64)r51 - 1ull;
-	r16 = r13;
-	r62 = (u64)r9 * (u64)(-4ll);
-	r65 = (u64)r9 * 4ull;
-	r68 = (u64)r16 * (u64)(-4ll);
-	r71 = (u64)r16 * 4ull;
-	r73 = r2;
-	r74 = r19 + r73 * 4;
-	r75 = (u64)r1 * 4ull;
-	r76 = r4 + r73 * 4;
-b2: // head
+	r16 = r139;
+	r155 = (u64)r9 * (u64)(-4ll);
+	r158 = (u64)r9 * 4ull;
+	r161 = (u64)r16 * (u64)(-4ll);
+	r164 = (u64)r16 * 4ull;
+	r180 = r2;
+	r181 = r19 + r180 * 4;
+	r182 = (u64)r1 * 4ull;
+	r183 = r4 + r180 * 4;
+b15: // head
 	r6 = r2 < r3;
-	if (!r6) goto b22;
+	if (!r6) goto b35;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r79 = (u64)r7;
-	r80 = (u64)r9;
-	r81 = r79 | r80;
-	r82 = r81 >> 32;
-	r83 = r82 == 0ull;
-	if (!r83) goto b21;
-	r84 = (u32)r7;
-	r85 = (u32)r9;
-	r86 = qd_div_u32(r84, r85);
-	r88 = r86 * r85;
-	r87 = r84 - r88;
-	r77 = (i64)r86;
-	r78 = (i64)r87;
-b6: // rangeint.body
-	r8 = r78;
-	r10 = r77;
+	r225 = (u64)r7;
+	r226 = (u64)r9;
+	r227 = r225 | r226;
+	r228 = r227 >> 32;
+	r229 = r228 == 0ull;
+	if (!r229) goto b34;
+	r230 = (u32)r7;
+	r231 = (u32)r9;
+	r232 = qd_div_u32(r230, r231);
+	r234 = r232 * r231;
+	r233 = r230 - r234;
+	r223 = (i64)r232;
+	r224 = (i64)r233;
+b19: // rangeint.body
+	r8 = r224;
+	r10 = r223;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r92 = (u64)r10;
-	r93 = (u64)r12;
-	r94 = r92 | r93;
-	r95 = r94 >> 32;
-	r96 = r95 == 0ull;
-	if (!r96) goto b20;
-	r97 = (u32)r10;
-	r98 = (u32)r12;
-	r99 = qd_div_u32(r97, r98);
-	r101 = r99 * r98;
-	r100 = r97 - r101;
-	r90 = (i64)r99;
-	r91 = (i64)r100;
-b8: // rangeint.body
-	r11 = r91;
+	r238 = (u64)r10;
+	r239 = (u64)r12;
+	r240 = r238 | r239;
+	r241 = r240 >> 32;
+	r242 = r241 == 0ull;
+	if (!r242) goto b33;
+	r243 = (u32)r10;
+	r244 = (u32)r12;
+	r245 = qd_div_u32(r243, r244);
+	r247 = r245 * r244;
+	r246 = r243 - r247;
+	r236 = (i64)r245;
+	r237 = (i64)r246;
+b21: // rangeint.body
+	r11 = r237;
 	if (r13 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r104 = (u64)r7;
-	r105 = (u64)r13;
-	r106 = r104 | r105;
-	r107 = r106 >> 32;
-	r108 = r107 == 0ull;
-	if (!r108) goto b19;
-	r109 = (u32)r7;
-	r110 = (u32)r13;
-	r111 = qd_div_u32(r109, r110);
-	r103 = (i64)r111;
-b10: // rangeint.body
-	r14 = r103;
+	r250 = (u64)r7;
+	r251 = (u64)r13;
+	r252 = r250 | r251;
+	r253 = r252 >> 32;
+	r254 = r253 == 0ull;
+	if (!r254) goto b32;
+	r255 = (u32)r7;
+	r256 = (u32)r13;
+	r257 = qd_div_u32(r255, r256);
+	r249 = (i64)r257;
+b23: // rangeint.body
+	r14 = r249;
 	r15 = r8 > 0ll;
-	if (!r15) goto b18;
+	if (!r15) goto b31;
 	r58 = r8 < r57;
-	if (!r58) goto b18;
+	if (!r58) goto b31;
 	r56 = r11 > 0ll;
-	if (!r56) goto b18;
+	if (!r56) goto b31;
 	r55 = r11 < r54;
-	if (!r55) goto b18;
+	if (!r55) goto b31;
 	r53 = r14 > 0ll;
-	if (!r53) goto b18;
+	if (!r53) goto b31;
 	r52 = r14 < r50;
-	if (!r52) goto b18;
-	r17 = (u64)r7 - 1ull;
-	if ((u64)r17 >= (u64)r20) { qd_site = 4; qd_x = r17; qd_y = r20; goto qd_fault; }
-	r59 = r74;
-	r18 = r59 + -4ll;
+	if (!r52) goto b31;
+	r152 = r181;
+	r18 = r152 + -4ll;
 	r21 = *(float *)r18;
-	r22 = (u64)r7 + 1ull;
-	if ((u64)r22 >= (u64)r20) { qd_site = 5; qd_x = r22; qd_y = r20; goto qd_fault; }
-	r60 = r59;
-	r23 = r60 + 4ll;
+	r153 = r152;
+	r23 = r153 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
-	r26 = (u64)r7 - (u64)r9;
-	if ((u64)r26 >= (u64)r20) { qd_site = 6; qd_x = r26; qd_y = r20; goto qd_fault; }
-	r61 = r59;
-	r63 = r61 + r62 * 1;
-	r27 = r63;
+	r154 = r152;
+	r156 = r154 + r155 * 1;
+	r27 = r156;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
-	r30 = (u64)r7 + (u64)r9;
-	if ((u64)r30 >= (u64)r20) { qd_site = 7; qd_x = r30; qd_y = r20; goto qd_fault; }
-	r64 = r59;
-	r66 = r64 + r65 * 1;
-	r31 = r66;
+	r157 = r152;
+	r159 = r157 + r158 * 1;
+	r31 = r159;
 	r32 = *(float *)r31;
 	r33 = r29 + r32;
-	r34 = (u64)r7 - (u64)r16;
-	if ((u64)r34 >= (u64)r20) { qd_site = 8; qd_x = r34; qd_y = r20; goto qd_fault; }
-	r67 = r59;
-	r69 = r67 + r68 * 1;
-	r35 = r69;
+	r160 = r152;
+	r162 = r160 + r161 * 1;
+	r35 = r162;
 	r36 = *(float *)r35;
 	r37 = r33 + r36;
-	r38 = (u64)r7 + (u64)r16;
-	if ((u64)r38 >= (u64)r20) { qd_site = 9; qd_x = r38; qd_y = r20; goto qd_fault; }
-	r70 = r59;
-	r72 = r70 + r71 * 1;
-	r39 = r72;
+	r163 = r152;
+	r165 = r163 + r164 * 1;
+	r39 = r165;
 	r40 = *(float *)r39;
 	r41 = r37 + r40;
-	if ((u64)r7 >= (u64)r20) { qd_site = 10; qd_x = r7; qd_y = r20; goto qd_fault; }
-	r42 = r59;
+	r42 = r152;
 	r43 = *(float *)r42;
 	r44 = r43 * 0x1.8p+02f;
 	r45 = r41 - r44;
-	r46 = r76;
+	r46 = r183;
 	*(float *)r46 = r45;
-b17: // latch
+b30: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r74 = r74 + r75 * 1;
-	r76 = r76 + r75 * 1;
-	goto b2;
-b18: // if.else
-	r49 = r76;
+	r181 = r181 + r182 * 1;
+	r183 = r183 + r182 * 1;
+	goto b15;
+b31: // if.else
+	r49 = r183;
 	*(float *)r49 = 0x0p+00f;
-	goto b17;
-b19: // divide in 64 bits
-	r103 = qd_div_i64(r7, r13);
-	goto b10;
-b20: // divide in 64 bits
-	r90 = qd_div_i64(r10, r12);
-	r102 = (u64)r90 * (u64)r12;
-	r91 = (u64)r10 - (u64)r102;
-	goto b8;
-b21: // divide in 64 bits
-	r77 = qd_div_i64(r7, r9);
-	r89 = (u64)r77 * (u64)r9;
-	r78 = (u64)r7 - (u64)r89;
-	goto b6;
-b22: // exit
+	goto b30;
+b32: // divide in 64 bits
+	r249 = qd_div_i64(r7, r13);
+	goto b23;
+b33: // divide in 64 bits
+	r236 = qd_div_i64(r10, r12);
+	r248 = (u64)r236 * (u64)r12;
+	r237 = (u64)r10 - (u64)r248;
+	goto b21;
+b34: // divide in 64 bits
+	r223 = qd_div_i64(r7, r9);
+	r235 = (u64)r223 * (u64)r9;
+	r224 = (u64)r7 - (u64)r235;
+	goto b19;
+b35: // exit
 	return;
+b36: // preheader
+	r64 = r139;
+	r105 = (u64)r9 - 1ull;
+	r102 = (u64)r12 - 1ull;
+	r99 = (u64)r51 - 1ull;
+	r67 = r139;
+	r169 = (u64)r9 * (u64)(-4ll);
+	r172 = (u64)r9 * 4ull;
+	r175 = (u64)r67 * (u64)(-4ll);
+	r178 = (u64)r67 * 4ull;
+	r184 = r2;
+	r185 = r19 + r184 * 4;
+	r186 = (u64)r1 * 4ull;
+	r187 = r4 + r184 * 4;
+b37: // head (checked if)
+	r59 = r2 < r3;
+	if (!r59) goto b35;
+	r60 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r190 = (u64)r60;
+	r191 = (u64)r9;
+	r192 = r190 | r191;
+	r193 = r192 >> 32;
+	r194 = r193 == 0ull;
+	if (!r194) goto b56;
+	r195 = (u32)r60;
+	r196 = (u32)r9;
+	r197 = qd_div_u32(r195, r196);
+	r199 = r197 * r196;
+	r198 = r195 - r199;
+	r188 = (i64)r197;
+	r189 = (i64)r198;
+b41: // rangeint.body (checked if)
+	r61 = r189;
+	r62 = r188;
+	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r203 = (u64)r62;
+	r204 = (u64)r12;
+	r205 = r203 | r204;
+	r206 = r205 >> 32;
+	r207 = r206 == 0ull;
+	if (!r207) goto b55;
+	r208 = (u32)r62;
+	r209 = (u32)r12;
+	r210 = qd_div_u32(r208, r209);
+	r212 = r210 * r209;
+	r211 = r208 - r212;
+	r201 = (i64)r210;
+	r202 = (i64)r211;
+b43: // rangeint.body (checked if)
+	r63 = r202;
+	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r215 = (u64)r60;
+	r216 = (u64)r64;
+	r217 = r215 | r216;
+	r218 = r217 >> 32;
+	r219 = r218 == 0ull;
+	if (!r219) goto b54;
+	r220 = (u32)r60;
+	r221 = (u32)r64;
+	r222 = qd_div_u32(r220, r221);
+	r214 = (i64)r222;
+b45: // rangeint.body (checked if)
+	r65 = r214;
+	r66 = r61 > 0ll;
+	if (!r66) goto b53;
+	r106 = r61 < r105;
+	if (!r106) goto b53;
+	r104 = r63 > 0ll;
+	if (!r104) goto b53;
+	r103 = r63 < r102;
+	if (!r103) goto b53;
+	r101 = r65 > 0ll;
+	if (!r101) goto b53;
+	r100 = r65 < r99;
+	if (!r100) goto b53;
+	r68 = (u64)r60 - 1ull;
+	if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; }
+	r166 = r185;
+	r69 = r166 + -4ll;
+	r70 = *(float *)r69;
+	r71 = (u64)r60 + 1ull;
+	if ((u64)r71 >= (u64)r20) { qd_site = 5; qd_x = r71; qd_y = r20; goto qd_fault; }
+	r167 = r166;
+	r72 = r167 + 4ll;
+	r73 = *(float *)r72;
+	r74 = r70 + r73;
+	r75 = (u64)r60 - (u64)r9;
+	if ((u64)r75 >= (u64)r20) { qd_site = 6; qd_x = r75; qd_y = r20; goto qd_fault; }
+	r168 = r166;
+	r170 = r168 + r169 * 1;
+	r76 = r170;
+	r77 = *(float *)r76;
+	r78 = r74 + r77;
+	r79 = (u64)r60 + (u64)r9;
+	if ((u64)r79 >= (u64)r20) { qd_site = 7; qd_x = r79; qd_y = r20; goto qd_fault; }
+	r171 = r166;
+	r173 = r171 + r172 * 1;
+	r80 = r173;
+	r81 = *(float *)r80;
+	r82 = r78 + r81;
+	r83 = (u64)r60 - (u64)r67;
+	if ((u64)r83 >= (u64)r20) { qd_site = 8; qd_x = r83; qd_y = r20; goto qd_fault; }
+	r174 = r166;
+	r176 = r174 + r175 * 1;
+	r84 = r176;
+	r85 = *(float *)r84;
+	r86 = r82 + r85;
+	r87 = (u64)r60 + (u64)r67;
+	if ((u64)r87 >= (u64)r20) { qd_site = 9; qd_x = r87; qd_y = r20; goto qd_fault; }
+	r177 = r166;
+	r179 = r177 + r178 * 1;
+	r88 = r179;
+	r89 = *(float *)r88;
+	r90 = r86 + r89;
+	if ((u64)r60 >= (u64)r20) { qd_site = 10; qd_x = r60; qd_y = r20; goto qd_fault; }
+	r91 = r166;
+	r92 = *(float *)r91;
+	r93 = r92 * 0x1.8p+02f;
+	r94 = r90 - r93;
+	r95 = r187;
+	*(float *)r95 = r94;
+b52: // latch (checked if)
+	r2 = (u64)r2 + (u64)r1;
+	r185 = r185 + r186 * 1;
+	r187 = r187 + r186 * 1;
+	goto b37;
+b53: // if.else (checked if)
+	r98 = r187;
+	*(float *)r98 = 0x0p+00f;
+	goto b52;
+b54: // divide in 64 bits
+	r214 = qd_div_i64(r60, r64);
+	goto b45;
+b55: // divide in 64 bits
+	r201 = qd_div_i64(r62, r12);
+	r213 = (u64)r201 * (u64)r12;
+	r202 = (u64)r62 - (u64)r213;
+	goto b43;
+b56: // divide in 64 bits
+	r188 = qd_div_i64(r60, r9);
+	r200 = (u64)r188 * (u64)r9;
+	r189 = (u64)r60 - (u64)r200;
+	goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -5821,15 +6958,30 @@ qd_fault: {
 
 // Task 0 of kernel Matmul(c []f32, a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r11 = 0, r31 = 0, r46 = 0, r55 = 0;
+	bool r5 = 0, r11 = 0, r31 = 0, r32 = 0, r36 = 0, r50 = 0, r54 = 0, r57 = 0;
+	bool r63 = 0, r64 = 0, r80 = 0, r83 = 0, r89 = 0, r94 = 0, r103 = 0, r105 = 0;
+	bool r136 = 0, r149 = 0, r158 = 0, r161 = 0, r164 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r8 = 0;
 	i64 r10 = 0, r12 = 0, r13 = 0, r16 = 0, r18 = 0, r19 = 0, r22 = 0, r26 = 0;
-	i64 r29 = 0, r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0;
-	i64 r40 = 0, r41 = 0, r52 = 0, r53 = 0, r54 = 0;
-	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
-	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
-	float r9 = 0, r17 = 0, r23 = 0, r24 = 0, r25 = 0;
-	char *r14 = 0, *r15 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r33 = 0, *r36 = 0;
+	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r41 = 0;
+	i64 r42 = 0, r47 = 0, r49 = 0, r52 = 0, r65 = 0, r66 = 0, r69 = 0, r70 = 0;
+	i64 r75 = 0, r77 = 0, r78 = 0, r91 = 0, r92 = 0, r97 = 0, r98 = 0, r99 = 0;
+	i64 r106 = 0, r108 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r116 = 0;
+	i64 r117 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0;
+	i64 r128 = 0, r129 = 0, r130 = 0, r131 = 0, r142 = 0, r143 = 0, r144 = 0, r155 = 0;
+	i64 r156 = 0, r157 = 0, r159 = 0, r160 = 0, r162 = 0, r163 = 0;
+	u32 r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r150 = 0, r151 = 0, r152 = 0;
+	u32 r153 = 0, r154 = 0;
+	u64 r51 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
+	u64 r62 = 0, r76 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0;
+	u64 r87 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0, r96 = 0, r100 = 0, r101 = 0;
+	u64 r102 = 0, r104 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r145 = 0, r146 = 0;
+	u64 r147 = 0, r148 = 0;
+	float r9 = 0, r17 = 0, r23 = 0, r24 = 0, r25 = 0, r40 = 0, r44 = 0, r45 = 0;
+	float r46 = 0, r68 = 0, r72 = 0, r73 = 0, r74 = 0;
+	char *r14 = 0, *r15 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r39 = 0, *r43 = 0;
+	char *r48 = 0, *r67 = 0, *r71 = 0, *r107 = 0, *r110 = 0, *r115 = 0, *r118 = 0, *r123 = 0;
+	char *r126 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -5843,144 +6995,406 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r51 = (u64)r29;
+	r52 = r2;
+	r53 = (u64)r52;
+	r54 = r53 < r51;
+	r55 = (u64)r3;
+	r56 = r55 + 4611686018427387904ull;
+	r57 = r56 <= 9223372036854775808ull;
+	r58 = r55 - 1ull;
+	r59 = (u64)r2;
+	r60 = r58 - r59;
+	r61 = r51 - 1ull;
+	r62 = r61 - r53;
+	r63 = r60 <= r62;
+	if (!r54) goto b45;
+	if (!r57) goto b45;
+	if (!r63) goto b45;
+	r76 = (u64)r16;
+	r81 = (u64)r4;
+	r82 = r81 + 4611686018427387904ull;
+	r83 = r82 <= 9223372036854775808ull;
+	r84 = r81 - 1ull;
+	r87 = r76 - 1ull;
+	r90 = (u64)r22;
+	r95 = r90 - 1ull;
+b5: // head
 	r5 = r2 < r3;
-	if (!r5) goto b22;
+	if (!r5) goto b44;
 	r6 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r42 = (u64)r6;
-	r43 = (u64)r4;
-	r44 = r42 | r43;
-	r45 = r44 >> 32;
-	r46 = r45 == 0ull;
-	if (!r46) goto b21;
-	r47 = (u32)r6;
-	r48 = (u32)r4;
-	r49 = qd_div_u32(r47, r48);
-	r51 = r49 * r48;
-	r50 = r47 - r51;
-	r40 = (i64)r49;
-	r41 = (i64)r50;
-b6: // rangeint.body
-	r7 = r40;
-	r8 = r41;
+	r145 = (u64)r6;
+	r146 = (u64)r4;
+	r147 = r145 | r146;
+	r148 = r147 >> 32;
+	r149 = r148 == 0ull;
+	if (!r149) goto b43;
+	r150 = (u32)r6;
+	r151 = (u32)r4;
+	r152 = qd_div_u32(r150, r151);
+	r154 = r152 * r151;
+	r153 = r150 - r154;
+	r143 = (i64)r152;
+	r144 = (i64)r153;
+b9: // rangeint.body
+	r7 = r143;
+	r8 = r144;
 	r9 = 0x0p+00f;
 	r10 = 0ll;
-	r12 = (u64)r7 * (u64)r4;
-	r32 = r12;
-	r33 = r15 + r32 * 4;
-	r35 = r8;
-	r36 = r21 + r35 * 4;
-	r37 = r4;
-	r38 = r37;
-	r39 = (u64)r38 * 4ull;
-	r53 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r54 = (u64)r53 - 3ull;
-b8: // unroll guard
-	r55 = r10 < r54;
-	if (!r55) goto b17;
+	r77 = (u64)r7 * (u64)r4;
+	r78 = r77;
+	r79 = (u64)r78;
+	r80 = r79 < r76;
+	r86 = r84;
+	r88 = r87 - r79;
+	r89 = r86 <= r88;
+	r92 = r8;
+	r93 = (u64)r92;
+	r94 = r93 < r90;
+	r96 = r95 - r93;
+	r98 = r4;
+	r99 = (u64)r98 + (u64)r8;
+	r100 = (u64)r99;
+	r101 = r100 - r93;
+	r102 = __umul64hi(r101, r86);
+	r103 = r102 == 0ull;
+	r104 = r101 * r86;
+	r105 = r104 <= r96;
+	if (!r80) goto b30;
+	if (!r83) goto b30;
+	if (!r89) goto b30;
+	if (!r94) goto b30;
+	if (!r103) goto b30;
+	if (!r105) goto b30;
+	r12 = r77;
+	r106 = r12;
+	r107 = r15 + r106 * 4;
+	r109 = r8;
+	r110 = r21 + r109 * 4;
+	r111 = r4;
+	r112 = r111;
+	r113 = (u64)r112 * 4ull;
+	r156 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r157 = (u64)r156 - 3ull;
+b17: // unroll guard
+	r158 = r10 < r157;
+	if (!r158) goto b26;
 	r11 = r10 < r4;
-	r13 = (u64)r12 + (u64)r10;
-	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r33;
+	r14 = r107;
 	r17 = *(float *)r14;
-	r18 = (u64)r10 * (u64)r4;
-	r19 = (u64)r18 + (u64)r8;
-	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
-	r20 = r36;
+	r20 = r110;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r33 = r33 + 4ll;
-	r36 = r36 + r39 * 1;
+	r107 = r107 + 4ll;
+	r110 = r110 + r113 * 1;
 	r11 = r10 < r4;
-	r13 = (u64)r12 + (u64)r10;
-	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r33;
+	r14 = r107;
 	r17 = *(float *)r14;
-	r18 = (u64)r10 * (u64)r4;
-	r19 = (u64)r18 + (u64)r8;
-	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
-	r20 = r36;
+	r20 = r110;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r33 = r33 + 4ll;
-	r36 = r36 + r39 * 1;
+	r107 = r107 + 4ll;
+	r110 = r110 + r113 * 1;
 	r11 = r10 < r4;
-	r13 = (u64)r12 + (u64)r10;
-	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r33;
+	r14 = r107;
 	r17 = *(float *)r14;
-	r18 = (u64)r10 * (u64)r4;
-	r19 = (u64)r18 + (u64)r8;
-	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
-	r20 = r36;
+	r20 = r110;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r33 = r33 + 4ll;
-	r36 = r36 + r39 * 1;
+	r107 = r107 + 4ll;
+	r110 = r110 + r113 * 1;
 	r11 = r10 < r4;
-	r13 = (u64)r12 + (u64)r10;
-	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r33;
+	r14 = r107;
 	r17 = *(float *)r14;
-	r18 = (u64)r10 * (u64)r4;
-	r19 = (u64)r18 + (u64)r8;
-	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
-	r20 = r36;
+	r20 = r110;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r33 = r33 + 4ll;
-	r36 = r36 + r39 * 1;
-	goto b8;
-b17: // for.loop
-	r11 = r10 < r4;
-	if (!r11) goto b19;
-	r13 = (u64)r12 + (u64)r10;
-	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
-	r14 = r33;
-	r17 = *(float *)r14;
-	r18 = (u64)r10 * (u64)r4;
-	r19 = (u64)r18 + (u64)r8;
-	if ((u64)r19 >= (u64)r22) { qd_site = 3; qd_x = r19; qd_y = r22; goto qd_fault; }
-	r20 = r36;
-	r23 = *(float *)r20;
-	r24 = r17 * r23;
-	r25 = r9 + r24;
-	r26 = (u64)r10 + 1ull;
-	r9 = r25;
-	r10 = r26;
-	r33 = r33 + 4ll;
-	r36 = r36 + r39 * 1;
+	r107 = r107 + 4ll;
+	r110 = r110 + r113 * 1;
 	goto b17;
-b19: // for.done
-	if ((u64)r6 >= (u64)r29) { qd_site = 4; qd_x = r6; qd_y = r29; goto qd_fault; }
+b26: // for.loop
+	r11 = r10 < r4;
+	if (!r11) goto b28;
+	r14 = r107;
+	r17 = *(float *)r14;
+	r20 = r110;
+	r23 = *(float *)r20;
+	r24 = r17 * r23;
+	r25 = r9 + r24;
+	r26 = (u64)r10 + 1ull;
+	r9 = r25;
+	r10 = r26;
+	r107 = r107 + 4ll;
+	r110 = r110 + r113 * 1;
+	goto b26;
+b28: // for.done
 	r27 = r28 + r6 * 4;
 	*(float *)r27 = r9;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b21: // divide in 64 bits
-	r40 = qd_div_i64(r6, r4);
-	r52 = (u64)r40 * (u64)r4;
-	r41 = (u64)r6 - (u64)r52;
-	goto b6;
-b22: // exit
+	goto b5;
+b30: // preheader
+	r65 = r77;
+	r122 = r65;
+	r123 = r15 + r122 * 4;
+	r125 = r8;
+	r126 = r21 + r125 * 4;
+	r127 = r4;
+	r128 = r127;
+	r129 = (u64)r128 * 4ull;
+	r159 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r160 = (u64)r159 - 3ull;
+b32: // unroll guard
+	r161 = r10 < r160;
+	if (!r161) goto b41;
+	r64 = r10 < r4;
+	r66 = (u64)r65 + (u64)r10;
+	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
+	r67 = r123;
+	r68 = *(float *)r67;
+	r69 = (u64)r10 * (u64)r4;
+	r70 = (u64)r69 + (u64)r8;
+	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
+	r71 = r126;
+	r72 = *(float *)r71;
+	r73 = r68 * r72;
+	r74 = r9 + r73;
+	r75 = (u64)r10 + 1ull;
+	r9 = r74;
+	r10 = r75;
+	r123 = r123 + 4ll;
+	r126 = r126 + r129 * 1;
+	r64 = r10 < r4;
+	r66 = (u64)r65 + (u64)r10;
+	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
+	r67 = r123;
+	r68 = *(float *)r67;
+	r69 = (u64)r10 * (u64)r4;
+	r70 = (u64)r69 + (u64)r8;
+	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
+	r71 = r126;
+	r72 = *(float *)r71;
+	r73 = r68 * r72;
+	r74 = r9 + r73;
+	r75 = (u64)r10 + 1ull;
+	r9 = r74;
+	r10 = r75;
+	r123 = r123 + 4ll;
+	r126 = r126 + r129 * 1;
+	r64 = r10 < r4;
+	r66 = (u64)r65 + (u64)r10;
+	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
+	r67 = r123;
+	r68 = *(float *)r67;
+	r69 = (u64)r10 * (u64)r4;
+	r70 = (u64)r69 + (u64)r8;
+	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
+	r71 = r126;
+	r72 = *(float *)r71;
+	r73 = r68 * r72;
+	r74 = r9 + r73;
+	r75 = (u64)r10 + 1ull;
+	r9 = r74;
+	r10 = r75;
+	r123 = r123 + 4ll;
+	r126 = r126 + r129 * 1;
+	r64 = r10 < r4;
+	r66 = (u64)r65 + (u64)r10;
+	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
+	r67 = r123;
+	r68 = *(float *)r67;
+	r69 = (u64)r10 * (u64)r4;
+	r70 = (u64)r69 + (u64)r8;
+	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
+	r71 = r126;
+	r72 = *(float *)r71;
+	r73 = r68 * r72;
+	r74 = r9 + r73;
+	r75 = (u64)r10 + 1ull;
+	r9 = r74;
+	r10 = r75;
+	r123 = r123 + 4ll;
+	r126 = r126 + r129 * 1;
+	goto b32;
+b41: // for.loop (checked)
+	r64 = r10 < r4;
+	if (!r64) goto b28;
+	r66 = (u64)r65 + (u64)r10;
+	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
+	r67 = r123;
+	r68 = *(float *)r67;
+	r69 = (u64)r10 * (u64)r4;
+	r70 = (u64)r69 + (u64)r8;
+	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
+	r71 = r126;
+	r72 = *(float *)r71;
+	r73 = r68 * r72;
+	r74 = r9 + r73;
+	r75 = (u64)r10 + 1ull;
+	r9 = r74;
+	r10 = r75;
+	r123 = r123 + 4ll;
+	r126 = r126 + r129 * 1;
+	goto b41;
+b43: // divide in 64 bits
+	r143 = qd_div_i64(r6, r4);
+	r155 = (u64)r143 * (u64)r4;
+	r144 = (u64)r6 - (u64)r155;
+	goto b9;
+b44: // exit
 	return;
+b45: // head (checked)
+	r32 = r2 < r3;
+	if (!r32) goto b44;
+	r33 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r132 = (u64)r33;
+	r133 = (u64)r4;
+	r134 = r132 | r133;
+	r135 = r134 >> 32;
+	r136 = r135 == 0ull;
+	if (!r136) goto b64;
+	r137 = (u32)r33;
+	r138 = (u32)r4;
+	r139 = qd_div_u32(r137, r138);
+	r141 = r139 * r138;
+	r140 = r137 - r141;
+	r130 = (i64)r139;
+	r131 = (i64)r140;
+b49: // rangeint.body (checked)
+	r34 = r130;
+	r35 = r131;
+	r9 = 0x0p+00f;
+	r10 = 0ll;
+	r37 = (u64)r34 * (u64)r4;
+	r114 = r37;
+	r115 = r15 + r114 * 4;
+	r117 = r35;
+	r118 = r21 + r117 * 4;
+	r119 = r4;
+	r120 = r119;
+	r121 = (u64)r120 * 4ull;
+	r162 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r163 = (u64)r162 - 3ull;
+b51: // unroll guard
+	r164 = r10 < r163;
+	if (!r164) goto b60;
+	r36 = r10 < r4;
+	r38 = (u64)r37 + (u64)r10;
+	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
+	r39 = r115;
+	r40 = *(float *)r39;
+	r41 = (u64)r10 * (u64)r4;
+	r42 = (u64)r41 + (u64)r35;
+	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
+	r43 = r118;
+	r44 = *(float *)r43;
+	r45 = r40 * r44;
+	r46 = r9 + r45;
+	r47 = (u64)r10 + 1ull;
+	r9 = r46;
+	r10 = r47;
+	r115 = r115 + 4ll;
+	r118 = r118 + r121 * 1;
+	r36 = r10 < r4;
+	r38 = (u64)r37 + (u64)r10;
+	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
+	r39 = r115;
+	r40 = *(float *)r39;
+	r41 = (u64)r10 * (u64)r4;
+	r42 = (u64)r41 + (u64)r35;
+	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
+	r43 = r118;
+	r44 = *(float *)r43;
+	r45 = r40 * r44;
+	r46 = r9 + r45;
+	r47 = (u64)r10 + 1ull;
+	r9 = r46;
+	r10 = r47;
+	r115 = r115 + 4ll;
+	r118 = r118 + r121 * 1;
+	r36 = r10 < r4;
+	r38 = (u64)r37 + (u64)r10;
+	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
+	r39 = r115;
+	r40 = *(float *)r39;
+	r41 = (u64)r10 * (u64)r4;
+	r42 = (u64)r41 + (u64)r35;
+	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
+	r43 = r118;
+	r44 = *(float *)r43;
+	r45 = r40 * r44;
+	r46 = r9 + r45;
+	r47 = (u64)r10 + 1ull;
+	r9 = r46;
+	r10 = r47;
+	r115 = r115 + 4ll;
+	r118 = r118 + r121 * 1;
+	r36 = r10 < r4;
+	r38 = (u64)r37 + (u64)r10;
+	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
+	r39 = r115;
+	r40 = *(float *)r39;
+	r41 = (u64)r10 * (u64)r4;
+	r42 = (u64)r41 + (u64)r35;
+	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
+	r43 = r118;
+	r44 = *(float *)r43;
+	r45 = r40 * r44;
+	r46 = r9 + r45;
+	r47 = (u64)r10 + 1ull;
+	r9 = r46;
+	r10 = r47;
+	r115 = r115 + 4ll;
+	r118 = r118 + r121 * 1;
+	goto b51;
+b60: // for.loop (checked)
+	r36 = r10 < r4;
+	if (!r36) goto b62;
+	r38 = (u64)r37 + (u64)r10;
+	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
+	r39 = r115;
+	r40 = *(float *)r39;
+	r41 = (u64)r10 * (u64)r4;
+	r42 = (u64)r41 + (u64)r35;
+	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
+	r43 = r118;
+	r44 = *(float *)r43;
+	r45 = r40 * r44;
+	r46 = r9 + r45;
+	r47 = (u64)r10 + 1ull;
+	r9 = r46;
+	r10 = r47;
+	r115 = r115 + 4ll;
+	r118 = r118 + r121 * 1;
+	goto b60;
+b62: // for.done (checked)
+	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; }
+	r48 = r28 + r33 * 4;
+	*(float *)r48 = r9;
+	r2 = (u64)r2 + (u64)r1;
+	goto b45;
+b64: // divide in 64 bits
+	r130 = qd_div_i64(r33, r4);
+	r142 = (u64)r130 * (u64)r4;
+	r131 = (u64)r33 - (u64)r142;
+	goto b49;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -6208,18 +7622,28 @@ qd_fault: {
 
 // Task 0 of kernel DigitSum(out []i64, in []i64, base i64), parallel.
 extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r6 = 0, r20 = 0, r21 = 0, r28 = 0, r38 = 0, r43 = 0, r53 = 0, r58 = 0;
-	bool r68 = 0, r73 = 0;
+	bool r6 = 0, r20 = 0, r21 = 0, r22 = 0, r31 = 0, r32 = 0, r36 = 0, r39 = 0;
+	bool r45 = 0, r52 = 0, r65 = 0, r75 = 0, r80 = 0, r90 = 0, r95 = 0, r105 = 0;
+	bool r110 = 0, r120 = 0, r125 = 0, r135 = 0, r140 = 0, r150 = 0, r155 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
-	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r22 = 0;
-	i64 r23 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r49 = 0, r50 = 0, r51 = 0;
-	i64 r52 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r79 = 0;
-	u32 r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r44 = 0, r45 = 0, r46 = 0;
-	u32 r47 = 0, r48 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r74 = 0;
-	u32 r75 = 0, r76 = 0, r77 = 0, r78 = 0;
-	u64 r24 = 0, r25 = 0, r26 = 0, r27 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
-	u64 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
-	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0;
+	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r23 = 0;
+	i64 r25 = 0, r26 = 0, r27 = 0, r28 = 0, r30 = 0, r34 = 0, r46 = 0, r47 = 0;
+	i64 r58 = 0, r59 = 0, r60 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r86 = 0;
+	i64 r87 = 0, r88 = 0, r89 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r116 = 0;
+	i64 r117 = 0, r118 = 0, r119 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r146 = 0;
+	i64 r147 = 0, r148 = 0, r149 = 0, r161 = 0;
+	u32 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r66 = 0, r67 = 0, r68 = 0;
+	u32 r69 = 0, r70 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r96 = 0;
+	u32 r97 = 0, r98 = 0, r99 = 0, r100 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
+	u32 r115 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0, r141 = 0, r142 = 0;
+	u32 r143 = 0, r144 = 0, r145 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0;
+	u64 r33 = 0, r35 = 0, r37 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0;
+	u64 r44 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r61 = 0, r62 = 0, r63 = 0;
+	u64 r64 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r91 = 0, r92 = 0, r93 = 0;
+	u64 r94 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r121 = 0, r122 = 0, r123 = 0;
+	u64 r124 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0, r151 = 0, r152 = 0, r153 = 0;
+	u64 r154 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0, *r24 = 0, *r29 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -6231,132 +7655,271 @@ extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r33 = (u64)r10;
+	r34 = r2;
+	r35 = (u64)r34;
+	r36 = r35 < r33;
+	r37 = (u64)r3;
+	r38 = r37 + 4611686018427387904ull;
+	r39 = r38 <= 9223372036854775808ull;
+	r40 = r37 - 1ull;
+	r41 = (u64)r2;
+	r42 = r40 - r41;
+	r43 = r33 - 1ull;
+	r44 = r43 - r35;
+	r45 = r42 <= r44;
+	if (!r36) goto b30;
+	if (!r39) goto b30;
+	if (!r45) goto b30;
+b4: // head
 	r6 = r2 < r3;
-	if (!r6) goto b27;
+	if (!r6) goto b29;
 	r7 = r2;
-	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r8 = r9 + r7 * 8;
 	r11 = *(i64 *)r8;
 	r12 = r11;
 	r13 = 0ll;
-b5: // for.loop
+b7: // for.loop
 	r21 = r12 > 0ll;
-	if (!r21) goto b22;
+	if (!r21) goto b24;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r24 = (u64)r12;
-	r25 = (u64)r15;
-	r26 = r24 | r25;
-	r27 = r26 >> 32;
-	r28 = r27 == 0ull;
-	if (!r28) goto b26;
-	r29 = (u32)r12;
-	r30 = (u32)r15;
-	r31 = qd_div_u32(r29, r30);
-	r33 = r31 * r30;
-	r32 = r29 - r33;
-	r22 = (i64)r31;
-	r23 = (i64)r32;
-b8: // for.body
-	r14 = r23;
+	r61 = (u64)r12;
+	r62 = (u64)r15;
+	r63 = r61 | r62;
+	r64 = r63 >> 32;
+	r65 = r64 == 0ull;
+	if (!r65) goto b28;
+	r66 = (u32)r12;
+	r67 = (u32)r15;
+	r68 = qd_div_u32(r66, r67);
+	r70 = r68 * r67;
+	r69 = r66 - r70;
+	r59 = (i64)r68;
+	r60 = (i64)r69;
+b10: // for.body
+	r14 = r60;
 	r16 = (u64)r13 + (u64)r14;
-	r17 = r22;
+	r17 = r59;
 	r12 = r17;
 	r13 = r16;
-	r38 = r12 > 0ll;
-	if (!r38) goto b22;
+	r120 = r12 > 0ll;
+	if (!r120) goto b24;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r39 = (u64)r12;
-	r40 = (u64)r15;
-	r41 = r39 | r40;
-	r42 = r41 >> 32;
-	r43 = r42 == 0ull;
-	if (!r43) goto b25;
-	r44 = (u32)r12;
-	r45 = (u32)r15;
-	r46 = qd_div_u32(r44, r45);
-	r48 = r46 * r45;
-	r47 = r44 - r48;
-	r22 = (i64)r46;
-	r23 = (i64)r47;
-b12: // for.body (unrolled 1)
-	r35 = r23;
-	r36 = (u64)r13 + (u64)r35;
-	r37 = r22;
-	r12 = r37;
-	r13 = r36;
-	r53 = r12 > 0ll;
-	if (!r53) goto b22;
+	r121 = (u64)r12;
+	r122 = (u64)r15;
+	r123 = r121 | r122;
+	r124 = r123 >> 32;
+	r125 = r124 == 0ull;
+	if (!r125) goto b27;
+	r126 = (u32)r12;
+	r127 = (u32)r15;
+	r128 = qd_div_u32(r126, r127);
+	r130 = r128 * r127;
+	r129 = r126 - r130;
+	r59 = (i64)r128;
+	r60 = (i64)r129;
+b14: // for.body (unrolled 1)
+	r117 = r60;
+	r118 = (u64)r13 + (u64)r117;
+	r119 = r59;
+	r12 = r119;
+	r13 = r118;
+	r135 = r12 > 0ll;
+	if (!r135) goto b24;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r54 = (u64)r12;
-	r55 = (u64)r15;
-	r56 = r54 | r55;
-	r57 = r56 >> 32;
-	r58 = r57 == 0ull;
-	if (!r58) goto b24;
-	r59 = (u32)r12;
-	r60 = (u32)r15;
-	r61 = qd_div_u32(r59, r60);
-	r63 = r61 * r60;
-	r62 = r59 - r63;
-	r22 = (i64)r61;
-	r23 = (i64)r62;
-b16: // for.body (unrolled 2)
-	r50 = r23;
-	r51 = (u64)r13 + (u64)r50;
-	r52 = r22;
-	r12 = r52;
-	r13 = r51;
-	r68 = r12 > 0ll;
-	if (!r68) goto b22;
+	r136 = (u64)r12;
+	r137 = (u64)r15;
+	r138 = r136 | r137;
+	r139 = r138 >> 32;
+	r140 = r139 == 0ull;
+	if (!r140) goto b26;
+	r141 = (u32)r12;
+	r142 = (u32)r15;
+	r143 = qd_div_u32(r141, r142);
+	r145 = r143 * r142;
+	r144 = r141 - r145;
+	r59 = (i64)r143;
+	r60 = (i64)r144;
+b18: // for.body (unrolled 2)
+	r132 = r60;
+	r133 = (u64)r13 + (u64)r132;
+	r134 = r59;
+	r12 = r134;
+	r13 = r133;
+	r150 = r12 > 0ll;
+	if (!r150) goto b24;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r69 = (u64)r12;
-	r70 = (u64)r15;
-	r71 = r69 | r70;
-	r72 = r71 >> 32;
-	r73 = r72 == 0ull;
-	if (!r73) goto b21;
-	r74 = (u32)r12;
-	r75 = (u32)r15;
-	r76 = qd_div_u32(r74, r75);
-	r78 = r76 * r75;
-	r77 = r74 - r78;
-	r22 = (i64)r76;
-	r23 = (i64)r77;
-b20: // for.body (unrolled 3)
-	r65 = r23;
-	r66 = (u64)r13 + (u64)r65;
-	r67 = r22;
-	r12 = r67;
-	r13 = r66;
-	goto b5;
-b21: // divide in 64 bits (unrolled 3)
-	r22 = qd_div_i64(r12, r15);
-	r79 = (u64)r22 * (u64)r15;
-	r23 = (u64)r12 - (u64)r79;
-	goto b20;
-b22: // for.done
+	r151 = (u64)r12;
+	r152 = (u64)r15;
+	r153 = r151 | r152;
+	r154 = r153 >> 32;
+	r155 = r154 == 0ull;
+	if (!r155) goto b23;
+	r156 = (u32)r12;
+	r157 = (u32)r15;
+	r158 = qd_div_u32(r156, r157);
+	r160 = r158 * r157;
+	r159 = r156 - r160;
+	r59 = (i64)r158;
+	r60 = (i64)r159;
+b22: // for.body (unrolled 3)
+	r147 = r60;
+	r148 = (u64)r13 + (u64)r147;
+	r149 = r59;
+	r12 = r149;
+	r13 = r148;
+	goto b7;
+b23: // divide in 64 bits (unrolled 3)
+	r59 = qd_div_i64(r12, r15);
+	r161 = (u64)r59 * (u64)r15;
+	r60 = (u64)r12 - (u64)r161;
+	goto b22;
+b24: // for.done
 	r18 = r4 + r7 * 8;
 	*(i64 *)r18 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b24: // divide in 64 bits (unrolled 2)
-	r22 = qd_div_i64(r12, r15);
-	r64 = (u64)r22 * (u64)r15;
-	r23 = (u64)r12 - (u64)r64;
-	goto b16;
-b25: // divide in 64 bits (unrolled 1)
-	r22 = qd_div_i64(r12, r15);
-	r49 = (u64)r22 * (u64)r15;
-	r23 = (u64)r12 - (u64)r49;
-	goto b12;
-b26: // divide in 64 bits
-	r22 = qd_div_i64(r12, r15);
-	r34 = (u64)r22 * (u64)r15;
-	r23 = (u64)r12 - (u64)r34;
-	goto b8;
-b27: // exit
+	goto b4;
+b26: // divide in 64 bits (unrolled 2)
+	r59 = qd_div_i64(r12, r15);
+	r146 = (u64)r59 * (u64)r15;
+	r60 = (u64)r12 - (u64)r146;
+	goto b18;
+b27: // divide in 64 bits (unrolled 1)
+	r59 = qd_div_i64(r12, r15);
+	r131 = (u64)r59 * (u64)r15;
+	r60 = (u64)r12 - (u64)r131;
+	goto b14;
+b28: // divide in 64 bits
+	r59 = qd_div_i64(r12, r15);
+	r71 = (u64)r59 * (u64)r15;
+	r60 = (u64)r12 - (u64)r71;
+	goto b10;
+b29: // exit
 	return;
+b30: // head (checked)
+	r22 = r2 < r3;
+	if (!r22) goto b29;
+	r23 = r2;
+	if ((u64)r23 >= (u64)r10) { qd_site = 0; qd_x = r23; qd_y = r10; goto qd_fault; }
+	r24 = r9 + r23 * 8;
+	r25 = *(i64 *)r24;
+	r12 = r25;
+	r13 = 0ll;
+b33: // for.loop (checked)
+	r32 = r12 > 0ll;
+	if (!r32) goto b50;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r48 = (u64)r12;
+	r49 = (u64)r15;
+	r50 = r48 | r49;
+	r51 = r50 >> 32;
+	r52 = r51 == 0ull;
+	if (!r52) goto b54;
+	r53 = (u32)r12;
+	r54 = (u32)r15;
+	r55 = qd_div_u32(r53, r54);
+	r57 = r55 * r54;
+	r56 = r53 - r57;
+	r46 = (i64)r55;
+	r47 = (i64)r56;
+b36: // for.body (checked)
+	r26 = r47;
+	r27 = (u64)r13 + (u64)r26;
+	r28 = r46;
+	r12 = r28;
+	r13 = r27;
+	r75 = r12 > 0ll;
+	if (!r75) goto b50;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r76 = (u64)r12;
+	r77 = (u64)r15;
+	r78 = r76 | r77;
+	r79 = r78 >> 32;
+	r80 = r79 == 0ull;
+	if (!r80) goto b53;
+	r81 = (u32)r12;
+	r82 = (u32)r15;
+	r83 = qd_div_u32(r81, r82);
+	r85 = r83 * r82;
+	r84 = r81 - r85;
+	r46 = (i64)r83;
+	r47 = (i64)r84;
+b40: // for.body (checked) (unrolled 1)
+	r72 = r47;
+	r73 = (u64)r13 + (u64)r72;
+	r74 = r46;
+	r12 = r74;
+	r13 = r73;
+	r90 = r12 > 0ll;
+	if (!r90) goto b50;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r91 = (u64)r12;
+	r92 = (u64)r15;
+	r93 = r91 | r92;
+	r94 = r93 >> 32;
+	r95 = r94 == 0ull;
+	if (!r95) goto b52;
+	r96 = (u32)r12;
+	r97 = (u32)r15;
+	r98 = qd_div_u32(r96, r97);
+	r100 = r98 * r97;
+	r99 = r96 - r100;
+	r46 = (i64)r98;
+	r47 = (i64)r99;
+b44: // for.body (checked) (unrolled 2)
+	r87 = r47;
+	r88 = (u64)r13 + (u64)r87;
+	r89 = r46;
+	r12 = r89;
+	r13 = r88;
+	r105 = r12 > 0ll;
+	if (!r105) goto b50;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r106 = (u64)r12;
+	r107 = (u64)r15;
+	r108 = r106 | r107;
+	r109 = r108 >> 32;
+	r110 = r109 == 0ull;
+	if (!r110) goto b49;
+	r111 = (u32)r12;
+	r112 = (u32)r15;
+	r113 = qd_div_u32(r111, r112);
+	r115 = r113 * r112;
+	r114 = r111 - r115;
+	r46 = (i64)r113;
+	r47 = (i64)r114;
+b48: // for.body (checked) (unrolled 3)
+	r102 = r47;
+	r103 = (u64)r13 + (u64)r102;
+	r104 = r46;
+	r12 = r104;
+	r13 = r103;
+	goto b33;
+b49: // divide in 64 bits (unrolled 3)
+	r46 = qd_div_i64(r12, r15);
+	r116 = (u64)r46 * (u64)r15;
+	r47 = (u64)r12 - (u64)r116;
+	goto b48;
+b50: // for.done (checked)
+	r29 = r4 + r23 * 8;
+	*(i64 *)r29 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b30;
+b52: // divide in 64 bits (unrolled 2)
+	r46 = qd_div_i64(r12, r15);
+	r101 = (u64)r46 * (u64)r15;
+	r47 = (u64)r12 - (u64)r101;
+	goto b44;
+b53: // divide in 64 bits (unrolled 1)
+	r46 = qd_div_i64(r12, r15);
+	r86 = (u64)r46 * (u64)r15;
+	r47 = (u64)r12 - (u64)r86;
+	goto b40;
+b54: // divide in 64 bits
+	r46 = qd_div_i64(r12, r15);
+	r58 = (u64)r46 * (u64)r15;
+	r47 = (u64)r12 - (u64)r58;
+	goto b36;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -6373,17 +7936,19 @@ qd_fault: {
 // Task 0 of kernel Options(out []f32, spot []f32, strike f32), parallel.
 extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p4, char *p5) {
 	bool r6 = 0, r14 = 0, r30 = 0, r31 = 0, r41 = 0, r51 = 0, r61 = 0, r71 = 0;
-	bool r81 = 0, r91 = 0, r101 = 0, r112 = 0, r114 = 0, r119 = 0, r132 = 0, r161 = 0;
-	bool r174 = 0, r204 = 0, r217 = 0, r247 = 0, r260 = 0;
+	bool r81 = 0, r91 = 0, r101 = 0, r111 = 0, r124 = 0, r156 = 0, r159 = 0, r165 = 0;
+	bool r167 = 0, r169 = 0, r174 = 0, r187 = 0, r216 = 0, r229 = 0, r259 = 0, r272 = 0;
+	bool r302 = 0, r315 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r13 = 0;
 	i64 r15 = 0, r24 = 0, r29 = 0, r32 = 0, r40 = 0, r42 = 0, r50 = 0, r52 = 0;
 	i64 r60 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0, r82 = 0, r90 = 0, r92 = 0;
-	i64 r100 = 0, r102 = 0, r110 = 0, r111 = 0, r118 = 0, r120 = 0, r131 = 0, r162 = 0;
-	i64 r173 = 0, r203 = 0, r205 = 0, r216 = 0, r246 = 0, r248 = 0, r259 = 0, r289 = 0;
-	i64 r290 = 0, r292 = 0, r295 = 0, r298 = 0, r300 = 0, r303 = 0, r305 = 0, r308 = 0;
-	i64 r310 = 0, r312 = 0, r315 = 0, r317 = 0, r319 = 0, r321 = 0, r323 = 0, r325 = 0;
-	i64 r326 = 0, r328 = 0;
-	u64 r113 = 0, r115 = 0, r116 = 0, r117 = 0;
+	i64 r100 = 0, r102 = 0, r110 = 0, r112 = 0, r123 = 0, r154 = 0, r166 = 0, r173 = 0;
+	i64 r175 = 0, r186 = 0, r217 = 0, r228 = 0, r258 = 0, r260 = 0, r271 = 0, r301 = 0;
+	i64 r303 = 0, r314 = 0, r344 = 0, r345 = 0, r347 = 0, r350 = 0, r353 = 0, r355 = 0;
+	i64 r358 = 0, r360 = 0, r363 = 0, r365 = 0, r367 = 0, r370 = 0, r372 = 0, r374 = 0;
+	i64 r376 = 0, r378 = 0, r380 = 0, r382 = 0, r384 = 0, r385 = 0, r387 = 0;
+	u64 r153 = 0, r155 = 0, r157 = 0, r158 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
+	u64 r164 = 0, r168 = 0, r170 = 0, r171 = 0, r172 = 0;
 	float r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	float r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0, r35 = 0;
 	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
@@ -6392,30 +7957,35 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	float r69 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
 	float r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0;
 	float r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r104 = 0;
-	float r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r122 = 0, r123 = 0, r124 = 0;
-	float r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r133 = 0, r134 = 0, r135 = 0;
+	float r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r114 = 0, r115 = 0, r116 = 0;
+	float r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0, r125 = 0, r126 = 0, r127 = 0;
+	float r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0;
 	float r136 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
 	float r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
-	float r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
-	float r160 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
-	float r171 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0;
-	float r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
-	float r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0;
-	float r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r207 = 0, r208 = 0, r209 = 0;
-	float r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r218 = 0, r219 = 0, r220 = 0;
-	float r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
-	float r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0;
-	float r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0;
-	float r245 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0;
-	float r257 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0;
-	float r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0;
-	float r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0;
-	float r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0;
-	char *r4 = 0, *r8 = 0, *r9 = 0, *r28 = 0, *r121 = 0, *r130 = 0, *r163 = 0, *r172 = 0;
-	char *r206 = 0, *r215 = 0, *r249 = 0, *r258 = 0, *r291 = 0, *r293 = 0, *r294 = 0, *r296 = 0;
-	char *r297 = 0, *r299 = 0, *r301 = 0, *r302 = 0, *r304 = 0, *r306 = 0, *r307 = 0, *r309 = 0;
-	char *r311 = 0, *r313 = 0, *r314 = 0, *r316 = 0, *r318 = 0, *r320 = 0, *r322 = 0, *r324 = 0;
-	char *r327 = 0, *r329 = 0;
+	float r152 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0;
+	float r184 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
+	float r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0;
+	float r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0;
+	float r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r219 = 0, r220 = 0, r221 = 0;
+	float r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r230 = 0, r231 = 0, r232 = 0;
+	float r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0;
+	float r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0;
+	float r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0;
+	float r257 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0;
+	float r269 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0;
+	float r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r285 = 0, r286 = 0, r287 = 0;
+	float r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0;
+	float r296 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0, r305 = 0, r306 = 0, r307 = 0;
+	float r308 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0, r316 = 0, r317 = 0, r318 = 0;
+	float r319 = 0, r320 = 0, r321 = 0, r322 = 0, r323 = 0, r324 = 0, r325 = 0, r326 = 0;
+	float r327 = 0, r328 = 0, r329 = 0, r330 = 0, r331 = 0, r332 = 0, r333 = 0, r334 = 0;
+	float r335 = 0, r336 = 0, r337 = 0, r338 = 0, r339 = 0, r340 = 0, r341 = 0, r342 = 0;
+	float r343 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r28 = 0, *r113 = 0, *r122 = 0, *r176 = 0, *r185 = 0;
+	char *r218 = 0, *r227 = 0, *r261 = 0, *r270 = 0, *r304 = 0, *r313 = 0, *r346 = 0, *r348 = 0;
+	char *r349 = 0, *r351 = 0, *r352 = 0, *r354 = 0, *r356 = 0, *r357 = 0, *r359 = 0, *r361 = 0;
+	char *r362 = 0, *r364 = 0, *r366 = 0, *r368 = 0, *r369 = 0, *r371 = 0, *r373 = 0, *r375 = 0;
+	char *r377 = 0, *r379 = 0, *r381 = 0, *r383 = 0, *r386 = 0, *r388 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -6427,259 +7997,261 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r111 = (u64)r1 * 3ull;
-	r290 = (u64)r1 * 4ull;
-	r115 = (u64)r3;
-	r117 = (u64)r111;
-	r292 = r290;
-	r295 = r290;
-	r300 = r290;
-	r305 = r290;
-	r312 = r290;
-	r319 = r290;
-	r325 = r2;
-	r326 = r325;
-	r327 = r9 + r326 * 4;
-	r328 = (u64)r290 * 4ull;
-	r329 = r4 + r326 * 4;
-b2: // grid unrolled guard
-	r112 = r2 < r3;
-	if (!r112) goto b67;
-	r116 = (u64)r2;
-	r113 = r115 - r116;
-	r114 = r113 > r117;
-	if (!r114) goto b53;
-	r118 = r2;
-	r120 = r118;
-	if ((u64)r120 >= (u64)r10) { qd_site = 0; qd_x = r120; qd_y = r10; goto qd_fault; }
-	r121 = r327;
-	r122 = *(float *)r121;
+	r153 = (u64)r10;
+	r154 = r2;
+	r155 = (u64)r154;
+	r156 = r155 < r153;
+	r157 = (u64)r3;
+	r158 = r157 + 4611686018427387904ull;
+	r159 = r158 <= 9223372036854775808ull;
+	r160 = r157 - 1ull;
+	r161 = (u64)r2;
+	r162 = r160 - r161;
+	r163 = r153 - 1ull;
+	r164 = r163 - r155;
+	r165 = r162 <= r164;
+	if (!r156) goto b62;
+	if (!r159) goto b62;
+	if (!r165) goto b62;
+	r166 = (u64)r1 * 3ull;
+	r345 = (u64)r1 * 4ull;
+	r170 = r157;
+	r172 = (u64)r166;
+	r347 = r345;
+	r350 = r345;
+	r355 = r345;
+	r360 = r345;
+	r367 = r345;
+	r374 = r345;
+	r384 = r2;
+	r385 = r384;
+	r386 = r9 + r385 * 4;
+	r387 = (u64)r345 * 4ull;
+	r388 = r4 + r385 * 4;
+b5: // grid unrolled guard
+	r167 = r2 < r3;
+	if (!r167) goto b61;
+	r171 = (u64)r2;
+	r168 = r170 - r171;
+	r169 = r168 > r172;
+	if (!r169) goto b48;
+	r176 = r386;
+	r177 = *(float *)r176;
 	r12 = 0x0p+00f;
-	r123 = r122 * 0x1.8p-01f;
-	r124 = r123 - r21;
-	r125 = qd_max_f32(r124, 0x0p+00f);
-	r126 = 0x0p+00f + r125;
-	r12 = r126;
-	r133 = r122 * 0x1.ap-01f;
-	r134 = r133 - r21;
-	r135 = qd_max_f32(r134, 0x0p+00f);
-	r136 = r12 + r135;
-	r12 = r136;
-	r137 = r122 * 0x1.cp-01f;
-	r138 = r137 - r21;
-	r139 = qd_max_f32(r138, 0x0p+00f);
-	r140 = r12 + r139;
-	r12 = r140;
-	r141 = r122 * 0x1.ep-01f;
-	r142 = r141 - r21;
-	r143 = qd_max_f32(r142, 0x0p+00f);
-	r144 = r12 + r143;
-	r12 = r144;
-	r145 = r122 * 0x1p+00f;
-	r146 = r145 - r21;
-	r147 = qd_max_f32(r146, 0x0p+00f);
-	r148 = r12 + r147;
-	r12 = r148;
-	r149 = r122 * 0x1.1p+00f;
-	r150 = r149 - r21;
-	r151 = qd_max_f32(r150, 0x0p+00f);
-	r152 = r12 + r151;
-	r12 = r152;
-	r153 = r122 * 0x1.2p+00f;
-	r154 = r153 - r21;
-	r155 = qd_max_f32(r154, 0x0p+00f);
-	r156 = r12 + r155;
-	r12 = r156;
-	r157 = r122 * 0x1.3p+00f;
-	r158 = r157 - r21;
-	r159 = qd_max_f32(r158, 0x0p+00f);
-	r160 = r12 + r159;
-	r12 = r160;
-	r127 = r12 * 0x1p-03f;
-	r128 = r127 * 0x1.e66666p-01f;
-	r129 = r128 / 0x1.8p+01f;
-	r130 = r329;
-	*(float *)r130 = r129;
-	r203 = (u64)r118 + (u64)r1;
-	r162 = r203;
-	if ((u64)r162 >= (u64)r10) { qd_site = 0; qd_x = r162; qd_y = r10; goto qd_fault; }
-	r291 = r121;
-	r293 = r291 + r292 * 1;
-	r163 = r293;
-	r164 = *(float *)r163;
-	r12 = 0x0p+00f;
-	r165 = r164 * 0x1.8p-01f;
-	r166 = r165 - r21;
-	r167 = qd_max_f32(r166, 0x0p+00f);
-	r168 = 0x0p+00f + r167;
-	r12 = r168;
-	r175 = r164 * 0x1.ap-01f;
-	r176 = r175 - r21;
-	r177 = qd_max_f32(r176, 0x0p+00f);
-	r178 = r12 + r177;
-	r12 = r178;
-	r179 = r164 * 0x1.cp-01f;
-	r180 = r179 - r21;
-	r181 = qd_max_f32(r180, 0x0p+00f);
-	r182 = r12 + r181;
-	r12 = r182;
-	r183 = r164 * 0x1.ep-01f;
-	r184 = r183 - r21;
-	r185 = qd_max_f32(r184, 0x0p+00f);
-	r186 = r12 + r185;
-	r12 = r186;
-	r187 = r164 * 0x1p+00f;
-	r188 = r187 - r21;
-	r189 = qd_max_f32(r188, 0x0p+00f);
-	r190 = r12 + r189;
-	r12 = r190;
-	r191 = r164 * 0x1.1p+00f;
-	r192 = r191 - r21;
-	r193 = qd_max_f32(r192, 0x0p+00f);
-	r194 = r12 + r193;
-	r12 = r194;
-	r195 = r164 * 0x1.2p+00f;
-	r196 = r195 - r21;
-	r197 = qd_max_f32(r196, 0x0p+00f);
-	r198 = r12 + r197;
-	r12 = r198;
-	r199 = r164 * 0x1.3p+00f;
-	r200 = r199 - r21;
-	r201 = qd_max_f32(r200, 0x0p+00f);
-	r202 = r12 + r201;
-	r12 = r202;
-	r169 = r12 * 0x1p-03f;
-	r170 = r169 * 0x1.e66666p-01f;
-	r171 = r170 / 0x1.8p+01f;
-	r294 = r130;
-	r296 = r294 + r295 * 1;
-	r172 = r296;
-	*(float *)r172 = r171;
-	r246 = (u64)r203 + (u64)r1;
-	r205 = r246;
-	if ((u64)r205 >= (u64)r10) { qd_site = 0; qd_x = r205; qd_y = r10; goto qd_fault; }
-	r299 = r293;
-	r301 = r299 + r300 * 1;
-	r206 = r301;
-	r207 = *(float *)r206;
-	r12 = 0x0p+00f;
-	r208 = r207 * 0x1.8p-01f;
+	r178 = r177 * 0x1.8p-01f;
+	r179 = r178 - r21;
+	r180 = qd_max_f32(r179, 0x0p+00f);
+	r181 = 0x0p+00f + r180;
+	r12 = r181;
+	r188 = r177 * 0x1.ap-01f;
+	r189 = r188 - r21;
+	r190 = qd_max_f32(r189, 0x0p+00f);
+	r191 = r12 + r190;
+	r12 = r191;
+	r192 = r177 * 0x1.cp-01f;
+	r193 = r192 - r21;
+	r194 = qd_max_f32(r193, 0x0p+00f);
+	r195 = r12 + r194;
+	r12 = r195;
+	r196 = r177 * 0x1.ep-01f;
+	r197 = r196 - r21;
+	r198 = qd_max_f32(r197, 0x0p+00f);
+	r199 = r12 + r198;
+	r12 = r199;
+	r200 = r177 * 0x1p+00f;
+	r201 = r200 - r21;
+	r202 = qd_max_f32(r201, 0x0p+00f);
+	r203 = r12 + r202;
+	r12 = r203;
+	r204 = r177 * 0x1.1p+00f;
+	r205 = r204 - r21;
+	r206 = qd_max_f32(r205, 0x0p+00f);
+	r207 = r12 + r206;
+	r12 = r207;
+	r208 = r177 * 0x1.2p+00f;
 	r209 = r208 - r21;
 	r210 = qd_max_f32(r209, 0x0p+00f);
-	r211 = 0x0p+00f + r210;
+	r211 = r12 + r210;
 	r12 = r211;
-	r218 = r207 * 0x1.ap-01f;
-	r219 = r218 - r21;
-	r220 = qd_max_f32(r219, 0x0p+00f);
-	r221 = r12 + r220;
-	r12 = r221;
-	r222 = r207 * 0x1.cp-01f;
-	r223 = r222 - r21;
-	r224 = qd_max_f32(r223, 0x0p+00f);
-	r225 = r12 + r224;
-	r12 = r225;
-	r226 = r207 * 0x1.ep-01f;
-	r227 = r226 - r21;
-	r228 = qd_max_f32(r227, 0x0p+00f);
-	r229 = r12 + r228;
-	r12 = r229;
-	r230 = r207 * 0x1p+00f;
+	r212 = r177 * 0x1.3p+00f;
+	r213 = r212 - r21;
+	r214 = qd_max_f32(r213, 0x0p+00f);
+	r215 = r12 + r214;
+	r12 = r215;
+	r182 = r12 * 0x1p-03f;
+	r183 = r182 * 0x1.e66666p-01f;
+	r184 = r183 / 0x1.8p+01f;
+	r185 = r388;
+	*(float *)r185 = r184;
+	r346 = r176;
+	r348 = r346 + r347 * 1;
+	r218 = r348;
+	r219 = *(float *)r218;
+	r12 = 0x0p+00f;
+	r220 = r219 * 0x1.8p-01f;
+	r221 = r220 - r21;
+	r222 = qd_max_f32(r221, 0x0p+00f);
+	r223 = 0x0p+00f + r222;
+	r12 = r223;
+	r230 = r219 * 0x1.ap-01f;
 	r231 = r230 - r21;
 	r232 = qd_max_f32(r231, 0x0p+00f);
 	r233 = r12 + r232;
 	r12 = r233;
-	r234 = r207 * 0x1.1p+00f;
+	r234 = r219 * 0x1.cp-01f;
 	r235 = r234 - r21;
 	r236 = qd_max_f32(r235, 0x0p+00f);
 	r237 = r12 + r236;
 	r12 = r237;
-	r238 = r207 * 0x1.2p+00f;
+	r238 = r219 * 0x1.ep-01f;
 	r239 = r238 - r21;
 	r240 = qd_max_f32(r239, 0x0p+00f);
 	r241 = r12 + r240;
 	r12 = r241;
-	r242 = r207 * 0x1.3p+00f;
+	r242 = r219 * 0x1p+00f;
 	r243 = r242 - r21;
 	r244 = qd_max_f32(r243, 0x0p+00f);
 	r245 = r12 + r244;
 	r12 = r245;
-	r212 = r12 * 0x1p-03f;
-	r213 = r212 * 0x1.e66666p-01f;
-	r214 = r213 / 0x1.8p+01f;
-	r304 = r296;
-	r306 = r304 + r305 * 1;
-	r215 = r306;
-	*(float *)r215 = r214;
-	r289 = (u64)r246 + (u64)r1;
-	r248 = r289;
-	if ((u64)r248 >= (u64)r10) { qd_site = 0; qd_x = r248; qd_y = r10; goto qd_fault; }
-	r311 = r301;
-	r313 = r311 + r312 * 1;
-	r249 = r313;
-	r250 = *(float *)r249;
+	r246 = r219 * 0x1.1p+00f;
+	r247 = r246 - r21;
+	r248 = qd_max_f32(r247, 0x0p+00f);
+	r249 = r12 + r248;
+	r12 = r249;
+	r250 = r219 * 0x1.2p+00f;
+	r251 = r250 - r21;
+	r252 = qd_max_f32(r251, 0x0p+00f);
+	r253 = r12 + r252;
+	r12 = r253;
+	r254 = r219 * 0x1.3p+00f;
+	r255 = r254 - r21;
+	r256 = qd_max_f32(r255, 0x0p+00f);
+	r257 = r12 + r256;
+	r12 = r257;
+	r224 = r12 * 0x1p-03f;
+	r225 = r224 * 0x1.e66666p-01f;
+	r226 = r225 / 0x1.8p+01f;
+	r349 = r185;
+	r351 = r349 + r350 * 1;
+	r227 = r351;
+	*(float *)r227 = r226;
+	r354 = r348;
+	r356 = r354 + r355 * 1;
+	r261 = r356;
+	r262 = *(float *)r261;
 	r12 = 0x0p+00f;
-	r251 = r250 * 0x1.8p-01f;
-	r252 = r251 - r21;
-	r253 = qd_max_f32(r252, 0x0p+00f);
-	r254 = 0x0p+00f + r253;
-	r12 = r254;
-	r261 = r250 * 0x1.ap-01f;
-	r262 = r261 - r21;
-	r263 = qd_max_f32(r262, 0x0p+00f);
-	r264 = r12 + r263;
-	r12 = r264;
-	r265 = r250 * 0x1.cp-01f;
-	r266 = r265 - r21;
-	r267 = qd_max_f32(r266, 0x0p+00f);
-	r268 = r12 + r267;
-	r12 = r268;
-	r269 = r250 * 0x1.ep-01f;
-	r270 = r269 - r21;
-	r271 = qd_max_f32(r270, 0x0p+00f);
-	r272 = r12 + r271;
-	r12 = r272;
-	r273 = r250 * 0x1p+00f;
+	r263 = r262 * 0x1.8p-01f;
+	r264 = r263 - r21;
+	r265 = qd_max_f32(r264, 0x0p+00f);
+	r266 = 0x0p+00f + r265;
+	r12 = r266;
+	r273 = r262 * 0x1.ap-01f;
 	r274 = r273 - r21;
 	r275 = qd_max_f32(r274, 0x0p+00f);
 	r276 = r12 + r275;
 	r12 = r276;
-	r277 = r250 * 0x1.1p+00f;
+	r277 = r262 * 0x1.cp-01f;
 	r278 = r277 - r21;
 	r279 = qd_max_f32(r278, 0x0p+00f);
 	r280 = r12 + r279;
 	r12 = r280;
-	r281 = r250 * 0x1.2p+00f;
+	r281 = r262 * 0x1.ep-01f;
 	r282 = r281 - r21;
 	r283 = qd_max_f32(r282, 0x0p+00f);
 	r284 = r12 + r283;
 	r12 = r284;
-	r285 = r250 * 0x1.3p+00f;
+	r285 = r262 * 0x1p+00f;
 	r286 = r285 - r21;
 	r287 = qd_max_f32(r286, 0x0p+00f);
 	r288 = r12 + r287;
 	r12 = r288;
-	r255 = r12 * 0x1p-03f;
-	r256 = r255 * 0x1.e66666p-01f;
-	r257 = r256 / 0x1.8p+01f;
-	r318 = r306;
-	r320 = r318 + r319 * 1;
-	r258 = r320;
-	*(float *)r258 = r257;
-	r2 = (u64)r2 + (u64)r290;
-	r327 = r327 + r328 * 1;
-	r329 = r329 + r328 * 1;
-	goto b2;
-b53: // preheader
-	r321 = r2;
-	r322 = r9 + r321 * 4;
-	r323 = (u64)r1 * 4ull;
-	r324 = r4 + r321 * 4;
-b54: // head
+	r289 = r262 * 0x1.1p+00f;
+	r290 = r289 - r21;
+	r291 = qd_max_f32(r290, 0x0p+00f);
+	r292 = r12 + r291;
+	r12 = r292;
+	r293 = r262 * 0x1.2p+00f;
+	r294 = r293 - r21;
+	r295 = qd_max_f32(r294, 0x0p+00f);
+	r296 = r12 + r295;
+	r12 = r296;
+	r297 = r262 * 0x1.3p+00f;
+	r298 = r297 - r21;
+	r299 = qd_max_f32(r298, 0x0p+00f);
+	r300 = r12 + r299;
+	r12 = r300;
+	r267 = r12 * 0x1p-03f;
+	r268 = r267 * 0x1.e66666p-01f;
+	r269 = r268 / 0x1.8p+01f;
+	r359 = r351;
+	r361 = r359 + r360 * 1;
+	r270 = r361;
+	*(float *)r270 = r269;
+	r366 = r356;
+	r368 = r366 + r367 * 1;
+	r304 = r368;
+	r305 = *(float *)r304;
+	r12 = 0x0p+00f;
+	r306 = r305 * 0x1.8p-01f;
+	r307 = r306 - r21;
+	r308 = qd_max_f32(r307, 0x0p+00f);
+	r309 = 0x0p+00f + r308;
+	r12 = r309;
+	r316 = r305 * 0x1.ap-01f;
+	r317 = r316 - r21;
+	r318 = qd_max_f32(r317, 0x0p+00f);
+	r319 = r12 + r318;
+	r12 = r319;
+	r320 = r305 * 0x1.cp-01f;
+	r321 = r320 - r21;
+	r322 = qd_max_f32(r321, 0x0p+00f);
+	r323 = r12 + r322;
+	r12 = r323;
+	r324 = r305 * 0x1.ep-01f;
+	r325 = r324 - r21;
+	r326 = qd_max_f32(r325, 0x0p+00f);
+	r327 = r12 + r326;
+	r12 = r327;
+	r328 = r305 * 0x1p+00f;
+	r329 = r328 - r21;
+	r330 = qd_max_f32(r329, 0x0p+00f);
+	r331 = r12 + r330;
+	r12 = r331;
+	r332 = r305 * 0x1.1p+00f;
+	r333 = r332 - r21;
+	r334 = qd_max_f32(r333, 0x0p+00f);
+	r335 = r12 + r334;
+	r12 = r335;
+	r336 = r305 * 0x1.2p+00f;
+	r337 = r336 - r21;
+	r338 = qd_max_f32(r337, 0x0p+00f);
+	r339 = r12 + r338;
+	r12 = r339;
+	r340 = r305 * 0x1.3p+00f;
+	r341 = r340 - r21;
+	r342 = qd_max_f32(r341, 0x0p+00f);
+	r343 = r12 + r342;
+	r12 = r343;
+	r310 = r12 * 0x1p-03f;
+	r311 = r310 * 0x1.e66666p-01f;
+	r312 = r311 / 0x1.8p+01f;
+	r373 = r361;
+	r375 = r373 + r374 * 1;
+	r313 = r375;
+	*(float *)r313 = r312;
+	r2 = (u64)r2 + (u64)r345;
+	r386 = r386 + r387 * 1;
+	r388 = r388 + r387 * 1;
+	goto b5;
+b48: // preheader
+	r376 = r2;
+	r377 = r9 + r376 * 4;
+	r378 = (u64)r1 * 4ull;
+	r379 = r4 + r376 * 4;
+b49: // head
 	r6 = r2 < r3;
-	if (!r6) goto b67;
-	r7 = r2;
-	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r8 = r322;
+	if (!r6) goto b61;
+	r8 = r377;
 	r11 = *(float *)r8;
 	r12 = 0x0p+00f;
 	r19 = r11 * 0x1.8p-01f;
@@ -6725,14 +8297,76 @@ b54: // head
 	r25 = r12 * 0x1p-03f;
 	r26 = r25 * 0x1.e66666p-01f;
 	r27 = r26 / 0x1.8p+01f;
-	r28 = r324;
+	r28 = r379;
 	*(float *)r28 = r27;
 	r2 = (u64)r2 + (u64)r1;
-	r322 = r322 + r323 * 1;
-	r324 = r324 + r323 * 1;
-	goto b54;
-b67: // exit
+	r377 = r377 + r378 * 1;
+	r379 = r379 + r378 * 1;
+	goto b49;
+b61: // exit
 	return;
+b62: // preheader
+	r380 = r2;
+	r381 = r9 + r380 * 4;
+	r382 = (u64)r1 * 4ull;
+	r383 = r4 + r380 * 4;
+b63: // head (checked)
+	r111 = r2 < r3;
+	if (!r111) goto b61;
+	r112 = r2;
+	if ((u64)r112 >= (u64)r10) { qd_site = 0; qd_x = r112; qd_y = r10; goto qd_fault; }
+	r113 = r381;
+	r114 = *(float *)r113;
+	r12 = 0x0p+00f;
+	r115 = r114 * 0x1.8p-01f;
+	r116 = r115 - r21;
+	r117 = qd_max_f32(r116, 0x0p+00f);
+	r118 = 0x0p+00f + r117;
+	r12 = r118;
+	r125 = r114 * 0x1.ap-01f;
+	r126 = r125 - r21;
+	r127 = qd_max_f32(r126, 0x0p+00f);
+	r128 = r12 + r127;
+	r12 = r128;
+	r129 = r114 * 0x1.cp-01f;
+	r130 = r129 - r21;
+	r131 = qd_max_f32(r130, 0x0p+00f);
+	r132 = r12 + r131;
+	r12 = r132;
+	r133 = r114 * 0x1.ep-01f;
+	r134 = r133 - r21;
+	r135 = qd_max_f32(r134, 0x0p+00f);
+	r136 = r12 + r135;
+	r12 = r136;
+	r137 = r114 * 0x1p+00f;
+	r138 = r137 - r21;
+	r139 = qd_max_f32(r138, 0x0p+00f);
+	r140 = r12 + r139;
+	r12 = r140;
+	r141 = r114 * 0x1.1p+00f;
+	r142 = r141 - r21;
+	r143 = qd_max_f32(r142, 0x0p+00f);
+	r144 = r12 + r143;
+	r12 = r144;
+	r145 = r114 * 0x1.2p+00f;
+	r146 = r145 - r21;
+	r147 = qd_max_f32(r146, 0x0p+00f);
+	r148 = r12 + r147;
+	r12 = r148;
+	r149 = r114 * 0x1.3p+00f;
+	r150 = r149 - r21;
+	r151 = qd_max_f32(r150, 0x0p+00f);
+	r152 = r12 + r151;
+	r12 = r152;
+	r119 = r12 * 0x1p-03f;
+	r120 = r119 * 0x1.e66666p-01f;
+	r121 = r120 / 0x1.8p+01f;
+	r122 = r383;
+	*(float *)r122 = r121;
+	r2 = (u64)r2 + (u64)r1;
+	r381 = r381 + r382 * 1;
+	r383 = r383 + r382 * 1;
+	goto b63;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -6748,18 +8382,34 @@ qd_fault: {
 
 // Task 0 of kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32), parallel.
 extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12) {
-	bool r6 = 0, r21 = 0, r57 = 0, r66 = 0, r72 = 0;
+	bool r6 = 0, r21 = 0, r57 = 0, r66 = 0, r67 = 0, r76 = 0, r103 = 0, r108 = 0;
+	bool r112 = 0, r115 = 0, r121 = 0, r123 = 0, r126 = 0, r128 = 0, r131 = 0, r133 = 0;
+	bool r136 = 0, r138 = 0, r141 = 0, r165 = 0, r168 = 0, r171 = 0, r176 = 0, r178 = 0;
+	bool r181 = 0, r193 = 0, r196 = 0, r199 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
-	i64 r18 = 0, r20 = 0, r25 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r70 = 0;
-	i64 r71 = 0;
+	i64 r18 = 0, r20 = 0, r25 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r68 = 0;
+	i64 r75 = 0, r102 = 0, r107 = 0, r110 = 0, r164 = 0, r191 = 0, r192 = 0, r194 = 0;
+	i64 r195 = 0, r197 = 0, r198 = 0;
+	u64 r109 = 0, r111 = 0, r113 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0;
+	u64 r120 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
+	u64 r134 = 0, r135 = 0, r137 = 0, r139 = 0, r140 = 0, r166 = 0, r167 = 0, r169 = 0;
+	u64 r170 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r177 = 0, r179 = 0, r180 = 0;
 	float r11 = 0, r15 = 0, r19 = 0, r22 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0;
 	float r28 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0;
 	float r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r46 = 0, r47 = 0, r48 = 0;
-	float r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0;
+	float r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r70 = 0;
+	float r72 = 0, r74 = 0, r78 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0;
+	float r86 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
+	float r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0;
+	float r143 = 0, r144 = 0, r146 = 0, r147 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0;
+	float r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0;
+	float r161 = 0, r162 = 0, r163 = 0;
 	double r44 = 0, r45 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r12 = 0, *r13 = 0, *r16 = 0, *r17 = 0, *r29 = 0;
-	char *r32 = 0, *r35 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r62 = 0, *r63 = 0, *r67 = 0;
-	char *r68 = 0, *r69 = 0;
+	char *r32 = 0, *r35 = 0, *r58 = 0, *r59 = 0, *r60 = 0, *r62 = 0, *r63 = 0, *r69 = 0;
+	char *r71 = 0, *r73 = 0, *r77 = 0, *r80 = 0, *r83 = 0, *r104 = 0, *r105 = 0, *r106 = 0;
+	char *r142 = 0, *r145 = 0, *r148 = 0, *r182 = 0, *r183 = 0, *r184 = 0, *r185 = 0, *r186 = 0;
+	char *r187 = 0, *r188 = 0, *r189 = 0, *r190 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -6778,43 +8428,102 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r109 = (u64)r10;
+	r110 = r2;
+	r111 = (u64)r110;
+	r112 = r111 < r109;
+	r113 = (u64)r3;
+	r114 = r113 + 4611686018427387904ull;
+	r115 = r114 <= 9223372036854775808ull;
+	r116 = r113 - 1ull;
+	r117 = (u64)r2;
+	r118 = r116 - r117;
+	r119 = r109 - 1ull;
+	r120 = r119 - r111;
+	r121 = r118 <= r120;
+	r122 = (u64)r14;
+	r123 = r111 < r122;
+	r124 = r122 - 1ull;
+	r125 = r124 - r111;
+	r126 = r118 <= r125;
+	r127 = (u64)r18;
+	r128 = r111 < r127;
+	r129 = r127 - 1ull;
+	r130 = r129 - r111;
+	r131 = r118 <= r130;
+	r132 = (u64)r61;
+	r133 = r111 < r132;
+	r134 = r132 - 1ull;
+	r135 = r134 - r111;
+	r136 = r118 <= r135;
+	r137 = (u64)r64;
+	r138 = r111 < r137;
+	r139 = r137 - 1ull;
+	r140 = r139 - r111;
+	r141 = r118 <= r140;
+	if (!r112) goto b52;
+	if (!r115) goto b52;
+	if (!r121) goto b52;
+	if (!r123) goto b52;
+	if (!r126) goto b52;
+	if (!r128) goto b52;
+	if (!r131) goto b52;
+	if (!r133) goto b52;
+	if (!r136) goto b52;
+	if (!r138) goto b52;
+	if (!r141) goto b52;
 	r20 = r10;
 	r21 = r20 > 0ll;
-b2: // head
+	r166 = r122;
+	r169 = r109;
+	r170 = r169 + 4611686018427387904ull;
+	r171 = r170 <= 9223372036854775808ull;
+	r172 = r119;
+	r174 = r124;
+	r177 = r127;
+	r179 = r129;
+b13: // head
 	r6 = r2 < r3;
-	if (!r6) goto b22;
+	if (!r6) goto b51;
 	r7 = r2;
-	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r8 = r9 + r7 * 4;
 	r11 = *(float *)r8;
-	if ((u64)r7 >= (u64)r14) { qd_site = 1; qd_x = r7; qd_y = r14; goto qd_fault; }
 	r12 = r13 + r7 * 4;
 	r15 = *(float *)r12;
-	if ((u64)r7 >= (u64)r18) { qd_site = 2; qd_x = r7; qd_y = r18; goto qd_fault; }
 	r16 = r17 + r7 * 4;
 	r19 = *(float *)r16;
-	if (!r21) goto b21;
+	if (!r21) goto b50;
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0x0p+00f;
 	r25 = 0ll;
-	r67 = r9 + 0ll;
-	r68 = r13 + 0ll;
-	r69 = r17 + 0ll;
-	r70 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
-	r71 = (u64)r70 - 4ull;
-b7: // unroll guard
-	r72 = r25 < r71;
-	if (!r72) goto b16;
-	r29 = r67;
+	r168 = 0ull < r166;
+	r173 = r172;
+	r175 = r174;
+	r176 = r173 <= r175;
+	r178 = 0ull < r177;
+	r180 = r179;
+	r181 = r173 <= r180;
+	if (!r168) goto b37;
+	if (!r171) goto b37;
+	if (!r176) goto b37;
+	if (!r178) goto b37;
+	if (!r181) goto b37;
+	r182 = r9 + 0ll;
+	r183 = r13 + 0ll;
+	r184 = r17 + 0ll;
+	r191 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
+	r192 = (u64)r191 - 4ull;
+b23: // unroll guard
+	r193 = r25 < r192;
+	if (!r193) goto b32;
+	r29 = r182;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r32 = r68;
+	r32 = r183;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r35 = r69;
+	r35 = r184;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
 	r38 = r31 * r31;
@@ -6839,18 +8548,16 @@ b7: // unroll guard
 	r23 = r53;
 	r24 = r55;
 	r25 = r56;
-	r67 = r67 + 4ll;
-	r68 = r68 + 4ll;
-	r69 = r69 + 4ll;
-	r29 = r67;
+	r182 = r182 + 4ll;
+	r183 = r183 + 4ll;
+	r184 = r184 + 4ll;
+	r29 = r182;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r32 = r68;
+	r32 = r183;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r35 = r69;
+	r35 = r184;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
 	r38 = r31 * r31;
@@ -6875,18 +8582,16 @@ b7: // unroll guard
 	r23 = r53;
 	r24 = r55;
 	r25 = r56;
-	r67 = r67 + 4ll;
-	r68 = r68 + 4ll;
-	r69 = r69 + 4ll;
-	r29 = r67;
+	r182 = r182 + 4ll;
+	r183 = r183 + 4ll;
+	r184 = r184 + 4ll;
+	r29 = r182;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r32 = r68;
+	r32 = r183;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r35 = r69;
+	r35 = r184;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
 	r38 = r31 * r31;
@@ -6911,18 +8616,16 @@ b7: // unroll guard
 	r23 = r53;
 	r24 = r55;
 	r25 = r56;
-	r67 = r67 + 4ll;
-	r68 = r68 + 4ll;
-	r69 = r69 + 4ll;
-	r29 = r67;
+	r182 = r182 + 4ll;
+	r183 = r183 + 4ll;
+	r184 = r184 + 4ll;
+	r29 = r182;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r32 = r68;
+	r32 = r183;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r35 = r69;
+	r35 = r184;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
 	r38 = r31 * r31;
@@ -6947,20 +8650,18 @@ b7: // unroll guard
 	r23 = r53;
 	r24 = r55;
 	r25 = r56;
-	r67 = r67 + 4ll;
-	r68 = r68 + 4ll;
-	r69 = r69 + 4ll;
-	goto b7;
-b16: // rangeint.body
-	r29 = r67;
+	r182 = r182 + 4ll;
+	r183 = r183 + 4ll;
+	r184 = r184 + 4ll;
+	goto b23;
+b32: // rangeint.body
+	r29 = r182;
 	r30 = *(float *)r29;
 	r31 = r30 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r32 = r68;
+	r32 = r183;
 	r33 = *(float *)r32;
 	r34 = r33 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r35 = r69;
+	r35 = r184;
 	r36 = *(float *)r35;
 	r37 = r36 - r19;
 	r38 = r31 * r31;
@@ -6981,37 +8682,461 @@ b16: // rangeint.body
 	r55 = r24 + r54;
 	r56 = (u64)r25 + 1ull;
 	r57 = r56 < r20;
-	if (!r57) goto b18;
+	if (!r57) goto b34;
 	r22 = r51;
 	r23 = r53;
 	r24 = r55;
 	r25 = r56;
-	r67 = r67 + 4ll;
-	r68 = r68 + 4ll;
-	r69 = r69 + 4ll;
-	goto b16;
-b18: // edge 3→4
+	r182 = r182 + 4ll;
+	r183 = r183 + 4ll;
+	r184 = r184 + 4ll;
+	goto b32;
+b34: // edge 3→4
 	r26 = r51;
 	r27 = r53;
 	r28 = r55;
-b19: // rangeint.done
+b35: // rangeint.done
 	r58 = r4 + r7 * 4;
 	*(float *)r58 = r26;
-	if ((u64)r7 >= (u64)r61) { qd_site = 5; qd_x = r7; qd_y = r61; goto qd_fault; }
 	r59 = r60 + r7 * 4;
 	*(float *)r59 = r27;
-	if ((u64)r7 >= (u64)r64) { qd_site = 6; qd_x = r7; qd_y = r64; goto qd_fault; }
 	r62 = r63 + r7 * 4;
 	*(float *)r62 = r28;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b21: // edge 1→4
+	goto b13;
+b37: // preheader
+	r188 = r9 + 0ll;
+	r189 = r13 + 0ll;
+	r190 = r17 + 0ll;
+	r194 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
+	r195 = (u64)r194 - 4ull;
+b39: // unroll guard
+	r196 = r25 < r195;
+	if (!r196) goto b48;
+	r142 = r188;
+	r143 = *(float *)r142;
+	r144 = r143 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r145 = r189;
+	r146 = *(float *)r145;
+	r147 = r146 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r148 = r190;
+	r149 = *(float *)r148;
+	r150 = r149 - r19;
+	r151 = r144 * r144;
+	r152 = r147 * r147;
+	r153 = r151 + r152;
+	r154 = r150 * r150;
+	r155 = r153 + r154;
+	r156 = r155 + 0x1.47ae14p-07f;
+	r157 = sqrtf(r156);
+	r158 = 0x1p+00f / r157;
+	r159 = r158 * r158;
+	r160 = r159 * r158;
+	r161 = r144 * r160;
+	r51 = r22 + r161;
+	r162 = r147 * r160;
+	r53 = r23 + r162;
+	r163 = r150 * r160;
+	r55 = r24 + r163;
+	r164 = (u64)r25 + 1ull;
+	r165 = r164 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r164;
+	r188 = r188 + 4ll;
+	r189 = r189 + 4ll;
+	r190 = r190 + 4ll;
+	r142 = r188;
+	r143 = *(float *)r142;
+	r144 = r143 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r145 = r189;
+	r146 = *(float *)r145;
+	r147 = r146 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r148 = r190;
+	r149 = *(float *)r148;
+	r150 = r149 - r19;
+	r151 = r144 * r144;
+	r152 = r147 * r147;
+	r153 = r151 + r152;
+	r154 = r150 * r150;
+	r155 = r153 + r154;
+	r156 = r155 + 0x1.47ae14p-07f;
+	r157 = sqrtf(r156);
+	r158 = 0x1p+00f / r157;
+	r159 = r158 * r158;
+	r160 = r159 * r158;
+	r161 = r144 * r160;
+	r51 = r22 + r161;
+	r162 = r147 * r160;
+	r53 = r23 + r162;
+	r163 = r150 * r160;
+	r55 = r24 + r163;
+	r164 = (u64)r25 + 1ull;
+	r165 = r164 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r164;
+	r188 = r188 + 4ll;
+	r189 = r189 + 4ll;
+	r190 = r190 + 4ll;
+	r142 = r188;
+	r143 = *(float *)r142;
+	r144 = r143 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r145 = r189;
+	r146 = *(float *)r145;
+	r147 = r146 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r148 = r190;
+	r149 = *(float *)r148;
+	r150 = r149 - r19;
+	r151 = r144 * r144;
+	r152 = r147 * r147;
+	r153 = r151 + r152;
+	r154 = r150 * r150;
+	r155 = r153 + r154;
+	r156 = r155 + 0x1.47ae14p-07f;
+	r157 = sqrtf(r156);
+	r158 = 0x1p+00f / r157;
+	r159 = r158 * r158;
+	r160 = r159 * r158;
+	r161 = r144 * r160;
+	r51 = r22 + r161;
+	r162 = r147 * r160;
+	r53 = r23 + r162;
+	r163 = r150 * r160;
+	r55 = r24 + r163;
+	r164 = (u64)r25 + 1ull;
+	r165 = r164 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r164;
+	r188 = r188 + 4ll;
+	r189 = r189 + 4ll;
+	r190 = r190 + 4ll;
+	r142 = r188;
+	r143 = *(float *)r142;
+	r144 = r143 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r145 = r189;
+	r146 = *(float *)r145;
+	r147 = r146 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r148 = r190;
+	r149 = *(float *)r148;
+	r150 = r149 - r19;
+	r151 = r144 * r144;
+	r152 = r147 * r147;
+	r153 = r151 + r152;
+	r154 = r150 * r150;
+	r155 = r153 + r154;
+	r156 = r155 + 0x1.47ae14p-07f;
+	r157 = sqrtf(r156);
+	r158 = 0x1p+00f / r157;
+	r159 = r158 * r158;
+	r160 = r159 * r158;
+	r161 = r144 * r160;
+	r51 = r22 + r161;
+	r162 = r147 * r160;
+	r53 = r23 + r162;
+	r163 = r150 * r160;
+	r55 = r24 + r163;
+	r164 = (u64)r25 + 1ull;
+	r165 = r164 < r20;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r164;
+	r188 = r188 + 4ll;
+	r189 = r189 + 4ll;
+	r190 = r190 + 4ll;
+	goto b39;
+b48: // rangeint.body (checked)
+	r142 = r188;
+	r143 = *(float *)r142;
+	r144 = r143 - r11;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r145 = r189;
+	r146 = *(float *)r145;
+	r147 = r146 - r15;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r148 = r190;
+	r149 = *(float *)r148;
+	r150 = r149 - r19;
+	r151 = r144 * r144;
+	r152 = r147 * r147;
+	r153 = r151 + r152;
+	r154 = r150 * r150;
+	r155 = r153 + r154;
+	r156 = r155 + 0x1.47ae14p-07f;
+	r157 = sqrtf(r156);
+	r158 = 0x1p+00f / r157;
+	r159 = r158 * r158;
+	r160 = r159 * r158;
+	r161 = r144 * r160;
+	r51 = r22 + r161;
+	r162 = r147 * r160;
+	r53 = r23 + r162;
+	r163 = r150 * r160;
+	r55 = r24 + r163;
+	r164 = (u64)r25 + 1ull;
+	r165 = r164 < r20;
+	if (!r165) goto b34;
+	r22 = r51;
+	r23 = r53;
+	r24 = r55;
+	r25 = r164;
+	r188 = r188 + 4ll;
+	r189 = r189 + 4ll;
+	r190 = r190 + 4ll;
+	goto b48;
+b50: // edge 1→4
 	r26 = 0x0p+00f;
 	r27 = 0x0p+00f;
 	r28 = 0x0p+00f;
-	goto b19;
-b22: // exit
+	goto b35;
+b51: // exit
 	return;
+b52: // preheader
+	r75 = r10;
+	r76 = r75 > 0ll;
+b53: // head (checked)
+	r67 = r2 < r3;
+	if (!r67) goto b51;
+	r68 = r2;
+	if ((u64)r68 >= (u64)r10) { qd_site = 0; qd_x = r68; qd_y = r10; goto qd_fault; }
+	r69 = r9 + r68 * 4;
+	r70 = *(float *)r69;
+	if ((u64)r68 >= (u64)r14) { qd_site = 1; qd_x = r68; qd_y = r14; goto qd_fault; }
+	r71 = r13 + r68 * 4;
+	r72 = *(float *)r71;
+	if ((u64)r68 >= (u64)r18) { qd_site = 2; qd_x = r68; qd_y = r18; goto qd_fault; }
+	r73 = r17 + r68 * 4;
+	r74 = *(float *)r73;
+	if (!r76) goto b72;
+	r22 = 0x0p+00f;
+	r23 = 0x0p+00f;
+	r24 = 0x0p+00f;
+	r25 = 0ll;
+	r185 = r9 + 0ll;
+	r186 = r13 + 0ll;
+	r187 = r17 + 0ll;
+	r197 = r75 > (-9223372036854775804ll) ? r75 : (-9223372036854775804ll);
+	r198 = (u64)r197 - 4ull;
+b58: // unroll guard
+	r199 = r25 < r198;
+	if (!r199) goto b67;
+	r77 = r185;
+	r78 = *(float *)r77;
+	r79 = r78 - r70;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r80 = r186;
+	r81 = *(float *)r80;
+	r82 = r81 - r72;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r83 = r187;
+	r84 = *(float *)r83;
+	r85 = r84 - r74;
+	r86 = r79 * r79;
+	r87 = r82 * r82;
+	r88 = r86 + r87;
+	r89 = r85 * r85;
+	r90 = r88 + r89;
+	r91 = r90 + 0x1.47ae14p-07f;
+	r92 = sqrtf(r91);
+	r93 = 0x1p+00f / r92;
+	r94 = r93 * r93;
+	r95 = r94 * r93;
+	r96 = r79 * r95;
+	r97 = r22 + r96;
+	r98 = r82 * r95;
+	r99 = r23 + r98;
+	r100 = r85 * r95;
+	r101 = r24 + r100;
+	r102 = (u64)r25 + 1ull;
+	r103 = r102 < r75;
+	r22 = r97;
+	r23 = r99;
+	r24 = r101;
+	r25 = r102;
+	r185 = r185 + 4ll;
+	r186 = r186 + 4ll;
+	r187 = r187 + 4ll;
+	r77 = r185;
+	r78 = *(float *)r77;
+	r79 = r78 - r70;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r80 = r186;
+	r81 = *(float *)r80;
+	r82 = r81 - r72;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r83 = r187;
+	r84 = *(float *)r83;
+	r85 = r84 - r74;
+	r86 = r79 * r79;
+	r87 = r82 * r82;
+	r88 = r86 + r87;
+	r89 = r85 * r85;
+	r90 = r88 + r89;
+	r91 = r90 + 0x1.47ae14p-07f;
+	r92 = sqrtf(r91);
+	r93 = 0x1p+00f / r92;
+	r94 = r93 * r93;
+	r95 = r94 * r93;
+	r96 = r79 * r95;
+	r97 = r22 + r96;
+	r98 = r82 * r95;
+	r99 = r23 + r98;
+	r100 = r85 * r95;
+	r101 = r24 + r100;
+	r102 = (u64)r25 + 1ull;
+	r103 = r102 < r75;
+	r22 = r97;
+	r23 = r99;
+	r24 = r101;
+	r25 = r102;
+	r185 = r185 + 4ll;
+	r186 = r186 + 4ll;
+	r187 = r187 + 4ll;
+	r77 = r185;
+	r78 = *(float *)r77;
+	r79 = r78 - r70;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r80 = r186;
+	r81 = *(float *)r80;
+	r82 = r81 - r72;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r83 = r187;
+	r84 = *(float *)r83;
+	r85 = r84 - r74;
+	r86 = r79 * r79;
+	r87 = r82 * r82;
+	r88 = r86 + r87;
+	r89 = r85 * r85;
+	r90 = r88 + r89;
+	r91 = r90 + 0x1.47ae14p-07f;
+	r92 = sqrtf(r91);
+	r93 = 0x1p+00f / r92;
+	r94 = r93 * r93;
+	r95 = r94 * r93;
+	r96 = r79 * r95;
+	r97 = r22 + r96;
+	r98 = r82 * r95;
+	r99 = r23 + r98;
+	r100 = r85 * r95;
+	r101 = r24 + r100;
+	r102 = (u64)r25 + 1ull;
+	r103 = r102 < r75;
+	r22 = r97;
+	r23 = r99;
+	r24 = r101;
+	r25 = r102;
+	r185 = r185 + 4ll;
+	r186 = r186 + 4ll;
+	r187 = r187 + 4ll;
+	r77 = r185;
+	r78 = *(float *)r77;
+	r79 = r78 - r70;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r80 = r186;
+	r81 = *(float *)r80;
+	r82 = r81 - r72;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r83 = r187;
+	r84 = *(float *)r83;
+	r85 = r84 - r74;
+	r86 = r79 * r79;
+	r87 = r82 * r82;
+	r88 = r86 + r87;
+	r89 = r85 * r85;
+	r90 = r88 + r89;
+	r91 = r90 + 0x1.47ae14p-07f;
+	r92 = sqrtf(r91);
+	r93 = 0x1p+00f / r92;
+	r94 = r93 * r93;
+	r95 = r94 * r93;
+	r96 = r79 * r95;
+	r97 = r22 + r96;
+	r98 = r82 * r95;
+	r99 = r23 + r98;
+	r100 = r85 * r95;
+	r101 = r24 + r100;
+	r102 = (u64)r25 + 1ull;
+	r103 = r102 < r75;
+	r22 = r97;
+	r23 = r99;
+	r24 = r101;
+	r25 = r102;
+	r185 = r185 + 4ll;
+	r186 = r186 + 4ll;
+	r187 = r187 + 4ll;
+	goto b58;
+b67: // rangeint.body (checked)
+	r77 = r185;
+	r78 = *(float *)r77;
+	r79 = r78 - r70;
+	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
+	r80 = r186;
+	r81 = *(float *)r80;
+	r82 = r81 - r72;
+	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
+	r83 = r187;
+	r84 = *(float *)r83;
+	r85 = r84 - r74;
+	r86 = r79 * r79;
+	r87 = r82 * r82;
+	r88 = r86 + r87;
+	r89 = r85 * r85;
+	r90 = r88 + r89;
+	r91 = r90 + 0x1.47ae14p-07f;
+	r92 = sqrtf(r91);
+	r93 = 0x1p+00f / r92;
+	r94 = r93 * r93;
+	r95 = r94 * r93;
+	r96 = r79 * r95;
+	r97 = r22 + r96;
+	r98 = r82 * r95;
+	r99 = r23 + r98;
+	r100 = r85 * r95;
+	r101 = r24 + r100;
+	r102 = (u64)r25 + 1ull;
+	r103 = r102 < r75;
+	if (!r103) goto b69;
+	r22 = r97;
+	r23 = r99;
+	r24 = r101;
+	r25 = r102;
+	r185 = r185 + 4ll;
+	r186 = r186 + 4ll;
+	r187 = r187 + 4ll;
+	goto b67;
+b69: // edge 3→4 (checked)
+	r26 = r97;
+	r27 = r99;
+	r28 = r101;
+b70: // rangeint.done (checked)
+	r104 = r4 + r68 * 4;
+	*(float *)r104 = r26;
+	if ((u64)r68 >= (u64)r61) { qd_site = 5; qd_x = r68; qd_y = r61; goto qd_fault; }
+	r105 = r60 + r68 * 4;
+	*(float *)r105 = r27;
+	if ((u64)r68 >= (u64)r64) { qd_site = 6; qd_x = r68; qd_y = r64; goto qd_fault; }
+	r106 = r63 + r68 * 4;
+	*(float *)r106 = r28;
+	r2 = (u64)r2 + (u64)r1;
+	goto b53;
+b72: // edge 1→4 (checked)
+	r26 = 0x0p+00f;
+	r27 = 0x0p+00f;
+	r28 = 0x0p+00f;
+	goto b70;
 qd_fault: {
 	u32 *rec = (u32 *)p12, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7361,12 +9486,17 @@ qd_fault: {
 
 // Task 0 of kernel Xorshift(out []u32, seeds []u32, rounds i64), parallel.
 extern "C" __global__ void Xorshift_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r6 = 0, r15 = 0, r26 = 0, r29 = 0;
+	bool r6 = 0, r15 = 0, r26 = 0, r27 = 0, r32 = 0, r42 = 0, r46 = 0, r49 = 0;
+	bool r55 = 0, r58 = 0, r61 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
-	i64 r16 = 0, r23 = 0, r25 = 0, r27 = 0, r28 = 0;
+	i64 r16 = 0, r23 = 0, r25 = 0, r28 = 0, r39 = 0, r41 = 0, r44 = 0, r56 = 0;
+	i64 r57 = 0, r59 = 0, r60 = 0;
 	u32 r11 = 0, r12 = 0, r13 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
-	u32 r22 = 0;
-	char *r4 = 0, *r8 = 0, *r9 = 0, *r24 = 0;
+	u32 r22 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0;
+	u32 r38 = 0;
+	u64 r43 = 0, r45 = 0, r47 = 0, r48 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0;
+	u64 r54 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r24 = 0, *r29 = 0, *r40 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -7378,21 +9508,36 @@ extern "C" __global__ void Xorshift_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r43 = (u64)r10;
+	r44 = r2;
+	r45 = (u64)r44;
+	r46 = r45 < r43;
+	r47 = (u64)r3;
+	r48 = r47 + 4611686018427387904ull;
+	r49 = r48 <= 9223372036854775808ull;
+	r50 = r47 - 1ull;
+	r51 = (u64)r2;
+	r52 = r50 - r51;
+	r53 = r43 - 1ull;
+	r54 = r53 - r45;
+	r55 = r52 <= r54;
+	if (!r46) goto b22;
+	if (!r49) goto b22;
+	if (!r55) goto b22;
+b4: // head
 	r6 = r2 < r3;
-	if (!r6) goto b19;
+	if (!r6) goto b21;
 	r7 = r2;
-	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r8 = r9 + r7 * 4;
 	r11 = *(u32 *)r8;
 	r12 = r11 | 1u;
 	r13 = r12;
 	r14 = 0ll;
-	r27 = r16 > (-9223372036854775805ll) ? r16 : (-9223372036854775805ll);
-	r28 = (u64)r27 - 3ull;
-b6: // unroll guard
-	r29 = r14 < r28;
-	if (!r29) goto b15;
+	r56 = r16 > (-9223372036854775805ll) ? r16 : (-9223372036854775805ll);
+	r57 = (u64)r56 - 3ull;
+b8: // unroll guard
+	r58 = r14 < r57;
+	if (!r58) goto b17;
 	r15 = r14 < r16;
 	r17 = r13 << 13;
 	r18 = r13 ^ r17;
@@ -7433,10 +9578,10 @@ b6: // unroll guard
 	r23 = (u64)r14 + 1ull;
 	r13 = r22;
 	r14 = r23;
-	goto b6;
-b15: // for.loop
+	goto b8;
+b17: // for.loop
 	r15 = r14 < r16;
-	if (!r15) goto b17;
+	if (!r15) goto b19;
 	r17 = r13 << 13;
 	r18 = r13 ^ r17;
 	r19 = r18 >> 17;
@@ -7446,14 +9591,88 @@ b15: // for.loop
 	r23 = (u64)r14 + 1ull;
 	r13 = r22;
 	r14 = r23;
-	goto b15;
-b17: // for.done
+	goto b17;
+b19: // for.done
 	r24 = r4 + r7 * 4;
 	*(u32 *)r24 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b19: // exit
+	goto b4;
+b21: // exit
 	return;
+b22: // head (checked)
+	r27 = r2 < r3;
+	if (!r27) goto b21;
+	r28 = r2;
+	if ((u64)r28 >= (u64)r10) { qd_site = 0; qd_x = r28; qd_y = r10; goto qd_fault; }
+	r29 = r9 + r28 * 4;
+	r30 = *(u32 *)r29;
+	r31 = r30 | 1u;
+	r13 = r31;
+	r14 = 0ll;
+	r59 = r16 > (-9223372036854775805ll) ? r16 : (-9223372036854775805ll);
+	r60 = (u64)r59 - 3ull;
+b26: // unroll guard
+	r61 = r14 < r60;
+	if (!r61) goto b35;
+	r32 = r14 < r16;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	r32 = r14 < r16;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	r32 = r14 < r16;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	r32 = r14 < r16;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	goto b26;
+b35: // for.loop (checked)
+	r32 = r14 < r16;
+	if (!r32) goto b37;
+	r33 = r13 << 13;
+	r34 = r13 ^ r33;
+	r35 = r34 >> 17;
+	r36 = r34 ^ r35;
+	r37 = r36 << 5;
+	r38 = r36 ^ r37;
+	r39 = (u64)r14 + 1ull;
+	r13 = r38;
+	r14 = r39;
+	goto b35;
+b37: // for.done (checked)
+	r40 = r4 + r28 * 4;
+	*(u32 *)r40 = r13;
+	r2 = (u64)r2 + (u64)r1;
+	goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7469,13 +9688,18 @@ qd_fault: {
 
 // Task 0 of kernel MatVec(y []f32, a []f32, x []f32, n i64), parallel.
 extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r6 = 0, r21 = 0, r32 = 0, r38 = 0;
+	bool r6 = 0, r21 = 0, r32 = 0, r34 = 0, r44 = 0, r48 = 0, r54 = 0, r63 = 0;
+	bool r66 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r19 = 0, r20 = 0;
-	i64 r26 = 0, r31 = 0, r33 = 0, r36 = 0, r37 = 0;
-	float r18 = 0, r23 = 0, r27 = 0, r28 = 0, r29 = 0;
-	char *r4 = 0, *r12 = 0, *r15 = 0, *r22 = 0, *r24 = 0, *r25 = 0, *r30 = 0, *r34 = 0;
-	char *r35 = 0;
+	i64 r26 = 0, r31 = 0, r33 = 0, r42 = 0, r55 = 0, r58 = 0, r61 = 0, r62 = 0;
+	i64 r64 = 0, r65 = 0;
+	u64 r41 = 0, r43 = 0, r45 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r52 = 0, r53 = 0;
+	float r18 = 0, r23 = 0, r27 = 0, r28 = 0, r29 = 0, r36 = 0, r38 = 0, r39 = 0;
+	float r40 = 0;
+	char *r4 = 0, *r12 = 0, *r15 = 0, *r22 = 0, *r24 = 0, *r25 = 0, *r30 = 0, *r35 = 0;
+	char *r37 = 0, *r56 = 0, *r57 = 0, *r59 = 0, *r60 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -7489,9 +9713,11 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r41 = (u64)r26;
+	r52 = r41 - 1ull;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b19;
+	if (!r6) goto b35;
 	r7 = r2;
 	r8 = (u64)r7 * (u64)r9;
 	r10 = r8;
@@ -7503,88 +9729,172 @@ b2: // head
 	r17 = r13;
 	r18 = 0x0p+00f;
 	r19 = (-1ll);
-	r34 = r12 + 0ll;
-	r35 = r25 + 0ll;
-	r36 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
-	r37 = (u64)r36 - 4ull;
-b6: // unroll guard
-	r38 = r19 < r37;
-	if (!r38) goto b15;
+	r44 = 0ull < r41;
+	r45 = (u64)r17;
+	r46 = r45 + 18446744073709551615ull;
+	r47 = r46 + 4611686018427387904ull;
+	r48 = r47 <= 9223372036854775808ull;
+	r49 = r46 - 1ull;
+	r51 = r49 - 18446744073709551615ull;
+	r53 = r52;
+	r54 = r51 <= r53;
+	if (!r44) goto b22;
+	if (!r48) goto b22;
+	if (!r54) goto b22;
+	r56 = r12 + 0ll;
+	r57 = r25 + 0ll;
+	r61 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
+	r62 = (u64)r61 - 4ull;
+b9: // unroll guard
+	r63 = r19 < r62;
+	if (!r63) goto b18;
 	r20 = (u64)r19 + 1ull;
 	r21 = r20 < r17;
-	r22 = r34;
+	r22 = r56;
 	r23 = *(float *)r22;
-	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
-	r24 = r35;
+	r24 = r57;
 	r27 = *(float *)r24;
 	r28 = r23 * r27;
 	r29 = r18 + r28;
 	r18 = r29;
 	r19 = r20;
-	r34 = r34 + 4ll;
-	r35 = r35 + 4ll;
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
 	r20 = (u64)r19 + 1ull;
 	r21 = r20 < r17;
-	r22 = r34;
+	r22 = r56;
 	r23 = *(float *)r22;
-	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
-	r24 = r35;
+	r24 = r57;
 	r27 = *(float *)r24;
 	r28 = r23 * r27;
 	r29 = r18 + r28;
 	r18 = r29;
 	r19 = r20;
-	r34 = r34 + 4ll;
-	r35 = r35 + 4ll;
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
 	r20 = (u64)r19 + 1ull;
 	r21 = r20 < r17;
-	r22 = r34;
+	r22 = r56;
 	r23 = *(float *)r22;
-	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
-	r24 = r35;
+	r24 = r57;
 	r27 = *(float *)r24;
 	r28 = r23 * r27;
 	r29 = r18 + r28;
 	r18 = r29;
 	r19 = r20;
-	r34 = r34 + 4ll;
-	r35 = r35 + 4ll;
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
 	r20 = (u64)r19 + 1ull;
 	r21 = r20 < r17;
-	r22 = r34;
+	r22 = r56;
 	r23 = *(float *)r22;
-	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
-	r24 = r35;
+	r24 = r57;
 	r27 = *(float *)r24;
 	r28 = r23 * r27;
 	r29 = r18 + r28;
 	r18 = r29;
 	r19 = r20;
-	r34 = r34 + 4ll;
-	r35 = r35 + 4ll;
-	goto b6;
-b15: // rangeindex.loop
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
+	goto b9;
+b18: // rangeindex.loop
 	r20 = (u64)r19 + 1ull;
 	r21 = r20 < r17;
-	if (!r21) goto b17;
-	r22 = r34;
+	if (!r21) goto b20;
+	r22 = r56;
 	r23 = *(float *)r22;
-	if ((u64)r20 >= (u64)r26) { qd_site = 2; qd_x = r20; qd_y = r26; goto qd_fault; }
-	r24 = r35;
+	r24 = r57;
 	r27 = *(float *)r24;
 	r28 = r23 * r27;
 	r29 = r18 + r28;
 	r18 = r29;
 	r19 = r20;
-	r34 = r34 + 4ll;
-	r35 = r35 + 4ll;
-	goto b15;
-b17: // rangeindex.done
+	r56 = r56 + 4ll;
+	r57 = r57 + 4ll;
+	goto b18;
+b20: // rangeindex.done
 	r30 = r4 + r7 * 4;
 	*(float *)r30 = r18;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b19: // exit
+b22: // preheader
+	r59 = r12 + 0ll;
+	r60 = r25 + 0ll;
+	r64 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
+	r65 = (u64)r64 - 4ull;
+b24: // unroll guard
+	r66 = r19 < r65;
+	if (!r66) goto b33;
+	r33 = (u64)r19 + 1ull;
+	r34 = r33 < r17;
+	r35 = r59;
+	r36 = *(float *)r35;
+	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
+	r37 = r60;
+	r38 = *(float *)r37;
+	r39 = r36 * r38;
+	r40 = r18 + r39;
+	r18 = r40;
+	r19 = r33;
+	r59 = r59 + 4ll;
+	r60 = r60 + 4ll;
+	r33 = (u64)r19 + 1ull;
+	r34 = r33 < r17;
+	r35 = r59;
+	r36 = *(float *)r35;
+	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
+	r37 = r60;
+	r38 = *(float *)r37;
+	r39 = r36 * r38;
+	r40 = r18 + r39;
+	r18 = r40;
+	r19 = r33;
+	r59 = r59 + 4ll;
+	r60 = r60 + 4ll;
+	r33 = (u64)r19 + 1ull;
+	r34 = r33 < r17;
+	r35 = r59;
+	r36 = *(float *)r35;
+	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
+	r37 = r60;
+	r38 = *(float *)r37;
+	r39 = r36 * r38;
+	r40 = r18 + r39;
+	r18 = r40;
+	r19 = r33;
+	r59 = r59 + 4ll;
+	r60 = r60 + 4ll;
+	r33 = (u64)r19 + 1ull;
+	r34 = r33 < r17;
+	r35 = r59;
+	r36 = *(float *)r35;
+	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
+	r37 = r60;
+	r38 = *(float *)r37;
+	r39 = r36 * r38;
+	r40 = r18 + r39;
+	r18 = r40;
+	r19 = r33;
+	r59 = r59 + 4ll;
+	r60 = r60 + 4ll;
+	goto b24;
+b33: // rangeindex.loop (checked)
+	r33 = (u64)r19 + 1ull;
+	r34 = r33 < r17;
+	if (!r34) goto b20;
+	r35 = r59;
+	r36 = *(float *)r35;
+	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
+	r37 = r60;
+	r38 = *(float *)r37;
+	r39 = r36 * r38;
+	r40 = r18 + r39;
+	r18 = r40;
+	r19 = r33;
+	r59 = r59 + 4ll;
+	r60 = r60 + 4ll;
+	goto b33;
+b35: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -7601,24 +9911,29 @@ qd_fault: {
 
 // Task 0 of kernel Daxpy(a f64, x []f64, y []f64), parallel.
 extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4, char *p5) {
-	bool r6 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
-	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
+	bool r6 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
+	bool r47 = 0, r52 = 0, r62 = 0, r63 = 0, r73 = 0, r75 = 0, r85 = 0, r87 = 0;
+	bool r97 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r18 = 0;
-	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
-	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
-	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
-	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
-	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
-	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
-	double r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
-	double r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
-	double r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
-	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
-	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
-	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
-	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
-	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
+	i64 r21 = 0, r29 = 0, r32 = 0, r44 = 0, r51 = 0, r53 = 0, r61 = 0, r64 = 0;
+	i64 r72 = 0, r74 = 0, r76 = 0, r84 = 0, r86 = 0, r88 = 0, r96 = 0, r98 = 0;
+	i64 r99 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0;
+	i64 r120 = 0, r122 = 0, r125 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0, r136 = 0;
+	i64 r139 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r149 = 0, r151 = 0, r153 = 0;
+	i64 r154 = 0, r156 = 0;
+	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	u64 r42 = 0, r46 = 0, r48 = 0, r49 = 0, r50 = 0;
+	double r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
+	double r27 = 0, r55 = 0, r56 = 0, r58 = 0, r59 = 0, r66 = 0, r67 = 0, r69 = 0;
+	double r70 = 0, r78 = 0, r79 = 0, r81 = 0, r82 = 0, r90 = 0, r91 = 0, r93 = 0;
+	double r94 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
+	char *r54 = 0, *r57 = 0, *r60 = 0, *r65 = 0, *r68 = 0, *r71 = 0, *r77 = 0, *r80 = 0;
+	char *r83 = 0, *r89 = 0, *r92 = 0, *r95 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0;
+	char *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0;
+	char *r119 = 0, *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r131 = 0;
+	char *r133 = 0, *r135 = 0, *r137 = 0, *r138 = 0, *r140 = 0, *r142 = 0, *r144 = 0, *r146 = 0;
+	char *r148 = 0, *r150 = 0, *r152 = 0, *r155 = 0, *r157 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p3;
@@ -7630,115 +9945,139 @@ extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r75 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r77 = (u64)r1 * 8ull;
-	r80 = r77;
-	r88 = r77;
-	r93 = r77;
-	r105 = r77;
-	r112 = r77;
-	r125 = r2;
-	r126 = r125;
-	r127 = r9 + r126 * 8;
-	r128 = (u64)r75 * 8ull;
-	r129 = r4 + r126 * 8;
-b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b22;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b17;
-	r27 = r2;
-	r29 = r27;
-	if ((u64)r29 >= (u64)r10) { qd_site = 0; qd_x = r29; qd_y = r10; goto qd_fault; }
-	r30 = r127;
-	r31 = *(double *)r30;
-	r32 = r13 * r31;
-	r33 = r129;
-	r34 = *(double *)r33;
-	r35 = r32 + r34;
-	r36 = r33;
-	*(double *)r36 = r35;
-	r50 = (u64)r27 + (u64)r1;
-	r40 = r50;
-	if ((u64)r40 >= (u64)r10) { qd_site = 0; qd_x = r40; qd_y = r10; goto qd_fault; }
-	r76 = r30;
-	r78 = r76 + r77 * 1;
-	r41 = r78;
-	r42 = *(double *)r41;
-	r43 = r13 * r42;
-	r79 = r33;
-	r81 = r79 + r80 * 1;
-	r44 = r81;
-	r45 = *(double *)r44;
-	r46 = r43 + r45;
-	r84 = r81;
-	r47 = r84;
-	*(double *)r47 = r46;
-	r62 = (u64)r50 + (u64)r1;
-	r52 = r62;
-	if ((u64)r52 >= (u64)r10) { qd_site = 0; qd_x = r52; qd_y = r10; goto qd_fault; }
-	r87 = r78;
-	r89 = r87 + r88 * 1;
-	r53 = r89;
-	r54 = *(double *)r53;
-	r55 = r13 * r54;
-	r92 = r81;
-	r94 = r92 + r93 * 1;
-	r56 = r94;
-	r57 = *(double *)r56;
-	r58 = r55 + r57;
-	r99 = r94;
-	r59 = r99;
-	*(double *)r59 = r58;
-	r74 = (u64)r62 + (u64)r1;
-	r64 = r74;
-	if ((u64)r64 >= (u64)r10) { qd_site = 0; qd_x = r64; qd_y = r10; goto qd_fault; }
-	r104 = r89;
-	r106 = r104 + r105 * 1;
-	r65 = r106;
+	r31 = (u64)r10;
+	r32 = r2;
+	r33 = (u64)r32;
+	r34 = r33 < r31;
+	r35 = (u64)r3;
+	r36 = r35 + 4611686018427387904ull;
+	r37 = r36 <= 9223372036854775808ull;
+	r38 = r35 - 1ull;
+	r39 = (u64)r2;
+	r40 = r38 - r39;
+	r41 = r31 - 1ull;
+	r42 = r41 - r33;
+	r43 = r40 <= r42;
+	if (!r34) goto b17;
+	if (!r37) goto b17;
+	if (!r43) goto b17;
+	r44 = (u64)r1 * 3ull;
+	r99 = (u64)r1 * 4ull;
+	r48 = r35;
+	r50 = (u64)r44;
+	r101 = (u64)r1 * 8ull;
+	r104 = r101;
+	r112 = r101;
+	r117 = r101;
+	r129 = r101;
+	r136 = r101;
+	r153 = r2;
+	r154 = r153;
+	r155 = r9 + r154 * 8;
+	r156 = (u64)r99 * 8ull;
+	r157 = r4 + r154 * 8;
+b5: // grid unrolled guard
+	r45 = r2 < r3;
+	if (!r45) goto b16;
+	r49 = (u64)r2;
+	r46 = r48 - r49;
+	r47 = r46 > r50;
+	if (!r47) goto b12;
+	r54 = r155;
+	r55 = *(double *)r54;
+	r56 = r13 * r55;
+	r57 = r157;
+	r58 = *(double *)r57;
+	r59 = r56 + r58;
+	r60 = r57;
+	*(double *)r60 = r59;
+	r100 = r54;
+	r102 = r100 + r101 * 1;
+	r65 = r102;
 	r66 = *(double *)r65;
 	r67 = r13 * r66;
-	r111 = r94;
-	r113 = r111 + r112 * 1;
-	r68 = r113;
+	r103 = r57;
+	r105 = r103 + r104 * 1;
+	r68 = r105;
 	r69 = *(double *)r68;
 	r70 = r67 + r69;
-	r120 = r113;
-	r71 = r120;
+	r108 = r105;
+	r71 = r108;
 	*(double *)r71 = r70;
-	r2 = (u64)r2 + (u64)r75;
-	r127 = r127 + r128 * 1;
-	r129 = r129 + r128 * 1;
-	goto b2;
-b17: // preheader
-	r121 = r2;
-	r122 = r9 + r121 * 8;
-	r123 = (u64)r1 * 8ull;
-	r124 = r4 + r121 * 8;
-b18: // head
+	r111 = r102;
+	r113 = r111 + r112 * 1;
+	r77 = r113;
+	r78 = *(double *)r77;
+	r79 = r13 * r78;
+	r116 = r105;
+	r118 = r116 + r117 * 1;
+	r80 = r118;
+	r81 = *(double *)r80;
+	r82 = r79 + r81;
+	r123 = r118;
+	r83 = r123;
+	*(double *)r83 = r82;
+	r128 = r113;
+	r130 = r128 + r129 * 1;
+	r89 = r130;
+	r90 = *(double *)r89;
+	r91 = r13 * r90;
+	r135 = r118;
+	r137 = r135 + r136 * 1;
+	r92 = r137;
+	r93 = *(double *)r92;
+	r94 = r91 + r93;
+	r144 = r137;
+	r95 = r144;
+	*(double *)r95 = r94;
+	r2 = (u64)r2 + (u64)r99;
+	r155 = r155 + r156 * 1;
+	r157 = r157 + r156 * 1;
+	goto b5;
+b12: // preheader
+	r145 = r2;
+	r146 = r9 + r145 * 8;
+	r147 = (u64)r1 * 8ull;
+	r148 = r4 + r145 * 8;
+b13: // head
 	r6 = r2 < r3;
-	if (!r6) goto b22;
-	r7 = r2;
-	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r8 = r122;
+	if (!r6) goto b16;
+	r8 = r146;
 	r11 = *(double *)r8;
 	r12 = r13 * r11;
-	r14 = r124;
+	r14 = r148;
 	r15 = *(double *)r14;
 	r16 = r12 + r15;
 	r17 = r14;
 	*(double *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r122 = r122 + r123 * 1;
-	r124 = r124 + r123 * 1;
-	goto b18;
-b22: // exit
+	r146 = r146 + r147 * 1;
+	r148 = r148 + r147 * 1;
+	goto b13;
+b16: // exit
 	return;
+b17: // preheader
+	r149 = r2;
+	r150 = r9 + r149 * 8;
+	r151 = (u64)r1 * 8ull;
+	r152 = r4 + r149 * 8;
+b18: // head (checked)
+	r20 = r2 < r3;
+	if (!r20) goto b16;
+	r21 = r2;
+	if ((u64)r21 >= (u64)r10) { qd_site = 0; qd_x = r21; qd_y = r10; goto qd_fault; }
+	r22 = r150;
+	r23 = *(double *)r22;
+	r24 = r13 * r23;
+	r25 = r152;
+	r26 = *(double *)r25;
+	r27 = r24 + r26;
+	r28 = r25;
+	*(double *)r28 = r27;
+	r2 = (u64)r2 + (u64)r1;
+	r150 = r150 + r151 * 1;
+	r152 = r152 + r151 * 1;
+	goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7754,12 +10093,16 @@ qd_fault: {
 
 // Task 0 of kernel Hash(out []u64, keys []u64, rounds i64), parallel.
 extern "C" __global__ void Hash_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r6 = 0, r14 = 0, r28 = 0, r31 = 0;
+	bool r6 = 0, r14 = 0, r28 = 0, r29 = 0, r33 = 0, r46 = 0, r50 = 0, r53 = 0;
+	bool r59 = 0, r62 = 0, r65 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r13 = 0;
-	i64 r15 = 0, r25 = 0, r27 = 0, r29 = 0, r30 = 0;
+	i64 r15 = 0, r25 = 0, r27 = 0, r30 = 0, r43 = 0, r45 = 0, r48 = 0, r60 = 0;
+	i64 r61 = 0, r63 = 0, r64 = 0;
 	u64 r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
-	u64 r22 = 0, r23 = 0, r24 = 0;
-	char *r4 = 0, *r8 = 0, *r9 = 0, *r26 = 0;
+	u64 r22 = 0, r23 = 0, r24 = 0, r32 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0;
+	u64 r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r47 = 0, r49 = 0, r51 = 0;
+	u64 r52 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r26 = 0, *r31 = 0, *r44 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -7771,20 +10114,35 @@ extern "C" __global__ void Hash_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, ch
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r47 = (u64)r10;
+	r48 = r2;
+	r49 = (u64)r48;
+	r50 = r49 < r47;
+	r51 = (u64)r3;
+	r52 = r51 + 4611686018427387904ull;
+	r53 = r52 <= 9223372036854775808ull;
+	r54 = r51 - 1ull;
+	r55 = (u64)r2;
+	r56 = r54 - r55;
+	r57 = r47 - 1ull;
+	r58 = r57 - r49;
+	r59 = r56 <= r58;
+	if (!r50) goto b22;
+	if (!r53) goto b22;
+	if (!r59) goto b22;
+b4: // head
 	r6 = r2 < r3;
-	if (!r6) goto b19;
+	if (!r6) goto b21;
 	r7 = r2;
-	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
 	r8 = r9 + r7 * 8;
 	r11 = *(u64 *)r8;
 	r12 = r11;
 	r13 = 0ll;
-	r29 = r15 > (-9223372036854775805ll) ? r15 : (-9223372036854775805ll);
-	r30 = (u64)r29 - 3ull;
-b6: // unroll guard
-	r31 = r13 < r30;
-	if (!r31) goto b15;
+	r60 = r15 > (-9223372036854775805ll) ? r15 : (-9223372036854775805ll);
+	r61 = (u64)r60 - 3ull;
+b8: // unroll guard
+	r62 = r13 < r61;
+	if (!r62) goto b17;
 	r14 = r13 < r15;
 	r16 = r12 + 11400714819323198485ull;
 	r17 = r16 >> 30;
@@ -7837,10 +10195,10 @@ b6: // unroll guard
 	r25 = (u64)r13 + 1ull;
 	r12 = r24;
 	r13 = r25;
-	goto b6;
-b15: // for.loop
+	goto b8;
+b17: // for.loop
 	r14 = r13 < r15;
-	if (!r14) goto b17;
+	if (!r14) goto b19;
 	r16 = r12 + 11400714819323198485ull;
 	r17 = r16 >> 30;
 	r18 = r16 ^ r17;
@@ -7853,14 +10211,102 @@ b15: // for.loop
 	r25 = (u64)r13 + 1ull;
 	r12 = r24;
 	r13 = r25;
-	goto b15;
-b17: // for.done
+	goto b17;
+b19: // for.done
 	r26 = r4 + r7 * 8;
 	*(u64 *)r26 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b19: // exit
+	goto b4;
+b21: // exit
 	return;
+b22: // head (checked)
+	r29 = r2 < r3;
+	if (!r29) goto b21;
+	r30 = r2;
+	if ((u64)r30 >= (u64)r10) { qd_site = 0; qd_x = r30; qd_y = r10; goto qd_fault; }
+	r31 = r9 + r30 * 8;
+	r32 = *(u64 *)r31;
+	r12 = r32;
+	r13 = 0ll;
+	r63 = r15 > (-9223372036854775805ll) ? r15 : (-9223372036854775805ll);
+	r64 = (u64)r63 - 3ull;
+b26: // unroll guard
+	r65 = r13 < r64;
+	if (!r65) goto b35;
+	r33 = r13 < r15;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	r33 = r13 < r15;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	r33 = r13 < r15;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	r33 = r13 < r15;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	goto b26;
+b35: // for.loop (checked)
+	r33 = r13 < r15;
+	if (!r33) goto b37;
+	r34 = r12 + 11400714819323198485ull;
+	r35 = r34 >> 30;
+	r36 = r34 ^ r35;
+	r37 = r36 * 13787848793156543929ull;
+	r38 = r37 >> 27;
+	r39 = r37 ^ r38;
+	r40 = r39 * 10723151780598845931ull;
+	r41 = r40 >> 31;
+	r42 = r40 ^ r41;
+	r43 = (u64)r13 + 1ull;
+	r12 = r42;
+	r13 = r43;
+	goto b35;
+b37: // for.done (checked)
+	r44 = r4 + r30 * 8;
+	*(u64 *)r44 = r12;
+	r2 = (u64)r2 + (u64)r1;
+	goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -8143,570 +10589,245 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r46 = mul.i64 r1, 3
-	r201 = mul.i64 r1, 4
-	r50 = convert.u64.i64 r3
-	r52 = convert.u64.i64 r46
-	r88 = sub.i64 r9, 1
-	r85 = sub.i64 r41, 1
-	r213 = mul.i64 r9, -4
-	r216 = mul.i64 r9, 4
-	r124 = sub.i64 r9, 1
-	r121 = sub.i64 r41, 1
-	r219 = move.i64 r201
-	r228 = mul.i64 r9, -4
-	r230 = move.i64 r201
-	r233 = mul.i64 r9, 4
-	r235 = move.i64 r201
-	r238 = move.i64 r201
-	r241 = move.i64 r201
-	r244 = move.i64 r201
-	r161 = sub.i64 r9, 1
-	r158 = sub.i64 r41, 1
-	r247 = move.i64 r201
-	r249 = move.i64 r201
-	r262 = mul.i64 r9, -4
-	r264 = move.i64 r201
-	r266 = move.i64 r201
-	r269 = mul.i64 r9, 4
-	r271 = move.i64 r201
-	r273 = move.i64 r201
-	r276 = move.i64 r201
-	r278 = move.i64 r201
-	r281 = move.i64 r201
-	r283 = move.i64 r201
-	r286 = move.i64 r201
-	r288 = move.i64 r201
-	r198 = sub.i64 r9, 1
-	r195 = sub.i64 r41, 1
-	r291 = move.i64 r201
-	r293 = move.i64 r201
-	r295 = move.i64 r201
-	r312 = mul.i64 r9, -4
-	r314 = move.i64 r201
-	r316 = move.i64 r201
-	r318 = move.i64 r201
-	r321 = mul.i64 r9, 4
-	r323 = move.i64 r201
-	r325 = move.i64 r201
-	r327 = move.i64 r201
-	r330 = move.i64 r201
-	r332 = move.i64 r201
-	r334 = move.i64 r201
-	r337 = move.i64 r201
-	r339 = move.i64 r201
-	r341 = move.i64 r201
-	r344 = move.i64 r201
-	r346 = move.i64 r201
-	r348 = move.i64 r201
-	r354 = move.i64 r2
-	r355 = move.i64 r354
-	r356 = elemaddr r13, r355, 4
-	r357 = mul.i64 r201, 4
-	r358 = elemaddr r4, r355, 4
-	r359 = elemaddr r13, r354, 4
-	r360 = elemaddr r4, r354, 4
-	jump b2
-b2: # grid unrolled guard
-	r47 = lt.i64 r2, r3
-	branch r47, b3, b62
-b3: # grid unrolled room
-	r51 = convert.u64.i64 r2
-	r48 = sub.u64 r50, r51
-	r49 = gt.u64 r48, r52
-	branch r49, b4, b49
-b4: # grid unrolled 0
-	r53 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r55 = move.i64 r53
-	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkdiv.i64 r9, site 0
-	r415 = convert.u64.i64 r55
-	r416 = convert.u64.i64 r9
-	r417 = or.u64 r415, r416
-	r418 = shr.u64.u32 r417, 32
-	r419 = eq.u64 r418, 0
-	branch r419, b7, b48
-b7: # divide in 32 bits
-	r420 = convert.u32.i64 r55
-	r421 = convert.u32.i64 r9
-	r422 = div.u32 r420, r421
-	r424 = mul.u32 r422, r421
-	r423 = sub.u32 r420, r424
-	r413 = convert.i64.u32 r422
-	r414 = convert.i64.u32 r423
-	jump b8
-b8: # rangeint.body (grid unrolled 0)
-	r56 = move.i64 r414
-	r57 = move.i64 r413
-	r58 = gt.i64 r56, 0
-	branch r58, b9, b47
-b9: # cond.true (grid unrolled 0)
-	r89 = lt.i64 r56, r88
-	branch r89, b10, b47
-b10: # cond.true (grid unrolled 0)
-	r87 = gt.i64 r57, 0
-	branch r87, b11, b47
-b11: # cond.true (grid unrolled 0)
-	r86 = lt.i64 r57, r85
-	branch r86, b12, b47
-b12: # if.then (grid unrolled 0)
-	checkindex r55, r14, site 2
-	r59 = move.ptr r356
-	r60 = load.f32 r59
-	r61 = mul.f32 r60, 0.5
-	r62 = sub.i64 r55, 1
-	checkindex r62, r14, site 3
-	r210 = move.ptr r59
-	r63 = elemaddr r210, -1, 4
-	r64 = load.f32 r63
-	r65 = add.i64 r55, 1
-	checkindex r65, r14, site 4
-	r211 = move.ptr r59
-	r66 = elemaddr r211, 1, 4
-	r67 = load.f32 r66
-	r68 = add.f32 r64, r67
-	r69 = sub.i64 r55, r9
-	checkindex r69, r14, site 5
-	r212 = move.ptr r59
-	r214 = elemaddr r212, r213, 1
-	r70 = move.ptr r214
-	r71 = load.f32 r70
-	r72 = add.f32 r68, r71
-	r73 = add.i64 r55, r9
-	checkindex r73, r14, site 6
-	r215 = move.ptr r59
-	r217 = elemaddr r215, r216, 1
-	r74 = move.ptr r217
-	r75 = load.f32 r74
-	r76 = add.f32 r72, r75
-	r77 = mul.f32 r76, 0.125
-	r78 = add.f32 r61, r77
-	r79 = move.ptr r358
-	store.f32 r79, r78
-	jump b13
-b13: # grid unrolled 1
-	r126 = add.i64 r53, r1
-	jump b14
-b14: # index (grid unrolled 1)
-	r91 = move.i64 r126
-	jump b15
-b15: # rangeint.body (grid unrolled 1)
-	checkdiv.i64 r9, site 0
-	r402 = convert.u64.i64 r91
-	r403 = convert.u64.i64 r9
-	r404 = or.u64 r402, r403
-	r405 = shr.u64.u32 r404, 32
-	r406 = eq.u64 r405, 0
-	branch r406, b16, b46
-b16: # divide in 32 bits
-	r407 = convert.u32.i64 r91
-	r408 = convert.u32.i64 r9
-	r409 = div.u32 r407, r408
-	r411 = mul.u32 r409, r408
-	r410 = sub.u32 r407, r411
-	r400 = convert.i64.u32 r409
-	r401 = convert.i64.u32 r410
-	jump b17
-b17: # rangeint.body (grid unrolled 1)
-	r92 = move.i64 r401
-	r93 = move.i64 r400
-	r94 = gt.i64 r92, 0
-	branch r94, b18, b45
-b18: # cond.true (grid unrolled 1)
-	r125 = lt.i64 r92, r124
-	branch r125, b19, b45
-b19: # cond.true (grid unrolled 1)
-	r123 = gt.i64 r93, 0
-	branch r123, b20, b45
-b20: # cond.true (grid unrolled 1)
-	r122 = lt.i64 r93, r121
-	branch r122, b21, b45
-b21: # if.then (grid unrolled 1)
-	checkindex r91, r14, site 2
-	r218 = move.ptr r359
-	r220 = elemaddr r218, r219, 1
-	r95 = move.ptr r220
-	r96 = load.f32 r95
-	r97 = mul.f32 r96, 0.5
-	r98 = sub.i64 r91, 1
-	checkindex r98, r14, site 3
-	r223 = move.ptr r220
-	r99 = elemaddr r223, -1, 4
-	r100 = load.f32 r99
-	r101 = add.i64 r91, 1
-	checkindex r101, r14, site 4
-	r226 = move.ptr r220
-	r102 = elemaddr r226, 1, 4
-	r103 = load.f32 r102
-	r104 = add.f32 r100, r103
-	r105 = sub.i64 r91, r9
-	checkindex r105, r14, site 5
-	r227 = move.ptr r218
-	r229 = elemaddr r227, r228, 1
-	r231 = elemaddr r229, r230, 1
-	r106 = move.ptr r231
-	r107 = load.f32 r106
-	r108 = add.f32 r104, r107
-	r109 = add.i64 r91, r9
-	checkindex r109, r14, site 6
-	r232 = move.ptr r218
-	r234 = elemaddr r232, r233, 1
-	r236 = elemaddr r234, r235, 1
-	r110 = move.ptr r236
-	r111 = load.f32 r110
-	r112 = add.f32 r108, r111
-	r113 = mul.f32 r112, 0.125
-	r114 = add.f32 r97, r113
-	r237 = move.ptr r360
-	r239 = elemaddr r237, r238, 1
-	r115 = move.ptr r239
-	store.f32 r115, r114
-	jump b22
-b22: # grid unrolled 2
-	r163 = add.i64 r126, r1
-	jump b23
-b23: # index (grid unrolled 2)
-	r128 = move.i64 r163
-	jump b24
-b24: # rangeint.body (grid unrolled 2)
-	checkdiv.i64 r9, site 0
-	r389 = convert.u64.i64 r128
-	r390 = convert.u64.i64 r9
-	r391 = or.u64 r389, r390
-	r392 = shr.u64.u32 r391, 32
-	r393 = eq.u64 r392, 0
-	branch r393, b25, b44
-b25: # divide in 32 bits
-	r394 = convert.u32.i64 r128
-	r395 = convert.u32.i64 r9
-	r396 = div.u32 r394, r395
-	r398 = mul.u32 r396, r395
-	r397 = sub.u32 r394, r398
-	r387 = convert.i64.u32 r396
-	r388 = convert.i64.u32 r397
-	jump b26
-b26: # rangeint.body (grid unrolled 2)
-	r129 = move.i64 r388
-	r130 = move.i64 r387
-	r131 = gt.i64 r129, 0
-	branch r131, b27, b43
-b27: # cond.true (grid unrolled 2)
-	r162 = lt.i64 r129, r161
-	branch r162, b28, b43
-b28: # cond.true (grid unrolled 2)
-	r160 = gt.i64 r130, 0
-	branch r160, b29, b43
-b29: # cond.true (grid unrolled 2)
-	r159 = lt.i64 r130, r158
-	branch r159, b30, b43
-b30: # if.then (grid unrolled 2)
-	checkindex r128, r14, site 2
-	r246 = move.ptr r359
-	r248 = elemaddr r246, r247, 1
-	r250 = elemaddr r248, r249, 1
-	r132 = move.ptr r250
-	r133 = load.f32 r132
-	r134 = mul.f32 r133, 0.5
-	r135 = sub.i64 r128, 1
-	checkindex r135, r14, site 3
-	r255 = move.ptr r250
-	r136 = elemaddr r255, -1, 4
-	r137 = load.f32 r136
-	r138 = add.i64 r128, 1
-	checkindex r138, r14, site 4
-	r260 = move.ptr r250
-	r139 = elemaddr r260, 1, 4
-	r140 = load.f32 r139
-	r141 = add.f32 r137, r140
-	r142 = sub.i64 r128, r9
-	checkindex r142, r14, site 5
-	r261 = move.ptr r246
-	r263 = elemaddr r261, r262, 1
-	r265 = elemaddr r263, r264, 1
-	r267 = elemaddr r265, r266, 1
-	r143 = move.ptr r267
-	r144 = load.f32 r143
-	r145 = add.f32 r141, r144
-	r146 = add.i64 r128, r9
-	checkindex r146, r14, site 6
-	r268 = move.ptr r246
-	r270 = elemaddr r268, r269, 1
-	r272 = elemaddr r270, r271, 1
-	r274 = elemaddr r272, r273, 1
-	r147 = move.ptr r274
-	r148 = load.f32 r147
-	r149 = add.f32 r145, r148
-	r150 = mul.f32 r149, 0.125
-	r151 = add.f32 r134, r150
-	r275 = move.ptr r360
-	r277 = elemaddr r275, r276, 1
-	r279 = elemaddr r277, r278, 1
-	r152 = move.ptr r279
-	store.f32 r152, r151
-	jump b31
-b31: # grid unrolled 3
-	r200 = add.i64 r163, r1
-	jump b32
-b32: # index (grid unrolled 3)
-	r165 = move.i64 r200
-	jump b33
-b33: # rangeint.body (grid unrolled 3)
-	checkdiv.i64 r9, site 0
-	r376 = convert.u64.i64 r165
-	r377 = convert.u64.i64 r9
-	r378 = or.u64 r376, r377
-	r379 = shr.u64.u32 r378, 32
-	r380 = eq.u64 r379, 0
-	branch r380, b34, b42
-b34: # divide in 32 bits
-	r381 = convert.u32.i64 r165
-	r382 = convert.u32.i64 r9
-	r383 = div.u32 r381, r382
-	r385 = mul.u32 r383, r382
-	r384 = sub.u32 r381, r385
-	r374 = convert.i64.u32 r383
-	r375 = convert.i64.u32 r384
-	jump b35
-b35: # rangeint.body (grid unrolled 3)
-	r166 = move.i64 r375
-	r167 = move.i64 r374
-	r168 = gt.i64 r166, 0
-	branch r168, b36, b41
-b36: # cond.true (grid unrolled 3)
-	r199 = lt.i64 r166, r198
-	branch r199, b37, b41
-b37: # cond.true (grid unrolled 3)
-	r197 = gt.i64 r167, 0
-	branch r197, b38, b41
-b38: # cond.true (grid unrolled 3)
-	r196 = lt.i64 r167, r195
-	branch r196, b39, b41
-b39: # if.then (grid unrolled 3)
-	checkindex r165, r14, site 2
-	r290 = move.ptr r359
-	r292 = elemaddr r290, r291, 1
-	r294 = elemaddr r292, r293, 1
-	r296 = elemaddr r294, r295, 1
-	r169 = move.ptr r296
-	r170 = load.f32 r169
-	r171 = mul.f32 r170, 0.5
-	r172 = sub.i64 r165, 1
-	checkindex r172, r14, site 3
-	r303 = move.ptr r296
-	r173 = elemaddr r303, -1, 4
-	r174 = load.f32 r173
-	r175 = add.i64 r165, 1
-	checkindex r175, r14, site 4
-	r310 = move.ptr r296
-	r176 = elemaddr r310, 1, 4
-	r177 = load.f32 r176
-	r178 = add.f32 r174, r177
-	r179 = sub.i64 r165, r9
-	checkindex r179, r14, site 5
-	r311 = move.ptr r290
-	r313 = elemaddr r311, r312, 1
-	r315 = elemaddr r313, r314, 1
-	r317 = elemaddr r315, r316, 1
-	r319 = elemaddr r317, r318, 1
-	r180 = move.ptr r319
-	r181 = load.f32 r180
-	r182 = add.f32 r178, r181
-	r183 = add.i64 r165, r9
-	checkindex r183, r14, site 6
-	r320 = move.ptr r290
-	r322 = elemaddr r320, r321, 1
-	r324 = elemaddr r322, r323, 1
-	r326 = elemaddr r324, r325, 1
-	r328 = elemaddr r326, r327, 1
-	r184 = move.ptr r328
-	r185 = load.f32 r184
-	r186 = add.f32 r182, r185
-	r187 = mul.f32 r186, 0.125
-	r188 = add.f32 r171, r187
-	r329 = move.ptr r360
-	r331 = elemaddr r329, r330, 1
-	r333 = elemaddr r331, r332, 1
-	r335 = elemaddr r333, r334, 1
-	r189 = move.ptr r335
-	store.f32 r189, r188
-	jump b40
-b40: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r201
-	r356 = elemaddr r356, r357, 1
-	r358 = elemaddr r358, r357, 1
-	r359 = elemaddr r359, r357, 1
-	r360 = elemaddr r360, r357, 1
-	jump b2
-b41: # if.else (grid unrolled 3)
-	checkindex r165, r14, site 7
-	r336 = move.ptr r359
-	r338 = elemaddr r336, r337, 1
-	r340 = elemaddr r338, r339, 1
-	r342 = elemaddr r340, r341, 1
-	r192 = move.ptr r342
-	r193 = load.f32 r192
-	r343 = move.ptr r360
-	r345 = elemaddr r343, r344, 1
-	r347 = elemaddr r345, r346, 1
-	r349 = elemaddr r347, r348, 1
-	r194 = move.ptr r349
-	store.f32 r194, r193
-	jump b40
-b42: # divide in 64 bits
-	r374 = div.i64 r165, r9
-	r386 = mul.i64 r374, r9
-	r375 = sub.i64 r165, r386
-	jump b35
-b43: # if.else (grid unrolled 2)
-	checkindex r128, r14, site 7
-	r280 = move.ptr r359
-	r282 = elemaddr r280, r281, 1
-	r284 = elemaddr r282, r283, 1
-	r155 = move.ptr r284
-	r156 = load.f32 r155
-	r285 = move.ptr r360
-	r287 = elemaddr r285, r286, 1
-	r289 = elemaddr r287, r288, 1
-	r157 = move.ptr r289
-	store.f32 r157, r156
-	jump b31
-b44: # divide in 64 bits
-	r387 = div.i64 r128, r9
-	r399 = mul.i64 r387, r9
-	r388 = sub.i64 r128, r399
-	jump b26
-b45: # if.else (grid unrolled 1)
-	checkindex r91, r14, site 7
-	r240 = move.ptr r359
-	r242 = elemaddr r240, r241, 1
-	r118 = move.ptr r242
-	r119 = load.f32 r118
-	r243 = move.ptr r360
-	r245 = elemaddr r243, r244, 1
-	r120 = move.ptr r245
-	store.f32 r120, r119
-	jump b22
-b46: # divide in 64 bits
-	r400 = div.i64 r91, r9
-	r412 = mul.i64 r400, r9
-	r401 = sub.i64 r91, r412
-	jump b17
-b47: # if.else (grid unrolled 0)
-	checkindex r55, r14, site 7
-	r82 = move.ptr r356
-	r83 = load.f32 r82
-	r84 = move.ptr r358
-	store.f32 r84, r83
-	jump b13
-b48: # divide in 64 bits
-	r413 = div.i64 r55, r9
-	r425 = mul.i64 r413, r9
-	r414 = sub.i64 r55, r425
-	jump b8
-b49: # preheader
+	r82 = convert.u64.i64 r14
+	r83 = move.i64 r2
+	r84 = sub.i64 r83, 1
+	r85 = convert.u64.i64 r84
+	r86 = lt.u64 r85, r82
+	r87 = convert.u64.i64 r3
+	r88 = add.u64 r87, 4611686018427387904
+	r89 = le.u64 r88, 9223372036854775808
+	r90 = sub.u64 r87, 1
+	r91 = convert.u64.i64 r2
+	r92 = sub.u64 r90, r91
+	r93 = sub.u64 r82, 1
+	r94 = sub.u64 r93, r85
+	r95 = le.u64 r92, r94
+	r96 = add.i64 r83, 1
+	r97 = convert.u64.i64 r96
+	r98 = lt.u64 r97, r82
+	r99 = move.u64 r93
+	r100 = sub.u64 r99, r97
+	r101 = le.u64 r92, r100
+	r102 = sub.i64 r83, r9
+	r103 = convert.u64.i64 r102
+	r104 = lt.u64 r103, r82
+	r105 = move.u64 r93
+	r106 = sub.u64 r105, r103
+	r107 = le.u64 r92, r106
+	r108 = add.i64 r83, r9
+	r109 = convert.u64.i64 r108
+	r110 = lt.u64 r109, r82
+	r111 = move.u64 r93
+	r112 = sub.u64 r111, r109
+	r113 = le.u64 r92, r112
+	branch r86, b2, b24
+b2: # checks
+	branch r89, b3, b24
+b3: # checks
+	branch r95, b4, b24
+b4: # checks
+	branch r98, b5, b24
+b5: # checks
+	branch r101, b6, b24
+b6: # checks
+	branch r104, b7, b24
+b7: # checks
+	branch r107, b8, b24
+b8: # checks
+	branch r110, b9, b24
+b9: # checks
+	branch r113, b10, b24
+b10: # preheader
 	r44 = sub.i64 r9, 1
 	r40 = sub.i64 r41, 1
-	r205 = mul.i64 r9, -4
-	r208 = mul.i64 r9, 4
-	r350 = move.i64 r2
-	r351 = elemaddr r13, r350, 4
-	r352 = mul.i64 r1, 4
-	r353 = elemaddr r4, r350, 4
-	jump b50
-b50: # head
+	r117 = mul.i64 r9, -4
+	r120 = mul.i64 r9, 4
+	r130 = move.i64 r2
+	r131 = elemaddr r13, r130, 4
+	r132 = mul.i64 r1, 4
+	r133 = elemaddr r4, r130, 4
+	jump b11
+b11: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b51, b62
-b51: # index
+	branch r6, b12, b23
+b12: # index
 	r7 = move.i64 r2
-	jump b52
-b52: # rangeint.body
+	jump b13
+b13: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r363 = convert.u64.i64 r7
-	r364 = convert.u64.i64 r9
-	r365 = or.u64 r363, r364
-	r366 = shr.u64.u32 r365, 32
-	r367 = eq.u64 r366, 0
-	branch r367, b53, b61
-b53: # divide in 32 bits
-	r368 = convert.u32.i64 r7
-	r369 = convert.u32.i64 r9
-	r370 = div.u32 r368, r369
-	r372 = mul.u32 r370, r369
-	r371 = sub.u32 r368, r372
-	r361 = convert.i64.u32 r370
-	r362 = convert.i64.u32 r371
-	jump b54
-b54: # rangeint.body
-	r8 = move.i64 r362
-	r10 = move.i64 r361
+	r153 = convert.u64.i64 r7
+	r154 = convert.u64.i64 r9
+	r155 = or.u64 r153, r154
+	r156 = shr.u64.u32 r155, 32
+	r157 = eq.u64 r156, 0
+	branch r157, b14, b22
+b14: # divide in 32 bits
+	r158 = convert.u32.i64 r7
+	r159 = convert.u32.i64 r9
+	r160 = div.u32 r158, r159
+	r162 = mul.u32 r160, r159
+	r161 = sub.u32 r158, r162
+	r151 = convert.i64.u32 r160
+	r152 = convert.i64.u32 r161
+	jump b15
+b15: # rangeint.body
+	r8 = move.i64 r152
+	r10 = move.i64 r151
 	r11 = gt.i64 r8, 0
-	branch r11, b55, b60
-b55: # cond.true
+	branch r11, b16, b21
+b16: # cond.true
 	r45 = lt.i64 r8, r44
-	branch r45, b56, b60
-b56: # cond.true
+	branch r45, b17, b21
+b17: # cond.true
 	r43 = gt.i64 r10, 0
-	branch r43, b57, b60
-b57: # cond.true
+	branch r43, b18, b21
+b18: # cond.true
 	r42 = lt.i64 r10, r40
-	branch r42, b58, b60
-b58: # if.then
-	checkindex r7, r14, site 2
-	r12 = move.ptr r351
+	branch r42, b19, b21
+b19: # if.then
+	r12 = move.ptr r131
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
-	r17 = sub.i64 r7, 1
-	checkindex r17, r14, site 3
-	r202 = move.ptr r12
-	r18 = elemaddr r202, -1, 4
+	r114 = move.ptr r12
+	r18 = elemaddr r114, -1, 4
 	r19 = load.f32 r18
-	r20 = add.i64 r7, 1
-	checkindex r20, r14, site 4
-	r203 = move.ptr r12
-	r21 = elemaddr r203, 1, 4
+	r115 = move.ptr r12
+	r21 = elemaddr r115, 1, 4
 	r22 = load.f32 r21
 	r23 = add.f32 r19, r22
-	r24 = sub.i64 r7, r9
-	checkindex r24, r14, site 5
-	r204 = move.ptr r12
-	r206 = elemaddr r204, r205, 1
-	r25 = move.ptr r206
+	r116 = move.ptr r12
+	r118 = elemaddr r116, r117, 1
+	r25 = move.ptr r118
 	r26 = load.f32 r25
 	r27 = add.f32 r23, r26
-	r28 = add.i64 r7, r9
-	checkindex r28, r14, site 6
-	r207 = move.ptr r12
-	r209 = elemaddr r207, r208, 1
-	r29 = move.ptr r209
+	r119 = move.ptr r12
+	r121 = elemaddr r119, r120, 1
+	r29 = move.ptr r121
 	r30 = load.f32 r29
 	r31 = add.f32 r27, r30
 	r32 = mul.f32 r31, 0.125
 	r33 = add.f32 r16, r32
-	r34 = move.ptr r353
+	r34 = move.ptr r133
 	store.f32 r34, r33
-	jump b59
-b59: # latch
+	jump b20
+b20: # latch
 	r2 = add.i64 r2, r1
-	r351 = elemaddr r351, r352, 1
-	r353 = elemaddr r353, r352, 1
-	jump b50
-b60: # if.else
-	checkindex r7, r14, site 7
-	r37 = move.ptr r351
+	r131 = elemaddr r131, r132, 1
+	r133 = elemaddr r133, r132, 1
+	jump b11
+b21: # if.else
+	r37 = move.ptr r131
 	r38 = load.f32 r37
-	r39 = move.ptr r353
+	r39 = move.ptr r133
 	store.f32 r39, r38
-	jump b59
-b61: # divide in 64 bits
-	r361 = div.i64 r7, r9
-	r373 = mul.i64 r361, r9
-	r362 = sub.i64 r7, r373
-	jump b54
-b62: # exit
+	jump b20
+b22: # divide in 64 bits
+	r151 = div.i64 r7, r9
+	r163 = mul.i64 r151, r9
+	r152 = sub.i64 r7, r163
+	jump b15
+b23: # exit
 	return
+b24: # preheader
+	r80 = sub.i64 r9, 1
+	r77 = sub.i64 r41, 1
+	r125 = mul.i64 r9, -4
+	r128 = mul.i64 r9, 4
+	r134 = move.i64 r2
+	r135 = elemaddr r13, r134, 4
+	r136 = mul.i64 r1, 4
+	r137 = elemaddr r4, r134, 4
+	jump b25
+b25: # head (checked if)
+	r46 = lt.i64 r2, r3
+	branch r46, b26, b23
+b26: # index (checked if)
+	r47 = move.i64 r2
+	jump b27
+b27: # rangeint.body (checked if)
+	checkdiv.i64 r9, site 0
+	r140 = convert.u64.i64 r47
+	r141 = convert.u64.i64 r9
+	r142 = or.u64 r140, r141
+	r143 = shr.u64.u32 r142, 32
+	r144 = eq.u64 r143, 0
+	branch r144, b28, b36
+b28: # divide in 32 bits
+	r145 = convert.u32.i64 r47
+	r146 = convert.u32.i64 r9
+	r147 = div.u32 r145, r146
+	r149 = mul.u32 r147, r146
+	r148 = sub.u32 r145, r149
+	r138 = convert.i64.u32 r147
+	r139 = convert.i64.u32 r148
+	jump b29
+b29: # rangeint.body (checked if)
+	r48 = move.i64 r139
+	r49 = move.i64 r138
+	r50 = gt.i64 r48, 0
+	branch r50, b30, b35
+b30: # cond.true (checked if)
+	r81 = lt.i64 r48, r80
+	branch r81, b31, b35
+b31: # cond.true (checked if)
+	r79 = gt.i64 r49, 0
+	branch r79, b32, b35
+b32: # cond.true (checked if)
+	r78 = lt.i64 r49, r77
+	branch r78, b33, b35
+b33: # if.then (checked if)
+	checkindex r47, r14, site 2
+	r51 = move.ptr r135
+	r52 = load.f32 r51
+	r53 = mul.f32 r52, 0.5
+	r54 = sub.i64 r47, 1
+	checkindex r54, r14, site 3
+	r122 = move.ptr r51
+	r55 = elemaddr r122, -1, 4
+	r56 = load.f32 r55
+	r57 = add.i64 r47, 1
+	checkindex r57, r14, site 4
+	r123 = move.ptr r51
+	r58 = elemaddr r123, 1, 4
+	r59 = load.f32 r58
+	r60 = add.f32 r56, r59
+	r61 = sub.i64 r47, r9
+	checkindex r61, r14, site 5
+	r124 = move.ptr r51
+	r126 = elemaddr r124, r125, 1
+	r62 = move.ptr r126
+	r63 = load.f32 r62
+	r64 = add.f32 r60, r63
+	r65 = add.i64 r47, r9
+	checkindex r65, r14, site 6
+	r127 = move.ptr r51
+	r129 = elemaddr r127, r128, 1
+	r66 = move.ptr r129
+	r67 = load.f32 r66
+	r68 = add.f32 r64, r67
+	r69 = mul.f32 r68, 0.125
+	r70 = add.f32 r53, r69
+	r71 = move.ptr r137
+	store.f32 r71, r70
+	jump b34
+b34: # latch (checked if)
+	r2 = add.i64 r2, r1
+	r135 = elemaddr r135, r136, 1
+	r137 = elemaddr r137, r136, 1
+	jump b25
+b35: # if.else (checked if)
+	checkindex r47, r14, site 7
+	r74 = move.ptr r135
+	r75 = load.f32 r74
+	r76 = move.ptr r137
+	store.f32 r76, r75
+	jump b34
+b36: # divide in 64 bits
+	r138 = div.i64 r47, r9
+	r150 = mul.i64 r138, r9
+	r139 = sub.i64 r47, r150
+	jump b29
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
 site 0 divide kernels.go:31:15
@@ -8736,168 +10857,387 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r13 = mul.i64 r9, r12
+	r107 = convert.u64.i64 r20
+	r108 = move.i64 r2
+	r109 = sub.i64 r108, 1
+	r110 = convert.u64.i64 r109
+	r111 = lt.u64 r110, r107
+	r112 = convert.u64.i64 r3
+	r113 = add.u64 r112, 4611686018427387904
+	r114 = le.u64 r113, 9223372036854775808
+	r115 = sub.u64 r112, 1
+	r116 = convert.u64.i64 r2
+	r117 = sub.u64 r115, r116
+	r118 = sub.u64 r107, 1
+	r119 = sub.u64 r118, r110
+	r120 = le.u64 r117, r119
+	r121 = add.i64 r108, 1
+	r122 = convert.u64.i64 r121
+	r123 = lt.u64 r122, r107
+	r124 = move.u64 r118
+	r125 = sub.u64 r124, r122
+	r126 = le.u64 r117, r125
+	r127 = sub.i64 r108, r9
+	r128 = convert.u64.i64 r127
+	r129 = lt.u64 r128, r107
+	r130 = move.u64 r118
+	r131 = sub.u64 r130, r128
+	r132 = le.u64 r117, r131
+	r133 = add.i64 r108, r9
+	r134 = convert.u64.i64 r133
+	r135 = lt.u64 r134, r107
+	r136 = move.u64 r118
+	r137 = sub.u64 r136, r134
+	r138 = le.u64 r117, r137
+	r139 = mul.i64 r9, r12
+	r140 = sub.i64 r108, r139
+	r141 = convert.u64.i64 r140
+	r142 = lt.u64 r141, r107
+	r143 = move.u64 r118
+	r144 = sub.u64 r143, r141
+	r145 = le.u64 r117, r144
+	r146 = add.i64 r108, r139
+	r147 = convert.u64.i64 r146
+	r148 = lt.u64 r147, r107
+	r149 = move.u64 r118
+	r150 = sub.u64 r149, r147
+	r151 = le.u64 r117, r150
+	branch r111, b2, b36
+b2: # checks
+	branch r114, b3, b36
+b3: # checks
+	branch r120, b4, b36
+b4: # checks
+	branch r123, b5, b36
+b5: # checks
+	branch r126, b6, b36
+b6: # checks
+	branch r129, b7, b36
+b7: # checks
+	branch r132, b8, b36
+b8: # checks
+	branch r135, b9, b36
+b9: # checks
+	branch r138, b10, b36
+b10: # checks
+	branch r142, b11, b36
+b11: # checks
+	branch r145, b12, b36
+b12: # checks
+	branch r148, b13, b36
+b13: # checks
+	branch r151, b14, b36
+b14: # preheader
+	r13 = move.i64 r139
 	r57 = sub.i64 r9, 1
 	r54 = sub.i64 r12, 1
 	r50 = sub.i64 r51, 1
-	r16 = move.i64 r13
-	r62 = mul.i64 r9, -4
-	r65 = mul.i64 r9, 4
-	r68 = mul.i64 r16, -4
-	r71 = mul.i64 r16, 4
-	r73 = move.i64 r2
-	r74 = elemaddr r19, r73, 4
-	r75 = mul.i64 r1, 4
-	r76 = elemaddr r4, r73, 4
-	jump b2
-b2: # head
+	r16 = move.i64 r139
+	r155 = mul.i64 r9, -4
+	r158 = mul.i64 r9, 4
+	r161 = mul.i64 r16, -4
+	r164 = mul.i64 r16, 4
+	r180 = move.i64 r2
+	r181 = elemaddr r19, r180, 4
+	r182 = mul.i64 r1, 4
+	r183 = elemaddr r4, r180, 4
+	jump b15
+b15: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b22
-b3: # index
+	branch r6, b16, b35
+b16: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b17
+b17: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r79 = convert.u64.i64 r7
-	r80 = convert.u64.i64 r9
-	r81 = or.u64 r79, r80
-	r82 = shr.u64.u32 r81, 32
-	r83 = eq.u64 r82, 0
-	branch r83, b5, b21
-b5: # divide in 32 bits
-	r84 = convert.u32.i64 r7
-	r85 = convert.u32.i64 r9
-	r86 = div.u32 r84, r85
-	r88 = mul.u32 r86, r85
-	r87 = sub.u32 r84, r88
-	r77 = convert.i64.u32 r86
-	r78 = convert.i64.u32 r87
-	jump b6
-b6: # rangeint.body
-	r8 = move.i64 r78
-	r10 = move.i64 r77
+	r225 = convert.u64.i64 r7
+	r226 = convert.u64.i64 r9
+	r227 = or.u64 r225, r226
+	r228 = shr.u64.u32 r227, 32
+	r229 = eq.u64 r228, 0
+	branch r229, b18, b34
+b18: # divide in 32 bits
+	r230 = convert.u32.i64 r7
+	r231 = convert.u32.i64 r9
+	r232 = div.u32 r230, r231
+	r234 = mul.u32 r232, r231
+	r233 = sub.u32 r230, r234
+	r223 = convert.i64.u32 r232
+	r224 = convert.i64.u32 r233
+	jump b19
+b19: # rangeint.body
+	r8 = move.i64 r224
+	r10 = move.i64 r223
 	checkdiv.i64 r12, site 2
-	r92 = convert.u64.i64 r10
-	r93 = convert.u64.i64 r12
-	r94 = or.u64 r92, r93
-	r95 = shr.u64.u32 r94, 32
-	r96 = eq.u64 r95, 0
-	branch r96, b7, b20
-b7: # divide in 32 bits
-	r97 = convert.u32.i64 r10
-	r98 = convert.u32.i64 r12
-	r99 = div.u32 r97, r98
-	r101 = mul.u32 r99, r98
-	r100 = sub.u32 r97, r101
-	r90 = convert.i64.u32 r99
-	r91 = convert.i64.u32 r100
-	jump b8
-b8: # rangeint.body
-	r11 = move.i64 r91
+	r238 = convert.u64.i64 r10
+	r239 = convert.u64.i64 r12
+	r240 = or.u64 r238, r239
+	r241 = shr.u64.u32 r240, 32
+	r242 = eq.u64 r241, 0
+	branch r242, b20, b33
+b20: # divide in 32 bits
+	r243 = convert.u32.i64 r10
+	r244 = convert.u32.i64 r12
+	r245 = div.u32 r243, r244
+	r247 = mul.u32 r245, r244
+	r246 = sub.u32 r243, r247
+	r236 = convert.i64.u32 r245
+	r237 = convert.i64.u32 r246
+	jump b21
+b21: # rangeint.body
+	r11 = move.i64 r237
 	checkdiv.i64 r13, site 3
-	r104 = convert.u64.i64 r7
-	r105 = convert.u64.i64 r13
-	r106 = or.u64 r104, r105
-	r107 = shr.u64.u32 r106, 32
-	r108 = eq.u64 r107, 0
-	branch r108, b9, b19
-b9: # divide in 32 bits
-	r109 = convert.u32.i64 r7
-	r110 = convert.u32.i64 r13
-	r111 = div.u32 r109, r110
-	r103 = convert.i64.u32 r111
-	jump b10
-b10: # rangeint.body
-	r14 = move.i64 r103
+	r250 = convert.u64.i64 r7
+	r251 = convert.u64.i64 r13
+	r252 = or.u64 r250, r251
+	r253 = shr.u64.u32 r252, 32
+	r254 = eq.u64 r253, 0
+	branch r254, b22, b32
+b22: # divide in 32 bits
+	r255 = convert.u32.i64 r7
+	r256 = convert.u32.i64 r13
+	r257 = div.u32 r255, r256
+	r249 = convert.i64.u32 r257
+	jump b23
+b23: # rangeint.body
+	r14 = move.i64 r249
 	r15 = gt.i64 r8, 0
-	branch r15, b11, b18
-b11: # cond.true
+	branch r15, b24, b31
+b24: # cond.true
 	r58 = lt.i64 r8, r57
-	branch r58, b12, b18
-b12: # cond.true
+	branch r58, b25, b31
+b25: # cond.true
 	r56 = gt.i64 r11, 0
-	branch r56, b13, b18
-b13: # cond.true
+	branch r56, b26, b31
+b26: # cond.true
 	r55 = lt.i64 r11, r54
-	branch r55, b14, b18
-b14: # cond.true
+	branch r55, b27, b31
+b27: # cond.true
 	r53 = gt.i64 r14, 0
-	branch r53, b15, b18
-b15: # cond.true
+	branch r53, b28, b31
+b28: # cond.true
 	r52 = lt.i64 r14, r50
-	branch r52, b16, b18
-b16: # if.then
-	r17 = sub.i64 r7, 1
-	checkindex r17, r20, site 4
-	r59 = move.ptr r74
-	r18 = elemaddr r59, -1, 4
+	branch r52, b29, b31
+b29: # if.then
+	r152 = move.ptr r181
+	r18 = elemaddr r152, -1, 4
 	r21 = load.f32 r18
-	r22 = add.i64 r7, 1
-	checkindex r22, r20, site 5
-	r60 = move.ptr r59
-	r23 = elemaddr r60, 1, 4
+	r153 = move.ptr r152
+	r23 = elemaddr r153, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
-	r26 = sub.i64 r7, r9
-	checkindex r26, r20, site 6
-	r61 = move.ptr r59
-	r63 = elemaddr r61, r62, 1
-	r27 = move.ptr r63
+	r154 = move.ptr r152
+	r156 = elemaddr r154, r155, 1
+	r27 = move.ptr r156
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
-	r30 = add.i64 r7, r9
-	checkindex r30, r20, site 7
-	r64 = move.ptr r59
-	r66 = elemaddr r64, r65, 1
-	r31 = move.ptr r66
+	r157 = move.ptr r152
+	r159 = elemaddr r157, r158, 1
+	r31 = move.ptr r159
 	r32 = load.f32 r31
 	r33 = add.f32 r29, r32
-	r34 = sub.i64 r7, r16
-	checkindex r34, r20, site 8
-	r67 = move.ptr r59
-	r69 = elemaddr r67, r68, 1
-	r35 = move.ptr r69
+	r160 = move.ptr r152
+	r162 = elemaddr r160, r161, 1
+	r35 = move.ptr r162
 	r36 = load.f32 r35
 	r37 = add.f32 r33, r36
-	r38 = add.i64 r7, r16
-	checkindex r38, r20, site 9
-	r70 = move.ptr r59
-	r72 = elemaddr r70, r71, 1
-	r39 = move.ptr r72
+	r163 = move.ptr r152
+	r165 = elemaddr r163, r164, 1
+	r39 = move.ptr r165
 	r40 = load.f32 r39
 	r41 = add.f32 r37, r40
-	checkindex r7, r20, site 10
-	r42 = move.ptr r59
+	r42 = move.ptr r152
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
 	r45 = sub.f32 r41, r44
-	r46 = move.ptr r76
+	r46 = move.ptr r183
 	store.f32 r46, r45
-	jump b17
-b17: # latch
+	jump b30
+b30: # latch
 	r2 = add.i64 r2, r1
-	r74 = elemaddr r74, r75, 1
-	r76 = elemaddr r76, r75, 1
-	jump b2
-b18: # if.else
-	r49 = move.ptr r76
+	r181 = elemaddr r181, r182, 1
+	r183 = elemaddr r183, r182, 1
+	jump b15
+b31: # if.else
+	r49 = move.ptr r183
 	store.f32 r49, 0.0
-	jump b17
-b19: # divide in 64 bits
-	r103 = div.i64 r7, r13
-	jump b10
-b20: # divide in 64 bits
-	r90 = div.i64 r10, r12
-	r102 = mul.i64 r90, r12
-	r91 = sub.i64 r10, r102
-	jump b8
-b21: # divide in 64 bits
-	r77 = div.i64 r7, r9
-	r89 = mul.i64 r77, r9
-	r78 = sub.i64 r7, r89
-	jump b6
-b22: # exit
+	jump b30
+b32: # divide in 64 bits
+	r249 = div.i64 r7, r13
+	jump b23
+b33: # divide in 64 bits
+	r236 = div.i64 r10, r12
+	r248 = mul.i64 r236, r12
+	r237 = sub.i64 r10, r248
+	jump b21
+b34: # divide in 64 bits
+	r223 = div.i64 r7, r9
+	r235 = mul.i64 r223, r9
+	r224 = sub.i64 r7, r235
+	jump b19
+b35: # exit
 	return
+b36: # preheader
+	r64 = move.i64 r139
+	r105 = sub.i64 r9, 1
+	r102 = sub.i64 r12, 1
+	r99 = sub.i64 r51, 1
+	r67 = move.i64 r139
+	r169 = mul.i64 r9, -4
+	r172 = mul.i64 r9, 4
+	r175 = mul.i64 r67, -4
+	r178 = mul.i64 r67, 4
+	r184 = move.i64 r2
+	r185 = elemaddr r19, r184, 4
+	r186 = mul.i64 r1, 4
+	r187 = elemaddr r4, r184, 4
+	jump b37
+b37: # head (checked if)
+	r59 = lt.i64 r2, r3
+	branch r59, b38, b35
+b38: # index (checked if)
+	r60 = move.i64 r2
+	jump b39
+b39: # rangeint.body (checked if)
+	checkdiv.i64 r9, site 0
+	r190 = convert.u64.i64 r60
+	r191 = convert.u64.i64 r9
+	r192 = or.u64 r190, r191
+	r193 = shr.u64.u32 r192, 32
+	r194 = eq.u64 r193, 0
+	branch r194, b40, b56
+b40: # divide in 32 bits
+	r195 = convert.u32.i64 r60
+	r196 = convert.u32.i64 r9
+	r197 = div.u32 r195, r196
+	r199 = mul.u32 r197, r196
+	r198 = sub.u32 r195, r199
+	r188 = convert.i64.u32 r197
+	r189 = convert.i64.u32 r198
+	jump b41
+b41: # rangeint.body (checked if)
+	r61 = move.i64 r189
+	r62 = move.i64 r188
+	checkdiv.i64 r12, site 2
+	r203 = convert.u64.i64 r62
+	r204 = convert.u64.i64 r12
+	r205 = or.u64 r203, r204
+	r206 = shr.u64.u32 r205, 32
+	r207 = eq.u64 r206, 0
+	branch r207, b42, b55
+b42: # divide in 32 bits
+	r208 = convert.u32.i64 r62
+	r209 = convert.u32.i64 r12
+	r210 = div.u32 r208, r209
+	r212 = mul.u32 r210, r209
+	r211 = sub.u32 r208, r212
+	r201 = convert.i64.u32 r210
+	r202 = convert.i64.u32 r211
+	jump b43
+b43: # rangeint.body (checked if)
+	r63 = move.i64 r202
+	checkdiv.i64 r64, site 3
+	r215 = convert.u64.i64 r60
+	r216 = convert.u64.i64 r64
+	r217 = or.u64 r215, r216
+	r218 = shr.u64.u32 r217, 32
+	r219 = eq.u64 r218, 0
+	branch r219, b44, b54
+b44: # divide in 32 bits
+	r220 = convert.u32.i64 r60
+	r221 = convert.u32.i64 r64
+	r222 = div.u32 r220, r221
+	r214 = convert.i64.u32 r222
+	jump b45
+b45: # rangeint.body (checked if)
+	r65 = move.i64 r214
+	r66 = gt.i64 r61, 0
+	branch r66, b46, b53
+b46: # cond.true (checked if)
+	r106 = lt.i64 r61, r105
+	branch r106, b47, b53
+b47: # cond.true (checked if)
+	r104 = gt.i64 r63, 0
+	branch r104, b48, b53
+b48: # cond.true (checked if)
+	r103 = lt.i64 r63, r102
+	branch r103, b49, b53
+b49: # cond.true (checked if)
+	r101 = gt.i64 r65, 0
+	branch r101, b50, b53
+b50: # cond.true (checked if)
+	r100 = lt.i64 r65, r99
+	branch r100, b51, b53
+b51: # if.then (checked if)
+	r68 = sub.i64 r60, 1
+	checkindex r68, r20, site 4
+	r166 = move.ptr r185
+	r69 = elemaddr r166, -1, 4
+	r70 = load.f32 r69
+	r71 = add.i64 r60, 1
+	checkindex r71, r20, site 5
+	r167 = move.ptr r166
+	r72 = elemaddr r167, 1, 4
+	r73 = load.f32 r72
+	r74 = add.f32 r70, r73
+	r75 = sub.i64 r60, r9
+	checkindex r75, r20, site 6
+	r168 = move.ptr r166
+	r170 = elemaddr r168, r169, 1
+	r76 = move.ptr r170
+	r77 = load.f32 r76
+	r78 = add.f32 r74, r77
+	r79 = add.i64 r60, r9
+	checkindex r79, r20, site 7
+	r171 = move.ptr r166
+	r173 = elemaddr r171, r172, 1
+	r80 = move.ptr r173
+	r81 = load.f32 r80
+	r82 = add.f32 r78, r81
+	r83 = sub.i64 r60, r67
+	checkindex r83, r20, site 8
+	r174 = move.ptr r166
+	r176 = elemaddr r174, r175, 1
+	r84 = move.ptr r176
+	r85 = load.f32 r84
+	r86 = add.f32 r82, r85
+	r87 = add.i64 r60, r67
+	checkindex r87, r20, site 9
+	r177 = move.ptr r166
+	r179 = elemaddr r177, r178, 1
+	r88 = move.ptr r179
+	r89 = load.f32 r88
+	r90 = add.f32 r86, r89
+	checkindex r60, r20, site 10
+	r91 = move.ptr r166
+	r92 = load.f32 r91
+	r93 = mul.f32 r92, 6.0
+	r94 = sub.f32 r90, r93
+	r95 = move.ptr r187
+	store.f32 r95, r94
+	jump b52
+b52: # latch (checked if)
+	r2 = add.i64 r2, r1
+	r185 = elemaddr r185, r186, 1
+	r187 = elemaddr r187, r186, 1
+	jump b37
+b53: # if.else (checked if)
+	r98 = move.ptr r187
+	store.f32 r98, 0.0
+	jump b52
+b54: # divide in 64 bits
+	r214 = div.i64 r60, r64
+	jump b45
+b55: # divide in 64 bits
+	r201 = div.i64 r62, r12
+	r213 = mul.i64 r201, r12
+	r202 = sub.i64 r62, r213
+	jump b43
+b56: # divide in 64 bits
+	r188 = div.i64 r60, r9
+	r200 = mul.i64 r188, r9
+	r189 = sub.i64 r60, r200
+	jump b41
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
 site 0 divide kernels.go:46:12
@@ -8921,171 +11261,487 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	jump b2
-b2: # head
+	r51 = convert.u64.i64 r29
+	r52 = move.i64 r2
+	r53 = convert.u64.i64 r52
+	r54 = lt.u64 r53, r51
+	r55 = convert.u64.i64 r3
+	r56 = add.u64 r55, 4611686018427387904
+	r57 = le.u64 r56, 9223372036854775808
+	r58 = sub.u64 r55, 1
+	r59 = convert.u64.i64 r2
+	r60 = sub.u64 r58, r59
+	r61 = sub.u64 r51, 1
+	r62 = sub.u64 r61, r53
+	r63 = le.u64 r60, r62
+	branch r54, b2, b45
+b2: # checks
+	branch r57, b3, b45
+b3: # checks
+	branch r63, b4, b45
+b4: # preheader
+	r76 = convert.u64.i64 r16
+	r81 = convert.u64.i64 r4
+	r82 = add.u64 r81, 4611686018427387904
+	r83 = le.u64 r82, 9223372036854775808
+	r84 = sub.u64 r81, 1
+	r87 = sub.u64 r76, 1
+	r90 = convert.u64.i64 r22
+	r95 = sub.u64 r90, 1
+	jump b5
+b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b22
-b3: # index
+	branch r5, b6, b44
+b6: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r42 = convert.u64.i64 r6
-	r43 = convert.u64.i64 r4
-	r44 = or.u64 r42, r43
-	r45 = shr.u64.u32 r44, 32
-	r46 = eq.u64 r45, 0
-	branch r46, b5, b21
-b5: # divide in 32 bits
-	r47 = convert.u32.i64 r6
-	r48 = convert.u32.i64 r4
-	r49 = div.u32 r47, r48
-	r51 = mul.u32 r49, r48
-	r50 = sub.u32 r47, r51
-	r40 = convert.i64.u32 r49
-	r41 = convert.i64.u32 r50
-	jump b6
-b6: # rangeint.body
-	r7 = move.i64 r40
-	r8 = move.i64 r41
+	r145 = convert.u64.i64 r6
+	r146 = convert.u64.i64 r4
+	r147 = or.u64 r145, r146
+	r148 = shr.u64.u32 r147, 32
+	r149 = eq.u64 r148, 0
+	branch r149, b8, b43
+b8: # divide in 32 bits
+	r150 = convert.u32.i64 r6
+	r151 = convert.u32.i64 r4
+	r152 = div.u32 r150, r151
+	r154 = mul.u32 r152, r151
+	r153 = sub.u32 r150, r154
+	r143 = convert.i64.u32 r152
+	r144 = convert.i64.u32 r153
+	jump b9
+b9: # rangeint.body
+	r7 = move.i64 r143
+	r8 = move.i64 r144
 	r9 = move.f32 0.0
 	r10 = move.i64 0
-	r12 = mul.i64 r7, r4
-	r32 = move.i64 r12
-	r33 = elemaddr r15, r32, 4
-	r35 = move.i64 r8
-	r36 = elemaddr r21, r35, 4
-	r37 = move.i64 r4
-	r38 = move.i64 r37
-	r39 = mul.i64 r38, 4
-	jump b7
-b7: # unroll setup
-	r53 = max.i64 r4, -9223372036854775805
-	r54 = sub.i64 r53, 3
-	jump b8
-b8: # unroll guard
-	r55 = lt.i64 r10, r54
-	branch r55, b9, b17
-b9: # for.loop (unrolled 0)
-	r11 = lt.i64 r10, r4
-	jump b10
-b10: # for.body (unrolled 0)
-	r13 = add.i64 r12, r10
-	checkindex r13, r16, site 2
-	r14 = move.ptr r33
-	r17 = load.f32 r14
-	r18 = mul.i64 r10, r4
-	r19 = add.i64 r18, r8
-	checkindex r19, r22, site 3
-	r20 = move.ptr r36
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r39, 1
-	jump b11
-b11: # for.loop (unrolled 1)
-	r11 = lt.i64 r10, r4
-	jump b12
-b12: # for.body (unrolled 1)
-	r13 = add.i64 r12, r10
-	checkindex r13, r16, site 2
-	r14 = move.ptr r33
-	r17 = load.f32 r14
-	r18 = mul.i64 r10, r4
-	r19 = add.i64 r18, r8
-	checkindex r19, r22, site 3
-	r20 = move.ptr r36
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r39, 1
-	jump b13
-b13: # for.loop (unrolled 2)
-	r11 = lt.i64 r10, r4
-	jump b14
-b14: # for.body (unrolled 2)
-	r13 = add.i64 r12, r10
-	checkindex r13, r16, site 2
-	r14 = move.ptr r33
-	r17 = load.f32 r14
-	r18 = mul.i64 r10, r4
-	r19 = add.i64 r18, r8
-	checkindex r19, r22, site 3
-	r20 = move.ptr r36
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r39, 1
-	jump b15
-b15: # for.loop (unrolled 3)
-	r11 = lt.i64 r10, r4
+	r77 = mul.i64 r7, r4
+	r78 = move.i64 r77
+	r79 = convert.u64.i64 r78
+	r80 = lt.u64 r79, r76
+	r86 = move.u64 r84
+	r88 = sub.u64 r87, r79
+	r89 = le.u64 r86, r88
+	r92 = move.i64 r8
+	r93 = convert.u64.i64 r92
+	r94 = lt.u64 r93, r90
+	r96 = sub.u64 r95, r93
+	r98 = move.i64 r4
+	r99 = add.i64 r98, r8
+	r100 = convert.u64.i64 r99
+	r101 = sub.u64 r100, r93
+	r102 = mulhi.u64 r101, r86
+	r103 = eq.u64 r102, 0
+	r104 = mul.u64 r101, r86
+	r105 = le.u64 r104, r96
+	branch r80, b10, b30
+b10: # checks
+	branch r83, b11, b30
+b11: # checks
+	branch r89, b12, b30
+b12: # checks
+	branch r94, b13, b30
+b13: # checks
+	branch r103, b14, b30
+b14: # checks
+	branch r105, b15, b30
+b15: # preheader
+	r12 = move.i64 r77
+	r106 = move.i64 r12
+	r107 = elemaddr r15, r106, 4
+	r109 = move.i64 r8
+	r110 = elemaddr r21, r109, 4
+	r111 = move.i64 r4
+	r112 = move.i64 r111
+	r113 = mul.i64 r112, 4
 	jump b16
-b16: # for.body (unrolled 3)
-	r13 = add.i64 r12, r10
-	checkindex r13, r16, site 2
-	r14 = move.ptr r33
-	r17 = load.f32 r14
-	r18 = mul.i64 r10, r4
-	r19 = add.i64 r18, r8
-	checkindex r19, r22, site 3
-	r20 = move.ptr r36
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r39, 1
-	jump b8
-b17: # for.loop
-	r11 = lt.i64 r10, r4
-	branch r11, b18, b19
-b18: # for.body
-	r13 = add.i64 r12, r10
-	checkindex r13, r16, site 2
-	r14 = move.ptr r33
-	r17 = load.f32 r14
-	r18 = mul.i64 r10, r4
-	r19 = add.i64 r18, r8
-	checkindex r19, r22, site 3
-	r20 = move.ptr r36
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r39, 1
+b16: # unroll setup
+	r156 = max.i64 r4, -9223372036854775805
+	r157 = sub.i64 r156, 3
 	jump b17
-b19: # for.done
-	checkindex r6, r29, site 4
+b17: # unroll guard
+	r158 = lt.i64 r10, r157
+	branch r158, b18, b26
+b18: # for.loop (unrolled 0)
+	r11 = lt.i64 r10, r4
+	jump b19
+b19: # for.body (unrolled 0)
+	r14 = move.ptr r107
+	r17 = load.f32 r14
+	r20 = move.ptr r110
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r107 = elemaddr r107, 1, 4
+	r110 = elemaddr r110, r113, 1
+	jump b20
+b20: # for.loop (unrolled 1)
+	r11 = lt.i64 r10, r4
+	jump b21
+b21: # for.body (unrolled 1)
+	r14 = move.ptr r107
+	r17 = load.f32 r14
+	r20 = move.ptr r110
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r107 = elemaddr r107, 1, 4
+	r110 = elemaddr r110, r113, 1
+	jump b22
+b22: # for.loop (unrolled 2)
+	r11 = lt.i64 r10, r4
+	jump b23
+b23: # for.body (unrolled 2)
+	r14 = move.ptr r107
+	r17 = load.f32 r14
+	r20 = move.ptr r110
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r107 = elemaddr r107, 1, 4
+	r110 = elemaddr r110, r113, 1
+	jump b24
+b24: # for.loop (unrolled 3)
+	r11 = lt.i64 r10, r4
+	jump b25
+b25: # for.body (unrolled 3)
+	r14 = move.ptr r107
+	r17 = load.f32 r14
+	r20 = move.ptr r110
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r107 = elemaddr r107, 1, 4
+	r110 = elemaddr r110, r113, 1
+	jump b17
+b26: # for.loop
+	r11 = lt.i64 r10, r4
+	branch r11, b27, b28
+b27: # for.body
+	r14 = move.ptr r107
+	r17 = load.f32 r14
+	r20 = move.ptr r110
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r107 = elemaddr r107, 1, 4
+	r110 = elemaddr r110, r113, 1
+	jump b26
+b28: # for.done
 	r27 = elemaddr r28, r6, 4
 	store.f32 r27, r9
-	jump b20
-b20: # latch
+	jump b29
+b29: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b21: # divide in 64 bits
-	r40 = div.i64 r6, r4
-	r52 = mul.i64 r40, r4
-	r41 = sub.i64 r6, r52
-	jump b6
-b22: # exit
+	jump b5
+b30: # preheader
+	r65 = move.i64 r77
+	r122 = move.i64 r65
+	r123 = elemaddr r15, r122, 4
+	r125 = move.i64 r8
+	r126 = elemaddr r21, r125, 4
+	r127 = move.i64 r4
+	r128 = move.i64 r127
+	r129 = mul.i64 r128, 4
+	jump b31
+b31: # unroll setup
+	r159 = max.i64 r4, -9223372036854775805
+	r160 = sub.i64 r159, 3
+	jump b32
+b32: # unroll guard
+	r161 = lt.i64 r10, r160
+	branch r161, b33, b41
+b33: # for.loop (checked) (unrolled 0)
+	r64 = lt.i64 r10, r4
+	jump b34
+b34: # for.body (checked) (unrolled 0)
+	r66 = add.i64 r65, r10
+	checkindex r66, r16, site 2
+	r67 = move.ptr r123
+	r68 = load.f32 r67
+	r69 = mul.i64 r10, r4
+	r70 = add.i64 r69, r8
+	checkindex r70, r22, site 3
+	r71 = move.ptr r126
+	r72 = load.f32 r71
+	r73 = mul.f32 r68, r72
+	r74 = add.f32 r9, r73
+	r75 = add.i64 r10, 1
+	r9 = move.f32 r74
+	r10 = move.i64 r75
+	r123 = elemaddr r123, 1, 4
+	r126 = elemaddr r126, r129, 1
+	jump b35
+b35: # for.loop (checked) (unrolled 1)
+	r64 = lt.i64 r10, r4
+	jump b36
+b36: # for.body (checked) (unrolled 1)
+	r66 = add.i64 r65, r10
+	checkindex r66, r16, site 2
+	r67 = move.ptr r123
+	r68 = load.f32 r67
+	r69 = mul.i64 r10, r4
+	r70 = add.i64 r69, r8
+	checkindex r70, r22, site 3
+	r71 = move.ptr r126
+	r72 = load.f32 r71
+	r73 = mul.f32 r68, r72
+	r74 = add.f32 r9, r73
+	r75 = add.i64 r10, 1
+	r9 = move.f32 r74
+	r10 = move.i64 r75
+	r123 = elemaddr r123, 1, 4
+	r126 = elemaddr r126, r129, 1
+	jump b37
+b37: # for.loop (checked) (unrolled 2)
+	r64 = lt.i64 r10, r4
+	jump b38
+b38: # for.body (checked) (unrolled 2)
+	r66 = add.i64 r65, r10
+	checkindex r66, r16, site 2
+	r67 = move.ptr r123
+	r68 = load.f32 r67
+	r69 = mul.i64 r10, r4
+	r70 = add.i64 r69, r8
+	checkindex r70, r22, site 3
+	r71 = move.ptr r126
+	r72 = load.f32 r71
+	r73 = mul.f32 r68, r72
+	r74 = add.f32 r9, r73
+	r75 = add.i64 r10, 1
+	r9 = move.f32 r74
+	r10 = move.i64 r75
+	r123 = elemaddr r123, 1, 4
+	r126 = elemaddr r126, r129, 1
+	jump b39
+b39: # for.loop (checked) (unrolled 3)
+	r64 = lt.i64 r10, r4
+	jump b40
+b40: # for.body (checked) (unrolled 3)
+	r66 = add.i64 r65, r10
+	checkindex r66, r16, site 2
+	r67 = move.ptr r123
+	r68 = load.f32 r67
+	r69 = mul.i64 r10, r4
+	r70 = add.i64 r69, r8
+	checkindex r70, r22, site 3
+	r71 = move.ptr r126
+	r72 = load.f32 r71
+	r73 = mul.f32 r68, r72
+	r74 = add.f32 r9, r73
+	r75 = add.i64 r10, 1
+	r9 = move.f32 r74
+	r10 = move.i64 r75
+	r123 = elemaddr r123, 1, 4
+	r126 = elemaddr r126, r129, 1
+	jump b32
+b41: # for.loop (checked)
+	r64 = lt.i64 r10, r4
+	branch r64, b42, b28
+b42: # for.body (checked)
+	r66 = add.i64 r65, r10
+	checkindex r66, r16, site 2
+	r67 = move.ptr r123
+	r68 = load.f32 r67
+	r69 = mul.i64 r10, r4
+	r70 = add.i64 r69, r8
+	checkindex r70, r22, site 3
+	r71 = move.ptr r126
+	r72 = load.f32 r71
+	r73 = mul.f32 r68, r72
+	r74 = add.f32 r9, r73
+	r75 = add.i64 r10, 1
+	r9 = move.f32 r74
+	r10 = move.i64 r75
+	r123 = elemaddr r123, 1, 4
+	r126 = elemaddr r126, r129, 1
+	jump b41
+b43: # divide in 64 bits
+	r143 = div.i64 r6, r4
+	r155 = mul.i64 r143, r4
+	r144 = sub.i64 r6, r155
+	jump b9
+b44: # exit
 	return
+b45: # head (checked)
+	r32 = lt.i64 r2, r3
+	branch r32, b46, b44
+b46: # index (checked)
+	r33 = move.i64 r2
+	jump b47
+b47: # rangeint.body (checked)
+	checkdiv.i64 r4, site 0
+	r132 = convert.u64.i64 r33
+	r133 = convert.u64.i64 r4
+	r134 = or.u64 r132, r133
+	r135 = shr.u64.u32 r134, 32
+	r136 = eq.u64 r135, 0
+	branch r136, b48, b64
+b48: # divide in 32 bits
+	r137 = convert.u32.i64 r33
+	r138 = convert.u32.i64 r4
+	r139 = div.u32 r137, r138
+	r141 = mul.u32 r139, r138
+	r140 = sub.u32 r137, r141
+	r130 = convert.i64.u32 r139
+	r131 = convert.i64.u32 r140
+	jump b49
+b49: # rangeint.body (checked)
+	r34 = move.i64 r130
+	r35 = move.i64 r131
+	r9 = move.f32 0.0
+	r10 = move.i64 0
+	r37 = mul.i64 r34, r4
+	r114 = move.i64 r37
+	r115 = elemaddr r15, r114, 4
+	r117 = move.i64 r35
+	r118 = elemaddr r21, r117, 4
+	r119 = move.i64 r4
+	r120 = move.i64 r119
+	r121 = mul.i64 r120, 4
+	jump b50
+b50: # unroll setup
+	r162 = max.i64 r4, -9223372036854775805
+	r163 = sub.i64 r162, 3
+	jump b51
+b51: # unroll guard
+	r164 = lt.i64 r10, r163
+	branch r164, b52, b60
+b52: # for.loop (checked) (unrolled 0)
+	r36 = lt.i64 r10, r4
+	jump b53
+b53: # for.body (checked) (unrolled 0)
+	r38 = add.i64 r37, r10
+	checkindex r38, r16, site 2
+	r39 = move.ptr r115
+	r40 = load.f32 r39
+	r41 = mul.i64 r10, r4
+	r42 = add.i64 r41, r35
+	checkindex r42, r22, site 3
+	r43 = move.ptr r118
+	r44 = load.f32 r43
+	r45 = mul.f32 r40, r44
+	r46 = add.f32 r9, r45
+	r47 = add.i64 r10, 1
+	r9 = move.f32 r46
+	r10 = move.i64 r47
+	r115 = elemaddr r115, 1, 4
+	r118 = elemaddr r118, r121, 1
+	jump b54
+b54: # for.loop (checked) (unrolled 1)
+	r36 = lt.i64 r10, r4
+	jump b55
+b55: # for.body (checked) (unrolled 1)
+	r38 = add.i64 r37, r10
+	checkindex r38, r16, site 2
+	r39 = move.ptr r115
+	r40 = load.f32 r39
+	r41 = mul.i64 r10, r4
+	r42 = add.i64 r41, r35
+	checkindex r42, r22, site 3
+	r43 = move.ptr r118
+	r44 = load.f32 r43
+	r45 = mul.f32 r40, r44
+	r46 = add.f32 r9, r45
+	r47 = add.i64 r10, 1
+	r9 = move.f32 r46
+	r10 = move.i64 r47
+	r115 = elemaddr r115, 1, 4
+	r118 = elemaddr r118, r121, 1
+	jump b56
+b56: # for.loop (checked) (unrolled 2)
+	r36 = lt.i64 r10, r4
+	jump b57
+b57: # for.body (checked) (unrolled 2)
+	r38 = add.i64 r37, r10
+	checkindex r38, r16, site 2
+	r39 = move.ptr r115
+	r40 = load.f32 r39
+	r41 = mul.i64 r10, r4
+	r42 = add.i64 r41, r35
+	checkindex r42, r22, site 3
+	r43 = move.ptr r118
+	r44 = load.f32 r43
+	r45 = mul.f32 r40, r44
+	r46 = add.f32 r9, r45
+	r47 = add.i64 r10, 1
+	r9 = move.f32 r46
+	r10 = move.i64 r47
+	r115 = elemaddr r115, 1, 4
+	r118 = elemaddr r118, r121, 1
+	jump b58
+b58: # for.loop (checked) (unrolled 3)
+	r36 = lt.i64 r10, r4
+	jump b59
+b59: # for.body (checked) (unrolled 3)
+	r38 = add.i64 r37, r10
+	checkindex r38, r16, site 2
+	r39 = move.ptr r115
+	r40 = load.f32 r39
+	r41 = mul.i64 r10, r4
+	r42 = add.i64 r41, r35
+	checkindex r42, r22, site 3
+	r43 = move.ptr r118
+	r44 = load.f32 r43
+	r45 = mul.f32 r40, r44
+	r46 = add.f32 r9, r45
+	r47 = add.i64 r10, 1
+	r9 = move.f32 r46
+	r10 = move.i64 r47
+	r115 = elemaddr r115, 1, 4
+	r118 = elemaddr r118, r121, 1
+	jump b51
+b60: # for.loop (checked)
+	r36 = lt.i64 r10, r4
+	branch r36, b61, b62
+b61: # for.body (checked)
+	r38 = add.i64 r37, r10
+	checkindex r38, r16, site 2
+	r39 = move.ptr r115
+	r40 = load.f32 r39
+	r41 = mul.i64 r10, r4
+	r42 = add.i64 r41, r35
+	checkindex r42, r22, site 3
+	r43 = move.ptr r118
+	r44 = load.f32 r43
+	r45 = mul.f32 r40, r44
+	r46 = add.f32 r9, r45
+	r47 = add.i64 r10, 1
+	r9 = move.f32 r46
+	r10 = move.i64 r47
+	r115 = elemaddr r115, 1, 4
+	r118 = elemaddr r118, r121, 1
+	jump b60
+b62: # for.done (checked)
+	checkindex r33, r29, site 4
+	r48 = elemaddr r28, r33, 4
+	store.f32 r48, r9
+	jump b63
+b63: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b45
+b64: # divide in 64 bits
+	r130 = div.i64 r33, r4
+	r142 = mul.i64 r130, r4
+	r131 = sub.i64 r33, r142
+	jump b49
 
 kernel Blur(out []u8, in []u8, w i64, h i64)
 site 0 divide kernels.go:60:12
@@ -9319,157 +11975,321 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	jump b2
-b2: # head
+	r33 = convert.u64.i64 r10
+	r34 = move.i64 r2
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r33
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 4611686018427387904
+	r39 = le.u64 r38, 9223372036854775808
+	r40 = sub.u64 r37, 1
+	r41 = convert.u64.i64 r2
+	r42 = sub.u64 r40, r41
+	r43 = sub.u64 r33, 1
+	r44 = sub.u64 r43, r35
+	r45 = le.u64 r42, r44
+	branch r36, b2, b30
+b2: # checks
+	branch r39, b3, b30
+b3: # checks
+	branch r45, b4, b30
+b4: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b27
-b3: # index
+	branch r6, b5, b29
+b5: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b6
+b6: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
 	r12 = move.i64 r11
 	r13 = move.i64 0
-	jump b5
-b5: # for.loop
+	jump b7
+b7: # for.loop
 	r21 = gt.i64 r12, 0
-	branch r21, b6, b22
-b6: # for.body
-	checkdiv.i64 r15, site 1
-	r24 = convert.u64.i64 r12
-	r25 = convert.u64.i64 r15
-	r26 = or.u64 r24, r25
-	r27 = shr.u64.u32 r26, 32
-	r28 = eq.u64 r27, 0
-	branch r28, b7, b26
-b7: # divide in 32 bits
-	r29 = convert.u32.i64 r12
-	r30 = convert.u32.i64 r15
-	r31 = div.u32 r29, r30
-	r33 = mul.u32 r31, r30
-	r32 = sub.u32 r29, r33
-	r22 = convert.i64.u32 r31
-	r23 = convert.i64.u32 r32
-	jump b8
+	branch r21, b8, b24
 b8: # for.body
-	r14 = move.i64 r23
+	checkdiv.i64 r15, site 1
+	r61 = convert.u64.i64 r12
+	r62 = convert.u64.i64 r15
+	r63 = or.u64 r61, r62
+	r64 = shr.u64.u32 r63, 32
+	r65 = eq.u64 r64, 0
+	branch r65, b9, b28
+b9: # divide in 32 bits
+	r66 = convert.u32.i64 r12
+	r67 = convert.u32.i64 r15
+	r68 = div.u32 r66, r67
+	r70 = mul.u32 r68, r67
+	r69 = sub.u32 r66, r70
+	r59 = convert.i64.u32 r68
+	r60 = convert.i64.u32 r69
+	jump b10
+b10: # for.body
+	r14 = move.i64 r60
 	r16 = add.i64 r13, r14
-	r17 = move.i64 r22
+	r17 = move.i64 r59
 	r12 = move.i64 r17
 	r13 = move.i64 r16
-	jump b9
-b9: # for.loop (unrolled 1)
-	r38 = gt.i64 r12, 0
-	branch r38, b10, b22
-b10: # for.body (unrolled 1)
-	checkdiv.i64 r15, site 1
-	r39 = convert.u64.i64 r12
-	r40 = convert.u64.i64 r15
-	r41 = or.u64 r39, r40
-	r42 = shr.u64.u32 r41, 32
-	r43 = eq.u64 r42, 0
-	branch r43, b11, b25
-b11: # divide in 32 bits (unrolled 1)
-	r44 = convert.u32.i64 r12
-	r45 = convert.u32.i64 r15
-	r46 = div.u32 r44, r45
-	r48 = mul.u32 r46, r45
-	r47 = sub.u32 r44, r48
-	r22 = convert.i64.u32 r46
-	r23 = convert.i64.u32 r47
-	jump b12
+	jump b11
+b11: # for.loop (unrolled 1)
+	r120 = gt.i64 r12, 0
+	branch r120, b12, b24
 b12: # for.body (unrolled 1)
-	r35 = move.i64 r23
-	r36 = add.i64 r13, r35
-	r37 = move.i64 r22
-	r12 = move.i64 r37
-	r13 = move.i64 r36
-	jump b13
-b13: # for.loop (unrolled 2)
-	r53 = gt.i64 r12, 0
-	branch r53, b14, b22
-b14: # for.body (unrolled 2)
 	checkdiv.i64 r15, site 1
-	r54 = convert.u64.i64 r12
-	r55 = convert.u64.i64 r15
-	r56 = or.u64 r54, r55
-	r57 = shr.u64.u32 r56, 32
-	r58 = eq.u64 r57, 0
-	branch r58, b15, b24
-b15: # divide in 32 bits (unrolled 2)
-	r59 = convert.u32.i64 r12
-	r60 = convert.u32.i64 r15
-	r61 = div.u32 r59, r60
-	r63 = mul.u32 r61, r60
-	r62 = sub.u32 r59, r63
-	r22 = convert.i64.u32 r61
-	r23 = convert.i64.u32 r62
-	jump b16
+	r121 = convert.u64.i64 r12
+	r122 = convert.u64.i64 r15
+	r123 = or.u64 r121, r122
+	r124 = shr.u64.u32 r123, 32
+	r125 = eq.u64 r124, 0
+	branch r125, b13, b27
+b13: # divide in 32 bits (unrolled 1)
+	r126 = convert.u32.i64 r12
+	r127 = convert.u32.i64 r15
+	r128 = div.u32 r126, r127
+	r130 = mul.u32 r128, r127
+	r129 = sub.u32 r126, r130
+	r59 = convert.i64.u32 r128
+	r60 = convert.i64.u32 r129
+	jump b14
+b14: # for.body (unrolled 1)
+	r117 = move.i64 r60
+	r118 = add.i64 r13, r117
+	r119 = move.i64 r59
+	r12 = move.i64 r119
+	r13 = move.i64 r118
+	jump b15
+b15: # for.loop (unrolled 2)
+	r135 = gt.i64 r12, 0
+	branch r135, b16, b24
 b16: # for.body (unrolled 2)
-	r50 = move.i64 r23
-	r51 = add.i64 r13, r50
-	r52 = move.i64 r22
-	r12 = move.i64 r52
-	r13 = move.i64 r51
-	jump b17
-b17: # for.loop (unrolled 3)
-	r68 = gt.i64 r12, 0
-	branch r68, b18, b22
-b18: # for.body (unrolled 3)
 	checkdiv.i64 r15, site 1
-	r69 = convert.u64.i64 r12
-	r70 = convert.u64.i64 r15
-	r71 = or.u64 r69, r70
-	r72 = shr.u64.u32 r71, 32
-	r73 = eq.u64 r72, 0
-	branch r73, b19, b21
-b19: # divide in 32 bits (unrolled 3)
-	r74 = convert.u32.i64 r12
-	r75 = convert.u32.i64 r15
-	r76 = div.u32 r74, r75
-	r78 = mul.u32 r76, r75
-	r77 = sub.u32 r74, r78
-	r22 = convert.i64.u32 r76
-	r23 = convert.i64.u32 r77
-	jump b20
+	r136 = convert.u64.i64 r12
+	r137 = convert.u64.i64 r15
+	r138 = or.u64 r136, r137
+	r139 = shr.u64.u32 r138, 32
+	r140 = eq.u64 r139, 0
+	branch r140, b17, b26
+b17: # divide in 32 bits (unrolled 2)
+	r141 = convert.u32.i64 r12
+	r142 = convert.u32.i64 r15
+	r143 = div.u32 r141, r142
+	r145 = mul.u32 r143, r142
+	r144 = sub.u32 r141, r145
+	r59 = convert.i64.u32 r143
+	r60 = convert.i64.u32 r144
+	jump b18
+b18: # for.body (unrolled 2)
+	r132 = move.i64 r60
+	r133 = add.i64 r13, r132
+	r134 = move.i64 r59
+	r12 = move.i64 r134
+	r13 = move.i64 r133
+	jump b19
+b19: # for.loop (unrolled 3)
+	r150 = gt.i64 r12, 0
+	branch r150, b20, b24
 b20: # for.body (unrolled 3)
-	r65 = move.i64 r23
-	r66 = add.i64 r13, r65
-	r67 = move.i64 r22
-	r12 = move.i64 r67
-	r13 = move.i64 r66
-	jump b5
-b21: # divide in 64 bits (unrolled 3)
-	r22 = div.i64 r12, r15
-	r79 = mul.i64 r22, r15
-	r23 = sub.i64 r12, r79
-	jump b20
-b22: # for.done
+	checkdiv.i64 r15, site 1
+	r151 = convert.u64.i64 r12
+	r152 = convert.u64.i64 r15
+	r153 = or.u64 r151, r152
+	r154 = shr.u64.u32 r153, 32
+	r155 = eq.u64 r154, 0
+	branch r155, b21, b23
+b21: # divide in 32 bits (unrolled 3)
+	r156 = convert.u32.i64 r12
+	r157 = convert.u32.i64 r15
+	r158 = div.u32 r156, r157
+	r160 = mul.u32 r158, r157
+	r159 = sub.u32 r156, r160
+	r59 = convert.i64.u32 r158
+	r60 = convert.i64.u32 r159
+	jump b22
+b22: # for.body (unrolled 3)
+	r147 = move.i64 r60
+	r148 = add.i64 r13, r147
+	r149 = move.i64 r59
+	r12 = move.i64 r149
+	r13 = move.i64 r148
+	jump b7
+b23: # divide in 64 bits (unrolled 3)
+	r59 = div.i64 r12, r15
+	r161 = mul.i64 r59, r15
+	r60 = sub.i64 r12, r161
+	jump b22
+b24: # for.done
 	r18 = elemaddr r4, r7, 8
 	store.i64 r18, r13
-	jump b23
-b23: # latch
+	jump b25
+b25: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b24: # divide in 64 bits (unrolled 2)
-	r22 = div.i64 r12, r15
-	r64 = mul.i64 r22, r15
-	r23 = sub.i64 r12, r64
-	jump b16
-b25: # divide in 64 bits (unrolled 1)
-	r22 = div.i64 r12, r15
-	r49 = mul.i64 r22, r15
-	r23 = sub.i64 r12, r49
-	jump b12
-b26: # divide in 64 bits
-	r22 = div.i64 r12, r15
-	r34 = mul.i64 r22, r15
-	r23 = sub.i64 r12, r34
-	jump b8
-b27: # exit
+	jump b4
+b26: # divide in 64 bits (unrolled 2)
+	r59 = div.i64 r12, r15
+	r146 = mul.i64 r59, r15
+	r60 = sub.i64 r12, r146
+	jump b18
+b27: # divide in 64 bits (unrolled 1)
+	r59 = div.i64 r12, r15
+	r131 = mul.i64 r59, r15
+	r60 = sub.i64 r12, r131
+	jump b14
+b28: # divide in 64 bits
+	r59 = div.i64 r12, r15
+	r71 = mul.i64 r59, r15
+	r60 = sub.i64 r12, r71
+	jump b10
+b29: # exit
 	return
+b30: # head (checked)
+	r22 = lt.i64 r2, r3
+	branch r22, b31, b29
+b31: # index (checked)
+	r23 = move.i64 r2
+	jump b32
+b32: # rangeint.body (checked)
+	checkindex r23, r10, site 0
+	r24 = elemaddr r9, r23, 8
+	r25 = load.i64 r24
+	r12 = move.i64 r25
+	r13 = move.i64 0
+	jump b33
+b33: # for.loop (checked)
+	r32 = gt.i64 r12, 0
+	branch r32, b34, b50
+b34: # for.body (checked)
+	checkdiv.i64 r15, site 1
+	r48 = convert.u64.i64 r12
+	r49 = convert.u64.i64 r15
+	r50 = or.u64 r48, r49
+	r51 = shr.u64.u32 r50, 32
+	r52 = eq.u64 r51, 0
+	branch r52, b35, b54
+b35: # divide in 32 bits
+	r53 = convert.u32.i64 r12
+	r54 = convert.u32.i64 r15
+	r55 = div.u32 r53, r54
+	r57 = mul.u32 r55, r54
+	r56 = sub.u32 r53, r57
+	r46 = convert.i64.u32 r55
+	r47 = convert.i64.u32 r56
+	jump b36
+b36: # for.body (checked)
+	r26 = move.i64 r47
+	r27 = add.i64 r13, r26
+	r28 = move.i64 r46
+	r12 = move.i64 r28
+	r13 = move.i64 r27
+	jump b37
+b37: # for.loop (checked) (unrolled 1)
+	r75 = gt.i64 r12, 0
+	branch r75, b38, b50
+b38: # for.body (checked) (unrolled 1)
+	checkdiv.i64 r15, site 1
+	r76 = convert.u64.i64 r12
+	r77 = convert.u64.i64 r15
+	r78 = or.u64 r76, r77
+	r79 = shr.u64.u32 r78, 32
+	r80 = eq.u64 r79, 0
+	branch r80, b39, b53
+b39: # divide in 32 bits (unrolled 1)
+	r81 = convert.u32.i64 r12
+	r82 = convert.u32.i64 r15
+	r83 = div.u32 r81, r82
+	r85 = mul.u32 r83, r82
+	r84 = sub.u32 r81, r85
+	r46 = convert.i64.u32 r83
+	r47 = convert.i64.u32 r84
+	jump b40
+b40: # for.body (checked) (unrolled 1)
+	r72 = move.i64 r47
+	r73 = add.i64 r13, r72
+	r74 = move.i64 r46
+	r12 = move.i64 r74
+	r13 = move.i64 r73
+	jump b41
+b41: # for.loop (checked) (unrolled 2)
+	r90 = gt.i64 r12, 0
+	branch r90, b42, b50
+b42: # for.body (checked) (unrolled 2)
+	checkdiv.i64 r15, site 1
+	r91 = convert.u64.i64 r12
+	r92 = convert.u64.i64 r15
+	r93 = or.u64 r91, r92
+	r94 = shr.u64.u32 r93, 32
+	r95 = eq.u64 r94, 0
+	branch r95, b43, b52
+b43: # divide in 32 bits (unrolled 2)
+	r96 = convert.u32.i64 r12
+	r97 = convert.u32.i64 r15
+	r98 = div.u32 r96, r97
+	r100 = mul.u32 r98, r97
+	r99 = sub.u32 r96, r100
+	r46 = convert.i64.u32 r98
+	r47 = convert.i64.u32 r99
+	jump b44
+b44: # for.body (checked) (unrolled 2)
+	r87 = move.i64 r47
+	r88 = add.i64 r13, r87
+	r89 = move.i64 r46
+	r12 = move.i64 r89
+	r13 = move.i64 r88
+	jump b45
+b45: # for.loop (checked) (unrolled 3)
+	r105 = gt.i64 r12, 0
+	branch r105, b46, b50
+b46: # for.body (checked) (unrolled 3)
+	checkdiv.i64 r15, site 1
+	r106 = convert.u64.i64 r12
+	r107 = convert.u64.i64 r15
+	r108 = or.u64 r106, r107
+	r109 = shr.u64.u32 r108, 32
+	r110 = eq.u64 r109, 0
+	branch r110, b47, b49
+b47: # divide in 32 bits (unrolled 3)
+	r111 = convert.u32.i64 r12
+	r112 = convert.u32.i64 r15
+	r113 = div.u32 r111, r112
+	r115 = mul.u32 r113, r112
+	r114 = sub.u32 r111, r115
+	r46 = convert.i64.u32 r113
+	r47 = convert.i64.u32 r114
+	jump b48
+b48: # for.body (checked) (unrolled 3)
+	r102 = move.i64 r47
+	r103 = add.i64 r13, r102
+	r104 = move.i64 r46
+	r12 = move.i64 r104
+	r13 = move.i64 r103
+	jump b33
+b49: # divide in 64 bits (unrolled 3)
+	r46 = div.i64 r12, r15
+	r116 = mul.i64 r46, r15
+	r47 = sub.i64 r12, r116
+	jump b48
+b50: # for.done (checked)
+	r29 = elemaddr r4, r23, 8
+	store.i64 r29, r13
+	jump b51
+b51: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b30
+b52: # divide in 64 bits (unrolled 2)
+	r46 = div.i64 r12, r15
+	r101 = mul.i64 r46, r15
+	r47 = sub.i64 r12, r101
+	jump b44
+b53: # divide in 64 bits (unrolled 1)
+	r46 = div.i64 r12, r15
+	r86 = mul.i64 r46, r15
+	r47 = sub.i64 r12, r86
+	jump b40
+b54: # divide in 64 bits
+	r46 = div.i64 r12, r15
+	r58 = mul.i64 r46, r15
+	r47 = sub.i64 r12, r58
+	jump b36
 
 kernel Options(out []f32, spot []f32, strike f32)
 site 0 index kernels.go:94:12
@@ -9487,435 +12307,508 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r111 = mul.i64 r1, 3
-	r290 = mul.i64 r1, 4
-	r115 = convert.u64.i64 r3
-	r117 = convert.u64.i64 r111
-	r292 = move.i64 r290
-	r295 = move.i64 r290
-	r300 = move.i64 r290
-	r305 = move.i64 r290
-	r312 = move.i64 r290
-	r319 = move.i64 r290
-	r325 = move.i64 r2
-	r326 = move.i64 r325
-	r327 = elemaddr r9, r326, 4
-	r328 = mul.i64 r290, 4
-	r329 = elemaddr r4, r326, 4
-	jump b2
-b2: # grid unrolled guard
-	r112 = lt.i64 r2, r3
-	branch r112, b3, b67
-b3: # grid unrolled room
-	r116 = convert.u64.i64 r2
-	r113 = sub.u64 r115, r116
-	r114 = gt.u64 r113, r117
-	branch r114, b4, b53
-b4: # grid unrolled 0
-	r118 = move.i64 r2
+	r153 = convert.u64.i64 r10
+	r154 = move.i64 r2
+	r155 = convert.u64.i64 r154
+	r156 = lt.u64 r155, r153
+	r157 = convert.u64.i64 r3
+	r158 = add.u64 r157, 4611686018427387904
+	r159 = le.u64 r158, 9223372036854775808
+	r160 = sub.u64 r157, 1
+	r161 = convert.u64.i64 r2
+	r162 = sub.u64 r160, r161
+	r163 = sub.u64 r153, 1
+	r164 = sub.u64 r163, r155
+	r165 = le.u64 r162, r164
+	branch r156, b2, b62
+b2: # checks
+	branch r159, b3, b62
+b3: # checks
+	branch r165, b4, b62
+b4: # preheader
+	r166 = mul.i64 r1, 3
+	r345 = mul.i64 r1, 4
+	r170 = move.u64 r157
+	r172 = convert.u64.i64 r166
+	r347 = move.i64 r345
+	r350 = move.i64 r345
+	r355 = move.i64 r345
+	r360 = move.i64 r345
+	r367 = move.i64 r345
+	r374 = move.i64 r345
+	r384 = move.i64 r2
+	r385 = move.i64 r384
+	r386 = elemaddr r9, r385, 4
+	r387 = mul.i64 r345, 4
+	r388 = elemaddr r4, r385, 4
 	jump b5
-b5: # index (grid unrolled 0)
-	r120 = move.i64 r118
-	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkindex r120, r10, site 0
-	r121 = move.ptr r327
-	r122 = load.f32 r121
+b5: # grid unrolled guard
+	r167 = lt.i64 r2, r3
+	branch r167, b6, b61
+b6: # grid unrolled room
+	r171 = convert.u64.i64 r2
+	r168 = sub.u64 r170, r171
+	r169 = gt.u64 r168, r172
+	branch r169, b7, b48
+b7: # rangeint.body (grid unrolled 0)
+	r176 = move.ptr r386
+	r177 = load.f32 r176
 	r12 = move.f32 0.0
-	jump b7
-b7: # for.body (grid unrolled 0)
-	r123 = mul.f32 r122, 0.75
-	r124 = sub.f32 r123, r21
-	r125 = max.f32 r124, 0.0
-	r126 = add.f32 0.0, r125
-	r12 = move.f32 r126
 	jump b8
-b8: # for.body (unrolled 1) (grid unrolled 0)
-	r133 = mul.f32 r122, 0.8125
-	r134 = sub.f32 r133, r21
-	r135 = max.f32 r134, 0.0
-	r136 = add.f32 r12, r135
-	r12 = move.f32 r136
+b8: # for.body (grid unrolled 0)
+	r178 = mul.f32 r177, 0.75
+	r179 = sub.f32 r178, r21
+	r180 = max.f32 r179, 0.0
+	r181 = add.f32 0.0, r180
+	r12 = move.f32 r181
 	jump b9
-b9: # for.body (unrolled 2) (grid unrolled 0)
-	r137 = mul.f32 r122, 0.875
-	r138 = sub.f32 r137, r21
-	r139 = max.f32 r138, 0.0
-	r140 = add.f32 r12, r139
-	r12 = move.f32 r140
+b9: # for.body (unrolled 1) (grid unrolled 0)
+	r188 = mul.f32 r177, 0.8125
+	r189 = sub.f32 r188, r21
+	r190 = max.f32 r189, 0.0
+	r191 = add.f32 r12, r190
+	r12 = move.f32 r191
 	jump b10
-b10: # for.body (unrolled 3) (grid unrolled 0)
-	r141 = mul.f32 r122, 0.9375
-	r142 = sub.f32 r141, r21
-	r143 = max.f32 r142, 0.0
-	r144 = add.f32 r12, r143
-	r12 = move.f32 r144
+b10: # for.body (unrolled 2) (grid unrolled 0)
+	r192 = mul.f32 r177, 0.875
+	r193 = sub.f32 r192, r21
+	r194 = max.f32 r193, 0.0
+	r195 = add.f32 r12, r194
+	r12 = move.f32 r195
 	jump b11
-b11: # for.body (unrolled 4) (grid unrolled 0)
-	r145 = mul.f32 r122, 1.0
-	r146 = sub.f32 r145, r21
-	r147 = max.f32 r146, 0.0
-	r148 = add.f32 r12, r147
-	r12 = move.f32 r148
+b11: # for.body (unrolled 3) (grid unrolled 0)
+	r196 = mul.f32 r177, 0.9375
+	r197 = sub.f32 r196, r21
+	r198 = max.f32 r197, 0.0
+	r199 = add.f32 r12, r198
+	r12 = move.f32 r199
 	jump b12
-b12: # for.body (unrolled 5) (grid unrolled 0)
-	r149 = mul.f32 r122, 1.0625
-	r150 = sub.f32 r149, r21
-	r151 = max.f32 r150, 0.0
-	r152 = add.f32 r12, r151
-	r12 = move.f32 r152
+b12: # for.body (unrolled 4) (grid unrolled 0)
+	r200 = mul.f32 r177, 1.0
+	r201 = sub.f32 r200, r21
+	r202 = max.f32 r201, 0.0
+	r203 = add.f32 r12, r202
+	r12 = move.f32 r203
 	jump b13
-b13: # for.body (unrolled 6) (grid unrolled 0)
-	r153 = mul.f32 r122, 1.125
-	r154 = sub.f32 r153, r21
-	r155 = max.f32 r154, 0.0
-	r156 = add.f32 r12, r155
-	r12 = move.f32 r156
+b13: # for.body (unrolled 5) (grid unrolled 0)
+	r204 = mul.f32 r177, 1.0625
+	r205 = sub.f32 r204, r21
+	r206 = max.f32 r205, 0.0
+	r207 = add.f32 r12, r206
+	r12 = move.f32 r207
 	jump b14
-b14: # for.body (unrolled 7) (grid unrolled 0)
-	r157 = mul.f32 r122, 1.1875
-	r158 = sub.f32 r157, r21
-	r159 = max.f32 r158, 0.0
-	r160 = add.f32 r12, r159
-	r12 = move.f32 r160
-	jump b15
-b15: # for.done (grid unrolled 0)
-	r127 = mul.f32 r12, 0.125
-	r128 = mul.f32 r127, 0.95
-	r129 = div.f32 r128, 3.0
-	r130 = move.ptr r329
-	store.f32 r130, r129
-	jump b16
-b16: # grid unrolled 1
-	r203 = add.i64 r118, r1
-	jump b17
-b17: # index (grid unrolled 1)
-	r162 = move.i64 r203
-	jump b18
-b18: # rangeint.body (grid unrolled 1)
-	checkindex r162, r10, site 0
-	r291 = move.ptr r121
-	r293 = elemaddr r291, r292, 1
-	r163 = move.ptr r293
-	r164 = load.f32 r163
-	r12 = move.f32 0.0
-	jump b19
-b19: # for.body (grid unrolled 1)
-	r165 = mul.f32 r164, 0.75
-	r166 = sub.f32 r165, r21
-	r167 = max.f32 r166, 0.0
-	r168 = add.f32 0.0, r167
-	r12 = move.f32 r168
-	jump b20
-b20: # for.body (unrolled 1) (grid unrolled 1)
-	r175 = mul.f32 r164, 0.8125
-	r176 = sub.f32 r175, r21
-	r177 = max.f32 r176, 0.0
-	r178 = add.f32 r12, r177
-	r12 = move.f32 r178
-	jump b21
-b21: # for.body (unrolled 2) (grid unrolled 1)
-	r179 = mul.f32 r164, 0.875
-	r180 = sub.f32 r179, r21
-	r181 = max.f32 r180, 0.0
-	r182 = add.f32 r12, r181
-	r12 = move.f32 r182
-	jump b22
-b22: # for.body (unrolled 3) (grid unrolled 1)
-	r183 = mul.f32 r164, 0.9375
-	r184 = sub.f32 r183, r21
-	r185 = max.f32 r184, 0.0
-	r186 = add.f32 r12, r185
-	r12 = move.f32 r186
-	jump b23
-b23: # for.body (unrolled 4) (grid unrolled 1)
-	r187 = mul.f32 r164, 1.0
-	r188 = sub.f32 r187, r21
-	r189 = max.f32 r188, 0.0
-	r190 = add.f32 r12, r189
-	r12 = move.f32 r190
-	jump b24
-b24: # for.body (unrolled 5) (grid unrolled 1)
-	r191 = mul.f32 r164, 1.0625
-	r192 = sub.f32 r191, r21
-	r193 = max.f32 r192, 0.0
-	r194 = add.f32 r12, r193
-	r12 = move.f32 r194
-	jump b25
-b25: # for.body (unrolled 6) (grid unrolled 1)
-	r195 = mul.f32 r164, 1.125
-	r196 = sub.f32 r195, r21
-	r197 = max.f32 r196, 0.0
-	r198 = add.f32 r12, r197
-	r12 = move.f32 r198
-	jump b26
-b26: # for.body (unrolled 7) (grid unrolled 1)
-	r199 = mul.f32 r164, 1.1875
-	r200 = sub.f32 r199, r21
-	r201 = max.f32 r200, 0.0
-	r202 = add.f32 r12, r201
-	r12 = move.f32 r202
-	jump b27
-b27: # for.done (grid unrolled 1)
-	r169 = mul.f32 r12, 0.125
-	r170 = mul.f32 r169, 0.95
-	r171 = div.f32 r170, 3.0
-	r294 = move.ptr r130
-	r296 = elemaddr r294, r295, 1
-	r172 = move.ptr r296
-	store.f32 r172, r171
-	jump b28
-b28: # grid unrolled 2
-	r246 = add.i64 r203, r1
-	jump b29
-b29: # index (grid unrolled 2)
-	r205 = move.i64 r246
-	jump b30
-b30: # rangeint.body (grid unrolled 2)
-	checkindex r205, r10, site 0
-	r299 = move.ptr r293
-	r301 = elemaddr r299, r300, 1
-	r206 = move.ptr r301
-	r207 = load.f32 r206
-	r12 = move.f32 0.0
-	jump b31
-b31: # for.body (grid unrolled 2)
-	r208 = mul.f32 r207, 0.75
+b14: # for.body (unrolled 6) (grid unrolled 0)
+	r208 = mul.f32 r177, 1.125
 	r209 = sub.f32 r208, r21
 	r210 = max.f32 r209, 0.0
-	r211 = add.f32 0.0, r210
+	r211 = add.f32 r12, r210
 	r12 = move.f32 r211
-	jump b32
-b32: # for.body (unrolled 1) (grid unrolled 2)
-	r218 = mul.f32 r207, 0.8125
-	r219 = sub.f32 r218, r21
-	r220 = max.f32 r219, 0.0
-	r221 = add.f32 r12, r220
-	r12 = move.f32 r221
-	jump b33
-b33: # for.body (unrolled 2) (grid unrolled 2)
-	r222 = mul.f32 r207, 0.875
-	r223 = sub.f32 r222, r21
-	r224 = max.f32 r223, 0.0
-	r225 = add.f32 r12, r224
-	r12 = move.f32 r225
-	jump b34
-b34: # for.body (unrolled 3) (grid unrolled 2)
-	r226 = mul.f32 r207, 0.9375
-	r227 = sub.f32 r226, r21
-	r228 = max.f32 r227, 0.0
-	r229 = add.f32 r12, r228
-	r12 = move.f32 r229
-	jump b35
-b35: # for.body (unrolled 4) (grid unrolled 2)
-	r230 = mul.f32 r207, 1.0
+	jump b15
+b15: # for.body (unrolled 7) (grid unrolled 0)
+	r212 = mul.f32 r177, 1.1875
+	r213 = sub.f32 r212, r21
+	r214 = max.f32 r213, 0.0
+	r215 = add.f32 r12, r214
+	r12 = move.f32 r215
+	jump b16
+b16: # for.done (grid unrolled 0)
+	r182 = mul.f32 r12, 0.125
+	r183 = mul.f32 r182, 0.95
+	r184 = div.f32 r183, 3.0
+	r185 = move.ptr r388
+	store.f32 r185, r184
+	jump b17
+b17: # rangeint.body (grid unrolled 1)
+	r346 = move.ptr r176
+	r348 = elemaddr r346, r347, 1
+	r218 = move.ptr r348
+	r219 = load.f32 r218
+	r12 = move.f32 0.0
+	jump b18
+b18: # for.body (grid unrolled 1)
+	r220 = mul.f32 r219, 0.75
+	r221 = sub.f32 r220, r21
+	r222 = max.f32 r221, 0.0
+	r223 = add.f32 0.0, r222
+	r12 = move.f32 r223
+	jump b19
+b19: # for.body (unrolled 1) (grid unrolled 1)
+	r230 = mul.f32 r219, 0.8125
 	r231 = sub.f32 r230, r21
 	r232 = max.f32 r231, 0.0
 	r233 = add.f32 r12, r232
 	r12 = move.f32 r233
-	jump b36
-b36: # for.body (unrolled 5) (grid unrolled 2)
-	r234 = mul.f32 r207, 1.0625
+	jump b20
+b20: # for.body (unrolled 2) (grid unrolled 1)
+	r234 = mul.f32 r219, 0.875
 	r235 = sub.f32 r234, r21
 	r236 = max.f32 r235, 0.0
 	r237 = add.f32 r12, r236
 	r12 = move.f32 r237
-	jump b37
-b37: # for.body (unrolled 6) (grid unrolled 2)
-	r238 = mul.f32 r207, 1.125
+	jump b21
+b21: # for.body (unrolled 3) (grid unrolled 1)
+	r238 = mul.f32 r219, 0.9375
 	r239 = sub.f32 r238, r21
 	r240 = max.f32 r239, 0.0
 	r241 = add.f32 r12, r240
 	r12 = move.f32 r241
-	jump b38
-b38: # for.body (unrolled 7) (grid unrolled 2)
-	r242 = mul.f32 r207, 1.1875
+	jump b22
+b22: # for.body (unrolled 4) (grid unrolled 1)
+	r242 = mul.f32 r219, 1.0
 	r243 = sub.f32 r242, r21
 	r244 = max.f32 r243, 0.0
 	r245 = add.f32 r12, r244
 	r12 = move.f32 r245
-	jump b39
-b39: # for.done (grid unrolled 2)
-	r212 = mul.f32 r12, 0.125
-	r213 = mul.f32 r212, 0.95
-	r214 = div.f32 r213, 3.0
-	r304 = move.ptr r296
-	r306 = elemaddr r304, r305, 1
-	r215 = move.ptr r306
-	store.f32 r215, r214
-	jump b40
-b40: # grid unrolled 3
-	r289 = add.i64 r246, r1
-	jump b41
-b41: # index (grid unrolled 3)
-	r248 = move.i64 r289
-	jump b42
-b42: # rangeint.body (grid unrolled 3)
-	checkindex r248, r10, site 0
-	r311 = move.ptr r301
-	r313 = elemaddr r311, r312, 1
-	r249 = move.ptr r313
-	r250 = load.f32 r249
+	jump b23
+b23: # for.body (unrolled 5) (grid unrolled 1)
+	r246 = mul.f32 r219, 1.0625
+	r247 = sub.f32 r246, r21
+	r248 = max.f32 r247, 0.0
+	r249 = add.f32 r12, r248
+	r12 = move.f32 r249
+	jump b24
+b24: # for.body (unrolled 6) (grid unrolled 1)
+	r250 = mul.f32 r219, 1.125
+	r251 = sub.f32 r250, r21
+	r252 = max.f32 r251, 0.0
+	r253 = add.f32 r12, r252
+	r12 = move.f32 r253
+	jump b25
+b25: # for.body (unrolled 7) (grid unrolled 1)
+	r254 = mul.f32 r219, 1.1875
+	r255 = sub.f32 r254, r21
+	r256 = max.f32 r255, 0.0
+	r257 = add.f32 r12, r256
+	r12 = move.f32 r257
+	jump b26
+b26: # for.done (grid unrolled 1)
+	r224 = mul.f32 r12, 0.125
+	r225 = mul.f32 r224, 0.95
+	r226 = div.f32 r225, 3.0
+	r349 = move.ptr r185
+	r351 = elemaddr r349, r350, 1
+	r227 = move.ptr r351
+	store.f32 r227, r226
+	jump b27
+b27: # rangeint.body (grid unrolled 2)
+	r354 = move.ptr r348
+	r356 = elemaddr r354, r355, 1
+	r261 = move.ptr r356
+	r262 = load.f32 r261
 	r12 = move.f32 0.0
-	jump b43
-b43: # for.body (grid unrolled 3)
-	r251 = mul.f32 r250, 0.75
-	r252 = sub.f32 r251, r21
-	r253 = max.f32 r252, 0.0
-	r254 = add.f32 0.0, r253
-	r12 = move.f32 r254
-	jump b44
-b44: # for.body (unrolled 1) (grid unrolled 3)
-	r261 = mul.f32 r250, 0.8125
-	r262 = sub.f32 r261, r21
-	r263 = max.f32 r262, 0.0
-	r264 = add.f32 r12, r263
-	r12 = move.f32 r264
-	jump b45
-b45: # for.body (unrolled 2) (grid unrolled 3)
-	r265 = mul.f32 r250, 0.875
-	r266 = sub.f32 r265, r21
-	r267 = max.f32 r266, 0.0
-	r268 = add.f32 r12, r267
-	r12 = move.f32 r268
-	jump b46
-b46: # for.body (unrolled 3) (grid unrolled 3)
-	r269 = mul.f32 r250, 0.9375
-	r270 = sub.f32 r269, r21
-	r271 = max.f32 r270, 0.0
-	r272 = add.f32 r12, r271
-	r12 = move.f32 r272
-	jump b47
-b47: # for.body (unrolled 4) (grid unrolled 3)
-	r273 = mul.f32 r250, 1.0
+	jump b28
+b28: # for.body (grid unrolled 2)
+	r263 = mul.f32 r262, 0.75
+	r264 = sub.f32 r263, r21
+	r265 = max.f32 r264, 0.0
+	r266 = add.f32 0.0, r265
+	r12 = move.f32 r266
+	jump b29
+b29: # for.body (unrolled 1) (grid unrolled 2)
+	r273 = mul.f32 r262, 0.8125
 	r274 = sub.f32 r273, r21
 	r275 = max.f32 r274, 0.0
 	r276 = add.f32 r12, r275
 	r12 = move.f32 r276
-	jump b48
-b48: # for.body (unrolled 5) (grid unrolled 3)
-	r277 = mul.f32 r250, 1.0625
+	jump b30
+b30: # for.body (unrolled 2) (grid unrolled 2)
+	r277 = mul.f32 r262, 0.875
 	r278 = sub.f32 r277, r21
 	r279 = max.f32 r278, 0.0
 	r280 = add.f32 r12, r279
 	r12 = move.f32 r280
-	jump b49
-b49: # for.body (unrolled 6) (grid unrolled 3)
-	r281 = mul.f32 r250, 1.125
+	jump b31
+b31: # for.body (unrolled 3) (grid unrolled 2)
+	r281 = mul.f32 r262, 0.9375
 	r282 = sub.f32 r281, r21
 	r283 = max.f32 r282, 0.0
 	r284 = add.f32 r12, r283
 	r12 = move.f32 r284
-	jump b50
-b50: # for.body (unrolled 7) (grid unrolled 3)
-	r285 = mul.f32 r250, 1.1875
+	jump b32
+b32: # for.body (unrolled 4) (grid unrolled 2)
+	r285 = mul.f32 r262, 1.0
 	r286 = sub.f32 r285, r21
 	r287 = max.f32 r286, 0.0
 	r288 = add.f32 r12, r287
 	r12 = move.f32 r288
-	jump b51
-b51: # for.done (grid unrolled 3)
-	r255 = mul.f32 r12, 0.125
-	r256 = mul.f32 r255, 0.95
-	r257 = div.f32 r256, 3.0
-	r318 = move.ptr r306
-	r320 = elemaddr r318, r319, 1
-	r258 = move.ptr r320
-	store.f32 r258, r257
-	jump b52
-b52: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r290
-	r327 = elemaddr r327, r328, 1
-	r329 = elemaddr r329, r328, 1
-	jump b2
-b53: # preheader
-	r321 = move.i64 r2
-	r322 = elemaddr r9, r321, 4
-	r323 = mul.i64 r1, 4
-	r324 = elemaddr r4, r321, 4
-	jump b54
-b54: # head
+	jump b33
+b33: # for.body (unrolled 5) (grid unrolled 2)
+	r289 = mul.f32 r262, 1.0625
+	r290 = sub.f32 r289, r21
+	r291 = max.f32 r290, 0.0
+	r292 = add.f32 r12, r291
+	r12 = move.f32 r292
+	jump b34
+b34: # for.body (unrolled 6) (grid unrolled 2)
+	r293 = mul.f32 r262, 1.125
+	r294 = sub.f32 r293, r21
+	r295 = max.f32 r294, 0.0
+	r296 = add.f32 r12, r295
+	r12 = move.f32 r296
+	jump b35
+b35: # for.body (unrolled 7) (grid unrolled 2)
+	r297 = mul.f32 r262, 1.1875
+	r298 = sub.f32 r297, r21
+	r299 = max.f32 r298, 0.0
+	r300 = add.f32 r12, r299
+	r12 = move.f32 r300
+	jump b36
+b36: # for.done (grid unrolled 2)
+	r267 = mul.f32 r12, 0.125
+	r268 = mul.f32 r267, 0.95
+	r269 = div.f32 r268, 3.0
+	r359 = move.ptr r351
+	r361 = elemaddr r359, r360, 1
+	r270 = move.ptr r361
+	store.f32 r270, r269
+	jump b37
+b37: # rangeint.body (grid unrolled 3)
+	r366 = move.ptr r356
+	r368 = elemaddr r366, r367, 1
+	r304 = move.ptr r368
+	r305 = load.f32 r304
+	r12 = move.f32 0.0
+	jump b38
+b38: # for.body (grid unrolled 3)
+	r306 = mul.f32 r305, 0.75
+	r307 = sub.f32 r306, r21
+	r308 = max.f32 r307, 0.0
+	r309 = add.f32 0.0, r308
+	r12 = move.f32 r309
+	jump b39
+b39: # for.body (unrolled 1) (grid unrolled 3)
+	r316 = mul.f32 r305, 0.8125
+	r317 = sub.f32 r316, r21
+	r318 = max.f32 r317, 0.0
+	r319 = add.f32 r12, r318
+	r12 = move.f32 r319
+	jump b40
+b40: # for.body (unrolled 2) (grid unrolled 3)
+	r320 = mul.f32 r305, 0.875
+	r321 = sub.f32 r320, r21
+	r322 = max.f32 r321, 0.0
+	r323 = add.f32 r12, r322
+	r12 = move.f32 r323
+	jump b41
+b41: # for.body (unrolled 3) (grid unrolled 3)
+	r324 = mul.f32 r305, 0.9375
+	r325 = sub.f32 r324, r21
+	r326 = max.f32 r325, 0.0
+	r327 = add.f32 r12, r326
+	r12 = move.f32 r327
+	jump b42
+b42: # for.body (unrolled 4) (grid unrolled 3)
+	r328 = mul.f32 r305, 1.0
+	r329 = sub.f32 r328, r21
+	r330 = max.f32 r329, 0.0
+	r331 = add.f32 r12, r330
+	r12 = move.f32 r331
+	jump b43
+b43: # for.body (unrolled 5) (grid unrolled 3)
+	r332 = mul.f32 r305, 1.0625
+	r333 = sub.f32 r332, r21
+	r334 = max.f32 r333, 0.0
+	r335 = add.f32 r12, r334
+	r12 = move.f32 r335
+	jump b44
+b44: # for.body (unrolled 6) (grid unrolled 3)
+	r336 = mul.f32 r305, 1.125
+	r337 = sub.f32 r336, r21
+	r338 = max.f32 r337, 0.0
+	r339 = add.f32 r12, r338
+	r12 = move.f32 r339
+	jump b45
+b45: # for.body (unrolled 7) (grid unrolled 3)
+	r340 = mul.f32 r305, 1.1875
+	r341 = sub.f32 r340, r21
+	r342 = max.f32 r341, 0.0
+	r343 = add.f32 r12, r342
+	r12 = move.f32 r343
+	jump b46
+b46: # for.done (grid unrolled 3)
+	r310 = mul.f32 r12, 0.125
+	r311 = mul.f32 r310, 0.95
+	r312 = div.f32 r311, 3.0
+	r373 = move.ptr r361
+	r375 = elemaddr r373, r374, 1
+	r313 = move.ptr r375
+	store.f32 r313, r312
+	jump b47
+b47: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r345
+	r386 = elemaddr r386, r387, 1
+	r388 = elemaddr r388, r387, 1
+	jump b5
+b48: # preheader
+	r376 = move.i64 r2
+	r377 = elemaddr r9, r376, 4
+	r378 = mul.i64 r1, 4
+	r379 = elemaddr r4, r376, 4
+	jump b49
+b49: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b55, b67
-b55: # index
-	r7 = move.i64 r2
-	jump b56
-b56: # rangeint.body
-	checkindex r7, r10, site 0
-	r8 = move.ptr r322
+	branch r6, b50, b61
+b50: # rangeint.body
+	r8 = move.ptr r377
 	r11 = load.f32 r8
 	r12 = move.f32 0.0
-	jump b57
-b57: # for.body
+	jump b51
+b51: # for.body
 	r19 = mul.f32 r11, 0.75
 	r20 = sub.f32 r19, r21
 	r22 = max.f32 r20, 0.0
 	r23 = add.f32 0.0, r22
 	r12 = move.f32 r23
-	jump b58
-b58: # for.body (unrolled 1)
+	jump b52
+b52: # for.body (unrolled 1)
 	r36 = mul.f32 r11, 0.8125
 	r37 = sub.f32 r36, r21
 	r38 = max.f32 r37, 0.0
 	r39 = add.f32 r12, r38
 	r12 = move.f32 r39
-	jump b59
-b59: # for.body (unrolled 2)
+	jump b53
+b53: # for.body (unrolled 2)
 	r46 = mul.f32 r11, 0.875
 	r47 = sub.f32 r46, r21
 	r48 = max.f32 r47, 0.0
 	r49 = add.f32 r12, r48
 	r12 = move.f32 r49
-	jump b60
-b60: # for.body (unrolled 3)
+	jump b54
+b54: # for.body (unrolled 3)
 	r56 = mul.f32 r11, 0.9375
 	r57 = sub.f32 r56, r21
 	r58 = max.f32 r57, 0.0
 	r59 = add.f32 r12, r58
 	r12 = move.f32 r59
-	jump b61
-b61: # for.body (unrolled 4)
+	jump b55
+b55: # for.body (unrolled 4)
 	r66 = mul.f32 r11, 1.0
 	r67 = sub.f32 r66, r21
 	r68 = max.f32 r67, 0.0
 	r69 = add.f32 r12, r68
 	r12 = move.f32 r69
-	jump b62
-b62: # for.body (unrolled 5)
+	jump b56
+b56: # for.body (unrolled 5)
 	r76 = mul.f32 r11, 1.0625
 	r77 = sub.f32 r76, r21
 	r78 = max.f32 r77, 0.0
 	r79 = add.f32 r12, r78
 	r12 = move.f32 r79
-	jump b63
-b63: # for.body (unrolled 6)
+	jump b57
+b57: # for.body (unrolled 6)
 	r86 = mul.f32 r11, 1.125
 	r87 = sub.f32 r86, r21
 	r88 = max.f32 r87, 0.0
 	r89 = add.f32 r12, r88
 	r12 = move.f32 r89
-	jump b64
-b64: # for.body (unrolled 7)
+	jump b58
+b58: # for.body (unrolled 7)
 	r96 = mul.f32 r11, 1.1875
 	r97 = sub.f32 r96, r21
 	r98 = max.f32 r97, 0.0
 	r99 = add.f32 r12, r98
 	r12 = move.f32 r99
-	jump b65
-b65: # for.done
+	jump b59
+b59: # for.done
 	r25 = mul.f32 r12, 0.125
 	r26 = mul.f32 r25, 0.95
 	r27 = div.f32 r26, 3.0
-	r28 = move.ptr r324
+	r28 = move.ptr r379
 	store.f32 r28, r27
-	jump b66
-b66: # latch
+	jump b60
+b60: # latch
 	r2 = add.i64 r2, r1
-	r322 = elemaddr r322, r323, 1
-	r324 = elemaddr r324, r323, 1
-	jump b54
-b67: # exit
+	r377 = elemaddr r377, r378, 1
+	r379 = elemaddr r379, r378, 1
+	jump b49
+b61: # exit
 	return
+b62: # preheader
+	r380 = move.i64 r2
+	r381 = elemaddr r9, r380, 4
+	r382 = mul.i64 r1, 4
+	r383 = elemaddr r4, r380, 4
+	jump b63
+b63: # head (checked)
+	r111 = lt.i64 r2, r3
+	branch r111, b64, b61
+b64: # index (checked)
+	r112 = move.i64 r2
+	jump b65
+b65: # rangeint.body (checked)
+	checkindex r112, r10, site 0
+	r113 = move.ptr r381
+	r114 = load.f32 r113
+	r12 = move.f32 0.0
+	jump b66
+b66: # for.body (checked)
+	r115 = mul.f32 r114, 0.75
+	r116 = sub.f32 r115, r21
+	r117 = max.f32 r116, 0.0
+	r118 = add.f32 0.0, r117
+	r12 = move.f32 r118
+	jump b67
+b67: # for.body (unrolled 1) (checked)
+	r125 = mul.f32 r114, 0.8125
+	r126 = sub.f32 r125, r21
+	r127 = max.f32 r126, 0.0
+	r128 = add.f32 r12, r127
+	r12 = move.f32 r128
+	jump b68
+b68: # for.body (unrolled 2) (checked)
+	r129 = mul.f32 r114, 0.875
+	r130 = sub.f32 r129, r21
+	r131 = max.f32 r130, 0.0
+	r132 = add.f32 r12, r131
+	r12 = move.f32 r132
+	jump b69
+b69: # for.body (unrolled 3) (checked)
+	r133 = mul.f32 r114, 0.9375
+	r134 = sub.f32 r133, r21
+	r135 = max.f32 r134, 0.0
+	r136 = add.f32 r12, r135
+	r12 = move.f32 r136
+	jump b70
+b70: # for.body (unrolled 4) (checked)
+	r137 = mul.f32 r114, 1.0
+	r138 = sub.f32 r137, r21
+	r139 = max.f32 r138, 0.0
+	r140 = add.f32 r12, r139
+	r12 = move.f32 r140
+	jump b71
+b71: # for.body (unrolled 5) (checked)
+	r141 = mul.f32 r114, 1.0625
+	r142 = sub.f32 r141, r21
+	r143 = max.f32 r142, 0.0
+	r144 = add.f32 r12, r143
+	r12 = move.f32 r144
+	jump b72
+b72: # for.body (unrolled 6) (checked)
+	r145 = mul.f32 r114, 1.125
+	r146 = sub.f32 r145, r21
+	r147 = max.f32 r146, 0.0
+	r148 = add.f32 r12, r147
+	r12 = move.f32 r148
+	jump b73
+b73: # for.body (unrolled 7) (checked)
+	r149 = mul.f32 r114, 1.1875
+	r150 = sub.f32 r149, r21
+	r151 = max.f32 r150, 0.0
+	r152 = add.f32 r12, r151
+	r12 = move.f32 r152
+	jump b74
+b74: # for.done (checked)
+	r119 = mul.f32 r12, 0.125
+	r120 = mul.f32 r119, 0.95
+	r121 = div.f32 r120, 3.0
+	r122 = move.ptr r383
+	store.f32 r122, r121
+	jump b75
+b75: # latch (checked)
+	r2 = add.i64 r2, r1
+	r381 = elemaddr r381, r382, 1
+	r383 = elemaddr r383, r382, 1
+	jump b63
 
 kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32)
 site 0 index kernels.go:110:19
@@ -9946,52 +12839,127 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r109 = convert.u64.i64 r10
+	r110 = move.i64 r2
+	r111 = convert.u64.i64 r110
+	r112 = lt.u64 r111, r109
+	r113 = convert.u64.i64 r3
+	r114 = add.u64 r113, 4611686018427387904
+	r115 = le.u64 r114, 9223372036854775808
+	r116 = sub.u64 r113, 1
+	r117 = convert.u64.i64 r2
+	r118 = sub.u64 r116, r117
+	r119 = sub.u64 r109, 1
+	r120 = sub.u64 r119, r111
+	r121 = le.u64 r118, r120
+	r122 = convert.u64.i64 r14
+	r123 = lt.u64 r111, r122
+	r124 = sub.u64 r122, 1
+	r125 = sub.u64 r124, r111
+	r126 = le.u64 r118, r125
+	r127 = convert.u64.i64 r18
+	r128 = lt.u64 r111, r127
+	r129 = sub.u64 r127, 1
+	r130 = sub.u64 r129, r111
+	r131 = le.u64 r118, r130
+	r132 = convert.u64.i64 r61
+	r133 = lt.u64 r111, r132
+	r134 = sub.u64 r132, 1
+	r135 = sub.u64 r134, r111
+	r136 = le.u64 r118, r135
+	r137 = convert.u64.i64 r64
+	r138 = lt.u64 r111, r137
+	r139 = sub.u64 r137, 1
+	r140 = sub.u64 r139, r111
+	r141 = le.u64 r118, r140
+	branch r112, b2, b52
+b2: # checks
+	branch r115, b3, b52
+b3: # checks
+	branch r121, b4, b52
+b4: # checks
+	branch r123, b5, b52
+b5: # checks
+	branch r126, b6, b52
+b6: # checks
+	branch r128, b7, b52
+b7: # checks
+	branch r131, b8, b52
+b8: # checks
+	branch r133, b9, b52
+b9: # checks
+	branch r136, b10, b52
+b10: # checks
+	branch r138, b11, b52
+b11: # checks
+	branch r141, b12, b52
+b12: # preheader
 	r20 = move.i64 r10
 	r21 = gt.i64 r20, 0
-	jump b2
-b2: # head
+	r166 = move.u64 r122
+	r169 = move.u64 r109
+	r170 = add.u64 r169, 4611686018427387904
+	r171 = le.u64 r170, 9223372036854775808
+	r172 = move.u64 r119
+	r174 = move.u64 r124
+	r177 = move.u64 r127
+	r179 = move.u64 r129
+	jump b13
+b13: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b22
-b3: # index
+	branch r6, b14, b51
+b14: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b15
+b15: # rangeint.body
 	r8 = elemaddr r9, r7, 4
 	r11 = load.f32 r8
-	checkindex r7, r14, site 1
 	r12 = elemaddr r13, r7, 4
 	r15 = load.f32 r12
-	checkindex r7, r18, site 2
 	r16 = elemaddr r17, r7, 4
 	r19 = load.f32 r16
-	branch r21, b5, b21
-b5: # edge 1→3
+	branch r21, b16, b50
+b16: # edge 1→3
 	r22 = move.f32 0.0
 	r23 = move.f32 0.0
 	r24 = move.f32 0.0
 	r25 = move.i64 0
-	r67 = elemaddr r9, 0, 4
-	r68 = elemaddr r13, 0, 4
-	r69 = elemaddr r17, 0, 4
-	jump b6
-b6: # unroll setup
-	r70 = max.i64 r20, -9223372036854775804
-	r71 = sub.i64 r70, 4
-	jump b7
-b7: # unroll guard
-	r72 = lt.i64 r25, r71
-	branch r72, b8, b16
-b8: # rangeint.body (unrolled 0)
-	r29 = move.ptr r67
+	r168 = lt.u64 0, r166
+	r173 = move.u64 r172
+	r175 = move.u64 r174
+	r176 = le.u64 r173, r175
+	r178 = lt.u64 0, r177
+	r180 = move.u64 r179
+	r181 = le.u64 r173, r180
+	branch r168, b17, b37
+b17: # checks
+	branch r171, b18, b37
+b18: # checks
+	branch r176, b19, b37
+b19: # checks
+	branch r178, b20, b37
+b20: # checks
+	branch r181, b21, b37
+b21: # preheader
+	r182 = elemaddr r9, 0, 4
+	r183 = elemaddr r13, 0, 4
+	r184 = elemaddr r17, 0, 4
+	jump b22
+b22: # unroll setup
+	r191 = max.i64 r20, -9223372036854775804
+	r192 = sub.i64 r191, 4
+	jump b23
+b23: # unroll guard
+	r193 = lt.i64 r25, r192
+	branch r193, b24, b32
+b24: # rangeint.body (unrolled 0)
+	r29 = move.ptr r182
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 3
-	r32 = move.ptr r68
+	r32 = move.ptr r183
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 4
-	r35 = move.ptr r69
+	r35 = move.ptr r184
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
 	r38 = mul.f32 r31, r31
@@ -10012,26 +12980,24 @@ b8: # rangeint.body (unrolled 0)
 	r55 = add.f32 r24, r54
 	r56 = add.i64 r25, 1
 	r57 = lt.i64 r56, r20
-	jump b9
-b9: # edge 3→3 (unrolled 0)
+	jump b25
+b25: # edge 3→3 (unrolled 0)
 	r22 = move.f32 r51
 	r23 = move.f32 r53
 	r24 = move.f32 r55
 	r25 = move.i64 r56
-	r67 = elemaddr r67, 1, 4
-	r68 = elemaddr r68, 1, 4
-	r69 = elemaddr r69, 1, 4
-	jump b10
-b10: # rangeint.body (unrolled 1)
-	r29 = move.ptr r67
+	r182 = elemaddr r182, 1, 4
+	r183 = elemaddr r183, 1, 4
+	r184 = elemaddr r184, 1, 4
+	jump b26
+b26: # rangeint.body (unrolled 1)
+	r29 = move.ptr r182
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 3
-	r32 = move.ptr r68
+	r32 = move.ptr r183
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 4
-	r35 = move.ptr r69
+	r35 = move.ptr r184
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
 	r38 = mul.f32 r31, r31
@@ -10052,26 +13018,24 @@ b10: # rangeint.body (unrolled 1)
 	r55 = add.f32 r24, r54
 	r56 = add.i64 r25, 1
 	r57 = lt.i64 r56, r20
-	jump b11
-b11: # edge 3→3 (unrolled 1)
+	jump b27
+b27: # edge 3→3 (unrolled 1)
 	r22 = move.f32 r51
 	r23 = move.f32 r53
 	r24 = move.f32 r55
 	r25 = move.i64 r56
-	r67 = elemaddr r67, 1, 4
-	r68 = elemaddr r68, 1, 4
-	r69 = elemaddr r69, 1, 4
-	jump b12
-b12: # rangeint.body (unrolled 2)
-	r29 = move.ptr r67
+	r182 = elemaddr r182, 1, 4
+	r183 = elemaddr r183, 1, 4
+	r184 = elemaddr r184, 1, 4
+	jump b28
+b28: # rangeint.body (unrolled 2)
+	r29 = move.ptr r182
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 3
-	r32 = move.ptr r68
+	r32 = move.ptr r183
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 4
-	r35 = move.ptr r69
+	r35 = move.ptr r184
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
 	r38 = mul.f32 r31, r31
@@ -10092,26 +13056,24 @@ b12: # rangeint.body (unrolled 2)
 	r55 = add.f32 r24, r54
 	r56 = add.i64 r25, 1
 	r57 = lt.i64 r56, r20
-	jump b13
-b13: # edge 3→3 (unrolled 2)
+	jump b29
+b29: # edge 3→3 (unrolled 2)
 	r22 = move.f32 r51
 	r23 = move.f32 r53
 	r24 = move.f32 r55
 	r25 = move.i64 r56
-	r67 = elemaddr r67, 1, 4
-	r68 = elemaddr r68, 1, 4
-	r69 = elemaddr r69, 1, 4
-	jump b14
-b14: # rangeint.body (unrolled 3)
-	r29 = move.ptr r67
+	r182 = elemaddr r182, 1, 4
+	r183 = elemaddr r183, 1, 4
+	r184 = elemaddr r184, 1, 4
+	jump b30
+b30: # rangeint.body (unrolled 3)
+	r29 = move.ptr r182
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 3
-	r32 = move.ptr r68
+	r32 = move.ptr r183
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 4
-	r35 = move.ptr r69
+	r35 = move.ptr r184
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
 	r38 = mul.f32 r31, r31
@@ -10132,26 +13094,24 @@ b14: # rangeint.body (unrolled 3)
 	r55 = add.f32 r24, r54
 	r56 = add.i64 r25, 1
 	r57 = lt.i64 r56, r20
-	jump b15
-b15: # edge 3→3 (unrolled 3)
+	jump b31
+b31: # edge 3→3 (unrolled 3)
 	r22 = move.f32 r51
 	r23 = move.f32 r53
 	r24 = move.f32 r55
 	r25 = move.i64 r56
-	r67 = elemaddr r67, 1, 4
-	r68 = elemaddr r68, 1, 4
-	r69 = elemaddr r69, 1, 4
-	jump b7
-b16: # rangeint.body
-	r29 = move.ptr r67
+	r182 = elemaddr r182, 1, 4
+	r183 = elemaddr r183, 1, 4
+	r184 = elemaddr r184, 1, 4
+	jump b23
+b32: # rangeint.body
+	r29 = move.ptr r182
 	r30 = load.f32 r29
 	r31 = sub.f32 r30, r11
-	checkindex r25, r14, site 3
-	r32 = move.ptr r68
+	r32 = move.ptr r183
 	r33 = load.f32 r32
 	r34 = sub.f32 r33, r15
-	checkindex r25, r18, site 4
-	r35 = move.ptr r69
+	r35 = move.ptr r184
 	r36 = load.f32 r35
 	r37 = sub.f32 r36, r19
 	r38 = mul.f32 r31, r31
@@ -10172,41 +13132,511 @@ b16: # rangeint.body
 	r55 = add.f32 r24, r54
 	r56 = add.i64 r25, 1
 	r57 = lt.i64 r56, r20
-	branch r57, b17, b18
-b17: # edge 3→3
+	branch r57, b33, b34
+b33: # edge 3→3
 	r22 = move.f32 r51
 	r23 = move.f32 r53
 	r24 = move.f32 r55
 	r25 = move.i64 r56
-	r67 = elemaddr r67, 1, 4
-	r68 = elemaddr r68, 1, 4
-	r69 = elemaddr r69, 1, 4
-	jump b16
-b18: # edge 3→4
+	r182 = elemaddr r182, 1, 4
+	r183 = elemaddr r183, 1, 4
+	r184 = elemaddr r184, 1, 4
+	jump b32
+b34: # edge 3→4
 	r26 = move.f32 r51
 	r27 = move.f32 r53
 	r28 = move.f32 r55
-	jump b19
-b19: # rangeint.done
+	jump b35
+b35: # rangeint.done
 	r58 = elemaddr r4, r7, 4
 	store.f32 r58, r26
-	checkindex r7, r61, site 5
 	r59 = elemaddr r60, r7, 4
 	store.f32 r59, r27
-	checkindex r7, r64, site 6
 	r62 = elemaddr r63, r7, 4
 	store.f32 r62, r28
-	jump b20
-b20: # latch
+	jump b36
+b36: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b21: # edge 1→4
+	jump b13
+b37: # preheader
+	r188 = elemaddr r9, 0, 4
+	r189 = elemaddr r13, 0, 4
+	r190 = elemaddr r17, 0, 4
+	jump b38
+b38: # unroll setup
+	r194 = max.i64 r20, -9223372036854775804
+	r195 = sub.i64 r194, 4
+	jump b39
+b39: # unroll guard
+	r196 = lt.i64 r25, r195
+	branch r196, b40, b48
+b40: # rangeint.body (checked) (unrolled 0)
+	r142 = move.ptr r188
+	r143 = load.f32 r142
+	r144 = sub.f32 r143, r11
+	checkindex r25, r14, site 3
+	r145 = move.ptr r189
+	r146 = load.f32 r145
+	r147 = sub.f32 r146, r15
+	checkindex r25, r18, site 4
+	r148 = move.ptr r190
+	r149 = load.f32 r148
+	r150 = sub.f32 r149, r19
+	r151 = mul.f32 r144, r144
+	r152 = mul.f32 r147, r147
+	r153 = add.f32 r151, r152
+	r154 = mul.f32 r150, r150
+	r155 = add.f32 r153, r154
+	r156 = add.f32 r155, 0.01
+	r157 = sqrt.f32 r156
+	r158 = div.f32 1.0, r157
+	r159 = mul.f32 r158, r158
+	r160 = mul.f32 r159, r158
+	r161 = mul.f32 r144, r160
+	r51 = add.f32 r22, r161
+	r162 = mul.f32 r147, r160
+	r53 = add.f32 r23, r162
+	r163 = mul.f32 r150, r160
+	r55 = add.f32 r24, r163
+	r164 = add.i64 r25, 1
+	r165 = lt.i64 r164, r20
+	jump b41
+b41: # edge 3→3 (checked) (unrolled 0)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r164
+	r188 = elemaddr r188, 1, 4
+	r189 = elemaddr r189, 1, 4
+	r190 = elemaddr r190, 1, 4
+	jump b42
+b42: # rangeint.body (checked) (unrolled 1)
+	r142 = move.ptr r188
+	r143 = load.f32 r142
+	r144 = sub.f32 r143, r11
+	checkindex r25, r14, site 3
+	r145 = move.ptr r189
+	r146 = load.f32 r145
+	r147 = sub.f32 r146, r15
+	checkindex r25, r18, site 4
+	r148 = move.ptr r190
+	r149 = load.f32 r148
+	r150 = sub.f32 r149, r19
+	r151 = mul.f32 r144, r144
+	r152 = mul.f32 r147, r147
+	r153 = add.f32 r151, r152
+	r154 = mul.f32 r150, r150
+	r155 = add.f32 r153, r154
+	r156 = add.f32 r155, 0.01
+	r157 = sqrt.f32 r156
+	r158 = div.f32 1.0, r157
+	r159 = mul.f32 r158, r158
+	r160 = mul.f32 r159, r158
+	r161 = mul.f32 r144, r160
+	r51 = add.f32 r22, r161
+	r162 = mul.f32 r147, r160
+	r53 = add.f32 r23, r162
+	r163 = mul.f32 r150, r160
+	r55 = add.f32 r24, r163
+	r164 = add.i64 r25, 1
+	r165 = lt.i64 r164, r20
+	jump b43
+b43: # edge 3→3 (checked) (unrolled 1)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r164
+	r188 = elemaddr r188, 1, 4
+	r189 = elemaddr r189, 1, 4
+	r190 = elemaddr r190, 1, 4
+	jump b44
+b44: # rangeint.body (checked) (unrolled 2)
+	r142 = move.ptr r188
+	r143 = load.f32 r142
+	r144 = sub.f32 r143, r11
+	checkindex r25, r14, site 3
+	r145 = move.ptr r189
+	r146 = load.f32 r145
+	r147 = sub.f32 r146, r15
+	checkindex r25, r18, site 4
+	r148 = move.ptr r190
+	r149 = load.f32 r148
+	r150 = sub.f32 r149, r19
+	r151 = mul.f32 r144, r144
+	r152 = mul.f32 r147, r147
+	r153 = add.f32 r151, r152
+	r154 = mul.f32 r150, r150
+	r155 = add.f32 r153, r154
+	r156 = add.f32 r155, 0.01
+	r157 = sqrt.f32 r156
+	r158 = div.f32 1.0, r157
+	r159 = mul.f32 r158, r158
+	r160 = mul.f32 r159, r158
+	r161 = mul.f32 r144, r160
+	r51 = add.f32 r22, r161
+	r162 = mul.f32 r147, r160
+	r53 = add.f32 r23, r162
+	r163 = mul.f32 r150, r160
+	r55 = add.f32 r24, r163
+	r164 = add.i64 r25, 1
+	r165 = lt.i64 r164, r20
+	jump b45
+b45: # edge 3→3 (checked) (unrolled 2)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r164
+	r188 = elemaddr r188, 1, 4
+	r189 = elemaddr r189, 1, 4
+	r190 = elemaddr r190, 1, 4
+	jump b46
+b46: # rangeint.body (checked) (unrolled 3)
+	r142 = move.ptr r188
+	r143 = load.f32 r142
+	r144 = sub.f32 r143, r11
+	checkindex r25, r14, site 3
+	r145 = move.ptr r189
+	r146 = load.f32 r145
+	r147 = sub.f32 r146, r15
+	checkindex r25, r18, site 4
+	r148 = move.ptr r190
+	r149 = load.f32 r148
+	r150 = sub.f32 r149, r19
+	r151 = mul.f32 r144, r144
+	r152 = mul.f32 r147, r147
+	r153 = add.f32 r151, r152
+	r154 = mul.f32 r150, r150
+	r155 = add.f32 r153, r154
+	r156 = add.f32 r155, 0.01
+	r157 = sqrt.f32 r156
+	r158 = div.f32 1.0, r157
+	r159 = mul.f32 r158, r158
+	r160 = mul.f32 r159, r158
+	r161 = mul.f32 r144, r160
+	r51 = add.f32 r22, r161
+	r162 = mul.f32 r147, r160
+	r53 = add.f32 r23, r162
+	r163 = mul.f32 r150, r160
+	r55 = add.f32 r24, r163
+	r164 = add.i64 r25, 1
+	r165 = lt.i64 r164, r20
+	jump b47
+b47: # edge 3→3 (checked) (unrolled 3)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r164
+	r188 = elemaddr r188, 1, 4
+	r189 = elemaddr r189, 1, 4
+	r190 = elemaddr r190, 1, 4
+	jump b39
+b48: # rangeint.body (checked)
+	r142 = move.ptr r188
+	r143 = load.f32 r142
+	r144 = sub.f32 r143, r11
+	checkindex r25, r14, site 3
+	r145 = move.ptr r189
+	r146 = load.f32 r145
+	r147 = sub.f32 r146, r15
+	checkindex r25, r18, site 4
+	r148 = move.ptr r190
+	r149 = load.f32 r148
+	r150 = sub.f32 r149, r19
+	r151 = mul.f32 r144, r144
+	r152 = mul.f32 r147, r147
+	r153 = add.f32 r151, r152
+	r154 = mul.f32 r150, r150
+	r155 = add.f32 r153, r154
+	r156 = add.f32 r155, 0.01
+	r157 = sqrt.f32 r156
+	r158 = div.f32 1.0, r157
+	r159 = mul.f32 r158, r158
+	r160 = mul.f32 r159, r158
+	r161 = mul.f32 r144, r160
+	r51 = add.f32 r22, r161
+	r162 = mul.f32 r147, r160
+	r53 = add.f32 r23, r162
+	r163 = mul.f32 r150, r160
+	r55 = add.f32 r24, r163
+	r164 = add.i64 r25, 1
+	r165 = lt.i64 r164, r20
+	branch r165, b49, b34
+b49: # edge 3→3 (checked)
+	r22 = move.f32 r51
+	r23 = move.f32 r53
+	r24 = move.f32 r55
+	r25 = move.i64 r164
+	r188 = elemaddr r188, 1, 4
+	r189 = elemaddr r189, 1, 4
+	r190 = elemaddr r190, 1, 4
+	jump b48
+b50: # edge 1→4
 	r26 = move.f32 0.0
 	r27 = move.f32 0.0
 	r28 = move.f32 0.0
-	jump b19
-b22: # exit
+	jump b35
+b51: # exit
 	return
+b52: # preheader
+	r75 = move.i64 r10
+	r76 = gt.i64 r75, 0
+	jump b53
+b53: # head (checked)
+	r67 = lt.i64 r2, r3
+	branch r67, b54, b51
+b54: # index (checked)
+	r68 = move.i64 r2
+	jump b55
+b55: # rangeint.body (checked)
+	checkindex r68, r10, site 0
+	r69 = elemaddr r9, r68, 4
+	r70 = load.f32 r69
+	checkindex r68, r14, site 1
+	r71 = elemaddr r13, r68, 4
+	r72 = load.f32 r71
+	checkindex r68, r18, site 2
+	r73 = elemaddr r17, r68, 4
+	r74 = load.f32 r73
+	branch r76, b56, b72
+b56: # edge 1→3 (checked)
+	r22 = move.f32 0.0
+	r23 = move.f32 0.0
+	r24 = move.f32 0.0
+	r25 = move.i64 0
+	r185 = elemaddr r9, 0, 4
+	r186 = elemaddr r13, 0, 4
+	r187 = elemaddr r17, 0, 4
+	jump b57
+b57: # unroll setup
+	r197 = max.i64 r75, -9223372036854775804
+	r198 = sub.i64 r197, 4
+	jump b58
+b58: # unroll guard
+	r199 = lt.i64 r25, r198
+	branch r199, b59, b67
+b59: # rangeint.body (checked) (unrolled 0)
+	r77 = move.ptr r185
+	r78 = load.f32 r77
+	r79 = sub.f32 r78, r70
+	checkindex r25, r14, site 3
+	r80 = move.ptr r186
+	r81 = load.f32 r80
+	r82 = sub.f32 r81, r72
+	checkindex r25, r18, site 4
+	r83 = move.ptr r187
+	r84 = load.f32 r83
+	r85 = sub.f32 r84, r74
+	r86 = mul.f32 r79, r79
+	r87 = mul.f32 r82, r82
+	r88 = add.f32 r86, r87
+	r89 = mul.f32 r85, r85
+	r90 = add.f32 r88, r89
+	r91 = add.f32 r90, 0.01
+	r92 = sqrt.f32 r91
+	r93 = div.f32 1.0, r92
+	r94 = mul.f32 r93, r93
+	r95 = mul.f32 r94, r93
+	r96 = mul.f32 r79, r95
+	r97 = add.f32 r22, r96
+	r98 = mul.f32 r82, r95
+	r99 = add.f32 r23, r98
+	r100 = mul.f32 r85, r95
+	r101 = add.f32 r24, r100
+	r102 = add.i64 r25, 1
+	r103 = lt.i64 r102, r75
+	jump b60
+b60: # edge 3→3 (checked) (unrolled 0)
+	r22 = move.f32 r97
+	r23 = move.f32 r99
+	r24 = move.f32 r101
+	r25 = move.i64 r102
+	r185 = elemaddr r185, 1, 4
+	r186 = elemaddr r186, 1, 4
+	r187 = elemaddr r187, 1, 4
+	jump b61
+b61: # rangeint.body (checked) (unrolled 1)
+	r77 = move.ptr r185
+	r78 = load.f32 r77
+	r79 = sub.f32 r78, r70
+	checkindex r25, r14, site 3
+	r80 = move.ptr r186
+	r81 = load.f32 r80
+	r82 = sub.f32 r81, r72
+	checkindex r25, r18, site 4
+	r83 = move.ptr r187
+	r84 = load.f32 r83
+	r85 = sub.f32 r84, r74
+	r86 = mul.f32 r79, r79
+	r87 = mul.f32 r82, r82
+	r88 = add.f32 r86, r87
+	r89 = mul.f32 r85, r85
+	r90 = add.f32 r88, r89
+	r91 = add.f32 r90, 0.01
+	r92 = sqrt.f32 r91
+	r93 = div.f32 1.0, r92
+	r94 = mul.f32 r93, r93
+	r95 = mul.f32 r94, r93
+	r96 = mul.f32 r79, r95
+	r97 = add.f32 r22, r96
+	r98 = mul.f32 r82, r95
+	r99 = add.f32 r23, r98
+	r100 = mul.f32 r85, r95
+	r101 = add.f32 r24, r100
+	r102 = add.i64 r25, 1
+	r103 = lt.i64 r102, r75
+	jump b62
+b62: # edge 3→3 (checked) (unrolled 1)
+	r22 = move.f32 r97
+	r23 = move.f32 r99
+	r24 = move.f32 r101
+	r25 = move.i64 r102
+	r185 = elemaddr r185, 1, 4
+	r186 = elemaddr r186, 1, 4
+	r187 = elemaddr r187, 1, 4
+	jump b63
+b63: # rangeint.body (checked) (unrolled 2)
+	r77 = move.ptr r185
+	r78 = load.f32 r77
+	r79 = sub.f32 r78, r70
+	checkindex r25, r14, site 3
+	r80 = move.ptr r186
+	r81 = load.f32 r80
+	r82 = sub.f32 r81, r72
+	checkindex r25, r18, site 4
+	r83 = move.ptr r187
+	r84 = load.f32 r83
+	r85 = sub.f32 r84, r74
+	r86 = mul.f32 r79, r79
+	r87 = mul.f32 r82, r82
+	r88 = add.f32 r86, r87
+	r89 = mul.f32 r85, r85
+	r90 = add.f32 r88, r89
+	r91 = add.f32 r90, 0.01
+	r92 = sqrt.f32 r91
+	r93 = div.f32 1.0, r92
+	r94 = mul.f32 r93, r93
+	r95 = mul.f32 r94, r93
+	r96 = mul.f32 r79, r95
+	r97 = add.f32 r22, r96
+	r98 = mul.f32 r82, r95
+	r99 = add.f32 r23, r98
+	r100 = mul.f32 r85, r95
+	r101 = add.f32 r24, r100
+	r102 = add.i64 r25, 1
+	r103 = lt.i64 r102, r75
+	jump b64
+b64: # edge 3→3 (checked) (unrolled 2)
+	r22 = move.f32 r97
+	r23 = move.f32 r99
+	r24 = move.f32 r101
+	r25 = move.i64 r102
+	r185 = elemaddr r185, 1, 4
+	r186 = elemaddr r186, 1, 4
+	r187 = elemaddr r187, 1, 4
+	jump b65
+b65: # rangeint.body (checked) (unrolled 3)
+	r77 = move.ptr r185
+	r78 = load.f32 r77
+	r79 = sub.f32 r78, r70
+	checkindex r25, r14, site 3
+	r80 = move.ptr r186
+	r81 = load.f32 r80
+	r82 = sub.f32 r81, r72
+	checkindex r25, r18, site 4
+	r83 = move.ptr r187
+	r84 = load.f32 r83
+	r85 = sub.f32 r84, r74
+	r86 = mul.f32 r79, r79
+	r87 = mul.f32 r82, r82
+	r88 = add.f32 r86, r87
+	r89 = mul.f32 r85, r85
+	r90 = add.f32 r88, r89
+	r91 = add.f32 r90, 0.01
+	r92 = sqrt.f32 r91
+	r93 = div.f32 1.0, r92
+	r94 = mul.f32 r93, r93
+	r95 = mul.f32 r94, r93
+	r96 = mul.f32 r79, r95
+	r97 = add.f32 r22, r96
+	r98 = mul.f32 r82, r95
+	r99 = add.f32 r23, r98
+	r100 = mul.f32 r85, r95
+	r101 = add.f32 r24, r100
+	r102 = add.i64 r25, 1
+	r103 = lt.i64 r102, r75
+	jump b66
+b66: # edge 3→3 (checked) (unrolled 3)
+	r22 = move.f32 r97
+	r23 = move.f32 r99
+	r24 = move.f32 r101
+	r25 = move.i64 r102
+	r185 = elemaddr r185, 1, 4
+	r186 = elemaddr r186, 1, 4
+	r187 = elemaddr r187, 1, 4
+	jump b58
+b67: # rangeint.body (checked)
+	r77 = move.ptr r185
+	r78 = load.f32 r77
+	r79 = sub.f32 r78, r70
+	checkindex r25, r14, site 3
+	r80 = move.ptr r186
+	r81 = load.f32 r80
+	r82 = sub.f32 r81, r72
+	checkindex r25, r18, site 4
+	r83 = move.ptr r187
+	r84 = load.f32 r83
+	r85 = sub.f32 r84, r74
+	r86 = mul.f32 r79, r79
+	r87 = mul.f32 r82, r82
+	r88 = add.f32 r86, r87
+	r89 = mul.f32 r85, r85
+	r90 = add.f32 r88, r89
+	r91 = add.f32 r90, 0.01
+	r92 = sqrt.f32 r91
+	r93 = div.f32 1.0, r92
+	r94 = mul.f32 r93, r93
+	r95 = mul.f32 r94, r93
+	r96 = mul.f32 r79, r95
+	r97 = add.f32 r22, r96
+	r98 = mul.f32 r82, r95
+	r99 = add.f32 r23, r98
+	r100 = mul.f32 r85, r95
+	r101 = add.f32 r24, r100
+	r102 = add.i64 r25, 1
+	r103 = lt.i64 r102, r75
+	branch r103, b68, b69
+b68: # edge 3→3 (checked)
+	r22 = move.f32 r97
+	r23 = move.f32 r99
+	r24 = move.f32 r101
+	r25 = move.i64 r102
+	r185 = elemaddr r185, 1, 4
+	r186 = elemaddr r186, 1, 4
+	r187 = elemaddr r187, 1, 4
+	jump b67
+b69: # edge 3→4 (checked)
+	r26 = move.f32 r97
+	r27 = move.f32 r99
+	r28 = move.f32 r101
+	jump b70
+b70: # rangeint.done (checked)
+	r104 = elemaddr r4, r68, 4
+	store.f32 r104, r26
+	checkindex r68, r61, site 5
+	r105 = elemaddr r60, r68, 4
+	store.f32 r105, r27
+	checkindex r68, r64, site 6
+	r106 = elemaddr r63, r68, 4
+	store.f32 r106, r28
+	jump b71
+b71: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b53
+b72: # edge 1→4 (checked)
+	r26 = move.f32 0.0
+	r27 = move.f32 0.0
+	r28 = move.f32 0.0
+	jump b70
 
 kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32)
 site 0 divide kernels.go:130:29
@@ -10584,46 +14014,48 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	jump b2
-b2: # head
+	r43 = convert.u64.i64 r10
+	r44 = move.i64 r2
+	r45 = convert.u64.i64 r44
+	r46 = lt.u64 r45, r43
+	r47 = convert.u64.i64 r3
+	r48 = add.u64 r47, 4611686018427387904
+	r49 = le.u64 r48, 9223372036854775808
+	r50 = sub.u64 r47, 1
+	r51 = convert.u64.i64 r2
+	r52 = sub.u64 r50, r51
+	r53 = sub.u64 r43, 1
+	r54 = sub.u64 r53, r45
+	r55 = le.u64 r52, r54
+	branch r46, b2, b22
+b2: # checks
+	branch r49, b3, b22
+b3: # checks
+	branch r55, b4, b22
+b4: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b19
-b3: # index
+	branch r6, b5, b21
+b5: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b6
+b6: # rangeint.body
 	r8 = elemaddr r9, r7, 4
 	r11 = load.u32 r8
 	r12 = or.u32 r11, 1
 	r13 = move.u32 r12
 	r14 = move.i64 0
-	jump b5
-b5: # unroll setup
-	r27 = max.i64 r16, -9223372036854775805
-	r28 = sub.i64 r27, 3
-	jump b6
-b6: # unroll guard
-	r29 = lt.i64 r14, r28
-	branch r29, b7, b15
-b7: # for.loop (unrolled 0)
-	r15 = lt.i64 r14, r16
+	jump b7
+b7: # unroll setup
+	r56 = max.i64 r16, -9223372036854775805
+	r57 = sub.i64 r56, 3
 	jump b8
-b8: # for.body (unrolled 0)
-	r17 = shl.u32.u64 r13, 13
-	r18 = xor.u32 r13, r17
-	r19 = shr.u32.u64 r18, 17
-	r20 = xor.u32 r18, r19
-	r21 = shl.u32.u64 r20, 5
-	r22 = xor.u32 r20, r21
-	r23 = add.i64 r14, 1
-	r13 = move.u32 r22
-	r14 = move.i64 r23
-	jump b9
-b9: # for.loop (unrolled 1)
+b8: # unroll guard
+	r58 = lt.i64 r14, r57
+	branch r58, b9, b17
+b9: # for.loop (unrolled 0)
 	r15 = lt.i64 r14, r16
 	jump b10
-b10: # for.body (unrolled 1)
+b10: # for.body (unrolled 0)
 	r17 = shl.u32.u64 r13, 13
 	r18 = xor.u32 r13, r17
 	r19 = shr.u32.u64 r18, 17
@@ -10634,10 +14066,10 @@ b10: # for.body (unrolled 1)
 	r13 = move.u32 r22
 	r14 = move.i64 r23
 	jump b11
-b11: # for.loop (unrolled 2)
+b11: # for.loop (unrolled 1)
 	r15 = lt.i64 r14, r16
 	jump b12
-b12: # for.body (unrolled 2)
+b12: # for.body (unrolled 1)
 	r17 = shl.u32.u64 r13, 13
 	r18 = xor.u32 r13, r17
 	r19 = shr.u32.u64 r18, 17
@@ -10648,24 +14080,10 @@ b12: # for.body (unrolled 2)
 	r13 = move.u32 r22
 	r14 = move.i64 r23
 	jump b13
-b13: # for.loop (unrolled 3)
+b13: # for.loop (unrolled 2)
 	r15 = lt.i64 r14, r16
 	jump b14
-b14: # for.body (unrolled 3)
-	r17 = shl.u32.u64 r13, 13
-	r18 = xor.u32 r13, r17
-	r19 = shr.u32.u64 r18, 17
-	r20 = xor.u32 r18, r19
-	r21 = shl.u32.u64 r20, 5
-	r22 = xor.u32 r20, r21
-	r23 = add.i64 r14, 1
-	r13 = move.u32 r22
-	r14 = move.i64 r23
-	jump b6
-b15: # for.loop
-	r15 = lt.i64 r14, r16
-	branch r15, b16, b17
-b16: # for.body
+b14: # for.body (unrolled 2)
 	r17 = shl.u32.u64 r13, 13
 	r18 = xor.u32 r13, r17
 	r19 = shr.u32.u64 r18, 17
@@ -10676,15 +14094,141 @@ b16: # for.body
 	r13 = move.u32 r22
 	r14 = move.i64 r23
 	jump b15
-b17: # for.done
+b15: # for.loop (unrolled 3)
+	r15 = lt.i64 r14, r16
+	jump b16
+b16: # for.body (unrolled 3)
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b8
+b17: # for.loop
+	r15 = lt.i64 r14, r16
+	branch r15, b18, b19
+b18: # for.body
+	r17 = shl.u32.u64 r13, 13
+	r18 = xor.u32 r13, r17
+	r19 = shr.u32.u64 r18, 17
+	r20 = xor.u32 r18, r19
+	r21 = shl.u32.u64 r20, 5
+	r22 = xor.u32 r20, r21
+	r23 = add.i64 r14, 1
+	r13 = move.u32 r22
+	r14 = move.i64 r23
+	jump b17
+b19: # for.done
 	r24 = elemaddr r4, r7, 4
 	store.u32 r24, r13
-	jump b18
-b18: # latch
+	jump b20
+b20: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b19: # exit
+	jump b4
+b21: # exit
 	return
+b22: # head (checked)
+	r27 = lt.i64 r2, r3
+	branch r27, b23, b21
+b23: # index (checked)
+	r28 = move.i64 r2
+	jump b24
+b24: # rangeint.body (checked)
+	checkindex r28, r10, site 0
+	r29 = elemaddr r9, r28, 4
+	r30 = load.u32 r29
+	r31 = or.u32 r30, 1
+	r13 = move.u32 r31
+	r14 = move.i64 0
+	jump b25
+b25: # unroll setup
+	r59 = max.i64 r16, -9223372036854775805
+	r60 = sub.i64 r59, 3
+	jump b26
+b26: # unroll guard
+	r61 = lt.i64 r14, r60
+	branch r61, b27, b35
+b27: # for.loop (checked) (unrolled 0)
+	r32 = lt.i64 r14, r16
+	jump b28
+b28: # for.body (checked) (unrolled 0)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b29
+b29: # for.loop (checked) (unrolled 1)
+	r32 = lt.i64 r14, r16
+	jump b30
+b30: # for.body (checked) (unrolled 1)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b31
+b31: # for.loop (checked) (unrolled 2)
+	r32 = lt.i64 r14, r16
+	jump b32
+b32: # for.body (checked) (unrolled 2)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b33
+b33: # for.loop (checked) (unrolled 3)
+	r32 = lt.i64 r14, r16
+	jump b34
+b34: # for.body (checked) (unrolled 3)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b26
+b35: # for.loop (checked)
+	r32 = lt.i64 r14, r16
+	branch r32, b36, b37
+b36: # for.body (checked)
+	r33 = shl.u32.u64 r13, 13
+	r34 = xor.u32 r13, r33
+	r35 = shr.u32.u64 r34, 17
+	r36 = xor.u32 r34, r35
+	r37 = shl.u32.u64 r36, 5
+	r38 = xor.u32 r36, r37
+	r39 = add.i64 r14, 1
+	r13 = move.u32 r38
+	r14 = move.i64 r39
+	jump b35
+b37: # for.done (checked)
+	r40 = elemaddr r4, r28, 4
+	store.u32 r40, r13
+	jump b38
+b38: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b22
 
 kernel MatVec(y []f32, a []f32, x []f32, n i64)
 site 0 sliceacap kernels.go:188:11
@@ -10706,10 +14250,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r41 = convert.u64.i64 r26
+	r52 = sub.u64 r41, 1
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b19
+	branch r6, b3, b35
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -10724,109 +14270,215 @@ b4: # rangeint.body
 	r17 = move.i64 r13
 	r18 = move.f32 0.0
 	r19 = move.i64 -1
-	r34 = elemaddr r12, 0, 4
-	r35 = elemaddr r25, 0, 4
-	jump b5
-b5: # unroll setup
-	r36 = max.i64 r17, -9223372036854775804
-	r37 = sub.i64 r36, 4
-	jump b6
-b6: # unroll guard
-	r38 = lt.i64 r19, r37
-	branch r38, b7, b15
-b7: # rangeindex.loop (unrolled 0)
-	r20 = add.i64 r19, 1
-	r21 = lt.i64 r20, r17
+	r44 = lt.u64 0, r41
+	r45 = convert.u64.i64 r17
+	r46 = add.u64 r45, 18446744073709551615
+	r47 = add.u64 r46, 4611686018427387904
+	r48 = le.u64 r47, 9223372036854775808
+	r49 = sub.u64 r46, 1
+	r51 = sub.u64 r49, 18446744073709551615
+	r53 = move.u64 r52
+	r54 = le.u64 r51, r53
+	branch r44, b5, b22
+b5: # checks
+	branch r48, b6, b22
+b6: # checks
+	branch r54, b7, b22
+b7: # preheader
+	r56 = elemaddr r12, 0, 4
+	r57 = elemaddr r25, 0, 4
 	jump b8
-b8: # rangeindex.body (unrolled 0)
-	r22 = move.ptr r34
-	r23 = load.f32 r22
-	checkindex r20, r26, site 2
-	r24 = move.ptr r35
-	r27 = load.f32 r24
-	r28 = mul.f32 r23, r27
-	r29 = add.f32 r18, r28
-	r18 = move.f32 r29
-	r19 = move.i64 r20
-	r34 = elemaddr r34, 1, 4
-	r35 = elemaddr r35, 1, 4
+b8: # unroll setup
+	r61 = max.i64 r17, -9223372036854775804
+	r62 = sub.i64 r61, 4
 	jump b9
-b9: # rangeindex.loop (unrolled 1)
+b9: # unroll guard
+	r63 = lt.i64 r19, r62
+	branch r63, b10, b18
+b10: # rangeindex.loop (unrolled 0)
 	r20 = add.i64 r19, 1
 	r21 = lt.i64 r20, r17
-	jump b10
-b10: # rangeindex.body (unrolled 1)
-	r22 = move.ptr r34
-	r23 = load.f32 r22
-	checkindex r20, r26, site 2
-	r24 = move.ptr r35
-	r27 = load.f32 r24
-	r28 = mul.f32 r23, r27
-	r29 = add.f32 r18, r28
-	r18 = move.f32 r29
-	r19 = move.i64 r20
-	r34 = elemaddr r34, 1, 4
-	r35 = elemaddr r35, 1, 4
 	jump b11
-b11: # rangeindex.loop (unrolled 2)
-	r20 = add.i64 r19, 1
-	r21 = lt.i64 r20, r17
+b11: # rangeindex.body (unrolled 0)
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
 	jump b12
-b12: # rangeindex.body (unrolled 2)
-	r22 = move.ptr r34
-	r23 = load.f32 r22
-	checkindex r20, r26, site 2
-	r24 = move.ptr r35
-	r27 = load.f32 r24
-	r28 = mul.f32 r23, r27
-	r29 = add.f32 r18, r28
-	r18 = move.f32 r29
-	r19 = move.i64 r20
-	r34 = elemaddr r34, 1, 4
-	r35 = elemaddr r35, 1, 4
+b12: # rangeindex.loop (unrolled 1)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
 	jump b13
-b13: # rangeindex.loop (unrolled 3)
-	r20 = add.i64 r19, 1
-	r21 = lt.i64 r20, r17
+b13: # rangeindex.body (unrolled 1)
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
 	jump b14
-b14: # rangeindex.body (unrolled 3)
-	r22 = move.ptr r34
-	r23 = load.f32 r22
-	checkindex r20, r26, site 2
-	r24 = move.ptr r35
-	r27 = load.f32 r24
-	r28 = mul.f32 r23, r27
-	r29 = add.f32 r18, r28
-	r18 = move.f32 r29
-	r19 = move.i64 r20
-	r34 = elemaddr r34, 1, 4
-	r35 = elemaddr r35, 1, 4
-	jump b6
-b15: # rangeindex.loop
+b14: # rangeindex.loop (unrolled 2)
 	r20 = add.i64 r19, 1
 	r21 = lt.i64 r20, r17
-	branch r21, b16, b17
-b16: # rangeindex.body
-	r22 = move.ptr r34
+	jump b15
+b15: # rangeindex.body (unrolled 2)
+	r22 = move.ptr r56
 	r23 = load.f32 r22
-	checkindex r20, r26, site 2
-	r24 = move.ptr r35
+	r24 = move.ptr r57
 	r27 = load.f32 r24
 	r28 = mul.f32 r23, r27
 	r29 = add.f32 r18, r28
 	r18 = move.f32 r29
 	r19 = move.i64 r20
-	r34 = elemaddr r34, 1, 4
-	r35 = elemaddr r35, 1, 4
-	jump b15
-b17: # rangeindex.done
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
+	jump b16
+b16: # rangeindex.loop (unrolled 3)
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	jump b17
+b17: # rangeindex.body (unrolled 3)
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
+	jump b9
+b18: # rangeindex.loop
+	r20 = add.i64 r19, 1
+	r21 = lt.i64 r20, r17
+	branch r21, b19, b20
+b19: # rangeindex.body
+	r22 = move.ptr r56
+	r23 = load.f32 r22
+	r24 = move.ptr r57
+	r27 = load.f32 r24
+	r28 = mul.f32 r23, r27
+	r29 = add.f32 r18, r28
+	r18 = move.f32 r29
+	r19 = move.i64 r20
+	r56 = elemaddr r56, 1, 4
+	r57 = elemaddr r57, 1, 4
+	jump b18
+b20: # rangeindex.done
 	r30 = elemaddr r4, r7, 4
 	store.f32 r30, r18
-	jump b18
-b18: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b19: # exit
+b22: # preheader
+	r59 = elemaddr r12, 0, 4
+	r60 = elemaddr r25, 0, 4
+	jump b23
+b23: # unroll setup
+	r64 = max.i64 r17, -9223372036854775804
+	r65 = sub.i64 r64, 4
+	jump b24
+b24: # unroll guard
+	r66 = lt.i64 r19, r65
+	branch r66, b25, b33
+b25: # rangeindex.loop (checked) (unrolled 0)
+	r33 = add.i64 r19, 1
+	r34 = lt.i64 r33, r17
+	jump b26
+b26: # rangeindex.body (checked) (unrolled 0)
+	r35 = move.ptr r59
+	r36 = load.f32 r35
+	checkindex r33, r26, site 2
+	r37 = move.ptr r60
+	r38 = load.f32 r37
+	r39 = mul.f32 r36, r38
+	r40 = add.f32 r18, r39
+	r18 = move.f32 r40
+	r19 = move.i64 r33
+	r59 = elemaddr r59, 1, 4
+	r60 = elemaddr r60, 1, 4
+	jump b27
+b27: # rangeindex.loop (checked) (unrolled 1)
+	r33 = add.i64 r19, 1
+	r34 = lt.i64 r33, r17
+	jump b28
+b28: # rangeindex.body (checked) (unrolled 1)
+	r35 = move.ptr r59
+	r36 = load.f32 r35
+	checkindex r33, r26, site 2
+	r37 = move.ptr r60
+	r38 = load.f32 r37
+	r39 = mul.f32 r36, r38
+	r40 = add.f32 r18, r39
+	r18 = move.f32 r40
+	r19 = move.i64 r33
+	r59 = elemaddr r59, 1, 4
+	r60 = elemaddr r60, 1, 4
+	jump b29
+b29: # rangeindex.loop (checked) (unrolled 2)
+	r33 = add.i64 r19, 1
+	r34 = lt.i64 r33, r17
+	jump b30
+b30: # rangeindex.body (checked) (unrolled 2)
+	r35 = move.ptr r59
+	r36 = load.f32 r35
+	checkindex r33, r26, site 2
+	r37 = move.ptr r60
+	r38 = load.f32 r37
+	r39 = mul.f32 r36, r38
+	r40 = add.f32 r18, r39
+	r18 = move.f32 r40
+	r19 = move.i64 r33
+	r59 = elemaddr r59, 1, 4
+	r60 = elemaddr r60, 1, 4
+	jump b31
+b31: # rangeindex.loop (checked) (unrolled 3)
+	r33 = add.i64 r19, 1
+	r34 = lt.i64 r33, r17
+	jump b32
+b32: # rangeindex.body (checked) (unrolled 3)
+	r35 = move.ptr r59
+	r36 = load.f32 r35
+	checkindex r33, r26, site 2
+	r37 = move.ptr r60
+	r38 = load.f32 r37
+	r39 = mul.f32 r36, r38
+	r40 = add.f32 r18, r39
+	r18 = move.f32 r40
+	r19 = move.i64 r33
+	r59 = elemaddr r59, 1, 4
+	r60 = elemaddr r60, 1, 4
+	jump b24
+b33: # rangeindex.loop (checked)
+	r33 = add.i64 r19, 1
+	r34 = lt.i64 r33, r17
+	branch r34, b34, b20
+b34: # rangeindex.body (checked)
+	r35 = move.ptr r59
+	r36 = load.f32 r35
+	checkindex r33, r26, site 2
+	r37 = move.ptr r60
+	r38 = load.f32 r37
+	r39 = mul.f32 r36, r38
+	r40 = add.f32 r18, r39
+	r18 = move.f32 r40
+	r19 = move.i64 r33
+	r59 = elemaddr r59, 1, 4
+	r60 = elemaddr r60, 1, 4
+	jump b33
+b35: # exit
 	return
 
 kernel Daxpy(a f64, x []f64, y []f64)
@@ -10845,148 +14497,163 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r20 = mul.i64 r1, 3
-	r75 = mul.i64 r1, 4
-	r24 = convert.u64.i64 r3
-	r26 = convert.u64.i64 r20
-	r77 = mul.i64 r1, 8
-	r80 = move.i64 r77
-	r88 = move.i64 r77
-	r93 = move.i64 r77
-	r105 = move.i64 r77
-	r112 = move.i64 r77
-	r125 = move.i64 r2
-	r126 = move.i64 r125
-	r127 = elemaddr r9, r126, 8
-	r128 = mul.i64 r75, 8
-	r129 = elemaddr r4, r126, 8
-	jump b2
-b2: # grid unrolled guard
-	r21 = lt.i64 r2, r3
-	branch r21, b3, b22
-b3: # grid unrolled room
-	r25 = convert.u64.i64 r2
-	r22 = sub.u64 r24, r25
-	r23 = gt.u64 r22, r26
-	branch r23, b4, b17
-b4: # grid unrolled 0
-	r27 = move.i64 r2
+	r31 = convert.u64.i64 r10
+	r32 = move.i64 r2
+	r33 = convert.u64.i64 r32
+	r34 = lt.u64 r33, r31
+	r35 = convert.u64.i64 r3
+	r36 = add.u64 r35, 4611686018427387904
+	r37 = le.u64 r36, 9223372036854775808
+	r38 = sub.u64 r35, 1
+	r39 = convert.u64.i64 r2
+	r40 = sub.u64 r38, r39
+	r41 = sub.u64 r31, 1
+	r42 = sub.u64 r41, r33
+	r43 = le.u64 r40, r42
+	branch r34, b2, b17
+b2: # checks
+	branch r37, b3, b17
+b3: # checks
+	branch r43, b4, b17
+b4: # preheader
+	r44 = mul.i64 r1, 3
+	r99 = mul.i64 r1, 4
+	r48 = move.u64 r35
+	r50 = convert.u64.i64 r44
+	r101 = mul.i64 r1, 8
+	r104 = move.i64 r101
+	r112 = move.i64 r101
+	r117 = move.i64 r101
+	r129 = move.i64 r101
+	r136 = move.i64 r101
+	r153 = move.i64 r2
+	r154 = move.i64 r153
+	r155 = elemaddr r9, r154, 8
+	r156 = mul.i64 r99, 8
+	r157 = elemaddr r4, r154, 8
 	jump b5
-b5: # index (grid unrolled 0)
-	r29 = move.i64 r27
-	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkindex r29, r10, site 0
-	r30 = move.ptr r127
-	r31 = load.f64 r30
-	r32 = mul.f64 r13, r31
-	r33 = move.ptr r129
-	r34 = load.f64 r33
-	r35 = add.f64 r32, r34
-	r36 = move.ptr r33
-	store.f64 r36, r35
-	jump b7
-b7: # grid unrolled 1
-	r50 = add.i64 r27, r1
+b5: # grid unrolled guard
+	r45 = lt.i64 r2, r3
+	branch r45, b6, b16
+b6: # grid unrolled room
+	r49 = convert.u64.i64 r2
+	r46 = sub.u64 r48, r49
+	r47 = gt.u64 r46, r50
+	branch r47, b7, b12
+b7: # rangeint.body (grid unrolled 0)
+	r54 = move.ptr r155
+	r55 = load.f64 r54
+	r56 = mul.f64 r13, r55
+	r57 = move.ptr r157
+	r58 = load.f64 r57
+	r59 = add.f64 r56, r58
+	r60 = move.ptr r57
+	store.f64 r60, r59
 	jump b8
-b8: # index (grid unrolled 1)
-	r40 = move.i64 r50
-	jump b9
-b9: # rangeint.body (grid unrolled 1)
-	checkindex r40, r10, site 0
-	r76 = move.ptr r30
-	r78 = elemaddr r76, r77, 1
-	r41 = move.ptr r78
-	r42 = load.f64 r41
-	r43 = mul.f64 r13, r42
-	r79 = move.ptr r33
-	r81 = elemaddr r79, r80, 1
-	r44 = move.ptr r81
-	r45 = load.f64 r44
-	r46 = add.f64 r43, r45
-	r84 = move.ptr r81
-	r47 = move.ptr r84
-	store.f64 r47, r46
-	jump b10
-b10: # grid unrolled 2
-	r62 = add.i64 r50, r1
-	jump b11
-b11: # index (grid unrolled 2)
-	r52 = move.i64 r62
-	jump b12
-b12: # rangeint.body (grid unrolled 2)
-	checkindex r52, r10, site 0
-	r87 = move.ptr r78
-	r89 = elemaddr r87, r88, 1
-	r53 = move.ptr r89
-	r54 = load.f64 r53
-	r55 = mul.f64 r13, r54
-	r92 = move.ptr r81
-	r94 = elemaddr r92, r93, 1
-	r56 = move.ptr r94
-	r57 = load.f64 r56
-	r58 = add.f64 r55, r57
-	r99 = move.ptr r94
-	r59 = move.ptr r99
-	store.f64 r59, r58
-	jump b13
-b13: # grid unrolled 3
-	r74 = add.i64 r62, r1
-	jump b14
-b14: # index (grid unrolled 3)
-	r64 = move.i64 r74
-	jump b15
-b15: # rangeint.body (grid unrolled 3)
-	checkindex r64, r10, site 0
-	r104 = move.ptr r89
-	r106 = elemaddr r104, r105, 1
-	r65 = move.ptr r106
+b8: # rangeint.body (grid unrolled 1)
+	r100 = move.ptr r54
+	r102 = elemaddr r100, r101, 1
+	r65 = move.ptr r102
 	r66 = load.f64 r65
 	r67 = mul.f64 r13, r66
-	r111 = move.ptr r94
-	r113 = elemaddr r111, r112, 1
-	r68 = move.ptr r113
+	r103 = move.ptr r57
+	r105 = elemaddr r103, r104, 1
+	r68 = move.ptr r105
 	r69 = load.f64 r68
 	r70 = add.f64 r67, r69
-	r120 = move.ptr r113
-	r71 = move.ptr r120
+	r108 = move.ptr r105
+	r71 = move.ptr r108
 	store.f64 r71, r70
-	jump b16
-b16: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r75
-	r127 = elemaddr r127, r128, 1
-	r129 = elemaddr r129, r128, 1
-	jump b2
-b17: # preheader
-	r121 = move.i64 r2
-	r122 = elemaddr r9, r121, 8
-	r123 = mul.i64 r1, 8
-	r124 = elemaddr r4, r121, 8
-	jump b18
-b18: # head
+	jump b9
+b9: # rangeint.body (grid unrolled 2)
+	r111 = move.ptr r102
+	r113 = elemaddr r111, r112, 1
+	r77 = move.ptr r113
+	r78 = load.f64 r77
+	r79 = mul.f64 r13, r78
+	r116 = move.ptr r105
+	r118 = elemaddr r116, r117, 1
+	r80 = move.ptr r118
+	r81 = load.f64 r80
+	r82 = add.f64 r79, r81
+	r123 = move.ptr r118
+	r83 = move.ptr r123
+	store.f64 r83, r82
+	jump b10
+b10: # rangeint.body (grid unrolled 3)
+	r128 = move.ptr r113
+	r130 = elemaddr r128, r129, 1
+	r89 = move.ptr r130
+	r90 = load.f64 r89
+	r91 = mul.f64 r13, r90
+	r135 = move.ptr r118
+	r137 = elemaddr r135, r136, 1
+	r92 = move.ptr r137
+	r93 = load.f64 r92
+	r94 = add.f64 r91, r93
+	r144 = move.ptr r137
+	r95 = move.ptr r144
+	store.f64 r95, r94
+	jump b11
+b11: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r99
+	r155 = elemaddr r155, r156, 1
+	r157 = elemaddr r157, r156, 1
+	jump b5
+b12: # preheader
+	r145 = move.i64 r2
+	r146 = elemaddr r9, r145, 8
+	r147 = mul.i64 r1, 8
+	r148 = elemaddr r4, r145, 8
+	jump b13
+b13: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b19, b22
-b19: # index
-	r7 = move.i64 r2
-	jump b20
-b20: # rangeint.body
-	checkindex r7, r10, site 0
-	r8 = move.ptr r122
+	branch r6, b14, b16
+b14: # rangeint.body
+	r8 = move.ptr r146
 	r11 = load.f64 r8
 	r12 = mul.f64 r13, r11
-	r14 = move.ptr r124
+	r14 = move.ptr r148
 	r15 = load.f64 r14
 	r16 = add.f64 r12, r15
 	r17 = move.ptr r14
 	store.f64 r17, r16
-	jump b21
-b21: # latch
+	jump b15
+b15: # latch
 	r2 = add.i64 r2, r1
-	r122 = elemaddr r122, r123, 1
-	r124 = elemaddr r124, r123, 1
-	jump b18
-b22: # exit
+	r146 = elemaddr r146, r147, 1
+	r148 = elemaddr r148, r147, 1
+	jump b13
+b16: # exit
 	return
+b17: # preheader
+	r149 = move.i64 r2
+	r150 = elemaddr r9, r149, 8
+	r151 = mul.i64 r1, 8
+	r152 = elemaddr r4, r149, 8
+	jump b18
+b18: # head (checked)
+	r20 = lt.i64 r2, r3
+	branch r20, b19, b16
+b19: # index (checked)
+	r21 = move.i64 r2
+	jump b20
+b20: # rangeint.body (checked)
+	checkindex r21, r10, site 0
+	r22 = move.ptr r150
+	r23 = load.f64 r22
+	r24 = mul.f64 r13, r23
+	r25 = move.ptr r152
+	r26 = load.f64 r25
+	r27 = add.f64 r24, r26
+	r28 = move.ptr r25
+	store.f64 r28, r27
+	jump b21
+b21: # latch (checked)
+	r2 = add.i64 r2, r1
+	r150 = elemaddr r150, r151, 1
+	r152 = elemaddr r152, r151, 1
+	jump b18
 
 kernel Hash(out []u64, keys []u64, rounds i64)
 site 0 index kernels.go:210:12
@@ -11004,48 +14671,47 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	jump b2
-b2: # head
+	r47 = convert.u64.i64 r10
+	r48 = move.i64 r2
+	r49 = convert.u64.i64 r48
+	r50 = lt.u64 r49, r47
+	r51 = convert.u64.i64 r3
+	r52 = add.u64 r51, 4611686018427387904
+	r53 = le.u64 r52, 9223372036854775808
+	r54 = sub.u64 r51, 1
+	r55 = convert.u64.i64 r2
+	r56 = sub.u64 r54, r55
+	r57 = sub.u64 r47, 1
+	r58 = sub.u64 r57, r49
+	r59 = le.u64 r56, r58
+	branch r50, b2, b22
+b2: # checks
+	branch r53, b3, b22
+b3: # checks
+	branch r59, b4, b22
+b4: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b19
-b3: # index
+	branch r6, b5, b21
+b5: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkindex r7, r10, site 0
+	jump b6
+b6: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.u64 r8
 	r12 = move.u64 r11
 	r13 = move.i64 0
-	jump b5
-b5: # unroll setup
-	r29 = max.i64 r15, -9223372036854775805
-	r30 = sub.i64 r29, 3
-	jump b6
-b6: # unroll guard
-	r31 = lt.i64 r13, r30
-	branch r31, b7, b15
-b7: # for.loop (unrolled 0)
-	r14 = lt.i64 r13, r15
+	jump b7
+b7: # unroll setup
+	r60 = max.i64 r15, -9223372036854775805
+	r61 = sub.i64 r60, 3
 	jump b8
-b8: # for.body (unrolled 0)
-	r16 = add.u64 r12, 11400714819323198485
-	r17 = shr.u64.u64 r16, 30
-	r18 = xor.u64 r16, r17
-	r19 = mul.u64 r18, 13787848793156543929
-	r20 = shr.u64.u64 r19, 27
-	r21 = xor.u64 r19, r20
-	r22 = mul.u64 r21, 10723151780598845931
-	r23 = shr.u64.u64 r22, 31
-	r24 = xor.u64 r22, r23
-	r25 = add.i64 r13, 1
-	r12 = move.u64 r24
-	r13 = move.i64 r25
-	jump b9
-b9: # for.loop (unrolled 1)
+b8: # unroll guard
+	r62 = lt.i64 r13, r61
+	branch r62, b9, b17
+b9: # for.loop (unrolled 0)
 	r14 = lt.i64 r13, r15
 	jump b10
-b10: # for.body (unrolled 1)
+b10: # for.body (unrolled 0)
 	r16 = add.u64 r12, 11400714819323198485
 	r17 = shr.u64.u64 r16, 30
 	r18 = xor.u64 r16, r17
@@ -11059,10 +14725,10 @@ b10: # for.body (unrolled 1)
 	r12 = move.u64 r24
 	r13 = move.i64 r25
 	jump b11
-b11: # for.loop (unrolled 2)
+b11: # for.loop (unrolled 1)
 	r14 = lt.i64 r13, r15
 	jump b12
-b12: # for.body (unrolled 2)
+b12: # for.body (unrolled 1)
 	r16 = add.u64 r12, 11400714819323198485
 	r17 = shr.u64.u64 r16, 30
 	r18 = xor.u64 r16, r17
@@ -11076,27 +14742,10 @@ b12: # for.body (unrolled 2)
 	r12 = move.u64 r24
 	r13 = move.i64 r25
 	jump b13
-b13: # for.loop (unrolled 3)
+b13: # for.loop (unrolled 2)
 	r14 = lt.i64 r13, r15
 	jump b14
-b14: # for.body (unrolled 3)
-	r16 = add.u64 r12, 11400714819323198485
-	r17 = shr.u64.u64 r16, 30
-	r18 = xor.u64 r16, r17
-	r19 = mul.u64 r18, 13787848793156543929
-	r20 = shr.u64.u64 r19, 27
-	r21 = xor.u64 r19, r20
-	r22 = mul.u64 r21, 10723151780598845931
-	r23 = shr.u64.u64 r22, 31
-	r24 = xor.u64 r22, r23
-	r25 = add.i64 r13, 1
-	r12 = move.u64 r24
-	r13 = move.i64 r25
-	jump b6
-b15: # for.loop
-	r14 = lt.i64 r13, r15
-	branch r14, b16, b17
-b16: # for.body
+b14: # for.body (unrolled 2)
 	r16 = add.u64 r12, 11400714819323198485
 	r17 = shr.u64.u64 r16, 30
 	r18 = xor.u64 r16, r17
@@ -11110,15 +14759,161 @@ b16: # for.body
 	r12 = move.u64 r24
 	r13 = move.i64 r25
 	jump b15
-b17: # for.done
+b15: # for.loop (unrolled 3)
+	r14 = lt.i64 r13, r15
+	jump b16
+b16: # for.body (unrolled 3)
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b8
+b17: # for.loop
+	r14 = lt.i64 r13, r15
+	branch r14, b18, b19
+b18: # for.body
+	r16 = add.u64 r12, 11400714819323198485
+	r17 = shr.u64.u64 r16, 30
+	r18 = xor.u64 r16, r17
+	r19 = mul.u64 r18, 13787848793156543929
+	r20 = shr.u64.u64 r19, 27
+	r21 = xor.u64 r19, r20
+	r22 = mul.u64 r21, 10723151780598845931
+	r23 = shr.u64.u64 r22, 31
+	r24 = xor.u64 r22, r23
+	r25 = add.i64 r13, 1
+	r12 = move.u64 r24
+	r13 = move.i64 r25
+	jump b17
+b19: # for.done
 	r26 = elemaddr r4, r7, 8
 	store.u64 r26, r12
-	jump b18
-b18: # latch
+	jump b20
+b20: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b19: # exit
+	jump b4
+b21: # exit
 	return
+b22: # head (checked)
+	r29 = lt.i64 r2, r3
+	branch r29, b23, b21
+b23: # index (checked)
+	r30 = move.i64 r2
+	jump b24
+b24: # rangeint.body (checked)
+	checkindex r30, r10, site 0
+	r31 = elemaddr r9, r30, 8
+	r32 = load.u64 r31
+	r12 = move.u64 r32
+	r13 = move.i64 0
+	jump b25
+b25: # unroll setup
+	r63 = max.i64 r15, -9223372036854775805
+	r64 = sub.i64 r63, 3
+	jump b26
+b26: # unroll guard
+	r65 = lt.i64 r13, r64
+	branch r65, b27, b35
+b27: # for.loop (checked) (unrolled 0)
+	r33 = lt.i64 r13, r15
+	jump b28
+b28: # for.body (checked) (unrolled 0)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b29
+b29: # for.loop (checked) (unrolled 1)
+	r33 = lt.i64 r13, r15
+	jump b30
+b30: # for.body (checked) (unrolled 1)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b31
+b31: # for.loop (checked) (unrolled 2)
+	r33 = lt.i64 r13, r15
+	jump b32
+b32: # for.body (checked) (unrolled 2)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b33
+b33: # for.loop (checked) (unrolled 3)
+	r33 = lt.i64 r13, r15
+	jump b34
+b34: # for.body (checked) (unrolled 3)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b26
+b35: # for.loop (checked)
+	r33 = lt.i64 r13, r15
+	branch r33, b36, b37
+b36: # for.body (checked)
+	r34 = add.u64 r12, 11400714819323198485
+	r35 = shr.u64.u64 r34, 30
+	r36 = xor.u64 r34, r35
+	r37 = mul.u64 r36, 13787848793156543929
+	r38 = shr.u64.u64 r37, 27
+	r39 = xor.u64 r37, r38
+	r40 = mul.u64 r39, 10723151780598845931
+	r41 = shr.u64.u64 r40, 31
+	r42 = xor.u64 r40, r41
+	r43 = add.i64 r13, 1
+	r12 = move.u64 r42
+	r13 = move.i64 r43
+	jump b35
+b37: # for.done (checked)
+	r44 = elemaddr r4, r30, 8
+	store.u64 r44, r12
+	jump b38
+b38: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b22
 
 kernel Transpose(out []f64, in []f64, w i64, h i64)
 site 0 divide kernels.go:227:12

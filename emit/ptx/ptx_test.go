@@ -221,7 +221,8 @@ func TestCodegen(t *testing.T) {
 		// its length, those a loop's test, a remainder or a mask keep in
 		// range are not; the local array lives in local memory.
 		{entry: "Lookup_0", must: []string{`setp\.ge\.u64 %pt\d+, %rd\d+, 4;`, `ld\.local\.f32`},
-			never: []string{`(?s)setp\.ge\.u64 %pt\d+, %rd\d+, 4;.*setp\.ge\.u64 %pt\d+, %rd\d+, 4;`}},
+			// Once in each copy of the loop (opt.HoistChecks).
+			never: []string{`(?s)(setp\.ge\.u64 %pt\d+, %rd\d+, 4;.*){3}`}},
 		// Helpers too large to inline everywhere are called.
 		{entry: "Chain_0", must: []string{`call \(call\d+_ret\), Chain\$chain\d+, \(call\d+_arg0\)`}},
 		{entry: "MultiResults_0", must: []string{`call \(call\d+_ret\), MultiResults\$mixAll,`}},
@@ -241,6 +242,14 @@ func TestCodegen(t *testing.T) {
 		{entry: "Checked_1", must: []string{`setp\.ge\.u64 %pt\d+, %rd\d+, %rd\d+;\n\t@%pt\d+ bra \$Lfault_\d+`, `setp\.eq\.s64`,
 			`atom\.global\.cas\.b32 %rt\d+, \[qd_fault_claim\]`, `membar\.sys`, `\bexit;`}},
 		{entry: "Labels_0", never: []string{`\$Lfault`}},
+		// Checks that a test before the loop decides leave the loop's
+		// copy that runs when none can fail: its loads follow each other
+		// without a conditional branch between them (the unrolled copies
+		// of Columns' inner loop too).
+		{entry: "Offsets_0", must: []string{`(ld\.global\.f32[^@]*){4}st\.global\.f32`}},
+		{entry: "Columns_0", must: []string{`(ld\.global\.f32[^@]*){4}`}},
+		{entry: "TableLookup_0", must: []string{`ld\.global\.u8[^@]*ld\.global\.u16[^@]*st\.global\.u16`}},
+		{entry: "Fixed_0", must: []string{`(ld\.global\.f32[^@]*){2}st\.global\.f32`}},
 		// nobounds leaves out the bounds checks, not the division's.
 		{entry: "Unchecked_0", must: []string{`setp\.eq\.s32`}, never: []string{`setp\.ge\.u64`}},
 		// A reduction shuffles within warps and meets at a barrier; its
@@ -252,6 +261,10 @@ func TestCodegen(t *testing.T) {
 		// of floats and narrow elements take compare-and-swap loops (on an
 		// element's address, unlike the claim of a fault record).
 		{entry: "Histogram_0", must: []string{`atom\.global\.add\.u32`}, never: []string{`atom\.global\.cas\.b\d+ [^,]+, \[%`}},
+		// The histogram's bins of bytes are counted in a copy in shared
+		// memory, zeroed and added back after barriers.
+		{entry: "Histogram_0", must: []string{`\.shared \.align 4 \.b8 qvar_private\d+\[1024\]`, `st\.shared\.u32`,
+			`atom\.shared\.add\.u32`, `bar\.sync 0[^$]*(\n[^\n]*)*bar\.sync 0`, `ld\.shared\.u32`}},
 		{entry: "FloatSums_0", must: []string{`atom\.global\.add\.f32`, `atom\.global\.add\.f64`}, never: []string{`atom\.global\.cas\.b\d+ [^,]+, \[%`}},
 		{entry: "Extremes_0", must: []string{`atom\.global\.cas\.b64`, `atom\.global\.cas\.b32`, `atom\.global\.min\.s64`, `atom\.global\.max\.s64`, `bfi\.b32`}},
 	} {
@@ -306,10 +319,12 @@ func TestSuiteCodegen(t *testing.T) {
 		re    string
 		n     int // how many times re occurs
 	}{
-		// p/w and p%w divide once, in 32 bits when both fit.
-		{"Stencil2D_0", `\bdiv\.s64`, bodies},
-		{"Stencil2D_0", `\bdiv\.u32`, bodies},
-		{"Stencil3D_0", `\bdiv\.u32`, 3},
+		// p/w and p%w divide once, in 32 bits when both fit: once in each
+		// copy of the loop, the one without the checks opt.HoistChecks
+		// takes out and the one with them.
+		{"Stencil2D_0", `\bdiv\.s64`, 2},
+		{"Stencil2D_0", `\bdiv\.u32`, 2},
+		{"Stencil3D_0", `\bdiv\.u32`, 2 * 3},
 		{"Stencil2D_0", `\brem\.`, 0},
 		{"Transpose_0", `\brem\.`, 0},
 		// The 3×3 window is unrolled fully: nine loads, no comparison
@@ -319,33 +334,38 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Blur_0", `mul\.lo\.s64 %rd\d+, %rd\d+, 1;`, 0},
 		// Division by 16 and 8 is multiplication by 1/16 and 1/8; by 3 it
 		// stays a division. The eight scenarios are unrolled and folded.
-		{"Options_0", `div\.rn\.f32`, bodies},
-		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, bodies},
+		// The copy without checks runs four iterations at a time, then
+		// one; the checked copy one.
+		{"Options_0", `div\.rn\.f32`, bodies + 1},
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, bodies + 1},
 		{"Options_0", `cvt\.rn\.f32\.s64`, 0},
 		// w-1 and h-1 are computed once for the nine clamps, before the
 		// grid-stride loop.
 		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2},
-		// The grid-stride loop tests its bound once per four iterations,
-		// and once per iteration for the last ones; the four copies'
-		// elements are addressed from one pointer per slice.
-		{"Daxpy_0", `setp\.lt\.s64`, 2},
-		{"Daxpy_0", `ld\.global\.f64`, 2 * bodies},
-		{"Daxpy_0", `mad\.lo\.s64`, 2 + 2},
-		// A loop too big to unroll stays one loop.
-		{"Stencil3D_0", `ld\.global\.f32`, 7},
+		// The grid-stride loop without checks tests its bound once per
+		// four iterations, and once per iteration for the last ones; the
+		// four copies' elements are addressed from one pointer per slice.
+		// The checked copy tests once per iteration.
+		{"Daxpy_0", `setp\.lt\.s64`, 3},
+		{"Daxpy_0", `ld\.global\.f64`, 2 * (bodies + 1)},
+		{"Daxpy_0", `mad\.lo\.s64`, 2 + 2 + 2},
+		// A loop too big to unroll stays one loop (in each copy).
+		{"Stencil3D_0", `ld\.global\.f32`, 2 * 7},
 		// The seven neighbours of the 3-D stencil are addressed from
 		// in[p]: the two at ±1 with constant offsets, the others adding
 		// offsets computed once.
-		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2},
-		{"Stencil3D_0", `mad\.lo\.s64`, 2}, // the first in[p] and out[p], before the loop
-		// i = p/n and j = p%n share one division.
-		{"Matmul_0", `\bdiv\.s64`, 1},
+		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2 * 2},
+		{"Stencil3D_0", `mad\.lo\.s64`, 2 * 2}, // the first in[p] and out[p], before each copy
+		// i = p/n and j = p%n share one division (in each copy).
+		{"Matmul_0", `\bdiv\.s64`, 2},
 		// max(x, 0) is a comparison and a select.
-		{"Options_0", `setp\.gtu\.f32`, 8 * bodies},
+		{"Options_0", `setp\.gtu\.f32`, 8 * (bodies + 1)},
 		// The inner products step pointers, the one along a row by 4
-		// bytes, in each of the 4 unrolled copies and the remainder loop.
-		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 5},
-		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 10},
+		// bytes, in each of the 4 unrolled copies and the remainder loop;
+		// Matmul's inner loop comes three times (without checks, with
+		// them, and in the outer loop's copy with checks), MatVec's twice.
+		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 15},
+		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 20},
 	} {
 		if got := count(entry(t, module, c.entry), c.re); got != c.n {
 			t.Errorf("%s: %d of %s, want %d", c.entry, got, c.re, c.n)

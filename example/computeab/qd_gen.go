@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e8f500389291822b8695f3bfff7b2df8362cf08e23547af0ae03a3614c728b37"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "524a596a35bf5847a1b6578d9e265919a8f5b43431b4abbee4059eb540d9dad3"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "bedc98b329bb88f57d56519651258b39cfdd478ccedce41e81ea07b11c42788b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "dac14a7a998deb8d57468cd52e16f70967de356b60035876c155dc22503a8387"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -197,12 +197,12 @@ const qdPTX = `//
 	.param .u64 ComputeAB_0_param_5
 )
 {
-	.reg .pred %p<39>;
+	.reg .pred %p<81>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<38>;
+	.reg .b64 %rd<80>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<22>;
+	.reg .f32 %f<47>;
 
 $L_0:
 	ld.param.s64 %rd4, [ComputeAB_0_param_4];
@@ -221,14 +221,33 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
+	mov.b64 %rd61, %rd11;
+	mov.b64 %rd62, %rd61;
+	mov.b64 %rd63, %rd2;
+	mov.b64 %rd64, %rd63;
+	setp.lt.u64 %p65, %rd64, %rd62;
+	mov.b64 %rd66, %rd3;
+	add.u64 %rd67, %rd66, 4611686018427387904;
+	setp.le.u64 %p68, %rd67, 9223372036854775808U;
+	sub.u64 %rd69, %rd66, 1;
+	mov.b64 %rd70, %rd2;
+	sub.u64 %rd71, %rd69, %rd70;
+	sub.u64 %rd72, %rd62, 1;
+	sub.u64 %rd73, %rd72, %rd64;
+	setp.le.u64 %p74, %rd71, %rd73;
+	@!%p65 bra $L_26;
 $L_2:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_22;
+	@!%p68 bra $L_26;
 $L_3:
-	mov.b64 %rd6, %rd2;
+	@!%p74 bra $L_26;
 $L_4:
+	mov.b64 %rd7, %rd10;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_25;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
 	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
 	add.s64 %rd28, %rd27, %rd6;
 	mov.b64 %rd29, %rd28;
@@ -241,76 +260,159 @@ $L_4:
 	mov.b64 %rd13, %rd35;
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
-$L_5:
+$L_8:
 	mov.f32 %f17, %f15;
 	mov.b64 %rd18, 0;
-$L_6:
-	max.s64 %rd36, 64, -9223372036854775804;
-	sub.s64 %rd37, %rd36, 4;
-$L_7:
-	setp.lt.s64 %p38, %rd18, %rd37;
-	@!%p38 bra $L_16;
-$L_8:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
 $L_9:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	max.s64 %rd75, 64, -9223372036854775804;
+	sub.s64 %rd76, %rd75, 4;
 $L_10:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	setp.lt.s64 %p77, %rd18, %rd76;
+	@!%p77 bra $L_19;
 $L_11:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_12:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_13:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_14:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_15:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
-	bra.uni $L_7;
-$L_16:
 	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
 	add.rn.f32 %f21, %f20, 0f3E800000;
 	add.s64 %rd22, %rd18, 1;
 	setp.lt.s64 %p23, %rd22, 64;
-	@!%p23 bra $L_18;
-$L_17:
+$L_16:
 	mov.f32 %f17, %f21;
 	mov.b64 %rd18, %rd22;
-	bra.uni $L_16;
+$L_17:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_18:
-	mov.f32 %f19, %f21;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_10;
 $L_19:
-	mov.f32 %f12, %f19;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
+	@!%p23 bra $L_21;
 $L_20:
-	setp.ge.u64 %pt0, %rd6, %rd8;
-	@%pt0 bra $Lfault_0;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_19;
+$L_21:
+	mov.f32 %f19, %f21;
+$L_22:
+	mov.f32 %f12, %f19;
+$L_23:
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
-$L_21:
+$L_24:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_22:
+	bra.uni $L_5;
+$L_25:
 	ret;
+$L_26:
+	mov.b64 %rd38, %rd10;
+	mov.b64 %rd39, %rd11;
+$L_27:
+	setp.lt.s64 %p36, %rd2, %rd3;
+	@!%p36 bra $L_25;
+$L_28:
+	mov.b64 %rd37, %rd2;
+$L_29:
+	mul.hi.s64 %rd52, %rd37, -9002011107970261188;
+	add.s64 %rd53, %rd52, %rd37;
+	mov.b64 %rd54, %rd53;
+	shr.u64 %rd55, %rd54, 63;
+	shr.s64 %rd56, %rd53, 9;
+	mov.b64 %rd57, %rd55;
+	add.s64 %rd58, %rd56, %rd57;
+	mul.lo.s64 %rd59, %rd58, 1000;
+	sub.s64 %rd60, %rd37, %rd59;
+	mov.b64 %rd41, %rd60;
+	cvt.rn.f32.s64 %f42, %rd41;
+	mul.rn.f32 %f43, %f42, 0f3F000000;
+$L_30:
+	mov.f32 %f17, %f43;
+	mov.b64 %rd18, 0;
+$L_31:
+	max.s64 %rd78, 64, -9223372036854775804;
+	sub.s64 %rd79, %rd78, 4;
+$L_32:
+	setp.lt.s64 %p80, %rd18, %rd79;
+	@!%p80 bra $L_41;
+$L_33:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_34:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_35:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_36:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_37:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_38:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+$L_39:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+$L_40:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+	bra.uni $L_32;
+$L_41:
+	mul.rn.f32 %f45, %f17, 0f3F7FBE77;
+	add.rn.f32 %f46, %f45, 0f3E800000;
+	add.s64 %rd47, %rd18, 1;
+	setp.lt.s64 %p48, %rd47, 64;
+	@!%p48 bra $L_43;
+$L_42:
+	mov.f32 %f17, %f46;
+	mov.b64 %rd18, %rd47;
+	bra.uni $L_41;
+$L_43:
+	mov.f32 %f44, %f46;
+$L_44:
+	mov.f32 %f40, %f44;
+$L_45:
+	setp.ge.u64 %pt0, %rd37, %rd39;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd49, %rd37, 4, %rd38;
+	st.global.f32 [%rd49], %f40;
+$L_46:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_27;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd6;
-	mov.b64 %rdt2, %rd8;
+	mov.b64 %rdt1, %rd37;
+	mov.b64 %rdt2, %rd39;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [ComputeAB_0_param_5];
@@ -338,12 +440,12 @@ $Lfault:
 	.param .u64 ComputeAB_1_param_5
 )
 {
-	.reg .pred %p<40>;
+	.reg .pred %p<83>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<39>;
+	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<23>;
+	.reg .f32 %f<49>;
 
 $L_0:
 	ld.param.s64 %rd4, [ComputeAB_1_param_4];
@@ -362,14 +464,33 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
+	mov.b64 %rd63, %rd11;
+	mov.b64 %rd64, %rd63;
+	mov.b64 %rd65, %rd2;
+	mov.b64 %rd66, %rd65;
+	setp.lt.u64 %p67, %rd66, %rd64;
+	mov.b64 %rd68, %rd3;
+	add.u64 %rd69, %rd68, 4611686018427387904;
+	setp.le.u64 %p70, %rd69, 9223372036854775808U;
+	sub.u64 %rd71, %rd68, 1;
+	mov.b64 %rd72, %rd2;
+	sub.u64 %rd73, %rd71, %rd72;
+	sub.u64 %rd74, %rd64, 1;
+	sub.u64 %rd75, %rd74, %rd66;
+	setp.le.u64 %p76, %rd73, %rd75;
+	@!%p67 bra $L_26;
 $L_2:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_22;
+	@!%p70 bra $L_26;
 $L_3:
-	mov.b64 %rd6, %rd2;
+	@!%p76 bra $L_26;
 $L_4:
+	mov.b64 %rd7, %rd10;
+$L_5:
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_25;
+$L_6:
+	mov.b64 %rd6, %rd2;
+$L_7:
 	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
 	add.s64 %rd29, %rd28, %rd6;
 	mov.b64 %rd30, %rd29;
@@ -381,86 +502,178 @@ $L_4:
 	sub.s64 %rd36, %rd6, %rd35;
 	mov.b64 %rd13, %rd36;
 	cvt.rn.f32.s64 %f14, %rd13;
-$L_5:
+$L_8:
 	mov.f32 %f16, %f14;
 	mov.b64 %rd17, 0;
-$L_6:
-	max.s64 %rd37, 64, -9223372036854775804;
-	sub.s64 %rd38, %rd37, 4;
-$L_7:
-	setp.lt.s64 %p39, %rd17, %rd38;
-	@!%p39 bra $L_16;
-$L_8:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
 $L_9:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	max.s64 %rd77, 64, -9223372036854775804;
+	sub.s64 %rd78, %rd77, 4;
 $L_10:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	setp.lt.s64 %p79, %rd17, %rd78;
+	@!%p79 bra $L_19;
 $L_11:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_12:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_13:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_14:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_15:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
-	bra.uni $L_7;
-$L_16:
 	mul.rn.f32 %f19, %f16, %f16;
 	add.rn.f32 %f20, %f16, 0f3F800000;
 	div.rn.f32 %f21, %f19, %f20;
 	add.rn.f32 %f22, %f21, 0f3F800000;
 	add.s64 %rd23, %rd17, 1;
 	setp.lt.s64 %p24, %rd23, 64;
-	@!%p24 bra $L_18;
-$L_17:
+$L_16:
 	mov.f32 %f16, %f22;
 	mov.b64 %rd17, %rd23;
-	bra.uni $L_16;
+$L_17:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_18:
-	mov.f32 %f18, %f22;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_10;
 $L_19:
-	mov.f32 %f12, %f18;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
+	@!%p24 bra $L_21;
 $L_20:
-	setp.ge.u64 %pt0, %rd6, %rd8;
-	@%pt0 bra $Lfault_0;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_19;
+$L_21:
+	mov.f32 %f18, %f22;
+$L_22:
+	mov.f32 %f12, %f18;
+$L_23:
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
-$L_21:
+$L_24:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_22:
+	bra.uni $L_5;
+$L_25:
 	ret;
+$L_26:
+	mov.b64 %rd39, %rd10;
+	mov.b64 %rd40, %rd11;
+$L_27:
+	setp.lt.s64 %p37, %rd2, %rd3;
+	@!%p37 bra $L_25;
+$L_28:
+	mov.b64 %rd38, %rd2;
+$L_29:
+	mul.hi.s64 %rd54, %rd38, -6291360591419602545;
+	add.s64 %rd55, %rd54, %rd38;
+	mov.b64 %rd56, %rd55;
+	shr.u64 %rd57, %rd56, 63;
+	shr.s64 %rd58, %rd55, 9;
+	mov.b64 %rd59, %rd57;
+	add.s64 %rd60, %rd58, %rd59;
+	mul.lo.s64 %rd61, %rd60, 777;
+	sub.s64 %rd62, %rd38, %rd61;
+	mov.b64 %rd42, %rd62;
+	cvt.rn.f32.s64 %f43, %rd42;
+$L_30:
+	mov.f32 %f16, %f43;
+	mov.b64 %rd17, 0;
+$L_31:
+	max.s64 %rd80, 64, -9223372036854775804;
+	sub.s64 %rd81, %rd80, 4;
+$L_32:
+	setp.lt.s64 %p82, %rd17, %rd81;
+	@!%p82 bra $L_41;
+$L_33:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_34:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_35:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_36:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_37:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_38:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+$L_39:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+$L_40:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+	bra.uni $L_32;
+$L_41:
+	mul.rn.f32 %f45, %f16, %f16;
+	add.rn.f32 %f46, %f16, 0f3F800000;
+	div.rn.f32 %f47, %f45, %f46;
+	add.rn.f32 %f48, %f47, 0f3F800000;
+	add.s64 %rd49, %rd17, 1;
+	setp.lt.s64 %p50, %rd49, 64;
+	@!%p50 bra $L_43;
+$L_42:
+	mov.f32 %f16, %f48;
+	mov.b64 %rd17, %rd49;
+	bra.uni $L_41;
+$L_43:
+	mov.f32 %f44, %f48;
+$L_44:
+	mov.f32 %f41, %f44;
+$L_45:
+	setp.ge.u64 %pt0, %rd38, %rd40;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd51, %rd38, 4, %rd39;
+	st.global.f32 [%rd51], %f41;
+$L_46:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_27;
 $Lfault_0:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd6;
-	mov.b64 %rdt2, %rd8;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd40;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [ComputeAB_1_param_5];
@@ -488,12 +701,12 @@ $Lfault:
 	.param .u64 ComputeABSerial_0_param_5
 )
 {
-	.reg .pred %p<35>;
+	.reg .pred %p<74>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<34>;
+	.reg .b64 %rd<73>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<16>;
+	.reg .f32 %f<41>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_0_param_4];
@@ -511,12 +724,30 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd55, %rd20;
+	mov.b64 %rd56, %rd2;
+	mov.b64 %rd57, %rd56;
+	setp.lt.u64 %p58, %rd57, %rd55;
+	mov.b64 %rd59, %rd3;
+	add.u64 %rd60, %rd59, 4611686018427387904;
+	setp.le.u64 %p61, %rd60, 9223372036854775808U;
+	sub.u64 %rd62, %rd59, 1;
+	mov.b64 %rd63, %rd2;
+	sub.u64 %rd64, %rd62, %rd63;
+	sub.u64 %rd65, %rd55, 1;
+	sub.u64 %rd66, %rd65, %rd57;
+	setp.le.u64 %p67, %rd64, %rd66;
+	@!%p58 bra $L_25;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_22;
+	@!%p61 bra $L_25;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	@!%p67 bra $L_25;
 $L_4:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_24;
+$L_5:
+	mov.b64 %rd5, %rd2;
+$L_6:
 	mul.hi.s64 %rd23, %rd5, -9002011107970261188;
 	add.s64 %rd24, %rd23, %rd5;
 	mov.b64 %rd25, %rd24;
@@ -529,23 +760,15 @@ $L_4:
 	mov.b64 %rd7, %rd31;
 	cvt.rn.f32.s64 %f8, %rd7;
 	mul.rn.f32 %f9, %f8, 0f3F000000;
-$L_5:
+$L_7:
 	mov.f32 %f11, %f9;
 	mov.b64 %rd12, 0;
-$L_6:
-	max.s64 %rd32, 64, -9223372036854775804;
-	sub.s64 %rd33, %rd32, 4;
-$L_7:
-	setp.lt.s64 %p34, %rd12, %rd33;
-	@!%p34 bra $L_16;
 $L_8:
-	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
-	add.rn.f32 %f15, %f14, 0f3E800000;
-	add.s64 %rd16, %rd12, 1;
-	setp.lt.s64 %p17, %rd16, 64;
+	max.s64 %rd68, 64, -9223372036854775804;
+	sub.s64 %rd69, %rd68, 4;
 $L_9:
-	mov.f32 %f11, %f15;
-	mov.b64 %rd12, %rd16;
+	setp.lt.s64 %p70, %rd12, %rd69;
+	@!%p70 bra $L_18;
 $L_10:
 	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
 	add.rn.f32 %f15, %f14, 0f3E800000;
@@ -570,34 +793,122 @@ $L_14:
 $L_15:
 	mov.f32 %f11, %f15;
 	mov.b64 %rd12, %rd16;
-	bra.uni $L_7;
 $L_16:
 	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
 	add.rn.f32 %f15, %f14, 0f3E800000;
 	add.s64 %rd16, %rd12, 1;
 	setp.lt.s64 %p17, %rd16, 64;
-	@!%p17 bra $L_18;
 $L_17:
 	mov.f32 %f11, %f15;
 	mov.b64 %rd12, %rd16;
-	bra.uni $L_16;
+	bra.uni $L_9;
 $L_18:
-	mov.f32 %f13, %f15;
+	mul.rn.f32 %f14, %f11, 0f3F7FBE77;
+	add.rn.f32 %f15, %f14, 0f3E800000;
+	add.s64 %rd16, %rd12, 1;
+	setp.lt.s64 %p17, %rd16, 64;
+	@!%p17 bra $L_20;
 $L_19:
-	mov.f32 %f6, %f13;
+	mov.f32 %f11, %f15;
+	mov.b64 %rd12, %rd16;
+	bra.uni $L_18;
 $L_20:
-	setp.ge.u64 %pt0, %rd5, %rd20;
-	@%pt0 bra $Lfault_0;
+	mov.f32 %f13, %f15;
+$L_21:
+	mov.f32 %f6, %f13;
+$L_22:
 	mad.lo.s64 %rd18, %rd5, 4, %rd19;
 	st.global.f32 [%rd18], %f6;
-$L_21:
+$L_23:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_22:
+	bra.uni $L_4;
+$L_24:
 	ret;
+$L_25:
+	setp.lt.s64 %p32, %rd2, %rd3;
+	@!%p32 bra $L_24;
+$L_26:
+	mov.b64 %rd33, %rd2;
+$L_27:
+	mul.hi.s64 %rd46, %rd33, -9002011107970261188;
+	add.s64 %rd47, %rd46, %rd33;
+	mov.b64 %rd48, %rd47;
+	shr.u64 %rd49, %rd48, 63;
+	shr.s64 %rd50, %rd47, 9;
+	mov.b64 %rd51, %rd49;
+	add.s64 %rd52, %rd50, %rd51;
+	mul.lo.s64 %rd53, %rd52, 1000;
+	sub.s64 %rd54, %rd33, %rd53;
+	mov.b64 %rd35, %rd54;
+	cvt.rn.f32.s64 %f36, %rd35;
+	mul.rn.f32 %f37, %f36, 0f3F000000;
+$L_28:
+	mov.f32 %f11, %f37;
+	mov.b64 %rd12, 0;
+$L_29:
+	max.s64 %rd71, 64, -9223372036854775804;
+	sub.s64 %rd72, %rd71, 4;
+$L_30:
+	setp.lt.s64 %p73, %rd12, %rd72;
+	@!%p73 bra $L_39;
+$L_31:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_32:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_33:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_34:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_35:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_36:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+$L_37:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+$L_38:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+	bra.uni $L_30;
+$L_39:
+	mul.rn.f32 %f39, %f11, 0f3F7FBE77;
+	add.rn.f32 %f40, %f39, 0f3E800000;
+	add.s64 %rd41, %rd12, 1;
+	setp.lt.s64 %p42, %rd41, 64;
+	@!%p42 bra $L_41;
+$L_40:
+	mov.f32 %f11, %f40;
+	mov.b64 %rd12, %rd41;
+	bra.uni $L_39;
+$L_41:
+	mov.f32 %f38, %f40;
+$L_42:
+	mov.f32 %f34, %f38;
+$L_43:
+	setp.ge.u64 %pt0, %rd33, %rd20;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd43, %rd33, 4, %rd19;
+	st.global.f32 [%rd43], %f34;
+$L_44:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_25;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd20;
 	bra.uni $Lfault;
 $Lfault:
@@ -626,12 +937,12 @@ $Lfault:
 	.param .u64 ComputeABSerial_1_param_5
 )
 {
-	.reg .pred %p<36>;
+	.reg .pred %p<76>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<75>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<43>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_1_param_4];
@@ -649,12 +960,30 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd57, %rd21;
+	mov.b64 %rd58, %rd2;
+	mov.b64 %rd59, %rd58;
+	setp.lt.u64 %p60, %rd59, %rd57;
+	mov.b64 %rd61, %rd3;
+	add.u64 %rd62, %rd61, 4611686018427387904;
+	setp.le.u64 %p63, %rd62, 9223372036854775808U;
+	sub.u64 %rd64, %rd61, 1;
+	mov.b64 %rd65, %rd2;
+	sub.u64 %rd66, %rd64, %rd65;
+	sub.u64 %rd67, %rd57, 1;
+	sub.u64 %rd68, %rd67, %rd59;
+	setp.le.u64 %p69, %rd66, %rd68;
+	@!%p60 bra $L_25;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_22;
+	@!%p63 bra $L_25;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	@!%p69 bra $L_25;
 $L_4:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_24;
+$L_5:
+	mov.b64 %rd5, %rd2;
+$L_6:
 	mul.hi.s64 %rd24, %rd5, -6291360591419602545;
 	add.s64 %rd25, %rd24, %rd5;
 	mov.b64 %rd26, %rd25;
@@ -666,25 +995,15 @@ $L_4:
 	sub.s64 %rd32, %rd5, %rd31;
 	mov.b64 %rd7, %rd32;
 	cvt.rn.f32.s64 %f8, %rd7;
-$L_5:
+$L_7:
 	mov.f32 %f10, %f8;
 	mov.b64 %rd11, 0;
-$L_6:
-	max.s64 %rd33, 64, -9223372036854775804;
-	sub.s64 %rd34, %rd33, 4;
-$L_7:
-	setp.lt.s64 %p35, %rd11, %rd34;
-	@!%p35 bra $L_16;
 $L_8:
-	mul.rn.f32 %f13, %f10, %f10;
-	add.rn.f32 %f14, %f10, 0f3F800000;
-	div.rn.f32 %f15, %f13, %f14;
-	add.rn.f32 %f16, %f15, 0f3F800000;
-	add.s64 %rd17, %rd11, 1;
-	setp.lt.s64 %p18, %rd17, 64;
+	max.s64 %rd70, 64, -9223372036854775804;
+	sub.s64 %rd71, %rd70, 4;
 $L_9:
-	mov.f32 %f10, %f16;
-	mov.b64 %rd11, %rd17;
+	setp.lt.s64 %p72, %rd11, %rd71;
+	@!%p72 bra $L_18;
 $L_10:
 	mul.rn.f32 %f13, %f10, %f10;
 	add.rn.f32 %f14, %f10, 0f3F800000;
@@ -715,7 +1034,6 @@ $L_14:
 $L_15:
 	mov.f32 %f10, %f16;
 	mov.b64 %rd11, %rd17;
-	bra.uni $L_7;
 $L_16:
 	mul.rn.f32 %f13, %f10, %f10;
 	add.rn.f32 %f14, %f10, 0f3F800000;
@@ -723,28 +1041,128 @@ $L_16:
 	add.rn.f32 %f16, %f15, 0f3F800000;
 	add.s64 %rd17, %rd11, 1;
 	setp.lt.s64 %p18, %rd17, 64;
-	@!%p18 bra $L_18;
 $L_17:
 	mov.f32 %f10, %f16;
 	mov.b64 %rd11, %rd17;
-	bra.uni $L_16;
+	bra.uni $L_9;
 $L_18:
-	mov.f32 %f12, %f16;
+	mul.rn.f32 %f13, %f10, %f10;
+	add.rn.f32 %f14, %f10, 0f3F800000;
+	div.rn.f32 %f15, %f13, %f14;
+	add.rn.f32 %f16, %f15, 0f3F800000;
+	add.s64 %rd17, %rd11, 1;
+	setp.lt.s64 %p18, %rd17, 64;
+	@!%p18 bra $L_20;
 $L_19:
-	mov.f32 %f6, %f12;
+	mov.f32 %f10, %f16;
+	mov.b64 %rd11, %rd17;
+	bra.uni $L_18;
 $L_20:
-	setp.ge.u64 %pt0, %rd5, %rd21;
-	@%pt0 bra $Lfault_0;
+	mov.f32 %f12, %f16;
+$L_21:
+	mov.f32 %f6, %f12;
+$L_22:
 	mad.lo.s64 %rd19, %rd5, 4, %rd20;
 	st.global.f32 [%rd19], %f6;
-$L_21:
+$L_23:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_22:
+	bra.uni $L_4;
+$L_24:
 	ret;
+$L_25:
+	setp.lt.s64 %p33, %rd2, %rd3;
+	@!%p33 bra $L_24;
+$L_26:
+	mov.b64 %rd34, %rd2;
+$L_27:
+	mul.hi.s64 %rd48, %rd34, -6291360591419602545;
+	add.s64 %rd49, %rd48, %rd34;
+	mov.b64 %rd50, %rd49;
+	shr.u64 %rd51, %rd50, 63;
+	shr.s64 %rd52, %rd49, 9;
+	mov.b64 %rd53, %rd51;
+	add.s64 %rd54, %rd52, %rd53;
+	mul.lo.s64 %rd55, %rd54, 777;
+	sub.s64 %rd56, %rd34, %rd55;
+	mov.b64 %rd36, %rd56;
+	cvt.rn.f32.s64 %f37, %rd36;
+$L_28:
+	mov.f32 %f10, %f37;
+	mov.b64 %rd11, 0;
+$L_29:
+	max.s64 %rd73, 64, -9223372036854775804;
+	sub.s64 %rd74, %rd73, 4;
+$L_30:
+	setp.lt.s64 %p75, %rd11, %rd74;
+	@!%p75 bra $L_39;
+$L_31:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_32:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_33:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_34:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_35:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_36:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+$L_37:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+$L_38:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+	bra.uni $L_30;
+$L_39:
+	mul.rn.f32 %f39, %f10, %f10;
+	add.rn.f32 %f40, %f10, 0f3F800000;
+	div.rn.f32 %f41, %f39, %f40;
+	add.rn.f32 %f42, %f41, 0f3F800000;
+	add.s64 %rd43, %rd11, 1;
+	setp.lt.s64 %p44, %rd43, 64;
+	@!%p44 bra $L_41;
+$L_40:
+	mov.f32 %f10, %f42;
+	mov.b64 %rd11, %rd43;
+	bra.uni $L_39;
+$L_41:
+	mov.f32 %f38, %f42;
+$L_42:
+	mov.f32 %f35, %f38;
+$L_43:
+	setp.ge.u64 %pt0, %rd34, %rd21;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd45, %rd34, 4, %rd20;
+	st.global.f32 [%rd45], %f35;
+$L_44:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_25;
 $Lfault_0:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd34;
 	mov.b64 %rdt2, %rd21;
 	bra.uni $Lfault;
 $Lfault:
@@ -775,12 +1193,12 @@ $Lfault:
 	.param .u64 Combine_0_param_7
 )
 {
-	.reg .pred %p<70>;
-	.reg .pred %pt<16>;
+	.reg .pred %p<103>;
+	.reg .pred %pt<4>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<128>;
+	.reg .b64 %rd<166>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<67>;
+	.reg .f32 %f<100>;
 
 $L_0:
 	ld.param.s64 %rd3, [Combine_0_param_6];
@@ -804,235 +1222,195 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd20, %rd1, 3;
-	mul.lo.s64 %rd71, %rd1, 4;
-	mov.b64 %rd24, %rd3;
-	mov.b64 %rd26, %rd20;
-	mov.b64 %rd73, %rd71;
-	mov.b64 %rd76, %rd71;
-	mov.b64 %rd79, %rd71;
-	mov.b64 %rd84, %rd71;
-	mov.b64 %rd89, %rd71;
-	mov.b64 %rd94, %rd71;
-	mov.b64 %rd101, %rd71;
-	mov.b64 %rd108, %rd71;
-	mov.b64 %rd115, %rd71;
-	mov.b64 %rd122, %rd2;
-	mov.b64 %rd123, %rd122;
-	mad.lo.s64 %rd124, %rd123, 4, %rd7;
-	mul.lo.s64 %rd125, %rd71, 4;
-	mad.lo.s64 %rd126, %rd123, 4, %rd11;
-	mad.lo.s64 %rd127, %rd123, 4, %rd16;
+	mov.b64 %rd30, %rd8;
+	mov.b64 %rd31, %rd2;
+	mov.b64 %rd32, %rd31;
+	setp.lt.u64 %p33, %rd32, %rd30;
+	mov.b64 %rd34, %rd3;
+	add.u64 %rd35, %rd34, 4611686018427387904;
+	setp.le.u64 %p36, %rd35, 9223372036854775808U;
+	sub.u64 %rd37, %rd34, 1;
+	mov.b64 %rd38, %rd2;
+	sub.u64 %rd39, %rd37, %rd38;
+	sub.u64 %rd40, %rd30, 1;
+	sub.u64 %rd41, %rd40, %rd32;
+	setp.le.u64 %p42, %rd39, %rd41;
+	mov.b64 %rd43, %rd12;
+	setp.lt.u64 %p44, %rd32, %rd43;
+	sub.u64 %rd45, %rd43, 1;
+	sub.u64 %rd46, %rd45, %rd32;
+	setp.le.u64 %p47, %rd39, %rd46;
+	mov.b64 %rd48, %rd17;
+	setp.lt.u64 %p49, %rd32, %rd48;
+	sub.u64 %rd50, %rd48, 1;
+	sub.u64 %rd51, %rd50, %rd32;
+	setp.le.u64 %p52, %rd39, %rd51;
+	@!%p33 bra $L_21;
 $L_2:
-	setp.lt.s64 %p21, %rd2, %rd3;
-	@!%p21 bra $L_22;
+	@!%p36 bra $L_21;
 $L_3:
-	mov.b64 %rd25, %rd2;
-	sub.u64 %rd22, %rd24, %rd25;
-	setp.gt.u64 %p23, %rd22, %rd26;
-	@!%p23 bra $L_17;
+	@!%p42 bra $L_21;
 $L_4:
-	mov.b64 %rd27, %rd2;
+	@!%p44 bra $L_21;
 $L_5:
-	mov.b64 %rd29, %rd27;
+	@!%p47 bra $L_21;
 $L_6:
-	setp.ge.u64 %pt0, %rd29, %rd8;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd30, %rd124;
-	ld.global.f32 %f31, [%rd30];
-	setp.ge.u64 %pt1, %rd29, %rd12;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd32, %rd126;
-	ld.global.f32 %f33, [%rd32];
-	add.rn.f32 %f34, %f31, %f33;
-	setp.ge.u64 %pt2, %rd29, %rd17;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd35, %rd127;
-	st.global.f32 [%rd35], %f34;
+	@!%p49 bra $L_21;
 $L_7:
-	add.s64 %rd48, %rd27, %rd1;
+	@!%p52 bra $L_21;
 $L_8:
-	mov.b64 %rd39, %rd48;
+	mul.lo.s64 %rd53, %rd1, 3;
+	mul.lo.s64 %rd104, %rd1, 4;
+	mov.b64 %rd57, %rd34;
+	mov.b64 %rd59, %rd53;
+	mov.b64 %rd106, %rd104;
+	mov.b64 %rd109, %rd104;
+	mov.b64 %rd112, %rd104;
+	mov.b64 %rd117, %rd104;
+	mov.b64 %rd122, %rd104;
+	mov.b64 %rd127, %rd104;
+	mov.b64 %rd134, %rd104;
+	mov.b64 %rd141, %rd104;
+	mov.b64 %rd148, %rd104;
+	mov.b64 %rd160, %rd2;
+	mov.b64 %rd161, %rd160;
+	mad.lo.s64 %rd162, %rd161, 4, %rd7;
+	mul.lo.s64 %rd163, %rd104, 4;
+	mad.lo.s64 %rd164, %rd161, 4, %rd11;
+	mad.lo.s64 %rd165, %rd161, 4, %rd16;
 $L_9:
-	setp.ge.u64 %pt3, %rd39, %rd8;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd72, %rd30;
-	add.s64 %rd74, %rd72, %rd73;
-	mov.b64 %rd40, %rd74;
-	ld.global.f32 %f41, [%rd40];
-	setp.ge.u64 %pt4, %rd39, %rd12;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd75, %rd32;
-	add.s64 %rd77, %rd75, %rd76;
-	mov.b64 %rd42, %rd77;
-	ld.global.f32 %f43, [%rd42];
-	add.rn.f32 %f44, %f41, %f43;
-	setp.ge.u64 %pt5, %rd39, %rd17;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd78, %rd35;
-	add.s64 %rd80, %rd78, %rd79;
-	mov.b64 %rd45, %rd80;
-	st.global.f32 [%rd45], %f44;
+	setp.lt.s64 %p54, %rd2, %rd3;
+	@!%p54 bra $L_20;
 $L_10:
-	add.s64 %rd59, %rd48, %rd1;
+	mov.b64 %rd58, %rd2;
+	sub.u64 %rd55, %rd57, %rd58;
+	setp.gt.u64 %p56, %rd55, %rd59;
+	@!%p56 bra $L_16;
 $L_11:
-	mov.b64 %rd50, %rd59;
+	mov.b64 %rd63, %rd162;
+	ld.global.f32 %f64, [%rd63];
+	mov.b64 %rd65, %rd164;
+	ld.global.f32 %f66, [%rd65];
+	add.rn.f32 %f67, %f64, %f66;
+	mov.b64 %rd68, %rd165;
+	st.global.f32 [%rd68], %f67;
 $L_12:
-	setp.ge.u64 %pt6, %rd50, %rd8;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd83, %rd74;
-	add.s64 %rd85, %rd83, %rd84;
-	mov.b64 %rd51, %rd85;
-	ld.global.f32 %f52, [%rd51];
-	setp.ge.u64 %pt7, %rd50, %rd12;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd88, %rd77;
-	add.s64 %rd90, %rd88, %rd89;
-	mov.b64 %rd53, %rd90;
-	ld.global.f32 %f54, [%rd53];
-	add.rn.f32 %f55, %f52, %f54;
-	setp.ge.u64 %pt8, %rd50, %rd17;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd93, %rd80;
-	add.s64 %rd95, %rd93, %rd94;
-	mov.b64 %rd56, %rd95;
-	st.global.f32 [%rd56], %f55;
+	mov.b64 %rd105, %rd63;
+	add.s64 %rd107, %rd105, %rd106;
+	mov.b64 %rd73, %rd107;
+	ld.global.f32 %f74, [%rd73];
+	mov.b64 %rd108, %rd65;
+	add.s64 %rd110, %rd108, %rd109;
+	mov.b64 %rd75, %rd110;
+	ld.global.f32 %f76, [%rd75];
+	add.rn.f32 %f77, %f74, %f76;
+	mov.b64 %rd111, %rd68;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd78, %rd113;
+	st.global.f32 [%rd78], %f77;
 $L_13:
-	add.s64 %rd70, %rd59, %rd1;
+	mov.b64 %rd116, %rd107;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd84, %rd118;
+	ld.global.f32 %f85, [%rd84];
+	mov.b64 %rd121, %rd110;
+	add.s64 %rd123, %rd121, %rd122;
+	mov.b64 %rd86, %rd123;
+	ld.global.f32 %f87, [%rd86];
+	add.rn.f32 %f88, %f85, %f87;
+	mov.b64 %rd126, %rd113;
+	add.s64 %rd128, %rd126, %rd127;
+	mov.b64 %rd89, %rd128;
+	st.global.f32 [%rd89], %f88;
 $L_14:
-	mov.b64 %rd61, %rd70;
+	mov.b64 %rd133, %rd118;
+	add.s64 %rd135, %rd133, %rd134;
+	mov.b64 %rd95, %rd135;
+	ld.global.f32 %f96, [%rd95];
+	mov.b64 %rd140, %rd123;
+	add.s64 %rd142, %rd140, %rd141;
+	mov.b64 %rd97, %rd142;
+	ld.global.f32 %f98, [%rd97];
+	add.rn.f32 %f99, %f96, %f98;
+	mov.b64 %rd147, %rd128;
+	add.s64 %rd149, %rd147, %rd148;
+	mov.b64 %rd100, %rd149;
+	st.global.f32 [%rd100], %f99;
 $L_15:
-	setp.ge.u64 %pt9, %rd61, %rd8;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd100, %rd85;
-	add.s64 %rd102, %rd100, %rd101;
-	mov.b64 %rd62, %rd102;
-	ld.global.f32 %f63, [%rd62];
-	setp.ge.u64 %pt10, %rd61, %rd12;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd107, %rd90;
-	add.s64 %rd109, %rd107, %rd108;
-	mov.b64 %rd64, %rd109;
-	ld.global.f32 %f65, [%rd64];
-	add.rn.f32 %f66, %f63, %f65;
-	setp.ge.u64 %pt11, %rd61, %rd17;
-	@%pt11 bra $Lfault_11;
-	mov.b64 %rd114, %rd95;
-	add.s64 %rd116, %rd114, %rd115;
-	mov.b64 %rd67, %rd116;
-	st.global.f32 [%rd67], %f66;
+	add.s64 %rd2, %rd2, %rd104;
+	add.s64 %rd162, %rd162, %rd163;
+	add.s64 %rd164, %rd164, %rd163;
+	add.s64 %rd165, %rd165, %rd163;
+	bra.uni $L_9;
 $L_16:
-	add.s64 %rd2, %rd2, %rd71;
-	add.s64 %rd124, %rd124, %rd125;
-	add.s64 %rd126, %rd126, %rd125;
-	add.s64 %rd127, %rd127, %rd125;
-	bra.uni $L_2;
+	mov.b64 %rd150, %rd2;
+	mad.lo.s64 %rd151, %rd150, 4, %rd7;
+	mul.lo.s64 %rd152, %rd1, 4;
+	mad.lo.s64 %rd153, %rd150, 4, %rd11;
+	mad.lo.s64 %rd154, %rd150, 4, %rd16;
 $L_17:
-	mov.b64 %rd117, %rd2;
-	mad.lo.s64 %rd118, %rd117, 4, %rd7;
-	mul.lo.s64 %rd119, %rd1, 4;
-	mad.lo.s64 %rd120, %rd117, 4, %rd11;
-	mad.lo.s64 %rd121, %rd117, 4, %rd16;
-$L_18:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_22;
-$L_19:
-	mov.b64 %rd5, %rd2;
-$L_20:
-	setp.ge.u64 %pt12, %rd5, %rd8;
-	@%pt12 bra $Lfault_12;
-	mov.b64 %rd6, %rd118;
+	@!%p4 bra $L_20;
+$L_18:
+	mov.b64 %rd6, %rd151;
 	ld.global.f32 %f9, [%rd6];
-	setp.ge.u64 %pt13, %rd5, %rd12;
-	@%pt13 bra $Lfault_13;
-	mov.b64 %rd10, %rd120;
+	mov.b64 %rd10, %rd153;
 	ld.global.f32 %f13, [%rd10];
 	add.rn.f32 %f14, %f9, %f13;
-	setp.ge.u64 %pt14, %rd5, %rd17;
-	@%pt14 bra $Lfault_14;
-	mov.b64 %rd15, %rd121;
+	mov.b64 %rd15, %rd154;
 	st.global.f32 [%rd15], %f14;
-$L_21:
+$L_19:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd118, %rd118, %rd119;
-	add.s64 %rd120, %rd120, %rd119;
-	add.s64 %rd121, %rd121, %rd119;
-	bra.uni $L_18;
-$L_22:
+	add.s64 %rd151, %rd151, %rd152;
+	add.s64 %rd153, %rd153, %rd152;
+	add.s64 %rd154, %rd154, %rd152;
+	bra.uni $L_17;
+$L_20:
 	ret;
+$L_21:
+	mov.b64 %rd155, %rd2;
+	mad.lo.s64 %rd156, %rd155, 4, %rd7;
+	mul.lo.s64 %rd157, %rd1, 4;
+	mad.lo.s64 %rd158, %rd155, 4, %rd11;
+	mad.lo.s64 %rd159, %rd155, 4, %rd16;
+$L_22:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_20;
+$L_23:
+	mov.b64 %rd21, %rd2;
+$L_24:
+	setp.ge.u64 %pt0, %rd21, %rd8;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd156;
+	ld.global.f32 %f23, [%rd22];
+	setp.ge.u64 %pt1, %rd21, %rd12;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd24, %rd158;
+	ld.global.f32 %f25, [%rd24];
+	add.rn.f32 %f26, %f23, %f25;
+	setp.ge.u64 %pt2, %rd21, %rd17;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd27, %rd159;
+	st.global.f32 [%rd27], %f26;
+$L_25:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd156, %rd156, %rd157;
+	add.s64 %rd158, %rd158, %rd157;
+	add.s64 %rd159, %rd159, %rd157;
+	bra.uni $L_22;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd12;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd39;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd39;
-	mov.b64 %rdt2, %rd12;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd39;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd50;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd50;
-	mov.b64 %rdt2, %rd12;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd50;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd61;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd61;
-	mov.b64 %rdt2, %rd12;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd61;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_12:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_13:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
-	mov.b64 %rdt2, %rd12;
-	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault:
@@ -1041,8 +1419,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt15, %rt8, %rt6;
-	@%pt15 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt3+8], 131072;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -1073,13 +1451,18 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r5 = 0, r16 = 0, r23 = 0, r26 = 0, r38 = 0;
+	bool r5 = 0, r16 = 0, r23 = 0, r26 = 0, r36 = 0, r48 = 0, r51 = 0, r65 = 0;
+	bool r68 = 0, r74 = 0, r77 = 0, r80 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r18 = 0, r22 = 0, r25 = 0, r27 = 0, r28 = 0, r31 = 0;
-	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0;
-	u64 r29 = 0, r30 = 0;
-	float r12 = 0, r14 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r21 = 0;
-	char *r7 = 0, *r10 = 0, *r24 = 0;
+	i64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r39 = 0, r41 = 0, r47 = 0;
+	i64 r50 = 0, r52 = 0, r53 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
+	i64 r61 = 0, r63 = 0, r75 = 0, r76 = 0, r78 = 0, r79 = 0;
+	u64 r29 = 0, r30 = 0, r54 = 0, r55 = 0, r62 = 0, r64 = 0, r66 = 0, r67 = 0;
+	u64 r69 = 0, r70 = 0, r71 = 0, r72 = 0, r73 = 0;
+	float r12 = 0, r14 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r21 = 0, r40 = 0;
+	float r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
+	char *r7 = 0, *r10 = 0, *r24 = 0, *r38 = 0, *r49 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -1089,11 +1472,27 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r61 = r11;
+	r62 = (u64)r61;
+	r63 = r2;
+	r64 = (u64)r63;
+	r65 = r64 < r62;
+	r66 = (u64)r3;
+	r67 = r66 + 4611686018427387904ull;
+	r68 = r67 <= 9223372036854775808ull;
+	r69 = r66 - 1ull;
+	r70 = (u64)r2;
+	r71 = r69 - r70;
+	r72 = r62 - 1ull;
+	r73 = r72 - r64;
+	r74 = r71 <= r73;
+	if (!r65) goto b26;
+	if (!r68) goto b26;
+	if (!r74) goto b26;
 	r7 = r10;
-	r8 = r11;
-b2: // head
+b5: // head
 	r5 = r2 < r3;
-	if (!r5) goto b22;
+	if (!r5) goto b25;
 	r6 = r2;
 	r27 = __mul64hi(r6, (-9002011107970261188ll));
 	r28 = (u64)r27 + (u64)r6;
@@ -1109,11 +1508,11 @@ b2: // head
 	r15 = r14 * 0x1p-01f;
 	r17 = r15;
 	r18 = 0ll;
-	r36 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r37 = (u64)r36 - 4ull;
-b7: // unroll guard
-	r38 = r18 < r37;
-	if (!r38) goto b16;
+	r75 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r76 = (u64)r75 - 4ull;
+b10: // unroll guard
+	r77 = r18 < r76;
+	if (!r77) goto b19;
 	r20 = r17 * 0x1.ff7ceep-01f;
 	r21 = r20 + 0x1p-02f;
 	r22 = (u64)r18 + 1ull;
@@ -1138,26 +1537,93 @@ b7: // unroll guard
 	r23 = r22 < 64ll;
 	r17 = r21;
 	r18 = r22;
-	goto b7;
-b16: // computeA.rangeint.body
+	goto b10;
+b19: // computeA.rangeint.body
 	r20 = r17 * 0x1.ff7ceep-01f;
 	r21 = r20 + 0x1p-02f;
 	r22 = (u64)r18 + 1ull;
 	r23 = r22 < 64ll;
-	if (!r23) goto b18;
+	if (!r23) goto b21;
 	r17 = r21;
 	r18 = r22;
-	goto b16;
-b18: // edge 1→2
+	goto b19;
+b21: // edge 1→2
 	r19 = r21;
 	r12 = r19;
-	if ((u64)r6 >= (u64)r8) { qd_site = 0; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r24 = r7 + r6 * 4;
 	*(float *)r24 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b22: // exit
+	goto b5;
+b25: // exit
 	return;
+b26: // preheader
+	r38 = r10;
+	r39 = r11;
+b27: // head (checked)
+	r36 = r2 < r3;
+	if (!r36) goto b25;
+	r37 = r2;
+	r52 = __mul64hi(r37, (-9002011107970261188ll));
+	r53 = (u64)r52 + (u64)r37;
+	r54 = (u64)r53;
+	r55 = r54 >> 63;
+	r56 = r53 >> 9;
+	r57 = (i64)r55;
+	r58 = (u64)r56 + (u64)r57;
+	r59 = (u64)r58 * 1000ull;
+	r60 = (u64)r37 - (u64)r59;
+	r41 = r60;
+	r42 = (float)r41;
+	r43 = r42 * 0x1p-01f;
+	r17 = r43;
+	r18 = 0ll;
+	r78 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r79 = (u64)r78 - 4ull;
+b32: // unroll guard
+	r80 = r18 < r79;
+	if (!r80) goto b41;
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	r17 = r46;
+	r18 = r47;
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	r17 = r46;
+	r18 = r47;
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	r17 = r46;
+	r18 = r47;
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	r17 = r46;
+	r18 = r47;
+	goto b32;
+b41: // computeA.rangeint.body (checked)
+	r45 = r17 * 0x1.ff7ceep-01f;
+	r46 = r45 + 0x1p-02f;
+	r47 = (u64)r18 + 1ull;
+	r48 = r47 < 64ll;
+	if (!r48) goto b43;
+	r17 = r46;
+	r18 = r47;
+	goto b41;
+b43: // edge 1→2 (checked)
+	r44 = r46;
+	r40 = r44;
+	if ((u64)r37 >= (u64)r39) { qd_site = 0; qd_x = r37; qd_y = r39; goto qd_fault; }
+	r49 = r38 + r37 * 4;
+	*(float *)r49 = r40;
+	r2 = (u64)r2 + (u64)r1;
+	goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1173,13 +1639,18 @@ qd_fault: {
 
 // Task 1 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r5 = 0, r15 = 0, r24 = 0, r27 = 0, r39 = 0;
+	bool r5 = 0, r15 = 0, r24 = 0, r27 = 0, r37 = 0, r50 = 0, r53 = 0, r67 = 0;
+	bool r70 = 0, r76 = 0, r79 = 0, r82 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r17 = 0, r23 = 0, r26 = 0, r28 = 0, r29 = 0, r32 = 0;
-	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0;
-	u64 r30 = 0, r31 = 0;
+	i64 r33 = 0, r34 = 0, r35 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r49 = 0;
+	i64 r52 = 0, r54 = 0, r55 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0;
+	i64 r63 = 0, r65 = 0, r77 = 0, r78 = 0, r80 = 0, r81 = 0;
+	u64 r30 = 0, r31 = 0, r56 = 0, r57 = 0, r64 = 0, r66 = 0, r68 = 0, r69 = 0;
+	u64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0;
 	float r12 = 0, r14 = 0, r16 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0;
-	char *r7 = 0, *r10 = 0, *r25 = 0;
+	float r41 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0;
+	char *r7 = 0, *r10 = 0, *r25 = 0, *r39 = 0, *r51 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -1189,11 +1660,27 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r63 = r11;
+	r64 = (u64)r63;
+	r65 = r2;
+	r66 = (u64)r65;
+	r67 = r66 < r64;
+	r68 = (u64)r3;
+	r69 = r68 + 4611686018427387904ull;
+	r70 = r69 <= 9223372036854775808ull;
+	r71 = r68 - 1ull;
+	r72 = (u64)r2;
+	r73 = r71 - r72;
+	r74 = r64 - 1ull;
+	r75 = r74 - r66;
+	r76 = r73 <= r75;
+	if (!r67) goto b26;
+	if (!r70) goto b26;
+	if (!r76) goto b26;
 	r7 = r10;
-	r8 = r11;
-b2: // head
+b5: // head
 	r5 = r2 < r3;
-	if (!r5) goto b22;
+	if (!r5) goto b25;
 	r6 = r2;
 	r28 = __mul64hi(r6, (-6291360591419602545ll));
 	r29 = (u64)r28 + (u64)r6;
@@ -1208,11 +1695,11 @@ b2: // head
 	r14 = (float)r13;
 	r16 = r14;
 	r17 = 0ll;
-	r37 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r38 = (u64)r37 - 4ull;
-b7: // unroll guard
-	r39 = r17 < r38;
-	if (!r39) goto b16;
+	r77 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r78 = (u64)r77 - 4ull;
+b10: // unroll guard
+	r79 = r17 < r78;
+	if (!r79) goto b19;
 	r19 = r16 * r16;
 	r20 = r16 + 0x1p+00f;
 	r21 = r19 / r20;
@@ -1245,28 +1732,104 @@ b7: // unroll guard
 	r24 = r23 < 64ll;
 	r16 = r22;
 	r17 = r23;
-	goto b7;
-b16: // computeB.rangeint.body
+	goto b10;
+b19: // computeB.rangeint.body
 	r19 = r16 * r16;
 	r20 = r16 + 0x1p+00f;
 	r21 = r19 / r20;
 	r22 = r21 + 0x1p+00f;
 	r23 = (u64)r17 + 1ull;
 	r24 = r23 < 64ll;
-	if (!r24) goto b18;
+	if (!r24) goto b21;
 	r16 = r22;
 	r17 = r23;
-	goto b16;
-b18: // edge 1→2
+	goto b19;
+b21: // edge 1→2
 	r18 = r22;
 	r12 = r18;
-	if ((u64)r6 >= (u64)r8) { qd_site = 1; qd_x = r6; qd_y = r8; goto qd_fault; }
 	r25 = r7 + r6 * 4;
 	*(float *)r25 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b22: // exit
+	goto b5;
+b25: // exit
 	return;
+b26: // preheader
+	r39 = r10;
+	r40 = r11;
+b27: // head (checked)
+	r37 = r2 < r3;
+	if (!r37) goto b25;
+	r38 = r2;
+	r54 = __mul64hi(r38, (-6291360591419602545ll));
+	r55 = (u64)r54 + (u64)r38;
+	r56 = (u64)r55;
+	r57 = r56 >> 63;
+	r58 = r55 >> 9;
+	r59 = (i64)r57;
+	r60 = (u64)r58 + (u64)r59;
+	r61 = (u64)r60 * 777ull;
+	r62 = (u64)r38 - (u64)r61;
+	r42 = r62;
+	r43 = (float)r42;
+	r16 = r43;
+	r17 = 0ll;
+	r80 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r81 = (u64)r80 - 4ull;
+b32: // unroll guard
+	r82 = r17 < r81;
+	if (!r82) goto b41;
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	r16 = r48;
+	r17 = r49;
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	r16 = r48;
+	r17 = r49;
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	r16 = r48;
+	r17 = r49;
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	r16 = r48;
+	r17 = r49;
+	goto b32;
+b41: // computeB.rangeint.body (checked)
+	r45 = r16 * r16;
+	r46 = r16 + 0x1p+00f;
+	r47 = r45 / r46;
+	r48 = r47 + 0x1p+00f;
+	r49 = (u64)r17 + 1ull;
+	r50 = r49 < 64ll;
+	if (!r50) goto b43;
+	r16 = r48;
+	r17 = r49;
+	goto b41;
+b43: // edge 1→2 (checked)
+	r44 = r48;
+	r41 = r44;
+	if ((u64)r38 >= (u64)r40) { qd_site = 1; qd_x = r38; qd_y = r40; goto qd_fault; }
+	r51 = r39 + r38 * 4;
+	*(float *)r51 = r41;
+	r2 = (u64)r2 + (u64)r1;
+	goto b27;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1282,13 +1845,18 @@ qd_fault: {
 
 // Task 0 of kernel ComputeABSerial(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r4 = 0, r10 = 0, r17 = 0, r22 = 0, r34 = 0;
+	bool r4 = 0, r10 = 0, r17 = 0, r22 = 0, r32 = 0, r42 = 0, r45 = 0, r58 = 0;
+	bool r61 = 0, r67 = 0, r70 = 0, r73 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r12 = 0, r16 = 0;
 	i64 r20 = 0, r21 = 0, r23 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
-	i64 r31 = 0, r32 = 0, r33 = 0;
-	u64 r25 = 0, r26 = 0;
-	float r6 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0;
-	char *r18 = 0, *r19 = 0;
+	i64 r31 = 0, r33 = 0, r35 = 0, r41 = 0, r44 = 0, r46 = 0, r47 = 0, r50 = 0;
+	i64 r51 = 0, r52 = 0, r53 = 0, r54 = 0, r56 = 0, r68 = 0, r69 = 0, r71 = 0;
+	i64 r72 = 0;
+	u64 r25 = 0, r26 = 0, r48 = 0, r49 = 0, r55 = 0, r57 = 0, r59 = 0, r60 = 0;
+	u64 r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0;
+	float r6 = 0, r8 = 0, r9 = 0, r11 = 0, r13 = 0, r14 = 0, r15 = 0, r34 = 0;
+	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
+	char *r18 = 0, *r19 = 0, *r43 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
@@ -1297,9 +1865,25 @@ extern "C" __global__ void ComputeABSerial_0(char *p0, i64 p1, char *p2, i64 p3,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r55 = (u64)r20;
+	r56 = r2;
+	r57 = (u64)r56;
+	r58 = r57 < r55;
+	r59 = (u64)r3;
+	r60 = r59 + 4611686018427387904ull;
+	r61 = r60 <= 9223372036854775808ull;
+	r62 = r59 - 1ull;
+	r63 = (u64)r2;
+	r64 = r62 - r63;
+	r65 = r55 - 1ull;
+	r66 = r65 - r57;
+	r67 = r64 <= r66;
+	if (!r58) goto b25;
+	if (!r61) goto b25;
+	if (!r67) goto b25;
+b4: // head
 	r4 = r2 < r3;
-	if (!r4) goto b22;
+	if (!r4) goto b24;
 	r5 = r2;
 	r23 = __mul64hi(r5, (-9002011107970261188ll));
 	r24 = (u64)r23 + (u64)r5;
@@ -1315,11 +1899,11 @@ b2: // head
 	r9 = r8 * 0x1p-01f;
 	r11 = r9;
 	r12 = 0ll;
-	r32 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r33 = (u64)r32 - 4ull;
-b7: // unroll guard
-	r34 = r12 < r33;
-	if (!r34) goto b16;
+	r68 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r69 = (u64)r68 - 4ull;
+b9: // unroll guard
+	r70 = r12 < r69;
+	if (!r70) goto b18;
 	r14 = r11 * 0x1.ff7ceep-01f;
 	r15 = r14 + 0x1p-02f;
 	r16 = (u64)r12 + 1ull;
@@ -1344,26 +1928,90 @@ b7: // unroll guard
 	r17 = r16 < 64ll;
 	r11 = r15;
 	r12 = r16;
-	goto b7;
-b16: // computeA.rangeint.body
+	goto b9;
+b18: // computeA.rangeint.body
 	r14 = r11 * 0x1.ff7ceep-01f;
 	r15 = r14 + 0x1p-02f;
 	r16 = (u64)r12 + 1ull;
 	r17 = r16 < 64ll;
-	if (!r17) goto b18;
+	if (!r17) goto b20;
 	r11 = r15;
 	r12 = r16;
-	goto b16;
-b18: // edge 1→2
+	goto b18;
+b20: // edge 1→2
 	r13 = r15;
 	r6 = r13;
-	if ((u64)r5 >= (u64)r20) { qd_site = 0; qd_x = r5; qd_y = r20; goto qd_fault; }
 	r18 = r19 + r5 * 4;
 	*(float *)r18 = r6;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b22: // exit
+	goto b4;
+b24: // exit
 	return;
+b25: // head (checked)
+	r32 = r2 < r3;
+	if (!r32) goto b24;
+	r33 = r2;
+	r46 = __mul64hi(r33, (-9002011107970261188ll));
+	r47 = (u64)r46 + (u64)r33;
+	r48 = (u64)r47;
+	r49 = r48 >> 63;
+	r50 = r47 >> 9;
+	r51 = (i64)r49;
+	r52 = (u64)r50 + (u64)r51;
+	r53 = (u64)r52 * 1000ull;
+	r54 = (u64)r33 - (u64)r53;
+	r35 = r54;
+	r36 = (float)r35;
+	r37 = r36 * 0x1p-01f;
+	r11 = r37;
+	r12 = 0ll;
+	r71 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r72 = (u64)r71 - 4ull;
+b30: // unroll guard
+	r73 = r12 < r72;
+	if (!r73) goto b39;
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	r11 = r40;
+	r12 = r41;
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	r11 = r40;
+	r12 = r41;
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	r11 = r40;
+	r12 = r41;
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	r11 = r40;
+	r12 = r41;
+	goto b30;
+b39: // computeA.rangeint.body (checked)
+	r39 = r11 * 0x1.ff7ceep-01f;
+	r40 = r39 + 0x1p-02f;
+	r41 = (u64)r12 + 1ull;
+	r42 = r41 < 64ll;
+	if (!r42) goto b41;
+	r11 = r40;
+	r12 = r41;
+	goto b39;
+b41: // edge 1→2 (checked)
+	r38 = r40;
+	r34 = r38;
+	if ((u64)r33 >= (u64)r20) { qd_site = 0; qd_x = r33; qd_y = r20; goto qd_fault; }
+	r43 = r19 + r33 * 4;
+	*(float *)r43 = r34;
+	r2 = (u64)r2 + (u64)r1;
+	goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1379,13 +2027,18 @@ qd_fault: {
 
 // Task 1 of kernel ComputeABSerial(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r4 = 0, r9 = 0, r18 = 0, r23 = 0, r35 = 0;
+	bool r4 = 0, r9 = 0, r18 = 0, r23 = 0, r33 = 0, r44 = 0, r47 = 0, r60 = 0;
+	bool r63 = 0, r69 = 0, r72 = 0, r75 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r11 = 0, r17 = 0;
 	i64 r21 = 0, r22 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0;
-	i64 r32 = 0, r33 = 0, r34 = 0;
-	u64 r26 = 0, r27 = 0;
+	i64 r32 = 0, r34 = 0, r36 = 0, r43 = 0, r46 = 0, r48 = 0, r49 = 0, r52 = 0;
+	i64 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r58 = 0, r70 = 0, r71 = 0, r73 = 0;
+	i64 r74 = 0;
+	u64 r26 = 0, r27 = 0, r50 = 0, r51 = 0, r57 = 0, r59 = 0, r61 = 0, r62 = 0;
+	u64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
 	float r6 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0;
-	char *r19 = 0, *r20 = 0;
+	float r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0;
+	char *r19 = 0, *r20 = 0, *r45 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
@@ -1394,9 +2047,25 @@ extern "C" __global__ void ComputeABSerial_1(char *p0, i64 p1, char *p2, i64 p3,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r57 = (u64)r21;
+	r58 = r2;
+	r59 = (u64)r58;
+	r60 = r59 < r57;
+	r61 = (u64)r3;
+	r62 = r61 + 4611686018427387904ull;
+	r63 = r62 <= 9223372036854775808ull;
+	r64 = r61 - 1ull;
+	r65 = (u64)r2;
+	r66 = r64 - r65;
+	r67 = r57 - 1ull;
+	r68 = r67 - r59;
+	r69 = r66 <= r68;
+	if (!r60) goto b25;
+	if (!r63) goto b25;
+	if (!r69) goto b25;
+b4: // head
 	r4 = r2 < r3;
-	if (!r4) goto b22;
+	if (!r4) goto b24;
 	r5 = r2;
 	r24 = __mul64hi(r5, (-6291360591419602545ll));
 	r25 = (u64)r24 + (u64)r5;
@@ -1411,11 +2080,11 @@ b2: // head
 	r8 = (float)r7;
 	r10 = r8;
 	r11 = 0ll;
-	r33 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
-	r34 = (u64)r33 - 4ull;
-b7: // unroll guard
-	r35 = r11 < r34;
-	if (!r35) goto b16;
+	r70 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r71 = (u64)r70 - 4ull;
+b9: // unroll guard
+	r72 = r11 < r71;
+	if (!r72) goto b18;
 	r13 = r10 * r10;
 	r14 = r10 + 0x1p+00f;
 	r15 = r13 / r14;
@@ -1448,28 +2117,101 @@ b7: // unroll guard
 	r18 = r17 < 64ll;
 	r10 = r16;
 	r11 = r17;
-	goto b7;
-b16: // computeB.rangeint.body
+	goto b9;
+b18: // computeB.rangeint.body
 	r13 = r10 * r10;
 	r14 = r10 + 0x1p+00f;
 	r15 = r13 / r14;
 	r16 = r15 + 0x1p+00f;
 	r17 = (u64)r11 + 1ull;
 	r18 = r17 < 64ll;
-	if (!r18) goto b18;
+	if (!r18) goto b20;
 	r10 = r16;
 	r11 = r17;
-	goto b16;
-b18: // edge 1→2
+	goto b18;
+b20: // edge 1→2
 	r12 = r16;
 	r6 = r12;
-	if ((u64)r5 >= (u64)r21) { qd_site = 1; qd_x = r5; qd_y = r21; goto qd_fault; }
 	r19 = r20 + r5 * 4;
 	*(float *)r19 = r6;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b22: // exit
+	goto b4;
+b24: // exit
 	return;
+b25: // head (checked)
+	r33 = r2 < r3;
+	if (!r33) goto b24;
+	r34 = r2;
+	r48 = __mul64hi(r34, (-6291360591419602545ll));
+	r49 = (u64)r48 + (u64)r34;
+	r50 = (u64)r49;
+	r51 = r50 >> 63;
+	r52 = r49 >> 9;
+	r53 = (i64)r51;
+	r54 = (u64)r52 + (u64)r53;
+	r55 = (u64)r54 * 777ull;
+	r56 = (u64)r34 - (u64)r55;
+	r36 = r56;
+	r37 = (float)r36;
+	r10 = r37;
+	r11 = 0ll;
+	r73 = 64ll > (-9223372036854775804ll) ? 64ll : (-9223372036854775804ll);
+	r74 = (u64)r73 - 4ull;
+b30: // unroll guard
+	r75 = r11 < r74;
+	if (!r75) goto b39;
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	r10 = r42;
+	r11 = r43;
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	r10 = r42;
+	r11 = r43;
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	r10 = r42;
+	r11 = r43;
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	r10 = r42;
+	r11 = r43;
+	goto b30;
+b39: // computeB.rangeint.body (checked)
+	r39 = r10 * r10;
+	r40 = r10 + 0x1p+00f;
+	r41 = r39 / r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = (u64)r11 + 1ull;
+	r44 = r43 < 64ll;
+	if (!r44) goto b41;
+	r10 = r42;
+	r11 = r43;
+	goto b39;
+b41: // edge 1→2 (checked)
+	r38 = r42;
+	r35 = r38;
+	if ((u64)r34 >= (u64)r21) { qd_site = 1; qd_x = r34; qd_y = r21; goto qd_fault; }
+	r45 = r20 + r34 * 4;
+	*(float *)r45 = r35;
+	r2 = (u64)r2 + (u64)r1;
+	goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1485,24 +2227,30 @@ qd_fault: {
 
 // Task 0 of kernel Combine(a []f32, b []f32, c []f32, n i64), parallel.
 extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r37 = 0, r38 = 0, r47 = 0;
-	bool r49 = 0, r58 = 0, r60 = 0, r69 = 0;
+	bool r4 = 0, r19 = 0, r20 = 0, r29 = 0, r33 = 0, r36 = 0, r42 = 0, r44 = 0;
+	bool r47 = 0, r49 = 0, r52 = 0, r54 = 0, r56 = 0, r61 = 0, r70 = 0, r71 = 0;
+	bool r80 = 0, r82 = 0, r91 = 0, r93 = 0, r102 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r17 = 0;
-	i64 r18 = 0, r20 = 0, r27 = 0, r29 = 0, r36 = 0, r39 = 0, r46 = 0, r48 = 0;
-	i64 r50 = 0, r57 = 0, r59 = 0, r61 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0;
-	i64 r76 = 0, r79 = 0, r82 = 0, r84 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0;
-	i64 r97 = 0, r99 = 0, r101 = 0, r104 = 0, r106 = 0, r108 = 0, r111 = 0, r113 = 0;
-	i64 r115 = 0, r117 = 0, r119 = 0, r122 = 0, r123 = 0, r125 = 0;
-	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
-	float r9 = 0, r13 = 0, r14 = 0, r31 = 0, r33 = 0, r34 = 0, r41 = 0, r43 = 0;
-	float r44 = 0, r52 = 0, r54 = 0, r55 = 0, r63 = 0, r65 = 0, r66 = 0;
-	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r30 = 0, *r32 = 0;
-	char *r35 = 0, *r40 = 0, *r42 = 0, *r45 = 0, *r51 = 0, *r53 = 0, *r56 = 0, *r62 = 0;
-	char *r64 = 0, *r67 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0;
-	char *r81 = 0, *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0;
-	char *r95 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0;
-	char *r109 = 0, *r110 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r121 = 0;
-	char *r124 = 0, *r126 = 0, *r127 = 0;
+	i64 r18 = 0, r21 = 0, r28 = 0, r31 = 0, r53 = 0, r60 = 0, r62 = 0, r69 = 0;
+	i64 r72 = 0, r79 = 0, r81 = 0, r83 = 0, r90 = 0, r92 = 0, r94 = 0, r101 = 0;
+	i64 r103 = 0, r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0;
+	i64 r122 = 0, r125 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0;
+	i64 r141 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r155 = 0, r157 = 0;
+	i64 r160 = 0, r161 = 0, r163 = 0;
+	u64 r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
+	u64 r41 = 0, r43 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r51 = 0, r55 = 0;
+	u64 r57 = 0, r58 = 0, r59 = 0;
+	float r9 = 0, r13 = 0, r14 = 0, r23 = 0, r25 = 0, r26 = 0, r64 = 0, r66 = 0;
+	float r67 = 0, r74 = 0, r76 = 0, r77 = 0, r85 = 0, r87 = 0, r88 = 0, r96 = 0;
+	float r98 = 0, r99 = 0;
+	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r22 = 0, *r24 = 0;
+	char *r27 = 0, *r63 = 0, *r65 = 0, *r68 = 0, *r73 = 0, *r75 = 0, *r78 = 0, *r84 = 0;
+	char *r86 = 0, *r89 = 0, *r95 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0;
+	char *r110 = 0, *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0;
+	char *r123 = 0, *r124 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
+	char *r136 = 0, *r138 = 0, *r140 = 0, *r142 = 0, *r143 = 0, *r145 = 0, *r147 = 0, *r149 = 0;
+	char *r151 = 0, *r153 = 0, *r154 = 0, *r156 = 0, *r158 = 0, *r159 = 0, *r162 = 0, *r164 = 0;
+	char *r165 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p6;
@@ -1515,130 +2263,161 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r71 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r73 = r71;
-	r76 = r71;
-	r79 = r71;
-	r84 = r71;
-	r89 = r71;
-	r94 = r71;
-	r101 = r71;
-	r108 = r71;
-	r115 = r71;
-	r122 = r2;
-	r123 = r122;
-	r124 = r7 + r123 * 4;
-	r125 = (u64)r71 * 4ull;
-	r126 = r11 + r123 * 4;
-	r127 = r16 + r123 * 4;
-b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b22;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b17;
-	r27 = r2;
-	r29 = r27;
-	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
-	r30 = r124;
-	r31 = *(float *)r30;
-	if ((u64)r29 >= (u64)r12) { qd_site = 1; qd_x = r29; qd_y = r12; goto qd_fault; }
-	r32 = r126;
-	r33 = *(float *)r32;
-	r34 = r31 + r33;
-	if ((u64)r29 >= (u64)r17) { qd_site = 2; qd_x = r29; qd_y = r17; goto qd_fault; }
-	r35 = r127;
-	*(float *)r35 = r34;
-	r48 = (u64)r27 + (u64)r1;
-	r39 = r48;
-	if ((u64)r39 >= (u64)r8) { qd_site = 0; qd_x = r39; qd_y = r8; goto qd_fault; }
-	r72 = r30;
-	r74 = r72 + r73 * 1;
-	r40 = r74;
-	r41 = *(float *)r40;
-	if ((u64)r39 >= (u64)r12) { qd_site = 1; qd_x = r39; qd_y = r12; goto qd_fault; }
-	r75 = r32;
-	r77 = r75 + r76 * 1;
-	r42 = r77;
-	r43 = *(float *)r42;
-	r44 = r41 + r43;
-	if ((u64)r39 >= (u64)r17) { qd_site = 2; qd_x = r39; qd_y = r17; goto qd_fault; }
-	r78 = r35;
-	r80 = r78 + r79 * 1;
-	r45 = r80;
-	*(float *)r45 = r44;
-	r59 = (u64)r48 + (u64)r1;
-	r50 = r59;
-	if ((u64)r50 >= (u64)r8) { qd_site = 0; qd_x = r50; qd_y = r8; goto qd_fault; }
-	r83 = r74;
-	r85 = r83 + r84 * 1;
-	r51 = r85;
-	r52 = *(float *)r51;
-	if ((u64)r50 >= (u64)r12) { qd_site = 1; qd_x = r50; qd_y = r12; goto qd_fault; }
-	r88 = r77;
-	r90 = r88 + r89 * 1;
-	r53 = r90;
-	r54 = *(float *)r53;
-	r55 = r52 + r54;
-	if ((u64)r50 >= (u64)r17) { qd_site = 2; qd_x = r50; qd_y = r17; goto qd_fault; }
-	r93 = r80;
-	r95 = r93 + r94 * 1;
-	r56 = r95;
-	*(float *)r56 = r55;
-	r70 = (u64)r59 + (u64)r1;
-	r61 = r70;
-	if ((u64)r61 >= (u64)r8) { qd_site = 0; qd_x = r61; qd_y = r8; goto qd_fault; }
-	r100 = r85;
-	r102 = r100 + r101 * 1;
-	r62 = r102;
-	r63 = *(float *)r62;
-	if ((u64)r61 >= (u64)r12) { qd_site = 1; qd_x = r61; qd_y = r12; goto qd_fault; }
-	r107 = r90;
-	r109 = r107 + r108 * 1;
-	r64 = r109;
-	r65 = *(float *)r64;
-	r66 = r63 + r65;
-	if ((u64)r61 >= (u64)r17) { qd_site = 2; qd_x = r61; qd_y = r17; goto qd_fault; }
-	r114 = r95;
-	r116 = r114 + r115 * 1;
-	r67 = r116;
-	*(float *)r67 = r66;
-	r2 = (u64)r2 + (u64)r71;
-	r124 = r124 + r125 * 1;
-	r126 = r126 + r125 * 1;
-	r127 = r127 + r125 * 1;
-	goto b2;
-b17: // preheader
-	r117 = r2;
-	r118 = r7 + r117 * 4;
-	r119 = (u64)r1 * 4ull;
-	r120 = r11 + r117 * 4;
-	r121 = r16 + r117 * 4;
-b18: // head
+	r30 = (u64)r8;
+	r31 = r2;
+	r32 = (u64)r31;
+	r33 = r32 < r30;
+	r34 = (u64)r3;
+	r35 = r34 + 4611686018427387904ull;
+	r36 = r35 <= 9223372036854775808ull;
+	r37 = r34 - 1ull;
+	r38 = (u64)r2;
+	r39 = r37 - r38;
+	r40 = r30 - 1ull;
+	r41 = r40 - r32;
+	r42 = r39 <= r41;
+	r43 = (u64)r12;
+	r44 = r32 < r43;
+	r45 = r43 - 1ull;
+	r46 = r45 - r32;
+	r47 = r39 <= r46;
+	r48 = (u64)r17;
+	r49 = r32 < r48;
+	r50 = r48 - 1ull;
+	r51 = r50 - r32;
+	r52 = r39 <= r51;
+	if (!r33) goto b21;
+	if (!r36) goto b21;
+	if (!r42) goto b21;
+	if (!r44) goto b21;
+	if (!r47) goto b21;
+	if (!r49) goto b21;
+	if (!r52) goto b21;
+	r53 = (u64)r1 * 3ull;
+	r104 = (u64)r1 * 4ull;
+	r57 = r34;
+	r59 = (u64)r53;
+	r106 = r104;
+	r109 = r104;
+	r112 = r104;
+	r117 = r104;
+	r122 = r104;
+	r127 = r104;
+	r134 = r104;
+	r141 = r104;
+	r148 = r104;
+	r160 = r2;
+	r161 = r160;
+	r162 = r7 + r161 * 4;
+	r163 = (u64)r104 * 4ull;
+	r164 = r11 + r161 * 4;
+	r165 = r16 + r161 * 4;
+b9: // grid unrolled guard
+	r54 = r2 < r3;
+	if (!r54) goto b20;
+	r58 = (u64)r2;
+	r55 = r57 - r58;
+	r56 = r55 > r59;
+	if (!r56) goto b16;
+	r63 = r162;
+	r64 = *(float *)r63;
+	r65 = r164;
+	r66 = *(float *)r65;
+	r67 = r64 + r66;
+	r68 = r165;
+	*(float *)r68 = r67;
+	r105 = r63;
+	r107 = r105 + r106 * 1;
+	r73 = r107;
+	r74 = *(float *)r73;
+	r108 = r65;
+	r110 = r108 + r109 * 1;
+	r75 = r110;
+	r76 = *(float *)r75;
+	r77 = r74 + r76;
+	r111 = r68;
+	r113 = r111 + r112 * 1;
+	r78 = r113;
+	*(float *)r78 = r77;
+	r116 = r107;
+	r118 = r116 + r117 * 1;
+	r84 = r118;
+	r85 = *(float *)r84;
+	r121 = r110;
+	r123 = r121 + r122 * 1;
+	r86 = r123;
+	r87 = *(float *)r86;
+	r88 = r85 + r87;
+	r126 = r113;
+	r128 = r126 + r127 * 1;
+	r89 = r128;
+	*(float *)r89 = r88;
+	r133 = r118;
+	r135 = r133 + r134 * 1;
+	r95 = r135;
+	r96 = *(float *)r95;
+	r140 = r123;
+	r142 = r140 + r141 * 1;
+	r97 = r142;
+	r98 = *(float *)r97;
+	r99 = r96 + r98;
+	r147 = r128;
+	r149 = r147 + r148 * 1;
+	r100 = r149;
+	*(float *)r100 = r99;
+	r2 = (u64)r2 + (u64)r104;
+	r162 = r162 + r163 * 1;
+	r164 = r164 + r163 * 1;
+	r165 = r165 + r163 * 1;
+	goto b9;
+b16: // preheader
+	r150 = r2;
+	r151 = r7 + r150 * 4;
+	r152 = (u64)r1 * 4ull;
+	r153 = r11 + r150 * 4;
+	r154 = r16 + r150 * 4;
+b17: // head
 	r4 = r2 < r3;
-	if (!r4) goto b22;
-	r5 = r2;
-	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r118;
+	if (!r4) goto b20;
+	r6 = r151;
 	r9 = *(float *)r6;
-	if ((u64)r5 >= (u64)r12) { qd_site = 1; qd_x = r5; qd_y = r12; goto qd_fault; }
-	r10 = r120;
+	r10 = r153;
 	r13 = *(float *)r10;
 	r14 = r9 + r13;
-	if ((u64)r5 >= (u64)r17) { qd_site = 2; qd_x = r5; qd_y = r17; goto qd_fault; }
-	r15 = r121;
+	r15 = r154;
 	*(float *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	r118 = r118 + r119 * 1;
-	r120 = r120 + r119 * 1;
-	r121 = r121 + r119 * 1;
-	goto b18;
-b22: // exit
+	r151 = r151 + r152 * 1;
+	r153 = r153 + r152 * 1;
+	r154 = r154 + r152 * 1;
+	goto b17;
+b20: // exit
 	return;
+b21: // preheader
+	r155 = r2;
+	r156 = r7 + r155 * 4;
+	r157 = (u64)r1 * 4ull;
+	r158 = r11 + r155 * 4;
+	r159 = r16 + r155 * 4;
+b22: // head (checked)
+	r20 = r2 < r3;
+	if (!r20) goto b20;
+	r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
+	r22 = r156;
+	r23 = *(float *)r22;
+	if ((u64)r21 >= (u64)r12) { qd_site = 1; qd_x = r21; qd_y = r12; goto qd_fault; }
+	r24 = r158;
+	r25 = *(float *)r24;
+	r26 = r23 + r25;
+	if ((u64)r21 >= (u64)r17) { qd_site = 2; qd_x = r21; qd_y = r17; goto qd_fault; }
+	r27 = r159;
+	*(float *)r27 = r26;
+	r2 = (u64)r2 + (u64)r1;
+	r156 = r156 + r157 * 1;
+	r158 = r158 + r157 * 1;
+	r159 = r159 + r157 * 1;
+	goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1671,16 +2450,35 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r61 = move.i64 r11
+	r62 = convert.u64.i64 r61
+	r63 = move.i64 r2
+	r64 = convert.u64.i64 r63
+	r65 = lt.u64 r64, r62
+	r66 = convert.u64.i64 r3
+	r67 = add.u64 r66, 4611686018427387904
+	r68 = le.u64 r67, 9223372036854775808
+	r69 = sub.u64 r66, 1
+	r70 = convert.u64.i64 r2
+	r71 = sub.u64 r69, r70
+	r72 = sub.u64 r62, 1
+	r73 = sub.u64 r72, r64
+	r74 = le.u64 r71, r73
+	branch r65, b2, b26
+b2: # checks
+	branch r68, b3, b26
+b3: # checks
+	branch r74, b4, b26
+b4: # preheader
 	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b2
-b2: # head
+	jump b5
+b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b22
-b3: # index
+	branch r5, b6, b25
+b6: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # computeA.entry
+	jump b7
+b7: # computeA.entry
 	r27 = mulhi.i64 r6, -9002011107970261188
 	r28 = add.i64 r27, r6
 	r29 = convert.u64.i64 r28
@@ -1693,84 +2491,182 @@ b4: # computeA.entry
 	r13 = move.i64 r35
 	r14 = convert.f32.i64 r13
 	r15 = mul.f32 r14, 0.5
-	jump b5
-b5: # edge 0→1
+	jump b8
+b8: # edge 0→1
 	r17 = move.f32 r15
 	r18 = move.i64 0
-	jump b6
-b6: # unroll setup
-	r36 = max.i64 64, -9223372036854775804
-	r37 = sub.i64 r36, 4
-	jump b7
-b7: # unroll guard
-	r38 = lt.i64 r18, r37
-	branch r38, b8, b16
-b8: # computeA.rangeint.body (unrolled 0)
+	jump b9
+b9: # unroll setup
+	r75 = max.i64 64, -9223372036854775804
+	r76 = sub.i64 r75, 4
+	jump b10
+b10: # unroll guard
+	r77 = lt.i64 r18, r76
+	branch r77, b11, b19
+b11: # computeA.rangeint.body (unrolled 0)
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
-	jump b9
-b9: # edge 1→1 (unrolled 0)
+	jump b12
+b12: # edge 1→1 (unrolled 0)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b13
+b13: # computeA.rangeint.body (unrolled 1)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b14
+b14: # edge 1→1 (unrolled 1)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b15
+b15: # computeA.rangeint.body (unrolled 2)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b16
+b16: # edge 1→1 (unrolled 2)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b17
+b17: # computeA.rangeint.body (unrolled 3)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b18
+b18: # edge 1→1 (unrolled 3)
 	r17 = move.f32 r21
 	r18 = move.i64 r22
 	jump b10
-b10: # computeA.rangeint.body (unrolled 1)
+b19: # computeA.rangeint.body
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
-	jump b11
-b11: # edge 1→1 (unrolled 1)
+	branch r23, b20, b21
+b20: # edge 1→1
 	r17 = move.f32 r21
 	r18 = move.i64 r22
-	jump b12
-b12: # computeA.rangeint.body (unrolled 2)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	jump b13
-b13: # edge 1→1 (unrolled 2)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b14
-b14: # computeA.rangeint.body (unrolled 3)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	jump b15
-b15: # edge 1→1 (unrolled 3)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b7
-b16: # computeA.rangeint.body
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	branch r23, b17, b18
-b17: # edge 1→1
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b16
-b18: # edge 1→2
-	r19 = move.f32 r21
 	jump b19
-b19: # computeA.rangeint.done
+b21: # edge 1→2
+	r19 = move.f32 r21
+	jump b22
+b22: # computeA.rangeint.done
 	r12 = move.f32 r19
-	jump b20
-b20: # computeA.return
-	checkindex r6, r8, site 0
+	jump b23
+b23: # computeA.return
 	r24 = elemaddr r7, r6, 4
 	store.f32 r24, r12
-	jump b21
-b21: # latch
+	jump b24
+b24: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # exit
+	jump b5
+b25: # exit
 	return
+b26: # preheader
+	r38 = move.ptr r10
+	r39 = move.i64 r11
+	jump b27
+b27: # head (checked)
+	r36 = lt.i64 r2, r3
+	branch r36, b28, b25
+b28: # index (checked)
+	r37 = move.i64 r2
+	jump b29
+b29: # computeA.entry (checked)
+	r52 = mulhi.i64 r37, -9002011107970261188
+	r53 = add.i64 r52, r37
+	r54 = convert.u64.i64 r53
+	r55 = shr.u64.u32 r54, 63
+	r56 = shr.i64.u32 r53, 9
+	r57 = convert.i64.u64 r55
+	r58 = add.i64 r56, r57
+	r59 = mul.i64 r58, 1000
+	r60 = sub.i64 r37, r59
+	r41 = move.i64 r60
+	r42 = convert.f32.i64 r41
+	r43 = mul.f32 r42, 0.5
+	jump b30
+b30: # edge 0→1 (checked)
+	r17 = move.f32 r43
+	r18 = move.i64 0
+	jump b31
+b31: # unroll setup
+	r78 = max.i64 64, -9223372036854775804
+	r79 = sub.i64 r78, 4
+	jump b32
+b32: # unroll guard
+	r80 = lt.i64 r18, r79
+	branch r80, b33, b41
+b33: # computeA.rangeint.body (checked) (unrolled 0)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 0)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b35
+b35: # computeA.rangeint.body (checked) (unrolled 1)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 1)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b37
+b37: # computeA.rangeint.body (checked) (unrolled 2)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 2)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b39
+b39: # computeA.rangeint.body (checked) (unrolled 3)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 3)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b32
+b41: # computeA.rangeint.body (checked)
+	r45 = mul.f32 r17, 0.999
+	r46 = add.f32 r45, 0.25
+	r47 = add.i64 r18, 1
+	r48 = lt.i64 r47, 64
+	branch r48, b42, b43
+b42: # edge 1→1 (checked)
+	r17 = move.f32 r46
+	r18 = move.i64 r47
+	jump b41
+b43: # edge 1→2 (checked)
+	r44 = move.f32 r46
+	jump b44
+b44: # computeA.rangeint.done (checked)
+	r40 = move.f32 r44
+	jump b45
+b45: # computeA.return (checked)
+	checkindex r37, r39, site 0
+	r49 = elemaddr r38, r37, 4
+	store.f32 r49, r40
+	jump b46
+b46: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b27
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
 b0: # entry
@@ -1783,16 +2679,35 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r63 = move.i64 r11
+	r64 = convert.u64.i64 r63
+	r65 = move.i64 r2
+	r66 = convert.u64.i64 r65
+	r67 = lt.u64 r66, r64
+	r68 = convert.u64.i64 r3
+	r69 = add.u64 r68, 4611686018427387904
+	r70 = le.u64 r69, 9223372036854775808
+	r71 = sub.u64 r68, 1
+	r72 = convert.u64.i64 r2
+	r73 = sub.u64 r71, r72
+	r74 = sub.u64 r64, 1
+	r75 = sub.u64 r74, r66
+	r76 = le.u64 r73, r75
+	branch r67, b2, b26
+b2: # checks
+	branch r70, b3, b26
+b3: # checks
+	branch r76, b4, b26
+b4: # preheader
 	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b2
-b2: # head
+	jump b5
+b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b22
-b3: # index
+	branch r5, b6, b25
+b6: # index
 	r6 = move.i64 r2
-	jump b4
-b4: # computeB.entry
+	jump b7
+b7: # computeB.entry
 	r28 = mulhi.i64 r6, -6291360591419602545
 	r29 = add.i64 r28, r6
 	r30 = convert.u64.i64 r29
@@ -1804,94 +2719,201 @@ b4: # computeB.entry
 	r36 = sub.i64 r6, r35
 	r13 = move.i64 r36
 	r14 = convert.f32.i64 r13
-	jump b5
-b5: # edge 0→1
+	jump b8
+b8: # edge 0→1
 	r16 = move.f32 r14
 	r17 = move.i64 0
-	jump b6
-b6: # unroll setup
-	r37 = max.i64 64, -9223372036854775804
-	r38 = sub.i64 r37, 4
-	jump b7
-b7: # unroll guard
-	r39 = lt.i64 r17, r38
-	branch r39, b8, b16
-b8: # computeB.rangeint.body (unrolled 0)
+	jump b9
+b9: # unroll setup
+	r77 = max.i64 64, -9223372036854775804
+	r78 = sub.i64 r77, 4
+	jump b10
+b10: # unroll guard
+	r79 = lt.i64 r17, r78
+	branch r79, b11, b19
+b11: # computeB.rangeint.body (unrolled 0)
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
-	jump b9
-b9: # edge 1→1 (unrolled 0)
+	jump b12
+b12: # edge 1→1 (unrolled 0)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b13
+b13: # computeB.rangeint.body (unrolled 1)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b14
+b14: # edge 1→1 (unrolled 1)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b15
+b15: # computeB.rangeint.body (unrolled 2)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b16
+b16: # edge 1→1 (unrolled 2)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b17
+b17: # computeB.rangeint.body (unrolled 3)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b18
+b18: # edge 1→1 (unrolled 3)
 	r16 = move.f32 r22
 	r17 = move.i64 r23
 	jump b10
-b10: # computeB.rangeint.body (unrolled 1)
+b19: # computeB.rangeint.body
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
-	jump b11
-b11: # edge 1→1 (unrolled 1)
+	branch r24, b20, b21
+b20: # edge 1→1
 	r16 = move.f32 r22
 	r17 = move.i64 r23
-	jump b12
-b12: # computeB.rangeint.body (unrolled 2)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	jump b13
-b13: # edge 1→1 (unrolled 2)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b14
-b14: # computeB.rangeint.body (unrolled 3)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	jump b15
-b15: # edge 1→1 (unrolled 3)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b7
-b16: # computeB.rangeint.body
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	branch r24, b17, b18
-b17: # edge 1→1
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b16
-b18: # edge 1→2
-	r18 = move.f32 r22
 	jump b19
-b19: # computeB.rangeint.done
+b21: # edge 1→2
+	r18 = move.f32 r22
+	jump b22
+b22: # computeB.rangeint.done
 	r12 = move.f32 r18
-	jump b20
-b20: # computeB.return
-	checkindex r6, r8, site 1
+	jump b23
+b23: # computeB.return
 	r25 = elemaddr r7, r6, 4
 	store.f32 r25, r12
-	jump b21
-b21: # latch
+	jump b24
+b24: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # exit
+	jump b5
+b25: # exit
 	return
+b26: # preheader
+	r39 = move.ptr r10
+	r40 = move.i64 r11
+	jump b27
+b27: # head (checked)
+	r37 = lt.i64 r2, r3
+	branch r37, b28, b25
+b28: # index (checked)
+	r38 = move.i64 r2
+	jump b29
+b29: # computeB.entry (checked)
+	r54 = mulhi.i64 r38, -6291360591419602545
+	r55 = add.i64 r54, r38
+	r56 = convert.u64.i64 r55
+	r57 = shr.u64.u32 r56, 63
+	r58 = shr.i64.u32 r55, 9
+	r59 = convert.i64.u64 r57
+	r60 = add.i64 r58, r59
+	r61 = mul.i64 r60, 777
+	r62 = sub.i64 r38, r61
+	r42 = move.i64 r62
+	r43 = convert.f32.i64 r42
+	jump b30
+b30: # edge 0→1 (checked)
+	r16 = move.f32 r43
+	r17 = move.i64 0
+	jump b31
+b31: # unroll setup
+	r80 = max.i64 64, -9223372036854775804
+	r81 = sub.i64 r80, 4
+	jump b32
+b32: # unroll guard
+	r82 = lt.i64 r17, r81
+	branch r82, b33, b41
+b33: # computeB.rangeint.body (checked) (unrolled 0)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 0)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b35
+b35: # computeB.rangeint.body (checked) (unrolled 1)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 1)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b37
+b37: # computeB.rangeint.body (checked) (unrolled 2)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 2)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b39
+b39: # computeB.rangeint.body (checked) (unrolled 3)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	jump b40
+b40: # edge 1→1 (checked) (unrolled 3)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b32
+b41: # computeB.rangeint.body (checked)
+	r45 = mul.f32 r16, r16
+	r46 = add.f32 r16, 1.0
+	r47 = div.f32 r45, r46
+	r48 = add.f32 r47, 1.0
+	r49 = add.i64 r17, 1
+	r50 = lt.i64 r49, 64
+	branch r50, b42, b43
+b42: # edge 1→1 (checked)
+	r16 = move.f32 r48
+	r17 = move.i64 r49
+	jump b41
+b43: # edge 1→2 (checked)
+	r44 = move.f32 r48
+	jump b44
+b44: # computeB.rangeint.done (checked)
+	r41 = move.f32 r44
+	jump b45
+b45: # computeB.return (checked)
+	checkindex r38, r40, site 1
+	r51 = elemaddr r39, r38, 4
+	store.f32 r51, r41
+	jump b46
+b46: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b27
 
 kernel ComputeABSerial(a []f32, b []f32, n i64)
 site 0 index kernels.go:30:4
@@ -1907,14 +2929,31 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	jump b2
-b2: # head
+	r55 = convert.u64.i64 r20
+	r56 = move.i64 r2
+	r57 = convert.u64.i64 r56
+	r58 = lt.u64 r57, r55
+	r59 = convert.u64.i64 r3
+	r60 = add.u64 r59, 4611686018427387904
+	r61 = le.u64 r60, 9223372036854775808
+	r62 = sub.u64 r59, 1
+	r63 = convert.u64.i64 r2
+	r64 = sub.u64 r62, r63
+	r65 = sub.u64 r55, 1
+	r66 = sub.u64 r65, r57
+	r67 = le.u64 r64, r66
+	branch r58, b2, b25
+b2: # checks
+	branch r61, b3, b25
+b3: # checks
+	branch r67, b4, b25
+b4: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b22
-b3: # index
+	branch r4, b5, b24
+b5: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # computeA.entry
+	jump b6
+b6: # computeA.entry
 	r23 = mulhi.i64 r5, -9002011107970261188
 	r24 = add.i64 r23, r5
 	r25 = convert.u64.i64 r24
@@ -1927,84 +2966,178 @@ b4: # computeA.entry
 	r7 = move.i64 r31
 	r8 = convert.f32.i64 r7
 	r9 = mul.f32 r8, 0.5
-	jump b5
-b5: # edge 0→1
+	jump b7
+b7: # edge 0→1
 	r11 = move.f32 r9
 	r12 = move.i64 0
-	jump b6
-b6: # unroll setup
-	r32 = max.i64 64, -9223372036854775804
-	r33 = sub.i64 r32, 4
-	jump b7
-b7: # unroll guard
-	r34 = lt.i64 r12, r33
-	branch r34, b8, b16
-b8: # computeA.rangeint.body (unrolled 0)
-	r14 = mul.f32 r11, 0.999
-	r15 = add.f32 r14, 0.25
-	r16 = add.i64 r12, 1
-	r17 = lt.i64 r16, 64
+	jump b8
+b8: # unroll setup
+	r68 = max.i64 64, -9223372036854775804
+	r69 = sub.i64 r68, 4
 	jump b9
-b9: # edge 1→1 (unrolled 0)
-	r11 = move.f32 r15
-	r12 = move.i64 r16
-	jump b10
-b10: # computeA.rangeint.body (unrolled 1)
+b9: # unroll guard
+	r70 = lt.i64 r12, r69
+	branch r70, b10, b18
+b10: # computeA.rangeint.body (unrolled 0)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
 	jump b11
-b11: # edge 1→1 (unrolled 1)
+b11: # edge 1→1 (unrolled 0)
 	r11 = move.f32 r15
 	r12 = move.i64 r16
 	jump b12
-b12: # computeA.rangeint.body (unrolled 2)
+b12: # computeA.rangeint.body (unrolled 1)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
 	jump b13
-b13: # edge 1→1 (unrolled 2)
+b13: # edge 1→1 (unrolled 1)
 	r11 = move.f32 r15
 	r12 = move.i64 r16
 	jump b14
-b14: # computeA.rangeint.body (unrolled 3)
+b14: # computeA.rangeint.body (unrolled 2)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
 	jump b15
-b15: # edge 1→1 (unrolled 3)
+b15: # edge 1→1 (unrolled 2)
 	r11 = move.f32 r15
 	r12 = move.i64 r16
-	jump b7
-b16: # computeA.rangeint.body
+	jump b16
+b16: # computeA.rangeint.body (unrolled 3)
 	r14 = mul.f32 r11, 0.999
 	r15 = add.f32 r14, 0.25
 	r16 = add.i64 r12, 1
 	r17 = lt.i64 r16, 64
-	branch r17, b17, b18
-b17: # edge 1→1
+	jump b17
+b17: # edge 1→1 (unrolled 3)
 	r11 = move.f32 r15
 	r12 = move.i64 r16
-	jump b16
-b18: # edge 1→2
+	jump b9
+b18: # computeA.rangeint.body
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	branch r17, b19, b20
+b19: # edge 1→1
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b18
+b20: # edge 1→2
 	r13 = move.f32 r15
-	jump b19
-b19: # computeA.rangeint.done
+	jump b21
+b21: # computeA.rangeint.done
 	r6 = move.f32 r13
-	jump b20
-b20: # computeA.return
-	checkindex r5, r20, site 0
+	jump b22
+b22: # computeA.return
 	r18 = elemaddr r19, r5, 4
 	store.f32 r18, r6
-	jump b21
-b21: # latch
+	jump b23
+b23: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # exit
+	jump b4
+b24: # exit
 	return
+b25: # head (checked)
+	r32 = lt.i64 r2, r3
+	branch r32, b26, b24
+b26: # index (checked)
+	r33 = move.i64 r2
+	jump b27
+b27: # computeA.entry (checked)
+	r46 = mulhi.i64 r33, -9002011107970261188
+	r47 = add.i64 r46, r33
+	r48 = convert.u64.i64 r47
+	r49 = shr.u64.u32 r48, 63
+	r50 = shr.i64.u32 r47, 9
+	r51 = convert.i64.u64 r49
+	r52 = add.i64 r50, r51
+	r53 = mul.i64 r52, 1000
+	r54 = sub.i64 r33, r53
+	r35 = move.i64 r54
+	r36 = convert.f32.i64 r35
+	r37 = mul.f32 r36, 0.5
+	jump b28
+b28: # edge 0→1 (checked)
+	r11 = move.f32 r37
+	r12 = move.i64 0
+	jump b29
+b29: # unroll setup
+	r71 = max.i64 64, -9223372036854775804
+	r72 = sub.i64 r71, 4
+	jump b30
+b30: # unroll guard
+	r73 = lt.i64 r12, r72
+	branch r73, b31, b39
+b31: # computeA.rangeint.body (checked) (unrolled 0)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b32
+b32: # edge 1→1 (checked) (unrolled 0)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b33
+b33: # computeA.rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 1)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b35
+b35: # computeA.rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 2)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b37
+b37: # computeA.rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 3)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b30
+b39: # computeA.rangeint.body (checked)
+	r39 = mul.f32 r11, 0.999
+	r40 = add.f32 r39, 0.25
+	r41 = add.i64 r12, 1
+	r42 = lt.i64 r41, 64
+	branch r42, b40, b41
+b40: # edge 1→1 (checked)
+	r11 = move.f32 r40
+	r12 = move.i64 r41
+	jump b39
+b41: # edge 1→2 (checked)
+	r38 = move.f32 r40
+	jump b42
+b42: # computeA.rangeint.done (checked)
+	r34 = move.f32 r38
+	jump b43
+b43: # computeA.return (checked)
+	checkindex r33, r20, site 0
+	r43 = elemaddr r19, r33, 4
+	store.f32 r43, r34
+	jump b44
+b44: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b25
 
 task ComputeABSerial_1 parallel count=(param n)
 b0: # entry
@@ -2016,14 +3149,31 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	jump b2
-b2: # head
+	r57 = convert.u64.i64 r21
+	r58 = move.i64 r2
+	r59 = convert.u64.i64 r58
+	r60 = lt.u64 r59, r57
+	r61 = convert.u64.i64 r3
+	r62 = add.u64 r61, 4611686018427387904
+	r63 = le.u64 r62, 9223372036854775808
+	r64 = sub.u64 r61, 1
+	r65 = convert.u64.i64 r2
+	r66 = sub.u64 r64, r65
+	r67 = sub.u64 r57, 1
+	r68 = sub.u64 r67, r59
+	r69 = le.u64 r66, r68
+	branch r60, b2, b25
+b2: # checks
+	branch r63, b3, b25
+b3: # checks
+	branch r69, b4, b25
+b4: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b22
-b3: # index
+	branch r4, b5, b24
+b5: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # computeB.entry
+	jump b6
+b6: # computeB.entry
 	r24 = mulhi.i64 r5, -6291360591419602545
 	r25 = add.i64 r24, r5
 	r26 = convert.u64.i64 r25
@@ -2035,31 +3185,19 @@ b4: # computeB.entry
 	r32 = sub.i64 r5, r31
 	r7 = move.i64 r32
 	r8 = convert.f32.i64 r7
-	jump b5
-b5: # edge 0→1
+	jump b7
+b7: # edge 0→1
 	r10 = move.f32 r8
 	r11 = move.i64 0
-	jump b6
-b6: # unroll setup
-	r33 = max.i64 64, -9223372036854775804
-	r34 = sub.i64 r33, 4
-	jump b7
-b7: # unroll guard
-	r35 = lt.i64 r11, r34
-	branch r35, b8, b16
-b8: # computeB.rangeint.body (unrolled 0)
-	r13 = mul.f32 r10, r10
-	r14 = add.f32 r10, 1.0
-	r15 = div.f32 r13, r14
-	r16 = add.f32 r15, 1.0
-	r17 = add.i64 r11, 1
-	r18 = lt.i64 r17, 64
+	jump b8
+b8: # unroll setup
+	r70 = max.i64 64, -9223372036854775804
+	r71 = sub.i64 r70, 4
 	jump b9
-b9: # edge 1→1 (unrolled 0)
-	r10 = move.f32 r16
-	r11 = move.i64 r17
-	jump b10
-b10: # computeB.rangeint.body (unrolled 1)
+b9: # unroll guard
+	r72 = lt.i64 r11, r71
+	branch r72, b10, b18
+b10: # computeB.rangeint.body (unrolled 0)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
@@ -2067,11 +3205,11 @@ b10: # computeB.rangeint.body (unrolled 1)
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
 	jump b11
-b11: # edge 1→1 (unrolled 1)
+b11: # edge 1→1 (unrolled 0)
 	r10 = move.f32 r16
 	r11 = move.i64 r17
 	jump b12
-b12: # computeB.rangeint.body (unrolled 2)
+b12: # computeB.rangeint.body (unrolled 1)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
@@ -2079,11 +3217,11 @@ b12: # computeB.rangeint.body (unrolled 2)
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
 	jump b13
-b13: # edge 1→1 (unrolled 2)
+b13: # edge 1→1 (unrolled 1)
 	r10 = move.f32 r16
 	r11 = move.i64 r17
 	jump b14
-b14: # computeB.rangeint.body (unrolled 3)
+b14: # computeB.rangeint.body (unrolled 2)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
@@ -2091,38 +3229,153 @@ b14: # computeB.rangeint.body (unrolled 3)
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
 	jump b15
-b15: # edge 1→1 (unrolled 3)
+b15: # edge 1→1 (unrolled 2)
 	r10 = move.f32 r16
 	r11 = move.i64 r17
-	jump b7
-b16: # computeB.rangeint.body
+	jump b16
+b16: # computeB.rangeint.body (unrolled 3)
 	r13 = mul.f32 r10, r10
 	r14 = add.f32 r10, 1.0
 	r15 = div.f32 r13, r14
 	r16 = add.f32 r15, 1.0
 	r17 = add.i64 r11, 1
 	r18 = lt.i64 r17, 64
-	branch r18, b17, b18
-b17: # edge 1→1
+	jump b17
+b17: # edge 1→1 (unrolled 3)
 	r10 = move.f32 r16
 	r11 = move.i64 r17
-	jump b16
-b18: # edge 1→2
+	jump b9
+b18: # computeB.rangeint.body
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	branch r18, b19, b20
+b19: # edge 1→1
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b18
+b20: # edge 1→2
 	r12 = move.f32 r16
-	jump b19
-b19: # computeB.rangeint.done
+	jump b21
+b21: # computeB.rangeint.done
 	r6 = move.f32 r12
-	jump b20
-b20: # computeB.return
-	checkindex r5, r21, site 1
+	jump b22
+b22: # computeB.return
 	r19 = elemaddr r20, r5, 4
 	store.f32 r19, r6
-	jump b21
-b21: # latch
+	jump b23
+b23: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # exit
+	jump b4
+b24: # exit
 	return
+b25: # head (checked)
+	r33 = lt.i64 r2, r3
+	branch r33, b26, b24
+b26: # index (checked)
+	r34 = move.i64 r2
+	jump b27
+b27: # computeB.entry (checked)
+	r48 = mulhi.i64 r34, -6291360591419602545
+	r49 = add.i64 r48, r34
+	r50 = convert.u64.i64 r49
+	r51 = shr.u64.u32 r50, 63
+	r52 = shr.i64.u32 r49, 9
+	r53 = convert.i64.u64 r51
+	r54 = add.i64 r52, r53
+	r55 = mul.i64 r54, 777
+	r56 = sub.i64 r34, r55
+	r36 = move.i64 r56
+	r37 = convert.f32.i64 r36
+	jump b28
+b28: # edge 0→1 (checked)
+	r10 = move.f32 r37
+	r11 = move.i64 0
+	jump b29
+b29: # unroll setup
+	r73 = max.i64 64, -9223372036854775804
+	r74 = sub.i64 r73, 4
+	jump b30
+b30: # unroll guard
+	r75 = lt.i64 r11, r74
+	branch r75, b31, b39
+b31: # computeB.rangeint.body (checked) (unrolled 0)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b32
+b32: # edge 1→1 (checked) (unrolled 0)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b33
+b33: # computeB.rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b34
+b34: # edge 1→1 (checked) (unrolled 1)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b35
+b35: # computeB.rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b36
+b36: # edge 1→1 (checked) (unrolled 2)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b37
+b37: # computeB.rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	jump b38
+b38: # edge 1→1 (checked) (unrolled 3)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b30
+b39: # computeB.rangeint.body (checked)
+	r39 = mul.f32 r10, r10
+	r40 = add.f32 r10, 1.0
+	r41 = div.f32 r39, r40
+	r42 = add.f32 r41, 1.0
+	r43 = add.i64 r11, 1
+	r44 = lt.i64 r43, 64
+	branch r44, b40, b41
+b40: # edge 1→1 (checked)
+	r10 = move.f32 r42
+	r11 = move.i64 r43
+	jump b39
+b41: # edge 1→2 (checked)
+	r38 = move.f32 r42
+	jump b42
+b42: # computeB.rangeint.done (checked)
+	r35 = move.f32 r38
+	jump b43
+b43: # computeB.return (checked)
+	checkindex r34, r21, site 1
+	r45 = elemaddr r20, r34, 4
+	store.f32 r45, r35
+	jump b44
+b44: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b25
 
 kernel Combine(a []f32, b []f32, c []f32, n i64)
 site 0 index kernels.go:42:11
@@ -2143,161 +3396,187 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r20 = mul.i64 r1, 3
-	r71 = mul.i64 r1, 4
-	r24 = convert.u64.i64 r3
-	r26 = convert.u64.i64 r20
-	r73 = move.i64 r71
-	r76 = move.i64 r71
-	r79 = move.i64 r71
-	r84 = move.i64 r71
-	r89 = move.i64 r71
-	r94 = move.i64 r71
-	r101 = move.i64 r71
-	r108 = move.i64 r71
-	r115 = move.i64 r71
-	r122 = move.i64 r2
-	r123 = move.i64 r122
-	r124 = elemaddr r7, r123, 4
-	r125 = mul.i64 r71, 4
-	r126 = elemaddr r11, r123, 4
-	r127 = elemaddr r16, r123, 4
-	jump b2
-b2: # grid unrolled guard
-	r21 = lt.i64 r2, r3
-	branch r21, b3, b22
-b3: # grid unrolled room
-	r25 = convert.u64.i64 r2
-	r22 = sub.u64 r24, r25
-	r23 = gt.u64 r22, r26
-	branch r23, b4, b17
-b4: # grid unrolled 0
-	r27 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r29 = move.i64 r27
-	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkindex r29, r8, site 0
-	r30 = move.ptr r124
-	r31 = load.f32 r30
-	checkindex r29, r12, site 1
-	r32 = move.ptr r126
-	r33 = load.f32 r32
-	r34 = add.f32 r31, r33
-	checkindex r29, r17, site 2
-	r35 = move.ptr r127
-	store.f32 r35, r34
-	jump b7
-b7: # grid unrolled 1
-	r48 = add.i64 r27, r1
-	jump b8
-b8: # index (grid unrolled 1)
-	r39 = move.i64 r48
+	r30 = convert.u64.i64 r8
+	r31 = move.i64 r2
+	r32 = convert.u64.i64 r31
+	r33 = lt.u64 r32, r30
+	r34 = convert.u64.i64 r3
+	r35 = add.u64 r34, 4611686018427387904
+	r36 = le.u64 r35, 9223372036854775808
+	r37 = sub.u64 r34, 1
+	r38 = convert.u64.i64 r2
+	r39 = sub.u64 r37, r38
+	r40 = sub.u64 r30, 1
+	r41 = sub.u64 r40, r32
+	r42 = le.u64 r39, r41
+	r43 = convert.u64.i64 r12
+	r44 = lt.u64 r32, r43
+	r45 = sub.u64 r43, 1
+	r46 = sub.u64 r45, r32
+	r47 = le.u64 r39, r46
+	r48 = convert.u64.i64 r17
+	r49 = lt.u64 r32, r48
+	r50 = sub.u64 r48, 1
+	r51 = sub.u64 r50, r32
+	r52 = le.u64 r39, r51
+	branch r33, b2, b21
+b2: # checks
+	branch r36, b3, b21
+b3: # checks
+	branch r42, b4, b21
+b4: # checks
+	branch r44, b5, b21
+b5: # checks
+	branch r47, b6, b21
+b6: # checks
+	branch r49, b7, b21
+b7: # checks
+	branch r52, b8, b21
+b8: # preheader
+	r53 = mul.i64 r1, 3
+	r104 = mul.i64 r1, 4
+	r57 = move.u64 r34
+	r59 = convert.u64.i64 r53
+	r106 = move.i64 r104
+	r109 = move.i64 r104
+	r112 = move.i64 r104
+	r117 = move.i64 r104
+	r122 = move.i64 r104
+	r127 = move.i64 r104
+	r134 = move.i64 r104
+	r141 = move.i64 r104
+	r148 = move.i64 r104
+	r160 = move.i64 r2
+	r161 = move.i64 r160
+	r162 = elemaddr r7, r161, 4
+	r163 = mul.i64 r104, 4
+	r164 = elemaddr r11, r161, 4
+	r165 = elemaddr r16, r161, 4
 	jump b9
-b9: # rangeint.body (grid unrolled 1)
-	checkindex r39, r8, site 0
-	r72 = move.ptr r30
-	r74 = elemaddr r72, r73, 1
-	r40 = move.ptr r74
-	r41 = load.f32 r40
-	checkindex r39, r12, site 1
-	r75 = move.ptr r32
-	r77 = elemaddr r75, r76, 1
-	r42 = move.ptr r77
-	r43 = load.f32 r42
-	r44 = add.f32 r41, r43
-	checkindex r39, r17, site 2
-	r78 = move.ptr r35
-	r80 = elemaddr r78, r79, 1
-	r45 = move.ptr r80
-	store.f32 r45, r44
-	jump b10
-b10: # grid unrolled 2
-	r59 = add.i64 r48, r1
-	jump b11
-b11: # index (grid unrolled 2)
-	r50 = move.i64 r59
+b9: # grid unrolled guard
+	r54 = lt.i64 r2, r3
+	branch r54, b10, b20
+b10: # grid unrolled room
+	r58 = convert.u64.i64 r2
+	r55 = sub.u64 r57, r58
+	r56 = gt.u64 r55, r59
+	branch r56, b11, b16
+b11: # rangeint.body (grid unrolled 0)
+	r63 = move.ptr r162
+	r64 = load.f32 r63
+	r65 = move.ptr r164
+	r66 = load.f32 r65
+	r67 = add.f32 r64, r66
+	r68 = move.ptr r165
+	store.f32 r68, r67
 	jump b12
-b12: # rangeint.body (grid unrolled 2)
-	checkindex r50, r8, site 0
-	r83 = move.ptr r74
-	r85 = elemaddr r83, r84, 1
-	r51 = move.ptr r85
-	r52 = load.f32 r51
-	checkindex r50, r12, site 1
-	r88 = move.ptr r77
-	r90 = elemaddr r88, r89, 1
-	r53 = move.ptr r90
-	r54 = load.f32 r53
-	r55 = add.f32 r52, r54
-	checkindex r50, r17, site 2
-	r93 = move.ptr r80
-	r95 = elemaddr r93, r94, 1
-	r56 = move.ptr r95
-	store.f32 r56, r55
+b12: # rangeint.body (grid unrolled 1)
+	r105 = move.ptr r63
+	r107 = elemaddr r105, r106, 1
+	r73 = move.ptr r107
+	r74 = load.f32 r73
+	r108 = move.ptr r65
+	r110 = elemaddr r108, r109, 1
+	r75 = move.ptr r110
+	r76 = load.f32 r75
+	r77 = add.f32 r74, r76
+	r111 = move.ptr r68
+	r113 = elemaddr r111, r112, 1
+	r78 = move.ptr r113
+	store.f32 r78, r77
 	jump b13
-b13: # grid unrolled 3
-	r70 = add.i64 r59, r1
+b13: # rangeint.body (grid unrolled 2)
+	r116 = move.ptr r107
+	r118 = elemaddr r116, r117, 1
+	r84 = move.ptr r118
+	r85 = load.f32 r84
+	r121 = move.ptr r110
+	r123 = elemaddr r121, r122, 1
+	r86 = move.ptr r123
+	r87 = load.f32 r86
+	r88 = add.f32 r85, r87
+	r126 = move.ptr r113
+	r128 = elemaddr r126, r127, 1
+	r89 = move.ptr r128
+	store.f32 r89, r88
 	jump b14
-b14: # index (grid unrolled 3)
-	r61 = move.i64 r70
+b14: # rangeint.body (grid unrolled 3)
+	r133 = move.ptr r118
+	r135 = elemaddr r133, r134, 1
+	r95 = move.ptr r135
+	r96 = load.f32 r95
+	r140 = move.ptr r123
+	r142 = elemaddr r140, r141, 1
+	r97 = move.ptr r142
+	r98 = load.f32 r97
+	r99 = add.f32 r96, r98
+	r147 = move.ptr r128
+	r149 = elemaddr r147, r148, 1
+	r100 = move.ptr r149
+	store.f32 r100, r99
 	jump b15
-b15: # rangeint.body (grid unrolled 3)
-	checkindex r61, r8, site 0
-	r100 = move.ptr r85
-	r102 = elemaddr r100, r101, 1
-	r62 = move.ptr r102
-	r63 = load.f32 r62
-	checkindex r61, r12, site 1
-	r107 = move.ptr r90
-	r109 = elemaddr r107, r108, 1
-	r64 = move.ptr r109
-	r65 = load.f32 r64
-	r66 = add.f32 r63, r65
-	checkindex r61, r17, site 2
-	r114 = move.ptr r95
-	r116 = elemaddr r114, r115, 1
-	r67 = move.ptr r116
-	store.f32 r67, r66
-	jump b16
-b16: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r71
-	r124 = elemaddr r124, r125, 1
-	r126 = elemaddr r126, r125, 1
-	r127 = elemaddr r127, r125, 1
-	jump b2
-b17: # preheader
-	r117 = move.i64 r2
-	r118 = elemaddr r7, r117, 4
-	r119 = mul.i64 r1, 4
-	r120 = elemaddr r11, r117, 4
-	r121 = elemaddr r16, r117, 4
-	jump b18
-b18: # head
+b15: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r104
+	r162 = elemaddr r162, r163, 1
+	r164 = elemaddr r164, r163, 1
+	r165 = elemaddr r165, r163, 1
+	jump b9
+b16: # preheader
+	r150 = move.i64 r2
+	r151 = elemaddr r7, r150, 4
+	r152 = mul.i64 r1, 4
+	r153 = elemaddr r11, r150, 4
+	r154 = elemaddr r16, r150, 4
+	jump b17
+b17: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b19, b22
-b19: # index
-	r5 = move.i64 r2
-	jump b20
-b20: # rangeint.body
-	checkindex r5, r8, site 0
-	r6 = move.ptr r118
+	branch r4, b18, b20
+b18: # rangeint.body
+	r6 = move.ptr r151
 	r9 = load.f32 r6
-	checkindex r5, r12, site 1
-	r10 = move.ptr r120
+	r10 = move.ptr r153
 	r13 = load.f32 r10
 	r14 = add.f32 r9, r13
-	checkindex r5, r17, site 2
-	r15 = move.ptr r121
+	r15 = move.ptr r154
 	store.f32 r15, r14
-	jump b21
-b21: # latch
+	jump b19
+b19: # latch
 	r2 = add.i64 r2, r1
-	r118 = elemaddr r118, r119, 1
-	r120 = elemaddr r120, r119, 1
-	r121 = elemaddr r121, r119, 1
-	jump b18
-b22: # exit
+	r151 = elemaddr r151, r152, 1
+	r153 = elemaddr r153, r152, 1
+	r154 = elemaddr r154, r152, 1
+	jump b17
+b20: # exit
 	return
+b21: # preheader
+	r155 = move.i64 r2
+	r156 = elemaddr r7, r155, 4
+	r157 = mul.i64 r1, 4
+	r158 = elemaddr r11, r155, 4
+	r159 = elemaddr r16, r155, 4
+	jump b22
+b22: # head (checked)
+	r20 = lt.i64 r2, r3
+	branch r20, b23, b20
+b23: # index (checked)
+	r21 = move.i64 r2
+	jump b24
+b24: # rangeint.body (checked)
+	checkindex r21, r8, site 0
+	r22 = move.ptr r156
+	r23 = load.f32 r22
+	checkindex r21, r12, site 1
+	r24 = move.ptr r158
+	r25 = load.f32 r24
+	r26 = add.f32 r23, r25
+	checkindex r21, r17, site 2
+	r27 = move.ptr r159
+	store.f32 r27, r26
+	jump b25
+b25: # latch (checked)
+	r2 = add.i64 r2, r1
+	r156 = elemaddr r156, r157, 1
+	r158 = elemaddr r158, r157, 1
+	r159 = elemaddr r159, r157, 1
+	jump b22
 `

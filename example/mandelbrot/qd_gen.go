@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b4b523a6af49e6d09ea935e774c75c80dcbbcfd3fc1105ead9a4c521e485992b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "de93589b0d2bc31d73b4cdde8cafd352af4374ce5c4918e3fe2850777be1cfe5"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1257729c0d095e339075231294f803af0465ffa51a40538b00f4c2e9ca217f0a"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d436ba4abedf9ad8081b5f39ba9798675dfc29835f7fde7f0749abfef1ae5e19"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -111,13 +111,13 @@ const qdPTX = `//
 	.param .u64 Mandelbrot_0_param_9
 )
 {
-	.reg .pred %p<63>;
-	.reg .pred %pt<4>;
-	.reg .b32 %r<62>;
+	.reg .pred %p<122>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<121>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<60>;
-	.reg .b64 %rdt<5>;
-	.reg .f64 %fd<41>;
+	.reg .b64 %rd<116>;
+	.reg .b64 %rdt<6>;
+	.reg .f64 %fd<73>;
 
 $L_0:
 	ld.param.s64 %rd4, [Mandelbrot_0_param_2];
@@ -142,35 +142,54 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mov.b64 %rd77, %rd44;
+	mov.b64 %rd78, %rd2;
+	mov.b64 %rd79, %rd78;
+	setp.lt.u64 %p80, %rd79, %rd77;
+	mov.b64 %rd81, %rd3;
+	add.u64 %rd82, %rd81, 4611686018427387904;
+	setp.le.u64 %p83, %rd82, 9223372036854775808U;
+	sub.u64 %rd84, %rd81, 1;
+	mov.b64 %rd85, %rd2;
+	sub.u64 %rd86, %rd84, %rd85;
+	sub.u64 %rd87, %rd77, 1;
+	sub.u64 %rd88, %rd87, %rd79;
+	setp.le.u64 %p89, %rd86, %rd88;
+	@!%p80 bra $L_34;
+$L_2:
+	@!%p83 bra $L_34;
+$L_3:
+	@!%p89 bra $L_34;
+$L_4:
 	sub.rn.f64 %fd10, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd15, %rd4;
 	sub.rn.f64 %fd18, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd23, %rd5;
-$L_2:
+$L_5:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_30;
-$L_3:
+	@!%p6 bra $L_33;
+$L_6:
 	mov.b64 %rd7, %rd2;
-$L_4:
+$L_7:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd49, %rd7;
-	mov.b64 %rd50, %rd4;
-	or.b64 %rd51, %rd49, %rd50;
-	shr.u64 %rd52, %rd51, 32;
-	setp.eq.u64 %p53, %rd52, 0;
-	@!%p53 bra $L_29;
-$L_5:
-	cvt.u32.u64 %r54, %rd7;
-	cvt.u32.u64 %r55, %rd4;
-	div.u32 %r56, %r54, %r55;
-	mul.lo.u32 %r58, %r56, %r55;
-	sub.u32 %r57, %r54, %r58;
-	cvt.u64.u32 %rd47, %r56;
-	cvt.u64.u32 %rd48, %r57;
-$L_6:
-	mov.b64 %rd8, %rd48;
-	mov.b64 %rd9, %rd47;
+	mov.b64 %rd105, %rd7;
+	mov.b64 %rd106, %rd4;
+	or.b64 %rd107, %rd105, %rd106;
+	shr.u64 %rd108, %rd107, 32;
+	setp.eq.u64 %p109, %rd108, 0;
+	@!%p109 bra $L_32;
+$L_8:
+	cvt.u32.u64 %r110, %rd7;
+	cvt.u32.u64 %r111, %rd4;
+	div.u32 %r112, %r110, %r111;
+	mul.lo.u32 %r114, %r112, %r111;
+	sub.u32 %r113, %r110, %r114;
+	cvt.u64.u32 %rd103, %r112;
+	cvt.u64.u32 %rd104, %r113;
+$L_9:
+	mov.b64 %rd8, %rd104;
+	mov.b64 %rd9, %rd103;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
 	div.rn.f64 %fd16, %fd14, %fd15;
@@ -179,52 +198,32 @@ $L_6:
 	mul.rn.f64 %fd22, %fd18, %fd21;
 	div.rn.f64 %fd24, %fd22, %fd23;
 	add.rn.f64 %fd25, %fd20, %fd24;
-$L_7:
+$L_10:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_8:
-	max.s32 %r60, %r27, -2147483645;
-	sub.s32 %r61, %r60, 3;
-$L_9:
-	setp.lt.s32 %p62, %r30, %r61;
-	@!%p62 bra $L_25;
-$L_10:
-	setp.lt.s32 %p31, %r30, %r27;
 $L_11:
+	max.s32 %r116, %r27, -2147483645;
+	sub.s32 %r117, %r116, 3;
+$L_12:
+	setp.lt.s32 %p118, %r30, %r117;
+	@!%p118 bra $L_28;
+$L_13:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_14:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_15;
-$L_12:
+	@!%p35 bra $L_18;
+$L_15:
 	mov.b32 %r26, %r30;
-$L_13:
-	setp.ge.u64 %pt1, %rd7, %rd44;
-	@%pt1 bra $Lfault_1;
+$L_16:
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
-$L_14:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_15:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
-$L_16:
-	setp.lt.s32 %p31, %r30, %r27;
 $L_17:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_12;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
 $L_18:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -242,7 +241,7 @@ $L_20:
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_12;
+	@%p35 bra $L_15;
 $L_21:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -260,7 +259,7 @@ $L_23:
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_12;
+	@%p35 bra $L_15;
 $L_24:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -271,16 +270,14 @@ $L_24:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_9;
 $L_25:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_28;
 $L_26:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_12;
+	@%p35 bra $L_15;
 $L_27:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
@@ -291,44 +288,231 @@ $L_27:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_25;
+	bra.uni $L_12;
 $L_28:
-	mov.b32 %r26, %r27;
-	bra.uni $L_13;
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_31;
 $L_29:
-	setp.eq.s64 %pt2, %rd4, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd47, %rd7, %rd4;
-	selp.b64 %rd47, %rdt3, %rd47, %pt2;
-	mul.lo.s64 %rd59, %rd47, %rd4;
-	sub.s64 %rd48, %rd7, %rd59;
-	bra.uni $L_6;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_15;
 $L_30:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_28;
+$L_31:
+	mov.b32 %r26, %r27;
+	bra.uni $L_16;
+$L_32:
+	setp.eq.s64 %pt1, %rd4, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd103, %rd7, %rd4;
+	selp.b64 %rd103, %rdt3, %rd103, %pt1;
+	mul.lo.s64 %rd115, %rd103, %rd4;
+	sub.s64 %rd104, %rd7, %rd115;
+	bra.uni $L_9;
+$L_33:
 	ret;
+$L_34:
+	sub.rn.f64 %fd51, %fd11, %fd12;
+	cvt.rn.f64.s64 %fd54, %rd4;
+	sub.rn.f64 %fd57, %fd19, %fd20;
+	cvt.rn.f64.s64 %fd60, %rd5;
+$L_35:
+	setp.lt.s64 %p47, %rd2, %rd3;
+	@!%p47 bra $L_33;
+$L_36:
+	mov.b64 %rd48, %rd2;
+$L_37:
+	setp.eq.s64 %pt2, %rd4, 0;
+	@%pt2 bra $Lfault_1;
+	mov.b64 %rd92, %rd48;
+	mov.b64 %rd93, %rd4;
+	or.b64 %rd94, %rd92, %rd93;
+	shr.u64 %rd95, %rd94, 32;
+	setp.eq.u64 %p96, %rd95, 0;
+	@!%p96 bra $L_62;
+$L_38:
+	cvt.u32.u64 %r97, %rd48;
+	cvt.u32.u64 %r98, %rd4;
+	div.u32 %r99, %r97, %r98;
+	mul.lo.u32 %r101, %r99, %r98;
+	sub.u32 %r100, %r97, %r101;
+	cvt.u64.u32 %rd90, %r99;
+	cvt.u64.u32 %rd91, %r100;
+$L_39:
+	mov.b64 %rd49, %rd91;
+	mov.b64 %rd50, %rd90;
+	cvt.rn.f64.s64 %fd52, %rd49;
+	mul.rn.f64 %fd53, %fd51, %fd52;
+	div.rn.f64 %fd55, %fd53, %fd54;
+	add.rn.f64 %fd56, %fd12, %fd55;
+	cvt.rn.f64.s64 %fd58, %rd50;
+	mul.rn.f64 %fd59, %fd57, %fd58;
+	div.rn.f64 %fd61, %fd59, %fd60;
+	add.rn.f64 %fd62, %fd20, %fd61;
+$L_40:
+	mov.f64 %fd28, 0d0000000000000000;
+	mov.f64 %fd29, 0d0000000000000000;
+	mov.b32 %r30, 0;
+$L_41:
+	max.s32 %r119, %r27, -2147483645;
+	sub.s32 %r120, %r119, 3;
+$L_42:
+	setp.lt.s32 %p121, %r30, %r120;
+	@!%p121 bra $L_58;
+$L_43:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_44:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@!%p67 bra $L_48;
+$L_45:
+	mov.b32 %r26, %r30;
+$L_46:
+	setp.ge.u64 %pt3, %rd48, %rd44;
+	@%pt3 bra $Lfault_2;
+	mad.lo.s64 %rd74, %rd48, 4, %rd43;
+	st.global.s32 [%rd74], %r26;
+$L_47:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_35;
+$L_48:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_49:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_50:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
+$L_51:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_52:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_53:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
+$L_54:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+$L_55:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_56:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
+$L_57:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+	bra.uni $L_42;
+$L_58:
+	setp.lt.s32 %p63, %r30, %r27;
+	@!%p63 bra $L_61;
+$L_59:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_45;
+$L_60:
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+	bra.uni $L_58;
+$L_61:
+	mov.b32 %r26, %r27;
+	bra.uni $L_46;
+$L_62:
+	setp.eq.s64 %pt4, %rd4, -1;
+	neg.s64 %rdt4, %rd48;
+	div.s64 %rd90, %rd48, %rd4;
+	selp.b64 %rd90, %rdt4, %rd90, %pt4;
+	mul.lo.s64 %rd102, %rd90, %rd4;
+	sub.s64 %rd91, %rd48, %rd102;
+	bra.uni $L_39;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd48;
 	mov.b64 %rdt2, %rd44;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Mandelbrot_0_param_9];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt5, [Mandelbrot_0_param_9];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 0;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt5+8], 0;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 }
 `
@@ -357,17 +541,25 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Mandelbrot(counts []i32, width i64, height i64, x0 f64, y0 f64, x1 f64, y1 f64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double p4, double p5, double p6, double p7, i32 p8, char *p9) {
-	bool r6 = 0, r31 = 0, r35 = 0, r46 = 0, r53 = 0, r62 = 0;
-	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r60 = 0, r61 = 0;
+	bool r6 = 0, r31 = 0, r35 = 0, r46 = 0, r47 = 0, r63 = 0, r67 = 0, r76 = 0;
+	bool r80 = 0, r83 = 0, r89 = 0, r96 = 0, r109 = 0, r118 = 0, r121 = 0;
+	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r73 = 0, r116 = 0, r117 = 0, r119 = 0;
+	i32 r120 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0;
-	i64 r9 = 0, r44 = 0, r45 = 0, r47 = 0, r48 = 0, r59 = 0;
-	u32 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0;
-	u64 r49 = 0, r50 = 0, r51 = 0, r52 = 0;
+	i64 r9 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r50 = 0, r75 = 0, r78 = 0;
+	i64 r90 = 0, r91 = 0, r102 = 0, r103 = 0, r104 = 0, r115 = 0;
+	u32 r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r110 = 0, r111 = 0, r112 = 0;
+	u32 r113 = 0, r114 = 0;
+	u64 r77 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0;
+	u64 r88 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r105 = 0, r106 = 0, r107 = 0;
+	u64 r108 = 0;
 	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0;
 	double r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
 	double r28 = 0, r29 = 0, r32 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0;
-	double r39 = 0, r40 = 0;
-	char *r42 = 0, *r43 = 0;
+	double r39 = 0, r40 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0;
+	double r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0, r62 = 0, r64 = 0, r65 = 0;
+	double r66 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0;
+	char *r42 = 0, *r43 = 0, *r74 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -383,31 +575,47 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r77 = (u64)r44;
+	r78 = r2;
+	r79 = (u64)r78;
+	r80 = r79 < r77;
+	r81 = (u64)r3;
+	r82 = r81 + 4611686018427387904ull;
+	r83 = r82 <= 9223372036854775808ull;
+	r84 = r81 - 1ull;
+	r85 = (u64)r2;
+	r86 = r84 - r85;
+	r87 = r77 - 1ull;
+	r88 = r87 - r79;
+	r89 = r86 <= r88;
+	if (!r80) goto b34;
+	if (!r83) goto b34;
+	if (!r89) goto b34;
 	r10 = r11 - r12;
 	r15 = (double)r4;
 	r18 = r19 - r20;
 	r23 = (double)r5;
-b2: // head
+b5: // head
 	r6 = r2 < r3;
-	if (!r6) goto b30;
+	if (!r6) goto b33;
 	r7 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r49 = (u64)r7;
-	r50 = (u64)r4;
-	r51 = r49 | r50;
-	r52 = r51 >> 32;
-	r53 = r52 == 0ull;
-	if (!r53) goto b29;
-	r54 = (u32)r7;
-	r55 = (u32)r4;
-	r56 = qd_div_u32(r54, r55);
-	r58 = r56 * r55;
-	r57 = r54 - r58;
-	r47 = (i64)r56;
-	r48 = (i64)r57;
-b6: // rangeint.body
-	r8 = r48;
-	r9 = r47;
+	r105 = (u64)r7;
+	r106 = (u64)r4;
+	r107 = r105 | r106;
+	r108 = r107 >> 32;
+	r109 = r108 == 0ull;
+	if (!r109) goto b32;
+	r110 = (u32)r7;
+	r111 = (u32)r4;
+	r112 = qd_div_u32(r110, r111);
+	r114 = r112 * r111;
+	r113 = r110 - r114;
+	r103 = (i64)r112;
+	r104 = (i64)r113;
+b9: // rangeint.body
+	r8 = r104;
+	r9 = r103;
 	r13 = (double)r8;
 	r14 = r10 * r13;
 	r16 = r14 / r15;
@@ -419,26 +627,25 @@ b6: // rangeint.body
 	r28 = 0x0p+00;
 	r29 = 0x0p+00;
 	r30 = 0;
-	r60 = r27 > (-2147483645) ? r27 : (-2147483645);
-	r61 = (u32)r60 - 3u;
-b9: // unroll guard
-	r62 = r30 < r61;
-	if (!r62) goto b25;
+	r116 = r27 > (-2147483645) ? r27 : (-2147483645);
+	r117 = (u32)r116 - 3u;
+b12: // unroll guard
+	r118 = r30 < r117;
+	if (!r118) goto b28;
 	r31 = r30 < r27;
 	r32 = r28 * r28;
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (!r35) goto b15;
-b12: // escape.if.then
+	if (!r35) goto b18;
+b15: // escape.if.then
 	r26 = r30;
-b13: // escape.return
-	if ((u64)r7 >= (u64)r44) { qd_site = 2; qd_x = r7; qd_y = r44; goto qd_fault; }
+b16: // escape.return
 	r42 = r43 + r7 * 4;
 	*(i32 *)r42 = r26;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b15: // escape.if.done (unrolled 0)
+	goto b5;
+b18: // escape.if.done (unrolled 0)
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -453,7 +660,7 @@ b15: // escape.if.done (unrolled 0)
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b12;
+	if (r35) goto b15;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -468,7 +675,7 @@ b15: // escape.if.done (unrolled 0)
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b12;
+	if (r35) goto b15;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -483,7 +690,7 @@ b15: // escape.if.done (unrolled 0)
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b12;
+	if (r35) goto b15;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -493,15 +700,15 @@ b15: // escape.if.done (unrolled 0)
 	r28 = r40;
 	r29 = r38;
 	r30 = r41;
-	goto b9;
-b25: // escape.for.loop
+	goto b12;
+b28: // escape.for.loop
 	r31 = r30 < r27;
-	if (!r31) goto b28;
+	if (!r31) goto b31;
 	r32 = r28 * r28;
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b12;
+	if (r35) goto b15;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -511,17 +718,155 @@ b25: // escape.for.loop
 	r28 = r40;
 	r29 = r38;
 	r30 = r41;
-	goto b25;
-b28: // escape.for.done
+	goto b28;
+b31: // escape.for.done
 	r26 = r27;
-	goto b13;
-b29: // divide in 64 bits
-	r47 = qd_div_i64(r7, r4);
-	r59 = (u64)r47 * (u64)r4;
-	r48 = (u64)r7 - (u64)r59;
-	goto b6;
-b30: // exit
+	goto b16;
+b32: // divide in 64 bits
+	r103 = qd_div_i64(r7, r4);
+	r115 = (u64)r103 * (u64)r4;
+	r104 = (u64)r7 - (u64)r115;
+	goto b9;
+b33: // exit
 	return;
+b34: // preheader
+	r51 = r11 - r12;
+	r54 = (double)r4;
+	r57 = r19 - r20;
+	r60 = (double)r5;
+b35: // head (checked)
+	r47 = r2 < r3;
+	if (!r47) goto b33;
+	r48 = r2;
+	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r92 = (u64)r48;
+	r93 = (u64)r4;
+	r94 = r92 | r93;
+	r95 = r94 >> 32;
+	r96 = r95 == 0ull;
+	if (!r96) goto b62;
+	r97 = (u32)r48;
+	r98 = (u32)r4;
+	r99 = qd_div_u32(r97, r98);
+	r101 = r99 * r98;
+	r100 = r97 - r101;
+	r90 = (i64)r99;
+	r91 = (i64)r100;
+b39: // rangeint.body (checked)
+	r49 = r91;
+	r50 = r90;
+	r52 = (double)r49;
+	r53 = r51 * r52;
+	r55 = r53 / r54;
+	r56 = r12 + r55;
+	r58 = (double)r50;
+	r59 = r57 * r58;
+	r61 = r59 / r60;
+	r62 = r20 + r61;
+	r28 = 0x0p+00;
+	r29 = 0x0p+00;
+	r30 = 0;
+	r119 = r27 > (-2147483645) ? r27 : (-2147483645);
+	r120 = (u32)r119 - 3u;
+b42: // unroll guard
+	r121 = r30 < r120;
+	if (!r121) goto b58;
+	r63 = r30 < r27;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (!r67) goto b48;
+b45: // escape.if.then (checked)
+	r26 = r30;
+b46: // escape.return (checked)
+	if ((u64)r48 >= (u64)r44) { qd_site = 2; qd_x = r48; qd_y = r44; goto qd_fault; }
+	r74 = r43 + r48 * 4;
+	*(i32 *)r74 = r26;
+	r2 = (u64)r2 + (u64)r1;
+	goto b35;
+b48: // escape.if.done (checked) (unrolled 0)
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	r63 = r30 < r27;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b45;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	r63 = r30 < r27;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b45;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	r63 = r30 < r27;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b45;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	goto b42;
+b58: // escape.for.loop (checked)
+	r63 = r30 < r27;
+	if (!r63) goto b61;
+	r64 = r28 * r28;
+	r65 = r29 * r29;
+	r66 = r64 + r65;
+	r67 = r66 > 0x1p+02;
+	if (r67) goto b45;
+	r68 = r28 * 0x1p+01;
+	r69 = r68 * r29;
+	r70 = r69 + r62;
+	r71 = r64 - r65;
+	r72 = r71 + r56;
+	r73 = (u32)r30 + 1u;
+	r28 = r72;
+	r29 = r70;
+	r30 = r73;
+	goto b58;
+b61: // escape.for.done (checked)
+	r26 = r27;
+	goto b46;
+b62: // divide in 64 bits
+	r90 = qd_div_i64(r48, r4);
+	r102 = (u64)r90 * (u64)r4;
+	r91 = (u64)r48 - (u64)r102;
+	goto b39;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -559,37 +904,56 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r77 = convert.u64.i64 r44
+	r78 = move.i64 r2
+	r79 = convert.u64.i64 r78
+	r80 = lt.u64 r79, r77
+	r81 = convert.u64.i64 r3
+	r82 = add.u64 r81, 4611686018427387904
+	r83 = le.u64 r82, 9223372036854775808
+	r84 = sub.u64 r81, 1
+	r85 = convert.u64.i64 r2
+	r86 = sub.u64 r84, r85
+	r87 = sub.u64 r77, 1
+	r88 = sub.u64 r87, r79
+	r89 = le.u64 r86, r88
+	branch r80, b2, b34
+b2: # checks
+	branch r83, b3, b34
+b3: # checks
+	branch r89, b4, b34
+b4: # preheader
 	r10 = sub.f64 r11, r12
 	r15 = convert.f64.i64 r4
 	r18 = sub.f64 r19, r20
 	r23 = convert.f64.i64 r5
-	jump b2
-b2: # head
+	jump b5
+b5: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b30
-b3: # index
+	branch r6, b6, b33
+b6: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r49 = convert.u64.i64 r7
-	r50 = convert.u64.i64 r4
-	r51 = or.u64 r49, r50
-	r52 = shr.u64.u32 r51, 32
-	r53 = eq.u64 r52, 0
-	branch r53, b5, b29
-b5: # divide in 32 bits
-	r54 = convert.u32.i64 r7
-	r55 = convert.u32.i64 r4
-	r56 = div.u32 r54, r55
-	r58 = mul.u32 r56, r55
-	r57 = sub.u32 r54, r58
-	r47 = convert.i64.u32 r56
-	r48 = convert.i64.u32 r57
-	jump b6
-b6: # rangeint.body
-	r8 = move.i64 r48
-	r9 = move.i64 r47
+	r105 = convert.u64.i64 r7
+	r106 = convert.u64.i64 r4
+	r107 = or.u64 r105, r106
+	r108 = shr.u64.u32 r107, 32
+	r109 = eq.u64 r108, 0
+	branch r109, b8, b32
+b8: # divide in 32 bits
+	r110 = convert.u32.i64 r7
+	r111 = convert.u32.i64 r4
+	r112 = div.u32 r110, r111
+	r114 = mul.u32 r112, r111
+	r113 = sub.u32 r110, r114
+	r103 = convert.i64.u32 r112
+	r104 = convert.i64.u32 r113
+	jump b9
+b9: # rangeint.body
+	r8 = move.i64 r104
+	r9 = move.i64 r103
 	r13 = convert.f64.i64 r8
 	r14 = mul.f64 r10, r13
 	r16 = div.f64 r14, r15
@@ -598,60 +962,39 @@ b6: # rangeint.body
 	r22 = mul.f64 r18, r21
 	r24 = div.f64 r22, r23
 	r25 = add.f64 r20, r24
-	jump b7
-b7: # escape.entry
+	jump b10
+b10: # escape.entry
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b8
-b8: # unroll setup
-	r60 = max.i32 r27, -2147483645
-	r61 = sub.i32 r60, 3
-	jump b9
-b9: # unroll guard
-	r62 = lt.i32 r30, r61
-	branch r62, b10, b25
-b10: # escape.for.loop (unrolled 0)
-	r31 = lt.i32 r30, r27
 	jump b11
-b11: # escape.for.body (unrolled 0)
+b11: # unroll setup
+	r116 = max.i32 r27, -2147483645
+	r117 = sub.i32 r116, 3
+	jump b12
+b12: # unroll guard
+	r118 = lt.i32 r30, r117
+	branch r118, b13, b28
+b13: # escape.for.loop (unrolled 0)
+	r31 = lt.i32 r30, r27
+	jump b14
+b14: # escape.for.body (unrolled 0)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b12, b15
-b12: # escape.if.then
+	branch r35, b15, b18
+b15: # escape.if.then
 	r26 = move.i32 r30
-	jump b13
-b13: # escape.return
-	checkindex r7, r44, site 2
+	jump b16
+b16: # escape.return
 	r42 = elemaddr r43, r7, 4
 	store.i32 r42, r26
-	jump b14
-b14: # latch
-	r2 = add.i64 r2, r1
-	jump b2
-b15: # escape.if.done (unrolled 0)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b16
-b16: # escape.for.loop (unrolled 1)
-	r31 = lt.i32 r30, r27
 	jump b17
-b17: # escape.for.body (unrolled 1)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b12, b18
-b18: # escape.if.done (unrolled 1)
+b17: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b18: # escape.if.done (unrolled 0)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -662,16 +1005,16 @@ b18: # escape.if.done (unrolled 1)
 	r29 = move.f64 r38
 	r30 = move.i32 r41
 	jump b19
-b19: # escape.for.loop (unrolled 2)
+b19: # escape.for.loop (unrolled 1)
 	r31 = lt.i32 r30, r27
 	jump b20
-b20: # escape.for.body (unrolled 2)
+b20: # escape.for.body (unrolled 1)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b12, b21
-b21: # escape.if.done (unrolled 2)
+	branch r35, b15, b21
+b21: # escape.if.done (unrolled 1)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -682,36 +1025,16 @@ b21: # escape.if.done (unrolled 2)
 	r29 = move.f64 r38
 	r30 = move.i32 r41
 	jump b22
-b22: # escape.for.loop (unrolled 3)
+b22: # escape.for.loop (unrolled 2)
 	r31 = lt.i32 r30, r27
 	jump b23
-b23: # escape.for.body (unrolled 3)
+b23: # escape.for.body (unrolled 2)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b12, b24
-b24: # escape.if.done (unrolled 3)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b9
-b25: # escape.for.loop
-	r31 = lt.i32 r30, r27
-	branch r31, b26, b28
-b26: # escape.for.body
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b12, b27
-b27: # escape.if.done
+	branch r35, b15, b24
+b24: # escape.if.done (unrolled 2)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -722,14 +1045,226 @@ b27: # escape.if.done
 	r29 = move.f64 r38
 	r30 = move.i32 r41
 	jump b25
-b28: # escape.for.done
+b25: # escape.for.loop (unrolled 3)
+	r31 = lt.i32 r30, r27
+	jump b26
+b26: # escape.for.body (unrolled 3)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b15, b27
+b27: # escape.if.done (unrolled 3)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b12
+b28: # escape.for.loop
+	r31 = lt.i32 r30, r27
+	branch r31, b29, b31
+b29: # escape.for.body
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b15, b30
+b30: # escape.if.done
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b28
+b31: # escape.for.done
 	r26 = move.i32 r27
-	jump b13
-b29: # divide in 64 bits
-	r47 = div.i64 r7, r4
-	r59 = mul.i64 r47, r4
-	r48 = sub.i64 r7, r59
-	jump b6
-b30: # exit
+	jump b16
+b32: # divide in 64 bits
+	r103 = div.i64 r7, r4
+	r115 = mul.i64 r103, r4
+	r104 = sub.i64 r7, r115
+	jump b9
+b33: # exit
 	return
+b34: # preheader
+	r51 = sub.f64 r11, r12
+	r54 = convert.f64.i64 r4
+	r57 = sub.f64 r19, r20
+	r60 = convert.f64.i64 r5
+	jump b35
+b35: # head (checked)
+	r47 = lt.i64 r2, r3
+	branch r47, b36, b33
+b36: # index (checked)
+	r48 = move.i64 r2
+	jump b37
+b37: # rangeint.body (checked)
+	checkdiv.i64 r4, site 0
+	r92 = convert.u64.i64 r48
+	r93 = convert.u64.i64 r4
+	r94 = or.u64 r92, r93
+	r95 = shr.u64.u32 r94, 32
+	r96 = eq.u64 r95, 0
+	branch r96, b38, b62
+b38: # divide in 32 bits
+	r97 = convert.u32.i64 r48
+	r98 = convert.u32.i64 r4
+	r99 = div.u32 r97, r98
+	r101 = mul.u32 r99, r98
+	r100 = sub.u32 r97, r101
+	r90 = convert.i64.u32 r99
+	r91 = convert.i64.u32 r100
+	jump b39
+b39: # rangeint.body (checked)
+	r49 = move.i64 r91
+	r50 = move.i64 r90
+	r52 = convert.f64.i64 r49
+	r53 = mul.f64 r51, r52
+	r55 = div.f64 r53, r54
+	r56 = add.f64 r12, r55
+	r58 = convert.f64.i64 r50
+	r59 = mul.f64 r57, r58
+	r61 = div.f64 r59, r60
+	r62 = add.f64 r20, r61
+	jump b40
+b40: # escape.entry (checked)
+	r28 = move.f64 0.0
+	r29 = move.f64 0.0
+	r30 = move.i32 0
+	jump b41
+b41: # unroll setup
+	r119 = max.i32 r27, -2147483645
+	r120 = sub.i32 r119, 3
+	jump b42
+b42: # unroll guard
+	r121 = lt.i32 r30, r120
+	branch r121, b43, b58
+b43: # escape.for.loop (checked) (unrolled 0)
+	r63 = lt.i32 r30, r27
+	jump b44
+b44: # escape.for.body (checked) (unrolled 0)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b48
+b45: # escape.if.then (checked)
+	r26 = move.i32 r30
+	jump b46
+b46: # escape.return (checked)
+	checkindex r48, r44, site 2
+	r74 = elemaddr r43, r48, 4
+	store.i32 r74, r26
+	jump b47
+b47: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b35
+b48: # escape.if.done (checked) (unrolled 0)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b49
+b49: # escape.for.loop (checked) (unrolled 1)
+	r63 = lt.i32 r30, r27
+	jump b50
+b50: # escape.for.body (checked) (unrolled 1)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b51
+b51: # escape.if.done (checked) (unrolled 1)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b52
+b52: # escape.for.loop (checked) (unrolled 2)
+	r63 = lt.i32 r30, r27
+	jump b53
+b53: # escape.for.body (checked) (unrolled 2)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b54
+b54: # escape.if.done (checked) (unrolled 2)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b55
+b55: # escape.for.loop (checked) (unrolled 3)
+	r63 = lt.i32 r30, r27
+	jump b56
+b56: # escape.for.body (checked) (unrolled 3)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b57
+b57: # escape.if.done (checked) (unrolled 3)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b42
+b58: # escape.for.loop (checked)
+	r63 = lt.i32 r30, r27
+	branch r63, b59, b61
+b59: # escape.for.body (checked)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b45, b60
+b60: # escape.if.done (checked)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b58
+b61: # escape.for.done (checked)
+	r26 = move.i32 r27
+	jump b46
+b62: # divide in 64 bits
+	r90 = div.i64 r48, r4
+	r102 = mul.i64 r90, r4
+	r91 = sub.i64 r48, r102
+	jump b39
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "98bb7adac42e9f215fdb7e82c4e0b8dc9545c239789268a6644a47c443fb2089"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "de0301ab7cc3942673e4ab35823bbf8efff78327ba2de1e2e94a679eea0a345c"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d85a8c473601de013bc08683cadc72d98253078e26927f0c4d06cd045633d297"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "773e880822e27a35e0878668784c93246435ca742bd525557e5a1965c5db8865"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -95,12 +95,12 @@ const qdPTX = `//
 	.param .u64 Transform_0_param_5
 )
 {
-	.reg .pred %p<36>;
+	.reg .pred %p<73>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<72>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<26>;
+	.reg .f32 %f<45>;
 	.reg .f64 %fd<22>;
 
 $L_0:
@@ -123,41 +123,48 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	setp.gt.s64 %p13, %rd14, 0;
+	mov.b64 %rd48, %rd30;
+	mov.b64 %rd49, %rd2;
+	add.s64 %rd50, %rd49, 1;
+	mov.b64 %rd51, %rd50;
+	setp.lt.u64 %p52, %rd51, %rd48;
+	mov.b64 %rd53, %rd3;
+	add.u64 %rd54, %rd53, 18446744073709551615U;
+	add.u64 %rd55, %rd54, 4611686018427387904;
+	setp.le.u64 %p56, %rd55, 9223372036854775808U;
+	sub.u64 %rd57, %rd54, 1;
+	mov.b64 %rd58, %rd2;
+	sub.u64 %rd59, %rd57, %rd58;
+	sub.u64 %rd60, %rd48, 1;
+	sub.u64 %rd61, %rd60, %rd51;
+	setp.le.u64 %p62, %rd59, %rd61;
+	@!%p52 bra $L_26;
 $L_2:
+	@!%p56 bra $L_26;
+$L_3:
+	@!%p62 bra $L_26;
+$L_4:
+	setp.gt.s64 %p13, %rd14, 0;
+$L_5:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_23;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd31, %rd8, 4, %rd4;
-	add.s64 %rd11, %rd31, 4;
-	ld.global.f32 %f12, [%rd11];
-	@!%p13 bra $L_22;
+	@!%p7 bra $L_25;
 $L_6:
+	mov.b64 %rd8, %rd2;
+$L_7:
+	mad.lo.s64 %rd63, %rd8, 4, %rd4;
+	add.s64 %rd11, %rd63, 4;
+	ld.global.f32 %f12, [%rd11];
+	@!%p13 bra $L_24;
+$L_8:
 	mov.f32 %f15, %f12;
 	mov.b64 %rd16, 0;
-$L_7:
-	max.s64 %rd33, %rd14, -9223372036854775804;
-	sub.s64 %rd34, %rd33, 4;
-$L_8:
-	setp.lt.s64 %p35, %rd16, %rd34;
-	@!%p35 bra $L_17;
 $L_9:
-	mul.rn.f32 %f18, %f15, %f15;
-	add.rn.f32 %f19, %f18, 0f3F800000;
-	sqrt.rn.f32 %f22, %f19;
-	mul.rn.f32 %f23, %f22, 0f3F000000;
-	div.rn.f32 %f24, %f15, 0f40E00000;
-	add.rn.f32 %f25, %f23, %f24;
-	add.s64 %rd26, %rd16, 1;
-	setp.lt.s64 %p27, %rd26, %rd14;
+	max.s64 %rd67, %rd14, -9223372036854775804;
+	sub.s64 %rd68, %rd67, 4;
 $L_10:
-	mov.f32 %f15, %f25;
-	mov.b64 %rd16, %rd26;
+	setp.lt.s64 %p69, %rd16, %rd68;
+	@!%p69 bra $L_19;
 $L_11:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -194,7 +201,6 @@ $L_15:
 $L_16:
 	mov.f32 %f15, %f25;
 	mov.b64 %rd16, %rd26;
-	bra.uni $L_8;
 $L_17:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -204,30 +210,142 @@ $L_17:
 	add.rn.f32 %f25, %f23, %f24;
 	add.s64 %rd26, %rd16, 1;
 	setp.lt.s64 %p27, %rd26, %rd14;
-	@!%p27 bra $L_19;
 $L_18:
 	mov.f32 %f15, %f25;
 	mov.b64 %rd16, %rd26;
-	bra.uni $L_17;
+	bra.uni $L_10;
 $L_19:
-	mov.f32 %f17, %f25;
+	mul.rn.f32 %f18, %f15, %f15;
+	add.rn.f32 %f19, %f18, 0f3F800000;
+	sqrt.rn.f32 %f22, %f19;
+	mul.rn.f32 %f23, %f22, 0f3F000000;
+	div.rn.f32 %f24, %f15, 0f40E00000;
+	add.rn.f32 %f25, %f23, %f24;
+	add.s64 %rd26, %rd16, 1;
+	setp.lt.s64 %p27, %rd26, %rd14;
+	@!%p27 bra $L_21;
 $L_20:
-	setp.ge.u64 %pt0, %rd9, %rd30;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd32, %rd8, 4, %rd29;
-	add.s64 %rd28, %rd32, 4;
-	st.global.f32 [%rd28], %f17;
+	mov.f32 %f15, %f25;
+	mov.b64 %rd16, %rd26;
+	bra.uni $L_19;
 $L_21:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
+	mov.f32 %f17, %f25;
 $L_22:
-	mov.f32 %f17, %f12;
-	bra.uni $L_20;
+	mad.lo.s64 %rd64, %rd8, 4, %rd29;
+	add.s64 %rd28, %rd64, 4;
+	st.global.f32 [%rd28], %f17;
 $L_23:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_5;
+$L_24:
+	mov.f32 %f17, %f12;
+	bra.uni $L_22;
+$L_25:
 	ret;
+$L_26:
+	setp.gt.s64 %p38, %rd14, 0;
+$L_27:
+	add.s64 %rd31, %rd2, 1;
+	setp.lt.s64 %p32, %rd31, %rd3;
+	@!%p32 bra $L_25;
+$L_28:
+	mov.b64 %rd33, %rd2;
+$L_29:
+	add.s64 %rd34, %rd33, 1;
+$L_30:
+	mad.lo.s64 %rd65, %rd33, 4, %rd4;
+	add.s64 %rd36, %rd65, 4;
+	ld.global.f32 %f37, [%rd36];
+	@!%p38 bra $L_47;
+$L_31:
+	mov.f32 %f15, %f37;
+	mov.b64 %rd16, 0;
+$L_32:
+	max.s64 %rd70, %rd14, -9223372036854775804;
+	sub.s64 %rd71, %rd70, 4;
+$L_33:
+	setp.lt.s64 %p72, %rd16, %rd71;
+	@!%p72 bra $L_42;
+$L_34:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_35:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_36:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_37:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_38:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_39:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+$L_40:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+$L_41:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_33;
+$L_42:
+	mul.rn.f32 %f39, %f15, %f15;
+	add.rn.f32 %f40, %f39, 0f3F800000;
+	sqrt.rn.f32 %f41, %f40;
+	mul.rn.f32 %f42, %f41, 0f3F000000;
+	div.rn.f32 %f43, %f15, 0f40E00000;
+	add.rn.f32 %f44, %f42, %f43;
+	add.s64 %rd45, %rd16, 1;
+	setp.lt.s64 %p46, %rd45, %rd14;
+	@!%p46 bra $L_44;
+$L_43:
+	mov.f32 %f15, %f44;
+	mov.b64 %rd16, %rd45;
+	bra.uni $L_42;
+$L_44:
+	mov.f32 %f17, %f44;
+$L_45:
+	setp.ge.u64 %pt0, %rd34, %rd30;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd66, %rd33, 4, %rd29;
+	add.s64 %rd47, %rd66, 4;
+	st.global.f32 [%rd47], %f17;
+$L_46:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_27;
+$L_47:
+	mov.f32 %f17, %f37;
+	bra.uni $L_45;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd34;
 	mov.b64 %rdt2, %rd30;
 	bra.uni $Lfault;
 $Lfault:
@@ -268,13 +386,18 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Transform(x []f32, y []f32, rounds i64), parallel.
 extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r7 = 0, r10 = 0, r13 = 0, r27 = 0, r35 = 0;
+	bool r7 = 0, r10 = 0, r13 = 0, r27 = 0, r32 = 0, r35 = 0, r38 = 0, r46 = 0;
+	bool r52 = 0, r56 = 0, r62 = 0, r69 = 0, r72 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r14 = 0, r16 = 0, r26 = 0, r30 = 0, r33 = 0, r34 = 0;
+	i64 r14 = 0, r16 = 0, r26 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r45 = 0;
+	i64 r49 = 0, r50 = 0, r67 = 0, r68 = 0, r70 = 0, r71 = 0;
+	u64 r48 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
+	u64 r60 = 0, r61 = 0;
 	float r12 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0, r23 = 0, r24 = 0;
-	float r25 = 0;
+	float r25 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0;
 	double r20 = 0, r21 = 0;
-	char *r4 = 0, *r11 = 0, *r28 = 0, *r29 = 0, *r31 = 0, *r32 = 0;
+	char *r4 = 0, *r11 = 0, *r28 = 0, *r29 = 0, *r36 = 0, *r47 = 0, *r63 = 0, *r64 = 0;
+	char *r65 = 0, *r66 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -286,24 +409,41 @@ extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r48 = (u64)r30;
+	r49 = r2;
+	r50 = (u64)r49 + 1ull;
+	r51 = (u64)r50;
+	r52 = r51 < r48;
+	r53 = (u64)r3;
+	r54 = r53 + 18446744073709551615ull;
+	r55 = r54 + 4611686018427387904ull;
+	r56 = r55 <= 9223372036854775808ull;
+	r57 = r54 - 1ull;
+	r58 = (u64)r2;
+	r59 = r57 - r58;
+	r60 = r48 - 1ull;
+	r61 = r60 - r51;
+	r62 = r59 <= r61;
+	if (!r52) goto b26;
+	if (!r56) goto b26;
+	if (!r62) goto b26;
 	r13 = r14 > 0ll;
-b2: // head
+b5: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b23;
+	if (!r7) goto b25;
 	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r31 = r4 + r8 * 4;
-	r11 = r31 + 4ll;
+	r63 = r4 + r8 * 4;
+	r11 = r63 + 4ll;
 	r12 = *(float *)r11;
-	if (!r13) goto b22;
+	if (!r13) goto b24;
 	r15 = r12;
 	r16 = 0ll;
-	r33 = r14 > (-9223372036854775804ll) ? r14 : (-9223372036854775804ll);
-	r34 = (u64)r33 - 4ull;
-b8: // unroll guard
-	r35 = r16 < r34;
-	if (!r35) goto b17;
+	r67 = r14 > (-9223372036854775804ll) ? r14 : (-9223372036854775804ll);
+	r68 = (u64)r67 - 4ull;
+b10: // unroll guard
+	r69 = r16 < r68;
+	if (!r69) goto b19;
 	r18 = r15 * r15;
 	r19 = r18 + 0x1p+00f;
 	r22 = sqrtf(r19);
@@ -344,8 +484,8 @@ b8: // unroll guard
 	r27 = r26 < r14;
 	r15 = r25;
 	r16 = r26;
-	goto b8;
-b17: // rangeint.body
+	goto b10;
+b19: // rangeint.body
 	r18 = r15 * r15;
 	r19 = r18 + 0x1p+00f;
 	r22 = sqrtf(r19);
@@ -354,24 +494,108 @@ b17: // rangeint.body
 	r25 = r23 + r24;
 	r26 = (u64)r16 + 1ull;
 	r27 = r26 < r14;
-	if (!r27) goto b19;
+	if (!r27) goto b21;
 	r15 = r25;
 	r16 = r26;
-	goto b17;
-b19: // edge 4→5
+	goto b19;
+b21: // edge 4→5
 	r17 = r25;
-b20: // rangeint.done
-	if ((u64)r9 >= (u64)r30) { qd_site = 0; qd_x = r9; qd_y = r30; goto qd_fault; }
-	r32 = r29 + r8 * 4;
-	r28 = r32 + 4ll;
+b22: // rangeint.done
+	r64 = r29 + r8 * 4;
+	r28 = r64 + 4ll;
 	*(float *)r28 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b22: // edge 2→5
+	goto b5;
+b24: // edge 2→5
 	r17 = r12;
-	goto b20;
-b23: // exit
+	goto b22;
+b25: // exit
 	return;
+b26: // preheader
+	r38 = r14 > 0ll;
+b27: // head (checked)
+	r31 = (u64)r2 + 1ull;
+	r32 = r31 < r3;
+	if (!r32) goto b25;
+	r33 = r2;
+	r34 = (u64)r33 + 1ull;
+	r65 = r4 + r33 * 4;
+	r36 = r65 + 4ll;
+	r37 = *(float *)r36;
+	if (!r38) goto b47;
+	r15 = r37;
+	r16 = 0ll;
+	r70 = r14 > (-9223372036854775804ll) ? r14 : (-9223372036854775804ll);
+	r71 = (u64)r70 - 4ull;
+b33: // unroll guard
+	r72 = r16 < r71;
+	if (!r72) goto b42;
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	r15 = r44;
+	r16 = r45;
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	r15 = r44;
+	r16 = r45;
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	r15 = r44;
+	r16 = r45;
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	r15 = r44;
+	r16 = r45;
+	goto b33;
+b42: // rangeint.body (checked)
+	r39 = r15 * r15;
+	r40 = r39 + 0x1p+00f;
+	r41 = sqrtf(r40);
+	r42 = r41 * 0x1p-01f;
+	r43 = r15 / 0x1.cp+02f;
+	r44 = r42 + r43;
+	r45 = (u64)r16 + 1ull;
+	r46 = r45 < r14;
+	if (!r46) goto b44;
+	r15 = r44;
+	r16 = r45;
+	goto b42;
+b44: // edge 4→5 (checked)
+	r17 = r44;
+b45: // rangeint.done (checked)
+	if ((u64)r34 >= (u64)r30) { qd_site = 0; qd_x = r34; qd_y = r30; goto qd_fault; }
+	r66 = r29 + r33 * 4;
+	r47 = r66 + 4ll;
+	*(float *)r47 = r17;
+	r2 = (u64)r2 + (u64)r1;
+	goto b27;
+b47: // edge 2→5 (checked)
+	r17 = r37;
+	goto b45;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -403,49 +627,53 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r48 = convert.u64.i64 r30
+	r49 = move.i64 r2
+	r50 = add.i64 r49, 1
+	r51 = convert.u64.i64 r50
+	r52 = lt.u64 r51, r48
+	r53 = convert.u64.i64 r3
+	r54 = add.u64 r53, 18446744073709551615
+	r55 = add.u64 r54, 4611686018427387904
+	r56 = le.u64 r55, 9223372036854775808
+	r57 = sub.u64 r54, 1
+	r58 = convert.u64.i64 r2
+	r59 = sub.u64 r57, r58
+	r60 = sub.u64 r48, 1
+	r61 = sub.u64 r60, r51
+	r62 = le.u64 r59, r61
+	branch r52, b2, b26
+b2: # checks
+	branch r56, b3, b26
+b3: # checks
+	branch r62, b4, b26
+b4: # preheader
 	r13 = gt.i64 r14, 0
-	jump b2
-b2: # head
+	jump b5
+b5: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b23
-b3: # index
+	branch r7, b6, b25
+b6: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r31 = elemaddr r4, r8, 4
-	r11 = elemaddr r31, 1, 4
+	jump b7
+b7: # rangeindex.body
+	r63 = elemaddr r4, r8, 4
+	r11 = elemaddr r63, 1, 4
 	r12 = load.f32 r11
-	branch r13, b6, b22
-b6: # edge 2→4
+	branch r13, b8, b24
+b8: # edge 2→4
 	r15 = move.f32 r12
 	r16 = move.i64 0
-	jump b7
-b7: # unroll setup
-	r33 = max.i64 r14, -9223372036854775804
-	r34 = sub.i64 r33, 4
-	jump b8
-b8: # unroll guard
-	r35 = lt.i64 r16, r34
-	branch r35, b9, b17
-b9: # rangeint.body (unrolled 0)
-	r18 = mul.f32 r15, r15
-	r19 = add.f32 r18, 1.0
-	r22 = sqrt.f32 r19
-	r23 = mul.f32 r22, 0.5
-	r24 = div.f32 r15, 7.0
-	r25 = add.f32 r23, r24
-	r26 = add.i64 r16, 1
-	r27 = lt.i64 r26, r14
+	jump b9
+b9: # unroll setup
+	r67 = max.i64 r14, -9223372036854775804
+	r68 = sub.i64 r67, 4
 	jump b10
-b10: # edge 4→4 (unrolled 0)
-	r15 = move.f32 r25
-	r16 = move.i64 r26
-	jump b11
-b11: # rangeint.body (unrolled 1)
+b10: # unroll guard
+	r69 = lt.i64 r16, r68
+	branch r69, b11, b19
+b11: # rangeint.body (unrolled 0)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
 	r22 = sqrt.f32 r19
@@ -455,11 +683,11 @@ b11: # rangeint.body (unrolled 1)
 	r26 = add.i64 r16, 1
 	r27 = lt.i64 r26, r14
 	jump b12
-b12: # edge 4→4 (unrolled 1)
+b12: # edge 4→4 (unrolled 0)
 	r15 = move.f32 r25
 	r16 = move.i64 r26
 	jump b13
-b13: # rangeint.body (unrolled 2)
+b13: # rangeint.body (unrolled 1)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
 	r22 = sqrt.f32 r19
@@ -469,11 +697,11 @@ b13: # rangeint.body (unrolled 2)
 	r26 = add.i64 r16, 1
 	r27 = lt.i64 r26, r14
 	jump b14
-b14: # edge 4→4 (unrolled 2)
+b14: # edge 4→4 (unrolled 1)
 	r15 = move.f32 r25
 	r16 = move.i64 r26
 	jump b15
-b15: # rangeint.body (unrolled 3)
+b15: # rangeint.body (unrolled 2)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
 	r22 = sqrt.f32 r19
@@ -483,11 +711,11 @@ b15: # rangeint.body (unrolled 3)
 	r26 = add.i64 r16, 1
 	r27 = lt.i64 r26, r14
 	jump b16
-b16: # edge 4→4 (unrolled 3)
+b16: # edge 4→4 (unrolled 2)
 	r15 = move.f32 r25
 	r16 = move.i64 r26
-	jump b8
-b17: # rangeint.body
+	jump b17
+b17: # rangeint.body (unrolled 3)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
 	r22 = sqrt.f32 r19
@@ -496,26 +724,153 @@ b17: # rangeint.body
 	r25 = add.f32 r23, r24
 	r26 = add.i64 r16, 1
 	r27 = lt.i64 r26, r14
-	branch r27, b18, b19
-b18: # edge 4→4
+	jump b18
+b18: # edge 4→4 (unrolled 3)
 	r15 = move.f32 r25
 	r16 = move.i64 r26
-	jump b17
-b19: # edge 4→5
+	jump b10
+b19: # rangeint.body
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	branch r27, b20, b21
+b20: # edge 4→4
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b19
+b21: # edge 4→5
 	r17 = move.f32 r25
-	jump b20
-b20: # rangeint.done
-	checkindex r9, r30, site 0
-	r32 = elemaddr r29, r8, 4
-	r28 = elemaddr r32, 1, 4
+	jump b22
+b22: # rangeint.done
+	r64 = elemaddr r29, r8, 4
+	r28 = elemaddr r64, 1, 4
 	store.f32 r28, r17
-	jump b21
-b21: # latch
+	jump b23
+b23: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b22: # edge 2→5
+	jump b5
+b24: # edge 2→5
 	r17 = move.f32 r12
-	jump b20
-b23: # exit
+	jump b22
+b25: # exit
 	return
+b26: # preheader
+	r38 = gt.i64 r14, 0
+	jump b27
+b27: # head (checked)
+	r31 = add.i64 r2, 1
+	r32 = lt.i64 r31, r3
+	branch r32, b28, b25
+b28: # index (checked)
+	r33 = move.i64 r2
+	jump b29
+b29: # rangeindex.loop (checked)
+	r34 = add.i64 r33, 1
+	jump b30
+b30: # rangeindex.body (checked)
+	r65 = elemaddr r4, r33, 4
+	r36 = elemaddr r65, 1, 4
+	r37 = load.f32 r36
+	branch r38, b31, b47
+b31: # edge 2→4 (checked)
+	r15 = move.f32 r37
+	r16 = move.i64 0
+	jump b32
+b32: # unroll setup
+	r70 = max.i64 r14, -9223372036854775804
+	r71 = sub.i64 r70, 4
+	jump b33
+b33: # unroll guard
+	r72 = lt.i64 r16, r71
+	branch r72, b34, b42
+b34: # rangeint.body (checked) (unrolled 0)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b35
+b35: # edge 4→4 (checked) (unrolled 0)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b36
+b36: # rangeint.body (checked) (unrolled 1)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b37
+b37: # edge 4→4 (checked) (unrolled 1)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b38
+b38: # rangeint.body (checked) (unrolled 2)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b39
+b39: # edge 4→4 (checked) (unrolled 2)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b40
+b40: # rangeint.body (checked) (unrolled 3)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	jump b41
+b41: # edge 4→4 (checked) (unrolled 3)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b33
+b42: # rangeint.body (checked)
+	r39 = mul.f32 r15, r15
+	r40 = add.f32 r39, 1.0
+	r41 = sqrt.f32 r40
+	r42 = mul.f32 r41, 0.5
+	r43 = div.f32 r15, 7.0
+	r44 = add.f32 r42, r43
+	r45 = add.i64 r16, 1
+	r46 = lt.i64 r45, r14
+	branch r46, b43, b44
+b43: # edge 4→4 (checked)
+	r15 = move.f32 r44
+	r16 = move.i64 r45
+	jump b42
+b44: # edge 4→5 (checked)
+	r17 = move.f32 r44
+	jump b45
+b45: # rangeint.done (checked)
+	checkindex r34, r30, site 0
+	r66 = elemaddr r29, r33, 4
+	r47 = elemaddr r66, 1, 4
+	store.f32 r47, r17
+	jump b46
+b46: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b27
+b47: # edge 2→5 (checked)
+	r17 = move.f32 r37
+	jump b45
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "aae0d3c293ff6849186ff84fbe877f1404c182b864f0e5f500f9f5f24c1d448b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "eb516320be4be2d75e68a59da38f3ec7df75700291f9c65163060c825df8af8a"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "ca8d9a951aa47ec2dc9b6e9e559f3fc6de618f3486b19323a53e15dfdd390c21"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d93c11049aba92ae63d8157e465deeb8ae076d387eb467092536a4d754bbbe6d"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -102,12 +102,12 @@ const qdPTX = `//
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<74>;
-	.reg .pred %pt<11>;
+	.reg .pred %p<103>;
+	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<130>;
+	.reg .b64 %rd<163>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<71>;
+	.reg .f32 %f<100>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
@@ -129,195 +129,173 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd20, %rd1, 3;
-	mul.lo.s64 %rd75, %rd1, 4;
-	mov.b64 %rd24, %rd3;
-	mov.b64 %rd26, %rd20;
-	mov.b64 %rd77, %rd75;
-	mov.b64 %rd80, %rd75;
-	mov.b64 %rd88, %rd75;
-	mov.b64 %rd93, %rd75;
-	mov.b64 %rd105, %rd75;
-	mov.b64 %rd112, %rd75;
-	mov.b64 %rd125, %rd2;
-	mov.b64 %rd126, %rd125;
-	mad.lo.s64 %rd127, %rd126, 4, %rd7;
-	mul.lo.s64 %rd128, %rd75, 4;
-	mad.lo.s64 %rd129, %rd126, 4, %rd13;
+	mov.b64 %rd31, %rd8;
+	mov.b64 %rd32, %rd2;
+	mov.b64 %rd33, %rd32;
+	setp.lt.u64 %p34, %rd33, %rd31;
+	mov.b64 %rd35, %rd3;
+	add.u64 %rd36, %rd35, 4611686018427387904;
+	setp.le.u64 %p37, %rd36, 9223372036854775808U;
+	sub.u64 %rd38, %rd35, 1;
+	mov.b64 %rd39, %rd2;
+	sub.u64 %rd40, %rd38, %rd39;
+	sub.u64 %rd41, %rd31, 1;
+	sub.u64 %rd42, %rd41, %rd33;
+	setp.le.u64 %p43, %rd40, %rd42;
+	mov.b64 %rd44, %rd14;
+	setp.lt.u64 %p45, %rd33, %rd44;
+	sub.u64 %rd46, %rd44, 1;
+	sub.u64 %rd47, %rd46, %rd33;
+	setp.le.u64 %p48, %rd40, %rd47;
+	@!%p34 bra $L_19;
 $L_2:
-	setp.lt.s64 %p21, %rd2, %rd3;
-	@!%p21 bra $L_22;
+	@!%p37 bra $L_19;
 $L_3:
-	mov.b64 %rd25, %rd2;
-	sub.u64 %rd22, %rd24, %rd25;
-	setp.gt.u64 %p23, %rd22, %rd26;
-	@!%p23 bra $L_17;
+	@!%p43 bra $L_19;
 $L_4:
-	mov.b64 %rd27, %rd2;
+	@!%p45 bra $L_19;
 $L_5:
-	mov.b64 %rd29, %rd27;
+	@!%p48 bra $L_19;
 $L_6:
-	setp.ge.u64 %pt0, %rd29, %rd8;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd30, %rd127;
-	ld.global.f32 %f31, [%rd30];
-	mul.rn.f32 %f32, %f11, %f31;
-	setp.ge.u64 %pt1, %rd29, %rd14;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd33, %rd129;
-	ld.global.f32 %f34, [%rd33];
-	add.rn.f32 %f35, %f32, %f34;
-	mov.b64 %rd36, %rd33;
-	st.global.f32 [%rd36], %f35;
+	mul.lo.s64 %rd49, %rd1, 3;
+	mul.lo.s64 %rd104, %rd1, 4;
+	mov.b64 %rd53, %rd35;
+	mov.b64 %rd55, %rd49;
+	mov.b64 %rd106, %rd104;
+	mov.b64 %rd109, %rd104;
+	mov.b64 %rd117, %rd104;
+	mov.b64 %rd122, %rd104;
+	mov.b64 %rd134, %rd104;
+	mov.b64 %rd141, %rd104;
+	mov.b64 %rd158, %rd2;
+	mov.b64 %rd159, %rd158;
+	mad.lo.s64 %rd160, %rd159, 4, %rd7;
+	mul.lo.s64 %rd161, %rd104, 4;
+	mad.lo.s64 %rd162, %rd159, 4, %rd13;
 $L_7:
-	add.s64 %rd50, %rd27, %rd1;
+	setp.lt.s64 %p50, %rd2, %rd3;
+	@!%p50 bra $L_18;
 $L_8:
-	mov.b64 %rd40, %rd50;
+	mov.b64 %rd54, %rd2;
+	sub.u64 %rd51, %rd53, %rd54;
+	setp.gt.u64 %p52, %rd51, %rd55;
+	@!%p52 bra $L_14;
 $L_9:
-	setp.ge.u64 %pt2, %rd40, %rd8;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd76, %rd30;
-	add.s64 %rd78, %rd76, %rd77;
-	mov.b64 %rd41, %rd78;
-	ld.global.f32 %f42, [%rd41];
-	mul.rn.f32 %f43, %f11, %f42;
-	setp.ge.u64 %pt3, %rd40, %rd14;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd79, %rd33;
-	add.s64 %rd81, %rd79, %rd80;
-	mov.b64 %rd44, %rd81;
-	ld.global.f32 %f45, [%rd44];
-	add.rn.f32 %f46, %f43, %f45;
-	mov.b64 %rd84, %rd81;
-	mov.b64 %rd47, %rd84;
-	st.global.f32 [%rd47], %f46;
+	mov.b64 %rd59, %rd160;
+	ld.global.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f11, %f60;
+	mov.b64 %rd62, %rd162;
+	ld.global.f32 %f63, [%rd62];
+	add.rn.f32 %f64, %f61, %f63;
+	mov.b64 %rd65, %rd62;
+	st.global.f32 [%rd65], %f64;
 $L_10:
-	add.s64 %rd62, %rd50, %rd1;
+	mov.b64 %rd105, %rd59;
+	add.s64 %rd107, %rd105, %rd106;
+	mov.b64 %rd70, %rd107;
+	ld.global.f32 %f71, [%rd70];
+	mul.rn.f32 %f72, %f11, %f71;
+	mov.b64 %rd108, %rd62;
+	add.s64 %rd110, %rd108, %rd109;
+	mov.b64 %rd73, %rd110;
+	ld.global.f32 %f74, [%rd73];
+	add.rn.f32 %f75, %f72, %f74;
+	mov.b64 %rd113, %rd110;
+	mov.b64 %rd76, %rd113;
+	st.global.f32 [%rd76], %f75;
 $L_11:
-	mov.b64 %rd52, %rd62;
+	mov.b64 %rd116, %rd107;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd82, %rd118;
+	ld.global.f32 %f83, [%rd82];
+	mul.rn.f32 %f84, %f11, %f83;
+	mov.b64 %rd121, %rd110;
+	add.s64 %rd123, %rd121, %rd122;
+	mov.b64 %rd85, %rd123;
+	ld.global.f32 %f86, [%rd85];
+	add.rn.f32 %f87, %f84, %f86;
+	mov.b64 %rd128, %rd123;
+	mov.b64 %rd88, %rd128;
+	st.global.f32 [%rd88], %f87;
 $L_12:
-	setp.ge.u64 %pt4, %rd52, %rd8;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd87, %rd78;
-	add.s64 %rd89, %rd87, %rd88;
-	mov.b64 %rd53, %rd89;
-	ld.global.f32 %f54, [%rd53];
-	mul.rn.f32 %f55, %f11, %f54;
-	setp.ge.u64 %pt5, %rd52, %rd14;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd92, %rd81;
-	add.s64 %rd94, %rd92, %rd93;
-	mov.b64 %rd56, %rd94;
-	ld.global.f32 %f57, [%rd56];
-	add.rn.f32 %f58, %f55, %f57;
-	mov.b64 %rd99, %rd94;
-	mov.b64 %rd59, %rd99;
-	st.global.f32 [%rd59], %f58;
+	mov.b64 %rd133, %rd118;
+	add.s64 %rd135, %rd133, %rd134;
+	mov.b64 %rd94, %rd135;
+	ld.global.f32 %f95, [%rd94];
+	mul.rn.f32 %f96, %f11, %f95;
+	mov.b64 %rd140, %rd123;
+	add.s64 %rd142, %rd140, %rd141;
+	mov.b64 %rd97, %rd142;
+	ld.global.f32 %f98, [%rd97];
+	add.rn.f32 %f99, %f96, %f98;
+	mov.b64 %rd149, %rd142;
+	mov.b64 %rd100, %rd149;
+	st.global.f32 [%rd100], %f99;
 $L_13:
-	add.s64 %rd74, %rd62, %rd1;
+	add.s64 %rd2, %rd2, %rd104;
+	add.s64 %rd160, %rd160, %rd161;
+	add.s64 %rd162, %rd162, %rd161;
+	bra.uni $L_7;
 $L_14:
-	mov.b64 %rd64, %rd74;
+	mov.b64 %rd150, %rd2;
+	mad.lo.s64 %rd151, %rd150, 4, %rd7;
+	mul.lo.s64 %rd152, %rd1, 4;
+	mad.lo.s64 %rd153, %rd150, 4, %rd13;
 $L_15:
-	setp.ge.u64 %pt6, %rd64, %rd8;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd104, %rd89;
-	add.s64 %rd106, %rd104, %rd105;
-	mov.b64 %rd65, %rd106;
-	ld.global.f32 %f66, [%rd65];
-	mul.rn.f32 %f67, %f11, %f66;
-	setp.ge.u64 %pt7, %rd64, %rd14;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd111, %rd94;
-	add.s64 %rd113, %rd111, %rd112;
-	mov.b64 %rd68, %rd113;
-	ld.global.f32 %f69, [%rd68];
-	add.rn.f32 %f70, %f67, %f69;
-	mov.b64 %rd120, %rd113;
-	mov.b64 %rd71, %rd120;
-	st.global.f32 [%rd71], %f70;
-$L_16:
-	add.s64 %rd2, %rd2, %rd75;
-	add.s64 %rd127, %rd127, %rd128;
-	add.s64 %rd129, %rd129, %rd128;
-	bra.uni $L_2;
-$L_17:
-	mov.b64 %rd121, %rd2;
-	mad.lo.s64 %rd122, %rd121, 4, %rd7;
-	mul.lo.s64 %rd123, %rd1, 4;
-	mad.lo.s64 %rd124, %rd121, 4, %rd13;
-$L_18:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_22;
-$L_19:
-	mov.b64 %rd5, %rd2;
-$L_20:
-	setp.ge.u64 %pt8, %rd5, %rd8;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd6, %rd122;
+	@!%p4 bra $L_18;
+$L_16:
+	mov.b64 %rd6, %rd151;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	setp.ge.u64 %pt9, %rd5, %rd14;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd12, %rd124;
+	mov.b64 %rd12, %rd153;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_21:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd122, %rd122, %rd123;
-	add.s64 %rd124, %rd124, %rd123;
-	bra.uni $L_18;
-$L_22:
+	add.s64 %rd151, %rd151, %rd152;
+	add.s64 %rd153, %rd153, %rd152;
+	bra.uni $L_15;
+$L_18:
 	ret;
+$L_19:
+	mov.b64 %rd154, %rd2;
+	mad.lo.s64 %rd155, %rd154, 4, %rd7;
+	mul.lo.s64 %rd156, %rd1, 4;
+	mad.lo.s64 %rd157, %rd154, 4, %rd13;
+$L_20:
+	setp.lt.s64 %p20, %rd2, %rd3;
+	@!%p20 bra $L_18;
+$L_21:
+	mov.b64 %rd21, %rd2;
+$L_22:
+	setp.ge.u64 %pt0, %rd21, %rd8;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd22, %rd155;
+	ld.global.f32 %f23, [%rd22];
+	mul.rn.f32 %f24, %f11, %f23;
+	setp.ge.u64 %pt1, %rd21, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd25, %rd157;
+	ld.global.f32 %f26, [%rd25];
+	add.rn.f32 %f27, %f24, %f26;
+	mov.b64 %rd28, %rd25;
+	st.global.f32 [%rd28], %f27;
+$L_23:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd155, %rd155, %rd156;
+	add.s64 %rd157, %rd157, %rd156;
+	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd29;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd40;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd40;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd52;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd52;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd64;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd64;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
-	mov.b64 %rdt2, %rd8;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd21;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
@@ -326,8 +304,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -358,24 +336,29 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
-	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
-	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
+	bool r4 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
+	bool r48 = 0, r50 = 0, r52 = 0, r57 = 0, r67 = 0, r68 = 0, r78 = 0, r80 = 0;
+	bool r90 = 0, r92 = 0, r102 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
-	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
-	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
-	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
-	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
-	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
-	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
-	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
-	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
-	float r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
-	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
-	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
-	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
-	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
-	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
+	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
+	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0, r122 = 0;
+	i64 r125 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r141 = 0;
+	i64 r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r154 = 0, r156 = 0, r158 = 0;
+	i64 r159 = 0, r161 = 0;
+	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
+	float r27 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r71 = 0, r72 = 0, r74 = 0;
+	float r75 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0;
+	float r99 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
+	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
+	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
+	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r136 = 0;
+	char *r138 = 0, *r140 = 0, *r142 = 0, *r143 = 0, *r145 = 0, *r147 = 0, *r149 = 0, *r151 = 0;
+	char *r153 = 0, *r155 = 0, *r157 = 0, *r160 = 0, *r162 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -387,120 +370,147 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r75 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r77 = r75;
-	r80 = r75;
-	r88 = r75;
-	r93 = r75;
-	r105 = r75;
-	r112 = r75;
-	r125 = r2;
-	r126 = r125;
-	r127 = r7 + r126 * 4;
-	r128 = (u64)r75 * 4ull;
-	r129 = r13 + r126 * 4;
-b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b22;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b17;
-	r27 = r2;
-	r29 = r27;
-	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
-	r30 = r127;
-	r31 = *(float *)r30;
-	r32 = r11 * r31;
-	if ((u64)r29 >= (u64)r14) { qd_site = 1; qd_x = r29; qd_y = r14; goto qd_fault; }
-	r33 = r129;
-	r34 = *(float *)r33;
-	r35 = r32 + r34;
-	r36 = r33;
-	*(float *)r36 = r35;
-	r50 = (u64)r27 + (u64)r1;
-	r40 = r50;
-	if ((u64)r40 >= (u64)r8) { qd_site = 0; qd_x = r40; qd_y = r8; goto qd_fault; }
-	r76 = r30;
-	r78 = r76 + r77 * 1;
-	r41 = r78;
-	r42 = *(float *)r41;
-	r43 = r11 * r42;
-	if ((u64)r40 >= (u64)r14) { qd_site = 1; qd_x = r40; qd_y = r14; goto qd_fault; }
-	r79 = r33;
-	r81 = r79 + r80 * 1;
-	r44 = r81;
-	r45 = *(float *)r44;
-	r46 = r43 + r45;
-	r84 = r81;
-	r47 = r84;
-	*(float *)r47 = r46;
-	r62 = (u64)r50 + (u64)r1;
-	r52 = r62;
-	if ((u64)r52 >= (u64)r8) { qd_site = 0; qd_x = r52; qd_y = r8; goto qd_fault; }
-	r87 = r78;
-	r89 = r87 + r88 * 1;
-	r53 = r89;
-	r54 = *(float *)r53;
-	r55 = r11 * r54;
-	if ((u64)r52 >= (u64)r14) { qd_site = 1; qd_x = r52; qd_y = r14; goto qd_fault; }
-	r92 = r81;
-	r94 = r92 + r93 * 1;
-	r56 = r94;
-	r57 = *(float *)r56;
-	r58 = r55 + r57;
-	r99 = r94;
-	r59 = r99;
-	*(float *)r59 = r58;
-	r74 = (u64)r62 + (u64)r1;
-	r64 = r74;
-	if ((u64)r64 >= (u64)r8) { qd_site = 0; qd_x = r64; qd_y = r8; goto qd_fault; }
-	r104 = r89;
-	r106 = r104 + r105 * 1;
-	r65 = r106;
-	r66 = *(float *)r65;
-	r67 = r11 * r66;
-	if ((u64)r64 >= (u64)r14) { qd_site = 1; qd_x = r64; qd_y = r14; goto qd_fault; }
-	r111 = r94;
-	r113 = r111 + r112 * 1;
-	r68 = r113;
-	r69 = *(float *)r68;
-	r70 = r67 + r69;
-	r120 = r113;
-	r71 = r120;
-	*(float *)r71 = r70;
-	r2 = (u64)r2 + (u64)r75;
-	r127 = r127 + r128 * 1;
-	r129 = r129 + r128 * 1;
-	goto b2;
-b17: // preheader
-	r121 = r2;
-	r122 = r7 + r121 * 4;
-	r123 = (u64)r1 * 4ull;
-	r124 = r13 + r121 * 4;
-b18: // head
+	r31 = (u64)r8;
+	r32 = r2;
+	r33 = (u64)r32;
+	r34 = r33 < r31;
+	r35 = (u64)r3;
+	r36 = r35 + 4611686018427387904ull;
+	r37 = r36 <= 9223372036854775808ull;
+	r38 = r35 - 1ull;
+	r39 = (u64)r2;
+	r40 = r38 - r39;
+	r41 = r31 - 1ull;
+	r42 = r41 - r33;
+	r43 = r40 <= r42;
+	r44 = (u64)r14;
+	r45 = r33 < r44;
+	r46 = r44 - 1ull;
+	r47 = r46 - r33;
+	r48 = r40 <= r47;
+	if (!r34) goto b19;
+	if (!r37) goto b19;
+	if (!r43) goto b19;
+	if (!r45) goto b19;
+	if (!r48) goto b19;
+	r49 = (u64)r1 * 3ull;
+	r104 = (u64)r1 * 4ull;
+	r53 = r35;
+	r55 = (u64)r49;
+	r106 = r104;
+	r109 = r104;
+	r117 = r104;
+	r122 = r104;
+	r134 = r104;
+	r141 = r104;
+	r158 = r2;
+	r159 = r158;
+	r160 = r7 + r159 * 4;
+	r161 = (u64)r104 * 4ull;
+	r162 = r13 + r159 * 4;
+b7: // grid unrolled guard
+	r50 = r2 < r3;
+	if (!r50) goto b18;
+	r54 = (u64)r2;
+	r51 = r53 - r54;
+	r52 = r51 > r55;
+	if (!r52) goto b14;
+	r59 = r160;
+	r60 = *(float *)r59;
+	r61 = r11 * r60;
+	r62 = r162;
+	r63 = *(float *)r62;
+	r64 = r61 + r63;
+	r65 = r62;
+	*(float *)r65 = r64;
+	r105 = r59;
+	r107 = r105 + r106 * 1;
+	r70 = r107;
+	r71 = *(float *)r70;
+	r72 = r11 * r71;
+	r108 = r62;
+	r110 = r108 + r109 * 1;
+	r73 = r110;
+	r74 = *(float *)r73;
+	r75 = r72 + r74;
+	r113 = r110;
+	r76 = r113;
+	*(float *)r76 = r75;
+	r116 = r107;
+	r118 = r116 + r117 * 1;
+	r82 = r118;
+	r83 = *(float *)r82;
+	r84 = r11 * r83;
+	r121 = r110;
+	r123 = r121 + r122 * 1;
+	r85 = r123;
+	r86 = *(float *)r85;
+	r87 = r84 + r86;
+	r128 = r123;
+	r88 = r128;
+	*(float *)r88 = r87;
+	r133 = r118;
+	r135 = r133 + r134 * 1;
+	r94 = r135;
+	r95 = *(float *)r94;
+	r96 = r11 * r95;
+	r140 = r123;
+	r142 = r140 + r141 * 1;
+	r97 = r142;
+	r98 = *(float *)r97;
+	r99 = r96 + r98;
+	r149 = r142;
+	r100 = r149;
+	*(float *)r100 = r99;
+	r2 = (u64)r2 + (u64)r104;
+	r160 = r160 + r161 * 1;
+	r162 = r162 + r161 * 1;
+	goto b7;
+b14: // preheader
+	r150 = r2;
+	r151 = r7 + r150 * 4;
+	r152 = (u64)r1 * 4ull;
+	r153 = r13 + r150 * 4;
+b15: // head
 	r4 = r2 < r3;
-	if (!r4) goto b22;
-	r5 = r2;
-	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r122;
+	if (!r4) goto b18;
+	r6 = r151;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
-	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r124;
+	r12 = r153;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r122 = r122 + r123 * 1;
-	r124 = r124 + r123 * 1;
-	goto b18;
-b22: // exit
+	r151 = r151 + r152 * 1;
+	r153 = r153 + r152 * 1;
+	goto b15;
+b18: // exit
 	return;
+b19: // preheader
+	r154 = r2;
+	r155 = r7 + r154 * 4;
+	r156 = (u64)r1 * 4ull;
+	r157 = r13 + r154 * 4;
+b20: // head (checked)
+	r20 = r2 < r3;
+	if (!r20) goto b18;
+	r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
+	r22 = r155;
+	r23 = *(float *)r22;
+	r24 = r11 * r23;
+	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
+	r25 = r157;
+	r26 = *(float *)r25;
+	r27 = r24 + r26;
+	r28 = r25;
+	*(float *)r28 = r27;
+	r2 = (u64)r2 + (u64)r1;
+	r155 = r155 + r156 * 1;
+	r157 = r157 + r156 * 1;
+	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -534,151 +544,171 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r20 = mul.i64 r1, 3
-	r75 = mul.i64 r1, 4
-	r24 = convert.u64.i64 r3
-	r26 = convert.u64.i64 r20
-	r77 = move.i64 r75
-	r80 = move.i64 r75
-	r88 = move.i64 r75
-	r93 = move.i64 r75
-	r105 = move.i64 r75
-	r112 = move.i64 r75
-	r125 = move.i64 r2
-	r126 = move.i64 r125
-	r127 = elemaddr r7, r126, 4
-	r128 = mul.i64 r75, 4
-	r129 = elemaddr r13, r126, 4
-	jump b2
-b2: # grid unrolled guard
-	r21 = lt.i64 r2, r3
-	branch r21, b3, b22
-b3: # grid unrolled room
-	r25 = convert.u64.i64 r2
-	r22 = sub.u64 r24, r25
-	r23 = gt.u64 r22, r26
-	branch r23, b4, b17
-b4: # grid unrolled 0
-	r27 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r29 = move.i64 r27
-	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkindex r29, r8, site 0
-	r30 = move.ptr r127
-	r31 = load.f32 r30
-	r32 = mul.f32 r11, r31
-	checkindex r29, r14, site 1
-	r33 = move.ptr r129
-	r34 = load.f32 r33
-	r35 = add.f32 r32, r34
-	r36 = move.ptr r33
-	store.f32 r36, r35
+	r31 = convert.u64.i64 r8
+	r32 = move.i64 r2
+	r33 = convert.u64.i64 r32
+	r34 = lt.u64 r33, r31
+	r35 = convert.u64.i64 r3
+	r36 = add.u64 r35, 4611686018427387904
+	r37 = le.u64 r36, 9223372036854775808
+	r38 = sub.u64 r35, 1
+	r39 = convert.u64.i64 r2
+	r40 = sub.u64 r38, r39
+	r41 = sub.u64 r31, 1
+	r42 = sub.u64 r41, r33
+	r43 = le.u64 r40, r42
+	r44 = convert.u64.i64 r14
+	r45 = lt.u64 r33, r44
+	r46 = sub.u64 r44, 1
+	r47 = sub.u64 r46, r33
+	r48 = le.u64 r40, r47
+	branch r34, b2, b19
+b2: # checks
+	branch r37, b3, b19
+b3: # checks
+	branch r43, b4, b19
+b4: # checks
+	branch r45, b5, b19
+b5: # checks
+	branch r48, b6, b19
+b6: # preheader
+	r49 = mul.i64 r1, 3
+	r104 = mul.i64 r1, 4
+	r53 = move.u64 r35
+	r55 = convert.u64.i64 r49
+	r106 = move.i64 r104
+	r109 = move.i64 r104
+	r117 = move.i64 r104
+	r122 = move.i64 r104
+	r134 = move.i64 r104
+	r141 = move.i64 r104
+	r158 = move.i64 r2
+	r159 = move.i64 r158
+	r160 = elemaddr r7, r159, 4
+	r161 = mul.i64 r104, 4
+	r162 = elemaddr r13, r159, 4
 	jump b7
-b7: # grid unrolled 1
-	r50 = add.i64 r27, r1
-	jump b8
-b8: # index (grid unrolled 1)
-	r40 = move.i64 r50
-	jump b9
-b9: # rangeint.body (grid unrolled 1)
-	checkindex r40, r8, site 0
-	r76 = move.ptr r30
-	r78 = elemaddr r76, r77, 1
-	r41 = move.ptr r78
-	r42 = load.f32 r41
-	r43 = mul.f32 r11, r42
-	checkindex r40, r14, site 1
-	r79 = move.ptr r33
-	r81 = elemaddr r79, r80, 1
-	r44 = move.ptr r81
-	r45 = load.f32 r44
-	r46 = add.f32 r43, r45
-	r84 = move.ptr r81
-	r47 = move.ptr r84
-	store.f32 r47, r46
+b7: # grid unrolled guard
+	r50 = lt.i64 r2, r3
+	branch r50, b8, b18
+b8: # grid unrolled room
+	r54 = convert.u64.i64 r2
+	r51 = sub.u64 r53, r54
+	r52 = gt.u64 r51, r55
+	branch r52, b9, b14
+b9: # rangeint.body (grid unrolled 0)
+	r59 = move.ptr r160
+	r60 = load.f32 r59
+	r61 = mul.f32 r11, r60
+	r62 = move.ptr r162
+	r63 = load.f32 r62
+	r64 = add.f32 r61, r63
+	r65 = move.ptr r62
+	store.f32 r65, r64
 	jump b10
-b10: # grid unrolled 2
-	r62 = add.i64 r50, r1
+b10: # rangeint.body (grid unrolled 1)
+	r105 = move.ptr r59
+	r107 = elemaddr r105, r106, 1
+	r70 = move.ptr r107
+	r71 = load.f32 r70
+	r72 = mul.f32 r11, r71
+	r108 = move.ptr r62
+	r110 = elemaddr r108, r109, 1
+	r73 = move.ptr r110
+	r74 = load.f32 r73
+	r75 = add.f32 r72, r74
+	r113 = move.ptr r110
+	r76 = move.ptr r113
+	store.f32 r76, r75
 	jump b11
-b11: # index (grid unrolled 2)
-	r52 = move.i64 r62
+b11: # rangeint.body (grid unrolled 2)
+	r116 = move.ptr r107
+	r118 = elemaddr r116, r117, 1
+	r82 = move.ptr r118
+	r83 = load.f32 r82
+	r84 = mul.f32 r11, r83
+	r121 = move.ptr r110
+	r123 = elemaddr r121, r122, 1
+	r85 = move.ptr r123
+	r86 = load.f32 r85
+	r87 = add.f32 r84, r86
+	r128 = move.ptr r123
+	r88 = move.ptr r128
+	store.f32 r88, r87
 	jump b12
-b12: # rangeint.body (grid unrolled 2)
-	checkindex r52, r8, site 0
-	r87 = move.ptr r78
-	r89 = elemaddr r87, r88, 1
-	r53 = move.ptr r89
-	r54 = load.f32 r53
-	r55 = mul.f32 r11, r54
-	checkindex r52, r14, site 1
-	r92 = move.ptr r81
-	r94 = elemaddr r92, r93, 1
-	r56 = move.ptr r94
-	r57 = load.f32 r56
-	r58 = add.f32 r55, r57
-	r99 = move.ptr r94
-	r59 = move.ptr r99
-	store.f32 r59, r58
+b12: # rangeint.body (grid unrolled 3)
+	r133 = move.ptr r118
+	r135 = elemaddr r133, r134, 1
+	r94 = move.ptr r135
+	r95 = load.f32 r94
+	r96 = mul.f32 r11, r95
+	r140 = move.ptr r123
+	r142 = elemaddr r140, r141, 1
+	r97 = move.ptr r142
+	r98 = load.f32 r97
+	r99 = add.f32 r96, r98
+	r149 = move.ptr r142
+	r100 = move.ptr r149
+	store.f32 r100, r99
 	jump b13
-b13: # grid unrolled 3
-	r74 = add.i64 r62, r1
-	jump b14
-b14: # index (grid unrolled 3)
-	r64 = move.i64 r74
+b13: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r104
+	r160 = elemaddr r160, r161, 1
+	r162 = elemaddr r162, r161, 1
+	jump b7
+b14: # preheader
+	r150 = move.i64 r2
+	r151 = elemaddr r7, r150, 4
+	r152 = mul.i64 r1, 4
+	r153 = elemaddr r13, r150, 4
 	jump b15
-b15: # rangeint.body (grid unrolled 3)
-	checkindex r64, r8, site 0
-	r104 = move.ptr r89
-	r106 = elemaddr r104, r105, 1
-	r65 = move.ptr r106
-	r66 = load.f32 r65
-	r67 = mul.f32 r11, r66
-	checkindex r64, r14, site 1
-	r111 = move.ptr r94
-	r113 = elemaddr r111, r112, 1
-	r68 = move.ptr r113
-	r69 = load.f32 r68
-	r70 = add.f32 r67, r69
-	r120 = move.ptr r113
-	r71 = move.ptr r120
-	store.f32 r71, r70
-	jump b16
-b16: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r75
-	r127 = elemaddr r127, r128, 1
-	r129 = elemaddr r129, r128, 1
-	jump b2
-b17: # preheader
-	r121 = move.i64 r2
-	r122 = elemaddr r7, r121, 4
-	r123 = mul.i64 r1, 4
-	r124 = elemaddr r13, r121, 4
-	jump b18
-b18: # head
+b15: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b19, b22
-b19: # index
-	r5 = move.i64 r2
-	jump b20
-b20: # rangeint.body
-	checkindex r5, r8, site 0
-	r6 = move.ptr r122
+	branch r4, b16, b18
+b16: # rangeint.body
+	r6 = move.ptr r151
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	checkindex r5, r14, site 1
-	r12 = move.ptr r124
+	r12 = move.ptr r153
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b21
-b21: # latch
+	jump b17
+b17: # latch
 	r2 = add.i64 r2, r1
-	r122 = elemaddr r122, r123, 1
-	r124 = elemaddr r124, r123, 1
-	jump b18
-b22: # exit
+	r151 = elemaddr r151, r152, 1
+	r153 = elemaddr r153, r152, 1
+	jump b15
+b18: # exit
 	return
+b19: # preheader
+	r154 = move.i64 r2
+	r155 = elemaddr r7, r154, 4
+	r156 = mul.i64 r1, 4
+	r157 = elemaddr r13, r154, 4
+	jump b20
+b20: # head (checked)
+	r20 = lt.i64 r2, r3
+	branch r20, b21, b18
+b21: # index (checked)
+	r21 = move.i64 r2
+	jump b22
+b22: # rangeint.body (checked)
+	checkindex r21, r8, site 0
+	r22 = move.ptr r155
+	r23 = load.f32 r22
+	r24 = mul.f32 r11, r23
+	checkindex r21, r14, site 1
+	r25 = move.ptr r157
+	r26 = load.f32 r25
+	r27 = add.f32 r24, r26
+	r28 = move.ptr r25
+	store.f32 r28, r27
+	jump b23
+b23: # latch (checked)
+	r2 = add.i64 r2, r1
+	r155 = elemaddr r155, r156, 1
+	r157 = elemaddr r157, r156, 1
+	jump b20
 `

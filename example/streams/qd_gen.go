@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "4c95d2497c04b8c06d52d2fafae02b445ce956425f399585c9744aa9ed230a6c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "e39d875bbfbc898b38192c422a6ed493a99b7e7983373426fd0d58371b79857c"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c1a2281ffc13092c7c4b5fe210dcbde2b64df98af7c01c5b488c46edce0d3567"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1a2091101fc1581a06cbd536193b5dcc32386a4821550d3af661851b78e1df5a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -167,12 +167,12 @@ const qdPTX = `//
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<70>;
-	.reg .pred %pt<11>;
+	.reg .pred %p<101>;
+	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<139>;
+	.reg .b64 %rd<178>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<75>;
+	.reg .f32 %f<106>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -196,217 +196,194 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mul.lo.s64 %rd21, %rd1, 3;
-	mul.lo.s64 %rd77, %rd1, 4;
-	mov.b64 %rd26, %rd3;
-	mov.b64 %rd28, %rd21;
-	mov.b64 %rd85, %rd77;
-	mov.b64 %rd88, %rd77;
-	mov.b64 %rd91, %rd77;
-	mov.b64 %rd96, %rd77;
-	mov.b64 %rd101, %rd77;
-	mov.b64 %rd106, %rd77;
-	mov.b64 %rd113, %rd77;
-	mov.b64 %rd120, %rd77;
-	mov.b64 %rd127, %rd77;
-	mov.b64 %rd134, %rd2;
-	mad.lo.s64 %rd135, %rd134, 4, %rd12;
-	mul.lo.s64 %rd136, %rd77, 4;
-	mad.lo.s64 %rd137, %rd134, 4, %rd16;
-	mad.lo.s64 %rd138, %rd134, 4, %rd4;
+	mov.b64 %rd32, %rd13;
+	mov.b64 %rd33, %rd2;
+	add.s64 %rd34, %rd33, 1;
+	mov.b64 %rd35, %rd34;
+	setp.lt.u64 %p36, %rd35, %rd32;
+	mov.b64 %rd37, %rd3;
+	add.u64 %rd38, %rd37, 18446744073709551615U;
+	add.u64 %rd39, %rd38, 4611686018427387904;
+	setp.le.u64 %p40, %rd39, 9223372036854775808U;
+	sub.u64 %rd41, %rd38, 1;
+	mov.b64 %rd42, %rd2;
+	sub.u64 %rd43, %rd41, %rd42;
+	sub.u64 %rd44, %rd32, 1;
+	sub.u64 %rd45, %rd44, %rd35;
+	setp.le.u64 %p46, %rd43, %rd45;
+	mov.b64 %rd47, %rd17;
+	setp.lt.u64 %p48, %rd35, %rd47;
+	sub.u64 %rd49, %rd47, 1;
+	sub.u64 %rd50, %rd49, %rd35;
+	setp.le.u64 %p51, %rd43, %rd50;
+	@!%p36 bra $L_19;
 $L_2:
-	add.s64 %rd22, %rd2, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_27;
+	@!%p40 bra $L_19;
 $L_3:
-	mov.b64 %rd27, %rd22;
-	sub.u64 %rd24, %rd26, %rd27;
-	setp.gt.u64 %p25, %rd24, %rd28;
-	@!%p25 bra $L_21;
+	@!%p46 bra $L_19;
 $L_4:
-	mov.b64 %rd29, %rd2;
+	@!%p48 bra $L_19;
 $L_5:
-	mov.b64 %rd32, %rd29;
+	@!%p51 bra $L_19;
 $L_6:
-	add.s64 %rd33, %rd32, 1;
+	mul.lo.s64 %rd52, %rd1, 3;
+	mul.lo.s64 %rd108, %rd1, 4;
+	mov.b64 %rd57, %rd37;
+	mov.b64 %rd59, %rd52;
+	mov.b64 %rd119, %rd108;
+	mov.b64 %rd122, %rd108;
+	mov.b64 %rd125, %rd108;
+	mov.b64 %rd130, %rd108;
+	mov.b64 %rd135, %rd108;
+	mov.b64 %rd140, %rd108;
+	mov.b64 %rd147, %rd108;
+	mov.b64 %rd154, %rd108;
+	mov.b64 %rd161, %rd108;
+	mov.b64 %rd173, %rd2;
+	mad.lo.s64 %rd174, %rd173, 4, %rd12;
+	mul.lo.s64 %rd175, %rd108, 4;
+	mad.lo.s64 %rd176, %rd173, 4, %rd16;
+	mad.lo.s64 %rd177, %rd173, 4, %rd4;
 $L_7:
-	setp.ge.u64 %pt0, %rd33, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd81, %rd135;
-	add.s64 %rd35, %rd81, 4;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt1, %rd33, %rd17;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd82, %rd137;
-	add.s64 %rd37, %rd82, 4;
-	ld.global.f32 %f38, [%rd37];
-	add.rn.f32 %f39, %f36, %f38;
-	mov.b64 %rd83, %rd138;
-	add.s64 %rd40, %rd83, 4;
-	st.global.f32 [%rd40], %f39;
+	add.s64 %rd53, %rd2, 1;
+	setp.lt.s64 %p54, %rd53, %rd3;
+	@!%p54 bra $L_18;
 $L_8:
-	add.s64 %rd52, %rd29, %rd1;
+	mov.b64 %rd58, %rd53;
+	sub.u64 %rd55, %rd57, %rd58;
+	setp.gt.u64 %p56, %rd55, %rd59;
+	@!%p56 bra $L_14;
 $L_9:
-	mov.b64 %rd43, %rd52;
+	mov.b64 %rd115, %rd174;
+	add.s64 %rd66, %rd115, 4;
+	ld.global.f32 %f67, [%rd66];
+	mov.b64 %rd116, %rd176;
+	add.s64 %rd68, %rd116, 4;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd117, %rd177;
+	add.s64 %rd71, %rd117, 4;
+	st.global.f32 [%rd71], %f70;
 $L_10:
-	add.s64 %rd44, %rd43, 1;
+	mov.b64 %rd118, %rd115;
+	add.s64 %rd120, %rd118, %rd119;
+	add.s64 %rd77, %rd120, 4;
+	ld.global.f32 %f78, [%rd77];
+	mov.b64 %rd121, %rd116;
+	add.s64 %rd123, %rd121, %rd122;
+	add.s64 %rd79, %rd123, 4;
+	ld.global.f32 %f80, [%rd79];
+	add.rn.f32 %f81, %f78, %f80;
+	mov.b64 %rd124, %rd117;
+	add.s64 %rd126, %rd124, %rd125;
+	add.s64 %rd82, %rd126, 4;
+	st.global.f32 [%rd82], %f81;
 $L_11:
-	setp.ge.u64 %pt2, %rd44, %rd13;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd84, %rd81;
-	add.s64 %rd86, %rd84, %rd85;
-	add.s64 %rd46, %rd86, 4;
-	ld.global.f32 %f47, [%rd46];
-	setp.ge.u64 %pt3, %rd44, %rd17;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd87, %rd82;
-	add.s64 %rd89, %rd87, %rd88;
-	add.s64 %rd48, %rd89, 4;
-	ld.global.f32 %f49, [%rd48];
-	add.rn.f32 %f50, %f47, %f49;
-	mov.b64 %rd90, %rd83;
-	add.s64 %rd92, %rd90, %rd91;
-	add.s64 %rd51, %rd92, 4;
-	st.global.f32 [%rd51], %f50;
+	mov.b64 %rd129, %rd120;
+	add.s64 %rd131, %rd129, %rd130;
+	add.s64 %rd89, %rd131, 4;
+	ld.global.f32 %f90, [%rd89];
+	mov.b64 %rd134, %rd123;
+	add.s64 %rd136, %rd134, %rd135;
+	add.s64 %rd91, %rd136, 4;
+	ld.global.f32 %f92, [%rd91];
+	add.rn.f32 %f93, %f90, %f92;
+	mov.b64 %rd139, %rd126;
+	add.s64 %rd141, %rd139, %rd140;
+	add.s64 %rd94, %rd141, 4;
+	st.global.f32 [%rd94], %f93;
 $L_12:
-	add.s64 %rd64, %rd52, %rd1;
+	mov.b64 %rd146, %rd131;
+	add.s64 %rd148, %rd146, %rd147;
+	add.s64 %rd101, %rd148, 4;
+	ld.global.f32 %f102, [%rd101];
+	mov.b64 %rd153, %rd136;
+	add.s64 %rd155, %rd153, %rd154;
+	add.s64 %rd103, %rd155, 4;
+	ld.global.f32 %f104, [%rd103];
+	add.rn.f32 %f105, %f102, %f104;
+	mov.b64 %rd160, %rd141;
+	add.s64 %rd162, %rd160, %rd161;
+	add.s64 %rd106, %rd162, 4;
+	st.global.f32 [%rd106], %f105;
 $L_13:
-	mov.b64 %rd55, %rd64;
+	add.s64 %rd2, %rd2, %rd108;
+	add.s64 %rd174, %rd174, %rd175;
+	add.s64 %rd176, %rd176, %rd175;
+	add.s64 %rd177, %rd177, %rd175;
+	bra.uni $L_7;
 $L_14:
-	add.s64 %rd56, %rd55, 1;
+	mov.b64 %rd163, %rd2;
+	mad.lo.s64 %rd164, %rd163, 4, %rd12;
+	mul.lo.s64 %rd165, %rd1, 4;
+	mad.lo.s64 %rd166, %rd163, 4, %rd16;
+	mad.lo.s64 %rd167, %rd163, 4, %rd4;
 $L_15:
-	setp.ge.u64 %pt4, %rd56, %rd13;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd95, %rd86;
-	add.s64 %rd97, %rd95, %rd96;
-	add.s64 %rd58, %rd97, 4;
-	ld.global.f32 %f59, [%rd58];
-	setp.ge.u64 %pt5, %rd56, %rd17;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd100, %rd89;
-	add.s64 %rd102, %rd100, %rd101;
-	add.s64 %rd60, %rd102, 4;
-	ld.global.f32 %f61, [%rd60];
-	add.rn.f32 %f62, %f59, %f61;
-	mov.b64 %rd105, %rd92;
-	add.s64 %rd107, %rd105, %rd106;
-	add.s64 %rd63, %rd107, 4;
-	st.global.f32 [%rd63], %f62;
-$L_16:
-	add.s64 %rd76, %rd64, %rd1;
-$L_17:
-	mov.b64 %rd67, %rd76;
-$L_18:
-	add.s64 %rd68, %rd67, 1;
-$L_19:
-	setp.ge.u64 %pt6, %rd68, %rd13;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd112, %rd97;
-	add.s64 %rd114, %rd112, %rd113;
-	add.s64 %rd70, %rd114, 4;
-	ld.global.f32 %f71, [%rd70];
-	setp.ge.u64 %pt7, %rd68, %rd17;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd119, %rd102;
-	add.s64 %rd121, %rd119, %rd120;
-	add.s64 %rd72, %rd121, 4;
-	ld.global.f32 %f73, [%rd72];
-	add.rn.f32 %f74, %f71, %f73;
-	mov.b64 %rd126, %rd107;
-	add.s64 %rd128, %rd126, %rd127;
-	add.s64 %rd75, %rd128, 4;
-	st.global.f32 [%rd75], %f74;
-$L_20:
-	add.s64 %rd2, %rd2, %rd77;
-	add.s64 %rd135, %rd135, %rd136;
-	add.s64 %rd137, %rd137, %rd136;
-	add.s64 %rd138, %rd138, %rd136;
-	bra.uni $L_2;
-$L_21:
-	mov.b64 %rd129, %rd2;
-	mad.lo.s64 %rd130, %rd129, 4, %rd12;
-	mul.lo.s64 %rd131, %rd1, 4;
-	mad.lo.s64 %rd132, %rd129, 4, %rd16;
-	mad.lo.s64 %rd133, %rd129, 4, %rd4;
-$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_27;
-$L_23:
-	mov.b64 %rd8, %rd2;
-$L_24:
-	add.s64 %rd9, %rd8, 1;
-$L_25:
-	setp.ge.u64 %pt8, %rd9, %rd13;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd78, %rd130;
-	add.s64 %rd11, %rd78, 4;
+	@!%p7 bra $L_18;
+$L_16:
+	mov.b64 %rd109, %rd164;
+	add.s64 %rd11, %rd109, 4;
 	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt9, %rd9, %rd17;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd79, %rd132;
-	add.s64 %rd15, %rd79, 4;
+	mov.b64 %rd110, %rd166;
+	add.s64 %rd15, %rd110, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mov.b64 %rd80, %rd133;
-	add.s64 %rd20, %rd80, 4;
+	mov.b64 %rd111, %rd167;
+	add.s64 %rd20, %rd111, 4;
 	st.global.f32 [%rd20], %f19;
-$L_26:
+$L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd130, %rd130, %rd131;
-	add.s64 %rd132, %rd132, %rd131;
-	add.s64 %rd133, %rd133, %rd131;
-	bra.uni $L_22;
-$L_27:
+	add.s64 %rd164, %rd164, %rd165;
+	add.s64 %rd166, %rd166, %rd165;
+	add.s64 %rd167, %rd167, %rd165;
+	bra.uni $L_15;
+$L_18:
 	ret;
+$L_19:
+	mov.b64 %rd168, %rd2;
+	mad.lo.s64 %rd169, %rd168, 4, %rd12;
+	mul.lo.s64 %rd170, %rd1, 4;
+	mad.lo.s64 %rd171, %rd168, 4, %rd16;
+	mad.lo.s64 %rd172, %rd168, 4, %rd4;
+$L_20:
+	add.s64 %rd21, %rd2, 1;
+	setp.lt.s64 %p22, %rd21, %rd3;
+	@!%p22 bra $L_18;
+$L_21:
+	mov.b64 %rd23, %rd2;
+$L_22:
+	add.s64 %rd24, %rd23, 1;
+$L_23:
+	setp.ge.u64 %pt0, %rd24, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd112, %rd169;
+	add.s64 %rd26, %rd112, 4;
+	ld.global.f32 %f27, [%rd26];
+	setp.ge.u64 %pt1, %rd24, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd113, %rd171;
+	add.s64 %rd28, %rd113, 4;
+	ld.global.f32 %f29, [%rd28];
+	add.rn.f32 %f30, %f27, %f29;
+	mov.b64 %rd114, %rd172;
+	add.s64 %rd31, %rd114, 4;
+	st.global.f32 [%rd31], %f30;
+$L_24:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd169, %rd169, %rd170;
+	add.s64 %rd171, %rd171, %rd170;
+	add.s64 %rd172, %rd172, %rd170;
+	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd44;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd56;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd56;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd68;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd68;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd24;
 	mov.b64 %rdt2, %rd17;
 	bra.uni $Lfault;
 $Lfault:
@@ -415,8 +392,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -602,12 +579,12 @@ $L_24:
 	.param .u64 Consume_0_param_4
 )
 {
-	.reg .pred %p<56>;
-	.reg .pred %pt<6>;
+	.reg .pred %p<79>;
+	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<103>;
+	.reg .b64 %rd<132>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<58>;
+	.reg .f32 %f<81>;
 
 $L_0:
 	ld.param.u64 %rd4, [Consume_0_param_2];
@@ -628,152 +605,142 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	mul.lo.s64 %rd16, %rd1, 3;
-	mul.lo.s64 %rd60, %rd1, 4;
-	mov.b64 %rd21, %rd3;
-	mov.b64 %rd23, %rd16;
-	mov.b64 %rd66, %rd60;
-	mov.b64 %rd69, %rd60;
-	mov.b64 %rd74, %rd60;
-	mov.b64 %rd79, %rd60;
-	mov.b64 %rd86, %rd60;
-	mov.b64 %rd93, %rd60;
-	mov.b64 %rd99, %rd2;
-	mad.lo.s64 %rd100, %rd99, 4, %rd12;
-	mul.lo.s64 %rd101, %rd60, 4;
-	mad.lo.s64 %rd102, %rd99, 4, %rd4;
+	mov.b64 %rd24, %rd13;
+	mov.b64 %rd25, %rd2;
+	add.s64 %rd26, %rd25, 1;
+	mov.b64 %rd27, %rd26;
+	setp.lt.u64 %p28, %rd27, %rd24;
+	mov.b64 %rd29, %rd3;
+	add.u64 %rd30, %rd29, 18446744073709551615U;
+	add.u64 %rd31, %rd30, 4611686018427387904;
+	setp.le.u64 %p32, %rd31, 9223372036854775808U;
+	sub.u64 %rd33, %rd30, 1;
+	mov.b64 %rd34, %rd2;
+	sub.u64 %rd35, %rd33, %rd34;
+	sub.u64 %rd36, %rd24, 1;
+	sub.u64 %rd37, %rd36, %rd27;
+	setp.le.u64 %p38, %rd35, %rd37;
+	@!%p28 bra $L_17;
 $L_2:
-	add.s64 %rd17, %rd2, 1;
-	setp.lt.s64 %p18, %rd17, %rd3;
-	@!%p18 bra $L_27;
+	@!%p32 bra $L_17;
 $L_3:
-	mov.b64 %rd22, %rd17;
-	sub.u64 %rd19, %rd21, %rd22;
-	setp.gt.u64 %p20, %rd19, %rd23;
-	@!%p20 bra $L_21;
+	@!%p38 bra $L_17;
 $L_4:
-	mov.b64 %rd24, %rd2;
+	mul.lo.s64 %rd39, %rd1, 3;
+	mul.lo.s64 %rd83, %rd1, 4;
+	mov.b64 %rd44, %rd29;
+	mov.b64 %rd46, %rd39;
+	mov.b64 %rd91, %rd83;
+	mov.b64 %rd94, %rd83;
+	mov.b64 %rd99, %rd83;
+	mov.b64 %rd104, %rd83;
+	mov.b64 %rd111, %rd83;
+	mov.b64 %rd118, %rd83;
+	mov.b64 %rd128, %rd2;
+	mad.lo.s64 %rd129, %rd128, 4, %rd12;
+	mul.lo.s64 %rd130, %rd83, 4;
+	mad.lo.s64 %rd131, %rd128, 4, %rd4;
 $L_5:
-	mov.b64 %rd27, %rd24;
+	add.s64 %rd40, %rd2, 1;
+	setp.lt.s64 %p41, %rd40, %rd3;
+	@!%p41 bra $L_16;
 $L_6:
-	add.s64 %rd28, %rd27, 1;
+	mov.b64 %rd45, %rd40;
+	sub.u64 %rd42, %rd44, %rd45;
+	setp.gt.u64 %p43, %rd42, %rd46;
+	@!%p43 bra $L_12;
 $L_7:
-	setp.ge.u64 %pt0, %rd28, %rd13;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd63, %rd100;
-	add.s64 %rd30, %rd63, 4;
-	ld.global.f32 %f31, [%rd30];
-	mov.b64 %rd64, %rd102;
-	add.s64 %rd32, %rd64, 4;
-	st.global.f32 [%rd32], %f31;
+	mov.b64 %rd88, %rd129;
+	add.s64 %rd53, %rd88, 4;
+	ld.global.f32 %f54, [%rd53];
+	mov.b64 %rd89, %rd131;
+	add.s64 %rd55, %rd89, 4;
+	st.global.f32 [%rd55], %f54;
 $L_8:
-	add.s64 %rd41, %rd24, %rd1;
+	mov.b64 %rd90, %rd88;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd61, %rd92, 4;
+	ld.global.f32 %f62, [%rd61];
+	mov.b64 %rd93, %rd89;
+	add.s64 %rd95, %rd93, %rd94;
+	add.s64 %rd63, %rd95, 4;
+	st.global.f32 [%rd63], %f62;
 $L_9:
-	mov.b64 %rd35, %rd41;
+	mov.b64 %rd98, %rd92;
+	add.s64 %rd100, %rd98, %rd99;
+	add.s64 %rd70, %rd100, 4;
+	ld.global.f32 %f71, [%rd70];
+	mov.b64 %rd103, %rd95;
+	add.s64 %rd105, %rd103, %rd104;
+	add.s64 %rd72, %rd105, 4;
+	st.global.f32 [%rd72], %f71;
 $L_10:
-	add.s64 %rd36, %rd35, 1;
+	mov.b64 %rd110, %rd100;
+	add.s64 %rd112, %rd110, %rd111;
+	add.s64 %rd79, %rd112, 4;
+	ld.global.f32 %f80, [%rd79];
+	mov.b64 %rd117, %rd105;
+	add.s64 %rd119, %rd117, %rd118;
+	add.s64 %rd81, %rd119, 4;
+	st.global.f32 [%rd81], %f80;
 $L_11:
-	setp.ge.u64 %pt1, %rd36, %rd13;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd65, %rd63;
-	add.s64 %rd67, %rd65, %rd66;
-	add.s64 %rd38, %rd67, 4;
-	ld.global.f32 %f39, [%rd38];
-	mov.b64 %rd68, %rd64;
-	add.s64 %rd70, %rd68, %rd69;
-	add.s64 %rd40, %rd70, 4;
-	st.global.f32 [%rd40], %f39;
+	add.s64 %rd2, %rd2, %rd83;
+	add.s64 %rd129, %rd129, %rd130;
+	add.s64 %rd131, %rd131, %rd130;
+	bra.uni $L_5;
 $L_12:
-	add.s64 %rd50, %rd41, %rd1;
+	mov.b64 %rd120, %rd2;
+	mad.lo.s64 %rd121, %rd120, 4, %rd12;
+	mul.lo.s64 %rd122, %rd1, 4;
+	mad.lo.s64 %rd123, %rd120, 4, %rd4;
 $L_13:
-	mov.b64 %rd44, %rd50;
-$L_14:
-	add.s64 %rd45, %rd44, 1;
-$L_15:
-	setp.ge.u64 %pt2, %rd45, %rd13;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd73, %rd67;
-	add.s64 %rd75, %rd73, %rd74;
-	add.s64 %rd47, %rd75, 4;
-	ld.global.f32 %f48, [%rd47];
-	mov.b64 %rd78, %rd70;
-	add.s64 %rd80, %rd78, %rd79;
-	add.s64 %rd49, %rd80, 4;
-	st.global.f32 [%rd49], %f48;
-$L_16:
-	add.s64 %rd59, %rd50, %rd1;
-$L_17:
-	mov.b64 %rd53, %rd59;
-$L_18:
-	add.s64 %rd54, %rd53, 1;
-$L_19:
-	setp.ge.u64 %pt3, %rd54, %rd13;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd85, %rd75;
-	add.s64 %rd87, %rd85, %rd86;
-	add.s64 %rd56, %rd87, 4;
-	ld.global.f32 %f57, [%rd56];
-	mov.b64 %rd92, %rd80;
-	add.s64 %rd94, %rd92, %rd93;
-	add.s64 %rd58, %rd94, 4;
-	st.global.f32 [%rd58], %f57;
-$L_20:
-	add.s64 %rd2, %rd2, %rd60;
-	add.s64 %rd100, %rd100, %rd101;
-	add.s64 %rd102, %rd102, %rd101;
-	bra.uni $L_2;
-$L_21:
-	mov.b64 %rd95, %rd2;
-	mad.lo.s64 %rd96, %rd95, 4, %rd12;
-	mul.lo.s64 %rd97, %rd1, 4;
-	mad.lo.s64 %rd98, %rd95, 4, %rd4;
-$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_27;
-$L_23:
-	mov.b64 %rd8, %rd2;
-$L_24:
-	add.s64 %rd9, %rd8, 1;
-$L_25:
-	setp.ge.u64 %pt4, %rd9, %rd13;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd61, %rd96;
-	add.s64 %rd11, %rd61, 4;
+	@!%p7 bra $L_16;
+$L_14:
+	mov.b64 %rd84, %rd121;
+	add.s64 %rd11, %rd84, 4;
 	ld.global.f32 %f14, [%rd11];
-	mov.b64 %rd62, %rd98;
-	add.s64 %rd15, %rd62, 4;
+	mov.b64 %rd85, %rd123;
+	add.s64 %rd15, %rd85, 4;
 	st.global.f32 [%rd15], %f14;
-$L_26:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd96, %rd96, %rd97;
-	add.s64 %rd98, %rd98, %rd97;
-	bra.uni $L_22;
-$L_27:
+	add.s64 %rd121, %rd121, %rd122;
+	add.s64 %rd123, %rd123, %rd122;
+	bra.uni $L_13;
+$L_16:
 	ret;
+$L_17:
+	mov.b64 %rd124, %rd2;
+	mad.lo.s64 %rd125, %rd124, 4, %rd12;
+	mul.lo.s64 %rd126, %rd1, 4;
+	mad.lo.s64 %rd127, %rd124, 4, %rd4;
+$L_18:
+	add.s64 %rd16, %rd2, 1;
+	setp.lt.s64 %p17, %rd16, %rd3;
+	@!%p17 bra $L_16;
+$L_19:
+	mov.b64 %rd18, %rd2;
+$L_20:
+	add.s64 %rd19, %rd18, 1;
+$L_21:
+	setp.ge.u64 %pt0, %rd19, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd86, %rd125;
+	add.s64 %rd21, %rd86, 4;
+	ld.global.f32 %f22, [%rd21];
+	mov.b64 %rd87, %rd127;
+	add.s64 %rd23, %rd87, 4;
+	st.global.f32 [%rd23], %f22;
+$L_22:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd125, %rd125, %rd126;
+	add.s64 %rd127, %rd127, %rd126;
+	bra.uni $L_18;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd28;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd36;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd45;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd54;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd19;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault:
@@ -782,8 +749,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt5, %rt8, %rt6;
-	@%pt5 exit;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
 	st.global.u32 [%rdt3+8], 131072;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -814,26 +781,32 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Add(a []f32, b []f32, c []f32), parallel.
 extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0, r23 = 0, r25 = 0, r31 = 0, r34 = 0, r42 = 0, r45 = 0;
-	bool r54 = 0, r57 = 0, r66 = 0, r69 = 0;
+	bool r7 = 0, r10 = 0, r22 = 0, r25 = 0, r36 = 0, r40 = 0, r46 = 0, r48 = 0;
+	bool r51 = 0, r54 = 0, r56 = 0, r62 = 0, r65 = 0, r73 = 0, r76 = 0, r85 = 0;
+	bool r88 = 0, r97 = 0, r100 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r17 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0;
-	i64 r41 = 0, r43 = 0, r44 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r64 = 0;
-	i64 r65 = 0, r67 = 0, r68 = 0, r76 = 0, r77 = 0, r85 = 0, r88 = 0, r91 = 0;
-	i64 r94 = 0, r96 = 0, r99 = 0, r101 = 0, r104 = 0, r106 = 0, r109 = 0, r111 = 0;
-	i64 r113 = 0, r116 = 0, r118 = 0, r120 = 0, r123 = 0, r125 = 0, r127 = 0, r129 = 0;
-	i64 r131 = 0, r134 = 0, r136 = 0;
-	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
-	float r14 = 0, r18 = 0, r19 = 0, r36 = 0, r38 = 0, r39 = 0, r47 = 0, r49 = 0;
-	float r50 = 0, r59 = 0, r61 = 0, r62 = 0, r71 = 0, r73 = 0, r74 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r35 = 0, *r37 = 0;
-	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
-	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r83 = 0;
-	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
-	char *r97 = 0, *r98 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r108 = 0;
-	char *r110 = 0, *r112 = 0, *r114 = 0, *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r122 = 0;
-	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r133 = 0, *r135 = 0, *r137 = 0;
-	char *r138 = 0;
+	i64 r13 = 0, r17 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r34 = 0, r52 = 0;
+	i64 r53 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0;
+	i64 r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
+	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r130 = 0, r133 = 0;
+	i64 r135 = 0, r138 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0;
+	i64 r154 = 0, r157 = 0, r159 = 0, r161 = 0, r163 = 0, r165 = 0, r168 = 0, r170 = 0;
+	i64 r173 = 0, r175 = 0;
+	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
+	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r55 = 0, r57 = 0, r58 = 0;
+	u64 r59 = 0;
+	float r14 = 0, r18 = 0, r19 = 0, r27 = 0, r29 = 0, r30 = 0, r67 = 0, r69 = 0;
+	float r70 = 0, r78 = 0, r80 = 0, r81 = 0, r90 = 0, r92 = 0, r93 = 0, r102 = 0;
+	float r104 = 0, r105 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r26 = 0, *r28 = 0;
+	char *r31 = 0, *r66 = 0, *r68 = 0, *r71 = 0, *r77 = 0, *r79 = 0, *r82 = 0, *r89 = 0;
+	char *r91 = 0, *r94 = 0, *r101 = 0, *r103 = 0, *r106 = 0, *r109 = 0, *r110 = 0, *r111 = 0;
+	char *r112 = 0, *r113 = 0, *r114 = 0, *r115 = 0, *r116 = 0, *r117 = 0, *r118 = 0, *r120 = 0;
+	char *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r132 = 0;
+	char *r134 = 0, *r136 = 0, *r137 = 0, *r139 = 0, *r141 = 0, *r142 = 0, *r144 = 0, *r146 = 0;
+	char *r148 = 0, *r149 = 0, *r151 = 0, *r153 = 0, *r155 = 0, *r156 = 0, *r158 = 0, *r160 = 0;
+	char *r162 = 0, *r164 = 0, *r166 = 0, *r167 = 0, *r169 = 0, *r171 = 0, *r172 = 0, *r174 = 0;
+	char *r176 = 0, *r177 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -846,137 +819,167 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r21 = (u64)r1 * 3ull;
-	r77 = (u64)r1 * 4ull;
-	r26 = (u64)r3;
-	r28 = (u64)r21;
-	r85 = r77;
-	r88 = r77;
-	r91 = r77;
-	r96 = r77;
-	r101 = r77;
-	r106 = r77;
-	r113 = r77;
-	r120 = r77;
-	r127 = r77;
-	r134 = r2;
-	r135 = r12 + r134 * 4;
-	r136 = (u64)r77 * 4ull;
-	r137 = r16 + r134 * 4;
-	r138 = r4 + r134 * 4;
-b2: // grid unrolled guard
-	r22 = (u64)r2 + 1ull;
-	r23 = r22 < r3;
-	if (!r23) goto b27;
-	r27 = (u64)r22;
-	r24 = r26 - r27;
-	r25 = r24 > r28;
-	if (!r25) goto b21;
-	r29 = r2;
-	r32 = r29;
-	r33 = (u64)r32 + 1ull;
-	if ((u64)r33 >= (u64)r13) { qd_site = 0; qd_x = r33; qd_y = r13; goto qd_fault; }
-	r81 = r135;
-	r35 = r81 + 4ll;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r17) { qd_site = 1; qd_x = r33; qd_y = r17; goto qd_fault; }
-	r82 = r137;
-	r37 = r82 + 4ll;
-	r38 = *(float *)r37;
-	r39 = r36 + r38;
-	r83 = r138;
-	r40 = r83 + 4ll;
-	*(float *)r40 = r39;
-	r52 = (u64)r29 + (u64)r1;
-	r43 = r52;
-	r44 = (u64)r43 + 1ull;
-	if ((u64)r44 >= (u64)r13) { qd_site = 0; qd_x = r44; qd_y = r13; goto qd_fault; }
-	r84 = r81;
-	r86 = r84 + r85 * 1;
-	r46 = r86 + 4ll;
-	r47 = *(float *)r46;
-	if ((u64)r44 >= (u64)r17) { qd_site = 1; qd_x = r44; qd_y = r17; goto qd_fault; }
-	r87 = r82;
-	r89 = r87 + r88 * 1;
-	r48 = r89 + 4ll;
-	r49 = *(float *)r48;
-	r50 = r47 + r49;
-	r90 = r83;
-	r92 = r90 + r91 * 1;
-	r51 = r92 + 4ll;
-	*(float *)r51 = r50;
-	r64 = (u64)r52 + (u64)r1;
-	r55 = r64;
-	r56 = (u64)r55 + 1ull;
-	if ((u64)r56 >= (u64)r13) { qd_site = 0; qd_x = r56; qd_y = r13; goto qd_fault; }
-	r95 = r86;
-	r97 = r95 + r96 * 1;
-	r58 = r97 + 4ll;
-	r59 = *(float *)r58;
-	if ((u64)r56 >= (u64)r17) { qd_site = 1; qd_x = r56; qd_y = r17; goto qd_fault; }
-	r100 = r89;
-	r102 = r100 + r101 * 1;
-	r60 = r102 + 4ll;
-	r61 = *(float *)r60;
-	r62 = r59 + r61;
-	r105 = r92;
-	r107 = r105 + r106 * 1;
-	r63 = r107 + 4ll;
-	*(float *)r63 = r62;
-	r76 = (u64)r64 + (u64)r1;
-	r67 = r76;
-	r68 = (u64)r67 + 1ull;
-	if ((u64)r68 >= (u64)r13) { qd_site = 0; qd_x = r68; qd_y = r13; goto qd_fault; }
-	r112 = r97;
-	r114 = r112 + r113 * 1;
-	r70 = r114 + 4ll;
-	r71 = *(float *)r70;
-	if ((u64)r68 >= (u64)r17) { qd_site = 1; qd_x = r68; qd_y = r17; goto qd_fault; }
-	r119 = r102;
-	r121 = r119 + r120 * 1;
-	r72 = r121 + 4ll;
-	r73 = *(float *)r72;
-	r74 = r71 + r73;
-	r126 = r107;
-	r128 = r126 + r127 * 1;
-	r75 = r128 + 4ll;
-	*(float *)r75 = r74;
-	r2 = (u64)r2 + (u64)r77;
-	r135 = r135 + r136 * 1;
-	r137 = r137 + r136 * 1;
-	r138 = r138 + r136 * 1;
-	goto b2;
-b21: // preheader
-	r129 = r2;
-	r130 = r12 + r129 * 4;
-	r131 = (u64)r1 * 4ull;
-	r132 = r16 + r129 * 4;
-	r133 = r4 + r129 * 4;
-b22: // head
+	r32 = (u64)r13;
+	r33 = r2;
+	r34 = (u64)r33 + 1ull;
+	r35 = (u64)r34;
+	r36 = r35 < r32;
+	r37 = (u64)r3;
+	r38 = r37 + 18446744073709551615ull;
+	r39 = r38 + 4611686018427387904ull;
+	r40 = r39 <= 9223372036854775808ull;
+	r41 = r38 - 1ull;
+	r42 = (u64)r2;
+	r43 = r41 - r42;
+	r44 = r32 - 1ull;
+	r45 = r44 - r35;
+	r46 = r43 <= r45;
+	r47 = (u64)r17;
+	r48 = r35 < r47;
+	r49 = r47 - 1ull;
+	r50 = r49 - r35;
+	r51 = r43 <= r50;
+	if (!r36) goto b19;
+	if (!r40) goto b19;
+	if (!r46) goto b19;
+	if (!r48) goto b19;
+	if (!r51) goto b19;
+	r52 = (u64)r1 * 3ull;
+	r108 = (u64)r1 * 4ull;
+	r57 = r37;
+	r59 = (u64)r52;
+	r119 = r108;
+	r122 = r108;
+	r125 = r108;
+	r130 = r108;
+	r135 = r108;
+	r140 = r108;
+	r147 = r108;
+	r154 = r108;
+	r161 = r108;
+	r173 = r2;
+	r174 = r12 + r173 * 4;
+	r175 = (u64)r108 * 4ull;
+	r176 = r16 + r173 * 4;
+	r177 = r4 + r173 * 4;
+b7: // grid unrolled guard
+	r53 = (u64)r2 + 1ull;
+	r54 = r53 < r3;
+	if (!r54) goto b18;
+	r58 = (u64)r53;
+	r55 = r57 - r58;
+	r56 = r55 > r59;
+	if (!r56) goto b14;
+	r115 = r174;
+	r66 = r115 + 4ll;
+	r67 = *(float *)r66;
+	r116 = r176;
+	r68 = r116 + 4ll;
+	r69 = *(float *)r68;
+	r70 = r67 + r69;
+	r117 = r177;
+	r71 = r117 + 4ll;
+	*(float *)r71 = r70;
+	r118 = r115;
+	r120 = r118 + r119 * 1;
+	r77 = r120 + 4ll;
+	r78 = *(float *)r77;
+	r121 = r116;
+	r123 = r121 + r122 * 1;
+	r79 = r123 + 4ll;
+	r80 = *(float *)r79;
+	r81 = r78 + r80;
+	r124 = r117;
+	r126 = r124 + r125 * 1;
+	r82 = r126 + 4ll;
+	*(float *)r82 = r81;
+	r129 = r120;
+	r131 = r129 + r130 * 1;
+	r89 = r131 + 4ll;
+	r90 = *(float *)r89;
+	r134 = r123;
+	r136 = r134 + r135 * 1;
+	r91 = r136 + 4ll;
+	r92 = *(float *)r91;
+	r93 = r90 + r92;
+	r139 = r126;
+	r141 = r139 + r140 * 1;
+	r94 = r141 + 4ll;
+	*(float *)r94 = r93;
+	r146 = r131;
+	r148 = r146 + r147 * 1;
+	r101 = r148 + 4ll;
+	r102 = *(float *)r101;
+	r153 = r136;
+	r155 = r153 + r154 * 1;
+	r103 = r155 + 4ll;
+	r104 = *(float *)r103;
+	r105 = r102 + r104;
+	r160 = r141;
+	r162 = r160 + r161 * 1;
+	r106 = r162 + 4ll;
+	*(float *)r106 = r105;
+	r2 = (u64)r2 + (u64)r108;
+	r174 = r174 + r175 * 1;
+	r176 = r176 + r175 * 1;
+	r177 = r177 + r175 * 1;
+	goto b7;
+b14: // preheader
+	r163 = r2;
+	r164 = r12 + r163 * 4;
+	r165 = (u64)r1 * 4ull;
+	r166 = r16 + r163 * 4;
+	r167 = r4 + r163 * 4;
+b15: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b27;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
-	r78 = r130;
-	r11 = r78 + 4ll;
+	if (!r7) goto b18;
+	r109 = r164;
+	r11 = r109 + 4ll;
 	r14 = *(float *)r11;
-	if ((u64)r9 >= (u64)r17) { qd_site = 1; qd_x = r9; qd_y = r17; goto qd_fault; }
-	r79 = r132;
-	r15 = r79 + 4ll;
+	r110 = r166;
+	r15 = r110 + 4ll;
 	r18 = *(float *)r15;
 	r19 = r14 + r18;
-	r80 = r133;
-	r20 = r80 + 4ll;
+	r111 = r167;
+	r20 = r111 + 4ll;
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	r130 = r130 + r131 * 1;
-	r132 = r132 + r131 * 1;
-	r133 = r133 + r131 * 1;
-	goto b22;
-b27: // exit
+	r164 = r164 + r165 * 1;
+	r166 = r166 + r165 * 1;
+	r167 = r167 + r165 * 1;
+	goto b15;
+b18: // exit
 	return;
+b19: // preheader
+	r168 = r2;
+	r169 = r12 + r168 * 4;
+	r170 = (u64)r1 * 4ull;
+	r171 = r16 + r168 * 4;
+	r172 = r4 + r168 * 4;
+b20: // head (checked)
+	r21 = (u64)r2 + 1ull;
+	r22 = r21 < r3;
+	if (!r22) goto b18;
+	r23 = r2;
+	r24 = (u64)r23 + 1ull;
+	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; }
+	r112 = r169;
+	r26 = r112 + 4ll;
+	r27 = *(float *)r26;
+	if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; }
+	r113 = r171;
+	r28 = r113 + 4ll;
+	r29 = *(float *)r28;
+	r30 = r27 + r29;
+	r114 = r172;
+	r31 = r114 + 4ll;
+	*(float *)r31 = r30;
+	r2 = (u64)r2 + (u64)r1;
+	r169 = r169 + r170 * 1;
+	r171 = r171 + r170 * 1;
+	r172 = r172 + r170 * 1;
+	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1130,21 +1133,25 @@ b24: // exit
 
 // Task 0 of kernel Consume(a []f32, b []f32), parallel.
 extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
-	bool r7 = 0, r10 = 0, r18 = 0, r20 = 0, r26 = 0, r29 = 0, r34 = 0, r37 = 0;
-	bool r43 = 0, r46 = 0, r52 = 0, r55 = 0;
+	bool r7 = 0, r10 = 0, r17 = 0, r20 = 0, r28 = 0, r32 = 0, r38 = 0, r41 = 0;
+	bool r43 = 0, r49 = 0, r52 = 0, r57 = 0, r60 = 0, r66 = 0, r69 = 0, r75 = 0;
+	bool r78 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r16 = 0, r17 = 0, r24 = 0, r25 = 0, r27 = 0, r28 = 0, r33 = 0;
-	i64 r35 = 0, r36 = 0, r41 = 0, r42 = 0, r44 = 0, r45 = 0, r50 = 0, r51 = 0;
-	i64 r53 = 0, r54 = 0, r59 = 0, r60 = 0, r66 = 0, r69 = 0, r72 = 0, r74 = 0;
-	i64 r77 = 0, r79 = 0, r82 = 0, r84 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0;
-	i64 r95 = 0, r97 = 0, r99 = 0, r101 = 0;
-	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
-	float r14 = 0, r31 = 0, r39 = 0, r48 = 0, r57 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r30 = 0, *r32 = 0, *r38 = 0, *r40 = 0;
-	char *r47 = 0, *r49 = 0, *r56 = 0, *r58 = 0, *r61 = 0, *r62 = 0, *r63 = 0, *r64 = 0;
-	char *r65 = 0, *r67 = 0, *r68 = 0, *r70 = 0, *r71 = 0, *r73 = 0, *r75 = 0, *r76 = 0;
-	char *r78 = 0, *r80 = 0, *r81 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0;
-	char *r92 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r102 = 0;
+	i64 r13 = 0, r16 = 0, r18 = 0, r19 = 0, r25 = 0, r26 = 0, r39 = 0, r40 = 0;
+	i64 r47 = 0, r48 = 0, r50 = 0, r51 = 0, r56 = 0, r58 = 0, r59 = 0, r64 = 0;
+	i64 r65 = 0, r67 = 0, r68 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0, r82 = 0;
+	i64 r83 = 0, r91 = 0, r94 = 0, r97 = 0, r99 = 0, r102 = 0, r104 = 0, r107 = 0;
+	i64 r109 = 0, r111 = 0, r114 = 0, r116 = 0, r118 = 0, r120 = 0, r122 = 0, r124 = 0;
+	i64 r126 = 0, r128 = 0, r130 = 0;
+	u64 r24 = 0, r27 = 0, r29 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r35 = 0;
+	u64 r36 = 0, r37 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
+	float r14 = 0, r22 = 0, r54 = 0, r62 = 0, r71 = 0, r80 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r21 = 0, *r23 = 0, *r53 = 0, *r55 = 0;
+	char *r61 = 0, *r63 = 0, *r70 = 0, *r72 = 0, *r79 = 0, *r81 = 0, *r84 = 0, *r85 = 0;
+	char *r86 = 0, *r87 = 0, *r88 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
+	char *r96 = 0, *r98 = 0, *r100 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0;
+	char *r110 = 0, *r112 = 0, *r113 = 0, *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
+	char *r125 = 0, *r127 = 0, *r129 = 0, *r131 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -1155,102 +1162,123 @@ extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r16 = (u64)r1 * 3ull;
-	r60 = (u64)r1 * 4ull;
-	r21 = (u64)r3;
-	r23 = (u64)r16;
-	r66 = r60;
-	r69 = r60;
-	r74 = r60;
-	r79 = r60;
-	r86 = r60;
-	r93 = r60;
-	r99 = r2;
-	r100 = r12 + r99 * 4;
-	r101 = (u64)r60 * 4ull;
-	r102 = r4 + r99 * 4;
-b2: // grid unrolled guard
-	r17 = (u64)r2 + 1ull;
-	r18 = r17 < r3;
-	if (!r18) goto b27;
-	r22 = (u64)r17;
-	r19 = r21 - r22;
-	r20 = r19 > r23;
-	if (!r20) goto b21;
-	r24 = r2;
-	r27 = r24;
-	r28 = (u64)r27 + 1ull;
-	if ((u64)r28 >= (u64)r13) { qd_site = 0; qd_x = r28; qd_y = r13; goto qd_fault; }
-	r63 = r100;
-	r30 = r63 + 4ll;
-	r31 = *(float *)r30;
-	r64 = r102;
-	r32 = r64 + 4ll;
-	*(float *)r32 = r31;
-	r41 = (u64)r24 + (u64)r1;
-	r35 = r41;
-	r36 = (u64)r35 + 1ull;
-	if ((u64)r36 >= (u64)r13) { qd_site = 0; qd_x = r36; qd_y = r13; goto qd_fault; }
-	r65 = r63;
-	r67 = r65 + r66 * 1;
-	r38 = r67 + 4ll;
-	r39 = *(float *)r38;
-	r68 = r64;
-	r70 = r68 + r69 * 1;
-	r40 = r70 + 4ll;
-	*(float *)r40 = r39;
-	r50 = (u64)r41 + (u64)r1;
-	r44 = r50;
-	r45 = (u64)r44 + 1ull;
-	if ((u64)r45 >= (u64)r13) { qd_site = 0; qd_x = r45; qd_y = r13; goto qd_fault; }
-	r73 = r67;
-	r75 = r73 + r74 * 1;
-	r47 = r75 + 4ll;
-	r48 = *(float *)r47;
-	r78 = r70;
-	r80 = r78 + r79 * 1;
-	r49 = r80 + 4ll;
-	*(float *)r49 = r48;
-	r59 = (u64)r50 + (u64)r1;
-	r53 = r59;
-	r54 = (u64)r53 + 1ull;
-	if ((u64)r54 >= (u64)r13) { qd_site = 0; qd_x = r54; qd_y = r13; goto qd_fault; }
-	r85 = r75;
-	r87 = r85 + r86 * 1;
-	r56 = r87 + 4ll;
-	r57 = *(float *)r56;
-	r92 = r80;
-	r94 = r92 + r93 * 1;
-	r58 = r94 + 4ll;
-	*(float *)r58 = r57;
-	r2 = (u64)r2 + (u64)r60;
-	r100 = r100 + r101 * 1;
-	r102 = r102 + r101 * 1;
-	goto b2;
-b21: // preheader
-	r95 = r2;
-	r96 = r12 + r95 * 4;
-	r97 = (u64)r1 * 4ull;
-	r98 = r4 + r95 * 4;
-b22: // head
+	r24 = (u64)r13;
+	r25 = r2;
+	r26 = (u64)r25 + 1ull;
+	r27 = (u64)r26;
+	r28 = r27 < r24;
+	r29 = (u64)r3;
+	r30 = r29 + 18446744073709551615ull;
+	r31 = r30 + 4611686018427387904ull;
+	r32 = r31 <= 9223372036854775808ull;
+	r33 = r30 - 1ull;
+	r34 = (u64)r2;
+	r35 = r33 - r34;
+	r36 = r24 - 1ull;
+	r37 = r36 - r27;
+	r38 = r35 <= r37;
+	if (!r28) goto b17;
+	if (!r32) goto b17;
+	if (!r38) goto b17;
+	r39 = (u64)r1 * 3ull;
+	r83 = (u64)r1 * 4ull;
+	r44 = r29;
+	r46 = (u64)r39;
+	r91 = r83;
+	r94 = r83;
+	r99 = r83;
+	r104 = r83;
+	r111 = r83;
+	r118 = r83;
+	r128 = r2;
+	r129 = r12 + r128 * 4;
+	r130 = (u64)r83 * 4ull;
+	r131 = r4 + r128 * 4;
+b5: // grid unrolled guard
+	r40 = (u64)r2 + 1ull;
+	r41 = r40 < r3;
+	if (!r41) goto b16;
+	r45 = (u64)r40;
+	r42 = r44 - r45;
+	r43 = r42 > r46;
+	if (!r43) goto b12;
+	r88 = r129;
+	r53 = r88 + 4ll;
+	r54 = *(float *)r53;
+	r89 = r131;
+	r55 = r89 + 4ll;
+	*(float *)r55 = r54;
+	r90 = r88;
+	r92 = r90 + r91 * 1;
+	r61 = r92 + 4ll;
+	r62 = *(float *)r61;
+	r93 = r89;
+	r95 = r93 + r94 * 1;
+	r63 = r95 + 4ll;
+	*(float *)r63 = r62;
+	r98 = r92;
+	r100 = r98 + r99 * 1;
+	r70 = r100 + 4ll;
+	r71 = *(float *)r70;
+	r103 = r95;
+	r105 = r103 + r104 * 1;
+	r72 = r105 + 4ll;
+	*(float *)r72 = r71;
+	r110 = r100;
+	r112 = r110 + r111 * 1;
+	r79 = r112 + 4ll;
+	r80 = *(float *)r79;
+	r117 = r105;
+	r119 = r117 + r118 * 1;
+	r81 = r119 + 4ll;
+	*(float *)r81 = r80;
+	r2 = (u64)r2 + (u64)r83;
+	r129 = r129 + r130 * 1;
+	r131 = r131 + r130 * 1;
+	goto b5;
+b12: // preheader
+	r120 = r2;
+	r121 = r12 + r120 * 4;
+	r122 = (u64)r1 * 4ull;
+	r123 = r4 + r120 * 4;
+b13: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b27;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
-	r61 = r96;
-	r11 = r61 + 4ll;
+	if (!r7) goto b16;
+	r84 = r121;
+	r11 = r84 + 4ll;
 	r14 = *(float *)r11;
-	r62 = r98;
-	r15 = r62 + 4ll;
+	r85 = r123;
+	r15 = r85 + 4ll;
 	*(float *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	r96 = r96 + r97 * 1;
-	r98 = r98 + r97 * 1;
-	goto b22;
-b27: // exit
+	r121 = r121 + r122 * 1;
+	r123 = r123 + r122 * 1;
+	goto b13;
+b16: // exit
 	return;
+b17: // preheader
+	r124 = r2;
+	r125 = r12 + r124 * 4;
+	r126 = (u64)r1 * 4ull;
+	r127 = r4 + r124 * 4;
+b18: // head (checked)
+	r16 = (u64)r2 + 1ull;
+	r17 = r16 < r3;
+	if (!r17) goto b16;
+	r18 = r2;
+	r19 = (u64)r18 + 1ull;
+	if ((u64)r19 >= (u64)r13) { qd_site = 0; qd_x = r19; qd_y = r13; goto qd_fault; }
+	r86 = r125;
+	r21 = r86 + 4ll;
+	r22 = *(float *)r21;
+	r87 = r127;
+	r23 = r87 + 4ll;
+	*(float *)r23 = r22;
+	r2 = (u64)r2 + (u64)r1;
+	r125 = r125 + r126 * 1;
+	r127 = r127 + r126 * 1;
+	goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1284,180 +1312,195 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r21 = mul.i64 r1, 3
-	r77 = mul.i64 r1, 4
-	r26 = convert.u64.i64 r3
-	r28 = convert.u64.i64 r21
-	r85 = move.i64 r77
-	r88 = move.i64 r77
-	r91 = move.i64 r77
-	r96 = move.i64 r77
-	r101 = move.i64 r77
-	r106 = move.i64 r77
-	r113 = move.i64 r77
-	r120 = move.i64 r77
-	r127 = move.i64 r77
-	r134 = move.i64 r2
-	r135 = elemaddr r12, r134, 4
-	r136 = mul.i64 r77, 4
-	r137 = elemaddr r16, r134, 4
-	r138 = elemaddr r4, r134, 4
-	jump b2
-b2: # grid unrolled guard
-	r22 = add.i64 r2, 1
-	r23 = lt.i64 r22, r3
-	branch r23, b3, b27
-b3: # grid unrolled room
-	r27 = convert.u64.i64 r22
-	r24 = sub.u64 r26, r27
-	r25 = gt.u64 r24, r28
-	branch r25, b4, b21
-b4: # grid unrolled 0
-	r29 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r32 = move.i64 r29
-	jump b6
-b6: # rangeindex.loop (grid unrolled 0)
-	r33 = add.i64 r32, 1
+	r32 = convert.u64.i64 r13
+	r33 = move.i64 r2
+	r34 = add.i64 r33, 1
+	r35 = convert.u64.i64 r34
+	r36 = lt.u64 r35, r32
+	r37 = convert.u64.i64 r3
+	r38 = add.u64 r37, 18446744073709551615
+	r39 = add.u64 r38, 4611686018427387904
+	r40 = le.u64 r39, 9223372036854775808
+	r41 = sub.u64 r38, 1
+	r42 = convert.u64.i64 r2
+	r43 = sub.u64 r41, r42
+	r44 = sub.u64 r32, 1
+	r45 = sub.u64 r44, r35
+	r46 = le.u64 r43, r45
+	r47 = convert.u64.i64 r17
+	r48 = lt.u64 r35, r47
+	r49 = sub.u64 r47, 1
+	r50 = sub.u64 r49, r35
+	r51 = le.u64 r43, r50
+	branch r36, b2, b19
+b2: # checks
+	branch r40, b3, b19
+b3: # checks
+	branch r46, b4, b19
+b4: # checks
+	branch r48, b5, b19
+b5: # checks
+	branch r51, b6, b19
+b6: # preheader
+	r52 = mul.i64 r1, 3
+	r108 = mul.i64 r1, 4
+	r57 = move.u64 r37
+	r59 = convert.u64.i64 r52
+	r119 = move.i64 r108
+	r122 = move.i64 r108
+	r125 = move.i64 r108
+	r130 = move.i64 r108
+	r135 = move.i64 r108
+	r140 = move.i64 r108
+	r147 = move.i64 r108
+	r154 = move.i64 r108
+	r161 = move.i64 r108
+	r173 = move.i64 r2
+	r174 = elemaddr r12, r173, 4
+	r175 = mul.i64 r108, 4
+	r176 = elemaddr r16, r173, 4
+	r177 = elemaddr r4, r173, 4
 	jump b7
-b7: # rangeindex.body (grid unrolled 0)
-	checkindex r33, r13, site 0
-	r81 = move.ptr r135
-	r35 = elemaddr r81, 1, 4
-	r36 = load.f32 r35
-	checkindex r33, r17, site 1
-	r82 = move.ptr r137
-	r37 = elemaddr r82, 1, 4
-	r38 = load.f32 r37
-	r39 = add.f32 r36, r38
-	r83 = move.ptr r138
-	r40 = elemaddr r83, 1, 4
-	store.f32 r40, r39
-	jump b8
-b8: # grid unrolled 1
-	r52 = add.i64 r29, r1
-	jump b9
-b9: # index (grid unrolled 1)
-	r43 = move.i64 r52
+b7: # grid unrolled guard
+	r53 = add.i64 r2, 1
+	r54 = lt.i64 r53, r3
+	branch r54, b8, b18
+b8: # grid unrolled room
+	r58 = convert.u64.i64 r53
+	r55 = sub.u64 r57, r58
+	r56 = gt.u64 r55, r59
+	branch r56, b9, b14
+b9: # rangeindex.body (grid unrolled 0)
+	r115 = move.ptr r174
+	r66 = elemaddr r115, 1, 4
+	r67 = load.f32 r66
+	r116 = move.ptr r176
+	r68 = elemaddr r116, 1, 4
+	r69 = load.f32 r68
+	r70 = add.f32 r67, r69
+	r117 = move.ptr r177
+	r71 = elemaddr r117, 1, 4
+	store.f32 r71, r70
 	jump b10
-b10: # rangeindex.loop (grid unrolled 1)
-	r44 = add.i64 r43, 1
+b10: # rangeindex.body (grid unrolled 1)
+	r118 = move.ptr r115
+	r120 = elemaddr r118, r119, 1
+	r77 = elemaddr r120, 1, 4
+	r78 = load.f32 r77
+	r121 = move.ptr r116
+	r123 = elemaddr r121, r122, 1
+	r79 = elemaddr r123, 1, 4
+	r80 = load.f32 r79
+	r81 = add.f32 r78, r80
+	r124 = move.ptr r117
+	r126 = elemaddr r124, r125, 1
+	r82 = elemaddr r126, 1, 4
+	store.f32 r82, r81
 	jump b11
-b11: # rangeindex.body (grid unrolled 1)
-	checkindex r44, r13, site 0
-	r84 = move.ptr r81
-	r86 = elemaddr r84, r85, 1
-	r46 = elemaddr r86, 1, 4
-	r47 = load.f32 r46
-	checkindex r44, r17, site 1
-	r87 = move.ptr r82
-	r89 = elemaddr r87, r88, 1
-	r48 = elemaddr r89, 1, 4
-	r49 = load.f32 r48
-	r50 = add.f32 r47, r49
-	r90 = move.ptr r83
-	r92 = elemaddr r90, r91, 1
-	r51 = elemaddr r92, 1, 4
-	store.f32 r51, r50
+b11: # rangeindex.body (grid unrolled 2)
+	r129 = move.ptr r120
+	r131 = elemaddr r129, r130, 1
+	r89 = elemaddr r131, 1, 4
+	r90 = load.f32 r89
+	r134 = move.ptr r123
+	r136 = elemaddr r134, r135, 1
+	r91 = elemaddr r136, 1, 4
+	r92 = load.f32 r91
+	r93 = add.f32 r90, r92
+	r139 = move.ptr r126
+	r141 = elemaddr r139, r140, 1
+	r94 = elemaddr r141, 1, 4
+	store.f32 r94, r93
 	jump b12
-b12: # grid unrolled 2
-	r64 = add.i64 r52, r1
+b12: # rangeindex.body (grid unrolled 3)
+	r146 = move.ptr r131
+	r148 = elemaddr r146, r147, 1
+	r101 = elemaddr r148, 1, 4
+	r102 = load.f32 r101
+	r153 = move.ptr r136
+	r155 = elemaddr r153, r154, 1
+	r103 = elemaddr r155, 1, 4
+	r104 = load.f32 r103
+	r105 = add.f32 r102, r104
+	r160 = move.ptr r141
+	r162 = elemaddr r160, r161, 1
+	r106 = elemaddr r162, 1, 4
+	store.f32 r106, r105
 	jump b13
-b13: # index (grid unrolled 2)
-	r55 = move.i64 r64
-	jump b14
-b14: # rangeindex.loop (grid unrolled 2)
-	r56 = add.i64 r55, 1
+b13: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r108
+	r174 = elemaddr r174, r175, 1
+	r176 = elemaddr r176, r175, 1
+	r177 = elemaddr r177, r175, 1
+	jump b7
+b14: # preheader
+	r163 = move.i64 r2
+	r164 = elemaddr r12, r163, 4
+	r165 = mul.i64 r1, 4
+	r166 = elemaddr r16, r163, 4
+	r167 = elemaddr r4, r163, 4
 	jump b15
-b15: # rangeindex.body (grid unrolled 2)
-	checkindex r56, r13, site 0
-	r95 = move.ptr r86
-	r97 = elemaddr r95, r96, 1
-	r58 = elemaddr r97, 1, 4
-	r59 = load.f32 r58
-	checkindex r56, r17, site 1
-	r100 = move.ptr r89
-	r102 = elemaddr r100, r101, 1
-	r60 = elemaddr r102, 1, 4
-	r61 = load.f32 r60
-	r62 = add.f32 r59, r61
-	r105 = move.ptr r92
-	r107 = elemaddr r105, r106, 1
-	r63 = elemaddr r107, 1, 4
-	store.f32 r63, r62
-	jump b16
-b16: # grid unrolled 3
-	r76 = add.i64 r64, r1
-	jump b17
-b17: # index (grid unrolled 3)
-	r67 = move.i64 r76
-	jump b18
-b18: # rangeindex.loop (grid unrolled 3)
-	r68 = add.i64 r67, 1
-	jump b19
-b19: # rangeindex.body (grid unrolled 3)
-	checkindex r68, r13, site 0
-	r112 = move.ptr r97
-	r114 = elemaddr r112, r113, 1
-	r70 = elemaddr r114, 1, 4
-	r71 = load.f32 r70
-	checkindex r68, r17, site 1
-	r119 = move.ptr r102
-	r121 = elemaddr r119, r120, 1
-	r72 = elemaddr r121, 1, 4
-	r73 = load.f32 r72
-	r74 = add.f32 r71, r73
-	r126 = move.ptr r107
-	r128 = elemaddr r126, r127, 1
-	r75 = elemaddr r128, 1, 4
-	store.f32 r75, r74
-	jump b20
-b20: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r77
-	r135 = elemaddr r135, r136, 1
-	r137 = elemaddr r137, r136, 1
-	r138 = elemaddr r138, r136, 1
-	jump b2
-b21: # preheader
-	r129 = move.i64 r2
-	r130 = elemaddr r12, r129, 4
-	r131 = mul.i64 r1, 4
-	r132 = elemaddr r16, r129, 4
-	r133 = elemaddr r4, r129, 4
-	jump b22
-b22: # head
+b15: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b23, b27
-b23: # index
-	r8 = move.i64 r2
-	jump b24
-b24: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b25
-b25: # rangeindex.body
-	checkindex r9, r13, site 0
-	r78 = move.ptr r130
-	r11 = elemaddr r78, 1, 4
+	branch r7, b16, b18
+b16: # rangeindex.body
+	r109 = move.ptr r164
+	r11 = elemaddr r109, 1, 4
 	r14 = load.f32 r11
-	checkindex r9, r17, site 1
-	r79 = move.ptr r132
-	r15 = elemaddr r79, 1, 4
+	r110 = move.ptr r166
+	r15 = elemaddr r110, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r80 = move.ptr r133
-	r20 = elemaddr r80, 1, 4
+	r111 = move.ptr r167
+	r20 = elemaddr r111, 1, 4
 	store.f32 r20, r19
-	jump b26
-b26: # latch
+	jump b17
+b17: # latch
 	r2 = add.i64 r2, r1
-	r130 = elemaddr r130, r131, 1
-	r132 = elemaddr r132, r131, 1
-	r133 = elemaddr r133, r131, 1
-	jump b22
-b27: # exit
+	r164 = elemaddr r164, r165, 1
+	r166 = elemaddr r166, r165, 1
+	r167 = elemaddr r167, r165, 1
+	jump b15
+b18: # exit
 	return
+b19: # preheader
+	r168 = move.i64 r2
+	r169 = elemaddr r12, r168, 4
+	r170 = mul.i64 r1, 4
+	r171 = elemaddr r16, r168, 4
+	r172 = elemaddr r4, r168, 4
+	jump b20
+b20: # head (checked)
+	r21 = add.i64 r2, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b21, b18
+b21: # index (checked)
+	r23 = move.i64 r2
+	jump b22
+b22: # rangeindex.loop (checked)
+	r24 = add.i64 r23, 1
+	jump b23
+b23: # rangeindex.body (checked)
+	checkindex r24, r13, site 0
+	r112 = move.ptr r169
+	r26 = elemaddr r112, 1, 4
+	r27 = load.f32 r26
+	checkindex r24, r17, site 1
+	r113 = move.ptr r171
+	r28 = elemaddr r113, 1, 4
+	r29 = load.f32 r28
+	r30 = add.f32 r27, r29
+	r114 = move.ptr r172
+	r31 = elemaddr r114, 1, 4
+	store.f32 r31, r30
+	jump b24
+b24: # latch (checked)
+	r2 = add.i64 r2, r1
+	r169 = elemaddr r169, r170, 1
+	r171 = elemaddr r171, r170, 1
+	r172 = elemaddr r172, r170, 1
+	jump b20
 
 kernel Produce(a []f32, v f32, delay i64)
 
@@ -1636,143 +1679,147 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r16 = mul.i64 r1, 3
-	r60 = mul.i64 r1, 4
-	r21 = convert.u64.i64 r3
-	r23 = convert.u64.i64 r16
-	r66 = move.i64 r60
-	r69 = move.i64 r60
-	r74 = move.i64 r60
-	r79 = move.i64 r60
-	r86 = move.i64 r60
-	r93 = move.i64 r60
-	r99 = move.i64 r2
-	r100 = elemaddr r12, r99, 4
-	r101 = mul.i64 r60, 4
-	r102 = elemaddr r4, r99, 4
-	jump b2
-b2: # grid unrolled guard
-	r17 = add.i64 r2, 1
-	r18 = lt.i64 r17, r3
-	branch r18, b3, b27
-b3: # grid unrolled room
-	r22 = convert.u64.i64 r17
-	r19 = sub.u64 r21, r22
-	r20 = gt.u64 r19, r23
-	branch r20, b4, b21
-b4: # grid unrolled 0
-	r24 = move.i64 r2
+	r24 = convert.u64.i64 r13
+	r25 = move.i64 r2
+	r26 = add.i64 r25, 1
+	r27 = convert.u64.i64 r26
+	r28 = lt.u64 r27, r24
+	r29 = convert.u64.i64 r3
+	r30 = add.u64 r29, 18446744073709551615
+	r31 = add.u64 r30, 4611686018427387904
+	r32 = le.u64 r31, 9223372036854775808
+	r33 = sub.u64 r30, 1
+	r34 = convert.u64.i64 r2
+	r35 = sub.u64 r33, r34
+	r36 = sub.u64 r24, 1
+	r37 = sub.u64 r36, r27
+	r38 = le.u64 r35, r37
+	branch r28, b2, b17
+b2: # checks
+	branch r32, b3, b17
+b3: # checks
+	branch r38, b4, b17
+b4: # preheader
+	r39 = mul.i64 r1, 3
+	r83 = mul.i64 r1, 4
+	r44 = move.u64 r29
+	r46 = convert.u64.i64 r39
+	r91 = move.i64 r83
+	r94 = move.i64 r83
+	r99 = move.i64 r83
+	r104 = move.i64 r83
+	r111 = move.i64 r83
+	r118 = move.i64 r83
+	r128 = move.i64 r2
+	r129 = elemaddr r12, r128, 4
+	r130 = mul.i64 r83, 4
+	r131 = elemaddr r4, r128, 4
 	jump b5
-b5: # index (grid unrolled 0)
-	r27 = move.i64 r24
-	jump b6
-b6: # rangeindex.loop (grid unrolled 0)
-	r28 = add.i64 r27, 1
-	jump b7
+b5: # grid unrolled guard
+	r40 = add.i64 r2, 1
+	r41 = lt.i64 r40, r3
+	branch r41, b6, b16
+b6: # grid unrolled room
+	r45 = convert.u64.i64 r40
+	r42 = sub.u64 r44, r45
+	r43 = gt.u64 r42, r46
+	branch r43, b7, b12
 b7: # rangeindex.body (grid unrolled 0)
-	checkindex r28, r13, site 0
-	r63 = move.ptr r100
-	r30 = elemaddr r63, 1, 4
-	r31 = load.f32 r30
-	r64 = move.ptr r102
-	r32 = elemaddr r64, 1, 4
-	store.f32 r32, r31
+	r88 = move.ptr r129
+	r53 = elemaddr r88, 1, 4
+	r54 = load.f32 r53
+	r89 = move.ptr r131
+	r55 = elemaddr r89, 1, 4
+	store.f32 r55, r54
 	jump b8
-b8: # grid unrolled 1
-	r41 = add.i64 r24, r1
+b8: # rangeindex.body (grid unrolled 1)
+	r90 = move.ptr r88
+	r92 = elemaddr r90, r91, 1
+	r61 = elemaddr r92, 1, 4
+	r62 = load.f32 r61
+	r93 = move.ptr r89
+	r95 = elemaddr r93, r94, 1
+	r63 = elemaddr r95, 1, 4
+	store.f32 r63, r62
 	jump b9
-b9: # index (grid unrolled 1)
-	r35 = move.i64 r41
+b9: # rangeindex.body (grid unrolled 2)
+	r98 = move.ptr r92
+	r100 = elemaddr r98, r99, 1
+	r70 = elemaddr r100, 1, 4
+	r71 = load.f32 r70
+	r103 = move.ptr r95
+	r105 = elemaddr r103, r104, 1
+	r72 = elemaddr r105, 1, 4
+	store.f32 r72, r71
 	jump b10
-b10: # rangeindex.loop (grid unrolled 1)
-	r36 = add.i64 r35, 1
+b10: # rangeindex.body (grid unrolled 3)
+	r110 = move.ptr r100
+	r112 = elemaddr r110, r111, 1
+	r79 = elemaddr r112, 1, 4
+	r80 = load.f32 r79
+	r117 = move.ptr r105
+	r119 = elemaddr r117, r118, 1
+	r81 = elemaddr r119, 1, 4
+	store.f32 r81, r80
 	jump b11
-b11: # rangeindex.body (grid unrolled 1)
-	checkindex r36, r13, site 0
-	r65 = move.ptr r63
-	r67 = elemaddr r65, r66, 1
-	r38 = elemaddr r67, 1, 4
-	r39 = load.f32 r38
-	r68 = move.ptr r64
-	r70 = elemaddr r68, r69, 1
-	r40 = elemaddr r70, 1, 4
-	store.f32 r40, r39
-	jump b12
-b12: # grid unrolled 2
-	r50 = add.i64 r41, r1
+b11: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r83
+	r129 = elemaddr r129, r130, 1
+	r131 = elemaddr r131, r130, 1
+	jump b5
+b12: # preheader
+	r120 = move.i64 r2
+	r121 = elemaddr r12, r120, 4
+	r122 = mul.i64 r1, 4
+	r123 = elemaddr r4, r120, 4
 	jump b13
-b13: # index (grid unrolled 2)
-	r44 = move.i64 r50
-	jump b14
-b14: # rangeindex.loop (grid unrolled 2)
-	r45 = add.i64 r44, 1
-	jump b15
-b15: # rangeindex.body (grid unrolled 2)
-	checkindex r45, r13, site 0
-	r73 = move.ptr r67
-	r75 = elemaddr r73, r74, 1
-	r47 = elemaddr r75, 1, 4
-	r48 = load.f32 r47
-	r78 = move.ptr r70
-	r80 = elemaddr r78, r79, 1
-	r49 = elemaddr r80, 1, 4
-	store.f32 r49, r48
-	jump b16
-b16: # grid unrolled 3
-	r59 = add.i64 r50, r1
-	jump b17
-b17: # index (grid unrolled 3)
-	r53 = move.i64 r59
-	jump b18
-b18: # rangeindex.loop (grid unrolled 3)
-	r54 = add.i64 r53, 1
-	jump b19
-b19: # rangeindex.body (grid unrolled 3)
-	checkindex r54, r13, site 0
-	r85 = move.ptr r75
-	r87 = elemaddr r85, r86, 1
-	r56 = elemaddr r87, 1, 4
-	r57 = load.f32 r56
-	r92 = move.ptr r80
-	r94 = elemaddr r92, r93, 1
-	r58 = elemaddr r94, 1, 4
-	store.f32 r58, r57
-	jump b20
-b20: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r60
-	r100 = elemaddr r100, r101, 1
-	r102 = elemaddr r102, r101, 1
-	jump b2
-b21: # preheader
-	r95 = move.i64 r2
-	r96 = elemaddr r12, r95, 4
-	r97 = mul.i64 r1, 4
-	r98 = elemaddr r4, r95, 4
-	jump b22
-b22: # head
+b13: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b23, b27
-b23: # index
-	r8 = move.i64 r2
-	jump b24
-b24: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b25
-b25: # rangeindex.body
-	checkindex r9, r13, site 0
-	r61 = move.ptr r96
-	r11 = elemaddr r61, 1, 4
+	branch r7, b14, b16
+b14: # rangeindex.body
+	r84 = move.ptr r121
+	r11 = elemaddr r84, 1, 4
 	r14 = load.f32 r11
-	r62 = move.ptr r98
-	r15 = elemaddr r62, 1, 4
+	r85 = move.ptr r123
+	r15 = elemaddr r85, 1, 4
 	store.f32 r15, r14
-	jump b26
-b26: # latch
+	jump b15
+b15: # latch
 	r2 = add.i64 r2, r1
-	r96 = elemaddr r96, r97, 1
-	r98 = elemaddr r98, r97, 1
-	jump b22
-b27: # exit
+	r121 = elemaddr r121, r122, 1
+	r123 = elemaddr r123, r122, 1
+	jump b13
+b16: # exit
 	return
+b17: # preheader
+	r124 = move.i64 r2
+	r125 = elemaddr r12, r124, 4
+	r126 = mul.i64 r1, 4
+	r127 = elemaddr r4, r124, 4
+	jump b18
+b18: # head (checked)
+	r16 = add.i64 r2, 1
+	r17 = lt.i64 r16, r3
+	branch r17, b19, b16
+b19: # index (checked)
+	r18 = move.i64 r2
+	jump b20
+b20: # rangeindex.loop (checked)
+	r19 = add.i64 r18, 1
+	jump b21
+b21: # rangeindex.body (checked)
+	checkindex r19, r13, site 0
+	r86 = move.ptr r125
+	r21 = elemaddr r86, 1, 4
+	r22 = load.f32 r21
+	r87 = move.ptr r127
+	r23 = elemaddr r87, 1, 4
+	store.f32 r23, r22
+	jump b22
+b22: # latch (checked)
+	r2 = add.i64 r2, r1
+	r125 = elemaddr r125, r126, 1
+	r127 = elemaddr r127, r126, 1
+	jump b18
 `

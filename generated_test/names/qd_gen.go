@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "84dfaa15606cf3c4d7e33f4d47073b56e2d9721e0cc3cdbf841392f2cd5fb097"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "bc0120cf47a10ff0c87311ff7bb430759626d2e2cc289e196e2b0cdeeb4bd710"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f7ddf623d9452b265c2e1485f08271fd7ecddab357faee750cc36a8eddce2e25"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1ecc1777f7465fc71c74768be64d8dac388aea906cbfead1ec1f3cbb8dd0d167"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1963,11 +1963,11 @@ $L_27:
 	.param .u64 Wide_0_param_512
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<5884>;
 	.reg .pred %pt<255>;
-	.reg .b32 %r<2560>;
+	.reg .b32 %r<4603>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<3328>;
+	.reg .b64 %rd<7418>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -2750,6 +2750,2304 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd4604, %rd27;
+	mov.b64 %rd4605, %rd2;
+	add.s64 %rd4606, %rd4605, 1;
+	mov.b64 %rd4607, %rd4606;
+	setp.lt.u64 %p4608, %rd4607, %rd4604;
+	mov.b64 %rd4609, %rd3;
+	add.u64 %rd4610, %rd4609, 18446744073709551615U;
+	add.u64 %rd4611, %rd4610, 4611686018427387904;
+	setp.le.u64 %p4612, %rd4611, 9223372036854775808U;
+	sub.u64 %rd4613, %rd4610, 1;
+	mov.b64 %rd4614, %rd2;
+	sub.u64 %rd4615, %rd4613, %rd4614;
+	sub.u64 %rd4616, %rd4604, 1;
+	sub.u64 %rd4617, %rd4616, %rd4607;
+	setp.le.u64 %p4618, %rd4615, %rd4617;
+	mov.b64 %rd4619, %rd37;
+	setp.lt.u64 %p4620, %rd4607, %rd4619;
+	sub.u64 %rd4621, %rd4619, 1;
+	sub.u64 %rd4622, %rd4621, %rd4607;
+	setp.le.u64 %p4623, %rd4615, %rd4622;
+	mov.b64 %rd4624, %rd47;
+	setp.lt.u64 %p4625, %rd4607, %rd4624;
+	sub.u64 %rd4626, %rd4624, 1;
+	sub.u64 %rd4627, %rd4626, %rd4607;
+	setp.le.u64 %p4628, %rd4615, %rd4627;
+	mov.b64 %rd4629, %rd57;
+	setp.lt.u64 %p4630, %rd4607, %rd4629;
+	sub.u64 %rd4631, %rd4629, 1;
+	sub.u64 %rd4632, %rd4631, %rd4607;
+	setp.le.u64 %p4633, %rd4615, %rd4632;
+	mov.b64 %rd4634, %rd67;
+	setp.lt.u64 %p4635, %rd4607, %rd4634;
+	sub.u64 %rd4636, %rd4634, 1;
+	sub.u64 %rd4637, %rd4636, %rd4607;
+	setp.le.u64 %p4638, %rd4615, %rd4637;
+	mov.b64 %rd4639, %rd77;
+	setp.lt.u64 %p4640, %rd4607, %rd4639;
+	sub.u64 %rd4641, %rd4639, 1;
+	sub.u64 %rd4642, %rd4641, %rd4607;
+	setp.le.u64 %p4643, %rd4615, %rd4642;
+	mov.b64 %rd4644, %rd87;
+	setp.lt.u64 %p4645, %rd4607, %rd4644;
+	sub.u64 %rd4646, %rd4644, 1;
+	sub.u64 %rd4647, %rd4646, %rd4607;
+	setp.le.u64 %p4648, %rd4615, %rd4647;
+	mov.b64 %rd4649, %rd97;
+	setp.lt.u64 %p4650, %rd4607, %rd4649;
+	sub.u64 %rd4651, %rd4649, 1;
+	sub.u64 %rd4652, %rd4651, %rd4607;
+	setp.le.u64 %p4653, %rd4615, %rd4652;
+	mov.b64 %rd4654, %rd107;
+	setp.lt.u64 %p4655, %rd4607, %rd4654;
+	sub.u64 %rd4656, %rd4654, 1;
+	sub.u64 %rd4657, %rd4656, %rd4607;
+	setp.le.u64 %p4658, %rd4615, %rd4657;
+	mov.b64 %rd4659, %rd117;
+	setp.lt.u64 %p4660, %rd4607, %rd4659;
+	sub.u64 %rd4661, %rd4659, 1;
+	sub.u64 %rd4662, %rd4661, %rd4607;
+	setp.le.u64 %p4663, %rd4615, %rd4662;
+	mov.b64 %rd4664, %rd127;
+	setp.lt.u64 %p4665, %rd4607, %rd4664;
+	sub.u64 %rd4666, %rd4664, 1;
+	sub.u64 %rd4667, %rd4666, %rd4607;
+	setp.le.u64 %p4668, %rd4615, %rd4667;
+	mov.b64 %rd4669, %rd137;
+	setp.lt.u64 %p4670, %rd4607, %rd4669;
+	sub.u64 %rd4671, %rd4669, 1;
+	sub.u64 %rd4672, %rd4671, %rd4607;
+	setp.le.u64 %p4673, %rd4615, %rd4672;
+	mov.b64 %rd4674, %rd147;
+	setp.lt.u64 %p4675, %rd4607, %rd4674;
+	sub.u64 %rd4676, %rd4674, 1;
+	sub.u64 %rd4677, %rd4676, %rd4607;
+	setp.le.u64 %p4678, %rd4615, %rd4677;
+	mov.b64 %rd4679, %rd157;
+	setp.lt.u64 %p4680, %rd4607, %rd4679;
+	sub.u64 %rd4681, %rd4679, 1;
+	sub.u64 %rd4682, %rd4681, %rd4607;
+	setp.le.u64 %p4683, %rd4615, %rd4682;
+	mov.b64 %rd4684, %rd167;
+	setp.lt.u64 %p4685, %rd4607, %rd4684;
+	sub.u64 %rd4686, %rd4684, 1;
+	sub.u64 %rd4687, %rd4686, %rd4607;
+	setp.le.u64 %p4688, %rd4615, %rd4687;
+	mov.b64 %rd4689, %rd177;
+	setp.lt.u64 %p4690, %rd4607, %rd4689;
+	sub.u64 %rd4691, %rd4689, 1;
+	sub.u64 %rd4692, %rd4691, %rd4607;
+	setp.le.u64 %p4693, %rd4615, %rd4692;
+	mov.b64 %rd4694, %rd187;
+	setp.lt.u64 %p4695, %rd4607, %rd4694;
+	sub.u64 %rd4696, %rd4694, 1;
+	sub.u64 %rd4697, %rd4696, %rd4607;
+	setp.le.u64 %p4698, %rd4615, %rd4697;
+	mov.b64 %rd4699, %rd197;
+	setp.lt.u64 %p4700, %rd4607, %rd4699;
+	sub.u64 %rd4701, %rd4699, 1;
+	sub.u64 %rd4702, %rd4701, %rd4607;
+	setp.le.u64 %p4703, %rd4615, %rd4702;
+	mov.b64 %rd4704, %rd207;
+	setp.lt.u64 %p4705, %rd4607, %rd4704;
+	sub.u64 %rd4706, %rd4704, 1;
+	sub.u64 %rd4707, %rd4706, %rd4607;
+	setp.le.u64 %p4708, %rd4615, %rd4707;
+	mov.b64 %rd4709, %rd217;
+	setp.lt.u64 %p4710, %rd4607, %rd4709;
+	sub.u64 %rd4711, %rd4709, 1;
+	sub.u64 %rd4712, %rd4711, %rd4607;
+	setp.le.u64 %p4713, %rd4615, %rd4712;
+	mov.b64 %rd4714, %rd227;
+	setp.lt.u64 %p4715, %rd4607, %rd4714;
+	sub.u64 %rd4716, %rd4714, 1;
+	sub.u64 %rd4717, %rd4716, %rd4607;
+	setp.le.u64 %p4718, %rd4615, %rd4717;
+	mov.b64 %rd4719, %rd237;
+	setp.lt.u64 %p4720, %rd4607, %rd4719;
+	sub.u64 %rd4721, %rd4719, 1;
+	sub.u64 %rd4722, %rd4721, %rd4607;
+	setp.le.u64 %p4723, %rd4615, %rd4722;
+	mov.b64 %rd4724, %rd247;
+	setp.lt.u64 %p4725, %rd4607, %rd4724;
+	sub.u64 %rd4726, %rd4724, 1;
+	sub.u64 %rd4727, %rd4726, %rd4607;
+	setp.le.u64 %p4728, %rd4615, %rd4727;
+	mov.b64 %rd4729, %rd257;
+	setp.lt.u64 %p4730, %rd4607, %rd4729;
+	sub.u64 %rd4731, %rd4729, 1;
+	sub.u64 %rd4732, %rd4731, %rd4607;
+	setp.le.u64 %p4733, %rd4615, %rd4732;
+	mov.b64 %rd4734, %rd267;
+	setp.lt.u64 %p4735, %rd4607, %rd4734;
+	sub.u64 %rd4736, %rd4734, 1;
+	sub.u64 %rd4737, %rd4736, %rd4607;
+	setp.le.u64 %p4738, %rd4615, %rd4737;
+	mov.b64 %rd4739, %rd277;
+	setp.lt.u64 %p4740, %rd4607, %rd4739;
+	sub.u64 %rd4741, %rd4739, 1;
+	sub.u64 %rd4742, %rd4741, %rd4607;
+	setp.le.u64 %p4743, %rd4615, %rd4742;
+	mov.b64 %rd4744, %rd287;
+	setp.lt.u64 %p4745, %rd4607, %rd4744;
+	sub.u64 %rd4746, %rd4744, 1;
+	sub.u64 %rd4747, %rd4746, %rd4607;
+	setp.le.u64 %p4748, %rd4615, %rd4747;
+	mov.b64 %rd4749, %rd297;
+	setp.lt.u64 %p4750, %rd4607, %rd4749;
+	sub.u64 %rd4751, %rd4749, 1;
+	sub.u64 %rd4752, %rd4751, %rd4607;
+	setp.le.u64 %p4753, %rd4615, %rd4752;
+	mov.b64 %rd4754, %rd307;
+	setp.lt.u64 %p4755, %rd4607, %rd4754;
+	sub.u64 %rd4756, %rd4754, 1;
+	sub.u64 %rd4757, %rd4756, %rd4607;
+	setp.le.u64 %p4758, %rd4615, %rd4757;
+	mov.b64 %rd4759, %rd317;
+	setp.lt.u64 %p4760, %rd4607, %rd4759;
+	sub.u64 %rd4761, %rd4759, 1;
+	sub.u64 %rd4762, %rd4761, %rd4607;
+	setp.le.u64 %p4763, %rd4615, %rd4762;
+	mov.b64 %rd4764, %rd327;
+	setp.lt.u64 %p4765, %rd4607, %rd4764;
+	sub.u64 %rd4766, %rd4764, 1;
+	sub.u64 %rd4767, %rd4766, %rd4607;
+	setp.le.u64 %p4768, %rd4615, %rd4767;
+	mov.b64 %rd4769, %rd337;
+	setp.lt.u64 %p4770, %rd4607, %rd4769;
+	sub.u64 %rd4771, %rd4769, 1;
+	sub.u64 %rd4772, %rd4771, %rd4607;
+	setp.le.u64 %p4773, %rd4615, %rd4772;
+	mov.b64 %rd4774, %rd347;
+	setp.lt.u64 %p4775, %rd4607, %rd4774;
+	sub.u64 %rd4776, %rd4774, 1;
+	sub.u64 %rd4777, %rd4776, %rd4607;
+	setp.le.u64 %p4778, %rd4615, %rd4777;
+	mov.b64 %rd4779, %rd357;
+	setp.lt.u64 %p4780, %rd4607, %rd4779;
+	sub.u64 %rd4781, %rd4779, 1;
+	sub.u64 %rd4782, %rd4781, %rd4607;
+	setp.le.u64 %p4783, %rd4615, %rd4782;
+	mov.b64 %rd4784, %rd367;
+	setp.lt.u64 %p4785, %rd4607, %rd4784;
+	sub.u64 %rd4786, %rd4784, 1;
+	sub.u64 %rd4787, %rd4786, %rd4607;
+	setp.le.u64 %p4788, %rd4615, %rd4787;
+	mov.b64 %rd4789, %rd377;
+	setp.lt.u64 %p4790, %rd4607, %rd4789;
+	sub.u64 %rd4791, %rd4789, 1;
+	sub.u64 %rd4792, %rd4791, %rd4607;
+	setp.le.u64 %p4793, %rd4615, %rd4792;
+	mov.b64 %rd4794, %rd387;
+	setp.lt.u64 %p4795, %rd4607, %rd4794;
+	sub.u64 %rd4796, %rd4794, 1;
+	sub.u64 %rd4797, %rd4796, %rd4607;
+	setp.le.u64 %p4798, %rd4615, %rd4797;
+	mov.b64 %rd4799, %rd397;
+	setp.lt.u64 %p4800, %rd4607, %rd4799;
+	sub.u64 %rd4801, %rd4799, 1;
+	sub.u64 %rd4802, %rd4801, %rd4607;
+	setp.le.u64 %p4803, %rd4615, %rd4802;
+	mov.b64 %rd4804, %rd407;
+	setp.lt.u64 %p4805, %rd4607, %rd4804;
+	sub.u64 %rd4806, %rd4804, 1;
+	sub.u64 %rd4807, %rd4806, %rd4607;
+	setp.le.u64 %p4808, %rd4615, %rd4807;
+	mov.b64 %rd4809, %rd417;
+	setp.lt.u64 %p4810, %rd4607, %rd4809;
+	sub.u64 %rd4811, %rd4809, 1;
+	sub.u64 %rd4812, %rd4811, %rd4607;
+	setp.le.u64 %p4813, %rd4615, %rd4812;
+	mov.b64 %rd4814, %rd427;
+	setp.lt.u64 %p4815, %rd4607, %rd4814;
+	sub.u64 %rd4816, %rd4814, 1;
+	sub.u64 %rd4817, %rd4816, %rd4607;
+	setp.le.u64 %p4818, %rd4615, %rd4817;
+	mov.b64 %rd4819, %rd437;
+	setp.lt.u64 %p4820, %rd4607, %rd4819;
+	sub.u64 %rd4821, %rd4819, 1;
+	sub.u64 %rd4822, %rd4821, %rd4607;
+	setp.le.u64 %p4823, %rd4615, %rd4822;
+	mov.b64 %rd4824, %rd447;
+	setp.lt.u64 %p4825, %rd4607, %rd4824;
+	sub.u64 %rd4826, %rd4824, 1;
+	sub.u64 %rd4827, %rd4826, %rd4607;
+	setp.le.u64 %p4828, %rd4615, %rd4827;
+	mov.b64 %rd4829, %rd457;
+	setp.lt.u64 %p4830, %rd4607, %rd4829;
+	sub.u64 %rd4831, %rd4829, 1;
+	sub.u64 %rd4832, %rd4831, %rd4607;
+	setp.le.u64 %p4833, %rd4615, %rd4832;
+	mov.b64 %rd4834, %rd467;
+	setp.lt.u64 %p4835, %rd4607, %rd4834;
+	sub.u64 %rd4836, %rd4834, 1;
+	sub.u64 %rd4837, %rd4836, %rd4607;
+	setp.le.u64 %p4838, %rd4615, %rd4837;
+	mov.b64 %rd4839, %rd477;
+	setp.lt.u64 %p4840, %rd4607, %rd4839;
+	sub.u64 %rd4841, %rd4839, 1;
+	sub.u64 %rd4842, %rd4841, %rd4607;
+	setp.le.u64 %p4843, %rd4615, %rd4842;
+	mov.b64 %rd4844, %rd487;
+	setp.lt.u64 %p4845, %rd4607, %rd4844;
+	sub.u64 %rd4846, %rd4844, 1;
+	sub.u64 %rd4847, %rd4846, %rd4607;
+	setp.le.u64 %p4848, %rd4615, %rd4847;
+	mov.b64 %rd4849, %rd497;
+	setp.lt.u64 %p4850, %rd4607, %rd4849;
+	sub.u64 %rd4851, %rd4849, 1;
+	sub.u64 %rd4852, %rd4851, %rd4607;
+	setp.le.u64 %p4853, %rd4615, %rd4852;
+	mov.b64 %rd4854, %rd507;
+	setp.lt.u64 %p4855, %rd4607, %rd4854;
+	sub.u64 %rd4856, %rd4854, 1;
+	sub.u64 %rd4857, %rd4856, %rd4607;
+	setp.le.u64 %p4858, %rd4615, %rd4857;
+	mov.b64 %rd4859, %rd517;
+	setp.lt.u64 %p4860, %rd4607, %rd4859;
+	sub.u64 %rd4861, %rd4859, 1;
+	sub.u64 %rd4862, %rd4861, %rd4607;
+	setp.le.u64 %p4863, %rd4615, %rd4862;
+	mov.b64 %rd4864, %rd527;
+	setp.lt.u64 %p4865, %rd4607, %rd4864;
+	sub.u64 %rd4866, %rd4864, 1;
+	sub.u64 %rd4867, %rd4866, %rd4607;
+	setp.le.u64 %p4868, %rd4615, %rd4867;
+	mov.b64 %rd4869, %rd537;
+	setp.lt.u64 %p4870, %rd4607, %rd4869;
+	sub.u64 %rd4871, %rd4869, 1;
+	sub.u64 %rd4872, %rd4871, %rd4607;
+	setp.le.u64 %p4873, %rd4615, %rd4872;
+	mov.b64 %rd4874, %rd547;
+	setp.lt.u64 %p4875, %rd4607, %rd4874;
+	sub.u64 %rd4876, %rd4874, 1;
+	sub.u64 %rd4877, %rd4876, %rd4607;
+	setp.le.u64 %p4878, %rd4615, %rd4877;
+	mov.b64 %rd4879, %rd557;
+	setp.lt.u64 %p4880, %rd4607, %rd4879;
+	sub.u64 %rd4881, %rd4879, 1;
+	sub.u64 %rd4882, %rd4881, %rd4607;
+	setp.le.u64 %p4883, %rd4615, %rd4882;
+	mov.b64 %rd4884, %rd567;
+	setp.lt.u64 %p4885, %rd4607, %rd4884;
+	sub.u64 %rd4886, %rd4884, 1;
+	sub.u64 %rd4887, %rd4886, %rd4607;
+	setp.le.u64 %p4888, %rd4615, %rd4887;
+	mov.b64 %rd4889, %rd577;
+	setp.lt.u64 %p4890, %rd4607, %rd4889;
+	sub.u64 %rd4891, %rd4889, 1;
+	sub.u64 %rd4892, %rd4891, %rd4607;
+	setp.le.u64 %p4893, %rd4615, %rd4892;
+	mov.b64 %rd4894, %rd587;
+	setp.lt.u64 %p4895, %rd4607, %rd4894;
+	sub.u64 %rd4896, %rd4894, 1;
+	sub.u64 %rd4897, %rd4896, %rd4607;
+	setp.le.u64 %p4898, %rd4615, %rd4897;
+	mov.b64 %rd4899, %rd597;
+	setp.lt.u64 %p4900, %rd4607, %rd4899;
+	sub.u64 %rd4901, %rd4899, 1;
+	sub.u64 %rd4902, %rd4901, %rd4607;
+	setp.le.u64 %p4903, %rd4615, %rd4902;
+	mov.b64 %rd4904, %rd607;
+	setp.lt.u64 %p4905, %rd4607, %rd4904;
+	sub.u64 %rd4906, %rd4904, 1;
+	sub.u64 %rd4907, %rd4906, %rd4607;
+	setp.le.u64 %p4908, %rd4615, %rd4907;
+	mov.b64 %rd4909, %rd617;
+	setp.lt.u64 %p4910, %rd4607, %rd4909;
+	sub.u64 %rd4911, %rd4909, 1;
+	sub.u64 %rd4912, %rd4911, %rd4607;
+	setp.le.u64 %p4913, %rd4615, %rd4912;
+	mov.b64 %rd4914, %rd627;
+	setp.lt.u64 %p4915, %rd4607, %rd4914;
+	sub.u64 %rd4916, %rd4914, 1;
+	sub.u64 %rd4917, %rd4916, %rd4607;
+	setp.le.u64 %p4918, %rd4615, %rd4917;
+	mov.b64 %rd4919, %rd637;
+	setp.lt.u64 %p4920, %rd4607, %rd4919;
+	sub.u64 %rd4921, %rd4919, 1;
+	sub.u64 %rd4922, %rd4921, %rd4607;
+	setp.le.u64 %p4923, %rd4615, %rd4922;
+	mov.b64 %rd4924, %rd647;
+	setp.lt.u64 %p4925, %rd4607, %rd4924;
+	sub.u64 %rd4926, %rd4924, 1;
+	sub.u64 %rd4927, %rd4926, %rd4607;
+	setp.le.u64 %p4928, %rd4615, %rd4927;
+	mov.b64 %rd4929, %rd657;
+	setp.lt.u64 %p4930, %rd4607, %rd4929;
+	sub.u64 %rd4931, %rd4929, 1;
+	sub.u64 %rd4932, %rd4931, %rd4607;
+	setp.le.u64 %p4933, %rd4615, %rd4932;
+	mov.b64 %rd4934, %rd667;
+	setp.lt.u64 %p4935, %rd4607, %rd4934;
+	sub.u64 %rd4936, %rd4934, 1;
+	sub.u64 %rd4937, %rd4936, %rd4607;
+	setp.le.u64 %p4938, %rd4615, %rd4937;
+	mov.b64 %rd4939, %rd677;
+	setp.lt.u64 %p4940, %rd4607, %rd4939;
+	sub.u64 %rd4941, %rd4939, 1;
+	sub.u64 %rd4942, %rd4941, %rd4607;
+	setp.le.u64 %p4943, %rd4615, %rd4942;
+	mov.b64 %rd4944, %rd687;
+	setp.lt.u64 %p4945, %rd4607, %rd4944;
+	sub.u64 %rd4946, %rd4944, 1;
+	sub.u64 %rd4947, %rd4946, %rd4607;
+	setp.le.u64 %p4948, %rd4615, %rd4947;
+	mov.b64 %rd4949, %rd697;
+	setp.lt.u64 %p4950, %rd4607, %rd4949;
+	sub.u64 %rd4951, %rd4949, 1;
+	sub.u64 %rd4952, %rd4951, %rd4607;
+	setp.le.u64 %p4953, %rd4615, %rd4952;
+	mov.b64 %rd4954, %rd707;
+	setp.lt.u64 %p4955, %rd4607, %rd4954;
+	sub.u64 %rd4956, %rd4954, 1;
+	sub.u64 %rd4957, %rd4956, %rd4607;
+	setp.le.u64 %p4958, %rd4615, %rd4957;
+	mov.b64 %rd4959, %rd717;
+	setp.lt.u64 %p4960, %rd4607, %rd4959;
+	sub.u64 %rd4961, %rd4959, 1;
+	sub.u64 %rd4962, %rd4961, %rd4607;
+	setp.le.u64 %p4963, %rd4615, %rd4962;
+	mov.b64 %rd4964, %rd727;
+	setp.lt.u64 %p4965, %rd4607, %rd4964;
+	sub.u64 %rd4966, %rd4964, 1;
+	sub.u64 %rd4967, %rd4966, %rd4607;
+	setp.le.u64 %p4968, %rd4615, %rd4967;
+	mov.b64 %rd4969, %rd737;
+	setp.lt.u64 %p4970, %rd4607, %rd4969;
+	sub.u64 %rd4971, %rd4969, 1;
+	sub.u64 %rd4972, %rd4971, %rd4607;
+	setp.le.u64 %p4973, %rd4615, %rd4972;
+	mov.b64 %rd4974, %rd747;
+	setp.lt.u64 %p4975, %rd4607, %rd4974;
+	sub.u64 %rd4976, %rd4974, 1;
+	sub.u64 %rd4977, %rd4976, %rd4607;
+	setp.le.u64 %p4978, %rd4615, %rd4977;
+	mov.b64 %rd4979, %rd757;
+	setp.lt.u64 %p4980, %rd4607, %rd4979;
+	sub.u64 %rd4981, %rd4979, 1;
+	sub.u64 %rd4982, %rd4981, %rd4607;
+	setp.le.u64 %p4983, %rd4615, %rd4982;
+	mov.b64 %rd4984, %rd767;
+	setp.lt.u64 %p4985, %rd4607, %rd4984;
+	sub.u64 %rd4986, %rd4984, 1;
+	sub.u64 %rd4987, %rd4986, %rd4607;
+	setp.le.u64 %p4988, %rd4615, %rd4987;
+	mov.b64 %rd4989, %rd777;
+	setp.lt.u64 %p4990, %rd4607, %rd4989;
+	sub.u64 %rd4991, %rd4989, 1;
+	sub.u64 %rd4992, %rd4991, %rd4607;
+	setp.le.u64 %p4993, %rd4615, %rd4992;
+	mov.b64 %rd4994, %rd787;
+	setp.lt.u64 %p4995, %rd4607, %rd4994;
+	sub.u64 %rd4996, %rd4994, 1;
+	sub.u64 %rd4997, %rd4996, %rd4607;
+	setp.le.u64 %p4998, %rd4615, %rd4997;
+	mov.b64 %rd4999, %rd797;
+	setp.lt.u64 %p5000, %rd4607, %rd4999;
+	sub.u64 %rd5001, %rd4999, 1;
+	sub.u64 %rd5002, %rd5001, %rd4607;
+	setp.le.u64 %p5003, %rd4615, %rd5002;
+	mov.b64 %rd5004, %rd807;
+	setp.lt.u64 %p5005, %rd4607, %rd5004;
+	sub.u64 %rd5006, %rd5004, 1;
+	sub.u64 %rd5007, %rd5006, %rd4607;
+	setp.le.u64 %p5008, %rd4615, %rd5007;
+	mov.b64 %rd5009, %rd817;
+	setp.lt.u64 %p5010, %rd4607, %rd5009;
+	sub.u64 %rd5011, %rd5009, 1;
+	sub.u64 %rd5012, %rd5011, %rd4607;
+	setp.le.u64 %p5013, %rd4615, %rd5012;
+	mov.b64 %rd5014, %rd827;
+	setp.lt.u64 %p5015, %rd4607, %rd5014;
+	sub.u64 %rd5016, %rd5014, 1;
+	sub.u64 %rd5017, %rd5016, %rd4607;
+	setp.le.u64 %p5018, %rd4615, %rd5017;
+	mov.b64 %rd5019, %rd837;
+	setp.lt.u64 %p5020, %rd4607, %rd5019;
+	sub.u64 %rd5021, %rd5019, 1;
+	sub.u64 %rd5022, %rd5021, %rd4607;
+	setp.le.u64 %p5023, %rd4615, %rd5022;
+	mov.b64 %rd5024, %rd847;
+	setp.lt.u64 %p5025, %rd4607, %rd5024;
+	sub.u64 %rd5026, %rd5024, 1;
+	sub.u64 %rd5027, %rd5026, %rd4607;
+	setp.le.u64 %p5028, %rd4615, %rd5027;
+	mov.b64 %rd5029, %rd857;
+	setp.lt.u64 %p5030, %rd4607, %rd5029;
+	sub.u64 %rd5031, %rd5029, 1;
+	sub.u64 %rd5032, %rd5031, %rd4607;
+	setp.le.u64 %p5033, %rd4615, %rd5032;
+	mov.b64 %rd5034, %rd867;
+	setp.lt.u64 %p5035, %rd4607, %rd5034;
+	sub.u64 %rd5036, %rd5034, 1;
+	sub.u64 %rd5037, %rd5036, %rd4607;
+	setp.le.u64 %p5038, %rd4615, %rd5037;
+	mov.b64 %rd5039, %rd877;
+	setp.lt.u64 %p5040, %rd4607, %rd5039;
+	sub.u64 %rd5041, %rd5039, 1;
+	sub.u64 %rd5042, %rd5041, %rd4607;
+	setp.le.u64 %p5043, %rd4615, %rd5042;
+	mov.b64 %rd5044, %rd887;
+	setp.lt.u64 %p5045, %rd4607, %rd5044;
+	sub.u64 %rd5046, %rd5044, 1;
+	sub.u64 %rd5047, %rd5046, %rd4607;
+	setp.le.u64 %p5048, %rd4615, %rd5047;
+	mov.b64 %rd5049, %rd897;
+	setp.lt.u64 %p5050, %rd4607, %rd5049;
+	sub.u64 %rd5051, %rd5049, 1;
+	sub.u64 %rd5052, %rd5051, %rd4607;
+	setp.le.u64 %p5053, %rd4615, %rd5052;
+	mov.b64 %rd5054, %rd907;
+	setp.lt.u64 %p5055, %rd4607, %rd5054;
+	sub.u64 %rd5056, %rd5054, 1;
+	sub.u64 %rd5057, %rd5056, %rd4607;
+	setp.le.u64 %p5058, %rd4615, %rd5057;
+	mov.b64 %rd5059, %rd917;
+	setp.lt.u64 %p5060, %rd4607, %rd5059;
+	sub.u64 %rd5061, %rd5059, 1;
+	sub.u64 %rd5062, %rd5061, %rd4607;
+	setp.le.u64 %p5063, %rd4615, %rd5062;
+	mov.b64 %rd5064, %rd927;
+	setp.lt.u64 %p5065, %rd4607, %rd5064;
+	sub.u64 %rd5066, %rd5064, 1;
+	sub.u64 %rd5067, %rd5066, %rd4607;
+	setp.le.u64 %p5068, %rd4615, %rd5067;
+	mov.b64 %rd5069, %rd937;
+	setp.lt.u64 %p5070, %rd4607, %rd5069;
+	sub.u64 %rd5071, %rd5069, 1;
+	sub.u64 %rd5072, %rd5071, %rd4607;
+	setp.le.u64 %p5073, %rd4615, %rd5072;
+	mov.b64 %rd5074, %rd947;
+	setp.lt.u64 %p5075, %rd4607, %rd5074;
+	sub.u64 %rd5076, %rd5074, 1;
+	sub.u64 %rd5077, %rd5076, %rd4607;
+	setp.le.u64 %p5078, %rd4615, %rd5077;
+	mov.b64 %rd5079, %rd957;
+	setp.lt.u64 %p5080, %rd4607, %rd5079;
+	sub.u64 %rd5081, %rd5079, 1;
+	sub.u64 %rd5082, %rd5081, %rd4607;
+	setp.le.u64 %p5083, %rd4615, %rd5082;
+	mov.b64 %rd5084, %rd967;
+	setp.lt.u64 %p5085, %rd4607, %rd5084;
+	sub.u64 %rd5086, %rd5084, 1;
+	sub.u64 %rd5087, %rd5086, %rd4607;
+	setp.le.u64 %p5088, %rd4615, %rd5087;
+	mov.b64 %rd5089, %rd977;
+	setp.lt.u64 %p5090, %rd4607, %rd5089;
+	sub.u64 %rd5091, %rd5089, 1;
+	sub.u64 %rd5092, %rd5091, %rd4607;
+	setp.le.u64 %p5093, %rd4615, %rd5092;
+	mov.b64 %rd5094, %rd987;
+	setp.lt.u64 %p5095, %rd4607, %rd5094;
+	sub.u64 %rd5096, %rd5094, 1;
+	sub.u64 %rd5097, %rd5096, %rd4607;
+	setp.le.u64 %p5098, %rd4615, %rd5097;
+	mov.b64 %rd5099, %rd997;
+	setp.lt.u64 %p5100, %rd4607, %rd5099;
+	sub.u64 %rd5101, %rd5099, 1;
+	sub.u64 %rd5102, %rd5101, %rd4607;
+	setp.le.u64 %p5103, %rd4615, %rd5102;
+	mov.b64 %rd5104, %rd1007;
+	setp.lt.u64 %p5105, %rd4607, %rd5104;
+	sub.u64 %rd5106, %rd5104, 1;
+	sub.u64 %rd5107, %rd5106, %rd4607;
+	setp.le.u64 %p5108, %rd4615, %rd5107;
+	mov.b64 %rd5109, %rd1017;
+	setp.lt.u64 %p5110, %rd4607, %rd5109;
+	sub.u64 %rd5111, %rd5109, 1;
+	sub.u64 %rd5112, %rd5111, %rd4607;
+	setp.le.u64 %p5113, %rd4615, %rd5112;
+	mov.b64 %rd5114, %rd1027;
+	setp.lt.u64 %p5115, %rd4607, %rd5114;
+	sub.u64 %rd5116, %rd5114, 1;
+	sub.u64 %rd5117, %rd5116, %rd4607;
+	setp.le.u64 %p5118, %rd4615, %rd5117;
+	mov.b64 %rd5119, %rd1037;
+	setp.lt.u64 %p5120, %rd4607, %rd5119;
+	sub.u64 %rd5121, %rd5119, 1;
+	sub.u64 %rd5122, %rd5121, %rd4607;
+	setp.le.u64 %p5123, %rd4615, %rd5122;
+	mov.b64 %rd5124, %rd1047;
+	setp.lt.u64 %p5125, %rd4607, %rd5124;
+	sub.u64 %rd5126, %rd5124, 1;
+	sub.u64 %rd5127, %rd5126, %rd4607;
+	setp.le.u64 %p5128, %rd4615, %rd5127;
+	mov.b64 %rd5129, %rd1057;
+	setp.lt.u64 %p5130, %rd4607, %rd5129;
+	sub.u64 %rd5131, %rd5129, 1;
+	sub.u64 %rd5132, %rd5131, %rd4607;
+	setp.le.u64 %p5133, %rd4615, %rd5132;
+	mov.b64 %rd5134, %rd1067;
+	setp.lt.u64 %p5135, %rd4607, %rd5134;
+	sub.u64 %rd5136, %rd5134, 1;
+	sub.u64 %rd5137, %rd5136, %rd4607;
+	setp.le.u64 %p5138, %rd4615, %rd5137;
+	mov.b64 %rd5139, %rd1077;
+	setp.lt.u64 %p5140, %rd4607, %rd5139;
+	sub.u64 %rd5141, %rd5139, 1;
+	sub.u64 %rd5142, %rd5141, %rd4607;
+	setp.le.u64 %p5143, %rd4615, %rd5142;
+	mov.b64 %rd5144, %rd1087;
+	setp.lt.u64 %p5145, %rd4607, %rd5144;
+	sub.u64 %rd5146, %rd5144, 1;
+	sub.u64 %rd5147, %rd5146, %rd4607;
+	setp.le.u64 %p5148, %rd4615, %rd5147;
+	mov.b64 %rd5149, %rd1097;
+	setp.lt.u64 %p5150, %rd4607, %rd5149;
+	sub.u64 %rd5151, %rd5149, 1;
+	sub.u64 %rd5152, %rd5151, %rd4607;
+	setp.le.u64 %p5153, %rd4615, %rd5152;
+	mov.b64 %rd5154, %rd1107;
+	setp.lt.u64 %p5155, %rd4607, %rd5154;
+	sub.u64 %rd5156, %rd5154, 1;
+	sub.u64 %rd5157, %rd5156, %rd4607;
+	setp.le.u64 %p5158, %rd4615, %rd5157;
+	mov.b64 %rd5159, %rd1117;
+	setp.lt.u64 %p5160, %rd4607, %rd5159;
+	sub.u64 %rd5161, %rd5159, 1;
+	sub.u64 %rd5162, %rd5161, %rd4607;
+	setp.le.u64 %p5163, %rd4615, %rd5162;
+	mov.b64 %rd5164, %rd1127;
+	setp.lt.u64 %p5165, %rd4607, %rd5164;
+	sub.u64 %rd5166, %rd5164, 1;
+	sub.u64 %rd5167, %rd5166, %rd4607;
+	setp.le.u64 %p5168, %rd4615, %rd5167;
+	mov.b64 %rd5169, %rd1137;
+	setp.lt.u64 %p5170, %rd4607, %rd5169;
+	sub.u64 %rd5171, %rd5169, 1;
+	sub.u64 %rd5172, %rd5171, %rd4607;
+	setp.le.u64 %p5173, %rd4615, %rd5172;
+	mov.b64 %rd5174, %rd1147;
+	setp.lt.u64 %p5175, %rd4607, %rd5174;
+	sub.u64 %rd5176, %rd5174, 1;
+	sub.u64 %rd5177, %rd5176, %rd4607;
+	setp.le.u64 %p5178, %rd4615, %rd5177;
+	mov.b64 %rd5179, %rd1157;
+	setp.lt.u64 %p5180, %rd4607, %rd5179;
+	sub.u64 %rd5181, %rd5179, 1;
+	sub.u64 %rd5182, %rd5181, %rd4607;
+	setp.le.u64 %p5183, %rd4615, %rd5182;
+	mov.b64 %rd5184, %rd1167;
+	setp.lt.u64 %p5185, %rd4607, %rd5184;
+	sub.u64 %rd5186, %rd5184, 1;
+	sub.u64 %rd5187, %rd5186, %rd4607;
+	setp.le.u64 %p5188, %rd4615, %rd5187;
+	mov.b64 %rd5189, %rd1177;
+	setp.lt.u64 %p5190, %rd4607, %rd5189;
+	sub.u64 %rd5191, %rd5189, 1;
+	sub.u64 %rd5192, %rd5191, %rd4607;
+	setp.le.u64 %p5193, %rd4615, %rd5192;
+	mov.b64 %rd5194, %rd1187;
+	setp.lt.u64 %p5195, %rd4607, %rd5194;
+	sub.u64 %rd5196, %rd5194, 1;
+	sub.u64 %rd5197, %rd5196, %rd4607;
+	setp.le.u64 %p5198, %rd4615, %rd5197;
+	mov.b64 %rd5199, %rd1197;
+	setp.lt.u64 %p5200, %rd4607, %rd5199;
+	sub.u64 %rd5201, %rd5199, 1;
+	sub.u64 %rd5202, %rd5201, %rd4607;
+	setp.le.u64 %p5203, %rd4615, %rd5202;
+	mov.b64 %rd5204, %rd1207;
+	setp.lt.u64 %p5205, %rd4607, %rd5204;
+	sub.u64 %rd5206, %rd5204, 1;
+	sub.u64 %rd5207, %rd5206, %rd4607;
+	setp.le.u64 %p5208, %rd4615, %rd5207;
+	mov.b64 %rd5209, %rd1217;
+	setp.lt.u64 %p5210, %rd4607, %rd5209;
+	sub.u64 %rd5211, %rd5209, 1;
+	sub.u64 %rd5212, %rd5211, %rd4607;
+	setp.le.u64 %p5213, %rd4615, %rd5212;
+	mov.b64 %rd5214, %rd1227;
+	setp.lt.u64 %p5215, %rd4607, %rd5214;
+	sub.u64 %rd5216, %rd5214, 1;
+	sub.u64 %rd5217, %rd5216, %rd4607;
+	setp.le.u64 %p5218, %rd4615, %rd5217;
+	mov.b64 %rd5219, %rd1237;
+	setp.lt.u64 %p5220, %rd4607, %rd5219;
+	sub.u64 %rd5221, %rd5219, 1;
+	sub.u64 %rd5222, %rd5221, %rd4607;
+	setp.le.u64 %p5223, %rd4615, %rd5222;
+	mov.b64 %rd5224, %rd1247;
+	setp.lt.u64 %p5225, %rd4607, %rd5224;
+	sub.u64 %rd5226, %rd5224, 1;
+	sub.u64 %rd5227, %rd5226, %rd4607;
+	setp.le.u64 %p5228, %rd4615, %rd5227;
+	mov.b64 %rd5229, %rd1257;
+	setp.lt.u64 %p5230, %rd4607, %rd5229;
+	sub.u64 %rd5231, %rd5229, 1;
+	sub.u64 %rd5232, %rd5231, %rd4607;
+	setp.le.u64 %p5233, %rd4615, %rd5232;
+	mov.b64 %rd5234, %rd1267;
+	setp.lt.u64 %p5235, %rd4607, %rd5234;
+	sub.u64 %rd5236, %rd5234, 1;
+	sub.u64 %rd5237, %rd5236, %rd4607;
+	setp.le.u64 %p5238, %rd4615, %rd5237;
+	mov.b64 %rd5239, %rd1277;
+	setp.lt.u64 %p5240, %rd4607, %rd5239;
+	sub.u64 %rd5241, %rd5239, 1;
+	sub.u64 %rd5242, %rd5241, %rd4607;
+	setp.le.u64 %p5243, %rd4615, %rd5242;
+	mov.b64 %rd5244, %rd1287;
+	setp.lt.u64 %p5245, %rd4607, %rd5244;
+	sub.u64 %rd5246, %rd5244, 1;
+	sub.u64 %rd5247, %rd5246, %rd4607;
+	setp.le.u64 %p5248, %rd4615, %rd5247;
+	mov.b64 %rd5249, %rd1297;
+	setp.lt.u64 %p5250, %rd4607, %rd5249;
+	sub.u64 %rd5251, %rd5249, 1;
+	sub.u64 %rd5252, %rd5251, %rd4607;
+	setp.le.u64 %p5253, %rd4615, %rd5252;
+	mov.b64 %rd5254, %rd1307;
+	setp.lt.u64 %p5255, %rd4607, %rd5254;
+	sub.u64 %rd5256, %rd5254, 1;
+	sub.u64 %rd5257, %rd5256, %rd4607;
+	setp.le.u64 %p5258, %rd4615, %rd5257;
+	mov.b64 %rd5259, %rd1317;
+	setp.lt.u64 %p5260, %rd4607, %rd5259;
+	sub.u64 %rd5261, %rd5259, 1;
+	sub.u64 %rd5262, %rd5261, %rd4607;
+	setp.le.u64 %p5263, %rd4615, %rd5262;
+	mov.b64 %rd5264, %rd1327;
+	setp.lt.u64 %p5265, %rd4607, %rd5264;
+	sub.u64 %rd5266, %rd5264, 1;
+	sub.u64 %rd5267, %rd5266, %rd4607;
+	setp.le.u64 %p5268, %rd4615, %rd5267;
+	mov.b64 %rd5269, %rd1337;
+	setp.lt.u64 %p5270, %rd4607, %rd5269;
+	sub.u64 %rd5271, %rd5269, 1;
+	sub.u64 %rd5272, %rd5271, %rd4607;
+	setp.le.u64 %p5273, %rd4615, %rd5272;
+	mov.b64 %rd5274, %rd1347;
+	setp.lt.u64 %p5275, %rd4607, %rd5274;
+	sub.u64 %rd5276, %rd5274, 1;
+	sub.u64 %rd5277, %rd5276, %rd4607;
+	setp.le.u64 %p5278, %rd4615, %rd5277;
+	mov.b64 %rd5279, %rd1357;
+	setp.lt.u64 %p5280, %rd4607, %rd5279;
+	sub.u64 %rd5281, %rd5279, 1;
+	sub.u64 %rd5282, %rd5281, %rd4607;
+	setp.le.u64 %p5283, %rd4615, %rd5282;
+	mov.b64 %rd5284, %rd1367;
+	setp.lt.u64 %p5285, %rd4607, %rd5284;
+	sub.u64 %rd5286, %rd5284, 1;
+	sub.u64 %rd5287, %rd5286, %rd4607;
+	setp.le.u64 %p5288, %rd4615, %rd5287;
+	mov.b64 %rd5289, %rd1377;
+	setp.lt.u64 %p5290, %rd4607, %rd5289;
+	sub.u64 %rd5291, %rd5289, 1;
+	sub.u64 %rd5292, %rd5291, %rd4607;
+	setp.le.u64 %p5293, %rd4615, %rd5292;
+	mov.b64 %rd5294, %rd1387;
+	setp.lt.u64 %p5295, %rd4607, %rd5294;
+	sub.u64 %rd5296, %rd5294, 1;
+	sub.u64 %rd5297, %rd5296, %rd4607;
+	setp.le.u64 %p5298, %rd4615, %rd5297;
+	mov.b64 %rd5299, %rd1397;
+	setp.lt.u64 %p5300, %rd4607, %rd5299;
+	sub.u64 %rd5301, %rd5299, 1;
+	sub.u64 %rd5302, %rd5301, %rd4607;
+	setp.le.u64 %p5303, %rd4615, %rd5302;
+	mov.b64 %rd5304, %rd1407;
+	setp.lt.u64 %p5305, %rd4607, %rd5304;
+	sub.u64 %rd5306, %rd5304, 1;
+	sub.u64 %rd5307, %rd5306, %rd4607;
+	setp.le.u64 %p5308, %rd4615, %rd5307;
+	mov.b64 %rd5309, %rd1417;
+	setp.lt.u64 %p5310, %rd4607, %rd5309;
+	sub.u64 %rd5311, %rd5309, 1;
+	sub.u64 %rd5312, %rd5311, %rd4607;
+	setp.le.u64 %p5313, %rd4615, %rd5312;
+	mov.b64 %rd5314, %rd1427;
+	setp.lt.u64 %p5315, %rd4607, %rd5314;
+	sub.u64 %rd5316, %rd5314, 1;
+	sub.u64 %rd5317, %rd5316, %rd4607;
+	setp.le.u64 %p5318, %rd4615, %rd5317;
+	mov.b64 %rd5319, %rd1437;
+	setp.lt.u64 %p5320, %rd4607, %rd5319;
+	sub.u64 %rd5321, %rd5319, 1;
+	sub.u64 %rd5322, %rd5321, %rd4607;
+	setp.le.u64 %p5323, %rd4615, %rd5322;
+	mov.b64 %rd5324, %rd1447;
+	setp.lt.u64 %p5325, %rd4607, %rd5324;
+	sub.u64 %rd5326, %rd5324, 1;
+	sub.u64 %rd5327, %rd5326, %rd4607;
+	setp.le.u64 %p5328, %rd4615, %rd5327;
+	mov.b64 %rd5329, %rd1457;
+	setp.lt.u64 %p5330, %rd4607, %rd5329;
+	sub.u64 %rd5331, %rd5329, 1;
+	sub.u64 %rd5332, %rd5331, %rd4607;
+	setp.le.u64 %p5333, %rd4615, %rd5332;
+	mov.b64 %rd5334, %rd1467;
+	setp.lt.u64 %p5335, %rd4607, %rd5334;
+	sub.u64 %rd5336, %rd5334, 1;
+	sub.u64 %rd5337, %rd5336, %rd4607;
+	setp.le.u64 %p5338, %rd4615, %rd5337;
+	mov.b64 %rd5339, %rd1477;
+	setp.lt.u64 %p5340, %rd4607, %rd5339;
+	sub.u64 %rd5341, %rd5339, 1;
+	sub.u64 %rd5342, %rd5341, %rd4607;
+	setp.le.u64 %p5343, %rd4615, %rd5342;
+	mov.b64 %rd5344, %rd1487;
+	setp.lt.u64 %p5345, %rd4607, %rd5344;
+	sub.u64 %rd5346, %rd5344, 1;
+	sub.u64 %rd5347, %rd5346, %rd4607;
+	setp.le.u64 %p5348, %rd4615, %rd5347;
+	mov.b64 %rd5349, %rd1497;
+	setp.lt.u64 %p5350, %rd4607, %rd5349;
+	sub.u64 %rd5351, %rd5349, 1;
+	sub.u64 %rd5352, %rd5351, %rd4607;
+	setp.le.u64 %p5353, %rd4615, %rd5352;
+	mov.b64 %rd5354, %rd1507;
+	setp.lt.u64 %p5355, %rd4607, %rd5354;
+	sub.u64 %rd5356, %rd5354, 1;
+	sub.u64 %rd5357, %rd5356, %rd4607;
+	setp.le.u64 %p5358, %rd4615, %rd5357;
+	mov.b64 %rd5359, %rd1517;
+	setp.lt.u64 %p5360, %rd4607, %rd5359;
+	sub.u64 %rd5361, %rd5359, 1;
+	sub.u64 %rd5362, %rd5361, %rd4607;
+	setp.le.u64 %p5363, %rd4615, %rd5362;
+	mov.b64 %rd5364, %rd1527;
+	setp.lt.u64 %p5365, %rd4607, %rd5364;
+	sub.u64 %rd5366, %rd5364, 1;
+	sub.u64 %rd5367, %rd5366, %rd4607;
+	setp.le.u64 %p5368, %rd4615, %rd5367;
+	mov.b64 %rd5369, %rd1537;
+	setp.lt.u64 %p5370, %rd4607, %rd5369;
+	sub.u64 %rd5371, %rd5369, 1;
+	sub.u64 %rd5372, %rd5371, %rd4607;
+	setp.le.u64 %p5373, %rd4615, %rd5372;
+	mov.b64 %rd5374, %rd1547;
+	setp.lt.u64 %p5375, %rd4607, %rd5374;
+	sub.u64 %rd5376, %rd5374, 1;
+	sub.u64 %rd5377, %rd5376, %rd4607;
+	setp.le.u64 %p5378, %rd4615, %rd5377;
+	mov.b64 %rd5379, %rd1557;
+	setp.lt.u64 %p5380, %rd4607, %rd5379;
+	sub.u64 %rd5381, %rd5379, 1;
+	sub.u64 %rd5382, %rd5381, %rd4607;
+	setp.le.u64 %p5383, %rd4615, %rd5382;
+	mov.b64 %rd5384, %rd1567;
+	setp.lt.u64 %p5385, %rd4607, %rd5384;
+	sub.u64 %rd5386, %rd5384, 1;
+	sub.u64 %rd5387, %rd5386, %rd4607;
+	setp.le.u64 %p5388, %rd4615, %rd5387;
+	mov.b64 %rd5389, %rd1577;
+	setp.lt.u64 %p5390, %rd4607, %rd5389;
+	sub.u64 %rd5391, %rd5389, 1;
+	sub.u64 %rd5392, %rd5391, %rd4607;
+	setp.le.u64 %p5393, %rd4615, %rd5392;
+	mov.b64 %rd5394, %rd1587;
+	setp.lt.u64 %p5395, %rd4607, %rd5394;
+	sub.u64 %rd5396, %rd5394, 1;
+	sub.u64 %rd5397, %rd5396, %rd4607;
+	setp.le.u64 %p5398, %rd4615, %rd5397;
+	mov.b64 %rd5399, %rd1597;
+	setp.lt.u64 %p5400, %rd4607, %rd5399;
+	sub.u64 %rd5401, %rd5399, 1;
+	sub.u64 %rd5402, %rd5401, %rd4607;
+	setp.le.u64 %p5403, %rd4615, %rd5402;
+	mov.b64 %rd5404, %rd1607;
+	setp.lt.u64 %p5405, %rd4607, %rd5404;
+	sub.u64 %rd5406, %rd5404, 1;
+	sub.u64 %rd5407, %rd5406, %rd4607;
+	setp.le.u64 %p5408, %rd4615, %rd5407;
+	mov.b64 %rd5409, %rd1617;
+	setp.lt.u64 %p5410, %rd4607, %rd5409;
+	sub.u64 %rd5411, %rd5409, 1;
+	sub.u64 %rd5412, %rd5411, %rd4607;
+	setp.le.u64 %p5413, %rd4615, %rd5412;
+	mov.b64 %rd5414, %rd1627;
+	setp.lt.u64 %p5415, %rd4607, %rd5414;
+	sub.u64 %rd5416, %rd5414, 1;
+	sub.u64 %rd5417, %rd5416, %rd4607;
+	setp.le.u64 %p5418, %rd4615, %rd5417;
+	mov.b64 %rd5419, %rd1637;
+	setp.lt.u64 %p5420, %rd4607, %rd5419;
+	sub.u64 %rd5421, %rd5419, 1;
+	sub.u64 %rd5422, %rd5421, %rd4607;
+	setp.le.u64 %p5423, %rd4615, %rd5422;
+	mov.b64 %rd5424, %rd1647;
+	setp.lt.u64 %p5425, %rd4607, %rd5424;
+	sub.u64 %rd5426, %rd5424, 1;
+	sub.u64 %rd5427, %rd5426, %rd4607;
+	setp.le.u64 %p5428, %rd4615, %rd5427;
+	mov.b64 %rd5429, %rd1657;
+	setp.lt.u64 %p5430, %rd4607, %rd5429;
+	sub.u64 %rd5431, %rd5429, 1;
+	sub.u64 %rd5432, %rd5431, %rd4607;
+	setp.le.u64 %p5433, %rd4615, %rd5432;
+	mov.b64 %rd5434, %rd1667;
+	setp.lt.u64 %p5435, %rd4607, %rd5434;
+	sub.u64 %rd5436, %rd5434, 1;
+	sub.u64 %rd5437, %rd5436, %rd4607;
+	setp.le.u64 %p5438, %rd4615, %rd5437;
+	mov.b64 %rd5439, %rd1677;
+	setp.lt.u64 %p5440, %rd4607, %rd5439;
+	sub.u64 %rd5441, %rd5439, 1;
+	sub.u64 %rd5442, %rd5441, %rd4607;
+	setp.le.u64 %p5443, %rd4615, %rd5442;
+	mov.b64 %rd5444, %rd1687;
+	setp.lt.u64 %p5445, %rd4607, %rd5444;
+	sub.u64 %rd5446, %rd5444, 1;
+	sub.u64 %rd5447, %rd5446, %rd4607;
+	setp.le.u64 %p5448, %rd4615, %rd5447;
+	mov.b64 %rd5449, %rd1697;
+	setp.lt.u64 %p5450, %rd4607, %rd5449;
+	sub.u64 %rd5451, %rd5449, 1;
+	sub.u64 %rd5452, %rd5451, %rd4607;
+	setp.le.u64 %p5453, %rd4615, %rd5452;
+	mov.b64 %rd5454, %rd1707;
+	setp.lt.u64 %p5455, %rd4607, %rd5454;
+	sub.u64 %rd5456, %rd5454, 1;
+	sub.u64 %rd5457, %rd5456, %rd4607;
+	setp.le.u64 %p5458, %rd4615, %rd5457;
+	mov.b64 %rd5459, %rd1717;
+	setp.lt.u64 %p5460, %rd4607, %rd5459;
+	sub.u64 %rd5461, %rd5459, 1;
+	sub.u64 %rd5462, %rd5461, %rd4607;
+	setp.le.u64 %p5463, %rd4615, %rd5462;
+	mov.b64 %rd5464, %rd1727;
+	setp.lt.u64 %p5465, %rd4607, %rd5464;
+	sub.u64 %rd5466, %rd5464, 1;
+	sub.u64 %rd5467, %rd5466, %rd4607;
+	setp.le.u64 %p5468, %rd4615, %rd5467;
+	mov.b64 %rd5469, %rd1737;
+	setp.lt.u64 %p5470, %rd4607, %rd5469;
+	sub.u64 %rd5471, %rd5469, 1;
+	sub.u64 %rd5472, %rd5471, %rd4607;
+	setp.le.u64 %p5473, %rd4615, %rd5472;
+	mov.b64 %rd5474, %rd1747;
+	setp.lt.u64 %p5475, %rd4607, %rd5474;
+	sub.u64 %rd5476, %rd5474, 1;
+	sub.u64 %rd5477, %rd5476, %rd4607;
+	setp.le.u64 %p5478, %rd4615, %rd5477;
+	mov.b64 %rd5479, %rd1757;
+	setp.lt.u64 %p5480, %rd4607, %rd5479;
+	sub.u64 %rd5481, %rd5479, 1;
+	sub.u64 %rd5482, %rd5481, %rd4607;
+	setp.le.u64 %p5483, %rd4615, %rd5482;
+	mov.b64 %rd5484, %rd1767;
+	setp.lt.u64 %p5485, %rd4607, %rd5484;
+	sub.u64 %rd5486, %rd5484, 1;
+	sub.u64 %rd5487, %rd5486, %rd4607;
+	setp.le.u64 %p5488, %rd4615, %rd5487;
+	mov.b64 %rd5489, %rd1777;
+	setp.lt.u64 %p5490, %rd4607, %rd5489;
+	sub.u64 %rd5491, %rd5489, 1;
+	sub.u64 %rd5492, %rd5491, %rd4607;
+	setp.le.u64 %p5493, %rd4615, %rd5492;
+	mov.b64 %rd5494, %rd1787;
+	setp.lt.u64 %p5495, %rd4607, %rd5494;
+	sub.u64 %rd5496, %rd5494, 1;
+	sub.u64 %rd5497, %rd5496, %rd4607;
+	setp.le.u64 %p5498, %rd4615, %rd5497;
+	mov.b64 %rd5499, %rd1797;
+	setp.lt.u64 %p5500, %rd4607, %rd5499;
+	sub.u64 %rd5501, %rd5499, 1;
+	sub.u64 %rd5502, %rd5501, %rd4607;
+	setp.le.u64 %p5503, %rd4615, %rd5502;
+	mov.b64 %rd5504, %rd1807;
+	setp.lt.u64 %p5505, %rd4607, %rd5504;
+	sub.u64 %rd5506, %rd5504, 1;
+	sub.u64 %rd5507, %rd5506, %rd4607;
+	setp.le.u64 %p5508, %rd4615, %rd5507;
+	mov.b64 %rd5509, %rd1817;
+	setp.lt.u64 %p5510, %rd4607, %rd5509;
+	sub.u64 %rd5511, %rd5509, 1;
+	sub.u64 %rd5512, %rd5511, %rd4607;
+	setp.le.u64 %p5513, %rd4615, %rd5512;
+	mov.b64 %rd5514, %rd1827;
+	setp.lt.u64 %p5515, %rd4607, %rd5514;
+	sub.u64 %rd5516, %rd5514, 1;
+	sub.u64 %rd5517, %rd5516, %rd4607;
+	setp.le.u64 %p5518, %rd4615, %rd5517;
+	mov.b64 %rd5519, %rd1837;
+	setp.lt.u64 %p5520, %rd4607, %rd5519;
+	sub.u64 %rd5521, %rd5519, 1;
+	sub.u64 %rd5522, %rd5521, %rd4607;
+	setp.le.u64 %p5523, %rd4615, %rd5522;
+	mov.b64 %rd5524, %rd1847;
+	setp.lt.u64 %p5525, %rd4607, %rd5524;
+	sub.u64 %rd5526, %rd5524, 1;
+	sub.u64 %rd5527, %rd5526, %rd4607;
+	setp.le.u64 %p5528, %rd4615, %rd5527;
+	mov.b64 %rd5529, %rd1857;
+	setp.lt.u64 %p5530, %rd4607, %rd5529;
+	sub.u64 %rd5531, %rd5529, 1;
+	sub.u64 %rd5532, %rd5531, %rd4607;
+	setp.le.u64 %p5533, %rd4615, %rd5532;
+	mov.b64 %rd5534, %rd1867;
+	setp.lt.u64 %p5535, %rd4607, %rd5534;
+	sub.u64 %rd5536, %rd5534, 1;
+	sub.u64 %rd5537, %rd5536, %rd4607;
+	setp.le.u64 %p5538, %rd4615, %rd5537;
+	mov.b64 %rd5539, %rd1877;
+	setp.lt.u64 %p5540, %rd4607, %rd5539;
+	sub.u64 %rd5541, %rd5539, 1;
+	sub.u64 %rd5542, %rd5541, %rd4607;
+	setp.le.u64 %p5543, %rd4615, %rd5542;
+	mov.b64 %rd5544, %rd1887;
+	setp.lt.u64 %p5545, %rd4607, %rd5544;
+	sub.u64 %rd5546, %rd5544, 1;
+	sub.u64 %rd5547, %rd5546, %rd4607;
+	setp.le.u64 %p5548, %rd4615, %rd5547;
+	mov.b64 %rd5549, %rd1897;
+	setp.lt.u64 %p5550, %rd4607, %rd5549;
+	sub.u64 %rd5551, %rd5549, 1;
+	sub.u64 %rd5552, %rd5551, %rd4607;
+	setp.le.u64 %p5553, %rd4615, %rd5552;
+	mov.b64 %rd5554, %rd1907;
+	setp.lt.u64 %p5555, %rd4607, %rd5554;
+	sub.u64 %rd5556, %rd5554, 1;
+	sub.u64 %rd5557, %rd5556, %rd4607;
+	setp.le.u64 %p5558, %rd4615, %rd5557;
+	mov.b64 %rd5559, %rd1917;
+	setp.lt.u64 %p5560, %rd4607, %rd5559;
+	sub.u64 %rd5561, %rd5559, 1;
+	sub.u64 %rd5562, %rd5561, %rd4607;
+	setp.le.u64 %p5563, %rd4615, %rd5562;
+	mov.b64 %rd5564, %rd1927;
+	setp.lt.u64 %p5565, %rd4607, %rd5564;
+	sub.u64 %rd5566, %rd5564, 1;
+	sub.u64 %rd5567, %rd5566, %rd4607;
+	setp.le.u64 %p5568, %rd4615, %rd5567;
+	mov.b64 %rd5569, %rd1937;
+	setp.lt.u64 %p5570, %rd4607, %rd5569;
+	sub.u64 %rd5571, %rd5569, 1;
+	sub.u64 %rd5572, %rd5571, %rd4607;
+	setp.le.u64 %p5573, %rd4615, %rd5572;
+	mov.b64 %rd5574, %rd1947;
+	setp.lt.u64 %p5575, %rd4607, %rd5574;
+	sub.u64 %rd5576, %rd5574, 1;
+	sub.u64 %rd5577, %rd5576, %rd4607;
+	setp.le.u64 %p5578, %rd4615, %rd5577;
+	mov.b64 %rd5579, %rd1957;
+	setp.lt.u64 %p5580, %rd4607, %rd5579;
+	sub.u64 %rd5581, %rd5579, 1;
+	sub.u64 %rd5582, %rd5581, %rd4607;
+	setp.le.u64 %p5583, %rd4615, %rd5582;
+	mov.b64 %rd5584, %rd1967;
+	setp.lt.u64 %p5585, %rd4607, %rd5584;
+	sub.u64 %rd5586, %rd5584, 1;
+	sub.u64 %rd5587, %rd5586, %rd4607;
+	setp.le.u64 %p5588, %rd4615, %rd5587;
+	mov.b64 %rd5589, %rd1977;
+	setp.lt.u64 %p5590, %rd4607, %rd5589;
+	sub.u64 %rd5591, %rd5589, 1;
+	sub.u64 %rd5592, %rd5591, %rd4607;
+	setp.le.u64 %p5593, %rd4615, %rd5592;
+	mov.b64 %rd5594, %rd1987;
+	setp.lt.u64 %p5595, %rd4607, %rd5594;
+	sub.u64 %rd5596, %rd5594, 1;
+	sub.u64 %rd5597, %rd5596, %rd4607;
+	setp.le.u64 %p5598, %rd4615, %rd5597;
+	mov.b64 %rd5599, %rd1997;
+	setp.lt.u64 %p5600, %rd4607, %rd5599;
+	sub.u64 %rd5601, %rd5599, 1;
+	sub.u64 %rd5602, %rd5601, %rd4607;
+	setp.le.u64 %p5603, %rd4615, %rd5602;
+	mov.b64 %rd5604, %rd2007;
+	setp.lt.u64 %p5605, %rd4607, %rd5604;
+	sub.u64 %rd5606, %rd5604, 1;
+	sub.u64 %rd5607, %rd5606, %rd4607;
+	setp.le.u64 %p5608, %rd4615, %rd5607;
+	mov.b64 %rd5609, %rd2017;
+	setp.lt.u64 %p5610, %rd4607, %rd5609;
+	sub.u64 %rd5611, %rd5609, 1;
+	sub.u64 %rd5612, %rd5611, %rd4607;
+	setp.le.u64 %p5613, %rd4615, %rd5612;
+	mov.b64 %rd5614, %rd2027;
+	setp.lt.u64 %p5615, %rd4607, %rd5614;
+	sub.u64 %rd5616, %rd5614, 1;
+	sub.u64 %rd5617, %rd5616, %rd4607;
+	setp.le.u64 %p5618, %rd4615, %rd5617;
+	mov.b64 %rd5619, %rd2037;
+	setp.lt.u64 %p5620, %rd4607, %rd5619;
+	sub.u64 %rd5621, %rd5619, 1;
+	sub.u64 %rd5622, %rd5621, %rd4607;
+	setp.le.u64 %p5623, %rd4615, %rd5622;
+	mov.b64 %rd5624, %rd2047;
+	setp.lt.u64 %p5625, %rd4607, %rd5624;
+	sub.u64 %rd5626, %rd5624, 1;
+	sub.u64 %rd5627, %rd5626, %rd4607;
+	setp.le.u64 %p5628, %rd4615, %rd5627;
+	mov.b64 %rd5629, %rd2057;
+	setp.lt.u64 %p5630, %rd4607, %rd5629;
+	sub.u64 %rd5631, %rd5629, 1;
+	sub.u64 %rd5632, %rd5631, %rd4607;
+	setp.le.u64 %p5633, %rd4615, %rd5632;
+	mov.b64 %rd5634, %rd2067;
+	setp.lt.u64 %p5635, %rd4607, %rd5634;
+	sub.u64 %rd5636, %rd5634, 1;
+	sub.u64 %rd5637, %rd5636, %rd4607;
+	setp.le.u64 %p5638, %rd4615, %rd5637;
+	mov.b64 %rd5639, %rd2077;
+	setp.lt.u64 %p5640, %rd4607, %rd5639;
+	sub.u64 %rd5641, %rd5639, 1;
+	sub.u64 %rd5642, %rd5641, %rd4607;
+	setp.le.u64 %p5643, %rd4615, %rd5642;
+	mov.b64 %rd5644, %rd2087;
+	setp.lt.u64 %p5645, %rd4607, %rd5644;
+	sub.u64 %rd5646, %rd5644, 1;
+	sub.u64 %rd5647, %rd5646, %rd4607;
+	setp.le.u64 %p5648, %rd4615, %rd5647;
+	mov.b64 %rd5649, %rd2097;
+	setp.lt.u64 %p5650, %rd4607, %rd5649;
+	sub.u64 %rd5651, %rd5649, 1;
+	sub.u64 %rd5652, %rd5651, %rd4607;
+	setp.le.u64 %p5653, %rd4615, %rd5652;
+	mov.b64 %rd5654, %rd2107;
+	setp.lt.u64 %p5655, %rd4607, %rd5654;
+	sub.u64 %rd5656, %rd5654, 1;
+	sub.u64 %rd5657, %rd5656, %rd4607;
+	setp.le.u64 %p5658, %rd4615, %rd5657;
+	mov.b64 %rd5659, %rd2117;
+	setp.lt.u64 %p5660, %rd4607, %rd5659;
+	sub.u64 %rd5661, %rd5659, 1;
+	sub.u64 %rd5662, %rd5661, %rd4607;
+	setp.le.u64 %p5663, %rd4615, %rd5662;
+	mov.b64 %rd5664, %rd2127;
+	setp.lt.u64 %p5665, %rd4607, %rd5664;
+	sub.u64 %rd5666, %rd5664, 1;
+	sub.u64 %rd5667, %rd5666, %rd4607;
+	setp.le.u64 %p5668, %rd4615, %rd5667;
+	mov.b64 %rd5669, %rd2137;
+	setp.lt.u64 %p5670, %rd4607, %rd5669;
+	sub.u64 %rd5671, %rd5669, 1;
+	sub.u64 %rd5672, %rd5671, %rd4607;
+	setp.le.u64 %p5673, %rd4615, %rd5672;
+	mov.b64 %rd5674, %rd2147;
+	setp.lt.u64 %p5675, %rd4607, %rd5674;
+	sub.u64 %rd5676, %rd5674, 1;
+	sub.u64 %rd5677, %rd5676, %rd4607;
+	setp.le.u64 %p5678, %rd4615, %rd5677;
+	mov.b64 %rd5679, %rd2157;
+	setp.lt.u64 %p5680, %rd4607, %rd5679;
+	sub.u64 %rd5681, %rd5679, 1;
+	sub.u64 %rd5682, %rd5681, %rd4607;
+	setp.le.u64 %p5683, %rd4615, %rd5682;
+	mov.b64 %rd5684, %rd2167;
+	setp.lt.u64 %p5685, %rd4607, %rd5684;
+	sub.u64 %rd5686, %rd5684, 1;
+	sub.u64 %rd5687, %rd5686, %rd4607;
+	setp.le.u64 %p5688, %rd4615, %rd5687;
+	mov.b64 %rd5689, %rd2177;
+	setp.lt.u64 %p5690, %rd4607, %rd5689;
+	sub.u64 %rd5691, %rd5689, 1;
+	sub.u64 %rd5692, %rd5691, %rd4607;
+	setp.le.u64 %p5693, %rd4615, %rd5692;
+	mov.b64 %rd5694, %rd2187;
+	setp.lt.u64 %p5695, %rd4607, %rd5694;
+	sub.u64 %rd5696, %rd5694, 1;
+	sub.u64 %rd5697, %rd5696, %rd4607;
+	setp.le.u64 %p5698, %rd4615, %rd5697;
+	mov.b64 %rd5699, %rd2197;
+	setp.lt.u64 %p5700, %rd4607, %rd5699;
+	sub.u64 %rd5701, %rd5699, 1;
+	sub.u64 %rd5702, %rd5701, %rd4607;
+	setp.le.u64 %p5703, %rd4615, %rd5702;
+	mov.b64 %rd5704, %rd2207;
+	setp.lt.u64 %p5705, %rd4607, %rd5704;
+	sub.u64 %rd5706, %rd5704, 1;
+	sub.u64 %rd5707, %rd5706, %rd4607;
+	setp.le.u64 %p5708, %rd4615, %rd5707;
+	mov.b64 %rd5709, %rd2217;
+	setp.lt.u64 %p5710, %rd4607, %rd5709;
+	sub.u64 %rd5711, %rd5709, 1;
+	sub.u64 %rd5712, %rd5711, %rd4607;
+	setp.le.u64 %p5713, %rd4615, %rd5712;
+	mov.b64 %rd5714, %rd2227;
+	setp.lt.u64 %p5715, %rd4607, %rd5714;
+	sub.u64 %rd5716, %rd5714, 1;
+	sub.u64 %rd5717, %rd5716, %rd4607;
+	setp.le.u64 %p5718, %rd4615, %rd5717;
+	mov.b64 %rd5719, %rd2237;
+	setp.lt.u64 %p5720, %rd4607, %rd5719;
+	sub.u64 %rd5721, %rd5719, 1;
+	sub.u64 %rd5722, %rd5721, %rd4607;
+	setp.le.u64 %p5723, %rd4615, %rd5722;
+	mov.b64 %rd5724, %rd2247;
+	setp.lt.u64 %p5725, %rd4607, %rd5724;
+	sub.u64 %rd5726, %rd5724, 1;
+	sub.u64 %rd5727, %rd5726, %rd4607;
+	setp.le.u64 %p5728, %rd4615, %rd5727;
+	mov.b64 %rd5729, %rd2257;
+	setp.lt.u64 %p5730, %rd4607, %rd5729;
+	sub.u64 %rd5731, %rd5729, 1;
+	sub.u64 %rd5732, %rd5731, %rd4607;
+	setp.le.u64 %p5733, %rd4615, %rd5732;
+	mov.b64 %rd5734, %rd2267;
+	setp.lt.u64 %p5735, %rd4607, %rd5734;
+	sub.u64 %rd5736, %rd5734, 1;
+	sub.u64 %rd5737, %rd5736, %rd4607;
+	setp.le.u64 %p5738, %rd4615, %rd5737;
+	mov.b64 %rd5739, %rd2277;
+	setp.lt.u64 %p5740, %rd4607, %rd5739;
+	sub.u64 %rd5741, %rd5739, 1;
+	sub.u64 %rd5742, %rd5741, %rd4607;
+	setp.le.u64 %p5743, %rd4615, %rd5742;
+	mov.b64 %rd5744, %rd2287;
+	setp.lt.u64 %p5745, %rd4607, %rd5744;
+	sub.u64 %rd5746, %rd5744, 1;
+	sub.u64 %rd5747, %rd5746, %rd4607;
+	setp.le.u64 %p5748, %rd4615, %rd5747;
+	mov.b64 %rd5749, %rd2297;
+	setp.lt.u64 %p5750, %rd4607, %rd5749;
+	sub.u64 %rd5751, %rd5749, 1;
+	sub.u64 %rd5752, %rd5751, %rd4607;
+	setp.le.u64 %p5753, %rd4615, %rd5752;
+	mov.b64 %rd5754, %rd2307;
+	setp.lt.u64 %p5755, %rd4607, %rd5754;
+	sub.u64 %rd5756, %rd5754, 1;
+	sub.u64 %rd5757, %rd5756, %rd4607;
+	setp.le.u64 %p5758, %rd4615, %rd5757;
+	mov.b64 %rd5759, %rd2317;
+	setp.lt.u64 %p5760, %rd4607, %rd5759;
+	sub.u64 %rd5761, %rd5759, 1;
+	sub.u64 %rd5762, %rd5761, %rd4607;
+	setp.le.u64 %p5763, %rd4615, %rd5762;
+	mov.b64 %rd5764, %rd2327;
+	setp.lt.u64 %p5765, %rd4607, %rd5764;
+	sub.u64 %rd5766, %rd5764, 1;
+	sub.u64 %rd5767, %rd5766, %rd4607;
+	setp.le.u64 %p5768, %rd4615, %rd5767;
+	mov.b64 %rd5769, %rd2337;
+	setp.lt.u64 %p5770, %rd4607, %rd5769;
+	sub.u64 %rd5771, %rd5769, 1;
+	sub.u64 %rd5772, %rd5771, %rd4607;
+	setp.le.u64 %p5773, %rd4615, %rd5772;
+	mov.b64 %rd5774, %rd2347;
+	setp.lt.u64 %p5775, %rd4607, %rd5774;
+	sub.u64 %rd5776, %rd5774, 1;
+	sub.u64 %rd5777, %rd5776, %rd4607;
+	setp.le.u64 %p5778, %rd4615, %rd5777;
+	mov.b64 %rd5779, %rd2357;
+	setp.lt.u64 %p5780, %rd4607, %rd5779;
+	sub.u64 %rd5781, %rd5779, 1;
+	sub.u64 %rd5782, %rd5781, %rd4607;
+	setp.le.u64 %p5783, %rd4615, %rd5782;
+	mov.b64 %rd5784, %rd2367;
+	setp.lt.u64 %p5785, %rd4607, %rd5784;
+	sub.u64 %rd5786, %rd5784, 1;
+	sub.u64 %rd5787, %rd5786, %rd4607;
+	setp.le.u64 %p5788, %rd4615, %rd5787;
+	mov.b64 %rd5789, %rd2377;
+	setp.lt.u64 %p5790, %rd4607, %rd5789;
+	sub.u64 %rd5791, %rd5789, 1;
+	sub.u64 %rd5792, %rd5791, %rd4607;
+	setp.le.u64 %p5793, %rd4615, %rd5792;
+	mov.b64 %rd5794, %rd2387;
+	setp.lt.u64 %p5795, %rd4607, %rd5794;
+	sub.u64 %rd5796, %rd5794, 1;
+	sub.u64 %rd5797, %rd5796, %rd4607;
+	setp.le.u64 %p5798, %rd4615, %rd5797;
+	mov.b64 %rd5799, %rd2397;
+	setp.lt.u64 %p5800, %rd4607, %rd5799;
+	sub.u64 %rd5801, %rd5799, 1;
+	sub.u64 %rd5802, %rd5801, %rd4607;
+	setp.le.u64 %p5803, %rd4615, %rd5802;
+	mov.b64 %rd5804, %rd2407;
+	setp.lt.u64 %p5805, %rd4607, %rd5804;
+	sub.u64 %rd5806, %rd5804, 1;
+	sub.u64 %rd5807, %rd5806, %rd4607;
+	setp.le.u64 %p5808, %rd4615, %rd5807;
+	mov.b64 %rd5809, %rd2417;
+	setp.lt.u64 %p5810, %rd4607, %rd5809;
+	sub.u64 %rd5811, %rd5809, 1;
+	sub.u64 %rd5812, %rd5811, %rd4607;
+	setp.le.u64 %p5813, %rd4615, %rd5812;
+	mov.b64 %rd5814, %rd2427;
+	setp.lt.u64 %p5815, %rd4607, %rd5814;
+	sub.u64 %rd5816, %rd5814, 1;
+	sub.u64 %rd5817, %rd5816, %rd4607;
+	setp.le.u64 %p5818, %rd4615, %rd5817;
+	mov.b64 %rd5819, %rd2437;
+	setp.lt.u64 %p5820, %rd4607, %rd5819;
+	sub.u64 %rd5821, %rd5819, 1;
+	sub.u64 %rd5822, %rd5821, %rd4607;
+	setp.le.u64 %p5823, %rd4615, %rd5822;
+	mov.b64 %rd5824, %rd2447;
+	setp.lt.u64 %p5825, %rd4607, %rd5824;
+	sub.u64 %rd5826, %rd5824, 1;
+	sub.u64 %rd5827, %rd5826, %rd4607;
+	setp.le.u64 %p5828, %rd4615, %rd5827;
+	mov.b64 %rd5829, %rd2457;
+	setp.lt.u64 %p5830, %rd4607, %rd5829;
+	sub.u64 %rd5831, %rd5829, 1;
+	sub.u64 %rd5832, %rd5831, %rd4607;
+	setp.le.u64 %p5833, %rd4615, %rd5832;
+	mov.b64 %rd5834, %rd2467;
+	setp.lt.u64 %p5835, %rd4607, %rd5834;
+	sub.u64 %rd5836, %rd5834, 1;
+	sub.u64 %rd5837, %rd5836, %rd4607;
+	setp.le.u64 %p5838, %rd4615, %rd5837;
+	mov.b64 %rd5839, %rd2477;
+	setp.lt.u64 %p5840, %rd4607, %rd5839;
+	sub.u64 %rd5841, %rd5839, 1;
+	sub.u64 %rd5842, %rd5841, %rd4607;
+	setp.le.u64 %p5843, %rd4615, %rd5842;
+	mov.b64 %rd5844, %rd2487;
+	setp.lt.u64 %p5845, %rd4607, %rd5844;
+	sub.u64 %rd5846, %rd5844, 1;
+	sub.u64 %rd5847, %rd5846, %rd4607;
+	setp.le.u64 %p5848, %rd4615, %rd5847;
+	mov.b64 %rd5849, %rd2497;
+	setp.lt.u64 %p5850, %rd4607, %rd5849;
+	sub.u64 %rd5851, %rd5849, 1;
+	sub.u64 %rd5852, %rd5851, %rd4607;
+	setp.le.u64 %p5853, %rd4615, %rd5852;
+	mov.b64 %rd5854, %rd2507;
+	setp.lt.u64 %p5855, %rd4607, %rd5854;
+	sub.u64 %rd5856, %rd5854, 1;
+	sub.u64 %rd5857, %rd5856, %rd4607;
+	setp.le.u64 %p5858, %rd4615, %rd5857;
+	mov.b64 %rd5859, %rd2517;
+	setp.lt.u64 %p5860, %rd4607, %rd5859;
+	sub.u64 %rd5861, %rd5859, 1;
+	sub.u64 %rd5862, %rd5861, %rd4607;
+	setp.le.u64 %p5863, %rd4615, %rd5862;
+	mov.b64 %rd5864, %rd2527;
+	setp.lt.u64 %p5865, %rd4607, %rd5864;
+	sub.u64 %rd5866, %rd5864, 1;
+	sub.u64 %rd5867, %rd5866, %rd4607;
+	setp.le.u64 %p5868, %rd4615, %rd5867;
+	mov.b64 %rd5869, %rd2537;
+	setp.lt.u64 %p5870, %rd4607, %rd5869;
+	sub.u64 %rd5871, %rd5869, 1;
+	sub.u64 %rd5872, %rd5871, %rd4607;
+	setp.le.u64 %p5873, %rd4615, %rd5872;
+	mov.b64 %rd5874, %rd2547;
+	setp.lt.u64 %p5875, %rd4607, %rd5874;
+	sub.u64 %rd5876, %rd5874, 1;
+	sub.u64 %rd5877, %rd5876, %rd4607;
+	setp.le.u64 %p5878, %rd4615, %rd5877;
+	mov.b64 %rd5879, %rd2557;
+	setp.lt.u64 %p5880, %rd4607, %rd5879;
+	sub.u64 %rd5881, %rd5879, 1;
+	sub.u64 %rd5882, %rd5881, %rd4607;
+	setp.le.u64 %p5883, %rd4615, %rd5882;
+	@!%p4608 bra $L_515;
+$L_2:
+	@!%p4612 bra $L_515;
+$L_3:
+	@!%p4618 bra $L_515;
+$L_4:
+	@!%p4620 bra $L_515;
+$L_5:
+	@!%p4623 bra $L_515;
+$L_6:
+	@!%p4625 bra $L_515;
+$L_7:
+	@!%p4628 bra $L_515;
+$L_8:
+	@!%p4630 bra $L_515;
+$L_9:
+	@!%p4633 bra $L_515;
+$L_10:
+	@!%p4635 bra $L_515;
+$L_11:
+	@!%p4638 bra $L_515;
+$L_12:
+	@!%p4640 bra $L_515;
+$L_13:
+	@!%p4643 bra $L_515;
+$L_14:
+	@!%p4645 bra $L_515;
+$L_15:
+	@!%p4648 bra $L_515;
+$L_16:
+	@!%p4650 bra $L_515;
+$L_17:
+	@!%p4653 bra $L_515;
+$L_18:
+	@!%p4655 bra $L_515;
+$L_19:
+	@!%p4658 bra $L_515;
+$L_20:
+	@!%p4660 bra $L_515;
+$L_21:
+	@!%p4663 bra $L_515;
+$L_22:
+	@!%p4665 bra $L_515;
+$L_23:
+	@!%p4668 bra $L_515;
+$L_24:
+	@!%p4670 bra $L_515;
+$L_25:
+	@!%p4673 bra $L_515;
+$L_26:
+	@!%p4675 bra $L_515;
+$L_27:
+	@!%p4678 bra $L_515;
+$L_28:
+	@!%p4680 bra $L_515;
+$L_29:
+	@!%p4683 bra $L_515;
+$L_30:
+	@!%p4685 bra $L_515;
+$L_31:
+	@!%p4688 bra $L_515;
+$L_32:
+	@!%p4690 bra $L_515;
+$L_33:
+	@!%p4693 bra $L_515;
+$L_34:
+	@!%p4695 bra $L_515;
+$L_35:
+	@!%p4698 bra $L_515;
+$L_36:
+	@!%p4700 bra $L_515;
+$L_37:
+	@!%p4703 bra $L_515;
+$L_38:
+	@!%p4705 bra $L_515;
+$L_39:
+	@!%p4708 bra $L_515;
+$L_40:
+	@!%p4710 bra $L_515;
+$L_41:
+	@!%p4713 bra $L_515;
+$L_42:
+	@!%p4715 bra $L_515;
+$L_43:
+	@!%p4718 bra $L_515;
+$L_44:
+	@!%p4720 bra $L_515;
+$L_45:
+	@!%p4723 bra $L_515;
+$L_46:
+	@!%p4725 bra $L_515;
+$L_47:
+	@!%p4728 bra $L_515;
+$L_48:
+	@!%p4730 bra $L_515;
+$L_49:
+	@!%p4733 bra $L_515;
+$L_50:
+	@!%p4735 bra $L_515;
+$L_51:
+	@!%p4738 bra $L_515;
+$L_52:
+	@!%p4740 bra $L_515;
+$L_53:
+	@!%p4743 bra $L_515;
+$L_54:
+	@!%p4745 bra $L_515;
+$L_55:
+	@!%p4748 bra $L_515;
+$L_56:
+	@!%p4750 bra $L_515;
+$L_57:
+	@!%p4753 bra $L_515;
+$L_58:
+	@!%p4755 bra $L_515;
+$L_59:
+	@!%p4758 bra $L_515;
+$L_60:
+	@!%p4760 bra $L_515;
+$L_61:
+	@!%p4763 bra $L_515;
+$L_62:
+	@!%p4765 bra $L_515;
+$L_63:
+	@!%p4768 bra $L_515;
+$L_64:
+	@!%p4770 bra $L_515;
+$L_65:
+	@!%p4773 bra $L_515;
+$L_66:
+	@!%p4775 bra $L_515;
+$L_67:
+	@!%p4778 bra $L_515;
+$L_68:
+	@!%p4780 bra $L_515;
+$L_69:
+	@!%p4783 bra $L_515;
+$L_70:
+	@!%p4785 bra $L_515;
+$L_71:
+	@!%p4788 bra $L_515;
+$L_72:
+	@!%p4790 bra $L_515;
+$L_73:
+	@!%p4793 bra $L_515;
+$L_74:
+	@!%p4795 bra $L_515;
+$L_75:
+	@!%p4798 bra $L_515;
+$L_76:
+	@!%p4800 bra $L_515;
+$L_77:
+	@!%p4803 bra $L_515;
+$L_78:
+	@!%p4805 bra $L_515;
+$L_79:
+	@!%p4808 bra $L_515;
+$L_80:
+	@!%p4810 bra $L_515;
+$L_81:
+	@!%p4813 bra $L_515;
+$L_82:
+	@!%p4815 bra $L_515;
+$L_83:
+	@!%p4818 bra $L_515;
+$L_84:
+	@!%p4820 bra $L_515;
+$L_85:
+	@!%p4823 bra $L_515;
+$L_86:
+	@!%p4825 bra $L_515;
+$L_87:
+	@!%p4828 bra $L_515;
+$L_88:
+	@!%p4830 bra $L_515;
+$L_89:
+	@!%p4833 bra $L_515;
+$L_90:
+	@!%p4835 bra $L_515;
+$L_91:
+	@!%p4838 bra $L_515;
+$L_92:
+	@!%p4840 bra $L_515;
+$L_93:
+	@!%p4843 bra $L_515;
+$L_94:
+	@!%p4845 bra $L_515;
+$L_95:
+	@!%p4848 bra $L_515;
+$L_96:
+	@!%p4850 bra $L_515;
+$L_97:
+	@!%p4853 bra $L_515;
+$L_98:
+	@!%p4855 bra $L_515;
+$L_99:
+	@!%p4858 bra $L_515;
+$L_100:
+	@!%p4860 bra $L_515;
+$L_101:
+	@!%p4863 bra $L_515;
+$L_102:
+	@!%p4865 bra $L_515;
+$L_103:
+	@!%p4868 bra $L_515;
+$L_104:
+	@!%p4870 bra $L_515;
+$L_105:
+	@!%p4873 bra $L_515;
+$L_106:
+	@!%p4875 bra $L_515;
+$L_107:
+	@!%p4878 bra $L_515;
+$L_108:
+	@!%p4880 bra $L_515;
+$L_109:
+	@!%p4883 bra $L_515;
+$L_110:
+	@!%p4885 bra $L_515;
+$L_111:
+	@!%p4888 bra $L_515;
+$L_112:
+	@!%p4890 bra $L_515;
+$L_113:
+	@!%p4893 bra $L_515;
+$L_114:
+	@!%p4895 bra $L_515;
+$L_115:
+	@!%p4898 bra $L_515;
+$L_116:
+	@!%p4900 bra $L_515;
+$L_117:
+	@!%p4903 bra $L_515;
+$L_118:
+	@!%p4905 bra $L_515;
+$L_119:
+	@!%p4908 bra $L_515;
+$L_120:
+	@!%p4910 bra $L_515;
+$L_121:
+	@!%p4913 bra $L_515;
+$L_122:
+	@!%p4915 bra $L_515;
+$L_123:
+	@!%p4918 bra $L_515;
+$L_124:
+	@!%p4920 bra $L_515;
+$L_125:
+	@!%p4923 bra $L_515;
+$L_126:
+	@!%p4925 bra $L_515;
+$L_127:
+	@!%p4928 bra $L_515;
+$L_128:
+	@!%p4930 bra $L_515;
+$L_129:
+	@!%p4933 bra $L_515;
+$L_130:
+	@!%p4935 bra $L_515;
+$L_131:
+	@!%p4938 bra $L_515;
+$L_132:
+	@!%p4940 bra $L_515;
+$L_133:
+	@!%p4943 bra $L_515;
+$L_134:
+	@!%p4945 bra $L_515;
+$L_135:
+	@!%p4948 bra $L_515;
+$L_136:
+	@!%p4950 bra $L_515;
+$L_137:
+	@!%p4953 bra $L_515;
+$L_138:
+	@!%p4955 bra $L_515;
+$L_139:
+	@!%p4958 bra $L_515;
+$L_140:
+	@!%p4960 bra $L_515;
+$L_141:
+	@!%p4963 bra $L_515;
+$L_142:
+	@!%p4965 bra $L_515;
+$L_143:
+	@!%p4968 bra $L_515;
+$L_144:
+	@!%p4970 bra $L_515;
+$L_145:
+	@!%p4973 bra $L_515;
+$L_146:
+	@!%p4975 bra $L_515;
+$L_147:
+	@!%p4978 bra $L_515;
+$L_148:
+	@!%p4980 bra $L_515;
+$L_149:
+	@!%p4983 bra $L_515;
+$L_150:
+	@!%p4985 bra $L_515;
+$L_151:
+	@!%p4988 bra $L_515;
+$L_152:
+	@!%p4990 bra $L_515;
+$L_153:
+	@!%p4993 bra $L_515;
+$L_154:
+	@!%p4995 bra $L_515;
+$L_155:
+	@!%p4998 bra $L_515;
+$L_156:
+	@!%p5000 bra $L_515;
+$L_157:
+	@!%p5003 bra $L_515;
+$L_158:
+	@!%p5005 bra $L_515;
+$L_159:
+	@!%p5008 bra $L_515;
+$L_160:
+	@!%p5010 bra $L_515;
+$L_161:
+	@!%p5013 bra $L_515;
+$L_162:
+	@!%p5015 bra $L_515;
+$L_163:
+	@!%p5018 bra $L_515;
+$L_164:
+	@!%p5020 bra $L_515;
+$L_165:
+	@!%p5023 bra $L_515;
+$L_166:
+	@!%p5025 bra $L_515;
+$L_167:
+	@!%p5028 bra $L_515;
+$L_168:
+	@!%p5030 bra $L_515;
+$L_169:
+	@!%p5033 bra $L_515;
+$L_170:
+	@!%p5035 bra $L_515;
+$L_171:
+	@!%p5038 bra $L_515;
+$L_172:
+	@!%p5040 bra $L_515;
+$L_173:
+	@!%p5043 bra $L_515;
+$L_174:
+	@!%p5045 bra $L_515;
+$L_175:
+	@!%p5048 bra $L_515;
+$L_176:
+	@!%p5050 bra $L_515;
+$L_177:
+	@!%p5053 bra $L_515;
+$L_178:
+	@!%p5055 bra $L_515;
+$L_179:
+	@!%p5058 bra $L_515;
+$L_180:
+	@!%p5060 bra $L_515;
+$L_181:
+	@!%p5063 bra $L_515;
+$L_182:
+	@!%p5065 bra $L_515;
+$L_183:
+	@!%p5068 bra $L_515;
+$L_184:
+	@!%p5070 bra $L_515;
+$L_185:
+	@!%p5073 bra $L_515;
+$L_186:
+	@!%p5075 bra $L_515;
+$L_187:
+	@!%p5078 bra $L_515;
+$L_188:
+	@!%p5080 bra $L_515;
+$L_189:
+	@!%p5083 bra $L_515;
+$L_190:
+	@!%p5085 bra $L_515;
+$L_191:
+	@!%p5088 bra $L_515;
+$L_192:
+	@!%p5090 bra $L_515;
+$L_193:
+	@!%p5093 bra $L_515;
+$L_194:
+	@!%p5095 bra $L_515;
+$L_195:
+	@!%p5098 bra $L_515;
+$L_196:
+	@!%p5100 bra $L_515;
+$L_197:
+	@!%p5103 bra $L_515;
+$L_198:
+	@!%p5105 bra $L_515;
+$L_199:
+	@!%p5108 bra $L_515;
+$L_200:
+	@!%p5110 bra $L_515;
+$L_201:
+	@!%p5113 bra $L_515;
+$L_202:
+	@!%p5115 bra $L_515;
+$L_203:
+	@!%p5118 bra $L_515;
+$L_204:
+	@!%p5120 bra $L_515;
+$L_205:
+	@!%p5123 bra $L_515;
+$L_206:
+	@!%p5125 bra $L_515;
+$L_207:
+	@!%p5128 bra $L_515;
+$L_208:
+	@!%p5130 bra $L_515;
+$L_209:
+	@!%p5133 bra $L_515;
+$L_210:
+	@!%p5135 bra $L_515;
+$L_211:
+	@!%p5138 bra $L_515;
+$L_212:
+	@!%p5140 bra $L_515;
+$L_213:
+	@!%p5143 bra $L_515;
+$L_214:
+	@!%p5145 bra $L_515;
+$L_215:
+	@!%p5148 bra $L_515;
+$L_216:
+	@!%p5150 bra $L_515;
+$L_217:
+	@!%p5153 bra $L_515;
+$L_218:
+	@!%p5155 bra $L_515;
+$L_219:
+	@!%p5158 bra $L_515;
+$L_220:
+	@!%p5160 bra $L_515;
+$L_221:
+	@!%p5163 bra $L_515;
+$L_222:
+	@!%p5165 bra $L_515;
+$L_223:
+	@!%p5168 bra $L_515;
+$L_224:
+	@!%p5170 bra $L_515;
+$L_225:
+	@!%p5173 bra $L_515;
+$L_226:
+	@!%p5175 bra $L_515;
+$L_227:
+	@!%p5178 bra $L_515;
+$L_228:
+	@!%p5180 bra $L_515;
+$L_229:
+	@!%p5183 bra $L_515;
+$L_230:
+	@!%p5185 bra $L_515;
+$L_231:
+	@!%p5188 bra $L_515;
+$L_232:
+	@!%p5190 bra $L_515;
+$L_233:
+	@!%p5193 bra $L_515;
+$L_234:
+	@!%p5195 bra $L_515;
+$L_235:
+	@!%p5198 bra $L_515;
+$L_236:
+	@!%p5200 bra $L_515;
+$L_237:
+	@!%p5203 bra $L_515;
+$L_238:
+	@!%p5205 bra $L_515;
+$L_239:
+	@!%p5208 bra $L_515;
+$L_240:
+	@!%p5210 bra $L_515;
+$L_241:
+	@!%p5213 bra $L_515;
+$L_242:
+	@!%p5215 bra $L_515;
+$L_243:
+	@!%p5218 bra $L_515;
+$L_244:
+	@!%p5220 bra $L_515;
+$L_245:
+	@!%p5223 bra $L_515;
+$L_246:
+	@!%p5225 bra $L_515;
+$L_247:
+	@!%p5228 bra $L_515;
+$L_248:
+	@!%p5230 bra $L_515;
+$L_249:
+	@!%p5233 bra $L_515;
+$L_250:
+	@!%p5235 bra $L_515;
+$L_251:
+	@!%p5238 bra $L_515;
+$L_252:
+	@!%p5240 bra $L_515;
+$L_253:
+	@!%p5243 bra $L_515;
+$L_254:
+	@!%p5245 bra $L_515;
+$L_255:
+	@!%p5248 bra $L_515;
+$L_256:
+	@!%p5250 bra $L_515;
+$L_257:
+	@!%p5253 bra $L_515;
+$L_258:
+	@!%p5255 bra $L_515;
+$L_259:
+	@!%p5258 bra $L_515;
+$L_260:
+	@!%p5260 bra $L_515;
+$L_261:
+	@!%p5263 bra $L_515;
+$L_262:
+	@!%p5265 bra $L_515;
+$L_263:
+	@!%p5268 bra $L_515;
+$L_264:
+	@!%p5270 bra $L_515;
+$L_265:
+	@!%p5273 bra $L_515;
+$L_266:
+	@!%p5275 bra $L_515;
+$L_267:
+	@!%p5278 bra $L_515;
+$L_268:
+	@!%p5280 bra $L_515;
+$L_269:
+	@!%p5283 bra $L_515;
+$L_270:
+	@!%p5285 bra $L_515;
+$L_271:
+	@!%p5288 bra $L_515;
+$L_272:
+	@!%p5290 bra $L_515;
+$L_273:
+	@!%p5293 bra $L_515;
+$L_274:
+	@!%p5295 bra $L_515;
+$L_275:
+	@!%p5298 bra $L_515;
+$L_276:
+	@!%p5300 bra $L_515;
+$L_277:
+	@!%p5303 bra $L_515;
+$L_278:
+	@!%p5305 bra $L_515;
+$L_279:
+	@!%p5308 bra $L_515;
+$L_280:
+	@!%p5310 bra $L_515;
+$L_281:
+	@!%p5313 bra $L_515;
+$L_282:
+	@!%p5315 bra $L_515;
+$L_283:
+	@!%p5318 bra $L_515;
+$L_284:
+	@!%p5320 bra $L_515;
+$L_285:
+	@!%p5323 bra $L_515;
+$L_286:
+	@!%p5325 bra $L_515;
+$L_287:
+	@!%p5328 bra $L_515;
+$L_288:
+	@!%p5330 bra $L_515;
+$L_289:
+	@!%p5333 bra $L_515;
+$L_290:
+	@!%p5335 bra $L_515;
+$L_291:
+	@!%p5338 bra $L_515;
+$L_292:
+	@!%p5340 bra $L_515;
+$L_293:
+	@!%p5343 bra $L_515;
+$L_294:
+	@!%p5345 bra $L_515;
+$L_295:
+	@!%p5348 bra $L_515;
+$L_296:
+	@!%p5350 bra $L_515;
+$L_297:
+	@!%p5353 bra $L_515;
+$L_298:
+	@!%p5355 bra $L_515;
+$L_299:
+	@!%p5358 bra $L_515;
+$L_300:
+	@!%p5360 bra $L_515;
+$L_301:
+	@!%p5363 bra $L_515;
+$L_302:
+	@!%p5365 bra $L_515;
+$L_303:
+	@!%p5368 bra $L_515;
+$L_304:
+	@!%p5370 bra $L_515;
+$L_305:
+	@!%p5373 bra $L_515;
+$L_306:
+	@!%p5375 bra $L_515;
+$L_307:
+	@!%p5378 bra $L_515;
+$L_308:
+	@!%p5380 bra $L_515;
+$L_309:
+	@!%p5383 bra $L_515;
+$L_310:
+	@!%p5385 bra $L_515;
+$L_311:
+	@!%p5388 bra $L_515;
+$L_312:
+	@!%p5390 bra $L_515;
+$L_313:
+	@!%p5393 bra $L_515;
+$L_314:
+	@!%p5395 bra $L_515;
+$L_315:
+	@!%p5398 bra $L_515;
+$L_316:
+	@!%p5400 bra $L_515;
+$L_317:
+	@!%p5403 bra $L_515;
+$L_318:
+	@!%p5405 bra $L_515;
+$L_319:
+	@!%p5408 bra $L_515;
+$L_320:
+	@!%p5410 bra $L_515;
+$L_321:
+	@!%p5413 bra $L_515;
+$L_322:
+	@!%p5415 bra $L_515;
+$L_323:
+	@!%p5418 bra $L_515;
+$L_324:
+	@!%p5420 bra $L_515;
+$L_325:
+	@!%p5423 bra $L_515;
+$L_326:
+	@!%p5425 bra $L_515;
+$L_327:
+	@!%p5428 bra $L_515;
+$L_328:
+	@!%p5430 bra $L_515;
+$L_329:
+	@!%p5433 bra $L_515;
+$L_330:
+	@!%p5435 bra $L_515;
+$L_331:
+	@!%p5438 bra $L_515;
+$L_332:
+	@!%p5440 bra $L_515;
+$L_333:
+	@!%p5443 bra $L_515;
+$L_334:
+	@!%p5445 bra $L_515;
+$L_335:
+	@!%p5448 bra $L_515;
+$L_336:
+	@!%p5450 bra $L_515;
+$L_337:
+	@!%p5453 bra $L_515;
+$L_338:
+	@!%p5455 bra $L_515;
+$L_339:
+	@!%p5458 bra $L_515;
+$L_340:
+	@!%p5460 bra $L_515;
+$L_341:
+	@!%p5463 bra $L_515;
+$L_342:
+	@!%p5465 bra $L_515;
+$L_343:
+	@!%p5468 bra $L_515;
+$L_344:
+	@!%p5470 bra $L_515;
+$L_345:
+	@!%p5473 bra $L_515;
+$L_346:
+	@!%p5475 bra $L_515;
+$L_347:
+	@!%p5478 bra $L_515;
+$L_348:
+	@!%p5480 bra $L_515;
+$L_349:
+	@!%p5483 bra $L_515;
+$L_350:
+	@!%p5485 bra $L_515;
+$L_351:
+	@!%p5488 bra $L_515;
+$L_352:
+	@!%p5490 bra $L_515;
+$L_353:
+	@!%p5493 bra $L_515;
+$L_354:
+	@!%p5495 bra $L_515;
+$L_355:
+	@!%p5498 bra $L_515;
+$L_356:
+	@!%p5500 bra $L_515;
+$L_357:
+	@!%p5503 bra $L_515;
+$L_358:
+	@!%p5505 bra $L_515;
+$L_359:
+	@!%p5508 bra $L_515;
+$L_360:
+	@!%p5510 bra $L_515;
+$L_361:
+	@!%p5513 bra $L_515;
+$L_362:
+	@!%p5515 bra $L_515;
+$L_363:
+	@!%p5518 bra $L_515;
+$L_364:
+	@!%p5520 bra $L_515;
+$L_365:
+	@!%p5523 bra $L_515;
+$L_366:
+	@!%p5525 bra $L_515;
+$L_367:
+	@!%p5528 bra $L_515;
+$L_368:
+	@!%p5530 bra $L_515;
+$L_369:
+	@!%p5533 bra $L_515;
+$L_370:
+	@!%p5535 bra $L_515;
+$L_371:
+	@!%p5538 bra $L_515;
+$L_372:
+	@!%p5540 bra $L_515;
+$L_373:
+	@!%p5543 bra $L_515;
+$L_374:
+	@!%p5545 bra $L_515;
+$L_375:
+	@!%p5548 bra $L_515;
+$L_376:
+	@!%p5550 bra $L_515;
+$L_377:
+	@!%p5553 bra $L_515;
+$L_378:
+	@!%p5555 bra $L_515;
+$L_379:
+	@!%p5558 bra $L_515;
+$L_380:
+	@!%p5560 bra $L_515;
+$L_381:
+	@!%p5563 bra $L_515;
+$L_382:
+	@!%p5565 bra $L_515;
+$L_383:
+	@!%p5568 bra $L_515;
+$L_384:
+	@!%p5570 bra $L_515;
+$L_385:
+	@!%p5573 bra $L_515;
+$L_386:
+	@!%p5575 bra $L_515;
+$L_387:
+	@!%p5578 bra $L_515;
+$L_388:
+	@!%p5580 bra $L_515;
+$L_389:
+	@!%p5583 bra $L_515;
+$L_390:
+	@!%p5585 bra $L_515;
+$L_391:
+	@!%p5588 bra $L_515;
+$L_392:
+	@!%p5590 bra $L_515;
+$L_393:
+	@!%p5593 bra $L_515;
+$L_394:
+	@!%p5595 bra $L_515;
+$L_395:
+	@!%p5598 bra $L_515;
+$L_396:
+	@!%p5600 bra $L_515;
+$L_397:
+	@!%p5603 bra $L_515;
+$L_398:
+	@!%p5605 bra $L_515;
+$L_399:
+	@!%p5608 bra $L_515;
+$L_400:
+	@!%p5610 bra $L_515;
+$L_401:
+	@!%p5613 bra $L_515;
+$L_402:
+	@!%p5615 bra $L_515;
+$L_403:
+	@!%p5618 bra $L_515;
+$L_404:
+	@!%p5620 bra $L_515;
+$L_405:
+	@!%p5623 bra $L_515;
+$L_406:
+	@!%p5625 bra $L_515;
+$L_407:
+	@!%p5628 bra $L_515;
+$L_408:
+	@!%p5630 bra $L_515;
+$L_409:
+	@!%p5633 bra $L_515;
+$L_410:
+	@!%p5635 bra $L_515;
+$L_411:
+	@!%p5638 bra $L_515;
+$L_412:
+	@!%p5640 bra $L_515;
+$L_413:
+	@!%p5643 bra $L_515;
+$L_414:
+	@!%p5645 bra $L_515;
+$L_415:
+	@!%p5648 bra $L_515;
+$L_416:
+	@!%p5650 bra $L_515;
+$L_417:
+	@!%p5653 bra $L_515;
+$L_418:
+	@!%p5655 bra $L_515;
+$L_419:
+	@!%p5658 bra $L_515;
+$L_420:
+	@!%p5660 bra $L_515;
+$L_421:
+	@!%p5663 bra $L_515;
+$L_422:
+	@!%p5665 bra $L_515;
+$L_423:
+	@!%p5668 bra $L_515;
+$L_424:
+	@!%p5670 bra $L_515;
+$L_425:
+	@!%p5673 bra $L_515;
+$L_426:
+	@!%p5675 bra $L_515;
+$L_427:
+	@!%p5678 bra $L_515;
+$L_428:
+	@!%p5680 bra $L_515;
+$L_429:
+	@!%p5683 bra $L_515;
+$L_430:
+	@!%p5685 bra $L_515;
+$L_431:
+	@!%p5688 bra $L_515;
+$L_432:
+	@!%p5690 bra $L_515;
+$L_433:
+	@!%p5693 bra $L_515;
+$L_434:
+	@!%p5695 bra $L_515;
+$L_435:
+	@!%p5698 bra $L_515;
+$L_436:
+	@!%p5700 bra $L_515;
+$L_437:
+	@!%p5703 bra $L_515;
+$L_438:
+	@!%p5705 bra $L_515;
+$L_439:
+	@!%p5708 bra $L_515;
+$L_440:
+	@!%p5710 bra $L_515;
+$L_441:
+	@!%p5713 bra $L_515;
+$L_442:
+	@!%p5715 bra $L_515;
+$L_443:
+	@!%p5718 bra $L_515;
+$L_444:
+	@!%p5720 bra $L_515;
+$L_445:
+	@!%p5723 bra $L_515;
+$L_446:
+	@!%p5725 bra $L_515;
+$L_447:
+	@!%p5728 bra $L_515;
+$L_448:
+	@!%p5730 bra $L_515;
+$L_449:
+	@!%p5733 bra $L_515;
+$L_450:
+	@!%p5735 bra $L_515;
+$L_451:
+	@!%p5738 bra $L_515;
+$L_452:
+	@!%p5740 bra $L_515;
+$L_453:
+	@!%p5743 bra $L_515;
+$L_454:
+	@!%p5745 bra $L_515;
+$L_455:
+	@!%p5748 bra $L_515;
+$L_456:
+	@!%p5750 bra $L_515;
+$L_457:
+	@!%p5753 bra $L_515;
+$L_458:
+	@!%p5755 bra $L_515;
+$L_459:
+	@!%p5758 bra $L_515;
+$L_460:
+	@!%p5760 bra $L_515;
+$L_461:
+	@!%p5763 bra $L_515;
+$L_462:
+	@!%p5765 bra $L_515;
+$L_463:
+	@!%p5768 bra $L_515;
+$L_464:
+	@!%p5770 bra $L_515;
+$L_465:
+	@!%p5773 bra $L_515;
+$L_466:
+	@!%p5775 bra $L_515;
+$L_467:
+	@!%p5778 bra $L_515;
+$L_468:
+	@!%p5780 bra $L_515;
+$L_469:
+	@!%p5783 bra $L_515;
+$L_470:
+	@!%p5785 bra $L_515;
+$L_471:
+	@!%p5788 bra $L_515;
+$L_472:
+	@!%p5790 bra $L_515;
+$L_473:
+	@!%p5793 bra $L_515;
+$L_474:
+	@!%p5795 bra $L_515;
+$L_475:
+	@!%p5798 bra $L_515;
+$L_476:
+	@!%p5800 bra $L_515;
+$L_477:
+	@!%p5803 bra $L_515;
+$L_478:
+	@!%p5805 bra $L_515;
+$L_479:
+	@!%p5808 bra $L_515;
+$L_480:
+	@!%p5810 bra $L_515;
+$L_481:
+	@!%p5813 bra $L_515;
+$L_482:
+	@!%p5815 bra $L_515;
+$L_483:
+	@!%p5818 bra $L_515;
+$L_484:
+	@!%p5820 bra $L_515;
+$L_485:
+	@!%p5823 bra $L_515;
+$L_486:
+	@!%p5825 bra $L_515;
+$L_487:
+	@!%p5828 bra $L_515;
+$L_488:
+	@!%p5830 bra $L_515;
+$L_489:
+	@!%p5833 bra $L_515;
+$L_490:
+	@!%p5835 bra $L_515;
+$L_491:
+	@!%p5838 bra $L_515;
+$L_492:
+	@!%p5840 bra $L_515;
+$L_493:
+	@!%p5843 bra $L_515;
+$L_494:
+	@!%p5845 bra $L_515;
+$L_495:
+	@!%p5848 bra $L_515;
+$L_496:
+	@!%p5850 bra $L_515;
+$L_497:
+	@!%p5853 bra $L_515;
+$L_498:
+	@!%p5855 bra $L_515;
+$L_499:
+	@!%p5858 bra $L_515;
+$L_500:
+	@!%p5860 bra $L_515;
+$L_501:
+	@!%p5863 bra $L_515;
+$L_502:
+	@!%p5865 bra $L_515;
+$L_503:
+	@!%p5868 bra $L_515;
+$L_504:
+	@!%p5870 bra $L_515;
+$L_505:
+	@!%p5873 bra $L_515;
+$L_506:
+	@!%p5875 bra $L_515;
+$L_507:
+	@!%p5878 bra $L_515;
+$L_508:
+	@!%p5880 bra $L_515;
+$L_509:
+	@!%p5883 bra $L_515;
+$L_510:
 	cvt.u32.u64 %r11, %rd12;
 	mov.b32 %r16, %r11;
 	mov.b32 %r21, %r11;
@@ -3768,3838 +6066,6907 @@ $L_1:
 	mov.b32 %r2552, %r22;
 	mul.lo.s32 %r2553, %r2552, 254;
 	add.s32 %r2554, %r2551, %r2553;
-	mov.b64 %rd3071, %rd2;
-	mad.lo.s64 %rd3072, %rd3071, 4, %rd4;
-	mul.lo.s64 %rd3073, %rd1, 4;
-	mad.lo.s64 %rd3074, %rd3071, 4, %rd26;
-	mad.lo.s64 %rd3075, %rd3071, 4, %rd36;
-	mad.lo.s64 %rd3076, %rd3071, 4, %rd46;
-	mad.lo.s64 %rd3077, %rd3071, 4, %rd56;
-	mad.lo.s64 %rd3078, %rd3071, 4, %rd66;
-	mad.lo.s64 %rd3079, %rd3071, 4, %rd76;
-	mad.lo.s64 %rd3080, %rd3071, 4, %rd86;
-	mad.lo.s64 %rd3081, %rd3071, 4, %rd96;
-	mad.lo.s64 %rd3082, %rd3071, 4, %rd106;
-	mad.lo.s64 %rd3083, %rd3071, 4, %rd116;
-	mad.lo.s64 %rd3084, %rd3071, 4, %rd126;
-	mad.lo.s64 %rd3085, %rd3071, 4, %rd136;
-	mad.lo.s64 %rd3086, %rd3071, 4, %rd146;
-	mad.lo.s64 %rd3087, %rd3071, 4, %rd156;
-	mad.lo.s64 %rd3088, %rd3071, 4, %rd166;
-	mad.lo.s64 %rd3089, %rd3071, 4, %rd176;
-	mad.lo.s64 %rd3090, %rd3071, 4, %rd186;
-	mad.lo.s64 %rd3091, %rd3071, 4, %rd196;
-	mad.lo.s64 %rd3092, %rd3071, 4, %rd206;
-	mad.lo.s64 %rd3093, %rd3071, 4, %rd216;
-	mad.lo.s64 %rd3094, %rd3071, 4, %rd226;
-	mad.lo.s64 %rd3095, %rd3071, 4, %rd236;
-	mad.lo.s64 %rd3096, %rd3071, 4, %rd246;
-	mad.lo.s64 %rd3097, %rd3071, 4, %rd256;
-	mad.lo.s64 %rd3098, %rd3071, 4, %rd266;
-	mad.lo.s64 %rd3099, %rd3071, 4, %rd276;
-	mad.lo.s64 %rd3100, %rd3071, 4, %rd286;
-	mad.lo.s64 %rd3101, %rd3071, 4, %rd296;
-	mad.lo.s64 %rd3102, %rd3071, 4, %rd306;
-	mad.lo.s64 %rd3103, %rd3071, 4, %rd316;
-	mad.lo.s64 %rd3104, %rd3071, 4, %rd326;
-	mad.lo.s64 %rd3105, %rd3071, 4, %rd336;
-	mad.lo.s64 %rd3106, %rd3071, 4, %rd346;
-	mad.lo.s64 %rd3107, %rd3071, 4, %rd356;
-	mad.lo.s64 %rd3108, %rd3071, 4, %rd366;
-	mad.lo.s64 %rd3109, %rd3071, 4, %rd376;
-	mad.lo.s64 %rd3110, %rd3071, 4, %rd386;
-	mad.lo.s64 %rd3111, %rd3071, 4, %rd396;
-	mad.lo.s64 %rd3112, %rd3071, 4, %rd406;
-	mad.lo.s64 %rd3113, %rd3071, 4, %rd416;
-	mad.lo.s64 %rd3114, %rd3071, 4, %rd426;
-	mad.lo.s64 %rd3115, %rd3071, 4, %rd436;
-	mad.lo.s64 %rd3116, %rd3071, 4, %rd446;
-	mad.lo.s64 %rd3117, %rd3071, 4, %rd456;
-	mad.lo.s64 %rd3118, %rd3071, 4, %rd466;
-	mad.lo.s64 %rd3119, %rd3071, 4, %rd476;
-	mad.lo.s64 %rd3120, %rd3071, 4, %rd486;
-	mad.lo.s64 %rd3121, %rd3071, 4, %rd496;
-	mad.lo.s64 %rd3122, %rd3071, 4, %rd506;
-	mad.lo.s64 %rd3123, %rd3071, 4, %rd516;
-	mad.lo.s64 %rd3124, %rd3071, 4, %rd526;
-	mad.lo.s64 %rd3125, %rd3071, 4, %rd536;
-	mad.lo.s64 %rd3126, %rd3071, 4, %rd546;
-	mad.lo.s64 %rd3127, %rd3071, 4, %rd556;
-	mad.lo.s64 %rd3128, %rd3071, 4, %rd566;
-	mad.lo.s64 %rd3129, %rd3071, 4, %rd576;
-	mad.lo.s64 %rd3130, %rd3071, 4, %rd586;
-	mad.lo.s64 %rd3131, %rd3071, 4, %rd596;
-	mad.lo.s64 %rd3132, %rd3071, 4, %rd606;
-	mad.lo.s64 %rd3133, %rd3071, 4, %rd616;
-	mad.lo.s64 %rd3134, %rd3071, 4, %rd626;
-	mad.lo.s64 %rd3135, %rd3071, 4, %rd636;
-	mad.lo.s64 %rd3136, %rd3071, 4, %rd646;
-	mad.lo.s64 %rd3137, %rd3071, 4, %rd656;
-	mad.lo.s64 %rd3138, %rd3071, 4, %rd666;
-	mad.lo.s64 %rd3139, %rd3071, 4, %rd676;
-	mad.lo.s64 %rd3140, %rd3071, 4, %rd686;
-	mad.lo.s64 %rd3141, %rd3071, 4, %rd696;
-	mad.lo.s64 %rd3142, %rd3071, 4, %rd706;
-	mad.lo.s64 %rd3143, %rd3071, 4, %rd716;
-	mad.lo.s64 %rd3144, %rd3071, 4, %rd726;
-	mad.lo.s64 %rd3145, %rd3071, 4, %rd736;
-	mad.lo.s64 %rd3146, %rd3071, 4, %rd746;
-	mad.lo.s64 %rd3147, %rd3071, 4, %rd756;
-	mad.lo.s64 %rd3148, %rd3071, 4, %rd766;
-	mad.lo.s64 %rd3149, %rd3071, 4, %rd776;
-	mad.lo.s64 %rd3150, %rd3071, 4, %rd786;
-	mad.lo.s64 %rd3151, %rd3071, 4, %rd796;
-	mad.lo.s64 %rd3152, %rd3071, 4, %rd806;
-	mad.lo.s64 %rd3153, %rd3071, 4, %rd816;
-	mad.lo.s64 %rd3154, %rd3071, 4, %rd826;
-	mad.lo.s64 %rd3155, %rd3071, 4, %rd836;
-	mad.lo.s64 %rd3156, %rd3071, 4, %rd846;
-	mad.lo.s64 %rd3157, %rd3071, 4, %rd856;
-	mad.lo.s64 %rd3158, %rd3071, 4, %rd866;
-	mad.lo.s64 %rd3159, %rd3071, 4, %rd876;
-	mad.lo.s64 %rd3160, %rd3071, 4, %rd886;
-	mad.lo.s64 %rd3161, %rd3071, 4, %rd896;
-	mad.lo.s64 %rd3162, %rd3071, 4, %rd906;
-	mad.lo.s64 %rd3163, %rd3071, 4, %rd916;
-	mad.lo.s64 %rd3164, %rd3071, 4, %rd926;
-	mad.lo.s64 %rd3165, %rd3071, 4, %rd936;
-	mad.lo.s64 %rd3166, %rd3071, 4, %rd946;
-	mad.lo.s64 %rd3167, %rd3071, 4, %rd956;
-	mad.lo.s64 %rd3168, %rd3071, 4, %rd966;
-	mad.lo.s64 %rd3169, %rd3071, 4, %rd976;
-	mad.lo.s64 %rd3170, %rd3071, 4, %rd986;
-	mad.lo.s64 %rd3171, %rd3071, 4, %rd996;
-	mad.lo.s64 %rd3172, %rd3071, 4, %rd1006;
-	mad.lo.s64 %rd3173, %rd3071, 4, %rd1016;
-	mad.lo.s64 %rd3174, %rd3071, 4, %rd1026;
-	mad.lo.s64 %rd3175, %rd3071, 4, %rd1036;
-	mad.lo.s64 %rd3176, %rd3071, 4, %rd1046;
-	mad.lo.s64 %rd3177, %rd3071, 4, %rd1056;
-	mad.lo.s64 %rd3178, %rd3071, 4, %rd1066;
-	mad.lo.s64 %rd3179, %rd3071, 4, %rd1076;
-	mad.lo.s64 %rd3180, %rd3071, 4, %rd1086;
-	mad.lo.s64 %rd3181, %rd3071, 4, %rd1096;
-	mad.lo.s64 %rd3182, %rd3071, 4, %rd1106;
-	mad.lo.s64 %rd3183, %rd3071, 4, %rd1116;
-	mad.lo.s64 %rd3184, %rd3071, 4, %rd1126;
-	mad.lo.s64 %rd3185, %rd3071, 4, %rd1136;
-	mad.lo.s64 %rd3186, %rd3071, 4, %rd1146;
-	mad.lo.s64 %rd3187, %rd3071, 4, %rd1156;
-	mad.lo.s64 %rd3188, %rd3071, 4, %rd1166;
-	mad.lo.s64 %rd3189, %rd3071, 4, %rd1176;
-	mad.lo.s64 %rd3190, %rd3071, 4, %rd1186;
-	mad.lo.s64 %rd3191, %rd3071, 4, %rd1196;
-	mad.lo.s64 %rd3192, %rd3071, 4, %rd1206;
-	mad.lo.s64 %rd3193, %rd3071, 4, %rd1216;
-	mad.lo.s64 %rd3194, %rd3071, 4, %rd1226;
-	mad.lo.s64 %rd3195, %rd3071, 4, %rd1236;
-	mad.lo.s64 %rd3196, %rd3071, 4, %rd1246;
-	mad.lo.s64 %rd3197, %rd3071, 4, %rd1256;
-	mad.lo.s64 %rd3198, %rd3071, 4, %rd1266;
-	mad.lo.s64 %rd3199, %rd3071, 4, %rd1276;
-	mad.lo.s64 %rd3200, %rd3071, 4, %rd1286;
-	mad.lo.s64 %rd3201, %rd3071, 4, %rd1296;
-	mad.lo.s64 %rd3202, %rd3071, 4, %rd1306;
-	mad.lo.s64 %rd3203, %rd3071, 4, %rd1316;
-	mad.lo.s64 %rd3204, %rd3071, 4, %rd1326;
-	mad.lo.s64 %rd3205, %rd3071, 4, %rd1336;
-	mad.lo.s64 %rd3206, %rd3071, 4, %rd1346;
-	mad.lo.s64 %rd3207, %rd3071, 4, %rd1356;
-	mad.lo.s64 %rd3208, %rd3071, 4, %rd1366;
-	mad.lo.s64 %rd3209, %rd3071, 4, %rd1376;
-	mad.lo.s64 %rd3210, %rd3071, 4, %rd1386;
-	mad.lo.s64 %rd3211, %rd3071, 4, %rd1396;
-	mad.lo.s64 %rd3212, %rd3071, 4, %rd1406;
-	mad.lo.s64 %rd3213, %rd3071, 4, %rd1416;
-	mad.lo.s64 %rd3214, %rd3071, 4, %rd1426;
-	mad.lo.s64 %rd3215, %rd3071, 4, %rd1436;
-	mad.lo.s64 %rd3216, %rd3071, 4, %rd1446;
-	mad.lo.s64 %rd3217, %rd3071, 4, %rd1456;
-	mad.lo.s64 %rd3218, %rd3071, 4, %rd1466;
-	mad.lo.s64 %rd3219, %rd3071, 4, %rd1476;
-	mad.lo.s64 %rd3220, %rd3071, 4, %rd1486;
-	mad.lo.s64 %rd3221, %rd3071, 4, %rd1496;
-	mad.lo.s64 %rd3222, %rd3071, 4, %rd1506;
-	mad.lo.s64 %rd3223, %rd3071, 4, %rd1516;
-	mad.lo.s64 %rd3224, %rd3071, 4, %rd1526;
-	mad.lo.s64 %rd3225, %rd3071, 4, %rd1536;
-	mad.lo.s64 %rd3226, %rd3071, 4, %rd1546;
-	mad.lo.s64 %rd3227, %rd3071, 4, %rd1556;
-	mad.lo.s64 %rd3228, %rd3071, 4, %rd1566;
-	mad.lo.s64 %rd3229, %rd3071, 4, %rd1576;
-	mad.lo.s64 %rd3230, %rd3071, 4, %rd1586;
-	mad.lo.s64 %rd3231, %rd3071, 4, %rd1596;
-	mad.lo.s64 %rd3232, %rd3071, 4, %rd1606;
-	mad.lo.s64 %rd3233, %rd3071, 4, %rd1616;
-	mad.lo.s64 %rd3234, %rd3071, 4, %rd1626;
-	mad.lo.s64 %rd3235, %rd3071, 4, %rd1636;
-	mad.lo.s64 %rd3236, %rd3071, 4, %rd1646;
-	mad.lo.s64 %rd3237, %rd3071, 4, %rd1656;
-	mad.lo.s64 %rd3238, %rd3071, 4, %rd1666;
-	mad.lo.s64 %rd3239, %rd3071, 4, %rd1676;
-	mad.lo.s64 %rd3240, %rd3071, 4, %rd1686;
-	mad.lo.s64 %rd3241, %rd3071, 4, %rd1696;
-	mad.lo.s64 %rd3242, %rd3071, 4, %rd1706;
-	mad.lo.s64 %rd3243, %rd3071, 4, %rd1716;
-	mad.lo.s64 %rd3244, %rd3071, 4, %rd1726;
-	mad.lo.s64 %rd3245, %rd3071, 4, %rd1736;
-	mad.lo.s64 %rd3246, %rd3071, 4, %rd1746;
-	mad.lo.s64 %rd3247, %rd3071, 4, %rd1756;
-	mad.lo.s64 %rd3248, %rd3071, 4, %rd1766;
-	mad.lo.s64 %rd3249, %rd3071, 4, %rd1776;
-	mad.lo.s64 %rd3250, %rd3071, 4, %rd1786;
-	mad.lo.s64 %rd3251, %rd3071, 4, %rd1796;
-	mad.lo.s64 %rd3252, %rd3071, 4, %rd1806;
-	mad.lo.s64 %rd3253, %rd3071, 4, %rd1816;
-	mad.lo.s64 %rd3254, %rd3071, 4, %rd1826;
-	mad.lo.s64 %rd3255, %rd3071, 4, %rd1836;
-	mad.lo.s64 %rd3256, %rd3071, 4, %rd1846;
-	mad.lo.s64 %rd3257, %rd3071, 4, %rd1856;
-	mad.lo.s64 %rd3258, %rd3071, 4, %rd1866;
-	mad.lo.s64 %rd3259, %rd3071, 4, %rd1876;
-	mad.lo.s64 %rd3260, %rd3071, 4, %rd1886;
-	mad.lo.s64 %rd3261, %rd3071, 4, %rd1896;
-	mad.lo.s64 %rd3262, %rd3071, 4, %rd1906;
-	mad.lo.s64 %rd3263, %rd3071, 4, %rd1916;
-	mad.lo.s64 %rd3264, %rd3071, 4, %rd1926;
-	mad.lo.s64 %rd3265, %rd3071, 4, %rd1936;
-	mad.lo.s64 %rd3266, %rd3071, 4, %rd1946;
-	mad.lo.s64 %rd3267, %rd3071, 4, %rd1956;
-	mad.lo.s64 %rd3268, %rd3071, 4, %rd1966;
-	mad.lo.s64 %rd3269, %rd3071, 4, %rd1976;
-	mad.lo.s64 %rd3270, %rd3071, 4, %rd1986;
-	mad.lo.s64 %rd3271, %rd3071, 4, %rd1996;
-	mad.lo.s64 %rd3272, %rd3071, 4, %rd2006;
-	mad.lo.s64 %rd3273, %rd3071, 4, %rd2016;
-	mad.lo.s64 %rd3274, %rd3071, 4, %rd2026;
-	mad.lo.s64 %rd3275, %rd3071, 4, %rd2036;
-	mad.lo.s64 %rd3276, %rd3071, 4, %rd2046;
-	mad.lo.s64 %rd3277, %rd3071, 4, %rd2056;
-	mad.lo.s64 %rd3278, %rd3071, 4, %rd2066;
-	mad.lo.s64 %rd3279, %rd3071, 4, %rd2076;
-	mad.lo.s64 %rd3280, %rd3071, 4, %rd2086;
-	mad.lo.s64 %rd3281, %rd3071, 4, %rd2096;
-	mad.lo.s64 %rd3282, %rd3071, 4, %rd2106;
-	mad.lo.s64 %rd3283, %rd3071, 4, %rd2116;
-	mad.lo.s64 %rd3284, %rd3071, 4, %rd2126;
-	mad.lo.s64 %rd3285, %rd3071, 4, %rd2136;
-	mad.lo.s64 %rd3286, %rd3071, 4, %rd2146;
-	mad.lo.s64 %rd3287, %rd3071, 4, %rd2156;
-	mad.lo.s64 %rd3288, %rd3071, 4, %rd2166;
-	mad.lo.s64 %rd3289, %rd3071, 4, %rd2176;
-	mad.lo.s64 %rd3290, %rd3071, 4, %rd2186;
-	mad.lo.s64 %rd3291, %rd3071, 4, %rd2196;
-	mad.lo.s64 %rd3292, %rd3071, 4, %rd2206;
-	mad.lo.s64 %rd3293, %rd3071, 4, %rd2216;
-	mad.lo.s64 %rd3294, %rd3071, 4, %rd2226;
-	mad.lo.s64 %rd3295, %rd3071, 4, %rd2236;
-	mad.lo.s64 %rd3296, %rd3071, 4, %rd2246;
-	mad.lo.s64 %rd3297, %rd3071, 4, %rd2256;
-	mad.lo.s64 %rd3298, %rd3071, 4, %rd2266;
-	mad.lo.s64 %rd3299, %rd3071, 4, %rd2276;
-	mad.lo.s64 %rd3300, %rd3071, 4, %rd2286;
-	mad.lo.s64 %rd3301, %rd3071, 4, %rd2296;
-	mad.lo.s64 %rd3302, %rd3071, 4, %rd2306;
-	mad.lo.s64 %rd3303, %rd3071, 4, %rd2316;
-	mad.lo.s64 %rd3304, %rd3071, 4, %rd2326;
-	mad.lo.s64 %rd3305, %rd3071, 4, %rd2336;
-	mad.lo.s64 %rd3306, %rd3071, 4, %rd2346;
-	mad.lo.s64 %rd3307, %rd3071, 4, %rd2356;
-	mad.lo.s64 %rd3308, %rd3071, 4, %rd2366;
-	mad.lo.s64 %rd3309, %rd3071, 4, %rd2376;
-	mad.lo.s64 %rd3310, %rd3071, 4, %rd2386;
-	mad.lo.s64 %rd3311, %rd3071, 4, %rd2396;
-	mad.lo.s64 %rd3312, %rd3071, 4, %rd2406;
-	mad.lo.s64 %rd3313, %rd3071, 4, %rd2416;
-	mad.lo.s64 %rd3314, %rd3071, 4, %rd2426;
-	mad.lo.s64 %rd3315, %rd3071, 4, %rd2436;
-	mad.lo.s64 %rd3316, %rd3071, 4, %rd2446;
-	mad.lo.s64 %rd3317, %rd3071, 4, %rd2456;
-	mad.lo.s64 %rd3318, %rd3071, 4, %rd2466;
-	mad.lo.s64 %rd3319, %rd3071, 4, %rd2476;
-	mad.lo.s64 %rd3320, %rd3071, 4, %rd2486;
-	mad.lo.s64 %rd3321, %rd3071, 4, %rd2496;
-	mad.lo.s64 %rd3322, %rd3071, 4, %rd2506;
-	mad.lo.s64 %rd3323, %rd3071, 4, %rd2516;
-	mad.lo.s64 %rd3324, %rd3071, 4, %rd2526;
-	mad.lo.s64 %rd3325, %rd3071, 4, %rd2536;
-	mad.lo.s64 %rd3326, %rd3071, 4, %rd2546;
-	mad.lo.s64 %rd3327, %rd3071, 4, %rd2556;
-$L_2:
+	mov.b64 %rd6904, %rd2;
+	mad.lo.s64 %rd6905, %rd6904, 4, %rd4;
+	mul.lo.s64 %rd6906, %rd1, 4;
+	mad.lo.s64 %rd6907, %rd6904, 4, %rd26;
+	mad.lo.s64 %rd6908, %rd6904, 4, %rd36;
+	mad.lo.s64 %rd6909, %rd6904, 4, %rd46;
+	mad.lo.s64 %rd6910, %rd6904, 4, %rd56;
+	mad.lo.s64 %rd6911, %rd6904, 4, %rd66;
+	mad.lo.s64 %rd6912, %rd6904, 4, %rd76;
+	mad.lo.s64 %rd6913, %rd6904, 4, %rd86;
+	mad.lo.s64 %rd6914, %rd6904, 4, %rd96;
+	mad.lo.s64 %rd6915, %rd6904, 4, %rd106;
+	mad.lo.s64 %rd6916, %rd6904, 4, %rd116;
+	mad.lo.s64 %rd6917, %rd6904, 4, %rd126;
+	mad.lo.s64 %rd6918, %rd6904, 4, %rd136;
+	mad.lo.s64 %rd6919, %rd6904, 4, %rd146;
+	mad.lo.s64 %rd6920, %rd6904, 4, %rd156;
+	mad.lo.s64 %rd6921, %rd6904, 4, %rd166;
+	mad.lo.s64 %rd6922, %rd6904, 4, %rd176;
+	mad.lo.s64 %rd6923, %rd6904, 4, %rd186;
+	mad.lo.s64 %rd6924, %rd6904, 4, %rd196;
+	mad.lo.s64 %rd6925, %rd6904, 4, %rd206;
+	mad.lo.s64 %rd6926, %rd6904, 4, %rd216;
+	mad.lo.s64 %rd6927, %rd6904, 4, %rd226;
+	mad.lo.s64 %rd6928, %rd6904, 4, %rd236;
+	mad.lo.s64 %rd6929, %rd6904, 4, %rd246;
+	mad.lo.s64 %rd6930, %rd6904, 4, %rd256;
+	mad.lo.s64 %rd6931, %rd6904, 4, %rd266;
+	mad.lo.s64 %rd6932, %rd6904, 4, %rd276;
+	mad.lo.s64 %rd6933, %rd6904, 4, %rd286;
+	mad.lo.s64 %rd6934, %rd6904, 4, %rd296;
+	mad.lo.s64 %rd6935, %rd6904, 4, %rd306;
+	mad.lo.s64 %rd6936, %rd6904, 4, %rd316;
+	mad.lo.s64 %rd6937, %rd6904, 4, %rd326;
+	mad.lo.s64 %rd6938, %rd6904, 4, %rd336;
+	mad.lo.s64 %rd6939, %rd6904, 4, %rd346;
+	mad.lo.s64 %rd6940, %rd6904, 4, %rd356;
+	mad.lo.s64 %rd6941, %rd6904, 4, %rd366;
+	mad.lo.s64 %rd6942, %rd6904, 4, %rd376;
+	mad.lo.s64 %rd6943, %rd6904, 4, %rd386;
+	mad.lo.s64 %rd6944, %rd6904, 4, %rd396;
+	mad.lo.s64 %rd6945, %rd6904, 4, %rd406;
+	mad.lo.s64 %rd6946, %rd6904, 4, %rd416;
+	mad.lo.s64 %rd6947, %rd6904, 4, %rd426;
+	mad.lo.s64 %rd6948, %rd6904, 4, %rd436;
+	mad.lo.s64 %rd6949, %rd6904, 4, %rd446;
+	mad.lo.s64 %rd6950, %rd6904, 4, %rd456;
+	mad.lo.s64 %rd6951, %rd6904, 4, %rd466;
+	mad.lo.s64 %rd6952, %rd6904, 4, %rd476;
+	mad.lo.s64 %rd6953, %rd6904, 4, %rd486;
+	mad.lo.s64 %rd6954, %rd6904, 4, %rd496;
+	mad.lo.s64 %rd6955, %rd6904, 4, %rd506;
+	mad.lo.s64 %rd6956, %rd6904, 4, %rd516;
+	mad.lo.s64 %rd6957, %rd6904, 4, %rd526;
+	mad.lo.s64 %rd6958, %rd6904, 4, %rd536;
+	mad.lo.s64 %rd6959, %rd6904, 4, %rd546;
+	mad.lo.s64 %rd6960, %rd6904, 4, %rd556;
+	mad.lo.s64 %rd6961, %rd6904, 4, %rd566;
+	mad.lo.s64 %rd6962, %rd6904, 4, %rd576;
+	mad.lo.s64 %rd6963, %rd6904, 4, %rd586;
+	mad.lo.s64 %rd6964, %rd6904, 4, %rd596;
+	mad.lo.s64 %rd6965, %rd6904, 4, %rd606;
+	mad.lo.s64 %rd6966, %rd6904, 4, %rd616;
+	mad.lo.s64 %rd6967, %rd6904, 4, %rd626;
+	mad.lo.s64 %rd6968, %rd6904, 4, %rd636;
+	mad.lo.s64 %rd6969, %rd6904, 4, %rd646;
+	mad.lo.s64 %rd6970, %rd6904, 4, %rd656;
+	mad.lo.s64 %rd6971, %rd6904, 4, %rd666;
+	mad.lo.s64 %rd6972, %rd6904, 4, %rd676;
+	mad.lo.s64 %rd6973, %rd6904, 4, %rd686;
+	mad.lo.s64 %rd6974, %rd6904, 4, %rd696;
+	mad.lo.s64 %rd6975, %rd6904, 4, %rd706;
+	mad.lo.s64 %rd6976, %rd6904, 4, %rd716;
+	mad.lo.s64 %rd6977, %rd6904, 4, %rd726;
+	mad.lo.s64 %rd6978, %rd6904, 4, %rd736;
+	mad.lo.s64 %rd6979, %rd6904, 4, %rd746;
+	mad.lo.s64 %rd6980, %rd6904, 4, %rd756;
+	mad.lo.s64 %rd6981, %rd6904, 4, %rd766;
+	mad.lo.s64 %rd6982, %rd6904, 4, %rd776;
+	mad.lo.s64 %rd6983, %rd6904, 4, %rd786;
+	mad.lo.s64 %rd6984, %rd6904, 4, %rd796;
+	mad.lo.s64 %rd6985, %rd6904, 4, %rd806;
+	mad.lo.s64 %rd6986, %rd6904, 4, %rd816;
+	mad.lo.s64 %rd6987, %rd6904, 4, %rd826;
+	mad.lo.s64 %rd6988, %rd6904, 4, %rd836;
+	mad.lo.s64 %rd6989, %rd6904, 4, %rd846;
+	mad.lo.s64 %rd6990, %rd6904, 4, %rd856;
+	mad.lo.s64 %rd6991, %rd6904, 4, %rd866;
+	mad.lo.s64 %rd6992, %rd6904, 4, %rd876;
+	mad.lo.s64 %rd6993, %rd6904, 4, %rd886;
+	mad.lo.s64 %rd6994, %rd6904, 4, %rd896;
+	mad.lo.s64 %rd6995, %rd6904, 4, %rd906;
+	mad.lo.s64 %rd6996, %rd6904, 4, %rd916;
+	mad.lo.s64 %rd6997, %rd6904, 4, %rd926;
+	mad.lo.s64 %rd6998, %rd6904, 4, %rd936;
+	mad.lo.s64 %rd6999, %rd6904, 4, %rd946;
+	mad.lo.s64 %rd7000, %rd6904, 4, %rd956;
+	mad.lo.s64 %rd7001, %rd6904, 4, %rd966;
+	mad.lo.s64 %rd7002, %rd6904, 4, %rd976;
+	mad.lo.s64 %rd7003, %rd6904, 4, %rd986;
+	mad.lo.s64 %rd7004, %rd6904, 4, %rd996;
+	mad.lo.s64 %rd7005, %rd6904, 4, %rd1006;
+	mad.lo.s64 %rd7006, %rd6904, 4, %rd1016;
+	mad.lo.s64 %rd7007, %rd6904, 4, %rd1026;
+	mad.lo.s64 %rd7008, %rd6904, 4, %rd1036;
+	mad.lo.s64 %rd7009, %rd6904, 4, %rd1046;
+	mad.lo.s64 %rd7010, %rd6904, 4, %rd1056;
+	mad.lo.s64 %rd7011, %rd6904, 4, %rd1066;
+	mad.lo.s64 %rd7012, %rd6904, 4, %rd1076;
+	mad.lo.s64 %rd7013, %rd6904, 4, %rd1086;
+	mad.lo.s64 %rd7014, %rd6904, 4, %rd1096;
+	mad.lo.s64 %rd7015, %rd6904, 4, %rd1106;
+	mad.lo.s64 %rd7016, %rd6904, 4, %rd1116;
+	mad.lo.s64 %rd7017, %rd6904, 4, %rd1126;
+	mad.lo.s64 %rd7018, %rd6904, 4, %rd1136;
+	mad.lo.s64 %rd7019, %rd6904, 4, %rd1146;
+	mad.lo.s64 %rd7020, %rd6904, 4, %rd1156;
+	mad.lo.s64 %rd7021, %rd6904, 4, %rd1166;
+	mad.lo.s64 %rd7022, %rd6904, 4, %rd1176;
+	mad.lo.s64 %rd7023, %rd6904, 4, %rd1186;
+	mad.lo.s64 %rd7024, %rd6904, 4, %rd1196;
+	mad.lo.s64 %rd7025, %rd6904, 4, %rd1206;
+	mad.lo.s64 %rd7026, %rd6904, 4, %rd1216;
+	mad.lo.s64 %rd7027, %rd6904, 4, %rd1226;
+	mad.lo.s64 %rd7028, %rd6904, 4, %rd1236;
+	mad.lo.s64 %rd7029, %rd6904, 4, %rd1246;
+	mad.lo.s64 %rd7030, %rd6904, 4, %rd1256;
+	mad.lo.s64 %rd7031, %rd6904, 4, %rd1266;
+	mad.lo.s64 %rd7032, %rd6904, 4, %rd1276;
+	mad.lo.s64 %rd7033, %rd6904, 4, %rd1286;
+	mad.lo.s64 %rd7034, %rd6904, 4, %rd1296;
+	mad.lo.s64 %rd7035, %rd6904, 4, %rd1306;
+	mad.lo.s64 %rd7036, %rd6904, 4, %rd1316;
+	mad.lo.s64 %rd7037, %rd6904, 4, %rd1326;
+	mad.lo.s64 %rd7038, %rd6904, 4, %rd1336;
+	mad.lo.s64 %rd7039, %rd6904, 4, %rd1346;
+	mad.lo.s64 %rd7040, %rd6904, 4, %rd1356;
+	mad.lo.s64 %rd7041, %rd6904, 4, %rd1366;
+	mad.lo.s64 %rd7042, %rd6904, 4, %rd1376;
+	mad.lo.s64 %rd7043, %rd6904, 4, %rd1386;
+	mad.lo.s64 %rd7044, %rd6904, 4, %rd1396;
+	mad.lo.s64 %rd7045, %rd6904, 4, %rd1406;
+	mad.lo.s64 %rd7046, %rd6904, 4, %rd1416;
+	mad.lo.s64 %rd7047, %rd6904, 4, %rd1426;
+	mad.lo.s64 %rd7048, %rd6904, 4, %rd1436;
+	mad.lo.s64 %rd7049, %rd6904, 4, %rd1446;
+	mad.lo.s64 %rd7050, %rd6904, 4, %rd1456;
+	mad.lo.s64 %rd7051, %rd6904, 4, %rd1466;
+	mad.lo.s64 %rd7052, %rd6904, 4, %rd1476;
+	mad.lo.s64 %rd7053, %rd6904, 4, %rd1486;
+	mad.lo.s64 %rd7054, %rd6904, 4, %rd1496;
+	mad.lo.s64 %rd7055, %rd6904, 4, %rd1506;
+	mad.lo.s64 %rd7056, %rd6904, 4, %rd1516;
+	mad.lo.s64 %rd7057, %rd6904, 4, %rd1526;
+	mad.lo.s64 %rd7058, %rd6904, 4, %rd1536;
+	mad.lo.s64 %rd7059, %rd6904, 4, %rd1546;
+	mad.lo.s64 %rd7060, %rd6904, 4, %rd1556;
+	mad.lo.s64 %rd7061, %rd6904, 4, %rd1566;
+	mad.lo.s64 %rd7062, %rd6904, 4, %rd1576;
+	mad.lo.s64 %rd7063, %rd6904, 4, %rd1586;
+	mad.lo.s64 %rd7064, %rd6904, 4, %rd1596;
+	mad.lo.s64 %rd7065, %rd6904, 4, %rd1606;
+	mad.lo.s64 %rd7066, %rd6904, 4, %rd1616;
+	mad.lo.s64 %rd7067, %rd6904, 4, %rd1626;
+	mad.lo.s64 %rd7068, %rd6904, 4, %rd1636;
+	mad.lo.s64 %rd7069, %rd6904, 4, %rd1646;
+	mad.lo.s64 %rd7070, %rd6904, 4, %rd1656;
+	mad.lo.s64 %rd7071, %rd6904, 4, %rd1666;
+	mad.lo.s64 %rd7072, %rd6904, 4, %rd1676;
+	mad.lo.s64 %rd7073, %rd6904, 4, %rd1686;
+	mad.lo.s64 %rd7074, %rd6904, 4, %rd1696;
+	mad.lo.s64 %rd7075, %rd6904, 4, %rd1706;
+	mad.lo.s64 %rd7076, %rd6904, 4, %rd1716;
+	mad.lo.s64 %rd7077, %rd6904, 4, %rd1726;
+	mad.lo.s64 %rd7078, %rd6904, 4, %rd1736;
+	mad.lo.s64 %rd7079, %rd6904, 4, %rd1746;
+	mad.lo.s64 %rd7080, %rd6904, 4, %rd1756;
+	mad.lo.s64 %rd7081, %rd6904, 4, %rd1766;
+	mad.lo.s64 %rd7082, %rd6904, 4, %rd1776;
+	mad.lo.s64 %rd7083, %rd6904, 4, %rd1786;
+	mad.lo.s64 %rd7084, %rd6904, 4, %rd1796;
+	mad.lo.s64 %rd7085, %rd6904, 4, %rd1806;
+	mad.lo.s64 %rd7086, %rd6904, 4, %rd1816;
+	mad.lo.s64 %rd7087, %rd6904, 4, %rd1826;
+	mad.lo.s64 %rd7088, %rd6904, 4, %rd1836;
+	mad.lo.s64 %rd7089, %rd6904, 4, %rd1846;
+	mad.lo.s64 %rd7090, %rd6904, 4, %rd1856;
+	mad.lo.s64 %rd7091, %rd6904, 4, %rd1866;
+	mad.lo.s64 %rd7092, %rd6904, 4, %rd1876;
+	mad.lo.s64 %rd7093, %rd6904, 4, %rd1886;
+	mad.lo.s64 %rd7094, %rd6904, 4, %rd1896;
+	mad.lo.s64 %rd7095, %rd6904, 4, %rd1906;
+	mad.lo.s64 %rd7096, %rd6904, 4, %rd1916;
+	mad.lo.s64 %rd7097, %rd6904, 4, %rd1926;
+	mad.lo.s64 %rd7098, %rd6904, 4, %rd1936;
+	mad.lo.s64 %rd7099, %rd6904, 4, %rd1946;
+	mad.lo.s64 %rd7100, %rd6904, 4, %rd1956;
+	mad.lo.s64 %rd7101, %rd6904, 4, %rd1966;
+	mad.lo.s64 %rd7102, %rd6904, 4, %rd1976;
+	mad.lo.s64 %rd7103, %rd6904, 4, %rd1986;
+	mad.lo.s64 %rd7104, %rd6904, 4, %rd1996;
+	mad.lo.s64 %rd7105, %rd6904, 4, %rd2006;
+	mad.lo.s64 %rd7106, %rd6904, 4, %rd2016;
+	mad.lo.s64 %rd7107, %rd6904, 4, %rd2026;
+	mad.lo.s64 %rd7108, %rd6904, 4, %rd2036;
+	mad.lo.s64 %rd7109, %rd6904, 4, %rd2046;
+	mad.lo.s64 %rd7110, %rd6904, 4, %rd2056;
+	mad.lo.s64 %rd7111, %rd6904, 4, %rd2066;
+	mad.lo.s64 %rd7112, %rd6904, 4, %rd2076;
+	mad.lo.s64 %rd7113, %rd6904, 4, %rd2086;
+	mad.lo.s64 %rd7114, %rd6904, 4, %rd2096;
+	mad.lo.s64 %rd7115, %rd6904, 4, %rd2106;
+	mad.lo.s64 %rd7116, %rd6904, 4, %rd2116;
+	mad.lo.s64 %rd7117, %rd6904, 4, %rd2126;
+	mad.lo.s64 %rd7118, %rd6904, 4, %rd2136;
+	mad.lo.s64 %rd7119, %rd6904, 4, %rd2146;
+	mad.lo.s64 %rd7120, %rd6904, 4, %rd2156;
+	mad.lo.s64 %rd7121, %rd6904, 4, %rd2166;
+	mad.lo.s64 %rd7122, %rd6904, 4, %rd2176;
+	mad.lo.s64 %rd7123, %rd6904, 4, %rd2186;
+	mad.lo.s64 %rd7124, %rd6904, 4, %rd2196;
+	mad.lo.s64 %rd7125, %rd6904, 4, %rd2206;
+	mad.lo.s64 %rd7126, %rd6904, 4, %rd2216;
+	mad.lo.s64 %rd7127, %rd6904, 4, %rd2226;
+	mad.lo.s64 %rd7128, %rd6904, 4, %rd2236;
+	mad.lo.s64 %rd7129, %rd6904, 4, %rd2246;
+	mad.lo.s64 %rd7130, %rd6904, 4, %rd2256;
+	mad.lo.s64 %rd7131, %rd6904, 4, %rd2266;
+	mad.lo.s64 %rd7132, %rd6904, 4, %rd2276;
+	mad.lo.s64 %rd7133, %rd6904, 4, %rd2286;
+	mad.lo.s64 %rd7134, %rd6904, 4, %rd2296;
+	mad.lo.s64 %rd7135, %rd6904, 4, %rd2306;
+	mad.lo.s64 %rd7136, %rd6904, 4, %rd2316;
+	mad.lo.s64 %rd7137, %rd6904, 4, %rd2326;
+	mad.lo.s64 %rd7138, %rd6904, 4, %rd2336;
+	mad.lo.s64 %rd7139, %rd6904, 4, %rd2346;
+	mad.lo.s64 %rd7140, %rd6904, 4, %rd2356;
+	mad.lo.s64 %rd7141, %rd6904, 4, %rd2366;
+	mad.lo.s64 %rd7142, %rd6904, 4, %rd2376;
+	mad.lo.s64 %rd7143, %rd6904, 4, %rd2386;
+	mad.lo.s64 %rd7144, %rd6904, 4, %rd2396;
+	mad.lo.s64 %rd7145, %rd6904, 4, %rd2406;
+	mad.lo.s64 %rd7146, %rd6904, 4, %rd2416;
+	mad.lo.s64 %rd7147, %rd6904, 4, %rd2426;
+	mad.lo.s64 %rd7148, %rd6904, 4, %rd2436;
+	mad.lo.s64 %rd7149, %rd6904, 4, %rd2446;
+	mad.lo.s64 %rd7150, %rd6904, 4, %rd2456;
+	mad.lo.s64 %rd7151, %rd6904, 4, %rd2466;
+	mad.lo.s64 %rd7152, %rd6904, 4, %rd2476;
+	mad.lo.s64 %rd7153, %rd6904, 4, %rd2486;
+	mad.lo.s64 %rd7154, %rd6904, 4, %rd2496;
+	mad.lo.s64 %rd7155, %rd6904, 4, %rd2506;
+	mad.lo.s64 %rd7156, %rd6904, 4, %rd2516;
+	mad.lo.s64 %rd7157, %rd6904, 4, %rd2526;
+	mad.lo.s64 %rd7158, %rd6904, 4, %rd2536;
+	mad.lo.s64 %rd7159, %rd6904, 4, %rd2546;
+	mad.lo.s64 %rd7160, %rd6904, 4, %rd2556;
+$L_511:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mov.b64 %rd2561, %rd3072;
-	add.s64 %rd17, %rd2561, 4;
+	@!%p7 bra $L_514;
+$L_512:
+	mov.b64 %rd5884, %rd6905;
+	add.s64 %rd17, %rd5884, 4;
 	ld.global.s32 %r18, [%rd17];
 	add.s32 %r19, %r18, %r16;
 	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
-	setp.ge.u64 %pt0, %rd9, %rd27;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd2563, %rd3074;
-	add.s64 %rd25, %rd2563, 4;
+	mov.b64 %rd5886, %rd6907;
+	add.s64 %rd25, %rd5886, 4;
 	ld.global.s32 %r28, [%rd25];
 	add.s32 %r29, %r28, %r24;
 	mov.b64 %rd30, %rd25;
 	st.global.s32 [%rd30], %r29;
-	setp.ge.u64 %pt1, %rd9, %rd37;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd2565, %rd3075;
-	add.s64 %rd35, %rd2565, 4;
+	mov.b64 %rd5888, %rd6908;
+	add.s64 %rd35, %rd5888, 4;
 	ld.global.s32 %r38, [%rd35];
 	add.s32 %r39, %r38, %r34;
 	mov.b64 %rd40, %rd35;
 	st.global.s32 [%rd40], %r39;
-	setp.ge.u64 %pt2, %rd9, %rd47;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd2567, %rd3076;
-	add.s64 %rd45, %rd2567, 4;
+	mov.b64 %rd5890, %rd6909;
+	add.s64 %rd45, %rd5890, 4;
 	ld.global.s32 %r48, [%rd45];
 	add.s32 %r49, %r48, %r44;
 	mov.b64 %rd50, %rd45;
 	st.global.s32 [%rd50], %r49;
-	setp.ge.u64 %pt3, %rd9, %rd57;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd2569, %rd3077;
-	add.s64 %rd55, %rd2569, 4;
+	mov.b64 %rd5892, %rd6910;
+	add.s64 %rd55, %rd5892, 4;
 	ld.global.s32 %r58, [%rd55];
 	add.s32 %r59, %r58, %r54;
 	mov.b64 %rd60, %rd55;
 	st.global.s32 [%rd60], %r59;
-	setp.ge.u64 %pt4, %rd9, %rd67;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd2571, %rd3078;
-	add.s64 %rd65, %rd2571, 4;
+	mov.b64 %rd5894, %rd6911;
+	add.s64 %rd65, %rd5894, 4;
 	ld.global.s32 %r68, [%rd65];
 	add.s32 %r69, %r68, %r64;
 	mov.b64 %rd70, %rd65;
 	st.global.s32 [%rd70], %r69;
-	setp.ge.u64 %pt5, %rd9, %rd77;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd2573, %rd3079;
-	add.s64 %rd75, %rd2573, 4;
+	mov.b64 %rd5896, %rd6912;
+	add.s64 %rd75, %rd5896, 4;
 	ld.global.s32 %r78, [%rd75];
 	add.s32 %r79, %r78, %r74;
 	mov.b64 %rd80, %rd75;
 	st.global.s32 [%rd80], %r79;
-	setp.ge.u64 %pt6, %rd9, %rd87;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd2575, %rd3080;
-	add.s64 %rd85, %rd2575, 4;
+	mov.b64 %rd5898, %rd6913;
+	add.s64 %rd85, %rd5898, 4;
 	ld.global.s32 %r88, [%rd85];
 	add.s32 %r89, %r88, %r84;
 	mov.b64 %rd90, %rd85;
 	st.global.s32 [%rd90], %r89;
-	setp.ge.u64 %pt7, %rd9, %rd97;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd2577, %rd3081;
-	add.s64 %rd95, %rd2577, 4;
+	mov.b64 %rd5900, %rd6914;
+	add.s64 %rd95, %rd5900, 4;
 	ld.global.s32 %r98, [%rd95];
 	add.s32 %r99, %r98, %r94;
 	mov.b64 %rd100, %rd95;
 	st.global.s32 [%rd100], %r99;
-	setp.ge.u64 %pt8, %rd9, %rd107;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd2579, %rd3082;
-	add.s64 %rd105, %rd2579, 4;
+	mov.b64 %rd5902, %rd6915;
+	add.s64 %rd105, %rd5902, 4;
 	ld.global.s32 %r108, [%rd105];
 	add.s32 %r109, %r108, %r104;
 	mov.b64 %rd110, %rd105;
 	st.global.s32 [%rd110], %r109;
-	setp.ge.u64 %pt9, %rd9, %rd117;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd2581, %rd3083;
-	add.s64 %rd115, %rd2581, 4;
+	mov.b64 %rd5904, %rd6916;
+	add.s64 %rd115, %rd5904, 4;
 	ld.global.s32 %r118, [%rd115];
 	add.s32 %r119, %r118, %r114;
 	mov.b64 %rd120, %rd115;
 	st.global.s32 [%rd120], %r119;
-	setp.ge.u64 %pt10, %rd9, %rd127;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd2583, %rd3084;
-	add.s64 %rd125, %rd2583, 4;
+	mov.b64 %rd5906, %rd6917;
+	add.s64 %rd125, %rd5906, 4;
 	ld.global.s32 %r128, [%rd125];
 	add.s32 %r129, %r128, %r124;
 	mov.b64 %rd130, %rd125;
 	st.global.s32 [%rd130], %r129;
-	setp.ge.u64 %pt11, %rd9, %rd137;
-	@%pt11 bra $Lfault_11;
-	mov.b64 %rd2585, %rd3085;
-	add.s64 %rd135, %rd2585, 4;
+	mov.b64 %rd5908, %rd6918;
+	add.s64 %rd135, %rd5908, 4;
 	ld.global.s32 %r138, [%rd135];
 	add.s32 %r139, %r138, %r134;
 	mov.b64 %rd140, %rd135;
 	st.global.s32 [%rd140], %r139;
-	setp.ge.u64 %pt12, %rd9, %rd147;
-	@%pt12 bra $Lfault_12;
-	mov.b64 %rd2587, %rd3086;
-	add.s64 %rd145, %rd2587, 4;
+	mov.b64 %rd5910, %rd6919;
+	add.s64 %rd145, %rd5910, 4;
 	ld.global.s32 %r148, [%rd145];
 	add.s32 %r149, %r148, %r144;
 	mov.b64 %rd150, %rd145;
 	st.global.s32 [%rd150], %r149;
-	setp.ge.u64 %pt13, %rd9, %rd157;
-	@%pt13 bra $Lfault_13;
-	mov.b64 %rd2589, %rd3087;
-	add.s64 %rd155, %rd2589, 4;
+	mov.b64 %rd5912, %rd6920;
+	add.s64 %rd155, %rd5912, 4;
 	ld.global.s32 %r158, [%rd155];
 	add.s32 %r159, %r158, %r154;
 	mov.b64 %rd160, %rd155;
 	st.global.s32 [%rd160], %r159;
-	setp.ge.u64 %pt14, %rd9, %rd167;
-	@%pt14 bra $Lfault_14;
-	mov.b64 %rd2591, %rd3088;
-	add.s64 %rd165, %rd2591, 4;
+	mov.b64 %rd5914, %rd6921;
+	add.s64 %rd165, %rd5914, 4;
 	ld.global.s32 %r168, [%rd165];
 	add.s32 %r169, %r168, %r164;
 	mov.b64 %rd170, %rd165;
 	st.global.s32 [%rd170], %r169;
-	setp.ge.u64 %pt15, %rd9, %rd177;
-	@%pt15 bra $Lfault_15;
-	mov.b64 %rd2593, %rd3089;
-	add.s64 %rd175, %rd2593, 4;
+	mov.b64 %rd5916, %rd6922;
+	add.s64 %rd175, %rd5916, 4;
 	ld.global.s32 %r178, [%rd175];
 	add.s32 %r179, %r178, %r174;
 	mov.b64 %rd180, %rd175;
 	st.global.s32 [%rd180], %r179;
-	setp.ge.u64 %pt16, %rd9, %rd187;
-	@%pt16 bra $Lfault_16;
-	mov.b64 %rd2595, %rd3090;
-	add.s64 %rd185, %rd2595, 4;
+	mov.b64 %rd5918, %rd6923;
+	add.s64 %rd185, %rd5918, 4;
 	ld.global.s32 %r188, [%rd185];
 	add.s32 %r189, %r188, %r184;
 	mov.b64 %rd190, %rd185;
 	st.global.s32 [%rd190], %r189;
-	setp.ge.u64 %pt17, %rd9, %rd197;
-	@%pt17 bra $Lfault_17;
-	mov.b64 %rd2597, %rd3091;
-	add.s64 %rd195, %rd2597, 4;
+	mov.b64 %rd5920, %rd6924;
+	add.s64 %rd195, %rd5920, 4;
 	ld.global.s32 %r198, [%rd195];
 	add.s32 %r199, %r198, %r194;
 	mov.b64 %rd200, %rd195;
 	st.global.s32 [%rd200], %r199;
-	setp.ge.u64 %pt18, %rd9, %rd207;
-	@%pt18 bra $Lfault_18;
-	mov.b64 %rd2599, %rd3092;
-	add.s64 %rd205, %rd2599, 4;
+	mov.b64 %rd5922, %rd6925;
+	add.s64 %rd205, %rd5922, 4;
 	ld.global.s32 %r208, [%rd205];
 	add.s32 %r209, %r208, %r204;
 	mov.b64 %rd210, %rd205;
 	st.global.s32 [%rd210], %r209;
-	setp.ge.u64 %pt19, %rd9, %rd217;
-	@%pt19 bra $Lfault_19;
-	mov.b64 %rd2601, %rd3093;
-	add.s64 %rd215, %rd2601, 4;
+	mov.b64 %rd5924, %rd6926;
+	add.s64 %rd215, %rd5924, 4;
 	ld.global.s32 %r218, [%rd215];
 	add.s32 %r219, %r218, %r214;
 	mov.b64 %rd220, %rd215;
 	st.global.s32 [%rd220], %r219;
-	setp.ge.u64 %pt20, %rd9, %rd227;
-	@%pt20 bra $Lfault_20;
-	mov.b64 %rd2603, %rd3094;
-	add.s64 %rd225, %rd2603, 4;
+	mov.b64 %rd5926, %rd6927;
+	add.s64 %rd225, %rd5926, 4;
 	ld.global.s32 %r228, [%rd225];
 	add.s32 %r229, %r228, %r224;
 	mov.b64 %rd230, %rd225;
 	st.global.s32 [%rd230], %r229;
-	setp.ge.u64 %pt21, %rd9, %rd237;
-	@%pt21 bra $Lfault_21;
-	mov.b64 %rd2605, %rd3095;
-	add.s64 %rd235, %rd2605, 4;
+	mov.b64 %rd5928, %rd6928;
+	add.s64 %rd235, %rd5928, 4;
 	ld.global.s32 %r238, [%rd235];
 	add.s32 %r239, %r238, %r234;
 	mov.b64 %rd240, %rd235;
 	st.global.s32 [%rd240], %r239;
-	setp.ge.u64 %pt22, %rd9, %rd247;
-	@%pt22 bra $Lfault_22;
-	mov.b64 %rd2607, %rd3096;
-	add.s64 %rd245, %rd2607, 4;
+	mov.b64 %rd5930, %rd6929;
+	add.s64 %rd245, %rd5930, 4;
 	ld.global.s32 %r248, [%rd245];
 	add.s32 %r249, %r248, %r244;
 	mov.b64 %rd250, %rd245;
 	st.global.s32 [%rd250], %r249;
-	setp.ge.u64 %pt23, %rd9, %rd257;
-	@%pt23 bra $Lfault_23;
-	mov.b64 %rd2609, %rd3097;
-	add.s64 %rd255, %rd2609, 4;
+	mov.b64 %rd5932, %rd6930;
+	add.s64 %rd255, %rd5932, 4;
 	ld.global.s32 %r258, [%rd255];
 	add.s32 %r259, %r258, %r254;
 	mov.b64 %rd260, %rd255;
 	st.global.s32 [%rd260], %r259;
-	setp.ge.u64 %pt24, %rd9, %rd267;
-	@%pt24 bra $Lfault_24;
-	mov.b64 %rd2611, %rd3098;
-	add.s64 %rd265, %rd2611, 4;
+	mov.b64 %rd5934, %rd6931;
+	add.s64 %rd265, %rd5934, 4;
 	ld.global.s32 %r268, [%rd265];
 	add.s32 %r269, %r268, %r264;
 	mov.b64 %rd270, %rd265;
 	st.global.s32 [%rd270], %r269;
-	setp.ge.u64 %pt25, %rd9, %rd277;
-	@%pt25 bra $Lfault_25;
-	mov.b64 %rd2613, %rd3099;
-	add.s64 %rd275, %rd2613, 4;
+	mov.b64 %rd5936, %rd6932;
+	add.s64 %rd275, %rd5936, 4;
 	ld.global.s32 %r278, [%rd275];
 	add.s32 %r279, %r278, %r274;
 	mov.b64 %rd280, %rd275;
 	st.global.s32 [%rd280], %r279;
-	setp.ge.u64 %pt26, %rd9, %rd287;
-	@%pt26 bra $Lfault_26;
-	mov.b64 %rd2615, %rd3100;
-	add.s64 %rd285, %rd2615, 4;
+	mov.b64 %rd5938, %rd6933;
+	add.s64 %rd285, %rd5938, 4;
 	ld.global.s32 %r288, [%rd285];
 	add.s32 %r289, %r288, %r284;
 	mov.b64 %rd290, %rd285;
 	st.global.s32 [%rd290], %r289;
-	setp.ge.u64 %pt27, %rd9, %rd297;
-	@%pt27 bra $Lfault_27;
-	mov.b64 %rd2617, %rd3101;
-	add.s64 %rd295, %rd2617, 4;
+	mov.b64 %rd5940, %rd6934;
+	add.s64 %rd295, %rd5940, 4;
 	ld.global.s32 %r298, [%rd295];
 	add.s32 %r299, %r298, %r294;
 	mov.b64 %rd300, %rd295;
 	st.global.s32 [%rd300], %r299;
-	setp.ge.u64 %pt28, %rd9, %rd307;
-	@%pt28 bra $Lfault_28;
-	mov.b64 %rd2619, %rd3102;
-	add.s64 %rd305, %rd2619, 4;
+	mov.b64 %rd5942, %rd6935;
+	add.s64 %rd305, %rd5942, 4;
 	ld.global.s32 %r308, [%rd305];
 	add.s32 %r309, %r308, %r304;
 	mov.b64 %rd310, %rd305;
 	st.global.s32 [%rd310], %r309;
-	setp.ge.u64 %pt29, %rd9, %rd317;
-	@%pt29 bra $Lfault_29;
-	mov.b64 %rd2621, %rd3103;
-	add.s64 %rd315, %rd2621, 4;
+	mov.b64 %rd5944, %rd6936;
+	add.s64 %rd315, %rd5944, 4;
 	ld.global.s32 %r318, [%rd315];
 	add.s32 %r319, %r318, %r314;
 	mov.b64 %rd320, %rd315;
 	st.global.s32 [%rd320], %r319;
-	setp.ge.u64 %pt30, %rd9, %rd327;
-	@%pt30 bra $Lfault_30;
-	mov.b64 %rd2623, %rd3104;
-	add.s64 %rd325, %rd2623, 4;
+	mov.b64 %rd5946, %rd6937;
+	add.s64 %rd325, %rd5946, 4;
 	ld.global.s32 %r328, [%rd325];
 	add.s32 %r329, %r328, %r324;
 	mov.b64 %rd330, %rd325;
 	st.global.s32 [%rd330], %r329;
-	setp.ge.u64 %pt31, %rd9, %rd337;
-	@%pt31 bra $Lfault_31;
-	mov.b64 %rd2625, %rd3105;
-	add.s64 %rd335, %rd2625, 4;
+	mov.b64 %rd5948, %rd6938;
+	add.s64 %rd335, %rd5948, 4;
 	ld.global.s32 %r338, [%rd335];
 	add.s32 %r339, %r338, %r334;
 	mov.b64 %rd340, %rd335;
 	st.global.s32 [%rd340], %r339;
-	setp.ge.u64 %pt32, %rd9, %rd347;
-	@%pt32 bra $Lfault_32;
-	mov.b64 %rd2627, %rd3106;
-	add.s64 %rd345, %rd2627, 4;
+	mov.b64 %rd5950, %rd6939;
+	add.s64 %rd345, %rd5950, 4;
 	ld.global.s32 %r348, [%rd345];
 	add.s32 %r349, %r348, %r344;
 	mov.b64 %rd350, %rd345;
 	st.global.s32 [%rd350], %r349;
-	setp.ge.u64 %pt33, %rd9, %rd357;
-	@%pt33 bra $Lfault_33;
-	mov.b64 %rd2629, %rd3107;
-	add.s64 %rd355, %rd2629, 4;
+	mov.b64 %rd5952, %rd6940;
+	add.s64 %rd355, %rd5952, 4;
 	ld.global.s32 %r358, [%rd355];
 	add.s32 %r359, %r358, %r354;
 	mov.b64 %rd360, %rd355;
 	st.global.s32 [%rd360], %r359;
-	setp.ge.u64 %pt34, %rd9, %rd367;
-	@%pt34 bra $Lfault_34;
-	mov.b64 %rd2631, %rd3108;
-	add.s64 %rd365, %rd2631, 4;
+	mov.b64 %rd5954, %rd6941;
+	add.s64 %rd365, %rd5954, 4;
 	ld.global.s32 %r368, [%rd365];
 	add.s32 %r369, %r368, %r364;
 	mov.b64 %rd370, %rd365;
 	st.global.s32 [%rd370], %r369;
-	setp.ge.u64 %pt35, %rd9, %rd377;
-	@%pt35 bra $Lfault_35;
-	mov.b64 %rd2633, %rd3109;
-	add.s64 %rd375, %rd2633, 4;
+	mov.b64 %rd5956, %rd6942;
+	add.s64 %rd375, %rd5956, 4;
 	ld.global.s32 %r378, [%rd375];
 	add.s32 %r379, %r378, %r374;
 	mov.b64 %rd380, %rd375;
 	st.global.s32 [%rd380], %r379;
-	setp.ge.u64 %pt36, %rd9, %rd387;
-	@%pt36 bra $Lfault_36;
-	mov.b64 %rd2635, %rd3110;
-	add.s64 %rd385, %rd2635, 4;
+	mov.b64 %rd5958, %rd6943;
+	add.s64 %rd385, %rd5958, 4;
 	ld.global.s32 %r388, [%rd385];
 	add.s32 %r389, %r388, %r384;
 	mov.b64 %rd390, %rd385;
 	st.global.s32 [%rd390], %r389;
-	setp.ge.u64 %pt37, %rd9, %rd397;
-	@%pt37 bra $Lfault_37;
-	mov.b64 %rd2637, %rd3111;
-	add.s64 %rd395, %rd2637, 4;
+	mov.b64 %rd5960, %rd6944;
+	add.s64 %rd395, %rd5960, 4;
 	ld.global.s32 %r398, [%rd395];
 	add.s32 %r399, %r398, %r394;
 	mov.b64 %rd400, %rd395;
 	st.global.s32 [%rd400], %r399;
-	setp.ge.u64 %pt38, %rd9, %rd407;
-	@%pt38 bra $Lfault_38;
-	mov.b64 %rd2639, %rd3112;
-	add.s64 %rd405, %rd2639, 4;
+	mov.b64 %rd5962, %rd6945;
+	add.s64 %rd405, %rd5962, 4;
 	ld.global.s32 %r408, [%rd405];
 	add.s32 %r409, %r408, %r404;
 	mov.b64 %rd410, %rd405;
 	st.global.s32 [%rd410], %r409;
-	setp.ge.u64 %pt39, %rd9, %rd417;
-	@%pt39 bra $Lfault_39;
-	mov.b64 %rd2641, %rd3113;
-	add.s64 %rd415, %rd2641, 4;
+	mov.b64 %rd5964, %rd6946;
+	add.s64 %rd415, %rd5964, 4;
 	ld.global.s32 %r418, [%rd415];
 	add.s32 %r419, %r418, %r414;
 	mov.b64 %rd420, %rd415;
 	st.global.s32 [%rd420], %r419;
-	setp.ge.u64 %pt40, %rd9, %rd427;
-	@%pt40 bra $Lfault_40;
-	mov.b64 %rd2643, %rd3114;
-	add.s64 %rd425, %rd2643, 4;
+	mov.b64 %rd5966, %rd6947;
+	add.s64 %rd425, %rd5966, 4;
 	ld.global.s32 %r428, [%rd425];
 	add.s32 %r429, %r428, %r424;
 	mov.b64 %rd430, %rd425;
 	st.global.s32 [%rd430], %r429;
-	setp.ge.u64 %pt41, %rd9, %rd437;
-	@%pt41 bra $Lfault_41;
-	mov.b64 %rd2645, %rd3115;
-	add.s64 %rd435, %rd2645, 4;
+	mov.b64 %rd5968, %rd6948;
+	add.s64 %rd435, %rd5968, 4;
 	ld.global.s32 %r438, [%rd435];
 	add.s32 %r439, %r438, %r434;
 	mov.b64 %rd440, %rd435;
 	st.global.s32 [%rd440], %r439;
-	setp.ge.u64 %pt42, %rd9, %rd447;
-	@%pt42 bra $Lfault_42;
-	mov.b64 %rd2647, %rd3116;
-	add.s64 %rd445, %rd2647, 4;
+	mov.b64 %rd5970, %rd6949;
+	add.s64 %rd445, %rd5970, 4;
 	ld.global.s32 %r448, [%rd445];
 	add.s32 %r449, %r448, %r444;
 	mov.b64 %rd450, %rd445;
 	st.global.s32 [%rd450], %r449;
-	setp.ge.u64 %pt43, %rd9, %rd457;
-	@%pt43 bra $Lfault_43;
-	mov.b64 %rd2649, %rd3117;
-	add.s64 %rd455, %rd2649, 4;
+	mov.b64 %rd5972, %rd6950;
+	add.s64 %rd455, %rd5972, 4;
 	ld.global.s32 %r458, [%rd455];
 	add.s32 %r459, %r458, %r454;
 	mov.b64 %rd460, %rd455;
 	st.global.s32 [%rd460], %r459;
-	setp.ge.u64 %pt44, %rd9, %rd467;
-	@%pt44 bra $Lfault_44;
-	mov.b64 %rd2651, %rd3118;
-	add.s64 %rd465, %rd2651, 4;
+	mov.b64 %rd5974, %rd6951;
+	add.s64 %rd465, %rd5974, 4;
 	ld.global.s32 %r468, [%rd465];
 	add.s32 %r469, %r468, %r464;
 	mov.b64 %rd470, %rd465;
 	st.global.s32 [%rd470], %r469;
-	setp.ge.u64 %pt45, %rd9, %rd477;
-	@%pt45 bra $Lfault_45;
-	mov.b64 %rd2653, %rd3119;
-	add.s64 %rd475, %rd2653, 4;
+	mov.b64 %rd5976, %rd6952;
+	add.s64 %rd475, %rd5976, 4;
 	ld.global.s32 %r478, [%rd475];
 	add.s32 %r479, %r478, %r474;
 	mov.b64 %rd480, %rd475;
 	st.global.s32 [%rd480], %r479;
-	setp.ge.u64 %pt46, %rd9, %rd487;
-	@%pt46 bra $Lfault_46;
-	mov.b64 %rd2655, %rd3120;
-	add.s64 %rd485, %rd2655, 4;
+	mov.b64 %rd5978, %rd6953;
+	add.s64 %rd485, %rd5978, 4;
 	ld.global.s32 %r488, [%rd485];
 	add.s32 %r489, %r488, %r484;
 	mov.b64 %rd490, %rd485;
 	st.global.s32 [%rd490], %r489;
-	setp.ge.u64 %pt47, %rd9, %rd497;
-	@%pt47 bra $Lfault_47;
-	mov.b64 %rd2657, %rd3121;
-	add.s64 %rd495, %rd2657, 4;
+	mov.b64 %rd5980, %rd6954;
+	add.s64 %rd495, %rd5980, 4;
 	ld.global.s32 %r498, [%rd495];
 	add.s32 %r499, %r498, %r494;
 	mov.b64 %rd500, %rd495;
 	st.global.s32 [%rd500], %r499;
-	setp.ge.u64 %pt48, %rd9, %rd507;
-	@%pt48 bra $Lfault_48;
-	mov.b64 %rd2659, %rd3122;
-	add.s64 %rd505, %rd2659, 4;
+	mov.b64 %rd5982, %rd6955;
+	add.s64 %rd505, %rd5982, 4;
 	ld.global.s32 %r508, [%rd505];
 	add.s32 %r509, %r508, %r504;
 	mov.b64 %rd510, %rd505;
 	st.global.s32 [%rd510], %r509;
-	setp.ge.u64 %pt49, %rd9, %rd517;
-	@%pt49 bra $Lfault_49;
-	mov.b64 %rd2661, %rd3123;
-	add.s64 %rd515, %rd2661, 4;
+	mov.b64 %rd5984, %rd6956;
+	add.s64 %rd515, %rd5984, 4;
 	ld.global.s32 %r518, [%rd515];
 	add.s32 %r519, %r518, %r514;
 	mov.b64 %rd520, %rd515;
 	st.global.s32 [%rd520], %r519;
-	setp.ge.u64 %pt50, %rd9, %rd527;
-	@%pt50 bra $Lfault_50;
-	mov.b64 %rd2663, %rd3124;
-	add.s64 %rd525, %rd2663, 4;
+	mov.b64 %rd5986, %rd6957;
+	add.s64 %rd525, %rd5986, 4;
 	ld.global.s32 %r528, [%rd525];
 	add.s32 %r529, %r528, %r524;
 	mov.b64 %rd530, %rd525;
 	st.global.s32 [%rd530], %r529;
-	setp.ge.u64 %pt51, %rd9, %rd537;
-	@%pt51 bra $Lfault_51;
-	mov.b64 %rd2665, %rd3125;
-	add.s64 %rd535, %rd2665, 4;
+	mov.b64 %rd5988, %rd6958;
+	add.s64 %rd535, %rd5988, 4;
 	ld.global.s32 %r538, [%rd535];
 	add.s32 %r539, %r538, %r534;
 	mov.b64 %rd540, %rd535;
 	st.global.s32 [%rd540], %r539;
-	setp.ge.u64 %pt52, %rd9, %rd547;
-	@%pt52 bra $Lfault_52;
-	mov.b64 %rd2667, %rd3126;
-	add.s64 %rd545, %rd2667, 4;
+	mov.b64 %rd5990, %rd6959;
+	add.s64 %rd545, %rd5990, 4;
 	ld.global.s32 %r548, [%rd545];
 	add.s32 %r549, %r548, %r544;
 	mov.b64 %rd550, %rd545;
 	st.global.s32 [%rd550], %r549;
-	setp.ge.u64 %pt53, %rd9, %rd557;
-	@%pt53 bra $Lfault_53;
-	mov.b64 %rd2669, %rd3127;
-	add.s64 %rd555, %rd2669, 4;
+	mov.b64 %rd5992, %rd6960;
+	add.s64 %rd555, %rd5992, 4;
 	ld.global.s32 %r558, [%rd555];
 	add.s32 %r559, %r558, %r554;
 	mov.b64 %rd560, %rd555;
 	st.global.s32 [%rd560], %r559;
-	setp.ge.u64 %pt54, %rd9, %rd567;
-	@%pt54 bra $Lfault_54;
-	mov.b64 %rd2671, %rd3128;
-	add.s64 %rd565, %rd2671, 4;
+	mov.b64 %rd5994, %rd6961;
+	add.s64 %rd565, %rd5994, 4;
 	ld.global.s32 %r568, [%rd565];
 	add.s32 %r569, %r568, %r564;
 	mov.b64 %rd570, %rd565;
 	st.global.s32 [%rd570], %r569;
-	setp.ge.u64 %pt55, %rd9, %rd577;
-	@%pt55 bra $Lfault_55;
-	mov.b64 %rd2673, %rd3129;
-	add.s64 %rd575, %rd2673, 4;
+	mov.b64 %rd5996, %rd6962;
+	add.s64 %rd575, %rd5996, 4;
 	ld.global.s32 %r578, [%rd575];
 	add.s32 %r579, %r578, %r574;
 	mov.b64 %rd580, %rd575;
 	st.global.s32 [%rd580], %r579;
-	setp.ge.u64 %pt56, %rd9, %rd587;
-	@%pt56 bra $Lfault_56;
-	mov.b64 %rd2675, %rd3130;
-	add.s64 %rd585, %rd2675, 4;
+	mov.b64 %rd5998, %rd6963;
+	add.s64 %rd585, %rd5998, 4;
 	ld.global.s32 %r588, [%rd585];
 	add.s32 %r589, %r588, %r584;
 	mov.b64 %rd590, %rd585;
 	st.global.s32 [%rd590], %r589;
-	setp.ge.u64 %pt57, %rd9, %rd597;
-	@%pt57 bra $Lfault_57;
-	mov.b64 %rd2677, %rd3131;
-	add.s64 %rd595, %rd2677, 4;
+	mov.b64 %rd6000, %rd6964;
+	add.s64 %rd595, %rd6000, 4;
 	ld.global.s32 %r598, [%rd595];
 	add.s32 %r599, %r598, %r594;
 	mov.b64 %rd600, %rd595;
 	st.global.s32 [%rd600], %r599;
-	setp.ge.u64 %pt58, %rd9, %rd607;
-	@%pt58 bra $Lfault_58;
-	mov.b64 %rd2679, %rd3132;
-	add.s64 %rd605, %rd2679, 4;
+	mov.b64 %rd6002, %rd6965;
+	add.s64 %rd605, %rd6002, 4;
 	ld.global.s32 %r608, [%rd605];
 	add.s32 %r609, %r608, %r604;
 	mov.b64 %rd610, %rd605;
 	st.global.s32 [%rd610], %r609;
-	setp.ge.u64 %pt59, %rd9, %rd617;
-	@%pt59 bra $Lfault_59;
-	mov.b64 %rd2681, %rd3133;
-	add.s64 %rd615, %rd2681, 4;
+	mov.b64 %rd6004, %rd6966;
+	add.s64 %rd615, %rd6004, 4;
 	ld.global.s32 %r618, [%rd615];
 	add.s32 %r619, %r618, %r614;
 	mov.b64 %rd620, %rd615;
 	st.global.s32 [%rd620], %r619;
-	setp.ge.u64 %pt60, %rd9, %rd627;
-	@%pt60 bra $Lfault_60;
-	mov.b64 %rd2683, %rd3134;
-	add.s64 %rd625, %rd2683, 4;
+	mov.b64 %rd6006, %rd6967;
+	add.s64 %rd625, %rd6006, 4;
 	ld.global.s32 %r628, [%rd625];
 	add.s32 %r629, %r628, %r624;
 	mov.b64 %rd630, %rd625;
 	st.global.s32 [%rd630], %r629;
-	setp.ge.u64 %pt61, %rd9, %rd637;
-	@%pt61 bra $Lfault_61;
-	mov.b64 %rd2685, %rd3135;
-	add.s64 %rd635, %rd2685, 4;
+	mov.b64 %rd6008, %rd6968;
+	add.s64 %rd635, %rd6008, 4;
 	ld.global.s32 %r638, [%rd635];
 	add.s32 %r639, %r638, %r634;
 	mov.b64 %rd640, %rd635;
 	st.global.s32 [%rd640], %r639;
-	setp.ge.u64 %pt62, %rd9, %rd647;
-	@%pt62 bra $Lfault_62;
-	mov.b64 %rd2687, %rd3136;
-	add.s64 %rd645, %rd2687, 4;
+	mov.b64 %rd6010, %rd6969;
+	add.s64 %rd645, %rd6010, 4;
 	ld.global.s32 %r648, [%rd645];
 	add.s32 %r649, %r648, %r644;
 	mov.b64 %rd650, %rd645;
 	st.global.s32 [%rd650], %r649;
-	setp.ge.u64 %pt63, %rd9, %rd657;
-	@%pt63 bra $Lfault_63;
-	mov.b64 %rd2689, %rd3137;
-	add.s64 %rd655, %rd2689, 4;
+	mov.b64 %rd6012, %rd6970;
+	add.s64 %rd655, %rd6012, 4;
 	ld.global.s32 %r658, [%rd655];
 	add.s32 %r659, %r658, %r654;
 	mov.b64 %rd660, %rd655;
 	st.global.s32 [%rd660], %r659;
-	setp.ge.u64 %pt64, %rd9, %rd667;
-	@%pt64 bra $Lfault_64;
-	mov.b64 %rd2691, %rd3138;
-	add.s64 %rd665, %rd2691, 4;
+	mov.b64 %rd6014, %rd6971;
+	add.s64 %rd665, %rd6014, 4;
 	ld.global.s32 %r668, [%rd665];
 	add.s32 %r669, %r668, %r664;
 	mov.b64 %rd670, %rd665;
 	st.global.s32 [%rd670], %r669;
-	setp.ge.u64 %pt65, %rd9, %rd677;
-	@%pt65 bra $Lfault_65;
-	mov.b64 %rd2693, %rd3139;
-	add.s64 %rd675, %rd2693, 4;
+	mov.b64 %rd6016, %rd6972;
+	add.s64 %rd675, %rd6016, 4;
 	ld.global.s32 %r678, [%rd675];
 	add.s32 %r679, %r678, %r674;
 	mov.b64 %rd680, %rd675;
 	st.global.s32 [%rd680], %r679;
-	setp.ge.u64 %pt66, %rd9, %rd687;
-	@%pt66 bra $Lfault_66;
-	mov.b64 %rd2695, %rd3140;
-	add.s64 %rd685, %rd2695, 4;
+	mov.b64 %rd6018, %rd6973;
+	add.s64 %rd685, %rd6018, 4;
 	ld.global.s32 %r688, [%rd685];
 	add.s32 %r689, %r688, %r684;
 	mov.b64 %rd690, %rd685;
 	st.global.s32 [%rd690], %r689;
-	setp.ge.u64 %pt67, %rd9, %rd697;
-	@%pt67 bra $Lfault_67;
-	mov.b64 %rd2697, %rd3141;
-	add.s64 %rd695, %rd2697, 4;
+	mov.b64 %rd6020, %rd6974;
+	add.s64 %rd695, %rd6020, 4;
 	ld.global.s32 %r698, [%rd695];
 	add.s32 %r699, %r698, %r694;
 	mov.b64 %rd700, %rd695;
 	st.global.s32 [%rd700], %r699;
-	setp.ge.u64 %pt68, %rd9, %rd707;
-	@%pt68 bra $Lfault_68;
-	mov.b64 %rd2699, %rd3142;
-	add.s64 %rd705, %rd2699, 4;
+	mov.b64 %rd6022, %rd6975;
+	add.s64 %rd705, %rd6022, 4;
 	ld.global.s32 %r708, [%rd705];
 	add.s32 %r709, %r708, %r704;
 	mov.b64 %rd710, %rd705;
 	st.global.s32 [%rd710], %r709;
-	setp.ge.u64 %pt69, %rd9, %rd717;
-	@%pt69 bra $Lfault_69;
-	mov.b64 %rd2701, %rd3143;
-	add.s64 %rd715, %rd2701, 4;
+	mov.b64 %rd6024, %rd6976;
+	add.s64 %rd715, %rd6024, 4;
 	ld.global.s32 %r718, [%rd715];
 	add.s32 %r719, %r718, %r714;
 	mov.b64 %rd720, %rd715;
 	st.global.s32 [%rd720], %r719;
-	setp.ge.u64 %pt70, %rd9, %rd727;
-	@%pt70 bra $Lfault_70;
-	mov.b64 %rd2703, %rd3144;
-	add.s64 %rd725, %rd2703, 4;
+	mov.b64 %rd6026, %rd6977;
+	add.s64 %rd725, %rd6026, 4;
 	ld.global.s32 %r728, [%rd725];
 	add.s32 %r729, %r728, %r724;
 	mov.b64 %rd730, %rd725;
 	st.global.s32 [%rd730], %r729;
-	setp.ge.u64 %pt71, %rd9, %rd737;
-	@%pt71 bra $Lfault_71;
-	mov.b64 %rd2705, %rd3145;
-	add.s64 %rd735, %rd2705, 4;
+	mov.b64 %rd6028, %rd6978;
+	add.s64 %rd735, %rd6028, 4;
 	ld.global.s32 %r738, [%rd735];
 	add.s32 %r739, %r738, %r734;
 	mov.b64 %rd740, %rd735;
 	st.global.s32 [%rd740], %r739;
-	setp.ge.u64 %pt72, %rd9, %rd747;
-	@%pt72 bra $Lfault_72;
-	mov.b64 %rd2707, %rd3146;
-	add.s64 %rd745, %rd2707, 4;
+	mov.b64 %rd6030, %rd6979;
+	add.s64 %rd745, %rd6030, 4;
 	ld.global.s32 %r748, [%rd745];
 	add.s32 %r749, %r748, %r744;
 	mov.b64 %rd750, %rd745;
 	st.global.s32 [%rd750], %r749;
-	setp.ge.u64 %pt73, %rd9, %rd757;
-	@%pt73 bra $Lfault_73;
-	mov.b64 %rd2709, %rd3147;
-	add.s64 %rd755, %rd2709, 4;
+	mov.b64 %rd6032, %rd6980;
+	add.s64 %rd755, %rd6032, 4;
 	ld.global.s32 %r758, [%rd755];
 	add.s32 %r759, %r758, %r754;
 	mov.b64 %rd760, %rd755;
 	st.global.s32 [%rd760], %r759;
-	setp.ge.u64 %pt74, %rd9, %rd767;
-	@%pt74 bra $Lfault_74;
-	mov.b64 %rd2711, %rd3148;
-	add.s64 %rd765, %rd2711, 4;
+	mov.b64 %rd6034, %rd6981;
+	add.s64 %rd765, %rd6034, 4;
 	ld.global.s32 %r768, [%rd765];
 	add.s32 %r769, %r768, %r764;
 	mov.b64 %rd770, %rd765;
 	st.global.s32 [%rd770], %r769;
-	setp.ge.u64 %pt75, %rd9, %rd777;
-	@%pt75 bra $Lfault_75;
-	mov.b64 %rd2713, %rd3149;
-	add.s64 %rd775, %rd2713, 4;
+	mov.b64 %rd6036, %rd6982;
+	add.s64 %rd775, %rd6036, 4;
 	ld.global.s32 %r778, [%rd775];
 	add.s32 %r779, %r778, %r774;
 	mov.b64 %rd780, %rd775;
 	st.global.s32 [%rd780], %r779;
-	setp.ge.u64 %pt76, %rd9, %rd787;
-	@%pt76 bra $Lfault_76;
-	mov.b64 %rd2715, %rd3150;
-	add.s64 %rd785, %rd2715, 4;
+	mov.b64 %rd6038, %rd6983;
+	add.s64 %rd785, %rd6038, 4;
 	ld.global.s32 %r788, [%rd785];
 	add.s32 %r789, %r788, %r784;
 	mov.b64 %rd790, %rd785;
 	st.global.s32 [%rd790], %r789;
-	setp.ge.u64 %pt77, %rd9, %rd797;
-	@%pt77 bra $Lfault_77;
-	mov.b64 %rd2717, %rd3151;
-	add.s64 %rd795, %rd2717, 4;
+	mov.b64 %rd6040, %rd6984;
+	add.s64 %rd795, %rd6040, 4;
 	ld.global.s32 %r798, [%rd795];
 	add.s32 %r799, %r798, %r794;
 	mov.b64 %rd800, %rd795;
 	st.global.s32 [%rd800], %r799;
-	setp.ge.u64 %pt78, %rd9, %rd807;
-	@%pt78 bra $Lfault_78;
-	mov.b64 %rd2719, %rd3152;
-	add.s64 %rd805, %rd2719, 4;
+	mov.b64 %rd6042, %rd6985;
+	add.s64 %rd805, %rd6042, 4;
 	ld.global.s32 %r808, [%rd805];
 	add.s32 %r809, %r808, %r804;
 	mov.b64 %rd810, %rd805;
 	st.global.s32 [%rd810], %r809;
-	setp.ge.u64 %pt79, %rd9, %rd817;
-	@%pt79 bra $Lfault_79;
-	mov.b64 %rd2721, %rd3153;
-	add.s64 %rd815, %rd2721, 4;
+	mov.b64 %rd6044, %rd6986;
+	add.s64 %rd815, %rd6044, 4;
 	ld.global.s32 %r818, [%rd815];
 	add.s32 %r819, %r818, %r814;
 	mov.b64 %rd820, %rd815;
 	st.global.s32 [%rd820], %r819;
-	setp.ge.u64 %pt80, %rd9, %rd827;
-	@%pt80 bra $Lfault_80;
-	mov.b64 %rd2723, %rd3154;
-	add.s64 %rd825, %rd2723, 4;
+	mov.b64 %rd6046, %rd6987;
+	add.s64 %rd825, %rd6046, 4;
 	ld.global.s32 %r828, [%rd825];
 	add.s32 %r829, %r828, %r824;
 	mov.b64 %rd830, %rd825;
 	st.global.s32 [%rd830], %r829;
-	setp.ge.u64 %pt81, %rd9, %rd837;
-	@%pt81 bra $Lfault_81;
-	mov.b64 %rd2725, %rd3155;
-	add.s64 %rd835, %rd2725, 4;
+	mov.b64 %rd6048, %rd6988;
+	add.s64 %rd835, %rd6048, 4;
 	ld.global.s32 %r838, [%rd835];
 	add.s32 %r839, %r838, %r834;
 	mov.b64 %rd840, %rd835;
 	st.global.s32 [%rd840], %r839;
-	setp.ge.u64 %pt82, %rd9, %rd847;
-	@%pt82 bra $Lfault_82;
-	mov.b64 %rd2727, %rd3156;
-	add.s64 %rd845, %rd2727, 4;
+	mov.b64 %rd6050, %rd6989;
+	add.s64 %rd845, %rd6050, 4;
 	ld.global.s32 %r848, [%rd845];
 	add.s32 %r849, %r848, %r844;
 	mov.b64 %rd850, %rd845;
 	st.global.s32 [%rd850], %r849;
-	setp.ge.u64 %pt83, %rd9, %rd857;
-	@%pt83 bra $Lfault_83;
-	mov.b64 %rd2729, %rd3157;
-	add.s64 %rd855, %rd2729, 4;
+	mov.b64 %rd6052, %rd6990;
+	add.s64 %rd855, %rd6052, 4;
 	ld.global.s32 %r858, [%rd855];
 	add.s32 %r859, %r858, %r854;
 	mov.b64 %rd860, %rd855;
 	st.global.s32 [%rd860], %r859;
-	setp.ge.u64 %pt84, %rd9, %rd867;
-	@%pt84 bra $Lfault_84;
-	mov.b64 %rd2731, %rd3158;
-	add.s64 %rd865, %rd2731, 4;
+	mov.b64 %rd6054, %rd6991;
+	add.s64 %rd865, %rd6054, 4;
 	ld.global.s32 %r868, [%rd865];
 	add.s32 %r869, %r868, %r864;
 	mov.b64 %rd870, %rd865;
 	st.global.s32 [%rd870], %r869;
-	setp.ge.u64 %pt85, %rd9, %rd877;
-	@%pt85 bra $Lfault_85;
-	mov.b64 %rd2733, %rd3159;
-	add.s64 %rd875, %rd2733, 4;
+	mov.b64 %rd6056, %rd6992;
+	add.s64 %rd875, %rd6056, 4;
 	ld.global.s32 %r878, [%rd875];
 	add.s32 %r879, %r878, %r874;
 	mov.b64 %rd880, %rd875;
 	st.global.s32 [%rd880], %r879;
-	setp.ge.u64 %pt86, %rd9, %rd887;
-	@%pt86 bra $Lfault_86;
-	mov.b64 %rd2735, %rd3160;
-	add.s64 %rd885, %rd2735, 4;
+	mov.b64 %rd6058, %rd6993;
+	add.s64 %rd885, %rd6058, 4;
 	ld.global.s32 %r888, [%rd885];
 	add.s32 %r889, %r888, %r884;
 	mov.b64 %rd890, %rd885;
 	st.global.s32 [%rd890], %r889;
-	setp.ge.u64 %pt87, %rd9, %rd897;
-	@%pt87 bra $Lfault_87;
-	mov.b64 %rd2737, %rd3161;
-	add.s64 %rd895, %rd2737, 4;
+	mov.b64 %rd6060, %rd6994;
+	add.s64 %rd895, %rd6060, 4;
 	ld.global.s32 %r898, [%rd895];
 	add.s32 %r899, %r898, %r894;
 	mov.b64 %rd900, %rd895;
 	st.global.s32 [%rd900], %r899;
-	setp.ge.u64 %pt88, %rd9, %rd907;
-	@%pt88 bra $Lfault_88;
-	mov.b64 %rd2739, %rd3162;
-	add.s64 %rd905, %rd2739, 4;
+	mov.b64 %rd6062, %rd6995;
+	add.s64 %rd905, %rd6062, 4;
 	ld.global.s32 %r908, [%rd905];
 	add.s32 %r909, %r908, %r904;
 	mov.b64 %rd910, %rd905;
 	st.global.s32 [%rd910], %r909;
-	setp.ge.u64 %pt89, %rd9, %rd917;
-	@%pt89 bra $Lfault_89;
-	mov.b64 %rd2741, %rd3163;
-	add.s64 %rd915, %rd2741, 4;
+	mov.b64 %rd6064, %rd6996;
+	add.s64 %rd915, %rd6064, 4;
 	ld.global.s32 %r918, [%rd915];
 	add.s32 %r919, %r918, %r914;
 	mov.b64 %rd920, %rd915;
 	st.global.s32 [%rd920], %r919;
-	setp.ge.u64 %pt90, %rd9, %rd927;
-	@%pt90 bra $Lfault_90;
-	mov.b64 %rd2743, %rd3164;
-	add.s64 %rd925, %rd2743, 4;
+	mov.b64 %rd6066, %rd6997;
+	add.s64 %rd925, %rd6066, 4;
 	ld.global.s32 %r928, [%rd925];
 	add.s32 %r929, %r928, %r924;
 	mov.b64 %rd930, %rd925;
 	st.global.s32 [%rd930], %r929;
-	setp.ge.u64 %pt91, %rd9, %rd937;
-	@%pt91 bra $Lfault_91;
-	mov.b64 %rd2745, %rd3165;
-	add.s64 %rd935, %rd2745, 4;
+	mov.b64 %rd6068, %rd6998;
+	add.s64 %rd935, %rd6068, 4;
 	ld.global.s32 %r938, [%rd935];
 	add.s32 %r939, %r938, %r934;
 	mov.b64 %rd940, %rd935;
 	st.global.s32 [%rd940], %r939;
-	setp.ge.u64 %pt92, %rd9, %rd947;
-	@%pt92 bra $Lfault_92;
-	mov.b64 %rd2747, %rd3166;
-	add.s64 %rd945, %rd2747, 4;
+	mov.b64 %rd6070, %rd6999;
+	add.s64 %rd945, %rd6070, 4;
 	ld.global.s32 %r948, [%rd945];
 	add.s32 %r949, %r948, %r944;
 	mov.b64 %rd950, %rd945;
 	st.global.s32 [%rd950], %r949;
-	setp.ge.u64 %pt93, %rd9, %rd957;
-	@%pt93 bra $Lfault_93;
-	mov.b64 %rd2749, %rd3167;
-	add.s64 %rd955, %rd2749, 4;
+	mov.b64 %rd6072, %rd7000;
+	add.s64 %rd955, %rd6072, 4;
 	ld.global.s32 %r958, [%rd955];
 	add.s32 %r959, %r958, %r954;
 	mov.b64 %rd960, %rd955;
 	st.global.s32 [%rd960], %r959;
-	setp.ge.u64 %pt94, %rd9, %rd967;
-	@%pt94 bra $Lfault_94;
-	mov.b64 %rd2751, %rd3168;
-	add.s64 %rd965, %rd2751, 4;
+	mov.b64 %rd6074, %rd7001;
+	add.s64 %rd965, %rd6074, 4;
 	ld.global.s32 %r968, [%rd965];
 	add.s32 %r969, %r968, %r964;
 	mov.b64 %rd970, %rd965;
 	st.global.s32 [%rd970], %r969;
-	setp.ge.u64 %pt95, %rd9, %rd977;
-	@%pt95 bra $Lfault_95;
-	mov.b64 %rd2753, %rd3169;
-	add.s64 %rd975, %rd2753, 4;
+	mov.b64 %rd6076, %rd7002;
+	add.s64 %rd975, %rd6076, 4;
 	ld.global.s32 %r978, [%rd975];
 	add.s32 %r979, %r978, %r974;
 	mov.b64 %rd980, %rd975;
 	st.global.s32 [%rd980], %r979;
-	setp.ge.u64 %pt96, %rd9, %rd987;
-	@%pt96 bra $Lfault_96;
-	mov.b64 %rd2755, %rd3170;
-	add.s64 %rd985, %rd2755, 4;
+	mov.b64 %rd6078, %rd7003;
+	add.s64 %rd985, %rd6078, 4;
 	ld.global.s32 %r988, [%rd985];
 	add.s32 %r989, %r988, %r984;
 	mov.b64 %rd990, %rd985;
 	st.global.s32 [%rd990], %r989;
-	setp.ge.u64 %pt97, %rd9, %rd997;
-	@%pt97 bra $Lfault_97;
-	mov.b64 %rd2757, %rd3171;
-	add.s64 %rd995, %rd2757, 4;
+	mov.b64 %rd6080, %rd7004;
+	add.s64 %rd995, %rd6080, 4;
 	ld.global.s32 %r998, [%rd995];
 	add.s32 %r999, %r998, %r994;
 	mov.b64 %rd1000, %rd995;
 	st.global.s32 [%rd1000], %r999;
-	setp.ge.u64 %pt98, %rd9, %rd1007;
-	@%pt98 bra $Lfault_98;
-	mov.b64 %rd2759, %rd3172;
-	add.s64 %rd1005, %rd2759, 4;
+	mov.b64 %rd6082, %rd7005;
+	add.s64 %rd1005, %rd6082, 4;
 	ld.global.s32 %r1008, [%rd1005];
 	add.s32 %r1009, %r1008, %r1004;
 	mov.b64 %rd1010, %rd1005;
 	st.global.s32 [%rd1010], %r1009;
-	setp.ge.u64 %pt99, %rd9, %rd1017;
-	@%pt99 bra $Lfault_99;
-	mov.b64 %rd2761, %rd3173;
-	add.s64 %rd1015, %rd2761, 4;
+	mov.b64 %rd6084, %rd7006;
+	add.s64 %rd1015, %rd6084, 4;
 	ld.global.s32 %r1018, [%rd1015];
 	add.s32 %r1019, %r1018, %r1014;
 	mov.b64 %rd1020, %rd1015;
 	st.global.s32 [%rd1020], %r1019;
-	setp.ge.u64 %pt100, %rd9, %rd1027;
-	@%pt100 bra $Lfault_100;
-	mov.b64 %rd2763, %rd3174;
-	add.s64 %rd1025, %rd2763, 4;
+	mov.b64 %rd6086, %rd7007;
+	add.s64 %rd1025, %rd6086, 4;
 	ld.global.s32 %r1028, [%rd1025];
 	add.s32 %r1029, %r1028, %r1024;
 	mov.b64 %rd1030, %rd1025;
 	st.global.s32 [%rd1030], %r1029;
-	setp.ge.u64 %pt101, %rd9, %rd1037;
-	@%pt101 bra $Lfault_101;
-	mov.b64 %rd2765, %rd3175;
-	add.s64 %rd1035, %rd2765, 4;
+	mov.b64 %rd6088, %rd7008;
+	add.s64 %rd1035, %rd6088, 4;
 	ld.global.s32 %r1038, [%rd1035];
 	add.s32 %r1039, %r1038, %r1034;
 	mov.b64 %rd1040, %rd1035;
 	st.global.s32 [%rd1040], %r1039;
-	setp.ge.u64 %pt102, %rd9, %rd1047;
-	@%pt102 bra $Lfault_102;
-	mov.b64 %rd2767, %rd3176;
-	add.s64 %rd1045, %rd2767, 4;
+	mov.b64 %rd6090, %rd7009;
+	add.s64 %rd1045, %rd6090, 4;
 	ld.global.s32 %r1048, [%rd1045];
 	add.s32 %r1049, %r1048, %r1044;
 	mov.b64 %rd1050, %rd1045;
 	st.global.s32 [%rd1050], %r1049;
-	setp.ge.u64 %pt103, %rd9, %rd1057;
-	@%pt103 bra $Lfault_103;
-	mov.b64 %rd2769, %rd3177;
-	add.s64 %rd1055, %rd2769, 4;
+	mov.b64 %rd6092, %rd7010;
+	add.s64 %rd1055, %rd6092, 4;
 	ld.global.s32 %r1058, [%rd1055];
 	add.s32 %r1059, %r1058, %r1054;
 	mov.b64 %rd1060, %rd1055;
 	st.global.s32 [%rd1060], %r1059;
-	setp.ge.u64 %pt104, %rd9, %rd1067;
-	@%pt104 bra $Lfault_104;
-	mov.b64 %rd2771, %rd3178;
-	add.s64 %rd1065, %rd2771, 4;
+	mov.b64 %rd6094, %rd7011;
+	add.s64 %rd1065, %rd6094, 4;
 	ld.global.s32 %r1068, [%rd1065];
 	add.s32 %r1069, %r1068, %r1064;
 	mov.b64 %rd1070, %rd1065;
 	st.global.s32 [%rd1070], %r1069;
-	setp.ge.u64 %pt105, %rd9, %rd1077;
-	@%pt105 bra $Lfault_105;
-	mov.b64 %rd2773, %rd3179;
-	add.s64 %rd1075, %rd2773, 4;
+	mov.b64 %rd6096, %rd7012;
+	add.s64 %rd1075, %rd6096, 4;
 	ld.global.s32 %r1078, [%rd1075];
 	add.s32 %r1079, %r1078, %r1074;
 	mov.b64 %rd1080, %rd1075;
 	st.global.s32 [%rd1080], %r1079;
-	setp.ge.u64 %pt106, %rd9, %rd1087;
-	@%pt106 bra $Lfault_106;
-	mov.b64 %rd2775, %rd3180;
-	add.s64 %rd1085, %rd2775, 4;
+	mov.b64 %rd6098, %rd7013;
+	add.s64 %rd1085, %rd6098, 4;
 	ld.global.s32 %r1088, [%rd1085];
 	add.s32 %r1089, %r1088, %r1084;
 	mov.b64 %rd1090, %rd1085;
 	st.global.s32 [%rd1090], %r1089;
-	setp.ge.u64 %pt107, %rd9, %rd1097;
-	@%pt107 bra $Lfault_107;
-	mov.b64 %rd2777, %rd3181;
-	add.s64 %rd1095, %rd2777, 4;
+	mov.b64 %rd6100, %rd7014;
+	add.s64 %rd1095, %rd6100, 4;
 	ld.global.s32 %r1098, [%rd1095];
 	add.s32 %r1099, %r1098, %r1094;
 	mov.b64 %rd1100, %rd1095;
 	st.global.s32 [%rd1100], %r1099;
-	setp.ge.u64 %pt108, %rd9, %rd1107;
-	@%pt108 bra $Lfault_108;
-	mov.b64 %rd2779, %rd3182;
-	add.s64 %rd1105, %rd2779, 4;
+	mov.b64 %rd6102, %rd7015;
+	add.s64 %rd1105, %rd6102, 4;
 	ld.global.s32 %r1108, [%rd1105];
 	add.s32 %r1109, %r1108, %r1104;
 	mov.b64 %rd1110, %rd1105;
 	st.global.s32 [%rd1110], %r1109;
-	setp.ge.u64 %pt109, %rd9, %rd1117;
-	@%pt109 bra $Lfault_109;
-	mov.b64 %rd2781, %rd3183;
-	add.s64 %rd1115, %rd2781, 4;
+	mov.b64 %rd6104, %rd7016;
+	add.s64 %rd1115, %rd6104, 4;
 	ld.global.s32 %r1118, [%rd1115];
 	add.s32 %r1119, %r1118, %r1114;
 	mov.b64 %rd1120, %rd1115;
 	st.global.s32 [%rd1120], %r1119;
-	setp.ge.u64 %pt110, %rd9, %rd1127;
-	@%pt110 bra $Lfault_110;
-	mov.b64 %rd2783, %rd3184;
-	add.s64 %rd1125, %rd2783, 4;
+	mov.b64 %rd6106, %rd7017;
+	add.s64 %rd1125, %rd6106, 4;
 	ld.global.s32 %r1128, [%rd1125];
 	add.s32 %r1129, %r1128, %r1124;
 	mov.b64 %rd1130, %rd1125;
 	st.global.s32 [%rd1130], %r1129;
-	setp.ge.u64 %pt111, %rd9, %rd1137;
-	@%pt111 bra $Lfault_111;
-	mov.b64 %rd2785, %rd3185;
-	add.s64 %rd1135, %rd2785, 4;
+	mov.b64 %rd6108, %rd7018;
+	add.s64 %rd1135, %rd6108, 4;
 	ld.global.s32 %r1138, [%rd1135];
 	add.s32 %r1139, %r1138, %r1134;
 	mov.b64 %rd1140, %rd1135;
 	st.global.s32 [%rd1140], %r1139;
-	setp.ge.u64 %pt112, %rd9, %rd1147;
-	@%pt112 bra $Lfault_112;
-	mov.b64 %rd2787, %rd3186;
-	add.s64 %rd1145, %rd2787, 4;
+	mov.b64 %rd6110, %rd7019;
+	add.s64 %rd1145, %rd6110, 4;
 	ld.global.s32 %r1148, [%rd1145];
 	add.s32 %r1149, %r1148, %r1144;
 	mov.b64 %rd1150, %rd1145;
 	st.global.s32 [%rd1150], %r1149;
-	setp.ge.u64 %pt113, %rd9, %rd1157;
-	@%pt113 bra $Lfault_113;
-	mov.b64 %rd2789, %rd3187;
-	add.s64 %rd1155, %rd2789, 4;
+	mov.b64 %rd6112, %rd7020;
+	add.s64 %rd1155, %rd6112, 4;
 	ld.global.s32 %r1158, [%rd1155];
 	add.s32 %r1159, %r1158, %r1154;
 	mov.b64 %rd1160, %rd1155;
 	st.global.s32 [%rd1160], %r1159;
-	setp.ge.u64 %pt114, %rd9, %rd1167;
-	@%pt114 bra $Lfault_114;
-	mov.b64 %rd2791, %rd3188;
-	add.s64 %rd1165, %rd2791, 4;
+	mov.b64 %rd6114, %rd7021;
+	add.s64 %rd1165, %rd6114, 4;
 	ld.global.s32 %r1168, [%rd1165];
 	add.s32 %r1169, %r1168, %r1164;
 	mov.b64 %rd1170, %rd1165;
 	st.global.s32 [%rd1170], %r1169;
-	setp.ge.u64 %pt115, %rd9, %rd1177;
-	@%pt115 bra $Lfault_115;
-	mov.b64 %rd2793, %rd3189;
-	add.s64 %rd1175, %rd2793, 4;
+	mov.b64 %rd6116, %rd7022;
+	add.s64 %rd1175, %rd6116, 4;
 	ld.global.s32 %r1178, [%rd1175];
 	add.s32 %r1179, %r1178, %r1174;
 	mov.b64 %rd1180, %rd1175;
 	st.global.s32 [%rd1180], %r1179;
-	setp.ge.u64 %pt116, %rd9, %rd1187;
-	@%pt116 bra $Lfault_116;
-	mov.b64 %rd2795, %rd3190;
-	add.s64 %rd1185, %rd2795, 4;
+	mov.b64 %rd6118, %rd7023;
+	add.s64 %rd1185, %rd6118, 4;
 	ld.global.s32 %r1188, [%rd1185];
 	add.s32 %r1189, %r1188, %r1184;
 	mov.b64 %rd1190, %rd1185;
 	st.global.s32 [%rd1190], %r1189;
-	setp.ge.u64 %pt117, %rd9, %rd1197;
-	@%pt117 bra $Lfault_117;
-	mov.b64 %rd2797, %rd3191;
-	add.s64 %rd1195, %rd2797, 4;
+	mov.b64 %rd6120, %rd7024;
+	add.s64 %rd1195, %rd6120, 4;
 	ld.global.s32 %r1198, [%rd1195];
 	add.s32 %r1199, %r1198, %r1194;
 	mov.b64 %rd1200, %rd1195;
 	st.global.s32 [%rd1200], %r1199;
-	setp.ge.u64 %pt118, %rd9, %rd1207;
-	@%pt118 bra $Lfault_118;
-	mov.b64 %rd2799, %rd3192;
-	add.s64 %rd1205, %rd2799, 4;
+	mov.b64 %rd6122, %rd7025;
+	add.s64 %rd1205, %rd6122, 4;
 	ld.global.s32 %r1208, [%rd1205];
 	add.s32 %r1209, %r1208, %r1204;
 	mov.b64 %rd1210, %rd1205;
 	st.global.s32 [%rd1210], %r1209;
-	setp.ge.u64 %pt119, %rd9, %rd1217;
-	@%pt119 bra $Lfault_119;
-	mov.b64 %rd2801, %rd3193;
-	add.s64 %rd1215, %rd2801, 4;
+	mov.b64 %rd6124, %rd7026;
+	add.s64 %rd1215, %rd6124, 4;
 	ld.global.s32 %r1218, [%rd1215];
 	add.s32 %r1219, %r1218, %r1214;
 	mov.b64 %rd1220, %rd1215;
 	st.global.s32 [%rd1220], %r1219;
-	setp.ge.u64 %pt120, %rd9, %rd1227;
-	@%pt120 bra $Lfault_120;
-	mov.b64 %rd2803, %rd3194;
-	add.s64 %rd1225, %rd2803, 4;
+	mov.b64 %rd6126, %rd7027;
+	add.s64 %rd1225, %rd6126, 4;
 	ld.global.s32 %r1228, [%rd1225];
 	add.s32 %r1229, %r1228, %r1224;
 	mov.b64 %rd1230, %rd1225;
 	st.global.s32 [%rd1230], %r1229;
-	setp.ge.u64 %pt121, %rd9, %rd1237;
-	@%pt121 bra $Lfault_121;
-	mov.b64 %rd2805, %rd3195;
-	add.s64 %rd1235, %rd2805, 4;
+	mov.b64 %rd6128, %rd7028;
+	add.s64 %rd1235, %rd6128, 4;
 	ld.global.s32 %r1238, [%rd1235];
 	add.s32 %r1239, %r1238, %r1234;
 	mov.b64 %rd1240, %rd1235;
 	st.global.s32 [%rd1240], %r1239;
-	setp.ge.u64 %pt122, %rd9, %rd1247;
-	@%pt122 bra $Lfault_122;
-	mov.b64 %rd2807, %rd3196;
-	add.s64 %rd1245, %rd2807, 4;
+	mov.b64 %rd6130, %rd7029;
+	add.s64 %rd1245, %rd6130, 4;
 	ld.global.s32 %r1248, [%rd1245];
 	add.s32 %r1249, %r1248, %r1244;
 	mov.b64 %rd1250, %rd1245;
 	st.global.s32 [%rd1250], %r1249;
-	setp.ge.u64 %pt123, %rd9, %rd1257;
-	@%pt123 bra $Lfault_123;
-	mov.b64 %rd2809, %rd3197;
-	add.s64 %rd1255, %rd2809, 4;
+	mov.b64 %rd6132, %rd7030;
+	add.s64 %rd1255, %rd6132, 4;
 	ld.global.s32 %r1258, [%rd1255];
 	add.s32 %r1259, %r1258, %r1254;
 	mov.b64 %rd1260, %rd1255;
 	st.global.s32 [%rd1260], %r1259;
-	setp.ge.u64 %pt124, %rd9, %rd1267;
-	@%pt124 bra $Lfault_124;
-	mov.b64 %rd2811, %rd3198;
-	add.s64 %rd1265, %rd2811, 4;
+	mov.b64 %rd6134, %rd7031;
+	add.s64 %rd1265, %rd6134, 4;
 	ld.global.s32 %r1268, [%rd1265];
 	add.s32 %r1269, %r1268, %r1264;
 	mov.b64 %rd1270, %rd1265;
 	st.global.s32 [%rd1270], %r1269;
-	setp.ge.u64 %pt125, %rd9, %rd1277;
-	@%pt125 bra $Lfault_125;
-	mov.b64 %rd2813, %rd3199;
-	add.s64 %rd1275, %rd2813, 4;
+	mov.b64 %rd6136, %rd7032;
+	add.s64 %rd1275, %rd6136, 4;
 	ld.global.s32 %r1278, [%rd1275];
 	add.s32 %r1279, %r1278, %r1274;
 	mov.b64 %rd1280, %rd1275;
 	st.global.s32 [%rd1280], %r1279;
-	setp.ge.u64 %pt126, %rd9, %rd1287;
-	@%pt126 bra $Lfault_126;
-	mov.b64 %rd2815, %rd3200;
-	add.s64 %rd1285, %rd2815, 4;
+	mov.b64 %rd6138, %rd7033;
+	add.s64 %rd1285, %rd6138, 4;
 	ld.global.s32 %r1288, [%rd1285];
 	add.s32 %r1289, %r1288, %r1284;
 	mov.b64 %rd1290, %rd1285;
 	st.global.s32 [%rd1290], %r1289;
-	setp.ge.u64 %pt127, %rd9, %rd1297;
-	@%pt127 bra $Lfault_127;
-	mov.b64 %rd2817, %rd3201;
-	add.s64 %rd1295, %rd2817, 4;
+	mov.b64 %rd6140, %rd7034;
+	add.s64 %rd1295, %rd6140, 4;
 	ld.global.s32 %r1298, [%rd1295];
 	add.s32 %r1299, %r1298, %r1294;
 	mov.b64 %rd1300, %rd1295;
 	st.global.s32 [%rd1300], %r1299;
-	setp.ge.u64 %pt128, %rd9, %rd1307;
-	@%pt128 bra $Lfault_128;
-	mov.b64 %rd2819, %rd3202;
-	add.s64 %rd1305, %rd2819, 4;
+	mov.b64 %rd6142, %rd7035;
+	add.s64 %rd1305, %rd6142, 4;
 	ld.global.s32 %r1308, [%rd1305];
 	add.s32 %r1309, %r1308, %r1304;
 	mov.b64 %rd1310, %rd1305;
 	st.global.s32 [%rd1310], %r1309;
-	setp.ge.u64 %pt129, %rd9, %rd1317;
-	@%pt129 bra $Lfault_129;
-	mov.b64 %rd2821, %rd3203;
-	add.s64 %rd1315, %rd2821, 4;
+	mov.b64 %rd6144, %rd7036;
+	add.s64 %rd1315, %rd6144, 4;
 	ld.global.s32 %r1318, [%rd1315];
 	add.s32 %r1319, %r1318, %r1314;
 	mov.b64 %rd1320, %rd1315;
 	st.global.s32 [%rd1320], %r1319;
-	setp.ge.u64 %pt130, %rd9, %rd1327;
-	@%pt130 bra $Lfault_130;
-	mov.b64 %rd2823, %rd3204;
-	add.s64 %rd1325, %rd2823, 4;
+	mov.b64 %rd6146, %rd7037;
+	add.s64 %rd1325, %rd6146, 4;
 	ld.global.s32 %r1328, [%rd1325];
 	add.s32 %r1329, %r1328, %r1324;
 	mov.b64 %rd1330, %rd1325;
 	st.global.s32 [%rd1330], %r1329;
-	setp.ge.u64 %pt131, %rd9, %rd1337;
-	@%pt131 bra $Lfault_131;
-	mov.b64 %rd2825, %rd3205;
-	add.s64 %rd1335, %rd2825, 4;
+	mov.b64 %rd6148, %rd7038;
+	add.s64 %rd1335, %rd6148, 4;
 	ld.global.s32 %r1338, [%rd1335];
 	add.s32 %r1339, %r1338, %r1334;
 	mov.b64 %rd1340, %rd1335;
 	st.global.s32 [%rd1340], %r1339;
-	setp.ge.u64 %pt132, %rd9, %rd1347;
-	@%pt132 bra $Lfault_132;
-	mov.b64 %rd2827, %rd3206;
-	add.s64 %rd1345, %rd2827, 4;
+	mov.b64 %rd6150, %rd7039;
+	add.s64 %rd1345, %rd6150, 4;
 	ld.global.s32 %r1348, [%rd1345];
 	add.s32 %r1349, %r1348, %r1344;
 	mov.b64 %rd1350, %rd1345;
 	st.global.s32 [%rd1350], %r1349;
-	setp.ge.u64 %pt133, %rd9, %rd1357;
-	@%pt133 bra $Lfault_133;
-	mov.b64 %rd2829, %rd3207;
-	add.s64 %rd1355, %rd2829, 4;
+	mov.b64 %rd6152, %rd7040;
+	add.s64 %rd1355, %rd6152, 4;
 	ld.global.s32 %r1358, [%rd1355];
 	add.s32 %r1359, %r1358, %r1354;
 	mov.b64 %rd1360, %rd1355;
 	st.global.s32 [%rd1360], %r1359;
-	setp.ge.u64 %pt134, %rd9, %rd1367;
-	@%pt134 bra $Lfault_134;
-	mov.b64 %rd2831, %rd3208;
-	add.s64 %rd1365, %rd2831, 4;
+	mov.b64 %rd6154, %rd7041;
+	add.s64 %rd1365, %rd6154, 4;
 	ld.global.s32 %r1368, [%rd1365];
 	add.s32 %r1369, %r1368, %r1364;
 	mov.b64 %rd1370, %rd1365;
 	st.global.s32 [%rd1370], %r1369;
-	setp.ge.u64 %pt135, %rd9, %rd1377;
-	@%pt135 bra $Lfault_135;
-	mov.b64 %rd2833, %rd3209;
-	add.s64 %rd1375, %rd2833, 4;
+	mov.b64 %rd6156, %rd7042;
+	add.s64 %rd1375, %rd6156, 4;
 	ld.global.s32 %r1378, [%rd1375];
 	add.s32 %r1379, %r1378, %r1374;
 	mov.b64 %rd1380, %rd1375;
 	st.global.s32 [%rd1380], %r1379;
-	setp.ge.u64 %pt136, %rd9, %rd1387;
-	@%pt136 bra $Lfault_136;
-	mov.b64 %rd2835, %rd3210;
-	add.s64 %rd1385, %rd2835, 4;
+	mov.b64 %rd6158, %rd7043;
+	add.s64 %rd1385, %rd6158, 4;
 	ld.global.s32 %r1388, [%rd1385];
 	add.s32 %r1389, %r1388, %r1384;
 	mov.b64 %rd1390, %rd1385;
 	st.global.s32 [%rd1390], %r1389;
-	setp.ge.u64 %pt137, %rd9, %rd1397;
-	@%pt137 bra $Lfault_137;
-	mov.b64 %rd2837, %rd3211;
-	add.s64 %rd1395, %rd2837, 4;
+	mov.b64 %rd6160, %rd7044;
+	add.s64 %rd1395, %rd6160, 4;
 	ld.global.s32 %r1398, [%rd1395];
 	add.s32 %r1399, %r1398, %r1394;
 	mov.b64 %rd1400, %rd1395;
 	st.global.s32 [%rd1400], %r1399;
-	setp.ge.u64 %pt138, %rd9, %rd1407;
-	@%pt138 bra $Lfault_138;
-	mov.b64 %rd2839, %rd3212;
-	add.s64 %rd1405, %rd2839, 4;
+	mov.b64 %rd6162, %rd7045;
+	add.s64 %rd1405, %rd6162, 4;
 	ld.global.s32 %r1408, [%rd1405];
 	add.s32 %r1409, %r1408, %r1404;
 	mov.b64 %rd1410, %rd1405;
 	st.global.s32 [%rd1410], %r1409;
-	setp.ge.u64 %pt139, %rd9, %rd1417;
-	@%pt139 bra $Lfault_139;
-	mov.b64 %rd2841, %rd3213;
-	add.s64 %rd1415, %rd2841, 4;
+	mov.b64 %rd6164, %rd7046;
+	add.s64 %rd1415, %rd6164, 4;
 	ld.global.s32 %r1418, [%rd1415];
 	add.s32 %r1419, %r1418, %r1414;
 	mov.b64 %rd1420, %rd1415;
 	st.global.s32 [%rd1420], %r1419;
-	setp.ge.u64 %pt140, %rd9, %rd1427;
-	@%pt140 bra $Lfault_140;
-	mov.b64 %rd2843, %rd3214;
-	add.s64 %rd1425, %rd2843, 4;
+	mov.b64 %rd6166, %rd7047;
+	add.s64 %rd1425, %rd6166, 4;
 	ld.global.s32 %r1428, [%rd1425];
 	add.s32 %r1429, %r1428, %r1424;
 	mov.b64 %rd1430, %rd1425;
 	st.global.s32 [%rd1430], %r1429;
-	setp.ge.u64 %pt141, %rd9, %rd1437;
-	@%pt141 bra $Lfault_141;
-	mov.b64 %rd2845, %rd3215;
-	add.s64 %rd1435, %rd2845, 4;
+	mov.b64 %rd6168, %rd7048;
+	add.s64 %rd1435, %rd6168, 4;
 	ld.global.s32 %r1438, [%rd1435];
 	add.s32 %r1439, %r1438, %r1434;
 	mov.b64 %rd1440, %rd1435;
 	st.global.s32 [%rd1440], %r1439;
-	setp.ge.u64 %pt142, %rd9, %rd1447;
-	@%pt142 bra $Lfault_142;
-	mov.b64 %rd2847, %rd3216;
-	add.s64 %rd1445, %rd2847, 4;
+	mov.b64 %rd6170, %rd7049;
+	add.s64 %rd1445, %rd6170, 4;
 	ld.global.s32 %r1448, [%rd1445];
 	add.s32 %r1449, %r1448, %r1444;
 	mov.b64 %rd1450, %rd1445;
 	st.global.s32 [%rd1450], %r1449;
-	setp.ge.u64 %pt143, %rd9, %rd1457;
-	@%pt143 bra $Lfault_143;
-	mov.b64 %rd2849, %rd3217;
-	add.s64 %rd1455, %rd2849, 4;
+	mov.b64 %rd6172, %rd7050;
+	add.s64 %rd1455, %rd6172, 4;
 	ld.global.s32 %r1458, [%rd1455];
 	add.s32 %r1459, %r1458, %r1454;
 	mov.b64 %rd1460, %rd1455;
 	st.global.s32 [%rd1460], %r1459;
-	setp.ge.u64 %pt144, %rd9, %rd1467;
-	@%pt144 bra $Lfault_144;
-	mov.b64 %rd2851, %rd3218;
-	add.s64 %rd1465, %rd2851, 4;
+	mov.b64 %rd6174, %rd7051;
+	add.s64 %rd1465, %rd6174, 4;
 	ld.global.s32 %r1468, [%rd1465];
 	add.s32 %r1469, %r1468, %r1464;
 	mov.b64 %rd1470, %rd1465;
 	st.global.s32 [%rd1470], %r1469;
-	setp.ge.u64 %pt145, %rd9, %rd1477;
-	@%pt145 bra $Lfault_145;
-	mov.b64 %rd2853, %rd3219;
-	add.s64 %rd1475, %rd2853, 4;
+	mov.b64 %rd6176, %rd7052;
+	add.s64 %rd1475, %rd6176, 4;
 	ld.global.s32 %r1478, [%rd1475];
 	add.s32 %r1479, %r1478, %r1474;
 	mov.b64 %rd1480, %rd1475;
 	st.global.s32 [%rd1480], %r1479;
-	setp.ge.u64 %pt146, %rd9, %rd1487;
-	@%pt146 bra $Lfault_146;
-	mov.b64 %rd2855, %rd3220;
-	add.s64 %rd1485, %rd2855, 4;
+	mov.b64 %rd6178, %rd7053;
+	add.s64 %rd1485, %rd6178, 4;
 	ld.global.s32 %r1488, [%rd1485];
 	add.s32 %r1489, %r1488, %r1484;
 	mov.b64 %rd1490, %rd1485;
 	st.global.s32 [%rd1490], %r1489;
-	setp.ge.u64 %pt147, %rd9, %rd1497;
-	@%pt147 bra $Lfault_147;
-	mov.b64 %rd2857, %rd3221;
-	add.s64 %rd1495, %rd2857, 4;
+	mov.b64 %rd6180, %rd7054;
+	add.s64 %rd1495, %rd6180, 4;
 	ld.global.s32 %r1498, [%rd1495];
 	add.s32 %r1499, %r1498, %r1494;
 	mov.b64 %rd1500, %rd1495;
 	st.global.s32 [%rd1500], %r1499;
-	setp.ge.u64 %pt148, %rd9, %rd1507;
-	@%pt148 bra $Lfault_148;
-	mov.b64 %rd2859, %rd3222;
-	add.s64 %rd1505, %rd2859, 4;
+	mov.b64 %rd6182, %rd7055;
+	add.s64 %rd1505, %rd6182, 4;
 	ld.global.s32 %r1508, [%rd1505];
 	add.s32 %r1509, %r1508, %r1504;
 	mov.b64 %rd1510, %rd1505;
 	st.global.s32 [%rd1510], %r1509;
-	setp.ge.u64 %pt149, %rd9, %rd1517;
-	@%pt149 bra $Lfault_149;
-	mov.b64 %rd2861, %rd3223;
-	add.s64 %rd1515, %rd2861, 4;
+	mov.b64 %rd6184, %rd7056;
+	add.s64 %rd1515, %rd6184, 4;
 	ld.global.s32 %r1518, [%rd1515];
 	add.s32 %r1519, %r1518, %r1514;
 	mov.b64 %rd1520, %rd1515;
 	st.global.s32 [%rd1520], %r1519;
-	setp.ge.u64 %pt150, %rd9, %rd1527;
-	@%pt150 bra $Lfault_150;
-	mov.b64 %rd2863, %rd3224;
-	add.s64 %rd1525, %rd2863, 4;
+	mov.b64 %rd6186, %rd7057;
+	add.s64 %rd1525, %rd6186, 4;
 	ld.global.s32 %r1528, [%rd1525];
 	add.s32 %r1529, %r1528, %r1524;
 	mov.b64 %rd1530, %rd1525;
 	st.global.s32 [%rd1530], %r1529;
-	setp.ge.u64 %pt151, %rd9, %rd1537;
-	@%pt151 bra $Lfault_151;
-	mov.b64 %rd2865, %rd3225;
-	add.s64 %rd1535, %rd2865, 4;
+	mov.b64 %rd6188, %rd7058;
+	add.s64 %rd1535, %rd6188, 4;
 	ld.global.s32 %r1538, [%rd1535];
 	add.s32 %r1539, %r1538, %r1534;
 	mov.b64 %rd1540, %rd1535;
 	st.global.s32 [%rd1540], %r1539;
-	setp.ge.u64 %pt152, %rd9, %rd1547;
-	@%pt152 bra $Lfault_152;
-	mov.b64 %rd2867, %rd3226;
-	add.s64 %rd1545, %rd2867, 4;
+	mov.b64 %rd6190, %rd7059;
+	add.s64 %rd1545, %rd6190, 4;
 	ld.global.s32 %r1548, [%rd1545];
 	add.s32 %r1549, %r1548, %r1544;
 	mov.b64 %rd1550, %rd1545;
 	st.global.s32 [%rd1550], %r1549;
-	setp.ge.u64 %pt153, %rd9, %rd1557;
-	@%pt153 bra $Lfault_153;
-	mov.b64 %rd2869, %rd3227;
-	add.s64 %rd1555, %rd2869, 4;
+	mov.b64 %rd6192, %rd7060;
+	add.s64 %rd1555, %rd6192, 4;
 	ld.global.s32 %r1558, [%rd1555];
 	add.s32 %r1559, %r1558, %r1554;
 	mov.b64 %rd1560, %rd1555;
 	st.global.s32 [%rd1560], %r1559;
-	setp.ge.u64 %pt154, %rd9, %rd1567;
-	@%pt154 bra $Lfault_154;
-	mov.b64 %rd2871, %rd3228;
-	add.s64 %rd1565, %rd2871, 4;
+	mov.b64 %rd6194, %rd7061;
+	add.s64 %rd1565, %rd6194, 4;
 	ld.global.s32 %r1568, [%rd1565];
 	add.s32 %r1569, %r1568, %r1564;
 	mov.b64 %rd1570, %rd1565;
 	st.global.s32 [%rd1570], %r1569;
-	setp.ge.u64 %pt155, %rd9, %rd1577;
-	@%pt155 bra $Lfault_155;
-	mov.b64 %rd2873, %rd3229;
-	add.s64 %rd1575, %rd2873, 4;
+	mov.b64 %rd6196, %rd7062;
+	add.s64 %rd1575, %rd6196, 4;
 	ld.global.s32 %r1578, [%rd1575];
 	add.s32 %r1579, %r1578, %r1574;
 	mov.b64 %rd1580, %rd1575;
 	st.global.s32 [%rd1580], %r1579;
-	setp.ge.u64 %pt156, %rd9, %rd1587;
-	@%pt156 bra $Lfault_156;
-	mov.b64 %rd2875, %rd3230;
-	add.s64 %rd1585, %rd2875, 4;
+	mov.b64 %rd6198, %rd7063;
+	add.s64 %rd1585, %rd6198, 4;
 	ld.global.s32 %r1588, [%rd1585];
 	add.s32 %r1589, %r1588, %r1584;
 	mov.b64 %rd1590, %rd1585;
 	st.global.s32 [%rd1590], %r1589;
-	setp.ge.u64 %pt157, %rd9, %rd1597;
-	@%pt157 bra $Lfault_157;
-	mov.b64 %rd2877, %rd3231;
-	add.s64 %rd1595, %rd2877, 4;
+	mov.b64 %rd6200, %rd7064;
+	add.s64 %rd1595, %rd6200, 4;
 	ld.global.s32 %r1598, [%rd1595];
 	add.s32 %r1599, %r1598, %r1594;
 	mov.b64 %rd1600, %rd1595;
 	st.global.s32 [%rd1600], %r1599;
-	setp.ge.u64 %pt158, %rd9, %rd1607;
-	@%pt158 bra $Lfault_158;
-	mov.b64 %rd2879, %rd3232;
-	add.s64 %rd1605, %rd2879, 4;
+	mov.b64 %rd6202, %rd7065;
+	add.s64 %rd1605, %rd6202, 4;
 	ld.global.s32 %r1608, [%rd1605];
 	add.s32 %r1609, %r1608, %r1604;
 	mov.b64 %rd1610, %rd1605;
 	st.global.s32 [%rd1610], %r1609;
-	setp.ge.u64 %pt159, %rd9, %rd1617;
-	@%pt159 bra $Lfault_159;
-	mov.b64 %rd2881, %rd3233;
-	add.s64 %rd1615, %rd2881, 4;
+	mov.b64 %rd6204, %rd7066;
+	add.s64 %rd1615, %rd6204, 4;
 	ld.global.s32 %r1618, [%rd1615];
 	add.s32 %r1619, %r1618, %r1614;
 	mov.b64 %rd1620, %rd1615;
 	st.global.s32 [%rd1620], %r1619;
-	setp.ge.u64 %pt160, %rd9, %rd1627;
-	@%pt160 bra $Lfault_160;
-	mov.b64 %rd2883, %rd3234;
-	add.s64 %rd1625, %rd2883, 4;
+	mov.b64 %rd6206, %rd7067;
+	add.s64 %rd1625, %rd6206, 4;
 	ld.global.s32 %r1628, [%rd1625];
 	add.s32 %r1629, %r1628, %r1624;
 	mov.b64 %rd1630, %rd1625;
 	st.global.s32 [%rd1630], %r1629;
-	setp.ge.u64 %pt161, %rd9, %rd1637;
-	@%pt161 bra $Lfault_161;
-	mov.b64 %rd2885, %rd3235;
-	add.s64 %rd1635, %rd2885, 4;
+	mov.b64 %rd6208, %rd7068;
+	add.s64 %rd1635, %rd6208, 4;
 	ld.global.s32 %r1638, [%rd1635];
 	add.s32 %r1639, %r1638, %r1634;
 	mov.b64 %rd1640, %rd1635;
 	st.global.s32 [%rd1640], %r1639;
-	setp.ge.u64 %pt162, %rd9, %rd1647;
-	@%pt162 bra $Lfault_162;
-	mov.b64 %rd2887, %rd3236;
-	add.s64 %rd1645, %rd2887, 4;
+	mov.b64 %rd6210, %rd7069;
+	add.s64 %rd1645, %rd6210, 4;
 	ld.global.s32 %r1648, [%rd1645];
 	add.s32 %r1649, %r1648, %r1644;
 	mov.b64 %rd1650, %rd1645;
 	st.global.s32 [%rd1650], %r1649;
-	setp.ge.u64 %pt163, %rd9, %rd1657;
-	@%pt163 bra $Lfault_163;
-	mov.b64 %rd2889, %rd3237;
-	add.s64 %rd1655, %rd2889, 4;
+	mov.b64 %rd6212, %rd7070;
+	add.s64 %rd1655, %rd6212, 4;
 	ld.global.s32 %r1658, [%rd1655];
 	add.s32 %r1659, %r1658, %r1654;
 	mov.b64 %rd1660, %rd1655;
 	st.global.s32 [%rd1660], %r1659;
-	setp.ge.u64 %pt164, %rd9, %rd1667;
-	@%pt164 bra $Lfault_164;
-	mov.b64 %rd2891, %rd3238;
-	add.s64 %rd1665, %rd2891, 4;
+	mov.b64 %rd6214, %rd7071;
+	add.s64 %rd1665, %rd6214, 4;
 	ld.global.s32 %r1668, [%rd1665];
 	add.s32 %r1669, %r1668, %r1664;
 	mov.b64 %rd1670, %rd1665;
 	st.global.s32 [%rd1670], %r1669;
-	setp.ge.u64 %pt165, %rd9, %rd1677;
-	@%pt165 bra $Lfault_165;
-	mov.b64 %rd2893, %rd3239;
-	add.s64 %rd1675, %rd2893, 4;
+	mov.b64 %rd6216, %rd7072;
+	add.s64 %rd1675, %rd6216, 4;
 	ld.global.s32 %r1678, [%rd1675];
 	add.s32 %r1679, %r1678, %r1674;
 	mov.b64 %rd1680, %rd1675;
 	st.global.s32 [%rd1680], %r1679;
-	setp.ge.u64 %pt166, %rd9, %rd1687;
-	@%pt166 bra $Lfault_166;
-	mov.b64 %rd2895, %rd3240;
-	add.s64 %rd1685, %rd2895, 4;
+	mov.b64 %rd6218, %rd7073;
+	add.s64 %rd1685, %rd6218, 4;
 	ld.global.s32 %r1688, [%rd1685];
 	add.s32 %r1689, %r1688, %r1684;
 	mov.b64 %rd1690, %rd1685;
 	st.global.s32 [%rd1690], %r1689;
-	setp.ge.u64 %pt167, %rd9, %rd1697;
-	@%pt167 bra $Lfault_167;
-	mov.b64 %rd2897, %rd3241;
-	add.s64 %rd1695, %rd2897, 4;
+	mov.b64 %rd6220, %rd7074;
+	add.s64 %rd1695, %rd6220, 4;
 	ld.global.s32 %r1698, [%rd1695];
 	add.s32 %r1699, %r1698, %r1694;
 	mov.b64 %rd1700, %rd1695;
 	st.global.s32 [%rd1700], %r1699;
-	setp.ge.u64 %pt168, %rd9, %rd1707;
-	@%pt168 bra $Lfault_168;
-	mov.b64 %rd2899, %rd3242;
-	add.s64 %rd1705, %rd2899, 4;
+	mov.b64 %rd6222, %rd7075;
+	add.s64 %rd1705, %rd6222, 4;
 	ld.global.s32 %r1708, [%rd1705];
 	add.s32 %r1709, %r1708, %r1704;
 	mov.b64 %rd1710, %rd1705;
 	st.global.s32 [%rd1710], %r1709;
-	setp.ge.u64 %pt169, %rd9, %rd1717;
-	@%pt169 bra $Lfault_169;
-	mov.b64 %rd2901, %rd3243;
-	add.s64 %rd1715, %rd2901, 4;
+	mov.b64 %rd6224, %rd7076;
+	add.s64 %rd1715, %rd6224, 4;
 	ld.global.s32 %r1718, [%rd1715];
 	add.s32 %r1719, %r1718, %r1714;
 	mov.b64 %rd1720, %rd1715;
 	st.global.s32 [%rd1720], %r1719;
-	setp.ge.u64 %pt170, %rd9, %rd1727;
-	@%pt170 bra $Lfault_170;
-	mov.b64 %rd2903, %rd3244;
-	add.s64 %rd1725, %rd2903, 4;
+	mov.b64 %rd6226, %rd7077;
+	add.s64 %rd1725, %rd6226, 4;
 	ld.global.s32 %r1728, [%rd1725];
 	add.s32 %r1729, %r1728, %r1724;
 	mov.b64 %rd1730, %rd1725;
 	st.global.s32 [%rd1730], %r1729;
-	setp.ge.u64 %pt171, %rd9, %rd1737;
-	@%pt171 bra $Lfault_171;
-	mov.b64 %rd2905, %rd3245;
-	add.s64 %rd1735, %rd2905, 4;
+	mov.b64 %rd6228, %rd7078;
+	add.s64 %rd1735, %rd6228, 4;
 	ld.global.s32 %r1738, [%rd1735];
 	add.s32 %r1739, %r1738, %r1734;
 	mov.b64 %rd1740, %rd1735;
 	st.global.s32 [%rd1740], %r1739;
-	setp.ge.u64 %pt172, %rd9, %rd1747;
-	@%pt172 bra $Lfault_172;
-	mov.b64 %rd2907, %rd3246;
-	add.s64 %rd1745, %rd2907, 4;
+	mov.b64 %rd6230, %rd7079;
+	add.s64 %rd1745, %rd6230, 4;
 	ld.global.s32 %r1748, [%rd1745];
 	add.s32 %r1749, %r1748, %r1744;
 	mov.b64 %rd1750, %rd1745;
 	st.global.s32 [%rd1750], %r1749;
-	setp.ge.u64 %pt173, %rd9, %rd1757;
-	@%pt173 bra $Lfault_173;
-	mov.b64 %rd2909, %rd3247;
-	add.s64 %rd1755, %rd2909, 4;
+	mov.b64 %rd6232, %rd7080;
+	add.s64 %rd1755, %rd6232, 4;
 	ld.global.s32 %r1758, [%rd1755];
 	add.s32 %r1759, %r1758, %r1754;
 	mov.b64 %rd1760, %rd1755;
 	st.global.s32 [%rd1760], %r1759;
-	setp.ge.u64 %pt174, %rd9, %rd1767;
-	@%pt174 bra $Lfault_174;
-	mov.b64 %rd2911, %rd3248;
-	add.s64 %rd1765, %rd2911, 4;
+	mov.b64 %rd6234, %rd7081;
+	add.s64 %rd1765, %rd6234, 4;
 	ld.global.s32 %r1768, [%rd1765];
 	add.s32 %r1769, %r1768, %r1764;
 	mov.b64 %rd1770, %rd1765;
 	st.global.s32 [%rd1770], %r1769;
-	setp.ge.u64 %pt175, %rd9, %rd1777;
-	@%pt175 bra $Lfault_175;
-	mov.b64 %rd2913, %rd3249;
-	add.s64 %rd1775, %rd2913, 4;
+	mov.b64 %rd6236, %rd7082;
+	add.s64 %rd1775, %rd6236, 4;
 	ld.global.s32 %r1778, [%rd1775];
 	add.s32 %r1779, %r1778, %r1774;
 	mov.b64 %rd1780, %rd1775;
 	st.global.s32 [%rd1780], %r1779;
-	setp.ge.u64 %pt176, %rd9, %rd1787;
-	@%pt176 bra $Lfault_176;
-	mov.b64 %rd2915, %rd3250;
-	add.s64 %rd1785, %rd2915, 4;
+	mov.b64 %rd6238, %rd7083;
+	add.s64 %rd1785, %rd6238, 4;
 	ld.global.s32 %r1788, [%rd1785];
 	add.s32 %r1789, %r1788, %r1784;
 	mov.b64 %rd1790, %rd1785;
 	st.global.s32 [%rd1790], %r1789;
-	setp.ge.u64 %pt177, %rd9, %rd1797;
-	@%pt177 bra $Lfault_177;
-	mov.b64 %rd2917, %rd3251;
-	add.s64 %rd1795, %rd2917, 4;
+	mov.b64 %rd6240, %rd7084;
+	add.s64 %rd1795, %rd6240, 4;
 	ld.global.s32 %r1798, [%rd1795];
 	add.s32 %r1799, %r1798, %r1794;
 	mov.b64 %rd1800, %rd1795;
 	st.global.s32 [%rd1800], %r1799;
-	setp.ge.u64 %pt178, %rd9, %rd1807;
-	@%pt178 bra $Lfault_178;
-	mov.b64 %rd2919, %rd3252;
-	add.s64 %rd1805, %rd2919, 4;
+	mov.b64 %rd6242, %rd7085;
+	add.s64 %rd1805, %rd6242, 4;
 	ld.global.s32 %r1808, [%rd1805];
 	add.s32 %r1809, %r1808, %r1804;
 	mov.b64 %rd1810, %rd1805;
 	st.global.s32 [%rd1810], %r1809;
-	setp.ge.u64 %pt179, %rd9, %rd1817;
-	@%pt179 bra $Lfault_179;
-	mov.b64 %rd2921, %rd3253;
-	add.s64 %rd1815, %rd2921, 4;
+	mov.b64 %rd6244, %rd7086;
+	add.s64 %rd1815, %rd6244, 4;
 	ld.global.s32 %r1818, [%rd1815];
 	add.s32 %r1819, %r1818, %r1814;
 	mov.b64 %rd1820, %rd1815;
 	st.global.s32 [%rd1820], %r1819;
-	setp.ge.u64 %pt180, %rd9, %rd1827;
-	@%pt180 bra $Lfault_180;
-	mov.b64 %rd2923, %rd3254;
-	add.s64 %rd1825, %rd2923, 4;
+	mov.b64 %rd6246, %rd7087;
+	add.s64 %rd1825, %rd6246, 4;
 	ld.global.s32 %r1828, [%rd1825];
 	add.s32 %r1829, %r1828, %r1824;
 	mov.b64 %rd1830, %rd1825;
 	st.global.s32 [%rd1830], %r1829;
-	setp.ge.u64 %pt181, %rd9, %rd1837;
-	@%pt181 bra $Lfault_181;
-	mov.b64 %rd2925, %rd3255;
-	add.s64 %rd1835, %rd2925, 4;
+	mov.b64 %rd6248, %rd7088;
+	add.s64 %rd1835, %rd6248, 4;
 	ld.global.s32 %r1838, [%rd1835];
 	add.s32 %r1839, %r1838, %r1834;
 	mov.b64 %rd1840, %rd1835;
 	st.global.s32 [%rd1840], %r1839;
-	setp.ge.u64 %pt182, %rd9, %rd1847;
-	@%pt182 bra $Lfault_182;
-	mov.b64 %rd2927, %rd3256;
-	add.s64 %rd1845, %rd2927, 4;
+	mov.b64 %rd6250, %rd7089;
+	add.s64 %rd1845, %rd6250, 4;
 	ld.global.s32 %r1848, [%rd1845];
 	add.s32 %r1849, %r1848, %r1844;
 	mov.b64 %rd1850, %rd1845;
 	st.global.s32 [%rd1850], %r1849;
-	setp.ge.u64 %pt183, %rd9, %rd1857;
-	@%pt183 bra $Lfault_183;
-	mov.b64 %rd2929, %rd3257;
-	add.s64 %rd1855, %rd2929, 4;
+	mov.b64 %rd6252, %rd7090;
+	add.s64 %rd1855, %rd6252, 4;
 	ld.global.s32 %r1858, [%rd1855];
 	add.s32 %r1859, %r1858, %r1854;
 	mov.b64 %rd1860, %rd1855;
 	st.global.s32 [%rd1860], %r1859;
-	setp.ge.u64 %pt184, %rd9, %rd1867;
-	@%pt184 bra $Lfault_184;
-	mov.b64 %rd2931, %rd3258;
-	add.s64 %rd1865, %rd2931, 4;
+	mov.b64 %rd6254, %rd7091;
+	add.s64 %rd1865, %rd6254, 4;
 	ld.global.s32 %r1868, [%rd1865];
 	add.s32 %r1869, %r1868, %r1864;
 	mov.b64 %rd1870, %rd1865;
 	st.global.s32 [%rd1870], %r1869;
-	setp.ge.u64 %pt185, %rd9, %rd1877;
-	@%pt185 bra $Lfault_185;
-	mov.b64 %rd2933, %rd3259;
-	add.s64 %rd1875, %rd2933, 4;
+	mov.b64 %rd6256, %rd7092;
+	add.s64 %rd1875, %rd6256, 4;
 	ld.global.s32 %r1878, [%rd1875];
 	add.s32 %r1879, %r1878, %r1874;
 	mov.b64 %rd1880, %rd1875;
 	st.global.s32 [%rd1880], %r1879;
-	setp.ge.u64 %pt186, %rd9, %rd1887;
-	@%pt186 bra $Lfault_186;
-	mov.b64 %rd2935, %rd3260;
-	add.s64 %rd1885, %rd2935, 4;
+	mov.b64 %rd6258, %rd7093;
+	add.s64 %rd1885, %rd6258, 4;
 	ld.global.s32 %r1888, [%rd1885];
 	add.s32 %r1889, %r1888, %r1884;
 	mov.b64 %rd1890, %rd1885;
 	st.global.s32 [%rd1890], %r1889;
-	setp.ge.u64 %pt187, %rd9, %rd1897;
-	@%pt187 bra $Lfault_187;
-	mov.b64 %rd2937, %rd3261;
-	add.s64 %rd1895, %rd2937, 4;
+	mov.b64 %rd6260, %rd7094;
+	add.s64 %rd1895, %rd6260, 4;
 	ld.global.s32 %r1898, [%rd1895];
 	add.s32 %r1899, %r1898, %r1894;
 	mov.b64 %rd1900, %rd1895;
 	st.global.s32 [%rd1900], %r1899;
-	setp.ge.u64 %pt188, %rd9, %rd1907;
-	@%pt188 bra $Lfault_188;
-	mov.b64 %rd2939, %rd3262;
-	add.s64 %rd1905, %rd2939, 4;
+	mov.b64 %rd6262, %rd7095;
+	add.s64 %rd1905, %rd6262, 4;
 	ld.global.s32 %r1908, [%rd1905];
 	add.s32 %r1909, %r1908, %r1904;
 	mov.b64 %rd1910, %rd1905;
 	st.global.s32 [%rd1910], %r1909;
-	setp.ge.u64 %pt189, %rd9, %rd1917;
-	@%pt189 bra $Lfault_189;
-	mov.b64 %rd2941, %rd3263;
-	add.s64 %rd1915, %rd2941, 4;
+	mov.b64 %rd6264, %rd7096;
+	add.s64 %rd1915, %rd6264, 4;
 	ld.global.s32 %r1918, [%rd1915];
 	add.s32 %r1919, %r1918, %r1914;
 	mov.b64 %rd1920, %rd1915;
 	st.global.s32 [%rd1920], %r1919;
-	setp.ge.u64 %pt190, %rd9, %rd1927;
-	@%pt190 bra $Lfault_190;
-	mov.b64 %rd2943, %rd3264;
-	add.s64 %rd1925, %rd2943, 4;
+	mov.b64 %rd6266, %rd7097;
+	add.s64 %rd1925, %rd6266, 4;
 	ld.global.s32 %r1928, [%rd1925];
 	add.s32 %r1929, %r1928, %r1924;
 	mov.b64 %rd1930, %rd1925;
 	st.global.s32 [%rd1930], %r1929;
-	setp.ge.u64 %pt191, %rd9, %rd1937;
-	@%pt191 bra $Lfault_191;
-	mov.b64 %rd2945, %rd3265;
-	add.s64 %rd1935, %rd2945, 4;
+	mov.b64 %rd6268, %rd7098;
+	add.s64 %rd1935, %rd6268, 4;
 	ld.global.s32 %r1938, [%rd1935];
 	add.s32 %r1939, %r1938, %r1934;
 	mov.b64 %rd1940, %rd1935;
 	st.global.s32 [%rd1940], %r1939;
-	setp.ge.u64 %pt192, %rd9, %rd1947;
-	@%pt192 bra $Lfault_192;
-	mov.b64 %rd2947, %rd3266;
-	add.s64 %rd1945, %rd2947, 4;
+	mov.b64 %rd6270, %rd7099;
+	add.s64 %rd1945, %rd6270, 4;
 	ld.global.s32 %r1948, [%rd1945];
 	add.s32 %r1949, %r1948, %r1944;
 	mov.b64 %rd1950, %rd1945;
 	st.global.s32 [%rd1950], %r1949;
-	setp.ge.u64 %pt193, %rd9, %rd1957;
-	@%pt193 bra $Lfault_193;
-	mov.b64 %rd2949, %rd3267;
-	add.s64 %rd1955, %rd2949, 4;
+	mov.b64 %rd6272, %rd7100;
+	add.s64 %rd1955, %rd6272, 4;
 	ld.global.s32 %r1958, [%rd1955];
 	add.s32 %r1959, %r1958, %r1954;
 	mov.b64 %rd1960, %rd1955;
 	st.global.s32 [%rd1960], %r1959;
-	setp.ge.u64 %pt194, %rd9, %rd1967;
-	@%pt194 bra $Lfault_194;
-	mov.b64 %rd2951, %rd3268;
-	add.s64 %rd1965, %rd2951, 4;
+	mov.b64 %rd6274, %rd7101;
+	add.s64 %rd1965, %rd6274, 4;
 	ld.global.s32 %r1968, [%rd1965];
 	add.s32 %r1969, %r1968, %r1964;
 	mov.b64 %rd1970, %rd1965;
 	st.global.s32 [%rd1970], %r1969;
-	setp.ge.u64 %pt195, %rd9, %rd1977;
-	@%pt195 bra $Lfault_195;
-	mov.b64 %rd2953, %rd3269;
-	add.s64 %rd1975, %rd2953, 4;
+	mov.b64 %rd6276, %rd7102;
+	add.s64 %rd1975, %rd6276, 4;
 	ld.global.s32 %r1978, [%rd1975];
 	add.s32 %r1979, %r1978, %r1974;
 	mov.b64 %rd1980, %rd1975;
 	st.global.s32 [%rd1980], %r1979;
-	setp.ge.u64 %pt196, %rd9, %rd1987;
-	@%pt196 bra $Lfault_196;
-	mov.b64 %rd2955, %rd3270;
-	add.s64 %rd1985, %rd2955, 4;
+	mov.b64 %rd6278, %rd7103;
+	add.s64 %rd1985, %rd6278, 4;
 	ld.global.s32 %r1988, [%rd1985];
 	add.s32 %r1989, %r1988, %r1984;
 	mov.b64 %rd1990, %rd1985;
 	st.global.s32 [%rd1990], %r1989;
-	setp.ge.u64 %pt197, %rd9, %rd1997;
-	@%pt197 bra $Lfault_197;
-	mov.b64 %rd2957, %rd3271;
-	add.s64 %rd1995, %rd2957, 4;
+	mov.b64 %rd6280, %rd7104;
+	add.s64 %rd1995, %rd6280, 4;
 	ld.global.s32 %r1998, [%rd1995];
 	add.s32 %r1999, %r1998, %r1994;
 	mov.b64 %rd2000, %rd1995;
 	st.global.s32 [%rd2000], %r1999;
-	setp.ge.u64 %pt198, %rd9, %rd2007;
-	@%pt198 bra $Lfault_198;
-	mov.b64 %rd2959, %rd3272;
-	add.s64 %rd2005, %rd2959, 4;
+	mov.b64 %rd6282, %rd7105;
+	add.s64 %rd2005, %rd6282, 4;
 	ld.global.s32 %r2008, [%rd2005];
 	add.s32 %r2009, %r2008, %r2004;
 	mov.b64 %rd2010, %rd2005;
 	st.global.s32 [%rd2010], %r2009;
-	setp.ge.u64 %pt199, %rd9, %rd2017;
-	@%pt199 bra $Lfault_199;
-	mov.b64 %rd2961, %rd3273;
-	add.s64 %rd2015, %rd2961, 4;
+	mov.b64 %rd6284, %rd7106;
+	add.s64 %rd2015, %rd6284, 4;
 	ld.global.s32 %r2018, [%rd2015];
 	add.s32 %r2019, %r2018, %r2014;
 	mov.b64 %rd2020, %rd2015;
 	st.global.s32 [%rd2020], %r2019;
-	setp.ge.u64 %pt200, %rd9, %rd2027;
-	@%pt200 bra $Lfault_200;
-	mov.b64 %rd2963, %rd3274;
-	add.s64 %rd2025, %rd2963, 4;
+	mov.b64 %rd6286, %rd7107;
+	add.s64 %rd2025, %rd6286, 4;
 	ld.global.s32 %r2028, [%rd2025];
 	add.s32 %r2029, %r2028, %r2024;
 	mov.b64 %rd2030, %rd2025;
 	st.global.s32 [%rd2030], %r2029;
-	setp.ge.u64 %pt201, %rd9, %rd2037;
-	@%pt201 bra $Lfault_201;
-	mov.b64 %rd2965, %rd3275;
-	add.s64 %rd2035, %rd2965, 4;
+	mov.b64 %rd6288, %rd7108;
+	add.s64 %rd2035, %rd6288, 4;
 	ld.global.s32 %r2038, [%rd2035];
 	add.s32 %r2039, %r2038, %r2034;
 	mov.b64 %rd2040, %rd2035;
 	st.global.s32 [%rd2040], %r2039;
-	setp.ge.u64 %pt202, %rd9, %rd2047;
-	@%pt202 bra $Lfault_202;
-	mov.b64 %rd2967, %rd3276;
-	add.s64 %rd2045, %rd2967, 4;
+	mov.b64 %rd6290, %rd7109;
+	add.s64 %rd2045, %rd6290, 4;
 	ld.global.s32 %r2048, [%rd2045];
 	add.s32 %r2049, %r2048, %r2044;
 	mov.b64 %rd2050, %rd2045;
 	st.global.s32 [%rd2050], %r2049;
-	setp.ge.u64 %pt203, %rd9, %rd2057;
-	@%pt203 bra $Lfault_203;
-	mov.b64 %rd2969, %rd3277;
-	add.s64 %rd2055, %rd2969, 4;
+	mov.b64 %rd6292, %rd7110;
+	add.s64 %rd2055, %rd6292, 4;
 	ld.global.s32 %r2058, [%rd2055];
 	add.s32 %r2059, %r2058, %r2054;
 	mov.b64 %rd2060, %rd2055;
 	st.global.s32 [%rd2060], %r2059;
-	setp.ge.u64 %pt204, %rd9, %rd2067;
-	@%pt204 bra $Lfault_204;
-	mov.b64 %rd2971, %rd3278;
-	add.s64 %rd2065, %rd2971, 4;
+	mov.b64 %rd6294, %rd7111;
+	add.s64 %rd2065, %rd6294, 4;
 	ld.global.s32 %r2068, [%rd2065];
 	add.s32 %r2069, %r2068, %r2064;
 	mov.b64 %rd2070, %rd2065;
 	st.global.s32 [%rd2070], %r2069;
-	setp.ge.u64 %pt205, %rd9, %rd2077;
-	@%pt205 bra $Lfault_205;
-	mov.b64 %rd2973, %rd3279;
-	add.s64 %rd2075, %rd2973, 4;
+	mov.b64 %rd6296, %rd7112;
+	add.s64 %rd2075, %rd6296, 4;
 	ld.global.s32 %r2078, [%rd2075];
 	add.s32 %r2079, %r2078, %r2074;
 	mov.b64 %rd2080, %rd2075;
 	st.global.s32 [%rd2080], %r2079;
-	setp.ge.u64 %pt206, %rd9, %rd2087;
-	@%pt206 bra $Lfault_206;
-	mov.b64 %rd2975, %rd3280;
-	add.s64 %rd2085, %rd2975, 4;
+	mov.b64 %rd6298, %rd7113;
+	add.s64 %rd2085, %rd6298, 4;
 	ld.global.s32 %r2088, [%rd2085];
 	add.s32 %r2089, %r2088, %r2084;
 	mov.b64 %rd2090, %rd2085;
 	st.global.s32 [%rd2090], %r2089;
-	setp.ge.u64 %pt207, %rd9, %rd2097;
-	@%pt207 bra $Lfault_207;
-	mov.b64 %rd2977, %rd3281;
-	add.s64 %rd2095, %rd2977, 4;
+	mov.b64 %rd6300, %rd7114;
+	add.s64 %rd2095, %rd6300, 4;
 	ld.global.s32 %r2098, [%rd2095];
 	add.s32 %r2099, %r2098, %r2094;
 	mov.b64 %rd2100, %rd2095;
 	st.global.s32 [%rd2100], %r2099;
-	setp.ge.u64 %pt208, %rd9, %rd2107;
-	@%pt208 bra $Lfault_208;
-	mov.b64 %rd2979, %rd3282;
-	add.s64 %rd2105, %rd2979, 4;
+	mov.b64 %rd6302, %rd7115;
+	add.s64 %rd2105, %rd6302, 4;
 	ld.global.s32 %r2108, [%rd2105];
 	add.s32 %r2109, %r2108, %r2104;
 	mov.b64 %rd2110, %rd2105;
 	st.global.s32 [%rd2110], %r2109;
-	setp.ge.u64 %pt209, %rd9, %rd2117;
-	@%pt209 bra $Lfault_209;
-	mov.b64 %rd2981, %rd3283;
-	add.s64 %rd2115, %rd2981, 4;
+	mov.b64 %rd6304, %rd7116;
+	add.s64 %rd2115, %rd6304, 4;
 	ld.global.s32 %r2118, [%rd2115];
 	add.s32 %r2119, %r2118, %r2114;
 	mov.b64 %rd2120, %rd2115;
 	st.global.s32 [%rd2120], %r2119;
-	setp.ge.u64 %pt210, %rd9, %rd2127;
-	@%pt210 bra $Lfault_210;
-	mov.b64 %rd2983, %rd3284;
-	add.s64 %rd2125, %rd2983, 4;
+	mov.b64 %rd6306, %rd7117;
+	add.s64 %rd2125, %rd6306, 4;
 	ld.global.s32 %r2128, [%rd2125];
 	add.s32 %r2129, %r2128, %r2124;
 	mov.b64 %rd2130, %rd2125;
 	st.global.s32 [%rd2130], %r2129;
-	setp.ge.u64 %pt211, %rd9, %rd2137;
-	@%pt211 bra $Lfault_211;
-	mov.b64 %rd2985, %rd3285;
-	add.s64 %rd2135, %rd2985, 4;
+	mov.b64 %rd6308, %rd7118;
+	add.s64 %rd2135, %rd6308, 4;
 	ld.global.s32 %r2138, [%rd2135];
 	add.s32 %r2139, %r2138, %r2134;
 	mov.b64 %rd2140, %rd2135;
 	st.global.s32 [%rd2140], %r2139;
-	setp.ge.u64 %pt212, %rd9, %rd2147;
-	@%pt212 bra $Lfault_212;
-	mov.b64 %rd2987, %rd3286;
-	add.s64 %rd2145, %rd2987, 4;
+	mov.b64 %rd6310, %rd7119;
+	add.s64 %rd2145, %rd6310, 4;
 	ld.global.s32 %r2148, [%rd2145];
 	add.s32 %r2149, %r2148, %r2144;
 	mov.b64 %rd2150, %rd2145;
 	st.global.s32 [%rd2150], %r2149;
-	setp.ge.u64 %pt213, %rd9, %rd2157;
-	@%pt213 bra $Lfault_213;
-	mov.b64 %rd2989, %rd3287;
-	add.s64 %rd2155, %rd2989, 4;
+	mov.b64 %rd6312, %rd7120;
+	add.s64 %rd2155, %rd6312, 4;
 	ld.global.s32 %r2158, [%rd2155];
 	add.s32 %r2159, %r2158, %r2154;
 	mov.b64 %rd2160, %rd2155;
 	st.global.s32 [%rd2160], %r2159;
-	setp.ge.u64 %pt214, %rd9, %rd2167;
-	@%pt214 bra $Lfault_214;
-	mov.b64 %rd2991, %rd3288;
-	add.s64 %rd2165, %rd2991, 4;
+	mov.b64 %rd6314, %rd7121;
+	add.s64 %rd2165, %rd6314, 4;
 	ld.global.s32 %r2168, [%rd2165];
 	add.s32 %r2169, %r2168, %r2164;
 	mov.b64 %rd2170, %rd2165;
 	st.global.s32 [%rd2170], %r2169;
-	setp.ge.u64 %pt215, %rd9, %rd2177;
-	@%pt215 bra $Lfault_215;
-	mov.b64 %rd2993, %rd3289;
-	add.s64 %rd2175, %rd2993, 4;
+	mov.b64 %rd6316, %rd7122;
+	add.s64 %rd2175, %rd6316, 4;
 	ld.global.s32 %r2178, [%rd2175];
 	add.s32 %r2179, %r2178, %r2174;
 	mov.b64 %rd2180, %rd2175;
 	st.global.s32 [%rd2180], %r2179;
-	setp.ge.u64 %pt216, %rd9, %rd2187;
-	@%pt216 bra $Lfault_216;
-	mov.b64 %rd2995, %rd3290;
-	add.s64 %rd2185, %rd2995, 4;
+	mov.b64 %rd6318, %rd7123;
+	add.s64 %rd2185, %rd6318, 4;
 	ld.global.s32 %r2188, [%rd2185];
 	add.s32 %r2189, %r2188, %r2184;
 	mov.b64 %rd2190, %rd2185;
 	st.global.s32 [%rd2190], %r2189;
-	setp.ge.u64 %pt217, %rd9, %rd2197;
-	@%pt217 bra $Lfault_217;
-	mov.b64 %rd2997, %rd3291;
-	add.s64 %rd2195, %rd2997, 4;
+	mov.b64 %rd6320, %rd7124;
+	add.s64 %rd2195, %rd6320, 4;
 	ld.global.s32 %r2198, [%rd2195];
 	add.s32 %r2199, %r2198, %r2194;
 	mov.b64 %rd2200, %rd2195;
 	st.global.s32 [%rd2200], %r2199;
-	setp.ge.u64 %pt218, %rd9, %rd2207;
-	@%pt218 bra $Lfault_218;
-	mov.b64 %rd2999, %rd3292;
-	add.s64 %rd2205, %rd2999, 4;
+	mov.b64 %rd6322, %rd7125;
+	add.s64 %rd2205, %rd6322, 4;
 	ld.global.s32 %r2208, [%rd2205];
 	add.s32 %r2209, %r2208, %r2204;
 	mov.b64 %rd2210, %rd2205;
 	st.global.s32 [%rd2210], %r2209;
-	setp.ge.u64 %pt219, %rd9, %rd2217;
-	@%pt219 bra $Lfault_219;
-	mov.b64 %rd3001, %rd3293;
-	add.s64 %rd2215, %rd3001, 4;
+	mov.b64 %rd6324, %rd7126;
+	add.s64 %rd2215, %rd6324, 4;
 	ld.global.s32 %r2218, [%rd2215];
 	add.s32 %r2219, %r2218, %r2214;
 	mov.b64 %rd2220, %rd2215;
 	st.global.s32 [%rd2220], %r2219;
-	setp.ge.u64 %pt220, %rd9, %rd2227;
-	@%pt220 bra $Lfault_220;
-	mov.b64 %rd3003, %rd3294;
-	add.s64 %rd2225, %rd3003, 4;
+	mov.b64 %rd6326, %rd7127;
+	add.s64 %rd2225, %rd6326, 4;
 	ld.global.s32 %r2228, [%rd2225];
 	add.s32 %r2229, %r2228, %r2224;
 	mov.b64 %rd2230, %rd2225;
 	st.global.s32 [%rd2230], %r2229;
-	setp.ge.u64 %pt221, %rd9, %rd2237;
-	@%pt221 bra $Lfault_221;
-	mov.b64 %rd3005, %rd3295;
-	add.s64 %rd2235, %rd3005, 4;
+	mov.b64 %rd6328, %rd7128;
+	add.s64 %rd2235, %rd6328, 4;
 	ld.global.s32 %r2238, [%rd2235];
 	add.s32 %r2239, %r2238, %r2234;
 	mov.b64 %rd2240, %rd2235;
 	st.global.s32 [%rd2240], %r2239;
-	setp.ge.u64 %pt222, %rd9, %rd2247;
-	@%pt222 bra $Lfault_222;
-	mov.b64 %rd3007, %rd3296;
-	add.s64 %rd2245, %rd3007, 4;
+	mov.b64 %rd6330, %rd7129;
+	add.s64 %rd2245, %rd6330, 4;
 	ld.global.s32 %r2248, [%rd2245];
 	add.s32 %r2249, %r2248, %r2244;
 	mov.b64 %rd2250, %rd2245;
 	st.global.s32 [%rd2250], %r2249;
-	setp.ge.u64 %pt223, %rd9, %rd2257;
-	@%pt223 bra $Lfault_223;
-	mov.b64 %rd3009, %rd3297;
-	add.s64 %rd2255, %rd3009, 4;
+	mov.b64 %rd6332, %rd7130;
+	add.s64 %rd2255, %rd6332, 4;
 	ld.global.s32 %r2258, [%rd2255];
 	add.s32 %r2259, %r2258, %r2254;
 	mov.b64 %rd2260, %rd2255;
 	st.global.s32 [%rd2260], %r2259;
-	setp.ge.u64 %pt224, %rd9, %rd2267;
-	@%pt224 bra $Lfault_224;
-	mov.b64 %rd3011, %rd3298;
-	add.s64 %rd2265, %rd3011, 4;
+	mov.b64 %rd6334, %rd7131;
+	add.s64 %rd2265, %rd6334, 4;
 	ld.global.s32 %r2268, [%rd2265];
 	add.s32 %r2269, %r2268, %r2264;
 	mov.b64 %rd2270, %rd2265;
 	st.global.s32 [%rd2270], %r2269;
-	setp.ge.u64 %pt225, %rd9, %rd2277;
-	@%pt225 bra $Lfault_225;
-	mov.b64 %rd3013, %rd3299;
-	add.s64 %rd2275, %rd3013, 4;
+	mov.b64 %rd6336, %rd7132;
+	add.s64 %rd2275, %rd6336, 4;
 	ld.global.s32 %r2278, [%rd2275];
 	add.s32 %r2279, %r2278, %r2274;
 	mov.b64 %rd2280, %rd2275;
 	st.global.s32 [%rd2280], %r2279;
-	setp.ge.u64 %pt226, %rd9, %rd2287;
-	@%pt226 bra $Lfault_226;
-	mov.b64 %rd3015, %rd3300;
-	add.s64 %rd2285, %rd3015, 4;
+	mov.b64 %rd6338, %rd7133;
+	add.s64 %rd2285, %rd6338, 4;
 	ld.global.s32 %r2288, [%rd2285];
 	add.s32 %r2289, %r2288, %r2284;
 	mov.b64 %rd2290, %rd2285;
 	st.global.s32 [%rd2290], %r2289;
-	setp.ge.u64 %pt227, %rd9, %rd2297;
-	@%pt227 bra $Lfault_227;
-	mov.b64 %rd3017, %rd3301;
-	add.s64 %rd2295, %rd3017, 4;
+	mov.b64 %rd6340, %rd7134;
+	add.s64 %rd2295, %rd6340, 4;
 	ld.global.s32 %r2298, [%rd2295];
 	add.s32 %r2299, %r2298, %r2294;
 	mov.b64 %rd2300, %rd2295;
 	st.global.s32 [%rd2300], %r2299;
-	setp.ge.u64 %pt228, %rd9, %rd2307;
-	@%pt228 bra $Lfault_228;
-	mov.b64 %rd3019, %rd3302;
-	add.s64 %rd2305, %rd3019, 4;
+	mov.b64 %rd6342, %rd7135;
+	add.s64 %rd2305, %rd6342, 4;
 	ld.global.s32 %r2308, [%rd2305];
 	add.s32 %r2309, %r2308, %r2304;
 	mov.b64 %rd2310, %rd2305;
 	st.global.s32 [%rd2310], %r2309;
-	setp.ge.u64 %pt229, %rd9, %rd2317;
-	@%pt229 bra $Lfault_229;
-	mov.b64 %rd3021, %rd3303;
-	add.s64 %rd2315, %rd3021, 4;
+	mov.b64 %rd6344, %rd7136;
+	add.s64 %rd2315, %rd6344, 4;
 	ld.global.s32 %r2318, [%rd2315];
 	add.s32 %r2319, %r2318, %r2314;
 	mov.b64 %rd2320, %rd2315;
 	st.global.s32 [%rd2320], %r2319;
-	setp.ge.u64 %pt230, %rd9, %rd2327;
-	@%pt230 bra $Lfault_230;
-	mov.b64 %rd3023, %rd3304;
-	add.s64 %rd2325, %rd3023, 4;
+	mov.b64 %rd6346, %rd7137;
+	add.s64 %rd2325, %rd6346, 4;
 	ld.global.s32 %r2328, [%rd2325];
 	add.s32 %r2329, %r2328, %r2324;
 	mov.b64 %rd2330, %rd2325;
 	st.global.s32 [%rd2330], %r2329;
-	setp.ge.u64 %pt231, %rd9, %rd2337;
-	@%pt231 bra $Lfault_231;
-	mov.b64 %rd3025, %rd3305;
-	add.s64 %rd2335, %rd3025, 4;
+	mov.b64 %rd6348, %rd7138;
+	add.s64 %rd2335, %rd6348, 4;
 	ld.global.s32 %r2338, [%rd2335];
 	add.s32 %r2339, %r2338, %r2334;
 	mov.b64 %rd2340, %rd2335;
 	st.global.s32 [%rd2340], %r2339;
-	setp.ge.u64 %pt232, %rd9, %rd2347;
-	@%pt232 bra $Lfault_232;
-	mov.b64 %rd3027, %rd3306;
-	add.s64 %rd2345, %rd3027, 4;
+	mov.b64 %rd6350, %rd7139;
+	add.s64 %rd2345, %rd6350, 4;
 	ld.global.s32 %r2348, [%rd2345];
 	add.s32 %r2349, %r2348, %r2344;
 	mov.b64 %rd2350, %rd2345;
 	st.global.s32 [%rd2350], %r2349;
-	setp.ge.u64 %pt233, %rd9, %rd2357;
-	@%pt233 bra $Lfault_233;
-	mov.b64 %rd3029, %rd3307;
-	add.s64 %rd2355, %rd3029, 4;
+	mov.b64 %rd6352, %rd7140;
+	add.s64 %rd2355, %rd6352, 4;
 	ld.global.s32 %r2358, [%rd2355];
 	add.s32 %r2359, %r2358, %r2354;
 	mov.b64 %rd2360, %rd2355;
 	st.global.s32 [%rd2360], %r2359;
-	setp.ge.u64 %pt234, %rd9, %rd2367;
-	@%pt234 bra $Lfault_234;
-	mov.b64 %rd3031, %rd3308;
-	add.s64 %rd2365, %rd3031, 4;
+	mov.b64 %rd6354, %rd7141;
+	add.s64 %rd2365, %rd6354, 4;
 	ld.global.s32 %r2368, [%rd2365];
 	add.s32 %r2369, %r2368, %r2364;
 	mov.b64 %rd2370, %rd2365;
 	st.global.s32 [%rd2370], %r2369;
-	setp.ge.u64 %pt235, %rd9, %rd2377;
-	@%pt235 bra $Lfault_235;
-	mov.b64 %rd3033, %rd3309;
-	add.s64 %rd2375, %rd3033, 4;
+	mov.b64 %rd6356, %rd7142;
+	add.s64 %rd2375, %rd6356, 4;
 	ld.global.s32 %r2378, [%rd2375];
 	add.s32 %r2379, %r2378, %r2374;
 	mov.b64 %rd2380, %rd2375;
 	st.global.s32 [%rd2380], %r2379;
-	setp.ge.u64 %pt236, %rd9, %rd2387;
-	@%pt236 bra $Lfault_236;
-	mov.b64 %rd3035, %rd3310;
-	add.s64 %rd2385, %rd3035, 4;
+	mov.b64 %rd6358, %rd7143;
+	add.s64 %rd2385, %rd6358, 4;
 	ld.global.s32 %r2388, [%rd2385];
 	add.s32 %r2389, %r2388, %r2384;
 	mov.b64 %rd2390, %rd2385;
 	st.global.s32 [%rd2390], %r2389;
-	setp.ge.u64 %pt237, %rd9, %rd2397;
-	@%pt237 bra $Lfault_237;
-	mov.b64 %rd3037, %rd3311;
-	add.s64 %rd2395, %rd3037, 4;
+	mov.b64 %rd6360, %rd7144;
+	add.s64 %rd2395, %rd6360, 4;
 	ld.global.s32 %r2398, [%rd2395];
 	add.s32 %r2399, %r2398, %r2394;
 	mov.b64 %rd2400, %rd2395;
 	st.global.s32 [%rd2400], %r2399;
-	setp.ge.u64 %pt238, %rd9, %rd2407;
-	@%pt238 bra $Lfault_238;
-	mov.b64 %rd3039, %rd3312;
-	add.s64 %rd2405, %rd3039, 4;
+	mov.b64 %rd6362, %rd7145;
+	add.s64 %rd2405, %rd6362, 4;
 	ld.global.s32 %r2408, [%rd2405];
 	add.s32 %r2409, %r2408, %r2404;
 	mov.b64 %rd2410, %rd2405;
 	st.global.s32 [%rd2410], %r2409;
-	setp.ge.u64 %pt239, %rd9, %rd2417;
-	@%pt239 bra $Lfault_239;
-	mov.b64 %rd3041, %rd3313;
-	add.s64 %rd2415, %rd3041, 4;
+	mov.b64 %rd6364, %rd7146;
+	add.s64 %rd2415, %rd6364, 4;
 	ld.global.s32 %r2418, [%rd2415];
 	add.s32 %r2419, %r2418, %r2414;
 	mov.b64 %rd2420, %rd2415;
 	st.global.s32 [%rd2420], %r2419;
-	setp.ge.u64 %pt240, %rd9, %rd2427;
-	@%pt240 bra $Lfault_240;
-	mov.b64 %rd3043, %rd3314;
-	add.s64 %rd2425, %rd3043, 4;
+	mov.b64 %rd6366, %rd7147;
+	add.s64 %rd2425, %rd6366, 4;
 	ld.global.s32 %r2428, [%rd2425];
 	add.s32 %r2429, %r2428, %r2424;
 	mov.b64 %rd2430, %rd2425;
 	st.global.s32 [%rd2430], %r2429;
-	setp.ge.u64 %pt241, %rd9, %rd2437;
-	@%pt241 bra $Lfault_241;
-	mov.b64 %rd3045, %rd3315;
-	add.s64 %rd2435, %rd3045, 4;
+	mov.b64 %rd6368, %rd7148;
+	add.s64 %rd2435, %rd6368, 4;
 	ld.global.s32 %r2438, [%rd2435];
 	add.s32 %r2439, %r2438, %r2434;
 	mov.b64 %rd2440, %rd2435;
 	st.global.s32 [%rd2440], %r2439;
-	setp.ge.u64 %pt242, %rd9, %rd2447;
-	@%pt242 bra $Lfault_242;
-	mov.b64 %rd3047, %rd3316;
-	add.s64 %rd2445, %rd3047, 4;
+	mov.b64 %rd6370, %rd7149;
+	add.s64 %rd2445, %rd6370, 4;
 	ld.global.s32 %r2448, [%rd2445];
 	add.s32 %r2449, %r2448, %r2444;
 	mov.b64 %rd2450, %rd2445;
 	st.global.s32 [%rd2450], %r2449;
-	setp.ge.u64 %pt243, %rd9, %rd2457;
-	@%pt243 bra $Lfault_243;
-	mov.b64 %rd3049, %rd3317;
-	add.s64 %rd2455, %rd3049, 4;
+	mov.b64 %rd6372, %rd7150;
+	add.s64 %rd2455, %rd6372, 4;
 	ld.global.s32 %r2458, [%rd2455];
 	add.s32 %r2459, %r2458, %r2454;
 	mov.b64 %rd2460, %rd2455;
 	st.global.s32 [%rd2460], %r2459;
-	setp.ge.u64 %pt244, %rd9, %rd2467;
-	@%pt244 bra $Lfault_244;
-	mov.b64 %rd3051, %rd3318;
-	add.s64 %rd2465, %rd3051, 4;
+	mov.b64 %rd6374, %rd7151;
+	add.s64 %rd2465, %rd6374, 4;
 	ld.global.s32 %r2468, [%rd2465];
 	add.s32 %r2469, %r2468, %r2464;
 	mov.b64 %rd2470, %rd2465;
 	st.global.s32 [%rd2470], %r2469;
-	setp.ge.u64 %pt245, %rd9, %rd2477;
-	@%pt245 bra $Lfault_245;
-	mov.b64 %rd3053, %rd3319;
-	add.s64 %rd2475, %rd3053, 4;
+	mov.b64 %rd6376, %rd7152;
+	add.s64 %rd2475, %rd6376, 4;
 	ld.global.s32 %r2478, [%rd2475];
 	add.s32 %r2479, %r2478, %r2474;
 	mov.b64 %rd2480, %rd2475;
 	st.global.s32 [%rd2480], %r2479;
-	setp.ge.u64 %pt246, %rd9, %rd2487;
-	@%pt246 bra $Lfault_246;
-	mov.b64 %rd3055, %rd3320;
-	add.s64 %rd2485, %rd3055, 4;
+	mov.b64 %rd6378, %rd7153;
+	add.s64 %rd2485, %rd6378, 4;
 	ld.global.s32 %r2488, [%rd2485];
 	add.s32 %r2489, %r2488, %r2484;
 	mov.b64 %rd2490, %rd2485;
 	st.global.s32 [%rd2490], %r2489;
-	setp.ge.u64 %pt247, %rd9, %rd2497;
-	@%pt247 bra $Lfault_247;
-	mov.b64 %rd3057, %rd3321;
-	add.s64 %rd2495, %rd3057, 4;
+	mov.b64 %rd6380, %rd7154;
+	add.s64 %rd2495, %rd6380, 4;
 	ld.global.s32 %r2498, [%rd2495];
 	add.s32 %r2499, %r2498, %r2494;
 	mov.b64 %rd2500, %rd2495;
 	st.global.s32 [%rd2500], %r2499;
-	setp.ge.u64 %pt248, %rd9, %rd2507;
-	@%pt248 bra $Lfault_248;
-	mov.b64 %rd3059, %rd3322;
-	add.s64 %rd2505, %rd3059, 4;
+	mov.b64 %rd6382, %rd7155;
+	add.s64 %rd2505, %rd6382, 4;
 	ld.global.s32 %r2508, [%rd2505];
 	add.s32 %r2509, %r2508, %r2504;
 	mov.b64 %rd2510, %rd2505;
 	st.global.s32 [%rd2510], %r2509;
-	setp.ge.u64 %pt249, %rd9, %rd2517;
-	@%pt249 bra $Lfault_249;
-	mov.b64 %rd3061, %rd3323;
-	add.s64 %rd2515, %rd3061, 4;
+	mov.b64 %rd6384, %rd7156;
+	add.s64 %rd2515, %rd6384, 4;
 	ld.global.s32 %r2518, [%rd2515];
 	add.s32 %r2519, %r2518, %r2514;
 	mov.b64 %rd2520, %rd2515;
 	st.global.s32 [%rd2520], %r2519;
-	setp.ge.u64 %pt250, %rd9, %rd2527;
-	@%pt250 bra $Lfault_250;
-	mov.b64 %rd3063, %rd3324;
-	add.s64 %rd2525, %rd3063, 4;
+	mov.b64 %rd6386, %rd7157;
+	add.s64 %rd2525, %rd6386, 4;
 	ld.global.s32 %r2528, [%rd2525];
 	add.s32 %r2529, %r2528, %r2524;
 	mov.b64 %rd2530, %rd2525;
 	st.global.s32 [%rd2530], %r2529;
-	setp.ge.u64 %pt251, %rd9, %rd2537;
-	@%pt251 bra $Lfault_251;
-	mov.b64 %rd3065, %rd3325;
-	add.s64 %rd2535, %rd3065, 4;
+	mov.b64 %rd6388, %rd7158;
+	add.s64 %rd2535, %rd6388, 4;
 	ld.global.s32 %r2538, [%rd2535];
 	add.s32 %r2539, %r2538, %r2534;
 	mov.b64 %rd2540, %rd2535;
 	st.global.s32 [%rd2540], %r2539;
-	setp.ge.u64 %pt252, %rd9, %rd2547;
-	@%pt252 bra $Lfault_252;
-	mov.b64 %rd3067, %rd3326;
-	add.s64 %rd2545, %rd3067, 4;
+	mov.b64 %rd6390, %rd7159;
+	add.s64 %rd2545, %rd6390, 4;
 	ld.global.s32 %r2548, [%rd2545];
 	add.s32 %r2549, %r2548, %r2544;
 	mov.b64 %rd2550, %rd2545;
 	st.global.s32 [%rd2550], %r2549;
-	setp.ge.u64 %pt253, %rd9, %rd2557;
-	@%pt253 bra $Lfault_253;
-	mov.b64 %rd3069, %rd3327;
-	add.s64 %rd2555, %rd3069, 4;
+	mov.b64 %rd6392, %rd7160;
+	add.s64 %rd2555, %rd6392, 4;
 	ld.global.s32 %r2558, [%rd2555];
 	add.s32 %r2559, %r2558, %r2554;
 	mov.b64 %rd2560, %rd2555;
 	st.global.s32 [%rd2560], %r2559;
-$L_6:
+$L_513:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd3072, %rd3072, %rd3073;
-	add.s64 %rd3074, %rd3074, %rd3073;
-	add.s64 %rd3075, %rd3075, %rd3073;
-	add.s64 %rd3076, %rd3076, %rd3073;
-	add.s64 %rd3077, %rd3077, %rd3073;
-	add.s64 %rd3078, %rd3078, %rd3073;
-	add.s64 %rd3079, %rd3079, %rd3073;
-	add.s64 %rd3080, %rd3080, %rd3073;
-	add.s64 %rd3081, %rd3081, %rd3073;
-	add.s64 %rd3082, %rd3082, %rd3073;
-	add.s64 %rd3083, %rd3083, %rd3073;
-	add.s64 %rd3084, %rd3084, %rd3073;
-	add.s64 %rd3085, %rd3085, %rd3073;
-	add.s64 %rd3086, %rd3086, %rd3073;
-	add.s64 %rd3087, %rd3087, %rd3073;
-	add.s64 %rd3088, %rd3088, %rd3073;
-	add.s64 %rd3089, %rd3089, %rd3073;
-	add.s64 %rd3090, %rd3090, %rd3073;
-	add.s64 %rd3091, %rd3091, %rd3073;
-	add.s64 %rd3092, %rd3092, %rd3073;
-	add.s64 %rd3093, %rd3093, %rd3073;
-	add.s64 %rd3094, %rd3094, %rd3073;
-	add.s64 %rd3095, %rd3095, %rd3073;
-	add.s64 %rd3096, %rd3096, %rd3073;
-	add.s64 %rd3097, %rd3097, %rd3073;
-	add.s64 %rd3098, %rd3098, %rd3073;
-	add.s64 %rd3099, %rd3099, %rd3073;
-	add.s64 %rd3100, %rd3100, %rd3073;
-	add.s64 %rd3101, %rd3101, %rd3073;
-	add.s64 %rd3102, %rd3102, %rd3073;
-	add.s64 %rd3103, %rd3103, %rd3073;
-	add.s64 %rd3104, %rd3104, %rd3073;
-	add.s64 %rd3105, %rd3105, %rd3073;
-	add.s64 %rd3106, %rd3106, %rd3073;
-	add.s64 %rd3107, %rd3107, %rd3073;
-	add.s64 %rd3108, %rd3108, %rd3073;
-	add.s64 %rd3109, %rd3109, %rd3073;
-	add.s64 %rd3110, %rd3110, %rd3073;
-	add.s64 %rd3111, %rd3111, %rd3073;
-	add.s64 %rd3112, %rd3112, %rd3073;
-	add.s64 %rd3113, %rd3113, %rd3073;
-	add.s64 %rd3114, %rd3114, %rd3073;
-	add.s64 %rd3115, %rd3115, %rd3073;
-	add.s64 %rd3116, %rd3116, %rd3073;
-	add.s64 %rd3117, %rd3117, %rd3073;
-	add.s64 %rd3118, %rd3118, %rd3073;
-	add.s64 %rd3119, %rd3119, %rd3073;
-	add.s64 %rd3120, %rd3120, %rd3073;
-	add.s64 %rd3121, %rd3121, %rd3073;
-	add.s64 %rd3122, %rd3122, %rd3073;
-	add.s64 %rd3123, %rd3123, %rd3073;
-	add.s64 %rd3124, %rd3124, %rd3073;
-	add.s64 %rd3125, %rd3125, %rd3073;
-	add.s64 %rd3126, %rd3126, %rd3073;
-	add.s64 %rd3127, %rd3127, %rd3073;
-	add.s64 %rd3128, %rd3128, %rd3073;
-	add.s64 %rd3129, %rd3129, %rd3073;
-	add.s64 %rd3130, %rd3130, %rd3073;
-	add.s64 %rd3131, %rd3131, %rd3073;
-	add.s64 %rd3132, %rd3132, %rd3073;
-	add.s64 %rd3133, %rd3133, %rd3073;
-	add.s64 %rd3134, %rd3134, %rd3073;
-	add.s64 %rd3135, %rd3135, %rd3073;
-	add.s64 %rd3136, %rd3136, %rd3073;
-	add.s64 %rd3137, %rd3137, %rd3073;
-	add.s64 %rd3138, %rd3138, %rd3073;
-	add.s64 %rd3139, %rd3139, %rd3073;
-	add.s64 %rd3140, %rd3140, %rd3073;
-	add.s64 %rd3141, %rd3141, %rd3073;
-	add.s64 %rd3142, %rd3142, %rd3073;
-	add.s64 %rd3143, %rd3143, %rd3073;
-	add.s64 %rd3144, %rd3144, %rd3073;
-	add.s64 %rd3145, %rd3145, %rd3073;
-	add.s64 %rd3146, %rd3146, %rd3073;
-	add.s64 %rd3147, %rd3147, %rd3073;
-	add.s64 %rd3148, %rd3148, %rd3073;
-	add.s64 %rd3149, %rd3149, %rd3073;
-	add.s64 %rd3150, %rd3150, %rd3073;
-	add.s64 %rd3151, %rd3151, %rd3073;
-	add.s64 %rd3152, %rd3152, %rd3073;
-	add.s64 %rd3153, %rd3153, %rd3073;
-	add.s64 %rd3154, %rd3154, %rd3073;
-	add.s64 %rd3155, %rd3155, %rd3073;
-	add.s64 %rd3156, %rd3156, %rd3073;
-	add.s64 %rd3157, %rd3157, %rd3073;
-	add.s64 %rd3158, %rd3158, %rd3073;
-	add.s64 %rd3159, %rd3159, %rd3073;
-	add.s64 %rd3160, %rd3160, %rd3073;
-	add.s64 %rd3161, %rd3161, %rd3073;
-	add.s64 %rd3162, %rd3162, %rd3073;
-	add.s64 %rd3163, %rd3163, %rd3073;
-	add.s64 %rd3164, %rd3164, %rd3073;
-	add.s64 %rd3165, %rd3165, %rd3073;
-	add.s64 %rd3166, %rd3166, %rd3073;
-	add.s64 %rd3167, %rd3167, %rd3073;
-	add.s64 %rd3168, %rd3168, %rd3073;
-	add.s64 %rd3169, %rd3169, %rd3073;
-	add.s64 %rd3170, %rd3170, %rd3073;
-	add.s64 %rd3171, %rd3171, %rd3073;
-	add.s64 %rd3172, %rd3172, %rd3073;
-	add.s64 %rd3173, %rd3173, %rd3073;
-	add.s64 %rd3174, %rd3174, %rd3073;
-	add.s64 %rd3175, %rd3175, %rd3073;
-	add.s64 %rd3176, %rd3176, %rd3073;
-	add.s64 %rd3177, %rd3177, %rd3073;
-	add.s64 %rd3178, %rd3178, %rd3073;
-	add.s64 %rd3179, %rd3179, %rd3073;
-	add.s64 %rd3180, %rd3180, %rd3073;
-	add.s64 %rd3181, %rd3181, %rd3073;
-	add.s64 %rd3182, %rd3182, %rd3073;
-	add.s64 %rd3183, %rd3183, %rd3073;
-	add.s64 %rd3184, %rd3184, %rd3073;
-	add.s64 %rd3185, %rd3185, %rd3073;
-	add.s64 %rd3186, %rd3186, %rd3073;
-	add.s64 %rd3187, %rd3187, %rd3073;
-	add.s64 %rd3188, %rd3188, %rd3073;
-	add.s64 %rd3189, %rd3189, %rd3073;
-	add.s64 %rd3190, %rd3190, %rd3073;
-	add.s64 %rd3191, %rd3191, %rd3073;
-	add.s64 %rd3192, %rd3192, %rd3073;
-	add.s64 %rd3193, %rd3193, %rd3073;
-	add.s64 %rd3194, %rd3194, %rd3073;
-	add.s64 %rd3195, %rd3195, %rd3073;
-	add.s64 %rd3196, %rd3196, %rd3073;
-	add.s64 %rd3197, %rd3197, %rd3073;
-	add.s64 %rd3198, %rd3198, %rd3073;
-	add.s64 %rd3199, %rd3199, %rd3073;
-	add.s64 %rd3200, %rd3200, %rd3073;
-	add.s64 %rd3201, %rd3201, %rd3073;
-	add.s64 %rd3202, %rd3202, %rd3073;
-	add.s64 %rd3203, %rd3203, %rd3073;
-	add.s64 %rd3204, %rd3204, %rd3073;
-	add.s64 %rd3205, %rd3205, %rd3073;
-	add.s64 %rd3206, %rd3206, %rd3073;
-	add.s64 %rd3207, %rd3207, %rd3073;
-	add.s64 %rd3208, %rd3208, %rd3073;
-	add.s64 %rd3209, %rd3209, %rd3073;
-	add.s64 %rd3210, %rd3210, %rd3073;
-	add.s64 %rd3211, %rd3211, %rd3073;
-	add.s64 %rd3212, %rd3212, %rd3073;
-	add.s64 %rd3213, %rd3213, %rd3073;
-	add.s64 %rd3214, %rd3214, %rd3073;
-	add.s64 %rd3215, %rd3215, %rd3073;
-	add.s64 %rd3216, %rd3216, %rd3073;
-	add.s64 %rd3217, %rd3217, %rd3073;
-	add.s64 %rd3218, %rd3218, %rd3073;
-	add.s64 %rd3219, %rd3219, %rd3073;
-	add.s64 %rd3220, %rd3220, %rd3073;
-	add.s64 %rd3221, %rd3221, %rd3073;
-	add.s64 %rd3222, %rd3222, %rd3073;
-	add.s64 %rd3223, %rd3223, %rd3073;
-	add.s64 %rd3224, %rd3224, %rd3073;
-	add.s64 %rd3225, %rd3225, %rd3073;
-	add.s64 %rd3226, %rd3226, %rd3073;
-	add.s64 %rd3227, %rd3227, %rd3073;
-	add.s64 %rd3228, %rd3228, %rd3073;
-	add.s64 %rd3229, %rd3229, %rd3073;
-	add.s64 %rd3230, %rd3230, %rd3073;
-	add.s64 %rd3231, %rd3231, %rd3073;
-	add.s64 %rd3232, %rd3232, %rd3073;
-	add.s64 %rd3233, %rd3233, %rd3073;
-	add.s64 %rd3234, %rd3234, %rd3073;
-	add.s64 %rd3235, %rd3235, %rd3073;
-	add.s64 %rd3236, %rd3236, %rd3073;
-	add.s64 %rd3237, %rd3237, %rd3073;
-	add.s64 %rd3238, %rd3238, %rd3073;
-	add.s64 %rd3239, %rd3239, %rd3073;
-	add.s64 %rd3240, %rd3240, %rd3073;
-	add.s64 %rd3241, %rd3241, %rd3073;
-	add.s64 %rd3242, %rd3242, %rd3073;
-	add.s64 %rd3243, %rd3243, %rd3073;
-	add.s64 %rd3244, %rd3244, %rd3073;
-	add.s64 %rd3245, %rd3245, %rd3073;
-	add.s64 %rd3246, %rd3246, %rd3073;
-	add.s64 %rd3247, %rd3247, %rd3073;
-	add.s64 %rd3248, %rd3248, %rd3073;
-	add.s64 %rd3249, %rd3249, %rd3073;
-	add.s64 %rd3250, %rd3250, %rd3073;
-	add.s64 %rd3251, %rd3251, %rd3073;
-	add.s64 %rd3252, %rd3252, %rd3073;
-	add.s64 %rd3253, %rd3253, %rd3073;
-	add.s64 %rd3254, %rd3254, %rd3073;
-	add.s64 %rd3255, %rd3255, %rd3073;
-	add.s64 %rd3256, %rd3256, %rd3073;
-	add.s64 %rd3257, %rd3257, %rd3073;
-	add.s64 %rd3258, %rd3258, %rd3073;
-	add.s64 %rd3259, %rd3259, %rd3073;
-	add.s64 %rd3260, %rd3260, %rd3073;
-	add.s64 %rd3261, %rd3261, %rd3073;
-	add.s64 %rd3262, %rd3262, %rd3073;
-	add.s64 %rd3263, %rd3263, %rd3073;
-	add.s64 %rd3264, %rd3264, %rd3073;
-	add.s64 %rd3265, %rd3265, %rd3073;
-	add.s64 %rd3266, %rd3266, %rd3073;
-	add.s64 %rd3267, %rd3267, %rd3073;
-	add.s64 %rd3268, %rd3268, %rd3073;
-	add.s64 %rd3269, %rd3269, %rd3073;
-	add.s64 %rd3270, %rd3270, %rd3073;
-	add.s64 %rd3271, %rd3271, %rd3073;
-	add.s64 %rd3272, %rd3272, %rd3073;
-	add.s64 %rd3273, %rd3273, %rd3073;
-	add.s64 %rd3274, %rd3274, %rd3073;
-	add.s64 %rd3275, %rd3275, %rd3073;
-	add.s64 %rd3276, %rd3276, %rd3073;
-	add.s64 %rd3277, %rd3277, %rd3073;
-	add.s64 %rd3278, %rd3278, %rd3073;
-	add.s64 %rd3279, %rd3279, %rd3073;
-	add.s64 %rd3280, %rd3280, %rd3073;
-	add.s64 %rd3281, %rd3281, %rd3073;
-	add.s64 %rd3282, %rd3282, %rd3073;
-	add.s64 %rd3283, %rd3283, %rd3073;
-	add.s64 %rd3284, %rd3284, %rd3073;
-	add.s64 %rd3285, %rd3285, %rd3073;
-	add.s64 %rd3286, %rd3286, %rd3073;
-	add.s64 %rd3287, %rd3287, %rd3073;
-	add.s64 %rd3288, %rd3288, %rd3073;
-	add.s64 %rd3289, %rd3289, %rd3073;
-	add.s64 %rd3290, %rd3290, %rd3073;
-	add.s64 %rd3291, %rd3291, %rd3073;
-	add.s64 %rd3292, %rd3292, %rd3073;
-	add.s64 %rd3293, %rd3293, %rd3073;
-	add.s64 %rd3294, %rd3294, %rd3073;
-	add.s64 %rd3295, %rd3295, %rd3073;
-	add.s64 %rd3296, %rd3296, %rd3073;
-	add.s64 %rd3297, %rd3297, %rd3073;
-	add.s64 %rd3298, %rd3298, %rd3073;
-	add.s64 %rd3299, %rd3299, %rd3073;
-	add.s64 %rd3300, %rd3300, %rd3073;
-	add.s64 %rd3301, %rd3301, %rd3073;
-	add.s64 %rd3302, %rd3302, %rd3073;
-	add.s64 %rd3303, %rd3303, %rd3073;
-	add.s64 %rd3304, %rd3304, %rd3073;
-	add.s64 %rd3305, %rd3305, %rd3073;
-	add.s64 %rd3306, %rd3306, %rd3073;
-	add.s64 %rd3307, %rd3307, %rd3073;
-	add.s64 %rd3308, %rd3308, %rd3073;
-	add.s64 %rd3309, %rd3309, %rd3073;
-	add.s64 %rd3310, %rd3310, %rd3073;
-	add.s64 %rd3311, %rd3311, %rd3073;
-	add.s64 %rd3312, %rd3312, %rd3073;
-	add.s64 %rd3313, %rd3313, %rd3073;
-	add.s64 %rd3314, %rd3314, %rd3073;
-	add.s64 %rd3315, %rd3315, %rd3073;
-	add.s64 %rd3316, %rd3316, %rd3073;
-	add.s64 %rd3317, %rd3317, %rd3073;
-	add.s64 %rd3318, %rd3318, %rd3073;
-	add.s64 %rd3319, %rd3319, %rd3073;
-	add.s64 %rd3320, %rd3320, %rd3073;
-	add.s64 %rd3321, %rd3321, %rd3073;
-	add.s64 %rd3322, %rd3322, %rd3073;
-	add.s64 %rd3323, %rd3323, %rd3073;
-	add.s64 %rd3324, %rd3324, %rd3073;
-	add.s64 %rd3325, %rd3325, %rd3073;
-	add.s64 %rd3326, %rd3326, %rd3073;
-	add.s64 %rd3327, %rd3327, %rd3073;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd6905, %rd6905, %rd6906;
+	add.s64 %rd6907, %rd6907, %rd6906;
+	add.s64 %rd6908, %rd6908, %rd6906;
+	add.s64 %rd6909, %rd6909, %rd6906;
+	add.s64 %rd6910, %rd6910, %rd6906;
+	add.s64 %rd6911, %rd6911, %rd6906;
+	add.s64 %rd6912, %rd6912, %rd6906;
+	add.s64 %rd6913, %rd6913, %rd6906;
+	add.s64 %rd6914, %rd6914, %rd6906;
+	add.s64 %rd6915, %rd6915, %rd6906;
+	add.s64 %rd6916, %rd6916, %rd6906;
+	add.s64 %rd6917, %rd6917, %rd6906;
+	add.s64 %rd6918, %rd6918, %rd6906;
+	add.s64 %rd6919, %rd6919, %rd6906;
+	add.s64 %rd6920, %rd6920, %rd6906;
+	add.s64 %rd6921, %rd6921, %rd6906;
+	add.s64 %rd6922, %rd6922, %rd6906;
+	add.s64 %rd6923, %rd6923, %rd6906;
+	add.s64 %rd6924, %rd6924, %rd6906;
+	add.s64 %rd6925, %rd6925, %rd6906;
+	add.s64 %rd6926, %rd6926, %rd6906;
+	add.s64 %rd6927, %rd6927, %rd6906;
+	add.s64 %rd6928, %rd6928, %rd6906;
+	add.s64 %rd6929, %rd6929, %rd6906;
+	add.s64 %rd6930, %rd6930, %rd6906;
+	add.s64 %rd6931, %rd6931, %rd6906;
+	add.s64 %rd6932, %rd6932, %rd6906;
+	add.s64 %rd6933, %rd6933, %rd6906;
+	add.s64 %rd6934, %rd6934, %rd6906;
+	add.s64 %rd6935, %rd6935, %rd6906;
+	add.s64 %rd6936, %rd6936, %rd6906;
+	add.s64 %rd6937, %rd6937, %rd6906;
+	add.s64 %rd6938, %rd6938, %rd6906;
+	add.s64 %rd6939, %rd6939, %rd6906;
+	add.s64 %rd6940, %rd6940, %rd6906;
+	add.s64 %rd6941, %rd6941, %rd6906;
+	add.s64 %rd6942, %rd6942, %rd6906;
+	add.s64 %rd6943, %rd6943, %rd6906;
+	add.s64 %rd6944, %rd6944, %rd6906;
+	add.s64 %rd6945, %rd6945, %rd6906;
+	add.s64 %rd6946, %rd6946, %rd6906;
+	add.s64 %rd6947, %rd6947, %rd6906;
+	add.s64 %rd6948, %rd6948, %rd6906;
+	add.s64 %rd6949, %rd6949, %rd6906;
+	add.s64 %rd6950, %rd6950, %rd6906;
+	add.s64 %rd6951, %rd6951, %rd6906;
+	add.s64 %rd6952, %rd6952, %rd6906;
+	add.s64 %rd6953, %rd6953, %rd6906;
+	add.s64 %rd6954, %rd6954, %rd6906;
+	add.s64 %rd6955, %rd6955, %rd6906;
+	add.s64 %rd6956, %rd6956, %rd6906;
+	add.s64 %rd6957, %rd6957, %rd6906;
+	add.s64 %rd6958, %rd6958, %rd6906;
+	add.s64 %rd6959, %rd6959, %rd6906;
+	add.s64 %rd6960, %rd6960, %rd6906;
+	add.s64 %rd6961, %rd6961, %rd6906;
+	add.s64 %rd6962, %rd6962, %rd6906;
+	add.s64 %rd6963, %rd6963, %rd6906;
+	add.s64 %rd6964, %rd6964, %rd6906;
+	add.s64 %rd6965, %rd6965, %rd6906;
+	add.s64 %rd6966, %rd6966, %rd6906;
+	add.s64 %rd6967, %rd6967, %rd6906;
+	add.s64 %rd6968, %rd6968, %rd6906;
+	add.s64 %rd6969, %rd6969, %rd6906;
+	add.s64 %rd6970, %rd6970, %rd6906;
+	add.s64 %rd6971, %rd6971, %rd6906;
+	add.s64 %rd6972, %rd6972, %rd6906;
+	add.s64 %rd6973, %rd6973, %rd6906;
+	add.s64 %rd6974, %rd6974, %rd6906;
+	add.s64 %rd6975, %rd6975, %rd6906;
+	add.s64 %rd6976, %rd6976, %rd6906;
+	add.s64 %rd6977, %rd6977, %rd6906;
+	add.s64 %rd6978, %rd6978, %rd6906;
+	add.s64 %rd6979, %rd6979, %rd6906;
+	add.s64 %rd6980, %rd6980, %rd6906;
+	add.s64 %rd6981, %rd6981, %rd6906;
+	add.s64 %rd6982, %rd6982, %rd6906;
+	add.s64 %rd6983, %rd6983, %rd6906;
+	add.s64 %rd6984, %rd6984, %rd6906;
+	add.s64 %rd6985, %rd6985, %rd6906;
+	add.s64 %rd6986, %rd6986, %rd6906;
+	add.s64 %rd6987, %rd6987, %rd6906;
+	add.s64 %rd6988, %rd6988, %rd6906;
+	add.s64 %rd6989, %rd6989, %rd6906;
+	add.s64 %rd6990, %rd6990, %rd6906;
+	add.s64 %rd6991, %rd6991, %rd6906;
+	add.s64 %rd6992, %rd6992, %rd6906;
+	add.s64 %rd6993, %rd6993, %rd6906;
+	add.s64 %rd6994, %rd6994, %rd6906;
+	add.s64 %rd6995, %rd6995, %rd6906;
+	add.s64 %rd6996, %rd6996, %rd6906;
+	add.s64 %rd6997, %rd6997, %rd6906;
+	add.s64 %rd6998, %rd6998, %rd6906;
+	add.s64 %rd6999, %rd6999, %rd6906;
+	add.s64 %rd7000, %rd7000, %rd6906;
+	add.s64 %rd7001, %rd7001, %rd6906;
+	add.s64 %rd7002, %rd7002, %rd6906;
+	add.s64 %rd7003, %rd7003, %rd6906;
+	add.s64 %rd7004, %rd7004, %rd6906;
+	add.s64 %rd7005, %rd7005, %rd6906;
+	add.s64 %rd7006, %rd7006, %rd6906;
+	add.s64 %rd7007, %rd7007, %rd6906;
+	add.s64 %rd7008, %rd7008, %rd6906;
+	add.s64 %rd7009, %rd7009, %rd6906;
+	add.s64 %rd7010, %rd7010, %rd6906;
+	add.s64 %rd7011, %rd7011, %rd6906;
+	add.s64 %rd7012, %rd7012, %rd6906;
+	add.s64 %rd7013, %rd7013, %rd6906;
+	add.s64 %rd7014, %rd7014, %rd6906;
+	add.s64 %rd7015, %rd7015, %rd6906;
+	add.s64 %rd7016, %rd7016, %rd6906;
+	add.s64 %rd7017, %rd7017, %rd6906;
+	add.s64 %rd7018, %rd7018, %rd6906;
+	add.s64 %rd7019, %rd7019, %rd6906;
+	add.s64 %rd7020, %rd7020, %rd6906;
+	add.s64 %rd7021, %rd7021, %rd6906;
+	add.s64 %rd7022, %rd7022, %rd6906;
+	add.s64 %rd7023, %rd7023, %rd6906;
+	add.s64 %rd7024, %rd7024, %rd6906;
+	add.s64 %rd7025, %rd7025, %rd6906;
+	add.s64 %rd7026, %rd7026, %rd6906;
+	add.s64 %rd7027, %rd7027, %rd6906;
+	add.s64 %rd7028, %rd7028, %rd6906;
+	add.s64 %rd7029, %rd7029, %rd6906;
+	add.s64 %rd7030, %rd7030, %rd6906;
+	add.s64 %rd7031, %rd7031, %rd6906;
+	add.s64 %rd7032, %rd7032, %rd6906;
+	add.s64 %rd7033, %rd7033, %rd6906;
+	add.s64 %rd7034, %rd7034, %rd6906;
+	add.s64 %rd7035, %rd7035, %rd6906;
+	add.s64 %rd7036, %rd7036, %rd6906;
+	add.s64 %rd7037, %rd7037, %rd6906;
+	add.s64 %rd7038, %rd7038, %rd6906;
+	add.s64 %rd7039, %rd7039, %rd6906;
+	add.s64 %rd7040, %rd7040, %rd6906;
+	add.s64 %rd7041, %rd7041, %rd6906;
+	add.s64 %rd7042, %rd7042, %rd6906;
+	add.s64 %rd7043, %rd7043, %rd6906;
+	add.s64 %rd7044, %rd7044, %rd6906;
+	add.s64 %rd7045, %rd7045, %rd6906;
+	add.s64 %rd7046, %rd7046, %rd6906;
+	add.s64 %rd7047, %rd7047, %rd6906;
+	add.s64 %rd7048, %rd7048, %rd6906;
+	add.s64 %rd7049, %rd7049, %rd6906;
+	add.s64 %rd7050, %rd7050, %rd6906;
+	add.s64 %rd7051, %rd7051, %rd6906;
+	add.s64 %rd7052, %rd7052, %rd6906;
+	add.s64 %rd7053, %rd7053, %rd6906;
+	add.s64 %rd7054, %rd7054, %rd6906;
+	add.s64 %rd7055, %rd7055, %rd6906;
+	add.s64 %rd7056, %rd7056, %rd6906;
+	add.s64 %rd7057, %rd7057, %rd6906;
+	add.s64 %rd7058, %rd7058, %rd6906;
+	add.s64 %rd7059, %rd7059, %rd6906;
+	add.s64 %rd7060, %rd7060, %rd6906;
+	add.s64 %rd7061, %rd7061, %rd6906;
+	add.s64 %rd7062, %rd7062, %rd6906;
+	add.s64 %rd7063, %rd7063, %rd6906;
+	add.s64 %rd7064, %rd7064, %rd6906;
+	add.s64 %rd7065, %rd7065, %rd6906;
+	add.s64 %rd7066, %rd7066, %rd6906;
+	add.s64 %rd7067, %rd7067, %rd6906;
+	add.s64 %rd7068, %rd7068, %rd6906;
+	add.s64 %rd7069, %rd7069, %rd6906;
+	add.s64 %rd7070, %rd7070, %rd6906;
+	add.s64 %rd7071, %rd7071, %rd6906;
+	add.s64 %rd7072, %rd7072, %rd6906;
+	add.s64 %rd7073, %rd7073, %rd6906;
+	add.s64 %rd7074, %rd7074, %rd6906;
+	add.s64 %rd7075, %rd7075, %rd6906;
+	add.s64 %rd7076, %rd7076, %rd6906;
+	add.s64 %rd7077, %rd7077, %rd6906;
+	add.s64 %rd7078, %rd7078, %rd6906;
+	add.s64 %rd7079, %rd7079, %rd6906;
+	add.s64 %rd7080, %rd7080, %rd6906;
+	add.s64 %rd7081, %rd7081, %rd6906;
+	add.s64 %rd7082, %rd7082, %rd6906;
+	add.s64 %rd7083, %rd7083, %rd6906;
+	add.s64 %rd7084, %rd7084, %rd6906;
+	add.s64 %rd7085, %rd7085, %rd6906;
+	add.s64 %rd7086, %rd7086, %rd6906;
+	add.s64 %rd7087, %rd7087, %rd6906;
+	add.s64 %rd7088, %rd7088, %rd6906;
+	add.s64 %rd7089, %rd7089, %rd6906;
+	add.s64 %rd7090, %rd7090, %rd6906;
+	add.s64 %rd7091, %rd7091, %rd6906;
+	add.s64 %rd7092, %rd7092, %rd6906;
+	add.s64 %rd7093, %rd7093, %rd6906;
+	add.s64 %rd7094, %rd7094, %rd6906;
+	add.s64 %rd7095, %rd7095, %rd6906;
+	add.s64 %rd7096, %rd7096, %rd6906;
+	add.s64 %rd7097, %rd7097, %rd6906;
+	add.s64 %rd7098, %rd7098, %rd6906;
+	add.s64 %rd7099, %rd7099, %rd6906;
+	add.s64 %rd7100, %rd7100, %rd6906;
+	add.s64 %rd7101, %rd7101, %rd6906;
+	add.s64 %rd7102, %rd7102, %rd6906;
+	add.s64 %rd7103, %rd7103, %rd6906;
+	add.s64 %rd7104, %rd7104, %rd6906;
+	add.s64 %rd7105, %rd7105, %rd6906;
+	add.s64 %rd7106, %rd7106, %rd6906;
+	add.s64 %rd7107, %rd7107, %rd6906;
+	add.s64 %rd7108, %rd7108, %rd6906;
+	add.s64 %rd7109, %rd7109, %rd6906;
+	add.s64 %rd7110, %rd7110, %rd6906;
+	add.s64 %rd7111, %rd7111, %rd6906;
+	add.s64 %rd7112, %rd7112, %rd6906;
+	add.s64 %rd7113, %rd7113, %rd6906;
+	add.s64 %rd7114, %rd7114, %rd6906;
+	add.s64 %rd7115, %rd7115, %rd6906;
+	add.s64 %rd7116, %rd7116, %rd6906;
+	add.s64 %rd7117, %rd7117, %rd6906;
+	add.s64 %rd7118, %rd7118, %rd6906;
+	add.s64 %rd7119, %rd7119, %rd6906;
+	add.s64 %rd7120, %rd7120, %rd6906;
+	add.s64 %rd7121, %rd7121, %rd6906;
+	add.s64 %rd7122, %rd7122, %rd6906;
+	add.s64 %rd7123, %rd7123, %rd6906;
+	add.s64 %rd7124, %rd7124, %rd6906;
+	add.s64 %rd7125, %rd7125, %rd6906;
+	add.s64 %rd7126, %rd7126, %rd6906;
+	add.s64 %rd7127, %rd7127, %rd6906;
+	add.s64 %rd7128, %rd7128, %rd6906;
+	add.s64 %rd7129, %rd7129, %rd6906;
+	add.s64 %rd7130, %rd7130, %rd6906;
+	add.s64 %rd7131, %rd7131, %rd6906;
+	add.s64 %rd7132, %rd7132, %rd6906;
+	add.s64 %rd7133, %rd7133, %rd6906;
+	add.s64 %rd7134, %rd7134, %rd6906;
+	add.s64 %rd7135, %rd7135, %rd6906;
+	add.s64 %rd7136, %rd7136, %rd6906;
+	add.s64 %rd7137, %rd7137, %rd6906;
+	add.s64 %rd7138, %rd7138, %rd6906;
+	add.s64 %rd7139, %rd7139, %rd6906;
+	add.s64 %rd7140, %rd7140, %rd6906;
+	add.s64 %rd7141, %rd7141, %rd6906;
+	add.s64 %rd7142, %rd7142, %rd6906;
+	add.s64 %rd7143, %rd7143, %rd6906;
+	add.s64 %rd7144, %rd7144, %rd6906;
+	add.s64 %rd7145, %rd7145, %rd6906;
+	add.s64 %rd7146, %rd7146, %rd6906;
+	add.s64 %rd7147, %rd7147, %rd6906;
+	add.s64 %rd7148, %rd7148, %rd6906;
+	add.s64 %rd7149, %rd7149, %rd6906;
+	add.s64 %rd7150, %rd7150, %rd6906;
+	add.s64 %rd7151, %rd7151, %rd6906;
+	add.s64 %rd7152, %rd7152, %rd6906;
+	add.s64 %rd7153, %rd7153, %rd6906;
+	add.s64 %rd7154, %rd7154, %rd6906;
+	add.s64 %rd7155, %rd7155, %rd6906;
+	add.s64 %rd7156, %rd7156, %rd6906;
+	add.s64 %rd7157, %rd7157, %rd6906;
+	add.s64 %rd7158, %rd7158, %rd6906;
+	add.s64 %rd7159, %rd7159, %rd6906;
+	add.s64 %rd7160, %rd7160, %rd6906;
+	bra.uni $L_511;
+$L_514:
 	ret;
+$L_515:
+	cvt.u32.u64 %r2566, %rd12;
+	mov.b32 %r2567, %r2566;
+	mov.b32 %r2572, %r2566;
+	cvt.u32.u64 %r2573, %rd14;
+	mov.b32 %r2574, %r2573;
+	add.s32 %r2575, %r2572, %r2574;
+	mov.b32 %r2580, %r2566;
+	mov.b32 %r2581, %r2573;
+	mul.lo.s32 %r2582, %r2581, 2;
+	add.s32 %r2583, %r2580, %r2582;
+	mov.b32 %r2588, %r2566;
+	mov.b32 %r2589, %r2573;
+	mul.lo.s32 %r2590, %r2589, 3;
+	add.s32 %r2591, %r2588, %r2590;
+	mov.b32 %r2596, %r2566;
+	mov.b32 %r2597, %r2573;
+	mul.lo.s32 %r2598, %r2597, 4;
+	add.s32 %r2599, %r2596, %r2598;
+	mov.b32 %r2604, %r2566;
+	mov.b32 %r2605, %r2573;
+	mul.lo.s32 %r2606, %r2605, 5;
+	add.s32 %r2607, %r2604, %r2606;
+	mov.b32 %r2612, %r2566;
+	mov.b32 %r2613, %r2573;
+	mul.lo.s32 %r2614, %r2613, 6;
+	add.s32 %r2615, %r2612, %r2614;
+	mov.b32 %r2620, %r2566;
+	mov.b32 %r2621, %r2573;
+	mul.lo.s32 %r2622, %r2621, 7;
+	add.s32 %r2623, %r2620, %r2622;
+	mov.b32 %r2628, %r2566;
+	mov.b32 %r2629, %r2573;
+	mul.lo.s32 %r2630, %r2629, 8;
+	add.s32 %r2631, %r2628, %r2630;
+	mov.b32 %r2636, %r2566;
+	mov.b32 %r2637, %r2573;
+	mul.lo.s32 %r2638, %r2637, 9;
+	add.s32 %r2639, %r2636, %r2638;
+	mov.b32 %r2644, %r2566;
+	mov.b32 %r2645, %r2573;
+	mul.lo.s32 %r2646, %r2645, 10;
+	add.s32 %r2647, %r2644, %r2646;
+	mov.b32 %r2652, %r2566;
+	mov.b32 %r2653, %r2573;
+	mul.lo.s32 %r2654, %r2653, 11;
+	add.s32 %r2655, %r2652, %r2654;
+	mov.b32 %r2660, %r2566;
+	mov.b32 %r2661, %r2573;
+	mul.lo.s32 %r2662, %r2661, 12;
+	add.s32 %r2663, %r2660, %r2662;
+	mov.b32 %r2668, %r2566;
+	mov.b32 %r2669, %r2573;
+	mul.lo.s32 %r2670, %r2669, 13;
+	add.s32 %r2671, %r2668, %r2670;
+	mov.b32 %r2676, %r2566;
+	mov.b32 %r2677, %r2573;
+	mul.lo.s32 %r2678, %r2677, 14;
+	add.s32 %r2679, %r2676, %r2678;
+	mov.b32 %r2684, %r2566;
+	mov.b32 %r2685, %r2573;
+	mul.lo.s32 %r2686, %r2685, 15;
+	add.s32 %r2687, %r2684, %r2686;
+	mov.b32 %r2692, %r2566;
+	mov.b32 %r2693, %r2573;
+	mul.lo.s32 %r2694, %r2693, 16;
+	add.s32 %r2695, %r2692, %r2694;
+	mov.b32 %r2700, %r2566;
+	mov.b32 %r2701, %r2573;
+	mul.lo.s32 %r2702, %r2701, 17;
+	add.s32 %r2703, %r2700, %r2702;
+	mov.b32 %r2708, %r2566;
+	mov.b32 %r2709, %r2573;
+	mul.lo.s32 %r2710, %r2709, 18;
+	add.s32 %r2711, %r2708, %r2710;
+	mov.b32 %r2716, %r2566;
+	mov.b32 %r2717, %r2573;
+	mul.lo.s32 %r2718, %r2717, 19;
+	add.s32 %r2719, %r2716, %r2718;
+	mov.b32 %r2724, %r2566;
+	mov.b32 %r2725, %r2573;
+	mul.lo.s32 %r2726, %r2725, 20;
+	add.s32 %r2727, %r2724, %r2726;
+	mov.b32 %r2732, %r2566;
+	mov.b32 %r2733, %r2573;
+	mul.lo.s32 %r2734, %r2733, 21;
+	add.s32 %r2735, %r2732, %r2734;
+	mov.b32 %r2740, %r2566;
+	mov.b32 %r2741, %r2573;
+	mul.lo.s32 %r2742, %r2741, 22;
+	add.s32 %r2743, %r2740, %r2742;
+	mov.b32 %r2748, %r2566;
+	mov.b32 %r2749, %r2573;
+	mul.lo.s32 %r2750, %r2749, 23;
+	add.s32 %r2751, %r2748, %r2750;
+	mov.b32 %r2756, %r2566;
+	mov.b32 %r2757, %r2573;
+	mul.lo.s32 %r2758, %r2757, 24;
+	add.s32 %r2759, %r2756, %r2758;
+	mov.b32 %r2764, %r2566;
+	mov.b32 %r2765, %r2573;
+	mul.lo.s32 %r2766, %r2765, 25;
+	add.s32 %r2767, %r2764, %r2766;
+	mov.b32 %r2772, %r2566;
+	mov.b32 %r2773, %r2573;
+	mul.lo.s32 %r2774, %r2773, 26;
+	add.s32 %r2775, %r2772, %r2774;
+	mov.b32 %r2780, %r2566;
+	mov.b32 %r2781, %r2573;
+	mul.lo.s32 %r2782, %r2781, 27;
+	add.s32 %r2783, %r2780, %r2782;
+	mov.b32 %r2788, %r2566;
+	mov.b32 %r2789, %r2573;
+	mul.lo.s32 %r2790, %r2789, 28;
+	add.s32 %r2791, %r2788, %r2790;
+	mov.b32 %r2796, %r2566;
+	mov.b32 %r2797, %r2573;
+	mul.lo.s32 %r2798, %r2797, 29;
+	add.s32 %r2799, %r2796, %r2798;
+	mov.b32 %r2804, %r2566;
+	mov.b32 %r2805, %r2573;
+	mul.lo.s32 %r2806, %r2805, 30;
+	add.s32 %r2807, %r2804, %r2806;
+	mov.b32 %r2812, %r2566;
+	mov.b32 %r2813, %r2573;
+	mul.lo.s32 %r2814, %r2813, 31;
+	add.s32 %r2815, %r2812, %r2814;
+	mov.b32 %r2820, %r2566;
+	mov.b32 %r2821, %r2573;
+	mul.lo.s32 %r2822, %r2821, 32;
+	add.s32 %r2823, %r2820, %r2822;
+	mov.b32 %r2828, %r2566;
+	mov.b32 %r2829, %r2573;
+	mul.lo.s32 %r2830, %r2829, 33;
+	add.s32 %r2831, %r2828, %r2830;
+	mov.b32 %r2836, %r2566;
+	mov.b32 %r2837, %r2573;
+	mul.lo.s32 %r2838, %r2837, 34;
+	add.s32 %r2839, %r2836, %r2838;
+	mov.b32 %r2844, %r2566;
+	mov.b32 %r2845, %r2573;
+	mul.lo.s32 %r2846, %r2845, 35;
+	add.s32 %r2847, %r2844, %r2846;
+	mov.b32 %r2852, %r2566;
+	mov.b32 %r2853, %r2573;
+	mul.lo.s32 %r2854, %r2853, 36;
+	add.s32 %r2855, %r2852, %r2854;
+	mov.b32 %r2860, %r2566;
+	mov.b32 %r2861, %r2573;
+	mul.lo.s32 %r2862, %r2861, 37;
+	add.s32 %r2863, %r2860, %r2862;
+	mov.b32 %r2868, %r2566;
+	mov.b32 %r2869, %r2573;
+	mul.lo.s32 %r2870, %r2869, 38;
+	add.s32 %r2871, %r2868, %r2870;
+	mov.b32 %r2876, %r2566;
+	mov.b32 %r2877, %r2573;
+	mul.lo.s32 %r2878, %r2877, 39;
+	add.s32 %r2879, %r2876, %r2878;
+	mov.b32 %r2884, %r2566;
+	mov.b32 %r2885, %r2573;
+	mul.lo.s32 %r2886, %r2885, 40;
+	add.s32 %r2887, %r2884, %r2886;
+	mov.b32 %r2892, %r2566;
+	mov.b32 %r2893, %r2573;
+	mul.lo.s32 %r2894, %r2893, 41;
+	add.s32 %r2895, %r2892, %r2894;
+	mov.b32 %r2900, %r2566;
+	mov.b32 %r2901, %r2573;
+	mul.lo.s32 %r2902, %r2901, 42;
+	add.s32 %r2903, %r2900, %r2902;
+	mov.b32 %r2908, %r2566;
+	mov.b32 %r2909, %r2573;
+	mul.lo.s32 %r2910, %r2909, 43;
+	add.s32 %r2911, %r2908, %r2910;
+	mov.b32 %r2916, %r2566;
+	mov.b32 %r2917, %r2573;
+	mul.lo.s32 %r2918, %r2917, 44;
+	add.s32 %r2919, %r2916, %r2918;
+	mov.b32 %r2924, %r2566;
+	mov.b32 %r2925, %r2573;
+	mul.lo.s32 %r2926, %r2925, 45;
+	add.s32 %r2927, %r2924, %r2926;
+	mov.b32 %r2932, %r2566;
+	mov.b32 %r2933, %r2573;
+	mul.lo.s32 %r2934, %r2933, 46;
+	add.s32 %r2935, %r2932, %r2934;
+	mov.b32 %r2940, %r2566;
+	mov.b32 %r2941, %r2573;
+	mul.lo.s32 %r2942, %r2941, 47;
+	add.s32 %r2943, %r2940, %r2942;
+	mov.b32 %r2948, %r2566;
+	mov.b32 %r2949, %r2573;
+	mul.lo.s32 %r2950, %r2949, 48;
+	add.s32 %r2951, %r2948, %r2950;
+	mov.b32 %r2956, %r2566;
+	mov.b32 %r2957, %r2573;
+	mul.lo.s32 %r2958, %r2957, 49;
+	add.s32 %r2959, %r2956, %r2958;
+	mov.b32 %r2964, %r2566;
+	mov.b32 %r2965, %r2573;
+	mul.lo.s32 %r2966, %r2965, 50;
+	add.s32 %r2967, %r2964, %r2966;
+	mov.b32 %r2972, %r2566;
+	mov.b32 %r2973, %r2573;
+	mul.lo.s32 %r2974, %r2973, 51;
+	add.s32 %r2975, %r2972, %r2974;
+	mov.b32 %r2980, %r2566;
+	mov.b32 %r2981, %r2573;
+	mul.lo.s32 %r2982, %r2981, 52;
+	add.s32 %r2983, %r2980, %r2982;
+	mov.b32 %r2988, %r2566;
+	mov.b32 %r2989, %r2573;
+	mul.lo.s32 %r2990, %r2989, 53;
+	add.s32 %r2991, %r2988, %r2990;
+	mov.b32 %r2996, %r2566;
+	mov.b32 %r2997, %r2573;
+	mul.lo.s32 %r2998, %r2997, 54;
+	add.s32 %r2999, %r2996, %r2998;
+	mov.b32 %r3004, %r2566;
+	mov.b32 %r3005, %r2573;
+	mul.lo.s32 %r3006, %r3005, 55;
+	add.s32 %r3007, %r3004, %r3006;
+	mov.b32 %r3012, %r2566;
+	mov.b32 %r3013, %r2573;
+	mul.lo.s32 %r3014, %r3013, 56;
+	add.s32 %r3015, %r3012, %r3014;
+	mov.b32 %r3020, %r2566;
+	mov.b32 %r3021, %r2573;
+	mul.lo.s32 %r3022, %r3021, 57;
+	add.s32 %r3023, %r3020, %r3022;
+	mov.b32 %r3028, %r2566;
+	mov.b32 %r3029, %r2573;
+	mul.lo.s32 %r3030, %r3029, 58;
+	add.s32 %r3031, %r3028, %r3030;
+	mov.b32 %r3036, %r2566;
+	mov.b32 %r3037, %r2573;
+	mul.lo.s32 %r3038, %r3037, 59;
+	add.s32 %r3039, %r3036, %r3038;
+	mov.b32 %r3044, %r2566;
+	mov.b32 %r3045, %r2573;
+	mul.lo.s32 %r3046, %r3045, 60;
+	add.s32 %r3047, %r3044, %r3046;
+	mov.b32 %r3052, %r2566;
+	mov.b32 %r3053, %r2573;
+	mul.lo.s32 %r3054, %r3053, 61;
+	add.s32 %r3055, %r3052, %r3054;
+	mov.b32 %r3060, %r2566;
+	mov.b32 %r3061, %r2573;
+	mul.lo.s32 %r3062, %r3061, 62;
+	add.s32 %r3063, %r3060, %r3062;
+	mov.b32 %r3068, %r2566;
+	mov.b32 %r3069, %r2573;
+	mul.lo.s32 %r3070, %r3069, 63;
+	add.s32 %r3071, %r3068, %r3070;
+	mov.b32 %r3076, %r2566;
+	mov.b32 %r3077, %r2573;
+	mul.lo.s32 %r3078, %r3077, 64;
+	add.s32 %r3079, %r3076, %r3078;
+	mov.b32 %r3084, %r2566;
+	mov.b32 %r3085, %r2573;
+	mul.lo.s32 %r3086, %r3085, 65;
+	add.s32 %r3087, %r3084, %r3086;
+	mov.b32 %r3092, %r2566;
+	mov.b32 %r3093, %r2573;
+	mul.lo.s32 %r3094, %r3093, 66;
+	add.s32 %r3095, %r3092, %r3094;
+	mov.b32 %r3100, %r2566;
+	mov.b32 %r3101, %r2573;
+	mul.lo.s32 %r3102, %r3101, 67;
+	add.s32 %r3103, %r3100, %r3102;
+	mov.b32 %r3108, %r2566;
+	mov.b32 %r3109, %r2573;
+	mul.lo.s32 %r3110, %r3109, 68;
+	add.s32 %r3111, %r3108, %r3110;
+	mov.b32 %r3116, %r2566;
+	mov.b32 %r3117, %r2573;
+	mul.lo.s32 %r3118, %r3117, 69;
+	add.s32 %r3119, %r3116, %r3118;
+	mov.b32 %r3124, %r2566;
+	mov.b32 %r3125, %r2573;
+	mul.lo.s32 %r3126, %r3125, 70;
+	add.s32 %r3127, %r3124, %r3126;
+	mov.b32 %r3132, %r2566;
+	mov.b32 %r3133, %r2573;
+	mul.lo.s32 %r3134, %r3133, 71;
+	add.s32 %r3135, %r3132, %r3134;
+	mov.b32 %r3140, %r2566;
+	mov.b32 %r3141, %r2573;
+	mul.lo.s32 %r3142, %r3141, 72;
+	add.s32 %r3143, %r3140, %r3142;
+	mov.b32 %r3148, %r2566;
+	mov.b32 %r3149, %r2573;
+	mul.lo.s32 %r3150, %r3149, 73;
+	add.s32 %r3151, %r3148, %r3150;
+	mov.b32 %r3156, %r2566;
+	mov.b32 %r3157, %r2573;
+	mul.lo.s32 %r3158, %r3157, 74;
+	add.s32 %r3159, %r3156, %r3158;
+	mov.b32 %r3164, %r2566;
+	mov.b32 %r3165, %r2573;
+	mul.lo.s32 %r3166, %r3165, 75;
+	add.s32 %r3167, %r3164, %r3166;
+	mov.b32 %r3172, %r2566;
+	mov.b32 %r3173, %r2573;
+	mul.lo.s32 %r3174, %r3173, 76;
+	add.s32 %r3175, %r3172, %r3174;
+	mov.b32 %r3180, %r2566;
+	mov.b32 %r3181, %r2573;
+	mul.lo.s32 %r3182, %r3181, 77;
+	add.s32 %r3183, %r3180, %r3182;
+	mov.b32 %r3188, %r2566;
+	mov.b32 %r3189, %r2573;
+	mul.lo.s32 %r3190, %r3189, 78;
+	add.s32 %r3191, %r3188, %r3190;
+	mov.b32 %r3196, %r2566;
+	mov.b32 %r3197, %r2573;
+	mul.lo.s32 %r3198, %r3197, 79;
+	add.s32 %r3199, %r3196, %r3198;
+	mov.b32 %r3204, %r2566;
+	mov.b32 %r3205, %r2573;
+	mul.lo.s32 %r3206, %r3205, 80;
+	add.s32 %r3207, %r3204, %r3206;
+	mov.b32 %r3212, %r2566;
+	mov.b32 %r3213, %r2573;
+	mul.lo.s32 %r3214, %r3213, 81;
+	add.s32 %r3215, %r3212, %r3214;
+	mov.b32 %r3220, %r2566;
+	mov.b32 %r3221, %r2573;
+	mul.lo.s32 %r3222, %r3221, 82;
+	add.s32 %r3223, %r3220, %r3222;
+	mov.b32 %r3228, %r2566;
+	mov.b32 %r3229, %r2573;
+	mul.lo.s32 %r3230, %r3229, 83;
+	add.s32 %r3231, %r3228, %r3230;
+	mov.b32 %r3236, %r2566;
+	mov.b32 %r3237, %r2573;
+	mul.lo.s32 %r3238, %r3237, 84;
+	add.s32 %r3239, %r3236, %r3238;
+	mov.b32 %r3244, %r2566;
+	mov.b32 %r3245, %r2573;
+	mul.lo.s32 %r3246, %r3245, 85;
+	add.s32 %r3247, %r3244, %r3246;
+	mov.b32 %r3252, %r2566;
+	mov.b32 %r3253, %r2573;
+	mul.lo.s32 %r3254, %r3253, 86;
+	add.s32 %r3255, %r3252, %r3254;
+	mov.b32 %r3260, %r2566;
+	mov.b32 %r3261, %r2573;
+	mul.lo.s32 %r3262, %r3261, 87;
+	add.s32 %r3263, %r3260, %r3262;
+	mov.b32 %r3268, %r2566;
+	mov.b32 %r3269, %r2573;
+	mul.lo.s32 %r3270, %r3269, 88;
+	add.s32 %r3271, %r3268, %r3270;
+	mov.b32 %r3276, %r2566;
+	mov.b32 %r3277, %r2573;
+	mul.lo.s32 %r3278, %r3277, 89;
+	add.s32 %r3279, %r3276, %r3278;
+	mov.b32 %r3284, %r2566;
+	mov.b32 %r3285, %r2573;
+	mul.lo.s32 %r3286, %r3285, 90;
+	add.s32 %r3287, %r3284, %r3286;
+	mov.b32 %r3292, %r2566;
+	mov.b32 %r3293, %r2573;
+	mul.lo.s32 %r3294, %r3293, 91;
+	add.s32 %r3295, %r3292, %r3294;
+	mov.b32 %r3300, %r2566;
+	mov.b32 %r3301, %r2573;
+	mul.lo.s32 %r3302, %r3301, 92;
+	add.s32 %r3303, %r3300, %r3302;
+	mov.b32 %r3308, %r2566;
+	mov.b32 %r3309, %r2573;
+	mul.lo.s32 %r3310, %r3309, 93;
+	add.s32 %r3311, %r3308, %r3310;
+	mov.b32 %r3316, %r2566;
+	mov.b32 %r3317, %r2573;
+	mul.lo.s32 %r3318, %r3317, 94;
+	add.s32 %r3319, %r3316, %r3318;
+	mov.b32 %r3324, %r2566;
+	mov.b32 %r3325, %r2573;
+	mul.lo.s32 %r3326, %r3325, 95;
+	add.s32 %r3327, %r3324, %r3326;
+	mov.b32 %r3332, %r2566;
+	mov.b32 %r3333, %r2573;
+	mul.lo.s32 %r3334, %r3333, 96;
+	add.s32 %r3335, %r3332, %r3334;
+	mov.b32 %r3340, %r2566;
+	mov.b32 %r3341, %r2573;
+	mul.lo.s32 %r3342, %r3341, 97;
+	add.s32 %r3343, %r3340, %r3342;
+	mov.b32 %r3348, %r2566;
+	mov.b32 %r3349, %r2573;
+	mul.lo.s32 %r3350, %r3349, 98;
+	add.s32 %r3351, %r3348, %r3350;
+	mov.b32 %r3356, %r2566;
+	mov.b32 %r3357, %r2573;
+	mul.lo.s32 %r3358, %r3357, 99;
+	add.s32 %r3359, %r3356, %r3358;
+	mov.b32 %r3364, %r2566;
+	mov.b32 %r3365, %r2573;
+	mul.lo.s32 %r3366, %r3365, 100;
+	add.s32 %r3367, %r3364, %r3366;
+	mov.b32 %r3372, %r2566;
+	mov.b32 %r3373, %r2573;
+	mul.lo.s32 %r3374, %r3373, 101;
+	add.s32 %r3375, %r3372, %r3374;
+	mov.b32 %r3380, %r2566;
+	mov.b32 %r3381, %r2573;
+	mul.lo.s32 %r3382, %r3381, 102;
+	add.s32 %r3383, %r3380, %r3382;
+	mov.b32 %r3388, %r2566;
+	mov.b32 %r3389, %r2573;
+	mul.lo.s32 %r3390, %r3389, 103;
+	add.s32 %r3391, %r3388, %r3390;
+	mov.b32 %r3396, %r2566;
+	mov.b32 %r3397, %r2573;
+	mul.lo.s32 %r3398, %r3397, 104;
+	add.s32 %r3399, %r3396, %r3398;
+	mov.b32 %r3404, %r2566;
+	mov.b32 %r3405, %r2573;
+	mul.lo.s32 %r3406, %r3405, 105;
+	add.s32 %r3407, %r3404, %r3406;
+	mov.b32 %r3412, %r2566;
+	mov.b32 %r3413, %r2573;
+	mul.lo.s32 %r3414, %r3413, 106;
+	add.s32 %r3415, %r3412, %r3414;
+	mov.b32 %r3420, %r2566;
+	mov.b32 %r3421, %r2573;
+	mul.lo.s32 %r3422, %r3421, 107;
+	add.s32 %r3423, %r3420, %r3422;
+	mov.b32 %r3428, %r2566;
+	mov.b32 %r3429, %r2573;
+	mul.lo.s32 %r3430, %r3429, 108;
+	add.s32 %r3431, %r3428, %r3430;
+	mov.b32 %r3436, %r2566;
+	mov.b32 %r3437, %r2573;
+	mul.lo.s32 %r3438, %r3437, 109;
+	add.s32 %r3439, %r3436, %r3438;
+	mov.b32 %r3444, %r2566;
+	mov.b32 %r3445, %r2573;
+	mul.lo.s32 %r3446, %r3445, 110;
+	add.s32 %r3447, %r3444, %r3446;
+	mov.b32 %r3452, %r2566;
+	mov.b32 %r3453, %r2573;
+	mul.lo.s32 %r3454, %r3453, 111;
+	add.s32 %r3455, %r3452, %r3454;
+	mov.b32 %r3460, %r2566;
+	mov.b32 %r3461, %r2573;
+	mul.lo.s32 %r3462, %r3461, 112;
+	add.s32 %r3463, %r3460, %r3462;
+	mov.b32 %r3468, %r2566;
+	mov.b32 %r3469, %r2573;
+	mul.lo.s32 %r3470, %r3469, 113;
+	add.s32 %r3471, %r3468, %r3470;
+	mov.b32 %r3476, %r2566;
+	mov.b32 %r3477, %r2573;
+	mul.lo.s32 %r3478, %r3477, 114;
+	add.s32 %r3479, %r3476, %r3478;
+	mov.b32 %r3484, %r2566;
+	mov.b32 %r3485, %r2573;
+	mul.lo.s32 %r3486, %r3485, 115;
+	add.s32 %r3487, %r3484, %r3486;
+	mov.b32 %r3492, %r2566;
+	mov.b32 %r3493, %r2573;
+	mul.lo.s32 %r3494, %r3493, 116;
+	add.s32 %r3495, %r3492, %r3494;
+	mov.b32 %r3500, %r2566;
+	mov.b32 %r3501, %r2573;
+	mul.lo.s32 %r3502, %r3501, 117;
+	add.s32 %r3503, %r3500, %r3502;
+	mov.b32 %r3508, %r2566;
+	mov.b32 %r3509, %r2573;
+	mul.lo.s32 %r3510, %r3509, 118;
+	add.s32 %r3511, %r3508, %r3510;
+	mov.b32 %r3516, %r2566;
+	mov.b32 %r3517, %r2573;
+	mul.lo.s32 %r3518, %r3517, 119;
+	add.s32 %r3519, %r3516, %r3518;
+	mov.b32 %r3524, %r2566;
+	mov.b32 %r3525, %r2573;
+	mul.lo.s32 %r3526, %r3525, 120;
+	add.s32 %r3527, %r3524, %r3526;
+	mov.b32 %r3532, %r2566;
+	mov.b32 %r3533, %r2573;
+	mul.lo.s32 %r3534, %r3533, 121;
+	add.s32 %r3535, %r3532, %r3534;
+	mov.b32 %r3540, %r2566;
+	mov.b32 %r3541, %r2573;
+	mul.lo.s32 %r3542, %r3541, 122;
+	add.s32 %r3543, %r3540, %r3542;
+	mov.b32 %r3548, %r2566;
+	mov.b32 %r3549, %r2573;
+	mul.lo.s32 %r3550, %r3549, 123;
+	add.s32 %r3551, %r3548, %r3550;
+	mov.b32 %r3556, %r2566;
+	mov.b32 %r3557, %r2573;
+	mul.lo.s32 %r3558, %r3557, 124;
+	add.s32 %r3559, %r3556, %r3558;
+	mov.b32 %r3564, %r2566;
+	mov.b32 %r3565, %r2573;
+	mul.lo.s32 %r3566, %r3565, 125;
+	add.s32 %r3567, %r3564, %r3566;
+	mov.b32 %r3572, %r2566;
+	mov.b32 %r3573, %r2573;
+	mul.lo.s32 %r3574, %r3573, 126;
+	add.s32 %r3575, %r3572, %r3574;
+	mov.b32 %r3580, %r2566;
+	mov.b32 %r3581, %r2573;
+	mul.lo.s32 %r3582, %r3581, 127;
+	add.s32 %r3583, %r3580, %r3582;
+	mov.b32 %r3588, %r2566;
+	mov.b32 %r3589, %r2573;
+	mul.lo.s32 %r3590, %r3589, 128;
+	add.s32 %r3591, %r3588, %r3590;
+	mov.b32 %r3596, %r2566;
+	mov.b32 %r3597, %r2573;
+	mul.lo.s32 %r3598, %r3597, 129;
+	add.s32 %r3599, %r3596, %r3598;
+	mov.b32 %r3604, %r2566;
+	mov.b32 %r3605, %r2573;
+	mul.lo.s32 %r3606, %r3605, 130;
+	add.s32 %r3607, %r3604, %r3606;
+	mov.b32 %r3612, %r2566;
+	mov.b32 %r3613, %r2573;
+	mul.lo.s32 %r3614, %r3613, 131;
+	add.s32 %r3615, %r3612, %r3614;
+	mov.b32 %r3620, %r2566;
+	mov.b32 %r3621, %r2573;
+	mul.lo.s32 %r3622, %r3621, 132;
+	add.s32 %r3623, %r3620, %r3622;
+	mov.b32 %r3628, %r2566;
+	mov.b32 %r3629, %r2573;
+	mul.lo.s32 %r3630, %r3629, 133;
+	add.s32 %r3631, %r3628, %r3630;
+	mov.b32 %r3636, %r2566;
+	mov.b32 %r3637, %r2573;
+	mul.lo.s32 %r3638, %r3637, 134;
+	add.s32 %r3639, %r3636, %r3638;
+	mov.b32 %r3644, %r2566;
+	mov.b32 %r3645, %r2573;
+	mul.lo.s32 %r3646, %r3645, 135;
+	add.s32 %r3647, %r3644, %r3646;
+	mov.b32 %r3652, %r2566;
+	mov.b32 %r3653, %r2573;
+	mul.lo.s32 %r3654, %r3653, 136;
+	add.s32 %r3655, %r3652, %r3654;
+	mov.b32 %r3660, %r2566;
+	mov.b32 %r3661, %r2573;
+	mul.lo.s32 %r3662, %r3661, 137;
+	add.s32 %r3663, %r3660, %r3662;
+	mov.b32 %r3668, %r2566;
+	mov.b32 %r3669, %r2573;
+	mul.lo.s32 %r3670, %r3669, 138;
+	add.s32 %r3671, %r3668, %r3670;
+	mov.b32 %r3676, %r2566;
+	mov.b32 %r3677, %r2573;
+	mul.lo.s32 %r3678, %r3677, 139;
+	add.s32 %r3679, %r3676, %r3678;
+	mov.b32 %r3684, %r2566;
+	mov.b32 %r3685, %r2573;
+	mul.lo.s32 %r3686, %r3685, 140;
+	add.s32 %r3687, %r3684, %r3686;
+	mov.b32 %r3692, %r2566;
+	mov.b32 %r3693, %r2573;
+	mul.lo.s32 %r3694, %r3693, 141;
+	add.s32 %r3695, %r3692, %r3694;
+	mov.b32 %r3700, %r2566;
+	mov.b32 %r3701, %r2573;
+	mul.lo.s32 %r3702, %r3701, 142;
+	add.s32 %r3703, %r3700, %r3702;
+	mov.b32 %r3708, %r2566;
+	mov.b32 %r3709, %r2573;
+	mul.lo.s32 %r3710, %r3709, 143;
+	add.s32 %r3711, %r3708, %r3710;
+	mov.b32 %r3716, %r2566;
+	mov.b32 %r3717, %r2573;
+	mul.lo.s32 %r3718, %r3717, 144;
+	add.s32 %r3719, %r3716, %r3718;
+	mov.b32 %r3724, %r2566;
+	mov.b32 %r3725, %r2573;
+	mul.lo.s32 %r3726, %r3725, 145;
+	add.s32 %r3727, %r3724, %r3726;
+	mov.b32 %r3732, %r2566;
+	mov.b32 %r3733, %r2573;
+	mul.lo.s32 %r3734, %r3733, 146;
+	add.s32 %r3735, %r3732, %r3734;
+	mov.b32 %r3740, %r2566;
+	mov.b32 %r3741, %r2573;
+	mul.lo.s32 %r3742, %r3741, 147;
+	add.s32 %r3743, %r3740, %r3742;
+	mov.b32 %r3748, %r2566;
+	mov.b32 %r3749, %r2573;
+	mul.lo.s32 %r3750, %r3749, 148;
+	add.s32 %r3751, %r3748, %r3750;
+	mov.b32 %r3756, %r2566;
+	mov.b32 %r3757, %r2573;
+	mul.lo.s32 %r3758, %r3757, 149;
+	add.s32 %r3759, %r3756, %r3758;
+	mov.b32 %r3764, %r2566;
+	mov.b32 %r3765, %r2573;
+	mul.lo.s32 %r3766, %r3765, 150;
+	add.s32 %r3767, %r3764, %r3766;
+	mov.b32 %r3772, %r2566;
+	mov.b32 %r3773, %r2573;
+	mul.lo.s32 %r3774, %r3773, 151;
+	add.s32 %r3775, %r3772, %r3774;
+	mov.b32 %r3780, %r2566;
+	mov.b32 %r3781, %r2573;
+	mul.lo.s32 %r3782, %r3781, 152;
+	add.s32 %r3783, %r3780, %r3782;
+	mov.b32 %r3788, %r2566;
+	mov.b32 %r3789, %r2573;
+	mul.lo.s32 %r3790, %r3789, 153;
+	add.s32 %r3791, %r3788, %r3790;
+	mov.b32 %r3796, %r2566;
+	mov.b32 %r3797, %r2573;
+	mul.lo.s32 %r3798, %r3797, 154;
+	add.s32 %r3799, %r3796, %r3798;
+	mov.b32 %r3804, %r2566;
+	mov.b32 %r3805, %r2573;
+	mul.lo.s32 %r3806, %r3805, 155;
+	add.s32 %r3807, %r3804, %r3806;
+	mov.b32 %r3812, %r2566;
+	mov.b32 %r3813, %r2573;
+	mul.lo.s32 %r3814, %r3813, 156;
+	add.s32 %r3815, %r3812, %r3814;
+	mov.b32 %r3820, %r2566;
+	mov.b32 %r3821, %r2573;
+	mul.lo.s32 %r3822, %r3821, 157;
+	add.s32 %r3823, %r3820, %r3822;
+	mov.b32 %r3828, %r2566;
+	mov.b32 %r3829, %r2573;
+	mul.lo.s32 %r3830, %r3829, 158;
+	add.s32 %r3831, %r3828, %r3830;
+	mov.b32 %r3836, %r2566;
+	mov.b32 %r3837, %r2573;
+	mul.lo.s32 %r3838, %r3837, 159;
+	add.s32 %r3839, %r3836, %r3838;
+	mov.b32 %r3844, %r2566;
+	mov.b32 %r3845, %r2573;
+	mul.lo.s32 %r3846, %r3845, 160;
+	add.s32 %r3847, %r3844, %r3846;
+	mov.b32 %r3852, %r2566;
+	mov.b32 %r3853, %r2573;
+	mul.lo.s32 %r3854, %r3853, 161;
+	add.s32 %r3855, %r3852, %r3854;
+	mov.b32 %r3860, %r2566;
+	mov.b32 %r3861, %r2573;
+	mul.lo.s32 %r3862, %r3861, 162;
+	add.s32 %r3863, %r3860, %r3862;
+	mov.b32 %r3868, %r2566;
+	mov.b32 %r3869, %r2573;
+	mul.lo.s32 %r3870, %r3869, 163;
+	add.s32 %r3871, %r3868, %r3870;
+	mov.b32 %r3876, %r2566;
+	mov.b32 %r3877, %r2573;
+	mul.lo.s32 %r3878, %r3877, 164;
+	add.s32 %r3879, %r3876, %r3878;
+	mov.b32 %r3884, %r2566;
+	mov.b32 %r3885, %r2573;
+	mul.lo.s32 %r3886, %r3885, 165;
+	add.s32 %r3887, %r3884, %r3886;
+	mov.b32 %r3892, %r2566;
+	mov.b32 %r3893, %r2573;
+	mul.lo.s32 %r3894, %r3893, 166;
+	add.s32 %r3895, %r3892, %r3894;
+	mov.b32 %r3900, %r2566;
+	mov.b32 %r3901, %r2573;
+	mul.lo.s32 %r3902, %r3901, 167;
+	add.s32 %r3903, %r3900, %r3902;
+	mov.b32 %r3908, %r2566;
+	mov.b32 %r3909, %r2573;
+	mul.lo.s32 %r3910, %r3909, 168;
+	add.s32 %r3911, %r3908, %r3910;
+	mov.b32 %r3916, %r2566;
+	mov.b32 %r3917, %r2573;
+	mul.lo.s32 %r3918, %r3917, 169;
+	add.s32 %r3919, %r3916, %r3918;
+	mov.b32 %r3924, %r2566;
+	mov.b32 %r3925, %r2573;
+	mul.lo.s32 %r3926, %r3925, 170;
+	add.s32 %r3927, %r3924, %r3926;
+	mov.b32 %r3932, %r2566;
+	mov.b32 %r3933, %r2573;
+	mul.lo.s32 %r3934, %r3933, 171;
+	add.s32 %r3935, %r3932, %r3934;
+	mov.b32 %r3940, %r2566;
+	mov.b32 %r3941, %r2573;
+	mul.lo.s32 %r3942, %r3941, 172;
+	add.s32 %r3943, %r3940, %r3942;
+	mov.b32 %r3948, %r2566;
+	mov.b32 %r3949, %r2573;
+	mul.lo.s32 %r3950, %r3949, 173;
+	add.s32 %r3951, %r3948, %r3950;
+	mov.b32 %r3956, %r2566;
+	mov.b32 %r3957, %r2573;
+	mul.lo.s32 %r3958, %r3957, 174;
+	add.s32 %r3959, %r3956, %r3958;
+	mov.b32 %r3964, %r2566;
+	mov.b32 %r3965, %r2573;
+	mul.lo.s32 %r3966, %r3965, 175;
+	add.s32 %r3967, %r3964, %r3966;
+	mov.b32 %r3972, %r2566;
+	mov.b32 %r3973, %r2573;
+	mul.lo.s32 %r3974, %r3973, 176;
+	add.s32 %r3975, %r3972, %r3974;
+	mov.b32 %r3980, %r2566;
+	mov.b32 %r3981, %r2573;
+	mul.lo.s32 %r3982, %r3981, 177;
+	add.s32 %r3983, %r3980, %r3982;
+	mov.b32 %r3988, %r2566;
+	mov.b32 %r3989, %r2573;
+	mul.lo.s32 %r3990, %r3989, 178;
+	add.s32 %r3991, %r3988, %r3990;
+	mov.b32 %r3996, %r2566;
+	mov.b32 %r3997, %r2573;
+	mul.lo.s32 %r3998, %r3997, 179;
+	add.s32 %r3999, %r3996, %r3998;
+	mov.b32 %r4004, %r2566;
+	mov.b32 %r4005, %r2573;
+	mul.lo.s32 %r4006, %r4005, 180;
+	add.s32 %r4007, %r4004, %r4006;
+	mov.b32 %r4012, %r2566;
+	mov.b32 %r4013, %r2573;
+	mul.lo.s32 %r4014, %r4013, 181;
+	add.s32 %r4015, %r4012, %r4014;
+	mov.b32 %r4020, %r2566;
+	mov.b32 %r4021, %r2573;
+	mul.lo.s32 %r4022, %r4021, 182;
+	add.s32 %r4023, %r4020, %r4022;
+	mov.b32 %r4028, %r2566;
+	mov.b32 %r4029, %r2573;
+	mul.lo.s32 %r4030, %r4029, 183;
+	add.s32 %r4031, %r4028, %r4030;
+	mov.b32 %r4036, %r2566;
+	mov.b32 %r4037, %r2573;
+	mul.lo.s32 %r4038, %r4037, 184;
+	add.s32 %r4039, %r4036, %r4038;
+	mov.b32 %r4044, %r2566;
+	mov.b32 %r4045, %r2573;
+	mul.lo.s32 %r4046, %r4045, 185;
+	add.s32 %r4047, %r4044, %r4046;
+	mov.b32 %r4052, %r2566;
+	mov.b32 %r4053, %r2573;
+	mul.lo.s32 %r4054, %r4053, 186;
+	add.s32 %r4055, %r4052, %r4054;
+	mov.b32 %r4060, %r2566;
+	mov.b32 %r4061, %r2573;
+	mul.lo.s32 %r4062, %r4061, 187;
+	add.s32 %r4063, %r4060, %r4062;
+	mov.b32 %r4068, %r2566;
+	mov.b32 %r4069, %r2573;
+	mul.lo.s32 %r4070, %r4069, 188;
+	add.s32 %r4071, %r4068, %r4070;
+	mov.b32 %r4076, %r2566;
+	mov.b32 %r4077, %r2573;
+	mul.lo.s32 %r4078, %r4077, 189;
+	add.s32 %r4079, %r4076, %r4078;
+	mov.b32 %r4084, %r2566;
+	mov.b32 %r4085, %r2573;
+	mul.lo.s32 %r4086, %r4085, 190;
+	add.s32 %r4087, %r4084, %r4086;
+	mov.b32 %r4092, %r2566;
+	mov.b32 %r4093, %r2573;
+	mul.lo.s32 %r4094, %r4093, 191;
+	add.s32 %r4095, %r4092, %r4094;
+	mov.b32 %r4100, %r2566;
+	mov.b32 %r4101, %r2573;
+	mul.lo.s32 %r4102, %r4101, 192;
+	add.s32 %r4103, %r4100, %r4102;
+	mov.b32 %r4108, %r2566;
+	mov.b32 %r4109, %r2573;
+	mul.lo.s32 %r4110, %r4109, 193;
+	add.s32 %r4111, %r4108, %r4110;
+	mov.b32 %r4116, %r2566;
+	mov.b32 %r4117, %r2573;
+	mul.lo.s32 %r4118, %r4117, 194;
+	add.s32 %r4119, %r4116, %r4118;
+	mov.b32 %r4124, %r2566;
+	mov.b32 %r4125, %r2573;
+	mul.lo.s32 %r4126, %r4125, 195;
+	add.s32 %r4127, %r4124, %r4126;
+	mov.b32 %r4132, %r2566;
+	mov.b32 %r4133, %r2573;
+	mul.lo.s32 %r4134, %r4133, 196;
+	add.s32 %r4135, %r4132, %r4134;
+	mov.b32 %r4140, %r2566;
+	mov.b32 %r4141, %r2573;
+	mul.lo.s32 %r4142, %r4141, 197;
+	add.s32 %r4143, %r4140, %r4142;
+	mov.b32 %r4148, %r2566;
+	mov.b32 %r4149, %r2573;
+	mul.lo.s32 %r4150, %r4149, 198;
+	add.s32 %r4151, %r4148, %r4150;
+	mov.b32 %r4156, %r2566;
+	mov.b32 %r4157, %r2573;
+	mul.lo.s32 %r4158, %r4157, 199;
+	add.s32 %r4159, %r4156, %r4158;
+	mov.b32 %r4164, %r2566;
+	mov.b32 %r4165, %r2573;
+	mul.lo.s32 %r4166, %r4165, 200;
+	add.s32 %r4167, %r4164, %r4166;
+	mov.b32 %r4172, %r2566;
+	mov.b32 %r4173, %r2573;
+	mul.lo.s32 %r4174, %r4173, 201;
+	add.s32 %r4175, %r4172, %r4174;
+	mov.b32 %r4180, %r2566;
+	mov.b32 %r4181, %r2573;
+	mul.lo.s32 %r4182, %r4181, 202;
+	add.s32 %r4183, %r4180, %r4182;
+	mov.b32 %r4188, %r2566;
+	mov.b32 %r4189, %r2573;
+	mul.lo.s32 %r4190, %r4189, 203;
+	add.s32 %r4191, %r4188, %r4190;
+	mov.b32 %r4196, %r2566;
+	mov.b32 %r4197, %r2573;
+	mul.lo.s32 %r4198, %r4197, 204;
+	add.s32 %r4199, %r4196, %r4198;
+	mov.b32 %r4204, %r2566;
+	mov.b32 %r4205, %r2573;
+	mul.lo.s32 %r4206, %r4205, 205;
+	add.s32 %r4207, %r4204, %r4206;
+	mov.b32 %r4212, %r2566;
+	mov.b32 %r4213, %r2573;
+	mul.lo.s32 %r4214, %r4213, 206;
+	add.s32 %r4215, %r4212, %r4214;
+	mov.b32 %r4220, %r2566;
+	mov.b32 %r4221, %r2573;
+	mul.lo.s32 %r4222, %r4221, 207;
+	add.s32 %r4223, %r4220, %r4222;
+	mov.b32 %r4228, %r2566;
+	mov.b32 %r4229, %r2573;
+	mul.lo.s32 %r4230, %r4229, 208;
+	add.s32 %r4231, %r4228, %r4230;
+	mov.b32 %r4236, %r2566;
+	mov.b32 %r4237, %r2573;
+	mul.lo.s32 %r4238, %r4237, 209;
+	add.s32 %r4239, %r4236, %r4238;
+	mov.b32 %r4244, %r2566;
+	mov.b32 %r4245, %r2573;
+	mul.lo.s32 %r4246, %r4245, 210;
+	add.s32 %r4247, %r4244, %r4246;
+	mov.b32 %r4252, %r2566;
+	mov.b32 %r4253, %r2573;
+	mul.lo.s32 %r4254, %r4253, 211;
+	add.s32 %r4255, %r4252, %r4254;
+	mov.b32 %r4260, %r2566;
+	mov.b32 %r4261, %r2573;
+	mul.lo.s32 %r4262, %r4261, 212;
+	add.s32 %r4263, %r4260, %r4262;
+	mov.b32 %r4268, %r2566;
+	mov.b32 %r4269, %r2573;
+	mul.lo.s32 %r4270, %r4269, 213;
+	add.s32 %r4271, %r4268, %r4270;
+	mov.b32 %r4276, %r2566;
+	mov.b32 %r4277, %r2573;
+	mul.lo.s32 %r4278, %r4277, 214;
+	add.s32 %r4279, %r4276, %r4278;
+	mov.b32 %r4284, %r2566;
+	mov.b32 %r4285, %r2573;
+	mul.lo.s32 %r4286, %r4285, 215;
+	add.s32 %r4287, %r4284, %r4286;
+	mov.b32 %r4292, %r2566;
+	mov.b32 %r4293, %r2573;
+	mul.lo.s32 %r4294, %r4293, 216;
+	add.s32 %r4295, %r4292, %r4294;
+	mov.b32 %r4300, %r2566;
+	mov.b32 %r4301, %r2573;
+	mul.lo.s32 %r4302, %r4301, 217;
+	add.s32 %r4303, %r4300, %r4302;
+	mov.b32 %r4308, %r2566;
+	mov.b32 %r4309, %r2573;
+	mul.lo.s32 %r4310, %r4309, 218;
+	add.s32 %r4311, %r4308, %r4310;
+	mov.b32 %r4316, %r2566;
+	mov.b32 %r4317, %r2573;
+	mul.lo.s32 %r4318, %r4317, 219;
+	add.s32 %r4319, %r4316, %r4318;
+	mov.b32 %r4324, %r2566;
+	mov.b32 %r4325, %r2573;
+	mul.lo.s32 %r4326, %r4325, 220;
+	add.s32 %r4327, %r4324, %r4326;
+	mov.b32 %r4332, %r2566;
+	mov.b32 %r4333, %r2573;
+	mul.lo.s32 %r4334, %r4333, 221;
+	add.s32 %r4335, %r4332, %r4334;
+	mov.b32 %r4340, %r2566;
+	mov.b32 %r4341, %r2573;
+	mul.lo.s32 %r4342, %r4341, 222;
+	add.s32 %r4343, %r4340, %r4342;
+	mov.b32 %r4348, %r2566;
+	mov.b32 %r4349, %r2573;
+	mul.lo.s32 %r4350, %r4349, 223;
+	add.s32 %r4351, %r4348, %r4350;
+	mov.b32 %r4356, %r2566;
+	mov.b32 %r4357, %r2573;
+	mul.lo.s32 %r4358, %r4357, 224;
+	add.s32 %r4359, %r4356, %r4358;
+	mov.b32 %r4364, %r2566;
+	mov.b32 %r4365, %r2573;
+	mul.lo.s32 %r4366, %r4365, 225;
+	add.s32 %r4367, %r4364, %r4366;
+	mov.b32 %r4372, %r2566;
+	mov.b32 %r4373, %r2573;
+	mul.lo.s32 %r4374, %r4373, 226;
+	add.s32 %r4375, %r4372, %r4374;
+	mov.b32 %r4380, %r2566;
+	mov.b32 %r4381, %r2573;
+	mul.lo.s32 %r4382, %r4381, 227;
+	add.s32 %r4383, %r4380, %r4382;
+	mov.b32 %r4388, %r2566;
+	mov.b32 %r4389, %r2573;
+	mul.lo.s32 %r4390, %r4389, 228;
+	add.s32 %r4391, %r4388, %r4390;
+	mov.b32 %r4396, %r2566;
+	mov.b32 %r4397, %r2573;
+	mul.lo.s32 %r4398, %r4397, 229;
+	add.s32 %r4399, %r4396, %r4398;
+	mov.b32 %r4404, %r2566;
+	mov.b32 %r4405, %r2573;
+	mul.lo.s32 %r4406, %r4405, 230;
+	add.s32 %r4407, %r4404, %r4406;
+	mov.b32 %r4412, %r2566;
+	mov.b32 %r4413, %r2573;
+	mul.lo.s32 %r4414, %r4413, 231;
+	add.s32 %r4415, %r4412, %r4414;
+	mov.b32 %r4420, %r2566;
+	mov.b32 %r4421, %r2573;
+	mul.lo.s32 %r4422, %r4421, 232;
+	add.s32 %r4423, %r4420, %r4422;
+	mov.b32 %r4428, %r2566;
+	mov.b32 %r4429, %r2573;
+	mul.lo.s32 %r4430, %r4429, 233;
+	add.s32 %r4431, %r4428, %r4430;
+	mov.b32 %r4436, %r2566;
+	mov.b32 %r4437, %r2573;
+	mul.lo.s32 %r4438, %r4437, 234;
+	add.s32 %r4439, %r4436, %r4438;
+	mov.b32 %r4444, %r2566;
+	mov.b32 %r4445, %r2573;
+	mul.lo.s32 %r4446, %r4445, 235;
+	add.s32 %r4447, %r4444, %r4446;
+	mov.b32 %r4452, %r2566;
+	mov.b32 %r4453, %r2573;
+	mul.lo.s32 %r4454, %r4453, 236;
+	add.s32 %r4455, %r4452, %r4454;
+	mov.b32 %r4460, %r2566;
+	mov.b32 %r4461, %r2573;
+	mul.lo.s32 %r4462, %r4461, 237;
+	add.s32 %r4463, %r4460, %r4462;
+	mov.b32 %r4468, %r2566;
+	mov.b32 %r4469, %r2573;
+	mul.lo.s32 %r4470, %r4469, 238;
+	add.s32 %r4471, %r4468, %r4470;
+	mov.b32 %r4476, %r2566;
+	mov.b32 %r4477, %r2573;
+	mul.lo.s32 %r4478, %r4477, 239;
+	add.s32 %r4479, %r4476, %r4478;
+	mov.b32 %r4484, %r2566;
+	mov.b32 %r4485, %r2573;
+	mul.lo.s32 %r4486, %r4485, 240;
+	add.s32 %r4487, %r4484, %r4486;
+	mov.b32 %r4492, %r2566;
+	mov.b32 %r4493, %r2573;
+	mul.lo.s32 %r4494, %r4493, 241;
+	add.s32 %r4495, %r4492, %r4494;
+	mov.b32 %r4500, %r2566;
+	mov.b32 %r4501, %r2573;
+	mul.lo.s32 %r4502, %r4501, 242;
+	add.s32 %r4503, %r4500, %r4502;
+	mov.b32 %r4508, %r2566;
+	mov.b32 %r4509, %r2573;
+	mul.lo.s32 %r4510, %r4509, 243;
+	add.s32 %r4511, %r4508, %r4510;
+	mov.b32 %r4516, %r2566;
+	mov.b32 %r4517, %r2573;
+	mul.lo.s32 %r4518, %r4517, 244;
+	add.s32 %r4519, %r4516, %r4518;
+	mov.b32 %r4524, %r2566;
+	mov.b32 %r4525, %r2573;
+	mul.lo.s32 %r4526, %r4525, 245;
+	add.s32 %r4527, %r4524, %r4526;
+	mov.b32 %r4532, %r2566;
+	mov.b32 %r4533, %r2573;
+	mul.lo.s32 %r4534, %r4533, 246;
+	add.s32 %r4535, %r4532, %r4534;
+	mov.b32 %r4540, %r2566;
+	mov.b32 %r4541, %r2573;
+	mul.lo.s32 %r4542, %r4541, 247;
+	add.s32 %r4543, %r4540, %r4542;
+	mov.b32 %r4548, %r2566;
+	mov.b32 %r4549, %r2573;
+	mul.lo.s32 %r4550, %r4549, 248;
+	add.s32 %r4551, %r4548, %r4550;
+	mov.b32 %r4556, %r2566;
+	mov.b32 %r4557, %r2573;
+	mul.lo.s32 %r4558, %r4557, 249;
+	add.s32 %r4559, %r4556, %r4558;
+	mov.b32 %r4564, %r2566;
+	mov.b32 %r4565, %r2573;
+	mul.lo.s32 %r4566, %r4565, 250;
+	add.s32 %r4567, %r4564, %r4566;
+	mov.b32 %r4572, %r2566;
+	mov.b32 %r4573, %r2573;
+	mul.lo.s32 %r4574, %r4573, 251;
+	add.s32 %r4575, %r4572, %r4574;
+	mov.b32 %r4580, %r2566;
+	mov.b32 %r4581, %r2573;
+	mul.lo.s32 %r4582, %r4581, 252;
+	add.s32 %r4583, %r4580, %r4582;
+	mov.b32 %r4588, %r2566;
+	mov.b32 %r4589, %r2573;
+	mul.lo.s32 %r4590, %r4589, 253;
+	add.s32 %r4591, %r4588, %r4590;
+	mov.b32 %r4596, %r2566;
+	mov.b32 %r4597, %r2573;
+	mul.lo.s32 %r4598, %r4597, 254;
+	add.s32 %r4599, %r4596, %r4598;
+	mov.b64 %rd7161, %rd2;
+	mad.lo.s64 %rd7162, %rd7161, 4, %rd4;
+	mul.lo.s64 %rd7163, %rd1, 4;
+	mad.lo.s64 %rd7164, %rd7161, 4, %rd26;
+	mad.lo.s64 %rd7165, %rd7161, 4, %rd36;
+	mad.lo.s64 %rd7166, %rd7161, 4, %rd46;
+	mad.lo.s64 %rd7167, %rd7161, 4, %rd56;
+	mad.lo.s64 %rd7168, %rd7161, 4, %rd66;
+	mad.lo.s64 %rd7169, %rd7161, 4, %rd76;
+	mad.lo.s64 %rd7170, %rd7161, 4, %rd86;
+	mad.lo.s64 %rd7171, %rd7161, 4, %rd96;
+	mad.lo.s64 %rd7172, %rd7161, 4, %rd106;
+	mad.lo.s64 %rd7173, %rd7161, 4, %rd116;
+	mad.lo.s64 %rd7174, %rd7161, 4, %rd126;
+	mad.lo.s64 %rd7175, %rd7161, 4, %rd136;
+	mad.lo.s64 %rd7176, %rd7161, 4, %rd146;
+	mad.lo.s64 %rd7177, %rd7161, 4, %rd156;
+	mad.lo.s64 %rd7178, %rd7161, 4, %rd166;
+	mad.lo.s64 %rd7179, %rd7161, 4, %rd176;
+	mad.lo.s64 %rd7180, %rd7161, 4, %rd186;
+	mad.lo.s64 %rd7181, %rd7161, 4, %rd196;
+	mad.lo.s64 %rd7182, %rd7161, 4, %rd206;
+	mad.lo.s64 %rd7183, %rd7161, 4, %rd216;
+	mad.lo.s64 %rd7184, %rd7161, 4, %rd226;
+	mad.lo.s64 %rd7185, %rd7161, 4, %rd236;
+	mad.lo.s64 %rd7186, %rd7161, 4, %rd246;
+	mad.lo.s64 %rd7187, %rd7161, 4, %rd256;
+	mad.lo.s64 %rd7188, %rd7161, 4, %rd266;
+	mad.lo.s64 %rd7189, %rd7161, 4, %rd276;
+	mad.lo.s64 %rd7190, %rd7161, 4, %rd286;
+	mad.lo.s64 %rd7191, %rd7161, 4, %rd296;
+	mad.lo.s64 %rd7192, %rd7161, 4, %rd306;
+	mad.lo.s64 %rd7193, %rd7161, 4, %rd316;
+	mad.lo.s64 %rd7194, %rd7161, 4, %rd326;
+	mad.lo.s64 %rd7195, %rd7161, 4, %rd336;
+	mad.lo.s64 %rd7196, %rd7161, 4, %rd346;
+	mad.lo.s64 %rd7197, %rd7161, 4, %rd356;
+	mad.lo.s64 %rd7198, %rd7161, 4, %rd366;
+	mad.lo.s64 %rd7199, %rd7161, 4, %rd376;
+	mad.lo.s64 %rd7200, %rd7161, 4, %rd386;
+	mad.lo.s64 %rd7201, %rd7161, 4, %rd396;
+	mad.lo.s64 %rd7202, %rd7161, 4, %rd406;
+	mad.lo.s64 %rd7203, %rd7161, 4, %rd416;
+	mad.lo.s64 %rd7204, %rd7161, 4, %rd426;
+	mad.lo.s64 %rd7205, %rd7161, 4, %rd436;
+	mad.lo.s64 %rd7206, %rd7161, 4, %rd446;
+	mad.lo.s64 %rd7207, %rd7161, 4, %rd456;
+	mad.lo.s64 %rd7208, %rd7161, 4, %rd466;
+	mad.lo.s64 %rd7209, %rd7161, 4, %rd476;
+	mad.lo.s64 %rd7210, %rd7161, 4, %rd486;
+	mad.lo.s64 %rd7211, %rd7161, 4, %rd496;
+	mad.lo.s64 %rd7212, %rd7161, 4, %rd506;
+	mad.lo.s64 %rd7213, %rd7161, 4, %rd516;
+	mad.lo.s64 %rd7214, %rd7161, 4, %rd526;
+	mad.lo.s64 %rd7215, %rd7161, 4, %rd536;
+	mad.lo.s64 %rd7216, %rd7161, 4, %rd546;
+	mad.lo.s64 %rd7217, %rd7161, 4, %rd556;
+	mad.lo.s64 %rd7218, %rd7161, 4, %rd566;
+	mad.lo.s64 %rd7219, %rd7161, 4, %rd576;
+	mad.lo.s64 %rd7220, %rd7161, 4, %rd586;
+	mad.lo.s64 %rd7221, %rd7161, 4, %rd596;
+	mad.lo.s64 %rd7222, %rd7161, 4, %rd606;
+	mad.lo.s64 %rd7223, %rd7161, 4, %rd616;
+	mad.lo.s64 %rd7224, %rd7161, 4, %rd626;
+	mad.lo.s64 %rd7225, %rd7161, 4, %rd636;
+	mad.lo.s64 %rd7226, %rd7161, 4, %rd646;
+	mad.lo.s64 %rd7227, %rd7161, 4, %rd656;
+	mad.lo.s64 %rd7228, %rd7161, 4, %rd666;
+	mad.lo.s64 %rd7229, %rd7161, 4, %rd676;
+	mad.lo.s64 %rd7230, %rd7161, 4, %rd686;
+	mad.lo.s64 %rd7231, %rd7161, 4, %rd696;
+	mad.lo.s64 %rd7232, %rd7161, 4, %rd706;
+	mad.lo.s64 %rd7233, %rd7161, 4, %rd716;
+	mad.lo.s64 %rd7234, %rd7161, 4, %rd726;
+	mad.lo.s64 %rd7235, %rd7161, 4, %rd736;
+	mad.lo.s64 %rd7236, %rd7161, 4, %rd746;
+	mad.lo.s64 %rd7237, %rd7161, 4, %rd756;
+	mad.lo.s64 %rd7238, %rd7161, 4, %rd766;
+	mad.lo.s64 %rd7239, %rd7161, 4, %rd776;
+	mad.lo.s64 %rd7240, %rd7161, 4, %rd786;
+	mad.lo.s64 %rd7241, %rd7161, 4, %rd796;
+	mad.lo.s64 %rd7242, %rd7161, 4, %rd806;
+	mad.lo.s64 %rd7243, %rd7161, 4, %rd816;
+	mad.lo.s64 %rd7244, %rd7161, 4, %rd826;
+	mad.lo.s64 %rd7245, %rd7161, 4, %rd836;
+	mad.lo.s64 %rd7246, %rd7161, 4, %rd846;
+	mad.lo.s64 %rd7247, %rd7161, 4, %rd856;
+	mad.lo.s64 %rd7248, %rd7161, 4, %rd866;
+	mad.lo.s64 %rd7249, %rd7161, 4, %rd876;
+	mad.lo.s64 %rd7250, %rd7161, 4, %rd886;
+	mad.lo.s64 %rd7251, %rd7161, 4, %rd896;
+	mad.lo.s64 %rd7252, %rd7161, 4, %rd906;
+	mad.lo.s64 %rd7253, %rd7161, 4, %rd916;
+	mad.lo.s64 %rd7254, %rd7161, 4, %rd926;
+	mad.lo.s64 %rd7255, %rd7161, 4, %rd936;
+	mad.lo.s64 %rd7256, %rd7161, 4, %rd946;
+	mad.lo.s64 %rd7257, %rd7161, 4, %rd956;
+	mad.lo.s64 %rd7258, %rd7161, 4, %rd966;
+	mad.lo.s64 %rd7259, %rd7161, 4, %rd976;
+	mad.lo.s64 %rd7260, %rd7161, 4, %rd986;
+	mad.lo.s64 %rd7261, %rd7161, 4, %rd996;
+	mad.lo.s64 %rd7262, %rd7161, 4, %rd1006;
+	mad.lo.s64 %rd7263, %rd7161, 4, %rd1016;
+	mad.lo.s64 %rd7264, %rd7161, 4, %rd1026;
+	mad.lo.s64 %rd7265, %rd7161, 4, %rd1036;
+	mad.lo.s64 %rd7266, %rd7161, 4, %rd1046;
+	mad.lo.s64 %rd7267, %rd7161, 4, %rd1056;
+	mad.lo.s64 %rd7268, %rd7161, 4, %rd1066;
+	mad.lo.s64 %rd7269, %rd7161, 4, %rd1076;
+	mad.lo.s64 %rd7270, %rd7161, 4, %rd1086;
+	mad.lo.s64 %rd7271, %rd7161, 4, %rd1096;
+	mad.lo.s64 %rd7272, %rd7161, 4, %rd1106;
+	mad.lo.s64 %rd7273, %rd7161, 4, %rd1116;
+	mad.lo.s64 %rd7274, %rd7161, 4, %rd1126;
+	mad.lo.s64 %rd7275, %rd7161, 4, %rd1136;
+	mad.lo.s64 %rd7276, %rd7161, 4, %rd1146;
+	mad.lo.s64 %rd7277, %rd7161, 4, %rd1156;
+	mad.lo.s64 %rd7278, %rd7161, 4, %rd1166;
+	mad.lo.s64 %rd7279, %rd7161, 4, %rd1176;
+	mad.lo.s64 %rd7280, %rd7161, 4, %rd1186;
+	mad.lo.s64 %rd7281, %rd7161, 4, %rd1196;
+	mad.lo.s64 %rd7282, %rd7161, 4, %rd1206;
+	mad.lo.s64 %rd7283, %rd7161, 4, %rd1216;
+	mad.lo.s64 %rd7284, %rd7161, 4, %rd1226;
+	mad.lo.s64 %rd7285, %rd7161, 4, %rd1236;
+	mad.lo.s64 %rd7286, %rd7161, 4, %rd1246;
+	mad.lo.s64 %rd7287, %rd7161, 4, %rd1256;
+	mad.lo.s64 %rd7288, %rd7161, 4, %rd1266;
+	mad.lo.s64 %rd7289, %rd7161, 4, %rd1276;
+	mad.lo.s64 %rd7290, %rd7161, 4, %rd1286;
+	mad.lo.s64 %rd7291, %rd7161, 4, %rd1296;
+	mad.lo.s64 %rd7292, %rd7161, 4, %rd1306;
+	mad.lo.s64 %rd7293, %rd7161, 4, %rd1316;
+	mad.lo.s64 %rd7294, %rd7161, 4, %rd1326;
+	mad.lo.s64 %rd7295, %rd7161, 4, %rd1336;
+	mad.lo.s64 %rd7296, %rd7161, 4, %rd1346;
+	mad.lo.s64 %rd7297, %rd7161, 4, %rd1356;
+	mad.lo.s64 %rd7298, %rd7161, 4, %rd1366;
+	mad.lo.s64 %rd7299, %rd7161, 4, %rd1376;
+	mad.lo.s64 %rd7300, %rd7161, 4, %rd1386;
+	mad.lo.s64 %rd7301, %rd7161, 4, %rd1396;
+	mad.lo.s64 %rd7302, %rd7161, 4, %rd1406;
+	mad.lo.s64 %rd7303, %rd7161, 4, %rd1416;
+	mad.lo.s64 %rd7304, %rd7161, 4, %rd1426;
+	mad.lo.s64 %rd7305, %rd7161, 4, %rd1436;
+	mad.lo.s64 %rd7306, %rd7161, 4, %rd1446;
+	mad.lo.s64 %rd7307, %rd7161, 4, %rd1456;
+	mad.lo.s64 %rd7308, %rd7161, 4, %rd1466;
+	mad.lo.s64 %rd7309, %rd7161, 4, %rd1476;
+	mad.lo.s64 %rd7310, %rd7161, 4, %rd1486;
+	mad.lo.s64 %rd7311, %rd7161, 4, %rd1496;
+	mad.lo.s64 %rd7312, %rd7161, 4, %rd1506;
+	mad.lo.s64 %rd7313, %rd7161, 4, %rd1516;
+	mad.lo.s64 %rd7314, %rd7161, 4, %rd1526;
+	mad.lo.s64 %rd7315, %rd7161, 4, %rd1536;
+	mad.lo.s64 %rd7316, %rd7161, 4, %rd1546;
+	mad.lo.s64 %rd7317, %rd7161, 4, %rd1556;
+	mad.lo.s64 %rd7318, %rd7161, 4, %rd1566;
+	mad.lo.s64 %rd7319, %rd7161, 4, %rd1576;
+	mad.lo.s64 %rd7320, %rd7161, 4, %rd1586;
+	mad.lo.s64 %rd7321, %rd7161, 4, %rd1596;
+	mad.lo.s64 %rd7322, %rd7161, 4, %rd1606;
+	mad.lo.s64 %rd7323, %rd7161, 4, %rd1616;
+	mad.lo.s64 %rd7324, %rd7161, 4, %rd1626;
+	mad.lo.s64 %rd7325, %rd7161, 4, %rd1636;
+	mad.lo.s64 %rd7326, %rd7161, 4, %rd1646;
+	mad.lo.s64 %rd7327, %rd7161, 4, %rd1656;
+	mad.lo.s64 %rd7328, %rd7161, 4, %rd1666;
+	mad.lo.s64 %rd7329, %rd7161, 4, %rd1676;
+	mad.lo.s64 %rd7330, %rd7161, 4, %rd1686;
+	mad.lo.s64 %rd7331, %rd7161, 4, %rd1696;
+	mad.lo.s64 %rd7332, %rd7161, 4, %rd1706;
+	mad.lo.s64 %rd7333, %rd7161, 4, %rd1716;
+	mad.lo.s64 %rd7334, %rd7161, 4, %rd1726;
+	mad.lo.s64 %rd7335, %rd7161, 4, %rd1736;
+	mad.lo.s64 %rd7336, %rd7161, 4, %rd1746;
+	mad.lo.s64 %rd7337, %rd7161, 4, %rd1756;
+	mad.lo.s64 %rd7338, %rd7161, 4, %rd1766;
+	mad.lo.s64 %rd7339, %rd7161, 4, %rd1776;
+	mad.lo.s64 %rd7340, %rd7161, 4, %rd1786;
+	mad.lo.s64 %rd7341, %rd7161, 4, %rd1796;
+	mad.lo.s64 %rd7342, %rd7161, 4, %rd1806;
+	mad.lo.s64 %rd7343, %rd7161, 4, %rd1816;
+	mad.lo.s64 %rd7344, %rd7161, 4, %rd1826;
+	mad.lo.s64 %rd7345, %rd7161, 4, %rd1836;
+	mad.lo.s64 %rd7346, %rd7161, 4, %rd1846;
+	mad.lo.s64 %rd7347, %rd7161, 4, %rd1856;
+	mad.lo.s64 %rd7348, %rd7161, 4, %rd1866;
+	mad.lo.s64 %rd7349, %rd7161, 4, %rd1876;
+	mad.lo.s64 %rd7350, %rd7161, 4, %rd1886;
+	mad.lo.s64 %rd7351, %rd7161, 4, %rd1896;
+	mad.lo.s64 %rd7352, %rd7161, 4, %rd1906;
+	mad.lo.s64 %rd7353, %rd7161, 4, %rd1916;
+	mad.lo.s64 %rd7354, %rd7161, 4, %rd1926;
+	mad.lo.s64 %rd7355, %rd7161, 4, %rd1936;
+	mad.lo.s64 %rd7356, %rd7161, 4, %rd1946;
+	mad.lo.s64 %rd7357, %rd7161, 4, %rd1956;
+	mad.lo.s64 %rd7358, %rd7161, 4, %rd1966;
+	mad.lo.s64 %rd7359, %rd7161, 4, %rd1976;
+	mad.lo.s64 %rd7360, %rd7161, 4, %rd1986;
+	mad.lo.s64 %rd7361, %rd7161, 4, %rd1996;
+	mad.lo.s64 %rd7362, %rd7161, 4, %rd2006;
+	mad.lo.s64 %rd7363, %rd7161, 4, %rd2016;
+	mad.lo.s64 %rd7364, %rd7161, 4, %rd2026;
+	mad.lo.s64 %rd7365, %rd7161, 4, %rd2036;
+	mad.lo.s64 %rd7366, %rd7161, 4, %rd2046;
+	mad.lo.s64 %rd7367, %rd7161, 4, %rd2056;
+	mad.lo.s64 %rd7368, %rd7161, 4, %rd2066;
+	mad.lo.s64 %rd7369, %rd7161, 4, %rd2076;
+	mad.lo.s64 %rd7370, %rd7161, 4, %rd2086;
+	mad.lo.s64 %rd7371, %rd7161, 4, %rd2096;
+	mad.lo.s64 %rd7372, %rd7161, 4, %rd2106;
+	mad.lo.s64 %rd7373, %rd7161, 4, %rd2116;
+	mad.lo.s64 %rd7374, %rd7161, 4, %rd2126;
+	mad.lo.s64 %rd7375, %rd7161, 4, %rd2136;
+	mad.lo.s64 %rd7376, %rd7161, 4, %rd2146;
+	mad.lo.s64 %rd7377, %rd7161, 4, %rd2156;
+	mad.lo.s64 %rd7378, %rd7161, 4, %rd2166;
+	mad.lo.s64 %rd7379, %rd7161, 4, %rd2176;
+	mad.lo.s64 %rd7380, %rd7161, 4, %rd2186;
+	mad.lo.s64 %rd7381, %rd7161, 4, %rd2196;
+	mad.lo.s64 %rd7382, %rd7161, 4, %rd2206;
+	mad.lo.s64 %rd7383, %rd7161, 4, %rd2216;
+	mad.lo.s64 %rd7384, %rd7161, 4, %rd2226;
+	mad.lo.s64 %rd7385, %rd7161, 4, %rd2236;
+	mad.lo.s64 %rd7386, %rd7161, 4, %rd2246;
+	mad.lo.s64 %rd7387, %rd7161, 4, %rd2256;
+	mad.lo.s64 %rd7388, %rd7161, 4, %rd2266;
+	mad.lo.s64 %rd7389, %rd7161, 4, %rd2276;
+	mad.lo.s64 %rd7390, %rd7161, 4, %rd2286;
+	mad.lo.s64 %rd7391, %rd7161, 4, %rd2296;
+	mad.lo.s64 %rd7392, %rd7161, 4, %rd2306;
+	mad.lo.s64 %rd7393, %rd7161, 4, %rd2316;
+	mad.lo.s64 %rd7394, %rd7161, 4, %rd2326;
+	mad.lo.s64 %rd7395, %rd7161, 4, %rd2336;
+	mad.lo.s64 %rd7396, %rd7161, 4, %rd2346;
+	mad.lo.s64 %rd7397, %rd7161, 4, %rd2356;
+	mad.lo.s64 %rd7398, %rd7161, 4, %rd2366;
+	mad.lo.s64 %rd7399, %rd7161, 4, %rd2376;
+	mad.lo.s64 %rd7400, %rd7161, 4, %rd2386;
+	mad.lo.s64 %rd7401, %rd7161, 4, %rd2396;
+	mad.lo.s64 %rd7402, %rd7161, 4, %rd2406;
+	mad.lo.s64 %rd7403, %rd7161, 4, %rd2416;
+	mad.lo.s64 %rd7404, %rd7161, 4, %rd2426;
+	mad.lo.s64 %rd7405, %rd7161, 4, %rd2436;
+	mad.lo.s64 %rd7406, %rd7161, 4, %rd2446;
+	mad.lo.s64 %rd7407, %rd7161, 4, %rd2456;
+	mad.lo.s64 %rd7408, %rd7161, 4, %rd2466;
+	mad.lo.s64 %rd7409, %rd7161, 4, %rd2476;
+	mad.lo.s64 %rd7410, %rd7161, 4, %rd2486;
+	mad.lo.s64 %rd7411, %rd7161, 4, %rd2496;
+	mad.lo.s64 %rd7412, %rd7161, 4, %rd2506;
+	mad.lo.s64 %rd7413, %rd7161, 4, %rd2516;
+	mad.lo.s64 %rd7414, %rd7161, 4, %rd2526;
+	mad.lo.s64 %rd7415, %rd7161, 4, %rd2536;
+	mad.lo.s64 %rd7416, %rd7161, 4, %rd2546;
+	mad.lo.s64 %rd7417, %rd7161, 4, %rd2556;
+$L_516:
+	add.s64 %rd2561, %rd2, 1;
+	setp.lt.s64 %p2562, %rd2561, %rd3;
+	@!%p2562 bra $L_514;
+$L_517:
+	mov.b64 %rd2563, %rd2;
+$L_518:
+	add.s64 %rd2564, %rd2563, 1;
+$L_519:
+	mov.b64 %rd6394, %rd7162;
+	add.s64 %rd2568, %rd6394, 4;
+	ld.global.s32 %r2569, [%rd2568];
+	add.s32 %r2570, %r2569, %r2567;
+	mov.b64 %rd2571, %rd2568;
+	st.global.s32 [%rd2571], %r2570;
+	setp.ge.u64 %pt0, %rd2564, %rd27;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd6396, %rd7164;
+	add.s64 %rd2576, %rd6396, 4;
+	ld.global.s32 %r2577, [%rd2576];
+	add.s32 %r2578, %r2577, %r2575;
+	mov.b64 %rd2579, %rd2576;
+	st.global.s32 [%rd2579], %r2578;
+	setp.ge.u64 %pt1, %rd2564, %rd37;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd6398, %rd7165;
+	add.s64 %rd2584, %rd6398, 4;
+	ld.global.s32 %r2585, [%rd2584];
+	add.s32 %r2586, %r2585, %r2583;
+	mov.b64 %rd2587, %rd2584;
+	st.global.s32 [%rd2587], %r2586;
+	setp.ge.u64 %pt2, %rd2564, %rd47;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd6400, %rd7166;
+	add.s64 %rd2592, %rd6400, 4;
+	ld.global.s32 %r2593, [%rd2592];
+	add.s32 %r2594, %r2593, %r2591;
+	mov.b64 %rd2595, %rd2592;
+	st.global.s32 [%rd2595], %r2594;
+	setp.ge.u64 %pt3, %rd2564, %rd57;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd6402, %rd7167;
+	add.s64 %rd2600, %rd6402, 4;
+	ld.global.s32 %r2601, [%rd2600];
+	add.s32 %r2602, %r2601, %r2599;
+	mov.b64 %rd2603, %rd2600;
+	st.global.s32 [%rd2603], %r2602;
+	setp.ge.u64 %pt4, %rd2564, %rd67;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd6404, %rd7168;
+	add.s64 %rd2608, %rd6404, 4;
+	ld.global.s32 %r2609, [%rd2608];
+	add.s32 %r2610, %r2609, %r2607;
+	mov.b64 %rd2611, %rd2608;
+	st.global.s32 [%rd2611], %r2610;
+	setp.ge.u64 %pt5, %rd2564, %rd77;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd6406, %rd7169;
+	add.s64 %rd2616, %rd6406, 4;
+	ld.global.s32 %r2617, [%rd2616];
+	add.s32 %r2618, %r2617, %r2615;
+	mov.b64 %rd2619, %rd2616;
+	st.global.s32 [%rd2619], %r2618;
+	setp.ge.u64 %pt6, %rd2564, %rd87;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd6408, %rd7170;
+	add.s64 %rd2624, %rd6408, 4;
+	ld.global.s32 %r2625, [%rd2624];
+	add.s32 %r2626, %r2625, %r2623;
+	mov.b64 %rd2627, %rd2624;
+	st.global.s32 [%rd2627], %r2626;
+	setp.ge.u64 %pt7, %rd2564, %rd97;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd6410, %rd7171;
+	add.s64 %rd2632, %rd6410, 4;
+	ld.global.s32 %r2633, [%rd2632];
+	add.s32 %r2634, %r2633, %r2631;
+	mov.b64 %rd2635, %rd2632;
+	st.global.s32 [%rd2635], %r2634;
+	setp.ge.u64 %pt8, %rd2564, %rd107;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd6412, %rd7172;
+	add.s64 %rd2640, %rd6412, 4;
+	ld.global.s32 %r2641, [%rd2640];
+	add.s32 %r2642, %r2641, %r2639;
+	mov.b64 %rd2643, %rd2640;
+	st.global.s32 [%rd2643], %r2642;
+	setp.ge.u64 %pt9, %rd2564, %rd117;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd6414, %rd7173;
+	add.s64 %rd2648, %rd6414, 4;
+	ld.global.s32 %r2649, [%rd2648];
+	add.s32 %r2650, %r2649, %r2647;
+	mov.b64 %rd2651, %rd2648;
+	st.global.s32 [%rd2651], %r2650;
+	setp.ge.u64 %pt10, %rd2564, %rd127;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd6416, %rd7174;
+	add.s64 %rd2656, %rd6416, 4;
+	ld.global.s32 %r2657, [%rd2656];
+	add.s32 %r2658, %r2657, %r2655;
+	mov.b64 %rd2659, %rd2656;
+	st.global.s32 [%rd2659], %r2658;
+	setp.ge.u64 %pt11, %rd2564, %rd137;
+	@%pt11 bra $Lfault_11;
+	mov.b64 %rd6418, %rd7175;
+	add.s64 %rd2664, %rd6418, 4;
+	ld.global.s32 %r2665, [%rd2664];
+	add.s32 %r2666, %r2665, %r2663;
+	mov.b64 %rd2667, %rd2664;
+	st.global.s32 [%rd2667], %r2666;
+	setp.ge.u64 %pt12, %rd2564, %rd147;
+	@%pt12 bra $Lfault_12;
+	mov.b64 %rd6420, %rd7176;
+	add.s64 %rd2672, %rd6420, 4;
+	ld.global.s32 %r2673, [%rd2672];
+	add.s32 %r2674, %r2673, %r2671;
+	mov.b64 %rd2675, %rd2672;
+	st.global.s32 [%rd2675], %r2674;
+	setp.ge.u64 %pt13, %rd2564, %rd157;
+	@%pt13 bra $Lfault_13;
+	mov.b64 %rd6422, %rd7177;
+	add.s64 %rd2680, %rd6422, 4;
+	ld.global.s32 %r2681, [%rd2680];
+	add.s32 %r2682, %r2681, %r2679;
+	mov.b64 %rd2683, %rd2680;
+	st.global.s32 [%rd2683], %r2682;
+	setp.ge.u64 %pt14, %rd2564, %rd167;
+	@%pt14 bra $Lfault_14;
+	mov.b64 %rd6424, %rd7178;
+	add.s64 %rd2688, %rd6424, 4;
+	ld.global.s32 %r2689, [%rd2688];
+	add.s32 %r2690, %r2689, %r2687;
+	mov.b64 %rd2691, %rd2688;
+	st.global.s32 [%rd2691], %r2690;
+	setp.ge.u64 %pt15, %rd2564, %rd177;
+	@%pt15 bra $Lfault_15;
+	mov.b64 %rd6426, %rd7179;
+	add.s64 %rd2696, %rd6426, 4;
+	ld.global.s32 %r2697, [%rd2696];
+	add.s32 %r2698, %r2697, %r2695;
+	mov.b64 %rd2699, %rd2696;
+	st.global.s32 [%rd2699], %r2698;
+	setp.ge.u64 %pt16, %rd2564, %rd187;
+	@%pt16 bra $Lfault_16;
+	mov.b64 %rd6428, %rd7180;
+	add.s64 %rd2704, %rd6428, 4;
+	ld.global.s32 %r2705, [%rd2704];
+	add.s32 %r2706, %r2705, %r2703;
+	mov.b64 %rd2707, %rd2704;
+	st.global.s32 [%rd2707], %r2706;
+	setp.ge.u64 %pt17, %rd2564, %rd197;
+	@%pt17 bra $Lfault_17;
+	mov.b64 %rd6430, %rd7181;
+	add.s64 %rd2712, %rd6430, 4;
+	ld.global.s32 %r2713, [%rd2712];
+	add.s32 %r2714, %r2713, %r2711;
+	mov.b64 %rd2715, %rd2712;
+	st.global.s32 [%rd2715], %r2714;
+	setp.ge.u64 %pt18, %rd2564, %rd207;
+	@%pt18 bra $Lfault_18;
+	mov.b64 %rd6432, %rd7182;
+	add.s64 %rd2720, %rd6432, 4;
+	ld.global.s32 %r2721, [%rd2720];
+	add.s32 %r2722, %r2721, %r2719;
+	mov.b64 %rd2723, %rd2720;
+	st.global.s32 [%rd2723], %r2722;
+	setp.ge.u64 %pt19, %rd2564, %rd217;
+	@%pt19 bra $Lfault_19;
+	mov.b64 %rd6434, %rd7183;
+	add.s64 %rd2728, %rd6434, 4;
+	ld.global.s32 %r2729, [%rd2728];
+	add.s32 %r2730, %r2729, %r2727;
+	mov.b64 %rd2731, %rd2728;
+	st.global.s32 [%rd2731], %r2730;
+	setp.ge.u64 %pt20, %rd2564, %rd227;
+	@%pt20 bra $Lfault_20;
+	mov.b64 %rd6436, %rd7184;
+	add.s64 %rd2736, %rd6436, 4;
+	ld.global.s32 %r2737, [%rd2736];
+	add.s32 %r2738, %r2737, %r2735;
+	mov.b64 %rd2739, %rd2736;
+	st.global.s32 [%rd2739], %r2738;
+	setp.ge.u64 %pt21, %rd2564, %rd237;
+	@%pt21 bra $Lfault_21;
+	mov.b64 %rd6438, %rd7185;
+	add.s64 %rd2744, %rd6438, 4;
+	ld.global.s32 %r2745, [%rd2744];
+	add.s32 %r2746, %r2745, %r2743;
+	mov.b64 %rd2747, %rd2744;
+	st.global.s32 [%rd2747], %r2746;
+	setp.ge.u64 %pt22, %rd2564, %rd247;
+	@%pt22 bra $Lfault_22;
+	mov.b64 %rd6440, %rd7186;
+	add.s64 %rd2752, %rd6440, 4;
+	ld.global.s32 %r2753, [%rd2752];
+	add.s32 %r2754, %r2753, %r2751;
+	mov.b64 %rd2755, %rd2752;
+	st.global.s32 [%rd2755], %r2754;
+	setp.ge.u64 %pt23, %rd2564, %rd257;
+	@%pt23 bra $Lfault_23;
+	mov.b64 %rd6442, %rd7187;
+	add.s64 %rd2760, %rd6442, 4;
+	ld.global.s32 %r2761, [%rd2760];
+	add.s32 %r2762, %r2761, %r2759;
+	mov.b64 %rd2763, %rd2760;
+	st.global.s32 [%rd2763], %r2762;
+	setp.ge.u64 %pt24, %rd2564, %rd267;
+	@%pt24 bra $Lfault_24;
+	mov.b64 %rd6444, %rd7188;
+	add.s64 %rd2768, %rd6444, 4;
+	ld.global.s32 %r2769, [%rd2768];
+	add.s32 %r2770, %r2769, %r2767;
+	mov.b64 %rd2771, %rd2768;
+	st.global.s32 [%rd2771], %r2770;
+	setp.ge.u64 %pt25, %rd2564, %rd277;
+	@%pt25 bra $Lfault_25;
+	mov.b64 %rd6446, %rd7189;
+	add.s64 %rd2776, %rd6446, 4;
+	ld.global.s32 %r2777, [%rd2776];
+	add.s32 %r2778, %r2777, %r2775;
+	mov.b64 %rd2779, %rd2776;
+	st.global.s32 [%rd2779], %r2778;
+	setp.ge.u64 %pt26, %rd2564, %rd287;
+	@%pt26 bra $Lfault_26;
+	mov.b64 %rd6448, %rd7190;
+	add.s64 %rd2784, %rd6448, 4;
+	ld.global.s32 %r2785, [%rd2784];
+	add.s32 %r2786, %r2785, %r2783;
+	mov.b64 %rd2787, %rd2784;
+	st.global.s32 [%rd2787], %r2786;
+	setp.ge.u64 %pt27, %rd2564, %rd297;
+	@%pt27 bra $Lfault_27;
+	mov.b64 %rd6450, %rd7191;
+	add.s64 %rd2792, %rd6450, 4;
+	ld.global.s32 %r2793, [%rd2792];
+	add.s32 %r2794, %r2793, %r2791;
+	mov.b64 %rd2795, %rd2792;
+	st.global.s32 [%rd2795], %r2794;
+	setp.ge.u64 %pt28, %rd2564, %rd307;
+	@%pt28 bra $Lfault_28;
+	mov.b64 %rd6452, %rd7192;
+	add.s64 %rd2800, %rd6452, 4;
+	ld.global.s32 %r2801, [%rd2800];
+	add.s32 %r2802, %r2801, %r2799;
+	mov.b64 %rd2803, %rd2800;
+	st.global.s32 [%rd2803], %r2802;
+	setp.ge.u64 %pt29, %rd2564, %rd317;
+	@%pt29 bra $Lfault_29;
+	mov.b64 %rd6454, %rd7193;
+	add.s64 %rd2808, %rd6454, 4;
+	ld.global.s32 %r2809, [%rd2808];
+	add.s32 %r2810, %r2809, %r2807;
+	mov.b64 %rd2811, %rd2808;
+	st.global.s32 [%rd2811], %r2810;
+	setp.ge.u64 %pt30, %rd2564, %rd327;
+	@%pt30 bra $Lfault_30;
+	mov.b64 %rd6456, %rd7194;
+	add.s64 %rd2816, %rd6456, 4;
+	ld.global.s32 %r2817, [%rd2816];
+	add.s32 %r2818, %r2817, %r2815;
+	mov.b64 %rd2819, %rd2816;
+	st.global.s32 [%rd2819], %r2818;
+	setp.ge.u64 %pt31, %rd2564, %rd337;
+	@%pt31 bra $Lfault_31;
+	mov.b64 %rd6458, %rd7195;
+	add.s64 %rd2824, %rd6458, 4;
+	ld.global.s32 %r2825, [%rd2824];
+	add.s32 %r2826, %r2825, %r2823;
+	mov.b64 %rd2827, %rd2824;
+	st.global.s32 [%rd2827], %r2826;
+	setp.ge.u64 %pt32, %rd2564, %rd347;
+	@%pt32 bra $Lfault_32;
+	mov.b64 %rd6460, %rd7196;
+	add.s64 %rd2832, %rd6460, 4;
+	ld.global.s32 %r2833, [%rd2832];
+	add.s32 %r2834, %r2833, %r2831;
+	mov.b64 %rd2835, %rd2832;
+	st.global.s32 [%rd2835], %r2834;
+	setp.ge.u64 %pt33, %rd2564, %rd357;
+	@%pt33 bra $Lfault_33;
+	mov.b64 %rd6462, %rd7197;
+	add.s64 %rd2840, %rd6462, 4;
+	ld.global.s32 %r2841, [%rd2840];
+	add.s32 %r2842, %r2841, %r2839;
+	mov.b64 %rd2843, %rd2840;
+	st.global.s32 [%rd2843], %r2842;
+	setp.ge.u64 %pt34, %rd2564, %rd367;
+	@%pt34 bra $Lfault_34;
+	mov.b64 %rd6464, %rd7198;
+	add.s64 %rd2848, %rd6464, 4;
+	ld.global.s32 %r2849, [%rd2848];
+	add.s32 %r2850, %r2849, %r2847;
+	mov.b64 %rd2851, %rd2848;
+	st.global.s32 [%rd2851], %r2850;
+	setp.ge.u64 %pt35, %rd2564, %rd377;
+	@%pt35 bra $Lfault_35;
+	mov.b64 %rd6466, %rd7199;
+	add.s64 %rd2856, %rd6466, 4;
+	ld.global.s32 %r2857, [%rd2856];
+	add.s32 %r2858, %r2857, %r2855;
+	mov.b64 %rd2859, %rd2856;
+	st.global.s32 [%rd2859], %r2858;
+	setp.ge.u64 %pt36, %rd2564, %rd387;
+	@%pt36 bra $Lfault_36;
+	mov.b64 %rd6468, %rd7200;
+	add.s64 %rd2864, %rd6468, 4;
+	ld.global.s32 %r2865, [%rd2864];
+	add.s32 %r2866, %r2865, %r2863;
+	mov.b64 %rd2867, %rd2864;
+	st.global.s32 [%rd2867], %r2866;
+	setp.ge.u64 %pt37, %rd2564, %rd397;
+	@%pt37 bra $Lfault_37;
+	mov.b64 %rd6470, %rd7201;
+	add.s64 %rd2872, %rd6470, 4;
+	ld.global.s32 %r2873, [%rd2872];
+	add.s32 %r2874, %r2873, %r2871;
+	mov.b64 %rd2875, %rd2872;
+	st.global.s32 [%rd2875], %r2874;
+	setp.ge.u64 %pt38, %rd2564, %rd407;
+	@%pt38 bra $Lfault_38;
+	mov.b64 %rd6472, %rd7202;
+	add.s64 %rd2880, %rd6472, 4;
+	ld.global.s32 %r2881, [%rd2880];
+	add.s32 %r2882, %r2881, %r2879;
+	mov.b64 %rd2883, %rd2880;
+	st.global.s32 [%rd2883], %r2882;
+	setp.ge.u64 %pt39, %rd2564, %rd417;
+	@%pt39 bra $Lfault_39;
+	mov.b64 %rd6474, %rd7203;
+	add.s64 %rd2888, %rd6474, 4;
+	ld.global.s32 %r2889, [%rd2888];
+	add.s32 %r2890, %r2889, %r2887;
+	mov.b64 %rd2891, %rd2888;
+	st.global.s32 [%rd2891], %r2890;
+	setp.ge.u64 %pt40, %rd2564, %rd427;
+	@%pt40 bra $Lfault_40;
+	mov.b64 %rd6476, %rd7204;
+	add.s64 %rd2896, %rd6476, 4;
+	ld.global.s32 %r2897, [%rd2896];
+	add.s32 %r2898, %r2897, %r2895;
+	mov.b64 %rd2899, %rd2896;
+	st.global.s32 [%rd2899], %r2898;
+	setp.ge.u64 %pt41, %rd2564, %rd437;
+	@%pt41 bra $Lfault_41;
+	mov.b64 %rd6478, %rd7205;
+	add.s64 %rd2904, %rd6478, 4;
+	ld.global.s32 %r2905, [%rd2904];
+	add.s32 %r2906, %r2905, %r2903;
+	mov.b64 %rd2907, %rd2904;
+	st.global.s32 [%rd2907], %r2906;
+	setp.ge.u64 %pt42, %rd2564, %rd447;
+	@%pt42 bra $Lfault_42;
+	mov.b64 %rd6480, %rd7206;
+	add.s64 %rd2912, %rd6480, 4;
+	ld.global.s32 %r2913, [%rd2912];
+	add.s32 %r2914, %r2913, %r2911;
+	mov.b64 %rd2915, %rd2912;
+	st.global.s32 [%rd2915], %r2914;
+	setp.ge.u64 %pt43, %rd2564, %rd457;
+	@%pt43 bra $Lfault_43;
+	mov.b64 %rd6482, %rd7207;
+	add.s64 %rd2920, %rd6482, 4;
+	ld.global.s32 %r2921, [%rd2920];
+	add.s32 %r2922, %r2921, %r2919;
+	mov.b64 %rd2923, %rd2920;
+	st.global.s32 [%rd2923], %r2922;
+	setp.ge.u64 %pt44, %rd2564, %rd467;
+	@%pt44 bra $Lfault_44;
+	mov.b64 %rd6484, %rd7208;
+	add.s64 %rd2928, %rd6484, 4;
+	ld.global.s32 %r2929, [%rd2928];
+	add.s32 %r2930, %r2929, %r2927;
+	mov.b64 %rd2931, %rd2928;
+	st.global.s32 [%rd2931], %r2930;
+	setp.ge.u64 %pt45, %rd2564, %rd477;
+	@%pt45 bra $Lfault_45;
+	mov.b64 %rd6486, %rd7209;
+	add.s64 %rd2936, %rd6486, 4;
+	ld.global.s32 %r2937, [%rd2936];
+	add.s32 %r2938, %r2937, %r2935;
+	mov.b64 %rd2939, %rd2936;
+	st.global.s32 [%rd2939], %r2938;
+	setp.ge.u64 %pt46, %rd2564, %rd487;
+	@%pt46 bra $Lfault_46;
+	mov.b64 %rd6488, %rd7210;
+	add.s64 %rd2944, %rd6488, 4;
+	ld.global.s32 %r2945, [%rd2944];
+	add.s32 %r2946, %r2945, %r2943;
+	mov.b64 %rd2947, %rd2944;
+	st.global.s32 [%rd2947], %r2946;
+	setp.ge.u64 %pt47, %rd2564, %rd497;
+	@%pt47 bra $Lfault_47;
+	mov.b64 %rd6490, %rd7211;
+	add.s64 %rd2952, %rd6490, 4;
+	ld.global.s32 %r2953, [%rd2952];
+	add.s32 %r2954, %r2953, %r2951;
+	mov.b64 %rd2955, %rd2952;
+	st.global.s32 [%rd2955], %r2954;
+	setp.ge.u64 %pt48, %rd2564, %rd507;
+	@%pt48 bra $Lfault_48;
+	mov.b64 %rd6492, %rd7212;
+	add.s64 %rd2960, %rd6492, 4;
+	ld.global.s32 %r2961, [%rd2960];
+	add.s32 %r2962, %r2961, %r2959;
+	mov.b64 %rd2963, %rd2960;
+	st.global.s32 [%rd2963], %r2962;
+	setp.ge.u64 %pt49, %rd2564, %rd517;
+	@%pt49 bra $Lfault_49;
+	mov.b64 %rd6494, %rd7213;
+	add.s64 %rd2968, %rd6494, 4;
+	ld.global.s32 %r2969, [%rd2968];
+	add.s32 %r2970, %r2969, %r2967;
+	mov.b64 %rd2971, %rd2968;
+	st.global.s32 [%rd2971], %r2970;
+	setp.ge.u64 %pt50, %rd2564, %rd527;
+	@%pt50 bra $Lfault_50;
+	mov.b64 %rd6496, %rd7214;
+	add.s64 %rd2976, %rd6496, 4;
+	ld.global.s32 %r2977, [%rd2976];
+	add.s32 %r2978, %r2977, %r2975;
+	mov.b64 %rd2979, %rd2976;
+	st.global.s32 [%rd2979], %r2978;
+	setp.ge.u64 %pt51, %rd2564, %rd537;
+	@%pt51 bra $Lfault_51;
+	mov.b64 %rd6498, %rd7215;
+	add.s64 %rd2984, %rd6498, 4;
+	ld.global.s32 %r2985, [%rd2984];
+	add.s32 %r2986, %r2985, %r2983;
+	mov.b64 %rd2987, %rd2984;
+	st.global.s32 [%rd2987], %r2986;
+	setp.ge.u64 %pt52, %rd2564, %rd547;
+	@%pt52 bra $Lfault_52;
+	mov.b64 %rd6500, %rd7216;
+	add.s64 %rd2992, %rd6500, 4;
+	ld.global.s32 %r2993, [%rd2992];
+	add.s32 %r2994, %r2993, %r2991;
+	mov.b64 %rd2995, %rd2992;
+	st.global.s32 [%rd2995], %r2994;
+	setp.ge.u64 %pt53, %rd2564, %rd557;
+	@%pt53 bra $Lfault_53;
+	mov.b64 %rd6502, %rd7217;
+	add.s64 %rd3000, %rd6502, 4;
+	ld.global.s32 %r3001, [%rd3000];
+	add.s32 %r3002, %r3001, %r2999;
+	mov.b64 %rd3003, %rd3000;
+	st.global.s32 [%rd3003], %r3002;
+	setp.ge.u64 %pt54, %rd2564, %rd567;
+	@%pt54 bra $Lfault_54;
+	mov.b64 %rd6504, %rd7218;
+	add.s64 %rd3008, %rd6504, 4;
+	ld.global.s32 %r3009, [%rd3008];
+	add.s32 %r3010, %r3009, %r3007;
+	mov.b64 %rd3011, %rd3008;
+	st.global.s32 [%rd3011], %r3010;
+	setp.ge.u64 %pt55, %rd2564, %rd577;
+	@%pt55 bra $Lfault_55;
+	mov.b64 %rd6506, %rd7219;
+	add.s64 %rd3016, %rd6506, 4;
+	ld.global.s32 %r3017, [%rd3016];
+	add.s32 %r3018, %r3017, %r3015;
+	mov.b64 %rd3019, %rd3016;
+	st.global.s32 [%rd3019], %r3018;
+	setp.ge.u64 %pt56, %rd2564, %rd587;
+	@%pt56 bra $Lfault_56;
+	mov.b64 %rd6508, %rd7220;
+	add.s64 %rd3024, %rd6508, 4;
+	ld.global.s32 %r3025, [%rd3024];
+	add.s32 %r3026, %r3025, %r3023;
+	mov.b64 %rd3027, %rd3024;
+	st.global.s32 [%rd3027], %r3026;
+	setp.ge.u64 %pt57, %rd2564, %rd597;
+	@%pt57 bra $Lfault_57;
+	mov.b64 %rd6510, %rd7221;
+	add.s64 %rd3032, %rd6510, 4;
+	ld.global.s32 %r3033, [%rd3032];
+	add.s32 %r3034, %r3033, %r3031;
+	mov.b64 %rd3035, %rd3032;
+	st.global.s32 [%rd3035], %r3034;
+	setp.ge.u64 %pt58, %rd2564, %rd607;
+	@%pt58 bra $Lfault_58;
+	mov.b64 %rd6512, %rd7222;
+	add.s64 %rd3040, %rd6512, 4;
+	ld.global.s32 %r3041, [%rd3040];
+	add.s32 %r3042, %r3041, %r3039;
+	mov.b64 %rd3043, %rd3040;
+	st.global.s32 [%rd3043], %r3042;
+	setp.ge.u64 %pt59, %rd2564, %rd617;
+	@%pt59 bra $Lfault_59;
+	mov.b64 %rd6514, %rd7223;
+	add.s64 %rd3048, %rd6514, 4;
+	ld.global.s32 %r3049, [%rd3048];
+	add.s32 %r3050, %r3049, %r3047;
+	mov.b64 %rd3051, %rd3048;
+	st.global.s32 [%rd3051], %r3050;
+	setp.ge.u64 %pt60, %rd2564, %rd627;
+	@%pt60 bra $Lfault_60;
+	mov.b64 %rd6516, %rd7224;
+	add.s64 %rd3056, %rd6516, 4;
+	ld.global.s32 %r3057, [%rd3056];
+	add.s32 %r3058, %r3057, %r3055;
+	mov.b64 %rd3059, %rd3056;
+	st.global.s32 [%rd3059], %r3058;
+	setp.ge.u64 %pt61, %rd2564, %rd637;
+	@%pt61 bra $Lfault_61;
+	mov.b64 %rd6518, %rd7225;
+	add.s64 %rd3064, %rd6518, 4;
+	ld.global.s32 %r3065, [%rd3064];
+	add.s32 %r3066, %r3065, %r3063;
+	mov.b64 %rd3067, %rd3064;
+	st.global.s32 [%rd3067], %r3066;
+	setp.ge.u64 %pt62, %rd2564, %rd647;
+	@%pt62 bra $Lfault_62;
+	mov.b64 %rd6520, %rd7226;
+	add.s64 %rd3072, %rd6520, 4;
+	ld.global.s32 %r3073, [%rd3072];
+	add.s32 %r3074, %r3073, %r3071;
+	mov.b64 %rd3075, %rd3072;
+	st.global.s32 [%rd3075], %r3074;
+	setp.ge.u64 %pt63, %rd2564, %rd657;
+	@%pt63 bra $Lfault_63;
+	mov.b64 %rd6522, %rd7227;
+	add.s64 %rd3080, %rd6522, 4;
+	ld.global.s32 %r3081, [%rd3080];
+	add.s32 %r3082, %r3081, %r3079;
+	mov.b64 %rd3083, %rd3080;
+	st.global.s32 [%rd3083], %r3082;
+	setp.ge.u64 %pt64, %rd2564, %rd667;
+	@%pt64 bra $Lfault_64;
+	mov.b64 %rd6524, %rd7228;
+	add.s64 %rd3088, %rd6524, 4;
+	ld.global.s32 %r3089, [%rd3088];
+	add.s32 %r3090, %r3089, %r3087;
+	mov.b64 %rd3091, %rd3088;
+	st.global.s32 [%rd3091], %r3090;
+	setp.ge.u64 %pt65, %rd2564, %rd677;
+	@%pt65 bra $Lfault_65;
+	mov.b64 %rd6526, %rd7229;
+	add.s64 %rd3096, %rd6526, 4;
+	ld.global.s32 %r3097, [%rd3096];
+	add.s32 %r3098, %r3097, %r3095;
+	mov.b64 %rd3099, %rd3096;
+	st.global.s32 [%rd3099], %r3098;
+	setp.ge.u64 %pt66, %rd2564, %rd687;
+	@%pt66 bra $Lfault_66;
+	mov.b64 %rd6528, %rd7230;
+	add.s64 %rd3104, %rd6528, 4;
+	ld.global.s32 %r3105, [%rd3104];
+	add.s32 %r3106, %r3105, %r3103;
+	mov.b64 %rd3107, %rd3104;
+	st.global.s32 [%rd3107], %r3106;
+	setp.ge.u64 %pt67, %rd2564, %rd697;
+	@%pt67 bra $Lfault_67;
+	mov.b64 %rd6530, %rd7231;
+	add.s64 %rd3112, %rd6530, 4;
+	ld.global.s32 %r3113, [%rd3112];
+	add.s32 %r3114, %r3113, %r3111;
+	mov.b64 %rd3115, %rd3112;
+	st.global.s32 [%rd3115], %r3114;
+	setp.ge.u64 %pt68, %rd2564, %rd707;
+	@%pt68 bra $Lfault_68;
+	mov.b64 %rd6532, %rd7232;
+	add.s64 %rd3120, %rd6532, 4;
+	ld.global.s32 %r3121, [%rd3120];
+	add.s32 %r3122, %r3121, %r3119;
+	mov.b64 %rd3123, %rd3120;
+	st.global.s32 [%rd3123], %r3122;
+	setp.ge.u64 %pt69, %rd2564, %rd717;
+	@%pt69 bra $Lfault_69;
+	mov.b64 %rd6534, %rd7233;
+	add.s64 %rd3128, %rd6534, 4;
+	ld.global.s32 %r3129, [%rd3128];
+	add.s32 %r3130, %r3129, %r3127;
+	mov.b64 %rd3131, %rd3128;
+	st.global.s32 [%rd3131], %r3130;
+	setp.ge.u64 %pt70, %rd2564, %rd727;
+	@%pt70 bra $Lfault_70;
+	mov.b64 %rd6536, %rd7234;
+	add.s64 %rd3136, %rd6536, 4;
+	ld.global.s32 %r3137, [%rd3136];
+	add.s32 %r3138, %r3137, %r3135;
+	mov.b64 %rd3139, %rd3136;
+	st.global.s32 [%rd3139], %r3138;
+	setp.ge.u64 %pt71, %rd2564, %rd737;
+	@%pt71 bra $Lfault_71;
+	mov.b64 %rd6538, %rd7235;
+	add.s64 %rd3144, %rd6538, 4;
+	ld.global.s32 %r3145, [%rd3144];
+	add.s32 %r3146, %r3145, %r3143;
+	mov.b64 %rd3147, %rd3144;
+	st.global.s32 [%rd3147], %r3146;
+	setp.ge.u64 %pt72, %rd2564, %rd747;
+	@%pt72 bra $Lfault_72;
+	mov.b64 %rd6540, %rd7236;
+	add.s64 %rd3152, %rd6540, 4;
+	ld.global.s32 %r3153, [%rd3152];
+	add.s32 %r3154, %r3153, %r3151;
+	mov.b64 %rd3155, %rd3152;
+	st.global.s32 [%rd3155], %r3154;
+	setp.ge.u64 %pt73, %rd2564, %rd757;
+	@%pt73 bra $Lfault_73;
+	mov.b64 %rd6542, %rd7237;
+	add.s64 %rd3160, %rd6542, 4;
+	ld.global.s32 %r3161, [%rd3160];
+	add.s32 %r3162, %r3161, %r3159;
+	mov.b64 %rd3163, %rd3160;
+	st.global.s32 [%rd3163], %r3162;
+	setp.ge.u64 %pt74, %rd2564, %rd767;
+	@%pt74 bra $Lfault_74;
+	mov.b64 %rd6544, %rd7238;
+	add.s64 %rd3168, %rd6544, 4;
+	ld.global.s32 %r3169, [%rd3168];
+	add.s32 %r3170, %r3169, %r3167;
+	mov.b64 %rd3171, %rd3168;
+	st.global.s32 [%rd3171], %r3170;
+	setp.ge.u64 %pt75, %rd2564, %rd777;
+	@%pt75 bra $Lfault_75;
+	mov.b64 %rd6546, %rd7239;
+	add.s64 %rd3176, %rd6546, 4;
+	ld.global.s32 %r3177, [%rd3176];
+	add.s32 %r3178, %r3177, %r3175;
+	mov.b64 %rd3179, %rd3176;
+	st.global.s32 [%rd3179], %r3178;
+	setp.ge.u64 %pt76, %rd2564, %rd787;
+	@%pt76 bra $Lfault_76;
+	mov.b64 %rd6548, %rd7240;
+	add.s64 %rd3184, %rd6548, 4;
+	ld.global.s32 %r3185, [%rd3184];
+	add.s32 %r3186, %r3185, %r3183;
+	mov.b64 %rd3187, %rd3184;
+	st.global.s32 [%rd3187], %r3186;
+	setp.ge.u64 %pt77, %rd2564, %rd797;
+	@%pt77 bra $Lfault_77;
+	mov.b64 %rd6550, %rd7241;
+	add.s64 %rd3192, %rd6550, 4;
+	ld.global.s32 %r3193, [%rd3192];
+	add.s32 %r3194, %r3193, %r3191;
+	mov.b64 %rd3195, %rd3192;
+	st.global.s32 [%rd3195], %r3194;
+	setp.ge.u64 %pt78, %rd2564, %rd807;
+	@%pt78 bra $Lfault_78;
+	mov.b64 %rd6552, %rd7242;
+	add.s64 %rd3200, %rd6552, 4;
+	ld.global.s32 %r3201, [%rd3200];
+	add.s32 %r3202, %r3201, %r3199;
+	mov.b64 %rd3203, %rd3200;
+	st.global.s32 [%rd3203], %r3202;
+	setp.ge.u64 %pt79, %rd2564, %rd817;
+	@%pt79 bra $Lfault_79;
+	mov.b64 %rd6554, %rd7243;
+	add.s64 %rd3208, %rd6554, 4;
+	ld.global.s32 %r3209, [%rd3208];
+	add.s32 %r3210, %r3209, %r3207;
+	mov.b64 %rd3211, %rd3208;
+	st.global.s32 [%rd3211], %r3210;
+	setp.ge.u64 %pt80, %rd2564, %rd827;
+	@%pt80 bra $Lfault_80;
+	mov.b64 %rd6556, %rd7244;
+	add.s64 %rd3216, %rd6556, 4;
+	ld.global.s32 %r3217, [%rd3216];
+	add.s32 %r3218, %r3217, %r3215;
+	mov.b64 %rd3219, %rd3216;
+	st.global.s32 [%rd3219], %r3218;
+	setp.ge.u64 %pt81, %rd2564, %rd837;
+	@%pt81 bra $Lfault_81;
+	mov.b64 %rd6558, %rd7245;
+	add.s64 %rd3224, %rd6558, 4;
+	ld.global.s32 %r3225, [%rd3224];
+	add.s32 %r3226, %r3225, %r3223;
+	mov.b64 %rd3227, %rd3224;
+	st.global.s32 [%rd3227], %r3226;
+	setp.ge.u64 %pt82, %rd2564, %rd847;
+	@%pt82 bra $Lfault_82;
+	mov.b64 %rd6560, %rd7246;
+	add.s64 %rd3232, %rd6560, 4;
+	ld.global.s32 %r3233, [%rd3232];
+	add.s32 %r3234, %r3233, %r3231;
+	mov.b64 %rd3235, %rd3232;
+	st.global.s32 [%rd3235], %r3234;
+	setp.ge.u64 %pt83, %rd2564, %rd857;
+	@%pt83 bra $Lfault_83;
+	mov.b64 %rd6562, %rd7247;
+	add.s64 %rd3240, %rd6562, 4;
+	ld.global.s32 %r3241, [%rd3240];
+	add.s32 %r3242, %r3241, %r3239;
+	mov.b64 %rd3243, %rd3240;
+	st.global.s32 [%rd3243], %r3242;
+	setp.ge.u64 %pt84, %rd2564, %rd867;
+	@%pt84 bra $Lfault_84;
+	mov.b64 %rd6564, %rd7248;
+	add.s64 %rd3248, %rd6564, 4;
+	ld.global.s32 %r3249, [%rd3248];
+	add.s32 %r3250, %r3249, %r3247;
+	mov.b64 %rd3251, %rd3248;
+	st.global.s32 [%rd3251], %r3250;
+	setp.ge.u64 %pt85, %rd2564, %rd877;
+	@%pt85 bra $Lfault_85;
+	mov.b64 %rd6566, %rd7249;
+	add.s64 %rd3256, %rd6566, 4;
+	ld.global.s32 %r3257, [%rd3256];
+	add.s32 %r3258, %r3257, %r3255;
+	mov.b64 %rd3259, %rd3256;
+	st.global.s32 [%rd3259], %r3258;
+	setp.ge.u64 %pt86, %rd2564, %rd887;
+	@%pt86 bra $Lfault_86;
+	mov.b64 %rd6568, %rd7250;
+	add.s64 %rd3264, %rd6568, 4;
+	ld.global.s32 %r3265, [%rd3264];
+	add.s32 %r3266, %r3265, %r3263;
+	mov.b64 %rd3267, %rd3264;
+	st.global.s32 [%rd3267], %r3266;
+	setp.ge.u64 %pt87, %rd2564, %rd897;
+	@%pt87 bra $Lfault_87;
+	mov.b64 %rd6570, %rd7251;
+	add.s64 %rd3272, %rd6570, 4;
+	ld.global.s32 %r3273, [%rd3272];
+	add.s32 %r3274, %r3273, %r3271;
+	mov.b64 %rd3275, %rd3272;
+	st.global.s32 [%rd3275], %r3274;
+	setp.ge.u64 %pt88, %rd2564, %rd907;
+	@%pt88 bra $Lfault_88;
+	mov.b64 %rd6572, %rd7252;
+	add.s64 %rd3280, %rd6572, 4;
+	ld.global.s32 %r3281, [%rd3280];
+	add.s32 %r3282, %r3281, %r3279;
+	mov.b64 %rd3283, %rd3280;
+	st.global.s32 [%rd3283], %r3282;
+	setp.ge.u64 %pt89, %rd2564, %rd917;
+	@%pt89 bra $Lfault_89;
+	mov.b64 %rd6574, %rd7253;
+	add.s64 %rd3288, %rd6574, 4;
+	ld.global.s32 %r3289, [%rd3288];
+	add.s32 %r3290, %r3289, %r3287;
+	mov.b64 %rd3291, %rd3288;
+	st.global.s32 [%rd3291], %r3290;
+	setp.ge.u64 %pt90, %rd2564, %rd927;
+	@%pt90 bra $Lfault_90;
+	mov.b64 %rd6576, %rd7254;
+	add.s64 %rd3296, %rd6576, 4;
+	ld.global.s32 %r3297, [%rd3296];
+	add.s32 %r3298, %r3297, %r3295;
+	mov.b64 %rd3299, %rd3296;
+	st.global.s32 [%rd3299], %r3298;
+	setp.ge.u64 %pt91, %rd2564, %rd937;
+	@%pt91 bra $Lfault_91;
+	mov.b64 %rd6578, %rd7255;
+	add.s64 %rd3304, %rd6578, 4;
+	ld.global.s32 %r3305, [%rd3304];
+	add.s32 %r3306, %r3305, %r3303;
+	mov.b64 %rd3307, %rd3304;
+	st.global.s32 [%rd3307], %r3306;
+	setp.ge.u64 %pt92, %rd2564, %rd947;
+	@%pt92 bra $Lfault_92;
+	mov.b64 %rd6580, %rd7256;
+	add.s64 %rd3312, %rd6580, 4;
+	ld.global.s32 %r3313, [%rd3312];
+	add.s32 %r3314, %r3313, %r3311;
+	mov.b64 %rd3315, %rd3312;
+	st.global.s32 [%rd3315], %r3314;
+	setp.ge.u64 %pt93, %rd2564, %rd957;
+	@%pt93 bra $Lfault_93;
+	mov.b64 %rd6582, %rd7257;
+	add.s64 %rd3320, %rd6582, 4;
+	ld.global.s32 %r3321, [%rd3320];
+	add.s32 %r3322, %r3321, %r3319;
+	mov.b64 %rd3323, %rd3320;
+	st.global.s32 [%rd3323], %r3322;
+	setp.ge.u64 %pt94, %rd2564, %rd967;
+	@%pt94 bra $Lfault_94;
+	mov.b64 %rd6584, %rd7258;
+	add.s64 %rd3328, %rd6584, 4;
+	ld.global.s32 %r3329, [%rd3328];
+	add.s32 %r3330, %r3329, %r3327;
+	mov.b64 %rd3331, %rd3328;
+	st.global.s32 [%rd3331], %r3330;
+	setp.ge.u64 %pt95, %rd2564, %rd977;
+	@%pt95 bra $Lfault_95;
+	mov.b64 %rd6586, %rd7259;
+	add.s64 %rd3336, %rd6586, 4;
+	ld.global.s32 %r3337, [%rd3336];
+	add.s32 %r3338, %r3337, %r3335;
+	mov.b64 %rd3339, %rd3336;
+	st.global.s32 [%rd3339], %r3338;
+	setp.ge.u64 %pt96, %rd2564, %rd987;
+	@%pt96 bra $Lfault_96;
+	mov.b64 %rd6588, %rd7260;
+	add.s64 %rd3344, %rd6588, 4;
+	ld.global.s32 %r3345, [%rd3344];
+	add.s32 %r3346, %r3345, %r3343;
+	mov.b64 %rd3347, %rd3344;
+	st.global.s32 [%rd3347], %r3346;
+	setp.ge.u64 %pt97, %rd2564, %rd997;
+	@%pt97 bra $Lfault_97;
+	mov.b64 %rd6590, %rd7261;
+	add.s64 %rd3352, %rd6590, 4;
+	ld.global.s32 %r3353, [%rd3352];
+	add.s32 %r3354, %r3353, %r3351;
+	mov.b64 %rd3355, %rd3352;
+	st.global.s32 [%rd3355], %r3354;
+	setp.ge.u64 %pt98, %rd2564, %rd1007;
+	@%pt98 bra $Lfault_98;
+	mov.b64 %rd6592, %rd7262;
+	add.s64 %rd3360, %rd6592, 4;
+	ld.global.s32 %r3361, [%rd3360];
+	add.s32 %r3362, %r3361, %r3359;
+	mov.b64 %rd3363, %rd3360;
+	st.global.s32 [%rd3363], %r3362;
+	setp.ge.u64 %pt99, %rd2564, %rd1017;
+	@%pt99 bra $Lfault_99;
+	mov.b64 %rd6594, %rd7263;
+	add.s64 %rd3368, %rd6594, 4;
+	ld.global.s32 %r3369, [%rd3368];
+	add.s32 %r3370, %r3369, %r3367;
+	mov.b64 %rd3371, %rd3368;
+	st.global.s32 [%rd3371], %r3370;
+	setp.ge.u64 %pt100, %rd2564, %rd1027;
+	@%pt100 bra $Lfault_100;
+	mov.b64 %rd6596, %rd7264;
+	add.s64 %rd3376, %rd6596, 4;
+	ld.global.s32 %r3377, [%rd3376];
+	add.s32 %r3378, %r3377, %r3375;
+	mov.b64 %rd3379, %rd3376;
+	st.global.s32 [%rd3379], %r3378;
+	setp.ge.u64 %pt101, %rd2564, %rd1037;
+	@%pt101 bra $Lfault_101;
+	mov.b64 %rd6598, %rd7265;
+	add.s64 %rd3384, %rd6598, 4;
+	ld.global.s32 %r3385, [%rd3384];
+	add.s32 %r3386, %r3385, %r3383;
+	mov.b64 %rd3387, %rd3384;
+	st.global.s32 [%rd3387], %r3386;
+	setp.ge.u64 %pt102, %rd2564, %rd1047;
+	@%pt102 bra $Lfault_102;
+	mov.b64 %rd6600, %rd7266;
+	add.s64 %rd3392, %rd6600, 4;
+	ld.global.s32 %r3393, [%rd3392];
+	add.s32 %r3394, %r3393, %r3391;
+	mov.b64 %rd3395, %rd3392;
+	st.global.s32 [%rd3395], %r3394;
+	setp.ge.u64 %pt103, %rd2564, %rd1057;
+	@%pt103 bra $Lfault_103;
+	mov.b64 %rd6602, %rd7267;
+	add.s64 %rd3400, %rd6602, 4;
+	ld.global.s32 %r3401, [%rd3400];
+	add.s32 %r3402, %r3401, %r3399;
+	mov.b64 %rd3403, %rd3400;
+	st.global.s32 [%rd3403], %r3402;
+	setp.ge.u64 %pt104, %rd2564, %rd1067;
+	@%pt104 bra $Lfault_104;
+	mov.b64 %rd6604, %rd7268;
+	add.s64 %rd3408, %rd6604, 4;
+	ld.global.s32 %r3409, [%rd3408];
+	add.s32 %r3410, %r3409, %r3407;
+	mov.b64 %rd3411, %rd3408;
+	st.global.s32 [%rd3411], %r3410;
+	setp.ge.u64 %pt105, %rd2564, %rd1077;
+	@%pt105 bra $Lfault_105;
+	mov.b64 %rd6606, %rd7269;
+	add.s64 %rd3416, %rd6606, 4;
+	ld.global.s32 %r3417, [%rd3416];
+	add.s32 %r3418, %r3417, %r3415;
+	mov.b64 %rd3419, %rd3416;
+	st.global.s32 [%rd3419], %r3418;
+	setp.ge.u64 %pt106, %rd2564, %rd1087;
+	@%pt106 bra $Lfault_106;
+	mov.b64 %rd6608, %rd7270;
+	add.s64 %rd3424, %rd6608, 4;
+	ld.global.s32 %r3425, [%rd3424];
+	add.s32 %r3426, %r3425, %r3423;
+	mov.b64 %rd3427, %rd3424;
+	st.global.s32 [%rd3427], %r3426;
+	setp.ge.u64 %pt107, %rd2564, %rd1097;
+	@%pt107 bra $Lfault_107;
+	mov.b64 %rd6610, %rd7271;
+	add.s64 %rd3432, %rd6610, 4;
+	ld.global.s32 %r3433, [%rd3432];
+	add.s32 %r3434, %r3433, %r3431;
+	mov.b64 %rd3435, %rd3432;
+	st.global.s32 [%rd3435], %r3434;
+	setp.ge.u64 %pt108, %rd2564, %rd1107;
+	@%pt108 bra $Lfault_108;
+	mov.b64 %rd6612, %rd7272;
+	add.s64 %rd3440, %rd6612, 4;
+	ld.global.s32 %r3441, [%rd3440];
+	add.s32 %r3442, %r3441, %r3439;
+	mov.b64 %rd3443, %rd3440;
+	st.global.s32 [%rd3443], %r3442;
+	setp.ge.u64 %pt109, %rd2564, %rd1117;
+	@%pt109 bra $Lfault_109;
+	mov.b64 %rd6614, %rd7273;
+	add.s64 %rd3448, %rd6614, 4;
+	ld.global.s32 %r3449, [%rd3448];
+	add.s32 %r3450, %r3449, %r3447;
+	mov.b64 %rd3451, %rd3448;
+	st.global.s32 [%rd3451], %r3450;
+	setp.ge.u64 %pt110, %rd2564, %rd1127;
+	@%pt110 bra $Lfault_110;
+	mov.b64 %rd6616, %rd7274;
+	add.s64 %rd3456, %rd6616, 4;
+	ld.global.s32 %r3457, [%rd3456];
+	add.s32 %r3458, %r3457, %r3455;
+	mov.b64 %rd3459, %rd3456;
+	st.global.s32 [%rd3459], %r3458;
+	setp.ge.u64 %pt111, %rd2564, %rd1137;
+	@%pt111 bra $Lfault_111;
+	mov.b64 %rd6618, %rd7275;
+	add.s64 %rd3464, %rd6618, 4;
+	ld.global.s32 %r3465, [%rd3464];
+	add.s32 %r3466, %r3465, %r3463;
+	mov.b64 %rd3467, %rd3464;
+	st.global.s32 [%rd3467], %r3466;
+	setp.ge.u64 %pt112, %rd2564, %rd1147;
+	@%pt112 bra $Lfault_112;
+	mov.b64 %rd6620, %rd7276;
+	add.s64 %rd3472, %rd6620, 4;
+	ld.global.s32 %r3473, [%rd3472];
+	add.s32 %r3474, %r3473, %r3471;
+	mov.b64 %rd3475, %rd3472;
+	st.global.s32 [%rd3475], %r3474;
+	setp.ge.u64 %pt113, %rd2564, %rd1157;
+	@%pt113 bra $Lfault_113;
+	mov.b64 %rd6622, %rd7277;
+	add.s64 %rd3480, %rd6622, 4;
+	ld.global.s32 %r3481, [%rd3480];
+	add.s32 %r3482, %r3481, %r3479;
+	mov.b64 %rd3483, %rd3480;
+	st.global.s32 [%rd3483], %r3482;
+	setp.ge.u64 %pt114, %rd2564, %rd1167;
+	@%pt114 bra $Lfault_114;
+	mov.b64 %rd6624, %rd7278;
+	add.s64 %rd3488, %rd6624, 4;
+	ld.global.s32 %r3489, [%rd3488];
+	add.s32 %r3490, %r3489, %r3487;
+	mov.b64 %rd3491, %rd3488;
+	st.global.s32 [%rd3491], %r3490;
+	setp.ge.u64 %pt115, %rd2564, %rd1177;
+	@%pt115 bra $Lfault_115;
+	mov.b64 %rd6626, %rd7279;
+	add.s64 %rd3496, %rd6626, 4;
+	ld.global.s32 %r3497, [%rd3496];
+	add.s32 %r3498, %r3497, %r3495;
+	mov.b64 %rd3499, %rd3496;
+	st.global.s32 [%rd3499], %r3498;
+	setp.ge.u64 %pt116, %rd2564, %rd1187;
+	@%pt116 bra $Lfault_116;
+	mov.b64 %rd6628, %rd7280;
+	add.s64 %rd3504, %rd6628, 4;
+	ld.global.s32 %r3505, [%rd3504];
+	add.s32 %r3506, %r3505, %r3503;
+	mov.b64 %rd3507, %rd3504;
+	st.global.s32 [%rd3507], %r3506;
+	setp.ge.u64 %pt117, %rd2564, %rd1197;
+	@%pt117 bra $Lfault_117;
+	mov.b64 %rd6630, %rd7281;
+	add.s64 %rd3512, %rd6630, 4;
+	ld.global.s32 %r3513, [%rd3512];
+	add.s32 %r3514, %r3513, %r3511;
+	mov.b64 %rd3515, %rd3512;
+	st.global.s32 [%rd3515], %r3514;
+	setp.ge.u64 %pt118, %rd2564, %rd1207;
+	@%pt118 bra $Lfault_118;
+	mov.b64 %rd6632, %rd7282;
+	add.s64 %rd3520, %rd6632, 4;
+	ld.global.s32 %r3521, [%rd3520];
+	add.s32 %r3522, %r3521, %r3519;
+	mov.b64 %rd3523, %rd3520;
+	st.global.s32 [%rd3523], %r3522;
+	setp.ge.u64 %pt119, %rd2564, %rd1217;
+	@%pt119 bra $Lfault_119;
+	mov.b64 %rd6634, %rd7283;
+	add.s64 %rd3528, %rd6634, 4;
+	ld.global.s32 %r3529, [%rd3528];
+	add.s32 %r3530, %r3529, %r3527;
+	mov.b64 %rd3531, %rd3528;
+	st.global.s32 [%rd3531], %r3530;
+	setp.ge.u64 %pt120, %rd2564, %rd1227;
+	@%pt120 bra $Lfault_120;
+	mov.b64 %rd6636, %rd7284;
+	add.s64 %rd3536, %rd6636, 4;
+	ld.global.s32 %r3537, [%rd3536];
+	add.s32 %r3538, %r3537, %r3535;
+	mov.b64 %rd3539, %rd3536;
+	st.global.s32 [%rd3539], %r3538;
+	setp.ge.u64 %pt121, %rd2564, %rd1237;
+	@%pt121 bra $Lfault_121;
+	mov.b64 %rd6638, %rd7285;
+	add.s64 %rd3544, %rd6638, 4;
+	ld.global.s32 %r3545, [%rd3544];
+	add.s32 %r3546, %r3545, %r3543;
+	mov.b64 %rd3547, %rd3544;
+	st.global.s32 [%rd3547], %r3546;
+	setp.ge.u64 %pt122, %rd2564, %rd1247;
+	@%pt122 bra $Lfault_122;
+	mov.b64 %rd6640, %rd7286;
+	add.s64 %rd3552, %rd6640, 4;
+	ld.global.s32 %r3553, [%rd3552];
+	add.s32 %r3554, %r3553, %r3551;
+	mov.b64 %rd3555, %rd3552;
+	st.global.s32 [%rd3555], %r3554;
+	setp.ge.u64 %pt123, %rd2564, %rd1257;
+	@%pt123 bra $Lfault_123;
+	mov.b64 %rd6642, %rd7287;
+	add.s64 %rd3560, %rd6642, 4;
+	ld.global.s32 %r3561, [%rd3560];
+	add.s32 %r3562, %r3561, %r3559;
+	mov.b64 %rd3563, %rd3560;
+	st.global.s32 [%rd3563], %r3562;
+	setp.ge.u64 %pt124, %rd2564, %rd1267;
+	@%pt124 bra $Lfault_124;
+	mov.b64 %rd6644, %rd7288;
+	add.s64 %rd3568, %rd6644, 4;
+	ld.global.s32 %r3569, [%rd3568];
+	add.s32 %r3570, %r3569, %r3567;
+	mov.b64 %rd3571, %rd3568;
+	st.global.s32 [%rd3571], %r3570;
+	setp.ge.u64 %pt125, %rd2564, %rd1277;
+	@%pt125 bra $Lfault_125;
+	mov.b64 %rd6646, %rd7289;
+	add.s64 %rd3576, %rd6646, 4;
+	ld.global.s32 %r3577, [%rd3576];
+	add.s32 %r3578, %r3577, %r3575;
+	mov.b64 %rd3579, %rd3576;
+	st.global.s32 [%rd3579], %r3578;
+	setp.ge.u64 %pt126, %rd2564, %rd1287;
+	@%pt126 bra $Lfault_126;
+	mov.b64 %rd6648, %rd7290;
+	add.s64 %rd3584, %rd6648, 4;
+	ld.global.s32 %r3585, [%rd3584];
+	add.s32 %r3586, %r3585, %r3583;
+	mov.b64 %rd3587, %rd3584;
+	st.global.s32 [%rd3587], %r3586;
+	setp.ge.u64 %pt127, %rd2564, %rd1297;
+	@%pt127 bra $Lfault_127;
+	mov.b64 %rd6650, %rd7291;
+	add.s64 %rd3592, %rd6650, 4;
+	ld.global.s32 %r3593, [%rd3592];
+	add.s32 %r3594, %r3593, %r3591;
+	mov.b64 %rd3595, %rd3592;
+	st.global.s32 [%rd3595], %r3594;
+	setp.ge.u64 %pt128, %rd2564, %rd1307;
+	@%pt128 bra $Lfault_128;
+	mov.b64 %rd6652, %rd7292;
+	add.s64 %rd3600, %rd6652, 4;
+	ld.global.s32 %r3601, [%rd3600];
+	add.s32 %r3602, %r3601, %r3599;
+	mov.b64 %rd3603, %rd3600;
+	st.global.s32 [%rd3603], %r3602;
+	setp.ge.u64 %pt129, %rd2564, %rd1317;
+	@%pt129 bra $Lfault_129;
+	mov.b64 %rd6654, %rd7293;
+	add.s64 %rd3608, %rd6654, 4;
+	ld.global.s32 %r3609, [%rd3608];
+	add.s32 %r3610, %r3609, %r3607;
+	mov.b64 %rd3611, %rd3608;
+	st.global.s32 [%rd3611], %r3610;
+	setp.ge.u64 %pt130, %rd2564, %rd1327;
+	@%pt130 bra $Lfault_130;
+	mov.b64 %rd6656, %rd7294;
+	add.s64 %rd3616, %rd6656, 4;
+	ld.global.s32 %r3617, [%rd3616];
+	add.s32 %r3618, %r3617, %r3615;
+	mov.b64 %rd3619, %rd3616;
+	st.global.s32 [%rd3619], %r3618;
+	setp.ge.u64 %pt131, %rd2564, %rd1337;
+	@%pt131 bra $Lfault_131;
+	mov.b64 %rd6658, %rd7295;
+	add.s64 %rd3624, %rd6658, 4;
+	ld.global.s32 %r3625, [%rd3624];
+	add.s32 %r3626, %r3625, %r3623;
+	mov.b64 %rd3627, %rd3624;
+	st.global.s32 [%rd3627], %r3626;
+	setp.ge.u64 %pt132, %rd2564, %rd1347;
+	@%pt132 bra $Lfault_132;
+	mov.b64 %rd6660, %rd7296;
+	add.s64 %rd3632, %rd6660, 4;
+	ld.global.s32 %r3633, [%rd3632];
+	add.s32 %r3634, %r3633, %r3631;
+	mov.b64 %rd3635, %rd3632;
+	st.global.s32 [%rd3635], %r3634;
+	setp.ge.u64 %pt133, %rd2564, %rd1357;
+	@%pt133 bra $Lfault_133;
+	mov.b64 %rd6662, %rd7297;
+	add.s64 %rd3640, %rd6662, 4;
+	ld.global.s32 %r3641, [%rd3640];
+	add.s32 %r3642, %r3641, %r3639;
+	mov.b64 %rd3643, %rd3640;
+	st.global.s32 [%rd3643], %r3642;
+	setp.ge.u64 %pt134, %rd2564, %rd1367;
+	@%pt134 bra $Lfault_134;
+	mov.b64 %rd6664, %rd7298;
+	add.s64 %rd3648, %rd6664, 4;
+	ld.global.s32 %r3649, [%rd3648];
+	add.s32 %r3650, %r3649, %r3647;
+	mov.b64 %rd3651, %rd3648;
+	st.global.s32 [%rd3651], %r3650;
+	setp.ge.u64 %pt135, %rd2564, %rd1377;
+	@%pt135 bra $Lfault_135;
+	mov.b64 %rd6666, %rd7299;
+	add.s64 %rd3656, %rd6666, 4;
+	ld.global.s32 %r3657, [%rd3656];
+	add.s32 %r3658, %r3657, %r3655;
+	mov.b64 %rd3659, %rd3656;
+	st.global.s32 [%rd3659], %r3658;
+	setp.ge.u64 %pt136, %rd2564, %rd1387;
+	@%pt136 bra $Lfault_136;
+	mov.b64 %rd6668, %rd7300;
+	add.s64 %rd3664, %rd6668, 4;
+	ld.global.s32 %r3665, [%rd3664];
+	add.s32 %r3666, %r3665, %r3663;
+	mov.b64 %rd3667, %rd3664;
+	st.global.s32 [%rd3667], %r3666;
+	setp.ge.u64 %pt137, %rd2564, %rd1397;
+	@%pt137 bra $Lfault_137;
+	mov.b64 %rd6670, %rd7301;
+	add.s64 %rd3672, %rd6670, 4;
+	ld.global.s32 %r3673, [%rd3672];
+	add.s32 %r3674, %r3673, %r3671;
+	mov.b64 %rd3675, %rd3672;
+	st.global.s32 [%rd3675], %r3674;
+	setp.ge.u64 %pt138, %rd2564, %rd1407;
+	@%pt138 bra $Lfault_138;
+	mov.b64 %rd6672, %rd7302;
+	add.s64 %rd3680, %rd6672, 4;
+	ld.global.s32 %r3681, [%rd3680];
+	add.s32 %r3682, %r3681, %r3679;
+	mov.b64 %rd3683, %rd3680;
+	st.global.s32 [%rd3683], %r3682;
+	setp.ge.u64 %pt139, %rd2564, %rd1417;
+	@%pt139 bra $Lfault_139;
+	mov.b64 %rd6674, %rd7303;
+	add.s64 %rd3688, %rd6674, 4;
+	ld.global.s32 %r3689, [%rd3688];
+	add.s32 %r3690, %r3689, %r3687;
+	mov.b64 %rd3691, %rd3688;
+	st.global.s32 [%rd3691], %r3690;
+	setp.ge.u64 %pt140, %rd2564, %rd1427;
+	@%pt140 bra $Lfault_140;
+	mov.b64 %rd6676, %rd7304;
+	add.s64 %rd3696, %rd6676, 4;
+	ld.global.s32 %r3697, [%rd3696];
+	add.s32 %r3698, %r3697, %r3695;
+	mov.b64 %rd3699, %rd3696;
+	st.global.s32 [%rd3699], %r3698;
+	setp.ge.u64 %pt141, %rd2564, %rd1437;
+	@%pt141 bra $Lfault_141;
+	mov.b64 %rd6678, %rd7305;
+	add.s64 %rd3704, %rd6678, 4;
+	ld.global.s32 %r3705, [%rd3704];
+	add.s32 %r3706, %r3705, %r3703;
+	mov.b64 %rd3707, %rd3704;
+	st.global.s32 [%rd3707], %r3706;
+	setp.ge.u64 %pt142, %rd2564, %rd1447;
+	@%pt142 bra $Lfault_142;
+	mov.b64 %rd6680, %rd7306;
+	add.s64 %rd3712, %rd6680, 4;
+	ld.global.s32 %r3713, [%rd3712];
+	add.s32 %r3714, %r3713, %r3711;
+	mov.b64 %rd3715, %rd3712;
+	st.global.s32 [%rd3715], %r3714;
+	setp.ge.u64 %pt143, %rd2564, %rd1457;
+	@%pt143 bra $Lfault_143;
+	mov.b64 %rd6682, %rd7307;
+	add.s64 %rd3720, %rd6682, 4;
+	ld.global.s32 %r3721, [%rd3720];
+	add.s32 %r3722, %r3721, %r3719;
+	mov.b64 %rd3723, %rd3720;
+	st.global.s32 [%rd3723], %r3722;
+	setp.ge.u64 %pt144, %rd2564, %rd1467;
+	@%pt144 bra $Lfault_144;
+	mov.b64 %rd6684, %rd7308;
+	add.s64 %rd3728, %rd6684, 4;
+	ld.global.s32 %r3729, [%rd3728];
+	add.s32 %r3730, %r3729, %r3727;
+	mov.b64 %rd3731, %rd3728;
+	st.global.s32 [%rd3731], %r3730;
+	setp.ge.u64 %pt145, %rd2564, %rd1477;
+	@%pt145 bra $Lfault_145;
+	mov.b64 %rd6686, %rd7309;
+	add.s64 %rd3736, %rd6686, 4;
+	ld.global.s32 %r3737, [%rd3736];
+	add.s32 %r3738, %r3737, %r3735;
+	mov.b64 %rd3739, %rd3736;
+	st.global.s32 [%rd3739], %r3738;
+	setp.ge.u64 %pt146, %rd2564, %rd1487;
+	@%pt146 bra $Lfault_146;
+	mov.b64 %rd6688, %rd7310;
+	add.s64 %rd3744, %rd6688, 4;
+	ld.global.s32 %r3745, [%rd3744];
+	add.s32 %r3746, %r3745, %r3743;
+	mov.b64 %rd3747, %rd3744;
+	st.global.s32 [%rd3747], %r3746;
+	setp.ge.u64 %pt147, %rd2564, %rd1497;
+	@%pt147 bra $Lfault_147;
+	mov.b64 %rd6690, %rd7311;
+	add.s64 %rd3752, %rd6690, 4;
+	ld.global.s32 %r3753, [%rd3752];
+	add.s32 %r3754, %r3753, %r3751;
+	mov.b64 %rd3755, %rd3752;
+	st.global.s32 [%rd3755], %r3754;
+	setp.ge.u64 %pt148, %rd2564, %rd1507;
+	@%pt148 bra $Lfault_148;
+	mov.b64 %rd6692, %rd7312;
+	add.s64 %rd3760, %rd6692, 4;
+	ld.global.s32 %r3761, [%rd3760];
+	add.s32 %r3762, %r3761, %r3759;
+	mov.b64 %rd3763, %rd3760;
+	st.global.s32 [%rd3763], %r3762;
+	setp.ge.u64 %pt149, %rd2564, %rd1517;
+	@%pt149 bra $Lfault_149;
+	mov.b64 %rd6694, %rd7313;
+	add.s64 %rd3768, %rd6694, 4;
+	ld.global.s32 %r3769, [%rd3768];
+	add.s32 %r3770, %r3769, %r3767;
+	mov.b64 %rd3771, %rd3768;
+	st.global.s32 [%rd3771], %r3770;
+	setp.ge.u64 %pt150, %rd2564, %rd1527;
+	@%pt150 bra $Lfault_150;
+	mov.b64 %rd6696, %rd7314;
+	add.s64 %rd3776, %rd6696, 4;
+	ld.global.s32 %r3777, [%rd3776];
+	add.s32 %r3778, %r3777, %r3775;
+	mov.b64 %rd3779, %rd3776;
+	st.global.s32 [%rd3779], %r3778;
+	setp.ge.u64 %pt151, %rd2564, %rd1537;
+	@%pt151 bra $Lfault_151;
+	mov.b64 %rd6698, %rd7315;
+	add.s64 %rd3784, %rd6698, 4;
+	ld.global.s32 %r3785, [%rd3784];
+	add.s32 %r3786, %r3785, %r3783;
+	mov.b64 %rd3787, %rd3784;
+	st.global.s32 [%rd3787], %r3786;
+	setp.ge.u64 %pt152, %rd2564, %rd1547;
+	@%pt152 bra $Lfault_152;
+	mov.b64 %rd6700, %rd7316;
+	add.s64 %rd3792, %rd6700, 4;
+	ld.global.s32 %r3793, [%rd3792];
+	add.s32 %r3794, %r3793, %r3791;
+	mov.b64 %rd3795, %rd3792;
+	st.global.s32 [%rd3795], %r3794;
+	setp.ge.u64 %pt153, %rd2564, %rd1557;
+	@%pt153 bra $Lfault_153;
+	mov.b64 %rd6702, %rd7317;
+	add.s64 %rd3800, %rd6702, 4;
+	ld.global.s32 %r3801, [%rd3800];
+	add.s32 %r3802, %r3801, %r3799;
+	mov.b64 %rd3803, %rd3800;
+	st.global.s32 [%rd3803], %r3802;
+	setp.ge.u64 %pt154, %rd2564, %rd1567;
+	@%pt154 bra $Lfault_154;
+	mov.b64 %rd6704, %rd7318;
+	add.s64 %rd3808, %rd6704, 4;
+	ld.global.s32 %r3809, [%rd3808];
+	add.s32 %r3810, %r3809, %r3807;
+	mov.b64 %rd3811, %rd3808;
+	st.global.s32 [%rd3811], %r3810;
+	setp.ge.u64 %pt155, %rd2564, %rd1577;
+	@%pt155 bra $Lfault_155;
+	mov.b64 %rd6706, %rd7319;
+	add.s64 %rd3816, %rd6706, 4;
+	ld.global.s32 %r3817, [%rd3816];
+	add.s32 %r3818, %r3817, %r3815;
+	mov.b64 %rd3819, %rd3816;
+	st.global.s32 [%rd3819], %r3818;
+	setp.ge.u64 %pt156, %rd2564, %rd1587;
+	@%pt156 bra $Lfault_156;
+	mov.b64 %rd6708, %rd7320;
+	add.s64 %rd3824, %rd6708, 4;
+	ld.global.s32 %r3825, [%rd3824];
+	add.s32 %r3826, %r3825, %r3823;
+	mov.b64 %rd3827, %rd3824;
+	st.global.s32 [%rd3827], %r3826;
+	setp.ge.u64 %pt157, %rd2564, %rd1597;
+	@%pt157 bra $Lfault_157;
+	mov.b64 %rd6710, %rd7321;
+	add.s64 %rd3832, %rd6710, 4;
+	ld.global.s32 %r3833, [%rd3832];
+	add.s32 %r3834, %r3833, %r3831;
+	mov.b64 %rd3835, %rd3832;
+	st.global.s32 [%rd3835], %r3834;
+	setp.ge.u64 %pt158, %rd2564, %rd1607;
+	@%pt158 bra $Lfault_158;
+	mov.b64 %rd6712, %rd7322;
+	add.s64 %rd3840, %rd6712, 4;
+	ld.global.s32 %r3841, [%rd3840];
+	add.s32 %r3842, %r3841, %r3839;
+	mov.b64 %rd3843, %rd3840;
+	st.global.s32 [%rd3843], %r3842;
+	setp.ge.u64 %pt159, %rd2564, %rd1617;
+	@%pt159 bra $Lfault_159;
+	mov.b64 %rd6714, %rd7323;
+	add.s64 %rd3848, %rd6714, 4;
+	ld.global.s32 %r3849, [%rd3848];
+	add.s32 %r3850, %r3849, %r3847;
+	mov.b64 %rd3851, %rd3848;
+	st.global.s32 [%rd3851], %r3850;
+	setp.ge.u64 %pt160, %rd2564, %rd1627;
+	@%pt160 bra $Lfault_160;
+	mov.b64 %rd6716, %rd7324;
+	add.s64 %rd3856, %rd6716, 4;
+	ld.global.s32 %r3857, [%rd3856];
+	add.s32 %r3858, %r3857, %r3855;
+	mov.b64 %rd3859, %rd3856;
+	st.global.s32 [%rd3859], %r3858;
+	setp.ge.u64 %pt161, %rd2564, %rd1637;
+	@%pt161 bra $Lfault_161;
+	mov.b64 %rd6718, %rd7325;
+	add.s64 %rd3864, %rd6718, 4;
+	ld.global.s32 %r3865, [%rd3864];
+	add.s32 %r3866, %r3865, %r3863;
+	mov.b64 %rd3867, %rd3864;
+	st.global.s32 [%rd3867], %r3866;
+	setp.ge.u64 %pt162, %rd2564, %rd1647;
+	@%pt162 bra $Lfault_162;
+	mov.b64 %rd6720, %rd7326;
+	add.s64 %rd3872, %rd6720, 4;
+	ld.global.s32 %r3873, [%rd3872];
+	add.s32 %r3874, %r3873, %r3871;
+	mov.b64 %rd3875, %rd3872;
+	st.global.s32 [%rd3875], %r3874;
+	setp.ge.u64 %pt163, %rd2564, %rd1657;
+	@%pt163 bra $Lfault_163;
+	mov.b64 %rd6722, %rd7327;
+	add.s64 %rd3880, %rd6722, 4;
+	ld.global.s32 %r3881, [%rd3880];
+	add.s32 %r3882, %r3881, %r3879;
+	mov.b64 %rd3883, %rd3880;
+	st.global.s32 [%rd3883], %r3882;
+	setp.ge.u64 %pt164, %rd2564, %rd1667;
+	@%pt164 bra $Lfault_164;
+	mov.b64 %rd6724, %rd7328;
+	add.s64 %rd3888, %rd6724, 4;
+	ld.global.s32 %r3889, [%rd3888];
+	add.s32 %r3890, %r3889, %r3887;
+	mov.b64 %rd3891, %rd3888;
+	st.global.s32 [%rd3891], %r3890;
+	setp.ge.u64 %pt165, %rd2564, %rd1677;
+	@%pt165 bra $Lfault_165;
+	mov.b64 %rd6726, %rd7329;
+	add.s64 %rd3896, %rd6726, 4;
+	ld.global.s32 %r3897, [%rd3896];
+	add.s32 %r3898, %r3897, %r3895;
+	mov.b64 %rd3899, %rd3896;
+	st.global.s32 [%rd3899], %r3898;
+	setp.ge.u64 %pt166, %rd2564, %rd1687;
+	@%pt166 bra $Lfault_166;
+	mov.b64 %rd6728, %rd7330;
+	add.s64 %rd3904, %rd6728, 4;
+	ld.global.s32 %r3905, [%rd3904];
+	add.s32 %r3906, %r3905, %r3903;
+	mov.b64 %rd3907, %rd3904;
+	st.global.s32 [%rd3907], %r3906;
+	setp.ge.u64 %pt167, %rd2564, %rd1697;
+	@%pt167 bra $Lfault_167;
+	mov.b64 %rd6730, %rd7331;
+	add.s64 %rd3912, %rd6730, 4;
+	ld.global.s32 %r3913, [%rd3912];
+	add.s32 %r3914, %r3913, %r3911;
+	mov.b64 %rd3915, %rd3912;
+	st.global.s32 [%rd3915], %r3914;
+	setp.ge.u64 %pt168, %rd2564, %rd1707;
+	@%pt168 bra $Lfault_168;
+	mov.b64 %rd6732, %rd7332;
+	add.s64 %rd3920, %rd6732, 4;
+	ld.global.s32 %r3921, [%rd3920];
+	add.s32 %r3922, %r3921, %r3919;
+	mov.b64 %rd3923, %rd3920;
+	st.global.s32 [%rd3923], %r3922;
+	setp.ge.u64 %pt169, %rd2564, %rd1717;
+	@%pt169 bra $Lfault_169;
+	mov.b64 %rd6734, %rd7333;
+	add.s64 %rd3928, %rd6734, 4;
+	ld.global.s32 %r3929, [%rd3928];
+	add.s32 %r3930, %r3929, %r3927;
+	mov.b64 %rd3931, %rd3928;
+	st.global.s32 [%rd3931], %r3930;
+	setp.ge.u64 %pt170, %rd2564, %rd1727;
+	@%pt170 bra $Lfault_170;
+	mov.b64 %rd6736, %rd7334;
+	add.s64 %rd3936, %rd6736, 4;
+	ld.global.s32 %r3937, [%rd3936];
+	add.s32 %r3938, %r3937, %r3935;
+	mov.b64 %rd3939, %rd3936;
+	st.global.s32 [%rd3939], %r3938;
+	setp.ge.u64 %pt171, %rd2564, %rd1737;
+	@%pt171 bra $Lfault_171;
+	mov.b64 %rd6738, %rd7335;
+	add.s64 %rd3944, %rd6738, 4;
+	ld.global.s32 %r3945, [%rd3944];
+	add.s32 %r3946, %r3945, %r3943;
+	mov.b64 %rd3947, %rd3944;
+	st.global.s32 [%rd3947], %r3946;
+	setp.ge.u64 %pt172, %rd2564, %rd1747;
+	@%pt172 bra $Lfault_172;
+	mov.b64 %rd6740, %rd7336;
+	add.s64 %rd3952, %rd6740, 4;
+	ld.global.s32 %r3953, [%rd3952];
+	add.s32 %r3954, %r3953, %r3951;
+	mov.b64 %rd3955, %rd3952;
+	st.global.s32 [%rd3955], %r3954;
+	setp.ge.u64 %pt173, %rd2564, %rd1757;
+	@%pt173 bra $Lfault_173;
+	mov.b64 %rd6742, %rd7337;
+	add.s64 %rd3960, %rd6742, 4;
+	ld.global.s32 %r3961, [%rd3960];
+	add.s32 %r3962, %r3961, %r3959;
+	mov.b64 %rd3963, %rd3960;
+	st.global.s32 [%rd3963], %r3962;
+	setp.ge.u64 %pt174, %rd2564, %rd1767;
+	@%pt174 bra $Lfault_174;
+	mov.b64 %rd6744, %rd7338;
+	add.s64 %rd3968, %rd6744, 4;
+	ld.global.s32 %r3969, [%rd3968];
+	add.s32 %r3970, %r3969, %r3967;
+	mov.b64 %rd3971, %rd3968;
+	st.global.s32 [%rd3971], %r3970;
+	setp.ge.u64 %pt175, %rd2564, %rd1777;
+	@%pt175 bra $Lfault_175;
+	mov.b64 %rd6746, %rd7339;
+	add.s64 %rd3976, %rd6746, 4;
+	ld.global.s32 %r3977, [%rd3976];
+	add.s32 %r3978, %r3977, %r3975;
+	mov.b64 %rd3979, %rd3976;
+	st.global.s32 [%rd3979], %r3978;
+	setp.ge.u64 %pt176, %rd2564, %rd1787;
+	@%pt176 bra $Lfault_176;
+	mov.b64 %rd6748, %rd7340;
+	add.s64 %rd3984, %rd6748, 4;
+	ld.global.s32 %r3985, [%rd3984];
+	add.s32 %r3986, %r3985, %r3983;
+	mov.b64 %rd3987, %rd3984;
+	st.global.s32 [%rd3987], %r3986;
+	setp.ge.u64 %pt177, %rd2564, %rd1797;
+	@%pt177 bra $Lfault_177;
+	mov.b64 %rd6750, %rd7341;
+	add.s64 %rd3992, %rd6750, 4;
+	ld.global.s32 %r3993, [%rd3992];
+	add.s32 %r3994, %r3993, %r3991;
+	mov.b64 %rd3995, %rd3992;
+	st.global.s32 [%rd3995], %r3994;
+	setp.ge.u64 %pt178, %rd2564, %rd1807;
+	@%pt178 bra $Lfault_178;
+	mov.b64 %rd6752, %rd7342;
+	add.s64 %rd4000, %rd6752, 4;
+	ld.global.s32 %r4001, [%rd4000];
+	add.s32 %r4002, %r4001, %r3999;
+	mov.b64 %rd4003, %rd4000;
+	st.global.s32 [%rd4003], %r4002;
+	setp.ge.u64 %pt179, %rd2564, %rd1817;
+	@%pt179 bra $Lfault_179;
+	mov.b64 %rd6754, %rd7343;
+	add.s64 %rd4008, %rd6754, 4;
+	ld.global.s32 %r4009, [%rd4008];
+	add.s32 %r4010, %r4009, %r4007;
+	mov.b64 %rd4011, %rd4008;
+	st.global.s32 [%rd4011], %r4010;
+	setp.ge.u64 %pt180, %rd2564, %rd1827;
+	@%pt180 bra $Lfault_180;
+	mov.b64 %rd6756, %rd7344;
+	add.s64 %rd4016, %rd6756, 4;
+	ld.global.s32 %r4017, [%rd4016];
+	add.s32 %r4018, %r4017, %r4015;
+	mov.b64 %rd4019, %rd4016;
+	st.global.s32 [%rd4019], %r4018;
+	setp.ge.u64 %pt181, %rd2564, %rd1837;
+	@%pt181 bra $Lfault_181;
+	mov.b64 %rd6758, %rd7345;
+	add.s64 %rd4024, %rd6758, 4;
+	ld.global.s32 %r4025, [%rd4024];
+	add.s32 %r4026, %r4025, %r4023;
+	mov.b64 %rd4027, %rd4024;
+	st.global.s32 [%rd4027], %r4026;
+	setp.ge.u64 %pt182, %rd2564, %rd1847;
+	@%pt182 bra $Lfault_182;
+	mov.b64 %rd6760, %rd7346;
+	add.s64 %rd4032, %rd6760, 4;
+	ld.global.s32 %r4033, [%rd4032];
+	add.s32 %r4034, %r4033, %r4031;
+	mov.b64 %rd4035, %rd4032;
+	st.global.s32 [%rd4035], %r4034;
+	setp.ge.u64 %pt183, %rd2564, %rd1857;
+	@%pt183 bra $Lfault_183;
+	mov.b64 %rd6762, %rd7347;
+	add.s64 %rd4040, %rd6762, 4;
+	ld.global.s32 %r4041, [%rd4040];
+	add.s32 %r4042, %r4041, %r4039;
+	mov.b64 %rd4043, %rd4040;
+	st.global.s32 [%rd4043], %r4042;
+	setp.ge.u64 %pt184, %rd2564, %rd1867;
+	@%pt184 bra $Lfault_184;
+	mov.b64 %rd6764, %rd7348;
+	add.s64 %rd4048, %rd6764, 4;
+	ld.global.s32 %r4049, [%rd4048];
+	add.s32 %r4050, %r4049, %r4047;
+	mov.b64 %rd4051, %rd4048;
+	st.global.s32 [%rd4051], %r4050;
+	setp.ge.u64 %pt185, %rd2564, %rd1877;
+	@%pt185 bra $Lfault_185;
+	mov.b64 %rd6766, %rd7349;
+	add.s64 %rd4056, %rd6766, 4;
+	ld.global.s32 %r4057, [%rd4056];
+	add.s32 %r4058, %r4057, %r4055;
+	mov.b64 %rd4059, %rd4056;
+	st.global.s32 [%rd4059], %r4058;
+	setp.ge.u64 %pt186, %rd2564, %rd1887;
+	@%pt186 bra $Lfault_186;
+	mov.b64 %rd6768, %rd7350;
+	add.s64 %rd4064, %rd6768, 4;
+	ld.global.s32 %r4065, [%rd4064];
+	add.s32 %r4066, %r4065, %r4063;
+	mov.b64 %rd4067, %rd4064;
+	st.global.s32 [%rd4067], %r4066;
+	setp.ge.u64 %pt187, %rd2564, %rd1897;
+	@%pt187 bra $Lfault_187;
+	mov.b64 %rd6770, %rd7351;
+	add.s64 %rd4072, %rd6770, 4;
+	ld.global.s32 %r4073, [%rd4072];
+	add.s32 %r4074, %r4073, %r4071;
+	mov.b64 %rd4075, %rd4072;
+	st.global.s32 [%rd4075], %r4074;
+	setp.ge.u64 %pt188, %rd2564, %rd1907;
+	@%pt188 bra $Lfault_188;
+	mov.b64 %rd6772, %rd7352;
+	add.s64 %rd4080, %rd6772, 4;
+	ld.global.s32 %r4081, [%rd4080];
+	add.s32 %r4082, %r4081, %r4079;
+	mov.b64 %rd4083, %rd4080;
+	st.global.s32 [%rd4083], %r4082;
+	setp.ge.u64 %pt189, %rd2564, %rd1917;
+	@%pt189 bra $Lfault_189;
+	mov.b64 %rd6774, %rd7353;
+	add.s64 %rd4088, %rd6774, 4;
+	ld.global.s32 %r4089, [%rd4088];
+	add.s32 %r4090, %r4089, %r4087;
+	mov.b64 %rd4091, %rd4088;
+	st.global.s32 [%rd4091], %r4090;
+	setp.ge.u64 %pt190, %rd2564, %rd1927;
+	@%pt190 bra $Lfault_190;
+	mov.b64 %rd6776, %rd7354;
+	add.s64 %rd4096, %rd6776, 4;
+	ld.global.s32 %r4097, [%rd4096];
+	add.s32 %r4098, %r4097, %r4095;
+	mov.b64 %rd4099, %rd4096;
+	st.global.s32 [%rd4099], %r4098;
+	setp.ge.u64 %pt191, %rd2564, %rd1937;
+	@%pt191 bra $Lfault_191;
+	mov.b64 %rd6778, %rd7355;
+	add.s64 %rd4104, %rd6778, 4;
+	ld.global.s32 %r4105, [%rd4104];
+	add.s32 %r4106, %r4105, %r4103;
+	mov.b64 %rd4107, %rd4104;
+	st.global.s32 [%rd4107], %r4106;
+	setp.ge.u64 %pt192, %rd2564, %rd1947;
+	@%pt192 bra $Lfault_192;
+	mov.b64 %rd6780, %rd7356;
+	add.s64 %rd4112, %rd6780, 4;
+	ld.global.s32 %r4113, [%rd4112];
+	add.s32 %r4114, %r4113, %r4111;
+	mov.b64 %rd4115, %rd4112;
+	st.global.s32 [%rd4115], %r4114;
+	setp.ge.u64 %pt193, %rd2564, %rd1957;
+	@%pt193 bra $Lfault_193;
+	mov.b64 %rd6782, %rd7357;
+	add.s64 %rd4120, %rd6782, 4;
+	ld.global.s32 %r4121, [%rd4120];
+	add.s32 %r4122, %r4121, %r4119;
+	mov.b64 %rd4123, %rd4120;
+	st.global.s32 [%rd4123], %r4122;
+	setp.ge.u64 %pt194, %rd2564, %rd1967;
+	@%pt194 bra $Lfault_194;
+	mov.b64 %rd6784, %rd7358;
+	add.s64 %rd4128, %rd6784, 4;
+	ld.global.s32 %r4129, [%rd4128];
+	add.s32 %r4130, %r4129, %r4127;
+	mov.b64 %rd4131, %rd4128;
+	st.global.s32 [%rd4131], %r4130;
+	setp.ge.u64 %pt195, %rd2564, %rd1977;
+	@%pt195 bra $Lfault_195;
+	mov.b64 %rd6786, %rd7359;
+	add.s64 %rd4136, %rd6786, 4;
+	ld.global.s32 %r4137, [%rd4136];
+	add.s32 %r4138, %r4137, %r4135;
+	mov.b64 %rd4139, %rd4136;
+	st.global.s32 [%rd4139], %r4138;
+	setp.ge.u64 %pt196, %rd2564, %rd1987;
+	@%pt196 bra $Lfault_196;
+	mov.b64 %rd6788, %rd7360;
+	add.s64 %rd4144, %rd6788, 4;
+	ld.global.s32 %r4145, [%rd4144];
+	add.s32 %r4146, %r4145, %r4143;
+	mov.b64 %rd4147, %rd4144;
+	st.global.s32 [%rd4147], %r4146;
+	setp.ge.u64 %pt197, %rd2564, %rd1997;
+	@%pt197 bra $Lfault_197;
+	mov.b64 %rd6790, %rd7361;
+	add.s64 %rd4152, %rd6790, 4;
+	ld.global.s32 %r4153, [%rd4152];
+	add.s32 %r4154, %r4153, %r4151;
+	mov.b64 %rd4155, %rd4152;
+	st.global.s32 [%rd4155], %r4154;
+	setp.ge.u64 %pt198, %rd2564, %rd2007;
+	@%pt198 bra $Lfault_198;
+	mov.b64 %rd6792, %rd7362;
+	add.s64 %rd4160, %rd6792, 4;
+	ld.global.s32 %r4161, [%rd4160];
+	add.s32 %r4162, %r4161, %r4159;
+	mov.b64 %rd4163, %rd4160;
+	st.global.s32 [%rd4163], %r4162;
+	setp.ge.u64 %pt199, %rd2564, %rd2017;
+	@%pt199 bra $Lfault_199;
+	mov.b64 %rd6794, %rd7363;
+	add.s64 %rd4168, %rd6794, 4;
+	ld.global.s32 %r4169, [%rd4168];
+	add.s32 %r4170, %r4169, %r4167;
+	mov.b64 %rd4171, %rd4168;
+	st.global.s32 [%rd4171], %r4170;
+	setp.ge.u64 %pt200, %rd2564, %rd2027;
+	@%pt200 bra $Lfault_200;
+	mov.b64 %rd6796, %rd7364;
+	add.s64 %rd4176, %rd6796, 4;
+	ld.global.s32 %r4177, [%rd4176];
+	add.s32 %r4178, %r4177, %r4175;
+	mov.b64 %rd4179, %rd4176;
+	st.global.s32 [%rd4179], %r4178;
+	setp.ge.u64 %pt201, %rd2564, %rd2037;
+	@%pt201 bra $Lfault_201;
+	mov.b64 %rd6798, %rd7365;
+	add.s64 %rd4184, %rd6798, 4;
+	ld.global.s32 %r4185, [%rd4184];
+	add.s32 %r4186, %r4185, %r4183;
+	mov.b64 %rd4187, %rd4184;
+	st.global.s32 [%rd4187], %r4186;
+	setp.ge.u64 %pt202, %rd2564, %rd2047;
+	@%pt202 bra $Lfault_202;
+	mov.b64 %rd6800, %rd7366;
+	add.s64 %rd4192, %rd6800, 4;
+	ld.global.s32 %r4193, [%rd4192];
+	add.s32 %r4194, %r4193, %r4191;
+	mov.b64 %rd4195, %rd4192;
+	st.global.s32 [%rd4195], %r4194;
+	setp.ge.u64 %pt203, %rd2564, %rd2057;
+	@%pt203 bra $Lfault_203;
+	mov.b64 %rd6802, %rd7367;
+	add.s64 %rd4200, %rd6802, 4;
+	ld.global.s32 %r4201, [%rd4200];
+	add.s32 %r4202, %r4201, %r4199;
+	mov.b64 %rd4203, %rd4200;
+	st.global.s32 [%rd4203], %r4202;
+	setp.ge.u64 %pt204, %rd2564, %rd2067;
+	@%pt204 bra $Lfault_204;
+	mov.b64 %rd6804, %rd7368;
+	add.s64 %rd4208, %rd6804, 4;
+	ld.global.s32 %r4209, [%rd4208];
+	add.s32 %r4210, %r4209, %r4207;
+	mov.b64 %rd4211, %rd4208;
+	st.global.s32 [%rd4211], %r4210;
+	setp.ge.u64 %pt205, %rd2564, %rd2077;
+	@%pt205 bra $Lfault_205;
+	mov.b64 %rd6806, %rd7369;
+	add.s64 %rd4216, %rd6806, 4;
+	ld.global.s32 %r4217, [%rd4216];
+	add.s32 %r4218, %r4217, %r4215;
+	mov.b64 %rd4219, %rd4216;
+	st.global.s32 [%rd4219], %r4218;
+	setp.ge.u64 %pt206, %rd2564, %rd2087;
+	@%pt206 bra $Lfault_206;
+	mov.b64 %rd6808, %rd7370;
+	add.s64 %rd4224, %rd6808, 4;
+	ld.global.s32 %r4225, [%rd4224];
+	add.s32 %r4226, %r4225, %r4223;
+	mov.b64 %rd4227, %rd4224;
+	st.global.s32 [%rd4227], %r4226;
+	setp.ge.u64 %pt207, %rd2564, %rd2097;
+	@%pt207 bra $Lfault_207;
+	mov.b64 %rd6810, %rd7371;
+	add.s64 %rd4232, %rd6810, 4;
+	ld.global.s32 %r4233, [%rd4232];
+	add.s32 %r4234, %r4233, %r4231;
+	mov.b64 %rd4235, %rd4232;
+	st.global.s32 [%rd4235], %r4234;
+	setp.ge.u64 %pt208, %rd2564, %rd2107;
+	@%pt208 bra $Lfault_208;
+	mov.b64 %rd6812, %rd7372;
+	add.s64 %rd4240, %rd6812, 4;
+	ld.global.s32 %r4241, [%rd4240];
+	add.s32 %r4242, %r4241, %r4239;
+	mov.b64 %rd4243, %rd4240;
+	st.global.s32 [%rd4243], %r4242;
+	setp.ge.u64 %pt209, %rd2564, %rd2117;
+	@%pt209 bra $Lfault_209;
+	mov.b64 %rd6814, %rd7373;
+	add.s64 %rd4248, %rd6814, 4;
+	ld.global.s32 %r4249, [%rd4248];
+	add.s32 %r4250, %r4249, %r4247;
+	mov.b64 %rd4251, %rd4248;
+	st.global.s32 [%rd4251], %r4250;
+	setp.ge.u64 %pt210, %rd2564, %rd2127;
+	@%pt210 bra $Lfault_210;
+	mov.b64 %rd6816, %rd7374;
+	add.s64 %rd4256, %rd6816, 4;
+	ld.global.s32 %r4257, [%rd4256];
+	add.s32 %r4258, %r4257, %r4255;
+	mov.b64 %rd4259, %rd4256;
+	st.global.s32 [%rd4259], %r4258;
+	setp.ge.u64 %pt211, %rd2564, %rd2137;
+	@%pt211 bra $Lfault_211;
+	mov.b64 %rd6818, %rd7375;
+	add.s64 %rd4264, %rd6818, 4;
+	ld.global.s32 %r4265, [%rd4264];
+	add.s32 %r4266, %r4265, %r4263;
+	mov.b64 %rd4267, %rd4264;
+	st.global.s32 [%rd4267], %r4266;
+	setp.ge.u64 %pt212, %rd2564, %rd2147;
+	@%pt212 bra $Lfault_212;
+	mov.b64 %rd6820, %rd7376;
+	add.s64 %rd4272, %rd6820, 4;
+	ld.global.s32 %r4273, [%rd4272];
+	add.s32 %r4274, %r4273, %r4271;
+	mov.b64 %rd4275, %rd4272;
+	st.global.s32 [%rd4275], %r4274;
+	setp.ge.u64 %pt213, %rd2564, %rd2157;
+	@%pt213 bra $Lfault_213;
+	mov.b64 %rd6822, %rd7377;
+	add.s64 %rd4280, %rd6822, 4;
+	ld.global.s32 %r4281, [%rd4280];
+	add.s32 %r4282, %r4281, %r4279;
+	mov.b64 %rd4283, %rd4280;
+	st.global.s32 [%rd4283], %r4282;
+	setp.ge.u64 %pt214, %rd2564, %rd2167;
+	@%pt214 bra $Lfault_214;
+	mov.b64 %rd6824, %rd7378;
+	add.s64 %rd4288, %rd6824, 4;
+	ld.global.s32 %r4289, [%rd4288];
+	add.s32 %r4290, %r4289, %r4287;
+	mov.b64 %rd4291, %rd4288;
+	st.global.s32 [%rd4291], %r4290;
+	setp.ge.u64 %pt215, %rd2564, %rd2177;
+	@%pt215 bra $Lfault_215;
+	mov.b64 %rd6826, %rd7379;
+	add.s64 %rd4296, %rd6826, 4;
+	ld.global.s32 %r4297, [%rd4296];
+	add.s32 %r4298, %r4297, %r4295;
+	mov.b64 %rd4299, %rd4296;
+	st.global.s32 [%rd4299], %r4298;
+	setp.ge.u64 %pt216, %rd2564, %rd2187;
+	@%pt216 bra $Lfault_216;
+	mov.b64 %rd6828, %rd7380;
+	add.s64 %rd4304, %rd6828, 4;
+	ld.global.s32 %r4305, [%rd4304];
+	add.s32 %r4306, %r4305, %r4303;
+	mov.b64 %rd4307, %rd4304;
+	st.global.s32 [%rd4307], %r4306;
+	setp.ge.u64 %pt217, %rd2564, %rd2197;
+	@%pt217 bra $Lfault_217;
+	mov.b64 %rd6830, %rd7381;
+	add.s64 %rd4312, %rd6830, 4;
+	ld.global.s32 %r4313, [%rd4312];
+	add.s32 %r4314, %r4313, %r4311;
+	mov.b64 %rd4315, %rd4312;
+	st.global.s32 [%rd4315], %r4314;
+	setp.ge.u64 %pt218, %rd2564, %rd2207;
+	@%pt218 bra $Lfault_218;
+	mov.b64 %rd6832, %rd7382;
+	add.s64 %rd4320, %rd6832, 4;
+	ld.global.s32 %r4321, [%rd4320];
+	add.s32 %r4322, %r4321, %r4319;
+	mov.b64 %rd4323, %rd4320;
+	st.global.s32 [%rd4323], %r4322;
+	setp.ge.u64 %pt219, %rd2564, %rd2217;
+	@%pt219 bra $Lfault_219;
+	mov.b64 %rd6834, %rd7383;
+	add.s64 %rd4328, %rd6834, 4;
+	ld.global.s32 %r4329, [%rd4328];
+	add.s32 %r4330, %r4329, %r4327;
+	mov.b64 %rd4331, %rd4328;
+	st.global.s32 [%rd4331], %r4330;
+	setp.ge.u64 %pt220, %rd2564, %rd2227;
+	@%pt220 bra $Lfault_220;
+	mov.b64 %rd6836, %rd7384;
+	add.s64 %rd4336, %rd6836, 4;
+	ld.global.s32 %r4337, [%rd4336];
+	add.s32 %r4338, %r4337, %r4335;
+	mov.b64 %rd4339, %rd4336;
+	st.global.s32 [%rd4339], %r4338;
+	setp.ge.u64 %pt221, %rd2564, %rd2237;
+	@%pt221 bra $Lfault_221;
+	mov.b64 %rd6838, %rd7385;
+	add.s64 %rd4344, %rd6838, 4;
+	ld.global.s32 %r4345, [%rd4344];
+	add.s32 %r4346, %r4345, %r4343;
+	mov.b64 %rd4347, %rd4344;
+	st.global.s32 [%rd4347], %r4346;
+	setp.ge.u64 %pt222, %rd2564, %rd2247;
+	@%pt222 bra $Lfault_222;
+	mov.b64 %rd6840, %rd7386;
+	add.s64 %rd4352, %rd6840, 4;
+	ld.global.s32 %r4353, [%rd4352];
+	add.s32 %r4354, %r4353, %r4351;
+	mov.b64 %rd4355, %rd4352;
+	st.global.s32 [%rd4355], %r4354;
+	setp.ge.u64 %pt223, %rd2564, %rd2257;
+	@%pt223 bra $Lfault_223;
+	mov.b64 %rd6842, %rd7387;
+	add.s64 %rd4360, %rd6842, 4;
+	ld.global.s32 %r4361, [%rd4360];
+	add.s32 %r4362, %r4361, %r4359;
+	mov.b64 %rd4363, %rd4360;
+	st.global.s32 [%rd4363], %r4362;
+	setp.ge.u64 %pt224, %rd2564, %rd2267;
+	@%pt224 bra $Lfault_224;
+	mov.b64 %rd6844, %rd7388;
+	add.s64 %rd4368, %rd6844, 4;
+	ld.global.s32 %r4369, [%rd4368];
+	add.s32 %r4370, %r4369, %r4367;
+	mov.b64 %rd4371, %rd4368;
+	st.global.s32 [%rd4371], %r4370;
+	setp.ge.u64 %pt225, %rd2564, %rd2277;
+	@%pt225 bra $Lfault_225;
+	mov.b64 %rd6846, %rd7389;
+	add.s64 %rd4376, %rd6846, 4;
+	ld.global.s32 %r4377, [%rd4376];
+	add.s32 %r4378, %r4377, %r4375;
+	mov.b64 %rd4379, %rd4376;
+	st.global.s32 [%rd4379], %r4378;
+	setp.ge.u64 %pt226, %rd2564, %rd2287;
+	@%pt226 bra $Lfault_226;
+	mov.b64 %rd6848, %rd7390;
+	add.s64 %rd4384, %rd6848, 4;
+	ld.global.s32 %r4385, [%rd4384];
+	add.s32 %r4386, %r4385, %r4383;
+	mov.b64 %rd4387, %rd4384;
+	st.global.s32 [%rd4387], %r4386;
+	setp.ge.u64 %pt227, %rd2564, %rd2297;
+	@%pt227 bra $Lfault_227;
+	mov.b64 %rd6850, %rd7391;
+	add.s64 %rd4392, %rd6850, 4;
+	ld.global.s32 %r4393, [%rd4392];
+	add.s32 %r4394, %r4393, %r4391;
+	mov.b64 %rd4395, %rd4392;
+	st.global.s32 [%rd4395], %r4394;
+	setp.ge.u64 %pt228, %rd2564, %rd2307;
+	@%pt228 bra $Lfault_228;
+	mov.b64 %rd6852, %rd7392;
+	add.s64 %rd4400, %rd6852, 4;
+	ld.global.s32 %r4401, [%rd4400];
+	add.s32 %r4402, %r4401, %r4399;
+	mov.b64 %rd4403, %rd4400;
+	st.global.s32 [%rd4403], %r4402;
+	setp.ge.u64 %pt229, %rd2564, %rd2317;
+	@%pt229 bra $Lfault_229;
+	mov.b64 %rd6854, %rd7393;
+	add.s64 %rd4408, %rd6854, 4;
+	ld.global.s32 %r4409, [%rd4408];
+	add.s32 %r4410, %r4409, %r4407;
+	mov.b64 %rd4411, %rd4408;
+	st.global.s32 [%rd4411], %r4410;
+	setp.ge.u64 %pt230, %rd2564, %rd2327;
+	@%pt230 bra $Lfault_230;
+	mov.b64 %rd6856, %rd7394;
+	add.s64 %rd4416, %rd6856, 4;
+	ld.global.s32 %r4417, [%rd4416];
+	add.s32 %r4418, %r4417, %r4415;
+	mov.b64 %rd4419, %rd4416;
+	st.global.s32 [%rd4419], %r4418;
+	setp.ge.u64 %pt231, %rd2564, %rd2337;
+	@%pt231 bra $Lfault_231;
+	mov.b64 %rd6858, %rd7395;
+	add.s64 %rd4424, %rd6858, 4;
+	ld.global.s32 %r4425, [%rd4424];
+	add.s32 %r4426, %r4425, %r4423;
+	mov.b64 %rd4427, %rd4424;
+	st.global.s32 [%rd4427], %r4426;
+	setp.ge.u64 %pt232, %rd2564, %rd2347;
+	@%pt232 bra $Lfault_232;
+	mov.b64 %rd6860, %rd7396;
+	add.s64 %rd4432, %rd6860, 4;
+	ld.global.s32 %r4433, [%rd4432];
+	add.s32 %r4434, %r4433, %r4431;
+	mov.b64 %rd4435, %rd4432;
+	st.global.s32 [%rd4435], %r4434;
+	setp.ge.u64 %pt233, %rd2564, %rd2357;
+	@%pt233 bra $Lfault_233;
+	mov.b64 %rd6862, %rd7397;
+	add.s64 %rd4440, %rd6862, 4;
+	ld.global.s32 %r4441, [%rd4440];
+	add.s32 %r4442, %r4441, %r4439;
+	mov.b64 %rd4443, %rd4440;
+	st.global.s32 [%rd4443], %r4442;
+	setp.ge.u64 %pt234, %rd2564, %rd2367;
+	@%pt234 bra $Lfault_234;
+	mov.b64 %rd6864, %rd7398;
+	add.s64 %rd4448, %rd6864, 4;
+	ld.global.s32 %r4449, [%rd4448];
+	add.s32 %r4450, %r4449, %r4447;
+	mov.b64 %rd4451, %rd4448;
+	st.global.s32 [%rd4451], %r4450;
+	setp.ge.u64 %pt235, %rd2564, %rd2377;
+	@%pt235 bra $Lfault_235;
+	mov.b64 %rd6866, %rd7399;
+	add.s64 %rd4456, %rd6866, 4;
+	ld.global.s32 %r4457, [%rd4456];
+	add.s32 %r4458, %r4457, %r4455;
+	mov.b64 %rd4459, %rd4456;
+	st.global.s32 [%rd4459], %r4458;
+	setp.ge.u64 %pt236, %rd2564, %rd2387;
+	@%pt236 bra $Lfault_236;
+	mov.b64 %rd6868, %rd7400;
+	add.s64 %rd4464, %rd6868, 4;
+	ld.global.s32 %r4465, [%rd4464];
+	add.s32 %r4466, %r4465, %r4463;
+	mov.b64 %rd4467, %rd4464;
+	st.global.s32 [%rd4467], %r4466;
+	setp.ge.u64 %pt237, %rd2564, %rd2397;
+	@%pt237 bra $Lfault_237;
+	mov.b64 %rd6870, %rd7401;
+	add.s64 %rd4472, %rd6870, 4;
+	ld.global.s32 %r4473, [%rd4472];
+	add.s32 %r4474, %r4473, %r4471;
+	mov.b64 %rd4475, %rd4472;
+	st.global.s32 [%rd4475], %r4474;
+	setp.ge.u64 %pt238, %rd2564, %rd2407;
+	@%pt238 bra $Lfault_238;
+	mov.b64 %rd6872, %rd7402;
+	add.s64 %rd4480, %rd6872, 4;
+	ld.global.s32 %r4481, [%rd4480];
+	add.s32 %r4482, %r4481, %r4479;
+	mov.b64 %rd4483, %rd4480;
+	st.global.s32 [%rd4483], %r4482;
+	setp.ge.u64 %pt239, %rd2564, %rd2417;
+	@%pt239 bra $Lfault_239;
+	mov.b64 %rd6874, %rd7403;
+	add.s64 %rd4488, %rd6874, 4;
+	ld.global.s32 %r4489, [%rd4488];
+	add.s32 %r4490, %r4489, %r4487;
+	mov.b64 %rd4491, %rd4488;
+	st.global.s32 [%rd4491], %r4490;
+	setp.ge.u64 %pt240, %rd2564, %rd2427;
+	@%pt240 bra $Lfault_240;
+	mov.b64 %rd6876, %rd7404;
+	add.s64 %rd4496, %rd6876, 4;
+	ld.global.s32 %r4497, [%rd4496];
+	add.s32 %r4498, %r4497, %r4495;
+	mov.b64 %rd4499, %rd4496;
+	st.global.s32 [%rd4499], %r4498;
+	setp.ge.u64 %pt241, %rd2564, %rd2437;
+	@%pt241 bra $Lfault_241;
+	mov.b64 %rd6878, %rd7405;
+	add.s64 %rd4504, %rd6878, 4;
+	ld.global.s32 %r4505, [%rd4504];
+	add.s32 %r4506, %r4505, %r4503;
+	mov.b64 %rd4507, %rd4504;
+	st.global.s32 [%rd4507], %r4506;
+	setp.ge.u64 %pt242, %rd2564, %rd2447;
+	@%pt242 bra $Lfault_242;
+	mov.b64 %rd6880, %rd7406;
+	add.s64 %rd4512, %rd6880, 4;
+	ld.global.s32 %r4513, [%rd4512];
+	add.s32 %r4514, %r4513, %r4511;
+	mov.b64 %rd4515, %rd4512;
+	st.global.s32 [%rd4515], %r4514;
+	setp.ge.u64 %pt243, %rd2564, %rd2457;
+	@%pt243 bra $Lfault_243;
+	mov.b64 %rd6882, %rd7407;
+	add.s64 %rd4520, %rd6882, 4;
+	ld.global.s32 %r4521, [%rd4520];
+	add.s32 %r4522, %r4521, %r4519;
+	mov.b64 %rd4523, %rd4520;
+	st.global.s32 [%rd4523], %r4522;
+	setp.ge.u64 %pt244, %rd2564, %rd2467;
+	@%pt244 bra $Lfault_244;
+	mov.b64 %rd6884, %rd7408;
+	add.s64 %rd4528, %rd6884, 4;
+	ld.global.s32 %r4529, [%rd4528];
+	add.s32 %r4530, %r4529, %r4527;
+	mov.b64 %rd4531, %rd4528;
+	st.global.s32 [%rd4531], %r4530;
+	setp.ge.u64 %pt245, %rd2564, %rd2477;
+	@%pt245 bra $Lfault_245;
+	mov.b64 %rd6886, %rd7409;
+	add.s64 %rd4536, %rd6886, 4;
+	ld.global.s32 %r4537, [%rd4536];
+	add.s32 %r4538, %r4537, %r4535;
+	mov.b64 %rd4539, %rd4536;
+	st.global.s32 [%rd4539], %r4538;
+	setp.ge.u64 %pt246, %rd2564, %rd2487;
+	@%pt246 bra $Lfault_246;
+	mov.b64 %rd6888, %rd7410;
+	add.s64 %rd4544, %rd6888, 4;
+	ld.global.s32 %r4545, [%rd4544];
+	add.s32 %r4546, %r4545, %r4543;
+	mov.b64 %rd4547, %rd4544;
+	st.global.s32 [%rd4547], %r4546;
+	setp.ge.u64 %pt247, %rd2564, %rd2497;
+	@%pt247 bra $Lfault_247;
+	mov.b64 %rd6890, %rd7411;
+	add.s64 %rd4552, %rd6890, 4;
+	ld.global.s32 %r4553, [%rd4552];
+	add.s32 %r4554, %r4553, %r4551;
+	mov.b64 %rd4555, %rd4552;
+	st.global.s32 [%rd4555], %r4554;
+	setp.ge.u64 %pt248, %rd2564, %rd2507;
+	@%pt248 bra $Lfault_248;
+	mov.b64 %rd6892, %rd7412;
+	add.s64 %rd4560, %rd6892, 4;
+	ld.global.s32 %r4561, [%rd4560];
+	add.s32 %r4562, %r4561, %r4559;
+	mov.b64 %rd4563, %rd4560;
+	st.global.s32 [%rd4563], %r4562;
+	setp.ge.u64 %pt249, %rd2564, %rd2517;
+	@%pt249 bra $Lfault_249;
+	mov.b64 %rd6894, %rd7413;
+	add.s64 %rd4568, %rd6894, 4;
+	ld.global.s32 %r4569, [%rd4568];
+	add.s32 %r4570, %r4569, %r4567;
+	mov.b64 %rd4571, %rd4568;
+	st.global.s32 [%rd4571], %r4570;
+	setp.ge.u64 %pt250, %rd2564, %rd2527;
+	@%pt250 bra $Lfault_250;
+	mov.b64 %rd6896, %rd7414;
+	add.s64 %rd4576, %rd6896, 4;
+	ld.global.s32 %r4577, [%rd4576];
+	add.s32 %r4578, %r4577, %r4575;
+	mov.b64 %rd4579, %rd4576;
+	st.global.s32 [%rd4579], %r4578;
+	setp.ge.u64 %pt251, %rd2564, %rd2537;
+	@%pt251 bra $Lfault_251;
+	mov.b64 %rd6898, %rd7415;
+	add.s64 %rd4584, %rd6898, 4;
+	ld.global.s32 %r4585, [%rd4584];
+	add.s32 %r4586, %r4585, %r4583;
+	mov.b64 %rd4587, %rd4584;
+	st.global.s32 [%rd4587], %r4586;
+	setp.ge.u64 %pt252, %rd2564, %rd2547;
+	@%pt252 bra $Lfault_252;
+	mov.b64 %rd6900, %rd7416;
+	add.s64 %rd4592, %rd6900, 4;
+	ld.global.s32 %r4593, [%rd4592];
+	add.s32 %r4594, %r4593, %r4591;
+	mov.b64 %rd4595, %rd4592;
+	st.global.s32 [%rd4595], %r4594;
+	setp.ge.u64 %pt253, %rd2564, %rd2557;
+	@%pt253 bra $Lfault_253;
+	mov.b64 %rd6902, %rd7417;
+	add.s64 %rd4600, %rd6902, 4;
+	ld.global.s32 %r4601, [%rd4600];
+	add.s32 %r4602, %r4601, %r4599;
+	mov.b64 %rd4603, %rd4600;
+	st.global.s32 [%rd4603], %r4602;
+$L_520:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd7162, %rd7162, %rd7163;
+	add.s64 %rd7164, %rd7164, %rd7163;
+	add.s64 %rd7165, %rd7165, %rd7163;
+	add.s64 %rd7166, %rd7166, %rd7163;
+	add.s64 %rd7167, %rd7167, %rd7163;
+	add.s64 %rd7168, %rd7168, %rd7163;
+	add.s64 %rd7169, %rd7169, %rd7163;
+	add.s64 %rd7170, %rd7170, %rd7163;
+	add.s64 %rd7171, %rd7171, %rd7163;
+	add.s64 %rd7172, %rd7172, %rd7163;
+	add.s64 %rd7173, %rd7173, %rd7163;
+	add.s64 %rd7174, %rd7174, %rd7163;
+	add.s64 %rd7175, %rd7175, %rd7163;
+	add.s64 %rd7176, %rd7176, %rd7163;
+	add.s64 %rd7177, %rd7177, %rd7163;
+	add.s64 %rd7178, %rd7178, %rd7163;
+	add.s64 %rd7179, %rd7179, %rd7163;
+	add.s64 %rd7180, %rd7180, %rd7163;
+	add.s64 %rd7181, %rd7181, %rd7163;
+	add.s64 %rd7182, %rd7182, %rd7163;
+	add.s64 %rd7183, %rd7183, %rd7163;
+	add.s64 %rd7184, %rd7184, %rd7163;
+	add.s64 %rd7185, %rd7185, %rd7163;
+	add.s64 %rd7186, %rd7186, %rd7163;
+	add.s64 %rd7187, %rd7187, %rd7163;
+	add.s64 %rd7188, %rd7188, %rd7163;
+	add.s64 %rd7189, %rd7189, %rd7163;
+	add.s64 %rd7190, %rd7190, %rd7163;
+	add.s64 %rd7191, %rd7191, %rd7163;
+	add.s64 %rd7192, %rd7192, %rd7163;
+	add.s64 %rd7193, %rd7193, %rd7163;
+	add.s64 %rd7194, %rd7194, %rd7163;
+	add.s64 %rd7195, %rd7195, %rd7163;
+	add.s64 %rd7196, %rd7196, %rd7163;
+	add.s64 %rd7197, %rd7197, %rd7163;
+	add.s64 %rd7198, %rd7198, %rd7163;
+	add.s64 %rd7199, %rd7199, %rd7163;
+	add.s64 %rd7200, %rd7200, %rd7163;
+	add.s64 %rd7201, %rd7201, %rd7163;
+	add.s64 %rd7202, %rd7202, %rd7163;
+	add.s64 %rd7203, %rd7203, %rd7163;
+	add.s64 %rd7204, %rd7204, %rd7163;
+	add.s64 %rd7205, %rd7205, %rd7163;
+	add.s64 %rd7206, %rd7206, %rd7163;
+	add.s64 %rd7207, %rd7207, %rd7163;
+	add.s64 %rd7208, %rd7208, %rd7163;
+	add.s64 %rd7209, %rd7209, %rd7163;
+	add.s64 %rd7210, %rd7210, %rd7163;
+	add.s64 %rd7211, %rd7211, %rd7163;
+	add.s64 %rd7212, %rd7212, %rd7163;
+	add.s64 %rd7213, %rd7213, %rd7163;
+	add.s64 %rd7214, %rd7214, %rd7163;
+	add.s64 %rd7215, %rd7215, %rd7163;
+	add.s64 %rd7216, %rd7216, %rd7163;
+	add.s64 %rd7217, %rd7217, %rd7163;
+	add.s64 %rd7218, %rd7218, %rd7163;
+	add.s64 %rd7219, %rd7219, %rd7163;
+	add.s64 %rd7220, %rd7220, %rd7163;
+	add.s64 %rd7221, %rd7221, %rd7163;
+	add.s64 %rd7222, %rd7222, %rd7163;
+	add.s64 %rd7223, %rd7223, %rd7163;
+	add.s64 %rd7224, %rd7224, %rd7163;
+	add.s64 %rd7225, %rd7225, %rd7163;
+	add.s64 %rd7226, %rd7226, %rd7163;
+	add.s64 %rd7227, %rd7227, %rd7163;
+	add.s64 %rd7228, %rd7228, %rd7163;
+	add.s64 %rd7229, %rd7229, %rd7163;
+	add.s64 %rd7230, %rd7230, %rd7163;
+	add.s64 %rd7231, %rd7231, %rd7163;
+	add.s64 %rd7232, %rd7232, %rd7163;
+	add.s64 %rd7233, %rd7233, %rd7163;
+	add.s64 %rd7234, %rd7234, %rd7163;
+	add.s64 %rd7235, %rd7235, %rd7163;
+	add.s64 %rd7236, %rd7236, %rd7163;
+	add.s64 %rd7237, %rd7237, %rd7163;
+	add.s64 %rd7238, %rd7238, %rd7163;
+	add.s64 %rd7239, %rd7239, %rd7163;
+	add.s64 %rd7240, %rd7240, %rd7163;
+	add.s64 %rd7241, %rd7241, %rd7163;
+	add.s64 %rd7242, %rd7242, %rd7163;
+	add.s64 %rd7243, %rd7243, %rd7163;
+	add.s64 %rd7244, %rd7244, %rd7163;
+	add.s64 %rd7245, %rd7245, %rd7163;
+	add.s64 %rd7246, %rd7246, %rd7163;
+	add.s64 %rd7247, %rd7247, %rd7163;
+	add.s64 %rd7248, %rd7248, %rd7163;
+	add.s64 %rd7249, %rd7249, %rd7163;
+	add.s64 %rd7250, %rd7250, %rd7163;
+	add.s64 %rd7251, %rd7251, %rd7163;
+	add.s64 %rd7252, %rd7252, %rd7163;
+	add.s64 %rd7253, %rd7253, %rd7163;
+	add.s64 %rd7254, %rd7254, %rd7163;
+	add.s64 %rd7255, %rd7255, %rd7163;
+	add.s64 %rd7256, %rd7256, %rd7163;
+	add.s64 %rd7257, %rd7257, %rd7163;
+	add.s64 %rd7258, %rd7258, %rd7163;
+	add.s64 %rd7259, %rd7259, %rd7163;
+	add.s64 %rd7260, %rd7260, %rd7163;
+	add.s64 %rd7261, %rd7261, %rd7163;
+	add.s64 %rd7262, %rd7262, %rd7163;
+	add.s64 %rd7263, %rd7263, %rd7163;
+	add.s64 %rd7264, %rd7264, %rd7163;
+	add.s64 %rd7265, %rd7265, %rd7163;
+	add.s64 %rd7266, %rd7266, %rd7163;
+	add.s64 %rd7267, %rd7267, %rd7163;
+	add.s64 %rd7268, %rd7268, %rd7163;
+	add.s64 %rd7269, %rd7269, %rd7163;
+	add.s64 %rd7270, %rd7270, %rd7163;
+	add.s64 %rd7271, %rd7271, %rd7163;
+	add.s64 %rd7272, %rd7272, %rd7163;
+	add.s64 %rd7273, %rd7273, %rd7163;
+	add.s64 %rd7274, %rd7274, %rd7163;
+	add.s64 %rd7275, %rd7275, %rd7163;
+	add.s64 %rd7276, %rd7276, %rd7163;
+	add.s64 %rd7277, %rd7277, %rd7163;
+	add.s64 %rd7278, %rd7278, %rd7163;
+	add.s64 %rd7279, %rd7279, %rd7163;
+	add.s64 %rd7280, %rd7280, %rd7163;
+	add.s64 %rd7281, %rd7281, %rd7163;
+	add.s64 %rd7282, %rd7282, %rd7163;
+	add.s64 %rd7283, %rd7283, %rd7163;
+	add.s64 %rd7284, %rd7284, %rd7163;
+	add.s64 %rd7285, %rd7285, %rd7163;
+	add.s64 %rd7286, %rd7286, %rd7163;
+	add.s64 %rd7287, %rd7287, %rd7163;
+	add.s64 %rd7288, %rd7288, %rd7163;
+	add.s64 %rd7289, %rd7289, %rd7163;
+	add.s64 %rd7290, %rd7290, %rd7163;
+	add.s64 %rd7291, %rd7291, %rd7163;
+	add.s64 %rd7292, %rd7292, %rd7163;
+	add.s64 %rd7293, %rd7293, %rd7163;
+	add.s64 %rd7294, %rd7294, %rd7163;
+	add.s64 %rd7295, %rd7295, %rd7163;
+	add.s64 %rd7296, %rd7296, %rd7163;
+	add.s64 %rd7297, %rd7297, %rd7163;
+	add.s64 %rd7298, %rd7298, %rd7163;
+	add.s64 %rd7299, %rd7299, %rd7163;
+	add.s64 %rd7300, %rd7300, %rd7163;
+	add.s64 %rd7301, %rd7301, %rd7163;
+	add.s64 %rd7302, %rd7302, %rd7163;
+	add.s64 %rd7303, %rd7303, %rd7163;
+	add.s64 %rd7304, %rd7304, %rd7163;
+	add.s64 %rd7305, %rd7305, %rd7163;
+	add.s64 %rd7306, %rd7306, %rd7163;
+	add.s64 %rd7307, %rd7307, %rd7163;
+	add.s64 %rd7308, %rd7308, %rd7163;
+	add.s64 %rd7309, %rd7309, %rd7163;
+	add.s64 %rd7310, %rd7310, %rd7163;
+	add.s64 %rd7311, %rd7311, %rd7163;
+	add.s64 %rd7312, %rd7312, %rd7163;
+	add.s64 %rd7313, %rd7313, %rd7163;
+	add.s64 %rd7314, %rd7314, %rd7163;
+	add.s64 %rd7315, %rd7315, %rd7163;
+	add.s64 %rd7316, %rd7316, %rd7163;
+	add.s64 %rd7317, %rd7317, %rd7163;
+	add.s64 %rd7318, %rd7318, %rd7163;
+	add.s64 %rd7319, %rd7319, %rd7163;
+	add.s64 %rd7320, %rd7320, %rd7163;
+	add.s64 %rd7321, %rd7321, %rd7163;
+	add.s64 %rd7322, %rd7322, %rd7163;
+	add.s64 %rd7323, %rd7323, %rd7163;
+	add.s64 %rd7324, %rd7324, %rd7163;
+	add.s64 %rd7325, %rd7325, %rd7163;
+	add.s64 %rd7326, %rd7326, %rd7163;
+	add.s64 %rd7327, %rd7327, %rd7163;
+	add.s64 %rd7328, %rd7328, %rd7163;
+	add.s64 %rd7329, %rd7329, %rd7163;
+	add.s64 %rd7330, %rd7330, %rd7163;
+	add.s64 %rd7331, %rd7331, %rd7163;
+	add.s64 %rd7332, %rd7332, %rd7163;
+	add.s64 %rd7333, %rd7333, %rd7163;
+	add.s64 %rd7334, %rd7334, %rd7163;
+	add.s64 %rd7335, %rd7335, %rd7163;
+	add.s64 %rd7336, %rd7336, %rd7163;
+	add.s64 %rd7337, %rd7337, %rd7163;
+	add.s64 %rd7338, %rd7338, %rd7163;
+	add.s64 %rd7339, %rd7339, %rd7163;
+	add.s64 %rd7340, %rd7340, %rd7163;
+	add.s64 %rd7341, %rd7341, %rd7163;
+	add.s64 %rd7342, %rd7342, %rd7163;
+	add.s64 %rd7343, %rd7343, %rd7163;
+	add.s64 %rd7344, %rd7344, %rd7163;
+	add.s64 %rd7345, %rd7345, %rd7163;
+	add.s64 %rd7346, %rd7346, %rd7163;
+	add.s64 %rd7347, %rd7347, %rd7163;
+	add.s64 %rd7348, %rd7348, %rd7163;
+	add.s64 %rd7349, %rd7349, %rd7163;
+	add.s64 %rd7350, %rd7350, %rd7163;
+	add.s64 %rd7351, %rd7351, %rd7163;
+	add.s64 %rd7352, %rd7352, %rd7163;
+	add.s64 %rd7353, %rd7353, %rd7163;
+	add.s64 %rd7354, %rd7354, %rd7163;
+	add.s64 %rd7355, %rd7355, %rd7163;
+	add.s64 %rd7356, %rd7356, %rd7163;
+	add.s64 %rd7357, %rd7357, %rd7163;
+	add.s64 %rd7358, %rd7358, %rd7163;
+	add.s64 %rd7359, %rd7359, %rd7163;
+	add.s64 %rd7360, %rd7360, %rd7163;
+	add.s64 %rd7361, %rd7361, %rd7163;
+	add.s64 %rd7362, %rd7362, %rd7163;
+	add.s64 %rd7363, %rd7363, %rd7163;
+	add.s64 %rd7364, %rd7364, %rd7163;
+	add.s64 %rd7365, %rd7365, %rd7163;
+	add.s64 %rd7366, %rd7366, %rd7163;
+	add.s64 %rd7367, %rd7367, %rd7163;
+	add.s64 %rd7368, %rd7368, %rd7163;
+	add.s64 %rd7369, %rd7369, %rd7163;
+	add.s64 %rd7370, %rd7370, %rd7163;
+	add.s64 %rd7371, %rd7371, %rd7163;
+	add.s64 %rd7372, %rd7372, %rd7163;
+	add.s64 %rd7373, %rd7373, %rd7163;
+	add.s64 %rd7374, %rd7374, %rd7163;
+	add.s64 %rd7375, %rd7375, %rd7163;
+	add.s64 %rd7376, %rd7376, %rd7163;
+	add.s64 %rd7377, %rd7377, %rd7163;
+	add.s64 %rd7378, %rd7378, %rd7163;
+	add.s64 %rd7379, %rd7379, %rd7163;
+	add.s64 %rd7380, %rd7380, %rd7163;
+	add.s64 %rd7381, %rd7381, %rd7163;
+	add.s64 %rd7382, %rd7382, %rd7163;
+	add.s64 %rd7383, %rd7383, %rd7163;
+	add.s64 %rd7384, %rd7384, %rd7163;
+	add.s64 %rd7385, %rd7385, %rd7163;
+	add.s64 %rd7386, %rd7386, %rd7163;
+	add.s64 %rd7387, %rd7387, %rd7163;
+	add.s64 %rd7388, %rd7388, %rd7163;
+	add.s64 %rd7389, %rd7389, %rd7163;
+	add.s64 %rd7390, %rd7390, %rd7163;
+	add.s64 %rd7391, %rd7391, %rd7163;
+	add.s64 %rd7392, %rd7392, %rd7163;
+	add.s64 %rd7393, %rd7393, %rd7163;
+	add.s64 %rd7394, %rd7394, %rd7163;
+	add.s64 %rd7395, %rd7395, %rd7163;
+	add.s64 %rd7396, %rd7396, %rd7163;
+	add.s64 %rd7397, %rd7397, %rd7163;
+	add.s64 %rd7398, %rd7398, %rd7163;
+	add.s64 %rd7399, %rd7399, %rd7163;
+	add.s64 %rd7400, %rd7400, %rd7163;
+	add.s64 %rd7401, %rd7401, %rd7163;
+	add.s64 %rd7402, %rd7402, %rd7163;
+	add.s64 %rd7403, %rd7403, %rd7163;
+	add.s64 %rd7404, %rd7404, %rd7163;
+	add.s64 %rd7405, %rd7405, %rd7163;
+	add.s64 %rd7406, %rd7406, %rd7163;
+	add.s64 %rd7407, %rd7407, %rd7163;
+	add.s64 %rd7408, %rd7408, %rd7163;
+	add.s64 %rd7409, %rd7409, %rd7163;
+	add.s64 %rd7410, %rd7410, %rd7163;
+	add.s64 %rd7411, %rd7411, %rd7163;
+	add.s64 %rd7412, %rd7412, %rd7163;
+	add.s64 %rd7413, %rd7413, %rd7163;
+	add.s64 %rd7414, %rd7414, %rd7163;
+	add.s64 %rd7415, %rd7415, %rd7163;
+	add.s64 %rd7416, %rd7416, %rd7163;
+	add.s64 %rd7417, %rd7417, %rd7163;
+	bra.uni $L_516;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd27;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd37;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd47;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd57;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd67;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd77;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd87;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd97;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd107;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd117;
 	bra.uni $Lfault;
 $Lfault_10:
 	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd127;
 	bra.uni $Lfault;
 $Lfault_11:
 	mov.u32 %rt5, 11;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd137;
 	bra.uni $Lfault;
 $Lfault_12:
 	mov.u32 %rt5, 12;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd147;
 	bra.uni $Lfault;
 $Lfault_13:
 	mov.u32 %rt5, 13;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd157;
 	bra.uni $Lfault;
 $Lfault_14:
 	mov.u32 %rt5, 14;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd167;
 	bra.uni $Lfault;
 $Lfault_15:
 	mov.u32 %rt5, 15;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd177;
 	bra.uni $Lfault;
 $Lfault_16:
 	mov.u32 %rt5, 16;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd187;
 	bra.uni $Lfault;
 $Lfault_17:
 	mov.u32 %rt5, 17;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd197;
 	bra.uni $Lfault;
 $Lfault_18:
 	mov.u32 %rt5, 18;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd207;
 	bra.uni $Lfault;
 $Lfault_19:
 	mov.u32 %rt5, 19;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd217;
 	bra.uni $Lfault;
 $Lfault_20:
 	mov.u32 %rt5, 20;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd227;
 	bra.uni $Lfault;
 $Lfault_21:
 	mov.u32 %rt5, 21;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd237;
 	bra.uni $Lfault;
 $Lfault_22:
 	mov.u32 %rt5, 22;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd247;
 	bra.uni $Lfault;
 $Lfault_23:
 	mov.u32 %rt5, 23;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd257;
 	bra.uni $Lfault;
 $Lfault_24:
 	mov.u32 %rt5, 24;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd267;
 	bra.uni $Lfault;
 $Lfault_25:
 	mov.u32 %rt5, 25;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd277;
 	bra.uni $Lfault;
 $Lfault_26:
 	mov.u32 %rt5, 26;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd287;
 	bra.uni $Lfault;
 $Lfault_27:
 	mov.u32 %rt5, 27;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd297;
 	bra.uni $Lfault;
 $Lfault_28:
 	mov.u32 %rt5, 28;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd307;
 	bra.uni $Lfault;
 $Lfault_29:
 	mov.u32 %rt5, 29;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd317;
 	bra.uni $Lfault;
 $Lfault_30:
 	mov.u32 %rt5, 30;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd327;
 	bra.uni $Lfault;
 $Lfault_31:
 	mov.u32 %rt5, 31;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd337;
 	bra.uni $Lfault;
 $Lfault_32:
 	mov.u32 %rt5, 32;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd347;
 	bra.uni $Lfault;
 $Lfault_33:
 	mov.u32 %rt5, 33;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd357;
 	bra.uni $Lfault;
 $Lfault_34:
 	mov.u32 %rt5, 34;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd367;
 	bra.uni $Lfault;
 $Lfault_35:
 	mov.u32 %rt5, 35;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd377;
 	bra.uni $Lfault;
 $Lfault_36:
 	mov.u32 %rt5, 36;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd387;
 	bra.uni $Lfault;
 $Lfault_37:
 	mov.u32 %rt5, 37;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd397;
 	bra.uni $Lfault;
 $Lfault_38:
 	mov.u32 %rt5, 38;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd407;
 	bra.uni $Lfault;
 $Lfault_39:
 	mov.u32 %rt5, 39;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd417;
 	bra.uni $Lfault;
 $Lfault_40:
 	mov.u32 %rt5, 40;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd427;
 	bra.uni $Lfault;
 $Lfault_41:
 	mov.u32 %rt5, 41;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd437;
 	bra.uni $Lfault;
 $Lfault_42:
 	mov.u32 %rt5, 42;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd447;
 	bra.uni $Lfault;
 $Lfault_43:
 	mov.u32 %rt5, 43;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd457;
 	bra.uni $Lfault;
 $Lfault_44:
 	mov.u32 %rt5, 44;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd467;
 	bra.uni $Lfault;
 $Lfault_45:
 	mov.u32 %rt5, 45;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd477;
 	bra.uni $Lfault;
 $Lfault_46:
 	mov.u32 %rt5, 46;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd487;
 	bra.uni $Lfault;
 $Lfault_47:
 	mov.u32 %rt5, 47;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd497;
 	bra.uni $Lfault;
 $Lfault_48:
 	mov.u32 %rt5, 48;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd507;
 	bra.uni $Lfault;
 $Lfault_49:
 	mov.u32 %rt5, 49;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd517;
 	bra.uni $Lfault;
 $Lfault_50:
 	mov.u32 %rt5, 50;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd527;
 	bra.uni $Lfault;
 $Lfault_51:
 	mov.u32 %rt5, 51;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd537;
 	bra.uni $Lfault;
 $Lfault_52:
 	mov.u32 %rt5, 52;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd547;
 	bra.uni $Lfault;
 $Lfault_53:
 	mov.u32 %rt5, 53;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd557;
 	bra.uni $Lfault;
 $Lfault_54:
 	mov.u32 %rt5, 54;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd567;
 	bra.uni $Lfault;
 $Lfault_55:
 	mov.u32 %rt5, 55;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd577;
 	bra.uni $Lfault;
 $Lfault_56:
 	mov.u32 %rt5, 56;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd587;
 	bra.uni $Lfault;
 $Lfault_57:
 	mov.u32 %rt5, 57;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd597;
 	bra.uni $Lfault;
 $Lfault_58:
 	mov.u32 %rt5, 58;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd607;
 	bra.uni $Lfault;
 $Lfault_59:
 	mov.u32 %rt5, 59;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd617;
 	bra.uni $Lfault;
 $Lfault_60:
 	mov.u32 %rt5, 60;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd627;
 	bra.uni $Lfault;
 $Lfault_61:
 	mov.u32 %rt5, 61;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd637;
 	bra.uni $Lfault;
 $Lfault_62:
 	mov.u32 %rt5, 62;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd647;
 	bra.uni $Lfault;
 $Lfault_63:
 	mov.u32 %rt5, 63;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd657;
 	bra.uni $Lfault;
 $Lfault_64:
 	mov.u32 %rt5, 64;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd667;
 	bra.uni $Lfault;
 $Lfault_65:
 	mov.u32 %rt5, 65;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd677;
 	bra.uni $Lfault;
 $Lfault_66:
 	mov.u32 %rt5, 66;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd687;
 	bra.uni $Lfault;
 $Lfault_67:
 	mov.u32 %rt5, 67;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd697;
 	bra.uni $Lfault;
 $Lfault_68:
 	mov.u32 %rt5, 68;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd707;
 	bra.uni $Lfault;
 $Lfault_69:
 	mov.u32 %rt5, 69;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd717;
 	bra.uni $Lfault;
 $Lfault_70:
 	mov.u32 %rt5, 70;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd727;
 	bra.uni $Lfault;
 $Lfault_71:
 	mov.u32 %rt5, 71;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd737;
 	bra.uni $Lfault;
 $Lfault_72:
 	mov.u32 %rt5, 72;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd747;
 	bra.uni $Lfault;
 $Lfault_73:
 	mov.u32 %rt5, 73;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd757;
 	bra.uni $Lfault;
 $Lfault_74:
 	mov.u32 %rt5, 74;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd767;
 	bra.uni $Lfault;
 $Lfault_75:
 	mov.u32 %rt5, 75;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd777;
 	bra.uni $Lfault;
 $Lfault_76:
 	mov.u32 %rt5, 76;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd787;
 	bra.uni $Lfault;
 $Lfault_77:
 	mov.u32 %rt5, 77;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd797;
 	bra.uni $Lfault;
 $Lfault_78:
 	mov.u32 %rt5, 78;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd807;
 	bra.uni $Lfault;
 $Lfault_79:
 	mov.u32 %rt5, 79;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd817;
 	bra.uni $Lfault;
 $Lfault_80:
 	mov.u32 %rt5, 80;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd827;
 	bra.uni $Lfault;
 $Lfault_81:
 	mov.u32 %rt5, 81;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd837;
 	bra.uni $Lfault;
 $Lfault_82:
 	mov.u32 %rt5, 82;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd847;
 	bra.uni $Lfault;
 $Lfault_83:
 	mov.u32 %rt5, 83;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd857;
 	bra.uni $Lfault;
 $Lfault_84:
 	mov.u32 %rt5, 84;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd867;
 	bra.uni $Lfault;
 $Lfault_85:
 	mov.u32 %rt5, 85;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd877;
 	bra.uni $Lfault;
 $Lfault_86:
 	mov.u32 %rt5, 86;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd887;
 	bra.uni $Lfault;
 $Lfault_87:
 	mov.u32 %rt5, 87;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd897;
 	bra.uni $Lfault;
 $Lfault_88:
 	mov.u32 %rt5, 88;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd907;
 	bra.uni $Lfault;
 $Lfault_89:
 	mov.u32 %rt5, 89;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd917;
 	bra.uni $Lfault;
 $Lfault_90:
 	mov.u32 %rt5, 90;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd927;
 	bra.uni $Lfault;
 $Lfault_91:
 	mov.u32 %rt5, 91;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd937;
 	bra.uni $Lfault;
 $Lfault_92:
 	mov.u32 %rt5, 92;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd947;
 	bra.uni $Lfault;
 $Lfault_93:
 	mov.u32 %rt5, 93;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd957;
 	bra.uni $Lfault;
 $Lfault_94:
 	mov.u32 %rt5, 94;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd967;
 	bra.uni $Lfault;
 $Lfault_95:
 	mov.u32 %rt5, 95;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd977;
 	bra.uni $Lfault;
 $Lfault_96:
 	mov.u32 %rt5, 96;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd987;
 	bra.uni $Lfault;
 $Lfault_97:
 	mov.u32 %rt5, 97;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd997;
 	bra.uni $Lfault;
 $Lfault_98:
 	mov.u32 %rt5, 98;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1007;
 	bra.uni $Lfault;
 $Lfault_99:
 	mov.u32 %rt5, 99;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1017;
 	bra.uni $Lfault;
 $Lfault_100:
 	mov.u32 %rt5, 100;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1027;
 	bra.uni $Lfault;
 $Lfault_101:
 	mov.u32 %rt5, 101;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1037;
 	bra.uni $Lfault;
 $Lfault_102:
 	mov.u32 %rt5, 102;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1047;
 	bra.uni $Lfault;
 $Lfault_103:
 	mov.u32 %rt5, 103;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1057;
 	bra.uni $Lfault;
 $Lfault_104:
 	mov.u32 %rt5, 104;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1067;
 	bra.uni $Lfault;
 $Lfault_105:
 	mov.u32 %rt5, 105;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1077;
 	bra.uni $Lfault;
 $Lfault_106:
 	mov.u32 %rt5, 106;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1087;
 	bra.uni $Lfault;
 $Lfault_107:
 	mov.u32 %rt5, 107;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1097;
 	bra.uni $Lfault;
 $Lfault_108:
 	mov.u32 %rt5, 108;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1107;
 	bra.uni $Lfault;
 $Lfault_109:
 	mov.u32 %rt5, 109;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1117;
 	bra.uni $Lfault;
 $Lfault_110:
 	mov.u32 %rt5, 110;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1127;
 	bra.uni $Lfault;
 $Lfault_111:
 	mov.u32 %rt5, 111;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1137;
 	bra.uni $Lfault;
 $Lfault_112:
 	mov.u32 %rt5, 112;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1147;
 	bra.uni $Lfault;
 $Lfault_113:
 	mov.u32 %rt5, 113;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1157;
 	bra.uni $Lfault;
 $Lfault_114:
 	mov.u32 %rt5, 114;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1167;
 	bra.uni $Lfault;
 $Lfault_115:
 	mov.u32 %rt5, 115;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1177;
 	bra.uni $Lfault;
 $Lfault_116:
 	mov.u32 %rt5, 116;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1187;
 	bra.uni $Lfault;
 $Lfault_117:
 	mov.u32 %rt5, 117;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1197;
 	bra.uni $Lfault;
 $Lfault_118:
 	mov.u32 %rt5, 118;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1207;
 	bra.uni $Lfault;
 $Lfault_119:
 	mov.u32 %rt5, 119;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1217;
 	bra.uni $Lfault;
 $Lfault_120:
 	mov.u32 %rt5, 120;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1227;
 	bra.uni $Lfault;
 $Lfault_121:
 	mov.u32 %rt5, 121;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1237;
 	bra.uni $Lfault;
 $Lfault_122:
 	mov.u32 %rt5, 122;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1247;
 	bra.uni $Lfault;
 $Lfault_123:
 	mov.u32 %rt5, 123;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1257;
 	bra.uni $Lfault;
 $Lfault_124:
 	mov.u32 %rt5, 124;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1267;
 	bra.uni $Lfault;
 $Lfault_125:
 	mov.u32 %rt5, 125;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1277;
 	bra.uni $Lfault;
 $Lfault_126:
 	mov.u32 %rt5, 126;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1287;
 	bra.uni $Lfault;
 $Lfault_127:
 	mov.u32 %rt5, 127;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1297;
 	bra.uni $Lfault;
 $Lfault_128:
 	mov.u32 %rt5, 128;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1307;
 	bra.uni $Lfault;
 $Lfault_129:
 	mov.u32 %rt5, 129;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1317;
 	bra.uni $Lfault;
 $Lfault_130:
 	mov.u32 %rt5, 130;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1327;
 	bra.uni $Lfault;
 $Lfault_131:
 	mov.u32 %rt5, 131;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1337;
 	bra.uni $Lfault;
 $Lfault_132:
 	mov.u32 %rt5, 132;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1347;
 	bra.uni $Lfault;
 $Lfault_133:
 	mov.u32 %rt5, 133;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1357;
 	bra.uni $Lfault;
 $Lfault_134:
 	mov.u32 %rt5, 134;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1367;
 	bra.uni $Lfault;
 $Lfault_135:
 	mov.u32 %rt5, 135;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1377;
 	bra.uni $Lfault;
 $Lfault_136:
 	mov.u32 %rt5, 136;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1387;
 	bra.uni $Lfault;
 $Lfault_137:
 	mov.u32 %rt5, 137;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1397;
 	bra.uni $Lfault;
 $Lfault_138:
 	mov.u32 %rt5, 138;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1407;
 	bra.uni $Lfault;
 $Lfault_139:
 	mov.u32 %rt5, 139;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1417;
 	bra.uni $Lfault;
 $Lfault_140:
 	mov.u32 %rt5, 140;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1427;
 	bra.uni $Lfault;
 $Lfault_141:
 	mov.u32 %rt5, 141;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1437;
 	bra.uni $Lfault;
 $Lfault_142:
 	mov.u32 %rt5, 142;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1447;
 	bra.uni $Lfault;
 $Lfault_143:
 	mov.u32 %rt5, 143;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1457;
 	bra.uni $Lfault;
 $Lfault_144:
 	mov.u32 %rt5, 144;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1467;
 	bra.uni $Lfault;
 $Lfault_145:
 	mov.u32 %rt5, 145;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1477;
 	bra.uni $Lfault;
 $Lfault_146:
 	mov.u32 %rt5, 146;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1487;
 	bra.uni $Lfault;
 $Lfault_147:
 	mov.u32 %rt5, 147;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1497;
 	bra.uni $Lfault;
 $Lfault_148:
 	mov.u32 %rt5, 148;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1507;
 	bra.uni $Lfault;
 $Lfault_149:
 	mov.u32 %rt5, 149;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1517;
 	bra.uni $Lfault;
 $Lfault_150:
 	mov.u32 %rt5, 150;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1527;
 	bra.uni $Lfault;
 $Lfault_151:
 	mov.u32 %rt5, 151;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1537;
 	bra.uni $Lfault;
 $Lfault_152:
 	mov.u32 %rt5, 152;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1547;
 	bra.uni $Lfault;
 $Lfault_153:
 	mov.u32 %rt5, 153;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1557;
 	bra.uni $Lfault;
 $Lfault_154:
 	mov.u32 %rt5, 154;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1567;
 	bra.uni $Lfault;
 $Lfault_155:
 	mov.u32 %rt5, 155;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1577;
 	bra.uni $Lfault;
 $Lfault_156:
 	mov.u32 %rt5, 156;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1587;
 	bra.uni $Lfault;
 $Lfault_157:
 	mov.u32 %rt5, 157;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1597;
 	bra.uni $Lfault;
 $Lfault_158:
 	mov.u32 %rt5, 158;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1607;
 	bra.uni $Lfault;
 $Lfault_159:
 	mov.u32 %rt5, 159;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1617;
 	bra.uni $Lfault;
 $Lfault_160:
 	mov.u32 %rt5, 160;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1627;
 	bra.uni $Lfault;
 $Lfault_161:
 	mov.u32 %rt5, 161;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1637;
 	bra.uni $Lfault;
 $Lfault_162:
 	mov.u32 %rt5, 162;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1647;
 	bra.uni $Lfault;
 $Lfault_163:
 	mov.u32 %rt5, 163;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1657;
 	bra.uni $Lfault;
 $Lfault_164:
 	mov.u32 %rt5, 164;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1667;
 	bra.uni $Lfault;
 $Lfault_165:
 	mov.u32 %rt5, 165;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1677;
 	bra.uni $Lfault;
 $Lfault_166:
 	mov.u32 %rt5, 166;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1687;
 	bra.uni $Lfault;
 $Lfault_167:
 	mov.u32 %rt5, 167;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1697;
 	bra.uni $Lfault;
 $Lfault_168:
 	mov.u32 %rt5, 168;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1707;
 	bra.uni $Lfault;
 $Lfault_169:
 	mov.u32 %rt5, 169;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1717;
 	bra.uni $Lfault;
 $Lfault_170:
 	mov.u32 %rt5, 170;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1727;
 	bra.uni $Lfault;
 $Lfault_171:
 	mov.u32 %rt5, 171;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1737;
 	bra.uni $Lfault;
 $Lfault_172:
 	mov.u32 %rt5, 172;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1747;
 	bra.uni $Lfault;
 $Lfault_173:
 	mov.u32 %rt5, 173;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1757;
 	bra.uni $Lfault;
 $Lfault_174:
 	mov.u32 %rt5, 174;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1767;
 	bra.uni $Lfault;
 $Lfault_175:
 	mov.u32 %rt5, 175;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1777;
 	bra.uni $Lfault;
 $Lfault_176:
 	mov.u32 %rt5, 176;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1787;
 	bra.uni $Lfault;
 $Lfault_177:
 	mov.u32 %rt5, 177;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1797;
 	bra.uni $Lfault;
 $Lfault_178:
 	mov.u32 %rt5, 178;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1807;
 	bra.uni $Lfault;
 $Lfault_179:
 	mov.u32 %rt5, 179;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1817;
 	bra.uni $Lfault;
 $Lfault_180:
 	mov.u32 %rt5, 180;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1827;
 	bra.uni $Lfault;
 $Lfault_181:
 	mov.u32 %rt5, 181;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1837;
 	bra.uni $Lfault;
 $Lfault_182:
 	mov.u32 %rt5, 182;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1847;
 	bra.uni $Lfault;
 $Lfault_183:
 	mov.u32 %rt5, 183;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1857;
 	bra.uni $Lfault;
 $Lfault_184:
 	mov.u32 %rt5, 184;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1867;
 	bra.uni $Lfault;
 $Lfault_185:
 	mov.u32 %rt5, 185;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1877;
 	bra.uni $Lfault;
 $Lfault_186:
 	mov.u32 %rt5, 186;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1887;
 	bra.uni $Lfault;
 $Lfault_187:
 	mov.u32 %rt5, 187;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1897;
 	bra.uni $Lfault;
 $Lfault_188:
 	mov.u32 %rt5, 188;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1907;
 	bra.uni $Lfault;
 $Lfault_189:
 	mov.u32 %rt5, 189;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1917;
 	bra.uni $Lfault;
 $Lfault_190:
 	mov.u32 %rt5, 190;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1927;
 	bra.uni $Lfault;
 $Lfault_191:
 	mov.u32 %rt5, 191;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1937;
 	bra.uni $Lfault;
 $Lfault_192:
 	mov.u32 %rt5, 192;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1947;
 	bra.uni $Lfault;
 $Lfault_193:
 	mov.u32 %rt5, 193;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1957;
 	bra.uni $Lfault;
 $Lfault_194:
 	mov.u32 %rt5, 194;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1967;
 	bra.uni $Lfault;
 $Lfault_195:
 	mov.u32 %rt5, 195;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1977;
 	bra.uni $Lfault;
 $Lfault_196:
 	mov.u32 %rt5, 196;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1987;
 	bra.uni $Lfault;
 $Lfault_197:
 	mov.u32 %rt5, 197;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd1997;
 	bra.uni $Lfault;
 $Lfault_198:
 	mov.u32 %rt5, 198;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2007;
 	bra.uni $Lfault;
 $Lfault_199:
 	mov.u32 %rt5, 199;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2017;
 	bra.uni $Lfault;
 $Lfault_200:
 	mov.u32 %rt5, 200;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2027;
 	bra.uni $Lfault;
 $Lfault_201:
 	mov.u32 %rt5, 201;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2037;
 	bra.uni $Lfault;
 $Lfault_202:
 	mov.u32 %rt5, 202;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2047;
 	bra.uni $Lfault;
 $Lfault_203:
 	mov.u32 %rt5, 203;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2057;
 	bra.uni $Lfault;
 $Lfault_204:
 	mov.u32 %rt5, 204;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2067;
 	bra.uni $Lfault;
 $Lfault_205:
 	mov.u32 %rt5, 205;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2077;
 	bra.uni $Lfault;
 $Lfault_206:
 	mov.u32 %rt5, 206;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2087;
 	bra.uni $Lfault;
 $Lfault_207:
 	mov.u32 %rt5, 207;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2097;
 	bra.uni $Lfault;
 $Lfault_208:
 	mov.u32 %rt5, 208;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2107;
 	bra.uni $Lfault;
 $Lfault_209:
 	mov.u32 %rt5, 209;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2117;
 	bra.uni $Lfault;
 $Lfault_210:
 	mov.u32 %rt5, 210;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2127;
 	bra.uni $Lfault;
 $Lfault_211:
 	mov.u32 %rt5, 211;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2137;
 	bra.uni $Lfault;
 $Lfault_212:
 	mov.u32 %rt5, 212;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2147;
 	bra.uni $Lfault;
 $Lfault_213:
 	mov.u32 %rt5, 213;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2157;
 	bra.uni $Lfault;
 $Lfault_214:
 	mov.u32 %rt5, 214;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2167;
 	bra.uni $Lfault;
 $Lfault_215:
 	mov.u32 %rt5, 215;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2177;
 	bra.uni $Lfault;
 $Lfault_216:
 	mov.u32 %rt5, 216;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2187;
 	bra.uni $Lfault;
 $Lfault_217:
 	mov.u32 %rt5, 217;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2197;
 	bra.uni $Lfault;
 $Lfault_218:
 	mov.u32 %rt5, 218;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2207;
 	bra.uni $Lfault;
 $Lfault_219:
 	mov.u32 %rt5, 219;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2217;
 	bra.uni $Lfault;
 $Lfault_220:
 	mov.u32 %rt5, 220;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2227;
 	bra.uni $Lfault;
 $Lfault_221:
 	mov.u32 %rt5, 221;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2237;
 	bra.uni $Lfault;
 $Lfault_222:
 	mov.u32 %rt5, 222;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2247;
 	bra.uni $Lfault;
 $Lfault_223:
 	mov.u32 %rt5, 223;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2257;
 	bra.uni $Lfault;
 $Lfault_224:
 	mov.u32 %rt5, 224;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2267;
 	bra.uni $Lfault;
 $Lfault_225:
 	mov.u32 %rt5, 225;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2277;
 	bra.uni $Lfault;
 $Lfault_226:
 	mov.u32 %rt5, 226;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2287;
 	bra.uni $Lfault;
 $Lfault_227:
 	mov.u32 %rt5, 227;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2297;
 	bra.uni $Lfault;
 $Lfault_228:
 	mov.u32 %rt5, 228;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2307;
 	bra.uni $Lfault;
 $Lfault_229:
 	mov.u32 %rt5, 229;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2317;
 	bra.uni $Lfault;
 $Lfault_230:
 	mov.u32 %rt5, 230;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2327;
 	bra.uni $Lfault;
 $Lfault_231:
 	mov.u32 %rt5, 231;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2337;
 	bra.uni $Lfault;
 $Lfault_232:
 	mov.u32 %rt5, 232;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2347;
 	bra.uni $Lfault;
 $Lfault_233:
 	mov.u32 %rt5, 233;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2357;
 	bra.uni $Lfault;
 $Lfault_234:
 	mov.u32 %rt5, 234;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2367;
 	bra.uni $Lfault;
 $Lfault_235:
 	mov.u32 %rt5, 235;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2377;
 	bra.uni $Lfault;
 $Lfault_236:
 	mov.u32 %rt5, 236;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2387;
 	bra.uni $Lfault;
 $Lfault_237:
 	mov.u32 %rt5, 237;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2397;
 	bra.uni $Lfault;
 $Lfault_238:
 	mov.u32 %rt5, 238;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2407;
 	bra.uni $Lfault;
 $Lfault_239:
 	mov.u32 %rt5, 239;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2417;
 	bra.uni $Lfault;
 $Lfault_240:
 	mov.u32 %rt5, 240;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2427;
 	bra.uni $Lfault;
 $Lfault_241:
 	mov.u32 %rt5, 241;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2437;
 	bra.uni $Lfault;
 $Lfault_242:
 	mov.u32 %rt5, 242;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2447;
 	bra.uni $Lfault;
 $Lfault_243:
 	mov.u32 %rt5, 243;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2457;
 	bra.uni $Lfault;
 $Lfault_244:
 	mov.u32 %rt5, 244;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2467;
 	bra.uni $Lfault;
 $Lfault_245:
 	mov.u32 %rt5, 245;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2477;
 	bra.uni $Lfault;
 $Lfault_246:
 	mov.u32 %rt5, 246;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2487;
 	bra.uni $Lfault;
 $Lfault_247:
 	mov.u32 %rt5, 247;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2497;
 	bra.uni $Lfault;
 $Lfault_248:
 	mov.u32 %rt5, 248;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2507;
 	bra.uni $Lfault;
 $Lfault_249:
 	mov.u32 %rt5, 249;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2517;
 	bra.uni $Lfault;
 $Lfault_250:
 	mov.u32 %rt5, 250;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2527;
 	bra.uni $Lfault;
 $Lfault_251:
 	mov.u32 %rt5, 251;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2537;
 	bra.uni $Lfault;
 $Lfault_252:
 	mov.u32 %rt5, 252;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2547;
 	bra.uni $Lfault;
 $Lfault_253:
 	mov.u32 %rt5, 253;
-	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt1, %rd2564;
 	mov.b64 %rdt2, %rd2557;
 	bra.uni $Lfault;
 $Lfault:
@@ -7856,7 +13223,71 @@ b27: // exit
 
 // Task 0 of kernel Wide(s0 []i32, s1 []i32, s2 []i32, s3 []i32, s4 []i32, s5 []i32, s6 []i32, s7 []i32, s8 []i32, s9 []i32, s10 []i32, s11 []i32, s12 []i32, s13 []i32, s14 []i32, s15 []i32, s16 []i32, s17 []i32, s18 []i32, s19 []i32, s20 []i32, s21 []i32, s22 []i32, s23 []i32, s24 []i32, s25 []i32, s26 []i32, s27 []i32, s28 []i32, s29 []i32, s30 []i32, s31 []i32, s32 []i32, s33 []i32, s34 []i32, s35 []i32, s36 []i32, s37 []i32, s38 []i32, s39 []i32, s40 []i32, s41 []i32, s42 []i32, s43 []i32, s44 []i32, s45 []i32, s46 []i32, s47 []i32, s48 []i32, s49 []i32, s50 []i32, s51 []i32, s52 []i32, s53 []i32, s54 []i32, s55 []i32, s56 []i32, s57 []i32, s58 []i32, s59 []i32, s60 []i32, s61 []i32, s62 []i32, s63 []i32, s64 []i32, s65 []i32, s66 []i32, s67 []i32, s68 []i32, s69 []i32, s70 []i32, s71 []i32, s72 []i32, s73 []i32, s74 []i32, s75 []i32, s76 []i32, s77 []i32, s78 []i32, s79 []i32, s80 []i32, s81 []i32, s82 []i32, s83 []i32, s84 []i32, s85 []i32, s86 []i32, s87 []i32, s88 []i32, s89 []i32, s90 []i32, s91 []i32, s92 []i32, s93 []i32, s94 []i32, s95 []i32, s96 []i32, s97 []i32, s98 []i32, s99 []i32, s100 []i32, s101 []i32, s102 []i32, s103 []i32, s104 []i32, s105 []i32, s106 []i32, s107 []i32, s108 []i32, s109 []i32, s110 []i32, s111 []i32, s112 []i32, s113 []i32, s114 []i32, s115 []i32, s116 []i32, s117 []i32, s118 []i32, s119 []i32, s120 []i32, s121 []i32, s122 []i32, s123 []i32, s124 []i32, s125 []i32, s126 []i32, s127 []i32, s128 []i32, s129 []i32, s130 []i32, s131 []i32, s132 []i32, s133 []i32, s134 []i32, s135 []i32, s136 []i32, s137 []i32, s138 []i32, s139 []i32, s140 []i32, s141 []i32, s142 []i32, s143 []i32, s144 []i32, s145 []i32, s146 []i32, s147 []i32, s148 []i32, s149 []i32, s150 []i32, s151 []i32, s152 []i32, s153 []i32, s154 []i32, s155 []i32, s156 []i32, s157 []i32, s158 []i32, s159 []i32, s160 []i32, s161 []i32, s162 []i32, s163 []i32, s164 []i32, s165 []i32, s166 []i32, s167 []i32, s168 []i32, s169 []i32, s170 []i32, s171 []i32, s172 []i32, s173 []i32, s174 []i32, s175 []i32, s176 []i32, s177 []i32, s178 []i32, s179 []i32, s180 []i32, s181 []i32, s182 []i32, s183 []i32, s184 []i32, s185 []i32, s186 []i32, s187 []i32, s188 []i32, s189 []i32, s190 []i32, s191 []i32, s192 []i32, s193 []i32, s194 []i32, s195 []i32, s196 []i32, s197 []i32, s198 []i32, s199 []i32, s200 []i32, s201 []i32, s202 []i32, s203 []i32, s204 []i32, s205 []i32, s206 []i32, s207 []i32, s208 []i32, s209 []i32, s210 []i32, s211 []i32, s212 []i32, s213 []i32, s214 []i32, s215 []i32, s216 []i32, s217 []i32, s218 []i32, s219 []i32, s220 []i32, s221 []i32, s222 []i32, s223 []i32, s224 []i32, s225 []i32, s226 []i32, s227 []i32, s228 []i32, s229 []i32, s230 []i32, s231 []i32, s232 []i32, s233 []i32, s234 []i32, s235 []i32, s236 []i32, s237 []i32, s238 []i32, s239 []i32, s240 []i32, s241 []i32, s242 []i32, s243 []i32, s244 []i32, s245 []i32, s246 []i32, s247 []i32, s248 []i32, s249 []i32, s250 []i32, s251 []i32, s252 []i32, s253 []i32, s254 []i32, a i64, b i64), parallel.
 extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10, i64 p11, char *p12, i64 p13, char *p14, i64 p15, char *p16, i64 p17, char *p18, i64 p19, char *p20, i64 p21, char *p22, i64 p23, char *p24, i64 p25, char *p26, i64 p27, char *p28, i64 p29, char *p30, i64 p31, char *p32, i64 p33, char *p34, i64 p35, char *p36, i64 p37, char *p38, i64 p39, char *p40, i64 p41, char *p42, i64 p43, char *p44, i64 p45, char *p46, i64 p47, char *p48, i64 p49, char *p50, i64 p51, char *p52, i64 p53, char *p54, i64 p55, char *p56, i64 p57, char *p58, i64 p59, char *p60, i64 p61, char *p62, i64 p63, char *p64, i64 p65, char *p66, i64 p67, char *p68, i64 p69, char *p70, i64 p71, char *p72, i64 p73, char *p74, i64 p75, char *p76, i64 p77, char *p78, i64 p79, char *p80, i64 p81, char *p82, i64 p83, char *p84, i64 p85, char *p86, i64 p87, char *p88, i64 p89, char *p90, i64 p91, char *p92, i64 p93, char *p94, i64 p95, char *p96, i64 p97, char *p98, i64 p99, char *p100, i64 p101, char *p102, i64 p103, char *p104, i64 p105, char *p106, i64 p107, char *p108, i64 p109, char *p110, i64 p111, char *p112, i64 p113, char *p114, i64 p115, char *p116, i64 p117, char *p118, i64 p119, char *p120, i64 p121, char *p122, i64 p123, char *p124, i64 p125, char *p126, i64 p127, char *p128, i64 p129, char *p130, i64 p131, char *p132, i64 p133, char *p134, i64 p135, char *p136, i64 p137, char *p138, i64 p139, char *p140, i64 p141, char *p142, i64 p143, char *p144, i64 p145, char *p146, i64 p147, char *p148, i64 p149, char *p150, i64 p151, char *p152, i64 p153, char *p154, i64 p155, char *p156, i64 p157, char *p158, i64 p159, char *p160, i64 p161, char *p162, i64 p163, char *p164, i64 p165, char *p166, i64 p167, char *p168, i64 p169, char *p170, i64 p171, char *p172, i64 p173, char *p174, i64 p175, char *p176, i64 p177, char *p178, i64 p179, char *p180, i64 p181, char *p182, i64 p183, char *p184, i64 p185, char *p186, i64 p187, char *p188, i64 p189, char *p190, i64 p191, char *p192, i64 p193, char *p194, i64 p195, char *p196, i64 p197, char *p198, i64 p199, char *p200, i64 p201, char *p202, i64 p203, char *p204, i64 p205, char *p206, i64 p207, char *p208, i64 p209, char *p210, i64 p211, char *p212, i64 p213, char *p214, i64 p215, char *p216, i64 p217, char *p218, i64 p219, char *p220, i64 p221, char *p222, i64 p223, char *p224, i64 p225, char *p226, i64 p227, char *p228, i64 p229, char *p230, i64 p231, char *p232, i64 p233, char *p234, i64 p235, char *p236, i64 p237, char *p238, i64 p239, char *p240, i64 p241, char *p242, i64 p243, char *p244, i64 p245, char *p246, i64 p247, char *p248, i64 p249, char *p250, i64 p251, char *p252, i64 p253, char *p254, i64 p255, char *p256, i64 p257, char *p258, i64 p259, char *p260, i64 p261, char *p262, i64 p263, char *p264, i64 p265, char *p266, i64 p267, char *p268, i64 p269, char *p270, i64 p271, char *p272, i64 p273, char *p274, i64 p275, char *p276, i64 p277, char *p278, i64 p279, char *p280, i64 p281, char *p282, i64 p283, char *p284, i64 p285, char *p286, i64 p287, char *p288, i64 p289, char *p290, i64 p291, char *p292, i64 p293, char *p294, i64 p295, char *p296, i64 p297, char *p298, i64 p299, char *p300, i64 p301, char *p302, i64 p303, char *p304, i64 p305, char *p306, i64 p307, char *p308, i64 p309, char *p310, i64 p311, char *p312, i64 p313, char *p314, i64 p315, char *p316, i64 p317, char *p318, i64 p319, char *p320, i64 p321, char *p322, i64 p323, char *p324, i64 p325, char *p326, i64 p327, char *p328, i64 p329, char *p330, i64 p331, char *p332, i64 p333, char *p334, i64 p335, char *p336, i64 p337, char *p338, i64 p339, char *p340, i64 p341, char *p342, i64 p343, char *p344, i64 p345, char *p346, i64 p347, char *p348, i64 p349, char *p350, i64 p351, char *p352, i64 p353, char *p354, i64 p355, char *p356, i64 p357, char *p358, i64 p359, char *p360, i64 p361, char *p362, i64 p363, char *p364, i64 p365, char *p366, i64 p367, char *p368, i64 p369, char *p370, i64 p371, char *p372, i64 p373, char *p374, i64 p375, char *p376, i64 p377, char *p378, i64 p379, char *p380, i64 p381, char *p382, i64 p383, char *p384, i64 p385, char *p386, i64 p387, char *p388, i64 p389, char *p390, i64 p391, char *p392, i64 p393, char *p394, i64 p395, char *p396, i64 p397, char *p398, i64 p399, char *p400, i64 p401, char *p402, i64 p403, char *p404, i64 p405, char *p406, i64 p407, char *p408, i64 p409, char *p410, i64 p411, char *p412, i64 p413, char *p414, i64 p415, char *p416, i64 p417, char *p418, i64 p419, char *p420, i64 p421, char *p422, i64 p423, char *p424, i64 p425, char *p426, i64 p427, char *p428, i64 p429, char *p430, i64 p431, char *p432, i64 p433, char *p434, i64 p435, char *p436, i64 p437, char *p438, i64 p439, char *p440, i64 p441, char *p442, i64 p443, char *p444, i64 p445, char *p446, i64 p447, char *p448, i64 p449, char *p450, i64 p451, char *p452, i64 p453, char *p454, i64 p455, char *p456, i64 p457, char *p458, i64 p459, char *p460, i64 p461, char *p462, i64 p463, char *p464, i64 p465, char *p466, i64 p467, char *p468, i64 p469, char *p470, i64 p471, char *p472, i64 p473, char *p474, i64 p475, char *p476, i64 p477, char *p478, i64 p479, char *p480, i64 p481, char *p482, i64 p483, char *p484, i64 p485, char *p486, i64 p487, char *p488, i64 p489, char *p490, i64 p491, char *p492, i64 p493, char *p494, i64 p495, char *p496, i64 p497, char *p498, i64 p499, char *p500, i64 p501, char *p502, i64 p503, char *p504, i64 p505, char *p506, i64 p507, char *p508, i64 p509, i64 p510, i64 p511, char *p512) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r2562 = 0, r2565 = 0, r4608 = 0, r4612 = 0, r4618 = 0, r4620 = 0;
+	bool r4623 = 0, r4625 = 0, r4628 = 0, r4630 = 0, r4633 = 0, r4635 = 0, r4638 = 0, r4640 = 0;
+	bool r4643 = 0, r4645 = 0, r4648 = 0, r4650 = 0, r4653 = 0, r4655 = 0, r4658 = 0, r4660 = 0;
+	bool r4663 = 0, r4665 = 0, r4668 = 0, r4670 = 0, r4673 = 0, r4675 = 0, r4678 = 0, r4680 = 0;
+	bool r4683 = 0, r4685 = 0, r4688 = 0, r4690 = 0, r4693 = 0, r4695 = 0, r4698 = 0, r4700 = 0;
+	bool r4703 = 0, r4705 = 0, r4708 = 0, r4710 = 0, r4713 = 0, r4715 = 0, r4718 = 0, r4720 = 0;
+	bool r4723 = 0, r4725 = 0, r4728 = 0, r4730 = 0, r4733 = 0, r4735 = 0, r4738 = 0, r4740 = 0;
+	bool r4743 = 0, r4745 = 0, r4748 = 0, r4750 = 0, r4753 = 0, r4755 = 0, r4758 = 0, r4760 = 0;
+	bool r4763 = 0, r4765 = 0, r4768 = 0, r4770 = 0, r4773 = 0, r4775 = 0, r4778 = 0, r4780 = 0;
+	bool r4783 = 0, r4785 = 0, r4788 = 0, r4790 = 0, r4793 = 0, r4795 = 0, r4798 = 0, r4800 = 0;
+	bool r4803 = 0, r4805 = 0, r4808 = 0, r4810 = 0, r4813 = 0, r4815 = 0, r4818 = 0, r4820 = 0;
+	bool r4823 = 0, r4825 = 0, r4828 = 0, r4830 = 0, r4833 = 0, r4835 = 0, r4838 = 0, r4840 = 0;
+	bool r4843 = 0, r4845 = 0, r4848 = 0, r4850 = 0, r4853 = 0, r4855 = 0, r4858 = 0, r4860 = 0;
+	bool r4863 = 0, r4865 = 0, r4868 = 0, r4870 = 0, r4873 = 0, r4875 = 0, r4878 = 0, r4880 = 0;
+	bool r4883 = 0, r4885 = 0, r4888 = 0, r4890 = 0, r4893 = 0, r4895 = 0, r4898 = 0, r4900 = 0;
+	bool r4903 = 0, r4905 = 0, r4908 = 0, r4910 = 0, r4913 = 0, r4915 = 0, r4918 = 0, r4920 = 0;
+	bool r4923 = 0, r4925 = 0, r4928 = 0, r4930 = 0, r4933 = 0, r4935 = 0, r4938 = 0, r4940 = 0;
+	bool r4943 = 0, r4945 = 0, r4948 = 0, r4950 = 0, r4953 = 0, r4955 = 0, r4958 = 0, r4960 = 0;
+	bool r4963 = 0, r4965 = 0, r4968 = 0, r4970 = 0, r4973 = 0, r4975 = 0, r4978 = 0, r4980 = 0;
+	bool r4983 = 0, r4985 = 0, r4988 = 0, r4990 = 0, r4993 = 0, r4995 = 0, r4998 = 0, r5000 = 0;
+	bool r5003 = 0, r5005 = 0, r5008 = 0, r5010 = 0, r5013 = 0, r5015 = 0, r5018 = 0, r5020 = 0;
+	bool r5023 = 0, r5025 = 0, r5028 = 0, r5030 = 0, r5033 = 0, r5035 = 0, r5038 = 0, r5040 = 0;
+	bool r5043 = 0, r5045 = 0, r5048 = 0, r5050 = 0, r5053 = 0, r5055 = 0, r5058 = 0, r5060 = 0;
+	bool r5063 = 0, r5065 = 0, r5068 = 0, r5070 = 0, r5073 = 0, r5075 = 0, r5078 = 0, r5080 = 0;
+	bool r5083 = 0, r5085 = 0, r5088 = 0, r5090 = 0, r5093 = 0, r5095 = 0, r5098 = 0, r5100 = 0;
+	bool r5103 = 0, r5105 = 0, r5108 = 0, r5110 = 0, r5113 = 0, r5115 = 0, r5118 = 0, r5120 = 0;
+	bool r5123 = 0, r5125 = 0, r5128 = 0, r5130 = 0, r5133 = 0, r5135 = 0, r5138 = 0, r5140 = 0;
+	bool r5143 = 0, r5145 = 0, r5148 = 0, r5150 = 0, r5153 = 0, r5155 = 0, r5158 = 0, r5160 = 0;
+	bool r5163 = 0, r5165 = 0, r5168 = 0, r5170 = 0, r5173 = 0, r5175 = 0, r5178 = 0, r5180 = 0;
+	bool r5183 = 0, r5185 = 0, r5188 = 0, r5190 = 0, r5193 = 0, r5195 = 0, r5198 = 0, r5200 = 0;
+	bool r5203 = 0, r5205 = 0, r5208 = 0, r5210 = 0, r5213 = 0, r5215 = 0, r5218 = 0, r5220 = 0;
+	bool r5223 = 0, r5225 = 0, r5228 = 0, r5230 = 0, r5233 = 0, r5235 = 0, r5238 = 0, r5240 = 0;
+	bool r5243 = 0, r5245 = 0, r5248 = 0, r5250 = 0, r5253 = 0, r5255 = 0, r5258 = 0, r5260 = 0;
+	bool r5263 = 0, r5265 = 0, r5268 = 0, r5270 = 0, r5273 = 0, r5275 = 0, r5278 = 0, r5280 = 0;
+	bool r5283 = 0, r5285 = 0, r5288 = 0, r5290 = 0, r5293 = 0, r5295 = 0, r5298 = 0, r5300 = 0;
+	bool r5303 = 0, r5305 = 0, r5308 = 0, r5310 = 0, r5313 = 0, r5315 = 0, r5318 = 0, r5320 = 0;
+	bool r5323 = 0, r5325 = 0, r5328 = 0, r5330 = 0, r5333 = 0, r5335 = 0, r5338 = 0, r5340 = 0;
+	bool r5343 = 0, r5345 = 0, r5348 = 0, r5350 = 0, r5353 = 0, r5355 = 0, r5358 = 0, r5360 = 0;
+	bool r5363 = 0, r5365 = 0, r5368 = 0, r5370 = 0, r5373 = 0, r5375 = 0, r5378 = 0, r5380 = 0;
+	bool r5383 = 0, r5385 = 0, r5388 = 0, r5390 = 0, r5393 = 0, r5395 = 0, r5398 = 0, r5400 = 0;
+	bool r5403 = 0, r5405 = 0, r5408 = 0, r5410 = 0, r5413 = 0, r5415 = 0, r5418 = 0, r5420 = 0;
+	bool r5423 = 0, r5425 = 0, r5428 = 0, r5430 = 0, r5433 = 0, r5435 = 0, r5438 = 0, r5440 = 0;
+	bool r5443 = 0, r5445 = 0, r5448 = 0, r5450 = 0, r5453 = 0, r5455 = 0, r5458 = 0, r5460 = 0;
+	bool r5463 = 0, r5465 = 0, r5468 = 0, r5470 = 0, r5473 = 0, r5475 = 0, r5478 = 0, r5480 = 0;
+	bool r5483 = 0, r5485 = 0, r5488 = 0, r5490 = 0, r5493 = 0, r5495 = 0, r5498 = 0, r5500 = 0;
+	bool r5503 = 0, r5505 = 0, r5508 = 0, r5510 = 0, r5513 = 0, r5515 = 0, r5518 = 0, r5520 = 0;
+	bool r5523 = 0, r5525 = 0, r5528 = 0, r5530 = 0, r5533 = 0, r5535 = 0, r5538 = 0, r5540 = 0;
+	bool r5543 = 0, r5545 = 0, r5548 = 0, r5550 = 0, r5553 = 0, r5555 = 0, r5558 = 0, r5560 = 0;
+	bool r5563 = 0, r5565 = 0, r5568 = 0, r5570 = 0, r5573 = 0, r5575 = 0, r5578 = 0, r5580 = 0;
+	bool r5583 = 0, r5585 = 0, r5588 = 0, r5590 = 0, r5593 = 0, r5595 = 0, r5598 = 0, r5600 = 0;
+	bool r5603 = 0, r5605 = 0, r5608 = 0, r5610 = 0, r5613 = 0, r5615 = 0, r5618 = 0, r5620 = 0;
+	bool r5623 = 0, r5625 = 0, r5628 = 0, r5630 = 0, r5633 = 0, r5635 = 0, r5638 = 0, r5640 = 0;
+	bool r5643 = 0, r5645 = 0, r5648 = 0, r5650 = 0, r5653 = 0, r5655 = 0, r5658 = 0, r5660 = 0;
+	bool r5663 = 0, r5665 = 0, r5668 = 0, r5670 = 0, r5673 = 0, r5675 = 0, r5678 = 0, r5680 = 0;
+	bool r5683 = 0, r5685 = 0, r5688 = 0, r5690 = 0, r5693 = 0, r5695 = 0, r5698 = 0, r5700 = 0;
+	bool r5703 = 0, r5705 = 0, r5708 = 0, r5710 = 0, r5713 = 0, r5715 = 0, r5718 = 0, r5720 = 0;
+	bool r5723 = 0, r5725 = 0, r5728 = 0, r5730 = 0, r5733 = 0, r5735 = 0, r5738 = 0, r5740 = 0;
+	bool r5743 = 0, r5745 = 0, r5748 = 0, r5750 = 0, r5753 = 0, r5755 = 0, r5758 = 0, r5760 = 0;
+	bool r5763 = 0, r5765 = 0, r5768 = 0, r5770 = 0, r5773 = 0, r5775 = 0, r5778 = 0, r5780 = 0;
+	bool r5783 = 0, r5785 = 0, r5788 = 0, r5790 = 0, r5793 = 0, r5795 = 0, r5798 = 0, r5800 = 0;
+	bool r5803 = 0, r5805 = 0, r5808 = 0, r5810 = 0, r5813 = 0, r5815 = 0, r5818 = 0, r5820 = 0;
+	bool r5823 = 0, r5825 = 0, r5828 = 0, r5830 = 0, r5833 = 0, r5835 = 0, r5838 = 0, r5840 = 0;
+	bool r5843 = 0, r5845 = 0, r5848 = 0, r5850 = 0, r5853 = 0, r5855 = 0, r5858 = 0, r5860 = 0;
+	bool r5863 = 0, r5865 = 0, r5868 = 0, r5870 = 0, r5873 = 0, r5875 = 0, r5878 = 0, r5880 = 0;
+	bool r5883 = 0;
 	i32 r11 = 0, r13 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0;
 	i32 r23 = 0, r24 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
 	i32 r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r48 = 0, r49 = 0;
@@ -8048,7 +13479,198 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	i32 r2518 = 0, r2519 = 0, r2521 = 0, r2522 = 0, r2523 = 0, r2524 = 0, r2528 = 0, r2529 = 0;
 	i32 r2531 = 0, r2532 = 0, r2533 = 0, r2534 = 0, r2538 = 0, r2539 = 0, r2541 = 0, r2542 = 0;
 	i32 r2543 = 0, r2544 = 0, r2548 = 0, r2549 = 0, r2551 = 0, r2552 = 0, r2553 = 0, r2554 = 0;
-	i32 r2558 = 0, r2559 = 0;
+	i32 r2558 = 0, r2559 = 0, r2566 = 0, r2567 = 0, r2569 = 0, r2570 = 0, r2572 = 0, r2573 = 0;
+	i32 r2574 = 0, r2575 = 0, r2577 = 0, r2578 = 0, r2580 = 0, r2581 = 0, r2582 = 0, r2583 = 0;
+	i32 r2585 = 0, r2586 = 0, r2588 = 0, r2589 = 0, r2590 = 0, r2591 = 0, r2593 = 0, r2594 = 0;
+	i32 r2596 = 0, r2597 = 0, r2598 = 0, r2599 = 0, r2601 = 0, r2602 = 0, r2604 = 0, r2605 = 0;
+	i32 r2606 = 0, r2607 = 0, r2609 = 0, r2610 = 0, r2612 = 0, r2613 = 0, r2614 = 0, r2615 = 0;
+	i32 r2617 = 0, r2618 = 0, r2620 = 0, r2621 = 0, r2622 = 0, r2623 = 0, r2625 = 0, r2626 = 0;
+	i32 r2628 = 0, r2629 = 0, r2630 = 0, r2631 = 0, r2633 = 0, r2634 = 0, r2636 = 0, r2637 = 0;
+	i32 r2638 = 0, r2639 = 0, r2641 = 0, r2642 = 0, r2644 = 0, r2645 = 0, r2646 = 0, r2647 = 0;
+	i32 r2649 = 0, r2650 = 0, r2652 = 0, r2653 = 0, r2654 = 0, r2655 = 0, r2657 = 0, r2658 = 0;
+	i32 r2660 = 0, r2661 = 0, r2662 = 0, r2663 = 0, r2665 = 0, r2666 = 0, r2668 = 0, r2669 = 0;
+	i32 r2670 = 0, r2671 = 0, r2673 = 0, r2674 = 0, r2676 = 0, r2677 = 0, r2678 = 0, r2679 = 0;
+	i32 r2681 = 0, r2682 = 0, r2684 = 0, r2685 = 0, r2686 = 0, r2687 = 0, r2689 = 0, r2690 = 0;
+	i32 r2692 = 0, r2693 = 0, r2694 = 0, r2695 = 0, r2697 = 0, r2698 = 0, r2700 = 0, r2701 = 0;
+	i32 r2702 = 0, r2703 = 0, r2705 = 0, r2706 = 0, r2708 = 0, r2709 = 0, r2710 = 0, r2711 = 0;
+	i32 r2713 = 0, r2714 = 0, r2716 = 0, r2717 = 0, r2718 = 0, r2719 = 0, r2721 = 0, r2722 = 0;
+	i32 r2724 = 0, r2725 = 0, r2726 = 0, r2727 = 0, r2729 = 0, r2730 = 0, r2732 = 0, r2733 = 0;
+	i32 r2734 = 0, r2735 = 0, r2737 = 0, r2738 = 0, r2740 = 0, r2741 = 0, r2742 = 0, r2743 = 0;
+	i32 r2745 = 0, r2746 = 0, r2748 = 0, r2749 = 0, r2750 = 0, r2751 = 0, r2753 = 0, r2754 = 0;
+	i32 r2756 = 0, r2757 = 0, r2758 = 0, r2759 = 0, r2761 = 0, r2762 = 0, r2764 = 0, r2765 = 0;
+	i32 r2766 = 0, r2767 = 0, r2769 = 0, r2770 = 0, r2772 = 0, r2773 = 0, r2774 = 0, r2775 = 0;
+	i32 r2777 = 0, r2778 = 0, r2780 = 0, r2781 = 0, r2782 = 0, r2783 = 0, r2785 = 0, r2786 = 0;
+	i32 r2788 = 0, r2789 = 0, r2790 = 0, r2791 = 0, r2793 = 0, r2794 = 0, r2796 = 0, r2797 = 0;
+	i32 r2798 = 0, r2799 = 0, r2801 = 0, r2802 = 0, r2804 = 0, r2805 = 0, r2806 = 0, r2807 = 0;
+	i32 r2809 = 0, r2810 = 0, r2812 = 0, r2813 = 0, r2814 = 0, r2815 = 0, r2817 = 0, r2818 = 0;
+	i32 r2820 = 0, r2821 = 0, r2822 = 0, r2823 = 0, r2825 = 0, r2826 = 0, r2828 = 0, r2829 = 0;
+	i32 r2830 = 0, r2831 = 0, r2833 = 0, r2834 = 0, r2836 = 0, r2837 = 0, r2838 = 0, r2839 = 0;
+	i32 r2841 = 0, r2842 = 0, r2844 = 0, r2845 = 0, r2846 = 0, r2847 = 0, r2849 = 0, r2850 = 0;
+	i32 r2852 = 0, r2853 = 0, r2854 = 0, r2855 = 0, r2857 = 0, r2858 = 0, r2860 = 0, r2861 = 0;
+	i32 r2862 = 0, r2863 = 0, r2865 = 0, r2866 = 0, r2868 = 0, r2869 = 0, r2870 = 0, r2871 = 0;
+	i32 r2873 = 0, r2874 = 0, r2876 = 0, r2877 = 0, r2878 = 0, r2879 = 0, r2881 = 0, r2882 = 0;
+	i32 r2884 = 0, r2885 = 0, r2886 = 0, r2887 = 0, r2889 = 0, r2890 = 0, r2892 = 0, r2893 = 0;
+	i32 r2894 = 0, r2895 = 0, r2897 = 0, r2898 = 0, r2900 = 0, r2901 = 0, r2902 = 0, r2903 = 0;
+	i32 r2905 = 0, r2906 = 0, r2908 = 0, r2909 = 0, r2910 = 0, r2911 = 0, r2913 = 0, r2914 = 0;
+	i32 r2916 = 0, r2917 = 0, r2918 = 0, r2919 = 0, r2921 = 0, r2922 = 0, r2924 = 0, r2925 = 0;
+	i32 r2926 = 0, r2927 = 0, r2929 = 0, r2930 = 0, r2932 = 0, r2933 = 0, r2934 = 0, r2935 = 0;
+	i32 r2937 = 0, r2938 = 0, r2940 = 0, r2941 = 0, r2942 = 0, r2943 = 0, r2945 = 0, r2946 = 0;
+	i32 r2948 = 0, r2949 = 0, r2950 = 0, r2951 = 0, r2953 = 0, r2954 = 0, r2956 = 0, r2957 = 0;
+	i32 r2958 = 0, r2959 = 0, r2961 = 0, r2962 = 0, r2964 = 0, r2965 = 0, r2966 = 0, r2967 = 0;
+	i32 r2969 = 0, r2970 = 0, r2972 = 0, r2973 = 0, r2974 = 0, r2975 = 0, r2977 = 0, r2978 = 0;
+	i32 r2980 = 0, r2981 = 0, r2982 = 0, r2983 = 0, r2985 = 0, r2986 = 0, r2988 = 0, r2989 = 0;
+	i32 r2990 = 0, r2991 = 0, r2993 = 0, r2994 = 0, r2996 = 0, r2997 = 0, r2998 = 0, r2999 = 0;
+	i32 r3001 = 0, r3002 = 0, r3004 = 0, r3005 = 0, r3006 = 0, r3007 = 0, r3009 = 0, r3010 = 0;
+	i32 r3012 = 0, r3013 = 0, r3014 = 0, r3015 = 0, r3017 = 0, r3018 = 0, r3020 = 0, r3021 = 0;
+	i32 r3022 = 0, r3023 = 0, r3025 = 0, r3026 = 0, r3028 = 0, r3029 = 0, r3030 = 0, r3031 = 0;
+	i32 r3033 = 0, r3034 = 0, r3036 = 0, r3037 = 0, r3038 = 0, r3039 = 0, r3041 = 0, r3042 = 0;
+	i32 r3044 = 0, r3045 = 0, r3046 = 0, r3047 = 0, r3049 = 0, r3050 = 0, r3052 = 0, r3053 = 0;
+	i32 r3054 = 0, r3055 = 0, r3057 = 0, r3058 = 0, r3060 = 0, r3061 = 0, r3062 = 0, r3063 = 0;
+	i32 r3065 = 0, r3066 = 0, r3068 = 0, r3069 = 0, r3070 = 0, r3071 = 0, r3073 = 0, r3074 = 0;
+	i32 r3076 = 0, r3077 = 0, r3078 = 0, r3079 = 0, r3081 = 0, r3082 = 0, r3084 = 0, r3085 = 0;
+	i32 r3086 = 0, r3087 = 0, r3089 = 0, r3090 = 0, r3092 = 0, r3093 = 0, r3094 = 0, r3095 = 0;
+	i32 r3097 = 0, r3098 = 0, r3100 = 0, r3101 = 0, r3102 = 0, r3103 = 0, r3105 = 0, r3106 = 0;
+	i32 r3108 = 0, r3109 = 0, r3110 = 0, r3111 = 0, r3113 = 0, r3114 = 0, r3116 = 0, r3117 = 0;
+	i32 r3118 = 0, r3119 = 0, r3121 = 0, r3122 = 0, r3124 = 0, r3125 = 0, r3126 = 0, r3127 = 0;
+	i32 r3129 = 0, r3130 = 0, r3132 = 0, r3133 = 0, r3134 = 0, r3135 = 0, r3137 = 0, r3138 = 0;
+	i32 r3140 = 0, r3141 = 0, r3142 = 0, r3143 = 0, r3145 = 0, r3146 = 0, r3148 = 0, r3149 = 0;
+	i32 r3150 = 0, r3151 = 0, r3153 = 0, r3154 = 0, r3156 = 0, r3157 = 0, r3158 = 0, r3159 = 0;
+	i32 r3161 = 0, r3162 = 0, r3164 = 0, r3165 = 0, r3166 = 0, r3167 = 0, r3169 = 0, r3170 = 0;
+	i32 r3172 = 0, r3173 = 0, r3174 = 0, r3175 = 0, r3177 = 0, r3178 = 0, r3180 = 0, r3181 = 0;
+	i32 r3182 = 0, r3183 = 0, r3185 = 0, r3186 = 0, r3188 = 0, r3189 = 0, r3190 = 0, r3191 = 0;
+	i32 r3193 = 0, r3194 = 0, r3196 = 0, r3197 = 0, r3198 = 0, r3199 = 0, r3201 = 0, r3202 = 0;
+	i32 r3204 = 0, r3205 = 0, r3206 = 0, r3207 = 0, r3209 = 0, r3210 = 0, r3212 = 0, r3213 = 0;
+	i32 r3214 = 0, r3215 = 0, r3217 = 0, r3218 = 0, r3220 = 0, r3221 = 0, r3222 = 0, r3223 = 0;
+	i32 r3225 = 0, r3226 = 0, r3228 = 0, r3229 = 0, r3230 = 0, r3231 = 0, r3233 = 0, r3234 = 0;
+	i32 r3236 = 0, r3237 = 0, r3238 = 0, r3239 = 0, r3241 = 0, r3242 = 0, r3244 = 0, r3245 = 0;
+	i32 r3246 = 0, r3247 = 0, r3249 = 0, r3250 = 0, r3252 = 0, r3253 = 0, r3254 = 0, r3255 = 0;
+	i32 r3257 = 0, r3258 = 0, r3260 = 0, r3261 = 0, r3262 = 0, r3263 = 0, r3265 = 0, r3266 = 0;
+	i32 r3268 = 0, r3269 = 0, r3270 = 0, r3271 = 0, r3273 = 0, r3274 = 0, r3276 = 0, r3277 = 0;
+	i32 r3278 = 0, r3279 = 0, r3281 = 0, r3282 = 0, r3284 = 0, r3285 = 0, r3286 = 0, r3287 = 0;
+	i32 r3289 = 0, r3290 = 0, r3292 = 0, r3293 = 0, r3294 = 0, r3295 = 0, r3297 = 0, r3298 = 0;
+	i32 r3300 = 0, r3301 = 0, r3302 = 0, r3303 = 0, r3305 = 0, r3306 = 0, r3308 = 0, r3309 = 0;
+	i32 r3310 = 0, r3311 = 0, r3313 = 0, r3314 = 0, r3316 = 0, r3317 = 0, r3318 = 0, r3319 = 0;
+	i32 r3321 = 0, r3322 = 0, r3324 = 0, r3325 = 0, r3326 = 0, r3327 = 0, r3329 = 0, r3330 = 0;
+	i32 r3332 = 0, r3333 = 0, r3334 = 0, r3335 = 0, r3337 = 0, r3338 = 0, r3340 = 0, r3341 = 0;
+	i32 r3342 = 0, r3343 = 0, r3345 = 0, r3346 = 0, r3348 = 0, r3349 = 0, r3350 = 0, r3351 = 0;
+	i32 r3353 = 0, r3354 = 0, r3356 = 0, r3357 = 0, r3358 = 0, r3359 = 0, r3361 = 0, r3362 = 0;
+	i32 r3364 = 0, r3365 = 0, r3366 = 0, r3367 = 0, r3369 = 0, r3370 = 0, r3372 = 0, r3373 = 0;
+	i32 r3374 = 0, r3375 = 0, r3377 = 0, r3378 = 0, r3380 = 0, r3381 = 0, r3382 = 0, r3383 = 0;
+	i32 r3385 = 0, r3386 = 0, r3388 = 0, r3389 = 0, r3390 = 0, r3391 = 0, r3393 = 0, r3394 = 0;
+	i32 r3396 = 0, r3397 = 0, r3398 = 0, r3399 = 0, r3401 = 0, r3402 = 0, r3404 = 0, r3405 = 0;
+	i32 r3406 = 0, r3407 = 0, r3409 = 0, r3410 = 0, r3412 = 0, r3413 = 0, r3414 = 0, r3415 = 0;
+	i32 r3417 = 0, r3418 = 0, r3420 = 0, r3421 = 0, r3422 = 0, r3423 = 0, r3425 = 0, r3426 = 0;
+	i32 r3428 = 0, r3429 = 0, r3430 = 0, r3431 = 0, r3433 = 0, r3434 = 0, r3436 = 0, r3437 = 0;
+	i32 r3438 = 0, r3439 = 0, r3441 = 0, r3442 = 0, r3444 = 0, r3445 = 0, r3446 = 0, r3447 = 0;
+	i32 r3449 = 0, r3450 = 0, r3452 = 0, r3453 = 0, r3454 = 0, r3455 = 0, r3457 = 0, r3458 = 0;
+	i32 r3460 = 0, r3461 = 0, r3462 = 0, r3463 = 0, r3465 = 0, r3466 = 0, r3468 = 0, r3469 = 0;
+	i32 r3470 = 0, r3471 = 0, r3473 = 0, r3474 = 0, r3476 = 0, r3477 = 0, r3478 = 0, r3479 = 0;
+	i32 r3481 = 0, r3482 = 0, r3484 = 0, r3485 = 0, r3486 = 0, r3487 = 0, r3489 = 0, r3490 = 0;
+	i32 r3492 = 0, r3493 = 0, r3494 = 0, r3495 = 0, r3497 = 0, r3498 = 0, r3500 = 0, r3501 = 0;
+	i32 r3502 = 0, r3503 = 0, r3505 = 0, r3506 = 0, r3508 = 0, r3509 = 0, r3510 = 0, r3511 = 0;
+	i32 r3513 = 0, r3514 = 0, r3516 = 0, r3517 = 0, r3518 = 0, r3519 = 0, r3521 = 0, r3522 = 0;
+	i32 r3524 = 0, r3525 = 0, r3526 = 0, r3527 = 0, r3529 = 0, r3530 = 0, r3532 = 0, r3533 = 0;
+	i32 r3534 = 0, r3535 = 0, r3537 = 0, r3538 = 0, r3540 = 0, r3541 = 0, r3542 = 0, r3543 = 0;
+	i32 r3545 = 0, r3546 = 0, r3548 = 0, r3549 = 0, r3550 = 0, r3551 = 0, r3553 = 0, r3554 = 0;
+	i32 r3556 = 0, r3557 = 0, r3558 = 0, r3559 = 0, r3561 = 0, r3562 = 0, r3564 = 0, r3565 = 0;
+	i32 r3566 = 0, r3567 = 0, r3569 = 0, r3570 = 0, r3572 = 0, r3573 = 0, r3574 = 0, r3575 = 0;
+	i32 r3577 = 0, r3578 = 0, r3580 = 0, r3581 = 0, r3582 = 0, r3583 = 0, r3585 = 0, r3586 = 0;
+	i32 r3588 = 0, r3589 = 0, r3590 = 0, r3591 = 0, r3593 = 0, r3594 = 0, r3596 = 0, r3597 = 0;
+	i32 r3598 = 0, r3599 = 0, r3601 = 0, r3602 = 0, r3604 = 0, r3605 = 0, r3606 = 0, r3607 = 0;
+	i32 r3609 = 0, r3610 = 0, r3612 = 0, r3613 = 0, r3614 = 0, r3615 = 0, r3617 = 0, r3618 = 0;
+	i32 r3620 = 0, r3621 = 0, r3622 = 0, r3623 = 0, r3625 = 0, r3626 = 0, r3628 = 0, r3629 = 0;
+	i32 r3630 = 0, r3631 = 0, r3633 = 0, r3634 = 0, r3636 = 0, r3637 = 0, r3638 = 0, r3639 = 0;
+	i32 r3641 = 0, r3642 = 0, r3644 = 0, r3645 = 0, r3646 = 0, r3647 = 0, r3649 = 0, r3650 = 0;
+	i32 r3652 = 0, r3653 = 0, r3654 = 0, r3655 = 0, r3657 = 0, r3658 = 0, r3660 = 0, r3661 = 0;
+	i32 r3662 = 0, r3663 = 0, r3665 = 0, r3666 = 0, r3668 = 0, r3669 = 0, r3670 = 0, r3671 = 0;
+	i32 r3673 = 0, r3674 = 0, r3676 = 0, r3677 = 0, r3678 = 0, r3679 = 0, r3681 = 0, r3682 = 0;
+	i32 r3684 = 0, r3685 = 0, r3686 = 0, r3687 = 0, r3689 = 0, r3690 = 0, r3692 = 0, r3693 = 0;
+	i32 r3694 = 0, r3695 = 0, r3697 = 0, r3698 = 0, r3700 = 0, r3701 = 0, r3702 = 0, r3703 = 0;
+	i32 r3705 = 0, r3706 = 0, r3708 = 0, r3709 = 0, r3710 = 0, r3711 = 0, r3713 = 0, r3714 = 0;
+	i32 r3716 = 0, r3717 = 0, r3718 = 0, r3719 = 0, r3721 = 0, r3722 = 0, r3724 = 0, r3725 = 0;
+	i32 r3726 = 0, r3727 = 0, r3729 = 0, r3730 = 0, r3732 = 0, r3733 = 0, r3734 = 0, r3735 = 0;
+	i32 r3737 = 0, r3738 = 0, r3740 = 0, r3741 = 0, r3742 = 0, r3743 = 0, r3745 = 0, r3746 = 0;
+	i32 r3748 = 0, r3749 = 0, r3750 = 0, r3751 = 0, r3753 = 0, r3754 = 0, r3756 = 0, r3757 = 0;
+	i32 r3758 = 0, r3759 = 0, r3761 = 0, r3762 = 0, r3764 = 0, r3765 = 0, r3766 = 0, r3767 = 0;
+	i32 r3769 = 0, r3770 = 0, r3772 = 0, r3773 = 0, r3774 = 0, r3775 = 0, r3777 = 0, r3778 = 0;
+	i32 r3780 = 0, r3781 = 0, r3782 = 0, r3783 = 0, r3785 = 0, r3786 = 0, r3788 = 0, r3789 = 0;
+	i32 r3790 = 0, r3791 = 0, r3793 = 0, r3794 = 0, r3796 = 0, r3797 = 0, r3798 = 0, r3799 = 0;
+	i32 r3801 = 0, r3802 = 0, r3804 = 0, r3805 = 0, r3806 = 0, r3807 = 0, r3809 = 0, r3810 = 0;
+	i32 r3812 = 0, r3813 = 0, r3814 = 0, r3815 = 0, r3817 = 0, r3818 = 0, r3820 = 0, r3821 = 0;
+	i32 r3822 = 0, r3823 = 0, r3825 = 0, r3826 = 0, r3828 = 0, r3829 = 0, r3830 = 0, r3831 = 0;
+	i32 r3833 = 0, r3834 = 0, r3836 = 0, r3837 = 0, r3838 = 0, r3839 = 0, r3841 = 0, r3842 = 0;
+	i32 r3844 = 0, r3845 = 0, r3846 = 0, r3847 = 0, r3849 = 0, r3850 = 0, r3852 = 0, r3853 = 0;
+	i32 r3854 = 0, r3855 = 0, r3857 = 0, r3858 = 0, r3860 = 0, r3861 = 0, r3862 = 0, r3863 = 0;
+	i32 r3865 = 0, r3866 = 0, r3868 = 0, r3869 = 0, r3870 = 0, r3871 = 0, r3873 = 0, r3874 = 0;
+	i32 r3876 = 0, r3877 = 0, r3878 = 0, r3879 = 0, r3881 = 0, r3882 = 0, r3884 = 0, r3885 = 0;
+	i32 r3886 = 0, r3887 = 0, r3889 = 0, r3890 = 0, r3892 = 0, r3893 = 0, r3894 = 0, r3895 = 0;
+	i32 r3897 = 0, r3898 = 0, r3900 = 0, r3901 = 0, r3902 = 0, r3903 = 0, r3905 = 0, r3906 = 0;
+	i32 r3908 = 0, r3909 = 0, r3910 = 0, r3911 = 0, r3913 = 0, r3914 = 0, r3916 = 0, r3917 = 0;
+	i32 r3918 = 0, r3919 = 0, r3921 = 0, r3922 = 0, r3924 = 0, r3925 = 0, r3926 = 0, r3927 = 0;
+	i32 r3929 = 0, r3930 = 0, r3932 = 0, r3933 = 0, r3934 = 0, r3935 = 0, r3937 = 0, r3938 = 0;
+	i32 r3940 = 0, r3941 = 0, r3942 = 0, r3943 = 0, r3945 = 0, r3946 = 0, r3948 = 0, r3949 = 0;
+	i32 r3950 = 0, r3951 = 0, r3953 = 0, r3954 = 0, r3956 = 0, r3957 = 0, r3958 = 0, r3959 = 0;
+	i32 r3961 = 0, r3962 = 0, r3964 = 0, r3965 = 0, r3966 = 0, r3967 = 0, r3969 = 0, r3970 = 0;
+	i32 r3972 = 0, r3973 = 0, r3974 = 0, r3975 = 0, r3977 = 0, r3978 = 0, r3980 = 0, r3981 = 0;
+	i32 r3982 = 0, r3983 = 0, r3985 = 0, r3986 = 0, r3988 = 0, r3989 = 0, r3990 = 0, r3991 = 0;
+	i32 r3993 = 0, r3994 = 0, r3996 = 0, r3997 = 0, r3998 = 0, r3999 = 0, r4001 = 0, r4002 = 0;
+	i32 r4004 = 0, r4005 = 0, r4006 = 0, r4007 = 0, r4009 = 0, r4010 = 0, r4012 = 0, r4013 = 0;
+	i32 r4014 = 0, r4015 = 0, r4017 = 0, r4018 = 0, r4020 = 0, r4021 = 0, r4022 = 0, r4023 = 0;
+	i32 r4025 = 0, r4026 = 0, r4028 = 0, r4029 = 0, r4030 = 0, r4031 = 0, r4033 = 0, r4034 = 0;
+	i32 r4036 = 0, r4037 = 0, r4038 = 0, r4039 = 0, r4041 = 0, r4042 = 0, r4044 = 0, r4045 = 0;
+	i32 r4046 = 0, r4047 = 0, r4049 = 0, r4050 = 0, r4052 = 0, r4053 = 0, r4054 = 0, r4055 = 0;
+	i32 r4057 = 0, r4058 = 0, r4060 = 0, r4061 = 0, r4062 = 0, r4063 = 0, r4065 = 0, r4066 = 0;
+	i32 r4068 = 0, r4069 = 0, r4070 = 0, r4071 = 0, r4073 = 0, r4074 = 0, r4076 = 0, r4077 = 0;
+	i32 r4078 = 0, r4079 = 0, r4081 = 0, r4082 = 0, r4084 = 0, r4085 = 0, r4086 = 0, r4087 = 0;
+	i32 r4089 = 0, r4090 = 0, r4092 = 0, r4093 = 0, r4094 = 0, r4095 = 0, r4097 = 0, r4098 = 0;
+	i32 r4100 = 0, r4101 = 0, r4102 = 0, r4103 = 0, r4105 = 0, r4106 = 0, r4108 = 0, r4109 = 0;
+	i32 r4110 = 0, r4111 = 0, r4113 = 0, r4114 = 0, r4116 = 0, r4117 = 0, r4118 = 0, r4119 = 0;
+	i32 r4121 = 0, r4122 = 0, r4124 = 0, r4125 = 0, r4126 = 0, r4127 = 0, r4129 = 0, r4130 = 0;
+	i32 r4132 = 0, r4133 = 0, r4134 = 0, r4135 = 0, r4137 = 0, r4138 = 0, r4140 = 0, r4141 = 0;
+	i32 r4142 = 0, r4143 = 0, r4145 = 0, r4146 = 0, r4148 = 0, r4149 = 0, r4150 = 0, r4151 = 0;
+	i32 r4153 = 0, r4154 = 0, r4156 = 0, r4157 = 0, r4158 = 0, r4159 = 0, r4161 = 0, r4162 = 0;
+	i32 r4164 = 0, r4165 = 0, r4166 = 0, r4167 = 0, r4169 = 0, r4170 = 0, r4172 = 0, r4173 = 0;
+	i32 r4174 = 0, r4175 = 0, r4177 = 0, r4178 = 0, r4180 = 0, r4181 = 0, r4182 = 0, r4183 = 0;
+	i32 r4185 = 0, r4186 = 0, r4188 = 0, r4189 = 0, r4190 = 0, r4191 = 0, r4193 = 0, r4194 = 0;
+	i32 r4196 = 0, r4197 = 0, r4198 = 0, r4199 = 0, r4201 = 0, r4202 = 0, r4204 = 0, r4205 = 0;
+	i32 r4206 = 0, r4207 = 0, r4209 = 0, r4210 = 0, r4212 = 0, r4213 = 0, r4214 = 0, r4215 = 0;
+	i32 r4217 = 0, r4218 = 0, r4220 = 0, r4221 = 0, r4222 = 0, r4223 = 0, r4225 = 0, r4226 = 0;
+	i32 r4228 = 0, r4229 = 0, r4230 = 0, r4231 = 0, r4233 = 0, r4234 = 0, r4236 = 0, r4237 = 0;
+	i32 r4238 = 0, r4239 = 0, r4241 = 0, r4242 = 0, r4244 = 0, r4245 = 0, r4246 = 0, r4247 = 0;
+	i32 r4249 = 0, r4250 = 0, r4252 = 0, r4253 = 0, r4254 = 0, r4255 = 0, r4257 = 0, r4258 = 0;
+	i32 r4260 = 0, r4261 = 0, r4262 = 0, r4263 = 0, r4265 = 0, r4266 = 0, r4268 = 0, r4269 = 0;
+	i32 r4270 = 0, r4271 = 0, r4273 = 0, r4274 = 0, r4276 = 0, r4277 = 0, r4278 = 0, r4279 = 0;
+	i32 r4281 = 0, r4282 = 0, r4284 = 0, r4285 = 0, r4286 = 0, r4287 = 0, r4289 = 0, r4290 = 0;
+	i32 r4292 = 0, r4293 = 0, r4294 = 0, r4295 = 0, r4297 = 0, r4298 = 0, r4300 = 0, r4301 = 0;
+	i32 r4302 = 0, r4303 = 0, r4305 = 0, r4306 = 0, r4308 = 0, r4309 = 0, r4310 = 0, r4311 = 0;
+	i32 r4313 = 0, r4314 = 0, r4316 = 0, r4317 = 0, r4318 = 0, r4319 = 0, r4321 = 0, r4322 = 0;
+	i32 r4324 = 0, r4325 = 0, r4326 = 0, r4327 = 0, r4329 = 0, r4330 = 0, r4332 = 0, r4333 = 0;
+	i32 r4334 = 0, r4335 = 0, r4337 = 0, r4338 = 0, r4340 = 0, r4341 = 0, r4342 = 0, r4343 = 0;
+	i32 r4345 = 0, r4346 = 0, r4348 = 0, r4349 = 0, r4350 = 0, r4351 = 0, r4353 = 0, r4354 = 0;
+	i32 r4356 = 0, r4357 = 0, r4358 = 0, r4359 = 0, r4361 = 0, r4362 = 0, r4364 = 0, r4365 = 0;
+	i32 r4366 = 0, r4367 = 0, r4369 = 0, r4370 = 0, r4372 = 0, r4373 = 0, r4374 = 0, r4375 = 0;
+	i32 r4377 = 0, r4378 = 0, r4380 = 0, r4381 = 0, r4382 = 0, r4383 = 0, r4385 = 0, r4386 = 0;
+	i32 r4388 = 0, r4389 = 0, r4390 = 0, r4391 = 0, r4393 = 0, r4394 = 0, r4396 = 0, r4397 = 0;
+	i32 r4398 = 0, r4399 = 0, r4401 = 0, r4402 = 0, r4404 = 0, r4405 = 0, r4406 = 0, r4407 = 0;
+	i32 r4409 = 0, r4410 = 0, r4412 = 0, r4413 = 0, r4414 = 0, r4415 = 0, r4417 = 0, r4418 = 0;
+	i32 r4420 = 0, r4421 = 0, r4422 = 0, r4423 = 0, r4425 = 0, r4426 = 0, r4428 = 0, r4429 = 0;
+	i32 r4430 = 0, r4431 = 0, r4433 = 0, r4434 = 0, r4436 = 0, r4437 = 0, r4438 = 0, r4439 = 0;
+	i32 r4441 = 0, r4442 = 0, r4444 = 0, r4445 = 0, r4446 = 0, r4447 = 0, r4449 = 0, r4450 = 0;
+	i32 r4452 = 0, r4453 = 0, r4454 = 0, r4455 = 0, r4457 = 0, r4458 = 0, r4460 = 0, r4461 = 0;
+	i32 r4462 = 0, r4463 = 0, r4465 = 0, r4466 = 0, r4468 = 0, r4469 = 0, r4470 = 0, r4471 = 0;
+	i32 r4473 = 0, r4474 = 0, r4476 = 0, r4477 = 0, r4478 = 0, r4479 = 0, r4481 = 0, r4482 = 0;
+	i32 r4484 = 0, r4485 = 0, r4486 = 0, r4487 = 0, r4489 = 0, r4490 = 0, r4492 = 0, r4493 = 0;
+	i32 r4494 = 0, r4495 = 0, r4497 = 0, r4498 = 0, r4500 = 0, r4501 = 0, r4502 = 0, r4503 = 0;
+	i32 r4505 = 0, r4506 = 0, r4508 = 0, r4509 = 0, r4510 = 0, r4511 = 0, r4513 = 0, r4514 = 0;
+	i32 r4516 = 0, r4517 = 0, r4518 = 0, r4519 = 0, r4521 = 0, r4522 = 0, r4524 = 0, r4525 = 0;
+	i32 r4526 = 0, r4527 = 0, r4529 = 0, r4530 = 0, r4532 = 0, r4533 = 0, r4534 = 0, r4535 = 0;
+	i32 r4537 = 0, r4538 = 0, r4540 = 0, r4541 = 0, r4542 = 0, r4543 = 0, r4545 = 0, r4546 = 0;
+	i32 r4548 = 0, r4549 = 0, r4550 = 0, r4551 = 0, r4553 = 0, r4554 = 0, r4556 = 0, r4557 = 0;
+	i32 r4558 = 0, r4559 = 0, r4561 = 0, r4562 = 0, r4564 = 0, r4565 = 0, r4566 = 0, r4567 = 0;
+	i32 r4569 = 0, r4570 = 0, r4572 = 0, r4573 = 0, r4574 = 0, r4575 = 0, r4577 = 0, r4578 = 0;
+	i32 r4580 = 0, r4581 = 0, r4582 = 0, r4583 = 0, r4585 = 0, r4586 = 0, r4588 = 0, r4589 = 0;
+	i32 r4590 = 0, r4591 = 0, r4593 = 0, r4594 = 0, r4596 = 0, r4597 = 0, r4598 = 0, r4599 = 0;
+	i32 r4601 = 0, r4602 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r12 = 0, r14 = 0, r27 = 0, r37 = 0, r47 = 0, r57 = 0, r67 = 0, r77 = 0;
 	i64 r87 = 0, r97 = 0, r107 = 0, r117 = 0, r127 = 0, r137 = 0, r147 = 0, r157 = 0;
@@ -8082,7 +13704,105 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	i64 r2327 = 0, r2337 = 0, r2347 = 0, r2357 = 0, r2367 = 0, r2377 = 0, r2387 = 0, r2397 = 0;
 	i64 r2407 = 0, r2417 = 0, r2427 = 0, r2437 = 0, r2447 = 0, r2457 = 0, r2467 = 0, r2477 = 0;
 	i64 r2487 = 0, r2497 = 0, r2507 = 0, r2517 = 0, r2527 = 0, r2537 = 0, r2547 = 0, r2557 = 0;
-	i64 r3071 = 0, r3073 = 0;
+	i64 r2561 = 0, r2563 = 0, r2564 = 0, r4605 = 0, r4606 = 0, r6904 = 0, r6906 = 0, r7161 = 0;
+	i64 r7163 = 0;
+	u64 r4604 = 0, r4607 = 0, r4609 = 0, r4610 = 0, r4611 = 0, r4613 = 0, r4614 = 0, r4615 = 0;
+	u64 r4616 = 0, r4617 = 0, r4619 = 0, r4621 = 0, r4622 = 0, r4624 = 0, r4626 = 0, r4627 = 0;
+	u64 r4629 = 0, r4631 = 0, r4632 = 0, r4634 = 0, r4636 = 0, r4637 = 0, r4639 = 0, r4641 = 0;
+	u64 r4642 = 0, r4644 = 0, r4646 = 0, r4647 = 0, r4649 = 0, r4651 = 0, r4652 = 0, r4654 = 0;
+	u64 r4656 = 0, r4657 = 0, r4659 = 0, r4661 = 0, r4662 = 0, r4664 = 0, r4666 = 0, r4667 = 0;
+	u64 r4669 = 0, r4671 = 0, r4672 = 0, r4674 = 0, r4676 = 0, r4677 = 0, r4679 = 0, r4681 = 0;
+	u64 r4682 = 0, r4684 = 0, r4686 = 0, r4687 = 0, r4689 = 0, r4691 = 0, r4692 = 0, r4694 = 0;
+	u64 r4696 = 0, r4697 = 0, r4699 = 0, r4701 = 0, r4702 = 0, r4704 = 0, r4706 = 0, r4707 = 0;
+	u64 r4709 = 0, r4711 = 0, r4712 = 0, r4714 = 0, r4716 = 0, r4717 = 0, r4719 = 0, r4721 = 0;
+	u64 r4722 = 0, r4724 = 0, r4726 = 0, r4727 = 0, r4729 = 0, r4731 = 0, r4732 = 0, r4734 = 0;
+	u64 r4736 = 0, r4737 = 0, r4739 = 0, r4741 = 0, r4742 = 0, r4744 = 0, r4746 = 0, r4747 = 0;
+	u64 r4749 = 0, r4751 = 0, r4752 = 0, r4754 = 0, r4756 = 0, r4757 = 0, r4759 = 0, r4761 = 0;
+	u64 r4762 = 0, r4764 = 0, r4766 = 0, r4767 = 0, r4769 = 0, r4771 = 0, r4772 = 0, r4774 = 0;
+	u64 r4776 = 0, r4777 = 0, r4779 = 0, r4781 = 0, r4782 = 0, r4784 = 0, r4786 = 0, r4787 = 0;
+	u64 r4789 = 0, r4791 = 0, r4792 = 0, r4794 = 0, r4796 = 0, r4797 = 0, r4799 = 0, r4801 = 0;
+	u64 r4802 = 0, r4804 = 0, r4806 = 0, r4807 = 0, r4809 = 0, r4811 = 0, r4812 = 0, r4814 = 0;
+	u64 r4816 = 0, r4817 = 0, r4819 = 0, r4821 = 0, r4822 = 0, r4824 = 0, r4826 = 0, r4827 = 0;
+	u64 r4829 = 0, r4831 = 0, r4832 = 0, r4834 = 0, r4836 = 0, r4837 = 0, r4839 = 0, r4841 = 0;
+	u64 r4842 = 0, r4844 = 0, r4846 = 0, r4847 = 0, r4849 = 0, r4851 = 0, r4852 = 0, r4854 = 0;
+	u64 r4856 = 0, r4857 = 0, r4859 = 0, r4861 = 0, r4862 = 0, r4864 = 0, r4866 = 0, r4867 = 0;
+	u64 r4869 = 0, r4871 = 0, r4872 = 0, r4874 = 0, r4876 = 0, r4877 = 0, r4879 = 0, r4881 = 0;
+	u64 r4882 = 0, r4884 = 0, r4886 = 0, r4887 = 0, r4889 = 0, r4891 = 0, r4892 = 0, r4894 = 0;
+	u64 r4896 = 0, r4897 = 0, r4899 = 0, r4901 = 0, r4902 = 0, r4904 = 0, r4906 = 0, r4907 = 0;
+	u64 r4909 = 0, r4911 = 0, r4912 = 0, r4914 = 0, r4916 = 0, r4917 = 0, r4919 = 0, r4921 = 0;
+	u64 r4922 = 0, r4924 = 0, r4926 = 0, r4927 = 0, r4929 = 0, r4931 = 0, r4932 = 0, r4934 = 0;
+	u64 r4936 = 0, r4937 = 0, r4939 = 0, r4941 = 0, r4942 = 0, r4944 = 0, r4946 = 0, r4947 = 0;
+	u64 r4949 = 0, r4951 = 0, r4952 = 0, r4954 = 0, r4956 = 0, r4957 = 0, r4959 = 0, r4961 = 0;
+	u64 r4962 = 0, r4964 = 0, r4966 = 0, r4967 = 0, r4969 = 0, r4971 = 0, r4972 = 0, r4974 = 0;
+	u64 r4976 = 0, r4977 = 0, r4979 = 0, r4981 = 0, r4982 = 0, r4984 = 0, r4986 = 0, r4987 = 0;
+	u64 r4989 = 0, r4991 = 0, r4992 = 0, r4994 = 0, r4996 = 0, r4997 = 0, r4999 = 0, r5001 = 0;
+	u64 r5002 = 0, r5004 = 0, r5006 = 0, r5007 = 0, r5009 = 0, r5011 = 0, r5012 = 0, r5014 = 0;
+	u64 r5016 = 0, r5017 = 0, r5019 = 0, r5021 = 0, r5022 = 0, r5024 = 0, r5026 = 0, r5027 = 0;
+	u64 r5029 = 0, r5031 = 0, r5032 = 0, r5034 = 0, r5036 = 0, r5037 = 0, r5039 = 0, r5041 = 0;
+	u64 r5042 = 0, r5044 = 0, r5046 = 0, r5047 = 0, r5049 = 0, r5051 = 0, r5052 = 0, r5054 = 0;
+	u64 r5056 = 0, r5057 = 0, r5059 = 0, r5061 = 0, r5062 = 0, r5064 = 0, r5066 = 0, r5067 = 0;
+	u64 r5069 = 0, r5071 = 0, r5072 = 0, r5074 = 0, r5076 = 0, r5077 = 0, r5079 = 0, r5081 = 0;
+	u64 r5082 = 0, r5084 = 0, r5086 = 0, r5087 = 0, r5089 = 0, r5091 = 0, r5092 = 0, r5094 = 0;
+	u64 r5096 = 0, r5097 = 0, r5099 = 0, r5101 = 0, r5102 = 0, r5104 = 0, r5106 = 0, r5107 = 0;
+	u64 r5109 = 0, r5111 = 0, r5112 = 0, r5114 = 0, r5116 = 0, r5117 = 0, r5119 = 0, r5121 = 0;
+	u64 r5122 = 0, r5124 = 0, r5126 = 0, r5127 = 0, r5129 = 0, r5131 = 0, r5132 = 0, r5134 = 0;
+	u64 r5136 = 0, r5137 = 0, r5139 = 0, r5141 = 0, r5142 = 0, r5144 = 0, r5146 = 0, r5147 = 0;
+	u64 r5149 = 0, r5151 = 0, r5152 = 0, r5154 = 0, r5156 = 0, r5157 = 0, r5159 = 0, r5161 = 0;
+	u64 r5162 = 0, r5164 = 0, r5166 = 0, r5167 = 0, r5169 = 0, r5171 = 0, r5172 = 0, r5174 = 0;
+	u64 r5176 = 0, r5177 = 0, r5179 = 0, r5181 = 0, r5182 = 0, r5184 = 0, r5186 = 0, r5187 = 0;
+	u64 r5189 = 0, r5191 = 0, r5192 = 0, r5194 = 0, r5196 = 0, r5197 = 0, r5199 = 0, r5201 = 0;
+	u64 r5202 = 0, r5204 = 0, r5206 = 0, r5207 = 0, r5209 = 0, r5211 = 0, r5212 = 0, r5214 = 0;
+	u64 r5216 = 0, r5217 = 0, r5219 = 0, r5221 = 0, r5222 = 0, r5224 = 0, r5226 = 0, r5227 = 0;
+	u64 r5229 = 0, r5231 = 0, r5232 = 0, r5234 = 0, r5236 = 0, r5237 = 0, r5239 = 0, r5241 = 0;
+	u64 r5242 = 0, r5244 = 0, r5246 = 0, r5247 = 0, r5249 = 0, r5251 = 0, r5252 = 0, r5254 = 0;
+	u64 r5256 = 0, r5257 = 0, r5259 = 0, r5261 = 0, r5262 = 0, r5264 = 0, r5266 = 0, r5267 = 0;
+	u64 r5269 = 0, r5271 = 0, r5272 = 0, r5274 = 0, r5276 = 0, r5277 = 0, r5279 = 0, r5281 = 0;
+	u64 r5282 = 0, r5284 = 0, r5286 = 0, r5287 = 0, r5289 = 0, r5291 = 0, r5292 = 0, r5294 = 0;
+	u64 r5296 = 0, r5297 = 0, r5299 = 0, r5301 = 0, r5302 = 0, r5304 = 0, r5306 = 0, r5307 = 0;
+	u64 r5309 = 0, r5311 = 0, r5312 = 0, r5314 = 0, r5316 = 0, r5317 = 0, r5319 = 0, r5321 = 0;
+	u64 r5322 = 0, r5324 = 0, r5326 = 0, r5327 = 0, r5329 = 0, r5331 = 0, r5332 = 0, r5334 = 0;
+	u64 r5336 = 0, r5337 = 0, r5339 = 0, r5341 = 0, r5342 = 0, r5344 = 0, r5346 = 0, r5347 = 0;
+	u64 r5349 = 0, r5351 = 0, r5352 = 0, r5354 = 0, r5356 = 0, r5357 = 0, r5359 = 0, r5361 = 0;
+	u64 r5362 = 0, r5364 = 0, r5366 = 0, r5367 = 0, r5369 = 0, r5371 = 0, r5372 = 0, r5374 = 0;
+	u64 r5376 = 0, r5377 = 0, r5379 = 0, r5381 = 0, r5382 = 0, r5384 = 0, r5386 = 0, r5387 = 0;
+	u64 r5389 = 0, r5391 = 0, r5392 = 0, r5394 = 0, r5396 = 0, r5397 = 0, r5399 = 0, r5401 = 0;
+	u64 r5402 = 0, r5404 = 0, r5406 = 0, r5407 = 0, r5409 = 0, r5411 = 0, r5412 = 0, r5414 = 0;
+	u64 r5416 = 0, r5417 = 0, r5419 = 0, r5421 = 0, r5422 = 0, r5424 = 0, r5426 = 0, r5427 = 0;
+	u64 r5429 = 0, r5431 = 0, r5432 = 0, r5434 = 0, r5436 = 0, r5437 = 0, r5439 = 0, r5441 = 0;
+	u64 r5442 = 0, r5444 = 0, r5446 = 0, r5447 = 0, r5449 = 0, r5451 = 0, r5452 = 0, r5454 = 0;
+	u64 r5456 = 0, r5457 = 0, r5459 = 0, r5461 = 0, r5462 = 0, r5464 = 0, r5466 = 0, r5467 = 0;
+	u64 r5469 = 0, r5471 = 0, r5472 = 0, r5474 = 0, r5476 = 0, r5477 = 0, r5479 = 0, r5481 = 0;
+	u64 r5482 = 0, r5484 = 0, r5486 = 0, r5487 = 0, r5489 = 0, r5491 = 0, r5492 = 0, r5494 = 0;
+	u64 r5496 = 0, r5497 = 0, r5499 = 0, r5501 = 0, r5502 = 0, r5504 = 0, r5506 = 0, r5507 = 0;
+	u64 r5509 = 0, r5511 = 0, r5512 = 0, r5514 = 0, r5516 = 0, r5517 = 0, r5519 = 0, r5521 = 0;
+	u64 r5522 = 0, r5524 = 0, r5526 = 0, r5527 = 0, r5529 = 0, r5531 = 0, r5532 = 0, r5534 = 0;
+	u64 r5536 = 0, r5537 = 0, r5539 = 0, r5541 = 0, r5542 = 0, r5544 = 0, r5546 = 0, r5547 = 0;
+	u64 r5549 = 0, r5551 = 0, r5552 = 0, r5554 = 0, r5556 = 0, r5557 = 0, r5559 = 0, r5561 = 0;
+	u64 r5562 = 0, r5564 = 0, r5566 = 0, r5567 = 0, r5569 = 0, r5571 = 0, r5572 = 0, r5574 = 0;
+	u64 r5576 = 0, r5577 = 0, r5579 = 0, r5581 = 0, r5582 = 0, r5584 = 0, r5586 = 0, r5587 = 0;
+	u64 r5589 = 0, r5591 = 0, r5592 = 0, r5594 = 0, r5596 = 0, r5597 = 0, r5599 = 0, r5601 = 0;
+	u64 r5602 = 0, r5604 = 0, r5606 = 0, r5607 = 0, r5609 = 0, r5611 = 0, r5612 = 0, r5614 = 0;
+	u64 r5616 = 0, r5617 = 0, r5619 = 0, r5621 = 0, r5622 = 0, r5624 = 0, r5626 = 0, r5627 = 0;
+	u64 r5629 = 0, r5631 = 0, r5632 = 0, r5634 = 0, r5636 = 0, r5637 = 0, r5639 = 0, r5641 = 0;
+	u64 r5642 = 0, r5644 = 0, r5646 = 0, r5647 = 0, r5649 = 0, r5651 = 0, r5652 = 0, r5654 = 0;
+	u64 r5656 = 0, r5657 = 0, r5659 = 0, r5661 = 0, r5662 = 0, r5664 = 0, r5666 = 0, r5667 = 0;
+	u64 r5669 = 0, r5671 = 0, r5672 = 0, r5674 = 0, r5676 = 0, r5677 = 0, r5679 = 0, r5681 = 0;
+	u64 r5682 = 0, r5684 = 0, r5686 = 0, r5687 = 0, r5689 = 0, r5691 = 0, r5692 = 0, r5694 = 0;
+	u64 r5696 = 0, r5697 = 0, r5699 = 0, r5701 = 0, r5702 = 0, r5704 = 0, r5706 = 0, r5707 = 0;
+	u64 r5709 = 0, r5711 = 0, r5712 = 0, r5714 = 0, r5716 = 0, r5717 = 0, r5719 = 0, r5721 = 0;
+	u64 r5722 = 0, r5724 = 0, r5726 = 0, r5727 = 0, r5729 = 0, r5731 = 0, r5732 = 0, r5734 = 0;
+	u64 r5736 = 0, r5737 = 0, r5739 = 0, r5741 = 0, r5742 = 0, r5744 = 0, r5746 = 0, r5747 = 0;
+	u64 r5749 = 0, r5751 = 0, r5752 = 0, r5754 = 0, r5756 = 0, r5757 = 0, r5759 = 0, r5761 = 0;
+	u64 r5762 = 0, r5764 = 0, r5766 = 0, r5767 = 0, r5769 = 0, r5771 = 0, r5772 = 0, r5774 = 0;
+	u64 r5776 = 0, r5777 = 0, r5779 = 0, r5781 = 0, r5782 = 0, r5784 = 0, r5786 = 0, r5787 = 0;
+	u64 r5789 = 0, r5791 = 0, r5792 = 0, r5794 = 0, r5796 = 0, r5797 = 0, r5799 = 0, r5801 = 0;
+	u64 r5802 = 0, r5804 = 0, r5806 = 0, r5807 = 0, r5809 = 0, r5811 = 0, r5812 = 0, r5814 = 0;
+	u64 r5816 = 0, r5817 = 0, r5819 = 0, r5821 = 0, r5822 = 0, r5824 = 0, r5826 = 0, r5827 = 0;
+	u64 r5829 = 0, r5831 = 0, r5832 = 0, r5834 = 0, r5836 = 0, r5837 = 0, r5839 = 0, r5841 = 0;
+	u64 r5842 = 0, r5844 = 0, r5846 = 0, r5847 = 0, r5849 = 0, r5851 = 0, r5852 = 0, r5854 = 0;
+	u64 r5856 = 0, r5857 = 0, r5859 = 0, r5861 = 0, r5862 = 0, r5864 = 0, r5866 = 0, r5867 = 0;
+	u64 r5869 = 0, r5871 = 0, r5872 = 0, r5874 = 0, r5876 = 0, r5877 = 0, r5879 = 0, r5881 = 0;
+	u64 r5882 = 0;
 	char *r4 = 0, *r17 = 0, *r20 = 0, *r25 = 0, *r26 = 0, *r30 = 0, *r35 = 0, *r36 = 0;
 	char *r40 = 0, *r45 = 0, *r46 = 0, *r50 = 0, *r55 = 0, *r56 = 0, *r60 = 0, *r65 = 0;
 	char *r66 = 0, *r70 = 0, *r75 = 0, *r76 = 0, *r80 = 0, *r85 = 0, *r86 = 0, *r90 = 0;
@@ -8178,103 +13898,262 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	char *r2466 = 0, *r2470 = 0, *r2475 = 0, *r2476 = 0, *r2480 = 0, *r2485 = 0, *r2486 = 0, *r2490 = 0;
 	char *r2495 = 0, *r2496 = 0, *r2500 = 0, *r2505 = 0, *r2506 = 0, *r2510 = 0, *r2515 = 0, *r2516 = 0;
 	char *r2520 = 0, *r2525 = 0, *r2526 = 0, *r2530 = 0, *r2535 = 0, *r2536 = 0, *r2540 = 0, *r2545 = 0;
-	char *r2546 = 0, *r2550 = 0, *r2555 = 0, *r2556 = 0, *r2560 = 0, *r2561 = 0, *r2562 = 0, *r2563 = 0;
-	char *r2564 = 0, *r2565 = 0, *r2566 = 0, *r2567 = 0, *r2568 = 0, *r2569 = 0, *r2570 = 0, *r2571 = 0;
-	char *r2572 = 0, *r2573 = 0, *r2574 = 0, *r2575 = 0, *r2576 = 0, *r2577 = 0, *r2578 = 0, *r2579 = 0;
-	char *r2580 = 0, *r2581 = 0, *r2582 = 0, *r2583 = 0, *r2584 = 0, *r2585 = 0, *r2586 = 0, *r2587 = 0;
-	char *r2588 = 0, *r2589 = 0, *r2590 = 0, *r2591 = 0, *r2592 = 0, *r2593 = 0, *r2594 = 0, *r2595 = 0;
-	char *r2596 = 0, *r2597 = 0, *r2598 = 0, *r2599 = 0, *r2600 = 0, *r2601 = 0, *r2602 = 0, *r2603 = 0;
-	char *r2604 = 0, *r2605 = 0, *r2606 = 0, *r2607 = 0, *r2608 = 0, *r2609 = 0, *r2610 = 0, *r2611 = 0;
-	char *r2612 = 0, *r2613 = 0, *r2614 = 0, *r2615 = 0, *r2616 = 0, *r2617 = 0, *r2618 = 0, *r2619 = 0;
-	char *r2620 = 0, *r2621 = 0, *r2622 = 0, *r2623 = 0, *r2624 = 0, *r2625 = 0, *r2626 = 0, *r2627 = 0;
-	char *r2628 = 0, *r2629 = 0, *r2630 = 0, *r2631 = 0, *r2632 = 0, *r2633 = 0, *r2634 = 0, *r2635 = 0;
-	char *r2636 = 0, *r2637 = 0, *r2638 = 0, *r2639 = 0, *r2640 = 0, *r2641 = 0, *r2642 = 0, *r2643 = 0;
-	char *r2644 = 0, *r2645 = 0, *r2646 = 0, *r2647 = 0, *r2648 = 0, *r2649 = 0, *r2650 = 0, *r2651 = 0;
-	char *r2652 = 0, *r2653 = 0, *r2654 = 0, *r2655 = 0, *r2656 = 0, *r2657 = 0, *r2658 = 0, *r2659 = 0;
-	char *r2660 = 0, *r2661 = 0, *r2662 = 0, *r2663 = 0, *r2664 = 0, *r2665 = 0, *r2666 = 0, *r2667 = 0;
-	char *r2668 = 0, *r2669 = 0, *r2670 = 0, *r2671 = 0, *r2672 = 0, *r2673 = 0, *r2674 = 0, *r2675 = 0;
-	char *r2676 = 0, *r2677 = 0, *r2678 = 0, *r2679 = 0, *r2680 = 0, *r2681 = 0, *r2682 = 0, *r2683 = 0;
-	char *r2684 = 0, *r2685 = 0, *r2686 = 0, *r2687 = 0, *r2688 = 0, *r2689 = 0, *r2690 = 0, *r2691 = 0;
-	char *r2692 = 0, *r2693 = 0, *r2694 = 0, *r2695 = 0, *r2696 = 0, *r2697 = 0, *r2698 = 0, *r2699 = 0;
-	char *r2700 = 0, *r2701 = 0, *r2702 = 0, *r2703 = 0, *r2704 = 0, *r2705 = 0, *r2706 = 0, *r2707 = 0;
-	char *r2708 = 0, *r2709 = 0, *r2710 = 0, *r2711 = 0, *r2712 = 0, *r2713 = 0, *r2714 = 0, *r2715 = 0;
-	char *r2716 = 0, *r2717 = 0, *r2718 = 0, *r2719 = 0, *r2720 = 0, *r2721 = 0, *r2722 = 0, *r2723 = 0;
-	char *r2724 = 0, *r2725 = 0, *r2726 = 0, *r2727 = 0, *r2728 = 0, *r2729 = 0, *r2730 = 0, *r2731 = 0;
-	char *r2732 = 0, *r2733 = 0, *r2734 = 0, *r2735 = 0, *r2736 = 0, *r2737 = 0, *r2738 = 0, *r2739 = 0;
-	char *r2740 = 0, *r2741 = 0, *r2742 = 0, *r2743 = 0, *r2744 = 0, *r2745 = 0, *r2746 = 0, *r2747 = 0;
-	char *r2748 = 0, *r2749 = 0, *r2750 = 0, *r2751 = 0, *r2752 = 0, *r2753 = 0, *r2754 = 0, *r2755 = 0;
-	char *r2756 = 0, *r2757 = 0, *r2758 = 0, *r2759 = 0, *r2760 = 0, *r2761 = 0, *r2762 = 0, *r2763 = 0;
-	char *r2764 = 0, *r2765 = 0, *r2766 = 0, *r2767 = 0, *r2768 = 0, *r2769 = 0, *r2770 = 0, *r2771 = 0;
-	char *r2772 = 0, *r2773 = 0, *r2774 = 0, *r2775 = 0, *r2776 = 0, *r2777 = 0, *r2778 = 0, *r2779 = 0;
-	char *r2780 = 0, *r2781 = 0, *r2782 = 0, *r2783 = 0, *r2784 = 0, *r2785 = 0, *r2786 = 0, *r2787 = 0;
-	char *r2788 = 0, *r2789 = 0, *r2790 = 0, *r2791 = 0, *r2792 = 0, *r2793 = 0, *r2794 = 0, *r2795 = 0;
-	char *r2796 = 0, *r2797 = 0, *r2798 = 0, *r2799 = 0, *r2800 = 0, *r2801 = 0, *r2802 = 0, *r2803 = 0;
-	char *r2804 = 0, *r2805 = 0, *r2806 = 0, *r2807 = 0, *r2808 = 0, *r2809 = 0, *r2810 = 0, *r2811 = 0;
-	char *r2812 = 0, *r2813 = 0, *r2814 = 0, *r2815 = 0, *r2816 = 0, *r2817 = 0, *r2818 = 0, *r2819 = 0;
-	char *r2820 = 0, *r2821 = 0, *r2822 = 0, *r2823 = 0, *r2824 = 0, *r2825 = 0, *r2826 = 0, *r2827 = 0;
-	char *r2828 = 0, *r2829 = 0, *r2830 = 0, *r2831 = 0, *r2832 = 0, *r2833 = 0, *r2834 = 0, *r2835 = 0;
-	char *r2836 = 0, *r2837 = 0, *r2838 = 0, *r2839 = 0, *r2840 = 0, *r2841 = 0, *r2842 = 0, *r2843 = 0;
-	char *r2844 = 0, *r2845 = 0, *r2846 = 0, *r2847 = 0, *r2848 = 0, *r2849 = 0, *r2850 = 0, *r2851 = 0;
-	char *r2852 = 0, *r2853 = 0, *r2854 = 0, *r2855 = 0, *r2856 = 0, *r2857 = 0, *r2858 = 0, *r2859 = 0;
-	char *r2860 = 0, *r2861 = 0, *r2862 = 0, *r2863 = 0, *r2864 = 0, *r2865 = 0, *r2866 = 0, *r2867 = 0;
-	char *r2868 = 0, *r2869 = 0, *r2870 = 0, *r2871 = 0, *r2872 = 0, *r2873 = 0, *r2874 = 0, *r2875 = 0;
-	char *r2876 = 0, *r2877 = 0, *r2878 = 0, *r2879 = 0, *r2880 = 0, *r2881 = 0, *r2882 = 0, *r2883 = 0;
-	char *r2884 = 0, *r2885 = 0, *r2886 = 0, *r2887 = 0, *r2888 = 0, *r2889 = 0, *r2890 = 0, *r2891 = 0;
-	char *r2892 = 0, *r2893 = 0, *r2894 = 0, *r2895 = 0, *r2896 = 0, *r2897 = 0, *r2898 = 0, *r2899 = 0;
-	char *r2900 = 0, *r2901 = 0, *r2902 = 0, *r2903 = 0, *r2904 = 0, *r2905 = 0, *r2906 = 0, *r2907 = 0;
-	char *r2908 = 0, *r2909 = 0, *r2910 = 0, *r2911 = 0, *r2912 = 0, *r2913 = 0, *r2914 = 0, *r2915 = 0;
-	char *r2916 = 0, *r2917 = 0, *r2918 = 0, *r2919 = 0, *r2920 = 0, *r2921 = 0, *r2922 = 0, *r2923 = 0;
-	char *r2924 = 0, *r2925 = 0, *r2926 = 0, *r2927 = 0, *r2928 = 0, *r2929 = 0, *r2930 = 0, *r2931 = 0;
-	char *r2932 = 0, *r2933 = 0, *r2934 = 0, *r2935 = 0, *r2936 = 0, *r2937 = 0, *r2938 = 0, *r2939 = 0;
-	char *r2940 = 0, *r2941 = 0, *r2942 = 0, *r2943 = 0, *r2944 = 0, *r2945 = 0, *r2946 = 0, *r2947 = 0;
-	char *r2948 = 0, *r2949 = 0, *r2950 = 0, *r2951 = 0, *r2952 = 0, *r2953 = 0, *r2954 = 0, *r2955 = 0;
-	char *r2956 = 0, *r2957 = 0, *r2958 = 0, *r2959 = 0, *r2960 = 0, *r2961 = 0, *r2962 = 0, *r2963 = 0;
-	char *r2964 = 0, *r2965 = 0, *r2966 = 0, *r2967 = 0, *r2968 = 0, *r2969 = 0, *r2970 = 0, *r2971 = 0;
-	char *r2972 = 0, *r2973 = 0, *r2974 = 0, *r2975 = 0, *r2976 = 0, *r2977 = 0, *r2978 = 0, *r2979 = 0;
-	char *r2980 = 0, *r2981 = 0, *r2982 = 0, *r2983 = 0, *r2984 = 0, *r2985 = 0, *r2986 = 0, *r2987 = 0;
-	char *r2988 = 0, *r2989 = 0, *r2990 = 0, *r2991 = 0, *r2992 = 0, *r2993 = 0, *r2994 = 0, *r2995 = 0;
-	char *r2996 = 0, *r2997 = 0, *r2998 = 0, *r2999 = 0, *r3000 = 0, *r3001 = 0, *r3002 = 0, *r3003 = 0;
-	char *r3004 = 0, *r3005 = 0, *r3006 = 0, *r3007 = 0, *r3008 = 0, *r3009 = 0, *r3010 = 0, *r3011 = 0;
-	char *r3012 = 0, *r3013 = 0, *r3014 = 0, *r3015 = 0, *r3016 = 0, *r3017 = 0, *r3018 = 0, *r3019 = 0;
-	char *r3020 = 0, *r3021 = 0, *r3022 = 0, *r3023 = 0, *r3024 = 0, *r3025 = 0, *r3026 = 0, *r3027 = 0;
-	char *r3028 = 0, *r3029 = 0, *r3030 = 0, *r3031 = 0, *r3032 = 0, *r3033 = 0, *r3034 = 0, *r3035 = 0;
-	char *r3036 = 0, *r3037 = 0, *r3038 = 0, *r3039 = 0, *r3040 = 0, *r3041 = 0, *r3042 = 0, *r3043 = 0;
-	char *r3044 = 0, *r3045 = 0, *r3046 = 0, *r3047 = 0, *r3048 = 0, *r3049 = 0, *r3050 = 0, *r3051 = 0;
-	char *r3052 = 0, *r3053 = 0, *r3054 = 0, *r3055 = 0, *r3056 = 0, *r3057 = 0, *r3058 = 0, *r3059 = 0;
-	char *r3060 = 0, *r3061 = 0, *r3062 = 0, *r3063 = 0, *r3064 = 0, *r3065 = 0, *r3066 = 0, *r3067 = 0;
-	char *r3068 = 0, *r3069 = 0, *r3070 = 0, *r3072 = 0, *r3074 = 0, *r3075 = 0, *r3076 = 0, *r3077 = 0;
-	char *r3078 = 0, *r3079 = 0, *r3080 = 0, *r3081 = 0, *r3082 = 0, *r3083 = 0, *r3084 = 0, *r3085 = 0;
-	char *r3086 = 0, *r3087 = 0, *r3088 = 0, *r3089 = 0, *r3090 = 0, *r3091 = 0, *r3092 = 0, *r3093 = 0;
-	char *r3094 = 0, *r3095 = 0, *r3096 = 0, *r3097 = 0, *r3098 = 0, *r3099 = 0, *r3100 = 0, *r3101 = 0;
-	char *r3102 = 0, *r3103 = 0, *r3104 = 0, *r3105 = 0, *r3106 = 0, *r3107 = 0, *r3108 = 0, *r3109 = 0;
-	char *r3110 = 0, *r3111 = 0, *r3112 = 0, *r3113 = 0, *r3114 = 0, *r3115 = 0, *r3116 = 0, *r3117 = 0;
-	char *r3118 = 0, *r3119 = 0, *r3120 = 0, *r3121 = 0, *r3122 = 0, *r3123 = 0, *r3124 = 0, *r3125 = 0;
-	char *r3126 = 0, *r3127 = 0, *r3128 = 0, *r3129 = 0, *r3130 = 0, *r3131 = 0, *r3132 = 0, *r3133 = 0;
-	char *r3134 = 0, *r3135 = 0, *r3136 = 0, *r3137 = 0, *r3138 = 0, *r3139 = 0, *r3140 = 0, *r3141 = 0;
-	char *r3142 = 0, *r3143 = 0, *r3144 = 0, *r3145 = 0, *r3146 = 0, *r3147 = 0, *r3148 = 0, *r3149 = 0;
-	char *r3150 = 0, *r3151 = 0, *r3152 = 0, *r3153 = 0, *r3154 = 0, *r3155 = 0, *r3156 = 0, *r3157 = 0;
-	char *r3158 = 0, *r3159 = 0, *r3160 = 0, *r3161 = 0, *r3162 = 0, *r3163 = 0, *r3164 = 0, *r3165 = 0;
-	char *r3166 = 0, *r3167 = 0, *r3168 = 0, *r3169 = 0, *r3170 = 0, *r3171 = 0, *r3172 = 0, *r3173 = 0;
-	char *r3174 = 0, *r3175 = 0, *r3176 = 0, *r3177 = 0, *r3178 = 0, *r3179 = 0, *r3180 = 0, *r3181 = 0;
-	char *r3182 = 0, *r3183 = 0, *r3184 = 0, *r3185 = 0, *r3186 = 0, *r3187 = 0, *r3188 = 0, *r3189 = 0;
-	char *r3190 = 0, *r3191 = 0, *r3192 = 0, *r3193 = 0, *r3194 = 0, *r3195 = 0, *r3196 = 0, *r3197 = 0;
-	char *r3198 = 0, *r3199 = 0, *r3200 = 0, *r3201 = 0, *r3202 = 0, *r3203 = 0, *r3204 = 0, *r3205 = 0;
-	char *r3206 = 0, *r3207 = 0, *r3208 = 0, *r3209 = 0, *r3210 = 0, *r3211 = 0, *r3212 = 0, *r3213 = 0;
-	char *r3214 = 0, *r3215 = 0, *r3216 = 0, *r3217 = 0, *r3218 = 0, *r3219 = 0, *r3220 = 0, *r3221 = 0;
-	char *r3222 = 0, *r3223 = 0, *r3224 = 0, *r3225 = 0, *r3226 = 0, *r3227 = 0, *r3228 = 0, *r3229 = 0;
-	char *r3230 = 0, *r3231 = 0, *r3232 = 0, *r3233 = 0, *r3234 = 0, *r3235 = 0, *r3236 = 0, *r3237 = 0;
-	char *r3238 = 0, *r3239 = 0, *r3240 = 0, *r3241 = 0, *r3242 = 0, *r3243 = 0, *r3244 = 0, *r3245 = 0;
-	char *r3246 = 0, *r3247 = 0, *r3248 = 0, *r3249 = 0, *r3250 = 0, *r3251 = 0, *r3252 = 0, *r3253 = 0;
-	char *r3254 = 0, *r3255 = 0, *r3256 = 0, *r3257 = 0, *r3258 = 0, *r3259 = 0, *r3260 = 0, *r3261 = 0;
-	char *r3262 = 0, *r3263 = 0, *r3264 = 0, *r3265 = 0, *r3266 = 0, *r3267 = 0, *r3268 = 0, *r3269 = 0;
-	char *r3270 = 0, *r3271 = 0, *r3272 = 0, *r3273 = 0, *r3274 = 0, *r3275 = 0, *r3276 = 0, *r3277 = 0;
-	char *r3278 = 0, *r3279 = 0, *r3280 = 0, *r3281 = 0, *r3282 = 0, *r3283 = 0, *r3284 = 0, *r3285 = 0;
-	char *r3286 = 0, *r3287 = 0, *r3288 = 0, *r3289 = 0, *r3290 = 0, *r3291 = 0, *r3292 = 0, *r3293 = 0;
-	char *r3294 = 0, *r3295 = 0, *r3296 = 0, *r3297 = 0, *r3298 = 0, *r3299 = 0, *r3300 = 0, *r3301 = 0;
-	char *r3302 = 0, *r3303 = 0, *r3304 = 0, *r3305 = 0, *r3306 = 0, *r3307 = 0, *r3308 = 0, *r3309 = 0;
-	char *r3310 = 0, *r3311 = 0, *r3312 = 0, *r3313 = 0, *r3314 = 0, *r3315 = 0, *r3316 = 0, *r3317 = 0;
-	char *r3318 = 0, *r3319 = 0, *r3320 = 0, *r3321 = 0, *r3322 = 0, *r3323 = 0, *r3324 = 0, *r3325 = 0;
-	char *r3326 = 0, *r3327 = 0;
+	char *r2546 = 0, *r2550 = 0, *r2555 = 0, *r2556 = 0, *r2560 = 0, *r2568 = 0, *r2571 = 0, *r2576 = 0;
+	char *r2579 = 0, *r2584 = 0, *r2587 = 0, *r2592 = 0, *r2595 = 0, *r2600 = 0, *r2603 = 0, *r2608 = 0;
+	char *r2611 = 0, *r2616 = 0, *r2619 = 0, *r2624 = 0, *r2627 = 0, *r2632 = 0, *r2635 = 0, *r2640 = 0;
+	char *r2643 = 0, *r2648 = 0, *r2651 = 0, *r2656 = 0, *r2659 = 0, *r2664 = 0, *r2667 = 0, *r2672 = 0;
+	char *r2675 = 0, *r2680 = 0, *r2683 = 0, *r2688 = 0, *r2691 = 0, *r2696 = 0, *r2699 = 0, *r2704 = 0;
+	char *r2707 = 0, *r2712 = 0, *r2715 = 0, *r2720 = 0, *r2723 = 0, *r2728 = 0, *r2731 = 0, *r2736 = 0;
+	char *r2739 = 0, *r2744 = 0, *r2747 = 0, *r2752 = 0, *r2755 = 0, *r2760 = 0, *r2763 = 0, *r2768 = 0;
+	char *r2771 = 0, *r2776 = 0, *r2779 = 0, *r2784 = 0, *r2787 = 0, *r2792 = 0, *r2795 = 0, *r2800 = 0;
+	char *r2803 = 0, *r2808 = 0, *r2811 = 0, *r2816 = 0, *r2819 = 0, *r2824 = 0, *r2827 = 0, *r2832 = 0;
+	char *r2835 = 0, *r2840 = 0, *r2843 = 0, *r2848 = 0, *r2851 = 0, *r2856 = 0, *r2859 = 0, *r2864 = 0;
+	char *r2867 = 0, *r2872 = 0, *r2875 = 0, *r2880 = 0, *r2883 = 0, *r2888 = 0, *r2891 = 0, *r2896 = 0;
+	char *r2899 = 0, *r2904 = 0, *r2907 = 0, *r2912 = 0, *r2915 = 0, *r2920 = 0, *r2923 = 0, *r2928 = 0;
+	char *r2931 = 0, *r2936 = 0, *r2939 = 0, *r2944 = 0, *r2947 = 0, *r2952 = 0, *r2955 = 0, *r2960 = 0;
+	char *r2963 = 0, *r2968 = 0, *r2971 = 0, *r2976 = 0, *r2979 = 0, *r2984 = 0, *r2987 = 0, *r2992 = 0;
+	char *r2995 = 0, *r3000 = 0, *r3003 = 0, *r3008 = 0, *r3011 = 0, *r3016 = 0, *r3019 = 0, *r3024 = 0;
+	char *r3027 = 0, *r3032 = 0, *r3035 = 0, *r3040 = 0, *r3043 = 0, *r3048 = 0, *r3051 = 0, *r3056 = 0;
+	char *r3059 = 0, *r3064 = 0, *r3067 = 0, *r3072 = 0, *r3075 = 0, *r3080 = 0, *r3083 = 0, *r3088 = 0;
+	char *r3091 = 0, *r3096 = 0, *r3099 = 0, *r3104 = 0, *r3107 = 0, *r3112 = 0, *r3115 = 0, *r3120 = 0;
+	char *r3123 = 0, *r3128 = 0, *r3131 = 0, *r3136 = 0, *r3139 = 0, *r3144 = 0, *r3147 = 0, *r3152 = 0;
+	char *r3155 = 0, *r3160 = 0, *r3163 = 0, *r3168 = 0, *r3171 = 0, *r3176 = 0, *r3179 = 0, *r3184 = 0;
+	char *r3187 = 0, *r3192 = 0, *r3195 = 0, *r3200 = 0, *r3203 = 0, *r3208 = 0, *r3211 = 0, *r3216 = 0;
+	char *r3219 = 0, *r3224 = 0, *r3227 = 0, *r3232 = 0, *r3235 = 0, *r3240 = 0, *r3243 = 0, *r3248 = 0;
+	char *r3251 = 0, *r3256 = 0, *r3259 = 0, *r3264 = 0, *r3267 = 0, *r3272 = 0, *r3275 = 0, *r3280 = 0;
+	char *r3283 = 0, *r3288 = 0, *r3291 = 0, *r3296 = 0, *r3299 = 0, *r3304 = 0, *r3307 = 0, *r3312 = 0;
+	char *r3315 = 0, *r3320 = 0, *r3323 = 0, *r3328 = 0, *r3331 = 0, *r3336 = 0, *r3339 = 0, *r3344 = 0;
+	char *r3347 = 0, *r3352 = 0, *r3355 = 0, *r3360 = 0, *r3363 = 0, *r3368 = 0, *r3371 = 0, *r3376 = 0;
+	char *r3379 = 0, *r3384 = 0, *r3387 = 0, *r3392 = 0, *r3395 = 0, *r3400 = 0, *r3403 = 0, *r3408 = 0;
+	char *r3411 = 0, *r3416 = 0, *r3419 = 0, *r3424 = 0, *r3427 = 0, *r3432 = 0, *r3435 = 0, *r3440 = 0;
+	char *r3443 = 0, *r3448 = 0, *r3451 = 0, *r3456 = 0, *r3459 = 0, *r3464 = 0, *r3467 = 0, *r3472 = 0;
+	char *r3475 = 0, *r3480 = 0, *r3483 = 0, *r3488 = 0, *r3491 = 0, *r3496 = 0, *r3499 = 0, *r3504 = 0;
+	char *r3507 = 0, *r3512 = 0, *r3515 = 0, *r3520 = 0, *r3523 = 0, *r3528 = 0, *r3531 = 0, *r3536 = 0;
+	char *r3539 = 0, *r3544 = 0, *r3547 = 0, *r3552 = 0, *r3555 = 0, *r3560 = 0, *r3563 = 0, *r3568 = 0;
+	char *r3571 = 0, *r3576 = 0, *r3579 = 0, *r3584 = 0, *r3587 = 0, *r3592 = 0, *r3595 = 0, *r3600 = 0;
+	char *r3603 = 0, *r3608 = 0, *r3611 = 0, *r3616 = 0, *r3619 = 0, *r3624 = 0, *r3627 = 0, *r3632 = 0;
+	char *r3635 = 0, *r3640 = 0, *r3643 = 0, *r3648 = 0, *r3651 = 0, *r3656 = 0, *r3659 = 0, *r3664 = 0;
+	char *r3667 = 0, *r3672 = 0, *r3675 = 0, *r3680 = 0, *r3683 = 0, *r3688 = 0, *r3691 = 0, *r3696 = 0;
+	char *r3699 = 0, *r3704 = 0, *r3707 = 0, *r3712 = 0, *r3715 = 0, *r3720 = 0, *r3723 = 0, *r3728 = 0;
+	char *r3731 = 0, *r3736 = 0, *r3739 = 0, *r3744 = 0, *r3747 = 0, *r3752 = 0, *r3755 = 0, *r3760 = 0;
+	char *r3763 = 0, *r3768 = 0, *r3771 = 0, *r3776 = 0, *r3779 = 0, *r3784 = 0, *r3787 = 0, *r3792 = 0;
+	char *r3795 = 0, *r3800 = 0, *r3803 = 0, *r3808 = 0, *r3811 = 0, *r3816 = 0, *r3819 = 0, *r3824 = 0;
+	char *r3827 = 0, *r3832 = 0, *r3835 = 0, *r3840 = 0, *r3843 = 0, *r3848 = 0, *r3851 = 0, *r3856 = 0;
+	char *r3859 = 0, *r3864 = 0, *r3867 = 0, *r3872 = 0, *r3875 = 0, *r3880 = 0, *r3883 = 0, *r3888 = 0;
+	char *r3891 = 0, *r3896 = 0, *r3899 = 0, *r3904 = 0, *r3907 = 0, *r3912 = 0, *r3915 = 0, *r3920 = 0;
+	char *r3923 = 0, *r3928 = 0, *r3931 = 0, *r3936 = 0, *r3939 = 0, *r3944 = 0, *r3947 = 0, *r3952 = 0;
+	char *r3955 = 0, *r3960 = 0, *r3963 = 0, *r3968 = 0, *r3971 = 0, *r3976 = 0, *r3979 = 0, *r3984 = 0;
+	char *r3987 = 0, *r3992 = 0, *r3995 = 0, *r4000 = 0, *r4003 = 0, *r4008 = 0, *r4011 = 0, *r4016 = 0;
+	char *r4019 = 0, *r4024 = 0, *r4027 = 0, *r4032 = 0, *r4035 = 0, *r4040 = 0, *r4043 = 0, *r4048 = 0;
+	char *r4051 = 0, *r4056 = 0, *r4059 = 0, *r4064 = 0, *r4067 = 0, *r4072 = 0, *r4075 = 0, *r4080 = 0;
+	char *r4083 = 0, *r4088 = 0, *r4091 = 0, *r4096 = 0, *r4099 = 0, *r4104 = 0, *r4107 = 0, *r4112 = 0;
+	char *r4115 = 0, *r4120 = 0, *r4123 = 0, *r4128 = 0, *r4131 = 0, *r4136 = 0, *r4139 = 0, *r4144 = 0;
+	char *r4147 = 0, *r4152 = 0, *r4155 = 0, *r4160 = 0, *r4163 = 0, *r4168 = 0, *r4171 = 0, *r4176 = 0;
+	char *r4179 = 0, *r4184 = 0, *r4187 = 0, *r4192 = 0, *r4195 = 0, *r4200 = 0, *r4203 = 0, *r4208 = 0;
+	char *r4211 = 0, *r4216 = 0, *r4219 = 0, *r4224 = 0, *r4227 = 0, *r4232 = 0, *r4235 = 0, *r4240 = 0;
+	char *r4243 = 0, *r4248 = 0, *r4251 = 0, *r4256 = 0, *r4259 = 0, *r4264 = 0, *r4267 = 0, *r4272 = 0;
+	char *r4275 = 0, *r4280 = 0, *r4283 = 0, *r4288 = 0, *r4291 = 0, *r4296 = 0, *r4299 = 0, *r4304 = 0;
+	char *r4307 = 0, *r4312 = 0, *r4315 = 0, *r4320 = 0, *r4323 = 0, *r4328 = 0, *r4331 = 0, *r4336 = 0;
+	char *r4339 = 0, *r4344 = 0, *r4347 = 0, *r4352 = 0, *r4355 = 0, *r4360 = 0, *r4363 = 0, *r4368 = 0;
+	char *r4371 = 0, *r4376 = 0, *r4379 = 0, *r4384 = 0, *r4387 = 0, *r4392 = 0, *r4395 = 0, *r4400 = 0;
+	char *r4403 = 0, *r4408 = 0, *r4411 = 0, *r4416 = 0, *r4419 = 0, *r4424 = 0, *r4427 = 0, *r4432 = 0;
+	char *r4435 = 0, *r4440 = 0, *r4443 = 0, *r4448 = 0, *r4451 = 0, *r4456 = 0, *r4459 = 0, *r4464 = 0;
+	char *r4467 = 0, *r4472 = 0, *r4475 = 0, *r4480 = 0, *r4483 = 0, *r4488 = 0, *r4491 = 0, *r4496 = 0;
+	char *r4499 = 0, *r4504 = 0, *r4507 = 0, *r4512 = 0, *r4515 = 0, *r4520 = 0, *r4523 = 0, *r4528 = 0;
+	char *r4531 = 0, *r4536 = 0, *r4539 = 0, *r4544 = 0, *r4547 = 0, *r4552 = 0, *r4555 = 0, *r4560 = 0;
+	char *r4563 = 0, *r4568 = 0, *r4571 = 0, *r4576 = 0, *r4579 = 0, *r4584 = 0, *r4587 = 0, *r4592 = 0;
+	char *r4595 = 0, *r4600 = 0, *r4603 = 0, *r5884 = 0, *r5885 = 0, *r5886 = 0, *r5887 = 0, *r5888 = 0;
+	char *r5889 = 0, *r5890 = 0, *r5891 = 0, *r5892 = 0, *r5893 = 0, *r5894 = 0, *r5895 = 0, *r5896 = 0;
+	char *r5897 = 0, *r5898 = 0, *r5899 = 0, *r5900 = 0, *r5901 = 0, *r5902 = 0, *r5903 = 0, *r5904 = 0;
+	char *r5905 = 0, *r5906 = 0, *r5907 = 0, *r5908 = 0, *r5909 = 0, *r5910 = 0, *r5911 = 0, *r5912 = 0;
+	char *r5913 = 0, *r5914 = 0, *r5915 = 0, *r5916 = 0, *r5917 = 0, *r5918 = 0, *r5919 = 0, *r5920 = 0;
+	char *r5921 = 0, *r5922 = 0, *r5923 = 0, *r5924 = 0, *r5925 = 0, *r5926 = 0, *r5927 = 0, *r5928 = 0;
+	char *r5929 = 0, *r5930 = 0, *r5931 = 0, *r5932 = 0, *r5933 = 0, *r5934 = 0, *r5935 = 0, *r5936 = 0;
+	char *r5937 = 0, *r5938 = 0, *r5939 = 0, *r5940 = 0, *r5941 = 0, *r5942 = 0, *r5943 = 0, *r5944 = 0;
+	char *r5945 = 0, *r5946 = 0, *r5947 = 0, *r5948 = 0, *r5949 = 0, *r5950 = 0, *r5951 = 0, *r5952 = 0;
+	char *r5953 = 0, *r5954 = 0, *r5955 = 0, *r5956 = 0, *r5957 = 0, *r5958 = 0, *r5959 = 0, *r5960 = 0;
+	char *r5961 = 0, *r5962 = 0, *r5963 = 0, *r5964 = 0, *r5965 = 0, *r5966 = 0, *r5967 = 0, *r5968 = 0;
+	char *r5969 = 0, *r5970 = 0, *r5971 = 0, *r5972 = 0, *r5973 = 0, *r5974 = 0, *r5975 = 0, *r5976 = 0;
+	char *r5977 = 0, *r5978 = 0, *r5979 = 0, *r5980 = 0, *r5981 = 0, *r5982 = 0, *r5983 = 0, *r5984 = 0;
+	char *r5985 = 0, *r5986 = 0, *r5987 = 0, *r5988 = 0, *r5989 = 0, *r5990 = 0, *r5991 = 0, *r5992 = 0;
+	char *r5993 = 0, *r5994 = 0, *r5995 = 0, *r5996 = 0, *r5997 = 0, *r5998 = 0, *r5999 = 0, *r6000 = 0;
+	char *r6001 = 0, *r6002 = 0, *r6003 = 0, *r6004 = 0, *r6005 = 0, *r6006 = 0, *r6007 = 0, *r6008 = 0;
+	char *r6009 = 0, *r6010 = 0, *r6011 = 0, *r6012 = 0, *r6013 = 0, *r6014 = 0, *r6015 = 0, *r6016 = 0;
+	char *r6017 = 0, *r6018 = 0, *r6019 = 0, *r6020 = 0, *r6021 = 0, *r6022 = 0, *r6023 = 0, *r6024 = 0;
+	char *r6025 = 0, *r6026 = 0, *r6027 = 0, *r6028 = 0, *r6029 = 0, *r6030 = 0, *r6031 = 0, *r6032 = 0;
+	char *r6033 = 0, *r6034 = 0, *r6035 = 0, *r6036 = 0, *r6037 = 0, *r6038 = 0, *r6039 = 0, *r6040 = 0;
+	char *r6041 = 0, *r6042 = 0, *r6043 = 0, *r6044 = 0, *r6045 = 0, *r6046 = 0, *r6047 = 0, *r6048 = 0;
+	char *r6049 = 0, *r6050 = 0, *r6051 = 0, *r6052 = 0, *r6053 = 0, *r6054 = 0, *r6055 = 0, *r6056 = 0;
+	char *r6057 = 0, *r6058 = 0, *r6059 = 0, *r6060 = 0, *r6061 = 0, *r6062 = 0, *r6063 = 0, *r6064 = 0;
+	char *r6065 = 0, *r6066 = 0, *r6067 = 0, *r6068 = 0, *r6069 = 0, *r6070 = 0, *r6071 = 0, *r6072 = 0;
+	char *r6073 = 0, *r6074 = 0, *r6075 = 0, *r6076 = 0, *r6077 = 0, *r6078 = 0, *r6079 = 0, *r6080 = 0;
+	char *r6081 = 0, *r6082 = 0, *r6083 = 0, *r6084 = 0, *r6085 = 0, *r6086 = 0, *r6087 = 0, *r6088 = 0;
+	char *r6089 = 0, *r6090 = 0, *r6091 = 0, *r6092 = 0, *r6093 = 0, *r6094 = 0, *r6095 = 0, *r6096 = 0;
+	char *r6097 = 0, *r6098 = 0, *r6099 = 0, *r6100 = 0, *r6101 = 0, *r6102 = 0, *r6103 = 0, *r6104 = 0;
+	char *r6105 = 0, *r6106 = 0, *r6107 = 0, *r6108 = 0, *r6109 = 0, *r6110 = 0, *r6111 = 0, *r6112 = 0;
+	char *r6113 = 0, *r6114 = 0, *r6115 = 0, *r6116 = 0, *r6117 = 0, *r6118 = 0, *r6119 = 0, *r6120 = 0;
+	char *r6121 = 0, *r6122 = 0, *r6123 = 0, *r6124 = 0, *r6125 = 0, *r6126 = 0, *r6127 = 0, *r6128 = 0;
+	char *r6129 = 0, *r6130 = 0, *r6131 = 0, *r6132 = 0, *r6133 = 0, *r6134 = 0, *r6135 = 0, *r6136 = 0;
+	char *r6137 = 0, *r6138 = 0, *r6139 = 0, *r6140 = 0, *r6141 = 0, *r6142 = 0, *r6143 = 0, *r6144 = 0;
+	char *r6145 = 0, *r6146 = 0, *r6147 = 0, *r6148 = 0, *r6149 = 0, *r6150 = 0, *r6151 = 0, *r6152 = 0;
+	char *r6153 = 0, *r6154 = 0, *r6155 = 0, *r6156 = 0, *r6157 = 0, *r6158 = 0, *r6159 = 0, *r6160 = 0;
+	char *r6161 = 0, *r6162 = 0, *r6163 = 0, *r6164 = 0, *r6165 = 0, *r6166 = 0, *r6167 = 0, *r6168 = 0;
+	char *r6169 = 0, *r6170 = 0, *r6171 = 0, *r6172 = 0, *r6173 = 0, *r6174 = 0, *r6175 = 0, *r6176 = 0;
+	char *r6177 = 0, *r6178 = 0, *r6179 = 0, *r6180 = 0, *r6181 = 0, *r6182 = 0, *r6183 = 0, *r6184 = 0;
+	char *r6185 = 0, *r6186 = 0, *r6187 = 0, *r6188 = 0, *r6189 = 0, *r6190 = 0, *r6191 = 0, *r6192 = 0;
+	char *r6193 = 0, *r6194 = 0, *r6195 = 0, *r6196 = 0, *r6197 = 0, *r6198 = 0, *r6199 = 0, *r6200 = 0;
+	char *r6201 = 0, *r6202 = 0, *r6203 = 0, *r6204 = 0, *r6205 = 0, *r6206 = 0, *r6207 = 0, *r6208 = 0;
+	char *r6209 = 0, *r6210 = 0, *r6211 = 0, *r6212 = 0, *r6213 = 0, *r6214 = 0, *r6215 = 0, *r6216 = 0;
+	char *r6217 = 0, *r6218 = 0, *r6219 = 0, *r6220 = 0, *r6221 = 0, *r6222 = 0, *r6223 = 0, *r6224 = 0;
+	char *r6225 = 0, *r6226 = 0, *r6227 = 0, *r6228 = 0, *r6229 = 0, *r6230 = 0, *r6231 = 0, *r6232 = 0;
+	char *r6233 = 0, *r6234 = 0, *r6235 = 0, *r6236 = 0, *r6237 = 0, *r6238 = 0, *r6239 = 0, *r6240 = 0;
+	char *r6241 = 0, *r6242 = 0, *r6243 = 0, *r6244 = 0, *r6245 = 0, *r6246 = 0, *r6247 = 0, *r6248 = 0;
+	char *r6249 = 0, *r6250 = 0, *r6251 = 0, *r6252 = 0, *r6253 = 0, *r6254 = 0, *r6255 = 0, *r6256 = 0;
+	char *r6257 = 0, *r6258 = 0, *r6259 = 0, *r6260 = 0, *r6261 = 0, *r6262 = 0, *r6263 = 0, *r6264 = 0;
+	char *r6265 = 0, *r6266 = 0, *r6267 = 0, *r6268 = 0, *r6269 = 0, *r6270 = 0, *r6271 = 0, *r6272 = 0;
+	char *r6273 = 0, *r6274 = 0, *r6275 = 0, *r6276 = 0, *r6277 = 0, *r6278 = 0, *r6279 = 0, *r6280 = 0;
+	char *r6281 = 0, *r6282 = 0, *r6283 = 0, *r6284 = 0, *r6285 = 0, *r6286 = 0, *r6287 = 0, *r6288 = 0;
+	char *r6289 = 0, *r6290 = 0, *r6291 = 0, *r6292 = 0, *r6293 = 0, *r6294 = 0, *r6295 = 0, *r6296 = 0;
+	char *r6297 = 0, *r6298 = 0, *r6299 = 0, *r6300 = 0, *r6301 = 0, *r6302 = 0, *r6303 = 0, *r6304 = 0;
+	char *r6305 = 0, *r6306 = 0, *r6307 = 0, *r6308 = 0, *r6309 = 0, *r6310 = 0, *r6311 = 0, *r6312 = 0;
+	char *r6313 = 0, *r6314 = 0, *r6315 = 0, *r6316 = 0, *r6317 = 0, *r6318 = 0, *r6319 = 0, *r6320 = 0;
+	char *r6321 = 0, *r6322 = 0, *r6323 = 0, *r6324 = 0, *r6325 = 0, *r6326 = 0, *r6327 = 0, *r6328 = 0;
+	char *r6329 = 0, *r6330 = 0, *r6331 = 0, *r6332 = 0, *r6333 = 0, *r6334 = 0, *r6335 = 0, *r6336 = 0;
+	char *r6337 = 0, *r6338 = 0, *r6339 = 0, *r6340 = 0, *r6341 = 0, *r6342 = 0, *r6343 = 0, *r6344 = 0;
+	char *r6345 = 0, *r6346 = 0, *r6347 = 0, *r6348 = 0, *r6349 = 0, *r6350 = 0, *r6351 = 0, *r6352 = 0;
+	char *r6353 = 0, *r6354 = 0, *r6355 = 0, *r6356 = 0, *r6357 = 0, *r6358 = 0, *r6359 = 0, *r6360 = 0;
+	char *r6361 = 0, *r6362 = 0, *r6363 = 0, *r6364 = 0, *r6365 = 0, *r6366 = 0, *r6367 = 0, *r6368 = 0;
+	char *r6369 = 0, *r6370 = 0, *r6371 = 0, *r6372 = 0, *r6373 = 0, *r6374 = 0, *r6375 = 0, *r6376 = 0;
+	char *r6377 = 0, *r6378 = 0, *r6379 = 0, *r6380 = 0, *r6381 = 0, *r6382 = 0, *r6383 = 0, *r6384 = 0;
+	char *r6385 = 0, *r6386 = 0, *r6387 = 0, *r6388 = 0, *r6389 = 0, *r6390 = 0, *r6391 = 0, *r6392 = 0;
+	char *r6393 = 0, *r6394 = 0, *r6395 = 0, *r6396 = 0, *r6397 = 0, *r6398 = 0, *r6399 = 0, *r6400 = 0;
+	char *r6401 = 0, *r6402 = 0, *r6403 = 0, *r6404 = 0, *r6405 = 0, *r6406 = 0, *r6407 = 0, *r6408 = 0;
+	char *r6409 = 0, *r6410 = 0, *r6411 = 0, *r6412 = 0, *r6413 = 0, *r6414 = 0, *r6415 = 0, *r6416 = 0;
+	char *r6417 = 0, *r6418 = 0, *r6419 = 0, *r6420 = 0, *r6421 = 0, *r6422 = 0, *r6423 = 0, *r6424 = 0;
+	char *r6425 = 0, *r6426 = 0, *r6427 = 0, *r6428 = 0, *r6429 = 0, *r6430 = 0, *r6431 = 0, *r6432 = 0;
+	char *r6433 = 0, *r6434 = 0, *r6435 = 0, *r6436 = 0, *r6437 = 0, *r6438 = 0, *r6439 = 0, *r6440 = 0;
+	char *r6441 = 0, *r6442 = 0, *r6443 = 0, *r6444 = 0, *r6445 = 0, *r6446 = 0, *r6447 = 0, *r6448 = 0;
+	char *r6449 = 0, *r6450 = 0, *r6451 = 0, *r6452 = 0, *r6453 = 0, *r6454 = 0, *r6455 = 0, *r6456 = 0;
+	char *r6457 = 0, *r6458 = 0, *r6459 = 0, *r6460 = 0, *r6461 = 0, *r6462 = 0, *r6463 = 0, *r6464 = 0;
+	char *r6465 = 0, *r6466 = 0, *r6467 = 0, *r6468 = 0, *r6469 = 0, *r6470 = 0, *r6471 = 0, *r6472 = 0;
+	char *r6473 = 0, *r6474 = 0, *r6475 = 0, *r6476 = 0, *r6477 = 0, *r6478 = 0, *r6479 = 0, *r6480 = 0;
+	char *r6481 = 0, *r6482 = 0, *r6483 = 0, *r6484 = 0, *r6485 = 0, *r6486 = 0, *r6487 = 0, *r6488 = 0;
+	char *r6489 = 0, *r6490 = 0, *r6491 = 0, *r6492 = 0, *r6493 = 0, *r6494 = 0, *r6495 = 0, *r6496 = 0;
+	char *r6497 = 0, *r6498 = 0, *r6499 = 0, *r6500 = 0, *r6501 = 0, *r6502 = 0, *r6503 = 0, *r6504 = 0;
+	char *r6505 = 0, *r6506 = 0, *r6507 = 0, *r6508 = 0, *r6509 = 0, *r6510 = 0, *r6511 = 0, *r6512 = 0;
+	char *r6513 = 0, *r6514 = 0, *r6515 = 0, *r6516 = 0, *r6517 = 0, *r6518 = 0, *r6519 = 0, *r6520 = 0;
+	char *r6521 = 0, *r6522 = 0, *r6523 = 0, *r6524 = 0, *r6525 = 0, *r6526 = 0, *r6527 = 0, *r6528 = 0;
+	char *r6529 = 0, *r6530 = 0, *r6531 = 0, *r6532 = 0, *r6533 = 0, *r6534 = 0, *r6535 = 0, *r6536 = 0;
+	char *r6537 = 0, *r6538 = 0, *r6539 = 0, *r6540 = 0, *r6541 = 0, *r6542 = 0, *r6543 = 0, *r6544 = 0;
+	char *r6545 = 0, *r6546 = 0, *r6547 = 0, *r6548 = 0, *r6549 = 0, *r6550 = 0, *r6551 = 0, *r6552 = 0;
+	char *r6553 = 0, *r6554 = 0, *r6555 = 0, *r6556 = 0, *r6557 = 0, *r6558 = 0, *r6559 = 0, *r6560 = 0;
+	char *r6561 = 0, *r6562 = 0, *r6563 = 0, *r6564 = 0, *r6565 = 0, *r6566 = 0, *r6567 = 0, *r6568 = 0;
+	char *r6569 = 0, *r6570 = 0, *r6571 = 0, *r6572 = 0, *r6573 = 0, *r6574 = 0, *r6575 = 0, *r6576 = 0;
+	char *r6577 = 0, *r6578 = 0, *r6579 = 0, *r6580 = 0, *r6581 = 0, *r6582 = 0, *r6583 = 0, *r6584 = 0;
+	char *r6585 = 0, *r6586 = 0, *r6587 = 0, *r6588 = 0, *r6589 = 0, *r6590 = 0, *r6591 = 0, *r6592 = 0;
+	char *r6593 = 0, *r6594 = 0, *r6595 = 0, *r6596 = 0, *r6597 = 0, *r6598 = 0, *r6599 = 0, *r6600 = 0;
+	char *r6601 = 0, *r6602 = 0, *r6603 = 0, *r6604 = 0, *r6605 = 0, *r6606 = 0, *r6607 = 0, *r6608 = 0;
+	char *r6609 = 0, *r6610 = 0, *r6611 = 0, *r6612 = 0, *r6613 = 0, *r6614 = 0, *r6615 = 0, *r6616 = 0;
+	char *r6617 = 0, *r6618 = 0, *r6619 = 0, *r6620 = 0, *r6621 = 0, *r6622 = 0, *r6623 = 0, *r6624 = 0;
+	char *r6625 = 0, *r6626 = 0, *r6627 = 0, *r6628 = 0, *r6629 = 0, *r6630 = 0, *r6631 = 0, *r6632 = 0;
+	char *r6633 = 0, *r6634 = 0, *r6635 = 0, *r6636 = 0, *r6637 = 0, *r6638 = 0, *r6639 = 0, *r6640 = 0;
+	char *r6641 = 0, *r6642 = 0, *r6643 = 0, *r6644 = 0, *r6645 = 0, *r6646 = 0, *r6647 = 0, *r6648 = 0;
+	char *r6649 = 0, *r6650 = 0, *r6651 = 0, *r6652 = 0, *r6653 = 0, *r6654 = 0, *r6655 = 0, *r6656 = 0;
+	char *r6657 = 0, *r6658 = 0, *r6659 = 0, *r6660 = 0, *r6661 = 0, *r6662 = 0, *r6663 = 0, *r6664 = 0;
+	char *r6665 = 0, *r6666 = 0, *r6667 = 0, *r6668 = 0, *r6669 = 0, *r6670 = 0, *r6671 = 0, *r6672 = 0;
+	char *r6673 = 0, *r6674 = 0, *r6675 = 0, *r6676 = 0, *r6677 = 0, *r6678 = 0, *r6679 = 0, *r6680 = 0;
+	char *r6681 = 0, *r6682 = 0, *r6683 = 0, *r6684 = 0, *r6685 = 0, *r6686 = 0, *r6687 = 0, *r6688 = 0;
+	char *r6689 = 0, *r6690 = 0, *r6691 = 0, *r6692 = 0, *r6693 = 0, *r6694 = 0, *r6695 = 0, *r6696 = 0;
+	char *r6697 = 0, *r6698 = 0, *r6699 = 0, *r6700 = 0, *r6701 = 0, *r6702 = 0, *r6703 = 0, *r6704 = 0;
+	char *r6705 = 0, *r6706 = 0, *r6707 = 0, *r6708 = 0, *r6709 = 0, *r6710 = 0, *r6711 = 0, *r6712 = 0;
+	char *r6713 = 0, *r6714 = 0, *r6715 = 0, *r6716 = 0, *r6717 = 0, *r6718 = 0, *r6719 = 0, *r6720 = 0;
+	char *r6721 = 0, *r6722 = 0, *r6723 = 0, *r6724 = 0, *r6725 = 0, *r6726 = 0, *r6727 = 0, *r6728 = 0;
+	char *r6729 = 0, *r6730 = 0, *r6731 = 0, *r6732 = 0, *r6733 = 0, *r6734 = 0, *r6735 = 0, *r6736 = 0;
+	char *r6737 = 0, *r6738 = 0, *r6739 = 0, *r6740 = 0, *r6741 = 0, *r6742 = 0, *r6743 = 0, *r6744 = 0;
+	char *r6745 = 0, *r6746 = 0, *r6747 = 0, *r6748 = 0, *r6749 = 0, *r6750 = 0, *r6751 = 0, *r6752 = 0;
+	char *r6753 = 0, *r6754 = 0, *r6755 = 0, *r6756 = 0, *r6757 = 0, *r6758 = 0, *r6759 = 0, *r6760 = 0;
+	char *r6761 = 0, *r6762 = 0, *r6763 = 0, *r6764 = 0, *r6765 = 0, *r6766 = 0, *r6767 = 0, *r6768 = 0;
+	char *r6769 = 0, *r6770 = 0, *r6771 = 0, *r6772 = 0, *r6773 = 0, *r6774 = 0, *r6775 = 0, *r6776 = 0;
+	char *r6777 = 0, *r6778 = 0, *r6779 = 0, *r6780 = 0, *r6781 = 0, *r6782 = 0, *r6783 = 0, *r6784 = 0;
+	char *r6785 = 0, *r6786 = 0, *r6787 = 0, *r6788 = 0, *r6789 = 0, *r6790 = 0, *r6791 = 0, *r6792 = 0;
+	char *r6793 = 0, *r6794 = 0, *r6795 = 0, *r6796 = 0, *r6797 = 0, *r6798 = 0, *r6799 = 0, *r6800 = 0;
+	char *r6801 = 0, *r6802 = 0, *r6803 = 0, *r6804 = 0, *r6805 = 0, *r6806 = 0, *r6807 = 0, *r6808 = 0;
+	char *r6809 = 0, *r6810 = 0, *r6811 = 0, *r6812 = 0, *r6813 = 0, *r6814 = 0, *r6815 = 0, *r6816 = 0;
+	char *r6817 = 0, *r6818 = 0, *r6819 = 0, *r6820 = 0, *r6821 = 0, *r6822 = 0, *r6823 = 0, *r6824 = 0;
+	char *r6825 = 0, *r6826 = 0, *r6827 = 0, *r6828 = 0, *r6829 = 0, *r6830 = 0, *r6831 = 0, *r6832 = 0;
+	char *r6833 = 0, *r6834 = 0, *r6835 = 0, *r6836 = 0, *r6837 = 0, *r6838 = 0, *r6839 = 0, *r6840 = 0;
+	char *r6841 = 0, *r6842 = 0, *r6843 = 0, *r6844 = 0, *r6845 = 0, *r6846 = 0, *r6847 = 0, *r6848 = 0;
+	char *r6849 = 0, *r6850 = 0, *r6851 = 0, *r6852 = 0, *r6853 = 0, *r6854 = 0, *r6855 = 0, *r6856 = 0;
+	char *r6857 = 0, *r6858 = 0, *r6859 = 0, *r6860 = 0, *r6861 = 0, *r6862 = 0, *r6863 = 0, *r6864 = 0;
+	char *r6865 = 0, *r6866 = 0, *r6867 = 0, *r6868 = 0, *r6869 = 0, *r6870 = 0, *r6871 = 0, *r6872 = 0;
+	char *r6873 = 0, *r6874 = 0, *r6875 = 0, *r6876 = 0, *r6877 = 0, *r6878 = 0, *r6879 = 0, *r6880 = 0;
+	char *r6881 = 0, *r6882 = 0, *r6883 = 0, *r6884 = 0, *r6885 = 0, *r6886 = 0, *r6887 = 0, *r6888 = 0;
+	char *r6889 = 0, *r6890 = 0, *r6891 = 0, *r6892 = 0, *r6893 = 0, *r6894 = 0, *r6895 = 0, *r6896 = 0;
+	char *r6897 = 0, *r6898 = 0, *r6899 = 0, *r6900 = 0, *r6901 = 0, *r6902 = 0, *r6903 = 0, *r6905 = 0;
+	char *r6907 = 0, *r6908 = 0, *r6909 = 0, *r6910 = 0, *r6911 = 0, *r6912 = 0, *r6913 = 0, *r6914 = 0;
+	char *r6915 = 0, *r6916 = 0, *r6917 = 0, *r6918 = 0, *r6919 = 0, *r6920 = 0, *r6921 = 0, *r6922 = 0;
+	char *r6923 = 0, *r6924 = 0, *r6925 = 0, *r6926 = 0, *r6927 = 0, *r6928 = 0, *r6929 = 0, *r6930 = 0;
+	char *r6931 = 0, *r6932 = 0, *r6933 = 0, *r6934 = 0, *r6935 = 0, *r6936 = 0, *r6937 = 0, *r6938 = 0;
+	char *r6939 = 0, *r6940 = 0, *r6941 = 0, *r6942 = 0, *r6943 = 0, *r6944 = 0, *r6945 = 0, *r6946 = 0;
+	char *r6947 = 0, *r6948 = 0, *r6949 = 0, *r6950 = 0, *r6951 = 0, *r6952 = 0, *r6953 = 0, *r6954 = 0;
+	char *r6955 = 0, *r6956 = 0, *r6957 = 0, *r6958 = 0, *r6959 = 0, *r6960 = 0, *r6961 = 0, *r6962 = 0;
+	char *r6963 = 0, *r6964 = 0, *r6965 = 0, *r6966 = 0, *r6967 = 0, *r6968 = 0, *r6969 = 0, *r6970 = 0;
+	char *r6971 = 0, *r6972 = 0, *r6973 = 0, *r6974 = 0, *r6975 = 0, *r6976 = 0, *r6977 = 0, *r6978 = 0;
+	char *r6979 = 0, *r6980 = 0, *r6981 = 0, *r6982 = 0, *r6983 = 0, *r6984 = 0, *r6985 = 0, *r6986 = 0;
+	char *r6987 = 0, *r6988 = 0, *r6989 = 0, *r6990 = 0, *r6991 = 0, *r6992 = 0, *r6993 = 0, *r6994 = 0;
+	char *r6995 = 0, *r6996 = 0, *r6997 = 0, *r6998 = 0, *r6999 = 0, *r7000 = 0, *r7001 = 0, *r7002 = 0;
+	char *r7003 = 0, *r7004 = 0, *r7005 = 0, *r7006 = 0, *r7007 = 0, *r7008 = 0, *r7009 = 0, *r7010 = 0;
+	char *r7011 = 0, *r7012 = 0, *r7013 = 0, *r7014 = 0, *r7015 = 0, *r7016 = 0, *r7017 = 0, *r7018 = 0;
+	char *r7019 = 0, *r7020 = 0, *r7021 = 0, *r7022 = 0, *r7023 = 0, *r7024 = 0, *r7025 = 0, *r7026 = 0;
+	char *r7027 = 0, *r7028 = 0, *r7029 = 0, *r7030 = 0, *r7031 = 0, *r7032 = 0, *r7033 = 0, *r7034 = 0;
+	char *r7035 = 0, *r7036 = 0, *r7037 = 0, *r7038 = 0, *r7039 = 0, *r7040 = 0, *r7041 = 0, *r7042 = 0;
+	char *r7043 = 0, *r7044 = 0, *r7045 = 0, *r7046 = 0, *r7047 = 0, *r7048 = 0, *r7049 = 0, *r7050 = 0;
+	char *r7051 = 0, *r7052 = 0, *r7053 = 0, *r7054 = 0, *r7055 = 0, *r7056 = 0, *r7057 = 0, *r7058 = 0;
+	char *r7059 = 0, *r7060 = 0, *r7061 = 0, *r7062 = 0, *r7063 = 0, *r7064 = 0, *r7065 = 0, *r7066 = 0;
+	char *r7067 = 0, *r7068 = 0, *r7069 = 0, *r7070 = 0, *r7071 = 0, *r7072 = 0, *r7073 = 0, *r7074 = 0;
+	char *r7075 = 0, *r7076 = 0, *r7077 = 0, *r7078 = 0, *r7079 = 0, *r7080 = 0, *r7081 = 0, *r7082 = 0;
+	char *r7083 = 0, *r7084 = 0, *r7085 = 0, *r7086 = 0, *r7087 = 0, *r7088 = 0, *r7089 = 0, *r7090 = 0;
+	char *r7091 = 0, *r7092 = 0, *r7093 = 0, *r7094 = 0, *r7095 = 0, *r7096 = 0, *r7097 = 0, *r7098 = 0;
+	char *r7099 = 0, *r7100 = 0, *r7101 = 0, *r7102 = 0, *r7103 = 0, *r7104 = 0, *r7105 = 0, *r7106 = 0;
+	char *r7107 = 0, *r7108 = 0, *r7109 = 0, *r7110 = 0, *r7111 = 0, *r7112 = 0, *r7113 = 0, *r7114 = 0;
+	char *r7115 = 0, *r7116 = 0, *r7117 = 0, *r7118 = 0, *r7119 = 0, *r7120 = 0, *r7121 = 0, *r7122 = 0;
+	char *r7123 = 0, *r7124 = 0, *r7125 = 0, *r7126 = 0, *r7127 = 0, *r7128 = 0, *r7129 = 0, *r7130 = 0;
+	char *r7131 = 0, *r7132 = 0, *r7133 = 0, *r7134 = 0, *r7135 = 0, *r7136 = 0, *r7137 = 0, *r7138 = 0;
+	char *r7139 = 0, *r7140 = 0, *r7141 = 0, *r7142 = 0, *r7143 = 0, *r7144 = 0, *r7145 = 0, *r7146 = 0;
+	char *r7147 = 0, *r7148 = 0, *r7149 = 0, *r7150 = 0, *r7151 = 0, *r7152 = 0, *r7153 = 0, *r7154 = 0;
+	char *r7155 = 0, *r7156 = 0, *r7157 = 0, *r7158 = 0, *r7159 = 0, *r7160 = 0, *r7162 = 0, *r7164 = 0;
+	char *r7165 = 0, *r7166 = 0, *r7167 = 0, *r7168 = 0, *r7169 = 0, *r7170 = 0, *r7171 = 0, *r7172 = 0;
+	char *r7173 = 0, *r7174 = 0, *r7175 = 0, *r7176 = 0, *r7177 = 0, *r7178 = 0, *r7179 = 0, *r7180 = 0;
+	char *r7181 = 0, *r7182 = 0, *r7183 = 0, *r7184 = 0, *r7185 = 0, *r7186 = 0, *r7187 = 0, *r7188 = 0;
+	char *r7189 = 0, *r7190 = 0, *r7191 = 0, *r7192 = 0, *r7193 = 0, *r7194 = 0, *r7195 = 0, *r7196 = 0;
+	char *r7197 = 0, *r7198 = 0, *r7199 = 0, *r7200 = 0, *r7201 = 0, *r7202 = 0, *r7203 = 0, *r7204 = 0;
+	char *r7205 = 0, *r7206 = 0, *r7207 = 0, *r7208 = 0, *r7209 = 0, *r7210 = 0, *r7211 = 0, *r7212 = 0;
+	char *r7213 = 0, *r7214 = 0, *r7215 = 0, *r7216 = 0, *r7217 = 0, *r7218 = 0, *r7219 = 0, *r7220 = 0;
+	char *r7221 = 0, *r7222 = 0, *r7223 = 0, *r7224 = 0, *r7225 = 0, *r7226 = 0, *r7227 = 0, *r7228 = 0;
+	char *r7229 = 0, *r7230 = 0, *r7231 = 0, *r7232 = 0, *r7233 = 0, *r7234 = 0, *r7235 = 0, *r7236 = 0;
+	char *r7237 = 0, *r7238 = 0, *r7239 = 0, *r7240 = 0, *r7241 = 0, *r7242 = 0, *r7243 = 0, *r7244 = 0;
+	char *r7245 = 0, *r7246 = 0, *r7247 = 0, *r7248 = 0, *r7249 = 0, *r7250 = 0, *r7251 = 0, *r7252 = 0;
+	char *r7253 = 0, *r7254 = 0, *r7255 = 0, *r7256 = 0, *r7257 = 0, *r7258 = 0, *r7259 = 0, *r7260 = 0;
+	char *r7261 = 0, *r7262 = 0, *r7263 = 0, *r7264 = 0, *r7265 = 0, *r7266 = 0, *r7267 = 0, *r7268 = 0;
+	char *r7269 = 0, *r7270 = 0, *r7271 = 0, *r7272 = 0, *r7273 = 0, *r7274 = 0, *r7275 = 0, *r7276 = 0;
+	char *r7277 = 0, *r7278 = 0, *r7279 = 0, *r7280 = 0, *r7281 = 0, *r7282 = 0, *r7283 = 0, *r7284 = 0;
+	char *r7285 = 0, *r7286 = 0, *r7287 = 0, *r7288 = 0, *r7289 = 0, *r7290 = 0, *r7291 = 0, *r7292 = 0;
+	char *r7293 = 0, *r7294 = 0, *r7295 = 0, *r7296 = 0, *r7297 = 0, *r7298 = 0, *r7299 = 0, *r7300 = 0;
+	char *r7301 = 0, *r7302 = 0, *r7303 = 0, *r7304 = 0, *r7305 = 0, *r7306 = 0, *r7307 = 0, *r7308 = 0;
+	char *r7309 = 0, *r7310 = 0, *r7311 = 0, *r7312 = 0, *r7313 = 0, *r7314 = 0, *r7315 = 0, *r7316 = 0;
+	char *r7317 = 0, *r7318 = 0, *r7319 = 0, *r7320 = 0, *r7321 = 0, *r7322 = 0, *r7323 = 0, *r7324 = 0;
+	char *r7325 = 0, *r7326 = 0, *r7327 = 0, *r7328 = 0, *r7329 = 0, *r7330 = 0, *r7331 = 0, *r7332 = 0;
+	char *r7333 = 0, *r7334 = 0, *r7335 = 0, *r7336 = 0, *r7337 = 0, *r7338 = 0, *r7339 = 0, *r7340 = 0;
+	char *r7341 = 0, *r7342 = 0, *r7343 = 0, *r7344 = 0, *r7345 = 0, *r7346 = 0, *r7347 = 0, *r7348 = 0;
+	char *r7349 = 0, *r7350 = 0, *r7351 = 0, *r7352 = 0, *r7353 = 0, *r7354 = 0, *r7355 = 0, *r7356 = 0;
+	char *r7357 = 0, *r7358 = 0, *r7359 = 0, *r7360 = 0, *r7361 = 0, *r7362 = 0, *r7363 = 0, *r7364 = 0;
+	char *r7365 = 0, *r7366 = 0, *r7367 = 0, *r7368 = 0, *r7369 = 0, *r7370 = 0, *r7371 = 0, *r7372 = 0;
+	char *r7373 = 0, *r7374 = 0, *r7375 = 0, *r7376 = 0, *r7377 = 0, *r7378 = 0, *r7379 = 0, *r7380 = 0;
+	char *r7381 = 0, *r7382 = 0, *r7383 = 0, *r7384 = 0, *r7385 = 0, *r7386 = 0, *r7387 = 0, *r7388 = 0;
+	char *r7389 = 0, *r7390 = 0, *r7391 = 0, *r7392 = 0, *r7393 = 0, *r7394 = 0, *r7395 = 0, *r7396 = 0;
+	char *r7397 = 0, *r7398 = 0, *r7399 = 0, *r7400 = 0, *r7401 = 0, *r7402 = 0, *r7403 = 0, *r7404 = 0;
+	char *r7405 = 0, *r7406 = 0, *r7407 = 0, *r7408 = 0, *r7409 = 0, *r7410 = 0, *r7411 = 0, *r7412 = 0;
+	char *r7413 = 0, *r7414 = 0, *r7415 = 0, *r7416 = 0, *r7417 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -8793,6 +14672,1795 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r4604 = (u64)r27;
+	r4605 = r2;
+	r4606 = (u64)r4605 + 1ull;
+	r4607 = (u64)r4606;
+	r4608 = r4607 < r4604;
+	r4609 = (u64)r3;
+	r4610 = r4609 + 18446744073709551615ull;
+	r4611 = r4610 + 4611686018427387904ull;
+	r4612 = r4611 <= 9223372036854775808ull;
+	r4613 = r4610 - 1ull;
+	r4614 = (u64)r2;
+	r4615 = r4613 - r4614;
+	r4616 = r4604 - 1ull;
+	r4617 = r4616 - r4607;
+	r4618 = r4615 <= r4617;
+	r4619 = (u64)r37;
+	r4620 = r4607 < r4619;
+	r4621 = r4619 - 1ull;
+	r4622 = r4621 - r4607;
+	r4623 = r4615 <= r4622;
+	r4624 = (u64)r47;
+	r4625 = r4607 < r4624;
+	r4626 = r4624 - 1ull;
+	r4627 = r4626 - r4607;
+	r4628 = r4615 <= r4627;
+	r4629 = (u64)r57;
+	r4630 = r4607 < r4629;
+	r4631 = r4629 - 1ull;
+	r4632 = r4631 - r4607;
+	r4633 = r4615 <= r4632;
+	r4634 = (u64)r67;
+	r4635 = r4607 < r4634;
+	r4636 = r4634 - 1ull;
+	r4637 = r4636 - r4607;
+	r4638 = r4615 <= r4637;
+	r4639 = (u64)r77;
+	r4640 = r4607 < r4639;
+	r4641 = r4639 - 1ull;
+	r4642 = r4641 - r4607;
+	r4643 = r4615 <= r4642;
+	r4644 = (u64)r87;
+	r4645 = r4607 < r4644;
+	r4646 = r4644 - 1ull;
+	r4647 = r4646 - r4607;
+	r4648 = r4615 <= r4647;
+	r4649 = (u64)r97;
+	r4650 = r4607 < r4649;
+	r4651 = r4649 - 1ull;
+	r4652 = r4651 - r4607;
+	r4653 = r4615 <= r4652;
+	r4654 = (u64)r107;
+	r4655 = r4607 < r4654;
+	r4656 = r4654 - 1ull;
+	r4657 = r4656 - r4607;
+	r4658 = r4615 <= r4657;
+	r4659 = (u64)r117;
+	r4660 = r4607 < r4659;
+	r4661 = r4659 - 1ull;
+	r4662 = r4661 - r4607;
+	r4663 = r4615 <= r4662;
+	r4664 = (u64)r127;
+	r4665 = r4607 < r4664;
+	r4666 = r4664 - 1ull;
+	r4667 = r4666 - r4607;
+	r4668 = r4615 <= r4667;
+	r4669 = (u64)r137;
+	r4670 = r4607 < r4669;
+	r4671 = r4669 - 1ull;
+	r4672 = r4671 - r4607;
+	r4673 = r4615 <= r4672;
+	r4674 = (u64)r147;
+	r4675 = r4607 < r4674;
+	r4676 = r4674 - 1ull;
+	r4677 = r4676 - r4607;
+	r4678 = r4615 <= r4677;
+	r4679 = (u64)r157;
+	r4680 = r4607 < r4679;
+	r4681 = r4679 - 1ull;
+	r4682 = r4681 - r4607;
+	r4683 = r4615 <= r4682;
+	r4684 = (u64)r167;
+	r4685 = r4607 < r4684;
+	r4686 = r4684 - 1ull;
+	r4687 = r4686 - r4607;
+	r4688 = r4615 <= r4687;
+	r4689 = (u64)r177;
+	r4690 = r4607 < r4689;
+	r4691 = r4689 - 1ull;
+	r4692 = r4691 - r4607;
+	r4693 = r4615 <= r4692;
+	r4694 = (u64)r187;
+	r4695 = r4607 < r4694;
+	r4696 = r4694 - 1ull;
+	r4697 = r4696 - r4607;
+	r4698 = r4615 <= r4697;
+	r4699 = (u64)r197;
+	r4700 = r4607 < r4699;
+	r4701 = r4699 - 1ull;
+	r4702 = r4701 - r4607;
+	r4703 = r4615 <= r4702;
+	r4704 = (u64)r207;
+	r4705 = r4607 < r4704;
+	r4706 = r4704 - 1ull;
+	r4707 = r4706 - r4607;
+	r4708 = r4615 <= r4707;
+	r4709 = (u64)r217;
+	r4710 = r4607 < r4709;
+	r4711 = r4709 - 1ull;
+	r4712 = r4711 - r4607;
+	r4713 = r4615 <= r4712;
+	r4714 = (u64)r227;
+	r4715 = r4607 < r4714;
+	r4716 = r4714 - 1ull;
+	r4717 = r4716 - r4607;
+	r4718 = r4615 <= r4717;
+	r4719 = (u64)r237;
+	r4720 = r4607 < r4719;
+	r4721 = r4719 - 1ull;
+	r4722 = r4721 - r4607;
+	r4723 = r4615 <= r4722;
+	r4724 = (u64)r247;
+	r4725 = r4607 < r4724;
+	r4726 = r4724 - 1ull;
+	r4727 = r4726 - r4607;
+	r4728 = r4615 <= r4727;
+	r4729 = (u64)r257;
+	r4730 = r4607 < r4729;
+	r4731 = r4729 - 1ull;
+	r4732 = r4731 - r4607;
+	r4733 = r4615 <= r4732;
+	r4734 = (u64)r267;
+	r4735 = r4607 < r4734;
+	r4736 = r4734 - 1ull;
+	r4737 = r4736 - r4607;
+	r4738 = r4615 <= r4737;
+	r4739 = (u64)r277;
+	r4740 = r4607 < r4739;
+	r4741 = r4739 - 1ull;
+	r4742 = r4741 - r4607;
+	r4743 = r4615 <= r4742;
+	r4744 = (u64)r287;
+	r4745 = r4607 < r4744;
+	r4746 = r4744 - 1ull;
+	r4747 = r4746 - r4607;
+	r4748 = r4615 <= r4747;
+	r4749 = (u64)r297;
+	r4750 = r4607 < r4749;
+	r4751 = r4749 - 1ull;
+	r4752 = r4751 - r4607;
+	r4753 = r4615 <= r4752;
+	r4754 = (u64)r307;
+	r4755 = r4607 < r4754;
+	r4756 = r4754 - 1ull;
+	r4757 = r4756 - r4607;
+	r4758 = r4615 <= r4757;
+	r4759 = (u64)r317;
+	r4760 = r4607 < r4759;
+	r4761 = r4759 - 1ull;
+	r4762 = r4761 - r4607;
+	r4763 = r4615 <= r4762;
+	r4764 = (u64)r327;
+	r4765 = r4607 < r4764;
+	r4766 = r4764 - 1ull;
+	r4767 = r4766 - r4607;
+	r4768 = r4615 <= r4767;
+	r4769 = (u64)r337;
+	r4770 = r4607 < r4769;
+	r4771 = r4769 - 1ull;
+	r4772 = r4771 - r4607;
+	r4773 = r4615 <= r4772;
+	r4774 = (u64)r347;
+	r4775 = r4607 < r4774;
+	r4776 = r4774 - 1ull;
+	r4777 = r4776 - r4607;
+	r4778 = r4615 <= r4777;
+	r4779 = (u64)r357;
+	r4780 = r4607 < r4779;
+	r4781 = r4779 - 1ull;
+	r4782 = r4781 - r4607;
+	r4783 = r4615 <= r4782;
+	r4784 = (u64)r367;
+	r4785 = r4607 < r4784;
+	r4786 = r4784 - 1ull;
+	r4787 = r4786 - r4607;
+	r4788 = r4615 <= r4787;
+	r4789 = (u64)r377;
+	r4790 = r4607 < r4789;
+	r4791 = r4789 - 1ull;
+	r4792 = r4791 - r4607;
+	r4793 = r4615 <= r4792;
+	r4794 = (u64)r387;
+	r4795 = r4607 < r4794;
+	r4796 = r4794 - 1ull;
+	r4797 = r4796 - r4607;
+	r4798 = r4615 <= r4797;
+	r4799 = (u64)r397;
+	r4800 = r4607 < r4799;
+	r4801 = r4799 - 1ull;
+	r4802 = r4801 - r4607;
+	r4803 = r4615 <= r4802;
+	r4804 = (u64)r407;
+	r4805 = r4607 < r4804;
+	r4806 = r4804 - 1ull;
+	r4807 = r4806 - r4607;
+	r4808 = r4615 <= r4807;
+	r4809 = (u64)r417;
+	r4810 = r4607 < r4809;
+	r4811 = r4809 - 1ull;
+	r4812 = r4811 - r4607;
+	r4813 = r4615 <= r4812;
+	r4814 = (u64)r427;
+	r4815 = r4607 < r4814;
+	r4816 = r4814 - 1ull;
+	r4817 = r4816 - r4607;
+	r4818 = r4615 <= r4817;
+	r4819 = (u64)r437;
+	r4820 = r4607 < r4819;
+	r4821 = r4819 - 1ull;
+	r4822 = r4821 - r4607;
+	r4823 = r4615 <= r4822;
+	r4824 = (u64)r447;
+	r4825 = r4607 < r4824;
+	r4826 = r4824 - 1ull;
+	r4827 = r4826 - r4607;
+	r4828 = r4615 <= r4827;
+	r4829 = (u64)r457;
+	r4830 = r4607 < r4829;
+	r4831 = r4829 - 1ull;
+	r4832 = r4831 - r4607;
+	r4833 = r4615 <= r4832;
+	r4834 = (u64)r467;
+	r4835 = r4607 < r4834;
+	r4836 = r4834 - 1ull;
+	r4837 = r4836 - r4607;
+	r4838 = r4615 <= r4837;
+	r4839 = (u64)r477;
+	r4840 = r4607 < r4839;
+	r4841 = r4839 - 1ull;
+	r4842 = r4841 - r4607;
+	r4843 = r4615 <= r4842;
+	r4844 = (u64)r487;
+	r4845 = r4607 < r4844;
+	r4846 = r4844 - 1ull;
+	r4847 = r4846 - r4607;
+	r4848 = r4615 <= r4847;
+	r4849 = (u64)r497;
+	r4850 = r4607 < r4849;
+	r4851 = r4849 - 1ull;
+	r4852 = r4851 - r4607;
+	r4853 = r4615 <= r4852;
+	r4854 = (u64)r507;
+	r4855 = r4607 < r4854;
+	r4856 = r4854 - 1ull;
+	r4857 = r4856 - r4607;
+	r4858 = r4615 <= r4857;
+	r4859 = (u64)r517;
+	r4860 = r4607 < r4859;
+	r4861 = r4859 - 1ull;
+	r4862 = r4861 - r4607;
+	r4863 = r4615 <= r4862;
+	r4864 = (u64)r527;
+	r4865 = r4607 < r4864;
+	r4866 = r4864 - 1ull;
+	r4867 = r4866 - r4607;
+	r4868 = r4615 <= r4867;
+	r4869 = (u64)r537;
+	r4870 = r4607 < r4869;
+	r4871 = r4869 - 1ull;
+	r4872 = r4871 - r4607;
+	r4873 = r4615 <= r4872;
+	r4874 = (u64)r547;
+	r4875 = r4607 < r4874;
+	r4876 = r4874 - 1ull;
+	r4877 = r4876 - r4607;
+	r4878 = r4615 <= r4877;
+	r4879 = (u64)r557;
+	r4880 = r4607 < r4879;
+	r4881 = r4879 - 1ull;
+	r4882 = r4881 - r4607;
+	r4883 = r4615 <= r4882;
+	r4884 = (u64)r567;
+	r4885 = r4607 < r4884;
+	r4886 = r4884 - 1ull;
+	r4887 = r4886 - r4607;
+	r4888 = r4615 <= r4887;
+	r4889 = (u64)r577;
+	r4890 = r4607 < r4889;
+	r4891 = r4889 - 1ull;
+	r4892 = r4891 - r4607;
+	r4893 = r4615 <= r4892;
+	r4894 = (u64)r587;
+	r4895 = r4607 < r4894;
+	r4896 = r4894 - 1ull;
+	r4897 = r4896 - r4607;
+	r4898 = r4615 <= r4897;
+	r4899 = (u64)r597;
+	r4900 = r4607 < r4899;
+	r4901 = r4899 - 1ull;
+	r4902 = r4901 - r4607;
+	r4903 = r4615 <= r4902;
+	r4904 = (u64)r607;
+	r4905 = r4607 < r4904;
+	r4906 = r4904 - 1ull;
+	r4907 = r4906 - r4607;
+	r4908 = r4615 <= r4907;
+	r4909 = (u64)r617;
+	r4910 = r4607 < r4909;
+	r4911 = r4909 - 1ull;
+	r4912 = r4911 - r4607;
+	r4913 = r4615 <= r4912;
+	r4914 = (u64)r627;
+	r4915 = r4607 < r4914;
+	r4916 = r4914 - 1ull;
+	r4917 = r4916 - r4607;
+	r4918 = r4615 <= r4917;
+	r4919 = (u64)r637;
+	r4920 = r4607 < r4919;
+	r4921 = r4919 - 1ull;
+	r4922 = r4921 - r4607;
+	r4923 = r4615 <= r4922;
+	r4924 = (u64)r647;
+	r4925 = r4607 < r4924;
+	r4926 = r4924 - 1ull;
+	r4927 = r4926 - r4607;
+	r4928 = r4615 <= r4927;
+	r4929 = (u64)r657;
+	r4930 = r4607 < r4929;
+	r4931 = r4929 - 1ull;
+	r4932 = r4931 - r4607;
+	r4933 = r4615 <= r4932;
+	r4934 = (u64)r667;
+	r4935 = r4607 < r4934;
+	r4936 = r4934 - 1ull;
+	r4937 = r4936 - r4607;
+	r4938 = r4615 <= r4937;
+	r4939 = (u64)r677;
+	r4940 = r4607 < r4939;
+	r4941 = r4939 - 1ull;
+	r4942 = r4941 - r4607;
+	r4943 = r4615 <= r4942;
+	r4944 = (u64)r687;
+	r4945 = r4607 < r4944;
+	r4946 = r4944 - 1ull;
+	r4947 = r4946 - r4607;
+	r4948 = r4615 <= r4947;
+	r4949 = (u64)r697;
+	r4950 = r4607 < r4949;
+	r4951 = r4949 - 1ull;
+	r4952 = r4951 - r4607;
+	r4953 = r4615 <= r4952;
+	r4954 = (u64)r707;
+	r4955 = r4607 < r4954;
+	r4956 = r4954 - 1ull;
+	r4957 = r4956 - r4607;
+	r4958 = r4615 <= r4957;
+	r4959 = (u64)r717;
+	r4960 = r4607 < r4959;
+	r4961 = r4959 - 1ull;
+	r4962 = r4961 - r4607;
+	r4963 = r4615 <= r4962;
+	r4964 = (u64)r727;
+	r4965 = r4607 < r4964;
+	r4966 = r4964 - 1ull;
+	r4967 = r4966 - r4607;
+	r4968 = r4615 <= r4967;
+	r4969 = (u64)r737;
+	r4970 = r4607 < r4969;
+	r4971 = r4969 - 1ull;
+	r4972 = r4971 - r4607;
+	r4973 = r4615 <= r4972;
+	r4974 = (u64)r747;
+	r4975 = r4607 < r4974;
+	r4976 = r4974 - 1ull;
+	r4977 = r4976 - r4607;
+	r4978 = r4615 <= r4977;
+	r4979 = (u64)r757;
+	r4980 = r4607 < r4979;
+	r4981 = r4979 - 1ull;
+	r4982 = r4981 - r4607;
+	r4983 = r4615 <= r4982;
+	r4984 = (u64)r767;
+	r4985 = r4607 < r4984;
+	r4986 = r4984 - 1ull;
+	r4987 = r4986 - r4607;
+	r4988 = r4615 <= r4987;
+	r4989 = (u64)r777;
+	r4990 = r4607 < r4989;
+	r4991 = r4989 - 1ull;
+	r4992 = r4991 - r4607;
+	r4993 = r4615 <= r4992;
+	r4994 = (u64)r787;
+	r4995 = r4607 < r4994;
+	r4996 = r4994 - 1ull;
+	r4997 = r4996 - r4607;
+	r4998 = r4615 <= r4997;
+	r4999 = (u64)r797;
+	r5000 = r4607 < r4999;
+	r5001 = r4999 - 1ull;
+	r5002 = r5001 - r4607;
+	r5003 = r4615 <= r5002;
+	r5004 = (u64)r807;
+	r5005 = r4607 < r5004;
+	r5006 = r5004 - 1ull;
+	r5007 = r5006 - r4607;
+	r5008 = r4615 <= r5007;
+	r5009 = (u64)r817;
+	r5010 = r4607 < r5009;
+	r5011 = r5009 - 1ull;
+	r5012 = r5011 - r4607;
+	r5013 = r4615 <= r5012;
+	r5014 = (u64)r827;
+	r5015 = r4607 < r5014;
+	r5016 = r5014 - 1ull;
+	r5017 = r5016 - r4607;
+	r5018 = r4615 <= r5017;
+	r5019 = (u64)r837;
+	r5020 = r4607 < r5019;
+	r5021 = r5019 - 1ull;
+	r5022 = r5021 - r4607;
+	r5023 = r4615 <= r5022;
+	r5024 = (u64)r847;
+	r5025 = r4607 < r5024;
+	r5026 = r5024 - 1ull;
+	r5027 = r5026 - r4607;
+	r5028 = r4615 <= r5027;
+	r5029 = (u64)r857;
+	r5030 = r4607 < r5029;
+	r5031 = r5029 - 1ull;
+	r5032 = r5031 - r4607;
+	r5033 = r4615 <= r5032;
+	r5034 = (u64)r867;
+	r5035 = r4607 < r5034;
+	r5036 = r5034 - 1ull;
+	r5037 = r5036 - r4607;
+	r5038 = r4615 <= r5037;
+	r5039 = (u64)r877;
+	r5040 = r4607 < r5039;
+	r5041 = r5039 - 1ull;
+	r5042 = r5041 - r4607;
+	r5043 = r4615 <= r5042;
+	r5044 = (u64)r887;
+	r5045 = r4607 < r5044;
+	r5046 = r5044 - 1ull;
+	r5047 = r5046 - r4607;
+	r5048 = r4615 <= r5047;
+	r5049 = (u64)r897;
+	r5050 = r4607 < r5049;
+	r5051 = r5049 - 1ull;
+	r5052 = r5051 - r4607;
+	r5053 = r4615 <= r5052;
+	r5054 = (u64)r907;
+	r5055 = r4607 < r5054;
+	r5056 = r5054 - 1ull;
+	r5057 = r5056 - r4607;
+	r5058 = r4615 <= r5057;
+	r5059 = (u64)r917;
+	r5060 = r4607 < r5059;
+	r5061 = r5059 - 1ull;
+	r5062 = r5061 - r4607;
+	r5063 = r4615 <= r5062;
+	r5064 = (u64)r927;
+	r5065 = r4607 < r5064;
+	r5066 = r5064 - 1ull;
+	r5067 = r5066 - r4607;
+	r5068 = r4615 <= r5067;
+	r5069 = (u64)r937;
+	r5070 = r4607 < r5069;
+	r5071 = r5069 - 1ull;
+	r5072 = r5071 - r4607;
+	r5073 = r4615 <= r5072;
+	r5074 = (u64)r947;
+	r5075 = r4607 < r5074;
+	r5076 = r5074 - 1ull;
+	r5077 = r5076 - r4607;
+	r5078 = r4615 <= r5077;
+	r5079 = (u64)r957;
+	r5080 = r4607 < r5079;
+	r5081 = r5079 - 1ull;
+	r5082 = r5081 - r4607;
+	r5083 = r4615 <= r5082;
+	r5084 = (u64)r967;
+	r5085 = r4607 < r5084;
+	r5086 = r5084 - 1ull;
+	r5087 = r5086 - r4607;
+	r5088 = r4615 <= r5087;
+	r5089 = (u64)r977;
+	r5090 = r4607 < r5089;
+	r5091 = r5089 - 1ull;
+	r5092 = r5091 - r4607;
+	r5093 = r4615 <= r5092;
+	r5094 = (u64)r987;
+	r5095 = r4607 < r5094;
+	r5096 = r5094 - 1ull;
+	r5097 = r5096 - r4607;
+	r5098 = r4615 <= r5097;
+	r5099 = (u64)r997;
+	r5100 = r4607 < r5099;
+	r5101 = r5099 - 1ull;
+	r5102 = r5101 - r4607;
+	r5103 = r4615 <= r5102;
+	r5104 = (u64)r1007;
+	r5105 = r4607 < r5104;
+	r5106 = r5104 - 1ull;
+	r5107 = r5106 - r4607;
+	r5108 = r4615 <= r5107;
+	r5109 = (u64)r1017;
+	r5110 = r4607 < r5109;
+	r5111 = r5109 - 1ull;
+	r5112 = r5111 - r4607;
+	r5113 = r4615 <= r5112;
+	r5114 = (u64)r1027;
+	r5115 = r4607 < r5114;
+	r5116 = r5114 - 1ull;
+	r5117 = r5116 - r4607;
+	r5118 = r4615 <= r5117;
+	r5119 = (u64)r1037;
+	r5120 = r4607 < r5119;
+	r5121 = r5119 - 1ull;
+	r5122 = r5121 - r4607;
+	r5123 = r4615 <= r5122;
+	r5124 = (u64)r1047;
+	r5125 = r4607 < r5124;
+	r5126 = r5124 - 1ull;
+	r5127 = r5126 - r4607;
+	r5128 = r4615 <= r5127;
+	r5129 = (u64)r1057;
+	r5130 = r4607 < r5129;
+	r5131 = r5129 - 1ull;
+	r5132 = r5131 - r4607;
+	r5133 = r4615 <= r5132;
+	r5134 = (u64)r1067;
+	r5135 = r4607 < r5134;
+	r5136 = r5134 - 1ull;
+	r5137 = r5136 - r4607;
+	r5138 = r4615 <= r5137;
+	r5139 = (u64)r1077;
+	r5140 = r4607 < r5139;
+	r5141 = r5139 - 1ull;
+	r5142 = r5141 - r4607;
+	r5143 = r4615 <= r5142;
+	r5144 = (u64)r1087;
+	r5145 = r4607 < r5144;
+	r5146 = r5144 - 1ull;
+	r5147 = r5146 - r4607;
+	r5148 = r4615 <= r5147;
+	r5149 = (u64)r1097;
+	r5150 = r4607 < r5149;
+	r5151 = r5149 - 1ull;
+	r5152 = r5151 - r4607;
+	r5153 = r4615 <= r5152;
+	r5154 = (u64)r1107;
+	r5155 = r4607 < r5154;
+	r5156 = r5154 - 1ull;
+	r5157 = r5156 - r4607;
+	r5158 = r4615 <= r5157;
+	r5159 = (u64)r1117;
+	r5160 = r4607 < r5159;
+	r5161 = r5159 - 1ull;
+	r5162 = r5161 - r4607;
+	r5163 = r4615 <= r5162;
+	r5164 = (u64)r1127;
+	r5165 = r4607 < r5164;
+	r5166 = r5164 - 1ull;
+	r5167 = r5166 - r4607;
+	r5168 = r4615 <= r5167;
+	r5169 = (u64)r1137;
+	r5170 = r4607 < r5169;
+	r5171 = r5169 - 1ull;
+	r5172 = r5171 - r4607;
+	r5173 = r4615 <= r5172;
+	r5174 = (u64)r1147;
+	r5175 = r4607 < r5174;
+	r5176 = r5174 - 1ull;
+	r5177 = r5176 - r4607;
+	r5178 = r4615 <= r5177;
+	r5179 = (u64)r1157;
+	r5180 = r4607 < r5179;
+	r5181 = r5179 - 1ull;
+	r5182 = r5181 - r4607;
+	r5183 = r4615 <= r5182;
+	r5184 = (u64)r1167;
+	r5185 = r4607 < r5184;
+	r5186 = r5184 - 1ull;
+	r5187 = r5186 - r4607;
+	r5188 = r4615 <= r5187;
+	r5189 = (u64)r1177;
+	r5190 = r4607 < r5189;
+	r5191 = r5189 - 1ull;
+	r5192 = r5191 - r4607;
+	r5193 = r4615 <= r5192;
+	r5194 = (u64)r1187;
+	r5195 = r4607 < r5194;
+	r5196 = r5194 - 1ull;
+	r5197 = r5196 - r4607;
+	r5198 = r4615 <= r5197;
+	r5199 = (u64)r1197;
+	r5200 = r4607 < r5199;
+	r5201 = r5199 - 1ull;
+	r5202 = r5201 - r4607;
+	r5203 = r4615 <= r5202;
+	r5204 = (u64)r1207;
+	r5205 = r4607 < r5204;
+	r5206 = r5204 - 1ull;
+	r5207 = r5206 - r4607;
+	r5208 = r4615 <= r5207;
+	r5209 = (u64)r1217;
+	r5210 = r4607 < r5209;
+	r5211 = r5209 - 1ull;
+	r5212 = r5211 - r4607;
+	r5213 = r4615 <= r5212;
+	r5214 = (u64)r1227;
+	r5215 = r4607 < r5214;
+	r5216 = r5214 - 1ull;
+	r5217 = r5216 - r4607;
+	r5218 = r4615 <= r5217;
+	r5219 = (u64)r1237;
+	r5220 = r4607 < r5219;
+	r5221 = r5219 - 1ull;
+	r5222 = r5221 - r4607;
+	r5223 = r4615 <= r5222;
+	r5224 = (u64)r1247;
+	r5225 = r4607 < r5224;
+	r5226 = r5224 - 1ull;
+	r5227 = r5226 - r4607;
+	r5228 = r4615 <= r5227;
+	r5229 = (u64)r1257;
+	r5230 = r4607 < r5229;
+	r5231 = r5229 - 1ull;
+	r5232 = r5231 - r4607;
+	r5233 = r4615 <= r5232;
+	r5234 = (u64)r1267;
+	r5235 = r4607 < r5234;
+	r5236 = r5234 - 1ull;
+	r5237 = r5236 - r4607;
+	r5238 = r4615 <= r5237;
+	r5239 = (u64)r1277;
+	r5240 = r4607 < r5239;
+	r5241 = r5239 - 1ull;
+	r5242 = r5241 - r4607;
+	r5243 = r4615 <= r5242;
+	r5244 = (u64)r1287;
+	r5245 = r4607 < r5244;
+	r5246 = r5244 - 1ull;
+	r5247 = r5246 - r4607;
+	r5248 = r4615 <= r5247;
+	r5249 = (u64)r1297;
+	r5250 = r4607 < r5249;
+	r5251 = r5249 - 1ull;
+	r5252 = r5251 - r4607;
+	r5253 = r4615 <= r5252;
+	r5254 = (u64)r1307;
+	r5255 = r4607 < r5254;
+	r5256 = r5254 - 1ull;
+	r5257 = r5256 - r4607;
+	r5258 = r4615 <= r5257;
+	r5259 = (u64)r1317;
+	r5260 = r4607 < r5259;
+	r5261 = r5259 - 1ull;
+	r5262 = r5261 - r4607;
+	r5263 = r4615 <= r5262;
+	r5264 = (u64)r1327;
+	r5265 = r4607 < r5264;
+	r5266 = r5264 - 1ull;
+	r5267 = r5266 - r4607;
+	r5268 = r4615 <= r5267;
+	r5269 = (u64)r1337;
+	r5270 = r4607 < r5269;
+	r5271 = r5269 - 1ull;
+	r5272 = r5271 - r4607;
+	r5273 = r4615 <= r5272;
+	r5274 = (u64)r1347;
+	r5275 = r4607 < r5274;
+	r5276 = r5274 - 1ull;
+	r5277 = r5276 - r4607;
+	r5278 = r4615 <= r5277;
+	r5279 = (u64)r1357;
+	r5280 = r4607 < r5279;
+	r5281 = r5279 - 1ull;
+	r5282 = r5281 - r4607;
+	r5283 = r4615 <= r5282;
+	r5284 = (u64)r1367;
+	r5285 = r4607 < r5284;
+	r5286 = r5284 - 1ull;
+	r5287 = r5286 - r4607;
+	r5288 = r4615 <= r5287;
+	r5289 = (u64)r1377;
+	r5290 = r4607 < r5289;
+	r5291 = r5289 - 1ull;
+	r5292 = r5291 - r4607;
+	r5293 = r4615 <= r5292;
+	r5294 = (u64)r1387;
+	r5295 = r4607 < r5294;
+	r5296 = r5294 - 1ull;
+	r5297 = r5296 - r4607;
+	r5298 = r4615 <= r5297;
+	r5299 = (u64)r1397;
+	r5300 = r4607 < r5299;
+	r5301 = r5299 - 1ull;
+	r5302 = r5301 - r4607;
+	r5303 = r4615 <= r5302;
+	r5304 = (u64)r1407;
+	r5305 = r4607 < r5304;
+	r5306 = r5304 - 1ull;
+	r5307 = r5306 - r4607;
+	r5308 = r4615 <= r5307;
+	r5309 = (u64)r1417;
+	r5310 = r4607 < r5309;
+	r5311 = r5309 - 1ull;
+	r5312 = r5311 - r4607;
+	r5313 = r4615 <= r5312;
+	r5314 = (u64)r1427;
+	r5315 = r4607 < r5314;
+	r5316 = r5314 - 1ull;
+	r5317 = r5316 - r4607;
+	r5318 = r4615 <= r5317;
+	r5319 = (u64)r1437;
+	r5320 = r4607 < r5319;
+	r5321 = r5319 - 1ull;
+	r5322 = r5321 - r4607;
+	r5323 = r4615 <= r5322;
+	r5324 = (u64)r1447;
+	r5325 = r4607 < r5324;
+	r5326 = r5324 - 1ull;
+	r5327 = r5326 - r4607;
+	r5328 = r4615 <= r5327;
+	r5329 = (u64)r1457;
+	r5330 = r4607 < r5329;
+	r5331 = r5329 - 1ull;
+	r5332 = r5331 - r4607;
+	r5333 = r4615 <= r5332;
+	r5334 = (u64)r1467;
+	r5335 = r4607 < r5334;
+	r5336 = r5334 - 1ull;
+	r5337 = r5336 - r4607;
+	r5338 = r4615 <= r5337;
+	r5339 = (u64)r1477;
+	r5340 = r4607 < r5339;
+	r5341 = r5339 - 1ull;
+	r5342 = r5341 - r4607;
+	r5343 = r4615 <= r5342;
+	r5344 = (u64)r1487;
+	r5345 = r4607 < r5344;
+	r5346 = r5344 - 1ull;
+	r5347 = r5346 - r4607;
+	r5348 = r4615 <= r5347;
+	r5349 = (u64)r1497;
+	r5350 = r4607 < r5349;
+	r5351 = r5349 - 1ull;
+	r5352 = r5351 - r4607;
+	r5353 = r4615 <= r5352;
+	r5354 = (u64)r1507;
+	r5355 = r4607 < r5354;
+	r5356 = r5354 - 1ull;
+	r5357 = r5356 - r4607;
+	r5358 = r4615 <= r5357;
+	r5359 = (u64)r1517;
+	r5360 = r4607 < r5359;
+	r5361 = r5359 - 1ull;
+	r5362 = r5361 - r4607;
+	r5363 = r4615 <= r5362;
+	r5364 = (u64)r1527;
+	r5365 = r4607 < r5364;
+	r5366 = r5364 - 1ull;
+	r5367 = r5366 - r4607;
+	r5368 = r4615 <= r5367;
+	r5369 = (u64)r1537;
+	r5370 = r4607 < r5369;
+	r5371 = r5369 - 1ull;
+	r5372 = r5371 - r4607;
+	r5373 = r4615 <= r5372;
+	r5374 = (u64)r1547;
+	r5375 = r4607 < r5374;
+	r5376 = r5374 - 1ull;
+	r5377 = r5376 - r4607;
+	r5378 = r4615 <= r5377;
+	r5379 = (u64)r1557;
+	r5380 = r4607 < r5379;
+	r5381 = r5379 - 1ull;
+	r5382 = r5381 - r4607;
+	r5383 = r4615 <= r5382;
+	r5384 = (u64)r1567;
+	r5385 = r4607 < r5384;
+	r5386 = r5384 - 1ull;
+	r5387 = r5386 - r4607;
+	r5388 = r4615 <= r5387;
+	r5389 = (u64)r1577;
+	r5390 = r4607 < r5389;
+	r5391 = r5389 - 1ull;
+	r5392 = r5391 - r4607;
+	r5393 = r4615 <= r5392;
+	r5394 = (u64)r1587;
+	r5395 = r4607 < r5394;
+	r5396 = r5394 - 1ull;
+	r5397 = r5396 - r4607;
+	r5398 = r4615 <= r5397;
+	r5399 = (u64)r1597;
+	r5400 = r4607 < r5399;
+	r5401 = r5399 - 1ull;
+	r5402 = r5401 - r4607;
+	r5403 = r4615 <= r5402;
+	r5404 = (u64)r1607;
+	r5405 = r4607 < r5404;
+	r5406 = r5404 - 1ull;
+	r5407 = r5406 - r4607;
+	r5408 = r4615 <= r5407;
+	r5409 = (u64)r1617;
+	r5410 = r4607 < r5409;
+	r5411 = r5409 - 1ull;
+	r5412 = r5411 - r4607;
+	r5413 = r4615 <= r5412;
+	r5414 = (u64)r1627;
+	r5415 = r4607 < r5414;
+	r5416 = r5414 - 1ull;
+	r5417 = r5416 - r4607;
+	r5418 = r4615 <= r5417;
+	r5419 = (u64)r1637;
+	r5420 = r4607 < r5419;
+	r5421 = r5419 - 1ull;
+	r5422 = r5421 - r4607;
+	r5423 = r4615 <= r5422;
+	r5424 = (u64)r1647;
+	r5425 = r4607 < r5424;
+	r5426 = r5424 - 1ull;
+	r5427 = r5426 - r4607;
+	r5428 = r4615 <= r5427;
+	r5429 = (u64)r1657;
+	r5430 = r4607 < r5429;
+	r5431 = r5429 - 1ull;
+	r5432 = r5431 - r4607;
+	r5433 = r4615 <= r5432;
+	r5434 = (u64)r1667;
+	r5435 = r4607 < r5434;
+	r5436 = r5434 - 1ull;
+	r5437 = r5436 - r4607;
+	r5438 = r4615 <= r5437;
+	r5439 = (u64)r1677;
+	r5440 = r4607 < r5439;
+	r5441 = r5439 - 1ull;
+	r5442 = r5441 - r4607;
+	r5443 = r4615 <= r5442;
+	r5444 = (u64)r1687;
+	r5445 = r4607 < r5444;
+	r5446 = r5444 - 1ull;
+	r5447 = r5446 - r4607;
+	r5448 = r4615 <= r5447;
+	r5449 = (u64)r1697;
+	r5450 = r4607 < r5449;
+	r5451 = r5449 - 1ull;
+	r5452 = r5451 - r4607;
+	r5453 = r4615 <= r5452;
+	r5454 = (u64)r1707;
+	r5455 = r4607 < r5454;
+	r5456 = r5454 - 1ull;
+	r5457 = r5456 - r4607;
+	r5458 = r4615 <= r5457;
+	r5459 = (u64)r1717;
+	r5460 = r4607 < r5459;
+	r5461 = r5459 - 1ull;
+	r5462 = r5461 - r4607;
+	r5463 = r4615 <= r5462;
+	r5464 = (u64)r1727;
+	r5465 = r4607 < r5464;
+	r5466 = r5464 - 1ull;
+	r5467 = r5466 - r4607;
+	r5468 = r4615 <= r5467;
+	r5469 = (u64)r1737;
+	r5470 = r4607 < r5469;
+	r5471 = r5469 - 1ull;
+	r5472 = r5471 - r4607;
+	r5473 = r4615 <= r5472;
+	r5474 = (u64)r1747;
+	r5475 = r4607 < r5474;
+	r5476 = r5474 - 1ull;
+	r5477 = r5476 - r4607;
+	r5478 = r4615 <= r5477;
+	r5479 = (u64)r1757;
+	r5480 = r4607 < r5479;
+	r5481 = r5479 - 1ull;
+	r5482 = r5481 - r4607;
+	r5483 = r4615 <= r5482;
+	r5484 = (u64)r1767;
+	r5485 = r4607 < r5484;
+	r5486 = r5484 - 1ull;
+	r5487 = r5486 - r4607;
+	r5488 = r4615 <= r5487;
+	r5489 = (u64)r1777;
+	r5490 = r4607 < r5489;
+	r5491 = r5489 - 1ull;
+	r5492 = r5491 - r4607;
+	r5493 = r4615 <= r5492;
+	r5494 = (u64)r1787;
+	r5495 = r4607 < r5494;
+	r5496 = r5494 - 1ull;
+	r5497 = r5496 - r4607;
+	r5498 = r4615 <= r5497;
+	r5499 = (u64)r1797;
+	r5500 = r4607 < r5499;
+	r5501 = r5499 - 1ull;
+	r5502 = r5501 - r4607;
+	r5503 = r4615 <= r5502;
+	r5504 = (u64)r1807;
+	r5505 = r4607 < r5504;
+	r5506 = r5504 - 1ull;
+	r5507 = r5506 - r4607;
+	r5508 = r4615 <= r5507;
+	r5509 = (u64)r1817;
+	r5510 = r4607 < r5509;
+	r5511 = r5509 - 1ull;
+	r5512 = r5511 - r4607;
+	r5513 = r4615 <= r5512;
+	r5514 = (u64)r1827;
+	r5515 = r4607 < r5514;
+	r5516 = r5514 - 1ull;
+	r5517 = r5516 - r4607;
+	r5518 = r4615 <= r5517;
+	r5519 = (u64)r1837;
+	r5520 = r4607 < r5519;
+	r5521 = r5519 - 1ull;
+	r5522 = r5521 - r4607;
+	r5523 = r4615 <= r5522;
+	r5524 = (u64)r1847;
+	r5525 = r4607 < r5524;
+	r5526 = r5524 - 1ull;
+	r5527 = r5526 - r4607;
+	r5528 = r4615 <= r5527;
+	r5529 = (u64)r1857;
+	r5530 = r4607 < r5529;
+	r5531 = r5529 - 1ull;
+	r5532 = r5531 - r4607;
+	r5533 = r4615 <= r5532;
+	r5534 = (u64)r1867;
+	r5535 = r4607 < r5534;
+	r5536 = r5534 - 1ull;
+	r5537 = r5536 - r4607;
+	r5538 = r4615 <= r5537;
+	r5539 = (u64)r1877;
+	r5540 = r4607 < r5539;
+	r5541 = r5539 - 1ull;
+	r5542 = r5541 - r4607;
+	r5543 = r4615 <= r5542;
+	r5544 = (u64)r1887;
+	r5545 = r4607 < r5544;
+	r5546 = r5544 - 1ull;
+	r5547 = r5546 - r4607;
+	r5548 = r4615 <= r5547;
+	r5549 = (u64)r1897;
+	r5550 = r4607 < r5549;
+	r5551 = r5549 - 1ull;
+	r5552 = r5551 - r4607;
+	r5553 = r4615 <= r5552;
+	r5554 = (u64)r1907;
+	r5555 = r4607 < r5554;
+	r5556 = r5554 - 1ull;
+	r5557 = r5556 - r4607;
+	r5558 = r4615 <= r5557;
+	r5559 = (u64)r1917;
+	r5560 = r4607 < r5559;
+	r5561 = r5559 - 1ull;
+	r5562 = r5561 - r4607;
+	r5563 = r4615 <= r5562;
+	r5564 = (u64)r1927;
+	r5565 = r4607 < r5564;
+	r5566 = r5564 - 1ull;
+	r5567 = r5566 - r4607;
+	r5568 = r4615 <= r5567;
+	r5569 = (u64)r1937;
+	r5570 = r4607 < r5569;
+	r5571 = r5569 - 1ull;
+	r5572 = r5571 - r4607;
+	r5573 = r4615 <= r5572;
+	r5574 = (u64)r1947;
+	r5575 = r4607 < r5574;
+	r5576 = r5574 - 1ull;
+	r5577 = r5576 - r4607;
+	r5578 = r4615 <= r5577;
+	r5579 = (u64)r1957;
+	r5580 = r4607 < r5579;
+	r5581 = r5579 - 1ull;
+	r5582 = r5581 - r4607;
+	r5583 = r4615 <= r5582;
+	r5584 = (u64)r1967;
+	r5585 = r4607 < r5584;
+	r5586 = r5584 - 1ull;
+	r5587 = r5586 - r4607;
+	r5588 = r4615 <= r5587;
+	r5589 = (u64)r1977;
+	r5590 = r4607 < r5589;
+	r5591 = r5589 - 1ull;
+	r5592 = r5591 - r4607;
+	r5593 = r4615 <= r5592;
+	r5594 = (u64)r1987;
+	r5595 = r4607 < r5594;
+	r5596 = r5594 - 1ull;
+	r5597 = r5596 - r4607;
+	r5598 = r4615 <= r5597;
+	r5599 = (u64)r1997;
+	r5600 = r4607 < r5599;
+	r5601 = r5599 - 1ull;
+	r5602 = r5601 - r4607;
+	r5603 = r4615 <= r5602;
+	r5604 = (u64)r2007;
+	r5605 = r4607 < r5604;
+	r5606 = r5604 - 1ull;
+	r5607 = r5606 - r4607;
+	r5608 = r4615 <= r5607;
+	r5609 = (u64)r2017;
+	r5610 = r4607 < r5609;
+	r5611 = r5609 - 1ull;
+	r5612 = r5611 - r4607;
+	r5613 = r4615 <= r5612;
+	r5614 = (u64)r2027;
+	r5615 = r4607 < r5614;
+	r5616 = r5614 - 1ull;
+	r5617 = r5616 - r4607;
+	r5618 = r4615 <= r5617;
+	r5619 = (u64)r2037;
+	r5620 = r4607 < r5619;
+	r5621 = r5619 - 1ull;
+	r5622 = r5621 - r4607;
+	r5623 = r4615 <= r5622;
+	r5624 = (u64)r2047;
+	r5625 = r4607 < r5624;
+	r5626 = r5624 - 1ull;
+	r5627 = r5626 - r4607;
+	r5628 = r4615 <= r5627;
+	r5629 = (u64)r2057;
+	r5630 = r4607 < r5629;
+	r5631 = r5629 - 1ull;
+	r5632 = r5631 - r4607;
+	r5633 = r4615 <= r5632;
+	r5634 = (u64)r2067;
+	r5635 = r4607 < r5634;
+	r5636 = r5634 - 1ull;
+	r5637 = r5636 - r4607;
+	r5638 = r4615 <= r5637;
+	r5639 = (u64)r2077;
+	r5640 = r4607 < r5639;
+	r5641 = r5639 - 1ull;
+	r5642 = r5641 - r4607;
+	r5643 = r4615 <= r5642;
+	r5644 = (u64)r2087;
+	r5645 = r4607 < r5644;
+	r5646 = r5644 - 1ull;
+	r5647 = r5646 - r4607;
+	r5648 = r4615 <= r5647;
+	r5649 = (u64)r2097;
+	r5650 = r4607 < r5649;
+	r5651 = r5649 - 1ull;
+	r5652 = r5651 - r4607;
+	r5653 = r4615 <= r5652;
+	r5654 = (u64)r2107;
+	r5655 = r4607 < r5654;
+	r5656 = r5654 - 1ull;
+	r5657 = r5656 - r4607;
+	r5658 = r4615 <= r5657;
+	r5659 = (u64)r2117;
+	r5660 = r4607 < r5659;
+	r5661 = r5659 - 1ull;
+	r5662 = r5661 - r4607;
+	r5663 = r4615 <= r5662;
+	r5664 = (u64)r2127;
+	r5665 = r4607 < r5664;
+	r5666 = r5664 - 1ull;
+	r5667 = r5666 - r4607;
+	r5668 = r4615 <= r5667;
+	r5669 = (u64)r2137;
+	r5670 = r4607 < r5669;
+	r5671 = r5669 - 1ull;
+	r5672 = r5671 - r4607;
+	r5673 = r4615 <= r5672;
+	r5674 = (u64)r2147;
+	r5675 = r4607 < r5674;
+	r5676 = r5674 - 1ull;
+	r5677 = r5676 - r4607;
+	r5678 = r4615 <= r5677;
+	r5679 = (u64)r2157;
+	r5680 = r4607 < r5679;
+	r5681 = r5679 - 1ull;
+	r5682 = r5681 - r4607;
+	r5683 = r4615 <= r5682;
+	r5684 = (u64)r2167;
+	r5685 = r4607 < r5684;
+	r5686 = r5684 - 1ull;
+	r5687 = r5686 - r4607;
+	r5688 = r4615 <= r5687;
+	r5689 = (u64)r2177;
+	r5690 = r4607 < r5689;
+	r5691 = r5689 - 1ull;
+	r5692 = r5691 - r4607;
+	r5693 = r4615 <= r5692;
+	r5694 = (u64)r2187;
+	r5695 = r4607 < r5694;
+	r5696 = r5694 - 1ull;
+	r5697 = r5696 - r4607;
+	r5698 = r4615 <= r5697;
+	r5699 = (u64)r2197;
+	r5700 = r4607 < r5699;
+	r5701 = r5699 - 1ull;
+	r5702 = r5701 - r4607;
+	r5703 = r4615 <= r5702;
+	r5704 = (u64)r2207;
+	r5705 = r4607 < r5704;
+	r5706 = r5704 - 1ull;
+	r5707 = r5706 - r4607;
+	r5708 = r4615 <= r5707;
+	r5709 = (u64)r2217;
+	r5710 = r4607 < r5709;
+	r5711 = r5709 - 1ull;
+	r5712 = r5711 - r4607;
+	r5713 = r4615 <= r5712;
+	r5714 = (u64)r2227;
+	r5715 = r4607 < r5714;
+	r5716 = r5714 - 1ull;
+	r5717 = r5716 - r4607;
+	r5718 = r4615 <= r5717;
+	r5719 = (u64)r2237;
+	r5720 = r4607 < r5719;
+	r5721 = r5719 - 1ull;
+	r5722 = r5721 - r4607;
+	r5723 = r4615 <= r5722;
+	r5724 = (u64)r2247;
+	r5725 = r4607 < r5724;
+	r5726 = r5724 - 1ull;
+	r5727 = r5726 - r4607;
+	r5728 = r4615 <= r5727;
+	r5729 = (u64)r2257;
+	r5730 = r4607 < r5729;
+	r5731 = r5729 - 1ull;
+	r5732 = r5731 - r4607;
+	r5733 = r4615 <= r5732;
+	r5734 = (u64)r2267;
+	r5735 = r4607 < r5734;
+	r5736 = r5734 - 1ull;
+	r5737 = r5736 - r4607;
+	r5738 = r4615 <= r5737;
+	r5739 = (u64)r2277;
+	r5740 = r4607 < r5739;
+	r5741 = r5739 - 1ull;
+	r5742 = r5741 - r4607;
+	r5743 = r4615 <= r5742;
+	r5744 = (u64)r2287;
+	r5745 = r4607 < r5744;
+	r5746 = r5744 - 1ull;
+	r5747 = r5746 - r4607;
+	r5748 = r4615 <= r5747;
+	r5749 = (u64)r2297;
+	r5750 = r4607 < r5749;
+	r5751 = r5749 - 1ull;
+	r5752 = r5751 - r4607;
+	r5753 = r4615 <= r5752;
+	r5754 = (u64)r2307;
+	r5755 = r4607 < r5754;
+	r5756 = r5754 - 1ull;
+	r5757 = r5756 - r4607;
+	r5758 = r4615 <= r5757;
+	r5759 = (u64)r2317;
+	r5760 = r4607 < r5759;
+	r5761 = r5759 - 1ull;
+	r5762 = r5761 - r4607;
+	r5763 = r4615 <= r5762;
+	r5764 = (u64)r2327;
+	r5765 = r4607 < r5764;
+	r5766 = r5764 - 1ull;
+	r5767 = r5766 - r4607;
+	r5768 = r4615 <= r5767;
+	r5769 = (u64)r2337;
+	r5770 = r4607 < r5769;
+	r5771 = r5769 - 1ull;
+	r5772 = r5771 - r4607;
+	r5773 = r4615 <= r5772;
+	r5774 = (u64)r2347;
+	r5775 = r4607 < r5774;
+	r5776 = r5774 - 1ull;
+	r5777 = r5776 - r4607;
+	r5778 = r4615 <= r5777;
+	r5779 = (u64)r2357;
+	r5780 = r4607 < r5779;
+	r5781 = r5779 - 1ull;
+	r5782 = r5781 - r4607;
+	r5783 = r4615 <= r5782;
+	r5784 = (u64)r2367;
+	r5785 = r4607 < r5784;
+	r5786 = r5784 - 1ull;
+	r5787 = r5786 - r4607;
+	r5788 = r4615 <= r5787;
+	r5789 = (u64)r2377;
+	r5790 = r4607 < r5789;
+	r5791 = r5789 - 1ull;
+	r5792 = r5791 - r4607;
+	r5793 = r4615 <= r5792;
+	r5794 = (u64)r2387;
+	r5795 = r4607 < r5794;
+	r5796 = r5794 - 1ull;
+	r5797 = r5796 - r4607;
+	r5798 = r4615 <= r5797;
+	r5799 = (u64)r2397;
+	r5800 = r4607 < r5799;
+	r5801 = r5799 - 1ull;
+	r5802 = r5801 - r4607;
+	r5803 = r4615 <= r5802;
+	r5804 = (u64)r2407;
+	r5805 = r4607 < r5804;
+	r5806 = r5804 - 1ull;
+	r5807 = r5806 - r4607;
+	r5808 = r4615 <= r5807;
+	r5809 = (u64)r2417;
+	r5810 = r4607 < r5809;
+	r5811 = r5809 - 1ull;
+	r5812 = r5811 - r4607;
+	r5813 = r4615 <= r5812;
+	r5814 = (u64)r2427;
+	r5815 = r4607 < r5814;
+	r5816 = r5814 - 1ull;
+	r5817 = r5816 - r4607;
+	r5818 = r4615 <= r5817;
+	r5819 = (u64)r2437;
+	r5820 = r4607 < r5819;
+	r5821 = r5819 - 1ull;
+	r5822 = r5821 - r4607;
+	r5823 = r4615 <= r5822;
+	r5824 = (u64)r2447;
+	r5825 = r4607 < r5824;
+	r5826 = r5824 - 1ull;
+	r5827 = r5826 - r4607;
+	r5828 = r4615 <= r5827;
+	r5829 = (u64)r2457;
+	r5830 = r4607 < r5829;
+	r5831 = r5829 - 1ull;
+	r5832 = r5831 - r4607;
+	r5833 = r4615 <= r5832;
+	r5834 = (u64)r2467;
+	r5835 = r4607 < r5834;
+	r5836 = r5834 - 1ull;
+	r5837 = r5836 - r4607;
+	r5838 = r4615 <= r5837;
+	r5839 = (u64)r2477;
+	r5840 = r4607 < r5839;
+	r5841 = r5839 - 1ull;
+	r5842 = r5841 - r4607;
+	r5843 = r4615 <= r5842;
+	r5844 = (u64)r2487;
+	r5845 = r4607 < r5844;
+	r5846 = r5844 - 1ull;
+	r5847 = r5846 - r4607;
+	r5848 = r4615 <= r5847;
+	r5849 = (u64)r2497;
+	r5850 = r4607 < r5849;
+	r5851 = r5849 - 1ull;
+	r5852 = r5851 - r4607;
+	r5853 = r4615 <= r5852;
+	r5854 = (u64)r2507;
+	r5855 = r4607 < r5854;
+	r5856 = r5854 - 1ull;
+	r5857 = r5856 - r4607;
+	r5858 = r4615 <= r5857;
+	r5859 = (u64)r2517;
+	r5860 = r4607 < r5859;
+	r5861 = r5859 - 1ull;
+	r5862 = r5861 - r4607;
+	r5863 = r4615 <= r5862;
+	r5864 = (u64)r2527;
+	r5865 = r4607 < r5864;
+	r5866 = r5864 - 1ull;
+	r5867 = r5866 - r4607;
+	r5868 = r4615 <= r5867;
+	r5869 = (u64)r2537;
+	r5870 = r4607 < r5869;
+	r5871 = r5869 - 1ull;
+	r5872 = r5871 - r4607;
+	r5873 = r4615 <= r5872;
+	r5874 = (u64)r2547;
+	r5875 = r4607 < r5874;
+	r5876 = r5874 - 1ull;
+	r5877 = r5876 - r4607;
+	r5878 = r4615 <= r5877;
+	r5879 = (u64)r2557;
+	r5880 = r4607 < r5879;
+	r5881 = r5879 - 1ull;
+	r5882 = r5881 - r4607;
+	r5883 = r4615 <= r5882;
+	if (!r4608) goto b515;
+	if (!r4612) goto b515;
+	if (!r4618) goto b515;
+	if (!r4620) goto b515;
+	if (!r4623) goto b515;
+	if (!r4625) goto b515;
+	if (!r4628) goto b515;
+	if (!r4630) goto b515;
+	if (!r4633) goto b515;
+	if (!r4635) goto b515;
+	if (!r4638) goto b515;
+	if (!r4640) goto b515;
+	if (!r4643) goto b515;
+	if (!r4645) goto b515;
+	if (!r4648) goto b515;
+	if (!r4650) goto b515;
+	if (!r4653) goto b515;
+	if (!r4655) goto b515;
+	if (!r4658) goto b515;
+	if (!r4660) goto b515;
+	if (!r4663) goto b515;
+	if (!r4665) goto b515;
+	if (!r4668) goto b515;
+	if (!r4670) goto b515;
+	if (!r4673) goto b515;
+	if (!r4675) goto b515;
+	if (!r4678) goto b515;
+	if (!r4680) goto b515;
+	if (!r4683) goto b515;
+	if (!r4685) goto b515;
+	if (!r4688) goto b515;
+	if (!r4690) goto b515;
+	if (!r4693) goto b515;
+	if (!r4695) goto b515;
+	if (!r4698) goto b515;
+	if (!r4700) goto b515;
+	if (!r4703) goto b515;
+	if (!r4705) goto b515;
+	if (!r4708) goto b515;
+	if (!r4710) goto b515;
+	if (!r4713) goto b515;
+	if (!r4715) goto b515;
+	if (!r4718) goto b515;
+	if (!r4720) goto b515;
+	if (!r4723) goto b515;
+	if (!r4725) goto b515;
+	if (!r4728) goto b515;
+	if (!r4730) goto b515;
+	if (!r4733) goto b515;
+	if (!r4735) goto b515;
+	if (!r4738) goto b515;
+	if (!r4740) goto b515;
+	if (!r4743) goto b515;
+	if (!r4745) goto b515;
+	if (!r4748) goto b515;
+	if (!r4750) goto b515;
+	if (!r4753) goto b515;
+	if (!r4755) goto b515;
+	if (!r4758) goto b515;
+	if (!r4760) goto b515;
+	if (!r4763) goto b515;
+	if (!r4765) goto b515;
+	if (!r4768) goto b515;
+	if (!r4770) goto b515;
+	if (!r4773) goto b515;
+	if (!r4775) goto b515;
+	if (!r4778) goto b515;
+	if (!r4780) goto b515;
+	if (!r4783) goto b515;
+	if (!r4785) goto b515;
+	if (!r4788) goto b515;
+	if (!r4790) goto b515;
+	if (!r4793) goto b515;
+	if (!r4795) goto b515;
+	if (!r4798) goto b515;
+	if (!r4800) goto b515;
+	if (!r4803) goto b515;
+	if (!r4805) goto b515;
+	if (!r4808) goto b515;
+	if (!r4810) goto b515;
+	if (!r4813) goto b515;
+	if (!r4815) goto b515;
+	if (!r4818) goto b515;
+	if (!r4820) goto b515;
+	if (!r4823) goto b515;
+	if (!r4825) goto b515;
+	if (!r4828) goto b515;
+	if (!r4830) goto b515;
+	if (!r4833) goto b515;
+	if (!r4835) goto b515;
+	if (!r4838) goto b515;
+	if (!r4840) goto b515;
+	if (!r4843) goto b515;
+	if (!r4845) goto b515;
+	if (!r4848) goto b515;
+	if (!r4850) goto b515;
+	if (!r4853) goto b515;
+	if (!r4855) goto b515;
+	if (!r4858) goto b515;
+	if (!r4860) goto b515;
+	if (!r4863) goto b515;
+	if (!r4865) goto b515;
+	if (!r4868) goto b515;
+	if (!r4870) goto b515;
+	if (!r4873) goto b515;
+	if (!r4875) goto b515;
+	if (!r4878) goto b515;
+	if (!r4880) goto b515;
+	if (!r4883) goto b515;
+	if (!r4885) goto b515;
+	if (!r4888) goto b515;
+	if (!r4890) goto b515;
+	if (!r4893) goto b515;
+	if (!r4895) goto b515;
+	if (!r4898) goto b515;
+	if (!r4900) goto b515;
+	if (!r4903) goto b515;
+	if (!r4905) goto b515;
+	if (!r4908) goto b515;
+	if (!r4910) goto b515;
+	if (!r4913) goto b515;
+	if (!r4915) goto b515;
+	if (!r4918) goto b515;
+	if (!r4920) goto b515;
+	if (!r4923) goto b515;
+	if (!r4925) goto b515;
+	if (!r4928) goto b515;
+	if (!r4930) goto b515;
+	if (!r4933) goto b515;
+	if (!r4935) goto b515;
+	if (!r4938) goto b515;
+	if (!r4940) goto b515;
+	if (!r4943) goto b515;
+	if (!r4945) goto b515;
+	if (!r4948) goto b515;
+	if (!r4950) goto b515;
+	if (!r4953) goto b515;
+	if (!r4955) goto b515;
+	if (!r4958) goto b515;
+	if (!r4960) goto b515;
+	if (!r4963) goto b515;
+	if (!r4965) goto b515;
+	if (!r4968) goto b515;
+	if (!r4970) goto b515;
+	if (!r4973) goto b515;
+	if (!r4975) goto b515;
+	if (!r4978) goto b515;
+	if (!r4980) goto b515;
+	if (!r4983) goto b515;
+	if (!r4985) goto b515;
+	if (!r4988) goto b515;
+	if (!r4990) goto b515;
+	if (!r4993) goto b515;
+	if (!r4995) goto b515;
+	if (!r4998) goto b515;
+	if (!r5000) goto b515;
+	if (!r5003) goto b515;
+	if (!r5005) goto b515;
+	if (!r5008) goto b515;
+	if (!r5010) goto b515;
+	if (!r5013) goto b515;
+	if (!r5015) goto b515;
+	if (!r5018) goto b515;
+	if (!r5020) goto b515;
+	if (!r5023) goto b515;
+	if (!r5025) goto b515;
+	if (!r5028) goto b515;
+	if (!r5030) goto b515;
+	if (!r5033) goto b515;
+	if (!r5035) goto b515;
+	if (!r5038) goto b515;
+	if (!r5040) goto b515;
+	if (!r5043) goto b515;
+	if (!r5045) goto b515;
+	if (!r5048) goto b515;
+	if (!r5050) goto b515;
+	if (!r5053) goto b515;
+	if (!r5055) goto b515;
+	if (!r5058) goto b515;
+	if (!r5060) goto b515;
+	if (!r5063) goto b515;
+	if (!r5065) goto b515;
+	if (!r5068) goto b515;
+	if (!r5070) goto b515;
+	if (!r5073) goto b515;
+	if (!r5075) goto b515;
+	if (!r5078) goto b515;
+	if (!r5080) goto b515;
+	if (!r5083) goto b515;
+	if (!r5085) goto b515;
+	if (!r5088) goto b515;
+	if (!r5090) goto b515;
+	if (!r5093) goto b515;
+	if (!r5095) goto b515;
+	if (!r5098) goto b515;
+	if (!r5100) goto b515;
+	if (!r5103) goto b515;
+	if (!r5105) goto b515;
+	if (!r5108) goto b515;
+	if (!r5110) goto b515;
+	if (!r5113) goto b515;
+	if (!r5115) goto b515;
+	if (!r5118) goto b515;
+	if (!r5120) goto b515;
+	if (!r5123) goto b515;
+	if (!r5125) goto b515;
+	if (!r5128) goto b515;
+	if (!r5130) goto b515;
+	if (!r5133) goto b515;
+	if (!r5135) goto b515;
+	if (!r5138) goto b515;
+	if (!r5140) goto b515;
+	if (!r5143) goto b515;
+	if (!r5145) goto b515;
+	if (!r5148) goto b515;
+	if (!r5150) goto b515;
+	if (!r5153) goto b515;
+	if (!r5155) goto b515;
+	if (!r5158) goto b515;
+	if (!r5160) goto b515;
+	if (!r5163) goto b515;
+	if (!r5165) goto b515;
+	if (!r5168) goto b515;
+	if (!r5170) goto b515;
+	if (!r5173) goto b515;
+	if (!r5175) goto b515;
+	if (!r5178) goto b515;
+	if (!r5180) goto b515;
+	if (!r5183) goto b515;
+	if (!r5185) goto b515;
+	if (!r5188) goto b515;
+	if (!r5190) goto b515;
+	if (!r5193) goto b515;
+	if (!r5195) goto b515;
+	if (!r5198) goto b515;
+	if (!r5200) goto b515;
+	if (!r5203) goto b515;
+	if (!r5205) goto b515;
+	if (!r5208) goto b515;
+	if (!r5210) goto b515;
+	if (!r5213) goto b515;
+	if (!r5215) goto b515;
+	if (!r5218) goto b515;
+	if (!r5220) goto b515;
+	if (!r5223) goto b515;
+	if (!r5225) goto b515;
+	if (!r5228) goto b515;
+	if (!r5230) goto b515;
+	if (!r5233) goto b515;
+	if (!r5235) goto b515;
+	if (!r5238) goto b515;
+	if (!r5240) goto b515;
+	if (!r5243) goto b515;
+	if (!r5245) goto b515;
+	if (!r5248) goto b515;
+	if (!r5250) goto b515;
+	if (!r5253) goto b515;
+	if (!r5255) goto b515;
+	if (!r5258) goto b515;
+	if (!r5260) goto b515;
+	if (!r5263) goto b515;
+	if (!r5265) goto b515;
+	if (!r5268) goto b515;
+	if (!r5270) goto b515;
+	if (!r5273) goto b515;
+	if (!r5275) goto b515;
+	if (!r5278) goto b515;
+	if (!r5280) goto b515;
+	if (!r5283) goto b515;
+	if (!r5285) goto b515;
+	if (!r5288) goto b515;
+	if (!r5290) goto b515;
+	if (!r5293) goto b515;
+	if (!r5295) goto b515;
+	if (!r5298) goto b515;
+	if (!r5300) goto b515;
+	if (!r5303) goto b515;
+	if (!r5305) goto b515;
+	if (!r5308) goto b515;
+	if (!r5310) goto b515;
+	if (!r5313) goto b515;
+	if (!r5315) goto b515;
+	if (!r5318) goto b515;
+	if (!r5320) goto b515;
+	if (!r5323) goto b515;
+	if (!r5325) goto b515;
+	if (!r5328) goto b515;
+	if (!r5330) goto b515;
+	if (!r5333) goto b515;
+	if (!r5335) goto b515;
+	if (!r5338) goto b515;
+	if (!r5340) goto b515;
+	if (!r5343) goto b515;
+	if (!r5345) goto b515;
+	if (!r5348) goto b515;
+	if (!r5350) goto b515;
+	if (!r5353) goto b515;
+	if (!r5355) goto b515;
+	if (!r5358) goto b515;
+	if (!r5360) goto b515;
+	if (!r5363) goto b515;
+	if (!r5365) goto b515;
+	if (!r5368) goto b515;
+	if (!r5370) goto b515;
+	if (!r5373) goto b515;
+	if (!r5375) goto b515;
+	if (!r5378) goto b515;
+	if (!r5380) goto b515;
+	if (!r5383) goto b515;
+	if (!r5385) goto b515;
+	if (!r5388) goto b515;
+	if (!r5390) goto b515;
+	if (!r5393) goto b515;
+	if (!r5395) goto b515;
+	if (!r5398) goto b515;
+	if (!r5400) goto b515;
+	if (!r5403) goto b515;
+	if (!r5405) goto b515;
+	if (!r5408) goto b515;
+	if (!r5410) goto b515;
+	if (!r5413) goto b515;
+	if (!r5415) goto b515;
+	if (!r5418) goto b515;
+	if (!r5420) goto b515;
+	if (!r5423) goto b515;
+	if (!r5425) goto b515;
+	if (!r5428) goto b515;
+	if (!r5430) goto b515;
+	if (!r5433) goto b515;
+	if (!r5435) goto b515;
+	if (!r5438) goto b515;
+	if (!r5440) goto b515;
+	if (!r5443) goto b515;
+	if (!r5445) goto b515;
+	if (!r5448) goto b515;
+	if (!r5450) goto b515;
+	if (!r5453) goto b515;
+	if (!r5455) goto b515;
+	if (!r5458) goto b515;
+	if (!r5460) goto b515;
+	if (!r5463) goto b515;
+	if (!r5465) goto b515;
+	if (!r5468) goto b515;
+	if (!r5470) goto b515;
+	if (!r5473) goto b515;
+	if (!r5475) goto b515;
+	if (!r5478) goto b515;
+	if (!r5480) goto b515;
+	if (!r5483) goto b515;
+	if (!r5485) goto b515;
+	if (!r5488) goto b515;
+	if (!r5490) goto b515;
+	if (!r5493) goto b515;
+	if (!r5495) goto b515;
+	if (!r5498) goto b515;
+	if (!r5500) goto b515;
+	if (!r5503) goto b515;
+	if (!r5505) goto b515;
+	if (!r5508) goto b515;
+	if (!r5510) goto b515;
+	if (!r5513) goto b515;
+	if (!r5515) goto b515;
+	if (!r5518) goto b515;
+	if (!r5520) goto b515;
+	if (!r5523) goto b515;
+	if (!r5525) goto b515;
+	if (!r5528) goto b515;
+	if (!r5530) goto b515;
+	if (!r5533) goto b515;
+	if (!r5535) goto b515;
+	if (!r5538) goto b515;
+	if (!r5540) goto b515;
+	if (!r5543) goto b515;
+	if (!r5545) goto b515;
+	if (!r5548) goto b515;
+	if (!r5550) goto b515;
+	if (!r5553) goto b515;
+	if (!r5555) goto b515;
+	if (!r5558) goto b515;
+	if (!r5560) goto b515;
+	if (!r5563) goto b515;
+	if (!r5565) goto b515;
+	if (!r5568) goto b515;
+	if (!r5570) goto b515;
+	if (!r5573) goto b515;
+	if (!r5575) goto b515;
+	if (!r5578) goto b515;
+	if (!r5580) goto b515;
+	if (!r5583) goto b515;
+	if (!r5585) goto b515;
+	if (!r5588) goto b515;
+	if (!r5590) goto b515;
+	if (!r5593) goto b515;
+	if (!r5595) goto b515;
+	if (!r5598) goto b515;
+	if (!r5600) goto b515;
+	if (!r5603) goto b515;
+	if (!r5605) goto b515;
+	if (!r5608) goto b515;
+	if (!r5610) goto b515;
+	if (!r5613) goto b515;
+	if (!r5615) goto b515;
+	if (!r5618) goto b515;
+	if (!r5620) goto b515;
+	if (!r5623) goto b515;
+	if (!r5625) goto b515;
+	if (!r5628) goto b515;
+	if (!r5630) goto b515;
+	if (!r5633) goto b515;
+	if (!r5635) goto b515;
+	if (!r5638) goto b515;
+	if (!r5640) goto b515;
+	if (!r5643) goto b515;
+	if (!r5645) goto b515;
+	if (!r5648) goto b515;
+	if (!r5650) goto b515;
+	if (!r5653) goto b515;
+	if (!r5655) goto b515;
+	if (!r5658) goto b515;
+	if (!r5660) goto b515;
+	if (!r5663) goto b515;
+	if (!r5665) goto b515;
+	if (!r5668) goto b515;
+	if (!r5670) goto b515;
+	if (!r5673) goto b515;
+	if (!r5675) goto b515;
+	if (!r5678) goto b515;
+	if (!r5680) goto b515;
+	if (!r5683) goto b515;
+	if (!r5685) goto b515;
+	if (!r5688) goto b515;
+	if (!r5690) goto b515;
+	if (!r5693) goto b515;
+	if (!r5695) goto b515;
+	if (!r5698) goto b515;
+	if (!r5700) goto b515;
+	if (!r5703) goto b515;
+	if (!r5705) goto b515;
+	if (!r5708) goto b515;
+	if (!r5710) goto b515;
+	if (!r5713) goto b515;
+	if (!r5715) goto b515;
+	if (!r5718) goto b515;
+	if (!r5720) goto b515;
+	if (!r5723) goto b515;
+	if (!r5725) goto b515;
+	if (!r5728) goto b515;
+	if (!r5730) goto b515;
+	if (!r5733) goto b515;
+	if (!r5735) goto b515;
+	if (!r5738) goto b515;
+	if (!r5740) goto b515;
+	if (!r5743) goto b515;
+	if (!r5745) goto b515;
+	if (!r5748) goto b515;
+	if (!r5750) goto b515;
+	if (!r5753) goto b515;
+	if (!r5755) goto b515;
+	if (!r5758) goto b515;
+	if (!r5760) goto b515;
+	if (!r5763) goto b515;
+	if (!r5765) goto b515;
+	if (!r5768) goto b515;
+	if (!r5770) goto b515;
+	if (!r5773) goto b515;
+	if (!r5775) goto b515;
+	if (!r5778) goto b515;
+	if (!r5780) goto b515;
+	if (!r5783) goto b515;
+	if (!r5785) goto b515;
+	if (!r5788) goto b515;
+	if (!r5790) goto b515;
+	if (!r5793) goto b515;
+	if (!r5795) goto b515;
+	if (!r5798) goto b515;
+	if (!r5800) goto b515;
+	if (!r5803) goto b515;
+	if (!r5805) goto b515;
+	if (!r5808) goto b515;
+	if (!r5810) goto b515;
+	if (!r5813) goto b515;
+	if (!r5815) goto b515;
+	if (!r5818) goto b515;
+	if (!r5820) goto b515;
+	if (!r5823) goto b515;
+	if (!r5825) goto b515;
+	if (!r5828) goto b515;
+	if (!r5830) goto b515;
+	if (!r5833) goto b515;
+	if (!r5835) goto b515;
+	if (!r5838) goto b515;
+	if (!r5840) goto b515;
+	if (!r5843) goto b515;
+	if (!r5845) goto b515;
+	if (!r5848) goto b515;
+	if (!r5850) goto b515;
+	if (!r5853) goto b515;
+	if (!r5855) goto b515;
+	if (!r5858) goto b515;
+	if (!r5860) goto b515;
+	if (!r5863) goto b515;
+	if (!r5865) goto b515;
+	if (!r5868) goto b515;
+	if (!r5870) goto b515;
+	if (!r5873) goto b515;
+	if (!r5875) goto b515;
+	if (!r5878) goto b515;
+	if (!r5880) goto b515;
+	if (!r5883) goto b515;
 	r11 = (i32)r12;
 	r16 = r11;
 	r21 = r11;
@@ -9811,2312 +17479,5379 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	r2552 = r22;
 	r2553 = (u32)r2552 * 254u;
 	r2554 = (u32)r2551 + (u32)r2553;
-	r3071 = r2;
-	r3072 = r4 + r3071 * 4;
-	r3073 = (u64)r1 * 4ull;
-	r3074 = r26 + r3071 * 4;
-	r3075 = r36 + r3071 * 4;
-	r3076 = r46 + r3071 * 4;
-	r3077 = r56 + r3071 * 4;
-	r3078 = r66 + r3071 * 4;
-	r3079 = r76 + r3071 * 4;
-	r3080 = r86 + r3071 * 4;
-	r3081 = r96 + r3071 * 4;
-	r3082 = r106 + r3071 * 4;
-	r3083 = r116 + r3071 * 4;
-	r3084 = r126 + r3071 * 4;
-	r3085 = r136 + r3071 * 4;
-	r3086 = r146 + r3071 * 4;
-	r3087 = r156 + r3071 * 4;
-	r3088 = r166 + r3071 * 4;
-	r3089 = r176 + r3071 * 4;
-	r3090 = r186 + r3071 * 4;
-	r3091 = r196 + r3071 * 4;
-	r3092 = r206 + r3071 * 4;
-	r3093 = r216 + r3071 * 4;
-	r3094 = r226 + r3071 * 4;
-	r3095 = r236 + r3071 * 4;
-	r3096 = r246 + r3071 * 4;
-	r3097 = r256 + r3071 * 4;
-	r3098 = r266 + r3071 * 4;
-	r3099 = r276 + r3071 * 4;
-	r3100 = r286 + r3071 * 4;
-	r3101 = r296 + r3071 * 4;
-	r3102 = r306 + r3071 * 4;
-	r3103 = r316 + r3071 * 4;
-	r3104 = r326 + r3071 * 4;
-	r3105 = r336 + r3071 * 4;
-	r3106 = r346 + r3071 * 4;
-	r3107 = r356 + r3071 * 4;
-	r3108 = r366 + r3071 * 4;
-	r3109 = r376 + r3071 * 4;
-	r3110 = r386 + r3071 * 4;
-	r3111 = r396 + r3071 * 4;
-	r3112 = r406 + r3071 * 4;
-	r3113 = r416 + r3071 * 4;
-	r3114 = r426 + r3071 * 4;
-	r3115 = r436 + r3071 * 4;
-	r3116 = r446 + r3071 * 4;
-	r3117 = r456 + r3071 * 4;
-	r3118 = r466 + r3071 * 4;
-	r3119 = r476 + r3071 * 4;
-	r3120 = r486 + r3071 * 4;
-	r3121 = r496 + r3071 * 4;
-	r3122 = r506 + r3071 * 4;
-	r3123 = r516 + r3071 * 4;
-	r3124 = r526 + r3071 * 4;
-	r3125 = r536 + r3071 * 4;
-	r3126 = r546 + r3071 * 4;
-	r3127 = r556 + r3071 * 4;
-	r3128 = r566 + r3071 * 4;
-	r3129 = r576 + r3071 * 4;
-	r3130 = r586 + r3071 * 4;
-	r3131 = r596 + r3071 * 4;
-	r3132 = r606 + r3071 * 4;
-	r3133 = r616 + r3071 * 4;
-	r3134 = r626 + r3071 * 4;
-	r3135 = r636 + r3071 * 4;
-	r3136 = r646 + r3071 * 4;
-	r3137 = r656 + r3071 * 4;
-	r3138 = r666 + r3071 * 4;
-	r3139 = r676 + r3071 * 4;
-	r3140 = r686 + r3071 * 4;
-	r3141 = r696 + r3071 * 4;
-	r3142 = r706 + r3071 * 4;
-	r3143 = r716 + r3071 * 4;
-	r3144 = r726 + r3071 * 4;
-	r3145 = r736 + r3071 * 4;
-	r3146 = r746 + r3071 * 4;
-	r3147 = r756 + r3071 * 4;
-	r3148 = r766 + r3071 * 4;
-	r3149 = r776 + r3071 * 4;
-	r3150 = r786 + r3071 * 4;
-	r3151 = r796 + r3071 * 4;
-	r3152 = r806 + r3071 * 4;
-	r3153 = r816 + r3071 * 4;
-	r3154 = r826 + r3071 * 4;
-	r3155 = r836 + r3071 * 4;
-	r3156 = r846 + r3071 * 4;
-	r3157 = r856 + r3071 * 4;
-	r3158 = r866 + r3071 * 4;
-	r3159 = r876 + r3071 * 4;
-	r3160 = r886 + r3071 * 4;
-	r3161 = r896 + r3071 * 4;
-	r3162 = r906 + r3071 * 4;
-	r3163 = r916 + r3071 * 4;
-	r3164 = r926 + r3071 * 4;
-	r3165 = r936 + r3071 * 4;
-	r3166 = r946 + r3071 * 4;
-	r3167 = r956 + r3071 * 4;
-	r3168 = r966 + r3071 * 4;
-	r3169 = r976 + r3071 * 4;
-	r3170 = r986 + r3071 * 4;
-	r3171 = r996 + r3071 * 4;
-	r3172 = r1006 + r3071 * 4;
-	r3173 = r1016 + r3071 * 4;
-	r3174 = r1026 + r3071 * 4;
-	r3175 = r1036 + r3071 * 4;
-	r3176 = r1046 + r3071 * 4;
-	r3177 = r1056 + r3071 * 4;
-	r3178 = r1066 + r3071 * 4;
-	r3179 = r1076 + r3071 * 4;
-	r3180 = r1086 + r3071 * 4;
-	r3181 = r1096 + r3071 * 4;
-	r3182 = r1106 + r3071 * 4;
-	r3183 = r1116 + r3071 * 4;
-	r3184 = r1126 + r3071 * 4;
-	r3185 = r1136 + r3071 * 4;
-	r3186 = r1146 + r3071 * 4;
-	r3187 = r1156 + r3071 * 4;
-	r3188 = r1166 + r3071 * 4;
-	r3189 = r1176 + r3071 * 4;
-	r3190 = r1186 + r3071 * 4;
-	r3191 = r1196 + r3071 * 4;
-	r3192 = r1206 + r3071 * 4;
-	r3193 = r1216 + r3071 * 4;
-	r3194 = r1226 + r3071 * 4;
-	r3195 = r1236 + r3071 * 4;
-	r3196 = r1246 + r3071 * 4;
-	r3197 = r1256 + r3071 * 4;
-	r3198 = r1266 + r3071 * 4;
-	r3199 = r1276 + r3071 * 4;
-	r3200 = r1286 + r3071 * 4;
-	r3201 = r1296 + r3071 * 4;
-	r3202 = r1306 + r3071 * 4;
-	r3203 = r1316 + r3071 * 4;
-	r3204 = r1326 + r3071 * 4;
-	r3205 = r1336 + r3071 * 4;
-	r3206 = r1346 + r3071 * 4;
-	r3207 = r1356 + r3071 * 4;
-	r3208 = r1366 + r3071 * 4;
-	r3209 = r1376 + r3071 * 4;
-	r3210 = r1386 + r3071 * 4;
-	r3211 = r1396 + r3071 * 4;
-	r3212 = r1406 + r3071 * 4;
-	r3213 = r1416 + r3071 * 4;
-	r3214 = r1426 + r3071 * 4;
-	r3215 = r1436 + r3071 * 4;
-	r3216 = r1446 + r3071 * 4;
-	r3217 = r1456 + r3071 * 4;
-	r3218 = r1466 + r3071 * 4;
-	r3219 = r1476 + r3071 * 4;
-	r3220 = r1486 + r3071 * 4;
-	r3221 = r1496 + r3071 * 4;
-	r3222 = r1506 + r3071 * 4;
-	r3223 = r1516 + r3071 * 4;
-	r3224 = r1526 + r3071 * 4;
-	r3225 = r1536 + r3071 * 4;
-	r3226 = r1546 + r3071 * 4;
-	r3227 = r1556 + r3071 * 4;
-	r3228 = r1566 + r3071 * 4;
-	r3229 = r1576 + r3071 * 4;
-	r3230 = r1586 + r3071 * 4;
-	r3231 = r1596 + r3071 * 4;
-	r3232 = r1606 + r3071 * 4;
-	r3233 = r1616 + r3071 * 4;
-	r3234 = r1626 + r3071 * 4;
-	r3235 = r1636 + r3071 * 4;
-	r3236 = r1646 + r3071 * 4;
-	r3237 = r1656 + r3071 * 4;
-	r3238 = r1666 + r3071 * 4;
-	r3239 = r1676 + r3071 * 4;
-	r3240 = r1686 + r3071 * 4;
-	r3241 = r1696 + r3071 * 4;
-	r3242 = r1706 + r3071 * 4;
-	r3243 = r1716 + r3071 * 4;
-	r3244 = r1726 + r3071 * 4;
-	r3245 = r1736 + r3071 * 4;
-	r3246 = r1746 + r3071 * 4;
-	r3247 = r1756 + r3071 * 4;
-	r3248 = r1766 + r3071 * 4;
-	r3249 = r1776 + r3071 * 4;
-	r3250 = r1786 + r3071 * 4;
-	r3251 = r1796 + r3071 * 4;
-	r3252 = r1806 + r3071 * 4;
-	r3253 = r1816 + r3071 * 4;
-	r3254 = r1826 + r3071 * 4;
-	r3255 = r1836 + r3071 * 4;
-	r3256 = r1846 + r3071 * 4;
-	r3257 = r1856 + r3071 * 4;
-	r3258 = r1866 + r3071 * 4;
-	r3259 = r1876 + r3071 * 4;
-	r3260 = r1886 + r3071 * 4;
-	r3261 = r1896 + r3071 * 4;
-	r3262 = r1906 + r3071 * 4;
-	r3263 = r1916 + r3071 * 4;
-	r3264 = r1926 + r3071 * 4;
-	r3265 = r1936 + r3071 * 4;
-	r3266 = r1946 + r3071 * 4;
-	r3267 = r1956 + r3071 * 4;
-	r3268 = r1966 + r3071 * 4;
-	r3269 = r1976 + r3071 * 4;
-	r3270 = r1986 + r3071 * 4;
-	r3271 = r1996 + r3071 * 4;
-	r3272 = r2006 + r3071 * 4;
-	r3273 = r2016 + r3071 * 4;
-	r3274 = r2026 + r3071 * 4;
-	r3275 = r2036 + r3071 * 4;
-	r3276 = r2046 + r3071 * 4;
-	r3277 = r2056 + r3071 * 4;
-	r3278 = r2066 + r3071 * 4;
-	r3279 = r2076 + r3071 * 4;
-	r3280 = r2086 + r3071 * 4;
-	r3281 = r2096 + r3071 * 4;
-	r3282 = r2106 + r3071 * 4;
-	r3283 = r2116 + r3071 * 4;
-	r3284 = r2126 + r3071 * 4;
-	r3285 = r2136 + r3071 * 4;
-	r3286 = r2146 + r3071 * 4;
-	r3287 = r2156 + r3071 * 4;
-	r3288 = r2166 + r3071 * 4;
-	r3289 = r2176 + r3071 * 4;
-	r3290 = r2186 + r3071 * 4;
-	r3291 = r2196 + r3071 * 4;
-	r3292 = r2206 + r3071 * 4;
-	r3293 = r2216 + r3071 * 4;
-	r3294 = r2226 + r3071 * 4;
-	r3295 = r2236 + r3071 * 4;
-	r3296 = r2246 + r3071 * 4;
-	r3297 = r2256 + r3071 * 4;
-	r3298 = r2266 + r3071 * 4;
-	r3299 = r2276 + r3071 * 4;
-	r3300 = r2286 + r3071 * 4;
-	r3301 = r2296 + r3071 * 4;
-	r3302 = r2306 + r3071 * 4;
-	r3303 = r2316 + r3071 * 4;
-	r3304 = r2326 + r3071 * 4;
-	r3305 = r2336 + r3071 * 4;
-	r3306 = r2346 + r3071 * 4;
-	r3307 = r2356 + r3071 * 4;
-	r3308 = r2366 + r3071 * 4;
-	r3309 = r2376 + r3071 * 4;
-	r3310 = r2386 + r3071 * 4;
-	r3311 = r2396 + r3071 * 4;
-	r3312 = r2406 + r3071 * 4;
-	r3313 = r2416 + r3071 * 4;
-	r3314 = r2426 + r3071 * 4;
-	r3315 = r2436 + r3071 * 4;
-	r3316 = r2446 + r3071 * 4;
-	r3317 = r2456 + r3071 * 4;
-	r3318 = r2466 + r3071 * 4;
-	r3319 = r2476 + r3071 * 4;
-	r3320 = r2486 + r3071 * 4;
-	r3321 = r2496 + r3071 * 4;
-	r3322 = r2506 + r3071 * 4;
-	r3323 = r2516 + r3071 * 4;
-	r3324 = r2526 + r3071 * 4;
-	r3325 = r2536 + r3071 * 4;
-	r3326 = r2546 + r3071 * 4;
-	r3327 = r2556 + r3071 * 4;
-b2: // head
+	r6904 = r2;
+	r6905 = r4 + r6904 * 4;
+	r6906 = (u64)r1 * 4ull;
+	r6907 = r26 + r6904 * 4;
+	r6908 = r36 + r6904 * 4;
+	r6909 = r46 + r6904 * 4;
+	r6910 = r56 + r6904 * 4;
+	r6911 = r66 + r6904 * 4;
+	r6912 = r76 + r6904 * 4;
+	r6913 = r86 + r6904 * 4;
+	r6914 = r96 + r6904 * 4;
+	r6915 = r106 + r6904 * 4;
+	r6916 = r116 + r6904 * 4;
+	r6917 = r126 + r6904 * 4;
+	r6918 = r136 + r6904 * 4;
+	r6919 = r146 + r6904 * 4;
+	r6920 = r156 + r6904 * 4;
+	r6921 = r166 + r6904 * 4;
+	r6922 = r176 + r6904 * 4;
+	r6923 = r186 + r6904 * 4;
+	r6924 = r196 + r6904 * 4;
+	r6925 = r206 + r6904 * 4;
+	r6926 = r216 + r6904 * 4;
+	r6927 = r226 + r6904 * 4;
+	r6928 = r236 + r6904 * 4;
+	r6929 = r246 + r6904 * 4;
+	r6930 = r256 + r6904 * 4;
+	r6931 = r266 + r6904 * 4;
+	r6932 = r276 + r6904 * 4;
+	r6933 = r286 + r6904 * 4;
+	r6934 = r296 + r6904 * 4;
+	r6935 = r306 + r6904 * 4;
+	r6936 = r316 + r6904 * 4;
+	r6937 = r326 + r6904 * 4;
+	r6938 = r336 + r6904 * 4;
+	r6939 = r346 + r6904 * 4;
+	r6940 = r356 + r6904 * 4;
+	r6941 = r366 + r6904 * 4;
+	r6942 = r376 + r6904 * 4;
+	r6943 = r386 + r6904 * 4;
+	r6944 = r396 + r6904 * 4;
+	r6945 = r406 + r6904 * 4;
+	r6946 = r416 + r6904 * 4;
+	r6947 = r426 + r6904 * 4;
+	r6948 = r436 + r6904 * 4;
+	r6949 = r446 + r6904 * 4;
+	r6950 = r456 + r6904 * 4;
+	r6951 = r466 + r6904 * 4;
+	r6952 = r476 + r6904 * 4;
+	r6953 = r486 + r6904 * 4;
+	r6954 = r496 + r6904 * 4;
+	r6955 = r506 + r6904 * 4;
+	r6956 = r516 + r6904 * 4;
+	r6957 = r526 + r6904 * 4;
+	r6958 = r536 + r6904 * 4;
+	r6959 = r546 + r6904 * 4;
+	r6960 = r556 + r6904 * 4;
+	r6961 = r566 + r6904 * 4;
+	r6962 = r576 + r6904 * 4;
+	r6963 = r586 + r6904 * 4;
+	r6964 = r596 + r6904 * 4;
+	r6965 = r606 + r6904 * 4;
+	r6966 = r616 + r6904 * 4;
+	r6967 = r626 + r6904 * 4;
+	r6968 = r636 + r6904 * 4;
+	r6969 = r646 + r6904 * 4;
+	r6970 = r656 + r6904 * 4;
+	r6971 = r666 + r6904 * 4;
+	r6972 = r676 + r6904 * 4;
+	r6973 = r686 + r6904 * 4;
+	r6974 = r696 + r6904 * 4;
+	r6975 = r706 + r6904 * 4;
+	r6976 = r716 + r6904 * 4;
+	r6977 = r726 + r6904 * 4;
+	r6978 = r736 + r6904 * 4;
+	r6979 = r746 + r6904 * 4;
+	r6980 = r756 + r6904 * 4;
+	r6981 = r766 + r6904 * 4;
+	r6982 = r776 + r6904 * 4;
+	r6983 = r786 + r6904 * 4;
+	r6984 = r796 + r6904 * 4;
+	r6985 = r806 + r6904 * 4;
+	r6986 = r816 + r6904 * 4;
+	r6987 = r826 + r6904 * 4;
+	r6988 = r836 + r6904 * 4;
+	r6989 = r846 + r6904 * 4;
+	r6990 = r856 + r6904 * 4;
+	r6991 = r866 + r6904 * 4;
+	r6992 = r876 + r6904 * 4;
+	r6993 = r886 + r6904 * 4;
+	r6994 = r896 + r6904 * 4;
+	r6995 = r906 + r6904 * 4;
+	r6996 = r916 + r6904 * 4;
+	r6997 = r926 + r6904 * 4;
+	r6998 = r936 + r6904 * 4;
+	r6999 = r946 + r6904 * 4;
+	r7000 = r956 + r6904 * 4;
+	r7001 = r966 + r6904 * 4;
+	r7002 = r976 + r6904 * 4;
+	r7003 = r986 + r6904 * 4;
+	r7004 = r996 + r6904 * 4;
+	r7005 = r1006 + r6904 * 4;
+	r7006 = r1016 + r6904 * 4;
+	r7007 = r1026 + r6904 * 4;
+	r7008 = r1036 + r6904 * 4;
+	r7009 = r1046 + r6904 * 4;
+	r7010 = r1056 + r6904 * 4;
+	r7011 = r1066 + r6904 * 4;
+	r7012 = r1076 + r6904 * 4;
+	r7013 = r1086 + r6904 * 4;
+	r7014 = r1096 + r6904 * 4;
+	r7015 = r1106 + r6904 * 4;
+	r7016 = r1116 + r6904 * 4;
+	r7017 = r1126 + r6904 * 4;
+	r7018 = r1136 + r6904 * 4;
+	r7019 = r1146 + r6904 * 4;
+	r7020 = r1156 + r6904 * 4;
+	r7021 = r1166 + r6904 * 4;
+	r7022 = r1176 + r6904 * 4;
+	r7023 = r1186 + r6904 * 4;
+	r7024 = r1196 + r6904 * 4;
+	r7025 = r1206 + r6904 * 4;
+	r7026 = r1216 + r6904 * 4;
+	r7027 = r1226 + r6904 * 4;
+	r7028 = r1236 + r6904 * 4;
+	r7029 = r1246 + r6904 * 4;
+	r7030 = r1256 + r6904 * 4;
+	r7031 = r1266 + r6904 * 4;
+	r7032 = r1276 + r6904 * 4;
+	r7033 = r1286 + r6904 * 4;
+	r7034 = r1296 + r6904 * 4;
+	r7035 = r1306 + r6904 * 4;
+	r7036 = r1316 + r6904 * 4;
+	r7037 = r1326 + r6904 * 4;
+	r7038 = r1336 + r6904 * 4;
+	r7039 = r1346 + r6904 * 4;
+	r7040 = r1356 + r6904 * 4;
+	r7041 = r1366 + r6904 * 4;
+	r7042 = r1376 + r6904 * 4;
+	r7043 = r1386 + r6904 * 4;
+	r7044 = r1396 + r6904 * 4;
+	r7045 = r1406 + r6904 * 4;
+	r7046 = r1416 + r6904 * 4;
+	r7047 = r1426 + r6904 * 4;
+	r7048 = r1436 + r6904 * 4;
+	r7049 = r1446 + r6904 * 4;
+	r7050 = r1456 + r6904 * 4;
+	r7051 = r1466 + r6904 * 4;
+	r7052 = r1476 + r6904 * 4;
+	r7053 = r1486 + r6904 * 4;
+	r7054 = r1496 + r6904 * 4;
+	r7055 = r1506 + r6904 * 4;
+	r7056 = r1516 + r6904 * 4;
+	r7057 = r1526 + r6904 * 4;
+	r7058 = r1536 + r6904 * 4;
+	r7059 = r1546 + r6904 * 4;
+	r7060 = r1556 + r6904 * 4;
+	r7061 = r1566 + r6904 * 4;
+	r7062 = r1576 + r6904 * 4;
+	r7063 = r1586 + r6904 * 4;
+	r7064 = r1596 + r6904 * 4;
+	r7065 = r1606 + r6904 * 4;
+	r7066 = r1616 + r6904 * 4;
+	r7067 = r1626 + r6904 * 4;
+	r7068 = r1636 + r6904 * 4;
+	r7069 = r1646 + r6904 * 4;
+	r7070 = r1656 + r6904 * 4;
+	r7071 = r1666 + r6904 * 4;
+	r7072 = r1676 + r6904 * 4;
+	r7073 = r1686 + r6904 * 4;
+	r7074 = r1696 + r6904 * 4;
+	r7075 = r1706 + r6904 * 4;
+	r7076 = r1716 + r6904 * 4;
+	r7077 = r1726 + r6904 * 4;
+	r7078 = r1736 + r6904 * 4;
+	r7079 = r1746 + r6904 * 4;
+	r7080 = r1756 + r6904 * 4;
+	r7081 = r1766 + r6904 * 4;
+	r7082 = r1776 + r6904 * 4;
+	r7083 = r1786 + r6904 * 4;
+	r7084 = r1796 + r6904 * 4;
+	r7085 = r1806 + r6904 * 4;
+	r7086 = r1816 + r6904 * 4;
+	r7087 = r1826 + r6904 * 4;
+	r7088 = r1836 + r6904 * 4;
+	r7089 = r1846 + r6904 * 4;
+	r7090 = r1856 + r6904 * 4;
+	r7091 = r1866 + r6904 * 4;
+	r7092 = r1876 + r6904 * 4;
+	r7093 = r1886 + r6904 * 4;
+	r7094 = r1896 + r6904 * 4;
+	r7095 = r1906 + r6904 * 4;
+	r7096 = r1916 + r6904 * 4;
+	r7097 = r1926 + r6904 * 4;
+	r7098 = r1936 + r6904 * 4;
+	r7099 = r1946 + r6904 * 4;
+	r7100 = r1956 + r6904 * 4;
+	r7101 = r1966 + r6904 * 4;
+	r7102 = r1976 + r6904 * 4;
+	r7103 = r1986 + r6904 * 4;
+	r7104 = r1996 + r6904 * 4;
+	r7105 = r2006 + r6904 * 4;
+	r7106 = r2016 + r6904 * 4;
+	r7107 = r2026 + r6904 * 4;
+	r7108 = r2036 + r6904 * 4;
+	r7109 = r2046 + r6904 * 4;
+	r7110 = r2056 + r6904 * 4;
+	r7111 = r2066 + r6904 * 4;
+	r7112 = r2076 + r6904 * 4;
+	r7113 = r2086 + r6904 * 4;
+	r7114 = r2096 + r6904 * 4;
+	r7115 = r2106 + r6904 * 4;
+	r7116 = r2116 + r6904 * 4;
+	r7117 = r2126 + r6904 * 4;
+	r7118 = r2136 + r6904 * 4;
+	r7119 = r2146 + r6904 * 4;
+	r7120 = r2156 + r6904 * 4;
+	r7121 = r2166 + r6904 * 4;
+	r7122 = r2176 + r6904 * 4;
+	r7123 = r2186 + r6904 * 4;
+	r7124 = r2196 + r6904 * 4;
+	r7125 = r2206 + r6904 * 4;
+	r7126 = r2216 + r6904 * 4;
+	r7127 = r2226 + r6904 * 4;
+	r7128 = r2236 + r6904 * 4;
+	r7129 = r2246 + r6904 * 4;
+	r7130 = r2256 + r6904 * 4;
+	r7131 = r2266 + r6904 * 4;
+	r7132 = r2276 + r6904 * 4;
+	r7133 = r2286 + r6904 * 4;
+	r7134 = r2296 + r6904 * 4;
+	r7135 = r2306 + r6904 * 4;
+	r7136 = r2316 + r6904 * 4;
+	r7137 = r2326 + r6904 * 4;
+	r7138 = r2336 + r6904 * 4;
+	r7139 = r2346 + r6904 * 4;
+	r7140 = r2356 + r6904 * 4;
+	r7141 = r2366 + r6904 * 4;
+	r7142 = r2376 + r6904 * 4;
+	r7143 = r2386 + r6904 * 4;
+	r7144 = r2396 + r6904 * 4;
+	r7145 = r2406 + r6904 * 4;
+	r7146 = r2416 + r6904 * 4;
+	r7147 = r2426 + r6904 * 4;
+	r7148 = r2436 + r6904 * 4;
+	r7149 = r2446 + r6904 * 4;
+	r7150 = r2456 + r6904 * 4;
+	r7151 = r2466 + r6904 * 4;
+	r7152 = r2476 + r6904 * 4;
+	r7153 = r2486 + r6904 * 4;
+	r7154 = r2496 + r6904 * 4;
+	r7155 = r2506 + r6904 * 4;
+	r7156 = r2516 + r6904 * 4;
+	r7157 = r2526 + r6904 * 4;
+	r7158 = r2536 + r6904 * 4;
+	r7159 = r2546 + r6904 * 4;
+	r7160 = r2556 + r6904 * 4;
+b511: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r2561 = r3072;
-	r17 = r2561 + 4ll;
+	if (!r7) goto b514;
+	r5884 = r6905;
+	r17 = r5884 + 4ll;
 	r18 = *(i32 *)r17;
 	r19 = (u32)r18 + (u32)r16;
 	r20 = r17;
 	*(i32 *)r20 = r19;
-	if ((u64)r9 >= (u64)r27) { qd_site = 0; qd_x = r9; qd_y = r27; goto qd_fault; }
-	r2563 = r3074;
-	r25 = r2563 + 4ll;
+	r5886 = r6907;
+	r25 = r5886 + 4ll;
 	r28 = *(i32 *)r25;
 	r29 = (u32)r28 + (u32)r24;
 	r30 = r25;
 	*(i32 *)r30 = r29;
-	if ((u64)r9 >= (u64)r37) { qd_site = 1; qd_x = r9; qd_y = r37; goto qd_fault; }
-	r2565 = r3075;
-	r35 = r2565 + 4ll;
+	r5888 = r6908;
+	r35 = r5888 + 4ll;
 	r38 = *(i32 *)r35;
 	r39 = (u32)r38 + (u32)r34;
 	r40 = r35;
 	*(i32 *)r40 = r39;
-	if ((u64)r9 >= (u64)r47) { qd_site = 2; qd_x = r9; qd_y = r47; goto qd_fault; }
-	r2567 = r3076;
-	r45 = r2567 + 4ll;
+	r5890 = r6909;
+	r45 = r5890 + 4ll;
 	r48 = *(i32 *)r45;
 	r49 = (u32)r48 + (u32)r44;
 	r50 = r45;
 	*(i32 *)r50 = r49;
-	if ((u64)r9 >= (u64)r57) { qd_site = 3; qd_x = r9; qd_y = r57; goto qd_fault; }
-	r2569 = r3077;
-	r55 = r2569 + 4ll;
+	r5892 = r6910;
+	r55 = r5892 + 4ll;
 	r58 = *(i32 *)r55;
 	r59 = (u32)r58 + (u32)r54;
 	r60 = r55;
 	*(i32 *)r60 = r59;
-	if ((u64)r9 >= (u64)r67) { qd_site = 4; qd_x = r9; qd_y = r67; goto qd_fault; }
-	r2571 = r3078;
-	r65 = r2571 + 4ll;
+	r5894 = r6911;
+	r65 = r5894 + 4ll;
 	r68 = *(i32 *)r65;
 	r69 = (u32)r68 + (u32)r64;
 	r70 = r65;
 	*(i32 *)r70 = r69;
-	if ((u64)r9 >= (u64)r77) { qd_site = 5; qd_x = r9; qd_y = r77; goto qd_fault; }
-	r2573 = r3079;
-	r75 = r2573 + 4ll;
+	r5896 = r6912;
+	r75 = r5896 + 4ll;
 	r78 = *(i32 *)r75;
 	r79 = (u32)r78 + (u32)r74;
 	r80 = r75;
 	*(i32 *)r80 = r79;
-	if ((u64)r9 >= (u64)r87) { qd_site = 6; qd_x = r9; qd_y = r87; goto qd_fault; }
-	r2575 = r3080;
-	r85 = r2575 + 4ll;
+	r5898 = r6913;
+	r85 = r5898 + 4ll;
 	r88 = *(i32 *)r85;
 	r89 = (u32)r88 + (u32)r84;
 	r90 = r85;
 	*(i32 *)r90 = r89;
-	if ((u64)r9 >= (u64)r97) { qd_site = 7; qd_x = r9; qd_y = r97; goto qd_fault; }
-	r2577 = r3081;
-	r95 = r2577 + 4ll;
+	r5900 = r6914;
+	r95 = r5900 + 4ll;
 	r98 = *(i32 *)r95;
 	r99 = (u32)r98 + (u32)r94;
 	r100 = r95;
 	*(i32 *)r100 = r99;
-	if ((u64)r9 >= (u64)r107) { qd_site = 8; qd_x = r9; qd_y = r107; goto qd_fault; }
-	r2579 = r3082;
-	r105 = r2579 + 4ll;
+	r5902 = r6915;
+	r105 = r5902 + 4ll;
 	r108 = *(i32 *)r105;
 	r109 = (u32)r108 + (u32)r104;
 	r110 = r105;
 	*(i32 *)r110 = r109;
-	if ((u64)r9 >= (u64)r117) { qd_site = 9; qd_x = r9; qd_y = r117; goto qd_fault; }
-	r2581 = r3083;
-	r115 = r2581 + 4ll;
+	r5904 = r6916;
+	r115 = r5904 + 4ll;
 	r118 = *(i32 *)r115;
 	r119 = (u32)r118 + (u32)r114;
 	r120 = r115;
 	*(i32 *)r120 = r119;
-	if ((u64)r9 >= (u64)r127) { qd_site = 10; qd_x = r9; qd_y = r127; goto qd_fault; }
-	r2583 = r3084;
-	r125 = r2583 + 4ll;
+	r5906 = r6917;
+	r125 = r5906 + 4ll;
 	r128 = *(i32 *)r125;
 	r129 = (u32)r128 + (u32)r124;
 	r130 = r125;
 	*(i32 *)r130 = r129;
-	if ((u64)r9 >= (u64)r137) { qd_site = 11; qd_x = r9; qd_y = r137; goto qd_fault; }
-	r2585 = r3085;
-	r135 = r2585 + 4ll;
+	r5908 = r6918;
+	r135 = r5908 + 4ll;
 	r138 = *(i32 *)r135;
 	r139 = (u32)r138 + (u32)r134;
 	r140 = r135;
 	*(i32 *)r140 = r139;
-	if ((u64)r9 >= (u64)r147) { qd_site = 12; qd_x = r9; qd_y = r147; goto qd_fault; }
-	r2587 = r3086;
-	r145 = r2587 + 4ll;
+	r5910 = r6919;
+	r145 = r5910 + 4ll;
 	r148 = *(i32 *)r145;
 	r149 = (u32)r148 + (u32)r144;
 	r150 = r145;
 	*(i32 *)r150 = r149;
-	if ((u64)r9 >= (u64)r157) { qd_site = 13; qd_x = r9; qd_y = r157; goto qd_fault; }
-	r2589 = r3087;
-	r155 = r2589 + 4ll;
+	r5912 = r6920;
+	r155 = r5912 + 4ll;
 	r158 = *(i32 *)r155;
 	r159 = (u32)r158 + (u32)r154;
 	r160 = r155;
 	*(i32 *)r160 = r159;
-	if ((u64)r9 >= (u64)r167) { qd_site = 14; qd_x = r9; qd_y = r167; goto qd_fault; }
-	r2591 = r3088;
-	r165 = r2591 + 4ll;
+	r5914 = r6921;
+	r165 = r5914 + 4ll;
 	r168 = *(i32 *)r165;
 	r169 = (u32)r168 + (u32)r164;
 	r170 = r165;
 	*(i32 *)r170 = r169;
-	if ((u64)r9 >= (u64)r177) { qd_site = 15; qd_x = r9; qd_y = r177; goto qd_fault; }
-	r2593 = r3089;
-	r175 = r2593 + 4ll;
+	r5916 = r6922;
+	r175 = r5916 + 4ll;
 	r178 = *(i32 *)r175;
 	r179 = (u32)r178 + (u32)r174;
 	r180 = r175;
 	*(i32 *)r180 = r179;
-	if ((u64)r9 >= (u64)r187) { qd_site = 16; qd_x = r9; qd_y = r187; goto qd_fault; }
-	r2595 = r3090;
-	r185 = r2595 + 4ll;
+	r5918 = r6923;
+	r185 = r5918 + 4ll;
 	r188 = *(i32 *)r185;
 	r189 = (u32)r188 + (u32)r184;
 	r190 = r185;
 	*(i32 *)r190 = r189;
-	if ((u64)r9 >= (u64)r197) { qd_site = 17; qd_x = r9; qd_y = r197; goto qd_fault; }
-	r2597 = r3091;
-	r195 = r2597 + 4ll;
+	r5920 = r6924;
+	r195 = r5920 + 4ll;
 	r198 = *(i32 *)r195;
 	r199 = (u32)r198 + (u32)r194;
 	r200 = r195;
 	*(i32 *)r200 = r199;
-	if ((u64)r9 >= (u64)r207) { qd_site = 18; qd_x = r9; qd_y = r207; goto qd_fault; }
-	r2599 = r3092;
-	r205 = r2599 + 4ll;
+	r5922 = r6925;
+	r205 = r5922 + 4ll;
 	r208 = *(i32 *)r205;
 	r209 = (u32)r208 + (u32)r204;
 	r210 = r205;
 	*(i32 *)r210 = r209;
-	if ((u64)r9 >= (u64)r217) { qd_site = 19; qd_x = r9; qd_y = r217; goto qd_fault; }
-	r2601 = r3093;
-	r215 = r2601 + 4ll;
+	r5924 = r6926;
+	r215 = r5924 + 4ll;
 	r218 = *(i32 *)r215;
 	r219 = (u32)r218 + (u32)r214;
 	r220 = r215;
 	*(i32 *)r220 = r219;
-	if ((u64)r9 >= (u64)r227) { qd_site = 20; qd_x = r9; qd_y = r227; goto qd_fault; }
-	r2603 = r3094;
-	r225 = r2603 + 4ll;
+	r5926 = r6927;
+	r225 = r5926 + 4ll;
 	r228 = *(i32 *)r225;
 	r229 = (u32)r228 + (u32)r224;
 	r230 = r225;
 	*(i32 *)r230 = r229;
-	if ((u64)r9 >= (u64)r237) { qd_site = 21; qd_x = r9; qd_y = r237; goto qd_fault; }
-	r2605 = r3095;
-	r235 = r2605 + 4ll;
+	r5928 = r6928;
+	r235 = r5928 + 4ll;
 	r238 = *(i32 *)r235;
 	r239 = (u32)r238 + (u32)r234;
 	r240 = r235;
 	*(i32 *)r240 = r239;
-	if ((u64)r9 >= (u64)r247) { qd_site = 22; qd_x = r9; qd_y = r247; goto qd_fault; }
-	r2607 = r3096;
-	r245 = r2607 + 4ll;
+	r5930 = r6929;
+	r245 = r5930 + 4ll;
 	r248 = *(i32 *)r245;
 	r249 = (u32)r248 + (u32)r244;
 	r250 = r245;
 	*(i32 *)r250 = r249;
-	if ((u64)r9 >= (u64)r257) { qd_site = 23; qd_x = r9; qd_y = r257; goto qd_fault; }
-	r2609 = r3097;
-	r255 = r2609 + 4ll;
+	r5932 = r6930;
+	r255 = r5932 + 4ll;
 	r258 = *(i32 *)r255;
 	r259 = (u32)r258 + (u32)r254;
 	r260 = r255;
 	*(i32 *)r260 = r259;
-	if ((u64)r9 >= (u64)r267) { qd_site = 24; qd_x = r9; qd_y = r267; goto qd_fault; }
-	r2611 = r3098;
-	r265 = r2611 + 4ll;
+	r5934 = r6931;
+	r265 = r5934 + 4ll;
 	r268 = *(i32 *)r265;
 	r269 = (u32)r268 + (u32)r264;
 	r270 = r265;
 	*(i32 *)r270 = r269;
-	if ((u64)r9 >= (u64)r277) { qd_site = 25; qd_x = r9; qd_y = r277; goto qd_fault; }
-	r2613 = r3099;
-	r275 = r2613 + 4ll;
+	r5936 = r6932;
+	r275 = r5936 + 4ll;
 	r278 = *(i32 *)r275;
 	r279 = (u32)r278 + (u32)r274;
 	r280 = r275;
 	*(i32 *)r280 = r279;
-	if ((u64)r9 >= (u64)r287) { qd_site = 26; qd_x = r9; qd_y = r287; goto qd_fault; }
-	r2615 = r3100;
-	r285 = r2615 + 4ll;
+	r5938 = r6933;
+	r285 = r5938 + 4ll;
 	r288 = *(i32 *)r285;
 	r289 = (u32)r288 + (u32)r284;
 	r290 = r285;
 	*(i32 *)r290 = r289;
-	if ((u64)r9 >= (u64)r297) { qd_site = 27; qd_x = r9; qd_y = r297; goto qd_fault; }
-	r2617 = r3101;
-	r295 = r2617 + 4ll;
+	r5940 = r6934;
+	r295 = r5940 + 4ll;
 	r298 = *(i32 *)r295;
 	r299 = (u32)r298 + (u32)r294;
 	r300 = r295;
 	*(i32 *)r300 = r299;
-	if ((u64)r9 >= (u64)r307) { qd_site = 28; qd_x = r9; qd_y = r307; goto qd_fault; }
-	r2619 = r3102;
-	r305 = r2619 + 4ll;
+	r5942 = r6935;
+	r305 = r5942 + 4ll;
 	r308 = *(i32 *)r305;
 	r309 = (u32)r308 + (u32)r304;
 	r310 = r305;
 	*(i32 *)r310 = r309;
-	if ((u64)r9 >= (u64)r317) { qd_site = 29; qd_x = r9; qd_y = r317; goto qd_fault; }
-	r2621 = r3103;
-	r315 = r2621 + 4ll;
+	r5944 = r6936;
+	r315 = r5944 + 4ll;
 	r318 = *(i32 *)r315;
 	r319 = (u32)r318 + (u32)r314;
 	r320 = r315;
 	*(i32 *)r320 = r319;
-	if ((u64)r9 >= (u64)r327) { qd_site = 30; qd_x = r9; qd_y = r327; goto qd_fault; }
-	r2623 = r3104;
-	r325 = r2623 + 4ll;
+	r5946 = r6937;
+	r325 = r5946 + 4ll;
 	r328 = *(i32 *)r325;
 	r329 = (u32)r328 + (u32)r324;
 	r330 = r325;
 	*(i32 *)r330 = r329;
-	if ((u64)r9 >= (u64)r337) { qd_site = 31; qd_x = r9; qd_y = r337; goto qd_fault; }
-	r2625 = r3105;
-	r335 = r2625 + 4ll;
+	r5948 = r6938;
+	r335 = r5948 + 4ll;
 	r338 = *(i32 *)r335;
 	r339 = (u32)r338 + (u32)r334;
 	r340 = r335;
 	*(i32 *)r340 = r339;
-	if ((u64)r9 >= (u64)r347) { qd_site = 32; qd_x = r9; qd_y = r347; goto qd_fault; }
-	r2627 = r3106;
-	r345 = r2627 + 4ll;
+	r5950 = r6939;
+	r345 = r5950 + 4ll;
 	r348 = *(i32 *)r345;
 	r349 = (u32)r348 + (u32)r344;
 	r350 = r345;
 	*(i32 *)r350 = r349;
-	if ((u64)r9 >= (u64)r357) { qd_site = 33; qd_x = r9; qd_y = r357; goto qd_fault; }
-	r2629 = r3107;
-	r355 = r2629 + 4ll;
+	r5952 = r6940;
+	r355 = r5952 + 4ll;
 	r358 = *(i32 *)r355;
 	r359 = (u32)r358 + (u32)r354;
 	r360 = r355;
 	*(i32 *)r360 = r359;
-	if ((u64)r9 >= (u64)r367) { qd_site = 34; qd_x = r9; qd_y = r367; goto qd_fault; }
-	r2631 = r3108;
-	r365 = r2631 + 4ll;
+	r5954 = r6941;
+	r365 = r5954 + 4ll;
 	r368 = *(i32 *)r365;
 	r369 = (u32)r368 + (u32)r364;
 	r370 = r365;
 	*(i32 *)r370 = r369;
-	if ((u64)r9 >= (u64)r377) { qd_site = 35; qd_x = r9; qd_y = r377; goto qd_fault; }
-	r2633 = r3109;
-	r375 = r2633 + 4ll;
+	r5956 = r6942;
+	r375 = r5956 + 4ll;
 	r378 = *(i32 *)r375;
 	r379 = (u32)r378 + (u32)r374;
 	r380 = r375;
 	*(i32 *)r380 = r379;
-	if ((u64)r9 >= (u64)r387) { qd_site = 36; qd_x = r9; qd_y = r387; goto qd_fault; }
-	r2635 = r3110;
-	r385 = r2635 + 4ll;
+	r5958 = r6943;
+	r385 = r5958 + 4ll;
 	r388 = *(i32 *)r385;
 	r389 = (u32)r388 + (u32)r384;
 	r390 = r385;
 	*(i32 *)r390 = r389;
-	if ((u64)r9 >= (u64)r397) { qd_site = 37; qd_x = r9; qd_y = r397; goto qd_fault; }
-	r2637 = r3111;
-	r395 = r2637 + 4ll;
+	r5960 = r6944;
+	r395 = r5960 + 4ll;
 	r398 = *(i32 *)r395;
 	r399 = (u32)r398 + (u32)r394;
 	r400 = r395;
 	*(i32 *)r400 = r399;
-	if ((u64)r9 >= (u64)r407) { qd_site = 38; qd_x = r9; qd_y = r407; goto qd_fault; }
-	r2639 = r3112;
-	r405 = r2639 + 4ll;
+	r5962 = r6945;
+	r405 = r5962 + 4ll;
 	r408 = *(i32 *)r405;
 	r409 = (u32)r408 + (u32)r404;
 	r410 = r405;
 	*(i32 *)r410 = r409;
-	if ((u64)r9 >= (u64)r417) { qd_site = 39; qd_x = r9; qd_y = r417; goto qd_fault; }
-	r2641 = r3113;
-	r415 = r2641 + 4ll;
+	r5964 = r6946;
+	r415 = r5964 + 4ll;
 	r418 = *(i32 *)r415;
 	r419 = (u32)r418 + (u32)r414;
 	r420 = r415;
 	*(i32 *)r420 = r419;
-	if ((u64)r9 >= (u64)r427) { qd_site = 40; qd_x = r9; qd_y = r427; goto qd_fault; }
-	r2643 = r3114;
-	r425 = r2643 + 4ll;
+	r5966 = r6947;
+	r425 = r5966 + 4ll;
 	r428 = *(i32 *)r425;
 	r429 = (u32)r428 + (u32)r424;
 	r430 = r425;
 	*(i32 *)r430 = r429;
-	if ((u64)r9 >= (u64)r437) { qd_site = 41; qd_x = r9; qd_y = r437; goto qd_fault; }
-	r2645 = r3115;
-	r435 = r2645 + 4ll;
+	r5968 = r6948;
+	r435 = r5968 + 4ll;
 	r438 = *(i32 *)r435;
 	r439 = (u32)r438 + (u32)r434;
 	r440 = r435;
 	*(i32 *)r440 = r439;
-	if ((u64)r9 >= (u64)r447) { qd_site = 42; qd_x = r9; qd_y = r447; goto qd_fault; }
-	r2647 = r3116;
-	r445 = r2647 + 4ll;
+	r5970 = r6949;
+	r445 = r5970 + 4ll;
 	r448 = *(i32 *)r445;
 	r449 = (u32)r448 + (u32)r444;
 	r450 = r445;
 	*(i32 *)r450 = r449;
-	if ((u64)r9 >= (u64)r457) { qd_site = 43; qd_x = r9; qd_y = r457; goto qd_fault; }
-	r2649 = r3117;
-	r455 = r2649 + 4ll;
+	r5972 = r6950;
+	r455 = r5972 + 4ll;
 	r458 = *(i32 *)r455;
 	r459 = (u32)r458 + (u32)r454;
 	r460 = r455;
 	*(i32 *)r460 = r459;
-	if ((u64)r9 >= (u64)r467) { qd_site = 44; qd_x = r9; qd_y = r467; goto qd_fault; }
-	r2651 = r3118;
-	r465 = r2651 + 4ll;
+	r5974 = r6951;
+	r465 = r5974 + 4ll;
 	r468 = *(i32 *)r465;
 	r469 = (u32)r468 + (u32)r464;
 	r470 = r465;
 	*(i32 *)r470 = r469;
-	if ((u64)r9 >= (u64)r477) { qd_site = 45; qd_x = r9; qd_y = r477; goto qd_fault; }
-	r2653 = r3119;
-	r475 = r2653 + 4ll;
+	r5976 = r6952;
+	r475 = r5976 + 4ll;
 	r478 = *(i32 *)r475;
 	r479 = (u32)r478 + (u32)r474;
 	r480 = r475;
 	*(i32 *)r480 = r479;
-	if ((u64)r9 >= (u64)r487) { qd_site = 46; qd_x = r9; qd_y = r487; goto qd_fault; }
-	r2655 = r3120;
-	r485 = r2655 + 4ll;
+	r5978 = r6953;
+	r485 = r5978 + 4ll;
 	r488 = *(i32 *)r485;
 	r489 = (u32)r488 + (u32)r484;
 	r490 = r485;
 	*(i32 *)r490 = r489;
-	if ((u64)r9 >= (u64)r497) { qd_site = 47; qd_x = r9; qd_y = r497; goto qd_fault; }
-	r2657 = r3121;
-	r495 = r2657 + 4ll;
+	r5980 = r6954;
+	r495 = r5980 + 4ll;
 	r498 = *(i32 *)r495;
 	r499 = (u32)r498 + (u32)r494;
 	r500 = r495;
 	*(i32 *)r500 = r499;
-	if ((u64)r9 >= (u64)r507) { qd_site = 48; qd_x = r9; qd_y = r507; goto qd_fault; }
-	r2659 = r3122;
-	r505 = r2659 + 4ll;
+	r5982 = r6955;
+	r505 = r5982 + 4ll;
 	r508 = *(i32 *)r505;
 	r509 = (u32)r508 + (u32)r504;
 	r510 = r505;
 	*(i32 *)r510 = r509;
-	if ((u64)r9 >= (u64)r517) { qd_site = 49; qd_x = r9; qd_y = r517; goto qd_fault; }
-	r2661 = r3123;
-	r515 = r2661 + 4ll;
+	r5984 = r6956;
+	r515 = r5984 + 4ll;
 	r518 = *(i32 *)r515;
 	r519 = (u32)r518 + (u32)r514;
 	r520 = r515;
 	*(i32 *)r520 = r519;
-	if ((u64)r9 >= (u64)r527) { qd_site = 50; qd_x = r9; qd_y = r527; goto qd_fault; }
-	r2663 = r3124;
-	r525 = r2663 + 4ll;
+	r5986 = r6957;
+	r525 = r5986 + 4ll;
 	r528 = *(i32 *)r525;
 	r529 = (u32)r528 + (u32)r524;
 	r530 = r525;
 	*(i32 *)r530 = r529;
-	if ((u64)r9 >= (u64)r537) { qd_site = 51; qd_x = r9; qd_y = r537; goto qd_fault; }
-	r2665 = r3125;
-	r535 = r2665 + 4ll;
+	r5988 = r6958;
+	r535 = r5988 + 4ll;
 	r538 = *(i32 *)r535;
 	r539 = (u32)r538 + (u32)r534;
 	r540 = r535;
 	*(i32 *)r540 = r539;
-	if ((u64)r9 >= (u64)r547) { qd_site = 52; qd_x = r9; qd_y = r547; goto qd_fault; }
-	r2667 = r3126;
-	r545 = r2667 + 4ll;
+	r5990 = r6959;
+	r545 = r5990 + 4ll;
 	r548 = *(i32 *)r545;
 	r549 = (u32)r548 + (u32)r544;
 	r550 = r545;
 	*(i32 *)r550 = r549;
-	if ((u64)r9 >= (u64)r557) { qd_site = 53; qd_x = r9; qd_y = r557; goto qd_fault; }
-	r2669 = r3127;
-	r555 = r2669 + 4ll;
+	r5992 = r6960;
+	r555 = r5992 + 4ll;
 	r558 = *(i32 *)r555;
 	r559 = (u32)r558 + (u32)r554;
 	r560 = r555;
 	*(i32 *)r560 = r559;
-	if ((u64)r9 >= (u64)r567) { qd_site = 54; qd_x = r9; qd_y = r567; goto qd_fault; }
-	r2671 = r3128;
-	r565 = r2671 + 4ll;
+	r5994 = r6961;
+	r565 = r5994 + 4ll;
 	r568 = *(i32 *)r565;
 	r569 = (u32)r568 + (u32)r564;
 	r570 = r565;
 	*(i32 *)r570 = r569;
-	if ((u64)r9 >= (u64)r577) { qd_site = 55; qd_x = r9; qd_y = r577; goto qd_fault; }
-	r2673 = r3129;
-	r575 = r2673 + 4ll;
+	r5996 = r6962;
+	r575 = r5996 + 4ll;
 	r578 = *(i32 *)r575;
 	r579 = (u32)r578 + (u32)r574;
 	r580 = r575;
 	*(i32 *)r580 = r579;
-	if ((u64)r9 >= (u64)r587) { qd_site = 56; qd_x = r9; qd_y = r587; goto qd_fault; }
-	r2675 = r3130;
-	r585 = r2675 + 4ll;
+	r5998 = r6963;
+	r585 = r5998 + 4ll;
 	r588 = *(i32 *)r585;
 	r589 = (u32)r588 + (u32)r584;
 	r590 = r585;
 	*(i32 *)r590 = r589;
-	if ((u64)r9 >= (u64)r597) { qd_site = 57; qd_x = r9; qd_y = r597; goto qd_fault; }
-	r2677 = r3131;
-	r595 = r2677 + 4ll;
+	r6000 = r6964;
+	r595 = r6000 + 4ll;
 	r598 = *(i32 *)r595;
 	r599 = (u32)r598 + (u32)r594;
 	r600 = r595;
 	*(i32 *)r600 = r599;
-	if ((u64)r9 >= (u64)r607) { qd_site = 58; qd_x = r9; qd_y = r607; goto qd_fault; }
-	r2679 = r3132;
-	r605 = r2679 + 4ll;
+	r6002 = r6965;
+	r605 = r6002 + 4ll;
 	r608 = *(i32 *)r605;
 	r609 = (u32)r608 + (u32)r604;
 	r610 = r605;
 	*(i32 *)r610 = r609;
-	if ((u64)r9 >= (u64)r617) { qd_site = 59; qd_x = r9; qd_y = r617; goto qd_fault; }
-	r2681 = r3133;
-	r615 = r2681 + 4ll;
+	r6004 = r6966;
+	r615 = r6004 + 4ll;
 	r618 = *(i32 *)r615;
 	r619 = (u32)r618 + (u32)r614;
 	r620 = r615;
 	*(i32 *)r620 = r619;
-	if ((u64)r9 >= (u64)r627) { qd_site = 60; qd_x = r9; qd_y = r627; goto qd_fault; }
-	r2683 = r3134;
-	r625 = r2683 + 4ll;
+	r6006 = r6967;
+	r625 = r6006 + 4ll;
 	r628 = *(i32 *)r625;
 	r629 = (u32)r628 + (u32)r624;
 	r630 = r625;
 	*(i32 *)r630 = r629;
-	if ((u64)r9 >= (u64)r637) { qd_site = 61; qd_x = r9; qd_y = r637; goto qd_fault; }
-	r2685 = r3135;
-	r635 = r2685 + 4ll;
+	r6008 = r6968;
+	r635 = r6008 + 4ll;
 	r638 = *(i32 *)r635;
 	r639 = (u32)r638 + (u32)r634;
 	r640 = r635;
 	*(i32 *)r640 = r639;
-	if ((u64)r9 >= (u64)r647) { qd_site = 62; qd_x = r9; qd_y = r647; goto qd_fault; }
-	r2687 = r3136;
-	r645 = r2687 + 4ll;
+	r6010 = r6969;
+	r645 = r6010 + 4ll;
 	r648 = *(i32 *)r645;
 	r649 = (u32)r648 + (u32)r644;
 	r650 = r645;
 	*(i32 *)r650 = r649;
-	if ((u64)r9 >= (u64)r657) { qd_site = 63; qd_x = r9; qd_y = r657; goto qd_fault; }
-	r2689 = r3137;
-	r655 = r2689 + 4ll;
+	r6012 = r6970;
+	r655 = r6012 + 4ll;
 	r658 = *(i32 *)r655;
 	r659 = (u32)r658 + (u32)r654;
 	r660 = r655;
 	*(i32 *)r660 = r659;
-	if ((u64)r9 >= (u64)r667) { qd_site = 64; qd_x = r9; qd_y = r667; goto qd_fault; }
-	r2691 = r3138;
-	r665 = r2691 + 4ll;
+	r6014 = r6971;
+	r665 = r6014 + 4ll;
 	r668 = *(i32 *)r665;
 	r669 = (u32)r668 + (u32)r664;
 	r670 = r665;
 	*(i32 *)r670 = r669;
-	if ((u64)r9 >= (u64)r677) { qd_site = 65; qd_x = r9; qd_y = r677; goto qd_fault; }
-	r2693 = r3139;
-	r675 = r2693 + 4ll;
+	r6016 = r6972;
+	r675 = r6016 + 4ll;
 	r678 = *(i32 *)r675;
 	r679 = (u32)r678 + (u32)r674;
 	r680 = r675;
 	*(i32 *)r680 = r679;
-	if ((u64)r9 >= (u64)r687) { qd_site = 66; qd_x = r9; qd_y = r687; goto qd_fault; }
-	r2695 = r3140;
-	r685 = r2695 + 4ll;
+	r6018 = r6973;
+	r685 = r6018 + 4ll;
 	r688 = *(i32 *)r685;
 	r689 = (u32)r688 + (u32)r684;
 	r690 = r685;
 	*(i32 *)r690 = r689;
-	if ((u64)r9 >= (u64)r697) { qd_site = 67; qd_x = r9; qd_y = r697; goto qd_fault; }
-	r2697 = r3141;
-	r695 = r2697 + 4ll;
+	r6020 = r6974;
+	r695 = r6020 + 4ll;
 	r698 = *(i32 *)r695;
 	r699 = (u32)r698 + (u32)r694;
 	r700 = r695;
 	*(i32 *)r700 = r699;
-	if ((u64)r9 >= (u64)r707) { qd_site = 68; qd_x = r9; qd_y = r707; goto qd_fault; }
-	r2699 = r3142;
-	r705 = r2699 + 4ll;
+	r6022 = r6975;
+	r705 = r6022 + 4ll;
 	r708 = *(i32 *)r705;
 	r709 = (u32)r708 + (u32)r704;
 	r710 = r705;
 	*(i32 *)r710 = r709;
-	if ((u64)r9 >= (u64)r717) { qd_site = 69; qd_x = r9; qd_y = r717; goto qd_fault; }
-	r2701 = r3143;
-	r715 = r2701 + 4ll;
+	r6024 = r6976;
+	r715 = r6024 + 4ll;
 	r718 = *(i32 *)r715;
 	r719 = (u32)r718 + (u32)r714;
 	r720 = r715;
 	*(i32 *)r720 = r719;
-	if ((u64)r9 >= (u64)r727) { qd_site = 70; qd_x = r9; qd_y = r727; goto qd_fault; }
-	r2703 = r3144;
-	r725 = r2703 + 4ll;
+	r6026 = r6977;
+	r725 = r6026 + 4ll;
 	r728 = *(i32 *)r725;
 	r729 = (u32)r728 + (u32)r724;
 	r730 = r725;
 	*(i32 *)r730 = r729;
-	if ((u64)r9 >= (u64)r737) { qd_site = 71; qd_x = r9; qd_y = r737; goto qd_fault; }
-	r2705 = r3145;
-	r735 = r2705 + 4ll;
+	r6028 = r6978;
+	r735 = r6028 + 4ll;
 	r738 = *(i32 *)r735;
 	r739 = (u32)r738 + (u32)r734;
 	r740 = r735;
 	*(i32 *)r740 = r739;
-	if ((u64)r9 >= (u64)r747) { qd_site = 72; qd_x = r9; qd_y = r747; goto qd_fault; }
-	r2707 = r3146;
-	r745 = r2707 + 4ll;
+	r6030 = r6979;
+	r745 = r6030 + 4ll;
 	r748 = *(i32 *)r745;
 	r749 = (u32)r748 + (u32)r744;
 	r750 = r745;
 	*(i32 *)r750 = r749;
-	if ((u64)r9 >= (u64)r757) { qd_site = 73; qd_x = r9; qd_y = r757; goto qd_fault; }
-	r2709 = r3147;
-	r755 = r2709 + 4ll;
+	r6032 = r6980;
+	r755 = r6032 + 4ll;
 	r758 = *(i32 *)r755;
 	r759 = (u32)r758 + (u32)r754;
 	r760 = r755;
 	*(i32 *)r760 = r759;
-	if ((u64)r9 >= (u64)r767) { qd_site = 74; qd_x = r9; qd_y = r767; goto qd_fault; }
-	r2711 = r3148;
-	r765 = r2711 + 4ll;
+	r6034 = r6981;
+	r765 = r6034 + 4ll;
 	r768 = *(i32 *)r765;
 	r769 = (u32)r768 + (u32)r764;
 	r770 = r765;
 	*(i32 *)r770 = r769;
-	if ((u64)r9 >= (u64)r777) { qd_site = 75; qd_x = r9; qd_y = r777; goto qd_fault; }
-	r2713 = r3149;
-	r775 = r2713 + 4ll;
+	r6036 = r6982;
+	r775 = r6036 + 4ll;
 	r778 = *(i32 *)r775;
 	r779 = (u32)r778 + (u32)r774;
 	r780 = r775;
 	*(i32 *)r780 = r779;
-	if ((u64)r9 >= (u64)r787) { qd_site = 76; qd_x = r9; qd_y = r787; goto qd_fault; }
-	r2715 = r3150;
-	r785 = r2715 + 4ll;
+	r6038 = r6983;
+	r785 = r6038 + 4ll;
 	r788 = *(i32 *)r785;
 	r789 = (u32)r788 + (u32)r784;
 	r790 = r785;
 	*(i32 *)r790 = r789;
-	if ((u64)r9 >= (u64)r797) { qd_site = 77; qd_x = r9; qd_y = r797; goto qd_fault; }
-	r2717 = r3151;
-	r795 = r2717 + 4ll;
+	r6040 = r6984;
+	r795 = r6040 + 4ll;
 	r798 = *(i32 *)r795;
 	r799 = (u32)r798 + (u32)r794;
 	r800 = r795;
 	*(i32 *)r800 = r799;
-	if ((u64)r9 >= (u64)r807) { qd_site = 78; qd_x = r9; qd_y = r807; goto qd_fault; }
-	r2719 = r3152;
-	r805 = r2719 + 4ll;
+	r6042 = r6985;
+	r805 = r6042 + 4ll;
 	r808 = *(i32 *)r805;
 	r809 = (u32)r808 + (u32)r804;
 	r810 = r805;
 	*(i32 *)r810 = r809;
-	if ((u64)r9 >= (u64)r817) { qd_site = 79; qd_x = r9; qd_y = r817; goto qd_fault; }
-	r2721 = r3153;
-	r815 = r2721 + 4ll;
+	r6044 = r6986;
+	r815 = r6044 + 4ll;
 	r818 = *(i32 *)r815;
 	r819 = (u32)r818 + (u32)r814;
 	r820 = r815;
 	*(i32 *)r820 = r819;
-	if ((u64)r9 >= (u64)r827) { qd_site = 80; qd_x = r9; qd_y = r827; goto qd_fault; }
-	r2723 = r3154;
-	r825 = r2723 + 4ll;
+	r6046 = r6987;
+	r825 = r6046 + 4ll;
 	r828 = *(i32 *)r825;
 	r829 = (u32)r828 + (u32)r824;
 	r830 = r825;
 	*(i32 *)r830 = r829;
-	if ((u64)r9 >= (u64)r837) { qd_site = 81; qd_x = r9; qd_y = r837; goto qd_fault; }
-	r2725 = r3155;
-	r835 = r2725 + 4ll;
+	r6048 = r6988;
+	r835 = r6048 + 4ll;
 	r838 = *(i32 *)r835;
 	r839 = (u32)r838 + (u32)r834;
 	r840 = r835;
 	*(i32 *)r840 = r839;
-	if ((u64)r9 >= (u64)r847) { qd_site = 82; qd_x = r9; qd_y = r847; goto qd_fault; }
-	r2727 = r3156;
-	r845 = r2727 + 4ll;
+	r6050 = r6989;
+	r845 = r6050 + 4ll;
 	r848 = *(i32 *)r845;
 	r849 = (u32)r848 + (u32)r844;
 	r850 = r845;
 	*(i32 *)r850 = r849;
-	if ((u64)r9 >= (u64)r857) { qd_site = 83; qd_x = r9; qd_y = r857; goto qd_fault; }
-	r2729 = r3157;
-	r855 = r2729 + 4ll;
+	r6052 = r6990;
+	r855 = r6052 + 4ll;
 	r858 = *(i32 *)r855;
 	r859 = (u32)r858 + (u32)r854;
 	r860 = r855;
 	*(i32 *)r860 = r859;
-	if ((u64)r9 >= (u64)r867) { qd_site = 84; qd_x = r9; qd_y = r867; goto qd_fault; }
-	r2731 = r3158;
-	r865 = r2731 + 4ll;
+	r6054 = r6991;
+	r865 = r6054 + 4ll;
 	r868 = *(i32 *)r865;
 	r869 = (u32)r868 + (u32)r864;
 	r870 = r865;
 	*(i32 *)r870 = r869;
-	if ((u64)r9 >= (u64)r877) { qd_site = 85; qd_x = r9; qd_y = r877; goto qd_fault; }
-	r2733 = r3159;
-	r875 = r2733 + 4ll;
+	r6056 = r6992;
+	r875 = r6056 + 4ll;
 	r878 = *(i32 *)r875;
 	r879 = (u32)r878 + (u32)r874;
 	r880 = r875;
 	*(i32 *)r880 = r879;
-	if ((u64)r9 >= (u64)r887) { qd_site = 86; qd_x = r9; qd_y = r887; goto qd_fault; }
-	r2735 = r3160;
-	r885 = r2735 + 4ll;
+	r6058 = r6993;
+	r885 = r6058 + 4ll;
 	r888 = *(i32 *)r885;
 	r889 = (u32)r888 + (u32)r884;
 	r890 = r885;
 	*(i32 *)r890 = r889;
-	if ((u64)r9 >= (u64)r897) { qd_site = 87; qd_x = r9; qd_y = r897; goto qd_fault; }
-	r2737 = r3161;
-	r895 = r2737 + 4ll;
+	r6060 = r6994;
+	r895 = r6060 + 4ll;
 	r898 = *(i32 *)r895;
 	r899 = (u32)r898 + (u32)r894;
 	r900 = r895;
 	*(i32 *)r900 = r899;
-	if ((u64)r9 >= (u64)r907) { qd_site = 88; qd_x = r9; qd_y = r907; goto qd_fault; }
-	r2739 = r3162;
-	r905 = r2739 + 4ll;
+	r6062 = r6995;
+	r905 = r6062 + 4ll;
 	r908 = *(i32 *)r905;
 	r909 = (u32)r908 + (u32)r904;
 	r910 = r905;
 	*(i32 *)r910 = r909;
-	if ((u64)r9 >= (u64)r917) { qd_site = 89; qd_x = r9; qd_y = r917; goto qd_fault; }
-	r2741 = r3163;
-	r915 = r2741 + 4ll;
+	r6064 = r6996;
+	r915 = r6064 + 4ll;
 	r918 = *(i32 *)r915;
 	r919 = (u32)r918 + (u32)r914;
 	r920 = r915;
 	*(i32 *)r920 = r919;
-	if ((u64)r9 >= (u64)r927) { qd_site = 90; qd_x = r9; qd_y = r927; goto qd_fault; }
-	r2743 = r3164;
-	r925 = r2743 + 4ll;
+	r6066 = r6997;
+	r925 = r6066 + 4ll;
 	r928 = *(i32 *)r925;
 	r929 = (u32)r928 + (u32)r924;
 	r930 = r925;
 	*(i32 *)r930 = r929;
-	if ((u64)r9 >= (u64)r937) { qd_site = 91; qd_x = r9; qd_y = r937; goto qd_fault; }
-	r2745 = r3165;
-	r935 = r2745 + 4ll;
+	r6068 = r6998;
+	r935 = r6068 + 4ll;
 	r938 = *(i32 *)r935;
 	r939 = (u32)r938 + (u32)r934;
 	r940 = r935;
 	*(i32 *)r940 = r939;
-	if ((u64)r9 >= (u64)r947) { qd_site = 92; qd_x = r9; qd_y = r947; goto qd_fault; }
-	r2747 = r3166;
-	r945 = r2747 + 4ll;
+	r6070 = r6999;
+	r945 = r6070 + 4ll;
 	r948 = *(i32 *)r945;
 	r949 = (u32)r948 + (u32)r944;
 	r950 = r945;
 	*(i32 *)r950 = r949;
-	if ((u64)r9 >= (u64)r957) { qd_site = 93; qd_x = r9; qd_y = r957; goto qd_fault; }
-	r2749 = r3167;
-	r955 = r2749 + 4ll;
+	r6072 = r7000;
+	r955 = r6072 + 4ll;
 	r958 = *(i32 *)r955;
 	r959 = (u32)r958 + (u32)r954;
 	r960 = r955;
 	*(i32 *)r960 = r959;
-	if ((u64)r9 >= (u64)r967) { qd_site = 94; qd_x = r9; qd_y = r967; goto qd_fault; }
-	r2751 = r3168;
-	r965 = r2751 + 4ll;
+	r6074 = r7001;
+	r965 = r6074 + 4ll;
 	r968 = *(i32 *)r965;
 	r969 = (u32)r968 + (u32)r964;
 	r970 = r965;
 	*(i32 *)r970 = r969;
-	if ((u64)r9 >= (u64)r977) { qd_site = 95; qd_x = r9; qd_y = r977; goto qd_fault; }
-	r2753 = r3169;
-	r975 = r2753 + 4ll;
+	r6076 = r7002;
+	r975 = r6076 + 4ll;
 	r978 = *(i32 *)r975;
 	r979 = (u32)r978 + (u32)r974;
 	r980 = r975;
 	*(i32 *)r980 = r979;
-	if ((u64)r9 >= (u64)r987) { qd_site = 96; qd_x = r9; qd_y = r987; goto qd_fault; }
-	r2755 = r3170;
-	r985 = r2755 + 4ll;
+	r6078 = r7003;
+	r985 = r6078 + 4ll;
 	r988 = *(i32 *)r985;
 	r989 = (u32)r988 + (u32)r984;
 	r990 = r985;
 	*(i32 *)r990 = r989;
-	if ((u64)r9 >= (u64)r997) { qd_site = 97; qd_x = r9; qd_y = r997; goto qd_fault; }
-	r2757 = r3171;
-	r995 = r2757 + 4ll;
+	r6080 = r7004;
+	r995 = r6080 + 4ll;
 	r998 = *(i32 *)r995;
 	r999 = (u32)r998 + (u32)r994;
 	r1000 = r995;
 	*(i32 *)r1000 = r999;
-	if ((u64)r9 >= (u64)r1007) { qd_site = 98; qd_x = r9; qd_y = r1007; goto qd_fault; }
-	r2759 = r3172;
-	r1005 = r2759 + 4ll;
+	r6082 = r7005;
+	r1005 = r6082 + 4ll;
 	r1008 = *(i32 *)r1005;
 	r1009 = (u32)r1008 + (u32)r1004;
 	r1010 = r1005;
 	*(i32 *)r1010 = r1009;
-	if ((u64)r9 >= (u64)r1017) { qd_site = 99; qd_x = r9; qd_y = r1017; goto qd_fault; }
-	r2761 = r3173;
-	r1015 = r2761 + 4ll;
+	r6084 = r7006;
+	r1015 = r6084 + 4ll;
 	r1018 = *(i32 *)r1015;
 	r1019 = (u32)r1018 + (u32)r1014;
 	r1020 = r1015;
 	*(i32 *)r1020 = r1019;
-	if ((u64)r9 >= (u64)r1027) { qd_site = 100; qd_x = r9; qd_y = r1027; goto qd_fault; }
-	r2763 = r3174;
-	r1025 = r2763 + 4ll;
+	r6086 = r7007;
+	r1025 = r6086 + 4ll;
 	r1028 = *(i32 *)r1025;
 	r1029 = (u32)r1028 + (u32)r1024;
 	r1030 = r1025;
 	*(i32 *)r1030 = r1029;
-	if ((u64)r9 >= (u64)r1037) { qd_site = 101; qd_x = r9; qd_y = r1037; goto qd_fault; }
-	r2765 = r3175;
-	r1035 = r2765 + 4ll;
+	r6088 = r7008;
+	r1035 = r6088 + 4ll;
 	r1038 = *(i32 *)r1035;
 	r1039 = (u32)r1038 + (u32)r1034;
 	r1040 = r1035;
 	*(i32 *)r1040 = r1039;
-	if ((u64)r9 >= (u64)r1047) { qd_site = 102; qd_x = r9; qd_y = r1047; goto qd_fault; }
-	r2767 = r3176;
-	r1045 = r2767 + 4ll;
+	r6090 = r7009;
+	r1045 = r6090 + 4ll;
 	r1048 = *(i32 *)r1045;
 	r1049 = (u32)r1048 + (u32)r1044;
 	r1050 = r1045;
 	*(i32 *)r1050 = r1049;
-	if ((u64)r9 >= (u64)r1057) { qd_site = 103; qd_x = r9; qd_y = r1057; goto qd_fault; }
-	r2769 = r3177;
-	r1055 = r2769 + 4ll;
+	r6092 = r7010;
+	r1055 = r6092 + 4ll;
 	r1058 = *(i32 *)r1055;
 	r1059 = (u32)r1058 + (u32)r1054;
 	r1060 = r1055;
 	*(i32 *)r1060 = r1059;
-	if ((u64)r9 >= (u64)r1067) { qd_site = 104; qd_x = r9; qd_y = r1067; goto qd_fault; }
-	r2771 = r3178;
-	r1065 = r2771 + 4ll;
+	r6094 = r7011;
+	r1065 = r6094 + 4ll;
 	r1068 = *(i32 *)r1065;
 	r1069 = (u32)r1068 + (u32)r1064;
 	r1070 = r1065;
 	*(i32 *)r1070 = r1069;
-	if ((u64)r9 >= (u64)r1077) { qd_site = 105; qd_x = r9; qd_y = r1077; goto qd_fault; }
-	r2773 = r3179;
-	r1075 = r2773 + 4ll;
+	r6096 = r7012;
+	r1075 = r6096 + 4ll;
 	r1078 = *(i32 *)r1075;
 	r1079 = (u32)r1078 + (u32)r1074;
 	r1080 = r1075;
 	*(i32 *)r1080 = r1079;
-	if ((u64)r9 >= (u64)r1087) { qd_site = 106; qd_x = r9; qd_y = r1087; goto qd_fault; }
-	r2775 = r3180;
-	r1085 = r2775 + 4ll;
+	r6098 = r7013;
+	r1085 = r6098 + 4ll;
 	r1088 = *(i32 *)r1085;
 	r1089 = (u32)r1088 + (u32)r1084;
 	r1090 = r1085;
 	*(i32 *)r1090 = r1089;
-	if ((u64)r9 >= (u64)r1097) { qd_site = 107; qd_x = r9; qd_y = r1097; goto qd_fault; }
-	r2777 = r3181;
-	r1095 = r2777 + 4ll;
+	r6100 = r7014;
+	r1095 = r6100 + 4ll;
 	r1098 = *(i32 *)r1095;
 	r1099 = (u32)r1098 + (u32)r1094;
 	r1100 = r1095;
 	*(i32 *)r1100 = r1099;
-	if ((u64)r9 >= (u64)r1107) { qd_site = 108; qd_x = r9; qd_y = r1107; goto qd_fault; }
-	r2779 = r3182;
-	r1105 = r2779 + 4ll;
+	r6102 = r7015;
+	r1105 = r6102 + 4ll;
 	r1108 = *(i32 *)r1105;
 	r1109 = (u32)r1108 + (u32)r1104;
 	r1110 = r1105;
 	*(i32 *)r1110 = r1109;
-	if ((u64)r9 >= (u64)r1117) { qd_site = 109; qd_x = r9; qd_y = r1117; goto qd_fault; }
-	r2781 = r3183;
-	r1115 = r2781 + 4ll;
+	r6104 = r7016;
+	r1115 = r6104 + 4ll;
 	r1118 = *(i32 *)r1115;
 	r1119 = (u32)r1118 + (u32)r1114;
 	r1120 = r1115;
 	*(i32 *)r1120 = r1119;
-	if ((u64)r9 >= (u64)r1127) { qd_site = 110; qd_x = r9; qd_y = r1127; goto qd_fault; }
-	r2783 = r3184;
-	r1125 = r2783 + 4ll;
+	r6106 = r7017;
+	r1125 = r6106 + 4ll;
 	r1128 = *(i32 *)r1125;
 	r1129 = (u32)r1128 + (u32)r1124;
 	r1130 = r1125;
 	*(i32 *)r1130 = r1129;
-	if ((u64)r9 >= (u64)r1137) { qd_site = 111; qd_x = r9; qd_y = r1137; goto qd_fault; }
-	r2785 = r3185;
-	r1135 = r2785 + 4ll;
+	r6108 = r7018;
+	r1135 = r6108 + 4ll;
 	r1138 = *(i32 *)r1135;
 	r1139 = (u32)r1138 + (u32)r1134;
 	r1140 = r1135;
 	*(i32 *)r1140 = r1139;
-	if ((u64)r9 >= (u64)r1147) { qd_site = 112; qd_x = r9; qd_y = r1147; goto qd_fault; }
-	r2787 = r3186;
-	r1145 = r2787 + 4ll;
+	r6110 = r7019;
+	r1145 = r6110 + 4ll;
 	r1148 = *(i32 *)r1145;
 	r1149 = (u32)r1148 + (u32)r1144;
 	r1150 = r1145;
 	*(i32 *)r1150 = r1149;
-	if ((u64)r9 >= (u64)r1157) { qd_site = 113; qd_x = r9; qd_y = r1157; goto qd_fault; }
-	r2789 = r3187;
-	r1155 = r2789 + 4ll;
+	r6112 = r7020;
+	r1155 = r6112 + 4ll;
 	r1158 = *(i32 *)r1155;
 	r1159 = (u32)r1158 + (u32)r1154;
 	r1160 = r1155;
 	*(i32 *)r1160 = r1159;
-	if ((u64)r9 >= (u64)r1167) { qd_site = 114; qd_x = r9; qd_y = r1167; goto qd_fault; }
-	r2791 = r3188;
-	r1165 = r2791 + 4ll;
+	r6114 = r7021;
+	r1165 = r6114 + 4ll;
 	r1168 = *(i32 *)r1165;
 	r1169 = (u32)r1168 + (u32)r1164;
 	r1170 = r1165;
 	*(i32 *)r1170 = r1169;
-	if ((u64)r9 >= (u64)r1177) { qd_site = 115; qd_x = r9; qd_y = r1177; goto qd_fault; }
-	r2793 = r3189;
-	r1175 = r2793 + 4ll;
+	r6116 = r7022;
+	r1175 = r6116 + 4ll;
 	r1178 = *(i32 *)r1175;
 	r1179 = (u32)r1178 + (u32)r1174;
 	r1180 = r1175;
 	*(i32 *)r1180 = r1179;
-	if ((u64)r9 >= (u64)r1187) { qd_site = 116; qd_x = r9; qd_y = r1187; goto qd_fault; }
-	r2795 = r3190;
-	r1185 = r2795 + 4ll;
+	r6118 = r7023;
+	r1185 = r6118 + 4ll;
 	r1188 = *(i32 *)r1185;
 	r1189 = (u32)r1188 + (u32)r1184;
 	r1190 = r1185;
 	*(i32 *)r1190 = r1189;
-	if ((u64)r9 >= (u64)r1197) { qd_site = 117; qd_x = r9; qd_y = r1197; goto qd_fault; }
-	r2797 = r3191;
-	r1195 = r2797 + 4ll;
+	r6120 = r7024;
+	r1195 = r6120 + 4ll;
 	r1198 = *(i32 *)r1195;
 	r1199 = (u32)r1198 + (u32)r1194;
 	r1200 = r1195;
 	*(i32 *)r1200 = r1199;
-	if ((u64)r9 >= (u64)r1207) { qd_site = 118; qd_x = r9; qd_y = r1207; goto qd_fault; }
-	r2799 = r3192;
-	r1205 = r2799 + 4ll;
+	r6122 = r7025;
+	r1205 = r6122 + 4ll;
 	r1208 = *(i32 *)r1205;
 	r1209 = (u32)r1208 + (u32)r1204;
 	r1210 = r1205;
 	*(i32 *)r1210 = r1209;
-	if ((u64)r9 >= (u64)r1217) { qd_site = 119; qd_x = r9; qd_y = r1217; goto qd_fault; }
-	r2801 = r3193;
-	r1215 = r2801 + 4ll;
+	r6124 = r7026;
+	r1215 = r6124 + 4ll;
 	r1218 = *(i32 *)r1215;
 	r1219 = (u32)r1218 + (u32)r1214;
 	r1220 = r1215;
 	*(i32 *)r1220 = r1219;
-	if ((u64)r9 >= (u64)r1227) { qd_site = 120; qd_x = r9; qd_y = r1227; goto qd_fault; }
-	r2803 = r3194;
-	r1225 = r2803 + 4ll;
+	r6126 = r7027;
+	r1225 = r6126 + 4ll;
 	r1228 = *(i32 *)r1225;
 	r1229 = (u32)r1228 + (u32)r1224;
 	r1230 = r1225;
 	*(i32 *)r1230 = r1229;
-	if ((u64)r9 >= (u64)r1237) { qd_site = 121; qd_x = r9; qd_y = r1237; goto qd_fault; }
-	r2805 = r3195;
-	r1235 = r2805 + 4ll;
+	r6128 = r7028;
+	r1235 = r6128 + 4ll;
 	r1238 = *(i32 *)r1235;
 	r1239 = (u32)r1238 + (u32)r1234;
 	r1240 = r1235;
 	*(i32 *)r1240 = r1239;
-	if ((u64)r9 >= (u64)r1247) { qd_site = 122; qd_x = r9; qd_y = r1247; goto qd_fault; }
-	r2807 = r3196;
-	r1245 = r2807 + 4ll;
+	r6130 = r7029;
+	r1245 = r6130 + 4ll;
 	r1248 = *(i32 *)r1245;
 	r1249 = (u32)r1248 + (u32)r1244;
 	r1250 = r1245;
 	*(i32 *)r1250 = r1249;
-	if ((u64)r9 >= (u64)r1257) { qd_site = 123; qd_x = r9; qd_y = r1257; goto qd_fault; }
-	r2809 = r3197;
-	r1255 = r2809 + 4ll;
+	r6132 = r7030;
+	r1255 = r6132 + 4ll;
 	r1258 = *(i32 *)r1255;
 	r1259 = (u32)r1258 + (u32)r1254;
 	r1260 = r1255;
 	*(i32 *)r1260 = r1259;
-	if ((u64)r9 >= (u64)r1267) { qd_site = 124; qd_x = r9; qd_y = r1267; goto qd_fault; }
-	r2811 = r3198;
-	r1265 = r2811 + 4ll;
+	r6134 = r7031;
+	r1265 = r6134 + 4ll;
 	r1268 = *(i32 *)r1265;
 	r1269 = (u32)r1268 + (u32)r1264;
 	r1270 = r1265;
 	*(i32 *)r1270 = r1269;
-	if ((u64)r9 >= (u64)r1277) { qd_site = 125; qd_x = r9; qd_y = r1277; goto qd_fault; }
-	r2813 = r3199;
-	r1275 = r2813 + 4ll;
+	r6136 = r7032;
+	r1275 = r6136 + 4ll;
 	r1278 = *(i32 *)r1275;
 	r1279 = (u32)r1278 + (u32)r1274;
 	r1280 = r1275;
 	*(i32 *)r1280 = r1279;
-	if ((u64)r9 >= (u64)r1287) { qd_site = 126; qd_x = r9; qd_y = r1287; goto qd_fault; }
-	r2815 = r3200;
-	r1285 = r2815 + 4ll;
+	r6138 = r7033;
+	r1285 = r6138 + 4ll;
 	r1288 = *(i32 *)r1285;
 	r1289 = (u32)r1288 + (u32)r1284;
 	r1290 = r1285;
 	*(i32 *)r1290 = r1289;
-	if ((u64)r9 >= (u64)r1297) { qd_site = 127; qd_x = r9; qd_y = r1297; goto qd_fault; }
-	r2817 = r3201;
-	r1295 = r2817 + 4ll;
+	r6140 = r7034;
+	r1295 = r6140 + 4ll;
 	r1298 = *(i32 *)r1295;
 	r1299 = (u32)r1298 + (u32)r1294;
 	r1300 = r1295;
 	*(i32 *)r1300 = r1299;
-	if ((u64)r9 >= (u64)r1307) { qd_site = 128; qd_x = r9; qd_y = r1307; goto qd_fault; }
-	r2819 = r3202;
-	r1305 = r2819 + 4ll;
+	r6142 = r7035;
+	r1305 = r6142 + 4ll;
 	r1308 = *(i32 *)r1305;
 	r1309 = (u32)r1308 + (u32)r1304;
 	r1310 = r1305;
 	*(i32 *)r1310 = r1309;
-	if ((u64)r9 >= (u64)r1317) { qd_site = 129; qd_x = r9; qd_y = r1317; goto qd_fault; }
-	r2821 = r3203;
-	r1315 = r2821 + 4ll;
+	r6144 = r7036;
+	r1315 = r6144 + 4ll;
 	r1318 = *(i32 *)r1315;
 	r1319 = (u32)r1318 + (u32)r1314;
 	r1320 = r1315;
 	*(i32 *)r1320 = r1319;
-	if ((u64)r9 >= (u64)r1327) { qd_site = 130; qd_x = r9; qd_y = r1327; goto qd_fault; }
-	r2823 = r3204;
-	r1325 = r2823 + 4ll;
+	r6146 = r7037;
+	r1325 = r6146 + 4ll;
 	r1328 = *(i32 *)r1325;
 	r1329 = (u32)r1328 + (u32)r1324;
 	r1330 = r1325;
 	*(i32 *)r1330 = r1329;
-	if ((u64)r9 >= (u64)r1337) { qd_site = 131; qd_x = r9; qd_y = r1337; goto qd_fault; }
-	r2825 = r3205;
-	r1335 = r2825 + 4ll;
+	r6148 = r7038;
+	r1335 = r6148 + 4ll;
 	r1338 = *(i32 *)r1335;
 	r1339 = (u32)r1338 + (u32)r1334;
 	r1340 = r1335;
 	*(i32 *)r1340 = r1339;
-	if ((u64)r9 >= (u64)r1347) { qd_site = 132; qd_x = r9; qd_y = r1347; goto qd_fault; }
-	r2827 = r3206;
-	r1345 = r2827 + 4ll;
+	r6150 = r7039;
+	r1345 = r6150 + 4ll;
 	r1348 = *(i32 *)r1345;
 	r1349 = (u32)r1348 + (u32)r1344;
 	r1350 = r1345;
 	*(i32 *)r1350 = r1349;
-	if ((u64)r9 >= (u64)r1357) { qd_site = 133; qd_x = r9; qd_y = r1357; goto qd_fault; }
-	r2829 = r3207;
-	r1355 = r2829 + 4ll;
+	r6152 = r7040;
+	r1355 = r6152 + 4ll;
 	r1358 = *(i32 *)r1355;
 	r1359 = (u32)r1358 + (u32)r1354;
 	r1360 = r1355;
 	*(i32 *)r1360 = r1359;
-	if ((u64)r9 >= (u64)r1367) { qd_site = 134; qd_x = r9; qd_y = r1367; goto qd_fault; }
-	r2831 = r3208;
-	r1365 = r2831 + 4ll;
+	r6154 = r7041;
+	r1365 = r6154 + 4ll;
 	r1368 = *(i32 *)r1365;
 	r1369 = (u32)r1368 + (u32)r1364;
 	r1370 = r1365;
 	*(i32 *)r1370 = r1369;
-	if ((u64)r9 >= (u64)r1377) { qd_site = 135; qd_x = r9; qd_y = r1377; goto qd_fault; }
-	r2833 = r3209;
-	r1375 = r2833 + 4ll;
+	r6156 = r7042;
+	r1375 = r6156 + 4ll;
 	r1378 = *(i32 *)r1375;
 	r1379 = (u32)r1378 + (u32)r1374;
 	r1380 = r1375;
 	*(i32 *)r1380 = r1379;
-	if ((u64)r9 >= (u64)r1387) { qd_site = 136; qd_x = r9; qd_y = r1387; goto qd_fault; }
-	r2835 = r3210;
-	r1385 = r2835 + 4ll;
+	r6158 = r7043;
+	r1385 = r6158 + 4ll;
 	r1388 = *(i32 *)r1385;
 	r1389 = (u32)r1388 + (u32)r1384;
 	r1390 = r1385;
 	*(i32 *)r1390 = r1389;
-	if ((u64)r9 >= (u64)r1397) { qd_site = 137; qd_x = r9; qd_y = r1397; goto qd_fault; }
-	r2837 = r3211;
-	r1395 = r2837 + 4ll;
+	r6160 = r7044;
+	r1395 = r6160 + 4ll;
 	r1398 = *(i32 *)r1395;
 	r1399 = (u32)r1398 + (u32)r1394;
 	r1400 = r1395;
 	*(i32 *)r1400 = r1399;
-	if ((u64)r9 >= (u64)r1407) { qd_site = 138; qd_x = r9; qd_y = r1407; goto qd_fault; }
-	r2839 = r3212;
-	r1405 = r2839 + 4ll;
+	r6162 = r7045;
+	r1405 = r6162 + 4ll;
 	r1408 = *(i32 *)r1405;
 	r1409 = (u32)r1408 + (u32)r1404;
 	r1410 = r1405;
 	*(i32 *)r1410 = r1409;
-	if ((u64)r9 >= (u64)r1417) { qd_site = 139; qd_x = r9; qd_y = r1417; goto qd_fault; }
-	r2841 = r3213;
-	r1415 = r2841 + 4ll;
+	r6164 = r7046;
+	r1415 = r6164 + 4ll;
 	r1418 = *(i32 *)r1415;
 	r1419 = (u32)r1418 + (u32)r1414;
 	r1420 = r1415;
 	*(i32 *)r1420 = r1419;
-	if ((u64)r9 >= (u64)r1427) { qd_site = 140; qd_x = r9; qd_y = r1427; goto qd_fault; }
-	r2843 = r3214;
-	r1425 = r2843 + 4ll;
+	r6166 = r7047;
+	r1425 = r6166 + 4ll;
 	r1428 = *(i32 *)r1425;
 	r1429 = (u32)r1428 + (u32)r1424;
 	r1430 = r1425;
 	*(i32 *)r1430 = r1429;
-	if ((u64)r9 >= (u64)r1437) { qd_site = 141; qd_x = r9; qd_y = r1437; goto qd_fault; }
-	r2845 = r3215;
-	r1435 = r2845 + 4ll;
+	r6168 = r7048;
+	r1435 = r6168 + 4ll;
 	r1438 = *(i32 *)r1435;
 	r1439 = (u32)r1438 + (u32)r1434;
 	r1440 = r1435;
 	*(i32 *)r1440 = r1439;
-	if ((u64)r9 >= (u64)r1447) { qd_site = 142; qd_x = r9; qd_y = r1447; goto qd_fault; }
-	r2847 = r3216;
-	r1445 = r2847 + 4ll;
+	r6170 = r7049;
+	r1445 = r6170 + 4ll;
 	r1448 = *(i32 *)r1445;
 	r1449 = (u32)r1448 + (u32)r1444;
 	r1450 = r1445;
 	*(i32 *)r1450 = r1449;
-	if ((u64)r9 >= (u64)r1457) { qd_site = 143; qd_x = r9; qd_y = r1457; goto qd_fault; }
-	r2849 = r3217;
-	r1455 = r2849 + 4ll;
+	r6172 = r7050;
+	r1455 = r6172 + 4ll;
 	r1458 = *(i32 *)r1455;
 	r1459 = (u32)r1458 + (u32)r1454;
 	r1460 = r1455;
 	*(i32 *)r1460 = r1459;
-	if ((u64)r9 >= (u64)r1467) { qd_site = 144; qd_x = r9; qd_y = r1467; goto qd_fault; }
-	r2851 = r3218;
-	r1465 = r2851 + 4ll;
+	r6174 = r7051;
+	r1465 = r6174 + 4ll;
 	r1468 = *(i32 *)r1465;
 	r1469 = (u32)r1468 + (u32)r1464;
 	r1470 = r1465;
 	*(i32 *)r1470 = r1469;
-	if ((u64)r9 >= (u64)r1477) { qd_site = 145; qd_x = r9; qd_y = r1477; goto qd_fault; }
-	r2853 = r3219;
-	r1475 = r2853 + 4ll;
+	r6176 = r7052;
+	r1475 = r6176 + 4ll;
 	r1478 = *(i32 *)r1475;
 	r1479 = (u32)r1478 + (u32)r1474;
 	r1480 = r1475;
 	*(i32 *)r1480 = r1479;
-	if ((u64)r9 >= (u64)r1487) { qd_site = 146; qd_x = r9; qd_y = r1487; goto qd_fault; }
-	r2855 = r3220;
-	r1485 = r2855 + 4ll;
+	r6178 = r7053;
+	r1485 = r6178 + 4ll;
 	r1488 = *(i32 *)r1485;
 	r1489 = (u32)r1488 + (u32)r1484;
 	r1490 = r1485;
 	*(i32 *)r1490 = r1489;
-	if ((u64)r9 >= (u64)r1497) { qd_site = 147; qd_x = r9; qd_y = r1497; goto qd_fault; }
-	r2857 = r3221;
-	r1495 = r2857 + 4ll;
+	r6180 = r7054;
+	r1495 = r6180 + 4ll;
 	r1498 = *(i32 *)r1495;
 	r1499 = (u32)r1498 + (u32)r1494;
 	r1500 = r1495;
 	*(i32 *)r1500 = r1499;
-	if ((u64)r9 >= (u64)r1507) { qd_site = 148; qd_x = r9; qd_y = r1507; goto qd_fault; }
-	r2859 = r3222;
-	r1505 = r2859 + 4ll;
+	r6182 = r7055;
+	r1505 = r6182 + 4ll;
 	r1508 = *(i32 *)r1505;
 	r1509 = (u32)r1508 + (u32)r1504;
 	r1510 = r1505;
 	*(i32 *)r1510 = r1509;
-	if ((u64)r9 >= (u64)r1517) { qd_site = 149; qd_x = r9; qd_y = r1517; goto qd_fault; }
-	r2861 = r3223;
-	r1515 = r2861 + 4ll;
+	r6184 = r7056;
+	r1515 = r6184 + 4ll;
 	r1518 = *(i32 *)r1515;
 	r1519 = (u32)r1518 + (u32)r1514;
 	r1520 = r1515;
 	*(i32 *)r1520 = r1519;
-	if ((u64)r9 >= (u64)r1527) { qd_site = 150; qd_x = r9; qd_y = r1527; goto qd_fault; }
-	r2863 = r3224;
-	r1525 = r2863 + 4ll;
+	r6186 = r7057;
+	r1525 = r6186 + 4ll;
 	r1528 = *(i32 *)r1525;
 	r1529 = (u32)r1528 + (u32)r1524;
 	r1530 = r1525;
 	*(i32 *)r1530 = r1529;
-	if ((u64)r9 >= (u64)r1537) { qd_site = 151; qd_x = r9; qd_y = r1537; goto qd_fault; }
-	r2865 = r3225;
-	r1535 = r2865 + 4ll;
+	r6188 = r7058;
+	r1535 = r6188 + 4ll;
 	r1538 = *(i32 *)r1535;
 	r1539 = (u32)r1538 + (u32)r1534;
 	r1540 = r1535;
 	*(i32 *)r1540 = r1539;
-	if ((u64)r9 >= (u64)r1547) { qd_site = 152; qd_x = r9; qd_y = r1547; goto qd_fault; }
-	r2867 = r3226;
-	r1545 = r2867 + 4ll;
+	r6190 = r7059;
+	r1545 = r6190 + 4ll;
 	r1548 = *(i32 *)r1545;
 	r1549 = (u32)r1548 + (u32)r1544;
 	r1550 = r1545;
 	*(i32 *)r1550 = r1549;
-	if ((u64)r9 >= (u64)r1557) { qd_site = 153; qd_x = r9; qd_y = r1557; goto qd_fault; }
-	r2869 = r3227;
-	r1555 = r2869 + 4ll;
+	r6192 = r7060;
+	r1555 = r6192 + 4ll;
 	r1558 = *(i32 *)r1555;
 	r1559 = (u32)r1558 + (u32)r1554;
 	r1560 = r1555;
 	*(i32 *)r1560 = r1559;
-	if ((u64)r9 >= (u64)r1567) { qd_site = 154; qd_x = r9; qd_y = r1567; goto qd_fault; }
-	r2871 = r3228;
-	r1565 = r2871 + 4ll;
+	r6194 = r7061;
+	r1565 = r6194 + 4ll;
 	r1568 = *(i32 *)r1565;
 	r1569 = (u32)r1568 + (u32)r1564;
 	r1570 = r1565;
 	*(i32 *)r1570 = r1569;
-	if ((u64)r9 >= (u64)r1577) { qd_site = 155; qd_x = r9; qd_y = r1577; goto qd_fault; }
-	r2873 = r3229;
-	r1575 = r2873 + 4ll;
+	r6196 = r7062;
+	r1575 = r6196 + 4ll;
 	r1578 = *(i32 *)r1575;
 	r1579 = (u32)r1578 + (u32)r1574;
 	r1580 = r1575;
 	*(i32 *)r1580 = r1579;
-	if ((u64)r9 >= (u64)r1587) { qd_site = 156; qd_x = r9; qd_y = r1587; goto qd_fault; }
-	r2875 = r3230;
-	r1585 = r2875 + 4ll;
+	r6198 = r7063;
+	r1585 = r6198 + 4ll;
 	r1588 = *(i32 *)r1585;
 	r1589 = (u32)r1588 + (u32)r1584;
 	r1590 = r1585;
 	*(i32 *)r1590 = r1589;
-	if ((u64)r9 >= (u64)r1597) { qd_site = 157; qd_x = r9; qd_y = r1597; goto qd_fault; }
-	r2877 = r3231;
-	r1595 = r2877 + 4ll;
+	r6200 = r7064;
+	r1595 = r6200 + 4ll;
 	r1598 = *(i32 *)r1595;
 	r1599 = (u32)r1598 + (u32)r1594;
 	r1600 = r1595;
 	*(i32 *)r1600 = r1599;
-	if ((u64)r9 >= (u64)r1607) { qd_site = 158; qd_x = r9; qd_y = r1607; goto qd_fault; }
-	r2879 = r3232;
-	r1605 = r2879 + 4ll;
+	r6202 = r7065;
+	r1605 = r6202 + 4ll;
 	r1608 = *(i32 *)r1605;
 	r1609 = (u32)r1608 + (u32)r1604;
 	r1610 = r1605;
 	*(i32 *)r1610 = r1609;
-	if ((u64)r9 >= (u64)r1617) { qd_site = 159; qd_x = r9; qd_y = r1617; goto qd_fault; }
-	r2881 = r3233;
-	r1615 = r2881 + 4ll;
+	r6204 = r7066;
+	r1615 = r6204 + 4ll;
 	r1618 = *(i32 *)r1615;
 	r1619 = (u32)r1618 + (u32)r1614;
 	r1620 = r1615;
 	*(i32 *)r1620 = r1619;
-	if ((u64)r9 >= (u64)r1627) { qd_site = 160; qd_x = r9; qd_y = r1627; goto qd_fault; }
-	r2883 = r3234;
-	r1625 = r2883 + 4ll;
+	r6206 = r7067;
+	r1625 = r6206 + 4ll;
 	r1628 = *(i32 *)r1625;
 	r1629 = (u32)r1628 + (u32)r1624;
 	r1630 = r1625;
 	*(i32 *)r1630 = r1629;
-	if ((u64)r9 >= (u64)r1637) { qd_site = 161; qd_x = r9; qd_y = r1637; goto qd_fault; }
-	r2885 = r3235;
-	r1635 = r2885 + 4ll;
+	r6208 = r7068;
+	r1635 = r6208 + 4ll;
 	r1638 = *(i32 *)r1635;
 	r1639 = (u32)r1638 + (u32)r1634;
 	r1640 = r1635;
 	*(i32 *)r1640 = r1639;
-	if ((u64)r9 >= (u64)r1647) { qd_site = 162; qd_x = r9; qd_y = r1647; goto qd_fault; }
-	r2887 = r3236;
-	r1645 = r2887 + 4ll;
+	r6210 = r7069;
+	r1645 = r6210 + 4ll;
 	r1648 = *(i32 *)r1645;
 	r1649 = (u32)r1648 + (u32)r1644;
 	r1650 = r1645;
 	*(i32 *)r1650 = r1649;
-	if ((u64)r9 >= (u64)r1657) { qd_site = 163; qd_x = r9; qd_y = r1657; goto qd_fault; }
-	r2889 = r3237;
-	r1655 = r2889 + 4ll;
+	r6212 = r7070;
+	r1655 = r6212 + 4ll;
 	r1658 = *(i32 *)r1655;
 	r1659 = (u32)r1658 + (u32)r1654;
 	r1660 = r1655;
 	*(i32 *)r1660 = r1659;
-	if ((u64)r9 >= (u64)r1667) { qd_site = 164; qd_x = r9; qd_y = r1667; goto qd_fault; }
-	r2891 = r3238;
-	r1665 = r2891 + 4ll;
+	r6214 = r7071;
+	r1665 = r6214 + 4ll;
 	r1668 = *(i32 *)r1665;
 	r1669 = (u32)r1668 + (u32)r1664;
 	r1670 = r1665;
 	*(i32 *)r1670 = r1669;
-	if ((u64)r9 >= (u64)r1677) { qd_site = 165; qd_x = r9; qd_y = r1677; goto qd_fault; }
-	r2893 = r3239;
-	r1675 = r2893 + 4ll;
+	r6216 = r7072;
+	r1675 = r6216 + 4ll;
 	r1678 = *(i32 *)r1675;
 	r1679 = (u32)r1678 + (u32)r1674;
 	r1680 = r1675;
 	*(i32 *)r1680 = r1679;
-	if ((u64)r9 >= (u64)r1687) { qd_site = 166; qd_x = r9; qd_y = r1687; goto qd_fault; }
-	r2895 = r3240;
-	r1685 = r2895 + 4ll;
+	r6218 = r7073;
+	r1685 = r6218 + 4ll;
 	r1688 = *(i32 *)r1685;
 	r1689 = (u32)r1688 + (u32)r1684;
 	r1690 = r1685;
 	*(i32 *)r1690 = r1689;
-	if ((u64)r9 >= (u64)r1697) { qd_site = 167; qd_x = r9; qd_y = r1697; goto qd_fault; }
-	r2897 = r3241;
-	r1695 = r2897 + 4ll;
+	r6220 = r7074;
+	r1695 = r6220 + 4ll;
 	r1698 = *(i32 *)r1695;
 	r1699 = (u32)r1698 + (u32)r1694;
 	r1700 = r1695;
 	*(i32 *)r1700 = r1699;
-	if ((u64)r9 >= (u64)r1707) { qd_site = 168; qd_x = r9; qd_y = r1707; goto qd_fault; }
-	r2899 = r3242;
-	r1705 = r2899 + 4ll;
+	r6222 = r7075;
+	r1705 = r6222 + 4ll;
 	r1708 = *(i32 *)r1705;
 	r1709 = (u32)r1708 + (u32)r1704;
 	r1710 = r1705;
 	*(i32 *)r1710 = r1709;
-	if ((u64)r9 >= (u64)r1717) { qd_site = 169; qd_x = r9; qd_y = r1717; goto qd_fault; }
-	r2901 = r3243;
-	r1715 = r2901 + 4ll;
+	r6224 = r7076;
+	r1715 = r6224 + 4ll;
 	r1718 = *(i32 *)r1715;
 	r1719 = (u32)r1718 + (u32)r1714;
 	r1720 = r1715;
 	*(i32 *)r1720 = r1719;
-	if ((u64)r9 >= (u64)r1727) { qd_site = 170; qd_x = r9; qd_y = r1727; goto qd_fault; }
-	r2903 = r3244;
-	r1725 = r2903 + 4ll;
+	r6226 = r7077;
+	r1725 = r6226 + 4ll;
 	r1728 = *(i32 *)r1725;
 	r1729 = (u32)r1728 + (u32)r1724;
 	r1730 = r1725;
 	*(i32 *)r1730 = r1729;
-	if ((u64)r9 >= (u64)r1737) { qd_site = 171; qd_x = r9; qd_y = r1737; goto qd_fault; }
-	r2905 = r3245;
-	r1735 = r2905 + 4ll;
+	r6228 = r7078;
+	r1735 = r6228 + 4ll;
 	r1738 = *(i32 *)r1735;
 	r1739 = (u32)r1738 + (u32)r1734;
 	r1740 = r1735;
 	*(i32 *)r1740 = r1739;
-	if ((u64)r9 >= (u64)r1747) { qd_site = 172; qd_x = r9; qd_y = r1747; goto qd_fault; }
-	r2907 = r3246;
-	r1745 = r2907 + 4ll;
+	r6230 = r7079;
+	r1745 = r6230 + 4ll;
 	r1748 = *(i32 *)r1745;
 	r1749 = (u32)r1748 + (u32)r1744;
 	r1750 = r1745;
 	*(i32 *)r1750 = r1749;
-	if ((u64)r9 >= (u64)r1757) { qd_site = 173; qd_x = r9; qd_y = r1757; goto qd_fault; }
-	r2909 = r3247;
-	r1755 = r2909 + 4ll;
+	r6232 = r7080;
+	r1755 = r6232 + 4ll;
 	r1758 = *(i32 *)r1755;
 	r1759 = (u32)r1758 + (u32)r1754;
 	r1760 = r1755;
 	*(i32 *)r1760 = r1759;
-	if ((u64)r9 >= (u64)r1767) { qd_site = 174; qd_x = r9; qd_y = r1767; goto qd_fault; }
-	r2911 = r3248;
-	r1765 = r2911 + 4ll;
+	r6234 = r7081;
+	r1765 = r6234 + 4ll;
 	r1768 = *(i32 *)r1765;
 	r1769 = (u32)r1768 + (u32)r1764;
 	r1770 = r1765;
 	*(i32 *)r1770 = r1769;
-	if ((u64)r9 >= (u64)r1777) { qd_site = 175; qd_x = r9; qd_y = r1777; goto qd_fault; }
-	r2913 = r3249;
-	r1775 = r2913 + 4ll;
+	r6236 = r7082;
+	r1775 = r6236 + 4ll;
 	r1778 = *(i32 *)r1775;
 	r1779 = (u32)r1778 + (u32)r1774;
 	r1780 = r1775;
 	*(i32 *)r1780 = r1779;
-	if ((u64)r9 >= (u64)r1787) { qd_site = 176; qd_x = r9; qd_y = r1787; goto qd_fault; }
-	r2915 = r3250;
-	r1785 = r2915 + 4ll;
+	r6238 = r7083;
+	r1785 = r6238 + 4ll;
 	r1788 = *(i32 *)r1785;
 	r1789 = (u32)r1788 + (u32)r1784;
 	r1790 = r1785;
 	*(i32 *)r1790 = r1789;
-	if ((u64)r9 >= (u64)r1797) { qd_site = 177; qd_x = r9; qd_y = r1797; goto qd_fault; }
-	r2917 = r3251;
-	r1795 = r2917 + 4ll;
+	r6240 = r7084;
+	r1795 = r6240 + 4ll;
 	r1798 = *(i32 *)r1795;
 	r1799 = (u32)r1798 + (u32)r1794;
 	r1800 = r1795;
 	*(i32 *)r1800 = r1799;
-	if ((u64)r9 >= (u64)r1807) { qd_site = 178; qd_x = r9; qd_y = r1807; goto qd_fault; }
-	r2919 = r3252;
-	r1805 = r2919 + 4ll;
+	r6242 = r7085;
+	r1805 = r6242 + 4ll;
 	r1808 = *(i32 *)r1805;
 	r1809 = (u32)r1808 + (u32)r1804;
 	r1810 = r1805;
 	*(i32 *)r1810 = r1809;
-	if ((u64)r9 >= (u64)r1817) { qd_site = 179; qd_x = r9; qd_y = r1817; goto qd_fault; }
-	r2921 = r3253;
-	r1815 = r2921 + 4ll;
+	r6244 = r7086;
+	r1815 = r6244 + 4ll;
 	r1818 = *(i32 *)r1815;
 	r1819 = (u32)r1818 + (u32)r1814;
 	r1820 = r1815;
 	*(i32 *)r1820 = r1819;
-	if ((u64)r9 >= (u64)r1827) { qd_site = 180; qd_x = r9; qd_y = r1827; goto qd_fault; }
-	r2923 = r3254;
-	r1825 = r2923 + 4ll;
+	r6246 = r7087;
+	r1825 = r6246 + 4ll;
 	r1828 = *(i32 *)r1825;
 	r1829 = (u32)r1828 + (u32)r1824;
 	r1830 = r1825;
 	*(i32 *)r1830 = r1829;
-	if ((u64)r9 >= (u64)r1837) { qd_site = 181; qd_x = r9; qd_y = r1837; goto qd_fault; }
-	r2925 = r3255;
-	r1835 = r2925 + 4ll;
+	r6248 = r7088;
+	r1835 = r6248 + 4ll;
 	r1838 = *(i32 *)r1835;
 	r1839 = (u32)r1838 + (u32)r1834;
 	r1840 = r1835;
 	*(i32 *)r1840 = r1839;
-	if ((u64)r9 >= (u64)r1847) { qd_site = 182; qd_x = r9; qd_y = r1847; goto qd_fault; }
-	r2927 = r3256;
-	r1845 = r2927 + 4ll;
+	r6250 = r7089;
+	r1845 = r6250 + 4ll;
 	r1848 = *(i32 *)r1845;
 	r1849 = (u32)r1848 + (u32)r1844;
 	r1850 = r1845;
 	*(i32 *)r1850 = r1849;
-	if ((u64)r9 >= (u64)r1857) { qd_site = 183; qd_x = r9; qd_y = r1857; goto qd_fault; }
-	r2929 = r3257;
-	r1855 = r2929 + 4ll;
+	r6252 = r7090;
+	r1855 = r6252 + 4ll;
 	r1858 = *(i32 *)r1855;
 	r1859 = (u32)r1858 + (u32)r1854;
 	r1860 = r1855;
 	*(i32 *)r1860 = r1859;
-	if ((u64)r9 >= (u64)r1867) { qd_site = 184; qd_x = r9; qd_y = r1867; goto qd_fault; }
-	r2931 = r3258;
-	r1865 = r2931 + 4ll;
+	r6254 = r7091;
+	r1865 = r6254 + 4ll;
 	r1868 = *(i32 *)r1865;
 	r1869 = (u32)r1868 + (u32)r1864;
 	r1870 = r1865;
 	*(i32 *)r1870 = r1869;
-	if ((u64)r9 >= (u64)r1877) { qd_site = 185; qd_x = r9; qd_y = r1877; goto qd_fault; }
-	r2933 = r3259;
-	r1875 = r2933 + 4ll;
+	r6256 = r7092;
+	r1875 = r6256 + 4ll;
 	r1878 = *(i32 *)r1875;
 	r1879 = (u32)r1878 + (u32)r1874;
 	r1880 = r1875;
 	*(i32 *)r1880 = r1879;
-	if ((u64)r9 >= (u64)r1887) { qd_site = 186; qd_x = r9; qd_y = r1887; goto qd_fault; }
-	r2935 = r3260;
-	r1885 = r2935 + 4ll;
+	r6258 = r7093;
+	r1885 = r6258 + 4ll;
 	r1888 = *(i32 *)r1885;
 	r1889 = (u32)r1888 + (u32)r1884;
 	r1890 = r1885;
 	*(i32 *)r1890 = r1889;
-	if ((u64)r9 >= (u64)r1897) { qd_site = 187; qd_x = r9; qd_y = r1897; goto qd_fault; }
-	r2937 = r3261;
-	r1895 = r2937 + 4ll;
+	r6260 = r7094;
+	r1895 = r6260 + 4ll;
 	r1898 = *(i32 *)r1895;
 	r1899 = (u32)r1898 + (u32)r1894;
 	r1900 = r1895;
 	*(i32 *)r1900 = r1899;
-	if ((u64)r9 >= (u64)r1907) { qd_site = 188; qd_x = r9; qd_y = r1907; goto qd_fault; }
-	r2939 = r3262;
-	r1905 = r2939 + 4ll;
+	r6262 = r7095;
+	r1905 = r6262 + 4ll;
 	r1908 = *(i32 *)r1905;
 	r1909 = (u32)r1908 + (u32)r1904;
 	r1910 = r1905;
 	*(i32 *)r1910 = r1909;
-	if ((u64)r9 >= (u64)r1917) { qd_site = 189; qd_x = r9; qd_y = r1917; goto qd_fault; }
-	r2941 = r3263;
-	r1915 = r2941 + 4ll;
+	r6264 = r7096;
+	r1915 = r6264 + 4ll;
 	r1918 = *(i32 *)r1915;
 	r1919 = (u32)r1918 + (u32)r1914;
 	r1920 = r1915;
 	*(i32 *)r1920 = r1919;
-	if ((u64)r9 >= (u64)r1927) { qd_site = 190; qd_x = r9; qd_y = r1927; goto qd_fault; }
-	r2943 = r3264;
-	r1925 = r2943 + 4ll;
+	r6266 = r7097;
+	r1925 = r6266 + 4ll;
 	r1928 = *(i32 *)r1925;
 	r1929 = (u32)r1928 + (u32)r1924;
 	r1930 = r1925;
 	*(i32 *)r1930 = r1929;
-	if ((u64)r9 >= (u64)r1937) { qd_site = 191; qd_x = r9; qd_y = r1937; goto qd_fault; }
-	r2945 = r3265;
-	r1935 = r2945 + 4ll;
+	r6268 = r7098;
+	r1935 = r6268 + 4ll;
 	r1938 = *(i32 *)r1935;
 	r1939 = (u32)r1938 + (u32)r1934;
 	r1940 = r1935;
 	*(i32 *)r1940 = r1939;
-	if ((u64)r9 >= (u64)r1947) { qd_site = 192; qd_x = r9; qd_y = r1947; goto qd_fault; }
-	r2947 = r3266;
-	r1945 = r2947 + 4ll;
+	r6270 = r7099;
+	r1945 = r6270 + 4ll;
 	r1948 = *(i32 *)r1945;
 	r1949 = (u32)r1948 + (u32)r1944;
 	r1950 = r1945;
 	*(i32 *)r1950 = r1949;
-	if ((u64)r9 >= (u64)r1957) { qd_site = 193; qd_x = r9; qd_y = r1957; goto qd_fault; }
-	r2949 = r3267;
-	r1955 = r2949 + 4ll;
+	r6272 = r7100;
+	r1955 = r6272 + 4ll;
 	r1958 = *(i32 *)r1955;
 	r1959 = (u32)r1958 + (u32)r1954;
 	r1960 = r1955;
 	*(i32 *)r1960 = r1959;
-	if ((u64)r9 >= (u64)r1967) { qd_site = 194; qd_x = r9; qd_y = r1967; goto qd_fault; }
-	r2951 = r3268;
-	r1965 = r2951 + 4ll;
+	r6274 = r7101;
+	r1965 = r6274 + 4ll;
 	r1968 = *(i32 *)r1965;
 	r1969 = (u32)r1968 + (u32)r1964;
 	r1970 = r1965;
 	*(i32 *)r1970 = r1969;
-	if ((u64)r9 >= (u64)r1977) { qd_site = 195; qd_x = r9; qd_y = r1977; goto qd_fault; }
-	r2953 = r3269;
-	r1975 = r2953 + 4ll;
+	r6276 = r7102;
+	r1975 = r6276 + 4ll;
 	r1978 = *(i32 *)r1975;
 	r1979 = (u32)r1978 + (u32)r1974;
 	r1980 = r1975;
 	*(i32 *)r1980 = r1979;
-	if ((u64)r9 >= (u64)r1987) { qd_site = 196; qd_x = r9; qd_y = r1987; goto qd_fault; }
-	r2955 = r3270;
-	r1985 = r2955 + 4ll;
+	r6278 = r7103;
+	r1985 = r6278 + 4ll;
 	r1988 = *(i32 *)r1985;
 	r1989 = (u32)r1988 + (u32)r1984;
 	r1990 = r1985;
 	*(i32 *)r1990 = r1989;
-	if ((u64)r9 >= (u64)r1997) { qd_site = 197; qd_x = r9; qd_y = r1997; goto qd_fault; }
-	r2957 = r3271;
-	r1995 = r2957 + 4ll;
+	r6280 = r7104;
+	r1995 = r6280 + 4ll;
 	r1998 = *(i32 *)r1995;
 	r1999 = (u32)r1998 + (u32)r1994;
 	r2000 = r1995;
 	*(i32 *)r2000 = r1999;
-	if ((u64)r9 >= (u64)r2007) { qd_site = 198; qd_x = r9; qd_y = r2007; goto qd_fault; }
-	r2959 = r3272;
-	r2005 = r2959 + 4ll;
+	r6282 = r7105;
+	r2005 = r6282 + 4ll;
 	r2008 = *(i32 *)r2005;
 	r2009 = (u32)r2008 + (u32)r2004;
 	r2010 = r2005;
 	*(i32 *)r2010 = r2009;
-	if ((u64)r9 >= (u64)r2017) { qd_site = 199; qd_x = r9; qd_y = r2017; goto qd_fault; }
-	r2961 = r3273;
-	r2015 = r2961 + 4ll;
+	r6284 = r7106;
+	r2015 = r6284 + 4ll;
 	r2018 = *(i32 *)r2015;
 	r2019 = (u32)r2018 + (u32)r2014;
 	r2020 = r2015;
 	*(i32 *)r2020 = r2019;
-	if ((u64)r9 >= (u64)r2027) { qd_site = 200; qd_x = r9; qd_y = r2027; goto qd_fault; }
-	r2963 = r3274;
-	r2025 = r2963 + 4ll;
+	r6286 = r7107;
+	r2025 = r6286 + 4ll;
 	r2028 = *(i32 *)r2025;
 	r2029 = (u32)r2028 + (u32)r2024;
 	r2030 = r2025;
 	*(i32 *)r2030 = r2029;
-	if ((u64)r9 >= (u64)r2037) { qd_site = 201; qd_x = r9; qd_y = r2037; goto qd_fault; }
-	r2965 = r3275;
-	r2035 = r2965 + 4ll;
+	r6288 = r7108;
+	r2035 = r6288 + 4ll;
 	r2038 = *(i32 *)r2035;
 	r2039 = (u32)r2038 + (u32)r2034;
 	r2040 = r2035;
 	*(i32 *)r2040 = r2039;
-	if ((u64)r9 >= (u64)r2047) { qd_site = 202; qd_x = r9; qd_y = r2047; goto qd_fault; }
-	r2967 = r3276;
-	r2045 = r2967 + 4ll;
+	r6290 = r7109;
+	r2045 = r6290 + 4ll;
 	r2048 = *(i32 *)r2045;
 	r2049 = (u32)r2048 + (u32)r2044;
 	r2050 = r2045;
 	*(i32 *)r2050 = r2049;
-	if ((u64)r9 >= (u64)r2057) { qd_site = 203; qd_x = r9; qd_y = r2057; goto qd_fault; }
-	r2969 = r3277;
-	r2055 = r2969 + 4ll;
+	r6292 = r7110;
+	r2055 = r6292 + 4ll;
 	r2058 = *(i32 *)r2055;
 	r2059 = (u32)r2058 + (u32)r2054;
 	r2060 = r2055;
 	*(i32 *)r2060 = r2059;
-	if ((u64)r9 >= (u64)r2067) { qd_site = 204; qd_x = r9; qd_y = r2067; goto qd_fault; }
-	r2971 = r3278;
-	r2065 = r2971 + 4ll;
+	r6294 = r7111;
+	r2065 = r6294 + 4ll;
 	r2068 = *(i32 *)r2065;
 	r2069 = (u32)r2068 + (u32)r2064;
 	r2070 = r2065;
 	*(i32 *)r2070 = r2069;
-	if ((u64)r9 >= (u64)r2077) { qd_site = 205; qd_x = r9; qd_y = r2077; goto qd_fault; }
-	r2973 = r3279;
-	r2075 = r2973 + 4ll;
+	r6296 = r7112;
+	r2075 = r6296 + 4ll;
 	r2078 = *(i32 *)r2075;
 	r2079 = (u32)r2078 + (u32)r2074;
 	r2080 = r2075;
 	*(i32 *)r2080 = r2079;
-	if ((u64)r9 >= (u64)r2087) { qd_site = 206; qd_x = r9; qd_y = r2087; goto qd_fault; }
-	r2975 = r3280;
-	r2085 = r2975 + 4ll;
+	r6298 = r7113;
+	r2085 = r6298 + 4ll;
 	r2088 = *(i32 *)r2085;
 	r2089 = (u32)r2088 + (u32)r2084;
 	r2090 = r2085;
 	*(i32 *)r2090 = r2089;
-	if ((u64)r9 >= (u64)r2097) { qd_site = 207; qd_x = r9; qd_y = r2097; goto qd_fault; }
-	r2977 = r3281;
-	r2095 = r2977 + 4ll;
+	r6300 = r7114;
+	r2095 = r6300 + 4ll;
 	r2098 = *(i32 *)r2095;
 	r2099 = (u32)r2098 + (u32)r2094;
 	r2100 = r2095;
 	*(i32 *)r2100 = r2099;
-	if ((u64)r9 >= (u64)r2107) { qd_site = 208; qd_x = r9; qd_y = r2107; goto qd_fault; }
-	r2979 = r3282;
-	r2105 = r2979 + 4ll;
+	r6302 = r7115;
+	r2105 = r6302 + 4ll;
 	r2108 = *(i32 *)r2105;
 	r2109 = (u32)r2108 + (u32)r2104;
 	r2110 = r2105;
 	*(i32 *)r2110 = r2109;
-	if ((u64)r9 >= (u64)r2117) { qd_site = 209; qd_x = r9; qd_y = r2117; goto qd_fault; }
-	r2981 = r3283;
-	r2115 = r2981 + 4ll;
+	r6304 = r7116;
+	r2115 = r6304 + 4ll;
 	r2118 = *(i32 *)r2115;
 	r2119 = (u32)r2118 + (u32)r2114;
 	r2120 = r2115;
 	*(i32 *)r2120 = r2119;
-	if ((u64)r9 >= (u64)r2127) { qd_site = 210; qd_x = r9; qd_y = r2127; goto qd_fault; }
-	r2983 = r3284;
-	r2125 = r2983 + 4ll;
+	r6306 = r7117;
+	r2125 = r6306 + 4ll;
 	r2128 = *(i32 *)r2125;
 	r2129 = (u32)r2128 + (u32)r2124;
 	r2130 = r2125;
 	*(i32 *)r2130 = r2129;
-	if ((u64)r9 >= (u64)r2137) { qd_site = 211; qd_x = r9; qd_y = r2137; goto qd_fault; }
-	r2985 = r3285;
-	r2135 = r2985 + 4ll;
+	r6308 = r7118;
+	r2135 = r6308 + 4ll;
 	r2138 = *(i32 *)r2135;
 	r2139 = (u32)r2138 + (u32)r2134;
 	r2140 = r2135;
 	*(i32 *)r2140 = r2139;
-	if ((u64)r9 >= (u64)r2147) { qd_site = 212; qd_x = r9; qd_y = r2147; goto qd_fault; }
-	r2987 = r3286;
-	r2145 = r2987 + 4ll;
+	r6310 = r7119;
+	r2145 = r6310 + 4ll;
 	r2148 = *(i32 *)r2145;
 	r2149 = (u32)r2148 + (u32)r2144;
 	r2150 = r2145;
 	*(i32 *)r2150 = r2149;
-	if ((u64)r9 >= (u64)r2157) { qd_site = 213; qd_x = r9; qd_y = r2157; goto qd_fault; }
-	r2989 = r3287;
-	r2155 = r2989 + 4ll;
+	r6312 = r7120;
+	r2155 = r6312 + 4ll;
 	r2158 = *(i32 *)r2155;
 	r2159 = (u32)r2158 + (u32)r2154;
 	r2160 = r2155;
 	*(i32 *)r2160 = r2159;
-	if ((u64)r9 >= (u64)r2167) { qd_site = 214; qd_x = r9; qd_y = r2167; goto qd_fault; }
-	r2991 = r3288;
-	r2165 = r2991 + 4ll;
+	r6314 = r7121;
+	r2165 = r6314 + 4ll;
 	r2168 = *(i32 *)r2165;
 	r2169 = (u32)r2168 + (u32)r2164;
 	r2170 = r2165;
 	*(i32 *)r2170 = r2169;
-	if ((u64)r9 >= (u64)r2177) { qd_site = 215; qd_x = r9; qd_y = r2177; goto qd_fault; }
-	r2993 = r3289;
-	r2175 = r2993 + 4ll;
+	r6316 = r7122;
+	r2175 = r6316 + 4ll;
 	r2178 = *(i32 *)r2175;
 	r2179 = (u32)r2178 + (u32)r2174;
 	r2180 = r2175;
 	*(i32 *)r2180 = r2179;
-	if ((u64)r9 >= (u64)r2187) { qd_site = 216; qd_x = r9; qd_y = r2187; goto qd_fault; }
-	r2995 = r3290;
-	r2185 = r2995 + 4ll;
+	r6318 = r7123;
+	r2185 = r6318 + 4ll;
 	r2188 = *(i32 *)r2185;
 	r2189 = (u32)r2188 + (u32)r2184;
 	r2190 = r2185;
 	*(i32 *)r2190 = r2189;
-	if ((u64)r9 >= (u64)r2197) { qd_site = 217; qd_x = r9; qd_y = r2197; goto qd_fault; }
-	r2997 = r3291;
-	r2195 = r2997 + 4ll;
+	r6320 = r7124;
+	r2195 = r6320 + 4ll;
 	r2198 = *(i32 *)r2195;
 	r2199 = (u32)r2198 + (u32)r2194;
 	r2200 = r2195;
 	*(i32 *)r2200 = r2199;
-	if ((u64)r9 >= (u64)r2207) { qd_site = 218; qd_x = r9; qd_y = r2207; goto qd_fault; }
-	r2999 = r3292;
-	r2205 = r2999 + 4ll;
+	r6322 = r7125;
+	r2205 = r6322 + 4ll;
 	r2208 = *(i32 *)r2205;
 	r2209 = (u32)r2208 + (u32)r2204;
 	r2210 = r2205;
 	*(i32 *)r2210 = r2209;
-	if ((u64)r9 >= (u64)r2217) { qd_site = 219; qd_x = r9; qd_y = r2217; goto qd_fault; }
-	r3001 = r3293;
-	r2215 = r3001 + 4ll;
+	r6324 = r7126;
+	r2215 = r6324 + 4ll;
 	r2218 = *(i32 *)r2215;
 	r2219 = (u32)r2218 + (u32)r2214;
 	r2220 = r2215;
 	*(i32 *)r2220 = r2219;
-	if ((u64)r9 >= (u64)r2227) { qd_site = 220; qd_x = r9; qd_y = r2227; goto qd_fault; }
-	r3003 = r3294;
-	r2225 = r3003 + 4ll;
+	r6326 = r7127;
+	r2225 = r6326 + 4ll;
 	r2228 = *(i32 *)r2225;
 	r2229 = (u32)r2228 + (u32)r2224;
 	r2230 = r2225;
 	*(i32 *)r2230 = r2229;
-	if ((u64)r9 >= (u64)r2237) { qd_site = 221; qd_x = r9; qd_y = r2237; goto qd_fault; }
-	r3005 = r3295;
-	r2235 = r3005 + 4ll;
+	r6328 = r7128;
+	r2235 = r6328 + 4ll;
 	r2238 = *(i32 *)r2235;
 	r2239 = (u32)r2238 + (u32)r2234;
 	r2240 = r2235;
 	*(i32 *)r2240 = r2239;
-	if ((u64)r9 >= (u64)r2247) { qd_site = 222; qd_x = r9; qd_y = r2247; goto qd_fault; }
-	r3007 = r3296;
-	r2245 = r3007 + 4ll;
+	r6330 = r7129;
+	r2245 = r6330 + 4ll;
 	r2248 = *(i32 *)r2245;
 	r2249 = (u32)r2248 + (u32)r2244;
 	r2250 = r2245;
 	*(i32 *)r2250 = r2249;
-	if ((u64)r9 >= (u64)r2257) { qd_site = 223; qd_x = r9; qd_y = r2257; goto qd_fault; }
-	r3009 = r3297;
-	r2255 = r3009 + 4ll;
+	r6332 = r7130;
+	r2255 = r6332 + 4ll;
 	r2258 = *(i32 *)r2255;
 	r2259 = (u32)r2258 + (u32)r2254;
 	r2260 = r2255;
 	*(i32 *)r2260 = r2259;
-	if ((u64)r9 >= (u64)r2267) { qd_site = 224; qd_x = r9; qd_y = r2267; goto qd_fault; }
-	r3011 = r3298;
-	r2265 = r3011 + 4ll;
+	r6334 = r7131;
+	r2265 = r6334 + 4ll;
 	r2268 = *(i32 *)r2265;
 	r2269 = (u32)r2268 + (u32)r2264;
 	r2270 = r2265;
 	*(i32 *)r2270 = r2269;
-	if ((u64)r9 >= (u64)r2277) { qd_site = 225; qd_x = r9; qd_y = r2277; goto qd_fault; }
-	r3013 = r3299;
-	r2275 = r3013 + 4ll;
+	r6336 = r7132;
+	r2275 = r6336 + 4ll;
 	r2278 = *(i32 *)r2275;
 	r2279 = (u32)r2278 + (u32)r2274;
 	r2280 = r2275;
 	*(i32 *)r2280 = r2279;
-	if ((u64)r9 >= (u64)r2287) { qd_site = 226; qd_x = r9; qd_y = r2287; goto qd_fault; }
-	r3015 = r3300;
-	r2285 = r3015 + 4ll;
+	r6338 = r7133;
+	r2285 = r6338 + 4ll;
 	r2288 = *(i32 *)r2285;
 	r2289 = (u32)r2288 + (u32)r2284;
 	r2290 = r2285;
 	*(i32 *)r2290 = r2289;
-	if ((u64)r9 >= (u64)r2297) { qd_site = 227; qd_x = r9; qd_y = r2297; goto qd_fault; }
-	r3017 = r3301;
-	r2295 = r3017 + 4ll;
+	r6340 = r7134;
+	r2295 = r6340 + 4ll;
 	r2298 = *(i32 *)r2295;
 	r2299 = (u32)r2298 + (u32)r2294;
 	r2300 = r2295;
 	*(i32 *)r2300 = r2299;
-	if ((u64)r9 >= (u64)r2307) { qd_site = 228; qd_x = r9; qd_y = r2307; goto qd_fault; }
-	r3019 = r3302;
-	r2305 = r3019 + 4ll;
+	r6342 = r7135;
+	r2305 = r6342 + 4ll;
 	r2308 = *(i32 *)r2305;
 	r2309 = (u32)r2308 + (u32)r2304;
 	r2310 = r2305;
 	*(i32 *)r2310 = r2309;
-	if ((u64)r9 >= (u64)r2317) { qd_site = 229; qd_x = r9; qd_y = r2317; goto qd_fault; }
-	r3021 = r3303;
-	r2315 = r3021 + 4ll;
+	r6344 = r7136;
+	r2315 = r6344 + 4ll;
 	r2318 = *(i32 *)r2315;
 	r2319 = (u32)r2318 + (u32)r2314;
 	r2320 = r2315;
 	*(i32 *)r2320 = r2319;
-	if ((u64)r9 >= (u64)r2327) { qd_site = 230; qd_x = r9; qd_y = r2327; goto qd_fault; }
-	r3023 = r3304;
-	r2325 = r3023 + 4ll;
+	r6346 = r7137;
+	r2325 = r6346 + 4ll;
 	r2328 = *(i32 *)r2325;
 	r2329 = (u32)r2328 + (u32)r2324;
 	r2330 = r2325;
 	*(i32 *)r2330 = r2329;
-	if ((u64)r9 >= (u64)r2337) { qd_site = 231; qd_x = r9; qd_y = r2337; goto qd_fault; }
-	r3025 = r3305;
-	r2335 = r3025 + 4ll;
+	r6348 = r7138;
+	r2335 = r6348 + 4ll;
 	r2338 = *(i32 *)r2335;
 	r2339 = (u32)r2338 + (u32)r2334;
 	r2340 = r2335;
 	*(i32 *)r2340 = r2339;
-	if ((u64)r9 >= (u64)r2347) { qd_site = 232; qd_x = r9; qd_y = r2347; goto qd_fault; }
-	r3027 = r3306;
-	r2345 = r3027 + 4ll;
+	r6350 = r7139;
+	r2345 = r6350 + 4ll;
 	r2348 = *(i32 *)r2345;
 	r2349 = (u32)r2348 + (u32)r2344;
 	r2350 = r2345;
 	*(i32 *)r2350 = r2349;
-	if ((u64)r9 >= (u64)r2357) { qd_site = 233; qd_x = r9; qd_y = r2357; goto qd_fault; }
-	r3029 = r3307;
-	r2355 = r3029 + 4ll;
+	r6352 = r7140;
+	r2355 = r6352 + 4ll;
 	r2358 = *(i32 *)r2355;
 	r2359 = (u32)r2358 + (u32)r2354;
 	r2360 = r2355;
 	*(i32 *)r2360 = r2359;
-	if ((u64)r9 >= (u64)r2367) { qd_site = 234; qd_x = r9; qd_y = r2367; goto qd_fault; }
-	r3031 = r3308;
-	r2365 = r3031 + 4ll;
+	r6354 = r7141;
+	r2365 = r6354 + 4ll;
 	r2368 = *(i32 *)r2365;
 	r2369 = (u32)r2368 + (u32)r2364;
 	r2370 = r2365;
 	*(i32 *)r2370 = r2369;
-	if ((u64)r9 >= (u64)r2377) { qd_site = 235; qd_x = r9; qd_y = r2377; goto qd_fault; }
-	r3033 = r3309;
-	r2375 = r3033 + 4ll;
+	r6356 = r7142;
+	r2375 = r6356 + 4ll;
 	r2378 = *(i32 *)r2375;
 	r2379 = (u32)r2378 + (u32)r2374;
 	r2380 = r2375;
 	*(i32 *)r2380 = r2379;
-	if ((u64)r9 >= (u64)r2387) { qd_site = 236; qd_x = r9; qd_y = r2387; goto qd_fault; }
-	r3035 = r3310;
-	r2385 = r3035 + 4ll;
+	r6358 = r7143;
+	r2385 = r6358 + 4ll;
 	r2388 = *(i32 *)r2385;
 	r2389 = (u32)r2388 + (u32)r2384;
 	r2390 = r2385;
 	*(i32 *)r2390 = r2389;
-	if ((u64)r9 >= (u64)r2397) { qd_site = 237; qd_x = r9; qd_y = r2397; goto qd_fault; }
-	r3037 = r3311;
-	r2395 = r3037 + 4ll;
+	r6360 = r7144;
+	r2395 = r6360 + 4ll;
 	r2398 = *(i32 *)r2395;
 	r2399 = (u32)r2398 + (u32)r2394;
 	r2400 = r2395;
 	*(i32 *)r2400 = r2399;
-	if ((u64)r9 >= (u64)r2407) { qd_site = 238; qd_x = r9; qd_y = r2407; goto qd_fault; }
-	r3039 = r3312;
-	r2405 = r3039 + 4ll;
+	r6362 = r7145;
+	r2405 = r6362 + 4ll;
 	r2408 = *(i32 *)r2405;
 	r2409 = (u32)r2408 + (u32)r2404;
 	r2410 = r2405;
 	*(i32 *)r2410 = r2409;
-	if ((u64)r9 >= (u64)r2417) { qd_site = 239; qd_x = r9; qd_y = r2417; goto qd_fault; }
-	r3041 = r3313;
-	r2415 = r3041 + 4ll;
+	r6364 = r7146;
+	r2415 = r6364 + 4ll;
 	r2418 = *(i32 *)r2415;
 	r2419 = (u32)r2418 + (u32)r2414;
 	r2420 = r2415;
 	*(i32 *)r2420 = r2419;
-	if ((u64)r9 >= (u64)r2427) { qd_site = 240; qd_x = r9; qd_y = r2427; goto qd_fault; }
-	r3043 = r3314;
-	r2425 = r3043 + 4ll;
+	r6366 = r7147;
+	r2425 = r6366 + 4ll;
 	r2428 = *(i32 *)r2425;
 	r2429 = (u32)r2428 + (u32)r2424;
 	r2430 = r2425;
 	*(i32 *)r2430 = r2429;
-	if ((u64)r9 >= (u64)r2437) { qd_site = 241; qd_x = r9; qd_y = r2437; goto qd_fault; }
-	r3045 = r3315;
-	r2435 = r3045 + 4ll;
+	r6368 = r7148;
+	r2435 = r6368 + 4ll;
 	r2438 = *(i32 *)r2435;
 	r2439 = (u32)r2438 + (u32)r2434;
 	r2440 = r2435;
 	*(i32 *)r2440 = r2439;
-	if ((u64)r9 >= (u64)r2447) { qd_site = 242; qd_x = r9; qd_y = r2447; goto qd_fault; }
-	r3047 = r3316;
-	r2445 = r3047 + 4ll;
+	r6370 = r7149;
+	r2445 = r6370 + 4ll;
 	r2448 = *(i32 *)r2445;
 	r2449 = (u32)r2448 + (u32)r2444;
 	r2450 = r2445;
 	*(i32 *)r2450 = r2449;
-	if ((u64)r9 >= (u64)r2457) { qd_site = 243; qd_x = r9; qd_y = r2457; goto qd_fault; }
-	r3049 = r3317;
-	r2455 = r3049 + 4ll;
+	r6372 = r7150;
+	r2455 = r6372 + 4ll;
 	r2458 = *(i32 *)r2455;
 	r2459 = (u32)r2458 + (u32)r2454;
 	r2460 = r2455;
 	*(i32 *)r2460 = r2459;
-	if ((u64)r9 >= (u64)r2467) { qd_site = 244; qd_x = r9; qd_y = r2467; goto qd_fault; }
-	r3051 = r3318;
-	r2465 = r3051 + 4ll;
+	r6374 = r7151;
+	r2465 = r6374 + 4ll;
 	r2468 = *(i32 *)r2465;
 	r2469 = (u32)r2468 + (u32)r2464;
 	r2470 = r2465;
 	*(i32 *)r2470 = r2469;
-	if ((u64)r9 >= (u64)r2477) { qd_site = 245; qd_x = r9; qd_y = r2477; goto qd_fault; }
-	r3053 = r3319;
-	r2475 = r3053 + 4ll;
+	r6376 = r7152;
+	r2475 = r6376 + 4ll;
 	r2478 = *(i32 *)r2475;
 	r2479 = (u32)r2478 + (u32)r2474;
 	r2480 = r2475;
 	*(i32 *)r2480 = r2479;
-	if ((u64)r9 >= (u64)r2487) { qd_site = 246; qd_x = r9; qd_y = r2487; goto qd_fault; }
-	r3055 = r3320;
-	r2485 = r3055 + 4ll;
+	r6378 = r7153;
+	r2485 = r6378 + 4ll;
 	r2488 = *(i32 *)r2485;
 	r2489 = (u32)r2488 + (u32)r2484;
 	r2490 = r2485;
 	*(i32 *)r2490 = r2489;
-	if ((u64)r9 >= (u64)r2497) { qd_site = 247; qd_x = r9; qd_y = r2497; goto qd_fault; }
-	r3057 = r3321;
-	r2495 = r3057 + 4ll;
+	r6380 = r7154;
+	r2495 = r6380 + 4ll;
 	r2498 = *(i32 *)r2495;
 	r2499 = (u32)r2498 + (u32)r2494;
 	r2500 = r2495;
 	*(i32 *)r2500 = r2499;
-	if ((u64)r9 >= (u64)r2507) { qd_site = 248; qd_x = r9; qd_y = r2507; goto qd_fault; }
-	r3059 = r3322;
-	r2505 = r3059 + 4ll;
+	r6382 = r7155;
+	r2505 = r6382 + 4ll;
 	r2508 = *(i32 *)r2505;
 	r2509 = (u32)r2508 + (u32)r2504;
 	r2510 = r2505;
 	*(i32 *)r2510 = r2509;
-	if ((u64)r9 >= (u64)r2517) { qd_site = 249; qd_x = r9; qd_y = r2517; goto qd_fault; }
-	r3061 = r3323;
-	r2515 = r3061 + 4ll;
+	r6384 = r7156;
+	r2515 = r6384 + 4ll;
 	r2518 = *(i32 *)r2515;
 	r2519 = (u32)r2518 + (u32)r2514;
 	r2520 = r2515;
 	*(i32 *)r2520 = r2519;
-	if ((u64)r9 >= (u64)r2527) { qd_site = 250; qd_x = r9; qd_y = r2527; goto qd_fault; }
-	r3063 = r3324;
-	r2525 = r3063 + 4ll;
+	r6386 = r7157;
+	r2525 = r6386 + 4ll;
 	r2528 = *(i32 *)r2525;
 	r2529 = (u32)r2528 + (u32)r2524;
 	r2530 = r2525;
 	*(i32 *)r2530 = r2529;
-	if ((u64)r9 >= (u64)r2537) { qd_site = 251; qd_x = r9; qd_y = r2537; goto qd_fault; }
-	r3065 = r3325;
-	r2535 = r3065 + 4ll;
+	r6388 = r7158;
+	r2535 = r6388 + 4ll;
 	r2538 = *(i32 *)r2535;
 	r2539 = (u32)r2538 + (u32)r2534;
 	r2540 = r2535;
 	*(i32 *)r2540 = r2539;
-	if ((u64)r9 >= (u64)r2547) { qd_site = 252; qd_x = r9; qd_y = r2547; goto qd_fault; }
-	r3067 = r3326;
-	r2545 = r3067 + 4ll;
+	r6390 = r7159;
+	r2545 = r6390 + 4ll;
 	r2548 = *(i32 *)r2545;
 	r2549 = (u32)r2548 + (u32)r2544;
 	r2550 = r2545;
 	*(i32 *)r2550 = r2549;
-	if ((u64)r9 >= (u64)r2557) { qd_site = 253; qd_x = r9; qd_y = r2557; goto qd_fault; }
-	r3069 = r3327;
-	r2555 = r3069 + 4ll;
+	r6392 = r7160;
+	r2555 = r6392 + 4ll;
 	r2558 = *(i32 *)r2555;
 	r2559 = (u32)r2558 + (u32)r2554;
 	r2560 = r2555;
 	*(i32 *)r2560 = r2559;
 	r2 = (u64)r2 + (u64)r1;
-	r3072 = r3072 + r3073 * 1;
-	r3074 = r3074 + r3073 * 1;
-	r3075 = r3075 + r3073 * 1;
-	r3076 = r3076 + r3073 * 1;
-	r3077 = r3077 + r3073 * 1;
-	r3078 = r3078 + r3073 * 1;
-	r3079 = r3079 + r3073 * 1;
-	r3080 = r3080 + r3073 * 1;
-	r3081 = r3081 + r3073 * 1;
-	r3082 = r3082 + r3073 * 1;
-	r3083 = r3083 + r3073 * 1;
-	r3084 = r3084 + r3073 * 1;
-	r3085 = r3085 + r3073 * 1;
-	r3086 = r3086 + r3073 * 1;
-	r3087 = r3087 + r3073 * 1;
-	r3088 = r3088 + r3073 * 1;
-	r3089 = r3089 + r3073 * 1;
-	r3090 = r3090 + r3073 * 1;
-	r3091 = r3091 + r3073 * 1;
-	r3092 = r3092 + r3073 * 1;
-	r3093 = r3093 + r3073 * 1;
-	r3094 = r3094 + r3073 * 1;
-	r3095 = r3095 + r3073 * 1;
-	r3096 = r3096 + r3073 * 1;
-	r3097 = r3097 + r3073 * 1;
-	r3098 = r3098 + r3073 * 1;
-	r3099 = r3099 + r3073 * 1;
-	r3100 = r3100 + r3073 * 1;
-	r3101 = r3101 + r3073 * 1;
-	r3102 = r3102 + r3073 * 1;
-	r3103 = r3103 + r3073 * 1;
-	r3104 = r3104 + r3073 * 1;
-	r3105 = r3105 + r3073 * 1;
-	r3106 = r3106 + r3073 * 1;
-	r3107 = r3107 + r3073 * 1;
-	r3108 = r3108 + r3073 * 1;
-	r3109 = r3109 + r3073 * 1;
-	r3110 = r3110 + r3073 * 1;
-	r3111 = r3111 + r3073 * 1;
-	r3112 = r3112 + r3073 * 1;
-	r3113 = r3113 + r3073 * 1;
-	r3114 = r3114 + r3073 * 1;
-	r3115 = r3115 + r3073 * 1;
-	r3116 = r3116 + r3073 * 1;
-	r3117 = r3117 + r3073 * 1;
-	r3118 = r3118 + r3073 * 1;
-	r3119 = r3119 + r3073 * 1;
-	r3120 = r3120 + r3073 * 1;
-	r3121 = r3121 + r3073 * 1;
-	r3122 = r3122 + r3073 * 1;
-	r3123 = r3123 + r3073 * 1;
-	r3124 = r3124 + r3073 * 1;
-	r3125 = r3125 + r3073 * 1;
-	r3126 = r3126 + r3073 * 1;
-	r3127 = r3127 + r3073 * 1;
-	r3128 = r3128 + r3073 * 1;
-	r3129 = r3129 + r3073 * 1;
-	r3130 = r3130 + r3073 * 1;
-	r3131 = r3131 + r3073 * 1;
-	r3132 = r3132 + r3073 * 1;
-	r3133 = r3133 + r3073 * 1;
-	r3134 = r3134 + r3073 * 1;
-	r3135 = r3135 + r3073 * 1;
-	r3136 = r3136 + r3073 * 1;
-	r3137 = r3137 + r3073 * 1;
-	r3138 = r3138 + r3073 * 1;
-	r3139 = r3139 + r3073 * 1;
-	r3140 = r3140 + r3073 * 1;
-	r3141 = r3141 + r3073 * 1;
-	r3142 = r3142 + r3073 * 1;
-	r3143 = r3143 + r3073 * 1;
-	r3144 = r3144 + r3073 * 1;
-	r3145 = r3145 + r3073 * 1;
-	r3146 = r3146 + r3073 * 1;
-	r3147 = r3147 + r3073 * 1;
-	r3148 = r3148 + r3073 * 1;
-	r3149 = r3149 + r3073 * 1;
-	r3150 = r3150 + r3073 * 1;
-	r3151 = r3151 + r3073 * 1;
-	r3152 = r3152 + r3073 * 1;
-	r3153 = r3153 + r3073 * 1;
-	r3154 = r3154 + r3073 * 1;
-	r3155 = r3155 + r3073 * 1;
-	r3156 = r3156 + r3073 * 1;
-	r3157 = r3157 + r3073 * 1;
-	r3158 = r3158 + r3073 * 1;
-	r3159 = r3159 + r3073 * 1;
-	r3160 = r3160 + r3073 * 1;
-	r3161 = r3161 + r3073 * 1;
-	r3162 = r3162 + r3073 * 1;
-	r3163 = r3163 + r3073 * 1;
-	r3164 = r3164 + r3073 * 1;
-	r3165 = r3165 + r3073 * 1;
-	r3166 = r3166 + r3073 * 1;
-	r3167 = r3167 + r3073 * 1;
-	r3168 = r3168 + r3073 * 1;
-	r3169 = r3169 + r3073 * 1;
-	r3170 = r3170 + r3073 * 1;
-	r3171 = r3171 + r3073 * 1;
-	r3172 = r3172 + r3073 * 1;
-	r3173 = r3173 + r3073 * 1;
-	r3174 = r3174 + r3073 * 1;
-	r3175 = r3175 + r3073 * 1;
-	r3176 = r3176 + r3073 * 1;
-	r3177 = r3177 + r3073 * 1;
-	r3178 = r3178 + r3073 * 1;
-	r3179 = r3179 + r3073 * 1;
-	r3180 = r3180 + r3073 * 1;
-	r3181 = r3181 + r3073 * 1;
-	r3182 = r3182 + r3073 * 1;
-	r3183 = r3183 + r3073 * 1;
-	r3184 = r3184 + r3073 * 1;
-	r3185 = r3185 + r3073 * 1;
-	r3186 = r3186 + r3073 * 1;
-	r3187 = r3187 + r3073 * 1;
-	r3188 = r3188 + r3073 * 1;
-	r3189 = r3189 + r3073 * 1;
-	r3190 = r3190 + r3073 * 1;
-	r3191 = r3191 + r3073 * 1;
-	r3192 = r3192 + r3073 * 1;
-	r3193 = r3193 + r3073 * 1;
-	r3194 = r3194 + r3073 * 1;
-	r3195 = r3195 + r3073 * 1;
-	r3196 = r3196 + r3073 * 1;
-	r3197 = r3197 + r3073 * 1;
-	r3198 = r3198 + r3073 * 1;
-	r3199 = r3199 + r3073 * 1;
-	r3200 = r3200 + r3073 * 1;
-	r3201 = r3201 + r3073 * 1;
-	r3202 = r3202 + r3073 * 1;
-	r3203 = r3203 + r3073 * 1;
-	r3204 = r3204 + r3073 * 1;
-	r3205 = r3205 + r3073 * 1;
-	r3206 = r3206 + r3073 * 1;
-	r3207 = r3207 + r3073 * 1;
-	r3208 = r3208 + r3073 * 1;
-	r3209 = r3209 + r3073 * 1;
-	r3210 = r3210 + r3073 * 1;
-	r3211 = r3211 + r3073 * 1;
-	r3212 = r3212 + r3073 * 1;
-	r3213 = r3213 + r3073 * 1;
-	r3214 = r3214 + r3073 * 1;
-	r3215 = r3215 + r3073 * 1;
-	r3216 = r3216 + r3073 * 1;
-	r3217 = r3217 + r3073 * 1;
-	r3218 = r3218 + r3073 * 1;
-	r3219 = r3219 + r3073 * 1;
-	r3220 = r3220 + r3073 * 1;
-	r3221 = r3221 + r3073 * 1;
-	r3222 = r3222 + r3073 * 1;
-	r3223 = r3223 + r3073 * 1;
-	r3224 = r3224 + r3073 * 1;
-	r3225 = r3225 + r3073 * 1;
-	r3226 = r3226 + r3073 * 1;
-	r3227 = r3227 + r3073 * 1;
-	r3228 = r3228 + r3073 * 1;
-	r3229 = r3229 + r3073 * 1;
-	r3230 = r3230 + r3073 * 1;
-	r3231 = r3231 + r3073 * 1;
-	r3232 = r3232 + r3073 * 1;
-	r3233 = r3233 + r3073 * 1;
-	r3234 = r3234 + r3073 * 1;
-	r3235 = r3235 + r3073 * 1;
-	r3236 = r3236 + r3073 * 1;
-	r3237 = r3237 + r3073 * 1;
-	r3238 = r3238 + r3073 * 1;
-	r3239 = r3239 + r3073 * 1;
-	r3240 = r3240 + r3073 * 1;
-	r3241 = r3241 + r3073 * 1;
-	r3242 = r3242 + r3073 * 1;
-	r3243 = r3243 + r3073 * 1;
-	r3244 = r3244 + r3073 * 1;
-	r3245 = r3245 + r3073 * 1;
-	r3246 = r3246 + r3073 * 1;
-	r3247 = r3247 + r3073 * 1;
-	r3248 = r3248 + r3073 * 1;
-	r3249 = r3249 + r3073 * 1;
-	r3250 = r3250 + r3073 * 1;
-	r3251 = r3251 + r3073 * 1;
-	r3252 = r3252 + r3073 * 1;
-	r3253 = r3253 + r3073 * 1;
-	r3254 = r3254 + r3073 * 1;
-	r3255 = r3255 + r3073 * 1;
-	r3256 = r3256 + r3073 * 1;
-	r3257 = r3257 + r3073 * 1;
-	r3258 = r3258 + r3073 * 1;
-	r3259 = r3259 + r3073 * 1;
-	r3260 = r3260 + r3073 * 1;
-	r3261 = r3261 + r3073 * 1;
-	r3262 = r3262 + r3073 * 1;
-	r3263 = r3263 + r3073 * 1;
-	r3264 = r3264 + r3073 * 1;
-	r3265 = r3265 + r3073 * 1;
-	r3266 = r3266 + r3073 * 1;
-	r3267 = r3267 + r3073 * 1;
-	r3268 = r3268 + r3073 * 1;
-	r3269 = r3269 + r3073 * 1;
-	r3270 = r3270 + r3073 * 1;
-	r3271 = r3271 + r3073 * 1;
-	r3272 = r3272 + r3073 * 1;
-	r3273 = r3273 + r3073 * 1;
-	r3274 = r3274 + r3073 * 1;
-	r3275 = r3275 + r3073 * 1;
-	r3276 = r3276 + r3073 * 1;
-	r3277 = r3277 + r3073 * 1;
-	r3278 = r3278 + r3073 * 1;
-	r3279 = r3279 + r3073 * 1;
-	r3280 = r3280 + r3073 * 1;
-	r3281 = r3281 + r3073 * 1;
-	r3282 = r3282 + r3073 * 1;
-	r3283 = r3283 + r3073 * 1;
-	r3284 = r3284 + r3073 * 1;
-	r3285 = r3285 + r3073 * 1;
-	r3286 = r3286 + r3073 * 1;
-	r3287 = r3287 + r3073 * 1;
-	r3288 = r3288 + r3073 * 1;
-	r3289 = r3289 + r3073 * 1;
-	r3290 = r3290 + r3073 * 1;
-	r3291 = r3291 + r3073 * 1;
-	r3292 = r3292 + r3073 * 1;
-	r3293 = r3293 + r3073 * 1;
-	r3294 = r3294 + r3073 * 1;
-	r3295 = r3295 + r3073 * 1;
-	r3296 = r3296 + r3073 * 1;
-	r3297 = r3297 + r3073 * 1;
-	r3298 = r3298 + r3073 * 1;
-	r3299 = r3299 + r3073 * 1;
-	r3300 = r3300 + r3073 * 1;
-	r3301 = r3301 + r3073 * 1;
-	r3302 = r3302 + r3073 * 1;
-	r3303 = r3303 + r3073 * 1;
-	r3304 = r3304 + r3073 * 1;
-	r3305 = r3305 + r3073 * 1;
-	r3306 = r3306 + r3073 * 1;
-	r3307 = r3307 + r3073 * 1;
-	r3308 = r3308 + r3073 * 1;
-	r3309 = r3309 + r3073 * 1;
-	r3310 = r3310 + r3073 * 1;
-	r3311 = r3311 + r3073 * 1;
-	r3312 = r3312 + r3073 * 1;
-	r3313 = r3313 + r3073 * 1;
-	r3314 = r3314 + r3073 * 1;
-	r3315 = r3315 + r3073 * 1;
-	r3316 = r3316 + r3073 * 1;
-	r3317 = r3317 + r3073 * 1;
-	r3318 = r3318 + r3073 * 1;
-	r3319 = r3319 + r3073 * 1;
-	r3320 = r3320 + r3073 * 1;
-	r3321 = r3321 + r3073 * 1;
-	r3322 = r3322 + r3073 * 1;
-	r3323 = r3323 + r3073 * 1;
-	r3324 = r3324 + r3073 * 1;
-	r3325 = r3325 + r3073 * 1;
-	r3326 = r3326 + r3073 * 1;
-	r3327 = r3327 + r3073 * 1;
-	goto b2;
-b7: // exit
+	r6905 = r6905 + r6906 * 1;
+	r6907 = r6907 + r6906 * 1;
+	r6908 = r6908 + r6906 * 1;
+	r6909 = r6909 + r6906 * 1;
+	r6910 = r6910 + r6906 * 1;
+	r6911 = r6911 + r6906 * 1;
+	r6912 = r6912 + r6906 * 1;
+	r6913 = r6913 + r6906 * 1;
+	r6914 = r6914 + r6906 * 1;
+	r6915 = r6915 + r6906 * 1;
+	r6916 = r6916 + r6906 * 1;
+	r6917 = r6917 + r6906 * 1;
+	r6918 = r6918 + r6906 * 1;
+	r6919 = r6919 + r6906 * 1;
+	r6920 = r6920 + r6906 * 1;
+	r6921 = r6921 + r6906 * 1;
+	r6922 = r6922 + r6906 * 1;
+	r6923 = r6923 + r6906 * 1;
+	r6924 = r6924 + r6906 * 1;
+	r6925 = r6925 + r6906 * 1;
+	r6926 = r6926 + r6906 * 1;
+	r6927 = r6927 + r6906 * 1;
+	r6928 = r6928 + r6906 * 1;
+	r6929 = r6929 + r6906 * 1;
+	r6930 = r6930 + r6906 * 1;
+	r6931 = r6931 + r6906 * 1;
+	r6932 = r6932 + r6906 * 1;
+	r6933 = r6933 + r6906 * 1;
+	r6934 = r6934 + r6906 * 1;
+	r6935 = r6935 + r6906 * 1;
+	r6936 = r6936 + r6906 * 1;
+	r6937 = r6937 + r6906 * 1;
+	r6938 = r6938 + r6906 * 1;
+	r6939 = r6939 + r6906 * 1;
+	r6940 = r6940 + r6906 * 1;
+	r6941 = r6941 + r6906 * 1;
+	r6942 = r6942 + r6906 * 1;
+	r6943 = r6943 + r6906 * 1;
+	r6944 = r6944 + r6906 * 1;
+	r6945 = r6945 + r6906 * 1;
+	r6946 = r6946 + r6906 * 1;
+	r6947 = r6947 + r6906 * 1;
+	r6948 = r6948 + r6906 * 1;
+	r6949 = r6949 + r6906 * 1;
+	r6950 = r6950 + r6906 * 1;
+	r6951 = r6951 + r6906 * 1;
+	r6952 = r6952 + r6906 * 1;
+	r6953 = r6953 + r6906 * 1;
+	r6954 = r6954 + r6906 * 1;
+	r6955 = r6955 + r6906 * 1;
+	r6956 = r6956 + r6906 * 1;
+	r6957 = r6957 + r6906 * 1;
+	r6958 = r6958 + r6906 * 1;
+	r6959 = r6959 + r6906 * 1;
+	r6960 = r6960 + r6906 * 1;
+	r6961 = r6961 + r6906 * 1;
+	r6962 = r6962 + r6906 * 1;
+	r6963 = r6963 + r6906 * 1;
+	r6964 = r6964 + r6906 * 1;
+	r6965 = r6965 + r6906 * 1;
+	r6966 = r6966 + r6906 * 1;
+	r6967 = r6967 + r6906 * 1;
+	r6968 = r6968 + r6906 * 1;
+	r6969 = r6969 + r6906 * 1;
+	r6970 = r6970 + r6906 * 1;
+	r6971 = r6971 + r6906 * 1;
+	r6972 = r6972 + r6906 * 1;
+	r6973 = r6973 + r6906 * 1;
+	r6974 = r6974 + r6906 * 1;
+	r6975 = r6975 + r6906 * 1;
+	r6976 = r6976 + r6906 * 1;
+	r6977 = r6977 + r6906 * 1;
+	r6978 = r6978 + r6906 * 1;
+	r6979 = r6979 + r6906 * 1;
+	r6980 = r6980 + r6906 * 1;
+	r6981 = r6981 + r6906 * 1;
+	r6982 = r6982 + r6906 * 1;
+	r6983 = r6983 + r6906 * 1;
+	r6984 = r6984 + r6906 * 1;
+	r6985 = r6985 + r6906 * 1;
+	r6986 = r6986 + r6906 * 1;
+	r6987 = r6987 + r6906 * 1;
+	r6988 = r6988 + r6906 * 1;
+	r6989 = r6989 + r6906 * 1;
+	r6990 = r6990 + r6906 * 1;
+	r6991 = r6991 + r6906 * 1;
+	r6992 = r6992 + r6906 * 1;
+	r6993 = r6993 + r6906 * 1;
+	r6994 = r6994 + r6906 * 1;
+	r6995 = r6995 + r6906 * 1;
+	r6996 = r6996 + r6906 * 1;
+	r6997 = r6997 + r6906 * 1;
+	r6998 = r6998 + r6906 * 1;
+	r6999 = r6999 + r6906 * 1;
+	r7000 = r7000 + r6906 * 1;
+	r7001 = r7001 + r6906 * 1;
+	r7002 = r7002 + r6906 * 1;
+	r7003 = r7003 + r6906 * 1;
+	r7004 = r7004 + r6906 * 1;
+	r7005 = r7005 + r6906 * 1;
+	r7006 = r7006 + r6906 * 1;
+	r7007 = r7007 + r6906 * 1;
+	r7008 = r7008 + r6906 * 1;
+	r7009 = r7009 + r6906 * 1;
+	r7010 = r7010 + r6906 * 1;
+	r7011 = r7011 + r6906 * 1;
+	r7012 = r7012 + r6906 * 1;
+	r7013 = r7013 + r6906 * 1;
+	r7014 = r7014 + r6906 * 1;
+	r7015 = r7015 + r6906 * 1;
+	r7016 = r7016 + r6906 * 1;
+	r7017 = r7017 + r6906 * 1;
+	r7018 = r7018 + r6906 * 1;
+	r7019 = r7019 + r6906 * 1;
+	r7020 = r7020 + r6906 * 1;
+	r7021 = r7021 + r6906 * 1;
+	r7022 = r7022 + r6906 * 1;
+	r7023 = r7023 + r6906 * 1;
+	r7024 = r7024 + r6906 * 1;
+	r7025 = r7025 + r6906 * 1;
+	r7026 = r7026 + r6906 * 1;
+	r7027 = r7027 + r6906 * 1;
+	r7028 = r7028 + r6906 * 1;
+	r7029 = r7029 + r6906 * 1;
+	r7030 = r7030 + r6906 * 1;
+	r7031 = r7031 + r6906 * 1;
+	r7032 = r7032 + r6906 * 1;
+	r7033 = r7033 + r6906 * 1;
+	r7034 = r7034 + r6906 * 1;
+	r7035 = r7035 + r6906 * 1;
+	r7036 = r7036 + r6906 * 1;
+	r7037 = r7037 + r6906 * 1;
+	r7038 = r7038 + r6906 * 1;
+	r7039 = r7039 + r6906 * 1;
+	r7040 = r7040 + r6906 * 1;
+	r7041 = r7041 + r6906 * 1;
+	r7042 = r7042 + r6906 * 1;
+	r7043 = r7043 + r6906 * 1;
+	r7044 = r7044 + r6906 * 1;
+	r7045 = r7045 + r6906 * 1;
+	r7046 = r7046 + r6906 * 1;
+	r7047 = r7047 + r6906 * 1;
+	r7048 = r7048 + r6906 * 1;
+	r7049 = r7049 + r6906 * 1;
+	r7050 = r7050 + r6906 * 1;
+	r7051 = r7051 + r6906 * 1;
+	r7052 = r7052 + r6906 * 1;
+	r7053 = r7053 + r6906 * 1;
+	r7054 = r7054 + r6906 * 1;
+	r7055 = r7055 + r6906 * 1;
+	r7056 = r7056 + r6906 * 1;
+	r7057 = r7057 + r6906 * 1;
+	r7058 = r7058 + r6906 * 1;
+	r7059 = r7059 + r6906 * 1;
+	r7060 = r7060 + r6906 * 1;
+	r7061 = r7061 + r6906 * 1;
+	r7062 = r7062 + r6906 * 1;
+	r7063 = r7063 + r6906 * 1;
+	r7064 = r7064 + r6906 * 1;
+	r7065 = r7065 + r6906 * 1;
+	r7066 = r7066 + r6906 * 1;
+	r7067 = r7067 + r6906 * 1;
+	r7068 = r7068 + r6906 * 1;
+	r7069 = r7069 + r6906 * 1;
+	r7070 = r7070 + r6906 * 1;
+	r7071 = r7071 + r6906 * 1;
+	r7072 = r7072 + r6906 * 1;
+	r7073 = r7073 + r6906 * 1;
+	r7074 = r7074 + r6906 * 1;
+	r7075 = r7075 + r6906 * 1;
+	r7076 = r7076 + r6906 * 1;
+	r7077 = r7077 + r6906 * 1;
+	r7078 = r7078 + r6906 * 1;
+	r7079 = r7079 + r6906 * 1;
+	r7080 = r7080 + r6906 * 1;
+	r7081 = r7081 + r6906 * 1;
+	r7082 = r7082 + r6906 * 1;
+	r7083 = r7083 + r6906 * 1;
+	r7084 = r7084 + r6906 * 1;
+	r7085 = r7085 + r6906 * 1;
+	r7086 = r7086 + r6906 * 1;
+	r7087 = r7087 + r6906 * 1;
+	r7088 = r7088 + r6906 * 1;
+	r7089 = r7089 + r6906 * 1;
+	r7090 = r7090 + r6906 * 1;
+	r7091 = r7091 + r6906 * 1;
+	r7092 = r7092 + r6906 * 1;
+	r7093 = r7093 + r6906 * 1;
+	r7094 = r7094 + r6906 * 1;
+	r7095 = r7095 + r6906 * 1;
+	r7096 = r7096 + r6906 * 1;
+	r7097 = r7097 + r6906 * 1;
+	r7098 = r7098 + r6906 * 1;
+	r7099 = r7099 + r6906 * 1;
+	r7100 = r7100 + r6906 * 1;
+	r7101 = r7101 + r6906 * 1;
+	r7102 = r7102 + r6906 * 1;
+	r7103 = r7103 + r6906 * 1;
+	r7104 = r7104 + r6906 * 1;
+	r7105 = r7105 + r6906 * 1;
+	r7106 = r7106 + r6906 * 1;
+	r7107 = r7107 + r6906 * 1;
+	r7108 = r7108 + r6906 * 1;
+	r7109 = r7109 + r6906 * 1;
+	r7110 = r7110 + r6906 * 1;
+	r7111 = r7111 + r6906 * 1;
+	r7112 = r7112 + r6906 * 1;
+	r7113 = r7113 + r6906 * 1;
+	r7114 = r7114 + r6906 * 1;
+	r7115 = r7115 + r6906 * 1;
+	r7116 = r7116 + r6906 * 1;
+	r7117 = r7117 + r6906 * 1;
+	r7118 = r7118 + r6906 * 1;
+	r7119 = r7119 + r6906 * 1;
+	r7120 = r7120 + r6906 * 1;
+	r7121 = r7121 + r6906 * 1;
+	r7122 = r7122 + r6906 * 1;
+	r7123 = r7123 + r6906 * 1;
+	r7124 = r7124 + r6906 * 1;
+	r7125 = r7125 + r6906 * 1;
+	r7126 = r7126 + r6906 * 1;
+	r7127 = r7127 + r6906 * 1;
+	r7128 = r7128 + r6906 * 1;
+	r7129 = r7129 + r6906 * 1;
+	r7130 = r7130 + r6906 * 1;
+	r7131 = r7131 + r6906 * 1;
+	r7132 = r7132 + r6906 * 1;
+	r7133 = r7133 + r6906 * 1;
+	r7134 = r7134 + r6906 * 1;
+	r7135 = r7135 + r6906 * 1;
+	r7136 = r7136 + r6906 * 1;
+	r7137 = r7137 + r6906 * 1;
+	r7138 = r7138 + r6906 * 1;
+	r7139 = r7139 + r6906 * 1;
+	r7140 = r7140 + r6906 * 1;
+	r7141 = r7141 + r6906 * 1;
+	r7142 = r7142 + r6906 * 1;
+	r7143 = r7143 + r6906 * 1;
+	r7144 = r7144 + r6906 * 1;
+	r7145 = r7145 + r6906 * 1;
+	r7146 = r7146 + r6906 * 1;
+	r7147 = r7147 + r6906 * 1;
+	r7148 = r7148 + r6906 * 1;
+	r7149 = r7149 + r6906 * 1;
+	r7150 = r7150 + r6906 * 1;
+	r7151 = r7151 + r6906 * 1;
+	r7152 = r7152 + r6906 * 1;
+	r7153 = r7153 + r6906 * 1;
+	r7154 = r7154 + r6906 * 1;
+	r7155 = r7155 + r6906 * 1;
+	r7156 = r7156 + r6906 * 1;
+	r7157 = r7157 + r6906 * 1;
+	r7158 = r7158 + r6906 * 1;
+	r7159 = r7159 + r6906 * 1;
+	r7160 = r7160 + r6906 * 1;
+	goto b511;
+b514: // exit
 	return;
+b515: // preheader
+	r2566 = (i32)r12;
+	r2567 = r2566;
+	r2572 = r2566;
+	r2573 = (i32)r14;
+	r2574 = r2573;
+	r2575 = (u32)r2572 + (u32)r2574;
+	r2580 = r2566;
+	r2581 = r2573;
+	r2582 = (u32)r2581 * 2u;
+	r2583 = (u32)r2580 + (u32)r2582;
+	r2588 = r2566;
+	r2589 = r2573;
+	r2590 = (u32)r2589 * 3u;
+	r2591 = (u32)r2588 + (u32)r2590;
+	r2596 = r2566;
+	r2597 = r2573;
+	r2598 = (u32)r2597 * 4u;
+	r2599 = (u32)r2596 + (u32)r2598;
+	r2604 = r2566;
+	r2605 = r2573;
+	r2606 = (u32)r2605 * 5u;
+	r2607 = (u32)r2604 + (u32)r2606;
+	r2612 = r2566;
+	r2613 = r2573;
+	r2614 = (u32)r2613 * 6u;
+	r2615 = (u32)r2612 + (u32)r2614;
+	r2620 = r2566;
+	r2621 = r2573;
+	r2622 = (u32)r2621 * 7u;
+	r2623 = (u32)r2620 + (u32)r2622;
+	r2628 = r2566;
+	r2629 = r2573;
+	r2630 = (u32)r2629 * 8u;
+	r2631 = (u32)r2628 + (u32)r2630;
+	r2636 = r2566;
+	r2637 = r2573;
+	r2638 = (u32)r2637 * 9u;
+	r2639 = (u32)r2636 + (u32)r2638;
+	r2644 = r2566;
+	r2645 = r2573;
+	r2646 = (u32)r2645 * 10u;
+	r2647 = (u32)r2644 + (u32)r2646;
+	r2652 = r2566;
+	r2653 = r2573;
+	r2654 = (u32)r2653 * 11u;
+	r2655 = (u32)r2652 + (u32)r2654;
+	r2660 = r2566;
+	r2661 = r2573;
+	r2662 = (u32)r2661 * 12u;
+	r2663 = (u32)r2660 + (u32)r2662;
+	r2668 = r2566;
+	r2669 = r2573;
+	r2670 = (u32)r2669 * 13u;
+	r2671 = (u32)r2668 + (u32)r2670;
+	r2676 = r2566;
+	r2677 = r2573;
+	r2678 = (u32)r2677 * 14u;
+	r2679 = (u32)r2676 + (u32)r2678;
+	r2684 = r2566;
+	r2685 = r2573;
+	r2686 = (u32)r2685 * 15u;
+	r2687 = (u32)r2684 + (u32)r2686;
+	r2692 = r2566;
+	r2693 = r2573;
+	r2694 = (u32)r2693 * 16u;
+	r2695 = (u32)r2692 + (u32)r2694;
+	r2700 = r2566;
+	r2701 = r2573;
+	r2702 = (u32)r2701 * 17u;
+	r2703 = (u32)r2700 + (u32)r2702;
+	r2708 = r2566;
+	r2709 = r2573;
+	r2710 = (u32)r2709 * 18u;
+	r2711 = (u32)r2708 + (u32)r2710;
+	r2716 = r2566;
+	r2717 = r2573;
+	r2718 = (u32)r2717 * 19u;
+	r2719 = (u32)r2716 + (u32)r2718;
+	r2724 = r2566;
+	r2725 = r2573;
+	r2726 = (u32)r2725 * 20u;
+	r2727 = (u32)r2724 + (u32)r2726;
+	r2732 = r2566;
+	r2733 = r2573;
+	r2734 = (u32)r2733 * 21u;
+	r2735 = (u32)r2732 + (u32)r2734;
+	r2740 = r2566;
+	r2741 = r2573;
+	r2742 = (u32)r2741 * 22u;
+	r2743 = (u32)r2740 + (u32)r2742;
+	r2748 = r2566;
+	r2749 = r2573;
+	r2750 = (u32)r2749 * 23u;
+	r2751 = (u32)r2748 + (u32)r2750;
+	r2756 = r2566;
+	r2757 = r2573;
+	r2758 = (u32)r2757 * 24u;
+	r2759 = (u32)r2756 + (u32)r2758;
+	r2764 = r2566;
+	r2765 = r2573;
+	r2766 = (u32)r2765 * 25u;
+	r2767 = (u32)r2764 + (u32)r2766;
+	r2772 = r2566;
+	r2773 = r2573;
+	r2774 = (u32)r2773 * 26u;
+	r2775 = (u32)r2772 + (u32)r2774;
+	r2780 = r2566;
+	r2781 = r2573;
+	r2782 = (u32)r2781 * 27u;
+	r2783 = (u32)r2780 + (u32)r2782;
+	r2788 = r2566;
+	r2789 = r2573;
+	r2790 = (u32)r2789 * 28u;
+	r2791 = (u32)r2788 + (u32)r2790;
+	r2796 = r2566;
+	r2797 = r2573;
+	r2798 = (u32)r2797 * 29u;
+	r2799 = (u32)r2796 + (u32)r2798;
+	r2804 = r2566;
+	r2805 = r2573;
+	r2806 = (u32)r2805 * 30u;
+	r2807 = (u32)r2804 + (u32)r2806;
+	r2812 = r2566;
+	r2813 = r2573;
+	r2814 = (u32)r2813 * 31u;
+	r2815 = (u32)r2812 + (u32)r2814;
+	r2820 = r2566;
+	r2821 = r2573;
+	r2822 = (u32)r2821 * 32u;
+	r2823 = (u32)r2820 + (u32)r2822;
+	r2828 = r2566;
+	r2829 = r2573;
+	r2830 = (u32)r2829 * 33u;
+	r2831 = (u32)r2828 + (u32)r2830;
+	r2836 = r2566;
+	r2837 = r2573;
+	r2838 = (u32)r2837 * 34u;
+	r2839 = (u32)r2836 + (u32)r2838;
+	r2844 = r2566;
+	r2845 = r2573;
+	r2846 = (u32)r2845 * 35u;
+	r2847 = (u32)r2844 + (u32)r2846;
+	r2852 = r2566;
+	r2853 = r2573;
+	r2854 = (u32)r2853 * 36u;
+	r2855 = (u32)r2852 + (u32)r2854;
+	r2860 = r2566;
+	r2861 = r2573;
+	r2862 = (u32)r2861 * 37u;
+	r2863 = (u32)r2860 + (u32)r2862;
+	r2868 = r2566;
+	r2869 = r2573;
+	r2870 = (u32)r2869 * 38u;
+	r2871 = (u32)r2868 + (u32)r2870;
+	r2876 = r2566;
+	r2877 = r2573;
+	r2878 = (u32)r2877 * 39u;
+	r2879 = (u32)r2876 + (u32)r2878;
+	r2884 = r2566;
+	r2885 = r2573;
+	r2886 = (u32)r2885 * 40u;
+	r2887 = (u32)r2884 + (u32)r2886;
+	r2892 = r2566;
+	r2893 = r2573;
+	r2894 = (u32)r2893 * 41u;
+	r2895 = (u32)r2892 + (u32)r2894;
+	r2900 = r2566;
+	r2901 = r2573;
+	r2902 = (u32)r2901 * 42u;
+	r2903 = (u32)r2900 + (u32)r2902;
+	r2908 = r2566;
+	r2909 = r2573;
+	r2910 = (u32)r2909 * 43u;
+	r2911 = (u32)r2908 + (u32)r2910;
+	r2916 = r2566;
+	r2917 = r2573;
+	r2918 = (u32)r2917 * 44u;
+	r2919 = (u32)r2916 + (u32)r2918;
+	r2924 = r2566;
+	r2925 = r2573;
+	r2926 = (u32)r2925 * 45u;
+	r2927 = (u32)r2924 + (u32)r2926;
+	r2932 = r2566;
+	r2933 = r2573;
+	r2934 = (u32)r2933 * 46u;
+	r2935 = (u32)r2932 + (u32)r2934;
+	r2940 = r2566;
+	r2941 = r2573;
+	r2942 = (u32)r2941 * 47u;
+	r2943 = (u32)r2940 + (u32)r2942;
+	r2948 = r2566;
+	r2949 = r2573;
+	r2950 = (u32)r2949 * 48u;
+	r2951 = (u32)r2948 + (u32)r2950;
+	r2956 = r2566;
+	r2957 = r2573;
+	r2958 = (u32)r2957 * 49u;
+	r2959 = (u32)r2956 + (u32)r2958;
+	r2964 = r2566;
+	r2965 = r2573;
+	r2966 = (u32)r2965 * 50u;
+	r2967 = (u32)r2964 + (u32)r2966;
+	r2972 = r2566;
+	r2973 = r2573;
+	r2974 = (u32)r2973 * 51u;
+	r2975 = (u32)r2972 + (u32)r2974;
+	r2980 = r2566;
+	r2981 = r2573;
+	r2982 = (u32)r2981 * 52u;
+	r2983 = (u32)r2980 + (u32)r2982;
+	r2988 = r2566;
+	r2989 = r2573;
+	r2990 = (u32)r2989 * 53u;
+	r2991 = (u32)r2988 + (u32)r2990;
+	r2996 = r2566;
+	r2997 = r2573;
+	r2998 = (u32)r2997 * 54u;
+	r2999 = (u32)r2996 + (u32)r2998;
+	r3004 = r2566;
+	r3005 = r2573;
+	r3006 = (u32)r3005 * 55u;
+	r3007 = (u32)r3004 + (u32)r3006;
+	r3012 = r2566;
+	r3013 = r2573;
+	r3014 = (u32)r3013 * 56u;
+	r3015 = (u32)r3012 + (u32)r3014;
+	r3020 = r2566;
+	r3021 = r2573;
+	r3022 = (u32)r3021 * 57u;
+	r3023 = (u32)r3020 + (u32)r3022;
+	r3028 = r2566;
+	r3029 = r2573;
+	r3030 = (u32)r3029 * 58u;
+	r3031 = (u32)r3028 + (u32)r3030;
+	r3036 = r2566;
+	r3037 = r2573;
+	r3038 = (u32)r3037 * 59u;
+	r3039 = (u32)r3036 + (u32)r3038;
+	r3044 = r2566;
+	r3045 = r2573;
+	r3046 = (u32)r3045 * 60u;
+	r3047 = (u32)r3044 + (u32)r3046;
+	r3052 = r2566;
+	r3053 = r2573;
+	r3054 = (u32)r3053 * 61u;
+	r3055 = (u32)r3052 + (u32)r3054;
+	r3060 = r2566;
+	r3061 = r2573;
+	r3062 = (u32)r3061 * 62u;
+	r3063 = (u32)r3060 + (u32)r3062;
+	r3068 = r2566;
+	r3069 = r2573;
+	r3070 = (u32)r3069 * 63u;
+	r3071 = (u32)r3068 + (u32)r3070;
+	r3076 = r2566;
+	r3077 = r2573;
+	r3078 = (u32)r3077 * 64u;
+	r3079 = (u32)r3076 + (u32)r3078;
+	r3084 = r2566;
+	r3085 = r2573;
+	r3086 = (u32)r3085 * 65u;
+	r3087 = (u32)r3084 + (u32)r3086;
+	r3092 = r2566;
+	r3093 = r2573;
+	r3094 = (u32)r3093 * 66u;
+	r3095 = (u32)r3092 + (u32)r3094;
+	r3100 = r2566;
+	r3101 = r2573;
+	r3102 = (u32)r3101 * 67u;
+	r3103 = (u32)r3100 + (u32)r3102;
+	r3108 = r2566;
+	r3109 = r2573;
+	r3110 = (u32)r3109 * 68u;
+	r3111 = (u32)r3108 + (u32)r3110;
+	r3116 = r2566;
+	r3117 = r2573;
+	r3118 = (u32)r3117 * 69u;
+	r3119 = (u32)r3116 + (u32)r3118;
+	r3124 = r2566;
+	r3125 = r2573;
+	r3126 = (u32)r3125 * 70u;
+	r3127 = (u32)r3124 + (u32)r3126;
+	r3132 = r2566;
+	r3133 = r2573;
+	r3134 = (u32)r3133 * 71u;
+	r3135 = (u32)r3132 + (u32)r3134;
+	r3140 = r2566;
+	r3141 = r2573;
+	r3142 = (u32)r3141 * 72u;
+	r3143 = (u32)r3140 + (u32)r3142;
+	r3148 = r2566;
+	r3149 = r2573;
+	r3150 = (u32)r3149 * 73u;
+	r3151 = (u32)r3148 + (u32)r3150;
+	r3156 = r2566;
+	r3157 = r2573;
+	r3158 = (u32)r3157 * 74u;
+	r3159 = (u32)r3156 + (u32)r3158;
+	r3164 = r2566;
+	r3165 = r2573;
+	r3166 = (u32)r3165 * 75u;
+	r3167 = (u32)r3164 + (u32)r3166;
+	r3172 = r2566;
+	r3173 = r2573;
+	r3174 = (u32)r3173 * 76u;
+	r3175 = (u32)r3172 + (u32)r3174;
+	r3180 = r2566;
+	r3181 = r2573;
+	r3182 = (u32)r3181 * 77u;
+	r3183 = (u32)r3180 + (u32)r3182;
+	r3188 = r2566;
+	r3189 = r2573;
+	r3190 = (u32)r3189 * 78u;
+	r3191 = (u32)r3188 + (u32)r3190;
+	r3196 = r2566;
+	r3197 = r2573;
+	r3198 = (u32)r3197 * 79u;
+	r3199 = (u32)r3196 + (u32)r3198;
+	r3204 = r2566;
+	r3205 = r2573;
+	r3206 = (u32)r3205 * 80u;
+	r3207 = (u32)r3204 + (u32)r3206;
+	r3212 = r2566;
+	r3213 = r2573;
+	r3214 = (u32)r3213 * 81u;
+	r3215 = (u32)r3212 + (u32)r3214;
+	r3220 = r2566;
+	r3221 = r2573;
+	r3222 = (u32)r3221 * 82u;
+	r3223 = (u32)r3220 + (u32)r3222;
+	r3228 = r2566;
+	r3229 = r2573;
+	r3230 = (u32)r3229 * 83u;
+	r3231 = (u32)r3228 + (u32)r3230;
+	r3236 = r2566;
+	r3237 = r2573;
+	r3238 = (u32)r3237 * 84u;
+	r3239 = (u32)r3236 + (u32)r3238;
+	r3244 = r2566;
+	r3245 = r2573;
+	r3246 = (u32)r3245 * 85u;
+	r3247 = (u32)r3244 + (u32)r3246;
+	r3252 = r2566;
+	r3253 = r2573;
+	r3254 = (u32)r3253 * 86u;
+	r3255 = (u32)r3252 + (u32)r3254;
+	r3260 = r2566;
+	r3261 = r2573;
+	r3262 = (u32)r3261 * 87u;
+	r3263 = (u32)r3260 + (u32)r3262;
+	r3268 = r2566;
+	r3269 = r2573;
+	r3270 = (u32)r3269 * 88u;
+	r3271 = (u32)r3268 + (u32)r3270;
+	r3276 = r2566;
+	r3277 = r2573;
+	r3278 = (u32)r3277 * 89u;
+	r3279 = (u32)r3276 + (u32)r3278;
+	r3284 = r2566;
+	r3285 = r2573;
+	r3286 = (u32)r3285 * 90u;
+	r3287 = (u32)r3284 + (u32)r3286;
+	r3292 = r2566;
+	r3293 = r2573;
+	r3294 = (u32)r3293 * 91u;
+	r3295 = (u32)r3292 + (u32)r3294;
+	r3300 = r2566;
+	r3301 = r2573;
+	r3302 = (u32)r3301 * 92u;
+	r3303 = (u32)r3300 + (u32)r3302;
+	r3308 = r2566;
+	r3309 = r2573;
+	r3310 = (u32)r3309 * 93u;
+	r3311 = (u32)r3308 + (u32)r3310;
+	r3316 = r2566;
+	r3317 = r2573;
+	r3318 = (u32)r3317 * 94u;
+	r3319 = (u32)r3316 + (u32)r3318;
+	r3324 = r2566;
+	r3325 = r2573;
+	r3326 = (u32)r3325 * 95u;
+	r3327 = (u32)r3324 + (u32)r3326;
+	r3332 = r2566;
+	r3333 = r2573;
+	r3334 = (u32)r3333 * 96u;
+	r3335 = (u32)r3332 + (u32)r3334;
+	r3340 = r2566;
+	r3341 = r2573;
+	r3342 = (u32)r3341 * 97u;
+	r3343 = (u32)r3340 + (u32)r3342;
+	r3348 = r2566;
+	r3349 = r2573;
+	r3350 = (u32)r3349 * 98u;
+	r3351 = (u32)r3348 + (u32)r3350;
+	r3356 = r2566;
+	r3357 = r2573;
+	r3358 = (u32)r3357 * 99u;
+	r3359 = (u32)r3356 + (u32)r3358;
+	r3364 = r2566;
+	r3365 = r2573;
+	r3366 = (u32)r3365 * 100u;
+	r3367 = (u32)r3364 + (u32)r3366;
+	r3372 = r2566;
+	r3373 = r2573;
+	r3374 = (u32)r3373 * 101u;
+	r3375 = (u32)r3372 + (u32)r3374;
+	r3380 = r2566;
+	r3381 = r2573;
+	r3382 = (u32)r3381 * 102u;
+	r3383 = (u32)r3380 + (u32)r3382;
+	r3388 = r2566;
+	r3389 = r2573;
+	r3390 = (u32)r3389 * 103u;
+	r3391 = (u32)r3388 + (u32)r3390;
+	r3396 = r2566;
+	r3397 = r2573;
+	r3398 = (u32)r3397 * 104u;
+	r3399 = (u32)r3396 + (u32)r3398;
+	r3404 = r2566;
+	r3405 = r2573;
+	r3406 = (u32)r3405 * 105u;
+	r3407 = (u32)r3404 + (u32)r3406;
+	r3412 = r2566;
+	r3413 = r2573;
+	r3414 = (u32)r3413 * 106u;
+	r3415 = (u32)r3412 + (u32)r3414;
+	r3420 = r2566;
+	r3421 = r2573;
+	r3422 = (u32)r3421 * 107u;
+	r3423 = (u32)r3420 + (u32)r3422;
+	r3428 = r2566;
+	r3429 = r2573;
+	r3430 = (u32)r3429 * 108u;
+	r3431 = (u32)r3428 + (u32)r3430;
+	r3436 = r2566;
+	r3437 = r2573;
+	r3438 = (u32)r3437 * 109u;
+	r3439 = (u32)r3436 + (u32)r3438;
+	r3444 = r2566;
+	r3445 = r2573;
+	r3446 = (u32)r3445 * 110u;
+	r3447 = (u32)r3444 + (u32)r3446;
+	r3452 = r2566;
+	r3453 = r2573;
+	r3454 = (u32)r3453 * 111u;
+	r3455 = (u32)r3452 + (u32)r3454;
+	r3460 = r2566;
+	r3461 = r2573;
+	r3462 = (u32)r3461 * 112u;
+	r3463 = (u32)r3460 + (u32)r3462;
+	r3468 = r2566;
+	r3469 = r2573;
+	r3470 = (u32)r3469 * 113u;
+	r3471 = (u32)r3468 + (u32)r3470;
+	r3476 = r2566;
+	r3477 = r2573;
+	r3478 = (u32)r3477 * 114u;
+	r3479 = (u32)r3476 + (u32)r3478;
+	r3484 = r2566;
+	r3485 = r2573;
+	r3486 = (u32)r3485 * 115u;
+	r3487 = (u32)r3484 + (u32)r3486;
+	r3492 = r2566;
+	r3493 = r2573;
+	r3494 = (u32)r3493 * 116u;
+	r3495 = (u32)r3492 + (u32)r3494;
+	r3500 = r2566;
+	r3501 = r2573;
+	r3502 = (u32)r3501 * 117u;
+	r3503 = (u32)r3500 + (u32)r3502;
+	r3508 = r2566;
+	r3509 = r2573;
+	r3510 = (u32)r3509 * 118u;
+	r3511 = (u32)r3508 + (u32)r3510;
+	r3516 = r2566;
+	r3517 = r2573;
+	r3518 = (u32)r3517 * 119u;
+	r3519 = (u32)r3516 + (u32)r3518;
+	r3524 = r2566;
+	r3525 = r2573;
+	r3526 = (u32)r3525 * 120u;
+	r3527 = (u32)r3524 + (u32)r3526;
+	r3532 = r2566;
+	r3533 = r2573;
+	r3534 = (u32)r3533 * 121u;
+	r3535 = (u32)r3532 + (u32)r3534;
+	r3540 = r2566;
+	r3541 = r2573;
+	r3542 = (u32)r3541 * 122u;
+	r3543 = (u32)r3540 + (u32)r3542;
+	r3548 = r2566;
+	r3549 = r2573;
+	r3550 = (u32)r3549 * 123u;
+	r3551 = (u32)r3548 + (u32)r3550;
+	r3556 = r2566;
+	r3557 = r2573;
+	r3558 = (u32)r3557 * 124u;
+	r3559 = (u32)r3556 + (u32)r3558;
+	r3564 = r2566;
+	r3565 = r2573;
+	r3566 = (u32)r3565 * 125u;
+	r3567 = (u32)r3564 + (u32)r3566;
+	r3572 = r2566;
+	r3573 = r2573;
+	r3574 = (u32)r3573 * 126u;
+	r3575 = (u32)r3572 + (u32)r3574;
+	r3580 = r2566;
+	r3581 = r2573;
+	r3582 = (u32)r3581 * 127u;
+	r3583 = (u32)r3580 + (u32)r3582;
+	r3588 = r2566;
+	r3589 = r2573;
+	r3590 = (u32)r3589 * 128u;
+	r3591 = (u32)r3588 + (u32)r3590;
+	r3596 = r2566;
+	r3597 = r2573;
+	r3598 = (u32)r3597 * 129u;
+	r3599 = (u32)r3596 + (u32)r3598;
+	r3604 = r2566;
+	r3605 = r2573;
+	r3606 = (u32)r3605 * 130u;
+	r3607 = (u32)r3604 + (u32)r3606;
+	r3612 = r2566;
+	r3613 = r2573;
+	r3614 = (u32)r3613 * 131u;
+	r3615 = (u32)r3612 + (u32)r3614;
+	r3620 = r2566;
+	r3621 = r2573;
+	r3622 = (u32)r3621 * 132u;
+	r3623 = (u32)r3620 + (u32)r3622;
+	r3628 = r2566;
+	r3629 = r2573;
+	r3630 = (u32)r3629 * 133u;
+	r3631 = (u32)r3628 + (u32)r3630;
+	r3636 = r2566;
+	r3637 = r2573;
+	r3638 = (u32)r3637 * 134u;
+	r3639 = (u32)r3636 + (u32)r3638;
+	r3644 = r2566;
+	r3645 = r2573;
+	r3646 = (u32)r3645 * 135u;
+	r3647 = (u32)r3644 + (u32)r3646;
+	r3652 = r2566;
+	r3653 = r2573;
+	r3654 = (u32)r3653 * 136u;
+	r3655 = (u32)r3652 + (u32)r3654;
+	r3660 = r2566;
+	r3661 = r2573;
+	r3662 = (u32)r3661 * 137u;
+	r3663 = (u32)r3660 + (u32)r3662;
+	r3668 = r2566;
+	r3669 = r2573;
+	r3670 = (u32)r3669 * 138u;
+	r3671 = (u32)r3668 + (u32)r3670;
+	r3676 = r2566;
+	r3677 = r2573;
+	r3678 = (u32)r3677 * 139u;
+	r3679 = (u32)r3676 + (u32)r3678;
+	r3684 = r2566;
+	r3685 = r2573;
+	r3686 = (u32)r3685 * 140u;
+	r3687 = (u32)r3684 + (u32)r3686;
+	r3692 = r2566;
+	r3693 = r2573;
+	r3694 = (u32)r3693 * 141u;
+	r3695 = (u32)r3692 + (u32)r3694;
+	r3700 = r2566;
+	r3701 = r2573;
+	r3702 = (u32)r3701 * 142u;
+	r3703 = (u32)r3700 + (u32)r3702;
+	r3708 = r2566;
+	r3709 = r2573;
+	r3710 = (u32)r3709 * 143u;
+	r3711 = (u32)r3708 + (u32)r3710;
+	r3716 = r2566;
+	r3717 = r2573;
+	r3718 = (u32)r3717 * 144u;
+	r3719 = (u32)r3716 + (u32)r3718;
+	r3724 = r2566;
+	r3725 = r2573;
+	r3726 = (u32)r3725 * 145u;
+	r3727 = (u32)r3724 + (u32)r3726;
+	r3732 = r2566;
+	r3733 = r2573;
+	r3734 = (u32)r3733 * 146u;
+	r3735 = (u32)r3732 + (u32)r3734;
+	r3740 = r2566;
+	r3741 = r2573;
+	r3742 = (u32)r3741 * 147u;
+	r3743 = (u32)r3740 + (u32)r3742;
+	r3748 = r2566;
+	r3749 = r2573;
+	r3750 = (u32)r3749 * 148u;
+	r3751 = (u32)r3748 + (u32)r3750;
+	r3756 = r2566;
+	r3757 = r2573;
+	r3758 = (u32)r3757 * 149u;
+	r3759 = (u32)r3756 + (u32)r3758;
+	r3764 = r2566;
+	r3765 = r2573;
+	r3766 = (u32)r3765 * 150u;
+	r3767 = (u32)r3764 + (u32)r3766;
+	r3772 = r2566;
+	r3773 = r2573;
+	r3774 = (u32)r3773 * 151u;
+	r3775 = (u32)r3772 + (u32)r3774;
+	r3780 = r2566;
+	r3781 = r2573;
+	r3782 = (u32)r3781 * 152u;
+	r3783 = (u32)r3780 + (u32)r3782;
+	r3788 = r2566;
+	r3789 = r2573;
+	r3790 = (u32)r3789 * 153u;
+	r3791 = (u32)r3788 + (u32)r3790;
+	r3796 = r2566;
+	r3797 = r2573;
+	r3798 = (u32)r3797 * 154u;
+	r3799 = (u32)r3796 + (u32)r3798;
+	r3804 = r2566;
+	r3805 = r2573;
+	r3806 = (u32)r3805 * 155u;
+	r3807 = (u32)r3804 + (u32)r3806;
+	r3812 = r2566;
+	r3813 = r2573;
+	r3814 = (u32)r3813 * 156u;
+	r3815 = (u32)r3812 + (u32)r3814;
+	r3820 = r2566;
+	r3821 = r2573;
+	r3822 = (u32)r3821 * 157u;
+	r3823 = (u32)r3820 + (u32)r3822;
+	r3828 = r2566;
+	r3829 = r2573;
+	r3830 = (u32)r3829 * 158u;
+	r3831 = (u32)r3828 + (u32)r3830;
+	r3836 = r2566;
+	r3837 = r2573;
+	r3838 = (u32)r3837 * 159u;
+	r3839 = (u32)r3836 + (u32)r3838;
+	r3844 = r2566;
+	r3845 = r2573;
+	r3846 = (u32)r3845 * 160u;
+	r3847 = (u32)r3844 + (u32)r3846;
+	r3852 = r2566;
+	r3853 = r2573;
+	r3854 = (u32)r3853 * 161u;
+	r3855 = (u32)r3852 + (u32)r3854;
+	r3860 = r2566;
+	r3861 = r2573;
+	r3862 = (u32)r3861 * 162u;
+	r3863 = (u32)r3860 + (u32)r3862;
+	r3868 = r2566;
+	r3869 = r2573;
+	r3870 = (u32)r3869 * 163u;
+	r3871 = (u32)r3868 + (u32)r3870;
+	r3876 = r2566;
+	r3877 = r2573;
+	r3878 = (u32)r3877 * 164u;
+	r3879 = (u32)r3876 + (u32)r3878;
+	r3884 = r2566;
+	r3885 = r2573;
+	r3886 = (u32)r3885 * 165u;
+	r3887 = (u32)r3884 + (u32)r3886;
+	r3892 = r2566;
+	r3893 = r2573;
+	r3894 = (u32)r3893 * 166u;
+	r3895 = (u32)r3892 + (u32)r3894;
+	r3900 = r2566;
+	r3901 = r2573;
+	r3902 = (u32)r3901 * 167u;
+	r3903 = (u32)r3900 + (u32)r3902;
+	r3908 = r2566;
+	r3909 = r2573;
+	r3910 = (u32)r3909 * 168u;
+	r3911 = (u32)r3908 + (u32)r3910;
+	r3916 = r2566;
+	r3917 = r2573;
+	r3918 = (u32)r3917 * 169u;
+	r3919 = (u32)r3916 + (u32)r3918;
+	r3924 = r2566;
+	r3925 = r2573;
+	r3926 = (u32)r3925 * 170u;
+	r3927 = (u32)r3924 + (u32)r3926;
+	r3932 = r2566;
+	r3933 = r2573;
+	r3934 = (u32)r3933 * 171u;
+	r3935 = (u32)r3932 + (u32)r3934;
+	r3940 = r2566;
+	r3941 = r2573;
+	r3942 = (u32)r3941 * 172u;
+	r3943 = (u32)r3940 + (u32)r3942;
+	r3948 = r2566;
+	r3949 = r2573;
+	r3950 = (u32)r3949 * 173u;
+	r3951 = (u32)r3948 + (u32)r3950;
+	r3956 = r2566;
+	r3957 = r2573;
+	r3958 = (u32)r3957 * 174u;
+	r3959 = (u32)r3956 + (u32)r3958;
+	r3964 = r2566;
+	r3965 = r2573;
+	r3966 = (u32)r3965 * 175u;
+	r3967 = (u32)r3964 + (u32)r3966;
+	r3972 = r2566;
+	r3973 = r2573;
+	r3974 = (u32)r3973 * 176u;
+	r3975 = (u32)r3972 + (u32)r3974;
+	r3980 = r2566;
+	r3981 = r2573;
+	r3982 = (u32)r3981 * 177u;
+	r3983 = (u32)r3980 + (u32)r3982;
+	r3988 = r2566;
+	r3989 = r2573;
+	r3990 = (u32)r3989 * 178u;
+	r3991 = (u32)r3988 + (u32)r3990;
+	r3996 = r2566;
+	r3997 = r2573;
+	r3998 = (u32)r3997 * 179u;
+	r3999 = (u32)r3996 + (u32)r3998;
+	r4004 = r2566;
+	r4005 = r2573;
+	r4006 = (u32)r4005 * 180u;
+	r4007 = (u32)r4004 + (u32)r4006;
+	r4012 = r2566;
+	r4013 = r2573;
+	r4014 = (u32)r4013 * 181u;
+	r4015 = (u32)r4012 + (u32)r4014;
+	r4020 = r2566;
+	r4021 = r2573;
+	r4022 = (u32)r4021 * 182u;
+	r4023 = (u32)r4020 + (u32)r4022;
+	r4028 = r2566;
+	r4029 = r2573;
+	r4030 = (u32)r4029 * 183u;
+	r4031 = (u32)r4028 + (u32)r4030;
+	r4036 = r2566;
+	r4037 = r2573;
+	r4038 = (u32)r4037 * 184u;
+	r4039 = (u32)r4036 + (u32)r4038;
+	r4044 = r2566;
+	r4045 = r2573;
+	r4046 = (u32)r4045 * 185u;
+	r4047 = (u32)r4044 + (u32)r4046;
+	r4052 = r2566;
+	r4053 = r2573;
+	r4054 = (u32)r4053 * 186u;
+	r4055 = (u32)r4052 + (u32)r4054;
+	r4060 = r2566;
+	r4061 = r2573;
+	r4062 = (u32)r4061 * 187u;
+	r4063 = (u32)r4060 + (u32)r4062;
+	r4068 = r2566;
+	r4069 = r2573;
+	r4070 = (u32)r4069 * 188u;
+	r4071 = (u32)r4068 + (u32)r4070;
+	r4076 = r2566;
+	r4077 = r2573;
+	r4078 = (u32)r4077 * 189u;
+	r4079 = (u32)r4076 + (u32)r4078;
+	r4084 = r2566;
+	r4085 = r2573;
+	r4086 = (u32)r4085 * 190u;
+	r4087 = (u32)r4084 + (u32)r4086;
+	r4092 = r2566;
+	r4093 = r2573;
+	r4094 = (u32)r4093 * 191u;
+	r4095 = (u32)r4092 + (u32)r4094;
+	r4100 = r2566;
+	r4101 = r2573;
+	r4102 = (u32)r4101 * 192u;
+	r4103 = (u32)r4100 + (u32)r4102;
+	r4108 = r2566;
+	r4109 = r2573;
+	r4110 = (u32)r4109 * 193u;
+	r4111 = (u32)r4108 + (u32)r4110;
+	r4116 = r2566;
+	r4117 = r2573;
+	r4118 = (u32)r4117 * 194u;
+	r4119 = (u32)r4116 + (u32)r4118;
+	r4124 = r2566;
+	r4125 = r2573;
+	r4126 = (u32)r4125 * 195u;
+	r4127 = (u32)r4124 + (u32)r4126;
+	r4132 = r2566;
+	r4133 = r2573;
+	r4134 = (u32)r4133 * 196u;
+	r4135 = (u32)r4132 + (u32)r4134;
+	r4140 = r2566;
+	r4141 = r2573;
+	r4142 = (u32)r4141 * 197u;
+	r4143 = (u32)r4140 + (u32)r4142;
+	r4148 = r2566;
+	r4149 = r2573;
+	r4150 = (u32)r4149 * 198u;
+	r4151 = (u32)r4148 + (u32)r4150;
+	r4156 = r2566;
+	r4157 = r2573;
+	r4158 = (u32)r4157 * 199u;
+	r4159 = (u32)r4156 + (u32)r4158;
+	r4164 = r2566;
+	r4165 = r2573;
+	r4166 = (u32)r4165 * 200u;
+	r4167 = (u32)r4164 + (u32)r4166;
+	r4172 = r2566;
+	r4173 = r2573;
+	r4174 = (u32)r4173 * 201u;
+	r4175 = (u32)r4172 + (u32)r4174;
+	r4180 = r2566;
+	r4181 = r2573;
+	r4182 = (u32)r4181 * 202u;
+	r4183 = (u32)r4180 + (u32)r4182;
+	r4188 = r2566;
+	r4189 = r2573;
+	r4190 = (u32)r4189 * 203u;
+	r4191 = (u32)r4188 + (u32)r4190;
+	r4196 = r2566;
+	r4197 = r2573;
+	r4198 = (u32)r4197 * 204u;
+	r4199 = (u32)r4196 + (u32)r4198;
+	r4204 = r2566;
+	r4205 = r2573;
+	r4206 = (u32)r4205 * 205u;
+	r4207 = (u32)r4204 + (u32)r4206;
+	r4212 = r2566;
+	r4213 = r2573;
+	r4214 = (u32)r4213 * 206u;
+	r4215 = (u32)r4212 + (u32)r4214;
+	r4220 = r2566;
+	r4221 = r2573;
+	r4222 = (u32)r4221 * 207u;
+	r4223 = (u32)r4220 + (u32)r4222;
+	r4228 = r2566;
+	r4229 = r2573;
+	r4230 = (u32)r4229 * 208u;
+	r4231 = (u32)r4228 + (u32)r4230;
+	r4236 = r2566;
+	r4237 = r2573;
+	r4238 = (u32)r4237 * 209u;
+	r4239 = (u32)r4236 + (u32)r4238;
+	r4244 = r2566;
+	r4245 = r2573;
+	r4246 = (u32)r4245 * 210u;
+	r4247 = (u32)r4244 + (u32)r4246;
+	r4252 = r2566;
+	r4253 = r2573;
+	r4254 = (u32)r4253 * 211u;
+	r4255 = (u32)r4252 + (u32)r4254;
+	r4260 = r2566;
+	r4261 = r2573;
+	r4262 = (u32)r4261 * 212u;
+	r4263 = (u32)r4260 + (u32)r4262;
+	r4268 = r2566;
+	r4269 = r2573;
+	r4270 = (u32)r4269 * 213u;
+	r4271 = (u32)r4268 + (u32)r4270;
+	r4276 = r2566;
+	r4277 = r2573;
+	r4278 = (u32)r4277 * 214u;
+	r4279 = (u32)r4276 + (u32)r4278;
+	r4284 = r2566;
+	r4285 = r2573;
+	r4286 = (u32)r4285 * 215u;
+	r4287 = (u32)r4284 + (u32)r4286;
+	r4292 = r2566;
+	r4293 = r2573;
+	r4294 = (u32)r4293 * 216u;
+	r4295 = (u32)r4292 + (u32)r4294;
+	r4300 = r2566;
+	r4301 = r2573;
+	r4302 = (u32)r4301 * 217u;
+	r4303 = (u32)r4300 + (u32)r4302;
+	r4308 = r2566;
+	r4309 = r2573;
+	r4310 = (u32)r4309 * 218u;
+	r4311 = (u32)r4308 + (u32)r4310;
+	r4316 = r2566;
+	r4317 = r2573;
+	r4318 = (u32)r4317 * 219u;
+	r4319 = (u32)r4316 + (u32)r4318;
+	r4324 = r2566;
+	r4325 = r2573;
+	r4326 = (u32)r4325 * 220u;
+	r4327 = (u32)r4324 + (u32)r4326;
+	r4332 = r2566;
+	r4333 = r2573;
+	r4334 = (u32)r4333 * 221u;
+	r4335 = (u32)r4332 + (u32)r4334;
+	r4340 = r2566;
+	r4341 = r2573;
+	r4342 = (u32)r4341 * 222u;
+	r4343 = (u32)r4340 + (u32)r4342;
+	r4348 = r2566;
+	r4349 = r2573;
+	r4350 = (u32)r4349 * 223u;
+	r4351 = (u32)r4348 + (u32)r4350;
+	r4356 = r2566;
+	r4357 = r2573;
+	r4358 = (u32)r4357 * 224u;
+	r4359 = (u32)r4356 + (u32)r4358;
+	r4364 = r2566;
+	r4365 = r2573;
+	r4366 = (u32)r4365 * 225u;
+	r4367 = (u32)r4364 + (u32)r4366;
+	r4372 = r2566;
+	r4373 = r2573;
+	r4374 = (u32)r4373 * 226u;
+	r4375 = (u32)r4372 + (u32)r4374;
+	r4380 = r2566;
+	r4381 = r2573;
+	r4382 = (u32)r4381 * 227u;
+	r4383 = (u32)r4380 + (u32)r4382;
+	r4388 = r2566;
+	r4389 = r2573;
+	r4390 = (u32)r4389 * 228u;
+	r4391 = (u32)r4388 + (u32)r4390;
+	r4396 = r2566;
+	r4397 = r2573;
+	r4398 = (u32)r4397 * 229u;
+	r4399 = (u32)r4396 + (u32)r4398;
+	r4404 = r2566;
+	r4405 = r2573;
+	r4406 = (u32)r4405 * 230u;
+	r4407 = (u32)r4404 + (u32)r4406;
+	r4412 = r2566;
+	r4413 = r2573;
+	r4414 = (u32)r4413 * 231u;
+	r4415 = (u32)r4412 + (u32)r4414;
+	r4420 = r2566;
+	r4421 = r2573;
+	r4422 = (u32)r4421 * 232u;
+	r4423 = (u32)r4420 + (u32)r4422;
+	r4428 = r2566;
+	r4429 = r2573;
+	r4430 = (u32)r4429 * 233u;
+	r4431 = (u32)r4428 + (u32)r4430;
+	r4436 = r2566;
+	r4437 = r2573;
+	r4438 = (u32)r4437 * 234u;
+	r4439 = (u32)r4436 + (u32)r4438;
+	r4444 = r2566;
+	r4445 = r2573;
+	r4446 = (u32)r4445 * 235u;
+	r4447 = (u32)r4444 + (u32)r4446;
+	r4452 = r2566;
+	r4453 = r2573;
+	r4454 = (u32)r4453 * 236u;
+	r4455 = (u32)r4452 + (u32)r4454;
+	r4460 = r2566;
+	r4461 = r2573;
+	r4462 = (u32)r4461 * 237u;
+	r4463 = (u32)r4460 + (u32)r4462;
+	r4468 = r2566;
+	r4469 = r2573;
+	r4470 = (u32)r4469 * 238u;
+	r4471 = (u32)r4468 + (u32)r4470;
+	r4476 = r2566;
+	r4477 = r2573;
+	r4478 = (u32)r4477 * 239u;
+	r4479 = (u32)r4476 + (u32)r4478;
+	r4484 = r2566;
+	r4485 = r2573;
+	r4486 = (u32)r4485 * 240u;
+	r4487 = (u32)r4484 + (u32)r4486;
+	r4492 = r2566;
+	r4493 = r2573;
+	r4494 = (u32)r4493 * 241u;
+	r4495 = (u32)r4492 + (u32)r4494;
+	r4500 = r2566;
+	r4501 = r2573;
+	r4502 = (u32)r4501 * 242u;
+	r4503 = (u32)r4500 + (u32)r4502;
+	r4508 = r2566;
+	r4509 = r2573;
+	r4510 = (u32)r4509 * 243u;
+	r4511 = (u32)r4508 + (u32)r4510;
+	r4516 = r2566;
+	r4517 = r2573;
+	r4518 = (u32)r4517 * 244u;
+	r4519 = (u32)r4516 + (u32)r4518;
+	r4524 = r2566;
+	r4525 = r2573;
+	r4526 = (u32)r4525 * 245u;
+	r4527 = (u32)r4524 + (u32)r4526;
+	r4532 = r2566;
+	r4533 = r2573;
+	r4534 = (u32)r4533 * 246u;
+	r4535 = (u32)r4532 + (u32)r4534;
+	r4540 = r2566;
+	r4541 = r2573;
+	r4542 = (u32)r4541 * 247u;
+	r4543 = (u32)r4540 + (u32)r4542;
+	r4548 = r2566;
+	r4549 = r2573;
+	r4550 = (u32)r4549 * 248u;
+	r4551 = (u32)r4548 + (u32)r4550;
+	r4556 = r2566;
+	r4557 = r2573;
+	r4558 = (u32)r4557 * 249u;
+	r4559 = (u32)r4556 + (u32)r4558;
+	r4564 = r2566;
+	r4565 = r2573;
+	r4566 = (u32)r4565 * 250u;
+	r4567 = (u32)r4564 + (u32)r4566;
+	r4572 = r2566;
+	r4573 = r2573;
+	r4574 = (u32)r4573 * 251u;
+	r4575 = (u32)r4572 + (u32)r4574;
+	r4580 = r2566;
+	r4581 = r2573;
+	r4582 = (u32)r4581 * 252u;
+	r4583 = (u32)r4580 + (u32)r4582;
+	r4588 = r2566;
+	r4589 = r2573;
+	r4590 = (u32)r4589 * 253u;
+	r4591 = (u32)r4588 + (u32)r4590;
+	r4596 = r2566;
+	r4597 = r2573;
+	r4598 = (u32)r4597 * 254u;
+	r4599 = (u32)r4596 + (u32)r4598;
+	r7161 = r2;
+	r7162 = r4 + r7161 * 4;
+	r7163 = (u64)r1 * 4ull;
+	r7164 = r26 + r7161 * 4;
+	r7165 = r36 + r7161 * 4;
+	r7166 = r46 + r7161 * 4;
+	r7167 = r56 + r7161 * 4;
+	r7168 = r66 + r7161 * 4;
+	r7169 = r76 + r7161 * 4;
+	r7170 = r86 + r7161 * 4;
+	r7171 = r96 + r7161 * 4;
+	r7172 = r106 + r7161 * 4;
+	r7173 = r116 + r7161 * 4;
+	r7174 = r126 + r7161 * 4;
+	r7175 = r136 + r7161 * 4;
+	r7176 = r146 + r7161 * 4;
+	r7177 = r156 + r7161 * 4;
+	r7178 = r166 + r7161 * 4;
+	r7179 = r176 + r7161 * 4;
+	r7180 = r186 + r7161 * 4;
+	r7181 = r196 + r7161 * 4;
+	r7182 = r206 + r7161 * 4;
+	r7183 = r216 + r7161 * 4;
+	r7184 = r226 + r7161 * 4;
+	r7185 = r236 + r7161 * 4;
+	r7186 = r246 + r7161 * 4;
+	r7187 = r256 + r7161 * 4;
+	r7188 = r266 + r7161 * 4;
+	r7189 = r276 + r7161 * 4;
+	r7190 = r286 + r7161 * 4;
+	r7191 = r296 + r7161 * 4;
+	r7192 = r306 + r7161 * 4;
+	r7193 = r316 + r7161 * 4;
+	r7194 = r326 + r7161 * 4;
+	r7195 = r336 + r7161 * 4;
+	r7196 = r346 + r7161 * 4;
+	r7197 = r356 + r7161 * 4;
+	r7198 = r366 + r7161 * 4;
+	r7199 = r376 + r7161 * 4;
+	r7200 = r386 + r7161 * 4;
+	r7201 = r396 + r7161 * 4;
+	r7202 = r406 + r7161 * 4;
+	r7203 = r416 + r7161 * 4;
+	r7204 = r426 + r7161 * 4;
+	r7205 = r436 + r7161 * 4;
+	r7206 = r446 + r7161 * 4;
+	r7207 = r456 + r7161 * 4;
+	r7208 = r466 + r7161 * 4;
+	r7209 = r476 + r7161 * 4;
+	r7210 = r486 + r7161 * 4;
+	r7211 = r496 + r7161 * 4;
+	r7212 = r506 + r7161 * 4;
+	r7213 = r516 + r7161 * 4;
+	r7214 = r526 + r7161 * 4;
+	r7215 = r536 + r7161 * 4;
+	r7216 = r546 + r7161 * 4;
+	r7217 = r556 + r7161 * 4;
+	r7218 = r566 + r7161 * 4;
+	r7219 = r576 + r7161 * 4;
+	r7220 = r586 + r7161 * 4;
+	r7221 = r596 + r7161 * 4;
+	r7222 = r606 + r7161 * 4;
+	r7223 = r616 + r7161 * 4;
+	r7224 = r626 + r7161 * 4;
+	r7225 = r636 + r7161 * 4;
+	r7226 = r646 + r7161 * 4;
+	r7227 = r656 + r7161 * 4;
+	r7228 = r666 + r7161 * 4;
+	r7229 = r676 + r7161 * 4;
+	r7230 = r686 + r7161 * 4;
+	r7231 = r696 + r7161 * 4;
+	r7232 = r706 + r7161 * 4;
+	r7233 = r716 + r7161 * 4;
+	r7234 = r726 + r7161 * 4;
+	r7235 = r736 + r7161 * 4;
+	r7236 = r746 + r7161 * 4;
+	r7237 = r756 + r7161 * 4;
+	r7238 = r766 + r7161 * 4;
+	r7239 = r776 + r7161 * 4;
+	r7240 = r786 + r7161 * 4;
+	r7241 = r796 + r7161 * 4;
+	r7242 = r806 + r7161 * 4;
+	r7243 = r816 + r7161 * 4;
+	r7244 = r826 + r7161 * 4;
+	r7245 = r836 + r7161 * 4;
+	r7246 = r846 + r7161 * 4;
+	r7247 = r856 + r7161 * 4;
+	r7248 = r866 + r7161 * 4;
+	r7249 = r876 + r7161 * 4;
+	r7250 = r886 + r7161 * 4;
+	r7251 = r896 + r7161 * 4;
+	r7252 = r906 + r7161 * 4;
+	r7253 = r916 + r7161 * 4;
+	r7254 = r926 + r7161 * 4;
+	r7255 = r936 + r7161 * 4;
+	r7256 = r946 + r7161 * 4;
+	r7257 = r956 + r7161 * 4;
+	r7258 = r966 + r7161 * 4;
+	r7259 = r976 + r7161 * 4;
+	r7260 = r986 + r7161 * 4;
+	r7261 = r996 + r7161 * 4;
+	r7262 = r1006 + r7161 * 4;
+	r7263 = r1016 + r7161 * 4;
+	r7264 = r1026 + r7161 * 4;
+	r7265 = r1036 + r7161 * 4;
+	r7266 = r1046 + r7161 * 4;
+	r7267 = r1056 + r7161 * 4;
+	r7268 = r1066 + r7161 * 4;
+	r7269 = r1076 + r7161 * 4;
+	r7270 = r1086 + r7161 * 4;
+	r7271 = r1096 + r7161 * 4;
+	r7272 = r1106 + r7161 * 4;
+	r7273 = r1116 + r7161 * 4;
+	r7274 = r1126 + r7161 * 4;
+	r7275 = r1136 + r7161 * 4;
+	r7276 = r1146 + r7161 * 4;
+	r7277 = r1156 + r7161 * 4;
+	r7278 = r1166 + r7161 * 4;
+	r7279 = r1176 + r7161 * 4;
+	r7280 = r1186 + r7161 * 4;
+	r7281 = r1196 + r7161 * 4;
+	r7282 = r1206 + r7161 * 4;
+	r7283 = r1216 + r7161 * 4;
+	r7284 = r1226 + r7161 * 4;
+	r7285 = r1236 + r7161 * 4;
+	r7286 = r1246 + r7161 * 4;
+	r7287 = r1256 + r7161 * 4;
+	r7288 = r1266 + r7161 * 4;
+	r7289 = r1276 + r7161 * 4;
+	r7290 = r1286 + r7161 * 4;
+	r7291 = r1296 + r7161 * 4;
+	r7292 = r1306 + r7161 * 4;
+	r7293 = r1316 + r7161 * 4;
+	r7294 = r1326 + r7161 * 4;
+	r7295 = r1336 + r7161 * 4;
+	r7296 = r1346 + r7161 * 4;
+	r7297 = r1356 + r7161 * 4;
+	r7298 = r1366 + r7161 * 4;
+	r7299 = r1376 + r7161 * 4;
+	r7300 = r1386 + r7161 * 4;
+	r7301 = r1396 + r7161 * 4;
+	r7302 = r1406 + r7161 * 4;
+	r7303 = r1416 + r7161 * 4;
+	r7304 = r1426 + r7161 * 4;
+	r7305 = r1436 + r7161 * 4;
+	r7306 = r1446 + r7161 * 4;
+	r7307 = r1456 + r7161 * 4;
+	r7308 = r1466 + r7161 * 4;
+	r7309 = r1476 + r7161 * 4;
+	r7310 = r1486 + r7161 * 4;
+	r7311 = r1496 + r7161 * 4;
+	r7312 = r1506 + r7161 * 4;
+	r7313 = r1516 + r7161 * 4;
+	r7314 = r1526 + r7161 * 4;
+	r7315 = r1536 + r7161 * 4;
+	r7316 = r1546 + r7161 * 4;
+	r7317 = r1556 + r7161 * 4;
+	r7318 = r1566 + r7161 * 4;
+	r7319 = r1576 + r7161 * 4;
+	r7320 = r1586 + r7161 * 4;
+	r7321 = r1596 + r7161 * 4;
+	r7322 = r1606 + r7161 * 4;
+	r7323 = r1616 + r7161 * 4;
+	r7324 = r1626 + r7161 * 4;
+	r7325 = r1636 + r7161 * 4;
+	r7326 = r1646 + r7161 * 4;
+	r7327 = r1656 + r7161 * 4;
+	r7328 = r1666 + r7161 * 4;
+	r7329 = r1676 + r7161 * 4;
+	r7330 = r1686 + r7161 * 4;
+	r7331 = r1696 + r7161 * 4;
+	r7332 = r1706 + r7161 * 4;
+	r7333 = r1716 + r7161 * 4;
+	r7334 = r1726 + r7161 * 4;
+	r7335 = r1736 + r7161 * 4;
+	r7336 = r1746 + r7161 * 4;
+	r7337 = r1756 + r7161 * 4;
+	r7338 = r1766 + r7161 * 4;
+	r7339 = r1776 + r7161 * 4;
+	r7340 = r1786 + r7161 * 4;
+	r7341 = r1796 + r7161 * 4;
+	r7342 = r1806 + r7161 * 4;
+	r7343 = r1816 + r7161 * 4;
+	r7344 = r1826 + r7161 * 4;
+	r7345 = r1836 + r7161 * 4;
+	r7346 = r1846 + r7161 * 4;
+	r7347 = r1856 + r7161 * 4;
+	r7348 = r1866 + r7161 * 4;
+	r7349 = r1876 + r7161 * 4;
+	r7350 = r1886 + r7161 * 4;
+	r7351 = r1896 + r7161 * 4;
+	r7352 = r1906 + r7161 * 4;
+	r7353 = r1916 + r7161 * 4;
+	r7354 = r1926 + r7161 * 4;
+	r7355 = r1936 + r7161 * 4;
+	r7356 = r1946 + r7161 * 4;
+	r7357 = r1956 + r7161 * 4;
+	r7358 = r1966 + r7161 * 4;
+	r7359 = r1976 + r7161 * 4;
+	r7360 = r1986 + r7161 * 4;
+	r7361 = r1996 + r7161 * 4;
+	r7362 = r2006 + r7161 * 4;
+	r7363 = r2016 + r7161 * 4;
+	r7364 = r2026 + r7161 * 4;
+	r7365 = r2036 + r7161 * 4;
+	r7366 = r2046 + r7161 * 4;
+	r7367 = r2056 + r7161 * 4;
+	r7368 = r2066 + r7161 * 4;
+	r7369 = r2076 + r7161 * 4;
+	r7370 = r2086 + r7161 * 4;
+	r7371 = r2096 + r7161 * 4;
+	r7372 = r2106 + r7161 * 4;
+	r7373 = r2116 + r7161 * 4;
+	r7374 = r2126 + r7161 * 4;
+	r7375 = r2136 + r7161 * 4;
+	r7376 = r2146 + r7161 * 4;
+	r7377 = r2156 + r7161 * 4;
+	r7378 = r2166 + r7161 * 4;
+	r7379 = r2176 + r7161 * 4;
+	r7380 = r2186 + r7161 * 4;
+	r7381 = r2196 + r7161 * 4;
+	r7382 = r2206 + r7161 * 4;
+	r7383 = r2216 + r7161 * 4;
+	r7384 = r2226 + r7161 * 4;
+	r7385 = r2236 + r7161 * 4;
+	r7386 = r2246 + r7161 * 4;
+	r7387 = r2256 + r7161 * 4;
+	r7388 = r2266 + r7161 * 4;
+	r7389 = r2276 + r7161 * 4;
+	r7390 = r2286 + r7161 * 4;
+	r7391 = r2296 + r7161 * 4;
+	r7392 = r2306 + r7161 * 4;
+	r7393 = r2316 + r7161 * 4;
+	r7394 = r2326 + r7161 * 4;
+	r7395 = r2336 + r7161 * 4;
+	r7396 = r2346 + r7161 * 4;
+	r7397 = r2356 + r7161 * 4;
+	r7398 = r2366 + r7161 * 4;
+	r7399 = r2376 + r7161 * 4;
+	r7400 = r2386 + r7161 * 4;
+	r7401 = r2396 + r7161 * 4;
+	r7402 = r2406 + r7161 * 4;
+	r7403 = r2416 + r7161 * 4;
+	r7404 = r2426 + r7161 * 4;
+	r7405 = r2436 + r7161 * 4;
+	r7406 = r2446 + r7161 * 4;
+	r7407 = r2456 + r7161 * 4;
+	r7408 = r2466 + r7161 * 4;
+	r7409 = r2476 + r7161 * 4;
+	r7410 = r2486 + r7161 * 4;
+	r7411 = r2496 + r7161 * 4;
+	r7412 = r2506 + r7161 * 4;
+	r7413 = r2516 + r7161 * 4;
+	r7414 = r2526 + r7161 * 4;
+	r7415 = r2536 + r7161 * 4;
+	r7416 = r2546 + r7161 * 4;
+	r7417 = r2556 + r7161 * 4;
+b516: // head (checked)
+	r2561 = (u64)r2 + 1ull;
+	r2562 = r2561 < r3;
+	if (!r2562) goto b514;
+	r2563 = r2;
+	r2564 = (u64)r2563 + 1ull;
+	r6394 = r7162;
+	r2568 = r6394 + 4ll;
+	r2569 = *(i32 *)r2568;
+	r2570 = (u32)r2569 + (u32)r2567;
+	r2571 = r2568;
+	*(i32 *)r2571 = r2570;
+	if ((u64)r2564 >= (u64)r27) { qd_site = 0; qd_x = r2564; qd_y = r27; goto qd_fault; }
+	r6396 = r7164;
+	r2576 = r6396 + 4ll;
+	r2577 = *(i32 *)r2576;
+	r2578 = (u32)r2577 + (u32)r2575;
+	r2579 = r2576;
+	*(i32 *)r2579 = r2578;
+	if ((u64)r2564 >= (u64)r37) { qd_site = 1; qd_x = r2564; qd_y = r37; goto qd_fault; }
+	r6398 = r7165;
+	r2584 = r6398 + 4ll;
+	r2585 = *(i32 *)r2584;
+	r2586 = (u32)r2585 + (u32)r2583;
+	r2587 = r2584;
+	*(i32 *)r2587 = r2586;
+	if ((u64)r2564 >= (u64)r47) { qd_site = 2; qd_x = r2564; qd_y = r47; goto qd_fault; }
+	r6400 = r7166;
+	r2592 = r6400 + 4ll;
+	r2593 = *(i32 *)r2592;
+	r2594 = (u32)r2593 + (u32)r2591;
+	r2595 = r2592;
+	*(i32 *)r2595 = r2594;
+	if ((u64)r2564 >= (u64)r57) { qd_site = 3; qd_x = r2564; qd_y = r57; goto qd_fault; }
+	r6402 = r7167;
+	r2600 = r6402 + 4ll;
+	r2601 = *(i32 *)r2600;
+	r2602 = (u32)r2601 + (u32)r2599;
+	r2603 = r2600;
+	*(i32 *)r2603 = r2602;
+	if ((u64)r2564 >= (u64)r67) { qd_site = 4; qd_x = r2564; qd_y = r67; goto qd_fault; }
+	r6404 = r7168;
+	r2608 = r6404 + 4ll;
+	r2609 = *(i32 *)r2608;
+	r2610 = (u32)r2609 + (u32)r2607;
+	r2611 = r2608;
+	*(i32 *)r2611 = r2610;
+	if ((u64)r2564 >= (u64)r77) { qd_site = 5; qd_x = r2564; qd_y = r77; goto qd_fault; }
+	r6406 = r7169;
+	r2616 = r6406 + 4ll;
+	r2617 = *(i32 *)r2616;
+	r2618 = (u32)r2617 + (u32)r2615;
+	r2619 = r2616;
+	*(i32 *)r2619 = r2618;
+	if ((u64)r2564 >= (u64)r87) { qd_site = 6; qd_x = r2564; qd_y = r87; goto qd_fault; }
+	r6408 = r7170;
+	r2624 = r6408 + 4ll;
+	r2625 = *(i32 *)r2624;
+	r2626 = (u32)r2625 + (u32)r2623;
+	r2627 = r2624;
+	*(i32 *)r2627 = r2626;
+	if ((u64)r2564 >= (u64)r97) { qd_site = 7; qd_x = r2564; qd_y = r97; goto qd_fault; }
+	r6410 = r7171;
+	r2632 = r6410 + 4ll;
+	r2633 = *(i32 *)r2632;
+	r2634 = (u32)r2633 + (u32)r2631;
+	r2635 = r2632;
+	*(i32 *)r2635 = r2634;
+	if ((u64)r2564 >= (u64)r107) { qd_site = 8; qd_x = r2564; qd_y = r107; goto qd_fault; }
+	r6412 = r7172;
+	r2640 = r6412 + 4ll;
+	r2641 = *(i32 *)r2640;
+	r2642 = (u32)r2641 + (u32)r2639;
+	r2643 = r2640;
+	*(i32 *)r2643 = r2642;
+	if ((u64)r2564 >= (u64)r117) { qd_site = 9; qd_x = r2564; qd_y = r117; goto qd_fault; }
+	r6414 = r7173;
+	r2648 = r6414 + 4ll;
+	r2649 = *(i32 *)r2648;
+	r2650 = (u32)r2649 + (u32)r2647;
+	r2651 = r2648;
+	*(i32 *)r2651 = r2650;
+	if ((u64)r2564 >= (u64)r127) { qd_site = 10; qd_x = r2564; qd_y = r127; goto qd_fault; }
+	r6416 = r7174;
+	r2656 = r6416 + 4ll;
+	r2657 = *(i32 *)r2656;
+	r2658 = (u32)r2657 + (u32)r2655;
+	r2659 = r2656;
+	*(i32 *)r2659 = r2658;
+	if ((u64)r2564 >= (u64)r137) { qd_site = 11; qd_x = r2564; qd_y = r137; goto qd_fault; }
+	r6418 = r7175;
+	r2664 = r6418 + 4ll;
+	r2665 = *(i32 *)r2664;
+	r2666 = (u32)r2665 + (u32)r2663;
+	r2667 = r2664;
+	*(i32 *)r2667 = r2666;
+	if ((u64)r2564 >= (u64)r147) { qd_site = 12; qd_x = r2564; qd_y = r147; goto qd_fault; }
+	r6420 = r7176;
+	r2672 = r6420 + 4ll;
+	r2673 = *(i32 *)r2672;
+	r2674 = (u32)r2673 + (u32)r2671;
+	r2675 = r2672;
+	*(i32 *)r2675 = r2674;
+	if ((u64)r2564 >= (u64)r157) { qd_site = 13; qd_x = r2564; qd_y = r157; goto qd_fault; }
+	r6422 = r7177;
+	r2680 = r6422 + 4ll;
+	r2681 = *(i32 *)r2680;
+	r2682 = (u32)r2681 + (u32)r2679;
+	r2683 = r2680;
+	*(i32 *)r2683 = r2682;
+	if ((u64)r2564 >= (u64)r167) { qd_site = 14; qd_x = r2564; qd_y = r167; goto qd_fault; }
+	r6424 = r7178;
+	r2688 = r6424 + 4ll;
+	r2689 = *(i32 *)r2688;
+	r2690 = (u32)r2689 + (u32)r2687;
+	r2691 = r2688;
+	*(i32 *)r2691 = r2690;
+	if ((u64)r2564 >= (u64)r177) { qd_site = 15; qd_x = r2564; qd_y = r177; goto qd_fault; }
+	r6426 = r7179;
+	r2696 = r6426 + 4ll;
+	r2697 = *(i32 *)r2696;
+	r2698 = (u32)r2697 + (u32)r2695;
+	r2699 = r2696;
+	*(i32 *)r2699 = r2698;
+	if ((u64)r2564 >= (u64)r187) { qd_site = 16; qd_x = r2564; qd_y = r187; goto qd_fault; }
+	r6428 = r7180;
+	r2704 = r6428 + 4ll;
+	r2705 = *(i32 *)r2704;
+	r2706 = (u32)r2705 + (u32)r2703;
+	r2707 = r2704;
+	*(i32 *)r2707 = r2706;
+	if ((u64)r2564 >= (u64)r197) { qd_site = 17; qd_x = r2564; qd_y = r197; goto qd_fault; }
+	r6430 = r7181;
+	r2712 = r6430 + 4ll;
+	r2713 = *(i32 *)r2712;
+	r2714 = (u32)r2713 + (u32)r2711;
+	r2715 = r2712;
+	*(i32 *)r2715 = r2714;
+	if ((u64)r2564 >= (u64)r207) { qd_site = 18; qd_x = r2564; qd_y = r207; goto qd_fault; }
+	r6432 = r7182;
+	r2720 = r6432 + 4ll;
+	r2721 = *(i32 *)r2720;
+	r2722 = (u32)r2721 + (u32)r2719;
+	r2723 = r2720;
+	*(i32 *)r2723 = r2722;
+	if ((u64)r2564 >= (u64)r217) { qd_site = 19; qd_x = r2564; qd_y = r217; goto qd_fault; }
+	r6434 = r7183;
+	r2728 = r6434 + 4ll;
+	r2729 = *(i32 *)r2728;
+	r2730 = (u32)r2729 + (u32)r2727;
+	r2731 = r2728;
+	*(i32 *)r2731 = r2730;
+	if ((u64)r2564 >= (u64)r227) { qd_site = 20; qd_x = r2564; qd_y = r227; goto qd_fault; }
+	r6436 = r7184;
+	r2736 = r6436 + 4ll;
+	r2737 = *(i32 *)r2736;
+	r2738 = (u32)r2737 + (u32)r2735;
+	r2739 = r2736;
+	*(i32 *)r2739 = r2738;
+	if ((u64)r2564 >= (u64)r237) { qd_site = 21; qd_x = r2564; qd_y = r237; goto qd_fault; }
+	r6438 = r7185;
+	r2744 = r6438 + 4ll;
+	r2745 = *(i32 *)r2744;
+	r2746 = (u32)r2745 + (u32)r2743;
+	r2747 = r2744;
+	*(i32 *)r2747 = r2746;
+	if ((u64)r2564 >= (u64)r247) { qd_site = 22; qd_x = r2564; qd_y = r247; goto qd_fault; }
+	r6440 = r7186;
+	r2752 = r6440 + 4ll;
+	r2753 = *(i32 *)r2752;
+	r2754 = (u32)r2753 + (u32)r2751;
+	r2755 = r2752;
+	*(i32 *)r2755 = r2754;
+	if ((u64)r2564 >= (u64)r257) { qd_site = 23; qd_x = r2564; qd_y = r257; goto qd_fault; }
+	r6442 = r7187;
+	r2760 = r6442 + 4ll;
+	r2761 = *(i32 *)r2760;
+	r2762 = (u32)r2761 + (u32)r2759;
+	r2763 = r2760;
+	*(i32 *)r2763 = r2762;
+	if ((u64)r2564 >= (u64)r267) { qd_site = 24; qd_x = r2564; qd_y = r267; goto qd_fault; }
+	r6444 = r7188;
+	r2768 = r6444 + 4ll;
+	r2769 = *(i32 *)r2768;
+	r2770 = (u32)r2769 + (u32)r2767;
+	r2771 = r2768;
+	*(i32 *)r2771 = r2770;
+	if ((u64)r2564 >= (u64)r277) { qd_site = 25; qd_x = r2564; qd_y = r277; goto qd_fault; }
+	r6446 = r7189;
+	r2776 = r6446 + 4ll;
+	r2777 = *(i32 *)r2776;
+	r2778 = (u32)r2777 + (u32)r2775;
+	r2779 = r2776;
+	*(i32 *)r2779 = r2778;
+	if ((u64)r2564 >= (u64)r287) { qd_site = 26; qd_x = r2564; qd_y = r287; goto qd_fault; }
+	r6448 = r7190;
+	r2784 = r6448 + 4ll;
+	r2785 = *(i32 *)r2784;
+	r2786 = (u32)r2785 + (u32)r2783;
+	r2787 = r2784;
+	*(i32 *)r2787 = r2786;
+	if ((u64)r2564 >= (u64)r297) { qd_site = 27; qd_x = r2564; qd_y = r297; goto qd_fault; }
+	r6450 = r7191;
+	r2792 = r6450 + 4ll;
+	r2793 = *(i32 *)r2792;
+	r2794 = (u32)r2793 + (u32)r2791;
+	r2795 = r2792;
+	*(i32 *)r2795 = r2794;
+	if ((u64)r2564 >= (u64)r307) { qd_site = 28; qd_x = r2564; qd_y = r307; goto qd_fault; }
+	r6452 = r7192;
+	r2800 = r6452 + 4ll;
+	r2801 = *(i32 *)r2800;
+	r2802 = (u32)r2801 + (u32)r2799;
+	r2803 = r2800;
+	*(i32 *)r2803 = r2802;
+	if ((u64)r2564 >= (u64)r317) { qd_site = 29; qd_x = r2564; qd_y = r317; goto qd_fault; }
+	r6454 = r7193;
+	r2808 = r6454 + 4ll;
+	r2809 = *(i32 *)r2808;
+	r2810 = (u32)r2809 + (u32)r2807;
+	r2811 = r2808;
+	*(i32 *)r2811 = r2810;
+	if ((u64)r2564 >= (u64)r327) { qd_site = 30; qd_x = r2564; qd_y = r327; goto qd_fault; }
+	r6456 = r7194;
+	r2816 = r6456 + 4ll;
+	r2817 = *(i32 *)r2816;
+	r2818 = (u32)r2817 + (u32)r2815;
+	r2819 = r2816;
+	*(i32 *)r2819 = r2818;
+	if ((u64)r2564 >= (u64)r337) { qd_site = 31; qd_x = r2564; qd_y = r337; goto qd_fault; }
+	r6458 = r7195;
+	r2824 = r6458 + 4ll;
+	r2825 = *(i32 *)r2824;
+	r2826 = (u32)r2825 + (u32)r2823;
+	r2827 = r2824;
+	*(i32 *)r2827 = r2826;
+	if ((u64)r2564 >= (u64)r347) { qd_site = 32; qd_x = r2564; qd_y = r347; goto qd_fault; }
+	r6460 = r7196;
+	r2832 = r6460 + 4ll;
+	r2833 = *(i32 *)r2832;
+	r2834 = (u32)r2833 + (u32)r2831;
+	r2835 = r2832;
+	*(i32 *)r2835 = r2834;
+	if ((u64)r2564 >= (u64)r357) { qd_site = 33; qd_x = r2564; qd_y = r357; goto qd_fault; }
+	r6462 = r7197;
+	r2840 = r6462 + 4ll;
+	r2841 = *(i32 *)r2840;
+	r2842 = (u32)r2841 + (u32)r2839;
+	r2843 = r2840;
+	*(i32 *)r2843 = r2842;
+	if ((u64)r2564 >= (u64)r367) { qd_site = 34; qd_x = r2564; qd_y = r367; goto qd_fault; }
+	r6464 = r7198;
+	r2848 = r6464 + 4ll;
+	r2849 = *(i32 *)r2848;
+	r2850 = (u32)r2849 + (u32)r2847;
+	r2851 = r2848;
+	*(i32 *)r2851 = r2850;
+	if ((u64)r2564 >= (u64)r377) { qd_site = 35; qd_x = r2564; qd_y = r377; goto qd_fault; }
+	r6466 = r7199;
+	r2856 = r6466 + 4ll;
+	r2857 = *(i32 *)r2856;
+	r2858 = (u32)r2857 + (u32)r2855;
+	r2859 = r2856;
+	*(i32 *)r2859 = r2858;
+	if ((u64)r2564 >= (u64)r387) { qd_site = 36; qd_x = r2564; qd_y = r387; goto qd_fault; }
+	r6468 = r7200;
+	r2864 = r6468 + 4ll;
+	r2865 = *(i32 *)r2864;
+	r2866 = (u32)r2865 + (u32)r2863;
+	r2867 = r2864;
+	*(i32 *)r2867 = r2866;
+	if ((u64)r2564 >= (u64)r397) { qd_site = 37; qd_x = r2564; qd_y = r397; goto qd_fault; }
+	r6470 = r7201;
+	r2872 = r6470 + 4ll;
+	r2873 = *(i32 *)r2872;
+	r2874 = (u32)r2873 + (u32)r2871;
+	r2875 = r2872;
+	*(i32 *)r2875 = r2874;
+	if ((u64)r2564 >= (u64)r407) { qd_site = 38; qd_x = r2564; qd_y = r407; goto qd_fault; }
+	r6472 = r7202;
+	r2880 = r6472 + 4ll;
+	r2881 = *(i32 *)r2880;
+	r2882 = (u32)r2881 + (u32)r2879;
+	r2883 = r2880;
+	*(i32 *)r2883 = r2882;
+	if ((u64)r2564 >= (u64)r417) { qd_site = 39; qd_x = r2564; qd_y = r417; goto qd_fault; }
+	r6474 = r7203;
+	r2888 = r6474 + 4ll;
+	r2889 = *(i32 *)r2888;
+	r2890 = (u32)r2889 + (u32)r2887;
+	r2891 = r2888;
+	*(i32 *)r2891 = r2890;
+	if ((u64)r2564 >= (u64)r427) { qd_site = 40; qd_x = r2564; qd_y = r427; goto qd_fault; }
+	r6476 = r7204;
+	r2896 = r6476 + 4ll;
+	r2897 = *(i32 *)r2896;
+	r2898 = (u32)r2897 + (u32)r2895;
+	r2899 = r2896;
+	*(i32 *)r2899 = r2898;
+	if ((u64)r2564 >= (u64)r437) { qd_site = 41; qd_x = r2564; qd_y = r437; goto qd_fault; }
+	r6478 = r7205;
+	r2904 = r6478 + 4ll;
+	r2905 = *(i32 *)r2904;
+	r2906 = (u32)r2905 + (u32)r2903;
+	r2907 = r2904;
+	*(i32 *)r2907 = r2906;
+	if ((u64)r2564 >= (u64)r447) { qd_site = 42; qd_x = r2564; qd_y = r447; goto qd_fault; }
+	r6480 = r7206;
+	r2912 = r6480 + 4ll;
+	r2913 = *(i32 *)r2912;
+	r2914 = (u32)r2913 + (u32)r2911;
+	r2915 = r2912;
+	*(i32 *)r2915 = r2914;
+	if ((u64)r2564 >= (u64)r457) { qd_site = 43; qd_x = r2564; qd_y = r457; goto qd_fault; }
+	r6482 = r7207;
+	r2920 = r6482 + 4ll;
+	r2921 = *(i32 *)r2920;
+	r2922 = (u32)r2921 + (u32)r2919;
+	r2923 = r2920;
+	*(i32 *)r2923 = r2922;
+	if ((u64)r2564 >= (u64)r467) { qd_site = 44; qd_x = r2564; qd_y = r467; goto qd_fault; }
+	r6484 = r7208;
+	r2928 = r6484 + 4ll;
+	r2929 = *(i32 *)r2928;
+	r2930 = (u32)r2929 + (u32)r2927;
+	r2931 = r2928;
+	*(i32 *)r2931 = r2930;
+	if ((u64)r2564 >= (u64)r477) { qd_site = 45; qd_x = r2564; qd_y = r477; goto qd_fault; }
+	r6486 = r7209;
+	r2936 = r6486 + 4ll;
+	r2937 = *(i32 *)r2936;
+	r2938 = (u32)r2937 + (u32)r2935;
+	r2939 = r2936;
+	*(i32 *)r2939 = r2938;
+	if ((u64)r2564 >= (u64)r487) { qd_site = 46; qd_x = r2564; qd_y = r487; goto qd_fault; }
+	r6488 = r7210;
+	r2944 = r6488 + 4ll;
+	r2945 = *(i32 *)r2944;
+	r2946 = (u32)r2945 + (u32)r2943;
+	r2947 = r2944;
+	*(i32 *)r2947 = r2946;
+	if ((u64)r2564 >= (u64)r497) { qd_site = 47; qd_x = r2564; qd_y = r497; goto qd_fault; }
+	r6490 = r7211;
+	r2952 = r6490 + 4ll;
+	r2953 = *(i32 *)r2952;
+	r2954 = (u32)r2953 + (u32)r2951;
+	r2955 = r2952;
+	*(i32 *)r2955 = r2954;
+	if ((u64)r2564 >= (u64)r507) { qd_site = 48; qd_x = r2564; qd_y = r507; goto qd_fault; }
+	r6492 = r7212;
+	r2960 = r6492 + 4ll;
+	r2961 = *(i32 *)r2960;
+	r2962 = (u32)r2961 + (u32)r2959;
+	r2963 = r2960;
+	*(i32 *)r2963 = r2962;
+	if ((u64)r2564 >= (u64)r517) { qd_site = 49; qd_x = r2564; qd_y = r517; goto qd_fault; }
+	r6494 = r7213;
+	r2968 = r6494 + 4ll;
+	r2969 = *(i32 *)r2968;
+	r2970 = (u32)r2969 + (u32)r2967;
+	r2971 = r2968;
+	*(i32 *)r2971 = r2970;
+	if ((u64)r2564 >= (u64)r527) { qd_site = 50; qd_x = r2564; qd_y = r527; goto qd_fault; }
+	r6496 = r7214;
+	r2976 = r6496 + 4ll;
+	r2977 = *(i32 *)r2976;
+	r2978 = (u32)r2977 + (u32)r2975;
+	r2979 = r2976;
+	*(i32 *)r2979 = r2978;
+	if ((u64)r2564 >= (u64)r537) { qd_site = 51; qd_x = r2564; qd_y = r537; goto qd_fault; }
+	r6498 = r7215;
+	r2984 = r6498 + 4ll;
+	r2985 = *(i32 *)r2984;
+	r2986 = (u32)r2985 + (u32)r2983;
+	r2987 = r2984;
+	*(i32 *)r2987 = r2986;
+	if ((u64)r2564 >= (u64)r547) { qd_site = 52; qd_x = r2564; qd_y = r547; goto qd_fault; }
+	r6500 = r7216;
+	r2992 = r6500 + 4ll;
+	r2993 = *(i32 *)r2992;
+	r2994 = (u32)r2993 + (u32)r2991;
+	r2995 = r2992;
+	*(i32 *)r2995 = r2994;
+	if ((u64)r2564 >= (u64)r557) { qd_site = 53; qd_x = r2564; qd_y = r557; goto qd_fault; }
+	r6502 = r7217;
+	r3000 = r6502 + 4ll;
+	r3001 = *(i32 *)r3000;
+	r3002 = (u32)r3001 + (u32)r2999;
+	r3003 = r3000;
+	*(i32 *)r3003 = r3002;
+	if ((u64)r2564 >= (u64)r567) { qd_site = 54; qd_x = r2564; qd_y = r567; goto qd_fault; }
+	r6504 = r7218;
+	r3008 = r6504 + 4ll;
+	r3009 = *(i32 *)r3008;
+	r3010 = (u32)r3009 + (u32)r3007;
+	r3011 = r3008;
+	*(i32 *)r3011 = r3010;
+	if ((u64)r2564 >= (u64)r577) { qd_site = 55; qd_x = r2564; qd_y = r577; goto qd_fault; }
+	r6506 = r7219;
+	r3016 = r6506 + 4ll;
+	r3017 = *(i32 *)r3016;
+	r3018 = (u32)r3017 + (u32)r3015;
+	r3019 = r3016;
+	*(i32 *)r3019 = r3018;
+	if ((u64)r2564 >= (u64)r587) { qd_site = 56; qd_x = r2564; qd_y = r587; goto qd_fault; }
+	r6508 = r7220;
+	r3024 = r6508 + 4ll;
+	r3025 = *(i32 *)r3024;
+	r3026 = (u32)r3025 + (u32)r3023;
+	r3027 = r3024;
+	*(i32 *)r3027 = r3026;
+	if ((u64)r2564 >= (u64)r597) { qd_site = 57; qd_x = r2564; qd_y = r597; goto qd_fault; }
+	r6510 = r7221;
+	r3032 = r6510 + 4ll;
+	r3033 = *(i32 *)r3032;
+	r3034 = (u32)r3033 + (u32)r3031;
+	r3035 = r3032;
+	*(i32 *)r3035 = r3034;
+	if ((u64)r2564 >= (u64)r607) { qd_site = 58; qd_x = r2564; qd_y = r607; goto qd_fault; }
+	r6512 = r7222;
+	r3040 = r6512 + 4ll;
+	r3041 = *(i32 *)r3040;
+	r3042 = (u32)r3041 + (u32)r3039;
+	r3043 = r3040;
+	*(i32 *)r3043 = r3042;
+	if ((u64)r2564 >= (u64)r617) { qd_site = 59; qd_x = r2564; qd_y = r617; goto qd_fault; }
+	r6514 = r7223;
+	r3048 = r6514 + 4ll;
+	r3049 = *(i32 *)r3048;
+	r3050 = (u32)r3049 + (u32)r3047;
+	r3051 = r3048;
+	*(i32 *)r3051 = r3050;
+	if ((u64)r2564 >= (u64)r627) { qd_site = 60; qd_x = r2564; qd_y = r627; goto qd_fault; }
+	r6516 = r7224;
+	r3056 = r6516 + 4ll;
+	r3057 = *(i32 *)r3056;
+	r3058 = (u32)r3057 + (u32)r3055;
+	r3059 = r3056;
+	*(i32 *)r3059 = r3058;
+	if ((u64)r2564 >= (u64)r637) { qd_site = 61; qd_x = r2564; qd_y = r637; goto qd_fault; }
+	r6518 = r7225;
+	r3064 = r6518 + 4ll;
+	r3065 = *(i32 *)r3064;
+	r3066 = (u32)r3065 + (u32)r3063;
+	r3067 = r3064;
+	*(i32 *)r3067 = r3066;
+	if ((u64)r2564 >= (u64)r647) { qd_site = 62; qd_x = r2564; qd_y = r647; goto qd_fault; }
+	r6520 = r7226;
+	r3072 = r6520 + 4ll;
+	r3073 = *(i32 *)r3072;
+	r3074 = (u32)r3073 + (u32)r3071;
+	r3075 = r3072;
+	*(i32 *)r3075 = r3074;
+	if ((u64)r2564 >= (u64)r657) { qd_site = 63; qd_x = r2564; qd_y = r657; goto qd_fault; }
+	r6522 = r7227;
+	r3080 = r6522 + 4ll;
+	r3081 = *(i32 *)r3080;
+	r3082 = (u32)r3081 + (u32)r3079;
+	r3083 = r3080;
+	*(i32 *)r3083 = r3082;
+	if ((u64)r2564 >= (u64)r667) { qd_site = 64; qd_x = r2564; qd_y = r667; goto qd_fault; }
+	r6524 = r7228;
+	r3088 = r6524 + 4ll;
+	r3089 = *(i32 *)r3088;
+	r3090 = (u32)r3089 + (u32)r3087;
+	r3091 = r3088;
+	*(i32 *)r3091 = r3090;
+	if ((u64)r2564 >= (u64)r677) { qd_site = 65; qd_x = r2564; qd_y = r677; goto qd_fault; }
+	r6526 = r7229;
+	r3096 = r6526 + 4ll;
+	r3097 = *(i32 *)r3096;
+	r3098 = (u32)r3097 + (u32)r3095;
+	r3099 = r3096;
+	*(i32 *)r3099 = r3098;
+	if ((u64)r2564 >= (u64)r687) { qd_site = 66; qd_x = r2564; qd_y = r687; goto qd_fault; }
+	r6528 = r7230;
+	r3104 = r6528 + 4ll;
+	r3105 = *(i32 *)r3104;
+	r3106 = (u32)r3105 + (u32)r3103;
+	r3107 = r3104;
+	*(i32 *)r3107 = r3106;
+	if ((u64)r2564 >= (u64)r697) { qd_site = 67; qd_x = r2564; qd_y = r697; goto qd_fault; }
+	r6530 = r7231;
+	r3112 = r6530 + 4ll;
+	r3113 = *(i32 *)r3112;
+	r3114 = (u32)r3113 + (u32)r3111;
+	r3115 = r3112;
+	*(i32 *)r3115 = r3114;
+	if ((u64)r2564 >= (u64)r707) { qd_site = 68; qd_x = r2564; qd_y = r707; goto qd_fault; }
+	r6532 = r7232;
+	r3120 = r6532 + 4ll;
+	r3121 = *(i32 *)r3120;
+	r3122 = (u32)r3121 + (u32)r3119;
+	r3123 = r3120;
+	*(i32 *)r3123 = r3122;
+	if ((u64)r2564 >= (u64)r717) { qd_site = 69; qd_x = r2564; qd_y = r717; goto qd_fault; }
+	r6534 = r7233;
+	r3128 = r6534 + 4ll;
+	r3129 = *(i32 *)r3128;
+	r3130 = (u32)r3129 + (u32)r3127;
+	r3131 = r3128;
+	*(i32 *)r3131 = r3130;
+	if ((u64)r2564 >= (u64)r727) { qd_site = 70; qd_x = r2564; qd_y = r727; goto qd_fault; }
+	r6536 = r7234;
+	r3136 = r6536 + 4ll;
+	r3137 = *(i32 *)r3136;
+	r3138 = (u32)r3137 + (u32)r3135;
+	r3139 = r3136;
+	*(i32 *)r3139 = r3138;
+	if ((u64)r2564 >= (u64)r737) { qd_site = 71; qd_x = r2564; qd_y = r737; goto qd_fault; }
+	r6538 = r7235;
+	r3144 = r6538 + 4ll;
+	r3145 = *(i32 *)r3144;
+	r3146 = (u32)r3145 + (u32)r3143;
+	r3147 = r3144;
+	*(i32 *)r3147 = r3146;
+	if ((u64)r2564 >= (u64)r747) { qd_site = 72; qd_x = r2564; qd_y = r747; goto qd_fault; }
+	r6540 = r7236;
+	r3152 = r6540 + 4ll;
+	r3153 = *(i32 *)r3152;
+	r3154 = (u32)r3153 + (u32)r3151;
+	r3155 = r3152;
+	*(i32 *)r3155 = r3154;
+	if ((u64)r2564 >= (u64)r757) { qd_site = 73; qd_x = r2564; qd_y = r757; goto qd_fault; }
+	r6542 = r7237;
+	r3160 = r6542 + 4ll;
+	r3161 = *(i32 *)r3160;
+	r3162 = (u32)r3161 + (u32)r3159;
+	r3163 = r3160;
+	*(i32 *)r3163 = r3162;
+	if ((u64)r2564 >= (u64)r767) { qd_site = 74; qd_x = r2564; qd_y = r767; goto qd_fault; }
+	r6544 = r7238;
+	r3168 = r6544 + 4ll;
+	r3169 = *(i32 *)r3168;
+	r3170 = (u32)r3169 + (u32)r3167;
+	r3171 = r3168;
+	*(i32 *)r3171 = r3170;
+	if ((u64)r2564 >= (u64)r777) { qd_site = 75; qd_x = r2564; qd_y = r777; goto qd_fault; }
+	r6546 = r7239;
+	r3176 = r6546 + 4ll;
+	r3177 = *(i32 *)r3176;
+	r3178 = (u32)r3177 + (u32)r3175;
+	r3179 = r3176;
+	*(i32 *)r3179 = r3178;
+	if ((u64)r2564 >= (u64)r787) { qd_site = 76; qd_x = r2564; qd_y = r787; goto qd_fault; }
+	r6548 = r7240;
+	r3184 = r6548 + 4ll;
+	r3185 = *(i32 *)r3184;
+	r3186 = (u32)r3185 + (u32)r3183;
+	r3187 = r3184;
+	*(i32 *)r3187 = r3186;
+	if ((u64)r2564 >= (u64)r797) { qd_site = 77; qd_x = r2564; qd_y = r797; goto qd_fault; }
+	r6550 = r7241;
+	r3192 = r6550 + 4ll;
+	r3193 = *(i32 *)r3192;
+	r3194 = (u32)r3193 + (u32)r3191;
+	r3195 = r3192;
+	*(i32 *)r3195 = r3194;
+	if ((u64)r2564 >= (u64)r807) { qd_site = 78; qd_x = r2564; qd_y = r807; goto qd_fault; }
+	r6552 = r7242;
+	r3200 = r6552 + 4ll;
+	r3201 = *(i32 *)r3200;
+	r3202 = (u32)r3201 + (u32)r3199;
+	r3203 = r3200;
+	*(i32 *)r3203 = r3202;
+	if ((u64)r2564 >= (u64)r817) { qd_site = 79; qd_x = r2564; qd_y = r817; goto qd_fault; }
+	r6554 = r7243;
+	r3208 = r6554 + 4ll;
+	r3209 = *(i32 *)r3208;
+	r3210 = (u32)r3209 + (u32)r3207;
+	r3211 = r3208;
+	*(i32 *)r3211 = r3210;
+	if ((u64)r2564 >= (u64)r827) { qd_site = 80; qd_x = r2564; qd_y = r827; goto qd_fault; }
+	r6556 = r7244;
+	r3216 = r6556 + 4ll;
+	r3217 = *(i32 *)r3216;
+	r3218 = (u32)r3217 + (u32)r3215;
+	r3219 = r3216;
+	*(i32 *)r3219 = r3218;
+	if ((u64)r2564 >= (u64)r837) { qd_site = 81; qd_x = r2564; qd_y = r837; goto qd_fault; }
+	r6558 = r7245;
+	r3224 = r6558 + 4ll;
+	r3225 = *(i32 *)r3224;
+	r3226 = (u32)r3225 + (u32)r3223;
+	r3227 = r3224;
+	*(i32 *)r3227 = r3226;
+	if ((u64)r2564 >= (u64)r847) { qd_site = 82; qd_x = r2564; qd_y = r847; goto qd_fault; }
+	r6560 = r7246;
+	r3232 = r6560 + 4ll;
+	r3233 = *(i32 *)r3232;
+	r3234 = (u32)r3233 + (u32)r3231;
+	r3235 = r3232;
+	*(i32 *)r3235 = r3234;
+	if ((u64)r2564 >= (u64)r857) { qd_site = 83; qd_x = r2564; qd_y = r857; goto qd_fault; }
+	r6562 = r7247;
+	r3240 = r6562 + 4ll;
+	r3241 = *(i32 *)r3240;
+	r3242 = (u32)r3241 + (u32)r3239;
+	r3243 = r3240;
+	*(i32 *)r3243 = r3242;
+	if ((u64)r2564 >= (u64)r867) { qd_site = 84; qd_x = r2564; qd_y = r867; goto qd_fault; }
+	r6564 = r7248;
+	r3248 = r6564 + 4ll;
+	r3249 = *(i32 *)r3248;
+	r3250 = (u32)r3249 + (u32)r3247;
+	r3251 = r3248;
+	*(i32 *)r3251 = r3250;
+	if ((u64)r2564 >= (u64)r877) { qd_site = 85; qd_x = r2564; qd_y = r877; goto qd_fault; }
+	r6566 = r7249;
+	r3256 = r6566 + 4ll;
+	r3257 = *(i32 *)r3256;
+	r3258 = (u32)r3257 + (u32)r3255;
+	r3259 = r3256;
+	*(i32 *)r3259 = r3258;
+	if ((u64)r2564 >= (u64)r887) { qd_site = 86; qd_x = r2564; qd_y = r887; goto qd_fault; }
+	r6568 = r7250;
+	r3264 = r6568 + 4ll;
+	r3265 = *(i32 *)r3264;
+	r3266 = (u32)r3265 + (u32)r3263;
+	r3267 = r3264;
+	*(i32 *)r3267 = r3266;
+	if ((u64)r2564 >= (u64)r897) { qd_site = 87; qd_x = r2564; qd_y = r897; goto qd_fault; }
+	r6570 = r7251;
+	r3272 = r6570 + 4ll;
+	r3273 = *(i32 *)r3272;
+	r3274 = (u32)r3273 + (u32)r3271;
+	r3275 = r3272;
+	*(i32 *)r3275 = r3274;
+	if ((u64)r2564 >= (u64)r907) { qd_site = 88; qd_x = r2564; qd_y = r907; goto qd_fault; }
+	r6572 = r7252;
+	r3280 = r6572 + 4ll;
+	r3281 = *(i32 *)r3280;
+	r3282 = (u32)r3281 + (u32)r3279;
+	r3283 = r3280;
+	*(i32 *)r3283 = r3282;
+	if ((u64)r2564 >= (u64)r917) { qd_site = 89; qd_x = r2564; qd_y = r917; goto qd_fault; }
+	r6574 = r7253;
+	r3288 = r6574 + 4ll;
+	r3289 = *(i32 *)r3288;
+	r3290 = (u32)r3289 + (u32)r3287;
+	r3291 = r3288;
+	*(i32 *)r3291 = r3290;
+	if ((u64)r2564 >= (u64)r927) { qd_site = 90; qd_x = r2564; qd_y = r927; goto qd_fault; }
+	r6576 = r7254;
+	r3296 = r6576 + 4ll;
+	r3297 = *(i32 *)r3296;
+	r3298 = (u32)r3297 + (u32)r3295;
+	r3299 = r3296;
+	*(i32 *)r3299 = r3298;
+	if ((u64)r2564 >= (u64)r937) { qd_site = 91; qd_x = r2564; qd_y = r937; goto qd_fault; }
+	r6578 = r7255;
+	r3304 = r6578 + 4ll;
+	r3305 = *(i32 *)r3304;
+	r3306 = (u32)r3305 + (u32)r3303;
+	r3307 = r3304;
+	*(i32 *)r3307 = r3306;
+	if ((u64)r2564 >= (u64)r947) { qd_site = 92; qd_x = r2564; qd_y = r947; goto qd_fault; }
+	r6580 = r7256;
+	r3312 = r6580 + 4ll;
+	r3313 = *(i32 *)r3312;
+	r3314 = (u32)r3313 + (u32)r3311;
+	r3315 = r3312;
+	*(i32 *)r3315 = r3314;
+	if ((u64)r2564 >= (u64)r957) { qd_site = 93; qd_x = r2564; qd_y = r957; goto qd_fault; }
+	r6582 = r7257;
+	r3320 = r6582 + 4ll;
+	r3321 = *(i32 *)r3320;
+	r3322 = (u32)r3321 + (u32)r3319;
+	r3323 = r3320;
+	*(i32 *)r3323 = r3322;
+	if ((u64)r2564 >= (u64)r967) { qd_site = 94; qd_x = r2564; qd_y = r967; goto qd_fault; }
+	r6584 = r7258;
+	r3328 = r6584 + 4ll;
+	r3329 = *(i32 *)r3328;
+	r3330 = (u32)r3329 + (u32)r3327;
+	r3331 = r3328;
+	*(i32 *)r3331 = r3330;
+	if ((u64)r2564 >= (u64)r977) { qd_site = 95; qd_x = r2564; qd_y = r977; goto qd_fault; }
+	r6586 = r7259;
+	r3336 = r6586 + 4ll;
+	r3337 = *(i32 *)r3336;
+	r3338 = (u32)r3337 + (u32)r3335;
+	r3339 = r3336;
+	*(i32 *)r3339 = r3338;
+	if ((u64)r2564 >= (u64)r987) { qd_site = 96; qd_x = r2564; qd_y = r987; goto qd_fault; }
+	r6588 = r7260;
+	r3344 = r6588 + 4ll;
+	r3345 = *(i32 *)r3344;
+	r3346 = (u32)r3345 + (u32)r3343;
+	r3347 = r3344;
+	*(i32 *)r3347 = r3346;
+	if ((u64)r2564 >= (u64)r997) { qd_site = 97; qd_x = r2564; qd_y = r997; goto qd_fault; }
+	r6590 = r7261;
+	r3352 = r6590 + 4ll;
+	r3353 = *(i32 *)r3352;
+	r3354 = (u32)r3353 + (u32)r3351;
+	r3355 = r3352;
+	*(i32 *)r3355 = r3354;
+	if ((u64)r2564 >= (u64)r1007) { qd_site = 98; qd_x = r2564; qd_y = r1007; goto qd_fault; }
+	r6592 = r7262;
+	r3360 = r6592 + 4ll;
+	r3361 = *(i32 *)r3360;
+	r3362 = (u32)r3361 + (u32)r3359;
+	r3363 = r3360;
+	*(i32 *)r3363 = r3362;
+	if ((u64)r2564 >= (u64)r1017) { qd_site = 99; qd_x = r2564; qd_y = r1017; goto qd_fault; }
+	r6594 = r7263;
+	r3368 = r6594 + 4ll;
+	r3369 = *(i32 *)r3368;
+	r3370 = (u32)r3369 + (u32)r3367;
+	r3371 = r3368;
+	*(i32 *)r3371 = r3370;
+	if ((u64)r2564 >= (u64)r1027) { qd_site = 100; qd_x = r2564; qd_y = r1027; goto qd_fault; }
+	r6596 = r7264;
+	r3376 = r6596 + 4ll;
+	r3377 = *(i32 *)r3376;
+	r3378 = (u32)r3377 + (u32)r3375;
+	r3379 = r3376;
+	*(i32 *)r3379 = r3378;
+	if ((u64)r2564 >= (u64)r1037) { qd_site = 101; qd_x = r2564; qd_y = r1037; goto qd_fault; }
+	r6598 = r7265;
+	r3384 = r6598 + 4ll;
+	r3385 = *(i32 *)r3384;
+	r3386 = (u32)r3385 + (u32)r3383;
+	r3387 = r3384;
+	*(i32 *)r3387 = r3386;
+	if ((u64)r2564 >= (u64)r1047) { qd_site = 102; qd_x = r2564; qd_y = r1047; goto qd_fault; }
+	r6600 = r7266;
+	r3392 = r6600 + 4ll;
+	r3393 = *(i32 *)r3392;
+	r3394 = (u32)r3393 + (u32)r3391;
+	r3395 = r3392;
+	*(i32 *)r3395 = r3394;
+	if ((u64)r2564 >= (u64)r1057) { qd_site = 103; qd_x = r2564; qd_y = r1057; goto qd_fault; }
+	r6602 = r7267;
+	r3400 = r6602 + 4ll;
+	r3401 = *(i32 *)r3400;
+	r3402 = (u32)r3401 + (u32)r3399;
+	r3403 = r3400;
+	*(i32 *)r3403 = r3402;
+	if ((u64)r2564 >= (u64)r1067) { qd_site = 104; qd_x = r2564; qd_y = r1067; goto qd_fault; }
+	r6604 = r7268;
+	r3408 = r6604 + 4ll;
+	r3409 = *(i32 *)r3408;
+	r3410 = (u32)r3409 + (u32)r3407;
+	r3411 = r3408;
+	*(i32 *)r3411 = r3410;
+	if ((u64)r2564 >= (u64)r1077) { qd_site = 105; qd_x = r2564; qd_y = r1077; goto qd_fault; }
+	r6606 = r7269;
+	r3416 = r6606 + 4ll;
+	r3417 = *(i32 *)r3416;
+	r3418 = (u32)r3417 + (u32)r3415;
+	r3419 = r3416;
+	*(i32 *)r3419 = r3418;
+	if ((u64)r2564 >= (u64)r1087) { qd_site = 106; qd_x = r2564; qd_y = r1087; goto qd_fault; }
+	r6608 = r7270;
+	r3424 = r6608 + 4ll;
+	r3425 = *(i32 *)r3424;
+	r3426 = (u32)r3425 + (u32)r3423;
+	r3427 = r3424;
+	*(i32 *)r3427 = r3426;
+	if ((u64)r2564 >= (u64)r1097) { qd_site = 107; qd_x = r2564; qd_y = r1097; goto qd_fault; }
+	r6610 = r7271;
+	r3432 = r6610 + 4ll;
+	r3433 = *(i32 *)r3432;
+	r3434 = (u32)r3433 + (u32)r3431;
+	r3435 = r3432;
+	*(i32 *)r3435 = r3434;
+	if ((u64)r2564 >= (u64)r1107) { qd_site = 108; qd_x = r2564; qd_y = r1107; goto qd_fault; }
+	r6612 = r7272;
+	r3440 = r6612 + 4ll;
+	r3441 = *(i32 *)r3440;
+	r3442 = (u32)r3441 + (u32)r3439;
+	r3443 = r3440;
+	*(i32 *)r3443 = r3442;
+	if ((u64)r2564 >= (u64)r1117) { qd_site = 109; qd_x = r2564; qd_y = r1117; goto qd_fault; }
+	r6614 = r7273;
+	r3448 = r6614 + 4ll;
+	r3449 = *(i32 *)r3448;
+	r3450 = (u32)r3449 + (u32)r3447;
+	r3451 = r3448;
+	*(i32 *)r3451 = r3450;
+	if ((u64)r2564 >= (u64)r1127) { qd_site = 110; qd_x = r2564; qd_y = r1127; goto qd_fault; }
+	r6616 = r7274;
+	r3456 = r6616 + 4ll;
+	r3457 = *(i32 *)r3456;
+	r3458 = (u32)r3457 + (u32)r3455;
+	r3459 = r3456;
+	*(i32 *)r3459 = r3458;
+	if ((u64)r2564 >= (u64)r1137) { qd_site = 111; qd_x = r2564; qd_y = r1137; goto qd_fault; }
+	r6618 = r7275;
+	r3464 = r6618 + 4ll;
+	r3465 = *(i32 *)r3464;
+	r3466 = (u32)r3465 + (u32)r3463;
+	r3467 = r3464;
+	*(i32 *)r3467 = r3466;
+	if ((u64)r2564 >= (u64)r1147) { qd_site = 112; qd_x = r2564; qd_y = r1147; goto qd_fault; }
+	r6620 = r7276;
+	r3472 = r6620 + 4ll;
+	r3473 = *(i32 *)r3472;
+	r3474 = (u32)r3473 + (u32)r3471;
+	r3475 = r3472;
+	*(i32 *)r3475 = r3474;
+	if ((u64)r2564 >= (u64)r1157) { qd_site = 113; qd_x = r2564; qd_y = r1157; goto qd_fault; }
+	r6622 = r7277;
+	r3480 = r6622 + 4ll;
+	r3481 = *(i32 *)r3480;
+	r3482 = (u32)r3481 + (u32)r3479;
+	r3483 = r3480;
+	*(i32 *)r3483 = r3482;
+	if ((u64)r2564 >= (u64)r1167) { qd_site = 114; qd_x = r2564; qd_y = r1167; goto qd_fault; }
+	r6624 = r7278;
+	r3488 = r6624 + 4ll;
+	r3489 = *(i32 *)r3488;
+	r3490 = (u32)r3489 + (u32)r3487;
+	r3491 = r3488;
+	*(i32 *)r3491 = r3490;
+	if ((u64)r2564 >= (u64)r1177) { qd_site = 115; qd_x = r2564; qd_y = r1177; goto qd_fault; }
+	r6626 = r7279;
+	r3496 = r6626 + 4ll;
+	r3497 = *(i32 *)r3496;
+	r3498 = (u32)r3497 + (u32)r3495;
+	r3499 = r3496;
+	*(i32 *)r3499 = r3498;
+	if ((u64)r2564 >= (u64)r1187) { qd_site = 116; qd_x = r2564; qd_y = r1187; goto qd_fault; }
+	r6628 = r7280;
+	r3504 = r6628 + 4ll;
+	r3505 = *(i32 *)r3504;
+	r3506 = (u32)r3505 + (u32)r3503;
+	r3507 = r3504;
+	*(i32 *)r3507 = r3506;
+	if ((u64)r2564 >= (u64)r1197) { qd_site = 117; qd_x = r2564; qd_y = r1197; goto qd_fault; }
+	r6630 = r7281;
+	r3512 = r6630 + 4ll;
+	r3513 = *(i32 *)r3512;
+	r3514 = (u32)r3513 + (u32)r3511;
+	r3515 = r3512;
+	*(i32 *)r3515 = r3514;
+	if ((u64)r2564 >= (u64)r1207) { qd_site = 118; qd_x = r2564; qd_y = r1207; goto qd_fault; }
+	r6632 = r7282;
+	r3520 = r6632 + 4ll;
+	r3521 = *(i32 *)r3520;
+	r3522 = (u32)r3521 + (u32)r3519;
+	r3523 = r3520;
+	*(i32 *)r3523 = r3522;
+	if ((u64)r2564 >= (u64)r1217) { qd_site = 119; qd_x = r2564; qd_y = r1217; goto qd_fault; }
+	r6634 = r7283;
+	r3528 = r6634 + 4ll;
+	r3529 = *(i32 *)r3528;
+	r3530 = (u32)r3529 + (u32)r3527;
+	r3531 = r3528;
+	*(i32 *)r3531 = r3530;
+	if ((u64)r2564 >= (u64)r1227) { qd_site = 120; qd_x = r2564; qd_y = r1227; goto qd_fault; }
+	r6636 = r7284;
+	r3536 = r6636 + 4ll;
+	r3537 = *(i32 *)r3536;
+	r3538 = (u32)r3537 + (u32)r3535;
+	r3539 = r3536;
+	*(i32 *)r3539 = r3538;
+	if ((u64)r2564 >= (u64)r1237) { qd_site = 121; qd_x = r2564; qd_y = r1237; goto qd_fault; }
+	r6638 = r7285;
+	r3544 = r6638 + 4ll;
+	r3545 = *(i32 *)r3544;
+	r3546 = (u32)r3545 + (u32)r3543;
+	r3547 = r3544;
+	*(i32 *)r3547 = r3546;
+	if ((u64)r2564 >= (u64)r1247) { qd_site = 122; qd_x = r2564; qd_y = r1247; goto qd_fault; }
+	r6640 = r7286;
+	r3552 = r6640 + 4ll;
+	r3553 = *(i32 *)r3552;
+	r3554 = (u32)r3553 + (u32)r3551;
+	r3555 = r3552;
+	*(i32 *)r3555 = r3554;
+	if ((u64)r2564 >= (u64)r1257) { qd_site = 123; qd_x = r2564; qd_y = r1257; goto qd_fault; }
+	r6642 = r7287;
+	r3560 = r6642 + 4ll;
+	r3561 = *(i32 *)r3560;
+	r3562 = (u32)r3561 + (u32)r3559;
+	r3563 = r3560;
+	*(i32 *)r3563 = r3562;
+	if ((u64)r2564 >= (u64)r1267) { qd_site = 124; qd_x = r2564; qd_y = r1267; goto qd_fault; }
+	r6644 = r7288;
+	r3568 = r6644 + 4ll;
+	r3569 = *(i32 *)r3568;
+	r3570 = (u32)r3569 + (u32)r3567;
+	r3571 = r3568;
+	*(i32 *)r3571 = r3570;
+	if ((u64)r2564 >= (u64)r1277) { qd_site = 125; qd_x = r2564; qd_y = r1277; goto qd_fault; }
+	r6646 = r7289;
+	r3576 = r6646 + 4ll;
+	r3577 = *(i32 *)r3576;
+	r3578 = (u32)r3577 + (u32)r3575;
+	r3579 = r3576;
+	*(i32 *)r3579 = r3578;
+	if ((u64)r2564 >= (u64)r1287) { qd_site = 126; qd_x = r2564; qd_y = r1287; goto qd_fault; }
+	r6648 = r7290;
+	r3584 = r6648 + 4ll;
+	r3585 = *(i32 *)r3584;
+	r3586 = (u32)r3585 + (u32)r3583;
+	r3587 = r3584;
+	*(i32 *)r3587 = r3586;
+	if ((u64)r2564 >= (u64)r1297) { qd_site = 127; qd_x = r2564; qd_y = r1297; goto qd_fault; }
+	r6650 = r7291;
+	r3592 = r6650 + 4ll;
+	r3593 = *(i32 *)r3592;
+	r3594 = (u32)r3593 + (u32)r3591;
+	r3595 = r3592;
+	*(i32 *)r3595 = r3594;
+	if ((u64)r2564 >= (u64)r1307) { qd_site = 128; qd_x = r2564; qd_y = r1307; goto qd_fault; }
+	r6652 = r7292;
+	r3600 = r6652 + 4ll;
+	r3601 = *(i32 *)r3600;
+	r3602 = (u32)r3601 + (u32)r3599;
+	r3603 = r3600;
+	*(i32 *)r3603 = r3602;
+	if ((u64)r2564 >= (u64)r1317) { qd_site = 129; qd_x = r2564; qd_y = r1317; goto qd_fault; }
+	r6654 = r7293;
+	r3608 = r6654 + 4ll;
+	r3609 = *(i32 *)r3608;
+	r3610 = (u32)r3609 + (u32)r3607;
+	r3611 = r3608;
+	*(i32 *)r3611 = r3610;
+	if ((u64)r2564 >= (u64)r1327) { qd_site = 130; qd_x = r2564; qd_y = r1327; goto qd_fault; }
+	r6656 = r7294;
+	r3616 = r6656 + 4ll;
+	r3617 = *(i32 *)r3616;
+	r3618 = (u32)r3617 + (u32)r3615;
+	r3619 = r3616;
+	*(i32 *)r3619 = r3618;
+	if ((u64)r2564 >= (u64)r1337) { qd_site = 131; qd_x = r2564; qd_y = r1337; goto qd_fault; }
+	r6658 = r7295;
+	r3624 = r6658 + 4ll;
+	r3625 = *(i32 *)r3624;
+	r3626 = (u32)r3625 + (u32)r3623;
+	r3627 = r3624;
+	*(i32 *)r3627 = r3626;
+	if ((u64)r2564 >= (u64)r1347) { qd_site = 132; qd_x = r2564; qd_y = r1347; goto qd_fault; }
+	r6660 = r7296;
+	r3632 = r6660 + 4ll;
+	r3633 = *(i32 *)r3632;
+	r3634 = (u32)r3633 + (u32)r3631;
+	r3635 = r3632;
+	*(i32 *)r3635 = r3634;
+	if ((u64)r2564 >= (u64)r1357) { qd_site = 133; qd_x = r2564; qd_y = r1357; goto qd_fault; }
+	r6662 = r7297;
+	r3640 = r6662 + 4ll;
+	r3641 = *(i32 *)r3640;
+	r3642 = (u32)r3641 + (u32)r3639;
+	r3643 = r3640;
+	*(i32 *)r3643 = r3642;
+	if ((u64)r2564 >= (u64)r1367) { qd_site = 134; qd_x = r2564; qd_y = r1367; goto qd_fault; }
+	r6664 = r7298;
+	r3648 = r6664 + 4ll;
+	r3649 = *(i32 *)r3648;
+	r3650 = (u32)r3649 + (u32)r3647;
+	r3651 = r3648;
+	*(i32 *)r3651 = r3650;
+	if ((u64)r2564 >= (u64)r1377) { qd_site = 135; qd_x = r2564; qd_y = r1377; goto qd_fault; }
+	r6666 = r7299;
+	r3656 = r6666 + 4ll;
+	r3657 = *(i32 *)r3656;
+	r3658 = (u32)r3657 + (u32)r3655;
+	r3659 = r3656;
+	*(i32 *)r3659 = r3658;
+	if ((u64)r2564 >= (u64)r1387) { qd_site = 136; qd_x = r2564; qd_y = r1387; goto qd_fault; }
+	r6668 = r7300;
+	r3664 = r6668 + 4ll;
+	r3665 = *(i32 *)r3664;
+	r3666 = (u32)r3665 + (u32)r3663;
+	r3667 = r3664;
+	*(i32 *)r3667 = r3666;
+	if ((u64)r2564 >= (u64)r1397) { qd_site = 137; qd_x = r2564; qd_y = r1397; goto qd_fault; }
+	r6670 = r7301;
+	r3672 = r6670 + 4ll;
+	r3673 = *(i32 *)r3672;
+	r3674 = (u32)r3673 + (u32)r3671;
+	r3675 = r3672;
+	*(i32 *)r3675 = r3674;
+	if ((u64)r2564 >= (u64)r1407) { qd_site = 138; qd_x = r2564; qd_y = r1407; goto qd_fault; }
+	r6672 = r7302;
+	r3680 = r6672 + 4ll;
+	r3681 = *(i32 *)r3680;
+	r3682 = (u32)r3681 + (u32)r3679;
+	r3683 = r3680;
+	*(i32 *)r3683 = r3682;
+	if ((u64)r2564 >= (u64)r1417) { qd_site = 139; qd_x = r2564; qd_y = r1417; goto qd_fault; }
+	r6674 = r7303;
+	r3688 = r6674 + 4ll;
+	r3689 = *(i32 *)r3688;
+	r3690 = (u32)r3689 + (u32)r3687;
+	r3691 = r3688;
+	*(i32 *)r3691 = r3690;
+	if ((u64)r2564 >= (u64)r1427) { qd_site = 140; qd_x = r2564; qd_y = r1427; goto qd_fault; }
+	r6676 = r7304;
+	r3696 = r6676 + 4ll;
+	r3697 = *(i32 *)r3696;
+	r3698 = (u32)r3697 + (u32)r3695;
+	r3699 = r3696;
+	*(i32 *)r3699 = r3698;
+	if ((u64)r2564 >= (u64)r1437) { qd_site = 141; qd_x = r2564; qd_y = r1437; goto qd_fault; }
+	r6678 = r7305;
+	r3704 = r6678 + 4ll;
+	r3705 = *(i32 *)r3704;
+	r3706 = (u32)r3705 + (u32)r3703;
+	r3707 = r3704;
+	*(i32 *)r3707 = r3706;
+	if ((u64)r2564 >= (u64)r1447) { qd_site = 142; qd_x = r2564; qd_y = r1447; goto qd_fault; }
+	r6680 = r7306;
+	r3712 = r6680 + 4ll;
+	r3713 = *(i32 *)r3712;
+	r3714 = (u32)r3713 + (u32)r3711;
+	r3715 = r3712;
+	*(i32 *)r3715 = r3714;
+	if ((u64)r2564 >= (u64)r1457) { qd_site = 143; qd_x = r2564; qd_y = r1457; goto qd_fault; }
+	r6682 = r7307;
+	r3720 = r6682 + 4ll;
+	r3721 = *(i32 *)r3720;
+	r3722 = (u32)r3721 + (u32)r3719;
+	r3723 = r3720;
+	*(i32 *)r3723 = r3722;
+	if ((u64)r2564 >= (u64)r1467) { qd_site = 144; qd_x = r2564; qd_y = r1467; goto qd_fault; }
+	r6684 = r7308;
+	r3728 = r6684 + 4ll;
+	r3729 = *(i32 *)r3728;
+	r3730 = (u32)r3729 + (u32)r3727;
+	r3731 = r3728;
+	*(i32 *)r3731 = r3730;
+	if ((u64)r2564 >= (u64)r1477) { qd_site = 145; qd_x = r2564; qd_y = r1477; goto qd_fault; }
+	r6686 = r7309;
+	r3736 = r6686 + 4ll;
+	r3737 = *(i32 *)r3736;
+	r3738 = (u32)r3737 + (u32)r3735;
+	r3739 = r3736;
+	*(i32 *)r3739 = r3738;
+	if ((u64)r2564 >= (u64)r1487) { qd_site = 146; qd_x = r2564; qd_y = r1487; goto qd_fault; }
+	r6688 = r7310;
+	r3744 = r6688 + 4ll;
+	r3745 = *(i32 *)r3744;
+	r3746 = (u32)r3745 + (u32)r3743;
+	r3747 = r3744;
+	*(i32 *)r3747 = r3746;
+	if ((u64)r2564 >= (u64)r1497) { qd_site = 147; qd_x = r2564; qd_y = r1497; goto qd_fault; }
+	r6690 = r7311;
+	r3752 = r6690 + 4ll;
+	r3753 = *(i32 *)r3752;
+	r3754 = (u32)r3753 + (u32)r3751;
+	r3755 = r3752;
+	*(i32 *)r3755 = r3754;
+	if ((u64)r2564 >= (u64)r1507) { qd_site = 148; qd_x = r2564; qd_y = r1507; goto qd_fault; }
+	r6692 = r7312;
+	r3760 = r6692 + 4ll;
+	r3761 = *(i32 *)r3760;
+	r3762 = (u32)r3761 + (u32)r3759;
+	r3763 = r3760;
+	*(i32 *)r3763 = r3762;
+	if ((u64)r2564 >= (u64)r1517) { qd_site = 149; qd_x = r2564; qd_y = r1517; goto qd_fault; }
+	r6694 = r7313;
+	r3768 = r6694 + 4ll;
+	r3769 = *(i32 *)r3768;
+	r3770 = (u32)r3769 + (u32)r3767;
+	r3771 = r3768;
+	*(i32 *)r3771 = r3770;
+	if ((u64)r2564 >= (u64)r1527) { qd_site = 150; qd_x = r2564; qd_y = r1527; goto qd_fault; }
+	r6696 = r7314;
+	r3776 = r6696 + 4ll;
+	r3777 = *(i32 *)r3776;
+	r3778 = (u32)r3777 + (u32)r3775;
+	r3779 = r3776;
+	*(i32 *)r3779 = r3778;
+	if ((u64)r2564 >= (u64)r1537) { qd_site = 151; qd_x = r2564; qd_y = r1537; goto qd_fault; }
+	r6698 = r7315;
+	r3784 = r6698 + 4ll;
+	r3785 = *(i32 *)r3784;
+	r3786 = (u32)r3785 + (u32)r3783;
+	r3787 = r3784;
+	*(i32 *)r3787 = r3786;
+	if ((u64)r2564 >= (u64)r1547) { qd_site = 152; qd_x = r2564; qd_y = r1547; goto qd_fault; }
+	r6700 = r7316;
+	r3792 = r6700 + 4ll;
+	r3793 = *(i32 *)r3792;
+	r3794 = (u32)r3793 + (u32)r3791;
+	r3795 = r3792;
+	*(i32 *)r3795 = r3794;
+	if ((u64)r2564 >= (u64)r1557) { qd_site = 153; qd_x = r2564; qd_y = r1557; goto qd_fault; }
+	r6702 = r7317;
+	r3800 = r6702 + 4ll;
+	r3801 = *(i32 *)r3800;
+	r3802 = (u32)r3801 + (u32)r3799;
+	r3803 = r3800;
+	*(i32 *)r3803 = r3802;
+	if ((u64)r2564 >= (u64)r1567) { qd_site = 154; qd_x = r2564; qd_y = r1567; goto qd_fault; }
+	r6704 = r7318;
+	r3808 = r6704 + 4ll;
+	r3809 = *(i32 *)r3808;
+	r3810 = (u32)r3809 + (u32)r3807;
+	r3811 = r3808;
+	*(i32 *)r3811 = r3810;
+	if ((u64)r2564 >= (u64)r1577) { qd_site = 155; qd_x = r2564; qd_y = r1577; goto qd_fault; }
+	r6706 = r7319;
+	r3816 = r6706 + 4ll;
+	r3817 = *(i32 *)r3816;
+	r3818 = (u32)r3817 + (u32)r3815;
+	r3819 = r3816;
+	*(i32 *)r3819 = r3818;
+	if ((u64)r2564 >= (u64)r1587) { qd_site = 156; qd_x = r2564; qd_y = r1587; goto qd_fault; }
+	r6708 = r7320;
+	r3824 = r6708 + 4ll;
+	r3825 = *(i32 *)r3824;
+	r3826 = (u32)r3825 + (u32)r3823;
+	r3827 = r3824;
+	*(i32 *)r3827 = r3826;
+	if ((u64)r2564 >= (u64)r1597) { qd_site = 157; qd_x = r2564; qd_y = r1597; goto qd_fault; }
+	r6710 = r7321;
+	r3832 = r6710 + 4ll;
+	r3833 = *(i32 *)r3832;
+	r3834 = (u32)r3833 + (u32)r3831;
+	r3835 = r3832;
+	*(i32 *)r3835 = r3834;
+	if ((u64)r2564 >= (u64)r1607) { qd_site = 158; qd_x = r2564; qd_y = r1607; goto qd_fault; }
+	r6712 = r7322;
+	r3840 = r6712 + 4ll;
+	r3841 = *(i32 *)r3840;
+	r3842 = (u32)r3841 + (u32)r3839;
+	r3843 = r3840;
+	*(i32 *)r3843 = r3842;
+	if ((u64)r2564 >= (u64)r1617) { qd_site = 159; qd_x = r2564; qd_y = r1617; goto qd_fault; }
+	r6714 = r7323;
+	r3848 = r6714 + 4ll;
+	r3849 = *(i32 *)r3848;
+	r3850 = (u32)r3849 + (u32)r3847;
+	r3851 = r3848;
+	*(i32 *)r3851 = r3850;
+	if ((u64)r2564 >= (u64)r1627) { qd_site = 160; qd_x = r2564; qd_y = r1627; goto qd_fault; }
+	r6716 = r7324;
+	r3856 = r6716 + 4ll;
+	r3857 = *(i32 *)r3856;
+	r3858 = (u32)r3857 + (u32)r3855;
+	r3859 = r3856;
+	*(i32 *)r3859 = r3858;
+	if ((u64)r2564 >= (u64)r1637) { qd_site = 161; qd_x = r2564; qd_y = r1637; goto qd_fault; }
+	r6718 = r7325;
+	r3864 = r6718 + 4ll;
+	r3865 = *(i32 *)r3864;
+	r3866 = (u32)r3865 + (u32)r3863;
+	r3867 = r3864;
+	*(i32 *)r3867 = r3866;
+	if ((u64)r2564 >= (u64)r1647) { qd_site = 162; qd_x = r2564; qd_y = r1647; goto qd_fault; }
+	r6720 = r7326;
+	r3872 = r6720 + 4ll;
+	r3873 = *(i32 *)r3872;
+	r3874 = (u32)r3873 + (u32)r3871;
+	r3875 = r3872;
+	*(i32 *)r3875 = r3874;
+	if ((u64)r2564 >= (u64)r1657) { qd_site = 163; qd_x = r2564; qd_y = r1657; goto qd_fault; }
+	r6722 = r7327;
+	r3880 = r6722 + 4ll;
+	r3881 = *(i32 *)r3880;
+	r3882 = (u32)r3881 + (u32)r3879;
+	r3883 = r3880;
+	*(i32 *)r3883 = r3882;
+	if ((u64)r2564 >= (u64)r1667) { qd_site = 164; qd_x = r2564; qd_y = r1667; goto qd_fault; }
+	r6724 = r7328;
+	r3888 = r6724 + 4ll;
+	r3889 = *(i32 *)r3888;
+	r3890 = (u32)r3889 + (u32)r3887;
+	r3891 = r3888;
+	*(i32 *)r3891 = r3890;
+	if ((u64)r2564 >= (u64)r1677) { qd_site = 165; qd_x = r2564; qd_y = r1677; goto qd_fault; }
+	r6726 = r7329;
+	r3896 = r6726 + 4ll;
+	r3897 = *(i32 *)r3896;
+	r3898 = (u32)r3897 + (u32)r3895;
+	r3899 = r3896;
+	*(i32 *)r3899 = r3898;
+	if ((u64)r2564 >= (u64)r1687) { qd_site = 166; qd_x = r2564; qd_y = r1687; goto qd_fault; }
+	r6728 = r7330;
+	r3904 = r6728 + 4ll;
+	r3905 = *(i32 *)r3904;
+	r3906 = (u32)r3905 + (u32)r3903;
+	r3907 = r3904;
+	*(i32 *)r3907 = r3906;
+	if ((u64)r2564 >= (u64)r1697) { qd_site = 167; qd_x = r2564; qd_y = r1697; goto qd_fault; }
+	r6730 = r7331;
+	r3912 = r6730 + 4ll;
+	r3913 = *(i32 *)r3912;
+	r3914 = (u32)r3913 + (u32)r3911;
+	r3915 = r3912;
+	*(i32 *)r3915 = r3914;
+	if ((u64)r2564 >= (u64)r1707) { qd_site = 168; qd_x = r2564; qd_y = r1707; goto qd_fault; }
+	r6732 = r7332;
+	r3920 = r6732 + 4ll;
+	r3921 = *(i32 *)r3920;
+	r3922 = (u32)r3921 + (u32)r3919;
+	r3923 = r3920;
+	*(i32 *)r3923 = r3922;
+	if ((u64)r2564 >= (u64)r1717) { qd_site = 169; qd_x = r2564; qd_y = r1717; goto qd_fault; }
+	r6734 = r7333;
+	r3928 = r6734 + 4ll;
+	r3929 = *(i32 *)r3928;
+	r3930 = (u32)r3929 + (u32)r3927;
+	r3931 = r3928;
+	*(i32 *)r3931 = r3930;
+	if ((u64)r2564 >= (u64)r1727) { qd_site = 170; qd_x = r2564; qd_y = r1727; goto qd_fault; }
+	r6736 = r7334;
+	r3936 = r6736 + 4ll;
+	r3937 = *(i32 *)r3936;
+	r3938 = (u32)r3937 + (u32)r3935;
+	r3939 = r3936;
+	*(i32 *)r3939 = r3938;
+	if ((u64)r2564 >= (u64)r1737) { qd_site = 171; qd_x = r2564; qd_y = r1737; goto qd_fault; }
+	r6738 = r7335;
+	r3944 = r6738 + 4ll;
+	r3945 = *(i32 *)r3944;
+	r3946 = (u32)r3945 + (u32)r3943;
+	r3947 = r3944;
+	*(i32 *)r3947 = r3946;
+	if ((u64)r2564 >= (u64)r1747) { qd_site = 172; qd_x = r2564; qd_y = r1747; goto qd_fault; }
+	r6740 = r7336;
+	r3952 = r6740 + 4ll;
+	r3953 = *(i32 *)r3952;
+	r3954 = (u32)r3953 + (u32)r3951;
+	r3955 = r3952;
+	*(i32 *)r3955 = r3954;
+	if ((u64)r2564 >= (u64)r1757) { qd_site = 173; qd_x = r2564; qd_y = r1757; goto qd_fault; }
+	r6742 = r7337;
+	r3960 = r6742 + 4ll;
+	r3961 = *(i32 *)r3960;
+	r3962 = (u32)r3961 + (u32)r3959;
+	r3963 = r3960;
+	*(i32 *)r3963 = r3962;
+	if ((u64)r2564 >= (u64)r1767) { qd_site = 174; qd_x = r2564; qd_y = r1767; goto qd_fault; }
+	r6744 = r7338;
+	r3968 = r6744 + 4ll;
+	r3969 = *(i32 *)r3968;
+	r3970 = (u32)r3969 + (u32)r3967;
+	r3971 = r3968;
+	*(i32 *)r3971 = r3970;
+	if ((u64)r2564 >= (u64)r1777) { qd_site = 175; qd_x = r2564; qd_y = r1777; goto qd_fault; }
+	r6746 = r7339;
+	r3976 = r6746 + 4ll;
+	r3977 = *(i32 *)r3976;
+	r3978 = (u32)r3977 + (u32)r3975;
+	r3979 = r3976;
+	*(i32 *)r3979 = r3978;
+	if ((u64)r2564 >= (u64)r1787) { qd_site = 176; qd_x = r2564; qd_y = r1787; goto qd_fault; }
+	r6748 = r7340;
+	r3984 = r6748 + 4ll;
+	r3985 = *(i32 *)r3984;
+	r3986 = (u32)r3985 + (u32)r3983;
+	r3987 = r3984;
+	*(i32 *)r3987 = r3986;
+	if ((u64)r2564 >= (u64)r1797) { qd_site = 177; qd_x = r2564; qd_y = r1797; goto qd_fault; }
+	r6750 = r7341;
+	r3992 = r6750 + 4ll;
+	r3993 = *(i32 *)r3992;
+	r3994 = (u32)r3993 + (u32)r3991;
+	r3995 = r3992;
+	*(i32 *)r3995 = r3994;
+	if ((u64)r2564 >= (u64)r1807) { qd_site = 178; qd_x = r2564; qd_y = r1807; goto qd_fault; }
+	r6752 = r7342;
+	r4000 = r6752 + 4ll;
+	r4001 = *(i32 *)r4000;
+	r4002 = (u32)r4001 + (u32)r3999;
+	r4003 = r4000;
+	*(i32 *)r4003 = r4002;
+	if ((u64)r2564 >= (u64)r1817) { qd_site = 179; qd_x = r2564; qd_y = r1817; goto qd_fault; }
+	r6754 = r7343;
+	r4008 = r6754 + 4ll;
+	r4009 = *(i32 *)r4008;
+	r4010 = (u32)r4009 + (u32)r4007;
+	r4011 = r4008;
+	*(i32 *)r4011 = r4010;
+	if ((u64)r2564 >= (u64)r1827) { qd_site = 180; qd_x = r2564; qd_y = r1827; goto qd_fault; }
+	r6756 = r7344;
+	r4016 = r6756 + 4ll;
+	r4017 = *(i32 *)r4016;
+	r4018 = (u32)r4017 + (u32)r4015;
+	r4019 = r4016;
+	*(i32 *)r4019 = r4018;
+	if ((u64)r2564 >= (u64)r1837) { qd_site = 181; qd_x = r2564; qd_y = r1837; goto qd_fault; }
+	r6758 = r7345;
+	r4024 = r6758 + 4ll;
+	r4025 = *(i32 *)r4024;
+	r4026 = (u32)r4025 + (u32)r4023;
+	r4027 = r4024;
+	*(i32 *)r4027 = r4026;
+	if ((u64)r2564 >= (u64)r1847) { qd_site = 182; qd_x = r2564; qd_y = r1847; goto qd_fault; }
+	r6760 = r7346;
+	r4032 = r6760 + 4ll;
+	r4033 = *(i32 *)r4032;
+	r4034 = (u32)r4033 + (u32)r4031;
+	r4035 = r4032;
+	*(i32 *)r4035 = r4034;
+	if ((u64)r2564 >= (u64)r1857) { qd_site = 183; qd_x = r2564; qd_y = r1857; goto qd_fault; }
+	r6762 = r7347;
+	r4040 = r6762 + 4ll;
+	r4041 = *(i32 *)r4040;
+	r4042 = (u32)r4041 + (u32)r4039;
+	r4043 = r4040;
+	*(i32 *)r4043 = r4042;
+	if ((u64)r2564 >= (u64)r1867) { qd_site = 184; qd_x = r2564; qd_y = r1867; goto qd_fault; }
+	r6764 = r7348;
+	r4048 = r6764 + 4ll;
+	r4049 = *(i32 *)r4048;
+	r4050 = (u32)r4049 + (u32)r4047;
+	r4051 = r4048;
+	*(i32 *)r4051 = r4050;
+	if ((u64)r2564 >= (u64)r1877) { qd_site = 185; qd_x = r2564; qd_y = r1877; goto qd_fault; }
+	r6766 = r7349;
+	r4056 = r6766 + 4ll;
+	r4057 = *(i32 *)r4056;
+	r4058 = (u32)r4057 + (u32)r4055;
+	r4059 = r4056;
+	*(i32 *)r4059 = r4058;
+	if ((u64)r2564 >= (u64)r1887) { qd_site = 186; qd_x = r2564; qd_y = r1887; goto qd_fault; }
+	r6768 = r7350;
+	r4064 = r6768 + 4ll;
+	r4065 = *(i32 *)r4064;
+	r4066 = (u32)r4065 + (u32)r4063;
+	r4067 = r4064;
+	*(i32 *)r4067 = r4066;
+	if ((u64)r2564 >= (u64)r1897) { qd_site = 187; qd_x = r2564; qd_y = r1897; goto qd_fault; }
+	r6770 = r7351;
+	r4072 = r6770 + 4ll;
+	r4073 = *(i32 *)r4072;
+	r4074 = (u32)r4073 + (u32)r4071;
+	r4075 = r4072;
+	*(i32 *)r4075 = r4074;
+	if ((u64)r2564 >= (u64)r1907) { qd_site = 188; qd_x = r2564; qd_y = r1907; goto qd_fault; }
+	r6772 = r7352;
+	r4080 = r6772 + 4ll;
+	r4081 = *(i32 *)r4080;
+	r4082 = (u32)r4081 + (u32)r4079;
+	r4083 = r4080;
+	*(i32 *)r4083 = r4082;
+	if ((u64)r2564 >= (u64)r1917) { qd_site = 189; qd_x = r2564; qd_y = r1917; goto qd_fault; }
+	r6774 = r7353;
+	r4088 = r6774 + 4ll;
+	r4089 = *(i32 *)r4088;
+	r4090 = (u32)r4089 + (u32)r4087;
+	r4091 = r4088;
+	*(i32 *)r4091 = r4090;
+	if ((u64)r2564 >= (u64)r1927) { qd_site = 190; qd_x = r2564; qd_y = r1927; goto qd_fault; }
+	r6776 = r7354;
+	r4096 = r6776 + 4ll;
+	r4097 = *(i32 *)r4096;
+	r4098 = (u32)r4097 + (u32)r4095;
+	r4099 = r4096;
+	*(i32 *)r4099 = r4098;
+	if ((u64)r2564 >= (u64)r1937) { qd_site = 191; qd_x = r2564; qd_y = r1937; goto qd_fault; }
+	r6778 = r7355;
+	r4104 = r6778 + 4ll;
+	r4105 = *(i32 *)r4104;
+	r4106 = (u32)r4105 + (u32)r4103;
+	r4107 = r4104;
+	*(i32 *)r4107 = r4106;
+	if ((u64)r2564 >= (u64)r1947) { qd_site = 192; qd_x = r2564; qd_y = r1947; goto qd_fault; }
+	r6780 = r7356;
+	r4112 = r6780 + 4ll;
+	r4113 = *(i32 *)r4112;
+	r4114 = (u32)r4113 + (u32)r4111;
+	r4115 = r4112;
+	*(i32 *)r4115 = r4114;
+	if ((u64)r2564 >= (u64)r1957) { qd_site = 193; qd_x = r2564; qd_y = r1957; goto qd_fault; }
+	r6782 = r7357;
+	r4120 = r6782 + 4ll;
+	r4121 = *(i32 *)r4120;
+	r4122 = (u32)r4121 + (u32)r4119;
+	r4123 = r4120;
+	*(i32 *)r4123 = r4122;
+	if ((u64)r2564 >= (u64)r1967) { qd_site = 194; qd_x = r2564; qd_y = r1967; goto qd_fault; }
+	r6784 = r7358;
+	r4128 = r6784 + 4ll;
+	r4129 = *(i32 *)r4128;
+	r4130 = (u32)r4129 + (u32)r4127;
+	r4131 = r4128;
+	*(i32 *)r4131 = r4130;
+	if ((u64)r2564 >= (u64)r1977) { qd_site = 195; qd_x = r2564; qd_y = r1977; goto qd_fault; }
+	r6786 = r7359;
+	r4136 = r6786 + 4ll;
+	r4137 = *(i32 *)r4136;
+	r4138 = (u32)r4137 + (u32)r4135;
+	r4139 = r4136;
+	*(i32 *)r4139 = r4138;
+	if ((u64)r2564 >= (u64)r1987) { qd_site = 196; qd_x = r2564; qd_y = r1987; goto qd_fault; }
+	r6788 = r7360;
+	r4144 = r6788 + 4ll;
+	r4145 = *(i32 *)r4144;
+	r4146 = (u32)r4145 + (u32)r4143;
+	r4147 = r4144;
+	*(i32 *)r4147 = r4146;
+	if ((u64)r2564 >= (u64)r1997) { qd_site = 197; qd_x = r2564; qd_y = r1997; goto qd_fault; }
+	r6790 = r7361;
+	r4152 = r6790 + 4ll;
+	r4153 = *(i32 *)r4152;
+	r4154 = (u32)r4153 + (u32)r4151;
+	r4155 = r4152;
+	*(i32 *)r4155 = r4154;
+	if ((u64)r2564 >= (u64)r2007) { qd_site = 198; qd_x = r2564; qd_y = r2007; goto qd_fault; }
+	r6792 = r7362;
+	r4160 = r6792 + 4ll;
+	r4161 = *(i32 *)r4160;
+	r4162 = (u32)r4161 + (u32)r4159;
+	r4163 = r4160;
+	*(i32 *)r4163 = r4162;
+	if ((u64)r2564 >= (u64)r2017) { qd_site = 199; qd_x = r2564; qd_y = r2017; goto qd_fault; }
+	r6794 = r7363;
+	r4168 = r6794 + 4ll;
+	r4169 = *(i32 *)r4168;
+	r4170 = (u32)r4169 + (u32)r4167;
+	r4171 = r4168;
+	*(i32 *)r4171 = r4170;
+	if ((u64)r2564 >= (u64)r2027) { qd_site = 200; qd_x = r2564; qd_y = r2027; goto qd_fault; }
+	r6796 = r7364;
+	r4176 = r6796 + 4ll;
+	r4177 = *(i32 *)r4176;
+	r4178 = (u32)r4177 + (u32)r4175;
+	r4179 = r4176;
+	*(i32 *)r4179 = r4178;
+	if ((u64)r2564 >= (u64)r2037) { qd_site = 201; qd_x = r2564; qd_y = r2037; goto qd_fault; }
+	r6798 = r7365;
+	r4184 = r6798 + 4ll;
+	r4185 = *(i32 *)r4184;
+	r4186 = (u32)r4185 + (u32)r4183;
+	r4187 = r4184;
+	*(i32 *)r4187 = r4186;
+	if ((u64)r2564 >= (u64)r2047) { qd_site = 202; qd_x = r2564; qd_y = r2047; goto qd_fault; }
+	r6800 = r7366;
+	r4192 = r6800 + 4ll;
+	r4193 = *(i32 *)r4192;
+	r4194 = (u32)r4193 + (u32)r4191;
+	r4195 = r4192;
+	*(i32 *)r4195 = r4194;
+	if ((u64)r2564 >= (u64)r2057) { qd_site = 203; qd_x = r2564; qd_y = r2057; goto qd_fault; }
+	r6802 = r7367;
+	r4200 = r6802 + 4ll;
+	r4201 = *(i32 *)r4200;
+	r4202 = (u32)r4201 + (u32)r4199;
+	r4203 = r4200;
+	*(i32 *)r4203 = r4202;
+	if ((u64)r2564 >= (u64)r2067) { qd_site = 204; qd_x = r2564; qd_y = r2067; goto qd_fault; }
+	r6804 = r7368;
+	r4208 = r6804 + 4ll;
+	r4209 = *(i32 *)r4208;
+	r4210 = (u32)r4209 + (u32)r4207;
+	r4211 = r4208;
+	*(i32 *)r4211 = r4210;
+	if ((u64)r2564 >= (u64)r2077) { qd_site = 205; qd_x = r2564; qd_y = r2077; goto qd_fault; }
+	r6806 = r7369;
+	r4216 = r6806 + 4ll;
+	r4217 = *(i32 *)r4216;
+	r4218 = (u32)r4217 + (u32)r4215;
+	r4219 = r4216;
+	*(i32 *)r4219 = r4218;
+	if ((u64)r2564 >= (u64)r2087) { qd_site = 206; qd_x = r2564; qd_y = r2087; goto qd_fault; }
+	r6808 = r7370;
+	r4224 = r6808 + 4ll;
+	r4225 = *(i32 *)r4224;
+	r4226 = (u32)r4225 + (u32)r4223;
+	r4227 = r4224;
+	*(i32 *)r4227 = r4226;
+	if ((u64)r2564 >= (u64)r2097) { qd_site = 207; qd_x = r2564; qd_y = r2097; goto qd_fault; }
+	r6810 = r7371;
+	r4232 = r6810 + 4ll;
+	r4233 = *(i32 *)r4232;
+	r4234 = (u32)r4233 + (u32)r4231;
+	r4235 = r4232;
+	*(i32 *)r4235 = r4234;
+	if ((u64)r2564 >= (u64)r2107) { qd_site = 208; qd_x = r2564; qd_y = r2107; goto qd_fault; }
+	r6812 = r7372;
+	r4240 = r6812 + 4ll;
+	r4241 = *(i32 *)r4240;
+	r4242 = (u32)r4241 + (u32)r4239;
+	r4243 = r4240;
+	*(i32 *)r4243 = r4242;
+	if ((u64)r2564 >= (u64)r2117) { qd_site = 209; qd_x = r2564; qd_y = r2117; goto qd_fault; }
+	r6814 = r7373;
+	r4248 = r6814 + 4ll;
+	r4249 = *(i32 *)r4248;
+	r4250 = (u32)r4249 + (u32)r4247;
+	r4251 = r4248;
+	*(i32 *)r4251 = r4250;
+	if ((u64)r2564 >= (u64)r2127) { qd_site = 210; qd_x = r2564; qd_y = r2127; goto qd_fault; }
+	r6816 = r7374;
+	r4256 = r6816 + 4ll;
+	r4257 = *(i32 *)r4256;
+	r4258 = (u32)r4257 + (u32)r4255;
+	r4259 = r4256;
+	*(i32 *)r4259 = r4258;
+	if ((u64)r2564 >= (u64)r2137) { qd_site = 211; qd_x = r2564; qd_y = r2137; goto qd_fault; }
+	r6818 = r7375;
+	r4264 = r6818 + 4ll;
+	r4265 = *(i32 *)r4264;
+	r4266 = (u32)r4265 + (u32)r4263;
+	r4267 = r4264;
+	*(i32 *)r4267 = r4266;
+	if ((u64)r2564 >= (u64)r2147) { qd_site = 212; qd_x = r2564; qd_y = r2147; goto qd_fault; }
+	r6820 = r7376;
+	r4272 = r6820 + 4ll;
+	r4273 = *(i32 *)r4272;
+	r4274 = (u32)r4273 + (u32)r4271;
+	r4275 = r4272;
+	*(i32 *)r4275 = r4274;
+	if ((u64)r2564 >= (u64)r2157) { qd_site = 213; qd_x = r2564; qd_y = r2157; goto qd_fault; }
+	r6822 = r7377;
+	r4280 = r6822 + 4ll;
+	r4281 = *(i32 *)r4280;
+	r4282 = (u32)r4281 + (u32)r4279;
+	r4283 = r4280;
+	*(i32 *)r4283 = r4282;
+	if ((u64)r2564 >= (u64)r2167) { qd_site = 214; qd_x = r2564; qd_y = r2167; goto qd_fault; }
+	r6824 = r7378;
+	r4288 = r6824 + 4ll;
+	r4289 = *(i32 *)r4288;
+	r4290 = (u32)r4289 + (u32)r4287;
+	r4291 = r4288;
+	*(i32 *)r4291 = r4290;
+	if ((u64)r2564 >= (u64)r2177) { qd_site = 215; qd_x = r2564; qd_y = r2177; goto qd_fault; }
+	r6826 = r7379;
+	r4296 = r6826 + 4ll;
+	r4297 = *(i32 *)r4296;
+	r4298 = (u32)r4297 + (u32)r4295;
+	r4299 = r4296;
+	*(i32 *)r4299 = r4298;
+	if ((u64)r2564 >= (u64)r2187) { qd_site = 216; qd_x = r2564; qd_y = r2187; goto qd_fault; }
+	r6828 = r7380;
+	r4304 = r6828 + 4ll;
+	r4305 = *(i32 *)r4304;
+	r4306 = (u32)r4305 + (u32)r4303;
+	r4307 = r4304;
+	*(i32 *)r4307 = r4306;
+	if ((u64)r2564 >= (u64)r2197) { qd_site = 217; qd_x = r2564; qd_y = r2197; goto qd_fault; }
+	r6830 = r7381;
+	r4312 = r6830 + 4ll;
+	r4313 = *(i32 *)r4312;
+	r4314 = (u32)r4313 + (u32)r4311;
+	r4315 = r4312;
+	*(i32 *)r4315 = r4314;
+	if ((u64)r2564 >= (u64)r2207) { qd_site = 218; qd_x = r2564; qd_y = r2207; goto qd_fault; }
+	r6832 = r7382;
+	r4320 = r6832 + 4ll;
+	r4321 = *(i32 *)r4320;
+	r4322 = (u32)r4321 + (u32)r4319;
+	r4323 = r4320;
+	*(i32 *)r4323 = r4322;
+	if ((u64)r2564 >= (u64)r2217) { qd_site = 219; qd_x = r2564; qd_y = r2217; goto qd_fault; }
+	r6834 = r7383;
+	r4328 = r6834 + 4ll;
+	r4329 = *(i32 *)r4328;
+	r4330 = (u32)r4329 + (u32)r4327;
+	r4331 = r4328;
+	*(i32 *)r4331 = r4330;
+	if ((u64)r2564 >= (u64)r2227) { qd_site = 220; qd_x = r2564; qd_y = r2227; goto qd_fault; }
+	r6836 = r7384;
+	r4336 = r6836 + 4ll;
+	r4337 = *(i32 *)r4336;
+	r4338 = (u32)r4337 + (u32)r4335;
+	r4339 = r4336;
+	*(i32 *)r4339 = r4338;
+	if ((u64)r2564 >= (u64)r2237) { qd_site = 221; qd_x = r2564; qd_y = r2237; goto qd_fault; }
+	r6838 = r7385;
+	r4344 = r6838 + 4ll;
+	r4345 = *(i32 *)r4344;
+	r4346 = (u32)r4345 + (u32)r4343;
+	r4347 = r4344;
+	*(i32 *)r4347 = r4346;
+	if ((u64)r2564 >= (u64)r2247) { qd_site = 222; qd_x = r2564; qd_y = r2247; goto qd_fault; }
+	r6840 = r7386;
+	r4352 = r6840 + 4ll;
+	r4353 = *(i32 *)r4352;
+	r4354 = (u32)r4353 + (u32)r4351;
+	r4355 = r4352;
+	*(i32 *)r4355 = r4354;
+	if ((u64)r2564 >= (u64)r2257) { qd_site = 223; qd_x = r2564; qd_y = r2257; goto qd_fault; }
+	r6842 = r7387;
+	r4360 = r6842 + 4ll;
+	r4361 = *(i32 *)r4360;
+	r4362 = (u32)r4361 + (u32)r4359;
+	r4363 = r4360;
+	*(i32 *)r4363 = r4362;
+	if ((u64)r2564 >= (u64)r2267) { qd_site = 224; qd_x = r2564; qd_y = r2267; goto qd_fault; }
+	r6844 = r7388;
+	r4368 = r6844 + 4ll;
+	r4369 = *(i32 *)r4368;
+	r4370 = (u32)r4369 + (u32)r4367;
+	r4371 = r4368;
+	*(i32 *)r4371 = r4370;
+	if ((u64)r2564 >= (u64)r2277) { qd_site = 225; qd_x = r2564; qd_y = r2277; goto qd_fault; }
+	r6846 = r7389;
+	r4376 = r6846 + 4ll;
+	r4377 = *(i32 *)r4376;
+	r4378 = (u32)r4377 + (u32)r4375;
+	r4379 = r4376;
+	*(i32 *)r4379 = r4378;
+	if ((u64)r2564 >= (u64)r2287) { qd_site = 226; qd_x = r2564; qd_y = r2287; goto qd_fault; }
+	r6848 = r7390;
+	r4384 = r6848 + 4ll;
+	r4385 = *(i32 *)r4384;
+	r4386 = (u32)r4385 + (u32)r4383;
+	r4387 = r4384;
+	*(i32 *)r4387 = r4386;
+	if ((u64)r2564 >= (u64)r2297) { qd_site = 227; qd_x = r2564; qd_y = r2297; goto qd_fault; }
+	r6850 = r7391;
+	r4392 = r6850 + 4ll;
+	r4393 = *(i32 *)r4392;
+	r4394 = (u32)r4393 + (u32)r4391;
+	r4395 = r4392;
+	*(i32 *)r4395 = r4394;
+	if ((u64)r2564 >= (u64)r2307) { qd_site = 228; qd_x = r2564; qd_y = r2307; goto qd_fault; }
+	r6852 = r7392;
+	r4400 = r6852 + 4ll;
+	r4401 = *(i32 *)r4400;
+	r4402 = (u32)r4401 + (u32)r4399;
+	r4403 = r4400;
+	*(i32 *)r4403 = r4402;
+	if ((u64)r2564 >= (u64)r2317) { qd_site = 229; qd_x = r2564; qd_y = r2317; goto qd_fault; }
+	r6854 = r7393;
+	r4408 = r6854 + 4ll;
+	r4409 = *(i32 *)r4408;
+	r4410 = (u32)r4409 + (u32)r4407;
+	r4411 = r4408;
+	*(i32 *)r4411 = r4410;
+	if ((u64)r2564 >= (u64)r2327) { qd_site = 230; qd_x = r2564; qd_y = r2327; goto qd_fault; }
+	r6856 = r7394;
+	r4416 = r6856 + 4ll;
+	r4417 = *(i32 *)r4416;
+	r4418 = (u32)r4417 + (u32)r4415;
+	r4419 = r4416;
+	*(i32 *)r4419 = r4418;
+	if ((u64)r2564 >= (u64)r2337) { qd_site = 231; qd_x = r2564; qd_y = r2337; goto qd_fault; }
+	r6858 = r7395;
+	r4424 = r6858 + 4ll;
+	r4425 = *(i32 *)r4424;
+	r4426 = (u32)r4425 + (u32)r4423;
+	r4427 = r4424;
+	*(i32 *)r4427 = r4426;
+	if ((u64)r2564 >= (u64)r2347) { qd_site = 232; qd_x = r2564; qd_y = r2347; goto qd_fault; }
+	r6860 = r7396;
+	r4432 = r6860 + 4ll;
+	r4433 = *(i32 *)r4432;
+	r4434 = (u32)r4433 + (u32)r4431;
+	r4435 = r4432;
+	*(i32 *)r4435 = r4434;
+	if ((u64)r2564 >= (u64)r2357) { qd_site = 233; qd_x = r2564; qd_y = r2357; goto qd_fault; }
+	r6862 = r7397;
+	r4440 = r6862 + 4ll;
+	r4441 = *(i32 *)r4440;
+	r4442 = (u32)r4441 + (u32)r4439;
+	r4443 = r4440;
+	*(i32 *)r4443 = r4442;
+	if ((u64)r2564 >= (u64)r2367) { qd_site = 234; qd_x = r2564; qd_y = r2367; goto qd_fault; }
+	r6864 = r7398;
+	r4448 = r6864 + 4ll;
+	r4449 = *(i32 *)r4448;
+	r4450 = (u32)r4449 + (u32)r4447;
+	r4451 = r4448;
+	*(i32 *)r4451 = r4450;
+	if ((u64)r2564 >= (u64)r2377) { qd_site = 235; qd_x = r2564; qd_y = r2377; goto qd_fault; }
+	r6866 = r7399;
+	r4456 = r6866 + 4ll;
+	r4457 = *(i32 *)r4456;
+	r4458 = (u32)r4457 + (u32)r4455;
+	r4459 = r4456;
+	*(i32 *)r4459 = r4458;
+	if ((u64)r2564 >= (u64)r2387) { qd_site = 236; qd_x = r2564; qd_y = r2387; goto qd_fault; }
+	r6868 = r7400;
+	r4464 = r6868 + 4ll;
+	r4465 = *(i32 *)r4464;
+	r4466 = (u32)r4465 + (u32)r4463;
+	r4467 = r4464;
+	*(i32 *)r4467 = r4466;
+	if ((u64)r2564 >= (u64)r2397) { qd_site = 237; qd_x = r2564; qd_y = r2397; goto qd_fault; }
+	r6870 = r7401;
+	r4472 = r6870 + 4ll;
+	r4473 = *(i32 *)r4472;
+	r4474 = (u32)r4473 + (u32)r4471;
+	r4475 = r4472;
+	*(i32 *)r4475 = r4474;
+	if ((u64)r2564 >= (u64)r2407) { qd_site = 238; qd_x = r2564; qd_y = r2407; goto qd_fault; }
+	r6872 = r7402;
+	r4480 = r6872 + 4ll;
+	r4481 = *(i32 *)r4480;
+	r4482 = (u32)r4481 + (u32)r4479;
+	r4483 = r4480;
+	*(i32 *)r4483 = r4482;
+	if ((u64)r2564 >= (u64)r2417) { qd_site = 239; qd_x = r2564; qd_y = r2417; goto qd_fault; }
+	r6874 = r7403;
+	r4488 = r6874 + 4ll;
+	r4489 = *(i32 *)r4488;
+	r4490 = (u32)r4489 + (u32)r4487;
+	r4491 = r4488;
+	*(i32 *)r4491 = r4490;
+	if ((u64)r2564 >= (u64)r2427) { qd_site = 240; qd_x = r2564; qd_y = r2427; goto qd_fault; }
+	r6876 = r7404;
+	r4496 = r6876 + 4ll;
+	r4497 = *(i32 *)r4496;
+	r4498 = (u32)r4497 + (u32)r4495;
+	r4499 = r4496;
+	*(i32 *)r4499 = r4498;
+	if ((u64)r2564 >= (u64)r2437) { qd_site = 241; qd_x = r2564; qd_y = r2437; goto qd_fault; }
+	r6878 = r7405;
+	r4504 = r6878 + 4ll;
+	r4505 = *(i32 *)r4504;
+	r4506 = (u32)r4505 + (u32)r4503;
+	r4507 = r4504;
+	*(i32 *)r4507 = r4506;
+	if ((u64)r2564 >= (u64)r2447) { qd_site = 242; qd_x = r2564; qd_y = r2447; goto qd_fault; }
+	r6880 = r7406;
+	r4512 = r6880 + 4ll;
+	r4513 = *(i32 *)r4512;
+	r4514 = (u32)r4513 + (u32)r4511;
+	r4515 = r4512;
+	*(i32 *)r4515 = r4514;
+	if ((u64)r2564 >= (u64)r2457) { qd_site = 243; qd_x = r2564; qd_y = r2457; goto qd_fault; }
+	r6882 = r7407;
+	r4520 = r6882 + 4ll;
+	r4521 = *(i32 *)r4520;
+	r4522 = (u32)r4521 + (u32)r4519;
+	r4523 = r4520;
+	*(i32 *)r4523 = r4522;
+	if ((u64)r2564 >= (u64)r2467) { qd_site = 244; qd_x = r2564; qd_y = r2467; goto qd_fault; }
+	r6884 = r7408;
+	r4528 = r6884 + 4ll;
+	r4529 = *(i32 *)r4528;
+	r4530 = (u32)r4529 + (u32)r4527;
+	r4531 = r4528;
+	*(i32 *)r4531 = r4530;
+	if ((u64)r2564 >= (u64)r2477) { qd_site = 245; qd_x = r2564; qd_y = r2477; goto qd_fault; }
+	r6886 = r7409;
+	r4536 = r6886 + 4ll;
+	r4537 = *(i32 *)r4536;
+	r4538 = (u32)r4537 + (u32)r4535;
+	r4539 = r4536;
+	*(i32 *)r4539 = r4538;
+	if ((u64)r2564 >= (u64)r2487) { qd_site = 246; qd_x = r2564; qd_y = r2487; goto qd_fault; }
+	r6888 = r7410;
+	r4544 = r6888 + 4ll;
+	r4545 = *(i32 *)r4544;
+	r4546 = (u32)r4545 + (u32)r4543;
+	r4547 = r4544;
+	*(i32 *)r4547 = r4546;
+	if ((u64)r2564 >= (u64)r2497) { qd_site = 247; qd_x = r2564; qd_y = r2497; goto qd_fault; }
+	r6890 = r7411;
+	r4552 = r6890 + 4ll;
+	r4553 = *(i32 *)r4552;
+	r4554 = (u32)r4553 + (u32)r4551;
+	r4555 = r4552;
+	*(i32 *)r4555 = r4554;
+	if ((u64)r2564 >= (u64)r2507) { qd_site = 248; qd_x = r2564; qd_y = r2507; goto qd_fault; }
+	r6892 = r7412;
+	r4560 = r6892 + 4ll;
+	r4561 = *(i32 *)r4560;
+	r4562 = (u32)r4561 + (u32)r4559;
+	r4563 = r4560;
+	*(i32 *)r4563 = r4562;
+	if ((u64)r2564 >= (u64)r2517) { qd_site = 249; qd_x = r2564; qd_y = r2517; goto qd_fault; }
+	r6894 = r7413;
+	r4568 = r6894 + 4ll;
+	r4569 = *(i32 *)r4568;
+	r4570 = (u32)r4569 + (u32)r4567;
+	r4571 = r4568;
+	*(i32 *)r4571 = r4570;
+	if ((u64)r2564 >= (u64)r2527) { qd_site = 250; qd_x = r2564; qd_y = r2527; goto qd_fault; }
+	r6896 = r7414;
+	r4576 = r6896 + 4ll;
+	r4577 = *(i32 *)r4576;
+	r4578 = (u32)r4577 + (u32)r4575;
+	r4579 = r4576;
+	*(i32 *)r4579 = r4578;
+	if ((u64)r2564 >= (u64)r2537) { qd_site = 251; qd_x = r2564; qd_y = r2537; goto qd_fault; }
+	r6898 = r7415;
+	r4584 = r6898 + 4ll;
+	r4585 = *(i32 *)r4584;
+	r4586 = (u32)r4585 + (u32)r4583;
+	r4587 = r4584;
+	*(i32 *)r4587 = r4586;
+	if ((u64)r2564 >= (u64)r2547) { qd_site = 252; qd_x = r2564; qd_y = r2547; goto qd_fault; }
+	r6900 = r7416;
+	r4592 = r6900 + 4ll;
+	r4593 = *(i32 *)r4592;
+	r4594 = (u32)r4593 + (u32)r4591;
+	r4595 = r4592;
+	*(i32 *)r4595 = r4594;
+	if ((u64)r2564 >= (u64)r2557) { qd_site = 253; qd_x = r2564; qd_y = r2557; goto qd_fault; }
+	r6902 = r7417;
+	r4600 = r6902 + 4ll;
+	r4601 = *(i32 *)r4600;
+	r4602 = (u32)r4601 + (u32)r4599;
+	r4603 = r4600;
+	*(i32 *)r4603 = r4602;
+	r2 = (u64)r2 + (u64)r1;
+	r7162 = r7162 + r7163 * 1;
+	r7164 = r7164 + r7163 * 1;
+	r7165 = r7165 + r7163 * 1;
+	r7166 = r7166 + r7163 * 1;
+	r7167 = r7167 + r7163 * 1;
+	r7168 = r7168 + r7163 * 1;
+	r7169 = r7169 + r7163 * 1;
+	r7170 = r7170 + r7163 * 1;
+	r7171 = r7171 + r7163 * 1;
+	r7172 = r7172 + r7163 * 1;
+	r7173 = r7173 + r7163 * 1;
+	r7174 = r7174 + r7163 * 1;
+	r7175 = r7175 + r7163 * 1;
+	r7176 = r7176 + r7163 * 1;
+	r7177 = r7177 + r7163 * 1;
+	r7178 = r7178 + r7163 * 1;
+	r7179 = r7179 + r7163 * 1;
+	r7180 = r7180 + r7163 * 1;
+	r7181 = r7181 + r7163 * 1;
+	r7182 = r7182 + r7163 * 1;
+	r7183 = r7183 + r7163 * 1;
+	r7184 = r7184 + r7163 * 1;
+	r7185 = r7185 + r7163 * 1;
+	r7186 = r7186 + r7163 * 1;
+	r7187 = r7187 + r7163 * 1;
+	r7188 = r7188 + r7163 * 1;
+	r7189 = r7189 + r7163 * 1;
+	r7190 = r7190 + r7163 * 1;
+	r7191 = r7191 + r7163 * 1;
+	r7192 = r7192 + r7163 * 1;
+	r7193 = r7193 + r7163 * 1;
+	r7194 = r7194 + r7163 * 1;
+	r7195 = r7195 + r7163 * 1;
+	r7196 = r7196 + r7163 * 1;
+	r7197 = r7197 + r7163 * 1;
+	r7198 = r7198 + r7163 * 1;
+	r7199 = r7199 + r7163 * 1;
+	r7200 = r7200 + r7163 * 1;
+	r7201 = r7201 + r7163 * 1;
+	r7202 = r7202 + r7163 * 1;
+	r7203 = r7203 + r7163 * 1;
+	r7204 = r7204 + r7163 * 1;
+	r7205 = r7205 + r7163 * 1;
+	r7206 = r7206 + r7163 * 1;
+	r7207 = r7207 + r7163 * 1;
+	r7208 = r7208 + r7163 * 1;
+	r7209 = r7209 + r7163 * 1;
+	r7210 = r7210 + r7163 * 1;
+	r7211 = r7211 + r7163 * 1;
+	r7212 = r7212 + r7163 * 1;
+	r7213 = r7213 + r7163 * 1;
+	r7214 = r7214 + r7163 * 1;
+	r7215 = r7215 + r7163 * 1;
+	r7216 = r7216 + r7163 * 1;
+	r7217 = r7217 + r7163 * 1;
+	r7218 = r7218 + r7163 * 1;
+	r7219 = r7219 + r7163 * 1;
+	r7220 = r7220 + r7163 * 1;
+	r7221 = r7221 + r7163 * 1;
+	r7222 = r7222 + r7163 * 1;
+	r7223 = r7223 + r7163 * 1;
+	r7224 = r7224 + r7163 * 1;
+	r7225 = r7225 + r7163 * 1;
+	r7226 = r7226 + r7163 * 1;
+	r7227 = r7227 + r7163 * 1;
+	r7228 = r7228 + r7163 * 1;
+	r7229 = r7229 + r7163 * 1;
+	r7230 = r7230 + r7163 * 1;
+	r7231 = r7231 + r7163 * 1;
+	r7232 = r7232 + r7163 * 1;
+	r7233 = r7233 + r7163 * 1;
+	r7234 = r7234 + r7163 * 1;
+	r7235 = r7235 + r7163 * 1;
+	r7236 = r7236 + r7163 * 1;
+	r7237 = r7237 + r7163 * 1;
+	r7238 = r7238 + r7163 * 1;
+	r7239 = r7239 + r7163 * 1;
+	r7240 = r7240 + r7163 * 1;
+	r7241 = r7241 + r7163 * 1;
+	r7242 = r7242 + r7163 * 1;
+	r7243 = r7243 + r7163 * 1;
+	r7244 = r7244 + r7163 * 1;
+	r7245 = r7245 + r7163 * 1;
+	r7246 = r7246 + r7163 * 1;
+	r7247 = r7247 + r7163 * 1;
+	r7248 = r7248 + r7163 * 1;
+	r7249 = r7249 + r7163 * 1;
+	r7250 = r7250 + r7163 * 1;
+	r7251 = r7251 + r7163 * 1;
+	r7252 = r7252 + r7163 * 1;
+	r7253 = r7253 + r7163 * 1;
+	r7254 = r7254 + r7163 * 1;
+	r7255 = r7255 + r7163 * 1;
+	r7256 = r7256 + r7163 * 1;
+	r7257 = r7257 + r7163 * 1;
+	r7258 = r7258 + r7163 * 1;
+	r7259 = r7259 + r7163 * 1;
+	r7260 = r7260 + r7163 * 1;
+	r7261 = r7261 + r7163 * 1;
+	r7262 = r7262 + r7163 * 1;
+	r7263 = r7263 + r7163 * 1;
+	r7264 = r7264 + r7163 * 1;
+	r7265 = r7265 + r7163 * 1;
+	r7266 = r7266 + r7163 * 1;
+	r7267 = r7267 + r7163 * 1;
+	r7268 = r7268 + r7163 * 1;
+	r7269 = r7269 + r7163 * 1;
+	r7270 = r7270 + r7163 * 1;
+	r7271 = r7271 + r7163 * 1;
+	r7272 = r7272 + r7163 * 1;
+	r7273 = r7273 + r7163 * 1;
+	r7274 = r7274 + r7163 * 1;
+	r7275 = r7275 + r7163 * 1;
+	r7276 = r7276 + r7163 * 1;
+	r7277 = r7277 + r7163 * 1;
+	r7278 = r7278 + r7163 * 1;
+	r7279 = r7279 + r7163 * 1;
+	r7280 = r7280 + r7163 * 1;
+	r7281 = r7281 + r7163 * 1;
+	r7282 = r7282 + r7163 * 1;
+	r7283 = r7283 + r7163 * 1;
+	r7284 = r7284 + r7163 * 1;
+	r7285 = r7285 + r7163 * 1;
+	r7286 = r7286 + r7163 * 1;
+	r7287 = r7287 + r7163 * 1;
+	r7288 = r7288 + r7163 * 1;
+	r7289 = r7289 + r7163 * 1;
+	r7290 = r7290 + r7163 * 1;
+	r7291 = r7291 + r7163 * 1;
+	r7292 = r7292 + r7163 * 1;
+	r7293 = r7293 + r7163 * 1;
+	r7294 = r7294 + r7163 * 1;
+	r7295 = r7295 + r7163 * 1;
+	r7296 = r7296 + r7163 * 1;
+	r7297 = r7297 + r7163 * 1;
+	r7298 = r7298 + r7163 * 1;
+	r7299 = r7299 + r7163 * 1;
+	r7300 = r7300 + r7163 * 1;
+	r7301 = r7301 + r7163 * 1;
+	r7302 = r7302 + r7163 * 1;
+	r7303 = r7303 + r7163 * 1;
+	r7304 = r7304 + r7163 * 1;
+	r7305 = r7305 + r7163 * 1;
+	r7306 = r7306 + r7163 * 1;
+	r7307 = r7307 + r7163 * 1;
+	r7308 = r7308 + r7163 * 1;
+	r7309 = r7309 + r7163 * 1;
+	r7310 = r7310 + r7163 * 1;
+	r7311 = r7311 + r7163 * 1;
+	r7312 = r7312 + r7163 * 1;
+	r7313 = r7313 + r7163 * 1;
+	r7314 = r7314 + r7163 * 1;
+	r7315 = r7315 + r7163 * 1;
+	r7316 = r7316 + r7163 * 1;
+	r7317 = r7317 + r7163 * 1;
+	r7318 = r7318 + r7163 * 1;
+	r7319 = r7319 + r7163 * 1;
+	r7320 = r7320 + r7163 * 1;
+	r7321 = r7321 + r7163 * 1;
+	r7322 = r7322 + r7163 * 1;
+	r7323 = r7323 + r7163 * 1;
+	r7324 = r7324 + r7163 * 1;
+	r7325 = r7325 + r7163 * 1;
+	r7326 = r7326 + r7163 * 1;
+	r7327 = r7327 + r7163 * 1;
+	r7328 = r7328 + r7163 * 1;
+	r7329 = r7329 + r7163 * 1;
+	r7330 = r7330 + r7163 * 1;
+	r7331 = r7331 + r7163 * 1;
+	r7332 = r7332 + r7163 * 1;
+	r7333 = r7333 + r7163 * 1;
+	r7334 = r7334 + r7163 * 1;
+	r7335 = r7335 + r7163 * 1;
+	r7336 = r7336 + r7163 * 1;
+	r7337 = r7337 + r7163 * 1;
+	r7338 = r7338 + r7163 * 1;
+	r7339 = r7339 + r7163 * 1;
+	r7340 = r7340 + r7163 * 1;
+	r7341 = r7341 + r7163 * 1;
+	r7342 = r7342 + r7163 * 1;
+	r7343 = r7343 + r7163 * 1;
+	r7344 = r7344 + r7163 * 1;
+	r7345 = r7345 + r7163 * 1;
+	r7346 = r7346 + r7163 * 1;
+	r7347 = r7347 + r7163 * 1;
+	r7348 = r7348 + r7163 * 1;
+	r7349 = r7349 + r7163 * 1;
+	r7350 = r7350 + r7163 * 1;
+	r7351 = r7351 + r7163 * 1;
+	r7352 = r7352 + r7163 * 1;
+	r7353 = r7353 + r7163 * 1;
+	r7354 = r7354 + r7163 * 1;
+	r7355 = r7355 + r7163 * 1;
+	r7356 = r7356 + r7163 * 1;
+	r7357 = r7357 + r7163 * 1;
+	r7358 = r7358 + r7163 * 1;
+	r7359 = r7359 + r7163 * 1;
+	r7360 = r7360 + r7163 * 1;
+	r7361 = r7361 + r7163 * 1;
+	r7362 = r7362 + r7163 * 1;
+	r7363 = r7363 + r7163 * 1;
+	r7364 = r7364 + r7163 * 1;
+	r7365 = r7365 + r7163 * 1;
+	r7366 = r7366 + r7163 * 1;
+	r7367 = r7367 + r7163 * 1;
+	r7368 = r7368 + r7163 * 1;
+	r7369 = r7369 + r7163 * 1;
+	r7370 = r7370 + r7163 * 1;
+	r7371 = r7371 + r7163 * 1;
+	r7372 = r7372 + r7163 * 1;
+	r7373 = r7373 + r7163 * 1;
+	r7374 = r7374 + r7163 * 1;
+	r7375 = r7375 + r7163 * 1;
+	r7376 = r7376 + r7163 * 1;
+	r7377 = r7377 + r7163 * 1;
+	r7378 = r7378 + r7163 * 1;
+	r7379 = r7379 + r7163 * 1;
+	r7380 = r7380 + r7163 * 1;
+	r7381 = r7381 + r7163 * 1;
+	r7382 = r7382 + r7163 * 1;
+	r7383 = r7383 + r7163 * 1;
+	r7384 = r7384 + r7163 * 1;
+	r7385 = r7385 + r7163 * 1;
+	r7386 = r7386 + r7163 * 1;
+	r7387 = r7387 + r7163 * 1;
+	r7388 = r7388 + r7163 * 1;
+	r7389 = r7389 + r7163 * 1;
+	r7390 = r7390 + r7163 * 1;
+	r7391 = r7391 + r7163 * 1;
+	r7392 = r7392 + r7163 * 1;
+	r7393 = r7393 + r7163 * 1;
+	r7394 = r7394 + r7163 * 1;
+	r7395 = r7395 + r7163 * 1;
+	r7396 = r7396 + r7163 * 1;
+	r7397 = r7397 + r7163 * 1;
+	r7398 = r7398 + r7163 * 1;
+	r7399 = r7399 + r7163 * 1;
+	r7400 = r7400 + r7163 * 1;
+	r7401 = r7401 + r7163 * 1;
+	r7402 = r7402 + r7163 * 1;
+	r7403 = r7403 + r7163 * 1;
+	r7404 = r7404 + r7163 * 1;
+	r7405 = r7405 + r7163 * 1;
+	r7406 = r7406 + r7163 * 1;
+	r7407 = r7407 + r7163 * 1;
+	r7408 = r7408 + r7163 * 1;
+	r7409 = r7409 + r7163 * 1;
+	r7410 = r7410 + r7163 * 1;
+	r7411 = r7411 + r7163 * 1;
+	r7412 = r7412 + r7163 * 1;
+	r7413 = r7413 + r7163 * 1;
+	r7414 = r7414 + r7163 * 1;
+	r7415 = r7415 + r7163 * 1;
+	r7416 = r7416 + r7163 * 1;
+	r7417 = r7417 + r7163 * 1;
+	goto b516;
 qd_fault: {
 	u32 *rec = (u32 *)p512, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -13146,6 +23881,2304 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r4604 = convert.u64.i64 r27
+	r4605 = move.i64 r2
+	r4606 = add.i64 r4605, 1
+	r4607 = convert.u64.i64 r4606
+	r4608 = lt.u64 r4607, r4604
+	r4609 = convert.u64.i64 r3
+	r4610 = add.u64 r4609, 18446744073709551615
+	r4611 = add.u64 r4610, 4611686018427387904
+	r4612 = le.u64 r4611, 9223372036854775808
+	r4613 = sub.u64 r4610, 1
+	r4614 = convert.u64.i64 r2
+	r4615 = sub.u64 r4613, r4614
+	r4616 = sub.u64 r4604, 1
+	r4617 = sub.u64 r4616, r4607
+	r4618 = le.u64 r4615, r4617
+	r4619 = convert.u64.i64 r37
+	r4620 = lt.u64 r4607, r4619
+	r4621 = sub.u64 r4619, 1
+	r4622 = sub.u64 r4621, r4607
+	r4623 = le.u64 r4615, r4622
+	r4624 = convert.u64.i64 r47
+	r4625 = lt.u64 r4607, r4624
+	r4626 = sub.u64 r4624, 1
+	r4627 = sub.u64 r4626, r4607
+	r4628 = le.u64 r4615, r4627
+	r4629 = convert.u64.i64 r57
+	r4630 = lt.u64 r4607, r4629
+	r4631 = sub.u64 r4629, 1
+	r4632 = sub.u64 r4631, r4607
+	r4633 = le.u64 r4615, r4632
+	r4634 = convert.u64.i64 r67
+	r4635 = lt.u64 r4607, r4634
+	r4636 = sub.u64 r4634, 1
+	r4637 = sub.u64 r4636, r4607
+	r4638 = le.u64 r4615, r4637
+	r4639 = convert.u64.i64 r77
+	r4640 = lt.u64 r4607, r4639
+	r4641 = sub.u64 r4639, 1
+	r4642 = sub.u64 r4641, r4607
+	r4643 = le.u64 r4615, r4642
+	r4644 = convert.u64.i64 r87
+	r4645 = lt.u64 r4607, r4644
+	r4646 = sub.u64 r4644, 1
+	r4647 = sub.u64 r4646, r4607
+	r4648 = le.u64 r4615, r4647
+	r4649 = convert.u64.i64 r97
+	r4650 = lt.u64 r4607, r4649
+	r4651 = sub.u64 r4649, 1
+	r4652 = sub.u64 r4651, r4607
+	r4653 = le.u64 r4615, r4652
+	r4654 = convert.u64.i64 r107
+	r4655 = lt.u64 r4607, r4654
+	r4656 = sub.u64 r4654, 1
+	r4657 = sub.u64 r4656, r4607
+	r4658 = le.u64 r4615, r4657
+	r4659 = convert.u64.i64 r117
+	r4660 = lt.u64 r4607, r4659
+	r4661 = sub.u64 r4659, 1
+	r4662 = sub.u64 r4661, r4607
+	r4663 = le.u64 r4615, r4662
+	r4664 = convert.u64.i64 r127
+	r4665 = lt.u64 r4607, r4664
+	r4666 = sub.u64 r4664, 1
+	r4667 = sub.u64 r4666, r4607
+	r4668 = le.u64 r4615, r4667
+	r4669 = convert.u64.i64 r137
+	r4670 = lt.u64 r4607, r4669
+	r4671 = sub.u64 r4669, 1
+	r4672 = sub.u64 r4671, r4607
+	r4673 = le.u64 r4615, r4672
+	r4674 = convert.u64.i64 r147
+	r4675 = lt.u64 r4607, r4674
+	r4676 = sub.u64 r4674, 1
+	r4677 = sub.u64 r4676, r4607
+	r4678 = le.u64 r4615, r4677
+	r4679 = convert.u64.i64 r157
+	r4680 = lt.u64 r4607, r4679
+	r4681 = sub.u64 r4679, 1
+	r4682 = sub.u64 r4681, r4607
+	r4683 = le.u64 r4615, r4682
+	r4684 = convert.u64.i64 r167
+	r4685 = lt.u64 r4607, r4684
+	r4686 = sub.u64 r4684, 1
+	r4687 = sub.u64 r4686, r4607
+	r4688 = le.u64 r4615, r4687
+	r4689 = convert.u64.i64 r177
+	r4690 = lt.u64 r4607, r4689
+	r4691 = sub.u64 r4689, 1
+	r4692 = sub.u64 r4691, r4607
+	r4693 = le.u64 r4615, r4692
+	r4694 = convert.u64.i64 r187
+	r4695 = lt.u64 r4607, r4694
+	r4696 = sub.u64 r4694, 1
+	r4697 = sub.u64 r4696, r4607
+	r4698 = le.u64 r4615, r4697
+	r4699 = convert.u64.i64 r197
+	r4700 = lt.u64 r4607, r4699
+	r4701 = sub.u64 r4699, 1
+	r4702 = sub.u64 r4701, r4607
+	r4703 = le.u64 r4615, r4702
+	r4704 = convert.u64.i64 r207
+	r4705 = lt.u64 r4607, r4704
+	r4706 = sub.u64 r4704, 1
+	r4707 = sub.u64 r4706, r4607
+	r4708 = le.u64 r4615, r4707
+	r4709 = convert.u64.i64 r217
+	r4710 = lt.u64 r4607, r4709
+	r4711 = sub.u64 r4709, 1
+	r4712 = sub.u64 r4711, r4607
+	r4713 = le.u64 r4615, r4712
+	r4714 = convert.u64.i64 r227
+	r4715 = lt.u64 r4607, r4714
+	r4716 = sub.u64 r4714, 1
+	r4717 = sub.u64 r4716, r4607
+	r4718 = le.u64 r4615, r4717
+	r4719 = convert.u64.i64 r237
+	r4720 = lt.u64 r4607, r4719
+	r4721 = sub.u64 r4719, 1
+	r4722 = sub.u64 r4721, r4607
+	r4723 = le.u64 r4615, r4722
+	r4724 = convert.u64.i64 r247
+	r4725 = lt.u64 r4607, r4724
+	r4726 = sub.u64 r4724, 1
+	r4727 = sub.u64 r4726, r4607
+	r4728 = le.u64 r4615, r4727
+	r4729 = convert.u64.i64 r257
+	r4730 = lt.u64 r4607, r4729
+	r4731 = sub.u64 r4729, 1
+	r4732 = sub.u64 r4731, r4607
+	r4733 = le.u64 r4615, r4732
+	r4734 = convert.u64.i64 r267
+	r4735 = lt.u64 r4607, r4734
+	r4736 = sub.u64 r4734, 1
+	r4737 = sub.u64 r4736, r4607
+	r4738 = le.u64 r4615, r4737
+	r4739 = convert.u64.i64 r277
+	r4740 = lt.u64 r4607, r4739
+	r4741 = sub.u64 r4739, 1
+	r4742 = sub.u64 r4741, r4607
+	r4743 = le.u64 r4615, r4742
+	r4744 = convert.u64.i64 r287
+	r4745 = lt.u64 r4607, r4744
+	r4746 = sub.u64 r4744, 1
+	r4747 = sub.u64 r4746, r4607
+	r4748 = le.u64 r4615, r4747
+	r4749 = convert.u64.i64 r297
+	r4750 = lt.u64 r4607, r4749
+	r4751 = sub.u64 r4749, 1
+	r4752 = sub.u64 r4751, r4607
+	r4753 = le.u64 r4615, r4752
+	r4754 = convert.u64.i64 r307
+	r4755 = lt.u64 r4607, r4754
+	r4756 = sub.u64 r4754, 1
+	r4757 = sub.u64 r4756, r4607
+	r4758 = le.u64 r4615, r4757
+	r4759 = convert.u64.i64 r317
+	r4760 = lt.u64 r4607, r4759
+	r4761 = sub.u64 r4759, 1
+	r4762 = sub.u64 r4761, r4607
+	r4763 = le.u64 r4615, r4762
+	r4764 = convert.u64.i64 r327
+	r4765 = lt.u64 r4607, r4764
+	r4766 = sub.u64 r4764, 1
+	r4767 = sub.u64 r4766, r4607
+	r4768 = le.u64 r4615, r4767
+	r4769 = convert.u64.i64 r337
+	r4770 = lt.u64 r4607, r4769
+	r4771 = sub.u64 r4769, 1
+	r4772 = sub.u64 r4771, r4607
+	r4773 = le.u64 r4615, r4772
+	r4774 = convert.u64.i64 r347
+	r4775 = lt.u64 r4607, r4774
+	r4776 = sub.u64 r4774, 1
+	r4777 = sub.u64 r4776, r4607
+	r4778 = le.u64 r4615, r4777
+	r4779 = convert.u64.i64 r357
+	r4780 = lt.u64 r4607, r4779
+	r4781 = sub.u64 r4779, 1
+	r4782 = sub.u64 r4781, r4607
+	r4783 = le.u64 r4615, r4782
+	r4784 = convert.u64.i64 r367
+	r4785 = lt.u64 r4607, r4784
+	r4786 = sub.u64 r4784, 1
+	r4787 = sub.u64 r4786, r4607
+	r4788 = le.u64 r4615, r4787
+	r4789 = convert.u64.i64 r377
+	r4790 = lt.u64 r4607, r4789
+	r4791 = sub.u64 r4789, 1
+	r4792 = sub.u64 r4791, r4607
+	r4793 = le.u64 r4615, r4792
+	r4794 = convert.u64.i64 r387
+	r4795 = lt.u64 r4607, r4794
+	r4796 = sub.u64 r4794, 1
+	r4797 = sub.u64 r4796, r4607
+	r4798 = le.u64 r4615, r4797
+	r4799 = convert.u64.i64 r397
+	r4800 = lt.u64 r4607, r4799
+	r4801 = sub.u64 r4799, 1
+	r4802 = sub.u64 r4801, r4607
+	r4803 = le.u64 r4615, r4802
+	r4804 = convert.u64.i64 r407
+	r4805 = lt.u64 r4607, r4804
+	r4806 = sub.u64 r4804, 1
+	r4807 = sub.u64 r4806, r4607
+	r4808 = le.u64 r4615, r4807
+	r4809 = convert.u64.i64 r417
+	r4810 = lt.u64 r4607, r4809
+	r4811 = sub.u64 r4809, 1
+	r4812 = sub.u64 r4811, r4607
+	r4813 = le.u64 r4615, r4812
+	r4814 = convert.u64.i64 r427
+	r4815 = lt.u64 r4607, r4814
+	r4816 = sub.u64 r4814, 1
+	r4817 = sub.u64 r4816, r4607
+	r4818 = le.u64 r4615, r4817
+	r4819 = convert.u64.i64 r437
+	r4820 = lt.u64 r4607, r4819
+	r4821 = sub.u64 r4819, 1
+	r4822 = sub.u64 r4821, r4607
+	r4823 = le.u64 r4615, r4822
+	r4824 = convert.u64.i64 r447
+	r4825 = lt.u64 r4607, r4824
+	r4826 = sub.u64 r4824, 1
+	r4827 = sub.u64 r4826, r4607
+	r4828 = le.u64 r4615, r4827
+	r4829 = convert.u64.i64 r457
+	r4830 = lt.u64 r4607, r4829
+	r4831 = sub.u64 r4829, 1
+	r4832 = sub.u64 r4831, r4607
+	r4833 = le.u64 r4615, r4832
+	r4834 = convert.u64.i64 r467
+	r4835 = lt.u64 r4607, r4834
+	r4836 = sub.u64 r4834, 1
+	r4837 = sub.u64 r4836, r4607
+	r4838 = le.u64 r4615, r4837
+	r4839 = convert.u64.i64 r477
+	r4840 = lt.u64 r4607, r4839
+	r4841 = sub.u64 r4839, 1
+	r4842 = sub.u64 r4841, r4607
+	r4843 = le.u64 r4615, r4842
+	r4844 = convert.u64.i64 r487
+	r4845 = lt.u64 r4607, r4844
+	r4846 = sub.u64 r4844, 1
+	r4847 = sub.u64 r4846, r4607
+	r4848 = le.u64 r4615, r4847
+	r4849 = convert.u64.i64 r497
+	r4850 = lt.u64 r4607, r4849
+	r4851 = sub.u64 r4849, 1
+	r4852 = sub.u64 r4851, r4607
+	r4853 = le.u64 r4615, r4852
+	r4854 = convert.u64.i64 r507
+	r4855 = lt.u64 r4607, r4854
+	r4856 = sub.u64 r4854, 1
+	r4857 = sub.u64 r4856, r4607
+	r4858 = le.u64 r4615, r4857
+	r4859 = convert.u64.i64 r517
+	r4860 = lt.u64 r4607, r4859
+	r4861 = sub.u64 r4859, 1
+	r4862 = sub.u64 r4861, r4607
+	r4863 = le.u64 r4615, r4862
+	r4864 = convert.u64.i64 r527
+	r4865 = lt.u64 r4607, r4864
+	r4866 = sub.u64 r4864, 1
+	r4867 = sub.u64 r4866, r4607
+	r4868 = le.u64 r4615, r4867
+	r4869 = convert.u64.i64 r537
+	r4870 = lt.u64 r4607, r4869
+	r4871 = sub.u64 r4869, 1
+	r4872 = sub.u64 r4871, r4607
+	r4873 = le.u64 r4615, r4872
+	r4874 = convert.u64.i64 r547
+	r4875 = lt.u64 r4607, r4874
+	r4876 = sub.u64 r4874, 1
+	r4877 = sub.u64 r4876, r4607
+	r4878 = le.u64 r4615, r4877
+	r4879 = convert.u64.i64 r557
+	r4880 = lt.u64 r4607, r4879
+	r4881 = sub.u64 r4879, 1
+	r4882 = sub.u64 r4881, r4607
+	r4883 = le.u64 r4615, r4882
+	r4884 = convert.u64.i64 r567
+	r4885 = lt.u64 r4607, r4884
+	r4886 = sub.u64 r4884, 1
+	r4887 = sub.u64 r4886, r4607
+	r4888 = le.u64 r4615, r4887
+	r4889 = convert.u64.i64 r577
+	r4890 = lt.u64 r4607, r4889
+	r4891 = sub.u64 r4889, 1
+	r4892 = sub.u64 r4891, r4607
+	r4893 = le.u64 r4615, r4892
+	r4894 = convert.u64.i64 r587
+	r4895 = lt.u64 r4607, r4894
+	r4896 = sub.u64 r4894, 1
+	r4897 = sub.u64 r4896, r4607
+	r4898 = le.u64 r4615, r4897
+	r4899 = convert.u64.i64 r597
+	r4900 = lt.u64 r4607, r4899
+	r4901 = sub.u64 r4899, 1
+	r4902 = sub.u64 r4901, r4607
+	r4903 = le.u64 r4615, r4902
+	r4904 = convert.u64.i64 r607
+	r4905 = lt.u64 r4607, r4904
+	r4906 = sub.u64 r4904, 1
+	r4907 = sub.u64 r4906, r4607
+	r4908 = le.u64 r4615, r4907
+	r4909 = convert.u64.i64 r617
+	r4910 = lt.u64 r4607, r4909
+	r4911 = sub.u64 r4909, 1
+	r4912 = sub.u64 r4911, r4607
+	r4913 = le.u64 r4615, r4912
+	r4914 = convert.u64.i64 r627
+	r4915 = lt.u64 r4607, r4914
+	r4916 = sub.u64 r4914, 1
+	r4917 = sub.u64 r4916, r4607
+	r4918 = le.u64 r4615, r4917
+	r4919 = convert.u64.i64 r637
+	r4920 = lt.u64 r4607, r4919
+	r4921 = sub.u64 r4919, 1
+	r4922 = sub.u64 r4921, r4607
+	r4923 = le.u64 r4615, r4922
+	r4924 = convert.u64.i64 r647
+	r4925 = lt.u64 r4607, r4924
+	r4926 = sub.u64 r4924, 1
+	r4927 = sub.u64 r4926, r4607
+	r4928 = le.u64 r4615, r4927
+	r4929 = convert.u64.i64 r657
+	r4930 = lt.u64 r4607, r4929
+	r4931 = sub.u64 r4929, 1
+	r4932 = sub.u64 r4931, r4607
+	r4933 = le.u64 r4615, r4932
+	r4934 = convert.u64.i64 r667
+	r4935 = lt.u64 r4607, r4934
+	r4936 = sub.u64 r4934, 1
+	r4937 = sub.u64 r4936, r4607
+	r4938 = le.u64 r4615, r4937
+	r4939 = convert.u64.i64 r677
+	r4940 = lt.u64 r4607, r4939
+	r4941 = sub.u64 r4939, 1
+	r4942 = sub.u64 r4941, r4607
+	r4943 = le.u64 r4615, r4942
+	r4944 = convert.u64.i64 r687
+	r4945 = lt.u64 r4607, r4944
+	r4946 = sub.u64 r4944, 1
+	r4947 = sub.u64 r4946, r4607
+	r4948 = le.u64 r4615, r4947
+	r4949 = convert.u64.i64 r697
+	r4950 = lt.u64 r4607, r4949
+	r4951 = sub.u64 r4949, 1
+	r4952 = sub.u64 r4951, r4607
+	r4953 = le.u64 r4615, r4952
+	r4954 = convert.u64.i64 r707
+	r4955 = lt.u64 r4607, r4954
+	r4956 = sub.u64 r4954, 1
+	r4957 = sub.u64 r4956, r4607
+	r4958 = le.u64 r4615, r4957
+	r4959 = convert.u64.i64 r717
+	r4960 = lt.u64 r4607, r4959
+	r4961 = sub.u64 r4959, 1
+	r4962 = sub.u64 r4961, r4607
+	r4963 = le.u64 r4615, r4962
+	r4964 = convert.u64.i64 r727
+	r4965 = lt.u64 r4607, r4964
+	r4966 = sub.u64 r4964, 1
+	r4967 = sub.u64 r4966, r4607
+	r4968 = le.u64 r4615, r4967
+	r4969 = convert.u64.i64 r737
+	r4970 = lt.u64 r4607, r4969
+	r4971 = sub.u64 r4969, 1
+	r4972 = sub.u64 r4971, r4607
+	r4973 = le.u64 r4615, r4972
+	r4974 = convert.u64.i64 r747
+	r4975 = lt.u64 r4607, r4974
+	r4976 = sub.u64 r4974, 1
+	r4977 = sub.u64 r4976, r4607
+	r4978 = le.u64 r4615, r4977
+	r4979 = convert.u64.i64 r757
+	r4980 = lt.u64 r4607, r4979
+	r4981 = sub.u64 r4979, 1
+	r4982 = sub.u64 r4981, r4607
+	r4983 = le.u64 r4615, r4982
+	r4984 = convert.u64.i64 r767
+	r4985 = lt.u64 r4607, r4984
+	r4986 = sub.u64 r4984, 1
+	r4987 = sub.u64 r4986, r4607
+	r4988 = le.u64 r4615, r4987
+	r4989 = convert.u64.i64 r777
+	r4990 = lt.u64 r4607, r4989
+	r4991 = sub.u64 r4989, 1
+	r4992 = sub.u64 r4991, r4607
+	r4993 = le.u64 r4615, r4992
+	r4994 = convert.u64.i64 r787
+	r4995 = lt.u64 r4607, r4994
+	r4996 = sub.u64 r4994, 1
+	r4997 = sub.u64 r4996, r4607
+	r4998 = le.u64 r4615, r4997
+	r4999 = convert.u64.i64 r797
+	r5000 = lt.u64 r4607, r4999
+	r5001 = sub.u64 r4999, 1
+	r5002 = sub.u64 r5001, r4607
+	r5003 = le.u64 r4615, r5002
+	r5004 = convert.u64.i64 r807
+	r5005 = lt.u64 r4607, r5004
+	r5006 = sub.u64 r5004, 1
+	r5007 = sub.u64 r5006, r4607
+	r5008 = le.u64 r4615, r5007
+	r5009 = convert.u64.i64 r817
+	r5010 = lt.u64 r4607, r5009
+	r5011 = sub.u64 r5009, 1
+	r5012 = sub.u64 r5011, r4607
+	r5013 = le.u64 r4615, r5012
+	r5014 = convert.u64.i64 r827
+	r5015 = lt.u64 r4607, r5014
+	r5016 = sub.u64 r5014, 1
+	r5017 = sub.u64 r5016, r4607
+	r5018 = le.u64 r4615, r5017
+	r5019 = convert.u64.i64 r837
+	r5020 = lt.u64 r4607, r5019
+	r5021 = sub.u64 r5019, 1
+	r5022 = sub.u64 r5021, r4607
+	r5023 = le.u64 r4615, r5022
+	r5024 = convert.u64.i64 r847
+	r5025 = lt.u64 r4607, r5024
+	r5026 = sub.u64 r5024, 1
+	r5027 = sub.u64 r5026, r4607
+	r5028 = le.u64 r4615, r5027
+	r5029 = convert.u64.i64 r857
+	r5030 = lt.u64 r4607, r5029
+	r5031 = sub.u64 r5029, 1
+	r5032 = sub.u64 r5031, r4607
+	r5033 = le.u64 r4615, r5032
+	r5034 = convert.u64.i64 r867
+	r5035 = lt.u64 r4607, r5034
+	r5036 = sub.u64 r5034, 1
+	r5037 = sub.u64 r5036, r4607
+	r5038 = le.u64 r4615, r5037
+	r5039 = convert.u64.i64 r877
+	r5040 = lt.u64 r4607, r5039
+	r5041 = sub.u64 r5039, 1
+	r5042 = sub.u64 r5041, r4607
+	r5043 = le.u64 r4615, r5042
+	r5044 = convert.u64.i64 r887
+	r5045 = lt.u64 r4607, r5044
+	r5046 = sub.u64 r5044, 1
+	r5047 = sub.u64 r5046, r4607
+	r5048 = le.u64 r4615, r5047
+	r5049 = convert.u64.i64 r897
+	r5050 = lt.u64 r4607, r5049
+	r5051 = sub.u64 r5049, 1
+	r5052 = sub.u64 r5051, r4607
+	r5053 = le.u64 r4615, r5052
+	r5054 = convert.u64.i64 r907
+	r5055 = lt.u64 r4607, r5054
+	r5056 = sub.u64 r5054, 1
+	r5057 = sub.u64 r5056, r4607
+	r5058 = le.u64 r4615, r5057
+	r5059 = convert.u64.i64 r917
+	r5060 = lt.u64 r4607, r5059
+	r5061 = sub.u64 r5059, 1
+	r5062 = sub.u64 r5061, r4607
+	r5063 = le.u64 r4615, r5062
+	r5064 = convert.u64.i64 r927
+	r5065 = lt.u64 r4607, r5064
+	r5066 = sub.u64 r5064, 1
+	r5067 = sub.u64 r5066, r4607
+	r5068 = le.u64 r4615, r5067
+	r5069 = convert.u64.i64 r937
+	r5070 = lt.u64 r4607, r5069
+	r5071 = sub.u64 r5069, 1
+	r5072 = sub.u64 r5071, r4607
+	r5073 = le.u64 r4615, r5072
+	r5074 = convert.u64.i64 r947
+	r5075 = lt.u64 r4607, r5074
+	r5076 = sub.u64 r5074, 1
+	r5077 = sub.u64 r5076, r4607
+	r5078 = le.u64 r4615, r5077
+	r5079 = convert.u64.i64 r957
+	r5080 = lt.u64 r4607, r5079
+	r5081 = sub.u64 r5079, 1
+	r5082 = sub.u64 r5081, r4607
+	r5083 = le.u64 r4615, r5082
+	r5084 = convert.u64.i64 r967
+	r5085 = lt.u64 r4607, r5084
+	r5086 = sub.u64 r5084, 1
+	r5087 = sub.u64 r5086, r4607
+	r5088 = le.u64 r4615, r5087
+	r5089 = convert.u64.i64 r977
+	r5090 = lt.u64 r4607, r5089
+	r5091 = sub.u64 r5089, 1
+	r5092 = sub.u64 r5091, r4607
+	r5093 = le.u64 r4615, r5092
+	r5094 = convert.u64.i64 r987
+	r5095 = lt.u64 r4607, r5094
+	r5096 = sub.u64 r5094, 1
+	r5097 = sub.u64 r5096, r4607
+	r5098 = le.u64 r4615, r5097
+	r5099 = convert.u64.i64 r997
+	r5100 = lt.u64 r4607, r5099
+	r5101 = sub.u64 r5099, 1
+	r5102 = sub.u64 r5101, r4607
+	r5103 = le.u64 r4615, r5102
+	r5104 = convert.u64.i64 r1007
+	r5105 = lt.u64 r4607, r5104
+	r5106 = sub.u64 r5104, 1
+	r5107 = sub.u64 r5106, r4607
+	r5108 = le.u64 r4615, r5107
+	r5109 = convert.u64.i64 r1017
+	r5110 = lt.u64 r4607, r5109
+	r5111 = sub.u64 r5109, 1
+	r5112 = sub.u64 r5111, r4607
+	r5113 = le.u64 r4615, r5112
+	r5114 = convert.u64.i64 r1027
+	r5115 = lt.u64 r4607, r5114
+	r5116 = sub.u64 r5114, 1
+	r5117 = sub.u64 r5116, r4607
+	r5118 = le.u64 r4615, r5117
+	r5119 = convert.u64.i64 r1037
+	r5120 = lt.u64 r4607, r5119
+	r5121 = sub.u64 r5119, 1
+	r5122 = sub.u64 r5121, r4607
+	r5123 = le.u64 r4615, r5122
+	r5124 = convert.u64.i64 r1047
+	r5125 = lt.u64 r4607, r5124
+	r5126 = sub.u64 r5124, 1
+	r5127 = sub.u64 r5126, r4607
+	r5128 = le.u64 r4615, r5127
+	r5129 = convert.u64.i64 r1057
+	r5130 = lt.u64 r4607, r5129
+	r5131 = sub.u64 r5129, 1
+	r5132 = sub.u64 r5131, r4607
+	r5133 = le.u64 r4615, r5132
+	r5134 = convert.u64.i64 r1067
+	r5135 = lt.u64 r4607, r5134
+	r5136 = sub.u64 r5134, 1
+	r5137 = sub.u64 r5136, r4607
+	r5138 = le.u64 r4615, r5137
+	r5139 = convert.u64.i64 r1077
+	r5140 = lt.u64 r4607, r5139
+	r5141 = sub.u64 r5139, 1
+	r5142 = sub.u64 r5141, r4607
+	r5143 = le.u64 r4615, r5142
+	r5144 = convert.u64.i64 r1087
+	r5145 = lt.u64 r4607, r5144
+	r5146 = sub.u64 r5144, 1
+	r5147 = sub.u64 r5146, r4607
+	r5148 = le.u64 r4615, r5147
+	r5149 = convert.u64.i64 r1097
+	r5150 = lt.u64 r4607, r5149
+	r5151 = sub.u64 r5149, 1
+	r5152 = sub.u64 r5151, r4607
+	r5153 = le.u64 r4615, r5152
+	r5154 = convert.u64.i64 r1107
+	r5155 = lt.u64 r4607, r5154
+	r5156 = sub.u64 r5154, 1
+	r5157 = sub.u64 r5156, r4607
+	r5158 = le.u64 r4615, r5157
+	r5159 = convert.u64.i64 r1117
+	r5160 = lt.u64 r4607, r5159
+	r5161 = sub.u64 r5159, 1
+	r5162 = sub.u64 r5161, r4607
+	r5163 = le.u64 r4615, r5162
+	r5164 = convert.u64.i64 r1127
+	r5165 = lt.u64 r4607, r5164
+	r5166 = sub.u64 r5164, 1
+	r5167 = sub.u64 r5166, r4607
+	r5168 = le.u64 r4615, r5167
+	r5169 = convert.u64.i64 r1137
+	r5170 = lt.u64 r4607, r5169
+	r5171 = sub.u64 r5169, 1
+	r5172 = sub.u64 r5171, r4607
+	r5173 = le.u64 r4615, r5172
+	r5174 = convert.u64.i64 r1147
+	r5175 = lt.u64 r4607, r5174
+	r5176 = sub.u64 r5174, 1
+	r5177 = sub.u64 r5176, r4607
+	r5178 = le.u64 r4615, r5177
+	r5179 = convert.u64.i64 r1157
+	r5180 = lt.u64 r4607, r5179
+	r5181 = sub.u64 r5179, 1
+	r5182 = sub.u64 r5181, r4607
+	r5183 = le.u64 r4615, r5182
+	r5184 = convert.u64.i64 r1167
+	r5185 = lt.u64 r4607, r5184
+	r5186 = sub.u64 r5184, 1
+	r5187 = sub.u64 r5186, r4607
+	r5188 = le.u64 r4615, r5187
+	r5189 = convert.u64.i64 r1177
+	r5190 = lt.u64 r4607, r5189
+	r5191 = sub.u64 r5189, 1
+	r5192 = sub.u64 r5191, r4607
+	r5193 = le.u64 r4615, r5192
+	r5194 = convert.u64.i64 r1187
+	r5195 = lt.u64 r4607, r5194
+	r5196 = sub.u64 r5194, 1
+	r5197 = sub.u64 r5196, r4607
+	r5198 = le.u64 r4615, r5197
+	r5199 = convert.u64.i64 r1197
+	r5200 = lt.u64 r4607, r5199
+	r5201 = sub.u64 r5199, 1
+	r5202 = sub.u64 r5201, r4607
+	r5203 = le.u64 r4615, r5202
+	r5204 = convert.u64.i64 r1207
+	r5205 = lt.u64 r4607, r5204
+	r5206 = sub.u64 r5204, 1
+	r5207 = sub.u64 r5206, r4607
+	r5208 = le.u64 r4615, r5207
+	r5209 = convert.u64.i64 r1217
+	r5210 = lt.u64 r4607, r5209
+	r5211 = sub.u64 r5209, 1
+	r5212 = sub.u64 r5211, r4607
+	r5213 = le.u64 r4615, r5212
+	r5214 = convert.u64.i64 r1227
+	r5215 = lt.u64 r4607, r5214
+	r5216 = sub.u64 r5214, 1
+	r5217 = sub.u64 r5216, r4607
+	r5218 = le.u64 r4615, r5217
+	r5219 = convert.u64.i64 r1237
+	r5220 = lt.u64 r4607, r5219
+	r5221 = sub.u64 r5219, 1
+	r5222 = sub.u64 r5221, r4607
+	r5223 = le.u64 r4615, r5222
+	r5224 = convert.u64.i64 r1247
+	r5225 = lt.u64 r4607, r5224
+	r5226 = sub.u64 r5224, 1
+	r5227 = sub.u64 r5226, r4607
+	r5228 = le.u64 r4615, r5227
+	r5229 = convert.u64.i64 r1257
+	r5230 = lt.u64 r4607, r5229
+	r5231 = sub.u64 r5229, 1
+	r5232 = sub.u64 r5231, r4607
+	r5233 = le.u64 r4615, r5232
+	r5234 = convert.u64.i64 r1267
+	r5235 = lt.u64 r4607, r5234
+	r5236 = sub.u64 r5234, 1
+	r5237 = sub.u64 r5236, r4607
+	r5238 = le.u64 r4615, r5237
+	r5239 = convert.u64.i64 r1277
+	r5240 = lt.u64 r4607, r5239
+	r5241 = sub.u64 r5239, 1
+	r5242 = sub.u64 r5241, r4607
+	r5243 = le.u64 r4615, r5242
+	r5244 = convert.u64.i64 r1287
+	r5245 = lt.u64 r4607, r5244
+	r5246 = sub.u64 r5244, 1
+	r5247 = sub.u64 r5246, r4607
+	r5248 = le.u64 r4615, r5247
+	r5249 = convert.u64.i64 r1297
+	r5250 = lt.u64 r4607, r5249
+	r5251 = sub.u64 r5249, 1
+	r5252 = sub.u64 r5251, r4607
+	r5253 = le.u64 r4615, r5252
+	r5254 = convert.u64.i64 r1307
+	r5255 = lt.u64 r4607, r5254
+	r5256 = sub.u64 r5254, 1
+	r5257 = sub.u64 r5256, r4607
+	r5258 = le.u64 r4615, r5257
+	r5259 = convert.u64.i64 r1317
+	r5260 = lt.u64 r4607, r5259
+	r5261 = sub.u64 r5259, 1
+	r5262 = sub.u64 r5261, r4607
+	r5263 = le.u64 r4615, r5262
+	r5264 = convert.u64.i64 r1327
+	r5265 = lt.u64 r4607, r5264
+	r5266 = sub.u64 r5264, 1
+	r5267 = sub.u64 r5266, r4607
+	r5268 = le.u64 r4615, r5267
+	r5269 = convert.u64.i64 r1337
+	r5270 = lt.u64 r4607, r5269
+	r5271 = sub.u64 r5269, 1
+	r5272 = sub.u64 r5271, r4607
+	r5273 = le.u64 r4615, r5272
+	r5274 = convert.u64.i64 r1347
+	r5275 = lt.u64 r4607, r5274
+	r5276 = sub.u64 r5274, 1
+	r5277 = sub.u64 r5276, r4607
+	r5278 = le.u64 r4615, r5277
+	r5279 = convert.u64.i64 r1357
+	r5280 = lt.u64 r4607, r5279
+	r5281 = sub.u64 r5279, 1
+	r5282 = sub.u64 r5281, r4607
+	r5283 = le.u64 r4615, r5282
+	r5284 = convert.u64.i64 r1367
+	r5285 = lt.u64 r4607, r5284
+	r5286 = sub.u64 r5284, 1
+	r5287 = sub.u64 r5286, r4607
+	r5288 = le.u64 r4615, r5287
+	r5289 = convert.u64.i64 r1377
+	r5290 = lt.u64 r4607, r5289
+	r5291 = sub.u64 r5289, 1
+	r5292 = sub.u64 r5291, r4607
+	r5293 = le.u64 r4615, r5292
+	r5294 = convert.u64.i64 r1387
+	r5295 = lt.u64 r4607, r5294
+	r5296 = sub.u64 r5294, 1
+	r5297 = sub.u64 r5296, r4607
+	r5298 = le.u64 r4615, r5297
+	r5299 = convert.u64.i64 r1397
+	r5300 = lt.u64 r4607, r5299
+	r5301 = sub.u64 r5299, 1
+	r5302 = sub.u64 r5301, r4607
+	r5303 = le.u64 r4615, r5302
+	r5304 = convert.u64.i64 r1407
+	r5305 = lt.u64 r4607, r5304
+	r5306 = sub.u64 r5304, 1
+	r5307 = sub.u64 r5306, r4607
+	r5308 = le.u64 r4615, r5307
+	r5309 = convert.u64.i64 r1417
+	r5310 = lt.u64 r4607, r5309
+	r5311 = sub.u64 r5309, 1
+	r5312 = sub.u64 r5311, r4607
+	r5313 = le.u64 r4615, r5312
+	r5314 = convert.u64.i64 r1427
+	r5315 = lt.u64 r4607, r5314
+	r5316 = sub.u64 r5314, 1
+	r5317 = sub.u64 r5316, r4607
+	r5318 = le.u64 r4615, r5317
+	r5319 = convert.u64.i64 r1437
+	r5320 = lt.u64 r4607, r5319
+	r5321 = sub.u64 r5319, 1
+	r5322 = sub.u64 r5321, r4607
+	r5323 = le.u64 r4615, r5322
+	r5324 = convert.u64.i64 r1447
+	r5325 = lt.u64 r4607, r5324
+	r5326 = sub.u64 r5324, 1
+	r5327 = sub.u64 r5326, r4607
+	r5328 = le.u64 r4615, r5327
+	r5329 = convert.u64.i64 r1457
+	r5330 = lt.u64 r4607, r5329
+	r5331 = sub.u64 r5329, 1
+	r5332 = sub.u64 r5331, r4607
+	r5333 = le.u64 r4615, r5332
+	r5334 = convert.u64.i64 r1467
+	r5335 = lt.u64 r4607, r5334
+	r5336 = sub.u64 r5334, 1
+	r5337 = sub.u64 r5336, r4607
+	r5338 = le.u64 r4615, r5337
+	r5339 = convert.u64.i64 r1477
+	r5340 = lt.u64 r4607, r5339
+	r5341 = sub.u64 r5339, 1
+	r5342 = sub.u64 r5341, r4607
+	r5343 = le.u64 r4615, r5342
+	r5344 = convert.u64.i64 r1487
+	r5345 = lt.u64 r4607, r5344
+	r5346 = sub.u64 r5344, 1
+	r5347 = sub.u64 r5346, r4607
+	r5348 = le.u64 r4615, r5347
+	r5349 = convert.u64.i64 r1497
+	r5350 = lt.u64 r4607, r5349
+	r5351 = sub.u64 r5349, 1
+	r5352 = sub.u64 r5351, r4607
+	r5353 = le.u64 r4615, r5352
+	r5354 = convert.u64.i64 r1507
+	r5355 = lt.u64 r4607, r5354
+	r5356 = sub.u64 r5354, 1
+	r5357 = sub.u64 r5356, r4607
+	r5358 = le.u64 r4615, r5357
+	r5359 = convert.u64.i64 r1517
+	r5360 = lt.u64 r4607, r5359
+	r5361 = sub.u64 r5359, 1
+	r5362 = sub.u64 r5361, r4607
+	r5363 = le.u64 r4615, r5362
+	r5364 = convert.u64.i64 r1527
+	r5365 = lt.u64 r4607, r5364
+	r5366 = sub.u64 r5364, 1
+	r5367 = sub.u64 r5366, r4607
+	r5368 = le.u64 r4615, r5367
+	r5369 = convert.u64.i64 r1537
+	r5370 = lt.u64 r4607, r5369
+	r5371 = sub.u64 r5369, 1
+	r5372 = sub.u64 r5371, r4607
+	r5373 = le.u64 r4615, r5372
+	r5374 = convert.u64.i64 r1547
+	r5375 = lt.u64 r4607, r5374
+	r5376 = sub.u64 r5374, 1
+	r5377 = sub.u64 r5376, r4607
+	r5378 = le.u64 r4615, r5377
+	r5379 = convert.u64.i64 r1557
+	r5380 = lt.u64 r4607, r5379
+	r5381 = sub.u64 r5379, 1
+	r5382 = sub.u64 r5381, r4607
+	r5383 = le.u64 r4615, r5382
+	r5384 = convert.u64.i64 r1567
+	r5385 = lt.u64 r4607, r5384
+	r5386 = sub.u64 r5384, 1
+	r5387 = sub.u64 r5386, r4607
+	r5388 = le.u64 r4615, r5387
+	r5389 = convert.u64.i64 r1577
+	r5390 = lt.u64 r4607, r5389
+	r5391 = sub.u64 r5389, 1
+	r5392 = sub.u64 r5391, r4607
+	r5393 = le.u64 r4615, r5392
+	r5394 = convert.u64.i64 r1587
+	r5395 = lt.u64 r4607, r5394
+	r5396 = sub.u64 r5394, 1
+	r5397 = sub.u64 r5396, r4607
+	r5398 = le.u64 r4615, r5397
+	r5399 = convert.u64.i64 r1597
+	r5400 = lt.u64 r4607, r5399
+	r5401 = sub.u64 r5399, 1
+	r5402 = sub.u64 r5401, r4607
+	r5403 = le.u64 r4615, r5402
+	r5404 = convert.u64.i64 r1607
+	r5405 = lt.u64 r4607, r5404
+	r5406 = sub.u64 r5404, 1
+	r5407 = sub.u64 r5406, r4607
+	r5408 = le.u64 r4615, r5407
+	r5409 = convert.u64.i64 r1617
+	r5410 = lt.u64 r4607, r5409
+	r5411 = sub.u64 r5409, 1
+	r5412 = sub.u64 r5411, r4607
+	r5413 = le.u64 r4615, r5412
+	r5414 = convert.u64.i64 r1627
+	r5415 = lt.u64 r4607, r5414
+	r5416 = sub.u64 r5414, 1
+	r5417 = sub.u64 r5416, r4607
+	r5418 = le.u64 r4615, r5417
+	r5419 = convert.u64.i64 r1637
+	r5420 = lt.u64 r4607, r5419
+	r5421 = sub.u64 r5419, 1
+	r5422 = sub.u64 r5421, r4607
+	r5423 = le.u64 r4615, r5422
+	r5424 = convert.u64.i64 r1647
+	r5425 = lt.u64 r4607, r5424
+	r5426 = sub.u64 r5424, 1
+	r5427 = sub.u64 r5426, r4607
+	r5428 = le.u64 r4615, r5427
+	r5429 = convert.u64.i64 r1657
+	r5430 = lt.u64 r4607, r5429
+	r5431 = sub.u64 r5429, 1
+	r5432 = sub.u64 r5431, r4607
+	r5433 = le.u64 r4615, r5432
+	r5434 = convert.u64.i64 r1667
+	r5435 = lt.u64 r4607, r5434
+	r5436 = sub.u64 r5434, 1
+	r5437 = sub.u64 r5436, r4607
+	r5438 = le.u64 r4615, r5437
+	r5439 = convert.u64.i64 r1677
+	r5440 = lt.u64 r4607, r5439
+	r5441 = sub.u64 r5439, 1
+	r5442 = sub.u64 r5441, r4607
+	r5443 = le.u64 r4615, r5442
+	r5444 = convert.u64.i64 r1687
+	r5445 = lt.u64 r4607, r5444
+	r5446 = sub.u64 r5444, 1
+	r5447 = sub.u64 r5446, r4607
+	r5448 = le.u64 r4615, r5447
+	r5449 = convert.u64.i64 r1697
+	r5450 = lt.u64 r4607, r5449
+	r5451 = sub.u64 r5449, 1
+	r5452 = sub.u64 r5451, r4607
+	r5453 = le.u64 r4615, r5452
+	r5454 = convert.u64.i64 r1707
+	r5455 = lt.u64 r4607, r5454
+	r5456 = sub.u64 r5454, 1
+	r5457 = sub.u64 r5456, r4607
+	r5458 = le.u64 r4615, r5457
+	r5459 = convert.u64.i64 r1717
+	r5460 = lt.u64 r4607, r5459
+	r5461 = sub.u64 r5459, 1
+	r5462 = sub.u64 r5461, r4607
+	r5463 = le.u64 r4615, r5462
+	r5464 = convert.u64.i64 r1727
+	r5465 = lt.u64 r4607, r5464
+	r5466 = sub.u64 r5464, 1
+	r5467 = sub.u64 r5466, r4607
+	r5468 = le.u64 r4615, r5467
+	r5469 = convert.u64.i64 r1737
+	r5470 = lt.u64 r4607, r5469
+	r5471 = sub.u64 r5469, 1
+	r5472 = sub.u64 r5471, r4607
+	r5473 = le.u64 r4615, r5472
+	r5474 = convert.u64.i64 r1747
+	r5475 = lt.u64 r4607, r5474
+	r5476 = sub.u64 r5474, 1
+	r5477 = sub.u64 r5476, r4607
+	r5478 = le.u64 r4615, r5477
+	r5479 = convert.u64.i64 r1757
+	r5480 = lt.u64 r4607, r5479
+	r5481 = sub.u64 r5479, 1
+	r5482 = sub.u64 r5481, r4607
+	r5483 = le.u64 r4615, r5482
+	r5484 = convert.u64.i64 r1767
+	r5485 = lt.u64 r4607, r5484
+	r5486 = sub.u64 r5484, 1
+	r5487 = sub.u64 r5486, r4607
+	r5488 = le.u64 r4615, r5487
+	r5489 = convert.u64.i64 r1777
+	r5490 = lt.u64 r4607, r5489
+	r5491 = sub.u64 r5489, 1
+	r5492 = sub.u64 r5491, r4607
+	r5493 = le.u64 r4615, r5492
+	r5494 = convert.u64.i64 r1787
+	r5495 = lt.u64 r4607, r5494
+	r5496 = sub.u64 r5494, 1
+	r5497 = sub.u64 r5496, r4607
+	r5498 = le.u64 r4615, r5497
+	r5499 = convert.u64.i64 r1797
+	r5500 = lt.u64 r4607, r5499
+	r5501 = sub.u64 r5499, 1
+	r5502 = sub.u64 r5501, r4607
+	r5503 = le.u64 r4615, r5502
+	r5504 = convert.u64.i64 r1807
+	r5505 = lt.u64 r4607, r5504
+	r5506 = sub.u64 r5504, 1
+	r5507 = sub.u64 r5506, r4607
+	r5508 = le.u64 r4615, r5507
+	r5509 = convert.u64.i64 r1817
+	r5510 = lt.u64 r4607, r5509
+	r5511 = sub.u64 r5509, 1
+	r5512 = sub.u64 r5511, r4607
+	r5513 = le.u64 r4615, r5512
+	r5514 = convert.u64.i64 r1827
+	r5515 = lt.u64 r4607, r5514
+	r5516 = sub.u64 r5514, 1
+	r5517 = sub.u64 r5516, r4607
+	r5518 = le.u64 r4615, r5517
+	r5519 = convert.u64.i64 r1837
+	r5520 = lt.u64 r4607, r5519
+	r5521 = sub.u64 r5519, 1
+	r5522 = sub.u64 r5521, r4607
+	r5523 = le.u64 r4615, r5522
+	r5524 = convert.u64.i64 r1847
+	r5525 = lt.u64 r4607, r5524
+	r5526 = sub.u64 r5524, 1
+	r5527 = sub.u64 r5526, r4607
+	r5528 = le.u64 r4615, r5527
+	r5529 = convert.u64.i64 r1857
+	r5530 = lt.u64 r4607, r5529
+	r5531 = sub.u64 r5529, 1
+	r5532 = sub.u64 r5531, r4607
+	r5533 = le.u64 r4615, r5532
+	r5534 = convert.u64.i64 r1867
+	r5535 = lt.u64 r4607, r5534
+	r5536 = sub.u64 r5534, 1
+	r5537 = sub.u64 r5536, r4607
+	r5538 = le.u64 r4615, r5537
+	r5539 = convert.u64.i64 r1877
+	r5540 = lt.u64 r4607, r5539
+	r5541 = sub.u64 r5539, 1
+	r5542 = sub.u64 r5541, r4607
+	r5543 = le.u64 r4615, r5542
+	r5544 = convert.u64.i64 r1887
+	r5545 = lt.u64 r4607, r5544
+	r5546 = sub.u64 r5544, 1
+	r5547 = sub.u64 r5546, r4607
+	r5548 = le.u64 r4615, r5547
+	r5549 = convert.u64.i64 r1897
+	r5550 = lt.u64 r4607, r5549
+	r5551 = sub.u64 r5549, 1
+	r5552 = sub.u64 r5551, r4607
+	r5553 = le.u64 r4615, r5552
+	r5554 = convert.u64.i64 r1907
+	r5555 = lt.u64 r4607, r5554
+	r5556 = sub.u64 r5554, 1
+	r5557 = sub.u64 r5556, r4607
+	r5558 = le.u64 r4615, r5557
+	r5559 = convert.u64.i64 r1917
+	r5560 = lt.u64 r4607, r5559
+	r5561 = sub.u64 r5559, 1
+	r5562 = sub.u64 r5561, r4607
+	r5563 = le.u64 r4615, r5562
+	r5564 = convert.u64.i64 r1927
+	r5565 = lt.u64 r4607, r5564
+	r5566 = sub.u64 r5564, 1
+	r5567 = sub.u64 r5566, r4607
+	r5568 = le.u64 r4615, r5567
+	r5569 = convert.u64.i64 r1937
+	r5570 = lt.u64 r4607, r5569
+	r5571 = sub.u64 r5569, 1
+	r5572 = sub.u64 r5571, r4607
+	r5573 = le.u64 r4615, r5572
+	r5574 = convert.u64.i64 r1947
+	r5575 = lt.u64 r4607, r5574
+	r5576 = sub.u64 r5574, 1
+	r5577 = sub.u64 r5576, r4607
+	r5578 = le.u64 r4615, r5577
+	r5579 = convert.u64.i64 r1957
+	r5580 = lt.u64 r4607, r5579
+	r5581 = sub.u64 r5579, 1
+	r5582 = sub.u64 r5581, r4607
+	r5583 = le.u64 r4615, r5582
+	r5584 = convert.u64.i64 r1967
+	r5585 = lt.u64 r4607, r5584
+	r5586 = sub.u64 r5584, 1
+	r5587 = sub.u64 r5586, r4607
+	r5588 = le.u64 r4615, r5587
+	r5589 = convert.u64.i64 r1977
+	r5590 = lt.u64 r4607, r5589
+	r5591 = sub.u64 r5589, 1
+	r5592 = sub.u64 r5591, r4607
+	r5593 = le.u64 r4615, r5592
+	r5594 = convert.u64.i64 r1987
+	r5595 = lt.u64 r4607, r5594
+	r5596 = sub.u64 r5594, 1
+	r5597 = sub.u64 r5596, r4607
+	r5598 = le.u64 r4615, r5597
+	r5599 = convert.u64.i64 r1997
+	r5600 = lt.u64 r4607, r5599
+	r5601 = sub.u64 r5599, 1
+	r5602 = sub.u64 r5601, r4607
+	r5603 = le.u64 r4615, r5602
+	r5604 = convert.u64.i64 r2007
+	r5605 = lt.u64 r4607, r5604
+	r5606 = sub.u64 r5604, 1
+	r5607 = sub.u64 r5606, r4607
+	r5608 = le.u64 r4615, r5607
+	r5609 = convert.u64.i64 r2017
+	r5610 = lt.u64 r4607, r5609
+	r5611 = sub.u64 r5609, 1
+	r5612 = sub.u64 r5611, r4607
+	r5613 = le.u64 r4615, r5612
+	r5614 = convert.u64.i64 r2027
+	r5615 = lt.u64 r4607, r5614
+	r5616 = sub.u64 r5614, 1
+	r5617 = sub.u64 r5616, r4607
+	r5618 = le.u64 r4615, r5617
+	r5619 = convert.u64.i64 r2037
+	r5620 = lt.u64 r4607, r5619
+	r5621 = sub.u64 r5619, 1
+	r5622 = sub.u64 r5621, r4607
+	r5623 = le.u64 r4615, r5622
+	r5624 = convert.u64.i64 r2047
+	r5625 = lt.u64 r4607, r5624
+	r5626 = sub.u64 r5624, 1
+	r5627 = sub.u64 r5626, r4607
+	r5628 = le.u64 r4615, r5627
+	r5629 = convert.u64.i64 r2057
+	r5630 = lt.u64 r4607, r5629
+	r5631 = sub.u64 r5629, 1
+	r5632 = sub.u64 r5631, r4607
+	r5633 = le.u64 r4615, r5632
+	r5634 = convert.u64.i64 r2067
+	r5635 = lt.u64 r4607, r5634
+	r5636 = sub.u64 r5634, 1
+	r5637 = sub.u64 r5636, r4607
+	r5638 = le.u64 r4615, r5637
+	r5639 = convert.u64.i64 r2077
+	r5640 = lt.u64 r4607, r5639
+	r5641 = sub.u64 r5639, 1
+	r5642 = sub.u64 r5641, r4607
+	r5643 = le.u64 r4615, r5642
+	r5644 = convert.u64.i64 r2087
+	r5645 = lt.u64 r4607, r5644
+	r5646 = sub.u64 r5644, 1
+	r5647 = sub.u64 r5646, r4607
+	r5648 = le.u64 r4615, r5647
+	r5649 = convert.u64.i64 r2097
+	r5650 = lt.u64 r4607, r5649
+	r5651 = sub.u64 r5649, 1
+	r5652 = sub.u64 r5651, r4607
+	r5653 = le.u64 r4615, r5652
+	r5654 = convert.u64.i64 r2107
+	r5655 = lt.u64 r4607, r5654
+	r5656 = sub.u64 r5654, 1
+	r5657 = sub.u64 r5656, r4607
+	r5658 = le.u64 r4615, r5657
+	r5659 = convert.u64.i64 r2117
+	r5660 = lt.u64 r4607, r5659
+	r5661 = sub.u64 r5659, 1
+	r5662 = sub.u64 r5661, r4607
+	r5663 = le.u64 r4615, r5662
+	r5664 = convert.u64.i64 r2127
+	r5665 = lt.u64 r4607, r5664
+	r5666 = sub.u64 r5664, 1
+	r5667 = sub.u64 r5666, r4607
+	r5668 = le.u64 r4615, r5667
+	r5669 = convert.u64.i64 r2137
+	r5670 = lt.u64 r4607, r5669
+	r5671 = sub.u64 r5669, 1
+	r5672 = sub.u64 r5671, r4607
+	r5673 = le.u64 r4615, r5672
+	r5674 = convert.u64.i64 r2147
+	r5675 = lt.u64 r4607, r5674
+	r5676 = sub.u64 r5674, 1
+	r5677 = sub.u64 r5676, r4607
+	r5678 = le.u64 r4615, r5677
+	r5679 = convert.u64.i64 r2157
+	r5680 = lt.u64 r4607, r5679
+	r5681 = sub.u64 r5679, 1
+	r5682 = sub.u64 r5681, r4607
+	r5683 = le.u64 r4615, r5682
+	r5684 = convert.u64.i64 r2167
+	r5685 = lt.u64 r4607, r5684
+	r5686 = sub.u64 r5684, 1
+	r5687 = sub.u64 r5686, r4607
+	r5688 = le.u64 r4615, r5687
+	r5689 = convert.u64.i64 r2177
+	r5690 = lt.u64 r4607, r5689
+	r5691 = sub.u64 r5689, 1
+	r5692 = sub.u64 r5691, r4607
+	r5693 = le.u64 r4615, r5692
+	r5694 = convert.u64.i64 r2187
+	r5695 = lt.u64 r4607, r5694
+	r5696 = sub.u64 r5694, 1
+	r5697 = sub.u64 r5696, r4607
+	r5698 = le.u64 r4615, r5697
+	r5699 = convert.u64.i64 r2197
+	r5700 = lt.u64 r4607, r5699
+	r5701 = sub.u64 r5699, 1
+	r5702 = sub.u64 r5701, r4607
+	r5703 = le.u64 r4615, r5702
+	r5704 = convert.u64.i64 r2207
+	r5705 = lt.u64 r4607, r5704
+	r5706 = sub.u64 r5704, 1
+	r5707 = sub.u64 r5706, r4607
+	r5708 = le.u64 r4615, r5707
+	r5709 = convert.u64.i64 r2217
+	r5710 = lt.u64 r4607, r5709
+	r5711 = sub.u64 r5709, 1
+	r5712 = sub.u64 r5711, r4607
+	r5713 = le.u64 r4615, r5712
+	r5714 = convert.u64.i64 r2227
+	r5715 = lt.u64 r4607, r5714
+	r5716 = sub.u64 r5714, 1
+	r5717 = sub.u64 r5716, r4607
+	r5718 = le.u64 r4615, r5717
+	r5719 = convert.u64.i64 r2237
+	r5720 = lt.u64 r4607, r5719
+	r5721 = sub.u64 r5719, 1
+	r5722 = sub.u64 r5721, r4607
+	r5723 = le.u64 r4615, r5722
+	r5724 = convert.u64.i64 r2247
+	r5725 = lt.u64 r4607, r5724
+	r5726 = sub.u64 r5724, 1
+	r5727 = sub.u64 r5726, r4607
+	r5728 = le.u64 r4615, r5727
+	r5729 = convert.u64.i64 r2257
+	r5730 = lt.u64 r4607, r5729
+	r5731 = sub.u64 r5729, 1
+	r5732 = sub.u64 r5731, r4607
+	r5733 = le.u64 r4615, r5732
+	r5734 = convert.u64.i64 r2267
+	r5735 = lt.u64 r4607, r5734
+	r5736 = sub.u64 r5734, 1
+	r5737 = sub.u64 r5736, r4607
+	r5738 = le.u64 r4615, r5737
+	r5739 = convert.u64.i64 r2277
+	r5740 = lt.u64 r4607, r5739
+	r5741 = sub.u64 r5739, 1
+	r5742 = sub.u64 r5741, r4607
+	r5743 = le.u64 r4615, r5742
+	r5744 = convert.u64.i64 r2287
+	r5745 = lt.u64 r4607, r5744
+	r5746 = sub.u64 r5744, 1
+	r5747 = sub.u64 r5746, r4607
+	r5748 = le.u64 r4615, r5747
+	r5749 = convert.u64.i64 r2297
+	r5750 = lt.u64 r4607, r5749
+	r5751 = sub.u64 r5749, 1
+	r5752 = sub.u64 r5751, r4607
+	r5753 = le.u64 r4615, r5752
+	r5754 = convert.u64.i64 r2307
+	r5755 = lt.u64 r4607, r5754
+	r5756 = sub.u64 r5754, 1
+	r5757 = sub.u64 r5756, r4607
+	r5758 = le.u64 r4615, r5757
+	r5759 = convert.u64.i64 r2317
+	r5760 = lt.u64 r4607, r5759
+	r5761 = sub.u64 r5759, 1
+	r5762 = sub.u64 r5761, r4607
+	r5763 = le.u64 r4615, r5762
+	r5764 = convert.u64.i64 r2327
+	r5765 = lt.u64 r4607, r5764
+	r5766 = sub.u64 r5764, 1
+	r5767 = sub.u64 r5766, r4607
+	r5768 = le.u64 r4615, r5767
+	r5769 = convert.u64.i64 r2337
+	r5770 = lt.u64 r4607, r5769
+	r5771 = sub.u64 r5769, 1
+	r5772 = sub.u64 r5771, r4607
+	r5773 = le.u64 r4615, r5772
+	r5774 = convert.u64.i64 r2347
+	r5775 = lt.u64 r4607, r5774
+	r5776 = sub.u64 r5774, 1
+	r5777 = sub.u64 r5776, r4607
+	r5778 = le.u64 r4615, r5777
+	r5779 = convert.u64.i64 r2357
+	r5780 = lt.u64 r4607, r5779
+	r5781 = sub.u64 r5779, 1
+	r5782 = sub.u64 r5781, r4607
+	r5783 = le.u64 r4615, r5782
+	r5784 = convert.u64.i64 r2367
+	r5785 = lt.u64 r4607, r5784
+	r5786 = sub.u64 r5784, 1
+	r5787 = sub.u64 r5786, r4607
+	r5788 = le.u64 r4615, r5787
+	r5789 = convert.u64.i64 r2377
+	r5790 = lt.u64 r4607, r5789
+	r5791 = sub.u64 r5789, 1
+	r5792 = sub.u64 r5791, r4607
+	r5793 = le.u64 r4615, r5792
+	r5794 = convert.u64.i64 r2387
+	r5795 = lt.u64 r4607, r5794
+	r5796 = sub.u64 r5794, 1
+	r5797 = sub.u64 r5796, r4607
+	r5798 = le.u64 r4615, r5797
+	r5799 = convert.u64.i64 r2397
+	r5800 = lt.u64 r4607, r5799
+	r5801 = sub.u64 r5799, 1
+	r5802 = sub.u64 r5801, r4607
+	r5803 = le.u64 r4615, r5802
+	r5804 = convert.u64.i64 r2407
+	r5805 = lt.u64 r4607, r5804
+	r5806 = sub.u64 r5804, 1
+	r5807 = sub.u64 r5806, r4607
+	r5808 = le.u64 r4615, r5807
+	r5809 = convert.u64.i64 r2417
+	r5810 = lt.u64 r4607, r5809
+	r5811 = sub.u64 r5809, 1
+	r5812 = sub.u64 r5811, r4607
+	r5813 = le.u64 r4615, r5812
+	r5814 = convert.u64.i64 r2427
+	r5815 = lt.u64 r4607, r5814
+	r5816 = sub.u64 r5814, 1
+	r5817 = sub.u64 r5816, r4607
+	r5818 = le.u64 r4615, r5817
+	r5819 = convert.u64.i64 r2437
+	r5820 = lt.u64 r4607, r5819
+	r5821 = sub.u64 r5819, 1
+	r5822 = sub.u64 r5821, r4607
+	r5823 = le.u64 r4615, r5822
+	r5824 = convert.u64.i64 r2447
+	r5825 = lt.u64 r4607, r5824
+	r5826 = sub.u64 r5824, 1
+	r5827 = sub.u64 r5826, r4607
+	r5828 = le.u64 r4615, r5827
+	r5829 = convert.u64.i64 r2457
+	r5830 = lt.u64 r4607, r5829
+	r5831 = sub.u64 r5829, 1
+	r5832 = sub.u64 r5831, r4607
+	r5833 = le.u64 r4615, r5832
+	r5834 = convert.u64.i64 r2467
+	r5835 = lt.u64 r4607, r5834
+	r5836 = sub.u64 r5834, 1
+	r5837 = sub.u64 r5836, r4607
+	r5838 = le.u64 r4615, r5837
+	r5839 = convert.u64.i64 r2477
+	r5840 = lt.u64 r4607, r5839
+	r5841 = sub.u64 r5839, 1
+	r5842 = sub.u64 r5841, r4607
+	r5843 = le.u64 r4615, r5842
+	r5844 = convert.u64.i64 r2487
+	r5845 = lt.u64 r4607, r5844
+	r5846 = sub.u64 r5844, 1
+	r5847 = sub.u64 r5846, r4607
+	r5848 = le.u64 r4615, r5847
+	r5849 = convert.u64.i64 r2497
+	r5850 = lt.u64 r4607, r5849
+	r5851 = sub.u64 r5849, 1
+	r5852 = sub.u64 r5851, r4607
+	r5853 = le.u64 r4615, r5852
+	r5854 = convert.u64.i64 r2507
+	r5855 = lt.u64 r4607, r5854
+	r5856 = sub.u64 r5854, 1
+	r5857 = sub.u64 r5856, r4607
+	r5858 = le.u64 r4615, r5857
+	r5859 = convert.u64.i64 r2517
+	r5860 = lt.u64 r4607, r5859
+	r5861 = sub.u64 r5859, 1
+	r5862 = sub.u64 r5861, r4607
+	r5863 = le.u64 r4615, r5862
+	r5864 = convert.u64.i64 r2527
+	r5865 = lt.u64 r4607, r5864
+	r5866 = sub.u64 r5864, 1
+	r5867 = sub.u64 r5866, r4607
+	r5868 = le.u64 r4615, r5867
+	r5869 = convert.u64.i64 r2537
+	r5870 = lt.u64 r4607, r5869
+	r5871 = sub.u64 r5869, 1
+	r5872 = sub.u64 r5871, r4607
+	r5873 = le.u64 r4615, r5872
+	r5874 = convert.u64.i64 r2547
+	r5875 = lt.u64 r4607, r5874
+	r5876 = sub.u64 r5874, 1
+	r5877 = sub.u64 r5876, r4607
+	r5878 = le.u64 r4615, r5877
+	r5879 = convert.u64.i64 r2557
+	r5880 = lt.u64 r4607, r5879
+	r5881 = sub.u64 r5879, 1
+	r5882 = sub.u64 r5881, r4607
+	r5883 = le.u64 r4615, r5882
+	branch r4608, b2, b515
+b2: # checks
+	branch r4612, b3, b515
+b3: # checks
+	branch r4618, b4, b515
+b4: # checks
+	branch r4620, b5, b515
+b5: # checks
+	branch r4623, b6, b515
+b6: # checks
+	branch r4625, b7, b515
+b7: # checks
+	branch r4628, b8, b515
+b8: # checks
+	branch r4630, b9, b515
+b9: # checks
+	branch r4633, b10, b515
+b10: # checks
+	branch r4635, b11, b515
+b11: # checks
+	branch r4638, b12, b515
+b12: # checks
+	branch r4640, b13, b515
+b13: # checks
+	branch r4643, b14, b515
+b14: # checks
+	branch r4645, b15, b515
+b15: # checks
+	branch r4648, b16, b515
+b16: # checks
+	branch r4650, b17, b515
+b17: # checks
+	branch r4653, b18, b515
+b18: # checks
+	branch r4655, b19, b515
+b19: # checks
+	branch r4658, b20, b515
+b20: # checks
+	branch r4660, b21, b515
+b21: # checks
+	branch r4663, b22, b515
+b22: # checks
+	branch r4665, b23, b515
+b23: # checks
+	branch r4668, b24, b515
+b24: # checks
+	branch r4670, b25, b515
+b25: # checks
+	branch r4673, b26, b515
+b26: # checks
+	branch r4675, b27, b515
+b27: # checks
+	branch r4678, b28, b515
+b28: # checks
+	branch r4680, b29, b515
+b29: # checks
+	branch r4683, b30, b515
+b30: # checks
+	branch r4685, b31, b515
+b31: # checks
+	branch r4688, b32, b515
+b32: # checks
+	branch r4690, b33, b515
+b33: # checks
+	branch r4693, b34, b515
+b34: # checks
+	branch r4695, b35, b515
+b35: # checks
+	branch r4698, b36, b515
+b36: # checks
+	branch r4700, b37, b515
+b37: # checks
+	branch r4703, b38, b515
+b38: # checks
+	branch r4705, b39, b515
+b39: # checks
+	branch r4708, b40, b515
+b40: # checks
+	branch r4710, b41, b515
+b41: # checks
+	branch r4713, b42, b515
+b42: # checks
+	branch r4715, b43, b515
+b43: # checks
+	branch r4718, b44, b515
+b44: # checks
+	branch r4720, b45, b515
+b45: # checks
+	branch r4723, b46, b515
+b46: # checks
+	branch r4725, b47, b515
+b47: # checks
+	branch r4728, b48, b515
+b48: # checks
+	branch r4730, b49, b515
+b49: # checks
+	branch r4733, b50, b515
+b50: # checks
+	branch r4735, b51, b515
+b51: # checks
+	branch r4738, b52, b515
+b52: # checks
+	branch r4740, b53, b515
+b53: # checks
+	branch r4743, b54, b515
+b54: # checks
+	branch r4745, b55, b515
+b55: # checks
+	branch r4748, b56, b515
+b56: # checks
+	branch r4750, b57, b515
+b57: # checks
+	branch r4753, b58, b515
+b58: # checks
+	branch r4755, b59, b515
+b59: # checks
+	branch r4758, b60, b515
+b60: # checks
+	branch r4760, b61, b515
+b61: # checks
+	branch r4763, b62, b515
+b62: # checks
+	branch r4765, b63, b515
+b63: # checks
+	branch r4768, b64, b515
+b64: # checks
+	branch r4770, b65, b515
+b65: # checks
+	branch r4773, b66, b515
+b66: # checks
+	branch r4775, b67, b515
+b67: # checks
+	branch r4778, b68, b515
+b68: # checks
+	branch r4780, b69, b515
+b69: # checks
+	branch r4783, b70, b515
+b70: # checks
+	branch r4785, b71, b515
+b71: # checks
+	branch r4788, b72, b515
+b72: # checks
+	branch r4790, b73, b515
+b73: # checks
+	branch r4793, b74, b515
+b74: # checks
+	branch r4795, b75, b515
+b75: # checks
+	branch r4798, b76, b515
+b76: # checks
+	branch r4800, b77, b515
+b77: # checks
+	branch r4803, b78, b515
+b78: # checks
+	branch r4805, b79, b515
+b79: # checks
+	branch r4808, b80, b515
+b80: # checks
+	branch r4810, b81, b515
+b81: # checks
+	branch r4813, b82, b515
+b82: # checks
+	branch r4815, b83, b515
+b83: # checks
+	branch r4818, b84, b515
+b84: # checks
+	branch r4820, b85, b515
+b85: # checks
+	branch r4823, b86, b515
+b86: # checks
+	branch r4825, b87, b515
+b87: # checks
+	branch r4828, b88, b515
+b88: # checks
+	branch r4830, b89, b515
+b89: # checks
+	branch r4833, b90, b515
+b90: # checks
+	branch r4835, b91, b515
+b91: # checks
+	branch r4838, b92, b515
+b92: # checks
+	branch r4840, b93, b515
+b93: # checks
+	branch r4843, b94, b515
+b94: # checks
+	branch r4845, b95, b515
+b95: # checks
+	branch r4848, b96, b515
+b96: # checks
+	branch r4850, b97, b515
+b97: # checks
+	branch r4853, b98, b515
+b98: # checks
+	branch r4855, b99, b515
+b99: # checks
+	branch r4858, b100, b515
+b100: # checks
+	branch r4860, b101, b515
+b101: # checks
+	branch r4863, b102, b515
+b102: # checks
+	branch r4865, b103, b515
+b103: # checks
+	branch r4868, b104, b515
+b104: # checks
+	branch r4870, b105, b515
+b105: # checks
+	branch r4873, b106, b515
+b106: # checks
+	branch r4875, b107, b515
+b107: # checks
+	branch r4878, b108, b515
+b108: # checks
+	branch r4880, b109, b515
+b109: # checks
+	branch r4883, b110, b515
+b110: # checks
+	branch r4885, b111, b515
+b111: # checks
+	branch r4888, b112, b515
+b112: # checks
+	branch r4890, b113, b515
+b113: # checks
+	branch r4893, b114, b515
+b114: # checks
+	branch r4895, b115, b515
+b115: # checks
+	branch r4898, b116, b515
+b116: # checks
+	branch r4900, b117, b515
+b117: # checks
+	branch r4903, b118, b515
+b118: # checks
+	branch r4905, b119, b515
+b119: # checks
+	branch r4908, b120, b515
+b120: # checks
+	branch r4910, b121, b515
+b121: # checks
+	branch r4913, b122, b515
+b122: # checks
+	branch r4915, b123, b515
+b123: # checks
+	branch r4918, b124, b515
+b124: # checks
+	branch r4920, b125, b515
+b125: # checks
+	branch r4923, b126, b515
+b126: # checks
+	branch r4925, b127, b515
+b127: # checks
+	branch r4928, b128, b515
+b128: # checks
+	branch r4930, b129, b515
+b129: # checks
+	branch r4933, b130, b515
+b130: # checks
+	branch r4935, b131, b515
+b131: # checks
+	branch r4938, b132, b515
+b132: # checks
+	branch r4940, b133, b515
+b133: # checks
+	branch r4943, b134, b515
+b134: # checks
+	branch r4945, b135, b515
+b135: # checks
+	branch r4948, b136, b515
+b136: # checks
+	branch r4950, b137, b515
+b137: # checks
+	branch r4953, b138, b515
+b138: # checks
+	branch r4955, b139, b515
+b139: # checks
+	branch r4958, b140, b515
+b140: # checks
+	branch r4960, b141, b515
+b141: # checks
+	branch r4963, b142, b515
+b142: # checks
+	branch r4965, b143, b515
+b143: # checks
+	branch r4968, b144, b515
+b144: # checks
+	branch r4970, b145, b515
+b145: # checks
+	branch r4973, b146, b515
+b146: # checks
+	branch r4975, b147, b515
+b147: # checks
+	branch r4978, b148, b515
+b148: # checks
+	branch r4980, b149, b515
+b149: # checks
+	branch r4983, b150, b515
+b150: # checks
+	branch r4985, b151, b515
+b151: # checks
+	branch r4988, b152, b515
+b152: # checks
+	branch r4990, b153, b515
+b153: # checks
+	branch r4993, b154, b515
+b154: # checks
+	branch r4995, b155, b515
+b155: # checks
+	branch r4998, b156, b515
+b156: # checks
+	branch r5000, b157, b515
+b157: # checks
+	branch r5003, b158, b515
+b158: # checks
+	branch r5005, b159, b515
+b159: # checks
+	branch r5008, b160, b515
+b160: # checks
+	branch r5010, b161, b515
+b161: # checks
+	branch r5013, b162, b515
+b162: # checks
+	branch r5015, b163, b515
+b163: # checks
+	branch r5018, b164, b515
+b164: # checks
+	branch r5020, b165, b515
+b165: # checks
+	branch r5023, b166, b515
+b166: # checks
+	branch r5025, b167, b515
+b167: # checks
+	branch r5028, b168, b515
+b168: # checks
+	branch r5030, b169, b515
+b169: # checks
+	branch r5033, b170, b515
+b170: # checks
+	branch r5035, b171, b515
+b171: # checks
+	branch r5038, b172, b515
+b172: # checks
+	branch r5040, b173, b515
+b173: # checks
+	branch r5043, b174, b515
+b174: # checks
+	branch r5045, b175, b515
+b175: # checks
+	branch r5048, b176, b515
+b176: # checks
+	branch r5050, b177, b515
+b177: # checks
+	branch r5053, b178, b515
+b178: # checks
+	branch r5055, b179, b515
+b179: # checks
+	branch r5058, b180, b515
+b180: # checks
+	branch r5060, b181, b515
+b181: # checks
+	branch r5063, b182, b515
+b182: # checks
+	branch r5065, b183, b515
+b183: # checks
+	branch r5068, b184, b515
+b184: # checks
+	branch r5070, b185, b515
+b185: # checks
+	branch r5073, b186, b515
+b186: # checks
+	branch r5075, b187, b515
+b187: # checks
+	branch r5078, b188, b515
+b188: # checks
+	branch r5080, b189, b515
+b189: # checks
+	branch r5083, b190, b515
+b190: # checks
+	branch r5085, b191, b515
+b191: # checks
+	branch r5088, b192, b515
+b192: # checks
+	branch r5090, b193, b515
+b193: # checks
+	branch r5093, b194, b515
+b194: # checks
+	branch r5095, b195, b515
+b195: # checks
+	branch r5098, b196, b515
+b196: # checks
+	branch r5100, b197, b515
+b197: # checks
+	branch r5103, b198, b515
+b198: # checks
+	branch r5105, b199, b515
+b199: # checks
+	branch r5108, b200, b515
+b200: # checks
+	branch r5110, b201, b515
+b201: # checks
+	branch r5113, b202, b515
+b202: # checks
+	branch r5115, b203, b515
+b203: # checks
+	branch r5118, b204, b515
+b204: # checks
+	branch r5120, b205, b515
+b205: # checks
+	branch r5123, b206, b515
+b206: # checks
+	branch r5125, b207, b515
+b207: # checks
+	branch r5128, b208, b515
+b208: # checks
+	branch r5130, b209, b515
+b209: # checks
+	branch r5133, b210, b515
+b210: # checks
+	branch r5135, b211, b515
+b211: # checks
+	branch r5138, b212, b515
+b212: # checks
+	branch r5140, b213, b515
+b213: # checks
+	branch r5143, b214, b515
+b214: # checks
+	branch r5145, b215, b515
+b215: # checks
+	branch r5148, b216, b515
+b216: # checks
+	branch r5150, b217, b515
+b217: # checks
+	branch r5153, b218, b515
+b218: # checks
+	branch r5155, b219, b515
+b219: # checks
+	branch r5158, b220, b515
+b220: # checks
+	branch r5160, b221, b515
+b221: # checks
+	branch r5163, b222, b515
+b222: # checks
+	branch r5165, b223, b515
+b223: # checks
+	branch r5168, b224, b515
+b224: # checks
+	branch r5170, b225, b515
+b225: # checks
+	branch r5173, b226, b515
+b226: # checks
+	branch r5175, b227, b515
+b227: # checks
+	branch r5178, b228, b515
+b228: # checks
+	branch r5180, b229, b515
+b229: # checks
+	branch r5183, b230, b515
+b230: # checks
+	branch r5185, b231, b515
+b231: # checks
+	branch r5188, b232, b515
+b232: # checks
+	branch r5190, b233, b515
+b233: # checks
+	branch r5193, b234, b515
+b234: # checks
+	branch r5195, b235, b515
+b235: # checks
+	branch r5198, b236, b515
+b236: # checks
+	branch r5200, b237, b515
+b237: # checks
+	branch r5203, b238, b515
+b238: # checks
+	branch r5205, b239, b515
+b239: # checks
+	branch r5208, b240, b515
+b240: # checks
+	branch r5210, b241, b515
+b241: # checks
+	branch r5213, b242, b515
+b242: # checks
+	branch r5215, b243, b515
+b243: # checks
+	branch r5218, b244, b515
+b244: # checks
+	branch r5220, b245, b515
+b245: # checks
+	branch r5223, b246, b515
+b246: # checks
+	branch r5225, b247, b515
+b247: # checks
+	branch r5228, b248, b515
+b248: # checks
+	branch r5230, b249, b515
+b249: # checks
+	branch r5233, b250, b515
+b250: # checks
+	branch r5235, b251, b515
+b251: # checks
+	branch r5238, b252, b515
+b252: # checks
+	branch r5240, b253, b515
+b253: # checks
+	branch r5243, b254, b515
+b254: # checks
+	branch r5245, b255, b515
+b255: # checks
+	branch r5248, b256, b515
+b256: # checks
+	branch r5250, b257, b515
+b257: # checks
+	branch r5253, b258, b515
+b258: # checks
+	branch r5255, b259, b515
+b259: # checks
+	branch r5258, b260, b515
+b260: # checks
+	branch r5260, b261, b515
+b261: # checks
+	branch r5263, b262, b515
+b262: # checks
+	branch r5265, b263, b515
+b263: # checks
+	branch r5268, b264, b515
+b264: # checks
+	branch r5270, b265, b515
+b265: # checks
+	branch r5273, b266, b515
+b266: # checks
+	branch r5275, b267, b515
+b267: # checks
+	branch r5278, b268, b515
+b268: # checks
+	branch r5280, b269, b515
+b269: # checks
+	branch r5283, b270, b515
+b270: # checks
+	branch r5285, b271, b515
+b271: # checks
+	branch r5288, b272, b515
+b272: # checks
+	branch r5290, b273, b515
+b273: # checks
+	branch r5293, b274, b515
+b274: # checks
+	branch r5295, b275, b515
+b275: # checks
+	branch r5298, b276, b515
+b276: # checks
+	branch r5300, b277, b515
+b277: # checks
+	branch r5303, b278, b515
+b278: # checks
+	branch r5305, b279, b515
+b279: # checks
+	branch r5308, b280, b515
+b280: # checks
+	branch r5310, b281, b515
+b281: # checks
+	branch r5313, b282, b515
+b282: # checks
+	branch r5315, b283, b515
+b283: # checks
+	branch r5318, b284, b515
+b284: # checks
+	branch r5320, b285, b515
+b285: # checks
+	branch r5323, b286, b515
+b286: # checks
+	branch r5325, b287, b515
+b287: # checks
+	branch r5328, b288, b515
+b288: # checks
+	branch r5330, b289, b515
+b289: # checks
+	branch r5333, b290, b515
+b290: # checks
+	branch r5335, b291, b515
+b291: # checks
+	branch r5338, b292, b515
+b292: # checks
+	branch r5340, b293, b515
+b293: # checks
+	branch r5343, b294, b515
+b294: # checks
+	branch r5345, b295, b515
+b295: # checks
+	branch r5348, b296, b515
+b296: # checks
+	branch r5350, b297, b515
+b297: # checks
+	branch r5353, b298, b515
+b298: # checks
+	branch r5355, b299, b515
+b299: # checks
+	branch r5358, b300, b515
+b300: # checks
+	branch r5360, b301, b515
+b301: # checks
+	branch r5363, b302, b515
+b302: # checks
+	branch r5365, b303, b515
+b303: # checks
+	branch r5368, b304, b515
+b304: # checks
+	branch r5370, b305, b515
+b305: # checks
+	branch r5373, b306, b515
+b306: # checks
+	branch r5375, b307, b515
+b307: # checks
+	branch r5378, b308, b515
+b308: # checks
+	branch r5380, b309, b515
+b309: # checks
+	branch r5383, b310, b515
+b310: # checks
+	branch r5385, b311, b515
+b311: # checks
+	branch r5388, b312, b515
+b312: # checks
+	branch r5390, b313, b515
+b313: # checks
+	branch r5393, b314, b515
+b314: # checks
+	branch r5395, b315, b515
+b315: # checks
+	branch r5398, b316, b515
+b316: # checks
+	branch r5400, b317, b515
+b317: # checks
+	branch r5403, b318, b515
+b318: # checks
+	branch r5405, b319, b515
+b319: # checks
+	branch r5408, b320, b515
+b320: # checks
+	branch r5410, b321, b515
+b321: # checks
+	branch r5413, b322, b515
+b322: # checks
+	branch r5415, b323, b515
+b323: # checks
+	branch r5418, b324, b515
+b324: # checks
+	branch r5420, b325, b515
+b325: # checks
+	branch r5423, b326, b515
+b326: # checks
+	branch r5425, b327, b515
+b327: # checks
+	branch r5428, b328, b515
+b328: # checks
+	branch r5430, b329, b515
+b329: # checks
+	branch r5433, b330, b515
+b330: # checks
+	branch r5435, b331, b515
+b331: # checks
+	branch r5438, b332, b515
+b332: # checks
+	branch r5440, b333, b515
+b333: # checks
+	branch r5443, b334, b515
+b334: # checks
+	branch r5445, b335, b515
+b335: # checks
+	branch r5448, b336, b515
+b336: # checks
+	branch r5450, b337, b515
+b337: # checks
+	branch r5453, b338, b515
+b338: # checks
+	branch r5455, b339, b515
+b339: # checks
+	branch r5458, b340, b515
+b340: # checks
+	branch r5460, b341, b515
+b341: # checks
+	branch r5463, b342, b515
+b342: # checks
+	branch r5465, b343, b515
+b343: # checks
+	branch r5468, b344, b515
+b344: # checks
+	branch r5470, b345, b515
+b345: # checks
+	branch r5473, b346, b515
+b346: # checks
+	branch r5475, b347, b515
+b347: # checks
+	branch r5478, b348, b515
+b348: # checks
+	branch r5480, b349, b515
+b349: # checks
+	branch r5483, b350, b515
+b350: # checks
+	branch r5485, b351, b515
+b351: # checks
+	branch r5488, b352, b515
+b352: # checks
+	branch r5490, b353, b515
+b353: # checks
+	branch r5493, b354, b515
+b354: # checks
+	branch r5495, b355, b515
+b355: # checks
+	branch r5498, b356, b515
+b356: # checks
+	branch r5500, b357, b515
+b357: # checks
+	branch r5503, b358, b515
+b358: # checks
+	branch r5505, b359, b515
+b359: # checks
+	branch r5508, b360, b515
+b360: # checks
+	branch r5510, b361, b515
+b361: # checks
+	branch r5513, b362, b515
+b362: # checks
+	branch r5515, b363, b515
+b363: # checks
+	branch r5518, b364, b515
+b364: # checks
+	branch r5520, b365, b515
+b365: # checks
+	branch r5523, b366, b515
+b366: # checks
+	branch r5525, b367, b515
+b367: # checks
+	branch r5528, b368, b515
+b368: # checks
+	branch r5530, b369, b515
+b369: # checks
+	branch r5533, b370, b515
+b370: # checks
+	branch r5535, b371, b515
+b371: # checks
+	branch r5538, b372, b515
+b372: # checks
+	branch r5540, b373, b515
+b373: # checks
+	branch r5543, b374, b515
+b374: # checks
+	branch r5545, b375, b515
+b375: # checks
+	branch r5548, b376, b515
+b376: # checks
+	branch r5550, b377, b515
+b377: # checks
+	branch r5553, b378, b515
+b378: # checks
+	branch r5555, b379, b515
+b379: # checks
+	branch r5558, b380, b515
+b380: # checks
+	branch r5560, b381, b515
+b381: # checks
+	branch r5563, b382, b515
+b382: # checks
+	branch r5565, b383, b515
+b383: # checks
+	branch r5568, b384, b515
+b384: # checks
+	branch r5570, b385, b515
+b385: # checks
+	branch r5573, b386, b515
+b386: # checks
+	branch r5575, b387, b515
+b387: # checks
+	branch r5578, b388, b515
+b388: # checks
+	branch r5580, b389, b515
+b389: # checks
+	branch r5583, b390, b515
+b390: # checks
+	branch r5585, b391, b515
+b391: # checks
+	branch r5588, b392, b515
+b392: # checks
+	branch r5590, b393, b515
+b393: # checks
+	branch r5593, b394, b515
+b394: # checks
+	branch r5595, b395, b515
+b395: # checks
+	branch r5598, b396, b515
+b396: # checks
+	branch r5600, b397, b515
+b397: # checks
+	branch r5603, b398, b515
+b398: # checks
+	branch r5605, b399, b515
+b399: # checks
+	branch r5608, b400, b515
+b400: # checks
+	branch r5610, b401, b515
+b401: # checks
+	branch r5613, b402, b515
+b402: # checks
+	branch r5615, b403, b515
+b403: # checks
+	branch r5618, b404, b515
+b404: # checks
+	branch r5620, b405, b515
+b405: # checks
+	branch r5623, b406, b515
+b406: # checks
+	branch r5625, b407, b515
+b407: # checks
+	branch r5628, b408, b515
+b408: # checks
+	branch r5630, b409, b515
+b409: # checks
+	branch r5633, b410, b515
+b410: # checks
+	branch r5635, b411, b515
+b411: # checks
+	branch r5638, b412, b515
+b412: # checks
+	branch r5640, b413, b515
+b413: # checks
+	branch r5643, b414, b515
+b414: # checks
+	branch r5645, b415, b515
+b415: # checks
+	branch r5648, b416, b515
+b416: # checks
+	branch r5650, b417, b515
+b417: # checks
+	branch r5653, b418, b515
+b418: # checks
+	branch r5655, b419, b515
+b419: # checks
+	branch r5658, b420, b515
+b420: # checks
+	branch r5660, b421, b515
+b421: # checks
+	branch r5663, b422, b515
+b422: # checks
+	branch r5665, b423, b515
+b423: # checks
+	branch r5668, b424, b515
+b424: # checks
+	branch r5670, b425, b515
+b425: # checks
+	branch r5673, b426, b515
+b426: # checks
+	branch r5675, b427, b515
+b427: # checks
+	branch r5678, b428, b515
+b428: # checks
+	branch r5680, b429, b515
+b429: # checks
+	branch r5683, b430, b515
+b430: # checks
+	branch r5685, b431, b515
+b431: # checks
+	branch r5688, b432, b515
+b432: # checks
+	branch r5690, b433, b515
+b433: # checks
+	branch r5693, b434, b515
+b434: # checks
+	branch r5695, b435, b515
+b435: # checks
+	branch r5698, b436, b515
+b436: # checks
+	branch r5700, b437, b515
+b437: # checks
+	branch r5703, b438, b515
+b438: # checks
+	branch r5705, b439, b515
+b439: # checks
+	branch r5708, b440, b515
+b440: # checks
+	branch r5710, b441, b515
+b441: # checks
+	branch r5713, b442, b515
+b442: # checks
+	branch r5715, b443, b515
+b443: # checks
+	branch r5718, b444, b515
+b444: # checks
+	branch r5720, b445, b515
+b445: # checks
+	branch r5723, b446, b515
+b446: # checks
+	branch r5725, b447, b515
+b447: # checks
+	branch r5728, b448, b515
+b448: # checks
+	branch r5730, b449, b515
+b449: # checks
+	branch r5733, b450, b515
+b450: # checks
+	branch r5735, b451, b515
+b451: # checks
+	branch r5738, b452, b515
+b452: # checks
+	branch r5740, b453, b515
+b453: # checks
+	branch r5743, b454, b515
+b454: # checks
+	branch r5745, b455, b515
+b455: # checks
+	branch r5748, b456, b515
+b456: # checks
+	branch r5750, b457, b515
+b457: # checks
+	branch r5753, b458, b515
+b458: # checks
+	branch r5755, b459, b515
+b459: # checks
+	branch r5758, b460, b515
+b460: # checks
+	branch r5760, b461, b515
+b461: # checks
+	branch r5763, b462, b515
+b462: # checks
+	branch r5765, b463, b515
+b463: # checks
+	branch r5768, b464, b515
+b464: # checks
+	branch r5770, b465, b515
+b465: # checks
+	branch r5773, b466, b515
+b466: # checks
+	branch r5775, b467, b515
+b467: # checks
+	branch r5778, b468, b515
+b468: # checks
+	branch r5780, b469, b515
+b469: # checks
+	branch r5783, b470, b515
+b470: # checks
+	branch r5785, b471, b515
+b471: # checks
+	branch r5788, b472, b515
+b472: # checks
+	branch r5790, b473, b515
+b473: # checks
+	branch r5793, b474, b515
+b474: # checks
+	branch r5795, b475, b515
+b475: # checks
+	branch r5798, b476, b515
+b476: # checks
+	branch r5800, b477, b515
+b477: # checks
+	branch r5803, b478, b515
+b478: # checks
+	branch r5805, b479, b515
+b479: # checks
+	branch r5808, b480, b515
+b480: # checks
+	branch r5810, b481, b515
+b481: # checks
+	branch r5813, b482, b515
+b482: # checks
+	branch r5815, b483, b515
+b483: # checks
+	branch r5818, b484, b515
+b484: # checks
+	branch r5820, b485, b515
+b485: # checks
+	branch r5823, b486, b515
+b486: # checks
+	branch r5825, b487, b515
+b487: # checks
+	branch r5828, b488, b515
+b488: # checks
+	branch r5830, b489, b515
+b489: # checks
+	branch r5833, b490, b515
+b490: # checks
+	branch r5835, b491, b515
+b491: # checks
+	branch r5838, b492, b515
+b492: # checks
+	branch r5840, b493, b515
+b493: # checks
+	branch r5843, b494, b515
+b494: # checks
+	branch r5845, b495, b515
+b495: # checks
+	branch r5848, b496, b515
+b496: # checks
+	branch r5850, b497, b515
+b497: # checks
+	branch r5853, b498, b515
+b498: # checks
+	branch r5855, b499, b515
+b499: # checks
+	branch r5858, b500, b515
+b500: # checks
+	branch r5860, b501, b515
+b501: # checks
+	branch r5863, b502, b515
+b502: # checks
+	branch r5865, b503, b515
+b503: # checks
+	branch r5868, b504, b515
+b504: # checks
+	branch r5870, b505, b515
+b505: # checks
+	branch r5873, b506, b515
+b506: # checks
+	branch r5875, b507, b515
+b507: # checks
+	branch r5878, b508, b515
+b508: # checks
+	branch r5880, b509, b515
+b509: # checks
+	branch r5883, b510, b515
+b510: # preheader
 	r11 = convert.i32.i64 r12
 	r16 = move.i32 r11
 	r21 = move.i32 r11
@@ -14164,2318 +27197,5389 @@ b1: # setup
 	r2552 = move.i32 r22
 	r2553 = mul.i32 r2552, 254
 	r2554 = add.i32 r2551, r2553
-	r3071 = move.i64 r2
-	r3072 = elemaddr r4, r3071, 4
-	r3073 = mul.i64 r1, 4
-	r3074 = elemaddr r26, r3071, 4
-	r3075 = elemaddr r36, r3071, 4
-	r3076 = elemaddr r46, r3071, 4
-	r3077 = elemaddr r56, r3071, 4
-	r3078 = elemaddr r66, r3071, 4
-	r3079 = elemaddr r76, r3071, 4
-	r3080 = elemaddr r86, r3071, 4
-	r3081 = elemaddr r96, r3071, 4
-	r3082 = elemaddr r106, r3071, 4
-	r3083 = elemaddr r116, r3071, 4
-	r3084 = elemaddr r126, r3071, 4
-	r3085 = elemaddr r136, r3071, 4
-	r3086 = elemaddr r146, r3071, 4
-	r3087 = elemaddr r156, r3071, 4
-	r3088 = elemaddr r166, r3071, 4
-	r3089 = elemaddr r176, r3071, 4
-	r3090 = elemaddr r186, r3071, 4
-	r3091 = elemaddr r196, r3071, 4
-	r3092 = elemaddr r206, r3071, 4
-	r3093 = elemaddr r216, r3071, 4
-	r3094 = elemaddr r226, r3071, 4
-	r3095 = elemaddr r236, r3071, 4
-	r3096 = elemaddr r246, r3071, 4
-	r3097 = elemaddr r256, r3071, 4
-	r3098 = elemaddr r266, r3071, 4
-	r3099 = elemaddr r276, r3071, 4
-	r3100 = elemaddr r286, r3071, 4
-	r3101 = elemaddr r296, r3071, 4
-	r3102 = elemaddr r306, r3071, 4
-	r3103 = elemaddr r316, r3071, 4
-	r3104 = elemaddr r326, r3071, 4
-	r3105 = elemaddr r336, r3071, 4
-	r3106 = elemaddr r346, r3071, 4
-	r3107 = elemaddr r356, r3071, 4
-	r3108 = elemaddr r366, r3071, 4
-	r3109 = elemaddr r376, r3071, 4
-	r3110 = elemaddr r386, r3071, 4
-	r3111 = elemaddr r396, r3071, 4
-	r3112 = elemaddr r406, r3071, 4
-	r3113 = elemaddr r416, r3071, 4
-	r3114 = elemaddr r426, r3071, 4
-	r3115 = elemaddr r436, r3071, 4
-	r3116 = elemaddr r446, r3071, 4
-	r3117 = elemaddr r456, r3071, 4
-	r3118 = elemaddr r466, r3071, 4
-	r3119 = elemaddr r476, r3071, 4
-	r3120 = elemaddr r486, r3071, 4
-	r3121 = elemaddr r496, r3071, 4
-	r3122 = elemaddr r506, r3071, 4
-	r3123 = elemaddr r516, r3071, 4
-	r3124 = elemaddr r526, r3071, 4
-	r3125 = elemaddr r536, r3071, 4
-	r3126 = elemaddr r546, r3071, 4
-	r3127 = elemaddr r556, r3071, 4
-	r3128 = elemaddr r566, r3071, 4
-	r3129 = elemaddr r576, r3071, 4
-	r3130 = elemaddr r586, r3071, 4
-	r3131 = elemaddr r596, r3071, 4
-	r3132 = elemaddr r606, r3071, 4
-	r3133 = elemaddr r616, r3071, 4
-	r3134 = elemaddr r626, r3071, 4
-	r3135 = elemaddr r636, r3071, 4
-	r3136 = elemaddr r646, r3071, 4
-	r3137 = elemaddr r656, r3071, 4
-	r3138 = elemaddr r666, r3071, 4
-	r3139 = elemaddr r676, r3071, 4
-	r3140 = elemaddr r686, r3071, 4
-	r3141 = elemaddr r696, r3071, 4
-	r3142 = elemaddr r706, r3071, 4
-	r3143 = elemaddr r716, r3071, 4
-	r3144 = elemaddr r726, r3071, 4
-	r3145 = elemaddr r736, r3071, 4
-	r3146 = elemaddr r746, r3071, 4
-	r3147 = elemaddr r756, r3071, 4
-	r3148 = elemaddr r766, r3071, 4
-	r3149 = elemaddr r776, r3071, 4
-	r3150 = elemaddr r786, r3071, 4
-	r3151 = elemaddr r796, r3071, 4
-	r3152 = elemaddr r806, r3071, 4
-	r3153 = elemaddr r816, r3071, 4
-	r3154 = elemaddr r826, r3071, 4
-	r3155 = elemaddr r836, r3071, 4
-	r3156 = elemaddr r846, r3071, 4
-	r3157 = elemaddr r856, r3071, 4
-	r3158 = elemaddr r866, r3071, 4
-	r3159 = elemaddr r876, r3071, 4
-	r3160 = elemaddr r886, r3071, 4
-	r3161 = elemaddr r896, r3071, 4
-	r3162 = elemaddr r906, r3071, 4
-	r3163 = elemaddr r916, r3071, 4
-	r3164 = elemaddr r926, r3071, 4
-	r3165 = elemaddr r936, r3071, 4
-	r3166 = elemaddr r946, r3071, 4
-	r3167 = elemaddr r956, r3071, 4
-	r3168 = elemaddr r966, r3071, 4
-	r3169 = elemaddr r976, r3071, 4
-	r3170 = elemaddr r986, r3071, 4
-	r3171 = elemaddr r996, r3071, 4
-	r3172 = elemaddr r1006, r3071, 4
-	r3173 = elemaddr r1016, r3071, 4
-	r3174 = elemaddr r1026, r3071, 4
-	r3175 = elemaddr r1036, r3071, 4
-	r3176 = elemaddr r1046, r3071, 4
-	r3177 = elemaddr r1056, r3071, 4
-	r3178 = elemaddr r1066, r3071, 4
-	r3179 = elemaddr r1076, r3071, 4
-	r3180 = elemaddr r1086, r3071, 4
-	r3181 = elemaddr r1096, r3071, 4
-	r3182 = elemaddr r1106, r3071, 4
-	r3183 = elemaddr r1116, r3071, 4
-	r3184 = elemaddr r1126, r3071, 4
-	r3185 = elemaddr r1136, r3071, 4
-	r3186 = elemaddr r1146, r3071, 4
-	r3187 = elemaddr r1156, r3071, 4
-	r3188 = elemaddr r1166, r3071, 4
-	r3189 = elemaddr r1176, r3071, 4
-	r3190 = elemaddr r1186, r3071, 4
-	r3191 = elemaddr r1196, r3071, 4
-	r3192 = elemaddr r1206, r3071, 4
-	r3193 = elemaddr r1216, r3071, 4
-	r3194 = elemaddr r1226, r3071, 4
-	r3195 = elemaddr r1236, r3071, 4
-	r3196 = elemaddr r1246, r3071, 4
-	r3197 = elemaddr r1256, r3071, 4
-	r3198 = elemaddr r1266, r3071, 4
-	r3199 = elemaddr r1276, r3071, 4
-	r3200 = elemaddr r1286, r3071, 4
-	r3201 = elemaddr r1296, r3071, 4
-	r3202 = elemaddr r1306, r3071, 4
-	r3203 = elemaddr r1316, r3071, 4
-	r3204 = elemaddr r1326, r3071, 4
-	r3205 = elemaddr r1336, r3071, 4
-	r3206 = elemaddr r1346, r3071, 4
-	r3207 = elemaddr r1356, r3071, 4
-	r3208 = elemaddr r1366, r3071, 4
-	r3209 = elemaddr r1376, r3071, 4
-	r3210 = elemaddr r1386, r3071, 4
-	r3211 = elemaddr r1396, r3071, 4
-	r3212 = elemaddr r1406, r3071, 4
-	r3213 = elemaddr r1416, r3071, 4
-	r3214 = elemaddr r1426, r3071, 4
-	r3215 = elemaddr r1436, r3071, 4
-	r3216 = elemaddr r1446, r3071, 4
-	r3217 = elemaddr r1456, r3071, 4
-	r3218 = elemaddr r1466, r3071, 4
-	r3219 = elemaddr r1476, r3071, 4
-	r3220 = elemaddr r1486, r3071, 4
-	r3221 = elemaddr r1496, r3071, 4
-	r3222 = elemaddr r1506, r3071, 4
-	r3223 = elemaddr r1516, r3071, 4
-	r3224 = elemaddr r1526, r3071, 4
-	r3225 = elemaddr r1536, r3071, 4
-	r3226 = elemaddr r1546, r3071, 4
-	r3227 = elemaddr r1556, r3071, 4
-	r3228 = elemaddr r1566, r3071, 4
-	r3229 = elemaddr r1576, r3071, 4
-	r3230 = elemaddr r1586, r3071, 4
-	r3231 = elemaddr r1596, r3071, 4
-	r3232 = elemaddr r1606, r3071, 4
-	r3233 = elemaddr r1616, r3071, 4
-	r3234 = elemaddr r1626, r3071, 4
-	r3235 = elemaddr r1636, r3071, 4
-	r3236 = elemaddr r1646, r3071, 4
-	r3237 = elemaddr r1656, r3071, 4
-	r3238 = elemaddr r1666, r3071, 4
-	r3239 = elemaddr r1676, r3071, 4
-	r3240 = elemaddr r1686, r3071, 4
-	r3241 = elemaddr r1696, r3071, 4
-	r3242 = elemaddr r1706, r3071, 4
-	r3243 = elemaddr r1716, r3071, 4
-	r3244 = elemaddr r1726, r3071, 4
-	r3245 = elemaddr r1736, r3071, 4
-	r3246 = elemaddr r1746, r3071, 4
-	r3247 = elemaddr r1756, r3071, 4
-	r3248 = elemaddr r1766, r3071, 4
-	r3249 = elemaddr r1776, r3071, 4
-	r3250 = elemaddr r1786, r3071, 4
-	r3251 = elemaddr r1796, r3071, 4
-	r3252 = elemaddr r1806, r3071, 4
-	r3253 = elemaddr r1816, r3071, 4
-	r3254 = elemaddr r1826, r3071, 4
-	r3255 = elemaddr r1836, r3071, 4
-	r3256 = elemaddr r1846, r3071, 4
-	r3257 = elemaddr r1856, r3071, 4
-	r3258 = elemaddr r1866, r3071, 4
-	r3259 = elemaddr r1876, r3071, 4
-	r3260 = elemaddr r1886, r3071, 4
-	r3261 = elemaddr r1896, r3071, 4
-	r3262 = elemaddr r1906, r3071, 4
-	r3263 = elemaddr r1916, r3071, 4
-	r3264 = elemaddr r1926, r3071, 4
-	r3265 = elemaddr r1936, r3071, 4
-	r3266 = elemaddr r1946, r3071, 4
-	r3267 = elemaddr r1956, r3071, 4
-	r3268 = elemaddr r1966, r3071, 4
-	r3269 = elemaddr r1976, r3071, 4
-	r3270 = elemaddr r1986, r3071, 4
-	r3271 = elemaddr r1996, r3071, 4
-	r3272 = elemaddr r2006, r3071, 4
-	r3273 = elemaddr r2016, r3071, 4
-	r3274 = elemaddr r2026, r3071, 4
-	r3275 = elemaddr r2036, r3071, 4
-	r3276 = elemaddr r2046, r3071, 4
-	r3277 = elemaddr r2056, r3071, 4
-	r3278 = elemaddr r2066, r3071, 4
-	r3279 = elemaddr r2076, r3071, 4
-	r3280 = elemaddr r2086, r3071, 4
-	r3281 = elemaddr r2096, r3071, 4
-	r3282 = elemaddr r2106, r3071, 4
-	r3283 = elemaddr r2116, r3071, 4
-	r3284 = elemaddr r2126, r3071, 4
-	r3285 = elemaddr r2136, r3071, 4
-	r3286 = elemaddr r2146, r3071, 4
-	r3287 = elemaddr r2156, r3071, 4
-	r3288 = elemaddr r2166, r3071, 4
-	r3289 = elemaddr r2176, r3071, 4
-	r3290 = elemaddr r2186, r3071, 4
-	r3291 = elemaddr r2196, r3071, 4
-	r3292 = elemaddr r2206, r3071, 4
-	r3293 = elemaddr r2216, r3071, 4
-	r3294 = elemaddr r2226, r3071, 4
-	r3295 = elemaddr r2236, r3071, 4
-	r3296 = elemaddr r2246, r3071, 4
-	r3297 = elemaddr r2256, r3071, 4
-	r3298 = elemaddr r2266, r3071, 4
-	r3299 = elemaddr r2276, r3071, 4
-	r3300 = elemaddr r2286, r3071, 4
-	r3301 = elemaddr r2296, r3071, 4
-	r3302 = elemaddr r2306, r3071, 4
-	r3303 = elemaddr r2316, r3071, 4
-	r3304 = elemaddr r2326, r3071, 4
-	r3305 = elemaddr r2336, r3071, 4
-	r3306 = elemaddr r2346, r3071, 4
-	r3307 = elemaddr r2356, r3071, 4
-	r3308 = elemaddr r2366, r3071, 4
-	r3309 = elemaddr r2376, r3071, 4
-	r3310 = elemaddr r2386, r3071, 4
-	r3311 = elemaddr r2396, r3071, 4
-	r3312 = elemaddr r2406, r3071, 4
-	r3313 = elemaddr r2416, r3071, 4
-	r3314 = elemaddr r2426, r3071, 4
-	r3315 = elemaddr r2436, r3071, 4
-	r3316 = elemaddr r2446, r3071, 4
-	r3317 = elemaddr r2456, r3071, 4
-	r3318 = elemaddr r2466, r3071, 4
-	r3319 = elemaddr r2476, r3071, 4
-	r3320 = elemaddr r2486, r3071, 4
-	r3321 = elemaddr r2496, r3071, 4
-	r3322 = elemaddr r2506, r3071, 4
-	r3323 = elemaddr r2516, r3071, 4
-	r3324 = elemaddr r2526, r3071, 4
-	r3325 = elemaddr r2536, r3071, 4
-	r3326 = elemaddr r2546, r3071, 4
-	r3327 = elemaddr r2556, r3071, 4
-	jump b2
-b2: # head
+	r6904 = move.i64 r2
+	r6905 = elemaddr r4, r6904, 4
+	r6906 = mul.i64 r1, 4
+	r6907 = elemaddr r26, r6904, 4
+	r6908 = elemaddr r36, r6904, 4
+	r6909 = elemaddr r46, r6904, 4
+	r6910 = elemaddr r56, r6904, 4
+	r6911 = elemaddr r66, r6904, 4
+	r6912 = elemaddr r76, r6904, 4
+	r6913 = elemaddr r86, r6904, 4
+	r6914 = elemaddr r96, r6904, 4
+	r6915 = elemaddr r106, r6904, 4
+	r6916 = elemaddr r116, r6904, 4
+	r6917 = elemaddr r126, r6904, 4
+	r6918 = elemaddr r136, r6904, 4
+	r6919 = elemaddr r146, r6904, 4
+	r6920 = elemaddr r156, r6904, 4
+	r6921 = elemaddr r166, r6904, 4
+	r6922 = elemaddr r176, r6904, 4
+	r6923 = elemaddr r186, r6904, 4
+	r6924 = elemaddr r196, r6904, 4
+	r6925 = elemaddr r206, r6904, 4
+	r6926 = elemaddr r216, r6904, 4
+	r6927 = elemaddr r226, r6904, 4
+	r6928 = elemaddr r236, r6904, 4
+	r6929 = elemaddr r246, r6904, 4
+	r6930 = elemaddr r256, r6904, 4
+	r6931 = elemaddr r266, r6904, 4
+	r6932 = elemaddr r276, r6904, 4
+	r6933 = elemaddr r286, r6904, 4
+	r6934 = elemaddr r296, r6904, 4
+	r6935 = elemaddr r306, r6904, 4
+	r6936 = elemaddr r316, r6904, 4
+	r6937 = elemaddr r326, r6904, 4
+	r6938 = elemaddr r336, r6904, 4
+	r6939 = elemaddr r346, r6904, 4
+	r6940 = elemaddr r356, r6904, 4
+	r6941 = elemaddr r366, r6904, 4
+	r6942 = elemaddr r376, r6904, 4
+	r6943 = elemaddr r386, r6904, 4
+	r6944 = elemaddr r396, r6904, 4
+	r6945 = elemaddr r406, r6904, 4
+	r6946 = elemaddr r416, r6904, 4
+	r6947 = elemaddr r426, r6904, 4
+	r6948 = elemaddr r436, r6904, 4
+	r6949 = elemaddr r446, r6904, 4
+	r6950 = elemaddr r456, r6904, 4
+	r6951 = elemaddr r466, r6904, 4
+	r6952 = elemaddr r476, r6904, 4
+	r6953 = elemaddr r486, r6904, 4
+	r6954 = elemaddr r496, r6904, 4
+	r6955 = elemaddr r506, r6904, 4
+	r6956 = elemaddr r516, r6904, 4
+	r6957 = elemaddr r526, r6904, 4
+	r6958 = elemaddr r536, r6904, 4
+	r6959 = elemaddr r546, r6904, 4
+	r6960 = elemaddr r556, r6904, 4
+	r6961 = elemaddr r566, r6904, 4
+	r6962 = elemaddr r576, r6904, 4
+	r6963 = elemaddr r586, r6904, 4
+	r6964 = elemaddr r596, r6904, 4
+	r6965 = elemaddr r606, r6904, 4
+	r6966 = elemaddr r616, r6904, 4
+	r6967 = elemaddr r626, r6904, 4
+	r6968 = elemaddr r636, r6904, 4
+	r6969 = elemaddr r646, r6904, 4
+	r6970 = elemaddr r656, r6904, 4
+	r6971 = elemaddr r666, r6904, 4
+	r6972 = elemaddr r676, r6904, 4
+	r6973 = elemaddr r686, r6904, 4
+	r6974 = elemaddr r696, r6904, 4
+	r6975 = elemaddr r706, r6904, 4
+	r6976 = elemaddr r716, r6904, 4
+	r6977 = elemaddr r726, r6904, 4
+	r6978 = elemaddr r736, r6904, 4
+	r6979 = elemaddr r746, r6904, 4
+	r6980 = elemaddr r756, r6904, 4
+	r6981 = elemaddr r766, r6904, 4
+	r6982 = elemaddr r776, r6904, 4
+	r6983 = elemaddr r786, r6904, 4
+	r6984 = elemaddr r796, r6904, 4
+	r6985 = elemaddr r806, r6904, 4
+	r6986 = elemaddr r816, r6904, 4
+	r6987 = elemaddr r826, r6904, 4
+	r6988 = elemaddr r836, r6904, 4
+	r6989 = elemaddr r846, r6904, 4
+	r6990 = elemaddr r856, r6904, 4
+	r6991 = elemaddr r866, r6904, 4
+	r6992 = elemaddr r876, r6904, 4
+	r6993 = elemaddr r886, r6904, 4
+	r6994 = elemaddr r896, r6904, 4
+	r6995 = elemaddr r906, r6904, 4
+	r6996 = elemaddr r916, r6904, 4
+	r6997 = elemaddr r926, r6904, 4
+	r6998 = elemaddr r936, r6904, 4
+	r6999 = elemaddr r946, r6904, 4
+	r7000 = elemaddr r956, r6904, 4
+	r7001 = elemaddr r966, r6904, 4
+	r7002 = elemaddr r976, r6904, 4
+	r7003 = elemaddr r986, r6904, 4
+	r7004 = elemaddr r996, r6904, 4
+	r7005 = elemaddr r1006, r6904, 4
+	r7006 = elemaddr r1016, r6904, 4
+	r7007 = elemaddr r1026, r6904, 4
+	r7008 = elemaddr r1036, r6904, 4
+	r7009 = elemaddr r1046, r6904, 4
+	r7010 = elemaddr r1056, r6904, 4
+	r7011 = elemaddr r1066, r6904, 4
+	r7012 = elemaddr r1076, r6904, 4
+	r7013 = elemaddr r1086, r6904, 4
+	r7014 = elemaddr r1096, r6904, 4
+	r7015 = elemaddr r1106, r6904, 4
+	r7016 = elemaddr r1116, r6904, 4
+	r7017 = elemaddr r1126, r6904, 4
+	r7018 = elemaddr r1136, r6904, 4
+	r7019 = elemaddr r1146, r6904, 4
+	r7020 = elemaddr r1156, r6904, 4
+	r7021 = elemaddr r1166, r6904, 4
+	r7022 = elemaddr r1176, r6904, 4
+	r7023 = elemaddr r1186, r6904, 4
+	r7024 = elemaddr r1196, r6904, 4
+	r7025 = elemaddr r1206, r6904, 4
+	r7026 = elemaddr r1216, r6904, 4
+	r7027 = elemaddr r1226, r6904, 4
+	r7028 = elemaddr r1236, r6904, 4
+	r7029 = elemaddr r1246, r6904, 4
+	r7030 = elemaddr r1256, r6904, 4
+	r7031 = elemaddr r1266, r6904, 4
+	r7032 = elemaddr r1276, r6904, 4
+	r7033 = elemaddr r1286, r6904, 4
+	r7034 = elemaddr r1296, r6904, 4
+	r7035 = elemaddr r1306, r6904, 4
+	r7036 = elemaddr r1316, r6904, 4
+	r7037 = elemaddr r1326, r6904, 4
+	r7038 = elemaddr r1336, r6904, 4
+	r7039 = elemaddr r1346, r6904, 4
+	r7040 = elemaddr r1356, r6904, 4
+	r7041 = elemaddr r1366, r6904, 4
+	r7042 = elemaddr r1376, r6904, 4
+	r7043 = elemaddr r1386, r6904, 4
+	r7044 = elemaddr r1396, r6904, 4
+	r7045 = elemaddr r1406, r6904, 4
+	r7046 = elemaddr r1416, r6904, 4
+	r7047 = elemaddr r1426, r6904, 4
+	r7048 = elemaddr r1436, r6904, 4
+	r7049 = elemaddr r1446, r6904, 4
+	r7050 = elemaddr r1456, r6904, 4
+	r7051 = elemaddr r1466, r6904, 4
+	r7052 = elemaddr r1476, r6904, 4
+	r7053 = elemaddr r1486, r6904, 4
+	r7054 = elemaddr r1496, r6904, 4
+	r7055 = elemaddr r1506, r6904, 4
+	r7056 = elemaddr r1516, r6904, 4
+	r7057 = elemaddr r1526, r6904, 4
+	r7058 = elemaddr r1536, r6904, 4
+	r7059 = elemaddr r1546, r6904, 4
+	r7060 = elemaddr r1556, r6904, 4
+	r7061 = elemaddr r1566, r6904, 4
+	r7062 = elemaddr r1576, r6904, 4
+	r7063 = elemaddr r1586, r6904, 4
+	r7064 = elemaddr r1596, r6904, 4
+	r7065 = elemaddr r1606, r6904, 4
+	r7066 = elemaddr r1616, r6904, 4
+	r7067 = elemaddr r1626, r6904, 4
+	r7068 = elemaddr r1636, r6904, 4
+	r7069 = elemaddr r1646, r6904, 4
+	r7070 = elemaddr r1656, r6904, 4
+	r7071 = elemaddr r1666, r6904, 4
+	r7072 = elemaddr r1676, r6904, 4
+	r7073 = elemaddr r1686, r6904, 4
+	r7074 = elemaddr r1696, r6904, 4
+	r7075 = elemaddr r1706, r6904, 4
+	r7076 = elemaddr r1716, r6904, 4
+	r7077 = elemaddr r1726, r6904, 4
+	r7078 = elemaddr r1736, r6904, 4
+	r7079 = elemaddr r1746, r6904, 4
+	r7080 = elemaddr r1756, r6904, 4
+	r7081 = elemaddr r1766, r6904, 4
+	r7082 = elemaddr r1776, r6904, 4
+	r7083 = elemaddr r1786, r6904, 4
+	r7084 = elemaddr r1796, r6904, 4
+	r7085 = elemaddr r1806, r6904, 4
+	r7086 = elemaddr r1816, r6904, 4
+	r7087 = elemaddr r1826, r6904, 4
+	r7088 = elemaddr r1836, r6904, 4
+	r7089 = elemaddr r1846, r6904, 4
+	r7090 = elemaddr r1856, r6904, 4
+	r7091 = elemaddr r1866, r6904, 4
+	r7092 = elemaddr r1876, r6904, 4
+	r7093 = elemaddr r1886, r6904, 4
+	r7094 = elemaddr r1896, r6904, 4
+	r7095 = elemaddr r1906, r6904, 4
+	r7096 = elemaddr r1916, r6904, 4
+	r7097 = elemaddr r1926, r6904, 4
+	r7098 = elemaddr r1936, r6904, 4
+	r7099 = elemaddr r1946, r6904, 4
+	r7100 = elemaddr r1956, r6904, 4
+	r7101 = elemaddr r1966, r6904, 4
+	r7102 = elemaddr r1976, r6904, 4
+	r7103 = elemaddr r1986, r6904, 4
+	r7104 = elemaddr r1996, r6904, 4
+	r7105 = elemaddr r2006, r6904, 4
+	r7106 = elemaddr r2016, r6904, 4
+	r7107 = elemaddr r2026, r6904, 4
+	r7108 = elemaddr r2036, r6904, 4
+	r7109 = elemaddr r2046, r6904, 4
+	r7110 = elemaddr r2056, r6904, 4
+	r7111 = elemaddr r2066, r6904, 4
+	r7112 = elemaddr r2076, r6904, 4
+	r7113 = elemaddr r2086, r6904, 4
+	r7114 = elemaddr r2096, r6904, 4
+	r7115 = elemaddr r2106, r6904, 4
+	r7116 = elemaddr r2116, r6904, 4
+	r7117 = elemaddr r2126, r6904, 4
+	r7118 = elemaddr r2136, r6904, 4
+	r7119 = elemaddr r2146, r6904, 4
+	r7120 = elemaddr r2156, r6904, 4
+	r7121 = elemaddr r2166, r6904, 4
+	r7122 = elemaddr r2176, r6904, 4
+	r7123 = elemaddr r2186, r6904, 4
+	r7124 = elemaddr r2196, r6904, 4
+	r7125 = elemaddr r2206, r6904, 4
+	r7126 = elemaddr r2216, r6904, 4
+	r7127 = elemaddr r2226, r6904, 4
+	r7128 = elemaddr r2236, r6904, 4
+	r7129 = elemaddr r2246, r6904, 4
+	r7130 = elemaddr r2256, r6904, 4
+	r7131 = elemaddr r2266, r6904, 4
+	r7132 = elemaddr r2276, r6904, 4
+	r7133 = elemaddr r2286, r6904, 4
+	r7134 = elemaddr r2296, r6904, 4
+	r7135 = elemaddr r2306, r6904, 4
+	r7136 = elemaddr r2316, r6904, 4
+	r7137 = elemaddr r2326, r6904, 4
+	r7138 = elemaddr r2336, r6904, 4
+	r7139 = elemaddr r2346, r6904, 4
+	r7140 = elemaddr r2356, r6904, 4
+	r7141 = elemaddr r2366, r6904, 4
+	r7142 = elemaddr r2376, r6904, 4
+	r7143 = elemaddr r2386, r6904, 4
+	r7144 = elemaddr r2396, r6904, 4
+	r7145 = elemaddr r2406, r6904, 4
+	r7146 = elemaddr r2416, r6904, 4
+	r7147 = elemaddr r2426, r6904, 4
+	r7148 = elemaddr r2436, r6904, 4
+	r7149 = elemaddr r2446, r6904, 4
+	r7150 = elemaddr r2456, r6904, 4
+	r7151 = elemaddr r2466, r6904, 4
+	r7152 = elemaddr r2476, r6904, 4
+	r7153 = elemaddr r2486, r6904, 4
+	r7154 = elemaddr r2496, r6904, 4
+	r7155 = elemaddr r2506, r6904, 4
+	r7156 = elemaddr r2516, r6904, 4
+	r7157 = elemaddr r2526, r6904, 4
+	r7158 = elemaddr r2536, r6904, 4
+	r7159 = elemaddr r2546, r6904, 4
+	r7160 = elemaddr r2556, r6904, 4
+	jump b511
+b511: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r2561 = move.ptr r3072
-	r17 = elemaddr r2561, 1, 4
+	branch r7, b512, b514
+b512: # rangeindex.body
+	r5884 = move.ptr r6905
+	r17 = elemaddr r5884, 1, 4
 	r18 = load.i32 r17
 	r19 = add.i32 r18, r16
 	r20 = move.ptr r17
 	store.i32 r20, r19
-	checkindex r9, r27, site 0
-	r2563 = move.ptr r3074
-	r25 = elemaddr r2563, 1, 4
+	r5886 = move.ptr r6907
+	r25 = elemaddr r5886, 1, 4
 	r28 = load.i32 r25
 	r29 = add.i32 r28, r24
 	r30 = move.ptr r25
 	store.i32 r30, r29
-	checkindex r9, r37, site 1
-	r2565 = move.ptr r3075
-	r35 = elemaddr r2565, 1, 4
+	r5888 = move.ptr r6908
+	r35 = elemaddr r5888, 1, 4
 	r38 = load.i32 r35
 	r39 = add.i32 r38, r34
 	r40 = move.ptr r35
 	store.i32 r40, r39
-	checkindex r9, r47, site 2
-	r2567 = move.ptr r3076
-	r45 = elemaddr r2567, 1, 4
+	r5890 = move.ptr r6909
+	r45 = elemaddr r5890, 1, 4
 	r48 = load.i32 r45
 	r49 = add.i32 r48, r44
 	r50 = move.ptr r45
 	store.i32 r50, r49
-	checkindex r9, r57, site 3
-	r2569 = move.ptr r3077
-	r55 = elemaddr r2569, 1, 4
+	r5892 = move.ptr r6910
+	r55 = elemaddr r5892, 1, 4
 	r58 = load.i32 r55
 	r59 = add.i32 r58, r54
 	r60 = move.ptr r55
 	store.i32 r60, r59
-	checkindex r9, r67, site 4
-	r2571 = move.ptr r3078
-	r65 = elemaddr r2571, 1, 4
+	r5894 = move.ptr r6911
+	r65 = elemaddr r5894, 1, 4
 	r68 = load.i32 r65
 	r69 = add.i32 r68, r64
 	r70 = move.ptr r65
 	store.i32 r70, r69
-	checkindex r9, r77, site 5
-	r2573 = move.ptr r3079
-	r75 = elemaddr r2573, 1, 4
+	r5896 = move.ptr r6912
+	r75 = elemaddr r5896, 1, 4
 	r78 = load.i32 r75
 	r79 = add.i32 r78, r74
 	r80 = move.ptr r75
 	store.i32 r80, r79
-	checkindex r9, r87, site 6
-	r2575 = move.ptr r3080
-	r85 = elemaddr r2575, 1, 4
+	r5898 = move.ptr r6913
+	r85 = elemaddr r5898, 1, 4
 	r88 = load.i32 r85
 	r89 = add.i32 r88, r84
 	r90 = move.ptr r85
 	store.i32 r90, r89
-	checkindex r9, r97, site 7
-	r2577 = move.ptr r3081
-	r95 = elemaddr r2577, 1, 4
+	r5900 = move.ptr r6914
+	r95 = elemaddr r5900, 1, 4
 	r98 = load.i32 r95
 	r99 = add.i32 r98, r94
 	r100 = move.ptr r95
 	store.i32 r100, r99
-	checkindex r9, r107, site 8
-	r2579 = move.ptr r3082
-	r105 = elemaddr r2579, 1, 4
+	r5902 = move.ptr r6915
+	r105 = elemaddr r5902, 1, 4
 	r108 = load.i32 r105
 	r109 = add.i32 r108, r104
 	r110 = move.ptr r105
 	store.i32 r110, r109
-	checkindex r9, r117, site 9
-	r2581 = move.ptr r3083
-	r115 = elemaddr r2581, 1, 4
+	r5904 = move.ptr r6916
+	r115 = elemaddr r5904, 1, 4
 	r118 = load.i32 r115
 	r119 = add.i32 r118, r114
 	r120 = move.ptr r115
 	store.i32 r120, r119
-	checkindex r9, r127, site 10
-	r2583 = move.ptr r3084
-	r125 = elemaddr r2583, 1, 4
+	r5906 = move.ptr r6917
+	r125 = elemaddr r5906, 1, 4
 	r128 = load.i32 r125
 	r129 = add.i32 r128, r124
 	r130 = move.ptr r125
 	store.i32 r130, r129
-	checkindex r9, r137, site 11
-	r2585 = move.ptr r3085
-	r135 = elemaddr r2585, 1, 4
+	r5908 = move.ptr r6918
+	r135 = elemaddr r5908, 1, 4
 	r138 = load.i32 r135
 	r139 = add.i32 r138, r134
 	r140 = move.ptr r135
 	store.i32 r140, r139
-	checkindex r9, r147, site 12
-	r2587 = move.ptr r3086
-	r145 = elemaddr r2587, 1, 4
+	r5910 = move.ptr r6919
+	r145 = elemaddr r5910, 1, 4
 	r148 = load.i32 r145
 	r149 = add.i32 r148, r144
 	r150 = move.ptr r145
 	store.i32 r150, r149
-	checkindex r9, r157, site 13
-	r2589 = move.ptr r3087
-	r155 = elemaddr r2589, 1, 4
+	r5912 = move.ptr r6920
+	r155 = elemaddr r5912, 1, 4
 	r158 = load.i32 r155
 	r159 = add.i32 r158, r154
 	r160 = move.ptr r155
 	store.i32 r160, r159
-	checkindex r9, r167, site 14
-	r2591 = move.ptr r3088
-	r165 = elemaddr r2591, 1, 4
+	r5914 = move.ptr r6921
+	r165 = elemaddr r5914, 1, 4
 	r168 = load.i32 r165
 	r169 = add.i32 r168, r164
 	r170 = move.ptr r165
 	store.i32 r170, r169
-	checkindex r9, r177, site 15
-	r2593 = move.ptr r3089
-	r175 = elemaddr r2593, 1, 4
+	r5916 = move.ptr r6922
+	r175 = elemaddr r5916, 1, 4
 	r178 = load.i32 r175
 	r179 = add.i32 r178, r174
 	r180 = move.ptr r175
 	store.i32 r180, r179
-	checkindex r9, r187, site 16
-	r2595 = move.ptr r3090
-	r185 = elemaddr r2595, 1, 4
+	r5918 = move.ptr r6923
+	r185 = elemaddr r5918, 1, 4
 	r188 = load.i32 r185
 	r189 = add.i32 r188, r184
 	r190 = move.ptr r185
 	store.i32 r190, r189
-	checkindex r9, r197, site 17
-	r2597 = move.ptr r3091
-	r195 = elemaddr r2597, 1, 4
+	r5920 = move.ptr r6924
+	r195 = elemaddr r5920, 1, 4
 	r198 = load.i32 r195
 	r199 = add.i32 r198, r194
 	r200 = move.ptr r195
 	store.i32 r200, r199
-	checkindex r9, r207, site 18
-	r2599 = move.ptr r3092
-	r205 = elemaddr r2599, 1, 4
+	r5922 = move.ptr r6925
+	r205 = elemaddr r5922, 1, 4
 	r208 = load.i32 r205
 	r209 = add.i32 r208, r204
 	r210 = move.ptr r205
 	store.i32 r210, r209
-	checkindex r9, r217, site 19
-	r2601 = move.ptr r3093
-	r215 = elemaddr r2601, 1, 4
+	r5924 = move.ptr r6926
+	r215 = elemaddr r5924, 1, 4
 	r218 = load.i32 r215
 	r219 = add.i32 r218, r214
 	r220 = move.ptr r215
 	store.i32 r220, r219
-	checkindex r9, r227, site 20
-	r2603 = move.ptr r3094
-	r225 = elemaddr r2603, 1, 4
+	r5926 = move.ptr r6927
+	r225 = elemaddr r5926, 1, 4
 	r228 = load.i32 r225
 	r229 = add.i32 r228, r224
 	r230 = move.ptr r225
 	store.i32 r230, r229
-	checkindex r9, r237, site 21
-	r2605 = move.ptr r3095
-	r235 = elemaddr r2605, 1, 4
+	r5928 = move.ptr r6928
+	r235 = elemaddr r5928, 1, 4
 	r238 = load.i32 r235
 	r239 = add.i32 r238, r234
 	r240 = move.ptr r235
 	store.i32 r240, r239
-	checkindex r9, r247, site 22
-	r2607 = move.ptr r3096
-	r245 = elemaddr r2607, 1, 4
+	r5930 = move.ptr r6929
+	r245 = elemaddr r5930, 1, 4
 	r248 = load.i32 r245
 	r249 = add.i32 r248, r244
 	r250 = move.ptr r245
 	store.i32 r250, r249
-	checkindex r9, r257, site 23
-	r2609 = move.ptr r3097
-	r255 = elemaddr r2609, 1, 4
+	r5932 = move.ptr r6930
+	r255 = elemaddr r5932, 1, 4
 	r258 = load.i32 r255
 	r259 = add.i32 r258, r254
 	r260 = move.ptr r255
 	store.i32 r260, r259
-	checkindex r9, r267, site 24
-	r2611 = move.ptr r3098
-	r265 = elemaddr r2611, 1, 4
+	r5934 = move.ptr r6931
+	r265 = elemaddr r5934, 1, 4
 	r268 = load.i32 r265
 	r269 = add.i32 r268, r264
 	r270 = move.ptr r265
 	store.i32 r270, r269
-	checkindex r9, r277, site 25
-	r2613 = move.ptr r3099
-	r275 = elemaddr r2613, 1, 4
+	r5936 = move.ptr r6932
+	r275 = elemaddr r5936, 1, 4
 	r278 = load.i32 r275
 	r279 = add.i32 r278, r274
 	r280 = move.ptr r275
 	store.i32 r280, r279
-	checkindex r9, r287, site 26
-	r2615 = move.ptr r3100
-	r285 = elemaddr r2615, 1, 4
+	r5938 = move.ptr r6933
+	r285 = elemaddr r5938, 1, 4
 	r288 = load.i32 r285
 	r289 = add.i32 r288, r284
 	r290 = move.ptr r285
 	store.i32 r290, r289
-	checkindex r9, r297, site 27
-	r2617 = move.ptr r3101
-	r295 = elemaddr r2617, 1, 4
+	r5940 = move.ptr r6934
+	r295 = elemaddr r5940, 1, 4
 	r298 = load.i32 r295
 	r299 = add.i32 r298, r294
 	r300 = move.ptr r295
 	store.i32 r300, r299
-	checkindex r9, r307, site 28
-	r2619 = move.ptr r3102
-	r305 = elemaddr r2619, 1, 4
+	r5942 = move.ptr r6935
+	r305 = elemaddr r5942, 1, 4
 	r308 = load.i32 r305
 	r309 = add.i32 r308, r304
 	r310 = move.ptr r305
 	store.i32 r310, r309
-	checkindex r9, r317, site 29
-	r2621 = move.ptr r3103
-	r315 = elemaddr r2621, 1, 4
+	r5944 = move.ptr r6936
+	r315 = elemaddr r5944, 1, 4
 	r318 = load.i32 r315
 	r319 = add.i32 r318, r314
 	r320 = move.ptr r315
 	store.i32 r320, r319
-	checkindex r9, r327, site 30
-	r2623 = move.ptr r3104
-	r325 = elemaddr r2623, 1, 4
+	r5946 = move.ptr r6937
+	r325 = elemaddr r5946, 1, 4
 	r328 = load.i32 r325
 	r329 = add.i32 r328, r324
 	r330 = move.ptr r325
 	store.i32 r330, r329
-	checkindex r9, r337, site 31
-	r2625 = move.ptr r3105
-	r335 = elemaddr r2625, 1, 4
+	r5948 = move.ptr r6938
+	r335 = elemaddr r5948, 1, 4
 	r338 = load.i32 r335
 	r339 = add.i32 r338, r334
 	r340 = move.ptr r335
 	store.i32 r340, r339
-	checkindex r9, r347, site 32
-	r2627 = move.ptr r3106
-	r345 = elemaddr r2627, 1, 4
+	r5950 = move.ptr r6939
+	r345 = elemaddr r5950, 1, 4
 	r348 = load.i32 r345
 	r349 = add.i32 r348, r344
 	r350 = move.ptr r345
 	store.i32 r350, r349
-	checkindex r9, r357, site 33
-	r2629 = move.ptr r3107
-	r355 = elemaddr r2629, 1, 4
+	r5952 = move.ptr r6940
+	r355 = elemaddr r5952, 1, 4
 	r358 = load.i32 r355
 	r359 = add.i32 r358, r354
 	r360 = move.ptr r355
 	store.i32 r360, r359
-	checkindex r9, r367, site 34
-	r2631 = move.ptr r3108
-	r365 = elemaddr r2631, 1, 4
+	r5954 = move.ptr r6941
+	r365 = elemaddr r5954, 1, 4
 	r368 = load.i32 r365
 	r369 = add.i32 r368, r364
 	r370 = move.ptr r365
 	store.i32 r370, r369
-	checkindex r9, r377, site 35
-	r2633 = move.ptr r3109
-	r375 = elemaddr r2633, 1, 4
+	r5956 = move.ptr r6942
+	r375 = elemaddr r5956, 1, 4
 	r378 = load.i32 r375
 	r379 = add.i32 r378, r374
 	r380 = move.ptr r375
 	store.i32 r380, r379
-	checkindex r9, r387, site 36
-	r2635 = move.ptr r3110
-	r385 = elemaddr r2635, 1, 4
+	r5958 = move.ptr r6943
+	r385 = elemaddr r5958, 1, 4
 	r388 = load.i32 r385
 	r389 = add.i32 r388, r384
 	r390 = move.ptr r385
 	store.i32 r390, r389
-	checkindex r9, r397, site 37
-	r2637 = move.ptr r3111
-	r395 = elemaddr r2637, 1, 4
+	r5960 = move.ptr r6944
+	r395 = elemaddr r5960, 1, 4
 	r398 = load.i32 r395
 	r399 = add.i32 r398, r394
 	r400 = move.ptr r395
 	store.i32 r400, r399
-	checkindex r9, r407, site 38
-	r2639 = move.ptr r3112
-	r405 = elemaddr r2639, 1, 4
+	r5962 = move.ptr r6945
+	r405 = elemaddr r5962, 1, 4
 	r408 = load.i32 r405
 	r409 = add.i32 r408, r404
 	r410 = move.ptr r405
 	store.i32 r410, r409
-	checkindex r9, r417, site 39
-	r2641 = move.ptr r3113
-	r415 = elemaddr r2641, 1, 4
+	r5964 = move.ptr r6946
+	r415 = elemaddr r5964, 1, 4
 	r418 = load.i32 r415
 	r419 = add.i32 r418, r414
 	r420 = move.ptr r415
 	store.i32 r420, r419
-	checkindex r9, r427, site 40
-	r2643 = move.ptr r3114
-	r425 = elemaddr r2643, 1, 4
+	r5966 = move.ptr r6947
+	r425 = elemaddr r5966, 1, 4
 	r428 = load.i32 r425
 	r429 = add.i32 r428, r424
 	r430 = move.ptr r425
 	store.i32 r430, r429
-	checkindex r9, r437, site 41
-	r2645 = move.ptr r3115
-	r435 = elemaddr r2645, 1, 4
+	r5968 = move.ptr r6948
+	r435 = elemaddr r5968, 1, 4
 	r438 = load.i32 r435
 	r439 = add.i32 r438, r434
 	r440 = move.ptr r435
 	store.i32 r440, r439
-	checkindex r9, r447, site 42
-	r2647 = move.ptr r3116
-	r445 = elemaddr r2647, 1, 4
+	r5970 = move.ptr r6949
+	r445 = elemaddr r5970, 1, 4
 	r448 = load.i32 r445
 	r449 = add.i32 r448, r444
 	r450 = move.ptr r445
 	store.i32 r450, r449
-	checkindex r9, r457, site 43
-	r2649 = move.ptr r3117
-	r455 = elemaddr r2649, 1, 4
+	r5972 = move.ptr r6950
+	r455 = elemaddr r5972, 1, 4
 	r458 = load.i32 r455
 	r459 = add.i32 r458, r454
 	r460 = move.ptr r455
 	store.i32 r460, r459
-	checkindex r9, r467, site 44
-	r2651 = move.ptr r3118
-	r465 = elemaddr r2651, 1, 4
+	r5974 = move.ptr r6951
+	r465 = elemaddr r5974, 1, 4
 	r468 = load.i32 r465
 	r469 = add.i32 r468, r464
 	r470 = move.ptr r465
 	store.i32 r470, r469
-	checkindex r9, r477, site 45
-	r2653 = move.ptr r3119
-	r475 = elemaddr r2653, 1, 4
+	r5976 = move.ptr r6952
+	r475 = elemaddr r5976, 1, 4
 	r478 = load.i32 r475
 	r479 = add.i32 r478, r474
 	r480 = move.ptr r475
 	store.i32 r480, r479
-	checkindex r9, r487, site 46
-	r2655 = move.ptr r3120
-	r485 = elemaddr r2655, 1, 4
+	r5978 = move.ptr r6953
+	r485 = elemaddr r5978, 1, 4
 	r488 = load.i32 r485
 	r489 = add.i32 r488, r484
 	r490 = move.ptr r485
 	store.i32 r490, r489
-	checkindex r9, r497, site 47
-	r2657 = move.ptr r3121
-	r495 = elemaddr r2657, 1, 4
+	r5980 = move.ptr r6954
+	r495 = elemaddr r5980, 1, 4
 	r498 = load.i32 r495
 	r499 = add.i32 r498, r494
 	r500 = move.ptr r495
 	store.i32 r500, r499
-	checkindex r9, r507, site 48
-	r2659 = move.ptr r3122
-	r505 = elemaddr r2659, 1, 4
+	r5982 = move.ptr r6955
+	r505 = elemaddr r5982, 1, 4
 	r508 = load.i32 r505
 	r509 = add.i32 r508, r504
 	r510 = move.ptr r505
 	store.i32 r510, r509
-	checkindex r9, r517, site 49
-	r2661 = move.ptr r3123
-	r515 = elemaddr r2661, 1, 4
+	r5984 = move.ptr r6956
+	r515 = elemaddr r5984, 1, 4
 	r518 = load.i32 r515
 	r519 = add.i32 r518, r514
 	r520 = move.ptr r515
 	store.i32 r520, r519
-	checkindex r9, r527, site 50
-	r2663 = move.ptr r3124
-	r525 = elemaddr r2663, 1, 4
+	r5986 = move.ptr r6957
+	r525 = elemaddr r5986, 1, 4
 	r528 = load.i32 r525
 	r529 = add.i32 r528, r524
 	r530 = move.ptr r525
 	store.i32 r530, r529
-	checkindex r9, r537, site 51
-	r2665 = move.ptr r3125
-	r535 = elemaddr r2665, 1, 4
+	r5988 = move.ptr r6958
+	r535 = elemaddr r5988, 1, 4
 	r538 = load.i32 r535
 	r539 = add.i32 r538, r534
 	r540 = move.ptr r535
 	store.i32 r540, r539
-	checkindex r9, r547, site 52
-	r2667 = move.ptr r3126
-	r545 = elemaddr r2667, 1, 4
+	r5990 = move.ptr r6959
+	r545 = elemaddr r5990, 1, 4
 	r548 = load.i32 r545
 	r549 = add.i32 r548, r544
 	r550 = move.ptr r545
 	store.i32 r550, r549
-	checkindex r9, r557, site 53
-	r2669 = move.ptr r3127
-	r555 = elemaddr r2669, 1, 4
+	r5992 = move.ptr r6960
+	r555 = elemaddr r5992, 1, 4
 	r558 = load.i32 r555
 	r559 = add.i32 r558, r554
 	r560 = move.ptr r555
 	store.i32 r560, r559
-	checkindex r9, r567, site 54
-	r2671 = move.ptr r3128
-	r565 = elemaddr r2671, 1, 4
+	r5994 = move.ptr r6961
+	r565 = elemaddr r5994, 1, 4
 	r568 = load.i32 r565
 	r569 = add.i32 r568, r564
 	r570 = move.ptr r565
 	store.i32 r570, r569
-	checkindex r9, r577, site 55
-	r2673 = move.ptr r3129
-	r575 = elemaddr r2673, 1, 4
+	r5996 = move.ptr r6962
+	r575 = elemaddr r5996, 1, 4
 	r578 = load.i32 r575
 	r579 = add.i32 r578, r574
 	r580 = move.ptr r575
 	store.i32 r580, r579
-	checkindex r9, r587, site 56
-	r2675 = move.ptr r3130
-	r585 = elemaddr r2675, 1, 4
+	r5998 = move.ptr r6963
+	r585 = elemaddr r5998, 1, 4
 	r588 = load.i32 r585
 	r589 = add.i32 r588, r584
 	r590 = move.ptr r585
 	store.i32 r590, r589
-	checkindex r9, r597, site 57
-	r2677 = move.ptr r3131
-	r595 = elemaddr r2677, 1, 4
+	r6000 = move.ptr r6964
+	r595 = elemaddr r6000, 1, 4
 	r598 = load.i32 r595
 	r599 = add.i32 r598, r594
 	r600 = move.ptr r595
 	store.i32 r600, r599
-	checkindex r9, r607, site 58
-	r2679 = move.ptr r3132
-	r605 = elemaddr r2679, 1, 4
+	r6002 = move.ptr r6965
+	r605 = elemaddr r6002, 1, 4
 	r608 = load.i32 r605
 	r609 = add.i32 r608, r604
 	r610 = move.ptr r605
 	store.i32 r610, r609
-	checkindex r9, r617, site 59
-	r2681 = move.ptr r3133
-	r615 = elemaddr r2681, 1, 4
+	r6004 = move.ptr r6966
+	r615 = elemaddr r6004, 1, 4
 	r618 = load.i32 r615
 	r619 = add.i32 r618, r614
 	r620 = move.ptr r615
 	store.i32 r620, r619
-	checkindex r9, r627, site 60
-	r2683 = move.ptr r3134
-	r625 = elemaddr r2683, 1, 4
+	r6006 = move.ptr r6967
+	r625 = elemaddr r6006, 1, 4
 	r628 = load.i32 r625
 	r629 = add.i32 r628, r624
 	r630 = move.ptr r625
 	store.i32 r630, r629
-	checkindex r9, r637, site 61
-	r2685 = move.ptr r3135
-	r635 = elemaddr r2685, 1, 4
+	r6008 = move.ptr r6968
+	r635 = elemaddr r6008, 1, 4
 	r638 = load.i32 r635
 	r639 = add.i32 r638, r634
 	r640 = move.ptr r635
 	store.i32 r640, r639
-	checkindex r9, r647, site 62
-	r2687 = move.ptr r3136
-	r645 = elemaddr r2687, 1, 4
+	r6010 = move.ptr r6969
+	r645 = elemaddr r6010, 1, 4
 	r648 = load.i32 r645
 	r649 = add.i32 r648, r644
 	r650 = move.ptr r645
 	store.i32 r650, r649
-	checkindex r9, r657, site 63
-	r2689 = move.ptr r3137
-	r655 = elemaddr r2689, 1, 4
+	r6012 = move.ptr r6970
+	r655 = elemaddr r6012, 1, 4
 	r658 = load.i32 r655
 	r659 = add.i32 r658, r654
 	r660 = move.ptr r655
 	store.i32 r660, r659
-	checkindex r9, r667, site 64
-	r2691 = move.ptr r3138
-	r665 = elemaddr r2691, 1, 4
+	r6014 = move.ptr r6971
+	r665 = elemaddr r6014, 1, 4
 	r668 = load.i32 r665
 	r669 = add.i32 r668, r664
 	r670 = move.ptr r665
 	store.i32 r670, r669
-	checkindex r9, r677, site 65
-	r2693 = move.ptr r3139
-	r675 = elemaddr r2693, 1, 4
+	r6016 = move.ptr r6972
+	r675 = elemaddr r6016, 1, 4
 	r678 = load.i32 r675
 	r679 = add.i32 r678, r674
 	r680 = move.ptr r675
 	store.i32 r680, r679
-	checkindex r9, r687, site 66
-	r2695 = move.ptr r3140
-	r685 = elemaddr r2695, 1, 4
+	r6018 = move.ptr r6973
+	r685 = elemaddr r6018, 1, 4
 	r688 = load.i32 r685
 	r689 = add.i32 r688, r684
 	r690 = move.ptr r685
 	store.i32 r690, r689
-	checkindex r9, r697, site 67
-	r2697 = move.ptr r3141
-	r695 = elemaddr r2697, 1, 4
+	r6020 = move.ptr r6974
+	r695 = elemaddr r6020, 1, 4
 	r698 = load.i32 r695
 	r699 = add.i32 r698, r694
 	r700 = move.ptr r695
 	store.i32 r700, r699
-	checkindex r9, r707, site 68
-	r2699 = move.ptr r3142
-	r705 = elemaddr r2699, 1, 4
+	r6022 = move.ptr r6975
+	r705 = elemaddr r6022, 1, 4
 	r708 = load.i32 r705
 	r709 = add.i32 r708, r704
 	r710 = move.ptr r705
 	store.i32 r710, r709
-	checkindex r9, r717, site 69
-	r2701 = move.ptr r3143
-	r715 = elemaddr r2701, 1, 4
+	r6024 = move.ptr r6976
+	r715 = elemaddr r6024, 1, 4
 	r718 = load.i32 r715
 	r719 = add.i32 r718, r714
 	r720 = move.ptr r715
 	store.i32 r720, r719
-	checkindex r9, r727, site 70
-	r2703 = move.ptr r3144
-	r725 = elemaddr r2703, 1, 4
+	r6026 = move.ptr r6977
+	r725 = elemaddr r6026, 1, 4
 	r728 = load.i32 r725
 	r729 = add.i32 r728, r724
 	r730 = move.ptr r725
 	store.i32 r730, r729
-	checkindex r9, r737, site 71
-	r2705 = move.ptr r3145
-	r735 = elemaddr r2705, 1, 4
+	r6028 = move.ptr r6978
+	r735 = elemaddr r6028, 1, 4
 	r738 = load.i32 r735
 	r739 = add.i32 r738, r734
 	r740 = move.ptr r735
 	store.i32 r740, r739
-	checkindex r9, r747, site 72
-	r2707 = move.ptr r3146
-	r745 = elemaddr r2707, 1, 4
+	r6030 = move.ptr r6979
+	r745 = elemaddr r6030, 1, 4
 	r748 = load.i32 r745
 	r749 = add.i32 r748, r744
 	r750 = move.ptr r745
 	store.i32 r750, r749
-	checkindex r9, r757, site 73
-	r2709 = move.ptr r3147
-	r755 = elemaddr r2709, 1, 4
+	r6032 = move.ptr r6980
+	r755 = elemaddr r6032, 1, 4
 	r758 = load.i32 r755
 	r759 = add.i32 r758, r754
 	r760 = move.ptr r755
 	store.i32 r760, r759
-	checkindex r9, r767, site 74
-	r2711 = move.ptr r3148
-	r765 = elemaddr r2711, 1, 4
+	r6034 = move.ptr r6981
+	r765 = elemaddr r6034, 1, 4
 	r768 = load.i32 r765
 	r769 = add.i32 r768, r764
 	r770 = move.ptr r765
 	store.i32 r770, r769
-	checkindex r9, r777, site 75
-	r2713 = move.ptr r3149
-	r775 = elemaddr r2713, 1, 4
+	r6036 = move.ptr r6982
+	r775 = elemaddr r6036, 1, 4
 	r778 = load.i32 r775
 	r779 = add.i32 r778, r774
 	r780 = move.ptr r775
 	store.i32 r780, r779
-	checkindex r9, r787, site 76
-	r2715 = move.ptr r3150
-	r785 = elemaddr r2715, 1, 4
+	r6038 = move.ptr r6983
+	r785 = elemaddr r6038, 1, 4
 	r788 = load.i32 r785
 	r789 = add.i32 r788, r784
 	r790 = move.ptr r785
 	store.i32 r790, r789
-	checkindex r9, r797, site 77
-	r2717 = move.ptr r3151
-	r795 = elemaddr r2717, 1, 4
+	r6040 = move.ptr r6984
+	r795 = elemaddr r6040, 1, 4
 	r798 = load.i32 r795
 	r799 = add.i32 r798, r794
 	r800 = move.ptr r795
 	store.i32 r800, r799
-	checkindex r9, r807, site 78
-	r2719 = move.ptr r3152
-	r805 = elemaddr r2719, 1, 4
+	r6042 = move.ptr r6985
+	r805 = elemaddr r6042, 1, 4
 	r808 = load.i32 r805
 	r809 = add.i32 r808, r804
 	r810 = move.ptr r805
 	store.i32 r810, r809
-	checkindex r9, r817, site 79
-	r2721 = move.ptr r3153
-	r815 = elemaddr r2721, 1, 4
+	r6044 = move.ptr r6986
+	r815 = elemaddr r6044, 1, 4
 	r818 = load.i32 r815
 	r819 = add.i32 r818, r814
 	r820 = move.ptr r815
 	store.i32 r820, r819
-	checkindex r9, r827, site 80
-	r2723 = move.ptr r3154
-	r825 = elemaddr r2723, 1, 4
+	r6046 = move.ptr r6987
+	r825 = elemaddr r6046, 1, 4
 	r828 = load.i32 r825
 	r829 = add.i32 r828, r824
 	r830 = move.ptr r825
 	store.i32 r830, r829
-	checkindex r9, r837, site 81
-	r2725 = move.ptr r3155
-	r835 = elemaddr r2725, 1, 4
+	r6048 = move.ptr r6988
+	r835 = elemaddr r6048, 1, 4
 	r838 = load.i32 r835
 	r839 = add.i32 r838, r834
 	r840 = move.ptr r835
 	store.i32 r840, r839
-	checkindex r9, r847, site 82
-	r2727 = move.ptr r3156
-	r845 = elemaddr r2727, 1, 4
+	r6050 = move.ptr r6989
+	r845 = elemaddr r6050, 1, 4
 	r848 = load.i32 r845
 	r849 = add.i32 r848, r844
 	r850 = move.ptr r845
 	store.i32 r850, r849
-	checkindex r9, r857, site 83
-	r2729 = move.ptr r3157
-	r855 = elemaddr r2729, 1, 4
+	r6052 = move.ptr r6990
+	r855 = elemaddr r6052, 1, 4
 	r858 = load.i32 r855
 	r859 = add.i32 r858, r854
 	r860 = move.ptr r855
 	store.i32 r860, r859
-	checkindex r9, r867, site 84
-	r2731 = move.ptr r3158
-	r865 = elemaddr r2731, 1, 4
+	r6054 = move.ptr r6991
+	r865 = elemaddr r6054, 1, 4
 	r868 = load.i32 r865
 	r869 = add.i32 r868, r864
 	r870 = move.ptr r865
 	store.i32 r870, r869
-	checkindex r9, r877, site 85
-	r2733 = move.ptr r3159
-	r875 = elemaddr r2733, 1, 4
+	r6056 = move.ptr r6992
+	r875 = elemaddr r6056, 1, 4
 	r878 = load.i32 r875
 	r879 = add.i32 r878, r874
 	r880 = move.ptr r875
 	store.i32 r880, r879
-	checkindex r9, r887, site 86
-	r2735 = move.ptr r3160
-	r885 = elemaddr r2735, 1, 4
+	r6058 = move.ptr r6993
+	r885 = elemaddr r6058, 1, 4
 	r888 = load.i32 r885
 	r889 = add.i32 r888, r884
 	r890 = move.ptr r885
 	store.i32 r890, r889
-	checkindex r9, r897, site 87
-	r2737 = move.ptr r3161
-	r895 = elemaddr r2737, 1, 4
+	r6060 = move.ptr r6994
+	r895 = elemaddr r6060, 1, 4
 	r898 = load.i32 r895
 	r899 = add.i32 r898, r894
 	r900 = move.ptr r895
 	store.i32 r900, r899
-	checkindex r9, r907, site 88
-	r2739 = move.ptr r3162
-	r905 = elemaddr r2739, 1, 4
+	r6062 = move.ptr r6995
+	r905 = elemaddr r6062, 1, 4
 	r908 = load.i32 r905
 	r909 = add.i32 r908, r904
 	r910 = move.ptr r905
 	store.i32 r910, r909
-	checkindex r9, r917, site 89
-	r2741 = move.ptr r3163
-	r915 = elemaddr r2741, 1, 4
+	r6064 = move.ptr r6996
+	r915 = elemaddr r6064, 1, 4
 	r918 = load.i32 r915
 	r919 = add.i32 r918, r914
 	r920 = move.ptr r915
 	store.i32 r920, r919
-	checkindex r9, r927, site 90
-	r2743 = move.ptr r3164
-	r925 = elemaddr r2743, 1, 4
+	r6066 = move.ptr r6997
+	r925 = elemaddr r6066, 1, 4
 	r928 = load.i32 r925
 	r929 = add.i32 r928, r924
 	r930 = move.ptr r925
 	store.i32 r930, r929
-	checkindex r9, r937, site 91
-	r2745 = move.ptr r3165
-	r935 = elemaddr r2745, 1, 4
+	r6068 = move.ptr r6998
+	r935 = elemaddr r6068, 1, 4
 	r938 = load.i32 r935
 	r939 = add.i32 r938, r934
 	r940 = move.ptr r935
 	store.i32 r940, r939
-	checkindex r9, r947, site 92
-	r2747 = move.ptr r3166
-	r945 = elemaddr r2747, 1, 4
+	r6070 = move.ptr r6999
+	r945 = elemaddr r6070, 1, 4
 	r948 = load.i32 r945
 	r949 = add.i32 r948, r944
 	r950 = move.ptr r945
 	store.i32 r950, r949
-	checkindex r9, r957, site 93
-	r2749 = move.ptr r3167
-	r955 = elemaddr r2749, 1, 4
+	r6072 = move.ptr r7000
+	r955 = elemaddr r6072, 1, 4
 	r958 = load.i32 r955
 	r959 = add.i32 r958, r954
 	r960 = move.ptr r955
 	store.i32 r960, r959
-	checkindex r9, r967, site 94
-	r2751 = move.ptr r3168
-	r965 = elemaddr r2751, 1, 4
+	r6074 = move.ptr r7001
+	r965 = elemaddr r6074, 1, 4
 	r968 = load.i32 r965
 	r969 = add.i32 r968, r964
 	r970 = move.ptr r965
 	store.i32 r970, r969
-	checkindex r9, r977, site 95
-	r2753 = move.ptr r3169
-	r975 = elemaddr r2753, 1, 4
+	r6076 = move.ptr r7002
+	r975 = elemaddr r6076, 1, 4
 	r978 = load.i32 r975
 	r979 = add.i32 r978, r974
 	r980 = move.ptr r975
 	store.i32 r980, r979
-	checkindex r9, r987, site 96
-	r2755 = move.ptr r3170
-	r985 = elemaddr r2755, 1, 4
+	r6078 = move.ptr r7003
+	r985 = elemaddr r6078, 1, 4
 	r988 = load.i32 r985
 	r989 = add.i32 r988, r984
 	r990 = move.ptr r985
 	store.i32 r990, r989
-	checkindex r9, r997, site 97
-	r2757 = move.ptr r3171
-	r995 = elemaddr r2757, 1, 4
+	r6080 = move.ptr r7004
+	r995 = elemaddr r6080, 1, 4
 	r998 = load.i32 r995
 	r999 = add.i32 r998, r994
 	r1000 = move.ptr r995
 	store.i32 r1000, r999
-	checkindex r9, r1007, site 98
-	r2759 = move.ptr r3172
-	r1005 = elemaddr r2759, 1, 4
+	r6082 = move.ptr r7005
+	r1005 = elemaddr r6082, 1, 4
 	r1008 = load.i32 r1005
 	r1009 = add.i32 r1008, r1004
 	r1010 = move.ptr r1005
 	store.i32 r1010, r1009
-	checkindex r9, r1017, site 99
-	r2761 = move.ptr r3173
-	r1015 = elemaddr r2761, 1, 4
+	r6084 = move.ptr r7006
+	r1015 = elemaddr r6084, 1, 4
 	r1018 = load.i32 r1015
 	r1019 = add.i32 r1018, r1014
 	r1020 = move.ptr r1015
 	store.i32 r1020, r1019
-	checkindex r9, r1027, site 100
-	r2763 = move.ptr r3174
-	r1025 = elemaddr r2763, 1, 4
+	r6086 = move.ptr r7007
+	r1025 = elemaddr r6086, 1, 4
 	r1028 = load.i32 r1025
 	r1029 = add.i32 r1028, r1024
 	r1030 = move.ptr r1025
 	store.i32 r1030, r1029
-	checkindex r9, r1037, site 101
-	r2765 = move.ptr r3175
-	r1035 = elemaddr r2765, 1, 4
+	r6088 = move.ptr r7008
+	r1035 = elemaddr r6088, 1, 4
 	r1038 = load.i32 r1035
 	r1039 = add.i32 r1038, r1034
 	r1040 = move.ptr r1035
 	store.i32 r1040, r1039
-	checkindex r9, r1047, site 102
-	r2767 = move.ptr r3176
-	r1045 = elemaddr r2767, 1, 4
+	r6090 = move.ptr r7009
+	r1045 = elemaddr r6090, 1, 4
 	r1048 = load.i32 r1045
 	r1049 = add.i32 r1048, r1044
 	r1050 = move.ptr r1045
 	store.i32 r1050, r1049
-	checkindex r9, r1057, site 103
-	r2769 = move.ptr r3177
-	r1055 = elemaddr r2769, 1, 4
+	r6092 = move.ptr r7010
+	r1055 = elemaddr r6092, 1, 4
 	r1058 = load.i32 r1055
 	r1059 = add.i32 r1058, r1054
 	r1060 = move.ptr r1055
 	store.i32 r1060, r1059
-	checkindex r9, r1067, site 104
-	r2771 = move.ptr r3178
-	r1065 = elemaddr r2771, 1, 4
+	r6094 = move.ptr r7011
+	r1065 = elemaddr r6094, 1, 4
 	r1068 = load.i32 r1065
 	r1069 = add.i32 r1068, r1064
 	r1070 = move.ptr r1065
 	store.i32 r1070, r1069
-	checkindex r9, r1077, site 105
-	r2773 = move.ptr r3179
-	r1075 = elemaddr r2773, 1, 4
+	r6096 = move.ptr r7012
+	r1075 = elemaddr r6096, 1, 4
 	r1078 = load.i32 r1075
 	r1079 = add.i32 r1078, r1074
 	r1080 = move.ptr r1075
 	store.i32 r1080, r1079
-	checkindex r9, r1087, site 106
-	r2775 = move.ptr r3180
-	r1085 = elemaddr r2775, 1, 4
+	r6098 = move.ptr r7013
+	r1085 = elemaddr r6098, 1, 4
 	r1088 = load.i32 r1085
 	r1089 = add.i32 r1088, r1084
 	r1090 = move.ptr r1085
 	store.i32 r1090, r1089
-	checkindex r9, r1097, site 107
-	r2777 = move.ptr r3181
-	r1095 = elemaddr r2777, 1, 4
+	r6100 = move.ptr r7014
+	r1095 = elemaddr r6100, 1, 4
 	r1098 = load.i32 r1095
 	r1099 = add.i32 r1098, r1094
 	r1100 = move.ptr r1095
 	store.i32 r1100, r1099
-	checkindex r9, r1107, site 108
-	r2779 = move.ptr r3182
-	r1105 = elemaddr r2779, 1, 4
+	r6102 = move.ptr r7015
+	r1105 = elemaddr r6102, 1, 4
 	r1108 = load.i32 r1105
 	r1109 = add.i32 r1108, r1104
 	r1110 = move.ptr r1105
 	store.i32 r1110, r1109
-	checkindex r9, r1117, site 109
-	r2781 = move.ptr r3183
-	r1115 = elemaddr r2781, 1, 4
+	r6104 = move.ptr r7016
+	r1115 = elemaddr r6104, 1, 4
 	r1118 = load.i32 r1115
 	r1119 = add.i32 r1118, r1114
 	r1120 = move.ptr r1115
 	store.i32 r1120, r1119
-	checkindex r9, r1127, site 110
-	r2783 = move.ptr r3184
-	r1125 = elemaddr r2783, 1, 4
+	r6106 = move.ptr r7017
+	r1125 = elemaddr r6106, 1, 4
 	r1128 = load.i32 r1125
 	r1129 = add.i32 r1128, r1124
 	r1130 = move.ptr r1125
 	store.i32 r1130, r1129
-	checkindex r9, r1137, site 111
-	r2785 = move.ptr r3185
-	r1135 = elemaddr r2785, 1, 4
+	r6108 = move.ptr r7018
+	r1135 = elemaddr r6108, 1, 4
 	r1138 = load.i32 r1135
 	r1139 = add.i32 r1138, r1134
 	r1140 = move.ptr r1135
 	store.i32 r1140, r1139
-	checkindex r9, r1147, site 112
-	r2787 = move.ptr r3186
-	r1145 = elemaddr r2787, 1, 4
+	r6110 = move.ptr r7019
+	r1145 = elemaddr r6110, 1, 4
 	r1148 = load.i32 r1145
 	r1149 = add.i32 r1148, r1144
 	r1150 = move.ptr r1145
 	store.i32 r1150, r1149
-	checkindex r9, r1157, site 113
-	r2789 = move.ptr r3187
-	r1155 = elemaddr r2789, 1, 4
+	r6112 = move.ptr r7020
+	r1155 = elemaddr r6112, 1, 4
 	r1158 = load.i32 r1155
 	r1159 = add.i32 r1158, r1154
 	r1160 = move.ptr r1155
 	store.i32 r1160, r1159
-	checkindex r9, r1167, site 114
-	r2791 = move.ptr r3188
-	r1165 = elemaddr r2791, 1, 4
+	r6114 = move.ptr r7021
+	r1165 = elemaddr r6114, 1, 4
 	r1168 = load.i32 r1165
 	r1169 = add.i32 r1168, r1164
 	r1170 = move.ptr r1165
 	store.i32 r1170, r1169
-	checkindex r9, r1177, site 115
-	r2793 = move.ptr r3189
-	r1175 = elemaddr r2793, 1, 4
+	r6116 = move.ptr r7022
+	r1175 = elemaddr r6116, 1, 4
 	r1178 = load.i32 r1175
 	r1179 = add.i32 r1178, r1174
 	r1180 = move.ptr r1175
 	store.i32 r1180, r1179
-	checkindex r9, r1187, site 116
-	r2795 = move.ptr r3190
-	r1185 = elemaddr r2795, 1, 4
+	r6118 = move.ptr r7023
+	r1185 = elemaddr r6118, 1, 4
 	r1188 = load.i32 r1185
 	r1189 = add.i32 r1188, r1184
 	r1190 = move.ptr r1185
 	store.i32 r1190, r1189
-	checkindex r9, r1197, site 117
-	r2797 = move.ptr r3191
-	r1195 = elemaddr r2797, 1, 4
+	r6120 = move.ptr r7024
+	r1195 = elemaddr r6120, 1, 4
 	r1198 = load.i32 r1195
 	r1199 = add.i32 r1198, r1194
 	r1200 = move.ptr r1195
 	store.i32 r1200, r1199
-	checkindex r9, r1207, site 118
-	r2799 = move.ptr r3192
-	r1205 = elemaddr r2799, 1, 4
+	r6122 = move.ptr r7025
+	r1205 = elemaddr r6122, 1, 4
 	r1208 = load.i32 r1205
 	r1209 = add.i32 r1208, r1204
 	r1210 = move.ptr r1205
 	store.i32 r1210, r1209
-	checkindex r9, r1217, site 119
-	r2801 = move.ptr r3193
-	r1215 = elemaddr r2801, 1, 4
+	r6124 = move.ptr r7026
+	r1215 = elemaddr r6124, 1, 4
 	r1218 = load.i32 r1215
 	r1219 = add.i32 r1218, r1214
 	r1220 = move.ptr r1215
 	store.i32 r1220, r1219
-	checkindex r9, r1227, site 120
-	r2803 = move.ptr r3194
-	r1225 = elemaddr r2803, 1, 4
+	r6126 = move.ptr r7027
+	r1225 = elemaddr r6126, 1, 4
 	r1228 = load.i32 r1225
 	r1229 = add.i32 r1228, r1224
 	r1230 = move.ptr r1225
 	store.i32 r1230, r1229
-	checkindex r9, r1237, site 121
-	r2805 = move.ptr r3195
-	r1235 = elemaddr r2805, 1, 4
+	r6128 = move.ptr r7028
+	r1235 = elemaddr r6128, 1, 4
 	r1238 = load.i32 r1235
 	r1239 = add.i32 r1238, r1234
 	r1240 = move.ptr r1235
 	store.i32 r1240, r1239
-	checkindex r9, r1247, site 122
-	r2807 = move.ptr r3196
-	r1245 = elemaddr r2807, 1, 4
+	r6130 = move.ptr r7029
+	r1245 = elemaddr r6130, 1, 4
 	r1248 = load.i32 r1245
 	r1249 = add.i32 r1248, r1244
 	r1250 = move.ptr r1245
 	store.i32 r1250, r1249
-	checkindex r9, r1257, site 123
-	r2809 = move.ptr r3197
-	r1255 = elemaddr r2809, 1, 4
+	r6132 = move.ptr r7030
+	r1255 = elemaddr r6132, 1, 4
 	r1258 = load.i32 r1255
 	r1259 = add.i32 r1258, r1254
 	r1260 = move.ptr r1255
 	store.i32 r1260, r1259
-	checkindex r9, r1267, site 124
-	r2811 = move.ptr r3198
-	r1265 = elemaddr r2811, 1, 4
+	r6134 = move.ptr r7031
+	r1265 = elemaddr r6134, 1, 4
 	r1268 = load.i32 r1265
 	r1269 = add.i32 r1268, r1264
 	r1270 = move.ptr r1265
 	store.i32 r1270, r1269
-	checkindex r9, r1277, site 125
-	r2813 = move.ptr r3199
-	r1275 = elemaddr r2813, 1, 4
+	r6136 = move.ptr r7032
+	r1275 = elemaddr r6136, 1, 4
 	r1278 = load.i32 r1275
 	r1279 = add.i32 r1278, r1274
 	r1280 = move.ptr r1275
 	store.i32 r1280, r1279
-	checkindex r9, r1287, site 126
-	r2815 = move.ptr r3200
-	r1285 = elemaddr r2815, 1, 4
+	r6138 = move.ptr r7033
+	r1285 = elemaddr r6138, 1, 4
 	r1288 = load.i32 r1285
 	r1289 = add.i32 r1288, r1284
 	r1290 = move.ptr r1285
 	store.i32 r1290, r1289
-	checkindex r9, r1297, site 127
-	r2817 = move.ptr r3201
-	r1295 = elemaddr r2817, 1, 4
+	r6140 = move.ptr r7034
+	r1295 = elemaddr r6140, 1, 4
 	r1298 = load.i32 r1295
 	r1299 = add.i32 r1298, r1294
 	r1300 = move.ptr r1295
 	store.i32 r1300, r1299
-	checkindex r9, r1307, site 128
-	r2819 = move.ptr r3202
-	r1305 = elemaddr r2819, 1, 4
+	r6142 = move.ptr r7035
+	r1305 = elemaddr r6142, 1, 4
 	r1308 = load.i32 r1305
 	r1309 = add.i32 r1308, r1304
 	r1310 = move.ptr r1305
 	store.i32 r1310, r1309
-	checkindex r9, r1317, site 129
-	r2821 = move.ptr r3203
-	r1315 = elemaddr r2821, 1, 4
+	r6144 = move.ptr r7036
+	r1315 = elemaddr r6144, 1, 4
 	r1318 = load.i32 r1315
 	r1319 = add.i32 r1318, r1314
 	r1320 = move.ptr r1315
 	store.i32 r1320, r1319
-	checkindex r9, r1327, site 130
-	r2823 = move.ptr r3204
-	r1325 = elemaddr r2823, 1, 4
+	r6146 = move.ptr r7037
+	r1325 = elemaddr r6146, 1, 4
 	r1328 = load.i32 r1325
 	r1329 = add.i32 r1328, r1324
 	r1330 = move.ptr r1325
 	store.i32 r1330, r1329
-	checkindex r9, r1337, site 131
-	r2825 = move.ptr r3205
-	r1335 = elemaddr r2825, 1, 4
+	r6148 = move.ptr r7038
+	r1335 = elemaddr r6148, 1, 4
 	r1338 = load.i32 r1335
 	r1339 = add.i32 r1338, r1334
 	r1340 = move.ptr r1335
 	store.i32 r1340, r1339
-	checkindex r9, r1347, site 132
-	r2827 = move.ptr r3206
-	r1345 = elemaddr r2827, 1, 4
+	r6150 = move.ptr r7039
+	r1345 = elemaddr r6150, 1, 4
 	r1348 = load.i32 r1345
 	r1349 = add.i32 r1348, r1344
 	r1350 = move.ptr r1345
 	store.i32 r1350, r1349
-	checkindex r9, r1357, site 133
-	r2829 = move.ptr r3207
-	r1355 = elemaddr r2829, 1, 4
+	r6152 = move.ptr r7040
+	r1355 = elemaddr r6152, 1, 4
 	r1358 = load.i32 r1355
 	r1359 = add.i32 r1358, r1354
 	r1360 = move.ptr r1355
 	store.i32 r1360, r1359
-	checkindex r9, r1367, site 134
-	r2831 = move.ptr r3208
-	r1365 = elemaddr r2831, 1, 4
+	r6154 = move.ptr r7041
+	r1365 = elemaddr r6154, 1, 4
 	r1368 = load.i32 r1365
 	r1369 = add.i32 r1368, r1364
 	r1370 = move.ptr r1365
 	store.i32 r1370, r1369
-	checkindex r9, r1377, site 135
-	r2833 = move.ptr r3209
-	r1375 = elemaddr r2833, 1, 4
+	r6156 = move.ptr r7042
+	r1375 = elemaddr r6156, 1, 4
 	r1378 = load.i32 r1375
 	r1379 = add.i32 r1378, r1374
 	r1380 = move.ptr r1375
 	store.i32 r1380, r1379
-	checkindex r9, r1387, site 136
-	r2835 = move.ptr r3210
-	r1385 = elemaddr r2835, 1, 4
+	r6158 = move.ptr r7043
+	r1385 = elemaddr r6158, 1, 4
 	r1388 = load.i32 r1385
 	r1389 = add.i32 r1388, r1384
 	r1390 = move.ptr r1385
 	store.i32 r1390, r1389
-	checkindex r9, r1397, site 137
-	r2837 = move.ptr r3211
-	r1395 = elemaddr r2837, 1, 4
+	r6160 = move.ptr r7044
+	r1395 = elemaddr r6160, 1, 4
 	r1398 = load.i32 r1395
 	r1399 = add.i32 r1398, r1394
 	r1400 = move.ptr r1395
 	store.i32 r1400, r1399
-	checkindex r9, r1407, site 138
-	r2839 = move.ptr r3212
-	r1405 = elemaddr r2839, 1, 4
+	r6162 = move.ptr r7045
+	r1405 = elemaddr r6162, 1, 4
 	r1408 = load.i32 r1405
 	r1409 = add.i32 r1408, r1404
 	r1410 = move.ptr r1405
 	store.i32 r1410, r1409
-	checkindex r9, r1417, site 139
-	r2841 = move.ptr r3213
-	r1415 = elemaddr r2841, 1, 4
+	r6164 = move.ptr r7046
+	r1415 = elemaddr r6164, 1, 4
 	r1418 = load.i32 r1415
 	r1419 = add.i32 r1418, r1414
 	r1420 = move.ptr r1415
 	store.i32 r1420, r1419
-	checkindex r9, r1427, site 140
-	r2843 = move.ptr r3214
-	r1425 = elemaddr r2843, 1, 4
+	r6166 = move.ptr r7047
+	r1425 = elemaddr r6166, 1, 4
 	r1428 = load.i32 r1425
 	r1429 = add.i32 r1428, r1424
 	r1430 = move.ptr r1425
 	store.i32 r1430, r1429
-	checkindex r9, r1437, site 141
-	r2845 = move.ptr r3215
-	r1435 = elemaddr r2845, 1, 4
+	r6168 = move.ptr r7048
+	r1435 = elemaddr r6168, 1, 4
 	r1438 = load.i32 r1435
 	r1439 = add.i32 r1438, r1434
 	r1440 = move.ptr r1435
 	store.i32 r1440, r1439
-	checkindex r9, r1447, site 142
-	r2847 = move.ptr r3216
-	r1445 = elemaddr r2847, 1, 4
+	r6170 = move.ptr r7049
+	r1445 = elemaddr r6170, 1, 4
 	r1448 = load.i32 r1445
 	r1449 = add.i32 r1448, r1444
 	r1450 = move.ptr r1445
 	store.i32 r1450, r1449
-	checkindex r9, r1457, site 143
-	r2849 = move.ptr r3217
-	r1455 = elemaddr r2849, 1, 4
+	r6172 = move.ptr r7050
+	r1455 = elemaddr r6172, 1, 4
 	r1458 = load.i32 r1455
 	r1459 = add.i32 r1458, r1454
 	r1460 = move.ptr r1455
 	store.i32 r1460, r1459
-	checkindex r9, r1467, site 144
-	r2851 = move.ptr r3218
-	r1465 = elemaddr r2851, 1, 4
+	r6174 = move.ptr r7051
+	r1465 = elemaddr r6174, 1, 4
 	r1468 = load.i32 r1465
 	r1469 = add.i32 r1468, r1464
 	r1470 = move.ptr r1465
 	store.i32 r1470, r1469
-	checkindex r9, r1477, site 145
-	r2853 = move.ptr r3219
-	r1475 = elemaddr r2853, 1, 4
+	r6176 = move.ptr r7052
+	r1475 = elemaddr r6176, 1, 4
 	r1478 = load.i32 r1475
 	r1479 = add.i32 r1478, r1474
 	r1480 = move.ptr r1475
 	store.i32 r1480, r1479
-	checkindex r9, r1487, site 146
-	r2855 = move.ptr r3220
-	r1485 = elemaddr r2855, 1, 4
+	r6178 = move.ptr r7053
+	r1485 = elemaddr r6178, 1, 4
 	r1488 = load.i32 r1485
 	r1489 = add.i32 r1488, r1484
 	r1490 = move.ptr r1485
 	store.i32 r1490, r1489
-	checkindex r9, r1497, site 147
-	r2857 = move.ptr r3221
-	r1495 = elemaddr r2857, 1, 4
+	r6180 = move.ptr r7054
+	r1495 = elemaddr r6180, 1, 4
 	r1498 = load.i32 r1495
 	r1499 = add.i32 r1498, r1494
 	r1500 = move.ptr r1495
 	store.i32 r1500, r1499
-	checkindex r9, r1507, site 148
-	r2859 = move.ptr r3222
-	r1505 = elemaddr r2859, 1, 4
+	r6182 = move.ptr r7055
+	r1505 = elemaddr r6182, 1, 4
 	r1508 = load.i32 r1505
 	r1509 = add.i32 r1508, r1504
 	r1510 = move.ptr r1505
 	store.i32 r1510, r1509
-	checkindex r9, r1517, site 149
-	r2861 = move.ptr r3223
-	r1515 = elemaddr r2861, 1, 4
+	r6184 = move.ptr r7056
+	r1515 = elemaddr r6184, 1, 4
 	r1518 = load.i32 r1515
 	r1519 = add.i32 r1518, r1514
 	r1520 = move.ptr r1515
 	store.i32 r1520, r1519
-	checkindex r9, r1527, site 150
-	r2863 = move.ptr r3224
-	r1525 = elemaddr r2863, 1, 4
+	r6186 = move.ptr r7057
+	r1525 = elemaddr r6186, 1, 4
 	r1528 = load.i32 r1525
 	r1529 = add.i32 r1528, r1524
 	r1530 = move.ptr r1525
 	store.i32 r1530, r1529
-	checkindex r9, r1537, site 151
-	r2865 = move.ptr r3225
-	r1535 = elemaddr r2865, 1, 4
+	r6188 = move.ptr r7058
+	r1535 = elemaddr r6188, 1, 4
 	r1538 = load.i32 r1535
 	r1539 = add.i32 r1538, r1534
 	r1540 = move.ptr r1535
 	store.i32 r1540, r1539
-	checkindex r9, r1547, site 152
-	r2867 = move.ptr r3226
-	r1545 = elemaddr r2867, 1, 4
+	r6190 = move.ptr r7059
+	r1545 = elemaddr r6190, 1, 4
 	r1548 = load.i32 r1545
 	r1549 = add.i32 r1548, r1544
 	r1550 = move.ptr r1545
 	store.i32 r1550, r1549
-	checkindex r9, r1557, site 153
-	r2869 = move.ptr r3227
-	r1555 = elemaddr r2869, 1, 4
+	r6192 = move.ptr r7060
+	r1555 = elemaddr r6192, 1, 4
 	r1558 = load.i32 r1555
 	r1559 = add.i32 r1558, r1554
 	r1560 = move.ptr r1555
 	store.i32 r1560, r1559
-	checkindex r9, r1567, site 154
-	r2871 = move.ptr r3228
-	r1565 = elemaddr r2871, 1, 4
+	r6194 = move.ptr r7061
+	r1565 = elemaddr r6194, 1, 4
 	r1568 = load.i32 r1565
 	r1569 = add.i32 r1568, r1564
 	r1570 = move.ptr r1565
 	store.i32 r1570, r1569
-	checkindex r9, r1577, site 155
-	r2873 = move.ptr r3229
-	r1575 = elemaddr r2873, 1, 4
+	r6196 = move.ptr r7062
+	r1575 = elemaddr r6196, 1, 4
 	r1578 = load.i32 r1575
 	r1579 = add.i32 r1578, r1574
 	r1580 = move.ptr r1575
 	store.i32 r1580, r1579
-	checkindex r9, r1587, site 156
-	r2875 = move.ptr r3230
-	r1585 = elemaddr r2875, 1, 4
+	r6198 = move.ptr r7063
+	r1585 = elemaddr r6198, 1, 4
 	r1588 = load.i32 r1585
 	r1589 = add.i32 r1588, r1584
 	r1590 = move.ptr r1585
 	store.i32 r1590, r1589
-	checkindex r9, r1597, site 157
-	r2877 = move.ptr r3231
-	r1595 = elemaddr r2877, 1, 4
+	r6200 = move.ptr r7064
+	r1595 = elemaddr r6200, 1, 4
 	r1598 = load.i32 r1595
 	r1599 = add.i32 r1598, r1594
 	r1600 = move.ptr r1595
 	store.i32 r1600, r1599
-	checkindex r9, r1607, site 158
-	r2879 = move.ptr r3232
-	r1605 = elemaddr r2879, 1, 4
+	r6202 = move.ptr r7065
+	r1605 = elemaddr r6202, 1, 4
 	r1608 = load.i32 r1605
 	r1609 = add.i32 r1608, r1604
 	r1610 = move.ptr r1605
 	store.i32 r1610, r1609
-	checkindex r9, r1617, site 159
-	r2881 = move.ptr r3233
-	r1615 = elemaddr r2881, 1, 4
+	r6204 = move.ptr r7066
+	r1615 = elemaddr r6204, 1, 4
 	r1618 = load.i32 r1615
 	r1619 = add.i32 r1618, r1614
 	r1620 = move.ptr r1615
 	store.i32 r1620, r1619
-	checkindex r9, r1627, site 160
-	r2883 = move.ptr r3234
-	r1625 = elemaddr r2883, 1, 4
+	r6206 = move.ptr r7067
+	r1625 = elemaddr r6206, 1, 4
 	r1628 = load.i32 r1625
 	r1629 = add.i32 r1628, r1624
 	r1630 = move.ptr r1625
 	store.i32 r1630, r1629
-	checkindex r9, r1637, site 161
-	r2885 = move.ptr r3235
-	r1635 = elemaddr r2885, 1, 4
+	r6208 = move.ptr r7068
+	r1635 = elemaddr r6208, 1, 4
 	r1638 = load.i32 r1635
 	r1639 = add.i32 r1638, r1634
 	r1640 = move.ptr r1635
 	store.i32 r1640, r1639
-	checkindex r9, r1647, site 162
-	r2887 = move.ptr r3236
-	r1645 = elemaddr r2887, 1, 4
+	r6210 = move.ptr r7069
+	r1645 = elemaddr r6210, 1, 4
 	r1648 = load.i32 r1645
 	r1649 = add.i32 r1648, r1644
 	r1650 = move.ptr r1645
 	store.i32 r1650, r1649
-	checkindex r9, r1657, site 163
-	r2889 = move.ptr r3237
-	r1655 = elemaddr r2889, 1, 4
+	r6212 = move.ptr r7070
+	r1655 = elemaddr r6212, 1, 4
 	r1658 = load.i32 r1655
 	r1659 = add.i32 r1658, r1654
 	r1660 = move.ptr r1655
 	store.i32 r1660, r1659
-	checkindex r9, r1667, site 164
-	r2891 = move.ptr r3238
-	r1665 = elemaddr r2891, 1, 4
+	r6214 = move.ptr r7071
+	r1665 = elemaddr r6214, 1, 4
 	r1668 = load.i32 r1665
 	r1669 = add.i32 r1668, r1664
 	r1670 = move.ptr r1665
 	store.i32 r1670, r1669
-	checkindex r9, r1677, site 165
-	r2893 = move.ptr r3239
-	r1675 = elemaddr r2893, 1, 4
+	r6216 = move.ptr r7072
+	r1675 = elemaddr r6216, 1, 4
 	r1678 = load.i32 r1675
 	r1679 = add.i32 r1678, r1674
 	r1680 = move.ptr r1675
 	store.i32 r1680, r1679
-	checkindex r9, r1687, site 166
-	r2895 = move.ptr r3240
-	r1685 = elemaddr r2895, 1, 4
+	r6218 = move.ptr r7073
+	r1685 = elemaddr r6218, 1, 4
 	r1688 = load.i32 r1685
 	r1689 = add.i32 r1688, r1684
 	r1690 = move.ptr r1685
 	store.i32 r1690, r1689
-	checkindex r9, r1697, site 167
-	r2897 = move.ptr r3241
-	r1695 = elemaddr r2897, 1, 4
+	r6220 = move.ptr r7074
+	r1695 = elemaddr r6220, 1, 4
 	r1698 = load.i32 r1695
 	r1699 = add.i32 r1698, r1694
 	r1700 = move.ptr r1695
 	store.i32 r1700, r1699
-	checkindex r9, r1707, site 168
-	r2899 = move.ptr r3242
-	r1705 = elemaddr r2899, 1, 4
+	r6222 = move.ptr r7075
+	r1705 = elemaddr r6222, 1, 4
 	r1708 = load.i32 r1705
 	r1709 = add.i32 r1708, r1704
 	r1710 = move.ptr r1705
 	store.i32 r1710, r1709
-	checkindex r9, r1717, site 169
-	r2901 = move.ptr r3243
-	r1715 = elemaddr r2901, 1, 4
+	r6224 = move.ptr r7076
+	r1715 = elemaddr r6224, 1, 4
 	r1718 = load.i32 r1715
 	r1719 = add.i32 r1718, r1714
 	r1720 = move.ptr r1715
 	store.i32 r1720, r1719
-	checkindex r9, r1727, site 170
-	r2903 = move.ptr r3244
-	r1725 = elemaddr r2903, 1, 4
+	r6226 = move.ptr r7077
+	r1725 = elemaddr r6226, 1, 4
 	r1728 = load.i32 r1725
 	r1729 = add.i32 r1728, r1724
 	r1730 = move.ptr r1725
 	store.i32 r1730, r1729
-	checkindex r9, r1737, site 171
-	r2905 = move.ptr r3245
-	r1735 = elemaddr r2905, 1, 4
+	r6228 = move.ptr r7078
+	r1735 = elemaddr r6228, 1, 4
 	r1738 = load.i32 r1735
 	r1739 = add.i32 r1738, r1734
 	r1740 = move.ptr r1735
 	store.i32 r1740, r1739
-	checkindex r9, r1747, site 172
-	r2907 = move.ptr r3246
-	r1745 = elemaddr r2907, 1, 4
+	r6230 = move.ptr r7079
+	r1745 = elemaddr r6230, 1, 4
 	r1748 = load.i32 r1745
 	r1749 = add.i32 r1748, r1744
 	r1750 = move.ptr r1745
 	store.i32 r1750, r1749
-	checkindex r9, r1757, site 173
-	r2909 = move.ptr r3247
-	r1755 = elemaddr r2909, 1, 4
+	r6232 = move.ptr r7080
+	r1755 = elemaddr r6232, 1, 4
 	r1758 = load.i32 r1755
 	r1759 = add.i32 r1758, r1754
 	r1760 = move.ptr r1755
 	store.i32 r1760, r1759
-	checkindex r9, r1767, site 174
-	r2911 = move.ptr r3248
-	r1765 = elemaddr r2911, 1, 4
+	r6234 = move.ptr r7081
+	r1765 = elemaddr r6234, 1, 4
 	r1768 = load.i32 r1765
 	r1769 = add.i32 r1768, r1764
 	r1770 = move.ptr r1765
 	store.i32 r1770, r1769
-	checkindex r9, r1777, site 175
-	r2913 = move.ptr r3249
-	r1775 = elemaddr r2913, 1, 4
+	r6236 = move.ptr r7082
+	r1775 = elemaddr r6236, 1, 4
 	r1778 = load.i32 r1775
 	r1779 = add.i32 r1778, r1774
 	r1780 = move.ptr r1775
 	store.i32 r1780, r1779
-	checkindex r9, r1787, site 176
-	r2915 = move.ptr r3250
-	r1785 = elemaddr r2915, 1, 4
+	r6238 = move.ptr r7083
+	r1785 = elemaddr r6238, 1, 4
 	r1788 = load.i32 r1785
 	r1789 = add.i32 r1788, r1784
 	r1790 = move.ptr r1785
 	store.i32 r1790, r1789
-	checkindex r9, r1797, site 177
-	r2917 = move.ptr r3251
-	r1795 = elemaddr r2917, 1, 4
+	r6240 = move.ptr r7084
+	r1795 = elemaddr r6240, 1, 4
 	r1798 = load.i32 r1795
 	r1799 = add.i32 r1798, r1794
 	r1800 = move.ptr r1795
 	store.i32 r1800, r1799
-	checkindex r9, r1807, site 178
-	r2919 = move.ptr r3252
-	r1805 = elemaddr r2919, 1, 4
+	r6242 = move.ptr r7085
+	r1805 = elemaddr r6242, 1, 4
 	r1808 = load.i32 r1805
 	r1809 = add.i32 r1808, r1804
 	r1810 = move.ptr r1805
 	store.i32 r1810, r1809
-	checkindex r9, r1817, site 179
-	r2921 = move.ptr r3253
-	r1815 = elemaddr r2921, 1, 4
+	r6244 = move.ptr r7086
+	r1815 = elemaddr r6244, 1, 4
 	r1818 = load.i32 r1815
 	r1819 = add.i32 r1818, r1814
 	r1820 = move.ptr r1815
 	store.i32 r1820, r1819
-	checkindex r9, r1827, site 180
-	r2923 = move.ptr r3254
-	r1825 = elemaddr r2923, 1, 4
+	r6246 = move.ptr r7087
+	r1825 = elemaddr r6246, 1, 4
 	r1828 = load.i32 r1825
 	r1829 = add.i32 r1828, r1824
 	r1830 = move.ptr r1825
 	store.i32 r1830, r1829
-	checkindex r9, r1837, site 181
-	r2925 = move.ptr r3255
-	r1835 = elemaddr r2925, 1, 4
+	r6248 = move.ptr r7088
+	r1835 = elemaddr r6248, 1, 4
 	r1838 = load.i32 r1835
 	r1839 = add.i32 r1838, r1834
 	r1840 = move.ptr r1835
 	store.i32 r1840, r1839
-	checkindex r9, r1847, site 182
-	r2927 = move.ptr r3256
-	r1845 = elemaddr r2927, 1, 4
+	r6250 = move.ptr r7089
+	r1845 = elemaddr r6250, 1, 4
 	r1848 = load.i32 r1845
 	r1849 = add.i32 r1848, r1844
 	r1850 = move.ptr r1845
 	store.i32 r1850, r1849
-	checkindex r9, r1857, site 183
-	r2929 = move.ptr r3257
-	r1855 = elemaddr r2929, 1, 4
+	r6252 = move.ptr r7090
+	r1855 = elemaddr r6252, 1, 4
 	r1858 = load.i32 r1855
 	r1859 = add.i32 r1858, r1854
 	r1860 = move.ptr r1855
 	store.i32 r1860, r1859
-	checkindex r9, r1867, site 184
-	r2931 = move.ptr r3258
-	r1865 = elemaddr r2931, 1, 4
+	r6254 = move.ptr r7091
+	r1865 = elemaddr r6254, 1, 4
 	r1868 = load.i32 r1865
 	r1869 = add.i32 r1868, r1864
 	r1870 = move.ptr r1865
 	store.i32 r1870, r1869
-	checkindex r9, r1877, site 185
-	r2933 = move.ptr r3259
-	r1875 = elemaddr r2933, 1, 4
+	r6256 = move.ptr r7092
+	r1875 = elemaddr r6256, 1, 4
 	r1878 = load.i32 r1875
 	r1879 = add.i32 r1878, r1874
 	r1880 = move.ptr r1875
 	store.i32 r1880, r1879
-	checkindex r9, r1887, site 186
-	r2935 = move.ptr r3260
-	r1885 = elemaddr r2935, 1, 4
+	r6258 = move.ptr r7093
+	r1885 = elemaddr r6258, 1, 4
 	r1888 = load.i32 r1885
 	r1889 = add.i32 r1888, r1884
 	r1890 = move.ptr r1885
 	store.i32 r1890, r1889
-	checkindex r9, r1897, site 187
-	r2937 = move.ptr r3261
-	r1895 = elemaddr r2937, 1, 4
+	r6260 = move.ptr r7094
+	r1895 = elemaddr r6260, 1, 4
 	r1898 = load.i32 r1895
 	r1899 = add.i32 r1898, r1894
 	r1900 = move.ptr r1895
 	store.i32 r1900, r1899
-	checkindex r9, r1907, site 188
-	r2939 = move.ptr r3262
-	r1905 = elemaddr r2939, 1, 4
+	r6262 = move.ptr r7095
+	r1905 = elemaddr r6262, 1, 4
 	r1908 = load.i32 r1905
 	r1909 = add.i32 r1908, r1904
 	r1910 = move.ptr r1905
 	store.i32 r1910, r1909
-	checkindex r9, r1917, site 189
-	r2941 = move.ptr r3263
-	r1915 = elemaddr r2941, 1, 4
+	r6264 = move.ptr r7096
+	r1915 = elemaddr r6264, 1, 4
 	r1918 = load.i32 r1915
 	r1919 = add.i32 r1918, r1914
 	r1920 = move.ptr r1915
 	store.i32 r1920, r1919
-	checkindex r9, r1927, site 190
-	r2943 = move.ptr r3264
-	r1925 = elemaddr r2943, 1, 4
+	r6266 = move.ptr r7097
+	r1925 = elemaddr r6266, 1, 4
 	r1928 = load.i32 r1925
 	r1929 = add.i32 r1928, r1924
 	r1930 = move.ptr r1925
 	store.i32 r1930, r1929
-	checkindex r9, r1937, site 191
-	r2945 = move.ptr r3265
-	r1935 = elemaddr r2945, 1, 4
+	r6268 = move.ptr r7098
+	r1935 = elemaddr r6268, 1, 4
 	r1938 = load.i32 r1935
 	r1939 = add.i32 r1938, r1934
 	r1940 = move.ptr r1935
 	store.i32 r1940, r1939
-	checkindex r9, r1947, site 192
-	r2947 = move.ptr r3266
-	r1945 = elemaddr r2947, 1, 4
+	r6270 = move.ptr r7099
+	r1945 = elemaddr r6270, 1, 4
 	r1948 = load.i32 r1945
 	r1949 = add.i32 r1948, r1944
 	r1950 = move.ptr r1945
 	store.i32 r1950, r1949
-	checkindex r9, r1957, site 193
-	r2949 = move.ptr r3267
-	r1955 = elemaddr r2949, 1, 4
+	r6272 = move.ptr r7100
+	r1955 = elemaddr r6272, 1, 4
 	r1958 = load.i32 r1955
 	r1959 = add.i32 r1958, r1954
 	r1960 = move.ptr r1955
 	store.i32 r1960, r1959
-	checkindex r9, r1967, site 194
-	r2951 = move.ptr r3268
-	r1965 = elemaddr r2951, 1, 4
+	r6274 = move.ptr r7101
+	r1965 = elemaddr r6274, 1, 4
 	r1968 = load.i32 r1965
 	r1969 = add.i32 r1968, r1964
 	r1970 = move.ptr r1965
 	store.i32 r1970, r1969
-	checkindex r9, r1977, site 195
-	r2953 = move.ptr r3269
-	r1975 = elemaddr r2953, 1, 4
+	r6276 = move.ptr r7102
+	r1975 = elemaddr r6276, 1, 4
 	r1978 = load.i32 r1975
 	r1979 = add.i32 r1978, r1974
 	r1980 = move.ptr r1975
 	store.i32 r1980, r1979
-	checkindex r9, r1987, site 196
-	r2955 = move.ptr r3270
-	r1985 = elemaddr r2955, 1, 4
+	r6278 = move.ptr r7103
+	r1985 = elemaddr r6278, 1, 4
 	r1988 = load.i32 r1985
 	r1989 = add.i32 r1988, r1984
 	r1990 = move.ptr r1985
 	store.i32 r1990, r1989
-	checkindex r9, r1997, site 197
-	r2957 = move.ptr r3271
-	r1995 = elemaddr r2957, 1, 4
+	r6280 = move.ptr r7104
+	r1995 = elemaddr r6280, 1, 4
 	r1998 = load.i32 r1995
 	r1999 = add.i32 r1998, r1994
 	r2000 = move.ptr r1995
 	store.i32 r2000, r1999
-	checkindex r9, r2007, site 198
-	r2959 = move.ptr r3272
-	r2005 = elemaddr r2959, 1, 4
+	r6282 = move.ptr r7105
+	r2005 = elemaddr r6282, 1, 4
 	r2008 = load.i32 r2005
 	r2009 = add.i32 r2008, r2004
 	r2010 = move.ptr r2005
 	store.i32 r2010, r2009
-	checkindex r9, r2017, site 199
-	r2961 = move.ptr r3273
-	r2015 = elemaddr r2961, 1, 4
+	r6284 = move.ptr r7106
+	r2015 = elemaddr r6284, 1, 4
 	r2018 = load.i32 r2015
 	r2019 = add.i32 r2018, r2014
 	r2020 = move.ptr r2015
 	store.i32 r2020, r2019
-	checkindex r9, r2027, site 200
-	r2963 = move.ptr r3274
-	r2025 = elemaddr r2963, 1, 4
+	r6286 = move.ptr r7107
+	r2025 = elemaddr r6286, 1, 4
 	r2028 = load.i32 r2025
 	r2029 = add.i32 r2028, r2024
 	r2030 = move.ptr r2025
 	store.i32 r2030, r2029
-	checkindex r9, r2037, site 201
-	r2965 = move.ptr r3275
-	r2035 = elemaddr r2965, 1, 4
+	r6288 = move.ptr r7108
+	r2035 = elemaddr r6288, 1, 4
 	r2038 = load.i32 r2035
 	r2039 = add.i32 r2038, r2034
 	r2040 = move.ptr r2035
 	store.i32 r2040, r2039
-	checkindex r9, r2047, site 202
-	r2967 = move.ptr r3276
-	r2045 = elemaddr r2967, 1, 4
+	r6290 = move.ptr r7109
+	r2045 = elemaddr r6290, 1, 4
 	r2048 = load.i32 r2045
 	r2049 = add.i32 r2048, r2044
 	r2050 = move.ptr r2045
 	store.i32 r2050, r2049
-	checkindex r9, r2057, site 203
-	r2969 = move.ptr r3277
-	r2055 = elemaddr r2969, 1, 4
+	r6292 = move.ptr r7110
+	r2055 = elemaddr r6292, 1, 4
 	r2058 = load.i32 r2055
 	r2059 = add.i32 r2058, r2054
 	r2060 = move.ptr r2055
 	store.i32 r2060, r2059
-	checkindex r9, r2067, site 204
-	r2971 = move.ptr r3278
-	r2065 = elemaddr r2971, 1, 4
+	r6294 = move.ptr r7111
+	r2065 = elemaddr r6294, 1, 4
 	r2068 = load.i32 r2065
 	r2069 = add.i32 r2068, r2064
 	r2070 = move.ptr r2065
 	store.i32 r2070, r2069
-	checkindex r9, r2077, site 205
-	r2973 = move.ptr r3279
-	r2075 = elemaddr r2973, 1, 4
+	r6296 = move.ptr r7112
+	r2075 = elemaddr r6296, 1, 4
 	r2078 = load.i32 r2075
 	r2079 = add.i32 r2078, r2074
 	r2080 = move.ptr r2075
 	store.i32 r2080, r2079
-	checkindex r9, r2087, site 206
-	r2975 = move.ptr r3280
-	r2085 = elemaddr r2975, 1, 4
+	r6298 = move.ptr r7113
+	r2085 = elemaddr r6298, 1, 4
 	r2088 = load.i32 r2085
 	r2089 = add.i32 r2088, r2084
 	r2090 = move.ptr r2085
 	store.i32 r2090, r2089
-	checkindex r9, r2097, site 207
-	r2977 = move.ptr r3281
-	r2095 = elemaddr r2977, 1, 4
+	r6300 = move.ptr r7114
+	r2095 = elemaddr r6300, 1, 4
 	r2098 = load.i32 r2095
 	r2099 = add.i32 r2098, r2094
 	r2100 = move.ptr r2095
 	store.i32 r2100, r2099
-	checkindex r9, r2107, site 208
-	r2979 = move.ptr r3282
-	r2105 = elemaddr r2979, 1, 4
+	r6302 = move.ptr r7115
+	r2105 = elemaddr r6302, 1, 4
 	r2108 = load.i32 r2105
 	r2109 = add.i32 r2108, r2104
 	r2110 = move.ptr r2105
 	store.i32 r2110, r2109
-	checkindex r9, r2117, site 209
-	r2981 = move.ptr r3283
-	r2115 = elemaddr r2981, 1, 4
+	r6304 = move.ptr r7116
+	r2115 = elemaddr r6304, 1, 4
 	r2118 = load.i32 r2115
 	r2119 = add.i32 r2118, r2114
 	r2120 = move.ptr r2115
 	store.i32 r2120, r2119
-	checkindex r9, r2127, site 210
-	r2983 = move.ptr r3284
-	r2125 = elemaddr r2983, 1, 4
+	r6306 = move.ptr r7117
+	r2125 = elemaddr r6306, 1, 4
 	r2128 = load.i32 r2125
 	r2129 = add.i32 r2128, r2124
 	r2130 = move.ptr r2125
 	store.i32 r2130, r2129
-	checkindex r9, r2137, site 211
-	r2985 = move.ptr r3285
-	r2135 = elemaddr r2985, 1, 4
+	r6308 = move.ptr r7118
+	r2135 = elemaddr r6308, 1, 4
 	r2138 = load.i32 r2135
 	r2139 = add.i32 r2138, r2134
 	r2140 = move.ptr r2135
 	store.i32 r2140, r2139
-	checkindex r9, r2147, site 212
-	r2987 = move.ptr r3286
-	r2145 = elemaddr r2987, 1, 4
+	r6310 = move.ptr r7119
+	r2145 = elemaddr r6310, 1, 4
 	r2148 = load.i32 r2145
 	r2149 = add.i32 r2148, r2144
 	r2150 = move.ptr r2145
 	store.i32 r2150, r2149
-	checkindex r9, r2157, site 213
-	r2989 = move.ptr r3287
-	r2155 = elemaddr r2989, 1, 4
+	r6312 = move.ptr r7120
+	r2155 = elemaddr r6312, 1, 4
 	r2158 = load.i32 r2155
 	r2159 = add.i32 r2158, r2154
 	r2160 = move.ptr r2155
 	store.i32 r2160, r2159
-	checkindex r9, r2167, site 214
-	r2991 = move.ptr r3288
-	r2165 = elemaddr r2991, 1, 4
+	r6314 = move.ptr r7121
+	r2165 = elemaddr r6314, 1, 4
 	r2168 = load.i32 r2165
 	r2169 = add.i32 r2168, r2164
 	r2170 = move.ptr r2165
 	store.i32 r2170, r2169
-	checkindex r9, r2177, site 215
-	r2993 = move.ptr r3289
-	r2175 = elemaddr r2993, 1, 4
+	r6316 = move.ptr r7122
+	r2175 = elemaddr r6316, 1, 4
 	r2178 = load.i32 r2175
 	r2179 = add.i32 r2178, r2174
 	r2180 = move.ptr r2175
 	store.i32 r2180, r2179
-	checkindex r9, r2187, site 216
-	r2995 = move.ptr r3290
-	r2185 = elemaddr r2995, 1, 4
+	r6318 = move.ptr r7123
+	r2185 = elemaddr r6318, 1, 4
 	r2188 = load.i32 r2185
 	r2189 = add.i32 r2188, r2184
 	r2190 = move.ptr r2185
 	store.i32 r2190, r2189
-	checkindex r9, r2197, site 217
-	r2997 = move.ptr r3291
-	r2195 = elemaddr r2997, 1, 4
+	r6320 = move.ptr r7124
+	r2195 = elemaddr r6320, 1, 4
 	r2198 = load.i32 r2195
 	r2199 = add.i32 r2198, r2194
 	r2200 = move.ptr r2195
 	store.i32 r2200, r2199
-	checkindex r9, r2207, site 218
-	r2999 = move.ptr r3292
-	r2205 = elemaddr r2999, 1, 4
+	r6322 = move.ptr r7125
+	r2205 = elemaddr r6322, 1, 4
 	r2208 = load.i32 r2205
 	r2209 = add.i32 r2208, r2204
 	r2210 = move.ptr r2205
 	store.i32 r2210, r2209
-	checkindex r9, r2217, site 219
-	r3001 = move.ptr r3293
-	r2215 = elemaddr r3001, 1, 4
+	r6324 = move.ptr r7126
+	r2215 = elemaddr r6324, 1, 4
 	r2218 = load.i32 r2215
 	r2219 = add.i32 r2218, r2214
 	r2220 = move.ptr r2215
 	store.i32 r2220, r2219
-	checkindex r9, r2227, site 220
-	r3003 = move.ptr r3294
-	r2225 = elemaddr r3003, 1, 4
+	r6326 = move.ptr r7127
+	r2225 = elemaddr r6326, 1, 4
 	r2228 = load.i32 r2225
 	r2229 = add.i32 r2228, r2224
 	r2230 = move.ptr r2225
 	store.i32 r2230, r2229
-	checkindex r9, r2237, site 221
-	r3005 = move.ptr r3295
-	r2235 = elemaddr r3005, 1, 4
+	r6328 = move.ptr r7128
+	r2235 = elemaddr r6328, 1, 4
 	r2238 = load.i32 r2235
 	r2239 = add.i32 r2238, r2234
 	r2240 = move.ptr r2235
 	store.i32 r2240, r2239
-	checkindex r9, r2247, site 222
-	r3007 = move.ptr r3296
-	r2245 = elemaddr r3007, 1, 4
+	r6330 = move.ptr r7129
+	r2245 = elemaddr r6330, 1, 4
 	r2248 = load.i32 r2245
 	r2249 = add.i32 r2248, r2244
 	r2250 = move.ptr r2245
 	store.i32 r2250, r2249
-	checkindex r9, r2257, site 223
-	r3009 = move.ptr r3297
-	r2255 = elemaddr r3009, 1, 4
+	r6332 = move.ptr r7130
+	r2255 = elemaddr r6332, 1, 4
 	r2258 = load.i32 r2255
 	r2259 = add.i32 r2258, r2254
 	r2260 = move.ptr r2255
 	store.i32 r2260, r2259
-	checkindex r9, r2267, site 224
-	r3011 = move.ptr r3298
-	r2265 = elemaddr r3011, 1, 4
+	r6334 = move.ptr r7131
+	r2265 = elemaddr r6334, 1, 4
 	r2268 = load.i32 r2265
 	r2269 = add.i32 r2268, r2264
 	r2270 = move.ptr r2265
 	store.i32 r2270, r2269
-	checkindex r9, r2277, site 225
-	r3013 = move.ptr r3299
-	r2275 = elemaddr r3013, 1, 4
+	r6336 = move.ptr r7132
+	r2275 = elemaddr r6336, 1, 4
 	r2278 = load.i32 r2275
 	r2279 = add.i32 r2278, r2274
 	r2280 = move.ptr r2275
 	store.i32 r2280, r2279
-	checkindex r9, r2287, site 226
-	r3015 = move.ptr r3300
-	r2285 = elemaddr r3015, 1, 4
+	r6338 = move.ptr r7133
+	r2285 = elemaddr r6338, 1, 4
 	r2288 = load.i32 r2285
 	r2289 = add.i32 r2288, r2284
 	r2290 = move.ptr r2285
 	store.i32 r2290, r2289
-	checkindex r9, r2297, site 227
-	r3017 = move.ptr r3301
-	r2295 = elemaddr r3017, 1, 4
+	r6340 = move.ptr r7134
+	r2295 = elemaddr r6340, 1, 4
 	r2298 = load.i32 r2295
 	r2299 = add.i32 r2298, r2294
 	r2300 = move.ptr r2295
 	store.i32 r2300, r2299
-	checkindex r9, r2307, site 228
-	r3019 = move.ptr r3302
-	r2305 = elemaddr r3019, 1, 4
+	r6342 = move.ptr r7135
+	r2305 = elemaddr r6342, 1, 4
 	r2308 = load.i32 r2305
 	r2309 = add.i32 r2308, r2304
 	r2310 = move.ptr r2305
 	store.i32 r2310, r2309
-	checkindex r9, r2317, site 229
-	r3021 = move.ptr r3303
-	r2315 = elemaddr r3021, 1, 4
+	r6344 = move.ptr r7136
+	r2315 = elemaddr r6344, 1, 4
 	r2318 = load.i32 r2315
 	r2319 = add.i32 r2318, r2314
 	r2320 = move.ptr r2315
 	store.i32 r2320, r2319
-	checkindex r9, r2327, site 230
-	r3023 = move.ptr r3304
-	r2325 = elemaddr r3023, 1, 4
+	r6346 = move.ptr r7137
+	r2325 = elemaddr r6346, 1, 4
 	r2328 = load.i32 r2325
 	r2329 = add.i32 r2328, r2324
 	r2330 = move.ptr r2325
 	store.i32 r2330, r2329
-	checkindex r9, r2337, site 231
-	r3025 = move.ptr r3305
-	r2335 = elemaddr r3025, 1, 4
+	r6348 = move.ptr r7138
+	r2335 = elemaddr r6348, 1, 4
 	r2338 = load.i32 r2335
 	r2339 = add.i32 r2338, r2334
 	r2340 = move.ptr r2335
 	store.i32 r2340, r2339
-	checkindex r9, r2347, site 232
-	r3027 = move.ptr r3306
-	r2345 = elemaddr r3027, 1, 4
+	r6350 = move.ptr r7139
+	r2345 = elemaddr r6350, 1, 4
 	r2348 = load.i32 r2345
 	r2349 = add.i32 r2348, r2344
 	r2350 = move.ptr r2345
 	store.i32 r2350, r2349
-	checkindex r9, r2357, site 233
-	r3029 = move.ptr r3307
-	r2355 = elemaddr r3029, 1, 4
+	r6352 = move.ptr r7140
+	r2355 = elemaddr r6352, 1, 4
 	r2358 = load.i32 r2355
 	r2359 = add.i32 r2358, r2354
 	r2360 = move.ptr r2355
 	store.i32 r2360, r2359
-	checkindex r9, r2367, site 234
-	r3031 = move.ptr r3308
-	r2365 = elemaddr r3031, 1, 4
+	r6354 = move.ptr r7141
+	r2365 = elemaddr r6354, 1, 4
 	r2368 = load.i32 r2365
 	r2369 = add.i32 r2368, r2364
 	r2370 = move.ptr r2365
 	store.i32 r2370, r2369
-	checkindex r9, r2377, site 235
-	r3033 = move.ptr r3309
-	r2375 = elemaddr r3033, 1, 4
+	r6356 = move.ptr r7142
+	r2375 = elemaddr r6356, 1, 4
 	r2378 = load.i32 r2375
 	r2379 = add.i32 r2378, r2374
 	r2380 = move.ptr r2375
 	store.i32 r2380, r2379
-	checkindex r9, r2387, site 236
-	r3035 = move.ptr r3310
-	r2385 = elemaddr r3035, 1, 4
+	r6358 = move.ptr r7143
+	r2385 = elemaddr r6358, 1, 4
 	r2388 = load.i32 r2385
 	r2389 = add.i32 r2388, r2384
 	r2390 = move.ptr r2385
 	store.i32 r2390, r2389
-	checkindex r9, r2397, site 237
-	r3037 = move.ptr r3311
-	r2395 = elemaddr r3037, 1, 4
+	r6360 = move.ptr r7144
+	r2395 = elemaddr r6360, 1, 4
 	r2398 = load.i32 r2395
 	r2399 = add.i32 r2398, r2394
 	r2400 = move.ptr r2395
 	store.i32 r2400, r2399
-	checkindex r9, r2407, site 238
-	r3039 = move.ptr r3312
-	r2405 = elemaddr r3039, 1, 4
+	r6362 = move.ptr r7145
+	r2405 = elemaddr r6362, 1, 4
 	r2408 = load.i32 r2405
 	r2409 = add.i32 r2408, r2404
 	r2410 = move.ptr r2405
 	store.i32 r2410, r2409
-	checkindex r9, r2417, site 239
-	r3041 = move.ptr r3313
-	r2415 = elemaddr r3041, 1, 4
+	r6364 = move.ptr r7146
+	r2415 = elemaddr r6364, 1, 4
 	r2418 = load.i32 r2415
 	r2419 = add.i32 r2418, r2414
 	r2420 = move.ptr r2415
 	store.i32 r2420, r2419
-	checkindex r9, r2427, site 240
-	r3043 = move.ptr r3314
-	r2425 = elemaddr r3043, 1, 4
+	r6366 = move.ptr r7147
+	r2425 = elemaddr r6366, 1, 4
 	r2428 = load.i32 r2425
 	r2429 = add.i32 r2428, r2424
 	r2430 = move.ptr r2425
 	store.i32 r2430, r2429
-	checkindex r9, r2437, site 241
-	r3045 = move.ptr r3315
-	r2435 = elemaddr r3045, 1, 4
+	r6368 = move.ptr r7148
+	r2435 = elemaddr r6368, 1, 4
 	r2438 = load.i32 r2435
 	r2439 = add.i32 r2438, r2434
 	r2440 = move.ptr r2435
 	store.i32 r2440, r2439
-	checkindex r9, r2447, site 242
-	r3047 = move.ptr r3316
-	r2445 = elemaddr r3047, 1, 4
+	r6370 = move.ptr r7149
+	r2445 = elemaddr r6370, 1, 4
 	r2448 = load.i32 r2445
 	r2449 = add.i32 r2448, r2444
 	r2450 = move.ptr r2445
 	store.i32 r2450, r2449
-	checkindex r9, r2457, site 243
-	r3049 = move.ptr r3317
-	r2455 = elemaddr r3049, 1, 4
+	r6372 = move.ptr r7150
+	r2455 = elemaddr r6372, 1, 4
 	r2458 = load.i32 r2455
 	r2459 = add.i32 r2458, r2454
 	r2460 = move.ptr r2455
 	store.i32 r2460, r2459
-	checkindex r9, r2467, site 244
-	r3051 = move.ptr r3318
-	r2465 = elemaddr r3051, 1, 4
+	r6374 = move.ptr r7151
+	r2465 = elemaddr r6374, 1, 4
 	r2468 = load.i32 r2465
 	r2469 = add.i32 r2468, r2464
 	r2470 = move.ptr r2465
 	store.i32 r2470, r2469
-	checkindex r9, r2477, site 245
-	r3053 = move.ptr r3319
-	r2475 = elemaddr r3053, 1, 4
+	r6376 = move.ptr r7152
+	r2475 = elemaddr r6376, 1, 4
 	r2478 = load.i32 r2475
 	r2479 = add.i32 r2478, r2474
 	r2480 = move.ptr r2475
 	store.i32 r2480, r2479
-	checkindex r9, r2487, site 246
-	r3055 = move.ptr r3320
-	r2485 = elemaddr r3055, 1, 4
+	r6378 = move.ptr r7153
+	r2485 = elemaddr r6378, 1, 4
 	r2488 = load.i32 r2485
 	r2489 = add.i32 r2488, r2484
 	r2490 = move.ptr r2485
 	store.i32 r2490, r2489
-	checkindex r9, r2497, site 247
-	r3057 = move.ptr r3321
-	r2495 = elemaddr r3057, 1, 4
+	r6380 = move.ptr r7154
+	r2495 = elemaddr r6380, 1, 4
 	r2498 = load.i32 r2495
 	r2499 = add.i32 r2498, r2494
 	r2500 = move.ptr r2495
 	store.i32 r2500, r2499
-	checkindex r9, r2507, site 248
-	r3059 = move.ptr r3322
-	r2505 = elemaddr r3059, 1, 4
+	r6382 = move.ptr r7155
+	r2505 = elemaddr r6382, 1, 4
 	r2508 = load.i32 r2505
 	r2509 = add.i32 r2508, r2504
 	r2510 = move.ptr r2505
 	store.i32 r2510, r2509
-	checkindex r9, r2517, site 249
-	r3061 = move.ptr r3323
-	r2515 = elemaddr r3061, 1, 4
+	r6384 = move.ptr r7156
+	r2515 = elemaddr r6384, 1, 4
 	r2518 = load.i32 r2515
 	r2519 = add.i32 r2518, r2514
 	r2520 = move.ptr r2515
 	store.i32 r2520, r2519
-	checkindex r9, r2527, site 250
-	r3063 = move.ptr r3324
-	r2525 = elemaddr r3063, 1, 4
+	r6386 = move.ptr r7157
+	r2525 = elemaddr r6386, 1, 4
 	r2528 = load.i32 r2525
 	r2529 = add.i32 r2528, r2524
 	r2530 = move.ptr r2525
 	store.i32 r2530, r2529
-	checkindex r9, r2537, site 251
-	r3065 = move.ptr r3325
-	r2535 = elemaddr r3065, 1, 4
+	r6388 = move.ptr r7158
+	r2535 = elemaddr r6388, 1, 4
 	r2538 = load.i32 r2535
 	r2539 = add.i32 r2538, r2534
 	r2540 = move.ptr r2535
 	store.i32 r2540, r2539
-	checkindex r9, r2547, site 252
-	r3067 = move.ptr r3326
-	r2545 = elemaddr r3067, 1, 4
+	r6390 = move.ptr r7159
+	r2545 = elemaddr r6390, 1, 4
 	r2548 = load.i32 r2545
 	r2549 = add.i32 r2548, r2544
 	r2550 = move.ptr r2545
 	store.i32 r2550, r2549
-	checkindex r9, r2557, site 253
-	r3069 = move.ptr r3327
-	r2555 = elemaddr r3069, 1, 4
+	r6392 = move.ptr r7160
+	r2555 = elemaddr r6392, 1, 4
 	r2558 = load.i32 r2555
 	r2559 = add.i32 r2558, r2554
 	r2560 = move.ptr r2555
 	store.i32 r2560, r2559
-	jump b6
-b6: # latch
+	jump b513
+b513: # latch
 	r2 = add.i64 r2, r1
-	r3072 = elemaddr r3072, r3073, 1
-	r3074 = elemaddr r3074, r3073, 1
-	r3075 = elemaddr r3075, r3073, 1
-	r3076 = elemaddr r3076, r3073, 1
-	r3077 = elemaddr r3077, r3073, 1
-	r3078 = elemaddr r3078, r3073, 1
-	r3079 = elemaddr r3079, r3073, 1
-	r3080 = elemaddr r3080, r3073, 1
-	r3081 = elemaddr r3081, r3073, 1
-	r3082 = elemaddr r3082, r3073, 1
-	r3083 = elemaddr r3083, r3073, 1
-	r3084 = elemaddr r3084, r3073, 1
-	r3085 = elemaddr r3085, r3073, 1
-	r3086 = elemaddr r3086, r3073, 1
-	r3087 = elemaddr r3087, r3073, 1
-	r3088 = elemaddr r3088, r3073, 1
-	r3089 = elemaddr r3089, r3073, 1
-	r3090 = elemaddr r3090, r3073, 1
-	r3091 = elemaddr r3091, r3073, 1
-	r3092 = elemaddr r3092, r3073, 1
-	r3093 = elemaddr r3093, r3073, 1
-	r3094 = elemaddr r3094, r3073, 1
-	r3095 = elemaddr r3095, r3073, 1
-	r3096 = elemaddr r3096, r3073, 1
-	r3097 = elemaddr r3097, r3073, 1
-	r3098 = elemaddr r3098, r3073, 1
-	r3099 = elemaddr r3099, r3073, 1
-	r3100 = elemaddr r3100, r3073, 1
-	r3101 = elemaddr r3101, r3073, 1
-	r3102 = elemaddr r3102, r3073, 1
-	r3103 = elemaddr r3103, r3073, 1
-	r3104 = elemaddr r3104, r3073, 1
-	r3105 = elemaddr r3105, r3073, 1
-	r3106 = elemaddr r3106, r3073, 1
-	r3107 = elemaddr r3107, r3073, 1
-	r3108 = elemaddr r3108, r3073, 1
-	r3109 = elemaddr r3109, r3073, 1
-	r3110 = elemaddr r3110, r3073, 1
-	r3111 = elemaddr r3111, r3073, 1
-	r3112 = elemaddr r3112, r3073, 1
-	r3113 = elemaddr r3113, r3073, 1
-	r3114 = elemaddr r3114, r3073, 1
-	r3115 = elemaddr r3115, r3073, 1
-	r3116 = elemaddr r3116, r3073, 1
-	r3117 = elemaddr r3117, r3073, 1
-	r3118 = elemaddr r3118, r3073, 1
-	r3119 = elemaddr r3119, r3073, 1
-	r3120 = elemaddr r3120, r3073, 1
-	r3121 = elemaddr r3121, r3073, 1
-	r3122 = elemaddr r3122, r3073, 1
-	r3123 = elemaddr r3123, r3073, 1
-	r3124 = elemaddr r3124, r3073, 1
-	r3125 = elemaddr r3125, r3073, 1
-	r3126 = elemaddr r3126, r3073, 1
-	r3127 = elemaddr r3127, r3073, 1
-	r3128 = elemaddr r3128, r3073, 1
-	r3129 = elemaddr r3129, r3073, 1
-	r3130 = elemaddr r3130, r3073, 1
-	r3131 = elemaddr r3131, r3073, 1
-	r3132 = elemaddr r3132, r3073, 1
-	r3133 = elemaddr r3133, r3073, 1
-	r3134 = elemaddr r3134, r3073, 1
-	r3135 = elemaddr r3135, r3073, 1
-	r3136 = elemaddr r3136, r3073, 1
-	r3137 = elemaddr r3137, r3073, 1
-	r3138 = elemaddr r3138, r3073, 1
-	r3139 = elemaddr r3139, r3073, 1
-	r3140 = elemaddr r3140, r3073, 1
-	r3141 = elemaddr r3141, r3073, 1
-	r3142 = elemaddr r3142, r3073, 1
-	r3143 = elemaddr r3143, r3073, 1
-	r3144 = elemaddr r3144, r3073, 1
-	r3145 = elemaddr r3145, r3073, 1
-	r3146 = elemaddr r3146, r3073, 1
-	r3147 = elemaddr r3147, r3073, 1
-	r3148 = elemaddr r3148, r3073, 1
-	r3149 = elemaddr r3149, r3073, 1
-	r3150 = elemaddr r3150, r3073, 1
-	r3151 = elemaddr r3151, r3073, 1
-	r3152 = elemaddr r3152, r3073, 1
-	r3153 = elemaddr r3153, r3073, 1
-	r3154 = elemaddr r3154, r3073, 1
-	r3155 = elemaddr r3155, r3073, 1
-	r3156 = elemaddr r3156, r3073, 1
-	r3157 = elemaddr r3157, r3073, 1
-	r3158 = elemaddr r3158, r3073, 1
-	r3159 = elemaddr r3159, r3073, 1
-	r3160 = elemaddr r3160, r3073, 1
-	r3161 = elemaddr r3161, r3073, 1
-	r3162 = elemaddr r3162, r3073, 1
-	r3163 = elemaddr r3163, r3073, 1
-	r3164 = elemaddr r3164, r3073, 1
-	r3165 = elemaddr r3165, r3073, 1
-	r3166 = elemaddr r3166, r3073, 1
-	r3167 = elemaddr r3167, r3073, 1
-	r3168 = elemaddr r3168, r3073, 1
-	r3169 = elemaddr r3169, r3073, 1
-	r3170 = elemaddr r3170, r3073, 1
-	r3171 = elemaddr r3171, r3073, 1
-	r3172 = elemaddr r3172, r3073, 1
-	r3173 = elemaddr r3173, r3073, 1
-	r3174 = elemaddr r3174, r3073, 1
-	r3175 = elemaddr r3175, r3073, 1
-	r3176 = elemaddr r3176, r3073, 1
-	r3177 = elemaddr r3177, r3073, 1
-	r3178 = elemaddr r3178, r3073, 1
-	r3179 = elemaddr r3179, r3073, 1
-	r3180 = elemaddr r3180, r3073, 1
-	r3181 = elemaddr r3181, r3073, 1
-	r3182 = elemaddr r3182, r3073, 1
-	r3183 = elemaddr r3183, r3073, 1
-	r3184 = elemaddr r3184, r3073, 1
-	r3185 = elemaddr r3185, r3073, 1
-	r3186 = elemaddr r3186, r3073, 1
-	r3187 = elemaddr r3187, r3073, 1
-	r3188 = elemaddr r3188, r3073, 1
-	r3189 = elemaddr r3189, r3073, 1
-	r3190 = elemaddr r3190, r3073, 1
-	r3191 = elemaddr r3191, r3073, 1
-	r3192 = elemaddr r3192, r3073, 1
-	r3193 = elemaddr r3193, r3073, 1
-	r3194 = elemaddr r3194, r3073, 1
-	r3195 = elemaddr r3195, r3073, 1
-	r3196 = elemaddr r3196, r3073, 1
-	r3197 = elemaddr r3197, r3073, 1
-	r3198 = elemaddr r3198, r3073, 1
-	r3199 = elemaddr r3199, r3073, 1
-	r3200 = elemaddr r3200, r3073, 1
-	r3201 = elemaddr r3201, r3073, 1
-	r3202 = elemaddr r3202, r3073, 1
-	r3203 = elemaddr r3203, r3073, 1
-	r3204 = elemaddr r3204, r3073, 1
-	r3205 = elemaddr r3205, r3073, 1
-	r3206 = elemaddr r3206, r3073, 1
-	r3207 = elemaddr r3207, r3073, 1
-	r3208 = elemaddr r3208, r3073, 1
-	r3209 = elemaddr r3209, r3073, 1
-	r3210 = elemaddr r3210, r3073, 1
-	r3211 = elemaddr r3211, r3073, 1
-	r3212 = elemaddr r3212, r3073, 1
-	r3213 = elemaddr r3213, r3073, 1
-	r3214 = elemaddr r3214, r3073, 1
-	r3215 = elemaddr r3215, r3073, 1
-	r3216 = elemaddr r3216, r3073, 1
-	r3217 = elemaddr r3217, r3073, 1
-	r3218 = elemaddr r3218, r3073, 1
-	r3219 = elemaddr r3219, r3073, 1
-	r3220 = elemaddr r3220, r3073, 1
-	r3221 = elemaddr r3221, r3073, 1
-	r3222 = elemaddr r3222, r3073, 1
-	r3223 = elemaddr r3223, r3073, 1
-	r3224 = elemaddr r3224, r3073, 1
-	r3225 = elemaddr r3225, r3073, 1
-	r3226 = elemaddr r3226, r3073, 1
-	r3227 = elemaddr r3227, r3073, 1
-	r3228 = elemaddr r3228, r3073, 1
-	r3229 = elemaddr r3229, r3073, 1
-	r3230 = elemaddr r3230, r3073, 1
-	r3231 = elemaddr r3231, r3073, 1
-	r3232 = elemaddr r3232, r3073, 1
-	r3233 = elemaddr r3233, r3073, 1
-	r3234 = elemaddr r3234, r3073, 1
-	r3235 = elemaddr r3235, r3073, 1
-	r3236 = elemaddr r3236, r3073, 1
-	r3237 = elemaddr r3237, r3073, 1
-	r3238 = elemaddr r3238, r3073, 1
-	r3239 = elemaddr r3239, r3073, 1
-	r3240 = elemaddr r3240, r3073, 1
-	r3241 = elemaddr r3241, r3073, 1
-	r3242 = elemaddr r3242, r3073, 1
-	r3243 = elemaddr r3243, r3073, 1
-	r3244 = elemaddr r3244, r3073, 1
-	r3245 = elemaddr r3245, r3073, 1
-	r3246 = elemaddr r3246, r3073, 1
-	r3247 = elemaddr r3247, r3073, 1
-	r3248 = elemaddr r3248, r3073, 1
-	r3249 = elemaddr r3249, r3073, 1
-	r3250 = elemaddr r3250, r3073, 1
-	r3251 = elemaddr r3251, r3073, 1
-	r3252 = elemaddr r3252, r3073, 1
-	r3253 = elemaddr r3253, r3073, 1
-	r3254 = elemaddr r3254, r3073, 1
-	r3255 = elemaddr r3255, r3073, 1
-	r3256 = elemaddr r3256, r3073, 1
-	r3257 = elemaddr r3257, r3073, 1
-	r3258 = elemaddr r3258, r3073, 1
-	r3259 = elemaddr r3259, r3073, 1
-	r3260 = elemaddr r3260, r3073, 1
-	r3261 = elemaddr r3261, r3073, 1
-	r3262 = elemaddr r3262, r3073, 1
-	r3263 = elemaddr r3263, r3073, 1
-	r3264 = elemaddr r3264, r3073, 1
-	r3265 = elemaddr r3265, r3073, 1
-	r3266 = elemaddr r3266, r3073, 1
-	r3267 = elemaddr r3267, r3073, 1
-	r3268 = elemaddr r3268, r3073, 1
-	r3269 = elemaddr r3269, r3073, 1
-	r3270 = elemaddr r3270, r3073, 1
-	r3271 = elemaddr r3271, r3073, 1
-	r3272 = elemaddr r3272, r3073, 1
-	r3273 = elemaddr r3273, r3073, 1
-	r3274 = elemaddr r3274, r3073, 1
-	r3275 = elemaddr r3275, r3073, 1
-	r3276 = elemaddr r3276, r3073, 1
-	r3277 = elemaddr r3277, r3073, 1
-	r3278 = elemaddr r3278, r3073, 1
-	r3279 = elemaddr r3279, r3073, 1
-	r3280 = elemaddr r3280, r3073, 1
-	r3281 = elemaddr r3281, r3073, 1
-	r3282 = elemaddr r3282, r3073, 1
-	r3283 = elemaddr r3283, r3073, 1
-	r3284 = elemaddr r3284, r3073, 1
-	r3285 = elemaddr r3285, r3073, 1
-	r3286 = elemaddr r3286, r3073, 1
-	r3287 = elemaddr r3287, r3073, 1
-	r3288 = elemaddr r3288, r3073, 1
-	r3289 = elemaddr r3289, r3073, 1
-	r3290 = elemaddr r3290, r3073, 1
-	r3291 = elemaddr r3291, r3073, 1
-	r3292 = elemaddr r3292, r3073, 1
-	r3293 = elemaddr r3293, r3073, 1
-	r3294 = elemaddr r3294, r3073, 1
-	r3295 = elemaddr r3295, r3073, 1
-	r3296 = elemaddr r3296, r3073, 1
-	r3297 = elemaddr r3297, r3073, 1
-	r3298 = elemaddr r3298, r3073, 1
-	r3299 = elemaddr r3299, r3073, 1
-	r3300 = elemaddr r3300, r3073, 1
-	r3301 = elemaddr r3301, r3073, 1
-	r3302 = elemaddr r3302, r3073, 1
-	r3303 = elemaddr r3303, r3073, 1
-	r3304 = elemaddr r3304, r3073, 1
-	r3305 = elemaddr r3305, r3073, 1
-	r3306 = elemaddr r3306, r3073, 1
-	r3307 = elemaddr r3307, r3073, 1
-	r3308 = elemaddr r3308, r3073, 1
-	r3309 = elemaddr r3309, r3073, 1
-	r3310 = elemaddr r3310, r3073, 1
-	r3311 = elemaddr r3311, r3073, 1
-	r3312 = elemaddr r3312, r3073, 1
-	r3313 = elemaddr r3313, r3073, 1
-	r3314 = elemaddr r3314, r3073, 1
-	r3315 = elemaddr r3315, r3073, 1
-	r3316 = elemaddr r3316, r3073, 1
-	r3317 = elemaddr r3317, r3073, 1
-	r3318 = elemaddr r3318, r3073, 1
-	r3319 = elemaddr r3319, r3073, 1
-	r3320 = elemaddr r3320, r3073, 1
-	r3321 = elemaddr r3321, r3073, 1
-	r3322 = elemaddr r3322, r3073, 1
-	r3323 = elemaddr r3323, r3073, 1
-	r3324 = elemaddr r3324, r3073, 1
-	r3325 = elemaddr r3325, r3073, 1
-	r3326 = elemaddr r3326, r3073, 1
-	r3327 = elemaddr r3327, r3073, 1
-	jump b2
-b7: # exit
+	r6905 = elemaddr r6905, r6906, 1
+	r6907 = elemaddr r6907, r6906, 1
+	r6908 = elemaddr r6908, r6906, 1
+	r6909 = elemaddr r6909, r6906, 1
+	r6910 = elemaddr r6910, r6906, 1
+	r6911 = elemaddr r6911, r6906, 1
+	r6912 = elemaddr r6912, r6906, 1
+	r6913 = elemaddr r6913, r6906, 1
+	r6914 = elemaddr r6914, r6906, 1
+	r6915 = elemaddr r6915, r6906, 1
+	r6916 = elemaddr r6916, r6906, 1
+	r6917 = elemaddr r6917, r6906, 1
+	r6918 = elemaddr r6918, r6906, 1
+	r6919 = elemaddr r6919, r6906, 1
+	r6920 = elemaddr r6920, r6906, 1
+	r6921 = elemaddr r6921, r6906, 1
+	r6922 = elemaddr r6922, r6906, 1
+	r6923 = elemaddr r6923, r6906, 1
+	r6924 = elemaddr r6924, r6906, 1
+	r6925 = elemaddr r6925, r6906, 1
+	r6926 = elemaddr r6926, r6906, 1
+	r6927 = elemaddr r6927, r6906, 1
+	r6928 = elemaddr r6928, r6906, 1
+	r6929 = elemaddr r6929, r6906, 1
+	r6930 = elemaddr r6930, r6906, 1
+	r6931 = elemaddr r6931, r6906, 1
+	r6932 = elemaddr r6932, r6906, 1
+	r6933 = elemaddr r6933, r6906, 1
+	r6934 = elemaddr r6934, r6906, 1
+	r6935 = elemaddr r6935, r6906, 1
+	r6936 = elemaddr r6936, r6906, 1
+	r6937 = elemaddr r6937, r6906, 1
+	r6938 = elemaddr r6938, r6906, 1
+	r6939 = elemaddr r6939, r6906, 1
+	r6940 = elemaddr r6940, r6906, 1
+	r6941 = elemaddr r6941, r6906, 1
+	r6942 = elemaddr r6942, r6906, 1
+	r6943 = elemaddr r6943, r6906, 1
+	r6944 = elemaddr r6944, r6906, 1
+	r6945 = elemaddr r6945, r6906, 1
+	r6946 = elemaddr r6946, r6906, 1
+	r6947 = elemaddr r6947, r6906, 1
+	r6948 = elemaddr r6948, r6906, 1
+	r6949 = elemaddr r6949, r6906, 1
+	r6950 = elemaddr r6950, r6906, 1
+	r6951 = elemaddr r6951, r6906, 1
+	r6952 = elemaddr r6952, r6906, 1
+	r6953 = elemaddr r6953, r6906, 1
+	r6954 = elemaddr r6954, r6906, 1
+	r6955 = elemaddr r6955, r6906, 1
+	r6956 = elemaddr r6956, r6906, 1
+	r6957 = elemaddr r6957, r6906, 1
+	r6958 = elemaddr r6958, r6906, 1
+	r6959 = elemaddr r6959, r6906, 1
+	r6960 = elemaddr r6960, r6906, 1
+	r6961 = elemaddr r6961, r6906, 1
+	r6962 = elemaddr r6962, r6906, 1
+	r6963 = elemaddr r6963, r6906, 1
+	r6964 = elemaddr r6964, r6906, 1
+	r6965 = elemaddr r6965, r6906, 1
+	r6966 = elemaddr r6966, r6906, 1
+	r6967 = elemaddr r6967, r6906, 1
+	r6968 = elemaddr r6968, r6906, 1
+	r6969 = elemaddr r6969, r6906, 1
+	r6970 = elemaddr r6970, r6906, 1
+	r6971 = elemaddr r6971, r6906, 1
+	r6972 = elemaddr r6972, r6906, 1
+	r6973 = elemaddr r6973, r6906, 1
+	r6974 = elemaddr r6974, r6906, 1
+	r6975 = elemaddr r6975, r6906, 1
+	r6976 = elemaddr r6976, r6906, 1
+	r6977 = elemaddr r6977, r6906, 1
+	r6978 = elemaddr r6978, r6906, 1
+	r6979 = elemaddr r6979, r6906, 1
+	r6980 = elemaddr r6980, r6906, 1
+	r6981 = elemaddr r6981, r6906, 1
+	r6982 = elemaddr r6982, r6906, 1
+	r6983 = elemaddr r6983, r6906, 1
+	r6984 = elemaddr r6984, r6906, 1
+	r6985 = elemaddr r6985, r6906, 1
+	r6986 = elemaddr r6986, r6906, 1
+	r6987 = elemaddr r6987, r6906, 1
+	r6988 = elemaddr r6988, r6906, 1
+	r6989 = elemaddr r6989, r6906, 1
+	r6990 = elemaddr r6990, r6906, 1
+	r6991 = elemaddr r6991, r6906, 1
+	r6992 = elemaddr r6992, r6906, 1
+	r6993 = elemaddr r6993, r6906, 1
+	r6994 = elemaddr r6994, r6906, 1
+	r6995 = elemaddr r6995, r6906, 1
+	r6996 = elemaddr r6996, r6906, 1
+	r6997 = elemaddr r6997, r6906, 1
+	r6998 = elemaddr r6998, r6906, 1
+	r6999 = elemaddr r6999, r6906, 1
+	r7000 = elemaddr r7000, r6906, 1
+	r7001 = elemaddr r7001, r6906, 1
+	r7002 = elemaddr r7002, r6906, 1
+	r7003 = elemaddr r7003, r6906, 1
+	r7004 = elemaddr r7004, r6906, 1
+	r7005 = elemaddr r7005, r6906, 1
+	r7006 = elemaddr r7006, r6906, 1
+	r7007 = elemaddr r7007, r6906, 1
+	r7008 = elemaddr r7008, r6906, 1
+	r7009 = elemaddr r7009, r6906, 1
+	r7010 = elemaddr r7010, r6906, 1
+	r7011 = elemaddr r7011, r6906, 1
+	r7012 = elemaddr r7012, r6906, 1
+	r7013 = elemaddr r7013, r6906, 1
+	r7014 = elemaddr r7014, r6906, 1
+	r7015 = elemaddr r7015, r6906, 1
+	r7016 = elemaddr r7016, r6906, 1
+	r7017 = elemaddr r7017, r6906, 1
+	r7018 = elemaddr r7018, r6906, 1
+	r7019 = elemaddr r7019, r6906, 1
+	r7020 = elemaddr r7020, r6906, 1
+	r7021 = elemaddr r7021, r6906, 1
+	r7022 = elemaddr r7022, r6906, 1
+	r7023 = elemaddr r7023, r6906, 1
+	r7024 = elemaddr r7024, r6906, 1
+	r7025 = elemaddr r7025, r6906, 1
+	r7026 = elemaddr r7026, r6906, 1
+	r7027 = elemaddr r7027, r6906, 1
+	r7028 = elemaddr r7028, r6906, 1
+	r7029 = elemaddr r7029, r6906, 1
+	r7030 = elemaddr r7030, r6906, 1
+	r7031 = elemaddr r7031, r6906, 1
+	r7032 = elemaddr r7032, r6906, 1
+	r7033 = elemaddr r7033, r6906, 1
+	r7034 = elemaddr r7034, r6906, 1
+	r7035 = elemaddr r7035, r6906, 1
+	r7036 = elemaddr r7036, r6906, 1
+	r7037 = elemaddr r7037, r6906, 1
+	r7038 = elemaddr r7038, r6906, 1
+	r7039 = elemaddr r7039, r6906, 1
+	r7040 = elemaddr r7040, r6906, 1
+	r7041 = elemaddr r7041, r6906, 1
+	r7042 = elemaddr r7042, r6906, 1
+	r7043 = elemaddr r7043, r6906, 1
+	r7044 = elemaddr r7044, r6906, 1
+	r7045 = elemaddr r7045, r6906, 1
+	r7046 = elemaddr r7046, r6906, 1
+	r7047 = elemaddr r7047, r6906, 1
+	r7048 = elemaddr r7048, r6906, 1
+	r7049 = elemaddr r7049, r6906, 1
+	r7050 = elemaddr r7050, r6906, 1
+	r7051 = elemaddr r7051, r6906, 1
+	r7052 = elemaddr r7052, r6906, 1
+	r7053 = elemaddr r7053, r6906, 1
+	r7054 = elemaddr r7054, r6906, 1
+	r7055 = elemaddr r7055, r6906, 1
+	r7056 = elemaddr r7056, r6906, 1
+	r7057 = elemaddr r7057, r6906, 1
+	r7058 = elemaddr r7058, r6906, 1
+	r7059 = elemaddr r7059, r6906, 1
+	r7060 = elemaddr r7060, r6906, 1
+	r7061 = elemaddr r7061, r6906, 1
+	r7062 = elemaddr r7062, r6906, 1
+	r7063 = elemaddr r7063, r6906, 1
+	r7064 = elemaddr r7064, r6906, 1
+	r7065 = elemaddr r7065, r6906, 1
+	r7066 = elemaddr r7066, r6906, 1
+	r7067 = elemaddr r7067, r6906, 1
+	r7068 = elemaddr r7068, r6906, 1
+	r7069 = elemaddr r7069, r6906, 1
+	r7070 = elemaddr r7070, r6906, 1
+	r7071 = elemaddr r7071, r6906, 1
+	r7072 = elemaddr r7072, r6906, 1
+	r7073 = elemaddr r7073, r6906, 1
+	r7074 = elemaddr r7074, r6906, 1
+	r7075 = elemaddr r7075, r6906, 1
+	r7076 = elemaddr r7076, r6906, 1
+	r7077 = elemaddr r7077, r6906, 1
+	r7078 = elemaddr r7078, r6906, 1
+	r7079 = elemaddr r7079, r6906, 1
+	r7080 = elemaddr r7080, r6906, 1
+	r7081 = elemaddr r7081, r6906, 1
+	r7082 = elemaddr r7082, r6906, 1
+	r7083 = elemaddr r7083, r6906, 1
+	r7084 = elemaddr r7084, r6906, 1
+	r7085 = elemaddr r7085, r6906, 1
+	r7086 = elemaddr r7086, r6906, 1
+	r7087 = elemaddr r7087, r6906, 1
+	r7088 = elemaddr r7088, r6906, 1
+	r7089 = elemaddr r7089, r6906, 1
+	r7090 = elemaddr r7090, r6906, 1
+	r7091 = elemaddr r7091, r6906, 1
+	r7092 = elemaddr r7092, r6906, 1
+	r7093 = elemaddr r7093, r6906, 1
+	r7094 = elemaddr r7094, r6906, 1
+	r7095 = elemaddr r7095, r6906, 1
+	r7096 = elemaddr r7096, r6906, 1
+	r7097 = elemaddr r7097, r6906, 1
+	r7098 = elemaddr r7098, r6906, 1
+	r7099 = elemaddr r7099, r6906, 1
+	r7100 = elemaddr r7100, r6906, 1
+	r7101 = elemaddr r7101, r6906, 1
+	r7102 = elemaddr r7102, r6906, 1
+	r7103 = elemaddr r7103, r6906, 1
+	r7104 = elemaddr r7104, r6906, 1
+	r7105 = elemaddr r7105, r6906, 1
+	r7106 = elemaddr r7106, r6906, 1
+	r7107 = elemaddr r7107, r6906, 1
+	r7108 = elemaddr r7108, r6906, 1
+	r7109 = elemaddr r7109, r6906, 1
+	r7110 = elemaddr r7110, r6906, 1
+	r7111 = elemaddr r7111, r6906, 1
+	r7112 = elemaddr r7112, r6906, 1
+	r7113 = elemaddr r7113, r6906, 1
+	r7114 = elemaddr r7114, r6906, 1
+	r7115 = elemaddr r7115, r6906, 1
+	r7116 = elemaddr r7116, r6906, 1
+	r7117 = elemaddr r7117, r6906, 1
+	r7118 = elemaddr r7118, r6906, 1
+	r7119 = elemaddr r7119, r6906, 1
+	r7120 = elemaddr r7120, r6906, 1
+	r7121 = elemaddr r7121, r6906, 1
+	r7122 = elemaddr r7122, r6906, 1
+	r7123 = elemaddr r7123, r6906, 1
+	r7124 = elemaddr r7124, r6906, 1
+	r7125 = elemaddr r7125, r6906, 1
+	r7126 = elemaddr r7126, r6906, 1
+	r7127 = elemaddr r7127, r6906, 1
+	r7128 = elemaddr r7128, r6906, 1
+	r7129 = elemaddr r7129, r6906, 1
+	r7130 = elemaddr r7130, r6906, 1
+	r7131 = elemaddr r7131, r6906, 1
+	r7132 = elemaddr r7132, r6906, 1
+	r7133 = elemaddr r7133, r6906, 1
+	r7134 = elemaddr r7134, r6906, 1
+	r7135 = elemaddr r7135, r6906, 1
+	r7136 = elemaddr r7136, r6906, 1
+	r7137 = elemaddr r7137, r6906, 1
+	r7138 = elemaddr r7138, r6906, 1
+	r7139 = elemaddr r7139, r6906, 1
+	r7140 = elemaddr r7140, r6906, 1
+	r7141 = elemaddr r7141, r6906, 1
+	r7142 = elemaddr r7142, r6906, 1
+	r7143 = elemaddr r7143, r6906, 1
+	r7144 = elemaddr r7144, r6906, 1
+	r7145 = elemaddr r7145, r6906, 1
+	r7146 = elemaddr r7146, r6906, 1
+	r7147 = elemaddr r7147, r6906, 1
+	r7148 = elemaddr r7148, r6906, 1
+	r7149 = elemaddr r7149, r6906, 1
+	r7150 = elemaddr r7150, r6906, 1
+	r7151 = elemaddr r7151, r6906, 1
+	r7152 = elemaddr r7152, r6906, 1
+	r7153 = elemaddr r7153, r6906, 1
+	r7154 = elemaddr r7154, r6906, 1
+	r7155 = elemaddr r7155, r6906, 1
+	r7156 = elemaddr r7156, r6906, 1
+	r7157 = elemaddr r7157, r6906, 1
+	r7158 = elemaddr r7158, r6906, 1
+	r7159 = elemaddr r7159, r6906, 1
+	r7160 = elemaddr r7160, r6906, 1
+	jump b511
+b514: # exit
 	return
+b515: # preheader
+	r2566 = convert.i32.i64 r12
+	r2567 = move.i32 r2566
+	r2572 = move.i32 r2566
+	r2573 = convert.i32.i64 r14
+	r2574 = move.i32 r2573
+	r2575 = add.i32 r2572, r2574
+	r2580 = move.i32 r2566
+	r2581 = move.i32 r2573
+	r2582 = mul.i32 r2581, 2
+	r2583 = add.i32 r2580, r2582
+	r2588 = move.i32 r2566
+	r2589 = move.i32 r2573
+	r2590 = mul.i32 r2589, 3
+	r2591 = add.i32 r2588, r2590
+	r2596 = move.i32 r2566
+	r2597 = move.i32 r2573
+	r2598 = mul.i32 r2597, 4
+	r2599 = add.i32 r2596, r2598
+	r2604 = move.i32 r2566
+	r2605 = move.i32 r2573
+	r2606 = mul.i32 r2605, 5
+	r2607 = add.i32 r2604, r2606
+	r2612 = move.i32 r2566
+	r2613 = move.i32 r2573
+	r2614 = mul.i32 r2613, 6
+	r2615 = add.i32 r2612, r2614
+	r2620 = move.i32 r2566
+	r2621 = move.i32 r2573
+	r2622 = mul.i32 r2621, 7
+	r2623 = add.i32 r2620, r2622
+	r2628 = move.i32 r2566
+	r2629 = move.i32 r2573
+	r2630 = mul.i32 r2629, 8
+	r2631 = add.i32 r2628, r2630
+	r2636 = move.i32 r2566
+	r2637 = move.i32 r2573
+	r2638 = mul.i32 r2637, 9
+	r2639 = add.i32 r2636, r2638
+	r2644 = move.i32 r2566
+	r2645 = move.i32 r2573
+	r2646 = mul.i32 r2645, 10
+	r2647 = add.i32 r2644, r2646
+	r2652 = move.i32 r2566
+	r2653 = move.i32 r2573
+	r2654 = mul.i32 r2653, 11
+	r2655 = add.i32 r2652, r2654
+	r2660 = move.i32 r2566
+	r2661 = move.i32 r2573
+	r2662 = mul.i32 r2661, 12
+	r2663 = add.i32 r2660, r2662
+	r2668 = move.i32 r2566
+	r2669 = move.i32 r2573
+	r2670 = mul.i32 r2669, 13
+	r2671 = add.i32 r2668, r2670
+	r2676 = move.i32 r2566
+	r2677 = move.i32 r2573
+	r2678 = mul.i32 r2677, 14
+	r2679 = add.i32 r2676, r2678
+	r2684 = move.i32 r2566
+	r2685 = move.i32 r2573
+	r2686 = mul.i32 r2685, 15
+	r2687 = add.i32 r2684, r2686
+	r2692 = move.i32 r2566
+	r2693 = move.i32 r2573
+	r2694 = mul.i32 r2693, 16
+	r2695 = add.i32 r2692, r2694
+	r2700 = move.i32 r2566
+	r2701 = move.i32 r2573
+	r2702 = mul.i32 r2701, 17
+	r2703 = add.i32 r2700, r2702
+	r2708 = move.i32 r2566
+	r2709 = move.i32 r2573
+	r2710 = mul.i32 r2709, 18
+	r2711 = add.i32 r2708, r2710
+	r2716 = move.i32 r2566
+	r2717 = move.i32 r2573
+	r2718 = mul.i32 r2717, 19
+	r2719 = add.i32 r2716, r2718
+	r2724 = move.i32 r2566
+	r2725 = move.i32 r2573
+	r2726 = mul.i32 r2725, 20
+	r2727 = add.i32 r2724, r2726
+	r2732 = move.i32 r2566
+	r2733 = move.i32 r2573
+	r2734 = mul.i32 r2733, 21
+	r2735 = add.i32 r2732, r2734
+	r2740 = move.i32 r2566
+	r2741 = move.i32 r2573
+	r2742 = mul.i32 r2741, 22
+	r2743 = add.i32 r2740, r2742
+	r2748 = move.i32 r2566
+	r2749 = move.i32 r2573
+	r2750 = mul.i32 r2749, 23
+	r2751 = add.i32 r2748, r2750
+	r2756 = move.i32 r2566
+	r2757 = move.i32 r2573
+	r2758 = mul.i32 r2757, 24
+	r2759 = add.i32 r2756, r2758
+	r2764 = move.i32 r2566
+	r2765 = move.i32 r2573
+	r2766 = mul.i32 r2765, 25
+	r2767 = add.i32 r2764, r2766
+	r2772 = move.i32 r2566
+	r2773 = move.i32 r2573
+	r2774 = mul.i32 r2773, 26
+	r2775 = add.i32 r2772, r2774
+	r2780 = move.i32 r2566
+	r2781 = move.i32 r2573
+	r2782 = mul.i32 r2781, 27
+	r2783 = add.i32 r2780, r2782
+	r2788 = move.i32 r2566
+	r2789 = move.i32 r2573
+	r2790 = mul.i32 r2789, 28
+	r2791 = add.i32 r2788, r2790
+	r2796 = move.i32 r2566
+	r2797 = move.i32 r2573
+	r2798 = mul.i32 r2797, 29
+	r2799 = add.i32 r2796, r2798
+	r2804 = move.i32 r2566
+	r2805 = move.i32 r2573
+	r2806 = mul.i32 r2805, 30
+	r2807 = add.i32 r2804, r2806
+	r2812 = move.i32 r2566
+	r2813 = move.i32 r2573
+	r2814 = mul.i32 r2813, 31
+	r2815 = add.i32 r2812, r2814
+	r2820 = move.i32 r2566
+	r2821 = move.i32 r2573
+	r2822 = mul.i32 r2821, 32
+	r2823 = add.i32 r2820, r2822
+	r2828 = move.i32 r2566
+	r2829 = move.i32 r2573
+	r2830 = mul.i32 r2829, 33
+	r2831 = add.i32 r2828, r2830
+	r2836 = move.i32 r2566
+	r2837 = move.i32 r2573
+	r2838 = mul.i32 r2837, 34
+	r2839 = add.i32 r2836, r2838
+	r2844 = move.i32 r2566
+	r2845 = move.i32 r2573
+	r2846 = mul.i32 r2845, 35
+	r2847 = add.i32 r2844, r2846
+	r2852 = move.i32 r2566
+	r2853 = move.i32 r2573
+	r2854 = mul.i32 r2853, 36
+	r2855 = add.i32 r2852, r2854
+	r2860 = move.i32 r2566
+	r2861 = move.i32 r2573
+	r2862 = mul.i32 r2861, 37
+	r2863 = add.i32 r2860, r2862
+	r2868 = move.i32 r2566
+	r2869 = move.i32 r2573
+	r2870 = mul.i32 r2869, 38
+	r2871 = add.i32 r2868, r2870
+	r2876 = move.i32 r2566
+	r2877 = move.i32 r2573
+	r2878 = mul.i32 r2877, 39
+	r2879 = add.i32 r2876, r2878
+	r2884 = move.i32 r2566
+	r2885 = move.i32 r2573
+	r2886 = mul.i32 r2885, 40
+	r2887 = add.i32 r2884, r2886
+	r2892 = move.i32 r2566
+	r2893 = move.i32 r2573
+	r2894 = mul.i32 r2893, 41
+	r2895 = add.i32 r2892, r2894
+	r2900 = move.i32 r2566
+	r2901 = move.i32 r2573
+	r2902 = mul.i32 r2901, 42
+	r2903 = add.i32 r2900, r2902
+	r2908 = move.i32 r2566
+	r2909 = move.i32 r2573
+	r2910 = mul.i32 r2909, 43
+	r2911 = add.i32 r2908, r2910
+	r2916 = move.i32 r2566
+	r2917 = move.i32 r2573
+	r2918 = mul.i32 r2917, 44
+	r2919 = add.i32 r2916, r2918
+	r2924 = move.i32 r2566
+	r2925 = move.i32 r2573
+	r2926 = mul.i32 r2925, 45
+	r2927 = add.i32 r2924, r2926
+	r2932 = move.i32 r2566
+	r2933 = move.i32 r2573
+	r2934 = mul.i32 r2933, 46
+	r2935 = add.i32 r2932, r2934
+	r2940 = move.i32 r2566
+	r2941 = move.i32 r2573
+	r2942 = mul.i32 r2941, 47
+	r2943 = add.i32 r2940, r2942
+	r2948 = move.i32 r2566
+	r2949 = move.i32 r2573
+	r2950 = mul.i32 r2949, 48
+	r2951 = add.i32 r2948, r2950
+	r2956 = move.i32 r2566
+	r2957 = move.i32 r2573
+	r2958 = mul.i32 r2957, 49
+	r2959 = add.i32 r2956, r2958
+	r2964 = move.i32 r2566
+	r2965 = move.i32 r2573
+	r2966 = mul.i32 r2965, 50
+	r2967 = add.i32 r2964, r2966
+	r2972 = move.i32 r2566
+	r2973 = move.i32 r2573
+	r2974 = mul.i32 r2973, 51
+	r2975 = add.i32 r2972, r2974
+	r2980 = move.i32 r2566
+	r2981 = move.i32 r2573
+	r2982 = mul.i32 r2981, 52
+	r2983 = add.i32 r2980, r2982
+	r2988 = move.i32 r2566
+	r2989 = move.i32 r2573
+	r2990 = mul.i32 r2989, 53
+	r2991 = add.i32 r2988, r2990
+	r2996 = move.i32 r2566
+	r2997 = move.i32 r2573
+	r2998 = mul.i32 r2997, 54
+	r2999 = add.i32 r2996, r2998
+	r3004 = move.i32 r2566
+	r3005 = move.i32 r2573
+	r3006 = mul.i32 r3005, 55
+	r3007 = add.i32 r3004, r3006
+	r3012 = move.i32 r2566
+	r3013 = move.i32 r2573
+	r3014 = mul.i32 r3013, 56
+	r3015 = add.i32 r3012, r3014
+	r3020 = move.i32 r2566
+	r3021 = move.i32 r2573
+	r3022 = mul.i32 r3021, 57
+	r3023 = add.i32 r3020, r3022
+	r3028 = move.i32 r2566
+	r3029 = move.i32 r2573
+	r3030 = mul.i32 r3029, 58
+	r3031 = add.i32 r3028, r3030
+	r3036 = move.i32 r2566
+	r3037 = move.i32 r2573
+	r3038 = mul.i32 r3037, 59
+	r3039 = add.i32 r3036, r3038
+	r3044 = move.i32 r2566
+	r3045 = move.i32 r2573
+	r3046 = mul.i32 r3045, 60
+	r3047 = add.i32 r3044, r3046
+	r3052 = move.i32 r2566
+	r3053 = move.i32 r2573
+	r3054 = mul.i32 r3053, 61
+	r3055 = add.i32 r3052, r3054
+	r3060 = move.i32 r2566
+	r3061 = move.i32 r2573
+	r3062 = mul.i32 r3061, 62
+	r3063 = add.i32 r3060, r3062
+	r3068 = move.i32 r2566
+	r3069 = move.i32 r2573
+	r3070 = mul.i32 r3069, 63
+	r3071 = add.i32 r3068, r3070
+	r3076 = move.i32 r2566
+	r3077 = move.i32 r2573
+	r3078 = mul.i32 r3077, 64
+	r3079 = add.i32 r3076, r3078
+	r3084 = move.i32 r2566
+	r3085 = move.i32 r2573
+	r3086 = mul.i32 r3085, 65
+	r3087 = add.i32 r3084, r3086
+	r3092 = move.i32 r2566
+	r3093 = move.i32 r2573
+	r3094 = mul.i32 r3093, 66
+	r3095 = add.i32 r3092, r3094
+	r3100 = move.i32 r2566
+	r3101 = move.i32 r2573
+	r3102 = mul.i32 r3101, 67
+	r3103 = add.i32 r3100, r3102
+	r3108 = move.i32 r2566
+	r3109 = move.i32 r2573
+	r3110 = mul.i32 r3109, 68
+	r3111 = add.i32 r3108, r3110
+	r3116 = move.i32 r2566
+	r3117 = move.i32 r2573
+	r3118 = mul.i32 r3117, 69
+	r3119 = add.i32 r3116, r3118
+	r3124 = move.i32 r2566
+	r3125 = move.i32 r2573
+	r3126 = mul.i32 r3125, 70
+	r3127 = add.i32 r3124, r3126
+	r3132 = move.i32 r2566
+	r3133 = move.i32 r2573
+	r3134 = mul.i32 r3133, 71
+	r3135 = add.i32 r3132, r3134
+	r3140 = move.i32 r2566
+	r3141 = move.i32 r2573
+	r3142 = mul.i32 r3141, 72
+	r3143 = add.i32 r3140, r3142
+	r3148 = move.i32 r2566
+	r3149 = move.i32 r2573
+	r3150 = mul.i32 r3149, 73
+	r3151 = add.i32 r3148, r3150
+	r3156 = move.i32 r2566
+	r3157 = move.i32 r2573
+	r3158 = mul.i32 r3157, 74
+	r3159 = add.i32 r3156, r3158
+	r3164 = move.i32 r2566
+	r3165 = move.i32 r2573
+	r3166 = mul.i32 r3165, 75
+	r3167 = add.i32 r3164, r3166
+	r3172 = move.i32 r2566
+	r3173 = move.i32 r2573
+	r3174 = mul.i32 r3173, 76
+	r3175 = add.i32 r3172, r3174
+	r3180 = move.i32 r2566
+	r3181 = move.i32 r2573
+	r3182 = mul.i32 r3181, 77
+	r3183 = add.i32 r3180, r3182
+	r3188 = move.i32 r2566
+	r3189 = move.i32 r2573
+	r3190 = mul.i32 r3189, 78
+	r3191 = add.i32 r3188, r3190
+	r3196 = move.i32 r2566
+	r3197 = move.i32 r2573
+	r3198 = mul.i32 r3197, 79
+	r3199 = add.i32 r3196, r3198
+	r3204 = move.i32 r2566
+	r3205 = move.i32 r2573
+	r3206 = mul.i32 r3205, 80
+	r3207 = add.i32 r3204, r3206
+	r3212 = move.i32 r2566
+	r3213 = move.i32 r2573
+	r3214 = mul.i32 r3213, 81
+	r3215 = add.i32 r3212, r3214
+	r3220 = move.i32 r2566
+	r3221 = move.i32 r2573
+	r3222 = mul.i32 r3221, 82
+	r3223 = add.i32 r3220, r3222
+	r3228 = move.i32 r2566
+	r3229 = move.i32 r2573
+	r3230 = mul.i32 r3229, 83
+	r3231 = add.i32 r3228, r3230
+	r3236 = move.i32 r2566
+	r3237 = move.i32 r2573
+	r3238 = mul.i32 r3237, 84
+	r3239 = add.i32 r3236, r3238
+	r3244 = move.i32 r2566
+	r3245 = move.i32 r2573
+	r3246 = mul.i32 r3245, 85
+	r3247 = add.i32 r3244, r3246
+	r3252 = move.i32 r2566
+	r3253 = move.i32 r2573
+	r3254 = mul.i32 r3253, 86
+	r3255 = add.i32 r3252, r3254
+	r3260 = move.i32 r2566
+	r3261 = move.i32 r2573
+	r3262 = mul.i32 r3261, 87
+	r3263 = add.i32 r3260, r3262
+	r3268 = move.i32 r2566
+	r3269 = move.i32 r2573
+	r3270 = mul.i32 r3269, 88
+	r3271 = add.i32 r3268, r3270
+	r3276 = move.i32 r2566
+	r3277 = move.i32 r2573
+	r3278 = mul.i32 r3277, 89
+	r3279 = add.i32 r3276, r3278
+	r3284 = move.i32 r2566
+	r3285 = move.i32 r2573
+	r3286 = mul.i32 r3285, 90
+	r3287 = add.i32 r3284, r3286
+	r3292 = move.i32 r2566
+	r3293 = move.i32 r2573
+	r3294 = mul.i32 r3293, 91
+	r3295 = add.i32 r3292, r3294
+	r3300 = move.i32 r2566
+	r3301 = move.i32 r2573
+	r3302 = mul.i32 r3301, 92
+	r3303 = add.i32 r3300, r3302
+	r3308 = move.i32 r2566
+	r3309 = move.i32 r2573
+	r3310 = mul.i32 r3309, 93
+	r3311 = add.i32 r3308, r3310
+	r3316 = move.i32 r2566
+	r3317 = move.i32 r2573
+	r3318 = mul.i32 r3317, 94
+	r3319 = add.i32 r3316, r3318
+	r3324 = move.i32 r2566
+	r3325 = move.i32 r2573
+	r3326 = mul.i32 r3325, 95
+	r3327 = add.i32 r3324, r3326
+	r3332 = move.i32 r2566
+	r3333 = move.i32 r2573
+	r3334 = mul.i32 r3333, 96
+	r3335 = add.i32 r3332, r3334
+	r3340 = move.i32 r2566
+	r3341 = move.i32 r2573
+	r3342 = mul.i32 r3341, 97
+	r3343 = add.i32 r3340, r3342
+	r3348 = move.i32 r2566
+	r3349 = move.i32 r2573
+	r3350 = mul.i32 r3349, 98
+	r3351 = add.i32 r3348, r3350
+	r3356 = move.i32 r2566
+	r3357 = move.i32 r2573
+	r3358 = mul.i32 r3357, 99
+	r3359 = add.i32 r3356, r3358
+	r3364 = move.i32 r2566
+	r3365 = move.i32 r2573
+	r3366 = mul.i32 r3365, 100
+	r3367 = add.i32 r3364, r3366
+	r3372 = move.i32 r2566
+	r3373 = move.i32 r2573
+	r3374 = mul.i32 r3373, 101
+	r3375 = add.i32 r3372, r3374
+	r3380 = move.i32 r2566
+	r3381 = move.i32 r2573
+	r3382 = mul.i32 r3381, 102
+	r3383 = add.i32 r3380, r3382
+	r3388 = move.i32 r2566
+	r3389 = move.i32 r2573
+	r3390 = mul.i32 r3389, 103
+	r3391 = add.i32 r3388, r3390
+	r3396 = move.i32 r2566
+	r3397 = move.i32 r2573
+	r3398 = mul.i32 r3397, 104
+	r3399 = add.i32 r3396, r3398
+	r3404 = move.i32 r2566
+	r3405 = move.i32 r2573
+	r3406 = mul.i32 r3405, 105
+	r3407 = add.i32 r3404, r3406
+	r3412 = move.i32 r2566
+	r3413 = move.i32 r2573
+	r3414 = mul.i32 r3413, 106
+	r3415 = add.i32 r3412, r3414
+	r3420 = move.i32 r2566
+	r3421 = move.i32 r2573
+	r3422 = mul.i32 r3421, 107
+	r3423 = add.i32 r3420, r3422
+	r3428 = move.i32 r2566
+	r3429 = move.i32 r2573
+	r3430 = mul.i32 r3429, 108
+	r3431 = add.i32 r3428, r3430
+	r3436 = move.i32 r2566
+	r3437 = move.i32 r2573
+	r3438 = mul.i32 r3437, 109
+	r3439 = add.i32 r3436, r3438
+	r3444 = move.i32 r2566
+	r3445 = move.i32 r2573
+	r3446 = mul.i32 r3445, 110
+	r3447 = add.i32 r3444, r3446
+	r3452 = move.i32 r2566
+	r3453 = move.i32 r2573
+	r3454 = mul.i32 r3453, 111
+	r3455 = add.i32 r3452, r3454
+	r3460 = move.i32 r2566
+	r3461 = move.i32 r2573
+	r3462 = mul.i32 r3461, 112
+	r3463 = add.i32 r3460, r3462
+	r3468 = move.i32 r2566
+	r3469 = move.i32 r2573
+	r3470 = mul.i32 r3469, 113
+	r3471 = add.i32 r3468, r3470
+	r3476 = move.i32 r2566
+	r3477 = move.i32 r2573
+	r3478 = mul.i32 r3477, 114
+	r3479 = add.i32 r3476, r3478
+	r3484 = move.i32 r2566
+	r3485 = move.i32 r2573
+	r3486 = mul.i32 r3485, 115
+	r3487 = add.i32 r3484, r3486
+	r3492 = move.i32 r2566
+	r3493 = move.i32 r2573
+	r3494 = mul.i32 r3493, 116
+	r3495 = add.i32 r3492, r3494
+	r3500 = move.i32 r2566
+	r3501 = move.i32 r2573
+	r3502 = mul.i32 r3501, 117
+	r3503 = add.i32 r3500, r3502
+	r3508 = move.i32 r2566
+	r3509 = move.i32 r2573
+	r3510 = mul.i32 r3509, 118
+	r3511 = add.i32 r3508, r3510
+	r3516 = move.i32 r2566
+	r3517 = move.i32 r2573
+	r3518 = mul.i32 r3517, 119
+	r3519 = add.i32 r3516, r3518
+	r3524 = move.i32 r2566
+	r3525 = move.i32 r2573
+	r3526 = mul.i32 r3525, 120
+	r3527 = add.i32 r3524, r3526
+	r3532 = move.i32 r2566
+	r3533 = move.i32 r2573
+	r3534 = mul.i32 r3533, 121
+	r3535 = add.i32 r3532, r3534
+	r3540 = move.i32 r2566
+	r3541 = move.i32 r2573
+	r3542 = mul.i32 r3541, 122
+	r3543 = add.i32 r3540, r3542
+	r3548 = move.i32 r2566
+	r3549 = move.i32 r2573
+	r3550 = mul.i32 r3549, 123
+	r3551 = add.i32 r3548, r3550
+	r3556 = move.i32 r2566
+	r3557 = move.i32 r2573
+	r3558 = mul.i32 r3557, 124
+	r3559 = add.i32 r3556, r3558
+	r3564 = move.i32 r2566
+	r3565 = move.i32 r2573
+	r3566 = mul.i32 r3565, 125
+	r3567 = add.i32 r3564, r3566
+	r3572 = move.i32 r2566
+	r3573 = move.i32 r2573
+	r3574 = mul.i32 r3573, 126
+	r3575 = add.i32 r3572, r3574
+	r3580 = move.i32 r2566
+	r3581 = move.i32 r2573
+	r3582 = mul.i32 r3581, 127
+	r3583 = add.i32 r3580, r3582
+	r3588 = move.i32 r2566
+	r3589 = move.i32 r2573
+	r3590 = mul.i32 r3589, 128
+	r3591 = add.i32 r3588, r3590
+	r3596 = move.i32 r2566
+	r3597 = move.i32 r2573
+	r3598 = mul.i32 r3597, 129
+	r3599 = add.i32 r3596, r3598
+	r3604 = move.i32 r2566
+	r3605 = move.i32 r2573
+	r3606 = mul.i32 r3605, 130
+	r3607 = add.i32 r3604, r3606
+	r3612 = move.i32 r2566
+	r3613 = move.i32 r2573
+	r3614 = mul.i32 r3613, 131
+	r3615 = add.i32 r3612, r3614
+	r3620 = move.i32 r2566
+	r3621 = move.i32 r2573
+	r3622 = mul.i32 r3621, 132
+	r3623 = add.i32 r3620, r3622
+	r3628 = move.i32 r2566
+	r3629 = move.i32 r2573
+	r3630 = mul.i32 r3629, 133
+	r3631 = add.i32 r3628, r3630
+	r3636 = move.i32 r2566
+	r3637 = move.i32 r2573
+	r3638 = mul.i32 r3637, 134
+	r3639 = add.i32 r3636, r3638
+	r3644 = move.i32 r2566
+	r3645 = move.i32 r2573
+	r3646 = mul.i32 r3645, 135
+	r3647 = add.i32 r3644, r3646
+	r3652 = move.i32 r2566
+	r3653 = move.i32 r2573
+	r3654 = mul.i32 r3653, 136
+	r3655 = add.i32 r3652, r3654
+	r3660 = move.i32 r2566
+	r3661 = move.i32 r2573
+	r3662 = mul.i32 r3661, 137
+	r3663 = add.i32 r3660, r3662
+	r3668 = move.i32 r2566
+	r3669 = move.i32 r2573
+	r3670 = mul.i32 r3669, 138
+	r3671 = add.i32 r3668, r3670
+	r3676 = move.i32 r2566
+	r3677 = move.i32 r2573
+	r3678 = mul.i32 r3677, 139
+	r3679 = add.i32 r3676, r3678
+	r3684 = move.i32 r2566
+	r3685 = move.i32 r2573
+	r3686 = mul.i32 r3685, 140
+	r3687 = add.i32 r3684, r3686
+	r3692 = move.i32 r2566
+	r3693 = move.i32 r2573
+	r3694 = mul.i32 r3693, 141
+	r3695 = add.i32 r3692, r3694
+	r3700 = move.i32 r2566
+	r3701 = move.i32 r2573
+	r3702 = mul.i32 r3701, 142
+	r3703 = add.i32 r3700, r3702
+	r3708 = move.i32 r2566
+	r3709 = move.i32 r2573
+	r3710 = mul.i32 r3709, 143
+	r3711 = add.i32 r3708, r3710
+	r3716 = move.i32 r2566
+	r3717 = move.i32 r2573
+	r3718 = mul.i32 r3717, 144
+	r3719 = add.i32 r3716, r3718
+	r3724 = move.i32 r2566
+	r3725 = move.i32 r2573
+	r3726 = mul.i32 r3725, 145
+	r3727 = add.i32 r3724, r3726
+	r3732 = move.i32 r2566
+	r3733 = move.i32 r2573
+	r3734 = mul.i32 r3733, 146
+	r3735 = add.i32 r3732, r3734
+	r3740 = move.i32 r2566
+	r3741 = move.i32 r2573
+	r3742 = mul.i32 r3741, 147
+	r3743 = add.i32 r3740, r3742
+	r3748 = move.i32 r2566
+	r3749 = move.i32 r2573
+	r3750 = mul.i32 r3749, 148
+	r3751 = add.i32 r3748, r3750
+	r3756 = move.i32 r2566
+	r3757 = move.i32 r2573
+	r3758 = mul.i32 r3757, 149
+	r3759 = add.i32 r3756, r3758
+	r3764 = move.i32 r2566
+	r3765 = move.i32 r2573
+	r3766 = mul.i32 r3765, 150
+	r3767 = add.i32 r3764, r3766
+	r3772 = move.i32 r2566
+	r3773 = move.i32 r2573
+	r3774 = mul.i32 r3773, 151
+	r3775 = add.i32 r3772, r3774
+	r3780 = move.i32 r2566
+	r3781 = move.i32 r2573
+	r3782 = mul.i32 r3781, 152
+	r3783 = add.i32 r3780, r3782
+	r3788 = move.i32 r2566
+	r3789 = move.i32 r2573
+	r3790 = mul.i32 r3789, 153
+	r3791 = add.i32 r3788, r3790
+	r3796 = move.i32 r2566
+	r3797 = move.i32 r2573
+	r3798 = mul.i32 r3797, 154
+	r3799 = add.i32 r3796, r3798
+	r3804 = move.i32 r2566
+	r3805 = move.i32 r2573
+	r3806 = mul.i32 r3805, 155
+	r3807 = add.i32 r3804, r3806
+	r3812 = move.i32 r2566
+	r3813 = move.i32 r2573
+	r3814 = mul.i32 r3813, 156
+	r3815 = add.i32 r3812, r3814
+	r3820 = move.i32 r2566
+	r3821 = move.i32 r2573
+	r3822 = mul.i32 r3821, 157
+	r3823 = add.i32 r3820, r3822
+	r3828 = move.i32 r2566
+	r3829 = move.i32 r2573
+	r3830 = mul.i32 r3829, 158
+	r3831 = add.i32 r3828, r3830
+	r3836 = move.i32 r2566
+	r3837 = move.i32 r2573
+	r3838 = mul.i32 r3837, 159
+	r3839 = add.i32 r3836, r3838
+	r3844 = move.i32 r2566
+	r3845 = move.i32 r2573
+	r3846 = mul.i32 r3845, 160
+	r3847 = add.i32 r3844, r3846
+	r3852 = move.i32 r2566
+	r3853 = move.i32 r2573
+	r3854 = mul.i32 r3853, 161
+	r3855 = add.i32 r3852, r3854
+	r3860 = move.i32 r2566
+	r3861 = move.i32 r2573
+	r3862 = mul.i32 r3861, 162
+	r3863 = add.i32 r3860, r3862
+	r3868 = move.i32 r2566
+	r3869 = move.i32 r2573
+	r3870 = mul.i32 r3869, 163
+	r3871 = add.i32 r3868, r3870
+	r3876 = move.i32 r2566
+	r3877 = move.i32 r2573
+	r3878 = mul.i32 r3877, 164
+	r3879 = add.i32 r3876, r3878
+	r3884 = move.i32 r2566
+	r3885 = move.i32 r2573
+	r3886 = mul.i32 r3885, 165
+	r3887 = add.i32 r3884, r3886
+	r3892 = move.i32 r2566
+	r3893 = move.i32 r2573
+	r3894 = mul.i32 r3893, 166
+	r3895 = add.i32 r3892, r3894
+	r3900 = move.i32 r2566
+	r3901 = move.i32 r2573
+	r3902 = mul.i32 r3901, 167
+	r3903 = add.i32 r3900, r3902
+	r3908 = move.i32 r2566
+	r3909 = move.i32 r2573
+	r3910 = mul.i32 r3909, 168
+	r3911 = add.i32 r3908, r3910
+	r3916 = move.i32 r2566
+	r3917 = move.i32 r2573
+	r3918 = mul.i32 r3917, 169
+	r3919 = add.i32 r3916, r3918
+	r3924 = move.i32 r2566
+	r3925 = move.i32 r2573
+	r3926 = mul.i32 r3925, 170
+	r3927 = add.i32 r3924, r3926
+	r3932 = move.i32 r2566
+	r3933 = move.i32 r2573
+	r3934 = mul.i32 r3933, 171
+	r3935 = add.i32 r3932, r3934
+	r3940 = move.i32 r2566
+	r3941 = move.i32 r2573
+	r3942 = mul.i32 r3941, 172
+	r3943 = add.i32 r3940, r3942
+	r3948 = move.i32 r2566
+	r3949 = move.i32 r2573
+	r3950 = mul.i32 r3949, 173
+	r3951 = add.i32 r3948, r3950
+	r3956 = move.i32 r2566
+	r3957 = move.i32 r2573
+	r3958 = mul.i32 r3957, 174
+	r3959 = add.i32 r3956, r3958
+	r3964 = move.i32 r2566
+	r3965 = move.i32 r2573
+	r3966 = mul.i32 r3965, 175
+	r3967 = add.i32 r3964, r3966
+	r3972 = move.i32 r2566
+	r3973 = move.i32 r2573
+	r3974 = mul.i32 r3973, 176
+	r3975 = add.i32 r3972, r3974
+	r3980 = move.i32 r2566
+	r3981 = move.i32 r2573
+	r3982 = mul.i32 r3981, 177
+	r3983 = add.i32 r3980, r3982
+	r3988 = move.i32 r2566
+	r3989 = move.i32 r2573
+	r3990 = mul.i32 r3989, 178
+	r3991 = add.i32 r3988, r3990
+	r3996 = move.i32 r2566
+	r3997 = move.i32 r2573
+	r3998 = mul.i32 r3997, 179
+	r3999 = add.i32 r3996, r3998
+	r4004 = move.i32 r2566
+	r4005 = move.i32 r2573
+	r4006 = mul.i32 r4005, 180
+	r4007 = add.i32 r4004, r4006
+	r4012 = move.i32 r2566
+	r4013 = move.i32 r2573
+	r4014 = mul.i32 r4013, 181
+	r4015 = add.i32 r4012, r4014
+	r4020 = move.i32 r2566
+	r4021 = move.i32 r2573
+	r4022 = mul.i32 r4021, 182
+	r4023 = add.i32 r4020, r4022
+	r4028 = move.i32 r2566
+	r4029 = move.i32 r2573
+	r4030 = mul.i32 r4029, 183
+	r4031 = add.i32 r4028, r4030
+	r4036 = move.i32 r2566
+	r4037 = move.i32 r2573
+	r4038 = mul.i32 r4037, 184
+	r4039 = add.i32 r4036, r4038
+	r4044 = move.i32 r2566
+	r4045 = move.i32 r2573
+	r4046 = mul.i32 r4045, 185
+	r4047 = add.i32 r4044, r4046
+	r4052 = move.i32 r2566
+	r4053 = move.i32 r2573
+	r4054 = mul.i32 r4053, 186
+	r4055 = add.i32 r4052, r4054
+	r4060 = move.i32 r2566
+	r4061 = move.i32 r2573
+	r4062 = mul.i32 r4061, 187
+	r4063 = add.i32 r4060, r4062
+	r4068 = move.i32 r2566
+	r4069 = move.i32 r2573
+	r4070 = mul.i32 r4069, 188
+	r4071 = add.i32 r4068, r4070
+	r4076 = move.i32 r2566
+	r4077 = move.i32 r2573
+	r4078 = mul.i32 r4077, 189
+	r4079 = add.i32 r4076, r4078
+	r4084 = move.i32 r2566
+	r4085 = move.i32 r2573
+	r4086 = mul.i32 r4085, 190
+	r4087 = add.i32 r4084, r4086
+	r4092 = move.i32 r2566
+	r4093 = move.i32 r2573
+	r4094 = mul.i32 r4093, 191
+	r4095 = add.i32 r4092, r4094
+	r4100 = move.i32 r2566
+	r4101 = move.i32 r2573
+	r4102 = mul.i32 r4101, 192
+	r4103 = add.i32 r4100, r4102
+	r4108 = move.i32 r2566
+	r4109 = move.i32 r2573
+	r4110 = mul.i32 r4109, 193
+	r4111 = add.i32 r4108, r4110
+	r4116 = move.i32 r2566
+	r4117 = move.i32 r2573
+	r4118 = mul.i32 r4117, 194
+	r4119 = add.i32 r4116, r4118
+	r4124 = move.i32 r2566
+	r4125 = move.i32 r2573
+	r4126 = mul.i32 r4125, 195
+	r4127 = add.i32 r4124, r4126
+	r4132 = move.i32 r2566
+	r4133 = move.i32 r2573
+	r4134 = mul.i32 r4133, 196
+	r4135 = add.i32 r4132, r4134
+	r4140 = move.i32 r2566
+	r4141 = move.i32 r2573
+	r4142 = mul.i32 r4141, 197
+	r4143 = add.i32 r4140, r4142
+	r4148 = move.i32 r2566
+	r4149 = move.i32 r2573
+	r4150 = mul.i32 r4149, 198
+	r4151 = add.i32 r4148, r4150
+	r4156 = move.i32 r2566
+	r4157 = move.i32 r2573
+	r4158 = mul.i32 r4157, 199
+	r4159 = add.i32 r4156, r4158
+	r4164 = move.i32 r2566
+	r4165 = move.i32 r2573
+	r4166 = mul.i32 r4165, 200
+	r4167 = add.i32 r4164, r4166
+	r4172 = move.i32 r2566
+	r4173 = move.i32 r2573
+	r4174 = mul.i32 r4173, 201
+	r4175 = add.i32 r4172, r4174
+	r4180 = move.i32 r2566
+	r4181 = move.i32 r2573
+	r4182 = mul.i32 r4181, 202
+	r4183 = add.i32 r4180, r4182
+	r4188 = move.i32 r2566
+	r4189 = move.i32 r2573
+	r4190 = mul.i32 r4189, 203
+	r4191 = add.i32 r4188, r4190
+	r4196 = move.i32 r2566
+	r4197 = move.i32 r2573
+	r4198 = mul.i32 r4197, 204
+	r4199 = add.i32 r4196, r4198
+	r4204 = move.i32 r2566
+	r4205 = move.i32 r2573
+	r4206 = mul.i32 r4205, 205
+	r4207 = add.i32 r4204, r4206
+	r4212 = move.i32 r2566
+	r4213 = move.i32 r2573
+	r4214 = mul.i32 r4213, 206
+	r4215 = add.i32 r4212, r4214
+	r4220 = move.i32 r2566
+	r4221 = move.i32 r2573
+	r4222 = mul.i32 r4221, 207
+	r4223 = add.i32 r4220, r4222
+	r4228 = move.i32 r2566
+	r4229 = move.i32 r2573
+	r4230 = mul.i32 r4229, 208
+	r4231 = add.i32 r4228, r4230
+	r4236 = move.i32 r2566
+	r4237 = move.i32 r2573
+	r4238 = mul.i32 r4237, 209
+	r4239 = add.i32 r4236, r4238
+	r4244 = move.i32 r2566
+	r4245 = move.i32 r2573
+	r4246 = mul.i32 r4245, 210
+	r4247 = add.i32 r4244, r4246
+	r4252 = move.i32 r2566
+	r4253 = move.i32 r2573
+	r4254 = mul.i32 r4253, 211
+	r4255 = add.i32 r4252, r4254
+	r4260 = move.i32 r2566
+	r4261 = move.i32 r2573
+	r4262 = mul.i32 r4261, 212
+	r4263 = add.i32 r4260, r4262
+	r4268 = move.i32 r2566
+	r4269 = move.i32 r2573
+	r4270 = mul.i32 r4269, 213
+	r4271 = add.i32 r4268, r4270
+	r4276 = move.i32 r2566
+	r4277 = move.i32 r2573
+	r4278 = mul.i32 r4277, 214
+	r4279 = add.i32 r4276, r4278
+	r4284 = move.i32 r2566
+	r4285 = move.i32 r2573
+	r4286 = mul.i32 r4285, 215
+	r4287 = add.i32 r4284, r4286
+	r4292 = move.i32 r2566
+	r4293 = move.i32 r2573
+	r4294 = mul.i32 r4293, 216
+	r4295 = add.i32 r4292, r4294
+	r4300 = move.i32 r2566
+	r4301 = move.i32 r2573
+	r4302 = mul.i32 r4301, 217
+	r4303 = add.i32 r4300, r4302
+	r4308 = move.i32 r2566
+	r4309 = move.i32 r2573
+	r4310 = mul.i32 r4309, 218
+	r4311 = add.i32 r4308, r4310
+	r4316 = move.i32 r2566
+	r4317 = move.i32 r2573
+	r4318 = mul.i32 r4317, 219
+	r4319 = add.i32 r4316, r4318
+	r4324 = move.i32 r2566
+	r4325 = move.i32 r2573
+	r4326 = mul.i32 r4325, 220
+	r4327 = add.i32 r4324, r4326
+	r4332 = move.i32 r2566
+	r4333 = move.i32 r2573
+	r4334 = mul.i32 r4333, 221
+	r4335 = add.i32 r4332, r4334
+	r4340 = move.i32 r2566
+	r4341 = move.i32 r2573
+	r4342 = mul.i32 r4341, 222
+	r4343 = add.i32 r4340, r4342
+	r4348 = move.i32 r2566
+	r4349 = move.i32 r2573
+	r4350 = mul.i32 r4349, 223
+	r4351 = add.i32 r4348, r4350
+	r4356 = move.i32 r2566
+	r4357 = move.i32 r2573
+	r4358 = mul.i32 r4357, 224
+	r4359 = add.i32 r4356, r4358
+	r4364 = move.i32 r2566
+	r4365 = move.i32 r2573
+	r4366 = mul.i32 r4365, 225
+	r4367 = add.i32 r4364, r4366
+	r4372 = move.i32 r2566
+	r4373 = move.i32 r2573
+	r4374 = mul.i32 r4373, 226
+	r4375 = add.i32 r4372, r4374
+	r4380 = move.i32 r2566
+	r4381 = move.i32 r2573
+	r4382 = mul.i32 r4381, 227
+	r4383 = add.i32 r4380, r4382
+	r4388 = move.i32 r2566
+	r4389 = move.i32 r2573
+	r4390 = mul.i32 r4389, 228
+	r4391 = add.i32 r4388, r4390
+	r4396 = move.i32 r2566
+	r4397 = move.i32 r2573
+	r4398 = mul.i32 r4397, 229
+	r4399 = add.i32 r4396, r4398
+	r4404 = move.i32 r2566
+	r4405 = move.i32 r2573
+	r4406 = mul.i32 r4405, 230
+	r4407 = add.i32 r4404, r4406
+	r4412 = move.i32 r2566
+	r4413 = move.i32 r2573
+	r4414 = mul.i32 r4413, 231
+	r4415 = add.i32 r4412, r4414
+	r4420 = move.i32 r2566
+	r4421 = move.i32 r2573
+	r4422 = mul.i32 r4421, 232
+	r4423 = add.i32 r4420, r4422
+	r4428 = move.i32 r2566
+	r4429 = move.i32 r2573
+	r4430 = mul.i32 r4429, 233
+	r4431 = add.i32 r4428, r4430
+	r4436 = move.i32 r2566
+	r4437 = move.i32 r2573
+	r4438 = mul.i32 r4437, 234
+	r4439 = add.i32 r4436, r4438
+	r4444 = move.i32 r2566
+	r4445 = move.i32 r2573
+	r4446 = mul.i32 r4445, 235
+	r4447 = add.i32 r4444, r4446
+	r4452 = move.i32 r2566
+	r4453 = move.i32 r2573
+	r4454 = mul.i32 r4453, 236
+	r4455 = add.i32 r4452, r4454
+	r4460 = move.i32 r2566
+	r4461 = move.i32 r2573
+	r4462 = mul.i32 r4461, 237
+	r4463 = add.i32 r4460, r4462
+	r4468 = move.i32 r2566
+	r4469 = move.i32 r2573
+	r4470 = mul.i32 r4469, 238
+	r4471 = add.i32 r4468, r4470
+	r4476 = move.i32 r2566
+	r4477 = move.i32 r2573
+	r4478 = mul.i32 r4477, 239
+	r4479 = add.i32 r4476, r4478
+	r4484 = move.i32 r2566
+	r4485 = move.i32 r2573
+	r4486 = mul.i32 r4485, 240
+	r4487 = add.i32 r4484, r4486
+	r4492 = move.i32 r2566
+	r4493 = move.i32 r2573
+	r4494 = mul.i32 r4493, 241
+	r4495 = add.i32 r4492, r4494
+	r4500 = move.i32 r2566
+	r4501 = move.i32 r2573
+	r4502 = mul.i32 r4501, 242
+	r4503 = add.i32 r4500, r4502
+	r4508 = move.i32 r2566
+	r4509 = move.i32 r2573
+	r4510 = mul.i32 r4509, 243
+	r4511 = add.i32 r4508, r4510
+	r4516 = move.i32 r2566
+	r4517 = move.i32 r2573
+	r4518 = mul.i32 r4517, 244
+	r4519 = add.i32 r4516, r4518
+	r4524 = move.i32 r2566
+	r4525 = move.i32 r2573
+	r4526 = mul.i32 r4525, 245
+	r4527 = add.i32 r4524, r4526
+	r4532 = move.i32 r2566
+	r4533 = move.i32 r2573
+	r4534 = mul.i32 r4533, 246
+	r4535 = add.i32 r4532, r4534
+	r4540 = move.i32 r2566
+	r4541 = move.i32 r2573
+	r4542 = mul.i32 r4541, 247
+	r4543 = add.i32 r4540, r4542
+	r4548 = move.i32 r2566
+	r4549 = move.i32 r2573
+	r4550 = mul.i32 r4549, 248
+	r4551 = add.i32 r4548, r4550
+	r4556 = move.i32 r2566
+	r4557 = move.i32 r2573
+	r4558 = mul.i32 r4557, 249
+	r4559 = add.i32 r4556, r4558
+	r4564 = move.i32 r2566
+	r4565 = move.i32 r2573
+	r4566 = mul.i32 r4565, 250
+	r4567 = add.i32 r4564, r4566
+	r4572 = move.i32 r2566
+	r4573 = move.i32 r2573
+	r4574 = mul.i32 r4573, 251
+	r4575 = add.i32 r4572, r4574
+	r4580 = move.i32 r2566
+	r4581 = move.i32 r2573
+	r4582 = mul.i32 r4581, 252
+	r4583 = add.i32 r4580, r4582
+	r4588 = move.i32 r2566
+	r4589 = move.i32 r2573
+	r4590 = mul.i32 r4589, 253
+	r4591 = add.i32 r4588, r4590
+	r4596 = move.i32 r2566
+	r4597 = move.i32 r2573
+	r4598 = mul.i32 r4597, 254
+	r4599 = add.i32 r4596, r4598
+	r7161 = move.i64 r2
+	r7162 = elemaddr r4, r7161, 4
+	r7163 = mul.i64 r1, 4
+	r7164 = elemaddr r26, r7161, 4
+	r7165 = elemaddr r36, r7161, 4
+	r7166 = elemaddr r46, r7161, 4
+	r7167 = elemaddr r56, r7161, 4
+	r7168 = elemaddr r66, r7161, 4
+	r7169 = elemaddr r76, r7161, 4
+	r7170 = elemaddr r86, r7161, 4
+	r7171 = elemaddr r96, r7161, 4
+	r7172 = elemaddr r106, r7161, 4
+	r7173 = elemaddr r116, r7161, 4
+	r7174 = elemaddr r126, r7161, 4
+	r7175 = elemaddr r136, r7161, 4
+	r7176 = elemaddr r146, r7161, 4
+	r7177 = elemaddr r156, r7161, 4
+	r7178 = elemaddr r166, r7161, 4
+	r7179 = elemaddr r176, r7161, 4
+	r7180 = elemaddr r186, r7161, 4
+	r7181 = elemaddr r196, r7161, 4
+	r7182 = elemaddr r206, r7161, 4
+	r7183 = elemaddr r216, r7161, 4
+	r7184 = elemaddr r226, r7161, 4
+	r7185 = elemaddr r236, r7161, 4
+	r7186 = elemaddr r246, r7161, 4
+	r7187 = elemaddr r256, r7161, 4
+	r7188 = elemaddr r266, r7161, 4
+	r7189 = elemaddr r276, r7161, 4
+	r7190 = elemaddr r286, r7161, 4
+	r7191 = elemaddr r296, r7161, 4
+	r7192 = elemaddr r306, r7161, 4
+	r7193 = elemaddr r316, r7161, 4
+	r7194 = elemaddr r326, r7161, 4
+	r7195 = elemaddr r336, r7161, 4
+	r7196 = elemaddr r346, r7161, 4
+	r7197 = elemaddr r356, r7161, 4
+	r7198 = elemaddr r366, r7161, 4
+	r7199 = elemaddr r376, r7161, 4
+	r7200 = elemaddr r386, r7161, 4
+	r7201 = elemaddr r396, r7161, 4
+	r7202 = elemaddr r406, r7161, 4
+	r7203 = elemaddr r416, r7161, 4
+	r7204 = elemaddr r426, r7161, 4
+	r7205 = elemaddr r436, r7161, 4
+	r7206 = elemaddr r446, r7161, 4
+	r7207 = elemaddr r456, r7161, 4
+	r7208 = elemaddr r466, r7161, 4
+	r7209 = elemaddr r476, r7161, 4
+	r7210 = elemaddr r486, r7161, 4
+	r7211 = elemaddr r496, r7161, 4
+	r7212 = elemaddr r506, r7161, 4
+	r7213 = elemaddr r516, r7161, 4
+	r7214 = elemaddr r526, r7161, 4
+	r7215 = elemaddr r536, r7161, 4
+	r7216 = elemaddr r546, r7161, 4
+	r7217 = elemaddr r556, r7161, 4
+	r7218 = elemaddr r566, r7161, 4
+	r7219 = elemaddr r576, r7161, 4
+	r7220 = elemaddr r586, r7161, 4
+	r7221 = elemaddr r596, r7161, 4
+	r7222 = elemaddr r606, r7161, 4
+	r7223 = elemaddr r616, r7161, 4
+	r7224 = elemaddr r626, r7161, 4
+	r7225 = elemaddr r636, r7161, 4
+	r7226 = elemaddr r646, r7161, 4
+	r7227 = elemaddr r656, r7161, 4
+	r7228 = elemaddr r666, r7161, 4
+	r7229 = elemaddr r676, r7161, 4
+	r7230 = elemaddr r686, r7161, 4
+	r7231 = elemaddr r696, r7161, 4
+	r7232 = elemaddr r706, r7161, 4
+	r7233 = elemaddr r716, r7161, 4
+	r7234 = elemaddr r726, r7161, 4
+	r7235 = elemaddr r736, r7161, 4
+	r7236 = elemaddr r746, r7161, 4
+	r7237 = elemaddr r756, r7161, 4
+	r7238 = elemaddr r766, r7161, 4
+	r7239 = elemaddr r776, r7161, 4
+	r7240 = elemaddr r786, r7161, 4
+	r7241 = elemaddr r796, r7161, 4
+	r7242 = elemaddr r806, r7161, 4
+	r7243 = elemaddr r816, r7161, 4
+	r7244 = elemaddr r826, r7161, 4
+	r7245 = elemaddr r836, r7161, 4
+	r7246 = elemaddr r846, r7161, 4
+	r7247 = elemaddr r856, r7161, 4
+	r7248 = elemaddr r866, r7161, 4
+	r7249 = elemaddr r876, r7161, 4
+	r7250 = elemaddr r886, r7161, 4
+	r7251 = elemaddr r896, r7161, 4
+	r7252 = elemaddr r906, r7161, 4
+	r7253 = elemaddr r916, r7161, 4
+	r7254 = elemaddr r926, r7161, 4
+	r7255 = elemaddr r936, r7161, 4
+	r7256 = elemaddr r946, r7161, 4
+	r7257 = elemaddr r956, r7161, 4
+	r7258 = elemaddr r966, r7161, 4
+	r7259 = elemaddr r976, r7161, 4
+	r7260 = elemaddr r986, r7161, 4
+	r7261 = elemaddr r996, r7161, 4
+	r7262 = elemaddr r1006, r7161, 4
+	r7263 = elemaddr r1016, r7161, 4
+	r7264 = elemaddr r1026, r7161, 4
+	r7265 = elemaddr r1036, r7161, 4
+	r7266 = elemaddr r1046, r7161, 4
+	r7267 = elemaddr r1056, r7161, 4
+	r7268 = elemaddr r1066, r7161, 4
+	r7269 = elemaddr r1076, r7161, 4
+	r7270 = elemaddr r1086, r7161, 4
+	r7271 = elemaddr r1096, r7161, 4
+	r7272 = elemaddr r1106, r7161, 4
+	r7273 = elemaddr r1116, r7161, 4
+	r7274 = elemaddr r1126, r7161, 4
+	r7275 = elemaddr r1136, r7161, 4
+	r7276 = elemaddr r1146, r7161, 4
+	r7277 = elemaddr r1156, r7161, 4
+	r7278 = elemaddr r1166, r7161, 4
+	r7279 = elemaddr r1176, r7161, 4
+	r7280 = elemaddr r1186, r7161, 4
+	r7281 = elemaddr r1196, r7161, 4
+	r7282 = elemaddr r1206, r7161, 4
+	r7283 = elemaddr r1216, r7161, 4
+	r7284 = elemaddr r1226, r7161, 4
+	r7285 = elemaddr r1236, r7161, 4
+	r7286 = elemaddr r1246, r7161, 4
+	r7287 = elemaddr r1256, r7161, 4
+	r7288 = elemaddr r1266, r7161, 4
+	r7289 = elemaddr r1276, r7161, 4
+	r7290 = elemaddr r1286, r7161, 4
+	r7291 = elemaddr r1296, r7161, 4
+	r7292 = elemaddr r1306, r7161, 4
+	r7293 = elemaddr r1316, r7161, 4
+	r7294 = elemaddr r1326, r7161, 4
+	r7295 = elemaddr r1336, r7161, 4
+	r7296 = elemaddr r1346, r7161, 4
+	r7297 = elemaddr r1356, r7161, 4
+	r7298 = elemaddr r1366, r7161, 4
+	r7299 = elemaddr r1376, r7161, 4
+	r7300 = elemaddr r1386, r7161, 4
+	r7301 = elemaddr r1396, r7161, 4
+	r7302 = elemaddr r1406, r7161, 4
+	r7303 = elemaddr r1416, r7161, 4
+	r7304 = elemaddr r1426, r7161, 4
+	r7305 = elemaddr r1436, r7161, 4
+	r7306 = elemaddr r1446, r7161, 4
+	r7307 = elemaddr r1456, r7161, 4
+	r7308 = elemaddr r1466, r7161, 4
+	r7309 = elemaddr r1476, r7161, 4
+	r7310 = elemaddr r1486, r7161, 4
+	r7311 = elemaddr r1496, r7161, 4
+	r7312 = elemaddr r1506, r7161, 4
+	r7313 = elemaddr r1516, r7161, 4
+	r7314 = elemaddr r1526, r7161, 4
+	r7315 = elemaddr r1536, r7161, 4
+	r7316 = elemaddr r1546, r7161, 4
+	r7317 = elemaddr r1556, r7161, 4
+	r7318 = elemaddr r1566, r7161, 4
+	r7319 = elemaddr r1576, r7161, 4
+	r7320 = elemaddr r1586, r7161, 4
+	r7321 = elemaddr r1596, r7161, 4
+	r7322 = elemaddr r1606, r7161, 4
+	r7323 = elemaddr r1616, r7161, 4
+	r7324 = elemaddr r1626, r7161, 4
+	r7325 = elemaddr r1636, r7161, 4
+	r7326 = elemaddr r1646, r7161, 4
+	r7327 = elemaddr r1656, r7161, 4
+	r7328 = elemaddr r1666, r7161, 4
+	r7329 = elemaddr r1676, r7161, 4
+	r7330 = elemaddr r1686, r7161, 4
+	r7331 = elemaddr r1696, r7161, 4
+	r7332 = elemaddr r1706, r7161, 4
+	r7333 = elemaddr r1716, r7161, 4
+	r7334 = elemaddr r1726, r7161, 4
+	r7335 = elemaddr r1736, r7161, 4
+	r7336 = elemaddr r1746, r7161, 4
+	r7337 = elemaddr r1756, r7161, 4
+	r7338 = elemaddr r1766, r7161, 4
+	r7339 = elemaddr r1776, r7161, 4
+	r7340 = elemaddr r1786, r7161, 4
+	r7341 = elemaddr r1796, r7161, 4
+	r7342 = elemaddr r1806, r7161, 4
+	r7343 = elemaddr r1816, r7161, 4
+	r7344 = elemaddr r1826, r7161, 4
+	r7345 = elemaddr r1836, r7161, 4
+	r7346 = elemaddr r1846, r7161, 4
+	r7347 = elemaddr r1856, r7161, 4
+	r7348 = elemaddr r1866, r7161, 4
+	r7349 = elemaddr r1876, r7161, 4
+	r7350 = elemaddr r1886, r7161, 4
+	r7351 = elemaddr r1896, r7161, 4
+	r7352 = elemaddr r1906, r7161, 4
+	r7353 = elemaddr r1916, r7161, 4
+	r7354 = elemaddr r1926, r7161, 4
+	r7355 = elemaddr r1936, r7161, 4
+	r7356 = elemaddr r1946, r7161, 4
+	r7357 = elemaddr r1956, r7161, 4
+	r7358 = elemaddr r1966, r7161, 4
+	r7359 = elemaddr r1976, r7161, 4
+	r7360 = elemaddr r1986, r7161, 4
+	r7361 = elemaddr r1996, r7161, 4
+	r7362 = elemaddr r2006, r7161, 4
+	r7363 = elemaddr r2016, r7161, 4
+	r7364 = elemaddr r2026, r7161, 4
+	r7365 = elemaddr r2036, r7161, 4
+	r7366 = elemaddr r2046, r7161, 4
+	r7367 = elemaddr r2056, r7161, 4
+	r7368 = elemaddr r2066, r7161, 4
+	r7369 = elemaddr r2076, r7161, 4
+	r7370 = elemaddr r2086, r7161, 4
+	r7371 = elemaddr r2096, r7161, 4
+	r7372 = elemaddr r2106, r7161, 4
+	r7373 = elemaddr r2116, r7161, 4
+	r7374 = elemaddr r2126, r7161, 4
+	r7375 = elemaddr r2136, r7161, 4
+	r7376 = elemaddr r2146, r7161, 4
+	r7377 = elemaddr r2156, r7161, 4
+	r7378 = elemaddr r2166, r7161, 4
+	r7379 = elemaddr r2176, r7161, 4
+	r7380 = elemaddr r2186, r7161, 4
+	r7381 = elemaddr r2196, r7161, 4
+	r7382 = elemaddr r2206, r7161, 4
+	r7383 = elemaddr r2216, r7161, 4
+	r7384 = elemaddr r2226, r7161, 4
+	r7385 = elemaddr r2236, r7161, 4
+	r7386 = elemaddr r2246, r7161, 4
+	r7387 = elemaddr r2256, r7161, 4
+	r7388 = elemaddr r2266, r7161, 4
+	r7389 = elemaddr r2276, r7161, 4
+	r7390 = elemaddr r2286, r7161, 4
+	r7391 = elemaddr r2296, r7161, 4
+	r7392 = elemaddr r2306, r7161, 4
+	r7393 = elemaddr r2316, r7161, 4
+	r7394 = elemaddr r2326, r7161, 4
+	r7395 = elemaddr r2336, r7161, 4
+	r7396 = elemaddr r2346, r7161, 4
+	r7397 = elemaddr r2356, r7161, 4
+	r7398 = elemaddr r2366, r7161, 4
+	r7399 = elemaddr r2376, r7161, 4
+	r7400 = elemaddr r2386, r7161, 4
+	r7401 = elemaddr r2396, r7161, 4
+	r7402 = elemaddr r2406, r7161, 4
+	r7403 = elemaddr r2416, r7161, 4
+	r7404 = elemaddr r2426, r7161, 4
+	r7405 = elemaddr r2436, r7161, 4
+	r7406 = elemaddr r2446, r7161, 4
+	r7407 = elemaddr r2456, r7161, 4
+	r7408 = elemaddr r2466, r7161, 4
+	r7409 = elemaddr r2476, r7161, 4
+	r7410 = elemaddr r2486, r7161, 4
+	r7411 = elemaddr r2496, r7161, 4
+	r7412 = elemaddr r2506, r7161, 4
+	r7413 = elemaddr r2516, r7161, 4
+	r7414 = elemaddr r2526, r7161, 4
+	r7415 = elemaddr r2536, r7161, 4
+	r7416 = elemaddr r2546, r7161, 4
+	r7417 = elemaddr r2556, r7161, 4
+	jump b516
+b516: # head (checked)
+	r2561 = add.i64 r2, 1
+	r2562 = lt.i64 r2561, r3
+	branch r2562, b517, b514
+b517: # index (checked)
+	r2563 = move.i64 r2
+	jump b518
+b518: # rangeindex.loop (checked)
+	r2564 = add.i64 r2563, 1
+	jump b519
+b519: # rangeindex.body (checked)
+	r6394 = move.ptr r7162
+	r2568 = elemaddr r6394, 1, 4
+	r2569 = load.i32 r2568
+	r2570 = add.i32 r2569, r2567
+	r2571 = move.ptr r2568
+	store.i32 r2571, r2570
+	checkindex r2564, r27, site 0
+	r6396 = move.ptr r7164
+	r2576 = elemaddr r6396, 1, 4
+	r2577 = load.i32 r2576
+	r2578 = add.i32 r2577, r2575
+	r2579 = move.ptr r2576
+	store.i32 r2579, r2578
+	checkindex r2564, r37, site 1
+	r6398 = move.ptr r7165
+	r2584 = elemaddr r6398, 1, 4
+	r2585 = load.i32 r2584
+	r2586 = add.i32 r2585, r2583
+	r2587 = move.ptr r2584
+	store.i32 r2587, r2586
+	checkindex r2564, r47, site 2
+	r6400 = move.ptr r7166
+	r2592 = elemaddr r6400, 1, 4
+	r2593 = load.i32 r2592
+	r2594 = add.i32 r2593, r2591
+	r2595 = move.ptr r2592
+	store.i32 r2595, r2594
+	checkindex r2564, r57, site 3
+	r6402 = move.ptr r7167
+	r2600 = elemaddr r6402, 1, 4
+	r2601 = load.i32 r2600
+	r2602 = add.i32 r2601, r2599
+	r2603 = move.ptr r2600
+	store.i32 r2603, r2602
+	checkindex r2564, r67, site 4
+	r6404 = move.ptr r7168
+	r2608 = elemaddr r6404, 1, 4
+	r2609 = load.i32 r2608
+	r2610 = add.i32 r2609, r2607
+	r2611 = move.ptr r2608
+	store.i32 r2611, r2610
+	checkindex r2564, r77, site 5
+	r6406 = move.ptr r7169
+	r2616 = elemaddr r6406, 1, 4
+	r2617 = load.i32 r2616
+	r2618 = add.i32 r2617, r2615
+	r2619 = move.ptr r2616
+	store.i32 r2619, r2618
+	checkindex r2564, r87, site 6
+	r6408 = move.ptr r7170
+	r2624 = elemaddr r6408, 1, 4
+	r2625 = load.i32 r2624
+	r2626 = add.i32 r2625, r2623
+	r2627 = move.ptr r2624
+	store.i32 r2627, r2626
+	checkindex r2564, r97, site 7
+	r6410 = move.ptr r7171
+	r2632 = elemaddr r6410, 1, 4
+	r2633 = load.i32 r2632
+	r2634 = add.i32 r2633, r2631
+	r2635 = move.ptr r2632
+	store.i32 r2635, r2634
+	checkindex r2564, r107, site 8
+	r6412 = move.ptr r7172
+	r2640 = elemaddr r6412, 1, 4
+	r2641 = load.i32 r2640
+	r2642 = add.i32 r2641, r2639
+	r2643 = move.ptr r2640
+	store.i32 r2643, r2642
+	checkindex r2564, r117, site 9
+	r6414 = move.ptr r7173
+	r2648 = elemaddr r6414, 1, 4
+	r2649 = load.i32 r2648
+	r2650 = add.i32 r2649, r2647
+	r2651 = move.ptr r2648
+	store.i32 r2651, r2650
+	checkindex r2564, r127, site 10
+	r6416 = move.ptr r7174
+	r2656 = elemaddr r6416, 1, 4
+	r2657 = load.i32 r2656
+	r2658 = add.i32 r2657, r2655
+	r2659 = move.ptr r2656
+	store.i32 r2659, r2658
+	checkindex r2564, r137, site 11
+	r6418 = move.ptr r7175
+	r2664 = elemaddr r6418, 1, 4
+	r2665 = load.i32 r2664
+	r2666 = add.i32 r2665, r2663
+	r2667 = move.ptr r2664
+	store.i32 r2667, r2666
+	checkindex r2564, r147, site 12
+	r6420 = move.ptr r7176
+	r2672 = elemaddr r6420, 1, 4
+	r2673 = load.i32 r2672
+	r2674 = add.i32 r2673, r2671
+	r2675 = move.ptr r2672
+	store.i32 r2675, r2674
+	checkindex r2564, r157, site 13
+	r6422 = move.ptr r7177
+	r2680 = elemaddr r6422, 1, 4
+	r2681 = load.i32 r2680
+	r2682 = add.i32 r2681, r2679
+	r2683 = move.ptr r2680
+	store.i32 r2683, r2682
+	checkindex r2564, r167, site 14
+	r6424 = move.ptr r7178
+	r2688 = elemaddr r6424, 1, 4
+	r2689 = load.i32 r2688
+	r2690 = add.i32 r2689, r2687
+	r2691 = move.ptr r2688
+	store.i32 r2691, r2690
+	checkindex r2564, r177, site 15
+	r6426 = move.ptr r7179
+	r2696 = elemaddr r6426, 1, 4
+	r2697 = load.i32 r2696
+	r2698 = add.i32 r2697, r2695
+	r2699 = move.ptr r2696
+	store.i32 r2699, r2698
+	checkindex r2564, r187, site 16
+	r6428 = move.ptr r7180
+	r2704 = elemaddr r6428, 1, 4
+	r2705 = load.i32 r2704
+	r2706 = add.i32 r2705, r2703
+	r2707 = move.ptr r2704
+	store.i32 r2707, r2706
+	checkindex r2564, r197, site 17
+	r6430 = move.ptr r7181
+	r2712 = elemaddr r6430, 1, 4
+	r2713 = load.i32 r2712
+	r2714 = add.i32 r2713, r2711
+	r2715 = move.ptr r2712
+	store.i32 r2715, r2714
+	checkindex r2564, r207, site 18
+	r6432 = move.ptr r7182
+	r2720 = elemaddr r6432, 1, 4
+	r2721 = load.i32 r2720
+	r2722 = add.i32 r2721, r2719
+	r2723 = move.ptr r2720
+	store.i32 r2723, r2722
+	checkindex r2564, r217, site 19
+	r6434 = move.ptr r7183
+	r2728 = elemaddr r6434, 1, 4
+	r2729 = load.i32 r2728
+	r2730 = add.i32 r2729, r2727
+	r2731 = move.ptr r2728
+	store.i32 r2731, r2730
+	checkindex r2564, r227, site 20
+	r6436 = move.ptr r7184
+	r2736 = elemaddr r6436, 1, 4
+	r2737 = load.i32 r2736
+	r2738 = add.i32 r2737, r2735
+	r2739 = move.ptr r2736
+	store.i32 r2739, r2738
+	checkindex r2564, r237, site 21
+	r6438 = move.ptr r7185
+	r2744 = elemaddr r6438, 1, 4
+	r2745 = load.i32 r2744
+	r2746 = add.i32 r2745, r2743
+	r2747 = move.ptr r2744
+	store.i32 r2747, r2746
+	checkindex r2564, r247, site 22
+	r6440 = move.ptr r7186
+	r2752 = elemaddr r6440, 1, 4
+	r2753 = load.i32 r2752
+	r2754 = add.i32 r2753, r2751
+	r2755 = move.ptr r2752
+	store.i32 r2755, r2754
+	checkindex r2564, r257, site 23
+	r6442 = move.ptr r7187
+	r2760 = elemaddr r6442, 1, 4
+	r2761 = load.i32 r2760
+	r2762 = add.i32 r2761, r2759
+	r2763 = move.ptr r2760
+	store.i32 r2763, r2762
+	checkindex r2564, r267, site 24
+	r6444 = move.ptr r7188
+	r2768 = elemaddr r6444, 1, 4
+	r2769 = load.i32 r2768
+	r2770 = add.i32 r2769, r2767
+	r2771 = move.ptr r2768
+	store.i32 r2771, r2770
+	checkindex r2564, r277, site 25
+	r6446 = move.ptr r7189
+	r2776 = elemaddr r6446, 1, 4
+	r2777 = load.i32 r2776
+	r2778 = add.i32 r2777, r2775
+	r2779 = move.ptr r2776
+	store.i32 r2779, r2778
+	checkindex r2564, r287, site 26
+	r6448 = move.ptr r7190
+	r2784 = elemaddr r6448, 1, 4
+	r2785 = load.i32 r2784
+	r2786 = add.i32 r2785, r2783
+	r2787 = move.ptr r2784
+	store.i32 r2787, r2786
+	checkindex r2564, r297, site 27
+	r6450 = move.ptr r7191
+	r2792 = elemaddr r6450, 1, 4
+	r2793 = load.i32 r2792
+	r2794 = add.i32 r2793, r2791
+	r2795 = move.ptr r2792
+	store.i32 r2795, r2794
+	checkindex r2564, r307, site 28
+	r6452 = move.ptr r7192
+	r2800 = elemaddr r6452, 1, 4
+	r2801 = load.i32 r2800
+	r2802 = add.i32 r2801, r2799
+	r2803 = move.ptr r2800
+	store.i32 r2803, r2802
+	checkindex r2564, r317, site 29
+	r6454 = move.ptr r7193
+	r2808 = elemaddr r6454, 1, 4
+	r2809 = load.i32 r2808
+	r2810 = add.i32 r2809, r2807
+	r2811 = move.ptr r2808
+	store.i32 r2811, r2810
+	checkindex r2564, r327, site 30
+	r6456 = move.ptr r7194
+	r2816 = elemaddr r6456, 1, 4
+	r2817 = load.i32 r2816
+	r2818 = add.i32 r2817, r2815
+	r2819 = move.ptr r2816
+	store.i32 r2819, r2818
+	checkindex r2564, r337, site 31
+	r6458 = move.ptr r7195
+	r2824 = elemaddr r6458, 1, 4
+	r2825 = load.i32 r2824
+	r2826 = add.i32 r2825, r2823
+	r2827 = move.ptr r2824
+	store.i32 r2827, r2826
+	checkindex r2564, r347, site 32
+	r6460 = move.ptr r7196
+	r2832 = elemaddr r6460, 1, 4
+	r2833 = load.i32 r2832
+	r2834 = add.i32 r2833, r2831
+	r2835 = move.ptr r2832
+	store.i32 r2835, r2834
+	checkindex r2564, r357, site 33
+	r6462 = move.ptr r7197
+	r2840 = elemaddr r6462, 1, 4
+	r2841 = load.i32 r2840
+	r2842 = add.i32 r2841, r2839
+	r2843 = move.ptr r2840
+	store.i32 r2843, r2842
+	checkindex r2564, r367, site 34
+	r6464 = move.ptr r7198
+	r2848 = elemaddr r6464, 1, 4
+	r2849 = load.i32 r2848
+	r2850 = add.i32 r2849, r2847
+	r2851 = move.ptr r2848
+	store.i32 r2851, r2850
+	checkindex r2564, r377, site 35
+	r6466 = move.ptr r7199
+	r2856 = elemaddr r6466, 1, 4
+	r2857 = load.i32 r2856
+	r2858 = add.i32 r2857, r2855
+	r2859 = move.ptr r2856
+	store.i32 r2859, r2858
+	checkindex r2564, r387, site 36
+	r6468 = move.ptr r7200
+	r2864 = elemaddr r6468, 1, 4
+	r2865 = load.i32 r2864
+	r2866 = add.i32 r2865, r2863
+	r2867 = move.ptr r2864
+	store.i32 r2867, r2866
+	checkindex r2564, r397, site 37
+	r6470 = move.ptr r7201
+	r2872 = elemaddr r6470, 1, 4
+	r2873 = load.i32 r2872
+	r2874 = add.i32 r2873, r2871
+	r2875 = move.ptr r2872
+	store.i32 r2875, r2874
+	checkindex r2564, r407, site 38
+	r6472 = move.ptr r7202
+	r2880 = elemaddr r6472, 1, 4
+	r2881 = load.i32 r2880
+	r2882 = add.i32 r2881, r2879
+	r2883 = move.ptr r2880
+	store.i32 r2883, r2882
+	checkindex r2564, r417, site 39
+	r6474 = move.ptr r7203
+	r2888 = elemaddr r6474, 1, 4
+	r2889 = load.i32 r2888
+	r2890 = add.i32 r2889, r2887
+	r2891 = move.ptr r2888
+	store.i32 r2891, r2890
+	checkindex r2564, r427, site 40
+	r6476 = move.ptr r7204
+	r2896 = elemaddr r6476, 1, 4
+	r2897 = load.i32 r2896
+	r2898 = add.i32 r2897, r2895
+	r2899 = move.ptr r2896
+	store.i32 r2899, r2898
+	checkindex r2564, r437, site 41
+	r6478 = move.ptr r7205
+	r2904 = elemaddr r6478, 1, 4
+	r2905 = load.i32 r2904
+	r2906 = add.i32 r2905, r2903
+	r2907 = move.ptr r2904
+	store.i32 r2907, r2906
+	checkindex r2564, r447, site 42
+	r6480 = move.ptr r7206
+	r2912 = elemaddr r6480, 1, 4
+	r2913 = load.i32 r2912
+	r2914 = add.i32 r2913, r2911
+	r2915 = move.ptr r2912
+	store.i32 r2915, r2914
+	checkindex r2564, r457, site 43
+	r6482 = move.ptr r7207
+	r2920 = elemaddr r6482, 1, 4
+	r2921 = load.i32 r2920
+	r2922 = add.i32 r2921, r2919
+	r2923 = move.ptr r2920
+	store.i32 r2923, r2922
+	checkindex r2564, r467, site 44
+	r6484 = move.ptr r7208
+	r2928 = elemaddr r6484, 1, 4
+	r2929 = load.i32 r2928
+	r2930 = add.i32 r2929, r2927
+	r2931 = move.ptr r2928
+	store.i32 r2931, r2930
+	checkindex r2564, r477, site 45
+	r6486 = move.ptr r7209
+	r2936 = elemaddr r6486, 1, 4
+	r2937 = load.i32 r2936
+	r2938 = add.i32 r2937, r2935
+	r2939 = move.ptr r2936
+	store.i32 r2939, r2938
+	checkindex r2564, r487, site 46
+	r6488 = move.ptr r7210
+	r2944 = elemaddr r6488, 1, 4
+	r2945 = load.i32 r2944
+	r2946 = add.i32 r2945, r2943
+	r2947 = move.ptr r2944
+	store.i32 r2947, r2946
+	checkindex r2564, r497, site 47
+	r6490 = move.ptr r7211
+	r2952 = elemaddr r6490, 1, 4
+	r2953 = load.i32 r2952
+	r2954 = add.i32 r2953, r2951
+	r2955 = move.ptr r2952
+	store.i32 r2955, r2954
+	checkindex r2564, r507, site 48
+	r6492 = move.ptr r7212
+	r2960 = elemaddr r6492, 1, 4
+	r2961 = load.i32 r2960
+	r2962 = add.i32 r2961, r2959
+	r2963 = move.ptr r2960
+	store.i32 r2963, r2962
+	checkindex r2564, r517, site 49
+	r6494 = move.ptr r7213
+	r2968 = elemaddr r6494, 1, 4
+	r2969 = load.i32 r2968
+	r2970 = add.i32 r2969, r2967
+	r2971 = move.ptr r2968
+	store.i32 r2971, r2970
+	checkindex r2564, r527, site 50
+	r6496 = move.ptr r7214
+	r2976 = elemaddr r6496, 1, 4
+	r2977 = load.i32 r2976
+	r2978 = add.i32 r2977, r2975
+	r2979 = move.ptr r2976
+	store.i32 r2979, r2978
+	checkindex r2564, r537, site 51
+	r6498 = move.ptr r7215
+	r2984 = elemaddr r6498, 1, 4
+	r2985 = load.i32 r2984
+	r2986 = add.i32 r2985, r2983
+	r2987 = move.ptr r2984
+	store.i32 r2987, r2986
+	checkindex r2564, r547, site 52
+	r6500 = move.ptr r7216
+	r2992 = elemaddr r6500, 1, 4
+	r2993 = load.i32 r2992
+	r2994 = add.i32 r2993, r2991
+	r2995 = move.ptr r2992
+	store.i32 r2995, r2994
+	checkindex r2564, r557, site 53
+	r6502 = move.ptr r7217
+	r3000 = elemaddr r6502, 1, 4
+	r3001 = load.i32 r3000
+	r3002 = add.i32 r3001, r2999
+	r3003 = move.ptr r3000
+	store.i32 r3003, r3002
+	checkindex r2564, r567, site 54
+	r6504 = move.ptr r7218
+	r3008 = elemaddr r6504, 1, 4
+	r3009 = load.i32 r3008
+	r3010 = add.i32 r3009, r3007
+	r3011 = move.ptr r3008
+	store.i32 r3011, r3010
+	checkindex r2564, r577, site 55
+	r6506 = move.ptr r7219
+	r3016 = elemaddr r6506, 1, 4
+	r3017 = load.i32 r3016
+	r3018 = add.i32 r3017, r3015
+	r3019 = move.ptr r3016
+	store.i32 r3019, r3018
+	checkindex r2564, r587, site 56
+	r6508 = move.ptr r7220
+	r3024 = elemaddr r6508, 1, 4
+	r3025 = load.i32 r3024
+	r3026 = add.i32 r3025, r3023
+	r3027 = move.ptr r3024
+	store.i32 r3027, r3026
+	checkindex r2564, r597, site 57
+	r6510 = move.ptr r7221
+	r3032 = elemaddr r6510, 1, 4
+	r3033 = load.i32 r3032
+	r3034 = add.i32 r3033, r3031
+	r3035 = move.ptr r3032
+	store.i32 r3035, r3034
+	checkindex r2564, r607, site 58
+	r6512 = move.ptr r7222
+	r3040 = elemaddr r6512, 1, 4
+	r3041 = load.i32 r3040
+	r3042 = add.i32 r3041, r3039
+	r3043 = move.ptr r3040
+	store.i32 r3043, r3042
+	checkindex r2564, r617, site 59
+	r6514 = move.ptr r7223
+	r3048 = elemaddr r6514, 1, 4
+	r3049 = load.i32 r3048
+	r3050 = add.i32 r3049, r3047
+	r3051 = move.ptr r3048
+	store.i32 r3051, r3050
+	checkindex r2564, r627, site 60
+	r6516 = move.ptr r7224
+	r3056 = elemaddr r6516, 1, 4
+	r3057 = load.i32 r3056
+	r3058 = add.i32 r3057, r3055
+	r3059 = move.ptr r3056
+	store.i32 r3059, r3058
+	checkindex r2564, r637, site 61
+	r6518 = move.ptr r7225
+	r3064 = elemaddr r6518, 1, 4
+	r3065 = load.i32 r3064
+	r3066 = add.i32 r3065, r3063
+	r3067 = move.ptr r3064
+	store.i32 r3067, r3066
+	checkindex r2564, r647, site 62
+	r6520 = move.ptr r7226
+	r3072 = elemaddr r6520, 1, 4
+	r3073 = load.i32 r3072
+	r3074 = add.i32 r3073, r3071
+	r3075 = move.ptr r3072
+	store.i32 r3075, r3074
+	checkindex r2564, r657, site 63
+	r6522 = move.ptr r7227
+	r3080 = elemaddr r6522, 1, 4
+	r3081 = load.i32 r3080
+	r3082 = add.i32 r3081, r3079
+	r3083 = move.ptr r3080
+	store.i32 r3083, r3082
+	checkindex r2564, r667, site 64
+	r6524 = move.ptr r7228
+	r3088 = elemaddr r6524, 1, 4
+	r3089 = load.i32 r3088
+	r3090 = add.i32 r3089, r3087
+	r3091 = move.ptr r3088
+	store.i32 r3091, r3090
+	checkindex r2564, r677, site 65
+	r6526 = move.ptr r7229
+	r3096 = elemaddr r6526, 1, 4
+	r3097 = load.i32 r3096
+	r3098 = add.i32 r3097, r3095
+	r3099 = move.ptr r3096
+	store.i32 r3099, r3098
+	checkindex r2564, r687, site 66
+	r6528 = move.ptr r7230
+	r3104 = elemaddr r6528, 1, 4
+	r3105 = load.i32 r3104
+	r3106 = add.i32 r3105, r3103
+	r3107 = move.ptr r3104
+	store.i32 r3107, r3106
+	checkindex r2564, r697, site 67
+	r6530 = move.ptr r7231
+	r3112 = elemaddr r6530, 1, 4
+	r3113 = load.i32 r3112
+	r3114 = add.i32 r3113, r3111
+	r3115 = move.ptr r3112
+	store.i32 r3115, r3114
+	checkindex r2564, r707, site 68
+	r6532 = move.ptr r7232
+	r3120 = elemaddr r6532, 1, 4
+	r3121 = load.i32 r3120
+	r3122 = add.i32 r3121, r3119
+	r3123 = move.ptr r3120
+	store.i32 r3123, r3122
+	checkindex r2564, r717, site 69
+	r6534 = move.ptr r7233
+	r3128 = elemaddr r6534, 1, 4
+	r3129 = load.i32 r3128
+	r3130 = add.i32 r3129, r3127
+	r3131 = move.ptr r3128
+	store.i32 r3131, r3130
+	checkindex r2564, r727, site 70
+	r6536 = move.ptr r7234
+	r3136 = elemaddr r6536, 1, 4
+	r3137 = load.i32 r3136
+	r3138 = add.i32 r3137, r3135
+	r3139 = move.ptr r3136
+	store.i32 r3139, r3138
+	checkindex r2564, r737, site 71
+	r6538 = move.ptr r7235
+	r3144 = elemaddr r6538, 1, 4
+	r3145 = load.i32 r3144
+	r3146 = add.i32 r3145, r3143
+	r3147 = move.ptr r3144
+	store.i32 r3147, r3146
+	checkindex r2564, r747, site 72
+	r6540 = move.ptr r7236
+	r3152 = elemaddr r6540, 1, 4
+	r3153 = load.i32 r3152
+	r3154 = add.i32 r3153, r3151
+	r3155 = move.ptr r3152
+	store.i32 r3155, r3154
+	checkindex r2564, r757, site 73
+	r6542 = move.ptr r7237
+	r3160 = elemaddr r6542, 1, 4
+	r3161 = load.i32 r3160
+	r3162 = add.i32 r3161, r3159
+	r3163 = move.ptr r3160
+	store.i32 r3163, r3162
+	checkindex r2564, r767, site 74
+	r6544 = move.ptr r7238
+	r3168 = elemaddr r6544, 1, 4
+	r3169 = load.i32 r3168
+	r3170 = add.i32 r3169, r3167
+	r3171 = move.ptr r3168
+	store.i32 r3171, r3170
+	checkindex r2564, r777, site 75
+	r6546 = move.ptr r7239
+	r3176 = elemaddr r6546, 1, 4
+	r3177 = load.i32 r3176
+	r3178 = add.i32 r3177, r3175
+	r3179 = move.ptr r3176
+	store.i32 r3179, r3178
+	checkindex r2564, r787, site 76
+	r6548 = move.ptr r7240
+	r3184 = elemaddr r6548, 1, 4
+	r3185 = load.i32 r3184
+	r3186 = add.i32 r3185, r3183
+	r3187 = move.ptr r3184
+	store.i32 r3187, r3186
+	checkindex r2564, r797, site 77
+	r6550 = move.ptr r7241
+	r3192 = elemaddr r6550, 1, 4
+	r3193 = load.i32 r3192
+	r3194 = add.i32 r3193, r3191
+	r3195 = move.ptr r3192
+	store.i32 r3195, r3194
+	checkindex r2564, r807, site 78
+	r6552 = move.ptr r7242
+	r3200 = elemaddr r6552, 1, 4
+	r3201 = load.i32 r3200
+	r3202 = add.i32 r3201, r3199
+	r3203 = move.ptr r3200
+	store.i32 r3203, r3202
+	checkindex r2564, r817, site 79
+	r6554 = move.ptr r7243
+	r3208 = elemaddr r6554, 1, 4
+	r3209 = load.i32 r3208
+	r3210 = add.i32 r3209, r3207
+	r3211 = move.ptr r3208
+	store.i32 r3211, r3210
+	checkindex r2564, r827, site 80
+	r6556 = move.ptr r7244
+	r3216 = elemaddr r6556, 1, 4
+	r3217 = load.i32 r3216
+	r3218 = add.i32 r3217, r3215
+	r3219 = move.ptr r3216
+	store.i32 r3219, r3218
+	checkindex r2564, r837, site 81
+	r6558 = move.ptr r7245
+	r3224 = elemaddr r6558, 1, 4
+	r3225 = load.i32 r3224
+	r3226 = add.i32 r3225, r3223
+	r3227 = move.ptr r3224
+	store.i32 r3227, r3226
+	checkindex r2564, r847, site 82
+	r6560 = move.ptr r7246
+	r3232 = elemaddr r6560, 1, 4
+	r3233 = load.i32 r3232
+	r3234 = add.i32 r3233, r3231
+	r3235 = move.ptr r3232
+	store.i32 r3235, r3234
+	checkindex r2564, r857, site 83
+	r6562 = move.ptr r7247
+	r3240 = elemaddr r6562, 1, 4
+	r3241 = load.i32 r3240
+	r3242 = add.i32 r3241, r3239
+	r3243 = move.ptr r3240
+	store.i32 r3243, r3242
+	checkindex r2564, r867, site 84
+	r6564 = move.ptr r7248
+	r3248 = elemaddr r6564, 1, 4
+	r3249 = load.i32 r3248
+	r3250 = add.i32 r3249, r3247
+	r3251 = move.ptr r3248
+	store.i32 r3251, r3250
+	checkindex r2564, r877, site 85
+	r6566 = move.ptr r7249
+	r3256 = elemaddr r6566, 1, 4
+	r3257 = load.i32 r3256
+	r3258 = add.i32 r3257, r3255
+	r3259 = move.ptr r3256
+	store.i32 r3259, r3258
+	checkindex r2564, r887, site 86
+	r6568 = move.ptr r7250
+	r3264 = elemaddr r6568, 1, 4
+	r3265 = load.i32 r3264
+	r3266 = add.i32 r3265, r3263
+	r3267 = move.ptr r3264
+	store.i32 r3267, r3266
+	checkindex r2564, r897, site 87
+	r6570 = move.ptr r7251
+	r3272 = elemaddr r6570, 1, 4
+	r3273 = load.i32 r3272
+	r3274 = add.i32 r3273, r3271
+	r3275 = move.ptr r3272
+	store.i32 r3275, r3274
+	checkindex r2564, r907, site 88
+	r6572 = move.ptr r7252
+	r3280 = elemaddr r6572, 1, 4
+	r3281 = load.i32 r3280
+	r3282 = add.i32 r3281, r3279
+	r3283 = move.ptr r3280
+	store.i32 r3283, r3282
+	checkindex r2564, r917, site 89
+	r6574 = move.ptr r7253
+	r3288 = elemaddr r6574, 1, 4
+	r3289 = load.i32 r3288
+	r3290 = add.i32 r3289, r3287
+	r3291 = move.ptr r3288
+	store.i32 r3291, r3290
+	checkindex r2564, r927, site 90
+	r6576 = move.ptr r7254
+	r3296 = elemaddr r6576, 1, 4
+	r3297 = load.i32 r3296
+	r3298 = add.i32 r3297, r3295
+	r3299 = move.ptr r3296
+	store.i32 r3299, r3298
+	checkindex r2564, r937, site 91
+	r6578 = move.ptr r7255
+	r3304 = elemaddr r6578, 1, 4
+	r3305 = load.i32 r3304
+	r3306 = add.i32 r3305, r3303
+	r3307 = move.ptr r3304
+	store.i32 r3307, r3306
+	checkindex r2564, r947, site 92
+	r6580 = move.ptr r7256
+	r3312 = elemaddr r6580, 1, 4
+	r3313 = load.i32 r3312
+	r3314 = add.i32 r3313, r3311
+	r3315 = move.ptr r3312
+	store.i32 r3315, r3314
+	checkindex r2564, r957, site 93
+	r6582 = move.ptr r7257
+	r3320 = elemaddr r6582, 1, 4
+	r3321 = load.i32 r3320
+	r3322 = add.i32 r3321, r3319
+	r3323 = move.ptr r3320
+	store.i32 r3323, r3322
+	checkindex r2564, r967, site 94
+	r6584 = move.ptr r7258
+	r3328 = elemaddr r6584, 1, 4
+	r3329 = load.i32 r3328
+	r3330 = add.i32 r3329, r3327
+	r3331 = move.ptr r3328
+	store.i32 r3331, r3330
+	checkindex r2564, r977, site 95
+	r6586 = move.ptr r7259
+	r3336 = elemaddr r6586, 1, 4
+	r3337 = load.i32 r3336
+	r3338 = add.i32 r3337, r3335
+	r3339 = move.ptr r3336
+	store.i32 r3339, r3338
+	checkindex r2564, r987, site 96
+	r6588 = move.ptr r7260
+	r3344 = elemaddr r6588, 1, 4
+	r3345 = load.i32 r3344
+	r3346 = add.i32 r3345, r3343
+	r3347 = move.ptr r3344
+	store.i32 r3347, r3346
+	checkindex r2564, r997, site 97
+	r6590 = move.ptr r7261
+	r3352 = elemaddr r6590, 1, 4
+	r3353 = load.i32 r3352
+	r3354 = add.i32 r3353, r3351
+	r3355 = move.ptr r3352
+	store.i32 r3355, r3354
+	checkindex r2564, r1007, site 98
+	r6592 = move.ptr r7262
+	r3360 = elemaddr r6592, 1, 4
+	r3361 = load.i32 r3360
+	r3362 = add.i32 r3361, r3359
+	r3363 = move.ptr r3360
+	store.i32 r3363, r3362
+	checkindex r2564, r1017, site 99
+	r6594 = move.ptr r7263
+	r3368 = elemaddr r6594, 1, 4
+	r3369 = load.i32 r3368
+	r3370 = add.i32 r3369, r3367
+	r3371 = move.ptr r3368
+	store.i32 r3371, r3370
+	checkindex r2564, r1027, site 100
+	r6596 = move.ptr r7264
+	r3376 = elemaddr r6596, 1, 4
+	r3377 = load.i32 r3376
+	r3378 = add.i32 r3377, r3375
+	r3379 = move.ptr r3376
+	store.i32 r3379, r3378
+	checkindex r2564, r1037, site 101
+	r6598 = move.ptr r7265
+	r3384 = elemaddr r6598, 1, 4
+	r3385 = load.i32 r3384
+	r3386 = add.i32 r3385, r3383
+	r3387 = move.ptr r3384
+	store.i32 r3387, r3386
+	checkindex r2564, r1047, site 102
+	r6600 = move.ptr r7266
+	r3392 = elemaddr r6600, 1, 4
+	r3393 = load.i32 r3392
+	r3394 = add.i32 r3393, r3391
+	r3395 = move.ptr r3392
+	store.i32 r3395, r3394
+	checkindex r2564, r1057, site 103
+	r6602 = move.ptr r7267
+	r3400 = elemaddr r6602, 1, 4
+	r3401 = load.i32 r3400
+	r3402 = add.i32 r3401, r3399
+	r3403 = move.ptr r3400
+	store.i32 r3403, r3402
+	checkindex r2564, r1067, site 104
+	r6604 = move.ptr r7268
+	r3408 = elemaddr r6604, 1, 4
+	r3409 = load.i32 r3408
+	r3410 = add.i32 r3409, r3407
+	r3411 = move.ptr r3408
+	store.i32 r3411, r3410
+	checkindex r2564, r1077, site 105
+	r6606 = move.ptr r7269
+	r3416 = elemaddr r6606, 1, 4
+	r3417 = load.i32 r3416
+	r3418 = add.i32 r3417, r3415
+	r3419 = move.ptr r3416
+	store.i32 r3419, r3418
+	checkindex r2564, r1087, site 106
+	r6608 = move.ptr r7270
+	r3424 = elemaddr r6608, 1, 4
+	r3425 = load.i32 r3424
+	r3426 = add.i32 r3425, r3423
+	r3427 = move.ptr r3424
+	store.i32 r3427, r3426
+	checkindex r2564, r1097, site 107
+	r6610 = move.ptr r7271
+	r3432 = elemaddr r6610, 1, 4
+	r3433 = load.i32 r3432
+	r3434 = add.i32 r3433, r3431
+	r3435 = move.ptr r3432
+	store.i32 r3435, r3434
+	checkindex r2564, r1107, site 108
+	r6612 = move.ptr r7272
+	r3440 = elemaddr r6612, 1, 4
+	r3441 = load.i32 r3440
+	r3442 = add.i32 r3441, r3439
+	r3443 = move.ptr r3440
+	store.i32 r3443, r3442
+	checkindex r2564, r1117, site 109
+	r6614 = move.ptr r7273
+	r3448 = elemaddr r6614, 1, 4
+	r3449 = load.i32 r3448
+	r3450 = add.i32 r3449, r3447
+	r3451 = move.ptr r3448
+	store.i32 r3451, r3450
+	checkindex r2564, r1127, site 110
+	r6616 = move.ptr r7274
+	r3456 = elemaddr r6616, 1, 4
+	r3457 = load.i32 r3456
+	r3458 = add.i32 r3457, r3455
+	r3459 = move.ptr r3456
+	store.i32 r3459, r3458
+	checkindex r2564, r1137, site 111
+	r6618 = move.ptr r7275
+	r3464 = elemaddr r6618, 1, 4
+	r3465 = load.i32 r3464
+	r3466 = add.i32 r3465, r3463
+	r3467 = move.ptr r3464
+	store.i32 r3467, r3466
+	checkindex r2564, r1147, site 112
+	r6620 = move.ptr r7276
+	r3472 = elemaddr r6620, 1, 4
+	r3473 = load.i32 r3472
+	r3474 = add.i32 r3473, r3471
+	r3475 = move.ptr r3472
+	store.i32 r3475, r3474
+	checkindex r2564, r1157, site 113
+	r6622 = move.ptr r7277
+	r3480 = elemaddr r6622, 1, 4
+	r3481 = load.i32 r3480
+	r3482 = add.i32 r3481, r3479
+	r3483 = move.ptr r3480
+	store.i32 r3483, r3482
+	checkindex r2564, r1167, site 114
+	r6624 = move.ptr r7278
+	r3488 = elemaddr r6624, 1, 4
+	r3489 = load.i32 r3488
+	r3490 = add.i32 r3489, r3487
+	r3491 = move.ptr r3488
+	store.i32 r3491, r3490
+	checkindex r2564, r1177, site 115
+	r6626 = move.ptr r7279
+	r3496 = elemaddr r6626, 1, 4
+	r3497 = load.i32 r3496
+	r3498 = add.i32 r3497, r3495
+	r3499 = move.ptr r3496
+	store.i32 r3499, r3498
+	checkindex r2564, r1187, site 116
+	r6628 = move.ptr r7280
+	r3504 = elemaddr r6628, 1, 4
+	r3505 = load.i32 r3504
+	r3506 = add.i32 r3505, r3503
+	r3507 = move.ptr r3504
+	store.i32 r3507, r3506
+	checkindex r2564, r1197, site 117
+	r6630 = move.ptr r7281
+	r3512 = elemaddr r6630, 1, 4
+	r3513 = load.i32 r3512
+	r3514 = add.i32 r3513, r3511
+	r3515 = move.ptr r3512
+	store.i32 r3515, r3514
+	checkindex r2564, r1207, site 118
+	r6632 = move.ptr r7282
+	r3520 = elemaddr r6632, 1, 4
+	r3521 = load.i32 r3520
+	r3522 = add.i32 r3521, r3519
+	r3523 = move.ptr r3520
+	store.i32 r3523, r3522
+	checkindex r2564, r1217, site 119
+	r6634 = move.ptr r7283
+	r3528 = elemaddr r6634, 1, 4
+	r3529 = load.i32 r3528
+	r3530 = add.i32 r3529, r3527
+	r3531 = move.ptr r3528
+	store.i32 r3531, r3530
+	checkindex r2564, r1227, site 120
+	r6636 = move.ptr r7284
+	r3536 = elemaddr r6636, 1, 4
+	r3537 = load.i32 r3536
+	r3538 = add.i32 r3537, r3535
+	r3539 = move.ptr r3536
+	store.i32 r3539, r3538
+	checkindex r2564, r1237, site 121
+	r6638 = move.ptr r7285
+	r3544 = elemaddr r6638, 1, 4
+	r3545 = load.i32 r3544
+	r3546 = add.i32 r3545, r3543
+	r3547 = move.ptr r3544
+	store.i32 r3547, r3546
+	checkindex r2564, r1247, site 122
+	r6640 = move.ptr r7286
+	r3552 = elemaddr r6640, 1, 4
+	r3553 = load.i32 r3552
+	r3554 = add.i32 r3553, r3551
+	r3555 = move.ptr r3552
+	store.i32 r3555, r3554
+	checkindex r2564, r1257, site 123
+	r6642 = move.ptr r7287
+	r3560 = elemaddr r6642, 1, 4
+	r3561 = load.i32 r3560
+	r3562 = add.i32 r3561, r3559
+	r3563 = move.ptr r3560
+	store.i32 r3563, r3562
+	checkindex r2564, r1267, site 124
+	r6644 = move.ptr r7288
+	r3568 = elemaddr r6644, 1, 4
+	r3569 = load.i32 r3568
+	r3570 = add.i32 r3569, r3567
+	r3571 = move.ptr r3568
+	store.i32 r3571, r3570
+	checkindex r2564, r1277, site 125
+	r6646 = move.ptr r7289
+	r3576 = elemaddr r6646, 1, 4
+	r3577 = load.i32 r3576
+	r3578 = add.i32 r3577, r3575
+	r3579 = move.ptr r3576
+	store.i32 r3579, r3578
+	checkindex r2564, r1287, site 126
+	r6648 = move.ptr r7290
+	r3584 = elemaddr r6648, 1, 4
+	r3585 = load.i32 r3584
+	r3586 = add.i32 r3585, r3583
+	r3587 = move.ptr r3584
+	store.i32 r3587, r3586
+	checkindex r2564, r1297, site 127
+	r6650 = move.ptr r7291
+	r3592 = elemaddr r6650, 1, 4
+	r3593 = load.i32 r3592
+	r3594 = add.i32 r3593, r3591
+	r3595 = move.ptr r3592
+	store.i32 r3595, r3594
+	checkindex r2564, r1307, site 128
+	r6652 = move.ptr r7292
+	r3600 = elemaddr r6652, 1, 4
+	r3601 = load.i32 r3600
+	r3602 = add.i32 r3601, r3599
+	r3603 = move.ptr r3600
+	store.i32 r3603, r3602
+	checkindex r2564, r1317, site 129
+	r6654 = move.ptr r7293
+	r3608 = elemaddr r6654, 1, 4
+	r3609 = load.i32 r3608
+	r3610 = add.i32 r3609, r3607
+	r3611 = move.ptr r3608
+	store.i32 r3611, r3610
+	checkindex r2564, r1327, site 130
+	r6656 = move.ptr r7294
+	r3616 = elemaddr r6656, 1, 4
+	r3617 = load.i32 r3616
+	r3618 = add.i32 r3617, r3615
+	r3619 = move.ptr r3616
+	store.i32 r3619, r3618
+	checkindex r2564, r1337, site 131
+	r6658 = move.ptr r7295
+	r3624 = elemaddr r6658, 1, 4
+	r3625 = load.i32 r3624
+	r3626 = add.i32 r3625, r3623
+	r3627 = move.ptr r3624
+	store.i32 r3627, r3626
+	checkindex r2564, r1347, site 132
+	r6660 = move.ptr r7296
+	r3632 = elemaddr r6660, 1, 4
+	r3633 = load.i32 r3632
+	r3634 = add.i32 r3633, r3631
+	r3635 = move.ptr r3632
+	store.i32 r3635, r3634
+	checkindex r2564, r1357, site 133
+	r6662 = move.ptr r7297
+	r3640 = elemaddr r6662, 1, 4
+	r3641 = load.i32 r3640
+	r3642 = add.i32 r3641, r3639
+	r3643 = move.ptr r3640
+	store.i32 r3643, r3642
+	checkindex r2564, r1367, site 134
+	r6664 = move.ptr r7298
+	r3648 = elemaddr r6664, 1, 4
+	r3649 = load.i32 r3648
+	r3650 = add.i32 r3649, r3647
+	r3651 = move.ptr r3648
+	store.i32 r3651, r3650
+	checkindex r2564, r1377, site 135
+	r6666 = move.ptr r7299
+	r3656 = elemaddr r6666, 1, 4
+	r3657 = load.i32 r3656
+	r3658 = add.i32 r3657, r3655
+	r3659 = move.ptr r3656
+	store.i32 r3659, r3658
+	checkindex r2564, r1387, site 136
+	r6668 = move.ptr r7300
+	r3664 = elemaddr r6668, 1, 4
+	r3665 = load.i32 r3664
+	r3666 = add.i32 r3665, r3663
+	r3667 = move.ptr r3664
+	store.i32 r3667, r3666
+	checkindex r2564, r1397, site 137
+	r6670 = move.ptr r7301
+	r3672 = elemaddr r6670, 1, 4
+	r3673 = load.i32 r3672
+	r3674 = add.i32 r3673, r3671
+	r3675 = move.ptr r3672
+	store.i32 r3675, r3674
+	checkindex r2564, r1407, site 138
+	r6672 = move.ptr r7302
+	r3680 = elemaddr r6672, 1, 4
+	r3681 = load.i32 r3680
+	r3682 = add.i32 r3681, r3679
+	r3683 = move.ptr r3680
+	store.i32 r3683, r3682
+	checkindex r2564, r1417, site 139
+	r6674 = move.ptr r7303
+	r3688 = elemaddr r6674, 1, 4
+	r3689 = load.i32 r3688
+	r3690 = add.i32 r3689, r3687
+	r3691 = move.ptr r3688
+	store.i32 r3691, r3690
+	checkindex r2564, r1427, site 140
+	r6676 = move.ptr r7304
+	r3696 = elemaddr r6676, 1, 4
+	r3697 = load.i32 r3696
+	r3698 = add.i32 r3697, r3695
+	r3699 = move.ptr r3696
+	store.i32 r3699, r3698
+	checkindex r2564, r1437, site 141
+	r6678 = move.ptr r7305
+	r3704 = elemaddr r6678, 1, 4
+	r3705 = load.i32 r3704
+	r3706 = add.i32 r3705, r3703
+	r3707 = move.ptr r3704
+	store.i32 r3707, r3706
+	checkindex r2564, r1447, site 142
+	r6680 = move.ptr r7306
+	r3712 = elemaddr r6680, 1, 4
+	r3713 = load.i32 r3712
+	r3714 = add.i32 r3713, r3711
+	r3715 = move.ptr r3712
+	store.i32 r3715, r3714
+	checkindex r2564, r1457, site 143
+	r6682 = move.ptr r7307
+	r3720 = elemaddr r6682, 1, 4
+	r3721 = load.i32 r3720
+	r3722 = add.i32 r3721, r3719
+	r3723 = move.ptr r3720
+	store.i32 r3723, r3722
+	checkindex r2564, r1467, site 144
+	r6684 = move.ptr r7308
+	r3728 = elemaddr r6684, 1, 4
+	r3729 = load.i32 r3728
+	r3730 = add.i32 r3729, r3727
+	r3731 = move.ptr r3728
+	store.i32 r3731, r3730
+	checkindex r2564, r1477, site 145
+	r6686 = move.ptr r7309
+	r3736 = elemaddr r6686, 1, 4
+	r3737 = load.i32 r3736
+	r3738 = add.i32 r3737, r3735
+	r3739 = move.ptr r3736
+	store.i32 r3739, r3738
+	checkindex r2564, r1487, site 146
+	r6688 = move.ptr r7310
+	r3744 = elemaddr r6688, 1, 4
+	r3745 = load.i32 r3744
+	r3746 = add.i32 r3745, r3743
+	r3747 = move.ptr r3744
+	store.i32 r3747, r3746
+	checkindex r2564, r1497, site 147
+	r6690 = move.ptr r7311
+	r3752 = elemaddr r6690, 1, 4
+	r3753 = load.i32 r3752
+	r3754 = add.i32 r3753, r3751
+	r3755 = move.ptr r3752
+	store.i32 r3755, r3754
+	checkindex r2564, r1507, site 148
+	r6692 = move.ptr r7312
+	r3760 = elemaddr r6692, 1, 4
+	r3761 = load.i32 r3760
+	r3762 = add.i32 r3761, r3759
+	r3763 = move.ptr r3760
+	store.i32 r3763, r3762
+	checkindex r2564, r1517, site 149
+	r6694 = move.ptr r7313
+	r3768 = elemaddr r6694, 1, 4
+	r3769 = load.i32 r3768
+	r3770 = add.i32 r3769, r3767
+	r3771 = move.ptr r3768
+	store.i32 r3771, r3770
+	checkindex r2564, r1527, site 150
+	r6696 = move.ptr r7314
+	r3776 = elemaddr r6696, 1, 4
+	r3777 = load.i32 r3776
+	r3778 = add.i32 r3777, r3775
+	r3779 = move.ptr r3776
+	store.i32 r3779, r3778
+	checkindex r2564, r1537, site 151
+	r6698 = move.ptr r7315
+	r3784 = elemaddr r6698, 1, 4
+	r3785 = load.i32 r3784
+	r3786 = add.i32 r3785, r3783
+	r3787 = move.ptr r3784
+	store.i32 r3787, r3786
+	checkindex r2564, r1547, site 152
+	r6700 = move.ptr r7316
+	r3792 = elemaddr r6700, 1, 4
+	r3793 = load.i32 r3792
+	r3794 = add.i32 r3793, r3791
+	r3795 = move.ptr r3792
+	store.i32 r3795, r3794
+	checkindex r2564, r1557, site 153
+	r6702 = move.ptr r7317
+	r3800 = elemaddr r6702, 1, 4
+	r3801 = load.i32 r3800
+	r3802 = add.i32 r3801, r3799
+	r3803 = move.ptr r3800
+	store.i32 r3803, r3802
+	checkindex r2564, r1567, site 154
+	r6704 = move.ptr r7318
+	r3808 = elemaddr r6704, 1, 4
+	r3809 = load.i32 r3808
+	r3810 = add.i32 r3809, r3807
+	r3811 = move.ptr r3808
+	store.i32 r3811, r3810
+	checkindex r2564, r1577, site 155
+	r6706 = move.ptr r7319
+	r3816 = elemaddr r6706, 1, 4
+	r3817 = load.i32 r3816
+	r3818 = add.i32 r3817, r3815
+	r3819 = move.ptr r3816
+	store.i32 r3819, r3818
+	checkindex r2564, r1587, site 156
+	r6708 = move.ptr r7320
+	r3824 = elemaddr r6708, 1, 4
+	r3825 = load.i32 r3824
+	r3826 = add.i32 r3825, r3823
+	r3827 = move.ptr r3824
+	store.i32 r3827, r3826
+	checkindex r2564, r1597, site 157
+	r6710 = move.ptr r7321
+	r3832 = elemaddr r6710, 1, 4
+	r3833 = load.i32 r3832
+	r3834 = add.i32 r3833, r3831
+	r3835 = move.ptr r3832
+	store.i32 r3835, r3834
+	checkindex r2564, r1607, site 158
+	r6712 = move.ptr r7322
+	r3840 = elemaddr r6712, 1, 4
+	r3841 = load.i32 r3840
+	r3842 = add.i32 r3841, r3839
+	r3843 = move.ptr r3840
+	store.i32 r3843, r3842
+	checkindex r2564, r1617, site 159
+	r6714 = move.ptr r7323
+	r3848 = elemaddr r6714, 1, 4
+	r3849 = load.i32 r3848
+	r3850 = add.i32 r3849, r3847
+	r3851 = move.ptr r3848
+	store.i32 r3851, r3850
+	checkindex r2564, r1627, site 160
+	r6716 = move.ptr r7324
+	r3856 = elemaddr r6716, 1, 4
+	r3857 = load.i32 r3856
+	r3858 = add.i32 r3857, r3855
+	r3859 = move.ptr r3856
+	store.i32 r3859, r3858
+	checkindex r2564, r1637, site 161
+	r6718 = move.ptr r7325
+	r3864 = elemaddr r6718, 1, 4
+	r3865 = load.i32 r3864
+	r3866 = add.i32 r3865, r3863
+	r3867 = move.ptr r3864
+	store.i32 r3867, r3866
+	checkindex r2564, r1647, site 162
+	r6720 = move.ptr r7326
+	r3872 = elemaddr r6720, 1, 4
+	r3873 = load.i32 r3872
+	r3874 = add.i32 r3873, r3871
+	r3875 = move.ptr r3872
+	store.i32 r3875, r3874
+	checkindex r2564, r1657, site 163
+	r6722 = move.ptr r7327
+	r3880 = elemaddr r6722, 1, 4
+	r3881 = load.i32 r3880
+	r3882 = add.i32 r3881, r3879
+	r3883 = move.ptr r3880
+	store.i32 r3883, r3882
+	checkindex r2564, r1667, site 164
+	r6724 = move.ptr r7328
+	r3888 = elemaddr r6724, 1, 4
+	r3889 = load.i32 r3888
+	r3890 = add.i32 r3889, r3887
+	r3891 = move.ptr r3888
+	store.i32 r3891, r3890
+	checkindex r2564, r1677, site 165
+	r6726 = move.ptr r7329
+	r3896 = elemaddr r6726, 1, 4
+	r3897 = load.i32 r3896
+	r3898 = add.i32 r3897, r3895
+	r3899 = move.ptr r3896
+	store.i32 r3899, r3898
+	checkindex r2564, r1687, site 166
+	r6728 = move.ptr r7330
+	r3904 = elemaddr r6728, 1, 4
+	r3905 = load.i32 r3904
+	r3906 = add.i32 r3905, r3903
+	r3907 = move.ptr r3904
+	store.i32 r3907, r3906
+	checkindex r2564, r1697, site 167
+	r6730 = move.ptr r7331
+	r3912 = elemaddr r6730, 1, 4
+	r3913 = load.i32 r3912
+	r3914 = add.i32 r3913, r3911
+	r3915 = move.ptr r3912
+	store.i32 r3915, r3914
+	checkindex r2564, r1707, site 168
+	r6732 = move.ptr r7332
+	r3920 = elemaddr r6732, 1, 4
+	r3921 = load.i32 r3920
+	r3922 = add.i32 r3921, r3919
+	r3923 = move.ptr r3920
+	store.i32 r3923, r3922
+	checkindex r2564, r1717, site 169
+	r6734 = move.ptr r7333
+	r3928 = elemaddr r6734, 1, 4
+	r3929 = load.i32 r3928
+	r3930 = add.i32 r3929, r3927
+	r3931 = move.ptr r3928
+	store.i32 r3931, r3930
+	checkindex r2564, r1727, site 170
+	r6736 = move.ptr r7334
+	r3936 = elemaddr r6736, 1, 4
+	r3937 = load.i32 r3936
+	r3938 = add.i32 r3937, r3935
+	r3939 = move.ptr r3936
+	store.i32 r3939, r3938
+	checkindex r2564, r1737, site 171
+	r6738 = move.ptr r7335
+	r3944 = elemaddr r6738, 1, 4
+	r3945 = load.i32 r3944
+	r3946 = add.i32 r3945, r3943
+	r3947 = move.ptr r3944
+	store.i32 r3947, r3946
+	checkindex r2564, r1747, site 172
+	r6740 = move.ptr r7336
+	r3952 = elemaddr r6740, 1, 4
+	r3953 = load.i32 r3952
+	r3954 = add.i32 r3953, r3951
+	r3955 = move.ptr r3952
+	store.i32 r3955, r3954
+	checkindex r2564, r1757, site 173
+	r6742 = move.ptr r7337
+	r3960 = elemaddr r6742, 1, 4
+	r3961 = load.i32 r3960
+	r3962 = add.i32 r3961, r3959
+	r3963 = move.ptr r3960
+	store.i32 r3963, r3962
+	checkindex r2564, r1767, site 174
+	r6744 = move.ptr r7338
+	r3968 = elemaddr r6744, 1, 4
+	r3969 = load.i32 r3968
+	r3970 = add.i32 r3969, r3967
+	r3971 = move.ptr r3968
+	store.i32 r3971, r3970
+	checkindex r2564, r1777, site 175
+	r6746 = move.ptr r7339
+	r3976 = elemaddr r6746, 1, 4
+	r3977 = load.i32 r3976
+	r3978 = add.i32 r3977, r3975
+	r3979 = move.ptr r3976
+	store.i32 r3979, r3978
+	checkindex r2564, r1787, site 176
+	r6748 = move.ptr r7340
+	r3984 = elemaddr r6748, 1, 4
+	r3985 = load.i32 r3984
+	r3986 = add.i32 r3985, r3983
+	r3987 = move.ptr r3984
+	store.i32 r3987, r3986
+	checkindex r2564, r1797, site 177
+	r6750 = move.ptr r7341
+	r3992 = elemaddr r6750, 1, 4
+	r3993 = load.i32 r3992
+	r3994 = add.i32 r3993, r3991
+	r3995 = move.ptr r3992
+	store.i32 r3995, r3994
+	checkindex r2564, r1807, site 178
+	r6752 = move.ptr r7342
+	r4000 = elemaddr r6752, 1, 4
+	r4001 = load.i32 r4000
+	r4002 = add.i32 r4001, r3999
+	r4003 = move.ptr r4000
+	store.i32 r4003, r4002
+	checkindex r2564, r1817, site 179
+	r6754 = move.ptr r7343
+	r4008 = elemaddr r6754, 1, 4
+	r4009 = load.i32 r4008
+	r4010 = add.i32 r4009, r4007
+	r4011 = move.ptr r4008
+	store.i32 r4011, r4010
+	checkindex r2564, r1827, site 180
+	r6756 = move.ptr r7344
+	r4016 = elemaddr r6756, 1, 4
+	r4017 = load.i32 r4016
+	r4018 = add.i32 r4017, r4015
+	r4019 = move.ptr r4016
+	store.i32 r4019, r4018
+	checkindex r2564, r1837, site 181
+	r6758 = move.ptr r7345
+	r4024 = elemaddr r6758, 1, 4
+	r4025 = load.i32 r4024
+	r4026 = add.i32 r4025, r4023
+	r4027 = move.ptr r4024
+	store.i32 r4027, r4026
+	checkindex r2564, r1847, site 182
+	r6760 = move.ptr r7346
+	r4032 = elemaddr r6760, 1, 4
+	r4033 = load.i32 r4032
+	r4034 = add.i32 r4033, r4031
+	r4035 = move.ptr r4032
+	store.i32 r4035, r4034
+	checkindex r2564, r1857, site 183
+	r6762 = move.ptr r7347
+	r4040 = elemaddr r6762, 1, 4
+	r4041 = load.i32 r4040
+	r4042 = add.i32 r4041, r4039
+	r4043 = move.ptr r4040
+	store.i32 r4043, r4042
+	checkindex r2564, r1867, site 184
+	r6764 = move.ptr r7348
+	r4048 = elemaddr r6764, 1, 4
+	r4049 = load.i32 r4048
+	r4050 = add.i32 r4049, r4047
+	r4051 = move.ptr r4048
+	store.i32 r4051, r4050
+	checkindex r2564, r1877, site 185
+	r6766 = move.ptr r7349
+	r4056 = elemaddr r6766, 1, 4
+	r4057 = load.i32 r4056
+	r4058 = add.i32 r4057, r4055
+	r4059 = move.ptr r4056
+	store.i32 r4059, r4058
+	checkindex r2564, r1887, site 186
+	r6768 = move.ptr r7350
+	r4064 = elemaddr r6768, 1, 4
+	r4065 = load.i32 r4064
+	r4066 = add.i32 r4065, r4063
+	r4067 = move.ptr r4064
+	store.i32 r4067, r4066
+	checkindex r2564, r1897, site 187
+	r6770 = move.ptr r7351
+	r4072 = elemaddr r6770, 1, 4
+	r4073 = load.i32 r4072
+	r4074 = add.i32 r4073, r4071
+	r4075 = move.ptr r4072
+	store.i32 r4075, r4074
+	checkindex r2564, r1907, site 188
+	r6772 = move.ptr r7352
+	r4080 = elemaddr r6772, 1, 4
+	r4081 = load.i32 r4080
+	r4082 = add.i32 r4081, r4079
+	r4083 = move.ptr r4080
+	store.i32 r4083, r4082
+	checkindex r2564, r1917, site 189
+	r6774 = move.ptr r7353
+	r4088 = elemaddr r6774, 1, 4
+	r4089 = load.i32 r4088
+	r4090 = add.i32 r4089, r4087
+	r4091 = move.ptr r4088
+	store.i32 r4091, r4090
+	checkindex r2564, r1927, site 190
+	r6776 = move.ptr r7354
+	r4096 = elemaddr r6776, 1, 4
+	r4097 = load.i32 r4096
+	r4098 = add.i32 r4097, r4095
+	r4099 = move.ptr r4096
+	store.i32 r4099, r4098
+	checkindex r2564, r1937, site 191
+	r6778 = move.ptr r7355
+	r4104 = elemaddr r6778, 1, 4
+	r4105 = load.i32 r4104
+	r4106 = add.i32 r4105, r4103
+	r4107 = move.ptr r4104
+	store.i32 r4107, r4106
+	checkindex r2564, r1947, site 192
+	r6780 = move.ptr r7356
+	r4112 = elemaddr r6780, 1, 4
+	r4113 = load.i32 r4112
+	r4114 = add.i32 r4113, r4111
+	r4115 = move.ptr r4112
+	store.i32 r4115, r4114
+	checkindex r2564, r1957, site 193
+	r6782 = move.ptr r7357
+	r4120 = elemaddr r6782, 1, 4
+	r4121 = load.i32 r4120
+	r4122 = add.i32 r4121, r4119
+	r4123 = move.ptr r4120
+	store.i32 r4123, r4122
+	checkindex r2564, r1967, site 194
+	r6784 = move.ptr r7358
+	r4128 = elemaddr r6784, 1, 4
+	r4129 = load.i32 r4128
+	r4130 = add.i32 r4129, r4127
+	r4131 = move.ptr r4128
+	store.i32 r4131, r4130
+	checkindex r2564, r1977, site 195
+	r6786 = move.ptr r7359
+	r4136 = elemaddr r6786, 1, 4
+	r4137 = load.i32 r4136
+	r4138 = add.i32 r4137, r4135
+	r4139 = move.ptr r4136
+	store.i32 r4139, r4138
+	checkindex r2564, r1987, site 196
+	r6788 = move.ptr r7360
+	r4144 = elemaddr r6788, 1, 4
+	r4145 = load.i32 r4144
+	r4146 = add.i32 r4145, r4143
+	r4147 = move.ptr r4144
+	store.i32 r4147, r4146
+	checkindex r2564, r1997, site 197
+	r6790 = move.ptr r7361
+	r4152 = elemaddr r6790, 1, 4
+	r4153 = load.i32 r4152
+	r4154 = add.i32 r4153, r4151
+	r4155 = move.ptr r4152
+	store.i32 r4155, r4154
+	checkindex r2564, r2007, site 198
+	r6792 = move.ptr r7362
+	r4160 = elemaddr r6792, 1, 4
+	r4161 = load.i32 r4160
+	r4162 = add.i32 r4161, r4159
+	r4163 = move.ptr r4160
+	store.i32 r4163, r4162
+	checkindex r2564, r2017, site 199
+	r6794 = move.ptr r7363
+	r4168 = elemaddr r6794, 1, 4
+	r4169 = load.i32 r4168
+	r4170 = add.i32 r4169, r4167
+	r4171 = move.ptr r4168
+	store.i32 r4171, r4170
+	checkindex r2564, r2027, site 200
+	r6796 = move.ptr r7364
+	r4176 = elemaddr r6796, 1, 4
+	r4177 = load.i32 r4176
+	r4178 = add.i32 r4177, r4175
+	r4179 = move.ptr r4176
+	store.i32 r4179, r4178
+	checkindex r2564, r2037, site 201
+	r6798 = move.ptr r7365
+	r4184 = elemaddr r6798, 1, 4
+	r4185 = load.i32 r4184
+	r4186 = add.i32 r4185, r4183
+	r4187 = move.ptr r4184
+	store.i32 r4187, r4186
+	checkindex r2564, r2047, site 202
+	r6800 = move.ptr r7366
+	r4192 = elemaddr r6800, 1, 4
+	r4193 = load.i32 r4192
+	r4194 = add.i32 r4193, r4191
+	r4195 = move.ptr r4192
+	store.i32 r4195, r4194
+	checkindex r2564, r2057, site 203
+	r6802 = move.ptr r7367
+	r4200 = elemaddr r6802, 1, 4
+	r4201 = load.i32 r4200
+	r4202 = add.i32 r4201, r4199
+	r4203 = move.ptr r4200
+	store.i32 r4203, r4202
+	checkindex r2564, r2067, site 204
+	r6804 = move.ptr r7368
+	r4208 = elemaddr r6804, 1, 4
+	r4209 = load.i32 r4208
+	r4210 = add.i32 r4209, r4207
+	r4211 = move.ptr r4208
+	store.i32 r4211, r4210
+	checkindex r2564, r2077, site 205
+	r6806 = move.ptr r7369
+	r4216 = elemaddr r6806, 1, 4
+	r4217 = load.i32 r4216
+	r4218 = add.i32 r4217, r4215
+	r4219 = move.ptr r4216
+	store.i32 r4219, r4218
+	checkindex r2564, r2087, site 206
+	r6808 = move.ptr r7370
+	r4224 = elemaddr r6808, 1, 4
+	r4225 = load.i32 r4224
+	r4226 = add.i32 r4225, r4223
+	r4227 = move.ptr r4224
+	store.i32 r4227, r4226
+	checkindex r2564, r2097, site 207
+	r6810 = move.ptr r7371
+	r4232 = elemaddr r6810, 1, 4
+	r4233 = load.i32 r4232
+	r4234 = add.i32 r4233, r4231
+	r4235 = move.ptr r4232
+	store.i32 r4235, r4234
+	checkindex r2564, r2107, site 208
+	r6812 = move.ptr r7372
+	r4240 = elemaddr r6812, 1, 4
+	r4241 = load.i32 r4240
+	r4242 = add.i32 r4241, r4239
+	r4243 = move.ptr r4240
+	store.i32 r4243, r4242
+	checkindex r2564, r2117, site 209
+	r6814 = move.ptr r7373
+	r4248 = elemaddr r6814, 1, 4
+	r4249 = load.i32 r4248
+	r4250 = add.i32 r4249, r4247
+	r4251 = move.ptr r4248
+	store.i32 r4251, r4250
+	checkindex r2564, r2127, site 210
+	r6816 = move.ptr r7374
+	r4256 = elemaddr r6816, 1, 4
+	r4257 = load.i32 r4256
+	r4258 = add.i32 r4257, r4255
+	r4259 = move.ptr r4256
+	store.i32 r4259, r4258
+	checkindex r2564, r2137, site 211
+	r6818 = move.ptr r7375
+	r4264 = elemaddr r6818, 1, 4
+	r4265 = load.i32 r4264
+	r4266 = add.i32 r4265, r4263
+	r4267 = move.ptr r4264
+	store.i32 r4267, r4266
+	checkindex r2564, r2147, site 212
+	r6820 = move.ptr r7376
+	r4272 = elemaddr r6820, 1, 4
+	r4273 = load.i32 r4272
+	r4274 = add.i32 r4273, r4271
+	r4275 = move.ptr r4272
+	store.i32 r4275, r4274
+	checkindex r2564, r2157, site 213
+	r6822 = move.ptr r7377
+	r4280 = elemaddr r6822, 1, 4
+	r4281 = load.i32 r4280
+	r4282 = add.i32 r4281, r4279
+	r4283 = move.ptr r4280
+	store.i32 r4283, r4282
+	checkindex r2564, r2167, site 214
+	r6824 = move.ptr r7378
+	r4288 = elemaddr r6824, 1, 4
+	r4289 = load.i32 r4288
+	r4290 = add.i32 r4289, r4287
+	r4291 = move.ptr r4288
+	store.i32 r4291, r4290
+	checkindex r2564, r2177, site 215
+	r6826 = move.ptr r7379
+	r4296 = elemaddr r6826, 1, 4
+	r4297 = load.i32 r4296
+	r4298 = add.i32 r4297, r4295
+	r4299 = move.ptr r4296
+	store.i32 r4299, r4298
+	checkindex r2564, r2187, site 216
+	r6828 = move.ptr r7380
+	r4304 = elemaddr r6828, 1, 4
+	r4305 = load.i32 r4304
+	r4306 = add.i32 r4305, r4303
+	r4307 = move.ptr r4304
+	store.i32 r4307, r4306
+	checkindex r2564, r2197, site 217
+	r6830 = move.ptr r7381
+	r4312 = elemaddr r6830, 1, 4
+	r4313 = load.i32 r4312
+	r4314 = add.i32 r4313, r4311
+	r4315 = move.ptr r4312
+	store.i32 r4315, r4314
+	checkindex r2564, r2207, site 218
+	r6832 = move.ptr r7382
+	r4320 = elemaddr r6832, 1, 4
+	r4321 = load.i32 r4320
+	r4322 = add.i32 r4321, r4319
+	r4323 = move.ptr r4320
+	store.i32 r4323, r4322
+	checkindex r2564, r2217, site 219
+	r6834 = move.ptr r7383
+	r4328 = elemaddr r6834, 1, 4
+	r4329 = load.i32 r4328
+	r4330 = add.i32 r4329, r4327
+	r4331 = move.ptr r4328
+	store.i32 r4331, r4330
+	checkindex r2564, r2227, site 220
+	r6836 = move.ptr r7384
+	r4336 = elemaddr r6836, 1, 4
+	r4337 = load.i32 r4336
+	r4338 = add.i32 r4337, r4335
+	r4339 = move.ptr r4336
+	store.i32 r4339, r4338
+	checkindex r2564, r2237, site 221
+	r6838 = move.ptr r7385
+	r4344 = elemaddr r6838, 1, 4
+	r4345 = load.i32 r4344
+	r4346 = add.i32 r4345, r4343
+	r4347 = move.ptr r4344
+	store.i32 r4347, r4346
+	checkindex r2564, r2247, site 222
+	r6840 = move.ptr r7386
+	r4352 = elemaddr r6840, 1, 4
+	r4353 = load.i32 r4352
+	r4354 = add.i32 r4353, r4351
+	r4355 = move.ptr r4352
+	store.i32 r4355, r4354
+	checkindex r2564, r2257, site 223
+	r6842 = move.ptr r7387
+	r4360 = elemaddr r6842, 1, 4
+	r4361 = load.i32 r4360
+	r4362 = add.i32 r4361, r4359
+	r4363 = move.ptr r4360
+	store.i32 r4363, r4362
+	checkindex r2564, r2267, site 224
+	r6844 = move.ptr r7388
+	r4368 = elemaddr r6844, 1, 4
+	r4369 = load.i32 r4368
+	r4370 = add.i32 r4369, r4367
+	r4371 = move.ptr r4368
+	store.i32 r4371, r4370
+	checkindex r2564, r2277, site 225
+	r6846 = move.ptr r7389
+	r4376 = elemaddr r6846, 1, 4
+	r4377 = load.i32 r4376
+	r4378 = add.i32 r4377, r4375
+	r4379 = move.ptr r4376
+	store.i32 r4379, r4378
+	checkindex r2564, r2287, site 226
+	r6848 = move.ptr r7390
+	r4384 = elemaddr r6848, 1, 4
+	r4385 = load.i32 r4384
+	r4386 = add.i32 r4385, r4383
+	r4387 = move.ptr r4384
+	store.i32 r4387, r4386
+	checkindex r2564, r2297, site 227
+	r6850 = move.ptr r7391
+	r4392 = elemaddr r6850, 1, 4
+	r4393 = load.i32 r4392
+	r4394 = add.i32 r4393, r4391
+	r4395 = move.ptr r4392
+	store.i32 r4395, r4394
+	checkindex r2564, r2307, site 228
+	r6852 = move.ptr r7392
+	r4400 = elemaddr r6852, 1, 4
+	r4401 = load.i32 r4400
+	r4402 = add.i32 r4401, r4399
+	r4403 = move.ptr r4400
+	store.i32 r4403, r4402
+	checkindex r2564, r2317, site 229
+	r6854 = move.ptr r7393
+	r4408 = elemaddr r6854, 1, 4
+	r4409 = load.i32 r4408
+	r4410 = add.i32 r4409, r4407
+	r4411 = move.ptr r4408
+	store.i32 r4411, r4410
+	checkindex r2564, r2327, site 230
+	r6856 = move.ptr r7394
+	r4416 = elemaddr r6856, 1, 4
+	r4417 = load.i32 r4416
+	r4418 = add.i32 r4417, r4415
+	r4419 = move.ptr r4416
+	store.i32 r4419, r4418
+	checkindex r2564, r2337, site 231
+	r6858 = move.ptr r7395
+	r4424 = elemaddr r6858, 1, 4
+	r4425 = load.i32 r4424
+	r4426 = add.i32 r4425, r4423
+	r4427 = move.ptr r4424
+	store.i32 r4427, r4426
+	checkindex r2564, r2347, site 232
+	r6860 = move.ptr r7396
+	r4432 = elemaddr r6860, 1, 4
+	r4433 = load.i32 r4432
+	r4434 = add.i32 r4433, r4431
+	r4435 = move.ptr r4432
+	store.i32 r4435, r4434
+	checkindex r2564, r2357, site 233
+	r6862 = move.ptr r7397
+	r4440 = elemaddr r6862, 1, 4
+	r4441 = load.i32 r4440
+	r4442 = add.i32 r4441, r4439
+	r4443 = move.ptr r4440
+	store.i32 r4443, r4442
+	checkindex r2564, r2367, site 234
+	r6864 = move.ptr r7398
+	r4448 = elemaddr r6864, 1, 4
+	r4449 = load.i32 r4448
+	r4450 = add.i32 r4449, r4447
+	r4451 = move.ptr r4448
+	store.i32 r4451, r4450
+	checkindex r2564, r2377, site 235
+	r6866 = move.ptr r7399
+	r4456 = elemaddr r6866, 1, 4
+	r4457 = load.i32 r4456
+	r4458 = add.i32 r4457, r4455
+	r4459 = move.ptr r4456
+	store.i32 r4459, r4458
+	checkindex r2564, r2387, site 236
+	r6868 = move.ptr r7400
+	r4464 = elemaddr r6868, 1, 4
+	r4465 = load.i32 r4464
+	r4466 = add.i32 r4465, r4463
+	r4467 = move.ptr r4464
+	store.i32 r4467, r4466
+	checkindex r2564, r2397, site 237
+	r6870 = move.ptr r7401
+	r4472 = elemaddr r6870, 1, 4
+	r4473 = load.i32 r4472
+	r4474 = add.i32 r4473, r4471
+	r4475 = move.ptr r4472
+	store.i32 r4475, r4474
+	checkindex r2564, r2407, site 238
+	r6872 = move.ptr r7402
+	r4480 = elemaddr r6872, 1, 4
+	r4481 = load.i32 r4480
+	r4482 = add.i32 r4481, r4479
+	r4483 = move.ptr r4480
+	store.i32 r4483, r4482
+	checkindex r2564, r2417, site 239
+	r6874 = move.ptr r7403
+	r4488 = elemaddr r6874, 1, 4
+	r4489 = load.i32 r4488
+	r4490 = add.i32 r4489, r4487
+	r4491 = move.ptr r4488
+	store.i32 r4491, r4490
+	checkindex r2564, r2427, site 240
+	r6876 = move.ptr r7404
+	r4496 = elemaddr r6876, 1, 4
+	r4497 = load.i32 r4496
+	r4498 = add.i32 r4497, r4495
+	r4499 = move.ptr r4496
+	store.i32 r4499, r4498
+	checkindex r2564, r2437, site 241
+	r6878 = move.ptr r7405
+	r4504 = elemaddr r6878, 1, 4
+	r4505 = load.i32 r4504
+	r4506 = add.i32 r4505, r4503
+	r4507 = move.ptr r4504
+	store.i32 r4507, r4506
+	checkindex r2564, r2447, site 242
+	r6880 = move.ptr r7406
+	r4512 = elemaddr r6880, 1, 4
+	r4513 = load.i32 r4512
+	r4514 = add.i32 r4513, r4511
+	r4515 = move.ptr r4512
+	store.i32 r4515, r4514
+	checkindex r2564, r2457, site 243
+	r6882 = move.ptr r7407
+	r4520 = elemaddr r6882, 1, 4
+	r4521 = load.i32 r4520
+	r4522 = add.i32 r4521, r4519
+	r4523 = move.ptr r4520
+	store.i32 r4523, r4522
+	checkindex r2564, r2467, site 244
+	r6884 = move.ptr r7408
+	r4528 = elemaddr r6884, 1, 4
+	r4529 = load.i32 r4528
+	r4530 = add.i32 r4529, r4527
+	r4531 = move.ptr r4528
+	store.i32 r4531, r4530
+	checkindex r2564, r2477, site 245
+	r6886 = move.ptr r7409
+	r4536 = elemaddr r6886, 1, 4
+	r4537 = load.i32 r4536
+	r4538 = add.i32 r4537, r4535
+	r4539 = move.ptr r4536
+	store.i32 r4539, r4538
+	checkindex r2564, r2487, site 246
+	r6888 = move.ptr r7410
+	r4544 = elemaddr r6888, 1, 4
+	r4545 = load.i32 r4544
+	r4546 = add.i32 r4545, r4543
+	r4547 = move.ptr r4544
+	store.i32 r4547, r4546
+	checkindex r2564, r2497, site 247
+	r6890 = move.ptr r7411
+	r4552 = elemaddr r6890, 1, 4
+	r4553 = load.i32 r4552
+	r4554 = add.i32 r4553, r4551
+	r4555 = move.ptr r4552
+	store.i32 r4555, r4554
+	checkindex r2564, r2507, site 248
+	r6892 = move.ptr r7412
+	r4560 = elemaddr r6892, 1, 4
+	r4561 = load.i32 r4560
+	r4562 = add.i32 r4561, r4559
+	r4563 = move.ptr r4560
+	store.i32 r4563, r4562
+	checkindex r2564, r2517, site 249
+	r6894 = move.ptr r7413
+	r4568 = elemaddr r6894, 1, 4
+	r4569 = load.i32 r4568
+	r4570 = add.i32 r4569, r4567
+	r4571 = move.ptr r4568
+	store.i32 r4571, r4570
+	checkindex r2564, r2527, site 250
+	r6896 = move.ptr r7414
+	r4576 = elemaddr r6896, 1, 4
+	r4577 = load.i32 r4576
+	r4578 = add.i32 r4577, r4575
+	r4579 = move.ptr r4576
+	store.i32 r4579, r4578
+	checkindex r2564, r2537, site 251
+	r6898 = move.ptr r7415
+	r4584 = elemaddr r6898, 1, 4
+	r4585 = load.i32 r4584
+	r4586 = add.i32 r4585, r4583
+	r4587 = move.ptr r4584
+	store.i32 r4587, r4586
+	checkindex r2564, r2547, site 252
+	r6900 = move.ptr r7416
+	r4592 = elemaddr r6900, 1, 4
+	r4593 = load.i32 r4592
+	r4594 = add.i32 r4593, r4591
+	r4595 = move.ptr r4592
+	store.i32 r4595, r4594
+	checkindex r2564, r2557, site 253
+	r6902 = move.ptr r7417
+	r4600 = elemaddr r6902, 1, 4
+	r4601 = load.i32 r4600
+	r4602 = add.i32 r4601, r4599
+	r4603 = move.ptr r4600
+	store.i32 r4603, r4602
+	jump b520
+b520: # latch (checked)
+	r2 = add.i64 r2, r1
+	r7162 = elemaddr r7162, r7163, 1
+	r7164 = elemaddr r7164, r7163, 1
+	r7165 = elemaddr r7165, r7163, 1
+	r7166 = elemaddr r7166, r7163, 1
+	r7167 = elemaddr r7167, r7163, 1
+	r7168 = elemaddr r7168, r7163, 1
+	r7169 = elemaddr r7169, r7163, 1
+	r7170 = elemaddr r7170, r7163, 1
+	r7171 = elemaddr r7171, r7163, 1
+	r7172 = elemaddr r7172, r7163, 1
+	r7173 = elemaddr r7173, r7163, 1
+	r7174 = elemaddr r7174, r7163, 1
+	r7175 = elemaddr r7175, r7163, 1
+	r7176 = elemaddr r7176, r7163, 1
+	r7177 = elemaddr r7177, r7163, 1
+	r7178 = elemaddr r7178, r7163, 1
+	r7179 = elemaddr r7179, r7163, 1
+	r7180 = elemaddr r7180, r7163, 1
+	r7181 = elemaddr r7181, r7163, 1
+	r7182 = elemaddr r7182, r7163, 1
+	r7183 = elemaddr r7183, r7163, 1
+	r7184 = elemaddr r7184, r7163, 1
+	r7185 = elemaddr r7185, r7163, 1
+	r7186 = elemaddr r7186, r7163, 1
+	r7187 = elemaddr r7187, r7163, 1
+	r7188 = elemaddr r7188, r7163, 1
+	r7189 = elemaddr r7189, r7163, 1
+	r7190 = elemaddr r7190, r7163, 1
+	r7191 = elemaddr r7191, r7163, 1
+	r7192 = elemaddr r7192, r7163, 1
+	r7193 = elemaddr r7193, r7163, 1
+	r7194 = elemaddr r7194, r7163, 1
+	r7195 = elemaddr r7195, r7163, 1
+	r7196 = elemaddr r7196, r7163, 1
+	r7197 = elemaddr r7197, r7163, 1
+	r7198 = elemaddr r7198, r7163, 1
+	r7199 = elemaddr r7199, r7163, 1
+	r7200 = elemaddr r7200, r7163, 1
+	r7201 = elemaddr r7201, r7163, 1
+	r7202 = elemaddr r7202, r7163, 1
+	r7203 = elemaddr r7203, r7163, 1
+	r7204 = elemaddr r7204, r7163, 1
+	r7205 = elemaddr r7205, r7163, 1
+	r7206 = elemaddr r7206, r7163, 1
+	r7207 = elemaddr r7207, r7163, 1
+	r7208 = elemaddr r7208, r7163, 1
+	r7209 = elemaddr r7209, r7163, 1
+	r7210 = elemaddr r7210, r7163, 1
+	r7211 = elemaddr r7211, r7163, 1
+	r7212 = elemaddr r7212, r7163, 1
+	r7213 = elemaddr r7213, r7163, 1
+	r7214 = elemaddr r7214, r7163, 1
+	r7215 = elemaddr r7215, r7163, 1
+	r7216 = elemaddr r7216, r7163, 1
+	r7217 = elemaddr r7217, r7163, 1
+	r7218 = elemaddr r7218, r7163, 1
+	r7219 = elemaddr r7219, r7163, 1
+	r7220 = elemaddr r7220, r7163, 1
+	r7221 = elemaddr r7221, r7163, 1
+	r7222 = elemaddr r7222, r7163, 1
+	r7223 = elemaddr r7223, r7163, 1
+	r7224 = elemaddr r7224, r7163, 1
+	r7225 = elemaddr r7225, r7163, 1
+	r7226 = elemaddr r7226, r7163, 1
+	r7227 = elemaddr r7227, r7163, 1
+	r7228 = elemaddr r7228, r7163, 1
+	r7229 = elemaddr r7229, r7163, 1
+	r7230 = elemaddr r7230, r7163, 1
+	r7231 = elemaddr r7231, r7163, 1
+	r7232 = elemaddr r7232, r7163, 1
+	r7233 = elemaddr r7233, r7163, 1
+	r7234 = elemaddr r7234, r7163, 1
+	r7235 = elemaddr r7235, r7163, 1
+	r7236 = elemaddr r7236, r7163, 1
+	r7237 = elemaddr r7237, r7163, 1
+	r7238 = elemaddr r7238, r7163, 1
+	r7239 = elemaddr r7239, r7163, 1
+	r7240 = elemaddr r7240, r7163, 1
+	r7241 = elemaddr r7241, r7163, 1
+	r7242 = elemaddr r7242, r7163, 1
+	r7243 = elemaddr r7243, r7163, 1
+	r7244 = elemaddr r7244, r7163, 1
+	r7245 = elemaddr r7245, r7163, 1
+	r7246 = elemaddr r7246, r7163, 1
+	r7247 = elemaddr r7247, r7163, 1
+	r7248 = elemaddr r7248, r7163, 1
+	r7249 = elemaddr r7249, r7163, 1
+	r7250 = elemaddr r7250, r7163, 1
+	r7251 = elemaddr r7251, r7163, 1
+	r7252 = elemaddr r7252, r7163, 1
+	r7253 = elemaddr r7253, r7163, 1
+	r7254 = elemaddr r7254, r7163, 1
+	r7255 = elemaddr r7255, r7163, 1
+	r7256 = elemaddr r7256, r7163, 1
+	r7257 = elemaddr r7257, r7163, 1
+	r7258 = elemaddr r7258, r7163, 1
+	r7259 = elemaddr r7259, r7163, 1
+	r7260 = elemaddr r7260, r7163, 1
+	r7261 = elemaddr r7261, r7163, 1
+	r7262 = elemaddr r7262, r7163, 1
+	r7263 = elemaddr r7263, r7163, 1
+	r7264 = elemaddr r7264, r7163, 1
+	r7265 = elemaddr r7265, r7163, 1
+	r7266 = elemaddr r7266, r7163, 1
+	r7267 = elemaddr r7267, r7163, 1
+	r7268 = elemaddr r7268, r7163, 1
+	r7269 = elemaddr r7269, r7163, 1
+	r7270 = elemaddr r7270, r7163, 1
+	r7271 = elemaddr r7271, r7163, 1
+	r7272 = elemaddr r7272, r7163, 1
+	r7273 = elemaddr r7273, r7163, 1
+	r7274 = elemaddr r7274, r7163, 1
+	r7275 = elemaddr r7275, r7163, 1
+	r7276 = elemaddr r7276, r7163, 1
+	r7277 = elemaddr r7277, r7163, 1
+	r7278 = elemaddr r7278, r7163, 1
+	r7279 = elemaddr r7279, r7163, 1
+	r7280 = elemaddr r7280, r7163, 1
+	r7281 = elemaddr r7281, r7163, 1
+	r7282 = elemaddr r7282, r7163, 1
+	r7283 = elemaddr r7283, r7163, 1
+	r7284 = elemaddr r7284, r7163, 1
+	r7285 = elemaddr r7285, r7163, 1
+	r7286 = elemaddr r7286, r7163, 1
+	r7287 = elemaddr r7287, r7163, 1
+	r7288 = elemaddr r7288, r7163, 1
+	r7289 = elemaddr r7289, r7163, 1
+	r7290 = elemaddr r7290, r7163, 1
+	r7291 = elemaddr r7291, r7163, 1
+	r7292 = elemaddr r7292, r7163, 1
+	r7293 = elemaddr r7293, r7163, 1
+	r7294 = elemaddr r7294, r7163, 1
+	r7295 = elemaddr r7295, r7163, 1
+	r7296 = elemaddr r7296, r7163, 1
+	r7297 = elemaddr r7297, r7163, 1
+	r7298 = elemaddr r7298, r7163, 1
+	r7299 = elemaddr r7299, r7163, 1
+	r7300 = elemaddr r7300, r7163, 1
+	r7301 = elemaddr r7301, r7163, 1
+	r7302 = elemaddr r7302, r7163, 1
+	r7303 = elemaddr r7303, r7163, 1
+	r7304 = elemaddr r7304, r7163, 1
+	r7305 = elemaddr r7305, r7163, 1
+	r7306 = elemaddr r7306, r7163, 1
+	r7307 = elemaddr r7307, r7163, 1
+	r7308 = elemaddr r7308, r7163, 1
+	r7309 = elemaddr r7309, r7163, 1
+	r7310 = elemaddr r7310, r7163, 1
+	r7311 = elemaddr r7311, r7163, 1
+	r7312 = elemaddr r7312, r7163, 1
+	r7313 = elemaddr r7313, r7163, 1
+	r7314 = elemaddr r7314, r7163, 1
+	r7315 = elemaddr r7315, r7163, 1
+	r7316 = elemaddr r7316, r7163, 1
+	r7317 = elemaddr r7317, r7163, 1
+	r7318 = elemaddr r7318, r7163, 1
+	r7319 = elemaddr r7319, r7163, 1
+	r7320 = elemaddr r7320, r7163, 1
+	r7321 = elemaddr r7321, r7163, 1
+	r7322 = elemaddr r7322, r7163, 1
+	r7323 = elemaddr r7323, r7163, 1
+	r7324 = elemaddr r7324, r7163, 1
+	r7325 = elemaddr r7325, r7163, 1
+	r7326 = elemaddr r7326, r7163, 1
+	r7327 = elemaddr r7327, r7163, 1
+	r7328 = elemaddr r7328, r7163, 1
+	r7329 = elemaddr r7329, r7163, 1
+	r7330 = elemaddr r7330, r7163, 1
+	r7331 = elemaddr r7331, r7163, 1
+	r7332 = elemaddr r7332, r7163, 1
+	r7333 = elemaddr r7333, r7163, 1
+	r7334 = elemaddr r7334, r7163, 1
+	r7335 = elemaddr r7335, r7163, 1
+	r7336 = elemaddr r7336, r7163, 1
+	r7337 = elemaddr r7337, r7163, 1
+	r7338 = elemaddr r7338, r7163, 1
+	r7339 = elemaddr r7339, r7163, 1
+	r7340 = elemaddr r7340, r7163, 1
+	r7341 = elemaddr r7341, r7163, 1
+	r7342 = elemaddr r7342, r7163, 1
+	r7343 = elemaddr r7343, r7163, 1
+	r7344 = elemaddr r7344, r7163, 1
+	r7345 = elemaddr r7345, r7163, 1
+	r7346 = elemaddr r7346, r7163, 1
+	r7347 = elemaddr r7347, r7163, 1
+	r7348 = elemaddr r7348, r7163, 1
+	r7349 = elemaddr r7349, r7163, 1
+	r7350 = elemaddr r7350, r7163, 1
+	r7351 = elemaddr r7351, r7163, 1
+	r7352 = elemaddr r7352, r7163, 1
+	r7353 = elemaddr r7353, r7163, 1
+	r7354 = elemaddr r7354, r7163, 1
+	r7355 = elemaddr r7355, r7163, 1
+	r7356 = elemaddr r7356, r7163, 1
+	r7357 = elemaddr r7357, r7163, 1
+	r7358 = elemaddr r7358, r7163, 1
+	r7359 = elemaddr r7359, r7163, 1
+	r7360 = elemaddr r7360, r7163, 1
+	r7361 = elemaddr r7361, r7163, 1
+	r7362 = elemaddr r7362, r7163, 1
+	r7363 = elemaddr r7363, r7163, 1
+	r7364 = elemaddr r7364, r7163, 1
+	r7365 = elemaddr r7365, r7163, 1
+	r7366 = elemaddr r7366, r7163, 1
+	r7367 = elemaddr r7367, r7163, 1
+	r7368 = elemaddr r7368, r7163, 1
+	r7369 = elemaddr r7369, r7163, 1
+	r7370 = elemaddr r7370, r7163, 1
+	r7371 = elemaddr r7371, r7163, 1
+	r7372 = elemaddr r7372, r7163, 1
+	r7373 = elemaddr r7373, r7163, 1
+	r7374 = elemaddr r7374, r7163, 1
+	r7375 = elemaddr r7375, r7163, 1
+	r7376 = elemaddr r7376, r7163, 1
+	r7377 = elemaddr r7377, r7163, 1
+	r7378 = elemaddr r7378, r7163, 1
+	r7379 = elemaddr r7379, r7163, 1
+	r7380 = elemaddr r7380, r7163, 1
+	r7381 = elemaddr r7381, r7163, 1
+	r7382 = elemaddr r7382, r7163, 1
+	r7383 = elemaddr r7383, r7163, 1
+	r7384 = elemaddr r7384, r7163, 1
+	r7385 = elemaddr r7385, r7163, 1
+	r7386 = elemaddr r7386, r7163, 1
+	r7387 = elemaddr r7387, r7163, 1
+	r7388 = elemaddr r7388, r7163, 1
+	r7389 = elemaddr r7389, r7163, 1
+	r7390 = elemaddr r7390, r7163, 1
+	r7391 = elemaddr r7391, r7163, 1
+	r7392 = elemaddr r7392, r7163, 1
+	r7393 = elemaddr r7393, r7163, 1
+	r7394 = elemaddr r7394, r7163, 1
+	r7395 = elemaddr r7395, r7163, 1
+	r7396 = elemaddr r7396, r7163, 1
+	r7397 = elemaddr r7397, r7163, 1
+	r7398 = elemaddr r7398, r7163, 1
+	r7399 = elemaddr r7399, r7163, 1
+	r7400 = elemaddr r7400, r7163, 1
+	r7401 = elemaddr r7401, r7163, 1
+	r7402 = elemaddr r7402, r7163, 1
+	r7403 = elemaddr r7403, r7163, 1
+	r7404 = elemaddr r7404, r7163, 1
+	r7405 = elemaddr r7405, r7163, 1
+	r7406 = elemaddr r7406, r7163, 1
+	r7407 = elemaddr r7407, r7163, 1
+	r7408 = elemaddr r7408, r7163, 1
+	r7409 = elemaddr r7409, r7163, 1
+	r7410 = elemaddr r7410, r7163, 1
+	r7411 = elemaddr r7411, r7163, 1
+	r7412 = elemaddr r7412, r7163, 1
+	r7413 = elemaddr r7413, r7163, 1
+	r7414 = elemaddr r7414, r7163, 1
+	r7415 = elemaddr r7415, r7163, 1
+	r7416 = elemaddr r7416, r7163, 1
+	r7417 = elemaddr r7417, r7163, 1
+	jump b516
 `

@@ -17,24 +17,29 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
-	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
-	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
+	bool r4 = 0, r19 = 0, r20 = 0, r30 = 0, r34 = 0, r37 = 0, r43 = 0, r45 = 0;
+	bool r48 = 0, r50 = 0, r52 = 0, r57 = 0, r67 = 0, r68 = 0, r78 = 0, r80 = 0;
+	bool r90 = 0, r92 = 0, r102 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
-	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
-	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
-	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
-	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
-	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
-	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
-	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
-	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
-	float r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
-	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
-	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
-	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
-	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
-	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
+	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
+	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0, r122 = 0;
+	i64 r125 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r141 = 0;
+	i64 r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r154 = 0, r156 = 0, r158 = 0;
+	i64 r159 = 0, r161 = 0;
+	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
+	float r27 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r71 = 0, r72 = 0, r74 = 0;
+	float r75 = 0, r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0;
+	float r99 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
+	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
+	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
+	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r136 = 0;
+	char *r138 = 0, *r140 = 0, *r142 = 0, *r143 = 0, *r145 = 0, *r147 = 0, *r149 = 0, *r151 = 0;
+	char *r153 = 0, *r155 = 0, *r157 = 0, *r160 = 0, *r162 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -46,120 +51,147 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r75 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r77 = r75;
-	r80 = r75;
-	r88 = r75;
-	r93 = r75;
-	r105 = r75;
-	r112 = r75;
-	r125 = r2;
-	r126 = r125;
-	r127 = r7 + r126 * 4;
-	r128 = (u64)r75 * 4ull;
-	r129 = r13 + r126 * 4;
-b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b22;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b17;
-	r27 = r2;
-	r29 = r27;
-	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
-	r30 = r127;
-	r31 = *(float *)r30;
-	r32 = r11 * r31;
-	if ((u64)r29 >= (u64)r14) { qd_site = 1; qd_x = r29; qd_y = r14; goto qd_fault; }
-	r33 = r129;
-	r34 = *(float *)r33;
-	r35 = r32 + r34;
-	r36 = r33;
-	*(float *)r36 = r35;
-	r50 = (u64)r27 + (u64)r1;
-	r40 = r50;
-	if ((u64)r40 >= (u64)r8) { qd_site = 0; qd_x = r40; qd_y = r8; goto qd_fault; }
-	r76 = r30;
-	r78 = r76 + r77 * 1;
-	r41 = r78;
-	r42 = *(float *)r41;
-	r43 = r11 * r42;
-	if ((u64)r40 >= (u64)r14) { qd_site = 1; qd_x = r40; qd_y = r14; goto qd_fault; }
-	r79 = r33;
-	r81 = r79 + r80 * 1;
-	r44 = r81;
-	r45 = *(float *)r44;
-	r46 = r43 + r45;
-	r84 = r81;
-	r47 = r84;
-	*(float *)r47 = r46;
-	r62 = (u64)r50 + (u64)r1;
-	r52 = r62;
-	if ((u64)r52 >= (u64)r8) { qd_site = 0; qd_x = r52; qd_y = r8; goto qd_fault; }
-	r87 = r78;
-	r89 = r87 + r88 * 1;
-	r53 = r89;
-	r54 = *(float *)r53;
-	r55 = r11 * r54;
-	if ((u64)r52 >= (u64)r14) { qd_site = 1; qd_x = r52; qd_y = r14; goto qd_fault; }
-	r92 = r81;
-	r94 = r92 + r93 * 1;
-	r56 = r94;
-	r57 = *(float *)r56;
-	r58 = r55 + r57;
-	r99 = r94;
-	r59 = r99;
-	*(float *)r59 = r58;
-	r74 = (u64)r62 + (u64)r1;
-	r64 = r74;
-	if ((u64)r64 >= (u64)r8) { qd_site = 0; qd_x = r64; qd_y = r8; goto qd_fault; }
-	r104 = r89;
-	r106 = r104 + r105 * 1;
-	r65 = r106;
-	r66 = *(float *)r65;
-	r67 = r11 * r66;
-	if ((u64)r64 >= (u64)r14) { qd_site = 1; qd_x = r64; qd_y = r14; goto qd_fault; }
-	r111 = r94;
-	r113 = r111 + r112 * 1;
-	r68 = r113;
-	r69 = *(float *)r68;
-	r70 = r67 + r69;
-	r120 = r113;
-	r71 = r120;
-	*(float *)r71 = r70;
-	r2 = (u64)r2 + (u64)r75;
-	r127 = r127 + r128 * 1;
-	r129 = r129 + r128 * 1;
-	goto b2;
-b17: // preheader
-	r121 = r2;
-	r122 = r7 + r121 * 4;
-	r123 = (u64)r1 * 4ull;
-	r124 = r13 + r121 * 4;
-b18: // head
+	r31 = (u64)r8;
+	r32 = r2;
+	r33 = (u64)r32;
+	r34 = r33 < r31;
+	r35 = (u64)r3;
+	r36 = r35 + 4611686018427387904ull;
+	r37 = r36 <= 9223372036854775808ull;
+	r38 = r35 - 1ull;
+	r39 = (u64)r2;
+	r40 = r38 - r39;
+	r41 = r31 - 1ull;
+	r42 = r41 - r33;
+	r43 = r40 <= r42;
+	r44 = (u64)r14;
+	r45 = r33 < r44;
+	r46 = r44 - 1ull;
+	r47 = r46 - r33;
+	r48 = r40 <= r47;
+	if (!r34) goto b19;
+	if (!r37) goto b19;
+	if (!r43) goto b19;
+	if (!r45) goto b19;
+	if (!r48) goto b19;
+	r49 = (u64)r1 * 3ull;
+	r104 = (u64)r1 * 4ull;
+	r53 = r35;
+	r55 = (u64)r49;
+	r106 = r104;
+	r109 = r104;
+	r117 = r104;
+	r122 = r104;
+	r134 = r104;
+	r141 = r104;
+	r158 = r2;
+	r159 = r158;
+	r160 = r7 + r159 * 4;
+	r161 = (u64)r104 * 4ull;
+	r162 = r13 + r159 * 4;
+b7: // grid unrolled guard
+	r50 = r2 < r3;
+	if (!r50) goto b18;
+	r54 = (u64)r2;
+	r51 = r53 - r54;
+	r52 = r51 > r55;
+	if (!r52) goto b14;
+	r59 = r160;
+	r60 = *(float *)r59;
+	r61 = r11 * r60;
+	r62 = r162;
+	r63 = *(float *)r62;
+	r64 = r61 + r63;
+	r65 = r62;
+	*(float *)r65 = r64;
+	r105 = r59;
+	r107 = r105 + r106 * 1;
+	r70 = r107;
+	r71 = *(float *)r70;
+	r72 = r11 * r71;
+	r108 = r62;
+	r110 = r108 + r109 * 1;
+	r73 = r110;
+	r74 = *(float *)r73;
+	r75 = r72 + r74;
+	r113 = r110;
+	r76 = r113;
+	*(float *)r76 = r75;
+	r116 = r107;
+	r118 = r116 + r117 * 1;
+	r82 = r118;
+	r83 = *(float *)r82;
+	r84 = r11 * r83;
+	r121 = r110;
+	r123 = r121 + r122 * 1;
+	r85 = r123;
+	r86 = *(float *)r85;
+	r87 = r84 + r86;
+	r128 = r123;
+	r88 = r128;
+	*(float *)r88 = r87;
+	r133 = r118;
+	r135 = r133 + r134 * 1;
+	r94 = r135;
+	r95 = *(float *)r94;
+	r96 = r11 * r95;
+	r140 = r123;
+	r142 = r140 + r141 * 1;
+	r97 = r142;
+	r98 = *(float *)r97;
+	r99 = r96 + r98;
+	r149 = r142;
+	r100 = r149;
+	*(float *)r100 = r99;
+	r2 = (u64)r2 + (u64)r104;
+	r160 = r160 + r161 * 1;
+	r162 = r162 + r161 * 1;
+	goto b7;
+b14: // preheader
+	r150 = r2;
+	r151 = r7 + r150 * 4;
+	r152 = (u64)r1 * 4ull;
+	r153 = r13 + r150 * 4;
+b15: // head
 	r4 = r2 < r3;
-	if (!r4) goto b22;
-	r5 = r2;
-	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r122;
+	if (!r4) goto b18;
+	r6 = r151;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
-	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r124;
+	r12 = r153;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r122 = r122 + r123 * 1;
-	r124 = r124 + r123 * 1;
-	goto b18;
-b22: // exit
+	r151 = r151 + r152 * 1;
+	r153 = r153 + r152 * 1;
+	goto b15;
+b18: // exit
 	return;
+b19: // preheader
+	r154 = r2;
+	r155 = r7 + r154 * 4;
+	r156 = (u64)r1 * 4ull;
+	r157 = r13 + r154 * 4;
+b20: // head (checked)
+	r20 = r2 < r3;
+	if (!r20) goto b18;
+	r21 = r2;
+	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
+	r22 = r155;
+	r23 = *(float *)r22;
+	r24 = r11 * r23;
+	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
+	r25 = r157;
+	r26 = *(float *)r25;
+	r27 = r24 + r26;
+	r28 = r25;
+	*(float *)r28 = r27;
+	r2 = (u64)r2 + (u64)r1;
+	r155 = r155 + r156 * 1;
+	r157 = r157 + r156 * 1;
+	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -175,18 +207,22 @@ qd_fault: {
 
 // Task 0 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r4 = 0, r13 = 0, r15 = 0, r17 = 0, r22 = 0, r29 = 0, r30 = 0, r37 = 0;
-	bool r39 = 0, r46 = 0, r48 = 0, r55 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r11 = 0, r12 = 0, r14 = 0;
-	i64 r21 = 0, r23 = 0, r28 = 0, r31 = 0, r36 = 0, r38 = 0, r40 = 0, r45 = 0;
-	i64 r47 = 0, r49 = 0, r54 = 0, r56 = 0, r57 = 0, r59 = 0, r62 = 0, r64 = 0;
-	i64 r67 = 0, r69 = 0, r71 = 0, r73 = 0, r75 = 0, r76 = 0, r77 = 0, r79 = 0;
-	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
-	float r6 = 0, r7 = 0, r8 = 0, r24 = 0, r25 = 0, r26 = 0, r32 = 0, r33 = 0;
-	float r34 = 0, r41 = 0, r42 = 0, r43 = 0, r50 = 0, r51 = 0, r52 = 0;
-	char *r9 = 0, *r10 = 0, *r27 = 0, *r35 = 0, *r44 = 0, *r53 = 0, *r58 = 0, *r60 = 0;
-	char *r61 = 0, *r63 = 0, *r65 = 0, *r66 = 0, *r68 = 0, *r70 = 0, *r72 = 0, *r74 = 0;
-	char *r78 = 0;
+	bool r4 = 0, r13 = 0, r14 = 0, r21 = 0, r25 = 0, r28 = 0, r34 = 0, r36 = 0;
+	bool r38 = 0, r43 = 0, r50 = 0, r51 = 0, r58 = 0, r60 = 0, r67 = 0, r69 = 0;
+	bool r76 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r11 = 0, r12 = 0, r15 = 0;
+	i64 r20 = 0, r23 = 0, r35 = 0, r42 = 0, r44 = 0, r49 = 0, r52 = 0, r57 = 0;
+	i64 r59 = 0, r61 = 0, r66 = 0, r68 = 0, r70 = 0, r75 = 0, r77 = 0, r78 = 0;
+	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r94 = 0, r96 = 0;
+	i64 r97 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0;
+	u64 r22 = 0, r24 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
+	u64 r33 = 0, r37 = 0, r39 = 0, r40 = 0, r41 = 0;
+	float r6 = 0, r7 = 0, r8 = 0, r16 = 0, r17 = 0, r18 = 0, r45 = 0, r46 = 0;
+	float r47 = 0, r53 = 0, r54 = 0, r55 = 0, r62 = 0, r63 = 0, r64 = 0, r71 = 0;
+	float r72 = 0, r73 = 0;
+	char *r9 = 0, *r10 = 0, *r19 = 0, *r48 = 0, *r56 = 0, *r65 = 0, *r74 = 0, *r79 = 0;
+	char *r81 = 0, *r82 = 0, *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0;
+	char *r95 = 0, *r98 = 0, *r102 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
@@ -195,84 +231,112 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r14 = (u64)r1 * 3ull;
-	r57 = (u64)r1 * 4ull;
-	r18 = (u64)r3;
-	r20 = (u64)r14;
-	r59 = r57;
-	r64 = r57;
-	r71 = r57;
-	r76 = r2;
-	r77 = r76;
-	r78 = r10 + r77 * 4;
-	r79 = (u64)r57 * 4ull;
-b2: // grid unrolled guard
-	r15 = r2 < r3;
-	if (!r15) goto b27;
-	r19 = (u64)r2;
-	r16 = r18 - r19;
-	r17 = r16 > r20;
-	if (!r17) goto b21;
-	r21 = r2;
-	r23 = r21;
-	r25 = (float)r23;
-	r26 = r25 * 0x1p-01f;
-	r24 = r26;
-	if ((u64)r23 >= (u64)r11) { qd_site = 0; qd_x = r23; qd_y = r11; goto qd_fault; }
-	r27 = r78;
-	*(float *)r27 = r24;
-	r38 = (u64)r21 + (u64)r1;
-	r31 = r38;
-	r33 = (float)r31;
-	r34 = r33 * 0x1p-01f;
-	r32 = r34;
-	if ((u64)r31 >= (u64)r11) { qd_site = 0; qd_x = r31; qd_y = r11; goto qd_fault; }
-	r58 = r27;
-	r60 = r58 + r59 * 1;
-	r35 = r60;
-	*(float *)r35 = r32;
-	r47 = (u64)r38 + (u64)r1;
-	r40 = r47;
-	r42 = (float)r40;
-	r43 = r42 * 0x1p-01f;
-	r41 = r43;
-	if ((u64)r40 >= (u64)r11) { qd_site = 0; qd_x = r40; qd_y = r11; goto qd_fault; }
-	r63 = r60;
-	r65 = r63 + r64 * 1;
-	r44 = r65;
-	*(float *)r44 = r41;
-	r56 = (u64)r47 + (u64)r1;
-	r49 = r56;
-	r51 = (float)r49;
-	r52 = r51 * 0x1p-01f;
-	r50 = r52;
-	if ((u64)r49 >= (u64)r11) { qd_site = 0; qd_x = r49; qd_y = r11; goto qd_fault; }
-	r70 = r65;
-	r72 = r70 + r71 * 1;
-	r53 = r72;
-	*(float *)r53 = r50;
-	r2 = (u64)r2 + (u64)r57;
-	r78 = r78 + r79 * 1;
-	goto b2;
-b21: // preheader
-	r73 = r2;
-	r74 = r10 + r73 * 4;
-	r75 = (u64)r1 * 4ull;
-b22: // head
+	r22 = (u64)r11;
+	r23 = r2;
+	r24 = (u64)r23;
+	r25 = r24 < r22;
+	r26 = (u64)r3;
+	r27 = r26 + 4611686018427387904ull;
+	r28 = r27 <= 9223372036854775808ull;
+	r29 = r26 - 1ull;
+	r30 = (u64)r2;
+	r31 = r29 - r30;
+	r32 = r22 - 1ull;
+	r33 = r32 - r24;
+	r34 = r31 <= r33;
+	if (!r25) goto b31;
+	if (!r28) goto b31;
+	if (!r34) goto b31;
+	r35 = (u64)r1 * 3ull;
+	r78 = (u64)r1 * 4ull;
+	r39 = r26;
+	r41 = (u64)r35;
+	r80 = r78;
+	r85 = r78;
+	r92 = r78;
+	r100 = r2;
+	r101 = r100;
+	r102 = r10 + r101 * 4;
+	r103 = (u64)r78 * 4ull;
+b5: // grid unrolled guard
+	r36 = r2 < r3;
+	if (!r36) goto b30;
+	r40 = (u64)r2;
+	r37 = r39 - r40;
+	r38 = r37 > r41;
+	if (!r38) goto b24;
+	r42 = r2;
+	r44 = r42;
+	r46 = (float)r44;
+	r47 = r46 * 0x1p-01f;
+	r45 = r47;
+	r48 = r102;
+	*(float *)r48 = r45;
+	r59 = (u64)r42 + (u64)r1;
+	r52 = r59;
+	r54 = (float)r52;
+	r55 = r54 * 0x1p-01f;
+	r53 = r55;
+	r79 = r48;
+	r81 = r79 + r80 * 1;
+	r56 = r81;
+	*(float *)r56 = r53;
+	r68 = (u64)r59 + (u64)r1;
+	r61 = r68;
+	r63 = (float)r61;
+	r64 = r63 * 0x1p-01f;
+	r62 = r64;
+	r84 = r81;
+	r86 = r84 + r85 * 1;
+	r65 = r86;
+	*(float *)r65 = r62;
+	r77 = (u64)r68 + (u64)r1;
+	r70 = r77;
+	r72 = (float)r70;
+	r73 = r72 * 0x1p-01f;
+	r71 = r73;
+	r91 = r86;
+	r93 = r91 + r92 * 1;
+	r74 = r93;
+	*(float *)r74 = r71;
+	r2 = (u64)r2 + (u64)r78;
+	r102 = r102 + r103 * 1;
+	goto b5;
+b24: // preheader
+	r94 = r2;
+	r95 = r10 + r94 * 4;
+	r96 = (u64)r1 * 4ull;
+b25: // head
 	r4 = r2 < r3;
-	if (!r4) goto b27;
+	if (!r4) goto b30;
 	r5 = r2;
 	r7 = (float)r5;
 	r8 = r7 * 0x1p-01f;
 	r6 = r8;
-	if ((u64)r5 >= (u64)r11) { qd_site = 0; qd_x = r5; qd_y = r11; goto qd_fault; }
-	r9 = r74;
+	r9 = r95;
 	*(float *)r9 = r6;
 	r2 = (u64)r2 + (u64)r1;
-	r74 = r74 + r75 * 1;
-	goto b22;
-b27: // exit
+	r95 = r95 + r96 * 1;
+	goto b25;
+b30: // exit
 	return;
+b31: // preheader
+	r97 = r2;
+	r98 = r10 + r97 * 4;
+	r99 = (u64)r1 * 4ull;
+b32: // head (checked)
+	r14 = r2 < r3;
+	if (!r14) goto b30;
+	r15 = r2;
+	r17 = (float)r15;
+	r18 = r17 * 0x1p-01f;
+	r16 = r18;
+	if ((u64)r15 >= (u64)r11) { qd_site = 0; qd_x = r15; qd_y = r11; goto qd_fault; }
+	r19 = r98;
+	*(float *)r19 = r16;
+	r2 = (u64)r2 + (u64)r1;
+	r98 = r98 + r99 * 1;
+	goto b32;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -288,24 +352,27 @@ qd_fault: {
 
 // Task 1 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r4 = 0, r8 = 0, r16 = 0, r24 = 0, r26 = 0, r31 = 0, r34 = 0, r40 = 0;
-	bool r47 = 0, r50 = 0, r56 = 0, r64 = 0, r67 = 0, r73 = 0, r81 = 0, r84 = 0;
-	bool r90 = 0;
+	bool r4 = 0, r8 = 0, r16 = 0, r23 = 0, r26 = 0, r32 = 0, r42 = 0, r45 = 0;
+	bool r51 = 0, r53 = 0, r55 = 0, r60 = 0, r63 = 0, r69 = 0, r76 = 0, r79 = 0;
+	bool r85 = 0, r93 = 0, r96 = 0, r102 = 0, r110 = 0, r113 = 0, r119 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r14 = 0, r15 = 0;
-	i64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r30 = 0;
-	i64 r32 = 0, r33 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
-	i64 r46 = 0, r48 = 0, r49 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
-	i64 r61 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r72 = 0, r74 = 0, r75 = 0;
-	i64 r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r82 = 0, r83 = 0, r89 = 0;
-	i64 r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0;
-	i64 r100 = 0, r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0, r116 = 0;
-	i64 r117 = 0, r118 = 0, r120 = 0;
-	u64 r25 = 0, r27 = 0, r28 = 0, r29 = 0;
-	float r6 = 0, r9 = 0, r10 = 0, r11 = 0, r35 = 0, r36 = 0, r37 = 0, r51 = 0;
-	float r52 = 0, r53 = 0, r68 = 0, r69 = 0, r70 = 0, r85 = 0, r86 = 0, r87 = 0;
-	char *r12 = 0, *r13 = 0, *r38 = 0, *r54 = 0, *r71 = 0, *r88 = 0, *r99 = 0, *r101 = 0;
-	char *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0, *r115 = 0;
-	char *r119 = 0;
+	i64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r24 = 0, r25 = 0;
+	i64 r31 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0;
+	i64 r52 = 0, r59 = 0, r61 = 0, r62 = 0, r68 = 0, r70 = 0, r71 = 0, r72 = 0;
+	i64 r73 = 0, r74 = 0, r75 = 0, r77 = 0, r78 = 0, r84 = 0, r86 = 0, r87 = 0;
+	i64 r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r94 = 0, r95 = 0, r101 = 0;
+	i64 r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r111 = 0;
+	i64 r112 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0;
+	i64 r126 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r141 = 0;
+	i64 r143 = 0, r145 = 0, r146 = 0, r148 = 0, r149 = 0, r150 = 0, r152 = 0;
+	u64 r39 = 0, r41 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0;
+	u64 r50 = 0, r54 = 0, r56 = 0, r57 = 0, r58 = 0;
+	float r6 = 0, r9 = 0, r10 = 0, r11 = 0, r27 = 0, r28 = 0, r29 = 0, r64 = 0;
+	float r65 = 0, r66 = 0, r80 = 0, r81 = 0, r82 = 0, r97 = 0, r98 = 0, r99 = 0;
+	float r114 = 0, r115 = 0, r116 = 0;
+	char *r12 = 0, *r13 = 0, *r30 = 0, *r67 = 0, *r83 = 0, *r100 = 0, *r117 = 0, *r128 = 0;
+	char *r130 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r136 = 0, *r138 = 0, *r140 = 0, *r142 = 0;
+	char *r144 = 0, *r147 = 0, *r151 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
@@ -314,128 +381,140 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r23 = (u64)r1 * 3ull;
-	r98 = (u64)r1 * 4ull;
-	r27 = (u64)r3;
-	r29 = (u64)r23;
-	r100 = r98;
-	r105 = r98;
-	r112 = r98;
-	r117 = r2;
-	r118 = r117;
-	r119 = r13 + r118 * 4;
-	r120 = (u64)r98 * 4ull;
-b2: // grid unrolled guard
-	r24 = r2 < r3;
-	if (!r24) goto b37;
-	r28 = (u64)r2;
-	r25 = r27 - r28;
-	r26 = r25 > r29;
-	if (!r26) goto b29;
-	r30 = r2;
-	r32 = r30;
-	r41 = r32 >> 63;
-	r42 = r41 & 1ll;
-	r43 = (u64)r32 + (u64)r42;
-	r44 = r43 >> 1;
-	r45 = (u64)r44 * 2ull;
-	r46 = (u64)r32 - (u64)r45;
-	r33 = r46;
-	r34 = r33 == 0ll;
-	if (!r34) goto b28;
-	r35 = (float)r32;
-	r6 = r35;
-b8: // computeB.return (grid unrolled 0)
-	if ((u64)r32 >= (u64)r14) { qd_site = 1; qd_x = r32; qd_y = r14; goto qd_fault; }
-	r38 = r119;
-	*(float *)r38 = r6;
-	r63 = (u64)r30 + (u64)r1;
-	r48 = r63;
-	r57 = r48 >> 63;
-	r58 = r57 & 1ll;
-	r59 = (u64)r48 + (u64)r58;
-	r60 = r59 >> 1;
-	r61 = (u64)r60 * 2ull;
-	r62 = (u64)r48 - (u64)r61;
-	r49 = r62;
-	r50 = r49 == 0ll;
-	if (!r50) goto b27;
-	r51 = (float)r48;
-	r6 = r51;
-b13: // computeB.return (grid unrolled 1)
-	if ((u64)r48 >= (u64)r14) { qd_site = 1; qd_x = r48; qd_y = r14; goto qd_fault; }
-	r99 = r38;
-	r101 = r99 + r100 * 1;
-	r54 = r101;
-	*(float *)r54 = r6;
-	r80 = (u64)r63 + (u64)r1;
-	r65 = r80;
-	r74 = r65 >> 63;
-	r75 = r74 & 1ll;
-	r76 = (u64)r65 + (u64)r75;
-	r77 = r76 >> 1;
-	r78 = (u64)r77 * 2ull;
-	r79 = (u64)r65 - (u64)r78;
-	r66 = r79;
-	r67 = r66 == 0ll;
-	if (!r67) goto b26;
-	r68 = (float)r65;
-	r6 = r68;
-b18: // computeB.return (grid unrolled 2)
-	if ((u64)r65 >= (u64)r14) { qd_site = 1; qd_x = r65; qd_y = r14; goto qd_fault; }
-	r104 = r101;
-	r106 = r104 + r105 * 1;
-	r71 = r106;
-	*(float *)r71 = r6;
-	r97 = (u64)r80 + (u64)r1;
-	r82 = r97;
-	r91 = r82 >> 63;
-	r92 = r91 & 1ll;
-	r93 = (u64)r82 + (u64)r92;
-	r94 = r93 >> 1;
-	r95 = (u64)r94 * 2ull;
-	r96 = (u64)r82 - (u64)r95;
-	r83 = r96;
-	r84 = r83 == 0ll;
-	if (!r84) goto b25;
-	r85 = (float)r82;
-	r6 = r85;
-b23: // computeB.return (grid unrolled 3)
-	if ((u64)r82 >= (u64)r14) { qd_site = 1; qd_x = r82; qd_y = r14; goto qd_fault; }
-	r111 = r106;
-	r113 = r111 + r112 * 1;
-	r88 = r113;
-	*(float *)r88 = r6;
-	r2 = (u64)r2 + (u64)r98;
-	r119 = r119 + r120 * 1;
-	goto b2;
-b25: // computeB.if.done (grid unrolled 3)
-	r86 = (float)r82;
-	r87 = -r86;
-	r6 = r87;
-	goto b23;
-b26: // computeB.if.done (grid unrolled 2)
-	r69 = (float)r65;
-	r70 = -r69;
-	r6 = r70;
-	goto b18;
-b27: // computeB.if.done (grid unrolled 1)
-	r52 = (float)r48;
-	r53 = -r52;
-	r6 = r53;
-	goto b13;
-b28: // computeB.if.done (grid unrolled 0)
-	r36 = (float)r32;
-	r37 = -r36;
-	r6 = r37;
-	goto b8;
-b29: // preheader
-	r114 = r2;
-	r115 = r13 + r114 * 4;
-	r116 = (u64)r1 * 4ull;
-b30: // head
+	r39 = (u64)r14;
+	r40 = r2;
+	r41 = (u64)r40;
+	r42 = r41 < r39;
+	r43 = (u64)r3;
+	r44 = r43 + 4611686018427387904ull;
+	r45 = r44 <= 9223372036854775808ull;
+	r46 = r43 - 1ull;
+	r47 = (u64)r2;
+	r48 = r46 - r47;
+	r49 = r39 - 1ull;
+	r50 = r49 - r41;
+	r51 = r48 <= r50;
+	if (!r42) goto b41;
+	if (!r45) goto b41;
+	if (!r51) goto b41;
+	r52 = (u64)r1 * 3ull;
+	r127 = (u64)r1 * 4ull;
+	r56 = r43;
+	r58 = (u64)r52;
+	r129 = r127;
+	r134 = r127;
+	r141 = r127;
+	r149 = r2;
+	r150 = r149;
+	r151 = r13 + r150 * 4;
+	r152 = (u64)r127 * 4ull;
+b5: // grid unrolled guard
+	r53 = r2 < r3;
+	if (!r53) goto b40;
+	r57 = (u64)r2;
+	r54 = r56 - r57;
+	r55 = r54 > r58;
+	if (!r55) goto b32;
+	r59 = r2;
+	r61 = r59;
+	r70 = r61 >> 63;
+	r71 = r70 & 1ll;
+	r72 = (u64)r61 + (u64)r71;
+	r73 = r72 >> 1;
+	r74 = (u64)r73 * 2ull;
+	r75 = (u64)r61 - (u64)r74;
+	r62 = r75;
+	r63 = r62 == 0ll;
+	if (!r63) goto b31;
+	r64 = (float)r61;
+	r6 = r64;
+b11: // computeB.return (grid unrolled 0)
+	r67 = r151;
+	*(float *)r67 = r6;
+	r92 = (u64)r59 + (u64)r1;
+	r77 = r92;
+	r86 = r77 >> 63;
+	r87 = r86 & 1ll;
+	r88 = (u64)r77 + (u64)r87;
+	r89 = r88 >> 1;
+	r90 = (u64)r89 * 2ull;
+	r91 = (u64)r77 - (u64)r90;
+	r78 = r91;
+	r79 = r78 == 0ll;
+	if (!r79) goto b30;
+	r80 = (float)r77;
+	r6 = r80;
+b16: // computeB.return (grid unrolled 1)
+	r128 = r67;
+	r130 = r128 + r129 * 1;
+	r83 = r130;
+	*(float *)r83 = r6;
+	r109 = (u64)r92 + (u64)r1;
+	r94 = r109;
+	r103 = r94 >> 63;
+	r104 = r103 & 1ll;
+	r105 = (u64)r94 + (u64)r104;
+	r106 = r105 >> 1;
+	r107 = (u64)r106 * 2ull;
+	r108 = (u64)r94 - (u64)r107;
+	r95 = r108;
+	r96 = r95 == 0ll;
+	if (!r96) goto b29;
+	r97 = (float)r94;
+	r6 = r97;
+b21: // computeB.return (grid unrolled 2)
+	r133 = r130;
+	r135 = r133 + r134 * 1;
+	r100 = r135;
+	*(float *)r100 = r6;
+	r126 = (u64)r109 + (u64)r1;
+	r111 = r126;
+	r120 = r111 >> 63;
+	r121 = r120 & 1ll;
+	r122 = (u64)r111 + (u64)r121;
+	r123 = r122 >> 1;
+	r124 = (u64)r123 * 2ull;
+	r125 = (u64)r111 - (u64)r124;
+	r112 = r125;
+	r113 = r112 == 0ll;
+	if (!r113) goto b28;
+	r114 = (float)r111;
+	r6 = r114;
+b26: // computeB.return (grid unrolled 3)
+	r140 = r135;
+	r142 = r140 + r141 * 1;
+	r117 = r142;
+	*(float *)r117 = r6;
+	r2 = (u64)r2 + (u64)r127;
+	r151 = r151 + r152 * 1;
+	goto b5;
+b28: // computeB.if.done (grid unrolled 3)
+	r115 = (float)r111;
+	r116 = -r115;
+	r6 = r116;
+	goto b26;
+b29: // computeB.if.done (grid unrolled 2)
+	r98 = (float)r94;
+	r99 = -r98;
+	r6 = r99;
+	goto b21;
+b30: // computeB.if.done (grid unrolled 1)
+	r81 = (float)r77;
+	r82 = -r81;
+	r6 = r82;
+	goto b16;
+b31: // computeB.if.done (grid unrolled 0)
+	r65 = (float)r61;
+	r66 = -r65;
+	r6 = r66;
+	goto b11;
+b32: // preheader
+	r143 = r2;
+	r144 = r13 + r143 * 4;
+	r145 = (u64)r1 * 4ull;
+b33: // head
 	r4 = r2 < r3;
-	if (!r4) goto b37;
+	if (!r4) goto b40;
 	r5 = r2;
 	r17 = r5 >> 63;
 	r18 = r17 & 1ll;
@@ -445,23 +524,53 @@ b30: // head
 	r22 = (u64)r5 - (u64)r21;
 	r7 = r22;
 	r8 = r7 == 0ll;
-	if (!r8) goto b36;
+	if (!r8) goto b39;
 	r9 = (float)r5;
 	r6 = r9;
-b34: // computeB.return
-	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r115;
+b37: // computeB.return
+	r12 = r144;
 	*(float *)r12 = r6;
 	r2 = (u64)r2 + (u64)r1;
-	r115 = r115 + r116 * 1;
-	goto b30;
-b36: // computeB.if.done
+	r144 = r144 + r145 * 1;
+	goto b33;
+b39: // computeB.if.done
 	r10 = (float)r5;
 	r11 = -r10;
 	r6 = r11;
-	goto b34;
-b37: // exit
+	goto b37;
+b40: // exit
 	return;
+b41: // preheader
+	r146 = r2;
+	r147 = r13 + r146 * 4;
+	r148 = (u64)r1 * 4ull;
+b42: // head (checked)
+	r23 = r2 < r3;
+	if (!r23) goto b40;
+	r24 = r2;
+	r33 = r24 >> 63;
+	r34 = r33 & 1ll;
+	r35 = (u64)r24 + (u64)r34;
+	r36 = r35 >> 1;
+	r37 = (u64)r36 * 2ull;
+	r38 = (u64)r24 - (u64)r37;
+	r25 = r38;
+	r26 = r25 == 0ll;
+	if (!r26) goto b48;
+	r27 = (float)r24;
+	r6 = r27;
+b46: // computeB.return (checked)
+	if ((u64)r24 >= (u64)r14) { qd_site = 1; qd_x = r24; qd_y = r14; goto qd_fault; }
+	r30 = r147;
+	*(float *)r30 = r6;
+	r2 = (u64)r2 + (u64)r1;
+	r147 = r147 + r148 * 1;
+	goto b42;
+b48: // computeB.if.done (checked)
+	r28 = (float)r24;
+	r29 = -r28;
+	r6 = r29;
+	goto b46;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -685,21 +794,24 @@ b13: // exit
 
 // Task 3 of kernel Forms(a []i64, n i64), parallel.
 extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r5 = 0, r7 = 0, r8 = 0, r22 = 0, r24 = 0, r29 = 0, r31 = 0, r32 = 0;
-	bool r38 = 0, r40 = 0, r41 = 0, r48 = 0, r50 = 0, r51 = 0, r58 = 0, r60 = 0;
-	bool r61 = 0;
+	bool r5 = 0, r7 = 0, r8 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r36 = 0;
+	bool r42 = 0, r44 = 0, r46 = 0, r51 = 0, r53 = 0, r54 = 0, r60 = 0, r62 = 0;
+	bool r63 = 0, r70 = 0, r72 = 0, r73 = 0, r80 = 0, r82 = 0, r83 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r9 = 0, r10 = 0;
-	i64 r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
-	i64 r28 = 0, r30 = 0, r33 = 0, r35 = 0, r36 = 0, r39 = 0, r42 = 0, r44 = 0;
-	i64 r45 = 0, r47 = 0, r49 = 0, r52 = 0, r54 = 0, r55 = 0, r57 = 0, r59 = 0;
-	i64 r62 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r70 = 0, r73 = 0, r76 = 0;
-	i64 r78 = 0, r81 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0;
-	i64 r97 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r105 = 0;
-	u64 r23 = 0, r25 = 0, r26 = 0, r27 = 0;
-	char *r11 = 0, *r12 = 0, *r16 = 0, *r34 = 0, *r37 = 0, *r43 = 0, *r46 = 0, *r53 = 0;
-	char *r56 = 0, *r63 = 0, *r66 = 0, *r69 = 0, *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0;
-	char *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0, *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0;
-	char *r91 = 0, *r92 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r104 = 0, *r106 = 0;
+	i64 r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r22 = 0;
+	i64 r25 = 0, r27 = 0, r28 = 0, r31 = 0, r43 = 0, r50 = 0, r52 = 0, r55 = 0;
+	i64 r57 = 0, r58 = 0, r61 = 0, r64 = 0, r66 = 0, r67 = 0, r69 = 0, r71 = 0;
+	i64 r74 = 0, r76 = 0, r77 = 0, r79 = 0, r81 = 0, r84 = 0, r86 = 0, r87 = 0;
+	i64 r89 = 0, r90 = 0, r92 = 0, r95 = 0, r98 = 0, r100 = 0, r103 = 0, r105 = 0;
+	i64 r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0, r121 = 0, r123 = 0;
+	i64 r124 = 0, r126 = 0, r127 = 0, r128 = 0, r130 = 0;
+	u64 r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
+	u64 r41 = 0, r45 = 0, r47 = 0, r48 = 0, r49 = 0;
+	char *r11 = 0, *r12 = 0, *r16 = 0, *r26 = 0, *r29 = 0, *r56 = 0, *r59 = 0, *r65 = 0;
+	char *r68 = 0, *r75 = 0, *r78 = 0, *r85 = 0, *r88 = 0, *r91 = 0, *r93 = 0, *r94 = 0;
+	char *r96 = 0, *r97 = 0, *r99 = 0, *r101 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0;
+	char *r109 = 0, *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0;
+	char *r125 = 0, *r129 = 0, *r131 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -713,125 +825,159 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r21 = (u64)r1 * 3ull;
-	r68 = (u64)r1 * 4ull;
-	r25 = (u64)r3;
-	r27 = (u64)r21;
-	r70 = (u64)r1 * 8ull;
-	r76 = (u64)r1 * 8ull;
-	r78 = r76;
-	r86 = (u64)r1 * 8ull;
-	r88 = r86;
-	r90 = r86;
-	r102 = r2;
-	r103 = r102;
-	r104 = r12 + r103 * 8;
-	r105 = (u64)r68 * 8ull;
-	r106 = r12 + r102 * 8;
-b2: // grid unrolled guard
-	r22 = r2 < r3;
-	if (!r22) goto b27;
-	r26 = (u64)r2;
-	r23 = r25 - r26;
-	r24 = r23 > r27;
-	if (!r24) goto b21;
-	r28 = r2;
-	r30 = r28;
-	r32 = r30 == 3ll;
-	if (!r32) goto b20;
-b7: // grid unrolled 1
-	r47 = (u64)r28 + (u64)r1;
-	r39 = r47;
-	r41 = r39 == 3ll;
-	if (!r41) goto b19;
-b10: // grid unrolled 2
-	r57 = (u64)r47 + (u64)r1;
-	r49 = r57;
-	r51 = r49 == 3ll;
-	if (!r51) goto b18;
-b13: // grid unrolled 3
-	r67 = (u64)r57 + (u64)r1;
-	r59 = r67;
-	r61 = r59 == 3ll;
-	if (!r61) goto b17;
-b16: // latch (grid unrolled 3)
-	r2 = (u64)r2 + (u64)r68;
-	r104 = r104 + r105 * 1;
-	r106 = r106 + r105 * 1;
-	goto b2;
-b17: // if.done (grid unrolled 3)
-	r62 = r59;
-	if ((u64)r59 >= (u64)r13) { qd_site = 1; qd_x = r59; qd_y = r13; goto qd_fault; }
-	r85 = r106;
-	r87 = r85 + r86 * 1;
-	r89 = r87 + r88 * 1;
-	r91 = r89 + r90 * 1;
-	r63 = r91;
-	r64 = *(i64 *)r63;
-	r65 = (u64)r64 - (u64)r62;
-	r98 = r91;
-	r66 = r98;
-	*(i64 *)r66 = r65;
-	goto b16;
-b18: // if.done (grid unrolled 2)
-	r52 = r49;
-	if ((u64)r49 >= (u64)r13) { qd_site = 1; qd_x = r49; qd_y = r13; goto qd_fault; }
-	r75 = r106;
-	r77 = r75 + r76 * 1;
-	r79 = r77 + r78 * 1;
-	r53 = r79;
-	r54 = *(i64 *)r53;
-	r55 = (u64)r54 - (u64)r52;
-	r84 = r79;
-	r56 = r84;
-	*(i64 *)r56 = r55;
-	goto b13;
-b19: // if.done (grid unrolled 1)
-	r42 = r39;
-	if ((u64)r39 >= (u64)r13) { qd_site = 1; qd_x = r39; qd_y = r13; goto qd_fault; }
-	r69 = r106;
-	r71 = r69 + r70 * 1;
-	r43 = r71;
-	r44 = *(i64 *)r43;
-	r45 = (u64)r44 - (u64)r42;
+	r30 = (u64)r13;
+	r31 = r2;
+	r32 = (u64)r31;
+	r33 = r32 < r30;
+	r34 = (u64)r3;
+	r35 = r34 + 4611686018427387904ull;
+	r36 = r35 <= 9223372036854775808ull;
+	r37 = r34 - 1ull;
+	r38 = (u64)r2;
+	r39 = r37 - r38;
+	r40 = r30 - 1ull;
+	r41 = r40 - r32;
+	r42 = r39 <= r41;
+	if (!r33) goto b31;
+	if (!r36) goto b31;
+	if (!r42) goto b31;
+	r43 = (u64)r1 * 3ull;
+	r90 = (u64)r1 * 4ull;
+	r47 = r34;
+	r49 = (u64)r43;
+	r92 = (u64)r1 * 8ull;
+	r98 = (u64)r1 * 8ull;
+	r100 = r98;
+	r108 = (u64)r1 * 8ull;
+	r110 = r108;
+	r112 = r108;
+	r127 = r2;
+	r128 = r127;
+	r129 = r12 + r128 * 8;
+	r130 = (u64)r90 * 8ull;
+	r131 = r12 + r127 * 8;
+b5: // grid unrolled guard
+	r44 = r2 < r3;
+	if (!r44) goto b30;
+	r48 = (u64)r2;
+	r45 = r47 - r48;
+	r46 = r45 > r49;
+	if (!r46) goto b24;
+	r50 = r2;
+	r52 = r50;
+	r54 = r52 == 3ll;
+	if (!r54) goto b23;
+b10: // grid unrolled 1
+	r69 = (u64)r50 + (u64)r1;
+	r61 = r69;
+	r63 = r61 == 3ll;
+	if (!r63) goto b22;
+b13: // grid unrolled 2
+	r79 = (u64)r69 + (u64)r1;
+	r71 = r79;
+	r73 = r71 == 3ll;
+	if (!r73) goto b21;
+b16: // grid unrolled 3
+	r89 = (u64)r79 + (u64)r1;
+	r81 = r89;
+	r83 = r81 == 3ll;
+	if (!r83) goto b20;
+b19: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r90;
+	r129 = r129 + r130 * 1;
+	r131 = r131 + r130 * 1;
+	goto b5;
+b20: // if.done (grid unrolled 3)
+	r84 = r81;
+	r107 = r131;
+	r109 = r107 + r108 * 1;
+	r111 = r109 + r110 * 1;
+	r113 = r111 + r112 * 1;
+	r85 = r113;
+	r86 = *(i64 *)r85;
+	r87 = (u64)r86 - (u64)r84;
+	r120 = r113;
+	r88 = r120;
+	*(i64 *)r88 = r87;
+	goto b19;
+b21: // if.done (grid unrolled 2)
 	r74 = r71;
-	r46 = r74;
-	*(i64 *)r46 = r45;
+	r97 = r131;
+	r99 = r97 + r98 * 1;
+	r101 = r99 + r100 * 1;
+	r75 = r101;
+	r76 = *(i64 *)r75;
+	r77 = (u64)r76 - (u64)r74;
+	r106 = r101;
+	r78 = r106;
+	*(i64 *)r78 = r77;
+	goto b16;
+b22: // if.done (grid unrolled 1)
+	r64 = r61;
+	r91 = r131;
+	r93 = r91 + r92 * 1;
+	r65 = r93;
+	r66 = *(i64 *)r65;
+	r67 = (u64)r66 - (u64)r64;
+	r96 = r93;
+	r68 = r96;
+	*(i64 *)r68 = r67;
+	goto b13;
+b23: // if.done (grid unrolled 0)
+	r55 = r52;
+	r56 = r129;
+	r57 = *(i64 *)r56;
+	r58 = (u64)r57 - (u64)r55;
+	r59 = r56;
+	*(i64 *)r59 = r58;
 	goto b10;
-b20: // if.done (grid unrolled 0)
-	r33 = r30;
-	if ((u64)r30 >= (u64)r13) { qd_site = 1; qd_x = r30; qd_y = r13; goto qd_fault; }
-	r34 = r104;
-	r35 = *(i64 *)r34;
-	r36 = (u64)r35 - (u64)r33;
-	r37 = r34;
-	*(i64 *)r37 = r36;
-	goto b7;
-b21: // preheader
-	r99 = r2;
-	r100 = r12 + r99 * 8;
-	r101 = (u64)r1 * 8ull;
-b22: // head
+b24: // preheader
+	r121 = r2;
+	r122 = r12 + r121 * 8;
+	r123 = (u64)r1 * 8ull;
+b25: // head
 	r5 = r2 < r3;
-	if (!r5) goto b27;
+	if (!r5) goto b30;
 	r6 = r2;
 	r8 = r6 == 3ll;
-	if (!r8) goto b26;
-b25: // latch
+	if (!r8) goto b29;
+b28: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r100 = r100 + r101 * 1;
-	goto b22;
-b26: // if.done
+	r122 = r122 + r123 * 1;
+	goto b25;
+b29: // if.done
 	r10 = r6;
-	if ((u64)r6 >= (u64)r13) { qd_site = 1; qd_x = r6; qd_y = r13; goto qd_fault; }
-	r11 = r100;
+	r11 = r122;
 	r14 = *(i64 *)r11;
 	r15 = (u64)r14 - (u64)r10;
 	r16 = r11;
 	*(i64 *)r16 = r15;
-	goto b25;
-b27: // exit
+	goto b28;
+b30: // exit
 	return;
+b31: // preheader
+	r124 = r2;
+	r125 = r12 + r124 * 8;
+	r126 = (u64)r1 * 8ull;
+b32: // head (checked if)
+	r21 = r2 < r3;
+	if (!r21) goto b30;
+	r22 = r2;
+	r24 = r22 == 3ll;
+	if (!r24) goto b36;
+b35: // latch (checked if)
+	r2 = (u64)r2 + (u64)r1;
+	r125 = r125 + r126 * 1;
+	goto b32;
+b36: // if.done (checked if)
+	r25 = r22;
+	if ((u64)r22 >= (u64)r13) { qd_site = 1; qd_x = r22; qd_y = r13; goto qd_fault; }
+	r26 = r125;
+	r27 = *(i64 *)r26;
+	r28 = (u64)r27 - (u64)r25;
+	r29 = r26;
+	*(i64 *)r29 = r28;
+	goto b35;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -847,28 +993,44 @@ qd_fault: {
 
 // Task 4 of kernel Forms(a []i64, n i64), serial.
 extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r0 = 0, r2 = 0, r15 = 0, r19 = 0;
+	bool r0 = 0, r2 = 0, r15 = 0, r25 = 0, r28 = 0, r31 = 0, r36 = 0, r41 = 0;
+	bool r44 = 0;
 	i64 r1 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r12 = 0;
-	i64 r14 = 0, r17 = 0, r18 = 0;
-	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0;
+	i64 r14 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r24 = 0, r39 = 0;
+	i64 r40 = 0, r42 = 0, r43 = 0;
+	u64 r26 = 0, r27 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0;
+	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r20 = 0, *r23 = 0, *r37 = 0;
+	char *r38 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r1 = p2;
 	r5 = p0;
 	r6 = p1;
 	r0 = r1 > 3ll;
-	if (!r0) goto b16;
+	if (!r0) goto b19;
 	r2 = r1 > 0ll;
-	if (!r2) goto b16;
+	if (!r2) goto b19;
 	r3 = 0ll;
-	r16 = r5 + 0ll;
-	r17 = r1 > (-9223372036854775804ll) ? r1 : (-9223372036854775804ll);
-	r18 = (u64)r17 - 4ull;
-b5: // unroll guard
-	r19 = r3 < r18;
-	if (!r19) goto b14;
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r16;
+	r26 = (u64)r6;
+	r28 = 0ull < r26;
+	r29 = (u64)r1;
+	r30 = r29 + 4611686018427387904ull;
+	r31 = r30 <= 9223372036854775808ull;
+	r32 = r29 - 1ull;
+	r33 = r32;
+	r34 = r26 - 1ull;
+	r35 = r34;
+	r36 = r33 <= r35;
+	if (!r28) goto b20;
+	if (!r31) goto b20;
+	if (!r36) goto b20;
+	r37 = r5 + 0ll;
+	r39 = r1 > (-9223372036854775804ll) ? r1 : (-9223372036854775804ll);
+	r40 = (u64)r39 - 4ull;
+b8: // unroll guard
+	r41 = r3 < r40;
+	if (!r41) goto b17;
+	r4 = r37;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -876,14 +1038,13 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r16;
+	r13 = r37;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
-	r16 = r16 + 8ll;
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r16;
+	r37 = r37 + 8ll;
+	r4 = r37;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -891,14 +1052,13 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r16;
+	r13 = r37;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
-	r16 = r16 + 8ll;
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r16;
+	r37 = r37 + 8ll;
+	r4 = r37;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -906,14 +1066,13 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r16;
+	r13 = r37;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
-	r16 = r16 + 8ll;
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r16;
+	r37 = r37 + 8ll;
+	r4 = r37;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -921,16 +1080,15 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r16;
+	r13 = r37;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
-	r16 = r16 + 8ll;
-	goto b5;
-b14: // rangeint.body
-	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
-	r4 = r16;
+	r37 = r37 + 8ll;
+	goto b8;
+b17: // rangeint.body
+	r4 = r37;
 	r7 = *(i64 *)r4;
 	r8 = (u64)r3 - 1ull;
 	r9 = r8 > 0ll ? r8 : 0ll;
@@ -938,16 +1096,102 @@ b14: // rangeint.body
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r16;
+	r13 = r37;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
-	if (!r15) goto b16;
+	if (!r15) goto b19;
 	r3 = r14;
-	r16 = r16 + 8ll;
-	goto b14;
-b16: // if.done
+	r37 = r37 + 8ll;
+	goto b17;
+b19: // if.done
 	return;
+b20: // preheader
+	r38 = r5 + 0ll;
+	r42 = r1 > (-9223372036854775804ll) ? r1 : (-9223372036854775804ll);
+	r43 = (u64)r42 - 4ull;
+b22: // unroll guard
+	r44 = r3 < r43;
+	if (!r44) goto b31;
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
+	r16 = r38;
+	r17 = *(i64 *)r16;
+	r18 = (u64)r3 - 1ull;
+	r19 = r18 > 0ll ? r18 : 0ll;
+	if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; }
+	r20 = r5 + r19 * 8;
+	r21 = *(i64 *)r20;
+	r22 = (u64)r17 + (u64)r21;
+	r23 = r38;
+	*(i64 *)r23 = r22;
+	r24 = (u64)r3 + 1ull;
+	r25 = r24 < r1;
+	r3 = r24;
+	r38 = r38 + 8ll;
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
+	r16 = r38;
+	r17 = *(i64 *)r16;
+	r18 = (u64)r3 - 1ull;
+	r19 = r18 > 0ll ? r18 : 0ll;
+	if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; }
+	r20 = r5 + r19 * 8;
+	r21 = *(i64 *)r20;
+	r22 = (u64)r17 + (u64)r21;
+	r23 = r38;
+	*(i64 *)r23 = r22;
+	r24 = (u64)r3 + 1ull;
+	r25 = r24 < r1;
+	r3 = r24;
+	r38 = r38 + 8ll;
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
+	r16 = r38;
+	r17 = *(i64 *)r16;
+	r18 = (u64)r3 - 1ull;
+	r19 = r18 > 0ll ? r18 : 0ll;
+	if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; }
+	r20 = r5 + r19 * 8;
+	r21 = *(i64 *)r20;
+	r22 = (u64)r17 + (u64)r21;
+	r23 = r38;
+	*(i64 *)r23 = r22;
+	r24 = (u64)r3 + 1ull;
+	r25 = r24 < r1;
+	r3 = r24;
+	r38 = r38 + 8ll;
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
+	r16 = r38;
+	r17 = *(i64 *)r16;
+	r18 = (u64)r3 - 1ull;
+	r19 = r18 > 0ll ? r18 : 0ll;
+	if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; }
+	r20 = r5 + r19 * 8;
+	r21 = *(i64 *)r20;
+	r22 = (u64)r17 + (u64)r21;
+	r23 = r38;
+	*(i64 *)r23 = r22;
+	r24 = (u64)r3 + 1ull;
+	r25 = r24 < r1;
+	r3 = r24;
+	r38 = r38 + 8ll;
+	goto b22;
+b31: // rangeint.body (checked)
+	if ((u64)r3 >= (u64)r6) { qd_site = 2; qd_x = r3; qd_y = r6; goto qd_fault; }
+	r16 = r38;
+	r17 = *(i64 *)r16;
+	r18 = (u64)r3 - 1ull;
+	r19 = r18 > 0ll ? r18 : 0ll;
+	if ((u64)r19 >= (u64)r6) { qd_site = 3; qd_x = r19; qd_y = r6; goto qd_fault; }
+	r20 = r5 + r19 * 8;
+	r21 = *(i64 *)r20;
+	r22 = (u64)r17 + (u64)r21;
+	r23 = r38;
+	*(i64 *)r23 = r22;
+	r24 = (u64)r3 + 1ull;
+	r25 = r24 < r1;
+	if (!r25) goto b19;
+	r3 = r24;
+	r38 = r38 + 8ll;
+	goto b31;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

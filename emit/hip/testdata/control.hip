@@ -143,18 +143,22 @@ qd_fault: {
 
 // Task 1 of kernel Phases(a []f32, n i64), parallel.
 extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r4 = 0, r6 = 0, r16 = 0, r18 = 0, r23 = 0, r25 = 0, r31 = 0, r33 = 0;
-	bool r40 = 0, r42 = 0, r49 = 0, r51 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0, r15 = 0;
-	i64 r22 = 0, r24 = 0, r32 = 0, r39 = 0, r41 = 0, r48 = 0, r50 = 0, r57 = 0;
-	i64 r58 = 0, r60 = 0, r63 = 0, r65 = 0, r68 = 0, r70 = 0, r72 = 0, r74 = 0;
-	i64 r76 = 0, r77 = 0, r78 = 0, r80 = 0;
-	u64 r17 = 0, r19 = 0, r20 = 0, r21 = 0;
-	float r7 = 0, r11 = 0, r12 = 0, r26 = 0, r28 = 0, r29 = 0, r34 = 0, r36 = 0;
-	float r37 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0, r54 = 0, r55 = 0;
-	char *r8 = 0, *r9 = 0, *r13 = 0, *r27 = 0, *r30 = 0, *r35 = 0, *r38 = 0, *r44 = 0;
-	char *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r61 = 0, *r62 = 0, *r64 = 0, *r66 = 0;
-	char *r67 = 0, *r69 = 0, *r71 = 0, *r73 = 0, *r75 = 0, *r79 = 0;
+	bool r4 = 0, r6 = 0, r15 = 0, r17 = 0, r24 = 0, r27 = 0, r30 = 0, r36 = 0;
+	bool r38 = 0, r40 = 0, r45 = 0, r47 = 0, r53 = 0, r55 = 0, r62 = 0, r64 = 0;
+	bool r71 = 0, r73 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0, r16 = 0;
+	i64 r25 = 0, r37 = 0, r44 = 0, r46 = 0, r54 = 0, r61 = 0, r63 = 0, r70 = 0;
+	i64 r72 = 0, r79 = 0, r80 = 0, r82 = 0, r85 = 0, r87 = 0, r90 = 0, r92 = 0;
+	i64 r94 = 0, r96 = 0, r98 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r105 = 0;
+	u64 r23 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
+	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
+	float r7 = 0, r11 = 0, r12 = 0, r18 = 0, r20 = 0, r21 = 0, r48 = 0, r50 = 0;
+	float r51 = 0, r56 = 0, r58 = 0, r59 = 0, r65 = 0, r67 = 0, r68 = 0, r74 = 0;
+	float r76 = 0, r77 = 0;
+	char *r8 = 0, *r9 = 0, *r13 = 0, *r19 = 0, *r22 = 0, *r49 = 0, *r52 = 0, *r57 = 0;
+	char *r60 = 0, *r66 = 0, *r69 = 0, *r75 = 0, *r78 = 0, *r81 = 0, *r83 = 0, *r84 = 0;
+	char *r86 = 0, *r88 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r97 = 0, *r100 = 0;
+	char *r104 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p2;
@@ -163,94 +167,121 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 1ull;
-	r15 = (u64)r1 * 3ull;
-	r58 = (u64)r1 * 4ull;
-	r19 = (u64)r3;
-	r21 = (u64)r15;
-	r27 = r9 + 0ll;
-	r35 = r27;
-	r60 = r58;
-	r44 = r27;
-	r65 = r58;
-	r53 = r27;
-	r72 = r58;
-	r77 = r2;
-	r78 = r77;
-	r79 = r9 + r78 * 4;
-	r80 = (u64)r58 * 4ull;
-b2: // grid unrolled guard
-	r16 = r2 < r3;
-	if (!r16) goto b22;
-	r20 = (u64)r2;
-	r17 = r19 - r20;
-	r18 = r17 > r21;
-	if (!r18) goto b17;
-	r22 = r2;
-	r24 = r22;
-	r26 = (float)r24;
-	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
-	r28 = *(float *)r27;
-	r29 = r26 * r28;
-	if ((u64)r24 >= (u64)r10) { qd_site = 2; qd_x = r24; qd_y = r10; goto qd_fault; }
-	r30 = r79;
-	*(float *)r30 = r29;
-	r39 = (u64)r22 + (u64)r1;
-	r32 = r39;
-	r34 = (float)r32;
-	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
-	r36 = *(float *)r35;
-	r37 = r34 * r36;
-	if ((u64)r32 >= (u64)r10) { qd_site = 2; qd_x = r32; qd_y = r10; goto qd_fault; }
-	r59 = r30;
-	r61 = r59 + r60 * 1;
-	r38 = r61;
-	*(float *)r38 = r37;
-	r48 = (u64)r39 + (u64)r1;
-	r41 = r48;
-	r43 = (float)r41;
-	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
-	r45 = *(float *)r44;
-	r46 = r43 * r45;
-	if ((u64)r41 >= (u64)r10) { qd_site = 2; qd_x = r41; qd_y = r10; goto qd_fault; }
-	r64 = r61;
-	r66 = r64 + r65 * 1;
-	r47 = r66;
-	*(float *)r47 = r46;
-	r57 = (u64)r48 + (u64)r1;
-	r50 = r57;
-	r52 = (float)r50;
-	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
-	r54 = *(float *)r53;
-	r55 = r52 * r54;
-	if ((u64)r50 >= (u64)r10) { qd_site = 2; qd_x = r50; qd_y = r10; goto qd_fault; }
-	r71 = r66;
-	r73 = r71 + r72 * 1;
-	r56 = r73;
-	*(float *)r56 = r55;
-	r2 = (u64)r2 + (u64)r58;
-	r79 = r79 + r80 * 1;
-	goto b2;
-b17: // preheader
+	r23 = (u64)r10;
+	r24 = 0ull < r23;
+	r25 = r2;
+	r26 = (u64)r25;
+	r27 = r26 < r23;
+	r28 = (u64)r3;
+	r29 = r28 + 4611686018427387904ull;
+	r30 = r29 <= 9223372036854775808ull;
+	r31 = r28 - 1ull;
+	r32 = (u64)r2;
+	r33 = r31 - r32;
+	r34 = r23 - 1ull;
+	r35 = r34 - r26;
+	r36 = r33 <= r35;
+	if (!r24) goto b27;
+	if (!r27) goto b27;
+	if (!r30) goto b27;
+	if (!r36) goto b27;
+	r37 = (u64)r1 * 3ull;
+	r80 = (u64)r1 * 4ull;
+	r41 = r28;
+	r43 = (u64)r37;
+	r49 = r9 + 0ll;
+	r57 = r49;
+	r82 = r80;
+	r66 = r49;
+	r87 = r80;
+	r75 = r49;
+	r94 = r80;
+	r102 = r2;
+	r103 = r102;
+	r104 = r9 + r103 * 4;
+	r105 = (u64)r80 * 4ull;
+b6: // grid unrolled guard
+	r38 = r2 < r3;
+	if (!r38) goto b26;
+	r42 = (u64)r2;
+	r39 = r41 - r42;
+	r40 = r39 > r43;
+	if (!r40) goto b21;
+	r44 = r2;
+	r46 = r44;
+	r48 = (float)r46;
+	r50 = *(float *)r49;
+	r51 = r48 * r50;
+	r52 = r104;
+	*(float *)r52 = r51;
+	r61 = (u64)r44 + (u64)r1;
+	r54 = r61;
+	r56 = (float)r54;
+	r58 = *(float *)r57;
+	r59 = r56 * r58;
+	r81 = r52;
+	r83 = r81 + r82 * 1;
+	r60 = r83;
+	*(float *)r60 = r59;
+	r70 = (u64)r61 + (u64)r1;
+	r63 = r70;
+	r65 = (float)r63;
+	r67 = *(float *)r66;
+	r68 = r65 * r67;
+	r86 = r83;
+	r88 = r86 + r87 * 1;
+	r69 = r88;
+	*(float *)r69 = r68;
+	r79 = (u64)r70 + (u64)r1;
+	r72 = r79;
+	r74 = (float)r72;
+	r76 = *(float *)r75;
+	r77 = r74 * r76;
+	r93 = r88;
+	r95 = r93 + r94 * 1;
+	r78 = r95;
+	*(float *)r78 = r77;
+	r2 = (u64)r2 + (u64)r80;
+	r104 = r104 + r105 * 1;
+	goto b6;
+b21: // preheader
 	r8 = r9 + 0ll;
-	r74 = r2;
-	r75 = r9 + r74 * 4;
-	r76 = (u64)r1 * 4ull;
-b18: // head
+	r96 = r2;
+	r97 = r9 + r96 * 4;
+	r98 = (u64)r1 * 4ull;
+b22: // head
 	r4 = r2 < r3;
-	if (!r4) goto b22;
+	if (!r4) goto b26;
 	r5 = r2;
 	r7 = (float)r5;
-	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
 	r11 = *(float *)r8;
 	r12 = r7 * r11;
-	if ((u64)r5 >= (u64)r10) { qd_site = 2; qd_x = r5; qd_y = r10; goto qd_fault; }
-	r13 = r75;
+	r13 = r97;
 	*(float *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	r75 = r75 + r76 * 1;
-	goto b18;
-b22: // exit
+	r97 = r97 + r98 * 1;
+	goto b22;
+b26: // exit
 	return;
+b27: // preheader
+	r19 = r9 + 0ll;
+	r99 = r2;
+	r100 = r9 + r99 * 4;
+	r101 = (u64)r1 * 4ull;
+b28: // head (checked)
+	r15 = r2 < r3;
+	if (!r15) goto b26;
+	r16 = r2;
+	r18 = (float)r16;
+	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
+	r20 = *(float *)r19;
+	r21 = r18 * r20;
+	if ((u64)r16 >= (u64)r10) { qd_site = 2; qd_x = r16; qd_y = r10; goto qd_fault; }
+	r22 = r100;
+	*(float *)r22 = r21;
+	r2 = (u64)r2 + (u64)r1;
+	r100 = r100 + r101 * 1;
+	goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -304,21 +335,25 @@ qd_fault: {
 
 // Task 3 of kernel Phases(a []f32, n i64), parallel.
 extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r5 = 0, r15 = 0, r21 = 0, r23 = 0, r28 = 0, r36 = 0, r37 = 0, r45 = 0;
-	bool r47 = 0, r55 = 0, r57 = 0, r65 = 0;
+	bool r5 = 0, r15 = 0, r20 = 0, r28 = 0, r33 = 0, r36 = 0, r42 = 0, r44 = 0;
+	bool r46 = 0, r48 = 0, r53 = 0, r61 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0;
+	bool r82 = 0, r90 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r10 = 0;
-	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r27 = 0, r29 = 0;
-	i64 r30 = 0, r35 = 0, r38 = 0, r39 = 0, r44 = 0, r46 = 0, r48 = 0, r49 = 0;
-	i64 r54 = 0, r56 = 0, r58 = 0, r59 = 0, r64 = 0, r66 = 0, r67 = 0, r68 = 0;
-	i64 r69 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r77 = 0, r78 = 0;
-	i64 r79 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0;
-	i64 r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0;
-	i64 r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
-	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
-	float r11 = 0, r12 = 0, r32 = 0, r33 = 0, r41 = 0, r42 = 0, r51 = 0, r52 = 0;
-	float r61 = 0, r62 = 0;
-	char *r8 = 0, *r9 = 0, *r13 = 0, *r31 = 0, *r34 = 0, *r40 = 0, *r43 = 0, *r50 = 0;
-	char *r53 = 0, *r60 = 0, *r63 = 0, *r70 = 0, *r76 = 0, *r82 = 0, *r89 = 0, *r97 = 0;
+	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r27 = 0;
+	i64 r30 = 0, r31 = 0, r45 = 0, r52 = 0, r54 = 0, r55 = 0, r60 = 0, r63 = 0;
+	i64 r64 = 0, r69 = 0, r71 = 0, r73 = 0, r74 = 0, r79 = 0, r81 = 0, r83 = 0;
+	i64 r84 = 0, r89 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r96 = 0, r97 = 0;
+	i64 r98 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r107 = 0;
+	i64 r108 = 0, r109 = 0, r110 = 0, r111 = 0, r113 = 0, r114 = 0, r115 = 0, r116 = 0;
+	i64 r117 = 0, r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0;
+	i64 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0;
+	u64 r29 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
+	u64 r41 = 0, r43 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0;
+	float r11 = 0, r12 = 0, r24 = 0, r25 = 0, r57 = 0, r58 = 0, r66 = 0, r67 = 0;
+	float r76 = 0, r77 = 0, r86 = 0, r87 = 0;
+	char *r8 = 0, *r9 = 0, *r13 = 0, *r23 = 0, *r26 = 0, *r56 = 0, *r59 = 0, *r65 = 0;
+	char *r68 = 0, *r75 = 0, *r78 = 0, *r85 = 0, *r88 = 0, *r95 = 0, *r100 = 0, *r106 = 0;
+	char *r112 = 0, *r119 = 0, *r127 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -332,111 +367,132 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r20 = (u64)r1 * 3ull;
-	r67 = (u64)r1 * 4ull;
-	r24 = (u64)r3;
-	r26 = (u64)r20;
-	r73 = r2;
-	r74 = r73;
-	r75 = (u64)r74 * 2ull;
-	r76 = r9 + r75 * 4;
-	r77 = (u64)r67 * 2ull;
-	r78 = (u64)r77 * 4ull;
-	r79 = (u64)r73 + (u64)r1;
-	r80 = r79;
-	r81 = (u64)r80 * 2ull;
-	r82 = r9 + r81 * 4;
-	r83 = r67;
-	r84 = (u64)r83 * 2ull;
-	r85 = (u64)r84 * 4ull;
-	r86 = (u64)r79 + (u64)r1;
-	r87 = r86;
-	r88 = (u64)r87 * 2ull;
-	r89 = r9 + r88 * 4;
-	r90 = r67;
-	r91 = r90;
-	r92 = (u64)r91 * 2ull;
-	r93 = (u64)r92 * 4ull;
-	r94 = (u64)r86 + (u64)r1;
-	r95 = r94;
-	r96 = (u64)r95 * 2ull;
-	r97 = r9 + r96 * 4;
-	r98 = r67;
-	r99 = r98;
-	r100 = r99;
-	r101 = (u64)r100 * 2ull;
-	r102 = (u64)r101 * 4ull;
-b2: // grid unrolled guard
-	r21 = r2 < r3;
-	if (!r21) goto b22;
-	r25 = (u64)r2;
-	r22 = r24 - r25;
-	r23 = r22 > r26;
-	if (!r23) goto b17;
-	r27 = r2;
-	r29 = r27;
-	r30 = (u64)r29 * 2ull;
-	if ((u64)r30 >= (u64)r10) { qd_site = 6; qd_x = r30; qd_y = r10; goto qd_fault; }
-	r31 = r76;
-	r32 = *(float *)r31;
-	r33 = r32 + 0x1p+00f;
-	r34 = r31;
-	*(float *)r34 = r33;
-	r46 = (u64)r27 + (u64)r1;
-	r38 = r46;
-	r39 = (u64)r38 * 2ull;
-	if ((u64)r39 >= (u64)r10) { qd_site = 6; qd_x = r39; qd_y = r10; goto qd_fault; }
-	r40 = r82;
-	r41 = *(float *)r40;
-	r42 = r41 + 0x1p+00f;
-	r43 = r40;
-	*(float *)r43 = r42;
-	r56 = (u64)r46 + (u64)r1;
-	r48 = r56;
-	r49 = (u64)r48 * 2ull;
-	if ((u64)r49 >= (u64)r10) { qd_site = 6; qd_x = r49; qd_y = r10; goto qd_fault; }
-	r50 = r89;
-	r51 = *(float *)r50;
-	r52 = r51 + 0x1p+00f;
-	r53 = r50;
-	*(float *)r53 = r52;
-	r66 = (u64)r56 + (u64)r1;
-	r58 = r66;
-	r59 = (u64)r58 * 2ull;
-	if ((u64)r59 >= (u64)r10) { qd_site = 6; qd_x = r59; qd_y = r10; goto qd_fault; }
-	r60 = r97;
-	r61 = *(float *)r60;
-	r62 = r61 + 0x1p+00f;
-	r63 = r60;
-	*(float *)r63 = r62;
-	r2 = (u64)r2 + (u64)r67;
-	r76 = r76 + r78 * 1;
-	r82 = r82 + r85 * 1;
-	r89 = r89 + r93 * 1;
-	r97 = r97 + r102 * 1;
-	goto b2;
-b17: // preheader
-	r68 = r2;
-	r69 = (u64)r68 * 2ull;
-	r70 = r9 + r69 * 4;
-	r71 = (u64)r1 * 2ull;
-	r72 = (u64)r71 * 4ull;
-b18: // head
+	r29 = (u64)r10;
+	r30 = r2;
+	r31 = (u64)r30 * 2ull;
+	r32 = (u64)r31;
+	r33 = r32 < r29;
+	r34 = (u64)r3;
+	r35 = r34 + 4611686018427387904ull;
+	r36 = r35 <= 9223372036854775808ull;
+	r37 = r34 - 1ull;
+	r38 = (u64)r2;
+	r39 = r37 - r38;
+	r40 = r29 - 1ull;
+	r41 = r40 - r32;
+	r42 = r39 <= 4611686018427387903ull;
+	r43 = r39 * 2ull;
+	r44 = r43 <= r41;
+	if (!r33) goto b18;
+	if (!r36) goto b18;
+	if (!r42) goto b18;
+	if (!r44) goto b18;
+	r45 = (u64)r1 * 3ull;
+	r92 = (u64)r1 * 4ull;
+	r49 = r34;
+	r51 = (u64)r45;
+	r103 = r2;
+	r104 = r103;
+	r105 = (u64)r104 * 2ull;
+	r106 = r9 + r105 * 4;
+	r107 = (u64)r92 * 2ull;
+	r108 = (u64)r107 * 4ull;
+	r109 = (u64)r103 + (u64)r1;
+	r110 = r109;
+	r111 = (u64)r110 * 2ull;
+	r112 = r9 + r111 * 4;
+	r113 = r92;
+	r114 = (u64)r113 * 2ull;
+	r115 = (u64)r114 * 4ull;
+	r116 = (u64)r109 + (u64)r1;
+	r117 = r116;
+	r118 = (u64)r117 * 2ull;
+	r119 = r9 + r118 * 4;
+	r120 = r92;
+	r121 = r120;
+	r122 = (u64)r121 * 2ull;
+	r123 = (u64)r122 * 4ull;
+	r124 = (u64)r116 + (u64)r1;
+	r125 = r124;
+	r126 = (u64)r125 * 2ull;
+	r127 = r9 + r126 * 4;
+	r128 = r92;
+	r129 = r128;
+	r130 = r129;
+	r131 = (u64)r130 * 2ull;
+	r132 = (u64)r131 * 4ull;
+b6: // grid unrolled guard
+	r46 = r2 < r3;
+	if (!r46) goto b17;
+	r50 = (u64)r2;
+	r47 = r49 - r50;
+	r48 = r47 > r51;
+	if (!r48) goto b13;
+	r56 = r106;
+	r57 = *(float *)r56;
+	r58 = r57 + 0x1p+00f;
+	r59 = r56;
+	*(float *)r59 = r58;
+	r65 = r112;
+	r66 = *(float *)r65;
+	r67 = r66 + 0x1p+00f;
+	r68 = r65;
+	*(float *)r68 = r67;
+	r75 = r119;
+	r76 = *(float *)r75;
+	r77 = r76 + 0x1p+00f;
+	r78 = r75;
+	*(float *)r78 = r77;
+	r85 = r127;
+	r86 = *(float *)r85;
+	r87 = r86 + 0x1p+00f;
+	r88 = r85;
+	*(float *)r88 = r87;
+	r2 = (u64)r2 + (u64)r92;
+	r106 = r106 + r108 * 1;
+	r112 = r112 + r115 * 1;
+	r119 = r119 + r123 * 1;
+	r127 = r127 + r132 * 1;
+	goto b6;
+b13: // preheader
+	r93 = r2;
+	r94 = (u64)r93 * 2ull;
+	r95 = r9 + r94 * 4;
+	r96 = (u64)r1 * 2ull;
+	r97 = (u64)r96 * 4ull;
+b14: // head
 	r5 = r2 < r3;
-	if (!r5) goto b22;
-	r6 = r2;
-	r7 = (u64)r6 * 2ull;
-	if ((u64)r7 >= (u64)r10) { qd_site = 6; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r8 = r70;
+	if (!r5) goto b17;
+	r8 = r95;
 	r11 = *(float *)r8;
 	r12 = r11 + 0x1p+00f;
 	r13 = r8;
 	*(float *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	r70 = r70 + r72 * 1;
-	goto b18;
-b22: // exit
+	r95 = r95 + r97 * 1;
+	goto b14;
+b17: // exit
 	return;
+b18: // preheader
+	r98 = r2;
+	r99 = (u64)r98 * 2ull;
+	r100 = r9 + r99 * 4;
+	r101 = (u64)r1 * 2ull;
+	r102 = (u64)r101 * 4ull;
+b19: // head (checked)
+	r20 = r2 < r3;
+	if (!r20) goto b17;
+	r21 = r2;
+	r22 = (u64)r21 * 2ull;
+	if ((u64)r22 >= (u64)r10) { qd_site = 6; qd_x = r22; qd_y = r10; goto qd_fault; }
+	r23 = r100;
+	r24 = *(float *)r23;
+	r25 = r24 + 0x1p+00f;
+	r26 = r23;
+	*(float *)r26 = r25;
+	r2 = (u64)r2 + (u64)r1;
+	r100 = r100 + r102 * 1;
+	goto b19;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

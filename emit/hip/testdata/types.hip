@@ -160,40 +160,23 @@ b18: // exit
 
 // Task 0 of kernel Filter(in []f32, out []f32), parallel.
 extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
-	bool r7 = 0, r10 = 0, r64 = 0, r66 = 0, r72 = 0, r75 = 0, r104 = 0, r107 = 0;
-	bool r137 = 0, r140 = 0, r170 = 0, r173 = 0;
+	bool r7 = 0, r10 = 0, r63 = 0, r66 = 0, r98 = 0, r102 = 0, r108 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r18 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r47 = 0, r52 = 0, r53 = 0;
-	i64 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r62 = 0, r63 = 0, r70 = 0, r71 = 0;
-	i64 r73 = 0, r74 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r92 = 0, r97 = 0;
-	i64 r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r105 = 0, r106 = 0;
-	i64 r110 = 0, r111 = 0, r112 = 0, r113 = 0, r124 = 0, r129 = 0, r130 = 0, r131 = 0;
-	i64 r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r138 = 0, r139 = 0, r143 = 0;
-	i64 r144 = 0, r145 = 0, r146 = 0, r157 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0;
-	i64 r166 = 0, r167 = 0, r168 = 0, r169 = 0, r171 = 0, r172 = 0, r176 = 0, r177 = 0;
-	i64 r178 = 0, r179 = 0, r190 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0;
-	i64 r200 = 0, r201 = 0, r202 = 0, r208 = 0, r211 = 0, r214 = 0, r216 = 0, r219 = 0;
-	i64 r221 = 0, r224 = 0, r226 = 0, r228 = 0, r231 = 0, r233 = 0, r235 = 0, r237 = 0;
-	i64 r239 = 0, r241 = 0, r243 = 0;
-	u64 r65 = 0, r67 = 0, r68 = 0, r69 = 0;
+	i64 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r62 = 0, r64 = 0, r65 = 0, r69 = 0;
+	i64 r70 = 0, r71 = 0, r72 = 0, r83 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0;
+	i64 r92 = 0, r93 = 0, r95 = 0, r96 = 0, r113 = 0, r115 = 0, r117 = 0, r119 = 0;
+	u64 r94 = 0, r97 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0;
+	u64 r106 = 0, r107 = 0;
 	float r19 = 0, r26 = 0, r27 = 0, r30 = 0, r32 = 0, r35 = 0, r36 = 0, r38 = 0;
 	float r40 = 0, r41 = 0, r42 = 0, r45 = 0, r46 = 0, r49 = 0, r50 = 0, r58 = 0;
-	float r59 = 0, r60 = 0, r61 = 0, r77 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0;
-	float r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r94 = 0, r95 = 0, r109 = 0;
-	float r115 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0;
-	float r123 = 0, r126 = 0, r127 = 0, r142 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
-	float r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r159 = 0, r160 = 0, r175 = 0;
-	float r181 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0;
-	float r189 = 0, r192 = 0, r193 = 0;
+	float r59 = 0, r60 = 0, r61 = 0, r68 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0;
+	float r78 = 0, r79 = 0, r80 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0;
 	double r43 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r13 = 0, *r14 = 0, *r15 = 0, *r16 = 0, *r17 = 0;
 	char *r20 = 0, *r25 = 0, *r28 = 0, *r29 = 0, *r31 = 0, *r33 = 0, *r34 = 0, *r37 = 0;
-	char *r39 = 0, *r44 = 0, *r48 = 0, *r51 = 0, *r76 = 0, *r82 = 0, *r93 = 0, *r96 = 0;
-	char *r108 = 0, *r114 = 0, *r125 = 0, *r128 = 0, *r141 = 0, *r147 = 0, *r158 = 0, *r161 = 0;
-	char *r174 = 0, *r180 = 0, *r191 = 0, *r194 = 0, *r203 = 0, *r204 = 0, *r205 = 0, *r206 = 0;
-	char *r207 = 0, *r209 = 0, *r210 = 0, *r212 = 0, *r213 = 0, *r215 = 0, *r217 = 0, *r218 = 0;
-	char *r220 = 0, *r222 = 0, *r223 = 0, *r225 = 0, *r227 = 0, *r229 = 0, *r230 = 0, *r232 = 0;
-	char *r234 = 0, *r236 = 0, *r238 = 0, *r240 = 0, *r242 = 0, *r244 = 0;
+	char *r39 = 0, *r44 = 0, *r48 = 0, *r51 = 0, *r67 = 0, *r73 = 0, *r84 = 0, *r87 = 0;
+	char *r109 = 0, *r110 = 0, *r111 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -205,227 +188,42 @@ extern "C" __global__ void Filter_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r62 = (u64)r1 * 3ull;
-	r202 = (u64)r1 * 4ull;
-	r67 = (u64)r3;
-	r69 = (u64)r62;
-	r79 = r18;
-	r80 = (u64)r79 - 1ull;
-	r208 = r202;
-	r112 = r80;
-	r211 = r202;
-	r216 = r202;
-	r145 = r80;
-	r221 = r202;
-	r228 = r202;
-	r178 = r80;
-	r235 = r202;
-	r241 = r2;
-	r242 = r17 + r241 * 4;
-	r243 = (u64)r202 * 4ull;
-	r244 = r4 + r241 * 4;
-b2: // grid unrolled guard
-	r63 = (u64)r2 + 1ull;
-	r64 = r63 < r3;
-	if (!r64) goto b27;
-	r68 = (u64)r63;
-	r65 = r67 - r68;
-	r66 = r65 > r69;
-	if (!r66) goto b21;
-	r70 = r2;
-	r73 = r70;
-	r74 = (u64)r73 + 1ull;
-	r58 = 0x0p+00f;
-	r59 = 0x0p+00f;
-	r60 = 0x0p+00f;
-	r61 = 0x0p+00f;
-	if ((u64)r74 >= (u64)r18) { qd_site = 0; qd_x = r74; qd_y = r18; goto qd_fault; }
-	r205 = r242;
-	r76 = r205 + 4ll;
-	r77 = *(float *)r76;
-	r60 = r77;
-	r78 = (u64)r74 + 1ull;
-	r81 = r78 < r80 ? r78 : r80;
-	if ((u64)r81 >= (u64)r18) { qd_site = 1; qd_x = r81; qd_y = r18; goto qd_fault; }
-	r82 = r17 + r81 * 4;
-	r83 = *(float *)r82;
-	r61 = r83;
-	r84 = r60;
-	r58 = r84;
-	r85 = r61;
-	r59 = r85;
-	r86 = r58;
-	r87 = r86 * 0x1.8p-02f;
-	r88 = r59;
-	r89 = r88 * 0x1.8p-02f;
-	r90 = r87 + r89;
-	r91 = r90 * 0x1p+01f;
-	r97 = r74 >> 63;
-	r98 = r97 & 3ll;
-	r99 = (u64)r74 + (u64)r98;
-	r100 = r99 >> 2;
-	r101 = (u64)r100 * 4ull;
-	r102 = (u64)r74 - (u64)r101;
-	r92 = r102;
-	r93 = r34 + r92 * 4;
-	r94 = *(float *)r93;
-	r95 = r91 + r94;
-	r206 = r244;
-	r96 = r206 + 4ll;
-	*(float *)r96 = r95;
-	r135 = (u64)r70 + (u64)r1;
-	r105 = r135;
-	r106 = (u64)r105 + 1ull;
-	r58 = 0x0p+00f;
-	r59 = 0x0p+00f;
-	r60 = 0x0p+00f;
-	r61 = 0x0p+00f;
-	if ((u64)r106 >= (u64)r18) { qd_site = 0; qd_x = r106; qd_y = r18; goto qd_fault; }
-	r207 = r205;
-	r209 = r207 + r208 * 1;
-	r108 = r209 + 4ll;
-	r109 = *(float *)r108;
-	r60 = r109;
-	r110 = (u64)r106 + 1ull;
-	r113 = r110 < r112 ? r110 : r112;
-	if ((u64)r113 >= (u64)r18) { qd_site = 1; qd_x = r113; qd_y = r18; goto qd_fault; }
-	r114 = r17 + r113 * 4;
-	r115 = *(float *)r114;
-	r61 = r115;
-	r116 = r60;
-	r58 = r116;
-	r117 = r61;
-	r59 = r117;
-	r118 = r58;
-	r119 = r118 * 0x1.8p-02f;
-	r120 = r59;
-	r121 = r120 * 0x1.8p-02f;
-	r122 = r119 + r121;
-	r123 = r122 * 0x1p+01f;
-	r129 = r106 >> 63;
-	r130 = r129 & 3ll;
-	r131 = (u64)r106 + (u64)r130;
-	r132 = r131 >> 2;
-	r133 = (u64)r132 * 4ull;
-	r134 = (u64)r106 - (u64)r133;
-	r124 = r134;
-	r125 = r34 + r124 * 4;
-	r126 = *(float *)r125;
-	r127 = r123 + r126;
-	r210 = r206;
-	r212 = r210 + r211 * 1;
-	r128 = r212 + 4ll;
-	*(float *)r128 = r127;
-	r168 = (u64)r135 + (u64)r1;
-	r138 = r168;
-	r139 = (u64)r138 + 1ull;
-	r58 = 0x0p+00f;
-	r59 = 0x0p+00f;
-	r60 = 0x0p+00f;
-	r61 = 0x0p+00f;
-	if ((u64)r139 >= (u64)r18) { qd_site = 0; qd_x = r139; qd_y = r18; goto qd_fault; }
-	r215 = r209;
-	r217 = r215 + r216 * 1;
-	r141 = r217 + 4ll;
-	r142 = *(float *)r141;
-	r60 = r142;
-	r143 = (u64)r139 + 1ull;
-	r146 = r143 < r145 ? r143 : r145;
-	if ((u64)r146 >= (u64)r18) { qd_site = 1; qd_x = r146; qd_y = r18; goto qd_fault; }
-	r147 = r17 + r146 * 4;
-	r148 = *(float *)r147;
-	r61 = r148;
-	r149 = r60;
-	r58 = r149;
-	r150 = r61;
-	r59 = r150;
-	r151 = r58;
-	r152 = r151 * 0x1.8p-02f;
-	r153 = r59;
-	r154 = r153 * 0x1.8p-02f;
-	r155 = r152 + r154;
-	r156 = r155 * 0x1p+01f;
-	r162 = r139 >> 63;
-	r163 = r162 & 3ll;
-	r164 = (u64)r139 + (u64)r163;
-	r165 = r164 >> 2;
-	r166 = (u64)r165 * 4ull;
-	r167 = (u64)r139 - (u64)r166;
-	r157 = r167;
-	r158 = r34 + r157 * 4;
-	r159 = *(float *)r158;
-	r160 = r156 + r159;
-	r220 = r212;
-	r222 = r220 + r221 * 1;
-	r161 = r222 + 4ll;
-	*(float *)r161 = r160;
-	r201 = (u64)r168 + (u64)r1;
-	r171 = r201;
-	r172 = (u64)r171 + 1ull;
-	r58 = 0x0p+00f;
-	r59 = 0x0p+00f;
-	r60 = 0x0p+00f;
-	r61 = 0x0p+00f;
-	if ((u64)r172 >= (u64)r18) { qd_site = 0; qd_x = r172; qd_y = r18; goto qd_fault; }
-	r227 = r217;
-	r229 = r227 + r228 * 1;
-	r174 = r229 + 4ll;
-	r175 = *(float *)r174;
-	r60 = r175;
-	r176 = (u64)r172 + 1ull;
-	r179 = r176 < r178 ? r176 : r178;
-	if ((u64)r179 >= (u64)r18) { qd_site = 1; qd_x = r179; qd_y = r18; goto qd_fault; }
-	r180 = r17 + r179 * 4;
-	r181 = *(float *)r180;
-	r61 = r181;
-	r182 = r60;
-	r58 = r182;
-	r183 = r61;
-	r59 = r183;
-	r184 = r58;
-	r185 = r184 * 0x1.8p-02f;
-	r186 = r59;
-	r187 = r186 * 0x1.8p-02f;
-	r188 = r185 + r187;
-	r189 = r188 * 0x1p+01f;
-	r195 = r172 >> 63;
-	r196 = r195 & 3ll;
-	r197 = (u64)r172 + (u64)r196;
-	r198 = r197 >> 2;
-	r199 = (u64)r198 * 4ull;
-	r200 = (u64)r172 - (u64)r199;
-	r190 = r200;
-	r191 = r34 + r190 * 4;
-	r192 = *(float *)r191;
-	r193 = r189 + r192;
-	r234 = r222;
-	r236 = r234 + r235 * 1;
-	r194 = r236 + 4ll;
-	*(float *)r194 = r193;
-	r2 = (u64)r2 + (u64)r202;
-	r242 = r242 + r243 * 1;
-	r244 = r244 + r243 * 1;
-	goto b2;
-b21: // preheader
+	r94 = (u64)r18;
+	r95 = r2;
+	r96 = (u64)r95 + 1ull;
+	r97 = (u64)r96;
+	r98 = r97 < r94;
+	r99 = (u64)r3;
+	r100 = r99 + 18446744073709551615ull;
+	r101 = r100 + 4611686018427387904ull;
+	r102 = r101 <= 9223372036854775808ull;
+	r103 = r100 - 1ull;
+	r104 = (u64)r2;
+	r105 = r103 - r104;
+	r106 = r94 - 1ull;
+	r107 = r106 - r97;
+	r108 = r105 <= r107;
+	if (!r98) goto b11;
+	if (!r102) goto b11;
+	if (!r108) goto b11;
 	r22 = r18;
 	r23 = (u64)r22 - 1ull;
-	r237 = r2;
-	r238 = r17 + r237 * 4;
-	r239 = (u64)r1 * 4ull;
-	r240 = r4 + r237 * 4;
-b22: // head
+	r113 = r2;
+	r114 = r17 + r113 * 4;
+	r115 = (u64)r1 * 4ull;
+	r116 = r4 + r113 * 4;
+b5: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b27;
+	if (!r7) goto b10;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	r58 = 0x0p+00f;
 	r59 = 0x0p+00f;
 	r60 = 0x0p+00f;
 	r61 = 0x0p+00f;
-	if ((u64)r9 >= (u64)r18) { qd_site = 0; qd_x = r9; qd_y = r18; goto qd_fault; }
-	r203 = r238;
-	r16 = r203 + 4ll;
+	r109 = r114;
+	r16 = r109 + 4ll;
 	r19 = *(float *)r16;
 	r60 = r19;
 	r21 = (u64)r9 + 1ull;
@@ -454,15 +252,70 @@ b22: // head
 	r48 = r34 + r47 * 4;
 	r49 = *(float *)r48;
 	r50 = r46 + r49;
-	r204 = r240;
-	r51 = r204 + 4ll;
+	r110 = r116;
+	r51 = r110 + 4ll;
 	*(float *)r51 = r50;
 	r2 = (u64)r2 + (u64)r1;
-	r238 = r238 + r239 * 1;
-	r240 = r240 + r239 * 1;
-	goto b22;
-b27: // exit
+	r114 = r114 + r115 * 1;
+	r116 = r116 + r115 * 1;
+	goto b5;
+b10: // exit
 	return;
+b11: // preheader
+	r70 = r18;
+	r71 = (u64)r70 - 1ull;
+	r117 = r2;
+	r118 = r17 + r117 * 4;
+	r119 = (u64)r1 * 4ull;
+	r120 = r4 + r117 * 4;
+b12: // head (checked)
+	r62 = (u64)r2 + 1ull;
+	r63 = r62 < r3;
+	if (!r63) goto b10;
+	r64 = r2;
+	r65 = (u64)r64 + 1ull;
+	r58 = 0x0p+00f;
+	r59 = 0x0p+00f;
+	r60 = 0x0p+00f;
+	r61 = 0x0p+00f;
+	if ((u64)r65 >= (u64)r18) { qd_site = 0; qd_x = r65; qd_y = r18; goto qd_fault; }
+	r111 = r118;
+	r67 = r111 + 4ll;
+	r68 = *(float *)r67;
+	r60 = r68;
+	r69 = (u64)r65 + 1ull;
+	r72 = r69 < r71 ? r69 : r71;
+	if ((u64)r72 >= (u64)r18) { qd_site = 1; qd_x = r72; qd_y = r18; goto qd_fault; }
+	r73 = r17 + r72 * 4;
+	r74 = *(float *)r73;
+	r61 = r74;
+	r75 = r60;
+	r58 = r75;
+	r76 = r61;
+	r59 = r76;
+	r77 = r58;
+	r78 = r77 * 0x1.8p-02f;
+	r79 = r59;
+	r80 = r79 * 0x1.8p-02f;
+	r81 = r78 + r80;
+	r82 = r81 * 0x1p+01f;
+	r88 = r65 >> 63;
+	r89 = r88 & 3ll;
+	r90 = (u64)r65 + (u64)r89;
+	r91 = r90 >> 2;
+	r92 = (u64)r91 * 4ull;
+	r93 = (u64)r65 - (u64)r92;
+	r83 = r93;
+	r84 = r34 + r83 * 4;
+	r85 = *(float *)r84;
+	r86 = r82 + r85;
+	r112 = r120;
+	r87 = r112 + 4ll;
+	*(float *)r87 = r86;
+	r2 = (u64)r2 + (u64)r1;
+	r118 = r118 + r119 * 1;
+	r120 = r120 + r119 * 1;
+	goto b12;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -483,10 +336,20 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	bool r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r64 = 0, r66 = 0, r67 = 0;
 	bool r69 = 0, r71 = 0, r72 = 0, r73 = 0, r76 = 0, r79 = 0, r83 = 0, r86 = 0;
 	bool r97 = 0, r99 = 0, r100 = 0, r102 = 0, r104 = 0, r105 = 0, r106 = 0, r109 = 0;
-	bool r112 = 0, r116 = 0, r119 = 0;
+	bool r112 = 0, r116 = 0, r119 = 0, r132 = 0, r135 = 0, r152 = 0, r171 = 0, r172 = 0;
+	bool r173 = 0, r174 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
+	bool r185 = 0, r187 = 0, r188 = 0, r190 = 0, r192 = 0, r193 = 0, r194 = 0, r196 = 0;
+	bool r199 = 0, r202 = 0, r205 = 0, r216 = 0, r218 = 0, r219 = 0, r221 = 0, r223 = 0;
+	bool r224 = 0, r225 = 0, r227 = 0, r230 = 0, r233 = 0, r236 = 0, r252 = 0, r256 = 0;
+	bool r262 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r78 = 0, r85 = 0, r111 = 0, r118 = 0, r134 = 0, r136 = 0;
-	float r14 = 0, r15 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0;
+	i64 r13 = 0, r78 = 0, r85 = 0, r111 = 0, r118 = 0, r131 = 0, r133 = 0, r134 = 0;
+	i64 r198 = 0, r204 = 0, r229 = 0, r235 = 0, r249 = 0, r250 = 0, r269 = 0, r271 = 0;
+	i64 r273 = 0, r275 = 0;
+	u64 r248 = 0, r251 = 0, r253 = 0, r254 = 0, r255 = 0, r257 = 0, r258 = 0, r259 = 0;
+	u64 r260 = 0, r261 = 0;
+	float r14 = 0, r15 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0, r137 = 0, r138 = 0;
+	float r141 = 0, r142 = 0, r144 = 0, r145 = 0;
 	double r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
 	double r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
 	double r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0;
@@ -495,10 +358,18 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	double r89 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0;
 	double r98 = 0, r101 = 0, r103 = 0, r107 = 0, r108 = 0, r113 = 0, r114 = 0, r115 = 0;
 	double r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0;
-	double r128 = 0;
+	double r128 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r153 = 0;
+	double r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
+	double r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0;
+	double r170 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0, r186 = 0, r189 = 0, r191 = 0;
+	double r195 = 0, r200 = 0, r201 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0;
+	double r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r217 = 0, r220 = 0, r222 = 0;
+	double r226 = 0, r231 = 0, r232 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0;
+	double r242 = 0, r243 = 0, r244 = 0, r245 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r16 = 0, *r17 = 0, *r20 = 0, *r77 = 0, *r84 = 0;
-	char *r110 = 0, *r117 = 0, *r129 = 0, *r130 = 0, *r131 = 0, *r132 = 0, *r133 = 0, *r135 = 0;
-	char *r137 = 0;
+	char *r110 = 0, *r117 = 0, *r129 = 0, *r130 = 0, *r136 = 0, *r139 = 0, *r140 = 0, *r143 = 0;
+	char *r197 = 0, *r203 = 0, *r228 = 0, *r234 = 0, *r246 = 0, *r247 = 0, *r263 = 0, *r264 = 0;
+	char *r265 = 0, *r266 = 0, *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0, *r274 = 0, *r276 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -509,24 +380,39 @@ extern "C" __global__ void Divide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r134 = r2;
-	r135 = r12 + r134 * 8;
-	r136 = (u64)r1 * 8ull;
-	r137 = r4 + r134 * 8;
-b2: // head
+	r248 = (u64)r13;
+	r249 = r2;
+	r250 = (u64)r249 + 1ull;
+	r251 = (u64)r250;
+	r252 = r251 < r248;
+	r253 = (u64)r3;
+	r254 = r253 + 18446744073709551615ull;
+	r255 = r254 + 4611686018427387904ull;
+	r256 = r255 <= 9223372036854775808ull;
+	r257 = r254 - 1ull;
+	r258 = (u64)r2;
+	r259 = r257 - r258;
+	r260 = r248 - 1ull;
+	r261 = r260 - r251;
+	r262 = r259 <= r261;
+	if (!r252) goto b35;
+	if (!r256) goto b35;
+	if (!r262) goto b35;
+	r269 = r2;
+	r270 = r12 + r269 * 8;
+	r271 = (u64)r1 * 8ull;
+	r272 = r4 + r269 * 8;
+b5: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b33;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
-	r131 = r135;
-	r11 = r131 + 8ll;
+	if (!r7) goto b34;
+	r263 = r270;
+	r11 = r263 + 8ll;
 	r14 = *(float *)r11;
 	r16 = r11 + 4ll;
 	r15 = *(float *)r16;
-	r132 = r137;
-	r17 = r132 + 8ll;
+	r264 = r272;
+	r17 = r264 + 8ll;
 	r18 = *(float *)r17;
 	r20 = r17 + 4ll;
 	r19 = *(float *)r20;
@@ -537,7 +423,7 @@ b2: // head
 	r29 = fabs(r24);
 	r30 = fabs(r26);
 	r31 = r29 >= r30;
-	if (!r31) goto b32;
+	if (!r31) goto b33;
 	r32 = r26 / r24;
 	r33 = r32 * r26;
 	r34 = r24 + r33;
@@ -549,11 +435,11 @@ b2: // head
 	r39 = r25 - r38;
 	r40 = r39 / r34;
 	r28 = r40;
-b7: // cdiv.smith
+b8: // cdiv.smith
 	r50 = r27 != r27;
 	r51 = r28 != r28;
 	r52 = r50 & r51;
-	if (!r52) goto b10;
+	if (!r52) goto b11;
 	r53 = r24 == 0x0p+00;
 	r54 = r26 == 0x0p+00;
 	r55 = r53 & r54;
@@ -561,13 +447,13 @@ b7: // cdiv.smith
 	r57 = r25 == r25;
 	r58 = r56 | r57;
 	r59 = r55 & r58;
-	if (!r59) goto b12;
+	if (!r59) goto b13;
 	r60 = 0x1p+00 / r24;
 	r61 = r60 * r23;
 	r27 = r61;
 	r62 = r60 * r25;
 	r28 = r62;
-b10: // cdiv.done
+b11: // cdiv.done
 	r21 = (float)r27;
 	r22 = (float)r28;
 	r129 = r17;
@@ -575,10 +461,10 @@ b10: // cdiv.done
 	r130 = r20;
 	*(float *)r130 = r22;
 	r2 = (u64)r2 + (u64)r1;
-	r135 = r135 + r136 * 1;
-	r137 = r137 + r136 * 1;
-	goto b2;
-b12: // cdiv.notzero
+	r270 = r270 + r271 * 1;
+	r272 = r272 + r271 * 1;
+	goto b5;
+b13: // cdiv.notzero
 	r63 = fabs(r23);
 	r64 = r63 == __longlong_as_double(0x7ff0000000000000ll);
 	r65 = fabs(r25);
@@ -590,33 +476,33 @@ b12: // cdiv.notzero
 	r71 = r70 < __longlong_as_double(0x7ff0000000000000ll);
 	r72 = r69 & r71;
 	r73 = r67 & r72;
-	if (!r73) goto b22;
+	if (!r73) goto b23;
 	r74 = 0x0p+00;
 	r76 = r64;
-	if (!r76) goto b15;
+	if (!r76) goto b16;
 	r74 = 0x1p+00;
-b15: // inf2one.sign
+b16: // inf2one.sign
 	r77 = (char *)qvar_bits;
 	*(double *)r77 = r23;
 	r78 = *(i64 *)r77;
 	r79 = r78 < 0ll;
-	if (!r79) goto b17;
+	if (!r79) goto b18;
 	r80 = -r74;
 	r74 = r80;
-b17: // inf2one.done
+b18: // inf2one.done
 	r81 = 0x0p+00;
 	r83 = r66;
-	if (!r83) goto b19;
+	if (!r83) goto b20;
 	r81 = 0x1p+00;
-b19: // inf2one.sign
+b20: // inf2one.sign
 	r84 = (char *)qvar_bits;
 	*(double *)r84 = r25;
 	r85 = *(i64 *)r84;
 	r86 = r85 < 0ll;
-	if (!r86) goto b21;
+	if (!r86) goto b22;
 	r87 = -r81;
 	r81 = r87;
-b21: // inf2one.done
+b22: // inf2one.done
 	r88 = r74 * r24;
 	r89 = r81 * r26;
 	r90 = r88 + r89;
@@ -627,8 +513,8 @@ b21: // inf2one.done
 	r94 = r92 - r93;
 	r95 = r94 * __longlong_as_double(0x7ff0000000000000ll);
 	r28 = r95;
-	goto b10;
-b22: // cdiv.notinfn
+	goto b11;
+b23: // cdiv.notinfn
 	r96 = r29;
 	r97 = r96 == __longlong_as_double(0x7ff0000000000000ll);
 	r98 = r30;
@@ -640,33 +526,33 @@ b22: // cdiv.notinfn
 	r104 = r103 < __longlong_as_double(0x7ff0000000000000ll);
 	r105 = r102 & r104;
 	r106 = r100 & r105;
-	if (!r106) goto b10;
+	if (!r106) goto b11;
 	r107 = 0x0p+00;
 	r109 = r97;
-	if (!r109) goto b25;
+	if (!r109) goto b26;
 	r107 = 0x1p+00;
-b25: // inf2one.sign
+b26: // inf2one.sign
 	r110 = (char *)qvar_bits;
 	*(double *)r110 = r24;
 	r111 = *(i64 *)r110;
 	r112 = r111 < 0ll;
-	if (!r112) goto b27;
+	if (!r112) goto b28;
 	r113 = -r107;
 	r107 = r113;
-b27: // inf2one.done
+b28: // inf2one.done
 	r114 = 0x0p+00;
 	r116 = r99;
-	if (!r116) goto b29;
+	if (!r116) goto b30;
 	r114 = 0x1p+00;
-b29: // inf2one.sign
+b30: // inf2one.sign
 	r117 = (char *)qvar_bits;
 	*(double *)r117 = r26;
 	r118 = *(i64 *)r117;
 	r119 = r118 < 0ll;
-	if (!r119) goto b31;
+	if (!r119) goto b32;
 	r120 = -r114;
 	r114 = r120;
-b31: // inf2one.done
+b32: // inf2one.done
 	r121 = r23 * r107;
 	r122 = r25 * r114;
 	r123 = r121 + r122;
@@ -677,8 +563,8 @@ b31: // inf2one.done
 	r127 = r125 - r126;
 	r128 = r127 * 0x0p+00;
 	r28 = r128;
-	goto b10;
-b32: // cdiv.imag
+	goto b11;
+b33: // cdiv.imag
 	r41 = r24 / r26;
 	r42 = r41 * r24;
 	r43 = r26 + r42;
@@ -690,9 +576,192 @@ b32: // cdiv.imag
 	r48 = r47 - r23;
 	r49 = r48 / r43;
 	r28 = r49;
-	goto b7;
-b33: // exit
+	goto b8;
+b34: // exit
 	return;
+b35: // preheader
+	r273 = r2;
+	r274 = r12 + r273 * 8;
+	r275 = (u64)r1 * 8ull;
+	r276 = r4 + r273 * 8;
+b36: // head (checked)
+	r131 = (u64)r2 + 1ull;
+	r132 = r131 < r3;
+	if (!r132) goto b34;
+	r133 = r2;
+	r134 = (u64)r133 + 1ull;
+	if ((u64)r134 >= (u64)r13) { qd_site = 0; qd_x = r134; qd_y = r13; goto qd_fault; }
+	r266 = r274;
+	r136 = r266 + 8ll;
+	r137 = *(float *)r136;
+	r139 = r136 + 4ll;
+	r138 = *(float *)r139;
+	r267 = r276;
+	r140 = r267 + 8ll;
+	r141 = *(float *)r140;
+	r143 = r140 + 4ll;
+	r142 = *(float *)r143;
+	r146 = (double)r141;
+	r147 = (double)r137;
+	r148 = (double)r142;
+	r149 = (double)r138;
+	r150 = fabs(r147);
+	r151 = fabs(r149);
+	r152 = r150 >= r151;
+	if (!r152) goto b66;
+	r153 = r149 / r147;
+	r154 = r153 * r149;
+	r155 = r147 + r154;
+	r156 = r148 * r153;
+	r157 = r146 + r156;
+	r158 = r157 / r155;
+	r27 = r158;
+	r159 = r146 * r153;
+	r160 = r148 - r159;
+	r161 = r160 / r155;
+	r28 = r161;
+b41: // cdiv.smith (checked)
+	r171 = r27 != r27;
+	r172 = r28 != r28;
+	r173 = r171 & r172;
+	if (!r173) goto b44;
+	r174 = r147 == 0x0p+00;
+	r175 = r149 == 0x0p+00;
+	r176 = r174 & r175;
+	r177 = r146 == r146;
+	r178 = r148 == r148;
+	r179 = r177 | r178;
+	r180 = r176 & r179;
+	if (!r180) goto b46;
+	r181 = 0x1p+00 / r147;
+	r182 = r181 * r146;
+	r27 = r182;
+	r183 = r181 * r148;
+	r28 = r183;
+b44: // cdiv.done (checked)
+	r144 = (float)r27;
+	r145 = (float)r28;
+	r246 = r140;
+	*(float *)r246 = r144;
+	r247 = r143;
+	*(float *)r247 = r145;
+	r2 = (u64)r2 + (u64)r1;
+	r274 = r274 + r275 * 1;
+	r276 = r276 + r275 * 1;
+	goto b36;
+b46: // cdiv.notzero (checked)
+	r184 = fabs(r146);
+	r185 = r184 == __longlong_as_double(0x7ff0000000000000ll);
+	r186 = fabs(r148);
+	r187 = r186 == __longlong_as_double(0x7ff0000000000000ll);
+	r188 = r185 | r187;
+	r189 = r150;
+	r190 = r189 < __longlong_as_double(0x7ff0000000000000ll);
+	r191 = r151;
+	r192 = r191 < __longlong_as_double(0x7ff0000000000000ll);
+	r193 = r190 & r192;
+	r194 = r188 & r193;
+	if (!r194) goto b56;
+	r74 = 0x0p+00;
+	r196 = r185;
+	if (!r196) goto b49;
+	r74 = 0x1p+00;
+b49: // inf2one.sign (checked)
+	r197 = (char *)qvar_bits;
+	*(double *)r197 = r146;
+	r198 = *(i64 *)r197;
+	r199 = r198 < 0ll;
+	if (!r199) goto b51;
+	r200 = -r74;
+	r74 = r200;
+b51: // inf2one.done (checked)
+	r81 = 0x0p+00;
+	r202 = r187;
+	if (!r202) goto b53;
+	r81 = 0x1p+00;
+b53: // inf2one.sign (checked)
+	r203 = (char *)qvar_bits;
+	*(double *)r203 = r148;
+	r204 = *(i64 *)r203;
+	r205 = r204 < 0ll;
+	if (!r205) goto b55;
+	r206 = -r81;
+	r81 = r206;
+b55: // inf2one.done (checked)
+	r207 = r74 * r147;
+	r208 = r81 * r149;
+	r209 = r207 + r208;
+	r210 = r209 * __longlong_as_double(0x7ff0000000000000ll);
+	r27 = r210;
+	r211 = r81 * r147;
+	r212 = r74 * r149;
+	r213 = r211 - r212;
+	r214 = r213 * __longlong_as_double(0x7ff0000000000000ll);
+	r28 = r214;
+	goto b44;
+b56: // cdiv.notinfn (checked)
+	r215 = r150;
+	r216 = r215 == __longlong_as_double(0x7ff0000000000000ll);
+	r217 = r151;
+	r218 = r217 == __longlong_as_double(0x7ff0000000000000ll);
+	r219 = r216 | r218;
+	r220 = r184;
+	r221 = r220 < __longlong_as_double(0x7ff0000000000000ll);
+	r222 = r186;
+	r223 = r222 < __longlong_as_double(0x7ff0000000000000ll);
+	r224 = r221 & r223;
+	r225 = r219 & r224;
+	if (!r225) goto b44;
+	r107 = 0x0p+00;
+	r227 = r216;
+	if (!r227) goto b59;
+	r107 = 0x1p+00;
+b59: // inf2one.sign (checked)
+	r228 = (char *)qvar_bits;
+	*(double *)r228 = r147;
+	r229 = *(i64 *)r228;
+	r230 = r229 < 0ll;
+	if (!r230) goto b61;
+	r231 = -r107;
+	r107 = r231;
+b61: // inf2one.done (checked)
+	r114 = 0x0p+00;
+	r233 = r218;
+	if (!r233) goto b63;
+	r114 = 0x1p+00;
+b63: // inf2one.sign (checked)
+	r234 = (char *)qvar_bits;
+	*(double *)r234 = r149;
+	r235 = *(i64 *)r234;
+	r236 = r235 < 0ll;
+	if (!r236) goto b65;
+	r237 = -r114;
+	r114 = r237;
+b65: // inf2one.done (checked)
+	r238 = r146 * r107;
+	r239 = r148 * r114;
+	r240 = r238 + r239;
+	r241 = r240 * 0x0p+00;
+	r27 = r241;
+	r242 = r148 * r107;
+	r243 = r146 * r114;
+	r244 = r242 - r243;
+	r245 = r244 * 0x0p+00;
+	r28 = r245;
+	goto b44;
+b66: // cdiv.imag (checked)
+	r162 = r147 / r149;
+	r163 = r162 * r147;
+	r164 = r149 + r163;
+	r165 = r146 * r162;
+	r166 = r165 + r148;
+	r167 = r166 / r164;
+	r27 = r167;
+	r168 = r148 * r162;
+	r169 = r168 - r146;
+	r170 = r169 / r164;
+	r28 = r170;
+	goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -1392,19 +1461,28 @@ qd_fault: {
 extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	u8 qvar_taps[16] __attribute__((aligned(4)));
 	bool r7 = 0, r10 = 0, r46 = 0, r54 = 0, r75 = 0, r79 = 0, r83 = 0, r87 = 0;
-	i32 r36 = 0, r37 = 0, r56 = 0;
+	bool r89 = 0, r92 = 0, r136 = 0, r140 = 0, r146 = 0;
+	i32 r36 = 0, r37 = 0, r56 = 0, r101 = 0, r102 = 0, r114 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r35 = 0, r40 = 0, r42 = 0, r48 = 0, r53 = 0, r58 = 0, r62 = 0, r63 = 0;
 	i64 r64 = 0, r65 = 0, r66 = 0, r67 = 0, r74 = 0, r78 = 0, r82 = 0, r86 = 0;
-	i64 r91 = 0, r93 = 0;
+	i64 r88 = 0, r90 = 0, r91 = 0, r104 = 0, r106 = 0, r116 = 0, r120 = 0, r121 = 0;
+	i64 r122 = 0, r123 = 0, r124 = 0, r125 = 0, r133 = 0, r134 = 0, r153 = 0, r155 = 0;
+	i64 r157 = 0, r159 = 0;
+	u64 r132 = 0, r135 = 0, r137 = 0, r138 = 0, r139 = 0, r141 = 0, r142 = 0, r143 = 0;
+	u64 r144 = 0, r145 = 0;
 	float r23 = 0, r26 = 0, r29 = 0, r32 = 0, r41 = 0, r44 = 0, r45 = 0, r47 = 0;
 	float r49 = 0, r51 = 0, r52 = 0, r59 = 0, r60 = 0, r68 = 0, r69 = 0, r70 = 0;
-	float r71 = 0, r73 = 0, r77 = 0, r81 = 0, r85 = 0;
+	float r71 = 0, r73 = 0, r77 = 0, r81 = 0, r85 = 0, r105 = 0, r108 = 0, r109 = 0;
+	float r110 = 0, r112 = 0, r117 = 0, r118 = 0, r127 = 0, r129 = 0, r131 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r13 = 0, *r14 = 0, *r15 = 0, *r16 = 0, *r17 = 0;
 	char *r18 = 0, *r19 = 0, *r20 = 0, *r21 = 0, *r22 = 0, *r24 = 0, *r25 = 0, *r27 = 0;
 	char *r28 = 0, *r30 = 0, *r31 = 0, *r33 = 0, *r34 = 0, *r38 = 0, *r39 = 0, *r43 = 0;
 	char *r50 = 0, *r55 = 0, *r57 = 0, *r61 = 0, *r72 = 0, *r76 = 0, *r80 = 0, *r84 = 0;
-	char *r88 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0;
+	char *r93 = 0, *r94 = 0, *r95 = 0, *r96 = 0, *r97 = 0, *r98 = 0, *r99 = 0, *r100 = 0;
+	char *r103 = 0, *r107 = 0, *r111 = 0, *r113 = 0, *r115 = 0, *r119 = 0, *r126 = 0, *r128 = 0;
+	char *r130 = 0, *r147 = 0, *r148 = 0, *r149 = 0, *r150 = 0, *r151 = 0, *r152 = 0, *r154 = 0;
+	char *r156 = 0, *r158 = 0, *r160 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -1416,14 +1494,32 @@ extern "C" __global__ void Lookup_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-	r91 = r2;
-	r92 = r34 + r91 * 4;
-	r93 = (u64)r1 * 4ull;
-	r94 = r4 + r91 * 4;
-b2: // head
+	r132 = (u64)r35;
+	r133 = r2;
+	r134 = (u64)r133 + 1ull;
+	r135 = (u64)r134;
+	r136 = r135 < r132;
+	r137 = (u64)r3;
+	r138 = r137 + 18446744073709551615ull;
+	r139 = r138 + 4611686018427387904ull;
+	r140 = r139 <= 9223372036854775808ull;
+	r141 = r138 - 1ull;
+	r142 = (u64)r2;
+	r143 = r141 - r142;
+	r144 = r132 - 1ull;
+	r145 = r144 - r135;
+	r146 = r143 <= r145;
+	if (!r136) goto b21;
+	if (!r140) goto b21;
+	if (!r146) goto b21;
+	r153 = r2;
+	r154 = r34 + r153 * 4;
+	r155 = (u64)r1 * 4ull;
+	r156 = r4 + r153 * 4;
+b5: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b17;
+	if (!r7) goto b20;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	r11 = (char *)qvar_taps;
@@ -1441,9 +1537,8 @@ b2: // head
 	*(float *)r28 = 0x1.8p+01f;
 	r31 = r14;
 	*(float *)r31 = 0x1p+02f;
-	if ((u64)r9 >= (u64)r35) { qd_site = 0; qd_x = r9; qd_y = r35; goto qd_fault; }
-	r88 = r92;
-	r33 = r88 + 4ll;
+	r147 = r154;
+	r33 = r147 + 4ll;
 	r36 = *(i32 *)r33;
 	r37 = r36 & 3;
 	r40 = (i64)r37;
@@ -1483,15 +1578,90 @@ b2: // head
 	r57 = r39 + r58 * 4;
 	r59 = *(float *)r57;
 	r60 = r49 * r59;
-	r90 = r94;
-	r61 = r90 + 4ll;
+	r149 = r156;
+	r61 = r149 + 4ll;
 	*(float *)r61 = r60;
 	r2 = (u64)r2 + (u64)r1;
-	r92 = r92 + r93 * 1;
-	r94 = r94 + r93 * 1;
-	goto b2;
-b17: // exit
+	r154 = r154 + r155 * 1;
+	r156 = r156 + r155 * 1;
+	goto b5;
+b20: // exit
 	return;
+b21: // preheader
+	r157 = r2;
+	r158 = r34 + r157 * 4;
+	r159 = (u64)r1 * 4ull;
+	r160 = r4 + r157 * 4;
+b22: // head (checked)
+	r88 = (u64)r2 + 1ull;
+	r89 = r88 < r3;
+	if (!r89) goto b20;
+	r90 = r2;
+	r91 = (u64)r90 + 1ull;
+	r93 = (char *)qvar_taps;
+	*(float *)r93 = 0x0p+00f;
+	r94 = r93 + 4ll;
+	*(float *)r94 = 0x0p+00f;
+	r95 = r93 + 8ll;
+	*(float *)r95 = 0x0p+00f;
+	r96 = r93 + 12ll;
+	*(float *)r96 = 0x0p+00f;
+	*(float *)r93 = 0x1p+00f;
+	r97 = r94;
+	*(float *)r97 = 0x1p+01f;
+	r98 = r95;
+	*(float *)r98 = 0x1.8p+01f;
+	r99 = r96;
+	*(float *)r99 = 0x1p+02f;
+	if ((u64)r91 >= (u64)r35) { qd_site = 0; qd_x = r91; qd_y = r35; goto qd_fault; }
+	r150 = r158;
+	r100 = r150 + 4ll;
+	r101 = *(i32 *)r100;
+	r102 = r101 & 3;
+	r104 = (i64)r102;
+	r103 = r39 + r104 * 4;
+	r105 = *(float *)r103;
+	r120 = r91 >> 63;
+	r121 = r120 & 3ll;
+	r122 = (u64)r91 + (u64)r121;
+	r123 = r122 >> 2;
+	r124 = (u64)r123 * 4ull;
+	r125 = (u64)r91 - (u64)r124;
+	r106 = r125;
+	r107 = r93 + r106 * 4;
+	r108 = *(float *)r107;
+	r109 = r105 + r108;
+	r47 = r109;
+	r111 = r93 + 0ll;
+	r112 = *(float *)r111;
+	r52 = r47 + r112;
+	r47 = r52;
+	r126 = r93 + 4ll;
+	r127 = *(float *)r126;
+	r52 = r47 + r127;
+	r47 = r52;
+	r128 = r93 + 8ll;
+	r129 = *(float *)r128;
+	r52 = r47 + r129;
+	r47 = r52;
+	r130 = r93 + 12ll;
+	r131 = *(float *)r130;
+	r52 = r47 + r131;
+	r110 = r52;
+	r113 = r100;
+	r114 = *(i32 *)r113;
+	r116 = (i64)r114;
+	if ((u64)r116 >= (u64)4ll) { qd_site = 2; qd_x = r116; qd_y = 4ll; goto qd_fault; }
+	r115 = r39 + r116 * 4;
+	r117 = *(float *)r115;
+	r118 = r110 * r117;
+	r152 = r160;
+	r119 = r152 + 4ll;
+	*(float *)r119 = r118;
+	r2 = (u64)r2 + (u64)r1;
+	r158 = r158 + r159 * 1;
+	r160 = r160 + r159 * 1;
+	goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -1,0 +1,267 @@
+package opt
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// HoistChecks takes index checks out of loops. A check in a loop compares
+// and branches in front of each load it guards, which keeps the GPU's
+// compiler from issuing the loads of an iteration together; most indices
+// in loops, though, are decided for all iterations at once by a few
+// comparisons before the loop.
+//
+// The loop is kept twice: as it was, and without the checks that a test
+// before it shows cannot fail in any iteration; the test picks the copy.
+// So a loop that would fault runs with every check in place and faults as
+// before, at the same check of the same iteration, and the other loops
+// run without them. Checks qualify whatever the condition they are under,
+// when their length does not change in the loop and their index is
+//   - the same in every iteration;
+//   - an affine function of the loop's counter, a·i+b with a and b the
+//     same in every iteration (s[i], s[p-w], s[y*w+x] in x's loop, a[2*i+1],
+//     s[len(s)-1-i], b[k*n+j] with n ≥ 0), when a test of the counter
+//     against a bound that does not change runs in every iteration: the
+//     counter then stays in [first, bound) and the test before the loop
+//     compares both ends of the index's range with the length;
+//   - known to stay in [0, m] for a constant m, as an unsigned byte
+//     widened to an index does: one comparison of m with the length.
+//
+// Loops are taken outermost first, so that a check goes as far out as it
+// can; inner loops of the copy that keeps its checks are left alone, since
+// it runs only in launches that fault.
+func HoistChecks(t *ir.Task) {
+	done := map[int]bool{} // loop headers seen, and the blocks of checked copies
+	for {
+		var next *ir.Loop
+		for _, lp := range t.Loops() {
+			if !done[lp.Header] && (next == nil || len(lp.Blocks()) > len(next.Blocks())) {
+				next = lp
+			}
+		}
+		if next == nil {
+			return
+		}
+		done[next.Header] = true
+		hoistLoop(t, next, done)
+	}
+}
+
+// hoistedCheck is a check and the facts that decide it before its loop.
+type hoistedCheck struct {
+	at     site
+	index  *expr
+	length *expr
+	form   affine // of the index, when it is affine in the counter
+	limit  *limit // the counter's bound, when the index depends on it
+	most   uint64 // the index's largest value, when its form is not affine
+	ranged bool
+}
+
+// limit says that the counter is below bound+offset wherever the check is.
+type limit struct {
+	bound  *expr
+	offset uint64
+}
+
+// hoistLoop versions lp for the checks that run in every iteration, then
+// its copy without them for those under conditions: a conditional check
+// may be out of range in iterations that skip it, as in if i > 0 {
+// s[i-1] }, and must not keep the others in the loop when the test before
+// it fails.
+func hoistLoop(t *ir.Task, lp *ir.Loop, done map[int]bool) {
+	for _, conditional := range []bool{false, true} {
+		lv := newLoopValues(t, lp, t.Dominators())
+		if lv.latch < 0 {
+			return
+		}
+		var checks []hoistedCheck
+		for _, c := range lv.decidableChecks() {
+			if lv.dom[lv.latch].Has(c.at.block) != conditional {
+				checks = append(checks, c)
+			}
+		}
+		if len(checks) > 0 {
+			suffix := " (checked)"
+			if conditional {
+				suffix = " (checked if)"
+			}
+			version(t, lp, lv, checks, suffix, done)
+		}
+	}
+}
+
+// version copies lp, the copy keeping every check, and removes checks from
+// lp itself, with a test before them that goes to the copy unless none of
+// the checks can fail.
+func version(t *ir.Task, lp *ir.Loop, lv *loopValues, checks []hoistedCheck, suffix string, done map[int]bool) {
+	g := &guard{t: t, lv: lv, start: preheader(t, lp), values: map[string]ir.Arg{}}
+	checked := copyLoop(t, lp, suffix)
+	for _, b := range checked {
+		done[b] = true
+	}
+	for _, group := range groupChecks(checks) {
+		for _, c := range group {
+			g.decide(c)
+		}
+	}
+	g.chain(lp.Header, checked[lp.Header])
+	for _, bi := range lp.Blocks() {
+		b := t.Blocks[bi]
+		kept := b.Instrs[:0]
+		for i, in := range b.Instrs {
+			if !slices.ContainsFunc(checks, func(c hoistedCheck) bool { return c.at == site{bi, i} }) {
+				kept = append(kept, in)
+			}
+		}
+		b.Instrs = kept
+	}
+}
+
+// decidableChecks lists the index checks of the loop that a test before
+// it can decide.
+func (lv *loopValues) decidableChecks() []hoistedCheck {
+	tests := lv.exitTests()
+	var checks []hoistedCheck
+	for _, bi := range lv.lp.Blocks() {
+		for i, in := range lv.t.Blocks[bi].Instrs {
+			if in.Op != ir.OpCheckIndex {
+				continue
+			}
+			p := site{bi, i}
+			c := hoistedCheck{at: p, index: lv.resolve(in.Args[0], p), length: lv.resolve(in.Args[1], p)}
+			if !c.length.invariant() {
+				continue
+			}
+			form, ok := affineOf(c.index)
+			switch {
+			case ok && len(form.coef) == 0:
+				c.form = form
+			case ok:
+				if c.limit = lv.counterLimit(tests, p); c.limit == nil {
+					continue
+				}
+				c.form = form
+			default:
+				if c.most, c.ranged = rangeOf(c.index); !c.ranged {
+					continue
+				}
+			}
+			checks = append(checks, c)
+		}
+	}
+	return checks
+}
+
+// exitTest is a test that leaves the loop unless at+offset < bound, where
+// at is the counter of the iteration that runs it.
+type exitTest struct {
+	block, stay int
+	offset      uint64
+	bound       *expr
+}
+
+// exitTests finds the tests of the counter against an invariant bound
+// that every iteration which goes on to the next runs.
+func (lv *loopValues) exitTests() []exitTest {
+	if lv.counter == ir.NoReg {
+		return nil
+	}
+	var tests []exitTest
+	for _, bi := range lv.lp.Blocks() {
+		b := lv.t.Blocks[bi]
+		term := b.Term
+		if term.Kind != ir.Branch || term.Cond.Imm || !lv.lp.Has(term.Succs[0]) || lv.lp.Has(term.Succs[1]) || !lv.dom[lv.latch].Has(bi) {
+			continue
+		}
+		c := lv.resolve(term.Cond, site{bi, len(b.Instrs)})
+		if c.typ != ir.Int64 || c.op != ir.OpLt && c.op != ir.OpGt {
+			continue
+		}
+		x, bound := c.args[0], c.args[1]
+		if c.op == ir.OpGt {
+			x, bound = bound, x
+		}
+		form, ok := affineOf(x)
+		if !ok || !bound.invariant() {
+			continue
+		}
+		if a, ok := form.coef.constant(); !ok || a != 1 {
+			continue
+		}
+		if offset, ok := form.base.constant(); ok && offset+1<<32 <= 1<<33 {
+			tests = append(tests, exitTest{block: bi, stay: term.Succs[0], offset: offset, bound: bound})
+		}
+	}
+	return tests
+}
+
+// counterLimit returns the bound of the counter in the iterations that
+// reach p. A test that p comes after in its iteration bounds the counter
+// there; one that comes later bounds the next iteration's, one step
+// further, and the first iteration's counter is where the loop starts.
+func (lv *loopValues) counterLimit(tests []exitTest, p site) *limit {
+	preds := lv.t.Preds()
+	var later *limit
+	for _, x := range tests {
+		if len(preds[x.stay]) == 1 && lv.dom[p.block].Has(x.stay) {
+			return &limit{bound: x.bound, offset: -x.offset}
+		}
+		if lv.step.Imm && later == nil {
+			later = &limit{bound: x.bound, offset: lv.step.Bits - x.offset}
+		}
+	}
+	return later
+}
+
+// groupChecks sorts the checks into groups whose indices differ by
+// constants only, on the same length and counter bound, and keeps from
+// each the two with the smallest and the largest constant: the others'
+// indices lie between theirs in every iteration.
+func groupChecks(checks []hoistedCheck) [][]hoistedCheck {
+	type extremes struct{ low, high hoistedCheck }
+	var order []string
+	groups := map[string]*extremes{}
+	for _, c := range checks {
+		key := c.length.key + "|" + c.form.coef.key() + "|" + c.form.base.key()
+		if a, ok := c.form.coef.constant(); ok {
+			key += "|" + strconv.FormatUint(a, 10)
+		}
+		if c.limit != nil {
+			key += "|" + c.limit.bound.key + "|" + strconv.FormatUint(c.limit.offset, 10)
+		}
+		if c.ranged {
+			key = c.length.key + "|ranged"
+		}
+		g, ok := groups[key]
+		if !ok {
+			groups[key] = &extremes{c, c}
+			order = append(order, key)
+			continue
+		}
+		if c.ranged {
+			if c.most > g.high.most {
+				g.low, g.high = c, c
+			}
+			continue
+		}
+		if int64(c.form.base[""]) < int64(g.low.form.base[""]) {
+			g.low = c
+		}
+		if int64(c.form.base[""]) > int64(g.high.form.base[""]) {
+			g.high = c
+		}
+	}
+	var out [][]hoistedCheck
+	for _, k := range order {
+		g := groups[k]
+		if g.low.at == g.high.at {
+			out = append(out, []hoistedCheck{g.low})
+		} else {
+			out = append(out, []hoistedCheck{g.low, g.high})
+		}
+	}
+	return out
+}

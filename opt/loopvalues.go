@@ -1,0 +1,217 @@
+package opt
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// The IR is not SSA, so what a register holds at a site of a loop is
+// worked out here from the instructions that assign it, as an expression
+// of the loop's counter (its value at the start of the iteration) and of
+// values the loop does not change. Passes that reason about all the
+// iterations of a loop at once read indices and bounds this way.
+
+// expr is an expression tree of what a register holds at a site (a site
+// at a block's number of instructions is its terminator).
+type expr struct {
+	op       ir.Op // OpInvalid: a leaf
+	typ      ir.Type
+	from     ir.Type
+	aux      int64
+	args     []*expr
+	leaf     ir.Arg // a leaf: a register the loop does not assign, or an immediate
+	counter  bool   // a leaf: the loop's counter at the start of the iteration
+	unknown  bool   // a leaf: a value not followed, such as a load's
+	key      string // equal keys, equal values in one iteration
+	variant  bool   // depends on the counter
+	opaque   bool   // holds an unknown leaf: it cannot be computed elsewhere
+	constant bool   // an immediate
+}
+
+// loopValues resolves the registers read in one loop.
+type loopValues struct {
+	t       *ir.Task
+	lp      *ir.Loop
+	dom     []ir.BlockSet
+	latch   int // the loop's only latch
+	defs    map[ir.Reg][]site
+	counter ir.Reg // NoReg when the loop has none
+	step    ir.Arg // what the counter advances by in each iteration: positive
+	advance site   // from here on the counter holds the next iteration's value
+	memo    map[site]*expr
+	busy    map[site]bool
+	unknown int
+}
+
+// newLoopValues finds lp's counter: a 64-bit integer register assigned
+// once in the loop, in its only latch, with itself plus a positive step,
+// directly or through a register that holds the sum.
+func newLoopValues(t *ir.Task, lp *ir.Loop, dom []ir.BlockSet) *loopValues {
+	lv := &loopValues{t: t, lp: lp, dom: dom, latch: -1, counter: ir.NoReg,
+		defs: map[ir.Reg][]site{}, memo: map[site]*expr{}, busy: map[site]bool{}}
+	if len(lp.Latches) != 1 {
+		return lv
+	}
+	lv.latch = lp.Latches[0]
+	for _, bi := range lp.Blocks() {
+		for i, in := range t.Blocks[bi].Instrs {
+			if in.Dst != ir.NoReg {
+				lv.defs[in.Dst] = append(lv.defs[in.Dst], site{bi, i})
+			}
+		}
+	}
+	for i, in := range t.Blocks[lv.latch].Instrs {
+		h := in.Dst
+		if h == ir.NoReg || in.Type != ir.Int64 || len(lv.defs[h]) != 1 {
+			continue
+		}
+		sum := &in
+		if in.Op == ir.OpMove && !in.Args[0].Imm {
+			ds := lv.defs[in.Args[0].Reg]
+			if len(ds) != 1 || !dominates(lv.dom, ds[0], site{lv.latch, i}) {
+				continue
+			}
+			sum = lv.instr(ds[0])
+		}
+		if sum.Op != ir.OpAdd || sum.Type != ir.Int64 {
+			continue
+		}
+		for j := range 2 {
+			if sum.Args[j] == ir.R(h) && lv.positive(sum.Args[1-j]) {
+				lv.counter, lv.step, lv.advance = h, sum.Args[1-j], site{lv.latch, i + 1}
+				return lv
+			}
+		}
+	}
+	return lv
+}
+
+// positive reports whether a is a step the counter may take: an immediate
+// in (0, 2^32], or the grid's thread count.
+// newTaskValues resolves registers anywhere in t, as if t were one loop
+// without a counter.
+func newTaskValues(t *ir.Task) *loopValues {
+	whole := &ir.Loop{In: make([]bool, len(t.Blocks))}
+	lv := &loopValues{t: t, lp: whole, dom: t.Dominators(), latch: -1, counter: ir.NoReg,
+		defs: map[ir.Reg][]site{}, memo: map[site]*expr{}, busy: map[site]bool{}}
+	for bi, b := range t.Blocks {
+		whole.In[bi] = true
+		for i, in := range b.Instrs {
+			if in.Dst != ir.NoReg {
+				lv.defs[in.Dst] = append(lv.defs[in.Dst], site{bi, i})
+			}
+		}
+	}
+	return lv
+}
+
+func (lv *loopValues) positive(a ir.Arg) bool {
+	if a.Imm {
+		return int64(a.Bits) > 0 && a.Bits <= 1<<32
+	}
+	if len(lv.defs[a.Reg]) > 0 {
+		return false
+	}
+	found := false
+	for _, b := range lv.t.Blocks {
+		for _, in := range b.Instrs {
+			if in.Dst == a.Reg {
+				if in.Op != ir.OpThreadCount {
+					return false
+				}
+				found = true
+			}
+		}
+	}
+	return found
+}
+
+func (lv *loopValues) instr(p site) *ir.Instr { return &lv.t.Blocks[p.block].Instrs[p.at] }
+
+// resolve returns what a holds at p, a site in the loop.
+func (lv *loopValues) resolve(a ir.Arg, p site) *expr {
+	if a.Imm {
+		return &expr{leaf: a, key: fmt.Sprintf("#%d", int64(a.Bits)), constant: true}
+	}
+	r := a.Reg
+	if r == lv.counter {
+		c := &expr{counter: true, key: "counter", variant: true}
+		if p.block == lv.advance.block && p.at >= lv.advance.at {
+			return lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, c, lv.resolve(lv.step, p))
+		}
+		return c
+	}
+	defs := lv.defs[r]
+	if len(defs) == 0 {
+		return &expr{leaf: a, key: fmt.Sprintf("r%d", r)}
+	}
+	reaching := false
+	for _, d := range defs {
+		reaching = reaching || dominates(lv.dom, d, p)
+	}
+	if !reaching {
+		return lv.opaque()
+	}
+	// Assignments that all compute the same value, one of them in every
+	// iteration before p, leave that value at p.
+	v := lv.assigned(defs[0])
+	for _, d := range defs[1:] {
+		if w := lv.assigned(d); w.key != v.key || w.opaque {
+			return lv.opaque()
+		}
+	}
+	return v
+}
+
+// assigned returns the value the instruction at d assigns.
+func (lv *loopValues) assigned(d site) *expr {
+	if v, ok := lv.memo[d]; ok {
+		return v
+	}
+	if lv.busy[d] {
+		return lv.opaque() // a value carried from an earlier iteration
+	}
+	lv.busy[d] = true
+	defer delete(lv.busy, d)
+	in := lv.instr(d)
+	var v *expr
+	switch {
+	case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && in.Type.IsInteger() && (!in.Args[1].Imm || in.Args[1].Bits == 0):
+		v = lv.opaque() // computed elsewhere, it could divide by zero where Go does not
+	case in.Op.Info().Pure:
+		args := make([]*expr, len(in.Args))
+		for i, a := range in.Args {
+			args[i] = lv.resolve(a, d)
+		}
+		v = lv.node(in.Op, in.Type, in.From, in.Aux, args...)
+	case in.Op == ir.OpParam, in.Op == ir.OpParamLen, in.Op == ir.OpParamBase, in.Op == ir.OpThreadCount:
+		v = lv.node(in.Op, in.Type, in.From, in.Aux)
+	default:
+		v = lv.opaque()
+	}
+	lv.memo[d] = v
+	return v
+}
+
+func (lv *loopValues) opaque() *expr {
+	lv.unknown++
+	return &expr{unknown: true, opaque: true, key: fmt.Sprintf("?%d", lv.unknown)}
+}
+
+func (lv *loopValues) node(op ir.Op, typ, from ir.Type, aux int64, args ...*expr) *expr {
+	v := &expr{op: op, typ: typ, from: from, aux: aux, args: args}
+	keys := make([]string, len(args))
+	for i, a := range args {
+		keys[i] = a.key
+		v.variant = v.variant || a.variant
+		v.opaque = v.opaque || a.opaque
+	}
+	v.key = fmt.Sprintf("%s.%s.%s.%d(%s)", op, typ, from, aux, strings.Join(keys, ","))
+	return v
+}
+
+// invariant reports whether v is the same in every iteration and can be
+// computed before the loop.
+func (v *expr) invariant() bool { return !v.variant && !v.opaque }
