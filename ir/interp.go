@@ -66,7 +66,7 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 		}
 		return regs[a.Reg]
 	}
-	var ops [2]uint64
+	var ops [3]uint64 // the most operands an op has (fma)
 	b := t.Blocks[0]
 	for steps := int64(0); ; {
 		for i := range b.Instrs {

@@ -63,6 +63,8 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 		return fmt.Errorf("%s from type %s", in.Op, in.From)
 	case info.Parallel && t.Kind != Parallel:
 		return fmt.Errorf("%s in a serial task", in.Op)
+	case info.SameSize && in.Type.Size() != in.From.Size():
+		return fmt.Errorf("%s between %s and %s, of different sizes", in.Op, in.From, in.Type)
 	}
 	if err := k.checkAux(in, info.Aux); err != nil {
 		return err
