@@ -18,16 +18,22 @@ import (
 // loadKernels lowers the kernels of the test package from source.
 func loadKernels(t *testing.T) map[string]*ir.Kernel {
 	t.Helper()
+	return loadKernelsFrom(t, "kernels")
+}
+
+// loadKernelsFrom lowers the kernels of the package in dir from source.
+func loadKernelsFrom(t *testing.T, dir string) map[string]*ir.Kernel {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
 	}
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: "kernels"}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir}
 	pkgs, err := packages.Load(cfg, ".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if packages.PrintErrors(pkgs) > 0 {
-		t.Fatal("package kernels has errors")
+		t.Fatalf("package %s has errors", dir)
 	}
 	prog, spkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
 	spkgs[0].Build()
@@ -49,7 +55,12 @@ func loadKernels(t *testing.T) map[string]*ir.Kernel {
 // with grids of 1 and 3 threads, and compares with the Go function: the
 // lowering is checked before any emitter or GPU is involved.
 func TestKernelsInterpreted(t *testing.T) {
-	kernels := loadKernels(t)
+	interpretCases(t, loadKernels(t), cases, lengths[:3])
+}
+
+// interpretCases runs cases on the IR interpreter, with slices of the
+// given lengths.
+func interpretCases(t *testing.T, kernels map[string]*ir.Kernel, cases []kernelCase, lengths []int) {
 	for _, c := range cases {
 		k := kernels[c.name]
 		if k == nil {
@@ -59,7 +70,7 @@ func TestKernelsInterpreted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(c.name)), 2))
 			for _, threads := range []int{1, 3} {
-				for _, n := range lengths[:3] {
+				for _, n := range lengths {
 					args := drawArgs(c, r, n)
 					want := cloneArgs(args)
 					if err := callGo(c.fn, want); err != nil {

@@ -112,6 +112,12 @@ func runAll(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runKernelCases(t, dev, ks, cases, lengths, opts...)
+}
+
+// runKernelCases runs cases through the stubs of ks, the kernels of one
+// package loaded on dev, with slices of the given lengths.
+func runKernelCases(t *testing.T, dev *rt.Device, ks any, cases []kernelCase, lengths []int, opts ...rt.LaunchOption) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(c.name)), 1))

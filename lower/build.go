@@ -92,6 +92,13 @@ type frame struct {
 	results []ir.Reg
 	cont    *ir.Block
 	callPos token.Pos
+	// tail marks a helper inlined at a tail call; ownParams one whose
+	// parameters have registers of their own, which a tail call from
+	// inside it may assign (tailcall.go).
+	tail      bool
+	ownParams bool
+	// ended is set when an instruction ended the current block itself.
+	ended bool
 }
 
 func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
@@ -105,10 +112,29 @@ func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) boo
 }
 
 func (f *frame) errorf(pos token.Pos, format string, args ...any) {
+	if lib := f.outermostLibrary(); lib != nil {
+		// Library bodies are Go's own source, which kernels accept: what
+		// fails there is qd's to fix, reported where the kernel calls it.
+		name := lib.fn.Pkg.Pkg.Name() + "." + lib.fn.Name()
+		f.tb.l.errorf(lib.callPos, "internal error compiling %s: %s", name, fmt.Sprintf(format, args...))
+		return
+	}
 	if !pos.IsValid() {
 		pos = f.pos()
 	}
 	f.tb.l.errorf(pos, format, args...)
+}
+
+// outermostLibrary returns the outermost frame of f's chain that lowers a
+// library function, or nil.
+func (f *frame) outermostLibrary() *frame {
+	var lib *frame
+	for g := f; g != nil; g = g.parent {
+		if g.inLibrary() {
+			lib = g
+		}
+	}
+	return lib
 }
 
 // pos is a position to blame when an instruction has none.
@@ -334,6 +360,10 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 			continue
 		}
 		f.instr(instr)
+		if f.ended {
+			f.ended = false
+			return
+		}
 	}
 	f.terminate(b)
 }
@@ -351,6 +381,11 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		target := f.edge(b, b.Succs[0], true)
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
 	case *ssa.If:
+		if s, ok := constantSuccessor(b); ok && f.parent != nil {
+			target := f.edge(b, s, true) // the other successor is not lowered
+			tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
+			return
+		}
 		cond := f.arg(last.Cond)
 		from := tb.cur
 		t := f.edge(b, b.Succs[0], false)

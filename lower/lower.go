@@ -102,6 +102,8 @@ type lowerer struct {
 	// failed holds the values reported as unsupported; what uses them is
 	// not reported again.
 	failed map[ssa.Value]bool
+	// recursive is the memo of mayRecurse.
+	recursive map[*ssa.Function]bool
 }
 
 type diagKey struct {

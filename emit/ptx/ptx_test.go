@@ -20,6 +20,7 @@ import (
 var kernelDirs = []string{
 	"../../lower/testdata/src/kernels",
 	"../../generated_test/kernels",
+	"../../generated_test/mathkernels",
 	"../../example/saxpy",
 	"../../example/computeab",
 	"../../example/mandelbrot",
@@ -197,6 +198,10 @@ func TestCodegen(t *testing.T) {
 		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
+		// math and math/bits use the GPU's instructions: math.FMA and the
+		// FMA path of Exp, RoundToEven, bit counts and permutations.
+		{entry: "Library_0", must: []string{`fma\.rn\.f64`, `cvt\.rni\.f64\.f64`, `popc\.b32`, `clz\.b32`, `brev\.b32`, `brev\.b64`, `prmt\.b32`},
+			never: []string{`\.approx`, `\.ftz`}},
 	} {
 		body := entry(t, module, c.entry)
 		for _, re := range c.must {

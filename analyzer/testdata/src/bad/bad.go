@@ -1,7 +1,7 @@
 package bad
 
 import (
-	"math"
+	"math/bits"
 	"strings"
 
 	"helperpkg"
@@ -40,7 +40,7 @@ func Channels(a []int32) {
 
 //qd:kernel
 func Strings(a []int32) {
-	a[0] = int32(len(strings.ToUpper("x"))) // want `strings.ToUpper is not supported in kernels: kernels may call functions of your own packages and a few of package math`
+	a[0] = int32(len(strings.ToUpper("x"))) // want `strings.ToUpper is not supported in kernels: kernels may call functions of your own packages and of packages math and math/bits`
 }
 
 //qd:kernel
@@ -82,8 +82,8 @@ func Closure(a []int32) {
 }
 
 //qd:kernel
-func MathSin(f []float64) {
-	f[0] = math.Sin(f[0]) // want `math.Sin is not supported in kernels: of package math, kernels may call Sqrt, Abs, Floor, Ceil and Trunc`
+func BitsDiv(u []uint64) {
+	u[0], u[1] = bits.Div64(u[0], u[1], u[2]) // want `bits.Div64 is not supported in kernels: it panics when the divisor is zero or the quotient overflows, and kernels cannot panic: divide with / and % instead`
 }
 
 //qd:kernel

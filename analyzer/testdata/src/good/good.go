@@ -2,6 +2,7 @@ package good
 
 import (
 	"math"
+	"math/bits"
 
 	"helperpkg"
 )
@@ -45,5 +46,14 @@ func Everything(a []int64, f []float64, n int, flag bool) {
 func CallsExternal(s []int32) {
 	for i := range s {
 		helperpkg.Store(s, i, helperpkg.Twice(s[i]))
+	}
+}
+
+//qd:kernel
+func Library(f []float64, u []uint64, n int) {
+	for i := range n {
+		f[i] = math.Pow(math.Exp(f[i]), math.Atan2(f[i], 2)) + math.FMA(f[i], 2, 1)
+		hi, lo := bits.Mul64(u[i], u[i])
+		u[i] = uint64(bits.OnesCount64(hi)) + bits.RotateLeft64(lo, 3) + math.Float64bits(f[i])
 	}
 }
