@@ -70,22 +70,25 @@ func run(pass *analysis.Pass) (any, error) {
 			return false, fmt.Errorf("it is not an exported function of a checked package")
 		},
 	}
-	_, diags := Check(ssaInfo.Pkg.Prog, pass.Files, pass.TypesInfo, cfg)
+	decls := lower.KernelDecls(pass.Files)
+	_, diags := Check(ssaInfo.Pkg.Prog, pass.Files, decls, pass.TypesInfo, cfg)
 	for _, d := range diags {
 		pass.Report(analysis.Diagnostic{Pos: d.Pos, Message: d.Message})
 	}
-	exportFacts(pass, ssaInfo, cfg)
+	exportFacts(pass, ssaInfo, decls, cfg)
 	return nil, nil
 }
 
-// Check checks and lowers the kernels declared in files. It reports every
-// misuse of qd in them: qdgen generates code only when there is none.
-func Check(prog *ssa.Program, files []*ast.File, info *types.Info, cfg *lower.Config) ([]*ir.Kernel, []lower.Diagnostic) {
+// Check checks and lowers the kernels of a package: decls are its
+// //qd:kernel declarations (lower.KernelDecls of files), in source order.
+// It reports every misuse of qd in them: qdgen generates code only when
+// there is none.
+func Check(prog *ssa.Program, files []*ast.File, decls []*ast.FuncDecl, info *types.Info, cfg *lower.Config) ([]*ir.Kernel, []lower.Diagnostic) {
 	var kernels []*ir.Kernel
 	var diags []lower.Diagnostic
 	diags = append(diags, misplacedDirectives(files)...)
 	outside := blocksOutsideKernels(files, info)
-	for _, decl := range lower.KernelDecls(files) {
+	for _, decl := range decls {
 		fn := lower.KernelFunc(prog, info, decl)
 		if fn == nil {
 			diags = append(diags, lower.Diagnostic{Pos: decl.Pos(), Message: "internal error: no SSA for kernel " + decl.Name.Name})
@@ -180,10 +183,10 @@ func misplacedDirectives(files []*ast.File) []lower.Diagnostic {
 }
 
 // exportFacts records for each exported function of the package whether
-// kernels may call it.
-func exportFacts(pass *analysis.Pass, ssaInfo *buildssa.SSA, cfg *lower.Config) {
+// kernels may call it. decls are the package's kernels, which need none.
+func exportFacts(pass *analysis.Pass, ssaInfo *buildssa.SSA, decls []*ast.FuncDecl, cfg *lower.Config) {
 	kernels := make(map[types.Object]bool)
-	for _, d := range lower.KernelDecls(pass.Files) {
+	for _, d := range decls {
 		kernels[pass.TypesInfo.Defs[d.Name]] = true
 	}
 	for _, fn := range ssaInfo.SrcFuncs {

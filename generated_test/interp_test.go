@@ -37,7 +37,8 @@ func loadKernelsFrom(t *testing.T, dir string) map[string]*ir.Kernel {
 	}
 	prog, spkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
 	spkgs[0].Build()
-	ks, diags := analyzer.Check(prog, pkgs[0].Syntax, pkgs[0].TypesInfo, &lower.Config{})
+	p := pkgs[0]
+	ks, diags := analyzer.Check(prog, p.Syntax, lower.KernelDecls(p.Syntax), p.TypesInfo, &lower.Config{})
 	for _, d := range diags {
 		t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
 	}

@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Memory is the device memory seen by the interpreter.
 type Memory interface {
 	Load(addr uint64, t Type) (uint64, error)
 	Store(addr uint64, t Type, bits uint64) error
+	// Alloc returns the address of n bytes of new zeroed memory, for the
+	// interpreter's own use: task variables and constant tables.
+	Alloc(n int) uint64
 }
 
 // Values are the arguments of one kernel run, indexed by parameter: Scalar
@@ -35,6 +39,68 @@ type Interp struct {
 	Threads int
 	// StepLimit bounds the instructions one thread may execute; 0 means 1<<32.
 	StepLimit int64
+
+	mu     sync.Mutex
+	data   map[*Kernel][]uint64 // the addresses of each kernel's tables
+	shared map[*Task][]uint64   // the addresses of each task's shared variables
+}
+
+// ErrBarrier is returned for a barrier among several threads: the
+// interpreter runs one thread after another, so none could wait for the
+// others.
+var ErrBarrier = errors.New("barrier among several threads: the interpreter runs threads one after another")
+
+// dataAddrs returns the addresses of k's constant tables, copying them into
+// memory the first time.
+func (ip *Interp) dataAddrs(k *Kernel) ([]uint64, error) {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	if addrs, ok := ip.data[k]; ok {
+		return addrs, nil
+	}
+	addrs := make([]uint64, len(k.Data))
+	for i, d := range k.Data {
+		addrs[i] = ip.Mem.Alloc(len(d.Bytes))
+		for j, c := range d.Bytes {
+			if err := ip.Mem.Store(addrs[i]+uint64(j), Uint8, uint64(c)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if ip.data == nil {
+		ip.data = make(map[*Kernel][]uint64)
+	}
+	ip.data[k] = addrs
+	return addrs, nil
+}
+
+// varAddrs returns the addresses of t's variables for one thread: its own
+// local ones, and the shared ones all threads of the run share.
+func (ip *Interp) varAddrs(t *Task) []uint64 {
+	ip.mu.Lock()
+	defer ip.mu.Unlock()
+	shared, ok := ip.shared[t]
+	if !ok {
+		shared = make([]uint64, len(t.Vars))
+		for i, v := range t.Vars {
+			if v.Space == Shared {
+				shared[i] = ip.Mem.Alloc(v.Size)
+			}
+		}
+		if ip.shared == nil {
+			ip.shared = make(map[*Task][]uint64)
+		}
+		ip.shared[t] = shared
+	}
+	addrs := make([]uint64, len(t.Vars))
+	for i, v := range t.Vars {
+		if v.Space == Local {
+			addrs[i] = ip.Mem.Alloc(v.Size)
+		} else {
+			addrs[i] = shared[i]
+		}
+	}
+	return addrs
 }
 
 // Run executes every task of k in order.
@@ -66,6 +132,11 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 		}
 		return regs[a.Reg]
 	}
+	data, err := ip.dataAddrs(k)
+	if err != nil {
+		return err
+	}
+	vars := ip.varAddrs(t)
 	var ops [3]uint64 // the most operands an op has (fma)
 	b := t.Blocks[0]
 	for steps := int64(0); ; {
@@ -87,6 +158,14 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 				r = uint64(tid)
 			case OpThreadCount:
 				r = uint64(count)
+			case OpAddr:
+				r = vars[in.Aux]
+			case OpDataAddr:
+				r = data[in.Aux]
+			case OpBarrier:
+				if count > 1 {
+					err = ErrBarrier
+				}
 			case OpLoad:
 				r, err = ip.Mem.Load(val(in.Args[0]), in.Type)
 			case OpStore:

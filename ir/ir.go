@@ -14,6 +14,12 @@
 // golden files of that text test the lowering, each pass and the emitters.
 // The facts about each op (its types, operands, memory effect and more) are
 // rows of one table, in ops.go.
+//
+// Memory has three spaces (memory.go): global memory holds the slices a
+// kernel is passed and its constant tables (Kernel.Data, "dataaddr");
+// a task declares shared memory, one copy per block of threads, and local
+// memory, one copy per thread, as variables (Task.Vars, "addr"). An address
+// stays in the space it came from, and loads and stores name that space.
 package ir
 
 import "go/token"
@@ -132,6 +138,16 @@ const (
 	// OpStore writes device memory; it has no result: "store.f32 r1, r2".
 	OpStore
 
+	// OpAddr is the address of the task's variable number Aux (Task.Vars),
+	// in the variable's space: "r1 = addr acc".
+	OpAddr
+	// OpDataAddr is the address of the kernel's constant table number Aux
+	// (Kernel.Data), in global memory: "r1 = dataaddr gauss5".
+	OpDataAddr
+	// OpBarrier waits until every thread of the thread's block has reached
+	// it, and makes their earlier writes to shared memory visible: "barrier".
+	OpBarrier
+
 	numOps
 )
 
@@ -156,8 +172,12 @@ type Instr struct {
 	From Type // the source type of a conversion, the count type of a shift
 	Dst  Reg  // NoReg when the instruction has no result
 	Args []Arg
-	Aux  int64 // parameter index, element size
-	Pos  token.Pos
+	Aux  int64 // parameter index, element size, variable or table index
+	// Space is the memory the address operand of a load, store or atomic
+	// points into; it is printed after the op name unless it is Global:
+	// "r2 = load.shared.f32 r1".
+	Space Space
+	Pos   token.Pos
 }
 
 // TermKind is the kind of a block terminator.
@@ -232,6 +252,7 @@ type Task struct {
 	Group       int
 	Pos         token.Pos // the loop or first statement the task comes from
 	Regs        []Type    // the type of each register
+	Vars        []Var     // the task's local and shared memory
 	Blocks      []*Block  // Blocks[0] is the entry
 }
 
@@ -268,4 +289,6 @@ type Kernel struct {
 	// Groups holds the number of qd.StreamParallel blocks of each group,
 	// in order, counting blocks whose tasks were all removed.
 	Groups []int
+	// Data holds the constant tables the kernel's tasks read.
+	Data []Data
 }

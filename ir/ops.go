@@ -43,6 +43,9 @@ type OpInfo struct {
 	// SameSize marks the ops whose Type and From must have the same size:
 	// they reinterpret bits.
 	SameSize bool
+	// Spaces marks the ops whose address may point into any memory space,
+	// which Instr.Space names.
+	Spaces bool
 }
 
 // TypeSet is a set of types.
@@ -107,6 +110,8 @@ const (
 	ScalarParam         // the index of a scalar parameter, printed as its name
 	SliceParam          // the index of a slice parameter, printed as its name
 	ElemSize            // an element size in bytes, printed after the operands
+	VarIndex            // the index of a task variable, printed as its name
+	DataIndex           // the index of a kernel's constant table, printed as its name
 )
 
 // MemoryEffect is how an op touches device memory.
@@ -192,8 +197,12 @@ var opTable = [numOps]OpInfo{
 	OpByteSwap:      {Name: "bswap", Types: 1<<Uint16 | 1<<Uint32 | 1<<Uint64, Result: OfType, Operands: oneOfType, Pure: true},
 
 	OpElemAddr: {Name: "elemaddr", Result: Fixed(Ptr), Operands: []TypeRule{Fixed(Ptr), Fixed(Int64)}, Aux: ElemSize, Pure: true},
-	OpLoad:     {Name: "load", Types: Numeric, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead},
-	OpStore:    {Name: "store", Types: Numeric, Result: NoResult, Operands: []TypeRule{Fixed(Ptr), OfType}, Memory: MemWrite, SideEffects: true},
+	OpLoad:     {Name: "load", Types: Numeric, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead, Spaces: true},
+	OpStore:    {Name: "store", Types: Numeric, Result: NoResult, Operands: []TypeRule{Fixed(Ptr), OfType}, Memory: MemWrite, SideEffects: true, Spaces: true},
+
+	OpAddr:     {Name: "addr", Result: Fixed(Ptr), Aux: VarIndex},
+	OpDataAddr: {Name: "dataaddr", Result: Fixed(Ptr), Aux: DataIndex},
+	OpBarrier:  {Name: "barrier", Result: NoResult, SideEffects: true},
 }
 
 // Info returns the op's row of the op table; an op out of range gets the

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -139,6 +140,21 @@ func (p *parser) kernel() *Kernel {
 		k.Conflicts = append(k.Conflicts, pair)
 		c.done()
 	}
+	for p.peek() == "data" {
+		c := p.line("data")
+		c.expect("data")
+		d := Data{Name: c.next("a table name").text}
+		c.expect("align")
+		d.Align = c.int("an alignment")
+		c.expect("=")
+		tok := c.next("the table's bytes in hexadecimal")
+		var err error
+		if d.Bytes, err = hex.DecodeString(tok.text); err != nil {
+			c.failAt(tok, "expected the table's bytes in hexadecimal, found %q", tok.text)
+		}
+		k.Data = append(k.Data, d)
+		c.done()
+	}
 	for p.peek() == "task" {
 		k.Tasks = append(k.Tasks, p.task(k))
 	}
@@ -174,6 +190,21 @@ func (p *parser) task(k *Kernel) *Task {
 		t.Group = c.int("a group number")
 	}
 	c.done()
+	for p.peek() == "var" {
+		c := p.line("var")
+		c.expect("var")
+		v := Var{Name: c.next("a variable name").text}
+		tok := c.next("a memory space")
+		var ok bool
+		if v.Space, ok = spaceByName(tok.text); !ok {
+			c.failAt(tok, "expected a memory space, found %q", tok.text)
+		}
+		v.Size = c.int("a size in bytes")
+		c.expect("align")
+		v.Align = c.int("an alignment")
+		t.Vars = append(t.Vars, v)
+		c.done()
+	}
 	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
 	for p.skipBlank() && isLabel(&p.lines[p.next]) {
 		t.Blocks = append(t.Blocks, tp.block())
@@ -229,6 +260,12 @@ func (c *cursor) opName(tok word, in *Instr) {
 	}
 	in.Op = op
 	info := op.Info()
+	if len(parts) > 1 {
+		if space, ok := spaceByName(parts[1]); ok && space != Global {
+			in.Space = space
+			parts = append(parts[:1], parts[2:]...)
+		}
+	}
 	want := parts[0]
 	if info.Types != 0 {
 		want += ".TYPE"

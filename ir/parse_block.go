@@ -75,6 +75,28 @@ func (tp *taskParser) instr(c *cursor) Instr {
 	switch info := in.Op.Info(); info.Aux {
 	case ScalarParam, SliceParam:
 		in.Aux = c.param(tp.k)
+	case VarIndex:
+		tok := c.next("a variable name")
+		in.Aux = -1
+		for i, v := range tp.t.Vars {
+			if v.Name == tok.text {
+				in.Aux = int64(i)
+			}
+		}
+		if in.Aux < 0 {
+			c.failAt(tok, "task %s has no variable %s", tp.t.Name, tok.text)
+		}
+	case DataIndex:
+		tok := c.next("a table name")
+		in.Aux = -1
+		for i, d := range tp.k.Data {
+			if d.Name == tok.text {
+				in.Aux = int64(i)
+			}
+		}
+		if in.Aux < 0 {
+			c.failAt(tok, "kernel %s has no table %s", tp.k.Name, tok.text)
+		}
 	default:
 		for i, typ := range in.ArgTypes() {
 			if i > 0 {

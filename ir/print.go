@@ -41,6 +41,9 @@ func (k *Kernel) String() string {
 	for _, c := range k.Conflicts {
 		fmt.Fprintf(&b, "disjoint %s %s\n", k.Params[c[0]].Name, k.Params[c[1]].Name)
 	}
+	for _, d := range k.Data {
+		fmt.Fprintf(&b, "data %s align %d = %x\n", d.Name, d.Align, d.Bytes)
+	}
 	for _, t := range k.Tasks {
 		b.WriteString("\n")
 		k.writeTask(&b, t)
@@ -57,6 +60,9 @@ func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
 		fmt.Fprintf(b, " block=%d group=%d", t.StreamBlock, t.Group)
 	}
 	b.WriteString("\n")
+	for _, v := range t.Vars {
+		fmt.Fprintf(b, "var %s %s %d align %d\n", v.Name, v.Space, v.Size, v.Align)
+	}
 	for _, blk := range t.Blocks {
 		fmt.Fprintf(b, "b%d:", blk.Index)
 		if blk.Comment != "" {
@@ -78,14 +84,32 @@ func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
 	}
 	info := in.Op.Info()
 	b.WriteString(in.Op.String())
+	if in.Space != Global {
+		fmt.Fprintf(&b, ".%s", in.Space)
+	}
 	if info.Types != 0 {
 		fmt.Fprintf(&b, ".%s", in.Type)
 	}
 	if info.From != 0 {
 		fmt.Fprintf(&b, ".%s", in.From)
 	}
-	if info.Aux == ScalarParam || info.Aux == SliceParam {
+	switch info.Aux {
+	case ScalarParam, SliceParam:
 		fmt.Fprintf(&b, " %s", k.paramName(in.Aux))
+		return b.String()
+	case VarIndex:
+		if in.Aux >= 0 && int(in.Aux) < len(t.Vars) {
+			fmt.Fprintf(&b, " %s", t.Vars[in.Aux].Name)
+		} else {
+			fmt.Fprintf(&b, " $%d", in.Aux)
+		}
+		return b.String()
+	case DataIndex:
+		if in.Aux >= 0 && int(in.Aux) < len(k.Data) {
+			fmt.Fprintf(&b, " %s", k.Data[in.Aux].Name)
+		} else {
+			fmt.Fprintf(&b, " $%d", in.Aux)
+		}
 		return b.String()
 	}
 	types := in.ArgTypes()

@@ -6,6 +6,9 @@ import "fmt"
 // register numbers and types, operand counts and types, parameter references
 // and terminators. Passes call it so a broken pass is caught where it breaks.
 func (k *Kernel) Check() error {
+	if err := k.checkData(); err != nil {
+		return err
+	}
 	for _, t := range k.Tasks {
 		if err := k.CheckTask(t); err != nil {
 			return fmt.Errorf("task %s: %w", t.Name, err)
@@ -18,6 +21,9 @@ func (k *Kernel) Check() error {
 func (k *Kernel) CheckTask(t *Task) error {
 	if len(t.Blocks) == 0 {
 		return fmt.Errorf("no blocks")
+	}
+	if err := k.checkMemory(t); err != nil {
+		return err
 	}
 	defined := make([]bool, len(t.Regs))
 	for _, b := range t.Blocks {
@@ -65,8 +71,10 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 		return fmt.Errorf("%s in a serial task", in.Op)
 	case info.SameSize && in.Type.Size() != in.From.Size():
 		return fmt.Errorf("%s between %s and %s, of different sizes", in.Op, in.From, in.Type)
+	case in.Space >= numSpaces || in.Space != Global && !info.Spaces:
+		return fmt.Errorf("%s in %s memory", in.Op, in.Space)
 	}
-	if err := k.checkAux(in, info.Aux); err != nil {
+	if err := k.checkAux(t, in, info.Aux); err != nil {
 		return err
 	}
 	if in.Op == OpConst && (len(in.Args) != 1 || !in.Args[0].Imm) {
@@ -85,7 +93,7 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 }
 
 // checkAux checks what the instruction's Aux holds.
-func (k *Kernel) checkAux(in *Instr, kind AuxKind) error {
+func (k *Kernel) checkAux(t *Task, in *Instr, kind AuxKind) error {
 	switch kind {
 	case ScalarParam, SliceParam:
 		if in.Aux < 0 || int(in.Aux) >= len(k.Params) {
@@ -98,6 +106,14 @@ func (k *Kernel) checkAux(in *Instr, kind AuxKind) error {
 	case ElemSize:
 		if in.Aux <= 0 {
 			return fmt.Errorf("element size %d", in.Aux)
+		}
+	case VarIndex:
+		if in.Aux < 0 || int(in.Aux) >= len(t.Vars) {
+			return fmt.Errorf("no variable %d", in.Aux)
+		}
+	case DataIndex:
+		if in.Aux < 0 || int(in.Aux) >= len(k.Data) {
+			return fmt.Errorf("no table %d", in.Aux)
 		}
 	}
 	return nil

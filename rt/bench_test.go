@@ -88,7 +88,7 @@ const emptyPTX = `.version 7.0
 func BenchmarkLaunchGPU(b *testing.B) {
 	d := gpu(b)
 	drv := cudaDriverOf(b, d)
-	m, err := d.Load(&ModuleSpec{Package: "bench", PTX: emptyPTX, Kernels: []KernelSpec{{Name: "Empty", Tasks: []TaskSpec{{Entry: "empty"}}}}})
+	m, err := d.Load(&ModuleSpec{Package: "bench", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}}, Kernels: []KernelSpec{{Name: "Empty", Tasks: []TaskSpec{{Entry: "empty"}}}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,6 +25,8 @@ import "C"
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -93,17 +95,33 @@ func openCUDA(index int) (driver, error) {
 		return int(v)
 	}
 	d.attrs = deviceAttributes{
+		arch:               fmt.Sprintf("sm_%d%d", attr(C.QD_ATTR_COMPUTE_CAPABILITY_MAJOR), attr(C.QD_ATTR_COMPUTE_CAPABILITY_MINOR)),
 		multiprocessors:    attr(C.QD_ATTR_MULTIPROCESSOR_COUNT),
 		maxThreadsPerSM:    attr(C.QD_ATTR_MAX_THREADS_PER_MULTIPROCESSOR),
 		maxThreadsPerBlock: attr(C.QD_ATTR_MAX_THREADS_PER_BLOCK),
-		computeMajor:       attr(C.QD_ATTR_COMPUTE_CAPABILITY_MAJOR),
-		computeMinor:       attr(C.QD_ATTR_COMPUTE_CAPABILITY_MINOR),
+		warpSize:           attr(C.QD_ATTR_WARP_SIZE),
+		streamQueues:       cudaMaxConnections(),
 	}
 	return d, nil
 }
 
+// cudaMaxConnections is the number of hardware queues CUDA feeds streams
+// through at once: CUDA_DEVICE_MAX_CONNECTIONS, 8 unless set. More streams
+// than queues would share queues and gain nothing.
+func cudaMaxConnections() int {
+	if n, err := strconv.Atoi(os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS")); err == nil && n > 0 {
+		return n
+	}
+	return 8
+}
+
 func (d *cudaDriver) deviceName() string           { return d.name }
 func (d *cudaDriver) attributes() deviceAttributes { return d.attrs }
+
+// cudaImageKinds are the kinds of device code the CUDA driver loads.
+var cudaImageKinds = []ImageKind{ImagePTX}
+
+func (d *cudaDriver) imageKinds() []ImageKind { return cudaImageKinds }
 
 func (d *cudaDriver) alloc(bytes uintptr) (uintptr, error) {
 	var p C.CUdeviceptr
@@ -123,8 +141,8 @@ func (d *cudaDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) 
 	return cuError("cuMemcpyDtoH", C.qd_cu_copy_to_host(d.ctx, dst, C.CUdeviceptr(src), C.size_t(bytes)))
 }
 
-func (d *cudaDriver) loadModule(image string) (uintptr, error) {
-	src := C.CString(image)
+func (d *cudaDriver) loadModule(image Image) (uintptr, error) {
+	src := C.CString(image.Data)
 	defer C.free(unsafe.Pointer(src))
 	var mod C.uintptr_t
 	var log [8192]C.char

@@ -2,11 +2,14 @@
 // the host and device buffers, loads the modules qdgen generates and
 // launches their kernels.
 //
-// Three backends share one API. CUDA is used when the NVIDIA driver library
+// The backends share one API. CUDA is used when the NVIDIA driver library
 // (libcuda.so.1) can be loaded at run time; nothing CUDA is needed to build.
 // The CPU backend runs each kernel as the Go function it was written as, so
 // every program also runs, serially, on a machine without a GPU; there every
-// stream and event operation succeeds and does nothing.
+// stream and event operation succeeds and does nothing. A GPU backend is a
+// driver (driver.go): the calls of one vendor's driver API, the facts of
+// its devices, and the kinds of device code it loads; everything above it
+// is shared.
 //
 // The environment variable QD_BACKEND (cpu, cuda or auto) and QD_DEVICE
 // (a device index) choose the device Open returns.
@@ -107,7 +110,7 @@ func Open(opts ...Option) (*Device, error) {
 			return nil, fmt.Errorf("qd: QD_DEVICE=%q is not a device index", s)
 		}
 	}
-	pool := defaultPoolStreams()
+	pool := 0
 	for _, o := range opts {
 		if o.setBackend {
 			backend = o.backend
@@ -132,12 +135,25 @@ func Open(opts ...Option) (*Device, error) {
 			d = openCPU()
 		}
 	}
+	if pool == 0 {
+		pool = min(max(d.attrs.streamQueues, 1), maxPoolStreams)
+	}
 	d.pool.dev, d.pool.size = d, pool
 	return d, nil
 }
 
+// cpuAttributes are the CPU backend's device facts. It checks launch
+// options as a typical GPU would, so that a program that runs on the CPU
+// runs on a GPU too.
+var cpuAttributes = deviceAttributes{
+	arch:               "cpu",
+	maxThreadsPerBlock: 1024,
+	warpSize:           32,
+	streamQueues:       8,
+}
+
 func openCPU() *Device {
-	return &Device{backend: CPU, name: "cpu", modules: make(map[*ModuleSpec]*Module), live: make(map[releaser]struct{})}
+	return &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module), live: make(map[releaser]struct{})}
 }
 
 func openGPU(b Backend, index int) (*Device, error) {
@@ -175,8 +191,7 @@ func (d *Device) String() string {
 	if d.backend == CPU {
 		return "cpu"
 	}
-	return fmt.Sprintf("%s device %d (%s, sm_%d%d, %d SMs)", d.backend, d.index, d.name,
-		d.attrs.computeMajor, d.attrs.computeMinor, d.attrs.multiprocessors)
+	return fmt.Sprintf("%s device %d (%s, %s, %d SMs)", d.backend, d.index, d.name, d.attrs.arch, d.attrs.multiprocessors)
 }
 
 // check returns ErrClosed once the device is closed.

@@ -4,15 +4,19 @@ import "unsafe"
 
 // driver is what a GPU backend provides: a thin layer over the CUDA or HIP
 // driver API. Everything above it (devices, buffers, modules, launches) is
-// shared by both backends.
+// shared by both backends; what differs between GPUs beyond the calls
+// themselves, the driver reports as facts (attributes, imageKinds).
 type driver interface {
 	deviceName() string
 	attributes() deviceAttributes
+	// imageKinds lists the kinds of device code the driver loads, the one
+	// it prefers first.
+	imageKinds() []ImageKind
 	alloc(bytes uintptr) (uintptr, error)
 	free(ptr uintptr) error
 	copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error
 	copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error
-	loadModule(image string) (uintptr, error)
+	loadModule(image Image) (uintptr, error)
 	unloadModule(mod uintptr) error
 	function(mod uintptr, name string) (uintptr, error)
 	// synchronize waits for the legacy default stream.
@@ -74,9 +78,16 @@ func joinOn(drv driver, events, streams []uintptr, into uintptr) error {
 	return ErrNoDevice
 }
 
+// deviceAttributes are the facts about a device that shared code needs.
 type deviceAttributes struct {
-	multiprocessors            int
-	maxThreadsPerSM            int
-	maxThreadsPerBlock         int
-	computeMajor, computeMinor int
+	arch               string // the GPU's architecture, such as "sm_90"
+	multiprocessors    int
+	maxThreadsPerSM    int
+	maxThreadsPerBlock int
+	// warpSize is the number of threads that run in lockstep (a warp on
+	// NVIDIA GPUs, a wave on AMD's); block sizes are multiples of it.
+	warpSize int
+	// streamQueues is how many streams the device runs at once, the
+	// default size of the stream pool.
+	streamQueues int
 }

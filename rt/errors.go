@@ -15,6 +15,9 @@ var (
 	// ErrWrongDevice is returned when a buffer, stream or event of one
 	// device is used with another.
 	ErrWrongDevice = errors.New("object belongs to another device")
+	// ErrNoImage is returned when a module holds no device code in a form
+	// the device's driver loads: qdgen emitted none for that backend.
+	ErrNoImage = errors.New("no device code this device can load")
 )
 
 // DriverError is a failed call into the CUDA or HIP driver.

@@ -20,7 +20,9 @@ type LaunchOption struct {
 func OnStream(s *Stream) LaunchOption { return LaunchOption{stream: s, setStream: true} }
 
 // BlockSize sets the number of threads per block of parallel tasks
-// (default 256). It must be a multiple of 32 between 32 and 1024.
+// (default 256). It must be a multiple of the device's warp size (32 on
+// NVIDIA GPUs) and at most its limit of threads per block (1024 on NVIDIA
+// GPUs); the CPU backend checks it as an NVIDIA GPU would.
 func BlockSize(n int) LaunchOption { return LaunchOption{blockSize: n} }
 
 // GridSize sets the number of blocks of parallel tasks, instead of sizing
@@ -33,12 +35,15 @@ type launchSettings struct {
 	stream    *Stream
 }
 
-func launchConfig(opts []LaunchOption) (launchSettings, error) {
+// launchConfig reads the options of a launch on d, checking them against
+// the device.
+func launchConfig(d *Device, opts []LaunchOption) (launchSettings, error) {
 	var s launchSettings
+	warp, most := max(d.attrs.warpSize, 1), d.attrs.maxThreadsPerBlock
 	for _, o := range opts {
 		if o.blockSize != 0 {
-			if o.blockSize < 32 || o.blockSize > 1024 || o.blockSize%32 != 0 {
-				return s, fmt.Errorf("block size %d is not a multiple of 32 in [32, 1024]", o.blockSize)
+			if o.blockSize < warp || o.blockSize > most || o.blockSize%warp != 0 {
+				return s, fmt.Errorf("block size %d is not a multiple of the device's warp size %d in [%d, %d]", o.blockSize, warp, warp, most)
 			}
 			s.blockSize = o.blockSize
 		}

@@ -1,29 +1,16 @@
 package rt
 
-import (
-	"os"
-	"strconv"
-	"sync"
-)
+import "sync"
 
 // maxPoolStreams bounds the streams a device's pool may hold.
 const maxPoolStreams = 32
 
-// defaultPoolStreams is the pool size when nothing else is asked for: the
-// number of hardware queues CUDA feeds concurrently by default
-// (CUDA_DEVICE_MAX_CONNECTIONS, 8 unless set). More streams than queues
-// would share queues and gain nothing.
-func defaultPoolStreams() int {
-	if n, err := strconv.Atoi(os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS")); err == nil && n > 0 {
-		return min(n, maxPoolStreams)
-	}
-	return 8
-}
-
 // WithStreamPool sets how many streams the device keeps for the blocks of
-// qd.StreamParallel groups (1 to 32; default: CUDA_DEVICE_MAX_CONNECTIONS,
-// or 8). A group with more blocks than that runs some blocks on the same
-// stream, one after the other: still correct, less concurrent.
+// qd.StreamParallel groups (1 to 32). The default is the number of streams
+// the device runs at once, as its driver reports it: on CUDA,
+// CUDA_DEVICE_MAX_CONNECTIONS, or 8. A group with more blocks than that
+// runs some blocks on the same stream, one after the other: still correct,
+// less concurrent.
 func WithStreamPool(n int) Option { return Option{poolStreams: min(max(n, 1), maxPoolStreams)} }
 
 // streamPool holds the streams and events of a device's stream-parallel

@@ -164,6 +164,65 @@ func TestGridFor(t *testing.T) {
 	}
 }
 
+// TestChooseImage checks that a module loads from the image its driver
+// prefers, and that a module without one it loads is a clear error.
+func TestChooseImage(t *testing.T) {
+	const other ImageKind = 200 // a form no driver loads yet
+	images := []Image{{Kind: other, Data: "a"}, {Kind: ImagePTX, Data: "b"}}
+	if img, err := chooseImage(images, CUDA, []ImageKind{ImagePTX}); err != nil || img.Data != "b" {
+		t.Errorf("chooseImage = %+v, %v; want the PTX image", img, err)
+	}
+	if img, err := chooseImage(images, CUDA, []ImageKind{other, ImagePTX}); err != nil || img.Data != "a" {
+		t.Errorf("chooseImage = %+v, %v; want the preferred image", img, err)
+	}
+	_, err := chooseImage(images[:1], CUDA, []ImageKind{ImagePTX})
+	if !errors.Is(err, ErrNoImage) || err.Error() != "no device code this device can load: the module has ImageKind(200), the cuda driver loads PTX" {
+		t.Errorf("no PTX image: %v", err)
+	}
+	if _, err := chooseImage(nil, CUDA, []ImageKind{ImagePTX}); err == nil || !strings.Contains(err.Error(), "the module has none") {
+		t.Errorf("no images: %v", err)
+	}
+}
+
+// TestBlockSizeLimits checks block sizes against the device's warp size
+// and threads per block, not against NVIDIA's.
+func TestBlockSizeLimits(t *testing.T) {
+	wave64 := &Device{attrs: deviceAttributes{warpSize: 64, maxThreadsPerBlock: 256}}
+	for _, c := range []struct {
+		d    *Device
+		size int
+		ok   bool
+	}{
+		{cpu(t), 32, true}, {cpu(t), 1024, true}, {cpu(t), 48, false}, {cpu(t), 2048, false},
+		{wave64, 64, true}, {wave64, 256, true}, {wave64, 32, false}, {wave64, 96, false}, {wave64, 512, false},
+	} {
+		_, err := launchConfig(c.d, []LaunchOption{BlockSize(c.size)})
+		if (err == nil) != c.ok {
+			t.Errorf("block size %d with warp %d and %d threads per block: %v", c.size, c.d.attrs.warpSize, c.d.attrs.maxThreadsPerBlock, err)
+		}
+	}
+	_, err := launchConfig(wave64, []LaunchOption{BlockSize(32)})
+	if err == nil || err.Error() != "block size 32 is not a multiple of the device's warp size 64 in [64, 256]" {
+		t.Errorf("block size 32 on a wave-64 device: %v", err)
+	}
+}
+
+// TestPoolSize checks the stream pool's size: what the device runs at
+// once unless WithStreamPool asks otherwise.
+func TestPoolSize(t *testing.T) {
+	if n := cpu(t).PoolSize(); n != cpuAttributes.streamQueues {
+		t.Errorf("default pool size on the CPU: %d", n)
+	}
+	d, err := Open(WithBackend(CPU), WithStreamPool(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.PoolSize() != maxPoolStreams {
+		t.Errorf("WithStreamPool(40): pool size %d", d.PoolSize())
+	}
+}
+
 // gpu opens the GPU or skips the test on a machine without one.
 func gpu(t testing.TB) *Device {
 	t.Helper()
@@ -214,11 +273,27 @@ func TestBuffersGPU(t *testing.T) {
 	}
 }
 
+// TestDeviceFactsGPU checks the facts the CUDA driver reports, and that a
+// module without PTX does not load.
+func TestDeviceFactsGPU(t *testing.T) {
+	d := gpu(t)
+	a := d.attrs
+	if a.warpSize != 32 || a.maxThreadsPerBlock != 1024 || !strings.HasPrefix(a.arch, "sm_") || a.streamQueues < 1 {
+		t.Errorf("device facts %+v", a)
+	}
+	if os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS") == "" && d.PoolSize() != 8 {
+		t.Errorf("default pool size %d, want 8", d.PoolSize())
+	}
+	if _, err := d.Load(&ModuleSpec{Package: "none"}); !errors.Is(err, ErrNoImage) {
+		t.Errorf("loading a module without images: %v", err)
+	}
+}
+
 // TestBadPTXGPU checks that a module the driver cannot compile is an error
 // naming the driver call, the CUDA error and the compiler's log.
 func TestBadPTXGPU(t *testing.T) {
 	d := gpu(t)
-	_, err := d.Load(&ModuleSpec{Package: "broken", PTX: ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k() { frobnicate; }\n"})
+	_, err := d.Load(&ModuleSpec{Package: "broken", Images: []Image{{Kind: ImagePTX, Data: ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k() { frobnicate; }\n"}}})
 	var de *DriverError
 	if !errors.As(err, &de) || de.Call != "cuModuleLoadDataEx" || !strings.HasPrefix(de.Name, "CUDA_ERROR_") || de.Log == "" {
 		t.Fatalf("loading broken PTX: %v", err)
@@ -246,7 +321,7 @@ const faultPTX = `.version 7.0
 func TestKernelFaultGPU(t *testing.T) {
 	if os.Getenv("QD_FAULT_CHILD") == "1" {
 		d := gpu(t)
-		m, err := d.Load(&ModuleSpec{Package: "fault", PTX: faultPTX, Kernels: []KernelSpec{{Name: "Fault", Tasks: []TaskSpec{{Entry: "fault"}}}}})
+		m, err := d.Load(&ModuleSpec{Package: "fault", Images: []Image{{Kind: ImagePTX, Data: faultPTX}}, Kernels: []KernelSpec{{Name: "Fault", Tasks: []TaskSpec{{Entry: "fault"}}}}})
 		if err != nil {
 			t.Fatal(err)
 		}

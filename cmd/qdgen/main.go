@@ -26,7 +26,7 @@ import (
 func main() {
 	var g generator
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
-	flag.StringVar(&g.dump, "dump", "", "also write each package's device code to this directory (package.ptx)")
+	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [packages]\n\n")

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/qdgo/qd/emit/gostub"
 )
 
 // module writes a module holding the files into a temporary directory,
@@ -92,7 +94,7 @@ func TestGenerateDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`).Match(first) || !bytes.HasPrefix(first, []byte(generatedHeader)) {
+	if !regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`).Match(first) || !bytes.HasPrefix(first, []byte(gostub.Header)) {
 		t.Errorf("generated file does not start with the standard header:\n%s", first[:80])
 	}
 	os.Remove(path)
@@ -184,5 +186,12 @@ func TestDump(t *testing.T) {
 	}
 	if !strings.Contains(string(text), ".visible .entry Scale_0(") || !strings.Contains(string(text), ".target sm_70") {
 		t.Errorf("unexpected PTX:\n%s", text)
+	}
+	text, err = os.ReadFile(filepath.Join(dump, "example_com_m_k.ptx.ir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(text), "kernel Scale(a f32, x []f32)\n") || !strings.Contains(string(text), "task Scale_0 parallel") {
+		t.Errorf("unexpected IR:\n%s", text)
 	}
 }

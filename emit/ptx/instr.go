@@ -118,9 +118,15 @@ func (e *entry) instr(in *ir.Instr) {
 		}
 		e.emit("mad.lo.s64 %s, %s, %d, %s", d, e.reg(in.Args[1].Reg), in.Aux, base)
 	case ir.OpLoad:
-		e.emit("ld.global.%s %s, [%s]", memType(t), d, e.regArg(in.Args[0], ir.Ptr))
+		e.emit("ld.%s.%s %s, [%s]", in.Space, memType(t), d, e.regArg(in.Args[0], ir.Ptr))
 	case ir.OpStore:
-		e.emit("st.global.%s [%s], %s", memType(t), e.regArg(in.Args[0], ir.Ptr), e.regArg(in.Args[1], t))
+		e.emit("st.%s.%s [%s], %s", in.Space, memType(t), e.regArg(in.Args[0], ir.Ptr), e.regArg(in.Args[1], t))
+	case ir.OpAddr:
+		e.emit("mov.u64 %s, %s", d, varSymbol(e.t.Vars[in.Aux]))
+	case ir.OpDataAddr:
+		e.emit("mov.u64 %s, %s", d, e.tables[in.Aux])
+	case ir.OpBarrier:
+		e.emit("bar.sync 0")
 	default:
 		panic(fmt.Sprintf("ptx: unexpected op %s", in.Op))
 	}

@@ -7,6 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Transform",
 		Tasks: []rt.TaskSpec{{
@@ -14,7 +15,6 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}},
-	PTX:     qdPTX,
 	Package: "github.com/qdgo/qd/example/pipeline",
 }
 

@@ -7,6 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Add",
 		Tasks: []rt.TaskSpec{{
@@ -26,7 +27,6 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}},
-	PTX:     qdPTX,
 	Package: "github.com/qdgo/qd/example/streams",
 }
 

@@ -7,6 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Counts64",
 		Tasks: []rt.TaskSpec{{
@@ -374,7 +375,6 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}},
-	PTX:     qdPTX,
 	Package: "github.com/qdgo/qd/generated_test/mathkernels",
 }
 

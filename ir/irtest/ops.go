@@ -10,7 +10,10 @@ import "github.com/qdgo/qd/ir"
 //
 // Each kernel has the parameters s []E and p T, where T is the op's type
 // when a scalar parameter can have it and E the op's type when memory can
-// hold it (else i64 and i32), so that Values fits every one of them.
+// hold it (else i64 and i32), so that Values fits every one of them; a
+// 16-byte constant table d, and a 16-byte variable v in the space of the
+// op's address (local when it has none). Ops with an address in shared or
+// local memory take the address of v.
 func OpKernels(immediates bool) []*ir.Kernel {
 	var ks []*ir.Kernel
 	for _, op := range ir.Ops() {
@@ -23,12 +26,18 @@ func OpKernels(immediates bool) []*ir.Kernel {
 		if info.From == 0 {
 			froms = []ir.Type{ir.Invalid}
 		}
+		spaces := []ir.Space{ir.Global}
+		if info.Spaces {
+			spaces = append(spaces, ir.Shared, ir.Local)
+		}
 		for _, typ := range types {
 			for _, from := range froms {
 				if info.SameSize && typ.Size() != from.Size() {
 					continue
 				}
-				ks = append(ks, opKernel(ir.Instr{Op: op, Type: typ, From: from}, immediates))
+				for _, space := range spaces {
+					ks = append(ks, opKernel(ir.Instr{Op: op, Type: typ, From: from, Space: space}, immediates))
+				}
 			}
 		}
 	}
@@ -43,6 +52,9 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 	if in.From != ir.Invalid {
 		name += "_" + in.From.String()
 	}
+	if in.Space != ir.Global {
+		name += "_" + in.Space.String()
+	}
 	if immediates {
 		name += "_imm"
 	}
@@ -53,11 +65,21 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 	if ir.Scalars.Has(in.Type) {
 		scalar = in.Type
 	}
-	k := &ir.Kernel{Name: name, Params: []ir.Param{{Name: "s", Slice: true, Type: elem}, {Name: "p", Type: scalar}}}
+	k := &ir.Kernel{Name: name, Params: []ir.Param{{Name: "s", Slice: true, Type: elem}, {Name: "p", Type: scalar}},
+		Data: []ir.Data{{Name: "d", Bytes: make([]byte, 16), Align: 8}}}
 	t := &ir.Task{Name: name + "_0", Kind: ir.Parallel}
+	space := in.Space
+	if space == ir.Global {
+		space = ir.Local
+	}
+	t.Vars = []ir.Var{{Name: "v", Space: space, Size: 16, Align: 8}}
 	b := t.NewBlock("entry")
 	for _, typ := range in.ArgTypes() {
 		switch {
+		case typ == ir.Ptr && in.Space != ir.Global:
+			r := t.NewReg(ir.Ptr)
+			b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpAddr, Type: ir.Ptr, Dst: r, Aux: 0})
+			in.Args = append(in.Args, ir.R(r))
 		case typ == ir.Ptr:
 			r := t.NewReg(ir.Ptr)
 			b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: r, Aux: 0})

@@ -1,101 +1,20 @@
 package rt
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"runtime"
 
 	"github.com/qdgo/qd/internal/blocks"
 )
 
-// ModuleSpec describes the kernels of one Go package as qdgen generated
-// them: device code, and the tasks each kernel launches.
-type ModuleSpec struct {
-	Package string // the Go package's import path
-	PTX     string
-	Kernels []KernelSpec
-}
-
-// KernelSpec describes one kernel.
-type KernelSpec struct {
-	Name  string
-	Tasks []TaskSpec
-	// Groups holds the number of qd.StreamParallel blocks in each group of
-	// the kernel, in order, for running them concurrently on the CPU.
-	Groups []int
-}
-
-// TaskSpec describes one launch of a kernel: an entry point that runs on
-// one thread (serial) or on a grid whose threads share a loop (parallel).
-// Tasks of a qd.StreamParallel block have the block's number (1, 2, ...)
-// and its group's; consecutive tasks of one group run forked from the
-// launching stream, each block on a stream of its own, and join it again.
-type TaskSpec struct {
-	Entry    string
-	Parallel bool
-	Block    int
-	Group    int
-}
-
-// Module is a ModuleSpec loaded on a device. It is safe for use by many
-// goroutines at once.
-type Module struct {
-	dev     *Device
-	spec    *ModuleSpec
-	handle  uintptr
-	entries [][]uintptr // per kernel, per task: the driver's function
-}
-
-// Load loads the module of spec on d, compiling its device code the first
-// time; later calls return the same Module.
-func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
-	op := "load module " + spec.Package
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed.Load() {
-		return nil, opError(op, ErrClosed)
-	}
-	if m := d.modules[spec]; m != nil {
-		return m, nil
-	}
-	m := &Module{dev: d, spec: spec}
-	if d.drv != nil {
-		h, err := d.drv.loadModule(spec.PTX)
-		if err != nil {
-			return nil, opError(op, err)
-		}
-		m.handle = h
-		for _, k := range spec.Kernels {
-			fns := make([]uintptr, len(k.Tasks))
-			for i, t := range k.Tasks {
-				if fns[i], err = d.drv.function(h, t.Entry); err != nil {
-					d.drv.unloadModule(h)
-					return nil, opError(op, err)
-				}
-			}
-			m.entries = append(m.entries, fns)
-		}
-	}
-	d.modules[spec] = m
-	return m, nil
-}
-
-// Device returns the device the module is loaded on.
-func (m *Module) Device() *Device { return m.dev }
-
-// UnknownCount marks a parallel task whose iteration count the host cannot
-// compute; it is launched on a full grid.
-const UnknownCount = math.MinInt64
-
 // Launch runs kernel number kernel of the module: each task in order on the
 // stream the options name (the default stream without one), with the
-// packed arguments args. counts holds each
-// parallel task's iteration count, or UnknownCount; tasks with no
-// iterations are not launched. Generated stubs call it.
+// packed arguments args. counts holds each parallel task's iteration count,
+// or UnknownCount; tasks with no iterations are not launched. Generated
+// stubs call it.
 func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	k := &m.spec.Kernels[kernel]
-	cfg, err := launchConfig(opts)
+	cfg, err := launchConfig(m.dev, opts)
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
@@ -214,7 +133,7 @@ const (
 // RunBlocksConcurrently is on. Generated stubs call it.
 func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error) {
 	k := &m.spec.Kernels[kernel]
-	cfg, err := launchConfig(opts)
+	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
 		_, err = cfg.stream.use(m.dev)
 	}
@@ -244,58 +163,3 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error)
 // QD_CPU_BLOCKS=concurrent turns it on too. While it is on, kernels with
 // blocks run one at a time.
 func RunBlocksConcurrently(on bool) { blocks.SetConcurrent(on) }
-
-// CheckDisjoint returns an error if two buffer arguments, which blocks of
-// one qd.StreamParallel group would write and read at the same time,
-// overlap in memory. Generated stubs call it before a launch.
-func CheckDisjoint(kernel, name1 string, b1 ArgBuffer, name2 string, b2 ArgBuffer) error {
-	s1, e1 := b1.argSpan()
-	s2, e2 := b2.argSpan()
-	if s1 < e2 && s2 < e1 {
-		return opError("launch "+kernel, fmt.Errorf("buffers %s and %s overlap, and the kernel's concurrent qd.StreamParallel blocks write one while reading or writing the other", name1, name2))
-	}
-	return nil
-}
-
-// CheckBuffers verifies that every buffer argument of a launch can be used
-// on d. Generated stubs call it.
-func CheckBuffers(d *Device, kernel string, bufs ...ArgBuffer) error {
-	for _, b := range bufs {
-		if err := b.argUsable(); err != nil {
-			return opError("launch "+kernel, err)
-		}
-		if b.argDevice() != d {
-			return opError("launch "+kernel, ErrWrongDevice)
-		}
-	}
-	if err := d.check(); err != nil {
-		return opError("launch "+kernel, err)
-	}
-	return nil
-}
-
-// The Put functions write one argument into a packed argument buffer at
-// its offset, little-endian as the GPU reads it. Generated stubs call them.
-
-func PutBool(args []byte, off int, v bool) {
-	args[off] = 0
-	if v {
-		args[off] = 1
-	}
-}
-func PutUint8(args []byte, off int, v uint8)   { args[off] = v }
-func PutUint16(args []byte, off int, v uint16) { binary.LittleEndian.PutUint16(args[off:], v) }
-func PutUint32(args []byte, off int, v uint32) { binary.LittleEndian.PutUint32(args[off:], v) }
-func PutUint64(args []byte, off int, v uint64) { binary.LittleEndian.PutUint64(args[off:], v) }
-func PutFloat32(args []byte, off int, v float32) {
-	binary.LittleEndian.PutUint32(args[off:], math.Float32bits(v))
-}
-func PutFloat64(args []byte, off int, v float64) {
-	binary.LittleEndian.PutUint64(args[off:], math.Float64bits(v))
-}
-
-// PutBuffer writes a buffer argument: its device address, then its length.
-func PutBuffer(args []byte, off int, b ArgBuffer) {
-	binary.LittleEndian.PutUint64(args[off:], uint64(b.argPointer()))
-	binary.LittleEndian.PutUint64(args[off+8:], uint64(b.argLen()))
-}

@@ -1,0 +1,154 @@
+package gostub
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/rt"
+)
+
+const source = `package k
+
+type Celsius float32
+
+//qd:kernel
+func Scale(a float32, x []Celsius, rt int) {}
+`
+
+// testPackage describes a package with one kernel, as qdgen would after
+// compiling it.
+func testPackage(t *testing.T) *Package {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "k.go", source, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := new(types.Config).Check("example.com/k", fset, []*ast.File{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := pkg.Scope().Lookup("Scale").(*types.Func)
+	k := &ir.Kernel{
+		Name: "Scale",
+		Params: []ir.Param{
+			{Name: "a", Type: ir.Float32},
+			{Name: "x", Slice: true, Type: ir.Float32},
+			{Name: "rt", Type: ir.Int64},
+		},
+		Tasks: []*ir.Task{{Name: "Scale_0", Kind: ir.Parallel,
+			Count: &ir.Expr{Op: ir.OpParamLen, Type: ir.Int64, Aux: 1}}},
+	}
+	return &Package{
+		Path:    "example.com/k",
+		Name:    "k",
+		Kernels: []Kernel{{Func: fn, Pos: fset.Position(fn.Pos()), IR: k}},
+		Images:  []rt.Image{{Kind: rt.ImagePTX, Data: ".version 7.0\n"}},
+	}
+}
+
+// declared parses a generated file and returns its declarations by name,
+// methods as Type.Method, each printed without its body or value.
+func declared(t *testing.T, src []byte) map[string]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "qd_gen.go", src, 0)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	print := func(n any) string {
+		var b bytes.Buffer
+		printer.Fprint(&b, fset, n)
+		return b.String()
+	}
+	decls := make(map[string]string)
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			name := d.Name.Name
+			if d.Recv != nil {
+				name = "Kernels." + name
+			}
+			decls[name] = print(d.Type)
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					decls[s.Name.Name] = "type"
+				case *ast.ValueSpec:
+					decls[s.Names[0].Name] = d.Tok.String()
+				}
+			}
+		}
+	}
+	return decls
+}
+
+// TestSurface checks that the generated file, its skeleton and Names
+// declare the same names, and that the functions have the same signatures
+// in the file and the skeleton.
+func TestSurface(t *testing.T) {
+	p := testPackage(t)
+	file, err := File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Kernels {
+		p.Kernels[i].IR = nil // the skeleton is written before lowering
+	}
+	skel, err := Skeleton(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFile, inSkeleton := declared(t, file), declared(t, skel)
+	for name, sig := range inFile {
+		if inSkeleton[name] != sig {
+			t.Errorf("%s: %q in the generated file, %q in the skeleton", name, sig, inSkeleton[name])
+		}
+	}
+	for name := range inSkeleton {
+		if _, ok := inFile[name]; !ok {
+			t.Errorf("%s is only in the skeleton", name)
+		}
+	}
+	var topLevel []string
+	for name := range inFile {
+		if !strings.HasPrefix(name, "Kernels.") {
+			topLevel = append(topLevel, name)
+		}
+	}
+	names := Names(p)
+	slices.Sort(topLevel)
+	slices.Sort(names)
+	if !slices.Equal(names, topLevel) {
+		t.Errorf("Names = %v; the file declares %v", names, topLevel)
+	}
+	want := "func(a float32, x *rt.Buffer[Celsius], arg2 int, qdOpts ...rt.LaunchOption) error"
+	if got := inFile["Kernels.Scale"]; got != want {
+		t.Errorf("stub signature %s, want %s", got, want)
+	}
+	if !bytes.HasPrefix(file, []byte(Header+"\n//go:build !"+BuildTag+"\n")) {
+		t.Errorf("file header:\n%s", file[:80])
+	}
+}
+
+// TestBinaryImage checks that an image Go cannot hold in a raw string
+// literal is written as an interpreted one.
+func TestBinaryImage(t *testing.T) {
+	p := testPackage(t)
+	p.Images[0].Data = "\x7fELF\x00\r`\xff"
+	file, err := File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(file, []byte(`const qdPTX = "\x7fELF\x00\r`+"`"+`\xff"`)) {
+		t.Errorf("binary image:\n%s", file)
+	}
+}

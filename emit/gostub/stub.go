@@ -1,0 +1,195 @@
+package gostub
+
+import (
+	"fmt"
+	"go/types"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/qdgo/qd/ir"
+)
+
+// stub writes the launch method of one kernel.
+type stub struct {
+	k     *Kernel
+	index int // the kernel's number in the module
+}
+
+func (s *stub) sig() *types.Signature { return s.k.Func.Type().(*types.Signature) }
+
+// paramName is the name the stub uses for parameter i.
+func (s *stub) paramName(i int) string {
+	name := s.sig().Params().At(i).Name()
+	if name == "" || name == "_" || name == "rt" || strings.HasPrefix(name, "qd") {
+		return fmt.Sprintf("arg%d", i) // the stub's own names start with qd
+	}
+	return name
+}
+
+func (s *stub) doc() []string {
+	name := s.k.Func.Name()
+	return []string{
+		fmt.Sprintf("%s launches kernel %s (%s) after the work already launched on", name, name, declaredAt(s.k)),
+		"the device. Slice parameters are device buffers. It returns once the work",
+		"is queued; on the CPU backend it runs the Go function.",
+	}
+}
+
+// signature is the method's signature: slice parameters become buffers,
+// scalars keep their types, and launch options come last.
+func (s *stub) signature() *jen.Statement {
+	var params []jen.Code
+	for i := range s.sig().Params().Len() {
+		t := s.sig().Params().At(i).Type()
+		if sl, ok := t.Underlying().(*types.Slice); ok {
+			params = append(params, jen.Id(s.paramName(i)).Op("*").Qual(rtPath, "Buffer").Types(typeCode(sl.Elem())))
+		} else {
+			params = append(params, jen.Id(s.paramName(i)).Add(typeCode(t)))
+		}
+	}
+	params = append(params, jen.Id("qdOpts").Op("...").Qual(rtPath, "LaunchOption"))
+	return jen.Func().Params(jen.Id("qdk").Op("*").Id("Kernels")).Id(s.k.Func.Name()).Params(params...).Error()
+}
+
+// body checks the buffers, runs the Go function on the CPU backend, and
+// otherwise packs the arguments and launches the tasks.
+func (s *stub) body() jen.Code {
+	k := s.k.IR
+	name := k.Name
+	var bufs, cpuArgs []jen.Code
+	for i, kp := range k.Params {
+		pv := s.sig().Params().At(i)
+		id := s.paramName(i)
+		if !kp.Slice {
+			cpuArgs = append(cpuArgs, jen.Id(id))
+			continue
+		}
+		bufs = append(bufs, jen.Id(id))
+		slice := jen.Id(id).Dot("CPUSlice").Call()
+		if _, named := pv.Type().(*types.Named); named {
+			slice = typeCode(pv.Type()).Call(slice)
+		}
+		cpuArgs = append(cpuArgs, slice)
+	}
+
+	slots, size := k.ArgSlots()
+	var body []jen.Code
+	body = append(body,
+		jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckBuffers").Call(
+			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name)}, bufs...)...),
+			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))),
+	)
+	for _, c := range k.Conflicts {
+		a, b := s.paramName(c[0]), s.paramName(c[1])
+		body = append(body, jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckDisjoint").Call(
+			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
+			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))))
+	}
+	body = append(body,
+		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
+			jen.Return(jen.Id("qdk").Dot("mod").Dot("RunCPU").Call(jen.Lit(s.index), jen.Id("qdOpts"),
+				jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))),
+		jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte(),
+	)
+	for _, slot := range slots {
+		body = append(body, s.put(slot))
+	}
+	var counts []jen.Code
+	for _, t := range k.Tasks {
+		switch {
+		case t.Kind == ir.Parallel && t.Count != nil:
+			counts = append(counts, s.expr(t.Count))
+		case t.Kind == ir.Parallel:
+			counts = append(counts, jen.Qual(rtPath, "UnknownCount"))
+		default:
+			counts = append(counts, jen.Lit(1))
+		}
+	}
+	body = append(body,
+		jen.Id("qdCounts").Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
+		jen.Return(jen.Id("qdk").Dot("mod").Dot("Launch").Call(
+			jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()), jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"))),
+	)
+	return jen.Block(body...)
+}
+
+// kernelSpec describes a kernel's tasks to the runtime.
+func kernelSpec(k *Kernel) jen.Dict {
+	var tasks []jen.Code
+	for _, t := range k.IR.Tasks {
+		task := jen.Dict{
+			jen.Id("Entry"):    jen.Lit(t.Name),
+			jen.Id("Parallel"): jen.Lit(t.Kind == ir.Parallel),
+		}
+		if t.StreamBlock > 0 {
+			task[jen.Id("Block")] = jen.Lit(t.StreamBlock)
+			task[jen.Id("Group")] = jen.Lit(t.Group)
+		}
+		tasks = append(tasks, jen.Values(task))
+	}
+	spec := jen.Dict{
+		jen.Id("Name"):  jen.Lit(k.IR.Name),
+		jen.Id("Tasks"): jen.Index().Qual(rtPath, "TaskSpec").Values(tasks...),
+	}
+	if len(k.IR.Groups) > 0 {
+		var groups []jen.Code
+		for _, g := range k.IR.Groups {
+			groups = append(groups, jen.Lit(g))
+		}
+		spec[jen.Id("Groups")] = jen.Index().Int().Values(groups...)
+	}
+	return spec
+}
+
+// put writes one argument slot into the packed arguments.
+func (s *stub) put(slot ir.ArgSlot) jen.Code {
+	id := jen.Id(s.paramName(slot.Param))
+	args := jen.Id("qdArgs").Index(jen.Empty(), jen.Empty())
+	off := jen.Lit(slot.Offset)
+	switch slot.Part {
+	case ir.SlotBase:
+		return jen.Qual(rtPath, "PutBuffer").Call(args, off, id)
+	case ir.SlotLen:
+		return jen.Null() // PutBuffer writes the length too
+	}
+	var fn, conv string
+	switch slot.Type {
+	case ir.Bool:
+		fn, conv = "PutBool", "bool"
+	case ir.Int8, ir.Uint8:
+		fn, conv = "PutUint8", "uint8"
+	case ir.Int16, ir.Uint16:
+		fn, conv = "PutUint16", "uint16"
+	case ir.Int32, ir.Uint32:
+		fn, conv = "PutUint32", "uint32"
+	case ir.Float32:
+		fn, conv = "PutFloat32", "float32"
+	case ir.Float64:
+		fn, conv = "PutFloat64", "float64"
+	default:
+		fn, conv = "PutUint64", "uint64"
+	}
+	return jen.Qual(rtPath, fn).Call(args, off, jen.Id(conv).Call(id))
+}
+
+// typeCode writes a Go type.
+func typeCode(t types.Type) *jen.Statement {
+	switch t := t.(type) {
+	case *types.Basic:
+		return jen.Id(t.Name())
+	case *types.Named:
+		return objectCode(t.Obj())
+	case *types.Alias:
+		return objectCode(t.Obj())
+	case *types.Slice:
+		return jen.Index().Add(typeCode(t.Elem()))
+	}
+	return jen.Id(t.String())
+}
+
+func objectCode(obj *types.TypeName) *jen.Statement {
+	if obj.Pkg() == nil {
+		return jen.Id(obj.Name())
+	}
+	return jen.Qual(obj.Pkg().Path(), obj.Name())
+}

@@ -1,0 +1,165 @@
+package gostub
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/qdgo/qd/rt"
+)
+
+// form is which of the two files a declaration is written for.
+type form int
+
+const (
+	full     form = iota // the generated file
+	skeleton             // its stand-in before the first generation
+)
+
+// decl is one declaration of the generated file.
+type decl struct {
+	name string   // the package-level name it declares; "" for a method
+	doc  []string // its doc comment, one line each
+	// head is the declaration up to its body, value or type: its name and,
+	// for a function, its signature. Both forms share it.
+	head *jen.Statement
+	// body is what follows head in the generated file; it is called only
+	// for that form, since it may need the kernels' IR.
+	body func() jen.Code
+	// standIn is what follows head in the skeleton.
+	standIn jen.Code
+}
+
+func (d *decl) rest(f form) jen.Code {
+	if f == skeleton {
+		return d.standIn
+	}
+	return d.body()
+}
+
+// surface describes every declaration of the generated file of p, in the
+// order the file has them.
+func surface(p *Package) []decl {
+	decls := []decl{
+		{
+			name: "qdModule",
+			doc:  []string{"qdModule describes the device code of this package's kernels."},
+			head: jen.Var().Id("qdModule"),
+			body: func() jen.Code {
+				return jen.Op("=").Op("&").Qual(rtPath, "ModuleSpec").Values(moduleSpec(p))
+			},
+			standIn: jen.Op("*").Qual(rtPath, "ModuleSpec"),
+		},
+		{
+			name: "Kernels",
+			doc: []string{
+				"Kernels launches this package's kernels on one device. Create it with Load;",
+				"it is safe for use by many goroutines at once.",
+			},
+			head: jen.Type().Id("Kernels"),
+			body: kernelsType,
+			// The fields keep the skeleton's methods as they are in the
+			// generated file; nothing outside the file uses them.
+			standIn: kernelsType(),
+		},
+		{
+			name: "Load",
+			doc: []string{
+				"Load prepares this package's kernels on dev. The first call for a device",
+				"compiles the device code; later calls return at once.",
+			},
+			head: jen.Func().Id("Load").Params(jen.Id("dev").Op("*").Qual(rtPath, "Device")).
+				Params(jen.Op("*").Id("Kernels"), jen.Error()),
+			body:    loadBody,
+			standIn: standInBody,
+		},
+		{
+			doc: []string{"Device returns the device the kernels run on."},
+			head: jen.Func().Params(jen.Id("k").Op("*").Id("Kernels")).Id("Device").Params().
+				Op("*").Qual(rtPath, "Device"),
+			body:    func() jen.Code { return jen.Block(jen.Return(jen.Id("k").Dot("dev"))) },
+			standIn: standInBody,
+		},
+	}
+	for i := range p.Kernels {
+		s := &stub{k: &p.Kernels[i], index: i}
+		decls = append(decls, decl{
+			doc:     s.doc(),
+			head:    s.signature(),
+			body:    s.body,
+			standIn: standInBody,
+		})
+	}
+	for _, img := range p.Images {
+		decls = append(decls, decl{
+			name:    imageConst(img.Kind),
+			doc:     []string{fmt.Sprintf("%s is the %s of this package's kernels.", imageConst(img.Kind), img.Kind)},
+			head:    jen.Const().Id(imageConst(img.Kind)),
+			body:    func() jen.Code { return jen.Op("=").Add(stringCode(img.Data)) },
+			standIn: jen.Op("=").Lit(""),
+		})
+	}
+	return decls
+}
+
+// standInBody is the body of every function in the skeleton.
+var standInBody = jen.Block(jen.Panic(jen.Lit("qdgen skeleton")))
+
+// imageConst names the constant that holds an image of the given kind.
+func imageConst(kind rt.ImageKind) string { return "qd" + kind.String() }
+
+// imageKindConst is the rt constant of an image kind: rt names each kind
+// Image followed by its String.
+func imageKindConst(kind rt.ImageKind) jen.Code { return jen.Qual(rtPath, "Image"+kind.String()) }
+
+func moduleSpec(p *Package) jen.Dict {
+	var images []jen.Code
+	for _, img := range p.Images {
+		images = append(images, jen.Values(
+			jen.Id("Kind").Op(":").Add(imageKindConst(img.Kind)),
+			jen.Id("Data").Op(":").Id(imageConst(img.Kind))))
+	}
+	var kernels []jen.Code
+	for i := range p.Kernels {
+		kernels = append(kernels, jen.Values(kernelSpec(&p.Kernels[i])))
+	}
+	return jen.Dict{
+		jen.Id("Package"): jen.Lit(p.Path),
+		jen.Id("Images"):  jen.Index().Qual(rtPath, "Image").Values(images...),
+		jen.Id("Kernels"): jen.Index().Qual(rtPath, "KernelSpec").Values(kernels...),
+	}
+}
+
+func kernelsType() jen.Code {
+	return jen.Struct(
+		jen.Id("dev").Op("*").Qual(rtPath, "Device"),
+		jen.Id("mod").Op("*").Qual(rtPath, "Module"),
+	)
+}
+
+func loadBody() jen.Code {
+	return jen.Block(
+		jen.List(jen.Id("mod"), jen.Err()).Op(":=").Id("dev").Dot("Load").Call(jen.Id("qdModule")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Op("&").Id("Kernels").Values(jen.Dict{
+			jen.Id("dev"): jen.Id("dev"),
+			jen.Id("mod"): jen.Id("mod"),
+		}), jen.Nil()),
+	)
+}
+
+// stringCode writes s as a raw string literal where Go keeps it as it is,
+// and as an interpreted one otherwise (binary images).
+func stringCode(s string) jen.Code {
+	if utf8.ValidString(s) && !strings.ContainsAny(s, "`\r\x00\ufeff") {
+		return jen.Id("`" + s + "`")
+	}
+	return jen.Lit(s)
+}
+
+// declaredAt is the file and line the stub's comment names.
+func declaredAt(k *Kernel) string {
+	return fmt.Sprintf("%s:%d", filepath.Base(k.Pos.Filename), k.Pos.Line)
+}

@@ -1,0 +1,69 @@
+package rt
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// This file is the interface of generated stubs: the functions and
+// constants here are called only by code that qdgen writes.
+
+// UnknownCount marks a parallel task whose iteration count the host cannot
+// compute; it is launched on a full grid.
+const UnknownCount = math.MinInt64
+
+// CheckDisjoint returns an error if two buffer arguments, which blocks of
+// one qd.StreamParallel group would write and read at the same time,
+// overlap in memory. Generated stubs call it before a launch.
+func CheckDisjoint(kernel, name1 string, b1 ArgBuffer, name2 string, b2 ArgBuffer) error {
+	s1, e1 := b1.argSpan()
+	s2, e2 := b2.argSpan()
+	if s1 < e2 && s2 < e1 {
+		return opError("launch "+kernel, fmt.Errorf("buffers %s and %s overlap, and the kernel's concurrent qd.StreamParallel blocks write one while reading or writing the other", name1, name2))
+	}
+	return nil
+}
+
+// CheckBuffers verifies that every buffer argument of a launch can be used
+// on d. Generated stubs call it.
+func CheckBuffers(d *Device, kernel string, bufs ...ArgBuffer) error {
+	for _, b := range bufs {
+		if err := b.argUsable(); err != nil {
+			return opError("launch "+kernel, err)
+		}
+		if b.argDevice() != d {
+			return opError("launch "+kernel, ErrWrongDevice)
+		}
+	}
+	if err := d.check(); err != nil {
+		return opError("launch "+kernel, err)
+	}
+	return nil
+}
+
+// The Put functions write one argument into a packed argument buffer at
+// its offset, little-endian as the GPU reads it. Generated stubs call them.
+
+func PutBool(args []byte, off int, v bool) {
+	args[off] = 0
+	if v {
+		args[off] = 1
+	}
+}
+func PutUint8(args []byte, off int, v uint8)   { args[off] = v }
+func PutUint16(args []byte, off int, v uint16) { binary.LittleEndian.PutUint16(args[off:], v) }
+func PutUint32(args []byte, off int, v uint32) { binary.LittleEndian.PutUint32(args[off:], v) }
+func PutUint64(args []byte, off int, v uint64) { binary.LittleEndian.PutUint64(args[off:], v) }
+func PutFloat32(args []byte, off int, v float32) {
+	binary.LittleEndian.PutUint32(args[off:], math.Float32bits(v))
+}
+func PutFloat64(args []byte, off int, v float64) {
+	binary.LittleEndian.PutUint64(args[off:], math.Float64bits(v))
+}
+
+// PutBuffer writes a buffer argument: its device address, then its length.
+func PutBuffer(args []byte, off int, b ArgBuffer) {
+	binary.LittleEndian.PutUint64(args[off:], uint64(b.argPointer()))
+	binary.LittleEndian.PutUint64(args[off+8:], uint64(b.argLen()))
+}
