@@ -43,7 +43,14 @@ var mathCases = func() []kernelCase {
 		fn := fns[name]
 		cases = append(cases, kernelCase{name: name, fn: fn, args: func(r *rand.Rand, n int) []any { return mathArgs(fn, r, n) }})
 	}
-	return cases
+	return append(cases,
+		kernelCase{name: "Random", fn: mathkernels.Random, args: func(r *rand.Rand, n int) []any {
+			return []any{r.Uint64(), make([]uint32, n), make([]uint64, n), make([]float32, n), make([]float64, n), make([]float64, n)}
+		}},
+		kernelCase{name: "MonteCarloPi", fn: mathkernels.MonteCarloPi, args: func(r *rand.Rand, n int) []any {
+			return []any{r.Uint64(), 1 + r.IntN(64), make([]int, min(n, 4096))}
+		}},
+	)
 }()
 
 // mathLengths are the lengths math kernels are tried with: enough values

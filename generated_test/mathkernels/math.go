@@ -1,6 +1,6 @@
-// Package mathkernels tests the functions of packages math and math/bits
-// in kernels: each kernel applies one function to every element, and its
-// results must equal Go's bit for bit.
+// Package mathkernels tests the functions of packages math, math/bits and
+// qd's rand in kernels: each kernel applies one function to every element,
+// and its results must equal Go's bit for bit.
 package mathkernels
 
 //go:generate go run github.com/qdgo/qd/cmd/qdgen

@@ -374,6 +374,18 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Narrow_0",
 			Parallel: true,
 		}},
+	}, {
+		Name: "Random",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Random_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "MonteCarloPi",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "MonteCarloPi_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/generated_test/mathkernels",
 }
@@ -1635,6 +1647,49 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 	rt.PutBuffer(qdArgs[:], 80, pow)
 	qdCounts := [1]int64{int64(sqrt.Len())}
 	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Random launches kernel Random (rand.go:8) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[uint64], f32 *rt.Buffer[float32], f64 *rt.Buffer[float64], norm *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Random", u32, u64, f32, f64, norm); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(61, qdOpts, func() {
+			Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
+		})
+	}
+	var qdArgs [88]byte
+	rt.PutUint64(qdArgs[:], 0, uint64(seed))
+	rt.PutBuffer(qdArgs[:], 8, u32)
+	rt.PutBuffer(qdArgs[:], 24, u64)
+	rt.PutBuffer(qdArgs[:], 40, f32)
+	rt.PutBuffer(qdArgs[:], 56, f64)
+	rt.PutBuffer(qdArgs[:], 72, norm)
+	qdCounts := [1]int64{int64(u32.Len())}
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// MonteCarloPi launches kernel MonteCarloPi (rand.go:24) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) MonteCarloPi(seed uint64, samples int, hits *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MonteCarloPi", hits); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(62, qdOpts, func() {
+			MonteCarloPi(seed, samples, hits.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutUint64(qdArgs[:], 0, uint64(seed))
+	rt.PutUint64(qdArgs[:], 8, uint64(samples))
+	rt.PutBuffer(qdArgs[:], 16, hits)
+	qdCounts := [1]int64{int64(hits.Len())}
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -16084,6 +16139,1522 @@ $L_324:
 	mov.b32 %r43, -2147483648;
 	bra.uni $L_311;
 $L_325:
+	ret;
+}
+
+.visible .entry Random_0(
+	.param .u64 Random_0_param_0,
+	.param .u64 Random_0_param_1,
+	.param .s64 Random_0_param_2,
+	.param .u64 Random_0_param_3,
+	.param .s64 Random_0_param_4,
+	.param .u64 Random_0_param_5,
+	.param .s64 Random_0_param_6,
+	.param .u64 Random_0_param_7,
+	.param .s64 Random_0_param_8,
+	.param .u64 Random_0_param_9,
+	.param .s64 Random_0_param_10
+)
+{
+	.reg .pred %p<509>;
+	.reg .b32 %r<391>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<508>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<184>;
+	.reg .f64 %fd<491>;
+
+$L_0:
+	ld.param.u64 %rd4, [Random_0_param_1];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Random_0_param_2];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd13, [Random_0_param_0];
+	ld.param.u64 %rd125, [Random_0_param_3];
+	cvta.to.global.u64 %rd125, %rd125;
+	ld.param.u64 %rd185, [Random_0_param_5];
+	cvta.to.global.u64 %rd185, %rd185;
+	ld.param.u64 %rd249, [Random_0_param_7];
+	cvta.to.global.u64 %rd249, %rd249;
+	ld.param.u64 %rd492, [Random_0_param_9];
+	cvta.to.global.u64 %rd492, %rd492;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_160;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_160;
+$L_5:
+	mov.b64 %rd11, %rd9;
+$L_6:
+	cvt.u32.u64 %r18, %rd11;
+	shr.u64 %rd19, %rd11, 32;
+	cvt.u32.u64 %r20, %rd19;
+	cvt.u32.u64 %r21, %rd13;
+	shr.u64 %rd22, %rd13, 32;
+	cvt.u32.u64 %r23, %rd22;
+	mov.b32 %r28, 0;
+	mov.b32 %r29, 0;
+$L_7:
+	setp.lt.s64 %p30, 0, 10;
+	@!%p30 bra $L_159;
+$L_8:
+	mov.b32 %r31, %r18;
+	mov.b32 %r32, %r20;
+	mov.b32 %r33, %r28;
+	mov.b32 %r34, %r29;
+	mov.b32 %r35, %r21;
+	mov.b32 %r36, %r23;
+	mov.b64 %rd37, 0;
+$L_9:
+	max.s64 %rd494, 10, -9223372036854775804;
+	sub.s64 %rd495, %rd494, 4;
+$L_10:
+	setp.lt.s64 %p496, %rd37, %rd495;
+	@!%p496 bra $L_19;
+$L_11:
+	mul.hi.u32 %r42, %r31, 3528531795;
+	mul.lo.u32 %r43, %r31, 3528531795;
+	mov.b32 %r44, %r42;
+	mov.b32 %r45, %r43;
+	mul.hi.u32 %r46, %r33, 3449720151;
+	mul.lo.u32 %r47, %r33, 3449720151;
+	mov.b32 %r48, %r46;
+	mov.b32 %r49, %r47;
+	xor.b32 %r50, %r48, %r32;
+	xor.b32 %r51, %r50, %r35;
+	xor.b32 %r52, %r44, %r34;
+	xor.b32 %r53, %r52, %r36;
+	add.u32 %r54, %r35, 2654435769;
+	add.u32 %r55, %r36, 3144134277;
+	add.s64 %rd56, %rd37, 1;
+	setp.lt.s64 %p57, %rd56, 10;
+$L_12:
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r49;
+	mov.b32 %r33, %r53;
+	mov.b32 %r34, %r45;
+	mov.b32 %r35, %r54;
+	mov.b32 %r36, %r55;
+	mov.b64 %rd37, %rd56;
+$L_13:
+	mul.hi.u32 %r42, %r31, 3528531795;
+	mul.lo.u32 %r43, %r31, 3528531795;
+	mov.b32 %r44, %r42;
+	mov.b32 %r45, %r43;
+	mul.hi.u32 %r46, %r33, 3449720151;
+	mul.lo.u32 %r47, %r33, 3449720151;
+	mov.b32 %r48, %r46;
+	mov.b32 %r49, %r47;
+	xor.b32 %r50, %r48, %r32;
+	xor.b32 %r51, %r50, %r35;
+	xor.b32 %r52, %r44, %r34;
+	xor.b32 %r53, %r52, %r36;
+	add.u32 %r54, %r35, 2654435769;
+	add.u32 %r55, %r36, 3144134277;
+	add.s64 %rd56, %rd37, 1;
+	setp.lt.s64 %p57, %rd56, 10;
+$L_14:
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r49;
+	mov.b32 %r33, %r53;
+	mov.b32 %r34, %r45;
+	mov.b32 %r35, %r54;
+	mov.b32 %r36, %r55;
+	mov.b64 %rd37, %rd56;
+$L_15:
+	mul.hi.u32 %r42, %r31, 3528531795;
+	mul.lo.u32 %r43, %r31, 3528531795;
+	mov.b32 %r44, %r42;
+	mov.b32 %r45, %r43;
+	mul.hi.u32 %r46, %r33, 3449720151;
+	mul.lo.u32 %r47, %r33, 3449720151;
+	mov.b32 %r48, %r46;
+	mov.b32 %r49, %r47;
+	xor.b32 %r50, %r48, %r32;
+	xor.b32 %r51, %r50, %r35;
+	xor.b32 %r52, %r44, %r34;
+	xor.b32 %r53, %r52, %r36;
+	add.u32 %r54, %r35, 2654435769;
+	add.u32 %r55, %r36, 3144134277;
+	add.s64 %rd56, %rd37, 1;
+	setp.lt.s64 %p57, %rd56, 10;
+$L_16:
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r49;
+	mov.b32 %r33, %r53;
+	mov.b32 %r34, %r45;
+	mov.b32 %r35, %r54;
+	mov.b32 %r36, %r55;
+	mov.b64 %rd37, %rd56;
+$L_17:
+	mul.hi.u32 %r42, %r31, 3528531795;
+	mul.lo.u32 %r43, %r31, 3528531795;
+	mov.b32 %r44, %r42;
+	mov.b32 %r45, %r43;
+	mul.hi.u32 %r46, %r33, 3449720151;
+	mul.lo.u32 %r47, %r33, 3449720151;
+	mov.b32 %r48, %r46;
+	mov.b32 %r49, %r47;
+	xor.b32 %r50, %r48, %r32;
+	xor.b32 %r51, %r50, %r35;
+	xor.b32 %r52, %r44, %r34;
+	xor.b32 %r53, %r52, %r36;
+	add.u32 %r54, %r35, 2654435769;
+	add.u32 %r55, %r36, 3144134277;
+	add.s64 %rd56, %rd37, 1;
+	setp.lt.s64 %p57, %rd56, 10;
+$L_18:
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r49;
+	mov.b32 %r33, %r53;
+	mov.b32 %r34, %r45;
+	mov.b32 %r35, %r54;
+	mov.b32 %r36, %r55;
+	mov.b64 %rd37, %rd56;
+	bra.uni $L_10;
+$L_19:
+	mul.hi.u32 %r42, %r31, 3528531795;
+	mul.lo.u32 %r43, %r31, 3528531795;
+	mov.b32 %r44, %r42;
+	mov.b32 %r45, %r43;
+	mul.hi.u32 %r46, %r33, 3449720151;
+	mul.lo.u32 %r47, %r33, 3449720151;
+	mov.b32 %r48, %r46;
+	mov.b32 %r49, %r47;
+	xor.b32 %r50, %r48, %r32;
+	xor.b32 %r51, %r50, %r35;
+	xor.b32 %r52, %r44, %r34;
+	xor.b32 %r53, %r52, %r36;
+	add.u32 %r54, %r35, 2654435769;
+	add.u32 %r55, %r36, 3144134277;
+	add.s64 %rd56, %rd37, 1;
+	setp.lt.s64 %p57, %rd56, 10;
+	@!%p57 bra $L_21;
+$L_20:
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r49;
+	mov.b32 %r33, %r53;
+	mov.b32 %r34, %r45;
+	mov.b32 %r35, %r54;
+	mov.b32 %r36, %r55;
+	mov.b64 %rd37, %rd56;
+	bra.uni $L_19;
+$L_21:
+	mov.b32 %r38, %r51;
+$L_22:
+	mov.b32 %r24, %r38;
+$L_23:
+	mov.b32 %r58, %r24;
+	mov.b32 %r14, %r58;
+$L_24:
+	mov.b32 %r62, %r14;
+	mov.b32 %r12, %r62;
+$L_25:
+	mad.lo.s64 %rd66, %rd9, 4, %rd4;
+	st.global.u32 [%rd66], %r12;
+$L_26:
+	cvt.u32.u64 %r72, %rd11;
+	shr.u64 %rd73, %rd11, 32;
+	cvt.u32.u64 %r74, %rd73;
+	cvt.u32.u64 %r75, %rd13;
+	shr.u64 %rd76, %rd13, 32;
+	cvt.u32.u64 %r77, %rd76;
+	mov.b32 %r82, 0;
+	mov.b32 %r83, 0;
+$L_27:
+	setp.lt.s64 %p84, 0, 10;
+	@!%p84 bra $L_158;
+$L_28:
+	mov.b32 %r85, %r72;
+	mov.b32 %r86, %r74;
+	mov.b32 %r87, %r82;
+	mov.b32 %r88, %r83;
+	mov.b32 %r89, %r75;
+	mov.b32 %r90, %r77;
+	mov.b64 %rd91, 0;
+$L_29:
+	max.s64 %rd497, 10, -9223372036854775804;
+	sub.s64 %rd498, %rd497, 4;
+$L_30:
+	setp.lt.s64 %p499, %rd91, %rd498;
+	@!%p499 bra $L_39;
+$L_31:
+	mul.hi.u32 %r96, %r85, 3528531795;
+	mul.lo.u32 %r97, %r85, 3528531795;
+	mov.b32 %r98, %r96;
+	mov.b32 %r99, %r97;
+	mul.hi.u32 %r100, %r87, 3449720151;
+	mul.lo.u32 %r101, %r87, 3449720151;
+	mov.b32 %r102, %r100;
+	mov.b32 %r103, %r101;
+	xor.b32 %r104, %r102, %r86;
+	xor.b32 %r105, %r104, %r89;
+	xor.b32 %r106, %r98, %r88;
+	xor.b32 %r107, %r106, %r90;
+	add.u32 %r108, %r89, 2654435769;
+	add.u32 %r109, %r90, 3144134277;
+	add.s64 %rd110, %rd91, 1;
+	setp.lt.s64 %p111, %rd110, 10;
+$L_32:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r107;
+	mov.b32 %r88, %r99;
+	mov.b32 %r89, %r108;
+	mov.b32 %r90, %r109;
+	mov.b64 %rd91, %rd110;
+$L_33:
+	mul.hi.u32 %r96, %r85, 3528531795;
+	mul.lo.u32 %r97, %r85, 3528531795;
+	mov.b32 %r98, %r96;
+	mov.b32 %r99, %r97;
+	mul.hi.u32 %r100, %r87, 3449720151;
+	mul.lo.u32 %r101, %r87, 3449720151;
+	mov.b32 %r102, %r100;
+	mov.b32 %r103, %r101;
+	xor.b32 %r104, %r102, %r86;
+	xor.b32 %r105, %r104, %r89;
+	xor.b32 %r106, %r98, %r88;
+	xor.b32 %r107, %r106, %r90;
+	add.u32 %r108, %r89, 2654435769;
+	add.u32 %r109, %r90, 3144134277;
+	add.s64 %rd110, %rd91, 1;
+	setp.lt.s64 %p111, %rd110, 10;
+$L_34:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r107;
+	mov.b32 %r88, %r99;
+	mov.b32 %r89, %r108;
+	mov.b32 %r90, %r109;
+	mov.b64 %rd91, %rd110;
+$L_35:
+	mul.hi.u32 %r96, %r85, 3528531795;
+	mul.lo.u32 %r97, %r85, 3528531795;
+	mov.b32 %r98, %r96;
+	mov.b32 %r99, %r97;
+	mul.hi.u32 %r100, %r87, 3449720151;
+	mul.lo.u32 %r101, %r87, 3449720151;
+	mov.b32 %r102, %r100;
+	mov.b32 %r103, %r101;
+	xor.b32 %r104, %r102, %r86;
+	xor.b32 %r105, %r104, %r89;
+	xor.b32 %r106, %r98, %r88;
+	xor.b32 %r107, %r106, %r90;
+	add.u32 %r108, %r89, 2654435769;
+	add.u32 %r109, %r90, 3144134277;
+	add.s64 %rd110, %rd91, 1;
+	setp.lt.s64 %p111, %rd110, 10;
+$L_36:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r107;
+	mov.b32 %r88, %r99;
+	mov.b32 %r89, %r108;
+	mov.b32 %r90, %r109;
+	mov.b64 %rd91, %rd110;
+$L_37:
+	mul.hi.u32 %r96, %r85, 3528531795;
+	mul.lo.u32 %r97, %r85, 3528531795;
+	mov.b32 %r98, %r96;
+	mov.b32 %r99, %r97;
+	mul.hi.u32 %r100, %r87, 3449720151;
+	mul.lo.u32 %r101, %r87, 3449720151;
+	mov.b32 %r102, %r100;
+	mov.b32 %r103, %r101;
+	xor.b32 %r104, %r102, %r86;
+	xor.b32 %r105, %r104, %r89;
+	xor.b32 %r106, %r98, %r88;
+	xor.b32 %r107, %r106, %r90;
+	add.u32 %r108, %r89, 2654435769;
+	add.u32 %r109, %r90, 3144134277;
+	add.s64 %rd110, %rd91, 1;
+	setp.lt.s64 %p111, %rd110, 10;
+$L_38:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r107;
+	mov.b32 %r88, %r99;
+	mov.b32 %r89, %r108;
+	mov.b32 %r90, %r109;
+	mov.b64 %rd91, %rd110;
+	bra.uni $L_30;
+$L_39:
+	mul.hi.u32 %r96, %r85, 3528531795;
+	mul.lo.u32 %r97, %r85, 3528531795;
+	mov.b32 %r98, %r96;
+	mov.b32 %r99, %r97;
+	mul.hi.u32 %r100, %r87, 3449720151;
+	mul.lo.u32 %r101, %r87, 3449720151;
+	mov.b32 %r102, %r100;
+	mov.b32 %r103, %r101;
+	xor.b32 %r104, %r102, %r86;
+	xor.b32 %r105, %r104, %r89;
+	xor.b32 %r106, %r98, %r88;
+	xor.b32 %r107, %r106, %r90;
+	add.u32 %r108, %r89, 2654435769;
+	add.u32 %r109, %r90, 3144134277;
+	add.s64 %rd110, %rd91, 1;
+	setp.lt.s64 %p111, %rd110, 10;
+	@!%p111 bra $L_41;
+$L_40:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r107;
+	mov.b32 %r88, %r99;
+	mov.b32 %r89, %r108;
+	mov.b32 %r90, %r109;
+	mov.b64 %rd91, %rd110;
+	bra.uni $L_39;
+$L_41:
+	mov.b32 %r92, %r105;
+	mov.b32 %r93, %r103;
+$L_42:
+	mov.b32 %r78, %r92;
+	mov.b32 %r79, %r93;
+$L_43:
+	mov.b32 %r112, %r78;
+	mov.b32 %r113, %r79;
+	mov.b32 %r68, %r112;
+	mov.b32 %r69, %r113;
+$L_44:
+	mov.b32 %r116, %r68;
+	mov.b32 %r117, %r69;
+	cvt.u64.u32 %rd120, %r117;
+	shl.b64 %rd121, %rd120, 32;
+	cvt.u64.u32 %rd122, %r116;
+	or.b64 %rd123, %rd121, %rd122;
+	mov.b64 %rd67, %rd123;
+$L_45:
+	mad.lo.s64 %rd124, %rd9, 8, %rd125;
+	st.global.u64 [%rd124], %rd67;
+$L_46:
+	cvt.u32.u64 %r133, %rd11;
+	shr.u64 %rd134, %rd11, 32;
+	cvt.u32.u64 %r135, %rd134;
+	cvt.u32.u64 %r136, %rd13;
+	shr.u64 %rd137, %rd13, 32;
+	cvt.u32.u64 %r138, %rd137;
+	mov.b32 %r143, 0;
+	mov.b32 %r144, 0;
+$L_47:
+	setp.lt.s64 %p145, 0, 10;
+	@!%p145 bra $L_157;
+$L_48:
+	mov.b32 %r146, %r133;
+	mov.b32 %r147, %r135;
+	mov.b32 %r148, %r143;
+	mov.b32 %r149, %r144;
+	mov.b32 %r150, %r136;
+	mov.b32 %r151, %r138;
+	mov.b64 %rd152, 0;
+$L_49:
+	max.s64 %rd500, 10, -9223372036854775804;
+	sub.s64 %rd501, %rd500, 4;
+$L_50:
+	setp.lt.s64 %p502, %rd152, %rd501;
+	@!%p502 bra $L_59;
+$L_51:
+	mul.hi.u32 %r157, %r146, 3528531795;
+	mul.lo.u32 %r158, %r146, 3528531795;
+	mov.b32 %r159, %r157;
+	mov.b32 %r160, %r158;
+	mul.hi.u32 %r161, %r148, 3449720151;
+	mul.lo.u32 %r162, %r148, 3449720151;
+	mov.b32 %r163, %r161;
+	mov.b32 %r164, %r162;
+	xor.b32 %r165, %r163, %r147;
+	xor.b32 %r166, %r165, %r150;
+	xor.b32 %r167, %r159, %r149;
+	xor.b32 %r168, %r167, %r151;
+	add.u32 %r169, %r150, 2654435769;
+	add.u32 %r170, %r151, 3144134277;
+	add.s64 %rd171, %rd152, 1;
+	setp.lt.s64 %p172, %rd171, 10;
+$L_52:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r164;
+	mov.b32 %r148, %r168;
+	mov.b32 %r149, %r160;
+	mov.b32 %r150, %r169;
+	mov.b32 %r151, %r170;
+	mov.b64 %rd152, %rd171;
+$L_53:
+	mul.hi.u32 %r157, %r146, 3528531795;
+	mul.lo.u32 %r158, %r146, 3528531795;
+	mov.b32 %r159, %r157;
+	mov.b32 %r160, %r158;
+	mul.hi.u32 %r161, %r148, 3449720151;
+	mul.lo.u32 %r162, %r148, 3449720151;
+	mov.b32 %r163, %r161;
+	mov.b32 %r164, %r162;
+	xor.b32 %r165, %r163, %r147;
+	xor.b32 %r166, %r165, %r150;
+	xor.b32 %r167, %r159, %r149;
+	xor.b32 %r168, %r167, %r151;
+	add.u32 %r169, %r150, 2654435769;
+	add.u32 %r170, %r151, 3144134277;
+	add.s64 %rd171, %rd152, 1;
+	setp.lt.s64 %p172, %rd171, 10;
+$L_54:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r164;
+	mov.b32 %r148, %r168;
+	mov.b32 %r149, %r160;
+	mov.b32 %r150, %r169;
+	mov.b32 %r151, %r170;
+	mov.b64 %rd152, %rd171;
+$L_55:
+	mul.hi.u32 %r157, %r146, 3528531795;
+	mul.lo.u32 %r158, %r146, 3528531795;
+	mov.b32 %r159, %r157;
+	mov.b32 %r160, %r158;
+	mul.hi.u32 %r161, %r148, 3449720151;
+	mul.lo.u32 %r162, %r148, 3449720151;
+	mov.b32 %r163, %r161;
+	mov.b32 %r164, %r162;
+	xor.b32 %r165, %r163, %r147;
+	xor.b32 %r166, %r165, %r150;
+	xor.b32 %r167, %r159, %r149;
+	xor.b32 %r168, %r167, %r151;
+	add.u32 %r169, %r150, 2654435769;
+	add.u32 %r170, %r151, 3144134277;
+	add.s64 %rd171, %rd152, 1;
+	setp.lt.s64 %p172, %rd171, 10;
+$L_56:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r164;
+	mov.b32 %r148, %r168;
+	mov.b32 %r149, %r160;
+	mov.b32 %r150, %r169;
+	mov.b32 %r151, %r170;
+	mov.b64 %rd152, %rd171;
+$L_57:
+	mul.hi.u32 %r157, %r146, 3528531795;
+	mul.lo.u32 %r158, %r146, 3528531795;
+	mov.b32 %r159, %r157;
+	mov.b32 %r160, %r158;
+	mul.hi.u32 %r161, %r148, 3449720151;
+	mul.lo.u32 %r162, %r148, 3449720151;
+	mov.b32 %r163, %r161;
+	mov.b32 %r164, %r162;
+	xor.b32 %r165, %r163, %r147;
+	xor.b32 %r166, %r165, %r150;
+	xor.b32 %r167, %r159, %r149;
+	xor.b32 %r168, %r167, %r151;
+	add.u32 %r169, %r150, 2654435769;
+	add.u32 %r170, %r151, 3144134277;
+	add.s64 %rd171, %rd152, 1;
+	setp.lt.s64 %p172, %rd171, 10;
+$L_58:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r164;
+	mov.b32 %r148, %r168;
+	mov.b32 %r149, %r160;
+	mov.b32 %r150, %r169;
+	mov.b32 %r151, %r170;
+	mov.b64 %rd152, %rd171;
+	bra.uni $L_50;
+$L_59:
+	mul.hi.u32 %r157, %r146, 3528531795;
+	mul.lo.u32 %r158, %r146, 3528531795;
+	mov.b32 %r159, %r157;
+	mov.b32 %r160, %r158;
+	mul.hi.u32 %r161, %r148, 3449720151;
+	mul.lo.u32 %r162, %r148, 3449720151;
+	mov.b32 %r163, %r161;
+	mov.b32 %r164, %r162;
+	xor.b32 %r165, %r163, %r147;
+	xor.b32 %r166, %r165, %r150;
+	xor.b32 %r167, %r159, %r149;
+	xor.b32 %r168, %r167, %r151;
+	add.u32 %r169, %r150, 2654435769;
+	add.u32 %r170, %r151, 3144134277;
+	add.s64 %rd171, %rd152, 1;
+	setp.lt.s64 %p172, %rd171, 10;
+	@!%p172 bra $L_61;
+$L_60:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r164;
+	mov.b32 %r148, %r168;
+	mov.b32 %r149, %r160;
+	mov.b32 %r150, %r169;
+	mov.b32 %r151, %r170;
+	mov.b64 %rd152, %rd171;
+	bra.uni $L_59;
+$L_61:
+	mov.b32 %r153, %r166;
+$L_62:
+	mov.b32 %r139, %r153;
+$L_63:
+	mov.b32 %r173, %r139;
+	mov.b32 %r129, %r173;
+$L_64:
+	mov.b32 %r177, %r129;
+	mov.b32 %r128, %r177;
+$L_65:
+	shr.u32 %r181, %r128, 8;
+	cvt.rn.f32.u32 %f182, %r181;
+	mul.rn.f32 %f183, %f182, 0f33800000;
+	mov.f32 %f127, %f183;
+$L_66:
+	mad.lo.s64 %rd184, %rd9, 4, %rd185;
+	st.global.f32 [%rd184], %f127;
+$L_67:
+	cvt.u32.u64 %r193, %rd11;
+	shr.u64 %rd194, %rd11, 32;
+	cvt.u32.u64 %r195, %rd194;
+	cvt.u32.u64 %r196, %rd13;
+	shr.u64 %rd197, %rd13, 32;
+	cvt.u32.u64 %r198, %rd197;
+	mov.b32 %r203, 0;
+	mov.b32 %r204, 0;
+$L_68:
+	setp.lt.s64 %p205, 0, 10;
+	@!%p205 bra $L_156;
+$L_69:
+	mov.b32 %r206, %r193;
+	mov.b32 %r207, %r195;
+	mov.b32 %r208, %r203;
+	mov.b32 %r209, %r204;
+	mov.b32 %r210, %r196;
+	mov.b32 %r211, %r198;
+	mov.b64 %rd212, 0;
+$L_70:
+	max.s64 %rd503, 10, -9223372036854775804;
+	sub.s64 %rd504, %rd503, 4;
+$L_71:
+	setp.lt.s64 %p505, %rd212, %rd504;
+	@!%p505 bra $L_80;
+$L_72:
+	mul.hi.u32 %r217, %r206, 3528531795;
+	mul.lo.u32 %r218, %r206, 3528531795;
+	mov.b32 %r219, %r217;
+	mov.b32 %r220, %r218;
+	mul.hi.u32 %r221, %r208, 3449720151;
+	mul.lo.u32 %r222, %r208, 3449720151;
+	mov.b32 %r223, %r221;
+	mov.b32 %r224, %r222;
+	xor.b32 %r225, %r223, %r207;
+	xor.b32 %r226, %r225, %r210;
+	xor.b32 %r227, %r219, %r209;
+	xor.b32 %r228, %r227, %r211;
+	add.u32 %r229, %r210, 2654435769;
+	add.u32 %r230, %r211, 3144134277;
+	add.s64 %rd231, %rd212, 1;
+	setp.lt.s64 %p232, %rd231, 10;
+$L_73:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r228;
+	mov.b32 %r209, %r220;
+	mov.b32 %r210, %r229;
+	mov.b32 %r211, %r230;
+	mov.b64 %rd212, %rd231;
+$L_74:
+	mul.hi.u32 %r217, %r206, 3528531795;
+	mul.lo.u32 %r218, %r206, 3528531795;
+	mov.b32 %r219, %r217;
+	mov.b32 %r220, %r218;
+	mul.hi.u32 %r221, %r208, 3449720151;
+	mul.lo.u32 %r222, %r208, 3449720151;
+	mov.b32 %r223, %r221;
+	mov.b32 %r224, %r222;
+	xor.b32 %r225, %r223, %r207;
+	xor.b32 %r226, %r225, %r210;
+	xor.b32 %r227, %r219, %r209;
+	xor.b32 %r228, %r227, %r211;
+	add.u32 %r229, %r210, 2654435769;
+	add.u32 %r230, %r211, 3144134277;
+	add.s64 %rd231, %rd212, 1;
+	setp.lt.s64 %p232, %rd231, 10;
+$L_75:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r228;
+	mov.b32 %r209, %r220;
+	mov.b32 %r210, %r229;
+	mov.b32 %r211, %r230;
+	mov.b64 %rd212, %rd231;
+$L_76:
+	mul.hi.u32 %r217, %r206, 3528531795;
+	mul.lo.u32 %r218, %r206, 3528531795;
+	mov.b32 %r219, %r217;
+	mov.b32 %r220, %r218;
+	mul.hi.u32 %r221, %r208, 3449720151;
+	mul.lo.u32 %r222, %r208, 3449720151;
+	mov.b32 %r223, %r221;
+	mov.b32 %r224, %r222;
+	xor.b32 %r225, %r223, %r207;
+	xor.b32 %r226, %r225, %r210;
+	xor.b32 %r227, %r219, %r209;
+	xor.b32 %r228, %r227, %r211;
+	add.u32 %r229, %r210, 2654435769;
+	add.u32 %r230, %r211, 3144134277;
+	add.s64 %rd231, %rd212, 1;
+	setp.lt.s64 %p232, %rd231, 10;
+$L_77:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r228;
+	mov.b32 %r209, %r220;
+	mov.b32 %r210, %r229;
+	mov.b32 %r211, %r230;
+	mov.b64 %rd212, %rd231;
+$L_78:
+	mul.hi.u32 %r217, %r206, 3528531795;
+	mul.lo.u32 %r218, %r206, 3528531795;
+	mov.b32 %r219, %r217;
+	mov.b32 %r220, %r218;
+	mul.hi.u32 %r221, %r208, 3449720151;
+	mul.lo.u32 %r222, %r208, 3449720151;
+	mov.b32 %r223, %r221;
+	mov.b32 %r224, %r222;
+	xor.b32 %r225, %r223, %r207;
+	xor.b32 %r226, %r225, %r210;
+	xor.b32 %r227, %r219, %r209;
+	xor.b32 %r228, %r227, %r211;
+	add.u32 %r229, %r210, 2654435769;
+	add.u32 %r230, %r211, 3144134277;
+	add.s64 %rd231, %rd212, 1;
+	setp.lt.s64 %p232, %rd231, 10;
+$L_79:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r228;
+	mov.b32 %r209, %r220;
+	mov.b32 %r210, %r229;
+	mov.b32 %r211, %r230;
+	mov.b64 %rd212, %rd231;
+	bra.uni $L_71;
+$L_80:
+	mul.hi.u32 %r217, %r206, 3528531795;
+	mul.lo.u32 %r218, %r206, 3528531795;
+	mov.b32 %r219, %r217;
+	mov.b32 %r220, %r218;
+	mul.hi.u32 %r221, %r208, 3449720151;
+	mul.lo.u32 %r222, %r208, 3449720151;
+	mov.b32 %r223, %r221;
+	mov.b32 %r224, %r222;
+	xor.b32 %r225, %r223, %r207;
+	xor.b32 %r226, %r225, %r210;
+	xor.b32 %r227, %r219, %r209;
+	xor.b32 %r228, %r227, %r211;
+	add.u32 %r229, %r210, 2654435769;
+	add.u32 %r230, %r211, 3144134277;
+	add.s64 %rd231, %rd212, 1;
+	setp.lt.s64 %p232, %rd231, 10;
+	@!%p232 bra $L_82;
+$L_81:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r228;
+	mov.b32 %r209, %r220;
+	mov.b32 %r210, %r229;
+	mov.b32 %r211, %r230;
+	mov.b64 %rd212, %rd231;
+	bra.uni $L_80;
+$L_82:
+	mov.b32 %r213, %r226;
+	mov.b32 %r214, %r224;
+$L_83:
+	mov.b32 %r199, %r213;
+	mov.b32 %r200, %r214;
+$L_84:
+	mov.b32 %r233, %r199;
+	mov.b32 %r234, %r200;
+	mov.b32 %r189, %r233;
+	mov.b32 %r190, %r234;
+$L_85:
+	mov.b32 %r237, %r189;
+	mov.b32 %r238, %r190;
+	cvt.u64.u32 %rd241, %r238;
+	shl.b64 %rd242, %rd241, 32;
+	cvt.u64.u32 %rd243, %r237;
+	or.b64 %rd244, %rd242, %rd243;
+	mov.b64 %rd188, %rd244;
+$L_86:
+	shr.u64 %rd245, %rd188, 11;
+	cvt.rn.f64.u64 %fd246, %rd245;
+	mul.rn.f64 %fd247, %fd246, 0d3CA0000000000000;
+	mov.f64 %fd187, %fd247;
+$L_87:
+	mad.lo.s64 %rd248, %rd9, 8, %rd249;
+	st.global.f64 [%rd248], %fd187;
+$L_88:
+	cvt.u32.u64 %r257, %rd11;
+	shr.u64 %rd258, %rd11, 32;
+	cvt.u32.u64 %r259, %rd258;
+	cvt.u32.u64 %r260, %rd13;
+	shr.u64 %rd261, %rd13, 32;
+	cvt.u32.u64 %r262, %rd261;
+	mov.b32 %r267, 0;
+	mov.b32 %r268, 0;
+$L_89:
+	setp.lt.s64 %p269, 0, 10;
+	@!%p269 bra $L_155;
+$L_90:
+	mov.b32 %r270, %r257;
+	mov.b32 %r271, %r259;
+	mov.b32 %r272, %r267;
+	mov.b32 %r273, %r268;
+	mov.b32 %r274, %r260;
+	mov.b32 %r275, %r262;
+	mov.b64 %rd276, 0;
+$L_91:
+	max.s64 %rd506, 10, -9223372036854775804;
+	sub.s64 %rd507, %rd506, 4;
+$L_92:
+	setp.lt.s64 %p508, %rd276, %rd507;
+	@!%p508 bra $L_101;
+$L_93:
+	mul.hi.u32 %r281, %r270, 3528531795;
+	mul.lo.u32 %r282, %r270, 3528531795;
+	mov.b32 %r283, %r281;
+	mov.b32 %r284, %r282;
+	mul.hi.u32 %r285, %r272, 3449720151;
+	mul.lo.u32 %r286, %r272, 3449720151;
+	mov.b32 %r287, %r285;
+	mov.b32 %r288, %r286;
+	xor.b32 %r289, %r287, %r271;
+	xor.b32 %r290, %r289, %r274;
+	xor.b32 %r291, %r283, %r273;
+	xor.b32 %r292, %r291, %r275;
+	add.u32 %r293, %r274, 2654435769;
+	add.u32 %r294, %r275, 3144134277;
+	add.s64 %rd295, %rd276, 1;
+	setp.lt.s64 %p296, %rd295, 10;
+$L_94:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r292;
+	mov.b32 %r273, %r284;
+	mov.b32 %r274, %r293;
+	mov.b32 %r275, %r294;
+	mov.b64 %rd276, %rd295;
+$L_95:
+	mul.hi.u32 %r281, %r270, 3528531795;
+	mul.lo.u32 %r282, %r270, 3528531795;
+	mov.b32 %r283, %r281;
+	mov.b32 %r284, %r282;
+	mul.hi.u32 %r285, %r272, 3449720151;
+	mul.lo.u32 %r286, %r272, 3449720151;
+	mov.b32 %r287, %r285;
+	mov.b32 %r288, %r286;
+	xor.b32 %r289, %r287, %r271;
+	xor.b32 %r290, %r289, %r274;
+	xor.b32 %r291, %r283, %r273;
+	xor.b32 %r292, %r291, %r275;
+	add.u32 %r293, %r274, 2654435769;
+	add.u32 %r294, %r275, 3144134277;
+	add.s64 %rd295, %rd276, 1;
+	setp.lt.s64 %p296, %rd295, 10;
+$L_96:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r292;
+	mov.b32 %r273, %r284;
+	mov.b32 %r274, %r293;
+	mov.b32 %r275, %r294;
+	mov.b64 %rd276, %rd295;
+$L_97:
+	mul.hi.u32 %r281, %r270, 3528531795;
+	mul.lo.u32 %r282, %r270, 3528531795;
+	mov.b32 %r283, %r281;
+	mov.b32 %r284, %r282;
+	mul.hi.u32 %r285, %r272, 3449720151;
+	mul.lo.u32 %r286, %r272, 3449720151;
+	mov.b32 %r287, %r285;
+	mov.b32 %r288, %r286;
+	xor.b32 %r289, %r287, %r271;
+	xor.b32 %r290, %r289, %r274;
+	xor.b32 %r291, %r283, %r273;
+	xor.b32 %r292, %r291, %r275;
+	add.u32 %r293, %r274, 2654435769;
+	add.u32 %r294, %r275, 3144134277;
+	add.s64 %rd295, %rd276, 1;
+	setp.lt.s64 %p296, %rd295, 10;
+$L_98:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r292;
+	mov.b32 %r273, %r284;
+	mov.b32 %r274, %r293;
+	mov.b32 %r275, %r294;
+	mov.b64 %rd276, %rd295;
+$L_99:
+	mul.hi.u32 %r281, %r270, 3528531795;
+	mul.lo.u32 %r282, %r270, 3528531795;
+	mov.b32 %r283, %r281;
+	mov.b32 %r284, %r282;
+	mul.hi.u32 %r285, %r272, 3449720151;
+	mul.lo.u32 %r286, %r272, 3449720151;
+	mov.b32 %r287, %r285;
+	mov.b32 %r288, %r286;
+	xor.b32 %r289, %r287, %r271;
+	xor.b32 %r290, %r289, %r274;
+	xor.b32 %r291, %r283, %r273;
+	xor.b32 %r292, %r291, %r275;
+	add.u32 %r293, %r274, 2654435769;
+	add.u32 %r294, %r275, 3144134277;
+	add.s64 %rd295, %rd276, 1;
+	setp.lt.s64 %p296, %rd295, 10;
+$L_100:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r292;
+	mov.b32 %r273, %r284;
+	mov.b32 %r274, %r293;
+	mov.b32 %r275, %r294;
+	mov.b64 %rd276, %rd295;
+	bra.uni $L_92;
+$L_101:
+	mul.hi.u32 %r281, %r270, 3528531795;
+	mul.lo.u32 %r282, %r270, 3528531795;
+	mov.b32 %r283, %r281;
+	mov.b32 %r284, %r282;
+	mul.hi.u32 %r285, %r272, 3449720151;
+	mul.lo.u32 %r286, %r272, 3449720151;
+	mov.b32 %r287, %r285;
+	mov.b32 %r288, %r286;
+	xor.b32 %r289, %r287, %r271;
+	xor.b32 %r290, %r289, %r274;
+	xor.b32 %r291, %r283, %r273;
+	xor.b32 %r292, %r291, %r275;
+	add.u32 %r293, %r274, 2654435769;
+	add.u32 %r294, %r275, 3144134277;
+	add.s64 %rd295, %rd276, 1;
+	setp.lt.s64 %p296, %rd295, 10;
+	@!%p296 bra $L_103;
+$L_102:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r292;
+	mov.b32 %r273, %r284;
+	mov.b32 %r274, %r293;
+	mov.b32 %r275, %r294;
+	mov.b64 %rd276, %rd295;
+	bra.uni $L_101;
+$L_103:
+	mov.b32 %r277, %r290;
+	mov.b32 %r278, %r288;
+$L_104:
+	mov.b32 %r263, %r277;
+	mov.b32 %r264, %r278;
+$L_105:
+	mov.b32 %r297, %r263;
+	mov.b32 %r298, %r264;
+	mov.b32 %r253, %r297;
+	mov.b32 %r254, %r298;
+$L_106:
+	mov.b32 %r301, %r253;
+	mov.b32 %r302, %r254;
+	cvt.u64.u32 %rd305, %r302;
+	shl.b64 %rd306, %rd305, 32;
+	cvt.u64.u32 %rd307, %r301;
+	or.b64 %rd308, %rd306, %rd307;
+	mov.b64 %rd252, %rd308;
+$L_107:
+	shr.u64 %rd309, %rd252, 11;
+	cvt.rn.f64.u64 %fd310, %rd309;
+	add.rn.f64 %fd311, %fd310, 0d3FE0000000000000;
+	mul.rn.f64 %fd312, %fd311, 0d3CA0000000000000;
+	mul.rn.f64 %fd313, %fd312, 0d4000000000000000;
+	sub.rn.f64 %fd314, %fd313, 0d3FF0000000000000;
+$L_108:
+	setp.neu.f64 %p317, %fd314, %fd314;
+	mov.pred %p316, %p317;
+$L_109:
+	@!%p316 bra $L_123;
+$L_110:
+	setp.eq.f64 %p318, %fd314, 0dBFF0000000000000;
+	@!%p318 bra $L_120;
+$L_111:
+	cvt.rzi.s64.f64 %rd324, %fd314;
+$L_112:
+	setp.ge.s64 %p326, %rd324, 0;
+	@!%p326 bra $L_119;
+$L_113:
+	mov.b64 %rd327, 9218868437227405312;
+$L_114:
+	mov.b64 %fd328, %rd327;
+	mov.f64 %fd325, %fd328;
+$L_115:
+	mov.f64 %fd315, %fd325;
+$L_116:
+	mul.rn.f64 %fd490, %fd315, 0d3FF6A09E667F3BCD;
+	mov.f64 %fd251, %fd490;
+$L_117:
+	mad.lo.s64 %rd491, %rd9, 8, %rd492;
+	st.global.f64 [%rd491], %fd251;
+$L_118:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_119:
+	mov.b64 %rd327, 18442240474082181120U;
+	bra.uni $L_114;
+$L_120:
+	setp.eq.f64 %p331, %fd314, 0d3FF0000000000000;
+	@%p331 bra $L_111;
+$L_121:
+	mov.f64 %fd330, 0d7FF8000000000001;
+	mov.f64 %fd329, %fd330;
+$L_122:
+	mov.f64 %fd315, %fd329;
+	bra.uni $L_116;
+$L_123:
+	setp.le.f64 %p323, %fd314, 0dBFF0000000000000;
+	@%p323 bra $L_110;
+$L_124:
+	setp.ge.f64 %p322, %fd314, 0d3FF0000000000000;
+	@%p322 bra $L_110;
+$L_125:
+	setp.lt.f64 %p319, %fd314, 0d0000000000000000;
+	@!%p319 bra $L_154;
+$L_126:
+	neg.f64 %fd332, %fd314;
+	mov.f64 %fd320, %fd332;
+	mov.pred %p321, 1;
+$L_127:
+	setp.le.f64 %p333, %fd320, 0d3FEB333333333333;
+	@!%p333 bra $L_132;
+$L_128:
+	mul.rn.f64 %fd334, %fd320, 0d3FD0000000000000;
+	mul.rn.f64 %fd335, %fd334, %fd320;
+	sub.rn.f64 %fd336, 0d3FC71EB851EB851F, %fd335;
+	mul.rn.f64 %fd337, %fd336, 0d408BB8C0A7936704;
+	add.rn.f64 %fd338, %fd337, 0d40C715BF25FF1D11;
+	mul.rn.f64 %fd339, %fd338, %fd336;
+	add.rn.f64 %fd340, %fd339, 0d40D73982A6012AFB;
+	mul.rn.f64 %fd341, %fd340, %fd336;
+	add.rn.f64 %fd342, %fd341, 0d40CFB5EE66E5A285;
+	mul.rn.f64 %fd343, %fd342, %fd336;
+	add.rn.f64 %fd344, %fd343, 0d40B2F6E30B2EC51E;
+	mul.rn.f64 %fd345, %fd344, %fd336;
+	add.rn.f64 %fd346, %fd345, 0d4085C88056B01502;
+	mul.rn.f64 %fd347, %fd346, %fd336;
+	add.rn.f64 %fd348, %fd347, 0d4047894DD814BFA3;
+	mul.rn.f64 %fd349, %fd348, %fd336;
+	add.rn.f64 %fd350, %fd349, 0d3FF32917A42157D1;
+	mul.rn.f64 %fd351, %fd336, 0d40B46A7ECA984B69;
+	add.rn.f64 %fd352, %fd351, 0d40DC0E457CB1AE76;
+	mul.rn.f64 %fd353, %fd352, %fd336;
+	add.rn.f64 %fd354, %fd353, 0d40E3317CAA64F4BE;
+	mul.rn.f64 %fd355, %fd354, %fd336;
+	add.rn.f64 %fd356, %fd355, 0d40D4B772D5D65266;
+	mul.rn.f64 %fd357, %fd356, %fd336;
+	add.rn.f64 %fd358, %fd357, 0d40B512322E75C89F;
+	mul.rn.f64 %fd359, %fd358, %fd336;
+	add.rn.f64 %fd360, %fd359, 0d4085797EFDC8B3F7;
+	mul.rn.f64 %fd361, %fd360, %fd336;
+	add.rn.f64 %fd362, %fd361, 0d4045281B386E1AB5;
+	mul.rn.f64 %fd363, %fd362, %fd336;
+	add.rn.f64 %fd364, %fd363, 0d3FF0000000000000;
+	mul.rn.f64 %fd365, %fd320, %fd350;
+	div.rn.f64 %fd366, %fd365, %fd364;
+	mov.f64 %fd367, %fd366;
+$L_129:
+	@!%p321 bra $L_131;
+$L_130:
+	neg.f64 %fd489, %fd367;
+	mov.f64 %fd315, %fd489;
+	bra.uni $L_116;
+$L_131:
+	mov.f64 %fd315, %fd367;
+	bra.uni $L_116;
+$L_132:
+	sub.rn.f64 %fd368, 0d3FF0000000000000, %fd320;
+$L_133:
+	mov.b64 %rd371, %fd368;
+	and.b64 %rd372, %rd371, 9223372036854775807;
+	setp.eq.u64 %p373, %rd372, 0;
+	@!%p373 bra $L_145;
+$L_134:
+	mov.b64 %rd375, -1;
+$L_135:
+	setp.ge.s64 %p376, %rd375, 0;
+	@!%p376 bra $L_144;
+$L_136:
+	mov.b64 %rd377, 9218868437227405312;
+$L_137:
+	mov.b64 %fd378, %rd377;
+	mov.f64 %fd374, %fd378;
+$L_138:
+	mov.f64 %fd370, %fd374;
+$L_139:
+	mov.f64 %fd369, %fd370;
+$L_140:
+	sub.rn.f64 %fd425, 0d3FE62E42FEFA39EF, %fd369;
+	sqrt.rn.f64 %fd426, %fd425;
+	setp.le.f64 %p427, %fd426, 0d4014000000000000;
+	@!%p427 bra $L_143;
+$L_141:
+	sub.rn.f64 %fd428, %fd426, 0d3FF999999999999A;
+	mul.rn.f64 %fd429, %fd428, 0d3F49615AC0B7ACE9;
+	add.rn.f64 %fd430, %fd429, 0d3F9744EB6C45EC67;
+	mul.rn.f64 %fd431, %fd430, %fd428;
+	add.rn.f64 %fd432, %fd431, 0d3FCEF2ABB9B85C37;
+	mul.rn.f64 %fd433, %fd432, %fd428;
+	add.rn.f64 %fd434, %fd433, 0d3FF453CC085375B2;
+	mul.rn.f64 %fd435, %fd434, %fd428;
+	add.rn.f64 %fd436, %fd435, 0d400D2ECB1A3D02C4;
+	mul.rn.f64 %fd437, %fd436, %fd428;
+	add.rn.f64 %fd438, %fd437, 0d401713F71462256A;
+	mul.rn.f64 %fd439, %fd438, %fd428;
+	add.rn.f64 %fd440, %fd439, 0d4012857748CAB19B;
+	mul.rn.f64 %fd441, %fd440, %fd428;
+	add.rn.f64 %fd442, %fd441, 0d3FF6C665FDE9526A;
+	mul.rn.f64 %fd443, %fd428, 0d3E19876E6013E192;
+	add.rn.f64 %fd444, %fd443, 0d3F496042AB9205BE;
+	mul.rn.f64 %fd445, %fd444, %fd428;
+	add.rn.f64 %fd446, %fd445, 0d3F960290AF9F12BC;
+	mul.rn.f64 %fd447, %fd446, %fd428;
+	add.rn.f64 %fd448, %fd447, 0d3FCACF476A756D3D;
+	mul.rn.f64 %fd449, %fd448, %fd428;
+	add.rn.f64 %fd450, %fd449, 0d3FEF371E4F4DE1A0;
+	mul.rn.f64 %fd451, %fd450, %fd428;
+	add.rn.f64 %fd452, %fd451, 0d4002F7543FF6BA47;
+	mul.rn.f64 %fd453, %fd452, %fd428;
+	add.rn.f64 %fd454, %fd453, 0d40073AAD9BCA5405;
+	mul.rn.f64 %fd455, %fd454, %fd428;
+	add.rn.f64 %fd456, %fd455, 0d3FF6A09E667F3BCD;
+	mov.f64 %fd457, %fd442;
+	mov.f64 %fd458, %fd456;
+$L_142:
+	div.rn.f64 %fd459, %fd457, %fd458;
+	mov.f64 %fd367, %fd459;
+	bra.uni $L_129;
+$L_143:
+	sub.rn.f64 %fd460, %fd426, 0d4014000000000000;
+	mul.rn.f64 %fd461, %fd460, 0d3E8AFB74D693BF93;
+	add.rn.f64 %fd462, %fd461, 0d3EFC6EC6CC59E02A;
+	mul.rn.f64 %fd463, %fd462, %fd460;
+	add.rn.f64 %fd464, %fd463, 0d3F545C1908425345;
+	mul.rn.f64 %fd465, %fd464, %fd460;
+	add.rn.f64 %fd466, %fd465, 0d3F9B2B41193B4EE7;
+	mul.rn.f64 %fd467, %fd466, %fd460;
+	add.rn.f64 %fd468, %fd467, 0d3FD2FAD9315255CF;
+	mul.rn.f64 %fd469, %fd468, %fd460;
+	add.rn.f64 %fd470, %fd469, 0d3FFC8EA6461FA445;
+	mul.rn.f64 %fd471, %fd470, %fd460;
+	add.rn.f64 %fd472, %fd471, 0d4015DAEA6E875003;
+	mul.rn.f64 %fd473, %fd472, %fd460;
+	add.rn.f64 %fd474, %fd473, 0d401AA1B1C13EE526;
+	mul.rn.f64 %fd475, %fd460, 0d3CEA0A3FB665CB0A;
+	add.rn.f64 %fd476, %fd475, 0d3E8AFB693C174D20;
+	mul.rn.f64 %fd477, %fd476, %fd460;
+	add.rn.f64 %fd478, %fd477, 0d3EFB61164A01861A;
+	mul.rn.f64 %fd479, %fd478, %fd460;
+	add.rn.f64 %fd480, %fd479, 0d3F523B6CF8EC177A;
+	mul.rn.f64 %fd481, %fd480, %fd460;
+	add.rn.f64 %fd482, %fd481, 0d3F958AB4FD6BCD50;
+	mul.rn.f64 %fd483, %fd482, %fd460;
+	add.rn.f64 %fd484, %fd483, 0d3FC8C975F4D2F24B;
+	mul.rn.f64 %fd485, %fd484, %fd460;
+	add.rn.f64 %fd486, %fd485, 0d3FEB2532D5CD90E5;
+	mul.rn.f64 %fd487, %fd486, %fd460;
+	add.rn.f64 %fd488, %fd487, 0d3FF6A09E667F3BCD;
+	mov.f64 %fd457, %fd474;
+	mov.f64 %fd458, %fd488;
+	bra.uni $L_142;
+$L_144:
+	mov.b64 %rd377, 18442240474082181120U;
+	bra.uni $L_137;
+$L_145:
+	mov.b64 %rd381, %rd371;
+	setp.lt.s64 %p382, %rd381, 0;
+	@!%p382 bra $L_148;
+$L_146:
+	mov.f64 %fd380, 0d7FF8000000000001;
+	mov.f64 %fd379, %fd380;
+$L_147:
+	mov.f64 %fd370, %fd379;
+	bra.uni $L_139;
+$L_148:
+	setp.ge.u64 %p383, %rd371, 9218868437227405312;
+	@!%p383 bra $L_150;
+$L_149:
+	mov.f64 %fd370, %fd368;
+	bra.uni $L_139;
+$L_150:
+	and.b64 %rd384, %rd371, 4503599627370495;
+	or.b64 %rd385, %rd384, 4602678819172646912;
+	mov.b64 %fd386, %rd385;
+	shr.u64 %rd387, %rd371, 52;
+	and.b64 %rd388, %rd387, 2047;
+	cvt.u32.u64 %r389, %rd388;
+	sub.s32 %r390, %r389, 1022;
+	cvt.rn.f64.s32 %fd391, %r390;
+	setp.le.f64 %p392, %fd386, 0d3FE6A09E667F3BCD;
+	@!%p392 bra $L_153;
+$L_151:
+	sub.rn.f64 %fd395, %fd391, 0d3FF0000000000000;
+	mul.rn.f64 %fd396, %fd386, 0d4000000000000000;
+	mov.f64 %fd393, %fd396;
+	mov.f64 %fd394, %fd395;
+$L_152:
+	sub.rn.f64 %fd397, %fd393, 0d3FF0000000000000;
+	add.rn.f64 %fd398, %fd397, 0d4000000000000000;
+	div.rn.f64 %fd399, %fd397, %fd398;
+	mul.rn.f64 %fd400, %fd399, %fd399;
+	mul.rn.f64 %fd401, %fd400, %fd400;
+	mul.rn.f64 %fd402, %fd401, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd403, %fd402, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd404, %fd403, %fd401;
+	add.rn.f64 %fd405, %fd404, 0d3FD2492494229359;
+	mul.rn.f64 %fd406, %fd405, %fd401;
+	add.rn.f64 %fd407, %fd406, 0d3FE5555555555593;
+	mul.rn.f64 %fd408, %fd400, %fd407;
+	mul.rn.f64 %fd409, %fd401, 0d3FC39A09D078C69F;
+	add.rn.f64 %fd410, %fd409, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd411, %fd410, %fd401;
+	add.rn.f64 %fd412, %fd411, 0d3FD999999997FA04;
+	mul.rn.f64 %fd413, %fd401, %fd412;
+	add.rn.f64 %fd414, %fd408, %fd413;
+	mul.rn.f64 %fd415, %fd397, 0d3FE0000000000000;
+	mul.rn.f64 %fd416, %fd415, %fd397;
+	mul.rn.f64 %fd417, %fd394, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd418, %fd416, %fd414;
+	mul.rn.f64 %fd419, %fd399, %fd418;
+	mul.rn.f64 %fd420, %fd394, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd421, %fd419, %fd420;
+	sub.rn.f64 %fd422, %fd416, %fd421;
+	sub.rn.f64 %fd423, %fd422, %fd397;
+	sub.rn.f64 %fd424, %fd417, %fd423;
+	mov.f64 %fd370, %fd424;
+	bra.uni $L_139;
+$L_153:
+	mov.f64 %fd393, %fd386;
+	mov.f64 %fd394, %fd391;
+	bra.uni $L_152;
+$L_154:
+	mov.f64 %fd320, %fd314;
+	mov.pred %p321, 0;
+	bra.uni $L_127;
+$L_155:
+	mov.b32 %r277, %r257;
+	mov.b32 %r278, %r259;
+	bra.uni $L_104;
+$L_156:
+	mov.b32 %r213, %r193;
+	mov.b32 %r214, %r195;
+	bra.uni $L_83;
+$L_157:
+	mov.b32 %r153, %r133;
+	bra.uni $L_62;
+$L_158:
+	mov.b32 %r92, %r72;
+	mov.b32 %r93, %r74;
+	bra.uni $L_42;
+$L_159:
+	mov.b32 %r38, %r18;
+	bra.uni $L_22;
+$L_160:
+	ret;
+}
+
+.visible .entry MonteCarloPi_0(
+	.param .u64 MonteCarloPi_0_param_0,
+	.param .s64 MonteCarloPi_0_param_1,
+	.param .u64 MonteCarloPi_0_param_2,
+	.param .s64 MonteCarloPi_0_param_3
+)
+{
+	.reg .pred %p<98>;
+	.reg .b32 %r<71>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<97>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<89>;
+
+$L_0:
+	ld.param.u64 %rd4, [MonteCarloPi_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [MonteCarloPi_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.s64 %rd14, [MonteCarloPi_0_param_1];
+	ld.param.u64 %rd22, [MonteCarloPi_0_param_0];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_38;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_38;
+$L_5:
+	mov.b64 %rd11, 0;
+	mov.b64 %rd12, 0;
+$L_6:
+	setp.lt.s64 %p13, %rd12, %rd14;
+	@!%p13 bra $L_36;
+$L_7:
+	mul.lo.s64 %rd15, %rd9, %rd14;
+	add.s64 %rd16, %rd15, %rd12;
+	mov.b64 %rd17, %rd16;
+$L_8:
+	cvt.u32.u64 %r23, %rd17;
+	shr.u64 %rd24, %rd17, 32;
+	cvt.u32.u64 %r25, %rd24;
+	cvt.u32.u64 %r26, %rd22;
+	shr.u64 %rd27, %rd22, 32;
+	cvt.u32.u64 %r28, %rd27;
+	mov.b32 %r33, 0;
+	mov.b32 %r34, 0;
+$L_9:
+	setp.lt.s64 %p35, 0, 10;
+	@!%p35 bra $L_35;
+$L_10:
+	mov.b32 %r36, %r23;
+	mov.b32 %r37, %r25;
+	mov.b32 %r38, %r33;
+	mov.b32 %r39, %r34;
+	mov.b32 %r40, %r26;
+	mov.b32 %r41, %r28;
+	mov.b64 %rd42, 0;
+$L_11:
+	max.s64 %rd95, 10, -9223372036854775804;
+	sub.s64 %rd96, %rd95, 4;
+$L_12:
+	setp.lt.s64 %p97, %rd42, %rd96;
+	@!%p97 bra $L_21;
+$L_13:
+	mul.hi.u32 %r47, %r36, 3528531795;
+	mul.lo.u32 %r48, %r36, 3528531795;
+	mov.b32 %r49, %r47;
+	mov.b32 %r50, %r48;
+	mul.hi.u32 %r51, %r38, 3449720151;
+	mul.lo.u32 %r52, %r38, 3449720151;
+	mov.b32 %r53, %r51;
+	mov.b32 %r54, %r52;
+	xor.b32 %r55, %r53, %r37;
+	xor.b32 %r56, %r55, %r40;
+	xor.b32 %r57, %r49, %r39;
+	xor.b32 %r58, %r57, %r41;
+	add.u32 %r59, %r40, 2654435769;
+	add.u32 %r60, %r41, 3144134277;
+	add.s64 %rd61, %rd42, 1;
+	setp.lt.s64 %p62, %rd61, 10;
+$L_14:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r59;
+	mov.b32 %r41, %r60;
+	mov.b64 %rd42, %rd61;
+$L_15:
+	mul.hi.u32 %r47, %r36, 3528531795;
+	mul.lo.u32 %r48, %r36, 3528531795;
+	mov.b32 %r49, %r47;
+	mov.b32 %r50, %r48;
+	mul.hi.u32 %r51, %r38, 3449720151;
+	mul.lo.u32 %r52, %r38, 3449720151;
+	mov.b32 %r53, %r51;
+	mov.b32 %r54, %r52;
+	xor.b32 %r55, %r53, %r37;
+	xor.b32 %r56, %r55, %r40;
+	xor.b32 %r57, %r49, %r39;
+	xor.b32 %r58, %r57, %r41;
+	add.u32 %r59, %r40, 2654435769;
+	add.u32 %r60, %r41, 3144134277;
+	add.s64 %rd61, %rd42, 1;
+	setp.lt.s64 %p62, %rd61, 10;
+$L_16:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r59;
+	mov.b32 %r41, %r60;
+	mov.b64 %rd42, %rd61;
+$L_17:
+	mul.hi.u32 %r47, %r36, 3528531795;
+	mul.lo.u32 %r48, %r36, 3528531795;
+	mov.b32 %r49, %r47;
+	mov.b32 %r50, %r48;
+	mul.hi.u32 %r51, %r38, 3449720151;
+	mul.lo.u32 %r52, %r38, 3449720151;
+	mov.b32 %r53, %r51;
+	mov.b32 %r54, %r52;
+	xor.b32 %r55, %r53, %r37;
+	xor.b32 %r56, %r55, %r40;
+	xor.b32 %r57, %r49, %r39;
+	xor.b32 %r58, %r57, %r41;
+	add.u32 %r59, %r40, 2654435769;
+	add.u32 %r60, %r41, 3144134277;
+	add.s64 %rd61, %rd42, 1;
+	setp.lt.s64 %p62, %rd61, 10;
+$L_18:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r59;
+	mov.b32 %r41, %r60;
+	mov.b64 %rd42, %rd61;
+$L_19:
+	mul.hi.u32 %r47, %r36, 3528531795;
+	mul.lo.u32 %r48, %r36, 3528531795;
+	mov.b32 %r49, %r47;
+	mov.b32 %r50, %r48;
+	mul.hi.u32 %r51, %r38, 3449720151;
+	mul.lo.u32 %r52, %r38, 3449720151;
+	mov.b32 %r53, %r51;
+	mov.b32 %r54, %r52;
+	xor.b32 %r55, %r53, %r37;
+	xor.b32 %r56, %r55, %r40;
+	xor.b32 %r57, %r49, %r39;
+	xor.b32 %r58, %r57, %r41;
+	add.u32 %r59, %r40, 2654435769;
+	add.u32 %r60, %r41, 3144134277;
+	add.s64 %rd61, %rd42, 1;
+	setp.lt.s64 %p62, %rd61, 10;
+$L_20:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r59;
+	mov.b32 %r41, %r60;
+	mov.b64 %rd42, %rd61;
+	bra.uni $L_12;
+$L_21:
+	mul.hi.u32 %r47, %r36, 3528531795;
+	mul.lo.u32 %r48, %r36, 3528531795;
+	mov.b32 %r49, %r47;
+	mov.b32 %r50, %r48;
+	mul.hi.u32 %r51, %r38, 3449720151;
+	mul.lo.u32 %r52, %r38, 3449720151;
+	mov.b32 %r53, %r51;
+	mov.b32 %r54, %r52;
+	xor.b32 %r55, %r53, %r37;
+	xor.b32 %r56, %r55, %r40;
+	xor.b32 %r57, %r49, %r39;
+	xor.b32 %r58, %r57, %r41;
+	add.u32 %r59, %r40, 2654435769;
+	add.u32 %r60, %r41, 3144134277;
+	add.s64 %rd61, %rd42, 1;
+	setp.lt.s64 %p62, %rd61, 10;
+	@!%p62 bra $L_23;
+$L_22:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r59;
+	mov.b32 %r41, %r60;
+	mov.b64 %rd42, %rd61;
+	bra.uni $L_21;
+$L_23:
+	mov.b32 %r43, %r56;
+	mov.b32 %r44, %r54;
+	mov.b32 %r45, %r58;
+	mov.b32 %r46, %r50;
+$L_24:
+	mov.b32 %r29, %r43;
+	mov.b32 %r30, %r44;
+	mov.b32 %r31, %r45;
+	mov.b32 %r32, %r46;
+$L_25:
+	mov.b32 %r63, %r29;
+	mov.b32 %r64, %r30;
+	mov.b32 %r65, %r31;
+	mov.b32 %r66, %r32;
+	mov.b32 %r18, %r63;
+	mov.b32 %r19, %r64;
+	mov.b32 %r20, %r65;
+	mov.b32 %r21, %r66;
+$L_26:
+	mov.b32 %r67, %r18;
+	mov.b32 %r68, %r19;
+	mov.b32 %r69, %r20;
+	mov.b32 %r70, %r21;
+	cvt.rn.f64.u32 %fd71, %r67;
+	mul.rn.f64 %fd72, %fd71, 0d3DF0000000000000;
+	cvt.rn.f64.u32 %fd73, %r68;
+	mul.rn.f64 %fd74, %fd73, 0d3DF0000000000000;
+	mul.rn.f64 %fd75, %fd72, %fd72;
+	mul.rn.f64 %fd76, %fd74, %fd74;
+	add.rn.f64 %fd77, %fd75, %fd76;
+	setp.lt.f64 %p78, %fd77, 0d3FF0000000000000;
+	@!%p78 bra $L_34;
+$L_27:
+	add.s64 %rd81, %rd11, 1;
+	mov.b64 %rd79, %rd81;
+$L_28:
+	cvt.rn.f64.u32 %fd82, %r69;
+	mul.rn.f64 %fd83, %fd82, 0d3DF0000000000000;
+	cvt.rn.f64.u32 %fd84, %r70;
+	mul.rn.f64 %fd85, %fd84, 0d3DF0000000000000;
+	mul.rn.f64 %fd86, %fd83, %fd83;
+	mul.rn.f64 %fd87, %fd85, %fd85;
+	add.rn.f64 %fd88, %fd86, %fd87;
+	setp.lt.f64 %p89, %fd88, 0d3FF0000000000000;
+	@!%p89 bra $L_33;
+$L_29:
+	add.s64 %rd93, %rd12, 1;
+	setp.lt.s64 %p94, %rd93, %rd14;
+	@!%p94 bra $L_32;
+$L_30:
+	add.s64 %rd91, %rd79, 1;
+	mov.b64 %rd90, %rd91;
+$L_31:
+	add.s64 %rd92, %rd12, 2;
+	mov.b64 %rd11, %rd90;
+	mov.b64 %rd12, %rd92;
+	bra.uni $L_6;
+$L_32:
+	mov.b64 %rd90, %rd79;
+	bra.uni $L_31;
+$L_33:
+	mov.b64 %rd90, %rd79;
+	bra.uni $L_31;
+$L_34:
+	mov.b64 %rd79, %rd11;
+	bra.uni $L_28;
+$L_35:
+	mov.b32 %r43, %r23;
+	mov.b32 %r44, %r25;
+	mov.b32 %r45, %r33;
+	mov.b32 %r46, %r34;
+	bra.uni $L_24;
+$L_36:
+	mad.lo.s64 %rd80, %rd9, 8, %rd4;
+	st.global.s64 [%rd80], %rd11;
+$L_37:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_38:
 	ret;
 }
 `
