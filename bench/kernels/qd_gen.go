@@ -123,6 +123,36 @@ var qdModule = &rt.ModuleSpec{
 			Entry:    "Tiny_0",
 			Parallel: false,
 		}},
+	}, {
+		Name: "Fill",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Fill_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Exp",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Exp_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Log",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Log_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Pow",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Pow_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Atan2",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Atan2_0",
+			Parallel: true,
+		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
 }
@@ -419,6 +449,104 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{1}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Fill launches kernel Fill (math.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", x); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdOpts, func() {
+			Fill(x.CPUSlice(), lo, hi)
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutFloat64(qdArgs[:], 16, float64(lo))
+	rt.PutFloat64(qdArgs[:], 24, float64(hi))
+	qdCounts := [1]int64{int64(x.Len())}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Exp launches kernel Exp (math.go:20) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdOpts, func() {
+			Exp(x.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Log launches kernel Log (math.go:27) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Log", x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdOpts, func() {
+			Log(x.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Pow launches kernel Pow (math.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", x, y, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdOpts, func() {
+			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Atan2 launches kernel Atan2 (math.go:41) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", y, x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdOpts, func() {
+			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, y)
+	rt.PutBuffer(qdArgs[:], 16, x)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3035,6 +3163,2033 @@ $L_13:
 	mov.b64 %rd3, %rd4;
 	bra.uni $L_12;
 $L_14:
+	ret;
+}
+
+.visible .entry Fill_0(
+	.param .u64 Fill_0_param_0,
+	.param .s64 Fill_0_param_1,
+	.param .f64 Fill_0_param_2,
+	.param .f64 Fill_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<22>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<21>;
+
+$L_0:
+	ld.param.u64 %rd4, [Fill_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Fill_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f64 %fd17, [Fill_0_param_3];
+	ld.param.f64 %fd18, [Fill_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mov.b64 %rd11, %rd9;
+	mul.lo.u64 %rd12, %rd11, 11400714819323198485U;
+	shr.u64 %rd13, %rd12, 11;
+	cvt.rn.f64.u64 %fd14, %rd13;
+	mul.rn.f64 %fd15, %fd14, 0d3CA0000000000000;
+	sub.rn.f64 %fd16, %fd17, %fd18;
+	mul.rn.f64 %fd19, %fd16, %fd15;
+	add.rn.f64 %fd20, %fd18, %fd19;
+	mad.lo.s64 %rd21, %rd9, 8, %rd4;
+	st.global.f64 [%rd21], %fd20;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Exp_0(
+	.param .u64 Exp_0_param_0,
+	.param .s64 Exp_0_param_1,
+	.param .u64 Exp_0_param_2,
+	.param .s64 Exp_0_param_3
+)
+{
+	.reg .pred %p<73>;
+	.reg .b32 %r<66>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<76>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<75>;
+
+$L_0:
+	ld.param.u64 %rd4, [Exp_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Exp_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Exp_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_38;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_38;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.f64 %fd14, [%rd11];
+$L_6:
+	mov.b64 %rd17, %fd14;
+	and.b64 %rd18, %rd17, 9223372036854775807;
+	setp.ge.u64 %p19, %rd18, 9218868437227405312;
+	@!%p19 bra $L_13;
+$L_7:
+	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
+	@!%p20 bra $L_12;
+$L_8:
+	mov.f64 %fd16, 0d0000000000000000;
+$L_9:
+	mov.f64 %fd15, %fd16;
+$L_10:
+	mad.lo.s64 %rd75, %rd9, 8, %rd4;
+	st.global.f64 [%rd75], %fd15;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	mov.f64 %fd16, %fd14;
+	bra.uni $L_9;
+$L_13:
+	setp.gt.f64 %p21, %fd14, 0d40862E42FEFA39EF;
+	@!%p21 bra $L_20;
+$L_14:
+	mov.b64 %rd23, 1;
+$L_15:
+	setp.ge.s64 %p24, %rd23, 0;
+	@!%p24 bra $L_19;
+$L_16:
+	mov.b64 %rd25, 9218868437227405312;
+$L_17:
+	mov.b64 %fd26, %rd25;
+	mov.f64 %fd22, %fd26;
+$L_18:
+	mov.f64 %fd16, %fd22;
+	bra.uni $L_9;
+$L_19:
+	mov.b64 %rd25, 18442240474082181120U;
+	bra.uni $L_17;
+$L_20:
+	mul.rn.f64 %fd27, %fd14, 0d3FF71547652B82FE;
+$L_21:
+	cvt.rni.f64.f64 %fd29, %fd27;
+	setp.ge.f64 %p30, %fd29, 0dC1E0000000000000;
+	@!%p30 bra $L_37;
+$L_22:
+	setp.le.f64 %p32, %fd29, 0d41DFFFFFFFC00000;
+	@!%p32 bra $L_37;
+$L_23:
+	cvt.rzi.s32.f64 %r31, %fd29;
+	mov.b32 %r28, %r31;
+$L_24:
+	cvt.rn.f64.s32 %fd33, %r28;
+	neg.f64 %fd34, %fd33;
+	fma.rn.f64 %fd35, %fd34, 0d3FE62E42FEFA3000, %fd14;
+	neg.f64 %fd36, %fd33;
+	fma.rn.f64 %fd37, %fd36, 0d3D53DE6AF278ECE6, %fd35;
+	mul.rn.f64 %fd38, %fd37, 0d3FB0000000000000;
+	fma.rn.f64 %fd39, 0d3EFA01A01A01A01A, %fd38, 0d3F2A01A01A01A01A;
+	fma.rn.f64 %fd40, %fd39, %fd38, 0d3F56C16C16C16C17;
+	fma.rn.f64 %fd41, %fd40, %fd38, 0d3F81111111111111;
+	fma.rn.f64 %fd42, %fd41, %fd38, 0d3FA5555555555555;
+	fma.rn.f64 %fd43, %fd42, %fd38, 0d3FC5555555555555;
+	fma.rn.f64 %fd44, %fd43, %fd38, 0d3FE0000000000000;
+	fma.rn.f64 %fd45, %fd44, %fd38, 0d3FF0000000000000;
+	mul.rn.f64 %fd46, %fd38, %fd45;
+	add.rn.f64 %fd47, %fd46, 0d4000000000000000;
+	mul.rn.f64 %fd48, %fd46, %fd47;
+	add.rn.f64 %fd49, %fd48, 0d4000000000000000;
+	mul.rn.f64 %fd50, %fd48, %fd49;
+	add.rn.f64 %fd51, %fd50, 0d4000000000000000;
+	mul.rn.f64 %fd52, %fd50, %fd51;
+	add.rn.f64 %fd53, %fd52, 0d4000000000000000;
+	fma.rn.f64 %fd54, %fd52, %fd53, 0d3FF0000000000000;
+	add.s32 %r55, %r28, 1023;
+	setp.le.s32 %p56, %r55, 0;
+	@!%p56 bra $L_29;
+$L_25:
+	setp.lt.s32 %p57, %r55, -52;
+	@!%p57 bra $L_27;
+$L_26:
+	mov.f64 %fd16, 0d0000000000000000;
+	bra.uni $L_9;
+$L_27:
+	add.s32 %r65, %r55, 1022;
+	cvt.s64.s32 %rd66, %r65;
+	shl.b64 %rd67, %rd66, 52;
+	mov.b64 %fd68, %rd67;
+	mul.rn.f64 %fd69, %fd54, %fd68;
+	mov.f64 %fd58, %fd69;
+	mov.b32 %r59, 1;
+$L_28:
+	cvt.s64.s32 %rd60, %r59;
+	shl.b64 %rd61, %rd60, 52;
+	mov.b64 %fd62, %rd61;
+	mul.rn.f64 %fd63, %fd58, %fd62;
+	mov.f64 %fd16, %fd63;
+	bra.uni $L_9;
+$L_29:
+	setp.ge.s32 %p64, %r55, 2047;
+	@!%p64 bra $L_36;
+$L_30:
+	mov.b64 %rd71, 1;
+$L_31:
+	setp.ge.s64 %p72, %rd71, 0;
+	@!%p72 bra $L_35;
+$L_32:
+	mov.b64 %rd73, 9218868437227405312;
+$L_33:
+	mov.b64 %fd74, %rd73;
+	mov.f64 %fd70, %fd74;
+$L_34:
+	mov.f64 %fd16, %fd70;
+	bra.uni $L_9;
+$L_35:
+	mov.b64 %rd73, 18442240474082181120U;
+	bra.uni $L_33;
+$L_36:
+	mov.f64 %fd58, %fd54;
+	mov.b32 %r59, %r55;
+	bra.uni $L_28;
+$L_37:
+	mov.b32 %r28, -2147483648;
+	bra.uni $L_24;
+$L_38:
+	ret;
+}
+
+.visible .entry Log_0(
+	.param .u64 Log_0_param_0,
+	.param .s64 Log_0_param_1,
+	.param .u64 Log_0_param_2,
+	.param .s64 Log_0_param_3
+)
+{
+	.reg .pred %p<39>;
+	.reg .b32 %r<37>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<72>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<71>;
+
+$L_0:
+	ld.param.u64 %rd4, [Log_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Log_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Log_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_25;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_25;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.f64 %fd14, [%rd11];
+$L_6:
+	mov.b64 %rd17, %fd14;
+	and.b64 %rd18, %rd17, 9223372036854775807;
+	setp.eq.u64 %p19, %rd18, 0;
+	@!%p19 bra $L_16;
+$L_7:
+	mov.b64 %rd21, -1;
+$L_8:
+	setp.ge.s64 %p22, %rd21, 0;
+	@!%p22 bra $L_15;
+$L_9:
+	mov.b64 %rd23, 9218868437227405312;
+$L_10:
+	mov.b64 %fd24, %rd23;
+	mov.f64 %fd20, %fd24;
+$L_11:
+	mov.f64 %fd16, %fd20;
+$L_12:
+	mov.f64 %fd15, %fd16;
+$L_13:
+	mad.lo.s64 %rd71, %rd9, 8, %rd4;
+	st.global.f64 [%rd71], %fd15;
+$L_14:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_15:
+	mov.b64 %rd23, 18442240474082181120U;
+	bra.uni $L_10;
+$L_16:
+	mov.b64 %rd27, %rd17;
+	setp.lt.s64 %p28, %rd27, 0;
+	@!%p28 bra $L_19;
+$L_17:
+	mov.f64 %fd26, 0d7FF8000000000001;
+	mov.f64 %fd25, %fd26;
+$L_18:
+	mov.f64 %fd16, %fd25;
+	bra.uni $L_12;
+$L_19:
+	setp.ge.u64 %p29, %rd17, 9218868437227405312;
+	@!%p29 bra $L_21;
+$L_20:
+	mov.f64 %fd16, %fd14;
+	bra.uni $L_12;
+$L_21:
+	and.b64 %rd30, %rd17, 4503599627370495;
+	or.b64 %rd31, %rd30, 4602678819172646912;
+	mov.b64 %fd32, %rd31;
+	shr.u64 %rd33, %rd17, 52;
+	and.b64 %rd34, %rd33, 2047;
+	cvt.u32.u64 %r35, %rd34;
+	sub.s32 %r36, %r35, 1022;
+	cvt.rn.f64.s32 %fd37, %r36;
+	setp.le.f64 %p38, %fd32, 0d3FE6A09E667F3BCD;
+	@!%p38 bra $L_24;
+$L_22:
+	sub.rn.f64 %fd41, %fd37, 0d3FF0000000000000;
+	mul.rn.f64 %fd42, %fd32, 0d4000000000000000;
+	mov.f64 %fd39, %fd42;
+	mov.f64 %fd40, %fd41;
+$L_23:
+	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
+	add.rn.f64 %fd44, %fd43, 0d4000000000000000;
+	div.rn.f64 %fd45, %fd43, %fd44;
+	mul.rn.f64 %fd46, %fd45, %fd45;
+	mul.rn.f64 %fd47, %fd46, %fd46;
+	mul.rn.f64 %fd48, %fd47, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd49, %fd48, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd50, %fd49, %fd47;
+	add.rn.f64 %fd51, %fd50, 0d3FD2492494229359;
+	mul.rn.f64 %fd52, %fd51, %fd47;
+	add.rn.f64 %fd53, %fd52, 0d3FE5555555555593;
+	mul.rn.f64 %fd54, %fd46, %fd53;
+	mul.rn.f64 %fd55, %fd47, 0d3FC39A09D078C69F;
+	add.rn.f64 %fd56, %fd55, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd57, %fd56, %fd47;
+	add.rn.f64 %fd58, %fd57, 0d3FD999999997FA04;
+	mul.rn.f64 %fd59, %fd47, %fd58;
+	add.rn.f64 %fd60, %fd54, %fd59;
+	mul.rn.f64 %fd61, %fd43, 0d3FE0000000000000;
+	mul.rn.f64 %fd62, %fd61, %fd43;
+	mul.rn.f64 %fd63, %fd40, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd64, %fd62, %fd60;
+	mul.rn.f64 %fd65, %fd45, %fd64;
+	mul.rn.f64 %fd66, %fd40, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd67, %fd65, %fd66;
+	sub.rn.f64 %fd68, %fd62, %fd67;
+	sub.rn.f64 %fd69, %fd68, %fd43;
+	sub.rn.f64 %fd70, %fd63, %fd69;
+	mov.f64 %fd16, %fd70;
+	bra.uni $L_12;
+$L_24:
+	mov.f64 %fd39, %fd32;
+	mov.f64 %fd40, %fd37;
+	bra.uni $L_23;
+$L_25:
+	ret;
+}
+
+.visible .entry Pow_0(
+	.param .u64 Pow_0_param_0,
+	.param .s64 Pow_0_param_1,
+	.param .u64 Pow_0_param_2,
+	.param .s64 Pow_0_param_3,
+	.param .u64 Pow_0_param_4,
+	.param .s64 Pow_0_param_5
+)
+{
+	.reg .pred %p<422>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<340>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<433>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<432>;
+
+$L_0:
+	ld.param.u64 %rd4, [Pow_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Pow_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Pow_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Pow_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_294;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_294;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.f64 %fd14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	ld.global.f64 %fd18, [%rd15];
+	mov.f64 %fd20, %fd14;
+	mov.f64 %fd21, %fd18;
+$L_6:
+	mov.f64 %fd23, %fd20;
+	mov.f64 %fd24, %fd21;
+$L_7:
+	setp.eq.f64 %p25, %fd24, 0d0000000000000000;
+	@!%p25 bra $L_12;
+$L_8:
+	mov.f64 %fd22, 0d3FF0000000000000;
+$L_9:
+	mov.f64 %fd19, %fd22;
+$L_10:
+	mad.lo.s64 %rd432, %rd9, 8, %rd4;
+	st.global.f64 [%rd432], %fd19;
+$L_11:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_12:
+	setp.eq.f64 %p42, %fd23, 0d3FF0000000000000;
+	@%p42 bra $L_8;
+$L_13:
+	setp.eq.f64 %p41, %fd24, 0d3FF0000000000000;
+	@!%p41 bra $L_15;
+$L_14:
+	mov.f64 %fd22, %fd23;
+	bra.uni $L_9;
+$L_15:
+	setp.neu.f64 %p46, %fd23, %fd23;
+	mov.pred %p45, %p46;
+$L_16:
+	@!%p45 bra $L_19;
+$L_17:
+	mov.f64 %fd44, 0d7FF8000000000001;
+	mov.f64 %fd43, %fd44;
+$L_18:
+	mov.f64 %fd22, %fd43;
+	bra.uni $L_9;
+$L_19:
+	setp.neu.f64 %p50, %fd24, %fd24;
+	mov.pred %p49, %p50;
+$L_20:
+	@%p49 bra $L_17;
+$L_21:
+	setp.eq.f64 %p48, %fd23, 0d0000000000000000;
+	@!%p48 bra $L_239;
+$L_22:
+	setp.lt.f64 %p47, %fd24, 0d0000000000000000;
+	@!%p47 bra $L_47;
+$L_23:
+	mov.b64 %rd61, %fd23;
+	mov.b64 %rd62, %rd61;
+	setp.lt.s64 %p63, %rd62, 0;
+	mov.pred %p60, %p63;
+$L_24:
+	@!%p60 bra $L_34;
+$L_25:
+	and.b64 %fd80, %fd24, 9223372036854775807;
+	setp.ge.f64 %p81, %fd80, 0d4340000000000000;
+	@!%p81 bra $L_40;
+$L_26:
+	mov.pred %p79, 0;
+$L_27:
+	@!%p79 bra $L_34;
+$L_28:
+	mov.b64 %rd70, -1;
+$L_29:
+	setp.ge.s64 %p71, %rd70, 0;
+	@!%p71 bra $L_33;
+$L_30:
+	mov.b64 %rd72, 9218868437227405312;
+$L_31:
+	mov.b64 %fd73, %rd72;
+	mov.f64 %fd69, %fd73;
+$L_32:
+	mov.f64 %fd22, %fd69;
+	bra.uni $L_9;
+$L_33:
+	mov.b64 %rd72, 18442240474082181120U;
+	bra.uni $L_31;
+$L_34:
+	mov.b64 %rd75, 1;
+$L_35:
+	setp.ge.s64 %p76, %rd75, 0;
+	@!%p76 bra $L_39;
+$L_36:
+	mov.b64 %rd77, 9218868437227405312;
+$L_37:
+	mov.b64 %fd78, %rd77;
+	mov.f64 %fd74, %fd78;
+$L_38:
+	mov.f64 %fd22, %fd74;
+	bra.uni $L_9;
+$L_39:
+	mov.b64 %rd77, 18442240474082181120U;
+	bra.uni $L_37;
+$L_40:
+	cvt.rzi.f64.f64 %fd84, %fd24;
+	sub.rn.f64 %fd85, %fd24, %fd84;
+$L_41:
+	mov.b64 %rd87, %fd85;
+	and.b64 %rd88, %rd87, 9223372036854775807;
+	mov.b64 %rd89, %fd24;
+	and.b64 %rd90, %rd89, 9223372036854775808U;
+	or.b64 %rd91, %rd88, %rd90;
+	mov.b64 %fd92, %rd91;
+	mov.f64 %fd86, %fd92;
+$L_42:
+	mov.f64 %fd82, %fd84;
+	mov.f64 %fd83, %fd86;
+$L_43:
+	mov.f64 %fd93, %fd82;
+	mov.f64 %fd94, %fd83;
+	setp.eq.f64 %p95, %fd94, 0d0000000000000000;
+	@!%p95 bra $L_46;
+$L_44:
+	cvt.rzi.s64.f64 %rd97, %fd93;
+	and.b64 %rd98, %rd97, 1;
+	setp.eq.s64 %p99, %rd98, 1;
+	mov.pred %p96, %p99;
+$L_45:
+	mov.pred %p79, %p96;
+	bra.uni $L_27;
+$L_46:
+	mov.pred %p96, 0;
+	bra.uni $L_45;
+$L_47:
+	setp.gt.f64 %p68, %fd24, 0d0000000000000000;
+	@!%p68 bra $L_62;
+$L_48:
+	mov.b64 %rd65, %fd23;
+	mov.b64 %rd66, %rd65;
+	setp.lt.s64 %p67, %rd66, 0;
+	mov.pred %p64, %p67;
+$L_49:
+	@!%p64 bra $L_54;
+$L_50:
+	and.b64 %fd101, %fd24, 9223372036854775807;
+	setp.ge.f64 %p102, %fd101, 0d4340000000000000;
+	@!%p102 bra $L_55;
+$L_51:
+	mov.pred %p100, 0;
+$L_52:
+	@!%p100 bra $L_54;
+$L_53:
+	mov.f64 %fd22, %fd23;
+	bra.uni $L_9;
+$L_54:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_9;
+$L_55:
+	cvt.rzi.f64.f64 %fd105, %fd24;
+	sub.rn.f64 %fd106, %fd24, %fd105;
+$L_56:
+	mov.b64 %rd108, %fd106;
+	and.b64 %rd109, %rd108, 9223372036854775807;
+	mov.b64 %rd110, %fd24;
+	and.b64 %rd111, %rd110, 9223372036854775808U;
+	or.b64 %rd112, %rd109, %rd111;
+	mov.b64 %fd113, %rd112;
+	mov.f64 %fd107, %fd113;
+$L_57:
+	mov.f64 %fd103, %fd105;
+	mov.f64 %fd104, %fd107;
+$L_58:
+	mov.f64 %fd114, %fd103;
+	mov.f64 %fd115, %fd104;
+	setp.eq.f64 %p116, %fd115, 0d0000000000000000;
+	@!%p116 bra $L_61;
+$L_59:
+	cvt.rzi.s64.f64 %rd118, %fd114;
+	and.b64 %rd119, %rd118, 1;
+	setp.eq.s64 %p120, %rd119, 1;
+	mov.pred %p117, %p120;
+$L_60:
+	mov.pred %p100, %p117;
+	bra.uni $L_52;
+$L_61:
+	mov.pred %p117, 0;
+	bra.uni $L_60;
+$L_62:
+	and.b64 %fd26, %fd24, 9223372036854775807;
+$L_63:
+	cvt.rzi.f64.f64 %fd29, %fd26;
+	sub.rn.f64 %fd30, %fd26, %fd29;
+$L_64:
+	mov.b64 %rd32, %fd30;
+	and.b64 %rd33, %rd32, 9223372036854775807;
+	mov.b64 %rd34, %fd26;
+	and.b64 %rd35, %rd34, 9223372036854775808U;
+	or.b64 %rd36, %rd33, %rd35;
+	mov.b64 %fd37, %rd36;
+	mov.f64 %fd31, %fd37;
+$L_65:
+	mov.f64 %fd27, %fd29;
+	mov.f64 %fd28, %fd31;
+$L_66:
+	mov.f64 %fd38, %fd27;
+	mov.f64 %fd39, %fd28;
+	setp.neu.f64 %p40, %fd39, 0d0000000000000000;
+	@!%p40 bra $L_70;
+$L_67:
+	setp.lt.f64 %p171, %fd23, 0d0000000000000000;
+	@!%p171 bra $L_70;
+$L_68:
+	mov.f64 %fd169, 0d7FF8000000000001;
+	mov.f64 %fd168, %fd169;
+$L_69:
+	mov.f64 %fd22, %fd168;
+	bra.uni $L_9;
+$L_70:
+	setp.ge.f64 %p170, %fd38, 0d43E0000000000000;
+	@!%p170 bra $L_81;
+$L_71:
+	setp.eq.f64 %p172, %fd23, 0dBFF0000000000000;
+	@!%p172 bra $L_73;
+$L_72:
+	mov.f64 %fd22, 0d3FF0000000000000;
+	bra.uni $L_9;
+$L_73:
+	and.b64 %fd176, %fd23, 9223372036854775807;
+	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
+	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
+	xor.pred %pt0, %p177, %p178;
+	not.pred %p179, %pt0;
+	@!%p179 bra $L_75;
+$L_74:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_9;
+$L_75:
+	mov.b64 %rd181, 1;
+$L_76:
+	setp.ge.s64 %p182, %rd181, 0;
+	@!%p182 bra $L_80;
+$L_77:
+	mov.b64 %rd183, 9218868437227405312;
+$L_78:
+	mov.b64 %fd184, %rd183;
+	mov.f64 %fd180, %fd184;
+$L_79:
+	mov.f64 %fd22, %fd180;
+	bra.uni $L_9;
+$L_80:
+	mov.b64 %rd183, 18442240474082181120U;
+	bra.uni $L_78;
+$L_81:
+	setp.neu.f64 %p173, %fd39, 0d0000000000000000;
+	@!%p173 bra $L_238;
+$L_82:
+	setp.gt.f64 %p185, %fd39, 0d3FE0000000000000;
+	@!%p185 bra $L_237;
+$L_83:
+	sub.rn.f64 %fd230, %fd39, 0d3FF0000000000000;
+	add.rn.f64 %fd231, %fd38, 0d3FF0000000000000;
+	mov.f64 %fd186, %fd231;
+	mov.f64 %fd187, %fd230;
+$L_84:
+	mov.b64 %rd234, %fd23;
+	and.b64 %rd235, %rd234, 9223372036854775807;
+	setp.eq.u64 %p236, %rd235, 0;
+	@!%p236 bra $L_228;
+$L_85:
+	mov.b64 %rd238, -1;
+$L_86:
+	setp.ge.s64 %p239, %rd238, 0;
+	@!%p239 bra $L_227;
+$L_87:
+	mov.b64 %rd240, 9218868437227405312;
+$L_88:
+	mov.b64 %fd241, %rd240;
+	mov.f64 %fd237, %fd241;
+$L_89:
+	mov.f64 %fd233, %fd237;
+$L_90:
+	mov.f64 %fd232, %fd233;
+$L_91:
+	mul.rn.f64 %fd288, %fd187, %fd232;
+$L_92:
+	mov.b64 %rd291, %fd288;
+	and.b64 %rd292, %rd291, 9223372036854775807;
+	setp.ge.u64 %p293, %rd292, 9218868437227405312;
+	@!%p293 bra $L_202;
+$L_93:
+	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
+	@!%p294 bra $L_201;
+$L_94:
+	mov.f64 %fd290, 0d0000000000000000;
+$L_95:
+	mov.f64 %fd289, %fd290;
+$L_96:
+	mov.f64 %fd174, %fd186;
+	mov.f64 %fd175, %fd289;
+$L_97:
+	setp.eq.f64 %p192, %fd23, 0d0000000000000000;
+	@!%p192 bra $L_186;
+$L_98:
+	mov.f64 %fd190, %fd23;
+	mov.b64 %rd191, 0;
+$L_99:
+	mov.f64 %fd220, %fd190;
+	mov.b64 %rd221, %rd191;
+	mov.f64 %fd188, %fd220;
+	mov.b64 %rd189, %rd221;
+$L_100:
+	mov.f64 %fd222, %fd188;
+	mov.b64 %rd223, %rd189;
+	cvt.rzi.s64.f64 %rd224, %fd174;
+	mov.f64 %fd225, %fd175;
+	mov.b64 %rd226, 0;
+	mov.f64 %fd227, %fd222;
+	mov.b64 %rd228, %rd223;
+	mov.b64 %rd229, %rd224;
+$L_101:
+	setp.ne.s64 %p349, %rd229, 0;
+	@!%p349 bra $L_179;
+$L_102:
+	setp.lt.s64 %p351, %rd228, -4096;
+	@!%p351 bra $L_147;
+$L_103:
+	add.s64 %rd355, %rd226, %rd228;
+	mov.b64 %rd350, %rd355;
+$L_104:
+	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
+	@!%p352 bra $L_146;
+$L_105:
+	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
+	neg.s64 %rd372, %rd350;
+	mov.f64 %fd353, %fd371;
+	mov.b64 %rd354, %rd372;
+$L_106:
+	setp.eq.f64 %p375, %fd353, 0d0000000000000000;
+	@!%p375 bra $L_110;
+$L_107:
+	mov.f64 %fd374, %fd353;
+$L_108:
+	mov.f64 %fd373, %fd374;
+$L_109:
+	mov.f64 %fd22, %fd373;
+	bra.uni $L_9;
+$L_110:
+	mov.b64 %rd377, 0;
+$L_111:
+	setp.eq.s64 %p378, %rd377, 0;
+	@!%p378 bra $L_143;
+$L_112:
+	and.b64 %fd379, %fd353, 9223372036854775807;
+	mov.f64 %fd380, %fd379;
+$L_113:
+	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p376, %p381;
+$L_114:
+	@!%p376 bra $L_116;
+$L_115:
+	mov.f64 %fd374, %fd353;
+	bra.uni $L_108;
+$L_116:
+	setp.neu.f64 %p400, %fd353, %fd353;
+	mov.pred %p399, %p400;
+$L_117:
+	@%p399 bra $L_115;
+$L_118:
+	and.b64 %fd386, %fd353, 9223372036854775807;
+	setp.lt.f64 %p387, %fd386, 0d0010000000000000;
+	@!%p387 bra $L_142;
+$L_119:
+	mul.rn.f64 %fd388, %fd353, 0d4330000000000000;
+	mov.f64 %fd384, %fd388;
+	mov.b64 %rd385, -52;
+$L_120:
+	mov.f64 %fd389, %fd384;
+	mov.b64 %rd390, %rd385;
+	add.s64 %rd391, %rd354, %rd390;
+	mov.b64 %rd392, %fd389;
+	shr.u64 %rd393, %rd392, 52;
+	mov.b64 %rd394, %rd393;
+	and.b64 %rd395, %rd394, 2047;
+	sub.s64 %rd396, %rd395, 1023;
+	add.s64 %rd397, %rd391, %rd396;
+	setp.lt.s64 %p398, %rd397, -1075;
+	@!%p398 bra $L_124;
+$L_121:
+	mov.f64 %fd402, 0d0000000000000000;
+$L_122:
+	mov.b64 %rd403, %fd402;
+	and.b64 %rd404, %rd403, 9223372036854775807;
+	mov.b64 %rd405, %fd389;
+	and.b64 %rd406, %rd405, 9223372036854775808U;
+	or.b64 %rd407, %rd404, %rd406;
+	mov.b64 %fd408, %rd407;
+	mov.f64 %fd401, %fd408;
+$L_123:
+	mov.f64 %fd374, %fd401;
+	bra.uni $L_108;
+$L_124:
+	setp.gt.s64 %p409, %rd397, 1023;
+	@!%p409 bra $L_138;
+$L_125:
+	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
+	@!%p410 bra $L_132;
+$L_126:
+	mov.b64 %rd415, -1;
+$L_127:
+	setp.ge.s64 %p416, %rd415, 0;
+	@!%p416 bra $L_131;
+$L_128:
+	mov.b64 %rd417, 9218868437227405312;
+$L_129:
+	mov.b64 %fd418, %rd417;
+	mov.f64 %fd414, %fd418;
+$L_130:
+	mov.f64 %fd374, %fd414;
+	bra.uni $L_108;
+$L_131:
+	mov.b64 %rd417, 18442240474082181120U;
+	bra.uni $L_129;
+$L_132:
+	mov.b64 %rd420, 1;
+$L_133:
+	setp.ge.s64 %p421, %rd420, 0;
+	@!%p421 bra $L_137;
+$L_134:
+	mov.b64 %rd422, 9218868437227405312;
+$L_135:
+	mov.b64 %fd423, %rd422;
+	mov.f64 %fd419, %fd423;
+$L_136:
+	mov.f64 %fd374, %fd419;
+	bra.uni $L_108;
+$L_137:
+	mov.b64 %rd422, 18442240474082181120U;
+	bra.uni $L_135;
+$L_138:
+	setp.lt.s64 %p411, %rd397, -1022;
+	@!%p411 bra $L_141;
+$L_139:
+	add.s64 %rd424, %rd397, 53;
+	mov.b64 %rd412, %rd424;
+	mov.f64 %fd413, 0d3CA0000000000000;
+$L_140:
+	and.b64 %rd425, %rd392, 9227875636482146303U;
+	add.s64 %rd426, %rd412, 1023;
+	mov.b64 %rd427, %rd426;
+	shl.b64 %rd428, %rd427, 52;
+	or.b64 %rd429, %rd425, %rd428;
+	mov.b64 %fd430, %rd429;
+	mul.rn.f64 %fd431, %fd413, %fd430;
+	mov.f64 %fd374, %fd431;
+	bra.uni $L_108;
+$L_141:
+	mov.b64 %rd412, %rd397;
+	mov.f64 %fd413, 0d3FF0000000000000;
+	bra.uni $L_140;
+$L_142:
+	mov.f64 %fd384, %fd353;
+	mov.b64 %rd385, 0;
+	bra.uni $L_120;
+$L_143:
+	setp.lt.s64 %p382, %rd377, 0;
+	@!%p382 bra $L_145;
+$L_144:
+	neg.f64 %fd383, %fd353;
+	mov.f64 %fd380, %fd383;
+	bra.uni $L_113;
+$L_145:
+	mov.f64 %fd380, %fd353;
+	bra.uni $L_113;
+$L_146:
+	mov.f64 %fd353, %fd225;
+	mov.b64 %rd354, %rd350;
+	bra.uni $L_106;
+$L_147:
+	setp.gt.s64 %p360, %rd228, 4096;
+	@%p360 bra $L_103;
+$L_148:
+	and.b64 %rd356, %rd229, 1;
+	setp.eq.s64 %p357, %rd356, 1;
+	@!%p357 bra $L_185;
+$L_149:
+	mul.rn.f64 %fd361, %fd225, %fd227;
+	add.s64 %rd362, %rd226, %rd228;
+	mov.f64 %fd358, %fd361;
+	mov.b64 %rd359, %rd362;
+$L_150:
+	mul.rn.f64 %fd363, %fd227, %fd227;
+	shl.b64 %rd364, %rd228, 1;
+	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
+	@!%p365 bra $L_184;
+$L_151:
+	add.rn.f64 %fd368, %fd363, %fd363;
+	sub.s64 %rd369, %rd364, 1;
+	mov.f64 %fd366, %fd368;
+	mov.b64 %rd367, %rd369;
+$L_152:
+	shr.s64 %rd370, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd370;
+$L_153:
+	setp.ne.s64 %p349, %rd229, 0;
+	@!%p349 bra $L_179;
+$L_154:
+	setp.lt.s64 %p351, %rd228, -4096;
+	@%p351 bra $L_103;
+$L_155:
+	setp.gt.s64 %p360, %rd228, 4096;
+	@%p360 bra $L_103;
+$L_156:
+	and.b64 %rd356, %rd229, 1;
+	setp.eq.s64 %p357, %rd356, 1;
+	@!%p357 bra $L_183;
+$L_157:
+	mul.rn.f64 %fd361, %fd225, %fd227;
+	add.s64 %rd362, %rd226, %rd228;
+	mov.f64 %fd358, %fd361;
+	mov.b64 %rd359, %rd362;
+$L_158:
+	mul.rn.f64 %fd363, %fd227, %fd227;
+	shl.b64 %rd364, %rd228, 1;
+	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
+	@!%p365 bra $L_182;
+$L_159:
+	add.rn.f64 %fd368, %fd363, %fd363;
+	sub.s64 %rd369, %rd364, 1;
+	mov.f64 %fd366, %fd368;
+	mov.b64 %rd367, %rd369;
+$L_160:
+	shr.s64 %rd370, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd370;
+$L_161:
+	setp.ne.s64 %p349, %rd229, 0;
+	@!%p349 bra $L_179;
+$L_162:
+	setp.lt.s64 %p351, %rd228, -4096;
+	@%p351 bra $L_103;
+$L_163:
+	setp.gt.s64 %p360, %rd228, 4096;
+	@%p360 bra $L_103;
+$L_164:
+	and.b64 %rd356, %rd229, 1;
+	setp.eq.s64 %p357, %rd356, 1;
+	@!%p357 bra $L_181;
+$L_165:
+	mul.rn.f64 %fd361, %fd225, %fd227;
+	add.s64 %rd362, %rd226, %rd228;
+	mov.f64 %fd358, %fd361;
+	mov.b64 %rd359, %rd362;
+$L_166:
+	mul.rn.f64 %fd363, %fd227, %fd227;
+	shl.b64 %rd364, %rd228, 1;
+	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
+	@!%p365 bra $L_180;
+$L_167:
+	add.rn.f64 %fd368, %fd363, %fd363;
+	sub.s64 %rd369, %rd364, 1;
+	mov.f64 %fd366, %fd368;
+	mov.b64 %rd367, %rd369;
+$L_168:
+	shr.s64 %rd370, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd370;
+$L_169:
+	setp.ne.s64 %p349, %rd229, 0;
+	@!%p349 bra $L_179;
+$L_170:
+	setp.lt.s64 %p351, %rd228, -4096;
+	@%p351 bra $L_103;
+$L_171:
+	setp.gt.s64 %p360, %rd228, 4096;
+	@%p360 bra $L_103;
+$L_172:
+	and.b64 %rd356, %rd229, 1;
+	setp.eq.s64 %p357, %rd356, 1;
+	@!%p357 bra $L_178;
+$L_173:
+	mul.rn.f64 %fd361, %fd225, %fd227;
+	add.s64 %rd362, %rd226, %rd228;
+	mov.f64 %fd358, %fd361;
+	mov.b64 %rd359, %rd362;
+$L_174:
+	mul.rn.f64 %fd363, %fd227, %fd227;
+	shl.b64 %rd364, %rd228, 1;
+	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
+	@!%p365 bra $L_177;
+$L_175:
+	add.rn.f64 %fd368, %fd363, %fd363;
+	sub.s64 %rd369, %rd364, 1;
+	mov.f64 %fd366, %fd368;
+	mov.b64 %rd367, %rd369;
+$L_176:
+	shr.s64 %rd370, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd370;
+	bra.uni $L_101;
+$L_177:
+	mov.f64 %fd366, %fd363;
+	mov.b64 %rd367, %rd364;
+	bra.uni $L_176;
+$L_178:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_174;
+$L_179:
+	mov.b64 %rd350, %rd226;
+	bra.uni $L_104;
+$L_180:
+	mov.f64 %fd366, %fd363;
+	mov.b64 %rd367, %rd364;
+	bra.uni $L_168;
+$L_181:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_166;
+$L_182:
+	mov.f64 %fd366, %fd363;
+	mov.b64 %rd367, %rd364;
+	bra.uni $L_160;
+$L_183:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_158;
+$L_184:
+	mov.f64 %fd366, %fd363;
+	mov.b64 %rd367, %rd364;
+	bra.uni $L_152;
+$L_185:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_150;
+$L_186:
+	mov.b64 %rd194, 0;
+$L_187:
+	setp.eq.s64 %p195, %rd194, 0;
+	@!%p195 bra $L_198;
+$L_188:
+	and.b64 %fd196, %fd23, 9223372036854775807;
+	mov.f64 %fd197, %fd196;
+$L_189:
+	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p193, %p198;
+$L_190:
+	@!%p193 bra $L_192;
+$L_191:
+	mov.f64 %fd190, %fd23;
+	mov.b64 %rd191, 0;
+	bra.uni $L_99;
+$L_192:
+	setp.neu.f64 %p219, %fd23, %fd23;
+	mov.pred %p218, %p219;
+$L_193:
+	@%p218 bra $L_191;
+$L_194:
+	and.b64 %fd203, %fd23, 9223372036854775807;
+	setp.lt.f64 %p204, %fd203, 0d0010000000000000;
+	@!%p204 bra $L_197;
+$L_195:
+	mul.rn.f64 %fd205, %fd23, 0d4330000000000000;
+	mov.f64 %fd201, %fd205;
+	mov.b64 %rd202, -52;
+$L_196:
+	mov.f64 %fd206, %fd201;
+	mov.b64 %rd207, %rd202;
+	mov.b64 %rd208, %fd206;
+	shr.u64 %rd209, %rd208, 52;
+	and.b64 %rd210, %rd209, 2047;
+	mov.b64 %rd211, %rd210;
+	sub.s64 %rd212, %rd211, 1023;
+	add.s64 %rd213, %rd212, 1;
+	add.s64 %rd214, %rd207, %rd213;
+	and.b64 %rd215, %rd208, 9227875636482146303U;
+	or.b64 %rd216, %rd215, 4602678819172646912;
+	mov.b64 %fd217, %rd216;
+	mov.f64 %fd190, %fd217;
+	mov.b64 %rd191, %rd214;
+	bra.uni $L_99;
+$L_197:
+	mov.f64 %fd201, %fd23;
+	mov.b64 %rd202, 0;
+	bra.uni $L_196;
+$L_198:
+	setp.lt.s64 %p199, %rd194, 0;
+	@!%p199 bra $L_200;
+$L_199:
+	neg.f64 %fd200, %fd23;
+	mov.f64 %fd197, %fd200;
+	bra.uni $L_189;
+$L_200:
+	mov.f64 %fd197, %fd23;
+	bra.uni $L_189;
+$L_201:
+	mov.f64 %fd290, %fd288;
+	bra.uni $L_95;
+$L_202:
+	setp.gt.f64 %p295, %fd288, 0d40862E42FEFA39EF;
+	@!%p295 bra $L_209;
+$L_203:
+	mov.b64 %rd297, 1;
+$L_204:
+	setp.ge.s64 %p298, %rd297, 0;
+	@!%p298 bra $L_208;
+$L_205:
+	mov.b64 %rd299, 9218868437227405312;
+$L_206:
+	mov.b64 %fd300, %rd299;
+	mov.f64 %fd296, %fd300;
+$L_207:
+	mov.f64 %fd290, %fd296;
+	bra.uni $L_95;
+$L_208:
+	mov.b64 %rd299, 18442240474082181120U;
+	bra.uni $L_206;
+$L_209:
+	mul.rn.f64 %fd301, %fd288, 0d3FF71547652B82FE;
+$L_210:
+	cvt.rni.f64.f64 %fd303, %fd301;
+	setp.ge.f64 %p304, %fd303, 0dC1E0000000000000;
+	@!%p304 bra $L_226;
+$L_211:
+	setp.le.f64 %p306, %fd303, 0d41DFFFFFFFC00000;
+	@!%p306 bra $L_226;
+$L_212:
+	cvt.rzi.s32.f64 %r305, %fd303;
+	mov.b32 %r302, %r305;
+$L_213:
+	cvt.rn.f64.s32 %fd307, %r302;
+	neg.f64 %fd308, %fd307;
+	fma.rn.f64 %fd309, %fd308, 0d3FE62E42FEFA3000, %fd288;
+	neg.f64 %fd310, %fd307;
+	fma.rn.f64 %fd311, %fd310, 0d3D53DE6AF278ECE6, %fd309;
+	mul.rn.f64 %fd312, %fd311, 0d3FB0000000000000;
+	fma.rn.f64 %fd313, 0d3EFA01A01A01A01A, %fd312, 0d3F2A01A01A01A01A;
+	fma.rn.f64 %fd314, %fd313, %fd312, 0d3F56C16C16C16C17;
+	fma.rn.f64 %fd315, %fd314, %fd312, 0d3F81111111111111;
+	fma.rn.f64 %fd316, %fd315, %fd312, 0d3FA5555555555555;
+	fma.rn.f64 %fd317, %fd316, %fd312, 0d3FC5555555555555;
+	fma.rn.f64 %fd318, %fd317, %fd312, 0d3FE0000000000000;
+	fma.rn.f64 %fd319, %fd318, %fd312, 0d3FF0000000000000;
+	mul.rn.f64 %fd320, %fd312, %fd319;
+	add.rn.f64 %fd321, %fd320, 0d4000000000000000;
+	mul.rn.f64 %fd322, %fd320, %fd321;
+	add.rn.f64 %fd323, %fd322, 0d4000000000000000;
+	mul.rn.f64 %fd324, %fd322, %fd323;
+	add.rn.f64 %fd325, %fd324, 0d4000000000000000;
+	mul.rn.f64 %fd326, %fd324, %fd325;
+	add.rn.f64 %fd327, %fd326, 0d4000000000000000;
+	fma.rn.f64 %fd328, %fd326, %fd327, 0d3FF0000000000000;
+	add.s32 %r329, %r302, 1023;
+	setp.le.s32 %p330, %r329, 0;
+	@!%p330 bra $L_218;
+$L_214:
+	setp.lt.s32 %p331, %r329, -52;
+	@!%p331 bra $L_216;
+$L_215:
+	mov.f64 %fd290, 0d0000000000000000;
+	bra.uni $L_95;
+$L_216:
+	add.s32 %r339, %r329, 1022;
+	cvt.s64.s32 %rd340, %r339;
+	shl.b64 %rd341, %rd340, 52;
+	mov.b64 %fd342, %rd341;
+	mul.rn.f64 %fd343, %fd328, %fd342;
+	mov.f64 %fd332, %fd343;
+	mov.b32 %r333, 1;
+$L_217:
+	cvt.s64.s32 %rd334, %r333;
+	shl.b64 %rd335, %rd334, 52;
+	mov.b64 %fd336, %rd335;
+	mul.rn.f64 %fd337, %fd332, %fd336;
+	mov.f64 %fd290, %fd337;
+	bra.uni $L_95;
+$L_218:
+	setp.ge.s32 %p338, %r329, 2047;
+	@!%p338 bra $L_225;
+$L_219:
+	mov.b64 %rd345, 1;
+$L_220:
+	setp.ge.s64 %p346, %rd345, 0;
+	@!%p346 bra $L_224;
+$L_221:
+	mov.b64 %rd347, 9218868437227405312;
+$L_222:
+	mov.b64 %fd348, %rd347;
+	mov.f64 %fd344, %fd348;
+$L_223:
+	mov.f64 %fd290, %fd344;
+	bra.uni $L_95;
+$L_224:
+	mov.b64 %rd347, 18442240474082181120U;
+	bra.uni $L_222;
+$L_225:
+	mov.f64 %fd332, %fd328;
+	mov.b32 %r333, %r329;
+	bra.uni $L_217;
+$L_226:
+	mov.b32 %r302, -2147483648;
+	bra.uni $L_213;
+$L_227:
+	mov.b64 %rd240, 18442240474082181120U;
+	bra.uni $L_88;
+$L_228:
+	mov.b64 %rd244, %rd234;
+	setp.lt.s64 %p245, %rd244, 0;
+	@!%p245 bra $L_231;
+$L_229:
+	mov.f64 %fd243, 0d7FF8000000000001;
+	mov.f64 %fd242, %fd243;
+$L_230:
+	mov.f64 %fd233, %fd242;
+	bra.uni $L_90;
+$L_231:
+	setp.ge.u64 %p246, %rd234, 9218868437227405312;
+	@!%p246 bra $L_233;
+$L_232:
+	mov.f64 %fd233, %fd23;
+	bra.uni $L_90;
+$L_233:
+	and.b64 %rd247, %rd234, 4503599627370495;
+	or.b64 %rd248, %rd247, 4602678819172646912;
+	mov.b64 %fd249, %rd248;
+	shr.u64 %rd250, %rd234, 52;
+	and.b64 %rd251, %rd250, 2047;
+	cvt.u32.u64 %r252, %rd251;
+	sub.s32 %r253, %r252, 1022;
+	cvt.rn.f64.s32 %fd254, %r253;
+	setp.le.f64 %p255, %fd249, 0d3FE6A09E667F3BCD;
+	@!%p255 bra $L_236;
+$L_234:
+	sub.rn.f64 %fd258, %fd254, 0d3FF0000000000000;
+	mul.rn.f64 %fd259, %fd249, 0d4000000000000000;
+	mov.f64 %fd256, %fd259;
+	mov.f64 %fd257, %fd258;
+$L_235:
+	sub.rn.f64 %fd260, %fd256, 0d3FF0000000000000;
+	add.rn.f64 %fd261, %fd260, 0d4000000000000000;
+	div.rn.f64 %fd262, %fd260, %fd261;
+	mul.rn.f64 %fd263, %fd262, %fd262;
+	mul.rn.f64 %fd264, %fd263, %fd263;
+	mul.rn.f64 %fd265, %fd264, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd266, %fd265, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd267, %fd266, %fd264;
+	add.rn.f64 %fd268, %fd267, 0d3FD2492494229359;
+	mul.rn.f64 %fd269, %fd268, %fd264;
+	add.rn.f64 %fd270, %fd269, 0d3FE5555555555593;
+	mul.rn.f64 %fd271, %fd263, %fd270;
+	mul.rn.f64 %fd272, %fd264, 0d3FC39A09D078C69F;
+	add.rn.f64 %fd273, %fd272, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd274, %fd273, %fd264;
+	add.rn.f64 %fd275, %fd274, 0d3FD999999997FA04;
+	mul.rn.f64 %fd276, %fd264, %fd275;
+	add.rn.f64 %fd277, %fd271, %fd276;
+	mul.rn.f64 %fd278, %fd260, 0d3FE0000000000000;
+	mul.rn.f64 %fd279, %fd278, %fd260;
+	mul.rn.f64 %fd280, %fd257, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd281, %fd279, %fd277;
+	mul.rn.f64 %fd282, %fd262, %fd281;
+	mul.rn.f64 %fd283, %fd257, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd284, %fd282, %fd283;
+	sub.rn.f64 %fd285, %fd279, %fd284;
+	sub.rn.f64 %fd286, %fd285, %fd260;
+	sub.rn.f64 %fd287, %fd280, %fd286;
+	mov.f64 %fd233, %fd287;
+	bra.uni $L_90;
+$L_236:
+	mov.f64 %fd256, %fd249;
+	mov.f64 %fd257, %fd254;
+	bra.uni $L_235;
+$L_237:
+	mov.f64 %fd186, %fd38;
+	mov.f64 %fd187, %fd39;
+	bra.uni $L_84;
+$L_238:
+	mov.f64 %fd174, %fd38;
+	mov.f64 %fd175, 0d3FF0000000000000;
+	bra.uni $L_97;
+$L_239:
+	mov.b64 %rd53, 0;
+$L_240:
+	setp.eq.s64 %p54, %rd53, 0;
+	@!%p54 bra $L_291;
+$L_241:
+	and.b64 %fd55, %fd24, 9223372036854775807;
+	mov.f64 %fd56, %fd55;
+$L_242:
+	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p52, %p57;
+$L_243:
+	@!%p52 bra $L_261;
+$L_244:
+	setp.eq.f64 %p51, %fd23, 0dBFF0000000000000;
+	@!%p51 bra $L_246;
+$L_245:
+	mov.f64 %fd22, 0d3FF0000000000000;
+	bra.uni $L_9;
+$L_246:
+	and.b64 %fd137, %fd23, 9223372036854775807;
+	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
+	mov.b64 %rd140, 1;
+$L_247:
+	setp.eq.s64 %p141, %rd140, 0;
+	@!%p141 bra $L_258;
+$L_248:
+	and.b64 %fd142, %fd24, 9223372036854775807;
+	mov.f64 %fd143, %fd142;
+$L_249:
+	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p139, %p144;
+$L_250:
+	xor.pred %pt1, %p138, %p139;
+	not.pred %p147, %pt1;
+	@!%p147 bra $L_252;
+$L_251:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_9;
+$L_252:
+	mov.b64 %rd149, 1;
+$L_253:
+	setp.ge.s64 %p150, %rd149, 0;
+	@!%p150 bra $L_257;
+$L_254:
+	mov.b64 %rd151, 9218868437227405312;
+$L_255:
+	mov.b64 %fd152, %rd151;
+	mov.f64 %fd148, %fd152;
+$L_256:
+	mov.f64 %fd22, %fd148;
+	bra.uni $L_9;
+$L_257:
+	mov.b64 %rd151, 18442240474082181120U;
+	bra.uni $L_255;
+$L_258:
+	setp.lt.s64 %p145, %rd140, 0;
+	@!%p145 bra $L_260;
+$L_259:
+	neg.f64 %fd146, %fd24;
+	mov.f64 %fd143, %fd146;
+	bra.uni $L_249;
+$L_260:
+	mov.f64 %fd143, %fd24;
+	bra.uni $L_249;
+$L_261:
+	mov.b64 %rd130, 0;
+$L_262:
+	setp.eq.s64 %p131, %rd130, 0;
+	@!%p131 bra $L_288;
+$L_263:
+	and.b64 %fd132, %fd23, 9223372036854775807;
+	mov.f64 %fd133, %fd132;
+$L_264:
+	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p129, %p134;
+$L_265:
+	@!%p129 bra $L_284;
+$L_266:
+	mov.b64 %rd122, -1;
+$L_267:
+	setp.eq.s64 %p123, %rd122, 0;
+	@!%p123 bra $L_281;
+$L_268:
+	and.b64 %fd124, %fd23, 9223372036854775807;
+	mov.f64 %fd125, %fd124;
+$L_269:
+	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p121, %p126;
+$L_270:
+	@!%p121 bra $L_272;
+$L_271:
+	div.rn.f64 %fd155, 0d3FF0000000000000, %fd23;
+	neg.f64 %fd156, %fd24;
+	mov.f64 %fd20, %fd155;
+	mov.f64 %fd21, %fd156;
+	bra.uni $L_6;
+$L_272:
+	setp.lt.f64 %p158, %fd24, 0d0000000000000000;
+	@!%p158 bra $L_274;
+$L_273:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_9;
+$L_274:
+	setp.gt.f64 %p164, %fd24, 0d0000000000000000;
+	@!%p164 bra $L_62;
+$L_275:
+	mov.b64 %rd160, 1;
+$L_276:
+	setp.ge.s64 %p161, %rd160, 0;
+	@!%p161 bra $L_280;
+$L_277:
+	mov.b64 %rd162, 9218868437227405312;
+$L_278:
+	mov.b64 %fd163, %rd162;
+	mov.f64 %fd159, %fd163;
+$L_279:
+	mov.f64 %fd22, %fd159;
+	bra.uni $L_9;
+$L_280:
+	mov.b64 %rd162, 18442240474082181120U;
+	bra.uni $L_278;
+$L_281:
+	setp.lt.s64 %p127, %rd122, 0;
+	@!%p127 bra $L_283;
+$L_282:
+	neg.f64 %fd128, %fd23;
+	mov.f64 %fd125, %fd128;
+	bra.uni $L_269;
+$L_283:
+	mov.f64 %fd125, %fd23;
+	bra.uni $L_269;
+$L_284:
+	setp.eq.f64 %p154, %fd24, 0d3FE0000000000000;
+	@!%p154 bra $L_286;
+$L_285:
+	sqrt.rn.f64 %fd153, %fd23;
+	mov.f64 %fd22, %fd153;
+	bra.uni $L_9;
+$L_286:
+	setp.eq.f64 %p167, %fd24, 0dBFE0000000000000;
+	@!%p167 bra $L_62;
+$L_287:
+	sqrt.rn.f64 %fd165, %fd23;
+	div.rn.f64 %fd166, 0d3FF0000000000000, %fd165;
+	mov.f64 %fd22, %fd166;
+	bra.uni $L_9;
+$L_288:
+	setp.lt.s64 %p135, %rd130, 0;
+	@!%p135 bra $L_290;
+$L_289:
+	neg.f64 %fd136, %fd23;
+	mov.f64 %fd133, %fd136;
+	bra.uni $L_264;
+$L_290:
+	mov.f64 %fd133, %fd23;
+	bra.uni $L_264;
+$L_291:
+	setp.lt.s64 %p58, %rd53, 0;
+	@!%p58 bra $L_293;
+$L_292:
+	neg.f64 %fd59, %fd24;
+	mov.f64 %fd56, %fd59;
+	bra.uni $L_242;
+$L_293:
+	mov.f64 %fd56, %fd24;
+	bra.uni $L_242;
+$L_294:
+	ret;
+}
+
+.visible .entry Atan2_0(
+	.param .u64 Atan2_0_param_0,
+	.param .s64 Atan2_0_param_1,
+	.param .u64 Atan2_0_param_2,
+	.param .s64 Atan2_0_param_3,
+	.param .u64 Atan2_0_param_4,
+	.param .s64 Atan2_0_param_5
+)
+{
+	.reg .pred %p<307>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<310>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<309>;
+
+$L_0:
+	ld.param.u64 %rd4, [Atan2_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Atan2_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Atan2_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Atan2_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_117;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_117;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.f64 %fd14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	ld.global.f64 %fd18, [%rd15];
+$L_6:
+	setp.neu.f64 %p22, %fd14, %fd14;
+	mov.pred %p21, %p22;
+$L_7:
+	@!%p21 bra $L_13;
+$L_8:
+	mov.f64 %fd24, 0d7FF8000000000001;
+	mov.f64 %fd23, %fd24;
+$L_9:
+	mov.f64 %fd20, %fd23;
+$L_10:
+	mov.f64 %fd19, %fd20;
+$L_11:
+	mad.lo.s64 %rd309, %rd9, 8, %rd4;
+	st.global.f64 [%rd309], %fd19;
+$L_12:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_13:
+	setp.neu.f64 %p28, %fd18, %fd18;
+	mov.pred %p27, %p28;
+$L_14:
+	@%p27 bra $L_8;
+$L_15:
+	setp.eq.f64 %p26, %fd14, 0d0000000000000000;
+	@!%p26 bra $L_25;
+$L_16:
+	setp.ge.f64 %p25, %fd18, 0d0000000000000000;
+	@!%p25 bra $L_19;
+$L_17:
+	mov.b64 %rd55, %fd18;
+	mov.b64 %rd56, %rd55;
+	setp.lt.s64 %p57, %rd56, 0;
+	mov.pred %p54, %p57;
+$L_18:
+	@!%p54 bra $L_22;
+$L_19:
+	mov.f64 %fd47, 0d400921FB54442D18;
+$L_20:
+	mov.b64 %rd48, %fd47;
+	and.b64 %rd49, %rd48, 9223372036854775807;
+	mov.b64 %rd50, %fd14;
+	and.b64 %rd51, %rd50, 9223372036854775808U;
+	or.b64 %rd52, %rd49, %rd51;
+	mov.b64 %fd53, %rd52;
+	mov.f64 %fd46, %fd53;
+$L_21:
+	mov.f64 %fd20, %fd46;
+	bra.uni $L_10;
+$L_22:
+	mov.f64 %fd39, 0d0000000000000000;
+$L_23:
+	mov.b64 %rd40, %fd39;
+	and.b64 %rd41, %rd40, 9223372036854775807;
+	mov.b64 %rd42, %fd14;
+	and.b64 %rd43, %rd42, 9223372036854775808U;
+	or.b64 %rd44, %rd41, %rd43;
+	mov.b64 %fd45, %rd44;
+	mov.f64 %fd38, %fd45;
+$L_24:
+	mov.f64 %fd20, %fd38;
+	bra.uni $L_10;
+$L_25:
+	setp.eq.f64 %p37, %fd18, 0d0000000000000000;
+	@!%p37 bra $L_29;
+$L_26:
+	mov.f64 %fd30, 0d3FF921FB54442D18;
+$L_27:
+	mov.b64 %rd31, %fd30;
+	and.b64 %rd32, %rd31, 9223372036854775807;
+	mov.b64 %rd33, %fd14;
+	and.b64 %rd34, %rd33, 9223372036854775808U;
+	or.b64 %rd35, %rd32, %rd34;
+	mov.b64 %fd36, %rd35;
+	mov.f64 %fd29, %fd36;
+$L_28:
+	mov.f64 %fd20, %fd29;
+	bra.uni $L_10;
+$L_29:
+	mov.b64 %rd67, 0;
+$L_30:
+	setp.eq.s64 %p68, %rd67, 0;
+	@!%p68 bra $L_114;
+$L_31:
+	and.b64 %fd69, %fd18, 9223372036854775807;
+	mov.f64 %fd70, %fd69;
+$L_32:
+	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p66, %p71;
+$L_33:
+	@!%p66 bra $L_70;
+$L_34:
+	mov.b64 %rd59, 1;
+$L_35:
+	setp.eq.s64 %p60, %rd59, 0;
+	@!%p60 bra $L_67;
+$L_36:
+	and.b64 %fd61, %fd18, 9223372036854775807;
+	mov.f64 %fd62, %fd61;
+$L_37:
+	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p58, %p63;
+$L_38:
+	@!%p58 bra $L_53;
+$L_39:
+	mov.b64 %rd91, 0;
+$L_40:
+	setp.eq.s64 %p92, %rd91, 0;
+	@!%p92 bra $L_50;
+$L_41:
+	and.b64 %fd93, %fd14, 9223372036854775807;
+	mov.f64 %fd94, %fd93;
+$L_42:
+	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p90, %p95;
+$L_43:
+	@!%p90 bra $L_47;
+$L_44:
+	mov.f64 %fd107, 0d3FE921FB54442D18;
+$L_45:
+	mov.b64 %rd108, %fd107;
+	and.b64 %rd109, %rd108, 9223372036854775807;
+	mov.b64 %rd110, %fd14;
+	and.b64 %rd111, %rd110, 9223372036854775808U;
+	or.b64 %rd112, %rd109, %rd111;
+	mov.b64 %fd113, %rd112;
+	mov.f64 %fd106, %fd113;
+$L_46:
+	mov.f64 %fd20, %fd106;
+	bra.uni $L_10;
+$L_47:
+	mov.f64 %fd115, 0d0000000000000000;
+$L_48:
+	mov.b64 %rd116, %fd115;
+	and.b64 %rd117, %rd116, 9223372036854775807;
+	mov.b64 %rd118, %fd14;
+	and.b64 %rd119, %rd118, 9223372036854775808U;
+	or.b64 %rd120, %rd117, %rd119;
+	mov.b64 %fd121, %rd120;
+	mov.f64 %fd114, %fd121;
+$L_49:
+	mov.f64 %fd20, %fd114;
+	bra.uni $L_10;
+$L_50:
+	setp.lt.s64 %p96, %rd91, 0;
+	@!%p96 bra $L_52;
+$L_51:
+	neg.f64 %fd97, %fd14;
+	mov.f64 %fd94, %fd97;
+	bra.uni $L_42;
+$L_52:
+	mov.f64 %fd94, %fd14;
+	bra.uni $L_42;
+$L_53:
+	mov.b64 %rd99, 0;
+$L_54:
+	setp.eq.s64 %p100, %rd99, 0;
+	@!%p100 bra $L_64;
+$L_55:
+	and.b64 %fd101, %fd14, 9223372036854775807;
+	mov.f64 %fd102, %fd101;
+$L_56:
+	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p98, %p103;
+$L_57:
+	@!%p98 bra $L_61;
+$L_58:
+	mov.f64 %fd123, 0d4002D97C7F3321D2;
+$L_59:
+	mov.b64 %rd124, %fd123;
+	and.b64 %rd125, %rd124, 9223372036854775807;
+	mov.b64 %rd126, %fd14;
+	and.b64 %rd127, %rd126, 9223372036854775808U;
+	or.b64 %rd128, %rd125, %rd127;
+	mov.b64 %fd129, %rd128;
+	mov.f64 %fd122, %fd129;
+$L_60:
+	mov.f64 %fd20, %fd122;
+	bra.uni $L_10;
+$L_61:
+	mov.f64 %fd131, 0d400921FB54442D18;
+$L_62:
+	mov.b64 %rd132, %fd131;
+	and.b64 %rd133, %rd132, 9223372036854775807;
+	mov.b64 %rd134, %fd14;
+	and.b64 %rd135, %rd134, 9223372036854775808U;
+	or.b64 %rd136, %rd133, %rd135;
+	mov.b64 %fd137, %rd136;
+	mov.f64 %fd130, %fd137;
+$L_63:
+	mov.f64 %fd20, %fd130;
+	bra.uni $L_10;
+$L_64:
+	setp.lt.s64 %p104, %rd99, 0;
+	@!%p104 bra $L_66;
+$L_65:
+	neg.f64 %fd105, %fd14;
+	mov.f64 %fd102, %fd105;
+	bra.uni $L_56;
+$L_66:
+	mov.f64 %fd102, %fd14;
+	bra.uni $L_56;
+$L_67:
+	setp.lt.s64 %p64, %rd59, 0;
+	@!%p64 bra $L_69;
+$L_68:
+	neg.f64 %fd65, %fd18;
+	mov.f64 %fd62, %fd65;
+	bra.uni $L_37;
+$L_69:
+	mov.f64 %fd62, %fd18;
+	bra.uni $L_37;
+$L_70:
+	mov.b64 %rd83, 0;
+$L_71:
+	setp.eq.s64 %p84, %rd83, 0;
+	@!%p84 bra $L_111;
+$L_72:
+	and.b64 %fd85, %fd14, 9223372036854775807;
+	mov.f64 %fd86, %fd85;
+$L_73:
+	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p82, %p87;
+$L_74:
+	@!%p82 bra $L_78;
+$L_75:
+	mov.f64 %fd75, 0d3FF921FB54442D18;
+$L_76:
+	mov.b64 %rd76, %fd75;
+	and.b64 %rd77, %rd76, 9223372036854775807;
+	mov.b64 %rd78, %fd14;
+	and.b64 %rd79, %rd78, 9223372036854775808U;
+	or.b64 %rd80, %rd77, %rd79;
+	mov.b64 %fd81, %rd80;
+	mov.f64 %fd74, %fd81;
+$L_77:
+	mov.f64 %fd20, %fd74;
+	bra.uni $L_10;
+$L_78:
+	div.rn.f64 %fd138, %fd14, %fd18;
+$L_79:
+	setp.eq.f64 %p141, %fd138, 0d0000000000000000;
+	@!%p141 bra $L_87;
+$L_80:
+	mov.f64 %fd140, %fd138;
+$L_81:
+	mov.f64 %fd139, %fd140;
+$L_82:
+	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
+	@!%p305 bra $L_86;
+$L_83:
+	setp.le.f64 %p306, %fd139, 0d0000000000000000;
+	@!%p306 bra $L_85;
+$L_84:
+	add.rn.f64 %fd307, %fd139, 0d400921FB54442D18;
+	mov.f64 %fd20, %fd307;
+	bra.uni $L_10;
+$L_85:
+	sub.rn.f64 %fd308, %fd139, 0d400921FB54442D18;
+	mov.f64 %fd20, %fd308;
+	bra.uni $L_10;
+$L_86:
+	mov.f64 %fd20, %fd139;
+	bra.uni $L_10;
+$L_87:
+	setp.gt.f64 %p142, %fd138, 0d0000000000000000;
+	@!%p142 bra $L_99;
+$L_88:
+	setp.le.f64 %p144, %fd138, 0d3FE51EB851EB851F;
+	@!%p144 bra $L_92;
+$L_89:
+	mul.rn.f64 %fd146, %fd138, %fd138;
+	mul.rn.f64 %fd147, %fd146, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd148, %fd147, 0dC03028545B6B807A;
+	mul.rn.f64 %fd149, %fd148, %fd146;
+	add.rn.f64 %fd150, %fd149, 0dC052C08C36880273;
+	mul.rn.f64 %fd151, %fd150, %fd146;
+	add.rn.f64 %fd152, %fd151, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd153, %fd152, %fd146;
+	add.rn.f64 %fd154, %fd153, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd155, %fd146, %fd154;
+	add.rn.f64 %fd156, %fd146, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd157, %fd156, %fd146;
+	add.rn.f64 %fd158, %fd157, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd159, %fd158, %fd146;
+	add.rn.f64 %fd160, %fd159, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd161, %fd160, %fd146;
+	add.rn.f64 %fd162, %fd161, 0d407E563F13B049EA;
+	mul.rn.f64 %fd163, %fd162, %fd146;
+	add.rn.f64 %fd164, %fd163, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd165, %fd155, %fd164;
+	mul.rn.f64 %fd166, %fd138, %fd165;
+	add.rn.f64 %fd167, %fd166, %fd138;
+	mov.f64 %fd145, %fd167;
+$L_90:
+	mov.f64 %fd143, %fd145;
+$L_91:
+	mov.f64 %fd140, %fd143;
+	bra.uni $L_81;
+$L_92:
+	setp.gt.f64 %p168, %fd138, 0d4003504F333F9DE6;
+	@!%p168 bra $L_96;
+$L_93:
+	div.rn.f64 %fd169, 0d3FF0000000000000, %fd138;
+$L_94:
+	mul.rn.f64 %fd171, %fd169, %fd169;
+	mul.rn.f64 %fd172, %fd171, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd173, %fd172, 0dC03028545B6B807A;
+	mul.rn.f64 %fd174, %fd173, %fd171;
+	add.rn.f64 %fd175, %fd174, 0dC052C08C36880273;
+	mul.rn.f64 %fd176, %fd175, %fd171;
+	add.rn.f64 %fd177, %fd176, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd178, %fd177, %fd171;
+	add.rn.f64 %fd179, %fd178, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd180, %fd171, %fd179;
+	add.rn.f64 %fd181, %fd171, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd182, %fd181, %fd171;
+	add.rn.f64 %fd183, %fd182, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd184, %fd183, %fd171;
+	add.rn.f64 %fd185, %fd184, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd186, %fd185, %fd171;
+	add.rn.f64 %fd187, %fd186, 0d407E563F13B049EA;
+	mul.rn.f64 %fd188, %fd187, %fd171;
+	add.rn.f64 %fd189, %fd188, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd190, %fd180, %fd189;
+	mul.rn.f64 %fd191, %fd169, %fd190;
+	add.rn.f64 %fd192, %fd191, %fd169;
+	mov.f64 %fd170, %fd192;
+$L_95:
+	sub.rn.f64 %fd193, 0d3FF921FB54442D18, %fd170;
+	add.rn.f64 %fd194, %fd193, 0d3C91A62633145C07;
+	mov.f64 %fd143, %fd194;
+	bra.uni $L_91;
+$L_96:
+	sub.rn.f64 %fd195, %fd138, 0d3FF0000000000000;
+	add.rn.f64 %fd196, %fd138, 0d3FF0000000000000;
+	div.rn.f64 %fd197, %fd195, %fd196;
+$L_97:
+	mul.rn.f64 %fd199, %fd197, %fd197;
+	mul.rn.f64 %fd200, %fd199, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd201, %fd200, 0dC03028545B6B807A;
+	mul.rn.f64 %fd202, %fd201, %fd199;
+	add.rn.f64 %fd203, %fd202, 0dC052C08C36880273;
+	mul.rn.f64 %fd204, %fd203, %fd199;
+	add.rn.f64 %fd205, %fd204, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd206, %fd205, %fd199;
+	add.rn.f64 %fd207, %fd206, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd208, %fd199, %fd207;
+	add.rn.f64 %fd209, %fd199, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd210, %fd209, %fd199;
+	add.rn.f64 %fd211, %fd210, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd212, %fd211, %fd199;
+	add.rn.f64 %fd213, %fd212, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd214, %fd213, %fd199;
+	add.rn.f64 %fd215, %fd214, 0d407E563F13B049EA;
+	mul.rn.f64 %fd216, %fd215, %fd199;
+	add.rn.f64 %fd217, %fd216, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd218, %fd208, %fd217;
+	mul.rn.f64 %fd219, %fd197, %fd218;
+	add.rn.f64 %fd220, %fd219, %fd197;
+	mov.f64 %fd198, %fd220;
+$L_98:
+	add.rn.f64 %fd221, %fd198, 0d3FE921FB54442D18;
+	add.rn.f64 %fd222, %fd221, 0d3C81A62633145C07;
+	mov.f64 %fd143, %fd222;
+	bra.uni $L_91;
+$L_99:
+	neg.f64 %fd223, %fd138;
+$L_100:
+	setp.le.f64 %p225, %fd223, 0d3FE51EB851EB851F;
+	@!%p225 bra $L_104;
+$L_101:
+	mul.rn.f64 %fd227, %fd223, %fd223;
+	mul.rn.f64 %fd228, %fd227, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd229, %fd228, 0dC03028545B6B807A;
+	mul.rn.f64 %fd230, %fd229, %fd227;
+	add.rn.f64 %fd231, %fd230, 0dC052C08C36880273;
+	mul.rn.f64 %fd232, %fd231, %fd227;
+	add.rn.f64 %fd233, %fd232, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd234, %fd233, %fd227;
+	add.rn.f64 %fd235, %fd234, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd236, %fd227, %fd235;
+	add.rn.f64 %fd237, %fd227, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd238, %fd237, %fd227;
+	add.rn.f64 %fd239, %fd238, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd240, %fd239, %fd227;
+	add.rn.f64 %fd241, %fd240, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd242, %fd241, %fd227;
+	add.rn.f64 %fd243, %fd242, 0d407E563F13B049EA;
+	mul.rn.f64 %fd244, %fd243, %fd227;
+	add.rn.f64 %fd245, %fd244, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd246, %fd236, %fd245;
+	mul.rn.f64 %fd247, %fd223, %fd246;
+	add.rn.f64 %fd248, %fd247, %fd223;
+	mov.f64 %fd226, %fd248;
+$L_102:
+	mov.f64 %fd224, %fd226;
+$L_103:
+	neg.f64 %fd304, %fd224;
+	mov.f64 %fd140, %fd304;
+	bra.uni $L_81;
+$L_104:
+	setp.gt.f64 %p249, %fd223, 0d4003504F333F9DE6;
+	@!%p249 bra $L_108;
+$L_105:
+	div.rn.f64 %fd250, 0d3FF0000000000000, %fd223;
+$L_106:
+	mul.rn.f64 %fd252, %fd250, %fd250;
+	mul.rn.f64 %fd253, %fd252, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd254, %fd253, 0dC03028545B6B807A;
+	mul.rn.f64 %fd255, %fd254, %fd252;
+	add.rn.f64 %fd256, %fd255, 0dC052C08C36880273;
+	mul.rn.f64 %fd257, %fd256, %fd252;
+	add.rn.f64 %fd258, %fd257, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd259, %fd258, %fd252;
+	add.rn.f64 %fd260, %fd259, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd261, %fd252, %fd260;
+	add.rn.f64 %fd262, %fd252, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd263, %fd262, %fd252;
+	add.rn.f64 %fd264, %fd263, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd265, %fd264, %fd252;
+	add.rn.f64 %fd266, %fd265, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd267, %fd266, %fd252;
+	add.rn.f64 %fd268, %fd267, 0d407E563F13B049EA;
+	mul.rn.f64 %fd269, %fd268, %fd252;
+	add.rn.f64 %fd270, %fd269, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd271, %fd261, %fd270;
+	mul.rn.f64 %fd272, %fd250, %fd271;
+	add.rn.f64 %fd273, %fd272, %fd250;
+	mov.f64 %fd251, %fd273;
+$L_107:
+	sub.rn.f64 %fd274, 0d3FF921FB54442D18, %fd251;
+	add.rn.f64 %fd275, %fd274, 0d3C91A62633145C07;
+	mov.f64 %fd224, %fd275;
+	bra.uni $L_103;
+$L_108:
+	sub.rn.f64 %fd276, %fd223, 0d3FF0000000000000;
+	add.rn.f64 %fd277, %fd223, 0d3FF0000000000000;
+	div.rn.f64 %fd278, %fd276, %fd277;
+$L_109:
+	mul.rn.f64 %fd280, %fd278, %fd278;
+	mul.rn.f64 %fd281, %fd280, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd282, %fd281, 0dC03028545B6B807A;
+	mul.rn.f64 %fd283, %fd282, %fd280;
+	add.rn.f64 %fd284, %fd283, 0dC052C08C36880273;
+	mul.rn.f64 %fd285, %fd284, %fd280;
+	add.rn.f64 %fd286, %fd285, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd287, %fd286, %fd280;
+	add.rn.f64 %fd288, %fd287, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd289, %fd280, %fd288;
+	add.rn.f64 %fd290, %fd280, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd291, %fd290, %fd280;
+	add.rn.f64 %fd292, %fd291, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd293, %fd292, %fd280;
+	add.rn.f64 %fd294, %fd293, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd295, %fd294, %fd280;
+	add.rn.f64 %fd296, %fd295, 0d407E563F13B049EA;
+	mul.rn.f64 %fd297, %fd296, %fd280;
+	add.rn.f64 %fd298, %fd297, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd299, %fd289, %fd298;
+	mul.rn.f64 %fd300, %fd278, %fd299;
+	add.rn.f64 %fd301, %fd300, %fd278;
+	mov.f64 %fd279, %fd301;
+$L_110:
+	add.rn.f64 %fd302, %fd279, 0d3FE921FB54442D18;
+	add.rn.f64 %fd303, %fd302, 0d3C81A62633145C07;
+	mov.f64 %fd224, %fd303;
+	bra.uni $L_103;
+$L_111:
+	setp.lt.s64 %p88, %rd83, 0;
+	@!%p88 bra $L_113;
+$L_112:
+	neg.f64 %fd89, %fd14;
+	mov.f64 %fd86, %fd89;
+	bra.uni $L_73;
+$L_113:
+	mov.f64 %fd86, %fd14;
+	bra.uni $L_73;
+$L_114:
+	setp.lt.s64 %p72, %rd67, 0;
+	@!%p72 bra $L_116;
+$L_115:
+	neg.f64 %fd73, %fd18;
+	mov.f64 %fd70, %fd73;
+	bra.uni $L_32;
+$L_116:
+	mov.f64 %fd70, %fd18;
+	bra.uni $L_32;
+$L_117:
 	ret;
 }
 `

@@ -1,5 +1,6 @@
-// Command qdbench measures launch cost, saxpy bandwidth and the LCG spin
-// loop through the generated stubs of bench/kernels, runs the same
+// Command qdbench measures launch cost, saxpy bandwidth, the LCG spin
+// loop, streams and the throughput of package math through the generated
+// stubs of bench/kernels, runs the same
 // kernels written in CUDA C (bench/baseline) in the same process run, and
 // prints both with their ratio.
 //
@@ -97,13 +98,14 @@ func main() {
 	row("StreamParallel 8 spin blocks: speedup", "blocks8_speedup")
 	row("host µs: 4 plain launches", "four_plain_us")
 	row("host µs: StreamParallel 4 tiny blocks", "four_blocks_us")
+	mathRows(row)
 	if ours["four_plain_us"] > 0 {
 		fmt.Printf("%-40s %12.3f %12.3f\n", "  4 blocks / 4 plain launches", ours["four_blocks_us"]/ours["four_plain_us"], base["four_blocks_us"]/base["four_plain_us"])
 	}
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
-	fmt.Println("for times lower is better; for GB/s and speedups higher is better")
+	fmt.Println("for times lower is better; for GB/s, elements/s and speedups higher is better")
 }
 
 var baseDevice string
@@ -117,6 +119,7 @@ func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
 	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
 	streamBench(dev, ks, ours)
 	parallelBench(dev, ks, ours)
+	mathBenchmarks(dev, ks, ours)
 	return ours
 }
 
