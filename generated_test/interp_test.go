@@ -107,7 +107,7 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 		}
 		vals.Scalar[i], _ = ir.Bits(a)
 	}
-	ip := &ir.Interp{Mem: heap, Threads: threads, StepLimit: 1 << 24}
+	ip := &ir.Interp{Mem: heap, Threads: threads, StepLimit: 1 << 28} // math.Mod loops once per bit of exponent difference
 	if err := ip.Run(k, vals); err != nil {
 		return err
 	}

@@ -47,6 +47,9 @@ var mathCases = func() []kernelCase {
 		kernelCase{name: "Random", fn: mathkernels.Random, args: func(r *rand.Rand, n int) []any {
 			return []any{r.Uint64(), make([]uint32, n), make([]uint64, n), make([]float32, n), make([]float64, n), make([]float64, n)}
 		}},
+		kernelCase{name: "Prologue", fn: mathkernels.Prologue, args: func(r *rand.Rand, n int) []any {
+			return []any{mathFloat(r), mathArgs(mathkernels.Exp, r, n)[0], make([]float64, n)}
+		}},
 		kernelCase{name: "MonteCarloPi", fn: mathkernels.MonteCarloPi, args: func(r *rand.Rand, n int) []any {
 			return []any{r.Uint64(), 1 + r.IntN(64), make([]int, min(n, 4096))}
 		}},
@@ -88,18 +91,30 @@ func mathFloat(r *rand.Rand) float64 {
 
 // mathArgs draws the arguments of a math kernel: floats from mathFloat,
 // ints in [-1100, 1100] (exponents, rotation counts, signs), and bits for
-// unsigned integers.
+// unsigned integers. Long enough float arguments start with every pair of
+// special values.
 func mathArgs(fn any, r *rand.Rand, n int) []any {
 	ft := reflect.TypeOf(fn)
 	args := make([]any, ft.NumIn())
+	floats := 0
+	pairs := len(mathSpecials) * len(mathSpecials)
 	for i := range args {
 		t := ft.In(i)
 		s := reflect.MakeSlice(t, n, n)
+		stride := 1
+		if k := t.Elem().Kind(); k == reflect.Float64 || k == reflect.Float32 {
+			stride = [2]int{1, len(mathSpecials)}[min(floats, 1)]
+			floats++
+		}
 		for j := range n {
 			v := s.Index(j)
 			switch t.Elem().Kind() {
 			case reflect.Float64, reflect.Float32:
-				v.SetFloat(mathFloat(r))
+				if n >= pairs && j < pairs {
+					v.SetFloat(mathSpecials[j/stride%len(mathSpecials)])
+				} else {
+					v.SetFloat(mathFloat(r))
+				}
 			case reflect.Int:
 				v.SetInt(int64(r.IntN(2201) - 1100))
 			default:
@@ -138,5 +153,5 @@ func runMath(t *testing.T, dev *rt.Device) {
 
 // TestMathInterpreted runs the math kernels' IR on the interpreter.
 func TestMathInterpreted(t *testing.T) {
-	interpretCases(t, loadKernelsFrom(t, "mathkernels"), mathCases, mathLengths[:2])
+	interpretCases(t, loadKernelsFrom(t, "mathkernels"), mathCases, []int{1, 300, 4099})
 }

@@ -272,25 +272,38 @@ func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
 		f.errorf(p.Pos(), "internal error: unknown parameter %s", p.Name())
 		return f.regsFor(p)
 	}
-	saved := tb.cur
-	tb.cur = tb.pro
 	kp := tb.l.k.Params[idx]
 	var regs []ir.Reg
-	if kp.Slice {
-		base := tb.t.NewReg(ir.Ptr)
-		tb.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: int64(idx)})
-		n := tb.t.NewReg(ir.Int64)
-		tb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Dst: n, Aux: int64(idx)})
-		regs = []ir.Reg{base, n, n}
-	} else {
-		r := tb.t.NewReg(kp.Type)
-		tb.emit(ir.Instr{Op: ir.OpParam, Type: kp.Type, Dst: r, Aux: int64(idx)})
-		regs = []ir.Reg{r}
-	}
-	tb.pro = tb.cur
-	tb.cur = saved
+	tb.inPrologue(func() {
+		if kp.Slice {
+			base := tb.t.NewReg(ir.Ptr)
+			tb.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: int64(idx)})
+			n := tb.t.NewReg(ir.Int64)
+			tb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Dst: n, Aux: int64(idx)})
+			regs = []ir.Reg{base, n, n}
+		} else {
+			r := tb.t.NewReg(kp.Type)
+			tb.emit(ir.Instr{Op: ir.OpParam, Type: kp.Type, Dst: r, Aux: int64(idx)})
+			regs = []ir.Reg{r}
+		}
+	})
 	tb.ext[p] = regs
 	return regs
+}
+
+// inPrologue emits at the end of the prologue, which emit may extend with
+// blocks of its own (an inlined call). Code that was being emitted at that
+// end, such as the recomputation of a value that needs this one, goes on
+// at the new end.
+func (tb *taskBuilder) inPrologue(emit func()) {
+	saved := tb.cur
+	atEnd := saved == tb.pro
+	tb.cur = tb.pro
+	emit()
+	tb.pro = tb.cur
+	if !atEnd {
+		tb.cur = saved
+	}
 }
 
 // external returns the registers of a value that an earlier top-level
@@ -310,17 +323,13 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		tb.ext[v] = r
 		return r
 	}
-	saved := tb.cur
-	tb.cur = tb.pro
 	ts, _ := valueRegTypes(v.Type())
 	dst := make([]ir.Reg, len(ts))
 	for i, t := range ts {
 		dst[i] = tb.t.NewReg(t)
 	}
 	tb.ext[v] = dst
-	f.valueInto(v.(ssa.Instruction), dst)
-	tb.pro = tb.cur
-	tb.cur = saved
+	tb.inPrologue(func() { f.valueInto(v.(ssa.Instruction), dst) })
 	return dst
 }
 

@@ -96,3 +96,14 @@ func Narrow(x, y []float32, sqrt, floor, exp, pow []float32) {
 		pow[i] = float32(math.Pow(float64(x[i]), float64(y[i])))
 	}
 }
+
+// Prologue computes a value from a parameter before its loop: the loop's
+// task computes it again in its prologue.
+//
+//qd:kernel
+func Prologue(a float64, x, out []float64) {
+	s := math.Exp(a) * math.Log1p(math.Abs(a))
+	for i := range out {
+		out[i] = x[i] * s
+	}
+}

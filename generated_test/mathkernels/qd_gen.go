@@ -375,6 +375,12 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Name: "Prologue",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Prologue_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Random",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Random_0",
@@ -1649,6 +1655,26 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Prologue launches kernel Prologue (other.go:104) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Prologue(a float64, x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Prologue", x, out); qdErr != nil {
+		return qdErr
+	}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(61, qdOpts, func() {
+			Prologue(a, x.CPUSlice(), out.CPUSlice())
+		})
+	}
+	var qdArgs [40]byte
+	rt.PutFloat64(qdArgs[:], 0, float64(a))
+	rt.PutBuffer(qdArgs[:], 8, x)
+	rt.PutBuffer(qdArgs[:], 24, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Random launches kernel Random (rand.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1657,7 +1683,7 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(61, qdOpts, func() {
+		return qdk.mod.RunCPU(62, qdOpts, func() {
 			Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
 		})
 	}
@@ -1669,7 +1695,7 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 	rt.PutBuffer(qdArgs[:], 56, f64)
 	rt.PutBuffer(qdArgs[:], 72, norm)
 	qdCounts := [1]int64{int64(u32.Len())}
-	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MonteCarloPi launches kernel MonteCarloPi (rand.go:24) after the work already launched on
@@ -1680,7 +1706,7 @@ func (qdk *Kernels) MonteCarloPi(seed uint64, samples int, hits *rt.Buffer[int],
 		return qdErr
 	}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(62, qdOpts, func() {
+		return qdk.mod.RunCPU(63, qdOpts, func() {
 			MonteCarloPi(seed, samples, hits.CPUSlice())
 		})
 	}
@@ -1689,7 +1715,7 @@ func (qdk *Kernels) MonteCarloPi(seed uint64, samples int, hits *rt.Buffer[int],
 	rt.PutUint64(qdArgs[:], 8, uint64(samples))
 	rt.PutBuffer(qdArgs[:], 16, hits)
 	qdCounts := [1]int64{int64(hits.Len())}
-	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -16140,6 +16166,448 @@ $L_324:
 	bra.uni $L_311;
 $L_325:
 	ret;
+}
+
+.visible .entry Prologue_0(
+	.param .f64 Prologue_0_param_0,
+	.param .u64 Prologue_0_param_1,
+	.param .s64 Prologue_0_param_2,
+	.param .u64 Prologue_0_param_3,
+	.param .s64 Prologue_0_param_4
+)
+{
+	.reg .pred %p<180>;
+	.reg .b32 %r<69>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<211>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<210>;
+
+$L_0:
+	ld.param.u64 %rd4, [Prologue_0_param_3];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Prologue_0_param_4];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Prologue_0_param_1];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.f64 %fd18, [Prologue_0_param_0];
+$L_1:
+	mov.b64 %rd20, %fd18;
+	and.b64 %rd21, %rd20, 9223372036854775807;
+	setp.ge.u64 %p22, %rd21, 9218868437227405312;
+	@!%p22 bra $L_74;
+$L_2:
+	setp.eq.u64 %p23, %rd20, 18442240474082181120U;
+	@!%p23 bra $L_73;
+$L_3:
+	mov.f64 %fd19, 0d0000000000000000;
+$L_4:
+	mov.f64 %fd17, %fd19;
+$L_5:
+	and.b64 %fd79, %fd18, 9223372036854775807;
+$L_6:
+	setp.lt.f64 %p81, %fd79, 0dBFF0000000000000;
+	@!%p81 bra $L_18;
+$L_7:
+	mov.f64 %fd83, 0d7FF8000000000001;
+	mov.f64 %fd82, %fd83;
+$L_8:
+	mov.f64 %fd80, %fd82;
+$L_9:
+	mov.f64 %fd78, %fd80;
+$L_10:
+	mul.rn.f64 %fd16, %fd17, %fd78;
+$L_11:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_12:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_17;
+$L_13:
+	mov.b64 %rd8, %rd2;
+$L_14:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_17;
+$L_15:
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.f64 %fd14, [%rd11];
+	mul.rn.f64 %fd15, %fd14, %fd16;
+	mad.lo.s64 %rd210, %rd9, 8, %rd4;
+	st.global.f64 [%rd210], %fd15;
+$L_16:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_12;
+$L_17:
+	ret;
+$L_18:
+	setp.neu.f64 %p91, %fd79, %fd79;
+	mov.pred %p90, %p91;
+$L_19:
+	@%p90 bra $L_7;
+$L_20:
+	setp.eq.f64 %p89, %fd79, 0dBFF0000000000000;
+	@!%p89 bra $L_27;
+$L_21:
+	mov.b64 %rd85, -1;
+$L_22:
+	setp.ge.s64 %p86, %rd85, 0;
+	@!%p86 bra $L_26;
+$L_23:
+	mov.b64 %rd87, 9218868437227405312;
+$L_24:
+	mov.b64 %fd88, %rd87;
+	mov.f64 %fd84, %fd88;
+$L_25:
+	mov.f64 %fd80, %fd84;
+	bra.uni $L_9;
+$L_26:
+	mov.b64 %rd87, 18442240474082181120U;
+	bra.uni $L_24;
+$L_27:
+	mov.b64 %rd98, 1;
+$L_28:
+	setp.eq.s64 %p99, %rd98, 0;
+	@!%p99 bra $L_70;
+$L_29:
+	and.b64 %fd100, %fd79, 9223372036854775807;
+	mov.f64 %fd101, %fd100;
+$L_30:
+	setp.gt.f64 %p102, %fd101, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p97, %p102;
+$L_31:
+	@!%p97 bra $L_38;
+$L_32:
+	mov.b64 %rd93, 1;
+$L_33:
+	setp.ge.s64 %p94, %rd93, 0;
+	@!%p94 bra $L_37;
+$L_34:
+	mov.b64 %rd95, 9218868437227405312;
+$L_35:
+	mov.b64 %fd96, %rd95;
+	mov.f64 %fd92, %fd96;
+$L_36:
+	mov.f64 %fd80, %fd92;
+	bra.uni $L_9;
+$L_37:
+	mov.b64 %rd95, 18442240474082181120U;
+	bra.uni $L_35;
+$L_38:
+	and.b64 %fd105, %fd79, 9223372036854775807;
+	setp.lt.f64 %p106, %fd105, 0d3FDA827999FCEF32;
+	@!%p106 bra $L_69;
+$L_39:
+	setp.lt.f64 %p110, %fd105, 0d3E20000000000000;
+	@!%p110 bra $L_43;
+$L_40:
+	setp.lt.f64 %p116, %fd105, 0d3C90000000000000;
+	@!%p116 bra $L_42;
+$L_41:
+	mov.f64 %fd80, %fd79;
+	bra.uni $L_9;
+$L_42:
+	mul.rn.f64 %fd118, %fd79, %fd79;
+	mul.rn.f64 %fd119, %fd118, 0d3FE0000000000000;
+	sub.rn.f64 %fd120, %fd79, %fd119;
+	mov.f64 %fd80, %fd120;
+	bra.uni $L_9;
+$L_43:
+	setp.gt.f64 %p117, %fd79, 0dBFD2BEC333018867;
+	@!%p117 bra $L_68;
+$L_44:
+	mov.f64 %fd107, %fd79;
+	mov.b64 %rd108, 1;
+	mov.b64 %rd109, 0;
+$L_45:
+	setp.ne.s64 %p111, %rd109, 0;
+	@!%p111 bra $L_67;
+$L_46:
+	setp.lt.f64 %p121, %fd105, 0d4340000000000000;
+	@!%p121 bra $L_66;
+$L_47:
+	add.rn.f64 %fd125, %fd79, 0d3FF0000000000000;
+	mov.b64 %rd126, %fd125;
+	shr.u64 %rd127, %rd126, 52;
+	sub.u64 %rd128, %rd127, 1023;
+	mov.b64 %rd129, %rd128;
+	setp.gt.s64 %p130, %rd129, 0;
+	@!%p130 bra $L_65;
+$L_48:
+	sub.rn.f64 %fd140, %fd125, %fd79;
+	sub.rn.f64 %fd141, 0d3FF0000000000000, %fd140;
+	mov.f64 %fd142, %fd141;
+$L_49:
+	div.rn.f64 %fd143, %fd142, %fd125;
+	mov.b64 %rd131, %rd126;
+	mov.b64 %rd132, %rd129;
+	mov.f64 %fd133, %fd143;
+$L_50:
+	and.b64 %rd134, %rd131, 4503599627370495;
+	setp.lt.u64 %p135, %rd134, 1865452045155277;
+	@!%p135 bra $L_64;
+$L_51:
+	or.b64 %rd146, %rd134, 4607182418800017408;
+	mov.b64 %fd147, %rd146;
+	mov.b64 %rd148, %rd134;
+	mov.b64 %rd149, %rd132;
+	mov.f64 %fd150, %fd147;
+$L_52:
+	sub.rn.f64 %fd151, %fd150, 0d3FF0000000000000;
+	mov.f64 %fd112, %fd151;
+	mov.b64 %rd113, %rd148;
+	mov.b64 %rd114, %rd149;
+	mov.f64 %fd115, %fd133;
+$L_53:
+	mul.rn.f64 %fd122, %fd112, 0d3FE0000000000000;
+	mul.rn.f64 %fd123, %fd122, %fd112;
+	setp.eq.u64 %p124, %rd113, 0;
+	@!%p124 bra $L_61;
+$L_54:
+	setp.eq.f64 %p157, %fd112, 0d0000000000000000;
+	@!%p157 bra $L_58;
+$L_55:
+	setp.eq.s64 %p175, %rd114, 0;
+	@!%p175 bra $L_57;
+$L_56:
+	mov.f64 %fd80, 0d0000000000000000;
+	bra.uni $L_9;
+$L_57:
+	cvt.rn.f64.s64 %fd180, %rd114;
+	mul.rn.f64 %fd181, %fd180, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd182, %fd115, %fd181;
+	cvt.rn.f64.s64 %fd183, %rd114;
+	mul.rn.f64 %fd184, %fd183, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd185, %fd184, %fd182;
+	mov.f64 %fd80, %fd185;
+	bra.uni $L_9;
+$L_58:
+	mul.rn.f64 %fd176, %fd112, 0d3FE5555555555555;
+	sub.rn.f64 %fd177, 0d3FF0000000000000, %fd176;
+	mul.rn.f64 %fd178, %fd123, %fd177;
+	setp.eq.s64 %p179, %rd114, 0;
+	@!%p179 bra $L_60;
+$L_59:
+	sub.rn.f64 %fd186, %fd112, %fd178;
+	mov.f64 %fd80, %fd186;
+	bra.uni $L_9;
+$L_60:
+	cvt.rn.f64.s64 %fd187, %rd114;
+	mul.rn.f64 %fd188, %fd187, 0d3FE62E42FEE00000;
+	cvt.rn.f64.s64 %fd189, %rd114;
+	mul.rn.f64 %fd190, %fd189, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd191, %fd190, %fd115;
+	sub.rn.f64 %fd192, %fd178, %fd191;
+	sub.rn.f64 %fd193, %fd192, %fd112;
+	sub.rn.f64 %fd194, %fd188, %fd193;
+	mov.f64 %fd80, %fd194;
+	bra.uni $L_9;
+$L_61:
+	add.rn.f64 %fd158, %fd112, 0d4000000000000000;
+	div.rn.f64 %fd159, %fd112, %fd158;
+	mul.rn.f64 %fd160, %fd159, %fd159;
+	mul.rn.f64 %fd161, %fd160, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd162, %fd161, 0d3FC39A09D078C69F;
+	mul.rn.f64 %fd163, %fd160, %fd162;
+	add.rn.f64 %fd164, %fd163, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd165, %fd160, %fd164;
+	add.rn.f64 %fd166, %fd165, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd167, %fd160, %fd166;
+	add.rn.f64 %fd168, %fd167, 0d3FD2492494229359;
+	mul.rn.f64 %fd169, %fd160, %fd168;
+	add.rn.f64 %fd170, %fd169, 0d3FD999999997FA04;
+	mul.rn.f64 %fd171, %fd160, %fd170;
+	add.rn.f64 %fd172, %fd171, 0d3FE5555555555593;
+	mul.rn.f64 %fd173, %fd160, %fd172;
+	setp.eq.s64 %p174, %rd114, 0;
+	@!%p174 bra $L_63;
+$L_62:
+	add.rn.f64 %fd195, %fd123, %fd173;
+	mul.rn.f64 %fd196, %fd159, %fd195;
+	sub.rn.f64 %fd197, %fd123, %fd196;
+	sub.rn.f64 %fd198, %fd112, %fd197;
+	mov.f64 %fd80, %fd198;
+	bra.uni $L_9;
+$L_63:
+	cvt.rn.f64.s64 %fd199, %rd114;
+	mul.rn.f64 %fd200, %fd199, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd201, %fd123, %fd173;
+	mul.rn.f64 %fd202, %fd159, %fd201;
+	cvt.rn.f64.s64 %fd203, %rd114;
+	mul.rn.f64 %fd204, %fd203, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd205, %fd204, %fd115;
+	add.rn.f64 %fd206, %fd202, %fd205;
+	sub.rn.f64 %fd207, %fd123, %fd206;
+	sub.rn.f64 %fd208, %fd207, %fd112;
+	sub.rn.f64 %fd209, %fd200, %fd208;
+	mov.f64 %fd80, %fd209;
+	bra.uni $L_9;
+$L_64:
+	add.s64 %rd152, %rd132, 1;
+	or.b64 %rd153, %rd134, 4602678819172646912;
+	mov.b64 %fd154, %rd153;
+	sub.u64 %rd155, 4503599627370496, %rd134;
+	shr.u64 %rd156, %rd155, 2;
+	mov.b64 %rd148, %rd156;
+	mov.b64 %rd149, %rd152;
+	mov.f64 %fd150, %fd154;
+	bra.uni $L_52;
+$L_65:
+	sub.rn.f64 %fd144, %fd125, 0d3FF0000000000000;
+	sub.rn.f64 %fd145, %fd79, %fd144;
+	mov.f64 %fd142, %fd145;
+	bra.uni $L_49;
+$L_66:
+	mov.b64 %rd136, %fd79;
+	shr.u64 %rd137, %rd136, 52;
+	sub.u64 %rd138, %rd137, 1023;
+	mov.b64 %rd139, %rd138;
+	mov.b64 %rd131, %rd136;
+	mov.b64 %rd132, %rd139;
+	mov.f64 %fd133, 0d0000000000000000;
+	bra.uni $L_50;
+$L_67:
+	mov.f64 %fd112, %fd107;
+	mov.b64 %rd113, %rd108;
+	mov.b64 %rd114, %rd109;
+	mov.f64 %fd115, 0d0000000000000000;
+	bra.uni $L_53;
+$L_68:
+	mov.f64 %fd107, 0d0000000000000000;
+	mov.b64 %rd108, 0;
+	mov.b64 %rd109, 1;
+	bra.uni $L_45;
+$L_69:
+	mov.f64 %fd107, 0d0000000000000000;
+	mov.b64 %rd108, 0;
+	mov.b64 %rd109, 1;
+	bra.uni $L_45;
+$L_70:
+	setp.lt.s64 %p103, %rd98, 0;
+	@!%p103 bra $L_72;
+$L_71:
+	neg.f64 %fd104, %fd79;
+	mov.f64 %fd101, %fd104;
+	bra.uni $L_30;
+$L_72:
+	mov.f64 %fd101, %fd79;
+	bra.uni $L_30;
+$L_73:
+	mov.f64 %fd19, %fd18;
+	bra.uni $L_4;
+$L_74:
+	setp.gt.f64 %p24, %fd18, 0d40862E42FEFA39EF;
+	@!%p24 bra $L_81;
+$L_75:
+	mov.b64 %rd26, 1;
+$L_76:
+	setp.ge.s64 %p27, %rd26, 0;
+	@!%p27 bra $L_80;
+$L_77:
+	mov.b64 %rd28, 9218868437227405312;
+$L_78:
+	mov.b64 %fd29, %rd28;
+	mov.f64 %fd25, %fd29;
+$L_79:
+	mov.f64 %fd19, %fd25;
+	bra.uni $L_4;
+$L_80:
+	mov.b64 %rd28, 18442240474082181120U;
+	bra.uni $L_78;
+$L_81:
+	mul.rn.f64 %fd30, %fd18, 0d3FF71547652B82FE;
+$L_82:
+	cvt.rni.f64.f64 %fd32, %fd30;
+	setp.ge.f64 %p33, %fd32, 0dC1E0000000000000;
+	@!%p33 bra $L_98;
+$L_83:
+	setp.le.f64 %p35, %fd32, 0d41DFFFFFFFC00000;
+	@!%p35 bra $L_98;
+$L_84:
+	cvt.rzi.s32.f64 %r34, %fd32;
+	mov.b32 %r31, %r34;
+$L_85:
+	cvt.rn.f64.s32 %fd36, %r31;
+	neg.f64 %fd37, %fd36;
+	fma.rn.f64 %fd38, %fd37, 0d3FE62E42FEFA3000, %fd18;
+	neg.f64 %fd39, %fd36;
+	fma.rn.f64 %fd40, %fd39, 0d3D53DE6AF278ECE6, %fd38;
+	mul.rn.f64 %fd41, %fd40, 0d3FB0000000000000;
+	fma.rn.f64 %fd42, 0d3EFA01A01A01A01A, %fd41, 0d3F2A01A01A01A01A;
+	fma.rn.f64 %fd43, %fd42, %fd41, 0d3F56C16C16C16C17;
+	fma.rn.f64 %fd44, %fd43, %fd41, 0d3F81111111111111;
+	fma.rn.f64 %fd45, %fd44, %fd41, 0d3FA5555555555555;
+	fma.rn.f64 %fd46, %fd45, %fd41, 0d3FC5555555555555;
+	fma.rn.f64 %fd47, %fd46, %fd41, 0d3FE0000000000000;
+	fma.rn.f64 %fd48, %fd47, %fd41, 0d3FF0000000000000;
+	mul.rn.f64 %fd49, %fd41, %fd48;
+	add.rn.f64 %fd50, %fd49, 0d4000000000000000;
+	mul.rn.f64 %fd51, %fd49, %fd50;
+	add.rn.f64 %fd52, %fd51, 0d4000000000000000;
+	mul.rn.f64 %fd53, %fd51, %fd52;
+	add.rn.f64 %fd54, %fd53, 0d4000000000000000;
+	mul.rn.f64 %fd55, %fd53, %fd54;
+	add.rn.f64 %fd56, %fd55, 0d4000000000000000;
+	fma.rn.f64 %fd57, %fd55, %fd56, 0d3FF0000000000000;
+	add.s32 %r58, %r31, 1023;
+	setp.le.s32 %p59, %r58, 0;
+	@!%p59 bra $L_90;
+$L_86:
+	setp.lt.s32 %p60, %r58, -52;
+	@!%p60 bra $L_88;
+$L_87:
+	mov.f64 %fd19, 0d0000000000000000;
+	bra.uni $L_4;
+$L_88:
+	add.s32 %r68, %r58, 1022;
+	cvt.s64.s32 %rd69, %r68;
+	shl.b64 %rd70, %rd69, 52;
+	mov.b64 %fd71, %rd70;
+	mul.rn.f64 %fd72, %fd57, %fd71;
+	mov.f64 %fd61, %fd72;
+	mov.b32 %r62, 1;
+$L_89:
+	cvt.s64.s32 %rd63, %r62;
+	shl.b64 %rd64, %rd63, 52;
+	mov.b64 %fd65, %rd64;
+	mul.rn.f64 %fd66, %fd61, %fd65;
+	mov.f64 %fd19, %fd66;
+	bra.uni $L_4;
+$L_90:
+	setp.ge.s32 %p67, %r58, 2047;
+	@!%p67 bra $L_97;
+$L_91:
+	mov.b64 %rd74, 1;
+$L_92:
+	setp.ge.s64 %p75, %rd74, 0;
+	@!%p75 bra $L_96;
+$L_93:
+	mov.b64 %rd76, 9218868437227405312;
+$L_94:
+	mov.b64 %fd77, %rd76;
+	mov.f64 %fd73, %fd77;
+$L_95:
+	mov.f64 %fd19, %fd73;
+	bra.uni $L_4;
+$L_96:
+	mov.b64 %rd76, 18442240474082181120U;
+	bra.uni $L_94;
+$L_97:
+	mov.f64 %fd61, %fd57;
+	mov.b32 %r62, %r58;
+	bra.uni $L_89;
+$L_98:
+	mov.b32 %r31, -2147483648;
+	bra.uni $L_85;
 }
 
 .visible .entry Random_0(
