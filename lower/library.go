@@ -23,7 +23,9 @@ import (
 type libFunc struct {
 	// intrinsic lowers a call into the registers dst.
 	intrinsic func(f *frame, args []ssa.Value, dst []ir.Reg, pos token.Pos)
-	// port names the function of package amd64math that computes it.
+	// port names the function compiled instead: one of package
+	// amd64math, or one of another package by its qualified name
+	// (math.max).
 	port string
 	// unsupported says why kernels cannot call it.
 	unsupported string
