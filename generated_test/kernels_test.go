@@ -49,6 +49,7 @@ var cases = []kernelCase{
 	{name: "Combine", fn: kernels.Combine},
 	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
 	{name: "MixedTop", fn: kernels.MixedTop},
+	{name: "GCD", fn: kernels.GCD},
 }
 
 // eightArgs keeps the spin loops of EightBlocks short.

@@ -97,8 +97,10 @@ type frame struct {
 	// inside it may assign (tailcall.go).
 	tail      bool
 	ownParams bool
-	// ended is set when an instruction ended the current block itself.
-	ended bool
+	// ended is set when an instruction ended the current block itself;
+	// returns when a return of an inlined helper continues at cont.
+	ended   bool
+	returns bool
 }
 
 func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
@@ -329,7 +331,10 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		dst[i] = tb.t.NewReg(t)
 	}
 	tb.ext[v] = dst
-	tb.inPrologue(func() { f.valueInto(v.(ssa.Instruction), dst) })
+	tb.inPrologue(func() {
+		f.valueInto(v.(ssa.Instruction), dst)
+		f.ended = false // a value that never returns ends the prologue, not f's block
+	})
 	return dst
 }
 
@@ -421,6 +426,7 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 			tb.parallelMove(f.results, srcs)
 		}
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.cont.Index}}
+		f.returns = true
 	case *ssa.Panic:
 		f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
 		tb.cur.Term = ir.Term{Kind: ir.Return}

@@ -177,6 +177,9 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, site
 		}
 	}
 	tb.cur = g.cont
+	// A helper whose every path ends in a tail call of a function it is
+	// inlined into never returns here: what follows the call is dead.
+	f.ended = !g.returns
 }
 
 // liveBlocks returns the blocks of fn that control can reach when every
