@@ -28,8 +28,11 @@
 // is plain Go: on the CPU backend the stub calls it, and tests compare GPU
 // results with it.
 //
-// This package holds what kernel code itself calls. Called as plain Go,
-// each of these functions simply runs its argument.
+// This package holds what kernel code itself calls: StreamParallel, and
+// atomics for every numeric type (AtomicAdd, AtomicMin, AtomicMax), beside
+// sync/atomic's. Called as plain Go they do what they do in a kernel:
+// StreamParallel runs its argument, and the atomics update memory in one
+// indivisible step.
 package qd
 
 import "github.com/qdgo/qd/internal/blocks"

@@ -24,3 +24,9 @@ func TestBad(t *testing.T) {
 func TestStreamParallel(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
 }
+
+// TestDependences checks the dependence check of parallel loops: what it
+// reports, where, and the precise cases it accepts.
+func TestDependences(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "depend")
+}

@@ -14,7 +14,7 @@ import (
 // the real ones: the tests would then check the analyzer against an API
 // qd no longer has.
 func TestTestdataCopies(t *testing.T) {
-	for _, dir := range []string{".", "internal/blocks"} {
+	for _, dir := range []string{".", "internal/blocks", "internal/atomics"} {
 		real := filepath.Join("..", dir)
 		copied := filepath.Join("testdata", "src", "github.com", "qdgo", "qd", dir)
 		files := goFiles(t, real)

@@ -33,6 +33,8 @@ type Backend struct {
 // Backends lists every backend, in the order of the images in a module.
 var Backends = []Backend{
 	{Name: "ptx", Kind: rt.ImagePTX, Pipeline: opt.Default, Emit: ptx.Module},
+	// The IR itself, which the CPU backend's race mode interprets.
+	{Name: "ir", Kind: rt.ImageIR, Pipeline: opt.Default, Emit: ir.FormatKernels},
 }
 
 // Output is what one backend made of a package's kernels.

@@ -18,11 +18,11 @@ import (
 // loadKernels lowers the kernels of the test package from source.
 func loadKernels(t *testing.T) map[string]*ir.Kernel {
 	t.Helper()
-	return loadKernelsFrom(t, "kernels")
+	return loadKernelsFrom(t, "kernels", &lower.Config{})
 }
 
-// loadKernelsFrom lowers the kernels of the package in dir from source.
-func loadKernelsFrom(t *testing.T, dir string) map[string]*ir.Kernel {
+// loadKernelsFrom lowers and optimizes the kernels of the package in dir.
+func loadKernelsFrom(t *testing.T, dir string, lcfg *lower.Config) map[string]*ir.Kernel {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not available (GPU machines run prebuilt test binaries)")
@@ -38,7 +38,7 @@ func loadKernelsFrom(t *testing.T, dir string) map[string]*ir.Kernel {
 	prog, spkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
 	spkgs[0].Build()
 	p := pkgs[0]
-	ks, diags := analyzer.Check(prog, p.Syntax, lower.KernelDecls(p.Syntax), p.TypesInfo, &lower.Config{})
+	ks, diags := analyzer.Check(prog, p.Syntax, lower.KernelDecls(p.Syntax), p.TypesInfo, lcfg)
 	for _, d := range diags {
 		t.Errorf("%s: %s", prog.Fset.Position(d.Pos), d.Message)
 	}

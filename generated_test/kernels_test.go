@@ -109,6 +109,11 @@ func drawArgs(c kernelCase, r *rand.Rand, n int) []any {
 // runAll runs every case on dev through its stub and compares the buffers
 // with the Go function's slices.
 func runAll(t *testing.T, dev *rt.Device, opts ...rt.LaunchOption) {
+	runAllLengths(t, dev, lengths, opts...)
+}
+
+// runAllLengths is runAll with slices of the given lengths.
+func runAllLengths(t *testing.T, dev *rt.Device, lengths []int, opts ...rt.LaunchOption) {
 	ks, err := kernels.Load(dev)
 	if err != nil {
 		t.Fatal(err)
@@ -202,4 +207,22 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("qdgen -check: %v\n%s", err, out)
 	}
+}
+
+// TestKernelsConcurrentIterationsCPU runs every kernel in the CPU backend's
+// race mode: through its IR with the iterations of each parallel loop on
+// goroutines in shuffled order, and the blocks of each StreamParallel
+// group too. The results must be Go's, and under go test -race (as CI
+// runs it) nothing may be reported: these kernels are race-free.
+func TestKernelsConcurrentIterationsCPU(t *testing.T) {
+	rt.RunIterationsConcurrently(true)
+	defer rt.RunIterationsConcurrently(false)
+	rt.RunBlocksConcurrently(true)
+	defer rt.RunBlocksConcurrently(false)
+	dev, err := rt.Open(rt.WithBackend(rt.CPU))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	runAllLengths(t, dev, lengths[:3]) // the interpreter is slow under -race
 }

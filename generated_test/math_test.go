@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/generated_test/mathkernels"
+	"github.com/qdgo/qd/lower"
 	"github.com/qdgo/qd/rt"
 )
 
@@ -153,5 +154,5 @@ func runMath(t *testing.T, dev *rt.Device) {
 
 // TestMathInterpreted runs the math kernels' IR on the interpreter.
 func TestMathInterpreted(t *testing.T) {
-	interpretCases(t, loadKernelsFrom(t, "mathkernels"), mathCases, []int{1, 300, 4099})
+	interpretCases(t, loadKernelsFrom(t, "mathkernels", &lower.Config{}), mathCases, []int{1, 300, 4099})
 }

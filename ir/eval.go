@@ -292,3 +292,33 @@ func bitOp(op Op, t Type, x uint64) uint64 {
 // to its operand type. It fails only for integer division by zero and for
 // ops that are not pure.
 func Fold(in *Instr, args []uint64) (uint64, error) { return evalPure(in, args) }
+
+// AtomicUpdate is the reference semantics of the atomic ops: from the
+// element's old bits and the operands after the address, normalized to the
+// op's type, it computes the element's new bits and whether they are
+// written. The op's result is the old bits (atomstore has none).
+func AtomicUpdate(in *Instr, old uint64, args []uint64) (uint64, bool) {
+	t := in.Type
+	switch in.Op {
+	case OpAtomicAdd:
+		if t.IsFloat() {
+			return floatArith(OpAdd, t, old, args[0]), true
+		}
+		return t.Normalize(old + args[0]), true
+	case OpAtomicMin:
+		return minMax(OpMin, t, old, args[0]), true
+	case OpAtomicMax:
+		return minMax(OpMax, t, old, args[0]), true
+	case OpAtomicAnd:
+		return old & args[0], true
+	case OpAtomicOr:
+		return old | args[0], true
+	case OpAtomicSwap, OpAtomicStore:
+		return args[0], true
+	case OpAtomicCAS:
+		if old == args[0] {
+			return args[1], true
+		}
+	}
+	return old, false
+}

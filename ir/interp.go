@@ -15,6 +15,10 @@ type Memory interface {
 	// Alloc returns the address of n bytes of new zeroed memory, for the
 	// interpreter's own use: task variables and constant tables.
 	Alloc(n int) uint64
+	// Atomic replaces the element of type t at addr by what update makes of
+	// its old bits, when update says to write, as one indivisible step, and
+	// returns the old bits.
+	Atomic(addr uint64, t Type, update func(old uint64) (uint64, bool)) (uint64, error)
 }
 
 // Values are the arguments of one kernel run, indexed by parameter: Scalar
@@ -171,6 +175,10 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 			case OpStore:
 				err = ip.Mem.Store(val(in.Args[0]), in.Type, in.Type.Normalize(val(in.Args[1])))
 			default:
+				if in.Op.Info().Atomic {
+					r, err = ip.atomic(in, val)
+					break
+				}
 				vs := ops[:len(in.Args)]
 				for j, a := range in.Args {
 					vs[j] = val(a)
@@ -197,6 +205,18 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 			}
 		}
 	}
+}
+
+// atomic runs an atomic op through the memory's Atomic.
+func (ip *Interp) atomic(in *Instr, val func(Arg) uint64) (uint64, error) {
+	var ops [2]uint64
+	vs := ops[:len(in.Args)-1]
+	for j, a := range in.Args[1:] {
+		vs[j] = in.Type.Normalize(val(a))
+	}
+	return ip.Mem.Atomic(val(in.Args[0]), in.Type, func(old uint64) (uint64, bool) {
+		return AtomicUpdate(in, old, vs)
+	})
 }
 
 // Heap is a Memory made of separately allocated regions, so that any access
@@ -247,6 +267,19 @@ func (h *Heap) Load(addr uint64, t Type) (uint64, error) {
 		v = binary.LittleEndian.Uint64(b)
 	}
 	return t.Normalize(v), nil
+}
+
+// Atomic updates an element; a Heap is used by one goroutine at a time,
+// so a load and a store make one step.
+func (h *Heap) Atomic(addr uint64, t Type, update func(uint64) (uint64, bool)) (uint64, error) {
+	old, err := h.Load(addr, t)
+	if err != nil {
+		return 0, err
+	}
+	if v, write := update(old); write {
+		return old, h.Store(addr, t, v)
+	}
+	return old, nil
 }
 
 func (h *Heap) Store(addr uint64, t Type, v uint64) error {

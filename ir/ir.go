@@ -148,6 +148,31 @@ const (
 	// it, and makes their earlier writes to shared memory visible: "barrier".
 	OpBarrier
 
+	// Atomic operations on the element at the address, each one indivisible
+	// step that concurrent threads never see half done; AtomicUpdate in
+	// eval.go defines what each writes. All but atomstore give the
+	// element's old value.
+	//
+	// OpAtomicAdd adds the operand: "r3 = atomadd.u32 r1, r2".
+	OpAtomicAdd
+	// OpAtomicMin and OpAtomicMax store Go's min or max of the element and
+	// the operand: "r3 = atommax.f64 r1, r2".
+	OpAtomicMin
+	OpAtomicMax
+	// OpAtomicAnd and OpAtomicOr combine the element with a mask:
+	// "r3 = atomor.u64 r1, r2".
+	OpAtomicAnd
+	OpAtomicOr
+	// OpAtomicSwap stores the operand: "r3 = atomswap.i32 r1, r2".
+	OpAtomicSwap
+	// OpAtomicCAS stores its third operand if the element equals its second:
+	// "r4 = atomcas.i64 r1, r2, r3".
+	OpAtomicCAS
+	// OpAtomicLoad reads the element: "r2 = atomload.u32 r1".
+	OpAtomicLoad
+	// OpAtomicStore writes the element; it has no result: "atomstore.u32 r1, r2".
+	OpAtomicStore
+
 	numOps
 )
 

@@ -46,6 +46,9 @@ type OpInfo struct {
 	// Spaces marks the ops whose address may point into any memory space,
 	// which Instr.Space names.
 	Spaces bool
+	// Atomic marks the ops that touch memory in one indivisible step:
+	// threads running them on one element at the same time do not race.
+	Atomic bool
 }
 
 // TypeSet is a set of types.
@@ -57,6 +60,9 @@ const (
 	Unsigned TypeSet = 1<<Uint8 | 1<<Uint16 | 1<<Uint32 | 1<<Uint64
 	Floats   TypeSet = 1<<Float32 | 1<<Float64
 	Numeric          = Integers | Floats
+	// Words are the integer types every GPU updates atomically in one
+	// instruction.
+	Words = 1<<Int32 | 1<<Int64 | 1<<Uint32 | 1<<Uint64
 	// Scalars are the types a scalar kernel parameter may have.
 	Scalars = Numeric | 1<<Bool
 )
@@ -133,6 +139,7 @@ func (m MemoryEffect) Writes() bool { return m&MemWrite != 0 }
 // Operand lists shared by many rows.
 var (
 	oneOfType     = []TypeRule{OfType}
+	atomicUpdate  = []TypeRule{Fixed(Ptr), OfType}
 	twoOfType     = []TypeRule{OfType, OfType}
 	shiftOperands = []TypeRule{OfType, OfFrom}
 )
@@ -203,6 +210,16 @@ var opTable = [numOps]OpInfo{
 	OpAddr:     {Name: "addr", Result: Fixed(Ptr), Aux: VarIndex},
 	OpDataAddr: {Name: "dataaddr", Result: Fixed(Ptr), Aux: DataIndex},
 	OpBarrier:  {Name: "barrier", Result: NoResult, SideEffects: true},
+
+	OpAtomicAdd:   {Name: "atomadd", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicMin:   {Name: "atommin", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicMax:   {Name: "atommax", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicAnd:   {Name: "atomand", Types: Words, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicOr:    {Name: "atomor", Types: Words, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicSwap:  {Name: "atomswap", Types: Words, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicCAS:   {Name: "atomcas", Types: Words, Result: OfType, Operands: []TypeRule{Fixed(Ptr), OfType, OfType}, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
+	OpAtomicLoad:  {Name: "atomload", Types: Words, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead, Spaces: true, Atomic: true},
+	OpAtomicStore: {Name: "atomstore", Types: Words, Result: NoResult, Operands: atomicUpdate, Memory: MemWrite, SideEffects: true, Spaces: true, Atomic: true},
 }
 
 // Info returns the op's row of the op table; an op out of range gets the

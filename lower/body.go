@@ -22,6 +22,12 @@ func (l *lowerer) lowerBody() {
 		t.StreamBlock = p.streamBlock
 		l.k.Tasks = append(l.k.Tasks, t)
 	}
+	if len(l.diags) > 0 {
+		return // the tasks may be incomplete
+	}
+	if !l.cfg.SkipDependenceCheck {
+		l.checkDependences()
+	}
 	l.groupBlocks()
 }
 
@@ -83,6 +89,7 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 
 	tb.cur = index
 	phiReg := f.regsFor(pl.phi)[0]
+	l.loopIndexes[t] = &loopIndex{reg: phiReg, init: init, bound: bound, wide: wide, delta: pl.delta}
 	if phiType == wide {
 		tb.move(phiReg, ir.R(i))
 	} else {

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/qdgo/qd/ir"
@@ -25,6 +26,9 @@ func (f *frame) callMessage(v *ssa.Call) string {
 	callee := common.StaticCallee()
 	if callee == nil {
 		return "calling function values is not supported in kernels: call a function by its name"
+	}
+	if _, ok, msg := atomicCallee(callee); ok {
+		return msg
 	}
 	if callee.Pkg != nil && callee.Pkg.Pkg.Path() == QDPath {
 		if callee.Name() != "StreamParallel" {
@@ -54,6 +58,10 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 		return
 	}
 	callee := common.StaticCallee()
+	if af, ok, _ := atomicCallee(callee); ok {
+		f.atomic(v, af, dst)
+		return
+	}
 	if g := f.tailRecursion(v, callee); g != nil {
 		f.jumpToEntry(g, common.Args)
 		return
@@ -139,6 +147,9 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, site
 	}
 	if callee.Blocks == nil {
 		return // allowed by Config.External in CheckOnly mode
+	}
+	if syn := callee.Syntax(); syn != nil && !slices.Contains(tb.l.syntax, syn) {
+		tb.l.syntax = append(tb.l.syntax, syn)
 	}
 	live := liveBlocks(callee)
 	g := tb.newFrame(callee, func(b *ssa.BasicBlock) bool { return live[b] })

@@ -201,6 +201,13 @@ func (f *frame) allocMessage(v *ssa.Alloc) string {
 			return cellMessage(v)
 		}
 	}
+	for _, r := range *v.Referrers() {
+		if c, ok := r.(*ssa.Call); ok {
+			if _, atomic, _ := atomicCallee(c.Common().StaticCallee()); atomic {
+				return fmt.Sprintf("variable %s is updated with an atomic, but local variables belong to one thread and need none; atomics update slice elements, as atomic.AddInt32(&s[i], 1)", v.Comment)
+			}
+		}
+	}
 	if _, ok := elem.Underlying().(*types.Basic); ok {
 		return fmt.Sprintf("variable %s escapes (a closure captures it or its address is taken): kernels support plain local variables only", v.Comment)
 	}

@@ -15,6 +15,7 @@ package lower
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"sort"
@@ -45,6 +46,10 @@ type Config struct {
 	// call, or the reason it is not allowed, and whether the function is
 	// pure (reads and writes no memory).
 	External func(fn *ssa.Function) (pure bool, err error)
+	// SkipDependenceCheck accepts parallel loops whose iterations conflict
+	// through memory, for the tests that show the CPU race mode finding
+	// such conflicts at run time.
+	SkipDependenceCheck bool
 }
 
 // Kernel lowers the kernel function fn to checked, unoptimized IR.
@@ -104,6 +109,12 @@ type lowerer struct {
 	failed map[ssa.Value]bool
 	// recursive is the memo of mayRecurse.
 	recursive map[*ssa.Function]bool
+	// loopIndexes describes the loop of each parallel task, for the
+	// dependence check; syntax holds the kernel's syntax and that of the
+	// functions inlined into it, where diagnostics find accesses' source.
+	loopIndexes map[*ir.Task]*loopIndex
+	syntax      []ast.Node
+	raced       map[*ir.Instr]bool // accesses reported racing with another block
 }
 
 type diagKey struct {
@@ -129,7 +140,8 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 }
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
-	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool)}
+	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
+		loopIndexes: make(map[*ir.Task]*loopIndex), raced: make(map[*ir.Instr]bool)}
 }
 
 // kernel lowers l.fn.
@@ -166,6 +178,7 @@ func (l *lowerer) kernel() *ir.Kernel {
 		l.errorf(fn.Pos(), "kernel %s has no body", fn.Name())
 		return l.k
 	}
+	l.syntax = append(l.syntax, fn.Syntax())
 	l.lowerBody()
 	return l.k
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"path/filepath"
 	"sort"
 
 	"github.com/qdgo/qd/ir"
@@ -224,8 +223,11 @@ func (l *lowerer) groupBlocks() {
 			l.k.Groups[t.Group-1]++
 		}
 	}
-	type access struct{ reads, writes []bool }
-	byBlock := map[int]*access{}
+	type blockSummary struct {
+		reads, writes []bool
+		accesses      []blockAccess
+	}
+	byBlock := map[int]*blockSummary{}
 	groups := map[int][]int{}
 	for _, t := range l.k.Tasks {
 		if t.StreamBlock == 0 {
@@ -233,7 +235,7 @@ func (l *lowerer) groupBlocks() {
 		}
 		a := byBlock[t.StreamBlock]
 		if a == nil {
-			a = &access{make([]bool, len(l.k.Params)), make([]bool, len(l.k.Params))}
+			a = &blockSummary{reads: make([]bool, len(l.k.Params)), writes: make([]bool, len(l.k.Params))}
 			byBlock[t.StreamBlock] = a
 			groups[t.Group] = append(groups[t.Group], t.StreamBlock)
 		}
@@ -242,6 +244,7 @@ func (l *lowerer) groupBlocks() {
 			a.reads[p] = a.reads[p] || reads[p]
 			a.writes[p] = a.writes[p] || writes[p]
 		}
+		a.accesses = append(a.accesses, l.blockAccesses(t)...)
 	}
 	conflicts := map[[2]int]bool{}
 	for g := 1; g <= group; g++ {
@@ -251,15 +254,11 @@ func (l *lowerer) groupBlocks() {
 				a1, a2 := byBlock[b1], byBlock[b2]
 				for p := range l.k.Params {
 					for q := range l.k.Params {
-						if !(a1.writes[p] && (a2.reads[q] || a2.writes[q]) || a2.writes[p] && a1.reads[q]) {
-							continue
-						}
-						if p == q {
-							l.raceDiagnostic(b1, b2, p, a1.writes[p], a2.writes[p])
-						} else {
+						if p != q && (a1.writes[p] && (a2.reads[q] || a2.writes[q]) || a2.writes[p] && a1.reads[q]) {
 							conflicts[[2]int{min(p, q), max(p, q)}] = true
 						}
 					}
+					l.blockRace(p, a1.accesses, a2.accesses)
 				}
 			}
 		}
@@ -273,52 +272,77 @@ func (l *lowerer) groupBlocks() {
 	})
 }
 
-func (l *lowerer) raceDiagnostic(b1, b2, p int, w1, w2 bool) {
-	name := l.k.Params[p].Name
-	verb1, verb2 := "reads", "reads"
-	if w1 {
-		verb1 = "writes"
+// blockAccess is an access of a qd.StreamParallel block's task with the
+// range of elements it may touch, [lo, hi]; nil bounds mean any element.
+type blockAccess struct {
+	access
+	lo, hi form
+}
+
+func (l *lowerer) blockAccesses(t *ir.Task) []blockAccess {
+	ix := newIndexer(l.k, t, l.loopIndexes[t])
+	var bas []blockAccess
+	for _, a := range ix.accesses() {
+		lo, hi := ix.footprint(&a)
+		bas = append(bas, blockAccess{a, lo, hi})
 	}
-	if w2 {
-		verb2 = "writes"
+	return bas
+}
+
+// blockRace reports the first pair of accesses of parameter p by two
+// blocks of a group that may touch one element, one of them writing it.
+// Atomics do not race with each other.
+func (l *lowerer) blockRace(p int, first, second []blockAccess) {
+	// Writes first: x[i] += 1 is reported as the write it ends with.
+	var ys []blockAccess
+	for _, write := range []bool{true, false} {
+		for _, y := range second {
+			if y.param == p && y.write == write {
+				ys = append(ys, y)
+			}
+		}
 	}
-	pos1 := l.fset.Position(l.blocks[b1-1])
-	l.errorf(l.blocks[b2-1], "data race on %s between qd.StreamParallel blocks: the block at %s:%d %s %s and this block %s it, and they run at the same time; put a plain statement between the two blocks to order them, or give them different slices",
-		name, filepath.Base(pos1.Filename), pos1.Line, verb1, name, verb2)
+	for _, y := range ys {
+		if l.raced[y.in] {
+			return // reported with another block
+		}
+		for _, x := range first {
+			if x.param != p || !x.write && !y.write || x.atomic && y.atomic || disjoint(&x, &y) {
+				continue
+			}
+			l.raced[y.in] = true
+			verb := func(a *blockAccess) string {
+				if a.write {
+					return "writes"
+				}
+				return "reads"
+			}
+			pos, text := l.describe(y.in, p)
+			xpos, xtext := l.describe(x.in, p)
+			l.errorf(pos, "data race on %s between qd.StreamParallel blocks: %s %s elements that %s (at %s) %s in a block that runs at the same time; put a plain statement between the two blocks to order them, or give them different slices or elements",
+				l.k.Params[p].Name, text, verb(&y), xtext, l.where(xpos), verb(&x))
+			return
+		}
+	}
+}
+
+// disjoint reports whether two accesses' ranges of elements cannot meet.
+func disjoint(x, y *blockAccess) bool {
+	if x.lo == nil || y.lo == nil {
+		return false
+	}
+	below := func(hi, lo form) bool {
+		d, ok := hi.sub(lo).constant()
+		return ok && d < 0
+	}
+	return below(x.hi, y.lo) || below(y.hi, x.lo)
 }
 
 // paramAccess returns which slice parameters a task reads and writes,
 // following addresses from each parameter's base through the task.
 func paramAccess(k *ir.Kernel, t *ir.Task) (reads, writes []bool) {
 	n := len(k.Params)
-	from := make([][]bool, len(t.Regs)) // the parameters each address derives from
-	mark := func(r ir.Reg, p int) bool {
-		if from[r] == nil {
-			from[r] = make([]bool, n)
-		}
-		changed := !from[r][p]
-		from[r][p] = true
-		return changed
-	}
-	for changed := true; changed; {
-		changed = false
-		for _, b := range t.Blocks {
-			for _, in := range b.Instrs {
-				switch {
-				case in.Op == ir.OpParamBase:
-					changed = mark(in.Dst, int(in.Aux)) || changed
-				case in.Op == ir.OpElemAddr || in.Op == ir.OpMove && t.Regs[in.Dst] == ir.Ptr:
-					if a := in.Args[0]; !a.Imm && from[a.Reg] != nil {
-						for p, ok := range from[a.Reg] {
-							if ok {
-								changed = mark(in.Dst, p) || changed
-							}
-						}
-					}
-				}
-			}
-		}
-	}
+	from := pointsTo(k, t)
 	reads, writes = make([]bool, n), make([]bool, n)
 	for _, b := range t.Blocks {
 		for _, in := range b.Instrs {

@@ -290,12 +290,17 @@ type ArgBuffer interface {
 	argPointer() uintptr
 	argLen() int
 	argSpan() (start, end uintptr)
+	argHost() unsafe.Pointer
 }
 
 func (b *Buffer[T]) argDevice() *Device  { return b.dev }
 func (b *Buffer[T]) argUsable() error    { return b.usable() }
 func (b *Buffer[T]) argPointer() uintptr { return b.ptr }
 func (b *Buffer[T]) argLen() int         { return b.n }
+
+// argHost is the address of the CPU backend's storage; nil on a GPU or
+// for no elements.
+func (b *Buffer[T]) argHost() unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b.host)) }
 
 // argSpan is the address range of b's elements, on the device or, on the
 // CPU backend, on the host.

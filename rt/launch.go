@@ -5,6 +5,8 @@ import (
 	"runtime"
 
 	"github.com/qdgo/qd/internal/blocks"
+	"github.com/qdgo/qd/internal/iterations"
+	"github.com/qdgo/qd/ir"
 )
 
 // Launch runs kernel number kernel of the module: each task in order on the
@@ -126,12 +128,15 @@ const (
 	wavesPerLaunch   = 4
 )
 
-// RunCPU runs a kernel's Go function on the CPU backend, turning a panic
-// into an error as a GPU fault would be. The options are checked as a GPU
-// launch checks them: a closed stream is an error here too. The kernel's
-// qd.StreamParallel blocks run serially, in program order, unless
-// RunBlocksConcurrently is on. Generated stubs call it.
-func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error) {
+// RunCPU runs a kernel on the CPU backend: its Go function, run, turning
+// a panic into an error as a GPU fault would be. The options are checked
+// as a GPU launch checks them: a closed stream is an error here too. The
+// kernel's qd.StreamParallel blocks run serially, in program order, unless
+// RunBlocksConcurrently is on. With RunIterationsConcurrently on, the
+// kernel runs through its IR instead, on the launch's counts and packed
+// arguments and the buffers of its slice parameters, bufs. Generated
+// stubs call it.
+func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...ArgBuffer) (err error) {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
@@ -139,6 +144,9 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error)
 	}
 	if err != nil {
 		return opError("launch "+k.Name, err)
+	}
+	if iterations.Concurrent() {
+		return opError("run "+k.Name+" on the CPU", m.runIterations(kernel, counts, args, bufs))
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -156,6 +164,31 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error)
 	return nil
 }
 
+// runIterations runs a kernel through its IR with each parallel loop's
+// iterations spread over goroutines.
+func (m *Module) runIterations(kernel int, counts []int64, args []byte, bufs []ArgBuffer) error {
+	m.irOnce.Do(func() {
+		for _, img := range m.spec.Images {
+			if img.Kind == ImageIR {
+				m.irKernels, m.irErr = ir.Parse(img.Data)
+				return
+			}
+		}
+		m.irErr = fmt.Errorf("%w: the module has no IR image, which the CPU race mode runs; regenerate it with qdgen", ErrNoImage)
+	})
+	if m.irErr != nil {
+		return m.irErr
+	}
+	if kernel >= len(m.irKernels) {
+		return fmt.Errorf("the IR image has %d kernels", len(m.irKernels))
+	}
+	hosts := make([]iterations.Buffer, len(bufs))
+	for i, b := range bufs {
+		hosts[i] = iterations.Buffer{Data: b.argHost(), Len: b.argLen()}
+	}
+	return iterations.Run(m.irKernels[kernel], counts, args, hosts, blocks.Concurrent())
+}
+
 // RunBlocksConcurrently makes the CPU backend run the blocks of each
 // qd.StreamParallel group concurrently, as goroutines started in random
 // order, instead of serially: under go test -race, blocks that depend on
@@ -163,3 +196,15 @@ func (m *Module) RunCPU(kernel int, opts []LaunchOption, run func()) (err error)
 // QD_CPU_BLOCKS=concurrent turns it on too. While it is on, kernels with
 // blocks run one at a time.
 func RunBlocksConcurrently(on bool) { blocks.SetConcurrent(on) }
+
+// RunIterationsConcurrently makes the CPU backend run kernels the way a GPU
+// does, to find the iterations of parallel loops that conflict through
+// memory: through their IR, on an interpreter, over the buffers' memory,
+// with each loop's iterations spread over goroutines in shuffled order.
+// Under go test -race, two iterations that touch one element, one of them
+// writing it without an atomic, are reported. The environment variable
+// QD_CPU_ITERATIONS=concurrent turns it on too. With RunBlocksConcurrently
+// on as well, the blocks of each qd.StreamParallel group run as goroutines
+// too. The mode is much slower than the Go function; kernels report index
+// errors as errors of the run rather than panics.
+func RunIterationsConcurrently(on bool) { iterations.SetConcurrent(on) }

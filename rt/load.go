@@ -3,6 +3,9 @@ package rt
 import (
 	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/qdgo/qd/ir"
 )
 
 // ModuleSpec describes the kernels of one Go package as qdgen generated
@@ -30,9 +33,12 @@ const (
 	// ImagePTX is PTX assembly text, which the CUDA driver compiles for
 	// the GPU at hand when the module is loaded.
 	ImagePTX ImageKind = iota + 1
+	// ImageIR is the kernels' IR as text (ir.FormatKernels), which the CPU
+	// backend interprets in its race mode (RunIterationsConcurrently).
+	ImageIR
 )
 
-var imageKindNames = [...]string{ImagePTX: "PTX"}
+var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR"}
 
 func (k ImageKind) String() string {
 	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
@@ -69,6 +75,12 @@ type Module struct {
 	spec    *ModuleSpec
 	handle  uintptr
 	entries [][]uintptr // per kernel, per task: the driver's function
+
+	// The kernels of the IR image, parsed when the CPU's race mode first
+	// needs them.
+	irOnce    sync.Once
+	irKernels []*ir.Kernel
+	irErr     error
 }
 
 // Load loads the module of spec on d from the image its driver prefers,

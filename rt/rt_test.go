@@ -123,7 +123,7 @@ func TestRunCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = m.RunCPU(0, nil, func() {
+	err = m.RunCPU(0, nil, nil, nil, func() {
 		var s []int
 		_ = s[3]
 	})
@@ -131,11 +131,11 @@ func TestRunCPU(t *testing.T) {
 	if !errors.As(err, &p) || !strings.Contains(err.Error(), "qd: run K on the CPU: panic: runtime error: index out of range [3] with length 0") {
 		t.Errorf("RunCPU of a panicking kernel: %v", err)
 	}
-	if err := m.RunCPU(0, []LaunchOption{BlockSize(48)}, func() {}); err == nil {
+	if err := m.RunCPU(0, nil, nil, []LaunchOption{BlockSize(48)}, func() {}); err == nil {
 		t.Error("a block size of 48 was accepted")
 	}
 	ran := false
-	if err := m.RunCPU(0, []LaunchOption{BlockSize(128), GridSize(4)}, func() { ran = true }); err != nil || !ran {
+	if err := m.RunCPU(0, nil, nil, []LaunchOption{BlockSize(128), GridSize(4)}, func() { ran = true }); err != nil || !ran {
 		t.Errorf("RunCPU = %v, ran %v", err, ran)
 	}
 }

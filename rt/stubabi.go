@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/qdgo/qd/internal/iterations"
 )
 
 // This file is the interface of generated stubs: the functions and
@@ -11,7 +13,7 @@ import (
 
 // UnknownCount marks a parallel task whose iteration count the host cannot
 // compute; it is launched on a full grid.
-const UnknownCount = math.MinInt64
+const UnknownCount = iterations.UnknownCount
 
 // CheckDisjoint returns an error if two buffer arguments, which blocks of
 // one qd.StreamParallel group would write and read at the same time,

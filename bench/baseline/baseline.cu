@@ -67,6 +67,20 @@ __global__ void math_sin(const double *x, const double *, double *out, long long
   if (i < n) out[i] = sin(x[i]);
 }
 
+// histogram counts bytes into per-block bins in shared memory, then adds
+// them to the global bins: the privatized histogram CUDA programmers write.
+__global__ void histogram(const unsigned char *data, long long n, unsigned int *bins) {
+  __shared__ unsigned int local[256];
+  for (int i = threadIdx.x; i < 256; i += blockDim.x) local[i] = 0;
+  __syncthreads();
+  long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride)
+    atomicAdd(&local[data[i]], 1u);
+  __syncthreads();
+  for (int i = threadIdx.x; i < 256; i += blockDim.x)
+    if (local[i]) atomicAdd(&bins[i], local[i]);
+}
+
 static double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -291,6 +305,37 @@ int main() {
     }
     printf(mode == 0 ? "four_plain_us %.3f\n" : "four_blocks_us %.3f\n", median(per));
   }
+
+  // A 256-bin histogram of 2^28 bytes, the same bytes as qdbench's.
+  const long long hn = 1LL << 28;
+  std::vector<unsigned char> hostData(hn);
+  std::vector<unsigned int> want(256);
+  for (long long i = 0; i < hn; i++) {
+    hostData[i] = (unsigned char)(((unsigned int)i * 2654435761u) >> 24);
+    want[hostData[i]]++;
+  }
+  unsigned char *data;
+  unsigned int *bins;
+  CHECK(cudaMalloc(&data, hn));
+  CHECK(cudaMalloc(&bins, 256 * sizeof(unsigned int)));
+  CHECK(cudaMemcpy(data, hostData.data(), hn, cudaMemcpyHostToDevice));
+  int histBlocks = prop.multiProcessorCount * (prop.maxThreadsPerMultiProcessor / 256);
+  secs.clear();
+  for (int r = 0; r < 11; r++) {
+    CHECK(cudaMemset(bins, 0, 256 * sizeof(unsigned int)));
+    CHECK(cudaDeviceSynchronize());
+    double t0 = now();
+    histogram<<<histBlocks, 256>>>(data, hn, bins);
+    CHECK(cudaDeviceSynchronize());
+    if (r > 0) secs.push_back(now() - t0);
+  }
+  std::vector<unsigned int> got(256);
+  CHECK(cudaMemcpy(got.data(), bins, 256 * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+  if (got != want) {
+    fprintf(stderr, "histogram: wrong counts\n");
+    return 1;
+  }
+  printf("hist_gbps %.1f\n", hn / median(secs) / 1e9);
   CHECK(cudaGetLastError());
   mathBenchmarks();
   return 0;

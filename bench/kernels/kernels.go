@@ -2,7 +2,11 @@
 // has the same kernels in CUDA C.
 package kernels
 
-import "github.com/qdgo/qd"
+import (
+	"sync/atomic"
+
+	"github.com/qdgo/qd"
+)
 
 //go:generate go run github.com/qdgo/qd/cmd/qdgen
 
@@ -110,5 +114,14 @@ func Tiny(a []int32) { tiny(a) }
 func tiny(a []int32) {
 	for i := range a {
 		a[i]++
+	}
+}
+
+// Histogram counts bytes into 256 bins, with one atomic add per byte.
+//
+//qd:kernel
+func Histogram(data []uint8, bins []uint32) {
+	for _, b := range data {
+		atomic.AddUint32(&bins[b], 1)
 	}
 }

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
@@ -124,6 +124,12 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: false,
 		}},
 	}, {
+		Name: "Histogram",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Fill",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Fill_0",
@@ -182,36 +188,31 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
-// Empty launches kernel Empty (kernels.go:12) after the work already launched on
+// Empty launches kernel Empty (kernels.go:16) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Saxpy launches kernel Saxpy (kernels.go:23) after the work already launched on
+// Saxpy launches kernel Saxpy (kernels.go:27) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
-	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
-		})
 	}
 	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
@@ -219,29 +220,34 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+		}, x, y)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Spin launches kernel Spin (kernels.go:32) after the work already launched on
+// Spin launches kernel Spin (kernels.go:36) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Spin(out.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [24]byte
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Spin(out.CPUSlice(), iters)
+		}, out)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpins launches kernel TwoSpins (kernels.go:56) after the work already launched on
+// TwoSpins launches kernel TwoSpins (kernels.go:60) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -251,40 +257,40 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	if qdErr := rt.CheckDisjoint("TwoSpins", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:64) after the work already launched on
+// TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:68) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
+		}, a, b)
+	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// EightSpins launches kernel EightSpins (kernels.go:84) after the work already launched on
+// EightSpins launches kernel EightSpins (kernels.go:88) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
@@ -375,11 +381,6 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	if qdErr := rt.CheckDisjoint("EightSpins", "a6", a6, "a7", a7); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
-		})
-	}
 	var qdArgs [136]byte
 	rt.PutBuffer(qdArgs[:], 0, a0)
 	rt.PutBuffer(qdArgs[:], 16, a1)
@@ -391,10 +392,15 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutBuffer(qdArgs[:], 112, a7)
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+		}, a0, a1, a2, a3, a4, a5, a6, a7)
+	}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// FourTiny launches kernel FourTiny (kernels.go:98) after the work already launched on
+// FourTiny launches kernel FourTiny (kernels.go:102) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], d *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
@@ -419,36 +425,55 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	if qdErr := rt.CheckDisjoint("FourTiny", "c", c, "d", d); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutBuffer(qdArgs[:], 48, d)
 	qdCounts := [4]int64{1, 1, 1, 1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+		}, a, b, c, d)
+	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Tiny launches kernel Tiny (kernels.go:108) after the work already launched on
+// Tiny launches kernel Tiny (kernels.go:112) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			Tiny(a.CPUSlice())
-		})
-	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{1}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Tiny(a.CPUSlice())
+		}, a)
+	}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Histogram launches kernel Histogram (kernels.go:123) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (math.go:12) after the work already launched on
@@ -458,17 +483,17 @@ func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", x); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			Fill(x.CPUSlice(), lo, hi)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutFloat64(qdArgs[:], 16, float64(lo))
 	rt.PutFloat64(qdArgs[:], 24, float64(hi))
 	qdCounts := [1]int64{int64(x.Len())}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fill(x.CPUSlice(), lo, hi)
+		}, x)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Exp launches kernel Exp (math.go:20) after the work already launched on
@@ -478,16 +503,16 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			Exp(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Exp(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Log launches kernel Log (math.go:27) after the work already launched on
@@ -497,16 +522,16 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			Log(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Log(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pow launches kernel Pow (math.go:34) after the work already launched on
@@ -516,17 +541,17 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Atan2 launches kernel Atan2 (math.go:41) after the work already launched on
@@ -536,17 +561,17 @@ func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", y, x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, y)
 	rt.PutBuffer(qdArgs[:], 16, x)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
+		}, y, x, out)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3166,6 +3191,61 @@ $L_14:
 	ret;
 }
 
+.visible .entry Histogram_0(
+	.param .u64 Histogram_0_param_0,
+	.param .s64 Histogram_0_param_1,
+	.param .u64 Histogram_0_param_2,
+	.param .s64 Histogram_0_param_3
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<19>;
+	.reg .b32 %rt<6>;
+	.reg .b64 %rd<17>;
+	.reg .b64 %rdt<1>;
+
+$L_0:
+	ld.param.u64 %rd4, [Histogram_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Histogram_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Histogram_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	ld.global.u8 %r12, [%rd11];
+	cvt.u64.u32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	mov.b32 %rt5, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt5;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
 .visible .entry Fill_0(
 	.param .u64 Fill_0_param_0,
 	.param .s64 Fill_0_param_1,
@@ -5192,4 +5272,4660 @@ $L_116:
 $L_117:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Empty(a []i32, n i64)
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32, n i64)
+
+task Saxpy_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base x
+	r11 = param.f32 a
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Spin(out []i64, iters i64)
+
+task Spin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+kernel TwoSpins(a []i64, b []i64, iters i64)
+groups [2]
+disjoint a b
+
+task TwoSpins_0 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task TwoSpins_1 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r4 = len b
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+kernel TwoSpinsSerial(a []i64, b []i64, iters i64)
+
+task TwoSpinsSerial_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 1→3
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 3→3
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 3→4
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 1→4
+	r13 = move.i64 r8
+	jump b19
+
+task TwoSpinsSerial_1 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	r10 = param.i64 iters
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b21
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = move.i64 r7
+	r9 = gt.i64 r10, 0
+	branch r9, b5, b22
+b5: # edge 5→7
+	r11 = move.i64 r8
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r31 = max.i64 r10, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b7
+b7: # unroll guard
+	r33 = lt.i64 r12, r32
+	branch r33, b8, b16
+b8: # rangeint.body (unrolled 0)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b9
+b9: # edge 7→7 (unrolled 0)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b10
+b10: # rangeint.body (unrolled 1)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b11
+b11: # edge 7→7 (unrolled 1)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b12
+b12: # rangeint.body (unrolled 2)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b13
+b13: # edge 7→7 (unrolled 2)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b14
+b14: # rangeint.body (unrolled 3)
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	jump b15
+b15: # edge 7→7 (unrolled 3)
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b7
+b16: # rangeint.body
+	r14 = mul.i64 r11, 1664525
+	r15 = add.i64 r14, 1013904223
+	r22 = mulhi.i64 r15, -9223372032559808509
+	r23 = add.i64 r22, r15
+	r24 = convert.u64.i64 r23
+	r25 = shr.u64.u32 r24, 63
+	r26 = shr.i64.u32 r23, 30
+	r27 = convert.i64.u64 r25
+	r28 = add.i64 r26, r27
+	r29 = mul.i64 r28, 2147483647
+	r30 = sub.i64 r15, r29
+	r16 = move.i64 r30
+	r17 = add.i64 r12, 1
+	r18 = lt.i64 r17, r10
+	branch r18, b17, b18
+b17: # edge 7→7
+	r11 = move.i64 r16
+	r12 = move.i64 r17
+	jump b16
+b18: # edge 7→8
+	r13 = move.i64 r16
+	jump b19
+b19: # rangeint.done
+	r19 = elemaddr r4, r7, 8
+	store.i64 r19, r13
+	r20 = add.i64 r7, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b20, b21
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # exit
+	return
+b22: # edge 5→8
+	r13 = move.i64 r8
+	jump b19
+
+kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
+groups [8]
+disjoint a0 a1
+disjoint a0 a2
+disjoint a0 a3
+disjoint a0 a4
+disjoint a0 a5
+disjoint a0 a6
+disjoint a0 a7
+disjoint a1 a2
+disjoint a1 a3
+disjoint a1 a4
+disjoint a1 a5
+disjoint a1 a6
+disjoint a1 a7
+disjoint a2 a3
+disjoint a2 a4
+disjoint a2 a5
+disjoint a2 a6
+disjoint a2 a7
+disjoint a3 a4
+disjoint a3 a5
+disjoint a3 a6
+disjoint a3 a7
+disjoint a4 a5
+disjoint a4 a6
+disjoint a4 a7
+disjoint a5 a6
+disjoint a5 a7
+disjoint a6 a7
+
+task EightSpins_0 serial block=1 group=1
+b0: # entry
+	r3 = base a0
+	r4 = len a0
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_1 serial block=2 group=1
+b0: # entry
+	r3 = base a1
+	r4 = len a1
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_2 serial block=3 group=1
+b0: # entry
+	r3 = base a2
+	r4 = len a2
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_3 serial block=4 group=1
+b0: # entry
+	r3 = base a3
+	r4 = len a3
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_4 serial block=5 group=1
+b0: # entry
+	r3 = base a4
+	r4 = len a4
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_5 serial block=6 group=1
+b0: # entry
+	r3 = base a5
+	r4 = len a5
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_6 serial block=7 group=1
+b0: # entry
+	r3 = base a6
+	r4 = len a6
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+task EightSpins_7 serial block=8 group=1
+b0: # entry
+	r3 = base a7
+	r4 = len a7
+	r6 = param.i64 iters
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	r5 = move.i64 r6
+	jump b2
+b2: # spinEach.entry
+	r7 = move.i64 r1
+	r8 = gt.i64 r7, 0
+	branch r8, b3, b21
+b3: # edge 0→1
+	r9 = move.i64 0
+	jump b4
+b4: # spinEach.rangeint.body
+	r10 = move.i64 r9
+	r11 = gt.i64 r5, 0
+	branch r11, b5, b22
+b5: # edge 1→3
+	r12 = move.i64 r10
+	r13 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 r5, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r13, r33
+	branch r34, b8, b16
+b8: # spinEach.rangeint.body (unrolled 0)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b9
+b9: # edge 3→3 (unrolled 0)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b10
+b10: # spinEach.rangeint.body (unrolled 1)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b11
+b11: # edge 3→3 (unrolled 1)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b12
+b12: # spinEach.rangeint.body (unrolled 2)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b13
+b13: # edge 3→3 (unrolled 2)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b14
+b14: # spinEach.rangeint.body (unrolled 3)
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	jump b15
+b15: # edge 3→3 (unrolled 3)
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b7
+b16: # spinEach.rangeint.body
+	r15 = mul.i64 r12, 1664525
+	r16 = add.i64 r15, 1013904223
+	r23 = mulhi.i64 r16, -9223372032559808509
+	r24 = add.i64 r23, r16
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 30
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 2147483647
+	r31 = sub.i64 r16, r30
+	r17 = move.i64 r31
+	r18 = add.i64 r13, 1
+	r19 = lt.i64 r18, r5
+	branch r19, b17, b18
+b17: # edge 3→3
+	r12 = move.i64 r17
+	r13 = move.i64 r18
+	jump b16
+b18: # edge 3→4
+	r14 = move.i64 r17
+	jump b19
+b19: # spinEach.rangeint.done
+	r20 = elemaddr r0, r9, 8
+	store.i64 r20, r14
+	r21 = add.i64 r9, 1
+	r22 = lt.i64 r21, r7
+	branch r22, b20, b21
+b20: # edge 4→1
+	r9 = move.i64 r21
+	jump b4
+b21: # spinEach.return
+	return
+b22: # edge 1→4
+	r14 = move.i64 r10
+	jump b19
+
+kernel FourTiny(a []i32, b []i32, c []i32, d []i32)
+groups [4]
+disjoint a b
+disjoint a c
+disjoint a d
+disjoint b c
+disjoint b d
+disjoint c d
+
+task FourTiny_0 serial block=1 group=1
+b0: # entry
+	r3 = base a
+	r4 = len a
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_1 serial block=2 group=1
+b0: # entry
+	r3 = base b
+	r4 = len b
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_2 serial block=3 group=1
+b0: # entry
+	r3 = base c
+	r4 = len c
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+task FourTiny_3 serial block=4 group=1
+b0: # entry
+	r3 = base d
+	r4 = len d
+	jump b1
+b1: # entry
+	r0 = move.ptr r3
+	r1 = move.i64 r4
+	jump b2
+b2: # tiny.entry
+	r5 = move.i64 r1
+	r6 = move.i64 -1
+	jump b3
+b3: # unroll setup
+	r13 = max.i64 r5, -9223372036854775804
+	r14 = sub.i64 r13, 4
+	jump b4
+b4: # unroll guard
+	r15 = lt.i64 r6, r14
+	branch r15, b5, b13
+b5: # tiny.rangeindex.loop (unrolled 0)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b6
+b6: # tiny.rangeindex.body (unrolled 0)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b7
+b7: # tiny.rangeindex.loop (unrolled 1)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b8
+b8: # tiny.rangeindex.body (unrolled 1)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b9
+b9: # tiny.rangeindex.loop (unrolled 2)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b10
+b10: # tiny.rangeindex.body (unrolled 2)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b11
+b11: # tiny.rangeindex.loop (unrolled 3)
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	jump b12
+b12: # tiny.rangeindex.body (unrolled 3)
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b4
+b13: # tiny.rangeindex.loop
+	r7 = add.i64 r6, 1
+	r8 = lt.i64 r7, r5
+	branch r8, b14, b15
+b14: # tiny.rangeindex.body
+	r9 = elemaddr r0, r7, 4
+	r10 = load.i32 r9
+	r11 = add.i32 r10, 1
+	r12 = elemaddr r0, r7, 4
+	store.i32 r12, r11
+	r6 = move.i64 r7
+	jump b13
+b15: # tiny.return
+	return
+
+kernel Tiny(a []i32)
+
+task Tiny_0 serial
+b0: # entry
+	r0 = base a
+	r1 = len a
+	jump b1
+b1: # tiny.entry
+	r2 = move.i64 r1
+	r3 = move.i64 -1
+	jump b2
+b2: # unroll setup
+	r10 = max.i64 r2, -9223372036854775804
+	r11 = sub.i64 r10, 4
+	jump b3
+b3: # unroll guard
+	r12 = lt.i64 r3, r11
+	branch r12, b4, b12
+b4: # tiny.rangeindex.loop (unrolled 0)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b5
+b5: # tiny.rangeindex.body (unrolled 0)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b6
+b6: # tiny.rangeindex.loop (unrolled 1)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b7
+b7: # tiny.rangeindex.body (unrolled 1)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b8
+b8: # tiny.rangeindex.loop (unrolled 2)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b9
+b9: # tiny.rangeindex.body (unrolled 2)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b10
+b10: # tiny.rangeindex.loop (unrolled 3)
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	jump b11
+b11: # tiny.rangeindex.body (unrolled 3)
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b3
+b12: # tiny.rangeindex.loop
+	r4 = add.i64 r3, 1
+	r5 = lt.i64 r4, r2
+	branch r5, b13, b14
+b13: # tiny.rangeindex.body
+	r6 = elemaddr r0, r4, 4
+	r7 = load.i32 r6
+	r8 = add.i32 r7, 1
+	r9 = elemaddr r0, r4, 4
+	store.i32 r9, r8
+	r3 = move.i64 r4
+	jump b12
+b14: # tiny.return
+	return
+
+kernel Histogram(data []u8, bins []u32)
+
+task Histogram_0 parallel count=(len data)
+b0: # entry
+	r4 = base data
+	r5 = len data
+	r3 = move.i64 r5
+	r14 = base bins
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 1
+	r12 = load.u8 r11
+	r16 = convert.i64.u8 r12
+	r13 = elemaddr r14, r16, 4
+	r18 = atomadd.u32 r13, 1
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Fill(x []f64, lo f64, hi f64)
+
+task Fill_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r17 = param.f64 hi
+	r18 = param.f64 lo
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = convert.u64.i64 r9
+	r12 = mul.u64 r11, 11400714819323198485
+	r13 = shr.u64.u64 r12, 11
+	r14 = convert.f64.u64 r13
+	r15 = mul.f64 r14, 1.1102230246251565e-16
+	r16 = sub.f64 r17, r18
+	r19 = mul.f64 r16, r15
+	r20 = add.f64 r18, r19
+	r21 = elemaddr r4, r9, 8
+	store.f64 r21, r20
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Exp(x []f64, out []f64)
+
+task Exp_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b38
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b38
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Exp.entry
+	r17 = bitcast.u64.f64 r14
+	r18 = andnot.u64 r17, 9223372036854775808
+	r19 = ge.u64 r18, 9218868437227405312
+	branch r19, b7, b13
+b7: # Exp.if.then
+	r20 = eq.u64 r17, 18442240474082181120
+	branch r20, b8, b12
+b8: # Exp.if.then
+	r16 = move.f64 0.0
+	jump b9
+b9: # Exp.return
+	r15 = move.f64 r16
+	jump b10
+b10: # Exp.return
+	r75 = elemaddr r4, r9, 8
+	store.f64 r75, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # Exp.if.done
+	r16 = move.f64 r14
+	jump b9
+b13: # Exp.if.done
+	r21 = gt.f64 r14, 709.782712893384
+	branch r21, b14, b20
+b14: # Exp.if.then
+	r23 = const.i64 1
+	jump b15
+b15: # Inf.entry
+	r24 = ge.i64 r23, 0
+	branch r24, b16, b19
+b16: # Inf.if.then
+	r25 = move.u64 9218868437227405312
+	jump b17
+b17: # Inf.if.done
+	r26 = bitcast.f64.u64 r25
+	r22 = move.f64 r26
+	jump b18
+b18: # Inf.return
+	r16 = move.f64 r22
+	jump b9
+b19: # Inf.if.else
+	r25 = move.u64 18442240474082181120
+	jump b17
+b20: # Exp.if.done
+	r27 = mul.f64 r14, 1.4426950408889634
+	jump b21
+b21: # roundToInt32.entry
+	r29 = roundeven.f64 r27
+	r30 = ge.f64 r29, -2.147483648e+09
+	branch r30, b22, b37
+b22: # roundToInt32.cond.true
+	r32 = le.f64 r29, 2.147483647e+09
+	branch r32, b23, b37
+b23: # roundToInt32.if.then
+	r31 = convert.i32.f64 r29
+	r28 = move.i32 r31
+	jump b24
+b24: # roundToInt32.return
+	r33 = convert.f64.i32 r28
+	r34 = neg.f64 r33
+	r35 = fma.f64 r34, 0.693147180559663, r14
+	r36 = neg.f64 r33
+	r37 = fma.f64 r36, 2.8235290563031577e-13, r35
+	r38 = mul.f64 r37, 0.0625
+	r39 = fma.f64 2.48015873015873e-05, r38, 0.0001984126984126984
+	r40 = fma.f64 r39, r38, 0.001388888888888889
+	r41 = fma.f64 r40, r38, 0.008333333333333333
+	r42 = fma.f64 r41, r38, 0.041666666666666664
+	r43 = fma.f64 r42, r38, 0.16666666666666666
+	r44 = fma.f64 r43, r38, 0.5
+	r45 = fma.f64 r44, r38, 1.0
+	r46 = mul.f64 r38, r45
+	r47 = add.f64 r46, 2.0
+	r48 = mul.f64 r46, r47
+	r49 = add.f64 r48, 2.0
+	r50 = mul.f64 r48, r49
+	r51 = add.f64 r50, 2.0
+	r52 = mul.f64 r50, r51
+	r53 = add.f64 r52, 2.0
+	r54 = fma.f64 r52, r53, 1.0
+	r55 = add.i32 r28, 1023
+	r56 = le.i32 r55, 0
+	branch r56, b25, b29
+b25: # Exp.if.then
+	r57 = lt.i32 r55, -52
+	branch r57, b26, b27
+b26: # Exp.if.then
+	r16 = move.f64 0.0
+	jump b9
+b27: # Exp.if.done
+	r65 = add.i32 r55, 1022
+	r66 = convert.u64.i32 r65
+	r67 = shl.u64.u64 r66, 52
+	r68 = bitcast.f64.u64 r67
+	r69 = mul.f64 r54, r68
+	r58 = move.f64 r69
+	r59 = move.i32 1
+	jump b28
+b28: # Exp.if.done
+	r60 = convert.u64.i32 r59
+	r61 = shl.u64.u64 r60, 52
+	r62 = bitcast.f64.u64 r61
+	r63 = mul.f64 r58, r62
+	r16 = move.f64 r63
+	jump b9
+b29: # Exp.if.else
+	r64 = ge.i32 r55, 2047
+	branch r64, b30, b36
+b30: # Exp.if.then
+	r71 = const.i64 1
+	jump b31
+b31: # Inf.entry
+	r72 = ge.i64 r71, 0
+	branch r72, b32, b35
+b32: # Inf.if.then
+	r73 = move.u64 9218868437227405312
+	jump b33
+b33: # Inf.if.done
+	r74 = bitcast.f64.u64 r73
+	r70 = move.f64 r74
+	jump b34
+b34: # Inf.return
+	r16 = move.f64 r70
+	jump b9
+b35: # Inf.if.else
+	r73 = move.u64 18442240474082181120
+	jump b33
+b36: # edge 9→8
+	r58 = move.f64 r54
+	r59 = move.i32 r55
+	jump b28
+b37: # roundToInt32.if.done
+	r28 = move.i32 -2147483648
+	jump b24
+b38: # exit
+	return
+
+kernel Log(x []f64, out []f64)
+
+task Log_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b25
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b25
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Log.entry
+	r17 = bitcast.u64.f64 r14
+	r18 = andnot.u64 r17, 9223372036854775808
+	r19 = eq.u64 r18, 0
+	branch r19, b7, b16
+b7: # Log.switch.body
+	r21 = const.i64 -1
+	jump b8
+b8: # Inf.entry
+	r22 = ge.i64 r21, 0
+	branch r22, b9, b15
+b9: # Inf.if.then
+	r23 = move.u64 9218868437227405312
+	jump b10
+b10: # Inf.if.done
+	r24 = bitcast.f64.u64 r23
+	r20 = move.f64 r24
+	jump b11
+b11: # Inf.return
+	r16 = move.f64 r20
+	jump b12
+b12: # Log.return
+	r15 = move.f64 r16
+	jump b13
+b13: # Log.return
+	r71 = elemaddr r4, r9, 8
+	store.f64 r71, r15
+	jump b14
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b15: # Inf.if.else
+	r23 = move.u64 18442240474082181120
+	jump b10
+b16: # Log.switch.next
+	r27 = convert.i64.u64 r17
+	r28 = lt.i64 r27, 0
+	branch r28, b17, b19
+b17: # NaN.entry
+	r26 = bitcast.f64.u64 9221120237041090561
+	r25 = move.f64 r26
+	jump b18
+b18: # NaN.return
+	r16 = move.f64 r25
+	jump b12
+b19: # Log.switch.next
+	r29 = ge.u64 r17, 9218868437227405312
+	branch r29, b20, b21
+b20: # Log.switch.body
+	r16 = move.f64 r14
+	jump b12
+b21: # Log.switch.next
+	r30 = and.u64 r17, 4503599627370495
+	r31 = or.u64 r30, 4602678819172646912
+	r32 = bitcast.f64.u64 r31
+	r33 = shr.u64.u64 r17, 52
+	r34 = and.u64 r33, 2047
+	r35 = convert.i32.u64 r34
+	r36 = sub.i32 r35, 1022
+	r37 = convert.f64.i32 r36
+	r38 = le.f64 r32, 0.7071067811865476
+	branch r38, b22, b24
+b22: # Log.if.then
+	r41 = sub.f64 r37, 1.0
+	r42 = mul.f64 r32, 2.0
+	r39 = move.f64 r42
+	r40 = move.f64 r41
+	jump b23
+b23: # Log.if.done
+	r43 = sub.f64 r39, 1.0
+	r44 = add.f64 r43, 2.0
+	r45 = div.f64 r43, r44
+	r46 = mul.f64 r45, r45
+	r47 = mul.f64 r46, r46
+	r48 = mul.f64 r47, 0.14798198605116586
+	r49 = add.f64 r48, 0.1818357216161805
+	r50 = mul.f64 r49, r47
+	r51 = add.f64 r50, 0.2857142874366239
+	r52 = mul.f64 r51, r47
+	r53 = add.f64 r52, 0.6666666666666735
+	r54 = mul.f64 r46, r53
+	r55 = mul.f64 r47, 0.15313837699209373
+	r56 = add.f64 r55, 0.22222198432149784
+	r57 = mul.f64 r56, r47
+	r58 = add.f64 r57, 0.3999999999940942
+	r59 = mul.f64 r47, r58
+	r60 = add.f64 r54, r59
+	r61 = mul.f64 r43, 0.5
+	r62 = mul.f64 r61, r43
+	r63 = mul.f64 r40, 0.6931471803691238
+	r64 = add.f64 r62, r60
+	r65 = mul.f64 r45, r64
+	r66 = mul.f64 r40, 1.9082149292705877e-10
+	r67 = add.f64 r65, r66
+	r68 = sub.f64 r62, r67
+	r69 = sub.f64 r68, r43
+	r70 = sub.f64 r63, r69
+	r16 = move.f64 r70
+	jump b12
+b24: # edge 6→8
+	r39 = move.f64 r32
+	r40 = move.f64 r37
+	jump b23
+b25: # exit
+	return
+
+kernel Pow(x []f64, y []f64, out []f64)
+
+task Pow_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b294
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b294
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	r20 = move.f64 r14
+	r21 = move.f64 r18
+	jump b6
+b6: # Pow.if.done
+	r23 = move.f64 r20
+	r24 = move.f64 r21
+	jump b7
+b7: # pow.entry
+	r25 = eq.f64 r24, 0.0
+	branch r25, b8, b12
+b8: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b9
+b9: # pow.return
+	r19 = move.f64 r22
+	jump b10
+b10: # Pow.return
+	r432 = elemaddr r4, r9, 8
+	store.f64 r432, r19
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # pow.cond.false
+	r42 = eq.f64 r23, 1.0
+	branch r42, b8, b13
+b13: # pow.switch.next
+	r41 = eq.f64 r24, 1.0
+	branch r41, b14, b15
+b14: # pow.switch.body
+	r22 = move.f64 r23
+	jump b9
+b15: # IsNaN.entry
+	r46 = ne.f64 r23, r23
+	r45 = move.bool r46
+	jump b16
+b16: # IsNaN.return
+	branch r45, b17, b19
+b17: # NaN.entry
+	r44 = bitcast.f64.u64 9221120237041090561
+	r43 = move.f64 r44
+	jump b18
+b18: # NaN.return
+	r22 = move.f64 r43
+	jump b9
+b19: # IsNaN.entry
+	r50 = ne.f64 r24, r24
+	r49 = move.bool r50
+	jump b20
+b20: # IsNaN.return
+	branch r49, b17, b21
+b21: # pow.switch.next
+	r48 = eq.f64 r23, 0.0
+	branch r48, b22, b239
+b22: # pow.switch.body
+	r47 = lt.f64 r24, 0.0
+	branch r47, b23, b47
+b23: # Signbit.entry
+	r61 = bitcast.u64.f64 r23
+	r62 = convert.i64.u64 r61
+	r63 = lt.i64 r62, 0
+	r60 = move.bool r63
+	jump b24
+b24: # Signbit.return
+	branch r60, b25, b34
+b25: # isOddInt.entry
+	r80 = abs.f64 r24
+	r81 = ge.f64 r80, 9.007199254740992e+15
+	branch r81, b26, b40
+b26: # isOddInt.if.then
+	r79 = move.bool false
+	jump b27
+b27: # isOddInt.return
+	branch r79, b28, b34
+b28: # pow.if.then
+	r70 = const.i64 -1
+	jump b29
+b29: # Inf.entry
+	r71 = ge.i64 r70, 0
+	branch r71, b30, b33
+b30: # Inf.if.then
+	r72 = move.u64 9218868437227405312
+	jump b31
+b31: # Inf.if.done
+	r73 = bitcast.f64.u64 r72
+	r69 = move.f64 r73
+	jump b32
+b32: # Inf.return
+	r22 = move.f64 r69
+	jump b9
+b33: # Inf.if.else
+	r72 = move.u64 18442240474082181120
+	jump b31
+b34: # pow.if.done
+	r75 = const.i64 1
+	jump b35
+b35: # Inf.entry
+	r76 = ge.i64 r75, 0
+	branch r76, b36, b39
+b36: # Inf.if.then
+	r77 = move.u64 9218868437227405312
+	jump b37
+b37: # Inf.if.done
+	r78 = bitcast.f64.u64 r77
+	r74 = move.f64 r78
+	jump b38
+b38: # Inf.return
+	r22 = move.f64 r74
+	jump b9
+b39: # Inf.if.else
+	r77 = move.u64 18442240474082181120
+	jump b37
+b40: # Modf.entry
+	r84 = trunc.f64 r24
+	r85 = sub.f64 r24, r84
+	jump b41
+b41: # Copysign.entry
+	r87 = bitcast.u64.f64 r85
+	r88 = andnot.u64 r87, 9223372036854775808
+	r89 = bitcast.u64.f64 r24
+	r90 = and.u64 r89, 9223372036854775808
+	r91 = or.u64 r88, r90
+	r92 = bitcast.f64.u64 r91
+	r86 = move.f64 r92
+	jump b42
+b42: # Copysign.return
+	r82 = move.f64 r84
+	r83 = move.f64 r86
+	jump b43
+b43: # Modf.return
+	r93 = move.f64 r82
+	r94 = move.f64 r83
+	r95 = eq.f64 r94, 0.0
+	branch r95, b44, b46
+b44: # isOddInt.binop.rhs
+	r97 = convert.i64.f64 r93
+	r98 = and.i64 r97, 1
+	r99 = eq.i64 r98, 1
+	r96 = move.bool r99
+	jump b45
+b45: # isOddInt.binop.done
+	r79 = move.bool r96
+	jump b27
+b46: # edge 2→4
+	r96 = move.bool false
+	jump b45
+b47: # pow.switch.next
+	r68 = gt.f64 r24, 0.0
+	branch r68, b48, b62
+b48: # Signbit.entry
+	r65 = bitcast.u64.f64 r23
+	r66 = convert.i64.u64 r65
+	r67 = lt.i64 r66, 0
+	r64 = move.bool r67
+	jump b49
+b49: # Signbit.return
+	branch r64, b50, b54
+b50: # isOddInt.entry
+	r101 = abs.f64 r24
+	r102 = ge.f64 r101, 9.007199254740992e+15
+	branch r102, b51, b55
+b51: # isOddInt.if.then
+	r100 = move.bool false
+	jump b52
+b52: # isOddInt.return
+	branch r100, b53, b54
+b53: # pow.if.then
+	r22 = move.f64 r23
+	jump b9
+b54: # pow.if.done
+	r22 = move.f64 0.0
+	jump b9
+b55: # Modf.entry
+	r105 = trunc.f64 r24
+	r106 = sub.f64 r24, r105
+	jump b56
+b56: # Copysign.entry
+	r108 = bitcast.u64.f64 r106
+	r109 = andnot.u64 r108, 9223372036854775808
+	r110 = bitcast.u64.f64 r24
+	r111 = and.u64 r110, 9223372036854775808
+	r112 = or.u64 r109, r111
+	r113 = bitcast.f64.u64 r112
+	r107 = move.f64 r113
+	jump b57
+b57: # Copysign.return
+	r103 = move.f64 r105
+	r104 = move.f64 r107
+	jump b58
+b58: # Modf.return
+	r114 = move.f64 r103
+	r115 = move.f64 r104
+	r116 = eq.f64 r115, 0.0
+	branch r116, b59, b61
+b59: # isOddInt.binop.rhs
+	r118 = convert.i64.f64 r114
+	r119 = and.i64 r118, 1
+	r120 = eq.i64 r119, 1
+	r117 = move.bool r120
+	jump b60
+b60: # isOddInt.binop.done
+	r100 = move.bool r117
+	jump b52
+b61: # edge 2→4
+	r117 = move.bool false
+	jump b60
+b62: # pow.switch.done
+	r26 = abs.f64 r24
+	jump b63
+b63: # Modf.entry
+	r29 = trunc.f64 r26
+	r30 = sub.f64 r26, r29
+	jump b64
+b64: # Copysign.entry
+	r32 = bitcast.u64.f64 r30
+	r33 = andnot.u64 r32, 9223372036854775808
+	r34 = bitcast.u64.f64 r26
+	r35 = and.u64 r34, 9223372036854775808
+	r36 = or.u64 r33, r35
+	r37 = bitcast.f64.u64 r36
+	r31 = move.f64 r37
+	jump b65
+b65: # Copysign.return
+	r27 = move.f64 r29
+	r28 = move.f64 r31
+	jump b66
+b66: # Modf.return
+	r38 = move.f64 r27
+	r39 = move.f64 r28
+	r40 = ne.f64 r39, 0.0
+	branch r40, b67, b70
+b67: # pow.cond.true
+	r171 = lt.f64 r23, 0.0
+	branch r171, b68, b70
+b68: # NaN.entry
+	r169 = bitcast.f64.u64 9221120237041090561
+	r168 = move.f64 r169
+	jump b69
+b69: # NaN.return
+	r22 = move.f64 r168
+	jump b9
+b70: # pow.if.done
+	r170 = ge.f64 r38, 9.223372036854776e+18
+	branch r170, b71, b81
+b71: # pow.if.then
+	r172 = eq.f64 r23, -1.0
+	branch r172, b72, b73
+b72: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b9
+b73: # pow.switch.next
+	r176 = abs.f64 r23
+	r177 = lt.f64 r176, 1.0
+	r178 = gt.f64 r24, 0.0
+	r179 = eq.bool r177, r178
+	branch r179, b74, b75
+b74: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b9
+b75: # pow.switch.next
+	r181 = const.i64 1
+	jump b76
+b76: # Inf.entry
+	r182 = ge.i64 r181, 0
+	branch r182, b77, b80
+b77: # Inf.if.then
+	r183 = move.u64 9218868437227405312
+	jump b78
+b78: # Inf.if.done
+	r184 = bitcast.f64.u64 r183
+	r180 = move.f64 r184
+	jump b79
+b79: # Inf.return
+	r22 = move.f64 r180
+	jump b9
+b80: # Inf.if.else
+	r183 = move.u64 18442240474082181120
+	jump b78
+b81: # pow.if.done
+	r173 = ne.f64 r39, 0.0
+	branch r173, b82, b238
+b82: # pow.if.then
+	r185 = gt.f64 r39, 0.5
+	branch r185, b83, b237
+b83: # pow.if.then
+	r230 = sub.f64 r39, 1.0
+	r231 = add.f64 r38, 1.0
+	r186 = move.f64 r231
+	r187 = move.f64 r230
+	jump b84
+b84: # Log.entry
+	r234 = bitcast.u64.f64 r23
+	r235 = andnot.u64 r234, 9223372036854775808
+	r236 = eq.u64 r235, 0
+	branch r236, b85, b228
+b85: # Log.switch.body
+	r238 = const.i64 -1
+	jump b86
+b86: # Inf.entry
+	r239 = ge.i64 r238, 0
+	branch r239, b87, b227
+b87: # Inf.if.then
+	r240 = move.u64 9218868437227405312
+	jump b88
+b88: # Inf.if.done
+	r241 = bitcast.f64.u64 r240
+	r237 = move.f64 r241
+	jump b89
+b89: # Inf.return
+	r233 = move.f64 r237
+	jump b90
+b90: # Log.return
+	r232 = move.f64 r233
+	jump b91
+b91: # Log.return
+	r288 = mul.f64 r187, r232
+	jump b92
+b92: # Exp.entry
+	r291 = bitcast.u64.f64 r288
+	r292 = andnot.u64 r291, 9223372036854775808
+	r293 = ge.u64 r292, 9218868437227405312
+	branch r293, b93, b202
+b93: # Exp.if.then
+	r294 = eq.u64 r291, 18442240474082181120
+	branch r294, b94, b201
+b94: # Exp.if.then
+	r290 = move.f64 0.0
+	jump b95
+b95: # Exp.return
+	r289 = move.f64 r290
+	jump b96
+b96: # Exp.return
+	r174 = move.f64 r186
+	r175 = move.f64 r289
+	jump b97
+b97: # frexp.entry
+	r192 = eq.f64 r23, 0.0
+	branch r192, b98, b186
+b98: # frexp.switch.body
+	r190 = move.f64 r23
+	r191 = move.i64 0
+	jump b99
+b99: # frexp.return
+	r220 = move.f64 r190
+	r221 = move.i64 r191
+	r188 = move.f64 r220
+	r189 = move.i64 r221
+	jump b100
+b100: # Frexp.return
+	r222 = move.f64 r188
+	r223 = move.i64 r189
+	r224 = convert.i64.f64 r174
+	r225 = move.f64 r175
+	r226 = move.i64 0
+	r227 = move.f64 r222
+	r228 = move.i64 r223
+	r229 = move.i64 r224
+	jump b101
+b101: # pow.for.loop
+	r349 = ne.i64 r229, 0
+	branch r349, b102, b179
+b102: # pow.for.body
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b147
+b103: # pow.if.then
+	r355 = add.i64 r226, r228
+	r350 = move.i64 r355
+	jump b104
+b104: # pow.for.done
+	r352 = lt.f64 r24, 0.0
+	branch r352, b105, b146
+b105: # pow.if.then
+	r371 = div.f64 1.0, r225
+	r372 = neg.i64 r350
+	r353 = move.f64 r371
+	r354 = move.i64 r372
+	jump b106
+b106: # ldexp.entry
+	r375 = eq.f64 r353, 0.0
+	branch r375, b107, b110
+b107: # ldexp.switch.body
+	r374 = move.f64 r353
+	jump b108
+b108: # ldexp.return
+	r373 = move.f64 r374
+	jump b109
+b109: # Ldexp.return
+	r22 = move.f64 r373
+	jump b9
+b110: # ldexp.switch.next
+	r377 = const.i64 0
+	jump b111
+b111: # IsInf.entry
+	r378 = eq.i64 r377, 0
+	branch r378, b112, b143
+b112: # IsInf.if.then
+	r379 = abs.f64 r353
+	r380 = move.f64 r379
+	jump b113
+b113: # IsInf.if.done
+	r381 = gt.f64 r380, 1.7976931348623157e+308
+	r376 = move.bool r381
+	jump b114
+b114: # IsInf.return
+	branch r376, b115, b116
+b115: # ldexp.switch.body
+	r374 = move.f64 r353
+	jump b108
+b116: # IsNaN.entry
+	r400 = ne.f64 r353, r353
+	r399 = move.bool r400
+	jump b117
+b117: # IsNaN.return
+	branch r399, b115, b118
+b118: # normalize.entry
+	r386 = abs.f64 r353
+	r387 = lt.f64 r386, 2.2250738585072014e-308
+	branch r387, b119, b142
+b119: # normalize.if.then
+	r388 = mul.f64 r353, 4.503599627370496e+15
+	r384 = move.f64 r388
+	r385 = move.i64 -52
+	jump b120
+b120: # normalize.return
+	r389 = move.f64 r384
+	r390 = move.i64 r385
+	r391 = add.i64 r354, r390
+	r392 = bitcast.u64.f64 r389
+	r393 = shr.u64.u64 r392, 52
+	r394 = convert.i64.u64 r393
+	r395 = and.i64 r394, 2047
+	r396 = sub.i64 r395, 1023
+	r397 = add.i64 r391, r396
+	r398 = lt.i64 r397, -1075
+	branch r398, b121, b124
+b121: # ldexp.if.then
+	r402 = const.f64 0.0
+	jump b122
+b122: # Copysign.entry
+	r403 = bitcast.u64.f64 r402
+	r404 = andnot.u64 r403, 9223372036854775808
+	r405 = bitcast.u64.f64 r389
+	r406 = and.u64 r405, 9223372036854775808
+	r407 = or.u64 r404, r406
+	r408 = bitcast.f64.u64 r407
+	r401 = move.f64 r408
+	jump b123
+b123: # Copysign.return
+	r374 = move.f64 r401
+	jump b108
+b124: # ldexp.if.done
+	r409 = gt.i64 r397, 1023
+	branch r409, b125, b138
+b125: # ldexp.if.then
+	r410 = lt.f64 r389, 0.0
+	branch r410, b126, b132
+b126: # ldexp.if.then
+	r415 = const.i64 -1
+	jump b127
+b127: # Inf.entry
+	r416 = ge.i64 r415, 0
+	branch r416, b128, b131
+b128: # Inf.if.then
+	r417 = move.u64 9218868437227405312
+	jump b129
+b129: # Inf.if.done
+	r418 = bitcast.f64.u64 r417
+	r414 = move.f64 r418
+	jump b130
+b130: # Inf.return
+	r374 = move.f64 r414
+	jump b108
+b131: # Inf.if.else
+	r417 = move.u64 18442240474082181120
+	jump b129
+b132: # ldexp.if.done
+	r420 = const.i64 1
+	jump b133
+b133: # Inf.entry
+	r421 = ge.i64 r420, 0
+	branch r421, b134, b137
+b134: # Inf.if.then
+	r422 = move.u64 9218868437227405312
+	jump b135
+b135: # Inf.if.done
+	r423 = bitcast.f64.u64 r422
+	r419 = move.f64 r423
+	jump b136
+b136: # Inf.return
+	r374 = move.f64 r419
+	jump b108
+b137: # Inf.if.else
+	r422 = move.u64 18442240474082181120
+	jump b135
+b138: # ldexp.if.done
+	r411 = lt.i64 r397, -1022
+	branch r411, b139, b141
+b139: # ldexp.if.then
+	r424 = add.i64 r397, 53
+	r412 = move.i64 r424
+	r413 = move.f64 1.1102230246251565e-16
+	jump b140
+b140: # ldexp.if.done
+	r425 = andnot.u64 r392, 9218868437227405312
+	r426 = add.i64 r412, 1023
+	r427 = convert.u64.i64 r426
+	r428 = shl.u64.u64 r427, 52
+	r429 = or.u64 r425, r428
+	r430 = bitcast.f64.u64 r429
+	r431 = mul.f64 r413, r430
+	r374 = move.f64 r431
+	jump b108
+b141: # edge 9→13
+	r412 = move.i64 r397
+	r413 = move.f64 1.0
+	jump b140
+b142: # normalize.if.done
+	r384 = move.f64 r353
+	r385 = move.i64 0
+	jump b120
+b143: # IsInf.if.else
+	r382 = lt.i64 r377, 0
+	branch r382, b144, b145
+b144: # IsInf.if.then
+	r383 = neg.f64 r353
+	r380 = move.f64 r383
+	jump b113
+b145: # edge 3→2
+	r380 = move.f64 r353
+	jump b113
+b146: # edge 52→61
+	r353 = move.f64 r225
+	r354 = move.i64 r350
+	jump b106
+b147: # pow.cond.false
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b148
+b148: # pow.if.done
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b149, b185
+b149: # pow.if.then
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b150
+b150: # pow.if.done
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b151, b184
+b151: # pow.if.then
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b152
+b152: # pow.if.done
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b153
+b153: # pow.for.loop (unrolled 1)
+	r349 = ne.i64 r229, 0
+	branch r349, b154, b179
+b154: # pow.for.body (unrolled 1)
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b155
+b155: # pow.cond.false (unrolled 1)
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b156
+b156: # pow.if.done (unrolled 1)
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b157, b183
+b157: # pow.if.then (unrolled 1)
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b158
+b158: # pow.if.done (unrolled 1)
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b159, b182
+b159: # pow.if.then (unrolled 1)
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b160
+b160: # pow.if.done (unrolled 1)
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b161
+b161: # pow.for.loop (unrolled 2)
+	r349 = ne.i64 r229, 0
+	branch r349, b162, b179
+b162: # pow.for.body (unrolled 2)
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b163
+b163: # pow.cond.false (unrolled 2)
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b164
+b164: # pow.if.done (unrolled 2)
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b165, b181
+b165: # pow.if.then (unrolled 2)
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b166
+b166: # pow.if.done (unrolled 2)
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b167, b180
+b167: # pow.if.then (unrolled 2)
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b168
+b168: # pow.if.done (unrolled 2)
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b169
+b169: # pow.for.loop (unrolled 3)
+	r349 = ne.i64 r229, 0
+	branch r349, b170, b179
+b170: # pow.for.body (unrolled 3)
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b171
+b171: # pow.cond.false (unrolled 3)
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b172
+b172: # pow.if.done (unrolled 3)
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b173, b178
+b173: # pow.if.then (unrolled 3)
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b174
+b174: # pow.if.done (unrolled 3)
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b175, b177
+b175: # pow.if.then (unrolled 3)
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b176
+b176: # pow.if.done (unrolled 3)
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b101
+b177: # edge 57→59 (unrolled 3)
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b176
+b178: # edge 54→57 (unrolled 3)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b174
+b179: # edge 50→52
+	r350 = move.i64 r226
+	jump b104
+b180: # edge 57→59 (unrolled 2)
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b168
+b181: # edge 54→57 (unrolled 2)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b166
+b182: # edge 57→59 (unrolled 1)
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b160
+b183: # edge 54→57 (unrolled 1)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b158
+b184: # edge 57→59
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b152
+b185: # edge 54→57
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b150
+b186: # frexp.switch.next
+	r194 = const.i64 0
+	jump b187
+b187: # IsInf.entry
+	r195 = eq.i64 r194, 0
+	branch r195, b188, b198
+b188: # IsInf.if.then
+	r196 = abs.f64 r23
+	r197 = move.f64 r196
+	jump b189
+b189: # IsInf.if.done
+	r198 = gt.f64 r197, 1.7976931348623157e+308
+	r193 = move.bool r198
+	jump b190
+b190: # IsInf.return
+	branch r193, b191, b192
+b191: # frexp.switch.body
+	r190 = move.f64 r23
+	r191 = move.i64 0
+	jump b99
+b192: # IsNaN.entry
+	r219 = ne.f64 r23, r23
+	r218 = move.bool r219
+	jump b193
+b193: # IsNaN.return
+	branch r218, b191, b194
+b194: # normalize.entry
+	r203 = abs.f64 r23
+	r204 = lt.f64 r203, 2.2250738585072014e-308
+	branch r204, b195, b197
+b195: # normalize.if.then
+	r205 = mul.f64 r23, 4.503599627370496e+15
+	r201 = move.f64 r205
+	r202 = move.i64 -52
+	jump b196
+b196: # normalize.return
+	r206 = move.f64 r201
+	r207 = move.i64 r202
+	r208 = bitcast.u64.f64 r206
+	r209 = shr.u64.u64 r208, 52
+	r210 = and.u64 r209, 2047
+	r211 = convert.i64.u64 r210
+	r212 = sub.i64 r211, 1023
+	r213 = add.i64 r212, 1
+	r214 = add.i64 r207, r213
+	r215 = andnot.u64 r208, 9218868437227405312
+	r216 = or.u64 r215, 4602678819172646912
+	r217 = bitcast.f64.u64 r216
+	r190 = move.f64 r217
+	r191 = move.i64 r214
+	jump b99
+b197: # normalize.if.done
+	r201 = move.f64 r23
+	r202 = move.i64 0
+	jump b196
+b198: # IsInf.if.else
+	r199 = lt.i64 r194, 0
+	branch r199, b199, b200
+b199: # IsInf.if.then
+	r200 = neg.f64 r23
+	r197 = move.f64 r200
+	jump b189
+b200: # edge 3→2
+	r197 = move.f64 r23
+	jump b189
+b201: # Exp.if.done
+	r290 = move.f64 r288
+	jump b95
+b202: # Exp.if.done
+	r295 = gt.f64 r288, 709.782712893384
+	branch r295, b203, b209
+b203: # Exp.if.then
+	r297 = const.i64 1
+	jump b204
+b204: # Inf.entry
+	r298 = ge.i64 r297, 0
+	branch r298, b205, b208
+b205: # Inf.if.then
+	r299 = move.u64 9218868437227405312
+	jump b206
+b206: # Inf.if.done
+	r300 = bitcast.f64.u64 r299
+	r296 = move.f64 r300
+	jump b207
+b207: # Inf.return
+	r290 = move.f64 r296
+	jump b95
+b208: # Inf.if.else
+	r299 = move.u64 18442240474082181120
+	jump b206
+b209: # Exp.if.done
+	r301 = mul.f64 r288, 1.4426950408889634
+	jump b210
+b210: # roundToInt32.entry
+	r303 = roundeven.f64 r301
+	r304 = ge.f64 r303, -2.147483648e+09
+	branch r304, b211, b226
+b211: # roundToInt32.cond.true
+	r306 = le.f64 r303, 2.147483647e+09
+	branch r306, b212, b226
+b212: # roundToInt32.if.then
+	r305 = convert.i32.f64 r303
+	r302 = move.i32 r305
+	jump b213
+b213: # roundToInt32.return
+	r307 = convert.f64.i32 r302
+	r308 = neg.f64 r307
+	r309 = fma.f64 r308, 0.693147180559663, r288
+	r310 = neg.f64 r307
+	r311 = fma.f64 r310, 2.8235290563031577e-13, r309
+	r312 = mul.f64 r311, 0.0625
+	r313 = fma.f64 2.48015873015873e-05, r312, 0.0001984126984126984
+	r314 = fma.f64 r313, r312, 0.001388888888888889
+	r315 = fma.f64 r314, r312, 0.008333333333333333
+	r316 = fma.f64 r315, r312, 0.041666666666666664
+	r317 = fma.f64 r316, r312, 0.16666666666666666
+	r318 = fma.f64 r317, r312, 0.5
+	r319 = fma.f64 r318, r312, 1.0
+	r320 = mul.f64 r312, r319
+	r321 = add.f64 r320, 2.0
+	r322 = mul.f64 r320, r321
+	r323 = add.f64 r322, 2.0
+	r324 = mul.f64 r322, r323
+	r325 = add.f64 r324, 2.0
+	r326 = mul.f64 r324, r325
+	r327 = add.f64 r326, 2.0
+	r328 = fma.f64 r326, r327, 1.0
+	r329 = add.i32 r302, 1023
+	r330 = le.i32 r329, 0
+	branch r330, b214, b218
+b214: # Exp.if.then
+	r331 = lt.i32 r329, -52
+	branch r331, b215, b216
+b215: # Exp.if.then
+	r290 = move.f64 0.0
+	jump b95
+b216: # Exp.if.done
+	r339 = add.i32 r329, 1022
+	r340 = convert.u64.i32 r339
+	r341 = shl.u64.u64 r340, 52
+	r342 = bitcast.f64.u64 r341
+	r343 = mul.f64 r328, r342
+	r332 = move.f64 r343
+	r333 = move.i32 1
+	jump b217
+b217: # Exp.if.done
+	r334 = convert.u64.i32 r333
+	r335 = shl.u64.u64 r334, 52
+	r336 = bitcast.f64.u64 r335
+	r337 = mul.f64 r332, r336
+	r290 = move.f64 r337
+	jump b95
+b218: # Exp.if.else
+	r338 = ge.i32 r329, 2047
+	branch r338, b219, b225
+b219: # Exp.if.then
+	r345 = const.i64 1
+	jump b220
+b220: # Inf.entry
+	r346 = ge.i64 r345, 0
+	branch r346, b221, b224
+b221: # Inf.if.then
+	r347 = move.u64 9218868437227405312
+	jump b222
+b222: # Inf.if.done
+	r348 = bitcast.f64.u64 r347
+	r344 = move.f64 r348
+	jump b223
+b223: # Inf.return
+	r290 = move.f64 r344
+	jump b95
+b224: # Inf.if.else
+	r347 = move.u64 18442240474082181120
+	jump b222
+b225: # edge 9→8
+	r332 = move.f64 r328
+	r333 = move.i32 r329
+	jump b217
+b226: # roundToInt32.if.done
+	r302 = move.i32 -2147483648
+	jump b213
+b227: # Inf.if.else
+	r240 = move.u64 18442240474082181120
+	jump b88
+b228: # Log.switch.next
+	r244 = convert.i64.u64 r234
+	r245 = lt.i64 r244, 0
+	branch r245, b229, b231
+b229: # NaN.entry
+	r243 = bitcast.f64.u64 9221120237041090561
+	r242 = move.f64 r243
+	jump b230
+b230: # NaN.return
+	r233 = move.f64 r242
+	jump b90
+b231: # Log.switch.next
+	r246 = ge.u64 r234, 9218868437227405312
+	branch r246, b232, b233
+b232: # Log.switch.body
+	r233 = move.f64 r23
+	jump b90
+b233: # Log.switch.next
+	r247 = and.u64 r234, 4503599627370495
+	r248 = or.u64 r247, 4602678819172646912
+	r249 = bitcast.f64.u64 r248
+	r250 = shr.u64.u64 r234, 52
+	r251 = and.u64 r250, 2047
+	r252 = convert.i32.u64 r251
+	r253 = sub.i32 r252, 1022
+	r254 = convert.f64.i32 r253
+	r255 = le.f64 r249, 0.7071067811865476
+	branch r255, b234, b236
+b234: # Log.if.then
+	r258 = sub.f64 r254, 1.0
+	r259 = mul.f64 r249, 2.0
+	r256 = move.f64 r259
+	r257 = move.f64 r258
+	jump b235
+b235: # Log.if.done
+	r260 = sub.f64 r256, 1.0
+	r261 = add.f64 r260, 2.0
+	r262 = div.f64 r260, r261
+	r263 = mul.f64 r262, r262
+	r264 = mul.f64 r263, r263
+	r265 = mul.f64 r264, 0.14798198605116586
+	r266 = add.f64 r265, 0.1818357216161805
+	r267 = mul.f64 r266, r264
+	r268 = add.f64 r267, 0.2857142874366239
+	r269 = mul.f64 r268, r264
+	r270 = add.f64 r269, 0.6666666666666735
+	r271 = mul.f64 r263, r270
+	r272 = mul.f64 r264, 0.15313837699209373
+	r273 = add.f64 r272, 0.22222198432149784
+	r274 = mul.f64 r273, r264
+	r275 = add.f64 r274, 0.3999999999940942
+	r276 = mul.f64 r264, r275
+	r277 = add.f64 r271, r276
+	r278 = mul.f64 r260, 0.5
+	r279 = mul.f64 r278, r260
+	r280 = mul.f64 r257, 0.6931471803691238
+	r281 = add.f64 r279, r277
+	r282 = mul.f64 r262, r281
+	r283 = mul.f64 r257, 1.9082149292705877e-10
+	r284 = add.f64 r282, r283
+	r285 = sub.f64 r279, r284
+	r286 = sub.f64 r285, r260
+	r287 = sub.f64 r280, r286
+	r233 = move.f64 r287
+	jump b90
+b236: # edge 6→8
+	r256 = move.f64 r249
+	r257 = move.f64 r254
+	jump b235
+b237: # edge 46→49
+	r186 = move.f64 r38
+	r187 = move.f64 r39
+	jump b84
+b238: # edge 41→47
+	r174 = move.f64 r38
+	r175 = move.f64 1.0
+	jump b97
+b239: # pow.switch.next
+	r53 = const.i64 0
+	jump b240
+b240: # IsInf.entry
+	r54 = eq.i64 r53, 0
+	branch r54, b241, b291
+b241: # IsInf.if.then
+	r55 = abs.f64 r24
+	r56 = move.f64 r55
+	jump b242
+b242: # IsInf.if.done
+	r57 = gt.f64 r56, 1.7976931348623157e+308
+	r52 = move.bool r57
+	jump b243
+b243: # IsInf.return
+	branch r52, b244, b261
+b244: # pow.switch.body
+	r51 = eq.f64 r23, -1.0
+	branch r51, b245, b246
+b245: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b9
+b246: # pow.switch.next
+	r137 = abs.f64 r23
+	r138 = lt.f64 r137, 1.0
+	r140 = const.i64 1
+	jump b247
+b247: # IsInf.entry
+	r141 = eq.i64 r140, 0
+	branch r141, b248, b258
+b248: # IsInf.if.then
+	r142 = abs.f64 r24
+	r143 = move.f64 r142
+	jump b249
+b249: # IsInf.if.done
+	r144 = gt.f64 r143, 1.7976931348623157e+308
+	r139 = move.bool r144
+	jump b250
+b250: # IsInf.return
+	r147 = eq.bool r138, r139
+	branch r147, b251, b252
+b251: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b9
+b252: # pow.switch.next
+	r149 = const.i64 1
+	jump b253
+b253: # Inf.entry
+	r150 = ge.i64 r149, 0
+	branch r150, b254, b257
+b254: # Inf.if.then
+	r151 = move.u64 9218868437227405312
+	jump b255
+b255: # Inf.if.done
+	r152 = bitcast.f64.u64 r151
+	r148 = move.f64 r152
+	jump b256
+b256: # Inf.return
+	r22 = move.f64 r148
+	jump b9
+b257: # Inf.if.else
+	r151 = move.u64 18442240474082181120
+	jump b255
+b258: # IsInf.if.else
+	r145 = lt.i64 r140, 0
+	branch r145, b259, b260
+b259: # IsInf.if.then
+	r146 = neg.f64 r24
+	r143 = move.f64 r146
+	jump b249
+b260: # edge 3→2
+	r143 = move.f64 r24
+	jump b249
+b261: # pow.switch.next
+	r130 = const.i64 0
+	jump b262
+b262: # IsInf.entry
+	r131 = eq.i64 r130, 0
+	branch r131, b263, b288
+b263: # IsInf.if.then
+	r132 = abs.f64 r23
+	r133 = move.f64 r132
+	jump b264
+b264: # IsInf.if.done
+	r134 = gt.f64 r133, 1.7976931348623157e+308
+	r129 = move.bool r134
+	jump b265
+b265: # IsInf.return
+	branch r129, b266, b284
+b266: # pow.switch.body
+	r122 = const.i64 -1
+	jump b267
+b267: # IsInf.entry
+	r123 = eq.i64 r122, 0
+	branch r123, b268, b281
+b268: # IsInf.if.then
+	r124 = abs.f64 r23
+	r125 = move.f64 r124
+	jump b269
+b269: # IsInf.if.done
+	r126 = gt.f64 r125, 1.7976931348623157e+308
+	r121 = move.bool r126
+	jump b270
+b270: # IsInf.return
+	branch r121, b271, b272
+b271: # pow.if.then
+	r155 = div.f64 1.0, r23
+	r156 = neg.f64 r24
+	r20 = move.f64 r155
+	r21 = move.f64 r156
+	jump b6
+b272: # pow.if.done
+	r158 = lt.f64 r24, 0.0
+	branch r158, b273, b274
+b273: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b9
+b274: # pow.switch.next
+	r164 = gt.f64 r24, 0.0
+	branch r164, b275, b62
+b275: # pow.switch.body
+	r160 = const.i64 1
+	jump b276
+b276: # Inf.entry
+	r161 = ge.i64 r160, 0
+	branch r161, b277, b280
+b277: # Inf.if.then
+	r162 = move.u64 9218868437227405312
+	jump b278
+b278: # Inf.if.done
+	r163 = bitcast.f64.u64 r162
+	r159 = move.f64 r163
+	jump b279
+b279: # Inf.return
+	r22 = move.f64 r159
+	jump b9
+b280: # Inf.if.else
+	r162 = move.u64 18442240474082181120
+	jump b278
+b281: # IsInf.if.else
+	r127 = lt.i64 r122, 0
+	branch r127, b282, b283
+b282: # IsInf.if.then
+	r128 = neg.f64 r23
+	r125 = move.f64 r128
+	jump b269
+b283: # edge 3→2
+	r125 = move.f64 r23
+	jump b269
+b284: # pow.switch.next
+	r154 = eq.f64 r24, 0.5
+	branch r154, b285, b286
+b285: # pow.switch.body
+	r153 = sqrt.f64 r23
+	r22 = move.f64 r153
+	jump b9
+b286: # pow.switch.next
+	r167 = eq.f64 r24, -0.5
+	branch r167, b287, b62
+b287: # pow.switch.body
+	r165 = sqrt.f64 r23
+	r166 = div.f64 1.0, r165
+	r22 = move.f64 r166
+	jump b9
+b288: # IsInf.if.else
+	r135 = lt.i64 r130, 0
+	branch r135, b289, b290
+b289: # IsInf.if.then
+	r136 = neg.f64 r23
+	r133 = move.f64 r136
+	jump b264
+b290: # edge 3→2
+	r133 = move.f64 r23
+	jump b264
+b291: # IsInf.if.else
+	r58 = lt.i64 r53, 0
+	branch r58, b292, b293
+b292: # IsInf.if.then
+	r59 = neg.f64 r24
+	r56 = move.f64 r59
+	jump b242
+b293: # edge 3→2
+	r56 = move.f64 r24
+	jump b242
+b294: # exit
+	return
+
+kernel Atan2(y []f64, x []f64, out []f64)
+
+task Atan2_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base y
+	r16 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b117
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b117
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # IsNaN.entry
+	r22 = ne.f64 r14, r14
+	r21 = move.bool r22
+	jump b7
+b7: # IsNaN.return
+	branch r21, b8, b13
+b8: # NaN.entry
+	r24 = bitcast.f64.u64 9221120237041090561
+	r23 = move.f64 r24
+	jump b9
+b9: # NaN.return
+	r20 = move.f64 r23
+	jump b10
+b10: # atan2.return
+	r19 = move.f64 r20
+	jump b11
+b11: # Atan2.return
+	r309 = elemaddr r4, r9, 8
+	store.f64 r309, r19
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # IsNaN.entry
+	r28 = ne.f64 r18, r18
+	r27 = move.bool r28
+	jump b14
+b14: # IsNaN.return
+	branch r27, b8, b15
+b15: # atan2.switch.next
+	r26 = eq.f64 r14, 0.0
+	branch r26, b16, b25
+b16: # atan2.switch.body
+	r25 = ge.f64 r18, 0.0
+	branch r25, b17, b19
+b17: # Signbit.entry
+	r55 = bitcast.u64.f64 r18
+	r56 = convert.i64.u64 r55
+	r57 = lt.i64 r56, 0
+	r54 = move.bool r57
+	jump b18
+b18: # Signbit.return
+	branch r54, b19, b22
+b19: # atan2.if.done
+	r47 = const.f64 3.141592653589793
+	jump b20
+b20: # Copysign.entry
+	r48 = bitcast.u64.f64 r47
+	r49 = andnot.u64 r48, 9223372036854775808
+	r50 = bitcast.u64.f64 r14
+	r51 = and.u64 r50, 9223372036854775808
+	r52 = or.u64 r49, r51
+	r53 = bitcast.f64.u64 r52
+	r46 = move.f64 r53
+	jump b21
+b21: # Copysign.return
+	r20 = move.f64 r46
+	jump b10
+b22: # atan2.if.then
+	r39 = const.f64 0.0
+	jump b23
+b23: # Copysign.entry
+	r40 = bitcast.u64.f64 r39
+	r41 = andnot.u64 r40, 9223372036854775808
+	r42 = bitcast.u64.f64 r14
+	r43 = and.u64 r42, 9223372036854775808
+	r44 = or.u64 r41, r43
+	r45 = bitcast.f64.u64 r44
+	r38 = move.f64 r45
+	jump b24
+b24: # Copysign.return
+	r20 = move.f64 r38
+	jump b10
+b25: # atan2.switch.next
+	r37 = eq.f64 r18, 0.0
+	branch r37, b26, b29
+b26: # atan2.switch.body
+	r30 = const.f64 1.5707963267948966
+	jump b27
+b27: # Copysign.entry
+	r31 = bitcast.u64.f64 r30
+	r32 = andnot.u64 r31, 9223372036854775808
+	r33 = bitcast.u64.f64 r14
+	r34 = and.u64 r33, 9223372036854775808
+	r35 = or.u64 r32, r34
+	r36 = bitcast.f64.u64 r35
+	r29 = move.f64 r36
+	jump b28
+b28: # Copysign.return
+	r20 = move.f64 r29
+	jump b10
+b29: # atan2.switch.next
+	r67 = const.i64 0
+	jump b30
+b30: # IsInf.entry
+	r68 = eq.i64 r67, 0
+	branch r68, b31, b114
+b31: # IsInf.if.then
+	r69 = abs.f64 r18
+	r70 = move.f64 r69
+	jump b32
+b32: # IsInf.if.done
+	r71 = gt.f64 r70, 1.7976931348623157e+308
+	r66 = move.bool r71
+	jump b33
+b33: # IsInf.return
+	branch r66, b34, b70
+b34: # atan2.switch.body
+	r59 = const.i64 1
+	jump b35
+b35: # IsInf.entry
+	r60 = eq.i64 r59, 0
+	branch r60, b36, b67
+b36: # IsInf.if.then
+	r61 = abs.f64 r18
+	r62 = move.f64 r61
+	jump b37
+b37: # IsInf.if.done
+	r63 = gt.f64 r62, 1.7976931348623157e+308
+	r58 = move.bool r63
+	jump b38
+b38: # IsInf.return
+	branch r58, b39, b53
+b39: # atan2.if.then
+	r91 = const.i64 0
+	jump b40
+b40: # IsInf.entry
+	r92 = eq.i64 r91, 0
+	branch r92, b41, b50
+b41: # IsInf.if.then
+	r93 = abs.f64 r14
+	r94 = move.f64 r93
+	jump b42
+b42: # IsInf.if.done
+	r95 = gt.f64 r94, 1.7976931348623157e+308
+	r90 = move.bool r95
+	jump b43
+b43: # IsInf.return
+	branch r90, b44, b47
+b44: # atan2.switch.body
+	r107 = const.f64 0.7853981633974483
+	jump b45
+b45: # Copysign.entry
+	r108 = bitcast.u64.f64 r107
+	r109 = andnot.u64 r108, 9223372036854775808
+	r110 = bitcast.u64.f64 r14
+	r111 = and.u64 r110, 9223372036854775808
+	r112 = or.u64 r109, r111
+	r113 = bitcast.f64.u64 r112
+	r106 = move.f64 r113
+	jump b46
+b46: # Copysign.return
+	r20 = move.f64 r106
+	jump b10
+b47: # atan2.switch.next
+	r115 = const.f64 0.0
+	jump b48
+b48: # Copysign.entry
+	r116 = bitcast.u64.f64 r115
+	r117 = andnot.u64 r116, 9223372036854775808
+	r118 = bitcast.u64.f64 r14
+	r119 = and.u64 r118, 9223372036854775808
+	r120 = or.u64 r117, r119
+	r121 = bitcast.f64.u64 r120
+	r114 = move.f64 r121
+	jump b49
+b49: # Copysign.return
+	r20 = move.f64 r114
+	jump b10
+b50: # IsInf.if.else
+	r96 = lt.i64 r91, 0
+	branch r96, b51, b52
+b51: # IsInf.if.then
+	r97 = neg.f64 r14
+	r94 = move.f64 r97
+	jump b42
+b52: # edge 3→2
+	r94 = move.f64 r14
+	jump b42
+b53: # atan2.if.done
+	r99 = const.i64 0
+	jump b54
+b54: # IsInf.entry
+	r100 = eq.i64 r99, 0
+	branch r100, b55, b64
+b55: # IsInf.if.then
+	r101 = abs.f64 r14
+	r102 = move.f64 r101
+	jump b56
+b56: # IsInf.if.done
+	r103 = gt.f64 r102, 1.7976931348623157e+308
+	r98 = move.bool r103
+	jump b57
+b57: # IsInf.return
+	branch r98, b58, b61
+b58: # atan2.switch.body
+	r123 = const.f64 2.356194490192345
+	jump b59
+b59: # Copysign.entry
+	r124 = bitcast.u64.f64 r123
+	r125 = andnot.u64 r124, 9223372036854775808
+	r126 = bitcast.u64.f64 r14
+	r127 = and.u64 r126, 9223372036854775808
+	r128 = or.u64 r125, r127
+	r129 = bitcast.f64.u64 r128
+	r122 = move.f64 r129
+	jump b60
+b60: # Copysign.return
+	r20 = move.f64 r122
+	jump b10
+b61: # atan2.switch.next
+	r131 = const.f64 3.141592653589793
+	jump b62
+b62: # Copysign.entry
+	r132 = bitcast.u64.f64 r131
+	r133 = andnot.u64 r132, 9223372036854775808
+	r134 = bitcast.u64.f64 r14
+	r135 = and.u64 r134, 9223372036854775808
+	r136 = or.u64 r133, r135
+	r137 = bitcast.f64.u64 r136
+	r130 = move.f64 r137
+	jump b63
+b63: # Copysign.return
+	r20 = move.f64 r130
+	jump b10
+b64: # IsInf.if.else
+	r104 = lt.i64 r99, 0
+	branch r104, b65, b66
+b65: # IsInf.if.then
+	r105 = neg.f64 r14
+	r102 = move.f64 r105
+	jump b56
+b66: # edge 3→2
+	r102 = move.f64 r14
+	jump b56
+b67: # IsInf.if.else
+	r64 = lt.i64 r59, 0
+	branch r64, b68, b69
+b68: # IsInf.if.then
+	r65 = neg.f64 r18
+	r62 = move.f64 r65
+	jump b37
+b69: # edge 3→2
+	r62 = move.f64 r18
+	jump b37
+b70: # atan2.switch.next
+	r83 = const.i64 0
+	jump b71
+b71: # IsInf.entry
+	r84 = eq.i64 r83, 0
+	branch r84, b72, b111
+b72: # IsInf.if.then
+	r85 = abs.f64 r14
+	r86 = move.f64 r85
+	jump b73
+b73: # IsInf.if.done
+	r87 = gt.f64 r86, 1.7976931348623157e+308
+	r82 = move.bool r87
+	jump b74
+b74: # IsInf.return
+	branch r82, b75, b78
+b75: # atan2.switch.body
+	r75 = const.f64 1.5707963267948966
+	jump b76
+b76: # Copysign.entry
+	r76 = bitcast.u64.f64 r75
+	r77 = andnot.u64 r76, 9223372036854775808
+	r78 = bitcast.u64.f64 r14
+	r79 = and.u64 r78, 9223372036854775808
+	r80 = or.u64 r77, r79
+	r81 = bitcast.f64.u64 r80
+	r74 = move.f64 r81
+	jump b77
+b77: # Copysign.return
+	r20 = move.f64 r74
+	jump b10
+b78: # atan2.switch.next
+	r138 = div.f64 r14, r18
+	jump b79
+b79: # atan.entry
+	r141 = eq.f64 r138, 0.0
+	branch r141, b80, b87
+b80: # atan.if.then
+	r140 = move.f64 r138
+	jump b81
+b81: # atan.return
+	r139 = move.f64 r140
+	jump b82
+b82: # Atan.return
+	r305 = lt.f64 r18, 0.0
+	branch r305, b83, b86
+b83: # atan2.if.then
+	r306 = le.f64 r139, 0.0
+	branch r306, b84, b85
+b84: # atan2.if.then
+	r307 = add.f64 r139, 3.141592653589793
+	r20 = move.f64 r307
+	jump b10
+b85: # atan2.if.done
+	r308 = sub.f64 r139, 3.141592653589793
+	r20 = move.f64 r308
+	jump b10
+b86: # atan2.if.done
+	r20 = move.f64 r139
+	jump b10
+b87: # atan.if.done
+	r142 = gt.f64 r138, 0.0
+	branch r142, b88, b99
+b88: # satan.entry
+	r144 = le.f64 r138, 0.66
+	branch r144, b89, b92
+b89: # xatan.entry
+	r146 = mul.f64 r138, r138
+	r147 = mul.f64 r146, -0.8750608600031904
+	r148 = add.f64 r147, -16.157537187333652
+	r149 = mul.f64 r148, r146
+	r150 = add.f64 r149, -75.00855792314705
+	r151 = mul.f64 r150, r146
+	r152 = add.f64 r151, -122.88666844901361
+	r153 = mul.f64 r152, r146
+	r154 = add.f64 r153, -64.85021904942025
+	r155 = mul.f64 r146, r154
+	r156 = add.f64 r146, 24.858464901423062
+	r157 = mul.f64 r156, r146
+	r158 = add.f64 r157, 165.02700983169885
+	r159 = mul.f64 r158, r146
+	r160 = add.f64 r159, 432.88106049129027
+	r161 = mul.f64 r160, r146
+	r162 = add.f64 r161, 485.3903996359137
+	r163 = mul.f64 r162, r146
+	r164 = add.f64 r163, 194.5506571482614
+	r165 = div.f64 r155, r164
+	r166 = mul.f64 r138, r165
+	r167 = add.f64 r166, r138
+	r145 = move.f64 r167
+	jump b90
+b90: # xatan.return
+	r143 = move.f64 r145
+	jump b91
+b91: # satan.return
+	r140 = move.f64 r143
+	jump b81
+b92: # satan.if.done
+	r168 = gt.f64 r138, 2.414213562373095
+	branch r168, b93, b96
+b93: # satan.if.then
+	r169 = div.f64 1.0, r138
+	jump b94
+b94: # xatan.entry
+	r171 = mul.f64 r169, r169
+	r172 = mul.f64 r171, -0.8750608600031904
+	r173 = add.f64 r172, -16.157537187333652
+	r174 = mul.f64 r173, r171
+	r175 = add.f64 r174, -75.00855792314705
+	r176 = mul.f64 r175, r171
+	r177 = add.f64 r176, -122.88666844901361
+	r178 = mul.f64 r177, r171
+	r179 = add.f64 r178, -64.85021904942025
+	r180 = mul.f64 r171, r179
+	r181 = add.f64 r171, 24.858464901423062
+	r182 = mul.f64 r181, r171
+	r183 = add.f64 r182, 165.02700983169885
+	r184 = mul.f64 r183, r171
+	r185 = add.f64 r184, 432.88106049129027
+	r186 = mul.f64 r185, r171
+	r187 = add.f64 r186, 485.3903996359137
+	r188 = mul.f64 r187, r171
+	r189 = add.f64 r188, 194.5506571482614
+	r190 = div.f64 r180, r189
+	r191 = mul.f64 r169, r190
+	r192 = add.f64 r191, r169
+	r170 = move.f64 r192
+	jump b95
+b95: # xatan.return
+	r193 = sub.f64 1.5707963267948966, r170
+	r194 = add.f64 r193, 6.123233995736766e-17
+	r143 = move.f64 r194
+	jump b91
+b96: # satan.if.done
+	r195 = sub.f64 r138, 1.0
+	r196 = add.f64 r138, 1.0
+	r197 = div.f64 r195, r196
+	jump b97
+b97: # xatan.entry
+	r199 = mul.f64 r197, r197
+	r200 = mul.f64 r199, -0.8750608600031904
+	r201 = add.f64 r200, -16.157537187333652
+	r202 = mul.f64 r201, r199
+	r203 = add.f64 r202, -75.00855792314705
+	r204 = mul.f64 r203, r199
+	r205 = add.f64 r204, -122.88666844901361
+	r206 = mul.f64 r205, r199
+	r207 = add.f64 r206, -64.85021904942025
+	r208 = mul.f64 r199, r207
+	r209 = add.f64 r199, 24.858464901423062
+	r210 = mul.f64 r209, r199
+	r211 = add.f64 r210, 165.02700983169885
+	r212 = mul.f64 r211, r199
+	r213 = add.f64 r212, 432.88106049129027
+	r214 = mul.f64 r213, r199
+	r215 = add.f64 r214, 485.3903996359137
+	r216 = mul.f64 r215, r199
+	r217 = add.f64 r216, 194.5506571482614
+	r218 = div.f64 r208, r217
+	r219 = mul.f64 r197, r218
+	r220 = add.f64 r219, r197
+	r198 = move.f64 r220
+	jump b98
+b98: # xatan.return
+	r221 = add.f64 r198, 0.7853981633974483
+	r222 = add.f64 r221, 3.061616997868383e-17
+	r143 = move.f64 r222
+	jump b91
+b99: # atan.if.done
+	r223 = neg.f64 r138
+	jump b100
+b100: # satan.entry
+	r225 = le.f64 r223, 0.66
+	branch r225, b101, b104
+b101: # xatan.entry
+	r227 = mul.f64 r223, r223
+	r228 = mul.f64 r227, -0.8750608600031904
+	r229 = add.f64 r228, -16.157537187333652
+	r230 = mul.f64 r229, r227
+	r231 = add.f64 r230, -75.00855792314705
+	r232 = mul.f64 r231, r227
+	r233 = add.f64 r232, -122.88666844901361
+	r234 = mul.f64 r233, r227
+	r235 = add.f64 r234, -64.85021904942025
+	r236 = mul.f64 r227, r235
+	r237 = add.f64 r227, 24.858464901423062
+	r238 = mul.f64 r237, r227
+	r239 = add.f64 r238, 165.02700983169885
+	r240 = mul.f64 r239, r227
+	r241 = add.f64 r240, 432.88106049129027
+	r242 = mul.f64 r241, r227
+	r243 = add.f64 r242, 485.3903996359137
+	r244 = mul.f64 r243, r227
+	r245 = add.f64 r244, 194.5506571482614
+	r246 = div.f64 r236, r245
+	r247 = mul.f64 r223, r246
+	r248 = add.f64 r247, r223
+	r226 = move.f64 r248
+	jump b102
+b102: # xatan.return
+	r224 = move.f64 r226
+	jump b103
+b103: # satan.return
+	r304 = neg.f64 r224
+	r140 = move.f64 r304
+	jump b81
+b104: # satan.if.done
+	r249 = gt.f64 r223, 2.414213562373095
+	branch r249, b105, b108
+b105: # satan.if.then
+	r250 = div.f64 1.0, r223
+	jump b106
+b106: # xatan.entry
+	r252 = mul.f64 r250, r250
+	r253 = mul.f64 r252, -0.8750608600031904
+	r254 = add.f64 r253, -16.157537187333652
+	r255 = mul.f64 r254, r252
+	r256 = add.f64 r255, -75.00855792314705
+	r257 = mul.f64 r256, r252
+	r258 = add.f64 r257, -122.88666844901361
+	r259 = mul.f64 r258, r252
+	r260 = add.f64 r259, -64.85021904942025
+	r261 = mul.f64 r252, r260
+	r262 = add.f64 r252, 24.858464901423062
+	r263 = mul.f64 r262, r252
+	r264 = add.f64 r263, 165.02700983169885
+	r265 = mul.f64 r264, r252
+	r266 = add.f64 r265, 432.88106049129027
+	r267 = mul.f64 r266, r252
+	r268 = add.f64 r267, 485.3903996359137
+	r269 = mul.f64 r268, r252
+	r270 = add.f64 r269, 194.5506571482614
+	r271 = div.f64 r261, r270
+	r272 = mul.f64 r250, r271
+	r273 = add.f64 r272, r250
+	r251 = move.f64 r273
+	jump b107
+b107: # xatan.return
+	r274 = sub.f64 1.5707963267948966, r251
+	r275 = add.f64 r274, 6.123233995736766e-17
+	r224 = move.f64 r275
+	jump b103
+b108: # satan.if.done
+	r276 = sub.f64 r223, 1.0
+	r277 = add.f64 r223, 1.0
+	r278 = div.f64 r276, r277
+	jump b109
+b109: # xatan.entry
+	r280 = mul.f64 r278, r278
+	r281 = mul.f64 r280, -0.8750608600031904
+	r282 = add.f64 r281, -16.157537187333652
+	r283 = mul.f64 r282, r280
+	r284 = add.f64 r283, -75.00855792314705
+	r285 = mul.f64 r284, r280
+	r286 = add.f64 r285, -122.88666844901361
+	r287 = mul.f64 r286, r280
+	r288 = add.f64 r287, -64.85021904942025
+	r289 = mul.f64 r280, r288
+	r290 = add.f64 r280, 24.858464901423062
+	r291 = mul.f64 r290, r280
+	r292 = add.f64 r291, 165.02700983169885
+	r293 = mul.f64 r292, r280
+	r294 = add.f64 r293, 432.88106049129027
+	r295 = mul.f64 r294, r280
+	r296 = add.f64 r295, 485.3903996359137
+	r297 = mul.f64 r296, r280
+	r298 = add.f64 r297, 194.5506571482614
+	r299 = div.f64 r289, r298
+	r300 = mul.f64 r278, r299
+	r301 = add.f64 r300, r278
+	r279 = move.f64 r301
+	jump b110
+b110: # xatan.return
+	r302 = add.f64 r279, 0.7853981633974483
+	r303 = add.f64 r302, 3.061616997868383e-17
+	r224 = move.f64 r303
+	jump b103
+b111: # IsInf.if.else
+	r88 = lt.i64 r83, 0
+	branch r88, b112, b113
+b112: # IsInf.if.then
+	r89 = neg.f64 r14
+	r86 = move.f64 r89
+	jump b73
+b113: # edge 3→2
+	r86 = move.f64 r14
+	jump b73
+b114: # IsInf.if.else
+	r72 = lt.i64 r67, 0
+	branch r72, b115, b116
+b115: # IsInf.if.then
+	r73 = neg.f64 r18
+	r70 = move.f64 r73
+	jump b32
+b116: # edge 3→2
+	r70 = move.f64 r18
+	jump b32
+b117: # exit
+	return
 `

@@ -1,6 +1,6 @@
 // Command qdbench measures launch cost, saxpy bandwidth, the LCG spin
-// loop, streams and the throughput of package math through the generated
-// stubs of bench/kernels, runs the same
+// loop, streams, an atomic histogram and the throughput of package
+// math through the generated stubs of bench/kernels, runs the same
 // kernels written in CUDA C (bench/baseline) in the same process run, and
 // prints both with their ratio.
 //
@@ -99,6 +99,7 @@ func main() {
 	row("host µs: 4 plain launches", "four_plain_us")
 	row("host µs: StreamParallel 4 tiny blocks", "four_blocks_us")
 	mathRows(row)
+	row("256-bin histogram of 2^28 bytes GB/s", "hist_gbps")
 	if ours["four_plain_us"] > 0 {
 		fmt.Printf("%-40s %12.3f %12.3f\n", "  4 blocks / 4 plain launches", ours["four_blocks_us"]/ours["four_plain_us"], base["four_blocks_us"]/base["four_plain_us"])
 	}
@@ -120,6 +121,7 @@ func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
 	streamBench(dev, ks, ours)
 	parallelBench(dev, ks, ours)
 	mathBenchmarks(dev, ks, ours)
+	ours["hist_gbps"] = histogram(dev, ks)
 	return ours
 }
 
@@ -414,4 +416,40 @@ func parallelBench(dev *rt.Device, ks *kernels.Kernels, ours map[string]float64)
 			ours["four_blocks_us"] = median(per)
 		}
 	}
+}
+
+// histogram is the rate, in GB/s of input, of a 256-bin histogram of 2^28
+// bytes made with atomic.AddUint32; the CUDA C baseline counts the same
+// bytes in per-block bins in shared memory first. The bytes are a
+// multiplicative hash of their index, which both programs compute.
+func histogram(dev *rt.Device, ks *kernels.Kernels) float64 {
+	const n = 1 << 28
+	host := make([]uint8, n)
+	want := make([]uint32, 256)
+	for i := range host {
+		host[i] = uint8(uint32(i) * 2654435761 >> 24)
+		want[host[i]]++
+	}
+	data, err := rt.FromSlice(dev, host)
+	check(err)
+	defer data.Free()
+	bins, err := rt.Alloc[uint32](dev, 256)
+	check(err)
+	defer bins.Free()
+	var secs []float64
+	for r := range 11 {
+		check(bins.Zero())
+		t0 := time.Now()
+		check(ks.Histogram(data, bins))
+		check(dev.Synchronize())
+		if r > 0 {
+			secs = append(secs, time.Since(t0).Seconds())
+		}
+	}
+	got, err := bins.Read()
+	check(err)
+	if !slices.Equal(got, want) {
+		log.Fatalf("histogram: GPU %v, Go %v", got[:8], want[:8])
+	}
+	return n / median(secs) / 1e9
 }

@@ -51,8 +51,8 @@ func (s *stub) signature() *jen.Statement {
 	return jen.Func().Params(jen.Id("qdk").Op("*").Id("Kernels")).Id(s.k.Func.Name()).Params(params...).Error()
 }
 
-// body checks the buffers, runs the Go function on the CPU backend, and
-// otherwise packs the arguments and launches the tasks.
+// body checks the buffers, packs the arguments and launches the tasks, or
+// on the CPU backend runs the kernel there.
 func (s *stub) body() jen.Code {
 	k := s.k.IR
 	name := k.Name
@@ -85,12 +85,7 @@ func (s *stub) body() jen.Code {
 			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
 			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))))
 	}
-	body = append(body,
-		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Id("qdk").Dot("mod").Dot("RunCPU").Call(jen.Lit(s.index), jen.Id("qdOpts"),
-				jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))))),
-		jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte(),
-	)
+	body = append(body, jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte())
 	for _, slot := range slots {
 		body = append(body, s.put(slot))
 	}
@@ -105,8 +100,15 @@ func (s *stub) body() jen.Code {
 			counts = append(counts, jen.Lit(1))
 		}
 	}
+	// The CPU backend runs the Go function, or, in its race mode, the IR on
+	// the same arguments a GPU launch takes.
+	cpuRun := append([]jen.Code{jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()),
+		jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"),
+		jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))}, bufs...)
 	body = append(body,
 		jen.Id("qdCounts").Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
+		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
+			jen.Return(jen.Id("qdk").Dot("mod").Dot("RunCPU").Call(cpuRun...))),
 		jen.Return(jen.Id("qdk").Dot("mod").Dot("Launch").Call(
 			jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()), jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"))),
 	)

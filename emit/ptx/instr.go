@@ -89,7 +89,7 @@ func (e *entry) instr(in *ir.Instr) {
 		e.convert(in, d)
 	case ir.OpMin, ir.OpMax:
 		if t.IsFloat() {
-			e.floatMinMax(in, d)
+			e.floatMinMax(in.Op, t, d, e.regArg(in.Args[0], t), e.regArg(in.Args[1], t))
 			break
 		}
 		e.emit("%s.%s %s, %s, %s", in.Op, opType(t), d, a(0), a(1))
@@ -128,6 +128,10 @@ func (e *entry) instr(in *ir.Instr) {
 	case ir.OpBarrier:
 		e.emit("bar.sync 0")
 	default:
+		if in.Op.Info().Atomic {
+			e.atomic(in, d)
+			break
+		}
 		panic(fmt.Sprintf("ptx: unexpected op %s", in.Op))
 	}
 }
@@ -269,14 +273,12 @@ func (e *entry) convert(in *ir.Instr, d string) {
 	}
 }
 
-// floatMinMax writes Go's min or max of two floats: NaN if either is NaN,
-// -0 below +0, otherwise the smaller (larger) operand.
-func (e *entry) floatMinMax(in *ir.Instr, d string) {
-	t := in.Type
+// floatMinMax writes Go's min or max of two floats in registers: NaN if
+// either is NaN, -0 below +0, otherwise the smaller (larger) operand.
+func (e *entry) floatMinMax(op ir.Op, t ir.Type, d, x, y string) {
 	ty, bits := opType(t), bitType(t)
-	x, y := e.regArg(in.Args[0], t), e.regArg(in.Args[1], t)
 	cmp, merge := "lt", "or"
-	if in.Op == ir.OpMax {
+	if op == ir.OpMax {
 		cmp, merge = "gt", "and"
 	}
 	pick, equal, nan := e.temp(ir.Bool), e.temp(ir.Bool), e.temp(ir.Bool)

@@ -118,6 +118,7 @@ type entry struct {
 	body   strings.Builder
 	temps  [numClasses]int
 	maxReg [numClasses]int
+	labels int // the labels of atomic ops' loops so far
 }
 
 func (e *entry) paramName(slot int) string {

@@ -202,6 +202,11 @@ func TestCodegen(t *testing.T) {
 		// FMA path of Exp, RoundToEven, bit counts and permutations.
 		{entry: "Library_0", must: []string{`fma\.rn\.f64`, `cvt\.rni\.f64\.f64`, `popc\.b32`, `clz\.b32`, `brev\.b32`, `brev\.b64`, `prmt\.b32`},
 			never: []string{`\.approx`, `\.ftz`}},
+		// Atomic adds are one instruction, float ones too; Go's min and max
+		// of floats and narrow elements take compare-and-swap loops.
+		{entry: "Histogram_0", must: []string{`atom\.global\.add\.u32`}, never: []string{`atom\.global\.cas`}},
+		{entry: "FloatSums_0", must: []string{`atom\.global\.add\.f32`, `atom\.global\.add\.f64`}, never: []string{`atom\.global\.cas`}},
+		{entry: "Extremes_0", must: []string{`atom\.global\.cas\.b64`, `atom\.global\.cas\.b32`, `atom\.global\.min\.s64`, `atom\.global\.max\.s64`, `bfi\.b32`}},
 	} {
 		body := entry(t, module, c.entry)
 		for _, re := range c.must {

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Groups: []int{2},
 		Name:   "ComputeAB",
@@ -76,16 +76,16 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [2]int64{int64(n), int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
+		}, a, b)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -96,16 +96,16 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeABSerial", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [2]int64{int64(n), int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
+		}, a, b)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -116,17 +116,17 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
-		})
-	}
 	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+		}, a, b, c)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -704,4 +704,527 @@ $L_5:
 $L_6:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel ComputeAB(a []f32, b []f32, n i64)
+groups [2]
+disjoint a b
+
+task ComputeAB_0 parallel count=(param n) block=1 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b23
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeA.entry
+	r27 = mulhi.i64 r6, -9002011107970261188
+	r28 = add.i64 r27, r6
+	r29 = convert.u64.i64 r28
+	r30 = shr.u64.u32 r29, 63
+	r31 = shr.i64.u32 r28, 9
+	r32 = convert.i64.u64 r30
+	r33 = add.i64 r31, r32
+	r34 = mul.i64 r33, 1000
+	r35 = sub.i64 r6, r34
+	r13 = move.i64 r35
+	r14 = convert.f32.i64 r13
+	r15 = mul.f32 r14, 0.5
+	r16 = lt.i64 0, 64
+	branch r16, b6, b24
+b6: # edge 0→1
+	r17 = move.f32 r15
+	r18 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r36 = max.i64 64, -9223372036854775804
+	r37 = sub.i64 r36, 4
+	jump b8
+b8: # unroll guard
+	r38 = lt.i64 r18, r37
+	branch r38, b9, b17
+b9: # computeA.rangeint.body (unrolled 0)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b10
+b10: # edge 1→1 (unrolled 0)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b11
+b11: # computeA.rangeint.body (unrolled 1)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b12
+b12: # edge 1→1 (unrolled 1)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b13
+b13: # computeA.rangeint.body (unrolled 2)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b14
+b14: # edge 1→1 (unrolled 2)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b15
+b15: # computeA.rangeint.body (unrolled 3)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	jump b16
+b16: # edge 1→1 (unrolled 3)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b8
+b17: # computeA.rangeint.body
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
+	branch r23, b18, b19
+b18: # edge 1→1
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b17
+b19: # edge 1→2
+	r19 = move.f32 r21
+	jump b20
+b20: # computeA.rangeint.done
+	r12 = move.f32 r19
+	jump b21
+b21: # computeA.return
+	r24 = elemaddr r7, r6, 4
+	store.f32 r24, r12
+	r25 = add.i64 r6, 1
+	r26 = lt.i64 r25, r3
+	branch r26, b22, b23
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # exit
+	return
+b24: # edge 0→2
+	r19 = move.f32 r15
+	jump b20
+
+task ComputeAB_1 parallel count=(param n) block=2 group=1
+b0: # entry
+	r4 = param.i64 n
+	r3 = move.i64 r4
+	r10 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r5 = lt.i64 r2, r3
+	branch r5, b3, b23
+b3: # index
+	r6 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r7 = move.ptr r10
+	jump b5
+b5: # computeB.entry
+	r28 = mulhi.i64 r6, -6291360591419602545
+	r29 = add.i64 r28, r6
+	r30 = convert.u64.i64 r29
+	r31 = shr.u64.u32 r30, 63
+	r32 = shr.i64.u32 r29, 9
+	r33 = convert.i64.u64 r31
+	r34 = add.i64 r32, r33
+	r35 = mul.i64 r34, 777
+	r36 = sub.i64 r6, r35
+	r13 = move.i64 r36
+	r14 = convert.f32.i64 r13
+	r15 = lt.i64 0, 64
+	branch r15, b6, b24
+b6: # edge 0→1
+	r16 = move.f32 r14
+	r17 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r37 = max.i64 64, -9223372036854775804
+	r38 = sub.i64 r37, 4
+	jump b8
+b8: # unroll guard
+	r39 = lt.i64 r17, r38
+	branch r39, b9, b17
+b9: # computeB.rangeint.body (unrolled 0)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b10
+b10: # edge 1→1 (unrolled 0)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b11
+b11: # computeB.rangeint.body (unrolled 1)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b12
+b12: # edge 1→1 (unrolled 1)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b13
+b13: # computeB.rangeint.body (unrolled 2)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b14
+b14: # edge 1→1 (unrolled 2)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b15
+b15: # computeB.rangeint.body (unrolled 3)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	jump b16
+b16: # edge 1→1 (unrolled 3)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b8
+b17: # computeB.rangeint.body
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
+	branch r24, b18, b19
+b18: # edge 1→1
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b17
+b19: # edge 1→2
+	r18 = move.f32 r22
+	jump b20
+b20: # computeB.rangeint.done
+	r12 = move.f32 r18
+	jump b21
+b21: # computeB.return
+	r25 = elemaddr r7, r6, 4
+	store.f32 r25, r12
+	r26 = add.i64 r6, 1
+	r27 = lt.i64 r26, r3
+	branch r27, b22, b23
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # exit
+	return
+b24: # edge 0→2
+	r18 = move.f32 r14
+	jump b20
+
+kernel ComputeABSerial(a []f32, b []f32, n i64)
+
+task ComputeABSerial_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r19 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b22
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # computeA.entry
+	r23 = mulhi.i64 r5, -9002011107970261188
+	r24 = add.i64 r23, r5
+	r25 = convert.u64.i64 r24
+	r26 = shr.u64.u32 r25, 63
+	r27 = shr.i64.u32 r24, 9
+	r28 = convert.i64.u64 r26
+	r29 = add.i64 r27, r28
+	r30 = mul.i64 r29, 1000
+	r31 = sub.i64 r5, r30
+	r7 = move.i64 r31
+	r8 = convert.f32.i64 r7
+	r9 = mul.f32 r8, 0.5
+	r10 = lt.i64 0, 64
+	branch r10, b5, b23
+b5: # edge 0→1
+	r11 = move.f32 r9
+	r12 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r32 = max.i64 64, -9223372036854775804
+	r33 = sub.i64 r32, 4
+	jump b7
+b7: # unroll guard
+	r34 = lt.i64 r12, r33
+	branch r34, b8, b16
+b8: # computeA.rangeint.body (unrolled 0)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b9
+b9: # edge 1→1 (unrolled 0)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b10
+b10: # computeA.rangeint.body (unrolled 1)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b11
+b11: # edge 1→1 (unrolled 1)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b12
+b12: # computeA.rangeint.body (unrolled 2)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b13
+b13: # edge 1→1 (unrolled 2)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b14
+b14: # computeA.rangeint.body (unrolled 3)
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	jump b15
+b15: # edge 1→1 (unrolled 3)
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b7
+b16: # computeA.rangeint.body
+	r14 = mul.f32 r11, 0.999
+	r15 = add.f32 r14, 0.25
+	r16 = add.i64 r12, 1
+	r17 = lt.i64 r16, 64
+	branch r17, b17, b18
+b17: # edge 1→1
+	r11 = move.f32 r15
+	r12 = move.i64 r16
+	jump b16
+b18: # edge 1→2
+	r13 = move.f32 r15
+	jump b19
+b19: # computeA.rangeint.done
+	r6 = move.f32 r13
+	jump b20
+b20: # computeA.return
+	r18 = elemaddr r19, r5, 4
+	store.f32 r18, r6
+	r21 = add.i64 r5, 1
+	r22 = lt.i64 r21, r3
+	branch r22, b21, b22
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # exit
+	return
+b23: # edge 0→2
+	r13 = move.f32 r9
+	jump b19
+
+task ComputeABSerial_1 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r20 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b22
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # computeB.entry
+	r24 = mulhi.i64 r5, -6291360591419602545
+	r25 = add.i64 r24, r5
+	r26 = convert.u64.i64 r25
+	r27 = shr.u64.u32 r26, 63
+	r28 = shr.i64.u32 r25, 9
+	r29 = convert.i64.u64 r27
+	r30 = add.i64 r28, r29
+	r31 = mul.i64 r30, 777
+	r32 = sub.i64 r5, r31
+	r7 = move.i64 r32
+	r8 = convert.f32.i64 r7
+	r9 = lt.i64 0, 64
+	branch r9, b5, b23
+b5: # edge 0→1
+	r10 = move.f32 r8
+	r11 = move.i64 0
+	jump b6
+b6: # unroll setup
+	r33 = max.i64 64, -9223372036854775804
+	r34 = sub.i64 r33, 4
+	jump b7
+b7: # unroll guard
+	r35 = lt.i64 r11, r34
+	branch r35, b8, b16
+b8: # computeB.rangeint.body (unrolled 0)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b9
+b9: # edge 1→1 (unrolled 0)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b10
+b10: # computeB.rangeint.body (unrolled 1)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b11
+b11: # edge 1→1 (unrolled 1)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b12
+b12: # computeB.rangeint.body (unrolled 2)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b13
+b13: # edge 1→1 (unrolled 2)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b14
+b14: # computeB.rangeint.body (unrolled 3)
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	jump b15
+b15: # edge 1→1 (unrolled 3)
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b7
+b16: # computeB.rangeint.body
+	r13 = mul.f32 r10, r10
+	r14 = add.f32 r10, 1.0
+	r15 = div.f32 r13, r14
+	r16 = add.f32 r15, 1.0
+	r17 = add.i64 r11, 1
+	r18 = lt.i64 r17, 64
+	branch r18, b17, b18
+b17: # edge 1→1
+	r10 = move.f32 r16
+	r11 = move.i64 r17
+	jump b16
+b18: # edge 1→2
+	r12 = move.f32 r16
+	jump b19
+b19: # computeB.rangeint.done
+	r6 = move.f32 r12
+	jump b20
+b20: # computeB.return
+	r19 = elemaddr r20, r5, 4
+	store.f32 r19, r6
+	r22 = add.i64 r5, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b21, b22
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # exit
+	return
+b23: # edge 0→2
+	r12 = move.f32 r8
+	jump b19
+
+kernel Combine(a []f32, b []f32, c []f32, n i64)
+
+task Combine_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base a
+	r11 = base b
+	r16 = base c
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = elemaddr r11, r5, 4
+	r13 = load.f32 r10
+	r14 = add.f32 r9, r13
+	r15 = elemaddr r16, r5, 4
+	store.f32 r15, r14
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
 `

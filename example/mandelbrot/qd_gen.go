@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Mandelbrot",
 		Tasks: []rt.TaskSpec{{
@@ -50,11 +50,6 @@ func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot", counts); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
-		})
-	}
 	var qdArgs [68]byte
 	rt.PutBuffer(qdArgs[:], 0, counts)
 	rt.PutUint64(qdArgs[:], 16, uint64(width))
@@ -65,6 +60,11 @@ func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, 
 	rt.PutFloat64(qdArgs[:], 56, float64(y1))
 	rt.PutUint32(qdArgs[:], 64, uint32(maxIter))
 	qdCounts := [1]int64{(int64(width) * int64(height))}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
+		}, counts)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -266,4 +266,179 @@ $L_27:
 	mov.b32 %r26, %r27;
 	bra.uni $L_11;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Mandelbrot(counts []i32, width i64, height i64, x0 f64, y0 f64, x1 f64, y1 f64, maxIter i32)
+
+task Mandelbrot_0 parallel count=(mul.i64 (param width) (param height))
+b0: # entry
+	r4 = param.i64 width
+	r5 = param.i64 height
+	r3 = mul.i64 r4, r5
+	r11 = param.f64 x1
+	r12 = param.f64 x0
+	r19 = param.f64 y1
+	r20 = param.f64 y0
+	r27 = param.i32 maxIter
+	r43 = base counts
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b3, b13
+b3: # index
+	r7 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r8 = rem.i64 r7, r4
+	r9 = div.i64 r7, r4
+	r10 = sub.f64 r11, r12
+	r13 = convert.f64.i64 r8
+	r14 = mul.f64 r10, r13
+	r15 = convert.f64.i64 r4
+	r16 = div.f64 r14, r15
+	r17 = add.f64 r12, r16
+	r18 = sub.f64 r19, r20
+	r21 = convert.f64.i64 r9
+	r22 = mul.f64 r18, r21
+	r23 = convert.f64.i64 r5
+	r24 = div.f64 r22, r23
+	r25 = add.f64 r20, r24
+	jump b5
+b5: # escape.entry
+	r28 = move.f64 0.0
+	r29 = move.f64 0.0
+	r30 = move.i32 0
+	jump b6
+b6: # unroll setup
+	r47 = convert.i64.i32 r27
+	r48 = max.i64 r47, -9223372036854775805
+	r49 = sub.i64 r48, 3
+	jump b7
+b7: # unroll guard
+	r50 = convert.i64.i32 r30
+	r51 = lt.i64 r50, r49
+	branch r51, b8, b24
+b8: # escape.for.loop (unrolled 0)
+	r31 = lt.i32 r30, r27
+	jump b9
+b9: # escape.for.body (unrolled 0)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b10, b14
+b10: # escape.if.then
+	r26 = move.i32 r30
+	jump b11
+b11: # escape.return
+	r42 = elemaddr r43, r7, 4
+	store.i32 r42, r26
+	r45 = add.i64 r7, 1
+	r46 = lt.i64 r45, r3
+	branch r46, b12, b13
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # exit
+	return
+b14: # escape.if.done (unrolled 0)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b15
+b15: # escape.for.loop (unrolled 1)
+	r31 = lt.i32 r30, r27
+	jump b16
+b16: # escape.for.body (unrolled 1)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b10, b17
+b17: # escape.if.done (unrolled 1)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b18
+b18: # escape.for.loop (unrolled 2)
+	r31 = lt.i32 r30, r27
+	jump b19
+b19: # escape.for.body (unrolled 2)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b10, b20
+b20: # escape.if.done (unrolled 2)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b21
+b21: # escape.for.loop (unrolled 3)
+	r31 = lt.i32 r30, r27
+	jump b22
+b22: # escape.for.body (unrolled 3)
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b10, b23
+b23: # escape.if.done (unrolled 3)
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b7
+b24: # escape.for.loop
+	r31 = lt.i32 r30, r27
+	branch r31, b25, b27
+b25: # escape.for.body
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b10, b26
+b26: # escape.if.done
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b24
+b27: # escape.for.done
+	r26 = move.i32 r27
+	jump b11
 `

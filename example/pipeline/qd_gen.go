@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Transform",
 		Tasks: []rt.TaskSpec{{
@@ -50,16 +50,16 @@ func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], roun
 	if qdErr := rt.CheckBuffers(qdk.dev, "Transform", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Transform(x.CPUSlice(), y.CPUSlice(), rounds)
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Transform(x.CPUSlice(), y.CPUSlice(), rounds)
+		}, x, y)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -207,4 +207,134 @@ $L_22:
 $L_23:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Transform(x []f32, y []f32, rounds i64)
+
+task Transform_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = param.i64 rounds
+	r29 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b23
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b23
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = gt.i64 r14, 0
+	branch r13, b6, b22
+b6: # edge 2→4
+	r15 = move.f32 r12
+	r16 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r31 = max.i64 r14, -9223372036854775804
+	r32 = sub.i64 r31, 4
+	jump b8
+b8: # unroll guard
+	r33 = lt.i64 r16, r32
+	branch r33, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b8
+b17: # rangeint.body
+	r18 = mul.f32 r15, r15
+	r19 = add.f32 r18, 1.0
+	r22 = sqrt.f32 r19
+	r23 = mul.f32 r22, 0.5
+	r24 = div.f32 r15, 7.0
+	r25 = add.f32 r23, r24
+	r26 = add.i64 r16, 1
+	r27 = lt.i64 r26, r14
+	branch r27, b18, b19
+b18: # edge 4→4
+	r15 = move.f32 r25
+	r16 = move.i64 r26
+	jump b17
+b19: # edge 4→5
+	r17 = move.f32 r25
+	jump b20
+b20: # rangeint.done
+	r28 = elemaddr r29, r9, 4
+	store.f32 r28, r17
+	jump b21
+b21: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b22: # edge 2→5
+	r17 = move.f32 r12
+	jump b20
+b23: # exit
+	return
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
@@ -50,17 +50,17 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+		}, x, y)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -129,4 +129,44 @@ $L_5:
 $L_6:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Saxpy(a f32, x []f32, y []f32, n i64)
+
+task Saxpy_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base x
+	r11 = param.f32 a
+	r13 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
 `

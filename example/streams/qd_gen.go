@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Add",
 		Tasks: []rt.TaskSpec{{
@@ -62,16 +62,16 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "Add", a, b, c); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+		}, a, b, c)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -82,16 +82,16 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", a); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Produce(a.CPUSlice(), v, delay)
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutFloat32(qdArgs[:], 16, float32(v))
 	rt.PutUint64(qdArgs[:], 24, uint64(delay))
 	qdCounts := [1]int64{int64(a.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Produce(a.CPUSlice(), v, delay)
+		}, a)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -102,15 +102,15 @@ func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", a, b); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Consume(a.CPUSlice(), b.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [1]int64{int64(b.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Consume(a.CPUSlice(), b.CPUSlice())
+		}, a, b)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -404,4 +404,246 @@ $L_6:
 $L_7:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Add(a []f32, b []f32, c []f32)
+
+task Add_0 parallel count=(len c)
+b0: # entry
+	r4 = base c
+	r5 = len c
+	r3 = move.i64 r5
+	r12 = base a
+	r16 = base b
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Produce(a []f32, v f32, delay i64)
+
+task Produce_0 parallel count=(len a)
+b0: # entry
+	r4 = base a
+	r5 = len a
+	r3 = move.i64 r5
+	r13 = param.i64 delay
+	r23 = param.f32 v
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b24
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b24
+b5: # rangeindex.body
+	r11 = move.i64 r9
+	r12 = gt.i64 r13, 0
+	branch r12, b6, b23
+b6: # edge 2→4
+	r14 = move.i64 r11
+	r15 = move.i64 0
+	jump b7
+b7: # unroll setup
+	r35 = max.i64 r13, -9223372036854775804
+	r36 = sub.i64 r35, 4
+	jump b8
+b8: # unroll guard
+	r37 = lt.i64 r15, r36
+	branch r37, b9, b17
+b9: # rangeint.body (unrolled 0)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b10
+b10: # edge 4→4 (unrolled 0)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b11
+b11: # rangeint.body (unrolled 1)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b12
+b12: # edge 4→4 (unrolled 1)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b13
+b13: # rangeint.body (unrolled 2)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b14
+b14: # edge 4→4 (unrolled 2)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b15
+b15: # rangeint.body (unrolled 3)
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	jump b16
+b16: # edge 4→4 (unrolled 3)
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b8
+b17: # rangeint.body
+	r17 = mul.i64 r14, 1664525
+	r18 = add.i64 r17, 1013904223
+	r26 = mulhi.i64 r18, -9223372032559808509
+	r27 = add.i64 r26, r18
+	r28 = convert.u64.i64 r27
+	r29 = shr.u64.u32 r28, 63
+	r30 = shr.i64.u32 r27, 30
+	r31 = convert.i64.u64 r29
+	r32 = add.i64 r30, r31
+	r33 = mul.i64 r32, 2147483647
+	r34 = sub.i64 r18, r33
+	r19 = move.i64 r34
+	r20 = add.i64 r15, 1
+	r21 = lt.i64 r20, r13
+	branch r21, b18, b19
+b18: # edge 4→4
+	r14 = move.i64 r19
+	r15 = move.i64 r20
+	jump b17
+b19: # edge 4→5
+	r16 = move.i64 r19
+	jump b20
+b20: # rangeint.done
+	r22 = elemaddr r4, r9, 4
+	store.f32 r22, r23
+	r24 = lt.i64 r16, 0
+	branch r24, b21, b22
+b21: # if.then
+	r25 = elemaddr r4, r9, 4
+	store.f32 r25, 0.0
+	jump b22
+b22: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b23: # edge 2→5
+	r16 = move.i64 r11
+	jump b20
+b24: # exit
+	return
+
+kernel Consume(a []f32, b []f32)
+
+task Consume_0 parallel count=(len b)
+b0: # entry
+	r4 = base b
+	r5 = len b
+	r3 = move.i64 r5
+	r12 = base a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r14
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Name: "Counts64",
 		Tasks: []rt.TaskSpec{{
@@ -428,11 +428,6 @@ func (qdk *Kernels) Counts64(x *rt.Buffer[uint64], ones *rt.Buffer[int], leading
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts64", x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(0, qdOpts, func() {
-			Counts64(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
@@ -440,6 +435,11 @@ func (qdk *Kernels) Counts64(x *rt.Buffer[uint64], ones *rt.Buffer[int], leading
 	rt.PutBuffer(qdArgs[:], 48, trailing)
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counts64(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+		}, x, ones, leading, trailing, length)
+	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -450,11 +450,6 @@ func (qdk *Kernels) Permute64(x *rt.Buffer[uint64], k *rt.Buffer[int], reversed 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute64", x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(1, qdOpts, func() {
-			Permute64(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
@@ -462,6 +457,11 @@ func (qdk *Kernels) Permute64(x *rt.Buffer[uint64], k *rt.Buffer[int], reversed 
 	rt.PutBuffer(qdArgs[:], 48, swapped)
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Permute64(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+		}, x, k, reversed, swapped, rotated)
+	}
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -472,11 +472,6 @@ func (qdk *Kernels) Counts32(x *rt.Buffer[uint32], ones *rt.Buffer[int], leading
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts32", x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(2, qdOpts, func() {
-			Counts32(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
@@ -484,6 +479,11 @@ func (qdk *Kernels) Counts32(x *rt.Buffer[uint32], ones *rt.Buffer[int], leading
 	rt.PutBuffer(qdArgs[:], 48, trailing)
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counts32(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+		}, x, ones, leading, trailing, length)
+	}
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -494,11 +494,6 @@ func (qdk *Kernels) Permute32(x *rt.Buffer[uint32], k *rt.Buffer[int], reversed 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute32", x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(3, qdOpts, func() {
-			Permute32(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
@@ -506,6 +501,11 @@ func (qdk *Kernels) Permute32(x *rt.Buffer[uint32], k *rt.Buffer[int], reversed 
 	rt.PutBuffer(qdArgs[:], 48, swapped)
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Permute32(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+		}, x, k, reversed, swapped, rotated)
+	}
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -516,11 +516,6 @@ func (qdk *Kernels) Counts16(x *rt.Buffer[uint16], ones *rt.Buffer[int], leading
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts16", x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(4, qdOpts, func() {
-			Counts16(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
@@ -528,6 +523,11 @@ func (qdk *Kernels) Counts16(x *rt.Buffer[uint16], ones *rt.Buffer[int], leading
 	rt.PutBuffer(qdArgs[:], 48, trailing)
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counts16(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+		}, x, ones, leading, trailing, length)
+	}
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -538,11 +538,6 @@ func (qdk *Kernels) Permute16(x *rt.Buffer[uint16], k *rt.Buffer[int], reversed 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute16", x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(5, qdOpts, func() {
-			Permute16(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
@@ -550,6 +545,11 @@ func (qdk *Kernels) Permute16(x *rt.Buffer[uint16], k *rt.Buffer[int], reversed 
 	rt.PutBuffer(qdArgs[:], 48, swapped)
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Permute16(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+		}, x, k, reversed, swapped, rotated)
+	}
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -560,11 +560,6 @@ func (qdk *Kernels) Counts8(x *rt.Buffer[uint8], ones *rt.Buffer[int], leading *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts8", x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(6, qdOpts, func() {
-			Counts8(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
@@ -572,6 +567,11 @@ func (qdk *Kernels) Counts8(x *rt.Buffer[uint8], ones *rt.Buffer[int], leading *
 	rt.PutBuffer(qdArgs[:], 48, trailing)
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counts8(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+		}, x, ones, leading, trailing, length)
+	}
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -582,17 +582,17 @@ func (qdk *Kernels) Permute8(x *rt.Buffer[uint8], k *rt.Buffer[int], reversed *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute8", x, k, reversed, rotated); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(7, qdOpts, func() {
-			Permute8(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), rotated.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
 	rt.PutBuffer(qdArgs[:], 32, reversed)
 	rt.PutBuffer(qdArgs[:], 48, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Permute8(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), rotated.CPUSlice())
+		}, x, k, reversed, rotated)
+	}
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -603,11 +603,6 @@ func (qdk *Kernels) Counts(x *rt.Buffer[uint], ones *rt.Buffer[int], leading *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts", x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(8, qdOpts, func() {
-			Counts(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
@@ -615,6 +610,11 @@ func (qdk *Kernels) Counts(x *rt.Buffer[uint], ones *rt.Buffer[int], leading *rt
 	rt.PutBuffer(qdArgs[:], 48, trailing)
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Counts(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+		}, x, ones, leading, trailing, length)
+	}
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -625,11 +625,6 @@ func (qdk *Kernels) Permute(x *rt.Buffer[uint], k *rt.Buffer[int], reversed *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute", x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdOpts, func() {
-			Permute(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
@@ -637,6 +632,11 @@ func (qdk *Kernels) Permute(x *rt.Buffer[uint], k *rt.Buffer[int], reversed *rt.
 	rt.PutBuffer(qdArgs[:], 48, swapped)
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Permute(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+		}, x, k, reversed, swapped, rotated)
+	}
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -647,11 +647,6 @@ func (qdk *Kernels) Carry64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], c *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Carry64", x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdOpts, func() {
-			Carry64(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
-		})
-	}
 	var qdArgs [144]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -663,6 +658,11 @@ func (qdk *Kernels) Carry64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], c *rt.Bu
 	rt.PutBuffer(qdArgs[:], 112, hi)
 	rt.PutBuffer(qdArgs[:], 128, lo)
 	qdCounts := [1]int64{int64(sum.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Carry64(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
+		}, x, y, c, sum, carry, diff, borrow, hi, lo)
+	}
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -673,11 +673,6 @@ func (qdk *Kernels) Carry32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], c *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Carry32", x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdOpts, func() {
-			Carry32(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
-		})
-	}
 	var qdArgs [144]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -689,6 +684,11 @@ func (qdk *Kernels) Carry32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], c *rt.Bu
 	rt.PutBuffer(qdArgs[:], 112, hi)
 	rt.PutBuffer(qdArgs[:], 128, lo)
 	qdCounts := [1]int64{int64(sum.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Carry32(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
+		}, x, y, c, sum, carry, diff, borrow, hi, lo)
+	}
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -699,11 +699,6 @@ func (qdk *Kernels) Carry(x *rt.Buffer[uint], y *rt.Buffer[uint], c *rt.Buffer[u
 	if qdErr := rt.CheckBuffers(qdk.dev, "Carry", x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(12, qdOpts, func() {
-			Carry(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
-		})
-	}
 	var qdArgs [144]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -715,6 +710,11 @@ func (qdk *Kernels) Carry(x *rt.Buffer[uint], y *rt.Buffer[uint], c *rt.Buffer[u
 	rt.PutBuffer(qdArgs[:], 112, hi)
 	rt.PutBuffer(qdArgs[:], 128, lo)
 	qdCounts := [1]int64{int64(sum.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Carry(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
+		}, x, y, c, sum, carry, diff, borrow, hi, lo)
+	}
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -725,15 +725,15 @@ func (qdk *Kernels) Abs(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Abs", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdOpts, func() {
-			Abs(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Abs(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -744,15 +744,15 @@ func (qdk *Kernels) Acos(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Acos", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(14, qdOpts, func() {
-			Acos(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Acos(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -763,15 +763,15 @@ func (qdk *Kernels) Acosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Acosh", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(15, qdOpts, func() {
-			Acosh(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Acosh(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -782,15 +782,15 @@ func (qdk *Kernels) Asin(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Asin", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(16, qdOpts, func() {
-			Asin(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Asin(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -801,15 +801,15 @@ func (qdk *Kernels) Asinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Asinh", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(17, qdOpts, func() {
-			Asinh(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Asinh(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -820,15 +820,15 @@ func (qdk *Kernels) Atan(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atan", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(18, qdOpts, func() {
-			Atan(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Atan(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -839,15 +839,15 @@ func (qdk *Kernels) Atanh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atanh", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(19, qdOpts, func() {
-			Atanh(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Atanh(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -858,15 +858,15 @@ func (qdk *Kernels) Cbrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Cbrt", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(20, qdOpts, func() {
-			Cbrt(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Cbrt(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -877,15 +877,15 @@ func (qdk *Kernels) Ceil(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ceil", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(21, qdOpts, func() {
-			Ceil(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ceil(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -896,15 +896,15 @@ func (qdk *Kernels) Cosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Cosh", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(22, qdOpts, func() {
-			Cosh(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Cosh(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -915,15 +915,15 @@ func (qdk *Kernels) Erf(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erf", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(23, qdOpts, func() {
-			Erf(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Erf(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -934,15 +934,15 @@ func (qdk *Kernels) Erfc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erfc", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(24, qdOpts, func() {
-			Erfc(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Erfc(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -953,15 +953,15 @@ func (qdk *Kernels) Erfcinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erfcinv", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(25, qdOpts, func() {
-			Erfcinv(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Erfcinv(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -972,15 +972,15 @@ func (qdk *Kernels) Erfinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erfinv", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(26, qdOpts, func() {
-			Erfinv(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Erfinv(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -991,15 +991,15 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(27, qdOpts, func() {
-			Exp(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Exp(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1010,15 +1010,15 @@ func (qdk *Kernels) Exp2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Exp2", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(28, qdOpts, func() {
-			Exp2(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Exp2(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1029,15 +1029,15 @@ func (qdk *Kernels) Expm1(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Expm1", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(29, qdOpts, func() {
-			Expm1(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Expm1(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1048,15 +1048,15 @@ func (qdk *Kernels) Floor(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floor", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(30, qdOpts, func() {
-			Floor(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Floor(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1067,15 +1067,15 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(31, qdOpts, func() {
-			Log(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Log(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1086,15 +1086,15 @@ func (qdk *Kernels) Log10(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log10", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(32, qdOpts, func() {
-			Log10(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Log10(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1105,15 +1105,15 @@ func (qdk *Kernels) Log1p(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log1p", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(33, qdOpts, func() {
-			Log1p(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Log1p(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1124,15 +1124,15 @@ func (qdk *Kernels) Log2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log2", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(34, qdOpts, func() {
-			Log2(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Log2(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1143,15 +1143,15 @@ func (qdk *Kernels) Logb(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Logb", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(35, qdOpts, func() {
-			Logb(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Logb(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1162,15 +1162,15 @@ func (qdk *Kernels) Round(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Round", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(36, qdOpts, func() {
-			Round(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Round(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1181,15 +1181,15 @@ func (qdk *Kernels) RoundToEven(x *rt.Buffer[float64], out *rt.Buffer[float64], 
 	if qdErr := rt.CheckBuffers(qdk.dev, "RoundToEven", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(37, qdOpts, func() {
-			RoundToEven(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			RoundToEven(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1200,15 +1200,15 @@ func (qdk *Kernels) Sinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Sinh", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(38, qdOpts, func() {
-			Sinh(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sinh(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1219,15 +1219,15 @@ func (qdk *Kernels) Sqrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Sqrt", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(39, qdOpts, func() {
-			Sqrt(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sqrt(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1238,15 +1238,15 @@ func (qdk *Kernels) Trunc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Trunc", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(40, qdOpts, func() {
-			Trunc(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Trunc(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1257,16 +1257,16 @@ func (qdk *Kernels) Atan2(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(41, qdOpts, func() {
-			Atan2(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Atan2(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1277,16 +1277,16 @@ func (qdk *Kernels) Copysign(x *rt.Buffer[float64], y *rt.Buffer[float64], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Copysign", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(42, qdOpts, func() {
-			Copysign(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Copysign(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1297,16 +1297,16 @@ func (qdk *Kernels) Dim(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Dim", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(43, qdOpts, func() {
-			Dim(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Dim(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1317,16 +1317,16 @@ func (qdk *Kernels) Hypot(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Hypot", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(44, qdOpts, func() {
-			Hypot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Hypot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1337,16 +1337,16 @@ func (qdk *Kernels) Max(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Max", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(45, qdOpts, func() {
-			Max(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Max(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1357,16 +1357,16 @@ func (qdk *Kernels) Min(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Min", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(46, qdOpts, func() {
-			Min(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Min(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1377,16 +1377,16 @@ func (qdk *Kernels) Mod(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mod", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(47, qdOpts, func() {
-			Mod(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Mod(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1397,16 +1397,16 @@ func (qdk *Kernels) Nextafter(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Nextafter", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(48, qdOpts, func() {
-			Nextafter(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Nextafter(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1417,16 +1417,16 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(49, qdOpts, func() {
-			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1437,16 +1437,16 @@ func (qdk *Kernels) Remainder(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Remainder", x, y, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(50, qdOpts, func() {
-			Remainder(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Remainder(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
 	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1457,17 +1457,17 @@ func (qdk *Kernels) FMA(x *rt.Buffer[float64], y *rt.Buffer[float64], z *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "FMA", x, y, z, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(51, qdOpts, func() {
-			FMA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, z)
 	rt.PutBuffer(qdArgs[:], 48, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			FMA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), out.CPUSlice())
+		}, x, y, z, out)
+	}
 	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1478,16 +1478,16 @@ func (qdk *Kernels) Frexp(x *rt.Buffer[float64], frac *rt.Buffer[float64], exp *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Frexp", x, frac, exp); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(52, qdOpts, func() {
-			Frexp(x.CPUSlice(), frac.CPUSlice(), exp.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, frac)
 	rt.PutBuffer(qdArgs[:], 32, exp)
 	qdCounts := [1]int64{int64(frac.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Frexp(x.CPUSlice(), frac.CPUSlice(), exp.CPUSlice())
+		}, x, frac, exp)
+	}
 	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1498,16 +1498,16 @@ func (qdk *Kernels) Ldexp(x *rt.Buffer[float64], exp *rt.Buffer[int], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ldexp", x, exp, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(53, qdOpts, func() {
-			Ldexp(x.CPUSlice(), exp.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, exp)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ldexp(x.CPUSlice(), exp.CPUSlice(), out.CPUSlice())
+		}, x, exp, out)
+	}
 	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1518,16 +1518,16 @@ func (qdk *Kernels) Modf(x *rt.Buffer[float64], whole *rt.Buffer[float64], frac 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Modf", x, whole, frac); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(54, qdOpts, func() {
-			Modf(x.CPUSlice(), whole.CPUSlice(), frac.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, whole)
 	rt.PutBuffer(qdArgs[:], 32, frac)
 	qdCounts := [1]int64{int64(frac.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Modf(x.CPUSlice(), whole.CPUSlice(), frac.CPUSlice())
+		}, x, whole, frac)
+	}
 	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1538,15 +1538,15 @@ func (qdk *Kernels) Ilogb(x *rt.Buffer[float64], out *rt.Buffer[int], qdOpts ...
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ilogb", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(55, qdOpts, func() {
-			Ilogb(x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Ilogb(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1557,16 +1557,16 @@ func (qdk *Kernels) Classify(x *rt.Buffer[float64], sign *rt.Buffer[int], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Classify", x, sign, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(56, qdOpts, func() {
-			Classify(x.CPUSlice(), sign.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, sign)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Classify(x.CPUSlice(), sign.CPUSlice(), out.CPUSlice())
+		}, x, sign, out)
+	}
 	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1577,16 +1577,16 @@ func (qdk *Kernels) Specials(sign *rt.Buffer[int], inf *rt.Buffer[uint64], nan *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Specials", sign, inf, nan); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(57, qdOpts, func() {
-			Specials(sign.CPUSlice(), inf.CPUSlice(), nan.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, sign)
 	rt.PutBuffer(qdArgs[:], 16, inf)
 	rt.PutBuffer(qdArgs[:], 32, nan)
 	qdCounts := [1]int64{int64(inf.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Specials(sign.CPUSlice(), inf.CPUSlice(), nan.CPUSlice())
+		}, sign, inf, nan)
+	}
 	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1597,16 +1597,16 @@ func (qdk *Kernels) Bits64(x *rt.Buffer[float64], bits *rt.Buffer[uint64], flipp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Bits64", x, bits, flipped); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(58, qdOpts, func() {
-			Bits64(x.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice())
-		})
-	}
 	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, bits)
 	rt.PutBuffer(qdArgs[:], 32, flipped)
 	qdCounts := [1]int64{int64(bits.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Bits64(x.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice())
+		}, x, bits, flipped)
+	}
 	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1617,11 +1617,6 @@ func (qdk *Kernels) Bits32(x *rt.Buffer[float32], y *rt.Buffer[float32], bits *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Bits32", x, y, bits, flipped, next); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(59, qdOpts, func() {
-			Bits32(x.CPUSlice(), y.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice(), next.CPUSlice())
-		})
-	}
 	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -1629,6 +1624,11 @@ func (qdk *Kernels) Bits32(x *rt.Buffer[float32], y *rt.Buffer[float32], bits *r
 	rt.PutBuffer(qdArgs[:], 48, flipped)
 	rt.PutBuffer(qdArgs[:], 64, next)
 	qdCounts := [1]int64{int64(bits.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Bits32(x.CPUSlice(), y.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice(), next.CPUSlice())
+		}, x, y, bits, flipped, next)
+	}
 	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1639,11 +1639,6 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", x, y, sqrt, floor, exp, pow); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(60, qdOpts, func() {
-			Narrow(x.CPUSlice(), y.CPUSlice(), sqrt.CPUSlice(), floor.CPUSlice(), exp.CPUSlice(), pow.CPUSlice())
-		})
-	}
 	var qdArgs [96]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
@@ -1652,6 +1647,11 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 	rt.PutBuffer(qdArgs[:], 64, exp)
 	rt.PutBuffer(qdArgs[:], 80, pow)
 	qdCounts := [1]int64{int64(sqrt.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Narrow(x.CPUSlice(), y.CPUSlice(), sqrt.CPUSlice(), floor.CPUSlice(), exp.CPUSlice(), pow.CPUSlice())
+		}, x, y, sqrt, floor, exp, pow)
+	}
 	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1662,16 +1662,16 @@ func (qdk *Kernels) Prologue(a float64, x *rt.Buffer[float64], out *rt.Buffer[fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Prologue", x, out); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(61, qdOpts, func() {
-			Prologue(a, x.CPUSlice(), out.CPUSlice())
-		})
-	}
 	var qdArgs [40]byte
 	rt.PutFloat64(qdArgs[:], 0, float64(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, out)
 	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Prologue(a, x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
 	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1682,11 +1682,6 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 	if qdErr := rt.CheckBuffers(qdk.dev, "Random", u32, u64, f32, f64, norm); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(62, qdOpts, func() {
-			Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
-		})
-	}
 	var qdArgs [88]byte
 	rt.PutUint64(qdArgs[:], 0, uint64(seed))
 	rt.PutBuffer(qdArgs[:], 8, u32)
@@ -1695,6 +1690,11 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 	rt.PutBuffer(qdArgs[:], 56, f64)
 	rt.PutBuffer(qdArgs[:], 72, norm)
 	qdCounts := [1]int64{int64(u32.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
+		}, u32, u64, f32, f64, norm)
+	}
 	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -1705,16 +1705,16 @@ func (qdk *Kernels) MonteCarloPi(seed uint64, samples int, hits *rt.Buffer[int],
 	if qdErr := rt.CheckBuffers(qdk.dev, "MonteCarloPi", hits); qdErr != nil {
 		return qdErr
 	}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(63, qdOpts, func() {
-			MonteCarloPi(seed, samples, hits.CPUSlice())
-		})
-	}
 	var qdArgs [32]byte
 	rt.PutUint64(qdArgs[:], 0, uint64(seed))
 	rt.PutUint64(qdArgs[:], 8, uint64(samples))
 	rt.PutBuffer(qdArgs[:], 16, hits)
 	qdCounts := [1]int64{int64(hits.Len())}
+	if qdk.dev.IsCPU() {
+		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+			MonteCarloPi(seed, samples, hits.CPUSlice())
+		}, hits)
+	}
 	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
 }
 
@@ -18125,4 +18125,16212 @@ $L_37:
 $L_38:
 	ret;
 }
+`
+
+// qdIR is the IR of this package's kernels.
+const qdIR = `kernel Counts64(x []u64, ones []i64, leading []i64, trailing []i64, length []i64)
+
+task Counts64_0 parallel count=(len ones)
+b0: # entry
+	r4 = base ones
+	r5 = len ones
+	r3 = move.i64 r5
+	r12 = base x
+	r25 = base leading
+	r33 = base trailing
+	r41 = base length
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r16 = popcount.u64 r14
+	r17 = convert.i64.u64 r16
+	r15 = move.i64 r17
+	r18 = elemaddr r4, r9, 8
+	store.i64 r18, r15
+	r19 = elemaddr r12, r9, 8
+	r20 = load.u64 r19
+	r22 = clz.u64 r20
+	r23 = convert.i64.u64 r22
+	r21 = move.i64 r23
+	r24 = elemaddr r25, r9, 8
+	store.i64 r24, r21
+	r27 = elemaddr r12, r9, 8
+	r28 = load.u64 r27
+	r30 = ctz.u64 r28
+	r31 = convert.i64.u64 r30
+	r29 = move.i64 r31
+	r32 = elemaddr r33, r9, 8
+	store.i64 r32, r29
+	r35 = elemaddr r12, r9, 8
+	r36 = load.u64 r35
+	r38 = clz.u64 r36
+	r39 = convert.i64.u64 r38
+	r37 = sub.i64 64, r39
+	r40 = elemaddr r41, r9, 8
+	store.i64 r40, r37
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Permute64(x []u64, k []i64, reversed []u64, swapped []u64, rotated []u64)
+
+task Permute64_0 parallel count=(len reversed)
+b0: # entry
+	r4 = base reversed
+	r5 = len reversed
+	r3 = move.i64 r5
+	r12 = base x
+	r21 = base swapped
+	r26 = base k
+	r37 = base rotated
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b9
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b9
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r15 = brev.u64 r14
+	r16 = elemaddr r4, r9, 8
+	store.u64 r16, r15
+	r17 = elemaddr r12, r9, 8
+	r18 = load.u64 r17
+	r19 = bswap.u64 r18
+	r20 = elemaddr r21, r9, 8
+	store.u64 r20, r19
+	r23 = elemaddr r12, r9, 8
+	r24 = load.u64 r23
+	r25 = elemaddr r26, r9, 8
+	r28 = load.i64 r25
+	jump b6
+b6: # RotateLeft64.entry
+	r30 = convert.u64.i64 r28
+	r31 = and.u64 r30, 63
+	r32 = shl.u64.u64 r24, r31
+	r33 = sub.u64 64, r31
+	r34 = shr.u64.u64 r24, r33
+	r35 = or.u64 r32, r34
+	r29 = move.u64 r35
+	jump b7
+b7: # RotateLeft64.return
+	r36 = elemaddr r37, r9, 8
+	store.u64 r36, r29
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # exit
+	return
+
+kernel Counts32(x []u32, ones []i64, leading []i64, trailing []i64, length []i64)
+
+task Counts32_0 parallel count=(len ones)
+b0: # entry
+	r4 = base ones
+	r5 = len ones
+	r3 = move.i64 r5
+	r12 = base x
+	r25 = base leading
+	r33 = base trailing
+	r41 = base length
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.u32 r11
+	r16 = popcount.u32 r14
+	r17 = convert.i64.u32 r16
+	r15 = move.i64 r17
+	r18 = elemaddr r4, r9, 8
+	store.i64 r18, r15
+	r19 = elemaddr r12, r9, 4
+	r20 = load.u32 r19
+	r22 = clz.u32 r20
+	r23 = convert.i64.u32 r22
+	r21 = move.i64 r23
+	r24 = elemaddr r25, r9, 8
+	store.i64 r24, r21
+	r27 = elemaddr r12, r9, 4
+	r28 = load.u32 r27
+	r30 = ctz.u32 r28
+	r31 = convert.i64.u32 r30
+	r29 = move.i64 r31
+	r32 = elemaddr r33, r9, 8
+	store.i64 r32, r29
+	r35 = elemaddr r12, r9, 4
+	r36 = load.u32 r35
+	r38 = clz.u32 r36
+	r39 = convert.i64.u32 r38
+	r37 = sub.i64 32, r39
+	r40 = elemaddr r41, r9, 8
+	store.i64 r40, r37
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Permute32(x []u32, k []i64, reversed []u32, swapped []u32, rotated []u32)
+
+task Permute32_0 parallel count=(len reversed)
+b0: # entry
+	r4 = base reversed
+	r5 = len reversed
+	r3 = move.i64 r5
+	r12 = base x
+	r21 = base swapped
+	r26 = base k
+	r37 = base rotated
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b9
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b9
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.u32 r11
+	r15 = brev.u32 r14
+	r16 = elemaddr r4, r9, 4
+	store.u32 r16, r15
+	r17 = elemaddr r12, r9, 4
+	r18 = load.u32 r17
+	r19 = bswap.u32 r18
+	r20 = elemaddr r21, r9, 4
+	store.u32 r20, r19
+	r23 = elemaddr r12, r9, 4
+	r24 = load.u32 r23
+	r25 = elemaddr r26, r9, 8
+	r28 = load.i64 r25
+	jump b6
+b6: # RotateLeft32.entry
+	r30 = convert.u64.i64 r28
+	r31 = and.u64 r30, 31
+	r32 = shl.u32.u64 r24, r31
+	r33 = sub.u64 32, r31
+	r34 = shr.u32.u64 r24, r33
+	r35 = or.u32 r32, r34
+	r29 = move.u32 r35
+	jump b7
+b7: # RotateLeft32.return
+	r36 = elemaddr r37, r9, 4
+	store.u32 r36, r29
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # exit
+	return
+
+kernel Counts16(x []u16, ones []i64, leading []i64, trailing []i64, length []i64)
+
+task Counts16_0 parallel count=(len ones)
+b0: # entry
+	r4 = base ones
+	r5 = len ones
+	r3 = move.i64 r5
+	r12 = base x
+	r25 = base leading
+	r33 = base trailing
+	r41 = base length
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 2
+	r14 = load.u16 r11
+	r16 = popcount.u16 r14
+	r17 = convert.i64.u16 r16
+	r15 = move.i64 r17
+	r18 = elemaddr r4, r9, 8
+	store.i64 r18, r15
+	r19 = elemaddr r12, r9, 2
+	r20 = load.u16 r19
+	r22 = clz.u16 r20
+	r23 = convert.i64.u16 r22
+	r21 = move.i64 r23
+	r24 = elemaddr r25, r9, 8
+	store.i64 r24, r21
+	r27 = elemaddr r12, r9, 2
+	r28 = load.u16 r27
+	r30 = ctz.u16 r28
+	r31 = convert.i64.u16 r30
+	r29 = move.i64 r31
+	r32 = elemaddr r33, r9, 8
+	store.i64 r32, r29
+	r35 = elemaddr r12, r9, 2
+	r36 = load.u16 r35
+	r38 = clz.u16 r36
+	r39 = convert.i64.u16 r38
+	r37 = sub.i64 16, r39
+	r40 = elemaddr r41, r9, 8
+	store.i64 r40, r37
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Permute16(x []u16, k []i64, reversed []u16, swapped []u16, rotated []u16)
+
+task Permute16_0 parallel count=(len reversed)
+b0: # entry
+	r4 = base reversed
+	r5 = len reversed
+	r3 = move.i64 r5
+	r12 = base x
+	r21 = base swapped
+	r26 = base k
+	r37 = base rotated
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b9
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b9
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 2
+	r14 = load.u16 r11
+	r15 = brev.u16 r14
+	r16 = elemaddr r4, r9, 2
+	store.u16 r16, r15
+	r17 = elemaddr r12, r9, 2
+	r18 = load.u16 r17
+	r19 = bswap.u16 r18
+	r20 = elemaddr r21, r9, 2
+	store.u16 r20, r19
+	r23 = elemaddr r12, r9, 2
+	r24 = load.u16 r23
+	r25 = elemaddr r26, r9, 8
+	r28 = load.i64 r25
+	jump b6
+b6: # RotateLeft16.entry
+	r30 = convert.u64.i64 r28
+	r31 = and.u64 r30, 15
+	r32 = shl.u16.u64 r24, r31
+	r33 = sub.u64 16, r31
+	r34 = shr.u16.u64 r24, r33
+	r35 = or.u16 r32, r34
+	r29 = move.u16 r35
+	jump b7
+b7: # RotateLeft16.return
+	r36 = elemaddr r37, r9, 2
+	store.u16 r36, r29
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # exit
+	return
+
+kernel Counts8(x []u8, ones []i64, leading []i64, trailing []i64, length []i64)
+
+task Counts8_0 parallel count=(len ones)
+b0: # entry
+	r4 = base ones
+	r5 = len ones
+	r3 = move.i64 r5
+	r12 = base x
+	r25 = base leading
+	r33 = base trailing
+	r41 = base length
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 1
+	r14 = load.u8 r11
+	r16 = popcount.u8 r14
+	r17 = convert.i64.u8 r16
+	r15 = move.i64 r17
+	r18 = elemaddr r4, r9, 8
+	store.i64 r18, r15
+	r19 = elemaddr r12, r9, 1
+	r20 = load.u8 r19
+	r22 = clz.u8 r20
+	r23 = convert.i64.u8 r22
+	r21 = move.i64 r23
+	r24 = elemaddr r25, r9, 8
+	store.i64 r24, r21
+	r27 = elemaddr r12, r9, 1
+	r28 = load.u8 r27
+	r30 = ctz.u8 r28
+	r31 = convert.i64.u8 r30
+	r29 = move.i64 r31
+	r32 = elemaddr r33, r9, 8
+	store.i64 r32, r29
+	r35 = elemaddr r12, r9, 1
+	r36 = load.u8 r35
+	r38 = clz.u8 r36
+	r39 = convert.i64.u8 r38
+	r37 = sub.i64 8, r39
+	r40 = elemaddr r41, r9, 8
+	store.i64 r40, r37
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Permute8(x []u8, k []i64, reversed []u8, rotated []u8)
+
+task Permute8_0 parallel count=(len reversed)
+b0: # entry
+	r4 = base reversed
+	r5 = len reversed
+	r3 = move.i64 r5
+	r12 = base x
+	r20 = base k
+	r31 = base rotated
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b9
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b9
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 1
+	r14 = load.u8 r11
+	r15 = brev.u8 r14
+	r16 = elemaddr r4, r9, 1
+	store.u8 r16, r15
+	r17 = elemaddr r12, r9, 1
+	r18 = load.u8 r17
+	r19 = elemaddr r20, r9, 8
+	r22 = load.i64 r19
+	jump b6
+b6: # RotateLeft8.entry
+	r24 = convert.u64.i64 r22
+	r25 = and.u64 r24, 7
+	r26 = shl.u8.u64 r18, r25
+	r27 = sub.u64 8, r25
+	r28 = shr.u8.u64 r18, r27
+	r29 = or.u8 r26, r28
+	r23 = move.u8 r29
+	jump b7
+b7: # RotateLeft8.return
+	r30 = elemaddr r31, r9, 1
+	store.u8 r30, r23
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # exit
+	return
+
+kernel Counts(x []u64, ones []i64, leading []i64, trailing []i64, length []i64)
+
+task Counts_0 parallel count=(len ones)
+b0: # entry
+	r4 = base ones
+	r5 = len ones
+	r3 = move.i64 r5
+	r12 = base x
+	r25 = base leading
+	r33 = base trailing
+	r41 = base length
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r16 = popcount.u64 r14
+	r17 = convert.i64.u64 r16
+	r15 = move.i64 r17
+	r18 = elemaddr r4, r9, 8
+	store.i64 r18, r15
+	r19 = elemaddr r12, r9, 8
+	r20 = load.u64 r19
+	r22 = clz.u64 r20
+	r23 = convert.i64.u64 r22
+	r21 = move.i64 r23
+	r24 = elemaddr r25, r9, 8
+	store.i64 r24, r21
+	r27 = elemaddr r12, r9, 8
+	r28 = load.u64 r27
+	r30 = ctz.u64 r28
+	r31 = convert.i64.u64 r30
+	r29 = move.i64 r31
+	r32 = elemaddr r33, r9, 8
+	store.i64 r32, r29
+	r35 = elemaddr r12, r9, 8
+	r36 = load.u64 r35
+	r38 = clz.u64 r36
+	r39 = convert.i64.u64 r38
+	r37 = sub.i64 64, r39
+	r40 = elemaddr r41, r9, 8
+	store.i64 r40, r37
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Permute(x []u64, k []i64, reversed []u64, swapped []u64, rotated []u64)
+
+task Permute_0 parallel count=(len reversed)
+b0: # entry
+	r4 = base reversed
+	r5 = len reversed
+	r3 = move.i64 r5
+	r12 = base x
+	r21 = base swapped
+	r26 = base k
+	r40 = base rotated
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b11
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b11
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r15 = brev.u64 r14
+	r16 = elemaddr r4, r9, 8
+	store.u64 r16, r15
+	r17 = elemaddr r12, r9, 8
+	r18 = load.u64 r17
+	r19 = bswap.u64 r18
+	r20 = elemaddr r21, r9, 8
+	store.u64 r20, r19
+	r23 = elemaddr r12, r9, 8
+	r24 = load.u64 r23
+	r25 = elemaddr r26, r9, 8
+	r28 = load.i64 r25
+	jump b6
+b6: # RotateLeft.if.done
+	r30 = move.u64 r24
+	jump b7
+b7: # RotateLeft64.entry
+	r32 = convert.u64.i64 r28
+	r33 = and.u64 r32, 63
+	r34 = shl.u64.u64 r30, r33
+	r35 = sub.u64 64, r33
+	r36 = shr.u64.u64 r30, r35
+	r37 = or.u64 r34, r36
+	r31 = move.u64 r37
+	jump b8
+b8: # RotateLeft64.return
+	r38 = move.u64 r31
+	r29 = move.u64 r38
+	jump b9
+b9: # RotateLeft.return
+	r39 = elemaddr r40, r9, 8
+	store.u64 r39, r29
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # exit
+	return
+
+kernel Carry64(x []u64, y []u64, c []u64, sum []u64, carry []u64, diff []u64, borrow []u64, hi []u64, lo []u64)
+
+task Carry64_0 parallel count=(len sum)
+b0: # entry
+	r4 = base sum
+	r5 = len sum
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	r20 = base c
+	r37 = base carry
+	r59 = base diff
+	r63 = base borrow
+	r73 = base hi
+	r77 = base lo
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b11
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b11
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.u64 r15
+	r19 = elemaddr r20, r9, 8
+	r22 = load.u64 r19
+	r23 = and.u64 r22, 1
+	jump b6
+b6: # Add64.entry
+	r26 = add.u64 r14, r18
+	r27 = add.u64 r26, r23
+	r28 = and.u64 r14, r18
+	r29 = or.u64 r14, r18
+	r30 = andnot.u64 r29, r27
+	r31 = or.u64 r28, r30
+	r32 = shr.u64.u64 r31, 63
+	r24 = move.u64 r27
+	r25 = move.u64 r32
+	jump b7
+b7: # Add64.return
+	r33 = move.u64 r24
+	r34 = elemaddr r4, r9, 8
+	store.u64 r34, r33
+	r35 = move.u64 r25
+	r36 = elemaddr r37, r9, 8
+	store.u64 r36, r35
+	r39 = elemaddr r12, r9, 8
+	r40 = load.u64 r39
+	r41 = elemaddr r16, r9, 8
+	r42 = load.u64 r41
+	r43 = elemaddr r20, r9, 8
+	r44 = load.u64 r43
+	r45 = and.u64 r44, 1
+	jump b8
+b8: # Sub64.entry
+	r48 = sub.u64 r40, r42
+	r49 = sub.u64 r48, r45
+	r50 = not.u64 r40
+	r51 = and.u64 r50, r42
+	r52 = xor.u64 r40, r42
+	r53 = not.u64 r52
+	r54 = and.u64 r53, r49
+	r55 = or.u64 r51, r54
+	r56 = shr.u64.u64 r55, 63
+	r46 = move.u64 r49
+	r47 = move.u64 r56
+	jump b9
+b9: # Sub64.return
+	r57 = move.u64 r46
+	r58 = elemaddr r59, r9, 8
+	store.u64 r58, r57
+	r61 = move.u64 r47
+	r62 = elemaddr r63, r9, 8
+	store.u64 r62, r61
+	r65 = elemaddr r12, r9, 8
+	r66 = load.u64 r65
+	r67 = elemaddr r16, r9, 8
+	r68 = load.u64 r67
+	r69 = mulhi.u64 r66, r68
+	r70 = mul.u64 r66, r68
+	r71 = move.u64 r69
+	r72 = elemaddr r73, r9, 8
+	store.u64 r72, r71
+	r75 = move.u64 r70
+	r76 = elemaddr r77, r9, 8
+	store.u64 r76, r75
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # exit
+	return
+
+kernel Carry32(x []u32, y []u32, c []u32, sum []u32, carry []u32, diff []u32, borrow []u32, hi []u32, lo []u32)
+
+task Carry32_0 parallel count=(len sum)
+b0: # entry
+	r4 = base sum
+	r5 = len sum
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	r20 = base c
+	r38 = base carry
+	r60 = base diff
+	r64 = base borrow
+	r74 = base hi
+	r78 = base lo
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b11
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b11
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.u32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.u32 r15
+	r19 = elemaddr r20, r9, 4
+	r22 = load.u32 r19
+	r23 = and.u32 r22, 1
+	jump b6
+b6: # Add32.entry
+	r26 = convert.u64.u32 r14
+	r27 = convert.u64.u32 r18
+	r28 = add.u64 r26, r27
+	r29 = convert.u64.u32 r23
+	r30 = add.u64 r28, r29
+	r31 = convert.u32.u64 r30
+	r32 = shr.u64.u64 r30, 32
+	r33 = convert.u32.u64 r32
+	r24 = move.u32 r31
+	r25 = move.u32 r33
+	jump b7
+b7: # Add32.return
+	r34 = move.u32 r24
+	r35 = elemaddr r4, r9, 4
+	store.u32 r35, r34
+	r36 = move.u32 r25
+	r37 = elemaddr r38, r9, 4
+	store.u32 r37, r36
+	r40 = elemaddr r12, r9, 4
+	r41 = load.u32 r40
+	r42 = elemaddr r16, r9, 4
+	r43 = load.u32 r42
+	r44 = elemaddr r20, r9, 4
+	r45 = load.u32 r44
+	r46 = and.u32 r45, 1
+	jump b8
+b8: # Sub32.entry
+	r49 = sub.u32 r41, r43
+	r50 = sub.u32 r49, r46
+	r51 = not.u32 r41
+	r52 = and.u32 r51, r43
+	r53 = xor.u32 r41, r43
+	r54 = not.u32 r53
+	r55 = and.u32 r54, r50
+	r56 = or.u32 r52, r55
+	r57 = shr.u32.u64 r56, 31
+	r47 = move.u32 r50
+	r48 = move.u32 r57
+	jump b9
+b9: # Sub32.return
+	r58 = move.u32 r47
+	r59 = elemaddr r60, r9, 4
+	store.u32 r59, r58
+	r62 = move.u32 r48
+	r63 = elemaddr r64, r9, 4
+	store.u32 r63, r62
+	r66 = elemaddr r12, r9, 4
+	r67 = load.u32 r66
+	r68 = elemaddr r16, r9, 4
+	r69 = load.u32 r68
+	r70 = mulhi.u32 r67, r69
+	r71 = mul.u32 r67, r69
+	r72 = move.u32 r70
+	r73 = elemaddr r74, r9, 4
+	store.u32 r73, r72
+	r76 = move.u32 r71
+	r77 = elemaddr r78, r9, 4
+	store.u32 r77, r76
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # exit
+	return
+
+kernel Carry(x []u64, y []u64, c []u64, sum []u64, carry []u64, diff []u64, borrow []u64, hi []u64, lo []u64)
+
+task Carry_0 parallel count=(len sum)
+b0: # entry
+	r4 = base sum
+	r5 = len sum
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	r20 = base c
+	r46 = base carry
+	r77 = base diff
+	r81 = base borrow
+	r91 = base hi
+	r95 = base lo
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b15
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b15
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.u64 r15
+	r19 = elemaddr r20, r9, 8
+	r22 = load.u64 r19
+	r23 = and.u64 r22, 1
+	jump b6
+b6: # Add.if.done
+	r26 = move.u64 r14
+	r27 = move.u64 r18
+	r28 = move.u64 r23
+	jump b7
+b7: # Add64.entry
+	r31 = add.u64 r26, r27
+	r32 = add.u64 r31, r28
+	r33 = and.u64 r26, r27
+	r34 = or.u64 r26, r27
+	r35 = andnot.u64 r34, r32
+	r36 = or.u64 r33, r35
+	r37 = shr.u64.u64 r36, 63
+	r29 = move.u64 r32
+	r30 = move.u64 r37
+	jump b8
+b8: # Add64.return
+	r38 = move.u64 r29
+	r39 = move.u64 r30
+	r40 = move.u64 r38
+	r41 = move.u64 r39
+	r24 = move.u64 r40
+	r25 = move.u64 r41
+	jump b9
+b9: # Add.return
+	r42 = move.u64 r24
+	r43 = elemaddr r4, r9, 8
+	store.u64 r43, r42
+	r44 = move.u64 r25
+	r45 = elemaddr r46, r9, 8
+	store.u64 r45, r44
+	r48 = elemaddr r12, r9, 8
+	r49 = load.u64 r48
+	r50 = elemaddr r16, r9, 8
+	r51 = load.u64 r50
+	r52 = elemaddr r20, r9, 8
+	r53 = load.u64 r52
+	r54 = and.u64 r53, 1
+	jump b10
+b10: # Sub.if.done
+	r57 = move.u64 r49
+	r58 = move.u64 r51
+	r59 = move.u64 r54
+	jump b11
+b11: # Sub64.entry
+	r62 = sub.u64 r57, r58
+	r63 = sub.u64 r62, r59
+	r64 = not.u64 r57
+	r65 = and.u64 r64, r58
+	r66 = xor.u64 r57, r58
+	r67 = not.u64 r66
+	r68 = and.u64 r67, r63
+	r69 = or.u64 r65, r68
+	r70 = shr.u64.u64 r69, 63
+	r60 = move.u64 r63
+	r61 = move.u64 r70
+	jump b12
+b12: # Sub64.return
+	r71 = move.u64 r60
+	r72 = move.u64 r61
+	r73 = move.u64 r71
+	r74 = move.u64 r72
+	r55 = move.u64 r73
+	r56 = move.u64 r74
+	jump b13
+b13: # Sub.return
+	r75 = move.u64 r55
+	r76 = elemaddr r77, r9, 8
+	store.u64 r76, r75
+	r79 = move.u64 r56
+	r80 = elemaddr r81, r9, 8
+	store.u64 r80, r79
+	r83 = elemaddr r12, r9, 8
+	r84 = load.u64 r83
+	r85 = elemaddr r16, r9, 8
+	r86 = load.u64 r85
+	r87 = mulhi.u64 r84, r86
+	r88 = mul.u64 r84, r86
+	r89 = move.u64 r87
+	r90 = elemaddr r91, r9, 8
+	store.u64 r90, r89
+	r93 = move.u64 r88
+	r94 = elemaddr r95, r9, 8
+	store.u64 r94, r93
+	jump b14
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b15: # exit
+	return
+
+kernel Abs(x []f64, out []f64)
+
+task Abs_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = abs.f64 r14
+	r16 = elemaddr r4, r9, 8
+	store.f64 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Acos(x []f64, out []f64)
+
+task Acos_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b48
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b48
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # asin.entry
+	r19 = eq.f64 r14, 0.0
+	branch r19, b7, b13
+b7: # asin.if.then
+	r18 = move.f64 r14
+	jump b8
+b8: # asin.return
+	r17 = move.f64 r18
+	jump b9
+b9: # Asin.return
+	r197 = sub.f64 1.5707963267948966, r17
+	r16 = move.f64 r197
+	jump b10
+b10: # acos.return
+	r15 = move.f64 r16
+	jump b11
+b11: # Acos.return
+	r198 = elemaddr r4, r9, 8
+	store.f64 r198, r15
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # asin.if.done
+	r20 = lt.f64 r14, 0.0
+	branch r20, b14, b47
+b14: # asin.if.then
+	r23 = neg.f64 r14
+	r21 = move.f64 r23
+	r22 = move.bool true
+	jump b15
+b15: # asin.if.done
+	r24 = gt.f64 r21, 1.0
+	branch r24, b16, b18
+b16: # NaN.entry
+	r26 = bitcast.f64.u64 9221120237041090561
+	r25 = move.f64 r26
+	jump b17
+b17: # NaN.return
+	r18 = move.f64 r25
+	jump b8
+b18: # asin.if.done
+	r27 = mul.f64 r21, r21
+	r28 = sub.f64 1.0, r27
+	r29 = sqrt.f64 r28
+	r30 = gt.f64 r21, 0.7
+	branch r30, b19, b35
+b19: # asin.if.then
+	r31 = div.f64 r29, r21
+	jump b20
+b20: # satan.entry
+	r33 = le.f64 r31, 0.66
+	branch r33, b21, b28
+b21: # xatan.entry
+	r35 = mul.f64 r31, r31
+	r36 = mul.f64 r35, -0.8750608600031904
+	r37 = add.f64 r36, -16.157537187333652
+	r38 = mul.f64 r37, r35
+	r39 = add.f64 r38, -75.00855792314705
+	r40 = mul.f64 r39, r35
+	r41 = add.f64 r40, -122.88666844901361
+	r42 = mul.f64 r41, r35
+	r43 = add.f64 r42, -64.85021904942025
+	r44 = mul.f64 r35, r43
+	r45 = add.f64 r35, 24.858464901423062
+	r46 = mul.f64 r45, r35
+	r47 = add.f64 r46, 165.02700983169885
+	r48 = mul.f64 r47, r35
+	r49 = add.f64 r48, 432.88106049129027
+	r50 = mul.f64 r49, r35
+	r51 = add.f64 r50, 485.3903996359137
+	r52 = mul.f64 r51, r35
+	r53 = add.f64 r52, 194.5506571482614
+	r54 = div.f64 r44, r53
+	r55 = mul.f64 r31, r54
+	r56 = add.f64 r55, r31
+	r34 = move.f64 r56
+	jump b22
+b22: # xatan.return
+	r32 = move.f64 r34
+	jump b23
+b23: # satan.return
+	r112 = sub.f64 1.5707963267948966, r32
+	r113 = move.f64 r112
+	jump b24
+b24: # asin.if.done
+	branch r22, b25, b27
+b25: # asin.if.then
+	r196 = neg.f64 r113
+	r114 = move.f64 r196
+	jump b26
+b26: # asin.if.done
+	r18 = move.f64 r114
+	jump b8
+b27: # edge 8→11
+	r114 = move.f64 r113
+	jump b26
+b28: # satan.if.done
+	r57 = gt.f64 r31, 2.414213562373095
+	branch r57, b29, b32
+b29: # satan.if.then
+	r58 = div.f64 1.0, r31
+	jump b30
+b30: # xatan.entry
+	r60 = mul.f64 r58, r58
+	r61 = mul.f64 r60, -0.8750608600031904
+	r62 = add.f64 r61, -16.157537187333652
+	r63 = mul.f64 r62, r60
+	r64 = add.f64 r63, -75.00855792314705
+	r65 = mul.f64 r64, r60
+	r66 = add.f64 r65, -122.88666844901361
+	r67 = mul.f64 r66, r60
+	r68 = add.f64 r67, -64.85021904942025
+	r69 = mul.f64 r60, r68
+	r70 = add.f64 r60, 24.858464901423062
+	r71 = mul.f64 r70, r60
+	r72 = add.f64 r71, 165.02700983169885
+	r73 = mul.f64 r72, r60
+	r74 = add.f64 r73, 432.88106049129027
+	r75 = mul.f64 r74, r60
+	r76 = add.f64 r75, 485.3903996359137
+	r77 = mul.f64 r76, r60
+	r78 = add.f64 r77, 194.5506571482614
+	r79 = div.f64 r69, r78
+	r80 = mul.f64 r58, r79
+	r81 = add.f64 r80, r58
+	r59 = move.f64 r81
+	jump b31
+b31: # xatan.return
+	r82 = sub.f64 1.5707963267948966, r59
+	r83 = add.f64 r82, 6.123233995736766e-17
+	r32 = move.f64 r83
+	jump b23
+b32: # satan.if.done
+	r84 = sub.f64 r31, 1.0
+	r85 = add.f64 r31, 1.0
+	r86 = div.f64 r84, r85
+	jump b33
+b33: # xatan.entry
+	r88 = mul.f64 r86, r86
+	r89 = mul.f64 r88, -0.8750608600031904
+	r90 = add.f64 r89, -16.157537187333652
+	r91 = mul.f64 r90, r88
+	r92 = add.f64 r91, -75.00855792314705
+	r93 = mul.f64 r92, r88
+	r94 = add.f64 r93, -122.88666844901361
+	r95 = mul.f64 r94, r88
+	r96 = add.f64 r95, -64.85021904942025
+	r97 = mul.f64 r88, r96
+	r98 = add.f64 r88, 24.858464901423062
+	r99 = mul.f64 r98, r88
+	r100 = add.f64 r99, 165.02700983169885
+	r101 = mul.f64 r100, r88
+	r102 = add.f64 r101, 432.88106049129027
+	r103 = mul.f64 r102, r88
+	r104 = add.f64 r103, 485.3903996359137
+	r105 = mul.f64 r104, r88
+	r106 = add.f64 r105, 194.5506571482614
+	r107 = div.f64 r97, r106
+	r108 = mul.f64 r86, r107
+	r109 = add.f64 r108, r86
+	r87 = move.f64 r109
+	jump b34
+b34: # xatan.return
+	r110 = add.f64 r87, 0.7853981633974483
+	r111 = add.f64 r110, 3.061616997868383e-17
+	r32 = move.f64 r111
+	jump b23
+b35: # asin.if.else
+	r115 = div.f64 r21, r29
+	jump b36
+b36: # satan.entry
+	r117 = le.f64 r115, 0.66
+	branch r117, b37, b40
+b37: # xatan.entry
+	r119 = mul.f64 r115, r115
+	r120 = mul.f64 r119, -0.8750608600031904
+	r121 = add.f64 r120, -16.157537187333652
+	r122 = mul.f64 r121, r119
+	r123 = add.f64 r122, -75.00855792314705
+	r124 = mul.f64 r123, r119
+	r125 = add.f64 r124, -122.88666844901361
+	r126 = mul.f64 r125, r119
+	r127 = add.f64 r126, -64.85021904942025
+	r128 = mul.f64 r119, r127
+	r129 = add.f64 r119, 24.858464901423062
+	r130 = mul.f64 r129, r119
+	r131 = add.f64 r130, 165.02700983169885
+	r132 = mul.f64 r131, r119
+	r133 = add.f64 r132, 432.88106049129027
+	r134 = mul.f64 r133, r119
+	r135 = add.f64 r134, 485.3903996359137
+	r136 = mul.f64 r135, r119
+	r137 = add.f64 r136, 194.5506571482614
+	r138 = div.f64 r128, r137
+	r139 = mul.f64 r115, r138
+	r140 = add.f64 r139, r115
+	r118 = move.f64 r140
+	jump b38
+b38: # xatan.return
+	r116 = move.f64 r118
+	jump b39
+b39: # satan.return
+	r113 = move.f64 r116
+	jump b24
+b40: # satan.if.done
+	r141 = gt.f64 r115, 2.414213562373095
+	branch r141, b41, b44
+b41: # satan.if.then
+	r142 = div.f64 1.0, r115
+	jump b42
+b42: # xatan.entry
+	r144 = mul.f64 r142, r142
+	r145 = mul.f64 r144, -0.8750608600031904
+	r146 = add.f64 r145, -16.157537187333652
+	r147 = mul.f64 r146, r144
+	r148 = add.f64 r147, -75.00855792314705
+	r149 = mul.f64 r148, r144
+	r150 = add.f64 r149, -122.88666844901361
+	r151 = mul.f64 r150, r144
+	r152 = add.f64 r151, -64.85021904942025
+	r153 = mul.f64 r144, r152
+	r154 = add.f64 r144, 24.858464901423062
+	r155 = mul.f64 r154, r144
+	r156 = add.f64 r155, 165.02700983169885
+	r157 = mul.f64 r156, r144
+	r158 = add.f64 r157, 432.88106049129027
+	r159 = mul.f64 r158, r144
+	r160 = add.f64 r159, 485.3903996359137
+	r161 = mul.f64 r160, r144
+	r162 = add.f64 r161, 194.5506571482614
+	r163 = div.f64 r153, r162
+	r164 = mul.f64 r142, r163
+	r165 = add.f64 r164, r142
+	r143 = move.f64 r165
+	jump b43
+b43: # xatan.return
+	r166 = sub.f64 1.5707963267948966, r143
+	r167 = add.f64 r166, 6.123233995736766e-17
+	r116 = move.f64 r167
+	jump b39
+b44: # satan.if.done
+	r168 = sub.f64 r115, 1.0
+	r169 = add.f64 r115, 1.0
+	r170 = div.f64 r168, r169
+	jump b45
+b45: # xatan.entry
+	r172 = mul.f64 r170, r170
+	r173 = mul.f64 r172, -0.8750608600031904
+	r174 = add.f64 r173, -16.157537187333652
+	r175 = mul.f64 r174, r172
+	r176 = add.f64 r175, -75.00855792314705
+	r177 = mul.f64 r176, r172
+	r178 = add.f64 r177, -122.88666844901361
+	r179 = mul.f64 r178, r172
+	r180 = add.f64 r179, -64.85021904942025
+	r181 = mul.f64 r172, r180
+	r182 = add.f64 r172, 24.858464901423062
+	r183 = mul.f64 r182, r172
+	r184 = add.f64 r183, 165.02700983169885
+	r185 = mul.f64 r184, r172
+	r186 = add.f64 r185, 432.88106049129027
+	r187 = mul.f64 r186, r172
+	r188 = add.f64 r187, 485.3903996359137
+	r189 = mul.f64 r188, r172
+	r190 = add.f64 r189, 194.5506571482614
+	r191 = div.f64 r181, r190
+	r192 = mul.f64 r170, r191
+	r193 = add.f64 r192, r170
+	r171 = move.f64 r193
+	jump b46
+b46: # xatan.return
+	r194 = add.f64 r171, 0.7853981633974483
+	r195 = add.f64 r194, 3.061616997868383e-17
+	r116 = move.f64 r195
+	jump b39
+b47: # edge 2→4
+	r21 = move.f64 r14
+	r22 = move.bool false
+	jump b15
+b48: # exit
+	return
+
+kernel Acosh(x []f64, out []f64)
+
+task Acosh_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b116
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b116
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # acosh.entry
+	r17 = lt.f64 r14, 1.0
+	branch r17, b7, b12
+b7: # NaN.entry
+	r19 = bitcast.f64.u64 9221120237041090561
+	r18 = move.f64 r19
+	jump b8
+b8: # NaN.return
+	r16 = move.f64 r18
+	jump b9
+b9: # acosh.return
+	r15 = move.f64 r16
+	jump b10
+b10: # Acosh.return
+	r282 = elemaddr r4, r9, 8
+	store.f64 r282, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # IsNaN.entry
+	r22 = ne.f64 r14, r14
+	r21 = move.bool r22
+	jump b13
+b13: # IsNaN.return
+	branch r21, b7, b14
+b14: # acosh.switch.next
+	r20 = eq.f64 r14, 1.0
+	branch r20, b15, b16
+b15: # acosh.switch.body
+	r16 = move.f64 0.0
+	jump b9
+b16: # acosh.switch.next
+	r80 = ge.f64 r14, 2.68435456e+08
+	branch r80, b17, b35
+b17: # Log.entry
+	r25 = bitcast.u64.f64 r14
+	r26 = andnot.u64 r25, 9223372036854775808
+	r27 = eq.u64 r26, 0
+	branch r27, b18, b26
+b18: # Log.switch.body
+	r29 = const.i64 -1
+	jump b19
+b19: # Inf.entry
+	r30 = ge.i64 r29, 0
+	branch r30, b20, b25
+b20: # Inf.if.then
+	r31 = move.u64 9218868437227405312
+	jump b21
+b21: # Inf.if.done
+	r32 = bitcast.f64.u64 r31
+	r28 = move.f64 r32
+	jump b22
+b22: # Inf.return
+	r24 = move.f64 r28
+	jump b23
+b23: # Log.return
+	r23 = move.f64 r24
+	jump b24
+b24: # Log.return
+	r79 = add.f64 r23, 0.6931471805599453
+	r16 = move.f64 r79
+	jump b9
+b25: # Inf.if.else
+	r31 = move.u64 18442240474082181120
+	jump b21
+b26: # Log.switch.next
+	r35 = convert.i64.u64 r25
+	r36 = lt.i64 r35, 0
+	branch r36, b27, b29
+b27: # NaN.entry
+	r34 = bitcast.f64.u64 9221120237041090561
+	r33 = move.f64 r34
+	jump b28
+b28: # NaN.return
+	r24 = move.f64 r33
+	jump b23
+b29: # Log.switch.next
+	r37 = ge.u64 r25, 9218868437227405312
+	branch r37, b30, b31
+b30: # Log.switch.body
+	r24 = move.f64 r14
+	jump b23
+b31: # Log.switch.next
+	r38 = and.u64 r25, 4503599627370495
+	r39 = or.u64 r38, 4602678819172646912
+	r40 = bitcast.f64.u64 r39
+	r41 = shr.u64.u64 r25, 52
+	r42 = and.u64 r41, 2047
+	r43 = convert.i32.u64 r42
+	r44 = sub.i32 r43, 1022
+	r45 = convert.f64.i32 r44
+	r46 = le.f64 r40, 0.7071067811865476
+	branch r46, b32, b34
+b32: # Log.if.then
+	r49 = sub.f64 r45, 1.0
+	r50 = mul.f64 r40, 2.0
+	r47 = move.f64 r50
+	r48 = move.f64 r49
+	jump b33
+b33: # Log.if.done
+	r51 = sub.f64 r47, 1.0
+	r52 = add.f64 r51, 2.0
+	r53 = div.f64 r51, r52
+	r54 = mul.f64 r53, r53
+	r55 = mul.f64 r54, r54
+	r56 = mul.f64 r55, 0.14798198605116586
+	r57 = add.f64 r56, 0.1818357216161805
+	r58 = mul.f64 r57, r55
+	r59 = add.f64 r58, 0.2857142874366239
+	r60 = mul.f64 r59, r55
+	r61 = add.f64 r60, 0.6666666666666735
+	r62 = mul.f64 r54, r61
+	r63 = mul.f64 r55, 0.15313837699209373
+	r64 = add.f64 r63, 0.22222198432149784
+	r65 = mul.f64 r64, r55
+	r66 = add.f64 r65, 0.3999999999940942
+	r67 = mul.f64 r55, r66
+	r68 = add.f64 r62, r67
+	r69 = mul.f64 r51, 0.5
+	r70 = mul.f64 r69, r51
+	r71 = mul.f64 r48, 0.6931471803691238
+	r72 = add.f64 r70, r68
+	r73 = mul.f64 r53, r72
+	r74 = mul.f64 r48, 1.9082149292705877e-10
+	r75 = add.f64 r73, r74
+	r76 = sub.f64 r70, r75
+	r77 = sub.f64 r76, r51
+	r78 = sub.f64 r71, r77
+	r24 = move.f64 r78
+	jump b23
+b34: # edge 6→8
+	r47 = move.f64 r40
+	r48 = move.f64 r45
+	jump b33
+b35: # acosh.switch.next
+	r144 = gt.f64 r14, 2.0
+	branch r144, b36, b55
+b36: # acosh.switch.body
+	r81 = mul.f64 r14, 2.0
+	r82 = mul.f64 r14, r14
+	r83 = sub.f64 r82, 1.0
+	r84 = sqrt.f64 r83
+	r85 = add.f64 r14, r84
+	r86 = div.f64 1.0, r85
+	r87 = sub.f64 r81, r86
+	jump b37
+b37: # Log.entry
+	r90 = bitcast.u64.f64 r87
+	r91 = andnot.u64 r90, 9223372036854775808
+	r92 = eq.u64 r91, 0
+	branch r92, b38, b46
+b38: # Log.switch.body
+	r94 = const.i64 -1
+	jump b39
+b39: # Inf.entry
+	r95 = ge.i64 r94, 0
+	branch r95, b40, b45
+b40: # Inf.if.then
+	r96 = move.u64 9218868437227405312
+	jump b41
+b41: # Inf.if.done
+	r97 = bitcast.f64.u64 r96
+	r93 = move.f64 r97
+	jump b42
+b42: # Inf.return
+	r89 = move.f64 r93
+	jump b43
+b43: # Log.return
+	r88 = move.f64 r89
+	jump b44
+b44: # Log.return
+	r16 = move.f64 r88
+	jump b9
+b45: # Inf.if.else
+	r96 = move.u64 18442240474082181120
+	jump b41
+b46: # Log.switch.next
+	r100 = convert.i64.u64 r90
+	r101 = lt.i64 r100, 0
+	branch r101, b47, b49
+b47: # NaN.entry
+	r99 = bitcast.f64.u64 9221120237041090561
+	r98 = move.f64 r99
+	jump b48
+b48: # NaN.return
+	r89 = move.f64 r98
+	jump b43
+b49: # Log.switch.next
+	r102 = ge.u64 r90, 9218868437227405312
+	branch r102, b50, b51
+b50: # Log.switch.body
+	r89 = move.f64 r87
+	jump b43
+b51: # Log.switch.next
+	r103 = and.u64 r90, 4503599627370495
+	r104 = or.u64 r103, 4602678819172646912
+	r105 = bitcast.f64.u64 r104
+	r106 = shr.u64.u64 r90, 52
+	r107 = and.u64 r106, 2047
+	r108 = convert.i32.u64 r107
+	r109 = sub.i32 r108, 1022
+	r110 = convert.f64.i32 r109
+	r111 = le.f64 r105, 0.7071067811865476
+	branch r111, b52, b54
+b52: # Log.if.then
+	r114 = sub.f64 r110, 1.0
+	r115 = mul.f64 r105, 2.0
+	r112 = move.f64 r115
+	r113 = move.f64 r114
+	jump b53
+b53: # Log.if.done
+	r116 = sub.f64 r112, 1.0
+	r117 = add.f64 r116, 2.0
+	r118 = div.f64 r116, r117
+	r119 = mul.f64 r118, r118
+	r120 = mul.f64 r119, r119
+	r121 = mul.f64 r120, 0.14798198605116586
+	r122 = add.f64 r121, 0.1818357216161805
+	r123 = mul.f64 r122, r120
+	r124 = add.f64 r123, 0.2857142874366239
+	r125 = mul.f64 r124, r120
+	r126 = add.f64 r125, 0.6666666666666735
+	r127 = mul.f64 r119, r126
+	r128 = mul.f64 r120, 0.15313837699209373
+	r129 = add.f64 r128, 0.22222198432149784
+	r130 = mul.f64 r129, r120
+	r131 = add.f64 r130, 0.3999999999940942
+	r132 = mul.f64 r120, r131
+	r133 = add.f64 r127, r132
+	r134 = mul.f64 r116, 0.5
+	r135 = mul.f64 r134, r116
+	r136 = mul.f64 r113, 0.6931471803691238
+	r137 = add.f64 r135, r133
+	r138 = mul.f64 r118, r137
+	r139 = mul.f64 r113, 1.9082149292705877e-10
+	r140 = add.f64 r138, r139
+	r141 = sub.f64 r135, r140
+	r142 = sub.f64 r141, r116
+	r143 = sub.f64 r136, r142
+	r89 = move.f64 r143
+	jump b43
+b54: # edge 6→8
+	r112 = move.f64 r105
+	r113 = move.f64 r110
+	jump b53
+b55: # acosh.switch.next
+	r145 = sub.f64 r14, 1.0
+	r146 = mul.f64 r145, 2.0
+	r147 = mul.f64 r145, r145
+	r148 = add.f64 r146, r147
+	r149 = sqrt.f64 r148
+	r150 = add.f64 r145, r149
+	jump b56
+b56: # log1p.entry
+	r153 = lt.f64 r150, -1.0
+	branch r153, b57, b61
+b57: # NaN.entry
+	r155 = bitcast.f64.u64 9221120237041090561
+	r154 = move.f64 r155
+	jump b58
+b58: # NaN.return
+	r152 = move.f64 r154
+	jump b59
+b59: # log1p.return
+	r151 = move.f64 r152
+	jump b60
+b60: # Log1p.return
+	r16 = move.f64 r151
+	jump b9
+b61: # IsNaN.entry
+	r163 = ne.f64 r150, r150
+	r162 = move.bool r163
+	jump b62
+b62: # IsNaN.return
+	branch r162, b57, b63
+b63: # log1p.switch.next
+	r161 = eq.f64 r150, -1.0
+	branch r161, b64, b70
+b64: # log1p.switch.body
+	r157 = const.i64 -1
+	jump b65
+b65: # Inf.entry
+	r158 = ge.i64 r157, 0
+	branch r158, b66, b69
+b66: # Inf.if.then
+	r159 = move.u64 9218868437227405312
+	jump b67
+b67: # Inf.if.done
+	r160 = bitcast.f64.u64 r159
+	r156 = move.f64 r160
+	jump b68
+b68: # Inf.return
+	r152 = move.f64 r156
+	jump b59
+b69: # Inf.if.else
+	r159 = move.u64 18442240474082181120
+	jump b67
+b70: # log1p.switch.next
+	r170 = const.i64 1
+	jump b71
+b71: # IsInf.entry
+	r171 = eq.i64 r170, 0
+	branch r171, b72, b113
+b72: # IsInf.if.then
+	r172 = abs.f64 r150
+	r173 = move.f64 r172
+	jump b73
+b73: # IsInf.if.done
+	r174 = gt.f64 r173, 1.7976931348623157e+308
+	r169 = move.bool r174
+	jump b74
+b74: # IsInf.return
+	branch r169, b75, b81
+b75: # log1p.switch.body
+	r165 = const.i64 1
+	jump b76
+b76: # Inf.entry
+	r166 = ge.i64 r165, 0
+	branch r166, b77, b80
+b77: # Inf.if.then
+	r167 = move.u64 9218868437227405312
+	jump b78
+b78: # Inf.if.done
+	r168 = bitcast.f64.u64 r167
+	r164 = move.f64 r168
+	jump b79
+b79: # Inf.return
+	r152 = move.f64 r164
+	jump b59
+b80: # Inf.if.else
+	r167 = move.u64 18442240474082181120
+	jump b78
+b81: # log1p.switch.next
+	r177 = abs.f64 r150
+	r178 = lt.f64 r177, 0.41421356237309503
+	branch r178, b82, b112
+b82: # log1p.if.then
+	r182 = lt.f64 r177, 1.862645149230957e-09
+	branch r182, b83, b86
+b83: # log1p.if.then
+	r188 = lt.f64 r177, 5.551115123125783e-17
+	branch r188, b84, b85
+b84: # log1p.if.then
+	r152 = move.f64 r150
+	jump b59
+b85: # log1p.if.done
+	r190 = mul.f64 r150, r150
+	r191 = mul.f64 r190, 0.5
+	r192 = sub.f64 r150, r191
+	r152 = move.f64 r192
+	jump b59
+b86: # log1p.if.done
+	r189 = gt.f64 r150, -0.2928932188134525
+	branch r189, b87, b111
+b87: # log1p.if.then
+	r179 = move.f64 r150
+	r180 = move.u64 1
+	r181 = move.i64 0
+	jump b88
+b88: # log1p.if.done
+	r183 = ne.i64 r181, 0
+	branch r183, b89, b110
+b89: # log1p.if.then
+	r193 = lt.f64 r177, 9.007199254740992e+15
+	branch r193, b90, b109
+b90: # log1p.if.then
+	r197 = add.f64 r150, 1.0
+	r198 = bitcast.u64.f64 r197
+	r199 = shr.u64.u64 r198, 52
+	r200 = sub.u64 r199, 1023
+	r201 = convert.i64.u64 r200
+	r202 = gt.i64 r201, 0
+	branch r202, b91, b108
+b91: # log1p.if.then
+	r212 = sub.f64 r197, r150
+	r213 = sub.f64 1.0, r212
+	r214 = move.f64 r213
+	jump b92
+b92: # log1p.if.done
+	r215 = div.f64 r214, r197
+	r203 = move.u64 r198
+	r204 = move.i64 r201
+	r205 = move.f64 r215
+	jump b93
+b93: # log1p.if.done
+	r206 = and.u64 r203, 4503599627370495
+	r207 = lt.u64 r206, 1865452045155277
+	branch r207, b94, b107
+b94: # log1p.if.then
+	r218 = or.u64 r206, 4607182418800017408
+	r219 = bitcast.f64.u64 r218
+	r220 = move.u64 r206
+	r221 = move.i64 r204
+	r222 = move.f64 r219
+	jump b95
+b95: # log1p.if.done
+	r223 = sub.f64 r222, 1.0
+	r184 = move.f64 r223
+	r185 = move.u64 r220
+	r186 = move.i64 r221
+	r187 = move.f64 r205
+	jump b96
+b96: # log1p.if.done
+	r194 = mul.f64 r184, 0.5
+	r195 = mul.f64 r194, r184
+	r196 = eq.u64 r185, 0
+	branch r196, b97, b104
+b97: # log1p.if.then
+	r229 = eq.f64 r184, 0.0
+	branch r229, b98, b101
+b98: # log1p.if.then
+	r247 = eq.i64 r186, 0
+	branch r247, b99, b100
+b99: # log1p.if.then
+	r152 = move.f64 0.0
+	jump b59
+b100: # log1p.if.done
+	r252 = convert.f64.i64 r186
+	r253 = mul.f64 r252, 1.9082149292705877e-10
+	r254 = add.f64 r187, r253
+	r255 = convert.f64.i64 r186
+	r256 = mul.f64 r255, 0.6931471803691238
+	r257 = add.f64 r256, r254
+	r152 = move.f64 r257
+	jump b59
+b101: # log1p.if.done
+	r248 = mul.f64 r184, 0.6666666666666666
+	r249 = sub.f64 1.0, r248
+	r250 = mul.f64 r195, r249
+	r251 = eq.i64 r186, 0
+	branch r251, b102, b103
+b102: # log1p.if.then
+	r258 = sub.f64 r184, r250
+	r152 = move.f64 r258
+	jump b59
+b103: # log1p.if.done
+	r259 = convert.f64.i64 r186
+	r260 = mul.f64 r259, 0.6931471803691238
+	r261 = convert.f64.i64 r186
+	r262 = mul.f64 r261, 1.9082149292705877e-10
+	r263 = add.f64 r262, r187
+	r264 = sub.f64 r250, r263
+	r265 = sub.f64 r264, r184
+	r266 = sub.f64 r260, r265
+	r152 = move.f64 r266
+	jump b59
+b104: # log1p.if.done
+	r230 = add.f64 r184, 2.0
+	r231 = div.f64 r184, r230
+	r232 = mul.f64 r231, r231
+	r233 = mul.f64 r232, 0.14798198605116586
+	r234 = add.f64 r233, 0.15313837699209373
+	r235 = mul.f64 r232, r234
+	r236 = add.f64 r235, 0.1818357216161805
+	r237 = mul.f64 r232, r236
+	r238 = add.f64 r237, 0.22222198432149784
+	r239 = mul.f64 r232, r238
+	r240 = add.f64 r239, 0.2857142874366239
+	r241 = mul.f64 r232, r240
+	r242 = add.f64 r241, 0.3999999999940942
+	r243 = mul.f64 r232, r242
+	r244 = add.f64 r243, 0.6666666666666735
+	r245 = mul.f64 r232, r244
+	r246 = eq.i64 r186, 0
+	branch r246, b105, b106
+b105: # log1p.if.then
+	r267 = add.f64 r195, r245
+	r268 = mul.f64 r231, r267
+	r269 = sub.f64 r195, r268
+	r270 = sub.f64 r184, r269
+	r152 = move.f64 r270
+	jump b59
+b106: # log1p.if.done
+	r271 = convert.f64.i64 r186
+	r272 = mul.f64 r271, 0.6931471803691238
+	r273 = add.f64 r195, r245
+	r274 = mul.f64 r231, r273
+	r275 = convert.f64.i64 r186
+	r276 = mul.f64 r275, 1.9082149292705877e-10
+	r277 = add.f64 r276, r187
+	r278 = add.f64 r274, r277
+	r279 = sub.f64 r195, r278
+	r280 = sub.f64 r279, r184
+	r281 = sub.f64 r272, r280
+	r152 = move.f64 r281
+	jump b59
+b107: # log1p.if.else
+	r224 = add.i64 r204, 1
+	r225 = or.u64 r206, 4602678819172646912
+	r226 = bitcast.f64.u64 r225
+	r227 = sub.u64 4503599627370496, r206
+	r228 = shr.u64.u64 r227, 2
+	r220 = move.u64 r228
+	r221 = move.i64 r224
+	r222 = move.f64 r226
+	jump b95
+b108: # log1p.if.else
+	r216 = sub.f64 r197, 1.0
+	r217 = sub.f64 r150, r216
+	r214 = move.f64 r217
+	jump b92
+b109: # log1p.if.else
+	r208 = bitcast.u64.f64 r150
+	r209 = shr.u64.u64 r208, 52
+	r210 = sub.u64 r209, 1023
+	r211 = convert.i64.u64 r210
+	r203 = move.u64 r208
+	r204 = move.i64 r211
+	r205 = move.f64 0.0
+	jump b93
+b110: # edge 9→16
+	r184 = move.f64 r179
+	r185 = move.u64 r180
+	r186 = move.i64 r181
+	r187 = move.f64 0.0
+	jump b96
+b111: # edge 11→9
+	r179 = move.f64 0.0
+	r180 = move.u64 0
+	r181 = move.i64 1
+	jump b88
+b112: # edge 7→9
+	r179 = move.f64 0.0
+	r180 = move.u64 0
+	r181 = move.i64 1
+	jump b88
+b113: # IsInf.if.else
+	r175 = lt.i64 r170, 0
+	branch r175, b114, b115
+b114: # IsInf.if.then
+	r176 = neg.f64 r150
+	r173 = move.f64 r176
+	jump b73
+b115: # edge 3→2
+	r173 = move.f64 r150
+	jump b73
+b116: # exit
+	return
+
+kernel Asin(x []f64, out []f64)
+
+task Asin_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b46
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b46
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # asin.entry
+	r17 = eq.f64 r14, 0.0
+	branch r17, b7, b11
+b7: # asin.if.then
+	r16 = move.f64 r14
+	jump b8
+b8: # asin.return
+	r15 = move.f64 r16
+	jump b9
+b9: # Asin.return
+	r195 = elemaddr r4, r9, 8
+	store.f64 r195, r15
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # asin.if.done
+	r18 = lt.f64 r14, 0.0
+	branch r18, b12, b45
+b12: # asin.if.then
+	r21 = neg.f64 r14
+	r19 = move.f64 r21
+	r20 = move.bool true
+	jump b13
+b13: # asin.if.done
+	r22 = gt.f64 r19, 1.0
+	branch r22, b14, b16
+b14: # NaN.entry
+	r24 = bitcast.f64.u64 9221120237041090561
+	r23 = move.f64 r24
+	jump b15
+b15: # NaN.return
+	r16 = move.f64 r23
+	jump b8
+b16: # asin.if.done
+	r25 = mul.f64 r19, r19
+	r26 = sub.f64 1.0, r25
+	r27 = sqrt.f64 r26
+	r28 = gt.f64 r19, 0.7
+	branch r28, b17, b33
+b17: # asin.if.then
+	r29 = div.f64 r27, r19
+	jump b18
+b18: # satan.entry
+	r31 = le.f64 r29, 0.66
+	branch r31, b19, b26
+b19: # xatan.entry
+	r33 = mul.f64 r29, r29
+	r34 = mul.f64 r33, -0.8750608600031904
+	r35 = add.f64 r34, -16.157537187333652
+	r36 = mul.f64 r35, r33
+	r37 = add.f64 r36, -75.00855792314705
+	r38 = mul.f64 r37, r33
+	r39 = add.f64 r38, -122.88666844901361
+	r40 = mul.f64 r39, r33
+	r41 = add.f64 r40, -64.85021904942025
+	r42 = mul.f64 r33, r41
+	r43 = add.f64 r33, 24.858464901423062
+	r44 = mul.f64 r43, r33
+	r45 = add.f64 r44, 165.02700983169885
+	r46 = mul.f64 r45, r33
+	r47 = add.f64 r46, 432.88106049129027
+	r48 = mul.f64 r47, r33
+	r49 = add.f64 r48, 485.3903996359137
+	r50 = mul.f64 r49, r33
+	r51 = add.f64 r50, 194.5506571482614
+	r52 = div.f64 r42, r51
+	r53 = mul.f64 r29, r52
+	r54 = add.f64 r53, r29
+	r32 = move.f64 r54
+	jump b20
+b20: # xatan.return
+	r30 = move.f64 r32
+	jump b21
+b21: # satan.return
+	r110 = sub.f64 1.5707963267948966, r30
+	r111 = move.f64 r110
+	jump b22
+b22: # asin.if.done
+	branch r20, b23, b25
+b23: # asin.if.then
+	r194 = neg.f64 r111
+	r112 = move.f64 r194
+	jump b24
+b24: # asin.if.done
+	r16 = move.f64 r112
+	jump b8
+b25: # edge 8→11
+	r112 = move.f64 r111
+	jump b24
+b26: # satan.if.done
+	r55 = gt.f64 r29, 2.414213562373095
+	branch r55, b27, b30
+b27: # satan.if.then
+	r56 = div.f64 1.0, r29
+	jump b28
+b28: # xatan.entry
+	r58 = mul.f64 r56, r56
+	r59 = mul.f64 r58, -0.8750608600031904
+	r60 = add.f64 r59, -16.157537187333652
+	r61 = mul.f64 r60, r58
+	r62 = add.f64 r61, -75.00855792314705
+	r63 = mul.f64 r62, r58
+	r64 = add.f64 r63, -122.88666844901361
+	r65 = mul.f64 r64, r58
+	r66 = add.f64 r65, -64.85021904942025
+	r67 = mul.f64 r58, r66
+	r68 = add.f64 r58, 24.858464901423062
+	r69 = mul.f64 r68, r58
+	r70 = add.f64 r69, 165.02700983169885
+	r71 = mul.f64 r70, r58
+	r72 = add.f64 r71, 432.88106049129027
+	r73 = mul.f64 r72, r58
+	r74 = add.f64 r73, 485.3903996359137
+	r75 = mul.f64 r74, r58
+	r76 = add.f64 r75, 194.5506571482614
+	r77 = div.f64 r67, r76
+	r78 = mul.f64 r56, r77
+	r79 = add.f64 r78, r56
+	r57 = move.f64 r79
+	jump b29
+b29: # xatan.return
+	r80 = sub.f64 1.5707963267948966, r57
+	r81 = add.f64 r80, 6.123233995736766e-17
+	r30 = move.f64 r81
+	jump b21
+b30: # satan.if.done
+	r82 = sub.f64 r29, 1.0
+	r83 = add.f64 r29, 1.0
+	r84 = div.f64 r82, r83
+	jump b31
+b31: # xatan.entry
+	r86 = mul.f64 r84, r84
+	r87 = mul.f64 r86, -0.8750608600031904
+	r88 = add.f64 r87, -16.157537187333652
+	r89 = mul.f64 r88, r86
+	r90 = add.f64 r89, -75.00855792314705
+	r91 = mul.f64 r90, r86
+	r92 = add.f64 r91, -122.88666844901361
+	r93 = mul.f64 r92, r86
+	r94 = add.f64 r93, -64.85021904942025
+	r95 = mul.f64 r86, r94
+	r96 = add.f64 r86, 24.858464901423062
+	r97 = mul.f64 r96, r86
+	r98 = add.f64 r97, 165.02700983169885
+	r99 = mul.f64 r98, r86
+	r100 = add.f64 r99, 432.88106049129027
+	r101 = mul.f64 r100, r86
+	r102 = add.f64 r101, 485.3903996359137
+	r103 = mul.f64 r102, r86
+	r104 = add.f64 r103, 194.5506571482614
+	r105 = div.f64 r95, r104
+	r106 = mul.f64 r84, r105
+	r107 = add.f64 r106, r84
+	r85 = move.f64 r107
+	jump b32
+b32: # xatan.return
+	r108 = add.f64 r85, 0.7853981633974483
+	r109 = add.f64 r108, 3.061616997868383e-17
+	r30 = move.f64 r109
+	jump b21
+b33: # asin.if.else
+	r113 = div.f64 r19, r27
+	jump b34
+b34: # satan.entry
+	r115 = le.f64 r113, 0.66
+	branch r115, b35, b38
+b35: # xatan.entry
+	r117 = mul.f64 r113, r113
+	r118 = mul.f64 r117, -0.8750608600031904
+	r119 = add.f64 r118, -16.157537187333652
+	r120 = mul.f64 r119, r117
+	r121 = add.f64 r120, -75.00855792314705
+	r122 = mul.f64 r121, r117
+	r123 = add.f64 r122, -122.88666844901361
+	r124 = mul.f64 r123, r117
+	r125 = add.f64 r124, -64.85021904942025
+	r126 = mul.f64 r117, r125
+	r127 = add.f64 r117, 24.858464901423062
+	r128 = mul.f64 r127, r117
+	r129 = add.f64 r128, 165.02700983169885
+	r130 = mul.f64 r129, r117
+	r131 = add.f64 r130, 432.88106049129027
+	r132 = mul.f64 r131, r117
+	r133 = add.f64 r132, 485.3903996359137
+	r134 = mul.f64 r133, r117
+	r135 = add.f64 r134, 194.5506571482614
+	r136 = div.f64 r126, r135
+	r137 = mul.f64 r113, r136
+	r138 = add.f64 r137, r113
+	r116 = move.f64 r138
+	jump b36
+b36: # xatan.return
+	r114 = move.f64 r116
+	jump b37
+b37: # satan.return
+	r111 = move.f64 r114
+	jump b22
+b38: # satan.if.done
+	r139 = gt.f64 r113, 2.414213562373095
+	branch r139, b39, b42
+b39: # satan.if.then
+	r140 = div.f64 1.0, r113
+	jump b40
+b40: # xatan.entry
+	r142 = mul.f64 r140, r140
+	r143 = mul.f64 r142, -0.8750608600031904
+	r144 = add.f64 r143, -16.157537187333652
+	r145 = mul.f64 r144, r142
+	r146 = add.f64 r145, -75.00855792314705
+	r147 = mul.f64 r146, r142
+	r148 = add.f64 r147, -122.88666844901361
+	r149 = mul.f64 r148, r142
+	r150 = add.f64 r149, -64.85021904942025
+	r151 = mul.f64 r142, r150
+	r152 = add.f64 r142, 24.858464901423062
+	r153 = mul.f64 r152, r142
+	r154 = add.f64 r153, 165.02700983169885
+	r155 = mul.f64 r154, r142
+	r156 = add.f64 r155, 432.88106049129027
+	r157 = mul.f64 r156, r142
+	r158 = add.f64 r157, 485.3903996359137
+	r159 = mul.f64 r158, r142
+	r160 = add.f64 r159, 194.5506571482614
+	r161 = div.f64 r151, r160
+	r162 = mul.f64 r140, r161
+	r163 = add.f64 r162, r140
+	r141 = move.f64 r163
+	jump b41
+b41: # xatan.return
+	r164 = sub.f64 1.5707963267948966, r141
+	r165 = add.f64 r164, 6.123233995736766e-17
+	r114 = move.f64 r165
+	jump b37
+b42: # satan.if.done
+	r166 = sub.f64 r113, 1.0
+	r167 = add.f64 r113, 1.0
+	r168 = div.f64 r166, r167
+	jump b43
+b43: # xatan.entry
+	r170 = mul.f64 r168, r168
+	r171 = mul.f64 r170, -0.8750608600031904
+	r172 = add.f64 r171, -16.157537187333652
+	r173 = mul.f64 r172, r170
+	r174 = add.f64 r173, -75.00855792314705
+	r175 = mul.f64 r174, r170
+	r176 = add.f64 r175, -122.88666844901361
+	r177 = mul.f64 r176, r170
+	r178 = add.f64 r177, -64.85021904942025
+	r179 = mul.f64 r170, r178
+	r180 = add.f64 r170, 24.858464901423062
+	r181 = mul.f64 r180, r170
+	r182 = add.f64 r181, 165.02700983169885
+	r183 = mul.f64 r182, r170
+	r184 = add.f64 r183, 432.88106049129027
+	r185 = mul.f64 r184, r170
+	r186 = add.f64 r185, 485.3903996359137
+	r187 = mul.f64 r186, r170
+	r188 = add.f64 r187, 194.5506571482614
+	r189 = div.f64 r179, r188
+	r190 = mul.f64 r168, r189
+	r191 = add.f64 r190, r168
+	r169 = move.f64 r191
+	jump b44
+b44: # xatan.return
+	r192 = add.f64 r169, 0.7853981633974483
+	r193 = add.f64 r192, 3.061616997868383e-17
+	r114 = move.f64 r193
+	jump b37
+b45: # edge 2→4
+	r19 = move.f64 r14
+	r20 = move.bool false
+	jump b13
+b46: # exit
+	return
+
+kernel Asinh(x []f64, out []f64)
+
+task Asinh_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b129
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b129
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # IsNaN.entry
+	r18 = ne.f64 r14, r14
+	r17 = move.bool r18
+	jump b7
+b7: # IsNaN.return
+	branch r17, b8, b12
+b8: # asinh.if.then
+	r16 = move.f64 r14
+	jump b9
+b9: # asinh.return
+	r15 = move.f64 r16
+	jump b10
+b10: # Asinh.return
+	r295 = elemaddr r4, r9, 8
+	store.f64 r295, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # asinh.cond.false
+	r23 = const.i64 0
+	jump b13
+b13: # IsInf.entry
+	r24 = eq.i64 r23, 0
+	branch r24, b14, b126
+b14: # IsInf.if.then
+	r25 = abs.f64 r14
+	r26 = move.f64 r25
+	jump b15
+b15: # IsInf.if.done
+	r27 = gt.f64 r26, 1.7976931348623157e+308
+	r22 = move.bool r27
+	jump b16
+b16: # IsInf.return
+	branch r22, b8, b17
+b17: # asinh.if.done
+	r19 = lt.f64 r14, 0.0
+	branch r19, b18, b125
+b18: # asinh.if.then
+	r30 = neg.f64 r14
+	r20 = move.f64 r30
+	r21 = move.bool true
+	jump b19
+b19: # asinh.if.done
+	r31 = gt.f64 r20, 2.68435456e+08
+	branch r31, b20, b42
+b20: # Log.entry
+	r36 = bitcast.u64.f64 r20
+	r37 = andnot.u64 r36, 9223372036854775808
+	r38 = eq.u64 r37, 0
+	branch r38, b21, b33
+b21: # Log.switch.body
+	r40 = const.i64 -1
+	jump b22
+b22: # Inf.entry
+	r41 = ge.i64 r40, 0
+	branch r41, b23, b32
+b23: # Inf.if.then
+	r42 = move.u64 9218868437227405312
+	jump b24
+b24: # Inf.if.done
+	r43 = bitcast.f64.u64 r42
+	r39 = move.f64 r43
+	jump b25
+b25: # Inf.return
+	r35 = move.f64 r39
+	jump b26
+b26: # Log.return
+	r34 = move.f64 r35
+	jump b27
+b27: # Log.return
+	r90 = add.f64 r34, 0.6931471805599453
+	r32 = move.f64 r90
+	jump b28
+b28: # asinh.switch.done
+	branch r21, b29, b31
+b29: # asinh.if.then
+	r294 = neg.f64 r32
+	r33 = move.f64 r294
+	jump b30
+b30: # asinh.if.done
+	r16 = move.f64 r33
+	jump b9
+b31: # edge 6→14
+	r33 = move.f64 r32
+	jump b30
+b32: # Inf.if.else
+	r42 = move.u64 18442240474082181120
+	jump b24
+b33: # Log.switch.next
+	r46 = convert.i64.u64 r36
+	r47 = lt.i64 r46, 0
+	branch r47, b34, b36
+b34: # NaN.entry
+	r45 = bitcast.f64.u64 9221120237041090561
+	r44 = move.f64 r45
+	jump b35
+b35: # NaN.return
+	r35 = move.f64 r44
+	jump b26
+b36: # Log.switch.next
+	r48 = ge.u64 r36, 9218868437227405312
+	branch r48, b37, b38
+b37: # Log.switch.body
+	r35 = move.f64 r20
+	jump b26
+b38: # Log.switch.next
+	r49 = and.u64 r36, 4503599627370495
+	r50 = or.u64 r49, 4602678819172646912
+	r51 = bitcast.f64.u64 r50
+	r52 = shr.u64.u64 r36, 52
+	r53 = and.u64 r52, 2047
+	r54 = convert.i32.u64 r53
+	r55 = sub.i32 r54, 1022
+	r56 = convert.f64.i32 r55
+	r57 = le.f64 r51, 0.7071067811865476
+	branch r57, b39, b41
+b39: # Log.if.then
+	r60 = sub.f64 r56, 1.0
+	r61 = mul.f64 r51, 2.0
+	r58 = move.f64 r61
+	r59 = move.f64 r60
+	jump b40
+b40: # Log.if.done
+	r62 = sub.f64 r58, 1.0
+	r63 = add.f64 r62, 2.0
+	r64 = div.f64 r62, r63
+	r65 = mul.f64 r64, r64
+	r66 = mul.f64 r65, r65
+	r67 = mul.f64 r66, 0.14798198605116586
+	r68 = add.f64 r67, 0.1818357216161805
+	r69 = mul.f64 r68, r66
+	r70 = add.f64 r69, 0.2857142874366239
+	r71 = mul.f64 r70, r66
+	r72 = add.f64 r71, 0.6666666666666735
+	r73 = mul.f64 r65, r72
+	r74 = mul.f64 r66, 0.15313837699209373
+	r75 = add.f64 r74, 0.22222198432149784
+	r76 = mul.f64 r75, r66
+	r77 = add.f64 r76, 0.3999999999940942
+	r78 = mul.f64 r66, r77
+	r79 = add.f64 r73, r78
+	r80 = mul.f64 r62, 0.5
+	r81 = mul.f64 r80, r62
+	r82 = mul.f64 r59, 0.6931471803691238
+	r83 = add.f64 r81, r79
+	r84 = mul.f64 r64, r83
+	r85 = mul.f64 r59, 1.9082149292705877e-10
+	r86 = add.f64 r84, r85
+	r87 = sub.f64 r81, r86
+	r88 = sub.f64 r87, r62
+	r89 = sub.f64 r82, r88
+	r35 = move.f64 r89
+	jump b26
+b41: # edge 6→8
+	r58 = move.f64 r51
+	r59 = move.f64 r56
+	jump b40
+b42: # asinh.switch.next
+	r154 = gt.f64 r20, 2.0
+	branch r154, b43, b62
+b43: # asinh.switch.body
+	r91 = mul.f64 r20, 2.0
+	r92 = mul.f64 r20, r20
+	r93 = add.f64 r92, 1.0
+	r94 = sqrt.f64 r93
+	r95 = add.f64 r94, r20
+	r96 = div.f64 1.0, r95
+	r97 = add.f64 r91, r96
+	jump b44
+b44: # Log.entry
+	r100 = bitcast.u64.f64 r97
+	r101 = andnot.u64 r100, 9223372036854775808
+	r102 = eq.u64 r101, 0
+	branch r102, b45, b53
+b45: # Log.switch.body
+	r104 = const.i64 -1
+	jump b46
+b46: # Inf.entry
+	r105 = ge.i64 r104, 0
+	branch r105, b47, b52
+b47: # Inf.if.then
+	r106 = move.u64 9218868437227405312
+	jump b48
+b48: # Inf.if.done
+	r107 = bitcast.f64.u64 r106
+	r103 = move.f64 r107
+	jump b49
+b49: # Inf.return
+	r99 = move.f64 r103
+	jump b50
+b50: # Log.return
+	r98 = move.f64 r99
+	jump b51
+b51: # Log.return
+	r32 = move.f64 r98
+	jump b28
+b52: # Inf.if.else
+	r106 = move.u64 18442240474082181120
+	jump b48
+b53: # Log.switch.next
+	r110 = convert.i64.u64 r100
+	r111 = lt.i64 r110, 0
+	branch r111, b54, b56
+b54: # NaN.entry
+	r109 = bitcast.f64.u64 9221120237041090561
+	r108 = move.f64 r109
+	jump b55
+b55: # NaN.return
+	r99 = move.f64 r108
+	jump b50
+b56: # Log.switch.next
+	r112 = ge.u64 r100, 9218868437227405312
+	branch r112, b57, b58
+b57: # Log.switch.body
+	r99 = move.f64 r97
+	jump b50
+b58: # Log.switch.next
+	r113 = and.u64 r100, 4503599627370495
+	r114 = or.u64 r113, 4602678819172646912
+	r115 = bitcast.f64.u64 r114
+	r116 = shr.u64.u64 r100, 52
+	r117 = and.u64 r116, 2047
+	r118 = convert.i32.u64 r117
+	r119 = sub.i32 r118, 1022
+	r120 = convert.f64.i32 r119
+	r121 = le.f64 r115, 0.7071067811865476
+	branch r121, b59, b61
+b59: # Log.if.then
+	r124 = sub.f64 r120, 1.0
+	r125 = mul.f64 r115, 2.0
+	r122 = move.f64 r125
+	r123 = move.f64 r124
+	jump b60
+b60: # Log.if.done
+	r126 = sub.f64 r122, 1.0
+	r127 = add.f64 r126, 2.0
+	r128 = div.f64 r126, r127
+	r129 = mul.f64 r128, r128
+	r130 = mul.f64 r129, r129
+	r131 = mul.f64 r130, 0.14798198605116586
+	r132 = add.f64 r131, 0.1818357216161805
+	r133 = mul.f64 r132, r130
+	r134 = add.f64 r133, 0.2857142874366239
+	r135 = mul.f64 r134, r130
+	r136 = add.f64 r135, 0.6666666666666735
+	r137 = mul.f64 r129, r136
+	r138 = mul.f64 r130, 0.15313837699209373
+	r139 = add.f64 r138, 0.22222198432149784
+	r140 = mul.f64 r139, r130
+	r141 = add.f64 r140, 0.3999999999940942
+	r142 = mul.f64 r130, r141
+	r143 = add.f64 r137, r142
+	r144 = mul.f64 r126, 0.5
+	r145 = mul.f64 r144, r126
+	r146 = mul.f64 r123, 0.6931471803691238
+	r147 = add.f64 r145, r143
+	r148 = mul.f64 r128, r147
+	r149 = mul.f64 r123, 1.9082149292705877e-10
+	r150 = add.f64 r148, r149
+	r151 = sub.f64 r145, r150
+	r152 = sub.f64 r151, r126
+	r153 = sub.f64 r146, r152
+	r99 = move.f64 r153
+	jump b50
+b61: # edge 6→8
+	r122 = move.f64 r115
+	r123 = move.f64 r120
+	jump b60
+b62: # asinh.switch.next
+	r155 = lt.f64 r20, 3.725290298461914e-09
+	branch r155, b63, b64
+b63: # asinh.switch.body
+	r32 = move.f64 r20
+	jump b28
+b64: # asinh.switch.next
+	r156 = mul.f64 r20, r20
+	r157 = mul.f64 r20, r20
+	r158 = add.f64 r157, 1.0
+	r159 = sqrt.f64 r158
+	r160 = add.f64 r159, 1.0
+	r161 = div.f64 r156, r160
+	r162 = add.f64 r20, r161
+	jump b65
+b65: # log1p.entry
+	r165 = lt.f64 r162, -1.0
+	branch r165, b66, b70
+b66: # NaN.entry
+	r167 = bitcast.f64.u64 9221120237041090561
+	r166 = move.f64 r167
+	jump b67
+b67: # NaN.return
+	r164 = move.f64 r166
+	jump b68
+b68: # log1p.return
+	r163 = move.f64 r164
+	jump b69
+b69: # Log1p.return
+	r32 = move.f64 r163
+	jump b28
+b70: # IsNaN.entry
+	r175 = ne.f64 r162, r162
+	r174 = move.bool r175
+	jump b71
+b71: # IsNaN.return
+	branch r174, b66, b72
+b72: # log1p.switch.next
+	r173 = eq.f64 r162, -1.0
+	branch r173, b73, b79
+b73: # log1p.switch.body
+	r169 = const.i64 -1
+	jump b74
+b74: # Inf.entry
+	r170 = ge.i64 r169, 0
+	branch r170, b75, b78
+b75: # Inf.if.then
+	r171 = move.u64 9218868437227405312
+	jump b76
+b76: # Inf.if.done
+	r172 = bitcast.f64.u64 r171
+	r168 = move.f64 r172
+	jump b77
+b77: # Inf.return
+	r164 = move.f64 r168
+	jump b68
+b78: # Inf.if.else
+	r171 = move.u64 18442240474082181120
+	jump b76
+b79: # log1p.switch.next
+	r182 = const.i64 1
+	jump b80
+b80: # IsInf.entry
+	r183 = eq.i64 r182, 0
+	branch r183, b81, b122
+b81: # IsInf.if.then
+	r184 = abs.f64 r162
+	r185 = move.f64 r184
+	jump b82
+b82: # IsInf.if.done
+	r186 = gt.f64 r185, 1.7976931348623157e+308
+	r181 = move.bool r186
+	jump b83
+b83: # IsInf.return
+	branch r181, b84, b90
+b84: # log1p.switch.body
+	r177 = const.i64 1
+	jump b85
+b85: # Inf.entry
+	r178 = ge.i64 r177, 0
+	branch r178, b86, b89
+b86: # Inf.if.then
+	r179 = move.u64 9218868437227405312
+	jump b87
+b87: # Inf.if.done
+	r180 = bitcast.f64.u64 r179
+	r176 = move.f64 r180
+	jump b88
+b88: # Inf.return
+	r164 = move.f64 r176
+	jump b68
+b89: # Inf.if.else
+	r179 = move.u64 18442240474082181120
+	jump b87
+b90: # log1p.switch.next
+	r189 = abs.f64 r162
+	r190 = lt.f64 r189, 0.41421356237309503
+	branch r190, b91, b121
+b91: # log1p.if.then
+	r194 = lt.f64 r189, 1.862645149230957e-09
+	branch r194, b92, b95
+b92: # log1p.if.then
+	r200 = lt.f64 r189, 5.551115123125783e-17
+	branch r200, b93, b94
+b93: # log1p.if.then
+	r164 = move.f64 r162
+	jump b68
+b94: # log1p.if.done
+	r202 = mul.f64 r162, r162
+	r203 = mul.f64 r202, 0.5
+	r204 = sub.f64 r162, r203
+	r164 = move.f64 r204
+	jump b68
+b95: # log1p.if.done
+	r201 = gt.f64 r162, -0.2928932188134525
+	branch r201, b96, b120
+b96: # log1p.if.then
+	r191 = move.f64 r162
+	r192 = move.u64 1
+	r193 = move.i64 0
+	jump b97
+b97: # log1p.if.done
+	r195 = ne.i64 r193, 0
+	branch r195, b98, b119
+b98: # log1p.if.then
+	r205 = lt.f64 r189, 9.007199254740992e+15
+	branch r205, b99, b118
+b99: # log1p.if.then
+	r209 = add.f64 r162, 1.0
+	r210 = bitcast.u64.f64 r209
+	r211 = shr.u64.u64 r210, 52
+	r212 = sub.u64 r211, 1023
+	r213 = convert.i64.u64 r212
+	r214 = gt.i64 r213, 0
+	branch r214, b100, b117
+b100: # log1p.if.then
+	r224 = sub.f64 r209, r162
+	r225 = sub.f64 1.0, r224
+	r226 = move.f64 r225
+	jump b101
+b101: # log1p.if.done
+	r227 = div.f64 r226, r209
+	r215 = move.u64 r210
+	r216 = move.i64 r213
+	r217 = move.f64 r227
+	jump b102
+b102: # log1p.if.done
+	r218 = and.u64 r215, 4503599627370495
+	r219 = lt.u64 r218, 1865452045155277
+	branch r219, b103, b116
+b103: # log1p.if.then
+	r230 = or.u64 r218, 4607182418800017408
+	r231 = bitcast.f64.u64 r230
+	r232 = move.u64 r218
+	r233 = move.i64 r216
+	r234 = move.f64 r231
+	jump b104
+b104: # log1p.if.done
+	r235 = sub.f64 r234, 1.0
+	r196 = move.f64 r235
+	r197 = move.u64 r232
+	r198 = move.i64 r233
+	r199 = move.f64 r217
+	jump b105
+b105: # log1p.if.done
+	r206 = mul.f64 r196, 0.5
+	r207 = mul.f64 r206, r196
+	r208 = eq.u64 r197, 0
+	branch r208, b106, b113
+b106: # log1p.if.then
+	r241 = eq.f64 r196, 0.0
+	branch r241, b107, b110
+b107: # log1p.if.then
+	r259 = eq.i64 r198, 0
+	branch r259, b108, b109
+b108: # log1p.if.then
+	r164 = move.f64 0.0
+	jump b68
+b109: # log1p.if.done
+	r264 = convert.f64.i64 r198
+	r265 = mul.f64 r264, 1.9082149292705877e-10
+	r266 = add.f64 r199, r265
+	r267 = convert.f64.i64 r198
+	r268 = mul.f64 r267, 0.6931471803691238
+	r269 = add.f64 r268, r266
+	r164 = move.f64 r269
+	jump b68
+b110: # log1p.if.done
+	r260 = mul.f64 r196, 0.6666666666666666
+	r261 = sub.f64 1.0, r260
+	r262 = mul.f64 r207, r261
+	r263 = eq.i64 r198, 0
+	branch r263, b111, b112
+b111: # log1p.if.then
+	r270 = sub.f64 r196, r262
+	r164 = move.f64 r270
+	jump b68
+b112: # log1p.if.done
+	r271 = convert.f64.i64 r198
+	r272 = mul.f64 r271, 0.6931471803691238
+	r273 = convert.f64.i64 r198
+	r274 = mul.f64 r273, 1.9082149292705877e-10
+	r275 = add.f64 r274, r199
+	r276 = sub.f64 r262, r275
+	r277 = sub.f64 r276, r196
+	r278 = sub.f64 r272, r277
+	r164 = move.f64 r278
+	jump b68
+b113: # log1p.if.done
+	r242 = add.f64 r196, 2.0
+	r243 = div.f64 r196, r242
+	r244 = mul.f64 r243, r243
+	r245 = mul.f64 r244, 0.14798198605116586
+	r246 = add.f64 r245, 0.15313837699209373
+	r247 = mul.f64 r244, r246
+	r248 = add.f64 r247, 0.1818357216161805
+	r249 = mul.f64 r244, r248
+	r250 = add.f64 r249, 0.22222198432149784
+	r251 = mul.f64 r244, r250
+	r252 = add.f64 r251, 0.2857142874366239
+	r253 = mul.f64 r244, r252
+	r254 = add.f64 r253, 0.3999999999940942
+	r255 = mul.f64 r244, r254
+	r256 = add.f64 r255, 0.6666666666666735
+	r257 = mul.f64 r244, r256
+	r258 = eq.i64 r198, 0
+	branch r258, b114, b115
+b114: # log1p.if.then
+	r279 = add.f64 r207, r257
+	r280 = mul.f64 r243, r279
+	r281 = sub.f64 r207, r280
+	r282 = sub.f64 r196, r281
+	r164 = move.f64 r282
+	jump b68
+b115: # log1p.if.done
+	r283 = convert.f64.i64 r198
+	r284 = mul.f64 r283, 0.6931471803691238
+	r285 = add.f64 r207, r257
+	r286 = mul.f64 r243, r285
+	r287 = convert.f64.i64 r198
+	r288 = mul.f64 r287, 1.9082149292705877e-10
+	r289 = add.f64 r288, r199
+	r290 = add.f64 r286, r289
+	r291 = sub.f64 r207, r290
+	r292 = sub.f64 r291, r196
+	r293 = sub.f64 r284, r292
+	r164 = move.f64 r293
+	jump b68
+b116: # log1p.if.else
+	r236 = add.i64 r216, 1
+	r237 = or.u64 r218, 4602678819172646912
+	r238 = bitcast.f64.u64 r237
+	r239 = sub.u64 4503599627370496, r218
+	r240 = shr.u64.u64 r239, 2
+	r232 = move.u64 r240
+	r233 = move.i64 r236
+	r234 = move.f64 r238
+	jump b104
+b117: # log1p.if.else
+	r228 = sub.f64 r209, 1.0
+	r229 = sub.f64 r162, r228
+	r226 = move.f64 r229
+	jump b101
+b118: # log1p.if.else
+	r220 = bitcast.u64.f64 r162
+	r221 = shr.u64.u64 r220, 52
+	r222 = sub.u64 r221, 1023
+	r223 = convert.i64.u64 r222
+	r215 = move.u64 r220
+	r216 = move.i64 r223
+	r217 = move.f64 0.0
+	jump b102
+b119: # edge 9→16
+	r196 = move.f64 r191
+	r197 = move.u64 r192
+	r198 = move.i64 r193
+	r199 = move.f64 0.0
+	jump b105
+b120: # edge 11→9
+	r191 = move.f64 0.0
+	r192 = move.u64 0
+	r193 = move.i64 1
+	jump b97
+b121: # edge 7→9
+	r191 = move.f64 0.0
+	r192 = move.u64 0
+	r193 = move.i64 1
+	jump b97
+b122: # IsInf.if.else
+	r187 = lt.i64 r182, 0
+	branch r187, b123, b124
+b123: # IsInf.if.then
+	r188 = neg.f64 r162
+	r185 = move.f64 r188
+	jump b82
+b124: # edge 3→2
+	r185 = move.f64 r162
+	jump b82
+b125: # edge 2→5
+	r20 = move.f64 r14
+	r21 = move.bool false
+	jump b19
+b126: # IsInf.if.else
+	r28 = lt.i64 r23, 0
+	branch r28, b127, b128
+b127: # IsInf.if.then
+	r29 = neg.f64 r14
+	r26 = move.f64 r29
+	jump b15
+b128: # edge 3→2
+	r26 = move.f64 r14
+	jump b15
+b129: # exit
+	return
+
+kernel Atan(x []f64, out []f64)
+
+task Atan_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b35
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b35
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # atan.entry
+	r17 = eq.f64 r14, 0.0
+	branch r17, b7, b11
+b7: # atan.if.then
+	r16 = move.f64 r14
+	jump b8
+b8: # atan.return
+	r15 = move.f64 r16
+	jump b9
+b9: # Atan.return
+	r181 = elemaddr r4, r9, 8
+	store.f64 r181, r15
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # atan.if.done
+	r18 = gt.f64 r14, 0.0
+	branch r18, b12, b23
+b12: # satan.entry
+	r20 = le.f64 r14, 0.66
+	branch r20, b13, b16
+b13: # xatan.entry
+	r22 = mul.f64 r14, r14
+	r23 = mul.f64 r22, -0.8750608600031904
+	r24 = add.f64 r23, -16.157537187333652
+	r25 = mul.f64 r24, r22
+	r26 = add.f64 r25, -75.00855792314705
+	r27 = mul.f64 r26, r22
+	r28 = add.f64 r27, -122.88666844901361
+	r29 = mul.f64 r28, r22
+	r30 = add.f64 r29, -64.85021904942025
+	r31 = mul.f64 r22, r30
+	r32 = add.f64 r22, 24.858464901423062
+	r33 = mul.f64 r32, r22
+	r34 = add.f64 r33, 165.02700983169885
+	r35 = mul.f64 r34, r22
+	r36 = add.f64 r35, 432.88106049129027
+	r37 = mul.f64 r36, r22
+	r38 = add.f64 r37, 485.3903996359137
+	r39 = mul.f64 r38, r22
+	r40 = add.f64 r39, 194.5506571482614
+	r41 = div.f64 r31, r40
+	r42 = mul.f64 r14, r41
+	r43 = add.f64 r42, r14
+	r21 = move.f64 r43
+	jump b14
+b14: # xatan.return
+	r19 = move.f64 r21
+	jump b15
+b15: # satan.return
+	r16 = move.f64 r19
+	jump b8
+b16: # satan.if.done
+	r44 = gt.f64 r14, 2.414213562373095
+	branch r44, b17, b20
+b17: # satan.if.then
+	r45 = div.f64 1.0, r14
+	jump b18
+b18: # xatan.entry
+	r47 = mul.f64 r45, r45
+	r48 = mul.f64 r47, -0.8750608600031904
+	r49 = add.f64 r48, -16.157537187333652
+	r50 = mul.f64 r49, r47
+	r51 = add.f64 r50, -75.00855792314705
+	r52 = mul.f64 r51, r47
+	r53 = add.f64 r52, -122.88666844901361
+	r54 = mul.f64 r53, r47
+	r55 = add.f64 r54, -64.85021904942025
+	r56 = mul.f64 r47, r55
+	r57 = add.f64 r47, 24.858464901423062
+	r58 = mul.f64 r57, r47
+	r59 = add.f64 r58, 165.02700983169885
+	r60 = mul.f64 r59, r47
+	r61 = add.f64 r60, 432.88106049129027
+	r62 = mul.f64 r61, r47
+	r63 = add.f64 r62, 485.3903996359137
+	r64 = mul.f64 r63, r47
+	r65 = add.f64 r64, 194.5506571482614
+	r66 = div.f64 r56, r65
+	r67 = mul.f64 r45, r66
+	r68 = add.f64 r67, r45
+	r46 = move.f64 r68
+	jump b19
+b19: # xatan.return
+	r69 = sub.f64 1.5707963267948966, r46
+	r70 = add.f64 r69, 6.123233995736766e-17
+	r19 = move.f64 r70
+	jump b15
+b20: # satan.if.done
+	r71 = sub.f64 r14, 1.0
+	r72 = add.f64 r14, 1.0
+	r73 = div.f64 r71, r72
+	jump b21
+b21: # xatan.entry
+	r75 = mul.f64 r73, r73
+	r76 = mul.f64 r75, -0.8750608600031904
+	r77 = add.f64 r76, -16.157537187333652
+	r78 = mul.f64 r77, r75
+	r79 = add.f64 r78, -75.00855792314705
+	r80 = mul.f64 r79, r75
+	r81 = add.f64 r80, -122.88666844901361
+	r82 = mul.f64 r81, r75
+	r83 = add.f64 r82, -64.85021904942025
+	r84 = mul.f64 r75, r83
+	r85 = add.f64 r75, 24.858464901423062
+	r86 = mul.f64 r85, r75
+	r87 = add.f64 r86, 165.02700983169885
+	r88 = mul.f64 r87, r75
+	r89 = add.f64 r88, 432.88106049129027
+	r90 = mul.f64 r89, r75
+	r91 = add.f64 r90, 485.3903996359137
+	r92 = mul.f64 r91, r75
+	r93 = add.f64 r92, 194.5506571482614
+	r94 = div.f64 r84, r93
+	r95 = mul.f64 r73, r94
+	r96 = add.f64 r95, r73
+	r74 = move.f64 r96
+	jump b22
+b22: # xatan.return
+	r97 = add.f64 r74, 0.7853981633974483
+	r98 = add.f64 r97, 3.061616997868383e-17
+	r19 = move.f64 r98
+	jump b15
+b23: # atan.if.done
+	r99 = neg.f64 r14
+	jump b24
+b24: # satan.entry
+	r101 = le.f64 r99, 0.66
+	branch r101, b25, b28
+b25: # xatan.entry
+	r103 = mul.f64 r99, r99
+	r104 = mul.f64 r103, -0.8750608600031904
+	r105 = add.f64 r104, -16.157537187333652
+	r106 = mul.f64 r105, r103
+	r107 = add.f64 r106, -75.00855792314705
+	r108 = mul.f64 r107, r103
+	r109 = add.f64 r108, -122.88666844901361
+	r110 = mul.f64 r109, r103
+	r111 = add.f64 r110, -64.85021904942025
+	r112 = mul.f64 r103, r111
+	r113 = add.f64 r103, 24.858464901423062
+	r114 = mul.f64 r113, r103
+	r115 = add.f64 r114, 165.02700983169885
+	r116 = mul.f64 r115, r103
+	r117 = add.f64 r116, 432.88106049129027
+	r118 = mul.f64 r117, r103
+	r119 = add.f64 r118, 485.3903996359137
+	r120 = mul.f64 r119, r103
+	r121 = add.f64 r120, 194.5506571482614
+	r122 = div.f64 r112, r121
+	r123 = mul.f64 r99, r122
+	r124 = add.f64 r123, r99
+	r102 = move.f64 r124
+	jump b26
+b26: # xatan.return
+	r100 = move.f64 r102
+	jump b27
+b27: # satan.return
+	r180 = neg.f64 r100
+	r16 = move.f64 r180
+	jump b8
+b28: # satan.if.done
+	r125 = gt.f64 r99, 2.414213562373095
+	branch r125, b29, b32
+b29: # satan.if.then
+	r126 = div.f64 1.0, r99
+	jump b30
+b30: # xatan.entry
+	r128 = mul.f64 r126, r126
+	r129 = mul.f64 r128, -0.8750608600031904
+	r130 = add.f64 r129, -16.157537187333652
+	r131 = mul.f64 r130, r128
+	r132 = add.f64 r131, -75.00855792314705
+	r133 = mul.f64 r132, r128
+	r134 = add.f64 r133, -122.88666844901361
+	r135 = mul.f64 r134, r128
+	r136 = add.f64 r135, -64.85021904942025
+	r137 = mul.f64 r128, r136
+	r138 = add.f64 r128, 24.858464901423062
+	r139 = mul.f64 r138, r128
+	r140 = add.f64 r139, 165.02700983169885
+	r141 = mul.f64 r140, r128
+	r142 = add.f64 r141, 432.88106049129027
+	r143 = mul.f64 r142, r128
+	r144 = add.f64 r143, 485.3903996359137
+	r145 = mul.f64 r144, r128
+	r146 = add.f64 r145, 194.5506571482614
+	r147 = div.f64 r137, r146
+	r148 = mul.f64 r126, r147
+	r149 = add.f64 r148, r126
+	r127 = move.f64 r149
+	jump b31
+b31: # xatan.return
+	r150 = sub.f64 1.5707963267948966, r127
+	r151 = add.f64 r150, 6.123233995736766e-17
+	r100 = move.f64 r151
+	jump b27
+b32: # satan.if.done
+	r152 = sub.f64 r99, 1.0
+	r153 = add.f64 r99, 1.0
+	r154 = div.f64 r152, r153
+	jump b33
+b33: # xatan.entry
+	r156 = mul.f64 r154, r154
+	r157 = mul.f64 r156, -0.8750608600031904
+	r158 = add.f64 r157, -16.157537187333652
+	r159 = mul.f64 r158, r156
+	r160 = add.f64 r159, -75.00855792314705
+	r161 = mul.f64 r160, r156
+	r162 = add.f64 r161, -122.88666844901361
+	r163 = mul.f64 r162, r156
+	r164 = add.f64 r163, -64.85021904942025
+	r165 = mul.f64 r156, r164
+	r166 = add.f64 r156, 24.858464901423062
+	r167 = mul.f64 r166, r156
+	r168 = add.f64 r167, 165.02700983169885
+	r169 = mul.f64 r168, r156
+	r170 = add.f64 r169, 432.88106049129027
+	r171 = mul.f64 r170, r156
+	r172 = add.f64 r171, 485.3903996359137
+	r173 = mul.f64 r172, r156
+	r174 = add.f64 r173, 194.5506571482614
+	r175 = div.f64 r165, r174
+	r176 = mul.f64 r154, r175
+	r177 = add.f64 r176, r154
+	r155 = move.f64 r177
+	jump b34
+b34: # xatan.return
+	r178 = add.f64 r155, 0.7853981633974483
+	r179 = add.f64 r178, 3.061616997868383e-17
+	r100 = move.f64 r179
+	jump b27
+b35: # exit
+	return
+
+kernel Atanh(x []f64, out []f64)
+
+task Atanh_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b161
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b161
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # atanh.entry
+	r17 = lt.f64 r14, -1.0
+	branch r17, b7, b12
+b7: # NaN.entry
+	r19 = bitcast.f64.u64 9221120237041090561
+	r18 = move.f64 r19
+	jump b8
+b8: # NaN.return
+	r16 = move.f64 r18
+	jump b9
+b9: # atanh.return
+	r15 = move.f64 r16
+	jump b10
+b10: # Atanh.return
+	r316 = elemaddr r4, r9, 8
+	store.f64 r316, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # atanh.cond.false
+	r28 = gt.f64 r14, 1.0
+	branch r28, b7, b13
+b13: # IsNaN.entry
+	r27 = ne.f64 r14, r14
+	r26 = move.bool r27
+	jump b14
+b14: # IsNaN.return
+	branch r26, b7, b15
+b15: # atanh.switch.next
+	r25 = eq.f64 r14, 1.0
+	branch r25, b16, b22
+b16: # atanh.switch.body
+	r21 = const.i64 1
+	jump b17
+b17: # Inf.entry
+	r22 = ge.i64 r21, 0
+	branch r22, b18, b21
+b18: # Inf.if.then
+	r23 = move.u64 9218868437227405312
+	jump b19
+b19: # Inf.if.done
+	r24 = bitcast.f64.u64 r23
+	r20 = move.f64 r24
+	jump b20
+b20: # Inf.return
+	r16 = move.f64 r20
+	jump b9
+b21: # Inf.if.else
+	r23 = move.u64 18442240474082181120
+	jump b19
+b22: # atanh.switch.next
+	r34 = eq.f64 r14, -1.0
+	branch r34, b23, b29
+b23: # atanh.switch.body
+	r30 = const.i64 -1
+	jump b24
+b24: # Inf.entry
+	r31 = ge.i64 r30, 0
+	branch r31, b25, b28
+b25: # Inf.if.then
+	r32 = move.u64 9218868437227405312
+	jump b26
+b26: # Inf.if.done
+	r33 = bitcast.f64.u64 r32
+	r29 = move.f64 r33
+	jump b27
+b27: # Inf.return
+	r16 = move.f64 r29
+	jump b9
+b28: # Inf.if.else
+	r32 = move.u64 18442240474082181120
+	jump b26
+b29: # atanh.switch.next
+	r35 = lt.f64 r14, 0.0
+	branch r35, b30, b160
+b30: # atanh.if.then
+	r38 = neg.f64 r14
+	r36 = move.f64 r38
+	r37 = move.bool true
+	jump b31
+b31: # atanh.if.done
+	r39 = lt.f64 r36, 3.725290298461914e-09
+	branch r39, b32, b37
+b32: # atanh.switch.body
+	r40 = move.f64 r36
+	jump b33
+b33: # atanh.switch.done
+	branch r37, b34, b36
+b34: # atanh.if.then
+	r315 = neg.f64 r40
+	r41 = move.f64 r315
+	jump b35
+b35: # atanh.if.done
+	r16 = move.f64 r41
+	jump b9
+b36: # edge 11→17
+	r41 = move.f64 r40
+	jump b35
+b37: # atanh.switch.next
+	r179 = lt.f64 r36, 0.5
+	branch r179, b38, b99
+b38: # atanh.switch.body
+	r42 = add.f64 r36, r36
+	r43 = mul.f64 r42, r36
+	r44 = sub.f64 1.0, r36
+	r45 = div.f64 r43, r44
+	r46 = add.f64 r42, r45
+	jump b39
+b39: # log1p.entry
+	r49 = lt.f64 r46, -1.0
+	branch r49, b40, b44
+b40: # NaN.entry
+	r51 = bitcast.f64.u64 9221120237041090561
+	r50 = move.f64 r51
+	jump b41
+b41: # NaN.return
+	r48 = move.f64 r50
+	jump b42
+b42: # log1p.return
+	r47 = move.f64 r48
+	jump b43
+b43: # Log1p.return
+	r178 = mul.f64 r47, 0.5
+	r40 = move.f64 r178
+	jump b33
+b44: # IsNaN.entry
+	r59 = ne.f64 r46, r46
+	r58 = move.bool r59
+	jump b45
+b45: # IsNaN.return
+	branch r58, b40, b46
+b46: # log1p.switch.next
+	r57 = eq.f64 r46, -1.0
+	branch r57, b47, b53
+b47: # log1p.switch.body
+	r53 = const.i64 -1
+	jump b48
+b48: # Inf.entry
+	r54 = ge.i64 r53, 0
+	branch r54, b49, b52
+b49: # Inf.if.then
+	r55 = move.u64 9218868437227405312
+	jump b50
+b50: # Inf.if.done
+	r56 = bitcast.f64.u64 r55
+	r52 = move.f64 r56
+	jump b51
+b51: # Inf.return
+	r48 = move.f64 r52
+	jump b42
+b52: # Inf.if.else
+	r55 = move.u64 18442240474082181120
+	jump b50
+b53: # log1p.switch.next
+	r66 = const.i64 1
+	jump b54
+b54: # IsInf.entry
+	r67 = eq.i64 r66, 0
+	branch r67, b55, b96
+b55: # IsInf.if.then
+	r68 = abs.f64 r46
+	r69 = move.f64 r68
+	jump b56
+b56: # IsInf.if.done
+	r70 = gt.f64 r69, 1.7976931348623157e+308
+	r65 = move.bool r70
+	jump b57
+b57: # IsInf.return
+	branch r65, b58, b64
+b58: # log1p.switch.body
+	r61 = const.i64 1
+	jump b59
+b59: # Inf.entry
+	r62 = ge.i64 r61, 0
+	branch r62, b60, b63
+b60: # Inf.if.then
+	r63 = move.u64 9218868437227405312
+	jump b61
+b61: # Inf.if.done
+	r64 = bitcast.f64.u64 r63
+	r60 = move.f64 r64
+	jump b62
+b62: # Inf.return
+	r48 = move.f64 r60
+	jump b42
+b63: # Inf.if.else
+	r63 = move.u64 18442240474082181120
+	jump b61
+b64: # log1p.switch.next
+	r73 = abs.f64 r46
+	r74 = lt.f64 r73, 0.41421356237309503
+	branch r74, b65, b95
+b65: # log1p.if.then
+	r78 = lt.f64 r73, 1.862645149230957e-09
+	branch r78, b66, b69
+b66: # log1p.if.then
+	r84 = lt.f64 r73, 5.551115123125783e-17
+	branch r84, b67, b68
+b67: # log1p.if.then
+	r48 = move.f64 r46
+	jump b42
+b68: # log1p.if.done
+	r86 = mul.f64 r46, r46
+	r87 = mul.f64 r86, 0.5
+	r88 = sub.f64 r46, r87
+	r48 = move.f64 r88
+	jump b42
+b69: # log1p.if.done
+	r85 = gt.f64 r46, -0.2928932188134525
+	branch r85, b70, b94
+b70: # log1p.if.then
+	r75 = move.f64 r46
+	r76 = move.u64 1
+	r77 = move.i64 0
+	jump b71
+b71: # log1p.if.done
+	r79 = ne.i64 r77, 0
+	branch r79, b72, b93
+b72: # log1p.if.then
+	r89 = lt.f64 r73, 9.007199254740992e+15
+	branch r89, b73, b92
+b73: # log1p.if.then
+	r93 = add.f64 r46, 1.0
+	r94 = bitcast.u64.f64 r93
+	r95 = shr.u64.u64 r94, 52
+	r96 = sub.u64 r95, 1023
+	r97 = convert.i64.u64 r96
+	r98 = gt.i64 r97, 0
+	branch r98, b74, b91
+b74: # log1p.if.then
+	r108 = sub.f64 r93, r46
+	r109 = sub.f64 1.0, r108
+	r110 = move.f64 r109
+	jump b75
+b75: # log1p.if.done
+	r111 = div.f64 r110, r93
+	r99 = move.u64 r94
+	r100 = move.i64 r97
+	r101 = move.f64 r111
+	jump b76
+b76: # log1p.if.done
+	r102 = and.u64 r99, 4503599627370495
+	r103 = lt.u64 r102, 1865452045155277
+	branch r103, b77, b90
+b77: # log1p.if.then
+	r114 = or.u64 r102, 4607182418800017408
+	r115 = bitcast.f64.u64 r114
+	r116 = move.u64 r102
+	r117 = move.i64 r100
+	r118 = move.f64 r115
+	jump b78
+b78: # log1p.if.done
+	r119 = sub.f64 r118, 1.0
+	r80 = move.f64 r119
+	r81 = move.u64 r116
+	r82 = move.i64 r117
+	r83 = move.f64 r101
+	jump b79
+b79: # log1p.if.done
+	r90 = mul.f64 r80, 0.5
+	r91 = mul.f64 r90, r80
+	r92 = eq.u64 r81, 0
+	branch r92, b80, b87
+b80: # log1p.if.then
+	r125 = eq.f64 r80, 0.0
+	branch r125, b81, b84
+b81: # log1p.if.then
+	r143 = eq.i64 r82, 0
+	branch r143, b82, b83
+b82: # log1p.if.then
+	r48 = move.f64 0.0
+	jump b42
+b83: # log1p.if.done
+	r148 = convert.f64.i64 r82
+	r149 = mul.f64 r148, 1.9082149292705877e-10
+	r150 = add.f64 r83, r149
+	r151 = convert.f64.i64 r82
+	r152 = mul.f64 r151, 0.6931471803691238
+	r153 = add.f64 r152, r150
+	r48 = move.f64 r153
+	jump b42
+b84: # log1p.if.done
+	r144 = mul.f64 r80, 0.6666666666666666
+	r145 = sub.f64 1.0, r144
+	r146 = mul.f64 r91, r145
+	r147 = eq.i64 r82, 0
+	branch r147, b85, b86
+b85: # log1p.if.then
+	r154 = sub.f64 r80, r146
+	r48 = move.f64 r154
+	jump b42
+b86: # log1p.if.done
+	r155 = convert.f64.i64 r82
+	r156 = mul.f64 r155, 0.6931471803691238
+	r157 = convert.f64.i64 r82
+	r158 = mul.f64 r157, 1.9082149292705877e-10
+	r159 = add.f64 r158, r83
+	r160 = sub.f64 r146, r159
+	r161 = sub.f64 r160, r80
+	r162 = sub.f64 r156, r161
+	r48 = move.f64 r162
+	jump b42
+b87: # log1p.if.done
+	r126 = add.f64 r80, 2.0
+	r127 = div.f64 r80, r126
+	r128 = mul.f64 r127, r127
+	r129 = mul.f64 r128, 0.14798198605116586
+	r130 = add.f64 r129, 0.15313837699209373
+	r131 = mul.f64 r128, r130
+	r132 = add.f64 r131, 0.1818357216161805
+	r133 = mul.f64 r128, r132
+	r134 = add.f64 r133, 0.22222198432149784
+	r135 = mul.f64 r128, r134
+	r136 = add.f64 r135, 0.2857142874366239
+	r137 = mul.f64 r128, r136
+	r138 = add.f64 r137, 0.3999999999940942
+	r139 = mul.f64 r128, r138
+	r140 = add.f64 r139, 0.6666666666666735
+	r141 = mul.f64 r128, r140
+	r142 = eq.i64 r82, 0
+	branch r142, b88, b89
+b88: # log1p.if.then
+	r163 = add.f64 r91, r141
+	r164 = mul.f64 r127, r163
+	r165 = sub.f64 r91, r164
+	r166 = sub.f64 r80, r165
+	r48 = move.f64 r166
+	jump b42
+b89: # log1p.if.done
+	r167 = convert.f64.i64 r82
+	r168 = mul.f64 r167, 0.6931471803691238
+	r169 = add.f64 r91, r141
+	r170 = mul.f64 r127, r169
+	r171 = convert.f64.i64 r82
+	r172 = mul.f64 r171, 1.9082149292705877e-10
+	r173 = add.f64 r172, r83
+	r174 = add.f64 r170, r173
+	r175 = sub.f64 r91, r174
+	r176 = sub.f64 r175, r80
+	r177 = sub.f64 r168, r176
+	r48 = move.f64 r177
+	jump b42
+b90: # log1p.if.else
+	r120 = add.i64 r100, 1
+	r121 = or.u64 r102, 4602678819172646912
+	r122 = bitcast.f64.u64 r121
+	r123 = sub.u64 4503599627370496, r102
+	r124 = shr.u64.u64 r123, 2
+	r116 = move.u64 r124
+	r117 = move.i64 r120
+	r118 = move.f64 r122
+	jump b78
+b91: # log1p.if.else
+	r112 = sub.f64 r93, 1.0
+	r113 = sub.f64 r46, r112
+	r110 = move.f64 r113
+	jump b75
+b92: # log1p.if.else
+	r104 = bitcast.u64.f64 r46
+	r105 = shr.u64.u64 r104, 52
+	r106 = sub.u64 r105, 1023
+	r107 = convert.i64.u64 r106
+	r99 = move.u64 r104
+	r100 = move.i64 r107
+	r101 = move.f64 0.0
+	jump b76
+b93: # edge 9→16
+	r80 = move.f64 r75
+	r81 = move.u64 r76
+	r82 = move.i64 r77
+	r83 = move.f64 0.0
+	jump b79
+b94: # edge 11→9
+	r75 = move.f64 0.0
+	r76 = move.u64 0
+	r77 = move.i64 1
+	jump b71
+b95: # edge 7→9
+	r75 = move.f64 0.0
+	r76 = move.u64 0
+	r77 = move.i64 1
+	jump b71
+b96: # IsInf.if.else
+	r71 = lt.i64 r66, 0
+	branch r71, b97, b98
+b97: # IsInf.if.then
+	r72 = neg.f64 r46
+	r69 = move.f64 r72
+	jump b56
+b98: # edge 3→2
+	r69 = move.f64 r46
+	jump b56
+b99: # atanh.switch.next
+	r180 = add.f64 r36, r36
+	r181 = sub.f64 1.0, r36
+	r182 = div.f64 r180, r181
+	jump b100
+b100: # log1p.entry
+	r185 = lt.f64 r182, -1.0
+	branch r185, b101, b105
+b101: # NaN.entry
+	r187 = bitcast.f64.u64 9221120237041090561
+	r186 = move.f64 r187
+	jump b102
+b102: # NaN.return
+	r184 = move.f64 r186
+	jump b103
+b103: # log1p.return
+	r183 = move.f64 r184
+	jump b104
+b104: # Log1p.return
+	r314 = mul.f64 r183, 0.5
+	r40 = move.f64 r314
+	jump b33
+b105: # IsNaN.entry
+	r195 = ne.f64 r182, r182
+	r194 = move.bool r195
+	jump b106
+b106: # IsNaN.return
+	branch r194, b101, b107
+b107: # log1p.switch.next
+	r193 = eq.f64 r182, -1.0
+	branch r193, b108, b114
+b108: # log1p.switch.body
+	r189 = const.i64 -1
+	jump b109
+b109: # Inf.entry
+	r190 = ge.i64 r189, 0
+	branch r190, b110, b113
+b110: # Inf.if.then
+	r191 = move.u64 9218868437227405312
+	jump b111
+b111: # Inf.if.done
+	r192 = bitcast.f64.u64 r191
+	r188 = move.f64 r192
+	jump b112
+b112: # Inf.return
+	r184 = move.f64 r188
+	jump b103
+b113: # Inf.if.else
+	r191 = move.u64 18442240474082181120
+	jump b111
+b114: # log1p.switch.next
+	r202 = const.i64 1
+	jump b115
+b115: # IsInf.entry
+	r203 = eq.i64 r202, 0
+	branch r203, b116, b157
+b116: # IsInf.if.then
+	r204 = abs.f64 r182
+	r205 = move.f64 r204
+	jump b117
+b117: # IsInf.if.done
+	r206 = gt.f64 r205, 1.7976931348623157e+308
+	r201 = move.bool r206
+	jump b118
+b118: # IsInf.return
+	branch r201, b119, b125
+b119: # log1p.switch.body
+	r197 = const.i64 1
+	jump b120
+b120: # Inf.entry
+	r198 = ge.i64 r197, 0
+	branch r198, b121, b124
+b121: # Inf.if.then
+	r199 = move.u64 9218868437227405312
+	jump b122
+b122: # Inf.if.done
+	r200 = bitcast.f64.u64 r199
+	r196 = move.f64 r200
+	jump b123
+b123: # Inf.return
+	r184 = move.f64 r196
+	jump b103
+b124: # Inf.if.else
+	r199 = move.u64 18442240474082181120
+	jump b122
+b125: # log1p.switch.next
+	r209 = abs.f64 r182
+	r210 = lt.f64 r209, 0.41421356237309503
+	branch r210, b126, b156
+b126: # log1p.if.then
+	r214 = lt.f64 r209, 1.862645149230957e-09
+	branch r214, b127, b130
+b127: # log1p.if.then
+	r220 = lt.f64 r209, 5.551115123125783e-17
+	branch r220, b128, b129
+b128: # log1p.if.then
+	r184 = move.f64 r182
+	jump b103
+b129: # log1p.if.done
+	r222 = mul.f64 r182, r182
+	r223 = mul.f64 r222, 0.5
+	r224 = sub.f64 r182, r223
+	r184 = move.f64 r224
+	jump b103
+b130: # log1p.if.done
+	r221 = gt.f64 r182, -0.2928932188134525
+	branch r221, b131, b155
+b131: # log1p.if.then
+	r211 = move.f64 r182
+	r212 = move.u64 1
+	r213 = move.i64 0
+	jump b132
+b132: # log1p.if.done
+	r215 = ne.i64 r213, 0
+	branch r215, b133, b154
+b133: # log1p.if.then
+	r225 = lt.f64 r209, 9.007199254740992e+15
+	branch r225, b134, b153
+b134: # log1p.if.then
+	r229 = add.f64 r182, 1.0
+	r230 = bitcast.u64.f64 r229
+	r231 = shr.u64.u64 r230, 52
+	r232 = sub.u64 r231, 1023
+	r233 = convert.i64.u64 r232
+	r234 = gt.i64 r233, 0
+	branch r234, b135, b152
+b135: # log1p.if.then
+	r244 = sub.f64 r229, r182
+	r245 = sub.f64 1.0, r244
+	r246 = move.f64 r245
+	jump b136
+b136: # log1p.if.done
+	r247 = div.f64 r246, r229
+	r235 = move.u64 r230
+	r236 = move.i64 r233
+	r237 = move.f64 r247
+	jump b137
+b137: # log1p.if.done
+	r238 = and.u64 r235, 4503599627370495
+	r239 = lt.u64 r238, 1865452045155277
+	branch r239, b138, b151
+b138: # log1p.if.then
+	r250 = or.u64 r238, 4607182418800017408
+	r251 = bitcast.f64.u64 r250
+	r252 = move.u64 r238
+	r253 = move.i64 r236
+	r254 = move.f64 r251
+	jump b139
+b139: # log1p.if.done
+	r255 = sub.f64 r254, 1.0
+	r216 = move.f64 r255
+	r217 = move.u64 r252
+	r218 = move.i64 r253
+	r219 = move.f64 r237
+	jump b140
+b140: # log1p.if.done
+	r226 = mul.f64 r216, 0.5
+	r227 = mul.f64 r226, r216
+	r228 = eq.u64 r217, 0
+	branch r228, b141, b148
+b141: # log1p.if.then
+	r261 = eq.f64 r216, 0.0
+	branch r261, b142, b145
+b142: # log1p.if.then
+	r279 = eq.i64 r218, 0
+	branch r279, b143, b144
+b143: # log1p.if.then
+	r184 = move.f64 0.0
+	jump b103
+b144: # log1p.if.done
+	r284 = convert.f64.i64 r218
+	r285 = mul.f64 r284, 1.9082149292705877e-10
+	r286 = add.f64 r219, r285
+	r287 = convert.f64.i64 r218
+	r288 = mul.f64 r287, 0.6931471803691238
+	r289 = add.f64 r288, r286
+	r184 = move.f64 r289
+	jump b103
+b145: # log1p.if.done
+	r280 = mul.f64 r216, 0.6666666666666666
+	r281 = sub.f64 1.0, r280
+	r282 = mul.f64 r227, r281
+	r283 = eq.i64 r218, 0
+	branch r283, b146, b147
+b146: # log1p.if.then
+	r290 = sub.f64 r216, r282
+	r184 = move.f64 r290
+	jump b103
+b147: # log1p.if.done
+	r291 = convert.f64.i64 r218
+	r292 = mul.f64 r291, 0.6931471803691238
+	r293 = convert.f64.i64 r218
+	r294 = mul.f64 r293, 1.9082149292705877e-10
+	r295 = add.f64 r294, r219
+	r296 = sub.f64 r282, r295
+	r297 = sub.f64 r296, r216
+	r298 = sub.f64 r292, r297
+	r184 = move.f64 r298
+	jump b103
+b148: # log1p.if.done
+	r262 = add.f64 r216, 2.0
+	r263 = div.f64 r216, r262
+	r264 = mul.f64 r263, r263
+	r265 = mul.f64 r264, 0.14798198605116586
+	r266 = add.f64 r265, 0.15313837699209373
+	r267 = mul.f64 r264, r266
+	r268 = add.f64 r267, 0.1818357216161805
+	r269 = mul.f64 r264, r268
+	r270 = add.f64 r269, 0.22222198432149784
+	r271 = mul.f64 r264, r270
+	r272 = add.f64 r271, 0.2857142874366239
+	r273 = mul.f64 r264, r272
+	r274 = add.f64 r273, 0.3999999999940942
+	r275 = mul.f64 r264, r274
+	r276 = add.f64 r275, 0.6666666666666735
+	r277 = mul.f64 r264, r276
+	r278 = eq.i64 r218, 0
+	branch r278, b149, b150
+b149: # log1p.if.then
+	r299 = add.f64 r227, r277
+	r300 = mul.f64 r263, r299
+	r301 = sub.f64 r227, r300
+	r302 = sub.f64 r216, r301
+	r184 = move.f64 r302
+	jump b103
+b150: # log1p.if.done
+	r303 = convert.f64.i64 r218
+	r304 = mul.f64 r303, 0.6931471803691238
+	r305 = add.f64 r227, r277
+	r306 = mul.f64 r263, r305
+	r307 = convert.f64.i64 r218
+	r308 = mul.f64 r307, 1.9082149292705877e-10
+	r309 = add.f64 r308, r219
+	r310 = add.f64 r306, r309
+	r311 = sub.f64 r227, r310
+	r312 = sub.f64 r311, r216
+	r313 = sub.f64 r304, r312
+	r184 = move.f64 r313
+	jump b103
+b151: # log1p.if.else
+	r256 = add.i64 r236, 1
+	r257 = or.u64 r238, 4602678819172646912
+	r258 = bitcast.f64.u64 r257
+	r259 = sub.u64 4503599627370496, r238
+	r260 = shr.u64.u64 r259, 2
+	r252 = move.u64 r260
+	r253 = move.i64 r256
+	r254 = move.f64 r258
+	jump b139
+b152: # log1p.if.else
+	r248 = sub.f64 r229, 1.0
+	r249 = sub.f64 r182, r248
+	r246 = move.f64 r249
+	jump b136
+b153: # log1p.if.else
+	r240 = bitcast.u64.f64 r182
+	r241 = shr.u64.u64 r240, 52
+	r242 = sub.u64 r241, 1023
+	r243 = convert.i64.u64 r242
+	r235 = move.u64 r240
+	r236 = move.i64 r243
+	r237 = move.f64 0.0
+	jump b137
+b154: # edge 9→16
+	r216 = move.f64 r211
+	r217 = move.u64 r212
+	r218 = move.i64 r213
+	r219 = move.f64 0.0
+	jump b140
+b155: # edge 11→9
+	r211 = move.f64 0.0
+	r212 = move.u64 0
+	r213 = move.i64 1
+	jump b132
+b156: # edge 7→9
+	r211 = move.f64 0.0
+	r212 = move.u64 0
+	r213 = move.i64 1
+	jump b132
+b157: # IsInf.if.else
+	r207 = lt.i64 r202, 0
+	branch r207, b158, b159
+b158: # IsInf.if.then
+	r208 = neg.f64 r182
+	r205 = move.f64 r208
+	jump b117
+b159: # edge 3→2
+	r205 = move.f64 r182
+	jump b117
+b160: # edge 8→10
+	r36 = move.f64 r14
+	r37 = move.bool false
+	jump b31
+b161: # exit
+	return
+
+kernel Cbrt(x []f64, out []f64)
+
+task Cbrt_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b31
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b31
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # cbrt.entry
+	r17 = eq.f64 r14, 0.0
+	branch r17, b7, b11
+b7: # cbrt.switch.body
+	r16 = move.f64 r14
+	jump b8
+b8: # cbrt.return
+	r15 = move.f64 r16
+	jump b9
+b9: # Cbrt.return
+	r67 = elemaddr r4, r9, 8
+	store.f64 r67, r15
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # IsNaN.entry
+	r30 = ne.f64 r14, r14
+	r29 = move.bool r30
+	jump b12
+b12: # IsNaN.return
+	branch r29, b7, b13
+b13: # cbrt.cond.false
+	r22 = const.i64 0
+	jump b14
+b14: # IsInf.entry
+	r23 = eq.i64 r22, 0
+	branch r23, b15, b28
+b15: # IsInf.if.then
+	r24 = abs.f64 r14
+	r25 = move.f64 r24
+	jump b16
+b16: # IsInf.if.done
+	r26 = gt.f64 r25, 1.7976931348623157e+308
+	r21 = move.bool r26
+	jump b17
+b17: # IsInf.return
+	branch r21, b7, b18
+b18: # cbrt.switch.next
+	r18 = lt.f64 r14, 0.0
+	branch r18, b19, b27
+b19: # cbrt.if.then
+	r31 = neg.f64 r14
+	r19 = move.f64 r31
+	r20 = move.bool true
+	jump b20
+b20: # cbrt.if.done
+	r32 = bitcast.u64.f64 r19
+	r68 = mulhi.u64 r32, 6148914691236517206
+	r69 = sub.u64 r32, r68
+	r70 = shr.u64.u32 r69, 1
+	r71 = add.u64 r70, r68
+	r72 = shr.u64.u32 r71, 1
+	r33 = move.u64 r72
+	r34 = add.u64 r33, 3071306043645493248
+	r35 = bitcast.f64.u64 r34
+	r36 = lt.f64 r19, 2.2250738585072014e-308
+	branch r36, b21, b26
+b21: # cbrt.if.then
+	r38 = mul.f64 r19, 1.8014398509481984e+16
+	r39 = bitcast.u64.f64 r38
+	r73 = mulhi.u64 r39, 6148914691236517206
+	r74 = sub.u64 r39, r73
+	r75 = shr.u64.u32 r74, 1
+	r76 = add.u64 r75, r73
+	r77 = shr.u64.u32 r76, 1
+	r40 = move.u64 r77
+	r41 = add.u64 r40, 2990241250352824320
+	r42 = bitcast.f64.u64 r41
+	r37 = move.f64 r42
+	jump b22
+b22: # cbrt.if.done
+	r43 = mul.f64 r37, r37
+	r44 = div.f64 r43, r19
+	r45 = mul.f64 r44, r37
+	r46 = add.f64 r45, 0.5428571428571428
+	r47 = add.f64 r46, 1.4142857142857144
+	r48 = div.f64 -0.7053061224489796, r46
+	r49 = add.f64 r47, r48
+	r50 = div.f64 1.6071428571428572, r49
+	r51 = add.f64 r50, 0.35714285714285715
+	r52 = mul.f64 r37, r51
+	r53 = bitcast.u64.f64 r52
+	r54 = and.u64 r53, 18446744072635809792
+	r55 = add.u64 r54, 1073741824
+	r56 = bitcast.f64.u64 r55
+	r57 = mul.f64 r56, r56
+	r58 = div.f64 r19, r57
+	r59 = add.f64 r56, r56
+	r60 = sub.f64 r58, r56
+	r61 = add.f64 r59, r58
+	r62 = div.f64 r60, r61
+	r63 = mul.f64 r56, r62
+	r64 = add.f64 r56, r63
+	branch r20, b23, b25
+b23: # cbrt.if.then
+	r66 = neg.f64 r64
+	r65 = move.f64 r66
+	jump b24
+b24: # cbrt.if.done
+	r16 = move.f64 r65
+	jump b8
+b25: # edge 8→10
+	r65 = move.f64 r64
+	jump b24
+b26: # edge 6→8
+	r37 = move.f64 r35
+	jump b22
+b27: # edge 2→6
+	r19 = move.f64 r14
+	r20 = move.bool false
+	jump b20
+b28: # IsInf.if.else
+	r27 = lt.i64 r22, 0
+	branch r27, b29, b30
+b29: # IsInf.if.then
+	r28 = neg.f64 r14
+	r25 = move.f64 r28
+	jump b16
+b30: # edge 3→2
+	r25 = move.f64 r14
+	jump b16
+b31: # exit
+	return
+
+kernel Ceil(x []f64, out []f64)
+
+task Ceil_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = ceil.f64 r14
+	r16 = elemaddr r4, r9, 8
+	store.f64 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Cosh(x []f64, out []f64)
+
+task Cosh_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b72
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b72
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # cosh.entry
+	r17 = abs.f64 r14
+	r18 = gt.f64 r17, 21.0
+	branch r18, b7, b41
+b7: # Exp.entry
+	r21 = bitcast.u64.f64 r17
+	r22 = andnot.u64 r21, 9223372036854775808
+	r23 = ge.u64 r22, 9218868437227405312
+	branch r23, b8, b16
+b8: # Exp.if.then
+	r24 = eq.u64 r21, 18442240474082181120
+	branch r24, b9, b15
+b9: # Exp.if.then
+	r20 = move.f64 0.0
+	jump b10
+b10: # Exp.return
+	r19 = move.f64 r20
+	jump b11
+b11: # Exp.return
+	r79 = mul.f64 r19, 0.5
+	r16 = move.f64 r79
+	jump b12
+b12: # cosh.return
+	r15 = move.f64 r16
+	jump b13
+b13: # Cosh.return
+	r143 = elemaddr r4, r9, 8
+	store.f64 r143, r15
+	jump b14
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b15: # Exp.if.done
+	r20 = move.f64 r17
+	jump b10
+b16: # Exp.if.done
+	r25 = gt.f64 r17, 709.782712893384
+	branch r25, b17, b23
+b17: # Exp.if.then
+	r27 = const.i64 1
+	jump b18
+b18: # Inf.entry
+	r28 = ge.i64 r27, 0
+	branch r28, b19, b22
+b19: # Inf.if.then
+	r29 = move.u64 9218868437227405312
+	jump b20
+b20: # Inf.if.done
+	r30 = bitcast.f64.u64 r29
+	r26 = move.f64 r30
+	jump b21
+b21: # Inf.return
+	r20 = move.f64 r26
+	jump b10
+b22: # Inf.if.else
+	r29 = move.u64 18442240474082181120
+	jump b20
+b23: # Exp.if.done
+	r31 = mul.f64 r17, 1.4426950408889634
+	jump b24
+b24: # roundToInt32.entry
+	r33 = roundeven.f64 r31
+	r34 = ge.f64 r33, -2.147483648e+09
+	branch r34, b25, b40
+b25: # roundToInt32.cond.true
+	r36 = le.f64 r33, 2.147483647e+09
+	branch r36, b26, b40
+b26: # roundToInt32.if.then
+	r35 = convert.i32.f64 r33
+	r32 = move.i32 r35
+	jump b27
+b27: # roundToInt32.return
+	r37 = convert.f64.i32 r32
+	r38 = neg.f64 r37
+	r39 = fma.f64 r38, 0.693147180559663, r17
+	r40 = neg.f64 r37
+	r41 = fma.f64 r40, 2.8235290563031577e-13, r39
+	r42 = mul.f64 r41, 0.0625
+	r43 = fma.f64 2.48015873015873e-05, r42, 0.0001984126984126984
+	r44 = fma.f64 r43, r42, 0.001388888888888889
+	r45 = fma.f64 r44, r42, 0.008333333333333333
+	r46 = fma.f64 r45, r42, 0.041666666666666664
+	r47 = fma.f64 r46, r42, 0.16666666666666666
+	r48 = fma.f64 r47, r42, 0.5
+	r49 = fma.f64 r48, r42, 1.0
+	r50 = mul.f64 r42, r49
+	r51 = add.f64 r50, 2.0
+	r52 = mul.f64 r50, r51
+	r53 = add.f64 r52, 2.0
+	r54 = mul.f64 r52, r53
+	r55 = add.f64 r54, 2.0
+	r56 = mul.f64 r54, r55
+	r57 = add.f64 r56, 2.0
+	r58 = fma.f64 r56, r57, 1.0
+	r59 = add.i32 r32, 1023
+	r60 = le.i32 r59, 0
+	branch r60, b28, b32
+b28: # Exp.if.then
+	r61 = lt.i32 r59, -52
+	branch r61, b29, b30
+b29: # Exp.if.then
+	r20 = move.f64 0.0
+	jump b10
+b30: # Exp.if.done
+	r69 = add.i32 r59, 1022
+	r70 = convert.u64.i32 r69
+	r71 = shl.u64.u64 r70, 52
+	r72 = bitcast.f64.u64 r71
+	r73 = mul.f64 r58, r72
+	r62 = move.f64 r73
+	r63 = move.i32 1
+	jump b31
+b31: # Exp.if.done
+	r64 = convert.u64.i32 r63
+	r65 = shl.u64.u64 r64, 52
+	r66 = bitcast.f64.u64 r65
+	r67 = mul.f64 r62, r66
+	r20 = move.f64 r67
+	jump b10
+b32: # Exp.if.else
+	r68 = ge.i32 r59, 2047
+	branch r68, b33, b39
+b33: # Exp.if.then
+	r75 = const.i64 1
+	jump b34
+b34: # Inf.entry
+	r76 = ge.i64 r75, 0
+	branch r76, b35, b38
+b35: # Inf.if.then
+	r77 = move.u64 9218868437227405312
+	jump b36
+b36: # Inf.if.done
+	r78 = bitcast.f64.u64 r77
+	r74 = move.f64 r78
+	jump b37
+b37: # Inf.return
+	r20 = move.f64 r74
+	jump b10
+b38: # Inf.if.else
+	r77 = move.u64 18442240474082181120
+	jump b36
+b39: # edge 9→8
+	r62 = move.f64 r58
+	r63 = move.i32 r59
+	jump b31
+b40: # roundToInt32.if.done
+	r32 = move.i32 -2147483648
+	jump b27
+b41: # Exp.entry
+	r82 = bitcast.u64.f64 r17
+	r83 = andnot.u64 r82, 9223372036854775808
+	r84 = ge.u64 r83, 9218868437227405312
+	branch r84, b42, b47
+b42: # Exp.if.then
+	r85 = eq.u64 r82, 18442240474082181120
+	branch r85, b43, b46
+b43: # Exp.if.then
+	r81 = move.f64 0.0
+	jump b44
+b44: # Exp.return
+	r80 = move.f64 r81
+	jump b45
+b45: # Exp.return
+	r140 = div.f64 1.0, r80
+	r141 = add.f64 r80, r140
+	r142 = mul.f64 r141, 0.5
+	r16 = move.f64 r142
+	jump b12
+b46: # Exp.if.done
+	r81 = move.f64 r17
+	jump b44
+b47: # Exp.if.done
+	r86 = gt.f64 r17, 709.782712893384
+	branch r86, b48, b54
+b48: # Exp.if.then
+	r88 = const.i64 1
+	jump b49
+b49: # Inf.entry
+	r89 = ge.i64 r88, 0
+	branch r89, b50, b53
+b50: # Inf.if.then
+	r90 = move.u64 9218868437227405312
+	jump b51
+b51: # Inf.if.done
+	r91 = bitcast.f64.u64 r90
+	r87 = move.f64 r91
+	jump b52
+b52: # Inf.return
+	r81 = move.f64 r87
+	jump b44
+b53: # Inf.if.else
+	r90 = move.u64 18442240474082181120
+	jump b51
+b54: # Exp.if.done
+	r92 = mul.f64 r17, 1.4426950408889634
+	jump b55
+b55: # roundToInt32.entry
+	r94 = roundeven.f64 r92
+	r95 = ge.f64 r94, -2.147483648e+09
+	branch r95, b56, b71
+b56: # roundToInt32.cond.true
+	r97 = le.f64 r94, 2.147483647e+09
+	branch r97, b57, b71
+b57: # roundToInt32.if.then
+	r96 = convert.i32.f64 r94
+	r93 = move.i32 r96
+	jump b58
+b58: # roundToInt32.return
+	r98 = convert.f64.i32 r93
+	r99 = neg.f64 r98
+	r100 = fma.f64 r99, 0.693147180559663, r17
+	r101 = neg.f64 r98
+	r102 = fma.f64 r101, 2.8235290563031577e-13, r100
+	r103 = mul.f64 r102, 0.0625
+	r104 = fma.f64 2.48015873015873e-05, r103, 0.0001984126984126984
+	r105 = fma.f64 r104, r103, 0.001388888888888889
+	r106 = fma.f64 r105, r103, 0.008333333333333333
+	r107 = fma.f64 r106, r103, 0.041666666666666664
+	r108 = fma.f64 r107, r103, 0.16666666666666666
+	r109 = fma.f64 r108, r103, 0.5
+	r110 = fma.f64 r109, r103, 1.0
+	r111 = mul.f64 r103, r110
+	r112 = add.f64 r111, 2.0
+	r113 = mul.f64 r111, r112
+	r114 = add.f64 r113, 2.0
+	r115 = mul.f64 r113, r114
+	r116 = add.f64 r115, 2.0
+	r117 = mul.f64 r115, r116
+	r118 = add.f64 r117, 2.0
+	r119 = fma.f64 r117, r118, 1.0
+	r120 = add.i32 r93, 1023
+	r121 = le.i32 r120, 0
+	branch r121, b59, b63
+b59: # Exp.if.then
+	r122 = lt.i32 r120, -52
+	branch r122, b60, b61
+b60: # Exp.if.then
+	r81 = move.f64 0.0
+	jump b44
+b61: # Exp.if.done
+	r130 = add.i32 r120, 1022
+	r131 = convert.u64.i32 r130
+	r132 = shl.u64.u64 r131, 52
+	r133 = bitcast.f64.u64 r132
+	r134 = mul.f64 r119, r133
+	r123 = move.f64 r134
+	r124 = move.i32 1
+	jump b62
+b62: # Exp.if.done
+	r125 = convert.u64.i32 r124
+	r126 = shl.u64.u64 r125, 52
+	r127 = bitcast.f64.u64 r126
+	r128 = mul.f64 r123, r127
+	r81 = move.f64 r128
+	jump b44
+b63: # Exp.if.else
+	r129 = ge.i32 r120, 2047
+	branch r129, b64, b70
+b64: # Exp.if.then
+	r136 = const.i64 1
+	jump b65
+b65: # Inf.entry
+	r137 = ge.i64 r136, 0
+	branch r137, b66, b69
+b66: # Inf.if.then
+	r138 = move.u64 9218868437227405312
+	jump b67
+b67: # Inf.if.done
+	r139 = bitcast.f64.u64 r138
+	r135 = move.f64 r139
+	jump b68
+b68: # Inf.return
+	r81 = move.f64 r135
+	jump b44
+b69: # Inf.if.else
+	r138 = move.u64 18442240474082181120
+	jump b67
+b70: # edge 9→8
+	r123 = move.f64 r119
+	r124 = move.i32 r120
+	jump b62
+b71: # roundToInt32.if.done
+	r93 = move.i32 -2147483648
+	jump b58
+b72: # exit
+	return
+
+kernel Erf(x []f64, out []f64)
+
+task Erf_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b119
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b119
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # IsNaN.entry
+	r18 = ne.f64 r14, r14
+	r17 = move.bool r18
+	jump b7
+b7: # IsNaN.return
+	branch r17, b8, b13
+b8: # NaN.entry
+	r20 = bitcast.f64.u64 9221120237041090561
+	r19 = move.f64 r20
+	jump b9
+b9: # NaN.return
+	r16 = move.f64 r19
+	jump b10
+b10: # erf.return
+	r15 = move.f64 r16
+	jump b11
+b11: # Erf.return
+	r302 = elemaddr r4, r9, 8
+	store.f64 r302, r15
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # erf.switch.next
+	r22 = const.i64 1
+	jump b14
+b14: # IsInf.entry
+	r23 = eq.i64 r22, 0
+	branch r23, b15, b116
+b15: # IsInf.if.then
+	r24 = abs.f64 r14
+	r25 = move.f64 r24
+	jump b16
+b16: # IsInf.if.done
+	r26 = gt.f64 r25, 1.7976931348623157e+308
+	r21 = move.bool r26
+	jump b17
+b17: # IsInf.return
+	branch r21, b18, b19
+b18: # erf.switch.body
+	r16 = move.f64 1.0
+	jump b10
+b19: # erf.switch.next
+	r30 = const.i64 -1
+	jump b20
+b20: # IsInf.entry
+	r31 = eq.i64 r30, 0
+	branch r31, b21, b113
+b21: # IsInf.if.then
+	r32 = abs.f64 r14
+	r33 = move.f64 r32
+	jump b22
+b22: # IsInf.if.done
+	r34 = gt.f64 r33, 1.7976931348623157e+308
+	r29 = move.bool r34
+	jump b23
+b23: # IsInf.return
+	branch r29, b24, b25
+b24: # erf.switch.body
+	r16 = move.f64 -1.0
+	jump b10
+b25: # erf.switch.next
+	r37 = lt.f64 r14, 0.0
+	branch r37, b26, b112
+b26: # erf.if.then
+	r40 = neg.f64 r14
+	r38 = move.f64 r40
+	r39 = move.bool true
+	jump b27
+b27: # erf.if.done
+	r41 = lt.f64 r38, 0.84375
+	branch r41, b28, b36
+b28: # erf.if.then
+	r42 = lt.f64 r38, 3.725290298461914e-09
+	branch r42, b29, b35
+b29: # erf.if.then
+	r44 = lt.f64 r38, 2.848094538889218e-306
+	branch r44, b30, b34
+b30: # erf.if.then
+	r68 = mul.f64 r38, 8.0
+	r69 = mul.f64 r38, 1.0270333367641007
+	r70 = add.f64 r68, r69
+	r71 = mul.f64 r70, 0.125
+	r45 = move.f64 r71
+	jump b31
+b31: # erf.if.done
+	branch r39, b32, b33
+b32: # erf.if.then
+	r74 = neg.f64 r45
+	r16 = move.f64 r74
+	jump b10
+b33: # erf.if.done
+	r16 = move.f64 r45
+	jump b10
+b34: # erf.if.else
+	r72 = mul.f64 r38, 0.1283791670955126
+	r73 = add.f64 r38, r72
+	r45 = move.f64 r73
+	jump b31
+b35: # erf.if.else
+	r46 = mul.f64 r38, r38
+	r47 = mul.f64 r46, -2.3763016656650163e-05
+	r48 = add.f64 r47, -0.005770270296489442
+	r49 = mul.f64 r46, r48
+	r50 = add.f64 r49, -0.02848174957559851
+	r51 = mul.f64 r46, r50
+	r52 = add.f64 r51, -0.3250421072470015
+	r53 = mul.f64 r46, r52
+	r54 = add.f64 r53, 0.12837916709551256
+	r55 = mul.f64 r46, -3.960228278775368e-06
+	r56 = add.f64 r55, 0.00013249473800432164
+	r57 = mul.f64 r46, r56
+	r58 = add.f64 r57, 0.005081306281875766
+	r59 = mul.f64 r46, r58
+	r60 = add.f64 r59, 0.0650222499887673
+	r61 = mul.f64 r46, r60
+	r62 = add.f64 r61, 0.39791722395915535
+	r63 = mul.f64 r46, r62
+	r64 = add.f64 r63, 1.0
+	r65 = div.f64 r54, r64
+	r66 = mul.f64 r38, r65
+	r67 = add.f64 r38, r66
+	r45 = move.f64 r67
+	jump b31
+b36: # erf.if.done
+	r43 = lt.f64 r38, 1.25
+	branch r43, b37, b40
+b37: # erf.if.then
+	r75 = sub.f64 r38, 1.0
+	r76 = mul.f64 r75, -0.002166375594868791
+	r77 = add.f64 r76, 0.035478304325618236
+	r78 = mul.f64 r75, r77
+	r79 = add.f64 r78, -0.11089469428239668
+	r80 = mul.f64 r75, r79
+	r81 = add.f64 r80, 0.31834661990116175
+	r82 = mul.f64 r75, r81
+	r83 = add.f64 r82, -0.3722078760357013
+	r84 = mul.f64 r75, r83
+	r85 = add.f64 r84, 0.41485611868374833
+	r86 = mul.f64 r75, r85
+	r87 = add.f64 r86, -0.0023621185607526594
+	r88 = mul.f64 r75, 0.011984499846799107
+	r89 = add.f64 r88, 0.01363708391202905
+	r90 = mul.f64 r75, r89
+	r91 = add.f64 r90, 0.12617121980876164
+	r92 = mul.f64 r75, r91
+	r93 = add.f64 r92, 0.07182865441419627
+	r94 = mul.f64 r75, r93
+	r95 = add.f64 r94, 0.540397917702171
+	r96 = mul.f64 r75, r95
+	r97 = add.f64 r96, 0.10642088040084423
+	r98 = mul.f64 r75, r97
+	r99 = add.f64 r98, 1.0
+	branch r39, b38, b39
+b38: # erf.if.then
+	r101 = div.f64 r87, r99
+	r102 = sub.f64 -0.8450629115104675, r101
+	r16 = move.f64 r102
+	jump b10
+b39: # erf.if.done
+	r103 = div.f64 r87, r99
+	r104 = add.f64 r103, 0.8450629115104675
+	r16 = move.f64 r104
+	jump b10
+b40: # erf.if.done
+	r100 = ge.f64 r38, 6.0
+	branch r100, b41, b44
+b41: # erf.if.then
+	branch r39, b42, b43
+b42: # erf.if.then
+	r16 = move.f64 -1.0
+	jump b10
+b43: # erf.if.done
+	r16 = move.f64 1.0
+	jump b10
+b44: # erf.if.done
+	r105 = mul.f64 r38, r38
+	r106 = div.f64 1.0, r105
+	r107 = lt.f64 r38, 2.857142857142857
+	branch r107, b45, b111
+b45: # erf.if.then
+	r108 = mul.f64 r106, -9.814329344169145
+	r109 = add.f64 r108, -81.2874355063066
+	r110 = mul.f64 r106, r109
+	r111 = add.f64 r110, -184.60509290671104
+	r112 = mul.f64 r106, r111
+	r113 = add.f64 r112, -162.39666946257347
+	r114 = mul.f64 r106, r113
+	r115 = add.f64 r114, -62.375332450326006
+	r116 = mul.f64 r106, r115
+	r117 = add.f64 r116, -10.558626225323291
+	r118 = mul.f64 r106, r117
+	r119 = add.f64 r118, -0.6938585727071818
+	r120 = mul.f64 r106, r119
+	r121 = add.f64 r120, -0.009864944034847148
+	r122 = mul.f64 r106, -0.0604244152148581
+	r123 = add.f64 r122, 6.570249770319282
+	r124 = mul.f64 r106, r123
+	r125 = add.f64 r124, 108.63500554177944
+	r126 = mul.f64 r106, r125
+	r127 = add.f64 r126, 429.00814002756783
+	r128 = mul.f64 r106, r127
+	r129 = add.f64 r128, 645.3872717332679
+	r130 = mul.f64 r106, r129
+	r131 = add.f64 r130, 434.56587747522923
+	r132 = mul.f64 r106, r131
+	r133 = add.f64 r132, 137.65775414351904
+	r134 = mul.f64 r106, r133
+	r135 = add.f64 r134, 19.651271667439257
+	r136 = mul.f64 r106, r135
+	r137 = add.f64 r136, 1.0
+	r138 = move.f64 r121
+	r139 = move.f64 r137
+	jump b46
+b46: # erf.if.done
+	r140 = bitcast.u64.f64 r38
+	r141 = and.u64 r140, 18446744069414584320
+	r142 = bitcast.f64.u64 r141
+	r143 = neg.f64 r142
+	r144 = mul.f64 r143, r142
+	r145 = sub.f64 r144, 0.5625
+	jump b47
+b47: # Exp.entry
+	r148 = bitcast.u64.f64 r145
+	r149 = andnot.u64 r148, 9223372036854775808
+	r150 = ge.u64 r149, 9218868437227405312
+	branch r150, b48, b86
+b48: # Exp.if.then
+	r151 = eq.u64 r148, 18442240474082181120
+	branch r151, b49, b85
+b49: # Exp.if.then
+	r147 = move.f64 0.0
+	jump b50
+b50: # Exp.return
+	r146 = move.f64 r147
+	jump b51
+b51: # Exp.return
+	r206 = sub.f64 r142, r38
+	r207 = add.f64 r142, r38
+	r208 = mul.f64 r206, r207
+	r209 = div.f64 r138, r139
+	r210 = add.f64 r208, r209
+	jump b52
+b52: # Exp.entry
+	r213 = bitcast.u64.f64 r210
+	r214 = andnot.u64 r213, 9223372036854775808
+	r215 = ge.u64 r214, 9218868437227405312
+	branch r215, b53, b60
+b53: # Exp.if.then
+	r216 = eq.u64 r213, 18442240474082181120
+	branch r216, b54, b59
+b54: # Exp.if.then
+	r212 = move.f64 0.0
+	jump b55
+b55: # Exp.return
+	r211 = move.f64 r212
+	jump b56
+b56: # Exp.return
+	r271 = mul.f64 r146, r211
+	branch r39, b57, b58
+b57: # erf.if.then
+	r298 = div.f64 r271, r38
+	r299 = sub.f64 r298, 1.0
+	r16 = move.f64 r299
+	jump b10
+b58: # erf.if.done
+	r300 = div.f64 r271, r38
+	r301 = sub.f64 1.0, r300
+	r16 = move.f64 r301
+	jump b10
+b59: # Exp.if.done
+	r212 = move.f64 r210
+	jump b55
+b60: # Exp.if.done
+	r217 = gt.f64 r210, 709.782712893384
+	branch r217, b61, b67
+b61: # Exp.if.then
+	r219 = const.i64 1
+	jump b62
+b62: # Inf.entry
+	r220 = ge.i64 r219, 0
+	branch r220, b63, b66
+b63: # Inf.if.then
+	r221 = move.u64 9218868437227405312
+	jump b64
+b64: # Inf.if.done
+	r222 = bitcast.f64.u64 r221
+	r218 = move.f64 r222
+	jump b65
+b65: # Inf.return
+	r212 = move.f64 r218
+	jump b55
+b66: # Inf.if.else
+	r221 = move.u64 18442240474082181120
+	jump b64
+b67: # Exp.if.done
+	r223 = mul.f64 r210, 1.4426950408889634
+	jump b68
+b68: # roundToInt32.entry
+	r225 = roundeven.f64 r223
+	r226 = ge.f64 r225, -2.147483648e+09
+	branch r226, b69, b84
+b69: # roundToInt32.cond.true
+	r228 = le.f64 r225, 2.147483647e+09
+	branch r228, b70, b84
+b70: # roundToInt32.if.then
+	r227 = convert.i32.f64 r225
+	r224 = move.i32 r227
+	jump b71
+b71: # roundToInt32.return
+	r229 = convert.f64.i32 r224
+	r230 = neg.f64 r229
+	r231 = fma.f64 r230, 0.693147180559663, r210
+	r232 = neg.f64 r229
+	r233 = fma.f64 r232, 2.8235290563031577e-13, r231
+	r234 = mul.f64 r233, 0.0625
+	r235 = fma.f64 2.48015873015873e-05, r234, 0.0001984126984126984
+	r236 = fma.f64 r235, r234, 0.001388888888888889
+	r237 = fma.f64 r236, r234, 0.008333333333333333
+	r238 = fma.f64 r237, r234, 0.041666666666666664
+	r239 = fma.f64 r238, r234, 0.16666666666666666
+	r240 = fma.f64 r239, r234, 0.5
+	r241 = fma.f64 r240, r234, 1.0
+	r242 = mul.f64 r234, r241
+	r243 = add.f64 r242, 2.0
+	r244 = mul.f64 r242, r243
+	r245 = add.f64 r244, 2.0
+	r246 = mul.f64 r244, r245
+	r247 = add.f64 r246, 2.0
+	r248 = mul.f64 r246, r247
+	r249 = add.f64 r248, 2.0
+	r250 = fma.f64 r248, r249, 1.0
+	r251 = add.i32 r224, 1023
+	r252 = le.i32 r251, 0
+	branch r252, b72, b76
+b72: # Exp.if.then
+	r253 = lt.i32 r251, -52
+	branch r253, b73, b74
+b73: # Exp.if.then
+	r212 = move.f64 0.0
+	jump b55
+b74: # Exp.if.done
+	r261 = add.i32 r251, 1022
+	r262 = convert.u64.i32 r261
+	r263 = shl.u64.u64 r262, 52
+	r264 = bitcast.f64.u64 r263
+	r265 = mul.f64 r250, r264
+	r254 = move.f64 r265
+	r255 = move.i32 1
+	jump b75
+b75: # Exp.if.done
+	r256 = convert.u64.i32 r255
+	r257 = shl.u64.u64 r256, 52
+	r258 = bitcast.f64.u64 r257
+	r259 = mul.f64 r254, r258
+	r212 = move.f64 r259
+	jump b55
+b76: # Exp.if.else
+	r260 = ge.i32 r251, 2047
+	branch r260, b77, b83
+b77: # Exp.if.then
+	r267 = const.i64 1
+	jump b78
+b78: # Inf.entry
+	r268 = ge.i64 r267, 0
+	branch r268, b79, b82
+b79: # Inf.if.then
+	r269 = move.u64 9218868437227405312
+	jump b80
+b80: # Inf.if.done
+	r270 = bitcast.f64.u64 r269
+	r266 = move.f64 r270
+	jump b81
+b81: # Inf.return
+	r212 = move.f64 r266
+	jump b55
+b82: # Inf.if.else
+	r269 = move.u64 18442240474082181120
+	jump b80
+b83: # edge 9→8
+	r254 = move.f64 r250
+	r255 = move.i32 r251
+	jump b75
+b84: # roundToInt32.if.done
+	r224 = move.i32 -2147483648
+	jump b71
+b85: # Exp.if.done
+	r147 = move.f64 r145
+	jump b50
+b86: # Exp.if.done
+	r152 = gt.f64 r145, 709.782712893384
+	branch r152, b87, b93
+b87: # Exp.if.then
+	r154 = const.i64 1
+	jump b88
+b88: # Inf.entry
+	r155 = ge.i64 r154, 0
+	branch r155, b89, b92
+b89: # Inf.if.then
+	r156 = move.u64 9218868437227405312
+	jump b90
+b90: # Inf.if.done
+	r157 = bitcast.f64.u64 r156
+	r153 = move.f64 r157
+	jump b91
+b91: # Inf.return
+	r147 = move.f64 r153
+	jump b50
+b92: # Inf.if.else
+	r156 = move.u64 18442240474082181120
+	jump b90
+b93: # Exp.if.done
+	r158 = mul.f64 r145, 1.4426950408889634
+	jump b94
+b94: # roundToInt32.entry
+	r160 = roundeven.f64 r158
+	r161 = ge.f64 r160, -2.147483648e+09
+	branch r161, b95, b110
+b95: # roundToInt32.cond.true
+	r163 = le.f64 r160, 2.147483647e+09
+	branch r163, b96, b110
+b96: # roundToInt32.if.then
+	r162 = convert.i32.f64 r160
+	r159 = move.i32 r162
+	jump b97
+b97: # roundToInt32.return
+	r164 = convert.f64.i32 r159
+	r165 = neg.f64 r164
+	r166 = fma.f64 r165, 0.693147180559663, r145
+	r167 = neg.f64 r164
+	r168 = fma.f64 r167, 2.8235290563031577e-13, r166
+	r169 = mul.f64 r168, 0.0625
+	r170 = fma.f64 2.48015873015873e-05, r169, 0.0001984126984126984
+	r171 = fma.f64 r170, r169, 0.001388888888888889
+	r172 = fma.f64 r171, r169, 0.008333333333333333
+	r173 = fma.f64 r172, r169, 0.041666666666666664
+	r174 = fma.f64 r173, r169, 0.16666666666666666
+	r175 = fma.f64 r174, r169, 0.5
+	r176 = fma.f64 r175, r169, 1.0
+	r177 = mul.f64 r169, r176
+	r178 = add.f64 r177, 2.0
+	r179 = mul.f64 r177, r178
+	r180 = add.f64 r179, 2.0
+	r181 = mul.f64 r179, r180
+	r182 = add.f64 r181, 2.0
+	r183 = mul.f64 r181, r182
+	r184 = add.f64 r183, 2.0
+	r185 = fma.f64 r183, r184, 1.0
+	r186 = add.i32 r159, 1023
+	r187 = le.i32 r186, 0
+	branch r187, b98, b102
+b98: # Exp.if.then
+	r188 = lt.i32 r186, -52
+	branch r188, b99, b100
+b99: # Exp.if.then
+	r147 = move.f64 0.0
+	jump b50
+b100: # Exp.if.done
+	r196 = add.i32 r186, 1022
+	r197 = convert.u64.i32 r196
+	r198 = shl.u64.u64 r197, 52
+	r199 = bitcast.f64.u64 r198
+	r200 = mul.f64 r185, r199
+	r189 = move.f64 r200
+	r190 = move.i32 1
+	jump b101
+b101: # Exp.if.done
+	r191 = convert.u64.i32 r190
+	r192 = shl.u64.u64 r191, 52
+	r193 = bitcast.f64.u64 r192
+	r194 = mul.f64 r189, r193
+	r147 = move.f64 r194
+	jump b50
+b102: # Exp.if.else
+	r195 = ge.i32 r186, 2047
+	branch r195, b103, b109
+b103: # Exp.if.then
+	r202 = const.i64 1
+	jump b104
+b104: # Inf.entry
+	r203 = ge.i64 r202, 0
+	branch r203, b105, b108
+b105: # Inf.if.then
+	r204 = move.u64 9218868437227405312
+	jump b106
+b106: # Inf.if.done
+	r205 = bitcast.f64.u64 r204
+	r201 = move.f64 r205
+	jump b107
+b107: # Inf.return
+	r147 = move.f64 r201
+	jump b50
+b108: # Inf.if.else
+	r204 = move.u64 18442240474082181120
+	jump b106
+b109: # edge 9→8
+	r189 = move.f64 r185
+	r190 = move.i32 r186
+	jump b101
+b110: # roundToInt32.if.done
+	r159 = move.i32 -2147483648
+	jump b97
+b111: # erf.if.else
+	r272 = mul.f64 r106, -483.5191916086514
+	r273 = add.f64 r272, -1025.0951316110772
+	r274 = mul.f64 r106, r273
+	r275 = add.f64 r274, -637.5664433683896
+	r276 = mul.f64 r106, r275
+	r277 = add.f64 r276, -160.63638485582192
+	r278 = mul.f64 r106, r277
+	r279 = add.f64 r278, -17.757954917754752
+	r280 = mul.f64 r106, r279
+	r281 = add.f64 r280, -0.799283237680523
+	r282 = mul.f64 r106, r281
+	r283 = add.f64 r282, -0.0098649429247001
+	r284 = mul.f64 r106, -22.44095244658582
+	r285 = add.f64 r284, 474.52854120695537
+	r286 = mul.f64 r106, r285
+	r287 = add.f64 r286, 2553.0504064331644
+	r288 = mul.f64 r106, r287
+	r289 = add.f64 r288, 3199.8582195085955
+	r290 = mul.f64 r106, r289
+	r291 = add.f64 r290, 1536.729586084437
+	r292 = mul.f64 r106, r291
+	r293 = add.f64 r292, 325.7925129965739
+	r294 = mul.f64 r106, r293
+	r295 = add.f64 r294, 30.33806074348246
+	r296 = mul.f64 r106, r295
+	r297 = add.f64 r296, 1.0
+	r138 = move.f64 r283
+	r139 = move.f64 r297
+	jump b46
+b112: # edge 6→8
+	r38 = move.f64 r14
+	r39 = move.bool false
+	jump b27
+b113: # IsInf.if.else
+	r35 = lt.i64 r30, 0
+	branch r35, b114, b115
+b114: # IsInf.if.then
+	r36 = neg.f64 r14
+	r33 = move.f64 r36
+	jump b22
+b115: # edge 3→2
+	r33 = move.f64 r14
+	jump b22
+b116: # IsInf.if.else
+	r27 = lt.i64 r22, 0
+	branch r27, b117, b118
+b117: # IsInf.if.then
+	r28 = neg.f64 r14
+	r25 = move.f64 r28
+	jump b16
+b118: # edge 3→2
+	r25 = move.f64 r14
+	jump b16
+b119: # exit
+	return
+
+kernel Erfc(x []f64, out []f64)
+
+task Erfc_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b122
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b122
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # IsNaN.entry
+	r18 = ne.f64 r14, r14
+	r17 = move.bool r18
+	jump b7
+b7: # IsNaN.return
+	branch r17, b8, b13
+b8: # NaN.entry
+	r20 = bitcast.f64.u64 9221120237041090561
+	r19 = move.f64 r20
+	jump b9
+b9: # NaN.return
+	r16 = move.f64 r19
+	jump b10
+b10: # erfc.return
+	r15 = move.f64 r16
+	jump b11
+b11: # Erfc.return
+	r301 = elemaddr r4, r9, 8
+	store.f64 r301, r15
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # erfc.switch.next
+	r22 = const.i64 1
+	jump b14
+b14: # IsInf.entry
+	r23 = eq.i64 r22, 0
+	branch r23, b15, b119
+b15: # IsInf.if.then
+	r24 = abs.f64 r14
+	r25 = move.f64 r24
+	jump b16
+b16: # IsInf.if.done
+	r26 = gt.f64 r25, 1.7976931348623157e+308
+	r21 = move.bool r26
+	jump b17
+b17: # IsInf.return
+	branch r21, b18, b19
+b18: # erfc.switch.body
+	r16 = move.f64 0.0
+	jump b10
+b19: # erfc.switch.next
+	r30 = const.i64 -1
+	jump b20
+b20: # IsInf.entry
+	r31 = eq.i64 r30, 0
+	branch r31, b21, b116
+b21: # IsInf.if.then
+	r32 = abs.f64 r14
+	r33 = move.f64 r32
+	jump b22
+b22: # IsInf.if.done
+	r34 = gt.f64 r33, 1.7976931348623157e+308
+	r29 = move.bool r34
+	jump b23
+b23: # IsInf.return
+	branch r29, b24, b25
+b24: # erfc.switch.body
+	r16 = move.f64 2.0
+	jump b10
+b25: # erfc.switch.next
+	r37 = lt.f64 r14, 0.0
+	branch r37, b26, b115
+b26: # erfc.if.then
+	r40 = neg.f64 r14
+	r38 = move.f64 r40
+	r39 = move.bool true
+	jump b27
+b27: # erfc.if.done
+	r41 = lt.f64 r38, 0.84375
+	branch r41, b28, b36
+b28: # erfc.if.then
+	r42 = lt.f64 r38, 1.3877787807814457e-17
+	branch r42, b29, b33
+b29: # erfc.if.then
+	r44 = move.f64 r38
+	jump b30
+b30: # erfc.if.done
+	branch r39, b31, b32
+b31: # erfc.if.then
+	r72 = add.f64 r44, 1.0
+	r16 = move.f64 r72
+	jump b10
+b32: # erfc.if.done
+	r73 = sub.f64 1.0, r44
+	r16 = move.f64 r73
+	jump b10
+b33: # erfc.if.else
+	r45 = mul.f64 r38, r38
+	r46 = mul.f64 r45, -2.3763016656650163e-05
+	r47 = add.f64 r46, -0.005770270296489442
+	r48 = mul.f64 r45, r47
+	r49 = add.f64 r48, -0.02848174957559851
+	r50 = mul.f64 r45, r49
+	r51 = add.f64 r50, -0.3250421072470015
+	r52 = mul.f64 r45, r51
+	r53 = add.f64 r52, 0.12837916709551256
+	r54 = mul.f64 r45, -3.960228278775368e-06
+	r55 = add.f64 r54, 0.00013249473800432164
+	r56 = mul.f64 r45, r55
+	r57 = add.f64 r56, 0.005081306281875766
+	r58 = mul.f64 r45, r57
+	r59 = add.f64 r58, 0.0650222499887673
+	r60 = mul.f64 r45, r59
+	r61 = add.f64 r60, 0.39791722395915535
+	r62 = mul.f64 r45, r61
+	r63 = add.f64 r62, 1.0
+	r64 = div.f64 r53, r63
+	r65 = lt.f64 r38, 0.25
+	branch r65, b34, b35
+b34: # erfc.if.then
+	r66 = mul.f64 r38, r64
+	r67 = add.f64 r38, r66
+	r44 = move.f64 r67
+	jump b30
+b35: # erfc.if.else
+	r68 = mul.f64 r38, r64
+	r69 = sub.f64 r38, 0.5
+	r70 = add.f64 r68, r69
+	r71 = add.f64 r70, 0.5
+	r44 = move.f64 r71
+	jump b30
+b36: # erfc.if.done
+	r43 = lt.f64 r38, 1.25
+	branch r43, b37, b40
+b37: # erfc.if.then
+	r74 = sub.f64 r38, 1.0
+	r75 = mul.f64 r74, -0.002166375594868791
+	r76 = add.f64 r75, 0.035478304325618236
+	r77 = mul.f64 r74, r76
+	r78 = add.f64 r77, -0.11089469428239668
+	r79 = mul.f64 r74, r78
+	r80 = add.f64 r79, 0.31834661990116175
+	r81 = mul.f64 r74, r80
+	r82 = add.f64 r81, -0.3722078760357013
+	r83 = mul.f64 r74, r82
+	r84 = add.f64 r83, 0.41485611868374833
+	r85 = mul.f64 r74, r84
+	r86 = add.f64 r85, -0.0023621185607526594
+	r87 = mul.f64 r74, 0.011984499846799107
+	r88 = add.f64 r87, 0.01363708391202905
+	r89 = mul.f64 r74, r88
+	r90 = add.f64 r89, 0.12617121980876164
+	r91 = mul.f64 r74, r90
+	r92 = add.f64 r91, 0.07182865441419627
+	r93 = mul.f64 r74, r92
+	r94 = add.f64 r93, 0.540397917702171
+	r95 = mul.f64 r74, r94
+	r96 = add.f64 r95, 0.10642088040084423
+	r97 = mul.f64 r74, r96
+	r98 = add.f64 r97, 1.0
+	branch r39, b38, b39
+b38: # erfc.if.then
+	r100 = div.f64 r86, r98
+	r101 = add.f64 r100, 1.8450629115104675
+	r16 = move.f64 r101
+	jump b10
+b39: # erfc.if.done
+	r102 = div.f64 r86, r98
+	r103 = sub.f64 0.15493708848953247, r102
+	r16 = move.f64 r103
+	jump b10
+b40: # erfc.if.done
+	r99 = lt.f64 r38, 28.0
+	branch r99, b41, b112
+b41: # erfc.if.then
+	r104 = mul.f64 r38, r38
+	r105 = div.f64 1.0, r104
+	r106 = lt.f64 r38, 2.857142857142857
+	branch r106, b42, b108
+b42: # erfc.if.then
+	r107 = mul.f64 r105, -9.814329344169145
+	r108 = add.f64 r107, -81.2874355063066
+	r109 = mul.f64 r105, r108
+	r110 = add.f64 r109, -184.60509290671104
+	r111 = mul.f64 r105, r110
+	r112 = add.f64 r111, -162.39666946257347
+	r113 = mul.f64 r105, r112
+	r114 = add.f64 r113, -62.375332450326006
+	r115 = mul.f64 r105, r114
+	r116 = add.f64 r115, -10.558626225323291
+	r117 = mul.f64 r105, r116
+	r118 = add.f64 r117, -0.6938585727071818
+	r119 = mul.f64 r105, r118
+	r120 = add.f64 r119, -0.009864944034847148
+	r121 = mul.f64 r105, -0.0604244152148581
+	r122 = add.f64 r121, 6.570249770319282
+	r123 = mul.f64 r105, r122
+	r124 = add.f64 r123, 108.63500554177944
+	r125 = mul.f64 r105, r124
+	r126 = add.f64 r125, 429.00814002756783
+	r127 = mul.f64 r105, r126
+	r128 = add.f64 r127, 645.3872717332679
+	r129 = mul.f64 r105, r128
+	r130 = add.f64 r129, 434.56587747522923
+	r131 = mul.f64 r105, r130
+	r132 = add.f64 r131, 137.65775414351904
+	r133 = mul.f64 r105, r132
+	r134 = add.f64 r133, 19.651271667439257
+	r135 = mul.f64 r105, r134
+	r136 = add.f64 r135, 1.0
+	r137 = move.f64 r120
+	r138 = move.f64 r136
+	jump b43
+b43: # erfc.if.done
+	r139 = bitcast.u64.f64 r38
+	r140 = and.u64 r139, 18446744069414584320
+	r141 = bitcast.f64.u64 r140
+	r142 = neg.f64 r141
+	r143 = mul.f64 r142, r141
+	r144 = sub.f64 r143, 0.5625
+	jump b44
+b44: # Exp.entry
+	r147 = bitcast.u64.f64 r144
+	r148 = andnot.u64 r147, 9223372036854775808
+	r149 = ge.u64 r148, 9218868437227405312
+	branch r149, b45, b83
+b45: # Exp.if.then
+	r150 = eq.u64 r147, 18442240474082181120
+	branch r150, b46, b82
+b46: # Exp.if.then
+	r146 = move.f64 0.0
+	jump b47
+b47: # Exp.return
+	r145 = move.f64 r146
+	jump b48
+b48: # Exp.return
+	r205 = sub.f64 r141, r38
+	r206 = add.f64 r141, r38
+	r207 = mul.f64 r205, r206
+	r208 = div.f64 r137, r138
+	r209 = add.f64 r207, r208
+	jump b49
+b49: # Exp.entry
+	r212 = bitcast.u64.f64 r209
+	r213 = andnot.u64 r212, 9223372036854775808
+	r214 = ge.u64 r213, 9218868437227405312
+	branch r214, b50, b57
+b50: # Exp.if.then
+	r215 = eq.u64 r212, 18442240474082181120
+	branch r215, b51, b56
+b51: # Exp.if.then
+	r211 = move.f64 0.0
+	jump b52
+b52: # Exp.return
+	r210 = move.f64 r211
+	jump b53
+b53: # Exp.return
+	r270 = mul.f64 r145, r210
+	branch r39, b54, b55
+b54: # erfc.if.then
+	r298 = div.f64 r270, r38
+	r299 = sub.f64 2.0, r298
+	r16 = move.f64 r299
+	jump b10
+b55: # erfc.if.done
+	r300 = div.f64 r270, r38
+	r16 = move.f64 r300
+	jump b10
+b56: # Exp.if.done
+	r211 = move.f64 r209
+	jump b52
+b57: # Exp.if.done
+	r216 = gt.f64 r209, 709.782712893384
+	branch r216, b58, b64
+b58: # Exp.if.then
+	r218 = const.i64 1
+	jump b59
+b59: # Inf.entry
+	r219 = ge.i64 r218, 0
+	branch r219, b60, b63
+b60: # Inf.if.then
+	r220 = move.u64 9218868437227405312
+	jump b61
+b61: # Inf.if.done
+	r221 = bitcast.f64.u64 r220
+	r217 = move.f64 r221
+	jump b62
+b62: # Inf.return
+	r211 = move.f64 r217
+	jump b52
+b63: # Inf.if.else
+	r220 = move.u64 18442240474082181120
+	jump b61
+b64: # Exp.if.done
+	r222 = mul.f64 r209, 1.4426950408889634
+	jump b65
+b65: # roundToInt32.entry
+	r224 = roundeven.f64 r222
+	r225 = ge.f64 r224, -2.147483648e+09
+	branch r225, b66, b81
+b66: # roundToInt32.cond.true
+	r227 = le.f64 r224, 2.147483647e+09
+	branch r227, b67, b81
+b67: # roundToInt32.if.then
+	r226 = convert.i32.f64 r224
+	r223 = move.i32 r226
+	jump b68
+b68: # roundToInt32.return
+	r228 = convert.f64.i32 r223
+	r229 = neg.f64 r228
+	r230 = fma.f64 r229, 0.693147180559663, r209
+	r231 = neg.f64 r228
+	r232 = fma.f64 r231, 2.8235290563031577e-13, r230
+	r233 = mul.f64 r232, 0.0625
+	r234 = fma.f64 2.48015873015873e-05, r233, 0.0001984126984126984
+	r235 = fma.f64 r234, r233, 0.001388888888888889
+	r236 = fma.f64 r235, r233, 0.008333333333333333
+	r237 = fma.f64 r236, r233, 0.041666666666666664
+	r238 = fma.f64 r237, r233, 0.16666666666666666
+	r239 = fma.f64 r238, r233, 0.5
+	r240 = fma.f64 r239, r233, 1.0
+	r241 = mul.f64 r233, r240
+	r242 = add.f64 r241, 2.0
+	r243 = mul.f64 r241, r242
+	r244 = add.f64 r243, 2.0
+	r245 = mul.f64 r243, r244
+	r246 = add.f64 r245, 2.0
+	r247 = mul.f64 r245, r246
+	r248 = add.f64 r247, 2.0
+	r249 = fma.f64 r247, r248, 1.0
+	r250 = add.i32 r223, 1023
+	r251 = le.i32 r250, 0
+	branch r251, b69, b73
+b69: # Exp.if.then
+	r252 = lt.i32 r250, -52
+	branch r252, b70, b71
+b70: # Exp.if.then
+	r211 = move.f64 0.0
+	jump b52
+b71: # Exp.if.done
+	r260 = add.i32 r250, 1022
+	r261 = convert.u64.i32 r260
+	r262 = shl.u64.u64 r261, 52
+	r263 = bitcast.f64.u64 r262
+	r264 = mul.f64 r249, r263
+	r253 = move.f64 r264
+	r254 = move.i32 1
+	jump b72
+b72: # Exp.if.done
+	r255 = convert.u64.i32 r254
+	r256 = shl.u64.u64 r255, 52
+	r257 = bitcast.f64.u64 r256
+	r258 = mul.f64 r253, r257
+	r211 = move.f64 r258
+	jump b52
+b73: # Exp.if.else
+	r259 = ge.i32 r250, 2047
+	branch r259, b74, b80
+b74: # Exp.if.then
+	r266 = const.i64 1
+	jump b75
+b75: # Inf.entry
+	r267 = ge.i64 r266, 0
+	branch r267, b76, b79
+b76: # Inf.if.then
+	r268 = move.u64 9218868437227405312
+	jump b77
+b77: # Inf.if.done
+	r269 = bitcast.f64.u64 r268
+	r265 = move.f64 r269
+	jump b78
+b78: # Inf.return
+	r211 = move.f64 r265
+	jump b52
+b79: # Inf.if.else
+	r268 = move.u64 18442240474082181120
+	jump b77
+b80: # edge 9→8
+	r253 = move.f64 r249
+	r254 = move.i32 r250
+	jump b72
+b81: # roundToInt32.if.done
+	r223 = move.i32 -2147483648
+	jump b68
+b82: # Exp.if.done
+	r146 = move.f64 r144
+	jump b47
+b83: # Exp.if.done
+	r151 = gt.f64 r144, 709.782712893384
+	branch r151, b84, b90
+b84: # Exp.if.then
+	r153 = const.i64 1
+	jump b85
+b85: # Inf.entry
+	r154 = ge.i64 r153, 0
+	branch r154, b86, b89
+b86: # Inf.if.then
+	r155 = move.u64 9218868437227405312
+	jump b87
+b87: # Inf.if.done
+	r156 = bitcast.f64.u64 r155
+	r152 = move.f64 r156
+	jump b88
+b88: # Inf.return
+	r146 = move.f64 r152
+	jump b47
+b89: # Inf.if.else
+	r155 = move.u64 18442240474082181120
+	jump b87
+b90: # Exp.if.done
+	r157 = mul.f64 r144, 1.4426950408889634
+	jump b91
+b91: # roundToInt32.entry
+	r159 = roundeven.f64 r157
+	r160 = ge.f64 r159, -2.147483648e+09
+	branch r160, b92, b107
+b92: # roundToInt32.cond.true
+	r162 = le.f64 r159, 2.147483647e+09
+	branch r162, b93, b107
+b93: # roundToInt32.if.then
+	r161 = convert.i32.f64 r159
+	r158 = move.i32 r161
+	jump b94
+b94: # roundToInt32.return
+	r163 = convert.f64.i32 r158
+	r164 = neg.f64 r163
+	r165 = fma.f64 r164, 0.693147180559663, r144
+	r166 = neg.f64 r163
+	r167 = fma.f64 r166, 2.8235290563031577e-13, r165
+	r168 = mul.f64 r167, 0.0625
+	r169 = fma.f64 2.48015873015873e-05, r168, 0.0001984126984126984
+	r170 = fma.f64 r169, r168, 0.001388888888888889
+	r171 = fma.f64 r170, r168, 0.008333333333333333
+	r172 = fma.f64 r171, r168, 0.041666666666666664
+	r173 = fma.f64 r172, r168, 0.16666666666666666
+	r174 = fma.f64 r173, r168, 0.5
+	r175 = fma.f64 r174, r168, 1.0
+	r176 = mul.f64 r168, r175
+	r177 = add.f64 r176, 2.0
+	r178 = mul.f64 r176, r177
+	r179 = add.f64 r178, 2.0
+	r180 = mul.f64 r178, r179
+	r181 = add.f64 r180, 2.0
+	r182 = mul.f64 r180, r181
+	r183 = add.f64 r182, 2.0
+	r184 = fma.f64 r182, r183, 1.0
+	r185 = add.i32 r158, 1023
+	r186 = le.i32 r185, 0
+	branch r186, b95, b99
+b95: # Exp.if.then
+	r187 = lt.i32 r185, -52
+	branch r187, b96, b97
+b96: # Exp.if.then
+	r146 = move.f64 0.0
+	jump b47
+b97: # Exp.if.done
+	r195 = add.i32 r185, 1022
+	r196 = convert.u64.i32 r195
+	r197 = shl.u64.u64 r196, 52
+	r198 = bitcast.f64.u64 r197
+	r199 = mul.f64 r184, r198
+	r188 = move.f64 r199
+	r189 = move.i32 1
+	jump b98
+b98: # Exp.if.done
+	r190 = convert.u64.i32 r189
+	r191 = shl.u64.u64 r190, 52
+	r192 = bitcast.f64.u64 r191
+	r193 = mul.f64 r188, r192
+	r146 = move.f64 r193
+	jump b47
+b99: # Exp.if.else
+	r194 = ge.i32 r185, 2047
+	branch r194, b100, b106
+b100: # Exp.if.then
+	r201 = const.i64 1
+	jump b101
+b101: # Inf.entry
+	r202 = ge.i64 r201, 0
+	branch r202, b102, b105
+b102: # Inf.if.then
+	r203 = move.u64 9218868437227405312
+	jump b103
+b103: # Inf.if.done
+	r204 = bitcast.f64.u64 r203
+	r200 = move.f64 r204
+	jump b104
+b104: # Inf.return
+	r146 = move.f64 r200
+	jump b47
+b105: # Inf.if.else
+	r203 = move.u64 18442240474082181120
+	jump b103
+b106: # edge 9→8
+	r188 = move.f64 r184
+	r189 = move.i32 r185
+	jump b98
+b107: # roundToInt32.if.done
+	r158 = move.i32 -2147483648
+	jump b94
+b108: # erfc.if.else
+	branch r39, b109, b111
+b109: # erfc.cond.true
+	r297 = gt.f64 r38, 6.0
+	branch r297, b110, b111
+b110: # erfc.if.then
+	r16 = move.f64 2.0
+	jump b10
+b111: # erfc.if.done
+	r271 = mul.f64 r105, -483.5191916086514
+	r272 = add.f64 r271, -1025.0951316110772
+	r273 = mul.f64 r105, r272
+	r274 = add.f64 r273, -637.5664433683896
+	r275 = mul.f64 r105, r274
+	r276 = add.f64 r275, -160.63638485582192
+	r277 = mul.f64 r105, r276
+	r278 = add.f64 r277, -17.757954917754752
+	r279 = mul.f64 r105, r278
+	r280 = add.f64 r279, -0.799283237680523
+	r281 = mul.f64 r105, r280
+	r282 = add.f64 r281, -0.0098649429247001
+	r283 = mul.f64 r105, -22.44095244658582
+	r284 = add.f64 r283, 474.52854120695537
+	r285 = mul.f64 r105, r284
+	r286 = add.f64 r285, 2553.0504064331644
+	r287 = mul.f64 r105, r286
+	r288 = add.f64 r287, 3199.8582195085955
+	r289 = mul.f64 r105, r288
+	r290 = add.f64 r289, 1536.729586084437
+	r291 = mul.f64 r105, r290
+	r292 = add.f64 r291, 325.7925129965739
+	r293 = mul.f64 r105, r292
+	r294 = add.f64 r293, 30.33806074348246
+	r295 = mul.f64 r105, r294
+	r296 = add.f64 r295, 1.0
+	r137 = move.f64 r282
+	r138 = move.f64 r296
+	jump b43
+b112: # erfc.if.done
+	branch r39, b113, b114
+b113: # erfc.if.then
+	r16 = move.f64 2.0
+	jump b10
+b114: # erfc.if.done
+	r16 = move.f64 0.0
+	jump b10
+b115: # edge 6→8
+	r38 = move.f64 r14
+	r39 = move.bool false
+	jump b27
+b116: # IsInf.if.else
+	r35 = lt.i64 r30, 0
+	branch r35, b117, b118
+b117: # IsInf.if.then
+	r36 = neg.f64 r14
+	r33 = move.f64 r36
+	jump b22
+b118: # edge 3→2
+	r33 = move.f64 r14
+	jump b22
+b119: # IsInf.if.else
+	r27 = lt.i64 r22, 0
+	branch r27, b120, b121
+b120: # IsInf.if.then
+	r28 = neg.f64 r14
+	r25 = move.f64 r28
+	jump b16
+b121: # edge 3→2
+	r25 = move.f64 r14
+	jump b16
+b122: # exit
+	return
+
+kernel Erfcinv(x []f64, out []f64)
+
+task Erfcinv_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b54
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b54
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Erfcinv.entry
+	r16 = sub.f64 1.0, r14
+	jump b7
+b7: # IsNaN.entry
+	r19 = ne.f64 r16, r16
+	r18 = move.bool r19
+	jump b8
+b8: # IsNaN.return
+	branch r18, b9, b22
+b9: # Erfinv.if.then
+	r20 = eq.f64 r16, -1.0
+	branch r20, b10, b19
+b10: # Erfinv.if.then
+	r26 = convert.i64.f64 r16
+	jump b11
+b11: # Inf.entry
+	r28 = ge.i64 r26, 0
+	branch r28, b12, b18
+b12: # Inf.if.then
+	r29 = move.u64 9218868437227405312
+	jump b13
+b13: # Inf.if.done
+	r30 = bitcast.f64.u64 r29
+	r27 = move.f64 r30
+	jump b14
+b14: # Inf.return
+	r17 = move.f64 r27
+	jump b15
+b15: # Erfinv.return
+	r15 = move.f64 r17
+	jump b16
+b16: # Erfcinv.return
+	r192 = elemaddr r4, r9, 8
+	store.f64 r192, r15
+	jump b17
+b17: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b18: # Inf.if.else
+	r29 = move.u64 18442240474082181120
+	jump b13
+b19: # Erfinv.cond.false
+	r33 = eq.f64 r16, 1.0
+	branch r33, b10, b20
+b20: # NaN.entry
+	r32 = bitcast.f64.u64 9221120237041090561
+	r31 = move.f64 r32
+	jump b21
+b21: # NaN.return
+	r17 = move.f64 r31
+	jump b15
+b22: # Erfinv.cond.false
+	r25 = le.f64 r16, -1.0
+	branch r25, b9, b23
+b23: # Erfinv.cond.false
+	r24 = ge.f64 r16, 1.0
+	branch r24, b9, b24
+b24: # Erfinv.if.done
+	r21 = lt.f64 r16, 0.0
+	branch r21, b25, b53
+b25: # Erfinv.if.then
+	r34 = neg.f64 r16
+	r22 = move.f64 r34
+	r23 = move.bool true
+	jump b26
+b26: # Erfinv.if.done
+	r35 = le.f64 r22, 0.85
+	branch r35, b27, b31
+b27: # Erfinv.if.then
+	r36 = mul.f64 r22, 0.25
+	r37 = mul.f64 r36, r22
+	r38 = sub.f64 0.180625, r37
+	r39 = mul.f64 r38, 887.0940696254552
+	r40 = add.f64 r39, 11819.493347062295
+	r41 = mul.f64 r40, r38
+	r42 = add.f64 r41, 23782.041382114385
+	r43 = mul.f64 r42, r38
+	r44 = add.f64 r43, 16235.862515167575
+	r45 = mul.f64 r44, r38
+	r46 = add.f64 r45, 4854.886889384388
+	r47 = mul.f64 r46, r38
+	r48 = add.f64 r47, 697.062665343896
+	r49 = mul.f64 r48, r38
+	r50 = add.f64 r49, 47.07268811238398
+	r51 = mul.f64 r50, r38
+	r52 = add.f64 r51, 1.1975323115670913
+	r53 = mul.f64 r38, 5226.495278852854
+	r54 = add.f64 r53, 28729.085735721943
+	r55 = mul.f64 r54, r38
+	r56 = add.f64 r55, 39307.89580009271
+	r57 = mul.f64 r56, r38
+	r58 = add.f64 r57, 21213.794301586597
+	r59 = mul.f64 r58, r38
+	r60 = add.f64 r59, 5394.196021424751
+	r61 = mul.f64 r60, r38
+	r62 = add.f64 r61, 687.1870074920579
+	r63 = mul.f64 r62, r38
+	r64 = add.f64 r63, 42.31333070160091
+	r65 = mul.f64 r64, r38
+	r66 = add.f64 r65, 1.0
+	r67 = mul.f64 r22, r52
+	r68 = div.f64 r67, r66
+	r69 = move.f64 r68
+	jump b28
+b28: # Erfinv.if.done
+	branch r23, b29, b30
+b29: # Erfinv.if.then
+	r191 = neg.f64 r69
+	r17 = move.f64 r191
+	jump b15
+b30: # Erfinv.if.done
+	r17 = move.f64 r69
+	jump b15
+b31: # Erfinv.if.else
+	r70 = sub.f64 1.0, r22
+	jump b32
+b32: # Log.entry
+	r73 = bitcast.u64.f64 r70
+	r74 = andnot.u64 r73, 9223372036854775808
+	r75 = eq.u64 r74, 0
+	branch r75, b33, b44
+b33: # Log.switch.body
+	r77 = const.i64 -1
+	jump b34
+b34: # Inf.entry
+	r78 = ge.i64 r77, 0
+	branch r78, b35, b43
+b35: # Inf.if.then
+	r79 = move.u64 9218868437227405312
+	jump b36
+b36: # Inf.if.done
+	r80 = bitcast.f64.u64 r79
+	r76 = move.f64 r80
+	jump b37
+b37: # Inf.return
+	r72 = move.f64 r76
+	jump b38
+b38: # Log.return
+	r71 = move.f64 r72
+	jump b39
+b39: # Log.return
+	r127 = sub.f64 0.6931471805599453, r71
+	r128 = sqrt.f64 r127
+	r129 = le.f64 r128, 5.0
+	branch r129, b40, b42
+b40: # Erfinv.if.then
+	r130 = sub.f64 r128, 1.6
+	r131 = mul.f64 r130, 0.0007745450142783414
+	r132 = add.f64 r131, 0.022723844989269184
+	r133 = mul.f64 r132, r130
+	r134 = add.f64 r133, 0.2417807251774506
+	r135 = mul.f64 r134, r130
+	r136 = add.f64 r135, 1.2704582524523684
+	r137 = mul.f64 r136, r130
+	r138 = add.f64 r137, 3.6478483247632045
+	r139 = mul.f64 r138, r130
+	r140 = add.f64 r139, 5.769497221460691
+	r141 = mul.f64 r140, r130
+	r142 = add.f64 r141, 4.630337846156546
+	r143 = mul.f64 r142, r130
+	r144 = add.f64 r143, 1.4234371107496835
+	r145 = mul.f64 r130, 1.4859850019840355e-09
+	r146 = add.f64 r145, 0.0007744145906515771
+	r147 = mul.f64 r146, r130
+	r148 = add.f64 r147, 0.021494160384252878
+	r149 = mul.f64 r148, r130
+	r150 = add.f64 r149, 0.2094506521051275
+	r151 = mul.f64 r150, r130
+	r152 = add.f64 r151, 0.9754783200178743
+	r153 = mul.f64 r152, r130
+	r154 = add.f64 r153, 2.3707661626024534
+	r155 = mul.f64 r154, r130
+	r156 = add.f64 r155, 2.9036514445419948
+	r157 = mul.f64 r156, r130
+	r158 = add.f64 r157, 1.4142135623730951
+	r159 = move.f64 r144
+	r160 = move.f64 r158
+	jump b41
+b41: # Erfinv.if.done
+	r161 = div.f64 r159, r160
+	r69 = move.f64 r161
+	jump b28
+b42: # Erfinv.if.else
+	r162 = sub.f64 r128, 5.0
+	r163 = mul.f64 r162, 2.0103343992922881e-07
+	r164 = add.f64 r163, 2.7115555687434876e-05
+	r165 = mul.f64 r164, r162
+	r166 = add.f64 r165, 0.0012426609473880784
+	r167 = mul.f64 r166, r162
+	r168 = add.f64 r167, 0.026532189526576124
+	r169 = mul.f64 r168, r162
+	r170 = add.f64 r169, 0.29656057182850487
+	r171 = mul.f64 r170, r162
+	r172 = add.f64 r171, 1.7848265399172913
+	r173 = mul.f64 r172, r162
+	r174 = add.f64 r173, 5.463784911164114
+	r175 = mul.f64 r174, r162
+	r176 = add.f64 r175, 6.657904643501103
+	r177 = mul.f64 r162, 2.8910246058729655e-15
+	r178 = add.f64 r177, 2.010321207683943e-07
+	r179 = mul.f64 r178, r162
+	r180 = add.f64 r179, 2.6110884050805935e-05
+	r181 = mul.f64 r180, r162
+	r182 = add.f64 r181, 0.0011128009970788597
+	r183 = mul.f64 r182, r162
+	r184 = add.f64 r183, 0.02103693768272069
+	r185 = mul.f64 r184, r162
+	r186 = add.f64 r185, 0.19364809469506591
+	r187 = mul.f64 r186, r162
+	r188 = add.f64 r187, 0.8482908416595164
+	r189 = mul.f64 r188, r162
+	r190 = add.f64 r189, 1.4142135623730951
+	r159 = move.f64 r176
+	r160 = move.f64 r190
+	jump b41
+b43: # Inf.if.else
+	r79 = move.u64 18442240474082181120
+	jump b36
+b44: # Log.switch.next
+	r83 = convert.i64.u64 r73
+	r84 = lt.i64 r83, 0
+	branch r84, b45, b47
+b45: # NaN.entry
+	r82 = bitcast.f64.u64 9221120237041090561
+	r81 = move.f64 r82
+	jump b46
+b46: # NaN.return
+	r72 = move.f64 r81
+	jump b38
+b47: # Log.switch.next
+	r85 = ge.u64 r73, 9218868437227405312
+	branch r85, b48, b49
+b48: # Log.switch.body
+	r72 = move.f64 r70
+	jump b38
+b49: # Log.switch.next
+	r86 = and.u64 r73, 4503599627370495
+	r87 = or.u64 r86, 4602678819172646912
+	r88 = bitcast.f64.u64 r87
+	r89 = shr.u64.u64 r73, 52
+	r90 = and.u64 r89, 2047
+	r91 = convert.i32.u64 r90
+	r92 = sub.i32 r91, 1022
+	r93 = convert.f64.i32 r92
+	r94 = le.f64 r88, 0.7071067811865476
+	branch r94, b50, b52
+b50: # Log.if.then
+	r97 = sub.f64 r93, 1.0
+	r98 = mul.f64 r88, 2.0
+	r95 = move.f64 r98
+	r96 = move.f64 r97
+	jump b51
+b51: # Log.if.done
+	r99 = sub.f64 r95, 1.0
+	r100 = add.f64 r99, 2.0
+	r101 = div.f64 r99, r100
+	r102 = mul.f64 r101, r101
+	r103 = mul.f64 r102, r102
+	r104 = mul.f64 r103, 0.14798198605116586
+	r105 = add.f64 r104, 0.1818357216161805
+	r106 = mul.f64 r105, r103
+	r107 = add.f64 r106, 0.2857142874366239
+	r108 = mul.f64 r107, r103
+	r109 = add.f64 r108, 0.6666666666666735
+	r110 = mul.f64 r102, r109
+	r111 = mul.f64 r103, 0.15313837699209373
+	r112 = add.f64 r111, 0.22222198432149784
+	r113 = mul.f64 r112, r103
+	r114 = add.f64 r113, 0.3999999999940942
+	r115 = mul.f64 r103, r114
+	r116 = add.f64 r110, r115
+	r117 = mul.f64 r99, 0.5
+	r118 = mul.f64 r117, r99
+	r119 = mul.f64 r96, 0.6931471803691238
+	r120 = add.f64 r118, r116
+	r121 = mul.f64 r101, r120
+	r122 = mul.f64 r96, 1.9082149292705877e-10
+	r123 = add.f64 r121, r122
+	r124 = sub.f64 r118, r123
+	r125 = sub.f64 r124, r99
+	r126 = sub.f64 r119, r125
+	r72 = move.f64 r126
+	jump b38
+b52: # edge 6→8
+	r95 = move.f64 r88
+	r96 = move.f64 r93
+	jump b51
+b53: # edge 2→9
+	r22 = move.f64 r16
+	r23 = move.bool false
+	jump b26
+b54: # exit
+	return
+
+kernel Erfinv(x []f64, out []f64)
+
+task Erfinv_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b52
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b52
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # IsNaN.entry
+	r17 = ne.f64 r14, r14
+	r16 = move.bool r17
+	jump b7
+b7: # IsNaN.return
+	branch r16, b8, b20
+b8: # Erfinv.if.then
+	r18 = eq.f64 r14, -1.0
+	branch r18, b9, b17
+b9: # Erfinv.if.then
+	r24 = convert.i64.f64 r14
+	jump b10
+b10: # Inf.entry
+	r26 = ge.i64 r24, 0
+	branch r26, b11, b16
+b11: # Inf.if.then
+	r27 = move.u64 9218868437227405312
+	jump b12
+b12: # Inf.if.done
+	r28 = bitcast.f64.u64 r27
+	r25 = move.f64 r28
+	jump b13
+b13: # Inf.return
+	r15 = move.f64 r25
+	jump b14
+b14: # Erfinv.return
+	r190 = elemaddr r4, r9, 8
+	store.f64 r190, r15
+	jump b15
+b15: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b16: # Inf.if.else
+	r27 = move.u64 18442240474082181120
+	jump b12
+b17: # Erfinv.cond.false
+	r31 = eq.f64 r14, 1.0
+	branch r31, b9, b18
+b18: # NaN.entry
+	r30 = bitcast.f64.u64 9221120237041090561
+	r29 = move.f64 r30
+	jump b19
+b19: # NaN.return
+	r15 = move.f64 r29
+	jump b14
+b20: # Erfinv.cond.false
+	r23 = le.f64 r14, -1.0
+	branch r23, b8, b21
+b21: # Erfinv.cond.false
+	r22 = ge.f64 r14, 1.0
+	branch r22, b8, b22
+b22: # Erfinv.if.done
+	r19 = lt.f64 r14, 0.0
+	branch r19, b23, b51
+b23: # Erfinv.if.then
+	r32 = neg.f64 r14
+	r20 = move.f64 r32
+	r21 = move.bool true
+	jump b24
+b24: # Erfinv.if.done
+	r33 = le.f64 r20, 0.85
+	branch r33, b25, b29
+b25: # Erfinv.if.then
+	r34 = mul.f64 r20, 0.25
+	r35 = mul.f64 r34, r20
+	r36 = sub.f64 0.180625, r35
+	r37 = mul.f64 r36, 887.0940696254552
+	r38 = add.f64 r37, 11819.493347062295
+	r39 = mul.f64 r38, r36
+	r40 = add.f64 r39, 23782.041382114385
+	r41 = mul.f64 r40, r36
+	r42 = add.f64 r41, 16235.862515167575
+	r43 = mul.f64 r42, r36
+	r44 = add.f64 r43, 4854.886889384388
+	r45 = mul.f64 r44, r36
+	r46 = add.f64 r45, 697.062665343896
+	r47 = mul.f64 r46, r36
+	r48 = add.f64 r47, 47.07268811238398
+	r49 = mul.f64 r48, r36
+	r50 = add.f64 r49, 1.1975323115670913
+	r51 = mul.f64 r36, 5226.495278852854
+	r52 = add.f64 r51, 28729.085735721943
+	r53 = mul.f64 r52, r36
+	r54 = add.f64 r53, 39307.89580009271
+	r55 = mul.f64 r54, r36
+	r56 = add.f64 r55, 21213.794301586597
+	r57 = mul.f64 r56, r36
+	r58 = add.f64 r57, 5394.196021424751
+	r59 = mul.f64 r58, r36
+	r60 = add.f64 r59, 687.1870074920579
+	r61 = mul.f64 r60, r36
+	r62 = add.f64 r61, 42.31333070160091
+	r63 = mul.f64 r62, r36
+	r64 = add.f64 r63, 1.0
+	r65 = mul.f64 r20, r50
+	r66 = div.f64 r65, r64
+	r67 = move.f64 r66
+	jump b26
+b26: # Erfinv.if.done
+	branch r21, b27, b28
+b27: # Erfinv.if.then
+	r189 = neg.f64 r67
+	r15 = move.f64 r189
+	jump b14
+b28: # Erfinv.if.done
+	r15 = move.f64 r67
+	jump b14
+b29: # Erfinv.if.else
+	r68 = sub.f64 1.0, r20
+	jump b30
+b30: # Log.entry
+	r71 = bitcast.u64.f64 r68
+	r72 = andnot.u64 r71, 9223372036854775808
+	r73 = eq.u64 r72, 0
+	branch r73, b31, b42
+b31: # Log.switch.body
+	r75 = const.i64 -1
+	jump b32
+b32: # Inf.entry
+	r76 = ge.i64 r75, 0
+	branch r76, b33, b41
+b33: # Inf.if.then
+	r77 = move.u64 9218868437227405312
+	jump b34
+b34: # Inf.if.done
+	r78 = bitcast.f64.u64 r77
+	r74 = move.f64 r78
+	jump b35
+b35: # Inf.return
+	r70 = move.f64 r74
+	jump b36
+b36: # Log.return
+	r69 = move.f64 r70
+	jump b37
+b37: # Log.return
+	r125 = sub.f64 0.6931471805599453, r69
+	r126 = sqrt.f64 r125
+	r127 = le.f64 r126, 5.0
+	branch r127, b38, b40
+b38: # Erfinv.if.then
+	r128 = sub.f64 r126, 1.6
+	r129 = mul.f64 r128, 0.0007745450142783414
+	r130 = add.f64 r129, 0.022723844989269184
+	r131 = mul.f64 r130, r128
+	r132 = add.f64 r131, 0.2417807251774506
+	r133 = mul.f64 r132, r128
+	r134 = add.f64 r133, 1.2704582524523684
+	r135 = mul.f64 r134, r128
+	r136 = add.f64 r135, 3.6478483247632045
+	r137 = mul.f64 r136, r128
+	r138 = add.f64 r137, 5.769497221460691
+	r139 = mul.f64 r138, r128
+	r140 = add.f64 r139, 4.630337846156546
+	r141 = mul.f64 r140, r128
+	r142 = add.f64 r141, 1.4234371107496835
+	r143 = mul.f64 r128, 1.4859850019840355e-09
+	r144 = add.f64 r143, 0.0007744145906515771
+	r145 = mul.f64 r144, r128
+	r146 = add.f64 r145, 0.021494160384252878
+	r147 = mul.f64 r146, r128
+	r148 = add.f64 r147, 0.2094506521051275
+	r149 = mul.f64 r148, r128
+	r150 = add.f64 r149, 0.9754783200178743
+	r151 = mul.f64 r150, r128
+	r152 = add.f64 r151, 2.3707661626024534
+	r153 = mul.f64 r152, r128
+	r154 = add.f64 r153, 2.9036514445419948
+	r155 = mul.f64 r154, r128
+	r156 = add.f64 r155, 1.4142135623730951
+	r157 = move.f64 r142
+	r158 = move.f64 r156
+	jump b39
+b39: # Erfinv.if.done
+	r159 = div.f64 r157, r158
+	r67 = move.f64 r159
+	jump b26
+b40: # Erfinv.if.else
+	r160 = sub.f64 r126, 5.0
+	r161 = mul.f64 r160, 2.0103343992922881e-07
+	r162 = add.f64 r161, 2.7115555687434876e-05
+	r163 = mul.f64 r162, r160
+	r164 = add.f64 r163, 0.0012426609473880784
+	r165 = mul.f64 r164, r160
+	r166 = add.f64 r165, 0.026532189526576124
+	r167 = mul.f64 r166, r160
+	r168 = add.f64 r167, 0.29656057182850487
+	r169 = mul.f64 r168, r160
+	r170 = add.f64 r169, 1.7848265399172913
+	r171 = mul.f64 r170, r160
+	r172 = add.f64 r171, 5.463784911164114
+	r173 = mul.f64 r172, r160
+	r174 = add.f64 r173, 6.657904643501103
+	r175 = mul.f64 r160, 2.8910246058729655e-15
+	r176 = add.f64 r175, 2.010321207683943e-07
+	r177 = mul.f64 r176, r160
+	r178 = add.f64 r177, 2.6110884050805935e-05
+	r179 = mul.f64 r178, r160
+	r180 = add.f64 r179, 0.0011128009970788597
+	r181 = mul.f64 r180, r160
+	r182 = add.f64 r181, 0.02103693768272069
+	r183 = mul.f64 r182, r160
+	r184 = add.f64 r183, 0.19364809469506591
+	r185 = mul.f64 r184, r160
+	r186 = add.f64 r185, 0.8482908416595164
+	r187 = mul.f64 r186, r160
+	r188 = add.f64 r187, 1.4142135623730951
+	r157 = move.f64 r174
+	r158 = move.f64 r188
+	jump b39
+b41: # Inf.if.else
+	r77 = move.u64 18442240474082181120
+	jump b34
+b42: # Log.switch.next
+	r81 = convert.i64.u64 r71
+	r82 = lt.i64 r81, 0
+	branch r82, b43, b45
+b43: # NaN.entry
+	r80 = bitcast.f64.u64 9221120237041090561
+	r79 = move.f64 r80
+	jump b44
+b44: # NaN.return
+	r70 = move.f64 r79
+	jump b36
+b45: # Log.switch.next
+	r83 = ge.u64 r71, 9218868437227405312
+	branch r83, b46, b47
+b46: # Log.switch.body
+	r70 = move.f64 r68
+	jump b36
+b47: # Log.switch.next
+	r84 = and.u64 r71, 4503599627370495
+	r85 = or.u64 r84, 4602678819172646912
+	r86 = bitcast.f64.u64 r85
+	r87 = shr.u64.u64 r71, 52
+	r88 = and.u64 r87, 2047
+	r89 = convert.i32.u64 r88
+	r90 = sub.i32 r89, 1022
+	r91 = convert.f64.i32 r90
+	r92 = le.f64 r86, 0.7071067811865476
+	branch r92, b48, b50
+b48: # Log.if.then
+	r95 = sub.f64 r91, 1.0
+	r96 = mul.f64 r86, 2.0
+	r93 = move.f64 r96
+	r94 = move.f64 r95
+	jump b49
+b49: # Log.if.done
+	r97 = sub.f64 r93, 1.0
+	r98 = add.f64 r97, 2.0
+	r99 = div.f64 r97, r98
+	r100 = mul.f64 r99, r99
+	r101 = mul.f64 r100, r100
+	r102 = mul.f64 r101, 0.14798198605116586
+	r103 = add.f64 r102, 0.1818357216161805
+	r104 = mul.f64 r103, r101
+	r105 = add.f64 r104, 0.2857142874366239
+	r106 = mul.f64 r105, r101
+	r107 = add.f64 r106, 0.6666666666666735
+	r108 = mul.f64 r100, r107
+	r109 = mul.f64 r101, 0.15313837699209373
+	r110 = add.f64 r109, 0.22222198432149784
+	r111 = mul.f64 r110, r101
+	r112 = add.f64 r111, 0.3999999999940942
+	r113 = mul.f64 r101, r112
+	r114 = add.f64 r108, r113
+	r115 = mul.f64 r97, 0.5
+	r116 = mul.f64 r115, r97
+	r117 = mul.f64 r94, 0.6931471803691238
+	r118 = add.f64 r116, r114
+	r119 = mul.f64 r99, r118
+	r120 = mul.f64 r94, 1.9082149292705877e-10
+	r121 = add.f64 r119, r120
+	r122 = sub.f64 r116, r121
+	r123 = sub.f64 r122, r97
+	r124 = sub.f64 r117, r123
+	r70 = move.f64 r124
+	jump b36
+b50: # edge 6→8
+	r93 = move.f64 r86
+	r94 = move.f64 r91
+	jump b49
+b51: # edge 2→9
+	r20 = move.f64 r14
+	r21 = move.bool false
+	jump b24
+b52: # exit
+	return
+
+kernel Exp(x []f64, out []f64)
+
+task Exp_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b38
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b38
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Exp.entry
+	r17 = bitcast.u64.f64 r14
+	r18 = andnot.u64 r17, 9223372036854775808
+	r19 = ge.u64 r18, 9218868437227405312
+	branch r19, b7, b13
+b7: # Exp.if.then
+	r20 = eq.u64 r17, 18442240474082181120
+	branch r20, b8, b12
+b8: # Exp.if.then
+	r16 = move.f64 0.0
+	jump b9
+b9: # Exp.return
+	r15 = move.f64 r16
+	jump b10
+b10: # Exp.return
+	r75 = elemaddr r4, r9, 8
+	store.f64 r75, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # Exp.if.done
+	r16 = move.f64 r14
+	jump b9
+b13: # Exp.if.done
+	r21 = gt.f64 r14, 709.782712893384
+	branch r21, b14, b20
+b14: # Exp.if.then
+	r23 = const.i64 1
+	jump b15
+b15: # Inf.entry
+	r24 = ge.i64 r23, 0
+	branch r24, b16, b19
+b16: # Inf.if.then
+	r25 = move.u64 9218868437227405312
+	jump b17
+b17: # Inf.if.done
+	r26 = bitcast.f64.u64 r25
+	r22 = move.f64 r26
+	jump b18
+b18: # Inf.return
+	r16 = move.f64 r22
+	jump b9
+b19: # Inf.if.else
+	r25 = move.u64 18442240474082181120
+	jump b17
+b20: # Exp.if.done
+	r27 = mul.f64 r14, 1.4426950408889634
+	jump b21
+b21: # roundToInt32.entry
+	r29 = roundeven.f64 r27
+	r30 = ge.f64 r29, -2.147483648e+09
+	branch r30, b22, b37
+b22: # roundToInt32.cond.true
+	r32 = le.f64 r29, 2.147483647e+09
+	branch r32, b23, b37
+b23: # roundToInt32.if.then
+	r31 = convert.i32.f64 r29
+	r28 = move.i32 r31
+	jump b24
+b24: # roundToInt32.return
+	r33 = convert.f64.i32 r28
+	r34 = neg.f64 r33
+	r35 = fma.f64 r34, 0.693147180559663, r14
+	r36 = neg.f64 r33
+	r37 = fma.f64 r36, 2.8235290563031577e-13, r35
+	r38 = mul.f64 r37, 0.0625
+	r39 = fma.f64 2.48015873015873e-05, r38, 0.0001984126984126984
+	r40 = fma.f64 r39, r38, 0.001388888888888889
+	r41 = fma.f64 r40, r38, 0.008333333333333333
+	r42 = fma.f64 r41, r38, 0.041666666666666664
+	r43 = fma.f64 r42, r38, 0.16666666666666666
+	r44 = fma.f64 r43, r38, 0.5
+	r45 = fma.f64 r44, r38, 1.0
+	r46 = mul.f64 r38, r45
+	r47 = add.f64 r46, 2.0
+	r48 = mul.f64 r46, r47
+	r49 = add.f64 r48, 2.0
+	r50 = mul.f64 r48, r49
+	r51 = add.f64 r50, 2.0
+	r52 = mul.f64 r50, r51
+	r53 = add.f64 r52, 2.0
+	r54 = fma.f64 r52, r53, 1.0
+	r55 = add.i32 r28, 1023
+	r56 = le.i32 r55, 0
+	branch r56, b25, b29
+b25: # Exp.if.then
+	r57 = lt.i32 r55, -52
+	branch r57, b26, b27
+b26: # Exp.if.then
+	r16 = move.f64 0.0
+	jump b9
+b27: # Exp.if.done
+	r65 = add.i32 r55, 1022
+	r66 = convert.u64.i32 r65
+	r67 = shl.u64.u64 r66, 52
+	r68 = bitcast.f64.u64 r67
+	r69 = mul.f64 r54, r68
+	r58 = move.f64 r69
+	r59 = move.i32 1
+	jump b28
+b28: # Exp.if.done
+	r60 = convert.u64.i32 r59
+	r61 = shl.u64.u64 r60, 52
+	r62 = bitcast.f64.u64 r61
+	r63 = mul.f64 r58, r62
+	r16 = move.f64 r63
+	jump b9
+b29: # Exp.if.else
+	r64 = ge.i32 r55, 2047
+	branch r64, b30, b36
+b30: # Exp.if.then
+	r71 = const.i64 1
+	jump b31
+b31: # Inf.entry
+	r72 = ge.i64 r71, 0
+	branch r72, b32, b35
+b32: # Inf.if.then
+	r73 = move.u64 9218868437227405312
+	jump b33
+b33: # Inf.if.done
+	r74 = bitcast.f64.u64 r73
+	r70 = move.f64 r74
+	jump b34
+b34: # Inf.return
+	r16 = move.f64 r70
+	jump b9
+b35: # Inf.if.else
+	r73 = move.u64 18442240474082181120
+	jump b33
+b36: # edge 9→8
+	r58 = move.f64 r54
+	r59 = move.i32 r55
+	jump b28
+b37: # roundToInt32.if.done
+	r28 = move.i32 -2147483648
+	jump b24
+b38: # exit
+	return
+
+kernel Exp2(x []f64, out []f64)
+
+task Exp2_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b69
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b69
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # IsNaN.entry
+	r18 = ne.f64 r14, r14
+	r17 = move.bool r18
+	jump b7
+b7: # IsNaN.return
+	branch r17, b8, b12
+b8: # exp2.switch.body
+	r16 = move.f64 r14
+	jump b9
+b9: # exp2.return
+	r15 = move.f64 r16
+	jump b10
+b10: # Exp2.return
+	r116 = elemaddr r4, r9, 8
+	store.f64 r116, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # exp2.switch.next
+	r24 = gt.f64 r14, 1023.9999999999999
+	branch r24, b13, b19
+b13: # exp2.switch.body
+	r20 = const.i64 1
+	jump b14
+b14: # Inf.entry
+	r21 = ge.i64 r20, 0
+	branch r21, b15, b18
+b15: # Inf.if.then
+	r22 = move.u64 9218868437227405312
+	jump b16
+b16: # Inf.if.done
+	r23 = bitcast.f64.u64 r22
+	r19 = move.f64 r23
+	jump b17
+b17: # Inf.return
+	r16 = move.f64 r19
+	jump b9
+b18: # Inf.if.else
+	r22 = move.u64 18442240474082181120
+	jump b16
+b19: # exp2.switch.next
+	r25 = lt.f64 r14, -1074.0
+	branch r25, b20, b21
+b20: # exp2.switch.body
+	r16 = move.f64 0.0
+	jump b9
+b21: # exp2.switch.next
+	r26 = gt.f64 r14, 0.0
+	branch r26, b22, b66
+b22: # exp2.switch.body
+	r111 = add.f64 r14, 0.5
+	r112 = convert.i64.f64 r111
+	r27 = move.i64 r112
+	jump b23
+b23: # exp2.switch.done
+	r28 = convert.f64.i64 r27
+	r29 = sub.f64 r14, r28
+	r30 = mul.f64 r29, 0.6931471803691238
+	r31 = neg.f64 r29
+	r32 = mul.f64 r31, 1.9082149292705877e-10
+	jump b24
+b24: # expmulti.entry
+	r34 = sub.f64 r30, r32
+	r35 = mul.f64 r34, r34
+	r36 = mul.f64 r35, 4.1381367970572385e-08
+	r37 = add.f64 r36, -1.6533902205465252e-06
+	r38 = mul.f64 r35, r37
+	r39 = add.f64 r38, 6.613756321437934e-05
+	r40 = mul.f64 r35, r39
+	r41 = add.f64 r40, -0.0027777777777015593
+	r42 = mul.f64 r35, r41
+	r43 = add.f64 r42, 0.16666666666666666
+	r44 = mul.f64 r35, r43
+	r45 = sub.f64 r34, r44
+	r46 = mul.f64 r34, r45
+	r47 = sub.f64 2.0, r45
+	r48 = div.f64 r46, r47
+	r49 = sub.f64 r32, r48
+	r50 = sub.f64 r49, r30
+	r51 = sub.f64 1.0, r50
+	jump b25
+b25: # ldexp.entry
+	r54 = eq.f64 r51, 0.0
+	branch r54, b26, b30
+b26: # ldexp.switch.body
+	r53 = move.f64 r51
+	jump b27
+b27: # ldexp.return
+	r52 = move.f64 r53
+	jump b28
+b28: # Ldexp.return
+	r33 = move.f64 r52
+	jump b29
+b29: # expmulti.return
+	r16 = move.f64 r33
+	jump b9
+b30: # ldexp.switch.next
+	r56 = const.i64 0
+	jump b31
+b31: # IsInf.entry
+	r57 = eq.i64 r56, 0
+	branch r57, b32, b63
+b32: # IsInf.if.then
+	r58 = abs.f64 r51
+	r59 = move.f64 r58
+	jump b33
+b33: # IsInf.if.done
+	r60 = gt.f64 r59, 1.7976931348623157e+308
+	r55 = move.bool r60
+	jump b34
+b34: # IsInf.return
+	branch r55, b35, b36
+b35: # ldexp.switch.body
+	r53 = move.f64 r51
+	jump b27
+b36: # IsNaN.entry
+	r79 = ne.f64 r51, r51
+	r78 = move.bool r79
+	jump b37
+b37: # IsNaN.return
+	branch r78, b35, b38
+b38: # normalize.entry
+	r65 = abs.f64 r51
+	r66 = lt.f64 r65, 2.2250738585072014e-308
+	branch r66, b39, b62
+b39: # normalize.if.then
+	r67 = mul.f64 r51, 4.503599627370496e+15
+	r63 = move.f64 r67
+	r64 = move.i64 -52
+	jump b40
+b40: # normalize.return
+	r68 = move.f64 r63
+	r69 = move.i64 r64
+	r70 = add.i64 r27, r69
+	r71 = bitcast.u64.f64 r68
+	r72 = shr.u64.u64 r71, 52
+	r73 = convert.i64.u64 r72
+	r74 = and.i64 r73, 2047
+	r75 = sub.i64 r74, 1023
+	r76 = add.i64 r70, r75
+	r77 = lt.i64 r76, -1075
+	branch r77, b41, b44
+b41: # ldexp.if.then
+	r81 = const.f64 0.0
+	jump b42
+b42: # Copysign.entry
+	r82 = bitcast.u64.f64 r81
+	r83 = andnot.u64 r82, 9223372036854775808
+	r84 = bitcast.u64.f64 r68
+	r85 = and.u64 r84, 9223372036854775808
+	r86 = or.u64 r83, r85
+	r87 = bitcast.f64.u64 r86
+	r80 = move.f64 r87
+	jump b43
+b43: # Copysign.return
+	r53 = move.f64 r80
+	jump b27
+b44: # ldexp.if.done
+	r88 = gt.i64 r76, 1023
+	branch r88, b45, b58
+b45: # ldexp.if.then
+	r89 = lt.f64 r68, 0.0
+	branch r89, b46, b52
+b46: # ldexp.if.then
+	r94 = const.i64 -1
+	jump b47
+b47: # Inf.entry
+	r95 = ge.i64 r94, 0
+	branch r95, b48, b51
+b48: # Inf.if.then
+	r96 = move.u64 9218868437227405312
+	jump b49
+b49: # Inf.if.done
+	r97 = bitcast.f64.u64 r96
+	r93 = move.f64 r97
+	jump b50
+b50: # Inf.return
+	r53 = move.f64 r93
+	jump b27
+b51: # Inf.if.else
+	r96 = move.u64 18442240474082181120
+	jump b49
+b52: # ldexp.if.done
+	r99 = const.i64 1
+	jump b53
+b53: # Inf.entry
+	r100 = ge.i64 r99, 0
+	branch r100, b54, b57
+b54: # Inf.if.then
+	r101 = move.u64 9218868437227405312
+	jump b55
+b55: # Inf.if.done
+	r102 = bitcast.f64.u64 r101
+	r98 = move.f64 r102
+	jump b56
+b56: # Inf.return
+	r53 = move.f64 r98
+	jump b27
+b57: # Inf.if.else
+	r101 = move.u64 18442240474082181120
+	jump b55
+b58: # ldexp.if.done
+	r90 = lt.i64 r76, -1022
+	branch r90, b59, b61
+b59: # ldexp.if.then
+	r103 = add.i64 r76, 53
+	r91 = move.i64 r103
+	r92 = move.f64 1.1102230246251565e-16
+	jump b60
+b60: # ldexp.if.done
+	r104 = andnot.u64 r71, 9218868437227405312
+	r105 = add.i64 r91, 1023
+	r106 = convert.u64.i64 r105
+	r107 = shl.u64.u64 r106, 52
+	r108 = or.u64 r104, r107
+	r109 = bitcast.f64.u64 r108
+	r110 = mul.f64 r92, r109
+	r53 = move.f64 r110
+	jump b27
+b61: # edge 9→13
+	r91 = move.i64 r76
+	r92 = move.f64 1.0
+	jump b60
+b62: # normalize.if.done
+	r63 = move.f64 r51
+	r64 = move.i64 0
+	jump b40
+b63: # IsInf.if.else
+	r61 = lt.i64 r56, 0
+	branch r61, b64, b65
+b64: # IsInf.if.then
+	r62 = neg.f64 r51
+	r59 = move.f64 r62
+	jump b33
+b65: # edge 3→2
+	r59 = move.f64 r51
+	jump b33
+b66: # exp2.switch.next
+	r115 = lt.f64 r14, 0.0
+	branch r115, b67, b68
+b67: # exp2.switch.body
+	r113 = sub.f64 r14, 0.5
+	r114 = convert.i64.f64 r113
+	r27 = move.i64 r114
+	jump b23
+b68: # edge 10→7
+	r27 = move.i64 0
+	jump b23
+b69: # exit
+	return
+
+kernel Expm1(x []f64, out []f64)
+
+task Expm1_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b69
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b69
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # expm1.entry
+	r18 = const.i64 1
+	jump b7
+b7: # IsInf.entry
+	r19 = eq.i64 r18, 0
+	branch r19, b8, b66
+b8: # IsInf.if.then
+	r20 = abs.f64 r14
+	r21 = move.f64 r20
+	jump b9
+b9: # IsInf.if.done
+	r22 = gt.f64 r21, 1.7976931348623157e+308
+	r17 = move.bool r22
+	jump b10
+b10: # IsInf.return
+	branch r17, b11, b15
+b11: # expm1.switch.body
+	r16 = move.f64 r14
+	jump b12
+b12: # expm1.return
+	r15 = move.f64 r16
+	jump b13
+b13: # Expm1.return
+	r144 = elemaddr r4, r9, 8
+	store.f64 r144, r15
+	jump b14
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b15: # IsNaN.entry
+	r34 = ne.f64 r14, r14
+	r33 = move.bool r34
+	jump b16
+b16: # IsNaN.return
+	branch r33, b11, b17
+b17: # expm1.switch.next
+	r26 = const.i64 -1
+	jump b18
+b18: # IsInf.entry
+	r27 = eq.i64 r26, 0
+	branch r27, b19, b63
+b19: # IsInf.if.then
+	r28 = abs.f64 r14
+	r29 = move.f64 r28
+	jump b20
+b20: # IsInf.if.done
+	r30 = gt.f64 r29, 1.7976931348623157e+308
+	r25 = move.bool r30
+	jump b21
+b21: # IsInf.return
+	branch r25, b22, b23
+b22: # expm1.switch.body
+	r16 = move.f64 -1.0
+	jump b12
+b23: # expm1.switch.next
+	r35 = lt.f64 r14, 0.0
+	branch r35, b24, b62
+b24: # expm1.if.then
+	r38 = neg.f64 r14
+	r36 = move.f64 r38
+	r37 = move.bool true
+	jump b25
+b25: # expm1.if.done
+	r39 = ge.f64 r36, 38.816242111356935
+	branch r39, b26, b35
+b26: # expm1.if.then
+	branch r37, b27, b28
+b27: # expm1.if.then
+	r16 = move.f64 -1.0
+	jump b12
+b28: # expm1.if.done
+	r41 = ge.f64 r36, 709.782712893384
+	branch r41, b29, b35
+b29: # expm1.if.then
+	r43 = const.i64 1
+	jump b30
+b30: # Inf.entry
+	r44 = ge.i64 r43, 0
+	branch r44, b31, b34
+b31: # Inf.if.then
+	r45 = move.u64 9218868437227405312
+	jump b32
+b32: # Inf.if.done
+	r46 = bitcast.f64.u64 r45
+	r42 = move.f64 r46
+	jump b33
+b33: # Inf.return
+	r16 = move.f64 r42
+	jump b12
+b34: # Inf.if.else
+	r45 = move.u64 18442240474082181120
+	jump b32
+b35: # expm1.if.done
+	r40 = gt.f64 r36, 0.34657359027997264
+	branch r40, b36, b59
+b36: # expm1.if.then
+	r47 = lt.f64 r36, 1.0397207708399179
+	branch r47, b37, b55
+b37: # expm1.if.then
+	branch r37, b38, b54
+b38: # expm1.if.else
+	r79 = add.f64 r14, 0.6931471803691238
+	r72 = move.i64 -1
+	r73 = move.f64 r79
+	r74 = move.f64 -1.9082149292705877e-10
+	jump b39
+b39: # expm1.if.done
+	r75 = sub.f64 r73, r74
+	r76 = sub.f64 r73, r75
+	r77 = sub.f64 r76, r74
+	r48 = move.f64 r75
+	r49 = move.f64 r77
+	r50 = move.i64 r72
+	jump b40
+b40: # expm1.if.done
+	r51 = mul.f64 r48, 0.5
+	r52 = mul.f64 r48, r51
+	r53 = mul.f64 r52, -2.0109921818362437e-07
+	r54 = add.f64 r53, 4.008217827329362e-06
+	r55 = mul.f64 r52, r54
+	r56 = add.f64 r55, -7.93650757867488e-05
+	r57 = mul.f64 r52, r56
+	r58 = add.f64 r57, 0.0015873015872548146
+	r59 = mul.f64 r52, r58
+	r60 = add.f64 r59, -0.03333333333333313
+	r61 = mul.f64 r52, r60
+	r62 = add.f64 r61, 1.0
+	r63 = mul.f64 r62, r51
+	r64 = sub.f64 3.0, r63
+	r65 = sub.f64 r62, r64
+	r66 = mul.f64 r48, r64
+	r67 = sub.f64 6.0, r66
+	r68 = div.f64 r65, r67
+	r69 = mul.f64 r52, r68
+	r70 = eq.i64 r50, 0
+	branch r70, b41, b42
+b41: # expm1.if.then
+	r91 = mul.f64 r48, r69
+	r92 = sub.f64 r91, r52
+	r93 = sub.f64 r48, r92
+	r16 = move.f64 r93
+	jump b12
+b42: # expm1.if.done
+	r94 = sub.f64 r69, r49
+	r95 = mul.f64 r48, r94
+	r96 = sub.f64 r95, r49
+	r97 = sub.f64 r96, r52
+	r98 = eq.i64 r50, -1
+	branch r98, b43, b44
+b43: # expm1.switch.body
+	r99 = sub.f64 r48, r97
+	r100 = mul.f64 r99, 0.5
+	r101 = sub.f64 r100, 0.5
+	r16 = move.f64 r101
+	jump b12
+b44: # expm1.switch.next
+	r103 = eq.i64 r50, 1
+	branch r103, b45, b48
+b45: # expm1.switch.body
+	r102 = lt.f64 r48, -0.25
+	branch r102, b46, b47
+b46: # expm1.if.then
+	r113 = add.f64 r48, 0.5
+	r114 = sub.f64 r97, r113
+	r115 = mul.f64 r114, -2.0
+	r16 = move.f64 r115
+	jump b12
+b47: # expm1.if.done
+	r116 = sub.f64 r48, r97
+	r117 = mul.f64 r116, 2.0
+	r118 = add.f64 r117, 1.0
+	r16 = move.f64 r118
+	jump b12
+b48: # expm1.switch.next
+	r112 = le.i64 r50, -2
+	branch r112, b49, b50
+b49: # expm1.switch.body
+	r104 = sub.f64 r97, r48
+	r105 = sub.f64 1.0, r104
+	r106 = bitcast.u64.f64 r105
+	r107 = convert.u64.i64 r50
+	r108 = shl.u64.u64 r107, 52
+	r109 = add.u64 r106, r108
+	r110 = bitcast.f64.u64 r109
+	r111 = sub.f64 r110, 1.0
+	r16 = move.f64 r111
+	jump b12
+b50: # expm1.cond.false
+	r120 = gt.i64 r50, 56
+	branch r120, b49, b51
+b51: # expm1.switch.next
+	r119 = lt.i64 r50, 20
+	branch r119, b52, b53
+b52: # expm1.if.then
+	r121 = convert.u64.i64 r50
+	r122 = shr.u64.u64 9007199254740992, r121
+	r123 = sub.u64 4607182418800017408, r122
+	r124 = bitcast.f64.u64 r123
+	r125 = sub.f64 r97, r48
+	r126 = sub.f64 r124, r125
+	r127 = bitcast.u64.f64 r126
+	r128 = convert.u64.i64 r50
+	r129 = shl.u64.u64 r128, 52
+	r130 = add.u64 r127, r129
+	r131 = bitcast.f64.u64 r130
+	r16 = move.f64 r131
+	jump b12
+b53: # expm1.if.done
+	r132 = sub.i64 1023, r50
+	r133 = convert.u64.i64 r132
+	r134 = shl.u64.u64 r133, 52
+	r135 = bitcast.f64.u64 r134
+	r136 = add.f64 r97, r135
+	r137 = sub.f64 r48, r136
+	r138 = add.f64 r137, 1.0
+	r139 = bitcast.u64.f64 r138
+	r140 = convert.u64.i64 r50
+	r141 = shl.u64.u64 r140, 52
+	r142 = add.u64 r139, r141
+	r143 = bitcast.f64.u64 r142
+	r16 = move.f64 r143
+	jump b12
+b54: # expm1.if.then
+	r78 = sub.f64 r14, 0.6931471803691238
+	r72 = move.i64 1
+	r73 = move.f64 r78
+	r74 = move.f64 1.9082149292705877e-10
+	jump b39
+b55: # expm1.if.else
+	branch r37, b56, b58
+b56: # expm1.if.else
+	r88 = mul.f64 r14, 1.4426950408889634
+	r89 = sub.f64 r88, 0.5
+	r90 = convert.i64.f64 r89
+	r83 = move.i64 r90
+	jump b57
+b57: # expm1.if.done
+	r84 = convert.f64.i64 r83
+	r85 = mul.f64 r84, 0.6931471803691238
+	r86 = sub.f64 r14, r85
+	r87 = mul.f64 r84, 1.9082149292705877e-10
+	r72 = move.i64 r83
+	r73 = move.f64 r86
+	r74 = move.f64 r87
+	jump b39
+b58: # expm1.if.then
+	r80 = mul.f64 r14, 1.4426950408889634
+	r81 = add.f64 r80, 0.5
+	r82 = convert.i64.f64 r81
+	r83 = move.i64 r82
+	jump b57
+b59: # expm1.if.else
+	r71 = lt.f64 r36, 5.551115123125783e-17
+	branch r71, b60, b61
+b60: # expm1.if.then
+	r16 = move.f64 r14
+	jump b12
+b61: # expm1.if.else
+	r48 = move.f64 r14
+	r49 = move.f64 0.0
+	r50 = move.i64 0
+	jump b40
+b62: # edge 5→7
+	r36 = move.f64 r14
+	r37 = move.bool false
+	jump b25
+b63: # IsInf.if.else
+	r31 = lt.i64 r26, 0
+	branch r31, b64, b65
+b64: # IsInf.if.then
+	r32 = neg.f64 r14
+	r29 = move.f64 r32
+	jump b20
+b65: # edge 3→2
+	r29 = move.f64 r14
+	jump b20
+b66: # IsInf.if.else
+	r23 = lt.i64 r18, 0
+	branch r23, b67, b68
+b67: # IsInf.if.then
+	r24 = neg.f64 r14
+	r21 = move.f64 r24
+	jump b9
+b68: # edge 3→2
+	r21 = move.f64 r14
+	jump b9
+b69: # exit
+	return
+
+kernel Floor(x []f64, out []f64)
+
+task Floor_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = floor.f64 r14
+	r16 = elemaddr r4, r9, 8
+	store.f64 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Log(x []f64, out []f64)
+
+task Log_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b25
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b25
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Log.entry
+	r17 = bitcast.u64.f64 r14
+	r18 = andnot.u64 r17, 9223372036854775808
+	r19 = eq.u64 r18, 0
+	branch r19, b7, b16
+b7: # Log.switch.body
+	r21 = const.i64 -1
+	jump b8
+b8: # Inf.entry
+	r22 = ge.i64 r21, 0
+	branch r22, b9, b15
+b9: # Inf.if.then
+	r23 = move.u64 9218868437227405312
+	jump b10
+b10: # Inf.if.done
+	r24 = bitcast.f64.u64 r23
+	r20 = move.f64 r24
+	jump b11
+b11: # Inf.return
+	r16 = move.f64 r20
+	jump b12
+b12: # Log.return
+	r15 = move.f64 r16
+	jump b13
+b13: # Log.return
+	r71 = elemaddr r4, r9, 8
+	store.f64 r71, r15
+	jump b14
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b15: # Inf.if.else
+	r23 = move.u64 18442240474082181120
+	jump b10
+b16: # Log.switch.next
+	r27 = convert.i64.u64 r17
+	r28 = lt.i64 r27, 0
+	branch r28, b17, b19
+b17: # NaN.entry
+	r26 = bitcast.f64.u64 9221120237041090561
+	r25 = move.f64 r26
+	jump b18
+b18: # NaN.return
+	r16 = move.f64 r25
+	jump b12
+b19: # Log.switch.next
+	r29 = ge.u64 r17, 9218868437227405312
+	branch r29, b20, b21
+b20: # Log.switch.body
+	r16 = move.f64 r14
+	jump b12
+b21: # Log.switch.next
+	r30 = and.u64 r17, 4503599627370495
+	r31 = or.u64 r30, 4602678819172646912
+	r32 = bitcast.f64.u64 r31
+	r33 = shr.u64.u64 r17, 52
+	r34 = and.u64 r33, 2047
+	r35 = convert.i32.u64 r34
+	r36 = sub.i32 r35, 1022
+	r37 = convert.f64.i32 r36
+	r38 = le.f64 r32, 0.7071067811865476
+	branch r38, b22, b24
+b22: # Log.if.then
+	r41 = sub.f64 r37, 1.0
+	r42 = mul.f64 r32, 2.0
+	r39 = move.f64 r42
+	r40 = move.f64 r41
+	jump b23
+b23: # Log.if.done
+	r43 = sub.f64 r39, 1.0
+	r44 = add.f64 r43, 2.0
+	r45 = div.f64 r43, r44
+	r46 = mul.f64 r45, r45
+	r47 = mul.f64 r46, r46
+	r48 = mul.f64 r47, 0.14798198605116586
+	r49 = add.f64 r48, 0.1818357216161805
+	r50 = mul.f64 r49, r47
+	r51 = add.f64 r50, 0.2857142874366239
+	r52 = mul.f64 r51, r47
+	r53 = add.f64 r52, 0.6666666666666735
+	r54 = mul.f64 r46, r53
+	r55 = mul.f64 r47, 0.15313837699209373
+	r56 = add.f64 r55, 0.22222198432149784
+	r57 = mul.f64 r56, r47
+	r58 = add.f64 r57, 0.3999999999940942
+	r59 = mul.f64 r47, r58
+	r60 = add.f64 r54, r59
+	r61 = mul.f64 r43, 0.5
+	r62 = mul.f64 r61, r43
+	r63 = mul.f64 r40, 0.6931471803691238
+	r64 = add.f64 r62, r60
+	r65 = mul.f64 r45, r64
+	r66 = mul.f64 r40, 1.9082149292705877e-10
+	r67 = add.f64 r65, r66
+	r68 = sub.f64 r62, r67
+	r69 = sub.f64 r68, r43
+	r70 = sub.f64 r63, r69
+	r16 = move.f64 r70
+	jump b12
+b24: # edge 6→8
+	r39 = move.f64 r32
+	r40 = move.f64 r37
+	jump b23
+b25: # exit
+	return
+
+kernel Log10(x []f64, out []f64)
+
+task Log10_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b27
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b27
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Log.entry
+	r19 = bitcast.u64.f64 r14
+	r20 = andnot.u64 r19, 9223372036854775808
+	r21 = eq.u64 r20, 0
+	branch r21, b7, b18
+b7: # Log.switch.body
+	r23 = const.i64 -1
+	jump b8
+b8: # Inf.entry
+	r24 = ge.i64 r23, 0
+	branch r24, b9, b17
+b9: # Inf.if.then
+	r25 = move.u64 9218868437227405312
+	jump b10
+b10: # Inf.if.done
+	r26 = bitcast.f64.u64 r25
+	r22 = move.f64 r26
+	jump b11
+b11: # Inf.return
+	r18 = move.f64 r22
+	jump b12
+b12: # Log.return
+	r17 = move.f64 r18
+	jump b13
+b13: # Log.return
+	r73 = mul.f64 r17, 0.4342944819032518
+	r16 = move.f64 r73
+	jump b14
+b14: # log10.return
+	r15 = move.f64 r16
+	jump b15
+b15: # Log10.return
+	r74 = elemaddr r4, r9, 8
+	store.f64 r74, r15
+	jump b16
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b17: # Inf.if.else
+	r25 = move.u64 18442240474082181120
+	jump b10
+b18: # Log.switch.next
+	r29 = convert.i64.u64 r19
+	r30 = lt.i64 r29, 0
+	branch r30, b19, b21
+b19: # NaN.entry
+	r28 = bitcast.f64.u64 9221120237041090561
+	r27 = move.f64 r28
+	jump b20
+b20: # NaN.return
+	r18 = move.f64 r27
+	jump b12
+b21: # Log.switch.next
+	r31 = ge.u64 r19, 9218868437227405312
+	branch r31, b22, b23
+b22: # Log.switch.body
+	r18 = move.f64 r14
+	jump b12
+b23: # Log.switch.next
+	r32 = and.u64 r19, 4503599627370495
+	r33 = or.u64 r32, 4602678819172646912
+	r34 = bitcast.f64.u64 r33
+	r35 = shr.u64.u64 r19, 52
+	r36 = and.u64 r35, 2047
+	r37 = convert.i32.u64 r36
+	r38 = sub.i32 r37, 1022
+	r39 = convert.f64.i32 r38
+	r40 = le.f64 r34, 0.7071067811865476
+	branch r40, b24, b26
+b24: # Log.if.then
+	r43 = sub.f64 r39, 1.0
+	r44 = mul.f64 r34, 2.0
+	r41 = move.f64 r44
+	r42 = move.f64 r43
+	jump b25
+b25: # Log.if.done
+	r45 = sub.f64 r41, 1.0
+	r46 = add.f64 r45, 2.0
+	r47 = div.f64 r45, r46
+	r48 = mul.f64 r47, r47
+	r49 = mul.f64 r48, r48
+	r50 = mul.f64 r49, 0.14798198605116586
+	r51 = add.f64 r50, 0.1818357216161805
+	r52 = mul.f64 r51, r49
+	r53 = add.f64 r52, 0.2857142874366239
+	r54 = mul.f64 r53, r49
+	r55 = add.f64 r54, 0.6666666666666735
+	r56 = mul.f64 r48, r55
+	r57 = mul.f64 r49, 0.15313837699209373
+	r58 = add.f64 r57, 0.22222198432149784
+	r59 = mul.f64 r58, r49
+	r60 = add.f64 r59, 0.3999999999940942
+	r61 = mul.f64 r49, r60
+	r62 = add.f64 r56, r61
+	r63 = mul.f64 r45, 0.5
+	r64 = mul.f64 r63, r45
+	r65 = mul.f64 r42, 0.6931471803691238
+	r66 = add.f64 r64, r62
+	r67 = mul.f64 r47, r66
+	r68 = mul.f64 r42, 1.9082149292705877e-10
+	r69 = add.f64 r67, r68
+	r70 = sub.f64 r64, r69
+	r71 = sub.f64 r70, r45
+	r72 = sub.f64 r65, r71
+	r18 = move.f64 r72
+	jump b12
+b26: # edge 6→8
+	r41 = move.f64 r34
+	r42 = move.f64 r39
+	jump b25
+b27: # exit
+	return
+
+kernel Log1p(x []f64, out []f64)
+
+task Log1p_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b67
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b67
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # log1p.entry
+	r17 = lt.f64 r14, -1.0
+	branch r17, b7, b12
+b7: # NaN.entry
+	r19 = bitcast.f64.u64 9221120237041090561
+	r18 = move.f64 r19
+	jump b8
+b8: # NaN.return
+	r16 = move.f64 r18
+	jump b9
+b9: # log1p.return
+	r15 = move.f64 r16
+	jump b10
+b10: # Log1p.return
+	r146 = elemaddr r4, r9, 8
+	store.f64 r146, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # IsNaN.entry
+	r27 = ne.f64 r14, r14
+	r26 = move.bool r27
+	jump b13
+b13: # IsNaN.return
+	branch r26, b7, b14
+b14: # log1p.switch.next
+	r25 = eq.f64 r14, -1.0
+	branch r25, b15, b21
+b15: # log1p.switch.body
+	r21 = const.i64 -1
+	jump b16
+b16: # Inf.entry
+	r22 = ge.i64 r21, 0
+	branch r22, b17, b20
+b17: # Inf.if.then
+	r23 = move.u64 9218868437227405312
+	jump b18
+b18: # Inf.if.done
+	r24 = bitcast.f64.u64 r23
+	r20 = move.f64 r24
+	jump b19
+b19: # Inf.return
+	r16 = move.f64 r20
+	jump b9
+b20: # Inf.if.else
+	r23 = move.u64 18442240474082181120
+	jump b18
+b21: # log1p.switch.next
+	r34 = const.i64 1
+	jump b22
+b22: # IsInf.entry
+	r35 = eq.i64 r34, 0
+	branch r35, b23, b64
+b23: # IsInf.if.then
+	r36 = abs.f64 r14
+	r37 = move.f64 r36
+	jump b24
+b24: # IsInf.if.done
+	r38 = gt.f64 r37, 1.7976931348623157e+308
+	r33 = move.bool r38
+	jump b25
+b25: # IsInf.return
+	branch r33, b26, b32
+b26: # log1p.switch.body
+	r29 = const.i64 1
+	jump b27
+b27: # Inf.entry
+	r30 = ge.i64 r29, 0
+	branch r30, b28, b31
+b28: # Inf.if.then
+	r31 = move.u64 9218868437227405312
+	jump b29
+b29: # Inf.if.done
+	r32 = bitcast.f64.u64 r31
+	r28 = move.f64 r32
+	jump b30
+b30: # Inf.return
+	r16 = move.f64 r28
+	jump b9
+b31: # Inf.if.else
+	r31 = move.u64 18442240474082181120
+	jump b29
+b32: # log1p.switch.next
+	r41 = abs.f64 r14
+	r42 = lt.f64 r41, 0.41421356237309503
+	branch r42, b33, b63
+b33: # log1p.if.then
+	r46 = lt.f64 r41, 1.862645149230957e-09
+	branch r46, b34, b37
+b34: # log1p.if.then
+	r52 = lt.f64 r41, 5.551115123125783e-17
+	branch r52, b35, b36
+b35: # log1p.if.then
+	r16 = move.f64 r14
+	jump b9
+b36: # log1p.if.done
+	r54 = mul.f64 r14, r14
+	r55 = mul.f64 r54, 0.5
+	r56 = sub.f64 r14, r55
+	r16 = move.f64 r56
+	jump b9
+b37: # log1p.if.done
+	r53 = gt.f64 r14, -0.2928932188134525
+	branch r53, b38, b62
+b38: # log1p.if.then
+	r43 = move.f64 r14
+	r44 = move.u64 1
+	r45 = move.i64 0
+	jump b39
+b39: # log1p.if.done
+	r47 = ne.i64 r45, 0
+	branch r47, b40, b61
+b40: # log1p.if.then
+	r57 = lt.f64 r41, 9.007199254740992e+15
+	branch r57, b41, b60
+b41: # log1p.if.then
+	r61 = add.f64 r14, 1.0
+	r62 = bitcast.u64.f64 r61
+	r63 = shr.u64.u64 r62, 52
+	r64 = sub.u64 r63, 1023
+	r65 = convert.i64.u64 r64
+	r66 = gt.i64 r65, 0
+	branch r66, b42, b59
+b42: # log1p.if.then
+	r76 = sub.f64 r61, r14
+	r77 = sub.f64 1.0, r76
+	r78 = move.f64 r77
+	jump b43
+b43: # log1p.if.done
+	r79 = div.f64 r78, r61
+	r67 = move.u64 r62
+	r68 = move.i64 r65
+	r69 = move.f64 r79
+	jump b44
+b44: # log1p.if.done
+	r70 = and.u64 r67, 4503599627370495
+	r71 = lt.u64 r70, 1865452045155277
+	branch r71, b45, b58
+b45: # log1p.if.then
+	r82 = or.u64 r70, 4607182418800017408
+	r83 = bitcast.f64.u64 r82
+	r84 = move.u64 r70
+	r85 = move.i64 r68
+	r86 = move.f64 r83
+	jump b46
+b46: # log1p.if.done
+	r87 = sub.f64 r86, 1.0
+	r48 = move.f64 r87
+	r49 = move.u64 r84
+	r50 = move.i64 r85
+	r51 = move.f64 r69
+	jump b47
+b47: # log1p.if.done
+	r58 = mul.f64 r48, 0.5
+	r59 = mul.f64 r58, r48
+	r60 = eq.u64 r49, 0
+	branch r60, b48, b55
+b48: # log1p.if.then
+	r93 = eq.f64 r48, 0.0
+	branch r93, b49, b52
+b49: # log1p.if.then
+	r111 = eq.i64 r50, 0
+	branch r111, b50, b51
+b50: # log1p.if.then
+	r16 = move.f64 0.0
+	jump b9
+b51: # log1p.if.done
+	r116 = convert.f64.i64 r50
+	r117 = mul.f64 r116, 1.9082149292705877e-10
+	r118 = add.f64 r51, r117
+	r119 = convert.f64.i64 r50
+	r120 = mul.f64 r119, 0.6931471803691238
+	r121 = add.f64 r120, r118
+	r16 = move.f64 r121
+	jump b9
+b52: # log1p.if.done
+	r112 = mul.f64 r48, 0.6666666666666666
+	r113 = sub.f64 1.0, r112
+	r114 = mul.f64 r59, r113
+	r115 = eq.i64 r50, 0
+	branch r115, b53, b54
+b53: # log1p.if.then
+	r122 = sub.f64 r48, r114
+	r16 = move.f64 r122
+	jump b9
+b54: # log1p.if.done
+	r123 = convert.f64.i64 r50
+	r124 = mul.f64 r123, 0.6931471803691238
+	r125 = convert.f64.i64 r50
+	r126 = mul.f64 r125, 1.9082149292705877e-10
+	r127 = add.f64 r126, r51
+	r128 = sub.f64 r114, r127
+	r129 = sub.f64 r128, r48
+	r130 = sub.f64 r124, r129
+	r16 = move.f64 r130
+	jump b9
+b55: # log1p.if.done
+	r94 = add.f64 r48, 2.0
+	r95 = div.f64 r48, r94
+	r96 = mul.f64 r95, r95
+	r97 = mul.f64 r96, 0.14798198605116586
+	r98 = add.f64 r97, 0.15313837699209373
+	r99 = mul.f64 r96, r98
+	r100 = add.f64 r99, 0.1818357216161805
+	r101 = mul.f64 r96, r100
+	r102 = add.f64 r101, 0.22222198432149784
+	r103 = mul.f64 r96, r102
+	r104 = add.f64 r103, 0.2857142874366239
+	r105 = mul.f64 r96, r104
+	r106 = add.f64 r105, 0.3999999999940942
+	r107 = mul.f64 r96, r106
+	r108 = add.f64 r107, 0.6666666666666735
+	r109 = mul.f64 r96, r108
+	r110 = eq.i64 r50, 0
+	branch r110, b56, b57
+b56: # log1p.if.then
+	r131 = add.f64 r59, r109
+	r132 = mul.f64 r95, r131
+	r133 = sub.f64 r59, r132
+	r134 = sub.f64 r48, r133
+	r16 = move.f64 r134
+	jump b9
+b57: # log1p.if.done
+	r135 = convert.f64.i64 r50
+	r136 = mul.f64 r135, 0.6931471803691238
+	r137 = add.f64 r59, r109
+	r138 = mul.f64 r95, r137
+	r139 = convert.f64.i64 r50
+	r140 = mul.f64 r139, 1.9082149292705877e-10
+	r141 = add.f64 r140, r51
+	r142 = add.f64 r138, r141
+	r143 = sub.f64 r59, r142
+	r144 = sub.f64 r143, r48
+	r145 = sub.f64 r136, r144
+	r16 = move.f64 r145
+	jump b9
+b58: # log1p.if.else
+	r88 = add.i64 r68, 1
+	r89 = or.u64 r70, 4602678819172646912
+	r90 = bitcast.f64.u64 r89
+	r91 = sub.u64 4503599627370496, r70
+	r92 = shr.u64.u64 r91, 2
+	r84 = move.u64 r92
+	r85 = move.i64 r88
+	r86 = move.f64 r90
+	jump b46
+b59: # log1p.if.else
+	r80 = sub.f64 r61, 1.0
+	r81 = sub.f64 r14, r80
+	r78 = move.f64 r81
+	jump b43
+b60: # log1p.if.else
+	r72 = bitcast.u64.f64 r14
+	r73 = shr.u64.u64 r72, 52
+	r74 = sub.u64 r73, 1023
+	r75 = convert.i64.u64 r74
+	r67 = move.u64 r72
+	r68 = move.i64 r75
+	r69 = move.f64 0.0
+	jump b44
+b61: # edge 9→16
+	r48 = move.f64 r43
+	r49 = move.u64 r44
+	r50 = move.i64 r45
+	r51 = move.f64 0.0
+	jump b47
+b62: # edge 11→9
+	r43 = move.f64 0.0
+	r44 = move.u64 0
+	r45 = move.i64 1
+	jump b39
+b63: # edge 7→9
+	r43 = move.f64 0.0
+	r44 = move.u64 0
+	r45 = move.i64 1
+	jump b39
+b64: # IsInf.if.else
+	r39 = lt.i64 r34, 0
+	branch r39, b65, b66
+b65: # IsInf.if.then
+	r40 = neg.f64 r14
+	r37 = move.f64 r40
+	jump b24
+b66: # edge 3→2
+	r37 = move.f64 r14
+	jump b24
+b67: # exit
+	return
+
+kernel Log2(x []f64, out []f64)
+
+task Log2_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b47
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b47
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # frexp.entry
+	r21 = eq.f64 r14, 0.0
+	branch r21, b7, b32
+b7: # frexp.switch.body
+	r19 = move.f64 r14
+	r20 = move.i64 0
+	jump b8
+b8: # frexp.return
+	r49 = move.f64 r19
+	r50 = move.i64 r20
+	r17 = move.f64 r49
+	r18 = move.i64 r50
+	jump b9
+b9: # Frexp.return
+	r51 = move.f64 r17
+	r52 = move.i64 r18
+	r53 = eq.f64 r51, 0.5
+	branch r53, b10, b14
+b10: # log2.if.then
+	r54 = sub.i64 r52, 1
+	r55 = convert.f64.i64 r54
+	r16 = move.f64 r55
+	jump b11
+b11: # log2.return
+	r15 = move.f64 r16
+	jump b12
+b12: # Log2.return
+	r115 = elemaddr r4, r9, 8
+	store.f64 r115, r15
+	jump b13
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b14: # Log.entry
+	r58 = bitcast.u64.f64 r51
+	r59 = andnot.u64 r58, 9223372036854775808
+	r60 = eq.u64 r59, 0
+	branch r60, b15, b23
+b15: # Log.switch.body
+	r62 = const.i64 -1
+	jump b16
+b16: # Inf.entry
+	r63 = ge.i64 r62, 0
+	branch r63, b17, b22
+b17: # Inf.if.then
+	r64 = move.u64 9218868437227405312
+	jump b18
+b18: # Inf.if.done
+	r65 = bitcast.f64.u64 r64
+	r61 = move.f64 r65
+	jump b19
+b19: # Inf.return
+	r57 = move.f64 r61
+	jump b20
+b20: # Log.return
+	r56 = move.f64 r57
+	jump b21
+b21: # Log.return
+	r112 = mul.f64 r56, 1.4426950408889634
+	r113 = convert.f64.i64 r52
+	r114 = add.f64 r112, r113
+	r16 = move.f64 r114
+	jump b11
+b22: # Inf.if.else
+	r64 = move.u64 18442240474082181120
+	jump b18
+b23: # Log.switch.next
+	r68 = convert.i64.u64 r58
+	r69 = lt.i64 r68, 0
+	branch r69, b24, b26
+b24: # NaN.entry
+	r67 = bitcast.f64.u64 9221120237041090561
+	r66 = move.f64 r67
+	jump b25
+b25: # NaN.return
+	r57 = move.f64 r66
+	jump b20
+b26: # Log.switch.next
+	r70 = ge.u64 r58, 9218868437227405312
+	branch r70, b27, b28
+b27: # Log.switch.body
+	r57 = move.f64 r51
+	jump b20
+b28: # Log.switch.next
+	r71 = and.u64 r58, 4503599627370495
+	r72 = or.u64 r71, 4602678819172646912
+	r73 = bitcast.f64.u64 r72
+	r74 = shr.u64.u64 r58, 52
+	r75 = and.u64 r74, 2047
+	r76 = convert.i32.u64 r75
+	r77 = sub.i32 r76, 1022
+	r78 = convert.f64.i32 r77
+	r79 = le.f64 r73, 0.7071067811865476
+	branch r79, b29, b31
+b29: # Log.if.then
+	r82 = sub.f64 r78, 1.0
+	r83 = mul.f64 r73, 2.0
+	r80 = move.f64 r83
+	r81 = move.f64 r82
+	jump b30
+b30: # Log.if.done
+	r84 = sub.f64 r80, 1.0
+	r85 = add.f64 r84, 2.0
+	r86 = div.f64 r84, r85
+	r87 = mul.f64 r86, r86
+	r88 = mul.f64 r87, r87
+	r89 = mul.f64 r88, 0.14798198605116586
+	r90 = add.f64 r89, 0.1818357216161805
+	r91 = mul.f64 r90, r88
+	r92 = add.f64 r91, 0.2857142874366239
+	r93 = mul.f64 r92, r88
+	r94 = add.f64 r93, 0.6666666666666735
+	r95 = mul.f64 r87, r94
+	r96 = mul.f64 r88, 0.15313837699209373
+	r97 = add.f64 r96, 0.22222198432149784
+	r98 = mul.f64 r97, r88
+	r99 = add.f64 r98, 0.3999999999940942
+	r100 = mul.f64 r88, r99
+	r101 = add.f64 r95, r100
+	r102 = mul.f64 r84, 0.5
+	r103 = mul.f64 r102, r84
+	r104 = mul.f64 r81, 0.6931471803691238
+	r105 = add.f64 r103, r101
+	r106 = mul.f64 r86, r105
+	r107 = mul.f64 r81, 1.9082149292705877e-10
+	r108 = add.f64 r106, r107
+	r109 = sub.f64 r103, r108
+	r110 = sub.f64 r109, r84
+	r111 = sub.f64 r104, r110
+	r57 = move.f64 r111
+	jump b20
+b31: # edge 6→8
+	r80 = move.f64 r73
+	r81 = move.f64 r78
+	jump b30
+b32: # frexp.switch.next
+	r23 = const.i64 0
+	jump b33
+b33: # IsInf.entry
+	r24 = eq.i64 r23, 0
+	branch r24, b34, b44
+b34: # IsInf.if.then
+	r25 = abs.f64 r14
+	r26 = move.f64 r25
+	jump b35
+b35: # IsInf.if.done
+	r27 = gt.f64 r26, 1.7976931348623157e+308
+	r22 = move.bool r27
+	jump b36
+b36: # IsInf.return
+	branch r22, b37, b38
+b37: # frexp.switch.body
+	r19 = move.f64 r14
+	r20 = move.i64 0
+	jump b8
+b38: # IsNaN.entry
+	r48 = ne.f64 r14, r14
+	r47 = move.bool r48
+	jump b39
+b39: # IsNaN.return
+	branch r47, b37, b40
+b40: # normalize.entry
+	r32 = abs.f64 r14
+	r33 = lt.f64 r32, 2.2250738585072014e-308
+	branch r33, b41, b43
+b41: # normalize.if.then
+	r34 = mul.f64 r14, 4.503599627370496e+15
+	r30 = move.f64 r34
+	r31 = move.i64 -52
+	jump b42
+b42: # normalize.return
+	r35 = move.f64 r30
+	r36 = move.i64 r31
+	r37 = bitcast.u64.f64 r35
+	r38 = shr.u64.u64 r37, 52
+	r39 = and.u64 r38, 2047
+	r40 = convert.i64.u64 r39
+	r41 = sub.i64 r40, 1023
+	r42 = add.i64 r41, 1
+	r43 = add.i64 r36, r42
+	r44 = andnot.u64 r37, 9218868437227405312
+	r45 = or.u64 r44, 4602678819172646912
+	r46 = bitcast.f64.u64 r45
+	r19 = move.f64 r46
+	r20 = move.i64 r43
+	jump b8
+b43: # normalize.if.done
+	r30 = move.f64 r14
+	r31 = move.i64 0
+	jump b42
+b44: # IsInf.if.else
+	r28 = lt.i64 r23, 0
+	branch r28, b45, b46
+b45: # IsInf.if.then
+	r29 = neg.f64 r14
+	r26 = move.f64 r29
+	jump b35
+b46: # edge 3→2
+	r26 = move.f64 r14
+	jump b35
+b47: # exit
+	return
+
+kernel Logb(x []f64, out []f64)
+
+task Logb_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b37
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b37
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Logb.entry
+	r16 = eq.f64 r14, 0.0
+	branch r16, b7, b15
+b7: # Logb.switch.body
+	r18 = const.i64 -1
+	jump b8
+b8: # Inf.entry
+	r19 = ge.i64 r18, 0
+	branch r19, b9, b14
+b9: # Inf.if.then
+	r20 = move.u64 9218868437227405312
+	jump b10
+b10: # Inf.if.done
+	r21 = bitcast.f64.u64 r20
+	r17 = move.f64 r21
+	jump b11
+b11: # Inf.return
+	r15 = move.f64 r17
+	jump b12
+b12: # Logb.return
+	r52 = elemaddr r4, r9, 8
+	store.f64 r52, r15
+	jump b13
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b14: # Inf.if.else
+	r20 = move.u64 18442240474082181120
+	jump b10
+b15: # Logb.switch.next
+	r28 = const.i64 0
+	jump b16
+b16: # IsInf.entry
+	r29 = eq.i64 r28, 0
+	branch r29, b17, b34
+b17: # IsInf.if.then
+	r30 = abs.f64 r14
+	r31 = move.f64 r30
+	jump b18
+b18: # IsInf.if.done
+	r32 = gt.f64 r31, 1.7976931348623157e+308
+	r27 = move.bool r32
+	jump b19
+b19: # IsInf.return
+	branch r27, b20, b26
+b20: # Logb.switch.body
+	r23 = const.i64 1
+	jump b21
+b21: # Inf.entry
+	r24 = ge.i64 r23, 0
+	branch r24, b22, b25
+b22: # Inf.if.then
+	r25 = move.u64 9218868437227405312
+	jump b23
+b23: # Inf.if.done
+	r26 = bitcast.f64.u64 r25
+	r22 = move.f64 r26
+	jump b24
+b24: # Inf.return
+	r15 = move.f64 r22
+	jump b12
+b25: # Inf.if.else
+	r25 = move.u64 18442240474082181120
+	jump b23
+b26: # IsNaN.entry
+	r36 = ne.f64 r14, r14
+	r35 = move.bool r36
+	jump b27
+b27: # IsNaN.return
+	branch r35, b28, b29
+b28: # Logb.switch.body
+	r15 = move.f64 r14
+	jump b12
+b29: # normalize.entry
+	r40 = abs.f64 r14
+	r41 = lt.f64 r40, 2.2250738585072014e-308
+	branch r41, b30, b33
+b30: # normalize.if.then
+	r42 = mul.f64 r14, 4.503599627370496e+15
+	r38 = move.f64 r42
+	r39 = move.i64 -52
+	jump b31
+b31: # normalize.return
+	r43 = move.f64 r38
+	r44 = move.i64 r39
+	r45 = bitcast.u64.f64 r43
+	r46 = shr.u64.u64 r45, 52
+	r47 = and.u64 r46, 2047
+	r48 = convert.i64.u64 r47
+	r49 = sub.i64 r48, 1023
+	r50 = add.i64 r49, r44
+	r37 = move.i64 r50
+	jump b32
+b32: # ilogb.return
+	r51 = convert.f64.i64 r37
+	r15 = move.f64 r51
+	jump b12
+b33: # normalize.if.done
+	r38 = move.f64 r14
+	r39 = move.i64 0
+	jump b31
+b34: # IsInf.if.else
+	r33 = lt.i64 r28, 0
+	branch r33, b35, b36
+b35: # IsInf.if.then
+	r34 = neg.f64 r14
+	r31 = move.f64 r34
+	jump b18
+b36: # edge 3→2
+	r31 = move.f64 r14
+	jump b18
+b37: # exit
+	return
+
+kernel Round(x []f64, out []f64)
+
+task Round_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b16
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b16
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Round.entry
+	r16 = bitcast.u64.f64 r14
+	r17 = shr.u64.u64 r16, 52
+	r18 = move.u64 r17
+	r19 = and.u64 r18, 2047
+	r20 = lt.u64 r19, 1023
+	branch r20, b7, b13
+b7: # Round.if.then
+	r21 = and.u64 r16, 9223372036854775808
+	r22 = eq.u64 r19, 1022
+	branch r22, b8, b12
+b8: # Round.if.then
+	r26 = or.u64 r21, 4607182418800017408
+	r23 = move.u64 r26
+	jump b9
+b9: # Round.if.done
+	r24 = bitcast.f64.u64 r23
+	r15 = move.f64 r24
+	jump b10
+b10: # Round.return
+	r32 = elemaddr r4, r9, 8
+	store.f64 r32, r15
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # edge 1→2
+	r23 = move.u64 r21
+	jump b9
+b13: # Round.if.else
+	r25 = lt.u64 r19, 1075
+	branch r25, b14, b15
+b14: # Round.if.then
+	r27 = sub.u64 r19, 1023
+	r28 = shr.u64.u64 2251799813685248, r27
+	r29 = add.u64 r16, r28
+	r30 = shr.u64.u64 4503599627370495, r27
+	r31 = andnot.u64 r29, r30
+	r23 = move.u64 r31
+	jump b9
+b15: # edge 3→2
+	r23 = move.u64 r16
+	jump b9
+b16: # exit
+	return
+
+kernel RoundToEven(x []f64, out []f64)
+
+task RoundToEven_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = roundeven.f64 r14
+	r16 = elemaddr r4, r9, 8
+	store.f64 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Sinh(x []f64, out []f64)
+
+task Sinh_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b81
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b81
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # sinh.entry
+	r17 = lt.f64 r14, 0.0
+	branch r17, b7, b80
+b7: # sinh.if.then
+	r20 = neg.f64 r14
+	r18 = move.f64 r20
+	r19 = move.bool true
+	jump b8
+b8: # sinh.if.done
+	r21 = gt.f64 r18, 21.0
+	branch r21, b9, b47
+b9: # Exp.entry
+	r26 = bitcast.u64.f64 r18
+	r27 = andnot.u64 r26, 9223372036854775808
+	r28 = ge.u64 r27, 9218868437227405312
+	branch r28, b10, b22
+b10: # Exp.if.then
+	r29 = eq.u64 r26, 18442240474082181120
+	branch r29, b11, b21
+b11: # Exp.if.then
+	r25 = move.f64 0.0
+	jump b12
+b12: # Exp.return
+	r24 = move.f64 r25
+	jump b13
+b13: # Exp.return
+	r84 = mul.f64 r24, 0.5
+	r22 = move.f64 r84
+	jump b14
+b14: # sinh.switch.done
+	branch r19, b15, b20
+b15: # sinh.if.then
+	r163 = neg.f64 r22
+	r23 = move.f64 r163
+	jump b16
+b16: # sinh.if.done
+	r16 = move.f64 r23
+	jump b17
+b17: # sinh.return
+	r15 = move.f64 r16
+	jump b18
+b18: # Sinh.return
+	r164 = elemaddr r4, r9, 8
+	store.f64 r164, r15
+	jump b19
+b19: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b20: # edge 3→9
+	r23 = move.f64 r22
+	jump b16
+b21: # Exp.if.done
+	r25 = move.f64 r18
+	jump b12
+b22: # Exp.if.done
+	r30 = gt.f64 r18, 709.782712893384
+	branch r30, b23, b29
+b23: # Exp.if.then
+	r32 = const.i64 1
+	jump b24
+b24: # Inf.entry
+	r33 = ge.i64 r32, 0
+	branch r33, b25, b28
+b25: # Inf.if.then
+	r34 = move.u64 9218868437227405312
+	jump b26
+b26: # Inf.if.done
+	r35 = bitcast.f64.u64 r34
+	r31 = move.f64 r35
+	jump b27
+b27: # Inf.return
+	r25 = move.f64 r31
+	jump b12
+b28: # Inf.if.else
+	r34 = move.u64 18442240474082181120
+	jump b26
+b29: # Exp.if.done
+	r36 = mul.f64 r18, 1.4426950408889634
+	jump b30
+b30: # roundToInt32.entry
+	r38 = roundeven.f64 r36
+	r39 = ge.f64 r38, -2.147483648e+09
+	branch r39, b31, b46
+b31: # roundToInt32.cond.true
+	r41 = le.f64 r38, 2.147483647e+09
+	branch r41, b32, b46
+b32: # roundToInt32.if.then
+	r40 = convert.i32.f64 r38
+	r37 = move.i32 r40
+	jump b33
+b33: # roundToInt32.return
+	r42 = convert.f64.i32 r37
+	r43 = neg.f64 r42
+	r44 = fma.f64 r43, 0.693147180559663, r18
+	r45 = neg.f64 r42
+	r46 = fma.f64 r45, 2.8235290563031577e-13, r44
+	r47 = mul.f64 r46, 0.0625
+	r48 = fma.f64 2.48015873015873e-05, r47, 0.0001984126984126984
+	r49 = fma.f64 r48, r47, 0.001388888888888889
+	r50 = fma.f64 r49, r47, 0.008333333333333333
+	r51 = fma.f64 r50, r47, 0.041666666666666664
+	r52 = fma.f64 r51, r47, 0.16666666666666666
+	r53 = fma.f64 r52, r47, 0.5
+	r54 = fma.f64 r53, r47, 1.0
+	r55 = mul.f64 r47, r54
+	r56 = add.f64 r55, 2.0
+	r57 = mul.f64 r55, r56
+	r58 = add.f64 r57, 2.0
+	r59 = mul.f64 r57, r58
+	r60 = add.f64 r59, 2.0
+	r61 = mul.f64 r59, r60
+	r62 = add.f64 r61, 2.0
+	r63 = fma.f64 r61, r62, 1.0
+	r64 = add.i32 r37, 1023
+	r65 = le.i32 r64, 0
+	branch r65, b34, b38
+b34: # Exp.if.then
+	r66 = lt.i32 r64, -52
+	branch r66, b35, b36
+b35: # Exp.if.then
+	r25 = move.f64 0.0
+	jump b12
+b36: # Exp.if.done
+	r74 = add.i32 r64, 1022
+	r75 = convert.u64.i32 r74
+	r76 = shl.u64.u64 r75, 52
+	r77 = bitcast.f64.u64 r76
+	r78 = mul.f64 r63, r77
+	r67 = move.f64 r78
+	r68 = move.i32 1
+	jump b37
+b37: # Exp.if.done
+	r69 = convert.u64.i32 r68
+	r70 = shl.u64.u64 r69, 52
+	r71 = bitcast.f64.u64 r70
+	r72 = mul.f64 r67, r71
+	r25 = move.f64 r72
+	jump b12
+b38: # Exp.if.else
+	r73 = ge.i32 r64, 2047
+	branch r73, b39, b45
+b39: # Exp.if.then
+	r80 = const.i64 1
+	jump b40
+b40: # Inf.entry
+	r81 = ge.i64 r80, 0
+	branch r81, b41, b44
+b41: # Inf.if.then
+	r82 = move.u64 9218868437227405312
+	jump b42
+b42: # Inf.if.done
+	r83 = bitcast.f64.u64 r82
+	r79 = move.f64 r83
+	jump b43
+b43: # Inf.return
+	r25 = move.f64 r79
+	jump b12
+b44: # Inf.if.else
+	r82 = move.u64 18442240474082181120
+	jump b42
+b45: # edge 9→8
+	r67 = move.f64 r63
+	r68 = move.i32 r64
+	jump b37
+b46: # roundToInt32.if.done
+	r37 = move.i32 -2147483648
+	jump b33
+b47: # sinh.switch.next
+	r148 = gt.f64 r18, 0.5
+	branch r148, b48, b79
+b48: # Exp.entry
+	r87 = bitcast.u64.f64 r18
+	r88 = andnot.u64 r87, 9223372036854775808
+	r89 = ge.u64 r88, 9218868437227405312
+	branch r89, b49, b54
+b49: # Exp.if.then
+	r90 = eq.u64 r87, 18442240474082181120
+	branch r90, b50, b53
+b50: # Exp.if.then
+	r86 = move.f64 0.0
+	jump b51
+b51: # Exp.return
+	r85 = move.f64 r86
+	jump b52
+b52: # Exp.return
+	r145 = div.f64 1.0, r85
+	r146 = sub.f64 r85, r145
+	r147 = mul.f64 r146, 0.5
+	r22 = move.f64 r147
+	jump b14
+b53: # Exp.if.done
+	r86 = move.f64 r18
+	jump b51
+b54: # Exp.if.done
+	r91 = gt.f64 r18, 709.782712893384
+	branch r91, b55, b61
+b55: # Exp.if.then
+	r93 = const.i64 1
+	jump b56
+b56: # Inf.entry
+	r94 = ge.i64 r93, 0
+	branch r94, b57, b60
+b57: # Inf.if.then
+	r95 = move.u64 9218868437227405312
+	jump b58
+b58: # Inf.if.done
+	r96 = bitcast.f64.u64 r95
+	r92 = move.f64 r96
+	jump b59
+b59: # Inf.return
+	r86 = move.f64 r92
+	jump b51
+b60: # Inf.if.else
+	r95 = move.u64 18442240474082181120
+	jump b58
+b61: # Exp.if.done
+	r97 = mul.f64 r18, 1.4426950408889634
+	jump b62
+b62: # roundToInt32.entry
+	r99 = roundeven.f64 r97
+	r100 = ge.f64 r99, -2.147483648e+09
+	branch r100, b63, b78
+b63: # roundToInt32.cond.true
+	r102 = le.f64 r99, 2.147483647e+09
+	branch r102, b64, b78
+b64: # roundToInt32.if.then
+	r101 = convert.i32.f64 r99
+	r98 = move.i32 r101
+	jump b65
+b65: # roundToInt32.return
+	r103 = convert.f64.i32 r98
+	r104 = neg.f64 r103
+	r105 = fma.f64 r104, 0.693147180559663, r18
+	r106 = neg.f64 r103
+	r107 = fma.f64 r106, 2.8235290563031577e-13, r105
+	r108 = mul.f64 r107, 0.0625
+	r109 = fma.f64 2.48015873015873e-05, r108, 0.0001984126984126984
+	r110 = fma.f64 r109, r108, 0.001388888888888889
+	r111 = fma.f64 r110, r108, 0.008333333333333333
+	r112 = fma.f64 r111, r108, 0.041666666666666664
+	r113 = fma.f64 r112, r108, 0.16666666666666666
+	r114 = fma.f64 r113, r108, 0.5
+	r115 = fma.f64 r114, r108, 1.0
+	r116 = mul.f64 r108, r115
+	r117 = add.f64 r116, 2.0
+	r118 = mul.f64 r116, r117
+	r119 = add.f64 r118, 2.0
+	r120 = mul.f64 r118, r119
+	r121 = add.f64 r120, 2.0
+	r122 = mul.f64 r120, r121
+	r123 = add.f64 r122, 2.0
+	r124 = fma.f64 r122, r123, 1.0
+	r125 = add.i32 r98, 1023
+	r126 = le.i32 r125, 0
+	branch r126, b66, b70
+b66: # Exp.if.then
+	r127 = lt.i32 r125, -52
+	branch r127, b67, b68
+b67: # Exp.if.then
+	r86 = move.f64 0.0
+	jump b51
+b68: # Exp.if.done
+	r135 = add.i32 r125, 1022
+	r136 = convert.u64.i32 r135
+	r137 = shl.u64.u64 r136, 52
+	r138 = bitcast.f64.u64 r137
+	r139 = mul.f64 r124, r138
+	r128 = move.f64 r139
+	r129 = move.i32 1
+	jump b69
+b69: # Exp.if.done
+	r130 = convert.u64.i32 r129
+	r131 = shl.u64.u64 r130, 52
+	r132 = bitcast.f64.u64 r131
+	r133 = mul.f64 r128, r132
+	r86 = move.f64 r133
+	jump b51
+b70: # Exp.if.else
+	r134 = ge.i32 r125, 2047
+	branch r134, b71, b77
+b71: # Exp.if.then
+	r141 = const.i64 1
+	jump b72
+b72: # Inf.entry
+	r142 = ge.i64 r141, 0
+	branch r142, b73, b76
+b73: # Inf.if.then
+	r143 = move.u64 9218868437227405312
+	jump b74
+b74: # Inf.if.done
+	r144 = bitcast.f64.u64 r143
+	r140 = move.f64 r144
+	jump b75
+b75: # Inf.return
+	r86 = move.f64 r140
+	jump b51
+b76: # Inf.if.else
+	r143 = move.u64 18442240474082181120
+	jump b74
+b77: # edge 9→8
+	r128 = move.f64 r124
+	r129 = move.i32 r125
+	jump b69
+b78: # roundToInt32.if.done
+	r98 = move.i32 -2147483648
+	jump b65
+b79: # sinh.switch.next
+	r149 = mul.f64 r18, r18
+	r150 = mul.f64 r149, -26.30563213397497
+	r151 = add.f64 r150, -2894.211355989564
+	r152 = mul.f64 r151, r149
+	r153 = add.f64 r152, -89912.72022039509
+	r154 = mul.f64 r153, r149
+	r155 = add.f64 r154, -630767.3640497717
+	r156 = mul.f64 r155, r18
+	r157 = add.f64 r149, -173.6789535582337
+	r158 = mul.f64 r157, r149
+	r159 = add.f64 r158, 15215.17378790019
+	r160 = mul.f64 r159, r149
+	r161 = add.f64 r160, -630767.3640497717
+	r162 = div.f64 r156, r161
+	r22 = move.f64 r162
+	jump b14
+b80: # edge 0→2
+	r18 = move.f64 r14
+	r19 = move.bool false
+	jump b8
+b81: # exit
+	return
+
+kernel Sqrt(x []f64, out []f64)
+
+task Sqrt_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = sqrt.f64 r14
+	r16 = elemaddr r4, r9, 8
+	store.f64 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Trunc(x []f64, out []f64)
+
+task Trunc_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = trunc.f64 r14
+	r16 = elemaddr r4, r9, 8
+	store.f64 r16, r15
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Atan2(x []f64, y []f64, out []f64)
+
+task Atan2_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b117
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b117
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # IsNaN.entry
+	r22 = ne.f64 r14, r14
+	r21 = move.bool r22
+	jump b7
+b7: # IsNaN.return
+	branch r21, b8, b13
+b8: # NaN.entry
+	r24 = bitcast.f64.u64 9221120237041090561
+	r23 = move.f64 r24
+	jump b9
+b9: # NaN.return
+	r20 = move.f64 r23
+	jump b10
+b10: # atan2.return
+	r19 = move.f64 r20
+	jump b11
+b11: # Atan2.return
+	r309 = elemaddr r4, r9, 8
+	store.f64 r309, r19
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # IsNaN.entry
+	r28 = ne.f64 r18, r18
+	r27 = move.bool r28
+	jump b14
+b14: # IsNaN.return
+	branch r27, b8, b15
+b15: # atan2.switch.next
+	r26 = eq.f64 r14, 0.0
+	branch r26, b16, b25
+b16: # atan2.switch.body
+	r25 = ge.f64 r18, 0.0
+	branch r25, b17, b19
+b17: # Signbit.entry
+	r55 = bitcast.u64.f64 r18
+	r56 = convert.i64.u64 r55
+	r57 = lt.i64 r56, 0
+	r54 = move.bool r57
+	jump b18
+b18: # Signbit.return
+	branch r54, b19, b22
+b19: # atan2.if.done
+	r47 = const.f64 3.141592653589793
+	jump b20
+b20: # Copysign.entry
+	r48 = bitcast.u64.f64 r47
+	r49 = andnot.u64 r48, 9223372036854775808
+	r50 = bitcast.u64.f64 r14
+	r51 = and.u64 r50, 9223372036854775808
+	r52 = or.u64 r49, r51
+	r53 = bitcast.f64.u64 r52
+	r46 = move.f64 r53
+	jump b21
+b21: # Copysign.return
+	r20 = move.f64 r46
+	jump b10
+b22: # atan2.if.then
+	r39 = const.f64 0.0
+	jump b23
+b23: # Copysign.entry
+	r40 = bitcast.u64.f64 r39
+	r41 = andnot.u64 r40, 9223372036854775808
+	r42 = bitcast.u64.f64 r14
+	r43 = and.u64 r42, 9223372036854775808
+	r44 = or.u64 r41, r43
+	r45 = bitcast.f64.u64 r44
+	r38 = move.f64 r45
+	jump b24
+b24: # Copysign.return
+	r20 = move.f64 r38
+	jump b10
+b25: # atan2.switch.next
+	r37 = eq.f64 r18, 0.0
+	branch r37, b26, b29
+b26: # atan2.switch.body
+	r30 = const.f64 1.5707963267948966
+	jump b27
+b27: # Copysign.entry
+	r31 = bitcast.u64.f64 r30
+	r32 = andnot.u64 r31, 9223372036854775808
+	r33 = bitcast.u64.f64 r14
+	r34 = and.u64 r33, 9223372036854775808
+	r35 = or.u64 r32, r34
+	r36 = bitcast.f64.u64 r35
+	r29 = move.f64 r36
+	jump b28
+b28: # Copysign.return
+	r20 = move.f64 r29
+	jump b10
+b29: # atan2.switch.next
+	r67 = const.i64 0
+	jump b30
+b30: # IsInf.entry
+	r68 = eq.i64 r67, 0
+	branch r68, b31, b114
+b31: # IsInf.if.then
+	r69 = abs.f64 r18
+	r70 = move.f64 r69
+	jump b32
+b32: # IsInf.if.done
+	r71 = gt.f64 r70, 1.7976931348623157e+308
+	r66 = move.bool r71
+	jump b33
+b33: # IsInf.return
+	branch r66, b34, b70
+b34: # atan2.switch.body
+	r59 = const.i64 1
+	jump b35
+b35: # IsInf.entry
+	r60 = eq.i64 r59, 0
+	branch r60, b36, b67
+b36: # IsInf.if.then
+	r61 = abs.f64 r18
+	r62 = move.f64 r61
+	jump b37
+b37: # IsInf.if.done
+	r63 = gt.f64 r62, 1.7976931348623157e+308
+	r58 = move.bool r63
+	jump b38
+b38: # IsInf.return
+	branch r58, b39, b53
+b39: # atan2.if.then
+	r91 = const.i64 0
+	jump b40
+b40: # IsInf.entry
+	r92 = eq.i64 r91, 0
+	branch r92, b41, b50
+b41: # IsInf.if.then
+	r93 = abs.f64 r14
+	r94 = move.f64 r93
+	jump b42
+b42: # IsInf.if.done
+	r95 = gt.f64 r94, 1.7976931348623157e+308
+	r90 = move.bool r95
+	jump b43
+b43: # IsInf.return
+	branch r90, b44, b47
+b44: # atan2.switch.body
+	r107 = const.f64 0.7853981633974483
+	jump b45
+b45: # Copysign.entry
+	r108 = bitcast.u64.f64 r107
+	r109 = andnot.u64 r108, 9223372036854775808
+	r110 = bitcast.u64.f64 r14
+	r111 = and.u64 r110, 9223372036854775808
+	r112 = or.u64 r109, r111
+	r113 = bitcast.f64.u64 r112
+	r106 = move.f64 r113
+	jump b46
+b46: # Copysign.return
+	r20 = move.f64 r106
+	jump b10
+b47: # atan2.switch.next
+	r115 = const.f64 0.0
+	jump b48
+b48: # Copysign.entry
+	r116 = bitcast.u64.f64 r115
+	r117 = andnot.u64 r116, 9223372036854775808
+	r118 = bitcast.u64.f64 r14
+	r119 = and.u64 r118, 9223372036854775808
+	r120 = or.u64 r117, r119
+	r121 = bitcast.f64.u64 r120
+	r114 = move.f64 r121
+	jump b49
+b49: # Copysign.return
+	r20 = move.f64 r114
+	jump b10
+b50: # IsInf.if.else
+	r96 = lt.i64 r91, 0
+	branch r96, b51, b52
+b51: # IsInf.if.then
+	r97 = neg.f64 r14
+	r94 = move.f64 r97
+	jump b42
+b52: # edge 3→2
+	r94 = move.f64 r14
+	jump b42
+b53: # atan2.if.done
+	r99 = const.i64 0
+	jump b54
+b54: # IsInf.entry
+	r100 = eq.i64 r99, 0
+	branch r100, b55, b64
+b55: # IsInf.if.then
+	r101 = abs.f64 r14
+	r102 = move.f64 r101
+	jump b56
+b56: # IsInf.if.done
+	r103 = gt.f64 r102, 1.7976931348623157e+308
+	r98 = move.bool r103
+	jump b57
+b57: # IsInf.return
+	branch r98, b58, b61
+b58: # atan2.switch.body
+	r123 = const.f64 2.356194490192345
+	jump b59
+b59: # Copysign.entry
+	r124 = bitcast.u64.f64 r123
+	r125 = andnot.u64 r124, 9223372036854775808
+	r126 = bitcast.u64.f64 r14
+	r127 = and.u64 r126, 9223372036854775808
+	r128 = or.u64 r125, r127
+	r129 = bitcast.f64.u64 r128
+	r122 = move.f64 r129
+	jump b60
+b60: # Copysign.return
+	r20 = move.f64 r122
+	jump b10
+b61: # atan2.switch.next
+	r131 = const.f64 3.141592653589793
+	jump b62
+b62: # Copysign.entry
+	r132 = bitcast.u64.f64 r131
+	r133 = andnot.u64 r132, 9223372036854775808
+	r134 = bitcast.u64.f64 r14
+	r135 = and.u64 r134, 9223372036854775808
+	r136 = or.u64 r133, r135
+	r137 = bitcast.f64.u64 r136
+	r130 = move.f64 r137
+	jump b63
+b63: # Copysign.return
+	r20 = move.f64 r130
+	jump b10
+b64: # IsInf.if.else
+	r104 = lt.i64 r99, 0
+	branch r104, b65, b66
+b65: # IsInf.if.then
+	r105 = neg.f64 r14
+	r102 = move.f64 r105
+	jump b56
+b66: # edge 3→2
+	r102 = move.f64 r14
+	jump b56
+b67: # IsInf.if.else
+	r64 = lt.i64 r59, 0
+	branch r64, b68, b69
+b68: # IsInf.if.then
+	r65 = neg.f64 r18
+	r62 = move.f64 r65
+	jump b37
+b69: # edge 3→2
+	r62 = move.f64 r18
+	jump b37
+b70: # atan2.switch.next
+	r83 = const.i64 0
+	jump b71
+b71: # IsInf.entry
+	r84 = eq.i64 r83, 0
+	branch r84, b72, b111
+b72: # IsInf.if.then
+	r85 = abs.f64 r14
+	r86 = move.f64 r85
+	jump b73
+b73: # IsInf.if.done
+	r87 = gt.f64 r86, 1.7976931348623157e+308
+	r82 = move.bool r87
+	jump b74
+b74: # IsInf.return
+	branch r82, b75, b78
+b75: # atan2.switch.body
+	r75 = const.f64 1.5707963267948966
+	jump b76
+b76: # Copysign.entry
+	r76 = bitcast.u64.f64 r75
+	r77 = andnot.u64 r76, 9223372036854775808
+	r78 = bitcast.u64.f64 r14
+	r79 = and.u64 r78, 9223372036854775808
+	r80 = or.u64 r77, r79
+	r81 = bitcast.f64.u64 r80
+	r74 = move.f64 r81
+	jump b77
+b77: # Copysign.return
+	r20 = move.f64 r74
+	jump b10
+b78: # atan2.switch.next
+	r138 = div.f64 r14, r18
+	jump b79
+b79: # atan.entry
+	r141 = eq.f64 r138, 0.0
+	branch r141, b80, b87
+b80: # atan.if.then
+	r140 = move.f64 r138
+	jump b81
+b81: # atan.return
+	r139 = move.f64 r140
+	jump b82
+b82: # Atan.return
+	r305 = lt.f64 r18, 0.0
+	branch r305, b83, b86
+b83: # atan2.if.then
+	r306 = le.f64 r139, 0.0
+	branch r306, b84, b85
+b84: # atan2.if.then
+	r307 = add.f64 r139, 3.141592653589793
+	r20 = move.f64 r307
+	jump b10
+b85: # atan2.if.done
+	r308 = sub.f64 r139, 3.141592653589793
+	r20 = move.f64 r308
+	jump b10
+b86: # atan2.if.done
+	r20 = move.f64 r139
+	jump b10
+b87: # atan.if.done
+	r142 = gt.f64 r138, 0.0
+	branch r142, b88, b99
+b88: # satan.entry
+	r144 = le.f64 r138, 0.66
+	branch r144, b89, b92
+b89: # xatan.entry
+	r146 = mul.f64 r138, r138
+	r147 = mul.f64 r146, -0.8750608600031904
+	r148 = add.f64 r147, -16.157537187333652
+	r149 = mul.f64 r148, r146
+	r150 = add.f64 r149, -75.00855792314705
+	r151 = mul.f64 r150, r146
+	r152 = add.f64 r151, -122.88666844901361
+	r153 = mul.f64 r152, r146
+	r154 = add.f64 r153, -64.85021904942025
+	r155 = mul.f64 r146, r154
+	r156 = add.f64 r146, 24.858464901423062
+	r157 = mul.f64 r156, r146
+	r158 = add.f64 r157, 165.02700983169885
+	r159 = mul.f64 r158, r146
+	r160 = add.f64 r159, 432.88106049129027
+	r161 = mul.f64 r160, r146
+	r162 = add.f64 r161, 485.3903996359137
+	r163 = mul.f64 r162, r146
+	r164 = add.f64 r163, 194.5506571482614
+	r165 = div.f64 r155, r164
+	r166 = mul.f64 r138, r165
+	r167 = add.f64 r166, r138
+	r145 = move.f64 r167
+	jump b90
+b90: # xatan.return
+	r143 = move.f64 r145
+	jump b91
+b91: # satan.return
+	r140 = move.f64 r143
+	jump b81
+b92: # satan.if.done
+	r168 = gt.f64 r138, 2.414213562373095
+	branch r168, b93, b96
+b93: # satan.if.then
+	r169 = div.f64 1.0, r138
+	jump b94
+b94: # xatan.entry
+	r171 = mul.f64 r169, r169
+	r172 = mul.f64 r171, -0.8750608600031904
+	r173 = add.f64 r172, -16.157537187333652
+	r174 = mul.f64 r173, r171
+	r175 = add.f64 r174, -75.00855792314705
+	r176 = mul.f64 r175, r171
+	r177 = add.f64 r176, -122.88666844901361
+	r178 = mul.f64 r177, r171
+	r179 = add.f64 r178, -64.85021904942025
+	r180 = mul.f64 r171, r179
+	r181 = add.f64 r171, 24.858464901423062
+	r182 = mul.f64 r181, r171
+	r183 = add.f64 r182, 165.02700983169885
+	r184 = mul.f64 r183, r171
+	r185 = add.f64 r184, 432.88106049129027
+	r186 = mul.f64 r185, r171
+	r187 = add.f64 r186, 485.3903996359137
+	r188 = mul.f64 r187, r171
+	r189 = add.f64 r188, 194.5506571482614
+	r190 = div.f64 r180, r189
+	r191 = mul.f64 r169, r190
+	r192 = add.f64 r191, r169
+	r170 = move.f64 r192
+	jump b95
+b95: # xatan.return
+	r193 = sub.f64 1.5707963267948966, r170
+	r194 = add.f64 r193, 6.123233995736766e-17
+	r143 = move.f64 r194
+	jump b91
+b96: # satan.if.done
+	r195 = sub.f64 r138, 1.0
+	r196 = add.f64 r138, 1.0
+	r197 = div.f64 r195, r196
+	jump b97
+b97: # xatan.entry
+	r199 = mul.f64 r197, r197
+	r200 = mul.f64 r199, -0.8750608600031904
+	r201 = add.f64 r200, -16.157537187333652
+	r202 = mul.f64 r201, r199
+	r203 = add.f64 r202, -75.00855792314705
+	r204 = mul.f64 r203, r199
+	r205 = add.f64 r204, -122.88666844901361
+	r206 = mul.f64 r205, r199
+	r207 = add.f64 r206, -64.85021904942025
+	r208 = mul.f64 r199, r207
+	r209 = add.f64 r199, 24.858464901423062
+	r210 = mul.f64 r209, r199
+	r211 = add.f64 r210, 165.02700983169885
+	r212 = mul.f64 r211, r199
+	r213 = add.f64 r212, 432.88106049129027
+	r214 = mul.f64 r213, r199
+	r215 = add.f64 r214, 485.3903996359137
+	r216 = mul.f64 r215, r199
+	r217 = add.f64 r216, 194.5506571482614
+	r218 = div.f64 r208, r217
+	r219 = mul.f64 r197, r218
+	r220 = add.f64 r219, r197
+	r198 = move.f64 r220
+	jump b98
+b98: # xatan.return
+	r221 = add.f64 r198, 0.7853981633974483
+	r222 = add.f64 r221, 3.061616997868383e-17
+	r143 = move.f64 r222
+	jump b91
+b99: # atan.if.done
+	r223 = neg.f64 r138
+	jump b100
+b100: # satan.entry
+	r225 = le.f64 r223, 0.66
+	branch r225, b101, b104
+b101: # xatan.entry
+	r227 = mul.f64 r223, r223
+	r228 = mul.f64 r227, -0.8750608600031904
+	r229 = add.f64 r228, -16.157537187333652
+	r230 = mul.f64 r229, r227
+	r231 = add.f64 r230, -75.00855792314705
+	r232 = mul.f64 r231, r227
+	r233 = add.f64 r232, -122.88666844901361
+	r234 = mul.f64 r233, r227
+	r235 = add.f64 r234, -64.85021904942025
+	r236 = mul.f64 r227, r235
+	r237 = add.f64 r227, 24.858464901423062
+	r238 = mul.f64 r237, r227
+	r239 = add.f64 r238, 165.02700983169885
+	r240 = mul.f64 r239, r227
+	r241 = add.f64 r240, 432.88106049129027
+	r242 = mul.f64 r241, r227
+	r243 = add.f64 r242, 485.3903996359137
+	r244 = mul.f64 r243, r227
+	r245 = add.f64 r244, 194.5506571482614
+	r246 = div.f64 r236, r245
+	r247 = mul.f64 r223, r246
+	r248 = add.f64 r247, r223
+	r226 = move.f64 r248
+	jump b102
+b102: # xatan.return
+	r224 = move.f64 r226
+	jump b103
+b103: # satan.return
+	r304 = neg.f64 r224
+	r140 = move.f64 r304
+	jump b81
+b104: # satan.if.done
+	r249 = gt.f64 r223, 2.414213562373095
+	branch r249, b105, b108
+b105: # satan.if.then
+	r250 = div.f64 1.0, r223
+	jump b106
+b106: # xatan.entry
+	r252 = mul.f64 r250, r250
+	r253 = mul.f64 r252, -0.8750608600031904
+	r254 = add.f64 r253, -16.157537187333652
+	r255 = mul.f64 r254, r252
+	r256 = add.f64 r255, -75.00855792314705
+	r257 = mul.f64 r256, r252
+	r258 = add.f64 r257, -122.88666844901361
+	r259 = mul.f64 r258, r252
+	r260 = add.f64 r259, -64.85021904942025
+	r261 = mul.f64 r252, r260
+	r262 = add.f64 r252, 24.858464901423062
+	r263 = mul.f64 r262, r252
+	r264 = add.f64 r263, 165.02700983169885
+	r265 = mul.f64 r264, r252
+	r266 = add.f64 r265, 432.88106049129027
+	r267 = mul.f64 r266, r252
+	r268 = add.f64 r267, 485.3903996359137
+	r269 = mul.f64 r268, r252
+	r270 = add.f64 r269, 194.5506571482614
+	r271 = div.f64 r261, r270
+	r272 = mul.f64 r250, r271
+	r273 = add.f64 r272, r250
+	r251 = move.f64 r273
+	jump b107
+b107: # xatan.return
+	r274 = sub.f64 1.5707963267948966, r251
+	r275 = add.f64 r274, 6.123233995736766e-17
+	r224 = move.f64 r275
+	jump b103
+b108: # satan.if.done
+	r276 = sub.f64 r223, 1.0
+	r277 = add.f64 r223, 1.0
+	r278 = div.f64 r276, r277
+	jump b109
+b109: # xatan.entry
+	r280 = mul.f64 r278, r278
+	r281 = mul.f64 r280, -0.8750608600031904
+	r282 = add.f64 r281, -16.157537187333652
+	r283 = mul.f64 r282, r280
+	r284 = add.f64 r283, -75.00855792314705
+	r285 = mul.f64 r284, r280
+	r286 = add.f64 r285, -122.88666844901361
+	r287 = mul.f64 r286, r280
+	r288 = add.f64 r287, -64.85021904942025
+	r289 = mul.f64 r280, r288
+	r290 = add.f64 r280, 24.858464901423062
+	r291 = mul.f64 r290, r280
+	r292 = add.f64 r291, 165.02700983169885
+	r293 = mul.f64 r292, r280
+	r294 = add.f64 r293, 432.88106049129027
+	r295 = mul.f64 r294, r280
+	r296 = add.f64 r295, 485.3903996359137
+	r297 = mul.f64 r296, r280
+	r298 = add.f64 r297, 194.5506571482614
+	r299 = div.f64 r289, r298
+	r300 = mul.f64 r278, r299
+	r301 = add.f64 r300, r278
+	r279 = move.f64 r301
+	jump b110
+b110: # xatan.return
+	r302 = add.f64 r279, 0.7853981633974483
+	r303 = add.f64 r302, 3.061616997868383e-17
+	r224 = move.f64 r303
+	jump b103
+b111: # IsInf.if.else
+	r88 = lt.i64 r83, 0
+	branch r88, b112, b113
+b112: # IsInf.if.then
+	r89 = neg.f64 r14
+	r86 = move.f64 r89
+	jump b73
+b113: # edge 3→2
+	r86 = move.f64 r14
+	jump b73
+b114: # IsInf.if.else
+	r72 = lt.i64 r67, 0
+	branch r72, b115, b116
+b115: # IsInf.if.then
+	r73 = neg.f64 r18
+	r70 = move.f64 r73
+	jump b32
+b116: # edge 3→2
+	r70 = move.f64 r18
+	jump b32
+b117: # exit
+	return
+
+kernel Copysign(x []f64, y []f64, out []f64)
+
+task Copysign_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b9
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b9
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # Copysign.entry
+	r20 = bitcast.u64.f64 r14
+	r21 = andnot.u64 r20, 9223372036854775808
+	r22 = bitcast.u64.f64 r18
+	r23 = and.u64 r22, 9223372036854775808
+	r24 = or.u64 r21, r23
+	r25 = bitcast.f64.u64 r24
+	r19 = move.f64 r25
+	jump b7
+b7: # Copysign.return
+	r26 = elemaddr r4, r9, 8
+	store.f64 r26, r19
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b9: # exit
+	return
+
+kernel Dim(x []f64, y []f64, out []f64)
+
+task Dim_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b11
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b11
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # Dim.entry
+	r20 = sub.f64 r14, r18
+	r21 = le.f64 r20, 0.0
+	branch r21, b7, b10
+b7: # Dim.if.then
+	r19 = move.f64 0.0
+	jump b8
+b8: # Dim.return
+	r22 = elemaddr r4, r9, 8
+	store.f64 r22, r19
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # Dim.if.done
+	r19 = move.f64 r20
+	jump b8
+b11: # exit
+	return
+
+kernel Hypot(x []f64, y []f64, out []f64)
+
+task Hypot_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b24
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b24
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # Hypot.entry
+	r21 = bitcast.u64.f64 r14
+	r22 = andnot.u64 r21, 9223372036854775808
+	r23 = bitcast.u64.f64 r18
+	r24 = andnot.u64 r23, 9223372036854775808
+	r25 = ge.u64 r22, 9218868437227405312
+	branch r25, b7, b20
+b7: # Hypot.if.then
+	r26 = eq.u64 r22, 9218868437227405312
+	branch r26, b8, b17
+b8: # Hypot.if.then
+	r31 = const.i64 1
+	jump b9
+b9: # Inf.entry
+	r32 = ge.i64 r31, 0
+	branch r32, b10, b16
+b10: # Inf.if.then
+	r33 = move.u64 9218868437227405312
+	jump b11
+b11: # Inf.if.done
+	r34 = bitcast.f64.u64 r33
+	r30 = move.f64 r34
+	jump b12
+b12: # Inf.return
+	r20 = move.f64 r30
+	jump b13
+b13: # Hypot.return
+	r19 = move.f64 r20
+	jump b14
+b14: # Hypot.return
+	r47 = elemaddr r4, r9, 8
+	store.f64 r47, r19
+	jump b15
+b15: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b16: # Inf.if.else
+	r33 = move.u64 18442240474082181120
+	jump b11
+b17: # Hypot.cond.false
+	r37 = eq.u64 r24, 9218868437227405312
+	branch r37, b8, b18
+b18: # NaN.entry
+	r36 = bitcast.f64.u64 9221120237041090561
+	r35 = move.f64 r36
+	jump b19
+b19: # NaN.return
+	r20 = move.f64 r35
+	jump b13
+b20: # Hypot.cond.false
+	r29 = ge.u64 r24, 9218868437227405312
+	branch r29, b7, b21
+b21: # Hypot.if.done
+	r27 = or.u64 r22, r24
+	r28 = eq.u64 r27, 0
+	branch r28, b22, b23
+b22: # Hypot.if.then
+	r20 = move.f64 0.0
+	jump b13
+b23: # Hypot.if.done
+	r38 = bitcast.f64.u64 r22
+	r39 = bitcast.f64.u64 r24
+	r40 = max.f64 r38, r39
+	r41 = min.f64 r38, r39
+	r42 = div.f64 r41, r40
+	r43 = mul.f64 r42, r42
+	r44 = add.f64 r43, 1.0
+	r45 = sqrt.f64 r44
+	r46 = mul.f64 r40, r45
+	r20 = move.f64 r46
+	jump b13
+b24: # exit
+	return
+
+kernel Max(x []f64, y []f64, out []f64)
+
+task Max_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b46
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b46
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # max.entry
+	r22 = const.i64 1
+	jump b7
+b7: # IsInf.entry
+	r23 = eq.i64 r22, 0
+	branch r23, b8, b43
+b8: # IsInf.if.then
+	r24 = abs.f64 r14
+	r25 = move.f64 r24
+	jump b9
+b9: # IsInf.if.done
+	r26 = gt.f64 r25, 1.7976931348623157e+308
+	r21 = move.bool r26
+	jump b10
+b10: # IsInf.return
+	branch r21, b11, b20
+b11: # max.switch.body
+	r30 = const.i64 1
+	jump b12
+b12: # Inf.entry
+	r31 = ge.i64 r30, 0
+	branch r31, b13, b19
+b13: # Inf.if.then
+	r32 = move.u64 9218868437227405312
+	jump b14
+b14: # Inf.if.done
+	r33 = bitcast.f64.u64 r32
+	r29 = move.f64 r33
+	jump b15
+b15: # Inf.return
+	r20 = move.f64 r29
+	jump b16
+b16: # max.return
+	r19 = move.f64 r20
+	jump b17
+b17: # Max.return
+	r55 = elemaddr r4, r9, 8
+	store.f64 r55, r19
+	jump b18
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # Inf.if.else
+	r32 = move.u64 18442240474082181120
+	jump b14
+b20: # max.cond.false
+	r39 = const.i64 1
+	jump b21
+b21: # IsInf.entry
+	r40 = eq.i64 r39, 0
+	branch r40, b22, b40
+b22: # IsInf.if.then
+	r41 = abs.f64 r18
+	r42 = move.f64 r41
+	jump b23
+b23: # IsInf.if.done
+	r43 = gt.f64 r42, 1.7976931348623157e+308
+	r38 = move.bool r43
+	jump b24
+b24: # IsInf.return
+	branch r38, b11, b25
+b25: # IsNaN.entry
+	r37 = ne.f64 r14, r14
+	r36 = move.bool r37
+	jump b26
+b26: # IsNaN.return
+	branch r36, b27, b29
+b27: # NaN.entry
+	r35 = bitcast.f64.u64 9221120237041090561
+	r34 = move.f64 r35
+	jump b28
+b28: # NaN.return
+	r20 = move.f64 r34
+	jump b16
+b29: # IsNaN.entry
+	r52 = ne.f64 r18, r18
+	r51 = move.bool r52
+	jump b30
+b30: # IsNaN.return
+	branch r51, b27, b31
+b31: # max.switch.next
+	r50 = eq.f64 r14, 0.0
+	branch r50, b32, b37
+b32: # max.cond.true
+	r54 = eq.f64 r14, r18
+	branch r54, b33, b37
+b33: # Signbit.entry
+	r47 = bitcast.u64.f64 r14
+	r48 = convert.i64.u64 r47
+	r49 = lt.i64 r48, 0
+	r46 = move.bool r49
+	jump b34
+b34: # Signbit.return
+	branch r46, b35, b36
+b35: # max.if.then
+	r20 = move.f64 r18
+	jump b16
+b36: # max.if.done
+	r20 = move.f64 r14
+	jump b16
+b37: # max.switch.next
+	r53 = gt.f64 r14, r18
+	branch r53, b38, b39
+b38: # max.if.then
+	r20 = move.f64 r14
+	jump b16
+b39: # max.if.done
+	r20 = move.f64 r18
+	jump b16
+b40: # IsInf.if.else
+	r44 = lt.i64 r39, 0
+	branch r44, b41, b42
+b41: # IsInf.if.then
+	r45 = neg.f64 r18
+	r42 = move.f64 r45
+	jump b23
+b42: # edge 3→2
+	r42 = move.f64 r18
+	jump b23
+b43: # IsInf.if.else
+	r27 = lt.i64 r22, 0
+	branch r27, b44, b45
+b44: # IsInf.if.then
+	r28 = neg.f64 r14
+	r25 = move.f64 r28
+	jump b9
+b45: # edge 3→2
+	r25 = move.f64 r14
+	jump b9
+b46: # exit
+	return
+
+kernel Min(x []f64, y []f64, out []f64)
+
+task Min_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b46
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b46
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # min.entry
+	r22 = const.i64 -1
+	jump b7
+b7: # IsInf.entry
+	r23 = eq.i64 r22, 0
+	branch r23, b8, b43
+b8: # IsInf.if.then
+	r24 = abs.f64 r14
+	r25 = move.f64 r24
+	jump b9
+b9: # IsInf.if.done
+	r26 = gt.f64 r25, 1.7976931348623157e+308
+	r21 = move.bool r26
+	jump b10
+b10: # IsInf.return
+	branch r21, b11, b20
+b11: # min.switch.body
+	r30 = const.i64 -1
+	jump b12
+b12: # Inf.entry
+	r31 = ge.i64 r30, 0
+	branch r31, b13, b19
+b13: # Inf.if.then
+	r32 = move.u64 9218868437227405312
+	jump b14
+b14: # Inf.if.done
+	r33 = bitcast.f64.u64 r32
+	r29 = move.f64 r33
+	jump b15
+b15: # Inf.return
+	r20 = move.f64 r29
+	jump b16
+b16: # min.return
+	r19 = move.f64 r20
+	jump b17
+b17: # Min.return
+	r55 = elemaddr r4, r9, 8
+	store.f64 r55, r19
+	jump b18
+b18: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b19: # Inf.if.else
+	r32 = move.u64 18442240474082181120
+	jump b14
+b20: # min.cond.false
+	r39 = const.i64 -1
+	jump b21
+b21: # IsInf.entry
+	r40 = eq.i64 r39, 0
+	branch r40, b22, b40
+b22: # IsInf.if.then
+	r41 = abs.f64 r18
+	r42 = move.f64 r41
+	jump b23
+b23: # IsInf.if.done
+	r43 = gt.f64 r42, 1.7976931348623157e+308
+	r38 = move.bool r43
+	jump b24
+b24: # IsInf.return
+	branch r38, b11, b25
+b25: # IsNaN.entry
+	r37 = ne.f64 r14, r14
+	r36 = move.bool r37
+	jump b26
+b26: # IsNaN.return
+	branch r36, b27, b29
+b27: # NaN.entry
+	r35 = bitcast.f64.u64 9221120237041090561
+	r34 = move.f64 r35
+	jump b28
+b28: # NaN.return
+	r20 = move.f64 r34
+	jump b16
+b29: # IsNaN.entry
+	r52 = ne.f64 r18, r18
+	r51 = move.bool r52
+	jump b30
+b30: # IsNaN.return
+	branch r51, b27, b31
+b31: # min.switch.next
+	r50 = eq.f64 r14, 0.0
+	branch r50, b32, b37
+b32: # min.cond.true
+	r54 = eq.f64 r14, r18
+	branch r54, b33, b37
+b33: # Signbit.entry
+	r47 = bitcast.u64.f64 r14
+	r48 = convert.i64.u64 r47
+	r49 = lt.i64 r48, 0
+	r46 = move.bool r49
+	jump b34
+b34: # Signbit.return
+	branch r46, b35, b36
+b35: # min.if.then
+	r20 = move.f64 r14
+	jump b16
+b36: # min.if.done
+	r20 = move.f64 r18
+	jump b16
+b37: # min.switch.next
+	r53 = lt.f64 r14, r18
+	branch r53, b38, b39
+b38: # min.if.then
+	r20 = move.f64 r14
+	jump b16
+b39: # min.if.done
+	r20 = move.f64 r18
+	jump b16
+b40: # IsInf.if.else
+	r44 = lt.i64 r39, 0
+	branch r44, b41, b42
+b41: # IsInf.if.then
+	r45 = neg.f64 r18
+	r42 = move.f64 r45
+	jump b23
+b42: # edge 3→2
+	r42 = move.f64 r18
+	jump b23
+b43: # IsInf.if.else
+	r27 = lt.i64 r22, 0
+	branch r27, b44, b45
+b44: # IsInf.if.then
+	r28 = neg.f64 r14
+	r25 = move.f64 r28
+	jump b9
+b45: # edge 3→2
+	r25 = move.f64 r14
+	jump b9
+b46: # exit
+	return
+
+kernel Mod(x []f64, y []f64, out []f64)
+
+task Mod_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b113
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b113
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # mod.entry
+	r21 = eq.f64 r18, 0.0
+	branch r21, b7, b12
+b7: # NaN.entry
+	r23 = bitcast.f64.u64 9221120237041090561
+	r22 = move.f64 r23
+	jump b8
+b8: # NaN.return
+	r20 = move.f64 r22
+	jump b9
+b9: # mod.return
+	r19 = move.f64 r20
+	jump b10
+b10: # Mod.return
+	r180 = elemaddr r4, r9, 8
+	store.f64 r180, r19
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # mod.cond.false
+	r68 = const.i64 0
+	jump b13
+b13: # IsInf.entry
+	r69 = eq.i64 r68, 0
+	branch r69, b14, b110
+b14: # IsInf.if.then
+	r70 = abs.f64 r14
+	r71 = move.f64 r70
+	jump b15
+b15: # IsInf.if.done
+	r72 = gt.f64 r71, 1.7976931348623157e+308
+	r67 = move.bool r72
+	jump b16
+b16: # IsInf.return
+	branch r67, b7, b17
+b17: # IsNaN.entry
+	r66 = ne.f64 r14, r14
+	r65 = move.bool r66
+	jump b18
+b18: # IsNaN.return
+	branch r65, b7, b19
+b19: # IsNaN.entry
+	r64 = ne.f64 r18, r18
+	r63 = move.bool r64
+	jump b20
+b20: # IsNaN.return
+	branch r63, b7, b21
+b21: # mod.if.done
+	r24 = abs.f64 r18
+	jump b22
+b22: # frexp.entry
+	r29 = eq.f64 r24, 0.0
+	branch r29, b23, b95
+b23: # frexp.switch.body
+	r27 = move.f64 r24
+	r28 = move.i64 0
+	jump b24
+b24: # frexp.return
+	r57 = move.f64 r27
+	r58 = move.i64 r28
+	r25 = move.f64 r57
+	r26 = move.i64 r58
+	jump b25
+b25: # Frexp.return
+	r59 = move.f64 r25
+	r60 = move.i64 r26
+	r61 = lt.f64 r14, 0.0
+	branch r61, b26, b94
+b26: # mod.if.then
+	r75 = neg.f64 r14
+	r62 = move.f64 r75
+	jump b27
+b27: # mod.for.loop
+	r116 = ge.f64 r62, r24
+	branch r116, b28, b90
+b28: # frexp.entry
+	r80 = eq.f64 r62, 0.0
+	branch r80, b29, b75
+b29: # frexp.switch.body
+	r78 = move.f64 r62
+	r79 = move.i64 0
+	jump b30
+b30: # frexp.return
+	r108 = move.f64 r78
+	r109 = move.i64 r79
+	r76 = move.f64 r108
+	r77 = move.i64 r109
+	jump b31
+b31: # Frexp.return
+	r110 = move.f64 r76
+	r111 = move.i64 r77
+	r112 = lt.f64 r110, r59
+	branch r112, b32, b74
+b32: # mod.if.then
+	r117 = sub.i64 r111, 1
+	r113 = move.i64 r117
+	jump b33
+b33: # mod.if.done
+	r118 = sub.i64 r113, r60
+	jump b34
+b34: # ldexp.entry
+	r121 = eq.f64 r24, 0.0
+	branch r121, b35, b38
+b35: # ldexp.switch.body
+	r120 = move.f64 r24
+	jump b36
+b36: # ldexp.return
+	r119 = move.f64 r120
+	jump b37
+b37: # Ldexp.return
+	r178 = sub.f64 r62, r119
+	r62 = move.f64 r178
+	jump b27
+b38: # ldexp.switch.next
+	r123 = const.i64 0
+	jump b39
+b39: # IsInf.entry
+	r124 = eq.i64 r123, 0
+	branch r124, b40, b71
+b40: # IsInf.if.then
+	r125 = abs.f64 r24
+	r126 = move.f64 r125
+	jump b41
+b41: # IsInf.if.done
+	r127 = gt.f64 r126, 1.7976931348623157e+308
+	r122 = move.bool r127
+	jump b42
+b42: # IsInf.return
+	branch r122, b43, b44
+b43: # ldexp.switch.body
+	r120 = move.f64 r24
+	jump b36
+b44: # IsNaN.entry
+	r146 = ne.f64 r24, r24
+	r145 = move.bool r146
+	jump b45
+b45: # IsNaN.return
+	branch r145, b43, b46
+b46: # normalize.entry
+	r132 = abs.f64 r24
+	r133 = lt.f64 r132, 2.2250738585072014e-308
+	branch r133, b47, b70
+b47: # normalize.if.then
+	r134 = mul.f64 r24, 4.503599627370496e+15
+	r130 = move.f64 r134
+	r131 = move.i64 -52
+	jump b48
+b48: # normalize.return
+	r135 = move.f64 r130
+	r136 = move.i64 r131
+	r137 = add.i64 r118, r136
+	r138 = bitcast.u64.f64 r135
+	r139 = shr.u64.u64 r138, 52
+	r140 = convert.i64.u64 r139
+	r141 = and.i64 r140, 2047
+	r142 = sub.i64 r141, 1023
+	r143 = add.i64 r137, r142
+	r144 = lt.i64 r143, -1075
+	branch r144, b49, b52
+b49: # ldexp.if.then
+	r148 = const.f64 0.0
+	jump b50
+b50: # Copysign.entry
+	r149 = bitcast.u64.f64 r148
+	r150 = andnot.u64 r149, 9223372036854775808
+	r151 = bitcast.u64.f64 r135
+	r152 = and.u64 r151, 9223372036854775808
+	r153 = or.u64 r150, r152
+	r154 = bitcast.f64.u64 r153
+	r147 = move.f64 r154
+	jump b51
+b51: # Copysign.return
+	r120 = move.f64 r147
+	jump b36
+b52: # ldexp.if.done
+	r155 = gt.i64 r143, 1023
+	branch r155, b53, b66
+b53: # ldexp.if.then
+	r156 = lt.f64 r135, 0.0
+	branch r156, b54, b60
+b54: # ldexp.if.then
+	r161 = const.i64 -1
+	jump b55
+b55: # Inf.entry
+	r162 = ge.i64 r161, 0
+	branch r162, b56, b59
+b56: # Inf.if.then
+	r163 = move.u64 9218868437227405312
+	jump b57
+b57: # Inf.if.done
+	r164 = bitcast.f64.u64 r163
+	r160 = move.f64 r164
+	jump b58
+b58: # Inf.return
+	r120 = move.f64 r160
+	jump b36
+b59: # Inf.if.else
+	r163 = move.u64 18442240474082181120
+	jump b57
+b60: # ldexp.if.done
+	r166 = const.i64 1
+	jump b61
+b61: # Inf.entry
+	r167 = ge.i64 r166, 0
+	branch r167, b62, b65
+b62: # Inf.if.then
+	r168 = move.u64 9218868437227405312
+	jump b63
+b63: # Inf.if.done
+	r169 = bitcast.f64.u64 r168
+	r165 = move.f64 r169
+	jump b64
+b64: # Inf.return
+	r120 = move.f64 r165
+	jump b36
+b65: # Inf.if.else
+	r168 = move.u64 18442240474082181120
+	jump b63
+b66: # ldexp.if.done
+	r157 = lt.i64 r143, -1022
+	branch r157, b67, b69
+b67: # ldexp.if.then
+	r170 = add.i64 r143, 53
+	r158 = move.i64 r170
+	r159 = move.f64 1.1102230246251565e-16
+	jump b68
+b68: # ldexp.if.done
+	r171 = andnot.u64 r138, 9218868437227405312
+	r172 = add.i64 r158, 1023
+	r173 = convert.u64.i64 r172
+	r174 = shl.u64.u64 r173, 52
+	r175 = or.u64 r171, r174
+	r176 = bitcast.f64.u64 r175
+	r177 = mul.f64 r159, r176
+	r120 = move.f64 r177
+	jump b36
+b69: # edge 9→13
+	r158 = move.i64 r143
+	r159 = move.f64 1.0
+	jump b68
+b70: # normalize.if.done
+	r130 = move.f64 r24
+	r131 = move.i64 0
+	jump b48
+b71: # IsInf.if.else
+	r128 = lt.i64 r123, 0
+	branch r128, b72, b73
+b72: # IsInf.if.then
+	r129 = neg.f64 r24
+	r126 = move.f64 r129
+	jump b41
+b73: # edge 3→2
+	r126 = move.f64 r24
+	jump b41
+b74: # edge 7→11
+	r113 = move.i64 r111
+	jump b33
+b75: # frexp.switch.next
+	r82 = const.i64 0
+	jump b76
+b76: # IsInf.entry
+	r83 = eq.i64 r82, 0
+	branch r83, b77, b87
+b77: # IsInf.if.then
+	r84 = abs.f64 r62
+	r85 = move.f64 r84
+	jump b78
+b78: # IsInf.if.done
+	r86 = gt.f64 r85, 1.7976931348623157e+308
+	r81 = move.bool r86
+	jump b79
+b79: # IsInf.return
+	branch r81, b80, b81
+b80: # frexp.switch.body
+	r78 = move.f64 r62
+	r79 = move.i64 0
+	jump b30
+b81: # IsNaN.entry
+	r107 = ne.f64 r62, r62
+	r106 = move.bool r107
+	jump b82
+b82: # IsNaN.return
+	branch r106, b80, b83
+b83: # normalize.entry
+	r91 = abs.f64 r62
+	r92 = lt.f64 r91, 2.2250738585072014e-308
+	branch r92, b84, b86
+b84: # normalize.if.then
+	r93 = mul.f64 r62, 4.503599627370496e+15
+	r89 = move.f64 r93
+	r90 = move.i64 -52
+	jump b85
+b85: # normalize.return
+	r94 = move.f64 r89
+	r95 = move.i64 r90
+	r96 = bitcast.u64.f64 r94
+	r97 = shr.u64.u64 r96, 52
+	r98 = and.u64 r97, 2047
+	r99 = convert.i64.u64 r98
+	r100 = sub.i64 r99, 1023
+	r101 = add.i64 r100, 1
+	r102 = add.i64 r95, r101
+	r103 = andnot.u64 r96, 9218868437227405312
+	r104 = or.u64 r103, 4602678819172646912
+	r105 = bitcast.f64.u64 r104
+	r78 = move.f64 r105
+	r79 = move.i64 r102
+	jump b30
+b86: # normalize.if.done
+	r89 = move.f64 r62
+	r90 = move.i64 0
+	jump b85
+b87: # IsInf.if.else
+	r87 = lt.i64 r82, 0
+	branch r87, b88, b89
+b88: # IsInf.if.then
+	r88 = neg.f64 r62
+	r85 = move.f64 r88
+	jump b78
+b89: # edge 3→2
+	r85 = move.f64 r62
+	jump b78
+b90: # mod.for.done
+	r114 = lt.f64 r14, 0.0
+	branch r114, b91, b93
+b91: # mod.if.then
+	r179 = neg.f64 r62
+	r115 = move.f64 r179
+	jump b92
+b92: # mod.if.done
+	r20 = move.f64 r115
+	jump b9
+b93: # edge 8→13
+	r115 = move.f64 r62
+	jump b92
+b94: # edge 2→9
+	r62 = move.f64 r14
+	jump b27
+b95: # frexp.switch.next
+	r31 = const.i64 0
+	jump b96
+b96: # IsInf.entry
+	r32 = eq.i64 r31, 0
+	branch r32, b97, b107
+b97: # IsInf.if.then
+	r33 = abs.f64 r24
+	r34 = move.f64 r33
+	jump b98
+b98: # IsInf.if.done
+	r35 = gt.f64 r34, 1.7976931348623157e+308
+	r30 = move.bool r35
+	jump b99
+b99: # IsInf.return
+	branch r30, b100, b101
+b100: # frexp.switch.body
+	r27 = move.f64 r24
+	r28 = move.i64 0
+	jump b24
+b101: # IsNaN.entry
+	r56 = ne.f64 r24, r24
+	r55 = move.bool r56
+	jump b102
+b102: # IsNaN.return
+	branch r55, b100, b103
+b103: # normalize.entry
+	r40 = abs.f64 r24
+	r41 = lt.f64 r40, 2.2250738585072014e-308
+	branch r41, b104, b106
+b104: # normalize.if.then
+	r42 = mul.f64 r24, 4.503599627370496e+15
+	r38 = move.f64 r42
+	r39 = move.i64 -52
+	jump b105
+b105: # normalize.return
+	r43 = move.f64 r38
+	r44 = move.i64 r39
+	r45 = bitcast.u64.f64 r43
+	r46 = shr.u64.u64 r45, 52
+	r47 = and.u64 r46, 2047
+	r48 = convert.i64.u64 r47
+	r49 = sub.i64 r48, 1023
+	r50 = add.i64 r49, 1
+	r51 = add.i64 r44, r50
+	r52 = andnot.u64 r45, 9218868437227405312
+	r53 = or.u64 r52, 4602678819172646912
+	r54 = bitcast.f64.u64 r53
+	r27 = move.f64 r54
+	r28 = move.i64 r51
+	jump b24
+b106: # normalize.if.done
+	r38 = move.f64 r24
+	r39 = move.i64 0
+	jump b105
+b107: # IsInf.if.else
+	r36 = lt.i64 r31, 0
+	branch r36, b108, b109
+b108: # IsInf.if.then
+	r37 = neg.f64 r24
+	r34 = move.f64 r37
+	jump b98
+b109: # edge 3→2
+	r34 = move.f64 r24
+	jump b98
+b110: # IsInf.if.else
+	r73 = lt.i64 r68, 0
+	branch r73, b111, b112
+b111: # IsInf.if.then
+	r74 = neg.f64 r14
+	r71 = move.f64 r74
+	jump b15
+b112: # edge 3→2
+	r71 = move.f64 r14
+	jump b15
+b113: # exit
+	return
+
+kernel Nextafter(x []f64, y []f64, out []f64)
+
+task Nextafter_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b24
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b24
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # IsNaN.entry
+	r21 = ne.f64 r14, r14
+	r20 = move.bool r21
+	jump b7
+b7: # IsNaN.return
+	branch r20, b8, b13
+b8: # NaN.entry
+	r24 = bitcast.f64.u64 9221120237041090561
+	r23 = move.f64 r24
+	jump b9
+b9: # NaN.return
+	r22 = move.f64 r23
+	jump b10
+b10: # Nextafter.switch.done
+	r19 = move.f64 r22
+	jump b11
+b11: # Nextafter.return
+	r46 = elemaddr r4, r9, 8
+	store.f64 r46, r19
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # IsNaN.entry
+	r27 = ne.f64 r18, r18
+	r26 = move.bool r27
+	jump b14
+b14: # IsNaN.return
+	branch r26, b8, b15
+b15: # Nextafter.switch.next
+	r25 = eq.f64 r14, r18
+	branch r25, b16, b17
+b16: # Nextafter.switch.body
+	r22 = move.f64 r14
+	jump b10
+b17: # Nextafter.switch.next
+	r36 = eq.f64 r14, 0.0
+	branch r36, b18, b21
+b18: # Nextafter.switch.body
+	r28 = bitcast.f64.u64 1
+	jump b19
+b19: # Copysign.entry
+	r30 = bitcast.u64.f64 r28
+	r31 = andnot.u64 r30, 9223372036854775808
+	r32 = bitcast.u64.f64 r18
+	r33 = and.u64 r32, 9223372036854775808
+	r34 = or.u64 r31, r33
+	r35 = bitcast.f64.u64 r34
+	r29 = move.f64 r35
+	jump b20
+b20: # Copysign.return
+	r22 = move.f64 r29
+	jump b10
+b21: # Nextafter.switch.next
+	r40 = gt.f64 r18, r14
+	r41 = gt.f64 r14, 0.0
+	r42 = eq.bool r40, r41
+	branch r42, b22, b23
+b22: # Nextafter.switch.body
+	r37 = bitcast.u64.f64 r14
+	r38 = add.u64 r37, 1
+	r39 = bitcast.f64.u64 r38
+	r22 = move.f64 r39
+	jump b10
+b23: # Nextafter.switch.next
+	r43 = bitcast.u64.f64 r14
+	r44 = sub.u64 r43, 1
+	r45 = bitcast.f64.u64 r44
+	r22 = move.f64 r45
+	jump b10
+b24: # exit
+	return
+
+kernel Pow(x []f64, y []f64, out []f64)
+
+task Pow_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b294
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b294
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	r20 = move.f64 r14
+	r21 = move.f64 r18
+	jump b6
+b6: # Pow.if.done
+	r23 = move.f64 r20
+	r24 = move.f64 r21
+	jump b7
+b7: # pow.entry
+	r25 = eq.f64 r24, 0.0
+	branch r25, b8, b12
+b8: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b9
+b9: # pow.return
+	r19 = move.f64 r22
+	jump b10
+b10: # Pow.return
+	r432 = elemaddr r4, r9, 8
+	store.f64 r432, r19
+	jump b11
+b11: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b12: # pow.cond.false
+	r42 = eq.f64 r23, 1.0
+	branch r42, b8, b13
+b13: # pow.switch.next
+	r41 = eq.f64 r24, 1.0
+	branch r41, b14, b15
+b14: # pow.switch.body
+	r22 = move.f64 r23
+	jump b9
+b15: # IsNaN.entry
+	r46 = ne.f64 r23, r23
+	r45 = move.bool r46
+	jump b16
+b16: # IsNaN.return
+	branch r45, b17, b19
+b17: # NaN.entry
+	r44 = bitcast.f64.u64 9221120237041090561
+	r43 = move.f64 r44
+	jump b18
+b18: # NaN.return
+	r22 = move.f64 r43
+	jump b9
+b19: # IsNaN.entry
+	r50 = ne.f64 r24, r24
+	r49 = move.bool r50
+	jump b20
+b20: # IsNaN.return
+	branch r49, b17, b21
+b21: # pow.switch.next
+	r48 = eq.f64 r23, 0.0
+	branch r48, b22, b239
+b22: # pow.switch.body
+	r47 = lt.f64 r24, 0.0
+	branch r47, b23, b47
+b23: # Signbit.entry
+	r61 = bitcast.u64.f64 r23
+	r62 = convert.i64.u64 r61
+	r63 = lt.i64 r62, 0
+	r60 = move.bool r63
+	jump b24
+b24: # Signbit.return
+	branch r60, b25, b34
+b25: # isOddInt.entry
+	r80 = abs.f64 r24
+	r81 = ge.f64 r80, 9.007199254740992e+15
+	branch r81, b26, b40
+b26: # isOddInt.if.then
+	r79 = move.bool false
+	jump b27
+b27: # isOddInt.return
+	branch r79, b28, b34
+b28: # pow.if.then
+	r70 = const.i64 -1
+	jump b29
+b29: # Inf.entry
+	r71 = ge.i64 r70, 0
+	branch r71, b30, b33
+b30: # Inf.if.then
+	r72 = move.u64 9218868437227405312
+	jump b31
+b31: # Inf.if.done
+	r73 = bitcast.f64.u64 r72
+	r69 = move.f64 r73
+	jump b32
+b32: # Inf.return
+	r22 = move.f64 r69
+	jump b9
+b33: # Inf.if.else
+	r72 = move.u64 18442240474082181120
+	jump b31
+b34: # pow.if.done
+	r75 = const.i64 1
+	jump b35
+b35: # Inf.entry
+	r76 = ge.i64 r75, 0
+	branch r76, b36, b39
+b36: # Inf.if.then
+	r77 = move.u64 9218868437227405312
+	jump b37
+b37: # Inf.if.done
+	r78 = bitcast.f64.u64 r77
+	r74 = move.f64 r78
+	jump b38
+b38: # Inf.return
+	r22 = move.f64 r74
+	jump b9
+b39: # Inf.if.else
+	r77 = move.u64 18442240474082181120
+	jump b37
+b40: # Modf.entry
+	r84 = trunc.f64 r24
+	r85 = sub.f64 r24, r84
+	jump b41
+b41: # Copysign.entry
+	r87 = bitcast.u64.f64 r85
+	r88 = andnot.u64 r87, 9223372036854775808
+	r89 = bitcast.u64.f64 r24
+	r90 = and.u64 r89, 9223372036854775808
+	r91 = or.u64 r88, r90
+	r92 = bitcast.f64.u64 r91
+	r86 = move.f64 r92
+	jump b42
+b42: # Copysign.return
+	r82 = move.f64 r84
+	r83 = move.f64 r86
+	jump b43
+b43: # Modf.return
+	r93 = move.f64 r82
+	r94 = move.f64 r83
+	r95 = eq.f64 r94, 0.0
+	branch r95, b44, b46
+b44: # isOddInt.binop.rhs
+	r97 = convert.i64.f64 r93
+	r98 = and.i64 r97, 1
+	r99 = eq.i64 r98, 1
+	r96 = move.bool r99
+	jump b45
+b45: # isOddInt.binop.done
+	r79 = move.bool r96
+	jump b27
+b46: # edge 2→4
+	r96 = move.bool false
+	jump b45
+b47: # pow.switch.next
+	r68 = gt.f64 r24, 0.0
+	branch r68, b48, b62
+b48: # Signbit.entry
+	r65 = bitcast.u64.f64 r23
+	r66 = convert.i64.u64 r65
+	r67 = lt.i64 r66, 0
+	r64 = move.bool r67
+	jump b49
+b49: # Signbit.return
+	branch r64, b50, b54
+b50: # isOddInt.entry
+	r101 = abs.f64 r24
+	r102 = ge.f64 r101, 9.007199254740992e+15
+	branch r102, b51, b55
+b51: # isOddInt.if.then
+	r100 = move.bool false
+	jump b52
+b52: # isOddInt.return
+	branch r100, b53, b54
+b53: # pow.if.then
+	r22 = move.f64 r23
+	jump b9
+b54: # pow.if.done
+	r22 = move.f64 0.0
+	jump b9
+b55: # Modf.entry
+	r105 = trunc.f64 r24
+	r106 = sub.f64 r24, r105
+	jump b56
+b56: # Copysign.entry
+	r108 = bitcast.u64.f64 r106
+	r109 = andnot.u64 r108, 9223372036854775808
+	r110 = bitcast.u64.f64 r24
+	r111 = and.u64 r110, 9223372036854775808
+	r112 = or.u64 r109, r111
+	r113 = bitcast.f64.u64 r112
+	r107 = move.f64 r113
+	jump b57
+b57: # Copysign.return
+	r103 = move.f64 r105
+	r104 = move.f64 r107
+	jump b58
+b58: # Modf.return
+	r114 = move.f64 r103
+	r115 = move.f64 r104
+	r116 = eq.f64 r115, 0.0
+	branch r116, b59, b61
+b59: # isOddInt.binop.rhs
+	r118 = convert.i64.f64 r114
+	r119 = and.i64 r118, 1
+	r120 = eq.i64 r119, 1
+	r117 = move.bool r120
+	jump b60
+b60: # isOddInt.binop.done
+	r100 = move.bool r117
+	jump b52
+b61: # edge 2→4
+	r117 = move.bool false
+	jump b60
+b62: # pow.switch.done
+	r26 = abs.f64 r24
+	jump b63
+b63: # Modf.entry
+	r29 = trunc.f64 r26
+	r30 = sub.f64 r26, r29
+	jump b64
+b64: # Copysign.entry
+	r32 = bitcast.u64.f64 r30
+	r33 = andnot.u64 r32, 9223372036854775808
+	r34 = bitcast.u64.f64 r26
+	r35 = and.u64 r34, 9223372036854775808
+	r36 = or.u64 r33, r35
+	r37 = bitcast.f64.u64 r36
+	r31 = move.f64 r37
+	jump b65
+b65: # Copysign.return
+	r27 = move.f64 r29
+	r28 = move.f64 r31
+	jump b66
+b66: # Modf.return
+	r38 = move.f64 r27
+	r39 = move.f64 r28
+	r40 = ne.f64 r39, 0.0
+	branch r40, b67, b70
+b67: # pow.cond.true
+	r171 = lt.f64 r23, 0.0
+	branch r171, b68, b70
+b68: # NaN.entry
+	r169 = bitcast.f64.u64 9221120237041090561
+	r168 = move.f64 r169
+	jump b69
+b69: # NaN.return
+	r22 = move.f64 r168
+	jump b9
+b70: # pow.if.done
+	r170 = ge.f64 r38, 9.223372036854776e+18
+	branch r170, b71, b81
+b71: # pow.if.then
+	r172 = eq.f64 r23, -1.0
+	branch r172, b72, b73
+b72: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b9
+b73: # pow.switch.next
+	r176 = abs.f64 r23
+	r177 = lt.f64 r176, 1.0
+	r178 = gt.f64 r24, 0.0
+	r179 = eq.bool r177, r178
+	branch r179, b74, b75
+b74: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b9
+b75: # pow.switch.next
+	r181 = const.i64 1
+	jump b76
+b76: # Inf.entry
+	r182 = ge.i64 r181, 0
+	branch r182, b77, b80
+b77: # Inf.if.then
+	r183 = move.u64 9218868437227405312
+	jump b78
+b78: # Inf.if.done
+	r184 = bitcast.f64.u64 r183
+	r180 = move.f64 r184
+	jump b79
+b79: # Inf.return
+	r22 = move.f64 r180
+	jump b9
+b80: # Inf.if.else
+	r183 = move.u64 18442240474082181120
+	jump b78
+b81: # pow.if.done
+	r173 = ne.f64 r39, 0.0
+	branch r173, b82, b238
+b82: # pow.if.then
+	r185 = gt.f64 r39, 0.5
+	branch r185, b83, b237
+b83: # pow.if.then
+	r230 = sub.f64 r39, 1.0
+	r231 = add.f64 r38, 1.0
+	r186 = move.f64 r231
+	r187 = move.f64 r230
+	jump b84
+b84: # Log.entry
+	r234 = bitcast.u64.f64 r23
+	r235 = andnot.u64 r234, 9223372036854775808
+	r236 = eq.u64 r235, 0
+	branch r236, b85, b228
+b85: # Log.switch.body
+	r238 = const.i64 -1
+	jump b86
+b86: # Inf.entry
+	r239 = ge.i64 r238, 0
+	branch r239, b87, b227
+b87: # Inf.if.then
+	r240 = move.u64 9218868437227405312
+	jump b88
+b88: # Inf.if.done
+	r241 = bitcast.f64.u64 r240
+	r237 = move.f64 r241
+	jump b89
+b89: # Inf.return
+	r233 = move.f64 r237
+	jump b90
+b90: # Log.return
+	r232 = move.f64 r233
+	jump b91
+b91: # Log.return
+	r288 = mul.f64 r187, r232
+	jump b92
+b92: # Exp.entry
+	r291 = bitcast.u64.f64 r288
+	r292 = andnot.u64 r291, 9223372036854775808
+	r293 = ge.u64 r292, 9218868437227405312
+	branch r293, b93, b202
+b93: # Exp.if.then
+	r294 = eq.u64 r291, 18442240474082181120
+	branch r294, b94, b201
+b94: # Exp.if.then
+	r290 = move.f64 0.0
+	jump b95
+b95: # Exp.return
+	r289 = move.f64 r290
+	jump b96
+b96: # Exp.return
+	r174 = move.f64 r186
+	r175 = move.f64 r289
+	jump b97
+b97: # frexp.entry
+	r192 = eq.f64 r23, 0.0
+	branch r192, b98, b186
+b98: # frexp.switch.body
+	r190 = move.f64 r23
+	r191 = move.i64 0
+	jump b99
+b99: # frexp.return
+	r220 = move.f64 r190
+	r221 = move.i64 r191
+	r188 = move.f64 r220
+	r189 = move.i64 r221
+	jump b100
+b100: # Frexp.return
+	r222 = move.f64 r188
+	r223 = move.i64 r189
+	r224 = convert.i64.f64 r174
+	r225 = move.f64 r175
+	r226 = move.i64 0
+	r227 = move.f64 r222
+	r228 = move.i64 r223
+	r229 = move.i64 r224
+	jump b101
+b101: # pow.for.loop
+	r349 = ne.i64 r229, 0
+	branch r349, b102, b179
+b102: # pow.for.body
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b147
+b103: # pow.if.then
+	r355 = add.i64 r226, r228
+	r350 = move.i64 r355
+	jump b104
+b104: # pow.for.done
+	r352 = lt.f64 r24, 0.0
+	branch r352, b105, b146
+b105: # pow.if.then
+	r371 = div.f64 1.0, r225
+	r372 = neg.i64 r350
+	r353 = move.f64 r371
+	r354 = move.i64 r372
+	jump b106
+b106: # ldexp.entry
+	r375 = eq.f64 r353, 0.0
+	branch r375, b107, b110
+b107: # ldexp.switch.body
+	r374 = move.f64 r353
+	jump b108
+b108: # ldexp.return
+	r373 = move.f64 r374
+	jump b109
+b109: # Ldexp.return
+	r22 = move.f64 r373
+	jump b9
+b110: # ldexp.switch.next
+	r377 = const.i64 0
+	jump b111
+b111: # IsInf.entry
+	r378 = eq.i64 r377, 0
+	branch r378, b112, b143
+b112: # IsInf.if.then
+	r379 = abs.f64 r353
+	r380 = move.f64 r379
+	jump b113
+b113: # IsInf.if.done
+	r381 = gt.f64 r380, 1.7976931348623157e+308
+	r376 = move.bool r381
+	jump b114
+b114: # IsInf.return
+	branch r376, b115, b116
+b115: # ldexp.switch.body
+	r374 = move.f64 r353
+	jump b108
+b116: # IsNaN.entry
+	r400 = ne.f64 r353, r353
+	r399 = move.bool r400
+	jump b117
+b117: # IsNaN.return
+	branch r399, b115, b118
+b118: # normalize.entry
+	r386 = abs.f64 r353
+	r387 = lt.f64 r386, 2.2250738585072014e-308
+	branch r387, b119, b142
+b119: # normalize.if.then
+	r388 = mul.f64 r353, 4.503599627370496e+15
+	r384 = move.f64 r388
+	r385 = move.i64 -52
+	jump b120
+b120: # normalize.return
+	r389 = move.f64 r384
+	r390 = move.i64 r385
+	r391 = add.i64 r354, r390
+	r392 = bitcast.u64.f64 r389
+	r393 = shr.u64.u64 r392, 52
+	r394 = convert.i64.u64 r393
+	r395 = and.i64 r394, 2047
+	r396 = sub.i64 r395, 1023
+	r397 = add.i64 r391, r396
+	r398 = lt.i64 r397, -1075
+	branch r398, b121, b124
+b121: # ldexp.if.then
+	r402 = const.f64 0.0
+	jump b122
+b122: # Copysign.entry
+	r403 = bitcast.u64.f64 r402
+	r404 = andnot.u64 r403, 9223372036854775808
+	r405 = bitcast.u64.f64 r389
+	r406 = and.u64 r405, 9223372036854775808
+	r407 = or.u64 r404, r406
+	r408 = bitcast.f64.u64 r407
+	r401 = move.f64 r408
+	jump b123
+b123: # Copysign.return
+	r374 = move.f64 r401
+	jump b108
+b124: # ldexp.if.done
+	r409 = gt.i64 r397, 1023
+	branch r409, b125, b138
+b125: # ldexp.if.then
+	r410 = lt.f64 r389, 0.0
+	branch r410, b126, b132
+b126: # ldexp.if.then
+	r415 = const.i64 -1
+	jump b127
+b127: # Inf.entry
+	r416 = ge.i64 r415, 0
+	branch r416, b128, b131
+b128: # Inf.if.then
+	r417 = move.u64 9218868437227405312
+	jump b129
+b129: # Inf.if.done
+	r418 = bitcast.f64.u64 r417
+	r414 = move.f64 r418
+	jump b130
+b130: # Inf.return
+	r374 = move.f64 r414
+	jump b108
+b131: # Inf.if.else
+	r417 = move.u64 18442240474082181120
+	jump b129
+b132: # ldexp.if.done
+	r420 = const.i64 1
+	jump b133
+b133: # Inf.entry
+	r421 = ge.i64 r420, 0
+	branch r421, b134, b137
+b134: # Inf.if.then
+	r422 = move.u64 9218868437227405312
+	jump b135
+b135: # Inf.if.done
+	r423 = bitcast.f64.u64 r422
+	r419 = move.f64 r423
+	jump b136
+b136: # Inf.return
+	r374 = move.f64 r419
+	jump b108
+b137: # Inf.if.else
+	r422 = move.u64 18442240474082181120
+	jump b135
+b138: # ldexp.if.done
+	r411 = lt.i64 r397, -1022
+	branch r411, b139, b141
+b139: # ldexp.if.then
+	r424 = add.i64 r397, 53
+	r412 = move.i64 r424
+	r413 = move.f64 1.1102230246251565e-16
+	jump b140
+b140: # ldexp.if.done
+	r425 = andnot.u64 r392, 9218868437227405312
+	r426 = add.i64 r412, 1023
+	r427 = convert.u64.i64 r426
+	r428 = shl.u64.u64 r427, 52
+	r429 = or.u64 r425, r428
+	r430 = bitcast.f64.u64 r429
+	r431 = mul.f64 r413, r430
+	r374 = move.f64 r431
+	jump b108
+b141: # edge 9→13
+	r412 = move.i64 r397
+	r413 = move.f64 1.0
+	jump b140
+b142: # normalize.if.done
+	r384 = move.f64 r353
+	r385 = move.i64 0
+	jump b120
+b143: # IsInf.if.else
+	r382 = lt.i64 r377, 0
+	branch r382, b144, b145
+b144: # IsInf.if.then
+	r383 = neg.f64 r353
+	r380 = move.f64 r383
+	jump b113
+b145: # edge 3→2
+	r380 = move.f64 r353
+	jump b113
+b146: # edge 52→61
+	r353 = move.f64 r225
+	r354 = move.i64 r350
+	jump b106
+b147: # pow.cond.false
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b148
+b148: # pow.if.done
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b149, b185
+b149: # pow.if.then
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b150
+b150: # pow.if.done
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b151, b184
+b151: # pow.if.then
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b152
+b152: # pow.if.done
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b153
+b153: # pow.for.loop (unrolled 1)
+	r349 = ne.i64 r229, 0
+	branch r349, b154, b179
+b154: # pow.for.body (unrolled 1)
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b155
+b155: # pow.cond.false (unrolled 1)
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b156
+b156: # pow.if.done (unrolled 1)
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b157, b183
+b157: # pow.if.then (unrolled 1)
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b158
+b158: # pow.if.done (unrolled 1)
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b159, b182
+b159: # pow.if.then (unrolled 1)
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b160
+b160: # pow.if.done (unrolled 1)
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b161
+b161: # pow.for.loop (unrolled 2)
+	r349 = ne.i64 r229, 0
+	branch r349, b162, b179
+b162: # pow.for.body (unrolled 2)
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b163
+b163: # pow.cond.false (unrolled 2)
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b164
+b164: # pow.if.done (unrolled 2)
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b165, b181
+b165: # pow.if.then (unrolled 2)
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b166
+b166: # pow.if.done (unrolled 2)
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b167, b180
+b167: # pow.if.then (unrolled 2)
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b168
+b168: # pow.if.done (unrolled 2)
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b169
+b169: # pow.for.loop (unrolled 3)
+	r349 = ne.i64 r229, 0
+	branch r349, b170, b179
+b170: # pow.for.body (unrolled 3)
+	r351 = lt.i64 r228, -4096
+	branch r351, b103, b171
+b171: # pow.cond.false (unrolled 3)
+	r360 = gt.i64 r228, 4096
+	branch r360, b103, b172
+b172: # pow.if.done (unrolled 3)
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b173, b178
+b173: # pow.if.then (unrolled 3)
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b174
+b174: # pow.if.done (unrolled 3)
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b175, b177
+b175: # pow.if.then (unrolled 3)
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b176
+b176: # pow.if.done (unrolled 3)
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b101
+b177: # edge 57→59 (unrolled 3)
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b176
+b178: # edge 54→57 (unrolled 3)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b174
+b179: # edge 50→52
+	r350 = move.i64 r226
+	jump b104
+b180: # edge 57→59 (unrolled 2)
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b168
+b181: # edge 54→57 (unrolled 2)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b166
+b182: # edge 57→59 (unrolled 1)
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b160
+b183: # edge 54→57 (unrolled 1)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b158
+b184: # edge 57→59
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b152
+b185: # edge 54→57
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b150
+b186: # frexp.switch.next
+	r194 = const.i64 0
+	jump b187
+b187: # IsInf.entry
+	r195 = eq.i64 r194, 0
+	branch r195, b188, b198
+b188: # IsInf.if.then
+	r196 = abs.f64 r23
+	r197 = move.f64 r196
+	jump b189
+b189: # IsInf.if.done
+	r198 = gt.f64 r197, 1.7976931348623157e+308
+	r193 = move.bool r198
+	jump b190
+b190: # IsInf.return
+	branch r193, b191, b192
+b191: # frexp.switch.body
+	r190 = move.f64 r23
+	r191 = move.i64 0
+	jump b99
+b192: # IsNaN.entry
+	r219 = ne.f64 r23, r23
+	r218 = move.bool r219
+	jump b193
+b193: # IsNaN.return
+	branch r218, b191, b194
+b194: # normalize.entry
+	r203 = abs.f64 r23
+	r204 = lt.f64 r203, 2.2250738585072014e-308
+	branch r204, b195, b197
+b195: # normalize.if.then
+	r205 = mul.f64 r23, 4.503599627370496e+15
+	r201 = move.f64 r205
+	r202 = move.i64 -52
+	jump b196
+b196: # normalize.return
+	r206 = move.f64 r201
+	r207 = move.i64 r202
+	r208 = bitcast.u64.f64 r206
+	r209 = shr.u64.u64 r208, 52
+	r210 = and.u64 r209, 2047
+	r211 = convert.i64.u64 r210
+	r212 = sub.i64 r211, 1023
+	r213 = add.i64 r212, 1
+	r214 = add.i64 r207, r213
+	r215 = andnot.u64 r208, 9218868437227405312
+	r216 = or.u64 r215, 4602678819172646912
+	r217 = bitcast.f64.u64 r216
+	r190 = move.f64 r217
+	r191 = move.i64 r214
+	jump b99
+b197: # normalize.if.done
+	r201 = move.f64 r23
+	r202 = move.i64 0
+	jump b196
+b198: # IsInf.if.else
+	r199 = lt.i64 r194, 0
+	branch r199, b199, b200
+b199: # IsInf.if.then
+	r200 = neg.f64 r23
+	r197 = move.f64 r200
+	jump b189
+b200: # edge 3→2
+	r197 = move.f64 r23
+	jump b189
+b201: # Exp.if.done
+	r290 = move.f64 r288
+	jump b95
+b202: # Exp.if.done
+	r295 = gt.f64 r288, 709.782712893384
+	branch r295, b203, b209
+b203: # Exp.if.then
+	r297 = const.i64 1
+	jump b204
+b204: # Inf.entry
+	r298 = ge.i64 r297, 0
+	branch r298, b205, b208
+b205: # Inf.if.then
+	r299 = move.u64 9218868437227405312
+	jump b206
+b206: # Inf.if.done
+	r300 = bitcast.f64.u64 r299
+	r296 = move.f64 r300
+	jump b207
+b207: # Inf.return
+	r290 = move.f64 r296
+	jump b95
+b208: # Inf.if.else
+	r299 = move.u64 18442240474082181120
+	jump b206
+b209: # Exp.if.done
+	r301 = mul.f64 r288, 1.4426950408889634
+	jump b210
+b210: # roundToInt32.entry
+	r303 = roundeven.f64 r301
+	r304 = ge.f64 r303, -2.147483648e+09
+	branch r304, b211, b226
+b211: # roundToInt32.cond.true
+	r306 = le.f64 r303, 2.147483647e+09
+	branch r306, b212, b226
+b212: # roundToInt32.if.then
+	r305 = convert.i32.f64 r303
+	r302 = move.i32 r305
+	jump b213
+b213: # roundToInt32.return
+	r307 = convert.f64.i32 r302
+	r308 = neg.f64 r307
+	r309 = fma.f64 r308, 0.693147180559663, r288
+	r310 = neg.f64 r307
+	r311 = fma.f64 r310, 2.8235290563031577e-13, r309
+	r312 = mul.f64 r311, 0.0625
+	r313 = fma.f64 2.48015873015873e-05, r312, 0.0001984126984126984
+	r314 = fma.f64 r313, r312, 0.001388888888888889
+	r315 = fma.f64 r314, r312, 0.008333333333333333
+	r316 = fma.f64 r315, r312, 0.041666666666666664
+	r317 = fma.f64 r316, r312, 0.16666666666666666
+	r318 = fma.f64 r317, r312, 0.5
+	r319 = fma.f64 r318, r312, 1.0
+	r320 = mul.f64 r312, r319
+	r321 = add.f64 r320, 2.0
+	r322 = mul.f64 r320, r321
+	r323 = add.f64 r322, 2.0
+	r324 = mul.f64 r322, r323
+	r325 = add.f64 r324, 2.0
+	r326 = mul.f64 r324, r325
+	r327 = add.f64 r326, 2.0
+	r328 = fma.f64 r326, r327, 1.0
+	r329 = add.i32 r302, 1023
+	r330 = le.i32 r329, 0
+	branch r330, b214, b218
+b214: # Exp.if.then
+	r331 = lt.i32 r329, -52
+	branch r331, b215, b216
+b215: # Exp.if.then
+	r290 = move.f64 0.0
+	jump b95
+b216: # Exp.if.done
+	r339 = add.i32 r329, 1022
+	r340 = convert.u64.i32 r339
+	r341 = shl.u64.u64 r340, 52
+	r342 = bitcast.f64.u64 r341
+	r343 = mul.f64 r328, r342
+	r332 = move.f64 r343
+	r333 = move.i32 1
+	jump b217
+b217: # Exp.if.done
+	r334 = convert.u64.i32 r333
+	r335 = shl.u64.u64 r334, 52
+	r336 = bitcast.f64.u64 r335
+	r337 = mul.f64 r332, r336
+	r290 = move.f64 r337
+	jump b95
+b218: # Exp.if.else
+	r338 = ge.i32 r329, 2047
+	branch r338, b219, b225
+b219: # Exp.if.then
+	r345 = const.i64 1
+	jump b220
+b220: # Inf.entry
+	r346 = ge.i64 r345, 0
+	branch r346, b221, b224
+b221: # Inf.if.then
+	r347 = move.u64 9218868437227405312
+	jump b222
+b222: # Inf.if.done
+	r348 = bitcast.f64.u64 r347
+	r344 = move.f64 r348
+	jump b223
+b223: # Inf.return
+	r290 = move.f64 r344
+	jump b95
+b224: # Inf.if.else
+	r347 = move.u64 18442240474082181120
+	jump b222
+b225: # edge 9→8
+	r332 = move.f64 r328
+	r333 = move.i32 r329
+	jump b217
+b226: # roundToInt32.if.done
+	r302 = move.i32 -2147483648
+	jump b213
+b227: # Inf.if.else
+	r240 = move.u64 18442240474082181120
+	jump b88
+b228: # Log.switch.next
+	r244 = convert.i64.u64 r234
+	r245 = lt.i64 r244, 0
+	branch r245, b229, b231
+b229: # NaN.entry
+	r243 = bitcast.f64.u64 9221120237041090561
+	r242 = move.f64 r243
+	jump b230
+b230: # NaN.return
+	r233 = move.f64 r242
+	jump b90
+b231: # Log.switch.next
+	r246 = ge.u64 r234, 9218868437227405312
+	branch r246, b232, b233
+b232: # Log.switch.body
+	r233 = move.f64 r23
+	jump b90
+b233: # Log.switch.next
+	r247 = and.u64 r234, 4503599627370495
+	r248 = or.u64 r247, 4602678819172646912
+	r249 = bitcast.f64.u64 r248
+	r250 = shr.u64.u64 r234, 52
+	r251 = and.u64 r250, 2047
+	r252 = convert.i32.u64 r251
+	r253 = sub.i32 r252, 1022
+	r254 = convert.f64.i32 r253
+	r255 = le.f64 r249, 0.7071067811865476
+	branch r255, b234, b236
+b234: # Log.if.then
+	r258 = sub.f64 r254, 1.0
+	r259 = mul.f64 r249, 2.0
+	r256 = move.f64 r259
+	r257 = move.f64 r258
+	jump b235
+b235: # Log.if.done
+	r260 = sub.f64 r256, 1.0
+	r261 = add.f64 r260, 2.0
+	r262 = div.f64 r260, r261
+	r263 = mul.f64 r262, r262
+	r264 = mul.f64 r263, r263
+	r265 = mul.f64 r264, 0.14798198605116586
+	r266 = add.f64 r265, 0.1818357216161805
+	r267 = mul.f64 r266, r264
+	r268 = add.f64 r267, 0.2857142874366239
+	r269 = mul.f64 r268, r264
+	r270 = add.f64 r269, 0.6666666666666735
+	r271 = mul.f64 r263, r270
+	r272 = mul.f64 r264, 0.15313837699209373
+	r273 = add.f64 r272, 0.22222198432149784
+	r274 = mul.f64 r273, r264
+	r275 = add.f64 r274, 0.3999999999940942
+	r276 = mul.f64 r264, r275
+	r277 = add.f64 r271, r276
+	r278 = mul.f64 r260, 0.5
+	r279 = mul.f64 r278, r260
+	r280 = mul.f64 r257, 0.6931471803691238
+	r281 = add.f64 r279, r277
+	r282 = mul.f64 r262, r281
+	r283 = mul.f64 r257, 1.9082149292705877e-10
+	r284 = add.f64 r282, r283
+	r285 = sub.f64 r279, r284
+	r286 = sub.f64 r285, r260
+	r287 = sub.f64 r280, r286
+	r233 = move.f64 r287
+	jump b90
+b236: # edge 6→8
+	r256 = move.f64 r249
+	r257 = move.f64 r254
+	jump b235
+b237: # edge 46→49
+	r186 = move.f64 r38
+	r187 = move.f64 r39
+	jump b84
+b238: # edge 41→47
+	r174 = move.f64 r38
+	r175 = move.f64 1.0
+	jump b97
+b239: # pow.switch.next
+	r53 = const.i64 0
+	jump b240
+b240: # IsInf.entry
+	r54 = eq.i64 r53, 0
+	branch r54, b241, b291
+b241: # IsInf.if.then
+	r55 = abs.f64 r24
+	r56 = move.f64 r55
+	jump b242
+b242: # IsInf.if.done
+	r57 = gt.f64 r56, 1.7976931348623157e+308
+	r52 = move.bool r57
+	jump b243
+b243: # IsInf.return
+	branch r52, b244, b261
+b244: # pow.switch.body
+	r51 = eq.f64 r23, -1.0
+	branch r51, b245, b246
+b245: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b9
+b246: # pow.switch.next
+	r137 = abs.f64 r23
+	r138 = lt.f64 r137, 1.0
+	r140 = const.i64 1
+	jump b247
+b247: # IsInf.entry
+	r141 = eq.i64 r140, 0
+	branch r141, b248, b258
+b248: # IsInf.if.then
+	r142 = abs.f64 r24
+	r143 = move.f64 r142
+	jump b249
+b249: # IsInf.if.done
+	r144 = gt.f64 r143, 1.7976931348623157e+308
+	r139 = move.bool r144
+	jump b250
+b250: # IsInf.return
+	r147 = eq.bool r138, r139
+	branch r147, b251, b252
+b251: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b9
+b252: # pow.switch.next
+	r149 = const.i64 1
+	jump b253
+b253: # Inf.entry
+	r150 = ge.i64 r149, 0
+	branch r150, b254, b257
+b254: # Inf.if.then
+	r151 = move.u64 9218868437227405312
+	jump b255
+b255: # Inf.if.done
+	r152 = bitcast.f64.u64 r151
+	r148 = move.f64 r152
+	jump b256
+b256: # Inf.return
+	r22 = move.f64 r148
+	jump b9
+b257: # Inf.if.else
+	r151 = move.u64 18442240474082181120
+	jump b255
+b258: # IsInf.if.else
+	r145 = lt.i64 r140, 0
+	branch r145, b259, b260
+b259: # IsInf.if.then
+	r146 = neg.f64 r24
+	r143 = move.f64 r146
+	jump b249
+b260: # edge 3→2
+	r143 = move.f64 r24
+	jump b249
+b261: # pow.switch.next
+	r130 = const.i64 0
+	jump b262
+b262: # IsInf.entry
+	r131 = eq.i64 r130, 0
+	branch r131, b263, b288
+b263: # IsInf.if.then
+	r132 = abs.f64 r23
+	r133 = move.f64 r132
+	jump b264
+b264: # IsInf.if.done
+	r134 = gt.f64 r133, 1.7976931348623157e+308
+	r129 = move.bool r134
+	jump b265
+b265: # IsInf.return
+	branch r129, b266, b284
+b266: # pow.switch.body
+	r122 = const.i64 -1
+	jump b267
+b267: # IsInf.entry
+	r123 = eq.i64 r122, 0
+	branch r123, b268, b281
+b268: # IsInf.if.then
+	r124 = abs.f64 r23
+	r125 = move.f64 r124
+	jump b269
+b269: # IsInf.if.done
+	r126 = gt.f64 r125, 1.7976931348623157e+308
+	r121 = move.bool r126
+	jump b270
+b270: # IsInf.return
+	branch r121, b271, b272
+b271: # pow.if.then
+	r155 = div.f64 1.0, r23
+	r156 = neg.f64 r24
+	r20 = move.f64 r155
+	r21 = move.f64 r156
+	jump b6
+b272: # pow.if.done
+	r158 = lt.f64 r24, 0.0
+	branch r158, b273, b274
+b273: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b9
+b274: # pow.switch.next
+	r164 = gt.f64 r24, 0.0
+	branch r164, b275, b62
+b275: # pow.switch.body
+	r160 = const.i64 1
+	jump b276
+b276: # Inf.entry
+	r161 = ge.i64 r160, 0
+	branch r161, b277, b280
+b277: # Inf.if.then
+	r162 = move.u64 9218868437227405312
+	jump b278
+b278: # Inf.if.done
+	r163 = bitcast.f64.u64 r162
+	r159 = move.f64 r163
+	jump b279
+b279: # Inf.return
+	r22 = move.f64 r159
+	jump b9
+b280: # Inf.if.else
+	r162 = move.u64 18442240474082181120
+	jump b278
+b281: # IsInf.if.else
+	r127 = lt.i64 r122, 0
+	branch r127, b282, b283
+b282: # IsInf.if.then
+	r128 = neg.f64 r23
+	r125 = move.f64 r128
+	jump b269
+b283: # edge 3→2
+	r125 = move.f64 r23
+	jump b269
+b284: # pow.switch.next
+	r154 = eq.f64 r24, 0.5
+	branch r154, b285, b286
+b285: # pow.switch.body
+	r153 = sqrt.f64 r23
+	r22 = move.f64 r153
+	jump b9
+b286: # pow.switch.next
+	r167 = eq.f64 r24, -0.5
+	branch r167, b287, b62
+b287: # pow.switch.body
+	r165 = sqrt.f64 r23
+	r166 = div.f64 1.0, r165
+	r22 = move.f64 r166
+	jump b9
+b288: # IsInf.if.else
+	r135 = lt.i64 r130, 0
+	branch r135, b289, b290
+b289: # IsInf.if.then
+	r136 = neg.f64 r23
+	r133 = move.f64 r136
+	jump b264
+b290: # edge 3→2
+	r133 = move.f64 r23
+	jump b264
+b291: # IsInf.if.else
+	r58 = lt.i64 r53, 0
+	branch r58, b292, b293
+b292: # IsInf.if.then
+	r59 = neg.f64 r24
+	r56 = move.f64 r59
+	jump b242
+b293: # edge 3→2
+	r56 = move.f64 r24
+	jump b242
+b294: # exit
+	return
+
+kernel Remainder(x []f64, y []f64, out []f64)
+
+task Remainder_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b167
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b167
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	jump b6
+b6: # IsNaN.entry
+	r22 = ne.f64 r14, r14
+	r21 = move.bool r22
+	jump b7
+b7: # IsNaN.return
+	branch r21, b8, b13
+b8: # NaN.entry
+	r24 = bitcast.f64.u64 9221120237041090561
+	r23 = move.f64 r24
+	jump b9
+b9: # NaN.return
+	r20 = move.f64 r23
+	jump b10
+b10: # remainder.return
+	r19 = move.f64 r20
+	jump b11
+b11: # Remainder.return
+	r232 = elemaddr r4, r9, 8
+	store.f64 r232, r19
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # IsNaN.entry
+	r43 = ne.f64 r18, r18
+	r42 = move.bool r43
+	jump b14
+b14: # IsNaN.return
+	branch r42, b8, b15
+b15: # remainder.cond.false
+	r35 = const.i64 0
+	jump b16
+b16: # IsInf.entry
+	r36 = eq.i64 r35, 0
+	branch r36, b17, b164
+b17: # IsInf.if.then
+	r37 = abs.f64 r14
+	r38 = move.f64 r37
+	jump b18
+b18: # IsInf.if.done
+	r39 = gt.f64 r38, 1.7976931348623157e+308
+	r34 = move.bool r39
+	jump b19
+b19: # IsInf.return
+	branch r34, b8, b20
+b20: # remainder.cond.false
+	r33 = eq.f64 r18, 0.0
+	branch r33, b8, b21
+b21: # remainder.switch.next
+	r26 = const.i64 0
+	jump b22
+b22: # IsInf.entry
+	r27 = eq.i64 r26, 0
+	branch r27, b23, b161
+b23: # IsInf.if.then
+	r28 = abs.f64 r18
+	r29 = move.f64 r28
+	jump b24
+b24: # IsInf.if.done
+	r30 = gt.f64 r29, 1.7976931348623157e+308
+	r25 = move.bool r30
+	jump b25
+b25: # IsInf.return
+	branch r25, b26, b27
+b26: # remainder.switch.body
+	r20 = move.f64 r14
+	jump b10
+b27: # remainder.switch.next
+	r44 = lt.f64 r14, 0.0
+	branch r44, b28, b160
+b28: # remainder.if.then
+	r47 = neg.f64 r14
+	r45 = move.f64 r47
+	r46 = move.bool true
+	jump b29
+b29: # remainder.if.done
+	r48 = lt.f64 r18, 0.0
+	branch r48, b30, b159
+b30: # remainder.if.then
+	r50 = neg.f64 r18
+	r49 = move.f64 r50
+	jump b31
+b31: # remainder.if.done
+	r51 = eq.f64 r45, r49
+	branch r51, b32, b35
+b32: # remainder.if.then
+	branch r46, b33, b34
+b33: # remainder.if.then
+	r54 = neg.f64 0.0
+	r20 = move.f64 r54
+	jump b10
+b34: # remainder.if.done
+	r20 = move.f64 0.0
+	jump b10
+b35: # remainder.if.done
+	r52 = le.f64 r49, 8.988465674311579e+307
+	branch r52, b36, b158
+b36: # remainder.if.then
+	r55 = add.f64 r49, r49
+	jump b37
+b37: # mod.entry
+	r58 = eq.f64 r55, 0.0
+	branch r58, b38, b57
+b38: # NaN.entry
+	r60 = bitcast.f64.u64 9221120237041090561
+	r59 = move.f64 r60
+	jump b39
+b39: # NaN.return
+	r57 = move.f64 r59
+	jump b40
+b40: # mod.return
+	r56 = move.f64 r57
+	jump b41
+b41: # Mod.return
+	r53 = move.f64 r56
+	jump b42
+b42: # remainder.if.done
+	r217 = lt.f64 r49, 4.450147717014403e-308
+	branch r217, b43, b52
+b43: # remainder.if.then
+	r218 = add.f64 r53, r53
+	r219 = gt.f64 r218, r49
+	branch r219, b44, b51
+b44: # remainder.if.then
+	r224 = sub.f64 r53, r49
+	r225 = add.f64 r224, r224
+	r226 = ge.f64 r225, r49
+	branch r226, b45, b50
+b45: # remainder.if.then
+	r227 = sub.f64 r224, r49
+	r220 = move.f64 r227
+	jump b46
+b46: # remainder.if.done
+	branch r46, b47, b49
+b47: # remainder.if.then
+	r231 = neg.f64 r220
+	r221 = move.f64 r231
+	jump b48
+b48: # remainder.if.done
+	r20 = move.f64 r221
+	jump b10
+b49: # edge 19→26
+	r221 = move.f64 r220
+	jump b48
+b50: # edge 21→19
+	r220 = move.f64 r224
+	jump b46
+b51: # edge 18→19
+	r220 = move.f64 r53
+	jump b46
+b52: # remainder.if.else
+	r222 = mul.f64 r49, 0.5
+	r223 = gt.f64 r53, r222
+	branch r223, b53, b56
+b53: # remainder.if.then
+	r228 = sub.f64 r53, r49
+	r229 = ge.f64 r228, r222
+	branch r229, b54, b55
+b54: # remainder.if.then
+	r230 = sub.f64 r228, r49
+	r220 = move.f64 r230
+	jump b46
+b55: # edge 23→19
+	r220 = move.f64 r228
+	jump b46
+b56: # edge 20→19
+	r220 = move.f64 r53
+	jump b46
+b57: # mod.cond.false
+	r105 = const.i64 0
+	jump b58
+b58: # IsInf.entry
+	r106 = eq.i64 r105, 0
+	branch r106, b59, b155
+b59: # IsInf.if.then
+	r107 = abs.f64 r45
+	r108 = move.f64 r107
+	jump b60
+b60: # IsInf.if.done
+	r109 = gt.f64 r108, 1.7976931348623157e+308
+	r104 = move.bool r109
+	jump b61
+b61: # IsInf.return
+	branch r104, b38, b62
+b62: # IsNaN.entry
+	r103 = ne.f64 r45, r45
+	r102 = move.bool r103
+	jump b63
+b63: # IsNaN.return
+	branch r102, b38, b64
+b64: # IsNaN.entry
+	r101 = ne.f64 r55, r55
+	r100 = move.bool r101
+	jump b65
+b65: # IsNaN.return
+	branch r100, b38, b66
+b66: # mod.if.done
+	r61 = abs.f64 r55
+	jump b67
+b67: # frexp.entry
+	r66 = eq.f64 r61, 0.0
+	branch r66, b68, b140
+b68: # frexp.switch.body
+	r64 = move.f64 r61
+	r65 = move.i64 0
+	jump b69
+b69: # frexp.return
+	r94 = move.f64 r64
+	r95 = move.i64 r65
+	r62 = move.f64 r94
+	r63 = move.i64 r95
+	jump b70
+b70: # Frexp.return
+	r96 = move.f64 r62
+	r97 = move.i64 r63
+	r98 = lt.f64 r45, 0.0
+	branch r98, b71, b139
+b71: # mod.if.then
+	r112 = neg.f64 r45
+	r99 = move.f64 r112
+	jump b72
+b72: # mod.for.loop
+	r153 = ge.f64 r99, r61
+	branch r153, b73, b135
+b73: # frexp.entry
+	r117 = eq.f64 r99, 0.0
+	branch r117, b74, b120
+b74: # frexp.switch.body
+	r115 = move.f64 r99
+	r116 = move.i64 0
+	jump b75
+b75: # frexp.return
+	r145 = move.f64 r115
+	r146 = move.i64 r116
+	r113 = move.f64 r145
+	r114 = move.i64 r146
+	jump b76
+b76: # Frexp.return
+	r147 = move.f64 r113
+	r148 = move.i64 r114
+	r149 = lt.f64 r147, r96
+	branch r149, b77, b119
+b77: # mod.if.then
+	r154 = sub.i64 r148, 1
+	r150 = move.i64 r154
+	jump b78
+b78: # mod.if.done
+	r155 = sub.i64 r150, r97
+	jump b79
+b79: # ldexp.entry
+	r158 = eq.f64 r61, 0.0
+	branch r158, b80, b83
+b80: # ldexp.switch.body
+	r157 = move.f64 r61
+	jump b81
+b81: # ldexp.return
+	r156 = move.f64 r157
+	jump b82
+b82: # Ldexp.return
+	r215 = sub.f64 r99, r156
+	r99 = move.f64 r215
+	jump b72
+b83: # ldexp.switch.next
+	r160 = const.i64 0
+	jump b84
+b84: # IsInf.entry
+	r161 = eq.i64 r160, 0
+	branch r161, b85, b116
+b85: # IsInf.if.then
+	r162 = abs.f64 r61
+	r163 = move.f64 r162
+	jump b86
+b86: # IsInf.if.done
+	r164 = gt.f64 r163, 1.7976931348623157e+308
+	r159 = move.bool r164
+	jump b87
+b87: # IsInf.return
+	branch r159, b88, b89
+b88: # ldexp.switch.body
+	r157 = move.f64 r61
+	jump b81
+b89: # IsNaN.entry
+	r183 = ne.f64 r61, r61
+	r182 = move.bool r183
+	jump b90
+b90: # IsNaN.return
+	branch r182, b88, b91
+b91: # normalize.entry
+	r169 = abs.f64 r61
+	r170 = lt.f64 r169, 2.2250738585072014e-308
+	branch r170, b92, b115
+b92: # normalize.if.then
+	r171 = mul.f64 r61, 4.503599627370496e+15
+	r167 = move.f64 r171
+	r168 = move.i64 -52
+	jump b93
+b93: # normalize.return
+	r172 = move.f64 r167
+	r173 = move.i64 r168
+	r174 = add.i64 r155, r173
+	r175 = bitcast.u64.f64 r172
+	r176 = shr.u64.u64 r175, 52
+	r177 = convert.i64.u64 r176
+	r178 = and.i64 r177, 2047
+	r179 = sub.i64 r178, 1023
+	r180 = add.i64 r174, r179
+	r181 = lt.i64 r180, -1075
+	branch r181, b94, b97
+b94: # ldexp.if.then
+	r185 = const.f64 0.0
+	jump b95
+b95: # Copysign.entry
+	r186 = bitcast.u64.f64 r185
+	r187 = andnot.u64 r186, 9223372036854775808
+	r188 = bitcast.u64.f64 r172
+	r189 = and.u64 r188, 9223372036854775808
+	r190 = or.u64 r187, r189
+	r191 = bitcast.f64.u64 r190
+	r184 = move.f64 r191
+	jump b96
+b96: # Copysign.return
+	r157 = move.f64 r184
+	jump b81
+b97: # ldexp.if.done
+	r192 = gt.i64 r180, 1023
+	branch r192, b98, b111
+b98: # ldexp.if.then
+	r193 = lt.f64 r172, 0.0
+	branch r193, b99, b105
+b99: # ldexp.if.then
+	r198 = const.i64 -1
+	jump b100
+b100: # Inf.entry
+	r199 = ge.i64 r198, 0
+	branch r199, b101, b104
+b101: # Inf.if.then
+	r200 = move.u64 9218868437227405312
+	jump b102
+b102: # Inf.if.done
+	r201 = bitcast.f64.u64 r200
+	r197 = move.f64 r201
+	jump b103
+b103: # Inf.return
+	r157 = move.f64 r197
+	jump b81
+b104: # Inf.if.else
+	r200 = move.u64 18442240474082181120
+	jump b102
+b105: # ldexp.if.done
+	r203 = const.i64 1
+	jump b106
+b106: # Inf.entry
+	r204 = ge.i64 r203, 0
+	branch r204, b107, b110
+b107: # Inf.if.then
+	r205 = move.u64 9218868437227405312
+	jump b108
+b108: # Inf.if.done
+	r206 = bitcast.f64.u64 r205
+	r202 = move.f64 r206
+	jump b109
+b109: # Inf.return
+	r157 = move.f64 r202
+	jump b81
+b110: # Inf.if.else
+	r205 = move.u64 18442240474082181120
+	jump b108
+b111: # ldexp.if.done
+	r194 = lt.i64 r180, -1022
+	branch r194, b112, b114
+b112: # ldexp.if.then
+	r207 = add.i64 r180, 53
+	r195 = move.i64 r207
+	r196 = move.f64 1.1102230246251565e-16
+	jump b113
+b113: # ldexp.if.done
+	r208 = andnot.u64 r175, 9218868437227405312
+	r209 = add.i64 r195, 1023
+	r210 = convert.u64.i64 r209
+	r211 = shl.u64.u64 r210, 52
+	r212 = or.u64 r208, r211
+	r213 = bitcast.f64.u64 r212
+	r214 = mul.f64 r196, r213
+	r157 = move.f64 r214
+	jump b81
+b114: # edge 9→13
+	r195 = move.i64 r180
+	r196 = move.f64 1.0
+	jump b113
+b115: # normalize.if.done
+	r167 = move.f64 r61
+	r168 = move.i64 0
+	jump b93
+b116: # IsInf.if.else
+	r165 = lt.i64 r160, 0
+	branch r165, b117, b118
+b117: # IsInf.if.then
+	r166 = neg.f64 r61
+	r163 = move.f64 r166
+	jump b86
+b118: # edge 3→2
+	r163 = move.f64 r61
+	jump b86
+b119: # edge 7→11
+	r150 = move.i64 r148
+	jump b78
+b120: # frexp.switch.next
+	r119 = const.i64 0
+	jump b121
+b121: # IsInf.entry
+	r120 = eq.i64 r119, 0
+	branch r120, b122, b132
+b122: # IsInf.if.then
+	r121 = abs.f64 r99
+	r122 = move.f64 r121
+	jump b123
+b123: # IsInf.if.done
+	r123 = gt.f64 r122, 1.7976931348623157e+308
+	r118 = move.bool r123
+	jump b124
+b124: # IsInf.return
+	branch r118, b125, b126
+b125: # frexp.switch.body
+	r115 = move.f64 r99
+	r116 = move.i64 0
+	jump b75
+b126: # IsNaN.entry
+	r144 = ne.f64 r99, r99
+	r143 = move.bool r144
+	jump b127
+b127: # IsNaN.return
+	branch r143, b125, b128
+b128: # normalize.entry
+	r128 = abs.f64 r99
+	r129 = lt.f64 r128, 2.2250738585072014e-308
+	branch r129, b129, b131
+b129: # normalize.if.then
+	r130 = mul.f64 r99, 4.503599627370496e+15
+	r126 = move.f64 r130
+	r127 = move.i64 -52
+	jump b130
+b130: # normalize.return
+	r131 = move.f64 r126
+	r132 = move.i64 r127
+	r133 = bitcast.u64.f64 r131
+	r134 = shr.u64.u64 r133, 52
+	r135 = and.u64 r134, 2047
+	r136 = convert.i64.u64 r135
+	r137 = sub.i64 r136, 1023
+	r138 = add.i64 r137, 1
+	r139 = add.i64 r132, r138
+	r140 = andnot.u64 r133, 9218868437227405312
+	r141 = or.u64 r140, 4602678819172646912
+	r142 = bitcast.f64.u64 r141
+	r115 = move.f64 r142
+	r116 = move.i64 r139
+	jump b75
+b131: # normalize.if.done
+	r126 = move.f64 r99
+	r127 = move.i64 0
+	jump b130
+b132: # IsInf.if.else
+	r124 = lt.i64 r119, 0
+	branch r124, b133, b134
+b133: # IsInf.if.then
+	r125 = neg.f64 r99
+	r122 = move.f64 r125
+	jump b123
+b134: # edge 3→2
+	r122 = move.f64 r99
+	jump b123
+b135: # mod.for.done
+	r151 = lt.f64 r45, 0.0
+	branch r151, b136, b138
+b136: # mod.if.then
+	r216 = neg.f64 r99
+	r152 = move.f64 r216
+	jump b137
+b137: # mod.if.done
+	r57 = move.f64 r152
+	jump b40
+b138: # edge 8→13
+	r152 = move.f64 r99
+	jump b137
+b139: # edge 2→9
+	r99 = move.f64 r45
+	jump b72
+b140: # frexp.switch.next
+	r68 = const.i64 0
+	jump b141
+b141: # IsInf.entry
+	r69 = eq.i64 r68, 0
+	branch r69, b142, b152
+b142: # IsInf.if.then
+	r70 = abs.f64 r61
+	r71 = move.f64 r70
+	jump b143
+b143: # IsInf.if.done
+	r72 = gt.f64 r71, 1.7976931348623157e+308
+	r67 = move.bool r72
+	jump b144
+b144: # IsInf.return
+	branch r67, b145, b146
+b145: # frexp.switch.body
+	r64 = move.f64 r61
+	r65 = move.i64 0
+	jump b69
+b146: # IsNaN.entry
+	r93 = ne.f64 r61, r61
+	r92 = move.bool r93
+	jump b147
+b147: # IsNaN.return
+	branch r92, b145, b148
+b148: # normalize.entry
+	r77 = abs.f64 r61
+	r78 = lt.f64 r77, 2.2250738585072014e-308
+	branch r78, b149, b151
+b149: # normalize.if.then
+	r79 = mul.f64 r61, 4.503599627370496e+15
+	r75 = move.f64 r79
+	r76 = move.i64 -52
+	jump b150
+b150: # normalize.return
+	r80 = move.f64 r75
+	r81 = move.i64 r76
+	r82 = bitcast.u64.f64 r80
+	r83 = shr.u64.u64 r82, 52
+	r84 = and.u64 r83, 2047
+	r85 = convert.i64.u64 r84
+	r86 = sub.i64 r85, 1023
+	r87 = add.i64 r86, 1
+	r88 = add.i64 r81, r87
+	r89 = andnot.u64 r82, 9218868437227405312
+	r90 = or.u64 r89, 4602678819172646912
+	r91 = bitcast.f64.u64 r90
+	r64 = move.f64 r91
+	r65 = move.i64 r88
+	jump b69
+b151: # normalize.if.done
+	r75 = move.f64 r61
+	r76 = move.i64 0
+	jump b150
+b152: # IsInf.if.else
+	r73 = lt.i64 r68, 0
+	branch r73, b153, b154
+b153: # IsInf.if.then
+	r74 = neg.f64 r61
+	r71 = move.f64 r74
+	jump b143
+b154: # edge 3→2
+	r71 = move.f64 r61
+	jump b143
+b155: # IsInf.if.else
+	r110 = lt.i64 r105, 0
+	branch r110, b156, b157
+b156: # IsInf.if.then
+	r111 = neg.f64 r45
+	r108 = move.f64 r111
+	jump b60
+b157: # edge 3→2
+	r108 = move.f64 r45
+	jump b60
+b158: # edge 13→17
+	r53 = move.f64 r45
+	jump b42
+b159: # edge 9→11
+	r49 = move.f64 r18
+	jump b31
+b160: # edge 7→9
+	r45 = move.f64 r14
+	r46 = move.bool false
+	jump b29
+b161: # IsInf.if.else
+	r31 = lt.i64 r26, 0
+	branch r31, b162, b163
+b162: # IsInf.if.then
+	r32 = neg.f64 r18
+	r29 = move.f64 r32
+	jump b24
+b163: # edge 3→2
+	r29 = move.f64 r18
+	jump b24
+b164: # IsInf.if.else
+	r40 = lt.i64 r35, 0
+	branch r40, b165, b166
+b165: # IsInf.if.then
+	r41 = neg.f64 r14
+	r38 = move.f64 r41
+	jump b18
+b166: # edge 3→2
+	r38 = move.f64 r14
+	jump b18
+b167: # exit
+	return
+
+kernel FMA(x []f64, y []f64, z []f64, out []f64)
+
+task FMA_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	r20 = base z
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.f64 r15
+	r19 = elemaddr r20, r9, 8
+	r22 = load.f64 r19
+	r23 = fma.f64 r14, r18, r22
+	r24 = elemaddr r4, r9, 8
+	store.f64 r24, r23
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Frexp(x []f64, frac []f64, exp []i64)
+
+task Frexp_0 parallel count=(len frac)
+b0: # entry
+	r4 = base frac
+	r5 = len frac
+	r3 = move.i64 r5
+	r12 = base x
+	r53 = base exp
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b26
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b26
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # frexp.entry
+	r19 = eq.f64 r14, 0.0
+	branch r19, b7, b11
+b7: # frexp.switch.body
+	r17 = move.f64 r14
+	r18 = move.i64 0
+	jump b8
+b8: # frexp.return
+	r47 = move.f64 r17
+	r48 = move.i64 r18
+	r15 = move.f64 r47
+	r16 = move.i64 r48
+	jump b9
+b9: # Frexp.return
+	r49 = move.f64 r15
+	r50 = elemaddr r4, r9, 8
+	store.f64 r50, r49
+	r51 = move.i64 r16
+	r52 = elemaddr r53, r9, 8
+	store.i64 r52, r51
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # frexp.switch.next
+	r21 = const.i64 0
+	jump b12
+b12: # IsInf.entry
+	r22 = eq.i64 r21, 0
+	branch r22, b13, b23
+b13: # IsInf.if.then
+	r23 = abs.f64 r14
+	r24 = move.f64 r23
+	jump b14
+b14: # IsInf.if.done
+	r25 = gt.f64 r24, 1.7976931348623157e+308
+	r20 = move.bool r25
+	jump b15
+b15: # IsInf.return
+	branch r20, b16, b17
+b16: # frexp.switch.body
+	r17 = move.f64 r14
+	r18 = move.i64 0
+	jump b8
+b17: # IsNaN.entry
+	r46 = ne.f64 r14, r14
+	r45 = move.bool r46
+	jump b18
+b18: # IsNaN.return
+	branch r45, b16, b19
+b19: # normalize.entry
+	r30 = abs.f64 r14
+	r31 = lt.f64 r30, 2.2250738585072014e-308
+	branch r31, b20, b22
+b20: # normalize.if.then
+	r32 = mul.f64 r14, 4.503599627370496e+15
+	r28 = move.f64 r32
+	r29 = move.i64 -52
+	jump b21
+b21: # normalize.return
+	r33 = move.f64 r28
+	r34 = move.i64 r29
+	r35 = bitcast.u64.f64 r33
+	r36 = shr.u64.u64 r35, 52
+	r37 = and.u64 r36, 2047
+	r38 = convert.i64.u64 r37
+	r39 = sub.i64 r38, 1023
+	r40 = add.i64 r39, 1
+	r41 = add.i64 r34, r40
+	r42 = andnot.u64 r35, 9218868437227405312
+	r43 = or.u64 r42, 4602678819172646912
+	r44 = bitcast.f64.u64 r43
+	r17 = move.f64 r44
+	r18 = move.i64 r41
+	jump b8
+b22: # normalize.if.done
+	r28 = move.f64 r14
+	r29 = move.i64 0
+	jump b21
+b23: # IsInf.if.else
+	r26 = lt.i64 r21, 0
+	branch r26, b24, b25
+b24: # IsInf.if.then
+	r27 = neg.f64 r14
+	r24 = move.f64 r27
+	jump b14
+b25: # edge 3→2
+	r24 = move.f64 r14
+	jump b14
+b26: # exit
+	return
+
+kernel Ldexp(x []f64, exp []i64, out []f64)
+
+task Ldexp_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base exp
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b47
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b47
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = elemaddr r16, r9, 8
+	r18 = load.i64 r15
+	jump b6
+b6: # ldexp.entry
+	r21 = eq.f64 r14, 0.0
+	branch r21, b7, b11
+b7: # ldexp.switch.body
+	r20 = move.f64 r14
+	jump b8
+b8: # ldexp.return
+	r19 = move.f64 r20
+	jump b9
+b9: # Ldexp.return
+	r78 = elemaddr r4, r9, 8
+	store.f64 r78, r19
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # ldexp.switch.next
+	r23 = const.i64 0
+	jump b12
+b12: # IsInf.entry
+	r24 = eq.i64 r23, 0
+	branch r24, b13, b44
+b13: # IsInf.if.then
+	r25 = abs.f64 r14
+	r26 = move.f64 r25
+	jump b14
+b14: # IsInf.if.done
+	r27 = gt.f64 r26, 1.7976931348623157e+308
+	r22 = move.bool r27
+	jump b15
+b15: # IsInf.return
+	branch r22, b16, b17
+b16: # ldexp.switch.body
+	r20 = move.f64 r14
+	jump b8
+b17: # IsNaN.entry
+	r46 = ne.f64 r14, r14
+	r45 = move.bool r46
+	jump b18
+b18: # IsNaN.return
+	branch r45, b16, b19
+b19: # normalize.entry
+	r32 = abs.f64 r14
+	r33 = lt.f64 r32, 2.2250738585072014e-308
+	branch r33, b20, b43
+b20: # normalize.if.then
+	r34 = mul.f64 r14, 4.503599627370496e+15
+	r30 = move.f64 r34
+	r31 = move.i64 -52
+	jump b21
+b21: # normalize.return
+	r35 = move.f64 r30
+	r36 = move.i64 r31
+	r37 = add.i64 r18, r36
+	r38 = bitcast.u64.f64 r35
+	r39 = shr.u64.u64 r38, 52
+	r40 = convert.i64.u64 r39
+	r41 = and.i64 r40, 2047
+	r42 = sub.i64 r41, 1023
+	r43 = add.i64 r37, r42
+	r44 = lt.i64 r43, -1075
+	branch r44, b22, b25
+b22: # ldexp.if.then
+	r48 = const.f64 0.0
+	jump b23
+b23: # Copysign.entry
+	r49 = bitcast.u64.f64 r48
+	r50 = andnot.u64 r49, 9223372036854775808
+	r51 = bitcast.u64.f64 r35
+	r52 = and.u64 r51, 9223372036854775808
+	r53 = or.u64 r50, r52
+	r54 = bitcast.f64.u64 r53
+	r47 = move.f64 r54
+	jump b24
+b24: # Copysign.return
+	r20 = move.f64 r47
+	jump b8
+b25: # ldexp.if.done
+	r55 = gt.i64 r43, 1023
+	branch r55, b26, b39
+b26: # ldexp.if.then
+	r56 = lt.f64 r35, 0.0
+	branch r56, b27, b33
+b27: # ldexp.if.then
+	r61 = const.i64 -1
+	jump b28
+b28: # Inf.entry
+	r62 = ge.i64 r61, 0
+	branch r62, b29, b32
+b29: # Inf.if.then
+	r63 = move.u64 9218868437227405312
+	jump b30
+b30: # Inf.if.done
+	r64 = bitcast.f64.u64 r63
+	r60 = move.f64 r64
+	jump b31
+b31: # Inf.return
+	r20 = move.f64 r60
+	jump b8
+b32: # Inf.if.else
+	r63 = move.u64 18442240474082181120
+	jump b30
+b33: # ldexp.if.done
+	r66 = const.i64 1
+	jump b34
+b34: # Inf.entry
+	r67 = ge.i64 r66, 0
+	branch r67, b35, b38
+b35: # Inf.if.then
+	r68 = move.u64 9218868437227405312
+	jump b36
+b36: # Inf.if.done
+	r69 = bitcast.f64.u64 r68
+	r65 = move.f64 r69
+	jump b37
+b37: # Inf.return
+	r20 = move.f64 r65
+	jump b8
+b38: # Inf.if.else
+	r68 = move.u64 18442240474082181120
+	jump b36
+b39: # ldexp.if.done
+	r57 = lt.i64 r43, -1022
+	branch r57, b40, b42
+b40: # ldexp.if.then
+	r70 = add.i64 r43, 53
+	r58 = move.i64 r70
+	r59 = move.f64 1.1102230246251565e-16
+	jump b41
+b41: # ldexp.if.done
+	r71 = andnot.u64 r38, 9218868437227405312
+	r72 = add.i64 r58, 1023
+	r73 = convert.u64.i64 r72
+	r74 = shl.u64.u64 r73, 52
+	r75 = or.u64 r71, r74
+	r76 = bitcast.f64.u64 r75
+	r77 = mul.f64 r59, r76
+	r20 = move.f64 r77
+	jump b8
+b42: # edge 9→13
+	r58 = move.i64 r43
+	r59 = move.f64 1.0
+	jump b41
+b43: # normalize.if.done
+	r30 = move.f64 r14
+	r31 = move.i64 0
+	jump b21
+b44: # IsInf.if.else
+	r28 = lt.i64 r23, 0
+	branch r28, b45, b46
+b45: # IsInf.if.then
+	r29 = neg.f64 r14
+	r26 = move.f64 r29
+	jump b14
+b46: # edge 3→2
+	r26 = move.f64 r14
+	jump b14
+b47: # exit
+	return
+
+kernel Modf(x []f64, whole []f64, frac []f64)
+
+task Modf_0 parallel count=(len frac)
+b0: # entry
+	r4 = base frac
+	r5 = len frac
+	r3 = move.i64 r5
+	r12 = base x
+	r28 = base whole
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b11
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b11
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Modf.entry
+	r17 = trunc.f64 r14
+	r18 = sub.f64 r14, r17
+	jump b7
+b7: # Copysign.entry
+	r20 = bitcast.u64.f64 r18
+	r21 = andnot.u64 r20, 9223372036854775808
+	r22 = bitcast.u64.f64 r14
+	r23 = and.u64 r22, 9223372036854775808
+	r24 = or.u64 r21, r23
+	r25 = bitcast.f64.u64 r24
+	r19 = move.f64 r25
+	jump b8
+b8: # Copysign.return
+	r15 = move.f64 r17
+	r16 = move.f64 r19
+	jump b9
+b9: # Modf.return
+	r26 = move.f64 r15
+	r27 = elemaddr r28, r9, 8
+	store.f64 r27, r26
+	r30 = move.f64 r16
+	r31 = elemaddr r4, r9, 8
+	store.f64 r31, r30
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # exit
+	return
+
+kernel Ilogb(x []f64, out []i64)
+
+task Ilogb_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b27
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b27
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # Ilogb.entry
+	r16 = eq.f64 r14, 0.0
+	branch r16, b7, b10
+b7: # Ilogb.switch.body
+	r15 = move.i64 -2147483648
+	jump b8
+b8: # Ilogb.return
+	r41 = elemaddr r4, r9, 8
+	store.i64 r41, r15
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b10: # IsNaN.entry
+	r18 = ne.f64 r14, r14
+	r17 = move.bool r18
+	jump b11
+b11: # IsNaN.return
+	branch r17, b12, b13
+b12: # Ilogb.switch.body
+	r15 = move.i64 2147483647
+	jump b8
+b13: # Ilogb.switch.next
+	r20 = const.i64 0
+	jump b14
+b14: # IsInf.entry
+	r21 = eq.i64 r20, 0
+	branch r21, b15, b24
+b15: # IsInf.if.then
+	r22 = abs.f64 r14
+	r23 = move.f64 r22
+	jump b16
+b16: # IsInf.if.done
+	r24 = gt.f64 r23, 1.7976931348623157e+308
+	r19 = move.bool r24
+	jump b17
+b17: # IsInf.return
+	branch r19, b18, b19
+b18: # Ilogb.switch.body
+	r15 = move.i64 2147483647
+	jump b8
+b19: # normalize.entry
+	r30 = abs.f64 r14
+	r31 = lt.f64 r30, 2.2250738585072014e-308
+	branch r31, b20, b23
+b20: # normalize.if.then
+	r32 = mul.f64 r14, 4.503599627370496e+15
+	r28 = move.f64 r32
+	r29 = move.i64 -52
+	jump b21
+b21: # normalize.return
+	r33 = move.f64 r28
+	r34 = move.i64 r29
+	r35 = bitcast.u64.f64 r33
+	r36 = shr.u64.u64 r35, 52
+	r37 = and.u64 r36, 2047
+	r38 = convert.i64.u64 r37
+	r39 = sub.i64 r38, 1023
+	r40 = add.i64 r39, r34
+	r27 = move.i64 r40
+	jump b22
+b22: # ilogb.return
+	r15 = move.i64 r27
+	jump b8
+b23: # normalize.if.done
+	r28 = move.f64 r14
+	r29 = move.i64 0
+	jump b21
+b24: # IsInf.if.else
+	r25 = lt.i64 r20, 0
+	branch r25, b25, b26
+b25: # IsInf.if.then
+	r26 = neg.f64 r14
+	r23 = move.f64 r26
+	jump b16
+b26: # edge 3→2
+	r23 = move.f64 r14
+	jump b16
+b27: # exit
+	return
+
+kernel Classify(x []f64, sign []i64, out []u8)
+
+task Classify_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r22 = base sign
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b27
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b27
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	jump b6
+b6: # IsNaN.entry
+	r16 = ne.f64 r14, r14
+	r15 = move.bool r16
+	jump b7
+b7: # IsNaN.return
+	branch r15, b8, b26
+b8: # if.then
+	r18 = or.u8 0, 1
+	r17 = move.u8 r18
+	jump b9
+b9: # if.done
+	r19 = elemaddr r12, r9, 8
+	r20 = load.f64 r19
+	r21 = elemaddr r22, r9, 8
+	r24 = load.i64 r21
+	jump b10
+b10: # IsInf.entry
+	r26 = eq.i64 r24, 0
+	branch r26, b11, b23
+b11: # IsInf.if.then
+	r27 = abs.f64 r20
+	r28 = move.f64 r27
+	jump b12
+b12: # IsInf.if.done
+	r29 = gt.f64 r28, 1.7976931348623157e+308
+	r25 = move.bool r29
+	jump b13
+b13: # IsInf.return
+	branch r25, b14, b22
+b14: # if.then
+	r33 = or.u8 r17, 2
+	r32 = move.u8 r33
+	jump b15
+b15: # if.done
+	r34 = elemaddr r12, r9, 8
+	r35 = load.f64 r34
+	jump b16
+b16: # Signbit.entry
+	r37 = bitcast.u64.f64 r35
+	r38 = convert.i64.u64 r37
+	r39 = lt.i64 r38, 0
+	r36 = move.bool r39
+	jump b17
+b17: # Signbit.return
+	branch r36, b18, b21
+b18: # if.then
+	r41 = or.u8 r32, 4
+	r40 = move.u8 r41
+	jump b19
+b19: # if.done
+	r42 = elemaddr r4, r9, 1
+	store.u8 r42, r40
+	jump b20
+b20: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b21: # edge 7→9
+	r40 = move.u8 r32
+	jump b19
+b22: # edge 5→7
+	r32 = move.u8 r17
+	jump b15
+b23: # IsInf.if.else
+	r30 = lt.i64 r24, 0
+	branch r30, b24, b25
+b24: # IsInf.if.then
+	r31 = neg.f64 r20
+	r28 = move.f64 r31
+	jump b12
+b25: # edge 3→2
+	r28 = move.f64 r20
+	jump b12
+b26: # edge 2→5
+	r17 = move.u8 0
+	jump b9
+b27: # exit
+	return
+
+kernel Specials(sign []i64, inf []u64, nan []u64)
+
+task Specials_0 parallel count=(len inf)
+b0: # entry
+	r4 = base inf
+	r5 = len inf
+	r3 = move.i64 r5
+	r12 = base sign
+	r25 = base nan
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b14
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b14
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.i64 r11
+	jump b6
+b6: # Inf.entry
+	r16 = ge.i64 r14, 0
+	branch r16, b7, b13
+b7: # Inf.if.then
+	r17 = move.u64 9218868437227405312
+	jump b8
+b8: # Inf.if.done
+	r18 = bitcast.f64.u64 r17
+	r15 = move.f64 r18
+	jump b9
+b9: # Inf.return
+	r19 = bitcast.u64.f64 r15
+	r20 = elemaddr r4, r9, 8
+	store.u64 r20, r19
+	jump b10
+b10: # NaN.entry
+	r22 = bitcast.f64.u64 9221120237041090561
+	r21 = move.f64 r22
+	jump b11
+b11: # NaN.return
+	r23 = bitcast.u64.f64 r21
+	r24 = elemaddr r25, r9, 8
+	store.u64 r24, r23
+	jump b12
+b12: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b13: # Inf.if.else
+	r17 = move.u64 18442240474082181120
+	jump b8
+b14: # exit
+	return
+
+kernel Bits64(x []f64, bits []u64, flipped []f64)
+
+task Bits64_0 parallel count=(len bits)
+b0: # entry
+	r4 = base bits
+	r5 = len bits
+	r3 = move.i64 r5
+	r12 = base x
+	r22 = base flipped
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = bitcast.u64.f64 r14
+	r16 = elemaddr r4, r9, 8
+	store.u64 r16, r15
+	r17 = elemaddr r4, r9, 8
+	r18 = load.u64 r17
+	r19 = xor.u64 r18, 9223372036854775808
+	r20 = bitcast.f64.u64 r19
+	r21 = elemaddr r22, r9, 8
+	store.f64 r21, r20
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Bits32(x []f32, y []f32, bits []u32, flipped []f32, next []f32)
+
+task Bits32_0 parallel count=(len bits)
+b0: # entry
+	r4 = base bits
+	r5 = len bits
+	r3 = move.i64 r5
+	r12 = base x
+	r22 = base flipped
+	r27 = base y
+	r64 = base next
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b26
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b26
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = bitcast.u32.f32 r14
+	r16 = elemaddr r4, r9, 4
+	store.u32 r16, r15
+	r17 = elemaddr r4, r9, 4
+	r18 = load.u32 r17
+	r19 = xor.u32 r18, 2147483648
+	r20 = bitcast.f32.u32 r19
+	r21 = elemaddr r22, r9, 4
+	store.f32 r21, r20
+	r24 = elemaddr r12, r9, 4
+	r25 = load.f32 r24
+	r26 = elemaddr r27, r9, 4
+	r29 = load.f32 r26
+	jump b6
+b6: # Nextafter32.entry
+	r31 = convert.f64.f32 r25
+	jump b7
+b7: # IsNaN.entry
+	r33 = ne.f64 r31, r31
+	r32 = move.bool r33
+	jump b8
+b8: # IsNaN.return
+	branch r32, b9, b14
+b9: # NaN.entry
+	r36 = bitcast.f64.u64 9221120237041090561
+	r35 = move.f64 r36
+	jump b10
+b10: # NaN.return
+	r37 = convert.f32.f64 r35
+	r34 = move.f32 r37
+	jump b11
+b11: # Nextafter32.switch.done
+	r30 = move.f32 r34
+	jump b12
+b12: # Nextafter32.return
+	r63 = elemaddr r64, r9, 4
+	store.f32 r63, r30
+	jump b13
+b13: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b14: # Nextafter32.cond.false
+	r39 = convert.f64.f32 r29
+	jump b15
+b15: # IsNaN.entry
+	r41 = ne.f64 r39, r39
+	r40 = move.bool r41
+	jump b16
+b16: # IsNaN.return
+	branch r40, b9, b17
+b17: # Nextafter32.switch.next
+	r38 = eq.f32 r25, r29
+	branch r38, b18, b19
+b18: # Nextafter32.switch.body
+	r34 = move.f32 r25
+	jump b11
+b19: # Nextafter32.switch.next
+	r53 = eq.f32 r25, 0.0
+	branch r53, b20, b23
+b20: # Nextafter32.switch.body
+	r42 = bitcast.f32.u32 1
+	r43 = convert.f64.f32 r42
+	r44 = convert.f64.f32 r29
+	jump b21
+b21: # Copysign.entry
+	r46 = bitcast.u64.f64 r43
+	r47 = andnot.u64 r46, 9223372036854775808
+	r48 = bitcast.u64.f64 r44
+	r49 = and.u64 r48, 9223372036854775808
+	r50 = or.u64 r47, r49
+	r51 = bitcast.f64.u64 r50
+	r45 = move.f64 r51
+	jump b22
+b22: # Copysign.return
+	r52 = convert.f32.f64 r45
+	r34 = move.f32 r52
+	jump b11
+b23: # Nextafter32.switch.next
+	r57 = gt.f32 r29, r25
+	r58 = gt.f32 r25, 0.0
+	r59 = eq.bool r57, r58
+	branch r59, b24, b25
+b24: # Nextafter32.switch.body
+	r54 = bitcast.u32.f32 r25
+	r55 = add.u32 r54, 1
+	r56 = bitcast.f32.u32 r55
+	r34 = move.f32 r56
+	jump b11
+b25: # Nextafter32.switch.next
+	r60 = bitcast.u32.f32 r25
+	r61 = sub.u32 r60, 1
+	r62 = bitcast.f32.u32 r61
+	r34 = move.f32 r62
+	jump b11
+b26: # exit
+	return
+
+kernel Narrow(x []f32, y []f32, sqrt []f32, floor []f32, exp []f32, pow []f32)
+
+task Narrow_0 parallel count=(len sqrt)
+b0: # entry
+	r4 = base sqrt
+	r5 = len sqrt
+	r3 = move.i64 r5
+	r12 = base x
+	r25 = base floor
+	r92 = base exp
+	r98 = base y
+	r517 = base pow
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b325
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b325
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r17 = sqrt.f32 r14
+	r18 = elemaddr r4, r9, 4
+	store.f32 r18, r17
+	r19 = elemaddr r12, r9, 4
+	r20 = load.f32 r19
+	r23 = floor.f32 r20
+	r24 = elemaddr r25, r9, 4
+	store.f32 r24, r23
+	r27 = elemaddr r12, r9, 4
+	r28 = load.f32 r27
+	r29 = convert.f64.f32 r28
+	jump b6
+b6: # Exp.entry
+	r32 = bitcast.u64.f64 r29
+	r33 = andnot.u64 r32, 9223372036854775808
+	r34 = ge.u64 r33, 9218868437227405312
+	branch r34, b7, b300
+b7: # Exp.if.then
+	r35 = eq.u64 r32, 18442240474082181120
+	branch r35, b8, b299
+b8: # Exp.if.then
+	r31 = move.f64 0.0
+	jump b9
+b9: # Exp.return
+	r30 = move.f64 r31
+	jump b10
+b10: # Exp.return
+	r90 = convert.f32.f64 r30
+	r91 = elemaddr r92, r9, 4
+	store.f32 r91, r90
+	r94 = elemaddr r12, r9, 4
+	r95 = load.f32 r94
+	r96 = convert.f64.f32 r95
+	r97 = elemaddr r98, r9, 4
+	r100 = load.f32 r97
+	r101 = convert.f64.f32 r100
+	r103 = move.f64 r96
+	r104 = move.f64 r101
+	jump b11
+b11: # Pow.if.done
+	r106 = move.f64 r103
+	r107 = move.f64 r104
+	jump b12
+b12: # pow.entry
+	r108 = eq.f64 r107, 0.0
+	branch r108, b13, b17
+b13: # pow.switch.body
+	r105 = move.f64 1.0
+	jump b14
+b14: # pow.return
+	r102 = move.f64 r105
+	jump b15
+b15: # Pow.return
+	r515 = convert.f32.f64 r102
+	r516 = elemaddr r517, r9, 4
+	store.f32 r516, r515
+	jump b16
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b17: # pow.cond.false
+	r125 = eq.f64 r106, 1.0
+	branch r125, b13, b18
+b18: # pow.switch.next
+	r124 = eq.f64 r107, 1.0
+	branch r124, b19, b20
+b19: # pow.switch.body
+	r105 = move.f64 r106
+	jump b14
+b20: # IsNaN.entry
+	r129 = ne.f64 r106, r106
+	r128 = move.bool r129
+	jump b21
+b21: # IsNaN.return
+	branch r128, b22, b24
+b22: # NaN.entry
+	r127 = bitcast.f64.u64 9221120237041090561
+	r126 = move.f64 r127
+	jump b23
+b23: # NaN.return
+	r105 = move.f64 r126
+	jump b14
+b24: # IsNaN.entry
+	r133 = ne.f64 r107, r107
+	r132 = move.bool r133
+	jump b25
+b25: # IsNaN.return
+	branch r132, b22, b26
+b26: # pow.switch.next
+	r131 = eq.f64 r106, 0.0
+	branch r131, b27, b244
+b27: # pow.switch.body
+	r130 = lt.f64 r107, 0.0
+	branch r130, b28, b52
+b28: # Signbit.entry
+	r144 = bitcast.u64.f64 r106
+	r145 = convert.i64.u64 r144
+	r146 = lt.i64 r145, 0
+	r143 = move.bool r146
+	jump b29
+b29: # Signbit.return
+	branch r143, b30, b39
+b30: # isOddInt.entry
+	r163 = abs.f64 r107
+	r164 = ge.f64 r163, 9.007199254740992e+15
+	branch r164, b31, b45
+b31: # isOddInt.if.then
+	r162 = move.bool false
+	jump b32
+b32: # isOddInt.return
+	branch r162, b33, b39
+b33: # pow.if.then
+	r153 = const.i64 -1
+	jump b34
+b34: # Inf.entry
+	r154 = ge.i64 r153, 0
+	branch r154, b35, b38
+b35: # Inf.if.then
+	r155 = move.u64 9218868437227405312
+	jump b36
+b36: # Inf.if.done
+	r156 = bitcast.f64.u64 r155
+	r152 = move.f64 r156
+	jump b37
+b37: # Inf.return
+	r105 = move.f64 r152
+	jump b14
+b38: # Inf.if.else
+	r155 = move.u64 18442240474082181120
+	jump b36
+b39: # pow.if.done
+	r158 = const.i64 1
+	jump b40
+b40: # Inf.entry
+	r159 = ge.i64 r158, 0
+	branch r159, b41, b44
+b41: # Inf.if.then
+	r160 = move.u64 9218868437227405312
+	jump b42
+b42: # Inf.if.done
+	r161 = bitcast.f64.u64 r160
+	r157 = move.f64 r161
+	jump b43
+b43: # Inf.return
+	r105 = move.f64 r157
+	jump b14
+b44: # Inf.if.else
+	r160 = move.u64 18442240474082181120
+	jump b42
+b45: # Modf.entry
+	r167 = trunc.f64 r107
+	r168 = sub.f64 r107, r167
+	jump b46
+b46: # Copysign.entry
+	r170 = bitcast.u64.f64 r168
+	r171 = andnot.u64 r170, 9223372036854775808
+	r172 = bitcast.u64.f64 r107
+	r173 = and.u64 r172, 9223372036854775808
+	r174 = or.u64 r171, r173
+	r175 = bitcast.f64.u64 r174
+	r169 = move.f64 r175
+	jump b47
+b47: # Copysign.return
+	r165 = move.f64 r167
+	r166 = move.f64 r169
+	jump b48
+b48: # Modf.return
+	r176 = move.f64 r165
+	r177 = move.f64 r166
+	r178 = eq.f64 r177, 0.0
+	branch r178, b49, b51
+b49: # isOddInt.binop.rhs
+	r180 = convert.i64.f64 r176
+	r181 = and.i64 r180, 1
+	r182 = eq.i64 r181, 1
+	r179 = move.bool r182
+	jump b50
+b50: # isOddInt.binop.done
+	r162 = move.bool r179
+	jump b32
+b51: # edge 2→4
+	r179 = move.bool false
+	jump b50
+b52: # pow.switch.next
+	r151 = gt.f64 r107, 0.0
+	branch r151, b53, b67
+b53: # Signbit.entry
+	r148 = bitcast.u64.f64 r106
+	r149 = convert.i64.u64 r148
+	r150 = lt.i64 r149, 0
+	r147 = move.bool r150
+	jump b54
+b54: # Signbit.return
+	branch r147, b55, b59
+b55: # isOddInt.entry
+	r184 = abs.f64 r107
+	r185 = ge.f64 r184, 9.007199254740992e+15
+	branch r185, b56, b60
+b56: # isOddInt.if.then
+	r183 = move.bool false
+	jump b57
+b57: # isOddInt.return
+	branch r183, b58, b59
+b58: # pow.if.then
+	r105 = move.f64 r106
+	jump b14
+b59: # pow.if.done
+	r105 = move.f64 0.0
+	jump b14
+b60: # Modf.entry
+	r188 = trunc.f64 r107
+	r189 = sub.f64 r107, r188
+	jump b61
+b61: # Copysign.entry
+	r191 = bitcast.u64.f64 r189
+	r192 = andnot.u64 r191, 9223372036854775808
+	r193 = bitcast.u64.f64 r107
+	r194 = and.u64 r193, 9223372036854775808
+	r195 = or.u64 r192, r194
+	r196 = bitcast.f64.u64 r195
+	r190 = move.f64 r196
+	jump b62
+b62: # Copysign.return
+	r186 = move.f64 r188
+	r187 = move.f64 r190
+	jump b63
+b63: # Modf.return
+	r197 = move.f64 r186
+	r198 = move.f64 r187
+	r199 = eq.f64 r198, 0.0
+	branch r199, b64, b66
+b64: # isOddInt.binop.rhs
+	r201 = convert.i64.f64 r197
+	r202 = and.i64 r201, 1
+	r203 = eq.i64 r202, 1
+	r200 = move.bool r203
+	jump b65
+b65: # isOddInt.binop.done
+	r183 = move.bool r200
+	jump b57
+b66: # edge 2→4
+	r200 = move.bool false
+	jump b65
+b67: # pow.switch.done
+	r109 = abs.f64 r107
+	jump b68
+b68: # Modf.entry
+	r112 = trunc.f64 r109
+	r113 = sub.f64 r109, r112
+	jump b69
+b69: # Copysign.entry
+	r115 = bitcast.u64.f64 r113
+	r116 = andnot.u64 r115, 9223372036854775808
+	r117 = bitcast.u64.f64 r109
+	r118 = and.u64 r117, 9223372036854775808
+	r119 = or.u64 r116, r118
+	r120 = bitcast.f64.u64 r119
+	r114 = move.f64 r120
+	jump b70
+b70: # Copysign.return
+	r110 = move.f64 r112
+	r111 = move.f64 r114
+	jump b71
+b71: # Modf.return
+	r121 = move.f64 r110
+	r122 = move.f64 r111
+	r123 = ne.f64 r122, 0.0
+	branch r123, b72, b75
+b72: # pow.cond.true
+	r254 = lt.f64 r106, 0.0
+	branch r254, b73, b75
+b73: # NaN.entry
+	r252 = bitcast.f64.u64 9221120237041090561
+	r251 = move.f64 r252
+	jump b74
+b74: # NaN.return
+	r105 = move.f64 r251
+	jump b14
+b75: # pow.if.done
+	r253 = ge.f64 r121, 9.223372036854776e+18
+	branch r253, b76, b86
+b76: # pow.if.then
+	r255 = eq.f64 r106, -1.0
+	branch r255, b77, b78
+b77: # pow.switch.body
+	r105 = move.f64 1.0
+	jump b14
+b78: # pow.switch.next
+	r259 = abs.f64 r106
+	r260 = lt.f64 r259, 1.0
+	r261 = gt.f64 r107, 0.0
+	r262 = eq.bool r260, r261
+	branch r262, b79, b80
+b79: # pow.switch.body
+	r105 = move.f64 0.0
+	jump b14
+b80: # pow.switch.next
+	r264 = const.i64 1
+	jump b81
+b81: # Inf.entry
+	r265 = ge.i64 r264, 0
+	branch r265, b82, b85
+b82: # Inf.if.then
+	r266 = move.u64 9218868437227405312
+	jump b83
+b83: # Inf.if.done
+	r267 = bitcast.f64.u64 r266
+	r263 = move.f64 r267
+	jump b84
+b84: # Inf.return
+	r105 = move.f64 r263
+	jump b14
+b85: # Inf.if.else
+	r266 = move.u64 18442240474082181120
+	jump b83
+b86: # pow.if.done
+	r256 = ne.f64 r122, 0.0
+	branch r256, b87, b243
+b87: # pow.if.then
+	r268 = gt.f64 r122, 0.5
+	branch r268, b88, b242
+b88: # pow.if.then
+	r313 = sub.f64 r122, 1.0
+	r314 = add.f64 r121, 1.0
+	r269 = move.f64 r314
+	r270 = move.f64 r313
+	jump b89
+b89: # Log.entry
+	r317 = bitcast.u64.f64 r106
+	r318 = andnot.u64 r317, 9223372036854775808
+	r319 = eq.u64 r318, 0
+	branch r319, b90, b233
+b90: # Log.switch.body
+	r321 = const.i64 -1
+	jump b91
+b91: # Inf.entry
+	r322 = ge.i64 r321, 0
+	branch r322, b92, b232
+b92: # Inf.if.then
+	r323 = move.u64 9218868437227405312
+	jump b93
+b93: # Inf.if.done
+	r324 = bitcast.f64.u64 r323
+	r320 = move.f64 r324
+	jump b94
+b94: # Inf.return
+	r316 = move.f64 r320
+	jump b95
+b95: # Log.return
+	r315 = move.f64 r316
+	jump b96
+b96: # Log.return
+	r371 = mul.f64 r270, r315
+	jump b97
+b97: # Exp.entry
+	r374 = bitcast.u64.f64 r371
+	r375 = andnot.u64 r374, 9223372036854775808
+	r376 = ge.u64 r375, 9218868437227405312
+	branch r376, b98, b207
+b98: # Exp.if.then
+	r377 = eq.u64 r374, 18442240474082181120
+	branch r377, b99, b206
+b99: # Exp.if.then
+	r373 = move.f64 0.0
+	jump b100
+b100: # Exp.return
+	r372 = move.f64 r373
+	jump b101
+b101: # Exp.return
+	r257 = move.f64 r269
+	r258 = move.f64 r372
+	jump b102
+b102: # frexp.entry
+	r275 = eq.f64 r106, 0.0
+	branch r275, b103, b191
+b103: # frexp.switch.body
+	r273 = move.f64 r106
+	r274 = move.i64 0
+	jump b104
+b104: # frexp.return
+	r303 = move.f64 r273
+	r304 = move.i64 r274
+	r271 = move.f64 r303
+	r272 = move.i64 r304
+	jump b105
+b105: # Frexp.return
+	r305 = move.f64 r271
+	r306 = move.i64 r272
+	r307 = convert.i64.f64 r257
+	r308 = move.f64 r258
+	r309 = move.i64 0
+	r310 = move.f64 r305
+	r311 = move.i64 r306
+	r312 = move.i64 r307
+	jump b106
+b106: # pow.for.loop
+	r432 = ne.i64 r312, 0
+	branch r432, b107, b184
+b107: # pow.for.body
+	r434 = lt.i64 r311, -4096
+	branch r434, b108, b152
+b108: # pow.if.then
+	r438 = add.i64 r309, r311
+	r433 = move.i64 r438
+	jump b109
+b109: # pow.for.done
+	r435 = lt.f64 r107, 0.0
+	branch r435, b110, b151
+b110: # pow.if.then
+	r454 = div.f64 1.0, r308
+	r455 = neg.i64 r433
+	r436 = move.f64 r454
+	r437 = move.i64 r455
+	jump b111
+b111: # ldexp.entry
+	r458 = eq.f64 r436, 0.0
+	branch r458, b112, b115
+b112: # ldexp.switch.body
+	r457 = move.f64 r436
+	jump b113
+b113: # ldexp.return
+	r456 = move.f64 r457
+	jump b114
+b114: # Ldexp.return
+	r105 = move.f64 r456
+	jump b14
+b115: # ldexp.switch.next
+	r460 = const.i64 0
+	jump b116
+b116: # IsInf.entry
+	r461 = eq.i64 r460, 0
+	branch r461, b117, b148
+b117: # IsInf.if.then
+	r462 = abs.f64 r436
+	r463 = move.f64 r462
+	jump b118
+b118: # IsInf.if.done
+	r464 = gt.f64 r463, 1.7976931348623157e+308
+	r459 = move.bool r464
+	jump b119
+b119: # IsInf.return
+	branch r459, b120, b121
+b120: # ldexp.switch.body
+	r457 = move.f64 r436
+	jump b113
+b121: # IsNaN.entry
+	r483 = ne.f64 r436, r436
+	r482 = move.bool r483
+	jump b122
+b122: # IsNaN.return
+	branch r482, b120, b123
+b123: # normalize.entry
+	r469 = abs.f64 r436
+	r470 = lt.f64 r469, 2.2250738585072014e-308
+	branch r470, b124, b147
+b124: # normalize.if.then
+	r471 = mul.f64 r436, 4.503599627370496e+15
+	r467 = move.f64 r471
+	r468 = move.i64 -52
+	jump b125
+b125: # normalize.return
+	r472 = move.f64 r467
+	r473 = move.i64 r468
+	r474 = add.i64 r437, r473
+	r475 = bitcast.u64.f64 r472
+	r476 = shr.u64.u64 r475, 52
+	r477 = convert.i64.u64 r476
+	r478 = and.i64 r477, 2047
+	r479 = sub.i64 r478, 1023
+	r480 = add.i64 r474, r479
+	r481 = lt.i64 r480, -1075
+	branch r481, b126, b129
+b126: # ldexp.if.then
+	r485 = const.f64 0.0
+	jump b127
+b127: # Copysign.entry
+	r486 = bitcast.u64.f64 r485
+	r487 = andnot.u64 r486, 9223372036854775808
+	r488 = bitcast.u64.f64 r472
+	r489 = and.u64 r488, 9223372036854775808
+	r490 = or.u64 r487, r489
+	r491 = bitcast.f64.u64 r490
+	r484 = move.f64 r491
+	jump b128
+b128: # Copysign.return
+	r457 = move.f64 r484
+	jump b113
+b129: # ldexp.if.done
+	r492 = gt.i64 r480, 1023
+	branch r492, b130, b143
+b130: # ldexp.if.then
+	r493 = lt.f64 r472, 0.0
+	branch r493, b131, b137
+b131: # ldexp.if.then
+	r498 = const.i64 -1
+	jump b132
+b132: # Inf.entry
+	r499 = ge.i64 r498, 0
+	branch r499, b133, b136
+b133: # Inf.if.then
+	r500 = move.u64 9218868437227405312
+	jump b134
+b134: # Inf.if.done
+	r501 = bitcast.f64.u64 r500
+	r497 = move.f64 r501
+	jump b135
+b135: # Inf.return
+	r457 = move.f64 r497
+	jump b113
+b136: # Inf.if.else
+	r500 = move.u64 18442240474082181120
+	jump b134
+b137: # ldexp.if.done
+	r503 = const.i64 1
+	jump b138
+b138: # Inf.entry
+	r504 = ge.i64 r503, 0
+	branch r504, b139, b142
+b139: # Inf.if.then
+	r505 = move.u64 9218868437227405312
+	jump b140
+b140: # Inf.if.done
+	r506 = bitcast.f64.u64 r505
+	r502 = move.f64 r506
+	jump b141
+b141: # Inf.return
+	r457 = move.f64 r502
+	jump b113
+b142: # Inf.if.else
+	r505 = move.u64 18442240474082181120
+	jump b140
+b143: # ldexp.if.done
+	r494 = lt.i64 r480, -1022
+	branch r494, b144, b146
+b144: # ldexp.if.then
+	r507 = add.i64 r480, 53
+	r495 = move.i64 r507
+	r496 = move.f64 1.1102230246251565e-16
+	jump b145
+b145: # ldexp.if.done
+	r508 = andnot.u64 r475, 9218868437227405312
+	r509 = add.i64 r495, 1023
+	r510 = convert.u64.i64 r509
+	r511 = shl.u64.u64 r510, 52
+	r512 = or.u64 r508, r511
+	r513 = bitcast.f64.u64 r512
+	r514 = mul.f64 r496, r513
+	r457 = move.f64 r514
+	jump b113
+b146: # edge 9→13
+	r495 = move.i64 r480
+	r496 = move.f64 1.0
+	jump b145
+b147: # normalize.if.done
+	r467 = move.f64 r436
+	r468 = move.i64 0
+	jump b125
+b148: # IsInf.if.else
+	r465 = lt.i64 r460, 0
+	branch r465, b149, b150
+b149: # IsInf.if.then
+	r466 = neg.f64 r436
+	r463 = move.f64 r466
+	jump b118
+b150: # edge 3→2
+	r463 = move.f64 r436
+	jump b118
+b151: # edge 52→61
+	r436 = move.f64 r308
+	r437 = move.i64 r433
+	jump b111
+b152: # pow.cond.false
+	r443 = gt.i64 r311, 4096
+	branch r443, b108, b153
+b153: # pow.if.done
+	r439 = and.i64 r312, 1
+	r440 = eq.i64 r439, 1
+	branch r440, b154, b190
+b154: # pow.if.then
+	r444 = mul.f64 r308, r310
+	r445 = add.i64 r309, r311
+	r441 = move.f64 r444
+	r442 = move.i64 r445
+	jump b155
+b155: # pow.if.done
+	r446 = mul.f64 r310, r310
+	r447 = shl.i64.u64 r311, 1
+	r448 = lt.f64 r446, 0.5
+	branch r448, b156, b189
+b156: # pow.if.then
+	r451 = add.f64 r446, r446
+	r452 = sub.i64 r447, 1
+	r449 = move.f64 r451
+	r450 = move.i64 r452
+	jump b157
+b157: # pow.if.done
+	r453 = shr.i64.u64 r312, 1
+	r308 = move.f64 r441
+	r309 = move.i64 r442
+	r310 = move.f64 r449
+	r311 = move.i64 r450
+	r312 = move.i64 r453
+	jump b158
+b158: # pow.for.loop (unrolled 1)
+	r432 = ne.i64 r312, 0
+	branch r432, b159, b184
+b159: # pow.for.body (unrolled 1)
+	r434 = lt.i64 r311, -4096
+	branch r434, b108, b160
+b160: # pow.cond.false (unrolled 1)
+	r443 = gt.i64 r311, 4096
+	branch r443, b108, b161
+b161: # pow.if.done (unrolled 1)
+	r439 = and.i64 r312, 1
+	r440 = eq.i64 r439, 1
+	branch r440, b162, b188
+b162: # pow.if.then (unrolled 1)
+	r444 = mul.f64 r308, r310
+	r445 = add.i64 r309, r311
+	r441 = move.f64 r444
+	r442 = move.i64 r445
+	jump b163
+b163: # pow.if.done (unrolled 1)
+	r446 = mul.f64 r310, r310
+	r447 = shl.i64.u64 r311, 1
+	r448 = lt.f64 r446, 0.5
+	branch r448, b164, b187
+b164: # pow.if.then (unrolled 1)
+	r451 = add.f64 r446, r446
+	r452 = sub.i64 r447, 1
+	r449 = move.f64 r451
+	r450 = move.i64 r452
+	jump b165
+b165: # pow.if.done (unrolled 1)
+	r453 = shr.i64.u64 r312, 1
+	r308 = move.f64 r441
+	r309 = move.i64 r442
+	r310 = move.f64 r449
+	r311 = move.i64 r450
+	r312 = move.i64 r453
+	jump b166
+b166: # pow.for.loop (unrolled 2)
+	r432 = ne.i64 r312, 0
+	branch r432, b167, b184
+b167: # pow.for.body (unrolled 2)
+	r434 = lt.i64 r311, -4096
+	branch r434, b108, b168
+b168: # pow.cond.false (unrolled 2)
+	r443 = gt.i64 r311, 4096
+	branch r443, b108, b169
+b169: # pow.if.done (unrolled 2)
+	r439 = and.i64 r312, 1
+	r440 = eq.i64 r439, 1
+	branch r440, b170, b186
+b170: # pow.if.then (unrolled 2)
+	r444 = mul.f64 r308, r310
+	r445 = add.i64 r309, r311
+	r441 = move.f64 r444
+	r442 = move.i64 r445
+	jump b171
+b171: # pow.if.done (unrolled 2)
+	r446 = mul.f64 r310, r310
+	r447 = shl.i64.u64 r311, 1
+	r448 = lt.f64 r446, 0.5
+	branch r448, b172, b185
+b172: # pow.if.then (unrolled 2)
+	r451 = add.f64 r446, r446
+	r452 = sub.i64 r447, 1
+	r449 = move.f64 r451
+	r450 = move.i64 r452
+	jump b173
+b173: # pow.if.done (unrolled 2)
+	r453 = shr.i64.u64 r312, 1
+	r308 = move.f64 r441
+	r309 = move.i64 r442
+	r310 = move.f64 r449
+	r311 = move.i64 r450
+	r312 = move.i64 r453
+	jump b174
+b174: # pow.for.loop (unrolled 3)
+	r432 = ne.i64 r312, 0
+	branch r432, b175, b184
+b175: # pow.for.body (unrolled 3)
+	r434 = lt.i64 r311, -4096
+	branch r434, b108, b176
+b176: # pow.cond.false (unrolled 3)
+	r443 = gt.i64 r311, 4096
+	branch r443, b108, b177
+b177: # pow.if.done (unrolled 3)
+	r439 = and.i64 r312, 1
+	r440 = eq.i64 r439, 1
+	branch r440, b178, b183
+b178: # pow.if.then (unrolled 3)
+	r444 = mul.f64 r308, r310
+	r445 = add.i64 r309, r311
+	r441 = move.f64 r444
+	r442 = move.i64 r445
+	jump b179
+b179: # pow.if.done (unrolled 3)
+	r446 = mul.f64 r310, r310
+	r447 = shl.i64.u64 r311, 1
+	r448 = lt.f64 r446, 0.5
+	branch r448, b180, b182
+b180: # pow.if.then (unrolled 3)
+	r451 = add.f64 r446, r446
+	r452 = sub.i64 r447, 1
+	r449 = move.f64 r451
+	r450 = move.i64 r452
+	jump b181
+b181: # pow.if.done (unrolled 3)
+	r453 = shr.i64.u64 r312, 1
+	r308 = move.f64 r441
+	r309 = move.i64 r442
+	r310 = move.f64 r449
+	r311 = move.i64 r450
+	r312 = move.i64 r453
+	jump b106
+b182: # edge 57→59 (unrolled 3)
+	r449 = move.f64 r446
+	r450 = move.i64 r447
+	jump b181
+b183: # edge 54→57 (unrolled 3)
+	r441 = move.f64 r308
+	r442 = move.i64 r309
+	jump b179
+b184: # edge 50→52
+	r433 = move.i64 r309
+	jump b109
+b185: # edge 57→59 (unrolled 2)
+	r449 = move.f64 r446
+	r450 = move.i64 r447
+	jump b173
+b186: # edge 54→57 (unrolled 2)
+	r441 = move.f64 r308
+	r442 = move.i64 r309
+	jump b171
+b187: # edge 57→59 (unrolled 1)
+	r449 = move.f64 r446
+	r450 = move.i64 r447
+	jump b165
+b188: # edge 54→57 (unrolled 1)
+	r441 = move.f64 r308
+	r442 = move.i64 r309
+	jump b163
+b189: # edge 57→59
+	r449 = move.f64 r446
+	r450 = move.i64 r447
+	jump b157
+b190: # edge 54→57
+	r441 = move.f64 r308
+	r442 = move.i64 r309
+	jump b155
+b191: # frexp.switch.next
+	r277 = const.i64 0
+	jump b192
+b192: # IsInf.entry
+	r278 = eq.i64 r277, 0
+	branch r278, b193, b203
+b193: # IsInf.if.then
+	r279 = abs.f64 r106
+	r280 = move.f64 r279
+	jump b194
+b194: # IsInf.if.done
+	r281 = gt.f64 r280, 1.7976931348623157e+308
+	r276 = move.bool r281
+	jump b195
+b195: # IsInf.return
+	branch r276, b196, b197
+b196: # frexp.switch.body
+	r273 = move.f64 r106
+	r274 = move.i64 0
+	jump b104
+b197: # IsNaN.entry
+	r302 = ne.f64 r106, r106
+	r301 = move.bool r302
+	jump b198
+b198: # IsNaN.return
+	branch r301, b196, b199
+b199: # normalize.entry
+	r286 = abs.f64 r106
+	r287 = lt.f64 r286, 2.2250738585072014e-308
+	branch r287, b200, b202
+b200: # normalize.if.then
+	r288 = mul.f64 r106, 4.503599627370496e+15
+	r284 = move.f64 r288
+	r285 = move.i64 -52
+	jump b201
+b201: # normalize.return
+	r289 = move.f64 r284
+	r290 = move.i64 r285
+	r291 = bitcast.u64.f64 r289
+	r292 = shr.u64.u64 r291, 52
+	r293 = and.u64 r292, 2047
+	r294 = convert.i64.u64 r293
+	r295 = sub.i64 r294, 1023
+	r296 = add.i64 r295, 1
+	r297 = add.i64 r290, r296
+	r298 = andnot.u64 r291, 9218868437227405312
+	r299 = or.u64 r298, 4602678819172646912
+	r300 = bitcast.f64.u64 r299
+	r273 = move.f64 r300
+	r274 = move.i64 r297
+	jump b104
+b202: # normalize.if.done
+	r284 = move.f64 r106
+	r285 = move.i64 0
+	jump b201
+b203: # IsInf.if.else
+	r282 = lt.i64 r277, 0
+	branch r282, b204, b205
+b204: # IsInf.if.then
+	r283 = neg.f64 r106
+	r280 = move.f64 r283
+	jump b194
+b205: # edge 3→2
+	r280 = move.f64 r106
+	jump b194
+b206: # Exp.if.done
+	r373 = move.f64 r371
+	jump b100
+b207: # Exp.if.done
+	r378 = gt.f64 r371, 709.782712893384
+	branch r378, b208, b214
+b208: # Exp.if.then
+	r380 = const.i64 1
+	jump b209
+b209: # Inf.entry
+	r381 = ge.i64 r380, 0
+	branch r381, b210, b213
+b210: # Inf.if.then
+	r382 = move.u64 9218868437227405312
+	jump b211
+b211: # Inf.if.done
+	r383 = bitcast.f64.u64 r382
+	r379 = move.f64 r383
+	jump b212
+b212: # Inf.return
+	r373 = move.f64 r379
+	jump b100
+b213: # Inf.if.else
+	r382 = move.u64 18442240474082181120
+	jump b211
+b214: # Exp.if.done
+	r384 = mul.f64 r371, 1.4426950408889634
+	jump b215
+b215: # roundToInt32.entry
+	r386 = roundeven.f64 r384
+	r387 = ge.f64 r386, -2.147483648e+09
+	branch r387, b216, b231
+b216: # roundToInt32.cond.true
+	r389 = le.f64 r386, 2.147483647e+09
+	branch r389, b217, b231
+b217: # roundToInt32.if.then
+	r388 = convert.i32.f64 r386
+	r385 = move.i32 r388
+	jump b218
+b218: # roundToInt32.return
+	r390 = convert.f64.i32 r385
+	r391 = neg.f64 r390
+	r392 = fma.f64 r391, 0.693147180559663, r371
+	r393 = neg.f64 r390
+	r394 = fma.f64 r393, 2.8235290563031577e-13, r392
+	r395 = mul.f64 r394, 0.0625
+	r396 = fma.f64 2.48015873015873e-05, r395, 0.0001984126984126984
+	r397 = fma.f64 r396, r395, 0.001388888888888889
+	r398 = fma.f64 r397, r395, 0.008333333333333333
+	r399 = fma.f64 r398, r395, 0.041666666666666664
+	r400 = fma.f64 r399, r395, 0.16666666666666666
+	r401 = fma.f64 r400, r395, 0.5
+	r402 = fma.f64 r401, r395, 1.0
+	r403 = mul.f64 r395, r402
+	r404 = add.f64 r403, 2.0
+	r405 = mul.f64 r403, r404
+	r406 = add.f64 r405, 2.0
+	r407 = mul.f64 r405, r406
+	r408 = add.f64 r407, 2.0
+	r409 = mul.f64 r407, r408
+	r410 = add.f64 r409, 2.0
+	r411 = fma.f64 r409, r410, 1.0
+	r412 = add.i32 r385, 1023
+	r413 = le.i32 r412, 0
+	branch r413, b219, b223
+b219: # Exp.if.then
+	r414 = lt.i32 r412, -52
+	branch r414, b220, b221
+b220: # Exp.if.then
+	r373 = move.f64 0.0
+	jump b100
+b221: # Exp.if.done
+	r422 = add.i32 r412, 1022
+	r423 = convert.u64.i32 r422
+	r424 = shl.u64.u64 r423, 52
+	r425 = bitcast.f64.u64 r424
+	r426 = mul.f64 r411, r425
+	r415 = move.f64 r426
+	r416 = move.i32 1
+	jump b222
+b222: # Exp.if.done
+	r417 = convert.u64.i32 r416
+	r418 = shl.u64.u64 r417, 52
+	r419 = bitcast.f64.u64 r418
+	r420 = mul.f64 r415, r419
+	r373 = move.f64 r420
+	jump b100
+b223: # Exp.if.else
+	r421 = ge.i32 r412, 2047
+	branch r421, b224, b230
+b224: # Exp.if.then
+	r428 = const.i64 1
+	jump b225
+b225: # Inf.entry
+	r429 = ge.i64 r428, 0
+	branch r429, b226, b229
+b226: # Inf.if.then
+	r430 = move.u64 9218868437227405312
+	jump b227
+b227: # Inf.if.done
+	r431 = bitcast.f64.u64 r430
+	r427 = move.f64 r431
+	jump b228
+b228: # Inf.return
+	r373 = move.f64 r427
+	jump b100
+b229: # Inf.if.else
+	r430 = move.u64 18442240474082181120
+	jump b227
+b230: # edge 9→8
+	r415 = move.f64 r411
+	r416 = move.i32 r412
+	jump b222
+b231: # roundToInt32.if.done
+	r385 = move.i32 -2147483648
+	jump b218
+b232: # Inf.if.else
+	r323 = move.u64 18442240474082181120
+	jump b93
+b233: # Log.switch.next
+	r327 = convert.i64.u64 r317
+	r328 = lt.i64 r327, 0
+	branch r328, b234, b236
+b234: # NaN.entry
+	r326 = bitcast.f64.u64 9221120237041090561
+	r325 = move.f64 r326
+	jump b235
+b235: # NaN.return
+	r316 = move.f64 r325
+	jump b95
+b236: # Log.switch.next
+	r329 = ge.u64 r317, 9218868437227405312
+	branch r329, b237, b238
+b237: # Log.switch.body
+	r316 = move.f64 r106
+	jump b95
+b238: # Log.switch.next
+	r330 = and.u64 r317, 4503599627370495
+	r331 = or.u64 r330, 4602678819172646912
+	r332 = bitcast.f64.u64 r331
+	r333 = shr.u64.u64 r317, 52
+	r334 = and.u64 r333, 2047
+	r335 = convert.i32.u64 r334
+	r336 = sub.i32 r335, 1022
+	r337 = convert.f64.i32 r336
+	r338 = le.f64 r332, 0.7071067811865476
+	branch r338, b239, b241
+b239: # Log.if.then
+	r341 = sub.f64 r337, 1.0
+	r342 = mul.f64 r332, 2.0
+	r339 = move.f64 r342
+	r340 = move.f64 r341
+	jump b240
+b240: # Log.if.done
+	r343 = sub.f64 r339, 1.0
+	r344 = add.f64 r343, 2.0
+	r345 = div.f64 r343, r344
+	r346 = mul.f64 r345, r345
+	r347 = mul.f64 r346, r346
+	r348 = mul.f64 r347, 0.14798198605116586
+	r349 = add.f64 r348, 0.1818357216161805
+	r350 = mul.f64 r349, r347
+	r351 = add.f64 r350, 0.2857142874366239
+	r352 = mul.f64 r351, r347
+	r353 = add.f64 r352, 0.6666666666666735
+	r354 = mul.f64 r346, r353
+	r355 = mul.f64 r347, 0.15313837699209373
+	r356 = add.f64 r355, 0.22222198432149784
+	r357 = mul.f64 r356, r347
+	r358 = add.f64 r357, 0.3999999999940942
+	r359 = mul.f64 r347, r358
+	r360 = add.f64 r354, r359
+	r361 = mul.f64 r343, 0.5
+	r362 = mul.f64 r361, r343
+	r363 = mul.f64 r340, 0.6931471803691238
+	r364 = add.f64 r362, r360
+	r365 = mul.f64 r345, r364
+	r366 = mul.f64 r340, 1.9082149292705877e-10
+	r367 = add.f64 r365, r366
+	r368 = sub.f64 r362, r367
+	r369 = sub.f64 r368, r343
+	r370 = sub.f64 r363, r369
+	r316 = move.f64 r370
+	jump b95
+b241: # edge 6→8
+	r339 = move.f64 r332
+	r340 = move.f64 r337
+	jump b240
+b242: # edge 46→49
+	r269 = move.f64 r121
+	r270 = move.f64 r122
+	jump b89
+b243: # edge 41→47
+	r257 = move.f64 r121
+	r258 = move.f64 1.0
+	jump b102
+b244: # pow.switch.next
+	r136 = const.i64 0
+	jump b245
+b245: # IsInf.entry
+	r137 = eq.i64 r136, 0
+	branch r137, b246, b296
+b246: # IsInf.if.then
+	r138 = abs.f64 r107
+	r139 = move.f64 r138
+	jump b247
+b247: # IsInf.if.done
+	r140 = gt.f64 r139, 1.7976931348623157e+308
+	r135 = move.bool r140
+	jump b248
+b248: # IsInf.return
+	branch r135, b249, b266
+b249: # pow.switch.body
+	r134 = eq.f64 r106, -1.0
+	branch r134, b250, b251
+b250: # pow.switch.body
+	r105 = move.f64 1.0
+	jump b14
+b251: # pow.switch.next
+	r220 = abs.f64 r106
+	r221 = lt.f64 r220, 1.0
+	r223 = const.i64 1
+	jump b252
+b252: # IsInf.entry
+	r224 = eq.i64 r223, 0
+	branch r224, b253, b263
+b253: # IsInf.if.then
+	r225 = abs.f64 r107
+	r226 = move.f64 r225
+	jump b254
+b254: # IsInf.if.done
+	r227 = gt.f64 r226, 1.7976931348623157e+308
+	r222 = move.bool r227
+	jump b255
+b255: # IsInf.return
+	r230 = eq.bool r221, r222
+	branch r230, b256, b257
+b256: # pow.switch.body
+	r105 = move.f64 0.0
+	jump b14
+b257: # pow.switch.next
+	r232 = const.i64 1
+	jump b258
+b258: # Inf.entry
+	r233 = ge.i64 r232, 0
+	branch r233, b259, b262
+b259: # Inf.if.then
+	r234 = move.u64 9218868437227405312
+	jump b260
+b260: # Inf.if.done
+	r235 = bitcast.f64.u64 r234
+	r231 = move.f64 r235
+	jump b261
+b261: # Inf.return
+	r105 = move.f64 r231
+	jump b14
+b262: # Inf.if.else
+	r234 = move.u64 18442240474082181120
+	jump b260
+b263: # IsInf.if.else
+	r228 = lt.i64 r223, 0
+	branch r228, b264, b265
+b264: # IsInf.if.then
+	r229 = neg.f64 r107
+	r226 = move.f64 r229
+	jump b254
+b265: # edge 3→2
+	r226 = move.f64 r107
+	jump b254
+b266: # pow.switch.next
+	r213 = const.i64 0
+	jump b267
+b267: # IsInf.entry
+	r214 = eq.i64 r213, 0
+	branch r214, b268, b293
+b268: # IsInf.if.then
+	r215 = abs.f64 r106
+	r216 = move.f64 r215
+	jump b269
+b269: # IsInf.if.done
+	r217 = gt.f64 r216, 1.7976931348623157e+308
+	r212 = move.bool r217
+	jump b270
+b270: # IsInf.return
+	branch r212, b271, b289
+b271: # pow.switch.body
+	r205 = const.i64 -1
+	jump b272
+b272: # IsInf.entry
+	r206 = eq.i64 r205, 0
+	branch r206, b273, b286
+b273: # IsInf.if.then
+	r207 = abs.f64 r106
+	r208 = move.f64 r207
+	jump b274
+b274: # IsInf.if.done
+	r209 = gt.f64 r208, 1.7976931348623157e+308
+	r204 = move.bool r209
+	jump b275
+b275: # IsInf.return
+	branch r204, b276, b277
+b276: # pow.if.then
+	r238 = div.f64 1.0, r106
+	r239 = neg.f64 r107
+	r103 = move.f64 r238
+	r104 = move.f64 r239
+	jump b11
+b277: # pow.if.done
+	r241 = lt.f64 r107, 0.0
+	branch r241, b278, b279
+b278: # pow.switch.body
+	r105 = move.f64 0.0
+	jump b14
+b279: # pow.switch.next
+	r247 = gt.f64 r107, 0.0
+	branch r247, b280, b67
+b280: # pow.switch.body
+	r243 = const.i64 1
+	jump b281
+b281: # Inf.entry
+	r244 = ge.i64 r243, 0
+	branch r244, b282, b285
+b282: # Inf.if.then
+	r245 = move.u64 9218868437227405312
+	jump b283
+b283: # Inf.if.done
+	r246 = bitcast.f64.u64 r245
+	r242 = move.f64 r246
+	jump b284
+b284: # Inf.return
+	r105 = move.f64 r242
+	jump b14
+b285: # Inf.if.else
+	r245 = move.u64 18442240474082181120
+	jump b283
+b286: # IsInf.if.else
+	r210 = lt.i64 r205, 0
+	branch r210, b287, b288
+b287: # IsInf.if.then
+	r211 = neg.f64 r106
+	r208 = move.f64 r211
+	jump b274
+b288: # edge 3→2
+	r208 = move.f64 r106
+	jump b274
+b289: # pow.switch.next
+	r237 = eq.f64 r107, 0.5
+	branch r237, b290, b291
+b290: # pow.switch.body
+	r236 = sqrt.f64 r106
+	r105 = move.f64 r236
+	jump b14
+b291: # pow.switch.next
+	r250 = eq.f64 r107, -0.5
+	branch r250, b292, b67
+b292: # pow.switch.body
+	r248 = sqrt.f64 r106
+	r249 = div.f64 1.0, r248
+	r105 = move.f64 r249
+	jump b14
+b293: # IsInf.if.else
+	r218 = lt.i64 r213, 0
+	branch r218, b294, b295
+b294: # IsInf.if.then
+	r219 = neg.f64 r106
+	r216 = move.f64 r219
+	jump b269
+b295: # edge 3→2
+	r216 = move.f64 r106
+	jump b269
+b296: # IsInf.if.else
+	r141 = lt.i64 r136, 0
+	branch r141, b297, b298
+b297: # IsInf.if.then
+	r142 = neg.f64 r107
+	r139 = move.f64 r142
+	jump b247
+b298: # edge 3→2
+	r139 = move.f64 r107
+	jump b247
+b299: # Exp.if.done
+	r31 = move.f64 r29
+	jump b9
+b300: # Exp.if.done
+	r36 = gt.f64 r29, 709.782712893384
+	branch r36, b301, b307
+b301: # Exp.if.then
+	r38 = const.i64 1
+	jump b302
+b302: # Inf.entry
+	r39 = ge.i64 r38, 0
+	branch r39, b303, b306
+b303: # Inf.if.then
+	r40 = move.u64 9218868437227405312
+	jump b304
+b304: # Inf.if.done
+	r41 = bitcast.f64.u64 r40
+	r37 = move.f64 r41
+	jump b305
+b305: # Inf.return
+	r31 = move.f64 r37
+	jump b9
+b306: # Inf.if.else
+	r40 = move.u64 18442240474082181120
+	jump b304
+b307: # Exp.if.done
+	r42 = mul.f64 r29, 1.4426950408889634
+	jump b308
+b308: # roundToInt32.entry
+	r44 = roundeven.f64 r42
+	r45 = ge.f64 r44, -2.147483648e+09
+	branch r45, b309, b324
+b309: # roundToInt32.cond.true
+	r47 = le.f64 r44, 2.147483647e+09
+	branch r47, b310, b324
+b310: # roundToInt32.if.then
+	r46 = convert.i32.f64 r44
+	r43 = move.i32 r46
+	jump b311
+b311: # roundToInt32.return
+	r48 = convert.f64.i32 r43
+	r49 = neg.f64 r48
+	r50 = fma.f64 r49, 0.693147180559663, r29
+	r51 = neg.f64 r48
+	r52 = fma.f64 r51, 2.8235290563031577e-13, r50
+	r53 = mul.f64 r52, 0.0625
+	r54 = fma.f64 2.48015873015873e-05, r53, 0.0001984126984126984
+	r55 = fma.f64 r54, r53, 0.001388888888888889
+	r56 = fma.f64 r55, r53, 0.008333333333333333
+	r57 = fma.f64 r56, r53, 0.041666666666666664
+	r58 = fma.f64 r57, r53, 0.16666666666666666
+	r59 = fma.f64 r58, r53, 0.5
+	r60 = fma.f64 r59, r53, 1.0
+	r61 = mul.f64 r53, r60
+	r62 = add.f64 r61, 2.0
+	r63 = mul.f64 r61, r62
+	r64 = add.f64 r63, 2.0
+	r65 = mul.f64 r63, r64
+	r66 = add.f64 r65, 2.0
+	r67 = mul.f64 r65, r66
+	r68 = add.f64 r67, 2.0
+	r69 = fma.f64 r67, r68, 1.0
+	r70 = add.i32 r43, 1023
+	r71 = le.i32 r70, 0
+	branch r71, b312, b316
+b312: # Exp.if.then
+	r72 = lt.i32 r70, -52
+	branch r72, b313, b314
+b313: # Exp.if.then
+	r31 = move.f64 0.0
+	jump b9
+b314: # Exp.if.done
+	r80 = add.i32 r70, 1022
+	r81 = convert.u64.i32 r80
+	r82 = shl.u64.u64 r81, 52
+	r83 = bitcast.f64.u64 r82
+	r84 = mul.f64 r69, r83
+	r73 = move.f64 r84
+	r74 = move.i32 1
+	jump b315
+b315: # Exp.if.done
+	r75 = convert.u64.i32 r74
+	r76 = shl.u64.u64 r75, 52
+	r77 = bitcast.f64.u64 r76
+	r78 = mul.f64 r73, r77
+	r31 = move.f64 r78
+	jump b9
+b316: # Exp.if.else
+	r79 = ge.i32 r70, 2047
+	branch r79, b317, b323
+b317: # Exp.if.then
+	r86 = const.i64 1
+	jump b318
+b318: # Inf.entry
+	r87 = ge.i64 r86, 0
+	branch r87, b319, b322
+b319: # Inf.if.then
+	r88 = move.u64 9218868437227405312
+	jump b320
+b320: # Inf.if.done
+	r89 = bitcast.f64.u64 r88
+	r85 = move.f64 r89
+	jump b321
+b321: # Inf.return
+	r31 = move.f64 r85
+	jump b9
+b322: # Inf.if.else
+	r88 = move.u64 18442240474082181120
+	jump b320
+b323: # edge 9→8
+	r73 = move.f64 r69
+	r74 = move.i32 r70
+	jump b315
+b324: # roundToInt32.if.done
+	r43 = move.i32 -2147483648
+	jump b311
+b325: # exit
+	return
+
+kernel Prologue(a f64, x []f64, out []f64)
+
+task Prologue_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r18 = param.f64 a
+	jump b1
+b1: # Exp.entry
+	r20 = bitcast.u64.f64 r18
+	r21 = andnot.u64 r20, 9223372036854775808
+	r22 = ge.u64 r21, 9218868437227405312
+	branch r22, b2, b74
+b2: # Exp.if.then
+	r23 = eq.u64 r20, 18442240474082181120
+	branch r23, b3, b73
+b3: # Exp.if.then
+	r19 = move.f64 0.0
+	jump b4
+b4: # Exp.return
+	r17 = move.f64 r19
+	jump b5
+b5: # Exp.return
+	r79 = abs.f64 r18
+	jump b6
+b6: # log1p.entry
+	r81 = lt.f64 r79, -1.0
+	branch r81, b7, b18
+b7: # NaN.entry
+	r83 = bitcast.f64.u64 9221120237041090561
+	r82 = move.f64 r83
+	jump b8
+b8: # NaN.return
+	r80 = move.f64 r82
+	jump b9
+b9: # log1p.return
+	r78 = move.f64 r80
+	jump b10
+b10: # Log1p.return
+	r16 = mul.f64 r17, r78
+	jump b11
+b11: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b12
+b12: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b13, b17
+b13: # index
+	r8 = move.i64 r2
+	jump b14
+b14: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b15, b17
+b15: # rangeindex.body
+	r11 = elemaddr r12, r9, 8
+	r14 = load.f64 r11
+	r15 = mul.f64 r14, r16
+	r210 = elemaddr r4, r9, 8
+	store.f64 r210, r15
+	jump b16
+b16: # latch
+	r2 = add.i64 r2, r1
+	jump b12
+b17: # exit
+	return
+b18: # IsNaN.entry
+	r91 = ne.f64 r79, r79
+	r90 = move.bool r91
+	jump b19
+b19: # IsNaN.return
+	branch r90, b7, b20
+b20: # log1p.switch.next
+	r89 = eq.f64 r79, -1.0
+	branch r89, b21, b27
+b21: # log1p.switch.body
+	r85 = const.i64 -1
+	jump b22
+b22: # Inf.entry
+	r86 = ge.i64 r85, 0
+	branch r86, b23, b26
+b23: # Inf.if.then
+	r87 = move.u64 9218868437227405312
+	jump b24
+b24: # Inf.if.done
+	r88 = bitcast.f64.u64 r87
+	r84 = move.f64 r88
+	jump b25
+b25: # Inf.return
+	r80 = move.f64 r84
+	jump b9
+b26: # Inf.if.else
+	r87 = move.u64 18442240474082181120
+	jump b24
+b27: # log1p.switch.next
+	r98 = const.i64 1
+	jump b28
+b28: # IsInf.entry
+	r99 = eq.i64 r98, 0
+	branch r99, b29, b70
+b29: # IsInf.if.then
+	r100 = abs.f64 r79
+	r101 = move.f64 r100
+	jump b30
+b30: # IsInf.if.done
+	r102 = gt.f64 r101, 1.7976931348623157e+308
+	r97 = move.bool r102
+	jump b31
+b31: # IsInf.return
+	branch r97, b32, b38
+b32: # log1p.switch.body
+	r93 = const.i64 1
+	jump b33
+b33: # Inf.entry
+	r94 = ge.i64 r93, 0
+	branch r94, b34, b37
+b34: # Inf.if.then
+	r95 = move.u64 9218868437227405312
+	jump b35
+b35: # Inf.if.done
+	r96 = bitcast.f64.u64 r95
+	r92 = move.f64 r96
+	jump b36
+b36: # Inf.return
+	r80 = move.f64 r92
+	jump b9
+b37: # Inf.if.else
+	r95 = move.u64 18442240474082181120
+	jump b35
+b38: # log1p.switch.next
+	r105 = abs.f64 r79
+	r106 = lt.f64 r105, 0.41421356237309503
+	branch r106, b39, b69
+b39: # log1p.if.then
+	r110 = lt.f64 r105, 1.862645149230957e-09
+	branch r110, b40, b43
+b40: # log1p.if.then
+	r116 = lt.f64 r105, 5.551115123125783e-17
+	branch r116, b41, b42
+b41: # log1p.if.then
+	r80 = move.f64 r79
+	jump b9
+b42: # log1p.if.done
+	r118 = mul.f64 r79, r79
+	r119 = mul.f64 r118, 0.5
+	r120 = sub.f64 r79, r119
+	r80 = move.f64 r120
+	jump b9
+b43: # log1p.if.done
+	r117 = gt.f64 r79, -0.2928932188134525
+	branch r117, b44, b68
+b44: # log1p.if.then
+	r107 = move.f64 r79
+	r108 = move.u64 1
+	r109 = move.i64 0
+	jump b45
+b45: # log1p.if.done
+	r111 = ne.i64 r109, 0
+	branch r111, b46, b67
+b46: # log1p.if.then
+	r121 = lt.f64 r105, 9.007199254740992e+15
+	branch r121, b47, b66
+b47: # log1p.if.then
+	r125 = add.f64 r79, 1.0
+	r126 = bitcast.u64.f64 r125
+	r127 = shr.u64.u64 r126, 52
+	r128 = sub.u64 r127, 1023
+	r129 = convert.i64.u64 r128
+	r130 = gt.i64 r129, 0
+	branch r130, b48, b65
+b48: # log1p.if.then
+	r140 = sub.f64 r125, r79
+	r141 = sub.f64 1.0, r140
+	r142 = move.f64 r141
+	jump b49
+b49: # log1p.if.done
+	r143 = div.f64 r142, r125
+	r131 = move.u64 r126
+	r132 = move.i64 r129
+	r133 = move.f64 r143
+	jump b50
+b50: # log1p.if.done
+	r134 = and.u64 r131, 4503599627370495
+	r135 = lt.u64 r134, 1865452045155277
+	branch r135, b51, b64
+b51: # log1p.if.then
+	r146 = or.u64 r134, 4607182418800017408
+	r147 = bitcast.f64.u64 r146
+	r148 = move.u64 r134
+	r149 = move.i64 r132
+	r150 = move.f64 r147
+	jump b52
+b52: # log1p.if.done
+	r151 = sub.f64 r150, 1.0
+	r112 = move.f64 r151
+	r113 = move.u64 r148
+	r114 = move.i64 r149
+	r115 = move.f64 r133
+	jump b53
+b53: # log1p.if.done
+	r122 = mul.f64 r112, 0.5
+	r123 = mul.f64 r122, r112
+	r124 = eq.u64 r113, 0
+	branch r124, b54, b61
+b54: # log1p.if.then
+	r157 = eq.f64 r112, 0.0
+	branch r157, b55, b58
+b55: # log1p.if.then
+	r175 = eq.i64 r114, 0
+	branch r175, b56, b57
+b56: # log1p.if.then
+	r80 = move.f64 0.0
+	jump b9
+b57: # log1p.if.done
+	r180 = convert.f64.i64 r114
+	r181 = mul.f64 r180, 1.9082149292705877e-10
+	r182 = add.f64 r115, r181
+	r183 = convert.f64.i64 r114
+	r184 = mul.f64 r183, 0.6931471803691238
+	r185 = add.f64 r184, r182
+	r80 = move.f64 r185
+	jump b9
+b58: # log1p.if.done
+	r176 = mul.f64 r112, 0.6666666666666666
+	r177 = sub.f64 1.0, r176
+	r178 = mul.f64 r123, r177
+	r179 = eq.i64 r114, 0
+	branch r179, b59, b60
+b59: # log1p.if.then
+	r186 = sub.f64 r112, r178
+	r80 = move.f64 r186
+	jump b9
+b60: # log1p.if.done
+	r187 = convert.f64.i64 r114
+	r188 = mul.f64 r187, 0.6931471803691238
+	r189 = convert.f64.i64 r114
+	r190 = mul.f64 r189, 1.9082149292705877e-10
+	r191 = add.f64 r190, r115
+	r192 = sub.f64 r178, r191
+	r193 = sub.f64 r192, r112
+	r194 = sub.f64 r188, r193
+	r80 = move.f64 r194
+	jump b9
+b61: # log1p.if.done
+	r158 = add.f64 r112, 2.0
+	r159 = div.f64 r112, r158
+	r160 = mul.f64 r159, r159
+	r161 = mul.f64 r160, 0.14798198605116586
+	r162 = add.f64 r161, 0.15313837699209373
+	r163 = mul.f64 r160, r162
+	r164 = add.f64 r163, 0.1818357216161805
+	r165 = mul.f64 r160, r164
+	r166 = add.f64 r165, 0.22222198432149784
+	r167 = mul.f64 r160, r166
+	r168 = add.f64 r167, 0.2857142874366239
+	r169 = mul.f64 r160, r168
+	r170 = add.f64 r169, 0.3999999999940942
+	r171 = mul.f64 r160, r170
+	r172 = add.f64 r171, 0.6666666666666735
+	r173 = mul.f64 r160, r172
+	r174 = eq.i64 r114, 0
+	branch r174, b62, b63
+b62: # log1p.if.then
+	r195 = add.f64 r123, r173
+	r196 = mul.f64 r159, r195
+	r197 = sub.f64 r123, r196
+	r198 = sub.f64 r112, r197
+	r80 = move.f64 r198
+	jump b9
+b63: # log1p.if.done
+	r199 = convert.f64.i64 r114
+	r200 = mul.f64 r199, 0.6931471803691238
+	r201 = add.f64 r123, r173
+	r202 = mul.f64 r159, r201
+	r203 = convert.f64.i64 r114
+	r204 = mul.f64 r203, 1.9082149292705877e-10
+	r205 = add.f64 r204, r115
+	r206 = add.f64 r202, r205
+	r207 = sub.f64 r123, r206
+	r208 = sub.f64 r207, r112
+	r209 = sub.f64 r200, r208
+	r80 = move.f64 r209
+	jump b9
+b64: # log1p.if.else
+	r152 = add.i64 r132, 1
+	r153 = or.u64 r134, 4602678819172646912
+	r154 = bitcast.f64.u64 r153
+	r155 = sub.u64 4503599627370496, r134
+	r156 = shr.u64.u64 r155, 2
+	r148 = move.u64 r156
+	r149 = move.i64 r152
+	r150 = move.f64 r154
+	jump b52
+b65: # log1p.if.else
+	r144 = sub.f64 r125, 1.0
+	r145 = sub.f64 r79, r144
+	r142 = move.f64 r145
+	jump b49
+b66: # log1p.if.else
+	r136 = bitcast.u64.f64 r79
+	r137 = shr.u64.u64 r136, 52
+	r138 = sub.u64 r137, 1023
+	r139 = convert.i64.u64 r138
+	r131 = move.u64 r136
+	r132 = move.i64 r139
+	r133 = move.f64 0.0
+	jump b50
+b67: # edge 9→16
+	r112 = move.f64 r107
+	r113 = move.u64 r108
+	r114 = move.i64 r109
+	r115 = move.f64 0.0
+	jump b53
+b68: # edge 11→9
+	r107 = move.f64 0.0
+	r108 = move.u64 0
+	r109 = move.i64 1
+	jump b45
+b69: # edge 7→9
+	r107 = move.f64 0.0
+	r108 = move.u64 0
+	r109 = move.i64 1
+	jump b45
+b70: # IsInf.if.else
+	r103 = lt.i64 r98, 0
+	branch r103, b71, b72
+b71: # IsInf.if.then
+	r104 = neg.f64 r79
+	r101 = move.f64 r104
+	jump b30
+b72: # edge 3→2
+	r101 = move.f64 r79
+	jump b30
+b73: # Exp.if.done
+	r19 = move.f64 r18
+	jump b4
+b74: # Exp.if.done
+	r24 = gt.f64 r18, 709.782712893384
+	branch r24, b75, b81
+b75: # Exp.if.then
+	r26 = const.i64 1
+	jump b76
+b76: # Inf.entry
+	r27 = ge.i64 r26, 0
+	branch r27, b77, b80
+b77: # Inf.if.then
+	r28 = move.u64 9218868437227405312
+	jump b78
+b78: # Inf.if.done
+	r29 = bitcast.f64.u64 r28
+	r25 = move.f64 r29
+	jump b79
+b79: # Inf.return
+	r19 = move.f64 r25
+	jump b4
+b80: # Inf.if.else
+	r28 = move.u64 18442240474082181120
+	jump b78
+b81: # Exp.if.done
+	r30 = mul.f64 r18, 1.4426950408889634
+	jump b82
+b82: # roundToInt32.entry
+	r32 = roundeven.f64 r30
+	r33 = ge.f64 r32, -2.147483648e+09
+	branch r33, b83, b98
+b83: # roundToInt32.cond.true
+	r35 = le.f64 r32, 2.147483647e+09
+	branch r35, b84, b98
+b84: # roundToInt32.if.then
+	r34 = convert.i32.f64 r32
+	r31 = move.i32 r34
+	jump b85
+b85: # roundToInt32.return
+	r36 = convert.f64.i32 r31
+	r37 = neg.f64 r36
+	r38 = fma.f64 r37, 0.693147180559663, r18
+	r39 = neg.f64 r36
+	r40 = fma.f64 r39, 2.8235290563031577e-13, r38
+	r41 = mul.f64 r40, 0.0625
+	r42 = fma.f64 2.48015873015873e-05, r41, 0.0001984126984126984
+	r43 = fma.f64 r42, r41, 0.001388888888888889
+	r44 = fma.f64 r43, r41, 0.008333333333333333
+	r45 = fma.f64 r44, r41, 0.041666666666666664
+	r46 = fma.f64 r45, r41, 0.16666666666666666
+	r47 = fma.f64 r46, r41, 0.5
+	r48 = fma.f64 r47, r41, 1.0
+	r49 = mul.f64 r41, r48
+	r50 = add.f64 r49, 2.0
+	r51 = mul.f64 r49, r50
+	r52 = add.f64 r51, 2.0
+	r53 = mul.f64 r51, r52
+	r54 = add.f64 r53, 2.0
+	r55 = mul.f64 r53, r54
+	r56 = add.f64 r55, 2.0
+	r57 = fma.f64 r55, r56, 1.0
+	r58 = add.i32 r31, 1023
+	r59 = le.i32 r58, 0
+	branch r59, b86, b90
+b86: # Exp.if.then
+	r60 = lt.i32 r58, -52
+	branch r60, b87, b88
+b87: # Exp.if.then
+	r19 = move.f64 0.0
+	jump b4
+b88: # Exp.if.done
+	r68 = add.i32 r58, 1022
+	r69 = convert.u64.i32 r68
+	r70 = shl.u64.u64 r69, 52
+	r71 = bitcast.f64.u64 r70
+	r72 = mul.f64 r57, r71
+	r61 = move.f64 r72
+	r62 = move.i32 1
+	jump b89
+b89: # Exp.if.done
+	r63 = convert.u64.i32 r62
+	r64 = shl.u64.u64 r63, 52
+	r65 = bitcast.f64.u64 r64
+	r66 = mul.f64 r61, r65
+	r19 = move.f64 r66
+	jump b4
+b90: # Exp.if.else
+	r67 = ge.i32 r58, 2047
+	branch r67, b91, b97
+b91: # Exp.if.then
+	r74 = const.i64 1
+	jump b92
+b92: # Inf.entry
+	r75 = ge.i64 r74, 0
+	branch r75, b93, b96
+b93: # Inf.if.then
+	r76 = move.u64 9218868437227405312
+	jump b94
+b94: # Inf.if.done
+	r77 = bitcast.f64.u64 r76
+	r73 = move.f64 r77
+	jump b95
+b95: # Inf.return
+	r19 = move.f64 r73
+	jump b4
+b96: # Inf.if.else
+	r76 = move.u64 18442240474082181120
+	jump b94
+b97: # edge 9→8
+	r61 = move.f64 r57
+	r62 = move.i32 r58
+	jump b89
+b98: # roundToInt32.if.done
+	r31 = move.i32 -2147483648
+	jump b85
+
+kernel Random(seed u64, u32 []u32, u64 []u64, f32 []f32, f64 []f64, norm []f64)
+
+task Random_0 parallel count=(len u32)
+b0: # entry
+	r4 = base u32
+	r5 = len u32
+	r3 = move.i64 r5
+	r13 = param.u64 seed
+	r125 = base u64
+	r185 = base f32
+	r249 = base f64
+	r492 = base norm
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b160
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b160
+b5: # rangeindex.body
+	r11 = convert.u64.i64 r9
+	jump b6
+b6: # Block.entry
+	r18 = convert.u32.u64 r11
+	r19 = shr.u64.u64 r11, 32
+	r20 = convert.u32.u64 r19
+	r21 = convert.u32.u64 r13
+	r22 = shr.u64.u64 r13, 32
+	r23 = convert.u32.u64 r22
+	r28 = const.u32 0
+	r29 = const.u32 0
+	jump b7
+b7: # Philox4x32.entry
+	r30 = lt.i64 0, 10
+	branch r30, b8, b159
+b8: # edge 0→1
+	r31 = move.u32 r18
+	r32 = move.u32 r20
+	r33 = move.u32 r28
+	r34 = move.u32 r29
+	r35 = move.u32 r21
+	r36 = move.u32 r23
+	r37 = move.i64 0
+	jump b9
+b9: # unroll setup
+	r494 = max.i64 10, -9223372036854775804
+	r495 = sub.i64 r494, 4
+	jump b10
+b10: # unroll guard
+	r496 = lt.i64 r37, r495
+	branch r496, b11, b19
+b11: # Philox4x32.rangeint.body (unrolled 0)
+	r42 = mulhi.u32 r31, 3528531795
+	r43 = mul.u32 r31, 3528531795
+	r44 = move.u32 r42
+	r45 = move.u32 r43
+	r46 = mulhi.u32 r33, 3449720151
+	r47 = mul.u32 r33, 3449720151
+	r48 = move.u32 r46
+	r49 = move.u32 r47
+	r50 = xor.u32 r48, r32
+	r51 = xor.u32 r50, r35
+	r52 = xor.u32 r44, r34
+	r53 = xor.u32 r52, r36
+	r54 = add.u32 r35, 2654435769
+	r55 = add.u32 r36, 3144134277
+	r56 = add.i64 r37, 1
+	r57 = lt.i64 r56, 10
+	jump b12
+b12: # edge 1→1 (unrolled 0)
+	r31 = move.u32 r51
+	r32 = move.u32 r49
+	r33 = move.u32 r53
+	r34 = move.u32 r45
+	r35 = move.u32 r54
+	r36 = move.u32 r55
+	r37 = move.i64 r56
+	jump b13
+b13: # Philox4x32.rangeint.body (unrolled 1)
+	r42 = mulhi.u32 r31, 3528531795
+	r43 = mul.u32 r31, 3528531795
+	r44 = move.u32 r42
+	r45 = move.u32 r43
+	r46 = mulhi.u32 r33, 3449720151
+	r47 = mul.u32 r33, 3449720151
+	r48 = move.u32 r46
+	r49 = move.u32 r47
+	r50 = xor.u32 r48, r32
+	r51 = xor.u32 r50, r35
+	r52 = xor.u32 r44, r34
+	r53 = xor.u32 r52, r36
+	r54 = add.u32 r35, 2654435769
+	r55 = add.u32 r36, 3144134277
+	r56 = add.i64 r37, 1
+	r57 = lt.i64 r56, 10
+	jump b14
+b14: # edge 1→1 (unrolled 1)
+	r31 = move.u32 r51
+	r32 = move.u32 r49
+	r33 = move.u32 r53
+	r34 = move.u32 r45
+	r35 = move.u32 r54
+	r36 = move.u32 r55
+	r37 = move.i64 r56
+	jump b15
+b15: # Philox4x32.rangeint.body (unrolled 2)
+	r42 = mulhi.u32 r31, 3528531795
+	r43 = mul.u32 r31, 3528531795
+	r44 = move.u32 r42
+	r45 = move.u32 r43
+	r46 = mulhi.u32 r33, 3449720151
+	r47 = mul.u32 r33, 3449720151
+	r48 = move.u32 r46
+	r49 = move.u32 r47
+	r50 = xor.u32 r48, r32
+	r51 = xor.u32 r50, r35
+	r52 = xor.u32 r44, r34
+	r53 = xor.u32 r52, r36
+	r54 = add.u32 r35, 2654435769
+	r55 = add.u32 r36, 3144134277
+	r56 = add.i64 r37, 1
+	r57 = lt.i64 r56, 10
+	jump b16
+b16: # edge 1→1 (unrolled 2)
+	r31 = move.u32 r51
+	r32 = move.u32 r49
+	r33 = move.u32 r53
+	r34 = move.u32 r45
+	r35 = move.u32 r54
+	r36 = move.u32 r55
+	r37 = move.i64 r56
+	jump b17
+b17: # Philox4x32.rangeint.body (unrolled 3)
+	r42 = mulhi.u32 r31, 3528531795
+	r43 = mul.u32 r31, 3528531795
+	r44 = move.u32 r42
+	r45 = move.u32 r43
+	r46 = mulhi.u32 r33, 3449720151
+	r47 = mul.u32 r33, 3449720151
+	r48 = move.u32 r46
+	r49 = move.u32 r47
+	r50 = xor.u32 r48, r32
+	r51 = xor.u32 r50, r35
+	r52 = xor.u32 r44, r34
+	r53 = xor.u32 r52, r36
+	r54 = add.u32 r35, 2654435769
+	r55 = add.u32 r36, 3144134277
+	r56 = add.i64 r37, 1
+	r57 = lt.i64 r56, 10
+	jump b18
+b18: # edge 1→1 (unrolled 3)
+	r31 = move.u32 r51
+	r32 = move.u32 r49
+	r33 = move.u32 r53
+	r34 = move.u32 r45
+	r35 = move.u32 r54
+	r36 = move.u32 r55
+	r37 = move.i64 r56
+	jump b10
+b19: # Philox4x32.rangeint.body
+	r42 = mulhi.u32 r31, 3528531795
+	r43 = mul.u32 r31, 3528531795
+	r44 = move.u32 r42
+	r45 = move.u32 r43
+	r46 = mulhi.u32 r33, 3449720151
+	r47 = mul.u32 r33, 3449720151
+	r48 = move.u32 r46
+	r49 = move.u32 r47
+	r50 = xor.u32 r48, r32
+	r51 = xor.u32 r50, r35
+	r52 = xor.u32 r44, r34
+	r53 = xor.u32 r52, r36
+	r54 = add.u32 r35, 2654435769
+	r55 = add.u32 r36, 3144134277
+	r56 = add.i64 r37, 1
+	r57 = lt.i64 r56, 10
+	branch r57, b20, b21
+b20: # edge 1→1
+	r31 = move.u32 r51
+	r32 = move.u32 r49
+	r33 = move.u32 r53
+	r34 = move.u32 r45
+	r35 = move.u32 r54
+	r36 = move.u32 r55
+	r37 = move.i64 r56
+	jump b19
+b21: # edge 1→2
+	r38 = move.u32 r51
+	jump b22
+b22: # Philox4x32.rangeint.done
+	r24 = move.u32 r38
+	jump b23
+b23: # Philox4x32.return
+	r58 = move.u32 r24
+	r14 = move.u32 r58
+	jump b24
+b24: # Block.return
+	r62 = move.u32 r14
+	r12 = move.u32 r62
+	jump b25
+b25: # Uint32.return
+	r66 = elemaddr r4, r9, 4
+	store.u32 r66, r12
+	jump b26
+b26: # Block.entry
+	r72 = convert.u32.u64 r11
+	r73 = shr.u64.u64 r11, 32
+	r74 = convert.u32.u64 r73
+	r75 = convert.u32.u64 r13
+	r76 = shr.u64.u64 r13, 32
+	r77 = convert.u32.u64 r76
+	r82 = const.u32 0
+	r83 = const.u32 0
+	jump b27
+b27: # Philox4x32.entry
+	r84 = lt.i64 0, 10
+	branch r84, b28, b158
+b28: # edge 0→1
+	r85 = move.u32 r72
+	r86 = move.u32 r74
+	r87 = move.u32 r82
+	r88 = move.u32 r83
+	r89 = move.u32 r75
+	r90 = move.u32 r77
+	r91 = move.i64 0
+	jump b29
+b29: # unroll setup
+	r497 = max.i64 10, -9223372036854775804
+	r498 = sub.i64 r497, 4
+	jump b30
+b30: # unroll guard
+	r499 = lt.i64 r91, r498
+	branch r499, b31, b39
+b31: # Philox4x32.rangeint.body (unrolled 0)
+	r96 = mulhi.u32 r85, 3528531795
+	r97 = mul.u32 r85, 3528531795
+	r98 = move.u32 r96
+	r99 = move.u32 r97
+	r100 = mulhi.u32 r87, 3449720151
+	r101 = mul.u32 r87, 3449720151
+	r102 = move.u32 r100
+	r103 = move.u32 r101
+	r104 = xor.u32 r102, r86
+	r105 = xor.u32 r104, r89
+	r106 = xor.u32 r98, r88
+	r107 = xor.u32 r106, r90
+	r108 = add.u32 r89, 2654435769
+	r109 = add.u32 r90, 3144134277
+	r110 = add.i64 r91, 1
+	r111 = lt.i64 r110, 10
+	jump b32
+b32: # edge 1→1 (unrolled 0)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r107
+	r88 = move.u32 r99
+	r89 = move.u32 r108
+	r90 = move.u32 r109
+	r91 = move.i64 r110
+	jump b33
+b33: # Philox4x32.rangeint.body (unrolled 1)
+	r96 = mulhi.u32 r85, 3528531795
+	r97 = mul.u32 r85, 3528531795
+	r98 = move.u32 r96
+	r99 = move.u32 r97
+	r100 = mulhi.u32 r87, 3449720151
+	r101 = mul.u32 r87, 3449720151
+	r102 = move.u32 r100
+	r103 = move.u32 r101
+	r104 = xor.u32 r102, r86
+	r105 = xor.u32 r104, r89
+	r106 = xor.u32 r98, r88
+	r107 = xor.u32 r106, r90
+	r108 = add.u32 r89, 2654435769
+	r109 = add.u32 r90, 3144134277
+	r110 = add.i64 r91, 1
+	r111 = lt.i64 r110, 10
+	jump b34
+b34: # edge 1→1 (unrolled 1)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r107
+	r88 = move.u32 r99
+	r89 = move.u32 r108
+	r90 = move.u32 r109
+	r91 = move.i64 r110
+	jump b35
+b35: # Philox4x32.rangeint.body (unrolled 2)
+	r96 = mulhi.u32 r85, 3528531795
+	r97 = mul.u32 r85, 3528531795
+	r98 = move.u32 r96
+	r99 = move.u32 r97
+	r100 = mulhi.u32 r87, 3449720151
+	r101 = mul.u32 r87, 3449720151
+	r102 = move.u32 r100
+	r103 = move.u32 r101
+	r104 = xor.u32 r102, r86
+	r105 = xor.u32 r104, r89
+	r106 = xor.u32 r98, r88
+	r107 = xor.u32 r106, r90
+	r108 = add.u32 r89, 2654435769
+	r109 = add.u32 r90, 3144134277
+	r110 = add.i64 r91, 1
+	r111 = lt.i64 r110, 10
+	jump b36
+b36: # edge 1→1 (unrolled 2)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r107
+	r88 = move.u32 r99
+	r89 = move.u32 r108
+	r90 = move.u32 r109
+	r91 = move.i64 r110
+	jump b37
+b37: # Philox4x32.rangeint.body (unrolled 3)
+	r96 = mulhi.u32 r85, 3528531795
+	r97 = mul.u32 r85, 3528531795
+	r98 = move.u32 r96
+	r99 = move.u32 r97
+	r100 = mulhi.u32 r87, 3449720151
+	r101 = mul.u32 r87, 3449720151
+	r102 = move.u32 r100
+	r103 = move.u32 r101
+	r104 = xor.u32 r102, r86
+	r105 = xor.u32 r104, r89
+	r106 = xor.u32 r98, r88
+	r107 = xor.u32 r106, r90
+	r108 = add.u32 r89, 2654435769
+	r109 = add.u32 r90, 3144134277
+	r110 = add.i64 r91, 1
+	r111 = lt.i64 r110, 10
+	jump b38
+b38: # edge 1→1 (unrolled 3)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r107
+	r88 = move.u32 r99
+	r89 = move.u32 r108
+	r90 = move.u32 r109
+	r91 = move.i64 r110
+	jump b30
+b39: # Philox4x32.rangeint.body
+	r96 = mulhi.u32 r85, 3528531795
+	r97 = mul.u32 r85, 3528531795
+	r98 = move.u32 r96
+	r99 = move.u32 r97
+	r100 = mulhi.u32 r87, 3449720151
+	r101 = mul.u32 r87, 3449720151
+	r102 = move.u32 r100
+	r103 = move.u32 r101
+	r104 = xor.u32 r102, r86
+	r105 = xor.u32 r104, r89
+	r106 = xor.u32 r98, r88
+	r107 = xor.u32 r106, r90
+	r108 = add.u32 r89, 2654435769
+	r109 = add.u32 r90, 3144134277
+	r110 = add.i64 r91, 1
+	r111 = lt.i64 r110, 10
+	branch r111, b40, b41
+b40: # edge 1→1
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r107
+	r88 = move.u32 r99
+	r89 = move.u32 r108
+	r90 = move.u32 r109
+	r91 = move.i64 r110
+	jump b39
+b41: # edge 1→2
+	r92 = move.u32 r105
+	r93 = move.u32 r103
+	jump b42
+b42: # Philox4x32.rangeint.done
+	r78 = move.u32 r92
+	r79 = move.u32 r93
+	jump b43
+b43: # Philox4x32.return
+	r112 = move.u32 r78
+	r113 = move.u32 r79
+	r68 = move.u32 r112
+	r69 = move.u32 r113
+	jump b44
+b44: # Block.return
+	r116 = move.u32 r68
+	r117 = move.u32 r69
+	r120 = convert.u64.u32 r117
+	r121 = shl.u64.u64 r120, 32
+	r122 = convert.u64.u32 r116
+	r123 = or.u64 r121, r122
+	r67 = move.u64 r123
+	jump b45
+b45: # Uint64.return
+	r124 = elemaddr r125, r9, 8
+	store.u64 r124, r67
+	jump b46
+b46: # Block.entry
+	r133 = convert.u32.u64 r11
+	r134 = shr.u64.u64 r11, 32
+	r135 = convert.u32.u64 r134
+	r136 = convert.u32.u64 r13
+	r137 = shr.u64.u64 r13, 32
+	r138 = convert.u32.u64 r137
+	r143 = const.u32 0
+	r144 = const.u32 0
+	jump b47
+b47: # Philox4x32.entry
+	r145 = lt.i64 0, 10
+	branch r145, b48, b157
+b48: # edge 0→1
+	r146 = move.u32 r133
+	r147 = move.u32 r135
+	r148 = move.u32 r143
+	r149 = move.u32 r144
+	r150 = move.u32 r136
+	r151 = move.u32 r138
+	r152 = move.i64 0
+	jump b49
+b49: # unroll setup
+	r500 = max.i64 10, -9223372036854775804
+	r501 = sub.i64 r500, 4
+	jump b50
+b50: # unroll guard
+	r502 = lt.i64 r152, r501
+	branch r502, b51, b59
+b51: # Philox4x32.rangeint.body (unrolled 0)
+	r157 = mulhi.u32 r146, 3528531795
+	r158 = mul.u32 r146, 3528531795
+	r159 = move.u32 r157
+	r160 = move.u32 r158
+	r161 = mulhi.u32 r148, 3449720151
+	r162 = mul.u32 r148, 3449720151
+	r163 = move.u32 r161
+	r164 = move.u32 r162
+	r165 = xor.u32 r163, r147
+	r166 = xor.u32 r165, r150
+	r167 = xor.u32 r159, r149
+	r168 = xor.u32 r167, r151
+	r169 = add.u32 r150, 2654435769
+	r170 = add.u32 r151, 3144134277
+	r171 = add.i64 r152, 1
+	r172 = lt.i64 r171, 10
+	jump b52
+b52: # edge 1→1 (unrolled 0)
+	r146 = move.u32 r166
+	r147 = move.u32 r164
+	r148 = move.u32 r168
+	r149 = move.u32 r160
+	r150 = move.u32 r169
+	r151 = move.u32 r170
+	r152 = move.i64 r171
+	jump b53
+b53: # Philox4x32.rangeint.body (unrolled 1)
+	r157 = mulhi.u32 r146, 3528531795
+	r158 = mul.u32 r146, 3528531795
+	r159 = move.u32 r157
+	r160 = move.u32 r158
+	r161 = mulhi.u32 r148, 3449720151
+	r162 = mul.u32 r148, 3449720151
+	r163 = move.u32 r161
+	r164 = move.u32 r162
+	r165 = xor.u32 r163, r147
+	r166 = xor.u32 r165, r150
+	r167 = xor.u32 r159, r149
+	r168 = xor.u32 r167, r151
+	r169 = add.u32 r150, 2654435769
+	r170 = add.u32 r151, 3144134277
+	r171 = add.i64 r152, 1
+	r172 = lt.i64 r171, 10
+	jump b54
+b54: # edge 1→1 (unrolled 1)
+	r146 = move.u32 r166
+	r147 = move.u32 r164
+	r148 = move.u32 r168
+	r149 = move.u32 r160
+	r150 = move.u32 r169
+	r151 = move.u32 r170
+	r152 = move.i64 r171
+	jump b55
+b55: # Philox4x32.rangeint.body (unrolled 2)
+	r157 = mulhi.u32 r146, 3528531795
+	r158 = mul.u32 r146, 3528531795
+	r159 = move.u32 r157
+	r160 = move.u32 r158
+	r161 = mulhi.u32 r148, 3449720151
+	r162 = mul.u32 r148, 3449720151
+	r163 = move.u32 r161
+	r164 = move.u32 r162
+	r165 = xor.u32 r163, r147
+	r166 = xor.u32 r165, r150
+	r167 = xor.u32 r159, r149
+	r168 = xor.u32 r167, r151
+	r169 = add.u32 r150, 2654435769
+	r170 = add.u32 r151, 3144134277
+	r171 = add.i64 r152, 1
+	r172 = lt.i64 r171, 10
+	jump b56
+b56: # edge 1→1 (unrolled 2)
+	r146 = move.u32 r166
+	r147 = move.u32 r164
+	r148 = move.u32 r168
+	r149 = move.u32 r160
+	r150 = move.u32 r169
+	r151 = move.u32 r170
+	r152 = move.i64 r171
+	jump b57
+b57: # Philox4x32.rangeint.body (unrolled 3)
+	r157 = mulhi.u32 r146, 3528531795
+	r158 = mul.u32 r146, 3528531795
+	r159 = move.u32 r157
+	r160 = move.u32 r158
+	r161 = mulhi.u32 r148, 3449720151
+	r162 = mul.u32 r148, 3449720151
+	r163 = move.u32 r161
+	r164 = move.u32 r162
+	r165 = xor.u32 r163, r147
+	r166 = xor.u32 r165, r150
+	r167 = xor.u32 r159, r149
+	r168 = xor.u32 r167, r151
+	r169 = add.u32 r150, 2654435769
+	r170 = add.u32 r151, 3144134277
+	r171 = add.i64 r152, 1
+	r172 = lt.i64 r171, 10
+	jump b58
+b58: # edge 1→1 (unrolled 3)
+	r146 = move.u32 r166
+	r147 = move.u32 r164
+	r148 = move.u32 r168
+	r149 = move.u32 r160
+	r150 = move.u32 r169
+	r151 = move.u32 r170
+	r152 = move.i64 r171
+	jump b50
+b59: # Philox4x32.rangeint.body
+	r157 = mulhi.u32 r146, 3528531795
+	r158 = mul.u32 r146, 3528531795
+	r159 = move.u32 r157
+	r160 = move.u32 r158
+	r161 = mulhi.u32 r148, 3449720151
+	r162 = mul.u32 r148, 3449720151
+	r163 = move.u32 r161
+	r164 = move.u32 r162
+	r165 = xor.u32 r163, r147
+	r166 = xor.u32 r165, r150
+	r167 = xor.u32 r159, r149
+	r168 = xor.u32 r167, r151
+	r169 = add.u32 r150, 2654435769
+	r170 = add.u32 r151, 3144134277
+	r171 = add.i64 r152, 1
+	r172 = lt.i64 r171, 10
+	branch r172, b60, b61
+b60: # edge 1→1
+	r146 = move.u32 r166
+	r147 = move.u32 r164
+	r148 = move.u32 r168
+	r149 = move.u32 r160
+	r150 = move.u32 r169
+	r151 = move.u32 r170
+	r152 = move.i64 r171
+	jump b59
+b61: # edge 1→2
+	r153 = move.u32 r166
+	jump b62
+b62: # Philox4x32.rangeint.done
+	r139 = move.u32 r153
+	jump b63
+b63: # Philox4x32.return
+	r173 = move.u32 r139
+	r129 = move.u32 r173
+	jump b64
+b64: # Block.return
+	r177 = move.u32 r129
+	r128 = move.u32 r177
+	jump b65
+b65: # Uint32.return
+	r181 = shr.u32.u64 r128, 8
+	r182 = convert.f32.u32 r181
+	r183 = mul.f32 r182, 5.9604645e-08
+	r127 = move.f32 r183
+	jump b66
+b66: # Float32.return
+	r184 = elemaddr r185, r9, 4
+	store.f32 r184, r127
+	jump b67
+b67: # Block.entry
+	r193 = convert.u32.u64 r11
+	r194 = shr.u64.u64 r11, 32
+	r195 = convert.u32.u64 r194
+	r196 = convert.u32.u64 r13
+	r197 = shr.u64.u64 r13, 32
+	r198 = convert.u32.u64 r197
+	r203 = const.u32 0
+	r204 = const.u32 0
+	jump b68
+b68: # Philox4x32.entry
+	r205 = lt.i64 0, 10
+	branch r205, b69, b156
+b69: # edge 0→1
+	r206 = move.u32 r193
+	r207 = move.u32 r195
+	r208 = move.u32 r203
+	r209 = move.u32 r204
+	r210 = move.u32 r196
+	r211 = move.u32 r198
+	r212 = move.i64 0
+	jump b70
+b70: # unroll setup
+	r503 = max.i64 10, -9223372036854775804
+	r504 = sub.i64 r503, 4
+	jump b71
+b71: # unroll guard
+	r505 = lt.i64 r212, r504
+	branch r505, b72, b80
+b72: # Philox4x32.rangeint.body (unrolled 0)
+	r217 = mulhi.u32 r206, 3528531795
+	r218 = mul.u32 r206, 3528531795
+	r219 = move.u32 r217
+	r220 = move.u32 r218
+	r221 = mulhi.u32 r208, 3449720151
+	r222 = mul.u32 r208, 3449720151
+	r223 = move.u32 r221
+	r224 = move.u32 r222
+	r225 = xor.u32 r223, r207
+	r226 = xor.u32 r225, r210
+	r227 = xor.u32 r219, r209
+	r228 = xor.u32 r227, r211
+	r229 = add.u32 r210, 2654435769
+	r230 = add.u32 r211, 3144134277
+	r231 = add.i64 r212, 1
+	r232 = lt.i64 r231, 10
+	jump b73
+b73: # edge 1→1 (unrolled 0)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r228
+	r209 = move.u32 r220
+	r210 = move.u32 r229
+	r211 = move.u32 r230
+	r212 = move.i64 r231
+	jump b74
+b74: # Philox4x32.rangeint.body (unrolled 1)
+	r217 = mulhi.u32 r206, 3528531795
+	r218 = mul.u32 r206, 3528531795
+	r219 = move.u32 r217
+	r220 = move.u32 r218
+	r221 = mulhi.u32 r208, 3449720151
+	r222 = mul.u32 r208, 3449720151
+	r223 = move.u32 r221
+	r224 = move.u32 r222
+	r225 = xor.u32 r223, r207
+	r226 = xor.u32 r225, r210
+	r227 = xor.u32 r219, r209
+	r228 = xor.u32 r227, r211
+	r229 = add.u32 r210, 2654435769
+	r230 = add.u32 r211, 3144134277
+	r231 = add.i64 r212, 1
+	r232 = lt.i64 r231, 10
+	jump b75
+b75: # edge 1→1 (unrolled 1)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r228
+	r209 = move.u32 r220
+	r210 = move.u32 r229
+	r211 = move.u32 r230
+	r212 = move.i64 r231
+	jump b76
+b76: # Philox4x32.rangeint.body (unrolled 2)
+	r217 = mulhi.u32 r206, 3528531795
+	r218 = mul.u32 r206, 3528531795
+	r219 = move.u32 r217
+	r220 = move.u32 r218
+	r221 = mulhi.u32 r208, 3449720151
+	r222 = mul.u32 r208, 3449720151
+	r223 = move.u32 r221
+	r224 = move.u32 r222
+	r225 = xor.u32 r223, r207
+	r226 = xor.u32 r225, r210
+	r227 = xor.u32 r219, r209
+	r228 = xor.u32 r227, r211
+	r229 = add.u32 r210, 2654435769
+	r230 = add.u32 r211, 3144134277
+	r231 = add.i64 r212, 1
+	r232 = lt.i64 r231, 10
+	jump b77
+b77: # edge 1→1 (unrolled 2)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r228
+	r209 = move.u32 r220
+	r210 = move.u32 r229
+	r211 = move.u32 r230
+	r212 = move.i64 r231
+	jump b78
+b78: # Philox4x32.rangeint.body (unrolled 3)
+	r217 = mulhi.u32 r206, 3528531795
+	r218 = mul.u32 r206, 3528531795
+	r219 = move.u32 r217
+	r220 = move.u32 r218
+	r221 = mulhi.u32 r208, 3449720151
+	r222 = mul.u32 r208, 3449720151
+	r223 = move.u32 r221
+	r224 = move.u32 r222
+	r225 = xor.u32 r223, r207
+	r226 = xor.u32 r225, r210
+	r227 = xor.u32 r219, r209
+	r228 = xor.u32 r227, r211
+	r229 = add.u32 r210, 2654435769
+	r230 = add.u32 r211, 3144134277
+	r231 = add.i64 r212, 1
+	r232 = lt.i64 r231, 10
+	jump b79
+b79: # edge 1→1 (unrolled 3)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r228
+	r209 = move.u32 r220
+	r210 = move.u32 r229
+	r211 = move.u32 r230
+	r212 = move.i64 r231
+	jump b71
+b80: # Philox4x32.rangeint.body
+	r217 = mulhi.u32 r206, 3528531795
+	r218 = mul.u32 r206, 3528531795
+	r219 = move.u32 r217
+	r220 = move.u32 r218
+	r221 = mulhi.u32 r208, 3449720151
+	r222 = mul.u32 r208, 3449720151
+	r223 = move.u32 r221
+	r224 = move.u32 r222
+	r225 = xor.u32 r223, r207
+	r226 = xor.u32 r225, r210
+	r227 = xor.u32 r219, r209
+	r228 = xor.u32 r227, r211
+	r229 = add.u32 r210, 2654435769
+	r230 = add.u32 r211, 3144134277
+	r231 = add.i64 r212, 1
+	r232 = lt.i64 r231, 10
+	branch r232, b81, b82
+b81: # edge 1→1
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r228
+	r209 = move.u32 r220
+	r210 = move.u32 r229
+	r211 = move.u32 r230
+	r212 = move.i64 r231
+	jump b80
+b82: # edge 1→2
+	r213 = move.u32 r226
+	r214 = move.u32 r224
+	jump b83
+b83: # Philox4x32.rangeint.done
+	r199 = move.u32 r213
+	r200 = move.u32 r214
+	jump b84
+b84: # Philox4x32.return
+	r233 = move.u32 r199
+	r234 = move.u32 r200
+	r189 = move.u32 r233
+	r190 = move.u32 r234
+	jump b85
+b85: # Block.return
+	r237 = move.u32 r189
+	r238 = move.u32 r190
+	r241 = convert.u64.u32 r238
+	r242 = shl.u64.u64 r241, 32
+	r243 = convert.u64.u32 r237
+	r244 = or.u64 r242, r243
+	r188 = move.u64 r244
+	jump b86
+b86: # Uint64.return
+	r245 = shr.u64.u64 r188, 11
+	r246 = convert.f64.u64 r245
+	r247 = mul.f64 r246, 1.1102230246251565e-16
+	r187 = move.f64 r247
+	jump b87
+b87: # Float64.return
+	r248 = elemaddr r249, r9, 8
+	store.f64 r248, r187
+	jump b88
+b88: # Block.entry
+	r257 = convert.u32.u64 r11
+	r258 = shr.u64.u64 r11, 32
+	r259 = convert.u32.u64 r258
+	r260 = convert.u32.u64 r13
+	r261 = shr.u64.u64 r13, 32
+	r262 = convert.u32.u64 r261
+	r267 = const.u32 0
+	r268 = const.u32 0
+	jump b89
+b89: # Philox4x32.entry
+	r269 = lt.i64 0, 10
+	branch r269, b90, b155
+b90: # edge 0→1
+	r270 = move.u32 r257
+	r271 = move.u32 r259
+	r272 = move.u32 r267
+	r273 = move.u32 r268
+	r274 = move.u32 r260
+	r275 = move.u32 r262
+	r276 = move.i64 0
+	jump b91
+b91: # unroll setup
+	r506 = max.i64 10, -9223372036854775804
+	r507 = sub.i64 r506, 4
+	jump b92
+b92: # unroll guard
+	r508 = lt.i64 r276, r507
+	branch r508, b93, b101
+b93: # Philox4x32.rangeint.body (unrolled 0)
+	r281 = mulhi.u32 r270, 3528531795
+	r282 = mul.u32 r270, 3528531795
+	r283 = move.u32 r281
+	r284 = move.u32 r282
+	r285 = mulhi.u32 r272, 3449720151
+	r286 = mul.u32 r272, 3449720151
+	r287 = move.u32 r285
+	r288 = move.u32 r286
+	r289 = xor.u32 r287, r271
+	r290 = xor.u32 r289, r274
+	r291 = xor.u32 r283, r273
+	r292 = xor.u32 r291, r275
+	r293 = add.u32 r274, 2654435769
+	r294 = add.u32 r275, 3144134277
+	r295 = add.i64 r276, 1
+	r296 = lt.i64 r295, 10
+	jump b94
+b94: # edge 1→1 (unrolled 0)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r292
+	r273 = move.u32 r284
+	r274 = move.u32 r293
+	r275 = move.u32 r294
+	r276 = move.i64 r295
+	jump b95
+b95: # Philox4x32.rangeint.body (unrolled 1)
+	r281 = mulhi.u32 r270, 3528531795
+	r282 = mul.u32 r270, 3528531795
+	r283 = move.u32 r281
+	r284 = move.u32 r282
+	r285 = mulhi.u32 r272, 3449720151
+	r286 = mul.u32 r272, 3449720151
+	r287 = move.u32 r285
+	r288 = move.u32 r286
+	r289 = xor.u32 r287, r271
+	r290 = xor.u32 r289, r274
+	r291 = xor.u32 r283, r273
+	r292 = xor.u32 r291, r275
+	r293 = add.u32 r274, 2654435769
+	r294 = add.u32 r275, 3144134277
+	r295 = add.i64 r276, 1
+	r296 = lt.i64 r295, 10
+	jump b96
+b96: # edge 1→1 (unrolled 1)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r292
+	r273 = move.u32 r284
+	r274 = move.u32 r293
+	r275 = move.u32 r294
+	r276 = move.i64 r295
+	jump b97
+b97: # Philox4x32.rangeint.body (unrolled 2)
+	r281 = mulhi.u32 r270, 3528531795
+	r282 = mul.u32 r270, 3528531795
+	r283 = move.u32 r281
+	r284 = move.u32 r282
+	r285 = mulhi.u32 r272, 3449720151
+	r286 = mul.u32 r272, 3449720151
+	r287 = move.u32 r285
+	r288 = move.u32 r286
+	r289 = xor.u32 r287, r271
+	r290 = xor.u32 r289, r274
+	r291 = xor.u32 r283, r273
+	r292 = xor.u32 r291, r275
+	r293 = add.u32 r274, 2654435769
+	r294 = add.u32 r275, 3144134277
+	r295 = add.i64 r276, 1
+	r296 = lt.i64 r295, 10
+	jump b98
+b98: # edge 1→1 (unrolled 2)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r292
+	r273 = move.u32 r284
+	r274 = move.u32 r293
+	r275 = move.u32 r294
+	r276 = move.i64 r295
+	jump b99
+b99: # Philox4x32.rangeint.body (unrolled 3)
+	r281 = mulhi.u32 r270, 3528531795
+	r282 = mul.u32 r270, 3528531795
+	r283 = move.u32 r281
+	r284 = move.u32 r282
+	r285 = mulhi.u32 r272, 3449720151
+	r286 = mul.u32 r272, 3449720151
+	r287 = move.u32 r285
+	r288 = move.u32 r286
+	r289 = xor.u32 r287, r271
+	r290 = xor.u32 r289, r274
+	r291 = xor.u32 r283, r273
+	r292 = xor.u32 r291, r275
+	r293 = add.u32 r274, 2654435769
+	r294 = add.u32 r275, 3144134277
+	r295 = add.i64 r276, 1
+	r296 = lt.i64 r295, 10
+	jump b100
+b100: # edge 1→1 (unrolled 3)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r292
+	r273 = move.u32 r284
+	r274 = move.u32 r293
+	r275 = move.u32 r294
+	r276 = move.i64 r295
+	jump b92
+b101: # Philox4x32.rangeint.body
+	r281 = mulhi.u32 r270, 3528531795
+	r282 = mul.u32 r270, 3528531795
+	r283 = move.u32 r281
+	r284 = move.u32 r282
+	r285 = mulhi.u32 r272, 3449720151
+	r286 = mul.u32 r272, 3449720151
+	r287 = move.u32 r285
+	r288 = move.u32 r286
+	r289 = xor.u32 r287, r271
+	r290 = xor.u32 r289, r274
+	r291 = xor.u32 r283, r273
+	r292 = xor.u32 r291, r275
+	r293 = add.u32 r274, 2654435769
+	r294 = add.u32 r275, 3144134277
+	r295 = add.i64 r276, 1
+	r296 = lt.i64 r295, 10
+	branch r296, b102, b103
+b102: # edge 1→1
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r292
+	r273 = move.u32 r284
+	r274 = move.u32 r293
+	r275 = move.u32 r294
+	r276 = move.i64 r295
+	jump b101
+b103: # edge 1→2
+	r277 = move.u32 r290
+	r278 = move.u32 r288
+	jump b104
+b104: # Philox4x32.rangeint.done
+	r263 = move.u32 r277
+	r264 = move.u32 r278
+	jump b105
+b105: # Philox4x32.return
+	r297 = move.u32 r263
+	r298 = move.u32 r264
+	r253 = move.u32 r297
+	r254 = move.u32 r298
+	jump b106
+b106: # Block.return
+	r301 = move.u32 r253
+	r302 = move.u32 r254
+	r305 = convert.u64.u32 r302
+	r306 = shl.u64.u64 r305, 32
+	r307 = convert.u64.u32 r301
+	r308 = or.u64 r306, r307
+	r252 = move.u64 r308
+	jump b107
+b107: # Uint64.return
+	r309 = shr.u64.u64 r252, 11
+	r310 = convert.f64.u64 r309
+	r311 = add.f64 r310, 0.5
+	r312 = mul.f64 r311, 1.1102230246251565e-16
+	r313 = mul.f64 r312, 2.0
+	r314 = sub.f64 r313, 1.0
+	jump b108
+b108: # IsNaN.entry
+	r317 = ne.f64 r314, r314
+	r316 = move.bool r317
+	jump b109
+b109: # IsNaN.return
+	branch r316, b110, b123
+b110: # Erfinv.if.then
+	r318 = eq.f64 r314, -1.0
+	branch r318, b111, b120
+b111: # Erfinv.if.then
+	r324 = convert.i64.f64 r314
+	jump b112
+b112: # Inf.entry
+	r326 = ge.i64 r324, 0
+	branch r326, b113, b119
+b113: # Inf.if.then
+	r327 = move.u64 9218868437227405312
+	jump b114
+b114: # Inf.if.done
+	r328 = bitcast.f64.u64 r327
+	r325 = move.f64 r328
+	jump b115
+b115: # Inf.return
+	r315 = move.f64 r325
+	jump b116
+b116: # Erfinv.return
+	r490 = mul.f64 r315, 1.4142135623730951
+	r251 = move.f64 r490
+	jump b117
+b117: # NormFloat64.return
+	r491 = elemaddr r492, r9, 8
+	store.f64 r491, r251
+	jump b118
+b118: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b119: # Inf.if.else
+	r327 = move.u64 18442240474082181120
+	jump b114
+b120: # Erfinv.cond.false
+	r331 = eq.f64 r314, 1.0
+	branch r331, b111, b121
+b121: # NaN.entry
+	r330 = bitcast.f64.u64 9221120237041090561
+	r329 = move.f64 r330
+	jump b122
+b122: # NaN.return
+	r315 = move.f64 r329
+	jump b116
+b123: # Erfinv.cond.false
+	r323 = le.f64 r314, -1.0
+	branch r323, b110, b124
+b124: # Erfinv.cond.false
+	r322 = ge.f64 r314, 1.0
+	branch r322, b110, b125
+b125: # Erfinv.if.done
+	r319 = lt.f64 r314, 0.0
+	branch r319, b126, b154
+b126: # Erfinv.if.then
+	r332 = neg.f64 r314
+	r320 = move.f64 r332
+	r321 = move.bool true
+	jump b127
+b127: # Erfinv.if.done
+	r333 = le.f64 r320, 0.85
+	branch r333, b128, b132
+b128: # Erfinv.if.then
+	r334 = mul.f64 r320, 0.25
+	r335 = mul.f64 r334, r320
+	r336 = sub.f64 0.180625, r335
+	r337 = mul.f64 r336, 887.0940696254552
+	r338 = add.f64 r337, 11819.493347062295
+	r339 = mul.f64 r338, r336
+	r340 = add.f64 r339, 23782.041382114385
+	r341 = mul.f64 r340, r336
+	r342 = add.f64 r341, 16235.862515167575
+	r343 = mul.f64 r342, r336
+	r344 = add.f64 r343, 4854.886889384388
+	r345 = mul.f64 r344, r336
+	r346 = add.f64 r345, 697.062665343896
+	r347 = mul.f64 r346, r336
+	r348 = add.f64 r347, 47.07268811238398
+	r349 = mul.f64 r348, r336
+	r350 = add.f64 r349, 1.1975323115670913
+	r351 = mul.f64 r336, 5226.495278852854
+	r352 = add.f64 r351, 28729.085735721943
+	r353 = mul.f64 r352, r336
+	r354 = add.f64 r353, 39307.89580009271
+	r355 = mul.f64 r354, r336
+	r356 = add.f64 r355, 21213.794301586597
+	r357 = mul.f64 r356, r336
+	r358 = add.f64 r357, 5394.196021424751
+	r359 = mul.f64 r358, r336
+	r360 = add.f64 r359, 687.1870074920579
+	r361 = mul.f64 r360, r336
+	r362 = add.f64 r361, 42.31333070160091
+	r363 = mul.f64 r362, r336
+	r364 = add.f64 r363, 1.0
+	r365 = mul.f64 r320, r350
+	r366 = div.f64 r365, r364
+	r367 = move.f64 r366
+	jump b129
+b129: # Erfinv.if.done
+	branch r321, b130, b131
+b130: # Erfinv.if.then
+	r489 = neg.f64 r367
+	r315 = move.f64 r489
+	jump b116
+b131: # Erfinv.if.done
+	r315 = move.f64 r367
+	jump b116
+b132: # Erfinv.if.else
+	r368 = sub.f64 1.0, r320
+	jump b133
+b133: # Log.entry
+	r371 = bitcast.u64.f64 r368
+	r372 = andnot.u64 r371, 9223372036854775808
+	r373 = eq.u64 r372, 0
+	branch r373, b134, b145
+b134: # Log.switch.body
+	r375 = const.i64 -1
+	jump b135
+b135: # Inf.entry
+	r376 = ge.i64 r375, 0
+	branch r376, b136, b144
+b136: # Inf.if.then
+	r377 = move.u64 9218868437227405312
+	jump b137
+b137: # Inf.if.done
+	r378 = bitcast.f64.u64 r377
+	r374 = move.f64 r378
+	jump b138
+b138: # Inf.return
+	r370 = move.f64 r374
+	jump b139
+b139: # Log.return
+	r369 = move.f64 r370
+	jump b140
+b140: # Log.return
+	r425 = sub.f64 0.6931471805599453, r369
+	r426 = sqrt.f64 r425
+	r427 = le.f64 r426, 5.0
+	branch r427, b141, b143
+b141: # Erfinv.if.then
+	r428 = sub.f64 r426, 1.6
+	r429 = mul.f64 r428, 0.0007745450142783414
+	r430 = add.f64 r429, 0.022723844989269184
+	r431 = mul.f64 r430, r428
+	r432 = add.f64 r431, 0.2417807251774506
+	r433 = mul.f64 r432, r428
+	r434 = add.f64 r433, 1.2704582524523684
+	r435 = mul.f64 r434, r428
+	r436 = add.f64 r435, 3.6478483247632045
+	r437 = mul.f64 r436, r428
+	r438 = add.f64 r437, 5.769497221460691
+	r439 = mul.f64 r438, r428
+	r440 = add.f64 r439, 4.630337846156546
+	r441 = mul.f64 r440, r428
+	r442 = add.f64 r441, 1.4234371107496835
+	r443 = mul.f64 r428, 1.4859850019840355e-09
+	r444 = add.f64 r443, 0.0007744145906515771
+	r445 = mul.f64 r444, r428
+	r446 = add.f64 r445, 0.021494160384252878
+	r447 = mul.f64 r446, r428
+	r448 = add.f64 r447, 0.2094506521051275
+	r449 = mul.f64 r448, r428
+	r450 = add.f64 r449, 0.9754783200178743
+	r451 = mul.f64 r450, r428
+	r452 = add.f64 r451, 2.3707661626024534
+	r453 = mul.f64 r452, r428
+	r454 = add.f64 r453, 2.9036514445419948
+	r455 = mul.f64 r454, r428
+	r456 = add.f64 r455, 1.4142135623730951
+	r457 = move.f64 r442
+	r458 = move.f64 r456
+	jump b142
+b142: # Erfinv.if.done
+	r459 = div.f64 r457, r458
+	r367 = move.f64 r459
+	jump b129
+b143: # Erfinv.if.else
+	r460 = sub.f64 r426, 5.0
+	r461 = mul.f64 r460, 2.0103343992922881e-07
+	r462 = add.f64 r461, 2.7115555687434876e-05
+	r463 = mul.f64 r462, r460
+	r464 = add.f64 r463, 0.0012426609473880784
+	r465 = mul.f64 r464, r460
+	r466 = add.f64 r465, 0.026532189526576124
+	r467 = mul.f64 r466, r460
+	r468 = add.f64 r467, 0.29656057182850487
+	r469 = mul.f64 r468, r460
+	r470 = add.f64 r469, 1.7848265399172913
+	r471 = mul.f64 r470, r460
+	r472 = add.f64 r471, 5.463784911164114
+	r473 = mul.f64 r472, r460
+	r474 = add.f64 r473, 6.657904643501103
+	r475 = mul.f64 r460, 2.8910246058729655e-15
+	r476 = add.f64 r475, 2.010321207683943e-07
+	r477 = mul.f64 r476, r460
+	r478 = add.f64 r477, 2.6110884050805935e-05
+	r479 = mul.f64 r478, r460
+	r480 = add.f64 r479, 0.0011128009970788597
+	r481 = mul.f64 r480, r460
+	r482 = add.f64 r481, 0.02103693768272069
+	r483 = mul.f64 r482, r460
+	r484 = add.f64 r483, 0.19364809469506591
+	r485 = mul.f64 r484, r460
+	r486 = add.f64 r485, 0.8482908416595164
+	r487 = mul.f64 r486, r460
+	r488 = add.f64 r487, 1.4142135623730951
+	r457 = move.f64 r474
+	r458 = move.f64 r488
+	jump b142
+b144: # Inf.if.else
+	r377 = move.u64 18442240474082181120
+	jump b137
+b145: # Log.switch.next
+	r381 = convert.i64.u64 r371
+	r382 = lt.i64 r381, 0
+	branch r382, b146, b148
+b146: # NaN.entry
+	r380 = bitcast.f64.u64 9221120237041090561
+	r379 = move.f64 r380
+	jump b147
+b147: # NaN.return
+	r370 = move.f64 r379
+	jump b139
+b148: # Log.switch.next
+	r383 = ge.u64 r371, 9218868437227405312
+	branch r383, b149, b150
+b149: # Log.switch.body
+	r370 = move.f64 r368
+	jump b139
+b150: # Log.switch.next
+	r384 = and.u64 r371, 4503599627370495
+	r385 = or.u64 r384, 4602678819172646912
+	r386 = bitcast.f64.u64 r385
+	r387 = shr.u64.u64 r371, 52
+	r388 = and.u64 r387, 2047
+	r389 = convert.i32.u64 r388
+	r390 = sub.i32 r389, 1022
+	r391 = convert.f64.i32 r390
+	r392 = le.f64 r386, 0.7071067811865476
+	branch r392, b151, b153
+b151: # Log.if.then
+	r395 = sub.f64 r391, 1.0
+	r396 = mul.f64 r386, 2.0
+	r393 = move.f64 r396
+	r394 = move.f64 r395
+	jump b152
+b152: # Log.if.done
+	r397 = sub.f64 r393, 1.0
+	r398 = add.f64 r397, 2.0
+	r399 = div.f64 r397, r398
+	r400 = mul.f64 r399, r399
+	r401 = mul.f64 r400, r400
+	r402 = mul.f64 r401, 0.14798198605116586
+	r403 = add.f64 r402, 0.1818357216161805
+	r404 = mul.f64 r403, r401
+	r405 = add.f64 r404, 0.2857142874366239
+	r406 = mul.f64 r405, r401
+	r407 = add.f64 r406, 0.6666666666666735
+	r408 = mul.f64 r400, r407
+	r409 = mul.f64 r401, 0.15313837699209373
+	r410 = add.f64 r409, 0.22222198432149784
+	r411 = mul.f64 r410, r401
+	r412 = add.f64 r411, 0.3999999999940942
+	r413 = mul.f64 r401, r412
+	r414 = add.f64 r408, r413
+	r415 = mul.f64 r397, 0.5
+	r416 = mul.f64 r415, r397
+	r417 = mul.f64 r394, 0.6931471803691238
+	r418 = add.f64 r416, r414
+	r419 = mul.f64 r399, r418
+	r420 = mul.f64 r394, 1.9082149292705877e-10
+	r421 = add.f64 r419, r420
+	r422 = sub.f64 r416, r421
+	r423 = sub.f64 r422, r397
+	r424 = sub.f64 r417, r423
+	r370 = move.f64 r424
+	jump b139
+b153: # edge 6→8
+	r393 = move.f64 r386
+	r394 = move.f64 r391
+	jump b152
+b154: # edge 2→9
+	r320 = move.f64 r314
+	r321 = move.bool false
+	jump b127
+b155: # edge 0→2
+	r277 = move.u32 r257
+	r278 = move.u32 r259
+	jump b104
+b156: # edge 0→2
+	r213 = move.u32 r193
+	r214 = move.u32 r195
+	jump b83
+b157: # edge 0→2
+	r153 = move.u32 r133
+	jump b62
+b158: # edge 0→2
+	r92 = move.u32 r72
+	r93 = move.u32 r74
+	jump b42
+b159: # edge 0→2
+	r38 = move.u32 r18
+	jump b22
+b160: # exit
+	return
+
+kernel MonteCarloPi(seed u64, samples i64, hits []i64)
+
+task MonteCarloPi_0 parallel count=(len hits)
+b0: # entry
+	r4 = base hits
+	r5 = len hits
+	r3 = move.i64 r5
+	r14 = param.i64 samples
+	r22 = param.u64 seed
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b38
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b38
+b5: # rangeindex.body
+	r11 = move.i64 0
+	r12 = move.i64 0
+	jump b6
+b6: # for.loop
+	r13 = lt.i64 r12, r14
+	branch r13, b7, b36
+b7: # for.body
+	r15 = mul.i64 r9, r14
+	r16 = add.i64 r15, r12
+	r17 = convert.u64.i64 r16
+	jump b8
+b8: # Block.entry
+	r23 = convert.u32.u64 r17
+	r24 = shr.u64.u64 r17, 32
+	r25 = convert.u32.u64 r24
+	r26 = convert.u32.u64 r22
+	r27 = shr.u64.u64 r22, 32
+	r28 = convert.u32.u64 r27
+	r33 = const.u32 0
+	r34 = const.u32 0
+	jump b9
+b9: # Philox4x32.entry
+	r35 = lt.i64 0, 10
+	branch r35, b10, b35
+b10: # edge 0→1
+	r36 = move.u32 r23
+	r37 = move.u32 r25
+	r38 = move.u32 r33
+	r39 = move.u32 r34
+	r40 = move.u32 r26
+	r41 = move.u32 r28
+	r42 = move.i64 0
+	jump b11
+b11: # unroll setup
+	r95 = max.i64 10, -9223372036854775804
+	r96 = sub.i64 r95, 4
+	jump b12
+b12: # unroll guard
+	r97 = lt.i64 r42, r96
+	branch r97, b13, b21
+b13: # Philox4x32.rangeint.body (unrolled 0)
+	r47 = mulhi.u32 r36, 3528531795
+	r48 = mul.u32 r36, 3528531795
+	r49 = move.u32 r47
+	r50 = move.u32 r48
+	r51 = mulhi.u32 r38, 3449720151
+	r52 = mul.u32 r38, 3449720151
+	r53 = move.u32 r51
+	r54 = move.u32 r52
+	r55 = xor.u32 r53, r37
+	r56 = xor.u32 r55, r40
+	r57 = xor.u32 r49, r39
+	r58 = xor.u32 r57, r41
+	r59 = add.u32 r40, 2654435769
+	r60 = add.u32 r41, 3144134277
+	r61 = add.i64 r42, 1
+	r62 = lt.i64 r61, 10
+	jump b14
+b14: # edge 1→1 (unrolled 0)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r59
+	r41 = move.u32 r60
+	r42 = move.i64 r61
+	jump b15
+b15: # Philox4x32.rangeint.body (unrolled 1)
+	r47 = mulhi.u32 r36, 3528531795
+	r48 = mul.u32 r36, 3528531795
+	r49 = move.u32 r47
+	r50 = move.u32 r48
+	r51 = mulhi.u32 r38, 3449720151
+	r52 = mul.u32 r38, 3449720151
+	r53 = move.u32 r51
+	r54 = move.u32 r52
+	r55 = xor.u32 r53, r37
+	r56 = xor.u32 r55, r40
+	r57 = xor.u32 r49, r39
+	r58 = xor.u32 r57, r41
+	r59 = add.u32 r40, 2654435769
+	r60 = add.u32 r41, 3144134277
+	r61 = add.i64 r42, 1
+	r62 = lt.i64 r61, 10
+	jump b16
+b16: # edge 1→1 (unrolled 1)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r59
+	r41 = move.u32 r60
+	r42 = move.i64 r61
+	jump b17
+b17: # Philox4x32.rangeint.body (unrolled 2)
+	r47 = mulhi.u32 r36, 3528531795
+	r48 = mul.u32 r36, 3528531795
+	r49 = move.u32 r47
+	r50 = move.u32 r48
+	r51 = mulhi.u32 r38, 3449720151
+	r52 = mul.u32 r38, 3449720151
+	r53 = move.u32 r51
+	r54 = move.u32 r52
+	r55 = xor.u32 r53, r37
+	r56 = xor.u32 r55, r40
+	r57 = xor.u32 r49, r39
+	r58 = xor.u32 r57, r41
+	r59 = add.u32 r40, 2654435769
+	r60 = add.u32 r41, 3144134277
+	r61 = add.i64 r42, 1
+	r62 = lt.i64 r61, 10
+	jump b18
+b18: # edge 1→1 (unrolled 2)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r59
+	r41 = move.u32 r60
+	r42 = move.i64 r61
+	jump b19
+b19: # Philox4x32.rangeint.body (unrolled 3)
+	r47 = mulhi.u32 r36, 3528531795
+	r48 = mul.u32 r36, 3528531795
+	r49 = move.u32 r47
+	r50 = move.u32 r48
+	r51 = mulhi.u32 r38, 3449720151
+	r52 = mul.u32 r38, 3449720151
+	r53 = move.u32 r51
+	r54 = move.u32 r52
+	r55 = xor.u32 r53, r37
+	r56 = xor.u32 r55, r40
+	r57 = xor.u32 r49, r39
+	r58 = xor.u32 r57, r41
+	r59 = add.u32 r40, 2654435769
+	r60 = add.u32 r41, 3144134277
+	r61 = add.i64 r42, 1
+	r62 = lt.i64 r61, 10
+	jump b20
+b20: # edge 1→1 (unrolled 3)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r59
+	r41 = move.u32 r60
+	r42 = move.i64 r61
+	jump b12
+b21: # Philox4x32.rangeint.body
+	r47 = mulhi.u32 r36, 3528531795
+	r48 = mul.u32 r36, 3528531795
+	r49 = move.u32 r47
+	r50 = move.u32 r48
+	r51 = mulhi.u32 r38, 3449720151
+	r52 = mul.u32 r38, 3449720151
+	r53 = move.u32 r51
+	r54 = move.u32 r52
+	r55 = xor.u32 r53, r37
+	r56 = xor.u32 r55, r40
+	r57 = xor.u32 r49, r39
+	r58 = xor.u32 r57, r41
+	r59 = add.u32 r40, 2654435769
+	r60 = add.u32 r41, 3144134277
+	r61 = add.i64 r42, 1
+	r62 = lt.i64 r61, 10
+	branch r62, b22, b23
+b22: # edge 1→1
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r59
+	r41 = move.u32 r60
+	r42 = move.i64 r61
+	jump b21
+b23: # edge 1→2
+	r43 = move.u32 r56
+	r44 = move.u32 r54
+	r45 = move.u32 r58
+	r46 = move.u32 r50
+	jump b24
+b24: # Philox4x32.rangeint.done
+	r29 = move.u32 r43
+	r30 = move.u32 r44
+	r31 = move.u32 r45
+	r32 = move.u32 r46
+	jump b25
+b25: # Philox4x32.return
+	r63 = move.u32 r29
+	r64 = move.u32 r30
+	r65 = move.u32 r31
+	r66 = move.u32 r32
+	r18 = move.u32 r63
+	r19 = move.u32 r64
+	r20 = move.u32 r65
+	r21 = move.u32 r66
+	jump b26
+b26: # Block.return
+	r67 = move.u32 r18
+	r68 = move.u32 r19
+	r69 = move.u32 r20
+	r70 = move.u32 r21
+	r71 = convert.f64.u32 r67
+	r72 = mul.f64 r71, 2.3283064365386963e-10
+	r73 = convert.f64.u32 r68
+	r74 = mul.f64 r73, 2.3283064365386963e-10
+	r75 = mul.f64 r72, r72
+	r76 = mul.f64 r74, r74
+	r77 = add.f64 r75, r76
+	r78 = lt.f64 r77, 1.0
+	branch r78, b27, b34
+b27: # if.then
+	r81 = add.i64 r11, 1
+	r79 = move.i64 r81
+	jump b28
+b28: # if.done
+	r82 = convert.f64.u32 r69
+	r83 = mul.f64 r82, 2.3283064365386963e-10
+	r84 = convert.f64.u32 r70
+	r85 = mul.f64 r84, 2.3283064365386963e-10
+	r86 = mul.f64 r83, r83
+	r87 = mul.f64 r85, r85
+	r88 = add.f64 r86, r87
+	r89 = lt.f64 r88, 1.0
+	branch r89, b29, b33
+b29: # cond.true
+	r93 = add.i64 r12, 1
+	r94 = lt.i64 r93, r14
+	branch r94, b30, b32
+b30: # if.then
+	r91 = add.i64 r79, 1
+	r90 = move.i64 r91
+	jump b31
+b31: # if.done
+	r92 = add.i64 r12, 2
+	r11 = move.i64 r90
+	r12 = move.i64 r92
+	jump b6
+b32: # edge 11→10
+	r90 = move.i64 r79
+	jump b31
+b33: # edge 8→10
+	r90 = move.i64 r79
+	jump b31
+b34: # edge 5→8
+	r79 = move.i64 r11
+	jump b28
+b35: # edge 0→2
+	r43 = move.u32 r23
+	r44 = move.u32 r25
+	r45 = move.u32 r33
+	r46 = move.u32 r34
+	jump b24
+b36: # for.done
+	r80 = elemaddr r4, r9, 8
+	store.i64 r80, r11
+	jump b37
+b37: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b38: # exit
+	return
 `

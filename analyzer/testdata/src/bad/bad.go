@@ -3,6 +3,7 @@ package bad
 import (
 	"math/bits"
 	"strings"
+	"sync/atomic"
 
 	"helperpkg"
 )
@@ -173,3 +174,10 @@ func Arrays(a []int32) {
 
 //qd:kernel
 type notAFunction int // want `//qd:kernel must be in the doc comment of a function declaration, not of a type declaration`
+
+//qd:kernel
+func AtomicOnLocal(a []int32) {
+	n := int32(0) // want `variable n is updated with an atomic, but local variables belong to one thread and need none; atomics update slice elements, as atomic.AddInt32\(&s\[i\], 1\)`
+	atomic.AddInt32(&n, 1)
+	a[0] = n
+}

@@ -1,6 +1,10 @@
 package sp
 
-import "github.com/qdgo/qd"
+import (
+	"sync/atomic"
+
+	"github.com/qdgo/qd"
+)
 
 func notAKernel(a []int32) {
 	qd.StreamParallel(func() { a[0] = 1 }) // want `qd.StreamParallel can only be called at the top level of a //qd:kernel function; here it just runs its argument`
@@ -58,9 +62,9 @@ func Race(a, b []int32) {
 			a[i] = 1
 		}
 	})
-	qd.StreamParallel(func() { // want `data race on a between qd.StreamParallel blocks: the block at sp.go:\d+ writes a and this block writes it`
+	qd.StreamParallel(func() {
 		for i := range a {
-			a[i] += b[i]
+			a[i] += b[i] // want `data race on a between qd.StreamParallel blocks: a\[i\] writes elements that a\[i\] \(at sp.go:\d+:\d+\) writes in a block that runs at the same time`
 		}
 	})
 }
@@ -70,8 +74,99 @@ func ReadWhileWritten(a, b []int32) {
 	qd.StreamParallel(func() {
 		b[0] = a[0]
 	})
-	qd.StreamParallel(func() { // want `data race on a between qd.StreamParallel blocks: the block at sp.go:\d+ reads a and this block writes it`
-		a[1] = 5
+	qd.StreamParallel(func() {
+		a[0] = 5 // want `data race on a between qd.StreamParallel blocks: a\[0\] writes elements that a\[0\] \(at sp.go:\d+:\d+\) reads`
+	})
+}
+
+// Quadrants' own timing test: two blocks write different elements.
+//
+//qd:kernel
+func DifferentElements(b []float32, n int) {
+	qd.StreamParallel(func() {
+		b[0] = spin(n)
+	})
+	qd.StreamParallel(func() {
+		b[1] = spin(n)
+	})
+}
+
+func spin(n int) float32 {
+	x := float32(0)
+	for j := range n {
+		x += float32(j)
+	}
+	return x
+}
+
+// Two blocks share a slice split at one value.
+//
+//qd:kernel
+func SplitRange(a []float32) {
+	half := len(a) / 2
+	qd.StreamParallel(func() {
+		for i := range half {
+			a[i] = 1
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := half; i < len(a); i++ {
+			a[i] = 2
+		}
+	})
+}
+
+// The ranges overlap at half.
+//
+//qd:kernel
+func OverlappingRanges(a []float32, half int) {
+	qd.StreamParallel(func() {
+		for i := range half + 1 {
+			a[i] = 1
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := half; i < len(a); i++ {
+			a[i] = 2 // want `data race on a between qd.StreamParallel blocks: a\[i\] writes elements that a\[i\] \(at sp.go:\d+:\d+\) writes`
+		}
+	})
+}
+
+// Blocks fill the two rows of a row-major matrix, and a block reads the
+// element after the other's range.
+//
+//qd:kernel
+func Rows(m, out []float32, w int) {
+	qd.StreamParallel(func() {
+		for x := range w {
+			m[x] = 1
+		}
+		out[0] = m[2*w]
+	})
+	qd.StreamParallel(func() {
+		for x := range w {
+			m[w+x] = 2
+		}
+	})
+}
+
+// Atomics do not race with each other, even from two blocks; a plain
+// read of what another block updates atomically does.
+//
+//qd:kernel
+func AtomicBlocks(count []int32, out []int32, n int) {
+	qd.StreamParallel(func() {
+		for range n {
+			atomic.AddInt32(&count[0], 1)
+		}
+	})
+	qd.StreamParallel(func() {
+		for i := range n {
+			atomic.AddInt32(&count[0], int32(i))
+		}
+	})
+	qd.StreamParallel(func() {
+		out[0] = count[0] // want `data race on count between qd.StreamParallel blocks: count\[0\] reads elements that atomic.AddInt32\(&count\[0\], 1\) \(at sp.go:\d+:\d+\) writes`
 	})
 }
 

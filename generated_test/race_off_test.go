@@ -1,0 +1,5 @@
+//go:build !race
+
+package generated_test
+
+const raceEnabled = false
