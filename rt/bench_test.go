@@ -160,3 +160,93 @@ func BenchmarkCallCostGPU(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1024, "ns/record")
 	})
 }
+
+// fourBlocksSpec is a kernel of four one-task blocks, each the empty entry.
+var fourBlocksSpec = &ModuleSpec{Package: "bench4", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}}, Kernels: []KernelSpec{{
+	Name: "Four", Groups: []int{4},
+	Tasks: []TaskSpec{{Entry: "empty", Block: 1, Group: 1}, {Entry: "empty", Block: 2, Group: 1}, {Entry: "empty", Block: 3, Group: 1}, {Entry: "empty", Block: 4, Group: 1}},
+}}}
+
+// BenchmarkForkJoinGPU times the host's cost of a kernel of four tiny
+// blocks: eager fork and join, a cached graph with the same arguments, a
+// graph whose every node gets new arguments, and graph launches from
+// several goroutines at once, each on its own stream.
+func BenchmarkForkJoinGPU(b *testing.B) {
+	d := gpu(b)
+	m, err := d.Load(fourBlocksSpec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	counts := []int64{1, 1, 1, 1}
+	run := func(b *testing.B, next func(args []byte), opts []LaunchOption) {
+		var args [8]byte
+		for i := 0; b.Loop(); i++ {
+			next(args[:])
+			if err := m.Launch(0, counts, args[:], opts); err != nil {
+				b.Fatal(err)
+			}
+			if i%256 == 255 {
+				d.SynchronizeAll()
+			}
+		}
+		d.SynchronizeAll()
+	}
+	same := func([]byte) {}
+	b.Run("eager", func(b *testing.B) { run(b, same, []LaunchOption{Eager()}) })
+	b.Run("graph", func(b *testing.B) { run(b, same, nil) })
+	b.Run("graph-new-args", func(b *testing.B) { run(b, func(a []byte) { a[0]++ }, nil) })
+	b.Run("graph-parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			s, err := d.NewStream()
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			defer s.Close()
+			var args [8]byte
+			opts := []LaunchOption{OnStream(s)}
+			for i := 0; pb.Next(); i++ {
+				if err := m.Launch(0, counts, args[:], opts); err != nil {
+					b.Error(err)
+					return
+				}
+				if i%256 == 255 {
+					s.Synchronize()
+				}
+			}
+			s.Synchronize()
+		})
+	})
+}
+
+// BenchmarkAllocFreeGPU times allocating and freeing 1 MiB: Alloc and Free
+// (usable on any stream), AllocOn and FreeOn (ordered on one stream).
+func BenchmarkAllocFreeGPU(b *testing.B) {
+	d := gpu(b)
+	s, _ := d.NewStream()
+	defer s.Close()
+	b.Run("Alloc+Free", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			x, err := Alloc[byte](d, 1<<20)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x.Free()
+			if i%256 == 255 {
+				d.SynchronizeAll()
+			}
+		}
+	})
+	b.Run("AllocOn+FreeOn", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			x, err := AllocOn[byte](d, 1<<20, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x.FreeOn(s)
+			if i%256 == 255 {
+				s.Synchronize()
+			}
+		}
+	})
+}

@@ -25,11 +25,29 @@ type Buffer[T Number] struct {
 	host  []T        // the CPU backend's storage
 	root  *Buffer[T] // the allocation a view belongs to; itself for allocations
 	freed atomic.Bool
+
+	// Of an allocation: the streams it was used on, and how many graphs
+	// refer to it.
+	uses   useSet
+	graphs atomic.Int32
 }
 
-// Alloc allocates a buffer of n elements on d. Its contents are undefined
-// until written.
-func Alloc[T Number](d *Device, n int) (*Buffer[T], error) {
+// Alloc allocates a buffer of n elements on d, usable on every stream. Its
+// contents are undefined until written.
+func Alloc[T Number](d *Device, n int) (*Buffer[T], error) { return alloc[T](d, n, nil) }
+
+// AllocOn allocates a buffer of n elements on d, ordered on stream s (nil:
+// the default stream): work queued on s after AllocOn may use it at once,
+// and the host need not wait for s; other streams must first wait for s
+// (Event.Wait). Where the driver has no memory pools it is Alloc.
+func AllocOn[T Number](d *Device, n int, s *Stream) (*Buffer[T], error) {
+	if s == nil {
+		s = defaultStream
+	}
+	return alloc[T](d, n, s)
+}
+
+func alloc[T Number](d *Device, n int, on *Stream) (*Buffer[T], error) {
 	op := fmt.Sprintf("allocate %d×%T", n, *new(T))
 	if n < 0 {
 		return nil, opError(op, fmt.Errorf("negative length"))
@@ -37,16 +55,27 @@ func Alloc[T Number](d *Device, n int) (*Buffer[T], error) {
 	if err := d.check(); err != nil {
 		return nil, opError(op, err)
 	}
+	if on != nil && on != defaultStream {
+		if _, err := on.use(d); err != nil {
+			return nil, opError(op, err)
+		}
+		if on.rec != nil {
+			return nil, opError(op, fmt.Errorf("a stream of a recording: %w", ErrRecording))
+		}
+	}
 	b := &Buffer[T]{dev: d, n: n}
 	b.root = b
 	if d.drv == nil {
 		b.host = make([]T, n)
 	} else if n > 0 {
-		ptr, err := d.drv.alloc(uintptr(n) * elemSize[T]())
+		ptr, err := d.mem.allocate(uintptr(n)*elemSize[T](), on)
 		if err != nil {
 			return nil, opError(op, err)
 		}
 		b.ptr = ptr
+		if on != nil {
+			b.uses.add(on)
+		}
 	}
 	if err := d.track(b); err != nil {
 		b.release()
@@ -104,130 +133,6 @@ func (b *Buffer[T]) Slice(lo, hi int) *Buffer[T] {
 	return v
 }
 
-func (b *Buffer[T]) usable() error {
-	if b == nil {
-		return fmt.Errorf("nil buffer")
-	}
-	if b.root.freed.Load() {
-		return ErrClosed
-	}
-	return b.dev.check()
-}
-
-// prepare checks a copy's operands and returns the stream's handle.
-func (b *Buffer[T]) prepare(n int, what string, s *Stream) (uintptr, error) {
-	if err := b.usable(); err != nil {
-		return 0, err
-	}
-	if n != b.n {
-		return 0, fmt.Errorf("%s has %d elements, buffer has %d", what, n, b.n)
-	}
-	return s.use(b.dev)
-}
-
-// CopyFrom copies src, which must have b.Len() elements, into b. It is
-// ordered after the work already queued on the default stream and returns
-// when the copy is done; it does not wait for other streams.
-func (b *Buffer[T]) CopyFrom(src []T) error { return b.toDevice(src, nil, false) }
-
-// CopyTo copies b into dst, which must have b.Len() elements. It waits for
-// the work already queued on the default stream, so it sees what those
-// kernels wrote; it does not wait for other streams.
-func (b *Buffer[T]) CopyTo(dst []T) error { return b.toHost(dst, nil, false) }
-
-// CopyFromAsync queues a copy of src into b on stream s (nil: the default
-// stream). The copy overlaps with other work only when src is page-locked
-// memory from a HostBuffer, which must then stay unchanged until the
-// stream has done the copy; from ordinary Go memory the driver copies
-// src before CopyFromAsync returns.
-func (b *Buffer[T]) CopyFromAsync(src []T, s *Stream) error { return b.toDevice(src, s, true) }
-
-// CopyToAsync queues a copy of b into dst on stream s (nil: the default
-// stream). It overlaps with other work only when dst is page-locked memory
-// from a HostBuffer, whose contents are then valid once the stream has
-// done the copy (synchronize the stream or an event recorded after it);
-// into ordinary Go memory it returns when the copy is done.
-func (b *Buffer[T]) CopyToAsync(dst []T, s *Stream) error { return b.toHost(dst, s, true) }
-
-func (b *Buffer[T]) toDevice(src []T, s *Stream, async bool) error {
-	const op = "copy to device"
-	h, err := b.prepare(len(src), "source", s)
-	if err != nil || b.n == 0 {
-		return opError(op, err)
-	}
-	if b.dev.drv == nil {
-		copy(b.host, src)
-		return nil
-	}
-	p := unsafe.Pointer(unsafe.SliceData(src))
-	if async {
-		return opError(op, b.dev.drv.copyToDeviceAsync(b.ptr, p, b.bytes(), h))
-	}
-	return opError(op, b.dev.drv.copyToDevice(b.ptr, p, b.bytes()))
-}
-
-func (b *Buffer[T]) toHost(dst []T, s *Stream, async bool) error {
-	const op = "copy from device"
-	h, err := b.prepare(len(dst), "destination", s)
-	if err != nil || b.n == 0 {
-		return opError(op, err)
-	}
-	if b.dev.drv == nil {
-		copy(dst, b.host)
-		return nil
-	}
-	p := unsafe.Pointer(unsafe.SliceData(dst))
-	if async {
-		return opError(op, b.dev.drv.copyToHostAsync(p, b.ptr, b.bytes(), h))
-	}
-	return opError(op, b.dev.drv.copyToHost(p, b.ptr, b.bytes()))
-}
-
-// CopyFromBuffer queues a copy of src, another buffer of the same device
-// and length, into b on stream s (nil: the default stream).
-func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T], s *Stream) error {
-	const op = "copy on device"
-	if err := src.usable(); err != nil {
-		return opError(op, err)
-	}
-	if src.dev != b.dev {
-		return opError(op, ErrWrongDevice)
-	}
-	h, err := b.prepare(src.n, "source", s)
-	if err != nil {
-		return opError(op, err)
-	}
-	if b.dev.drv == nil {
-		copy(b.host, src.host)
-		return nil
-	}
-	if b.n == 0 {
-		return nil
-	}
-	return opError(op, b.dev.drv.copyOnDeviceAsync(b.ptr, src.ptr, b.bytes(), h))
-}
-
-// Memset queues setting every byte of b to value on stream s (nil: the
-// default stream).
-func (b *Buffer[T]) Memset(value byte, s *Stream) error {
-	const op = "memset"
-	h, err := b.prepare(b.n, "", s)
-	if err != nil {
-		return opError(op, err)
-	}
-	if b.dev.drv == nil {
-		bytes := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b.host))), b.bytes())
-		for i := range bytes {
-			bytes[i] = value
-		}
-		return nil
-	}
-	if b.n == 0 {
-		return nil
-	}
-	return opError(op, b.dev.drv.memsetAsync(b.ptr, value, b.bytes(), h))
-}
-
 // Read returns a new slice holding b's elements, like CopyTo.
 func (b *Buffer[T]) Read() ([]T, error) {
 	dst := make([]T, b.Len())
@@ -249,15 +154,32 @@ func (b *Buffer[T]) Zero() error {
 	return opError("zero buffer", b.dev.drv.synchronize())
 }
 
-// Free releases b's memory. Freeing twice is harmless; any other use of a
-// freed buffer, or of a view of it, returns an error wrapping ErrClosed.
-// A view cannot be freed: free the buffer it was sliced from.
-func (b *Buffer[T]) Free() error {
+// Free releases b's memory. It is safe while work queued on any stream
+// still uses b: the memory is reused only once every stream b was used on
+// has reached this point (see memory.go). Freeing twice is harmless; any
+// other use of a freed buffer, or of a view of it, returns an error
+// wrapping ErrClosed. A view cannot be freed: free the buffer it was
+// sliced from. Freeing a buffer that a graph refers to is an error
+// wrapping ErrInUse: close or update the graph first.
+func (b *Buffer[T]) Free() error { return b.free(nil) }
+
+// FreeOn frees b ordered on stream s alone (nil: the default stream): the
+// memory may be reused once s reaches this point, whatever other streams
+// still do, so every use of b must be ordered before it on s.
+func (b *Buffer[T]) FreeOn(s *Stream) error {
+	if s == nil {
+		s = defaultStream
+	}
+	return b.free(s)
+}
+
+func (b *Buffer[T]) free(on *Stream) error {
+	const op = "free buffer"
 	if b == nil {
 		return nil
 	}
 	if b.root != b {
-		return opError("free buffer", fmt.Errorf("the buffer is a view; free the buffer it was sliced from"))
+		return opError(op, fmt.Errorf("the buffer is a view; free the buffer it was sliced from"))
 	}
 	if b.freed.Load() {
 		return nil
@@ -266,8 +188,23 @@ func (b *Buffer[T]) Free() error {
 		b.freed.Store(true) // the device released everything
 		return nil
 	}
+	if n := b.graphs.Load(); n > 0 {
+		return opError(op, fmt.Errorf("%w: %d graphs refer to the buffer; close or update them first", ErrInUse, n))
+	}
+	if on != nil && on != defaultStream {
+		if _, err := on.use(b.dev); err != nil {
+			return opError(op, err)
+		}
+		if on.rec != nil {
+			return opError(op, fmt.Errorf("a stream of a recording: %w", ErrRecording))
+		}
+	}
 	b.dev.untrack(b)
-	return opError("free buffer", b.release())
+	if on != nil {
+		b.uses = useSet{}
+		b.uses.add(on)
+	}
+	return opError(op, b.release())
 }
 
 func (b *Buffer[T]) release() error {
@@ -279,7 +216,7 @@ func (b *Buffer[T]) release() error {
 	if b.dev.drv == nil || b.ptr == 0 {
 		return nil
 	}
-	return b.dev.drv.free(b.ptr)
+	return b.dev.mem.deallocate(b.ptr, &b.uses)
 }
 
 // ArgBuffer is what launches need of a buffer; *Buffer[T] implements it for
@@ -291,12 +228,18 @@ type ArgBuffer interface {
 	argLen() int
 	argSpan() (start, end uintptr)
 	argHost() unsafe.Pointer
+	// argUse marks the buffer as used by work queued on s.
+	argUse(s *Stream)
+	// argGraphs counts the graphs that refer to the buffer.
+	argGraphs() *atomic.Int32
 }
 
-func (b *Buffer[T]) argDevice() *Device  { return b.dev }
-func (b *Buffer[T]) argUsable() error    { return b.usable() }
-func (b *Buffer[T]) argPointer() uintptr { return b.ptr }
-func (b *Buffer[T]) argLen() int         { return b.n }
+func (b *Buffer[T]) argDevice() *Device       { return b.dev }
+func (b *Buffer[T]) argUsable() error         { return b.usable() }
+func (b *Buffer[T]) argPointer() uintptr      { return b.ptr }
+func (b *Buffer[T]) argLen() int              { return b.n }
+func (b *Buffer[T]) argUse(s *Stream)         { b.root.uses.add(s) }
+func (b *Buffer[T]) argGraphs() *atomic.Int32 { return &b.root.graphs }
 
 // argHost is the address of the CPU backend's storage; nil on a GPU or
 // for no elements.

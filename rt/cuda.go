@@ -66,10 +66,12 @@ func cuError(call string, r C.CUresult) error {
 
 // cudaDriver is one CUDA device with its primary context.
 type cudaDriver struct {
-	dev   C.CUdevice
-	ctx   C.CUcontext
-	name  string
-	attrs deviceAttributes
+	dev     C.CUdevice
+	ctx     C.CUcontext
+	name    string
+	attrs   deviceAttributes
+	feat    driverFeatures
+	memPool uintptr // the pool of stream-ordered allocations, if any
 }
 
 func openCUDA(index int) (driver, error) {
@@ -102,6 +104,7 @@ func openCUDA(index int) (driver, error) {
 		warpSize:           attr(C.QD_ATTR_WARP_SIZE),
 		streamQueues:       cudaMaxConnections(),
 	}
+	d.openFeatures(attr(C.QD_ATTR_MEMORY_POOLS_SUPPORTED) != 0)
 	return d, nil
 }
 
@@ -119,7 +122,7 @@ func (d *cudaDriver) deviceName() string           { return d.name }
 func (d *cudaDriver) attributes() deviceAttributes { return d.attrs }
 
 // cudaImageKinds are the kinds of device code the CUDA driver loads.
-var cudaImageKinds = []ImageKind{ImagePTX}
+var cudaImageKinds = []ImageKind{ImageCubin, ImagePTX}
 
 func (d *cudaDriver) imageKinds() []ImageKind { return cudaImageKinds }
 
@@ -142,6 +145,13 @@ func (d *cudaDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) 
 }
 
 func (d *cudaDriver) loadModule(image Image) (uintptr, error) {
+	if image.Kind == ImageCubin {
+		bin := C.CBytes([]byte(image.Data))
+		defer C.free(bin)
+		var mod C.uintptr_t
+		r := C.qd_cu_module_load_binary(d.ctx, &mod, bin)
+		return uintptr(mod), cuError("cuModuleLoadData", r)
+	}
 	src := C.CString(image.Data)
 	defer C.free(unsafe.Pointer(src))
 	var mod C.uintptr_t
@@ -187,7 +197,14 @@ func (d *cudaDriver) synchronizeAll() error {
 }
 
 func (d *cudaDriver) close() error {
-	return cuError("cuDevicePrimaryCtxRelease", C.qd_cu_device_close(d.dev))
+	var err error
+	if d.memPool != 0 {
+		err = cuError("cuMemPoolDestroy", C.qd_cu_pool_destroy(d.ctx, C.uintptr_t(d.memPool)))
+	}
+	if e := cuError("cuDevicePrimaryCtxRelease", C.qd_cu_device_close(d.dev)); err == nil {
+		err = e
+	}
+	return err
 }
 
 // notReady is CUDA_ERROR_NOT_READY, the answer of a query whose work is

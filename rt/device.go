@@ -11,8 +11,19 @@
 // its devices, and the kinds of device code it loads; everything above it
 // is shared.
 //
+// Beyond launches, streams and events, the runtime replays kernels with
+// qd.StreamParallel blocks as cached graphs (kgraph.go), records work on
+// several streams into graphs that replay as one unit (Device.Record),
+// frees memory stream-ordered after the streams that used it (memory.go),
+// keeps the driver's compiled PTX in a module cache (modcache.go), and
+// traces what ran on which stream (Device.StartTrace).
+//
 // The environment variable QD_BACKEND (cpu, cuda or auto) and QD_DEVICE
-// (a device index) choose the device Open returns.
+// (a device index) choose the device Open returns; QD_TRACE names a file
+// that a trace of the device's work is written to when it closes;
+// QD_CACHE_DIR and QD_CACHE=off set and disable the module cache;
+// QD_GRAPHS=off and QD_MEMPOOL=off turn off kernel graphs and
+// stream-ordered memory.
 package rt
 
 import (
@@ -76,6 +87,13 @@ type Device struct {
 	streams, events, buffers, hostBuffers atomic.Int64
 
 	pool streamPool // streams and events of stream-parallel launches
+	mem  memory     // stream-ordered allocation, where the driver has it
+
+	streamIDs atomic.Int64 // numbers streams for traces
+	recording atomic.Int32 // recordings under way (Device.Record)
+
+	tracer    atomic.Pointer[tracer] // the running trace, or nil
+	tracePath string                 // QD_TRACE: where Close writes the trace
 }
 
 // releaser is something a device frees when it closes.
@@ -135,11 +153,49 @@ func Open(opts ...Option) (*Device, error) {
 			d = openCPU()
 		}
 	}
+	if err := d.setup(pool); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// OpenAsync starts Open in the background and returns a function that
+// waits for it and returns its results. Opening a GPU initializes the
+// driver and creates the device's context, which costs 200–300 ms in every
+// process; a program that starts it first and reads its input meanwhile
+// hides that:
+//
+//	opened := rt.OpenAsync()
+//	input := readInput()
+//	dev, err := opened()
+func OpenAsync(opts ...Option) func() (*Device, error) {
+	var d *Device
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d, err = Open(opts...)
+	}()
+	return func() (*Device, error) {
+		<-done
+		return d, err
+	}
+}
+
+// setup prepares a new device's stream pool (of pool streams, or the
+// device's default when 0) and memory, and starts a trace if QD_TRACE asks
+// for one.
+func (d *Device) setup(pool int) error {
 	if pool == 0 {
 		pool = min(max(d.attrs.streamQueues, 1), maxPoolStreams)
 	}
 	d.pool.dev, d.pool.size = d, pool
-	return d, nil
+	if err := d.mem.open(d); err != nil {
+		d.Close()
+		return opError("open "+d.backend.String()+" device", err)
+	}
+	d.startTraceFromEnv()
+	return nil
 }
 
 // cpuAttributes are the CPU backend's device facts. It checks launch
@@ -166,6 +222,11 @@ func openGPU(b Backend, index int) (*Device, error) {
 	if err != nil {
 		return nil, opError("open "+b.String()+" device", err)
 	}
+	return newGPUDevice(b, index, drv), nil
+}
+
+// newGPUDevice is a device of an opened driver.
+func newGPUDevice(b Backend, index int, drv driver) *Device {
 	return &Device{
 		backend: b,
 		index:   index,
@@ -174,7 +235,7 @@ func openGPU(b Backend, index int) (*Device, error) {
 		name:    drv.deviceName(),
 		modules: make(map[*ModuleSpec]*Module),
 		live:    make(map[releaser]struct{}),
-	}, nil
+	}
 }
 
 // Backend returns the device's backend: CPU or CUDA.
@@ -204,21 +265,35 @@ func (d *Device) check() error {
 
 // Synchronize waits until all work launched on the device's default stream
 // is done and returns the first error of that work. Like qd.sync() in
-// Quadrants it does not wait for other streams: SynchronizeAll does.
+// Quadrants it does not wait for other streams: SynchronizeAll does. While
+// a graph is being recorded on the device (Device.Record) it is an error.
 func (d *Device) Synchronize() error {
-	if err := d.check(); err != nil || d.drv == nil {
+	if err := d.checkNotRecording(); err != nil || d.drv == nil {
 		return opError("synchronize", err)
 	}
 	return opError("synchronize", d.drv.synchronize())
 }
 
 // SynchronizeAll waits until all work on the device, on every stream, is
-// done.
+// done. While a graph is being recorded on the device it is an error.
 func (d *Device) SynchronizeAll() error {
-	if err := d.check(); err != nil || d.drv == nil {
+	if err := d.checkNotRecording(); err != nil || d.drv == nil {
 		return opError("synchronize all", err)
 	}
 	return opError("synchronize all", d.drv.synchronizeAll())
+}
+
+// checkNotRecording is check, and an error while a recording is under way:
+// a synchronization there could not wait for the recorded work, which has
+// not run.
+func (d *Device) checkNotRecording() error {
+	if err := d.check(); err != nil {
+		return err
+	}
+	if d.recording.Load() > 0 {
+		return ErrRecording
+	}
+	return nil
 }
 
 // Close waits for all the device's work, then frees everything it still
@@ -226,6 +301,9 @@ func (d *Device) SynchronizeAll() error {
 // device. Using any of them afterwards is an error wrapping ErrClosed.
 // Closing twice is harmless.
 func (d *Device) Close() error {
+	if !d.closed.Load() {
+		d.writeEnvTrace()
+	}
 	d.mu.Lock()
 	if d.closed.Swap(true) {
 		d.mu.Unlock()
@@ -246,10 +324,21 @@ func (d *Device) Close() error {
 	if d.drv == nil {
 		return opError("close device", err)
 	}
+	if t := d.tracer.Swap(nil); t != nil {
+		if e := t.release(); err == nil {
+			err = e
+		}
+	}
 	if e := d.pool.release(); err == nil {
 		err = e
 	}
+	if e := d.mem.release(); err == nil {
+		err = e
+	}
 	for _, m := range mods {
+		if e := m.releaseGraphs(); err == nil {
+			err = e
+		}
 		if m.handle != 0 {
 			if e := d.drv.unloadModule(m.handle); err == nil {
 				err = e

@@ -46,6 +46,44 @@ type driver interface {
 	// synchronizeAll waits for all work of the device's context.
 	synchronizeAll() error
 	close() error
+
+	// driverVersion is the version of the vendor's driver, such as 12080
+	// for CUDA 12.8: cached device code is kept per driver version.
+	driverVersion() int
+	// features reports which optional parts below the driver has; shared
+	// code calls none it lacks.
+	features() driverFeatures
+
+	// Graphs: nodes are added to a graph, which is instantiated into an
+	// executable graph and launched on a stream as one unit. setGraphNode
+	// changes the parameters of a node of an executable graph for its later
+	// launches; launchGraph first gives the kernel nodes in updates the
+	// argument buffer args and their new function and grid.
+	newGraph() (uintptr, error)
+	destroyGraph(g uintptr) error
+	addGraphNode(g uintptr, deps []uintptr, n *graphNode) (uintptr, error)
+	instantiateGraph(g uintptr) (uintptr, error)
+	destroyGraphExec(exec uintptr) error
+	setGraphNode(exec, node uintptr, n *graphNode) error
+	launchGraph(exec, stream uintptr, updates []nodeUpdate, args []byte) error
+
+	// Stream-ordered memory from a pool of the device. allocAsync
+	// allocates on stream s; with wait it also waits until the memory may
+	// be used on any stream. freeAsync frees on stream s once s has waited
+	// for each of streams, recording one of events on each.
+	allocAsync(bytes, s uintptr, wait bool) (uintptr, error)
+	freeAsync(ptr, s uintptr, streams, events []uintptr) error
+
+	// linkPTX compiles PTX into the device's binary code (a cubin), which
+	// loadModule loads as an ImageCubin.
+	linkPTX(ptx string) ([]byte, error)
+}
+
+// driverFeatures are the optional parts of a driver.
+type driverFeatures struct {
+	graphs   bool // graphs, with updates of kernel, copy and memset nodes
+	memPools bool // stream-ordered allocation from a pool
+	linker   bool // linkPTX
 }
 
 // launchOn launches fn through the driver drv. It calls each driver's
@@ -55,6 +93,8 @@ type driver interface {
 func launchOn(drv driver, fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
+		return d.launch(fn, grid, block, stream, args, argSize)
+	case *fakeDriver:
 		return d.launch(fn, grid, block, stream, args, argSize)
 	}
 	return ErrNoDevice
@@ -66,6 +106,8 @@ func forkOn(drv driver, ev, from uintptr, streams []uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
 		return d.fork(ev, from, streams)
+	case *fakeDriver:
+		return d.fork(ev, from, streams)
 	}
 	return ErrNoDevice
 }
@@ -73,6 +115,8 @@ func forkOn(drv driver, ev, from uintptr, streams []uintptr) error {
 func joinOn(drv driver, events, streams []uintptr, into uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
+		return d.join(events, streams, into)
+	case *fakeDriver:
 		return d.join(events, streams, into)
 	}
 	return ErrNoDevice

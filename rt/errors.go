@@ -18,6 +18,13 @@ var (
 	// ErrNoImage is returned when a module holds no device code in a form
 	// the device's driver loads: qdgen emitted none for that backend.
 	ErrNoImage = errors.New("no device code this device can load")
+	// ErrRecording is returned by operations that cannot be part of a
+	// recording (Device.Record), such as synchronizing, while one is
+	// under way.
+	ErrRecording = errors.New("not allowed while a graph is being recorded")
+	// ErrInUse is returned when freeing a buffer that a graph still
+	// refers to.
+	ErrInUse = errors.New("in use by a graph")
 )
 
 // DriverError is a failed call into the CUDA or HIP driver.

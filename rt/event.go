@@ -19,6 +19,13 @@ type Event struct {
 	timing  bool
 	closed  atomic.Bool
 	closing sync.Mutex
+	flow    atomic.Uint64 // the trace's arrow from the last Record
+
+	// An event of a recording (Recorder.Event) stands for the nodes that
+	// were the tail of a stream of the recording when it was recorded.
+	rec      *Recorder
+	point    []int32
+	recorded bool
 }
 
 // EventOption configures NewEvent.
@@ -66,6 +73,18 @@ func (e *Event) usable(op string) error {
 	return nil
 }
 
+// usableOnHost is usable, and an error for an event of a recording, whose
+// work has not run.
+func (e *Event) usableOnHost(op string) error {
+	if err := e.usable(op); err != nil {
+		return err
+	}
+	if e.rec != nil {
+		return opError(op, fmt.Errorf("an event of a recording: %w", ErrRecording))
+	}
+	return nil
+}
+
 // Record captures the point stream s has reached: the event is reached
 // when the work queued on s so far is done. A nil stream is the default
 // stream.
@@ -75,10 +94,24 @@ func (e *Event) Record(s *Stream) error {
 		return err
 	}
 	h, err := s.use(e.dev)
-	if err != nil || e.dev.drv == nil {
+	if err != nil {
 		return opError(op, err)
 	}
-	return opError(op, e.dev.drv.recordEvent(e.handle, h))
+	if inside, err := recordingEvent(e, s); inside {
+		if err == nil {
+			err = e.rec.recordEvent(e, s)
+		}
+		return opError(op, err)
+	}
+	if e.dev.drv != nil {
+		err = e.dev.drv.recordEvent(e.handle, h)
+	}
+	if tr := e.dev.tracer.Load(); tr != nil && err == nil {
+		flow := tr.flow()
+		e.flow.Store(flow)
+		tr.point(TraceEvent{Kind: "record", Name: "event", Stream: s.laneName(), Flow: flow}, h)
+	}
+	return opError(op, err)
 }
 
 // Wait makes stream s wait, on the GPU, until the event is reached: work
@@ -90,16 +123,28 @@ func (e *Event) Wait(s *Stream) error {
 		return err
 	}
 	h, err := s.use(e.dev)
-	if err != nil || e.dev.drv == nil {
+	if err != nil {
 		return opError(op, err)
 	}
-	return opError(op, e.dev.drv.waitEvent(h, e.handle))
+	if inside, err := recordingEvent(e, s); inside {
+		if err == nil {
+			err = e.rec.waitEvent(e, s)
+		}
+		return opError(op, err)
+	}
+	if e.dev.drv != nil {
+		err = e.dev.drv.waitEvent(h, e.handle)
+	}
+	if tr := e.dev.tracer.Load(); tr != nil && err == nil {
+		tr.point(TraceEvent{Kind: "wait", Name: "event", Stream: s.laneName(), Flow: e.flow.Load(), FlowEnd: true}, h)
+	}
+	return opError(op, err)
 }
 
 // Synchronize blocks the host until the event is reached.
 func (e *Event) Synchronize() error {
 	const op = "synchronize event"
-	if err := e.usable(op); err != nil || e.dev.drv == nil {
+	if err := e.usableOnHost(op); err != nil || e.dev.drv == nil {
 		return err
 	}
 	return opError(op, e.dev.drv.synchronizeEvent(e.handle))
@@ -108,7 +153,7 @@ func (e *Event) Synchronize() error {
 // Query reports, without blocking, whether the event has been reached.
 func (e *Event) Query() (bool, error) {
 	const op = "query event"
-	if err := e.usable(op); err != nil || e.dev.drv == nil {
+	if err := e.usableOnHost(op); err != nil || e.dev.drv == nil {
 		return err == nil, err
 	}
 	done, err := e.dev.drv.queryEvent(e.handle)
@@ -119,10 +164,10 @@ func (e *Event) Query() (bool, error) {
 // (resolution about half a microsecond). It is 0 on the CPU.
 func ElapsedTime(start, end *Event) (time.Duration, error) {
 	const op = "elapsed time"
-	if err := start.usable(op); err != nil {
+	if err := start.usableOnHost(op); err != nil {
 		return 0, err
 	}
-	if err := end.usable(op); err != nil {
+	if err := end.usableOnHost(op); err != nil {
 		return 0, err
 	}
 	if start.dev != end.dev {
@@ -150,7 +195,7 @@ func (e *Event) Close() error {
 	if e.closed.Load() {
 		return nil
 	}
-	if e.dev.check() != nil {
+	if e.dev.check() != nil || e.rec != nil {
 		e.closed.Store(true)
 		return nil
 	}

@@ -11,10 +11,11 @@ import (
 // from ordinary Go memory cannot. Its memory belongs to the driver, not to
 // Go's collector; Free returns it. On the CPU backend it is a Go slice.
 type HostBuffer[T Number] struct {
-	dev   *Device
-	data  []T
-	ptr   unsafe.Pointer
-	freed atomic.Bool
+	dev    *Device
+	data   []T
+	ptr    unsafe.Pointer
+	freed  atomic.Bool
+	graphs atomic.Int32 // the graphs that copy from or to it
 }
 
 // AllocHost allocates n page-locked elements for d.
@@ -54,7 +55,8 @@ func (h *HostBuffer[T]) Data() []T { return h.data }
 func (h *HostBuffer[T]) Len() int { return len(h.data) }
 
 // Free returns the memory to the driver, once the asynchronous copies from
-// and to it are done; freeing twice is harmless.
+// and to it are done; freeing twice is harmless. Freeing memory a graph
+// copies from or to is an error wrapping ErrInUse.
 func (h *HostBuffer[T]) Free() error {
 	if h == nil || h.freed.Load() {
 		return nil
@@ -62,6 +64,9 @@ func (h *HostBuffer[T]) Free() error {
 	if h.dev.check() != nil {
 		h.freed.Store(true)
 		return nil
+	}
+	if n := h.graphs.Load(); n > 0 {
+		return opError("free page-locked buffer", fmt.Errorf("%w: %d graphs copy from or to it; close or update them first", ErrInUse, n))
 	}
 	h.dev.untrack(h)
 	return opError("free page-locked buffer", h.release())

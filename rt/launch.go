@@ -1,8 +1,10 @@
 package rt
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/qdgo/qd/internal/blocks"
 	"github.com/qdgo/qd/internal/iterations"
@@ -12,8 +14,10 @@ import (
 // Launch runs kernel number kernel of the module: each task in order on the
 // stream the options name (the default stream without one), with the
 // packed arguments args. counts holds each parallel task's iteration count,
-// or UnknownCount; tasks with no iterations are not launched. Generated
-// stubs call it.
+// or UnknownCount; tasks with no iterations are not launched. A kernel with
+// qd.StreamParallel groups is replayed as a cached graph (kgraph.go) unless
+// the Eager option asks otherwise. On a stream of a recording the tasks
+// become nodes of the recording instead. Generated stubs call it.
 func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
@@ -30,9 +34,19 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if cfg.stream.recording() {
+		return opError("launch "+k.Name, cfg.stream.rec.addKernel(m, kernel, counts, args, cfg))
+	}
+	tr := m.dev.tracer.Load()
+	if tr == nil && m.useGraphs(kernel, cfg) {
+		if done, err := m.launchGraph(kernel, stream, counts, args, cfg); done {
+			return err
+		}
+	}
+	lane := cfg.stream.laneName()
 	for i := 0; i < len(k.Tasks); {
 		if k.Tasks[i].Group == 0 {
-			if err := m.launchTask(kernel, i, stream, counts, args, cfg); err != nil {
+			if err := m.launchTask(kernel, i, stream, counts, args, cfg, tr, lane); err != nil {
 				return err
 			}
 			i++
@@ -42,7 +56,7 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 		for j < len(k.Tasks) && k.Tasks[j].Group == k.Tasks[i].Group {
 			j++
 		}
-		if err := m.launchGroup(kernel, i, j, stream, counts, args, cfg); err != nil {
+		if err := m.launchGroup(kernel, i, j, stream, counts, args, cfg, tr, lane); err != nil {
 			return err
 		}
 		i = j
@@ -50,8 +64,9 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	return nil
 }
 
-// launchTask launches task i of a kernel on a stream.
-func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args []byte, cfg launchSettings) error {
+// launchTask launches task i of a kernel on a stream, named lane in
+// traces.
+func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args []byte, cfg launchSettings, tr *tracer, lane string) error {
 	t := &m.spec.Kernels[kernel].Tasks[i]
 	grid, block := uint32(1), uint32(1)
 	if t.Parallel {
@@ -60,8 +75,16 @@ func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args 
 			return nil
 		}
 	}
+	var start stamp
+	if tr != nil {
+		start = tr.mark(stream)
+	}
 	if err := launchOn(m.dev.drv, m.entries[kernel][i], grid, block, stream, sliceData(args), uintptr(len(args))); err != nil {
 		return opError("launch "+m.spec.Kernels[kernel].Name+" (task "+t.Entry+")", err)
+	}
+	if tr != nil {
+		tr.add(TraceEvent{Kind: "kernel", Name: m.spec.Kernels[kernel].Name, Stream: lane, Task: t.Entry, Block: t.Block,
+			Grid: int(grid), Threads: int(block)}, start, tr.mark(stream))
 	}
 	return nil
 }
@@ -70,7 +93,7 @@ func (m *Module) launchTask(kernel, i int, stream uintptr, counts []int64, args 
 // streams wait for the launching stream (fork), each block's tasks run in
 // order on its stream, and the launching stream waits for every block
 // stream (join). Everything is queued; the host never waits.
-func (m *Module) launchGroup(kernel, i, j int, stream uintptr, counts []int64, args []byte, cfg launchSettings) error {
+func (m *Module) launchGroup(kernel, i, j int, stream uintptr, counts []int64, args []byte, cfg launchSettings, tr *tracer, lane string) error {
 	k := &m.spec.Kernels[kernel]
 	blocks := 0
 	for t := i; t < j; t++ {
@@ -89,16 +112,38 @@ func (m *Module) launchGroup(kernel, i, j int, stream uintptr, counts []int64, a
 	if err := forkOn(drv, events[0], stream, streams[:n]); err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if tr != nil {
+		traceForkJoin(tr, "fork", k.Name, stream, lane, streams[:n])
+	}
 	block := -1
 	for t := i; t < j; t++ {
 		if t == i || k.Tasks[t].Block != k.Tasks[t-1].Block {
 			block++
 		}
-		if err := m.launchTask(kernel, t, streams[block%n], counts, args, cfg); err != nil {
+		if err := m.launchTask(kernel, t, streams[block%n], counts, args, cfg, tr, poolLanes[block%n]); err != nil {
 			return err
 		}
 	}
+	if tr != nil {
+		traceForkJoin(tr, "join", k.Name, stream, lane, streams[:n])
+	}
 	return opError("launch "+k.Name, joinOn(drv, events[1:n+1], streams[:n], stream))
+}
+
+// traceForkJoin records a fork (the launching stream, then each block
+// stream once it may start) or a join (each block stream's end, then the
+// launching stream), linked by arrows.
+func traceForkJoin(tr *tracer, kind, kernel string, stream uintptr, lane string, streams []uintptr) {
+	flow := tr.flow()
+	if kind == "fork" {
+		tr.point(TraceEvent{Kind: kind, Name: kernel, Stream: lane, Flow: flow}, stream)
+	}
+	for b, s := range streams {
+		tr.point(TraceEvent{Kind: kind, Name: kernel, Stream: poolLanes[b], Flow: flow, FlowEnd: kind == "fork"}, s)
+	}
+	if kind == "join" {
+		tr.point(TraceEvent{Kind: kind, Name: kernel, Stream: lane, Flow: flow, FlowEnd: true}, stream)
+	}
 }
 
 // gridFor sizes the grid of a parallel task with count iterations. Each
@@ -136,7 +181,7 @@ const (
 // kernel runs through its IR instead, on the launch's counts and packed
 // arguments and the buffers of its slice parameters, bufs. Generated
 // stubs call it.
-func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...ArgBuffer) (err error) {
+func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...ArgBuffer) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
 	if err == nil {
@@ -145,6 +190,58 @@ func (m *Module) RunCPU(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	if cfg.stream.recording() {
+		return opError("launch "+k.Name, errors.New("RunCPU on a stream of a recording (the generated code is stale: run go generate)"))
+	}
+	tr := m.dev.tracer.Load()
+	var start stamp
+	if tr != nil {
+		start = tr.mark(0)
+	}
+	err = m.runCPU(kernel, counts, args, run, bufs)
+	if tr != nil {
+		tr.add(TraceEvent{Kind: "kernel", Name: k.Name, Stream: cfg.stream.laneName(), Task: k.Name}, start, tr.mark(0))
+	}
+	return err
+}
+
+// Recording reports whether opts launch on a stream of a recording, where
+// the CPU backend keeps the call for the graph's launches (RecordCPU)
+// instead of making it (RunCPU). Generated stubs call it.
+func Recording(opts []LaunchOption) bool {
+	for i := len(opts) - 1; i >= 0; i-- {
+		if opts[i].setStream {
+			return opts[i].stream.recording()
+		}
+	}
+	return false
+}
+
+// RecordCPU adds a kernel's run on the CPU backend, with the arguments of
+// RunCPU, to the recording of the stream opts name, to be made on each
+// launch of its graph. Generated stubs call it.
+func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []LaunchOption, run func(), bufs ...ArgBuffer) error {
+	k := &m.spec.Kernels[kernel]
+	cfg, err := launchConfig(m.dev, opts)
+	if err == nil {
+		_, err = cfg.stream.use(m.dev)
+	}
+	if err == nil && !cfg.stream.recording() {
+		err = errors.New("not a stream of a recording")
+	}
+	if err != nil {
+		return opError("launch "+k.Name, err)
+	}
+	// The stub's counts, arguments and buffers live on its stack.
+	kept := slices.Clone(counts)
+	packed := slices.Clone(args)
+	used := slices.Clone(bufs)
+	return opError("launch "+k.Name, cfg.stream.rec.addStep(func() error { return m.runCPU(kernel, kept, packed, run, used) }))
+}
+
+// runCPU runs a kernel on the CPU backend, as RunCPU describes.
+func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []ArgBuffer) (err error) {
+	k := &m.spec.Kernels[kernel]
 	if iterations.Concurrent() {
 		return opError("run "+k.Name+" on the CPU", m.runIterations(kernel, counts, args, bufs))
 	}
@@ -186,7 +283,8 @@ func (m *Module) runIterations(kernel int, counts []int64, args []byte, bufs []A
 	for i, b := range bufs {
 		hosts[i] = iterations.Buffer{Data: b.argHost(), Len: b.argLen()}
 	}
-	return iterations.Run(m.irKernels[kernel], counts, args, hosts, blocks.Concurrent())
+	// The stub's counts live on its stack; the interpreter keeps them.
+	return iterations.Run(m.irKernels[kernel], slices.Clone(counts), args, hosts, blocks.Concurrent())
 }
 
 // RunBlocksConcurrently makes the CPU backend run the blocks of each

@@ -2,8 +2,10 @@ package rt
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -22,6 +24,9 @@ type ModuleSpec struct {
 type Image struct {
 	Kind ImageKind
 	Data string
+	// Arch is the GPU architecture binary code was built for, such as
+	// "sm_80"; empty for PTX, which the driver compiles for any.
+	Arch string
 }
 
 // ImageKind is a form of device code. Each driver loads some kinds, in its
@@ -36,9 +41,13 @@ const (
 	// ImageIR is the kernels' IR as text (ir.FormatKernels), which the CPU
 	// backend interprets in its race mode (RunIterationsConcurrently).
 	ImageIR
+	// ImageCubin is NVIDIA binary code for one architecture (Image.Arch),
+	// which loads without compiling on GPUs of the same major version and
+	// an equal or later minor one.
+	ImageCubin
 )
 
-var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR"}
+var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageCubin: "Cubin"}
 
 func (k ImageKind) String() string {
 	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
@@ -75,6 +84,10 @@ type Module struct {
 	spec    *ModuleSpec
 	handle  uintptr
 	entries [][]uintptr // per kernel, per task: the driver's function
+	// graphs caches each kernel's graphs; nil where the driver has none.
+	graphs []kernelGraphs
+	from   string        // where the code came from
+	took   time.Duration // how long loading took
 
 	// The kernels of the IR image, parsed when the CPU's race mode first
 	// needs them.
@@ -97,17 +110,18 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	if m := d.modules[spec]; m != nil {
 		return m, nil
 	}
-	m := &Module{dev: d, spec: spec}
+	start := time.Now()
+	m := &Module{dev: d, spec: spec, from: fromGo}
 	if d.drv != nil {
-		img, err := chooseImage(spec.Images, d.backend, d.drv.imageKinds())
+		img, err := chooseImage(spec.Images, d.backend, d.drv.imageKinds(), d.attrs.arch)
 		if err != nil {
 			return nil, opError(op, err)
 		}
-		h, err := d.drv.loadModule(img)
+		h, from, err := d.loadImage(img)
 		if err != nil {
 			return nil, opError(op, err)
 		}
-		m.handle = h
+		m.handle, m.from = h, from
 		for _, k := range spec.Kernels {
 			fns := make([]uintptr, len(k.Tasks))
 			for i, t := range k.Tasks {
@@ -118,7 +132,11 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 			}
 			m.entries = append(m.entries, fns)
 		}
+		if d.drv.features().graphs && os.Getenv("QD_GRAPHS") != "off" {
+			m.graphs = make([]kernelGraphs, len(spec.Kernels))
+		}
 	}
+	m.took = time.Since(start)
 	d.modules[spec] = m
 	return m, nil
 }
@@ -126,30 +144,82 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 // Device returns the device the module is loaded on.
 func (m *Module) Device() *Device { return m.dev }
 
+// LoadedFrom says where the module's code came from when it was loaded
+// (an embedded cubin, the module cache, PTX compiled then, or the Go
+// functions on the CPU) and how long loading it took.
+func (m *Module) LoadedFrom() (string, time.Duration) { return m.from, m.took }
+
 // chooseImage returns the first image of the kinds a driver accepts, in
-// the driver's order of preference.
-func chooseImage(images []Image, b Backend, accepts []ImageKind) (Image, error) {
+// the driver's order of preference; of binary images, the one built for
+// the latest architecture that runs on arch.
+func chooseImage(images []Image, b Backend, accepts []ImageKind, arch string) (Image, error) {
 	for _, kind := range accepts {
-		for _, img := range images {
-			if img.Kind == kind {
-				return img, nil
+		best := -1
+		for i, img := range images {
+			if img.Kind != kind || img.Arch != "" && !archRuns(img.Arch, arch) {
+				continue
+			}
+			if best < 0 || archNumber(img.Arch) > archNumber(images[best].Arch) {
+				best = i
 			}
 		}
+		if best >= 0 {
+			return images[best], nil
+		}
 	}
-	have := make([]ImageKind, len(images))
+	have := make([]string, len(images))
 	for i, img := range images {
-		have[i] = img.Kind
+		have[i] = img.Kind.String()
+		if img.Arch != "" {
+			have[i] += " for " + img.Arch
+		}
 	}
-	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s", ErrNoImage, kindList(have), b, kindList(accepts))
+	want := make([]string, len(accepts))
+	for i, k := range accepts {
+		want[i] = k.String()
+	}
+	return Image{}, fmt.Errorf("%w: the module has %s, the %s driver loads %s (GPU %s)", ErrNoImage, list(have), b, list(want), arch)
 }
 
-func kindList(kinds []ImageKind) string {
-	if len(kinds) == 0 {
+func list(names []string) string {
+	if len(names) == 0 {
 		return "none"
 	}
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = k.String()
-	}
 	return strings.Join(names, ", ")
+}
+
+// archNumber reads an architecture such as "sm_86" as 86, and "sm_90a" as
+// 90 with exact true: code for it runs on that GPU only.
+func archNumber(arch string) int {
+	n, _ := archParts(arch)
+	return n
+}
+
+func archParts(arch string) (n int, exact bool) {
+	s, ok := strings.CutPrefix(arch, "sm_")
+	if !ok {
+		return -1, false
+	}
+	if s, exact = strings.CutSuffix(s, "a"); !exact {
+		s, exact = strings.CutSuffix(s, "f")
+	}
+	if _, err := fmt.Sscanf(s, "%d", &n); err != nil {
+		return -1, false
+	}
+	return n, exact
+}
+
+// archRuns reports whether binary code built for arch built runs on a GPU
+// of arch dev: the same major version, and a minor version no later than
+// the GPU's (an "a" or "f" variant, only on the same GPU).
+func archRuns(built, dev string) bool {
+	b, exact := archParts(built)
+	d, _ := archParts(dev)
+	if b < 0 || d < 0 {
+		return false
+	}
+	if exact {
+		return b == d
+	}
+	return b/10 == d/10 && b <= d
 }

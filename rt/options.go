@@ -11,6 +11,7 @@ type LaunchOption struct {
 	gridSize  int
 	stream    *Stream
 	setStream bool
+	eager     bool
 }
 
 // OnStream launches a kernel on stream s, after the work already queued
@@ -29,10 +30,17 @@ func BlockSize(n int) LaunchOption { return LaunchOption{blockSize: n} }
 // the grid from the iteration count.
 func GridSize(n int) LaunchOption { return LaunchOption{gridSize: n} }
 
+// Eager launches a kernel with qd.StreamParallel groups task by task, with
+// the fork and join on pooled streams and events, instead of replaying it
+// as a cached graph. The two run the same work in the same order; graphs
+// cost the host less.
+func Eager() LaunchOption { return LaunchOption{eager: true} }
+
 type launchSettings struct {
 	blockSize int
 	gridSize  int
 	stream    *Stream
+	eager     bool
 }
 
 // launchConfig reads the options of a launch on d, checking them against
@@ -50,6 +58,7 @@ func launchConfig(d *Device, opts []LaunchOption) (launchSettings, error) {
 		if o.setStream {
 			s.stream = o.stream
 		}
+		s.eager = s.eager || o.eager
 		if o.gridSize != 0 {
 			if o.gridSize < 0 || o.gridSize > 1<<31-1 {
 				return s, fmt.Errorf("grid size %d out of range", o.gridSize)

@@ -58,6 +58,27 @@ func (p *streamPool) get(blocks int, streams *[maxPoolStreams]uintptr, events *[
 	return n, nil
 }
 
+// takeEvents returns n events of the pool, creating what is missing.
+func (p *streamPool) takeEvents(n int) ([]uintptr, error) {
+	events := make([]uintptr, 0, n)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(events) < n {
+		if k := len(p.free); k > 0 {
+			events = append(events, p.free[k-1])
+			p.free = p.free[:k-1]
+			continue
+		}
+		e, err := p.dev.newDriverEvent(false)
+		if err != nil {
+			p.free = append(p.free, events...)
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	return events, nil
+}
+
 // put returns events to the pool once the waits on them are queued.
 func (p *streamPool) put(events []uintptr) {
 	p.mu.Lock()

@@ -80,7 +80,7 @@ func TestUseAfterFree(t *testing.T) {
 	if err := b.CopyFrom(make([]float64, 4)); !errors.Is(err, ErrClosed) {
 		t.Errorf("CopyFrom after Free: %v, want ErrClosed", err)
 	}
-	if err := CheckBuffers(d, "K", b); !errors.Is(err, ErrClosed) {
+	if err := CheckBuffers(d, "K", nil, b); !errors.Is(err, ErrClosed) {
 		t.Errorf("launch with a freed buffer: %v, want ErrClosed", err)
 	}
 }
@@ -109,11 +109,11 @@ func TestClosedDevice(t *testing.T) {
 func TestWrongDevice(t *testing.T) {
 	d1, d2 := cpu(t), cpu(t)
 	b, _ := Alloc[int32](d1, 1)
-	if err := CheckBuffers(d2, "K", b); !errors.Is(err, ErrWrongDevice) {
+	if err := CheckBuffers(d2, "K", nil, b); !errors.Is(err, ErrWrongDevice) {
 		t.Errorf("buffer of another device: %v", err)
 	}
 	var none *Buffer[int32]
-	if err := CheckBuffers(d1, "K", none); err == nil || !strings.Contains(err.Error(), "nil buffer") {
+	if err := CheckBuffers(d1, "K", nil, none); err == nil || !strings.Contains(err.Error(), "nil buffer") {
 		t.Errorf("nil buffer: %v", err)
 	}
 }
@@ -169,17 +169,17 @@ func TestGridFor(t *testing.T) {
 func TestChooseImage(t *testing.T) {
 	const other ImageKind = 200 // a form no driver loads yet
 	images := []Image{{Kind: other, Data: "a"}, {Kind: ImagePTX, Data: "b"}}
-	if img, err := chooseImage(images, CUDA, []ImageKind{ImagePTX}); err != nil || img.Data != "b" {
+	if img, err := chooseImage(images, CUDA, []ImageKind{ImagePTX}, "sm_80"); err != nil || img.Data != "b" {
 		t.Errorf("chooseImage = %+v, %v; want the PTX image", img, err)
 	}
-	if img, err := chooseImage(images, CUDA, []ImageKind{other, ImagePTX}); err != nil || img.Data != "a" {
+	if img, err := chooseImage(images, CUDA, []ImageKind{other, ImagePTX}, "sm_80"); err != nil || img.Data != "a" {
 		t.Errorf("chooseImage = %+v, %v; want the preferred image", img, err)
 	}
-	_, err := chooseImage(images[:1], CUDA, []ImageKind{ImagePTX})
-	if !errors.Is(err, ErrNoImage) || err.Error() != "no device code this device can load: the module has ImageKind(200), the cuda driver loads PTX" {
+	_, err := chooseImage(images[:1], CUDA, []ImageKind{ImagePTX}, "sm_80")
+	if !errors.Is(err, ErrNoImage) || err.Error() != "no device code this device can load: the module has ImageKind(200), the cuda driver loads PTX (GPU sm_80)" {
 		t.Errorf("no PTX image: %v", err)
 	}
-	if _, err := chooseImage(nil, CUDA, []ImageKind{ImagePTX}); err == nil || !strings.Contains(err.Error(), "the module has none") {
+	if _, err := chooseImage(nil, CUDA, []ImageKind{ImagePTX}, "sm_80"); err == nil || !strings.Contains(err.Error(), "the module has none") {
 		t.Errorf("no images: %v", err)
 	}
 }
@@ -344,4 +344,38 @@ func TestKernelFaultGPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestChooseCubin checks that a device gets the cubin of the latest
+// architecture that runs on it, and PTX where none does.
+func TestChooseCubin(t *testing.T) {
+	images := []Image{
+		{Kind: ImagePTX, Data: "ptx"},
+		{Kind: ImageCubin, Arch: "sm_80", Data: "80"},
+		{Kind: ImageCubin, Arch: "sm_86", Data: "86"},
+		{Kind: ImageCubin, Arch: "sm_90a", Data: "90a"},
+	}
+	for arch, want := range map[string]string{
+		"sm_80": "80", "sm_86": "86", "sm_89": "86", "sm_90": "90a", "sm_75": "ptx", "sm_100": "ptx", "sm_120": "ptx",
+	} {
+		img, err := chooseImage(images, CUDA, cudaImageKindsFake, arch)
+		if err != nil || img.Data != want {
+			t.Errorf("%s: %q, %v; want %q", arch, img.Data, err, want)
+		}
+	}
+	if archRuns("sm_90a", "sm_91") || !archRuns("sm_90", "sm_90") || archRuns("sm_86", "sm_80") || archRuns("bogus", "sm_80") {
+		t.Error("archRuns")
+	}
+}
+
+func TestOpenAsync(t *testing.T) {
+	opened := OpenAsync(WithBackend(CPU))
+	d, err := opened()
+	if err != nil || !d.IsCPU() {
+		t.Fatalf("OpenAsync = %v, %v", d, err)
+	}
+	if d2, _ := opened(); d2 != d {
+		t.Error("a second call returned another device")
+	}
+	d.Close()
 }

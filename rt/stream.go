@@ -20,9 +20,15 @@ type Stream struct {
 	handle   uintptr
 	external bool // made elsewhere: never destroyed by qd
 	priority int
+	lane     string      // its name in traces
 	queued   atomic.Bool // work was ever queued: Close must wait for it
 	closed   atomic.Bool
 	closing  sync.Mutex
+
+	// A stream of a recording (Recorder.Stream) queues nothing: its work
+	// becomes nodes of the recording, the next of which wait for tail.
+	rec  *Recorder
+	tail []int32
 }
 
 // StreamOption configures NewStream.
@@ -43,7 +49,7 @@ func (d *Device) NewStream(opts ...StreamOption) (*Stream, error) {
 	if err := d.check(); err != nil {
 		return nil, opError(op, err)
 	}
-	s := &Stream{dev: d}
+	s := &Stream{dev: d, lane: fmt.Sprintf("stream %d", d.streamIDs.Add(1))}
 	for _, o := range opts {
 		if o.setPriority {
 			s.priority = o.priority
@@ -79,7 +85,11 @@ func (d *Device) WrapStream(handle uintptr) (*Stream, error) {
 	if err := d.check(); err != nil {
 		return nil, opError("wrap stream", err)
 	}
-	return &Stream{dev: d, handle: handle, external: true}, nil
+	s := &Stream{dev: d, handle: handle, external: true, lane: fmt.Sprintf("stream %d (wrapped)", d.streamIDs.Add(1))}
+	if err := d.track(s); err != nil {
+		return nil, opError("wrap stream", err)
+	}
+	return s, nil
 }
 
 // StreamPriorityRange returns the priorities streams of d may have, from
@@ -110,6 +120,9 @@ func (s *Stream) use(d *Device) (uintptr, error) {
 		return 0, nil
 	}
 	if s.closed.Load() {
+		if s.rec != nil {
+			return 0, fmt.Errorf("stream of a finished recording: %w", ErrClosed)
+		}
 		return 0, fmt.Errorf("stream: %w", ErrClosed)
 	}
 	if s.dev != d {
@@ -128,8 +141,14 @@ func (s *Stream) usable(op string) error {
 	if s.closed.Load() {
 		return opError(op, ErrClosed)
 	}
+	if s.rec != nil {
+		return opError(op, fmt.Errorf("a stream of a recording: %w", ErrRecording))
+	}
 	return nil
 }
+
+// recording reports whether s is a stream of a recording.
+func (s *Stream) recording() bool { return s != nil && s.rec != nil }
 
 // Synchronize blocks until all work queued on s is done, and returns the
 // first error of that work, such as a kernel's fault.
@@ -161,6 +180,10 @@ func (s *Stream) Close() error {
 	s.closing.Lock()
 	defer s.closing.Unlock()
 	if s.closed.Load() {
+		return nil
+	}
+	if s.rec != nil {
+		s.closed.Store(true) // it queued nothing
 		return nil
 	}
 	if s.dev.check() != nil {

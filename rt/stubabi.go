@@ -27,9 +27,11 @@ func CheckDisjoint(kernel, name1 string, b1 ArgBuffer, name2 string, b2 ArgBuffe
 	return nil
 }
 
-// CheckBuffers verifies that every buffer argument of a launch can be used
-// on d. Generated stubs call it.
-func CheckBuffers(d *Device, kernel string, bufs ...ArgBuffer) error {
+// CheckBuffers verifies that every buffer argument of a launch with the
+// options opts can be used on d, and marks the buffers as used on the
+// launch's stream (so that Free waits for it) or, on a stream of a
+// recording, as referred to by the recording. Generated stubs call it.
+func CheckBuffers(d *Device, kernel string, opts []LaunchOption, bufs ...ArgBuffer) error {
 	for _, b := range bufs {
 		if err := b.argUsable(); err != nil {
 			return opError("launch "+kernel, err)
@@ -40,6 +42,19 @@ func CheckBuffers(d *Device, kernel string, bufs ...ArgBuffer) error {
 	}
 	if err := d.check(); err != nil {
 		return opError("launch "+kernel, err)
+	}
+	var s *Stream
+	for _, o := range opts {
+		if o.setStream {
+			s = o.stream
+		}
+	}
+	if s.recording() {
+		s.rec.refer(bufs)
+		return nil
+	}
+	for _, b := range bufs {
+		b.argUse(s)
 	}
 	return nil
 }

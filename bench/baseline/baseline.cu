@@ -36,35 +36,14 @@ __global__ void spin(long long *out, long long n, long long iters) {
   out[t] = x;
 }
 
-// The inputs of the math benchmarks, as bench/kernels.Fill computes them:
-// rounded operations, so that nvcc does not contract them into an FMA.
-__global__ void fill(double *x, long long n, double lo, double hi) {
+__global__ void scale(float *x, float a, long long n) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  double u = (double)((unsigned long long)i * 0x9E3779B97F4A7C15ULL >> 11) / 9007199254740992.0; // 2^53
-  x[i] = __dadd_rn(lo, __dmul_rn(__dsub_rn(hi, lo), u));
+  if (i < n) x[i] *= a;
 }
 
-// CUDA's double-precision functions, compiled without fast math.
-__global__ void math_exp(const double *x, const double *, double *out, long long n) {
+__global__ void add(const float *x, const float *y, float *out, long long n) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) out[i] = exp(x[i]);
-}
-__global__ void math_log(const double *x, const double *, double *out, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) out[i] = log(x[i]);
-}
-__global__ void math_pow(const double *x, const double *y, double *out, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) out[i] = pow(x[i], y[i]);
-}
-__global__ void math_atan2(const double *y, const double *x, double *out, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) out[i] = atan2(y[i], x[i]);
-}
-__global__ void math_sin(const double *x, const double *, double *out, long long n) {
-  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) out[i] = sin(x[i]);
+  if (i < n) out[i] = x[i] + y[i];
 }
 
 // histogram counts bytes into per-block bins in shared memory, then adds
@@ -90,43 +69,43 @@ static double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// mathBenchmarks times each math function over 2^26 elements, with the
-// inputs of bench/qdbench, in billions of elements per second.
-static void mathBenchmarks() {
-  typedef void (*mathKernel)(const double *, const double *, double *, long long);
-  struct {
-    const char *name;
-    mathKernel kernel;
-    double ranges[2][2];
-    int args;
-  } benches[] = {
-      {"exp", math_exp, {{-50, 50}}, 1},
-      {"log", math_log, {{1e-3, 1e3}}, 1},
-      {"pow", math_pow, {{0.1, 10}, {-10, 10}}, 2},
-      {"atan2", math_atan2, {{-100, 100}, {-100, 100}}, 2},
-      {"sin", math_sin, {{-100, 100}}, 1},
-  };
-  const long long n = 1LL << 26;
-  int blocks = (int)((n + 255) / 256);
-  double *args[2], *out;
-  for (int i = 0; i < 2; i++) CHECK(cudaMalloc(&args[i], n * sizeof(double)));
-  CHECK(cudaMalloc(&out, n * sizeof(double)));
-  for (auto &b : benches) {
-    for (int i = 0; i < b.args; i++) fill<<<blocks, 256>>>(args[i], n, b.ranges[i][0], b.ranges[i][1]);
-    for (int r = 0; r < 3; r++) b.kernel<<<blocks, 256>>>(args[0], args[1], out, n);
+#include "math.cuh"
+
+// hostPer times run, which queues one iteration of work, over 50 batches of
+// 64: the host's time per iteration (queueing alone) and the time per
+// iteration including the wait for the GPU, as qdbench's hostPer does.
+template <typename F>
+static void hostPer(F run, double *host, double *total) {
+  for (int i = 0; i < 64; i++) run();
+  CHECK(cudaDeviceSynchronize());
+  std::vector<double> hosts, totals;
+  for (int r = 0; r < 50; r++) {
+    double t0 = now();
+    for (int i = 0; i < 64; i++) run();
+    double queued = now() - t0;
     CHECK(cudaDeviceSynchronize());
-    std::vector<double> secs;
-    for (int r = 0; r < 20; r++) {
-      double t0 = now();
-      b.kernel<<<blocks, 256>>>(args[0], args[1], out, n);
-      CHECK(cudaDeviceSynchronize());
-      secs.push_back(now() - t0);
-    }
-    CHECK(cudaGetLastError());
-    printf("math_%s_gps %.3f\n", b.name, n / median(secs) / 1e9);
+    hosts.push_back(queued / 64 * 1e6);
+    totals.push_back((now() - t0) / 64 * 1e6);
   }
-  for (int i = 0; i < 2; i++) CHECK(cudaFree(args[i]));
-  CHECK(cudaFree(out));
+  *host = median(hosts);
+  if (total) *total = median(totals);
+}
+
+// graphOf captures the work that issue queues, forking from and joining
+// into a stream of its own, as a graph, and instantiates it.
+template <typename F>
+static cudaGraphExec_t graphOf(F issue) {
+  cudaStream_t origin;
+  CHECK(cudaStreamCreateWithFlags(&origin, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(origin, cudaStreamCaptureModeThreadLocal));
+  issue(origin);
+  CHECK(cudaStreamEndCapture(origin, &graph));
+  CHECK(cudaGraphInstantiateWithFlags(&exec, graph, 0));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaStreamDestroy(origin));
+  return exec;
 }
 
 int main() {
@@ -306,6 +285,152 @@ int main() {
     printf(mode == 0 ? "four_plain_us %.3f\n" : "four_blocks_us %.3f\n", median(per));
   }
 
+  // The same fork/join of four tiny kernels: eager, replayed as a graph,
+  // and replayed with every kernel node's arguments changed.
+  int *bufs;
+  CHECK(cudaMalloc(&bufs, 8 * sizeof(int)));
+  auto fourTiny = [&](cudaStream_t from, int *base) {
+    CHECK(cudaEventRecord(evs[0], from));
+    for (int b = 0; b < 4; b++) CHECK(cudaStreamWaitEvent(ss[b], evs[0], 0));
+    for (int b = 0; b < 4; b++) empty<<<1, 256, 0, ss[b]>>>(base + b, 1);
+    for (int b = 0; b < 4; b++) {
+      CHECK(cudaEventRecord(evs[b + 1], ss[b]));
+      CHECK(cudaStreamWaitEvent(from, evs[b + 1], 0));
+    }
+  };
+  double host;
+  hostPer([&] { fourTiny(0, bufs); }, &host, nullptr);
+  printf("four_blocks_eager_us %.3f\n", host);
+  cudaGraphExec_t fourExec = graphOf([&](cudaStream_t origin) { fourTiny(origin, bufs); });
+  hostPer([&] { CHECK(cudaGraphLaunch(fourExec, 0)); }, &host, nullptr);
+  printf("four_blocks_graph_us %.3f\n", host);
+  {
+    cudaGraph_t g;
+    CHECK(cudaStreamBeginCapture(ss[8], cudaStreamCaptureModeThreadLocal));
+    fourTiny(ss[8], bufs);
+    CHECK(cudaStreamEndCapture(ss[8], &g));
+    size_t count = 0;
+    CHECK(cudaGraphGetNodes(g, nullptr, &count));
+    std::vector<cudaGraphNode_t> nodes(count), kernels;
+    CHECK(cudaGraphGetNodes(g, nodes.data(), &count));
+    for (auto n : nodes) {
+      cudaGraphNodeType type;
+      CHECK(cudaGraphNodeGetType(n, &type));
+      if (type == cudaGraphNodeTypeKernel) kernels.push_back(n);
+    }
+    cudaGraphExec_t exec;
+    CHECK(cudaGraphInstantiateWithFlags(&exec, g, 0));
+    long long one = 1;
+    int iter = 0;
+    hostPer([&] {
+      iter++;
+      for (size_t k = 0; k < kernels.size(); k++) {
+        int *p = bufs + 4 * (iter % 2) + k;
+        void *args[] = {&p, &one};
+        cudaKernelNodeParams params = {};
+        params.func = (void *)empty;
+        params.gridDim = dim3(1);
+        params.blockDim = dim3(256);
+        params.kernelParams = args;
+        CHECK(cudaGraphExecKernelNodeSetParams(exec, kernels[k], &params));
+      }
+      CHECK(cudaGraphLaunch(exec, 0));
+    }, &host, nullptr);
+    printf("four_blocks_graph_update_us %.3f\n", host);
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(g));
+  }
+
+  // Eight spin blocks, eager and as a graph: the GPU's time per launch.
+  auto eightSpins = [&](cudaStream_t from) {
+    CHECK(cudaEventRecord(evs[0], from));
+    for (int b = 0; b < 8; b++) CHECK(cudaStreamWaitEvent(ss[b], evs[0], 0));
+    for (int b = 0; b < 8; b++) spin<<<1, 256, 0, ss[b]>>>(outs + b * 256, 1, 20000);
+    for (int b = 0; b < 8; b++) {
+      CHECK(cudaEventRecord(evs[b + 1], ss[b]));
+      CHECK(cudaStreamWaitEvent(from, evs[b + 1], 0));
+    }
+  };
+  double total;
+  hostPer([&] { eightSpins(0); }, &host, &total);
+  printf("eight_blocks_eager_gpu_us %.3f\n", total);
+  cudaGraphExec_t eightExec = graphOf(eightSpins);
+  hostPer([&] { CHECK(cudaGraphLaunch(eightExec, 0)); }, &host, &total);
+  printf("eight_blocks_graph_gpu_us %.3f\n", total);
+
+  // The recorded pipeline of qdbench over three streams: two chunks
+  // copied in from page-locked memory and scaled, added once both are done,
+  // the sum copied out; issued call by call, then replayed as a graph.
+  const long long pn = 4096;
+  float *in1, *in2, *pout, *x1, *x2, *py;
+  CHECK(cudaMallocHost(&in1, pn * sizeof(float)));
+  CHECK(cudaMallocHost(&in2, pn * sizeof(float)));
+  CHECK(cudaMallocHost(&pout, pn * sizeof(float)));
+  CHECK(cudaMalloc(&x1, pn * sizeof(float)));
+  CHECK(cudaMalloc(&x2, pn * sizeof(float)));
+  CHECK(cudaMalloc(&py, pn * sizeof(float)));
+  for (long long i = 0; i < pn; i++) in1[i] = (float)i, in2[i] = (float)(2 * i);
+  cudaStream_t p1 = ss[0], p2 = ss[1], p3 = ss[2];
+  cudaEvent_t start = evs[0], e1 = evs[1], e2 = evs[2];
+  auto pipeline = [&](bool ordered) {
+    if (ordered) {
+      CHECK(cudaStreamWaitEvent(p1, start, 0));
+      CHECK(cudaStreamWaitEvent(p2, start, 0));
+    }
+    CHECK(cudaMemcpyAsync(x1, in1, pn * sizeof(float), cudaMemcpyHostToDevice, p1));
+    scale<<<(pn + 255) / 256, 256, 0, p1>>>(x1, 2, pn);
+    CHECK(cudaEventRecord(e1, p1));
+    CHECK(cudaMemcpyAsync(x2, in2, pn * sizeof(float), cudaMemcpyHostToDevice, p2));
+    scale<<<(pn + 255) / 256, 256, 0, p2>>>(x2, 3, pn);
+    CHECK(cudaEventRecord(e2, p2));
+    CHECK(cudaStreamWaitEvent(p3, e1, 0));
+    CHECK(cudaStreamWaitEvent(p3, e2, 0));
+    add<<<(pn + 255) / 256, 256, 0, p3>>>(x1, x2, py, pn);
+    CHECK(cudaMemcpyAsync(pout, py, pn * sizeof(float), cudaMemcpyDeviceToHost, p3));
+    if (ordered) CHECK(cudaEventRecord(start, p3));
+  };
+  hostPer([&] { pipeline(true); }, &host, &total);
+  printf("pipeline_eager_us %.3f\n", host);
+  printf("pipeline_eager_total_us %.3f\n", total);
+  cudaGraphExec_t pipeExec = graphOf([&](cudaStream_t origin) {
+    CHECK(cudaEventRecord(evs[3], origin));
+    CHECK(cudaStreamWaitEvent(p1, evs[3], 0));
+    CHECK(cudaStreamWaitEvent(p2, evs[3], 0));
+    pipeline(false);
+    CHECK(cudaEventRecord(evs[4], p3));
+    CHECK(cudaStreamWaitEvent(origin, evs[4], 0));
+  });
+  hostPer([&] { CHECK(cudaGraphLaunch(pipeExec, ss[3])); }, &host, &total);
+  printf("pipeline_graph_us %.3f\n", host);
+  printf("pipeline_graph_total_us %.3f\n", total);
+  for (long long i = 0; i < pn; i++) {
+    if (pout[i] != 2 * in1[i] + 3 * in2[i]) {
+      fprintf(stderr, "pipeline: out[%lld] = %f\n", i, pout[i]);
+      return 1;
+    }
+  }
+
+  // Allocating and freeing 1 MiB: cudaMalloc and cudaFree, and the
+  // stream-ordered cudaMallocAsync and cudaFreeAsync.
+  for (int async = 0; async < 2; async++) {
+    per.clear();
+    for (int r = 0; r < 20; r++) {
+      double t0 = now();
+      for (int i = 0; i < 256; i++) {
+        void *p;
+        if (async) {
+          CHECK(cudaMallocAsync(&p, 1 << 20, ss[0]));
+          CHECK(cudaFreeAsync(p, ss[0]));
+        } else {
+          CHECK(cudaMalloc(&p, 1 << 20));
+          CHECK(cudaFree(p));
+        }
+      }
+      per.push_back((now() - t0) / 256 * 1e6);
+      CHECK(cudaDeviceSynchronize());
+    }
+    printf(async ? "alloc_free_async_us %.3f\n" : "alloc_free_us %.3f\n", median(per));
+  }
   // A 256-bin histogram of 2^28 bytes, the same bytes as qdbench's.
   const long long hn = 1LL << 28;
   std::vector<unsigned char> hostData(hn);

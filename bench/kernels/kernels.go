@@ -117,6 +117,24 @@ func tiny(a []int32) {
 	}
 }
 
+// Scale multiplies x by a: a stage of the recorded pipeline benchmark.
+//
+//qd:kernel
+func Scale(x []float32, a float32) {
+	for i := range x {
+		x[i] *= a
+	}
+}
+
+// Add writes x+y into out: the pipeline's last kernel.
+//
+//qd:kernel
+func Add(x, y, out []float32) {
+	for i := range out {
+		out[i] = x[i] + y[i]
+	}
+}
+
 // Histogram counts bytes into 256 bins, with one atomic add per byte.
 //
 //qd:kernel

@@ -124,6 +124,18 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: false,
 		}},
 	}, {
+		Name: "Scale",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Scale_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Add",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Add_0",
+			Parallel: true,
+		}},
+	}, {
 		Name: "Histogram",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Histogram_0",
@@ -192,7 +204,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -200,6 +212,11 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 	rt.PutUint64(qdArgs[:], 16, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Empty(a.CPUSlice(), n)
+			}, a)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Empty(a.CPUSlice(), n)
 		}, a)
@@ -211,7 +228,7 @@ func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption)
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -221,6 +238,11 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	rt.PutUint64(qdArgs[:], 40, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
+			}, x, y)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		}, x, y)
@@ -232,7 +254,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Spin", qdOpts, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [24]byte
@@ -240,6 +262,11 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	rt.PutUint64(qdArgs[:], 16, uint64(iters))
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Spin(out.CPUSlice(), iters)
+			}, out)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
@@ -251,7 +278,7 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpins", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpins", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("TwoSpins", "a", a, "b", b); qdErr != nil {
@@ -263,6 +290,11 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{1, 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+				TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
 		}, a, b)
@@ -274,7 +306,7 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "TwoSpinsSerial", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -283,6 +315,11 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 	rt.PutUint64(qdArgs[:], 32, uint64(iters))
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+				TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
 		}, a, b)
@@ -294,7 +331,7 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *rt.Buffer[int64], a3 *rt.Buffer[int64], a4 *rt.Buffer[int64], a5 *rt.Buffer[int64], a6 *rt.Buffer[int64], a7 *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "EightSpins", a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "EightSpins", qdOpts, a0, a1, a2, a3, a4, a5, a6, a7); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("EightSpins", "a0", a0, "a1", a1); qdErr != nil {
@@ -393,6 +430,11 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	rt.PutUint64(qdArgs[:], 128, uint64(iters))
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
+			}, a0, a1, a2, a3, a4, a5, a6, a7)
+		}
 		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
@@ -404,7 +446,7 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buffer[int32], d *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FourTiny", a, b, c, d); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FourTiny", qdOpts, a, b, c, d); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("FourTiny", "a", a, "b", b); qdErr != nil {
@@ -432,6 +474,11 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	rt.PutBuffer(qdArgs[:], 48, d)
 	qdCounts := [4]int64{1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+				FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
+			}, a, b, c, d)
+		}
 		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
 		}, a, b, c, d)
@@ -443,13 +490,18 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Tiny", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [16]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	qdCounts := [1]int64{1}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Tiny(a.CPUSlice())
+			}, a)
+		}
 		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Tiny(a.CPUSlice())
 		}, a)
@@ -457,88 +509,35 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Histogram launches kernel Histogram (kernels.go:123) after the work already launched on
+// Scale launches kernel Scale (kernels.go:123) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", data, bins); qdErr != nil {
+func (qdk *Kernels) Scale(x *rt.Buffer[float32], a float32, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Scale", qdOpts, x); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
-	rt.PutBuffer(qdArgs[:], 0, data)
-	rt.PutBuffer(qdArgs[:], 16, bins)
-	qdCounts := [1]int64{int64(data.Len())}
+	var qdArgs [20]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutFloat32(qdArgs[:], 16, float32(a))
+	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Scale(x.CPUSlice(), a)
+			}, x)
+		}
 		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
-			Histogram(data.CPUSlice(), bins.CPUSlice())
-		}, data, bins)
+			Scale(x.CPUSlice(), a)
+		}, x)
 	}
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Fill launches kernel Fill (math.go:12) after the work already launched on
+// Add launches kernel Add (kernels.go:132) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", x); qdErr != nil {
-		return qdErr
-	}
-	var qdArgs [32]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutFloat64(qdArgs[:], 16, float64(lo))
-	rt.PutFloat64(qdArgs[:], 24, float64(hi))
-	qdCounts := [1]int64{int64(x.Len())}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
-			Fill(x.CPUSlice(), lo, hi)
-		}, x)
-	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// Exp launches kernel Exp (math.go:20) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", x, out); qdErr != nil {
-		return qdErr
-	}
-	var qdArgs [32]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
-			Exp(x.CPUSlice(), out.CPUSlice())
-		}, x, out)
-	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// Log launches kernel Log (math.go:27) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Log", x, out); qdErr != nil {
-		return qdErr
-	}
-	var qdArgs [32]byte
-	rt.PutBuffer(qdArgs[:], 0, x)
-	rt.PutBuffer(qdArgs[:], 16, out)
-	qdCounts := [1]int64{int64(out.Len())}
-	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
-			Log(x.CPUSlice(), out.CPUSlice())
-		}, x, out)
-	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
-}
-
-// Pow launches kernel Pow (math.go:34) after the work already launched on
-// the device. Slice parameters are device buffers. It returns once the work
-// is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", x, y, out); qdErr != nil {
+func (qdk *Kernels) Add(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Add", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -547,18 +546,145 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Histogram launches kernel Histogram (kernels.go:141) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", qdOpts, data, bins); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, data)
+	rt.PutBuffer(qdArgs[:], 16, bins)
+	qdCounts := [1]int64{int64(data.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Histogram(data.CPUSlice(), bins.CPUSlice())
+			}, data, bins)
+		}
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Histogram(data.CPUSlice(), bins.CPUSlice())
+		}, data, bins)
+	}
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Fill launches kernel Fill (math.go:12) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", qdOpts, x); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutFloat64(qdArgs[:], 16, float64(lo))
+	rt.PutFloat64(qdArgs[:], 24, float64(hi))
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Fill(x.CPUSlice(), lo, hi)
+			}, x)
+		}
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fill(x.CPUSlice(), lo, hi)
+		}, x)
+	}
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Exp launches kernel Exp (math.go:20) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Exp(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Exp(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Log launches kernel Log (math.go:27) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Log", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Log(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Log(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Pow launches kernel Pow (math.go:34) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", qdOpts, x, y, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Atan2 launches kernel Atan2 (math.go:41) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", y, x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", qdOpts, y, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -567,11 +693,16 @@ func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
+			}, y, x, out)
+		}
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
 		}, y, x, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -3188,6 +3319,118 @@ $L_13:
 	mov.b64 %rd3, %rd4;
 	bra.uni $L_12;
 $L_14:
+	ret;
+}
+
+.visible .entry Scale_0(
+	.param .u64 Scale_0_param_0,
+	.param .s64 Scale_0_param_1,
+	.param .f32 Scale_0_param_2
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<16>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<15>;
+
+$L_0:
+	ld.param.u64 %rd4, [Scale_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Scale_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f32 %f14, [Scale_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.f32 %f12, [%rd11];
+	mul.rn.f32 %f13, %f12, %f14;
+	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	st.global.f32 [%rd15], %f13;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Add_0(
+	.param .u64 Add_0_param_0,
+	.param .s64 Add_0_param_1,
+	.param .u64 Add_0_param_2,
+	.param .s64 Add_0_param_3,
+	.param .u64 Add_0_param_4,
+	.param .s64 Add_0_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<20>;
+
+$L_0:
+	ld.param.u64 %rd4, [Add_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Add_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Add_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Add_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+	ld.global.f32 %f14, [%rd11];
+	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	ld.global.f32 %f18, [%rd15];
+	add.rn.f32 %f19, %f14, %f18;
+	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	st.global.f32 [%rd20], %f19;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
 	ret;
 }
 
@@ -7770,6 +8013,85 @@ b13: # tiny.rangeindex.body
 	r3 = move.i64 r4
 	jump b12
 b14: # tiny.return
+	return
+
+kernel Scale(x []f32, a f32)
+
+task Scale_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r14 = param.f32 a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.f32 r11
+	r13 = mul.f32 r12, r14
+	r15 = elemaddr r4, r9, 4
+	store.f32 r15, r13
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Add(x []f32, y []f32, out []f32)
+
+task Add_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r12, r9, 4
+	r14 = load.f32 r11
+	r15 = elemaddr r16, r9, 4
+	r18 = load.f32 r15
+	r19 = add.f32 r14, r18
+	r20 = elemaddr r4, r9, 4
+	store.f32 r20, r19
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
 	return
 
 kernel Histogram(data []u8, bins []u32)

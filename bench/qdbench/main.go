@@ -1,8 +1,10 @@
 // Command qdbench measures launch cost, saxpy bandwidth, the LCG spin
-// loop, streams, an atomic histogram and the throughput of package
-// math through the generated stubs of bench/kernels, runs the same
-// kernels written in CUDA C (bench/baseline) in the same process run, and
-// prints both with their ratio.
+// loop, streams and an atomic histogram through the generated stubs of
+// bench/kernels, StreamParallel blocks (eager and as cached graphs), a
+// recorded pipeline over three streams, stream-ordered allocation, the
+// module's load in new processes and the throughput of package math; it
+// runs the same work written in CUDA C (bench/baseline) in the same process
+// run, and prints both with their ratio.
 //
 //	nvcc -O3 -o /tmp/baseline bench/baseline/baseline.cu
 //	CUDA_CACHE_DISABLE=1 qdbench -baseline /tmp/baseline
@@ -28,8 +30,14 @@ import (
 func main() {
 	baseline := flag.String("baseline", "", "the CUDA C baseline program (bench/baseline/baseline.cu, built with nvcc -O3)")
 	rounds := flag.Int("rounds", 5, "rounds of measurements, alternating with the baseline")
+	loadChild := flag.Bool("load-child", false, "only load the module and print how long it took (run by qdbench itself)")
 	flag.Parse()
 	log.SetFlags(0)
+	if *loadChild {
+		loadOnly()
+		return
+	}
+	first, second := loadTwice()
 
 	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
 	if err != nil {
@@ -75,7 +83,8 @@ func main() {
 	}
 	fmt.Printf("rounds: %d (medians)\n", *rounds)
 
-	fmt.Printf("module load (bench/kernels, PTX JIT%s): %.1f ms\n", cacheNote(), float64(loadTime.Microseconds())/1e3)
+	fmt.Printf("module load in this process (bench/kernels%s): %.1f ms\n", cacheNote(), float64(loadTime.Microseconds())/1e3)
+	fmt.Printf("module load in new processes, CUDA_CACHE_DISABLE=1: first %s, second %s\n", first, second)
 	fmt.Printf("%-40s %12s %12s %8s\n", "measure", "qd", "CUDA C", "qd/C")
 	row := func(label, key string) {
 		q, b := ours[key], base[key]
@@ -98,11 +107,26 @@ func main() {
 	row("StreamParallel 8 spin blocks: speedup", "blocks8_speedup")
 	row("host µs: 4 plain launches", "four_plain_us")
 	row("host µs: StreamParallel 4 tiny blocks", "four_blocks_us")
-	mathRows(row)
 	row("256-bin histogram of 2^28 bytes GB/s", "hist_gbps")
 	if ours["four_plain_us"] > 0 {
 		fmt.Printf("%-40s %12.3f %12.3f\n", "  4 blocks / 4 plain launches", ours["four_blocks_us"]/ours["four_plain_us"], base["four_blocks_us"]/base["four_plain_us"])
 	}
+	row("host µs: 4 tiny blocks, eager fork/join", "four_blocks_eager_us")
+	row("host µs: 4 tiny blocks, graph", "four_blocks_graph_us")
+	row("host µs: 4 tiny blocks, graph, new args", "four_blocks_graph_update_us")
+	if ours["four_blocks_eager_us"] > 0 && base["four_blocks_eager_us"] > 0 {
+		fmt.Printf("%-40s %12.3f %12.3f\n", "  graph / eager fork/join (goal ≤ 0.35)", ours["four_blocks_graph_us"]/ours["four_blocks_eager_us"], base["four_blocks_graph_us"]/base["four_blocks_eager_us"])
+		fmt.Printf("%-40s %12.3f\n", "  qd graph / C eager fork/join", ours["four_blocks_graph_us"]/base["four_blocks_eager_us"])
+	}
+	row("µs per 8 spin blocks, eager (GPU-bound)", "eight_blocks_eager_gpu_us")
+	row("µs per 8 spin blocks, graph (GPU-bound)", "eight_blocks_graph_gpu_us")
+	row("host µs: 3-stream pipeline, eager", "pipeline_eager_us")
+	row("host µs: 3-stream pipeline, graph", "pipeline_graph_us")
+	row("µs: pipeline eager, incl. GPU", "pipeline_eager_total_us")
+	row("µs: pipeline graph, incl. GPU", "pipeline_graph_total_us")
+	row("µs: Alloc+Free 1 MiB (C: cudaMalloc)", "alloc_free_us")
+	row("µs: AllocOn+FreeOn 1 MiB (C: Async)", "alloc_free_async_us")
+	mathRows(row)
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
@@ -120,6 +144,9 @@ func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
 	ours["spin_ms"], ours["spin_result"] = spin(dev, ks)
 	streamBench(dev, ks, ours)
 	parallelBench(dev, ks, ours)
+	forkJoinBench(dev, ks, ours)
+	pipelineBench(dev, ks, ours)
+	memoryBench(dev, ours)
 	mathBenchmarks(dev, ks, ours)
 	ours["hist_gbps"] = histogram(dev, ks)
 	return ours
@@ -149,6 +176,39 @@ func check(err error) {
 func median(v []float64) float64 {
 	slices.Sort(v)
 	return v[len(v)/2]
+}
+
+// loadOnly loads the module and prints how long it took, for loadTwice.
+func loadOnly() {
+	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
+	check(err)
+	defer dev.Close()
+	m, err := dev.Load(kernels.Module())
+	check(err)
+	from, took := m.LoadedFrom()
+	fmt.Printf("%.3f ms (%s)\n", float64(took.Microseconds())/1e3, from)
+}
+
+// loadTwice loads the module in two new processes that share a new module
+// cache, with the driver's own cache off: the first compiles the PTX, the
+// second loads the cubin the first cached.
+func loadTwice() (first, second string) {
+	dir, err := os.MkdirTemp("", "qdbench-cache")
+	check(err)
+	defer os.RemoveAll(dir)
+	exe, err := os.Executable()
+	check(err)
+	var outs [2]string
+	for i := range outs {
+		cmd := exec.Command(exe, "-load-child")
+		cmd.Env = append(os.Environ(), "QD_CACHE_DIR="+dir, "CUDA_CACHE_DISABLE=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			log.Fatalf("load child: %v\n%s", err, out)
+		}
+		outs[i] = strings.TrimSpace(string(out))
+	}
+	return outs[0], outs[1]
 }
 
 // launchCost is the host time per launch of the empty kernel, in batches

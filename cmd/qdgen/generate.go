@@ -15,6 +15,7 @@ import (
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
 	"github.com/qdgo/qd/lower"
+	"github.com/qdgo/qd/rt"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
@@ -24,6 +25,8 @@ type generator struct {
 	output string    // file name in each package directory
 	dump   string    // directory for each backend's device code and IR, or ""
 	check  bool      // only verify that generated files are current
+	cubins []string  // architectures to embed cubins for (-cubin)
+	ptxas  string    // the ptxas that builds them
 	dir    string    // directory the patterns are relative to; "" for the current one
 	stderr io.Writer // diagnostics; os.Stderr when nil
 }
@@ -103,7 +106,7 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 		path := g.outputPath(p)
 		switch decls := lower.KernelDecls(p.Syntax); {
 		case len(decls) > 0 && p.Types != nil:
-			if src, err := gostub.Skeleton(stubPackage(p, decls)); err == nil {
+			if src, err := gostub.Skeleton(stubPackage(p, decls, g.cubins)); err == nil {
 				overlay[path] = src
 			}
 		case isGenerated(path):
@@ -137,7 +140,7 @@ func hasErrors(pkgs []*packages.Package) bool {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
-	stubs := stubPackage(p, decls)
+	stubs := stubPackage(p, decls, g.cubins)
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs))...)
 	}
@@ -153,7 +156,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		g.removeStale(p)
 		return nil
 	}
-	src, outs, err := compile(stubs, kernels)
+	src, outs, err := compile(stubs, kernels, g.assembler())
 	var internal *emit.Error
 	if errors.As(err, &internal) {
 		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
@@ -179,6 +182,14 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		}
 	}
 	return nil
+}
+
+// assembler builds the cubins -cubin asks for, or is nil.
+func (g *generator) assembler() func(ptx string) ([]rt.Image, error) {
+	if len(g.cubins) == 0 {
+		return nil
+	}
+	return func(ptx string) ([]rt.Image, error) { return assemble(g.ptxas, ptx, g.cubins) }
 }
 
 // writeDump writes each backend's image of the package and the IR it was

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-cubin sm_80,sm_90 [-ptxas path]] [packages]
 //
 // Packages are named as for the go command and default to the current
 // directory's. Run it through go generate:
@@ -28,13 +28,23 @@ func main() {
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
 	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
+	cubins := flag.String("cubin", "", "also embed cubins for these architectures, such as sm_80,sm_90, built with ptxas (PTX stays the fallback)")
+	flag.StringVar(&g.ptxas, "ptxas", "", "the ptxas of -cubin (default: $PTXAS, else ptxas on PATH); use the oldest that knows the architectures")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-cubin archs [-ptxas path]] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	var err error
+	if g.cubins, err = cubinArchs(*cubins); err == nil && len(g.cubins) > 0 {
+		g.ptxas, err = findPtxas(g.ptxas)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	patterns := flag.Args()
 	if len(patterns) == 0 {
 		patterns = []string{"."}

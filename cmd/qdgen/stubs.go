@@ -13,8 +13,9 @@ import (
 )
 
 // stubPackage describes the generated file of p, whose kernels are decls,
-// as far as the source tells: enough for its skeleton and its names.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl) *gostub.Package {
+// as far as the source tells: enough for its skeleton and its names. The
+// file carries a cubin for each of cubins beside the backends' images.
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl, cubins []string) *gostub.Package {
 	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
 	for _, d := range decls {
 		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
@@ -24,18 +25,34 @@ func stubPackage(p *packages.Package, decls []*ast.FuncDecl) *gostub.Package {
 	for _, b := range emit.Backends {
 		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
 	}
+	for _, arch := range cubins {
+		sp.Images = append(sp.Images, rt.Image{Kind: rt.ImageCubin, Arch: arch})
+	}
 	return sp
 }
 
 // compile compiles the kernels with every backend and returns the
-// generated file that carries the images.
-func compile(stubs *gostub.Package, kernels []*ir.Kernel) ([]byte, []*emit.Output, error) {
+// generated file that carries the images; assemble, if not nil, makes
+// cubins of the PTX image.
+func compile(stubs *gostub.Package, kernels []*ir.Kernel, assemble func(ptx string) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
 	outs, err := emit.CompileAll(emit.Backends, kernels)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := addOutputs(stubs, outs); err != nil {
 		return nil, nil, err
+	}
+	if assemble != nil {
+		for _, out := range outs {
+			if out.Image.Kind != rt.ImagePTX {
+				continue
+			}
+			cubins, err := assemble(out.Image.Data)
+			if err != nil {
+				return nil, nil, err
+			}
+			stubs.Images = append(stubs.Images, cubins...)
+		}
 	}
 	src, err := gostub.File(stubs)
 	return src, outs, err

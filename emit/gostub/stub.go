@@ -76,7 +76,7 @@ func (s *stub) body() jen.Code {
 	var body []jen.Code
 	body = append(body,
 		jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckBuffers").Call(
-			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name)}, bufs...)...),
+			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name), jen.Id("qdOpts")}, bufs...)...),
 			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))),
 	)
 	for _, c := range k.Conflicts {
@@ -101,14 +101,21 @@ func (s *stub) body() jen.Code {
 		}
 	}
 	// The CPU backend runs the Go function, or, in its race mode, the IR on
-	// the same arguments a GPU launch takes.
-	cpuRun := append([]jen.Code{jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()),
-		jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"),
-		jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))}, bufs...)
+	// the same arguments a GPU launch takes; on a stream of a recording it
+	// keeps the call for the graph's launches. The closure of a kept call
+	// must live on, that of a run need not: two literals keep runs from
+	// allocating.
+	cpuCall := func(method string) jen.Code {
+		args := append([]jen.Code{jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()),
+			jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"),
+			jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))}, bufs...)
+		return jen.Return(jen.Id("qdk").Dot("mod").Dot(method).Call(args...))
+	}
 	body = append(body,
 		jen.Id("qdCounts").Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
 		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
-			jen.Return(jen.Id("qdk").Dot("mod").Dot("RunCPU").Call(cpuRun...))),
+			jen.If(jen.Qual(rtPath, "Recording").Call(jen.Id("qdOpts"))).Block(cpuCall("RecordCPU")),
+			cpuCall("RunCPU")),
 		jen.Return(jen.Id("qdk").Dot("mod").Dot("Launch").Call(
 			jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()), jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"))),
 	)

@@ -93,10 +93,14 @@ func surface(p *Package) []decl {
 		})
 	}
 	for _, img := range p.Images {
+		what := img.Kind.String()
+		if img.Arch != "" {
+			what += " for " + img.Arch
+		}
 		decls = append(decls, decl{
-			name:    imageConst(img.Kind),
-			doc:     []string{fmt.Sprintf("%s is the %s of this package's kernels.", imageConst(img.Kind), img.Kind)},
-			head:    jen.Const().Id(imageConst(img.Kind)),
+			name:    imageConst(img),
+			doc:     []string{fmt.Sprintf("%s is the %s of this package's kernels.", imageConst(img), what)},
+			head:    jen.Const().Id(imageConst(img)),
 			body:    func() jen.Code { return jen.Op("=").Add(stringCode(img.Data)) },
 			standIn: jen.Op("=").Lit(""),
 		})
@@ -107,8 +111,14 @@ func surface(p *Package) []decl {
 // standInBody is the body of every function in the skeleton.
 var standInBody = jen.Block(jen.Panic(jen.Lit("qdgen skeleton")))
 
-// imageConst names the constant that holds an image of the given kind.
-func imageConst(kind rt.ImageKind) string { return "qd" + kind.String() }
+// imageConst names the constant that holds an image: qd, its kind, and
+// for binary code its architecture, as in qdCubin_sm_80.
+func imageConst(img rt.Image) string {
+	if img.Arch != "" {
+		return "qd" + img.Kind.String() + "_" + img.Arch
+	}
+	return "qd" + img.Kind.String()
+}
 
 // imageKindConst is the rt constant of an image kind: rt names each kind
 // Image followed by its String.
@@ -117,9 +127,14 @@ func imageKindConst(kind rt.ImageKind) jen.Code { return jen.Qual(rtPath, "Image
 func moduleSpec(p *Package) jen.Dict {
 	var images []jen.Code
 	for _, img := range p.Images {
-		images = append(images, jen.Values(
+		fields := []jen.Code{
 			jen.Id("Kind").Op(":").Add(imageKindConst(img.Kind)),
-			jen.Id("Data").Op(":").Id(imageConst(img.Kind))))
+			jen.Id("Data").Op(":").Id(imageConst(img)),
+		}
+		if img.Arch != "" {
+			fields = append(fields, jen.Id("Arch").Op(":").Lit(img.Arch))
+		}
+		images = append(images, jen.Values(fields...))
 	}
 	var kernels []jen.Code
 	for i := range p.Kernels {

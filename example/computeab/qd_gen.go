@@ -70,7 +70,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeAB", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
@@ -82,6 +82,11 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeAB(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
@@ -93,7 +98,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeABSerial", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeABSerial", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -102,6 +107,11 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
 	qdCounts := [2]int64{int64(n), int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			ComputeABSerial(a.CPUSlice(), b.CPUSlice(), n)
 		}, a, b)
@@ -113,7 +123,7 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [56]byte
@@ -123,6 +133,11 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	rt.PutUint64(qdArgs[:], 48, uint64(n))
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Combine(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), n)
 		}, a, b, c)

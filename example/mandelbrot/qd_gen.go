@@ -47,7 +47,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, x0 float64, y0 float64, x1 float64, y1 float64, maxIter int32, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot", counts); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [68]byte
@@ -61,6 +61,11 @@ func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, 
 	rt.PutUint32(qdArgs[:], 64, uint32(maxIter))
 	qdCounts := [1]int64{(int64(width) * int64(height))}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
+			}, counts)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Mandelbrot(counts.CPUSlice(), width, height, x0, y0, x1, y1, maxIter)
 		}, counts)

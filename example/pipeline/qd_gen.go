@@ -47,7 +47,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], rounds int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Transform", x, y); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Transform", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -56,6 +56,11 @@ func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], roun
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Transform(x.CPUSlice(), y.CPUSlice(), rounds)
+			}, x, y)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Transform(x.CPUSlice(), y.CPUSlice(), rounds)
 		}, x, y)

@@ -59,7 +59,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Add", a, b, c); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Add", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -68,6 +68,11 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 	rt.PutBuffer(qdArgs[:], 32, c)
 	qdCounts := [1]int64{int64(c.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
+			}, a, b, c)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Add(a.CPUSlice(), b.CPUSlice(), c.CPUSlice())
 		}, a, b, c)
@@ -79,7 +84,7 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", a); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Produce", qdOpts, a); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -88,6 +93,11 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 	rt.PutUint64(qdArgs[:], 24, uint64(delay))
 	qdCounts := [1]int64{int64(a.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Produce(a.CPUSlice(), v, delay)
+			}, a)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Produce(a.CPUSlice(), v, delay)
 		}, a)
@@ -99,7 +109,7 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", a, b); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Consume", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -107,6 +117,11 @@ func (qdk *Kernels) Consume(a *rt.Buffer[float32], b *rt.Buffer[float32], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, b)
 	qdCounts := [1]int64{int64(b.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Consume(a.CPUSlice(), b.CPUSlice())
+			}, a, b)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Consume(a.CPUSlice(), b.CPUSlice())
 		}, a, b)

@@ -425,7 +425,7 @@ func (k *Kernels) Device() *rt.Device {
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counts64(x *rt.Buffer[uint64], ones *rt.Buffer[int], leading *rt.Buffer[int], trailing *rt.Buffer[int], length *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Counts64", x, ones, leading, trailing, length); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Counts64", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -436,6 +436,11 @@ func (qdk *Kernels) Counts64(x *rt.Buffer[uint64], ones *rt.Buffer[int], leading
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Counts64(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+			}, x, ones, leading, trailing, length)
+		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counts64(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
 		}, x, ones, leading, trailing, length)
@@ -447,7 +452,7 @@ func (qdk *Kernels) Counts64(x *rt.Buffer[uint64], ones *rt.Buffer[int], leading
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Permute64(x *rt.Buffer[uint64], k *rt.Buffer[int], reversed *rt.Buffer[uint64], swapped *rt.Buffer[uint64], rotated *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Permute64", x, k, reversed, swapped, rotated); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Permute64", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -458,6 +463,11 @@ func (qdk *Kernels) Permute64(x *rt.Buffer[uint64], k *rt.Buffer[int], reversed 
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Permute64(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+			}, x, k, reversed, swapped, rotated)
+		}
 		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Permute64(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
 		}, x, k, reversed, swapped, rotated)
@@ -469,7 +479,7 @@ func (qdk *Kernels) Permute64(x *rt.Buffer[uint64], k *rt.Buffer[int], reversed 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counts32(x *rt.Buffer[uint32], ones *rt.Buffer[int], leading *rt.Buffer[int], trailing *rt.Buffer[int], length *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Counts32", x, ones, leading, trailing, length); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Counts32", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -480,6 +490,11 @@ func (qdk *Kernels) Counts32(x *rt.Buffer[uint32], ones *rt.Buffer[int], leading
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Counts32(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+			}, x, ones, leading, trailing, length)
+		}
 		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counts32(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
 		}, x, ones, leading, trailing, length)
@@ -491,7 +506,7 @@ func (qdk *Kernels) Counts32(x *rt.Buffer[uint32], ones *rt.Buffer[int], leading
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Permute32(x *rt.Buffer[uint32], k *rt.Buffer[int], reversed *rt.Buffer[uint32], swapped *rt.Buffer[uint32], rotated *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Permute32", x, k, reversed, swapped, rotated); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Permute32", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -502,6 +517,11 @@ func (qdk *Kernels) Permute32(x *rt.Buffer[uint32], k *rt.Buffer[int], reversed 
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Permute32(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+			}, x, k, reversed, swapped, rotated)
+		}
 		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Permute32(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
 		}, x, k, reversed, swapped, rotated)
@@ -513,7 +533,7 @@ func (qdk *Kernels) Permute32(x *rt.Buffer[uint32], k *rt.Buffer[int], reversed 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counts16(x *rt.Buffer[uint16], ones *rt.Buffer[int], leading *rt.Buffer[int], trailing *rt.Buffer[int], length *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Counts16", x, ones, leading, trailing, length); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Counts16", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -524,6 +544,11 @@ func (qdk *Kernels) Counts16(x *rt.Buffer[uint16], ones *rt.Buffer[int], leading
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Counts16(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+			}, x, ones, leading, trailing, length)
+		}
 		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counts16(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
 		}, x, ones, leading, trailing, length)
@@ -535,7 +560,7 @@ func (qdk *Kernels) Counts16(x *rt.Buffer[uint16], ones *rt.Buffer[int], leading
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Permute16(x *rt.Buffer[uint16], k *rt.Buffer[int], reversed *rt.Buffer[uint16], swapped *rt.Buffer[uint16], rotated *rt.Buffer[uint16], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Permute16", x, k, reversed, swapped, rotated); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Permute16", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -546,6 +571,11 @@ func (qdk *Kernels) Permute16(x *rt.Buffer[uint16], k *rt.Buffer[int], reversed 
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Permute16(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+			}, x, k, reversed, swapped, rotated)
+		}
 		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Permute16(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
 		}, x, k, reversed, swapped, rotated)
@@ -557,7 +587,7 @@ func (qdk *Kernels) Permute16(x *rt.Buffer[uint16], k *rt.Buffer[int], reversed 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counts8(x *rt.Buffer[uint8], ones *rt.Buffer[int], leading *rt.Buffer[int], trailing *rt.Buffer[int], length *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Counts8", x, ones, leading, trailing, length); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Counts8", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -568,6 +598,11 @@ func (qdk *Kernels) Counts8(x *rt.Buffer[uint8], ones *rt.Buffer[int], leading *
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Counts8(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+			}, x, ones, leading, trailing, length)
+		}
 		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counts8(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
 		}, x, ones, leading, trailing, length)
@@ -579,7 +614,7 @@ func (qdk *Kernels) Counts8(x *rt.Buffer[uint8], ones *rt.Buffer[int], leading *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Permute8(x *rt.Buffer[uint8], k *rt.Buffer[int], reversed *rt.Buffer[uint8], rotated *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Permute8", x, k, reversed, rotated); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Permute8", qdOpts, x, k, reversed, rotated); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -589,6 +624,11 @@ func (qdk *Kernels) Permute8(x *rt.Buffer[uint8], k *rt.Buffer[int], reversed *r
 	rt.PutBuffer(qdArgs[:], 48, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Permute8(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), rotated.CPUSlice())
+			}, x, k, reversed, rotated)
+		}
 		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Permute8(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), rotated.CPUSlice())
 		}, x, k, reversed, rotated)
@@ -600,7 +640,7 @@ func (qdk *Kernels) Permute8(x *rt.Buffer[uint8], k *rt.Buffer[int], reversed *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Counts(x *rt.Buffer[uint], ones *rt.Buffer[int], leading *rt.Buffer[int], trailing *rt.Buffer[int], length *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Counts", x, ones, leading, trailing, length); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Counts", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -611,6 +651,11 @@ func (qdk *Kernels) Counts(x *rt.Buffer[uint], ones *rt.Buffer[int], leading *rt
 	rt.PutBuffer(qdArgs[:], 64, length)
 	qdCounts := [1]int64{int64(ones.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Counts(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
+			}, x, ones, leading, trailing, length)
+		}
 		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Counts(x.CPUSlice(), ones.CPUSlice(), leading.CPUSlice(), trailing.CPUSlice(), length.CPUSlice())
 		}, x, ones, leading, trailing, length)
@@ -622,7 +667,7 @@ func (qdk *Kernels) Counts(x *rt.Buffer[uint], ones *rt.Buffer[int], leading *rt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Permute(x *rt.Buffer[uint], k *rt.Buffer[int], reversed *rt.Buffer[uint], swapped *rt.Buffer[uint], rotated *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Permute", x, k, reversed, swapped, rotated); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Permute", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -633,6 +678,11 @@ func (qdk *Kernels) Permute(x *rt.Buffer[uint], k *rt.Buffer[int], reversed *rt.
 	rt.PutBuffer(qdArgs[:], 64, rotated)
 	qdCounts := [1]int64{int64(reversed.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Permute(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
+			}, x, k, reversed, swapped, rotated)
+		}
 		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Permute(x.CPUSlice(), k.CPUSlice(), reversed.CPUSlice(), swapped.CPUSlice(), rotated.CPUSlice())
 		}, x, k, reversed, swapped, rotated)
@@ -644,7 +694,7 @@ func (qdk *Kernels) Permute(x *rt.Buffer[uint], k *rt.Buffer[int], reversed *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Carry64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], c *rt.Buffer[uint64], sum *rt.Buffer[uint64], carry *rt.Buffer[uint64], diff *rt.Buffer[uint64], borrow *rt.Buffer[uint64], hi *rt.Buffer[uint64], lo *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Carry64", x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Carry64", qdOpts, x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [144]byte
@@ -659,6 +709,11 @@ func (qdk *Kernels) Carry64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], c *rt.Bu
 	rt.PutBuffer(qdArgs[:], 128, lo)
 	qdCounts := [1]int64{int64(sum.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Carry64(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
+			}, x, y, c, sum, carry, diff, borrow, hi, lo)
+		}
 		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Carry64(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
 		}, x, y, c, sum, carry, diff, borrow, hi, lo)
@@ -670,7 +725,7 @@ func (qdk *Kernels) Carry64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], c *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Carry32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], c *rt.Buffer[uint32], sum *rt.Buffer[uint32], carry *rt.Buffer[uint32], diff *rt.Buffer[uint32], borrow *rt.Buffer[uint32], hi *rt.Buffer[uint32], lo *rt.Buffer[uint32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Carry32", x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Carry32", qdOpts, x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [144]byte
@@ -685,6 +740,11 @@ func (qdk *Kernels) Carry32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], c *rt.Bu
 	rt.PutBuffer(qdArgs[:], 128, lo)
 	qdCounts := [1]int64{int64(sum.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Carry32(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
+			}, x, y, c, sum, carry, diff, borrow, hi, lo)
+		}
 		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Carry32(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
 		}, x, y, c, sum, carry, diff, borrow, hi, lo)
@@ -696,7 +756,7 @@ func (qdk *Kernels) Carry32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], c *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Carry(x *rt.Buffer[uint], y *rt.Buffer[uint], c *rt.Buffer[uint], sum *rt.Buffer[uint], carry *rt.Buffer[uint], diff *rt.Buffer[uint], borrow *rt.Buffer[uint], hi *rt.Buffer[uint], lo *rt.Buffer[uint], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Carry", x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Carry", qdOpts, x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [144]byte
@@ -711,6 +771,11 @@ func (qdk *Kernels) Carry(x *rt.Buffer[uint], y *rt.Buffer[uint], c *rt.Buffer[u
 	rt.PutBuffer(qdArgs[:], 128, lo)
 	qdCounts := [1]int64{int64(sum.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Carry(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
+			}, x, y, c, sum, carry, diff, borrow, hi, lo)
+		}
 		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Carry(x.CPUSlice(), y.CPUSlice(), c.CPUSlice(), sum.CPUSlice(), carry.CPUSlice(), diff.CPUSlice(), borrow.CPUSlice(), hi.CPUSlice(), lo.CPUSlice())
 		}, x, y, c, sum, carry, diff, borrow, hi, lo)
@@ -722,7 +787,7 @@ func (qdk *Kernels) Carry(x *rt.Buffer[uint], y *rt.Buffer[uint], c *rt.Buffer[u
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Abs(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Abs", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Abs", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -730,6 +795,11 @@ func (qdk *Kernels) Abs(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Abs(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Abs(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -741,7 +811,7 @@ func (qdk *Kernels) Abs(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Acos(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Acos", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Acos", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -749,6 +819,11 @@ func (qdk *Kernels) Acos(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Acos(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Acos(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -760,7 +835,7 @@ func (qdk *Kernels) Acos(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Acosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Acosh", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Acosh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -768,6 +843,11 @@ func (qdk *Kernels) Acosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Acosh(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Acosh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -779,7 +859,7 @@ func (qdk *Kernels) Acosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Asin(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Asin", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Asin", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -787,6 +867,11 @@ func (qdk *Kernels) Asin(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Asin(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Asin(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -798,7 +883,7 @@ func (qdk *Kernels) Asin(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Asinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Asinh", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Asinh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -806,6 +891,11 @@ func (qdk *Kernels) Asinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Asinh(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Asinh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -817,7 +907,7 @@ func (qdk *Kernels) Asinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Atan(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Atan", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Atan", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -825,6 +915,11 @@ func (qdk *Kernels) Atan(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Atan(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -836,7 +931,7 @@ func (qdk *Kernels) Atan(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Atanh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Atanh", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Atanh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -844,6 +939,11 @@ func (qdk *Kernels) Atanh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Atanh(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atanh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -855,7 +955,7 @@ func (qdk *Kernels) Atanh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Cbrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Cbrt", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Cbrt", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -863,6 +963,11 @@ func (qdk *Kernels) Cbrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Cbrt(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Cbrt(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -874,7 +979,7 @@ func (qdk *Kernels) Cbrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ceil(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Ceil", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ceil", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -882,6 +987,11 @@ func (qdk *Kernels) Ceil(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ceil(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ceil(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -893,7 +1003,7 @@ func (qdk *Kernels) Ceil(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Cosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Cosh", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Cosh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -901,6 +1011,11 @@ func (qdk *Kernels) Cosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Cosh(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Cosh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -912,7 +1027,7 @@ func (qdk *Kernels) Cosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Erf(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Erf", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Erf", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -920,6 +1035,11 @@ func (qdk *Kernels) Erf(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Erf(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erf(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -931,7 +1051,7 @@ func (qdk *Kernels) Erf(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Erfc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Erfc", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Erfc", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -939,6 +1059,11 @@ func (qdk *Kernels) Erfc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Erfc(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erfc(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -950,7 +1075,7 @@ func (qdk *Kernels) Erfc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Erfcinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Erfcinv", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Erfcinv", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -958,6 +1083,11 @@ func (qdk *Kernels) Erfcinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOp
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Erfcinv(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erfcinv(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -969,7 +1099,7 @@ func (qdk *Kernels) Erfcinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Erfinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Erfinv", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Erfinv", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -977,6 +1107,11 @@ func (qdk *Kernels) Erfinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpt
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Erfinv(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erfinv(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -988,7 +1123,7 @@ func (qdk *Kernels) Erfinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpt
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -996,6 +1131,11 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Exp(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Exp(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1007,7 +1147,7 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Exp2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Exp2", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Exp2", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1015,6 +1155,11 @@ func (qdk *Kernels) Exp2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Exp2(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Exp2(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1026,7 +1171,7 @@ func (qdk *Kernels) Exp2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Expm1(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Expm1", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Expm1", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1034,6 +1179,11 @@ func (qdk *Kernels) Expm1(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Expm1(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Expm1(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1045,7 +1195,7 @@ func (qdk *Kernels) Expm1(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Floor(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Floor", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Floor", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1053,6 +1203,11 @@ func (qdk *Kernels) Floor(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Floor(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floor(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1064,7 +1219,7 @@ func (qdk *Kernels) Floor(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Log", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Log", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1072,6 +1227,11 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Log(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1083,7 +1243,7 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Log10(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Log10", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Log10", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1091,6 +1251,11 @@ func (qdk *Kernels) Log10(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Log10(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log10(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1102,7 +1267,7 @@ func (qdk *Kernels) Log10(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Log1p(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Log1p", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Log1p", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1110,6 +1275,11 @@ func (qdk *Kernels) Log1p(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Log1p(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log1p(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1121,7 +1291,7 @@ func (qdk *Kernels) Log1p(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Log2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Log2", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Log2", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1129,6 +1299,11 @@ func (qdk *Kernels) Log2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Log2(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log2(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1140,7 +1315,7 @@ func (qdk *Kernels) Log2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Logb(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Logb", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Logb", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1148,6 +1323,11 @@ func (qdk *Kernels) Logb(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Logb(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Logb(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1159,7 +1339,7 @@ func (qdk *Kernels) Logb(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Round(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Round", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Round", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1167,6 +1347,11 @@ func (qdk *Kernels) Round(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Round(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Round(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1178,7 +1363,7 @@ func (qdk *Kernels) Round(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) RoundToEven(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "RoundToEven", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "RoundToEven", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1186,6 +1371,11 @@ func (qdk *Kernels) RoundToEven(x *rt.Buffer[float64], out *rt.Buffer[float64], 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+				RoundToEven(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RoundToEven(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1197,7 +1387,7 @@ func (qdk *Kernels) RoundToEven(x *rt.Buffer[float64], out *rt.Buffer[float64], 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Sinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Sinh", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sinh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1205,6 +1395,11 @@ func (qdk *Kernels) Sinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Sinh(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sinh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1216,7 +1411,7 @@ func (qdk *Kernels) Sinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Sqrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Sqrt", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sqrt", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1224,6 +1419,11 @@ func (qdk *Kernels) Sqrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Sqrt(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sqrt(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1235,7 +1435,7 @@ func (qdk *Kernels) Sqrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Trunc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Trunc", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Trunc", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1243,6 +1443,11 @@ func (qdk *Kernels) Trunc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Trunc(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Trunc(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1254,7 +1459,7 @@ func (qdk *Kernels) Trunc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Atan2(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1263,6 +1468,11 @@ func (qdk *Kernels) Atan2(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Atan2(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan2(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1274,7 +1484,7 @@ func (qdk *Kernels) Atan2(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Copysign(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Copysign", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Copysign", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1283,6 +1493,11 @@ func (qdk *Kernels) Copysign(x *rt.Buffer[float64], y *rt.Buffer[float64], out *
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Copysign(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Copysign(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1294,7 +1509,7 @@ func (qdk *Kernels) Copysign(x *rt.Buffer[float64], y *rt.Buffer[float64], out *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Dim(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Dim", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Dim", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1303,6 +1518,11 @@ func (qdk *Kernels) Dim(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Dim(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Dim(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1314,7 +1534,7 @@ func (qdk *Kernels) Dim(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Hypot(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Hypot", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Hypot", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1323,6 +1543,11 @@ func (qdk *Kernels) Hypot(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Hypot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Hypot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1334,7 +1559,7 @@ func (qdk *Kernels) Hypot(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Max(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Max", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Max", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1343,6 +1568,11 @@ func (qdk *Kernels) Max(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Max(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Max(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1354,7 +1584,7 @@ func (qdk *Kernels) Max(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Min(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Min", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Min", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1363,6 +1593,11 @@ func (qdk *Kernels) Min(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Min(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Min(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1374,7 +1609,7 @@ func (qdk *Kernels) Min(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Mod(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Mod", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Mod", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1383,6 +1618,11 @@ func (qdk *Kernels) Mod(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Mod(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Mod(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1394,7 +1634,7 @@ func (qdk *Kernels) Mod(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Nextafter(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Nextafter", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Nextafter", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1403,6 +1643,11 @@ func (qdk *Kernels) Nextafter(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Nextafter(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Nextafter(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1414,7 +1659,7 @@ func (qdk *Kernels) Nextafter(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1423,6 +1668,11 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1434,7 +1684,7 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Remainder(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Remainder", x, y, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Remainder", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1443,6 +1693,11 @@ func (qdk *Kernels) Remainder(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Remainder(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
 		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Remainder(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
@@ -1454,7 +1709,7 @@ func (qdk *Kernels) Remainder(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) FMA(x *rt.Buffer[float64], y *rt.Buffer[float64], z *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "FMA", x, y, z, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "FMA", qdOpts, x, y, z, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [64]byte
@@ -1464,6 +1719,11 @@ func (qdk *Kernels) FMA(x *rt.Buffer[float64], y *rt.Buffer[float64], z *rt.Buff
 	rt.PutBuffer(qdArgs[:], 48, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+				FMA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), out.CPUSlice())
+			}, x, y, z, out)
+		}
 		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FMA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), out.CPUSlice())
 		}, x, y, z, out)
@@ -1475,7 +1735,7 @@ func (qdk *Kernels) FMA(x *rt.Buffer[float64], y *rt.Buffer[float64], z *rt.Buff
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Frexp(x *rt.Buffer[float64], frac *rt.Buffer[float64], exp *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Frexp", x, frac, exp); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Frexp", qdOpts, x, frac, exp); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1484,6 +1744,11 @@ func (qdk *Kernels) Frexp(x *rt.Buffer[float64], frac *rt.Buffer[float64], exp *
 	rt.PutBuffer(qdArgs[:], 32, exp)
 	qdCounts := [1]int64{int64(frac.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Frexp(x.CPUSlice(), frac.CPUSlice(), exp.CPUSlice())
+			}, x, frac, exp)
+		}
 		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Frexp(x.CPUSlice(), frac.CPUSlice(), exp.CPUSlice())
 		}, x, frac, exp)
@@ -1495,7 +1760,7 @@ func (qdk *Kernels) Frexp(x *rt.Buffer[float64], frac *rt.Buffer[float64], exp *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ldexp(x *rt.Buffer[float64], exp *rt.Buffer[int], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Ldexp", x, exp, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ldexp", qdOpts, x, exp, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1504,6 +1769,11 @@ func (qdk *Kernels) Ldexp(x *rt.Buffer[float64], exp *rt.Buffer[int], out *rt.Bu
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ldexp(x.CPUSlice(), exp.CPUSlice(), out.CPUSlice())
+			}, x, exp, out)
+		}
 		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ldexp(x.CPUSlice(), exp.CPUSlice(), out.CPUSlice())
 		}, x, exp, out)
@@ -1515,7 +1785,7 @@ func (qdk *Kernels) Ldexp(x *rt.Buffer[float64], exp *rt.Buffer[int], out *rt.Bu
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Modf(x *rt.Buffer[float64], whole *rt.Buffer[float64], frac *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Modf", x, whole, frac); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Modf", qdOpts, x, whole, frac); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1524,6 +1794,11 @@ func (qdk *Kernels) Modf(x *rt.Buffer[float64], whole *rt.Buffer[float64], frac 
 	rt.PutBuffer(qdArgs[:], 32, frac)
 	qdCounts := [1]int64{int64(frac.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Modf(x.CPUSlice(), whole.CPUSlice(), frac.CPUSlice())
+			}, x, whole, frac)
+		}
 		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Modf(x.CPUSlice(), whole.CPUSlice(), frac.CPUSlice())
 		}, x, whole, frac)
@@ -1535,7 +1810,7 @@ func (qdk *Kernels) Modf(x *rt.Buffer[float64], whole *rt.Buffer[float64], frac 
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Ilogb(x *rt.Buffer[float64], out *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Ilogb", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Ilogb", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1543,6 +1818,11 @@ func (qdk *Kernels) Ilogb(x *rt.Buffer[float64], out *rt.Buffer[int], qdOpts ...
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Ilogb(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ilogb(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1554,7 +1834,7 @@ func (qdk *Kernels) Ilogb(x *rt.Buffer[float64], out *rt.Buffer[int], qdOpts ...
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Classify(x *rt.Buffer[float64], sign *rt.Buffer[int], out *rt.Buffer[uint8], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Classify", x, sign, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Classify", qdOpts, x, sign, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1563,6 +1843,11 @@ func (qdk *Kernels) Classify(x *rt.Buffer[float64], sign *rt.Buffer[int], out *r
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Classify(x.CPUSlice(), sign.CPUSlice(), out.CPUSlice())
+			}, x, sign, out)
+		}
 		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Classify(x.CPUSlice(), sign.CPUSlice(), out.CPUSlice())
 		}, x, sign, out)
@@ -1574,7 +1859,7 @@ func (qdk *Kernels) Classify(x *rt.Buffer[float64], sign *rt.Buffer[int], out *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Specials(sign *rt.Buffer[int], inf *rt.Buffer[uint64], nan *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Specials", sign, inf, nan); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Specials", qdOpts, sign, inf, nan); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1583,6 +1868,11 @@ func (qdk *Kernels) Specials(sign *rt.Buffer[int], inf *rt.Buffer[uint64], nan *
 	rt.PutBuffer(qdArgs[:], 32, nan)
 	qdCounts := [1]int64{int64(inf.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Specials(sign.CPUSlice(), inf.CPUSlice(), nan.CPUSlice())
+			}, sign, inf, nan)
+		}
 		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Specials(sign.CPUSlice(), inf.CPUSlice(), nan.CPUSlice())
 		}, sign, inf, nan)
@@ -1594,7 +1884,7 @@ func (qdk *Kernels) Specials(sign *rt.Buffer[int], inf *rt.Buffer[uint64], nan *
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Bits64(x *rt.Buffer[float64], bits *rt.Buffer[uint64], flipped *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Bits64", x, bits, flipped); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits64", qdOpts, x, bits, flipped); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -1603,6 +1893,11 @@ func (qdk *Kernels) Bits64(x *rt.Buffer[float64], bits *rt.Buffer[uint64], flipp
 	rt.PutBuffer(qdArgs[:], 32, flipped)
 	qdCounts := [1]int64{int64(bits.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Bits64(x.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice())
+			}, x, bits, flipped)
+		}
 		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Bits64(x.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice())
 		}, x, bits, flipped)
@@ -1614,7 +1909,7 @@ func (qdk *Kernels) Bits64(x *rt.Buffer[float64], bits *rt.Buffer[uint64], flipp
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Bits32(x *rt.Buffer[float32], y *rt.Buffer[float32], bits *rt.Buffer[uint32], flipped *rt.Buffer[float32], next *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Bits32", x, y, bits, flipped, next); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Bits32", qdOpts, x, y, bits, flipped, next); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [80]byte
@@ -1625,6 +1920,11 @@ func (qdk *Kernels) Bits32(x *rt.Buffer[float32], y *rt.Buffer[float32], bits *r
 	rt.PutBuffer(qdArgs[:], 64, next)
 	qdCounts := [1]int64{int64(bits.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Bits32(x.CPUSlice(), y.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice(), next.CPUSlice())
+			}, x, y, bits, flipped, next)
+		}
 		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Bits32(x.CPUSlice(), y.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice(), next.CPUSlice())
 		}, x, y, bits, flipped, next)
@@ -1636,7 +1936,7 @@ func (qdk *Kernels) Bits32(x *rt.Buffer[float32], y *rt.Buffer[float32], bits *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *rt.Buffer[float32], floor *rt.Buffer[float32], exp *rt.Buffer[float32], pow *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", x, y, sqrt, floor, exp, pow); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", qdOpts, x, y, sqrt, floor, exp, pow); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [96]byte
@@ -1648,6 +1948,11 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 	rt.PutBuffer(qdArgs[:], 80, pow)
 	qdCounts := [1]int64{int64(sqrt.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Narrow(x.CPUSlice(), y.CPUSlice(), sqrt.CPUSlice(), floor.CPUSlice(), exp.CPUSlice(), pow.CPUSlice())
+			}, x, y, sqrt, floor, exp, pow)
+		}
 		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(x.CPUSlice(), y.CPUSlice(), sqrt.CPUSlice(), floor.CPUSlice(), exp.CPUSlice(), pow.CPUSlice())
 		}, x, y, sqrt, floor, exp, pow)
@@ -1659,7 +1964,7 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Prologue(a float64, x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Prologue", x, out); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Prologue", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [40]byte
@@ -1668,6 +1973,11 @@ func (qdk *Kernels) Prologue(a float64, x *rt.Buffer[float64], out *rt.Buffer[fl
 	rt.PutBuffer(qdArgs[:], 24, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Prologue(a, x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
 		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Prologue(a, x.CPUSlice(), out.CPUSlice())
 		}, x, out)
@@ -1679,7 +1989,7 @@ func (qdk *Kernels) Prologue(a float64, x *rt.Buffer[float64], out *rt.Buffer[fl
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[uint64], f32 *rt.Buffer[float32], f64 *rt.Buffer[float64], norm *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Random", u32, u64, f32, f64, norm); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Random", qdOpts, u32, u64, f32, f64, norm); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [88]byte
@@ -1691,6 +2001,11 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 	rt.PutBuffer(qdArgs[:], 72, norm)
 	qdCounts := [1]int64{int64(u32.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
+			}, u32, u64, f32, f64, norm)
+		}
 		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
 		}, u32, u64, f32, f64, norm)
@@ -1702,7 +2017,7 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) MonteCarloPi(seed uint64, samples int, hits *rt.Buffer[int], qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "MonteCarloPi", hits); qdErr != nil {
+	if qdErr := rt.CheckBuffers(qdk.dev, "MonteCarloPi", qdOpts, hits); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [32]byte
@@ -1711,6 +2026,11 @@ func (qdk *Kernels) MonteCarloPi(seed uint64, samples int, hits *rt.Buffer[int],
 	rt.PutBuffer(qdArgs[:], 16, hits)
 	qdCounts := [1]int64{int64(hits.Len())}
 	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+				MonteCarloPi(seed, samples, hits.CPUSlice())
+			}, hits)
+		}
 		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MonteCarloPi(seed, samples, hits.CPUSlice())
 		}, hits)

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bufio"
+	"encoding/xml"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/qdgo/qd/rt"
+)
+
+// Layout of the picture, in pixels.
+const (
+	labelWidth = 150 // the lanes' names
+	laneHeight = 26
+	barHeight  = 18
+	top        = 40 // title and time axis
+	legendLine = 18
+)
+
+// palette holds colours that stay apart on white, for kernels; copies and
+// memsets are grey, graph launches outlined.
+var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#2f4b7c"}
+
+// timeline is a trace laid out for drawing.
+type timeline struct {
+	tr       *rt.Trace
+	events   []rt.TraceEvent // those in the window
+	lanes    []string
+	from, to time.Duration
+	width    int // of the time area
+	colours  map[string]string
+	names    []string // kernels, in order of first appearance
+}
+
+func layout(tr *rt.Trace, o options) *timeline {
+	t := &timeline{tr: tr, width: max(o.width-labelWidth-20, 100), colours: map[string]string{}, from: o.from, to: o.to}
+	if t.to == 0 {
+		for _, e := range tr.Events {
+			t.to = max(t.to, e.End)
+		}
+	}
+	for _, e := range tr.Events {
+		if e.End < t.from || e.Start > t.to {
+			continue
+		}
+		t.events = append(t.events, e)
+		if !slices.Contains(t.lanes, e.Stream) {
+			t.lanes = append(t.lanes, e.Stream)
+		}
+		if e.Kind == "kernel" {
+			if _, ok := t.colours[e.Name]; !ok {
+				t.names = append(t.names, e.Name)
+				t.colours[e.Name] = colourOf(e.Name, len(t.names)-1)
+			}
+		}
+	}
+	// The default stream first, then the others as they appeared.
+	slices.SortStableFunc(t.lanes, func(a, b string) int {
+		return boolInt(b == "default stream") - boolInt(a == "default stream")
+	})
+	if t.to <= t.from {
+		t.to = t.from + time.Microsecond
+	}
+	return t
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// colourOf gives the i-th kernel a colour of the palette, and kernels
+// past its end one drawn from their name.
+func colourOf(name string, i int) string {
+	if i < len(palette) {
+		return palette[i]
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("hsl(%d,55%%,55%%)", h.Sum32()%360)
+}
+
+func (t *timeline) x(d time.Duration) float64 {
+	return labelWidth + float64(d-t.from)/float64(t.to-t.from)*float64(t.width)
+}
+
+func (t *timeline) y(lane string) float64 {
+	return top + float64(slices.Index(t.lanes, lane))*laneHeight
+}
+
+// render writes the SVG picture of tr.
+func render(w io.Writer, tr *rt.Trace, o options) error {
+	t := layout(tr, o)
+	b := bufio.NewWriter(w)
+	height := top + len(t.lanes)*laneHeight + 20 + legendLine*((len(t.names)+3)/4+1)
+	total := t.width + labelWidth + 20
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", total, height)
+	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="white"/>`+"\n", total, height)
+	title := o.title
+	if title == "" {
+		title = tr.Device
+	}
+	fmt.Fprintf(b, `<text x="4" y="14" font-size="13">%s</text>`+"\n", esc(title))
+	t.axis(b)
+	for i, lane := range t.lanes {
+		y := t.y(lane)
+		if i%2 == 1 {
+			fmt.Fprintf(b, `<rect class="lane" x="0" y="%.1f" width="%d" height="%d" fill="#f4f4f4"/>`+"\n", y, total, laneHeight)
+		}
+		fmt.Fprintf(b, `<text class="lane-name" x="4" y="%.1f">%s</text>`+"\n", y+laneHeight/2+4, esc(lane))
+	}
+	for _, e := range t.events {
+		if !e.Instant() {
+			t.bar(b, e)
+		}
+	}
+	t.flows(b)
+	for _, e := range t.events {
+		if e.Instant() {
+			x, y := t.x(e.Start), t.y(e.Stream)
+			fmt.Fprintf(b, `<line class="%s" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black" stroke-width="1.5"><title>%s</title></line>`+"\n",
+				e.Kind, x, y+2, x, y+laneHeight-2, esc(fmt.Sprintf("%s %s at %v", e.Kind, e.Name, e.Start)))
+		}
+	}
+	t.legend(b, float64(top+len(t.lanes)*laneHeight+20))
+	fmt.Fprintln(b, "</svg>")
+	return b.Flush()
+}
+
+// bar draws one operation.
+func (t *timeline) bar(b io.Writer, e rt.TraceEvent) {
+	x0, x1 := t.x(max(e.Start, t.from)), t.x(min(e.End, t.to))
+	y := t.y(e.Stream) + (laneHeight-barHeight)/2
+	fill, stroke := "#bbbbbb", "none"
+	switch e.Kind {
+	case "kernel":
+		fill = t.colours[e.Name]
+	case "graph":
+		fill, stroke = "#ffffff", "#333333"
+	}
+	tip := fmt.Sprintf("%s %s: %v", e.Kind, e.Name, e.End-e.Start)
+	if e.Task != "" {
+		tip += fmt.Sprintf(", task %s, %d×%d threads", e.Task, e.Grid, e.Threads)
+	}
+	if e.Block > 0 {
+		tip += fmt.Sprintf(", block %d", e.Block)
+	}
+	if e.Bytes > 0 {
+		tip += fmt.Sprintf(", %d bytes", e.Bytes)
+	}
+	fmt.Fprintf(b, `<rect class="%s" x="%.1f" y="%.1f" width="%.1f" height="%d" fill="%s" stroke="%s"><title>%s</title></rect>`+"\n",
+		e.Kind, x0, y, math.Max(x1-x0, 1), barHeight, fill, stroke, esc(tip))
+	label := e.Name
+	if e.Block > 0 {
+		label += fmt.Sprintf(" block %d", e.Block)
+	}
+	if x1-x0 > 7*float64(len(label))+8 { // the label fits: about 7 pixels a letter
+		colour := "white"
+		if e.Kind != "kernel" {
+			colour = "black"
+		}
+		fmt.Fprintf(b, `<text class="label" x="%.1f" y="%.1f" fill="%s">%s</text>`+"\n", x0+4, y+barHeight-5, colour, esc(label))
+	}
+}
+
+// flows draws an arrow from each instant that starts a flow to each that
+// ends it.
+func (t *timeline) flows(b io.Writer) {
+	starts := map[uint64]rt.TraceEvent{}
+	for _, e := range t.events {
+		if e.Flow != 0 && !e.FlowEnd {
+			starts[e.Flow] = e
+		}
+	}
+	fmt.Fprintln(b, `<defs><marker id="arrow" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="#555"/></marker></defs>`)
+	for _, e := range t.events {
+		s, ok := starts[e.Flow]
+		if !ok || !e.FlowEnd {
+			continue
+		}
+		fmt.Fprintf(b, `<line class="flow" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#555" stroke-width="1" marker-end="url(#arrow)"/>`+"\n",
+			t.x(s.Start), t.y(s.Stream)+laneHeight/2, t.x(e.Start), t.y(e.Stream)+laneHeight/2)
+	}
+}
+
+// axis draws the time axis with about ten ticks at round intervals.
+func (t *timeline) axis(b io.Writer) {
+	raw := float64(t.to-t.from) / 10
+	mag := time.Duration(math.Pow(10, math.Floor(math.Log10(raw))))
+	step := 10 * mag
+	for _, m := range []time.Duration{1, 2, 5} {
+		if float64(mag*m) >= raw {
+			step = mag * m
+			break
+		}
+	}
+	step = max(step, 1)
+	y := float64(top - 4)
+	for d := (t.from + step - 1) / step * step; d <= t.to; d += step {
+		x := t.x(d)
+		fmt.Fprintf(b, `<line class="tick" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999"/>`+"\n", x, y, x, y+4)
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">%v</text>`+"\n", x, y-3, d-t.from)
+	}
+}
+
+// legend names the kernels' colours.
+func (t *timeline) legend(b io.Writer, y float64) {
+	entries := append(slices.Clone(t.names), "copy or memset", "graph launch")
+	for i, name := range entries {
+		x := 4 + float64(i%4)*float64(t.width+labelWidth)/4
+		row := y + float64(i/4)*legendLine
+		fill, stroke := "#bbbbbb", "none"
+		switch {
+		case i < len(t.names):
+			fill = t.colours[name]
+		case name == "graph launch":
+			fill, stroke = "#ffffff", "#333333"
+		}
+		fmt.Fprintf(b, `<rect class="legend" x="%.1f" y="%.1f" width="12" height="12" fill="%s" stroke="%s"/><text x="%.1f" y="%.1f">%s</text>`+"\n",
+			x, row, fill, stroke, x+16, row+10, esc(name))
+	}
+}
+
+func esc(s string) string {
+	var sb strings.Builder
+	xml.EscapeText(&sb, []byte(s))
+	return sb.String()
+}
