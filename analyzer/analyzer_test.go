@@ -25,6 +25,12 @@ func TestStreamParallel(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
 }
 
+// TestReductions checks which carried variables are reductions, and the
+// diagnostics of those that are not.
+func TestReductions(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "reduce")
+}
+
 // TestDependences checks the dependence check of parallel loops: what it
 // reports, where, and the precise cases it accepts.
 func TestDependences(t *testing.T) {

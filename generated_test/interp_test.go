@@ -90,6 +90,12 @@ func interpretCases(t *testing.T, kernels map[string]*ir.Kernel, cases []kernelC
 
 // interpret runs k on args, writing results back into args' slices.
 func interpret(k *ir.Kernel, args []any, threads int) error {
+	return interpretGrid(k, args, threads, 0)
+}
+
+// interpretGrid runs k on a grid of threads in blocks of blockSize (0: one
+// block).
+func interpretGrid(k *ir.Kernel, args []any, threads, blockSize int) error {
 	heap := &ir.Heap{}
 	vals := &ir.Values{
 		Scalar: make([]uint64, len(args)),
@@ -107,7 +113,7 @@ func interpret(k *ir.Kernel, args []any, threads int) error {
 		}
 		vals.Scalar[i], _ = ir.Bits(a)
 	}
-	ip := &ir.Interp{Mem: heap, Threads: threads, StepLimit: 1 << 28} // math.Mod loops once per bit of exponent difference
+	ip := &ir.Interp{Mem: heap, Threads: threads, BlockSize: blockSize, StepLimit: 1 << 28} // math.Mod loops once per bit of exponent difference
 	if err := ip.Run(k, vals); err != nil {
 		return err
 	}

@@ -7,6 +7,13 @@ const (
 	SlotValue SlotPart = iota // a scalar parameter's value
 	SlotBase                  // a slice parameter's device address
 	SlotLen                   // a slice parameter's length
+	// The runtime's own arguments, after the parameters' (Param is -1):
+	// the address of the launch's scratch memory, in kernels with
+	// reductions, then that of the record of the module's first fault, in
+	// kernels with fault sites. The runtime writes them into the last
+	// words of the packed buffer.
+	SlotScratch
+	SlotFault
 )
 
 // ArgSlot is one entry point parameter. Every task of a kernel takes the
@@ -37,6 +44,12 @@ func (k *Kernel) ArgSlots() ([]ArgSlot, int) {
 		} else {
 			add(i, SlotValue, p.Type)
 		}
+	}
+	if k.Reductions > 0 {
+		add(-1, SlotScratch, Ptr)
+	}
+	if len(k.Sites) > 0 {
+		add(-1, SlotFault, Ptr)
 	}
 	// The size is where the last slot ends: the driver checks it against
 	// the entry point's parameter space exactly.

@@ -176,7 +176,8 @@ func (t *Task) Loops() []*Loop {
 		func(a, b int) bool { return dom[b].Has(a) })
 }
 
-// HasEffects reports whether t writes memory.
+// HasEffects reports whether t writes memory or checks something: a task
+// that does neither need not run.
 func (t *Task) HasEffects() bool {
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {

@@ -9,6 +9,7 @@ func (k *Kernel) Clone() *Kernel {
 	c.Params = slices.Clone(k.Params)
 	c.Conflicts = slices.Clone(k.Conflicts)
 	c.Groups = slices.Clone(k.Groups)
+	c.Sites = slices.Clone(k.Sites)
 	c.Data = slices.Clone(k.Data)
 	for i := range c.Data {
 		c.Data[i].Bytes = slices.Clone(c.Data[i].Bytes)

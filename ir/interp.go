@@ -13,7 +13,8 @@ type Memory interface {
 	Load(addr uint64, t Type) (uint64, error)
 	Store(addr uint64, t Type, bits uint64) error
 	// Alloc returns the address of n bytes of new zeroed memory, for the
-	// interpreter's own use: task variables and constant tables.
+	// interpreter's own use: task variables, constant tables and scratch
+	// memory.
 	Alloc(n int) uint64
 	// Atomic replaces the element of type t at addr by what update makes of
 	// its old bits, when update says to write, as one indivisible step, and
@@ -36,23 +37,32 @@ var ErrStepLimit = errors.New("step limit reached")
 // Interp runs kernels instruction by instruction. It is the oracle for the
 // lowering: a kernel interpreted here must compute what the Go function
 // computes, before any emitter is involved.
+//
+// A parallel task runs on a grid of Threads threads in blocks of BlockSize,
+// one block after another. The threads of a block take turns, each running
+// until it reaches a barrier or a shuffle, where it waits for the others as
+// a GPU's would; shared variables are per block.
 type Interp struct {
 	Mem Memory
 	// Threads is the grid size used for parallel tasks. Small grids make
 	// every thread stride over several iterations.
 	Threads int
+	// BlockSize is the number of threads per block; 0 means one block of
+	// Threads threads, or blocks of 256 when there are more than 1024.
+	BlockSize int
+	// WarpSize is the number of threads that shuffle values among
+	// themselves; 0 means 32.
+	WarpSize int
 	// StepLimit bounds the instructions one thread may execute; 0 means 1<<32.
 	StepLimit int64
+	// Scratch is the address of scratch memory for kernels with
+	// reductions, which interpreters running parts of one launch share;
+	// when 0, each Run and RunThread allocates its own.
+	Scratch uint64
 
-	mu     sync.Mutex
-	data   map[*Kernel][]uint64 // the addresses of each kernel's tables
-	shared map[*Task][]uint64   // the addresses of each task's shared variables
+	mu   sync.Mutex
+	data map[*Kernel][]uint64 // the addresses of each kernel's tables
 }
-
-// ErrBarrier is returned for a barrier among several threads: the
-// interpreter runs one thread after another, so none could wait for the
-// others.
-var ErrBarrier = errors.New("barrier among several threads: the interpreter runs threads one after another")
 
 // dataAddrs returns the addresses of k's constant tables, copying them into
 // memory the first time.
@@ -78,98 +88,282 @@ func (ip *Interp) dataAddrs(k *Kernel) ([]uint64, error) {
 	return addrs, nil
 }
 
-// varAddrs returns the addresses of t's variables for one thread: its own
-// local ones, and the shared ones all threads of the run share.
-func (ip *Interp) varAddrs(t *Task) []uint64 {
-	ip.mu.Lock()
-	defer ip.mu.Unlock()
-	shared, ok := ip.shared[t]
-	if !ok {
-		shared = make([]uint64, len(t.Vars))
-		for i, v := range t.Vars {
-			if v.Space == Shared {
-				shared[i] = ip.Mem.Alloc(v.Size)
-			}
-		}
-		if ip.shared == nil {
-			ip.shared = make(map[*Task][]uint64)
-		}
-		ip.shared[t] = shared
+// geometry returns the grid of a task: its number of blocks and threads
+// per block.
+func (ip *Interp) geometry(t *Task) (blocks, size int) {
+	if t.Kind != Parallel {
+		return 1, 1
 	}
-	addrs := make([]uint64, len(t.Vars))
-	for i, v := range t.Vars {
-		if v.Space == Local {
-			addrs[i] = ip.Mem.Alloc(v.Size)
-		} else {
-			addrs[i] = shared[i]
-		}
+	threads := max(ip.Threads, 1)
+	size = ip.BlockSize
+	switch {
+	case size > 0:
+	case threads <= 1024:
+		size = threads
+	default:
+		size = 256
 	}
-	return addrs
+	return (threads + size - 1) / size, size
 }
 
-// Run executes every task of k in order.
+// launch is what the threads of one run of a kernel share.
+type launch struct {
+	k       *Kernel
+	args    *Values
+	data    []uint64
+	scratch uint64
+	fault   *Fault
+}
+
+// Run executes every task of k in order. A check that fails ends its
+// thread, as on a GPU; the task's other threads finish, and Run returns
+// the first fault, a *Fault, without running the tasks after it.
 func (ip *Interp) Run(k *Kernel, args *Values) error {
-	for _, t := range k.Tasks {
-		threads := 1
-		if t.Kind == Parallel {
-			threads = max(ip.Threads, 1)
+	data, err := ip.dataAddrs(k)
+	if err != nil {
+		return err
+	}
+	run := &launch{k: k, args: args, data: data, scratch: ip.Scratch}
+	if k.Reductions > 0 && run.scratch == 0 {
+		most := 1
+		for _, t := range k.Tasks {
+			blocks, _ := ip.geometry(t)
+			most = max(most, blocks)
 		}
-		for tid := range threads {
-			if err := ip.RunThread(k, t, args, int64(tid), int64(threads)); err != nil {
-				return fmt.Errorf("task %s, thread %d: %w", t.Name, tid, err)
+		run.scratch = ip.Mem.Alloc(k.ScratchFixed() + most*k.ScratchPerBlock())
+	}
+	for _, t := range k.Tasks {
+		blocks, size := ip.geometry(t)
+		for b := range blocks {
+			if err := ip.runBlock(run, t, b, blocks, size); err != nil {
+				return fmt.Errorf("task %s, block %d: %w", t.Name, b, err)
 			}
+		}
+		if run.fault != nil {
+			return run.fault
 		}
 	}
 	return nil
 }
 
-// RunThread executes task t as the thread tid of a grid of count threads.
+// RunThread executes task t as the thread tid of a grid of count threads,
+// each a block of its own. A failed check ends the thread and is returned
+// as a *Fault.
 func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) error {
-	regs := make([]uint64, len(t.Regs))
+	data, err := ip.dataAddrs(k)
+	if err != nil {
+		return err
+	}
+	run := &launch{k: k, args: args, data: data, scratch: ip.Scratch}
+	if k.Reductions > 0 && run.scratch == 0 {
+		run.scratch = ip.Mem.Alloc(k.ScratchFixed() + int(count)*k.ScratchPerBlock())
+	}
+	if err := ip.runBlock(run, t, int(tid), int(count), 1); err != nil {
+		return err
+	}
+	if run.fault != nil {
+		return run.fault
+	}
+	return nil
+}
+
+// threadState says whether a thread runs, waits for its block or warp, or
+// has ended.
+type threadState uint8
+
+const (
+	running threadState = iota
+	atBarrier
+	atShuffle
+	ended
+)
+
+// thread is one thread of a block.
+type thread struct {
+	regs  []uint64
+	vars  []uint64
+	b     *Block
+	i     int // the next instruction of b
+	steps int64
+	state threadState
+	// Where the thread is in the grid.
+	index, count, block, blocks, inBlock, blockSize int64
+	// At a shuffle: the value it offers and the lane it reads.
+	offer uint64
+	from  int64
+}
+
+// runBlock runs block b of a grid of blocks, of size threads each.
+func (ip *Interp) runBlock(run *launch, t *Task, b, blocks, size int) error {
+	threads := make([]*thread, size)
+	vars := make([]uint64, len(t.Vars))
+	for i, v := range t.Vars {
+		if v.Space == Shared {
+			vars[i] = ip.Mem.Alloc(v.Size)
+		}
+	}
+	for i := range threads {
+		th := &thread{regs: make([]uint64, len(t.Regs)), vars: make([]uint64, len(vars)), b: t.Blocks[0],
+			index: int64(b*size + i), count: int64(blocks * size), block: int64(b), blocks: int64(blocks),
+			inBlock: int64(i), blockSize: int64(size)}
+		for j, v := range t.Vars {
+			th.vars[j] = vars[j]
+			if v.Space == Local {
+				th.vars[j] = ip.Mem.Alloc(v.Size)
+			}
+		}
+		threads[i] = th
+	}
+	warp := int64(ip.WarpSize)
+	if warp <= 0 {
+		warp = 32
+	}
+	for {
+		for i, th := range threads {
+			if th.state != running {
+				continue
+			}
+			if err := ip.exec(run, t, th); err != nil {
+				return fmt.Errorf("thread %d: %w", i, err)
+			}
+		}
+		if done, err := release(threads, warp); done || err != nil {
+			return err
+		}
+	}
+}
+
+// release lets waiting threads go on once every thread they wait for has
+// arrived: a warp's threads at a shuffle, or the block's at a barrier. It
+// reports whether every thread has ended.
+func release(threads []*thread, warp int64) (done bool, err error) {
+	live, barrier := 0, 0
+	for _, th := range threads {
+		switch th.state {
+		case atBarrier:
+			barrier++
+			live++
+		case atShuffle:
+			live++
+		}
+	}
+	if live == 0 {
+		return true, nil
+	}
+	released := false
+	for lo := int64(0); lo < int64(len(threads)); lo += warp {
+		lanes := threads[lo:min(lo+warp, int64(len(threads)))]
+		waiting := true
+		for _, th := range lanes {
+			waiting = waiting && (th.state == atShuffle || th.state == ended)
+		}
+		if !waiting {
+			continue
+		}
+		values := make([]uint64, len(lanes))
+		for l, th := range lanes {
+			values[l] = th.offer
+			if src := int64(l) + th.from; th.state == atShuffle && th.from >= 0 && src < int64(len(lanes)) && lanes[src].state == atShuffle {
+				values[l] = lanes[src].offer
+			}
+		}
+		for l, th := range lanes {
+			if th.state == atShuffle {
+				th.regs[th.b.Instrs[th.i-1].Dst] = values[l]
+				th.state = running
+				released = true
+			}
+		}
+	}
+	switch {
+	case released:
+	case barrier == live:
+		for _, th := range threads {
+			if th.state == atBarrier {
+				th.state = running
+			}
+		}
+	default:
+		return false, errors.New("the threads of a block wait at different synchronizations: some at a barrier, some at a shuffle")
+	}
+	return false, nil
+}
+
+// exec runs th until it ends or waits for other threads.
+func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 	limit := ip.StepLimit
 	if limit == 0 {
 		limit = 1 << 32
 	}
+	regs := th.regs
 	val := func(a Arg) uint64 {
 		if a.Imm {
 			return a.Bits
 		}
 		return regs[a.Reg]
 	}
-	data, err := ip.dataAddrs(k)
-	if err != nil {
-		return err
-	}
-	vars := ip.varAddrs(t)
 	var ops [3]uint64 // the most operands an op has (fma)
-	b := t.Blocks[0]
-	for steps := int64(0); ; {
-		for i := range b.Instrs {
-			in := &b.Instrs[i]
-			if steps++; steps > limit {
+	for {
+		b := th.b
+		for th.i < len(b.Instrs) {
+			in := &b.Instrs[th.i]
+			th.i++
+			if th.steps++; th.steps > limit {
 				return ErrStepLimit
 			}
 			var r uint64
 			var err error
 			switch in.Op {
 			case OpParam:
-				r = in.Type.Normalize(args.Scalar[in.Aux])
+				r = in.Type.Normalize(run.args.Scalar[in.Aux])
 			case OpParamBase:
-				r = args.Base[in.Aux]
+				r = run.args.Base[in.Aux]
 			case OpParamLen:
-				r = uint64(args.Len[in.Aux])
+				r = uint64(run.args.Len[in.Aux])
 			case OpThreadIndex:
-				r = uint64(tid)
+				r = uint64(th.index)
 			case OpThreadCount:
-				r = uint64(count)
+				r = uint64(th.count)
+			case OpBlockIndex:
+				r = uint64(th.block)
+			case OpBlockCount:
+				r = uint64(th.blocks)
+			case OpBlockThread:
+				r = uint64(th.inBlock)
+			case OpBlockSize:
+				r = uint64(th.blockSize)
+			case OpLane:
+				r = uint64(th.inBlock % ip.warp())
+			case OpWarpIndex:
+				r = uint64(th.inBlock / ip.warp())
+			case OpWarpSize:
+				r = uint64(ip.warp())
+			case OpScratch:
+				r = run.scratch
 			case OpAddr:
-				r = vars[in.Aux]
+				r = th.vars[in.Aux]
 			case OpDataAddr:
-				r = data[in.Aux]
+				r = run.data[in.Aux]
 			case OpBarrier:
-				if count > 1 {
-					err = ErrBarrier
+				th.state = atBarrier
+				return nil
+			case OpShuffleDown:
+				th.offer, th.from = in.Type.Normalize(val(in.Args[0])), int64(val(in.Args[1]))
+				th.state = atShuffle
+				return nil
+			case OpCheckIndex, OpCheckSlice, OpCheckDivide:
+				vs := ops[:len(in.Args)]
+				for j, a := range in.Args {
+					vs[j] = val(a)
 				}
+				if failed, x, y := Failed(in, vs); failed {
+					if run.fault == nil {
+						run.fault = &Fault{Task: t.Name, Site: run.k.Sites[in.Aux], X: x, Y: y}
+					}
+					th.state = ended
+					return nil
+				}
+				continue
 			case OpLoad:
 				r, err = ip.Mem.Load(val(in.Args[0]), in.Type)
 			case OpStore:
@@ -186,7 +380,7 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 				r, err = evalPure(in, vs)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", k.FormatInstr(t, in), err)
+				return fmt.Errorf("%s: %w", run.k.FormatInstr(t, in), err)
 			}
 			if in.Dst != NoReg {
 				regs[in.Dst] = r
@@ -194,17 +388,26 @@ func (ip *Interp) RunThread(k *Kernel, t *Task, args *Values, tid, count int64) 
 		}
 		switch b.Term.Kind {
 		case Return:
+			th.state = ended
 			return nil
 		case Jump:
-			b = t.Blocks[b.Term.Succs[0]]
+			th.b = t.Blocks[b.Term.Succs[0]]
 		case Branch:
 			if val(b.Term.Cond) != 0 {
-				b = t.Blocks[b.Term.Succs[0]]
+				th.b = t.Blocks[b.Term.Succs[0]]
 			} else {
-				b = t.Blocks[b.Term.Succs[1]]
+				th.b = t.Blocks[b.Term.Succs[1]]
 			}
 		}
+		th.i = 0
 	}
+}
+
+func (ip *Interp) warp() int64 {
+	if ip.WarpSize > 0 {
+		return int64(ip.WarpSize)
+	}
+	return 32
 }
 
 // atomic runs an atomic op through the memory's Atomic.

@@ -146,8 +146,45 @@ const (
 	OpDataAddr
 	// OpBarrier waits until every thread of the thread's block has reached
 	// it, and makes their earlier writes to shared memory visible: "barrier".
+	// Threads that have ended are not waited for.
 	OpBarrier
 
+	// The place of a thread in its block and grid, as i64, for the code
+	// that combines the work of a block's threads (reductions). The block
+	// index: "r1 = blockindex"; the number of blocks in the grid: "r1 =
+	// blockcount"; the thread's index in its block: "r1 = blockthread"; the
+	// number of threads in a block: "r1 = blocksize".
+	OpBlockIndex
+	OpBlockCount
+	OpBlockThread
+	OpBlockSize
+	// A block's threads run in warps (waves on AMD GPUs) of warpsize
+	// threads, which the GPU fixes: 32 on NVIDIA's, 64 on AMD's data-centre
+	// GPUs. The thread's index in its warp: "r1 = lane"; its warp's index
+	// in the block: "r1 = warpindex"; the warp size: "r1 = warpsize".
+	OpLane
+	OpWarpIndex
+	OpWarpSize
+	// OpShuffleDown reads operand 0 as the thread delta lanes above in the
+	// same warp holds it, or its own value when there is no such lane:
+	// "r3 = shuffledown.f32 r1, r2", delta an i64. Every thread of the warp
+	// that has not ended must execute it together; a thread that has ended
+	// gives an unspecified value.
+	OpShuffleDown
+
+	// OpScratch is the address of the launch's scratch memory in global
+	// memory, where reductions keep their partial and final results:
+	// "r1 = scratch", laid out as fault.go says.
+	OpScratch
+
+	// Checks end the thread with a fault, recording it, when their
+	// condition fails; Aux is the fault site (Kernel.Sites). OpCheckIndex
+	// needs x < y and OpCheckSlice x <= y, both i64 compared as unsigned,
+	// so that a negative x fails: "checkindex r1, r2, site 0". OpCheckDivide
+	// needs a non-zero divisor: "checkdiv.i32 r1, site 1".
+	OpCheckIndex
+	OpCheckSlice
+	OpCheckDivide
 	// Atomic operations on the element at the address, each one indivisible
 	// step that concurrent threads never see half done; AtomicUpdate in
 	// eval.go defines what each writes. All but atomstore give the
@@ -197,7 +234,7 @@ type Instr struct {
 	From Type // the source type of a conversion, the count type of a shift
 	Dst  Reg  // NoReg when the instruction has no result
 	Args []Arg
-	Aux  int64 // parameter index, element size, variable or table index
+	Aux  int64 // parameter index, element size, variable, table or site index
 	// Space is the memory the address operand of a load, store or atomic
 	// points into; it is printed after the op name unless it is Global:
 	// "r2 = load.shared.f32 r1".
@@ -316,4 +353,10 @@ type Kernel struct {
 	Groups []int
 	// Data holds the constant tables the kernel's tasks read.
 	Data []Data
+	// Sites are the places in the source where a check may fail, which
+	// checks name by index (fault.go).
+	Sites []Site
+	// Reductions is the number of reduction results the kernel's tasks
+	// keep in scratch memory.
+	Reductions int
 }

@@ -46,6 +46,9 @@ type OpInfo struct {
 	// Spaces marks the ops whose address may point into any memory space,
 	// which Instr.Space names.
 	Spaces bool
+	// Checks marks the ops that may end the thread with a fault. Passes
+	// must not move memory accesses across them.
+	Checks bool
 	// Atomic marks the ops that touch memory in one indivisible step:
 	// threads running them on one element at the same time do not race.
 	Atomic bool
@@ -118,6 +121,7 @@ const (
 	ElemSize            // an element size in bytes, printed after the operands
 	VarIndex            // the index of a task variable, printed as its name
 	DataIndex           // the index of a kernel's constant table, printed as its name
+	SiteIndex           // the index of a kernel's fault site, printed as "site N" after the operands
 )
 
 // MemoryEffect is how an op touches device memory.
@@ -210,6 +214,23 @@ var opTable = [numOps]OpInfo{
 	OpAddr:     {Name: "addr", Result: Fixed(Ptr), Aux: VarIndex},
 	OpDataAddr: {Name: "dataaddr", Result: Fixed(Ptr), Aux: DataIndex},
 	OpBarrier:  {Name: "barrier", Result: NoResult, SideEffects: true},
+
+	OpBlockIndex:  {Name: "blockindex", Result: Fixed(Int64), Parallel: true},
+	OpBlockCount:  {Name: "blockcount", Result: Fixed(Int64), Parallel: true},
+	OpBlockThread: {Name: "blockthread", Result: Fixed(Int64), Parallel: true},
+	OpBlockSize:   {Name: "blocksize", Result: Fixed(Int64), Parallel: true},
+	OpLane:        {Name: "lane", Result: Fixed(Int64), Parallel: true},
+	OpWarpIndex:   {Name: "warpindex", Result: Fixed(Int64), Parallel: true},
+	OpWarpSize:    {Name: "warpsize", Result: Fixed(Int64)},
+	// A shuffle is executed by the threads of a warp together: passes
+	// must neither remove nor move it, as for an op with side effects.
+	OpShuffleDown: {Name: "shuffledown", Types: Numeric, Result: OfType, Operands: []TypeRule{OfType, Fixed(Int64)}, SideEffects: true, Parallel: true},
+
+	OpScratch: {Name: "scratch", Result: Fixed(Ptr)},
+
+	OpCheckIndex:  {Name: "checkindex", Result: NoResult, Operands: []TypeRule{Fixed(Int64), Fixed(Int64)}, Aux: SiteIndex, SideEffects: true, Checks: true},
+	OpCheckSlice:  {Name: "checkslice", Result: NoResult, Operands: []TypeRule{Fixed(Int64), Fixed(Int64)}, Aux: SiteIndex, SideEffects: true, Checks: true},
+	OpCheckDivide: {Name: "checkdiv", Types: Integers, Result: NoResult, Operands: oneOfType, Aux: SiteIndex, SideEffects: true, Checks: true},
 
 	OpAtomicAdd:   {Name: "atomadd", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
 	OpAtomicMin:   {Name: "atommin", Types: Numeric, Result: OfType, Operands: atomicUpdate, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},

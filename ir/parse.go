@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/qdgo/qd/internal/fault"
 )
 
 // Parse reads kernels in the printed form of Kernel.String, separated by
@@ -155,6 +157,15 @@ func (p *parser) kernel() *Kernel {
 		k.Data = append(k.Data, d)
 		c.done()
 	}
+	if p.peek() == "reductions" {
+		c := p.line("reductions")
+		c.expect("reductions")
+		k.Reductions = c.int("a number of reductions")
+		c.done()
+	}
+	for p.peek() == "site" {
+		k.Sites = append(k.Sites, p.site(len(k.Sites)))
+	}
 	for p.peek() == "task" {
 		k.Tasks = append(k.Tasks, p.task(k))
 	}
@@ -162,6 +173,33 @@ func (p *parser) kernel() *Kernel {
 		fail(p.here(), `expected "task" or "kernel", found %q`, w)
 	}
 	return k
+}
+
+// site reads the line of fault site number n, as Site.String prints it
+// after "site n".
+func (p *parser) site(n int) Site {
+	c := p.line("a site")
+	c.expect("site")
+	if at := c.i; c.int("a site number") != n {
+		c.failAt(c.ln.words[at], "expected site %d", n)
+	}
+	var s Site
+	tok := c.next("a fault kind")
+	var ok bool
+	if s.Kind, ok = fault.ByName(tok.text); !ok {
+		c.failAt(tok, "expected a fault kind, found %q", tok.text)
+	}
+	if c.peek() == "unsigned" {
+		c.expect("unsigned")
+		s.Unsigned = true
+	}
+	s.File = c.next("a file name").text
+	c.expect(":")
+	s.Line = c.int("a line")
+	c.expect(":")
+	s.Col = c.int("a column")
+	c.done()
+	return s
 }
 
 func (p *parser) task(k *Kernel) *Task {

@@ -104,9 +104,14 @@ func (tp *taskParser) instr(c *cursor) Instr {
 			}
 			in.Args = append(in.Args, tp.arg(c, typ))
 		}
-		if info.Aux == ElemSize {
+		switch info.Aux {
+		case ElemSize:
 			c.expect(",")
 			in.Aux = int64(c.int("an element size"))
+		case SiteIndex:
+			c.expect(",")
+			c.expect("site")
+			in.Aux = int64(c.int("a site number"))
 		}
 	}
 	c.done()

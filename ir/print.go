@@ -44,6 +44,12 @@ func (k *Kernel) String() string {
 	for _, d := range k.Data {
 		fmt.Fprintf(&b, "data %s align %d = %x\n", d.Name, d.Align, d.Bytes)
 	}
+	if k.Reductions > 0 {
+		fmt.Fprintf(&b, "reductions %d\n", k.Reductions)
+	}
+	for i, s := range k.Sites {
+		fmt.Fprintf(&b, "site %d %s\n", i, s)
+	}
 	for _, t := range k.Tasks {
 		b.WriteString("\n")
 		k.writeTask(&b, t)
@@ -125,8 +131,11 @@ func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
 		}
 		b.WriteString(formatArg(a, typ))
 	}
-	if info.Aux == ElemSize {
+	switch info.Aux {
+	case ElemSize:
 		fmt.Fprintf(&b, ", %d", in.Aux)
+	case SiteIndex:
+		fmt.Fprintf(&b, ", site %d", in.Aux)
 	}
 	return b.String()
 }

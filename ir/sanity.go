@@ -9,6 +9,9 @@ func (k *Kernel) Check() error {
 	if err := k.checkData(); err != nil {
 		return err
 	}
+	if err := k.checkSites(); err != nil {
+		return err
+	}
 	for _, t := range k.Tasks {
 		if err := k.CheckTask(t); err != nil {
 			return fmt.Errorf("task %s: %w", t.Name, err)
@@ -71,6 +74,8 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 		return fmt.Errorf("%s in a serial task", in.Op)
 	case info.SameSize && in.Type.Size() != in.From.Size():
 		return fmt.Errorf("%s between %s and %s, of different sizes", in.Op, in.From, in.Type)
+	case in.Op == OpScratch && k.Reductions == 0:
+		return fmt.Errorf("scratch in a kernel without reductions")
 	case in.Space >= numSpaces || in.Space != Global && !info.Spaces:
 		return fmt.Errorf("%s in %s memory", in.Op, in.Space)
 	}
@@ -114,6 +119,13 @@ func (k *Kernel) checkAux(t *Task, in *Instr, kind AuxKind) error {
 	case DataIndex:
 		if in.Aux < 0 || int(in.Aux) >= len(k.Data) {
 			return fmt.Errorf("no table %d", in.Aux)
+		}
+	case SiteIndex:
+		if in.Aux < 0 || int(in.Aux) >= len(k.Sites) {
+			return fmt.Errorf("no site %d", in.Aux)
+		}
+		if s := k.Sites[in.Aux]; !checkKind(in.Op, s.Kind) {
+			return fmt.Errorf("%s checks site %d of kind %s", in.Op, in.Aux, s.Kind)
 		}
 	}
 	return nil

@@ -21,6 +21,11 @@ func (l *lowerer) lowerBody() {
 		}
 		t.StreamBlock = p.streamBlock
 		l.k.Tasks = append(l.k.Tasks, t)
+		if p.kind == ir.Parallel && len(slotted(p.loop.reductions)) > 0 {
+			c := l.buildCombine(p.fn, p.loop)
+			c.StreamBlock = p.streamBlock
+			l.k.Tasks = append(l.k.Tasks, c)
+		}
 	}
 	if len(l.diags) > 0 {
 		return // the tasks may be incomplete
@@ -66,41 +71,50 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 		return nil, false
 	}
 
+	f.carried = f.carriedMoves(pl)
+
 	phiType, _ := basicType(pl.phi.Type())
 	wide := ir.Int64
 	if phiType.IsUnsigned() {
 		wide = ir.Uint64
 	}
 	tb.cur = setup
+	for _, red := range pl.reductions {
+		tb.move(f.regsFor(red.phi)[0], red.identity())
+	}
 	tid := tb.convert(ir.R(tb.op(ir.OpThreadIndex, ir.Int64)), ir.Int64, wide)
 	count := tb.convert(ir.R(tb.op(ir.OpThreadCount, ir.Int64)), ir.Int64, wide)
 	init := tb.convert(f.pureArg(pl.init), phiType, wide)
 	i := t.NewReg(wide)
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: wide, Dst: i, Args: []ir.Arg{init, tid}})
-	tb.jump(head)
-
-	bound := tb.convert(f.pureArg(pl.bound), phiType, wide)
-	x := ir.R(i)
-	if pl.delta != 0 {
-		x = ir.R(tb.op(ir.OpAdd, wide, x, ir.Imm(wide, uint64(pl.delta))))
+	gs := &gridStride{pl: pl, f: f, i: i, count: count, wide: wide, index: index, exit: exit}
+	first := head
+	if unrollable(pl) {
+		first = gs.unrolled()
 	}
+	setup.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{first.Index}}
+
+	tb.cur = head
+	x, bound := gs.next()
 	cond := tb.op(ir.OpLt, wide, x, bound)
 	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(cond), Succs: [2]int{index.Index, exit.Index}}
 
 	tb.cur = index
-	phiReg := f.regsFor(pl.phi)[0]
-	l.loopIndexes[t] = &loopIndex{reg: phiReg, init: init, bound: bound, wide: wide, delta: pl.delta}
-	if phiType == wide {
-		tb.move(phiReg, ir.R(i))
-	} else {
-		tb.emit(ir.Instr{Op: ir.OpConvert, Type: phiType, From: wide, Dst: phiReg, Args: []ir.Arg{ir.R(i)}})
-	}
-	index.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.start[pl.lp.header].Index}}
+	l.loopIndexes[t] = &loopIndex{reg: f.regsFor(pl.phi)[0], init: init, bound: bound, wide: wide, delta: pl.delta}
+	gs.enter(f.start)
 
 	tb.cur = latch
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: wide, Dst: i, Args: []ir.Arg{ir.R(i), count}})
 	latch.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{head.Index}}
 	exit.Term = ir.Term{Kind: ir.Return}
+	if reds := slotted(pl.reductions); len(reds) > 0 {
+		tb.cur = exit
+		regs := make([]ir.Reg, len(reds))
+		for i, red := range reds {
+			regs[i] = f.regsFor(red.phi)[0]
+		}
+		tb.writePartials(reds, regs)
+	}
 
 	for _, b := range fn.Blocks {
 		if pl.lp.contains(b) {
@@ -109,6 +123,10 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	}
 	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
 	t.Count = l.loopCount(pl)
+	if t.Count != nil && len(slotted(pl.reductions)) > 0 {
+		// Even a loop without iterations leaves its partial results.
+		t.Count = &ir.Expr{Op: ir.OpMax, Type: ir.Int64, Args: []*ir.Expr{t.Count, {Op: ir.OpConst, Type: ir.Int64, Bits: 1}}}
+	}
 	return t
 }
 

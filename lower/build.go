@@ -18,6 +18,8 @@ type taskBuilder struct {
 	// values defined by earlier top-level statements are computed again.
 	pro *ir.Block
 	ext map[ssa.Value][]ir.Reg
+	// scratchReg holds the address of scratch memory once it is read.
+	scratchReg *ir.Reg
 }
 
 func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
@@ -80,13 +82,17 @@ type frame struct {
 	owns   func(*ssa.BasicBlock) bool
 
 	// Kernel-body frames: edges the task handles itself (a parallel loop's
-	// back edges and exits), the induction phi that has no moves, and the
-	// block whose terminator ends the task.
+	// back edges and exits) and the moves of the values carried along
+	// them (its reductions'), the induction phi that has no moves, and
+	// the block whose terminator ends the task.
 	redirect func(from, to *ssa.BasicBlock) (*ir.Block, bool)
-	skipPhi  *ssa.Phi
-	cut      *ssa.BasicBlock         // ends the task before its instruction cutAt
-	cutAt    int                     //
-	from     map[*ssa.BasicBlock]int // where a block's part of the task starts
+	carried  func(from, to *ssa.BasicBlock) ([]ir.Reg, []ir.Arg)
+	// assume gives the successor a test is known to take, where it is.
+	assume  func(*ssa.If) (int, bool)
+	skipPhi *ssa.Phi
+	cut     *ssa.BasicBlock         // ends the task before its instruction cutAt
+	cutAt   int                     //
+	from    map[*ssa.BasicBlock]int // where a block's part of the task starts
 
 	// Inlined helpers: where results go, and where control continues.
 	results []ir.Reg
@@ -319,6 +325,15 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		tb.l.failed[v] = true
 		return f.regsFor(v)
 	}
+	if red := tb.l.results[v]; red != nil {
+		saved := tb.cur
+		tb.cur = tb.pro
+		r := []ir.Reg{tb.resultLoad(red)}
+		tb.pro = tb.cur
+		tb.cur = saved
+		tb.ext[v] = r
+		return r
+	}
 	if !tb.l.isPure(v) {
 		f.errorf(v.Pos(), "this value is computed by an earlier top-level statement, which runs as a separate GPU launch, and it depends on memory or on control flow, so it cannot be recomputed here; compute it where it is used, or keep it in a slice element")
 		r := f.regsFor(v)
@@ -368,7 +383,11 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 	}
 	for _, instr := range b.Instrs[from:end] {
 		if phi, ok := instr.(*ssa.Phi); ok {
-			if phi != f.skipPhi {
+			switch red := f.tb.l.results[phi]; {
+			case red != nil && phi != red.phi:
+				// A reduction's value after a loop tested at its end.
+				f.tb.emit(ir.Instr{Op: ir.OpMove, Type: red.typ, Dst: f.regsFor(phi)[0], Args: []ir.Arg{ir.R(f.tb.resultLoad(red))}})
+			case phi != f.skipPhi:
 				f.regsFor(phi)
 			}
 			continue
@@ -399,6 +418,13 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 			target := f.edge(b, s, true) // the other successor is not lowered
 			tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
 			return
+		}
+		if f.assume != nil {
+			if k, ok := f.assume(last); ok {
+				target := f.edge(b, b.Succs[k], true)
+				tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
+				return
+			}
 		}
 		cond := f.arg(last.Cond)
 		from := tb.cur
@@ -441,19 +467,17 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 	if f.redirect != nil {
 		if target, ok := f.redirect(b, s); ok {
-			return target
+			var dsts []ir.Reg
+			var srcs []ir.Arg
+			if f.carried != nil {
+				dsts, srcs = f.carried(b, s)
+			}
+			return f.place(b, s, target, dsts, srcs, single)
 		}
 	}
 	if !f.owns(s) {
 		f.errorf(blockPos(b, f.fn), "internal error: control leaves the task from block %d to block %d", b.Index, s.Index)
 		return f.tb.cur
-	}
-	predIndex := -1
-	for i, p := range s.Preds {
-		if p == b {
-			predIndex = i
-			break
-		}
 	}
 	var dsts []ir.Reg
 	var srcs []ir.Arg
@@ -465,21 +489,39 @@ func (f *frame) edge(b, s *ssa.BasicBlock, single bool) *ir.Block {
 		if phi == f.skipPhi {
 			continue
 		}
-		dst := f.regsFor(phi)
-		edge := phi.Edges[predIndex]
-		if c, ok := edge.(*ssa.Const); ok && len(dst) == 1 {
-			if t, ok := basicType(c.Type()); ok {
-				dsts = append(dsts, dst[0])
-				srcs = append(srcs, ir.Imm(t, constBits(c, t)))
-				continue
-			}
-		}
-		for i, r := range f.regs(edge) {
-			dsts = append(dsts, dst[i])
-			srcs = append(srcs, ir.R(r))
+		d, a := f.phiMove(f.regsFor(phi), phi.Edges[predIndex(s, b)])
+		dsts, srcs = append(dsts, d...), append(srcs, a...)
+	}
+	return f.place(b, s, f.start[s], dsts, srcs, single)
+}
+
+func predIndex(s, b *ssa.BasicBlock) int {
+	for i, p := range s.Preds {
+		if p == b {
+			return i
 		}
 	}
-	target := f.start[s]
+	return -1
+}
+
+// phiMove returns the moves that give the registers dst the value edge.
+func (f *frame) phiMove(dst []ir.Reg, edge ssa.Value) ([]ir.Reg, []ir.Arg) {
+	if c, ok := edge.(*ssa.Const); ok && len(dst) == 1 {
+		if t, ok := basicType(c.Type()); ok {
+			return dst, []ir.Arg{ir.Imm(t, constBits(c, t))}
+		}
+	}
+	var srcs []ir.Arg
+	for _, r := range f.regs(edge) {
+		srcs = append(srcs, ir.R(r))
+	}
+	return dst[:len(srcs)], srcs
+}
+
+// place returns the block the edge b→s leads to, target, with the moves
+// dsts = srcs on the way: at the end of the current block for a
+// single-successor edge, otherwise in a block of the edge's own.
+func (f *frame) place(b, s *ssa.BasicBlock, target *ir.Block, dsts []ir.Reg, srcs []ir.Arg, single bool) *ir.Block {
 	if len(dsts) == 0 {
 		return target
 	}

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -23,6 +24,39 @@ func HasDirective(doc *ast.CommentGroup) bool {
 		}
 	}
 	return false
+}
+
+// option is a word after //qd:kernel, and where it is.
+type option struct {
+	text string
+	pos  token.Pos
+}
+
+// directiveOptions returns the words after //qd:kernel in the doc comment
+// of fn's declaration, up to a comment that starts with //.
+func directiveOptions(fn *ssa.Function) []option {
+	decl, ok := fn.Syntax().(*ast.FuncDecl)
+	if !ok || decl.Doc == nil {
+		return nil
+	}
+	var opts []option
+	for _, c := range decl.Doc.List {
+		rest, ok := strings.CutPrefix(c.Text, Directive+" ")
+		if !ok {
+			continue
+		}
+		off := len(c.Text) - len(rest)
+		for _, w := range strings.Fields(rest) {
+			if strings.HasPrefix(w, "//") {
+				break // a comment on the directive
+			}
+			i := strings.Index(rest, w)
+			opts = append(opts, option{w, c.Slash + token.Pos(off+i)})
+			off += i + len(w)
+			rest = rest[i+len(w):]
+		}
+	}
+	return opts
 }
 
 // KernelDecls returns the function declarations of files marked as kernels,

@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"math"
 
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -157,6 +158,9 @@ func (f *frame) valueInto(instr ssa.Instruction, dst []ir.Reg) {
 		}
 		s := f.regs(v.X)
 		idx := f.index(v.Index)
+		if !f.inBounds(v) {
+			f.check(v.Pos(), fault.Index, v.Index, idx, ir.R(s[1]))
+		}
 		tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), idx}, Aux: int64(et.Size()), Pos: v.Pos()})
 	case *ssa.Slice:
 		f.slice(v, dst)
@@ -253,6 +257,9 @@ func (f *frame) binOp(v *ssa.BinOp, dst []ir.Reg) {
 		in.From = ct
 	}
 	in.Args = []ir.Arg{f.arg(v.X), f.arg(v.Y)}
+	if (op == ir.OpDiv || op == ir.OpRem) && xt.IsInteger() {
+		f.checkDivisor(v, xt, in.Args[1])
+	}
 	f.tb.emit(in)
 }
 
@@ -371,6 +378,7 @@ func (f *frame) slice(v *ssa.Slice, dst []ir.Reg) {
 	if v.Max != nil {
 		max = f.index(v.Max)
 	}
+	f.sliceChecks(v, lo, hi, max, ir.R(s[1]), ir.R(s[2]))
 	tb.emit(ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: dst[0], Args: []ir.Arg{ir.R(s[0]), lo}, Aux: int64(et.Size()), Pos: v.Pos()})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[1], Args: []ir.Arg{hi, lo}})
 	tb.emit(ir.Instr{Op: ir.OpSub, Type: ir.Int64, Dst: dst[2], Args: []ir.Arg{max, lo}})

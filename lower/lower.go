@@ -6,7 +6,10 @@
 // parallel task whose iterations are shared by the threads of a grid. The
 // code between such loops becomes serial tasks that run on one thread. Tasks
 // run in program order on one stream, so each sees what the earlier ones
-// wrote. Calls to helper functions are inlined; phis become moves.
+// wrote. Calls to helper functions are inlined; phis become moves. A
+// variable a parallel loop combines over its iterations, a reduction
+// (reduce.go), adds a task that combines the blocks' results; indices,
+// slice expressions and divisions get Go's run-time checks (fault.go).
 //
 // Everything the lowering cannot translate is reported as a Diagnostic with
 // the position of the offending construct; the analyzer reports the same
@@ -109,6 +112,16 @@ type lowerer struct {
 	failed map[ssa.Value]bool
 	// recursive is the memo of mayRecurse.
 	recursive map[*ssa.Function]bool
+
+	// Checks: the kernel's fault sites, whether it checks no bounds
+	// (//qd:kernel nobounds), and the ranges its loops keep indices in.
+	sites    map[ir.Site]int
+	noBounds bool
+	facts    map[*ssa.Function]map[ssa.Value][]rangeFact
+
+	// results maps the value of each reduction after its loop to it.
+	results map[ssa.Value]*reduction
+
 	// loopIndexes describes the loop of each parallel task, for the
 	// dependence check; syntax holds the kernel's syntax and that of the
 	// functions inlined into it, where diagnostics find accesses' source.
@@ -141,7 +154,7 @@ func (l *lowerer) sortedDiags() []Diagnostic {
 
 func newLowerer(cfg *Config, fn *ssa.Function) *lowerer {
 	return &lowerer{cfg: cfg, fn: fn, fset: fn.Prog.Fset, failed: make(map[ssa.Value]bool), pure: make(map[ssa.Value]bool),
-		loopIndexes: make(map[*ir.Task]*loopIndex), raced: make(map[*ir.Instr]bool)}
+		results: make(map[ssa.Value]*reduction), loopIndexes: make(map[*ir.Task]*loopIndex), raced: make(map[*ir.Instr]bool)}
 }
 
 // kernel lowers l.fn.
@@ -178,6 +191,7 @@ func (l *lowerer) kernel() *ir.Kernel {
 		l.errorf(fn.Pos(), "kernel %s has no body", fn.Name())
 		return l.k
 	}
+	l.kernelOptions(fn)
 	l.syntax = append(l.syntax, fn.Syntax())
 	l.lowerBody()
 	return l.k

@@ -50,6 +50,9 @@ type parLoop struct {
 	bound   ssa.Value
 	delta   int64
 	pos     token.Pos
+	test    *ssa.If // the exit test
+	// reductions are the variables the loop combines over its iterations.
+	reductions []*reduction
 }
 
 // bodyStmts returns the statements at the top level of fn's body.
@@ -287,16 +290,6 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 	if pl.phi == nil {
 		return fail("it has no index that starts at a value and goes up by 1")
 	}
-	for _, phi := range phis {
-		if phi.Referrers() != nil && len(*phi.Referrers()) > 0 {
-			name := phi.Comment
-			if name == "" {
-				name = phi.Name()
-			}
-			l.errorf(pos, "variable %s is carried from one iteration of this parallel loop to the next: iterations run at the same time, so no value can flow between them; compute it inside each iteration, or give each iteration its own slice element", name)
-			return nil
-		}
-	}
 	if _, ok := basicType(pl.phi.Type()); !ok || !isIntegerType(pl.phi) {
 		return fail("its index is not an integer")
 	}
@@ -334,6 +327,7 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 	if test == nil {
 		return fail("it has no exit test")
 	}
+	pl.test = test
 	if !l.invariant(pl.bound, lp) {
 		return fail("its bound changes from one iteration to the next")
 	}
@@ -361,12 +355,48 @@ func (l *lowerer) recognizeLoop(fn *ssa.Function, lp *loop, stmt ast.Stmt) *parL
 	default:
 		return fail("its entry is not a jump or a test")
 	}
+	if !l.reductions(pl, phis) {
+		return nil
+	}
 	for _, instr := range pl.exit.Instrs {
-		if _, ok := instr.(*ssa.Phi); ok {
+		if phi, ok := instr.(*ssa.Phi); ok && l.results[phi] == nil {
 			return fail("a value computed in it is used after it")
 		}
 	}
 	return pl
+}
+
+// reductions finds the reductions among the variables the parallel loop
+// pl carries, and reports those that are not.
+func (l *lowerer) reductions(pl *parLoop, phis []*ssa.Phi) bool {
+	for _, phi := range phis {
+		if phi.Referrers() == nil || len(*phi.Referrers()) == 0 {
+			continue
+		}
+		red, why, at := l.reductionOf(phi, pl)
+		if red == nil {
+			name := phi.Comment
+			if name == "" {
+				name = phi.Name()
+			}
+			if !at.IsValid() {
+				at = pl.pos
+			}
+			l.errorf(at, "variable %s is carried from one iteration of this parallel loop to the next, and %s: iterations run at the same time, so no value can flow between them; "+
+				"to combine values over all iterations, update a variable only with +=, -=, *=, &=, |=, ^= or %s = min(%s, v) or max(%s, v) and read it after the loop (a reduction), "+
+				"or update a slice element with an atomic (sync/atomic, qd.AtomicAdd, qd.AtomicMin, qd.AtomicMax); otherwise compute it inside each iteration, or give each iteration its own slice element",
+				name, why, name, name, name)
+			return false
+		}
+		pl.reductions = append(pl.reductions, red)
+		if red.result != nil {
+			red.slot = l.k.Reductions
+			l.k.Reductions++
+			l.results[red.result] = red
+			clear(l.pure) // a result is pure after all
+		}
+	}
+	return true
 }
 
 // failExit reports a loop with an exit other than its test, pointing at a

@@ -8,9 +8,10 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// isPure reports whether v is a function of the kernel's parameters and
-// constants alone: it reads no memory and does not depend on control flow.
-// Such values can be computed again in any task.
+// isPure reports whether v is a function of the kernel's parameters,
+// constants and reductions' results alone: it reads no memory (but the
+// results) and does not depend on control flow. Such values can be
+// computed again in any task.
 func (l *lowerer) isPure(v ssa.Value) bool {
 	if p, ok := l.pure[v]; ok {
 		return p
@@ -25,6 +26,9 @@ func (l *lowerer) isPure(v ssa.Value) bool {
 }
 
 func (l *lowerer) computePure(v ssa.Value) bool {
+	if l.results[v] != nil {
+		return true // read from scratch memory wherever it is used
+	}
 	operandsPure := func(instr ssa.Instruction) bool {
 		var ops [8]*ssa.Value
 		for _, op := range instr.Operands(ops[:0]) {

@@ -30,6 +30,7 @@ type Pipeline []Pass
 // its own from the same passes.
 var Default = Pipeline{
 	{Name: "commute", Task: CommuteImmediates},
+	{Name: "checks", Task: RemoveRepeatedChecks},
 	{Name: "divconst", Task: DivideByConstants},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},

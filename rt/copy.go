@@ -33,7 +33,8 @@ func (b *Buffer[T]) CopyFrom(src []T) error { return b.toDevice(src, nil, false)
 
 // CopyTo copies b into dst, which must have b.Len() elements. It waits for
 // the work already queued on the default stream, so it sees what those
-// kernels wrote; it does not wait for other streams.
+// kernels wrote, and returns a kernel's Fault if one was recorded; it does
+// not wait for other streams.
 func (b *Buffer[T]) CopyTo(dst []T) error { return b.toHost(dst, nil, false) }
 
 // CopyFromAsync queues a copy of src into b on stream s (nil: the default
@@ -74,12 +75,16 @@ func (b *Buffer[T]) toHost(dst []T, s *Stream, async bool) error {
 		return opError(op, err)
 	}
 	p := unsafe.Pointer(unsafe.SliceData(dst))
-	return opError(op, b.dev.transfer(&transfer{
+	err = opError(op, b.dev.transfer(&transfer{
 		name: op, s: s, handle: h, async: async, bufs: [2]ArgBuffer{b},
 		node: graphNode{kind: nodeCopy, dstType: hostMemory, srcType: deviceMemory, dst: uintptr(p), src: b.ptr, bytes: b.bytes()},
 		host: p,
 		cpu:  func() { copy(dst, b.host) },
 	}))
+	if s.recording() {
+		return err
+	}
+	return b.dev.observe(err)
 }
 
 // CopyFromBuffer queues a copy of src, another buffer of the same device

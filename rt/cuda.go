@@ -305,6 +305,13 @@ func (d *cudaDriver) freeHost(p unsafe.Pointer) error {
 	return cuError("cuMemFreeHost", C.qd_cu_free_host(d.ctx, p))
 }
 
+func (d *cudaDriver) allocMapped(bytes uintptr) (unsafe.Pointer, uintptr, error) {
+	var p unsafe.Pointer
+	var dev C.CUdeviceptr
+	r := C.qd_cu_alloc_mapped(d.ctx, &p, &dev, C.size_t(bytes))
+	return p, uintptr(dev), cuError("cuMemHostAlloc", r)
+}
+
 func (d *cudaDriver) fork(ev, from uintptr, streams []uintptr) error {
 	r := C.qd_cu_fork(d.ctx, C.uintptr_t(ev), C.uintptr_t(from), (*C.uintptr_t)(unsafe.Pointer(unsafe.SliceData(streams))), C.int(len(streams)))
 	return cuError("fork (cuEventRecord, cuStreamWaitEvent)", r)

@@ -119,6 +119,8 @@ struct qd_cu_table {
 	CUresult (*MemAllocHost)(void **, size_t);
 	CUresult (*MemFreeHost)(void *);
 	CUresult (*CtxGetStreamPriorityRange)(int *, int *);
+	CUresult (*MemHostAlloc)(void **, size_t, unsigned int);
+	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned int);
 	CUresult (*DriverGetVersion)(int *);
 	CUresult (*ModuleLoadData)(CUmodule *, const void *);
 
@@ -203,6 +205,8 @@ static inline int qd_cu_load(char **msg) {
 	QD_SYM(MemAllocHost, "cuMemAllocHost_v2");
 	QD_SYM(MemFreeHost, "cuMemFreeHost");
 	QD_SYM(CtxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange");
+	QD_SYM(MemHostAlloc, "cuMemHostAlloc");
+	QD_SYM(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2");
 	QD_SYM(DriverGetVersion, "cuDriverGetVersion");
 	QD_SYM(ModuleLoadData, "cuModuleLoadData");
 #undef QD_SYM
@@ -450,6 +454,20 @@ static inline CUresult qd_cu_alloc_host(CUcontext ctx, void **out, size_t n) {
 static inline CUresult qd_cu_free_host(CUcontext ctx, void *p) {
 	CUresult r = qd_cu_use(ctx);
 	return r ? r : qd_cu.MemFreeHost(p);
+}
+
+// qd_cu_alloc_mapped allocates page-locked host memory mapped into the
+// device's address space, and gives its device address.
+enum { QD_MEMHOSTALLOC_PORTABLE = 1, QD_MEMHOSTALLOC_DEVICEMAP = 2 };
+
+static inline CUresult qd_cu_alloc_mapped(CUcontext ctx, void **host, CUdeviceptr *dev, size_t n) {
+	CUresult r = qd_cu_use(ctx);
+	if (r == 0) r = qd_cu.MemHostAlloc(host, n, QD_MEMHOSTALLOC_PORTABLE | QD_MEMHOSTALLOC_DEVICEMAP);
+	if (r == 0) {
+		r = qd_cu.MemHostGetDevicePointer(dev, *host, 0);
+		if (r) qd_cu.MemFreeHost(*host);
+	}
+	return r;
 }
 
 static inline CUresult qd_cu_priority_range(CUcontext ctx, int *least, int *greatest) {

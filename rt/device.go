@@ -94,6 +94,8 @@ type Device struct {
 
 	tracer    atomic.Pointer[tracer] // the running trace, or nil
 	tracePath string                 // QD_TRACE: where Close writes the trace
+
+	faults faults // the fault records of the modules loaded
 }
 
 // releaser is something a device frees when it closes.
@@ -264,14 +266,15 @@ func (d *Device) check() error {
 }
 
 // Synchronize waits until all work launched on the device's default stream
-// is done and returns the first error of that work. Like qd.sync() in
-// Quadrants it does not wait for other streams: SynchronizeAll does. While
-// a graph is being recorded on the device (Device.Record) it is an error.
+// is done and returns the first error of that work, or a kernel's Fault.
+// Like qd.sync() in Quadrants it does not wait for other streams:
+// SynchronizeAll does. While a graph is being recorded on the device
+// (Device.Record) it is an error.
 func (d *Device) Synchronize() error {
 	if err := d.checkNotRecording(); err != nil || d.drv == nil {
 		return opError("synchronize", err)
 	}
-	return opError("synchronize", d.drv.synchronize())
+	return d.observe(opError("synchronize", d.drv.synchronize()))
 }
 
 // SynchronizeAll waits until all work on the device, on every stream, is
@@ -280,7 +283,7 @@ func (d *Device) SynchronizeAll() error {
 	if err := d.checkNotRecording(); err != nil || d.drv == nil {
 		return opError("synchronize all", err)
 	}
-	return opError("synchronize all", d.drv.synchronizeAll())
+	return d.observe(opError("synchronize all", d.drv.synchronizeAll()))
 }
 
 // checkNotRecording is check, and an error while a recording is under way:
@@ -339,10 +342,8 @@ func (d *Device) Close() error {
 		if e := m.releaseGraphs(); err == nil {
 			err = e
 		}
-		if m.handle != 0 {
-			if e := d.drv.unloadModule(m.handle); err == nil {
-				err = e
-			}
+		if e := m.release(); err == nil {
+			err = e
 		}
 	}
 	if e := d.drv.close(); err == nil {

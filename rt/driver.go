@@ -43,6 +43,9 @@ type driver interface {
 	memsetAsync(dst uintptr, value byte, bytes, s uintptr) error
 	allocHost(bytes uintptr) (unsafe.Pointer, error)
 	freeHost(p unsafe.Pointer) error
+	// allocMapped allocates page-locked host memory that kernels read and
+	// write over the bus, at the device address dev; freeHost frees it.
+	allocMapped(bytes uintptr) (host unsafe.Pointer, dev uintptr, err error)
 	// synchronizeAll waits for all work of the device's context.
 	synchronizeAll() error
 	close() error

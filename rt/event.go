@@ -141,22 +141,27 @@ func (e *Event) Wait(s *Stream) error {
 	return opError(op, err)
 }
 
-// Synchronize blocks the host until the event is reached.
+// Synchronize blocks the host until the event is reached, and returns a
+// kernel's Fault if one has been recorded.
 func (e *Event) Synchronize() error {
 	const op = "synchronize event"
 	if err := e.usableOnHost(op); err != nil || e.dev.drv == nil {
 		return err
 	}
-	return opError(op, e.dev.drv.synchronizeEvent(e.handle))
+	return e.dev.observe(opError(op, e.dev.drv.synchronizeEvent(e.handle)))
 }
 
-// Query reports, without blocking, whether the event has been reached.
+// Query reports, without blocking, whether the event has been reached;
+// when it has, a kernel's Fault is returned as Synchronize returns it.
 func (e *Event) Query() (bool, error) {
 	const op = "query event"
 	if err := e.usableOnHost(op); err != nil || e.dev.drv == nil {
 		return err == nil, err
 	}
 	done, err := e.dev.drv.queryEvent(e.handle)
+	if done {
+		return done, e.dev.observe(opError(op, err))
+	}
 	return done, opError(op, err)
 }
 

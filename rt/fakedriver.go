@@ -211,6 +211,12 @@ func (f *fakeDriver) allocHost(bytes uintptr) (unsafe.Pointer, error) {
 }
 func (f *fakeDriver) freeHost(p unsafe.Pointer) error { return nil }
 
+// allocMapped gives Go memory at its own address: no fake kernel writes it.
+func (f *fakeDriver) allocMapped(bytes uintptr) (unsafe.Pointer, uintptr, error) {
+	p, _ := f.allocHost(bytes)
+	return p, uintptr(p), nil
+}
+
 // launch logs the launch; like the real drivers' it keeps nothing of args.
 func (f *fakeDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
 	if f.quiet {

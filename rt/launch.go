@@ -3,7 +3,6 @@ package rt
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 
 	"github.com/qdgo/qd/internal/blocks"
@@ -18,6 +17,9 @@ import (
 // qd.StreamParallel groups is replayed as a cached graph (kgraph.go) unless
 // the Eager option asks otherwise. On a stream of a recording the tasks
 // become nodes of the recording instead. Generated stubs call it.
+//
+// A fault a kernel of the device has recorded since the last operation
+// that observed one is returned first, and nothing is launched.
 func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOption) error {
 	k := &m.spec.Kernels[kernel]
 	cfg, err := launchConfig(m.dev, opts)
@@ -34,8 +36,25 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
+	end := len(args)
+	if len(k.Faults) > 0 {
+		end -= 8
+		PutUint64(args, end, uint64(m.faults.dev))
+	}
+	if k.ScratchPerBlock > 0 {
+		s := &m.scratch[kernel]
+		s.mu.Lock()
+		defer s.mu.Unlock() // launches of the kernel are queued one at a time
+		if err := s.prepare(m.dev, m.scratchBytes(k, counts, cfg), stream, cfg.stream.recording()); err != nil {
+			return opError("launch "+k.Name+": scratch memory", err)
+		}
+		PutUint64(args, end-8, uint64(s.ptr))
+	}
 	if cfg.stream.recording() {
 		return opError("launch "+k.Name, cfg.stream.rec.addKernel(m, kernel, counts, args, cfg))
+	}
+	if err := m.dev.faults.take(); err != nil {
+		return err
 	}
 	tr := m.dev.tracer.Load()
 	if tr == nil && m.useGraphs(kernel, cfg) {
@@ -174,7 +193,9 @@ const (
 )
 
 // RunCPU runs a kernel on the CPU backend: its Go function, run, turning
-// a panic into an error as a GPU fault would be. The options are checked
+// a panic into an error as a GPU fault would be: Go's run-time errors of
+// indexing, slicing and division become a *Fault, others a *KernelPanic.
+// The options are checked
 // as a GPU launch checks them: a closed stream is an error here too. The
 // kernel's qd.StreamParallel blocks run serially, in program order, unless
 // RunBlocksConcurrently is on. With RunIterationsConcurrently on, the
@@ -243,14 +264,11 @@ func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []Launc
 func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []ArgBuffer) (err error) {
 	k := &m.spec.Kernels[kernel]
 	if iterations.Concurrent() {
-		return opError("run "+k.Name+" on the CPU", m.runIterations(kernel, counts, args, bufs))
+		return interpreted(k, m.runIterations(kernel, counts, args, bufs))
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			if re, ok := v.(runtime.Error); ok {
-				v = re.Error()
-			}
-			err = opError("run "+k.Name+" on the CPU", &KernelPanic{Value: v})
+			err = cpuFault(k, v)
 		}
 	}()
 	if len(k.Groups) > 0 && blocks.Concurrent() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -63,6 +64,14 @@ type KernelSpec struct {
 	// Groups holds the number of qd.StreamParallel blocks in each group of
 	// the kernel, in order, for running them concurrently on the CPU.
 	Groups []int
+	// Faults lists the places where the kernel checks an index, a slice
+	// expression or a division; a kernel with any takes the address of its
+	// module's fault record as its last argument.
+	Faults []FaultSite
+	// A kernel with reductions takes the address of scratch memory as an
+	// argument, before the fault record's: ScratchFixed bytes, and
+	// ScratchPerBlock more for each block of the largest grid it runs.
+	ScratchFixed, ScratchPerBlock int
 }
 
 // TaskSpec describes one launch of a kernel: an entry point that runs on
@@ -84,6 +93,8 @@ type Module struct {
 	spec    *ModuleSpec
 	handle  uintptr
 	entries [][]uintptr // per kernel, per task: the driver's function
+	faults  *faultRecord
+	scratch []scratch // per kernel
 	// graphs caches each kernel's graphs; nil where the driver has none.
 	graphs []kernelGraphs
 	from   string        // where the code came from
@@ -126,11 +137,15 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 			fns := make([]uintptr, len(k.Tasks))
 			for i, t := range k.Tasks {
 				if fns[i], err = d.drv.function(h, t.Entry); err != nil {
-					d.drv.unloadModule(h)
+					m.release()
 					return nil, opError(op, err)
 				}
 			}
 			m.entries = append(m.entries, fns)
+		}
+		if err := m.prepare(); err != nil {
+			m.release()
+			return nil, opError(op, err)
 		}
 		if d.drv.features().graphs && os.Getenv("QD_GRAPHS") != "off" {
 			m.graphs = make([]kernelGraphs, len(spec.Kernels))
@@ -139,6 +154,49 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	m.took = time.Since(start)
 	d.modules[spec] = m
 	return m, nil
+}
+
+// prepare gives the module what its kernels need of the runtime: a fault
+// record when one checks something, scratch memory for reductions.
+func (m *Module) prepare() error {
+	m.scratch = make([]scratch, len(m.spec.Kernels))
+	for _, k := range m.spec.Kernels {
+		if len(k.Faults) == 0 || m.faults != nil {
+			continue
+		}
+		host, dev, err := m.dev.drv.allocMapped(recordBytes)
+		if err != nil {
+			return err
+		}
+		clear(unsafe.Slice((*byte)(host), recordBytes))
+		m.faults = &faultRecord{m: m, host: host, dev: dev}
+		m.dev.faults.add(m.faults)
+	}
+	return nil
+}
+
+// release frees the module's memory and unloads it from its device.
+func (m *Module) release() error {
+	var err error
+	for i := range m.scratch {
+		if e := m.scratch[i].release(m.dev); err == nil {
+			err = e
+		}
+	}
+	if m.faults != nil {
+		m.dev.faults.remove(m.faults)
+		if e := m.dev.drv.freeHost(m.faults.host); err == nil {
+			err = e
+		}
+		m.faults = nil
+	}
+	if m.handle != 0 {
+		if e := m.dev.drv.unloadModule(m.handle); err == nil {
+			err = e
+		}
+		m.handle = 0
+	}
+	return err
 }
 
 // Device returns the device the module is loaded on.

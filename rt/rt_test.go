@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -127,8 +129,18 @@ func TestRunCPU(t *testing.T) {
 		var s []int
 		_ = s[3]
 	})
+	var f *Fault
+	if !errors.As(err, &f) || f.Kind != FaultIndex || f.X != 3 || f.Y != 0 || f.Kernel != "K" ||
+		!regexp.MustCompile(`^qd: kernel K: runtime error: index out of range \[3\] with length 0 \(rt_test.go:\d+\)$`).MatchString(err.Error()) {
+		t.Errorf("RunCPU of a kernel that indexes out of range: %v", err)
+	}
+	var re runtime.Error
+	if !errors.As(err, &re) {
+		t.Errorf("a fault is not a runtime.Error")
+	}
+	err = m.RunCPU(0, nil, nil, nil, func() { panic("no") })
 	var p *KernelPanic
-	if !errors.As(err, &p) || !strings.Contains(err.Error(), "qd: run K on the CPU: panic: runtime error: index out of range [3] with length 0") {
+	if !errors.As(err, &p) || err.Error() != "qd: run K on the CPU: panic: no" {
 		t.Errorf("RunCPU of a panicking kernel: %v", err)
 	}
 	if err := m.RunCPU(0, nil, nil, []LaunchOption{BlockSize(48)}, func() {}); err == nil {

@@ -151,22 +151,26 @@ func (s *Stream) usable(op string) error {
 func (s *Stream) recording() bool { return s != nil && s.rec != nil }
 
 // Synchronize blocks until all work queued on s is done, and returns the
-// first error of that work, such as a kernel's fault.
+// first error of that work, or a kernel's Fault.
 func (s *Stream) Synchronize() error {
 	const op = "synchronize stream"
 	if err := s.usable(op); err != nil || s.dev.drv == nil {
 		return err
 	}
-	return opError(op, s.dev.drv.synchronizeStream(s.handle))
+	return s.dev.observe(opError(op, s.dev.drv.synchronizeStream(s.handle)))
 }
 
-// Query reports, without blocking, whether all work queued on s is done.
+// Query reports, without blocking, whether all work queued on s is done;
+// when it is, a kernel's Fault is returned as Synchronize returns it.
 func (s *Stream) Query() (bool, error) {
 	const op = "query stream"
 	if err := s.usable(op); err != nil || s.dev.drv == nil {
 		return err == nil, err
 	}
 	done, err := s.dev.drv.queryStream(s.handle)
+	if done {
+		return done, s.dev.observe(opError(op, err))
+	}
 	return done, opError(op, err)
 }
 

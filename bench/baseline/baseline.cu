@@ -1,5 +1,6 @@
 // The benchmark kernels of bench/kernels written in CUDA C, measured the
-// same way as qdbench measures the generated ones. Build with
+// same way as qdbench measures the generated ones: host time with a
+// synchronization, and events for the sum. Build with
 //   nvcc -O3 -o baseline baseline.cu
 // It prints "name value" lines that qdbench reads.
 #include <algorithm>
@@ -34,6 +35,26 @@ __global__ void spin(long long *out, long long n, long long iters) {
   long long x = t;
   for (long long j = 0; j < iters; j++) x = (1664525 * x + 1013904223) % 2147483647;
   out[t] = x;
+}
+
+// sum: each thread adds its grid-stride share of x, warps add their
+// threads' partial sums with shuffles, blocks their warps' through shared
+// memory, and each block adds its sum to the result atomically.
+__global__ void sum(const float *x, float *out, long long n) {
+  float s = 0;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    s += x[i];
+  for (int d = 16; d > 0; d /= 2) s += __shfl_down_sync(0xffffffff, s, d);
+  __shared__ float warps[32];
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warps[warp] = s;
+  __syncthreads();
+  if (warp == 0) {
+    s = lane < blockDim.x / 32 ? warps[lane] : 0;
+    for (int d = 16; d > 0; d /= 2) s += __shfl_down_sync(0xffffffff, s, d);
+    if (lane == 0) atomicAdd(out, s);
+  }
 }
 
 __global__ void scale(float *x, float a, long long n) {
@@ -372,6 +393,9 @@ int main() {
   for (long long i = 0; i < pn; i++) in1[i] = (float)i, in2[i] = (float)(2 * i);
   cudaStream_t p1 = ss[0], p2 = ss[1], p3 = ss[2];
   cudaEvent_t start = evs[0], e1 = evs[1], e2 = evs[2];
+  // evs[0] was last recorded inside a stream capture, where waiting on it
+  // from outside is invalid: record it once on a plain stream first.
+  CHECK(cudaEventRecord(start, p3));
   auto pipeline = [&](bool ordered) {
     if (ordered) {
       CHECK(cudaStreamWaitEvent(p1, start, 0));
@@ -461,6 +485,41 @@ int main() {
     return 1;
   }
   printf("hist_gbps %.1f\n", hn / median(secs) / 1e9);
+  CHECK(cudaGetLastError());
+
+  // sum of 2^28 ones, 4 bytes per element, on a grid of a few waves of
+  // the device as qd's; GPU time from events.
+  int sms;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int waves = sms * (2048 / 256) * 4;
+  {
+    std::vector<float> ones(n, 1.0f);
+    float *xs, *total;
+    CHECK(cudaMalloc(&xs, n * sizeof(float)));
+    CHECK(cudaMalloc(&total, sizeof(float)));
+    CHECK(cudaMemcpy(xs, ones.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    cudaEvent_t t0, t1;
+    CHECK(cudaEventCreate(&t0));
+    CHECK(cudaEventCreate(&t1));
+    secs.clear();
+    for (int r = 0; r < 21; r++) {
+      CHECK(cudaEventRecord(t0, 0));
+      CHECK(cudaMemsetAsync(total, 0, sizeof(float), 0));
+      sum<<<waves, 256>>>(xs, total, n);
+      CHECK(cudaEventRecord(t1, 0));
+      CHECK(cudaEventSynchronize(t1));
+      float ms;
+      CHECK(cudaEventElapsedTime(&ms, t0, t1));
+      if (r > 0) secs.push_back(ms / 1e3);
+    }
+    float got;
+    CHECK(cudaMemcpy(&got, total, sizeof(float), cudaMemcpyDeviceToHost));
+    if (got != (float)n) {
+      fprintf(stderr, "sum of %lld ones: %g\n", n, got);
+      exit(1);
+    }
+    printf("sum_gbps %.1f\n", 4.0 * n / median(secs) / 1e9);
+  }
   CHECK(cudaGetLastError());
   mathBenchmarks();
   return 0;

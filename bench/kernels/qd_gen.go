@@ -9,12 +9,82 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:13:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:13:6",
+		}},
+		Name: "Gather",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Gather_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "GatherUnchecked",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "GatherUnchecked_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:12",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:32",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:46:50",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "checks.go:32:6",
+		}},
+		Name: "Stencil",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Stencil_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "StencilUnchecked",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "StencilUnchecked_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "SaxpyUnchecked",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "SaxpyUnchecked_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:5",
+		}},
 		Name: "Empty",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Empty_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:29:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:29:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:29:4",
+		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -130,12 +200,24 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:134:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:134:20",
+		}},
 		Name: "Add",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Add_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind:     rt.FaultIndex,
+			Pos:      "kernels.go:143:25",
+			Unsigned: true,
+		}},
 		Name: "Histogram",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Histogram_0",
@@ -148,28 +230,68 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:22:22",
+		}},
 		Name: "Exp",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Exp_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:29:22",
+		}},
 		Name: "Log",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Log_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:36:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:36:28",
+		}},
 		Name: "Pow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Pow_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:43:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:43:30",
+		}},
 		Name: "Atan2",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Atan2_0",
 			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "reduce.go:12:5",
+		}},
+		Name:            "Sum",
+		ScratchFixed:    16,
+		ScratchPerBlock: 8,
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Sum_0",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_1",
+			Parallel: true,
+		}, {
+			Entry:    "Sum_2",
+			Parallel: false,
 		}},
 	}},
 	Package: "github.com/qdgo/qd/bench/kernels",
@@ -200,35 +322,111 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
-// Empty launches kernel Empty (kernels.go:16) after the work already launched on
+// Gather launches kernel Gather (checks.go:11) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
+func (qdk *Kernels) Gather(out *rt.Buffer[float32], table *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Gather", qdOpts, out, table, idx); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [24]byte
-	rt.PutBuffer(qdArgs[:], 0, a)
-	rt.PutUint64(qdArgs[:], 16, uint64(n))
-	qdCounts := [1]int64{int64(n)}
+	var qdArgs [56]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
-				Empty(a.CPUSlice(), n)
-			}, a)
+				Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+			}, out, table, idx)
 		}
 		return qdk.mod.RunCPU(0, qdCounts[:], qdArgs[:], qdOpts, func() {
-			Empty(a.CPUSlice(), n)
-		}, a)
+			Gather(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		}, out, table, idx)
 	}
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Saxpy launches kernel Saxpy (kernels.go:27) after the work already launched on
+// GatherUnchecked launches kernel GatherUnchecked (checks.go:20) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
-func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
-	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
+func (qdk *Kernels) GatherUnchecked(out *rt.Buffer[float32], table *rt.Buffer[float32], idx *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "GatherUnchecked", qdOpts, out, table, idx); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, table)
+	rt.PutBuffer(qdArgs[:], 32, idx)
+	qdCounts := [1]int64{int64(idx.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+				GatherUnchecked(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+			}, out, table, idx)
+		}
+		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			GatherUnchecked(out.CPUSlice(), table.CPUSlice(), idx.CPUSlice())
+		}, out, table, idx)
+	}
+	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Stencil launches kernel Stencil (checks.go:30) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Stencil", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Stencil(out.CPUSlice(), in.CPUSlice(), w)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Stencil(out.CPUSlice(), in.CPUSlice(), w)
+		}, out, in)
+	}
+	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// StencilUnchecked launches kernel StencilUnchecked (checks.go:39) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) StencilUnchecked(out *rt.Buffer[float32], in *rt.Buffer[float32], w int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "StencilUnchecked", qdOpts, out, in); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [40]byte
+	rt.PutBuffer(qdArgs[:], 0, out)
+	rt.PutBuffer(qdArgs[:], 16, in)
+	rt.PutUint64(qdArgs[:], 32, uint64(w))
+	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+				StencilUnchecked(out.CPUSlice(), in.CPUSlice(), w)
+			}, out, in)
+		}
+		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			StencilUnchecked(out.CPUSlice(), in.CPUSlice(), w)
+		}, out, in)
+	}
+	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// SaxpyUnchecked launches kernel SaxpyUnchecked (checks.go:52) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) SaxpyUnchecked(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "SaxpyUnchecked", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
 	var qdArgs [48]byte
@@ -239,15 +437,65 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	qdCounts := [1]int64{int64(n)}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+				SaxpyUnchecked(a, x.CPUSlice(), y.CPUSlice(), n)
+			}, x, y)
+		}
+		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			SaxpyUnchecked(a, x.CPUSlice(), y.CPUSlice(), n)
+		}, x, y)
+	}
+	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Empty launches kernel Empty (kernels.go:16) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Empty(a *rt.Buffer[int32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Empty", qdOpts, a); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, a)
+	rt.PutUint64(qdArgs[:], 16, uint64(n))
+	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Empty(a.CPUSlice(), n)
+			}, a)
+		}
+		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Empty(a.CPUSlice(), n)
+		}, a)
+	}
+	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Saxpy launches kernel Saxpy (kernels.go:27) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32], n int, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [56]byte
+	rt.PutFloat32(qdArgs[:], 0, float32(a))
+	rt.PutBuffer(qdArgs[:], 8, x)
+	rt.PutBuffer(qdArgs[:], 24, y)
+	rt.PutUint64(qdArgs[:], 40, uint64(n))
+	qdCounts := [1]int64{int64(n)}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 			}, x, y)
 		}
-		return qdk.mod.RunCPU(1, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Saxpy(a, x.CPUSlice(), y.CPUSlice(), n)
 		}, x, y)
 	}
-	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Spin launches kernel Spin (kernels.go:36) after the work already launched on
@@ -263,15 +511,15 @@ func (qdk *Kernels) Spin(out *rt.Buffer[int64], iters int, qdOpts ...rt.LaunchOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Spin(out.CPUSlice(), iters)
 			}, out)
 		}
-		return qdk.mod.RunCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Spin(out.CPUSlice(), iters)
 		}, out)
 	}
-	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoSpins launches kernel TwoSpins (kernels.go:60) after the work already launched on
@@ -291,15 +539,15 @@ func (qdk *Kernels) TwoSpins(a *rt.Buffer[int64], b *rt.Buffer[int64], iters int
 	qdCounts := [2]int64{1, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoSpins(a.CPUSlice(), b.CPUSlice(), iters)
 		}, a, b)
 	}
-	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // TwoSpinsSerial launches kernel TwoSpinsSerial (kernels.go:68) after the work already launched on
@@ -316,15 +564,15 @@ func (qdk *Kernels) TwoSpinsSerial(a *rt.Buffer[int64], b *rt.Buffer[int64], ite
 	qdCounts := [2]int64{int64(a.Len()), int64(b.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 				TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
 			}, a, b)
 		}
-		return qdk.mod.RunCPU(4, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
 			TwoSpinsSerial(a.CPUSlice(), b.CPUSlice(), iters)
 		}, a, b)
 	}
-	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // EightSpins launches kernel EightSpins (kernels.go:88) after the work already launched on
@@ -431,15 +679,15 @@ func (qdk *Kernels) EightSpins(a0 *rt.Buffer[int64], a1 *rt.Buffer[int64], a2 *r
 	qdCounts := [8]int64{1, 1, 1, 1, 1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 				EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 			}, a0, a1, a2, a3, a4, a5, a6, a7)
 		}
-		return qdk.mod.RunCPU(5, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
 			EightSpins(a0.CPUSlice(), a1.CPUSlice(), a2.CPUSlice(), a3.CPUSlice(), a4.CPUSlice(), a5.CPUSlice(), a6.CPUSlice(), a7.CPUSlice(), iters)
 		}, a0, a1, a2, a3, a4, a5, a6, a7)
 	}
-	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FourTiny launches kernel FourTiny (kernels.go:102) after the work already launched on
@@ -475,15 +723,15 @@ func (qdk *Kernels) FourTiny(a *rt.Buffer[int32], b *rt.Buffer[int32], c *rt.Buf
 	qdCounts := [4]int64{1, 1, 1, 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
 			}, a, b, c, d)
 		}
-		return qdk.mod.RunCPU(6, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FourTiny(a.CPUSlice(), b.CPUSlice(), c.CPUSlice(), d.CPUSlice())
 		}, a, b, c, d)
 	}
-	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Tiny launches kernel Tiny (kernels.go:112) after the work already launched on
@@ -498,15 +746,15 @@ func (qdk *Kernels) Tiny(a *rt.Buffer[int32], qdOpts ...rt.LaunchOption) error {
 	qdCounts := [1]int64{1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Tiny(a.CPUSlice())
 			}, a)
 		}
-		return qdk.mod.RunCPU(7, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Tiny(a.CPUSlice())
 		}, a)
 	}
-	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Scale launches kernel Scale (kernels.go:123) after the work already launched on
@@ -522,15 +770,15 @@ func (qdk *Kernels) Scale(x *rt.Buffer[float32], a float32, qdOpts ...rt.LaunchO
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Scale(x.CPUSlice(), a)
 			}, x)
 		}
-		return qdk.mod.RunCPU(8, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Scale(x.CPUSlice(), a)
 		}, x)
 	}
-	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Add launches kernel Add (kernels.go:132) after the work already launched on
@@ -540,22 +788,22 @@ func (qdk *Kernels) Add(x *rt.Buffer[float32], y *rt.Buffer[float32], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Add", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(9, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Add(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Histogram launches kernel Histogram (kernels.go:141) after the work already launched on
@@ -565,21 +813,21 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	if qdErr := rt.CheckBuffers(qdk.dev, "Histogram", qdOpts, data, bins); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, data)
 	rt.PutBuffer(qdArgs[:], 16, bins)
 	qdCounts := [1]int64{int64(data.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Histogram(data.CPUSlice(), bins.CPUSlice())
 			}, data, bins)
 		}
-		return qdk.mod.RunCPU(10, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Histogram(data.CPUSlice(), bins.CPUSlice())
 		}, data, bins)
 	}
-	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Fill launches kernel Fill (math.go:12) after the work already launched on
@@ -596,15 +844,15 @@ func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts .
 	qdCounts := [1]int64{int64(x.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Fill(x.CPUSlice(), lo, hi)
 			}, x)
 		}
-		return qdk.mod.RunCPU(11, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Fill(x.CPUSlice(), lo, hi)
 		}, x)
 	}
-	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Exp launches kernel Exp (math.go:20) after the work already launched on
@@ -614,21 +862,21 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Exp(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(12, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Exp(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Log launches kernel Log (math.go:27) after the work already launched on
@@ -638,21 +886,21 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Log(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pow launches kernel Pow (math.go:34) after the work already launched on
@@ -662,22 +910,22 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Atan2 launches kernel Atan2 (math.go:41) after the work already launched on
@@ -687,22 +935,46 @@ func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", qdOpts, y, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, y)
 	rt.PutBuffer(qdArgs[:], 16, x)
 	rt.PutBuffer(qdArgs[:], 32, out)
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
 			}, y, x, out)
 		}
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
 		}, y, x, out)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Sum launches kernel Sum (reduce.go:7) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Sum", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Sum(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Sum(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -714,21 +986,37 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
-.visible .entry Empty_0(
-	.param .u64 Empty_0_param_0,
-	.param .s64 Empty_0_param_1,
-	.param .s64 Empty_0_param_2
+.global .align 4 .u32 qd_fault_claim;
+
+.visible .entry Gather_0(
+	.param .u64 Gather_0_param_0,
+	.param .s64 Gather_0_param_1,
+	.param .u64 Gather_0_param_2,
+	.param .s64 Gather_0_param_3,
+	.param .u64 Gather_0_param_4,
+	.param .s64 Gather_0_param_5,
+	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<12>;
-	.reg .b32 %rt<6>;
-	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<1>;
+	.reg .pred %p<11>;
+	.reg .pred %pt<3>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<18>;
 
 $L_0:
-	ld.param.s64 %rd3, [Empty_0_param_2];
-	ld.param.u64 %rd8, [Empty_0_param_0];
-	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd4, [Gather_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Gather_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [Gather_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Gather_0_param_3];
+	ld.param.u64 %rd19, [Gather_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Gather_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -739,37 +1027,339 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	add.s64 %rd2, %rd0, -1;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd8, %rd2;
 $L_4:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_6;
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
 $L_5:
-	add.s64 %rd7, %rd8, 0;
-	mov.b32 %rt5, 1;
-	st.global.s32 [%rd7], %rt5;
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	setp.ge.u64 %pt1, %rd9, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Gather_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry GatherUnchecked_0(
+	.param .u64 GatherUnchecked_0_param_0,
+	.param .s64 GatherUnchecked_0_param_1,
+	.param .u64 GatherUnchecked_0_param_2,
+	.param .s64 GatherUnchecked_0_param_3,
+	.param .u64 GatherUnchecked_0_param_4,
+	.param .s64 GatherUnchecked_0_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %r<13>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<21>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<18>;
+
+$L_0:
+	ld.param.u64 %rd4, [GatherUnchecked_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [GatherUnchecked_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd14, [GatherUnchecked_0_param_2];
+	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd19, [GatherUnchecked_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_7;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_7;
+$L_5:
+	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	ld.global.s32 %r12, [%rd11];
+	cvt.s64.s32 %rd16, %r12;
+	mad.lo.s64 %rd13, %rd16, 4, %rd14;
+	ld.global.f32 %f17, [%rd13];
+	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	st.global.f32 [%rd18], %f17;
+$L_6:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_7:
+	ret;
+}
+
+.visible .entry Stencil_0(
+	.param .u64 Stencil_0_param_0,
+	.param .s64 Stencil_0_param_1,
+	.param .u64 Stencil_0_param_2,
+	.param .s64 Stencil_0_param_3,
+	.param .s64 Stencil_0_param_4,
+	.param .u64 Stencil_0_param_5
+)
+{
+	.reg .pred %p<11>;
+	.reg .pred %pt<7>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<35>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<31>;
+
+$L_0:
+	ld.param.s64 %rd2, [Stencil_0_param_4];
+	ld.param.u64 %rd4, [Stencil_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Stencil_0_param_3];
+	ld.param.u64 %rd32, [Stencil_0_param_0];
+	cvta.to.global.u64 %rd32, %rd32;
+	ld.param.u64 %rd33, [Stencil_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd3, %rd2, %rd0;
+$L_2:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_8;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_8;
+$L_5:
+	sub.s64 %rd12, %rd9, %rd2;
+	setp.ge.u64 %pt0, %rd12, %rd5;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	ld.global.f32 %f14, [%rd13];
+	sub.s64 %rd15, %rd9, 1;
+	setp.ge.u64 %pt1, %rd15, %rd5;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	ld.global.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	setp.ge.u64 %pt2, %rd9, %rd5;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	add.s64 %rd22, %rd9, 1;
+	setp.ge.u64 %pt3, %rd22, %rd5;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	ld.global.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	add.s64 %rd26, %rd9, %rd2;
+	setp.ge.u64 %pt4, %rd26, %rd5;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	ld.global.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
+$L_6:
+	setp.ge.u64 %pt5, %rd9, %rd33;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	st.global.f32 [%rd31], %f11;
+$L_7:
+	add.s64 %rd3, %rd3, %rd1;
+	bra.uni $L_2;
+$L_8:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd12;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd15;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd22;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd26;
+	mov.b64 %rdt2, %rd5;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd33;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Stencil_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry StencilUnchecked_0(
+	.param .u64 StencilUnchecked_0_param_0,
+	.param .s64 StencilUnchecked_0_param_1,
+	.param .u64 StencilUnchecked_0_param_2,
+	.param .s64 StencilUnchecked_0_param_3,
+	.param .s64 StencilUnchecked_0_param_4
+)
+{
+	.reg .pred %p<11>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<35>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<31>;
+
+$L_0:
+	ld.param.s64 %rd2, [StencilUnchecked_0_param_4];
+	ld.param.u64 %rd4, [StencilUnchecked_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [StencilUnchecked_0_param_3];
+	ld.param.u64 %rd32, [StencilUnchecked_0_param_0];
+	cvta.to.global.u64 %rd32, %rd32;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd3, %rd2, %rd0;
+$L_2:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p8, %rd3, %rd7;
+	@!%p8 bra $L_8;
+$L_3:
+	mov.b64 %rd9, %rd3;
+$L_4:
+	mov.b64 %rd6, %rd5;
+	sub.s64 %rd7, %rd6, %rd2;
+	setp.lt.s64 %p10, %rd9, %rd7;
+	@!%p10 bra $L_8;
+$L_5:
+	sub.s64 %rd12, %rd9, %rd2;
+	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	ld.global.f32 %f14, [%rd13];
+	sub.s64 %rd15, %rd9, 1;
+	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	ld.global.f32 %f17, [%rd16];
+	add.rn.f32 %f18, %f14, %f17;
+	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	ld.global.f32 %f20, [%rd19];
+	add.rn.f32 %f21, %f18, %f20;
+	add.s64 %rd22, %rd9, 1;
+	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	ld.global.f32 %f24, [%rd23];
+	add.rn.f32 %f25, %f21, %f24;
+	add.s64 %rd26, %rd9, %rd2;
+	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	ld.global.f32 %f28, [%rd27];
+	add.rn.f32 %f29, %f25, %f28;
+	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
+	mov.f32 %f11, %f30;
+$L_6:
+	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	st.global.f32 [%rd31], %f11;
+$L_7:
+	add.s64 %rd3, %rd3, %rd1;
 	bra.uni $L_2;
 $L_8:
 	ret;
 }
 
-.visible .entry Saxpy_0(
-	.param .f32 Saxpy_0_param_0,
-	.param .u64 Saxpy_0_param_1,
-	.param .s64 Saxpy_0_param_2,
-	.param .u64 Saxpy_0_param_3,
-	.param .s64 Saxpy_0_param_4,
-	.param .s64 Saxpy_0_param_5
+.visible .entry SaxpyUnchecked_0(
+	.param .f32 SaxpyUnchecked_0_param_0,
+	.param .u64 SaxpyUnchecked_0_param_1,
+	.param .s64 SaxpyUnchecked_0_param_2,
+	.param .u64 SaxpyUnchecked_0_param_3,
+	.param .s64 SaxpyUnchecked_0_param_4,
+	.param .s64 SaxpyUnchecked_0_param_5
 )
 {
 	.reg .pred %p<20>;
@@ -779,11 +1369,11 @@ $L_8:
 	.reg .f32 %f<17>;
 
 $L_0:
-	ld.param.s64 %rd3, [Saxpy_0_param_5];
-	ld.param.u64 %rd7, [Saxpy_0_param_1];
+	ld.param.s64 %rd3, [SaxpyUnchecked_0_param_5];
+	ld.param.u64 %rd7, [SaxpyUnchecked_0_param_1];
 	cvta.to.global.u64 %rd7, %rd7;
-	ld.param.f32 %f11, [Saxpy_0_param_0];
-	ld.param.u64 %rd13, [Saxpy_0_param_3];
+	ld.param.f32 %f11, [SaxpyUnchecked_0_param_0];
+	ld.param.u64 %rd13, [SaxpyUnchecked_0_param_3];
 	cvta.to.global.u64 %rd13, %rd13;
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
@@ -818,6 +1408,171 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+}
+
+.visible .entry Empty_0(
+	.param .u64 Empty_0_param_0,
+	.param .s64 Empty_0_param_1,
+	.param .s64 Empty_0_param_2,
+	.param .u64 Empty_0_param_3
+)
+{
+	.reg .pred %p<12>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<10>;
+	.reg .b64 %rd<11>;
+	.reg .b64 %rdt<5>;
+
+$L_0:
+	ld.param.s64 %rd3, [Empty_0_param_2];
+	ld.param.u64 %rd8, [Empty_0_param_0];
+	cvta.to.global.u64 %rd8, %rd8;
+	ld.param.u64 %rd9, [Empty_0_param_1];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_8;
+$L_3:
+	mov.b64 %rd5, %rd2;
+$L_4:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_6;
+$L_5:
+	mov.b64 %rdt1, 0;
+	setp.ge.u64 %pt0, %rdt1, %rd9;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd7, %rd8, 0;
+	mov.b32 %rt6, 1;
+	st.global.s32 [%rd7], %rt6;
+$L_6:
+	add.s64 %rd10, %rd5, 1;
+	setp.lt.s64 %p11, %rd10, %rd3;
+	@!%p11 bra $L_8;
+$L_7:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_8:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt4+8], 327680;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt2;
+	st.global.u64 [%rdt4+24], %rdt3;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt8;
+	exit;
+}
+
+.visible .entry Saxpy_0(
+	.param .f32 Saxpy_0_param_0,
+	.param .u64 Saxpy_0_param_1,
+	.param .s64 Saxpy_0_param_2,
+	.param .u64 Saxpy_0_param_3,
+	.param .s64 Saxpy_0_param_4,
+	.param .s64 Saxpy_0_param_5,
+	.param .u64 Saxpy_0_param_6
+)
+{
+	.reg .pred %p<20>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
+	.reg .b64 %rd<19>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<17>;
+
+$L_0:
+	ld.param.s64 %rd3, [Saxpy_0_param_5];
+	ld.param.u64 %rd7, [Saxpy_0_param_1];
+	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Saxpy_0_param_2];
+	ld.param.f32 %f11, [Saxpy_0_param_0];
+	ld.param.u64 %rd13, [Saxpy_0_param_3];
+	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Saxpy_0_param_4];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, 0;
+$L_2:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_6;
+$L_3:
+	mov.b64 %rd5, %rd2;
+$L_4:
+	setp.ge.u64 %pt0, %rd5, %rd8;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	ld.global.f32 %f9, [%rd6];
+	mul.rn.f32 %f10, %f11, %f9;
+	setp.ge.u64 %pt1, %rd5, %rd14;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	ld.global.f32 %f15, [%rd12];
+	add.rn.f32 %f16, %f10, %f15;
+	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	st.global.f32 [%rd17], %f16;
+	add.s64 %rd18, %rd5, 1;
+	setp.lt.s64 %p19, %rd18, %rd3;
+	@!%p19 bra $L_6;
+$L_5:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_6:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 393216;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Spin_0(
@@ -3380,13 +4135,15 @@ $L_7:
 	.param .u64 Add_0_param_2,
 	.param .s64 Add_0_param_3,
 	.param .u64 Add_0_param_4,
-	.param .s64 Add_0_param_5
+	.param .s64 Add_0_param_5,
+	.param .u64 Add_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<21>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<20>;
 
 $L_0:
@@ -3396,8 +4153,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Add_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Add_0_param_1];
 	ld.param.u64 %rd16, [Add_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Add_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3420,8 +4179,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 4, %rd16;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
@@ -3432,20 +4195,47 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Add_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Histogram_0(
 	.param .u64 Histogram_0_param_0,
 	.param .s64 Histogram_0_param_1,
 	.param .u64 Histogram_0_param_2,
-	.param .s64 Histogram_0_param_3
+	.param .s64 Histogram_0_param_3,
+	.param .u64 Histogram_0_param_4
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<19>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Histogram_0_param_0];
@@ -3454,6 +4244,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd14, [Histogram_0_param_2];
 	cvta.to.global.u64 %rd14, %rd14;
+	ld.param.u64 %rd15, [Histogram_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3479,14 +4270,36 @@ $L_5:
 	mad.lo.s64 %rd11, %rd9, 1, %rd4;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
+	setp.ge.u64 %pt0, %rd16, %rd15;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt5, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt5;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt6;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd16;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Histogram_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Fill_0(
@@ -3552,14 +4365,16 @@ $L_7:
 	.param .u64 Exp_0_param_0,
 	.param .s64 Exp_0_param_1,
 	.param .u64 Exp_0_param_2,
-	.param .s64 Exp_0_param_3
+	.param .s64 Exp_0_param_3,
+	.param .u64 Exp_0_param_4
 )
 {
 	.reg .pred %p<73>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<66>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<76>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<75>;
 
 $L_0:
@@ -3569,6 +4384,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Exp_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Exp_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3591,6 +4407,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_38;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -3720,20 +4538,42 @@ $L_37:
 	bra.uni $L_24;
 $L_38:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Exp_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Log_0(
 	.param .u64 Log_0_param_0,
 	.param .s64 Log_0_param_1,
 	.param .u64 Log_0_param_2,
-	.param .s64 Log_0_param_3
+	.param .s64 Log_0_param_3,
+	.param .u64 Log_0_param_4
 )
 {
 	.reg .pred %p<39>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<37>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<72>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<71>;
 
 $L_0:
@@ -3743,6 +4583,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Log_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Log_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3765,6 +4606,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_25;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -3864,6 +4707,26 @@ $L_24:
 	bra.uni $L_23;
 $L_25:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Log_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1179648;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Pow_0(
@@ -3872,15 +4735,16 @@ $L_25:
 	.param .u64 Pow_0_param_2,
 	.param .s64 Pow_0_param_3,
 	.param .u64 Pow_0_param_4,
-	.param .s64 Pow_0_param_5
+	.param .s64 Pow_0_param_5,
+	.param .u64 Pow_0_param_6
 )
 {
 	.reg .pred %p<422>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<340>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<433>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<432>;
 
 $L_0:
@@ -3890,8 +4754,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Pow_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Pow_0_param_1];
 	ld.param.u64 %rd16, [Pow_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Pow_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3914,8 +4780,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_294;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 	mov.f64 %fd20, %fd14;
@@ -4141,8 +5011,8 @@ $L_73:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
 	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
-	xor.pred %pt0, %p177, %p178;
-	not.pred %p179, %pt0;
+	xor.pred %pt2, %p177, %p178;
+	not.pred %p179, %pt2;
 	@!%p179 bra $L_75;
 $L_74:
 	mov.f64 %fd22, 0d0000000000000000;
@@ -4836,8 +5706,8 @@ $L_249:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p139, %p144;
 $L_250:
-	xor.pred %pt1, %p138, %p139;
-	not.pred %p147, %pt1;
+	xor.pred %pt3, %p138, %p139;
+	not.pred %p147, %pt3;
 	@!%p147 bra $L_252;
 $L_251:
 	mov.f64 %fd22, 0d0000000000000000;
@@ -4972,6 +5842,31 @@ $L_293:
 	bra.uni $L_242;
 $L_294:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Pow_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 1245184;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Atan2_0(
@@ -4980,13 +5875,15 @@ $L_294:
 	.param .u64 Atan2_0_param_2,
 	.param .s64 Atan2_0_param_3,
 	.param .u64 Atan2_0_param_4,
-	.param .s64 Atan2_0_param_5
+	.param .s64 Atan2_0_param_5,
+	.param .u64 Atan2_0_param_6
 )
 {
 	.reg .pred %p<307>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<310>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<309>;
 
 $L_0:
@@ -4996,8 +5893,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Atan2_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Atan2_0_param_1];
 	ld.param.u64 %rd16, [Atan2_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Atan2_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5020,8 +5919,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_117;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -5514,48 +6417,811 @@ $L_116:
 	bra.uni $L_32;
 $L_117:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Atan2_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 1310720;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
+}
+
+.visible .entry Sum_0(
+	.param .u64 Sum_0_param_0,
+	.param .s64 Sum_0_param_1,
+	.param .u64 Sum_0_param_2,
+	.param .s64 Sum_0_param_3,
+	.param .u64 Sum_0_param_4,
+	.param .u64 Sum_0_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<64>;
+	.reg .b32 %rt<21>;
+	.reg .b64 %rd<66>;
+	.reg .b64 %rdt<1>;
+	.reg .f32 %f<54>;
+
+$L_0:
+	ld.param.u64 %rd5, [Sum_0_param_0];
+	cvta.to.global.u64 %rd5, %rd5;
+	ld.param.u64 %rd6, [Sum_0_param_1];
+	mov.b64 %rd4, %rd6;
+	ld.param.u64 %rd61, [Sum_0_param_4];
+	cvta.to.global.u64 %rd61, %rd61;
+$L_1:
+	mov.f32 %f0, 0f80000000;
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd1, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd1, %rd1, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd2, %rt3, %rt4;
+	add.s64 %rd3, %rd1, -1;
+$L_2:
+	add.s64 %rd7, %rd3, 1;
+	setp.lt.s64 %p8, %rd7, %rd4;
+	@!%p8 bra $L_25;
+$L_3:
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd10, %rd7;
+	sub.u64 %rd11, %rd9, %rd10;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
+	setp.gt.u64 %p14, %rd11, %rd13;
+	@!%p14 bra $L_20;
+$L_4:
+	mov.b64 %rd15, %rd3;
+$L_5:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_6:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_7:
+	add.s64 %rd3, %rd3, %rd2;
+$L_8:
+	mov.b64 %rd15, %rd3;
+$L_9:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_10:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_11:
+	add.s64 %rd3, %rd3, %rd2;
+$L_12:
+	mov.b64 %rd15, %rd3;
+$L_13:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_14:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_15:
+	add.s64 %rd3, %rd3, %rd2;
+$L_16:
+	mov.b64 %rd15, %rd3;
+$L_17:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+$L_18:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_19:
+	add.s64 %rd3, %rd3, %rd2;
+	bra.uni $L_2;
+$L_20:
+	mov.b64 %rd15, %rd3;
+$L_21:
+	add.s64 %rd16, %rd15, 1;
+	setp.lt.s64 %p17, %rd16, %rd4;
+	@!%p17 bra $L_25;
+$L_22:
+	mad.lo.s64 %rd18, %rd16, 4, %rd5;
+	ld.global.f32 %f19, [%rd18];
+	add.rn.f32 %f20, %f0, %f19;
+	mov.f32 %f0, %f20;
+$L_23:
+	add.s64 %rd3, %rd3, %rd2;
+$L_24:
+	add.s64 %rd21, %rd3, 1;
+	setp.lt.s64 %p22, %rd21, %rd4;
+	@%p22 bra $L_20;
+$L_25:
+	mov.u32 %rt5, %laneid;
+	cvt.u64.u32 %rd23, %rt5;
+	mov.u32 %rt6, %tid.x;
+	div.u32 %rt6, %rt6, WARP_SZ;
+	cvt.u64.u32 %rd24, %rt6;
+	mov.u32 %rt7, WARP_SZ;
+	cvt.u64.u32 %rd25, %rt7;
+	mul.lo.s64 %rd26, %rd24, %rd25;
+	mov.u32 %rt8, %ntid.x;
+	cvt.u64.u32 %rd27, %rt8;
+	sub.s64 %rd28, %rd27, %rd26;
+	min.s64 %rd29, %rd28, %rd25;
+	shr.s64 %rd30, %rd25, 1;
+$L_26:
+	cvt.u32.u64 %rt9, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt9, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_28;
+$L_27:
+	add.rn.f32 %f0, %f0, %f31;
+$L_28:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_29:
+	cvt.u32.u64 %rt10, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_31;
+$L_30:
+	add.rn.f32 %f0, %f0, %f31;
+$L_31:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_32:
+	cvt.u32.u64 %rt11, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_34;
+$L_33:
+	add.rn.f32 %f0, %f0, %f31;
+$L_34:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@!%p34 bra $L_38;
+$L_35:
+	cvt.u32.u64 %rt12, %rd30;
+	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
+	add.s64 %rd32, %rd23, %rd30;
+	setp.lt.s64 %p33, %rd32, %rd29;
+	@!%p33 bra $L_37;
+$L_36:
+	add.rn.f32 %f0, %f0, %f31;
+$L_37:
+	shr.s64 %rd30, %rd30, 1;
+	setp.ne.s64 %p34, %rd30, 0;
+	@%p34 bra $L_26;
+$L_38:
+	setp.eq.s64 %p35, %rd23, 0;
+	@!%p35 bra $L_40;
+$L_39:
+	mov.u64 %rd36, qvar_reduce0;
+	mul.lo.s64 %rd37, %rd24, 1;
+	add.s64 %rd38, %rd37, 0;
+	mad.lo.s64 %rd39, %rd38, 8, %rd36;
+	st.shared.f32 [%rd39], %f0;
+$L_40:
+	bar.sync 0;
+	setp.eq.s64 %p40, %rd24, 0;
+	@!%p40 bra $L_59;
+$L_41:
+	mul.lo.s64 %rd41, %rd23, %rd25;
+	mov.u32 %rt13, %ntid.x;
+	cvt.u64.u32 %rd42, %rt13;
+	setp.lt.s64 %p43, %rd41, %rd42;
+	@!%p43 bra $L_60;
+$L_42:
+	mov.u64 %rd44, qvar_reduce0;
+	mul.lo.s64 %rd45, %rd23, 1;
+	add.s64 %rd46, %rd45, 0;
+	mad.lo.s64 %rd47, %rd46, 8, %rd44;
+	ld.shared.f32 %f0, [%rd47];
+$L_43:
+	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.u32 %rt14, %ntid.x;
+	cvt.u64.u32 %rd49, %rt14;
+	sub.s64 %rd50, %rd49, %rd48;
+	min.s64 %rd51, %rd50, %rd25;
+	shr.s64 %rd52, %rd25, 1;
+$L_44:
+	cvt.u32.u64 %rt15, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt15, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_46;
+$L_45:
+	add.rn.f32 %f0, %f0, %f53;
+$L_46:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_47:
+	cvt.u32.u64 %rt16, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_49;
+$L_48:
+	add.rn.f32 %f0, %f0, %f53;
+$L_49:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_50:
+	cvt.u32.u64 %rt17, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_52;
+$L_51:
+	add.rn.f32 %f0, %f0, %f53;
+$L_52:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@!%p56 bra $L_56;
+$L_53:
+	cvt.u32.u64 %rt18, %rd52;
+	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
+	add.s64 %rd54, %rd23, %rd52;
+	setp.lt.s64 %p55, %rd54, %rd51;
+	@!%p55 bra $L_55;
+$L_54:
+	add.rn.f32 %f0, %f0, %f53;
+$L_55:
+	shr.s64 %rd52, %rd52, 1;
+	setp.ne.s64 %p56, %rd52, 0;
+	@%p56 bra $L_44;
+$L_56:
+	setp.eq.s64 %p57, %rd23, 0;
+	@!%p57 bra $L_59;
+$L_57:
+	mov.u32 %rt19, %ctaid.x;
+	cvt.u64.u32 %rd58, %rt19;
+	mul.lo.s64 %rd59, %rd58, 1;
+	add.s64 %rd60, %rd59, 2;
+	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	st.global.f32 [%rd62], %f0;
+	setp.eq.s64 %p63, %rd58, 0;
+	@!%p63 bra $L_59;
+$L_58:
+	mov.u32 %rt20, %nctaid.x;
+	cvt.u64.u32 %rd64, %rt20;
+	add.s64 %rd65, %rd61, 8;
+	st.global.s64 [%rd65], %rd64;
+$L_59:
+	ret;
+$L_60:
+	mov.f32 %f0, 0f80000000;
+	bra.uni $L_43;
+}
+
+.visible .entry Sum_1(
+	.param .u64 Sum_1_param_0,
+	.param .s64 Sum_1_param_1,
+	.param .u64 Sum_1_param_2,
+	.param .s64 Sum_1_param_3,
+	.param .u64 Sum_1_param_4,
+	.param .u64 Sum_1_param_5
+)
+{
+	.shared .align 8 .b8 qvar_reduce0[256];
+	.reg .pred %p<46>;
+	.reg .b32 %rt<16>;
+	.reg .b64 %rd<48>;
+	.reg .f32 %f<47>;
+
+$L_0:
+	ld.param.u64 %rd0, [Sum_1_param_4];
+	cvta.to.global.u64 %rd0, %rd0;
+$L_1:
+	add.s64 %rd1, %rd0, 8;
+	ld.global.s64 %rd2, [%rd1];
+	mov.u32 %rt0, %tid.x;
+	cvt.u64.u32 %rd3, %rt0;
+	mov.u32 %rt1, %ntid.x;
+	cvt.u64.u32 %rd4, %rt1;
+	mov.f32 %f5, 0f80000000;
+$L_2:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_3:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_4:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_5:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_6:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_7:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+$L_8:
+	setp.lt.s64 %p6, %rd3, %rd2;
+	@!%p6 bra $L_10;
+$L_9:
+	mul.lo.s64 %rd7, %rd3, 1;
+	add.s64 %rd8, %rd7, 2;
+	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	ld.global.f32 %f10, [%rd9];
+	add.rn.f32 %f5, %f5, %f10;
+	add.s64 %rd3, %rd3, %rd4;
+	bra.uni $L_2;
+$L_10:
+	mov.u32 %rt2, %laneid;
+	cvt.u64.u32 %rd11, %rt2;
+	mov.u32 %rt3, %tid.x;
+	div.u32 %rt3, %rt3, WARP_SZ;
+	cvt.u64.u32 %rd12, %rt3;
+	mov.u32 %rt4, WARP_SZ;
+	cvt.u64.u32 %rd13, %rt4;
+	mul.lo.s64 %rd14, %rd12, %rd13;
+	mov.u32 %rt5, %ntid.x;
+	cvt.u64.u32 %rd15, %rt5;
+	sub.s64 %rd16, %rd15, %rd14;
+	min.s64 %rd17, %rd16, %rd13;
+	shr.s64 %rd18, %rd13, 1;
+$L_11:
+	cvt.u32.u64 %rt6, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt6, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_13;
+$L_12:
+	add.rn.f32 %f5, %f5, %f19;
+$L_13:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_14:
+	cvt.u32.u64 %rt7, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_16;
+$L_15:
+	add.rn.f32 %f5, %f5, %f19;
+$L_16:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_17:
+	cvt.u32.u64 %rt8, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_19;
+$L_18:
+	add.rn.f32 %f5, %f5, %f19;
+$L_19:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@!%p22 bra $L_23;
+$L_20:
+	cvt.u32.u64 %rt9, %rd18;
+	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
+	add.s64 %rd20, %rd11, %rd18;
+	setp.lt.s64 %p21, %rd20, %rd17;
+	@!%p21 bra $L_22;
+$L_21:
+	add.rn.f32 %f5, %f5, %f19;
+$L_22:
+	shr.s64 %rd18, %rd18, 1;
+	setp.ne.s64 %p22, %rd18, 0;
+	@%p22 bra $L_11;
+$L_23:
+	setp.eq.s64 %p23, %rd11, 0;
+	@!%p23 bra $L_25;
+$L_24:
+	mov.u64 %rd24, qvar_reduce0;
+	mul.lo.s64 %rd25, %rd12, 1;
+	add.s64 %rd26, %rd25, 0;
+	mad.lo.s64 %rd27, %rd26, 8, %rd24;
+	st.shared.f32 [%rd27], %f5;
+$L_25:
+	bar.sync 0;
+	setp.eq.s64 %p28, %rd12, 0;
+	@!%p28 bra $L_43;
+$L_26:
+	mul.lo.s64 %rd29, %rd11, %rd13;
+	mov.u32 %rt10, %ntid.x;
+	cvt.u64.u32 %rd30, %rt10;
+	setp.lt.s64 %p31, %rd29, %rd30;
+	@!%p31 bra $L_44;
+$L_27:
+	mov.u64 %rd32, qvar_reduce0;
+	mul.lo.s64 %rd33, %rd11, 1;
+	add.s64 %rd34, %rd33, 0;
+	mad.lo.s64 %rd35, %rd34, 8, %rd32;
+	ld.shared.f32 %f5, [%rd35];
+$L_28:
+	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.u32 %rt11, %ntid.x;
+	cvt.u64.u32 %rd37, %rt11;
+	sub.s64 %rd38, %rd37, %rd36;
+	min.s64 %rd39, %rd38, %rd13;
+	shr.s64 %rd40, %rd13, 1;
+$L_29:
+	cvt.u32.u64 %rt12, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt12, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_31;
+$L_30:
+	add.rn.f32 %f5, %f5, %f41;
+$L_31:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_32:
+	cvt.u32.u64 %rt13, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_34;
+$L_33:
+	add.rn.f32 %f5, %f5, %f41;
+$L_34:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_35:
+	cvt.u32.u64 %rt14, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_37;
+$L_36:
+	add.rn.f32 %f5, %f5, %f41;
+$L_37:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@!%p44 bra $L_41;
+$L_38:
+	cvt.u32.u64 %rt15, %rd40;
+	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
+	add.s64 %rd42, %rd11, %rd40;
+	setp.lt.s64 %p43, %rd42, %rd39;
+	@!%p43 bra $L_40;
+$L_39:
+	add.rn.f32 %f5, %f5, %f41;
+$L_40:
+	shr.s64 %rd40, %rd40, 1;
+	setp.ne.s64 %p44, %rd40, 0;
+	@%p44 bra $L_29;
+$L_41:
+	setp.eq.s64 %p45, %rd11, 0;
+	@!%p45 bra $L_43;
+$L_42:
+	add.rn.f32 %f46, %f5, 0f00000000;
+	add.s64 %rd47, %rd0, 0;
+	st.global.f32 [%rd47], %f46;
+$L_43:
+	ret;
+$L_44:
+	mov.f32 %f5, 0f80000000;
+	bra.uni $L_28;
+}
+
+.visible .entry Sum_2(
+	.param .u64 Sum_2_param_0,
+	.param .s64 Sum_2_param_1,
+	.param .u64 Sum_2_param_2,
+	.param .s64 Sum_2_param_3,
+	.param .u64 Sum_2_param_4,
+	.param .u64 Sum_2_param_5
+)
+{
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<4>;
+	.reg .b64 %rd<5>;
+	.reg .b64 %rdt<4>;
+	.reg .f32 %f<6>;
+
+$L_0:
+	ld.param.u64 %rd1, [Sum_2_param_2];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u64 %rd2, [Sum_2_param_3];
+	ld.param.u64 %rd3, [Sum_2_param_4];
+	cvta.to.global.u64 %rd3, %rd3;
+	add.s64 %rd4, %rd3, 0;
+	ld.global.f32 %f5, [%rd4];
+$L_1:
+	mov.b64 %rdt0, 0;
+	setp.ge.u64 %pt0, %rdt0, %rd2;
+	@%pt0 bra $Lfault_0;
+	add.s64 %rd0, %rd1, 0;
+	st.global.f32 [%rd0], %f5;
+	ret;
+$Lfault_0:
+	mov.u32 %rt0, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, %rd2;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Sum_2_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt1, [%rdt3];
+	add.u32 %rt2, %rt1, 1;
+	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
+	setp.ne.u32 %pt1, %rt3, %rt1;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1376258;
+	st.global.u32 [%rdt3+12], %rt0;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt2;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
-const qdIR = `kernel Empty(a []i32, n i64)
+const qdIR = `kernel Gather(out []f32, table []f32, idx []i32)
+site 0 index checks.go:13:17
+site 1 index checks.go:13:6
 
-task Empty_0 parallel count=(param n)
+task Gather_0 parallel count=(len idx)
 b0: # entry
-	r3 = param.i64 n
-	r8 = base a
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base table
+	r15 = len table
+	r19 = base out
+	r20 = len out
 	jump b1
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = add.i64 r0, -1
 	jump b2
 b2: # head
-	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
 b3: # index
-	r5 = move.i64 r2
+	r8 = move.i64 r2
 	jump b4
-b4: # rangeint.body
-	r6 = lt.i64 r5, 0
-	branch r6, b5, b6
-b5: # if.then
-	r7 = elemaddr r8, 0, 4
-	store.i32 r7, 1
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	checkindex r16, r15, site 0
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	checkindex r9, r20, site 1
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
 	jump b6
-b6: # if.done
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+b6: # latch
 	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel GatherUnchecked(out []f32, table []f32, idx []i32)
+
+task GatherUnchecked_0 parallel count=(len idx)
+b0: # entry
+	r4 = base idx
+	r5 = len idx
+	r3 = move.i64 r5
+	r14 = base table
+	r19 = base out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b7
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b7
+b5: # rangeindex.body
+	r11 = elemaddr r4, r9, 4
+	r12 = load.i32 r11
+	r16 = convert.i64.i32 r12
+	r13 = elemaddr r14, r16, 4
+	r17 = load.f32 r13
+	r18 = elemaddr r19, r9, 4
+	store.f32 r18, r17
+	jump b6
+b6: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b7: # exit
+	return
+
+kernel Stencil(out []f32, in []f32, w i64)
+site 0 index checks.go:46:12
+site 1 index checks.go:46:22
+site 2 index checks.go:46:32
+site 3 index checks.go:46:40
+site 4 index checks.go:46:50
+site 5 index checks.go:32:6
+
+task Stencil_0 parallel count=(sub.i64 (sub.i64 (len in) (param w)) (param w))
+b0: # entry
+	r2 = param.i64 w
+	r4 = base in
+	r5 = len in
+	r32 = base out
+	r33 = len out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r3 = add.i64 r2, r0
+	jump b2
+b2: # head
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r8 = lt.i64 r3, r7
+	branch r8, b3, b8
+b3: # index
+	r9 = move.i64 r3
+	jump b4
+b4: # for.loop
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r10 = lt.i64 r9, r7
+	branch r10, b5, b8
+b5: # average5.entry
+	r12 = sub.i64 r9, r2
+	checkindex r12, r5, site 0
+	r13 = elemaddr r4, r12, 4
+	r14 = load.f32 r13
+	r15 = sub.i64 r9, 1
+	checkindex r15, r5, site 1
+	r16 = elemaddr r4, r15, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	checkindex r9, r5, site 2
+	r19 = elemaddr r4, r9, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r18, r20
+	r22 = add.i64 r9, 1
+	checkindex r22, r5, site 3
+	r23 = elemaddr r4, r22, 4
+	r24 = load.f32 r23
+	r25 = add.f32 r21, r24
+	r26 = add.i64 r9, r2
+	checkindex r26, r5, site 4
+	r27 = elemaddr r4, r26, 4
+	r28 = load.f32 r27
+	r29 = add.f32 r25, r28
+	r30 = mul.f32 r29, 0.2
+	r11 = move.f32 r30
+	jump b6
+b6: # average5.return
+	checkindex r9, r33, site 5
+	r31 = elemaddr r32, r9, 4
+	store.f32 r31, r11
+	jump b7
+b7: # latch
+	r3 = add.i64 r3, r1
 	jump b2
 b8: # exit
 	return
 
-kernel Saxpy(a f32, x []f32, y []f32, n i64)
+kernel StencilUnchecked(out []f32, in []f32, w i64)
 
-task Saxpy_0 parallel count=(param n)
+task StencilUnchecked_0 parallel count=(sub.i64 (sub.i64 (len in) (param w)) (param w))
+b0: # entry
+	r2 = param.i64 w
+	r4 = base in
+	r5 = len in
+	r32 = base out
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r3 = add.i64 r2, r0
+	jump b2
+b2: # head
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r8 = lt.i64 r3, r7
+	branch r8, b3, b8
+b3: # index
+	r9 = move.i64 r3
+	jump b4
+b4: # for.loop
+	r6 = move.i64 r5
+	r7 = sub.i64 r6, r2
+	r10 = lt.i64 r9, r7
+	branch r10, b5, b8
+b5: # average5.entry
+	r12 = sub.i64 r9, r2
+	r13 = elemaddr r4, r12, 4
+	r14 = load.f32 r13
+	r15 = sub.i64 r9, 1
+	r16 = elemaddr r4, r15, 4
+	r17 = load.f32 r16
+	r18 = add.f32 r14, r17
+	r19 = elemaddr r4, r9, 4
+	r20 = load.f32 r19
+	r21 = add.f32 r18, r20
+	r22 = add.i64 r9, 1
+	r23 = elemaddr r4, r22, 4
+	r24 = load.f32 r23
+	r25 = add.f32 r21, r24
+	r26 = add.i64 r9, r2
+	r27 = elemaddr r4, r26, 4
+	r28 = load.f32 r27
+	r29 = add.f32 r25, r28
+	r30 = mul.f32 r29, 0.2
+	r11 = move.f32 r30
+	jump b6
+b6: # average5.return
+	r31 = elemaddr r32, r9, 4
+	store.f32 r31, r11
+	jump b7
+b7: # latch
+	r3 = add.i64 r3, r1
+	jump b2
+b8: # exit
+	return
+
+kernel SaxpyUnchecked(a f32, x []f32, y []f32, n i64)
+
+task SaxpyUnchecked_0 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r7 = base x
@@ -5577,6 +7243,89 @@ b4: # rangeint.body
 	r6 = elemaddr r7, r5, 4
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
+	r12 = elemaddr r13, r5, 4
+	r15 = load.f32 r12
+	r16 = add.f32 r10, r15
+	r17 = elemaddr r13, r5, 4
+	store.f32 r17, r16
+	r18 = add.i64 r5, 1
+	r19 = lt.i64 r18, r3
+	branch r19, b5, b6
+b5: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b6: # exit
+	return
+
+kernel Empty(a []i32, n i64)
+site 0 index kernels.go:19:5
+
+task Empty_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r8 = base a
+	r9 = len a
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b8
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	r6 = lt.i64 r5, 0
+	branch r6, b5, b6
+b5: # if.then
+	checkindex 0, r9, site 0
+	r7 = elemaddr r8, 0, 4
+	store.i32 r7, 1
+	jump b6
+b6: # if.done
+	r10 = add.i64 r5, 1
+	r11 = lt.i64 r10, r3
+	branch r11, b7, b8
+b7: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b8: # exit
+	return
+
+kernel Saxpy(a f32, x []f32, y []f32, n i64)
+site 0 index kernels.go:29:13
+site 1 index kernels.go:29:20
+site 2 index kernels.go:29:4
+
+task Saxpy_0 parallel count=(param n)
+b0: # entry
+	r3 = param.i64 n
+	r7 = base x
+	r8 = len x
+	r11 = param.f32 a
+	r13 = base y
+	r14 = len y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, 0
+	jump b2
+b2: # head
+	r4 = lt.i64 r2, r3
+	branch r4, b3, b6
+b3: # index
+	r5 = move.i64 r2
+	jump b4
+b4: # rangeint.body
+	checkindex r5, r8, site 0
+	r6 = elemaddr r7, r5, 4
+	r9 = load.f32 r6
+	r10 = mul.f32 r11, r9
+	checkindex r5, r14, site 1
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
@@ -8054,6 +9803,8 @@ b7: # exit
 	return
 
 kernel Add(x []f32, y []f32, out []f32)
+site 0 index kernels.go:134:13
+site 1 index kernels.go:134:20
 
 task Add_0 parallel count=(len out)
 b0: # entry
@@ -8061,7 +9812,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -8080,8 +9833,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
@@ -8095,6 +9850,7 @@ b7: # exit
 	return
 
 kernel Histogram(data []u8, bins []u32)
+site 0 index unsigned kernels.go:143:25
 
 task Histogram_0 parallel count=(len data)
 b0: # entry
@@ -8102,6 +9858,7 @@ b0: # entry
 	r5 = len data
 	r3 = move.i64 r5
 	r14 = base bins
+	r15 = len bins
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -8123,6 +9880,7 @@ b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
+	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
 	jump b6
@@ -8177,6 +9935,7 @@ b7: # exit
 	return
 
 kernel Exp(x []f64, out []f64)
+site 0 index math.go:22:22
 
 task Exp_0 parallel count=(len out)
 b0: # entry
@@ -8184,6 +9943,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -8202,6 +9962,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b38
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -8346,6 +10107,7 @@ b38: # exit
 	return
 
 kernel Log(x []f64, out []f64)
+site 0 index math.go:29:22
 
 task Log_0 parallel count=(len out)
 b0: # entry
@@ -8353,6 +10115,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -8371,6 +10134,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b25
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -8481,6 +10245,8 @@ b25: # exit
 	return
 
 kernel Pow(x []f64, y []f64, out []f64)
+site 0 index math.go:36:22
+site 1 index math.go:36:28
 
 task Pow_0 parallel count=(len out)
 b0: # entry
@@ -8488,7 +10254,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -8507,8 +10275,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b294
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	r20 = move.f64 r14
@@ -9675,6 +11445,8 @@ b294: # exit
 	return
 
 kernel Atan2(y []f64, x []f64, out []f64)
+site 0 index math.go:43:24
+site 1 index math.go:43:30
 
 task Atan2_0 parallel count=(len out)
 b0: # entry
@@ -9682,7 +11454,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base y
+	r13 = len y
 	r16 = base x
+	r17 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9701,8 +11475,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b117
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -10249,5 +12025,503 @@ b116: # edge 3→2
 	r70 = move.f64 r18
 	jump b32
 b117: # exit
+	return
+
+kernel Sum(x []f32, out []f32)
+reductions 1
+site 0 index reduce.go:12:5
+
+task Sum_0 parallel count=(max.i64 (len x) 1)
+var reduce0 shared 256 align 8
+b0: # entry
+	r5 = base x
+	r6 = len x
+	r4 = move.i64 r6
+	r61 = scratch
+	jump b1
+b1: # setup
+	r0 = move.f32 -0.0
+	r1 = threadindex
+	r2 = threadcount
+	r3 = add.i64 r1, -1
+	jump b2
+b2: # unrolled head
+	r7 = add.i64 r3, 1
+	r8 = lt.i64 r7, r4
+	branch r8, b3, b25
+b3: # unrolled test
+	r9 = convert.u64.i64 r4
+	r10 = convert.u64.i64 r7
+	r11 = sub.u64 r9, r10
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
+	r14 = gt.u64 r11, r13
+	branch r14, b4, b20
+b4: # unrolled 0
+	r15 = move.i64 r3
+	jump b5
+b5: # rangeindex.loop (unrolled 0)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b6
+b6: # rangeindex.body (unrolled 0)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b7
+b7: # unrolled step 0
+	r3 = add.i64 r3, r2
+	jump b8
+b8: # unrolled 1
+	r15 = move.i64 r3
+	jump b9
+b9: # rangeindex.loop (unrolled 1)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b10
+b10: # rangeindex.body (unrolled 1)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b11
+b11: # unrolled step 1
+	r3 = add.i64 r3, r2
+	jump b12
+b12: # unrolled 2
+	r15 = move.i64 r3
+	jump b13
+b13: # rangeindex.loop (unrolled 2)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b14
+b14: # rangeindex.body (unrolled 2)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b15
+b15: # unrolled step 2
+	r3 = add.i64 r3, r2
+	jump b16
+b16: # unrolled 3
+	r15 = move.i64 r3
+	jump b17
+b17: # rangeindex.loop (unrolled 3)
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	jump b18
+b18: # rangeindex.body (unrolled 3)
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b19
+b19: # unrolled step 3
+	r3 = add.i64 r3, r2
+	jump b2
+b20: # index
+	r15 = move.i64 r3
+	jump b21
+b21: # rangeindex.loop
+	r16 = add.i64 r15, 1
+	r17 = lt.i64 r16, r4
+	branch r17, b22, b25
+b22: # rangeindex.body
+	r18 = elemaddr r5, r16, 4
+	r19 = load.f32 r18
+	r20 = add.f32 r0, r19
+	r0 = move.f32 r20
+	jump b23
+b23: # latch
+	r3 = add.i64 r3, r2
+	jump b24
+b24: # head
+	r21 = add.i64 r3, 1
+	r22 = lt.i64 r21, r4
+	branch r22, b20, b25
+b25: # exit
+	r23 = lane
+	r24 = warpindex
+	r25 = warpsize
+	r26 = mul.i64 r24, r25
+	r27 = blocksize
+	r28 = sub.i64 r27, r26
+	r29 = min.i64 r28, r25
+	r30 = shr.i64.i64 r25, 1
+	jump b26
+b26: # reduction shuffle
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b27, b28
+b27: # reduction combine
+	r0 = add.f32 r0, r31
+	jump b28
+b28: # reduction next
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b29, b38
+b29: # reduction shuffle (unrolled 1)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b30, b31
+b30: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r31
+	jump b31
+b31: # reduction next (unrolled 1)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b32, b38
+b32: # reduction shuffle (unrolled 2)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b33, b34
+b33: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r31
+	jump b34
+b34: # reduction next (unrolled 2)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b35, b38
+b35: # reduction shuffle (unrolled 3)
+	r31 = shuffledown.f32 r0, r30
+	r32 = add.i64 r23, r30
+	r33 = lt.i64 r32, r29
+	branch r33, b36, b37
+b36: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r31
+	jump b37
+b37: # reduction next (unrolled 3)
+	r30 = shr.i64.i64 r30, 1
+	r34 = ne.i64 r30, 0
+	branch r34, b26, b38
+b38: # reduction shuffled
+	r35 = eq.i64 r23, 0
+	branch r35, b39, b40
+b39: # reduction warp result
+	r36 = addr reduce0
+	r37 = mul.i64 r24, 1
+	r38 = add.i64 r37, 0
+	r39 = elemaddr r36, r38, 8
+	store.shared.f32 r39, r0
+	jump b40
+b40: # reduction barrier
+	barrier
+	r40 = eq.i64 r24, 0
+	branch r40, b41, b59
+b41: # reduction first warp
+	r41 = mul.i64 r23, r25
+	r42 = blocksize
+	r43 = lt.i64 r41, r42
+	branch r43, b42, b60
+b42: # reduction take
+	r44 = addr reduce0
+	r45 = mul.i64 r23, 1
+	r46 = add.i64 r45, 0
+	r47 = elemaddr r44, r46, 8
+	r0 = load.shared.f32 r47
+	jump b43
+b43: # reduction warps
+	r48 = mul.i64 r24, r25
+	r49 = blocksize
+	r50 = sub.i64 r49, r48
+	r51 = min.i64 r50, r25
+	r52 = shr.i64.i64 r25, 1
+	jump b44
+b44: # reduction shuffle
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b45, b46
+b45: # reduction combine
+	r0 = add.f32 r0, r53
+	jump b46
+b46: # reduction next
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b47, b56
+b47: # reduction shuffle (unrolled 1)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b48, b49
+b48: # reduction combine (unrolled 1)
+	r0 = add.f32 r0, r53
+	jump b49
+b49: # reduction next (unrolled 1)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b50, b56
+b50: # reduction shuffle (unrolled 2)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b51, b52
+b51: # reduction combine (unrolled 2)
+	r0 = add.f32 r0, r53
+	jump b52
+b52: # reduction next (unrolled 2)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b53, b56
+b53: # reduction shuffle (unrolled 3)
+	r53 = shuffledown.f32 r0, r52
+	r54 = add.i64 r23, r52
+	r55 = lt.i64 r54, r51
+	branch r55, b54, b55
+b54: # reduction combine (unrolled 3)
+	r0 = add.f32 r0, r53
+	jump b55
+b55: # reduction next (unrolled 3)
+	r52 = shr.i64.i64 r52, 1
+	r56 = ne.i64 r52, 0
+	branch r56, b44, b56
+b56: # reduction shuffled
+	r57 = eq.i64 r23, 0
+	branch r57, b57, b59
+b57: # reduction block result
+	r58 = blockindex
+	r59 = mul.i64 r58, 1
+	r60 = add.i64 r59, 2
+	r62 = elemaddr r61, r60, 8
+	store.f32 r62, r0
+	r63 = eq.i64 r58, 0
+	branch r63, b58, b59
+b58: # reduction count
+	r64 = blockcount
+	r65 = elemaddr r61, 1, 8
+	store.i64 r65, r64
+	jump b59
+b59: # reduction done
+	return
+b60: # reduction none
+	r0 = move.f32 -0.0
+	jump b43
+
+task Sum_1 parallel count=1
+var reduce0 shared 256 align 8
+b0: # entry
+	r0 = scratch
+	jump b1
+b1: # setup
+	r1 = elemaddr r0, 1, 8
+	r2 = load.i64 r1
+	r3 = blockthread
+	r4 = blocksize
+	r5 = move.f32 -0.0
+	jump b2
+b2: # combine head
+	r6 = lt.i64 r3, r2
+	branch r6, b3, b10
+b3: # combine
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b4
+b4: # combine head (unrolled 1)
+	r6 = lt.i64 r3, r2
+	branch r6, b5, b10
+b5: # combine (unrolled 1)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b6
+b6: # combine head (unrolled 2)
+	r6 = lt.i64 r3, r2
+	branch r6, b7, b10
+b7: # combine (unrolled 2)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b8
+b8: # combine head (unrolled 3)
+	r6 = lt.i64 r3, r2
+	branch r6, b9, b10
+b9: # combine (unrolled 3)
+	r7 = mul.i64 r3, 1
+	r8 = add.i64 r7, 2
+	r9 = elemaddr r0, r8, 8
+	r10 = load.f32 r9
+	r5 = add.f32 r5, r10
+	r3 = add.i64 r3, r4
+	jump b2
+b10: # combine done
+	r11 = lane
+	r12 = warpindex
+	r13 = warpsize
+	r14 = mul.i64 r12, r13
+	r15 = blocksize
+	r16 = sub.i64 r15, r14
+	r17 = min.i64 r16, r13
+	r18 = shr.i64.i64 r13, 1
+	jump b11
+b11: # reduction shuffle
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b12, b13
+b12: # reduction combine
+	r5 = add.f32 r5, r19
+	jump b13
+b13: # reduction next
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b14, b23
+b14: # reduction shuffle (unrolled 1)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b15, b16
+b15: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r19
+	jump b16
+b16: # reduction next (unrolled 1)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b17, b23
+b17: # reduction shuffle (unrolled 2)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b18, b19
+b18: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r19
+	jump b19
+b19: # reduction next (unrolled 2)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b20, b23
+b20: # reduction shuffle (unrolled 3)
+	r19 = shuffledown.f32 r5, r18
+	r20 = add.i64 r11, r18
+	r21 = lt.i64 r20, r17
+	branch r21, b21, b22
+b21: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r19
+	jump b22
+b22: # reduction next (unrolled 3)
+	r18 = shr.i64.i64 r18, 1
+	r22 = ne.i64 r18, 0
+	branch r22, b11, b23
+b23: # reduction shuffled
+	r23 = eq.i64 r11, 0
+	branch r23, b24, b25
+b24: # reduction warp result
+	r24 = addr reduce0
+	r25 = mul.i64 r12, 1
+	r26 = add.i64 r25, 0
+	r27 = elemaddr r24, r26, 8
+	store.shared.f32 r27, r5
+	jump b25
+b25: # reduction barrier
+	barrier
+	r28 = eq.i64 r12, 0
+	branch r28, b26, b43
+b26: # reduction first warp
+	r29 = mul.i64 r11, r13
+	r30 = blocksize
+	r31 = lt.i64 r29, r30
+	branch r31, b27, b44
+b27: # reduction take
+	r32 = addr reduce0
+	r33 = mul.i64 r11, 1
+	r34 = add.i64 r33, 0
+	r35 = elemaddr r32, r34, 8
+	r5 = load.shared.f32 r35
+	jump b28
+b28: # reduction warps
+	r36 = mul.i64 r12, r13
+	r37 = blocksize
+	r38 = sub.i64 r37, r36
+	r39 = min.i64 r38, r13
+	r40 = shr.i64.i64 r13, 1
+	jump b29
+b29: # reduction shuffle
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b30, b31
+b30: # reduction combine
+	r5 = add.f32 r5, r41
+	jump b31
+b31: # reduction next
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b32, b41
+b32: # reduction shuffle (unrolled 1)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b33, b34
+b33: # reduction combine (unrolled 1)
+	r5 = add.f32 r5, r41
+	jump b34
+b34: # reduction next (unrolled 1)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b35, b41
+b35: # reduction shuffle (unrolled 2)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b36, b37
+b36: # reduction combine (unrolled 2)
+	r5 = add.f32 r5, r41
+	jump b37
+b37: # reduction next (unrolled 2)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b38, b41
+b38: # reduction shuffle (unrolled 3)
+	r41 = shuffledown.f32 r5, r40
+	r42 = add.i64 r11, r40
+	r43 = lt.i64 r42, r39
+	branch r43, b39, b40
+b39: # reduction combine (unrolled 3)
+	r5 = add.f32 r5, r41
+	jump b40
+b40: # reduction next (unrolled 3)
+	r40 = shr.i64.i64 r40, 1
+	r44 = ne.i64 r40, 0
+	branch r44, b29, b41
+b41: # reduction shuffled
+	r45 = eq.i64 r11, 0
+	branch r45, b42, b43
+b42: # reduction block result
+	r46 = add.f32 r5, 0.0
+	r47 = elemaddr r0, 0, 8
+	store.f32 r47, r46
+	jump b43
+b43: # exit
+	return
+b44: # reduction none
+	r5 = move.f32 -0.0
+	jump b28
+
+task Sum_2 serial
+b0: # entry
+	r1 = base out
+	r2 = len out
+	r3 = scratch
+	r4 = elemaddr r3, 0, 8
+	r5 = load.f32 r4
+	jump b1
+b1: # rangeindex.done
+	checkindex 0, r2, site 0
+	r0 = elemaddr r1, 0, 4
+	store.f32 r0, r5
 	return
 `

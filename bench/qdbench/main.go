@@ -2,9 +2,12 @@
 // loop, streams and an atomic histogram through the generated stubs of
 // bench/kernels, StreamParallel blocks (eager and as cached graphs), a
 // recorded pipeline over three streams, stream-ordered allocation, the
-// module's load in new processes and the throughput of package math; it
-// runs the same work written in CUDA C (bench/baseline) in the same process
-// run, and prints both with their ratio.
+// module's load in new processes, a float sum as a reduction, the cost
+// of bounds checks and the throughput of package math; it runs the same
+// work written in CUDA C (bench/baseline) in the same process run, and
+// prints both with their ratio. Bounds checks are measured against the
+// same kernels without them (//qd:kernel nobounds): their row is the ratio
+// of times.
 //
 //	nvcc -O3 -o /tmp/baseline bench/baseline/baseline.cu
 //	CUDA_CACHE_DISABLE=1 qdbench -baseline /tmp/baseline
@@ -108,6 +111,11 @@ func main() {
 	row("host µs: 4 plain launches", "four_plain_us")
 	row("host µs: StreamParallel 4 tiny blocks", "four_blocks_us")
 	row("256-bin histogram of 2^28 bytes GB/s", "hist_gbps")
+	row("sum 2^28 f32 (reduction) GB/s", "sum_gbps")
+	row("bounds checks on/off: gather", "checks_gather")
+	row("bounds checks on/off: stencil", "checks_stencil")
+	row("bounds checks on/off: saxpy", "checks_saxpy")
+	row("bounds checks on/off: geometric mean", "checks_geomean")
 	if ours["four_plain_us"] > 0 {
 		fmt.Printf("%-40s %12.3f %12.3f\n", "  4 blocks / 4 plain launches", ours["four_blocks_us"]/ours["four_plain_us"], base["four_blocks_us"]/base["four_plain_us"])
 	}
@@ -130,7 +138,7 @@ func main() {
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
-	fmt.Println("for times lower is better; for GB/s, elements/s and speedups higher is better")
+	fmt.Println("for times and on/off ratios lower is better; for GB/s, elements/s and speedups higher is better")
 }
 
 var baseDevice string
@@ -149,6 +157,8 @@ func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
 	memoryBench(dev, ours)
 	mathBenchmarks(dev, ks, ours)
 	ours["hist_gbps"] = histogram(dev, ks)
+	ours["sum_gbps"] = sumBench(dev, ks)
+	checksBench(dev, ks, ours)
 	return ours
 }
 

@@ -68,17 +68,14 @@ func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
 	if len(sp.Kernels) != len(outs[0].Kernels) {
 		return fmt.Errorf("no type information for some of the kernels")
 	}
-	index := make(map[string]int)
-	for i, k := range outs[0].Kernels {
-		index[k.Name] = i
-	}
+	// The device code names a kernel by its place in the module (in a
+	// fault record), so the stubs list the kernels in the images' order.
 	for i := range sp.Kernels {
 		k := &sp.Kernels[i]
-		j, ok := index[k.Func.Name()]
-		if !ok {
-			return fmt.Errorf("kernel %s was not compiled", k.Func.Name())
+		if name := outs[0].Kernels[i].Name; name != k.Func.Name() {
+			return fmt.Errorf("kernel %s was compiled in the place of %s", name, k.Func.Name())
 		}
-		k.IR = outs[0].Kernels[j]
+		k.IR = outs[0].Kernels[i]
 	}
 	sp.Images = sp.Images[:0]
 	for _, out := range outs {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/rt"
 )
@@ -150,5 +151,14 @@ func TestBinaryImage(t *testing.T) {
 	}
 	if !bytes.Contains(file, []byte(`const qdPTX = "\x7fELF\x00\r`+"`"+`\xff"`)) {
 		t.Errorf("binary image:\n%s", file)
+	}
+}
+
+// TestFaultKinds checks that the stubs can name every kind of fault.
+func TestFaultKinds(t *testing.T) {
+	for k := fault.Index; k <= fault.Divide; k++ {
+		if faultKinds[k] == "" {
+			t.Errorf("no rt constant for fault kind %s", k)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 )
 
@@ -147,19 +148,41 @@ func kernelSpec(k *Kernel) jen.Dict {
 		}
 		spec[jen.Id("Groups")] = jen.Index().Int().Values(groups...)
 	}
+	if len(k.IR.Sites) > 0 {
+		var sites []jen.Code
+		for _, s := range k.IR.Sites {
+			site := jen.Dict{jen.Id("Kind"): jen.Qual(rtPath, faultKinds[s.Kind]), jen.Id("Pos"): jen.Lit(s.Pos())}
+			if s.Unsigned {
+				site[jen.Id("Unsigned")] = jen.True()
+			}
+			sites = append(sites, jen.Values(site))
+		}
+		spec[jen.Id("Faults")] = jen.Index().Qual(rtPath, "FaultSite").Values(sites...)
+	}
+	if k.IR.Reductions > 0 {
+		spec[jen.Id("ScratchFixed")] = jen.Lit(k.IR.ScratchFixed())
+		spec[jen.Id("ScratchPerBlock")] = jen.Lit(k.IR.ScratchPerBlock())
+	}
 	return spec
+}
+
+// faultKinds are the names of rt's constants for the kinds of faults.
+var faultKinds = map[fault.Kind]string{
+	fault.Index: "FaultIndex", fault.SliceAlen: "FaultSliceAlen", fault.SliceAcap: "FaultSliceAcap",
+	fault.SliceB: "FaultSliceB", fault.Slice3Alen: "FaultSlice3Alen", fault.Slice3Acap: "FaultSlice3Acap",
+	fault.Slice3B: "FaultSlice3B", fault.Slice3C: "FaultSlice3C", fault.Divide: "FaultDivide",
 }
 
 // put writes one argument slot into the packed arguments.
 func (s *stub) put(slot ir.ArgSlot) jen.Code {
+	if slot.Part == ir.SlotLen || slot.Param < 0 {
+		return jen.Null() // PutBuffer writes the length; the runtime its own
+	}
 	id := jen.Id(s.paramName(slot.Param))
 	args := jen.Id("qdArgs").Index(jen.Empty(), jen.Empty())
 	off := jen.Lit(slot.Offset)
-	switch slot.Part {
-	case ir.SlotBase:
+	if slot.Part == ir.SlotBase {
 		return jen.Qual(rtPath, "PutBuffer").Call(args, off, id)
-	case ir.SlotLen:
-		return jen.Null() // PutBuffer writes the length too
 	}
 	var fn, conv string
 	switch slot.Type {

@@ -127,6 +127,20 @@ func (e *entry) instr(in *ir.Instr) {
 		e.emit("mov.u64 %s, %s", d, e.tables[in.Aux])
 	case ir.OpBarrier:
 		e.emit("bar.sync 0")
+	case ir.OpBlockIndex, ir.OpBlockCount, ir.OpBlockThread, ir.OpBlockSize, ir.OpLane, ir.OpWarpSize:
+		e.special(specialRegs[in.Op], d)
+	case ir.OpWarpIndex:
+		tid := e.temp(ir.Uint32)
+		e.emit("mov.u32 %s, %%tid.x", tid)
+		e.emit("div.u32 %s, %s, WARP_SZ", tid, tid)
+		e.emit("cvt.u64.u32 %s, %s", d, tid)
+	case ir.OpShuffleDown:
+		e.shuffleDown(in, d)
+	case ir.OpScratch:
+		e.emit("ld.param.u64 %s, [%s]", d, e.paramName(e.slot(-1, ir.SlotScratch)))
+		e.emit("cvta.to.global.u64 %s, %s", d, d)
+	case ir.OpCheckIndex, ir.OpCheckSlice, ir.OpCheckDivide:
+		e.check(in)
 	default:
 		if in.Op.Info().Atomic {
 			e.atomic(in, d)

@@ -202,10 +202,24 @@ func TestCodegen(t *testing.T) {
 		// FMA path of Exp, RoundToEven, bit counts and permutations.
 		{entry: "Library_0", must: []string{`fma\.rn\.f64`, `cvt\.rni\.f64\.f64`, `popc\.b32`, `clz\.b32`, `brev\.b32`, `brev\.b64`, `prmt\.b32`},
 			never: []string{`\.approx`, `\.ftz`}},
+		// A check branches to a fault path after the body, which claims the
+		// module's record with a compare-and-swap and ends the thread; a
+		// loop over a slice indexes it unchecked.
+		{entry: "Checked_1", must: []string{`setp\.ge\.u64 %pt\d+, %rd\d+, %rd\d+;\n\t@%pt\d+ bra \$Lfault_\d+`, `setp\.eq\.s64`,
+			`atom\.global\.cas\.b32 %rt\d+, \[qd_fault_claim\]`, `membar\.sys`, `\bexit;`}},
+		{entry: "Labels_0", never: []string{`\$Lfault`}},
+		// nobounds leaves out the bounds checks, not the division's.
+		{entry: "Unchecked_0", must: []string{`setp\.eq\.s32`}, never: []string{`setp\.ge\.u64`}},
+		// A reduction shuffles within warps and meets at a barrier; its
+		// loop runs four iterations in a row, four loads without a branch.
+		{entry: "Sum_0", must: []string{`shfl\.sync\.down\.b32`, `bar\.sync 0`, `st\.shared\.f32`,
+			`(ld\.global\.f32[^@]*){4}\n\$L_\d+:\n\tadd\.s64[^\n]*\n\tbra\.uni`}},
+		{entry: "Sum_1", must: []string{`ld\.shared\.f32`, `%ctaid\.x|%tid\.x`}},
 		// Atomic adds are one instruction, float ones too; Go's min and max
-		// of floats and narrow elements take compare-and-swap loops.
-		{entry: "Histogram_0", must: []string{`atom\.global\.add\.u32`}, never: []string{`atom\.global\.cas`}},
-		{entry: "FloatSums_0", must: []string{`atom\.global\.add\.f32`, `atom\.global\.add\.f64`}, never: []string{`atom\.global\.cas`}},
+		// of floats and narrow elements take compare-and-swap loops (on an
+		// element's address, unlike the claim of a fault record).
+		{entry: "Histogram_0", must: []string{`atom\.global\.add\.u32`}, never: []string{`atom\.global\.cas\.b\d+ [^,]+, \[%`}},
+		{entry: "FloatSums_0", must: []string{`atom\.global\.add\.f32`, `atom\.global\.add\.f64`}, never: []string{`atom\.global\.cas\.b\d+ [^,]+, \[%`}},
 		{entry: "Extremes_0", must: []string{`atom\.global\.cas\.b64`, `atom\.global\.cas\.b32`, `atom\.global\.min\.s64`, `atom\.global\.max\.s64`, `bfi\.b32`}},
 	} {
 		body := entry(t, module, c.entry)

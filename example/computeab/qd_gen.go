@@ -9,6 +9,13 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:14:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:19:5",
+		}},
 		Groups: []int{2},
 		Name:   "ComputeAB",
 		Tasks: []rt.TaskSpec{{
@@ -23,6 +30,13 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:30:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:33:4",
+		}},
 		Name: "ComputeABSerial",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "ComputeABSerial_0",
@@ -32,6 +46,16 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:42:4",
+		}},
 		Name: "Combine",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Combine_0",
@@ -76,7 +100,7 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	if qdErr := rt.CheckDisjoint("ComputeAB", "a", a, "b", b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -101,7 +125,7 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 	if qdErr := rt.CheckBuffers(qdk.dev, "ComputeABSerial", qdOpts, a, b); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutUint64(qdArgs[:], 32, uint64(n))
@@ -126,7 +150,7 @@ func (qdk *Kernels) Combine(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Combine", qdOpts, a, b, c); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [64]byte
 	rt.PutBuffer(qdArgs[:], 0, a)
 	rt.PutBuffer(qdArgs[:], 16, b)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -154,18 +178,22 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry ComputeAB_0(
 	.param .u64 ComputeAB_0_param_0,
 	.param .s64 ComputeAB_0_param_1,
 	.param .u64 ComputeAB_0_param_2,
 	.param .s64 ComputeAB_0_param_3,
-	.param .s64 ComputeAB_0_param_4
+	.param .s64 ComputeAB_0_param_4,
+	.param .u64 ComputeAB_0_param_5
 )
 {
 	.reg .pred %p<39>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<38>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<22>;
 
 $L_0:
@@ -173,6 +201,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_0_param_0];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -191,6 +220,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
 	add.s64 %rd28, %rd27, %rd6;
@@ -263,6 +293,8 @@ $L_19:
 $L_20:
 	mov.f32 %f12, %f19;
 $L_21:
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
 	add.s64 %rd25, %rd6, 1;
@@ -276,6 +308,26 @@ $L_23:
 $L_24:
 	mov.f32 %f19, %f15;
 	bra.uni $L_20;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeAB_1(
@@ -283,13 +335,15 @@ $L_24:
 	.param .s64 ComputeAB_1_param_1,
 	.param .u64 ComputeAB_1_param_2,
 	.param .s64 ComputeAB_1_param_3,
-	.param .s64 ComputeAB_1_param_4
+	.param .s64 ComputeAB_1_param_4,
+	.param .u64 ComputeAB_1_param_5
 )
 {
 	.reg .pred %p<40>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<39>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<23>;
 
 $L_0:
@@ -297,6 +351,7 @@ $L_0:
 	mov.b64 %rd3, %rd4;
 	ld.param.u64 %rd10, [ComputeAB_1_param_2];
 	cvta.to.global.u64 %rd10, %rd10;
+	ld.param.u64 %rd11, [ComputeAB_1_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -315,6 +370,7 @@ $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
 	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_5:
 	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
 	add.s64 %rd29, %rd28, %rd6;
@@ -396,6 +452,8 @@ $L_19:
 $L_20:
 	mov.f32 %f12, %f18;
 $L_21:
+	setp.ge.u64 %pt0, %rd6, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
 	add.s64 %rd26, %rd6, 1;
@@ -409,6 +467,26 @@ $L_23:
 $L_24:
 	mov.f32 %f18, %f14;
 	bra.uni $L_20;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd6;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeAB_1_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeABSerial_0(
@@ -416,19 +494,22 @@ $L_24:
 	.param .s64 ComputeABSerial_0_param_1,
 	.param .u64 ComputeABSerial_0_param_2,
 	.param .s64 ComputeABSerial_0_param_3,
-	.param .s64 ComputeABSerial_0_param_4
+	.param .s64 ComputeABSerial_0_param_4,
+	.param .u64 ComputeABSerial_0_param_5
 )
 {
 	.reg .pred %p<35>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<34>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<16>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_0_param_4];
 	ld.param.u64 %rd19, [ComputeABSerial_0_param_0];
 	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [ComputeABSerial_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -517,6 +598,8 @@ $L_18:
 $L_19:
 	mov.f32 %f6, %f13;
 $L_20:
+	setp.ge.u64 %pt0, %rd5, %rd20;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd18, %rd5, 4, %rd19;
 	st.global.f32 [%rd18], %f6;
 	add.s64 %rd21, %rd5, 1;
@@ -530,6 +613,26 @@ $L_22:
 $L_23:
 	mov.f32 %f13, %f9;
 	bra.uni $L_19;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeABSerial_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 65536;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry ComputeABSerial_1(
@@ -537,19 +640,22 @@ $L_23:
 	.param .s64 ComputeABSerial_1_param_1,
 	.param .u64 ComputeABSerial_1_param_2,
 	.param .s64 ComputeABSerial_1_param_3,
-	.param .s64 ComputeABSerial_1_param_4
+	.param .s64 ComputeABSerial_1_param_4,
+	.param .u64 ComputeABSerial_1_param_5
 )
 {
 	.reg .pred %p<36>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<35>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
 $L_0:
 	ld.param.s64 %rd3, [ComputeABSerial_1_param_4];
 	ld.param.u64 %rd20, [ComputeABSerial_1_param_2];
 	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [ComputeABSerial_1_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -647,6 +753,8 @@ $L_18:
 $L_19:
 	mov.f32 %f6, %f12;
 $L_20:
+	setp.ge.u64 %pt0, %rd5, %rd21;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd5, 4, %rd20;
 	st.global.f32 [%rd19], %f6;
 	add.s64 %rd22, %rd5, 1;
@@ -660,6 +768,26 @@ $L_22:
 $L_23:
 	mov.f32 %f12, %f8;
 	bra.uni $L_19;
+$Lfault_0:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [ComputeABSerial_1_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 65537;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Combine_0(
@@ -669,23 +797,28 @@ $L_23:
 	.param .s64 Combine_0_param_3,
 	.param .u64 Combine_0_param_4,
 	.param .s64 Combine_0_param_5,
-	.param .s64 Combine_0_param_6
+	.param .s64 Combine_0_param_6,
+	.param .u64 Combine_0_param_7
 )
 {
 	.reg .pred %p<20>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<19>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<15>;
 
 $L_0:
 	ld.param.s64 %rd3, [Combine_0_param_6];
 	ld.param.u64 %rd7, [Combine_0_param_0];
 	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Combine_0_param_1];
 	ld.param.u64 %rd11, [Combine_0_param_2];
 	cvta.to.global.u64 %rd11, %rd11;
+	ld.param.u64 %rd12, [Combine_0_param_3];
 	ld.param.u64 %rd16, [Combine_0_param_4];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Combine_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -703,11 +836,17 @@ $L_2:
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd5, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
 	ld.global.f32 %f9, [%rd6];
+	setp.ge.u64 %pt1, %rd5, %rd12;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd10, %rd5, 4, %rd11;
 	ld.global.f32 %f13, [%rd10];
 	add.rn.f32 %f14, %f9, %f13;
+	setp.ge.u64 %pt2, %rd5, %rd17;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd15, %rd5, 4, %rd16;
 	st.global.f32 [%rd15], %f14;
 	add.s64 %rd18, %rd5, 1;
@@ -718,6 +857,36 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd12;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Combine_0_param_7];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `
 
@@ -725,12 +894,15 @@ $L_6:
 const qdIR = `kernel ComputeAB(a []f32, b []f32, n i64)
 groups [2]
 disjoint a b
+site 0 index kernels.go:14:5
+site 1 index kernels.go:19:5
 
 task ComputeAB_0 parallel count=(param n) block=1 group=1
 b0: # entry
 	r4 = param.i64 n
 	r3 = move.i64 r4
 	r10 = base a
+	r11 = len a
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -745,6 +917,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r7 = move.ptr r10
+	r8 = move.i64 r11
 	jump b5
 b5: # computeA.entry
 	r27 = mulhi.i64 r6, -9002011107970261188
@@ -829,6 +1002,7 @@ b20: # computeA.rangeint.done
 	r12 = move.f32 r19
 	jump b21
 b21: # computeA.return
+	checkindex r6, r8, site 0
 	r24 = elemaddr r7, r6, 4
 	store.f32 r24, r12
 	r25 = add.i64 r6, 1
@@ -848,6 +1022,7 @@ b0: # entry
 	r4 = param.i64 n
 	r3 = move.i64 r4
 	r10 = base b
+	r11 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -862,6 +1037,7 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	r7 = move.ptr r10
+	r8 = move.i64 r11
 	jump b5
 b5: # computeB.entry
 	r28 = mulhi.i64 r6, -6291360591419602545
@@ -955,6 +1131,7 @@ b20: # computeB.rangeint.done
 	r12 = move.f32 r18
 	jump b21
 b21: # computeB.return
+	checkindex r6, r8, site 1
 	r25 = elemaddr r7, r6, 4
 	store.f32 r25, r12
 	r26 = add.i64 r6, 1
@@ -970,11 +1147,14 @@ b24: # edge 0→2
 	jump b20
 
 kernel ComputeABSerial(a []f32, b []f32, n i64)
+site 0 index kernels.go:30:4
+site 1 index kernels.go:33:4
 
 task ComputeABSerial_0 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r19 = base a
+	r20 = len a
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -1070,6 +1250,7 @@ b19: # computeA.rangeint.done
 	r6 = move.f32 r13
 	jump b20
 b20: # computeA.return
+	checkindex r5, r20, site 0
 	r18 = elemaddr r19, r5, 4
 	store.f32 r18, r6
 	r21 = add.i64 r5, 1
@@ -1088,6 +1269,7 @@ task ComputeABSerial_1 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r20 = base b
+	r21 = len b
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -1192,6 +1374,7 @@ b19: # computeB.rangeint.done
 	r6 = move.f32 r12
 	jump b20
 b20: # computeB.return
+	checkindex r5, r21, site 1
 	r19 = elemaddr r20, r5, 4
 	store.f32 r19, r6
 	r22 = add.i64 r5, 1
@@ -1207,13 +1390,19 @@ b23: # edge 0→2
 	jump b19
 
 kernel Combine(a []f32, b []f32, c []f32, n i64)
+site 0 index kernels.go:42:11
+site 1 index kernels.go:42:18
+site 2 index kernels.go:42:4
 
 task Combine_0 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r7 = base a
+	r8 = len a
 	r11 = base b
+	r12 = len b
 	r16 = base c
+	r17 = len c
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -1227,11 +1416,14 @@ b3: # index
 	r5 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r5, r8, site 0
 	r6 = elemaddr r7, r5, 4
 	r9 = load.f32 r6
+	checkindex r5, r12, site 1
 	r10 = elemaddr r11, r5, 4
 	r13 = load.f32 r10
 	r14 = add.f32 r9, r13
+	checkindex r5, r17, site 2
 	r15 = elemaddr r16, r5, 4
 	store.f32 r15, r14
 	r18 = add.i64 r5, 1

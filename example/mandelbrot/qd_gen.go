@@ -9,6 +9,16 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:12:14",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "kernels.go:12:23",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:15:9",
+		}},
 		Name: "Mandelbrot",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Mandelbrot_0",
@@ -50,7 +60,7 @@ func (qdk *Kernels) Mandelbrot(counts *rt.Buffer[int32], width int, height int, 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mandelbrot", qdOpts, counts); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [68]byte
+	var qdArgs [80]byte
 	rt.PutBuffer(qdArgs[:], 0, counts)
 	rt.PutUint64(qdArgs[:], 16, uint64(width))
 	rt.PutUint64(qdArgs[:], 24, uint64(height))
@@ -82,6 +92,8 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Mandelbrot_0(
 	.param .u64 Mandelbrot_0_param_0,
 	.param .s64 Mandelbrot_0_param_1,
@@ -91,15 +103,16 @@ const qdPTX = `//
 	.param .f64 Mandelbrot_0_param_5,
 	.param .f64 Mandelbrot_0_param_6,
 	.param .f64 Mandelbrot_0_param_7,
-	.param .s32 Mandelbrot_0_param_8
+	.param .s32 Mandelbrot_0_param_8,
+	.param .u64 Mandelbrot_0_param_9
 )
 {
 	.reg .pred %p<52>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<42>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<51>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<41>;
 
 $L_0:
@@ -113,6 +126,7 @@ $L_0:
 	ld.param.s32 %r27, [Mandelbrot_0_param_8];
 	ld.param.u64 %rd43, [Mandelbrot_0_param_0];
 	cvta.to.global.u64 %rd43, %rd43;
+	ld.param.u64 %rd44, [Mandelbrot_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -130,13 +144,15 @@ $L_2:
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
-	setp.eq.s64 %pt0, %rd4, -1;
-	rem.s64 %rd8, %rd7, %rd4;
-	selp.b64 %rd8, 0, %rd8, %pt0;
+	setp.eq.s64 %pt0, %rd4, 0;
+	@%pt0 bra $Lfault_0;
 	setp.eq.s64 %pt1, %rd4, -1;
-	neg.s64 %rdt1, %rd7;
+	rem.s64 %rd8, %rd7, %rd4;
+	selp.b64 %rd8, 0, %rd8, %pt1;
+	setp.eq.s64 %pt2, %rd4, -1;
+	neg.s64 %rdt3, %rd7;
 	div.s64 %rd9, %rd7, %rd4;
-	selp.b64 %rd9, %rdt1, %rd9, %pt1;
+	selp.b64 %rd9, %rdt3, %rd9, %pt2;
 	sub.rn.f64 %fd10, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
@@ -172,6 +188,8 @@ $L_9:
 $L_10:
 	mov.b32 %r26, %r30;
 $L_11:
+	setp.ge.u64 %pt3, %rd7, %rd44;
+	@%pt3 bra $Lfault_1;
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
 	add.s64 %rd45, %rd7, 1;
@@ -270,11 +288,39 @@ $L_26:
 $L_27:
 	mov.b32 %r26, %r27;
 	bra.uni $L_11;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd44;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Mandelbrot_0_param_9];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 0;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Mandelbrot(counts []i32, width i64, height i64, x0 f64, y0 f64, x1 f64, y1 f64, maxIter i32)
+site 0 divide kernels.go:12:14
+site 1 divide kernels.go:12:23
+site 2 index kernels.go:15:9
 
 task Mandelbrot_0 parallel count=(mul.i64 (param width) (param height))
 b0: # entry
@@ -287,6 +333,7 @@ b0: # entry
 	r20 = param.f64 y0
 	r27 = param.i32 maxIter
 	r43 = base counts
+	r44 = len counts
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -300,6 +347,7 @@ b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkdiv.i64 r4, site 0
 	r8 = rem.i64 r7, r4
 	r9 = div.i64 r7, r4
 	r10 = sub.f64 r11, r12
@@ -342,6 +390,7 @@ b10: # escape.if.then
 	r26 = move.i32 r30
 	jump b11
 b11: # escape.return
+	checkindex r7, r44, site 2
 	r42 = elemaddr r43, r7, 4
 	store.i32 r42, r26
 	r45 = add.i64 r7, 1

@@ -9,6 +9,10 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:17:4",
+		}},
 		Name: "Transform",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Transform_0",
@@ -50,7 +54,7 @@ func (qdk *Kernels) Transform(x *rt.Buffer[float32], y *rt.Buffer[float32], roun
 	if qdErr := rt.CheckBuffers(qdk.dev, "Transform", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutUint64(qdArgs[:], 32, uint64(rounds))
@@ -77,18 +81,22 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Transform_0(
 	.param .u64 Transform_0_param_0,
 	.param .s64 Transform_0_param_1,
 	.param .u64 Transform_0_param_2,
 	.param .s64 Transform_0_param_3,
-	.param .s64 Transform_0_param_4
+	.param .s64 Transform_0_param_4,
+	.param .u64 Transform_0_param_5
 )
 {
 	.reg .pred %p<34>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<26>;
 	.reg .f64 %fd<22>;
 
@@ -100,6 +108,7 @@ $L_0:
 	ld.param.s64 %rd14, [Transform_0_param_4];
 	ld.param.u64 %rd29, [Transform_0_param_2];
 	cvta.to.global.u64 %rd29, %rd29;
+	ld.param.u64 %rd30, [Transform_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -201,6 +210,8 @@ $L_18:
 $L_19:
 	mov.f32 %f17, %f25;
 $L_20:
+	setp.ge.u64 %pt0, %rd9, %rd30;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd28, %rd9, 4, %rd29;
 	st.global.f32 [%rd28], %f17;
 $L_21:
@@ -211,11 +222,32 @@ $L_22:
 	bra.uni $L_20;
 $L_23:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd30;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Transform_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Transform(x []f32, y []f32, rounds i64)
+site 0 index kernels.go:17:4
 
 task Transform_0 parallel count=(len x)
 b0: # entry
@@ -224,6 +256,7 @@ b0: # entry
 	r3 = move.i64 r5
 	r14 = param.i64 rounds
 	r29 = base y
+	r30 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -331,6 +364,7 @@ b19: # edge 4→5
 	r17 = move.f32 r25
 	jump b20
 b20: # rangeint.done
+	checkindex r9, r30, site 0
 	r28 = elemaddr r29, r9, 4
 	store.f32 r28, r17
 	jump b21

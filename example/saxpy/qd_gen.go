@@ -9,6 +9,16 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:20",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "kernels.go:10:4",
+		}},
 		Name: "Saxpy",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Saxpy_0",
@@ -50,7 +60,7 @@ func (qdk *Kernels) Saxpy(a float32, x *rt.Buffer[float32], y *rt.Buffer[float32
 	if qdErr := rt.CheckBuffers(qdk.dev, "Saxpy", qdOpts, x, y); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutFloat32(qdArgs[:], 0, float32(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, y)
@@ -78,28 +88,34 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
 	.param .u64 Saxpy_0_param_1,
 	.param .s64 Saxpy_0_param_2,
 	.param .u64 Saxpy_0_param_3,
 	.param .s64 Saxpy_0_param_4,
-	.param .s64 Saxpy_0_param_5
+	.param .s64 Saxpy_0_param_5,
+	.param .u64 Saxpy_0_param_6
 )
 {
 	.reg .pred %p<20>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<19>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<17>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
 	ld.param.u64 %rd7, [Saxpy_0_param_1];
 	cvta.to.global.u64 %rd7, %rd7;
+	ld.param.u64 %rd8, [Saxpy_0_param_2];
 	ld.param.f32 %f11, [Saxpy_0_param_0];
 	ld.param.u64 %rd13, [Saxpy_0_param_3];
 	cvta.to.global.u64 %rd13, %rd13;
+	ld.param.u64 %rd14, [Saxpy_0_param_4];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -117,9 +133,13 @@ $L_2:
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
+	setp.ge.u64 %pt0, %rd5, %rd8;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd6, %rd5, 4, %rd7;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
+	setp.ge.u64 %pt1, %rd5, %rd14;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
@@ -133,18 +153,48 @@ $L_5:
 	bra.uni $L_2;
 $L_6:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Saxpy_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 0;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 `
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Saxpy(a f32, x []f32, y []f32, n i64)
+site 0 index kernels.go:10:13
+site 1 index kernels.go:10:20
+site 2 index kernels.go:10:4
 
 task Saxpy_0 parallel count=(param n)
 b0: # entry
 	r3 = param.i64 n
 	r7 = base x
+	r8 = len x
 	r11 = param.f32 a
 	r13 = base y
+	r14 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -158,9 +208,11 @@ b3: # index
 	r5 = move.i64 r2
 	jump b4
 b4: # rangeint.body
+	checkindex r5, r8, site 0
 	r6 = elemaddr r7, r5, 4
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
+	checkindex r5, r14, site 1
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15

@@ -9,378 +9,999 @@ import "github.com/qdgo/qd/rt"
 var qdModule = &rt.ModuleSpec{
 	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:8:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:9:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:9:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:10:39",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:10:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:11:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:11:9",
+		}},
 		Name: "Counts64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counts64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:18:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:19:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:19:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:20:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:20:41",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:20:10",
+		}},
 		Name: "Permute64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Permute64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:27:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:28:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:28:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:29:39",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:29:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:30:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:30:9",
+		}},
 		Name: "Counts32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counts32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:37:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:38:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:38:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:39:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:39:41",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:39:10",
+		}},
 		Name: "Permute32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Permute32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:46:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:47:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:47:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:48:39",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:48:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:49:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:49:9",
+		}},
 		Name: "Counts16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counts16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:56:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:57:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:57:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:58:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:58:41",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:58:10",
+		}},
 		Name: "Permute16",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Permute16_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:65:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:66:36",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:66:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:67:38",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:67:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:68:26",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:68:9",
+		}},
 		Name: "Counts8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counts8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:75:32",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:76:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:76:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:76:10",
+		}},
 		Name: "Permute8",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Permute8_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:83:29",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:84:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:84:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:85:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:85:11",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:86:25",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:86:9",
+		}},
 		Name: "Counts",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Counts_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:93:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:94:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:94:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:95:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:95:39",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:95:10",
+		}},
 		Name: "Permute",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Permute_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:102:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:102:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:102:46",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:102:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:103:36",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:103:42",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:103:48",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:103:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:103:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:104:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:104:36",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:104:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:104:12",
+		}},
 		Name: "Carry64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Carry64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:111:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:111:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:111:46",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:111:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:112:36",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:112:42",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:112:48",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:112:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:112:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:113:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:113:36",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:113:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:113:12",
+		}},
 		Name: "Carry32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Carry32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:120:32",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:120:38",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:120:44",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:120:16",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:121:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:121:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:121:46",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:121:7",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:121:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:122:28",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:122:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:122:5",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:122:12",
+		}},
 		Name: "Carry",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Carry_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:13:22",
+		}},
 		Name: "Abs",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Abs_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:20:23",
+		}},
 		Name: "Acos",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Acos_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:27:24",
+		}},
 		Name: "Acosh",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Acosh_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:34:23",
+		}},
 		Name: "Asin",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Asin_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:41:24",
+		}},
 		Name: "Asinh",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Asinh_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:48:23",
+		}},
 		Name: "Atan",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Atan_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:55:24",
+		}},
 		Name: "Atanh",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Atanh_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:62:23",
+		}},
 		Name: "Cbrt",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Cbrt_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:69:23",
+		}},
 		Name: "Ceil",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Ceil_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:76:23",
+		}},
 		Name: "Cosh",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Cosh_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:83:22",
+		}},
 		Name: "Erf",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Erf_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:90:23",
+		}},
 		Name: "Erfc",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Erfc_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:97:26",
+		}},
 		Name: "Erfcinv",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Erfcinv_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:104:25",
+		}},
 		Name: "Erfinv",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Erfinv_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:111:22",
+		}},
 		Name: "Exp",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Exp_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:118:23",
+		}},
 		Name: "Exp2",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Exp2_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:125:24",
+		}},
 		Name: "Expm1",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Expm1_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:132:24",
+		}},
 		Name: "Floor",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Floor_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:139:22",
+		}},
 		Name: "Log",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Log_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:146:24",
+		}},
 		Name: "Log10",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Log10_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:153:24",
+		}},
 		Name: "Log1p",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Log1p_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:160:23",
+		}},
 		Name: "Log2",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Log2_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:167:23",
+		}},
 		Name: "Logb",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Logb_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:174:24",
+		}},
 		Name: "Round",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Round_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:181:30",
+		}},
 		Name: "RoundToEven",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "RoundToEven_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:188:23",
+		}},
 		Name: "Sinh",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Sinh_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:195:23",
+		}},
 		Name: "Sqrt",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Sqrt_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:202:24",
+		}},
 		Name: "Trunc",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Trunc_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:209:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:209:30",
+		}},
 		Name: "Atan2",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Atan2_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:216:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:216:33",
+		}},
 		Name: "Copysign",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Copysign_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:223:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:223:28",
+		}},
 		Name: "Dim",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Dim_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:230:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:230:30",
+		}},
 		Name: "Hypot",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Hypot_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:237:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:237:28",
+		}},
 		Name: "Max",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Max_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:244:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:244:28",
+		}},
 		Name: "Min",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Min_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:251:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:251:28",
+		}},
 		Name: "Mod",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Mod_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:258:28",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:258:34",
+		}},
 		Name: "Nextafter",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Nextafter_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:265:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:265:28",
+		}},
 		Name: "Pow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Pow_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:272:28",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "math.go:272:34",
+		}},
 		Name: "Remainder",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Remainder_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:8:22",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:8:28",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:8:34",
+		}},
 		Name: "FMA",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "FMA_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:15:33",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:15:15",
+		}},
 		Name: "Frexp",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Frexp_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:22:24",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:22:32",
+		}},
 		Name: "Ldexp",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Ldexp_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:29:34",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:29:8",
+		}},
 		Name: "Modf",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Modf_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:36:24",
+		}},
 		Name: "Ilogb",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Ilogb_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:46:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:49:18",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:49:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:52:20",
+		}},
 		Name: "Classify",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Classify_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:65:42",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:66:6",
+		}},
 		Name: "Specials",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Specials_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:73:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:74:10",
+		}},
 		Name: "Bits64",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Bits64_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:81:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:82:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:83:31",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:83:37",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:83:7",
+		}},
 		Name: "Bits32",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Bits32_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:93:40",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:94:42",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:94:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:95:38",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:95:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:96:38",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:96:53",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:96:6",
+		}},
 		Name: "Narrow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Narrow_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "other.go:107:13",
+		}},
 		Name: "Prologue",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Prologue_0",
 			Parallel: true,
 		}},
 	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
+			Pos:  "rand.go:12:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "rand.go:13:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "rand.go:14:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "rand.go:15:7",
+		}},
 		Name: "Random",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Random_0",
@@ -428,7 +1049,7 @@ func (qdk *Kernels) Counts64(x *rt.Buffer[uint64], ones *rt.Buffer[int], leading
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts64", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
 	rt.PutBuffer(qdArgs[:], 32, leading)
@@ -455,7 +1076,7 @@ func (qdk *Kernels) Permute64(x *rt.Buffer[uint64], k *rt.Buffer[int], reversed 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute64", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
 	rt.PutBuffer(qdArgs[:], 32, reversed)
@@ -482,7 +1103,7 @@ func (qdk *Kernels) Counts32(x *rt.Buffer[uint32], ones *rt.Buffer[int], leading
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts32", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
 	rt.PutBuffer(qdArgs[:], 32, leading)
@@ -509,7 +1130,7 @@ func (qdk *Kernels) Permute32(x *rt.Buffer[uint32], k *rt.Buffer[int], reversed 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute32", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
 	rt.PutBuffer(qdArgs[:], 32, reversed)
@@ -536,7 +1157,7 @@ func (qdk *Kernels) Counts16(x *rt.Buffer[uint16], ones *rt.Buffer[int], leading
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts16", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
 	rt.PutBuffer(qdArgs[:], 32, leading)
@@ -563,7 +1184,7 @@ func (qdk *Kernels) Permute16(x *rt.Buffer[uint16], k *rt.Buffer[int], reversed 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute16", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
 	rt.PutBuffer(qdArgs[:], 32, reversed)
@@ -590,7 +1211,7 @@ func (qdk *Kernels) Counts8(x *rt.Buffer[uint8], ones *rt.Buffer[int], leading *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts8", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
 	rt.PutBuffer(qdArgs[:], 32, leading)
@@ -617,7 +1238,7 @@ func (qdk *Kernels) Permute8(x *rt.Buffer[uint8], k *rt.Buffer[int], reversed *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute8", qdOpts, x, k, reversed, rotated); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
 	rt.PutBuffer(qdArgs[:], 32, reversed)
@@ -643,7 +1264,7 @@ func (qdk *Kernels) Counts(x *rt.Buffer[uint], ones *rt.Buffer[int], leading *rt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Counts", qdOpts, x, ones, leading, trailing, length); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, ones)
 	rt.PutBuffer(qdArgs[:], 32, leading)
@@ -670,7 +1291,7 @@ func (qdk *Kernels) Permute(x *rt.Buffer[uint], k *rt.Buffer[int], reversed *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Permute", qdOpts, x, k, reversed, swapped, rotated); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, k)
 	rt.PutBuffer(qdArgs[:], 32, reversed)
@@ -697,7 +1318,7 @@ func (qdk *Kernels) Carry64(x *rt.Buffer[uint64], y *rt.Buffer[uint64], c *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Carry64", qdOpts, x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [144]byte
+	var qdArgs [152]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -728,7 +1349,7 @@ func (qdk *Kernels) Carry32(x *rt.Buffer[uint32], y *rt.Buffer[uint32], c *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Carry32", qdOpts, x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [144]byte
+	var qdArgs [152]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -759,7 +1380,7 @@ func (qdk *Kernels) Carry(x *rt.Buffer[uint], y *rt.Buffer[uint], c *rt.Buffer[u
 	if qdErr := rt.CheckBuffers(qdk.dev, "Carry", qdOpts, x, y, c, sum, carry, diff, borrow, hi, lo); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [144]byte
+	var qdArgs [152]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, c)
@@ -790,7 +1411,7 @@ func (qdk *Kernels) Abs(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Abs", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -814,7 +1435,7 @@ func (qdk *Kernels) Acos(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Acos", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -838,7 +1459,7 @@ func (qdk *Kernels) Acosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Acosh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -862,7 +1483,7 @@ func (qdk *Kernels) Asin(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Asin", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -886,7 +1507,7 @@ func (qdk *Kernels) Asinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Asinh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -910,7 +1531,7 @@ func (qdk *Kernels) Atan(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atan", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -934,7 +1555,7 @@ func (qdk *Kernels) Atanh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atanh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -958,7 +1579,7 @@ func (qdk *Kernels) Cbrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Cbrt", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -982,7 +1603,7 @@ func (qdk *Kernels) Ceil(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ceil", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1006,7 +1627,7 @@ func (qdk *Kernels) Cosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Cosh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1030,7 +1651,7 @@ func (qdk *Kernels) Erf(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erf", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1054,7 +1675,7 @@ func (qdk *Kernels) Erfc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erfc", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1078,7 +1699,7 @@ func (qdk *Kernels) Erfcinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erfcinv", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1102,7 +1723,7 @@ func (qdk *Kernels) Erfinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpt
 	if qdErr := rt.CheckBuffers(qdk.dev, "Erfinv", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1126,7 +1747,7 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1150,7 +1771,7 @@ func (qdk *Kernels) Exp2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Exp2", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1174,7 +1795,7 @@ func (qdk *Kernels) Expm1(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Expm1", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1198,7 +1819,7 @@ func (qdk *Kernels) Floor(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Floor", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1222,7 +1843,7 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1246,7 +1867,7 @@ func (qdk *Kernels) Log10(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log10", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1270,7 +1891,7 @@ func (qdk *Kernels) Log1p(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log1p", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1294,7 +1915,7 @@ func (qdk *Kernels) Log2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log2", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1318,7 +1939,7 @@ func (qdk *Kernels) Logb(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Logb", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1342,7 +1963,7 @@ func (qdk *Kernels) Round(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Round", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1366,7 +1987,7 @@ func (qdk *Kernels) RoundToEven(x *rt.Buffer[float64], out *rt.Buffer[float64], 
 	if qdErr := rt.CheckBuffers(qdk.dev, "RoundToEven", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1390,7 +2011,7 @@ func (qdk *Kernels) Sinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Sinh", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1414,7 +2035,7 @@ func (qdk *Kernels) Sqrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Sqrt", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1438,7 +2059,7 @@ func (qdk *Kernels) Trunc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	if qdErr := rt.CheckBuffers(qdk.dev, "Trunc", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1462,7 +2083,7 @@ func (qdk *Kernels) Atan2(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1487,7 +2108,7 @@ func (qdk *Kernels) Copysign(x *rt.Buffer[float64], y *rt.Buffer[float64], out *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Copysign", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1512,7 +2133,7 @@ func (qdk *Kernels) Dim(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Dim", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1537,7 +2158,7 @@ func (qdk *Kernels) Hypot(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	if qdErr := rt.CheckBuffers(qdk.dev, "Hypot", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1562,7 +2183,7 @@ func (qdk *Kernels) Max(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Max", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1587,7 +2208,7 @@ func (qdk *Kernels) Min(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Min", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1612,7 +2233,7 @@ func (qdk *Kernels) Mod(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Mod", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1637,7 +2258,7 @@ func (qdk *Kernels) Nextafter(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Nextafter", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1662,7 +2283,7 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1687,7 +2308,7 @@ func (qdk *Kernels) Remainder(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Remainder", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1712,7 +2333,7 @@ func (qdk *Kernels) FMA(x *rt.Buffer[float64], y *rt.Buffer[float64], z *rt.Buff
 	if qdErr := rt.CheckBuffers(qdk.dev, "FMA", qdOpts, x, y, z, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [64]byte
+	var qdArgs [72]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, z)
@@ -1738,7 +2359,7 @@ func (qdk *Kernels) Frexp(x *rt.Buffer[float64], frac *rt.Buffer[float64], exp *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Frexp", qdOpts, x, frac, exp); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, frac)
 	rt.PutBuffer(qdArgs[:], 32, exp)
@@ -1763,7 +2384,7 @@ func (qdk *Kernels) Ldexp(x *rt.Buffer[float64], exp *rt.Buffer[int], out *rt.Bu
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ldexp", qdOpts, x, exp, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, exp)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1788,7 +2409,7 @@ func (qdk *Kernels) Modf(x *rt.Buffer[float64], whole *rt.Buffer[float64], frac 
 	if qdErr := rt.CheckBuffers(qdk.dev, "Modf", qdOpts, x, whole, frac); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, whole)
 	rt.PutBuffer(qdArgs[:], 32, frac)
@@ -1813,7 +2434,7 @@ func (qdk *Kernels) Ilogb(x *rt.Buffer[float64], out *rt.Buffer[int], qdOpts ...
 	if qdErr := rt.CheckBuffers(qdk.dev, "Ilogb", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [32]byte
+	var qdArgs [40]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -1837,7 +2458,7 @@ func (qdk *Kernels) Classify(x *rt.Buffer[float64], sign *rt.Buffer[int], out *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Classify", qdOpts, x, sign, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, sign)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -1862,7 +2483,7 @@ func (qdk *Kernels) Specials(sign *rt.Buffer[int], inf *rt.Buffer[uint64], nan *
 	if qdErr := rt.CheckBuffers(qdk.dev, "Specials", qdOpts, sign, inf, nan); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, sign)
 	rt.PutBuffer(qdArgs[:], 16, inf)
 	rt.PutBuffer(qdArgs[:], 32, nan)
@@ -1887,7 +2508,7 @@ func (qdk *Kernels) Bits64(x *rt.Buffer[float64], bits *rt.Buffer[uint64], flipp
 	if qdErr := rt.CheckBuffers(qdk.dev, "Bits64", qdOpts, x, bits, flipped); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [48]byte
+	var qdArgs [56]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, bits)
 	rt.PutBuffer(qdArgs[:], 32, flipped)
@@ -1912,7 +2533,7 @@ func (qdk *Kernels) Bits32(x *rt.Buffer[float32], y *rt.Buffer[float32], bits *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Bits32", qdOpts, x, y, bits, flipped, next); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [80]byte
+	var qdArgs [88]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, bits)
@@ -1939,7 +2560,7 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 	if qdErr := rt.CheckBuffers(qdk.dev, "Narrow", qdOpts, x, y, sqrt, floor, exp, pow); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [96]byte
+	var qdArgs [104]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, sqrt)
@@ -1967,7 +2588,7 @@ func (qdk *Kernels) Prologue(a float64, x *rt.Buffer[float64], out *rt.Buffer[fl
 	if qdErr := rt.CheckBuffers(qdk.dev, "Prologue", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [48]byte
 	rt.PutFloat64(qdArgs[:], 0, float64(a))
 	rt.PutBuffer(qdArgs[:], 8, x)
 	rt.PutBuffer(qdArgs[:], 24, out)
@@ -1992,7 +2613,7 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 	if qdErr := rt.CheckBuffers(qdk.dev, "Random", qdOpts, u32, u64, f32, f64, norm); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [88]byte
+	var qdArgs [96]byte
 	rt.PutUint64(qdArgs[:], 0, uint64(seed))
 	rt.PutBuffer(qdArgs[:], 8, u32)
 	rt.PutBuffer(qdArgs[:], 24, u64)
@@ -2047,6 +2668,8 @@ const qdPTX = `//
 .target sm_70
 .address_size 64
 
+.global .align 4 .u32 qd_fault_claim;
+
 .visible .entry Counts64_0(
 	.param .u64 Counts64_0_param_0,
 	.param .s64 Counts64_0_param_1,
@@ -2057,13 +2680,15 @@ const qdPTX = `//
 	.param .u64 Counts64_0_param_6,
 	.param .s64 Counts64_0_param_7,
 	.param .u64 Counts64_0_param_8,
-	.param .s64 Counts64_0_param_9
+	.param .s64 Counts64_0_param_9,
+	.param .u64 Counts64_0_param_10
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<43>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counts64_0_param_2];
@@ -2072,12 +2697,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Counts64_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Counts64_0_param_1];
 	ld.param.u64 %rd25, [Counts64_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [Counts64_0_param_5];
 	ld.param.u64 %rd33, [Counts64_0_param_6];
 	cvta.to.global.u64 %rd33, %rd33;
+	ld.param.u64 %rd34, [Counts64_0_param_7];
 	ld.param.u64 %rd41, [Counts64_0_param_8];
 	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Counts64_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2100,37 +2729,45 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.u64 %rd14, [%rd11];
-	popc.b64 %rt5, %rd14;
-	cvt.u64.u32 %rd16, %rt5;
+	popc.b64 %rt6, %rd14;
+	cvt.u64.u32 %rd16, %rt6;
 	mov.b64 %rd17, %rd16;
 	mov.b64 %rd15, %rd17;
 	mad.lo.s64 %rd18, %rd9, 8, %rd4;
 	st.global.s64 [%rd18], %rd15;
 	mad.lo.s64 %rd19, %rd9, 8, %rd12;
 	ld.global.u64 %rd20, [%rd19];
-	clz.b64 %rt6, %rd20;
-	cvt.u64.u32 %rd22, %rt6;
+	clz.b64 %rt7, %rd20;
+	cvt.u64.u32 %rd22, %rt7;
 	mov.b64 %rd23, %rd22;
 	mov.b64 %rd21, %rd23;
+	setp.ge.u64 %pt1, %rd9, %rd26;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
 	mad.lo.s64 %rd27, %rd9, 8, %rd12;
 	ld.global.u64 %rd28, [%rd27];
-	brev.b64 %rdt1, %rd28;
-	clz.b64 %rt7, %rdt1;
-	cvt.u64.u32 %rd30, %rt7;
+	brev.b64 %rdt3, %rd28;
+	clz.b64 %rt8, %rdt3;
+	cvt.u64.u32 %rd30, %rt8;
 	mov.b64 %rd31, %rd30;
 	mov.b64 %rd29, %rd31;
+	setp.ge.u64 %pt2, %rd9, %rd34;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
 	mad.lo.s64 %rd35, %rd9, 8, %rd12;
 	ld.global.u64 %rd36, [%rd35];
-	clz.b64 %rt8, %rd36;
-	cvt.u64.u32 %rd38, %rt8;
+	clz.b64 %rt9, %rd36;
+	cvt.u64.u32 %rd38, %rt9;
 	mov.b64 %rd39, %rd38;
 	sub.s64 %rd37, 64, %rd39;
+	setp.ge.u64 %pt3, %rd9, %rd42;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd40, %rd9, 8, %rd41;
 	st.global.s64 [%rd40], %rd37;
 $L_6:
@@ -2138,6 +2775,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd34;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd42;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Counts64_0_param_10];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt4];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 0;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt11;
+	exit;
 }
 
 .visible .entry Permute64_0(
@@ -2150,13 +2822,15 @@ $L_7:
 	.param .u64 Permute64_0_param_6,
 	.param .s64 Permute64_0_param_7,
 	.param .u64 Permute64_0_param_8,
-	.param .s64 Permute64_0_param_9
+	.param .s64 Permute64_0_param_9,
+	.param .u64 Permute64_0_param_10
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<39>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Permute64_0_param_4];
@@ -2165,12 +2839,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Permute64_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Permute64_0_param_1];
 	ld.param.u64 %rd21, [Permute64_0_param_6];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Permute64_0_param_7];
 	ld.param.u64 %rd26, [Permute64_0_param_2];
 	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Permute64_0_param_3];
 	ld.param.u64 %rd37, [Permute64_0_param_8];
 	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Permute64_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2193,6 +2871,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_9;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.u64 %rd14, [%rd11];
 	brev.b64 %rd15, %rd14;
@@ -2200,29 +2880,35 @@ $L_5:
 	st.global.u64 [%rd16], %rd15;
 	mad.lo.s64 %rd17, %rd9, 8, %rd12;
 	ld.global.u64 %rd18, [%rd17];
-	mov.b64 {%rt5, %rt6}, %rd18;
-	prmt.b32 %rt5, %rt5, %rt5, 0x0123;
+	mov.b64 {%rt6, %rt7}, %rd18;
 	prmt.b32 %rt6, %rt6, %rt6, 0x0123;
-	mov.b64 %rd19, {%rt6, %rt5};
+	prmt.b32 %rt7, %rt7, %rt7, 0x0123;
+	mov.b64 %rd19, {%rt7, %rt6};
+	setp.ge.u64 %pt1, %rd9, %rd22;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 8, %rd21;
 	st.global.u64 [%rd20], %rd19;
 	mad.lo.s64 %rd23, %rd9, 8, %rd12;
 	ld.global.u64 %rd24, [%rd23];
+	setp.ge.u64 %pt2, %rd9, %rd27;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd25, %rd9, 8, %rd26;
 	ld.global.s64 %rd28, [%rd25];
 $L_6:
 	mov.b64 %rd30, %rd28;
 	and.b64 %rd31, %rd30, 63;
-	min.u64 %rdt1, %rd31, 64;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b64 %rd32, %rd24, %rt7;
+	min.u64 %rdt3, %rd31, 64;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b64 %rd32, %rd24, %rt8;
 	sub.u64 %rd33, 64, %rd31;
-	min.u64 %rdt2, %rd33, 64;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.u64 %rd34, %rd24, %rt8;
+	min.u64 %rdt4, %rd33, 64;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.u64 %rd34, %rd24, %rt9;
 	or.b64 %rd35, %rd32, %rd34;
 	mov.b64 %rd29, %rd35;
 $L_7:
+	setp.ge.u64 %pt3, %rd9, %rd38;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd36, %rd9, 8, %rd37;
 	st.global.u64 [%rd36], %rd29;
 $L_8:
@@ -2230,6 +2916,41 @@ $L_8:
 	bra.uni $L_2;
 $L_9:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd27;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd38;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Permute64_0_param_10];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt5];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt5+8], 65536;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt11;
+	exit;
 }
 
 .visible .entry Counts32_0(
@@ -2242,14 +2963,16 @@ $L_9:
 	.param .u64 Counts32_0_param_6,
 	.param .s64 Counts32_0_param_7,
 	.param .u64 Counts32_0_param_8,
-	.param .s64 Counts32_0_param_9
+	.param .s64 Counts32_0_param_9,
+	.param .u64 Counts32_0_param_10
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<39>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<43>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counts32_0_param_2];
@@ -2258,12 +2981,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Counts32_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Counts32_0_param_1];
 	ld.param.u64 %rd25, [Counts32_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [Counts32_0_param_5];
 	ld.param.u64 %rd33, [Counts32_0_param_6];
 	cvta.to.global.u64 %rd33, %rd33;
+	ld.param.u64 %rd34, [Counts32_0_param_7];
 	ld.param.u64 %rd41, [Counts32_0_param_8];
 	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Counts32_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2286,6 +3013,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.u32 %r14, [%rd11];
 	popc.b32 %r16, %r14;
@@ -2298,14 +3027,18 @@ $L_5:
 	clz.b32 %r22, %r20;
 	cvt.u64.u32 %rd23, %r22;
 	mov.b64 %rd21, %rd23;
+	setp.ge.u64 %pt1, %rd9, %rd26;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
 	mad.lo.s64 %rd27, %rd9, 4, %rd12;
 	ld.global.u32 %r28, [%rd27];
-	brev.b32 %rt5, %r28;
-	clz.b32 %r30, %rt5;
+	brev.b32 %rt6, %r28;
+	clz.b32 %r30, %rt6;
 	cvt.u64.u32 %rd31, %r30;
 	mov.b64 %rd29, %rd31;
+	setp.ge.u64 %pt2, %rd9, %rd34;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
 	mad.lo.s64 %rd35, %rd9, 4, %rd12;
@@ -2313,6 +3046,8 @@ $L_5:
 	clz.b32 %r38, %r36;
 	cvt.u64.u32 %rd39, %r38;
 	sub.s64 %rd37, 32, %rd39;
+	setp.ge.u64 %pt3, %rd9, %rd42;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd40, %rd9, 8, %rd41;
 	st.global.s64 [%rd40], %rd37;
 $L_6:
@@ -2320,6 +3055,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd34;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd42;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Counts32_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt4, %rt9, %rt7;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 131072;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Permute32_0(
@@ -2332,14 +3102,16 @@ $L_7:
 	.param .u64 Permute32_0_param_6,
 	.param .s64 Permute32_0_param_7,
 	.param .u64 Permute32_0_param_8,
-	.param .s64 Permute32_0_param_9
+	.param .s64 Permute32_0_param_9,
+	.param .u64 Permute32_0_param_10
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<36>;
-	.reg .b32 %rt<7>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<39>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Permute32_0_param_4];
@@ -2348,12 +3120,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Permute32_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Permute32_0_param_1];
 	ld.param.u64 %rd21, [Permute32_0_param_6];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Permute32_0_param_7];
 	ld.param.u64 %rd26, [Permute32_0_param_2];
 	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Permute32_0_param_3];
 	ld.param.u64 %rd37, [Permute32_0_param_8];
 	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Permute32_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2376,6 +3152,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_9;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.u32 %r14, [%rd11];
 	brev.b32 %r15, %r14;
@@ -2384,25 +3162,31 @@ $L_5:
 	mad.lo.s64 %rd17, %rd9, 4, %rd12;
 	ld.global.u32 %r18, [%rd17];
 	prmt.b32 %r19, %r18, %r18, 0x0123;
+	setp.ge.u64 %pt1, %rd9, %rd22;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 4, %rd21;
 	st.global.u32 [%rd20], %r19;
 	mad.lo.s64 %rd23, %rd9, 4, %rd12;
 	ld.global.u32 %r24, [%rd23];
+	setp.ge.u64 %pt2, %rd9, %rd27;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd25, %rd9, 8, %rd26;
 	ld.global.s64 %rd28, [%rd25];
 $L_6:
 	mov.b64 %rd30, %rd28;
 	and.b64 %rd31, %rd30, 31;
-	min.u64 %rdt1, %rd31, 32;
-	cvt.u32.u64 %rt5, %rdt1;
-	shl.b32 %r32, %r24, %rt5;
+	min.u64 %rdt3, %rd31, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shl.b32 %r32, %r24, %rt6;
 	sub.u64 %rd33, 32, %rd31;
-	min.u64 %rdt2, %rd33, 32;
-	cvt.u32.u64 %rt6, %rdt2;
-	shr.u32 %r34, %r24, %rt6;
+	min.u64 %rdt4, %rd33, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.u32 %r34, %r24, %rt7;
 	or.b32 %r35, %r32, %r34;
 	mov.b32 %r29, %r35;
 $L_7:
+	setp.ge.u64 %pt3, %rd9, %rd38;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd36, %rd9, 4, %rd37;
 	st.global.u32 [%rd36], %r29;
 $L_8:
@@ -2410,6 +3194,41 @@ $L_8:
 	bra.uni $L_2;
 $L_9:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd27;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd38;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Permute32_0_param_10];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt5];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt4, %rt10, %rt8;
+	@%pt4 exit;
+	st.global.u32 [%rdt5+8], 196608;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt9;
+	exit;
 }
 
 .visible .entry Counts16_0(
@@ -2422,14 +3241,16 @@ $L_9:
 	.param .u64 Counts16_0_param_6,
 	.param .s64 Counts16_0_param_7,
 	.param .u64 Counts16_0_param_8,
-	.param .s64 Counts16_0_param_9
+	.param .s64 Counts16_0_param_9,
+	.param .u64 Counts16_0_param_10
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<39>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<43>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counts16_0_param_2];
@@ -2438,12 +3259,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Counts16_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Counts16_0_param_1];
 	ld.param.u64 %rd25, [Counts16_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [Counts16_0_param_5];
 	ld.param.u64 %rd33, [Counts16_0_param_6];
 	cvta.to.global.u64 %rd33, %rd33;
+	ld.param.u64 %rd34, [Counts16_0_param_7];
 	ld.param.u64 %rd41, [Counts16_0_param_8];
 	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Counts16_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2466,6 +3291,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 2, %rd12;
 	ld.global.u16 %r14, [%rd11];
 	popc.b32 %r16, %r14;
@@ -2479,15 +3306,19 @@ $L_5:
 	sub.u32 %r22, %r22, 16;
 	cvt.u64.u32 %rd23, %r22;
 	mov.b64 %rd21, %rd23;
+	setp.ge.u64 %pt1, %rd9, %rd26;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
 	mad.lo.s64 %rd27, %rd9, 2, %rd12;
 	ld.global.u16 %r28, [%rd27];
-	or.b32 %rt5, %r28, 65536;
-	brev.b32 %rt5, %rt5;
-	clz.b32 %r30, %rt5;
+	or.b32 %rt6, %r28, 65536;
+	brev.b32 %rt6, %rt6;
+	clz.b32 %r30, %rt6;
 	cvt.u64.u32 %rd31, %r30;
 	mov.b64 %rd29, %rd31;
+	setp.ge.u64 %pt2, %rd9, %rd34;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
 	mad.lo.s64 %rd35, %rd9, 2, %rd12;
@@ -2496,6 +3327,8 @@ $L_5:
 	sub.u32 %r38, %r38, 16;
 	cvt.u64.u32 %rd39, %r38;
 	sub.s64 %rd37, 16, %rd39;
+	setp.ge.u64 %pt3, %rd9, %rd42;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd40, %rd9, 8, %rd41;
 	st.global.s64 [%rd40], %rd37;
 $L_6:
@@ -2503,6 +3336,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd34;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd42;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Counts16_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt4, %rt9, %rt7;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 262144;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Permute16_0(
@@ -2515,14 +3383,16 @@ $L_7:
 	.param .u64 Permute16_0_param_6,
 	.param .s64 Permute16_0_param_7,
 	.param .u64 Permute16_0_param_8,
-	.param .s64 Permute16_0_param_9
+	.param .s64 Permute16_0_param_9,
+	.param .u64 Permute16_0_param_10
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<36>;
-	.reg .b32 %rt<7>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<39>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Permute16_0_param_4];
@@ -2531,12 +3401,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Permute16_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Permute16_0_param_1];
 	ld.param.u64 %rd21, [Permute16_0_param_6];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Permute16_0_param_7];
 	ld.param.u64 %rd26, [Permute16_0_param_2];
 	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Permute16_0_param_3];
 	ld.param.u64 %rd37, [Permute16_0_param_8];
 	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Permute16_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2559,6 +3433,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_9;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 2, %rd12;
 	ld.global.u16 %r14, [%rd11];
 	brev.b32 %r15, %r14;
@@ -2568,27 +3444,33 @@ $L_5:
 	mad.lo.s64 %rd17, %rd9, 2, %rd12;
 	ld.global.u16 %r18, [%rd17];
 	prmt.b32 %r19, %r18, %r18, 0x3201;
+	setp.ge.u64 %pt1, %rd9, %rd22;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 2, %rd21;
 	st.global.u16 [%rd20], %r19;
 	mad.lo.s64 %rd23, %rd9, 2, %rd12;
 	ld.global.u16 %r24, [%rd23];
+	setp.ge.u64 %pt2, %rd9, %rd27;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd25, %rd9, 8, %rd26;
 	ld.global.s64 %rd28, [%rd25];
 $L_6:
 	mov.b64 %rd30, %rd28;
 	and.b64 %rd31, %rd30, 15;
-	min.u64 %rdt1, %rd31, 32;
-	cvt.u32.u64 %rt5, %rdt1;
-	shl.b32 %r32, %r24, %rt5;
+	min.u64 %rdt3, %rd31, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shl.b32 %r32, %r24, %rt6;
 	and.b32 %r32, %r32, 65535;
 	sub.u64 %rd33, 16, %rd31;
-	min.u64 %rdt2, %rd33, 32;
-	cvt.u32.u64 %rt6, %rdt2;
-	shr.u32 %r34, %r24, %rt6;
+	min.u64 %rdt4, %rd33, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.u32 %r34, %r24, %rt7;
 	and.b32 %r34, %r34, 65535;
 	or.b32 %r35, %r32, %r34;
 	mov.b32 %r29, %r35;
 $L_7:
+	setp.ge.u64 %pt3, %rd9, %rd38;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd36, %rd9, 2, %rd37;
 	st.global.u16 [%rd36], %r29;
 $L_8:
@@ -2596,6 +3478,41 @@ $L_8:
 	bra.uni $L_2;
 $L_9:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd27;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd38;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Permute16_0_param_10];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt5];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt4, %rt10, %rt8;
+	@%pt4 exit;
+	st.global.u32 [%rdt5+8], 327680;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt9;
+	exit;
 }
 
 .visible .entry Counts8_0(
@@ -2608,14 +3525,16 @@ $L_9:
 	.param .u64 Counts8_0_param_6,
 	.param .s64 Counts8_0_param_7,
 	.param .u64 Counts8_0_param_8,
-	.param .s64 Counts8_0_param_9
+	.param .s64 Counts8_0_param_9,
+	.param .u64 Counts8_0_param_10
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<39>;
-	.reg .b32 %rt<6>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<43>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counts8_0_param_2];
@@ -2624,12 +3543,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Counts8_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Counts8_0_param_1];
 	ld.param.u64 %rd25, [Counts8_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [Counts8_0_param_5];
 	ld.param.u64 %rd33, [Counts8_0_param_6];
 	cvta.to.global.u64 %rd33, %rd33;
+	ld.param.u64 %rd34, [Counts8_0_param_7];
 	ld.param.u64 %rd41, [Counts8_0_param_8];
 	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Counts8_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2652,6 +3575,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 1, %rd12;
 	ld.global.u8 %r14, [%rd11];
 	popc.b32 %r16, %r14;
@@ -2665,15 +3590,19 @@ $L_5:
 	sub.u32 %r22, %r22, 24;
 	cvt.u64.u32 %rd23, %r22;
 	mov.b64 %rd21, %rd23;
+	setp.ge.u64 %pt1, %rd9, %rd26;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
 	mad.lo.s64 %rd27, %rd9, 1, %rd12;
 	ld.global.u8 %r28, [%rd27];
-	or.b32 %rt5, %r28, 256;
-	brev.b32 %rt5, %rt5;
-	clz.b32 %r30, %rt5;
+	or.b32 %rt6, %r28, 256;
+	brev.b32 %rt6, %rt6;
+	clz.b32 %r30, %rt6;
 	cvt.u64.u32 %rd31, %r30;
 	mov.b64 %rd29, %rd31;
+	setp.ge.u64 %pt2, %rd9, %rd34;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
 	mad.lo.s64 %rd35, %rd9, 1, %rd12;
@@ -2682,6 +3611,8 @@ $L_5:
 	sub.u32 %r38, %r38, 24;
 	cvt.u64.u32 %rd39, %r38;
 	sub.s64 %rd37, 8, %rd39;
+	setp.ge.u64 %pt3, %rd9, %rd42;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd40, %rd9, 8, %rd41;
 	st.global.s64 [%rd40], %rd37;
 $L_6:
@@ -2689,6 +3620,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd34;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd42;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Counts8_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt4, %rt9, %rt7;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 393216;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt8;
+	exit;
 }
 
 .visible .entry Permute8_0(
@@ -2699,14 +3665,16 @@ $L_7:
 	.param .u64 Permute8_0_param_4,
 	.param .s64 Permute8_0_param_5,
 	.param .u64 Permute8_0_param_6,
-	.param .s64 Permute8_0_param_7
+	.param .s64 Permute8_0_param_7,
+	.param .u64 Permute8_0_param_8
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<30>;
-	.reg .b32 %rt<7>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Permute8_0_param_4];
@@ -2715,10 +3683,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Permute8_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Permute8_0_param_1];
 	ld.param.u64 %rd20, [Permute8_0_param_2];
 	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [Permute8_0_param_3];
 	ld.param.u64 %rd31, [Permute8_0_param_6];
 	cvta.to.global.u64 %rd31, %rd31;
+	ld.param.u64 %rd32, [Permute8_0_param_7];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2741,6 +3712,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_9;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 1, %rd12;
 	ld.global.u8 %r14, [%rd11];
 	brev.b32 %r15, %r14;
@@ -2749,23 +3722,27 @@ $L_5:
 	st.global.u8 [%rd16], %r15;
 	mad.lo.s64 %rd17, %rd9, 1, %rd12;
 	ld.global.u8 %r18, [%rd17];
+	setp.ge.u64 %pt1, %rd9, %rd21;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd19, %rd9, 8, %rd20;
 	ld.global.s64 %rd22, [%rd19];
 $L_6:
 	mov.b64 %rd24, %rd22;
 	and.b64 %rd25, %rd24, 7;
-	min.u64 %rdt1, %rd25, 32;
-	cvt.u32.u64 %rt5, %rdt1;
-	shl.b32 %r26, %r18, %rt5;
+	min.u64 %rdt3, %rd25, 32;
+	cvt.u32.u64 %rt6, %rdt3;
+	shl.b32 %r26, %r18, %rt6;
 	and.b32 %r26, %r26, 255;
 	sub.u64 %rd27, 8, %rd25;
-	min.u64 %rdt2, %rd27, 32;
-	cvt.u32.u64 %rt6, %rdt2;
-	shr.u32 %r28, %r18, %rt6;
+	min.u64 %rdt4, %rd27, 32;
+	cvt.u32.u64 %rt7, %rdt4;
+	shr.u32 %r28, %r18, %rt7;
 	and.b32 %r28, %r28, 255;
 	or.b32 %r29, %r26, %r28;
 	mov.b32 %r23, %r29;
 $L_7:
+	setp.ge.u64 %pt2, %rd9, %rd32;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd30, %rd9, 1, %rd31;
 	st.global.u8 [%rd30], %r23;
 $L_8:
@@ -2773,6 +3750,36 @@ $L_8:
 	bra.uni $L_2;
 $L_9:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd32;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Permute8_0_param_8];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt5];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt3, %rt10, %rt8;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 458752;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt9;
+	exit;
 }
 
 .visible .entry Counts_0(
@@ -2785,13 +3792,15 @@ $L_9:
 	.param .u64 Counts_0_param_6,
 	.param .s64 Counts_0_param_7,
 	.param .u64 Counts_0_param_8,
-	.param .s64 Counts_0_param_9
+	.param .s64 Counts_0_param_9,
+	.param .u64 Counts_0_param_10
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<43>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Counts_0_param_2];
@@ -2800,12 +3809,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Counts_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Counts_0_param_1];
 	ld.param.u64 %rd25, [Counts_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [Counts_0_param_5];
 	ld.param.u64 %rd33, [Counts_0_param_6];
 	cvta.to.global.u64 %rd33, %rd33;
+	ld.param.u64 %rd34, [Counts_0_param_7];
 	ld.param.u64 %rd41, [Counts_0_param_8];
 	cvta.to.global.u64 %rd41, %rd41;
+	ld.param.u64 %rd42, [Counts_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2828,37 +3841,45 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.u64 %rd14, [%rd11];
-	popc.b64 %rt5, %rd14;
-	cvt.u64.u32 %rd16, %rt5;
+	popc.b64 %rt6, %rd14;
+	cvt.u64.u32 %rd16, %rt6;
 	mov.b64 %rd17, %rd16;
 	mov.b64 %rd15, %rd17;
 	mad.lo.s64 %rd18, %rd9, 8, %rd4;
 	st.global.s64 [%rd18], %rd15;
 	mad.lo.s64 %rd19, %rd9, 8, %rd12;
 	ld.global.u64 %rd20, [%rd19];
-	clz.b64 %rt6, %rd20;
-	cvt.u64.u32 %rd22, %rt6;
+	clz.b64 %rt7, %rd20;
+	cvt.u64.u32 %rd22, %rt7;
 	mov.b64 %rd23, %rd22;
 	mov.b64 %rd21, %rd23;
+	setp.ge.u64 %pt1, %rd9, %rd26;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
 	mad.lo.s64 %rd27, %rd9, 8, %rd12;
 	ld.global.u64 %rd28, [%rd27];
-	brev.b64 %rdt1, %rd28;
-	clz.b64 %rt7, %rdt1;
-	cvt.u64.u32 %rd30, %rt7;
+	brev.b64 %rdt3, %rd28;
+	clz.b64 %rt8, %rdt3;
+	cvt.u64.u32 %rd30, %rt8;
 	mov.b64 %rd31, %rd30;
 	mov.b64 %rd29, %rd31;
+	setp.ge.u64 %pt2, %rd9, %rd34;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
 	mad.lo.s64 %rd35, %rd9, 8, %rd12;
 	ld.global.u64 %rd36, [%rd35];
-	clz.b64 %rt8, %rd36;
-	cvt.u64.u32 %rd38, %rt8;
+	clz.b64 %rt9, %rd36;
+	cvt.u64.u32 %rd38, %rt9;
 	mov.b64 %rd39, %rd38;
 	sub.s64 %rd37, 64, %rd39;
+	setp.ge.u64 %pt3, %rd9, %rd42;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd40, %rd9, 8, %rd41;
 	st.global.s64 [%rd40], %rd37;
 $L_6:
@@ -2866,6 +3887,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd34;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd42;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Counts_0_param_10];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt4];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt4+8], 524288;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt11;
+	exit;
 }
 
 .visible .entry Permute_0(
@@ -2878,13 +3934,15 @@ $L_7:
 	.param .u64 Permute_0_param_6,
 	.param .s64 Permute_0_param_7,
 	.param .u64 Permute_0_param_8,
-	.param .s64 Permute_0_param_9
+	.param .s64 Permute_0_param_9,
+	.param .u64 Permute_0_param_10
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<13>;
 	.reg .b64 %rd<42>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Permute_0_param_4];
@@ -2893,12 +3951,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Permute_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Permute_0_param_1];
 	ld.param.u64 %rd21, [Permute_0_param_6];
 	cvta.to.global.u64 %rd21, %rd21;
+	ld.param.u64 %rd22, [Permute_0_param_7];
 	ld.param.u64 %rd26, [Permute_0_param_2];
 	cvta.to.global.u64 %rd26, %rd26;
+	ld.param.u64 %rd27, [Permute_0_param_3];
 	ld.param.u64 %rd40, [Permute_0_param_8];
 	cvta.to.global.u64 %rd40, %rd40;
+	ld.param.u64 %rd41, [Permute_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -2921,6 +3983,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_11;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.u64 %rd14, [%rd11];
 	brev.b64 %rd15, %rd14;
@@ -2928,14 +3992,18 @@ $L_5:
 	st.global.u64 [%rd16], %rd15;
 	mad.lo.s64 %rd17, %rd9, 8, %rd12;
 	ld.global.u64 %rd18, [%rd17];
-	mov.b64 {%rt5, %rt6}, %rd18;
-	prmt.b32 %rt5, %rt5, %rt5, 0x0123;
+	mov.b64 {%rt6, %rt7}, %rd18;
 	prmt.b32 %rt6, %rt6, %rt6, 0x0123;
-	mov.b64 %rd19, {%rt6, %rt5};
+	prmt.b32 %rt7, %rt7, %rt7, 0x0123;
+	mov.b64 %rd19, {%rt7, %rt6};
+	setp.ge.u64 %pt1, %rd9, %rd22;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 8, %rd21;
 	st.global.u64 [%rd20], %rd19;
 	mad.lo.s64 %rd23, %rd9, 8, %rd12;
 	ld.global.u64 %rd24, [%rd23];
+	setp.ge.u64 %pt2, %rd9, %rd27;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd25, %rd9, 8, %rd26;
 	ld.global.s64 %rd28, [%rd25];
 $L_6:
@@ -2943,19 +4011,21 @@ $L_6:
 $L_7:
 	mov.b64 %rd32, %rd28;
 	and.b64 %rd33, %rd32, 63;
-	min.u64 %rdt1, %rd33, 64;
-	cvt.u32.u64 %rt7, %rdt1;
-	shl.b64 %rd34, %rd30, %rt7;
+	min.u64 %rdt3, %rd33, 64;
+	cvt.u32.u64 %rt8, %rdt3;
+	shl.b64 %rd34, %rd30, %rt8;
 	sub.u64 %rd35, 64, %rd33;
-	min.u64 %rdt2, %rd35, 64;
-	cvt.u32.u64 %rt8, %rdt2;
-	shr.u64 %rd36, %rd30, %rt8;
+	min.u64 %rdt4, %rd35, 64;
+	cvt.u32.u64 %rt9, %rdt4;
+	shr.u64 %rd36, %rd30, %rt9;
 	or.b64 %rd37, %rd34, %rd36;
 	mov.b64 %rd31, %rd37;
 $L_8:
 	mov.b64 %rd38, %rd31;
 	mov.b64 %rd29, %rd38;
 $L_9:
+	setp.ge.u64 %pt3, %rd9, %rd41;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd39, %rd9, 8, %rd40;
 	st.global.u64 [%rd39], %rd29;
 $L_10:
@@ -2963,6 +4033,41 @@ $L_10:
 	bra.uni $L_2;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd22;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd27;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd41;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Permute_0_param_10];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt10, [%rdt5];
+	add.u32 %rt11, %rt10, 1;
+	atom.global.cas.b32 %rt12, [qd_fault_claim], %rt10, %rt11;
+	setp.ne.u32 %pt4, %rt12, %rt10;
+	@%pt4 exit;
+	st.global.u32 [%rdt5+8], 589824;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt11;
+	exit;
 }
 
 .visible .entry Carry64_0(
@@ -2983,13 +4088,15 @@ $L_11:
 	.param .u64 Carry64_0_param_14,
 	.param .s64 Carry64_0_param_15,
 	.param .u64 Carry64_0_param_16,
-	.param .s64 Carry64_0_param_17
+	.param .s64 Carry64_0_param_17,
+	.param .u64 Carry64_0_param_18
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<14>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<79>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Carry64_0_param_6];
@@ -2998,20 +4105,28 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Carry64_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Carry64_0_param_1];
 	ld.param.u64 %rd16, [Carry64_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Carry64_0_param_3];
 	ld.param.u64 %rd20, [Carry64_0_param_4];
 	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [Carry64_0_param_5];
 	ld.param.u64 %rd37, [Carry64_0_param_8];
 	cvta.to.global.u64 %rd37, %rd37;
+	ld.param.u64 %rd38, [Carry64_0_param_9];
 	ld.param.u64 %rd59, [Carry64_0_param_10];
 	cvta.to.global.u64 %rd59, %rd59;
+	ld.param.u64 %rd60, [Carry64_0_param_11];
 	ld.param.u64 %rd63, [Carry64_0_param_12];
 	cvta.to.global.u64 %rd63, %rd63;
+	ld.param.u64 %rd64, [Carry64_0_param_13];
 	ld.param.u64 %rd73, [Carry64_0_param_14];
 	cvta.to.global.u64 %rd73, %rd73;
+	ld.param.u64 %rd74, [Carry64_0_param_15];
 	ld.param.u64 %rd77, [Carry64_0_param_16];
 	cvta.to.global.u64 %rd77, %rd77;
+	ld.param.u64 %rd78, [Carry64_0_param_17];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3034,10 +4149,16 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_11;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.u64 %rd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.u64 %rd18, [%rd15];
+	setp.ge.u64 %pt2, %rd9, %rd21;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd19, %rd9, 8, %rd20;
 	ld.global.u64 %rd22, [%rd19];
 	and.b64 %rd23, %rd22, 1;
@@ -3046,8 +4167,8 @@ $L_6:
 	add.u64 %rd27, %rd26, %rd23;
 	and.b64 %rd28, %rd14, %rd18;
 	or.b64 %rd29, %rd14, %rd18;
-	not.b64 %rdt1, %rd27;
-	and.b64 %rd30, %rd29, %rdt1;
+	not.b64 %rdt3, %rd27;
+	and.b64 %rd30, %rd29, %rdt3;
 	or.b64 %rd31, %rd28, %rd30;
 	shr.u64 %rd32, %rd31, 63;
 	mov.b64 %rd24, %rd27;
@@ -3057,12 +4178,20 @@ $L_7:
 	mad.lo.s64 %rd34, %rd9, 8, %rd4;
 	st.global.u64 [%rd34], %rd33;
 	mov.b64 %rd35, %rd25;
+	setp.ge.u64 %pt3, %rd9, %rd38;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd36, %rd9, 8, %rd37;
 	st.global.u64 [%rd36], %rd35;
+	setp.ge.u64 %pt4, %rd9, %rd13;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd39, %rd9, 8, %rd12;
 	ld.global.u64 %rd40, [%rd39];
+	setp.ge.u64 %pt5, %rd9, %rd17;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd41, %rd9, 8, %rd16;
 	ld.global.u64 %rd42, [%rd41];
+	setp.ge.u64 %pt6, %rd9, %rd21;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd43, %rd9, 8, %rd20;
 	ld.global.u64 %rd44, [%rd43];
 	and.b64 %rd45, %rd44, 1;
@@ -3080,21 +4209,33 @@ $L_8:
 	mov.b64 %rd47, %rd56;
 $L_9:
 	mov.b64 %rd57, %rd46;
+	setp.ge.u64 %pt7, %rd9, %rd60;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd58, %rd9, 8, %rd59;
 	st.global.u64 [%rd58], %rd57;
 	mov.b64 %rd61, %rd47;
+	setp.ge.u64 %pt8, %rd9, %rd64;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd62, %rd9, 8, %rd63;
 	st.global.u64 [%rd62], %rd61;
+	setp.ge.u64 %pt9, %rd9, %rd13;
+	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd65, %rd9, 8, %rd12;
 	ld.global.u64 %rd66, [%rd65];
+	setp.ge.u64 %pt10, %rd9, %rd17;
+	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd67, %rd9, 8, %rd16;
 	ld.global.u64 %rd68, [%rd67];
 	mul.hi.u64 %rd69, %rd66, %rd68;
 	mul.lo.u64 %rd70, %rd66, %rd68;
 	mov.b64 %rd71, %rd69;
+	setp.ge.u64 %pt11, %rd9, %rd74;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd72, %rd9, 8, %rd73;
 	st.global.u64 [%rd72], %rd71;
 	mov.b64 %rd75, %rd70;
+	setp.ge.u64 %pt12, %rd9, %rd78;
+	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd76, %rd9, 8, %rd77;
 	st.global.u64 [%rd76], %rd75;
 $L_10:
@@ -3102,6 +4243,86 @@ $L_10:
 	bra.uni $L_2;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd38;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd60;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd64;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd74;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd78;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Carry64_0_param_18];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
+	st.global.u32 [%rdt4+8], 655360;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Carry32_0(
@@ -3122,14 +4343,16 @@ $L_11:
 	.param .u64 Carry32_0_param_14,
 	.param .s64 Carry32_0_param_15,
 	.param .u64 Carry32_0_param_16,
-	.param .s64 Carry32_0_param_17
+	.param .s64 Carry32_0_param_17,
+	.param .u64 Carry32_0_param_18
 )
 {
 	.reg .pred %p<11>;
+	.reg .pred %pt<14>;
 	.reg .b32 %r<77>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<80>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 
 $L_0:
 	ld.param.u64 %rd4, [Carry32_0_param_6];
@@ -3138,20 +4361,28 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Carry32_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Carry32_0_param_1];
 	ld.param.u64 %rd16, [Carry32_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Carry32_0_param_3];
 	ld.param.u64 %rd20, [Carry32_0_param_4];
 	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [Carry32_0_param_5];
 	ld.param.u64 %rd38, [Carry32_0_param_8];
 	cvta.to.global.u64 %rd38, %rd38;
+	ld.param.u64 %rd39, [Carry32_0_param_9];
 	ld.param.u64 %rd60, [Carry32_0_param_10];
 	cvta.to.global.u64 %rd60, %rd60;
+	ld.param.u64 %rd61, [Carry32_0_param_11];
 	ld.param.u64 %rd64, [Carry32_0_param_12];
 	cvta.to.global.u64 %rd64, %rd64;
+	ld.param.u64 %rd65, [Carry32_0_param_13];
 	ld.param.u64 %rd74, [Carry32_0_param_14];
 	cvta.to.global.u64 %rd74, %rd74;
+	ld.param.u64 %rd75, [Carry32_0_param_15];
 	ld.param.u64 %rd78, [Carry32_0_param_16];
 	cvta.to.global.u64 %rd78, %rd78;
+	ld.param.u64 %rd79, [Carry32_0_param_17];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3174,10 +4405,16 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_11;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.u32 %r14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 4, %rd16;
 	ld.global.u32 %r18, [%rd15];
+	setp.ge.u64 %pt2, %rd9, %rd21;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd19, %rd9, 4, %rd20;
 	ld.global.u32 %r22, [%rd19];
 	and.b32 %r23, %r22, 1;
@@ -3197,12 +4434,20 @@ $L_7:
 	mad.lo.s64 %rd35, %rd9, 4, %rd4;
 	st.global.u32 [%rd35], %r34;
 	mov.b32 %r36, %r25;
+	setp.ge.u64 %pt3, %rd9, %rd39;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd37, %rd9, 4, %rd38;
 	st.global.u32 [%rd37], %r36;
+	setp.ge.u64 %pt4, %rd9, %rd13;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd40, %rd9, 4, %rd12;
 	ld.global.u32 %r41, [%rd40];
+	setp.ge.u64 %pt5, %rd9, %rd17;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd42, %rd9, 4, %rd16;
 	ld.global.u32 %r43, [%rd42];
+	setp.ge.u64 %pt6, %rd9, %rd21;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd44, %rd9, 4, %rd20;
 	ld.global.u32 %r45, [%rd44];
 	and.b32 %r46, %r45, 1;
@@ -3220,21 +4465,33 @@ $L_8:
 	mov.b32 %r48, %r57;
 $L_9:
 	mov.b32 %r58, %r47;
+	setp.ge.u64 %pt7, %rd9, %rd61;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd59, %rd9, 4, %rd60;
 	st.global.u32 [%rd59], %r58;
 	mov.b32 %r62, %r48;
+	setp.ge.u64 %pt8, %rd9, %rd65;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd63, %rd9, 4, %rd64;
 	st.global.u32 [%rd63], %r62;
+	setp.ge.u64 %pt9, %rd9, %rd13;
+	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd66, %rd9, 4, %rd12;
 	ld.global.u32 %r67, [%rd66];
+	setp.ge.u64 %pt10, %rd9, %rd17;
+	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd68, %rd9, 4, %rd16;
 	ld.global.u32 %r69, [%rd68];
 	mul.hi.u32 %r70, %r67, %r69;
 	mul.lo.u32 %r71, %r67, %r69;
 	mov.b32 %r72, %r70;
+	setp.ge.u64 %pt11, %rd9, %rd75;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd73, %rd9, 4, %rd74;
 	st.global.u32 [%rd73], %r72;
 	mov.b32 %r76, %r71;
+	setp.ge.u64 %pt12, %rd9, %rd79;
+	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd77, %rd9, 4, %rd78;
 	st.global.u32 [%rd77], %r76;
 $L_10:
@@ -3242,6 +4499,86 @@ $L_10:
 	bra.uni $L_2;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd39;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd61;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd65;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd75;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd79;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Carry32_0_param_18];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
+	st.global.u32 [%rdt3+8], 720896;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Carry_0(
@@ -3262,13 +4599,15 @@ $L_11:
 	.param .u64 Carry_0_param_14,
 	.param .s64 Carry_0_param_15,
 	.param .u64 Carry_0_param_16,
-	.param .s64 Carry_0_param_17
+	.param .s64 Carry_0_param_17,
+	.param .u64 Carry_0_param_18
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<14>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<97>;
-	.reg .b64 %rdt<2>;
+	.reg .b64 %rdt<5>;
 
 $L_0:
 	ld.param.u64 %rd4, [Carry_0_param_6];
@@ -3277,20 +4616,28 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Carry_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Carry_0_param_1];
 	ld.param.u64 %rd16, [Carry_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Carry_0_param_3];
 	ld.param.u64 %rd20, [Carry_0_param_4];
 	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [Carry_0_param_5];
 	ld.param.u64 %rd46, [Carry_0_param_8];
 	cvta.to.global.u64 %rd46, %rd46;
+	ld.param.u64 %rd47, [Carry_0_param_9];
 	ld.param.u64 %rd77, [Carry_0_param_10];
 	cvta.to.global.u64 %rd77, %rd77;
+	ld.param.u64 %rd78, [Carry_0_param_11];
 	ld.param.u64 %rd81, [Carry_0_param_12];
 	cvta.to.global.u64 %rd81, %rd81;
+	ld.param.u64 %rd82, [Carry_0_param_13];
 	ld.param.u64 %rd91, [Carry_0_param_14];
 	cvta.to.global.u64 %rd91, %rd91;
+	ld.param.u64 %rd92, [Carry_0_param_15];
 	ld.param.u64 %rd95, [Carry_0_param_16];
 	cvta.to.global.u64 %rd95, %rd95;
+	ld.param.u64 %rd96, [Carry_0_param_17];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3313,10 +4660,16 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_15;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.u64 %rd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.u64 %rd18, [%rd15];
+	setp.ge.u64 %pt2, %rd9, %rd21;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd19, %rd9, 8, %rd20;
 	ld.global.u64 %rd22, [%rd19];
 	and.b64 %rd23, %rd22, 1;
@@ -3329,8 +4682,8 @@ $L_7:
 	add.u64 %rd32, %rd31, %rd28;
 	and.b64 %rd33, %rd26, %rd27;
 	or.b64 %rd34, %rd26, %rd27;
-	not.b64 %rdt1, %rd32;
-	and.b64 %rd35, %rd34, %rdt1;
+	not.b64 %rdt3, %rd32;
+	and.b64 %rd35, %rd34, %rdt3;
 	or.b64 %rd36, %rd33, %rd35;
 	shr.u64 %rd37, %rd36, 63;
 	mov.b64 %rd29, %rd32;
@@ -3347,12 +4700,20 @@ $L_9:
 	mad.lo.s64 %rd43, %rd9, 8, %rd4;
 	st.global.u64 [%rd43], %rd42;
 	mov.b64 %rd44, %rd25;
+	setp.ge.u64 %pt3, %rd9, %rd47;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd45, %rd9, 8, %rd46;
 	st.global.u64 [%rd45], %rd44;
+	setp.ge.u64 %pt4, %rd9, %rd13;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd48, %rd9, 8, %rd12;
 	ld.global.u64 %rd49, [%rd48];
+	setp.ge.u64 %pt5, %rd9, %rd17;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd50, %rd9, 8, %rd16;
 	ld.global.u64 %rd51, [%rd50];
+	setp.ge.u64 %pt6, %rd9, %rd21;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd52, %rd9, 8, %rd20;
 	ld.global.u64 %rd53, [%rd52];
 	and.b64 %rd54, %rd53, 1;
@@ -3381,21 +4742,33 @@ $L_12:
 	mov.b64 %rd56, %rd74;
 $L_13:
 	mov.b64 %rd75, %rd55;
+	setp.ge.u64 %pt7, %rd9, %rd78;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd76, %rd9, 8, %rd77;
 	st.global.u64 [%rd76], %rd75;
 	mov.b64 %rd79, %rd56;
+	setp.ge.u64 %pt8, %rd9, %rd82;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd80, %rd9, 8, %rd81;
 	st.global.u64 [%rd80], %rd79;
+	setp.ge.u64 %pt9, %rd9, %rd13;
+	@%pt9 bra $Lfault_9;
 	mad.lo.s64 %rd83, %rd9, 8, %rd12;
 	ld.global.u64 %rd84, [%rd83];
+	setp.ge.u64 %pt10, %rd9, %rd17;
+	@%pt10 bra $Lfault_10;
 	mad.lo.s64 %rd85, %rd9, 8, %rd16;
 	ld.global.u64 %rd86, [%rd85];
 	mul.hi.u64 %rd87, %rd84, %rd86;
 	mul.lo.u64 %rd88, %rd84, %rd86;
 	mov.b64 %rd89, %rd87;
+	setp.ge.u64 %pt11, %rd9, %rd92;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd90, %rd9, 8, %rd91;
 	st.global.u64 [%rd90], %rd89;
 	mov.b64 %rd93, %rd88;
+	setp.ge.u64 %pt12, %rd9, %rd96;
+	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd94, %rd9, 8, %rd95;
 	st.global.u64 [%rd94], %rd93;
 $L_14:
@@ -3403,19 +4776,101 @@ $L_14:
 	bra.uni $L_2;
 $L_15:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd47;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd78;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd82;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd92;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd96;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt4, [Carry_0_param_18];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
+	st.global.u32 [%rdt4+8], 786432;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
+	exit;
 }
 
 .visible .entry Abs_0(
 	.param .u64 Abs_0_param_0,
 	.param .s64 Abs_0_param_1,
 	.param .u64 Abs_0_param_2,
-	.param .s64 Abs_0_param_3
+	.param .s64 Abs_0_param_3,
+	.param .u64 Abs_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<16>;
 
 $L_0:
@@ -3425,6 +4880,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Abs_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Abs_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3447,6 +4903,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	and.b64 %fd15, %fd14, 9223372036854775807;
@@ -3457,19 +4915,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Abs_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 851968;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Acos_0(
 	.param .u64 Acos_0_param_0,
 	.param .s64 Acos_0_param_1,
 	.param .u64 Acos_0_param_2,
-	.param .s64 Acos_0_param_3
+	.param .s64 Acos_0_param_3,
+	.param .u64 Acos_0_param_4
 )
 {
 	.reg .pred %p<142>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<199>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<198>;
 
 $L_0:
@@ -3479,6 +4959,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Acos_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Acos_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3501,6 +4982,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_48;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -3762,20 +5245,42 @@ $L_47:
 	bra.uni $L_15;
 $L_48:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Acos_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Acosh_0(
 	.param .u64 Acosh_0_param_0,
 	.param .s64 Acosh_0_param_1,
 	.param .u64 Acosh_0_param_2,
-	.param .s64 Acosh_0_param_3
+	.param .s64 Acosh_0_param_3,
+	.param .u64 Acosh_0_param_4
 )
 {
 	.reg .pred %p<252>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<110>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<283>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<282>;
 
 $L_0:
@@ -3785,6 +5290,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Acosh_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Acosh_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -3807,6 +5313,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_116;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -4309,19 +5817,41 @@ $L_115:
 	bra.uni $L_73;
 $L_116:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Acosh_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Asin_0(
 	.param .u64 Asin_0_param_0,
 	.param .s64 Asin_0_param_1,
 	.param .u64 Asin_0_param_2,
-	.param .s64 Asin_0_param_3
+	.param .s64 Asin_0_param_3,
+	.param .u64 Asin_0_param_4
 )
 {
 	.reg .pred %p<140>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<196>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<195>;
 
 $L_0:
@@ -4331,6 +5861,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Asin_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Asin_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4353,6 +5884,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_46;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -4609,20 +6142,42 @@ $L_45:
 	bra.uni $L_13;
 $L_46:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Asin_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1048576;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Asinh_0(
 	.param .u64 Asinh_0_param_0,
 	.param .s64 Asinh_0_param_1,
 	.param .u64 Asinh_0_param_2,
-	.param .s64 Asinh_0_param_3
+	.param .s64 Asinh_0_param_3,
+	.param .u64 Asinh_0_param_4
 )
 {
 	.reg .pred %p<264>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<120>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<296>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<295>;
 
 $L_0:
@@ -4632,6 +6187,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Asinh_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Asinh_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4654,6 +6210,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_129;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -5195,19 +6753,41 @@ $L_128:
 	bra.uni $L_15;
 $L_129:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Asinh_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Atan_0(
 	.param .u64 Atan_0_param_0,
 	.param .s64 Atan_0_param_1,
 	.param .u64 Atan_0_param_2,
-	.param .s64 Atan_0_param_3
+	.param .s64 Atan_0_param_3,
+	.param .u64 Atan_0_param_4
 )
 {
 	.reg .pred %p<126>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<182>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<181>;
 
 $L_0:
@@ -5217,6 +6797,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Atan_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Atan_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5239,6 +6820,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_35;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -5460,19 +7043,41 @@ $L_34:
 	bra.uni $L_27;
 $L_35:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Atan_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1179648;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Atanh_0(
 	.param .u64 Atanh_0_param_0,
 	.param .s64 Atanh_0_param_1,
 	.param .u64 Atanh_0_param_2,
-	.param .s64 Atanh_0_param_3
+	.param .s64 Atanh_0_param_3,
+	.param .u64 Atanh_0_param_4
 )
 {
 	.reg .pred %p<284>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<317>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<316>;
 
 $L_0:
@@ -5482,6 +7087,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Atanh_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Atanh_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5504,6 +7110,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_161;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -6142,19 +7750,41 @@ $L_160:
 	bra.uni $L_31;
 $L_161:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Atanh_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1245184;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Cbrt_0(
 	.param .u64 Cbrt_0_param_0,
 	.param .s64 Cbrt_0_param_1,
 	.param .u64 Cbrt_0_param_2,
-	.param .s64 Cbrt_0_param_3
+	.param .s64 Cbrt_0_param_3,
+	.param .u64 Cbrt_0_param_4
 )
 {
 	.reg .pred %p<37>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<78>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<67>;
 
 $L_0:
@@ -6164,6 +7794,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Cbrt_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Cbrt_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6186,6 +7817,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_31;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -6302,19 +7935,41 @@ $L_30:
 	bra.uni $L_16;
 $L_31:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Cbrt_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1310720;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ceil_0(
 	.param .u64 Ceil_0_param_0,
 	.param .s64 Ceil_0_param_1,
 	.param .u64 Ceil_0_param_2,
-	.param .s64 Ceil_0_param_3
+	.param .s64 Ceil_0_param_3,
+	.param .u64 Ceil_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<16>;
 
 $L_0:
@@ -6324,6 +7979,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Ceil_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Ceil_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6346,6 +8002,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	cvt.rpi.f64.f64 %fd15, %fd14;
@@ -6356,20 +8014,42 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ceil_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Cosh_0(
 	.param .u64 Cosh_0_param_0,
 	.param .s64 Cosh_0_param_1,
 	.param .u64 Cosh_0_param_2,
-	.param .s64 Cosh_0_param_3
+	.param .s64 Cosh_0_param_3,
+	.param .u64 Cosh_0_param_4
 )
 {
 	.reg .pred %p<138>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<131>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<144>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<143>;
 
 $L_0:
@@ -6379,6 +8059,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Cosh_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Cosh_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6401,6 +8082,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_72;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -6664,20 +8347,42 @@ $L_71:
 	bra.uni $L_58;
 $L_72:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Cosh_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1441792;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Erf_0(
 	.param .u64 Erf_0_param_0,
 	.param .s64 Erf_0_param_1,
 	.param .u64 Erf_0_param_2,
-	.param .s64 Erf_0_param_3
+	.param .s64 Erf_0_param_3,
+	.param .u64 Erf_0_param_4
 )
 {
 	.reg .pred %p<269>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<262>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<303>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<302>;
 
 $L_0:
@@ -6687,6 +8392,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Erf_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Erf_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -6709,6 +8415,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_119;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -7231,20 +8939,42 @@ $L_118:
 	bra.uni $L_16;
 $L_119:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Erf_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Erfc_0(
 	.param .u64 Erfc_0_param_0,
 	.param .s64 Erfc_0_param_1,
 	.param .u64 Erfc_0_param_2,
-	.param .s64 Erfc_0_param_3
+	.param .s64 Erfc_0_param_3,
+	.param .u64 Erfc_0_param_4
 )
 {
 	.reg .pred %p<298>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<261>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<302>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<301>;
 
 $L_0:
@@ -7254,6 +8984,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Erfc_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Erfc_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -7276,6 +9007,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_122;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -7804,20 +9537,42 @@ $L_121:
 	bra.uni $L_16;
 $L_122:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Erfc_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Erfcinv_0(
 	.param .u64 Erfcinv_0_param_0,
 	.param .s64 Erfcinv_0_param_1,
 	.param .u64 Erfcinv_0_param_2,
-	.param .s64 Erfcinv_0_param_3
+	.param .s64 Erfcinv_0_param_3,
+	.param .u64 Erfcinv_0_param_4
 )
 {
 	.reg .pred %p<130>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<93>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<193>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<192>;
 
 $L_0:
@@ -7827,6 +9582,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Erfcinv_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Erfcinv_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -7849,6 +9605,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_54;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -8124,20 +9882,42 @@ $L_53:
 	bra.uni $L_26;
 $L_54:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Erfcinv_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Erfinv_0(
 	.param .u64 Erfinv_0_param_0,
 	.param .s64 Erfinv_0_param_1,
 	.param .u64 Erfinv_0_param_2,
-	.param .s64 Erfinv_0_param_3
+	.param .s64 Erfinv_0_param_3,
+	.param .u64 Erfinv_0_param_4
 )
 {
 	.reg .pred %p<128>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<91>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<191>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<190>;
 
 $L_0:
@@ -8147,6 +9927,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Erfinv_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Erfinv_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -8169,6 +9950,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_52;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -8440,20 +10223,42 @@ $L_51:
 	bra.uni $L_24;
 $L_52:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Erfinv_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1703936;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Exp_0(
 	.param .u64 Exp_0_param_0,
 	.param .s64 Exp_0_param_1,
 	.param .u64 Exp_0_param_2,
-	.param .s64 Exp_0_param_3
+	.param .s64 Exp_0_param_3,
+	.param .u64 Exp_0_param_4
 )
 {
 	.reg .pred %p<73>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<66>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<76>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<75>;
 
 $L_0:
@@ -8463,6 +10268,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Exp_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Exp_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -8485,6 +10291,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_38;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -8614,19 +10422,41 @@ $L_37:
 	bra.uni $L_24;
 $L_38:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Exp_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1769472;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Exp2_0(
 	.param .u64 Exp2_0_param_0,
 	.param .s64 Exp2_0_param_1,
 	.param .u64 Exp2_0_param_2,
-	.param .s64 Exp2_0_param_3
+	.param .s64 Exp2_0_param_3,
+	.param .u64 Exp2_0_param_4
 )
 {
 	.reg .pred %p<116>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<117>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<114>;
 
 $L_0:
@@ -8636,6 +10466,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Exp2_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Exp2_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -8658,6 +10489,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_69;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -8884,19 +10717,41 @@ $L_68:
 	bra.uni $L_23;
 $L_69:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Exp2_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1835008;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Expm1_0(
 	.param .u64 Expm1_0_param_0,
 	.param .s64 Expm1_0_param_1,
 	.param .u64 Expm1_0_param_2,
-	.param .s64 Expm1_0_param_3
+	.param .s64 Expm1_0_param_3,
+	.param .u64 Expm1_0_param_4
 )
 {
 	.reg .pred %p<121>;
-	.reg .b32 %rt<6>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<145>;
-	.reg .b64 %rdt<3>;
+	.reg .b64 %rdt<6>;
 	.reg .f64 %fd<144>;
 
 $L_0:
@@ -8906,6 +10761,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Expm1_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Expm1_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -8928,6 +10784,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_69;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -9109,10 +10967,10 @@ $L_51:
 	@!%p119 bra $L_53;
 $L_52:
 	mov.b64 %rd121, %rd50;
-	min.u64 %rdt1, %rd121, 64;
-	cvt.u32.u64 %rt5, %rdt1;
-	mov.b64 %rdt2, 9007199254740992;
-	shr.u64 %rd122, %rdt2, %rt5;
+	min.u64 %rdt3, %rd121, 64;
+	cvt.u32.u64 %rt6, %rdt3;
+	mov.b64 %rdt4, 9007199254740992;
+	shr.u64 %rd122, %rdt4, %rt6;
 	sub.u64 %rd123, 4607182418800017408, %rd122;
 	mov.b64 %fd124, %rd123;
 	sub.rn.f64 %fd125, %fd97, %fd48;
@@ -9204,19 +11062,41 @@ $L_68:
 	bra.uni $L_9;
 $L_69:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt5, [Expm1_0_param_4];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt7, [%rdt5];
+	add.u32 %rt8, %rt7, 1;
+	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
+	setp.ne.u32 %pt1, %rt9, %rt7;
+	@%pt1 exit;
+	st.global.u32 [%rdt5+8], 1900544;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt5+4], %rt8;
+	exit;
 }
 
 .visible .entry Floor_0(
 	.param .u64 Floor_0_param_0,
 	.param .s64 Floor_0_param_1,
 	.param .u64 Floor_0_param_2,
-	.param .s64 Floor_0_param_3
+	.param .s64 Floor_0_param_3,
+	.param .u64 Floor_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<16>;
 
 $L_0:
@@ -9226,6 +11106,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Floor_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Floor_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9248,6 +11129,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	cvt.rmi.f64.f64 %fd15, %fd14;
@@ -9258,20 +11141,42 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Floor_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 1966080;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Log_0(
 	.param .u64 Log_0_param_0,
 	.param .s64 Log_0_param_1,
 	.param .u64 Log_0_param_2,
-	.param .s64 Log_0_param_3
+	.param .s64 Log_0_param_3,
+	.param .u64 Log_0_param_4
 )
 {
 	.reg .pred %p<39>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<37>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<72>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<71>;
 
 $L_0:
@@ -9281,6 +11186,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Log_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Log_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9303,6 +11209,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_25;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -9402,20 +11310,42 @@ $L_24:
 	bra.uni $L_23;
 $L_25:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Log_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2031616;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Log10_0(
 	.param .u64 Log10_0_param_0,
 	.param .s64 Log10_0_param_1,
 	.param .u64 Log10_0_param_2,
-	.param .s64 Log10_0_param_3
+	.param .s64 Log10_0_param_3,
+	.param .u64 Log10_0_param_4
 )
 {
 	.reg .pred %p<41>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<39>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<75>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<74>;
 
 $L_0:
@@ -9425,6 +11355,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Log10_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Log10_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9447,6 +11378,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_27;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -9551,19 +11484,41 @@ $L_26:
 	bra.uni $L_25;
 $L_27:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Log10_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2097152;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Log1p_0(
 	.param .u64 Log1p_0_param_0,
 	.param .s64 Log1p_0_param_1,
 	.param .u64 Log1p_0_param_2,
-	.param .s64 Log1p_0_param_3
+	.param .s64 Log1p_0_param_3,
+	.param .u64 Log1p_0_param_4
 )
 {
 	.reg .pred %p<116>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<147>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<146>;
 
 $L_0:
@@ -9573,6 +11528,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Log1p_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Log1p_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9595,6 +11551,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_67;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -9867,20 +11825,42 @@ $L_66:
 	bra.uni $L_24;
 $L_67:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Log1p_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2162688;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Log2_0(
 	.param .u64 Log2_0_param_0,
 	.param .s64 Log2_0_param_1,
 	.param .u64 Log2_0_param_2,
-	.param .s64 Log2_0_param_3
+	.param .s64 Log2_0_param_3,
+	.param .u64 Log2_0_param_4
 )
 {
 	.reg .pred %p<80>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<78>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<116>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<115>;
 
 $L_0:
@@ -9890,6 +11870,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Log2_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Log2_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -9912,6 +11893,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_47;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -10099,19 +12082,41 @@ $L_46:
 	bra.uni $L_35;
 $L_47:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Log2_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Logb_0(
 	.param .u64 Logb_0_param_0,
 	.param .s64 Logb_0_param_1,
 	.param .u64 Logb_0_param_2,
-	.param .s64 Logb_0_param_3
+	.param .s64 Logb_0_param_3,
+	.param .u64 Logb_0_param_4
 )
 {
 	.reg .pred %p<42>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<53>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<52>;
 
 $L_0:
@@ -10121,6 +12126,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Logb_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Logb_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10143,6 +12149,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_37;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -10244,19 +12252,41 @@ $L_36:
 	bra.uni $L_18;
 $L_37:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Logb_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2293760;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Round_0(
 	.param .u64 Round_0_param_0,
 	.param .s64 Round_0_param_1,
 	.param .u64 Round_0_param_2,
-	.param .s64 Round_0_param_3
+	.param .s64 Round_0_param_3,
+	.param .u64 Round_0_param_4
 )
 {
 	.reg .pred %p<26>;
-	.reg .b32 %rt<7>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<11>;
 	.reg .b64 %rd<33>;
-	.reg .b64 %rdt<6>;
+	.reg .b64 %rdt<9>;
 	.reg .f64 %fd<25>;
 
 $L_0:
@@ -10266,6 +12296,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Round_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Round_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10288,6 +12319,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_16;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -10321,17 +12354,17 @@ $L_13:
 	@!%p25 bra $L_15;
 $L_14:
 	sub.u64 %rd27, %rd19, 1023;
-	min.u64 %rdt1, %rd27, 64;
-	cvt.u32.u64 %rt5, %rdt1;
-	mov.b64 %rdt2, 2251799813685248;
-	shr.u64 %rd28, %rdt2, %rt5;
-	add.u64 %rd29, %rd16, %rd28;
 	min.u64 %rdt3, %rd27, 64;
 	cvt.u32.u64 %rt6, %rdt3;
-	mov.b64 %rdt4, 4503599627370495;
-	shr.u64 %rd30, %rdt4, %rt6;
-	not.b64 %rdt5, %rd30;
-	and.b64 %rd31, %rd29, %rdt5;
+	mov.b64 %rdt4, 2251799813685248;
+	shr.u64 %rd28, %rdt4, %rt6;
+	add.u64 %rd29, %rd16, %rd28;
+	min.u64 %rdt5, %rd27, 64;
+	cvt.u32.u64 %rt7, %rdt5;
+	mov.b64 %rdt6, 4503599627370495;
+	shr.u64 %rd30, %rdt6, %rt7;
+	not.b64 %rdt7, %rd30;
+	and.b64 %rd31, %rd29, %rdt7;
 	mov.b64 %rd23, %rd31;
 	bra.uni $L_9;
 $L_15:
@@ -10339,19 +12372,41 @@ $L_15:
 	bra.uni $L_9;
 $L_16:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt8, [Round_0_param_4];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt8, [%rdt8];
+	add.u32 %rt9, %rt8, 1;
+	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
+	setp.ne.u32 %pt1, %rt10, %rt8;
+	@%pt1 exit;
+	st.global.u32 [%rdt8+8], 2359296;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt8+4], %rt9;
+	exit;
 }
 
 .visible .entry RoundToEven_0(
 	.param .u64 RoundToEven_0_param_0,
 	.param .s64 RoundToEven_0_param_1,
 	.param .u64 RoundToEven_0_param_2,
-	.param .s64 RoundToEven_0_param_3
+	.param .s64 RoundToEven_0_param_3,
+	.param .u64 RoundToEven_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<16>;
 
 $L_0:
@@ -10361,6 +12416,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [RoundToEven_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [RoundToEven_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10383,6 +12439,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	cvt.rni.f64.f64 %fd15, %fd14;
@@ -10393,20 +12451,42 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [RoundToEven_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2424832;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Sinh_0(
 	.param .u64 Sinh_0_param_0,
 	.param .s64 Sinh_0_param_1,
 	.param .u64 Sinh_0_param_2,
-	.param .s64 Sinh_0_param_3
+	.param .s64 Sinh_0_param_3,
+	.param .u64 Sinh_0_param_4
 )
 {
 	.reg .pred %p<149>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<136>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<165>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<164>;
 
 $L_0:
@@ -10416,6 +12496,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Sinh_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Sinh_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10438,6 +12519,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_81;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -10741,19 +12824,41 @@ $L_80:
 	bra.uni $L_8;
 $L_81:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Sinh_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2490368;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Sqrt_0(
 	.param .u64 Sqrt_0_param_0,
 	.param .s64 Sqrt_0_param_1,
 	.param .u64 Sqrt_0_param_2,
-	.param .s64 Sqrt_0_param_3
+	.param .s64 Sqrt_0_param_3,
+	.param .u64 Sqrt_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<16>;
 
 $L_0:
@@ -10763,6 +12868,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Sqrt_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Sqrt_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10785,6 +12891,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	sqrt.rn.f64 %fd15, %fd14;
@@ -10795,19 +12903,41 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Sqrt_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2555904;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Trunc_0(
 	.param .u64 Trunc_0_param_0,
 	.param .s64 Trunc_0_param_1,
 	.param .u64 Trunc_0_param_2,
-	.param .s64 Trunc_0_param_3
+	.param .s64 Trunc_0_param_3,
+	.param .u64 Trunc_0_param_4
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<17>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<16>;
 
 $L_0:
@@ -10817,6 +12947,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Trunc_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Trunc_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10839,6 +12970,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	cvt.rzi.f64.f64 %fd15, %fd14;
@@ -10849,6 +12982,26 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Trunc_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 2621440;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Atan2_0(
@@ -10857,13 +13010,15 @@ $L_7:
 	.param .u64 Atan2_0_param_2,
 	.param .s64 Atan2_0_param_3,
 	.param .u64 Atan2_0_param_4,
-	.param .s64 Atan2_0_param_5
+	.param .s64 Atan2_0_param_5,
+	.param .u64 Atan2_0_param_6
 )
 {
 	.reg .pred %p<307>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<310>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<309>;
 
 $L_0:
@@ -10873,8 +13028,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Atan2_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Atan2_0_param_1];
 	ld.param.u64 %rd16, [Atan2_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Atan2_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -10897,8 +13054,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_117;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -11391,6 +13552,31 @@ $L_116:
 	bra.uni $L_32;
 $L_117:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Atan2_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2686976;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Copysign_0(
@@ -11399,13 +13585,15 @@ $L_117:
 	.param .u64 Copysign_0_param_2,
 	.param .s64 Copysign_0_param_3,
 	.param .u64 Copysign_0_param_4,
-	.param .s64 Copysign_0_param_5
+	.param .s64 Copysign_0_param_5,
+	.param .u64 Copysign_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<26>;
 
 $L_0:
@@ -11415,8 +13603,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Copysign_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Copysign_0_param_1];
 	ld.param.u64 %rd16, [Copysign_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Copysign_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -11439,8 +13629,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_9;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -11459,6 +13653,31 @@ $L_8:
 	bra.uni $L_2;
 $L_9:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Copysign_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2752512;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Dim_0(
@@ -11467,13 +13686,15 @@ $L_9:
 	.param .u64 Dim_0_param_2,
 	.param .s64 Dim_0_param_3,
 	.param .u64 Dim_0_param_4,
-	.param .s64 Dim_0_param_5
+	.param .s64 Dim_0_param_5,
+	.param .u64 Dim_0_param_6
 )
 {
 	.reg .pred %p<22>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<23>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<21>;
 
 $L_0:
@@ -11483,8 +13704,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Dim_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Dim_0_param_1];
 	ld.param.u64 %rd16, [Dim_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Dim_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -11507,8 +13730,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_11;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -11528,6 +13755,31 @@ $L_10:
 	bra.uni $L_8;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Dim_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2818048;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Hypot_0(
@@ -11536,14 +13788,15 @@ $L_11:
 	.param .u64 Hypot_0_param_2,
 	.param .s64 Hypot_0_param_3,
 	.param .u64 Hypot_0_param_4,
-	.param .s64 Hypot_0_param_5
+	.param .s64 Hypot_0_param_5,
+	.param .u64 Hypot_0_param_6
 )
 {
 	.reg .pred %p<38>;
-	.reg .pred %pt<6>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<9>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<48>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<47>;
 	.reg .f64 %fdt<4>;
 
@@ -11554,8 +13807,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Hypot_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Hypot_0_param_1];
 	ld.param.u64 %rd16, [Hypot_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Hypot_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -11578,8 +13833,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_24;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -11637,22 +13896,22 @@ $L_22:
 $L_23:
 	mov.b64 %fd38, %rd22;
 	mov.b64 %fd39, %rd24;
-	setp.gt.f64 %pt0, %fd38, %fd39;
-	selp.f64 %fdt0, %fd38, %fd39, %pt0;
-	setp.eq.f64 %pt1, %fd38, %fd39;
+	setp.gt.f64 %pt2, %fd38, %fd39;
+	selp.f64 %fdt0, %fd38, %fd39, %pt2;
+	setp.eq.f64 %pt3, %fd38, %fd39;
 	and.b64 %fdt1, %fd38, %fd39;
-	selp.f64 %fdt0, %fdt1, %fdt0, %pt1;
-	setp.nan.f64 %pt2, %fd38, %fd39;
+	selp.f64 %fdt0, %fdt1, %fdt0, %pt3;
+	setp.nan.f64 %pt4, %fd38, %fd39;
 	add.rn.f64 %fdt1, %fd38, %fd39;
-	selp.f64 %fd40, %fdt1, %fdt0, %pt2;
-	setp.lt.f64 %pt3, %fd38, %fd39;
-	selp.f64 %fdt2, %fd38, %fd39, %pt3;
-	setp.eq.f64 %pt4, %fd38, %fd39;
+	selp.f64 %fd40, %fdt1, %fdt0, %pt4;
+	setp.lt.f64 %pt5, %fd38, %fd39;
+	selp.f64 %fdt2, %fd38, %fd39, %pt5;
+	setp.eq.f64 %pt6, %fd38, %fd39;
 	or.b64 %fdt3, %fd38, %fd39;
-	selp.f64 %fdt2, %fdt3, %fdt2, %pt4;
-	setp.nan.f64 %pt5, %fd38, %fd39;
+	selp.f64 %fdt2, %fdt3, %fdt2, %pt6;
+	setp.nan.f64 %pt7, %fd38, %fd39;
 	add.rn.f64 %fdt3, %fd38, %fd39;
-	selp.f64 %fd41, %fdt3, %fdt2, %pt5;
+	selp.f64 %fd41, %fdt3, %fdt2, %pt7;
 	div.rn.f64 %fd42, %fd41, %fd40;
 	mul.rn.f64 %fd43, %fd42, %fd42;
 	add.rn.f64 %fd44, %fd43, 0d3FF0000000000000;
@@ -11662,6 +13921,31 @@ $L_23:
 	bra.uni $L_13;
 $L_24:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Hypot_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 2883584;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Max_0(
@@ -11670,13 +13954,15 @@ $L_24:
 	.param .u64 Max_0_param_2,
 	.param .s64 Max_0_param_3,
 	.param .u64 Max_0_param_4,
-	.param .s64 Max_0_param_5
+	.param .s64 Max_0_param_5,
+	.param .u64 Max_0_param_6
 )
 {
 	.reg .pred %p<55>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<56>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<46>;
 
 $L_0:
@@ -11686,8 +13972,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Max_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Max_0_param_1];
 	ld.param.u64 %rd16, [Max_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Max_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -11710,8 +13998,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_46;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -11829,6 +14121,31 @@ $L_45:
 	bra.uni $L_9;
 $L_46:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Max_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 2949120;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Min_0(
@@ -11837,13 +14154,15 @@ $L_46:
 	.param .u64 Min_0_param_2,
 	.param .s64 Min_0_param_3,
 	.param .u64 Min_0_param_4,
-	.param .s64 Min_0_param_5
+	.param .s64 Min_0_param_5,
+	.param .u64 Min_0_param_6
 )
 {
 	.reg .pred %p<55>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<56>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<46>;
 
 $L_0:
@@ -11853,8 +14172,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Min_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Min_0_param_1];
 	ld.param.u64 %rd16, [Min_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Min_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -11877,8 +14198,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_46;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -11996,6 +14321,31 @@ $L_45:
 	bra.uni $L_9;
 $L_46:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Min_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3014656;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Mod_0(
@@ -12004,13 +14354,15 @@ $L_46:
 	.param .u64 Mod_0_param_2,
 	.param .s64 Mod_0_param_3,
 	.param .u64 Mod_0_param_4,
-	.param .s64 Mod_0_param_5
+	.param .s64 Mod_0_param_5,
+	.param .u64 Mod_0_param_6
 )
 {
 	.reg .pred %p<168>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<181>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<180>;
 
 $L_0:
@@ -12020,8 +14372,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Mod_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Mod_0_param_1];
 	ld.param.u64 %rd16, [Mod_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Mod_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -12044,8 +14398,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_113;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -12420,6 +14778,31 @@ $L_112:
 	bra.uni $L_15;
 $L_113:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Mod_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3080192;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Nextafter_0(
@@ -12428,14 +14811,15 @@ $L_113:
 	.param .u64 Nextafter_0_param_2,
 	.param .s64 Nextafter_0_param_3,
 	.param .u64 Nextafter_0_param_4,
-	.param .s64 Nextafter_0_param_5
+	.param .s64 Nextafter_0_param_5,
+	.param .u64 Nextafter_0_param_6
 )
 {
 	.reg .pred %p<43>;
-	.reg .pred %pt<1>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<47>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<46>;
 
 $L_0:
@@ -12445,8 +14829,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Nextafter_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Nextafter_0_param_1];
 	ld.param.u64 %rd16, [Nextafter_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Nextafter_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -12469,8 +14855,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_24;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -12521,8 +14911,8 @@ $L_20:
 $L_21:
 	setp.gt.f64 %p40, %fd18, %fd14;
 	setp.gt.f64 %p41, %fd14, 0d0000000000000000;
-	xor.pred %pt0, %p40, %p41;
-	not.pred %p42, %pt0;
+	xor.pred %pt2, %p40, %p41;
+	not.pred %p42, %pt2;
 	@!%p42 bra $L_23;
 $L_22:
 	mov.b64 %rd37, %fd14;
@@ -12538,6 +14928,31 @@ $L_23:
 	bra.uni $L_10;
 $L_24:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Nextafter_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 3145728;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Pow_0(
@@ -12546,15 +14961,16 @@ $L_24:
 	.param .u64 Pow_0_param_2,
 	.param .s64 Pow_0_param_3,
 	.param .u64 Pow_0_param_4,
-	.param .s64 Pow_0_param_5
+	.param .s64 Pow_0_param_5,
+	.param .u64 Pow_0_param_6
 )
 {
 	.reg .pred %p<422>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<340>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<433>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<432>;
 
 $L_0:
@@ -12564,8 +14980,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Pow_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Pow_0_param_1];
 	ld.param.u64 %rd16, [Pow_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Pow_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -12588,8 +15006,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_294;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 	mov.f64 %fd20, %fd14;
@@ -12815,8 +15237,8 @@ $L_73:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
 	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
-	xor.pred %pt0, %p177, %p178;
-	not.pred %p179, %pt0;
+	xor.pred %pt2, %p177, %p178;
+	not.pred %p179, %pt2;
 	@!%p179 bra $L_75;
 $L_74:
 	mov.f64 %fd22, 0d0000000000000000;
@@ -13510,8 +15932,8 @@ $L_249:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p139, %p144;
 $L_250:
-	xor.pred %pt1, %p138, %p139;
-	not.pred %p147, %pt1;
+	xor.pred %pt3, %p138, %p139;
+	not.pred %p147, %pt3;
 	@!%p147 bra $L_252;
 $L_251:
 	mov.f64 %fd22, 0d0000000000000000;
@@ -13646,6 +16068,31 @@ $L_293:
 	bra.uni $L_242;
 $L_294:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Pow_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 3211264;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Remainder_0(
@@ -13654,13 +16101,15 @@ $L_294:
 	.param .u64 Remainder_0_param_2,
 	.param .s64 Remainder_0_param_3,
 	.param .u64 Remainder_0_param_4,
-	.param .s64 Remainder_0_param_5
+	.param .s64 Remainder_0_param_5,
+	.param .u64 Remainder_0_param_6
 )
 {
 	.reg .pred %p<230>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<233>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<232>;
 	.reg .f64 %fdt<1>;
 
@@ -13671,8 +16120,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Remainder_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Remainder_0_param_1];
 	ld.param.u64 %rd16, [Remainder_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Remainder_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -13695,8 +16146,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_167;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -14233,6 +16688,31 @@ $L_166:
 	bra.uni $L_18;
 $L_167:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Remainder_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3276800;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry FMA_0(
@@ -14243,13 +16723,15 @@ $L_167:
 	.param .u64 FMA_0_param_4,
 	.param .s64 FMA_0_param_5,
 	.param .u64 FMA_0_param_6,
-	.param .s64 FMA_0_param_7
+	.param .s64 FMA_0_param_7,
+	.param .u64 FMA_0_param_8
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<25>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<24>;
 
 $L_0:
@@ -14259,10 +16741,13 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [FMA_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [FMA_0_param_1];
 	ld.param.u64 %rd16, [FMA_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [FMA_0_param_3];
 	ld.param.u64 %rd20, [FMA_0_param_4];
 	cvta.to.global.u64 %rd20, %rd20;
+	ld.param.u64 %rd21, [FMA_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -14285,10 +16770,16 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
+	setp.ge.u64 %pt2, %rd9, %rd21;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd19, %rd9, 8, %rd20;
 	ld.global.f64 %fd22, [%rd19];
 	fma.rn.f64 %fd23, %fd14, %fd18, %fd22;
@@ -14299,6 +16790,36 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd21;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [FMA_0_param_8];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Frexp_0(
@@ -14307,13 +16828,15 @@ $L_7:
 	.param .u64 Frexp_0_param_2,
 	.param .s64 Frexp_0_param_3,
 	.param .u64 Frexp_0_param_4,
-	.param .s64 Frexp_0_param_5
+	.param .s64 Frexp_0_param_5,
+	.param .u64 Frexp_0_param_6
 )
 {
 	.reg .pred %p<47>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<55>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<50>;
 
 $L_0:
@@ -14323,8 +16846,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Frexp_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Frexp_0_param_1];
 	ld.param.u64 %rd53, [Frexp_0_param_4];
 	cvta.to.global.u64 %rd53, %rd53;
+	ld.param.u64 %rd54, [Frexp_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -14347,6 +16872,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_26;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -14365,6 +16892,8 @@ $L_9:
 	mad.lo.s64 %rd50, %rd9, 8, %rd4;
 	st.global.f64 [%rd50], %fd49;
 	mov.b64 %rd51, %rd16;
+	setp.ge.u64 %pt1, %rd9, %rd54;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd52, %rd9, 8, %rd53;
 	st.global.s64 [%rd52], %rd51;
 $L_10:
@@ -14432,6 +16961,31 @@ $L_25:
 	bra.uni $L_14;
 $L_26:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd54;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Frexp_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3407872;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ldexp_0(
@@ -14440,13 +16994,15 @@ $L_26:
 	.param .u64 Ldexp_0_param_2,
 	.param .s64 Ldexp_0_param_3,
 	.param .u64 Ldexp_0_param_4,
-	.param .s64 Ldexp_0_param_5
+	.param .s64 Ldexp_0_param_5,
+	.param .u64 Ldexp_0_param_6
 )
 {
 	.reg .pred %p<68>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<79>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<78>;
 
 $L_0:
@@ -14456,8 +17012,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Ldexp_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Ldexp_0_param_1];
 	ld.param.u64 %rd16, [Ldexp_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
+	ld.param.u64 %rd17, [Ldexp_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -14480,8 +17038,12 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_47;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
+	setp.ge.u64 %pt1, %rd9, %rd17;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.s64 %rd18, [%rd15];
 $L_6:
@@ -14626,6 +17188,31 @@ $L_46:
 	bra.uni $L_14;
 $L_47:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ldexp_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3473408;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Modf_0(
@@ -14634,13 +17221,15 @@ $L_47:
 	.param .u64 Modf_0_param_2,
 	.param .s64 Modf_0_param_3,
 	.param .u64 Modf_0_param_4,
-	.param .s64 Modf_0_param_5
+	.param .s64 Modf_0_param_5,
+	.param .u64 Modf_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<32>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<31>;
 
 $L_0:
@@ -14650,8 +17239,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Modf_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Modf_0_param_1];
 	ld.param.u64 %rd28, [Modf_0_param_2];
 	cvta.to.global.u64 %rd28, %rd28;
+	ld.param.u64 %rd29, [Modf_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -14674,6 +17265,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_11;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -14692,6 +17285,8 @@ $L_8:
 	mov.f64 %fd16, %fd19;
 $L_9:
 	mov.f64 %fd26, %fd15;
+	setp.ge.u64 %pt1, %rd9, %rd29;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd27, %rd9, 8, %rd28;
 	st.global.f64 [%rd27], %fd26;
 	mov.f64 %fd30, %fd16;
@@ -14702,19 +17297,46 @@ $L_10:
 	bra.uni $L_2;
 $L_11:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd29;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Modf_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3538944;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Ilogb_0(
 	.param .u64 Ilogb_0_param_0,
 	.param .s64 Ilogb_0_param_1,
 	.param .u64 Ilogb_0_param_2,
-	.param .s64 Ilogb_0_param_3
+	.param .s64 Ilogb_0_param_3,
+	.param .u64 Ilogb_0_param_4
 )
 {
 	.reg .pred %p<32>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<2>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<42>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<34>;
 
 $L_0:
@@ -14724,6 +17346,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Ilogb_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Ilogb_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -14746,6 +17369,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_27;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -14820,6 +17445,26 @@ $L_26:
 	bra.uni $L_16;
 $L_27:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Ilogb_0_param_4];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3604480;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Classify_0(
@@ -14828,14 +17473,16 @@ $L_27:
 	.param .u64 Classify_0_param_2,
 	.param .s64 Classify_0_param_3,
 	.param .u64 Classify_0_param_4,
-	.param .s64 Classify_0_param_5
+	.param .s64 Classify_0_param_5,
+	.param .u64 Classify_0_param_6
 )
 {
 	.reg .pred %p<40>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<42>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<43>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<36>;
 
 $L_0:
@@ -14845,8 +17492,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Classify_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Classify_0_param_1];
 	ld.param.u64 %rd22, [Classify_0_param_2];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Classify_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -14869,6 +17518,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_27;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -14880,8 +17531,12 @@ $L_8:
 	or.b32 %r18, 0, 1;
 	mov.b32 %r17, %r18;
 $L_9:
+	setp.ge.u64 %pt1, %rd9, %rd13;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd19, %rd9, 8, %rd12;
 	ld.global.f64 %fd20, [%rd19];
+	setp.ge.u64 %pt2, %rd9, %rd23;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd21, %rd9, 8, %rd22;
 	ld.global.s64 %rd24, [%rd21];
 $L_10:
@@ -14899,6 +17554,8 @@ $L_14:
 	or.b32 %r33, %r17, 2;
 	mov.b32 %r32, %r33;
 $L_15:
+	setp.ge.u64 %pt3, %rd9, %rd13;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd34, %rd9, 8, %rd12;
 	ld.global.f64 %fd35, [%rd34];
 $L_16:
@@ -14938,6 +17595,41 @@ $L_26:
 	bra.uni $L_9;
 $L_27:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Classify_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 3670016;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Specials_0(
@@ -14946,13 +17638,15 @@ $L_27:
 	.param .u64 Specials_0_param_2,
 	.param .s64 Specials_0_param_3,
 	.param .u64 Specials_0_param_4,
-	.param .s64 Specials_0_param_5
+	.param .s64 Specials_0_param_5,
+	.param .u64 Specials_0_param_6
 )
 {
 	.reg .pred %p<17>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<23>;
 
 $L_0:
@@ -14962,8 +17656,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Specials_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Specials_0_param_1];
 	ld.param.u64 %rd25, [Specials_0_param_4];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [Specials_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -14986,6 +17682,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_14;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.s64 %rd14, [%rd11];
 $L_6:
@@ -15005,6 +17703,8 @@ $L_10:
 	mov.f64 %fd21, %fd22;
 $L_11:
 	mov.b64 %rd23, %fd21;
+	setp.ge.u64 %pt1, %rd9, %rd26;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.u64 [%rd24], %rd23;
 $L_12:
@@ -15015,6 +17715,31 @@ $L_13:
 	bra.uni $L_8;
 $L_14:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Specials_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3735552;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Bits64_0(
@@ -15023,13 +17748,15 @@ $L_14:
 	.param .u64 Bits64_0_param_2,
 	.param .s64 Bits64_0_param_3,
 	.param .u64 Bits64_0_param_4,
-	.param .s64 Bits64_0_param_5
+	.param .s64 Bits64_0_param_5,
+	.param .u64 Bits64_0_param_6
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<24>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<21>;
 
 $L_0:
@@ -15039,8 +17766,10 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Bits64_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Bits64_0_param_1];
 	ld.param.u64 %rd22, [Bits64_0_param_4];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Bits64_0_param_5];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -15063,6 +17792,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_7;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	mov.b64 %rd15, %fd14;
@@ -15072,6 +17803,8 @@ $L_5:
 	ld.global.u64 %rd18, [%rd17];
 	xor.b64 %rd19, %rd18, 9223372036854775808U;
 	mov.b64 %fd20, %rd19;
+	setp.ge.u64 %pt1, %rd9, %rd23;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd21, %rd9, 8, %rd22;
 	st.global.f64 [%rd21], %fd20;
 $L_6:
@@ -15079,6 +17812,31 @@ $L_6:
 	bra.uni $L_2;
 $L_7:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Bits64_0_param_6];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
+	st.global.u32 [%rdt3+8], 3801088;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Bits32_0(
@@ -15091,15 +17849,16 @@ $L_7:
 	.param .u64 Bits32_0_param_6,
 	.param .s64 Bits32_0_param_7,
 	.param .u64 Bits32_0_param_8,
-	.param .s64 Bits32_0_param_9
+	.param .s64 Bits32_0_param_9,
+	.param .u64 Bits32_0_param_10
 )
 {
 	.reg .pred %p<60>;
-	.reg .pred %pt<1>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<62>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<66>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<63>;
 	.reg .f64 %fd<52>;
 
@@ -15110,12 +17869,16 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Bits32_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Bits32_0_param_1];
 	ld.param.u64 %rd22, [Bits32_0_param_6];
 	cvta.to.global.u64 %rd22, %rd22;
+	ld.param.u64 %rd23, [Bits32_0_param_7];
 	ld.param.u64 %rd27, [Bits32_0_param_2];
 	cvta.to.global.u64 %rd27, %rd27;
+	ld.param.u64 %rd28, [Bits32_0_param_3];
 	ld.param.u64 %rd64, [Bits32_0_param_8];
 	cvta.to.global.u64 %rd64, %rd64;
+	ld.param.u64 %rd65, [Bits32_0_param_9];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -15138,6 +17901,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_26;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	mov.b32 %r15, %f14;
@@ -15147,10 +17912,14 @@ $L_5:
 	ld.global.u32 %r18, [%rd17];
 	xor.b32 %r19, %r18, 2147483648;
 	mov.b32 %f20, %r19;
+	setp.ge.u64 %pt1, %rd9, %rd23;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd21, %rd9, 4, %rd22;
 	st.global.f32 [%rd21], %f20;
 	mad.lo.s64 %rd24, %rd9, 4, %rd12;
 	ld.global.f32 %f25, [%rd24];
+	setp.ge.u64 %pt2, %rd9, %rd28;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd26, %rd9, 4, %rd27;
 	ld.global.f32 %f29, [%rd26];
 $L_6:
@@ -15169,6 +17938,8 @@ $L_10:
 $L_11:
 	mov.f32 %f30, %f34;
 $L_12:
+	setp.ge.u64 %pt3, %rd9, %rd65;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd63, %rd9, 4, %rd64;
 	st.global.f32 [%rd63], %f30;
 $L_13:
@@ -15209,8 +17980,8 @@ $L_22:
 $L_23:
 	setp.gt.f32 %p57, %f29, %f25;
 	setp.gt.f32 %p58, %f25, 0f00000000;
-	xor.pred %pt0, %p57, %p58;
-	not.pred %p59, %pt0;
+	xor.pred %pt4, %p57, %p58;
+	not.pred %p59, %pt4;
 	@!%p59 bra $L_25;
 $L_24:
 	mov.b32 %r54, %f25;
@@ -15226,6 +17997,41 @@ $L_25:
 	bra.uni $L_11;
 $L_26:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd23;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd28;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd65;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Bits32_0_param_10];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt3+8], 3866624;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Narrow_0(
@@ -15240,15 +18046,16 @@ $L_26:
 	.param .u64 Narrow_0_param_8,
 	.param .s64 Narrow_0_param_9,
 	.param .u64 Narrow_0_param_10,
-	.param .s64 Narrow_0_param_11
+	.param .s64 Narrow_0_param_11,
+	.param .u64 Narrow_0_param_12
 )
 {
 	.reg .pred %p<505>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<9>;
 	.reg .b32 %r<423>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<519>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<516>;
 	.reg .f64 %fd<515>;
 
@@ -15259,14 +18066,19 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Narrow_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Narrow_0_param_1];
 	ld.param.u64 %rd25, [Narrow_0_param_6];
 	cvta.to.global.u64 %rd25, %rd25;
+	ld.param.u64 %rd26, [Narrow_0_param_7];
 	ld.param.u64 %rd92, [Narrow_0_param_8];
 	cvta.to.global.u64 %rd92, %rd92;
+	ld.param.u64 %rd93, [Narrow_0_param_9];
 	ld.param.u64 %rd98, [Narrow_0_param_2];
 	cvta.to.global.u64 %rd98, %rd98;
+	ld.param.u64 %rd99, [Narrow_0_param_3];
 	ld.param.u64 %rd517, [Narrow_0_param_10];
 	cvta.to.global.u64 %rd517, %rd517;
+	ld.param.u64 %rd518, [Narrow_0_param_11];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -15289,6 +18101,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_325;
 $L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 4, %rd12;
 	ld.global.f32 %f14, [%rd11];
 	sqrt.rn.f32 %f17, %f14;
@@ -15297,6 +18111,8 @@ $L_5:
 	mad.lo.s64 %rd19, %rd9, 4, %rd12;
 	ld.global.f32 %f20, [%rd19];
 	cvt.rmi.f32.f32 %f23, %f20;
+	setp.ge.u64 %pt1, %rd9, %rd26;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 4, %rd25;
 	st.global.f32 [%rd24], %f23;
 	mad.lo.s64 %rd27, %rd9, 4, %rd12;
@@ -15316,11 +18132,17 @@ $L_9:
 	mov.f64 %fd30, %fd31;
 $L_10:
 	cvt.rn.f32.f64 %f90, %fd30;
+	setp.ge.u64 %pt2, %rd9, %rd93;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd91, %rd9, 4, %rd92;
 	st.global.f32 [%rd91], %f90;
+	setp.ge.u64 %pt3, %rd9, %rd13;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd94, %rd9, 4, %rd12;
 	ld.global.f32 %f95, [%rd94];
 	cvt.f64.f32 %fd96, %f95;
+	setp.ge.u64 %pt4, %rd9, %rd99;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd97, %rd9, 4, %rd98;
 	ld.global.f32 %f100, [%rd97];
 	cvt.f64.f32 %fd101, %f100;
@@ -15338,6 +18160,8 @@ $L_14:
 	mov.f64 %fd102, %fd105;
 $L_15:
 	cvt.rn.f32.f64 %f515, %fd102;
+	setp.ge.u64 %pt5, %rd9, %rd518;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd516, %rd9, 4, %rd517;
 	st.global.f32 [%rd516], %f515;
 $L_16:
@@ -15548,8 +18372,8 @@ $L_78:
 	and.b64 %fd259, %fd106, 9223372036854775807;
 	setp.lt.f64 %p260, %fd259, 0d3FF0000000000000;
 	setp.gt.f64 %p261, %fd107, 0d0000000000000000;
-	xor.pred %pt0, %p260, %p261;
-	not.pred %p262, %pt0;
+	xor.pred %pt6, %p260, %p261;
+	not.pred %p262, %pt6;
 	@!%p262 bra $L_80;
 $L_79:
 	mov.f64 %fd105, 0d0000000000000000;
@@ -16243,8 +19067,8 @@ $L_254:
 	setp.gt.f64 %p227, %fd226, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p222, %p227;
 $L_255:
-	xor.pred %pt1, %p221, %p222;
-	not.pred %p230, %pt1;
+	xor.pred %pt7, %p221, %p222;
+	not.pred %p230, %pt7;
 	@!%p230 bra $L_257;
 $L_256:
 	mov.f64 %fd105, 0d0000000000000000;
@@ -16486,6 +19310,51 @@ $L_324:
 	bra.uni $L_311;
 $L_325:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd26;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd93;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd99;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd518;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Narrow_0_param_12];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
+	st.global.u32 [%rdt3+8], 3932160;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Prologue_0(
@@ -16493,14 +19362,16 @@ $L_325:
 	.param .u64 Prologue_0_param_1,
 	.param .s64 Prologue_0_param_2,
 	.param .u64 Prologue_0_param_3,
-	.param .s64 Prologue_0_param_4
+	.param .s64 Prologue_0_param_4,
+	.param .u64 Prologue_0_param_5
 )
 {
 	.reg .pred %p<180>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<69>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<211>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<210>;
 
 $L_0:
@@ -16510,6 +19381,7 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Prologue_0_param_1];
 	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Prologue_0_param_2];
 	ld.param.f64 %fd18, [Prologue_0_param_0];
 $L_1:
 	mov.b64 %rd20, %fd18;
@@ -16559,6 +19431,8 @@ $L_14:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_17;
 $L_15:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 	mul.rn.f64 %fd15, %fd14, %fd16;
@@ -16928,6 +19802,26 @@ $L_97:
 $L_98:
 	mov.b32 %r31, -2147483648;
 	bra.uni $L_85;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Prologue_0_param_5];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt1, %rt8, %rt6;
+	@%pt1 exit;
+	st.global.u32 [%rdt3+8], 3997696;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry Random_0(
@@ -16941,14 +19835,16 @@ $L_98:
 	.param .u64 Random_0_param_7,
 	.param .s64 Random_0_param_8,
 	.param .u64 Random_0_param_9,
-	.param .s64 Random_0_param_10
+	.param .s64 Random_0_param_10,
+	.param .u64 Random_0_param_11
 )
 {
 	.reg .pred %p<509>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<391>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<9>;
 	.reg .b64 %rd<508>;
-	.reg .b64 %rdt<1>;
+	.reg .b64 %rdt<4>;
 	.reg .f32 %f<184>;
 	.reg .f64 %fd<491>;
 
@@ -16960,12 +19856,16 @@ $L_0:
 	ld.param.u64 %rd13, [Random_0_param_0];
 	ld.param.u64 %rd125, [Random_0_param_3];
 	cvta.to.global.u64 %rd125, %rd125;
+	ld.param.u64 %rd126, [Random_0_param_4];
 	ld.param.u64 %rd185, [Random_0_param_5];
 	cvta.to.global.u64 %rd185, %rd185;
+	ld.param.u64 %rd186, [Random_0_param_6];
 	ld.param.u64 %rd249, [Random_0_param_7];
 	cvta.to.global.u64 %rd249, %rd249;
+	ld.param.u64 %rd250, [Random_0_param_8];
 	ld.param.u64 %rd492, [Random_0_param_9];
 	cvta.to.global.u64 %rd492, %rd492;
+	ld.param.u64 %rd493, [Random_0_param_10];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -17330,6 +20230,8 @@ $L_44:
 	or.b64 %rd123, %rd121, %rd122;
 	mov.b64 %rd67, %rd123;
 $L_45:
+	setp.ge.u64 %pt0, %rd9, %rd126;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd124, %rd9, 8, %rd125;
 	st.global.u64 [%rd124], %rd67;
 $L_46:
@@ -17502,6 +20404,8 @@ $L_65:
 	mul.rn.f32 %f183, %f182, 0f33800000;
 	mov.f32 %f127, %f183;
 $L_66:
+	setp.ge.u64 %pt1, %rd9, %rd186;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd184, %rd9, 4, %rd185;
 	st.global.f32 [%rd184], %f127;
 $L_67:
@@ -17683,6 +20587,8 @@ $L_86:
 	mul.rn.f64 %fd247, %fd246, 0d3CA0000000000000;
 	mov.f64 %fd187, %fd247;
 $L_87:
+	setp.ge.u64 %pt2, %rd9, %rd250;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd248, %rd9, 8, %rd249;
 	st.global.f64 [%rd248], %fd187;
 $L_88:
@@ -17889,6 +20795,8 @@ $L_116:
 	mul.rn.f64 %fd490, %fd315, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd251, %fd490;
 $L_117:
+	setp.ge.u64 %pt3, %rd9, %rd493;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd491, %rd9, 8, %rd492;
 	st.global.f64 [%rd491], %fd251;
 $L_118:
@@ -18155,6 +21063,41 @@ $L_159:
 	bra.uni $L_22;
 $L_160:
 	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd126;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd186;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd250;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd493;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt3, [Random_0_param_11];
+	cvta.to.global.u64 %rdt3, %rdt3;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	add.u32 %rt7, %rt6, 1;
+	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
+	st.global.u32 [%rdt3+8], 4063232;
+	st.global.u32 [%rdt3+12], %rt5;
+	st.global.u64 [%rdt3+16], %rdt1;
+	st.global.u64 [%rdt3+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt3+4], %rt7;
+	exit;
 }
 
 .visible .entry MonteCarloPi_0(
@@ -18449,6 +21392,13 @@ $L_38:
 
 // qdIR is the IR of this package's kernels.
 const qdIR = `kernel Counts64(x []u64, ones []i64, leading []i64, trailing []i64, length []i64)
+site 0 index bits.go:8:31
+site 1 index bits.go:9:37
+site 2 index bits.go:9:10
+site 3 index bits.go:10:39
+site 4 index bits.go:10:11
+site 5 index bits.go:11:27
+site 6 index bits.go:11:9
 
 task Counts64_0 parallel count=(len ones)
 b0: # entry
@@ -18456,9 +21406,13 @@ b0: # entry
 	r5 = len ones
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r25 = base leading
+	r26 = len leading
 	r33 = base trailing
+	r34 = len trailing
 	r41 = base length
+	r42 = len length
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18477,6 +21431,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.u64 r11
 	r16 = popcount.u64 r14
@@ -18489,6 +21444,7 @@ b5: # rangeindex.body
 	r22 = clz.u64 r20
 	r23 = convert.i64.u64 r22
 	r21 = move.i64 r23
+	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
 	r27 = elemaddr r12, r9, 8
@@ -18496,6 +21452,7 @@ b5: # rangeindex.body
 	r30 = ctz.u64 r28
 	r31 = convert.i64.u64 r30
 	r29 = move.i64 r31
+	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
 	r35 = elemaddr r12, r9, 8
@@ -18503,6 +21460,7 @@ b5: # rangeindex.body
 	r38 = clz.u64 r36
 	r39 = convert.i64.u64 r38
 	r37 = sub.i64 64, r39
+	checkindex r9, r42, site 6
 	r40 = elemaddr r41, r9, 8
 	store.i64 r40, r37
 	jump b6
@@ -18513,6 +21471,12 @@ b7: # exit
 	return
 
 kernel Permute64(x []u64, k []i64, reversed []u64, swapped []u64, rotated []u64)
+site 0 index bits.go:18:33
+site 1 index bits.go:19:37
+site 2 index bits.go:19:10
+site 3 index bits.go:20:35
+site 4 index bits.go:20:41
+site 5 index bits.go:20:10
 
 task Permute64_0 parallel count=(len reversed)
 b0: # entry
@@ -18520,9 +21484,13 @@ b0: # entry
 	r5 = len reversed
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r21 = base swapped
+	r22 = len swapped
 	r26 = base k
+	r27 = len k
 	r37 = base rotated
+	r38 = len rotated
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18541,6 +21509,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b9
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.u64 r11
 	r15 = brev.u64 r14
@@ -18549,10 +21518,12 @@ b5: # rangeindex.body
 	r17 = elemaddr r12, r9, 8
 	r18 = load.u64 r17
 	r19 = bswap.u64 r18
+	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 8
 	store.u64 r20, r19
 	r23 = elemaddr r12, r9, 8
 	r24 = load.u64 r23
+	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
 	r28 = load.i64 r25
 	jump b6
@@ -18566,6 +21537,7 @@ b6: # RotateLeft64.entry
 	r29 = move.u64 r35
 	jump b7
 b7: # RotateLeft64.return
+	checkindex r9, r38, site 5
 	r36 = elemaddr r37, r9, 8
 	store.u64 r36, r29
 	jump b8
@@ -18576,6 +21548,13 @@ b9: # exit
 	return
 
 kernel Counts32(x []u32, ones []i64, leading []i64, trailing []i64, length []i64)
+site 0 index bits.go:27:31
+site 1 index bits.go:28:37
+site 2 index bits.go:28:10
+site 3 index bits.go:29:39
+site 4 index bits.go:29:11
+site 5 index bits.go:30:27
+site 6 index bits.go:30:9
 
 task Counts32_0 parallel count=(len ones)
 b0: # entry
@@ -18583,9 +21562,13 @@ b0: # entry
 	r5 = len ones
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r25 = base leading
+	r26 = len leading
 	r33 = base trailing
+	r34 = len trailing
 	r41 = base length
+	r42 = len length
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18604,6 +21587,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.u32 r11
 	r16 = popcount.u32 r14
@@ -18616,6 +21600,7 @@ b5: # rangeindex.body
 	r22 = clz.u32 r20
 	r23 = convert.i64.u32 r22
 	r21 = move.i64 r23
+	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
 	r27 = elemaddr r12, r9, 4
@@ -18623,6 +21608,7 @@ b5: # rangeindex.body
 	r30 = ctz.u32 r28
 	r31 = convert.i64.u32 r30
 	r29 = move.i64 r31
+	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
 	r35 = elemaddr r12, r9, 4
@@ -18630,6 +21616,7 @@ b5: # rangeindex.body
 	r38 = clz.u32 r36
 	r39 = convert.i64.u32 r38
 	r37 = sub.i64 32, r39
+	checkindex r9, r42, site 6
 	r40 = elemaddr r41, r9, 8
 	store.i64 r40, r37
 	jump b6
@@ -18640,6 +21627,12 @@ b7: # exit
 	return
 
 kernel Permute32(x []u32, k []i64, reversed []u32, swapped []u32, rotated []u32)
+site 0 index bits.go:37:33
+site 1 index bits.go:38:37
+site 2 index bits.go:38:10
+site 3 index bits.go:39:35
+site 4 index bits.go:39:41
+site 5 index bits.go:39:10
 
 task Permute32_0 parallel count=(len reversed)
 b0: # entry
@@ -18647,9 +21640,13 @@ b0: # entry
 	r5 = len reversed
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r21 = base swapped
+	r22 = len swapped
 	r26 = base k
+	r27 = len k
 	r37 = base rotated
+	r38 = len rotated
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18668,6 +21665,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b9
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.u32 r11
 	r15 = brev.u32 r14
@@ -18676,10 +21674,12 @@ b5: # rangeindex.body
 	r17 = elemaddr r12, r9, 4
 	r18 = load.u32 r17
 	r19 = bswap.u32 r18
+	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 4
 	store.u32 r20, r19
 	r23 = elemaddr r12, r9, 4
 	r24 = load.u32 r23
+	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
 	r28 = load.i64 r25
 	jump b6
@@ -18693,6 +21693,7 @@ b6: # RotateLeft32.entry
 	r29 = move.u32 r35
 	jump b7
 b7: # RotateLeft32.return
+	checkindex r9, r38, site 5
 	r36 = elemaddr r37, r9, 4
 	store.u32 r36, r29
 	jump b8
@@ -18703,6 +21704,13 @@ b9: # exit
 	return
 
 kernel Counts16(x []u16, ones []i64, leading []i64, trailing []i64, length []i64)
+site 0 index bits.go:46:31
+site 1 index bits.go:47:37
+site 2 index bits.go:47:10
+site 3 index bits.go:48:39
+site 4 index bits.go:48:11
+site 5 index bits.go:49:27
+site 6 index bits.go:49:9
 
 task Counts16_0 parallel count=(len ones)
 b0: # entry
@@ -18710,9 +21718,13 @@ b0: # entry
 	r5 = len ones
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r25 = base leading
+	r26 = len leading
 	r33 = base trailing
+	r34 = len trailing
 	r41 = base length
+	r42 = len length
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18731,6 +21743,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 2
 	r14 = load.u16 r11
 	r16 = popcount.u16 r14
@@ -18743,6 +21756,7 @@ b5: # rangeindex.body
 	r22 = clz.u16 r20
 	r23 = convert.i64.u16 r22
 	r21 = move.i64 r23
+	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
 	r27 = elemaddr r12, r9, 2
@@ -18750,6 +21764,7 @@ b5: # rangeindex.body
 	r30 = ctz.u16 r28
 	r31 = convert.i64.u16 r30
 	r29 = move.i64 r31
+	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
 	r35 = elemaddr r12, r9, 2
@@ -18757,6 +21772,7 @@ b5: # rangeindex.body
 	r38 = clz.u16 r36
 	r39 = convert.i64.u16 r38
 	r37 = sub.i64 16, r39
+	checkindex r9, r42, site 6
 	r40 = elemaddr r41, r9, 8
 	store.i64 r40, r37
 	jump b6
@@ -18767,6 +21783,12 @@ b7: # exit
 	return
 
 kernel Permute16(x []u16, k []i64, reversed []u16, swapped []u16, rotated []u16)
+site 0 index bits.go:56:33
+site 1 index bits.go:57:37
+site 2 index bits.go:57:10
+site 3 index bits.go:58:35
+site 4 index bits.go:58:41
+site 5 index bits.go:58:10
 
 task Permute16_0 parallel count=(len reversed)
 b0: # entry
@@ -18774,9 +21796,13 @@ b0: # entry
 	r5 = len reversed
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r21 = base swapped
+	r22 = len swapped
 	r26 = base k
+	r27 = len k
 	r37 = base rotated
+	r38 = len rotated
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18795,6 +21821,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b9
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 2
 	r14 = load.u16 r11
 	r15 = brev.u16 r14
@@ -18803,10 +21830,12 @@ b5: # rangeindex.body
 	r17 = elemaddr r12, r9, 2
 	r18 = load.u16 r17
 	r19 = bswap.u16 r18
+	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 2
 	store.u16 r20, r19
 	r23 = elemaddr r12, r9, 2
 	r24 = load.u16 r23
+	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
 	r28 = load.i64 r25
 	jump b6
@@ -18820,6 +21849,7 @@ b6: # RotateLeft16.entry
 	r29 = move.u16 r35
 	jump b7
 b7: # RotateLeft16.return
+	checkindex r9, r38, site 5
 	r36 = elemaddr r37, r9, 2
 	store.u16 r36, r29
 	jump b8
@@ -18830,6 +21860,13 @@ b9: # exit
 	return
 
 kernel Counts8(x []u8, ones []i64, leading []i64, trailing []i64, length []i64)
+site 0 index bits.go:65:30
+site 1 index bits.go:66:36
+site 2 index bits.go:66:10
+site 3 index bits.go:67:38
+site 4 index bits.go:67:11
+site 5 index bits.go:68:26
+site 6 index bits.go:68:9
 
 task Counts8_0 parallel count=(len ones)
 b0: # entry
@@ -18837,9 +21874,13 @@ b0: # entry
 	r5 = len ones
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r25 = base leading
+	r26 = len leading
 	r33 = base trailing
+	r34 = len trailing
 	r41 = base length
+	r42 = len length
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18858,6 +21899,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 1
 	r14 = load.u8 r11
 	r16 = popcount.u8 r14
@@ -18870,6 +21912,7 @@ b5: # rangeindex.body
 	r22 = clz.u8 r20
 	r23 = convert.i64.u8 r22
 	r21 = move.i64 r23
+	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
 	r27 = elemaddr r12, r9, 1
@@ -18877,6 +21920,7 @@ b5: # rangeindex.body
 	r30 = ctz.u8 r28
 	r31 = convert.i64.u8 r30
 	r29 = move.i64 r31
+	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
 	r35 = elemaddr r12, r9, 1
@@ -18884,6 +21928,7 @@ b5: # rangeindex.body
 	r38 = clz.u8 r36
 	r39 = convert.i64.u8 r38
 	r37 = sub.i64 8, r39
+	checkindex r9, r42, site 6
 	r40 = elemaddr r41, r9, 8
 	store.i64 r40, r37
 	jump b6
@@ -18894,6 +21939,10 @@ b7: # exit
 	return
 
 kernel Permute8(x []u8, k []i64, reversed []u8, rotated []u8)
+site 0 index bits.go:75:32
+site 1 index bits.go:76:34
+site 2 index bits.go:76:40
+site 3 index bits.go:76:10
 
 task Permute8_0 parallel count=(len reversed)
 b0: # entry
@@ -18901,8 +21950,11 @@ b0: # entry
 	r5 = len reversed
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r20 = base k
+	r21 = len k
 	r31 = base rotated
+	r32 = len rotated
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18921,6 +21973,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b9
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 1
 	r14 = load.u8 r11
 	r15 = brev.u8 r14
@@ -18928,6 +21981,7 @@ b5: # rangeindex.body
 	store.u8 r16, r15
 	r17 = elemaddr r12, r9, 1
 	r18 = load.u8 r17
+	checkindex r9, r21, site 2
 	r19 = elemaddr r20, r9, 8
 	r22 = load.i64 r19
 	jump b6
@@ -18941,6 +21995,7 @@ b6: # RotateLeft8.entry
 	r23 = move.u8 r29
 	jump b7
 b7: # RotateLeft8.return
+	checkindex r9, r32, site 3
 	r30 = elemaddr r31, r9, 1
 	store.u8 r30, r23
 	jump b8
@@ -18951,6 +22006,13 @@ b9: # exit
 	return
 
 kernel Counts(x []u64, ones []i64, leading []i64, trailing []i64, length []i64)
+site 0 index bits.go:83:29
+site 1 index bits.go:84:35
+site 2 index bits.go:84:10
+site 3 index bits.go:85:37
+site 4 index bits.go:85:11
+site 5 index bits.go:86:25
+site 6 index bits.go:86:9
 
 task Counts_0 parallel count=(len ones)
 b0: # entry
@@ -18958,9 +22020,13 @@ b0: # entry
 	r5 = len ones
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r25 = base leading
+	r26 = len leading
 	r33 = base trailing
+	r34 = len trailing
 	r41 = base length
+	r42 = len length
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -18979,6 +22045,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.u64 r11
 	r16 = popcount.u64 r14
@@ -18991,6 +22058,7 @@ b5: # rangeindex.body
 	r22 = clz.u64 r20
 	r23 = convert.i64.u64 r22
 	r21 = move.i64 r23
+	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
 	r27 = elemaddr r12, r9, 8
@@ -18998,6 +22066,7 @@ b5: # rangeindex.body
 	r30 = ctz.u64 r28
 	r31 = convert.i64.u64 r30
 	r29 = move.i64 r31
+	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
 	r35 = elemaddr r12, r9, 8
@@ -19005,6 +22074,7 @@ b5: # rangeindex.body
 	r38 = clz.u64 r36
 	r39 = convert.i64.u64 r38
 	r37 = sub.i64 64, r39
+	checkindex r9, r42, site 6
 	r40 = elemaddr r41, r9, 8
 	store.i64 r40, r37
 	jump b6
@@ -19015,6 +22085,12 @@ b7: # exit
 	return
 
 kernel Permute(x []u64, k []i64, reversed []u64, swapped []u64, rotated []u64)
+site 0 index bits.go:93:31
+site 1 index bits.go:94:35
+site 2 index bits.go:94:10
+site 3 index bits.go:95:33
+site 4 index bits.go:95:39
+site 5 index bits.go:95:10
 
 task Permute_0 parallel count=(len reversed)
 b0: # entry
@@ -19022,9 +22098,13 @@ b0: # entry
 	r5 = len reversed
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r21 = base swapped
+	r22 = len swapped
 	r26 = base k
+	r27 = len k
 	r40 = base rotated
+	r41 = len rotated
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -19043,6 +22123,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b11
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.u64 r11
 	r15 = brev.u64 r14
@@ -19051,10 +22132,12 @@ b5: # rangeindex.body
 	r17 = elemaddr r12, r9, 8
 	r18 = load.u64 r17
 	r19 = bswap.u64 r18
+	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 8
 	store.u64 r20, r19
 	r23 = elemaddr r12, r9, 8
 	r24 = load.u64 r23
+	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
 	r28 = load.i64 r25
 	jump b6
@@ -19075,6 +22158,7 @@ b8: # RotateLeft64.return
 	r29 = move.u64 r38
 	jump b9
 b9: # RotateLeft.return
+	checkindex r9, r41, site 5
 	r39 = elemaddr r40, r9, 8
 	store.u64 r39, r29
 	jump b10
@@ -19085,6 +22169,19 @@ b11: # exit
 	return
 
 kernel Carry64(x []u64, y []u64, c []u64, sum []u64, carry []u64, diff []u64, borrow []u64, hi []u64, lo []u64)
+site 0 index bits.go:102:34
+site 1 index bits.go:102:40
+site 2 index bits.go:102:46
+site 3 index bits.go:102:16
+site 4 index bits.go:103:36
+site 5 index bits.go:103:42
+site 6 index bits.go:103:48
+site 7 index bits.go:103:7
+site 8 index bits.go:103:18
+site 9 index bits.go:104:30
+site 10 index bits.go:104:36
+site 11 index bits.go:104:5
+site 12 index bits.go:104:12
 
 task Carry64_0 parallel count=(len sum)
 b0: # entry
@@ -19092,13 +22189,21 @@ b0: # entry
 	r5 = len sum
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	r20 = base c
+	r21 = len c
 	r37 = base carry
+	r38 = len carry
 	r59 = base diff
+	r60 = len diff
 	r63 = base borrow
+	r64 = len borrow
 	r73 = base hi
+	r74 = len hi
 	r77 = base lo
+	r78 = len lo
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -19117,10 +22222,13 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b11
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.u64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.u64 r15
+	checkindex r9, r21, site 2
 	r19 = elemaddr r20, r9, 8
 	r22 = load.u64 r19
 	r23 = and.u64 r22, 1
@@ -19141,12 +22249,16 @@ b7: # Add64.return
 	r34 = elemaddr r4, r9, 8
 	store.u64 r34, r33
 	r35 = move.u64 r25
+	checkindex r9, r38, site 3
 	r36 = elemaddr r37, r9, 8
 	store.u64 r36, r35
+	checkindex r9, r13, site 4
 	r39 = elemaddr r12, r9, 8
 	r40 = load.u64 r39
+	checkindex r9, r17, site 5
 	r41 = elemaddr r16, r9, 8
 	r42 = load.u64 r41
+	checkindex r9, r21, site 6
 	r43 = elemaddr r20, r9, 8
 	r44 = load.u64 r43
 	r45 = and.u64 r44, 1
@@ -19166,21 +22278,27 @@ b8: # Sub64.entry
 	jump b9
 b9: # Sub64.return
 	r57 = move.u64 r46
+	checkindex r9, r60, site 7
 	r58 = elemaddr r59, r9, 8
 	store.u64 r58, r57
 	r61 = move.u64 r47
+	checkindex r9, r64, site 8
 	r62 = elemaddr r63, r9, 8
 	store.u64 r62, r61
+	checkindex r9, r13, site 9
 	r65 = elemaddr r12, r9, 8
 	r66 = load.u64 r65
+	checkindex r9, r17, site 10
 	r67 = elemaddr r16, r9, 8
 	r68 = load.u64 r67
 	r69 = mulhi.u64 r66, r68
 	r70 = mul.u64 r66, r68
 	r71 = move.u64 r69
+	checkindex r9, r74, site 11
 	r72 = elemaddr r73, r9, 8
 	store.u64 r72, r71
 	r75 = move.u64 r70
+	checkindex r9, r78, site 12
 	r76 = elemaddr r77, r9, 8
 	store.u64 r76, r75
 	jump b10
@@ -19191,6 +22309,19 @@ b11: # exit
 	return
 
 kernel Carry32(x []u32, y []u32, c []u32, sum []u32, carry []u32, diff []u32, borrow []u32, hi []u32, lo []u32)
+site 0 index bits.go:111:34
+site 1 index bits.go:111:40
+site 2 index bits.go:111:46
+site 3 index bits.go:111:16
+site 4 index bits.go:112:36
+site 5 index bits.go:112:42
+site 6 index bits.go:112:48
+site 7 index bits.go:112:7
+site 8 index bits.go:112:18
+site 9 index bits.go:113:30
+site 10 index bits.go:113:36
+site 11 index bits.go:113:5
+site 12 index bits.go:113:12
 
 task Carry32_0 parallel count=(len sum)
 b0: # entry
@@ -19198,13 +22329,21 @@ b0: # entry
 	r5 = len sum
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	r20 = base c
+	r21 = len c
 	r38 = base carry
+	r39 = len carry
 	r60 = base diff
+	r61 = len diff
 	r64 = base borrow
+	r65 = len borrow
 	r74 = base hi
+	r75 = len hi
 	r78 = base lo
+	r79 = len lo
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -19223,10 +22362,13 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b11
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.u32 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 4
 	r18 = load.u32 r15
+	checkindex r9, r21, site 2
 	r19 = elemaddr r20, r9, 4
 	r22 = load.u32 r19
 	r23 = and.u32 r22, 1
@@ -19248,12 +22390,16 @@ b7: # Add32.return
 	r35 = elemaddr r4, r9, 4
 	store.u32 r35, r34
 	r36 = move.u32 r25
+	checkindex r9, r39, site 3
 	r37 = elemaddr r38, r9, 4
 	store.u32 r37, r36
+	checkindex r9, r13, site 4
 	r40 = elemaddr r12, r9, 4
 	r41 = load.u32 r40
+	checkindex r9, r17, site 5
 	r42 = elemaddr r16, r9, 4
 	r43 = load.u32 r42
+	checkindex r9, r21, site 6
 	r44 = elemaddr r20, r9, 4
 	r45 = load.u32 r44
 	r46 = and.u32 r45, 1
@@ -19273,21 +22419,27 @@ b8: # Sub32.entry
 	jump b9
 b9: # Sub32.return
 	r58 = move.u32 r47
+	checkindex r9, r61, site 7
 	r59 = elemaddr r60, r9, 4
 	store.u32 r59, r58
 	r62 = move.u32 r48
+	checkindex r9, r65, site 8
 	r63 = elemaddr r64, r9, 4
 	store.u32 r63, r62
+	checkindex r9, r13, site 9
 	r66 = elemaddr r12, r9, 4
 	r67 = load.u32 r66
+	checkindex r9, r17, site 10
 	r68 = elemaddr r16, r9, 4
 	r69 = load.u32 r68
 	r70 = mulhi.u32 r67, r69
 	r71 = mul.u32 r67, r69
 	r72 = move.u32 r70
+	checkindex r9, r75, site 11
 	r73 = elemaddr r74, r9, 4
 	store.u32 r73, r72
 	r76 = move.u32 r71
+	checkindex r9, r79, site 12
 	r77 = elemaddr r78, r9, 4
 	store.u32 r77, r76
 	jump b10
@@ -19298,6 +22450,19 @@ b11: # exit
 	return
 
 kernel Carry(x []u64, y []u64, c []u64, sum []u64, carry []u64, diff []u64, borrow []u64, hi []u64, lo []u64)
+site 0 index bits.go:120:32
+site 1 index bits.go:120:38
+site 2 index bits.go:120:44
+site 3 index bits.go:120:16
+site 4 index bits.go:121:34
+site 5 index bits.go:121:40
+site 6 index bits.go:121:46
+site 7 index bits.go:121:7
+site 8 index bits.go:121:18
+site 9 index bits.go:122:28
+site 10 index bits.go:122:34
+site 11 index bits.go:122:5
+site 12 index bits.go:122:12
 
 task Carry_0 parallel count=(len sum)
 b0: # entry
@@ -19305,13 +22470,21 @@ b0: # entry
 	r5 = len sum
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	r20 = base c
+	r21 = len c
 	r46 = base carry
+	r47 = len carry
 	r77 = base diff
+	r78 = len diff
 	r81 = base borrow
+	r82 = len borrow
 	r91 = base hi
+	r92 = len hi
 	r95 = base lo
+	r96 = len lo
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -19330,10 +22503,13 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b15
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.u64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.u64 r15
+	checkindex r9, r21, site 2
 	r19 = elemaddr r20, r9, 8
 	r22 = load.u64 r19
 	r23 = and.u64 r22, 1
@@ -19367,12 +22543,16 @@ b9: # Add.return
 	r43 = elemaddr r4, r9, 8
 	store.u64 r43, r42
 	r44 = move.u64 r25
+	checkindex r9, r47, site 3
 	r45 = elemaddr r46, r9, 8
 	store.u64 r45, r44
+	checkindex r9, r13, site 4
 	r48 = elemaddr r12, r9, 8
 	r49 = load.u64 r48
+	checkindex r9, r17, site 5
 	r50 = elemaddr r16, r9, 8
 	r51 = load.u64 r50
+	checkindex r9, r21, site 6
 	r52 = elemaddr r20, r9, 8
 	r53 = load.u64 r52
 	r54 = and.u64 r53, 1
@@ -19405,21 +22585,27 @@ b12: # Sub64.return
 	jump b13
 b13: # Sub.return
 	r75 = move.u64 r55
+	checkindex r9, r78, site 7
 	r76 = elemaddr r77, r9, 8
 	store.u64 r76, r75
 	r79 = move.u64 r56
+	checkindex r9, r82, site 8
 	r80 = elemaddr r81, r9, 8
 	store.u64 r80, r79
+	checkindex r9, r13, site 9
 	r83 = elemaddr r12, r9, 8
 	r84 = load.u64 r83
+	checkindex r9, r17, site 10
 	r85 = elemaddr r16, r9, 8
 	r86 = load.u64 r85
 	r87 = mulhi.u64 r84, r86
 	r88 = mul.u64 r84, r86
 	r89 = move.u64 r87
+	checkindex r9, r92, site 11
 	r90 = elemaddr r91, r9, 8
 	store.u64 r90, r89
 	r93 = move.u64 r88
+	checkindex r9, r96, site 12
 	r94 = elemaddr r95, r9, 8
 	store.u64 r94, r93
 	jump b14
@@ -19430,6 +22616,7 @@ b15: # exit
 	return
 
 kernel Abs(x []f64, out []f64)
+site 0 index math.go:13:22
 
 task Abs_0 parallel count=(len out)
 b0: # entry
@@ -19437,6 +22624,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -19455,6 +22643,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = abs.f64 r14
@@ -19468,6 +22657,7 @@ b7: # exit
 	return
 
 kernel Acos(x []f64, out []f64)
+site 0 index math.go:20:23
 
 task Acos_0 parallel count=(len out)
 b0: # entry
@@ -19475,6 +22665,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -19493,6 +22684,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b48
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -19780,6 +22972,7 @@ b48: # exit
 	return
 
 kernel Acosh(x []f64, out []f64)
+site 0 index math.go:27:24
 
 task Acosh_0 parallel count=(len out)
 b0: # entry
@@ -19787,6 +22980,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -19805,6 +22999,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b116
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -20349,6 +23544,7 @@ b116: # exit
 	return
 
 kernel Asin(x []f64, out []f64)
+site 0 index math.go:34:23
 
 task Asin_0 parallel count=(len out)
 b0: # entry
@@ -20356,6 +23552,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -20374,6 +23571,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b46
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -20654,6 +23852,7 @@ b46: # exit
 	return
 
 kernel Asinh(x []f64, out []f64)
+site 0 index math.go:41:24
 
 task Asinh_0 parallel count=(len out)
 b0: # entry
@@ -20661,6 +23860,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -20679,6 +23879,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b129
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -21267,6 +24468,7 @@ b129: # exit
 	return
 
 kernel Atan(x []f64, out []f64)
+site 0 index math.go:48:23
 
 task Atan_0 parallel count=(len out)
 b0: # entry
@@ -21274,6 +24476,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -21292,6 +24495,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b35
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -21532,6 +24736,7 @@ b35: # exit
 	return
 
 kernel Atanh(x []f64, out []f64)
+site 0 index math.go:55:24
 
 task Atanh_0 parallel count=(len out)
 b0: # entry
@@ -21539,6 +24744,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -21557,6 +24763,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b161
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -22250,6 +25457,7 @@ b161: # exit
 	return
 
 kernel Cbrt(x []f64, out []f64)
+site 0 index math.go:62:23
 
 task Cbrt_0 parallel count=(len out)
 b0: # entry
@@ -22257,6 +25465,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -22275,6 +25484,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b31
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -22404,6 +25614,7 @@ b31: # exit
 	return
 
 kernel Ceil(x []f64, out []f64)
+site 0 index math.go:69:23
 
 task Ceil_0 parallel count=(len out)
 b0: # entry
@@ -22411,6 +25622,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -22429,6 +25641,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = ceil.f64 r14
@@ -22442,6 +25655,7 @@ b7: # exit
 	return
 
 kernel Cosh(x []f64, out []f64)
+site 0 index math.go:76:23
 
 task Cosh_0 parallel count=(len out)
 b0: # entry
@@ -22449,6 +25663,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -22467,6 +25682,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b72
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -22758,6 +25974,7 @@ b72: # exit
 	return
 
 kernel Erf(x []f64, out []f64)
+site 0 index math.go:83:22
 
 task Erf_0 parallel count=(len out)
 b0: # entry
@@ -22765,6 +25982,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -22783,6 +26001,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b119
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -23346,6 +26565,7 @@ b119: # exit
 	return
 
 kernel Erfc(x []f64, out []f64)
+site 0 index math.go:90:23
 
 task Erfc_0 parallel count=(len out)
 b0: # entry
@@ -23353,6 +26573,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -23371,6 +26592,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b122
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -23940,6 +27162,7 @@ b122: # exit
 	return
 
 kernel Erfcinv(x []f64, out []f64)
+site 0 index math.go:97:26
 
 task Erfcinv_0 parallel count=(len out)
 b0: # entry
@@ -23947,6 +27170,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -23965,6 +27189,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b54
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -24263,6 +27488,7 @@ b54: # exit
 	return
 
 kernel Erfinv(x []f64, out []f64)
+site 0 index math.go:104:25
 
 task Erfinv_0 parallel count=(len out)
 b0: # entry
@@ -24270,6 +27496,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -24288,6 +27515,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b52
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -24580,6 +27808,7 @@ b52: # exit
 	return
 
 kernel Exp(x []f64, out []f64)
+site 0 index math.go:111:22
 
 task Exp_0 parallel count=(len out)
 b0: # entry
@@ -24587,6 +27816,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -24605,6 +27835,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b38
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -24749,6 +27980,7 @@ b38: # exit
 	return
 
 kernel Exp2(x []f64, out []f64)
+site 0 index math.go:118:23
 
 task Exp2_0 parallel count=(len out)
 b0: # entry
@@ -24756,6 +27988,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -24774,6 +28007,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b69
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -25030,6 +28264,7 @@ b69: # exit
 	return
 
 kernel Expm1(x []f64, out []f64)
+site 0 index math.go:125:24
 
 task Expm1_0 parallel count=(len out)
 b0: # entry
@@ -25037,6 +28272,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -25055,6 +28291,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b69
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -25348,6 +28585,7 @@ b69: # exit
 	return
 
 kernel Floor(x []f64, out []f64)
+site 0 index math.go:132:24
 
 task Floor_0 parallel count=(len out)
 b0: # entry
@@ -25355,6 +28593,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -25373,6 +28612,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = floor.f64 r14
@@ -25386,6 +28626,7 @@ b7: # exit
 	return
 
 kernel Log(x []f64, out []f64)
+site 0 index math.go:139:22
 
 task Log_0 parallel count=(len out)
 b0: # entry
@@ -25393,6 +28634,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -25411,6 +28653,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b25
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -25521,6 +28764,7 @@ b25: # exit
 	return
 
 kernel Log10(x []f64, out []f64)
+site 0 index math.go:146:24
 
 task Log10_0 parallel count=(len out)
 b0: # entry
@@ -25528,6 +28772,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -25546,6 +28791,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b27
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -25663,6 +28909,7 @@ b27: # exit
 	return
 
 kernel Log1p(x []f64, out []f64)
+site 0 index math.go:153:24
 
 task Log1p_0 parallel count=(len out)
 b0: # entry
@@ -25670,6 +28917,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -25688,6 +28936,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b67
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -25982,6 +29231,7 @@ b67: # exit
 	return
 
 kernel Log2(x []f64, out []f64)
+site 0 index math.go:160:23
 
 task Log2_0 parallel count=(len out)
 b0: # entry
@@ -25989,6 +29239,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26007,6 +29258,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b47
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -26214,6 +29466,7 @@ b47: # exit
 	return
 
 kernel Logb(x []f64, out []f64)
+site 0 index math.go:167:23
 
 task Logb_0 parallel count=(len out)
 b0: # entry
@@ -26221,6 +29474,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26239,6 +29493,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b37
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -26357,6 +29612,7 @@ b37: # exit
 	return
 
 kernel Round(x []f64, out []f64)
+site 0 index math.go:174:24
 
 task Round_0 parallel count=(len out)
 b0: # entry
@@ -26364,6 +29620,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26382,6 +29639,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b16
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -26432,6 +29690,7 @@ b16: # exit
 	return
 
 kernel RoundToEven(x []f64, out []f64)
+site 0 index math.go:181:30
 
 task RoundToEven_0 parallel count=(len out)
 b0: # entry
@@ -26439,6 +29698,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26457,6 +29717,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = roundeven.f64 r14
@@ -26470,6 +29731,7 @@ b7: # exit
 	return
 
 kernel Sinh(x []f64, out []f64)
+site 0 index math.go:188:23
 
 task Sinh_0 parallel count=(len out)
 b0: # entry
@@ -26477,6 +29739,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26495,6 +29758,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b81
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -26829,6 +30093,7 @@ b81: # exit
 	return
 
 kernel Sqrt(x []f64, out []f64)
+site 0 index math.go:195:23
 
 task Sqrt_0 parallel count=(len out)
 b0: # entry
@@ -26836,6 +30101,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26854,6 +30120,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = sqrt.f64 r14
@@ -26867,6 +30134,7 @@ b7: # exit
 	return
 
 kernel Trunc(x []f64, out []f64)
+site 0 index math.go:202:24
 
 task Trunc_0 parallel count=(len out)
 b0: # entry
@@ -26874,6 +30142,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26892,6 +30161,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = trunc.f64 r14
@@ -26905,6 +30175,8 @@ b7: # exit
 	return
 
 kernel Atan2(x []f64, y []f64, out []f64)
+site 0 index math.go:209:24
+site 1 index math.go:209:30
 
 task Atan2_0 parallel count=(len out)
 b0: # entry
@@ -26912,7 +30184,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -26931,8 +30205,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b117
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -27482,6 +30758,8 @@ b117: # exit
 	return
 
 kernel Copysign(x []f64, y []f64, out []f64)
+site 0 index math.go:216:27
+site 1 index math.go:216:33
 
 task Copysign_0 parallel count=(len out)
 b0: # entry
@@ -27489,7 +30767,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -27508,8 +30788,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b9
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -27533,6 +30815,8 @@ b9: # exit
 	return
 
 kernel Dim(x []f64, y []f64, out []f64)
+site 0 index math.go:223:22
+site 1 index math.go:223:28
 
 task Dim_0 parallel count=(len out)
 b0: # entry
@@ -27540,7 +30824,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -27559,8 +30845,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b11
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -27585,6 +30873,8 @@ b11: # exit
 	return
 
 kernel Hypot(x []f64, y []f64, out []f64)
+site 0 index math.go:230:24
+site 1 index math.go:230:30
 
 task Hypot_0 parallel count=(len out)
 b0: # entry
@@ -27592,7 +30882,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -27611,8 +30903,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b24
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -27691,6 +30985,8 @@ b24: # exit
 	return
 
 kernel Max(x []f64, y []f64, out []f64)
+site 0 index math.go:237:22
+site 1 index math.go:237:28
 
 task Max_0 parallel count=(len out)
 b0: # entry
@@ -27698,7 +30994,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -27717,8 +31015,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b46
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -27855,6 +31155,8 @@ b46: # exit
 	return
 
 kernel Min(x []f64, y []f64, out []f64)
+site 0 index math.go:244:22
+site 1 index math.go:244:28
 
 task Min_0 parallel count=(len out)
 b0: # entry
@@ -27862,7 +31164,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -27881,8 +31185,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b46
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -28019,6 +31325,8 @@ b46: # exit
 	return
 
 kernel Mod(x []f64, y []f64, out []f64)
+site 0 index math.go:251:22
+site 1 index math.go:251:28
 
 task Mod_0 parallel count=(len out)
 b0: # entry
@@ -28026,7 +31334,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -28045,8 +31355,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b113
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -28468,6 +31780,8 @@ b113: # exit
 	return
 
 kernel Nextafter(x []f64, y []f64, out []f64)
+site 0 index math.go:258:28
+site 1 index math.go:258:34
 
 task Nextafter_0 parallel count=(len out)
 b0: # entry
@@ -28475,7 +31789,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -28494,8 +31810,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b24
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -28573,6 +31891,8 @@ b24: # exit
 	return
 
 kernel Pow(x []f64, y []f64, out []f64)
+site 0 index math.go:265:22
+site 1 index math.go:265:28
 
 task Pow_0 parallel count=(len out)
 b0: # entry
@@ -28580,7 +31900,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -28599,8 +31921,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b294
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	r20 = move.f64 r14
@@ -29767,6 +33091,8 @@ b294: # exit
 	return
 
 kernel Remainder(x []f64, y []f64, out []f64)
+site 0 index math.go:272:28
+site 1 index math.go:272:34
 
 task Remainder_0 parallel count=(len out)
 b0: # entry
@@ -29774,7 +33100,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -29793,8 +33121,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b167
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
@@ -30394,6 +33724,9 @@ b167: # exit
 	return
 
 kernel FMA(x []f64, y []f64, z []f64, out []f64)
+site 0 index other.go:8:22
+site 1 index other.go:8:28
+site 2 index other.go:8:34
 
 task FMA_0 parallel count=(len out)
 b0: # entry
@@ -30401,8 +33734,11 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base y
+	r17 = len y
 	r20 = base z
+	r21 = len z
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -30421,10 +33757,13 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
+	checkindex r9, r21, site 2
 	r19 = elemaddr r20, r9, 8
 	r22 = load.f64 r19
 	r23 = fma.f64 r14, r18, r22
@@ -30438,6 +33777,8 @@ b7: # exit
 	return
 
 kernel Frexp(x []f64, frac []f64, exp []i64)
+site 0 index other.go:15:33
+site 1 index other.go:15:15
 
 task Frexp_0 parallel count=(len frac)
 b0: # entry
@@ -30445,7 +33786,9 @@ b0: # entry
 	r5 = len frac
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r53 = base exp
+	r54 = len exp
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -30464,6 +33807,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b26
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -30485,6 +33829,7 @@ b9: # Frexp.return
 	r50 = elemaddr r4, r9, 8
 	store.f64 r50, r49
 	r51 = move.i64 r16
+	checkindex r9, r54, site 1
 	r52 = elemaddr r53, r9, 8
 	store.i64 r52, r51
 	jump b10
@@ -30560,6 +33905,8 @@ b26: # exit
 	return
 
 kernel Ldexp(x []f64, exp []i64, out []f64)
+site 0 index other.go:22:24
+site 1 index other.go:22:32
 
 task Ldexp_0 parallel count=(len out)
 b0: # entry
@@ -30567,7 +33914,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r16 = base exp
+	r17 = len exp
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -30586,8 +33935,10 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b47
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
+	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.i64 r15
 	jump b6
@@ -30752,6 +34103,8 @@ b47: # exit
 	return
 
 kernel Modf(x []f64, whole []f64, frac []f64)
+site 0 index other.go:29:34
+site 1 index other.go:29:8
 
 task Modf_0 parallel count=(len frac)
 b0: # entry
@@ -30759,7 +34112,9 @@ b0: # entry
 	r5 = len frac
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r28 = base whole
+	r29 = len whole
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -30778,6 +34133,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b11
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -30800,6 +34156,7 @@ b8: # Copysign.return
 	jump b9
 b9: # Modf.return
 	r26 = move.f64 r15
+	checkindex r9, r29, site 1
 	r27 = elemaddr r28, r9, 8
 	store.f64 r27, r26
 	r30 = move.f64 r16
@@ -30813,6 +34170,7 @@ b11: # exit
 	return
 
 kernel Ilogb(x []f64, out []i64)
+site 0 index other.go:36:24
 
 task Ilogb_0 parallel count=(len out)
 b0: # entry
@@ -30820,6 +34178,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -30838,6 +34197,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b27
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -30923,6 +34283,10 @@ b27: # exit
 	return
 
 kernel Classify(x []f64, sign []i64, out []u8)
+site 0 index other.go:46:18
+site 1 index other.go:49:18
+site 2 index other.go:49:27
+site 3 index other.go:52:20
 
 task Classify_0 parallel count=(len out)
 b0: # entry
@@ -30930,7 +34294,9 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r22 = base sign
+	r23 = len sign
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -30949,6 +34315,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b27
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -30963,8 +34330,10 @@ b8: # if.then
 	r17 = move.u8 r18
 	jump b9
 b9: # if.done
+	checkindex r9, r13, site 1
 	r19 = elemaddr r12, r9, 8
 	r20 = load.f64 r19
+	checkindex r9, r23, site 2
 	r21 = elemaddr r22, r9, 8
 	r24 = load.i64 r21
 	jump b10
@@ -30986,6 +34355,7 @@ b14: # if.then
 	r32 = move.u8 r33
 	jump b15
 b15: # if.done
+	checkindex r9, r13, site 3
 	r34 = elemaddr r12, r9, 8
 	r35 = load.f64 r34
 	jump b16
@@ -31031,6 +34401,8 @@ b27: # exit
 	return
 
 kernel Specials(sign []i64, inf []u64, nan []u64)
+site 0 index other.go:65:42
+site 1 index other.go:66:6
 
 task Specials_0 parallel count=(len inf)
 b0: # entry
@@ -31038,7 +34410,9 @@ b0: # entry
 	r5 = len inf
 	r3 = move.i64 r5
 	r12 = base sign
+	r13 = len sign
 	r25 = base nan
+	r26 = len nan
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -31057,6 +34431,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b14
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.i64 r11
 	jump b6
@@ -31081,6 +34456,7 @@ b10: # NaN.entry
 	jump b11
 b11: # NaN.return
 	r23 = bitcast.u64.f64 r21
+	checkindex r9, r26, site 1
 	r24 = elemaddr r25, r9, 8
 	store.u64 r24, r23
 	jump b12
@@ -31094,6 +34470,8 @@ b14: # exit
 	return
 
 kernel Bits64(x []f64, bits []u64, flipped []f64)
+site 0 index other.go:73:31
+site 1 index other.go:74:10
 
 task Bits64_0 parallel count=(len bits)
 b0: # entry
@@ -31101,7 +34479,9 @@ b0: # entry
 	r5 = len bits
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r22 = base flipped
+	r23 = len flipped
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -31120,6 +34500,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b7
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = bitcast.u64.f64 r14
@@ -31129,6 +34510,7 @@ b5: # rangeindex.body
 	r18 = load.u64 r17
 	r19 = xor.u64 r18, 9223372036854775808
 	r20 = bitcast.f64.u64 r19
+	checkindex r9, r23, site 1
 	r21 = elemaddr r22, r9, 8
 	store.f64 r21, r20
 	jump b6
@@ -31139,6 +34521,11 @@ b7: # exit
 	return
 
 kernel Bits32(x []f32, y []f32, bits []u32, flipped []f32, next []f32)
+site 0 index other.go:81:31
+site 1 index other.go:82:10
+site 2 index other.go:83:31
+site 3 index other.go:83:37
+site 4 index other.go:83:7
 
 task Bits32_0 parallel count=(len bits)
 b0: # entry
@@ -31146,9 +34533,13 @@ b0: # entry
 	r5 = len bits
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r22 = base flipped
+	r23 = len flipped
 	r27 = base y
+	r28 = len y
 	r64 = base next
+	r65 = len next
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -31167,6 +34558,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b26
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r15 = bitcast.u32.f32 r14
@@ -31176,10 +34568,12 @@ b5: # rangeindex.body
 	r18 = load.u32 r17
 	r19 = xor.u32 r18, 2147483648
 	r20 = bitcast.f32.u32 r19
+	checkindex r9, r23, site 1
 	r21 = elemaddr r22, r9, 4
 	store.f32 r21, r20
 	r24 = elemaddr r12, r9, 4
 	r25 = load.f32 r24
+	checkindex r9, r28, site 3
 	r26 = elemaddr r27, r9, 4
 	r29 = load.f32 r26
 	jump b6
@@ -31204,6 +34598,7 @@ b11: # Nextafter32.switch.done
 	r30 = move.f32 r34
 	jump b12
 b12: # Nextafter32.return
+	checkindex r9, r65, site 4
 	r63 = elemaddr r64, r9, 4
 	store.f32 r63, r30
 	jump b13
@@ -31267,6 +34662,14 @@ b26: # exit
 	return
 
 kernel Narrow(x []f32, y []f32, sqrt []f32, floor []f32, exp []f32, pow []f32)
+site 0 index other.go:93:40
+site 1 index other.go:94:42
+site 2 index other.go:94:8
+site 3 index other.go:95:38
+site 4 index other.go:95:6
+site 5 index other.go:96:38
+site 6 index other.go:96:53
+site 7 index other.go:96:6
 
 task Narrow_0 parallel count=(len sqrt)
 b0: # entry
@@ -31274,10 +34677,15 @@ b0: # entry
 	r5 = len sqrt
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r25 = base floor
+	r26 = len floor
 	r92 = base exp
+	r93 = len exp
 	r98 = base y
+	r99 = len y
 	r517 = base pow
+	r518 = len pow
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -31296,6 +34704,7 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b325
 b5: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
 	r14 = load.f32 r11
 	r17 = sqrt.f32 r14
@@ -31304,6 +34713,7 @@ b5: # rangeindex.body
 	r19 = elemaddr r12, r9, 4
 	r20 = load.f32 r19
 	r23 = floor.f32 r20
+	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 4
 	store.f32 r24, r23
 	r27 = elemaddr r12, r9, 4
@@ -31326,11 +34736,14 @@ b9: # Exp.return
 	jump b10
 b10: # Exp.return
 	r90 = convert.f32.f64 r30
+	checkindex r9, r93, site 4
 	r91 = elemaddr r92, r9, 4
 	store.f32 r91, r90
+	checkindex r9, r13, site 5
 	r94 = elemaddr r12, r9, 4
 	r95 = load.f32 r94
 	r96 = convert.f64.f32 r95
+	checkindex r9, r99, site 6
 	r97 = elemaddr r98, r9, 4
 	r100 = load.f32 r97
 	r101 = convert.f64.f32 r100
@@ -31352,6 +34765,7 @@ b14: # pow.return
 	jump b15
 b15: # Pow.return
 	r515 = convert.f32.f64 r102
+	checkindex r9, r518, site 7
 	r516 = elemaddr r517, r9, 4
 	store.f32 r516, r515
 	jump b16
@@ -32615,6 +36029,7 @@ b325: # exit
 	return
 
 kernel Prologue(a f64, x []f64, out []f64)
+site 0 index other.go:107:13
 
 task Prologue_0 parallel count=(len out)
 b0: # entry
@@ -32622,6 +36037,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
+	r13 = len x
 	r18 = param.f64 a
 	jump b1
 b1: # Exp.entry
@@ -32674,6 +36090,7 @@ b14: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b15, b17
 b15: # rangeindex.body
+	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = mul.f64 r14, r16
@@ -33070,6 +36487,10 @@ b98: # roundToInt32.if.done
 	jump b85
 
 kernel Random(seed u64, u32 []u32, u64 []u64, f32 []f32, f64 []f64, norm []f64)
+site 0 index rand.go:12:6
+site 1 index rand.go:13:6
+site 2 index rand.go:14:6
+site 3 index rand.go:15:7
 
 task Random_0 parallel count=(len u32)
 b0: # entry
@@ -33078,9 +36499,13 @@ b0: # entry
 	r3 = move.i64 r5
 	r13 = param.u64 seed
 	r125 = base u64
+	r126 = len u64
 	r185 = base f32
+	r186 = len f32
 	r249 = base f64
+	r250 = len f64
 	r492 = base norm
+	r493 = len norm
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -33471,6 +36896,7 @@ b44: # Block.return
 	r67 = move.u64 r123
 	jump b45
 b45: # Uint64.return
+	checkindex r9, r126, site 0
 	r124 = elemaddr r125, r9, 8
 	store.u64 r124, r67
 	jump b46
@@ -33659,6 +37085,7 @@ b65: # Uint32.return
 	r127 = move.f32 r183
 	jump b66
 b66: # Float32.return
+	checkindex r9, r186, site 1
 	r184 = elemaddr r185, r9, 4
 	store.f32 r184, r127
 	jump b67
@@ -33856,6 +37283,7 @@ b86: # Uint64.return
 	r187 = move.f64 r247
 	jump b87
 b87: # Float64.return
+	checkindex r9, r250, site 2
 	r248 = elemaddr r249, r9, 8
 	store.f64 r248, r187
 	jump b88
@@ -34084,6 +37512,7 @@ b116: # Erfinv.return
 	r251 = move.f64 r490
 	jump b117
 b117: # NormFloat64.return
+	checkindex r9, r493, site 3
 	r491 = elemaddr r492, r9, 8
 	store.f64 r491, r251
 	jump b118

@@ -20,6 +20,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -62,6 +63,13 @@ func Run(k *ir.Kernel, counts []int64, args []byte, bufs []Buffer, blocks bool) 
 		return err
 	}
 	r := &run{k: k, vals: vals, regions: regions, counts: counts}
+	if k.Reductions > 0 {
+		// Each thread is a block of its own: scratch memory holds a
+		// partial result per thread, for every goroutine to read.
+		b := make([]byte, k.ScratchFixed()+maxThreads*k.ScratchPerBlock())
+		r.regions = append(r.regions, region{data: unsafe.Pointer(&b[0]), size: uint64(len(b)), own: b})
+		r.scratch = uint64(len(r.regions)) << regionShift
+	}
 	for i := 0; i < len(k.Tasks); {
 		j := i + 1
 		for j < len(k.Tasks) && k.Tasks[i].Group != 0 && k.Tasks[j].Group == k.Tasks[i].Group {
@@ -81,6 +89,7 @@ type run struct {
 	vals    *ir.Values
 	regions []region
 	counts  []int64
+	scratch uint64 // the address of the region of scratch memory
 }
 
 // group runs tasks [i, j): one task, or the tasks of a stream-parallel
@@ -138,7 +147,7 @@ func (r *run) task(t int) error {
 // threads runs the threads ids of a grid of count threads, on an
 // interpreter and a memory of their own.
 func (r *run) threads(task *ir.Task, ids []int64, count int64) error {
-	ip := &ir.Interp{Mem: &memory{regions: r.regions}}
+	ip := &ir.Interp{Mem: &memory{regions: r.regions}, Scratch: r.scratch}
 	for _, id := range ids {
 		if err := ip.RunThread(r.k, task, r.vals, id, count); err != nil {
 			return fmt.Errorf("%s, thread %d: %w", task.Name, id, err)
@@ -179,6 +188,9 @@ func values(k *ir.Kernel, args []byte, bufs []Buffer) (*ir.Values, []region, err
 		return nil, nil, fmt.Errorf("kernel %s: %d bytes of arguments, want %d", k.Name, len(args), size)
 	}
 	for _, s := range slots {
+		if s.Param < 0 {
+			continue // the runtime's own: the interpreter has its scratch memory and faults
+		}
 		p := k.Params[s.Param]
 		switch s.Part {
 		case ir.SlotValue:

@@ -1,7 +1,10 @@
 // Package irtest builds IR for the tests of package ir and the emitters.
 package irtest
 
-import "github.com/qdgo/qd/ir"
+import (
+	"github.com/qdgo/qd/internal/fault"
+	"github.com/qdgo/qd/ir"
+)
 
 // OpKernels returns a small kernel for every op and every type it takes
 // (and every From type it allows with it, for the ops that have one): a parallel task that
@@ -12,7 +15,8 @@ import "github.com/qdgo/qd/ir"
 // when a scalar parameter can have it and E the op's type when memory can
 // hold it (else i64 and i32), so that Values fits every one of them; a
 // 16-byte constant table d, and a 16-byte variable v in the space of the
-// op's address (local when it has none). Ops with an address in shared or
+// op's address (local when it has none); the fault sites Sites, and one
+// reduction's scratch memory. Ops with an address in shared or
 // local memory take the address of v.
 func OpKernels(immediates bool) []*ir.Kernel {
 	var ks []*ir.Kernel
@@ -66,7 +70,7 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 		scalar = in.Type
 	}
 	k := &ir.Kernel{Name: name, Params: []ir.Param{{Name: "s", Slice: true, Type: elem}, {Name: "p", Type: scalar}},
-		Data: []ir.Data{{Name: "d", Bytes: make([]byte, 16), Align: 8}}}
+		Data: []ir.Data{{Name: "d", Bytes: make([]byte, 16), Align: 8}}, Sites: Sites, Reductions: 1}
 	t := &ir.Task{Name: name + "_0", Kind: ir.Parallel}
 	space := in.Space
 	if space == ir.Global {
@@ -84,6 +88,8 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 			r := t.NewReg(ir.Ptr)
 			b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: r, Aux: 0})
 			in.Args = append(in.Args, ir.R(r))
+		case len(in.Args) == 0 && in.Op == ir.OpCheckIndex:
+			in.Args = append(in.Args, ir.Imm(typ, 0)) // a check that passes
 		case immediates || in.Op == ir.OpConst:
 			in.Args = append(in.Args, One(typ))
 		default:
@@ -99,6 +105,8 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 		in.Aux = 0
 	case ir.ElemSize:
 		in.Aux = int64(elem.Size())
+	case ir.SiteIndex:
+		in.Aux = map[ir.Op]int64{ir.OpCheckIndex: 0, ir.OpCheckSlice: 1, ir.OpCheckDivide: 2}[in.Op]
 	}
 	in.Dst = ir.NoReg
 	if rt := in.ResultType(); rt != ir.Invalid {
@@ -108,6 +116,14 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 	b.Term = ir.Term{Kind: ir.Return}
 	k.Tasks = []*ir.Task{t}
 	return k
+}
+
+// Sites are the fault sites of every kernel of OpKernels: one for each
+// check op.
+var Sites = []ir.Site{
+	{Kind: fault.Index, File: "ops.go", Line: 1, Col: 2},
+	{Kind: fault.SliceAcap, File: "ops.go", Line: 3, Col: 4},
+	{Kind: fault.Divide, File: "ops.go", Line: 5, Col: 6},
 }
 
 // One is the immediate 1 (true, 1.0) of type t.

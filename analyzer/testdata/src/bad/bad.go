@@ -127,10 +127,10 @@ func Break(a []int32) {
 //qd:kernel
 func Carried(a []int32) {
 	sum := int32(0)
-	for i := range a { // want `variable sum is carried from one iteration of this parallel loop to the next`
+	for i := range a {
 		sum += a[i]
+		a[i] = sum // want `variable sum is carried from one iteration of this parallel loop to the next`
 	}
-	a[0] = sum
 }
 
 //qd:kernel

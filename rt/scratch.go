@@ -1,0 +1,95 @@
+package rt
+
+import "sync"
+
+// scratch is the scratch memory of one kernel of a module: where its
+// reductions leave partial and final results between the launches of its
+// tasks. It is allocated at the kernel's first launch, and again only when
+// a launch runs a larger grid than any before (then twice as large), so
+// that launches allocate nothing. Memory outgrown stays allocated until
+// the module is released: work in flight, cached graphs and recordings
+// may still use it.
+//
+// Launches on different streams would share it at the same time, so a
+// launch on another stream than the last first waits, on the GPU, for the
+// last one's work; launches of the kernel are queued one at a time. A
+// recording shares it too, and its replays are not ordered so: a
+// recording and a launch of the same kernel with reductions must not run
+// at the same time.
+type scratch struct {
+	mu      sync.Mutex
+	ptr     uintptr
+	size    uintptr
+	retired []uintptr // memory outgrown
+	stream  uintptr   // the stream of the last launch that used it
+	used    bool
+	event   uintptr
+}
+
+// scratchBytes is the scratch memory a launch of kernel k with counts
+// needs: a partial result per block of its largest grid.
+func (m *Module) scratchBytes(k *KernelSpec, counts []int64, cfg launchSettings) uintptr {
+	blocks := uint32(1)
+	for i, t := range k.Tasks {
+		if grid, _, ok := m.dev.gridFor(counts[i], cfg); t.Parallel && ok {
+			blocks = max(blocks, grid)
+		}
+	}
+	return uintptr(k.ScratchFixed) + uintptr(k.ScratchPerBlock)*uintptr(blocks)
+}
+
+// prepare makes s hold need bytes for a launch on stream, ordered after
+// the launches that used it before; a recording's launch is not ordered.
+// The caller holds s.mu.
+func (s *scratch) prepare(d *Device, need, stream uintptr, recording bool) error {
+	drv := d.drv
+	if need > s.size {
+		need = max(need, 2*s.size) // grow seldom
+		ptr, err := drv.alloc(need)
+		if err != nil {
+			return err
+		}
+		if s.ptr != 0 {
+			s.retired = append(s.retired, s.ptr)
+		}
+		s.ptr, s.size = ptr, need
+	}
+	if recording {
+		return nil
+	}
+	defer func() { s.stream, s.used = stream, true }()
+	if !s.used || s.stream == stream {
+		return nil
+	}
+	if s.event == 0 {
+		ev, err := d.newDriverEvent(false)
+		if err != nil {
+			return err
+		}
+		s.event = ev
+	}
+	if err := drv.recordEvent(s.event, s.stream); err != nil {
+		return err
+	}
+	return drv.waitEvent(stream, s.event)
+}
+
+// release frees the memory and the event.
+func (s *scratch) release(d *Device) error {
+	var err error
+	for _, p := range append(s.retired, s.ptr) {
+		if p == 0 {
+			continue
+		}
+		if e := d.drv.free(p); err == nil {
+			err = e
+		}
+	}
+	if s.event != 0 {
+		if e := d.destroyDriverEvent(s.event); err == nil {
+			err = e
+		}
+	}
+	*s = scratch{}
+	return err
+}
