@@ -230,46 +230,24 @@ var qdModule = &rt.ModuleSpec{
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "math.go:22:22",
-		}},
 		Name: "Exp",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Exp_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "math.go:29:22",
-		}},
 		Name: "Log",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Log_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "math.go:36:22",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "math.go:36:28",
-		}},
 		Name: "Pow",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Pow_0",
 			Parallel: true,
 		}},
 	}, {
-		Faults: []rt.FaultSite{{
-			Kind: rt.FaultIndex,
-			Pos:  "math.go:43:24",
-		}, {
-			Kind: rt.FaultIndex,
-			Pos:  "math.go:43:30",
-		}},
 		Name: "Atan2",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Atan2_0",
@@ -830,7 +808,7 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Fill launches kernel Fill (math.go:12) after the work already launched on
+// Fill launches kernel Fill (math.go:14) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts ...rt.LaunchOption) error {
@@ -855,14 +833,14 @@ func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts .
 	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Exp launches kernel Exp (math.go:20) after the work already launched on
+// Exp launches kernel Exp (math.go:22) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -879,14 +857,14 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Log launches kernel Log (math.go:27) after the work already launched on
+// Log launches kernel Log (math.go:29) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Log", qdOpts, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [40]byte
+	var qdArgs [32]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, out)
 	qdCounts := [1]int64{int64(out.Len())}
@@ -903,14 +881,14 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Pow launches kernel Pow (math.go:34) after the work already launched on
+// Pow launches kernel Pow (math.go:36) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", qdOpts, x, y, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, x)
 	rt.PutBuffer(qdArgs[:], 16, y)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -928,14 +906,14 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
-// Atan2 launches kernel Atan2 (math.go:41) after the work already launched on
+// Atan2 launches kernel Atan2 (math.go:43) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
 func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
 	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", qdOpts, y, x, out); qdErr != nil {
 		return qdErr
 	}
-	var qdArgs [56]byte
+	var qdArgs [48]byte
 	rt.PutBuffer(qdArgs[:], 0, y)
 	rt.PutBuffer(qdArgs[:], 16, x)
 	rt.PutBuffer(qdArgs[:], 32, out)
@@ -4365,16 +4343,14 @@ $L_7:
 	.param .u64 Exp_0_param_0,
 	.param .s64 Exp_0_param_1,
 	.param .u64 Exp_0_param_2,
-	.param .s64 Exp_0_param_3,
-	.param .u64 Exp_0_param_4
+	.param .s64 Exp_0_param_3
 )
 {
 	.reg .pred %p<73>;
-	.reg .pred %pt<2>;
 	.reg .b32 %r<66>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<76>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<75>;
 
 $L_0:
@@ -4384,7 +4360,6 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Exp_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
-	ld.param.u64 %rd13, [Exp_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4407,8 +4382,6 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_38;
 $L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -4538,42 +4511,20 @@ $L_37:
 	bra.uni $L_24;
 $L_38:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Exp_0_param_4];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1114112;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Log_0(
 	.param .u64 Log_0_param_0,
 	.param .s64 Log_0_param_1,
 	.param .u64 Log_0_param_2,
-	.param .s64 Log_0_param_3,
-	.param .u64 Log_0_param_4
+	.param .s64 Log_0_param_3
 )
 {
 	.reg .pred %p<39>;
-	.reg .pred %pt<2>;
 	.reg .b32 %r<37>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<72>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<71>;
 
 $L_0:
@@ -4583,7 +4534,6 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Log_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
-	ld.param.u64 %rd13, [Log_0_param_1];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4606,8 +4556,6 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_25;
 $L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
@@ -4707,26 +4655,6 @@ $L_24:
 	bra.uni $L_23;
 $L_25:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Log_0_param_4];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1179648;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Pow_0(
@@ -4735,16 +4663,15 @@ $Lfault:
 	.param .u64 Pow_0_param_2,
 	.param .s64 Pow_0_param_3,
 	.param .u64 Pow_0_param_4,
-	.param .s64 Pow_0_param_5,
-	.param .u64 Pow_0_param_6
+	.param .s64 Pow_0_param_5
 )
 {
 	.reg .pred %p<422>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<2>;
 	.reg .b32 %r<340>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<433>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<432>;
 
 $L_0:
@@ -4754,10 +4681,8 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Pow_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
-	ld.param.u64 %rd13, [Pow_0_param_1];
 	ld.param.u64 %rd16, [Pow_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
-	ld.param.u64 %rd17, [Pow_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -4780,12 +4705,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_294;
 $L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 	mov.f64 %fd20, %fd14;
@@ -5011,8 +4932,8 @@ $L_73:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
 	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
-	xor.pred %pt2, %p177, %p178;
-	not.pred %p179, %pt2;
+	xor.pred %pt0, %p177, %p178;
+	not.pred %p179, %pt0;
 	@!%p179 bra $L_75;
 $L_74:
 	mov.f64 %fd22, 0d0000000000000000;
@@ -5706,8 +5627,8 @@ $L_249:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p139, %p144;
 $L_250:
-	xor.pred %pt3, %p138, %p139;
-	not.pred %p147, %pt3;
+	xor.pred %pt1, %p138, %p139;
+	not.pred %p147, %pt1;
 	@!%p147 bra $L_252;
 $L_251:
 	mov.f64 %fd22, 0d0000000000000000;
@@ -5842,31 +5763,6 @@ $L_293:
 	bra.uni $L_242;
 $L_294:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Pow_0_param_6];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 1245184;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Atan2_0(
@@ -5875,15 +5771,13 @@ $Lfault:
 	.param .u64 Atan2_0_param_2,
 	.param .s64 Atan2_0_param_3,
 	.param .u64 Atan2_0_param_4,
-	.param .s64 Atan2_0_param_5,
-	.param .u64 Atan2_0_param_6
+	.param .s64 Atan2_0_param_5
 )
 {
 	.reg .pred %p<307>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<310>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<309>;
 
 $L_0:
@@ -5893,10 +5787,8 @@ $L_0:
 	mov.b64 %rd3, %rd5;
 	ld.param.u64 %rd12, [Atan2_0_param_0];
 	cvta.to.global.u64 %rd12, %rd12;
-	ld.param.u64 %rd13, [Atan2_0_param_1];
 	ld.param.u64 %rd16, [Atan2_0_param_2];
 	cvta.to.global.u64 %rd16, %rd16;
-	ld.param.u64 %rd17, [Atan2_0_param_3];
 $L_1:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
@@ -5919,12 +5811,8 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_117;
 $L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
@@ -6417,31 +6305,6 @@ $L_116:
 	bra.uni $L_32;
 $L_117:
 	ret;
-$Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault:
-	ld.param.u64 %rdt3, [Atan2_0_param_6];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
-	add.u32 %rt7, %rt6, 1;
-	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 1310720;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
-	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
-	exit;
 }
 
 .visible .entry Sum_0(
@@ -9935,7 +9798,6 @@ b7: # exit
 	return
 
 kernel Exp(x []f64, out []f64)
-site 0 index math.go:22:22
 
 task Exp_0 parallel count=(len out)
 b0: # entry
@@ -9943,7 +9805,6 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
-	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -9962,7 +9823,6 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b38
 b5: # rangeindex.body
-	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -10107,7 +9967,6 @@ b38: # exit
 	return
 
 kernel Log(x []f64, out []f64)
-site 0 index math.go:29:22
 
 task Log_0 parallel count=(len out)
 b0: # entry
@@ -10115,7 +9974,6 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
-	r13 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10134,7 +9992,6 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b25
 b5: # rangeindex.body
-	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
@@ -10245,8 +10102,6 @@ b25: # exit
 	return
 
 kernel Pow(x []f64, y []f64, out []f64)
-site 0 index math.go:36:22
-site 1 index math.go:36:28
 
 task Pow_0 parallel count=(len out)
 b0: # entry
@@ -10254,9 +10109,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base x
-	r13 = len x
 	r16 = base y
-	r17 = len y
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -10275,10 +10128,8 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b294
 b5: # rangeindex.body
-	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
-	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	r20 = move.f64 r14
@@ -11445,8 +11296,6 @@ b294: # exit
 	return
 
 kernel Atan2(y []f64, x []f64, out []f64)
-site 0 index math.go:43:24
-site 1 index math.go:43:30
 
 task Atan2_0 parallel count=(len out)
 b0: # entry
@@ -11454,9 +11303,7 @@ b0: # entry
 	r5 = len out
 	r3 = move.i64 r5
 	r12 = base y
-	r13 = len y
 	r16 = base x
-	r17 = len x
 	jump b1
 b1: # setup
 	r0 = threadindex
@@ -11475,10 +11322,8 @@ b4: # rangeindex.loop
 	r10 = lt.i64 r9, r3
 	branch r10, b5, b117
 b5: # rangeindex.body
-	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
-	checkindex r9, r17, site 1
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
