@@ -38,6 +38,7 @@ var mathCases = func() []kernelCase {
 		"Permute64": mathkernels.Permute64, "Permute32": mathkernels.Permute32, "Permute16": mathkernels.Permute16,
 		"Permute8": mathkernels.Permute8, "Permute": mathkernels.Permute,
 		"Carry64": mathkernels.Carry64, "Carry32": mathkernels.Carry32, "Carry": mathkernels.Carry,
+		"Divide": mathkernels.Divide,
 	}
 	var cases []kernelCase
 	for _, name := range slices.Sorted(maps.Keys(fns)) {

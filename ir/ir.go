@@ -181,7 +181,8 @@ const (
 	// condition fails; Aux is the fault site (Kernel.Sites). OpCheckIndex
 	// needs x < y and OpCheckSlice x <= y, both i64 compared as unsigned,
 	// so that a negative x fails: "checkindex r1, r2, site 0". OpCheckDivide
-	// needs a non-zero divisor: "checkdiv.i32 r1, site 1".
+	// needs a non-zero divisor: "checkdiv.i32 r1, site 1"; with 0 it always
+	// fails, as a panic of math/bits (a site of kind overflow) does.
 	OpCheckIndex
 	OpCheckSlice
 	OpCheckDivide

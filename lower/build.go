@@ -454,6 +454,10 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.cont.Index}}
 		f.returns = true
 	case *ssa.Panic:
+		if f.inLibrary() {
+			f.libraryPanic(last)
+			return
+		}
 		f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
 		tb.cur.Term = ir.Term{Kind: ir.Return}
 	default:

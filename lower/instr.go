@@ -18,6 +18,9 @@ import (
 func (f *frame) instr(instr ssa.Instruction) {
 	l := f.tb.l
 	v, isValue := instr.(ssa.Value)
+	if isValue && f.inLibrary() && onlyPanicked(v) {
+		return // the value of a library's panic (libraryPanic)
+	}
 	if f.usesFailed(instr) {
 		if isValue {
 			l.failed[v] = true

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -29,6 +30,10 @@ type libFunc struct {
 	port string
 	// unsupported says why kernels cannot call it.
 	unsupported string
+	// checks emits, before the body, the run-time checks Go's compiler
+	// makes at the call, where it replaces the body by an instruction
+	// (bits.Div64 on amd64), so that a fault has the call's position.
+	checks func(f *frame, args []ssa.Value, pos token.Pos)
 }
 
 // libraryPackages are the packages whose functions kernels may call, by
@@ -97,9 +102,6 @@ var mathSource = strings.Fields(`Acos Acosh Asin Asinh Atan Atan2 Atanh Cbrt Cop
 	Erf Erfc Erfcinv Erfinv Exp Exp2 Expm1 Frexp Hypot Ilogb Inf IsInf IsNaN Ldexp Log Log10
 	Log1p Log2 Logb Max Min Mod Modf NaN Nextafter Nextafter32 Pow Remainder Round Signbit Sinh`)
 
-// divPanics is why the divisions of math/bits cannot be called.
-const divPanics = "it panics when the divisor is zero or the quotient overflows, and kernels cannot panic: divide with / and % instead"
-
 var bitsFuncs map[string]libFunc
 
 func initBits() {
@@ -107,12 +109,12 @@ func initBits() {
 		"Mul":   {intrinsic: mulWide},
 		"Mul32": {intrinsic: mulWide},
 		"Mul64": {intrinsic: mulWide},
-		"Div":   {unsupported: divPanics},
-		"Div32": {unsupported: divPanics},
-		"Div64": {unsupported: divPanics},
-		"Rem":   {unsupported: divPanics},
-		"Rem32": {unsupported: divPanics},
-		"Rem64": {unsupported: divPanics},
+		"Div":   {checks: quotientChecks},
+		"Div32": {},
+		"Div64": {checks: quotientChecks},
+		"Rem":   {},
+		"Rem32": {},
+		"Rem64": {},
 		"Add":   {},
 		"Add32": {},
 		"Add64": {},
@@ -195,6 +197,9 @@ func (f *frame) libraryCall(callee *ssa.Function, lib libFunc, args []ssa.Value,
 	if lib.intrinsic != nil {
 		lib.intrinsic(f, args, dst, pos)
 		return
+	}
+	if lib.checks != nil {
+		lib.checks(f, args, pos)
 	}
 	fn := callee
 	if lib.port != "" {
@@ -290,4 +295,81 @@ func mulWide(f *frame, args []ssa.Value, dst []ir.Reg, pos token.Pos) {
 	x, y := f.arg(args[0]), f.arg(args[1])
 	f.tb.emit(ir.Instr{Op: ir.OpMulHi, Type: t, Dst: dst[0], Args: []ir.Arg{x, y}, Pos: pos})
 	f.tb.emit(ir.Instr{Op: ir.OpMul, Type: t, Dst: dst[1], Args: []ir.Arg{x, y}, Pos: pos})
+}
+
+// libraryPanic lowers a panic of a library function. The panics of
+// math/bits (Div64 and its kin) are Go's run-time errors, which become
+// faults with Go's messages at the panic's place in Go's source, where Go
+// reports them too; any other panic of a library (math/cmplx's "not
+// reached") cannot happen, and ends the thread.
+func (f *frame) libraryPanic(p *ssa.Panic) {
+	if kind, ok := runtimeError(p.X); ok {
+		f.raise(p.Pos(), kind)
+		return
+	}
+	f.tb.cur.Term = ir.Term{Kind: ir.Return}
+}
+
+// raise ends the current block with a fault of the given kind at pos: a
+// check that always fails.
+func (f *frame) raise(pos token.Pos, kind fault.Kind) {
+	f.tb.emit(ir.Instr{Op: ir.OpCheckDivide, Type: ir.Uint64, Args: []ir.Arg{ir.Imm(ir.Uint64, 0)}, Aux: f.site(pos, kind, false), Pos: pos})
+	f.tb.cur.Term = ir.Term{Kind: ir.Return}
+}
+
+// runtimeErrors are the run-time errors math/bits panics with, which it
+// links from package runtime.
+var runtimeErrors = map[string]fault.Kind{"divideError": fault.Divide, "overflowError": fault.Overflow}
+
+// runtimeError reports the kind of fault a panic's value v is.
+func runtimeError(v ssa.Value) (fault.Kind, bool) {
+	if c, ok := v.(*ssa.ChangeInterface); ok {
+		v = c.X // error to any
+	}
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return 0, false
+	}
+	g, ok := load.X.(*ssa.Global)
+	if !ok || g.Pkg == nil || g.Pkg.Pkg.Path() != "math/bits" {
+		return 0, false
+	}
+	kind, ok := runtimeErrors[g.Name()]
+	return kind, ok
+}
+
+// onlyPanicked reports whether v is used only as the value of panics,
+// converted to another interface or not.
+func onlyPanicked(v ssa.Value) bool {
+	refs := v.Referrers()
+	if refs == nil || len(*refs) == 0 {
+		return false
+	}
+	for _, r := range *refs {
+		switch r := r.(type) {
+		case *ssa.Panic:
+		case *ssa.ChangeInterface:
+			if !onlyPanicked(r) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// quotientChecks emits the checks of bits.Div64(hi, lo, y) that Go makes
+// at the call on amd64: y is not zero, and hi < y, else the quotient
+// overflows.
+func quotientChecks(f *frame, args []ssa.Value, pos token.Pos) {
+	tb := f.tb
+	hi, y := f.arg(args[0]), f.arg(args[2])
+	tb.emit(ir.Instr{Op: ir.OpCheckDivide, Type: ir.Uint64, Args: []ir.Arg{y}, Aux: f.site(pos, fault.Divide, false), Pos: pos})
+	fits := tb.op(ir.OpLt, ir.Uint64, hi, y)
+	overflow, cont := tb.t.NewBlock("overflow"), tb.t.NewBlock("quotient")
+	tb.cur.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(fits), Succs: [2]int{cont.Index, overflow.Index}}
+	tb.cur = overflow
+	f.raise(pos, fault.Overflow)
+	tb.cur = cont
 }

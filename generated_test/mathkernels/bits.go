@@ -122,3 +122,22 @@ func Carry(x, y, c []uint, sum, carry, diff, borrow, hi, lo []uint) {
 		hi[i], lo[i] = bits.Mul(x[i], y[i])
 	}
 }
+
+// Divide divides with Div and Rem of every width, on divisors and high
+// halves that make no fault.
+//
+//qd:kernel
+func Divide(hi, lo, y, q64, r64, q32, r32, q, r, rem64, rem32, rem []uint64) {
+	for i := range q64 {
+		d := y[i] | 1<<(i%64)
+		q64[i], r64[i] = bits.Div64(hi[i]%d, lo[i], d)
+		d32 := uint32(d) | 1
+		a, b := bits.Div32(uint32(hi[i])%d32, uint32(lo[i]), d32)
+		q32[i], r32[i] = uint64(a), uint64(b)
+		u, v := bits.Div(uint(hi[i]%d), uint(lo[i]), uint(d))
+		q[i], r[i] = uint64(u), uint64(v)
+		rem64[i] = bits.Rem64(hi[i], lo[i], d)
+		rem32[i] = uint64(bits.Rem32(uint32(hi[i]), uint32(lo[i]), d32))
+		rem[i] = uint64(bits.Rem(uint(hi[i]), uint(lo[i]), uint(d)))
+	}
+}

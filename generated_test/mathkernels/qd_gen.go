@@ -408,6 +408,142 @@ var qdModule = &rt.ModuleSpec{
 	}, {
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
+			Pos:  "bits.go:132:9",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:133:33",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:133:36",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:133:42",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:133:30",
+		}, {
+			Kind: rt.FaultOverflow,
+			Pos:  "bits.go:133:30",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:520:8",
+		}, {
+			Kind: rt.FaultOverflow,
+			Pos:  "bits.go:523:8",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:528:13",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:528:21",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:544:13",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:556:13",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:133:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:135:31",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:135:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:135:50",
+		}, {
+			Kind: rt.FaultOverflow,
+			Pos:  "bits.go:507:8",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:510:21",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:510:42",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:136:6",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:136:14",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:137:27",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:137:30",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:137:42",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:137:19",
+		}, {
+			Kind: rt.FaultOverflow,
+			Pos:  "bits.go:137:19",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:497:15",
+		}, {
+			Kind: rt.FaultOverflow,
+			Pos:  "bits.go:497:15",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:138:4",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:138:10",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:139:27",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:139:34",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:597:20",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:597:17",
+		}, {
+			Kind: rt.FaultOverflow,
+			Pos:  "bits.go:597:17",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:139:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:140:41",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:140:56",
+		}, {
+			Kind: rt.FaultDivide,
+			Pos:  "bits.go:584:46",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:140:8",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:141:35",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:141:48",
+		}, {
+			Kind: rt.FaultIndex,
+			Pos:  "bits.go:141:6",
+		}},
+		Name: "Divide",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Divide_0",
+			Parallel: true,
+		}},
+	}, {
+		Faults: []rt.FaultSite{{
+			Kind: rt.FaultIndex,
 			Pos:  "math.go:13:22",
 		}},
 		Name: "Abs",
@@ -1404,6 +1540,40 @@ func (qdk *Kernels) Carry(x *rt.Buffer[uint], y *rt.Buffer[uint], c *rt.Buffer[u
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Divide launches kernel Divide (bits.go:130) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Divide(hi *rt.Buffer[uint64], lo *rt.Buffer[uint64], y *rt.Buffer[uint64], q64 *rt.Buffer[uint64], r64 *rt.Buffer[uint64], q32 *rt.Buffer[uint64], r32 *rt.Buffer[uint64], q *rt.Buffer[uint64], r *rt.Buffer[uint64], rem64 *rt.Buffer[uint64], rem32 *rt.Buffer[uint64], rem *rt.Buffer[uint64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Divide", qdOpts, hi, lo, y, q64, r64, q32, r32, q, r, rem64, rem32, rem); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [200]byte
+	rt.PutBuffer(qdArgs[:], 0, hi)
+	rt.PutBuffer(qdArgs[:], 16, lo)
+	rt.PutBuffer(qdArgs[:], 32, y)
+	rt.PutBuffer(qdArgs[:], 48, q64)
+	rt.PutBuffer(qdArgs[:], 64, r64)
+	rt.PutBuffer(qdArgs[:], 80, q32)
+	rt.PutBuffer(qdArgs[:], 96, r32)
+	rt.PutBuffer(qdArgs[:], 112, q)
+	rt.PutBuffer(qdArgs[:], 128, r)
+	rt.PutBuffer(qdArgs[:], 144, rem64)
+	rt.PutBuffer(qdArgs[:], 160, rem32)
+	rt.PutBuffer(qdArgs[:], 176, rem)
+	qdCounts := [1]int64{int64(q64.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Divide(hi.CPUSlice(), lo.CPUSlice(), y.CPUSlice(), q64.CPUSlice(), r64.CPUSlice(), q32.CPUSlice(), r32.CPUSlice(), q.CPUSlice(), r.CPUSlice(), rem64.CPUSlice(), rem32.CPUSlice(), rem.CPUSlice())
+			}, hi, lo, y, q64, r64, q32, r32, q, r, rem64, rem32, rem)
+		}
+		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Divide(hi.CPUSlice(), lo.CPUSlice(), y.CPUSlice(), q64.CPUSlice(), r64.CPUSlice(), q32.CPUSlice(), r32.CPUSlice(), q.CPUSlice(), r.CPUSlice(), rem64.CPUSlice(), rem32.CPUSlice(), rem.CPUSlice())
+		}, hi, lo, y, q64, r64, q32, r32, q, r, rem64, rem32, rem)
+	}
+	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Abs launches kernel Abs (math.go:11) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -1417,15 +1587,15 @@ func (qdk *Kernels) Abs(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Abs(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(13, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Abs(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(13, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Acos launches kernel Acos (math.go:18) after the work already launched on
@@ -1441,15 +1611,15 @@ func (qdk *Kernels) Acos(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Acos(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(14, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Acos(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(14, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Acosh launches kernel Acosh (math.go:25) after the work already launched on
@@ -1465,15 +1635,15 @@ func (qdk *Kernels) Acosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Acosh(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(15, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Acosh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Asin launches kernel Asin (math.go:32) after the work already launched on
@@ -1489,15 +1659,15 @@ func (qdk *Kernels) Asin(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Asin(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Asin(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Asinh launches kernel Asinh (math.go:39) after the work already launched on
@@ -1513,15 +1683,15 @@ func (qdk *Kernels) Asinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Asinh(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Asinh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Atan launches kernel Atan (math.go:46) after the work already launched on
@@ -1537,15 +1707,15 @@ func (qdk *Kernels) Atan(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Atan(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Atanh launches kernel Atanh (math.go:53) after the work already launched on
@@ -1561,15 +1731,15 @@ func (qdk *Kernels) Atanh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Atanh(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atanh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Cbrt launches kernel Cbrt (math.go:60) after the work already launched on
@@ -1585,15 +1755,15 @@ func (qdk *Kernels) Cbrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Cbrt(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Cbrt(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ceil launches kernel Ceil (math.go:67) after the work already launched on
@@ -1609,15 +1779,15 @@ func (qdk *Kernels) Ceil(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ceil(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ceil(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Cosh launches kernel Cosh (math.go:74) after the work already launched on
@@ -1633,15 +1803,15 @@ func (qdk *Kernels) Cosh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Cosh(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Cosh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Erf launches kernel Erf (math.go:81) after the work already launched on
@@ -1657,15 +1827,15 @@ func (qdk *Kernels) Erf(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Erf(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erf(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Erfc launches kernel Erfc (math.go:88) after the work already launched on
@@ -1681,15 +1851,15 @@ func (qdk *Kernels) Erfc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Erfc(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erfc(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Erfcinv launches kernel Erfcinv (math.go:95) after the work already launched on
@@ -1705,15 +1875,15 @@ func (qdk *Kernels) Erfcinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOp
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Erfcinv(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erfcinv(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Erfinv launches kernel Erfinv (math.go:102) after the work already launched on
@@ -1729,15 +1899,15 @@ func (qdk *Kernels) Erfinv(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpt
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Erfinv(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(26, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Erfinv(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(26, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Exp launches kernel Exp (math.go:109) after the work already launched on
@@ -1753,15 +1923,15 @@ func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Exp(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(27, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Exp(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(27, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Exp2 launches kernel Exp2 (math.go:116) after the work already launched on
@@ -1777,15 +1947,15 @@ func (qdk *Kernels) Exp2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Exp2(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(28, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Exp2(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(28, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Expm1 launches kernel Expm1 (math.go:123) after the work already launched on
@@ -1801,15 +1971,15 @@ func (qdk *Kernels) Expm1(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Expm1(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(29, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Expm1(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(29, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Floor launches kernel Floor (math.go:130) after the work already launched on
@@ -1825,15 +1995,15 @@ func (qdk *Kernels) Floor(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Floor(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(30, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Floor(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(30, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Log launches kernel Log (math.go:137) after the work already launched on
@@ -1849,15 +2019,15 @@ func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts .
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Log(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(31, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(31, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Log10 launches kernel Log10 (math.go:144) after the work already launched on
@@ -1873,15 +2043,15 @@ func (qdk *Kernels) Log10(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Log10(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(32, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log10(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(32, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Log1p launches kernel Log1p (math.go:151) after the work already launched on
@@ -1897,15 +2067,15 @@ func (qdk *Kernels) Log1p(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Log1p(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(33, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log1p(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(33, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Log2 launches kernel Log2 (math.go:158) after the work already launched on
@@ -1921,15 +2091,15 @@ func (qdk *Kernels) Log2(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Log2(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(34, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Log2(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(34, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Logb launches kernel Logb (math.go:165) after the work already launched on
@@ -1945,15 +2115,15 @@ func (qdk *Kernels) Logb(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Logb(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(35, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Logb(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(35, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Round launches kernel Round (math.go:172) after the work already launched on
@@ -1969,15 +2139,15 @@ func (qdk *Kernels) Round(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Round(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(36, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Round(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(36, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // RoundToEven launches kernel RoundToEven (math.go:179) after the work already launched on
@@ -1993,15 +2163,15 @@ func (qdk *Kernels) RoundToEven(x *rt.Buffer[float64], out *rt.Buffer[float64], 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 				RoundToEven(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(37, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
 			RoundToEven(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(37, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sinh launches kernel Sinh (math.go:186) after the work already launched on
@@ -2017,15 +2187,15 @@ func (qdk *Kernels) Sinh(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sinh(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(38, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sinh(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(38, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Sqrt launches kernel Sqrt (math.go:193) after the work already launched on
@@ -2041,15 +2211,15 @@ func (qdk *Kernels) Sqrt(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sqrt(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(39, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sqrt(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(39, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Trunc launches kernel Trunc (math.go:200) after the work already launched on
@@ -2065,15 +2235,15 @@ func (qdk *Kernels) Trunc(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Trunc(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(40, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Trunc(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(40, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Atan2 launches kernel Atan2 (math.go:207) after the work already launched on
@@ -2090,15 +2260,15 @@ func (qdk *Kernels) Atan2(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Atan2(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(41, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Atan2(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(41, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Copysign launches kernel Copysign (math.go:214) after the work already launched on
@@ -2115,15 +2285,15 @@ func (qdk *Kernels) Copysign(x *rt.Buffer[float64], y *rt.Buffer[float64], out *
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Copysign(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(42, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Copysign(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(42, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Dim launches kernel Dim (math.go:221) after the work already launched on
@@ -2140,15 +2310,15 @@ func (qdk *Kernels) Dim(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Dim(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(43, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Dim(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(43, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Hypot launches kernel Hypot (math.go:228) after the work already launched on
@@ -2165,15 +2335,15 @@ func (qdk *Kernels) Hypot(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Hypot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(44, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Hypot(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(44, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Max launches kernel Max (math.go:235) after the work already launched on
@@ -2190,15 +2360,15 @@ func (qdk *Kernels) Max(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Max(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(45, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Max(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(45, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Min launches kernel Min (math.go:242) after the work already launched on
@@ -2215,15 +2385,15 @@ func (qdk *Kernels) Min(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Min(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(46, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Min(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(46, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Mod launches kernel Mod (math.go:249) after the work already launched on
@@ -2240,15 +2410,15 @@ func (qdk *Kernels) Mod(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Mod(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(47, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Mod(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(47, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Nextafter launches kernel Nextafter (math.go:256) after the work already launched on
@@ -2265,15 +2435,15 @@ func (qdk *Kernels) Nextafter(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Nextafter(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(48, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Nextafter(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(48, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Pow launches kernel Pow (math.go:263) after the work already launched on
@@ -2290,15 +2460,15 @@ func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Bu
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(49, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(49, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Remainder launches kernel Remainder (math.go:270) after the work already launched on
@@ -2315,15 +2485,15 @@ func (qdk *Kernels) Remainder(x *rt.Buffer[float64], y *rt.Buffer[float64], out 
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Remainder(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 			}, x, y, out)
 		}
-		return qdk.mod.RunCPU(50, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Remainder(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
 		}, x, y, out)
 	}
-	return qdk.mod.Launch(50, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // FMA launches kernel FMA (other.go:6) after the work already launched on
@@ -2341,15 +2511,15 @@ func (qdk *Kernels) FMA(x *rt.Buffer[float64], y *rt.Buffer[float64], z *rt.Buff
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 				FMA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), out.CPUSlice())
 			}, x, y, z, out)
 		}
-		return qdk.mod.RunCPU(51, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
 			FMA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), out.CPUSlice())
 		}, x, y, z, out)
 	}
-	return qdk.mod.Launch(51, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Frexp launches kernel Frexp (other.go:13) after the work already launched on
@@ -2366,15 +2536,15 @@ func (qdk *Kernels) Frexp(x *rt.Buffer[float64], frac *rt.Buffer[float64], exp *
 	qdCounts := [1]int64{int64(frac.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Frexp(x.CPUSlice(), frac.CPUSlice(), exp.CPUSlice())
 			}, x, frac, exp)
 		}
-		return qdk.mod.RunCPU(52, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Frexp(x.CPUSlice(), frac.CPUSlice(), exp.CPUSlice())
 		}, x, frac, exp)
 	}
-	return qdk.mod.Launch(52, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ldexp launches kernel Ldexp (other.go:20) after the work already launched on
@@ -2391,15 +2561,15 @@ func (qdk *Kernels) Ldexp(x *rt.Buffer[float64], exp *rt.Buffer[int], out *rt.Bu
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ldexp(x.CPUSlice(), exp.CPUSlice(), out.CPUSlice())
 			}, x, exp, out)
 		}
-		return qdk.mod.RunCPU(53, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ldexp(x.CPUSlice(), exp.CPUSlice(), out.CPUSlice())
 		}, x, exp, out)
 	}
-	return qdk.mod.Launch(53, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Modf launches kernel Modf (other.go:27) after the work already launched on
@@ -2416,15 +2586,15 @@ func (qdk *Kernels) Modf(x *rt.Buffer[float64], whole *rt.Buffer[float64], frac 
 	qdCounts := [1]int64{int64(frac.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Modf(x.CPUSlice(), whole.CPUSlice(), frac.CPUSlice())
 			}, x, whole, frac)
 		}
-		return qdk.mod.RunCPU(54, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Modf(x.CPUSlice(), whole.CPUSlice(), frac.CPUSlice())
 		}, x, whole, frac)
 	}
-	return qdk.mod.Launch(54, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Ilogb launches kernel Ilogb (other.go:34) after the work already launched on
@@ -2440,15 +2610,15 @@ func (qdk *Kernels) Ilogb(x *rt.Buffer[float64], out *rt.Buffer[int], qdOpts ...
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Ilogb(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(55, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Ilogb(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(55, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Classify launches kernel Classify (other.go:43) after the work already launched on
@@ -2465,15 +2635,15 @@ func (qdk *Kernels) Classify(x *rt.Buffer[float64], sign *rt.Buffer[int], out *r
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Classify(x.CPUSlice(), sign.CPUSlice(), out.CPUSlice())
 			}, x, sign, out)
 		}
-		return qdk.mod.RunCPU(56, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Classify(x.CPUSlice(), sign.CPUSlice(), out.CPUSlice())
 		}, x, sign, out)
 	}
-	return qdk.mod.Launch(56, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Specials launches kernel Specials (other.go:63) after the work already launched on
@@ -2490,15 +2660,15 @@ func (qdk *Kernels) Specials(sign *rt.Buffer[int], inf *rt.Buffer[uint64], nan *
 	qdCounts := [1]int64{int64(inf.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Specials(sign.CPUSlice(), inf.CPUSlice(), nan.CPUSlice())
 			}, sign, inf, nan)
 		}
-		return qdk.mod.RunCPU(57, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Specials(sign.CPUSlice(), inf.CPUSlice(), nan.CPUSlice())
 		}, sign, inf, nan)
 	}
-	return qdk.mod.Launch(57, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Bits64 launches kernel Bits64 (other.go:71) after the work already launched on
@@ -2515,15 +2685,15 @@ func (qdk *Kernels) Bits64(x *rt.Buffer[float64], bits *rt.Buffer[uint64], flipp
 	qdCounts := [1]int64{int64(bits.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Bits64(x.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice())
 			}, x, bits, flipped)
 		}
-		return qdk.mod.RunCPU(58, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Bits64(x.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice())
 		}, x, bits, flipped)
 	}
-	return qdk.mod.Launch(58, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Bits32 launches kernel Bits32 (other.go:79) after the work already launched on
@@ -2542,15 +2712,15 @@ func (qdk *Kernels) Bits32(x *rt.Buffer[float32], y *rt.Buffer[float32], bits *r
 	qdCounts := [1]int64{int64(bits.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Bits32(x.CPUSlice(), y.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice(), next.CPUSlice())
 			}, x, y, bits, flipped, next)
 		}
-		return qdk.mod.RunCPU(59, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Bits32(x.CPUSlice(), y.CPUSlice(), bits.CPUSlice(), flipped.CPUSlice(), next.CPUSlice())
 		}, x, y, bits, flipped, next)
 	}
-	return qdk.mod.Launch(59, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Narrow launches kernel Narrow (other.go:91) after the work already launched on
@@ -2570,15 +2740,15 @@ func (qdk *Kernels) Narrow(x *rt.Buffer[float32], y *rt.Buffer[float32], sqrt *r
 	qdCounts := [1]int64{int64(sqrt.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Narrow(x.CPUSlice(), y.CPUSlice(), sqrt.CPUSlice(), floor.CPUSlice(), exp.CPUSlice(), pow.CPUSlice())
 			}, x, y, sqrt, floor, exp, pow)
 		}
-		return qdk.mod.RunCPU(60, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Narrow(x.CPUSlice(), y.CPUSlice(), sqrt.CPUSlice(), floor.CPUSlice(), exp.CPUSlice(), pow.CPUSlice())
 		}, x, y, sqrt, floor, exp, pow)
 	}
-	return qdk.mod.Launch(60, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Prologue launches kernel Prologue (other.go:104) after the work already launched on
@@ -2595,15 +2765,15 @@ func (qdk *Kernels) Prologue(a float64, x *rt.Buffer[float64], out *rt.Buffer[fl
 	qdCounts := [1]int64{int64(out.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Prologue(a, x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(61, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Prologue(a, x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(61, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Random launches kernel Random (rand.go:8) after the work already launched on
@@ -2623,15 +2793,15 @@ func (qdk *Kernels) Random(seed uint64, u32 *rt.Buffer[uint32], u64 *rt.Buffer[u
 	qdCounts := [1]int64{int64(u32.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
 			}, u32, u64, f32, f64, norm)
 		}
-		return qdk.mod.RunCPU(62, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Random(seed, u32.CPUSlice(), u64.CPUSlice(), f32.CPUSlice(), f64.CPUSlice(), norm.CPUSlice())
 		}, u32, u64, f32, f64, norm)
 	}
-	return qdk.mod.Launch(62, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // MonteCarloPi launches kernel MonteCarloPi (rand.go:24) after the work already launched on
@@ -2648,15 +2818,15 @@ func (qdk *Kernels) MonteCarloPi(seed uint64, samples int, hits *rt.Buffer[int],
 	qdCounts := [1]int64{int64(hits.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 				MonteCarloPi(seed, samples, hits.CPUSlice())
 			}, hits)
 		}
-		return qdk.mod.RunCPU(63, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(64, qdCounts[:], qdArgs[:], qdOpts, func() {
 			MonteCarloPi(seed, samples, hits.CPUSlice())
 		}, hits)
 	}
-	return qdk.mod.Launch(63, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(64, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -4858,6 +5028,1589 @@ $Lfault:
 	exit;
 }
 
+.visible .entry Divide_0(
+	.param .u64 Divide_0_param_0,
+	.param .s64 Divide_0_param_1,
+	.param .u64 Divide_0_param_2,
+	.param .s64 Divide_0_param_3,
+	.param .u64 Divide_0_param_4,
+	.param .s64 Divide_0_param_5,
+	.param .u64 Divide_0_param_6,
+	.param .s64 Divide_0_param_7,
+	.param .u64 Divide_0_param_8,
+	.param .s64 Divide_0_param_9,
+	.param .u64 Divide_0_param_10,
+	.param .s64 Divide_0_param_11,
+	.param .u64 Divide_0_param_12,
+	.param .s64 Divide_0_param_13,
+	.param .u64 Divide_0_param_14,
+	.param .s64 Divide_0_param_15,
+	.param .u64 Divide_0_param_16,
+	.param .s64 Divide_0_param_17,
+	.param .u64 Divide_0_param_18,
+	.param .s64 Divide_0_param_19,
+	.param .u64 Divide_0_param_20,
+	.param .s64 Divide_0_param_21,
+	.param .u64 Divide_0_param_22,
+	.param .s64 Divide_0_param_23,
+	.param .u64 Divide_0_param_24
+)
+{
+	.reg .pred %p<380>;
+	.reg .pred %pt<58>;
+	.reg .b32 %r<302>;
+	.reg .b32 %rt<34>;
+	.reg .b64 %rd<393>;
+	.reg .b64 %rdt<40>;
+
+$L_0:
+	ld.param.u64 %rd4, [Divide_0_param_6];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Divide_0_param_7];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Divide_0_param_4];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd13, [Divide_0_param_5];
+	ld.param.u64 %rd19, [Divide_0_param_0];
+	cvta.to.global.u64 %rd19, %rd19;
+	ld.param.u64 %rd20, [Divide_0_param_1];
+	ld.param.u64 %rd24, [Divide_0_param_2];
+	cvta.to.global.u64 %rd24, %rd24;
+	ld.param.u64 %rd25, [Divide_0_param_3];
+	ld.param.u64 %rd92, [Divide_0_param_8];
+	cvta.to.global.u64 %rd92, %rd92;
+	ld.param.u64 %rd93, [Divide_0_param_9];
+	ld.param.u64 %rd122, [Divide_0_param_10];
+	cvta.to.global.u64 %rd122, %rd122;
+	ld.param.u64 %rd123, [Divide_0_param_11];
+	ld.param.u64 %rd125, [Divide_0_param_12];
+	cvta.to.global.u64 %rd125, %rd125;
+	ld.param.u64 %rd126, [Divide_0_param_13];
+	ld.param.u64 %rd211, [Divide_0_param_14];
+	cvta.to.global.u64 %rd211, %rd211;
+	ld.param.u64 %rd212, [Divide_0_param_15];
+	ld.param.u64 %rd214, [Divide_0_param_16];
+	cvta.to.global.u64 %rd214, %rd214;
+	ld.param.u64 %rd215, [Divide_0_param_17];
+	ld.param.u64 %rd286, [Divide_0_param_18];
+	cvta.to.global.u64 %rd286, %rd286;
+	ld.param.u64 %rd287, [Divide_0_param_19];
+	ld.param.u64 %rd304, [Divide_0_param_20];
+	cvta.to.global.u64 %rd304, %rd304;
+	ld.param.u64 %rd305, [Divide_0_param_21];
+	ld.param.u64 %rd385, [Divide_0_param_22];
+	cvta.to.global.u64 %rd385, %rd385;
+	ld.param.u64 %rd386, [Divide_0_param_23];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_211;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	add.s64 %rd9, %rd8, 1;
+	setp.lt.s64 %p10, %rd9, %rd3;
+	@!%p10 bra $L_211;
+$L_5:
+	setp.ge.u64 %pt0, %rd9, %rd13;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	ld.global.u64 %rd14, [%rd11];
+	shr.s64 %rd387, %rd9, 63;
+	and.b64 %rd388, %rd387, 63;
+	add.s64 %rd389, %rd9, %rd388;
+	shr.s64 %rd390, %rd389, 6;
+	mul.lo.s64 %rd391, %rd390, 64;
+	sub.s64 %rd392, %rd9, %rd391;
+	mov.b64 %rd15, %rd392;
+	min.u64 %rdt3, %rd15, 64;
+	cvt.u32.u64 %rt6, %rdt3;
+	mov.b64 %rdt4, 1;
+	shl.b64 %rd16, %rdt4, %rt6;
+	or.b64 %rd17, %rd14, %rd16;
+	setp.ge.u64 %pt1, %rd9, %rd20;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd18, %rd9, 8, %rd19;
+	ld.global.u64 %rd21, [%rd18];
+	setp.eq.u64 %pt2, %rd17, 0;
+	@%pt2 bra $Lfault_2;
+	rem.u64 %rd22, %rd21, %rd17;
+	setp.ge.u64 %pt3, %rd9, %rd25;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd23, %rd9, 8, %rd24;
+	ld.global.u64 %rd26, [%rd23];
+	setp.lt.u64 %p29, %rd22, %rd17;
+	@!%p29 bra $L_210;
+$L_6:
+	setp.eq.u64 %p30, %rd17, 0;
+	@!%p30 bra $L_8;
+$L_7:
+	mov.b64 %rdt5, 0;
+	setp.eq.u64 %pt4, %rdt5, 0;
+	@%pt4 bra $Lfault_4;
+	ret;
+$L_8:
+	setp.le.u64 %p31, %rd17, %rd22;
+	@!%p31 bra $L_10;
+$L_9:
+	mov.b64 %rdt6, 0;
+	setp.eq.u64 %pt5, %rdt6, 0;
+	@%pt5 bra $Lfault_5;
+	ret;
+$L_10:
+	setp.eq.u64 %p32, %rd22, 0;
+	@!%p32 bra $L_171;
+$L_11:
+	setp.eq.u64 %pt6, %rd17, 0;
+	@%pt6 bra $Lfault_6;
+	div.u64 %rd33, %rd26, %rd17;
+	rem.u64 %rd34, %rd26, %rd17;
+	mov.b64 %rd27, %rd33;
+	mov.b64 %rd28, %rd34;
+$L_12:
+	mov.b64 %rd88, %rd27;
+	mad.lo.s64 %rd89, %rd9, 8, %rd4;
+	st.global.u64 [%rd89], %rd88;
+	mov.b64 %rd90, %rd28;
+	setp.ge.u64 %pt7, %rd9, %rd93;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd91, %rd9, 8, %rd92;
+	st.global.u64 [%rd91], %rd90;
+	cvt.u32.u64 %r94, %rd17;
+	or.b32 %r95, %r94, 1;
+	setp.ge.u64 %pt8, %rd9, %rd20;
+	@%pt8 bra $Lfault_8;
+	mad.lo.s64 %rd96, %rd9, 8, %rd19;
+	ld.global.u64 %rd97, [%rd96];
+	cvt.u32.u64 %r98, %rd97;
+	setp.eq.u32 %pt9, %r95, 0;
+	@%pt9 bra $Lfault_9;
+	rem.u32 %r99, %r98, %r95;
+	setp.ge.u64 %pt10, %rd9, %rd25;
+	@%pt10 bra $Lfault_10;
+	mad.lo.s64 %rd100, %rd9, 8, %rd24;
+	ld.global.u64 %rd101, [%rd100];
+	cvt.u32.u64 %r102, %rd101;
+$L_13:
+	setp.ne.u32 %p105, %r95, 0;
+	@!%p105 bra $L_16;
+$L_14:
+	setp.le.u32 %p116, %r95, %r99;
+	@!%p116 bra $L_16;
+$L_15:
+	mov.b64 %rdt7, 0;
+	setp.eq.u64 %pt11, %rdt7, 0;
+	@%pt11 bra $Lfault_11;
+	ret;
+$L_16:
+	cvt.u64.u32 %rd106, %r99;
+	shl.b64 %rd107, %rd106, 32;
+	cvt.u64.u32 %rd108, %r102;
+	or.b64 %rd109, %rd107, %rd108;
+	cvt.u64.u32 %rd110, %r95;
+	setp.eq.u64 %pt12, %rd110, 0;
+	@%pt12 bra $Lfault_12;
+	div.u64 %rd111, %rd109, %rd110;
+	cvt.u32.u64 %r112, %rd111;
+	cvt.u64.u32 %rd113, %r95;
+	setp.eq.u64 %pt13, %rd113, 0;
+	@%pt13 bra $Lfault_13;
+	rem.u64 %rd114, %rd109, %rd113;
+	cvt.u32.u64 %r115, %rd114;
+	mov.b32 %r103, %r112;
+	mov.b32 %r104, %r115;
+$L_17:
+	mov.b32 %r117, %r103;
+	mov.b32 %r118, %r104;
+	cvt.u64.u32 %rd119, %r117;
+	cvt.u64.u32 %rd120, %r118;
+	setp.ge.u64 %pt14, %rd9, %rd123;
+	@%pt14 bra $Lfault_14;
+	mad.lo.s64 %rd121, %rd9, 8, %rd122;
+	st.global.u64 [%rd121], %rd119;
+	setp.ge.u64 %pt15, %rd9, %rd126;
+	@%pt15 bra $Lfault_15;
+	mad.lo.s64 %rd124, %rd9, 8, %rd125;
+	st.global.u64 [%rd124], %rd120;
+	setp.ge.u64 %pt16, %rd9, %rd20;
+	@%pt16 bra $Lfault_16;
+	mad.lo.s64 %rd127, %rd9, 8, %rd19;
+	ld.global.u64 %rd128, [%rd127];
+	setp.eq.u64 %pt17, %rd17, 0;
+	@%pt17 bra $Lfault_17;
+	rem.u64 %rd129, %rd128, %rd17;
+	mov.b64 %rd130, %rd129;
+	setp.ge.u64 %pt18, %rd9, %rd25;
+	@%pt18 bra $Lfault_18;
+	mad.lo.s64 %rd131, %rd9, 8, %rd24;
+	ld.global.u64 %rd132, [%rd131];
+	mov.b64 %rd133, %rd132;
+	mov.b64 %rd134, %rd17;
+	setp.eq.u64 %pt19, %rd134, 0;
+	@%pt19 bra $Lfault_19;
+	setp.lt.u64 %p137, %rd130, %rd134;
+	@!%p137 bra $L_170;
+$L_18:
+	mov.b64 %rd138, %rd130;
+	mov.b64 %rd139, %rd133;
+	mov.b64 %rd140, %rd134;
+	setp.eq.u64 %pt20, %rd140, 0;
+	@%pt20 bra $Lfault_20;
+	setp.lt.u64 %p143, %rd138, %rd140;
+	@!%p143 bra $L_169;
+$L_19:
+	setp.eq.u64 %p144, %rd140, 0;
+	@!%p144 bra $L_21;
+$L_20:
+	mov.b64 %rdt8, 0;
+	setp.eq.u64 %pt21, %rdt8, 0;
+	@%pt21 bra $Lfault_21;
+	ret;
+$L_21:
+	setp.le.u64 %p145, %rd140, %rd138;
+	@!%p145 bra $L_23;
+$L_22:
+	mov.b64 %rdt9, 0;
+	setp.eq.u64 %pt22, %rdt9, 0;
+	@%pt22 bra $Lfault_22;
+	ret;
+$L_23:
+	setp.eq.u64 %p146, %rd138, 0;
+	@!%p146 bra $L_130;
+$L_24:
+	setp.eq.u64 %pt23, %rd140, 0;
+	@%pt23 bra $Lfault_23;
+	div.u64 %rd147, %rd139, %rd140;
+	rem.u64 %rd148, %rd139, %rd140;
+	mov.b64 %rd141, %rd147;
+	mov.b64 %rd142, %rd148;
+$L_25:
+	mov.b64 %rd202, %rd141;
+	mov.b64 %rd203, %rd142;
+	mov.b64 %rd204, %rd202;
+	mov.b64 %rd205, %rd203;
+	mov.b64 %rd135, %rd204;
+	mov.b64 %rd136, %rd205;
+$L_26:
+	mov.b64 %rd206, %rd135;
+	mov.b64 %rd207, %rd136;
+	mov.b64 %rd208, %rd206;
+	mov.b64 %rd209, %rd207;
+	setp.ge.u64 %pt24, %rd9, %rd212;
+	@%pt24 bra $Lfault_24;
+	mad.lo.s64 %rd210, %rd9, 8, %rd211;
+	st.global.u64 [%rd210], %rd208;
+	setp.ge.u64 %pt25, %rd9, %rd215;
+	@%pt25 bra $Lfault_25;
+	mad.lo.s64 %rd213, %rd9, 8, %rd214;
+	st.global.u64 [%rd213], %rd209;
+	setp.ge.u64 %pt26, %rd9, %rd20;
+	@%pt26 bra $Lfault_26;
+	mad.lo.s64 %rd216, %rd9, 8, %rd19;
+	ld.global.u64 %rd217, [%rd216];
+	setp.ge.u64 %pt27, %rd9, %rd25;
+	@%pt27 bra $Lfault_27;
+	mad.lo.s64 %rd218, %rd9, 8, %rd24;
+	ld.global.u64 %rd219, [%rd218];
+$L_27:
+	setp.eq.u64 %pt28, %rd17, 0;
+	@%pt28 bra $Lfault_28;
+	rem.u64 %rd221, %rd217, %rd17;
+	setp.lt.u64 %p224, %rd221, %rd17;
+	@!%p224 bra $L_129;
+$L_28:
+	setp.eq.u64 %p225, %rd17, 0;
+	@!%p225 bra $L_30;
+$L_29:
+	mov.b64 %rdt10, 0;
+	setp.eq.u64 %pt29, %rdt10, 0;
+	@%pt29 bra $Lfault_29;
+	ret;
+$L_30:
+	setp.le.u64 %p226, %rd17, %rd221;
+	@!%p226 bra $L_32;
+$L_31:
+	mov.b64 %rdt11, 0;
+	setp.eq.u64 %pt30, %rdt11, 0;
+	@%pt30 bra $Lfault_30;
+	ret;
+$L_32:
+	setp.eq.u64 %p227, %rd221, 0;
+	@!%p227 bra $L_90;
+$L_33:
+	setp.eq.u64 %pt31, %rd17, 0;
+	@%pt31 bra $Lfault_31;
+	rem.u64 %rd229, %rd219, %rd17;
+	mov.b64 %rd223, %rd229;
+$L_34:
+	mov.b64 %rd284, %rd223;
+	mov.b64 %rd220, %rd284;
+$L_35:
+	setp.ge.u64 %pt32, %rd9, %rd287;
+	@%pt32 bra $Lfault_32;
+	mad.lo.s64 %rd285, %rd9, 8, %rd286;
+	st.global.u64 [%rd285], %rd220;
+	setp.ge.u64 %pt33, %rd9, %rd20;
+	@%pt33 bra $Lfault_33;
+	mad.lo.s64 %rd288, %rd9, 8, %rd19;
+	ld.global.u64 %rd289, [%rd288];
+	cvt.u32.u64 %r290, %rd289;
+	setp.ge.u64 %pt34, %rd9, %rd25;
+	@%pt34 bra $Lfault_34;
+	mad.lo.s64 %rd291, %rd9, 8, %rd24;
+	ld.global.u64 %rd292, [%rd291];
+	cvt.u32.u64 %r293, %rd292;
+$L_36:
+	cvt.u64.u32 %rd295, %r290;
+	shl.b64 %rd296, %rd295, 32;
+	cvt.u64.u32 %rd297, %r293;
+	or.b64 %rd298, %rd296, %rd297;
+	cvt.u64.u32 %rd299, %r95;
+	setp.eq.u64 %pt35, %rd299, 0;
+	@%pt35 bra $Lfault_35;
+	rem.u64 %rd300, %rd298, %rd299;
+	cvt.u32.u64 %r301, %rd300;
+	mov.b32 %r294, %r301;
+$L_37:
+	cvt.u64.u32 %rd302, %r294;
+	setp.ge.u64 %pt36, %rd9, %rd305;
+	@%pt36 bra $Lfault_36;
+	mad.lo.s64 %rd303, %rd9, 8, %rd304;
+	st.global.u64 [%rd303], %rd302;
+	setp.ge.u64 %pt37, %rd9, %rd20;
+	@%pt37 bra $Lfault_37;
+	mad.lo.s64 %rd306, %rd9, 8, %rd19;
+	ld.global.u64 %rd307, [%rd306];
+	mov.b64 %rd308, %rd307;
+	setp.ge.u64 %pt38, %rd9, %rd25;
+	@%pt38 bra $Lfault_38;
+	mad.lo.s64 %rd309, %rd9, 8, %rd24;
+	ld.global.u64 %rd310, [%rd309];
+	mov.b64 %rd311, %rd310;
+	mov.b64 %rd312, %rd17;
+$L_38:
+	mov.b64 %rd314, %rd308;
+	mov.b64 %rd315, %rd311;
+	mov.b64 %rd316, %rd312;
+$L_39:
+	setp.eq.u64 %pt39, %rd316, 0;
+	@%pt39 bra $Lfault_39;
+	rem.u64 %rd318, %rd314, %rd316;
+	setp.lt.u64 %p321, %rd318, %rd316;
+	@!%p321 bra $L_89;
+$L_40:
+	setp.eq.u64 %p322, %rd316, 0;
+	@!%p322 bra $L_42;
+$L_41:
+	mov.b64 %rdt12, 0;
+	setp.eq.u64 %pt40, %rdt12, 0;
+	@%pt40 bra $Lfault_40;
+	ret;
+$L_42:
+	setp.le.u64 %p323, %rd316, %rd318;
+	@!%p323 bra $L_44;
+$L_43:
+	mov.b64 %rdt13, 0;
+	setp.eq.u64 %pt41, %rdt13, 0;
+	@%pt41 bra $Lfault_41;
+	ret;
+$L_44:
+	setp.eq.u64 %p324, %rd318, 0;
+	@!%p324 bra $L_50;
+$L_45:
+	setp.eq.u64 %pt42, %rd316, 0;
+	@%pt42 bra $Lfault_42;
+	rem.u64 %rd326, %rd315, %rd316;
+	mov.b64 %rd320, %rd326;
+$L_46:
+	mov.b64 %rd381, %rd320;
+	mov.b64 %rd317, %rd381;
+$L_47:
+	mov.b64 %rd382, %rd317;
+	mov.b64 %rd313, %rd382;
+$L_48:
+	mov.b64 %rd383, %rd313;
+	setp.ge.u64 %pt43, %rd9, %rd386;
+	@%pt43 bra $Lfault_43;
+	mad.lo.s64 %rd384, %rd9, 8, %rd385;
+	st.global.u64 [%rd384], %rd383;
+$L_49:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_50:
+	clz.b64 %rt7, %rd316;
+	cvt.u64.u32 %rd328, %rt7;
+	mov.b64 %rd329, %rd328;
+	mov.b64 %rd327, %rd329;
+	mov.b64 %rd330, %rd327;
+	min.u64 %rdt14, %rd330, 64;
+	cvt.u32.u64 %rt8, %rdt14;
+	shl.b64 %rd331, %rd316, %rt8;
+	shr.u64 %rd332, %rd331, 32;
+	and.b64 %rd333, %rd331, 4294967295;
+	min.u64 %rdt15, %rd330, 64;
+	cvt.u32.u64 %rt9, %rdt15;
+	shl.b64 %rd334, %rd318, %rt9;
+	sub.u64 %rd335, 64, %rd330;
+	min.u64 %rdt16, %rd335, 64;
+	cvt.u32.u64 %rt10, %rdt16;
+	shr.u64 %rd336, %rd315, %rt10;
+	or.b64 %rd337, %rd334, %rd336;
+	min.u64 %rdt17, %rd330, 64;
+	cvt.u32.u64 %rt11, %rdt17;
+	shl.b64 %rd338, %rd315, %rt11;
+	shr.u64 %rd339, %rd338, 32;
+	and.b64 %rd340, %rd338, 4294967295;
+	setp.eq.u64 %pt44, %rd332, 0;
+	@%pt44 bra $Lfault_44;
+	div.u64 %rd341, %rd337, %rd332;
+	mul.lo.u64 %rd342, %rd341, %rd332;
+	sub.u64 %rd343, %rd337, %rd342;
+	mov.b64 %rd344, %rd341;
+	mov.b64 %rd345, %rd343;
+$L_51:
+	setp.ge.u64 %p359, %rd344, 4294967296;
+	@!%p359 bra $L_88;
+$L_52:
+	sub.u64 %rd346, %rd344, 1;
+	add.u64 %rd347, %rd345, %rd332;
+	setp.ge.u64 %p348, %rd347, 4294967296;
+	@!%p348 bra $L_74;
+$L_53:
+	mov.b64 %rd349, %rd346;
+$L_54:
+	mul.lo.u64 %rd350, %rd337, 4294967296;
+	add.u64 %rd351, %rd350, %rd339;
+	mul.lo.u64 %rd352, %rd349, %rd331;
+	sub.u64 %rd353, %rd351, %rd352;
+	setp.eq.u64 %pt45, %rd332, 0;
+	@%pt45 bra $Lfault_45;
+	div.u64 %rd354, %rd353, %rd332;
+	mul.lo.u64 %rd355, %rd354, %rd332;
+	sub.u64 %rd356, %rd353, %rd355;
+	mov.b64 %rd357, %rd356;
+	mov.b64 %rd358, %rd354;
+$L_55:
+	setp.ge.u64 %p375, %rd358, 4294967296;
+	@!%p375 bra $L_73;
+$L_56:
+	sub.u64 %rd364, %rd358, 1;
+	add.u64 %rd365, %rd357, %rd332;
+	setp.ge.u64 %p366, %rd365, 4294967296;
+	@!%p366 bra $L_59;
+$L_57:
+	mov.b64 %rd367, %rd364;
+$L_58:
+	mul.lo.u64 %rd370, %rd353, 4294967296;
+	add.u64 %rd371, %rd370, %rd340;
+	mul.lo.u64 %rd372, %rd367, %rd331;
+	sub.u64 %rd373, %rd371, %rd372;
+	min.u64 %rdt18, %rd330, 64;
+	cvt.u32.u64 %rt12, %rdt18;
+	shr.u64 %rd374, %rd373, %rt12;
+	mov.b64 %rd320, %rd374;
+	bra.uni $L_46;
+$L_59:
+	mov.b64 %rd357, %rd365;
+	mov.b64 %rd358, %rd364;
+$L_60:
+	setp.ge.u64 %p375, %rd358, 4294967296;
+	@!%p375 bra $L_72;
+$L_61:
+	sub.u64 %rd364, %rd358, 1;
+	add.u64 %rd365, %rd357, %rd332;
+	setp.ge.u64 %p366, %rd365, 4294967296;
+	@%p366 bra $L_57;
+$L_62:
+	mov.b64 %rd357, %rd365;
+	mov.b64 %rd358, %rd364;
+$L_63:
+	setp.ge.u64 %p375, %rd358, 4294967296;
+	@!%p375 bra $L_71;
+$L_64:
+	sub.u64 %rd364, %rd358, 1;
+	add.u64 %rd365, %rd357, %rd332;
+	setp.ge.u64 %p366, %rd365, 4294967296;
+	@%p366 bra $L_57;
+$L_65:
+	mov.b64 %rd357, %rd365;
+	mov.b64 %rd358, %rd364;
+$L_66:
+	setp.ge.u64 %p375, %rd358, 4294967296;
+	@!%p375 bra $L_69;
+$L_67:
+	sub.u64 %rd364, %rd358, 1;
+	add.u64 %rd365, %rd357, %rd332;
+	setp.ge.u64 %p366, %rd365, 4294967296;
+	@%p366 bra $L_57;
+$L_68:
+	mov.b64 %rd357, %rd365;
+	mov.b64 %rd358, %rd364;
+	bra.uni $L_55;
+$L_69:
+	mul.lo.u64 %rd376, %rd358, %rd333;
+	mul.lo.u64 %rd377, %rd357, 4294967296;
+	add.u64 %rd378, %rd377, %rd340;
+	setp.gt.u64 %p379, %rd376, %rd378;
+	@%p379 bra $L_67;
+$L_70:
+	mov.b64 %rd367, %rd358;
+	bra.uni $L_58;
+$L_71:
+	mul.lo.u64 %rd376, %rd358, %rd333;
+	mul.lo.u64 %rd377, %rd357, 4294967296;
+	add.u64 %rd378, %rd377, %rd340;
+	setp.gt.u64 %p379, %rd376, %rd378;
+	@%p379 bra $L_64;
+	bra.uni $L_70;
+$L_72:
+	mul.lo.u64 %rd376, %rd358, %rd333;
+	mul.lo.u64 %rd377, %rd357, 4294967296;
+	add.u64 %rd378, %rd377, %rd340;
+	setp.gt.u64 %p379, %rd376, %rd378;
+	@%p379 bra $L_61;
+	bra.uni $L_70;
+$L_73:
+	mul.lo.u64 %rd376, %rd358, %rd333;
+	mul.lo.u64 %rd377, %rd357, 4294967296;
+	add.u64 %rd378, %rd377, %rd340;
+	setp.gt.u64 %p379, %rd376, %rd378;
+	@%p379 bra $L_56;
+	bra.uni $L_70;
+$L_74:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd347;
+$L_75:
+	setp.ge.u64 %p359, %rd344, 4294967296;
+	@!%p359 bra $L_87;
+$L_76:
+	sub.u64 %rd346, %rd344, 1;
+	add.u64 %rd347, %rd345, %rd332;
+	setp.ge.u64 %p348, %rd347, 4294967296;
+	@%p348 bra $L_53;
+$L_77:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd347;
+$L_78:
+	setp.ge.u64 %p359, %rd344, 4294967296;
+	@!%p359 bra $L_86;
+$L_79:
+	sub.u64 %rd346, %rd344, 1;
+	add.u64 %rd347, %rd345, %rd332;
+	setp.ge.u64 %p348, %rd347, 4294967296;
+	@%p348 bra $L_53;
+$L_80:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd347;
+$L_81:
+	setp.ge.u64 %p359, %rd344, 4294967296;
+	@!%p359 bra $L_84;
+$L_82:
+	sub.u64 %rd346, %rd344, 1;
+	add.u64 %rd347, %rd345, %rd332;
+	setp.ge.u64 %p348, %rd347, 4294967296;
+	@%p348 bra $L_53;
+$L_83:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd347;
+	bra.uni $L_51;
+$L_84:
+	mul.lo.u64 %rd360, %rd344, %rd333;
+	mul.lo.u64 %rd361, %rd345, 4294967296;
+	add.u64 %rd362, %rd361, %rd339;
+	setp.gt.u64 %p363, %rd360, %rd362;
+	@%p363 bra $L_82;
+$L_85:
+	mov.b64 %rd349, %rd344;
+	bra.uni $L_54;
+$L_86:
+	mul.lo.u64 %rd360, %rd344, %rd333;
+	mul.lo.u64 %rd361, %rd345, 4294967296;
+	add.u64 %rd362, %rd361, %rd339;
+	setp.gt.u64 %p363, %rd360, %rd362;
+	@%p363 bra $L_79;
+	bra.uni $L_85;
+$L_87:
+	mul.lo.u64 %rd360, %rd344, %rd333;
+	mul.lo.u64 %rd361, %rd345, 4294967296;
+	add.u64 %rd362, %rd361, %rd339;
+	setp.gt.u64 %p363, %rd360, %rd362;
+	@%p363 bra $L_76;
+	bra.uni $L_85;
+$L_88:
+	mul.lo.u64 %rd360, %rd344, %rd333;
+	mul.lo.u64 %rd361, %rd345, 4294967296;
+	add.u64 %rd362, %rd361, %rd339;
+	setp.gt.u64 %p363, %rd360, %rd362;
+	@%p363 bra $L_52;
+	bra.uni $L_85;
+$L_89:
+	mov.b64 %rdt19, 0;
+	setp.eq.u64 %pt46, %rdt19, 0;
+	@%pt46 bra $Lfault_46;
+	ret;
+$L_90:
+	clz.b64 %rt13, %rd17;
+	cvt.u64.u32 %rd231, %rt13;
+	mov.b64 %rd232, %rd231;
+	mov.b64 %rd230, %rd232;
+	mov.b64 %rd233, %rd230;
+	min.u64 %rdt20, %rd233, 64;
+	cvt.u32.u64 %rt14, %rdt20;
+	shl.b64 %rd234, %rd17, %rt14;
+	shr.u64 %rd235, %rd234, 32;
+	and.b64 %rd236, %rd234, 4294967295;
+	min.u64 %rdt21, %rd233, 64;
+	cvt.u32.u64 %rt15, %rdt21;
+	shl.b64 %rd237, %rd221, %rt15;
+	sub.u64 %rd238, 64, %rd233;
+	min.u64 %rdt22, %rd238, 64;
+	cvt.u32.u64 %rt16, %rdt22;
+	shr.u64 %rd239, %rd219, %rt16;
+	or.b64 %rd240, %rd237, %rd239;
+	min.u64 %rdt23, %rd233, 64;
+	cvt.u32.u64 %rt17, %rdt23;
+	shl.b64 %rd241, %rd219, %rt17;
+	shr.u64 %rd242, %rd241, 32;
+	and.b64 %rd243, %rd241, 4294967295;
+	setp.eq.u64 %pt47, %rd235, 0;
+	@%pt47 bra $Lfault_47;
+	div.u64 %rd244, %rd240, %rd235;
+	mul.lo.u64 %rd245, %rd244, %rd235;
+	sub.u64 %rd246, %rd240, %rd245;
+	mov.b64 %rd247, %rd244;
+	mov.b64 %rd248, %rd246;
+$L_91:
+	setp.ge.u64 %p262, %rd247, 4294967296;
+	@!%p262 bra $L_128;
+$L_92:
+	sub.u64 %rd249, %rd247, 1;
+	add.u64 %rd250, %rd248, %rd235;
+	setp.ge.u64 %p251, %rd250, 4294967296;
+	@!%p251 bra $L_114;
+$L_93:
+	mov.b64 %rd252, %rd249;
+$L_94:
+	mul.lo.u64 %rd253, %rd240, 4294967296;
+	add.u64 %rd254, %rd253, %rd242;
+	mul.lo.u64 %rd255, %rd252, %rd234;
+	sub.u64 %rd256, %rd254, %rd255;
+	setp.eq.u64 %pt48, %rd235, 0;
+	@%pt48 bra $Lfault_48;
+	div.u64 %rd257, %rd256, %rd235;
+	mul.lo.u64 %rd258, %rd257, %rd235;
+	sub.u64 %rd259, %rd256, %rd258;
+	mov.b64 %rd260, %rd259;
+	mov.b64 %rd261, %rd257;
+$L_95:
+	setp.ge.u64 %p278, %rd261, 4294967296;
+	@!%p278 bra $L_113;
+$L_96:
+	sub.u64 %rd267, %rd261, 1;
+	add.u64 %rd268, %rd260, %rd235;
+	setp.ge.u64 %p269, %rd268, 4294967296;
+	@!%p269 bra $L_99;
+$L_97:
+	mov.b64 %rd270, %rd267;
+$L_98:
+	mul.lo.u64 %rd273, %rd256, 4294967296;
+	add.u64 %rd274, %rd273, %rd243;
+	mul.lo.u64 %rd275, %rd270, %rd234;
+	sub.u64 %rd276, %rd274, %rd275;
+	min.u64 %rdt24, %rd233, 64;
+	cvt.u32.u64 %rt18, %rdt24;
+	shr.u64 %rd277, %rd276, %rt18;
+	mov.b64 %rd223, %rd277;
+	bra.uni $L_34;
+$L_99:
+	mov.b64 %rd260, %rd268;
+	mov.b64 %rd261, %rd267;
+$L_100:
+	setp.ge.u64 %p278, %rd261, 4294967296;
+	@!%p278 bra $L_112;
+$L_101:
+	sub.u64 %rd267, %rd261, 1;
+	add.u64 %rd268, %rd260, %rd235;
+	setp.ge.u64 %p269, %rd268, 4294967296;
+	@%p269 bra $L_97;
+$L_102:
+	mov.b64 %rd260, %rd268;
+	mov.b64 %rd261, %rd267;
+$L_103:
+	setp.ge.u64 %p278, %rd261, 4294967296;
+	@!%p278 bra $L_111;
+$L_104:
+	sub.u64 %rd267, %rd261, 1;
+	add.u64 %rd268, %rd260, %rd235;
+	setp.ge.u64 %p269, %rd268, 4294967296;
+	@%p269 bra $L_97;
+$L_105:
+	mov.b64 %rd260, %rd268;
+	mov.b64 %rd261, %rd267;
+$L_106:
+	setp.ge.u64 %p278, %rd261, 4294967296;
+	@!%p278 bra $L_109;
+$L_107:
+	sub.u64 %rd267, %rd261, 1;
+	add.u64 %rd268, %rd260, %rd235;
+	setp.ge.u64 %p269, %rd268, 4294967296;
+	@%p269 bra $L_97;
+$L_108:
+	mov.b64 %rd260, %rd268;
+	mov.b64 %rd261, %rd267;
+	bra.uni $L_95;
+$L_109:
+	mul.lo.u64 %rd279, %rd261, %rd236;
+	mul.lo.u64 %rd280, %rd260, 4294967296;
+	add.u64 %rd281, %rd280, %rd243;
+	setp.gt.u64 %p282, %rd279, %rd281;
+	@%p282 bra $L_107;
+$L_110:
+	mov.b64 %rd270, %rd261;
+	bra.uni $L_98;
+$L_111:
+	mul.lo.u64 %rd279, %rd261, %rd236;
+	mul.lo.u64 %rd280, %rd260, 4294967296;
+	add.u64 %rd281, %rd280, %rd243;
+	setp.gt.u64 %p282, %rd279, %rd281;
+	@%p282 bra $L_104;
+	bra.uni $L_110;
+$L_112:
+	mul.lo.u64 %rd279, %rd261, %rd236;
+	mul.lo.u64 %rd280, %rd260, 4294967296;
+	add.u64 %rd281, %rd280, %rd243;
+	setp.gt.u64 %p282, %rd279, %rd281;
+	@%p282 bra $L_101;
+	bra.uni $L_110;
+$L_113:
+	mul.lo.u64 %rd279, %rd261, %rd236;
+	mul.lo.u64 %rd280, %rd260, 4294967296;
+	add.u64 %rd281, %rd280, %rd243;
+	setp.gt.u64 %p282, %rd279, %rd281;
+	@%p282 bra $L_96;
+	bra.uni $L_110;
+$L_114:
+	mov.b64 %rd247, %rd249;
+	mov.b64 %rd248, %rd250;
+$L_115:
+	setp.ge.u64 %p262, %rd247, 4294967296;
+	@!%p262 bra $L_127;
+$L_116:
+	sub.u64 %rd249, %rd247, 1;
+	add.u64 %rd250, %rd248, %rd235;
+	setp.ge.u64 %p251, %rd250, 4294967296;
+	@%p251 bra $L_93;
+$L_117:
+	mov.b64 %rd247, %rd249;
+	mov.b64 %rd248, %rd250;
+$L_118:
+	setp.ge.u64 %p262, %rd247, 4294967296;
+	@!%p262 bra $L_126;
+$L_119:
+	sub.u64 %rd249, %rd247, 1;
+	add.u64 %rd250, %rd248, %rd235;
+	setp.ge.u64 %p251, %rd250, 4294967296;
+	@%p251 bra $L_93;
+$L_120:
+	mov.b64 %rd247, %rd249;
+	mov.b64 %rd248, %rd250;
+$L_121:
+	setp.ge.u64 %p262, %rd247, 4294967296;
+	@!%p262 bra $L_124;
+$L_122:
+	sub.u64 %rd249, %rd247, 1;
+	add.u64 %rd250, %rd248, %rd235;
+	setp.ge.u64 %p251, %rd250, 4294967296;
+	@%p251 bra $L_93;
+$L_123:
+	mov.b64 %rd247, %rd249;
+	mov.b64 %rd248, %rd250;
+	bra.uni $L_91;
+$L_124:
+	mul.lo.u64 %rd263, %rd247, %rd236;
+	mul.lo.u64 %rd264, %rd248, 4294967296;
+	add.u64 %rd265, %rd264, %rd242;
+	setp.gt.u64 %p266, %rd263, %rd265;
+	@%p266 bra $L_122;
+$L_125:
+	mov.b64 %rd252, %rd247;
+	bra.uni $L_94;
+$L_126:
+	mul.lo.u64 %rd263, %rd247, %rd236;
+	mul.lo.u64 %rd264, %rd248, 4294967296;
+	add.u64 %rd265, %rd264, %rd242;
+	setp.gt.u64 %p266, %rd263, %rd265;
+	@%p266 bra $L_119;
+	bra.uni $L_125;
+$L_127:
+	mul.lo.u64 %rd263, %rd247, %rd236;
+	mul.lo.u64 %rd264, %rd248, 4294967296;
+	add.u64 %rd265, %rd264, %rd242;
+	setp.gt.u64 %p266, %rd263, %rd265;
+	@%p266 bra $L_116;
+	bra.uni $L_125;
+$L_128:
+	mul.lo.u64 %rd263, %rd247, %rd236;
+	mul.lo.u64 %rd264, %rd248, 4294967296;
+	add.u64 %rd265, %rd264, %rd242;
+	setp.gt.u64 %p266, %rd263, %rd265;
+	@%p266 bra $L_92;
+	bra.uni $L_125;
+$L_129:
+	mov.b64 %rdt25, 0;
+	setp.eq.u64 %pt49, %rdt25, 0;
+	@%pt49 bra $Lfault_49;
+	ret;
+$L_130:
+	clz.b64 %rt19, %rd140;
+	cvt.u64.u32 %rd150, %rt19;
+	mov.b64 %rd151, %rd150;
+	mov.b64 %rd149, %rd151;
+	mov.b64 %rd152, %rd149;
+	min.u64 %rdt26, %rd152, 64;
+	cvt.u32.u64 %rt20, %rdt26;
+	shl.b64 %rd153, %rd140, %rt20;
+	shr.u64 %rd154, %rd153, 32;
+	and.b64 %rd155, %rd153, 4294967295;
+	min.u64 %rdt27, %rd152, 64;
+	cvt.u32.u64 %rt21, %rdt27;
+	shl.b64 %rd156, %rd138, %rt21;
+	sub.u64 %rd157, 64, %rd152;
+	min.u64 %rdt28, %rd157, 64;
+	cvt.u32.u64 %rt22, %rdt28;
+	shr.u64 %rd158, %rd139, %rt22;
+	or.b64 %rd159, %rd156, %rd158;
+	min.u64 %rdt29, %rd152, 64;
+	cvt.u32.u64 %rt23, %rdt29;
+	shl.b64 %rd160, %rd139, %rt23;
+	shr.u64 %rd161, %rd160, 32;
+	and.b64 %rd162, %rd160, 4294967295;
+	setp.eq.u64 %pt50, %rd154, 0;
+	@%pt50 bra $Lfault_50;
+	div.u64 %rd163, %rd159, %rd154;
+	mul.lo.u64 %rd164, %rd163, %rd154;
+	sub.u64 %rd165, %rd159, %rd164;
+	mov.b64 %rd166, %rd163;
+	mov.b64 %rd167, %rd165;
+$L_131:
+	setp.ge.u64 %p181, %rd166, 4294967296;
+	@!%p181 bra $L_168;
+$L_132:
+	sub.u64 %rd168, %rd166, 1;
+	add.u64 %rd169, %rd167, %rd154;
+	setp.ge.u64 %p170, %rd169, 4294967296;
+	@!%p170 bra $L_154;
+$L_133:
+	mov.b64 %rd171, %rd168;
+$L_134:
+	mul.lo.u64 %rd172, %rd159, 4294967296;
+	add.u64 %rd173, %rd172, %rd161;
+	mul.lo.u64 %rd174, %rd171, %rd153;
+	sub.u64 %rd175, %rd173, %rd174;
+	setp.eq.u64 %pt51, %rd154, 0;
+	@%pt51 bra $Lfault_51;
+	div.u64 %rd176, %rd175, %rd154;
+	mul.lo.u64 %rd177, %rd176, %rd154;
+	sub.u64 %rd178, %rd175, %rd177;
+	mov.b64 %rd179, %rd178;
+	mov.b64 %rd180, %rd176;
+$L_135:
+	setp.ge.u64 %p197, %rd180, 4294967296;
+	@!%p197 bra $L_153;
+$L_136:
+	sub.u64 %rd186, %rd180, 1;
+	add.u64 %rd187, %rd179, %rd154;
+	setp.ge.u64 %p188, %rd187, 4294967296;
+	@!%p188 bra $L_139;
+$L_137:
+	mov.b64 %rd189, %rd186;
+$L_138:
+	mul.lo.u64 %rd190, %rd171, 4294967296;
+	add.u64 %rd191, %rd190, %rd189;
+	mul.lo.u64 %rd192, %rd175, 4294967296;
+	add.u64 %rd193, %rd192, %rd162;
+	mul.lo.u64 %rd194, %rd189, %rd153;
+	sub.u64 %rd195, %rd193, %rd194;
+	min.u64 %rdt30, %rd152, 64;
+	cvt.u32.u64 %rt24, %rdt30;
+	shr.u64 %rd196, %rd195, %rt24;
+	mov.b64 %rd141, %rd191;
+	mov.b64 %rd142, %rd196;
+	bra.uni $L_25;
+$L_139:
+	mov.b64 %rd179, %rd187;
+	mov.b64 %rd180, %rd186;
+$L_140:
+	setp.ge.u64 %p197, %rd180, 4294967296;
+	@!%p197 bra $L_152;
+$L_141:
+	sub.u64 %rd186, %rd180, 1;
+	add.u64 %rd187, %rd179, %rd154;
+	setp.ge.u64 %p188, %rd187, 4294967296;
+	@%p188 bra $L_137;
+$L_142:
+	mov.b64 %rd179, %rd187;
+	mov.b64 %rd180, %rd186;
+$L_143:
+	setp.ge.u64 %p197, %rd180, 4294967296;
+	@!%p197 bra $L_151;
+$L_144:
+	sub.u64 %rd186, %rd180, 1;
+	add.u64 %rd187, %rd179, %rd154;
+	setp.ge.u64 %p188, %rd187, 4294967296;
+	@%p188 bra $L_137;
+$L_145:
+	mov.b64 %rd179, %rd187;
+	mov.b64 %rd180, %rd186;
+$L_146:
+	setp.ge.u64 %p197, %rd180, 4294967296;
+	@!%p197 bra $L_149;
+$L_147:
+	sub.u64 %rd186, %rd180, 1;
+	add.u64 %rd187, %rd179, %rd154;
+	setp.ge.u64 %p188, %rd187, 4294967296;
+	@%p188 bra $L_137;
+$L_148:
+	mov.b64 %rd179, %rd187;
+	mov.b64 %rd180, %rd186;
+	bra.uni $L_135;
+$L_149:
+	mul.lo.u64 %rd198, %rd180, %rd155;
+	mul.lo.u64 %rd199, %rd179, 4294967296;
+	add.u64 %rd200, %rd199, %rd162;
+	setp.gt.u64 %p201, %rd198, %rd200;
+	@%p201 bra $L_147;
+$L_150:
+	mov.b64 %rd189, %rd180;
+	bra.uni $L_138;
+$L_151:
+	mul.lo.u64 %rd198, %rd180, %rd155;
+	mul.lo.u64 %rd199, %rd179, 4294967296;
+	add.u64 %rd200, %rd199, %rd162;
+	setp.gt.u64 %p201, %rd198, %rd200;
+	@%p201 bra $L_144;
+	bra.uni $L_150;
+$L_152:
+	mul.lo.u64 %rd198, %rd180, %rd155;
+	mul.lo.u64 %rd199, %rd179, 4294967296;
+	add.u64 %rd200, %rd199, %rd162;
+	setp.gt.u64 %p201, %rd198, %rd200;
+	@%p201 bra $L_141;
+	bra.uni $L_150;
+$L_153:
+	mul.lo.u64 %rd198, %rd180, %rd155;
+	mul.lo.u64 %rd199, %rd179, 4294967296;
+	add.u64 %rd200, %rd199, %rd162;
+	setp.gt.u64 %p201, %rd198, %rd200;
+	@%p201 bra $L_136;
+	bra.uni $L_150;
+$L_154:
+	mov.b64 %rd166, %rd168;
+	mov.b64 %rd167, %rd169;
+$L_155:
+	setp.ge.u64 %p181, %rd166, 4294967296;
+	@!%p181 bra $L_167;
+$L_156:
+	sub.u64 %rd168, %rd166, 1;
+	add.u64 %rd169, %rd167, %rd154;
+	setp.ge.u64 %p170, %rd169, 4294967296;
+	@%p170 bra $L_133;
+$L_157:
+	mov.b64 %rd166, %rd168;
+	mov.b64 %rd167, %rd169;
+$L_158:
+	setp.ge.u64 %p181, %rd166, 4294967296;
+	@!%p181 bra $L_166;
+$L_159:
+	sub.u64 %rd168, %rd166, 1;
+	add.u64 %rd169, %rd167, %rd154;
+	setp.ge.u64 %p170, %rd169, 4294967296;
+	@%p170 bra $L_133;
+$L_160:
+	mov.b64 %rd166, %rd168;
+	mov.b64 %rd167, %rd169;
+$L_161:
+	setp.ge.u64 %p181, %rd166, 4294967296;
+	@!%p181 bra $L_164;
+$L_162:
+	sub.u64 %rd168, %rd166, 1;
+	add.u64 %rd169, %rd167, %rd154;
+	setp.ge.u64 %p170, %rd169, 4294967296;
+	@%p170 bra $L_133;
+$L_163:
+	mov.b64 %rd166, %rd168;
+	mov.b64 %rd167, %rd169;
+	bra.uni $L_131;
+$L_164:
+	mul.lo.u64 %rd182, %rd166, %rd155;
+	mul.lo.u64 %rd183, %rd167, 4294967296;
+	add.u64 %rd184, %rd183, %rd161;
+	setp.gt.u64 %p185, %rd182, %rd184;
+	@%p185 bra $L_162;
+$L_165:
+	mov.b64 %rd171, %rd166;
+	bra.uni $L_134;
+$L_166:
+	mul.lo.u64 %rd182, %rd166, %rd155;
+	mul.lo.u64 %rd183, %rd167, 4294967296;
+	add.u64 %rd184, %rd183, %rd161;
+	setp.gt.u64 %p185, %rd182, %rd184;
+	@%p185 bra $L_159;
+	bra.uni $L_165;
+$L_167:
+	mul.lo.u64 %rd182, %rd166, %rd155;
+	mul.lo.u64 %rd183, %rd167, 4294967296;
+	add.u64 %rd184, %rd183, %rd161;
+	setp.gt.u64 %p185, %rd182, %rd184;
+	@%p185 bra $L_156;
+	bra.uni $L_165;
+$L_168:
+	mul.lo.u64 %rd182, %rd166, %rd155;
+	mul.lo.u64 %rd183, %rd167, 4294967296;
+	add.u64 %rd184, %rd183, %rd161;
+	setp.gt.u64 %p185, %rd182, %rd184;
+	@%p185 bra $L_132;
+	bra.uni $L_165;
+$L_169:
+	mov.b64 %rdt31, 0;
+	setp.eq.u64 %pt52, %rdt31, 0;
+	@%pt52 bra $Lfault_52;
+	ret;
+$L_170:
+	mov.b64 %rdt32, 0;
+	setp.eq.u64 %pt53, %rdt32, 0;
+	@%pt53 bra $Lfault_53;
+	ret;
+$L_171:
+	clz.b64 %rt25, %rd17;
+	cvt.u64.u32 %rd36, %rt25;
+	mov.b64 %rd37, %rd36;
+	mov.b64 %rd35, %rd37;
+	mov.b64 %rd38, %rd35;
+	min.u64 %rdt33, %rd38, 64;
+	cvt.u32.u64 %rt26, %rdt33;
+	shl.b64 %rd39, %rd17, %rt26;
+	shr.u64 %rd40, %rd39, 32;
+	and.b64 %rd41, %rd39, 4294967295;
+	min.u64 %rdt34, %rd38, 64;
+	cvt.u32.u64 %rt27, %rdt34;
+	shl.b64 %rd42, %rd22, %rt27;
+	sub.u64 %rd43, 64, %rd38;
+	min.u64 %rdt35, %rd43, 64;
+	cvt.u32.u64 %rt28, %rdt35;
+	shr.u64 %rd44, %rd26, %rt28;
+	or.b64 %rd45, %rd42, %rd44;
+	min.u64 %rdt36, %rd38, 64;
+	cvt.u32.u64 %rt29, %rdt36;
+	shl.b64 %rd46, %rd26, %rt29;
+	shr.u64 %rd47, %rd46, 32;
+	and.b64 %rd48, %rd46, 4294967295;
+	setp.eq.u64 %pt54, %rd40, 0;
+	@%pt54 bra $Lfault_54;
+	div.u64 %rd49, %rd45, %rd40;
+	mul.lo.u64 %rd50, %rd49, %rd40;
+	sub.u64 %rd51, %rd45, %rd50;
+	mov.b64 %rd52, %rd49;
+	mov.b64 %rd53, %rd51;
+$L_172:
+	setp.ge.u64 %p67, %rd52, 4294967296;
+	@!%p67 bra $L_209;
+$L_173:
+	sub.u64 %rd54, %rd52, 1;
+	add.u64 %rd55, %rd53, %rd40;
+	setp.ge.u64 %p56, %rd55, 4294967296;
+	@!%p56 bra $L_195;
+$L_174:
+	mov.b64 %rd57, %rd54;
+$L_175:
+	mul.lo.u64 %rd58, %rd45, 4294967296;
+	add.u64 %rd59, %rd58, %rd47;
+	mul.lo.u64 %rd60, %rd57, %rd39;
+	sub.u64 %rd61, %rd59, %rd60;
+	setp.eq.u64 %pt55, %rd40, 0;
+	@%pt55 bra $Lfault_55;
+	div.u64 %rd62, %rd61, %rd40;
+	mul.lo.u64 %rd63, %rd62, %rd40;
+	sub.u64 %rd64, %rd61, %rd63;
+	mov.b64 %rd65, %rd64;
+	mov.b64 %rd66, %rd62;
+$L_176:
+	setp.ge.u64 %p83, %rd66, 4294967296;
+	@!%p83 bra $L_194;
+$L_177:
+	sub.u64 %rd72, %rd66, 1;
+	add.u64 %rd73, %rd65, %rd40;
+	setp.ge.u64 %p74, %rd73, 4294967296;
+	@!%p74 bra $L_180;
+$L_178:
+	mov.b64 %rd75, %rd72;
+$L_179:
+	mul.lo.u64 %rd76, %rd57, 4294967296;
+	add.u64 %rd77, %rd76, %rd75;
+	mul.lo.u64 %rd78, %rd61, 4294967296;
+	add.u64 %rd79, %rd78, %rd48;
+	mul.lo.u64 %rd80, %rd75, %rd39;
+	sub.u64 %rd81, %rd79, %rd80;
+	min.u64 %rdt37, %rd38, 64;
+	cvt.u32.u64 %rt30, %rdt37;
+	shr.u64 %rd82, %rd81, %rt30;
+	mov.b64 %rd27, %rd77;
+	mov.b64 %rd28, %rd82;
+	bra.uni $L_12;
+$L_180:
+	mov.b64 %rd65, %rd73;
+	mov.b64 %rd66, %rd72;
+$L_181:
+	setp.ge.u64 %p83, %rd66, 4294967296;
+	@!%p83 bra $L_193;
+$L_182:
+	sub.u64 %rd72, %rd66, 1;
+	add.u64 %rd73, %rd65, %rd40;
+	setp.ge.u64 %p74, %rd73, 4294967296;
+	@%p74 bra $L_178;
+$L_183:
+	mov.b64 %rd65, %rd73;
+	mov.b64 %rd66, %rd72;
+$L_184:
+	setp.ge.u64 %p83, %rd66, 4294967296;
+	@!%p83 bra $L_192;
+$L_185:
+	sub.u64 %rd72, %rd66, 1;
+	add.u64 %rd73, %rd65, %rd40;
+	setp.ge.u64 %p74, %rd73, 4294967296;
+	@%p74 bra $L_178;
+$L_186:
+	mov.b64 %rd65, %rd73;
+	mov.b64 %rd66, %rd72;
+$L_187:
+	setp.ge.u64 %p83, %rd66, 4294967296;
+	@!%p83 bra $L_190;
+$L_188:
+	sub.u64 %rd72, %rd66, 1;
+	add.u64 %rd73, %rd65, %rd40;
+	setp.ge.u64 %p74, %rd73, 4294967296;
+	@%p74 bra $L_178;
+$L_189:
+	mov.b64 %rd65, %rd73;
+	mov.b64 %rd66, %rd72;
+	bra.uni $L_176;
+$L_190:
+	mul.lo.u64 %rd84, %rd66, %rd41;
+	mul.lo.u64 %rd85, %rd65, 4294967296;
+	add.u64 %rd86, %rd85, %rd48;
+	setp.gt.u64 %p87, %rd84, %rd86;
+	@%p87 bra $L_188;
+$L_191:
+	mov.b64 %rd75, %rd66;
+	bra.uni $L_179;
+$L_192:
+	mul.lo.u64 %rd84, %rd66, %rd41;
+	mul.lo.u64 %rd85, %rd65, 4294967296;
+	add.u64 %rd86, %rd85, %rd48;
+	setp.gt.u64 %p87, %rd84, %rd86;
+	@%p87 bra $L_185;
+	bra.uni $L_191;
+$L_193:
+	mul.lo.u64 %rd84, %rd66, %rd41;
+	mul.lo.u64 %rd85, %rd65, 4294967296;
+	add.u64 %rd86, %rd85, %rd48;
+	setp.gt.u64 %p87, %rd84, %rd86;
+	@%p87 bra $L_182;
+	bra.uni $L_191;
+$L_194:
+	mul.lo.u64 %rd84, %rd66, %rd41;
+	mul.lo.u64 %rd85, %rd65, 4294967296;
+	add.u64 %rd86, %rd85, %rd48;
+	setp.gt.u64 %p87, %rd84, %rd86;
+	@%p87 bra $L_177;
+	bra.uni $L_191;
+$L_195:
+	mov.b64 %rd52, %rd54;
+	mov.b64 %rd53, %rd55;
+$L_196:
+	setp.ge.u64 %p67, %rd52, 4294967296;
+	@!%p67 bra $L_208;
+$L_197:
+	sub.u64 %rd54, %rd52, 1;
+	add.u64 %rd55, %rd53, %rd40;
+	setp.ge.u64 %p56, %rd55, 4294967296;
+	@%p56 bra $L_174;
+$L_198:
+	mov.b64 %rd52, %rd54;
+	mov.b64 %rd53, %rd55;
+$L_199:
+	setp.ge.u64 %p67, %rd52, 4294967296;
+	@!%p67 bra $L_207;
+$L_200:
+	sub.u64 %rd54, %rd52, 1;
+	add.u64 %rd55, %rd53, %rd40;
+	setp.ge.u64 %p56, %rd55, 4294967296;
+	@%p56 bra $L_174;
+$L_201:
+	mov.b64 %rd52, %rd54;
+	mov.b64 %rd53, %rd55;
+$L_202:
+	setp.ge.u64 %p67, %rd52, 4294967296;
+	@!%p67 bra $L_205;
+$L_203:
+	sub.u64 %rd54, %rd52, 1;
+	add.u64 %rd55, %rd53, %rd40;
+	setp.ge.u64 %p56, %rd55, 4294967296;
+	@%p56 bra $L_174;
+$L_204:
+	mov.b64 %rd52, %rd54;
+	mov.b64 %rd53, %rd55;
+	bra.uni $L_172;
+$L_205:
+	mul.lo.u64 %rd68, %rd52, %rd41;
+	mul.lo.u64 %rd69, %rd53, 4294967296;
+	add.u64 %rd70, %rd69, %rd47;
+	setp.gt.u64 %p71, %rd68, %rd70;
+	@%p71 bra $L_203;
+$L_206:
+	mov.b64 %rd57, %rd52;
+	bra.uni $L_175;
+$L_207:
+	mul.lo.u64 %rd68, %rd52, %rd41;
+	mul.lo.u64 %rd69, %rd53, 4294967296;
+	add.u64 %rd70, %rd69, %rd47;
+	setp.gt.u64 %p71, %rd68, %rd70;
+	@%p71 bra $L_200;
+	bra.uni $L_206;
+$L_208:
+	mul.lo.u64 %rd68, %rd52, %rd41;
+	mul.lo.u64 %rd69, %rd53, 4294967296;
+	add.u64 %rd70, %rd69, %rd47;
+	setp.gt.u64 %p71, %rd68, %rd70;
+	@%p71 bra $L_197;
+	bra.uni $L_206;
+$L_209:
+	mul.lo.u64 %rd68, %rd52, %rd41;
+	mul.lo.u64 %rd69, %rd53, 4294967296;
+	add.u64 %rd70, %rd69, %rd47;
+	setp.gt.u64 %p71, %rd68, %rd70;
+	@%p71 bra $L_173;
+	bra.uni $L_206;
+$L_210:
+	mov.b64 %rdt38, 0;
+	setp.eq.u64 %pt56, %rdt38, 0;
+	@%pt56 bra $Lfault_56;
+	ret;
+$L_211:
+	ret;
+$Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 12;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd93;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 13;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 14;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 15;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 16;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 17;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 18;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 19;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd123;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 20;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd126;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 21;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 22;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 23;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 24;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 26;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_22:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_23:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_24:
+	mov.u32 %rt5, 28;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd212;
+	bra.uni $Lfault;
+$Lfault_25:
+	mov.u32 %rt5, 29;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd215;
+	bra.uni $Lfault;
+$Lfault_26:
+	mov.u32 %rt5, 30;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_27:
+	mov.u32 %rt5, 31;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_28:
+	mov.u32 %rt5, 32;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_29:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_30:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_31:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_32:
+	mov.u32 %rt5, 35;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd287;
+	bra.uni $Lfault;
+$Lfault_33:
+	mov.u32 %rt5, 36;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_34:
+	mov.u32 %rt5, 37;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_35:
+	mov.u32 %rt5, 38;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_36:
+	mov.u32 %rt5, 39;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd305;
+	bra.uni $Lfault;
+$Lfault_37:
+	mov.u32 %rt5, 40;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_38:
+	mov.u32 %rt5, 41;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd25;
+	bra.uni $Lfault;
+$Lfault_39:
+	mov.u32 %rt5, 32;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_40:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_41:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_42:
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_43:
+	mov.u32 %rt5, 42;
+	mov.b64 %rdt1, %rd9;
+	mov.b64 %rdt2, %rd386;
+	bra.uni $Lfault;
+$Lfault_44:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_45:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_46:
+	mov.u32 %rt5, 34;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_47:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_48:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_49:
+	mov.u32 %rt5, 34;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_50:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_51:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_52:
+	mov.u32 %rt5, 27;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_53:
+	mov.u32 %rt5, 25;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_54:
+	mov.u32 %rt5, 10;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_55:
+	mov.u32 %rt5, 11;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_56:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault:
+	ld.param.u64 %rdt39, [Divide_0_param_24];
+	cvta.to.global.u64 %rdt39, %rdt39;
+	ld.relaxed.sys.global.u32 %rt31, [%rdt39];
+	add.u32 %rt32, %rt31, 1;
+	atom.global.cas.b32 %rt33, [qd_fault_claim], %rt31, %rt32;
+	setp.ne.u32 %pt57, %rt33, %rt31;
+	@%pt57 exit;
+	st.global.u32 [%rdt39+8], 851968;
+	st.global.u32 [%rdt39+12], %rt5;
+	st.global.u64 [%rdt39+16], %rdt1;
+	st.global.u64 [%rdt39+24], %rdt2;
+	membar.sys;
+	st.volatile.global.u32 [%rdt39+4], %rt32;
+	exit;
+}
+
 .visible .entry Abs_0(
 	.param .u64 Abs_0_param_0,
 	.param .s64 Abs_0_param_1,
@@ -4928,7 +6681,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 851968;
+	st.global.u32 [%rdt3+8], 917504;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5258,7 +7011,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 917504;
+	st.global.u32 [%rdt3+8], 983040;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -5830,7 +7583,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 983040;
+	st.global.u32 [%rdt3+8], 1048576;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6155,7 +7908,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1048576;
+	st.global.u32 [%rdt3+8], 1114112;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -6766,7 +8519,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1114112;
+	st.global.u32 [%rdt3+8], 1179648;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7056,7 +8809,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1179648;
+	st.global.u32 [%rdt3+8], 1245184;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7763,7 +9516,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1245184;
+	st.global.u32 [%rdt3+8], 1310720;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7948,7 +9701,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1310720;
+	st.global.u32 [%rdt3+8], 1376256;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8027,7 +9780,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1376256;
+	st.global.u32 [%rdt3+8], 1441792;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8360,7 +10113,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1441792;
+	st.global.u32 [%rdt3+8], 1507328;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -8952,7 +10705,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1507328;
+	st.global.u32 [%rdt3+8], 1572864;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9550,7 +11303,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1572864;
+	st.global.u32 [%rdt3+8], 1638400;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -9895,7 +11648,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1638400;
+	st.global.u32 [%rdt3+8], 1703936;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10236,7 +11989,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1703936;
+	st.global.u32 [%rdt3+8], 1769472;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10435,7 +12188,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1769472;
+	st.global.u32 [%rdt3+8], 1835008;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -10730,7 +12483,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1835008;
+	st.global.u32 [%rdt3+8], 1900544;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11075,7 +12828,7 @@ $Lfault:
 	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
 	setp.ne.u32 %pt1, %rt9, %rt7;
 	@%pt1 exit;
-	st.global.u32 [%rdt5+8], 1900544;
+	st.global.u32 [%rdt5+8], 1966080;
 	st.global.u32 [%rdt5+12], %rt5;
 	st.global.u64 [%rdt5+16], %rdt1;
 	st.global.u64 [%rdt5+24], %rdt2;
@@ -11154,7 +12907,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1966080;
+	st.global.u32 [%rdt3+8], 2031616;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11323,7 +13076,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2031616;
+	st.global.u32 [%rdt3+8], 2097152;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11497,7 +13250,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2097152;
+	st.global.u32 [%rdt3+8], 2162688;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -11838,7 +13591,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2162688;
+	st.global.u32 [%rdt3+8], 2228224;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12095,7 +13848,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2228224;
+	st.global.u32 [%rdt3+8], 2293760;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12265,7 +14018,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2293760;
+	st.global.u32 [%rdt3+8], 2359296;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12385,7 +14138,7 @@ $Lfault:
 	atom.global.cas.b32 %rt10, [qd_fault_claim], %rt8, %rt9;
 	setp.ne.u32 %pt1, %rt10, %rt8;
 	@%pt1 exit;
-	st.global.u32 [%rdt8+8], 2359296;
+	st.global.u32 [%rdt8+8], 2424832;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -12464,7 +14217,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2424832;
+	st.global.u32 [%rdt3+8], 2490368;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12837,7 +14590,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2490368;
+	st.global.u32 [%rdt3+8], 2555904;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12916,7 +14669,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2555904;
+	st.global.u32 [%rdt3+8], 2621440;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -12995,7 +14748,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 2621440;
+	st.global.u32 [%rdt3+8], 2686976;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -13570,7 +15323,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2686976;
+	st.global.u32 [%rdt3+8], 2752512;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -13671,7 +15424,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2752512;
+	st.global.u32 [%rdt3+8], 2818048;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -13773,7 +15526,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2818048;
+	st.global.u32 [%rdt3+8], 2883584;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -13939,7 +15692,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 2883584;
+	st.global.u32 [%rdt3+8], 2949120;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14139,7 +15892,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 2949120;
+	st.global.u32 [%rdt3+8], 3014656;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14339,7 +16092,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3014656;
+	st.global.u32 [%rdt3+8], 3080192;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14796,7 +16549,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3080192;
+	st.global.u32 [%rdt3+8], 3145728;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -14946,7 +16699,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 3145728;
+	st.global.u32 [%rdt3+8], 3211264;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16086,7 +17839,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 3211264;
+	st.global.u32 [%rdt3+8], 3276800;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16706,7 +18459,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3276800;
+	st.global.u32 [%rdt3+8], 3342336;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16813,7 +18566,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt3, %rt8, %rt6;
 	@%pt3 exit;
-	st.global.u32 [%rdt3+8], 3342336;
+	st.global.u32 [%rdt3+8], 3407872;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -16979,7 +18732,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3407872;
+	st.global.u32 [%rdt3+8], 3473408;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17206,7 +18959,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3473408;
+	st.global.u32 [%rdt3+8], 3538944;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17315,7 +19068,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3538944;
+	st.global.u32 [%rdt3+8], 3604480;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17458,7 +19211,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3604480;
+	st.global.u32 [%rdt3+8], 3670016;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17623,7 +19376,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 3670016;
+	st.global.u32 [%rdt3+8], 3735552;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17733,7 +19486,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3735552;
+	st.global.u32 [%rdt3+8], 3801088;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -17830,7 +19583,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3801088;
+	st.global.u32 [%rdt3+8], 3866624;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -18025,7 +19778,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt5, %rt8, %rt6;
 	@%pt5 exit;
-	st.global.u32 [%rdt3+8], 3866624;
+	st.global.u32 [%rdt3+8], 3932160;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19348,7 +21101,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt8, %rt8, %rt6;
 	@%pt8 exit;
-	st.global.u32 [%rdt3+8], 3932160;
+	st.global.u32 [%rdt3+8], 3997696;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -19815,7 +21568,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt1, %rt8, %rt6;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 3997696;
+	st.global.u32 [%rdt3+8], 4063232;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -21091,7 +22844,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt4, %rt8, %rt6;
 	@%pt4 exit;
-	st.global.u32 [%rdt3+8], 4063232;
+	st.global.u32 [%rdt3+8], 4128768;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -22613,6 +24366,1197 @@ b14: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b15: # exit
+	return
+
+kernel Divide(hi []u64, lo []u64, y []u64, q64 []u64, r64 []u64, q32 []u64, r32 []u64, q []u64, r []u64, rem64 []u64, rem32 []u64, rem []u64)
+site 0 index bits.go:132:9
+site 1 index bits.go:133:33
+site 2 divide bits.go:133:36
+site 3 index bits.go:133:42
+site 4 divide bits.go:133:30
+site 5 overflow bits.go:133:30
+site 6 divide bits.go:520:8
+site 7 overflow bits.go:523:8
+site 8 divide bits.go:528:13
+site 9 divide bits.go:528:21
+site 10 divide bits.go:544:13
+site 11 divide bits.go:556:13
+site 12 index bits.go:133:14
+site 13 index bits.go:135:31
+site 14 divide bits.go:135:35
+site 15 index bits.go:135:50
+site 16 overflow bits.go:507:8
+site 17 divide bits.go:510:21
+site 18 divide bits.go:510:42
+site 19 index bits.go:136:6
+site 20 index bits.go:136:14
+site 21 index bits.go:137:27
+site 22 divide bits.go:137:30
+site 23 index bits.go:137:42
+site 24 divide bits.go:137:19
+site 25 overflow bits.go:137:19
+site 26 divide bits.go:497:15
+site 27 overflow bits.go:497:15
+site 28 index bits.go:138:4
+site 29 index bits.go:138:10
+site 30 index bits.go:139:27
+site 31 index bits.go:139:34
+site 32 divide bits.go:597:20
+site 33 divide bits.go:597:17
+site 34 overflow bits.go:597:17
+site 35 index bits.go:139:8
+site 36 index bits.go:140:41
+site 37 index bits.go:140:56
+site 38 divide bits.go:584:46
+site 39 index bits.go:140:8
+site 40 index bits.go:141:35
+site 41 index bits.go:141:48
+site 42 index bits.go:141:6
+
+task Divide_0 parallel count=(len q64)
+b0: # entry
+	r4 = base q64
+	r5 = len q64
+	r3 = move.i64 r5
+	r12 = base y
+	r13 = len y
+	r19 = base hi
+	r20 = len hi
+	r24 = base lo
+	r25 = len lo
+	r92 = base r64
+	r93 = len r64
+	r122 = base q32
+	r123 = len q32
+	r125 = base r32
+	r126 = len r32
+	r211 = base q
+	r212 = len q
+	r214 = base r
+	r215 = len r
+	r286 = base rem64
+	r287 = len rem64
+	r304 = base rem32
+	r305 = len rem32
+	r385 = base rem
+	r386 = len rem
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b211
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	r10 = lt.i64 r9, r3
+	branch r10, b5, b211
+b5: # rangeindex.body
+	checkindex r9, r13, site 0
+	r11 = elemaddr r12, r9, 8
+	r14 = load.u64 r11
+	r387 = shr.i64.u32 r9, 63
+	r388 = and.i64 r387, 63
+	r389 = add.i64 r9, r388
+	r390 = shr.i64.u32 r389, 6
+	r391 = mul.i64 r390, 64
+	r392 = sub.i64 r9, r391
+	r15 = move.i64 r392
+	r16 = shl.u64.i64 1, r15
+	r17 = or.u64 r14, r16
+	checkindex r9, r20, site 1
+	r18 = elemaddr r19, r9, 8
+	r21 = load.u64 r18
+	checkdiv.u64 r17, site 2
+	r22 = rem.u64 r21, r17
+	checkindex r9, r25, site 3
+	r23 = elemaddr r24, r9, 8
+	r26 = load.u64 r23
+	r29 = lt.u64 r22, r17
+	branch r29, b6, b210
+b6: # Div64.entry
+	r30 = eq.u64 r17, 0
+	branch r30, b7, b8
+b7: # Div64.if.then
+	checkdiv.u64 0, site 6
+	return
+b8: # Div64.if.done
+	r31 = le.u64 r17, r22
+	branch r31, b9, b10
+b9: # Div64.if.then
+	checkdiv.u64 0, site 7
+	return
+b10: # Div64.if.done
+	r32 = eq.u64 r22, 0
+	branch r32, b11, b171
+b11: # Div64.if.then
+	checkdiv.u64 r17, site 8
+	r33 = div.u64 r26, r17
+	r34 = rem.u64 r26, r17
+	r27 = move.u64 r33
+	r28 = move.u64 r34
+	jump b12
+b12: # Div64.return
+	r88 = move.u64 r27
+	r89 = elemaddr r4, r9, 8
+	store.u64 r89, r88
+	r90 = move.u64 r28
+	checkindex r9, r93, site 12
+	r91 = elemaddr r92, r9, 8
+	store.u64 r91, r90
+	r94 = convert.u32.u64 r17
+	r95 = or.u32 r94, 1
+	checkindex r9, r20, site 13
+	r96 = elemaddr r19, r9, 8
+	r97 = load.u64 r96
+	r98 = convert.u32.u64 r97
+	checkdiv.u32 r95, site 14
+	r99 = rem.u32 r98, r95
+	checkindex r9, r25, site 15
+	r100 = elemaddr r24, r9, 8
+	r101 = load.u64 r100
+	r102 = convert.u32.u64 r101
+	jump b13
+b13: # Div32.entry
+	r105 = ne.u32 r95, 0
+	branch r105, b14, b16
+b14: # Div32.cond.true
+	r116 = le.u32 r95, r99
+	branch r116, b15, b16
+b15: # Div32.if.then
+	checkdiv.u64 0, site 16
+	return
+b16: # Div32.if.done
+	r106 = convert.u64.u32 r99
+	r107 = shl.u64.u64 r106, 32
+	r108 = convert.u64.u32 r102
+	r109 = or.u64 r107, r108
+	r110 = convert.u64.u32 r95
+	checkdiv.u64 r110, site 17
+	r111 = div.u64 r109, r110
+	r112 = convert.u32.u64 r111
+	r113 = convert.u64.u32 r95
+	checkdiv.u64 r113, site 18
+	r114 = rem.u64 r109, r113
+	r115 = convert.u32.u64 r114
+	r103 = move.u32 r112
+	r104 = move.u32 r115
+	jump b17
+b17: # Div32.return
+	r117 = move.u32 r103
+	r118 = move.u32 r104
+	r119 = convert.u64.u32 r117
+	r120 = convert.u64.u32 r118
+	checkindex r9, r123, site 19
+	r121 = elemaddr r122, r9, 8
+	store.u64 r121, r119
+	checkindex r9, r126, site 20
+	r124 = elemaddr r125, r9, 8
+	store.u64 r124, r120
+	checkindex r9, r20, site 21
+	r127 = elemaddr r19, r9, 8
+	r128 = load.u64 r127
+	checkdiv.u64 r17, site 22
+	r129 = rem.u64 r128, r17
+	r130 = move.u64 r129
+	checkindex r9, r25, site 23
+	r131 = elemaddr r24, r9, 8
+	r132 = load.u64 r131
+	r133 = move.u64 r132
+	r134 = move.u64 r17
+	checkdiv.u64 r134, site 24
+	r137 = lt.u64 r130, r134
+	branch r137, b18, b170
+b18: # Div.if.done
+	r138 = move.u64 r130
+	r139 = move.u64 r133
+	r140 = move.u64 r134
+	checkdiv.u64 r140, site 26
+	r143 = lt.u64 r138, r140
+	branch r143, b19, b169
+b19: # Div64.entry
+	r144 = eq.u64 r140, 0
+	branch r144, b20, b21
+b20: # Div64.if.then
+	checkdiv.u64 0, site 6
+	return
+b21: # Div64.if.done
+	r145 = le.u64 r140, r138
+	branch r145, b22, b23
+b22: # Div64.if.then
+	checkdiv.u64 0, site 7
+	return
+b23: # Div64.if.done
+	r146 = eq.u64 r138, 0
+	branch r146, b24, b130
+b24: # Div64.if.then
+	checkdiv.u64 r140, site 8
+	r147 = div.u64 r139, r140
+	r148 = rem.u64 r139, r140
+	r141 = move.u64 r147
+	r142 = move.u64 r148
+	jump b25
+b25: # Div64.return
+	r202 = move.u64 r141
+	r203 = move.u64 r142
+	r204 = move.u64 r202
+	r205 = move.u64 r203
+	r135 = move.u64 r204
+	r136 = move.u64 r205
+	jump b26
+b26: # Div.return
+	r206 = move.u64 r135
+	r207 = move.u64 r136
+	r208 = move.u64 r206
+	r209 = move.u64 r207
+	checkindex r9, r212, site 28
+	r210 = elemaddr r211, r9, 8
+	store.u64 r210, r208
+	checkindex r9, r215, site 29
+	r213 = elemaddr r214, r9, 8
+	store.u64 r213, r209
+	checkindex r9, r20, site 30
+	r216 = elemaddr r19, r9, 8
+	r217 = load.u64 r216
+	checkindex r9, r25, site 31
+	r218 = elemaddr r24, r9, 8
+	r219 = load.u64 r218
+	jump b27
+b27: # Rem64.entry
+	checkdiv.u64 r17, site 32
+	r221 = rem.u64 r217, r17
+	r224 = lt.u64 r221, r17
+	branch r224, b28, b129
+b28: # Div64.entry
+	r225 = eq.u64 r17, 0
+	branch r225, b29, b30
+b29: # Div64.if.then
+	checkdiv.u64 0, site 6
+	return
+b30: # Div64.if.done
+	r226 = le.u64 r17, r221
+	branch r226, b31, b32
+b31: # Div64.if.then
+	checkdiv.u64 0, site 7
+	return
+b32: # Div64.if.done
+	r227 = eq.u64 r221, 0
+	branch r227, b33, b90
+b33: # Div64.if.then
+	checkdiv.u64 r17, site 8
+	r229 = rem.u64 r219, r17
+	r223 = move.u64 r229
+	jump b34
+b34: # Div64.return
+	r284 = move.u64 r223
+	r220 = move.u64 r284
+	jump b35
+b35: # Rem64.return
+	checkindex r9, r287, site 35
+	r285 = elemaddr r286, r9, 8
+	store.u64 r285, r220
+	checkindex r9, r20, site 36
+	r288 = elemaddr r19, r9, 8
+	r289 = load.u64 r288
+	r290 = convert.u32.u64 r289
+	checkindex r9, r25, site 37
+	r291 = elemaddr r24, r9, 8
+	r292 = load.u64 r291
+	r293 = convert.u32.u64 r292
+	jump b36
+b36: # Rem32.entry
+	r295 = convert.u64.u32 r290
+	r296 = shl.u64.u64 r295, 32
+	r297 = convert.u64.u32 r293
+	r298 = or.u64 r296, r297
+	r299 = convert.u64.u32 r95
+	checkdiv.u64 r299, site 38
+	r300 = rem.u64 r298, r299
+	r301 = convert.u32.u64 r300
+	r294 = move.u32 r301
+	jump b37
+b37: # Rem32.return
+	r302 = convert.u64.u32 r294
+	checkindex r9, r305, site 39
+	r303 = elemaddr r304, r9, 8
+	store.u64 r303, r302
+	checkindex r9, r20, site 40
+	r306 = elemaddr r19, r9, 8
+	r307 = load.u64 r306
+	r308 = move.u64 r307
+	checkindex r9, r25, site 41
+	r309 = elemaddr r24, r9, 8
+	r310 = load.u64 r309
+	r311 = move.u64 r310
+	r312 = move.u64 r17
+	jump b38
+b38: # Rem.if.done
+	r314 = move.u64 r308
+	r315 = move.u64 r311
+	r316 = move.u64 r312
+	jump b39
+b39: # Rem64.entry
+	checkdiv.u64 r316, site 32
+	r318 = rem.u64 r314, r316
+	r321 = lt.u64 r318, r316
+	branch r321, b40, b89
+b40: # Div64.entry
+	r322 = eq.u64 r316, 0
+	branch r322, b41, b42
+b41: # Div64.if.then
+	checkdiv.u64 0, site 6
+	return
+b42: # Div64.if.done
+	r323 = le.u64 r316, r318
+	branch r323, b43, b44
+b43: # Div64.if.then
+	checkdiv.u64 0, site 7
+	return
+b44: # Div64.if.done
+	r324 = eq.u64 r318, 0
+	branch r324, b45, b50
+b45: # Div64.if.then
+	checkdiv.u64 r316, site 8
+	r326 = rem.u64 r315, r316
+	r320 = move.u64 r326
+	jump b46
+b46: # Div64.return
+	r381 = move.u64 r320
+	r317 = move.u64 r381
+	jump b47
+b47: # Rem64.return
+	r382 = move.u64 r317
+	r313 = move.u64 r382
+	jump b48
+b48: # Rem.return
+	r383 = move.u64 r313
+	checkindex r9, r386, site 42
+	r384 = elemaddr r385, r9, 8
+	store.u64 r384, r383
+	jump b49
+b49: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b50: # Div64.if.done
+	r328 = clz.u64 r316
+	r329 = convert.i64.u64 r328
+	r327 = move.i64 r329
+	r330 = convert.u64.i64 r327
+	r331 = shl.u64.u64 r316, r330
+	r332 = shr.u64.u64 r331, 32
+	r333 = and.u64 r331, 4294967295
+	r334 = shl.u64.u64 r318, r330
+	r335 = sub.u64 64, r330
+	r336 = shr.u64.u64 r315, r335
+	r337 = or.u64 r334, r336
+	r338 = shl.u64.u64 r315, r330
+	r339 = shr.u64.u64 r338, 32
+	r340 = and.u64 r338, 4294967295
+	checkdiv.u64 r332, site 10
+	r341 = div.u64 r337, r332
+	r342 = mul.u64 r341, r332
+	r343 = sub.u64 r337, r342
+	r344 = move.u64 r341
+	r345 = move.u64 r343
+	jump b51
+b51: # Div64.for.loop
+	r359 = ge.u64 r344, 4294967296
+	branch r359, b52, b88
+b52: # Div64.for.body
+	r346 = sub.u64 r344, 1
+	r347 = add.u64 r345, r332
+	r348 = ge.u64 r347, 4294967296
+	branch r348, b53, b74
+b53: # edge 7→8
+	r349 = move.u64 r346
+	jump b54
+b54: # Div64.for.done
+	r350 = mul.u64 r337, 4294967296
+	r351 = add.u64 r350, r339
+	r352 = mul.u64 r349, r331
+	r353 = sub.u64 r351, r352
+	checkdiv.u64 r332, site 11
+	r354 = div.u64 r353, r332
+	r355 = mul.u64 r354, r332
+	r356 = sub.u64 r353, r355
+	r357 = move.u64 r356
+	r358 = move.u64 r354
+	jump b55
+b55: # Div64.for.loop
+	r375 = ge.u64 r358, 4294967296
+	branch r375, b56, b73
+b56: # Div64.for.body
+	r364 = sub.u64 r358, 1
+	r365 = add.u64 r357, r332
+	r366 = ge.u64 r365, 4294967296
+	branch r366, b57, b59
+b57: # edge 11→12
+	r367 = move.u64 r364
+	jump b58
+b58: # Div64.for.done
+	r370 = mul.u64 r353, 4294967296
+	r371 = add.u64 r370, r340
+	r372 = mul.u64 r367, r331
+	r373 = sub.u64 r371, r372
+	r374 = shr.u64.u64 r373, r330
+	r320 = move.u64 r374
+	jump b46
+b59: # edge 11→13
+	r357 = move.u64 r365
+	r358 = move.u64 r364
+	jump b60
+b60: # Div64.for.loop (unrolled 1)
+	r375 = ge.u64 r358, 4294967296
+	branch r375, b61, b72
+b61: # Div64.for.body (unrolled 1)
+	r364 = sub.u64 r358, 1
+	r365 = add.u64 r357, r332
+	r366 = ge.u64 r365, 4294967296
+	branch r366, b57, b62
+b62: # edge 11→13 (unrolled 1)
+	r357 = move.u64 r365
+	r358 = move.u64 r364
+	jump b63
+b63: # Div64.for.loop (unrolled 2)
+	r375 = ge.u64 r358, 4294967296
+	branch r375, b64, b71
+b64: # Div64.for.body (unrolled 2)
+	r364 = sub.u64 r358, 1
+	r365 = add.u64 r357, r332
+	r366 = ge.u64 r365, 4294967296
+	branch r366, b57, b65
+b65: # edge 11→13 (unrolled 2)
+	r357 = move.u64 r365
+	r358 = move.u64 r364
+	jump b66
+b66: # Div64.for.loop (unrolled 3)
+	r375 = ge.u64 r358, 4294967296
+	branch r375, b67, b69
+b67: # Div64.for.body (unrolled 3)
+	r364 = sub.u64 r358, 1
+	r365 = add.u64 r357, r332
+	r366 = ge.u64 r365, 4294967296
+	branch r366, b57, b68
+b68: # edge 11→13 (unrolled 3)
+	r357 = move.u64 r365
+	r358 = move.u64 r364
+	jump b55
+b69: # Div64.cond.false (unrolled 3)
+	r376 = mul.u64 r358, r333
+	r377 = mul.u64 r357, 4294967296
+	r378 = add.u64 r377, r340
+	r379 = gt.u64 r376, r378
+	branch r379, b67, b70
+b70: # edge 14→12
+	r367 = move.u64 r358
+	jump b58
+b71: # Div64.cond.false (unrolled 2)
+	r376 = mul.u64 r358, r333
+	r377 = mul.u64 r357, 4294967296
+	r378 = add.u64 r377, r340
+	r379 = gt.u64 r376, r378
+	branch r379, b64, b70
+b72: # Div64.cond.false (unrolled 1)
+	r376 = mul.u64 r358, r333
+	r377 = mul.u64 r357, 4294967296
+	r378 = add.u64 r377, r340
+	r379 = gt.u64 r376, r378
+	branch r379, b61, b70
+b73: # Div64.cond.false
+	r376 = mul.u64 r358, r333
+	r377 = mul.u64 r357, 4294967296
+	r378 = add.u64 r377, r340
+	r379 = gt.u64 r376, r378
+	branch r379, b56, b70
+b74: # edge 7→9
+	r344 = move.u64 r346
+	r345 = move.u64 r347
+	jump b75
+b75: # Div64.for.loop (unrolled 1)
+	r359 = ge.u64 r344, 4294967296
+	branch r359, b76, b87
+b76: # Div64.for.body (unrolled 1)
+	r346 = sub.u64 r344, 1
+	r347 = add.u64 r345, r332
+	r348 = ge.u64 r347, 4294967296
+	branch r348, b53, b77
+b77: # edge 7→9 (unrolled 1)
+	r344 = move.u64 r346
+	r345 = move.u64 r347
+	jump b78
+b78: # Div64.for.loop (unrolled 2)
+	r359 = ge.u64 r344, 4294967296
+	branch r359, b79, b86
+b79: # Div64.for.body (unrolled 2)
+	r346 = sub.u64 r344, 1
+	r347 = add.u64 r345, r332
+	r348 = ge.u64 r347, 4294967296
+	branch r348, b53, b80
+b80: # edge 7→9 (unrolled 2)
+	r344 = move.u64 r346
+	r345 = move.u64 r347
+	jump b81
+b81: # Div64.for.loop (unrolled 3)
+	r359 = ge.u64 r344, 4294967296
+	branch r359, b82, b84
+b82: # Div64.for.body (unrolled 3)
+	r346 = sub.u64 r344, 1
+	r347 = add.u64 r345, r332
+	r348 = ge.u64 r347, 4294967296
+	branch r348, b53, b83
+b83: # edge 7→9 (unrolled 3)
+	r344 = move.u64 r346
+	r345 = move.u64 r347
+	jump b51
+b84: # Div64.cond.false (unrolled 3)
+	r360 = mul.u64 r344, r333
+	r361 = mul.u64 r345, 4294967296
+	r362 = add.u64 r361, r339
+	r363 = gt.u64 r360, r362
+	branch r363, b82, b85
+b85: # edge 10→8
+	r349 = move.u64 r344
+	jump b54
+b86: # Div64.cond.false (unrolled 2)
+	r360 = mul.u64 r344, r333
+	r361 = mul.u64 r345, 4294967296
+	r362 = add.u64 r361, r339
+	r363 = gt.u64 r360, r362
+	branch r363, b79, b85
+b87: # Div64.cond.false (unrolled 1)
+	r360 = mul.u64 r344, r333
+	r361 = mul.u64 r345, 4294967296
+	r362 = add.u64 r361, r339
+	r363 = gt.u64 r360, r362
+	branch r363, b76, b85
+b88: # Div64.cond.false
+	r360 = mul.u64 r344, r333
+	r361 = mul.u64 r345, 4294967296
+	r362 = add.u64 r361, r339
+	r363 = gt.u64 r360, r362
+	branch r363, b52, b85
+b89: # overflow
+	checkdiv.u64 0, site 34
+	return
+b90: # Div64.if.done
+	r231 = clz.u64 r17
+	r232 = convert.i64.u64 r231
+	r230 = move.i64 r232
+	r233 = convert.u64.i64 r230
+	r234 = shl.u64.u64 r17, r233
+	r235 = shr.u64.u64 r234, 32
+	r236 = and.u64 r234, 4294967295
+	r237 = shl.u64.u64 r221, r233
+	r238 = sub.u64 64, r233
+	r239 = shr.u64.u64 r219, r238
+	r240 = or.u64 r237, r239
+	r241 = shl.u64.u64 r219, r233
+	r242 = shr.u64.u64 r241, 32
+	r243 = and.u64 r241, 4294967295
+	checkdiv.u64 r235, site 10
+	r244 = div.u64 r240, r235
+	r245 = mul.u64 r244, r235
+	r246 = sub.u64 r240, r245
+	r247 = move.u64 r244
+	r248 = move.u64 r246
+	jump b91
+b91: # Div64.for.loop
+	r262 = ge.u64 r247, 4294967296
+	branch r262, b92, b128
+b92: # Div64.for.body
+	r249 = sub.u64 r247, 1
+	r250 = add.u64 r248, r235
+	r251 = ge.u64 r250, 4294967296
+	branch r251, b93, b114
+b93: # edge 7→8
+	r252 = move.u64 r249
+	jump b94
+b94: # Div64.for.done
+	r253 = mul.u64 r240, 4294967296
+	r254 = add.u64 r253, r242
+	r255 = mul.u64 r252, r234
+	r256 = sub.u64 r254, r255
+	checkdiv.u64 r235, site 11
+	r257 = div.u64 r256, r235
+	r258 = mul.u64 r257, r235
+	r259 = sub.u64 r256, r258
+	r260 = move.u64 r259
+	r261 = move.u64 r257
+	jump b95
+b95: # Div64.for.loop
+	r278 = ge.u64 r261, 4294967296
+	branch r278, b96, b113
+b96: # Div64.for.body
+	r267 = sub.u64 r261, 1
+	r268 = add.u64 r260, r235
+	r269 = ge.u64 r268, 4294967296
+	branch r269, b97, b99
+b97: # edge 11→12
+	r270 = move.u64 r267
+	jump b98
+b98: # Div64.for.done
+	r273 = mul.u64 r256, 4294967296
+	r274 = add.u64 r273, r243
+	r275 = mul.u64 r270, r234
+	r276 = sub.u64 r274, r275
+	r277 = shr.u64.u64 r276, r233
+	r223 = move.u64 r277
+	jump b34
+b99: # edge 11→13
+	r260 = move.u64 r268
+	r261 = move.u64 r267
+	jump b100
+b100: # Div64.for.loop (unrolled 1)
+	r278 = ge.u64 r261, 4294967296
+	branch r278, b101, b112
+b101: # Div64.for.body (unrolled 1)
+	r267 = sub.u64 r261, 1
+	r268 = add.u64 r260, r235
+	r269 = ge.u64 r268, 4294967296
+	branch r269, b97, b102
+b102: # edge 11→13 (unrolled 1)
+	r260 = move.u64 r268
+	r261 = move.u64 r267
+	jump b103
+b103: # Div64.for.loop (unrolled 2)
+	r278 = ge.u64 r261, 4294967296
+	branch r278, b104, b111
+b104: # Div64.for.body (unrolled 2)
+	r267 = sub.u64 r261, 1
+	r268 = add.u64 r260, r235
+	r269 = ge.u64 r268, 4294967296
+	branch r269, b97, b105
+b105: # edge 11→13 (unrolled 2)
+	r260 = move.u64 r268
+	r261 = move.u64 r267
+	jump b106
+b106: # Div64.for.loop (unrolled 3)
+	r278 = ge.u64 r261, 4294967296
+	branch r278, b107, b109
+b107: # Div64.for.body (unrolled 3)
+	r267 = sub.u64 r261, 1
+	r268 = add.u64 r260, r235
+	r269 = ge.u64 r268, 4294967296
+	branch r269, b97, b108
+b108: # edge 11→13 (unrolled 3)
+	r260 = move.u64 r268
+	r261 = move.u64 r267
+	jump b95
+b109: # Div64.cond.false (unrolled 3)
+	r279 = mul.u64 r261, r236
+	r280 = mul.u64 r260, 4294967296
+	r281 = add.u64 r280, r243
+	r282 = gt.u64 r279, r281
+	branch r282, b107, b110
+b110: # edge 14→12
+	r270 = move.u64 r261
+	jump b98
+b111: # Div64.cond.false (unrolled 2)
+	r279 = mul.u64 r261, r236
+	r280 = mul.u64 r260, 4294967296
+	r281 = add.u64 r280, r243
+	r282 = gt.u64 r279, r281
+	branch r282, b104, b110
+b112: # Div64.cond.false (unrolled 1)
+	r279 = mul.u64 r261, r236
+	r280 = mul.u64 r260, 4294967296
+	r281 = add.u64 r280, r243
+	r282 = gt.u64 r279, r281
+	branch r282, b101, b110
+b113: # Div64.cond.false
+	r279 = mul.u64 r261, r236
+	r280 = mul.u64 r260, 4294967296
+	r281 = add.u64 r280, r243
+	r282 = gt.u64 r279, r281
+	branch r282, b96, b110
+b114: # edge 7→9
+	r247 = move.u64 r249
+	r248 = move.u64 r250
+	jump b115
+b115: # Div64.for.loop (unrolled 1)
+	r262 = ge.u64 r247, 4294967296
+	branch r262, b116, b127
+b116: # Div64.for.body (unrolled 1)
+	r249 = sub.u64 r247, 1
+	r250 = add.u64 r248, r235
+	r251 = ge.u64 r250, 4294967296
+	branch r251, b93, b117
+b117: # edge 7→9 (unrolled 1)
+	r247 = move.u64 r249
+	r248 = move.u64 r250
+	jump b118
+b118: # Div64.for.loop (unrolled 2)
+	r262 = ge.u64 r247, 4294967296
+	branch r262, b119, b126
+b119: # Div64.for.body (unrolled 2)
+	r249 = sub.u64 r247, 1
+	r250 = add.u64 r248, r235
+	r251 = ge.u64 r250, 4294967296
+	branch r251, b93, b120
+b120: # edge 7→9 (unrolled 2)
+	r247 = move.u64 r249
+	r248 = move.u64 r250
+	jump b121
+b121: # Div64.for.loop (unrolled 3)
+	r262 = ge.u64 r247, 4294967296
+	branch r262, b122, b124
+b122: # Div64.for.body (unrolled 3)
+	r249 = sub.u64 r247, 1
+	r250 = add.u64 r248, r235
+	r251 = ge.u64 r250, 4294967296
+	branch r251, b93, b123
+b123: # edge 7→9 (unrolled 3)
+	r247 = move.u64 r249
+	r248 = move.u64 r250
+	jump b91
+b124: # Div64.cond.false (unrolled 3)
+	r263 = mul.u64 r247, r236
+	r264 = mul.u64 r248, 4294967296
+	r265 = add.u64 r264, r242
+	r266 = gt.u64 r263, r265
+	branch r266, b122, b125
+b125: # edge 10→8
+	r252 = move.u64 r247
+	jump b94
+b126: # Div64.cond.false (unrolled 2)
+	r263 = mul.u64 r247, r236
+	r264 = mul.u64 r248, 4294967296
+	r265 = add.u64 r264, r242
+	r266 = gt.u64 r263, r265
+	branch r266, b119, b125
+b127: # Div64.cond.false (unrolled 1)
+	r263 = mul.u64 r247, r236
+	r264 = mul.u64 r248, 4294967296
+	r265 = add.u64 r264, r242
+	r266 = gt.u64 r263, r265
+	branch r266, b116, b125
+b128: # Div64.cond.false
+	r263 = mul.u64 r247, r236
+	r264 = mul.u64 r248, 4294967296
+	r265 = add.u64 r264, r242
+	r266 = gt.u64 r263, r265
+	branch r266, b92, b125
+b129: # overflow
+	checkdiv.u64 0, site 34
+	return
+b130: # Div64.if.done
+	r150 = clz.u64 r140
+	r151 = convert.i64.u64 r150
+	r149 = move.i64 r151
+	r152 = convert.u64.i64 r149
+	r153 = shl.u64.u64 r140, r152
+	r154 = shr.u64.u64 r153, 32
+	r155 = and.u64 r153, 4294967295
+	r156 = shl.u64.u64 r138, r152
+	r157 = sub.u64 64, r152
+	r158 = shr.u64.u64 r139, r157
+	r159 = or.u64 r156, r158
+	r160 = shl.u64.u64 r139, r152
+	r161 = shr.u64.u64 r160, 32
+	r162 = and.u64 r160, 4294967295
+	checkdiv.u64 r154, site 10
+	r163 = div.u64 r159, r154
+	r164 = mul.u64 r163, r154
+	r165 = sub.u64 r159, r164
+	r166 = move.u64 r163
+	r167 = move.u64 r165
+	jump b131
+b131: # Div64.for.loop
+	r181 = ge.u64 r166, 4294967296
+	branch r181, b132, b168
+b132: # Div64.for.body
+	r168 = sub.u64 r166, 1
+	r169 = add.u64 r167, r154
+	r170 = ge.u64 r169, 4294967296
+	branch r170, b133, b154
+b133: # edge 7→8
+	r171 = move.u64 r168
+	jump b134
+b134: # Div64.for.done
+	r172 = mul.u64 r159, 4294967296
+	r173 = add.u64 r172, r161
+	r174 = mul.u64 r171, r153
+	r175 = sub.u64 r173, r174
+	checkdiv.u64 r154, site 11
+	r176 = div.u64 r175, r154
+	r177 = mul.u64 r176, r154
+	r178 = sub.u64 r175, r177
+	r179 = move.u64 r178
+	r180 = move.u64 r176
+	jump b135
+b135: # Div64.for.loop
+	r197 = ge.u64 r180, 4294967296
+	branch r197, b136, b153
+b136: # Div64.for.body
+	r186 = sub.u64 r180, 1
+	r187 = add.u64 r179, r154
+	r188 = ge.u64 r187, 4294967296
+	branch r188, b137, b139
+b137: # edge 11→12
+	r189 = move.u64 r186
+	jump b138
+b138: # Div64.for.done
+	r190 = mul.u64 r171, 4294967296
+	r191 = add.u64 r190, r189
+	r192 = mul.u64 r175, 4294967296
+	r193 = add.u64 r192, r162
+	r194 = mul.u64 r189, r153
+	r195 = sub.u64 r193, r194
+	r196 = shr.u64.u64 r195, r152
+	r141 = move.u64 r191
+	r142 = move.u64 r196
+	jump b25
+b139: # edge 11→13
+	r179 = move.u64 r187
+	r180 = move.u64 r186
+	jump b140
+b140: # Div64.for.loop (unrolled 1)
+	r197 = ge.u64 r180, 4294967296
+	branch r197, b141, b152
+b141: # Div64.for.body (unrolled 1)
+	r186 = sub.u64 r180, 1
+	r187 = add.u64 r179, r154
+	r188 = ge.u64 r187, 4294967296
+	branch r188, b137, b142
+b142: # edge 11→13 (unrolled 1)
+	r179 = move.u64 r187
+	r180 = move.u64 r186
+	jump b143
+b143: # Div64.for.loop (unrolled 2)
+	r197 = ge.u64 r180, 4294967296
+	branch r197, b144, b151
+b144: # Div64.for.body (unrolled 2)
+	r186 = sub.u64 r180, 1
+	r187 = add.u64 r179, r154
+	r188 = ge.u64 r187, 4294967296
+	branch r188, b137, b145
+b145: # edge 11→13 (unrolled 2)
+	r179 = move.u64 r187
+	r180 = move.u64 r186
+	jump b146
+b146: # Div64.for.loop (unrolled 3)
+	r197 = ge.u64 r180, 4294967296
+	branch r197, b147, b149
+b147: # Div64.for.body (unrolled 3)
+	r186 = sub.u64 r180, 1
+	r187 = add.u64 r179, r154
+	r188 = ge.u64 r187, 4294967296
+	branch r188, b137, b148
+b148: # edge 11→13 (unrolled 3)
+	r179 = move.u64 r187
+	r180 = move.u64 r186
+	jump b135
+b149: # Div64.cond.false (unrolled 3)
+	r198 = mul.u64 r180, r155
+	r199 = mul.u64 r179, 4294967296
+	r200 = add.u64 r199, r162
+	r201 = gt.u64 r198, r200
+	branch r201, b147, b150
+b150: # edge 14→12
+	r189 = move.u64 r180
+	jump b138
+b151: # Div64.cond.false (unrolled 2)
+	r198 = mul.u64 r180, r155
+	r199 = mul.u64 r179, 4294967296
+	r200 = add.u64 r199, r162
+	r201 = gt.u64 r198, r200
+	branch r201, b144, b150
+b152: # Div64.cond.false (unrolled 1)
+	r198 = mul.u64 r180, r155
+	r199 = mul.u64 r179, 4294967296
+	r200 = add.u64 r199, r162
+	r201 = gt.u64 r198, r200
+	branch r201, b141, b150
+b153: # Div64.cond.false
+	r198 = mul.u64 r180, r155
+	r199 = mul.u64 r179, 4294967296
+	r200 = add.u64 r199, r162
+	r201 = gt.u64 r198, r200
+	branch r201, b136, b150
+b154: # edge 7→9
+	r166 = move.u64 r168
+	r167 = move.u64 r169
+	jump b155
+b155: # Div64.for.loop (unrolled 1)
+	r181 = ge.u64 r166, 4294967296
+	branch r181, b156, b167
+b156: # Div64.for.body (unrolled 1)
+	r168 = sub.u64 r166, 1
+	r169 = add.u64 r167, r154
+	r170 = ge.u64 r169, 4294967296
+	branch r170, b133, b157
+b157: # edge 7→9 (unrolled 1)
+	r166 = move.u64 r168
+	r167 = move.u64 r169
+	jump b158
+b158: # Div64.for.loop (unrolled 2)
+	r181 = ge.u64 r166, 4294967296
+	branch r181, b159, b166
+b159: # Div64.for.body (unrolled 2)
+	r168 = sub.u64 r166, 1
+	r169 = add.u64 r167, r154
+	r170 = ge.u64 r169, 4294967296
+	branch r170, b133, b160
+b160: # edge 7→9 (unrolled 2)
+	r166 = move.u64 r168
+	r167 = move.u64 r169
+	jump b161
+b161: # Div64.for.loop (unrolled 3)
+	r181 = ge.u64 r166, 4294967296
+	branch r181, b162, b164
+b162: # Div64.for.body (unrolled 3)
+	r168 = sub.u64 r166, 1
+	r169 = add.u64 r167, r154
+	r170 = ge.u64 r169, 4294967296
+	branch r170, b133, b163
+b163: # edge 7→9 (unrolled 3)
+	r166 = move.u64 r168
+	r167 = move.u64 r169
+	jump b131
+b164: # Div64.cond.false (unrolled 3)
+	r182 = mul.u64 r166, r155
+	r183 = mul.u64 r167, 4294967296
+	r184 = add.u64 r183, r161
+	r185 = gt.u64 r182, r184
+	branch r185, b162, b165
+b165: # edge 10→8
+	r171 = move.u64 r166
+	jump b134
+b166: # Div64.cond.false (unrolled 2)
+	r182 = mul.u64 r166, r155
+	r183 = mul.u64 r167, 4294967296
+	r184 = add.u64 r183, r161
+	r185 = gt.u64 r182, r184
+	branch r185, b159, b165
+b167: # Div64.cond.false (unrolled 1)
+	r182 = mul.u64 r166, r155
+	r183 = mul.u64 r167, 4294967296
+	r184 = add.u64 r183, r161
+	r185 = gt.u64 r182, r184
+	branch r185, b156, b165
+b168: # Div64.cond.false
+	r182 = mul.u64 r166, r155
+	r183 = mul.u64 r167, 4294967296
+	r184 = add.u64 r183, r161
+	r185 = gt.u64 r182, r184
+	branch r185, b132, b165
+b169: # overflow
+	checkdiv.u64 0, site 27
+	return
+b170: # overflow
+	checkdiv.u64 0, site 25
+	return
+b171: # Div64.if.done
+	r36 = clz.u64 r17
+	r37 = convert.i64.u64 r36
+	r35 = move.i64 r37
+	r38 = convert.u64.i64 r35
+	r39 = shl.u64.u64 r17, r38
+	r40 = shr.u64.u64 r39, 32
+	r41 = and.u64 r39, 4294967295
+	r42 = shl.u64.u64 r22, r38
+	r43 = sub.u64 64, r38
+	r44 = shr.u64.u64 r26, r43
+	r45 = or.u64 r42, r44
+	r46 = shl.u64.u64 r26, r38
+	r47 = shr.u64.u64 r46, 32
+	r48 = and.u64 r46, 4294967295
+	checkdiv.u64 r40, site 10
+	r49 = div.u64 r45, r40
+	r50 = mul.u64 r49, r40
+	r51 = sub.u64 r45, r50
+	r52 = move.u64 r49
+	r53 = move.u64 r51
+	jump b172
+b172: # Div64.for.loop
+	r67 = ge.u64 r52, 4294967296
+	branch r67, b173, b209
+b173: # Div64.for.body
+	r54 = sub.u64 r52, 1
+	r55 = add.u64 r53, r40
+	r56 = ge.u64 r55, 4294967296
+	branch r56, b174, b195
+b174: # edge 7→8
+	r57 = move.u64 r54
+	jump b175
+b175: # Div64.for.done
+	r58 = mul.u64 r45, 4294967296
+	r59 = add.u64 r58, r47
+	r60 = mul.u64 r57, r39
+	r61 = sub.u64 r59, r60
+	checkdiv.u64 r40, site 11
+	r62 = div.u64 r61, r40
+	r63 = mul.u64 r62, r40
+	r64 = sub.u64 r61, r63
+	r65 = move.u64 r64
+	r66 = move.u64 r62
+	jump b176
+b176: # Div64.for.loop
+	r83 = ge.u64 r66, 4294967296
+	branch r83, b177, b194
+b177: # Div64.for.body
+	r72 = sub.u64 r66, 1
+	r73 = add.u64 r65, r40
+	r74 = ge.u64 r73, 4294967296
+	branch r74, b178, b180
+b178: # edge 11→12
+	r75 = move.u64 r72
+	jump b179
+b179: # Div64.for.done
+	r76 = mul.u64 r57, 4294967296
+	r77 = add.u64 r76, r75
+	r78 = mul.u64 r61, 4294967296
+	r79 = add.u64 r78, r48
+	r80 = mul.u64 r75, r39
+	r81 = sub.u64 r79, r80
+	r82 = shr.u64.u64 r81, r38
+	r27 = move.u64 r77
+	r28 = move.u64 r82
+	jump b12
+b180: # edge 11→13
+	r65 = move.u64 r73
+	r66 = move.u64 r72
+	jump b181
+b181: # Div64.for.loop (unrolled 1)
+	r83 = ge.u64 r66, 4294967296
+	branch r83, b182, b193
+b182: # Div64.for.body (unrolled 1)
+	r72 = sub.u64 r66, 1
+	r73 = add.u64 r65, r40
+	r74 = ge.u64 r73, 4294967296
+	branch r74, b178, b183
+b183: # edge 11→13 (unrolled 1)
+	r65 = move.u64 r73
+	r66 = move.u64 r72
+	jump b184
+b184: # Div64.for.loop (unrolled 2)
+	r83 = ge.u64 r66, 4294967296
+	branch r83, b185, b192
+b185: # Div64.for.body (unrolled 2)
+	r72 = sub.u64 r66, 1
+	r73 = add.u64 r65, r40
+	r74 = ge.u64 r73, 4294967296
+	branch r74, b178, b186
+b186: # edge 11→13 (unrolled 2)
+	r65 = move.u64 r73
+	r66 = move.u64 r72
+	jump b187
+b187: # Div64.for.loop (unrolled 3)
+	r83 = ge.u64 r66, 4294967296
+	branch r83, b188, b190
+b188: # Div64.for.body (unrolled 3)
+	r72 = sub.u64 r66, 1
+	r73 = add.u64 r65, r40
+	r74 = ge.u64 r73, 4294967296
+	branch r74, b178, b189
+b189: # edge 11→13 (unrolled 3)
+	r65 = move.u64 r73
+	r66 = move.u64 r72
+	jump b176
+b190: # Div64.cond.false (unrolled 3)
+	r84 = mul.u64 r66, r41
+	r85 = mul.u64 r65, 4294967296
+	r86 = add.u64 r85, r48
+	r87 = gt.u64 r84, r86
+	branch r87, b188, b191
+b191: # edge 14→12
+	r75 = move.u64 r66
+	jump b179
+b192: # Div64.cond.false (unrolled 2)
+	r84 = mul.u64 r66, r41
+	r85 = mul.u64 r65, 4294967296
+	r86 = add.u64 r85, r48
+	r87 = gt.u64 r84, r86
+	branch r87, b185, b191
+b193: # Div64.cond.false (unrolled 1)
+	r84 = mul.u64 r66, r41
+	r85 = mul.u64 r65, 4294967296
+	r86 = add.u64 r85, r48
+	r87 = gt.u64 r84, r86
+	branch r87, b182, b191
+b194: # Div64.cond.false
+	r84 = mul.u64 r66, r41
+	r85 = mul.u64 r65, 4294967296
+	r86 = add.u64 r85, r48
+	r87 = gt.u64 r84, r86
+	branch r87, b177, b191
+b195: # edge 7→9
+	r52 = move.u64 r54
+	r53 = move.u64 r55
+	jump b196
+b196: # Div64.for.loop (unrolled 1)
+	r67 = ge.u64 r52, 4294967296
+	branch r67, b197, b208
+b197: # Div64.for.body (unrolled 1)
+	r54 = sub.u64 r52, 1
+	r55 = add.u64 r53, r40
+	r56 = ge.u64 r55, 4294967296
+	branch r56, b174, b198
+b198: # edge 7→9 (unrolled 1)
+	r52 = move.u64 r54
+	r53 = move.u64 r55
+	jump b199
+b199: # Div64.for.loop (unrolled 2)
+	r67 = ge.u64 r52, 4294967296
+	branch r67, b200, b207
+b200: # Div64.for.body (unrolled 2)
+	r54 = sub.u64 r52, 1
+	r55 = add.u64 r53, r40
+	r56 = ge.u64 r55, 4294967296
+	branch r56, b174, b201
+b201: # edge 7→9 (unrolled 2)
+	r52 = move.u64 r54
+	r53 = move.u64 r55
+	jump b202
+b202: # Div64.for.loop (unrolled 3)
+	r67 = ge.u64 r52, 4294967296
+	branch r67, b203, b205
+b203: # Div64.for.body (unrolled 3)
+	r54 = sub.u64 r52, 1
+	r55 = add.u64 r53, r40
+	r56 = ge.u64 r55, 4294967296
+	branch r56, b174, b204
+b204: # edge 7→9 (unrolled 3)
+	r52 = move.u64 r54
+	r53 = move.u64 r55
+	jump b172
+b205: # Div64.cond.false (unrolled 3)
+	r68 = mul.u64 r52, r41
+	r69 = mul.u64 r53, 4294967296
+	r70 = add.u64 r69, r47
+	r71 = gt.u64 r68, r70
+	branch r71, b203, b206
+b206: # edge 10→8
+	r57 = move.u64 r52
+	jump b175
+b207: # Div64.cond.false (unrolled 2)
+	r68 = mul.u64 r52, r41
+	r69 = mul.u64 r53, 4294967296
+	r70 = add.u64 r69, r47
+	r71 = gt.u64 r68, r70
+	branch r71, b200, b206
+b208: # Div64.cond.false (unrolled 1)
+	r68 = mul.u64 r52, r41
+	r69 = mul.u64 r53, 4294967296
+	r70 = add.u64 r69, r47
+	r71 = gt.u64 r68, r70
+	branch r71, b197, b206
+b209: # Div64.cond.false
+	r68 = mul.u64 r52, r41
+	r69 = mul.u64 r53, 4294967296
+	r70 = add.u64 r69, r47
+	r71 = gt.u64 r68, r70
+	branch r71, b173, b206
+b210: # overflow
+	checkdiv.u64 0, site 5
+	return
+b211: # exit
 	return
 
 kernel Abs(x []f64, out []f64)

@@ -1,7 +1,6 @@
 package bad
 
 import (
-	"math/bits"
 	"strings"
 	"sync/atomic"
 
@@ -80,11 +79,6 @@ func Prints(a []int32) {
 func Closure(a []int32) {
 	f := func() int32 { return 1 }
 	a[0] = f() // want `function literals are only supported as the argument of qd.StreamParallel`
-}
-
-//qd:kernel
-func BitsDiv(u []uint64) {
-	u[0], u[1] = bits.Div64(u[0], u[1], u[2]) // want `bits.Div64 is not supported in kernels: it panics when the divisor is zero or the quotient overflows, and kernels cannot panic: divide with / and % instead`
 }
 
 //qd:kernel

@@ -55,5 +55,6 @@ func Library(f []float64, u []uint64, n int) {
 		f[i] = math.Pow(math.Exp(f[i]), math.Atan2(f[i], 2)) + math.FMA(f[i], 2, 1)
 		hi, lo := bits.Mul64(u[i], u[i])
 		u[i] = uint64(bits.OnesCount64(hi)) + bits.RotateLeft64(lo, 3) + math.Float64bits(f[i])
+		u[i], _ = bits.Div64(hi%7, lo, 7)
 	}
 }
