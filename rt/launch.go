@@ -49,10 +49,23 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 			return opError("launch "+k.Name+": scratch memory", err)
 		}
 		PutUint64(args, end-8, uint64(s.ptr))
+		if !cfg.stream.recording() {
+			if err := m.queue(kernel, stream, counts, args, cfg); err != nil {
+				return err
+			}
+			return opError("launch "+k.Name+": scratch memory", s.finish(m.dev, stream))
+		}
 	}
 	if cfg.stream.recording() {
 		return opError("launch "+k.Name, cfg.stream.rec.addKernel(m, kernel, counts, args, cfg))
 	}
+	return m.queue(kernel, stream, counts, args, cfg)
+}
+
+// queue queues the tasks of a kernel on stream, after returning any fault
+// recorded since the last operation that observed one.
+func (m *Module) queue(kernel int, stream uintptr, counts []int64, args []byte, cfg launchSettings) error {
+	k := &m.spec.Kernels[kernel]
 	if err := m.dev.faults.take(); err != nil {
 		return err
 	}

@@ -54,13 +54,17 @@ func (s *scratch) prepare(d *Device, need, stream uintptr, recording bool) error
 		}
 		s.ptr, s.size = ptr, need
 	}
-	if recording {
+	if recording || !s.used || s.stream == stream {
 		return nil
 	}
-	defer func() { s.stream, s.used = stream, true }()
-	if !s.used || s.stream == stream {
-		return nil
-	}
+	// The last launch recorded the event on its stream when it was queued,
+	// while that stream surely existed; waiting needs only the event.
+	return drv.waitEvent(stream, s.event)
+}
+
+// finish marks the end of a launch on stream that used s, for the next
+// launch on another stream to wait for. The caller holds s.mu.
+func (s *scratch) finish(d *Device, stream uintptr) error {
 	if s.event == 0 {
 		ev, err := d.newDriverEvent(false)
 		if err != nil {
@@ -68,10 +72,11 @@ func (s *scratch) prepare(d *Device, need, stream uintptr, recording bool) error
 		}
 		s.event = ev
 	}
-	if err := drv.recordEvent(s.event, s.stream); err != nil {
+	if err := d.drv.recordEvent(s.event, stream); err != nil {
 		return err
 	}
-	return drv.waitEvent(stream, s.event)
+	s.stream, s.used = stream, true
+	return nil
 }
 
 // release frees the memory and the event.
