@@ -29,6 +29,7 @@ var cases = []kernelCase{
 	{name: "Floats", fn: kernels.Floats},
 	{name: "Floats32", fn: kernels.Floats32},
 	{name: "MinMaxZeros", fn: kernels.MinMaxZeros},
+	{name: "MinMaxConstants", fn: kernels.MinMaxConstants},
 	{name: "Control", fn: kernels.Control},
 	{name: "Phases", fn: kernels.Phases},
 	{name: "Spin", fn: kernels.Spin, args: spinArgs},
@@ -37,6 +38,19 @@ var cases = []kernelCase{
 	{name: "Narrow", fn: kernels.Narrow},
 	{name: "Empty", fn: kernels.Empty},
 	{name: "Counted", fn: kernels.Counted, args: countedArgs},
+	{name: "Rounds", fn: kernels.Rounds},
+	{name: "ClampedWindow", fn: kernels.ClampedWindow, args: func(r *rand.Rand, n int) []any {
+		w := 1 + r.IntN(n)
+		ladder := make([]float32, n)
+		for i := range ladder {
+			ladder[i] = float32(r.NormFloat64() * 4)
+		}
+		bytes := make([]uint8, n)
+		for i := range bytes {
+			bytes[i] = uint8(r.Uint32())
+		}
+		return []any{make([]int32, n), bytes, ladder, w, n / w}
+	}},
 	{name: "Scalars", fn: kernels.Scalars, args: func(r *rand.Rand, n int) []any {
 		return []any{make([]int64, n), int8(r.Uint32()), uint16(r.Uint32()), r.IntN(2) == 1, int16(r.Uint32()),
 			uint8(r.Uint32()), int32(r.Uint32()), float32(r.NormFloat64() * 100), r.Uint32(), r.NormFloat64() * 1e6, r.Uint64()}

@@ -158,10 +158,17 @@ func countedLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) (counted, bool) {
 			continue
 		}
 		cmp, cb, cat, ok := instr(term.Cond.Reg)
-		if !ok || cmp.Op != ir.OpLt || cmp.Type != c.typ || cmp.Args[0].Imm {
+		if !ok || cmp.Type != c.typ || cmp.Args[0].Imm {
 			continue
 		}
 		bound := cmp.Args[1]
+		switch {
+		case cmp.Op == ir.OpLt:
+		case cmp.Op == ir.OpLe && bound.Imm && bound.Bits != maxOf(c.typ):
+			bound = ir.Imm(c.typ, bound.Bits+1) // i <= c is i < c+1
+		default:
+			continue
+		}
 		if !bound.Imm && len(defs[bound.Reg]) > 0 {
 			continue // the bound changes in the loop
 		}
@@ -196,6 +203,9 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 	lowest := uint64(1) << 63
 	if c.typ.IsUnsigned() {
 		wide, lowest = ir.Uint64, 0
+	}
+	if c.typ.Bits() == 32 { // the limit saturates in 32 bits as well
+		wide, lowest = c.typ, c.typ.Normalize(lowest>>32)
 	}
 	k := uint64(int64(factor) - 1 + c.slack)
 	conv := func(b *ir.Block, a ir.Arg, from, to ir.Type) ir.Arg {
@@ -279,17 +289,30 @@ func unroll(t *ir.Task, lp *irLoop, factor int) {
 	for _, b := range lp.blocks {
 		copies[0][b] = b
 	}
+	local := localRegs(t, lp)
 	for c := 1; c < factor; c++ {
 		copies[c] = map[int]int{}
+		rename := map[ir.Reg]ir.Reg{}
+		for r := range t.Regs {
+			if local[ir.Reg(r)] {
+				rename[ir.Reg(r)] = t.NewReg(t.Regs[r])
+			}
+		}
 		for _, b := range lp.blocks {
 			orig := t.Blocks[b]
 			nb := t.NewBlock(fmt.Sprintf("%s (unrolled %d)", orig.Comment, c))
 			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
 			for i, in := range orig.Instrs {
 				in.Args = append([]ir.Arg(nil), in.Args...)
+				renameRegs(&in, rename)
 				nb.Instrs[i] = in
 			}
 			nb.Term = orig.Term
+			if c := nb.Term.Cond; nb.Term.Kind == ir.Branch && !c.Imm {
+				if r, ok := rename[c.Reg]; ok {
+					nb.Term.Cond = ir.R(r)
+				}
+			}
 			copies[c][b] = nb.Index
 		}
 	}
@@ -305,6 +328,59 @@ func unroll(t *ir.Task, lp *irLoop, factor int) {
 					succs[j] = copies[c][s]
 				}
 			}
+		}
+	}
+}
+
+// maxOf is the largest value of the integer type t, normalized.
+func maxOf(t ir.Type) uint64 {
+	if t.IsSigned() {
+		return uint64(1)<<(t.Bits()-1) - 1
+	}
+	return t.Normalize(^uint64(0))
+}
+
+// localRegs finds the registers that hold a value of one iteration only:
+// assigned once, in the loop, by an instruction that dominates every read,
+// all of which are in the loop. A copy of the loop body may give them
+// registers of its own, which keeps them assigned once.
+func localRegs(t *ir.Task, lp *irLoop) map[ir.Reg]bool {
+	defs := defSites(t)
+	single := singleDefs(t, defs, t.Dominators())
+	local := map[ir.Reg]bool{}
+	for _, b := range lp.blocks {
+		for _, in := range t.Blocks[b].Instrs {
+			if in.Dst != ir.NoReg && single[in.Dst] {
+				local[in.Dst] = true
+			}
+		}
+	}
+	for bi, b := range t.Blocks {
+		if lp.has(bi) {
+			continue
+		}
+		for _, in := range b.Instrs {
+			for _, a := range in.Args {
+				if !a.Imm {
+					delete(local, a.Reg)
+				}
+			}
+		}
+		if c := b.Term.Cond; b.Term.Kind == ir.Branch && !c.Imm {
+			delete(local, c.Reg)
+		}
+	}
+	return local
+}
+
+// renameRegs replaces the registers of an instruction that rename maps.
+func renameRegs(in *ir.Instr, rename map[ir.Reg]ir.Reg) {
+	if r, ok := rename[in.Dst]; ok && in.Dst != ir.NoReg {
+		in.Dst = r
+	}
+	for j, a := range in.Args {
+		if r, ok := rename[a.Reg]; ok && !a.Imm {
+			in.Args[j] = ir.R(r)
 		}
 	}
 }

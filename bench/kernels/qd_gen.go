@@ -1014,8 +1014,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -1104,8 +1102,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.s32 %r12, [%rd11];
@@ -1363,7 +1359,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1376,11 +1372,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1416,10 +1409,11 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	add.s64 %rd7, %rd8, 0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_8;
+	@!%p4 bra $L_7;
 $L_3:
 	mov.b64 %rd5, %rd2;
 $L_4:
@@ -1429,17 +1423,12 @@ $L_5:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
-	add.s64 %rd7, %rd8, 0;
 	mov.b32 %rt6, 1;
 	st.global.s32 [%rd7], %rt6;
 $L_6:
-	add.s64 %rd10, %rd5, 1;
-	setp.lt.s64 %p11, %rd10, %rd3;
-	@!%p11 bra $L_8;
-$L_7:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_8:
+$L_7:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1499,7 +1488,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -1516,11 +1505,8 @@ $L_4:
 	mad.lo.s64 %rd12, %rd5, 4, %rd13;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
-	mad.lo.s64 %rd17, %rd5, 4, %rd13;
+	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -1580,16 +1566,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -1697,17 +1683,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpins_0(
@@ -1736,9 +1719,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -1886,9 +1869,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2039,16 +2022,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2156,17 +2139,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry TwoSpinsSerial_1(
@@ -2198,16 +2178,16 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	setp.gt.s64 %p9, %rd10, 0;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_21;
+	@!%p6 bra $L_22;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	mov.b64 %rd8, %rd7;
-	setp.gt.s64 %p9, %rd10, 0;
-	@!%p9 bra $L_22;
+	@!%p9 bra $L_21;
 $L_5:
 	mov.b64 %rd11, %rd8;
 	mov.b64 %rd12, 0;
@@ -2315,17 +2295,14 @@ $L_18:
 $L_19:
 	mad.lo.s64 %rd19, %rd7, 8, %rd4;
 	st.global.s64 [%rd19], %rd13;
-	add.s64 %rd20, %rd7, 1;
-	setp.lt.s64 %p21, %rd20, %rd3;
-	@!%p21 bra $L_21;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_21:
-	ret;
-$L_22:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
+$L_22:
+	ret;
 }
 
 .visible .entry EightSpins_0(
@@ -2366,9 +2343,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2528,9 +2505,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2690,9 +2667,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -2852,9 +2829,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3014,9 +2991,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3176,9 +3153,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3338,9 +3315,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3500,9 +3477,9 @@ $L_2:
 	@!%p8 bra $L_21;
 $L_3:
 	mov.b64 %rd9, 0;
+	setp.gt.s64 %p11, %rd5, 0;
 $L_4:
 	mov.b64 %rd10, %rd9;
-	setp.gt.s64 %p11, %rd5, 0;
 	@!%p11 bra $L_22;
 $L_5:
 	mov.b64 %rd12, %rd10;
@@ -3635,9 +3612,9 @@ $L_22:
 	.param .s64 FourTiny_0_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_0_param_0];
@@ -3649,64 +3626,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3723,9 +3706,9 @@ $L_15:
 	.param .s64 FourTiny_1_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_1_param_2];
@@ -3737,64 +3720,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3811,9 +3800,9 @@ $L_15:
 	.param .s64 FourTiny_2_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_2_param_4];
@@ -3825,64 +3814,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3899,9 +3894,9 @@ $L_15:
 	.param .s64 FourTiny_3_param_7
 )
 {
-	.reg .pred %p<16>;
+	.reg .pred %p<18>;
 	.reg .b32 %r<12>;
-	.reg .b64 %rd<15>;
+	.reg .b64 %rd<17>;
 
 $L_0:
 	ld.param.u64 %rd3, [FourTiny_3_param_6];
@@ -3913,64 +3908,70 @@ $L_1:
 $L_2:
 	mov.b64 %rd5, %rd1;
 	mov.b64 %rd6, -1;
+	add.s64 %rd14, %rd0, 0;
 $L_3:
-	max.s64 %rd13, %rd5, -9223372036854775804;
-	sub.s64 %rd14, %rd13, 4;
+	max.s64 %rd15, %rd5, -9223372036854775804;
+	sub.s64 %rd16, %rd15, 4;
 $L_4:
-	setp.lt.s64 %p15, %rd6, %rd14;
-	@!%p15 bra $L_13;
+	setp.lt.s64 %p17, %rd6, %rd16;
+	@!%p17 bra $L_13;
 $L_5:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_6:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_7:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_8:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_9:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_10:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 $L_11:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 $L_12:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_4;
 $L_13:
 	add.s64 %rd7, %rd6, 1;
 	setp.lt.s64 %p8, %rd7, %rd5;
 	@!%p8 bra $L_15;
 $L_14:
-	mad.lo.s64 %rd9, %rd7, 4, %rd0;
+	mov.b64 %rd9, %rd14;
 	ld.global.s32 %r10, [%rd9];
 	add.s32 %r11, %r10, 1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd0;
+	mov.b64 %rd12, %rd9;
 	st.global.s32 [%rd12], %r11;
 	mov.b64 %rd6, %rd7;
+	add.s64 %rd14, %rd14, 4;
 	bra.uni $L_13;
 $L_15:
 	ret;
@@ -3981,9 +3982,9 @@ $L_15:
 	.param .s64 Tiny_0_param_1
 )
 {
-	.reg .pred %p<13>;
+	.reg .pred %p<15>;
 	.reg .b32 %r<9>;
-	.reg .b64 %rd<12>;
+	.reg .b64 %rd<14>;
 
 $L_0:
 	ld.param.u64 %rd0, [Tiny_0_param_0];
@@ -3992,64 +3993,70 @@ $L_0:
 $L_1:
 	mov.b64 %rd2, %rd1;
 	mov.b64 %rd3, -1;
+	add.s64 %rd11, %rd0, 0;
 $L_2:
-	max.s64 %rd10, %rd2, -9223372036854775804;
-	sub.s64 %rd11, %rd10, 4;
+	max.s64 %rd12, %rd2, -9223372036854775804;
+	sub.s64 %rd13, %rd12, 4;
 $L_3:
-	setp.lt.s64 %p12, %rd3, %rd11;
-	@!%p12 bra $L_12;
+	setp.lt.s64 %p14, %rd3, %rd13;
+	@!%p14 bra $L_12;
 $L_4:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_5:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_6:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_7:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_8:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_9:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 $L_10:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 $L_11:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_3;
 $L_12:
 	add.s64 %rd4, %rd3, 1;
 	setp.lt.s64 %p5, %rd4, %rd2;
 	@!%p5 bra $L_14;
 $L_13:
-	mad.lo.s64 %rd6, %rd4, 4, %rd0;
+	mov.b64 %rd6, %rd11;
 	ld.global.s32 %r7, [%rd6];
 	add.s32 %r8, %r7, 1;
-	mad.lo.s64 %rd9, %rd4, 4, %rd0;
+	mov.b64 %rd9, %rd6;
 	st.global.s32 [%rd9], %r8;
 	mov.b64 %rd3, %rd4;
+	add.s64 %rd11, %rd11, 4;
 	bra.uni $L_12;
 $L_14:
 	ret;
@@ -4092,13 +4099,11 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4154,8 +4159,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4242,10 +4245,8 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 1, %rd4;
+	add.s64 %rd11, %rd4, %rd9;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
 	setp.ge.u64 %pt0, %rd16, %rd15;
@@ -4311,6 +4312,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	sub.rn.f64 %fd16, %fd17, %fd18;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -4319,15 +4321,12 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	mov.b64 %rd11, %rd9;
 	mul.lo.u64 %rd12, %rd11, 11400714819323198485U;
 	shr.u64 %rd13, %rd12, 11;
 	cvt.rn.f64.u64 %fd14, %rd13;
 	mul.rn.f64 %fd15, %fd14, 0d3CA0000000000000;
-	sub.rn.f64 %fd16, %fd17, %fd18;
 	mul.rn.f64 %fd19, %fd16, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
 	mad.lo.s64 %rd21, %rd9, 8, %rd4;
@@ -4374,13 +4373,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_38;
+	@!%p7 bra $L_28;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_38;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
@@ -4407,40 +4404,27 @@ $L_12:
 	bra.uni $L_9;
 $L_13:
 	setp.gt.f64 %p21, %fd14, 0d40862E42FEFA39EF;
-	@!%p21 bra $L_20;
+	@!%p21 bra $L_15;
 $L_14:
-	mov.b64 %rd23, 1;
-$L_15:
-	setp.ge.s64 %p24, %rd23, 0;
-	@!%p24 bra $L_19;
-$L_16:
-	mov.b64 %rd25, 9218868437227405312;
-$L_17:
-	mov.b64 %fd26, %rd25;
-	mov.f64 %fd22, %fd26;
-$L_18:
-	mov.f64 %fd16, %fd22;
+	mov.f64 %fd16, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_19:
-	mov.b64 %rd25, 18442240474082181120U;
-	bra.uni $L_17;
-$L_20:
+$L_15:
 	mul.rn.f64 %fd27, %fd14, 0d3FF71547652B82FE;
-$L_21:
+$L_16:
 	cvt.rni.f64.f64 %fd29, %fd27;
 	setp.ge.f64 %p30, %fd29, 0dC1E0000000000000;
-	@!%p30 bra $L_37;
-$L_22:
+	@!%p30 bra $L_27;
+$L_17:
 	setp.le.f64 %p32, %fd29, 0d41DFFFFFFFC00000;
-	@!%p32 bra $L_37;
-$L_23:
+	@!%p32 bra $L_27;
+$L_18:
 	cvt.rzi.s32.f64 %r31, %fd29;
 	mov.b32 %r28, %r31;
-$L_24:
+$L_19:
 	cvt.rn.f64.s32 %fd33, %r28;
 	neg.f64 %fd34, %fd33;
 	fma.rn.f64 %fd35, %fd34, 0d3FE62E42FEFA3000, %fd14;
-	neg.f64 %fd36, %fd33;
+	mov.f64 %fd36, %fd34;
 	fma.rn.f64 %fd37, %fd36, 0d3D53DE6AF278ECE6, %fd35;
 	mul.rn.f64 %fd38, %fd37, 0d3FB0000000000000;
 	fma.rn.f64 %fd39, 0d3EFA01A01A01A01A, %fd38, 0d3F2A01A01A01A01A;
@@ -4461,14 +4445,14 @@ $L_24:
 	fma.rn.f64 %fd54, %fd52, %fd53, 0d3FF0000000000000;
 	add.s32 %r55, %r28, 1023;
 	setp.le.s32 %p56, %r55, 0;
-	@!%p56 bra $L_29;
-$L_25:
+	@!%p56 bra $L_24;
+$L_20:
 	setp.lt.s32 %p57, %r55, -52;
-	@!%p57 bra $L_27;
-$L_26:
+	@!%p57 bra $L_22;
+$L_21:
 	mov.f64 %fd16, 0d0000000000000000;
 	bra.uni $L_9;
-$L_27:
+$L_22:
 	add.s32 %r65, %r55, 1022;
 	cvt.s64.s32 %rd66, %r65;
 	shl.b64 %rd67, %rd66, 52;
@@ -4476,40 +4460,27 @@ $L_27:
 	mul.rn.f64 %fd69, %fd54, %fd68;
 	mov.f64 %fd58, %fd69;
 	mov.b32 %r59, 1;
-$L_28:
+$L_23:
 	cvt.s64.s32 %rd60, %r59;
 	shl.b64 %rd61, %rd60, 52;
 	mov.b64 %fd62, %rd61;
 	mul.rn.f64 %fd63, %fd58, %fd62;
 	mov.f64 %fd16, %fd63;
 	bra.uni $L_9;
-$L_29:
+$L_24:
 	setp.ge.s32 %p64, %r55, 2047;
-	@!%p64 bra $L_36;
-$L_30:
-	mov.b64 %rd71, 1;
-$L_31:
-	setp.ge.s64 %p72, %rd71, 0;
-	@!%p72 bra $L_35;
-$L_32:
-	mov.b64 %rd73, 9218868437227405312;
-$L_33:
-	mov.b64 %fd74, %rd73;
-	mov.f64 %fd70, %fd74;
-$L_34:
-	mov.f64 %fd16, %fd70;
+	@!%p64 bra $L_26;
+$L_25:
+	mov.f64 %fd16, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_35:
-	mov.b64 %rd73, 18442240474082181120U;
-	bra.uni $L_33;
-$L_36:
+$L_26:
 	mov.f64 %fd58, %fd54;
 	mov.b32 %r59, %r55;
-	bra.uni $L_28;
-$L_37:
+	bra.uni $L_23;
+$L_27:
 	mov.b32 %r28, -2147483648;
-	bra.uni $L_24;
-$L_38:
+	bra.uni $L_19;
+$L_28:
 	ret;
 }
 
@@ -4548,13 +4519,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_25;
+	@!%p7 bra $L_19;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_25;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
@@ -4562,47 +4531,31 @@ $L_6:
 	mov.b64 %rd17, %fd14;
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.eq.u64 %p19, %rd18, 0;
-	@!%p19 bra $L_16;
+	@!%p19 bra $L_11;
 $L_7:
-	mov.b64 %rd21, -1;
+	mov.f64 %fd16, 0dFFF0000000000000;
 $L_8:
-	setp.ge.s64 %p22, %rd21, 0;
-	@!%p22 bra $L_15;
-$L_9:
-	mov.b64 %rd23, 9218868437227405312;
-$L_10:
-	mov.b64 %fd24, %rd23;
-	mov.f64 %fd20, %fd24;
-$L_11:
-	mov.f64 %fd16, %fd20;
-$L_12:
 	mov.f64 %fd15, %fd16;
-$L_13:
+$L_9:
 	mad.lo.s64 %rd71, %rd9, 8, %rd4;
 	st.global.f64 [%rd71], %fd15;
-$L_14:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_15:
-	mov.b64 %rd23, 18442240474082181120U;
-	bra.uni $L_10;
-$L_16:
+$L_11:
 	mov.b64 %rd27, %rd17;
 	setp.lt.s64 %p28, %rd27, 0;
-	@!%p28 bra $L_19;
-$L_17:
-	mov.f64 %fd26, 0d7FF8000000000001;
-	mov.f64 %fd25, %fd26;
-$L_18:
-	mov.f64 %fd16, %fd25;
-	bra.uni $L_12;
-$L_19:
+	@!%p28 bra $L_13;
+$L_12:
+	mov.f64 %fd16, 0d7FF8000000000001;
+	bra.uni $L_8;
+$L_13:
 	setp.ge.u64 %p29, %rd17, 9218868437227405312;
-	@!%p29 bra $L_21;
-$L_20:
+	@!%p29 bra $L_15;
+$L_14:
 	mov.f64 %fd16, %fd14;
-	bra.uni $L_12;
-$L_21:
+	bra.uni $L_8;
+$L_15:
 	and.b64 %rd30, %rd17, 4503599627370495;
 	or.b64 %rd31, %rd30, 4602678819172646912;
 	mov.b64 %fd32, %rd31;
@@ -4612,13 +4565,13 @@ $L_21:
 	sub.s32 %r36, %r35, 1022;
 	cvt.rn.f64.s32 %fd37, %r36;
 	setp.le.f64 %p38, %fd32, 0d3FE6A09E667F3BCD;
-	@!%p38 bra $L_24;
-$L_22:
+	@!%p38 bra $L_18;
+$L_16:
 	sub.rn.f64 %fd41, %fd37, 0d3FF0000000000000;
 	mul.rn.f64 %fd42, %fd32, 0d4000000000000000;
 	mov.f64 %fd39, %fd42;
 	mov.f64 %fd40, %fd41;
-$L_23:
+$L_17:
 	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
 	add.rn.f64 %fd44, %fd43, 0d4000000000000000;
 	div.rn.f64 %fd45, %fd43, %fd44;
@@ -4648,12 +4601,12 @@ $L_23:
 	sub.rn.f64 %fd69, %fd68, %fd43;
 	sub.rn.f64 %fd70, %fd63, %fd69;
 	mov.f64 %fd16, %fd70;
-	bra.uni $L_12;
-$L_24:
+	bra.uni $L_8;
+$L_18:
 	mov.f64 %fd39, %fd32;
 	mov.f64 %fd40, %fd37;
-	bra.uni $L_23;
-$L_25:
+	bra.uni $L_17;
+$L_19:
 	ret;
 }
 
@@ -4666,13 +4619,13 @@ $L_25:
 	.param .s64 Pow_0_param_5
 )
 {
-	.reg .pred %p<422>;
+	.reg .pred %p<469>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<340>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<433>;
+	.reg .b64 %rd<472>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<432>;
+	.reg .f64 %fd<470>;
 
 $L_0:
 	ld.param.u64 %rd4, [Pow_0_param_4];
@@ -4697,13 +4650,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_294;
+	@!%p7 bra $L_211;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_294;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
@@ -4740,75 +4691,46 @@ $L_15:
 	setp.neu.f64 %p46, %fd23, %fd23;
 	mov.pred %p45, %p46;
 $L_16:
-	@!%p45 bra $L_19;
+	@!%p45 bra $L_18;
 $L_17:
-	mov.f64 %fd44, 0d7FF8000000000001;
-	mov.f64 %fd43, %fd44;
-$L_18:
-	mov.f64 %fd22, %fd43;
+	mov.f64 %fd22, 0d7FF8000000000001;
 	bra.uni $L_9;
-$L_19:
+$L_18:
 	setp.neu.f64 %p50, %fd24, %fd24;
 	mov.pred %p49, %p50;
-$L_20:
+$L_19:
 	@%p49 bra $L_17;
-$L_21:
+$L_20:
 	setp.eq.f64 %p48, %fd23, 0d0000000000000000;
-	@!%p48 bra $L_239;
-$L_22:
+	@!%p48 bra $L_185;
+$L_21:
 	setp.lt.f64 %p47, %fd24, 0d0000000000000000;
-	@!%p47 bra $L_47;
-$L_23:
+	@!%p47 bra $L_36;
+$L_22:
 	mov.b64 %rd61, %fd23;
 	mov.b64 %rd62, %rd61;
 	setp.lt.s64 %p63, %rd62, 0;
 	mov.pred %p60, %p63;
+$L_23:
+	@!%p60 bra $L_28;
 $L_24:
-	@!%p60 bra $L_34;
-$L_25:
 	and.b64 %fd80, %fd24, 9223372036854775807;
 	setp.ge.f64 %p81, %fd80, 0d4340000000000000;
-	@!%p81 bra $L_40;
-$L_26:
+	@!%p81 bra $L_29;
+$L_25:
 	mov.pred %p79, 0;
+$L_26:
+	@!%p79 bra $L_28;
 $L_27:
-	@!%p79 bra $L_34;
+	mov.f64 %fd22, 0dFFF0000000000000;
+	bra.uni $L_9;
 $L_28:
-	mov.b64 %rd70, -1;
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_9;
 $L_29:
-	setp.ge.s64 %p71, %rd70, 0;
-	@!%p71 bra $L_33;
-$L_30:
-	mov.b64 %rd72, 9218868437227405312;
-$L_31:
-	mov.b64 %fd73, %rd72;
-	mov.f64 %fd69, %fd73;
-$L_32:
-	mov.f64 %fd22, %fd69;
-	bra.uni $L_9;
-$L_33:
-	mov.b64 %rd72, 18442240474082181120U;
-	bra.uni $L_31;
-$L_34:
-	mov.b64 %rd75, 1;
-$L_35:
-	setp.ge.s64 %p76, %rd75, 0;
-	@!%p76 bra $L_39;
-$L_36:
-	mov.b64 %rd77, 9218868437227405312;
-$L_37:
-	mov.b64 %fd78, %rd77;
-	mov.f64 %fd74, %fd78;
-$L_38:
-	mov.f64 %fd22, %fd74;
-	bra.uni $L_9;
-$L_39:
-	mov.b64 %rd77, 18442240474082181120U;
-	bra.uni $L_37;
-$L_40:
 	cvt.rzi.f64.f64 %fd84, %fd24;
 	sub.rn.f64 %fd85, %fd24, %fd84;
-$L_41:
+$L_30:
 	mov.b64 %rd87, %fd85;
 	and.b64 %rd88, %rd87, 9223372036854775807;
 	mov.b64 %rd89, %fd24;
@@ -4816,53 +4738,53 @@ $L_41:
 	or.b64 %rd91, %rd88, %rd90;
 	mov.b64 %fd92, %rd91;
 	mov.f64 %fd86, %fd92;
-$L_42:
+$L_31:
 	mov.f64 %fd82, %fd84;
 	mov.f64 %fd83, %fd86;
-$L_43:
+$L_32:
 	mov.f64 %fd93, %fd82;
 	mov.f64 %fd94, %fd83;
 	setp.eq.f64 %p95, %fd94, 0d0000000000000000;
-	@!%p95 bra $L_46;
-$L_44:
+	@!%p95 bra $L_35;
+$L_33:
 	cvt.rzi.s64.f64 %rd97, %fd93;
 	and.b64 %rd98, %rd97, 1;
 	setp.eq.s64 %p99, %rd98, 1;
 	mov.pred %p96, %p99;
-$L_45:
+$L_34:
 	mov.pred %p79, %p96;
-	bra.uni $L_27;
-$L_46:
+	bra.uni $L_26;
+$L_35:
 	mov.pred %p96, 0;
-	bra.uni $L_45;
-$L_47:
+	bra.uni $L_34;
+$L_36:
 	setp.gt.f64 %p68, %fd24, 0d0000000000000000;
-	@!%p68 bra $L_62;
-$L_48:
+	@!%p68 bra $L_51;
+$L_37:
 	mov.b64 %rd65, %fd23;
 	mov.b64 %rd66, %rd65;
 	setp.lt.s64 %p67, %rd66, 0;
 	mov.pred %p64, %p67;
-$L_49:
-	@!%p64 bra $L_54;
-$L_50:
+$L_38:
+	@!%p64 bra $L_43;
+$L_39:
 	and.b64 %fd101, %fd24, 9223372036854775807;
 	setp.ge.f64 %p102, %fd101, 0d4340000000000000;
-	@!%p102 bra $L_55;
-$L_51:
+	@!%p102 bra $L_44;
+$L_40:
 	mov.pred %p100, 0;
-$L_52:
-	@!%p100 bra $L_54;
-$L_53:
+$L_41:
+	@!%p100 bra $L_43;
+$L_42:
 	mov.f64 %fd22, %fd23;
 	bra.uni $L_9;
-$L_54:
+$L_43:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_55:
+$L_44:
 	cvt.rzi.f64.f64 %fd105, %fd24;
 	sub.rn.f64 %fd106, %fd24, %fd105;
-$L_56:
+$L_45:
 	mov.b64 %rd108, %fd106;
 	and.b64 %rd109, %rd108, 9223372036854775807;
 	mov.b64 %rd110, %fd24;
@@ -4870,31 +4792,31 @@ $L_56:
 	or.b64 %rd112, %rd109, %rd111;
 	mov.b64 %fd113, %rd112;
 	mov.f64 %fd107, %fd113;
-$L_57:
+$L_46:
 	mov.f64 %fd103, %fd105;
 	mov.f64 %fd104, %fd107;
-$L_58:
+$L_47:
 	mov.f64 %fd114, %fd103;
 	mov.f64 %fd115, %fd104;
 	setp.eq.f64 %p116, %fd115, 0d0000000000000000;
-	@!%p116 bra $L_61;
-$L_59:
+	@!%p116 bra $L_50;
+$L_48:
 	cvt.rzi.s64.f64 %rd118, %fd114;
 	and.b64 %rd119, %rd118, 1;
 	setp.eq.s64 %p120, %rd119, 1;
 	mov.pred %p117, %p120;
-$L_60:
+$L_49:
 	mov.pred %p100, %p117;
-	bra.uni $L_52;
-$L_61:
+	bra.uni $L_41;
+$L_50:
 	mov.pred %p117, 0;
-	bra.uni $L_60;
-$L_62:
+	bra.uni $L_49;
+$L_51:
 	and.b64 %fd26, %fd24, 9223372036854775807;
-$L_63:
+$L_52:
 	cvt.rzi.f64.f64 %fd29, %fd26;
 	sub.rn.f64 %fd30, %fd26, %fd29;
-$L_64:
+$L_53:
 	mov.b64 %rd32, %fd30;
 	and.b64 %rd33, %rd32, 9223372036854775807;
 	mov.b64 %rd34, %fd26;
@@ -4902,117 +4824,91 @@ $L_64:
 	or.b64 %rd36, %rd33, %rd35;
 	mov.b64 %fd37, %rd36;
 	mov.f64 %fd31, %fd37;
-$L_65:
+$L_54:
 	mov.f64 %fd27, %fd29;
 	mov.f64 %fd28, %fd31;
-$L_66:
+$L_55:
 	mov.f64 %fd38, %fd27;
 	mov.f64 %fd39, %fd28;
 	setp.neu.f64 %p40, %fd39, 0d0000000000000000;
-	@!%p40 bra $L_70;
-$L_67:
+	@!%p40 bra $L_58;
+$L_56:
 	setp.lt.f64 %p171, %fd23, 0d0000000000000000;
-	@!%p171 bra $L_70;
-$L_68:
-	mov.f64 %fd169, 0d7FF8000000000001;
-	mov.f64 %fd168, %fd169;
-$L_69:
-	mov.f64 %fd22, %fd168;
+	@!%p171 bra $L_58;
+$L_57:
+	mov.f64 %fd22, 0d7FF8000000000001;
 	bra.uni $L_9;
-$L_70:
+$L_58:
 	setp.ge.f64 %p170, %fd38, 0d43E0000000000000;
-	@!%p170 bra $L_81;
-$L_71:
+	@!%p170 bra $L_64;
+$L_59:
 	setp.eq.f64 %p172, %fd23, 0dBFF0000000000000;
-	@!%p172 bra $L_73;
-$L_72:
+	@!%p172 bra $L_61;
+$L_60:
 	mov.f64 %fd22, 0d3FF0000000000000;
 	bra.uni $L_9;
-$L_73:
+$L_61:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
 	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
 	xor.pred %pt0, %p177, %p178;
 	not.pred %p179, %pt0;
-	@!%p179 bra $L_75;
-$L_74:
+	@!%p179 bra $L_63;
+$L_62:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_75:
-	mov.b64 %rd181, 1;
-$L_76:
-	setp.ge.s64 %p182, %rd181, 0;
-	@!%p182 bra $L_80;
-$L_77:
-	mov.b64 %rd183, 9218868437227405312;
-$L_78:
-	mov.b64 %fd184, %rd183;
-	mov.f64 %fd180, %fd184;
-$L_79:
-	mov.f64 %fd22, %fd180;
+$L_63:
+	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_80:
-	mov.b64 %rd183, 18442240474082181120U;
-	bra.uni $L_78;
-$L_81:
-	setp.neu.f64 %p173, %fd39, 0d0000000000000000;
-	@!%p173 bra $L_238;
-$L_82:
+$L_64:
+	mov.pred %p173, %p40;
+	@!%p173 bra $L_184;
+$L_65:
 	setp.gt.f64 %p185, %fd39, 0d3FE0000000000000;
-	@!%p185 bra $L_237;
-$L_83:
+	@!%p185 bra $L_183;
+$L_66:
 	sub.rn.f64 %fd230, %fd39, 0d3FF0000000000000;
 	add.rn.f64 %fd231, %fd38, 0d3FF0000000000000;
 	mov.f64 %fd186, %fd231;
 	mov.f64 %fd187, %fd230;
-$L_84:
+$L_67:
 	mov.b64 %rd234, %fd23;
 	and.b64 %rd235, %rd234, 9223372036854775807;
 	setp.eq.u64 %p236, %rd235, 0;
-	@!%p236 bra $L_228;
-$L_85:
-	mov.b64 %rd238, -1;
-$L_86:
-	setp.ge.s64 %p239, %rd238, 0;
-	@!%p239 bra $L_227;
-$L_87:
-	mov.b64 %rd240, 9218868437227405312;
-$L_88:
-	mov.b64 %fd241, %rd240;
-	mov.f64 %fd237, %fd241;
-$L_89:
-	mov.f64 %fd233, %fd237;
-$L_90:
+	@!%p236 bra $L_175;
+$L_68:
+	mov.f64 %fd233, 0dFFF0000000000000;
+$L_69:
 	mov.f64 %fd232, %fd233;
-$L_91:
+$L_70:
 	mul.rn.f64 %fd288, %fd187, %fd232;
-$L_92:
+$L_71:
 	mov.b64 %rd291, %fd288;
 	and.b64 %rd292, %rd291, 9223372036854775807;
 	setp.ge.u64 %p293, %rd292, 9218868437227405312;
-	@!%p293 bra $L_202;
-$L_93:
+	@!%p293 bra $L_160;
+$L_72:
 	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
-	@!%p294 bra $L_201;
-$L_94:
+	@!%p294 bra $L_159;
+$L_73:
 	mov.f64 %fd290, 0d0000000000000000;
-$L_95:
+$L_74:
 	mov.f64 %fd289, %fd290;
-$L_96:
+$L_75:
 	mov.f64 %fd174, %fd186;
 	mov.f64 %fd175, %fd289;
-$L_97:
-	setp.eq.f64 %p192, %fd23, 0d0000000000000000;
-	@!%p192 bra $L_186;
-$L_98:
+$L_76:
+	mov.pred %p192, %p48;
+	@!%p192 bra $L_149;
+$L_77:
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
-$L_99:
+$L_78:
 	mov.f64 %fd220, %fd190;
 	mov.b64 %rd221, %rd191;
 	mov.f64 %fd188, %fd220;
 	mov.b64 %rd189, %rd221;
-$L_100:
+$L_79:
 	mov.f64 %fd222, %fd188;
 	mov.b64 %rd223, %rd189;
 	cvt.rzi.s64.f64 %rd224, %fd174;
@@ -5021,63 +4917,58 @@ $L_100:
 	mov.f64 %fd227, %fd222;
 	mov.b64 %rd228, %rd223;
 	mov.b64 %rd229, %rd224;
-$L_101:
+$L_80:
 	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_102:
+	@!%p349 bra $L_142;
+$L_81:
 	setp.lt.s64 %p351, %rd228, -4096;
-	@!%p351 bra $L_147;
-$L_103:
+	@!%p351 bra $L_110;
+$L_82:
 	add.s64 %rd355, %rd226, %rd228;
 	mov.b64 %rd350, %rd355;
-$L_104:
+$L_83:
 	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
-	@!%p352 bra $L_146;
-$L_105:
+	@!%p352 bra $L_109;
+$L_84:
 	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
 	neg.s64 %rd372, %rd350;
 	mov.f64 %fd353, %fd371;
 	mov.b64 %rd354, %rd372;
-$L_106:
+$L_85:
 	setp.eq.f64 %p375, %fd353, 0d0000000000000000;
-	@!%p375 bra $L_110;
-$L_107:
+	@!%p375 bra $L_89;
+$L_86:
 	mov.f64 %fd374, %fd353;
-$L_108:
+$L_87:
 	mov.f64 %fd373, %fd374;
-$L_109:
+$L_88:
 	mov.f64 %fd22, %fd373;
 	bra.uni $L_9;
-$L_110:
-	mov.b64 %rd377, 0;
-$L_111:
-	setp.eq.s64 %p378, %rd377, 0;
-	@!%p378 bra $L_143;
-$L_112:
+$L_89:
 	and.b64 %fd379, %fd353, 9223372036854775807;
 	mov.f64 %fd380, %fd379;
-$L_113:
+$L_90:
 	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p376, %p381;
-$L_114:
-	@!%p376 bra $L_116;
-$L_115:
+$L_91:
+	@!%p376 bra $L_93;
+$L_92:
 	mov.f64 %fd374, %fd353;
-	bra.uni $L_108;
-$L_116:
+	bra.uni $L_87;
+$L_93:
 	setp.neu.f64 %p400, %fd353, %fd353;
 	mov.pred %p399, %p400;
-$L_117:
-	@%p399 bra $L_115;
-$L_118:
+$L_94:
+	@%p399 bra $L_92;
+$L_95:
 	and.b64 %fd386, %fd353, 9223372036854775807;
 	setp.lt.f64 %p387, %fd386, 0d0010000000000000;
-	@!%p387 bra $L_142;
-$L_119:
+	@!%p387 bra $L_108;
+$L_96:
 	mul.rn.f64 %fd388, %fd353, 0d4330000000000000;
 	mov.f64 %fd384, %fd388;
 	mov.b64 %rd385, -52;
-$L_120:
+$L_97:
 	mov.f64 %fd389, %fd384;
 	mov.b64 %rd390, %rd385;
 	add.s64 %rd391, %rd354, %rd390;
@@ -5088,66 +4979,36 @@ $L_120:
 	sub.s64 %rd396, %rd395, 1023;
 	add.s64 %rd397, %rd391, %rd396;
 	setp.lt.s64 %p398, %rd397, -1075;
-	@!%p398 bra $L_124;
-$L_121:
-	mov.f64 %fd402, 0d0000000000000000;
-$L_122:
-	mov.b64 %rd403, %fd402;
-	and.b64 %rd404, %rd403, 9223372036854775807;
-	mov.b64 %rd405, %fd389;
+	@!%p398 bra $L_100;
+$L_98:
+	mov.b64 %rd405, %rd392;
 	and.b64 %rd406, %rd405, 9223372036854775808U;
-	or.b64 %rd407, %rd404, %rd406;
+	mov.b64 %rd407, %rd406;
 	mov.b64 %fd408, %rd407;
 	mov.f64 %fd401, %fd408;
-$L_123:
+$L_99:
 	mov.f64 %fd374, %fd401;
-	bra.uni $L_108;
-$L_124:
+	bra.uni $L_87;
+$L_100:
 	setp.gt.s64 %p409, %rd397, 1023;
-	@!%p409 bra $L_138;
-$L_125:
+	@!%p409 bra $L_104;
+$L_101:
 	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
-	@!%p410 bra $L_132;
-$L_126:
-	mov.b64 %rd415, -1;
-$L_127:
-	setp.ge.s64 %p416, %rd415, 0;
-	@!%p416 bra $L_131;
-$L_128:
-	mov.b64 %rd417, 9218868437227405312;
-$L_129:
-	mov.b64 %fd418, %rd417;
-	mov.f64 %fd414, %fd418;
-$L_130:
-	mov.f64 %fd374, %fd414;
-	bra.uni $L_108;
-$L_131:
-	mov.b64 %rd417, 18442240474082181120U;
-	bra.uni $L_129;
-$L_132:
-	mov.b64 %rd420, 1;
-$L_133:
-	setp.ge.s64 %p421, %rd420, 0;
-	@!%p421 bra $L_137;
-$L_134:
-	mov.b64 %rd422, 9218868437227405312;
-$L_135:
-	mov.b64 %fd423, %rd422;
-	mov.f64 %fd419, %fd423;
-$L_136:
-	mov.f64 %fd374, %fd419;
-	bra.uni $L_108;
-$L_137:
-	mov.b64 %rd422, 18442240474082181120U;
-	bra.uni $L_135;
-$L_138:
+	@!%p410 bra $L_103;
+$L_102:
+	mov.f64 %fd374, 0dFFF0000000000000;
+	bra.uni $L_87;
+$L_103:
+	mov.f64 %fd374, 0d7FF0000000000000;
+	bra.uni $L_87;
+$L_104:
 	setp.lt.s64 %p411, %rd397, -1022;
-	@!%p411 bra $L_141;
-$L_139:
+	@!%p411 bra $L_107;
+$L_105:
 	add.s64 %rd424, %rd397, 53;
 	mov.b64 %rd412, %rd424;
 	mov.f64 %fd413, 0d3CA0000000000000;
-$L_140:
+$L_106:
 	and.b64 %rd425, %rd392, 9227875636482146303U;
 	add.s64 %rd426, %rd412, 1023;
 	mov.b64 %rd427, %rd426;
@@ -5156,230 +5017,215 @@ $L_140:
 	mov.b64 %fd430, %rd429;
 	mul.rn.f64 %fd431, %fd413, %fd430;
 	mov.f64 %fd374, %fd431;
-	bra.uni $L_108;
-$L_141:
+	bra.uni $L_87;
+$L_107:
 	mov.b64 %rd412, %rd397;
 	mov.f64 %fd413, 0d3FF0000000000000;
-	bra.uni $L_140;
-$L_142:
+	bra.uni $L_106;
+$L_108:
 	mov.f64 %fd384, %fd353;
 	mov.b64 %rd385, 0;
-	bra.uni $L_120;
-$L_143:
-	setp.lt.s64 %p382, %rd377, 0;
-	@!%p382 bra $L_145;
-$L_144:
-	neg.f64 %fd383, %fd353;
-	mov.f64 %fd380, %fd383;
-	bra.uni $L_113;
-$L_145:
-	mov.f64 %fd380, %fd353;
-	bra.uni $L_113;
-$L_146:
+	bra.uni $L_97;
+$L_109:
 	mov.f64 %fd353, %fd225;
 	mov.b64 %rd354, %rd350;
-	bra.uni $L_106;
-$L_147:
+	bra.uni $L_85;
+$L_110:
 	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_148:
+	@%p360 bra $L_82;
+$L_111:
 	and.b64 %rd356, %rd229, 1;
 	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_185;
-$L_149:
+	@!%p357 bra $L_148;
+$L_112:
 	mul.rn.f64 %fd361, %fd225, %fd227;
 	add.s64 %rd362, %rd226, %rd228;
 	mov.f64 %fd358, %fd361;
 	mov.b64 %rd359, %rd362;
-$L_150:
+$L_113:
 	mul.rn.f64 %fd363, %fd227, %fd227;
 	shl.b64 %rd364, %rd228, 1;
 	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_184;
-$L_151:
+	@!%p365 bra $L_147;
+$L_114:
 	add.rn.f64 %fd368, %fd363, %fd363;
 	sub.s64 %rd369, %rd364, 1;
 	mov.f64 %fd366, %fd368;
 	mov.b64 %rd367, %rd369;
-$L_152:
+$L_115:
 	shr.s64 %rd370, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
 	mov.b64 %rd229, %rd370;
-$L_153:
-	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_154:
-	setp.lt.s64 %p351, %rd228, -4096;
-	@%p351 bra $L_103;
-$L_155:
-	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_156:
-	and.b64 %rd356, %rd229, 1;
-	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_183;
-$L_157:
-	mul.rn.f64 %fd361, %fd225, %fd227;
-	add.s64 %rd362, %rd226, %rd228;
-	mov.f64 %fd358, %fd361;
-	mov.b64 %rd359, %rd362;
-$L_158:
-	mul.rn.f64 %fd363, %fd227, %fd227;
-	shl.b64 %rd364, %rd228, 1;
-	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_182;
-$L_159:
-	add.rn.f64 %fd368, %fd363, %fd363;
-	sub.s64 %rd369, %rd364, 1;
-	mov.f64 %fd366, %fd368;
-	mov.b64 %rd367, %rd369;
-$L_160:
-	shr.s64 %rd370, %rd229, 1;
+$L_116:
+	setp.ne.s64 %p433, %rd229, 0;
+	@!%p433 bra $L_142;
+$L_117:
+	setp.lt.s64 %p434, %rd228, -4096;
+	@%p434 bra $L_82;
+$L_118:
+	setp.gt.s64 %p437, %rd228, 4096;
+	@%p437 bra $L_82;
+$L_119:
+	and.b64 %rd435, %rd229, 1;
+	setp.eq.s64 %p436, %rd435, 1;
+	@!%p436 bra $L_146;
+$L_120:
+	mul.rn.f64 %fd438, %fd225, %fd227;
+	add.s64 %rd439, %rd226, %rd228;
+	mov.f64 %fd358, %fd438;
+	mov.b64 %rd359, %rd439;
+$L_121:
+	mul.rn.f64 %fd440, %fd227, %fd227;
+	shl.b64 %rd441, %rd228, 1;
+	setp.lt.f64 %p442, %fd440, 0d3FE0000000000000;
+	@!%p442 bra $L_145;
+$L_122:
+	add.rn.f64 %fd443, %fd440, %fd440;
+	sub.s64 %rd444, %rd441, 1;
+	mov.f64 %fd366, %fd443;
+	mov.b64 %rd367, %rd444;
+$L_123:
+	shr.s64 %rd445, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd370;
-$L_161:
-	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_162:
-	setp.lt.s64 %p351, %rd228, -4096;
-	@%p351 bra $L_103;
-$L_163:
-	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_164:
-	and.b64 %rd356, %rd229, 1;
-	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_181;
-$L_165:
-	mul.rn.f64 %fd361, %fd225, %fd227;
-	add.s64 %rd362, %rd226, %rd228;
-	mov.f64 %fd358, %fd361;
-	mov.b64 %rd359, %rd362;
-$L_166:
-	mul.rn.f64 %fd363, %fd227, %fd227;
-	shl.b64 %rd364, %rd228, 1;
-	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_180;
-$L_167:
-	add.rn.f64 %fd368, %fd363, %fd363;
-	sub.s64 %rd369, %rd364, 1;
-	mov.f64 %fd366, %fd368;
-	mov.b64 %rd367, %rd369;
-$L_168:
-	shr.s64 %rd370, %rd229, 1;
+	mov.b64 %rd229, %rd445;
+$L_124:
+	setp.ne.s64 %p446, %rd229, 0;
+	@!%p446 bra $L_142;
+$L_125:
+	setp.lt.s64 %p447, %rd228, -4096;
+	@%p447 bra $L_82;
+$L_126:
+	setp.gt.s64 %p450, %rd228, 4096;
+	@%p450 bra $L_82;
+$L_127:
+	and.b64 %rd448, %rd229, 1;
+	setp.eq.s64 %p449, %rd448, 1;
+	@!%p449 bra $L_144;
+$L_128:
+	mul.rn.f64 %fd451, %fd225, %fd227;
+	add.s64 %rd452, %rd226, %rd228;
+	mov.f64 %fd358, %fd451;
+	mov.b64 %rd359, %rd452;
+$L_129:
+	mul.rn.f64 %fd453, %fd227, %fd227;
+	shl.b64 %rd454, %rd228, 1;
+	setp.lt.f64 %p455, %fd453, 0d3FE0000000000000;
+	@!%p455 bra $L_143;
+$L_130:
+	add.rn.f64 %fd456, %fd453, %fd453;
+	sub.s64 %rd457, %rd454, 1;
+	mov.f64 %fd366, %fd456;
+	mov.b64 %rd367, %rd457;
+$L_131:
+	shr.s64 %rd458, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd370;
-$L_169:
-	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_170:
-	setp.lt.s64 %p351, %rd228, -4096;
-	@%p351 bra $L_103;
-$L_171:
-	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_172:
-	and.b64 %rd356, %rd229, 1;
-	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_178;
-$L_173:
-	mul.rn.f64 %fd361, %fd225, %fd227;
-	add.s64 %rd362, %rd226, %rd228;
-	mov.f64 %fd358, %fd361;
-	mov.b64 %rd359, %rd362;
-$L_174:
-	mul.rn.f64 %fd363, %fd227, %fd227;
-	shl.b64 %rd364, %rd228, 1;
-	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_177;
-$L_175:
-	add.rn.f64 %fd368, %fd363, %fd363;
-	sub.s64 %rd369, %rd364, 1;
-	mov.f64 %fd366, %fd368;
-	mov.b64 %rd367, %rd369;
-$L_176:
-	shr.s64 %rd370, %rd229, 1;
+	mov.b64 %rd229, %rd458;
+$L_132:
+	setp.ne.s64 %p459, %rd229, 0;
+	@!%p459 bra $L_142;
+$L_133:
+	setp.lt.s64 %p460, %rd228, -4096;
+	@%p460 bra $L_82;
+$L_134:
+	setp.gt.s64 %p463, %rd228, 4096;
+	@%p463 bra $L_82;
+$L_135:
+	and.b64 %rd461, %rd229, 1;
+	setp.eq.s64 %p462, %rd461, 1;
+	@!%p462 bra $L_141;
+$L_136:
+	mul.rn.f64 %fd464, %fd225, %fd227;
+	add.s64 %rd465, %rd226, %rd228;
+	mov.f64 %fd358, %fd464;
+	mov.b64 %rd359, %rd465;
+$L_137:
+	mul.rn.f64 %fd466, %fd227, %fd227;
+	shl.b64 %rd467, %rd228, 1;
+	setp.lt.f64 %p468, %fd466, 0d3FE0000000000000;
+	@!%p468 bra $L_140;
+$L_138:
+	add.rn.f64 %fd469, %fd466, %fd466;
+	sub.s64 %rd470, %rd467, 1;
+	mov.f64 %fd366, %fd469;
+	mov.b64 %rd367, %rd470;
+$L_139:
+	shr.s64 %rd471, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd370;
-	bra.uni $L_101;
-$L_177:
-	mov.f64 %fd366, %fd363;
-	mov.b64 %rd367, %rd364;
-	bra.uni $L_176;
-$L_178:
+	mov.b64 %rd229, %rd471;
+	bra.uni $L_80;
+$L_140:
+	mov.f64 %fd366, %fd466;
+	mov.b64 %rd367, %rd467;
+	bra.uni $L_139;
+$L_141:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_174;
-$L_179:
+	bra.uni $L_137;
+$L_142:
 	mov.b64 %rd350, %rd226;
-	bra.uni $L_104;
-$L_180:
-	mov.f64 %fd366, %fd363;
-	mov.b64 %rd367, %rd364;
-	bra.uni $L_168;
-$L_181:
+	bra.uni $L_83;
+$L_143:
+	mov.f64 %fd366, %fd453;
+	mov.b64 %rd367, %rd454;
+	bra.uni $L_131;
+$L_144:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_166;
-$L_182:
-	mov.f64 %fd366, %fd363;
-	mov.b64 %rd367, %rd364;
-	bra.uni $L_160;
-$L_183:
+	bra.uni $L_129;
+$L_145:
+	mov.f64 %fd366, %fd440;
+	mov.b64 %rd367, %rd441;
+	bra.uni $L_123;
+$L_146:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_158;
-$L_184:
+	bra.uni $L_121;
+$L_147:
 	mov.f64 %fd366, %fd363;
 	mov.b64 %rd367, %rd364;
-	bra.uni $L_152;
-$L_185:
+	bra.uni $L_115;
+$L_148:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_150;
-$L_186:
-	mov.b64 %rd194, 0;
-$L_187:
-	setp.eq.s64 %p195, %rd194, 0;
-	@!%p195 bra $L_198;
-$L_188:
+	bra.uni $L_113;
+$L_149:
 	and.b64 %fd196, %fd23, 9223372036854775807;
 	mov.f64 %fd197, %fd196;
-$L_189:
+$L_150:
 	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p193, %p198;
-$L_190:
-	@!%p193 bra $L_192;
-$L_191:
+$L_151:
+	@!%p193 bra $L_153;
+$L_152:
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
-	bra.uni $L_99;
-$L_192:
-	setp.neu.f64 %p219, %fd23, %fd23;
+	bra.uni $L_78;
+$L_153:
+	mov.pred %p219, %p46;
 	mov.pred %p218, %p219;
-$L_193:
-	@%p218 bra $L_191;
-$L_194:
-	and.b64 %fd203, %fd23, 9223372036854775807;
+$L_154:
+	@%p218 bra $L_152;
+$L_155:
+	mov.f64 %fd203, %fd196;
 	setp.lt.f64 %p204, %fd203, 0d0010000000000000;
-	@!%p204 bra $L_197;
-$L_195:
+	@!%p204 bra $L_158;
+$L_156:
 	mul.rn.f64 %fd205, %fd23, 0d4330000000000000;
 	mov.f64 %fd201, %fd205;
 	mov.b64 %rd202, -52;
-$L_196:
+$L_157:
 	mov.f64 %fd206, %fd201;
 	mov.b64 %rd207, %rd202;
 	mov.b64 %rd208, %fd206;
@@ -5394,60 +5240,37 @@ $L_196:
 	mov.b64 %fd217, %rd216;
 	mov.f64 %fd190, %fd217;
 	mov.b64 %rd191, %rd214;
-	bra.uni $L_99;
-$L_197:
+	bra.uni $L_78;
+$L_158:
 	mov.f64 %fd201, %fd23;
 	mov.b64 %rd202, 0;
-	bra.uni $L_196;
-$L_198:
-	setp.lt.s64 %p199, %rd194, 0;
-	@!%p199 bra $L_200;
-$L_199:
-	neg.f64 %fd200, %fd23;
-	mov.f64 %fd197, %fd200;
-	bra.uni $L_189;
-$L_200:
-	mov.f64 %fd197, %fd23;
-	bra.uni $L_189;
-$L_201:
+	bra.uni $L_157;
+$L_159:
 	mov.f64 %fd290, %fd288;
-	bra.uni $L_95;
-$L_202:
+	bra.uni $L_74;
+$L_160:
 	setp.gt.f64 %p295, %fd288, 0d40862E42FEFA39EF;
-	@!%p295 bra $L_209;
-$L_203:
-	mov.b64 %rd297, 1;
-$L_204:
-	setp.ge.s64 %p298, %rd297, 0;
-	@!%p298 bra $L_208;
-$L_205:
-	mov.b64 %rd299, 9218868437227405312;
-$L_206:
-	mov.b64 %fd300, %rd299;
-	mov.f64 %fd296, %fd300;
-$L_207:
-	mov.f64 %fd290, %fd296;
-	bra.uni $L_95;
-$L_208:
-	mov.b64 %rd299, 18442240474082181120U;
-	bra.uni $L_206;
-$L_209:
+	@!%p295 bra $L_162;
+$L_161:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_74;
+$L_162:
 	mul.rn.f64 %fd301, %fd288, 0d3FF71547652B82FE;
-$L_210:
+$L_163:
 	cvt.rni.f64.f64 %fd303, %fd301;
 	setp.ge.f64 %p304, %fd303, 0dC1E0000000000000;
-	@!%p304 bra $L_226;
-$L_211:
+	@!%p304 bra $L_174;
+$L_164:
 	setp.le.f64 %p306, %fd303, 0d41DFFFFFFFC00000;
-	@!%p306 bra $L_226;
-$L_212:
+	@!%p306 bra $L_174;
+$L_165:
 	cvt.rzi.s32.f64 %r305, %fd303;
 	mov.b32 %r302, %r305;
-$L_213:
+$L_166:
 	cvt.rn.f64.s32 %fd307, %r302;
 	neg.f64 %fd308, %fd307;
 	fma.rn.f64 %fd309, %fd308, 0d3FE62E42FEFA3000, %fd288;
-	neg.f64 %fd310, %fd307;
+	mov.f64 %fd310, %fd308;
 	fma.rn.f64 %fd311, %fd310, 0d3D53DE6AF278ECE6, %fd309;
 	mul.rn.f64 %fd312, %fd311, 0d3FB0000000000000;
 	fma.rn.f64 %fd313, 0d3EFA01A01A01A01A, %fd312, 0d3F2A01A01A01A01A;
@@ -5468,14 +5291,14 @@ $L_213:
 	fma.rn.f64 %fd328, %fd326, %fd327, 0d3FF0000000000000;
 	add.s32 %r329, %r302, 1023;
 	setp.le.s32 %p330, %r329, 0;
-	@!%p330 bra $L_218;
-$L_214:
+	@!%p330 bra $L_171;
+$L_167:
 	setp.lt.s32 %p331, %r329, -52;
-	@!%p331 bra $L_216;
-$L_215:
+	@!%p331 bra $L_169;
+$L_168:
 	mov.f64 %fd290, 0d0000000000000000;
-	bra.uni $L_95;
-$L_216:
+	bra.uni $L_74;
+$L_169:
 	add.s32 %r339, %r329, 1022;
 	cvt.s64.s32 %rd340, %r339;
 	shl.b64 %rd341, %rd340, 52;
@@ -5483,59 +5306,40 @@ $L_216:
 	mul.rn.f64 %fd343, %fd328, %fd342;
 	mov.f64 %fd332, %fd343;
 	mov.b32 %r333, 1;
-$L_217:
+$L_170:
 	cvt.s64.s32 %rd334, %r333;
 	shl.b64 %rd335, %rd334, 52;
 	mov.b64 %fd336, %rd335;
 	mul.rn.f64 %fd337, %fd332, %fd336;
 	mov.f64 %fd290, %fd337;
-	bra.uni $L_95;
-$L_218:
+	bra.uni $L_74;
+$L_171:
 	setp.ge.s32 %p338, %r329, 2047;
-	@!%p338 bra $L_225;
-$L_219:
-	mov.b64 %rd345, 1;
-$L_220:
-	setp.ge.s64 %p346, %rd345, 0;
-	@!%p346 bra $L_224;
-$L_221:
-	mov.b64 %rd347, 9218868437227405312;
-$L_222:
-	mov.b64 %fd348, %rd347;
-	mov.f64 %fd344, %fd348;
-$L_223:
-	mov.f64 %fd290, %fd344;
-	bra.uni $L_95;
-$L_224:
-	mov.b64 %rd347, 18442240474082181120U;
-	bra.uni $L_222;
-$L_225:
+	@!%p338 bra $L_173;
+$L_172:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_74;
+$L_173:
 	mov.f64 %fd332, %fd328;
 	mov.b32 %r333, %r329;
-	bra.uni $L_217;
-$L_226:
+	bra.uni $L_170;
+$L_174:
 	mov.b32 %r302, -2147483648;
-	bra.uni $L_213;
-$L_227:
-	mov.b64 %rd240, 18442240474082181120U;
-	bra.uni $L_88;
-$L_228:
+	bra.uni $L_166;
+$L_175:
 	mov.b64 %rd244, %rd234;
 	setp.lt.s64 %p245, %rd244, 0;
-	@!%p245 bra $L_231;
-$L_229:
-	mov.f64 %fd243, 0d7FF8000000000001;
-	mov.f64 %fd242, %fd243;
-$L_230:
-	mov.f64 %fd233, %fd242;
-	bra.uni $L_90;
-$L_231:
+	@!%p245 bra $L_177;
+$L_176:
+	mov.f64 %fd233, 0d7FF8000000000001;
+	bra.uni $L_69;
+$L_177:
 	setp.ge.u64 %p246, %rd234, 9218868437227405312;
-	@!%p246 bra $L_233;
-$L_232:
+	@!%p246 bra $L_179;
+$L_178:
 	mov.f64 %fd233, %fd23;
-	bra.uni $L_90;
-$L_233:
+	bra.uni $L_69;
+$L_179:
 	and.b64 %rd247, %rd234, 4503599627370495;
 	or.b64 %rd248, %rd247, 4602678819172646912;
 	mov.b64 %fd249, %rd248;
@@ -5545,13 +5349,13 @@ $L_233:
 	sub.s32 %r253, %r252, 1022;
 	cvt.rn.f64.s32 %fd254, %r253;
 	setp.le.f64 %p255, %fd249, 0d3FE6A09E667F3BCD;
-	@!%p255 bra $L_236;
-$L_234:
+	@!%p255 bra $L_182;
+$L_180:
 	sub.rn.f64 %fd258, %fd254, 0d3FF0000000000000;
 	mul.rn.f64 %fd259, %fd249, 0d4000000000000000;
 	mov.f64 %fd256, %fd259;
 	mov.f64 %fd257, %fd258;
-$L_235:
+$L_181:
 	sub.rn.f64 %fd260, %fd256, 0d3FF0000000000000;
 	add.rn.f64 %fd261, %fd260, 0d4000000000000000;
 	div.rn.f64 %fd262, %fd260, %fd261;
@@ -5581,187 +5385,101 @@ $L_235:
 	sub.rn.f64 %fd286, %fd285, %fd260;
 	sub.rn.f64 %fd287, %fd280, %fd286;
 	mov.f64 %fd233, %fd287;
-	bra.uni $L_90;
-$L_236:
+	bra.uni $L_69;
+$L_182:
 	mov.f64 %fd256, %fd249;
 	mov.f64 %fd257, %fd254;
-	bra.uni $L_235;
-$L_237:
+	bra.uni $L_181;
+$L_183:
 	mov.f64 %fd186, %fd38;
 	mov.f64 %fd187, %fd39;
-	bra.uni $L_84;
-$L_238:
+	bra.uni $L_67;
+$L_184:
 	mov.f64 %fd174, %fd38;
 	mov.f64 %fd175, 0d3FF0000000000000;
-	bra.uni $L_97;
-$L_239:
-	mov.b64 %rd53, 0;
-$L_240:
-	setp.eq.s64 %p54, %rd53, 0;
-	@!%p54 bra $L_291;
-$L_241:
+	bra.uni $L_76;
+$L_185:
 	and.b64 %fd55, %fd24, 9223372036854775807;
 	mov.f64 %fd56, %fd55;
-$L_242:
+$L_186:
 	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p52, %p57;
-$L_243:
-	@!%p52 bra $L_261;
-$L_244:
+$L_187:
+	@!%p52 bra $L_196;
+$L_188:
 	setp.eq.f64 %p51, %fd23, 0dBFF0000000000000;
-	@!%p51 bra $L_246;
-$L_245:
+	@!%p51 bra $L_190;
+$L_189:
 	mov.f64 %fd22, 0d3FF0000000000000;
 	bra.uni $L_9;
-$L_246:
+$L_190:
 	and.b64 %fd137, %fd23, 9223372036854775807;
 	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
-	mov.b64 %rd140, 1;
-$L_247:
-	setp.eq.s64 %p141, %rd140, 0;
-	@!%p141 bra $L_258;
-$L_248:
-	and.b64 %fd142, %fd24, 9223372036854775807;
-	mov.f64 %fd143, %fd142;
-$L_249:
+$L_191:
+	mov.f64 %fd143, %fd24;
+$L_192:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p139, %p144;
-$L_250:
+$L_193:
 	xor.pred %pt1, %p138, %p139;
 	not.pred %p147, %pt1;
-	@!%p147 bra $L_252;
-$L_251:
+	@!%p147 bra $L_195;
+$L_194:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_252:
-	mov.b64 %rd149, 1;
-$L_253:
-	setp.ge.s64 %p150, %rd149, 0;
-	@!%p150 bra $L_257;
-$L_254:
-	mov.b64 %rd151, 9218868437227405312;
-$L_255:
-	mov.b64 %fd152, %rd151;
-	mov.f64 %fd148, %fd152;
-$L_256:
-	mov.f64 %fd22, %fd148;
+$L_195:
+	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_257:
-	mov.b64 %rd151, 18442240474082181120U;
-	bra.uni $L_255;
-$L_258:
-	setp.lt.s64 %p145, %rd140, 0;
-	@!%p145 bra $L_260;
-$L_259:
-	neg.f64 %fd146, %fd24;
-	mov.f64 %fd143, %fd146;
-	bra.uni $L_249;
-$L_260:
-	mov.f64 %fd143, %fd24;
-	bra.uni $L_249;
-$L_261:
-	mov.b64 %rd130, 0;
-$L_262:
-	setp.eq.s64 %p131, %rd130, 0;
-	@!%p131 bra $L_288;
-$L_263:
+$L_196:
 	and.b64 %fd132, %fd23, 9223372036854775807;
 	mov.f64 %fd133, %fd132;
-$L_264:
+$L_197:
 	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p129, %p134;
-$L_265:
-	@!%p129 bra $L_284;
-$L_266:
-	mov.b64 %rd122, -1;
-$L_267:
-	setp.eq.s64 %p123, %rd122, 0;
-	@!%p123 bra $L_281;
-$L_268:
-	and.b64 %fd124, %fd23, 9223372036854775807;
-	mov.f64 %fd125, %fd124;
-$L_269:
+$L_198:
+	@!%p129 bra $L_207;
+$L_199:
+	neg.f64 %fd128, %fd23;
+	mov.f64 %fd125, %fd128;
+$L_200:
 	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p121, %p126;
-$L_270:
-	@!%p121 bra $L_272;
-$L_271:
+$L_201:
+	@!%p121 bra $L_203;
+$L_202:
 	div.rn.f64 %fd155, 0d3FF0000000000000, %fd23;
 	neg.f64 %fd156, %fd24;
 	mov.f64 %fd20, %fd155;
 	mov.f64 %fd21, %fd156;
 	bra.uni $L_6;
-$L_272:
+$L_203:
 	setp.lt.f64 %p158, %fd24, 0d0000000000000000;
-	@!%p158 bra $L_274;
-$L_273:
+	@!%p158 bra $L_205;
+$L_204:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_274:
+$L_205:
 	setp.gt.f64 %p164, %fd24, 0d0000000000000000;
-	@!%p164 bra $L_62;
-$L_275:
-	mov.b64 %rd160, 1;
-$L_276:
-	setp.ge.s64 %p161, %rd160, 0;
-	@!%p161 bra $L_280;
-$L_277:
-	mov.b64 %rd162, 9218868437227405312;
-$L_278:
-	mov.b64 %fd163, %rd162;
-	mov.f64 %fd159, %fd163;
-$L_279:
-	mov.f64 %fd22, %fd159;
+	@!%p164 bra $L_51;
+$L_206:
+	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_280:
-	mov.b64 %rd162, 18442240474082181120U;
-	bra.uni $L_278;
-$L_281:
-	setp.lt.s64 %p127, %rd122, 0;
-	@!%p127 bra $L_283;
-$L_282:
-	neg.f64 %fd128, %fd23;
-	mov.f64 %fd125, %fd128;
-	bra.uni $L_269;
-$L_283:
-	mov.f64 %fd125, %fd23;
-	bra.uni $L_269;
-$L_284:
+$L_207:
 	setp.eq.f64 %p154, %fd24, 0d3FE0000000000000;
-	@!%p154 bra $L_286;
-$L_285:
+	@!%p154 bra $L_209;
+$L_208:
 	sqrt.rn.f64 %fd153, %fd23;
 	mov.f64 %fd22, %fd153;
 	bra.uni $L_9;
-$L_286:
+$L_209:
 	setp.eq.f64 %p167, %fd24, 0dBFE0000000000000;
-	@!%p167 bra $L_62;
-$L_287:
+	@!%p167 bra $L_51;
+$L_210:
 	sqrt.rn.f64 %fd165, %fd23;
 	div.rn.f64 %fd166, 0d3FF0000000000000, %fd165;
 	mov.f64 %fd22, %fd166;
 	bra.uni $L_9;
-$L_288:
-	setp.lt.s64 %p135, %rd130, 0;
-	@!%p135 bra $L_290;
-$L_289:
-	neg.f64 %fd136, %fd23;
-	mov.f64 %fd133, %fd136;
-	bra.uni $L_264;
-$L_290:
-	mov.f64 %fd133, %fd23;
-	bra.uni $L_264;
-$L_291:
-	setp.lt.s64 %p58, %rd53, 0;
-	@!%p58 bra $L_293;
-$L_292:
-	neg.f64 %fd59, %fd24;
-	mov.f64 %fd56, %fd59;
-	bra.uni $L_242;
-$L_293:
-	mov.f64 %fd56, %fd24;
-	bra.uni $L_242;
-$L_294:
+$L_211:
 	ret;
 }
 
@@ -5803,13 +5521,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_117;
+	@!%p7 bra $L_83;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_117;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
@@ -5819,273 +5535,182 @@ $L_6:
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
 $L_7:
-	@!%p21 bra $L_13;
+	@!%p21 bra $L_12;
 $L_8:
-	mov.f64 %fd24, 0d7FF8000000000001;
-	mov.f64 %fd23, %fd24;
+	mov.f64 %fd20, 0d7FF8000000000001;
 $L_9:
-	mov.f64 %fd20, %fd23;
-$L_10:
 	mov.f64 %fd19, %fd20;
-$L_11:
+$L_10:
 	mad.lo.s64 %rd309, %rd9, 8, %rd4;
 	st.global.f64 [%rd309], %fd19;
-$L_12:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
+$L_12:
 	setp.neu.f64 %p28, %fd18, %fd18;
 	mov.pred %p27, %p28;
-$L_14:
+$L_13:
 	@%p27 bra $L_8;
-$L_15:
+$L_14:
 	setp.eq.f64 %p26, %fd14, 0d0000000000000000;
-	@!%p26 bra $L_25;
-$L_16:
+	@!%p26 bra $L_22;
+$L_15:
 	setp.ge.f64 %p25, %fd18, 0d0000000000000000;
-	@!%p25 bra $L_19;
-$L_17:
+	@!%p25 bra $L_18;
+$L_16:
 	mov.b64 %rd55, %fd18;
 	mov.b64 %rd56, %rd55;
 	setp.lt.s64 %p57, %rd56, 0;
 	mov.pred %p54, %p57;
+$L_17:
+	@!%p54 bra $L_20;
 $L_18:
-	@!%p54 bra $L_22;
-$L_19:
-	mov.f64 %fd47, 0d400921FB54442D18;
-$L_20:
-	mov.b64 %rd48, %fd47;
-	and.b64 %rd49, %rd48, 9223372036854775807;
 	mov.b64 %rd50, %fd14;
 	and.b64 %rd51, %rd50, 9223372036854775808U;
-	or.b64 %rd52, %rd49, %rd51;
+	or.b64 %rd52, %rd51, 4614256656552045848;
 	mov.b64 %fd53, %rd52;
 	mov.f64 %fd46, %fd53;
-$L_21:
+$L_19:
 	mov.f64 %fd20, %fd46;
-	bra.uni $L_10;
-$L_22:
-	mov.f64 %fd39, 0d0000000000000000;
-$L_23:
-	mov.b64 %rd40, %fd39;
-	and.b64 %rd41, %rd40, 9223372036854775807;
+	bra.uni $L_9;
+$L_20:
 	mov.b64 %rd42, %fd14;
 	and.b64 %rd43, %rd42, 9223372036854775808U;
-	or.b64 %rd44, %rd41, %rd43;
+	mov.b64 %rd44, %rd43;
 	mov.b64 %fd45, %rd44;
 	mov.f64 %fd38, %fd45;
-$L_24:
+$L_21:
 	mov.f64 %fd20, %fd38;
-	bra.uni $L_10;
-$L_25:
+	bra.uni $L_9;
+$L_22:
 	setp.eq.f64 %p37, %fd18, 0d0000000000000000;
-	@!%p37 bra $L_29;
-$L_26:
-	mov.f64 %fd30, 0d3FF921FB54442D18;
-$L_27:
-	mov.b64 %rd31, %fd30;
-	and.b64 %rd32, %rd31, 9223372036854775807;
+	@!%p37 bra $L_25;
+$L_23:
 	mov.b64 %rd33, %fd14;
 	and.b64 %rd34, %rd33, 9223372036854775808U;
-	or.b64 %rd35, %rd32, %rd34;
+	or.b64 %rd35, %rd34, 4609753056924675352;
 	mov.b64 %fd36, %rd35;
 	mov.f64 %fd29, %fd36;
-$L_28:
+$L_24:
 	mov.f64 %fd20, %fd29;
-	bra.uni $L_10;
-$L_29:
-	mov.b64 %rd67, 0;
-$L_30:
-	setp.eq.s64 %p68, %rd67, 0;
-	@!%p68 bra $L_114;
-$L_31:
+	bra.uni $L_9;
+$L_25:
 	and.b64 %fd69, %fd18, 9223372036854775807;
 	mov.f64 %fd70, %fd69;
-$L_32:
+$L_26:
 	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p66, %p71;
-$L_33:
-	@!%p66 bra $L_70;
-$L_34:
-	mov.b64 %rd59, 1;
-$L_35:
-	setp.eq.s64 %p60, %rd59, 0;
-	@!%p60 bra $L_67;
-$L_36:
-	and.b64 %fd61, %fd18, 9223372036854775807;
-	mov.f64 %fd62, %fd61;
-$L_37:
+$L_27:
+	@!%p66 bra $L_45;
+$L_28:
+	mov.f64 %fd62, %fd18;
+$L_29:
 	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p58, %p63;
-$L_38:
-	@!%p58 bra $L_53;
-$L_39:
-	mov.b64 %rd91, 0;
-$L_40:
-	setp.eq.s64 %p92, %rd91, 0;
-	@!%p92 bra $L_50;
-$L_41:
+$L_30:
+	@!%p58 bra $L_38;
+$L_31:
 	and.b64 %fd93, %fd14, 9223372036854775807;
 	mov.f64 %fd94, %fd93;
-$L_42:
+$L_32:
 	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p90, %p95;
-$L_43:
-	@!%p90 bra $L_47;
-$L_44:
-	mov.f64 %fd107, 0d3FE921FB54442D18;
-$L_45:
-	mov.b64 %rd108, %fd107;
-	and.b64 %rd109, %rd108, 9223372036854775807;
+$L_33:
+	@!%p90 bra $L_36;
+$L_34:
 	mov.b64 %rd110, %fd14;
 	and.b64 %rd111, %rd110, 9223372036854775808U;
-	or.b64 %rd112, %rd109, %rd111;
+	or.b64 %rd112, %rd111, 4605249457297304856;
 	mov.b64 %fd113, %rd112;
 	mov.f64 %fd106, %fd113;
-$L_46:
+$L_35:
 	mov.f64 %fd20, %fd106;
-	bra.uni $L_10;
-$L_47:
-	mov.f64 %fd115, 0d0000000000000000;
-$L_48:
-	mov.b64 %rd116, %fd115;
-	and.b64 %rd117, %rd116, 9223372036854775807;
+	bra.uni $L_9;
+$L_36:
 	mov.b64 %rd118, %fd14;
 	and.b64 %rd119, %rd118, 9223372036854775808U;
-	or.b64 %rd120, %rd117, %rd119;
+	mov.b64 %rd120, %rd119;
 	mov.b64 %fd121, %rd120;
 	mov.f64 %fd114, %fd121;
-$L_49:
+$L_37:
 	mov.f64 %fd20, %fd114;
-	bra.uni $L_10;
-$L_50:
-	setp.lt.s64 %p96, %rd91, 0;
-	@!%p96 bra $L_52;
-$L_51:
-	neg.f64 %fd97, %fd14;
-	mov.f64 %fd94, %fd97;
-	bra.uni $L_42;
-$L_52:
-	mov.f64 %fd94, %fd14;
-	bra.uni $L_42;
-$L_53:
-	mov.b64 %rd99, 0;
-$L_54:
-	setp.eq.s64 %p100, %rd99, 0;
-	@!%p100 bra $L_64;
-$L_55:
+	bra.uni $L_9;
+$L_38:
 	and.b64 %fd101, %fd14, 9223372036854775807;
 	mov.f64 %fd102, %fd101;
-$L_56:
+$L_39:
 	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p98, %p103;
-$L_57:
-	@!%p98 bra $L_61;
-$L_58:
-	mov.f64 %fd123, 0d4002D97C7F3321D2;
-$L_59:
-	mov.b64 %rd124, %fd123;
-	and.b64 %rd125, %rd124, 9223372036854775807;
+$L_40:
+	@!%p98 bra $L_43;
+$L_41:
 	mov.b64 %rd126, %fd14;
 	and.b64 %rd127, %rd126, 9223372036854775808U;
-	or.b64 %rd128, %rd125, %rd127;
+	or.b64 %rd128, %rd127, 4612488097114038738;
 	mov.b64 %fd129, %rd128;
 	mov.f64 %fd122, %fd129;
-$L_60:
+$L_42:
 	mov.f64 %fd20, %fd122;
-	bra.uni $L_10;
-$L_61:
-	mov.f64 %fd131, 0d400921FB54442D18;
-$L_62:
-	mov.b64 %rd132, %fd131;
-	and.b64 %rd133, %rd132, 9223372036854775807;
+	bra.uni $L_9;
+$L_43:
 	mov.b64 %rd134, %fd14;
 	and.b64 %rd135, %rd134, 9223372036854775808U;
-	or.b64 %rd136, %rd133, %rd135;
+	or.b64 %rd136, %rd135, 4614256656552045848;
 	mov.b64 %fd137, %rd136;
 	mov.f64 %fd130, %fd137;
-$L_63:
+$L_44:
 	mov.f64 %fd20, %fd130;
-	bra.uni $L_10;
-$L_64:
-	setp.lt.s64 %p104, %rd99, 0;
-	@!%p104 bra $L_66;
-$L_65:
-	neg.f64 %fd105, %fd14;
-	mov.f64 %fd102, %fd105;
-	bra.uni $L_56;
-$L_66:
-	mov.f64 %fd102, %fd14;
-	bra.uni $L_56;
-$L_67:
-	setp.lt.s64 %p64, %rd59, 0;
-	@!%p64 bra $L_69;
-$L_68:
-	neg.f64 %fd65, %fd18;
-	mov.f64 %fd62, %fd65;
-	bra.uni $L_37;
-$L_69:
-	mov.f64 %fd62, %fd18;
-	bra.uni $L_37;
-$L_70:
-	mov.b64 %rd83, 0;
-$L_71:
-	setp.eq.s64 %p84, %rd83, 0;
-	@!%p84 bra $L_111;
-$L_72:
+	bra.uni $L_9;
+$L_45:
 	and.b64 %fd85, %fd14, 9223372036854775807;
 	mov.f64 %fd86, %fd85;
-$L_73:
+$L_46:
 	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p82, %p87;
-$L_74:
-	@!%p82 bra $L_78;
-$L_75:
-	mov.f64 %fd75, 0d3FF921FB54442D18;
-$L_76:
-	mov.b64 %rd76, %fd75;
-	and.b64 %rd77, %rd76, 9223372036854775807;
+$L_47:
+	@!%p82 bra $L_50;
+$L_48:
 	mov.b64 %rd78, %fd14;
 	and.b64 %rd79, %rd78, 9223372036854775808U;
-	or.b64 %rd80, %rd77, %rd79;
+	or.b64 %rd80, %rd79, 4609753056924675352;
 	mov.b64 %fd81, %rd80;
 	mov.f64 %fd74, %fd81;
-$L_77:
+$L_49:
 	mov.f64 %fd20, %fd74;
-	bra.uni $L_10;
-$L_78:
+	bra.uni $L_9;
+$L_50:
 	div.rn.f64 %fd138, %fd14, %fd18;
-$L_79:
+$L_51:
 	setp.eq.f64 %p141, %fd138, 0d0000000000000000;
-	@!%p141 bra $L_87;
-$L_80:
+	@!%p141 bra $L_59;
+$L_52:
 	mov.f64 %fd140, %fd138;
-$L_81:
+$L_53:
 	mov.f64 %fd139, %fd140;
-$L_82:
+$L_54:
 	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
-	@!%p305 bra $L_86;
-$L_83:
+	@!%p305 bra $L_58;
+$L_55:
 	setp.le.f64 %p306, %fd139, 0d0000000000000000;
-	@!%p306 bra $L_85;
-$L_84:
+	@!%p306 bra $L_57;
+$L_56:
 	add.rn.f64 %fd307, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd307;
-	bra.uni $L_10;
-$L_85:
+	bra.uni $L_9;
+$L_57:
 	sub.rn.f64 %fd308, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd308;
-	bra.uni $L_10;
-$L_86:
+	bra.uni $L_9;
+$L_58:
 	mov.f64 %fd20, %fd139;
-	bra.uni $L_10;
-$L_87:
+	bra.uni $L_9;
+$L_59:
 	setp.gt.f64 %p142, %fd138, 0d0000000000000000;
-	@!%p142 bra $L_99;
-$L_88:
+	@!%p142 bra $L_71;
+$L_60:
 	setp.le.f64 %p144, %fd138, 0d3FE51EB851EB851F;
-	@!%p144 bra $L_92;
-$L_89:
+	@!%p144 bra $L_64;
+$L_61:
 	mul.rn.f64 %fd146, %fd138, %fd138;
 	mul.rn.f64 %fd147, %fd146, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd148, %fd147, 0dC03028545B6B807A;
@@ -6109,17 +5734,17 @@ $L_89:
 	mul.rn.f64 %fd166, %fd138, %fd165;
 	add.rn.f64 %fd167, %fd166, %fd138;
 	mov.f64 %fd145, %fd167;
-$L_90:
+$L_62:
 	mov.f64 %fd143, %fd145;
-$L_91:
+$L_63:
 	mov.f64 %fd140, %fd143;
-	bra.uni $L_81;
-$L_92:
+	bra.uni $L_53;
+$L_64:
 	setp.gt.f64 %p168, %fd138, 0d4003504F333F9DE6;
-	@!%p168 bra $L_96;
-$L_93:
+	@!%p168 bra $L_68;
+$L_65:
 	div.rn.f64 %fd169, 0d3FF0000000000000, %fd138;
-$L_94:
+$L_66:
 	mul.rn.f64 %fd171, %fd169, %fd169;
 	mul.rn.f64 %fd172, %fd171, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd173, %fd172, 0dC03028545B6B807A;
@@ -6143,16 +5768,16 @@ $L_94:
 	mul.rn.f64 %fd191, %fd169, %fd190;
 	add.rn.f64 %fd192, %fd191, %fd169;
 	mov.f64 %fd170, %fd192;
-$L_95:
+$L_67:
 	sub.rn.f64 %fd193, 0d3FF921FB54442D18, %fd170;
 	add.rn.f64 %fd194, %fd193, 0d3C91A62633145C07;
 	mov.f64 %fd143, %fd194;
-	bra.uni $L_91;
-$L_96:
+	bra.uni $L_63;
+$L_68:
 	sub.rn.f64 %fd195, %fd138, 0d3FF0000000000000;
 	add.rn.f64 %fd196, %fd138, 0d3FF0000000000000;
 	div.rn.f64 %fd197, %fd195, %fd196;
-$L_97:
+$L_69:
 	mul.rn.f64 %fd199, %fd197, %fd197;
 	mul.rn.f64 %fd200, %fd199, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd201, %fd200, 0dC03028545B6B807A;
@@ -6176,17 +5801,17 @@ $L_97:
 	mul.rn.f64 %fd219, %fd197, %fd218;
 	add.rn.f64 %fd220, %fd219, %fd197;
 	mov.f64 %fd198, %fd220;
-$L_98:
+$L_70:
 	add.rn.f64 %fd221, %fd198, 0d3FE921FB54442D18;
 	add.rn.f64 %fd222, %fd221, 0d3C81A62633145C07;
 	mov.f64 %fd143, %fd222;
-	bra.uni $L_91;
-$L_99:
+	bra.uni $L_63;
+$L_71:
 	neg.f64 %fd223, %fd138;
-$L_100:
+$L_72:
 	setp.le.f64 %p225, %fd223, 0d3FE51EB851EB851F;
-	@!%p225 bra $L_104;
-$L_101:
+	@!%p225 bra $L_76;
+$L_73:
 	mul.rn.f64 %fd227, %fd223, %fd223;
 	mul.rn.f64 %fd228, %fd227, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd229, %fd228, 0dC03028545B6B807A;
@@ -6210,18 +5835,18 @@ $L_101:
 	mul.rn.f64 %fd247, %fd223, %fd246;
 	add.rn.f64 %fd248, %fd247, %fd223;
 	mov.f64 %fd226, %fd248;
-$L_102:
+$L_74:
 	mov.f64 %fd224, %fd226;
-$L_103:
+$L_75:
 	neg.f64 %fd304, %fd224;
 	mov.f64 %fd140, %fd304;
-	bra.uni $L_81;
-$L_104:
+	bra.uni $L_53;
+$L_76:
 	setp.gt.f64 %p249, %fd223, 0d4003504F333F9DE6;
-	@!%p249 bra $L_108;
-$L_105:
+	@!%p249 bra $L_80;
+$L_77:
 	div.rn.f64 %fd250, 0d3FF0000000000000, %fd223;
-$L_106:
+$L_78:
 	mul.rn.f64 %fd252, %fd250, %fd250;
 	mul.rn.f64 %fd253, %fd252, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd254, %fd253, 0dC03028545B6B807A;
@@ -6245,16 +5870,16 @@ $L_106:
 	mul.rn.f64 %fd272, %fd250, %fd271;
 	add.rn.f64 %fd273, %fd272, %fd250;
 	mov.f64 %fd251, %fd273;
-$L_107:
+$L_79:
 	sub.rn.f64 %fd274, 0d3FF921FB54442D18, %fd251;
 	add.rn.f64 %fd275, %fd274, 0d3C91A62633145C07;
 	mov.f64 %fd224, %fd275;
-	bra.uni $L_103;
-$L_108:
+	bra.uni $L_75;
+$L_80:
 	sub.rn.f64 %fd276, %fd223, 0d3FF0000000000000;
 	add.rn.f64 %fd277, %fd223, 0d3FF0000000000000;
 	div.rn.f64 %fd278, %fd276, %fd277;
-$L_109:
+$L_81:
 	mul.rn.f64 %fd280, %fd278, %fd278;
 	mul.rn.f64 %fd281, %fd280, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd282, %fd281, 0dC03028545B6B807A;
@@ -6278,32 +5903,12 @@ $L_109:
 	mul.rn.f64 %fd300, %fd278, %fd299;
 	add.rn.f64 %fd301, %fd300, %fd278;
 	mov.f64 %fd279, %fd301;
-$L_110:
+$L_82:
 	add.rn.f64 %fd302, %fd279, 0d3FE921FB54442D18;
 	add.rn.f64 %fd303, %fd302, 0d3C81A62633145C07;
 	mov.f64 %fd224, %fd303;
-	bra.uni $L_103;
-$L_111:
-	setp.lt.s64 %p88, %rd83, 0;
-	@!%p88 bra $L_113;
-$L_112:
-	neg.f64 %fd89, %fd14;
-	mov.f64 %fd86, %fd89;
-	bra.uni $L_73;
-$L_113:
-	mov.f64 %fd86, %fd14;
-	bra.uni $L_73;
-$L_114:
-	setp.lt.s64 %p72, %rd67, 0;
-	@!%p72 bra $L_116;
-$L_115:
-	neg.f64 %fd73, %fd18;
-	mov.f64 %fd70, %fd73;
-	bra.uni $L_32;
-$L_116:
-	mov.f64 %fd70, %fd18;
-	bra.uni $L_32;
-$L_117:
+	bra.uni $L_75;
+$L_83:
 	ret;
 }
 
@@ -6317,11 +5922,11 @@ $L_117:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<64>;
+	.reg .pred %p<90>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<88>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<54>;
+	.reg .f32 %f<87>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -6342,16 +5947,16 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd2, %rt3, %rt4;
 	add.s64 %rd3, %rd1, -1;
+	mov.b64 %rd9, %rd4;
+	mov.b64 %rd12, %rd2;
+	mul.lo.u64 %rd13, %rd12, 3;
 $L_2:
 	add.s64 %rd7, %rd3, 1;
 	setp.lt.s64 %p8, %rd7, %rd4;
 	@!%p8 bra $L_25;
 $L_3:
-	mov.b64 %rd9, %rd4;
 	mov.b64 %rd10, %rd7;
 	sub.u64 %rd11, %rd9, %rd10;
-	mov.b64 %rd12, %rd2;
-	mul.lo.u64 %rd13, %rd12, 3;
 	setp.gt.u64 %p14, %rd11, %rd13;
 	@!%p14 bra $L_20;
 $L_4:
@@ -6448,47 +6053,47 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt10, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_31;
+	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
+	add.s64 %rd67, %rd23, %rd30;
+	setp.lt.s64 %p68, %rd67, %rd29;
+	@!%p68 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f66;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p69, %rd30, 0;
+	@!%p69 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt11, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_34;
+	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
+	add.s64 %rd71, %rd23, %rd30;
+	setp.lt.s64 %p72, %rd71, %rd29;
+	@!%p72 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f70;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@!%p34 bra $L_38;
+	setp.ne.s64 %p73, %rd30, 0;
+	@!%p73 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f31, %f0, %rt12, 31, -1;
-	add.s64 %rd32, %rd23, %rd30;
-	setp.lt.s64 %p33, %rd32, %rd29;
-	@!%p33 bra $L_37;
+	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
+	add.s64 %rd75, %rd23, %rd30;
+	setp.lt.s64 %p76, %rd75, %rd29;
+	@!%p76 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f31;
+	add.rn.f32 %f0, %f0, %f74;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p34, %rd30, 0;
-	@%p34 bra $L_26;
+	setp.ne.s64 %p77, %rd30, 0;
+	@%p77 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
 $L_39:
 	mov.u64 %rd36, qvar_reduce0;
-	mul.lo.s64 %rd37, %rd24, 1;
-	add.s64 %rd38, %rd37, 0;
+	mov.b64 %rd37, %rd24;
+	mov.b64 %rd38, %rd37;
 	mad.lo.s64 %rd39, %rd38, 8, %rd36;
 	st.shared.f32 [%rd39], %f0;
 $L_40:
@@ -6503,12 +6108,12 @@ $L_41:
 	@!%p43 bra $L_60;
 $L_42:
 	mov.u64 %rd44, qvar_reduce0;
-	mul.lo.s64 %rd45, %rd23, 1;
-	add.s64 %rd46, %rd45, 0;
+	mov.b64 %rd45, %rd23;
+	mov.b64 %rd46, %rd45;
 	mad.lo.s64 %rd47, %rd46, 8, %rd44;
 	ld.shared.f32 %f0, [%rd47];
 $L_43:
-	mul.lo.s64 %rd48, %rd24, %rd25;
+	mov.b64 %rd48, %rd26;
 	mov.u32 %rt14, %ntid.x;
 	cvt.u64.u32 %rd49, %rt14;
 	sub.s64 %rd50, %rd49, %rd48;
@@ -6528,47 +6133,47 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt16, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_49;
+	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
+	add.s64 %rd79, %rd23, %rd52;
+	setp.lt.s64 %p80, %rd79, %rd51;
+	@!%p80 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f78;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p81, %rd52, 0;
+	@!%p81 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt17, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_52;
+	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
+	add.s64 %rd83, %rd23, %rd52;
+	setp.lt.s64 %p84, %rd83, %rd51;
+	@!%p84 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f82;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@!%p56 bra $L_56;
+	setp.ne.s64 %p85, %rd52, 0;
+	@!%p85 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f53, %f0, %rt18, 31, -1;
-	add.s64 %rd54, %rd23, %rd52;
-	setp.lt.s64 %p55, %rd54, %rd51;
-	@!%p55 bra $L_55;
+	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
+	add.s64 %rd87, %rd23, %rd52;
+	setp.lt.s64 %p88, %rd87, %rd51;
+	@!%p88 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f53;
+	add.rn.f32 %f0, %f0, %f86;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p56, %rd52, 0;
-	@%p56 bra $L_44;
+	setp.ne.s64 %p89, %rd52, 0;
+	@%p89 bra $L_44;
 $L_56:
-	setp.eq.s64 %p57, %rd23, 0;
+	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mul.lo.s64 %rd59, %rd58, 1;
+	mov.b64 %rd59, %rd58;
 	add.s64 %rd60, %rd59, 2;
 	mad.lo.s64 %rd62, %rd60, 8, %rd61;
 	st.global.f32 [%rd62], %f0;
@@ -6596,10 +6201,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<46>;
+	.reg .pred %p<85>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<48>;
-	.reg .f32 %f<47>;
+	.reg .b64 %rd<83>;
+	.reg .f32 %f<82>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -6612,46 +6217,46 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
+	mov.b64 %rd48, %rd3;
+	add.s64 %rd49, %rd48, 2;
+	mad.lo.s64 %rd50, %rd49, 8, %rd0;
+	mov.b64 %rd51, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
+	mov.b64 %rd9, %rd50;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_4:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p52, %rd3, %rd2;
+	@!%p52 bra $L_10;
 $L_5:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd53, %rd50;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_6:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p55, %rd3, %rd2;
+	@!%p55 bra $L_10;
 $L_7:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd56, %rd50;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f5, %f5, %f57;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 $L_8:
-	setp.lt.s64 %p6, %rd3, %rd2;
-	@!%p6 bra $L_10;
+	setp.lt.s64 %p58, %rd3, %rd2;
+	@!%p58 bra $L_10;
 $L_9:
-	mul.lo.s64 %rd7, %rd3, 1;
-	add.s64 %rd8, %rd7, 2;
-	mad.lo.s64 %rd9, %rd8, 8, %rd0;
-	ld.global.f32 %f10, [%rd9];
-	add.rn.f32 %f5, %f5, %f10;
+	mov.b64 %rd59, %rd50;
+	ld.global.f32 %f60, [%rd59];
+	add.rn.f32 %f5, %f5, %f60;
 	add.s64 %rd3, %rd3, %rd4;
+	mad.lo.s64 %rd50, %rd51, 8, %rd50;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -6681,47 +6286,47 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt7, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_16;
+	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
+	add.s64 %rd62, %rd11, %rd18;
+	setp.lt.s64 %p63, %rd62, %rd17;
+	@!%p63 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f61;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p64, %rd18, 0;
+	@!%p64 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt8, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_19;
+	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
+	add.s64 %rd66, %rd11, %rd18;
+	setp.lt.s64 %p67, %rd66, %rd17;
+	@!%p67 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f65;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@!%p22 bra $L_23;
+	setp.ne.s64 %p68, %rd18, 0;
+	@!%p68 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f19, %f5, %rt9, 31, -1;
-	add.s64 %rd20, %rd11, %rd18;
-	setp.lt.s64 %p21, %rd20, %rd17;
-	@!%p21 bra $L_22;
+	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
+	add.s64 %rd70, %rd11, %rd18;
+	setp.lt.s64 %p71, %rd70, %rd17;
+	@!%p71 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f19;
+	add.rn.f32 %f5, %f5, %f69;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p22, %rd18, 0;
-	@%p22 bra $L_11;
+	setp.ne.s64 %p72, %rd18, 0;
+	@%p72 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
 $L_24:
 	mov.u64 %rd24, qvar_reduce0;
-	mul.lo.s64 %rd25, %rd12, 1;
-	add.s64 %rd26, %rd25, 0;
+	mov.b64 %rd25, %rd12;
+	mov.b64 %rd26, %rd25;
 	mad.lo.s64 %rd27, %rd26, 8, %rd24;
 	st.shared.f32 [%rd27], %f5;
 $L_25:
@@ -6736,12 +6341,12 @@ $L_26:
 	@!%p31 bra $L_44;
 $L_27:
 	mov.u64 %rd32, qvar_reduce0;
-	mul.lo.s64 %rd33, %rd11, 1;
-	add.s64 %rd34, %rd33, 0;
+	mov.b64 %rd33, %rd11;
+	mov.b64 %rd34, %rd33;
 	mad.lo.s64 %rd35, %rd34, 8, %rd32;
 	ld.shared.f32 %f5, [%rd35];
 $L_28:
-	mul.lo.s64 %rd36, %rd12, %rd13;
+	mov.b64 %rd36, %rd14;
 	mov.u32 %rt11, %ntid.x;
 	cvt.u64.u32 %rd37, %rt11;
 	sub.s64 %rd38, %rd37, %rd36;
@@ -6761,42 +6366,42 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt13, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_34;
+	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
+	add.s64 %rd74, %rd11, %rd40;
+	setp.lt.s64 %p75, %rd74, %rd39;
+	@!%p75 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f73;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p76, %rd40, 0;
+	@!%p76 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt14, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_37;
+	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
+	add.s64 %rd78, %rd11, %rd40;
+	setp.lt.s64 %p79, %rd78, %rd39;
+	@!%p79 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f77;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@!%p44 bra $L_41;
+	setp.ne.s64 %p80, %rd40, 0;
+	@!%p80 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f41, %f5, %rt15, 31, -1;
-	add.s64 %rd42, %rd11, %rd40;
-	setp.lt.s64 %p43, %rd42, %rd39;
-	@!%p43 bra $L_40;
+	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
+	add.s64 %rd82, %rd11, %rd40;
+	setp.lt.s64 %p83, %rd82, %rd39;
+	@!%p83 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f41;
+	add.rn.f32 %f5, %f5, %f81;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p44, %rd40, 0;
-	@%p44 bra $L_29;
+	setp.ne.s64 %p84, %rd40, 0;
+	@%p84 bra $L_29;
 $L_41:
-	setp.eq.s64 %p45, %rd11, 0;
+	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
 $L_42:
 	add.rn.f32 %f46, %f5, 0f00000000;
@@ -6891,8 +6496,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -6934,8 +6538,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.i32 r11
@@ -7094,7 +6697,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -7109,11 +6712,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -7132,11 +6733,12 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = elemaddr r8, 0, 4
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b8
+	branch r4, b3, b7
 b3: # index
 	r5 = move.i64 r2
 	jump b4
@@ -7145,17 +6747,12 @@ b4: # rangeint.body
 	branch r6, b5, b6
 b5: # if.then
 	checkindex 0, r9, site 0
-	r7 = elemaddr r8, 0, 4
 	store.i32 r7, 1
 	jump b6
-b6: # if.done
-	r10 = add.i64 r5, 1
-	r11 = lt.i64 r10, r3
-	branch r11, b7, b8
-b7: # latch
+b6: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b8: # exit
+b7: # exit
 	return
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
@@ -7175,7 +6772,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -7192,11 +6789,9 @@ b4: # rangeint.body
 	r12 = elemaddr r13, r5, 4
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
-	r17 = elemaddr r13, r5, 4
+	r17 = move.ptr r12
 	store.f32 r17, r16
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2
@@ -7215,18 +6810,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -7344,17 +6939,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel TwoSpins(a []i64, b []i64, iters i64)
 groups [2]
@@ -7377,10 +6970,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -7528,10 +7121,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -7674,18 +7267,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 1→3
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -7803,17 +7396,15 @@ b18: # edge 3→4
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 1→4
+b21: # edge 1→4
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 task TwoSpinsSerial_1 parallel count=(len b)
 b0: # entry
@@ -7825,18 +7416,18 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r9 = gt.i64 r10, 0
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b21
+	branch r6, b3, b22
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	r8 = move.i64 r7
-	r9 = gt.i64 r10, 0
-	branch r9, b5, b22
+	branch r9, b5, b21
 b5: # edge 5→7
 	r11 = move.i64 r8
 	r12 = move.i64 0
@@ -7954,17 +7545,15 @@ b18: # edge 7→8
 b19: # rangeint.done
 	r19 = elemaddr r4, r7, 8
 	store.i64 r19, r13
-	r20 = add.i64 r7, 1
-	r21 = lt.i64 r20, r3
-	branch r21, b20, b21
+	jump b20
 b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b21: # exit
-	return
-b22: # edge 5→8
+b21: # edge 5→8
 	r13 = move.i64 r8
 	jump b19
+b22: # exit
+	return
 
 kernel EightSpins(a0 []i64, a1 []i64, a2 []i64, a3 []i64, a4 []i64, a5 []i64, a6 []i64, a7 []i64, iters i64)
 groups [8]
@@ -8014,10 +7603,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8165,10 +7754,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8316,10 +7905,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8467,10 +8056,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8618,10 +8207,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8769,10 +8358,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -8920,10 +8509,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9071,10 +8660,10 @@ b2: # spinEach.entry
 	branch r8, b3, b21
 b3: # edge 0→1
 	r9 = move.i64 0
+	r11 = gt.i64 r5, 0
 	jump b4
 b4: # spinEach.rangeint.body
 	r10 = move.i64 r9
-	r11 = gt.i64 r5, 0
 	branch r11, b5, b22
 b5: # edge 1→3
 	r12 = move.i64 r10
@@ -9226,73 +8815,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -9309,73 +8904,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -9392,73 +8993,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -9475,73 +9082,79 @@ b1: # entry
 b2: # tiny.entry
 	r5 = move.i64 r1
 	r6 = move.i64 -1
+	r14 = elemaddr r0, 0, 4
 	jump b3
 b3: # unroll setup
-	r13 = max.i64 r5, -9223372036854775804
-	r14 = sub.i64 r13, 4
+	r15 = max.i64 r5, -9223372036854775804
+	r16 = sub.i64 r15, 4
 	jump b4
 b4: # unroll guard
-	r15 = lt.i64 r6, r14
-	branch r15, b5, b13
+	r17 = lt.i64 r6, r16
+	branch r17, b5, b13
 b5: # tiny.rangeindex.loop (unrolled 0)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b6
 b6: # tiny.rangeindex.body (unrolled 0)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b7
 b7: # tiny.rangeindex.loop (unrolled 1)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b8
 b8: # tiny.rangeindex.body (unrolled 1)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b9
 b9: # tiny.rangeindex.loop (unrolled 2)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b10
 b10: # tiny.rangeindex.body (unrolled 2)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b11
 b11: # tiny.rangeindex.loop (unrolled 3)
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	jump b12
 b12: # tiny.rangeindex.body (unrolled 3)
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b4
 b13: # tiny.rangeindex.loop
 	r7 = add.i64 r6, 1
 	r8 = lt.i64 r7, r5
 	branch r8, b14, b15
 b14: # tiny.rangeindex.body
-	r9 = elemaddr r0, r7, 4
+	r9 = move.ptr r14
 	r10 = load.i32 r9
 	r11 = add.i32 r10, 1
-	r12 = elemaddr r0, r7, 4
+	r12 = move.ptr r9
 	store.i32 r12, r11
 	r6 = move.i64 r7
+	r14 = elemaddr r14, 1, 4
 	jump b13
 b15: # tiny.return
 	return
@@ -9556,73 +9169,79 @@ b0: # entry
 b1: # tiny.entry
 	r2 = move.i64 r1
 	r3 = move.i64 -1
+	r11 = elemaddr r0, 0, 4
 	jump b2
 b2: # unroll setup
-	r10 = max.i64 r2, -9223372036854775804
-	r11 = sub.i64 r10, 4
+	r12 = max.i64 r2, -9223372036854775804
+	r13 = sub.i64 r12, 4
 	jump b3
 b3: # unroll guard
-	r12 = lt.i64 r3, r11
-	branch r12, b4, b12
+	r14 = lt.i64 r3, r13
+	branch r14, b4, b12
 b4: # tiny.rangeindex.loop (unrolled 0)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b5
 b5: # tiny.rangeindex.body (unrolled 0)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b6
 b6: # tiny.rangeindex.loop (unrolled 1)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b7
 b7: # tiny.rangeindex.body (unrolled 1)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b8
 b8: # tiny.rangeindex.loop (unrolled 2)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b9
 b9: # tiny.rangeindex.body (unrolled 2)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b10
 b10: # tiny.rangeindex.loop (unrolled 3)
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	jump b11
 b11: # tiny.rangeindex.body (unrolled 3)
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b3
 b12: # tiny.rangeindex.loop
 	r4 = add.i64 r3, 1
 	r5 = lt.i64 r4, r2
 	branch r5, b13, b14
 b13: # tiny.rangeindex.body
-	r6 = elemaddr r0, r4, 4
+	r6 = move.ptr r11
 	r7 = load.i32 r6
 	r8 = add.i32 r7, 1
-	r9 = elemaddr r0, r4, 4
+	r9 = move.ptr r6
 	store.i32 r9, r8
 	r3 = move.i64 r4
+	r11 = elemaddr r11, 1, 4
 	jump b12
 b14: # tiny.return
 	return
@@ -9650,13 +9269,12 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
-	r15 = elemaddr r4, r9, 4
+	r15 = move.ptr r11
 	store.f32 r15, r13
 	jump b6
 b6: # latch
@@ -9693,8 +9311,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -9737,8 +9354,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 1
 	r12 = load.u8 r11
@@ -9767,6 +9383,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r16 = sub.f64 r17, r18
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -9777,15 +9394,13 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	r11 = convert.u64.i64 r9
 	r12 = mul.u64 r11, 11400714819323198485
 	r13 = shr.u64.u64 r12, 11
 	r14 = convert.f64.u64 r13
 	r15 = mul.f64 r14, 1.1102230246251565e-16
-	r16 = sub.f64 r17, r18
 	r19 = mul.f64 r16, r15
 	r20 = add.f64 r18, r19
 	r21 = elemaddr r4, r9, 8
@@ -9814,14 +9429,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b38
+	branch r7, b3, b28
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b38
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
@@ -9852,45 +9466,29 @@ b12: # Exp.if.done
 	jump b9
 b13: # Exp.if.done
 	r21 = gt.f64 r14, 709.782712893384
-	branch r21, b14, b20
-b14: # Exp.if.then
-	r23 = const.i64 1
-	jump b15
-b15: # Inf.entry
-	r24 = ge.i64 r23, 0
-	branch r24, b16, b19
-b16: # Inf.if.then
-	r25 = move.u64 9218868437227405312
-	jump b17
-b17: # Inf.if.done
-	r26 = bitcast.f64.u64 r25
-	r22 = move.f64 r26
-	jump b18
-b18: # Inf.return
-	r16 = move.f64 r22
+	branch r21, b14, b15
+b14: # Inf.return
+	r16 = move.f64 +Inf
 	jump b9
-b19: # Inf.if.else
-	r25 = move.u64 18442240474082181120
-	jump b17
-b20: # Exp.if.done
+b15: # Exp.if.done
 	r27 = mul.f64 r14, 1.4426950408889634
-	jump b21
-b21: # roundToInt32.entry
+	jump b16
+b16: # roundToInt32.entry
 	r29 = roundeven.f64 r27
 	r30 = ge.f64 r29, -2.147483648e+09
-	branch r30, b22, b37
-b22: # roundToInt32.cond.true
+	branch r30, b17, b27
+b17: # roundToInt32.cond.true
 	r32 = le.f64 r29, 2.147483647e+09
-	branch r32, b23, b37
-b23: # roundToInt32.if.then
+	branch r32, b18, b27
+b18: # roundToInt32.if.then
 	r31 = convert.i32.f64 r29
 	r28 = move.i32 r31
-	jump b24
-b24: # roundToInt32.return
+	jump b19
+b19: # roundToInt32.return
 	r33 = convert.f64.i32 r28
 	r34 = neg.f64 r33
 	r35 = fma.f64 r34, 0.693147180559663, r14
-	r36 = neg.f64 r33
+	r36 = move.f64 r34
 	r37 = fma.f64 r36, 2.8235290563031577e-13, r35
 	r38 = mul.f64 r37, 0.0625
 	r39 = fma.f64 2.48015873015873e-05, r38, 0.0001984126984126984
@@ -9911,14 +9509,14 @@ b24: # roundToInt32.return
 	r54 = fma.f64 r52, r53, 1.0
 	r55 = add.i32 r28, 1023
 	r56 = le.i32 r55, 0
-	branch r56, b25, b29
-b25: # Exp.if.then
+	branch r56, b20, b24
+b20: # Exp.if.then
 	r57 = lt.i32 r55, -52
-	branch r57, b26, b27
-b26: # Exp.if.then
+	branch r57, b21, b22
+b21: # Exp.if.then
 	r16 = move.f64 0.0
 	jump b9
-b27: # Exp.if.done
+b22: # Exp.if.done
 	r65 = add.i32 r55, 1022
 	r66 = convert.u64.i32 r65
 	r67 = shl.u64.u64 r66, 52
@@ -9926,44 +9524,28 @@ b27: # Exp.if.done
 	r69 = mul.f64 r54, r68
 	r58 = move.f64 r69
 	r59 = move.i32 1
-	jump b28
-b28: # Exp.if.done
+	jump b23
+b23: # Exp.if.done
 	r60 = convert.u64.i32 r59
 	r61 = shl.u64.u64 r60, 52
 	r62 = bitcast.f64.u64 r61
 	r63 = mul.f64 r58, r62
 	r16 = move.f64 r63
 	jump b9
-b29: # Exp.if.else
+b24: # Exp.if.else
 	r64 = ge.i32 r55, 2047
-	branch r64, b30, b36
-b30: # Exp.if.then
-	r71 = const.i64 1
-	jump b31
-b31: # Inf.entry
-	r72 = ge.i64 r71, 0
-	branch r72, b32, b35
-b32: # Inf.if.then
-	r73 = move.u64 9218868437227405312
-	jump b33
-b33: # Inf.if.done
-	r74 = bitcast.f64.u64 r73
-	r70 = move.f64 r74
-	jump b34
-b34: # Inf.return
-	r16 = move.f64 r70
+	branch r64, b25, b26
+b25: # Inf.return
+	r16 = move.f64 +Inf
 	jump b9
-b35: # Inf.if.else
-	r73 = move.u64 18442240474082181120
-	jump b33
-b36: # edge 9→8
+b26: # edge 9→8
 	r58 = move.f64 r54
 	r59 = move.i32 r55
-	jump b28
-b37: # roundToInt32.if.done
+	jump b23
+b27: # roundToInt32.if.done
 	r28 = move.i32 -2147483648
-	jump b24
-b38: # exit
+	jump b19
+b28: # exit
 	return
 
 kernel Log(x []f64, out []f64)
@@ -9983,14 +9565,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b25
+	branch r7, b3, b19
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b25
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
@@ -9999,54 +9580,34 @@ b6: # Log.entry
 	r17 = bitcast.u64.f64 r14
 	r18 = andnot.u64 r17, 9223372036854775808
 	r19 = eq.u64 r18, 0
-	branch r19, b7, b16
-b7: # Log.switch.body
-	r21 = const.i64 -1
+	branch r19, b7, b11
+b7: # Inf.return
+	r16 = move.f64 -Inf
 	jump b8
-b8: # Inf.entry
-	r22 = ge.i64 r21, 0
-	branch r22, b9, b15
-b9: # Inf.if.then
-	r23 = move.u64 9218868437227405312
-	jump b10
-b10: # Inf.if.done
-	r24 = bitcast.f64.u64 r23
-	r20 = move.f64 r24
-	jump b11
-b11: # Inf.return
-	r16 = move.f64 r20
-	jump b12
-b12: # Log.return
+b8: # Log.return
 	r15 = move.f64 r16
-	jump b13
-b13: # Log.return
+	jump b9
+b9: # Log.return
 	r71 = elemaddr r4, r9, 8
 	store.f64 r71, r15
-	jump b14
-b14: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b15: # Inf.if.else
-	r23 = move.u64 18442240474082181120
-	jump b10
-b16: # Log.switch.next
+b11: # Log.switch.next
 	r27 = convert.i64.u64 r17
 	r28 = lt.i64 r27, 0
-	branch r28, b17, b19
-b17: # NaN.entry
-	r26 = bitcast.f64.u64 9221120237041090561
-	r25 = move.f64 r26
-	jump b18
-b18: # NaN.return
-	r16 = move.f64 r25
-	jump b12
-b19: # Log.switch.next
+	branch r28, b12, b13
+b12: # NaN.return
+	r16 = move.f64 NaN
+	jump b8
+b13: # Log.switch.next
 	r29 = ge.u64 r17, 9218868437227405312
-	branch r29, b20, b21
-b20: # Log.switch.body
+	branch r29, b14, b15
+b14: # Log.switch.body
 	r16 = move.f64 r14
-	jump b12
-b21: # Log.switch.next
+	jump b8
+b15: # Log.switch.next
 	r30 = and.u64 r17, 4503599627370495
 	r31 = or.u64 r30, 4602678819172646912
 	r32 = bitcast.f64.u64 r31
@@ -10056,14 +9617,14 @@ b21: # Log.switch.next
 	r36 = sub.i32 r35, 1022
 	r37 = convert.f64.i32 r36
 	r38 = le.f64 r32, 0.7071067811865476
-	branch r38, b22, b24
-b22: # Log.if.then
+	branch r38, b16, b18
+b16: # Log.if.then
 	r41 = sub.f64 r37, 1.0
 	r42 = mul.f64 r32, 2.0
 	r39 = move.f64 r42
 	r40 = move.f64 r41
-	jump b23
-b23: # Log.if.done
+	jump b17
+b17: # Log.if.done
 	r43 = sub.f64 r39, 1.0
 	r44 = add.f64 r43, 2.0
 	r45 = div.f64 r43, r44
@@ -10093,12 +9654,12 @@ b23: # Log.if.done
 	r69 = sub.f64 r68, r43
 	r70 = sub.f64 r63, r69
 	r16 = move.f64 r70
-	jump b12
-b24: # edge 6→8
+	jump b8
+b18: # edge 6→8
 	r39 = move.f64 r32
 	r40 = move.f64 r37
-	jump b23
-b25: # exit
+	jump b17
+b19: # exit
 	return
 
 kernel Pow(x []f64, y []f64, out []f64)
@@ -10119,14 +9680,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b294
+	branch r7, b3, b211
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b294
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
@@ -10169,86 +9729,50 @@ b15: # IsNaN.entry
 	r45 = move.bool r46
 	jump b16
 b16: # IsNaN.return
-	branch r45, b17, b19
-b17: # NaN.entry
-	r44 = bitcast.f64.u64 9221120237041090561
-	r43 = move.f64 r44
-	jump b18
-b18: # NaN.return
-	r22 = move.f64 r43
+	branch r45, b17, b18
+b17: # NaN.return
+	r22 = move.f64 NaN
 	jump b9
-b19: # IsNaN.entry
+b18: # IsNaN.entry
 	r50 = ne.f64 r24, r24
 	r49 = move.bool r50
-	jump b20
-b20: # IsNaN.return
-	branch r49, b17, b21
-b21: # pow.switch.next
+	jump b19
+b19: # IsNaN.return
+	branch r49, b17, b20
+b20: # pow.switch.next
 	r48 = eq.f64 r23, 0.0
-	branch r48, b22, b239
-b22: # pow.switch.body
+	branch r48, b21, b185
+b21: # pow.switch.body
 	r47 = lt.f64 r24, 0.0
-	branch r47, b23, b47
-b23: # Signbit.entry
+	branch r47, b22, b36
+b22: # Signbit.entry
 	r61 = bitcast.u64.f64 r23
 	r62 = convert.i64.u64 r61
 	r63 = lt.i64 r62, 0
 	r60 = move.bool r63
-	jump b24
-b24: # Signbit.return
-	branch r60, b25, b34
-b25: # isOddInt.entry
+	jump b23
+b23: # Signbit.return
+	branch r60, b24, b28
+b24: # isOddInt.entry
 	r80 = abs.f64 r24
 	r81 = ge.f64 r80, 9.007199254740992e+15
-	branch r81, b26, b40
-b26: # isOddInt.if.then
+	branch r81, b25, b29
+b25: # isOddInt.if.then
 	r79 = move.bool false
-	jump b27
-b27: # isOddInt.return
-	branch r79, b28, b34
-b28: # pow.if.then
-	r70 = const.i64 -1
-	jump b29
-b29: # Inf.entry
-	r71 = ge.i64 r70, 0
-	branch r71, b30, b33
-b30: # Inf.if.then
-	r72 = move.u64 9218868437227405312
-	jump b31
-b31: # Inf.if.done
-	r73 = bitcast.f64.u64 r72
-	r69 = move.f64 r73
-	jump b32
-b32: # Inf.return
-	r22 = move.f64 r69
+	jump b26
+b26: # isOddInt.return
+	branch r79, b27, b28
+b27: # Inf.return
+	r22 = move.f64 -Inf
 	jump b9
-b33: # Inf.if.else
-	r72 = move.u64 18442240474082181120
-	jump b31
-b34: # pow.if.done
-	r75 = const.i64 1
-	jump b35
-b35: # Inf.entry
-	r76 = ge.i64 r75, 0
-	branch r76, b36, b39
-b36: # Inf.if.then
-	r77 = move.u64 9218868437227405312
-	jump b37
-b37: # Inf.if.done
-	r78 = bitcast.f64.u64 r77
-	r74 = move.f64 r78
-	jump b38
-b38: # Inf.return
-	r22 = move.f64 r74
+b28: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b39: # Inf.if.else
-	r77 = move.u64 18442240474082181120
-	jump b37
-b40: # Modf.entry
+b29: # Modf.entry
 	r84 = trunc.f64 r24
 	r85 = sub.f64 r24, r84
-	jump b41
-b41: # Copysign.entry
+	jump b30
+b30: # Copysign.entry
 	r87 = bitcast.u64.f64 r85
 	r88 = andnot.u64 r87, 9223372036854775808
 	r89 = bitcast.u64.f64 r24
@@ -10256,59 +9780,59 @@ b41: # Copysign.entry
 	r91 = or.u64 r88, r90
 	r92 = bitcast.f64.u64 r91
 	r86 = move.f64 r92
-	jump b42
-b42: # Copysign.return
+	jump b31
+b31: # Copysign.return
 	r82 = move.f64 r84
 	r83 = move.f64 r86
-	jump b43
-b43: # Modf.return
+	jump b32
+b32: # Modf.return
 	r93 = move.f64 r82
 	r94 = move.f64 r83
 	r95 = eq.f64 r94, 0.0
-	branch r95, b44, b46
-b44: # isOddInt.binop.rhs
+	branch r95, b33, b35
+b33: # isOddInt.binop.rhs
 	r97 = convert.i64.f64 r93
 	r98 = and.i64 r97, 1
 	r99 = eq.i64 r98, 1
 	r96 = move.bool r99
-	jump b45
-b45: # isOddInt.binop.done
+	jump b34
+b34: # isOddInt.binop.done
 	r79 = move.bool r96
-	jump b27
-b46: # edge 2→4
+	jump b26
+b35: # edge 2→4
 	r96 = move.bool false
-	jump b45
-b47: # pow.switch.next
+	jump b34
+b36: # pow.switch.next
 	r68 = gt.f64 r24, 0.0
-	branch r68, b48, b62
-b48: # Signbit.entry
+	branch r68, b37, b51
+b37: # Signbit.entry
 	r65 = bitcast.u64.f64 r23
 	r66 = convert.i64.u64 r65
 	r67 = lt.i64 r66, 0
 	r64 = move.bool r67
-	jump b49
-b49: # Signbit.return
-	branch r64, b50, b54
-b50: # isOddInt.entry
+	jump b38
+b38: # Signbit.return
+	branch r64, b39, b43
+b39: # isOddInt.entry
 	r101 = abs.f64 r24
 	r102 = ge.f64 r101, 9.007199254740992e+15
-	branch r102, b51, b55
-b51: # isOddInt.if.then
+	branch r102, b40, b44
+b40: # isOddInt.if.then
 	r100 = move.bool false
-	jump b52
-b52: # isOddInt.return
-	branch r100, b53, b54
-b53: # pow.if.then
+	jump b41
+b41: # isOddInt.return
+	branch r100, b42, b43
+b42: # pow.if.then
 	r22 = move.f64 r23
 	jump b9
-b54: # pow.if.done
+b43: # pow.if.done
 	r22 = move.f64 0.0
 	jump b9
-b55: # Modf.entry
+b44: # Modf.entry
 	r105 = trunc.f64 r24
 	r106 = sub.f64 r24, r105
-	jump b56
-b56: # Copysign.entry
+	jump b45
+b45: # Copysign.entry
 	r108 = bitcast.u64.f64 r106
 	r109 = andnot.u64 r108, 9223372036854775808
 	r110 = bitcast.u64.f64 r24
@@ -10316,36 +9840,36 @@ b56: # Copysign.entry
 	r112 = or.u64 r109, r111
 	r113 = bitcast.f64.u64 r112
 	r107 = move.f64 r113
-	jump b57
-b57: # Copysign.return
+	jump b46
+b46: # Copysign.return
 	r103 = move.f64 r105
 	r104 = move.f64 r107
-	jump b58
-b58: # Modf.return
+	jump b47
+b47: # Modf.return
 	r114 = move.f64 r103
 	r115 = move.f64 r104
 	r116 = eq.f64 r115, 0.0
-	branch r116, b59, b61
-b59: # isOddInt.binop.rhs
+	branch r116, b48, b50
+b48: # isOddInt.binop.rhs
 	r118 = convert.i64.f64 r114
 	r119 = and.i64 r118, 1
 	r120 = eq.i64 r119, 1
 	r117 = move.bool r120
-	jump b60
-b60: # isOddInt.binop.done
+	jump b49
+b49: # isOddInt.binop.done
 	r100 = move.bool r117
-	jump b52
-b61: # edge 2→4
+	jump b41
+b50: # edge 2→4
 	r117 = move.bool false
-	jump b60
-b62: # pow.switch.done
+	jump b49
+b51: # pow.switch.done
 	r26 = abs.f64 r24
-	jump b63
-b63: # Modf.entry
+	jump b52
+b52: # Modf.entry
 	r29 = trunc.f64 r26
 	r30 = sub.f64 r26, r29
-	jump b64
-b64: # Copysign.entry
+	jump b53
+b53: # Copysign.entry
 	r32 = bitcast.u64.f64 r30
 	r33 = andnot.u64 r32, 9223372036854775808
 	r34 = bitcast.u64.f64 r26
@@ -10353,134 +9877,101 @@ b64: # Copysign.entry
 	r36 = or.u64 r33, r35
 	r37 = bitcast.f64.u64 r36
 	r31 = move.f64 r37
-	jump b65
-b65: # Copysign.return
+	jump b54
+b54: # Copysign.return
 	r27 = move.f64 r29
 	r28 = move.f64 r31
-	jump b66
-b66: # Modf.return
+	jump b55
+b55: # Modf.return
 	r38 = move.f64 r27
 	r39 = move.f64 r28
 	r40 = ne.f64 r39, 0.0
-	branch r40, b67, b70
-b67: # pow.cond.true
+	branch r40, b56, b58
+b56: # pow.cond.true
 	r171 = lt.f64 r23, 0.0
-	branch r171, b68, b70
-b68: # NaN.entry
-	r169 = bitcast.f64.u64 9221120237041090561
-	r168 = move.f64 r169
-	jump b69
-b69: # NaN.return
-	r22 = move.f64 r168
+	branch r171, b57, b58
+b57: # NaN.return
+	r22 = move.f64 NaN
 	jump b9
-b70: # pow.if.done
+b58: # pow.if.done
 	r170 = ge.f64 r38, 9.223372036854776e+18
-	branch r170, b71, b81
-b71: # pow.if.then
+	branch r170, b59, b64
+b59: # pow.if.then
 	r172 = eq.f64 r23, -1.0
-	branch r172, b72, b73
-b72: # pow.switch.body
+	branch r172, b60, b61
+b60: # pow.switch.body
 	r22 = move.f64 1.0
 	jump b9
-b73: # pow.switch.next
+b61: # pow.switch.next
 	r176 = abs.f64 r23
 	r177 = lt.f64 r176, 1.0
 	r178 = gt.f64 r24, 0.0
 	r179 = eq.bool r177, r178
-	branch r179, b74, b75
-b74: # pow.switch.body
+	branch r179, b62, b63
+b62: # pow.switch.body
 	r22 = move.f64 0.0
 	jump b9
-b75: # pow.switch.next
-	r181 = const.i64 1
-	jump b76
-b76: # Inf.entry
-	r182 = ge.i64 r181, 0
-	branch r182, b77, b80
-b77: # Inf.if.then
-	r183 = move.u64 9218868437227405312
-	jump b78
-b78: # Inf.if.done
-	r184 = bitcast.f64.u64 r183
-	r180 = move.f64 r184
-	jump b79
-b79: # Inf.return
-	r22 = move.f64 r180
+b63: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b80: # Inf.if.else
-	r183 = move.u64 18442240474082181120
-	jump b78
-b81: # pow.if.done
-	r173 = ne.f64 r39, 0.0
-	branch r173, b82, b238
-b82: # pow.if.then
+b64: # pow.if.done
+	r173 = move.bool r40
+	branch r173, b65, b184
+b65: # pow.if.then
 	r185 = gt.f64 r39, 0.5
-	branch r185, b83, b237
-b83: # pow.if.then
+	branch r185, b66, b183
+b66: # pow.if.then
 	r230 = sub.f64 r39, 1.0
 	r231 = add.f64 r38, 1.0
 	r186 = move.f64 r231
 	r187 = move.f64 r230
-	jump b84
-b84: # Log.entry
+	jump b67
+b67: # Log.entry
 	r234 = bitcast.u64.f64 r23
 	r235 = andnot.u64 r234, 9223372036854775808
 	r236 = eq.u64 r235, 0
-	branch r236, b85, b228
-b85: # Log.switch.body
-	r238 = const.i64 -1
-	jump b86
-b86: # Inf.entry
-	r239 = ge.i64 r238, 0
-	branch r239, b87, b227
-b87: # Inf.if.then
-	r240 = move.u64 9218868437227405312
-	jump b88
-b88: # Inf.if.done
-	r241 = bitcast.f64.u64 r240
-	r237 = move.f64 r241
-	jump b89
-b89: # Inf.return
-	r233 = move.f64 r237
-	jump b90
-b90: # Log.return
+	branch r236, b68, b175
+b68: # Inf.return
+	r233 = move.f64 -Inf
+	jump b69
+b69: # Log.return
 	r232 = move.f64 r233
-	jump b91
-b91: # Log.return
+	jump b70
+b70: # Log.return
 	r288 = mul.f64 r187, r232
-	jump b92
-b92: # Exp.entry
+	jump b71
+b71: # Exp.entry
 	r291 = bitcast.u64.f64 r288
 	r292 = andnot.u64 r291, 9223372036854775808
 	r293 = ge.u64 r292, 9218868437227405312
-	branch r293, b93, b202
-b93: # Exp.if.then
+	branch r293, b72, b160
+b72: # Exp.if.then
 	r294 = eq.u64 r291, 18442240474082181120
-	branch r294, b94, b201
-b94: # Exp.if.then
+	branch r294, b73, b159
+b73: # Exp.if.then
 	r290 = move.f64 0.0
-	jump b95
-b95: # Exp.return
+	jump b74
+b74: # Exp.return
 	r289 = move.f64 r290
-	jump b96
-b96: # Exp.return
+	jump b75
+b75: # Exp.return
 	r174 = move.f64 r186
 	r175 = move.f64 r289
-	jump b97
-b97: # frexp.entry
-	r192 = eq.f64 r23, 0.0
-	branch r192, b98, b186
-b98: # frexp.switch.body
+	jump b76
+b76: # frexp.entry
+	r192 = move.bool r48
+	branch r192, b77, b149
+b77: # frexp.switch.body
 	r190 = move.f64 r23
 	r191 = move.i64 0
-	jump b99
-b99: # frexp.return
+	jump b78
+b78: # frexp.return
 	r220 = move.f64 r190
 	r221 = move.i64 r191
 	r188 = move.f64 r220
 	r189 = move.i64 r221
-	jump b100
-b100: # Frexp.return
+	jump b79
+b79: # Frexp.return
 	r222 = move.f64 r188
 	r223 = move.i64 r189
 	r224 = convert.i64.f64 r174
@@ -10489,73 +9980,67 @@ b100: # Frexp.return
 	r227 = move.f64 r222
 	r228 = move.i64 r223
 	r229 = move.i64 r224
-	jump b101
-b101: # pow.for.loop
+	jump b80
+b80: # pow.for.loop
 	r349 = ne.i64 r229, 0
-	branch r349, b102, b179
-b102: # pow.for.body
+	branch r349, b81, b142
+b81: # pow.for.body
 	r351 = lt.i64 r228, -4096
-	branch r351, b103, b147
-b103: # pow.if.then
+	branch r351, b82, b110
+b82: # pow.if.then
 	r355 = add.i64 r226, r228
 	r350 = move.i64 r355
-	jump b104
-b104: # pow.for.done
+	jump b83
+b83: # pow.for.done
 	r352 = lt.f64 r24, 0.0
-	branch r352, b105, b146
-b105: # pow.if.then
+	branch r352, b84, b109
+b84: # pow.if.then
 	r371 = div.f64 1.0, r225
 	r372 = neg.i64 r350
 	r353 = move.f64 r371
 	r354 = move.i64 r372
-	jump b106
-b106: # ldexp.entry
+	jump b85
+b85: # ldexp.entry
 	r375 = eq.f64 r353, 0.0
-	branch r375, b107, b110
-b107: # ldexp.switch.body
+	branch r375, b86, b89
+b86: # ldexp.switch.body
 	r374 = move.f64 r353
-	jump b108
-b108: # ldexp.return
+	jump b87
+b87: # ldexp.return
 	r373 = move.f64 r374
-	jump b109
-b109: # Ldexp.return
+	jump b88
+b88: # Ldexp.return
 	r22 = move.f64 r373
 	jump b9
-b110: # ldexp.switch.next
-	r377 = const.i64 0
-	jump b111
-b111: # IsInf.entry
-	r378 = eq.i64 r377, 0
-	branch r378, b112, b143
-b112: # IsInf.if.then
+b89: # IsInf.if.then
 	r379 = abs.f64 r353
 	r380 = move.f64 r379
-	jump b113
-b113: # IsInf.if.done
+	jump b90
+b90: # IsInf.if.done
 	r381 = gt.f64 r380, 1.7976931348623157e+308
 	r376 = move.bool r381
-	jump b114
-b114: # IsInf.return
-	branch r376, b115, b116
-b115: # ldexp.switch.body
+	jump b91
+b91: # IsInf.return
+	branch r376, b92, b93
+b92: # ldexp.switch.body
 	r374 = move.f64 r353
-	jump b108
-b116: # IsNaN.entry
+	jump b87
+b93: # IsNaN.entry
 	r400 = ne.f64 r353, r353
 	r399 = move.bool r400
-	jump b117
-b117: # IsNaN.return
-	branch r399, b115, b118
-b118: # normalize.entry
+	jump b94
+b94: # IsNaN.return
+	branch r399, b92, b95
+b95: # normalize.entry
 	r386 = abs.f64 r353
 	r387 = lt.f64 r386, 2.2250738585072014e-308
-	branch r387, b119, b142
-b119: # normalize.if.then
+	branch r387, b96, b108
+b96: # normalize.if.then
 	r388 = mul.f64 r353, 4.503599627370496e+15
 	r384 = move.f64 r388
 	r385 = move.i64 -52
-	jump b120
-b120: # normalize.return
+	jump b97
+b97: # normalize.return
 	r389 = move.f64 r384
 	r390 = move.i64 r385
 	r391 = add.i64 r354, r390
@@ -10566,75 +10051,38 @@ b120: # normalize.return
 	r396 = sub.i64 r395, 1023
 	r397 = add.i64 r391, r396
 	r398 = lt.i64 r397, -1075
-	branch r398, b121, b124
-b121: # ldexp.if.then
-	r402 = const.f64 0.0
-	jump b122
-b122: # Copysign.entry
-	r403 = bitcast.u64.f64 r402
-	r404 = andnot.u64 r403, 9223372036854775808
-	r405 = bitcast.u64.f64 r389
+	branch r398, b98, b100
+b98: # Copysign.entry
+	r405 = move.u64 r392
 	r406 = and.u64 r405, 9223372036854775808
-	r407 = or.u64 r404, r406
+	r407 = move.u64 r406
 	r408 = bitcast.f64.u64 r407
 	r401 = move.f64 r408
-	jump b123
-b123: # Copysign.return
+	jump b99
+b99: # Copysign.return
 	r374 = move.f64 r401
-	jump b108
-b124: # ldexp.if.done
+	jump b87
+b100: # ldexp.if.done
 	r409 = gt.i64 r397, 1023
-	branch r409, b125, b138
-b125: # ldexp.if.then
+	branch r409, b101, b104
+b101: # ldexp.if.then
 	r410 = lt.f64 r389, 0.0
-	branch r410, b126, b132
-b126: # ldexp.if.then
-	r415 = const.i64 -1
-	jump b127
-b127: # Inf.entry
-	r416 = ge.i64 r415, 0
-	branch r416, b128, b131
-b128: # Inf.if.then
-	r417 = move.u64 9218868437227405312
-	jump b129
-b129: # Inf.if.done
-	r418 = bitcast.f64.u64 r417
-	r414 = move.f64 r418
-	jump b130
-b130: # Inf.return
-	r374 = move.f64 r414
-	jump b108
-b131: # Inf.if.else
-	r417 = move.u64 18442240474082181120
-	jump b129
-b132: # ldexp.if.done
-	r420 = const.i64 1
-	jump b133
-b133: # Inf.entry
-	r421 = ge.i64 r420, 0
-	branch r421, b134, b137
-b134: # Inf.if.then
-	r422 = move.u64 9218868437227405312
-	jump b135
-b135: # Inf.if.done
-	r423 = bitcast.f64.u64 r422
-	r419 = move.f64 r423
-	jump b136
-b136: # Inf.return
-	r374 = move.f64 r419
-	jump b108
-b137: # Inf.if.else
-	r422 = move.u64 18442240474082181120
-	jump b135
-b138: # ldexp.if.done
+	branch r410, b102, b103
+b102: # Inf.return
+	r374 = move.f64 -Inf
+	jump b87
+b103: # Inf.return
+	r374 = move.f64 +Inf
+	jump b87
+b104: # ldexp.if.done
 	r411 = lt.i64 r397, -1022
-	branch r411, b139, b141
-b139: # ldexp.if.then
+	branch r411, b105, b107
+b105: # ldexp.if.then
 	r424 = add.i64 r397, 53
 	r412 = move.i64 r424
 	r413 = move.f64 1.1102230246251565e-16
-	jump b140
-b140: # ldexp.if.done
+	jump b106
+b106: # ldexp.if.done
 	r425 = andnot.u64 r392, 9218868437227405312
 	r426 = add.i64 r412, 1023
 	r427 = convert.u64.i64 r426
@@ -10643,246 +10091,230 @@ b140: # ldexp.if.done
 	r430 = bitcast.f64.u64 r429
 	r431 = mul.f64 r413, r430
 	r374 = move.f64 r431
-	jump b108
-b141: # edge 9→13
+	jump b87
+b107: # edge 9→13
 	r412 = move.i64 r397
 	r413 = move.f64 1.0
-	jump b140
-b142: # normalize.if.done
+	jump b106
+b108: # normalize.if.done
 	r384 = move.f64 r353
 	r385 = move.i64 0
-	jump b120
-b143: # IsInf.if.else
-	r382 = lt.i64 r377, 0
-	branch r382, b144, b145
-b144: # IsInf.if.then
-	r383 = neg.f64 r353
-	r380 = move.f64 r383
-	jump b113
-b145: # edge 3→2
-	r380 = move.f64 r353
-	jump b113
-b146: # edge 52→61
+	jump b97
+b109: # edge 52→61
 	r353 = move.f64 r225
 	r354 = move.i64 r350
-	jump b106
-b147: # pow.cond.false
+	jump b85
+b110: # pow.cond.false
 	r360 = gt.i64 r228, 4096
-	branch r360, b103, b148
-b148: # pow.if.done
+	branch r360, b82, b111
+b111: # pow.if.done
 	r356 = and.i64 r229, 1
 	r357 = eq.i64 r356, 1
-	branch r357, b149, b185
-b149: # pow.if.then
+	branch r357, b112, b148
+b112: # pow.if.then
 	r361 = mul.f64 r225, r227
 	r362 = add.i64 r226, r228
 	r358 = move.f64 r361
 	r359 = move.i64 r362
-	jump b150
-b150: # pow.if.done
+	jump b113
+b113: # pow.if.done
 	r363 = mul.f64 r227, r227
 	r364 = shl.i64.u64 r228, 1
 	r365 = lt.f64 r363, 0.5
-	branch r365, b151, b184
-b151: # pow.if.then
+	branch r365, b114, b147
+b114: # pow.if.then
 	r368 = add.f64 r363, r363
 	r369 = sub.i64 r364, 1
 	r366 = move.f64 r368
 	r367 = move.i64 r369
-	jump b152
-b152: # pow.if.done
+	jump b115
+b115: # pow.if.done
 	r370 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
 	r229 = move.i64 r370
-	jump b153
-b153: # pow.for.loop (unrolled 1)
-	r349 = ne.i64 r229, 0
-	branch r349, b154, b179
-b154: # pow.for.body (unrolled 1)
-	r351 = lt.i64 r228, -4096
-	branch r351, b103, b155
-b155: # pow.cond.false (unrolled 1)
-	r360 = gt.i64 r228, 4096
-	branch r360, b103, b156
-b156: # pow.if.done (unrolled 1)
-	r356 = and.i64 r229, 1
-	r357 = eq.i64 r356, 1
-	branch r357, b157, b183
-b157: # pow.if.then (unrolled 1)
-	r361 = mul.f64 r225, r227
-	r362 = add.i64 r226, r228
-	r358 = move.f64 r361
-	r359 = move.i64 r362
-	jump b158
-b158: # pow.if.done (unrolled 1)
-	r363 = mul.f64 r227, r227
-	r364 = shl.i64.u64 r228, 1
-	r365 = lt.f64 r363, 0.5
-	branch r365, b159, b182
-b159: # pow.if.then (unrolled 1)
-	r368 = add.f64 r363, r363
-	r369 = sub.i64 r364, 1
-	r366 = move.f64 r368
-	r367 = move.i64 r369
-	jump b160
-b160: # pow.if.done (unrolled 1)
-	r370 = shr.i64.u64 r229, 1
+	jump b116
+b116: # pow.for.loop (unrolled 1)
+	r433 = ne.i64 r229, 0
+	branch r433, b117, b142
+b117: # pow.for.body (unrolled 1)
+	r434 = lt.i64 r228, -4096
+	branch r434, b82, b118
+b118: # pow.cond.false (unrolled 1)
+	r437 = gt.i64 r228, 4096
+	branch r437, b82, b119
+b119: # pow.if.done (unrolled 1)
+	r435 = and.i64 r229, 1
+	r436 = eq.i64 r435, 1
+	branch r436, b120, b146
+b120: # pow.if.then (unrolled 1)
+	r438 = mul.f64 r225, r227
+	r439 = add.i64 r226, r228
+	r358 = move.f64 r438
+	r359 = move.i64 r439
+	jump b121
+b121: # pow.if.done (unrolled 1)
+	r440 = mul.f64 r227, r227
+	r441 = shl.i64.u64 r228, 1
+	r442 = lt.f64 r440, 0.5
+	branch r442, b122, b145
+b122: # pow.if.then (unrolled 1)
+	r443 = add.f64 r440, r440
+	r444 = sub.i64 r441, 1
+	r366 = move.f64 r443
+	r367 = move.i64 r444
+	jump b123
+b123: # pow.if.done (unrolled 1)
+	r445 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r370
-	jump b161
-b161: # pow.for.loop (unrolled 2)
-	r349 = ne.i64 r229, 0
-	branch r349, b162, b179
-b162: # pow.for.body (unrolled 2)
-	r351 = lt.i64 r228, -4096
-	branch r351, b103, b163
-b163: # pow.cond.false (unrolled 2)
-	r360 = gt.i64 r228, 4096
-	branch r360, b103, b164
-b164: # pow.if.done (unrolled 2)
-	r356 = and.i64 r229, 1
-	r357 = eq.i64 r356, 1
-	branch r357, b165, b181
-b165: # pow.if.then (unrolled 2)
-	r361 = mul.f64 r225, r227
-	r362 = add.i64 r226, r228
-	r358 = move.f64 r361
-	r359 = move.i64 r362
-	jump b166
-b166: # pow.if.done (unrolled 2)
-	r363 = mul.f64 r227, r227
-	r364 = shl.i64.u64 r228, 1
-	r365 = lt.f64 r363, 0.5
-	branch r365, b167, b180
-b167: # pow.if.then (unrolled 2)
-	r368 = add.f64 r363, r363
-	r369 = sub.i64 r364, 1
-	r366 = move.f64 r368
-	r367 = move.i64 r369
-	jump b168
-b168: # pow.if.done (unrolled 2)
-	r370 = shr.i64.u64 r229, 1
+	r229 = move.i64 r445
+	jump b124
+b124: # pow.for.loop (unrolled 2)
+	r446 = ne.i64 r229, 0
+	branch r446, b125, b142
+b125: # pow.for.body (unrolled 2)
+	r447 = lt.i64 r228, -4096
+	branch r447, b82, b126
+b126: # pow.cond.false (unrolled 2)
+	r450 = gt.i64 r228, 4096
+	branch r450, b82, b127
+b127: # pow.if.done (unrolled 2)
+	r448 = and.i64 r229, 1
+	r449 = eq.i64 r448, 1
+	branch r449, b128, b144
+b128: # pow.if.then (unrolled 2)
+	r451 = mul.f64 r225, r227
+	r452 = add.i64 r226, r228
+	r358 = move.f64 r451
+	r359 = move.i64 r452
+	jump b129
+b129: # pow.if.done (unrolled 2)
+	r453 = mul.f64 r227, r227
+	r454 = shl.i64.u64 r228, 1
+	r455 = lt.f64 r453, 0.5
+	branch r455, b130, b143
+b130: # pow.if.then (unrolled 2)
+	r456 = add.f64 r453, r453
+	r457 = sub.i64 r454, 1
+	r366 = move.f64 r456
+	r367 = move.i64 r457
+	jump b131
+b131: # pow.if.done (unrolled 2)
+	r458 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r370
-	jump b169
-b169: # pow.for.loop (unrolled 3)
-	r349 = ne.i64 r229, 0
-	branch r349, b170, b179
-b170: # pow.for.body (unrolled 3)
-	r351 = lt.i64 r228, -4096
-	branch r351, b103, b171
-b171: # pow.cond.false (unrolled 3)
-	r360 = gt.i64 r228, 4096
-	branch r360, b103, b172
-b172: # pow.if.done (unrolled 3)
-	r356 = and.i64 r229, 1
-	r357 = eq.i64 r356, 1
-	branch r357, b173, b178
-b173: # pow.if.then (unrolled 3)
-	r361 = mul.f64 r225, r227
-	r362 = add.i64 r226, r228
-	r358 = move.f64 r361
-	r359 = move.i64 r362
-	jump b174
-b174: # pow.if.done (unrolled 3)
-	r363 = mul.f64 r227, r227
-	r364 = shl.i64.u64 r228, 1
-	r365 = lt.f64 r363, 0.5
-	branch r365, b175, b177
-b175: # pow.if.then (unrolled 3)
-	r368 = add.f64 r363, r363
-	r369 = sub.i64 r364, 1
-	r366 = move.f64 r368
-	r367 = move.i64 r369
-	jump b176
-b176: # pow.if.done (unrolled 3)
-	r370 = shr.i64.u64 r229, 1
+	r229 = move.i64 r458
+	jump b132
+b132: # pow.for.loop (unrolled 3)
+	r459 = ne.i64 r229, 0
+	branch r459, b133, b142
+b133: # pow.for.body (unrolled 3)
+	r460 = lt.i64 r228, -4096
+	branch r460, b82, b134
+b134: # pow.cond.false (unrolled 3)
+	r463 = gt.i64 r228, 4096
+	branch r463, b82, b135
+b135: # pow.if.done (unrolled 3)
+	r461 = and.i64 r229, 1
+	r462 = eq.i64 r461, 1
+	branch r462, b136, b141
+b136: # pow.if.then (unrolled 3)
+	r464 = mul.f64 r225, r227
+	r465 = add.i64 r226, r228
+	r358 = move.f64 r464
+	r359 = move.i64 r465
+	jump b137
+b137: # pow.if.done (unrolled 3)
+	r466 = mul.f64 r227, r227
+	r467 = shl.i64.u64 r228, 1
+	r468 = lt.f64 r466, 0.5
+	branch r468, b138, b140
+b138: # pow.if.then (unrolled 3)
+	r469 = add.f64 r466, r466
+	r470 = sub.i64 r467, 1
+	r366 = move.f64 r469
+	r367 = move.i64 r470
+	jump b139
+b139: # pow.if.done (unrolled 3)
+	r471 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r370
-	jump b101
-b177: # edge 57→59 (unrolled 3)
-	r366 = move.f64 r363
-	r367 = move.i64 r364
-	jump b176
-b178: # edge 54→57 (unrolled 3)
+	r229 = move.i64 r471
+	jump b80
+b140: # edge 57→59 (unrolled 3)
+	r366 = move.f64 r466
+	r367 = move.i64 r467
+	jump b139
+b141: # edge 54→57 (unrolled 3)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b174
-b179: # edge 50→52
+	jump b137
+b142: # edge 50→52
 	r350 = move.i64 r226
-	jump b104
-b180: # edge 57→59 (unrolled 2)
-	r366 = move.f64 r363
-	r367 = move.i64 r364
-	jump b168
-b181: # edge 54→57 (unrolled 2)
+	jump b83
+b143: # edge 57→59 (unrolled 2)
+	r366 = move.f64 r453
+	r367 = move.i64 r454
+	jump b131
+b144: # edge 54→57 (unrolled 2)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b166
-b182: # edge 57→59 (unrolled 1)
-	r366 = move.f64 r363
-	r367 = move.i64 r364
-	jump b160
-b183: # edge 54→57 (unrolled 1)
+	jump b129
+b145: # edge 57→59 (unrolled 1)
+	r366 = move.f64 r440
+	r367 = move.i64 r441
+	jump b123
+b146: # edge 54→57 (unrolled 1)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b158
-b184: # edge 57→59
+	jump b121
+b147: # edge 57→59
 	r366 = move.f64 r363
 	r367 = move.i64 r364
-	jump b152
-b185: # edge 54→57
+	jump b115
+b148: # edge 54→57
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b150
-b186: # frexp.switch.next
-	r194 = const.i64 0
-	jump b187
-b187: # IsInf.entry
-	r195 = eq.i64 r194, 0
-	branch r195, b188, b198
-b188: # IsInf.if.then
+	jump b113
+b149: # IsInf.if.then
 	r196 = abs.f64 r23
 	r197 = move.f64 r196
-	jump b189
-b189: # IsInf.if.done
+	jump b150
+b150: # IsInf.if.done
 	r198 = gt.f64 r197, 1.7976931348623157e+308
 	r193 = move.bool r198
-	jump b190
-b190: # IsInf.return
-	branch r193, b191, b192
-b191: # frexp.switch.body
+	jump b151
+b151: # IsInf.return
+	branch r193, b152, b153
+b152: # frexp.switch.body
 	r190 = move.f64 r23
 	r191 = move.i64 0
-	jump b99
-b192: # IsNaN.entry
-	r219 = ne.f64 r23, r23
+	jump b78
+b153: # IsNaN.entry
+	r219 = move.bool r46
 	r218 = move.bool r219
-	jump b193
-b193: # IsNaN.return
-	branch r218, b191, b194
-b194: # normalize.entry
-	r203 = abs.f64 r23
+	jump b154
+b154: # IsNaN.return
+	branch r218, b152, b155
+b155: # normalize.entry
+	r203 = move.f64 r196
 	r204 = lt.f64 r203, 2.2250738585072014e-308
-	branch r204, b195, b197
-b195: # normalize.if.then
+	branch r204, b156, b158
+b156: # normalize.if.then
 	r205 = mul.f64 r23, 4.503599627370496e+15
 	r201 = move.f64 r205
 	r202 = move.i64 -52
-	jump b196
-b196: # normalize.return
+	jump b157
+b157: # normalize.return
 	r206 = move.f64 r201
 	r207 = move.i64 r202
 	r208 = bitcast.u64.f64 r206
@@ -10897,65 +10329,39 @@ b196: # normalize.return
 	r217 = bitcast.f64.u64 r216
 	r190 = move.f64 r217
 	r191 = move.i64 r214
-	jump b99
-b197: # normalize.if.done
+	jump b78
+b158: # normalize.if.done
 	r201 = move.f64 r23
 	r202 = move.i64 0
-	jump b196
-b198: # IsInf.if.else
-	r199 = lt.i64 r194, 0
-	branch r199, b199, b200
-b199: # IsInf.if.then
-	r200 = neg.f64 r23
-	r197 = move.f64 r200
-	jump b189
-b200: # edge 3→2
-	r197 = move.f64 r23
-	jump b189
-b201: # Exp.if.done
+	jump b157
+b159: # Exp.if.done
 	r290 = move.f64 r288
-	jump b95
-b202: # Exp.if.done
+	jump b74
+b160: # Exp.if.done
 	r295 = gt.f64 r288, 709.782712893384
-	branch r295, b203, b209
-b203: # Exp.if.then
-	r297 = const.i64 1
-	jump b204
-b204: # Inf.entry
-	r298 = ge.i64 r297, 0
-	branch r298, b205, b208
-b205: # Inf.if.then
-	r299 = move.u64 9218868437227405312
-	jump b206
-b206: # Inf.if.done
-	r300 = bitcast.f64.u64 r299
-	r296 = move.f64 r300
-	jump b207
-b207: # Inf.return
-	r290 = move.f64 r296
-	jump b95
-b208: # Inf.if.else
-	r299 = move.u64 18442240474082181120
-	jump b206
-b209: # Exp.if.done
+	branch r295, b161, b162
+b161: # Inf.return
+	r290 = move.f64 +Inf
+	jump b74
+b162: # Exp.if.done
 	r301 = mul.f64 r288, 1.4426950408889634
-	jump b210
-b210: # roundToInt32.entry
+	jump b163
+b163: # roundToInt32.entry
 	r303 = roundeven.f64 r301
 	r304 = ge.f64 r303, -2.147483648e+09
-	branch r304, b211, b226
-b211: # roundToInt32.cond.true
+	branch r304, b164, b174
+b164: # roundToInt32.cond.true
 	r306 = le.f64 r303, 2.147483647e+09
-	branch r306, b212, b226
-b212: # roundToInt32.if.then
+	branch r306, b165, b174
+b165: # roundToInt32.if.then
 	r305 = convert.i32.f64 r303
 	r302 = move.i32 r305
-	jump b213
-b213: # roundToInt32.return
+	jump b166
+b166: # roundToInt32.return
 	r307 = convert.f64.i32 r302
 	r308 = neg.f64 r307
 	r309 = fma.f64 r308, 0.693147180559663, r288
-	r310 = neg.f64 r307
+	r310 = move.f64 r308
 	r311 = fma.f64 r310, 2.8235290563031577e-13, r309
 	r312 = mul.f64 r311, 0.0625
 	r313 = fma.f64 2.48015873015873e-05, r312, 0.0001984126984126984
@@ -10976,14 +10382,14 @@ b213: # roundToInt32.return
 	r328 = fma.f64 r326, r327, 1.0
 	r329 = add.i32 r302, 1023
 	r330 = le.i32 r329, 0
-	branch r330, b214, b218
-b214: # Exp.if.then
+	branch r330, b167, b171
+b167: # Exp.if.then
 	r331 = lt.i32 r329, -52
-	branch r331, b215, b216
-b215: # Exp.if.then
+	branch r331, b168, b169
+b168: # Exp.if.then
 	r290 = move.f64 0.0
-	jump b95
-b216: # Exp.if.done
+	jump b74
+b169: # Exp.if.done
 	r339 = add.i32 r329, 1022
 	r340 = convert.u64.i32 r339
 	r341 = shl.u64.u64 r340, 52
@@ -10991,64 +10397,41 @@ b216: # Exp.if.done
 	r343 = mul.f64 r328, r342
 	r332 = move.f64 r343
 	r333 = move.i32 1
-	jump b217
-b217: # Exp.if.done
+	jump b170
+b170: # Exp.if.done
 	r334 = convert.u64.i32 r333
 	r335 = shl.u64.u64 r334, 52
 	r336 = bitcast.f64.u64 r335
 	r337 = mul.f64 r332, r336
 	r290 = move.f64 r337
-	jump b95
-b218: # Exp.if.else
+	jump b74
+b171: # Exp.if.else
 	r338 = ge.i32 r329, 2047
-	branch r338, b219, b225
-b219: # Exp.if.then
-	r345 = const.i64 1
-	jump b220
-b220: # Inf.entry
-	r346 = ge.i64 r345, 0
-	branch r346, b221, b224
-b221: # Inf.if.then
-	r347 = move.u64 9218868437227405312
-	jump b222
-b222: # Inf.if.done
-	r348 = bitcast.f64.u64 r347
-	r344 = move.f64 r348
-	jump b223
-b223: # Inf.return
-	r290 = move.f64 r344
-	jump b95
-b224: # Inf.if.else
-	r347 = move.u64 18442240474082181120
-	jump b222
-b225: # edge 9→8
+	branch r338, b172, b173
+b172: # Inf.return
+	r290 = move.f64 +Inf
+	jump b74
+b173: # edge 9→8
 	r332 = move.f64 r328
 	r333 = move.i32 r329
-	jump b217
-b226: # roundToInt32.if.done
+	jump b170
+b174: # roundToInt32.if.done
 	r302 = move.i32 -2147483648
-	jump b213
-b227: # Inf.if.else
-	r240 = move.u64 18442240474082181120
-	jump b88
-b228: # Log.switch.next
+	jump b166
+b175: # Log.switch.next
 	r244 = convert.i64.u64 r234
 	r245 = lt.i64 r244, 0
-	branch r245, b229, b231
-b229: # NaN.entry
-	r243 = bitcast.f64.u64 9221120237041090561
-	r242 = move.f64 r243
-	jump b230
-b230: # NaN.return
-	r233 = move.f64 r242
-	jump b90
-b231: # Log.switch.next
+	branch r245, b176, b177
+b176: # NaN.return
+	r233 = move.f64 NaN
+	jump b69
+b177: # Log.switch.next
 	r246 = ge.u64 r234, 9218868437227405312
-	branch r246, b232, b233
-b232: # Log.switch.body
+	branch r246, b178, b179
+b178: # Log.switch.body
 	r233 = move.f64 r23
-	jump b90
-b233: # Log.switch.next
+	jump b69
+b179: # Log.switch.next
 	r247 = and.u64 r234, 4503599627370495
 	r248 = or.u64 r247, 4602678819172646912
 	r249 = bitcast.f64.u64 r248
@@ -11058,14 +10441,14 @@ b233: # Log.switch.next
 	r253 = sub.i32 r252, 1022
 	r254 = convert.f64.i32 r253
 	r255 = le.f64 r249, 0.7071067811865476
-	branch r255, b234, b236
-b234: # Log.if.then
+	branch r255, b180, b182
+b180: # Log.if.then
 	r258 = sub.f64 r254, 1.0
 	r259 = mul.f64 r249, 2.0
 	r256 = move.f64 r259
 	r257 = move.f64 r258
-	jump b235
-b235: # Log.if.done
+	jump b181
+b181: # Log.if.done
 	r260 = sub.f64 r256, 1.0
 	r261 = add.f64 r260, 2.0
 	r262 = div.f64 r260, r261
@@ -11095,204 +10478,109 @@ b235: # Log.if.done
 	r286 = sub.f64 r285, r260
 	r287 = sub.f64 r280, r286
 	r233 = move.f64 r287
-	jump b90
-b236: # edge 6→8
+	jump b69
+b182: # edge 6→8
 	r256 = move.f64 r249
 	r257 = move.f64 r254
-	jump b235
-b237: # edge 46→49
+	jump b181
+b183: # edge 46→49
 	r186 = move.f64 r38
 	r187 = move.f64 r39
-	jump b84
-b238: # edge 41→47
+	jump b67
+b184: # edge 41→47
 	r174 = move.f64 r38
 	r175 = move.f64 1.0
-	jump b97
-b239: # pow.switch.next
-	r53 = const.i64 0
-	jump b240
-b240: # IsInf.entry
-	r54 = eq.i64 r53, 0
-	branch r54, b241, b291
-b241: # IsInf.if.then
+	jump b76
+b185: # IsInf.if.then
 	r55 = abs.f64 r24
 	r56 = move.f64 r55
-	jump b242
-b242: # IsInf.if.done
+	jump b186
+b186: # IsInf.if.done
 	r57 = gt.f64 r56, 1.7976931348623157e+308
 	r52 = move.bool r57
-	jump b243
-b243: # IsInf.return
-	branch r52, b244, b261
-b244: # pow.switch.body
+	jump b187
+b187: # IsInf.return
+	branch r52, b188, b196
+b188: # pow.switch.body
 	r51 = eq.f64 r23, -1.0
-	branch r51, b245, b246
-b245: # pow.switch.body
+	branch r51, b189, b190
+b189: # pow.switch.body
 	r22 = move.f64 1.0
 	jump b9
-b246: # pow.switch.next
+b190: # pow.switch.next
 	r137 = abs.f64 r23
 	r138 = lt.f64 r137, 1.0
-	r140 = const.i64 1
-	jump b247
-b247: # IsInf.entry
-	r141 = eq.i64 r140, 0
-	branch r141, b248, b258
-b248: # IsInf.if.then
-	r142 = abs.f64 r24
-	r143 = move.f64 r142
-	jump b249
-b249: # IsInf.if.done
+	jump b191
+b191: # edge 3→2
+	r143 = move.f64 r24
+	jump b192
+b192: # IsInf.if.done
 	r144 = gt.f64 r143, 1.7976931348623157e+308
 	r139 = move.bool r144
-	jump b250
-b250: # IsInf.return
+	jump b193
+b193: # IsInf.return
 	r147 = eq.bool r138, r139
-	branch r147, b251, b252
-b251: # pow.switch.body
+	branch r147, b194, b195
+b194: # pow.switch.body
 	r22 = move.f64 0.0
 	jump b9
-b252: # pow.switch.next
-	r149 = const.i64 1
-	jump b253
-b253: # Inf.entry
-	r150 = ge.i64 r149, 0
-	branch r150, b254, b257
-b254: # Inf.if.then
-	r151 = move.u64 9218868437227405312
-	jump b255
-b255: # Inf.if.done
-	r152 = bitcast.f64.u64 r151
-	r148 = move.f64 r152
-	jump b256
-b256: # Inf.return
-	r22 = move.f64 r148
+b195: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b257: # Inf.if.else
-	r151 = move.u64 18442240474082181120
-	jump b255
-b258: # IsInf.if.else
-	r145 = lt.i64 r140, 0
-	branch r145, b259, b260
-b259: # IsInf.if.then
-	r146 = neg.f64 r24
-	r143 = move.f64 r146
-	jump b249
-b260: # edge 3→2
-	r143 = move.f64 r24
-	jump b249
-b261: # pow.switch.next
-	r130 = const.i64 0
-	jump b262
-b262: # IsInf.entry
-	r131 = eq.i64 r130, 0
-	branch r131, b263, b288
-b263: # IsInf.if.then
+b196: # IsInf.if.then
 	r132 = abs.f64 r23
 	r133 = move.f64 r132
-	jump b264
-b264: # IsInf.if.done
+	jump b197
+b197: # IsInf.if.done
 	r134 = gt.f64 r133, 1.7976931348623157e+308
 	r129 = move.bool r134
-	jump b265
-b265: # IsInf.return
-	branch r129, b266, b284
-b266: # pow.switch.body
-	r122 = const.i64 -1
-	jump b267
-b267: # IsInf.entry
-	r123 = eq.i64 r122, 0
-	branch r123, b268, b281
-b268: # IsInf.if.then
-	r124 = abs.f64 r23
-	r125 = move.f64 r124
-	jump b269
-b269: # IsInf.if.done
+	jump b198
+b198: # IsInf.return
+	branch r129, b199, b207
+b199: # IsInf.if.then
+	r128 = neg.f64 r23
+	r125 = move.f64 r128
+	jump b200
+b200: # IsInf.if.done
 	r126 = gt.f64 r125, 1.7976931348623157e+308
 	r121 = move.bool r126
-	jump b270
-b270: # IsInf.return
-	branch r121, b271, b272
-b271: # pow.if.then
+	jump b201
+b201: # IsInf.return
+	branch r121, b202, b203
+b202: # pow.if.then
 	r155 = div.f64 1.0, r23
 	r156 = neg.f64 r24
 	r20 = move.f64 r155
 	r21 = move.f64 r156
 	jump b6
-b272: # pow.if.done
+b203: # pow.if.done
 	r158 = lt.f64 r24, 0.0
-	branch r158, b273, b274
-b273: # pow.switch.body
+	branch r158, b204, b205
+b204: # pow.switch.body
 	r22 = move.f64 0.0
 	jump b9
-b274: # pow.switch.next
+b205: # pow.switch.next
 	r164 = gt.f64 r24, 0.0
-	branch r164, b275, b62
-b275: # pow.switch.body
-	r160 = const.i64 1
-	jump b276
-b276: # Inf.entry
-	r161 = ge.i64 r160, 0
-	branch r161, b277, b280
-b277: # Inf.if.then
-	r162 = move.u64 9218868437227405312
-	jump b278
-b278: # Inf.if.done
-	r163 = bitcast.f64.u64 r162
-	r159 = move.f64 r163
-	jump b279
-b279: # Inf.return
-	r22 = move.f64 r159
+	branch r164, b206, b51
+b206: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b280: # Inf.if.else
-	r162 = move.u64 18442240474082181120
-	jump b278
-b281: # IsInf.if.else
-	r127 = lt.i64 r122, 0
-	branch r127, b282, b283
-b282: # IsInf.if.then
-	r128 = neg.f64 r23
-	r125 = move.f64 r128
-	jump b269
-b283: # edge 3→2
-	r125 = move.f64 r23
-	jump b269
-b284: # pow.switch.next
+b207: # pow.switch.next
 	r154 = eq.f64 r24, 0.5
-	branch r154, b285, b286
-b285: # pow.switch.body
+	branch r154, b208, b209
+b208: # pow.switch.body
 	r153 = sqrt.f64 r23
 	r22 = move.f64 r153
 	jump b9
-b286: # pow.switch.next
+b209: # pow.switch.next
 	r167 = eq.f64 r24, -0.5
-	branch r167, b287, b62
-b287: # pow.switch.body
+	branch r167, b210, b51
+b210: # pow.switch.body
 	r165 = sqrt.f64 r23
 	r166 = div.f64 1.0, r165
 	r22 = move.f64 r166
 	jump b9
-b288: # IsInf.if.else
-	r135 = lt.i64 r130, 0
-	branch r135, b289, b290
-b289: # IsInf.if.then
-	r136 = neg.f64 r23
-	r133 = move.f64 r136
-	jump b264
-b290: # edge 3→2
-	r133 = move.f64 r23
-	jump b264
-b291: # IsInf.if.else
-	r58 = lt.i64 r53, 0
-	branch r58, b292, b293
-b292: # IsInf.if.then
-	r59 = neg.f64 r24
-	r56 = move.f64 r59
-	jump b242
-b293: # edge 3→2
-	r56 = move.f64 r24
-	jump b242
-b294: # exit
+b211: # exit
 	return
 
 kernel Atan2(y []f64, x []f64, out []f64)
@@ -11313,14 +10601,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b117
+	branch r7, b3, b83
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b117
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
@@ -11332,313 +10619,208 @@ b6: # IsNaN.entry
 	r21 = move.bool r22
 	jump b7
 b7: # IsNaN.return
-	branch r21, b8, b13
-b8: # NaN.entry
-	r24 = bitcast.f64.u64 9221120237041090561
-	r23 = move.f64 r24
+	branch r21, b8, b12
+b8: # NaN.return
+	r20 = move.f64 NaN
 	jump b9
-b9: # NaN.return
-	r20 = move.f64 r23
-	jump b10
-b10: # atan2.return
+b9: # atan2.return
 	r19 = move.f64 r20
-	jump b11
-b11: # Atan2.return
+	jump b10
+b10: # Atan2.return
 	r309 = elemaddr r4, r9, 8
 	store.f64 r309, r19
-	jump b12
-b12: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # IsNaN.entry
+b12: # IsNaN.entry
 	r28 = ne.f64 r18, r18
 	r27 = move.bool r28
-	jump b14
-b14: # IsNaN.return
-	branch r27, b8, b15
-b15: # atan2.switch.next
+	jump b13
+b13: # IsNaN.return
+	branch r27, b8, b14
+b14: # atan2.switch.next
 	r26 = eq.f64 r14, 0.0
-	branch r26, b16, b25
-b16: # atan2.switch.body
+	branch r26, b15, b22
+b15: # atan2.switch.body
 	r25 = ge.f64 r18, 0.0
-	branch r25, b17, b19
-b17: # Signbit.entry
+	branch r25, b16, b18
+b16: # Signbit.entry
 	r55 = bitcast.u64.f64 r18
 	r56 = convert.i64.u64 r55
 	r57 = lt.i64 r56, 0
 	r54 = move.bool r57
-	jump b18
-b18: # Signbit.return
-	branch r54, b19, b22
-b19: # atan2.if.done
-	r47 = const.f64 3.141592653589793
-	jump b20
-b20: # Copysign.entry
-	r48 = bitcast.u64.f64 r47
-	r49 = andnot.u64 r48, 9223372036854775808
+	jump b17
+b17: # Signbit.return
+	branch r54, b18, b20
+b18: # Copysign.entry
 	r50 = bitcast.u64.f64 r14
 	r51 = and.u64 r50, 9223372036854775808
-	r52 = or.u64 r49, r51
+	r52 = or.u64 r51, 4614256656552045848
 	r53 = bitcast.f64.u64 r52
 	r46 = move.f64 r53
-	jump b21
-b21: # Copysign.return
+	jump b19
+b19: # Copysign.return
 	r20 = move.f64 r46
-	jump b10
-b22: # atan2.if.then
-	r39 = const.f64 0.0
-	jump b23
-b23: # Copysign.entry
-	r40 = bitcast.u64.f64 r39
-	r41 = andnot.u64 r40, 9223372036854775808
+	jump b9
+b20: # Copysign.entry
 	r42 = bitcast.u64.f64 r14
 	r43 = and.u64 r42, 9223372036854775808
-	r44 = or.u64 r41, r43
+	r44 = move.u64 r43
 	r45 = bitcast.f64.u64 r44
 	r38 = move.f64 r45
-	jump b24
-b24: # Copysign.return
+	jump b21
+b21: # Copysign.return
 	r20 = move.f64 r38
-	jump b10
-b25: # atan2.switch.next
+	jump b9
+b22: # atan2.switch.next
 	r37 = eq.f64 r18, 0.0
-	branch r37, b26, b29
-b26: # atan2.switch.body
-	r30 = const.f64 1.5707963267948966
-	jump b27
-b27: # Copysign.entry
-	r31 = bitcast.u64.f64 r30
-	r32 = andnot.u64 r31, 9223372036854775808
+	branch r37, b23, b25
+b23: # Copysign.entry
 	r33 = bitcast.u64.f64 r14
 	r34 = and.u64 r33, 9223372036854775808
-	r35 = or.u64 r32, r34
+	r35 = or.u64 r34, 4609753056924675352
 	r36 = bitcast.f64.u64 r35
 	r29 = move.f64 r36
-	jump b28
-b28: # Copysign.return
+	jump b24
+b24: # Copysign.return
 	r20 = move.f64 r29
-	jump b10
-b29: # atan2.switch.next
-	r67 = const.i64 0
-	jump b30
-b30: # IsInf.entry
-	r68 = eq.i64 r67, 0
-	branch r68, b31, b114
-b31: # IsInf.if.then
+	jump b9
+b25: # IsInf.if.then
 	r69 = abs.f64 r18
 	r70 = move.f64 r69
-	jump b32
-b32: # IsInf.if.done
+	jump b26
+b26: # IsInf.if.done
 	r71 = gt.f64 r70, 1.7976931348623157e+308
 	r66 = move.bool r71
-	jump b33
-b33: # IsInf.return
-	branch r66, b34, b70
-b34: # atan2.switch.body
-	r59 = const.i64 1
-	jump b35
-b35: # IsInf.entry
-	r60 = eq.i64 r59, 0
-	branch r60, b36, b67
-b36: # IsInf.if.then
-	r61 = abs.f64 r18
-	r62 = move.f64 r61
-	jump b37
-b37: # IsInf.if.done
+	jump b27
+b27: # IsInf.return
+	branch r66, b28, b45
+b28: # edge 3→2
+	r62 = move.f64 r18
+	jump b29
+b29: # IsInf.if.done
 	r63 = gt.f64 r62, 1.7976931348623157e+308
 	r58 = move.bool r63
-	jump b38
-b38: # IsInf.return
-	branch r58, b39, b53
-b39: # atan2.if.then
-	r91 = const.i64 0
-	jump b40
-b40: # IsInf.entry
-	r92 = eq.i64 r91, 0
-	branch r92, b41, b50
-b41: # IsInf.if.then
+	jump b30
+b30: # IsInf.return
+	branch r58, b31, b38
+b31: # IsInf.if.then
 	r93 = abs.f64 r14
 	r94 = move.f64 r93
-	jump b42
-b42: # IsInf.if.done
+	jump b32
+b32: # IsInf.if.done
 	r95 = gt.f64 r94, 1.7976931348623157e+308
 	r90 = move.bool r95
-	jump b43
-b43: # IsInf.return
-	branch r90, b44, b47
-b44: # atan2.switch.body
-	r107 = const.f64 0.7853981633974483
-	jump b45
-b45: # Copysign.entry
-	r108 = bitcast.u64.f64 r107
-	r109 = andnot.u64 r108, 9223372036854775808
+	jump b33
+b33: # IsInf.return
+	branch r90, b34, b36
+b34: # Copysign.entry
 	r110 = bitcast.u64.f64 r14
 	r111 = and.u64 r110, 9223372036854775808
-	r112 = or.u64 r109, r111
+	r112 = or.u64 r111, 4605249457297304856
 	r113 = bitcast.f64.u64 r112
 	r106 = move.f64 r113
-	jump b46
-b46: # Copysign.return
+	jump b35
+b35: # Copysign.return
 	r20 = move.f64 r106
-	jump b10
-b47: # atan2.switch.next
-	r115 = const.f64 0.0
-	jump b48
-b48: # Copysign.entry
-	r116 = bitcast.u64.f64 r115
-	r117 = andnot.u64 r116, 9223372036854775808
+	jump b9
+b36: # Copysign.entry
 	r118 = bitcast.u64.f64 r14
 	r119 = and.u64 r118, 9223372036854775808
-	r120 = or.u64 r117, r119
+	r120 = move.u64 r119
 	r121 = bitcast.f64.u64 r120
 	r114 = move.f64 r121
-	jump b49
-b49: # Copysign.return
+	jump b37
+b37: # Copysign.return
 	r20 = move.f64 r114
-	jump b10
-b50: # IsInf.if.else
-	r96 = lt.i64 r91, 0
-	branch r96, b51, b52
-b51: # IsInf.if.then
-	r97 = neg.f64 r14
-	r94 = move.f64 r97
-	jump b42
-b52: # edge 3→2
-	r94 = move.f64 r14
-	jump b42
-b53: # atan2.if.done
-	r99 = const.i64 0
-	jump b54
-b54: # IsInf.entry
-	r100 = eq.i64 r99, 0
-	branch r100, b55, b64
-b55: # IsInf.if.then
+	jump b9
+b38: # IsInf.if.then
 	r101 = abs.f64 r14
 	r102 = move.f64 r101
-	jump b56
-b56: # IsInf.if.done
+	jump b39
+b39: # IsInf.if.done
 	r103 = gt.f64 r102, 1.7976931348623157e+308
 	r98 = move.bool r103
-	jump b57
-b57: # IsInf.return
-	branch r98, b58, b61
-b58: # atan2.switch.body
-	r123 = const.f64 2.356194490192345
-	jump b59
-b59: # Copysign.entry
-	r124 = bitcast.u64.f64 r123
-	r125 = andnot.u64 r124, 9223372036854775808
+	jump b40
+b40: # IsInf.return
+	branch r98, b41, b43
+b41: # Copysign.entry
 	r126 = bitcast.u64.f64 r14
 	r127 = and.u64 r126, 9223372036854775808
-	r128 = or.u64 r125, r127
+	r128 = or.u64 r127, 4612488097114038738
 	r129 = bitcast.f64.u64 r128
 	r122 = move.f64 r129
-	jump b60
-b60: # Copysign.return
+	jump b42
+b42: # Copysign.return
 	r20 = move.f64 r122
-	jump b10
-b61: # atan2.switch.next
-	r131 = const.f64 3.141592653589793
-	jump b62
-b62: # Copysign.entry
-	r132 = bitcast.u64.f64 r131
-	r133 = andnot.u64 r132, 9223372036854775808
+	jump b9
+b43: # Copysign.entry
 	r134 = bitcast.u64.f64 r14
 	r135 = and.u64 r134, 9223372036854775808
-	r136 = or.u64 r133, r135
+	r136 = or.u64 r135, 4614256656552045848
 	r137 = bitcast.f64.u64 r136
 	r130 = move.f64 r137
-	jump b63
-b63: # Copysign.return
+	jump b44
+b44: # Copysign.return
 	r20 = move.f64 r130
-	jump b10
-b64: # IsInf.if.else
-	r104 = lt.i64 r99, 0
-	branch r104, b65, b66
-b65: # IsInf.if.then
-	r105 = neg.f64 r14
-	r102 = move.f64 r105
-	jump b56
-b66: # edge 3→2
-	r102 = move.f64 r14
-	jump b56
-b67: # IsInf.if.else
-	r64 = lt.i64 r59, 0
-	branch r64, b68, b69
-b68: # IsInf.if.then
-	r65 = neg.f64 r18
-	r62 = move.f64 r65
-	jump b37
-b69: # edge 3→2
-	r62 = move.f64 r18
-	jump b37
-b70: # atan2.switch.next
-	r83 = const.i64 0
-	jump b71
-b71: # IsInf.entry
-	r84 = eq.i64 r83, 0
-	branch r84, b72, b111
-b72: # IsInf.if.then
+	jump b9
+b45: # IsInf.if.then
 	r85 = abs.f64 r14
 	r86 = move.f64 r85
-	jump b73
-b73: # IsInf.if.done
+	jump b46
+b46: # IsInf.if.done
 	r87 = gt.f64 r86, 1.7976931348623157e+308
 	r82 = move.bool r87
-	jump b74
-b74: # IsInf.return
-	branch r82, b75, b78
-b75: # atan2.switch.body
-	r75 = const.f64 1.5707963267948966
-	jump b76
-b76: # Copysign.entry
-	r76 = bitcast.u64.f64 r75
-	r77 = andnot.u64 r76, 9223372036854775808
+	jump b47
+b47: # IsInf.return
+	branch r82, b48, b50
+b48: # Copysign.entry
 	r78 = bitcast.u64.f64 r14
 	r79 = and.u64 r78, 9223372036854775808
-	r80 = or.u64 r77, r79
+	r80 = or.u64 r79, 4609753056924675352
 	r81 = bitcast.f64.u64 r80
 	r74 = move.f64 r81
-	jump b77
-b77: # Copysign.return
+	jump b49
+b49: # Copysign.return
 	r20 = move.f64 r74
-	jump b10
-b78: # atan2.switch.next
+	jump b9
+b50: # atan2.switch.next
 	r138 = div.f64 r14, r18
-	jump b79
-b79: # atan.entry
+	jump b51
+b51: # atan.entry
 	r141 = eq.f64 r138, 0.0
-	branch r141, b80, b87
-b80: # atan.if.then
+	branch r141, b52, b59
+b52: # atan.if.then
 	r140 = move.f64 r138
-	jump b81
-b81: # atan.return
+	jump b53
+b53: # atan.return
 	r139 = move.f64 r140
-	jump b82
-b82: # Atan.return
+	jump b54
+b54: # Atan.return
 	r305 = lt.f64 r18, 0.0
-	branch r305, b83, b86
-b83: # atan2.if.then
+	branch r305, b55, b58
+b55: # atan2.if.then
 	r306 = le.f64 r139, 0.0
-	branch r306, b84, b85
-b84: # atan2.if.then
+	branch r306, b56, b57
+b56: # atan2.if.then
 	r307 = add.f64 r139, 3.141592653589793
 	r20 = move.f64 r307
-	jump b10
-b85: # atan2.if.done
+	jump b9
+b57: # atan2.if.done
 	r308 = sub.f64 r139, 3.141592653589793
 	r20 = move.f64 r308
-	jump b10
-b86: # atan2.if.done
+	jump b9
+b58: # atan2.if.done
 	r20 = move.f64 r139
-	jump b10
-b87: # atan.if.done
+	jump b9
+b59: # atan.if.done
 	r142 = gt.f64 r138, 0.0
-	branch r142, b88, b99
-b88: # satan.entry
+	branch r142, b60, b71
+b60: # satan.entry
 	r144 = le.f64 r138, 0.66
-	branch r144, b89, b92
-b89: # xatan.entry
+	branch r144, b61, b64
+b61: # xatan.entry
 	r146 = mul.f64 r138, r138
 	r147 = mul.f64 r146, -0.8750608600031904
 	r148 = add.f64 r147, -16.157537187333652
@@ -11662,20 +10844,20 @@ b89: # xatan.entry
 	r166 = mul.f64 r138, r165
 	r167 = add.f64 r166, r138
 	r145 = move.f64 r167
-	jump b90
-b90: # xatan.return
+	jump b62
+b62: # xatan.return
 	r143 = move.f64 r145
-	jump b91
-b91: # satan.return
+	jump b63
+b63: # satan.return
 	r140 = move.f64 r143
-	jump b81
-b92: # satan.if.done
+	jump b53
+b64: # satan.if.done
 	r168 = gt.f64 r138, 2.414213562373095
-	branch r168, b93, b96
-b93: # satan.if.then
+	branch r168, b65, b68
+b65: # satan.if.then
 	r169 = div.f64 1.0, r138
-	jump b94
-b94: # xatan.entry
+	jump b66
+b66: # xatan.entry
 	r171 = mul.f64 r169, r169
 	r172 = mul.f64 r171, -0.8750608600031904
 	r173 = add.f64 r172, -16.157537187333652
@@ -11699,18 +10881,18 @@ b94: # xatan.entry
 	r191 = mul.f64 r169, r190
 	r192 = add.f64 r191, r169
 	r170 = move.f64 r192
-	jump b95
-b95: # xatan.return
+	jump b67
+b67: # xatan.return
 	r193 = sub.f64 1.5707963267948966, r170
 	r194 = add.f64 r193, 6.123233995736766e-17
 	r143 = move.f64 r194
-	jump b91
-b96: # satan.if.done
+	jump b63
+b68: # satan.if.done
 	r195 = sub.f64 r138, 1.0
 	r196 = add.f64 r138, 1.0
 	r197 = div.f64 r195, r196
-	jump b97
-b97: # xatan.entry
+	jump b69
+b69: # xatan.entry
 	r199 = mul.f64 r197, r197
 	r200 = mul.f64 r199, -0.8750608600031904
 	r201 = add.f64 r200, -16.157537187333652
@@ -11734,19 +10916,19 @@ b97: # xatan.entry
 	r219 = mul.f64 r197, r218
 	r220 = add.f64 r219, r197
 	r198 = move.f64 r220
-	jump b98
-b98: # xatan.return
+	jump b70
+b70: # xatan.return
 	r221 = add.f64 r198, 0.7853981633974483
 	r222 = add.f64 r221, 3.061616997868383e-17
 	r143 = move.f64 r222
-	jump b91
-b99: # atan.if.done
+	jump b63
+b71: # atan.if.done
 	r223 = neg.f64 r138
-	jump b100
-b100: # satan.entry
+	jump b72
+b72: # satan.entry
 	r225 = le.f64 r223, 0.66
-	branch r225, b101, b104
-b101: # xatan.entry
+	branch r225, b73, b76
+b73: # xatan.entry
 	r227 = mul.f64 r223, r223
 	r228 = mul.f64 r227, -0.8750608600031904
 	r229 = add.f64 r228, -16.157537187333652
@@ -11770,21 +10952,21 @@ b101: # xatan.entry
 	r247 = mul.f64 r223, r246
 	r248 = add.f64 r247, r223
 	r226 = move.f64 r248
-	jump b102
-b102: # xatan.return
+	jump b74
+b74: # xatan.return
 	r224 = move.f64 r226
-	jump b103
-b103: # satan.return
+	jump b75
+b75: # satan.return
 	r304 = neg.f64 r224
 	r140 = move.f64 r304
-	jump b81
-b104: # satan.if.done
+	jump b53
+b76: # satan.if.done
 	r249 = gt.f64 r223, 2.414213562373095
-	branch r249, b105, b108
-b105: # satan.if.then
+	branch r249, b77, b80
+b77: # satan.if.then
 	r250 = div.f64 1.0, r223
-	jump b106
-b106: # xatan.entry
+	jump b78
+b78: # xatan.entry
 	r252 = mul.f64 r250, r250
 	r253 = mul.f64 r252, -0.8750608600031904
 	r254 = add.f64 r253, -16.157537187333652
@@ -11808,18 +10990,18 @@ b106: # xatan.entry
 	r272 = mul.f64 r250, r271
 	r273 = add.f64 r272, r250
 	r251 = move.f64 r273
-	jump b107
-b107: # xatan.return
+	jump b79
+b79: # xatan.return
 	r274 = sub.f64 1.5707963267948966, r251
 	r275 = add.f64 r274, 6.123233995736766e-17
 	r224 = move.f64 r275
-	jump b103
-b108: # satan.if.done
+	jump b75
+b80: # satan.if.done
 	r276 = sub.f64 r223, 1.0
 	r277 = add.f64 r223, 1.0
 	r278 = div.f64 r276, r277
-	jump b109
-b109: # xatan.entry
+	jump b81
+b81: # xatan.entry
 	r280 = mul.f64 r278, r278
 	r281 = mul.f64 r280, -0.8750608600031904
 	r282 = add.f64 r281, -16.157537187333652
@@ -11843,33 +11025,13 @@ b109: # xatan.entry
 	r300 = mul.f64 r278, r299
 	r301 = add.f64 r300, r278
 	r279 = move.f64 r301
-	jump b110
-b110: # xatan.return
+	jump b82
+b82: # xatan.return
 	r302 = add.f64 r279, 0.7853981633974483
 	r303 = add.f64 r302, 3.061616997868383e-17
 	r224 = move.f64 r303
-	jump b103
-b111: # IsInf.if.else
-	r88 = lt.i64 r83, 0
-	branch r88, b112, b113
-b112: # IsInf.if.then
-	r89 = neg.f64 r14
-	r86 = move.f64 r89
-	jump b73
-b113: # edge 3→2
-	r86 = move.f64 r14
-	jump b73
-b114: # IsInf.if.else
-	r72 = lt.i64 r67, 0
-	branch r72, b115, b116
-b115: # IsInf.if.then
-	r73 = neg.f64 r18
-	r70 = move.f64 r73
-	jump b32
-b116: # edge 3→2
-	r70 = move.f64 r18
-	jump b32
-b117: # exit
+	jump b75
+b83: # exit
 	return
 
 kernel Sum(x []f32, out []f32)
@@ -11889,17 +11051,17 @@ b1: # setup
 	r1 = threadindex
 	r2 = threadcount
 	r3 = add.i64 r1, -1
+	r9 = convert.u64.i64 r4
+	r12 = convert.u64.i64 r2
+	r13 = mul.u64 r12, 3
 	jump b2
 b2: # unrolled head
 	r7 = add.i64 r3, 1
 	r8 = lt.i64 r7, r4
 	branch r8, b3, b25
 b3: # unrolled test
-	r9 = convert.u64.i64 r4
 	r10 = convert.u64.i64 r7
 	r11 = sub.u64 r9, r10
-	r12 = convert.u64.i64 r2
-	r13 = mul.u64 r12, 3
 	r14 = gt.u64 r11, r13
 	branch r14, b4, b20
 b4: # unrolled 0
@@ -12009,48 +11171,48 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b30, b31
+	r66 = shuffledown.f32 r0, r30
+	r67 = add.i64 r23, r30
+	r68 = lt.i64 r67, r29
+	branch r68, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r66
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b32, b38
+	r69 = ne.i64 r30, 0
+	branch r69, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b33, b34
+	r70 = shuffledown.f32 r0, r30
+	r71 = add.i64 r23, r30
+	r72 = lt.i64 r71, r29
+	branch r72, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r70
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b35, b38
+	r73 = ne.i64 r30, 0
+	branch r73, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r31 = shuffledown.f32 r0, r30
-	r32 = add.i64 r23, r30
-	r33 = lt.i64 r32, r29
-	branch r33, b36, b37
+	r74 = shuffledown.f32 r0, r30
+	r75 = add.i64 r23, r30
+	r76 = lt.i64 r75, r29
+	branch r76, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r31
+	r0 = add.f32 r0, r74
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r34 = ne.i64 r30, 0
-	branch r34, b26, b38
+	r77 = ne.i64 r30, 0
+	branch r77, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
 b39: # reduction warp result
 	r36 = addr reduce0
-	r37 = mul.i64 r24, 1
-	r38 = add.i64 r37, 0
+	r37 = move.i64 r24
+	r38 = move.i64 r37
 	r39 = elemaddr r36, r38, 8
 	store.shared.f32 r39, r0
 	jump b40
@@ -12065,13 +11227,13 @@ b41: # reduction first warp
 	branch r43, b42, b60
 b42: # reduction take
 	r44 = addr reduce0
-	r45 = mul.i64 r23, 1
-	r46 = add.i64 r45, 0
+	r45 = move.i64 r23
+	r46 = move.i64 r45
 	r47 = elemaddr r44, r46, 8
 	r0 = load.shared.f32 r47
 	jump b43
 b43: # reduction warps
-	r48 = mul.i64 r24, r25
+	r48 = move.i64 r26
 	r49 = blocksize
 	r50 = sub.i64 r49, r48
 	r51 = min.i64 r50, r25
@@ -12090,47 +11252,47 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b48, b49
+	r78 = shuffledown.f32 r0, r52
+	r79 = add.i64 r23, r52
+	r80 = lt.i64 r79, r51
+	branch r80, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r78
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b50, b56
+	r81 = ne.i64 r52, 0
+	branch r81, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b51, b52
+	r82 = shuffledown.f32 r0, r52
+	r83 = add.i64 r23, r52
+	r84 = lt.i64 r83, r51
+	branch r84, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r82
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b53, b56
+	r85 = ne.i64 r52, 0
+	branch r85, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r53 = shuffledown.f32 r0, r52
-	r54 = add.i64 r23, r52
-	r55 = lt.i64 r54, r51
-	branch r55, b54, b55
+	r86 = shuffledown.f32 r0, r52
+	r87 = add.i64 r23, r52
+	r88 = lt.i64 r87, r51
+	branch r88, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r53
+	r0 = add.f32 r0, r86
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r56 = ne.i64 r52, 0
-	branch r56, b44, b56
+	r89 = ne.i64 r52, 0
+	branch r89, b44, b56
 b56: # reduction shuffled
-	r57 = eq.i64 r23, 0
+	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = mul.i64 r58, 1
+	r59 = move.i64 r58
 	r60 = add.i64 r59, 2
 	r62 = elemaddr r61, r60, 8
 	store.f32 r62, r0
@@ -12158,50 +11320,50 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
+	r48 = move.i64 r3
+	r49 = add.i64 r48, 2
+	r50 = elemaddr r0, r49, 8
+	r51 = move.i64 r4
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
+	r9 = move.ptr r50
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b4
 b4: # combine head (unrolled 1)
-	r6 = lt.i64 r3, r2
-	branch r6, b5, b10
+	r52 = lt.i64 r3, r2
+	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r53 = move.ptr r50
+	r54 = load.f32 r53
+	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b6
 b6: # combine head (unrolled 2)
-	r6 = lt.i64 r3, r2
-	branch r6, b7, b10
+	r55 = lt.i64 r3, r2
+	branch r55, b7, b10
 b7: # combine (unrolled 2)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r56 = move.ptr r50
+	r57 = load.f32 r56
+	r5 = add.f32 r5, r57
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b8
 b8: # combine head (unrolled 3)
-	r6 = lt.i64 r3, r2
-	branch r6, b9, b10
+	r58 = lt.i64 r3, r2
+	branch r58, b9, b10
 b9: # combine (unrolled 3)
-	r7 = mul.i64 r3, 1
-	r8 = add.i64 r7, 2
-	r9 = elemaddr r0, r8, 8
-	r10 = load.f32 r9
-	r5 = add.f32 r5, r10
+	r59 = move.ptr r50
+	r60 = load.f32 r59
+	r5 = add.f32 r5, r60
 	r3 = add.i64 r3, r4
+	r50 = elemaddr r50, r51, 8
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -12226,48 +11388,48 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b15, b16
+	r61 = shuffledown.f32 r5, r18
+	r62 = add.i64 r11, r18
+	r63 = lt.i64 r62, r17
+	branch r63, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r61
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b17, b23
+	r64 = ne.i64 r18, 0
+	branch r64, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b18, b19
+	r65 = shuffledown.f32 r5, r18
+	r66 = add.i64 r11, r18
+	r67 = lt.i64 r66, r17
+	branch r67, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r65
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b20, b23
+	r68 = ne.i64 r18, 0
+	branch r68, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r19 = shuffledown.f32 r5, r18
-	r20 = add.i64 r11, r18
-	r21 = lt.i64 r20, r17
-	branch r21, b21, b22
+	r69 = shuffledown.f32 r5, r18
+	r70 = add.i64 r11, r18
+	r71 = lt.i64 r70, r17
+	branch r71, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r19
+	r5 = add.f32 r5, r69
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r22 = ne.i64 r18, 0
-	branch r22, b11, b23
+	r72 = ne.i64 r18, 0
+	branch r72, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
 b24: # reduction warp result
 	r24 = addr reduce0
-	r25 = mul.i64 r12, 1
-	r26 = add.i64 r25, 0
+	r25 = move.i64 r12
+	r26 = move.i64 r25
 	r27 = elemaddr r24, r26, 8
 	store.shared.f32 r27, r5
 	jump b25
@@ -12282,13 +11444,13 @@ b26: # reduction first warp
 	branch r31, b27, b44
 b27: # reduction take
 	r32 = addr reduce0
-	r33 = mul.i64 r11, 1
-	r34 = add.i64 r33, 0
+	r33 = move.i64 r11
+	r34 = move.i64 r33
 	r35 = elemaddr r32, r34, 8
 	r5 = load.shared.f32 r35
 	jump b28
 b28: # reduction warps
-	r36 = mul.i64 r12, r13
+	r36 = move.i64 r14
 	r37 = blocksize
 	r38 = sub.i64 r37, r36
 	r39 = min.i64 r38, r13
@@ -12307,43 +11469,43 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b33, b34
+	r73 = shuffledown.f32 r5, r40
+	r74 = add.i64 r11, r40
+	r75 = lt.i64 r74, r39
+	branch r75, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r73
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b35, b41
+	r76 = ne.i64 r40, 0
+	branch r76, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b36, b37
+	r77 = shuffledown.f32 r5, r40
+	r78 = add.i64 r11, r40
+	r79 = lt.i64 r78, r39
+	branch r79, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r77
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b38, b41
+	r80 = ne.i64 r40, 0
+	branch r80, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r41 = shuffledown.f32 r5, r40
-	r42 = add.i64 r11, r40
-	r43 = lt.i64 r42, r39
-	branch r43, b39, b40
+	r81 = shuffledown.f32 r5, r40
+	r82 = add.i64 r11, r40
+	r83 = lt.i64 r82, r39
+	branch r83, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r41
+	r5 = add.f32 r5, r81
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r44 = ne.i64 r40, 0
-	branch r44, b29, b41
+	r84 = ne.i64 r40, 0
+	branch r84, b29, b41
 b41: # reduction shuffled
-	r45 = eq.i64 r11, 0
+	r45 = move.bool r23
 	branch r45, b42, b43
 b42: # reduction block result
 	r46 = add.f32 r5, 0.0

@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -88,8 +89,10 @@ func (e *entry) instr(in *ir.Instr) {
 	case ir.OpConvert:
 		e.convert(in, d)
 	case ir.OpMin, ir.OpMax:
-		if t.IsFloat() {
+		if t.IsFloat() && !e.floatMinMaxConstant(in, d) {
 			e.floatMinMax(in.Op, t, d, e.regArg(in.Args[0], t), e.regArg(in.Args[1], t))
+		}
+		if t.IsFloat() {
 			break
 		}
 		e.emit("%s.%s %s, %s, %s", in.Op, opType(t), d, a(0), a(1))
@@ -114,6 +117,10 @@ func (e *entry) instr(in *ir.Instr) {
 		base := e.arg(in.Args[0], ir.Ptr)
 		if in.Args[1].Imm {
 			e.emit("add.s64 %s, %s, %d", d, base, int64(in.Args[1].Bits)*in.Aux)
+			break
+		}
+		if in.Aux == 1 {
+			e.emit("add.s64 %s, %s, %s", d, base, e.reg(in.Args[1].Reg))
 			break
 		}
 		e.emit("mad.lo.s64 %s, %s, %d, %s", d, e.reg(in.Args[1].Reg), in.Aux, base)
@@ -287,6 +294,30 @@ func (e *entry) convert(in *ir.Instr, d string) {
 	}
 }
 
+// floatMinMaxConstant writes Go's min or max of a float register and a
+// constant c that is not NaN, and reports whether it did: x wins when it
+// is NaN or beyond c; on a tie c wins, unless c is the zero that loses to
+// the other zero, which x then is.
+func (e *entry) floatMinMaxConstant(in *ir.Instr, d string) bool {
+	t, args := in.Type, in.Args
+	if args[0].Imm && !args[1].Imm {
+		args = []ir.Arg{args[1], args[0]} // min and max are commutative
+	}
+	c := args[1]
+	if !c.Imm || args[0].Imm || isNaN(t, c.Bits) {
+		return false
+	}
+	negZero := c.Bits == t.Normalize(1<<(t.Bits()-1))
+	cmp := map[bool]string{true: "gtu", false: "geu"}[!negZero]
+	if in.Op == ir.OpMin {
+		cmp = map[bool]string{true: "ltu", false: "leu"}[c.Bits != 0]
+	}
+	ty, x, pick := opType(t), e.reg(args[0].Reg), e.temp(ir.Bool)
+	e.emit("setp.%s.%s %s, %s, %s", cmp, ty, pick, x, imm(t, c.Bits))
+	e.emit("selp.%s %s, %s, %s, %s", ty, d, x, imm(t, c.Bits), pick)
+	return true
+}
+
 // floatMinMax writes Go's min or max of two floats in registers: NaN if
 // either is NaN, -0 below +0, otherwise the smaller (larger) operand.
 func (e *entry) floatMinMax(op ir.Op, t ir.Type, d, x, y string) {
@@ -305,4 +336,12 @@ func (e *entry) floatMinMax(op ir.Op, t ir.Type, d, x, y string) {
 	e.emit("setp.nan.%s %s, %s, %s", ty, nan, x, y)
 	e.emit("add.rn.%s %s, %s, %s", ty, z, x, y)
 	e.emit("selp.%s %s, %s, %s, %s", ty, d, z, r, nan)
+}
+
+func isNaN(t ir.Type, bits uint64) bool {
+	if t == ir.Float32 {
+		f := math.Float32frombits(uint32(bits))
+		return f != f
+	}
+	return math.IsNaN(math.Float64frombits(bits))
 }

@@ -196,6 +196,11 @@ func TestCodegen(t *testing.T) {
 		{entry: "Floats32_0", must: []string{`sqrt\.rn\.f32`}, never: []string{`sqrt\.rn\.f64`}},
 		// Narrow integers are re-extended after arithmetic.
 		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
+		// Loops written as range 3 and range 8 are unrolled fully: the
+		// index is a constant in each copy, and x/16 is x*(1/16).
+		{entry: "ClampedWindow_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},
+		// A loop of 100 rounds counts in 32 bits.
+		{entry: "Rounds_0", must: []string{`setp\.lt\.s32 %p\d+, %r\d+, 100;`}, never: []string{`setp\.lt\.s64 %p\d+, %rd\d+, 100;`}},
 		// A 64-bit shift count is clamped before the shift.
 		{entry: "Shifts_0", must: []string{`min\.u64`}},
 		// math and math/bits use the GPU's instructions: math.FMA and the
@@ -232,6 +237,55 @@ func TestCodegen(t *testing.T) {
 			if regexp.MustCompile(re).MatchString(body) {
 				t.Errorf("%s: has %s", c.entry, re)
 			}
+		}
+	}
+}
+
+// TestSuiteCodegen checks what the optimizations do to the benchmark
+// kernels of bench/suite, so that a change that loses one fails here.
+func TestSuiteCodegen(t *testing.T) {
+	var kernels []*ir.Kernel
+	for _, f := range lowertest.Load(t, "../../bench/suite") {
+		kernels = append(kernels, f.Kernels...)
+	}
+	module := ptx.Module(kernels)
+	count := func(body, re string) int { return len(regexp.MustCompile(re).FindAllString(body, -1)) }
+	for _, c := range []struct {
+		entry string
+		re    string
+		n     int // how many times re occurs
+	}{
+		// p/w and p%w divide once, in 32 bits when both fit.
+		{"Stencil2D_0", `\bdiv\.s64`, 1},
+		{"Stencil2D_0", `\bdiv\.u32`, 1},
+		{"Stencil2D_0", `\brem\.`, 0},
+		{"Transpose_0", `\brem\.`, 0},
+		// The 3×3 window is unrolled fully: nine loads, no comparison
+		// of constants, no multiplication by one.
+		{"Blur_0", `ld\.global\.u8`, 9},
+		{"Blur_0", `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`, 0},
+		{"Blur_0", `mul\.lo\.s64 %rd\d+, %rd\d+, 1;`, 0},
+		// Division by 16 and 8 is multiplication by 1/16 and 1/8; by 3 it
+		// stays a division. The eight scenarios are unrolled and folded.
+		{"Options_0", `div\.rn\.f32`, 1},
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, 1},
+		{"Options_0", `cvt\.rn\.f32\.s64`, 0},
+		// w-1 and h-1 are computed once for the nine clamps, before the
+		// grid-stride loop.
+		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2},
+		// The grid-stride loop tests its bound once per iteration.
+		{"Daxpy_0", `setp\.lt\.s64`, 1},
+		// i = p/n and j = p%n share one division.
+		{"Matmul_0", `\bdiv\.s64`, 1},
+		// max(x, 0) is a comparison and a select.
+		{"Options_0", `setp\.gtu\.f32`, 8},
+		// The inner products step pointers, the one along a row by 4
+		// bytes, in each of the 4 unrolled copies and the remainder loop.
+		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 5},
+		{"MatVec_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 10},
+	} {
+		if got := count(entry(t, module, c.entry), c.re); got != c.n {
+			t.Errorf("%s: %d of %s, want %d", c.entry, got, c.re, c.n)
 		}
 	}
 }

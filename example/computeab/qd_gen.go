@@ -212,16 +212,15 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_23;
+	@!%p5 bra $L_22;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_5:
 	mul.hi.s64 %rd27, %rd6, -9002011107970261188;
 	add.s64 %rd28, %rd27, %rd6;
 	mov.b64 %rd29, %rd28;
@@ -234,80 +233,72 @@ $L_5:
 	mov.b64 %rd13, %rd35;
 	cvt.rn.f32.s64 %f14, %rd13;
 	mul.rn.f32 %f15, %f14, 0f3F000000;
-	setp.lt.s64 %p16, 0, 64;
-	@!%p16 bra $L_24;
-$L_6:
+$L_5:
 	mov.f32 %f17, %f15;
 	mov.b64 %rd18, 0;
-$L_7:
+$L_6:
 	max.s64 %rd36, 64, -9223372036854775804;
 	sub.s64 %rd37, %rd36, 4;
-$L_8:
+$L_7:
 	setp.lt.s64 %p38, %rd18, %rd37;
-	@!%p38 bra $L_17;
+	@!%p38 bra $L_16;
+$L_8:
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_9:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_10:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_11:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_12:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_13:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
 $L_14:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
+	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
+	add.rn.f32 %f21, %f20, 0f3E800000;
+	add.s64 %rd22, %rd18, 1;
+	setp.lt.s64 %p23, %rd22, 64;
 $L_15:
-	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
-	add.rn.f32 %f21, %f20, 0f3E800000;
-	add.s64 %rd22, %rd18, 1;
-	setp.lt.s64 %p23, %rd22, 64;
+	mov.f32 %f17, %f21;
+	mov.b64 %rd18, %rd22;
+	bra.uni $L_7;
 $L_16:
-	mov.f32 %f17, %f21;
-	mov.b64 %rd18, %rd22;
-	bra.uni $L_8;
-$L_17:
 	mul.rn.f32 %f20, %f17, 0f3F7FBE77;
 	add.rn.f32 %f21, %f20, 0f3E800000;
 	add.s64 %rd22, %rd18, 1;
 	setp.lt.s64 %p23, %rd22, 64;
-	@!%p23 bra $L_19;
-$L_18:
+	@!%p23 bra $L_18;
+$L_17:
 	mov.f32 %f17, %f21;
 	mov.b64 %rd18, %rd22;
-	bra.uni $L_17;
-$L_19:
+	bra.uni $L_16;
+$L_18:
 	mov.f32 %f19, %f21;
-$L_20:
+$L_19:
 	mov.f32 %f12, %f19;
-$L_21:
+$L_20:
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd6, 4, %rd7;
 	st.global.f32 [%rd24], %f12;
-	add.s64 %rd25, %rd6, 1;
-	setp.lt.s64 %p26, %rd25, %rd3;
-	@!%p26 bra $L_23;
-$L_22:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_23:
+$L_22:
 	ret;
-$L_24:
-	mov.f32 %f19, %f15;
-	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd6;
@@ -362,16 +353,15 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	mov.b64 %rd7, %rd10;
+	mov.b64 %rd8, %rd11;
 $L_2:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_23;
+	@!%p5 bra $L_22;
 $L_3:
 	mov.b64 %rd6, %rd2;
 $L_4:
-	mov.b64 %rd7, %rd10;
-	mov.b64 %rd8, %rd11;
-$L_5:
 	mul.hi.s64 %rd28, %rd6, -6291360591419602545;
 	add.s64 %rd29, %rd28, %rd6;
 	mov.b64 %rd30, %rd29;
@@ -383,90 +373,82 @@ $L_5:
 	sub.s64 %rd36, %rd6, %rd35;
 	mov.b64 %rd13, %rd36;
 	cvt.rn.f32.s64 %f14, %rd13;
-	setp.lt.s64 %p15, 0, 64;
-	@!%p15 bra $L_24;
-$L_6:
+$L_5:
 	mov.f32 %f16, %f14;
 	mov.b64 %rd17, 0;
-$L_7:
+$L_6:
 	max.s64 %rd37, 64, -9223372036854775804;
 	sub.s64 %rd38, %rd37, 4;
-$L_8:
+$L_7:
 	setp.lt.s64 %p39, %rd17, %rd38;
-	@!%p39 bra $L_17;
+	@!%p39 bra $L_16;
+$L_8:
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_9:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_10:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_11:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_12:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_13:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
 $L_14:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
+	mul.rn.f32 %f19, %f16, %f16;
+	add.rn.f32 %f20, %f16, 0f3F800000;
+	div.rn.f32 %f21, %f19, %f20;
+	add.rn.f32 %f22, %f21, 0f3F800000;
+	add.s64 %rd23, %rd17, 1;
+	setp.lt.s64 %p24, %rd23, 64;
 $L_15:
-	mul.rn.f32 %f19, %f16, %f16;
-	add.rn.f32 %f20, %f16, 0f3F800000;
-	div.rn.f32 %f21, %f19, %f20;
-	add.rn.f32 %f22, %f21, 0f3F800000;
-	add.s64 %rd23, %rd17, 1;
-	setp.lt.s64 %p24, %rd23, 64;
+	mov.f32 %f16, %f22;
+	mov.b64 %rd17, %rd23;
+	bra.uni $L_7;
 $L_16:
-	mov.f32 %f16, %f22;
-	mov.b64 %rd17, %rd23;
-	bra.uni $L_8;
-$L_17:
 	mul.rn.f32 %f19, %f16, %f16;
 	add.rn.f32 %f20, %f16, 0f3F800000;
 	div.rn.f32 %f21, %f19, %f20;
 	add.rn.f32 %f22, %f21, 0f3F800000;
 	add.s64 %rd23, %rd17, 1;
 	setp.lt.s64 %p24, %rd23, 64;
-	@!%p24 bra $L_19;
-$L_18:
+	@!%p24 bra $L_18;
+$L_17:
 	mov.f32 %f16, %f22;
 	mov.b64 %rd17, %rd23;
-	bra.uni $L_17;
-$L_19:
+	bra.uni $L_16;
+$L_18:
 	mov.f32 %f18, %f22;
-$L_20:
+$L_19:
 	mov.f32 %f12, %f18;
-$L_21:
+$L_20:
 	setp.ge.u64 %pt0, %rd6, %rd8;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd25, %rd6, 4, %rd7;
 	st.global.f32 [%rd25], %f12;
-	add.s64 %rd26, %rd6, 1;
-	setp.lt.s64 %p27, %rd26, %rd3;
-	@!%p27 bra $L_23;
-$L_22:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_23:
+$L_22:
 	ret;
-$L_24:
-	mov.f32 %f18, %f14;
-	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd6;
@@ -520,7 +502,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_22;
@@ -539,8 +521,6 @@ $L_4:
 	mov.b64 %rd7, %rd31;
 	cvt.rn.f32.s64 %f8, %rd7;
 	mul.rn.f32 %f9, %f8, 0f3F000000;
-	setp.lt.s64 %p10, 0, 64;
-	@!%p10 bra $L_23;
 $L_5:
 	mov.f32 %f11, %f9;
 	mov.b64 %rd12, 0;
@@ -602,17 +582,11 @@ $L_20:
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd18, %rd5, 4, %rd19;
 	st.global.f32 [%rd18], %f6;
-	add.s64 %rd21, %rd5, 1;
-	setp.lt.s64 %p22, %rd21, %rd3;
-	@!%p22 bra $L_22;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_22:
 	ret;
-$L_23:
-	mov.f32 %f13, %f9;
-	bra.uni $L_19;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
@@ -666,7 +640,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_22;
@@ -684,8 +658,6 @@ $L_4:
 	sub.s64 %rd32, %rd5, %rd31;
 	mov.b64 %rd7, %rd32;
 	cvt.rn.f32.s64 %f8, %rd7;
-	setp.lt.s64 %p9, 0, 64;
-	@!%p9 bra $L_23;
 $L_5:
 	mov.f32 %f10, %f8;
 	mov.b64 %rd11, 0;
@@ -757,17 +729,11 @@ $L_20:
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd19, %rd5, 4, %rd20;
 	st.global.f32 [%rd19], %f6;
-	add.s64 %rd22, %rd5, 1;
-	setp.lt.s64 %p23, %rd22, %rd3;
-	@!%p23 bra $L_22;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_22:
 	ret;
-$L_23:
-	mov.f32 %f12, %f8;
-	bra.uni $L_19;
 $Lfault_0:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd5;
@@ -829,7 +795,7 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
 $L_2:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_6;
@@ -849,9 +815,6 @@ $L_4:
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd15, %rd5, 4, %rd16;
 	st.global.f32 [%rd15], %f14;
-	add.s64 %rd18, %rd5, 1;
-	setp.lt.s64 %p19, %rd18, %rd3;
-	@!%p19 bra $L_6;
 $L_5:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
@@ -907,19 +870,17 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = move.ptr r10
+	r8 = move.i64 r11
 	jump b2
 b2: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b23
+	branch r5, b3, b22
 b3: # index
 	r6 = move.i64 r2
 	jump b4
-b4: # rangeint.body
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b5
-b5: # computeA.entry
+b4: # computeA.entry
 	r27 = mulhi.i64 r6, -9002011107970261188
 	r28 = add.i64 r27, r6
 	r29 = convert.u64.i64 r28
@@ -932,90 +893,84 @@ b5: # computeA.entry
 	r13 = move.i64 r35
 	r14 = convert.f32.i64 r13
 	r15 = mul.f32 r14, 0.5
-	r16 = lt.i64 0, 64
-	branch r16, b6, b24
-b6: # edge 0→1
+	jump b5
+b5: # edge 0→1
 	r17 = move.f32 r15
 	r18 = move.i64 0
-	jump b7
-b7: # unroll setup
+	jump b6
+b6: # unroll setup
 	r36 = max.i64 64, -9223372036854775804
 	r37 = sub.i64 r36, 4
-	jump b8
-b8: # unroll guard
+	jump b7
+b7: # unroll guard
 	r38 = lt.i64 r18, r37
-	branch r38, b9, b17
-b9: # computeA.rangeint.body (unrolled 0)
+	branch r38, b8, b16
+b8: # computeA.rangeint.body (unrolled 0)
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
+	jump b9
+b9: # edge 1→1 (unrolled 0)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b10
-b10: # edge 1→1 (unrolled 0)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b10: # computeA.rangeint.body (unrolled 1)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
 	jump b11
-b11: # computeA.rangeint.body (unrolled 1)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
+b11: # edge 1→1 (unrolled 1)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b12
-b12: # edge 1→1 (unrolled 1)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b12: # computeA.rangeint.body (unrolled 2)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
 	jump b13
-b13: # computeA.rangeint.body (unrolled 2)
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
+b13: # edge 1→1 (unrolled 2)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b14
-b14: # edge 1→1 (unrolled 2)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
+b14: # computeA.rangeint.body (unrolled 3)
+	r20 = mul.f32 r17, 0.999
+	r21 = add.f32 r20, 0.25
+	r22 = add.i64 r18, 1
+	r23 = lt.i64 r22, 64
 	jump b15
-b15: # computeA.rangeint.body (unrolled 3)
+b15: # edge 1→1 (unrolled 3)
+	r17 = move.f32 r21
+	r18 = move.i64 r22
+	jump b7
+b16: # computeA.rangeint.body
 	r20 = mul.f32 r17, 0.999
 	r21 = add.f32 r20, 0.25
 	r22 = add.i64 r18, 1
 	r23 = lt.i64 r22, 64
+	branch r23, b17, b18
+b17: # edge 1→1
+	r17 = move.f32 r21
+	r18 = move.i64 r22
 	jump b16
-b16: # edge 1→1 (unrolled 3)
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b8
-b17: # computeA.rangeint.body
-	r20 = mul.f32 r17, 0.999
-	r21 = add.f32 r20, 0.25
-	r22 = add.i64 r18, 1
-	r23 = lt.i64 r22, 64
-	branch r23, b18, b19
-b18: # edge 1→1
-	r17 = move.f32 r21
-	r18 = move.i64 r22
-	jump b17
-b19: # edge 1→2
+b18: # edge 1→2
 	r19 = move.f32 r21
-	jump b20
-b20: # computeA.rangeint.done
+	jump b19
+b19: # computeA.rangeint.done
 	r12 = move.f32 r19
-	jump b21
-b21: # computeA.return
+	jump b20
+b20: # computeA.return
 	checkindex r6, r8, site 0
 	r24 = elemaddr r7, r6, 4
 	store.f32 r24, r12
-	r25 = add.i64 r6, 1
-	r26 = lt.i64 r25, r3
-	branch r26, b22, b23
-b22: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b23: # exit
+b22: # exit
 	return
-b24: # edge 0→2
-	r19 = move.f32 r15
-	jump b20
 
 task ComputeAB_1 parallel count=(param n) block=2 group=1
 b0: # entry
@@ -1027,19 +982,17 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r7 = move.ptr r10
+	r8 = move.i64 r11
 	jump b2
 b2: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b3, b23
+	branch r5, b3, b22
 b3: # index
 	r6 = move.i64 r2
 	jump b4
-b4: # rangeint.body
-	r7 = move.ptr r10
-	r8 = move.i64 r11
-	jump b5
-b5: # computeB.entry
+b4: # computeB.entry
 	r28 = mulhi.i64 r6, -6291360591419602545
 	r29 = add.i64 r28, r6
 	r30 = convert.u64.i64 r29
@@ -1051,100 +1004,94 @@ b5: # computeB.entry
 	r36 = sub.i64 r6, r35
 	r13 = move.i64 r36
 	r14 = convert.f32.i64 r13
-	r15 = lt.i64 0, 64
-	branch r15, b6, b24
-b6: # edge 0→1
+	jump b5
+b5: # edge 0→1
 	r16 = move.f32 r14
 	r17 = move.i64 0
-	jump b7
-b7: # unroll setup
+	jump b6
+b6: # unroll setup
 	r37 = max.i64 64, -9223372036854775804
 	r38 = sub.i64 r37, 4
-	jump b8
-b8: # unroll guard
+	jump b7
+b7: # unroll guard
 	r39 = lt.i64 r17, r38
-	branch r39, b9, b17
-b9: # computeB.rangeint.body (unrolled 0)
+	branch r39, b8, b16
+b8: # computeB.rangeint.body (unrolled 0)
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
+	jump b9
+b9: # edge 1→1 (unrolled 0)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b10
-b10: # edge 1→1 (unrolled 0)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b10: # computeB.rangeint.body (unrolled 1)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
 	jump b11
-b11: # computeB.rangeint.body (unrolled 1)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
+b11: # edge 1→1 (unrolled 1)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b12
-b12: # edge 1→1 (unrolled 1)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b12: # computeB.rangeint.body (unrolled 2)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
 	jump b13
-b13: # computeB.rangeint.body (unrolled 2)
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
+b13: # edge 1→1 (unrolled 2)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b14
-b14: # edge 1→1 (unrolled 2)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
+b14: # computeB.rangeint.body (unrolled 3)
+	r19 = mul.f32 r16, r16
+	r20 = add.f32 r16, 1.0
+	r21 = div.f32 r19, r20
+	r22 = add.f32 r21, 1.0
+	r23 = add.i64 r17, 1
+	r24 = lt.i64 r23, 64
 	jump b15
-b15: # computeB.rangeint.body (unrolled 3)
+b15: # edge 1→1 (unrolled 3)
+	r16 = move.f32 r22
+	r17 = move.i64 r23
+	jump b7
+b16: # computeB.rangeint.body
 	r19 = mul.f32 r16, r16
 	r20 = add.f32 r16, 1.0
 	r21 = div.f32 r19, r20
 	r22 = add.f32 r21, 1.0
 	r23 = add.i64 r17, 1
 	r24 = lt.i64 r23, 64
+	branch r24, b17, b18
+b17: # edge 1→1
+	r16 = move.f32 r22
+	r17 = move.i64 r23
 	jump b16
-b16: # edge 1→1 (unrolled 3)
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b8
-b17: # computeB.rangeint.body
-	r19 = mul.f32 r16, r16
-	r20 = add.f32 r16, 1.0
-	r21 = div.f32 r19, r20
-	r22 = add.f32 r21, 1.0
-	r23 = add.i64 r17, 1
-	r24 = lt.i64 r23, 64
-	branch r24, b18, b19
-b18: # edge 1→1
-	r16 = move.f32 r22
-	r17 = move.i64 r23
-	jump b17
-b19: # edge 1→2
+b18: # edge 1→2
 	r18 = move.f32 r22
-	jump b20
-b20: # computeB.rangeint.done
+	jump b19
+b19: # computeB.rangeint.done
 	r12 = move.f32 r18
-	jump b21
-b21: # computeB.return
+	jump b20
+b20: # computeB.return
 	checkindex r6, r8, site 1
 	r25 = elemaddr r7, r6, 4
 	store.f32 r25, r12
-	r26 = add.i64 r6, 1
-	r27 = lt.i64 r26, r3
-	branch r27, b22, b23
-b22: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b23: # exit
+b22: # exit
 	return
-b24: # edge 0→2
-	r18 = move.f32 r14
-	jump b20
 
 kernel ComputeABSerial(a []f32, b []f32, n i64)
 site 0 index kernels.go:30:4
@@ -1159,7 +1106,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -1180,8 +1127,7 @@ b4: # computeA.entry
 	r7 = move.i64 r31
 	r8 = convert.f32.i64 r7
 	r9 = mul.f32 r8, 0.5
-	r10 = lt.i64 0, 64
-	branch r10, b5, b23
+	jump b5
 b5: # edge 0→1
 	r11 = move.f32 r9
 	r12 = move.i64 0
@@ -1253,17 +1199,12 @@ b20: # computeA.return
 	checkindex r5, r20, site 0
 	r18 = elemaddr r19, r5, 4
 	store.f32 r18, r6
-	r21 = add.i64 r5, 1
-	r22 = lt.i64 r21, r3
-	branch r22, b21, b22
+	jump b21
 b21: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b22: # exit
 	return
-b23: # edge 0→2
-	r13 = move.f32 r9
-	jump b19
 
 task ComputeABSerial_1 parallel count=(param n)
 b0: # entry
@@ -1274,7 +1215,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -1294,8 +1235,7 @@ b4: # computeB.entry
 	r32 = sub.i64 r5, r31
 	r7 = move.i64 r32
 	r8 = convert.f32.i64 r7
-	r9 = lt.i64 0, 64
-	branch r9, b5, b23
+	jump b5
 b5: # edge 0→1
 	r10 = move.f32 r8
 	r11 = move.i64 0
@@ -1377,17 +1317,12 @@ b20: # computeB.return
 	checkindex r5, r21, site 1
 	r19 = elemaddr r20, r5, 4
 	store.f32 r19, r6
-	r22 = add.i64 r5, 1
-	r23 = lt.i64 r22, r3
-	branch r23, b21, b22
+	jump b21
 b21: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b22: # exit
 	return
-b23: # edge 0→2
-	r12 = move.f32 r8
-	jump b19
 
 kernel Combine(a []f32, b []f32, c []f32, n i64)
 site 0 index kernels.go:42:11
@@ -1407,7 +1342,7 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
 	jump b2
 b2: # head
 	r4 = lt.i64 r2, r3
@@ -1426,9 +1361,7 @@ b4: # rangeint.body
 	checkindex r5, r17, site 2
 	r15 = elemaddr r16, r5, 4
 	store.f32 r15, r14
-	r18 = add.i64 r5, 1
-	r19 = lt.i64 r18, r3
-	branch r19, b5, b6
+	jump b5
 b5: # latch
 	r2 = add.i64 r2, r1
 	jump b2

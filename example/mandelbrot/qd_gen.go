@@ -107,11 +107,11 @@ const qdPTX = `//
 	.param .u64 Mandelbrot_0_param_9
 )
 {
-	.reg .pred %p<52>;
-	.reg .pred %pt<5>;
-	.reg .b32 %r<42>;
+	.reg .pred %p<63>;
+	.reg .pred %pt<4>;
+	.reg .b32 %r<62>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<51>;
+	.reg .b64 %rd<60>;
 	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<41>;
 
@@ -137,144 +137,127 @@ $L_1:
 	mov.u32 %rt3, %nctaid.x;
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
-	add.s64 %rd2, %rd0, 0;
+	mov.b64 %rd2, %rd0;
+	sub.rn.f64 %fd10, %fd11, %fd12;
+	cvt.rn.f64.s64 %fd15, %rd4;
+	sub.rn.f64 %fd18, %fd19, %fd20;
+	cvt.rn.f64.s64 %fd23, %rd5;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_13;
+	@!%p6 bra $L_30;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	setp.eq.s64 %pt1, %rd4, -1;
-	rem.s64 %rd8, %rd7, %rd4;
-	selp.b64 %rd8, 0, %rd8, %pt1;
-	setp.eq.s64 %pt2, %rd4, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd9, %rd7, %rd4;
-	selp.b64 %rd9, %rdt3, %rd9, %pt2;
-	sub.rn.f64 %fd10, %fd11, %fd12;
+	mov.b64 %rd49, %rd7;
+	mov.b64 %rd50, %rd4;
+	or.b64 %rd51, %rd49, %rd50;
+	shr.u64 %rd52, %rd51, 32;
+	setp.eq.u64 %p53, %rd52, 0;
+	@!%p53 bra $L_29;
+$L_5:
+	cvt.u32.u64 %r54, %rd7;
+	cvt.u32.u64 %r55, %rd4;
+	div.u32 %r56, %r54, %r55;
+	mul.lo.u32 %r58, %r56, %r55;
+	sub.u32 %r57, %r54, %r58;
+	cvt.u64.u32 %rd47, %r56;
+	cvt.u64.u32 %rd48, %r57;
+$L_6:
+	mov.b64 %rd8, %rd48;
+	mov.b64 %rd9, %rd47;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
-	cvt.rn.f64.s64 %fd15, %rd4;
 	div.rn.f64 %fd16, %fd14, %fd15;
 	add.rn.f64 %fd17, %fd12, %fd16;
-	sub.rn.f64 %fd18, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd21, %rd9;
 	mul.rn.f64 %fd22, %fd18, %fd21;
-	cvt.rn.f64.s64 %fd23, %rd5;
 	div.rn.f64 %fd24, %fd22, %fd23;
 	add.rn.f64 %fd25, %fd20, %fd24;
-$L_5:
+$L_7:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_6:
-	cvt.s64.s32 %rd47, %r27;
-	max.s64 %rd48, %rd47, -9223372036854775805;
-	sub.s64 %rd49, %rd48, 3;
-$L_7:
-	cvt.s64.s32 %rd50, %r30;
-	setp.lt.s64 %p51, %rd50, %rd49;
-	@!%p51 bra $L_24;
 $L_8:
-	setp.lt.s32 %p31, %r30, %r27;
+	max.s32 %r60, %r27, -2147483645;
+	sub.s32 %r61, %r60, 3;
 $L_9:
+	setp.lt.s32 %p62, %r30, %r61;
+	@!%p62 bra $L_25;
+$L_10:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_11:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_14;
-$L_10:
+	@!%p35 bra $L_15;
+$L_12:
 	mov.b32 %r26, %r30;
-$L_11:
-	setp.ge.u64 %pt3, %rd7, %rd44;
-	@%pt3 bra $Lfault_1;
+$L_13:
+	setp.ge.u64 %pt1, %rd7, %rd44;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
-	add.s64 %rd45, %rd7, 1;
-	setp.lt.s64 %p46, %rd45, %rd3;
-	@!%p46 bra $L_13;
-$L_12:
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
-	ret;
-$L_14:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
 $L_15:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_16:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_17:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_12;
 $L_18:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_19:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_20:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_12;
 $L_21:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_22:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
-$L_23:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
-	bra.uni $L_7;
-$L_24:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_27;
-$L_25:
+$L_23:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_10;
-$L_26:
+	@%p35 bra $L_12;
+$L_24:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -284,10 +267,40 @@ $L_26:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_24;
+	bra.uni $L_9;
+$L_25:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_28;
+$L_26:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_12;
 $L_27:
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_25;
+$L_28:
 	mov.b32 %r26, %r27;
-	bra.uni $L_11;
+	bra.uni $L_13;
+$L_29:
+	setp.eq.s64 %pt2, %rd4, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd47, %rd7, %rd4;
+	selp.b64 %rd47, %rdt3, %rd47, %pt2;
+	mul.lo.s64 %rd59, %rd47, %rd4;
+	sub.s64 %rd48, %rd7, %rd59;
+	bra.uni $L_6;
+$L_30:
+	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -304,8 +317,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt4+8], 0;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -338,70 +351,80 @@ b0: # entry
 b1: # setup
 	r0 = threadindex
 	r1 = threadcount
-	r2 = add.i64 r0, 0
+	r2 = move.i64 r0
+	r10 = sub.f64 r11, r12
+	r15 = convert.f64.i64 r4
+	r18 = sub.f64 r19, r20
+	r23 = convert.f64.i64 r5
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b13
+	branch r6, b3, b30
 b3: # index
 	r7 = move.i64 r2
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r8 = rem.i64 r7, r4
-	r9 = div.i64 r7, r4
-	r10 = sub.f64 r11, r12
+	r49 = convert.u64.i64 r7
+	r50 = convert.u64.i64 r4
+	r51 = or.u64 r49, r50
+	r52 = shr.u64.u32 r51, 32
+	r53 = eq.u64 r52, 0
+	branch r53, b5, b29
+b5: # divide in 32 bits
+	r54 = convert.u32.i64 r7
+	r55 = convert.u32.i64 r4
+	r56 = div.u32 r54, r55
+	r58 = mul.u32 r56, r55
+	r57 = sub.u32 r54, r58
+	r47 = convert.i64.u32 r56
+	r48 = convert.i64.u32 r57
+	jump b6
+b6: # rangeint.body
+	r8 = move.i64 r48
+	r9 = move.i64 r47
 	r13 = convert.f64.i64 r8
 	r14 = mul.f64 r10, r13
-	r15 = convert.f64.i64 r4
 	r16 = div.f64 r14, r15
 	r17 = add.f64 r12, r16
-	r18 = sub.f64 r19, r20
 	r21 = convert.f64.i64 r9
 	r22 = mul.f64 r18, r21
-	r23 = convert.f64.i64 r5
 	r24 = div.f64 r22, r23
 	r25 = add.f64 r20, r24
-	jump b5
-b5: # escape.entry
+	jump b7
+b7: # escape.entry
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b6
-b6: # unroll setup
-	r47 = convert.i64.i32 r27
-	r48 = max.i64 r47, -9223372036854775805
-	r49 = sub.i64 r48, 3
-	jump b7
-b7: # unroll guard
-	r50 = convert.i64.i32 r30
-	r51 = lt.i64 r50, r49
-	branch r51, b8, b24
-b8: # escape.for.loop (unrolled 0)
-	r31 = lt.i32 r30, r27
+	jump b8
+b8: # unroll setup
+	r60 = max.i32 r27, -2147483645
+	r61 = sub.i32 r60, 3
 	jump b9
-b9: # escape.for.body (unrolled 0)
+b9: # unroll guard
+	r62 = lt.i32 r30, r61
+	branch r62, b10, b25
+b10: # escape.for.loop (unrolled 0)
+	r31 = lt.i32 r30, r27
+	jump b11
+b11: # escape.for.body (unrolled 0)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b14
-b10: # escape.if.then
+	branch r35, b12, b15
+b12: # escape.if.then
 	r26 = move.i32 r30
-	jump b11
-b11: # escape.return
+	jump b13
+b13: # escape.return
 	checkindex r7, r44, site 2
 	r42 = elemaddr r43, r7, 4
 	store.i32 r42, r26
-	r45 = add.i64 r7, 1
-	r46 = lt.i64 r45, r3
-	branch r46, b12, b13
-b12: # latch
+	jump b14
+b14: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # exit
-	return
-b14: # escape.if.done (unrolled 0)
+b15: # escape.if.done (unrolled 0)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -411,17 +434,17 @@ b14: # escape.if.done (unrolled 0)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b15
-b15: # escape.for.loop (unrolled 1)
-	r31 = lt.i32 r30, r27
 	jump b16
-b16: # escape.for.body (unrolled 1)
+b16: # escape.for.loop (unrolled 1)
+	r31 = lt.i32 r30, r27
+	jump b17
+b17: # escape.for.body (unrolled 1)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b17
-b17: # escape.if.done (unrolled 1)
+	branch r35, b12, b18
+b18: # escape.if.done (unrolled 1)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -431,17 +454,17 @@ b17: # escape.if.done (unrolled 1)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b18
-b18: # escape.for.loop (unrolled 2)
-	r31 = lt.i32 r30, r27
 	jump b19
-b19: # escape.for.body (unrolled 2)
+b19: # escape.for.loop (unrolled 2)
+	r31 = lt.i32 r30, r27
+	jump b20
+b20: # escape.for.body (unrolled 2)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b20
-b20: # escape.if.done (unrolled 2)
+	branch r35, b12, b21
+b21: # escape.if.done (unrolled 2)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -451,37 +474,17 @@ b20: # escape.if.done (unrolled 2)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b21
-b21: # escape.for.loop (unrolled 3)
-	r31 = lt.i32 r30, r27
 	jump b22
-b22: # escape.for.body (unrolled 3)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b23
-b23: # escape.if.done (unrolled 3)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b7
-b24: # escape.for.loop
+b22: # escape.for.loop (unrolled 3)
 	r31 = lt.i32 r30, r27
-	branch r31, b25, b27
-b25: # escape.for.body
+	jump b23
+b23: # escape.for.body (unrolled 3)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b10, b26
-b26: # escape.if.done
+	branch r35, b12, b24
+b24: # escape.if.done (unrolled 3)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -491,8 +494,35 @@ b26: # escape.if.done
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b24
-b27: # escape.for.done
+	jump b9
+b25: # escape.for.loop
+	r31 = lt.i32 r30, r27
+	branch r31, b26, b28
+b26: # escape.for.body
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b12, b27
+b27: # escape.if.done
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b25
+b28: # escape.for.done
 	r26 = move.i32 r27
-	jump b11
+	jump b13
+b29: # divide in 64 bits
+	r47 = div.i64 r7, r4
+	r59 = mul.i64 r47, r4
+	r48 = sub.i64 r7, r59
+	jump b6
+b30: # exit
+	return
 `

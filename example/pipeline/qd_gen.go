@@ -120,6 +120,7 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	setp.gt.s64 %p13, %rd14, 0;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -128,12 +129,9 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_23;
 $L_5:
 	mad.lo.s64 %rd11, %rd9, 4, %rd4;
 	ld.global.f32 %f12, [%rd11];
-	setp.gt.s64 %p13, %rd14, 0;
 	@!%p13 bra $L_22;
 $L_6:
 	mov.f32 %f15, %f12;
@@ -262,6 +260,7 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r13 = gt.i64 r14, 0
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -272,12 +271,10 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b23
+	jump b5
 b5: # rangeindex.body
 	r11 = elemaddr r4, r9, 4
 	r12 = load.f32 r11
-	r13 = gt.i64 r14, 0
 	branch r13, b6, b22
 b6: # edge 2→4
 	r15 = move.f32 r12

@@ -167,6 +167,22 @@ func MinMaxZeros(x, y, lo, hi []float64) {
 	}
 }
 
+// MinMaxConstants checks min and max against constants, zeros of both
+// signs among them, which compile differently from min and max of two
+// variables.
+//
+//qd:kernel
+func MinMaxConstants(x, hi, lo, hiNeg, loNeg, hiC, loC []float64, y, hi32, lo32 []float32) {
+	for i := range len(x) {
+		zero := 0.0
+		negZero := -zero
+		hi[i], lo[i] = max(x[i], 0), min(x[i], 0)
+		hiNeg[i], loNeg[i] = max(x[i], negZero), min(negZero, x[i])
+		hiC[i], loC[i] = max(x[i], 1.5), min(-2.5, x[i])
+		hi32[i], lo32[i] = max(y[i], 0), min(y[i], 0.25)
+	}
+}
+
 // Control uses switch, labeled loops with break and continue, and
 // short-circuit operators inside each iteration.
 //
@@ -396,5 +412,42 @@ func Scalars(out []int64, a int8, b uint16, flag bool, c int16, d uint8, e int32
 			v = -v
 		}
 		out[i] = v + int64(i)
+	}
+}
+
+// ClampedWindow sums a 3×3 window of bytes with clamping, its loops written as
+// range 3, and a constant ladder of eight scenarios with range 8: the
+// loops are unrolled fully, whatever their form.
+//
+//qd:kernel
+func ClampedWindow(out []int32, in []uint8, ladder []float32, w, h int) {
+	for p := range out {
+		x, y := p%w, p/w
+		sum := 0
+		for dy := range 3 {
+			yy := min(max(y+dy-1, 0), h-1)
+			for dx := range 3 {
+				xx := min(max(x+dx-1, 0), w-1)
+				sum += int(in[yy*w+xx])
+			}
+		}
+		var payoff float32
+		for k := range 8 {
+			payoff += max(ladder[p]*(1+float32(k-4)/16)-1, 0)
+		}
+		out[p] = int32(sum/9) + int32(payoff*4)
+	}
+}
+
+// Rounds runs a loop of a constant 100 rounds, which counts in 32 bits.
+//
+//qd:kernel
+func Rounds(out, in []uint64) {
+	for i := range out {
+		h := in[i]
+		for k := 0; k < 100; k++ {
+			h = h*6364136223846793005 + uint64(k)
+		}
+		out[i] = h
 	}
 }

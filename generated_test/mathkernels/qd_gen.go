@@ -2896,8 +2896,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -2909,7 +2907,7 @@ $L_5:
 	mov.b64 %rd15, %rd17;
 	mad.lo.s64 %rd18, %rd9, 8, %rd4;
 	st.global.s64 [%rd18], %rd15;
-	mad.lo.s64 %rd19, %rd9, 8, %rd12;
+	mov.b64 %rd19, %rd11;
 	ld.global.u64 %rd20, [%rd19];
 	clz.b64 %rt7, %rd20;
 	cvt.u64.u32 %rd22, %rt7;
@@ -2919,7 +2917,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
-	mad.lo.s64 %rd27, %rd9, 8, %rd12;
+	mov.b64 %rd27, %rd11;
 	ld.global.u64 %rd28, [%rd27];
 	brev.b64 %rdt3, %rd28;
 	clz.b64 %rt8, %rdt3;
@@ -2930,7 +2928,7 @@ $L_5:
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
-	mad.lo.s64 %rd35, %rd9, 8, %rd12;
+	mov.b64 %rd35, %rd11;
 	ld.global.u64 %rd36, [%rd35];
 	clz.b64 %rt9, %rd36;
 	cvt.u64.u32 %rd38, %rt9;
@@ -3038,8 +3036,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_9;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -3048,7 +3044,7 @@ $L_5:
 	brev.b64 %rd15, %rd14;
 	mad.lo.s64 %rd16, %rd9, 8, %rd4;
 	st.global.u64 [%rd16], %rd15;
-	mad.lo.s64 %rd17, %rd9, 8, %rd12;
+	mov.b64 %rd17, %rd11;
 	ld.global.u64 %rd18, [%rd17];
 	mov.b64 {%rt6, %rt7}, %rd18;
 	prmt.b32 %rt6, %rt6, %rt6, 0x0123;
@@ -3058,7 +3054,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 8, %rd21;
 	st.global.u64 [%rd20], %rd19;
-	mad.lo.s64 %rd23, %rd9, 8, %rd12;
+	mov.b64 %rd23, %rd11;
 	ld.global.u64 %rd24, [%rd23];
 	setp.ge.u64 %pt2, %rd9, %rd27;
 	@%pt2 bra $Lfault_2;
@@ -3180,8 +3176,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -3192,7 +3186,7 @@ $L_5:
 	mov.b64 %rd15, %rd17;
 	mad.lo.s64 %rd18, %rd9, 8, %rd4;
 	st.global.s64 [%rd18], %rd15;
-	mad.lo.s64 %rd19, %rd9, 4, %rd12;
+	mov.b64 %rd19, %rd11;
 	ld.global.u32 %r20, [%rd19];
 	clz.b32 %r22, %r20;
 	cvt.u64.u32 %rd23, %r22;
@@ -3201,7 +3195,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
-	mad.lo.s64 %rd27, %rd9, 4, %rd12;
+	mov.b64 %rd27, %rd11;
 	ld.global.u32 %r28, [%rd27];
 	brev.b32 %rt6, %r28;
 	clz.b32 %r30, %rt6;
@@ -3211,7 +3205,7 @@ $L_5:
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
-	mad.lo.s64 %rd35, %rd9, 4, %rd12;
+	mov.b64 %rd35, %rd11;
 	ld.global.u32 %r36, [%rd35];
 	clz.b32 %r38, %r36;
 	cvt.u64.u32 %rd39, %r38;
@@ -3319,8 +3313,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_9;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -3329,14 +3321,14 @@ $L_5:
 	brev.b32 %r15, %r14;
 	mad.lo.s64 %rd16, %rd9, 4, %rd4;
 	st.global.u32 [%rd16], %r15;
-	mad.lo.s64 %rd17, %rd9, 4, %rd12;
+	mov.b64 %rd17, %rd11;
 	ld.global.u32 %r18, [%rd17];
 	prmt.b32 %r19, %r18, %r18, 0x0123;
 	setp.ge.u64 %pt1, %rd9, %rd22;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 4, %rd21;
 	st.global.u32 [%rd20], %r19;
-	mad.lo.s64 %rd23, %rd9, 4, %rd12;
+	mov.b64 %rd23, %rd11;
 	ld.global.u32 %r24, [%rd23];
 	setp.ge.u64 %pt2, %rd9, %rd27;
 	@%pt2 bra $Lfault_2;
@@ -3458,8 +3450,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -3470,7 +3460,7 @@ $L_5:
 	mov.b64 %rd15, %rd17;
 	mad.lo.s64 %rd18, %rd9, 8, %rd4;
 	st.global.s64 [%rd18], %rd15;
-	mad.lo.s64 %rd19, %rd9, 2, %rd12;
+	mov.b64 %rd19, %rd11;
 	ld.global.u16 %r20, [%rd19];
 	clz.b32 %r22, %r20;
 	sub.u32 %r22, %r22, 16;
@@ -3480,7 +3470,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
-	mad.lo.s64 %rd27, %rd9, 2, %rd12;
+	mov.b64 %rd27, %rd11;
 	ld.global.u16 %r28, [%rd27];
 	or.b32 %rt6, %r28, 65536;
 	brev.b32 %rt6, %rt6;
@@ -3491,7 +3481,7 @@ $L_5:
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
-	mad.lo.s64 %rd35, %rd9, 2, %rd12;
+	mov.b64 %rd35, %rd11;
 	ld.global.u16 %r36, [%rd35];
 	clz.b32 %r38, %r36;
 	sub.u32 %r38, %r38, 16;
@@ -3600,8 +3590,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_9;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -3611,14 +3599,14 @@ $L_5:
 	shr.b32 %r15, %r15, 16;
 	mad.lo.s64 %rd16, %rd9, 2, %rd4;
 	st.global.u16 [%rd16], %r15;
-	mad.lo.s64 %rd17, %rd9, 2, %rd12;
+	mov.b64 %rd17, %rd11;
 	ld.global.u16 %r18, [%rd17];
 	prmt.b32 %r19, %r18, %r18, 0x3201;
 	setp.ge.u64 %pt1, %rd9, %rd22;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 2, %rd21;
 	st.global.u16 [%rd20], %r19;
-	mad.lo.s64 %rd23, %rd9, 2, %rd12;
+	mov.b64 %rd23, %rd11;
 	ld.global.u16 %r24, [%rd23];
 	setp.ge.u64 %pt2, %rd9, %rd27;
 	@%pt2 bra $Lfault_2;
@@ -3742,19 +3730,17 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 1, %rd12;
+	add.s64 %rd11, %rd12, %rd9;
 	ld.global.u8 %r14, [%rd11];
 	popc.b32 %r16, %r14;
 	cvt.u64.u32 %rd17, %r16;
 	mov.b64 %rd15, %rd17;
 	mad.lo.s64 %rd18, %rd9, 8, %rd4;
 	st.global.s64 [%rd18], %rd15;
-	mad.lo.s64 %rd19, %rd9, 1, %rd12;
+	mov.b64 %rd19, %rd11;
 	ld.global.u8 %r20, [%rd19];
 	clz.b32 %r22, %r20;
 	sub.u32 %r22, %r22, 24;
@@ -3764,7 +3750,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
-	mad.lo.s64 %rd27, %rd9, 1, %rd12;
+	mov.b64 %rd27, %rd11;
 	ld.global.u8 %r28, [%rd27];
 	or.b32 %rt6, %r28, 256;
 	brev.b32 %rt6, %rt6;
@@ -3775,7 +3761,7 @@ $L_5:
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
-	mad.lo.s64 %rd35, %rd9, 1, %rd12;
+	mov.b64 %rd35, %rd11;
 	ld.global.u8 %r36, [%rd35];
 	clz.b32 %r38, %r36;
 	sub.u32 %r38, %r38, 24;
@@ -3879,18 +3865,16 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_9;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 1, %rd12;
+	add.s64 %rd11, %rd12, %rd9;
 	ld.global.u8 %r14, [%rd11];
 	brev.b32 %r15, %r14;
 	shr.b32 %r15, %r15, 24;
-	mad.lo.s64 %rd16, %rd9, 1, %rd4;
+	add.s64 %rd16, %rd4, %rd9;
 	st.global.u8 [%rd16], %r15;
-	mad.lo.s64 %rd17, %rd9, 1, %rd12;
+	mov.b64 %rd17, %rd11;
 	ld.global.u8 %r18, [%rd17];
 	setp.ge.u64 %pt1, %rd9, %rd21;
 	@%pt1 bra $Lfault_1;
@@ -3913,7 +3897,7 @@ $L_6:
 $L_7:
 	setp.ge.u64 %pt2, %rd9, %rd32;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd30, %rd9, 1, %rd31;
+	add.s64 %rd30, %rd31, %rd9;
 	st.global.u8 [%rd30], %r23;
 $L_8:
 	add.s64 %rd2, %rd2, %rd1;
@@ -4008,8 +3992,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4021,7 +4003,7 @@ $L_5:
 	mov.b64 %rd15, %rd17;
 	mad.lo.s64 %rd18, %rd9, 8, %rd4;
 	st.global.s64 [%rd18], %rd15;
-	mad.lo.s64 %rd19, %rd9, 8, %rd12;
+	mov.b64 %rd19, %rd11;
 	ld.global.u64 %rd20, [%rd19];
 	clz.b64 %rt7, %rd20;
 	cvt.u64.u32 %rd22, %rt7;
@@ -4031,7 +4013,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
 	st.global.s64 [%rd24], %rd21;
-	mad.lo.s64 %rd27, %rd9, 8, %rd12;
+	mov.b64 %rd27, %rd11;
 	ld.global.u64 %rd28, [%rd27];
 	brev.b64 %rdt3, %rd28;
 	clz.b64 %rt8, %rdt3;
@@ -4042,7 +4024,7 @@ $L_5:
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd32, %rd9, 8, %rd33;
 	st.global.s64 [%rd32], %rd29;
-	mad.lo.s64 %rd35, %rd9, 8, %rd12;
+	mov.b64 %rd35, %rd11;
 	ld.global.u64 %rd36, [%rd35];
 	clz.b64 %rt9, %rd36;
 	cvt.u64.u32 %rd38, %rt9;
@@ -4150,8 +4132,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_11;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4160,7 +4140,7 @@ $L_5:
 	brev.b64 %rd15, %rd14;
 	mad.lo.s64 %rd16, %rd9, 8, %rd4;
 	st.global.u64 [%rd16], %rd15;
-	mad.lo.s64 %rd17, %rd9, 8, %rd12;
+	mov.b64 %rd17, %rd11;
 	ld.global.u64 %rd18, [%rd17];
 	mov.b64 {%rt6, %rt7}, %rd18;
 	prmt.b32 %rt6, %rt6, %rt6, 0x0123;
@@ -4170,7 +4150,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd20, %rd9, 8, %rd21;
 	st.global.u64 [%rd20], %rd19;
-	mad.lo.s64 %rd23, %rd9, 8, %rd12;
+	mov.b64 %rd23, %rd11;
 	ld.global.u64 %rd24, [%rd23];
 	setp.ge.u64 %pt2, %rd9, %rd27;
 	@%pt2 bra $Lfault_2;
@@ -4263,7 +4243,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<11>;
-	.reg .pred %pt<14>;
+	.reg .pred %pt<9>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<79>;
 	.reg .b64 %rdt<5>;
@@ -4316,8 +4296,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_11;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4352,17 +4330,11 @@ $L_7:
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd36, %rd9, 8, %rd37;
 	st.global.u64 [%rd36], %rd35;
-	setp.ge.u64 %pt4, %rd9, %rd13;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd39, %rd9, 8, %rd12;
+	mov.b64 %rd39, %rd11;
 	ld.global.u64 %rd40, [%rd39];
-	setp.ge.u64 %pt5, %rd9, %rd17;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd41, %rd9, 8, %rd16;
+	mov.b64 %rd41, %rd15;
 	ld.global.u64 %rd42, [%rd41];
-	setp.ge.u64 %pt6, %rd9, %rd21;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd43, %rd9, 8, %rd20;
+	mov.b64 %rd43, %rd19;
 	ld.global.u64 %rd44, [%rd43];
 	and.b64 %rd45, %rd44, 1;
 $L_8:
@@ -4379,33 +4351,29 @@ $L_8:
 	mov.b64 %rd47, %rd56;
 $L_9:
 	mov.b64 %rd57, %rd46;
-	setp.ge.u64 %pt7, %rd9, %rd60;
-	@%pt7 bra $Lfault_7;
+	setp.ge.u64 %pt4, %rd9, %rd60;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd58, %rd9, 8, %rd59;
 	st.global.u64 [%rd58], %rd57;
 	mov.b64 %rd61, %rd47;
-	setp.ge.u64 %pt8, %rd9, %rd64;
-	@%pt8 bra $Lfault_8;
+	setp.ge.u64 %pt5, %rd9, %rd64;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd62, %rd9, 8, %rd63;
 	st.global.u64 [%rd62], %rd61;
-	setp.ge.u64 %pt9, %rd9, %rd13;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd65, %rd9, 8, %rd12;
+	mov.b64 %rd65, %rd11;
 	ld.global.u64 %rd66, [%rd65];
-	setp.ge.u64 %pt10, %rd9, %rd17;
-	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd67, %rd9, 8, %rd16;
+	mov.b64 %rd67, %rd15;
 	ld.global.u64 %rd68, [%rd67];
 	mul.hi.u64 %rd69, %rd66, %rd68;
 	mul.lo.u64 %rd70, %rd66, %rd68;
 	mov.b64 %rd71, %rd69;
-	setp.ge.u64 %pt11, %rd9, %rd74;
-	@%pt11 bra $Lfault_11;
+	setp.ge.u64 %pt6, %rd9, %rd74;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd72, %rd9, 8, %rd73;
 	st.global.u64 [%rd72], %rd71;
 	mov.b64 %rd75, %rd70;
-	setp.ge.u64 %pt12, %rd9, %rd78;
-	@%pt12 bra $Lfault_12;
+	setp.ge.u64 %pt7, %rd9, %rd78;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd76, %rd9, 8, %rd77;
 	st.global.u64 [%rd76], %rd75;
 $L_10:
@@ -4434,46 +4402,21 @@ $Lfault_3:
 	mov.b64 %rdt2, %rd38;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd21;
-	bra.uni $Lfault;
-$Lfault_7:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd60;
 	bra.uni $Lfault;
-$Lfault_8:
+$Lfault_5:
 	mov.u32 %rt5, 8;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd64;
 	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_6:
 	mov.u32 %rt5, 11;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd74;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_7:
 	mov.u32 %rt5, 12;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd78;
@@ -4484,8 +4427,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt13, %rt8, %rt6;
-	@%pt13 exit;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
 	st.global.u32 [%rdt4+8], 655360;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -4518,7 +4461,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<11>;
-	.reg .pred %pt<14>;
+	.reg .pred %pt<9>;
 	.reg .b32 %r<77>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<80>;
@@ -4572,8 +4515,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_11;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4608,17 +4549,11 @@ $L_7:
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd37, %rd9, 4, %rd38;
 	st.global.u32 [%rd37], %r36;
-	setp.ge.u64 %pt4, %rd9, %rd13;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd40, %rd9, 4, %rd12;
+	mov.b64 %rd40, %rd11;
 	ld.global.u32 %r41, [%rd40];
-	setp.ge.u64 %pt5, %rd9, %rd17;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd42, %rd9, 4, %rd16;
+	mov.b64 %rd42, %rd15;
 	ld.global.u32 %r43, [%rd42];
-	setp.ge.u64 %pt6, %rd9, %rd21;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd44, %rd9, 4, %rd20;
+	mov.b64 %rd44, %rd19;
 	ld.global.u32 %r45, [%rd44];
 	and.b32 %r46, %r45, 1;
 $L_8:
@@ -4635,33 +4570,29 @@ $L_8:
 	mov.b32 %r48, %r57;
 $L_9:
 	mov.b32 %r58, %r47;
-	setp.ge.u64 %pt7, %rd9, %rd61;
-	@%pt7 bra $Lfault_7;
+	setp.ge.u64 %pt4, %rd9, %rd61;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd59, %rd9, 4, %rd60;
 	st.global.u32 [%rd59], %r58;
 	mov.b32 %r62, %r48;
-	setp.ge.u64 %pt8, %rd9, %rd65;
-	@%pt8 bra $Lfault_8;
+	setp.ge.u64 %pt5, %rd9, %rd65;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd63, %rd9, 4, %rd64;
 	st.global.u32 [%rd63], %r62;
-	setp.ge.u64 %pt9, %rd9, %rd13;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd66, %rd9, 4, %rd12;
+	mov.b64 %rd66, %rd11;
 	ld.global.u32 %r67, [%rd66];
-	setp.ge.u64 %pt10, %rd9, %rd17;
-	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd68, %rd9, 4, %rd16;
+	mov.b64 %rd68, %rd15;
 	ld.global.u32 %r69, [%rd68];
 	mul.hi.u32 %r70, %r67, %r69;
 	mul.lo.u32 %r71, %r67, %r69;
 	mov.b32 %r72, %r70;
-	setp.ge.u64 %pt11, %rd9, %rd75;
-	@%pt11 bra $Lfault_11;
+	setp.ge.u64 %pt6, %rd9, %rd75;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd73, %rd9, 4, %rd74;
 	st.global.u32 [%rd73], %r72;
 	mov.b32 %r76, %r71;
-	setp.ge.u64 %pt12, %rd9, %rd79;
-	@%pt12 bra $Lfault_12;
+	setp.ge.u64 %pt7, %rd9, %rd79;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd77, %rd9, 4, %rd78;
 	st.global.u32 [%rd77], %r76;
 $L_10:
@@ -4690,46 +4621,21 @@ $Lfault_3:
 	mov.b64 %rdt2, %rd39;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd21;
-	bra.uni $Lfault;
-$Lfault_7:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd61;
 	bra.uni $Lfault;
-$Lfault_8:
+$Lfault_5:
 	mov.u32 %rt5, 8;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd65;
 	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_6:
 	mov.u32 %rt5, 11;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd75;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_7:
 	mov.u32 %rt5, 12;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd79;
@@ -4740,8 +4646,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt13, %rt8, %rt6;
-	@%pt13 exit;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
 	st.global.u32 [%rdt3+8], 720896;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -4774,7 +4680,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<11>;
-	.reg .pred %pt<14>;
+	.reg .pred %pt<9>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<97>;
 	.reg .b64 %rdt<5>;
@@ -4827,8 +4733,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_15;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -4874,17 +4778,11 @@ $L_9:
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd45, %rd9, 8, %rd46;
 	st.global.u64 [%rd45], %rd44;
-	setp.ge.u64 %pt4, %rd9, %rd13;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd48, %rd9, 8, %rd12;
+	mov.b64 %rd48, %rd11;
 	ld.global.u64 %rd49, [%rd48];
-	setp.ge.u64 %pt5, %rd9, %rd17;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd50, %rd9, 8, %rd16;
+	mov.b64 %rd50, %rd15;
 	ld.global.u64 %rd51, [%rd50];
-	setp.ge.u64 %pt6, %rd9, %rd21;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd52, %rd9, 8, %rd20;
+	mov.b64 %rd52, %rd19;
 	ld.global.u64 %rd53, [%rd52];
 	and.b64 %rd54, %rd53, 1;
 $L_10:
@@ -4912,33 +4810,29 @@ $L_12:
 	mov.b64 %rd56, %rd74;
 $L_13:
 	mov.b64 %rd75, %rd55;
-	setp.ge.u64 %pt7, %rd9, %rd78;
-	@%pt7 bra $Lfault_7;
+	setp.ge.u64 %pt4, %rd9, %rd78;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd76, %rd9, 8, %rd77;
 	st.global.u64 [%rd76], %rd75;
 	mov.b64 %rd79, %rd56;
-	setp.ge.u64 %pt8, %rd9, %rd82;
-	@%pt8 bra $Lfault_8;
+	setp.ge.u64 %pt5, %rd9, %rd82;
+	@%pt5 bra $Lfault_5;
 	mad.lo.s64 %rd80, %rd9, 8, %rd81;
 	st.global.u64 [%rd80], %rd79;
-	setp.ge.u64 %pt9, %rd9, %rd13;
-	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd83, %rd9, 8, %rd12;
+	mov.b64 %rd83, %rd11;
 	ld.global.u64 %rd84, [%rd83];
-	setp.ge.u64 %pt10, %rd9, %rd17;
-	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd85, %rd9, 8, %rd16;
+	mov.b64 %rd85, %rd15;
 	ld.global.u64 %rd86, [%rd85];
 	mul.hi.u64 %rd87, %rd84, %rd86;
 	mul.lo.u64 %rd88, %rd84, %rd86;
 	mov.b64 %rd89, %rd87;
-	setp.ge.u64 %pt11, %rd9, %rd92;
-	@%pt11 bra $Lfault_11;
+	setp.ge.u64 %pt6, %rd9, %rd92;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd90, %rd9, 8, %rd91;
 	st.global.u64 [%rd90], %rd89;
 	mov.b64 %rd93, %rd88;
-	setp.ge.u64 %pt12, %rd9, %rd96;
-	@%pt12 bra $Lfault_12;
+	setp.ge.u64 %pt7, %rd9, %rd96;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd94, %rd9, 8, %rd95;
 	st.global.u64 [%rd94], %rd93;
 $L_14:
@@ -4967,46 +4861,21 @@ $Lfault_3:
 	mov.b64 %rdt2, %rd47;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd21;
-	bra.uni $Lfault;
-$Lfault_7:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd78;
 	bra.uni $Lfault;
-$Lfault_8:
+$Lfault_5:
 	mov.u32 %rt5, 8;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd82;
 	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd17;
-	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_6:
 	mov.u32 %rt5, 11;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd92;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_7:
 	mov.u32 %rt5, 12;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd96;
@@ -5017,8 +4886,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt13, %rt8, %rt6;
-	@%pt13 exit;
+	setp.ne.u32 %pt8, %rt8, %rt6;
+	@%pt8 exit;
 	st.global.u32 [%rdt4+8], 786432;
 	st.global.u32 [%rdt4+12], %rt5;
 	st.global.u64 [%rdt4+16], %rdt1;
@@ -5056,11 +4925,11 @@ $Lfault:
 	.param .u64 Divide_0_param_24
 )
 {
-	.reg .pred %p<380>;
-	.reg .pred %pt<58>;
-	.reg .b32 %r<302>;
+	.reg .pred %p<737>;
+	.reg .pred %pt<35>;
+	.reg .b32 %r<568>;
 	.reg .b32 %rt<34>;
-	.reg .b64 %rd<393>;
+	.reg .b64 %rd<736>;
 	.reg .b64 %rdt<40>;
 
 $L_0:
@@ -5115,13 +4984,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_211;
+	@!%p7 bra $L_269;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_211;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -5145,310 +5012,421 @@ $L_5:
 	ld.global.u64 %rd21, [%rd18];
 	setp.eq.u64 %pt2, %rd17, 0;
 	@%pt2 bra $Lfault_2;
-	rem.u64 %rd22, %rd21, %rd17;
+	or.b64 %rd560, %rd21, %rd17;
+	shr.u64 %rd561, %rd560, 32;
+	setp.eq.u64 %p562, %rd561, 0;
+	@!%p562 bra $L_268;
+$L_6:
+	cvt.u32.u64 %r563, %rd21;
+	cvt.u32.u64 %r564, %rd17;
+	div.u32 %r565, %r563, %r564;
+	mul.lo.u32 %r567, %r565, %r564;
+	sub.u32 %r566, %r563, %r567;
+	cvt.u64.u32 %rd558, %r565;
+	cvt.u64.u32 %rd559, %r566;
+$L_7:
+	mov.b64 %rd22, %rd559;
 	setp.ge.u64 %pt3, %rd9, %rd25;
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd23, %rd9, 8, %rd24;
 	ld.global.u64 %rd26, [%rd23];
 	setp.lt.u64 %p29, %rd22, %rd17;
-	@!%p29 bra $L_210;
-$L_6:
+	@!%p29 bra $L_267;
+$L_8:
 	setp.eq.u64 %p30, %rd17, 0;
-	@!%p30 bra $L_8;
-$L_7:
+	@!%p30 bra $L_10;
+$L_9:
 	mov.b64 %rdt5, 0;
 	setp.eq.u64 %pt4, %rdt5, 0;
 	@%pt4 bra $Lfault_4;
 	ret;
-$L_8:
+$L_10:
 	setp.le.u64 %p31, %rd17, %rd22;
-	@!%p31 bra $L_10;
-$L_9:
+	@!%p31 bra $L_12;
+$L_11:
 	mov.b64 %rdt6, 0;
 	setp.eq.u64 %pt5, %rdt6, 0;
 	@%pt5 bra $Lfault_5;
 	ret;
-$L_10:
+$L_12:
 	setp.eq.u64 %p32, %rd22, 0;
-	@!%p32 bra $L_171;
-$L_11:
-	setp.eq.u64 %pt6, %rd17, 0;
-	@%pt6 bra $Lfault_6;
-	div.u64 %rd33, %rd26, %rd17;
-	rem.u64 %rd34, %rd26, %rd17;
+	@!%p32 bra $L_222;
+$L_13:
+	or.b64 %rd549, %rd26, %rd17;
+	shr.u64 %rd550, %rd549, 32;
+	setp.eq.u64 %p551, %rd550, 0;
+	@!%p551 bra $L_221;
+$L_14:
+	cvt.u32.u64 %r552, %rd26;
+	cvt.u32.u64 %r553, %rd17;
+	div.u32 %r554, %r552, %r553;
+	mul.lo.u32 %r556, %r554, %r553;
+	sub.u32 %r555, %r552, %r556;
+	cvt.u64.u32 %rd547, %r554;
+	cvt.u64.u32 %rd548, %r555;
+$L_15:
+	mov.b64 %rd33, %rd547;
+	mov.b64 %rd34, %rd548;
 	mov.b64 %rd27, %rd33;
 	mov.b64 %rd28, %rd34;
-$L_12:
+$L_16:
 	mov.b64 %rd88, %rd27;
 	mad.lo.s64 %rd89, %rd9, 8, %rd4;
 	st.global.u64 [%rd89], %rd88;
 	mov.b64 %rd90, %rd28;
-	setp.ge.u64 %pt7, %rd9, %rd93;
-	@%pt7 bra $Lfault_7;
+	setp.ge.u64 %pt6, %rd9, %rd93;
+	@%pt6 bra $Lfault_6;
 	mad.lo.s64 %rd91, %rd9, 8, %rd92;
 	st.global.u64 [%rd91], %rd90;
 	cvt.u32.u64 %r94, %rd17;
 	or.b32 %r95, %r94, 1;
-	setp.ge.u64 %pt8, %rd9, %rd20;
-	@%pt8 bra $Lfault_8;
-	mad.lo.s64 %rd96, %rd9, 8, %rd19;
+	mov.b64 %rd96, %rd18;
 	ld.global.u64 %rd97, [%rd96];
 	cvt.u32.u64 %r98, %rd97;
-	setp.eq.u32 %pt9, %r95, 0;
-	@%pt9 bra $Lfault_9;
-	rem.u32 %r99, %r98, %r95;
-	setp.ge.u64 %pt10, %rd9, %rd25;
-	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd100, %rd9, 8, %rd24;
+	setp.eq.u32 %pt7, %r95, 0;
+	@%pt7 bra $Lfault_7;
+	div.u32 %r544, %r98, %r95;
+	mul.lo.u32 %r546, %r544, %r95;
+	sub.u32 %r545, %r98, %r546;
+$L_17:
+	mov.b32 %r99, %r545;
+	mov.b64 %rd100, %rd23;
 	ld.global.u64 %rd101, [%rd100];
 	cvt.u32.u64 %r102, %rd101;
-$L_13:
+$L_18:
 	setp.ne.u32 %p105, %r95, 0;
-	@!%p105 bra $L_16;
-$L_14:
+	@!%p105 bra $L_21;
+$L_19:
 	setp.le.u32 %p116, %r95, %r99;
-	@!%p116 bra $L_16;
-$L_15:
+	@!%p116 bra $L_21;
+$L_20:
 	mov.b64 %rdt7, 0;
-	setp.eq.u64 %pt11, %rdt7, 0;
-	@%pt11 bra $Lfault_11;
+	setp.eq.u64 %pt8, %rdt7, 0;
+	@%pt8 bra $Lfault_8;
 	ret;
-$L_16:
+$L_21:
 	cvt.u64.u32 %rd106, %r99;
 	shl.b64 %rd107, %rd106, 32;
 	cvt.u64.u32 %rd108, %r102;
 	or.b64 %rd109, %rd107, %rd108;
 	cvt.u64.u32 %rd110, %r95;
-	setp.eq.u64 %pt12, %rd110, 0;
-	@%pt12 bra $Lfault_12;
-	div.u64 %rd111, %rd109, %rd110;
+	setp.eq.u64 %pt9, %rd110, 0;
+	@%pt9 bra $Lfault_9;
+	or.b64 %rd527, %rd109, %rd110;
+	shr.u64 %rd528, %rd527, 32;
+	setp.eq.u64 %p529, %rd528, 0;
+	@!%p529 bra $L_220;
+$L_22:
+	cvt.u32.u64 %r530, %rd109;
+	cvt.u32.u64 %r531, %rd110;
+	div.u32 %r532, %r530, %r531;
+	cvt.u64.u32 %rd526, %r532;
+$L_23:
+	mov.b64 %rd111, %rd526;
 	cvt.u32.u64 %r112, %rd111;
-	cvt.u64.u32 %rd113, %r95;
-	setp.eq.u64 %pt13, %rd113, 0;
-	@%pt13 bra $Lfault_13;
-	rem.u64 %rd114, %rd109, %rd113;
+	mov.b64 %rd113, %rd110;
+	setp.eq.u64 %pt10, %rd113, 0;
+	@%pt10 bra $Lfault_10;
+	or.b64 %rd535, %rd109, %rd113;
+	shr.u64 %rd536, %rd535, 32;
+	setp.eq.u64 %p537, %rd536, 0;
+	@!%p537 bra $L_219;
+$L_24:
+	cvt.u32.u64 %r538, %rd109;
+	cvt.u32.u64 %r539, %rd113;
+	div.u32 %r540, %r538, %r539;
+	mul.lo.u32 %r542, %r540, %r539;
+	sub.u32 %r541, %r538, %r542;
+	cvt.u64.u32 %rd533, %r540;
+	cvt.u64.u32 %rd534, %r541;
+$L_25:
+	mov.b64 %rd114, %rd534;
 	cvt.u32.u64 %r115, %rd114;
 	mov.b32 %r103, %r112;
 	mov.b32 %r104, %r115;
-$L_17:
+$L_26:
 	mov.b32 %r117, %r103;
 	mov.b32 %r118, %r104;
 	cvt.u64.u32 %rd119, %r117;
 	cvt.u64.u32 %rd120, %r118;
-	setp.ge.u64 %pt14, %rd9, %rd123;
-	@%pt14 bra $Lfault_14;
+	setp.ge.u64 %pt11, %rd9, %rd123;
+	@%pt11 bra $Lfault_11;
 	mad.lo.s64 %rd121, %rd9, 8, %rd122;
 	st.global.u64 [%rd121], %rd119;
-	setp.ge.u64 %pt15, %rd9, %rd126;
-	@%pt15 bra $Lfault_15;
+	setp.ge.u64 %pt12, %rd9, %rd126;
+	@%pt12 bra $Lfault_12;
 	mad.lo.s64 %rd124, %rd9, 8, %rd125;
 	st.global.u64 [%rd124], %rd120;
-	setp.ge.u64 %pt16, %rd9, %rd20;
-	@%pt16 bra $Lfault_16;
-	mad.lo.s64 %rd127, %rd9, 8, %rd19;
+	mov.b64 %rd127, %rd18;
 	ld.global.u64 %rd128, [%rd127];
-	setp.eq.u64 %pt17, %rd17, 0;
-	@%pt17 bra $Lfault_17;
-	rem.u64 %rd129, %rd128, %rd17;
+	or.b64 %rd517, %rd128, %rd17;
+	shr.u64 %rd518, %rd517, 32;
+	setp.eq.u64 %p519, %rd518, 0;
+	@!%p519 bra $L_218;
+$L_27:
+	cvt.u32.u64 %r520, %rd128;
+	cvt.u32.u64 %r521, %rd17;
+	div.u32 %r522, %r520, %r521;
+	mul.lo.u32 %r524, %r522, %r521;
+	sub.u32 %r523, %r520, %r524;
+	cvt.u64.u32 %rd515, %r522;
+	cvt.u64.u32 %rd516, %r523;
+$L_28:
+	mov.b64 %rd129, %rd516;
 	mov.b64 %rd130, %rd129;
-	setp.ge.u64 %pt18, %rd9, %rd25;
-	@%pt18 bra $Lfault_18;
-	mad.lo.s64 %rd131, %rd9, 8, %rd24;
+	mov.b64 %rd131, %rd23;
 	ld.global.u64 %rd132, [%rd131];
 	mov.b64 %rd133, %rd132;
 	mov.b64 %rd134, %rd17;
-	setp.eq.u64 %pt19, %rd134, 0;
-	@%pt19 bra $Lfault_19;
 	setp.lt.u64 %p137, %rd130, %rd134;
-	@!%p137 bra $L_170;
-$L_18:
+	@!%p137 bra $L_217;
+$L_29:
 	mov.b64 %rd138, %rd130;
 	mov.b64 %rd139, %rd133;
 	mov.b64 %rd140, %rd134;
-	setp.eq.u64 %pt20, %rd140, 0;
-	@%pt20 bra $Lfault_20;
-	setp.lt.u64 %p143, %rd138, %rd140;
-	@!%p143 bra $L_169;
-$L_19:
-	setp.eq.u64 %p144, %rd140, 0;
-	@!%p144 bra $L_21;
-$L_20:
+	mov.pred %p143, %p137;
+	@!%p143 bra $L_216;
+$L_30:
+	mov.pred %p144, %p30;
+	@!%p144 bra $L_32;
+$L_31:
 	mov.b64 %rdt8, 0;
-	setp.eq.u64 %pt21, %rdt8, 0;
-	@%pt21 bra $Lfault_21;
+	setp.eq.u64 %pt13, %rdt8, 0;
+	@%pt13 bra $Lfault_13;
 	ret;
-$L_21:
+$L_32:
 	setp.le.u64 %p145, %rd140, %rd138;
-	@!%p145 bra $L_23;
-$L_22:
+	@!%p145 bra $L_34;
+$L_33:
 	mov.b64 %rdt9, 0;
-	setp.eq.u64 %pt22, %rdt9, 0;
-	@%pt22 bra $Lfault_22;
+	setp.eq.u64 %pt14, %rdt9, 0;
+	@%pt14 bra $Lfault_14;
 	ret;
-$L_23:
+$L_34:
 	setp.eq.u64 %p146, %rd138, 0;
-	@!%p146 bra $L_130;
-$L_24:
-	setp.eq.u64 %pt23, %rd140, 0;
-	@%pt23 bra $Lfault_23;
-	div.u64 %rd147, %rd139, %rd140;
-	rem.u64 %rd148, %rd139, %rd140;
+	@!%p146 bra $L_171;
+$L_35:
+	or.b64 %rd506, %rd139, %rd140;
+	shr.u64 %rd507, %rd506, 32;
+	setp.eq.u64 %p508, %rd507, 0;
+	@!%p508 bra $L_170;
+$L_36:
+	cvt.u32.u64 %r509, %rd139;
+	cvt.u32.u64 %r510, %rd140;
+	div.u32 %r511, %r509, %r510;
+	mul.lo.u32 %r513, %r511, %r510;
+	sub.u32 %r512, %r509, %r513;
+	cvt.u64.u32 %rd504, %r511;
+	cvt.u64.u32 %rd505, %r512;
+$L_37:
+	mov.b64 %rd147, %rd504;
+	mov.b64 %rd148, %rd505;
 	mov.b64 %rd141, %rd147;
 	mov.b64 %rd142, %rd148;
-$L_25:
+$L_38:
 	mov.b64 %rd202, %rd141;
 	mov.b64 %rd203, %rd142;
 	mov.b64 %rd204, %rd202;
 	mov.b64 %rd205, %rd203;
 	mov.b64 %rd135, %rd204;
 	mov.b64 %rd136, %rd205;
-$L_26:
+$L_39:
 	mov.b64 %rd206, %rd135;
 	mov.b64 %rd207, %rd136;
 	mov.b64 %rd208, %rd206;
 	mov.b64 %rd209, %rd207;
-	setp.ge.u64 %pt24, %rd9, %rd212;
-	@%pt24 bra $Lfault_24;
+	setp.ge.u64 %pt15, %rd9, %rd212;
+	@%pt15 bra $Lfault_15;
 	mad.lo.s64 %rd210, %rd9, 8, %rd211;
 	st.global.u64 [%rd210], %rd208;
-	setp.ge.u64 %pt25, %rd9, %rd215;
-	@%pt25 bra $Lfault_25;
+	setp.ge.u64 %pt16, %rd9, %rd215;
+	@%pt16 bra $Lfault_16;
 	mad.lo.s64 %rd213, %rd9, 8, %rd214;
 	st.global.u64 [%rd213], %rd209;
-	setp.ge.u64 %pt26, %rd9, %rd20;
-	@%pt26 bra $Lfault_26;
-	mad.lo.s64 %rd216, %rd9, 8, %rd19;
+	mov.b64 %rd216, %rd18;
 	ld.global.u64 %rd217, [%rd216];
-	setp.ge.u64 %pt27, %rd9, %rd25;
-	@%pt27 bra $Lfault_27;
-	mad.lo.s64 %rd218, %rd9, 8, %rd24;
+	mov.b64 %rd218, %rd23;
 	ld.global.u64 %rd219, [%rd218];
-$L_27:
-	setp.eq.u64 %pt28, %rd17, 0;
-	@%pt28 bra $Lfault_28;
-	rem.u64 %rd221, %rd217, %rd17;
+$L_40:
+	or.b64 %rd495, %rd217, %rd17;
+	shr.u64 %rd496, %rd495, 32;
+	setp.eq.u64 %p497, %rd496, 0;
+	@!%p497 bra $L_169;
+$L_41:
+	cvt.u32.u64 %r498, %rd217;
+	cvt.u32.u64 %r499, %rd17;
+	div.u32 %r500, %r498, %r499;
+	mul.lo.u32 %r502, %r500, %r499;
+	sub.u32 %r501, %r498, %r502;
+	cvt.u64.u32 %rd493, %r500;
+	cvt.u64.u32 %rd494, %r501;
+$L_42:
+	mov.b64 %rd221, %rd494;
 	setp.lt.u64 %p224, %rd221, %rd17;
-	@!%p224 bra $L_129;
-$L_28:
-	setp.eq.u64 %p225, %rd17, 0;
-	@!%p225 bra $L_30;
-$L_29:
+	@!%p224 bra $L_168;
+$L_43:
+	mov.pred %p225, %p30;
+	@!%p225 bra $L_45;
+$L_44:
 	mov.b64 %rdt10, 0;
-	setp.eq.u64 %pt29, %rdt10, 0;
-	@%pt29 bra $Lfault_29;
+	setp.eq.u64 %pt17, %rdt10, 0;
+	@%pt17 bra $Lfault_17;
 	ret;
-$L_30:
+$L_45:
 	setp.le.u64 %p226, %rd17, %rd221;
-	@!%p226 bra $L_32;
-$L_31:
+	@!%p226 bra $L_47;
+$L_46:
 	mov.b64 %rdt11, 0;
-	setp.eq.u64 %pt30, %rdt11, 0;
-	@%pt30 bra $Lfault_30;
+	setp.eq.u64 %pt18, %rdt11, 0;
+	@%pt18 bra $Lfault_18;
 	ret;
-$L_32:
+$L_47:
 	setp.eq.u64 %p227, %rd221, 0;
-	@!%p227 bra $L_90;
-$L_33:
-	setp.eq.u64 %pt31, %rd17, 0;
-	@%pt31 bra $Lfault_31;
-	rem.u64 %rd229, %rd219, %rd17;
+	@!%p227 bra $L_123;
+$L_48:
+	or.b64 %rd484, %rd219, %rd17;
+	shr.u64 %rd485, %rd484, 32;
+	setp.eq.u64 %p486, %rd485, 0;
+	@!%p486 bra $L_122;
+$L_49:
+	cvt.u32.u64 %r487, %rd219;
+	cvt.u32.u64 %r488, %rd17;
+	div.u32 %r489, %r487, %r488;
+	mul.lo.u32 %r491, %r489, %r488;
+	sub.u32 %r490, %r487, %r491;
+	cvt.u64.u32 %rd482, %r489;
+	cvt.u64.u32 %rd483, %r490;
+$L_50:
+	mov.b64 %rd229, %rd483;
 	mov.b64 %rd223, %rd229;
-$L_34:
+$L_51:
 	mov.b64 %rd284, %rd223;
 	mov.b64 %rd220, %rd284;
-$L_35:
-	setp.ge.u64 %pt32, %rd9, %rd287;
-	@%pt32 bra $Lfault_32;
+$L_52:
+	setp.ge.u64 %pt19, %rd9, %rd287;
+	@%pt19 bra $Lfault_19;
 	mad.lo.s64 %rd285, %rd9, 8, %rd286;
 	st.global.u64 [%rd285], %rd220;
-	setp.ge.u64 %pt33, %rd9, %rd20;
-	@%pt33 bra $Lfault_33;
-	mad.lo.s64 %rd288, %rd9, 8, %rd19;
+	mov.b64 %rd288, %rd18;
 	ld.global.u64 %rd289, [%rd288];
 	cvt.u32.u64 %r290, %rd289;
-	setp.ge.u64 %pt34, %rd9, %rd25;
-	@%pt34 bra $Lfault_34;
-	mad.lo.s64 %rd291, %rd9, 8, %rd24;
+	mov.b64 %rd291, %rd23;
 	ld.global.u64 %rd292, [%rd291];
 	cvt.u32.u64 %r293, %rd292;
-$L_36:
+$L_53:
 	cvt.u64.u32 %rd295, %r290;
 	shl.b64 %rd296, %rd295, 32;
 	cvt.u64.u32 %rd297, %r293;
 	or.b64 %rd298, %rd296, %rd297;
-	cvt.u64.u32 %rd299, %r95;
-	setp.eq.u64 %pt35, %rd299, 0;
-	@%pt35 bra $Lfault_35;
-	rem.u64 %rd300, %rd298, %rd299;
+	mov.b64 %rd299, %rd110;
+	setp.eq.u64 %pt20, %rd299, 0;
+	@%pt20 bra $Lfault_20;
+	or.b64 %rd473, %rd298, %rd299;
+	shr.u64 %rd474, %rd473, 32;
+	setp.eq.u64 %p475, %rd474, 0;
+	@!%p475 bra $L_121;
+$L_54:
+	cvt.u32.u64 %r476, %rd298;
+	cvt.u32.u64 %r477, %rd299;
+	div.u32 %r478, %r476, %r477;
+	mul.lo.u32 %r480, %r478, %r477;
+	sub.u32 %r479, %r476, %r480;
+	cvt.u64.u32 %rd471, %r478;
+	cvt.u64.u32 %rd472, %r479;
+$L_55:
+	mov.b64 %rd300, %rd472;
 	cvt.u32.u64 %r301, %rd300;
 	mov.b32 %r294, %r301;
-$L_37:
+$L_56:
 	cvt.u64.u32 %rd302, %r294;
-	setp.ge.u64 %pt36, %rd9, %rd305;
-	@%pt36 bra $Lfault_36;
+	setp.ge.u64 %pt21, %rd9, %rd305;
+	@%pt21 bra $Lfault_21;
 	mad.lo.s64 %rd303, %rd9, 8, %rd304;
 	st.global.u64 [%rd303], %rd302;
-	setp.ge.u64 %pt37, %rd9, %rd20;
-	@%pt37 bra $Lfault_37;
-	mad.lo.s64 %rd306, %rd9, 8, %rd19;
+	mov.b64 %rd306, %rd18;
 	ld.global.u64 %rd307, [%rd306];
 	mov.b64 %rd308, %rd307;
-	setp.ge.u64 %pt38, %rd9, %rd25;
-	@%pt38 bra $Lfault_38;
-	mad.lo.s64 %rd309, %rd9, 8, %rd24;
+	mov.b64 %rd309, %rd23;
 	ld.global.u64 %rd310, [%rd309];
 	mov.b64 %rd311, %rd310;
 	mov.b64 %rd312, %rd17;
-$L_38:
+$L_57:
 	mov.b64 %rd314, %rd308;
 	mov.b64 %rd315, %rd311;
 	mov.b64 %rd316, %rd312;
-$L_39:
-	setp.eq.u64 %pt39, %rd316, 0;
-	@%pt39 bra $Lfault_39;
-	rem.u64 %rd318, %rd314, %rd316;
+$L_58:
+	or.b64 %rd462, %rd314, %rd316;
+	shr.u64 %rd463, %rd462, 32;
+	setp.eq.u64 %p464, %rd463, 0;
+	@!%p464 bra $L_120;
+$L_59:
+	cvt.u32.u64 %r465, %rd314;
+	cvt.u32.u64 %r466, %rd316;
+	div.u32 %r467, %r465, %r466;
+	mul.lo.u32 %r469, %r467, %r466;
+	sub.u32 %r468, %r465, %r469;
+	cvt.u64.u32 %rd460, %r467;
+	cvt.u64.u32 %rd461, %r468;
+$L_60:
+	mov.b64 %rd318, %rd461;
 	setp.lt.u64 %p321, %rd318, %rd316;
-	@!%p321 bra $L_89;
-$L_40:
-	setp.eq.u64 %p322, %rd316, 0;
-	@!%p322 bra $L_42;
-$L_41:
+	@!%p321 bra $L_119;
+$L_61:
+	mov.pred %p322, %p30;
+	@!%p322 bra $L_63;
+$L_62:
 	mov.b64 %rdt12, 0;
-	setp.eq.u64 %pt40, %rdt12, 0;
-	@%pt40 bra $Lfault_40;
+	setp.eq.u64 %pt22, %rdt12, 0;
+	@%pt22 bra $Lfault_22;
 	ret;
-$L_42:
+$L_63:
 	setp.le.u64 %p323, %rd316, %rd318;
-	@!%p323 bra $L_44;
-$L_43:
+	@!%p323 bra $L_65;
+$L_64:
 	mov.b64 %rdt13, 0;
-	setp.eq.u64 %pt41, %rdt13, 0;
-	@%pt41 bra $Lfault_41;
+	setp.eq.u64 %pt23, %rdt13, 0;
+	@%pt23 bra $Lfault_23;
 	ret;
-$L_44:
+$L_65:
 	setp.eq.u64 %p324, %rd318, 0;
-	@!%p324 bra $L_50;
-$L_45:
-	setp.eq.u64 %pt42, %rd316, 0;
-	@%pt42 bra $Lfault_42;
-	rem.u64 %rd326, %rd315, %rd316;
+	@!%p324 bra $L_74;
+$L_66:
+	or.b64 %rd451, %rd315, %rd316;
+	shr.u64 %rd452, %rd451, 32;
+	setp.eq.u64 %p453, %rd452, 0;
+	@!%p453 bra $L_73;
+$L_67:
+	cvt.u32.u64 %r454, %rd315;
+	cvt.u32.u64 %r455, %rd316;
+	div.u32 %r456, %r454, %r455;
+	mul.lo.u32 %r458, %r456, %r455;
+	sub.u32 %r457, %r454, %r458;
+	cvt.u64.u32 %rd449, %r456;
+	cvt.u64.u32 %rd450, %r457;
+$L_68:
+	mov.b64 %rd326, %rd450;
 	mov.b64 %rd320, %rd326;
-$L_46:
+$L_69:
 	mov.b64 %rd381, %rd320;
 	mov.b64 %rd317, %rd381;
-$L_47:
+$L_70:
 	mov.b64 %rd382, %rd317;
 	mov.b64 %rd313, %rd382;
-$L_48:
+$L_71:
 	mov.b64 %rd383, %rd313;
-	setp.ge.u64 %pt43, %rd9, %rd386;
-	@%pt43 bra $Lfault_43;
+	setp.ge.u64 %pt24, %rd9, %rd386;
+	@%pt24 bra $Lfault_24;
 	mad.lo.s64 %rd384, %rd9, 8, %rd385;
 	st.global.u64 [%rd384], %rd383;
-$L_49:
+$L_72:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_50:
+$L_73:
+	div.u64 %rd449, %rd315, %rd316;
+	mul.lo.u64 %rd459, %rd449, %rd316;
+	sub.u64 %rd450, %rd315, %rd459;
+	bra.uni $L_68;
+$L_74:
 	clz.b64 %rt7, %rd316;
 	cvt.u64.u32 %rd328, %rt7;
 	mov.b64 %rd329, %rd328;
@@ -5472,46 +5450,64 @@ $L_50:
 	shl.b64 %rd338, %rd315, %rt11;
 	shr.u64 %rd339, %rd338, 32;
 	and.b64 %rd340, %rd338, 4294967295;
-	setp.eq.u64 %pt44, %rd332, 0;
-	@%pt44 bra $Lfault_44;
-	div.u64 %rd341, %rd337, %rd332;
+	setp.eq.u64 %pt25, %rd332, 0;
+	@%pt25 bra $Lfault_25;
+	or.b64 %rd443, %rd337, %rd332;
+	shr.u64 %rd444, %rd443, 32;
+	setp.eq.u64 %p445, %rd444, 0;
+	@!%p445 bra $L_118;
+$L_75:
+	cvt.u32.u64 %r446, %rd337;
+	cvt.u32.u64 %r447, %rd332;
+	div.u32 %r448, %r446, %r447;
+	cvt.u64.u32 %rd442, %r448;
+$L_76:
+	mov.b64 %rd341, %rd442;
 	mul.lo.u64 %rd342, %rd341, %rd332;
 	sub.u64 %rd343, %rd337, %rd342;
 	mov.b64 %rd344, %rd341;
 	mov.b64 %rd345, %rd343;
-$L_51:
+$L_77:
 	setp.ge.u64 %p359, %rd344, 4294967296;
-	@!%p359 bra $L_88;
-$L_52:
+	@!%p359 bra $L_117;
+$L_78:
 	sub.u64 %rd346, %rd344, 1;
 	add.u64 %rd347, %rd345, %rd332;
 	setp.ge.u64 %p348, %rd347, 4294967296;
-	@!%p348 bra $L_74;
-$L_53:
+	@!%p348 bra $L_103;
+$L_79:
 	mov.b64 %rd349, %rd346;
-$L_54:
+$L_80:
 	mul.lo.u64 %rd350, %rd337, 4294967296;
 	add.u64 %rd351, %rd350, %rd339;
 	mul.lo.u64 %rd352, %rd349, %rd331;
 	sub.u64 %rd353, %rd351, %rd352;
-	setp.eq.u64 %pt45, %rd332, 0;
-	@%pt45 bra $Lfault_45;
-	div.u64 %rd354, %rd353, %rd332;
+	or.b64 %rd436, %rd353, %rd332;
+	shr.u64 %rd437, %rd436, 32;
+	setp.eq.u64 %p438, %rd437, 0;
+	@!%p438 bra $L_102;
+$L_81:
+	cvt.u32.u64 %r439, %rd353;
+	cvt.u32.u64 %r440, %rd332;
+	div.u32 %r441, %r439, %r440;
+	cvt.u64.u32 %rd435, %r441;
+$L_82:
+	mov.b64 %rd354, %rd435;
 	mul.lo.u64 %rd355, %rd354, %rd332;
 	sub.u64 %rd356, %rd353, %rd355;
 	mov.b64 %rd357, %rd356;
 	mov.b64 %rd358, %rd354;
-$L_55:
+$L_83:
 	setp.ge.u64 %p375, %rd358, 4294967296;
-	@!%p375 bra $L_73;
-$L_56:
+	@!%p375 bra $L_101;
+$L_84:
 	sub.u64 %rd364, %rd358, 1;
 	add.u64 %rd365, %rd357, %rd332;
 	setp.ge.u64 %p366, %rd365, 4294967296;
-	@!%p366 bra $L_59;
-$L_57:
+	@!%p366 bra $L_87;
+$L_85:
 	mov.b64 %rd367, %rd364;
-$L_58:
+$L_86:
 	mul.lo.u64 %rd370, %rd353, 4294967296;
 	add.u64 %rd371, %rd370, %rd340;
 	mul.lo.u64 %rd372, %rd367, %rd331;
@@ -5520,147 +5516,168 @@ $L_58:
 	cvt.u32.u64 %rt12, %rdt18;
 	shr.u64 %rd374, %rd373, %rt12;
 	mov.b64 %rd320, %rd374;
-	bra.uni $L_46;
-$L_59:
-	mov.b64 %rd357, %rd365;
-	mov.b64 %rd358, %rd364;
-$L_60:
-	setp.ge.u64 %p375, %rd358, 4294967296;
-	@!%p375 bra $L_72;
-$L_61:
-	sub.u64 %rd364, %rd358, 1;
-	add.u64 %rd365, %rd357, %rd332;
-	setp.ge.u64 %p366, %rd365, 4294967296;
-	@%p366 bra $L_57;
-$L_62:
-	mov.b64 %rd357, %rd365;
-	mov.b64 %rd358, %rd364;
-$L_63:
-	setp.ge.u64 %p375, %rd358, 4294967296;
-	@!%p375 bra $L_71;
-$L_64:
-	sub.u64 %rd364, %rd358, 1;
-	add.u64 %rd365, %rd357, %rd332;
-	setp.ge.u64 %p366, %rd365, 4294967296;
-	@%p366 bra $L_57;
-$L_65:
-	mov.b64 %rd357, %rd365;
-	mov.b64 %rd358, %rd364;
-$L_66:
-	setp.ge.u64 %p375, %rd358, 4294967296;
-	@!%p375 bra $L_69;
-$L_67:
-	sub.u64 %rd364, %rd358, 1;
-	add.u64 %rd365, %rd357, %rd332;
-	setp.ge.u64 %p366, %rd365, 4294967296;
-	@%p366 bra $L_57;
-$L_68:
-	mov.b64 %rd357, %rd365;
-	mov.b64 %rd358, %rd364;
-	bra.uni $L_55;
-$L_69:
-	mul.lo.u64 %rd376, %rd358, %rd333;
-	mul.lo.u64 %rd377, %rd357, 4294967296;
-	add.u64 %rd378, %rd377, %rd340;
-	setp.gt.u64 %p379, %rd376, %rd378;
-	@%p379 bra $L_67;
-$L_70:
-	mov.b64 %rd367, %rd358;
-	bra.uni $L_58;
-$L_71:
-	mul.lo.u64 %rd376, %rd358, %rd333;
-	mul.lo.u64 %rd377, %rd357, 4294967296;
-	add.u64 %rd378, %rd377, %rd340;
-	setp.gt.u64 %p379, %rd376, %rd378;
-	@%p379 bra $L_64;
-	bra.uni $L_70;
-$L_72:
-	mul.lo.u64 %rd376, %rd358, %rd333;
-	mul.lo.u64 %rd377, %rd357, 4294967296;
-	add.u64 %rd378, %rd377, %rd340;
-	setp.gt.u64 %p379, %rd376, %rd378;
-	@%p379 bra $L_61;
-	bra.uni $L_70;
-$L_73:
-	mul.lo.u64 %rd376, %rd358, %rd333;
-	mul.lo.u64 %rd377, %rd357, 4294967296;
-	add.u64 %rd378, %rd377, %rd340;
-	setp.gt.u64 %p379, %rd376, %rd378;
-	@%p379 bra $L_56;
-	bra.uni $L_70;
-$L_74:
-	mov.b64 %rd344, %rd346;
-	mov.b64 %rd345, %rd347;
-$L_75:
-	setp.ge.u64 %p359, %rd344, 4294967296;
-	@!%p359 bra $L_87;
-$L_76:
-	sub.u64 %rd346, %rd344, 1;
-	add.u64 %rd347, %rd345, %rd332;
-	setp.ge.u64 %p348, %rd347, 4294967296;
-	@%p348 bra $L_53;
-$L_77:
-	mov.b64 %rd344, %rd346;
-	mov.b64 %rd345, %rd347;
-$L_78:
-	setp.ge.u64 %p359, %rd344, 4294967296;
-	@!%p359 bra $L_86;
-$L_79:
-	sub.u64 %rd346, %rd344, 1;
-	add.u64 %rd347, %rd345, %rd332;
-	setp.ge.u64 %p348, %rd347, 4294967296;
-	@%p348 bra $L_53;
-$L_80:
-	mov.b64 %rd344, %rd346;
-	mov.b64 %rd345, %rd347;
-$L_81:
-	setp.ge.u64 %p359, %rd344, 4294967296;
-	@!%p359 bra $L_84;
-$L_82:
-	sub.u64 %rd346, %rd344, 1;
-	add.u64 %rd347, %rd345, %rd332;
-	setp.ge.u64 %p348, %rd347, 4294967296;
-	@%p348 bra $L_53;
-$L_83:
-	mov.b64 %rd344, %rd346;
-	mov.b64 %rd345, %rd347;
-	bra.uni $L_51;
-$L_84:
-	mul.lo.u64 %rd360, %rd344, %rd333;
-	mul.lo.u64 %rd361, %rd345, 4294967296;
-	add.u64 %rd362, %rd361, %rd339;
-	setp.gt.u64 %p363, %rd360, %rd362;
-	@%p363 bra $L_82;
-$L_85:
-	mov.b64 %rd349, %rd344;
-	bra.uni $L_54;
-$L_86:
-	mul.lo.u64 %rd360, %rd344, %rd333;
-	mul.lo.u64 %rd361, %rd345, 4294967296;
-	add.u64 %rd362, %rd361, %rd339;
-	setp.gt.u64 %p363, %rd360, %rd362;
-	@%p363 bra $L_79;
-	bra.uni $L_85;
+	bra.uni $L_69;
 $L_87:
-	mul.lo.u64 %rd360, %rd344, %rd333;
-	mul.lo.u64 %rd361, %rd345, 4294967296;
-	add.u64 %rd362, %rd361, %rd339;
-	setp.gt.u64 %p363, %rd360, %rd362;
-	@%p363 bra $L_76;
-	bra.uni $L_85;
+	mov.b64 %rd357, %rd365;
+	mov.b64 %rd358, %rd364;
 $L_88:
+	setp.ge.u64 %p571, %rd358, 4294967296;
+	@!%p571 bra $L_100;
+$L_89:
+	sub.u64 %rd364, %rd358, 1;
+	add.u64 %rd569, %rd357, %rd332;
+	setp.ge.u64 %p570, %rd569, 4294967296;
+	@%p570 bra $L_85;
+$L_90:
+	mov.b64 %rd357, %rd569;
+	mov.b64 %rd358, %rd364;
+$L_91:
+	setp.ge.u64 %p578, %rd358, 4294967296;
+	@!%p578 bra $L_99;
+$L_92:
+	sub.u64 %rd364, %rd358, 1;
+	add.u64 %rd576, %rd357, %rd332;
+	setp.ge.u64 %p577, %rd576, 4294967296;
+	@%p577 bra $L_85;
+$L_93:
+	mov.b64 %rd357, %rd576;
+	mov.b64 %rd358, %rd364;
+$L_94:
+	setp.ge.u64 %p585, %rd358, 4294967296;
+	@!%p585 bra $L_97;
+$L_95:
+	sub.u64 %rd364, %rd358, 1;
+	add.u64 %rd583, %rd357, %rd332;
+	setp.ge.u64 %p584, %rd583, 4294967296;
+	@%p584 bra $L_85;
+$L_96:
+	mov.b64 %rd357, %rd583;
+	mov.b64 %rd358, %rd364;
+	bra.uni $L_83;
+$L_97:
+	mul.lo.u64 %rd586, %rd358, %rd333;
+	mul.lo.u64 %rd587, %rd357, 4294967296;
+	add.u64 %rd588, %rd587, %rd340;
+	setp.gt.u64 %p589, %rd586, %rd588;
+	@%p589 bra $L_95;
+$L_98:
+	mov.b64 %rd367, %rd358;
+	bra.uni $L_86;
+$L_99:
+	mul.lo.u64 %rd579, %rd358, %rd333;
+	mul.lo.u64 %rd580, %rd357, 4294967296;
+	add.u64 %rd581, %rd580, %rd340;
+	setp.gt.u64 %p582, %rd579, %rd581;
+	@%p582 bra $L_92;
+	bra.uni $L_98;
+$L_100:
+	mul.lo.u64 %rd572, %rd358, %rd333;
+	mul.lo.u64 %rd573, %rd357, 4294967296;
+	add.u64 %rd574, %rd573, %rd340;
+	setp.gt.u64 %p575, %rd572, %rd574;
+	@%p575 bra $L_89;
+	bra.uni $L_98;
+$L_101:
+	mul.lo.u64 %rd376, %rd358, %rd333;
+	mul.lo.u64 %rd377, %rd357, 4294967296;
+	add.u64 %rd378, %rd377, %rd340;
+	setp.gt.u64 %p379, %rd376, %rd378;
+	@%p379 bra $L_84;
+	bra.uni $L_98;
+$L_102:
+	div.u64 %rd435, %rd353, %rd332;
+	bra.uni $L_82;
+$L_103:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd347;
+$L_104:
+	setp.ge.u64 %p592, %rd344, 4294967296;
+	@!%p592 bra $L_116;
+$L_105:
+	sub.u64 %rd346, %rd344, 1;
+	add.u64 %rd590, %rd345, %rd332;
+	setp.ge.u64 %p591, %rd590, 4294967296;
+	@%p591 bra $L_79;
+$L_106:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd590;
+$L_107:
+	setp.ge.u64 %p599, %rd344, 4294967296;
+	@!%p599 bra $L_115;
+$L_108:
+	sub.u64 %rd346, %rd344, 1;
+	add.u64 %rd597, %rd345, %rd332;
+	setp.ge.u64 %p598, %rd597, 4294967296;
+	@%p598 bra $L_79;
+$L_109:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd597;
+$L_110:
+	setp.ge.u64 %p606, %rd344, 4294967296;
+	@!%p606 bra $L_113;
+$L_111:
+	sub.u64 %rd346, %rd344, 1;
+	add.u64 %rd604, %rd345, %rd332;
+	setp.ge.u64 %p605, %rd604, 4294967296;
+	@%p605 bra $L_79;
+$L_112:
+	mov.b64 %rd344, %rd346;
+	mov.b64 %rd345, %rd604;
+	bra.uni $L_77;
+$L_113:
+	mul.lo.u64 %rd607, %rd344, %rd333;
+	mul.lo.u64 %rd608, %rd345, 4294967296;
+	add.u64 %rd609, %rd608, %rd339;
+	setp.gt.u64 %p610, %rd607, %rd609;
+	@%p610 bra $L_111;
+$L_114:
+	mov.b64 %rd349, %rd344;
+	bra.uni $L_80;
+$L_115:
+	mul.lo.u64 %rd600, %rd344, %rd333;
+	mul.lo.u64 %rd601, %rd345, 4294967296;
+	add.u64 %rd602, %rd601, %rd339;
+	setp.gt.u64 %p603, %rd600, %rd602;
+	@%p603 bra $L_108;
+	bra.uni $L_114;
+$L_116:
+	mul.lo.u64 %rd593, %rd344, %rd333;
+	mul.lo.u64 %rd594, %rd345, 4294967296;
+	add.u64 %rd595, %rd594, %rd339;
+	setp.gt.u64 %p596, %rd593, %rd595;
+	@%p596 bra $L_105;
+	bra.uni $L_114;
+$L_117:
 	mul.lo.u64 %rd360, %rd344, %rd333;
 	mul.lo.u64 %rd361, %rd345, 4294967296;
 	add.u64 %rd362, %rd361, %rd339;
 	setp.gt.u64 %p363, %rd360, %rd362;
-	@%p363 bra $L_52;
-	bra.uni $L_85;
-$L_89:
+	@%p363 bra $L_78;
+	bra.uni $L_114;
+$L_118:
+	div.u64 %rd442, %rd337, %rd332;
+	bra.uni $L_76;
+$L_119:
 	mov.b64 %rdt19, 0;
-	setp.eq.u64 %pt46, %rdt19, 0;
-	@%pt46 bra $Lfault_46;
+	setp.eq.u64 %pt26, %rdt19, 0;
+	@%pt26 bra $Lfault_26;
 	ret;
-$L_90:
+$L_120:
+	div.u64 %rd460, %rd314, %rd316;
+	mul.lo.u64 %rd470, %rd460, %rd316;
+	sub.u64 %rd461, %rd314, %rd470;
+	bra.uni $L_60;
+$L_121:
+	div.u64 %rd471, %rd298, %rd299;
+	mul.lo.u64 %rd481, %rd471, %rd299;
+	sub.u64 %rd472, %rd298, %rd481;
+	bra.uni $L_55;
+$L_122:
+	div.u64 %rd482, %rd219, %rd17;
+	mul.lo.u64 %rd492, %rd482, %rd17;
+	sub.u64 %rd483, %rd219, %rd492;
+	bra.uni $L_50;
+$L_123:
 	clz.b64 %rt13, %rd17;
 	cvt.u64.u32 %rd231, %rt13;
 	mov.b64 %rd232, %rd231;
@@ -5684,46 +5701,64 @@ $L_90:
 	shl.b64 %rd241, %rd219, %rt17;
 	shr.u64 %rd242, %rd241, 32;
 	and.b64 %rd243, %rd241, 4294967295;
-	setp.eq.u64 %pt47, %rd235, 0;
-	@%pt47 bra $Lfault_47;
-	div.u64 %rd244, %rd240, %rd235;
+	setp.eq.u64 %pt27, %rd235, 0;
+	@%pt27 bra $Lfault_27;
+	or.b64 %rd429, %rd240, %rd235;
+	shr.u64 %rd430, %rd429, 32;
+	setp.eq.u64 %p431, %rd430, 0;
+	@!%p431 bra $L_167;
+$L_124:
+	cvt.u32.u64 %r432, %rd240;
+	cvt.u32.u64 %r433, %rd235;
+	div.u32 %r434, %r432, %r433;
+	cvt.u64.u32 %rd428, %r434;
+$L_125:
+	mov.b64 %rd244, %rd428;
 	mul.lo.u64 %rd245, %rd244, %rd235;
 	sub.u64 %rd246, %rd240, %rd245;
 	mov.b64 %rd247, %rd244;
 	mov.b64 %rd248, %rd246;
-$L_91:
+$L_126:
 	setp.ge.u64 %p262, %rd247, 4294967296;
-	@!%p262 bra $L_128;
-$L_92:
+	@!%p262 bra $L_166;
+$L_127:
 	sub.u64 %rd249, %rd247, 1;
 	add.u64 %rd250, %rd248, %rd235;
 	setp.ge.u64 %p251, %rd250, 4294967296;
-	@!%p251 bra $L_114;
-$L_93:
+	@!%p251 bra $L_152;
+$L_128:
 	mov.b64 %rd252, %rd249;
-$L_94:
+$L_129:
 	mul.lo.u64 %rd253, %rd240, 4294967296;
 	add.u64 %rd254, %rd253, %rd242;
 	mul.lo.u64 %rd255, %rd252, %rd234;
 	sub.u64 %rd256, %rd254, %rd255;
-	setp.eq.u64 %pt48, %rd235, 0;
-	@%pt48 bra $Lfault_48;
-	div.u64 %rd257, %rd256, %rd235;
+	or.b64 %rd422, %rd256, %rd235;
+	shr.u64 %rd423, %rd422, 32;
+	setp.eq.u64 %p424, %rd423, 0;
+	@!%p424 bra $L_151;
+$L_130:
+	cvt.u32.u64 %r425, %rd256;
+	cvt.u32.u64 %r426, %rd235;
+	div.u32 %r427, %r425, %r426;
+	cvt.u64.u32 %rd421, %r427;
+$L_131:
+	mov.b64 %rd257, %rd421;
 	mul.lo.u64 %rd258, %rd257, %rd235;
 	sub.u64 %rd259, %rd256, %rd258;
 	mov.b64 %rd260, %rd259;
 	mov.b64 %rd261, %rd257;
-$L_95:
+$L_132:
 	setp.ge.u64 %p278, %rd261, 4294967296;
-	@!%p278 bra $L_113;
-$L_96:
+	@!%p278 bra $L_150;
+$L_133:
 	sub.u64 %rd267, %rd261, 1;
 	add.u64 %rd268, %rd260, %rd235;
 	setp.ge.u64 %p269, %rd268, 4294967296;
-	@!%p269 bra $L_99;
-$L_97:
+	@!%p269 bra $L_136;
+$L_134:
 	mov.b64 %rd270, %rd267;
-$L_98:
+$L_135:
 	mul.lo.u64 %rd273, %rd256, 4294967296;
 	add.u64 %rd274, %rd273, %rd243;
 	mul.lo.u64 %rd275, %rd270, %rd234;
@@ -5732,147 +5767,163 @@ $L_98:
 	cvt.u32.u64 %rt18, %rdt24;
 	shr.u64 %rd277, %rd276, %rt18;
 	mov.b64 %rd223, %rd277;
-	bra.uni $L_34;
-$L_99:
+	bra.uni $L_51;
+$L_136:
 	mov.b64 %rd260, %rd268;
 	mov.b64 %rd261, %rd267;
-$L_100:
-	setp.ge.u64 %p278, %rd261, 4294967296;
-	@!%p278 bra $L_112;
-$L_101:
+$L_137:
+	setp.ge.u64 %p613, %rd261, 4294967296;
+	@!%p613 bra $L_149;
+$L_138:
 	sub.u64 %rd267, %rd261, 1;
-	add.u64 %rd268, %rd260, %rd235;
-	setp.ge.u64 %p269, %rd268, 4294967296;
-	@%p269 bra $L_97;
-$L_102:
-	mov.b64 %rd260, %rd268;
+	add.u64 %rd611, %rd260, %rd235;
+	setp.ge.u64 %p612, %rd611, 4294967296;
+	@%p612 bra $L_134;
+$L_139:
+	mov.b64 %rd260, %rd611;
 	mov.b64 %rd261, %rd267;
-$L_103:
-	setp.ge.u64 %p278, %rd261, 4294967296;
-	@!%p278 bra $L_111;
-$L_104:
+$L_140:
+	setp.ge.u64 %p620, %rd261, 4294967296;
+	@!%p620 bra $L_148;
+$L_141:
 	sub.u64 %rd267, %rd261, 1;
-	add.u64 %rd268, %rd260, %rd235;
-	setp.ge.u64 %p269, %rd268, 4294967296;
-	@%p269 bra $L_97;
-$L_105:
-	mov.b64 %rd260, %rd268;
+	add.u64 %rd618, %rd260, %rd235;
+	setp.ge.u64 %p619, %rd618, 4294967296;
+	@%p619 bra $L_134;
+$L_142:
+	mov.b64 %rd260, %rd618;
 	mov.b64 %rd261, %rd267;
-$L_106:
-	setp.ge.u64 %p278, %rd261, 4294967296;
-	@!%p278 bra $L_109;
-$L_107:
+$L_143:
+	setp.ge.u64 %p627, %rd261, 4294967296;
+	@!%p627 bra $L_146;
+$L_144:
 	sub.u64 %rd267, %rd261, 1;
-	add.u64 %rd268, %rd260, %rd235;
-	setp.ge.u64 %p269, %rd268, 4294967296;
-	@%p269 bra $L_97;
-$L_108:
-	mov.b64 %rd260, %rd268;
+	add.u64 %rd625, %rd260, %rd235;
+	setp.ge.u64 %p626, %rd625, 4294967296;
+	@%p626 bra $L_134;
+$L_145:
+	mov.b64 %rd260, %rd625;
 	mov.b64 %rd261, %rd267;
-	bra.uni $L_95;
-$L_109:
-	mul.lo.u64 %rd279, %rd261, %rd236;
-	mul.lo.u64 %rd280, %rd260, 4294967296;
-	add.u64 %rd281, %rd280, %rd243;
-	setp.gt.u64 %p282, %rd279, %rd281;
-	@%p282 bra $L_107;
-$L_110:
+	bra.uni $L_132;
+$L_146:
+	mul.lo.u64 %rd628, %rd261, %rd236;
+	mul.lo.u64 %rd629, %rd260, 4294967296;
+	add.u64 %rd630, %rd629, %rd243;
+	setp.gt.u64 %p631, %rd628, %rd630;
+	@%p631 bra $L_144;
+$L_147:
 	mov.b64 %rd270, %rd261;
-	bra.uni $L_98;
-$L_111:
+	bra.uni $L_135;
+$L_148:
+	mul.lo.u64 %rd621, %rd261, %rd236;
+	mul.lo.u64 %rd622, %rd260, 4294967296;
+	add.u64 %rd623, %rd622, %rd243;
+	setp.gt.u64 %p624, %rd621, %rd623;
+	@%p624 bra $L_141;
+	bra.uni $L_147;
+$L_149:
+	mul.lo.u64 %rd614, %rd261, %rd236;
+	mul.lo.u64 %rd615, %rd260, 4294967296;
+	add.u64 %rd616, %rd615, %rd243;
+	setp.gt.u64 %p617, %rd614, %rd616;
+	@%p617 bra $L_138;
+	bra.uni $L_147;
+$L_150:
 	mul.lo.u64 %rd279, %rd261, %rd236;
 	mul.lo.u64 %rd280, %rd260, 4294967296;
 	add.u64 %rd281, %rd280, %rd243;
 	setp.gt.u64 %p282, %rd279, %rd281;
-	@%p282 bra $L_104;
-	bra.uni $L_110;
-$L_112:
-	mul.lo.u64 %rd279, %rd261, %rd236;
-	mul.lo.u64 %rd280, %rd260, 4294967296;
-	add.u64 %rd281, %rd280, %rd243;
-	setp.gt.u64 %p282, %rd279, %rd281;
-	@%p282 bra $L_101;
-	bra.uni $L_110;
-$L_113:
-	mul.lo.u64 %rd279, %rd261, %rd236;
-	mul.lo.u64 %rd280, %rd260, 4294967296;
-	add.u64 %rd281, %rd280, %rd243;
-	setp.gt.u64 %p282, %rd279, %rd281;
-	@%p282 bra $L_96;
-	bra.uni $L_110;
-$L_114:
+	@%p282 bra $L_133;
+	bra.uni $L_147;
+$L_151:
+	div.u64 %rd421, %rd256, %rd235;
+	bra.uni $L_131;
+$L_152:
 	mov.b64 %rd247, %rd249;
 	mov.b64 %rd248, %rd250;
-$L_115:
-	setp.ge.u64 %p262, %rd247, 4294967296;
-	@!%p262 bra $L_127;
-$L_116:
+$L_153:
+	setp.ge.u64 %p634, %rd247, 4294967296;
+	@!%p634 bra $L_165;
+$L_154:
 	sub.u64 %rd249, %rd247, 1;
-	add.u64 %rd250, %rd248, %rd235;
-	setp.ge.u64 %p251, %rd250, 4294967296;
-	@%p251 bra $L_93;
-$L_117:
+	add.u64 %rd632, %rd248, %rd235;
+	setp.ge.u64 %p633, %rd632, 4294967296;
+	@%p633 bra $L_128;
+$L_155:
 	mov.b64 %rd247, %rd249;
-	mov.b64 %rd248, %rd250;
-$L_118:
-	setp.ge.u64 %p262, %rd247, 4294967296;
-	@!%p262 bra $L_126;
-$L_119:
+	mov.b64 %rd248, %rd632;
+$L_156:
+	setp.ge.u64 %p641, %rd247, 4294967296;
+	@!%p641 bra $L_164;
+$L_157:
 	sub.u64 %rd249, %rd247, 1;
-	add.u64 %rd250, %rd248, %rd235;
-	setp.ge.u64 %p251, %rd250, 4294967296;
-	@%p251 bra $L_93;
-$L_120:
+	add.u64 %rd639, %rd248, %rd235;
+	setp.ge.u64 %p640, %rd639, 4294967296;
+	@%p640 bra $L_128;
+$L_158:
 	mov.b64 %rd247, %rd249;
-	mov.b64 %rd248, %rd250;
-$L_121:
-	setp.ge.u64 %p262, %rd247, 4294967296;
-	@!%p262 bra $L_124;
-$L_122:
+	mov.b64 %rd248, %rd639;
+$L_159:
+	setp.ge.u64 %p648, %rd247, 4294967296;
+	@!%p648 bra $L_162;
+$L_160:
 	sub.u64 %rd249, %rd247, 1;
-	add.u64 %rd250, %rd248, %rd235;
-	setp.ge.u64 %p251, %rd250, 4294967296;
-	@%p251 bra $L_93;
-$L_123:
+	add.u64 %rd646, %rd248, %rd235;
+	setp.ge.u64 %p647, %rd646, 4294967296;
+	@%p647 bra $L_128;
+$L_161:
 	mov.b64 %rd247, %rd249;
-	mov.b64 %rd248, %rd250;
-	bra.uni $L_91;
-$L_124:
-	mul.lo.u64 %rd263, %rd247, %rd236;
-	mul.lo.u64 %rd264, %rd248, 4294967296;
-	add.u64 %rd265, %rd264, %rd242;
-	setp.gt.u64 %p266, %rd263, %rd265;
-	@%p266 bra $L_122;
-$L_125:
+	mov.b64 %rd248, %rd646;
+	bra.uni $L_126;
+$L_162:
+	mul.lo.u64 %rd649, %rd247, %rd236;
+	mul.lo.u64 %rd650, %rd248, 4294967296;
+	add.u64 %rd651, %rd650, %rd242;
+	setp.gt.u64 %p652, %rd649, %rd651;
+	@%p652 bra $L_160;
+$L_163:
 	mov.b64 %rd252, %rd247;
-	bra.uni $L_94;
-$L_126:
+	bra.uni $L_129;
+$L_164:
+	mul.lo.u64 %rd642, %rd247, %rd236;
+	mul.lo.u64 %rd643, %rd248, 4294967296;
+	add.u64 %rd644, %rd643, %rd242;
+	setp.gt.u64 %p645, %rd642, %rd644;
+	@%p645 bra $L_157;
+	bra.uni $L_163;
+$L_165:
+	mul.lo.u64 %rd635, %rd247, %rd236;
+	mul.lo.u64 %rd636, %rd248, 4294967296;
+	add.u64 %rd637, %rd636, %rd242;
+	setp.gt.u64 %p638, %rd635, %rd637;
+	@%p638 bra $L_154;
+	bra.uni $L_163;
+$L_166:
 	mul.lo.u64 %rd263, %rd247, %rd236;
 	mul.lo.u64 %rd264, %rd248, 4294967296;
 	add.u64 %rd265, %rd264, %rd242;
 	setp.gt.u64 %p266, %rd263, %rd265;
-	@%p266 bra $L_119;
+	@%p266 bra $L_127;
+	bra.uni $L_163;
+$L_167:
+	div.u64 %rd428, %rd240, %rd235;
 	bra.uni $L_125;
-$L_127:
-	mul.lo.u64 %rd263, %rd247, %rd236;
-	mul.lo.u64 %rd264, %rd248, 4294967296;
-	add.u64 %rd265, %rd264, %rd242;
-	setp.gt.u64 %p266, %rd263, %rd265;
-	@%p266 bra $L_116;
-	bra.uni $L_125;
-$L_128:
-	mul.lo.u64 %rd263, %rd247, %rd236;
-	mul.lo.u64 %rd264, %rd248, 4294967296;
-	add.u64 %rd265, %rd264, %rd242;
-	setp.gt.u64 %p266, %rd263, %rd265;
-	@%p266 bra $L_92;
-	bra.uni $L_125;
-$L_129:
+$L_168:
 	mov.b64 %rdt25, 0;
-	setp.eq.u64 %pt49, %rdt25, 0;
-	@%pt49 bra $Lfault_49;
+	setp.eq.u64 %pt28, %rdt25, 0;
+	@%pt28 bra $Lfault_28;
 	ret;
-$L_130:
+$L_169:
+	div.u64 %rd493, %rd217, %rd17;
+	mul.lo.u64 %rd503, %rd493, %rd17;
+	sub.u64 %rd494, %rd217, %rd503;
+	bra.uni $L_42;
+$L_170:
+	div.u64 %rd504, %rd139, %rd140;
+	mul.lo.u64 %rd514, %rd504, %rd140;
+	sub.u64 %rd505, %rd139, %rd514;
+	bra.uni $L_37;
+$L_171:
 	clz.b64 %rt19, %rd140;
 	cvt.u64.u32 %rd150, %rt19;
 	mov.b64 %rd151, %rd150;
@@ -5896,46 +5947,64 @@ $L_130:
 	shl.b64 %rd160, %rd139, %rt23;
 	shr.u64 %rd161, %rd160, 32;
 	and.b64 %rd162, %rd160, 4294967295;
-	setp.eq.u64 %pt50, %rd154, 0;
-	@%pt50 bra $Lfault_50;
-	div.u64 %rd163, %rd159, %rd154;
+	setp.eq.u64 %pt29, %rd154, 0;
+	@%pt29 bra $Lfault_29;
+	or.b64 %rd415, %rd159, %rd154;
+	shr.u64 %rd416, %rd415, 32;
+	setp.eq.u64 %p417, %rd416, 0;
+	@!%p417 bra $L_215;
+$L_172:
+	cvt.u32.u64 %r418, %rd159;
+	cvt.u32.u64 %r419, %rd154;
+	div.u32 %r420, %r418, %r419;
+	cvt.u64.u32 %rd414, %r420;
+$L_173:
+	mov.b64 %rd163, %rd414;
 	mul.lo.u64 %rd164, %rd163, %rd154;
 	sub.u64 %rd165, %rd159, %rd164;
 	mov.b64 %rd166, %rd163;
 	mov.b64 %rd167, %rd165;
-$L_131:
+$L_174:
 	setp.ge.u64 %p181, %rd166, 4294967296;
-	@!%p181 bra $L_168;
-$L_132:
+	@!%p181 bra $L_214;
+$L_175:
 	sub.u64 %rd168, %rd166, 1;
 	add.u64 %rd169, %rd167, %rd154;
 	setp.ge.u64 %p170, %rd169, 4294967296;
-	@!%p170 bra $L_154;
-$L_133:
+	@!%p170 bra $L_200;
+$L_176:
 	mov.b64 %rd171, %rd168;
-$L_134:
+$L_177:
 	mul.lo.u64 %rd172, %rd159, 4294967296;
 	add.u64 %rd173, %rd172, %rd161;
 	mul.lo.u64 %rd174, %rd171, %rd153;
 	sub.u64 %rd175, %rd173, %rd174;
-	setp.eq.u64 %pt51, %rd154, 0;
-	@%pt51 bra $Lfault_51;
-	div.u64 %rd176, %rd175, %rd154;
+	or.b64 %rd408, %rd175, %rd154;
+	shr.u64 %rd409, %rd408, 32;
+	setp.eq.u64 %p410, %rd409, 0;
+	@!%p410 bra $L_199;
+$L_178:
+	cvt.u32.u64 %r411, %rd175;
+	cvt.u32.u64 %r412, %rd154;
+	div.u32 %r413, %r411, %r412;
+	cvt.u64.u32 %rd407, %r413;
+$L_179:
+	mov.b64 %rd176, %rd407;
 	mul.lo.u64 %rd177, %rd176, %rd154;
 	sub.u64 %rd178, %rd175, %rd177;
 	mov.b64 %rd179, %rd178;
 	mov.b64 %rd180, %rd176;
-$L_135:
+$L_180:
 	setp.ge.u64 %p197, %rd180, 4294967296;
-	@!%p197 bra $L_153;
-$L_136:
+	@!%p197 bra $L_198;
+$L_181:
 	sub.u64 %rd186, %rd180, 1;
 	add.u64 %rd187, %rd179, %rd154;
 	setp.ge.u64 %p188, %rd187, 4294967296;
-	@!%p188 bra $L_139;
-$L_137:
+	@!%p188 bra $L_184;
+$L_182:
 	mov.b64 %rd189, %rd186;
-$L_138:
+$L_183:
 	mul.lo.u64 %rd190, %rd171, 4294967296;
 	add.u64 %rd191, %rd190, %rd189;
 	mul.lo.u64 %rd192, %rd175, 4294967296;
@@ -5947,152 +6016,176 @@ $L_138:
 	shr.u64 %rd196, %rd195, %rt24;
 	mov.b64 %rd141, %rd191;
 	mov.b64 %rd142, %rd196;
-	bra.uni $L_25;
-$L_139:
+	bra.uni $L_38;
+$L_184:
 	mov.b64 %rd179, %rd187;
 	mov.b64 %rd180, %rd186;
-$L_140:
-	setp.ge.u64 %p197, %rd180, 4294967296;
-	@!%p197 bra $L_152;
-$L_141:
+$L_185:
+	setp.ge.u64 %p655, %rd180, 4294967296;
+	@!%p655 bra $L_197;
+$L_186:
 	sub.u64 %rd186, %rd180, 1;
-	add.u64 %rd187, %rd179, %rd154;
-	setp.ge.u64 %p188, %rd187, 4294967296;
-	@%p188 bra $L_137;
-$L_142:
-	mov.b64 %rd179, %rd187;
+	add.u64 %rd653, %rd179, %rd154;
+	setp.ge.u64 %p654, %rd653, 4294967296;
+	@%p654 bra $L_182;
+$L_187:
+	mov.b64 %rd179, %rd653;
 	mov.b64 %rd180, %rd186;
-$L_143:
-	setp.ge.u64 %p197, %rd180, 4294967296;
-	@!%p197 bra $L_151;
-$L_144:
+$L_188:
+	setp.ge.u64 %p662, %rd180, 4294967296;
+	@!%p662 bra $L_196;
+$L_189:
 	sub.u64 %rd186, %rd180, 1;
-	add.u64 %rd187, %rd179, %rd154;
-	setp.ge.u64 %p188, %rd187, 4294967296;
-	@%p188 bra $L_137;
-$L_145:
-	mov.b64 %rd179, %rd187;
+	add.u64 %rd660, %rd179, %rd154;
+	setp.ge.u64 %p661, %rd660, 4294967296;
+	@%p661 bra $L_182;
+$L_190:
+	mov.b64 %rd179, %rd660;
 	mov.b64 %rd180, %rd186;
-$L_146:
-	setp.ge.u64 %p197, %rd180, 4294967296;
-	@!%p197 bra $L_149;
-$L_147:
+$L_191:
+	setp.ge.u64 %p669, %rd180, 4294967296;
+	@!%p669 bra $L_194;
+$L_192:
 	sub.u64 %rd186, %rd180, 1;
-	add.u64 %rd187, %rd179, %rd154;
-	setp.ge.u64 %p188, %rd187, 4294967296;
-	@%p188 bra $L_137;
-$L_148:
-	mov.b64 %rd179, %rd187;
+	add.u64 %rd667, %rd179, %rd154;
+	setp.ge.u64 %p668, %rd667, 4294967296;
+	@%p668 bra $L_182;
+$L_193:
+	mov.b64 %rd179, %rd667;
 	mov.b64 %rd180, %rd186;
-	bra.uni $L_135;
-$L_149:
-	mul.lo.u64 %rd198, %rd180, %rd155;
-	mul.lo.u64 %rd199, %rd179, 4294967296;
-	add.u64 %rd200, %rd199, %rd162;
-	setp.gt.u64 %p201, %rd198, %rd200;
-	@%p201 bra $L_147;
-$L_150:
+	bra.uni $L_180;
+$L_194:
+	mul.lo.u64 %rd670, %rd180, %rd155;
+	mul.lo.u64 %rd671, %rd179, 4294967296;
+	add.u64 %rd672, %rd671, %rd162;
+	setp.gt.u64 %p673, %rd670, %rd672;
+	@%p673 bra $L_192;
+$L_195:
 	mov.b64 %rd189, %rd180;
-	bra.uni $L_138;
-$L_151:
+	bra.uni $L_183;
+$L_196:
+	mul.lo.u64 %rd663, %rd180, %rd155;
+	mul.lo.u64 %rd664, %rd179, 4294967296;
+	add.u64 %rd665, %rd664, %rd162;
+	setp.gt.u64 %p666, %rd663, %rd665;
+	@%p666 bra $L_189;
+	bra.uni $L_195;
+$L_197:
+	mul.lo.u64 %rd656, %rd180, %rd155;
+	mul.lo.u64 %rd657, %rd179, 4294967296;
+	add.u64 %rd658, %rd657, %rd162;
+	setp.gt.u64 %p659, %rd656, %rd658;
+	@%p659 bra $L_186;
+	bra.uni $L_195;
+$L_198:
 	mul.lo.u64 %rd198, %rd180, %rd155;
 	mul.lo.u64 %rd199, %rd179, 4294967296;
 	add.u64 %rd200, %rd199, %rd162;
 	setp.gt.u64 %p201, %rd198, %rd200;
-	@%p201 bra $L_144;
-	bra.uni $L_150;
-$L_152:
-	mul.lo.u64 %rd198, %rd180, %rd155;
-	mul.lo.u64 %rd199, %rd179, 4294967296;
-	add.u64 %rd200, %rd199, %rd162;
-	setp.gt.u64 %p201, %rd198, %rd200;
-	@%p201 bra $L_141;
-	bra.uni $L_150;
-$L_153:
-	mul.lo.u64 %rd198, %rd180, %rd155;
-	mul.lo.u64 %rd199, %rd179, 4294967296;
-	add.u64 %rd200, %rd199, %rd162;
-	setp.gt.u64 %p201, %rd198, %rd200;
-	@%p201 bra $L_136;
-	bra.uni $L_150;
-$L_154:
+	@%p201 bra $L_181;
+	bra.uni $L_195;
+$L_199:
+	div.u64 %rd407, %rd175, %rd154;
+	bra.uni $L_179;
+$L_200:
 	mov.b64 %rd166, %rd168;
 	mov.b64 %rd167, %rd169;
-$L_155:
-	setp.ge.u64 %p181, %rd166, 4294967296;
-	@!%p181 bra $L_167;
-$L_156:
+$L_201:
+	setp.ge.u64 %p676, %rd166, 4294967296;
+	@!%p676 bra $L_213;
+$L_202:
 	sub.u64 %rd168, %rd166, 1;
-	add.u64 %rd169, %rd167, %rd154;
-	setp.ge.u64 %p170, %rd169, 4294967296;
-	@%p170 bra $L_133;
-$L_157:
+	add.u64 %rd674, %rd167, %rd154;
+	setp.ge.u64 %p675, %rd674, 4294967296;
+	@%p675 bra $L_176;
+$L_203:
 	mov.b64 %rd166, %rd168;
-	mov.b64 %rd167, %rd169;
-$L_158:
-	setp.ge.u64 %p181, %rd166, 4294967296;
-	@!%p181 bra $L_166;
-$L_159:
+	mov.b64 %rd167, %rd674;
+$L_204:
+	setp.ge.u64 %p683, %rd166, 4294967296;
+	@!%p683 bra $L_212;
+$L_205:
 	sub.u64 %rd168, %rd166, 1;
-	add.u64 %rd169, %rd167, %rd154;
-	setp.ge.u64 %p170, %rd169, 4294967296;
-	@%p170 bra $L_133;
-$L_160:
+	add.u64 %rd681, %rd167, %rd154;
+	setp.ge.u64 %p682, %rd681, 4294967296;
+	@%p682 bra $L_176;
+$L_206:
 	mov.b64 %rd166, %rd168;
-	mov.b64 %rd167, %rd169;
-$L_161:
-	setp.ge.u64 %p181, %rd166, 4294967296;
-	@!%p181 bra $L_164;
-$L_162:
+	mov.b64 %rd167, %rd681;
+$L_207:
+	setp.ge.u64 %p690, %rd166, 4294967296;
+	@!%p690 bra $L_210;
+$L_208:
 	sub.u64 %rd168, %rd166, 1;
-	add.u64 %rd169, %rd167, %rd154;
-	setp.ge.u64 %p170, %rd169, 4294967296;
-	@%p170 bra $L_133;
-$L_163:
+	add.u64 %rd688, %rd167, %rd154;
+	setp.ge.u64 %p689, %rd688, 4294967296;
+	@%p689 bra $L_176;
+$L_209:
 	mov.b64 %rd166, %rd168;
-	mov.b64 %rd167, %rd169;
-	bra.uni $L_131;
-$L_164:
-	mul.lo.u64 %rd182, %rd166, %rd155;
-	mul.lo.u64 %rd183, %rd167, 4294967296;
-	add.u64 %rd184, %rd183, %rd161;
-	setp.gt.u64 %p185, %rd182, %rd184;
-	@%p185 bra $L_162;
-$L_165:
+	mov.b64 %rd167, %rd688;
+	bra.uni $L_174;
+$L_210:
+	mul.lo.u64 %rd691, %rd166, %rd155;
+	mul.lo.u64 %rd692, %rd167, 4294967296;
+	add.u64 %rd693, %rd692, %rd161;
+	setp.gt.u64 %p694, %rd691, %rd693;
+	@%p694 bra $L_208;
+$L_211:
 	mov.b64 %rd171, %rd166;
-	bra.uni $L_134;
-$L_166:
+	bra.uni $L_177;
+$L_212:
+	mul.lo.u64 %rd684, %rd166, %rd155;
+	mul.lo.u64 %rd685, %rd167, 4294967296;
+	add.u64 %rd686, %rd685, %rd161;
+	setp.gt.u64 %p687, %rd684, %rd686;
+	@%p687 bra $L_205;
+	bra.uni $L_211;
+$L_213:
+	mul.lo.u64 %rd677, %rd166, %rd155;
+	mul.lo.u64 %rd678, %rd167, 4294967296;
+	add.u64 %rd679, %rd678, %rd161;
+	setp.gt.u64 %p680, %rd677, %rd679;
+	@%p680 bra $L_202;
+	bra.uni $L_211;
+$L_214:
 	mul.lo.u64 %rd182, %rd166, %rd155;
 	mul.lo.u64 %rd183, %rd167, 4294967296;
 	add.u64 %rd184, %rd183, %rd161;
 	setp.gt.u64 %p185, %rd182, %rd184;
-	@%p185 bra $L_159;
-	bra.uni $L_165;
-$L_167:
-	mul.lo.u64 %rd182, %rd166, %rd155;
-	mul.lo.u64 %rd183, %rd167, 4294967296;
-	add.u64 %rd184, %rd183, %rd161;
-	setp.gt.u64 %p185, %rd182, %rd184;
-	@%p185 bra $L_156;
-	bra.uni $L_165;
-$L_168:
-	mul.lo.u64 %rd182, %rd166, %rd155;
-	mul.lo.u64 %rd183, %rd167, 4294967296;
-	add.u64 %rd184, %rd183, %rd161;
-	setp.gt.u64 %p185, %rd182, %rd184;
-	@%p185 bra $L_132;
-	bra.uni $L_165;
-$L_169:
+	@%p185 bra $L_175;
+	bra.uni $L_211;
+$L_215:
+	div.u64 %rd414, %rd159, %rd154;
+	bra.uni $L_173;
+$L_216:
 	mov.b64 %rdt31, 0;
-	setp.eq.u64 %pt52, %rdt31, 0;
-	@%pt52 bra $Lfault_52;
+	setp.eq.u64 %pt30, %rdt31, 0;
+	@%pt30 bra $Lfault_30;
 	ret;
-$L_170:
+$L_217:
 	mov.b64 %rdt32, 0;
-	setp.eq.u64 %pt53, %rdt32, 0;
-	@%pt53 bra $Lfault_53;
+	setp.eq.u64 %pt31, %rdt32, 0;
+	@%pt31 bra $Lfault_31;
 	ret;
-$L_171:
+$L_218:
+	div.u64 %rd515, %rd128, %rd17;
+	mul.lo.u64 %rd525, %rd515, %rd17;
+	sub.u64 %rd516, %rd128, %rd525;
+	bra.uni $L_28;
+$L_219:
+	div.u64 %rd533, %rd109, %rd113;
+	mul.lo.u64 %rd543, %rd533, %rd113;
+	sub.u64 %rd534, %rd109, %rd543;
+	bra.uni $L_25;
+$L_220:
+	div.u64 %rd526, %rd109, %rd110;
+	bra.uni $L_23;
+$L_221:
+	div.u64 %rd547, %rd26, %rd17;
+	mul.lo.u64 %rd557, %rd547, %rd17;
+	sub.u64 %rd548, %rd26, %rd557;
+	bra.uni $L_15;
+$L_222:
 	clz.b64 %rt25, %rd17;
 	cvt.u64.u32 %rd36, %rt25;
 	mov.b64 %rd37, %rd36;
@@ -6116,46 +6209,64 @@ $L_171:
 	shl.b64 %rd46, %rd26, %rt29;
 	shr.u64 %rd47, %rd46, 32;
 	and.b64 %rd48, %rd46, 4294967295;
-	setp.eq.u64 %pt54, %rd40, 0;
-	@%pt54 bra $Lfault_54;
-	div.u64 %rd49, %rd45, %rd40;
+	setp.eq.u64 %pt32, %rd40, 0;
+	@%pt32 bra $Lfault_32;
+	or.b64 %rd401, %rd45, %rd40;
+	shr.u64 %rd402, %rd401, 32;
+	setp.eq.u64 %p403, %rd402, 0;
+	@!%p403 bra $L_266;
+$L_223:
+	cvt.u32.u64 %r404, %rd45;
+	cvt.u32.u64 %r405, %rd40;
+	div.u32 %r406, %r404, %r405;
+	cvt.u64.u32 %rd400, %r406;
+$L_224:
+	mov.b64 %rd49, %rd400;
 	mul.lo.u64 %rd50, %rd49, %rd40;
 	sub.u64 %rd51, %rd45, %rd50;
 	mov.b64 %rd52, %rd49;
 	mov.b64 %rd53, %rd51;
-$L_172:
+$L_225:
 	setp.ge.u64 %p67, %rd52, 4294967296;
-	@!%p67 bra $L_209;
-$L_173:
+	@!%p67 bra $L_265;
+$L_226:
 	sub.u64 %rd54, %rd52, 1;
 	add.u64 %rd55, %rd53, %rd40;
 	setp.ge.u64 %p56, %rd55, 4294967296;
-	@!%p56 bra $L_195;
-$L_174:
+	@!%p56 bra $L_251;
+$L_227:
 	mov.b64 %rd57, %rd54;
-$L_175:
+$L_228:
 	mul.lo.u64 %rd58, %rd45, 4294967296;
 	add.u64 %rd59, %rd58, %rd47;
 	mul.lo.u64 %rd60, %rd57, %rd39;
 	sub.u64 %rd61, %rd59, %rd60;
-	setp.eq.u64 %pt55, %rd40, 0;
-	@%pt55 bra $Lfault_55;
-	div.u64 %rd62, %rd61, %rd40;
+	or.b64 %rd394, %rd61, %rd40;
+	shr.u64 %rd395, %rd394, 32;
+	setp.eq.u64 %p396, %rd395, 0;
+	@!%p396 bra $L_250;
+$L_229:
+	cvt.u32.u64 %r397, %rd61;
+	cvt.u32.u64 %r398, %rd40;
+	div.u32 %r399, %r397, %r398;
+	cvt.u64.u32 %rd393, %r399;
+$L_230:
+	mov.b64 %rd62, %rd393;
 	mul.lo.u64 %rd63, %rd62, %rd40;
 	sub.u64 %rd64, %rd61, %rd63;
 	mov.b64 %rd65, %rd64;
 	mov.b64 %rd66, %rd62;
-$L_176:
+$L_231:
 	setp.ge.u64 %p83, %rd66, 4294967296;
-	@!%p83 bra $L_194;
-$L_177:
+	@!%p83 bra $L_249;
+$L_232:
 	sub.u64 %rd72, %rd66, 1;
 	add.u64 %rd73, %rd65, %rd40;
 	setp.ge.u64 %p74, %rd73, 4294967296;
-	@!%p74 bra $L_180;
-$L_178:
+	@!%p74 bra $L_235;
+$L_233:
 	mov.b64 %rd75, %rd72;
-$L_179:
+$L_234:
 	mul.lo.u64 %rd76, %rd57, 4294967296;
 	add.u64 %rd77, %rd76, %rd75;
 	mul.lo.u64 %rd78, %rd61, 4294967296;
@@ -6167,147 +6278,158 @@ $L_179:
 	shr.u64 %rd82, %rd81, %rt30;
 	mov.b64 %rd27, %rd77;
 	mov.b64 %rd28, %rd82;
-	bra.uni $L_12;
-$L_180:
+	bra.uni $L_16;
+$L_235:
 	mov.b64 %rd65, %rd73;
 	mov.b64 %rd66, %rd72;
-$L_181:
-	setp.ge.u64 %p83, %rd66, 4294967296;
-	@!%p83 bra $L_193;
-$L_182:
+$L_236:
+	setp.ge.u64 %p697, %rd66, 4294967296;
+	@!%p697 bra $L_248;
+$L_237:
 	sub.u64 %rd72, %rd66, 1;
-	add.u64 %rd73, %rd65, %rd40;
-	setp.ge.u64 %p74, %rd73, 4294967296;
-	@%p74 bra $L_178;
-$L_183:
-	mov.b64 %rd65, %rd73;
+	add.u64 %rd695, %rd65, %rd40;
+	setp.ge.u64 %p696, %rd695, 4294967296;
+	@%p696 bra $L_233;
+$L_238:
+	mov.b64 %rd65, %rd695;
 	mov.b64 %rd66, %rd72;
-$L_184:
-	setp.ge.u64 %p83, %rd66, 4294967296;
-	@!%p83 bra $L_192;
-$L_185:
+$L_239:
+	setp.ge.u64 %p704, %rd66, 4294967296;
+	@!%p704 bra $L_247;
+$L_240:
 	sub.u64 %rd72, %rd66, 1;
-	add.u64 %rd73, %rd65, %rd40;
-	setp.ge.u64 %p74, %rd73, 4294967296;
-	@%p74 bra $L_178;
-$L_186:
-	mov.b64 %rd65, %rd73;
+	add.u64 %rd702, %rd65, %rd40;
+	setp.ge.u64 %p703, %rd702, 4294967296;
+	@%p703 bra $L_233;
+$L_241:
+	mov.b64 %rd65, %rd702;
 	mov.b64 %rd66, %rd72;
-$L_187:
-	setp.ge.u64 %p83, %rd66, 4294967296;
-	@!%p83 bra $L_190;
-$L_188:
+$L_242:
+	setp.ge.u64 %p711, %rd66, 4294967296;
+	@!%p711 bra $L_245;
+$L_243:
 	sub.u64 %rd72, %rd66, 1;
-	add.u64 %rd73, %rd65, %rd40;
-	setp.ge.u64 %p74, %rd73, 4294967296;
-	@%p74 bra $L_178;
-$L_189:
-	mov.b64 %rd65, %rd73;
+	add.u64 %rd709, %rd65, %rd40;
+	setp.ge.u64 %p710, %rd709, 4294967296;
+	@%p710 bra $L_233;
+$L_244:
+	mov.b64 %rd65, %rd709;
 	mov.b64 %rd66, %rd72;
-	bra.uni $L_176;
-$L_190:
-	mul.lo.u64 %rd84, %rd66, %rd41;
-	mul.lo.u64 %rd85, %rd65, 4294967296;
-	add.u64 %rd86, %rd85, %rd48;
-	setp.gt.u64 %p87, %rd84, %rd86;
-	@%p87 bra $L_188;
-$L_191:
+	bra.uni $L_231;
+$L_245:
+	mul.lo.u64 %rd712, %rd66, %rd41;
+	mul.lo.u64 %rd713, %rd65, 4294967296;
+	add.u64 %rd714, %rd713, %rd48;
+	setp.gt.u64 %p715, %rd712, %rd714;
+	@%p715 bra $L_243;
+$L_246:
 	mov.b64 %rd75, %rd66;
-	bra.uni $L_179;
-$L_192:
+	bra.uni $L_234;
+$L_247:
+	mul.lo.u64 %rd705, %rd66, %rd41;
+	mul.lo.u64 %rd706, %rd65, 4294967296;
+	add.u64 %rd707, %rd706, %rd48;
+	setp.gt.u64 %p708, %rd705, %rd707;
+	@%p708 bra $L_240;
+	bra.uni $L_246;
+$L_248:
+	mul.lo.u64 %rd698, %rd66, %rd41;
+	mul.lo.u64 %rd699, %rd65, 4294967296;
+	add.u64 %rd700, %rd699, %rd48;
+	setp.gt.u64 %p701, %rd698, %rd700;
+	@%p701 bra $L_237;
+	bra.uni $L_246;
+$L_249:
 	mul.lo.u64 %rd84, %rd66, %rd41;
 	mul.lo.u64 %rd85, %rd65, 4294967296;
 	add.u64 %rd86, %rd85, %rd48;
 	setp.gt.u64 %p87, %rd84, %rd86;
-	@%p87 bra $L_185;
-	bra.uni $L_191;
-$L_193:
-	mul.lo.u64 %rd84, %rd66, %rd41;
-	mul.lo.u64 %rd85, %rd65, 4294967296;
-	add.u64 %rd86, %rd85, %rd48;
-	setp.gt.u64 %p87, %rd84, %rd86;
-	@%p87 bra $L_182;
-	bra.uni $L_191;
-$L_194:
-	mul.lo.u64 %rd84, %rd66, %rd41;
-	mul.lo.u64 %rd85, %rd65, 4294967296;
-	add.u64 %rd86, %rd85, %rd48;
-	setp.gt.u64 %p87, %rd84, %rd86;
-	@%p87 bra $L_177;
-	bra.uni $L_191;
-$L_195:
+	@%p87 bra $L_232;
+	bra.uni $L_246;
+$L_250:
+	div.u64 %rd393, %rd61, %rd40;
+	bra.uni $L_230;
+$L_251:
 	mov.b64 %rd52, %rd54;
 	mov.b64 %rd53, %rd55;
-$L_196:
-	setp.ge.u64 %p67, %rd52, 4294967296;
-	@!%p67 bra $L_208;
-$L_197:
+$L_252:
+	setp.ge.u64 %p718, %rd52, 4294967296;
+	@!%p718 bra $L_264;
+$L_253:
 	sub.u64 %rd54, %rd52, 1;
-	add.u64 %rd55, %rd53, %rd40;
-	setp.ge.u64 %p56, %rd55, 4294967296;
-	@%p56 bra $L_174;
-$L_198:
+	add.u64 %rd716, %rd53, %rd40;
+	setp.ge.u64 %p717, %rd716, 4294967296;
+	@%p717 bra $L_227;
+$L_254:
 	mov.b64 %rd52, %rd54;
-	mov.b64 %rd53, %rd55;
-$L_199:
-	setp.ge.u64 %p67, %rd52, 4294967296;
-	@!%p67 bra $L_207;
-$L_200:
+	mov.b64 %rd53, %rd716;
+$L_255:
+	setp.ge.u64 %p725, %rd52, 4294967296;
+	@!%p725 bra $L_263;
+$L_256:
 	sub.u64 %rd54, %rd52, 1;
-	add.u64 %rd55, %rd53, %rd40;
-	setp.ge.u64 %p56, %rd55, 4294967296;
-	@%p56 bra $L_174;
-$L_201:
+	add.u64 %rd723, %rd53, %rd40;
+	setp.ge.u64 %p724, %rd723, 4294967296;
+	@%p724 bra $L_227;
+$L_257:
 	mov.b64 %rd52, %rd54;
-	mov.b64 %rd53, %rd55;
-$L_202:
-	setp.ge.u64 %p67, %rd52, 4294967296;
-	@!%p67 bra $L_205;
-$L_203:
+	mov.b64 %rd53, %rd723;
+$L_258:
+	setp.ge.u64 %p732, %rd52, 4294967296;
+	@!%p732 bra $L_261;
+$L_259:
 	sub.u64 %rd54, %rd52, 1;
-	add.u64 %rd55, %rd53, %rd40;
-	setp.ge.u64 %p56, %rd55, 4294967296;
-	@%p56 bra $L_174;
-$L_204:
+	add.u64 %rd730, %rd53, %rd40;
+	setp.ge.u64 %p731, %rd730, 4294967296;
+	@%p731 bra $L_227;
+$L_260:
 	mov.b64 %rd52, %rd54;
-	mov.b64 %rd53, %rd55;
-	bra.uni $L_172;
-$L_205:
-	mul.lo.u64 %rd68, %rd52, %rd41;
-	mul.lo.u64 %rd69, %rd53, 4294967296;
-	add.u64 %rd70, %rd69, %rd47;
-	setp.gt.u64 %p71, %rd68, %rd70;
-	@%p71 bra $L_203;
-$L_206:
+	mov.b64 %rd53, %rd730;
+	bra.uni $L_225;
+$L_261:
+	mul.lo.u64 %rd733, %rd52, %rd41;
+	mul.lo.u64 %rd734, %rd53, 4294967296;
+	add.u64 %rd735, %rd734, %rd47;
+	setp.gt.u64 %p736, %rd733, %rd735;
+	@%p736 bra $L_259;
+$L_262:
 	mov.b64 %rd57, %rd52;
-	bra.uni $L_175;
-$L_207:
+	bra.uni $L_228;
+$L_263:
+	mul.lo.u64 %rd726, %rd52, %rd41;
+	mul.lo.u64 %rd727, %rd53, 4294967296;
+	add.u64 %rd728, %rd727, %rd47;
+	setp.gt.u64 %p729, %rd726, %rd728;
+	@%p729 bra $L_256;
+	bra.uni $L_262;
+$L_264:
+	mul.lo.u64 %rd719, %rd52, %rd41;
+	mul.lo.u64 %rd720, %rd53, 4294967296;
+	add.u64 %rd721, %rd720, %rd47;
+	setp.gt.u64 %p722, %rd719, %rd721;
+	@%p722 bra $L_253;
+	bra.uni $L_262;
+$L_265:
 	mul.lo.u64 %rd68, %rd52, %rd41;
 	mul.lo.u64 %rd69, %rd53, 4294967296;
 	add.u64 %rd70, %rd69, %rd47;
 	setp.gt.u64 %p71, %rd68, %rd70;
-	@%p71 bra $L_200;
-	bra.uni $L_206;
-$L_208:
-	mul.lo.u64 %rd68, %rd52, %rd41;
-	mul.lo.u64 %rd69, %rd53, 4294967296;
-	add.u64 %rd70, %rd69, %rd47;
-	setp.gt.u64 %p71, %rd68, %rd70;
-	@%p71 bra $L_197;
-	bra.uni $L_206;
-$L_209:
-	mul.lo.u64 %rd68, %rd52, %rd41;
-	mul.lo.u64 %rd69, %rd53, 4294967296;
-	add.u64 %rd70, %rd69, %rd47;
-	setp.gt.u64 %p71, %rd68, %rd70;
-	@%p71 bra $L_173;
-	bra.uni $L_206;
-$L_210:
+	@%p71 bra $L_226;
+	bra.uni $L_262;
+$L_266:
+	div.u64 %rd400, %rd45, %rd40;
+	bra.uni $L_224;
+$L_267:
 	mov.b64 %rdt38, 0;
-	setp.eq.u64 %pt56, %rdt38, 0;
-	@%pt56 bra $Lfault_56;
+	setp.eq.u64 %pt33, %rdt38, 0;
+	@%pt33 bra $Lfault_33;
 	ret;
-$L_211:
+$L_268:
+	div.u64 %rd558, %rd21, %rd17;
+	mul.lo.u64 %rd568, %rd558, %rd17;
+	sub.u64 %rd559, %rd21, %rd568;
+	bra.uni $L_7;
+$L_269:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -6340,256 +6462,141 @@ $Lfault_5:
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_7:
 	mov.u32 %rt5, 12;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd93;
 	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 13;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_9:
+$Lfault_7:
 	mov.u32 %rt5, 14;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 15;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd25;
-	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_8:
 	mov.u32 %rt5, 16;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_9:
 	mov.u32 %rt5, 17;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_13:
+$Lfault_10:
 	mov.u32 %rt5, 18;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_14:
+$Lfault_11:
 	mov.u32 %rt5, 19;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd123;
 	bra.uni $Lfault;
-$Lfault_15:
+$Lfault_12:
 	mov.u32 %rt5, 20;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd126;
 	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 21;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 22;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 23;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd25;
-	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 24;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_20:
-	mov.u32 %rt5, 26;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_21:
+$Lfault_13:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_22:
+$Lfault_14:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_23:
-	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_24:
+$Lfault_15:
 	mov.u32 %rt5, 28;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd212;
 	bra.uni $Lfault;
-$Lfault_25:
+$Lfault_16:
 	mov.u32 %rt5, 29;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd215;
 	bra.uni $Lfault;
-$Lfault_26:
-	mov.u32 %rt5, 30;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_27:
-	mov.u32 %rt5, 31;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd25;
-	bra.uni $Lfault;
-$Lfault_28:
-	mov.u32 %rt5, 32;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_29:
+$Lfault_17:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_30:
+$Lfault_18:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_31:
-	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_32:
+$Lfault_19:
 	mov.u32 %rt5, 35;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd287;
 	bra.uni $Lfault;
-$Lfault_33:
-	mov.u32 %rt5, 36;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_34:
-	mov.u32 %rt5, 37;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd25;
-	bra.uni $Lfault;
-$Lfault_35:
+$Lfault_20:
 	mov.u32 %rt5, 38;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_36:
+$Lfault_21:
 	mov.u32 %rt5, 39;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd305;
 	bra.uni $Lfault;
-$Lfault_37:
-	mov.u32 %rt5, 40;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_38:
-	mov.u32 %rt5, 41;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd25;
-	bra.uni $Lfault;
-$Lfault_39:
-	mov.u32 %rt5, 32;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_40:
+$Lfault_22:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_41:
+$Lfault_23:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_42:
-	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_43:
+$Lfault_24:
 	mov.u32 %rt5, 42;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd386;
 	bra.uni $Lfault;
-$Lfault_44:
+$Lfault_25:
 	mov.u32 %rt5, 10;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_45:
-	mov.u32 %rt5, 11;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_46:
+$Lfault_26:
 	mov.u32 %rt5, 34;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_47:
+$Lfault_27:
 	mov.u32 %rt5, 10;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_48:
-	mov.u32 %rt5, 11;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_49:
+$Lfault_28:
 	mov.u32 %rt5, 34;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_50:
+$Lfault_29:
 	mov.u32 %rt5, 10;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_51:
-	mov.u32 %rt5, 11;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_52:
+$Lfault_30:
 	mov.u32 %rt5, 27;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_53:
+$Lfault_31:
 	mov.u32 %rt5, 25;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_54:
+$Lfault_32:
 	mov.u32 %rt5, 10;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_55:
-	mov.u32 %rt5, 11;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_56:
+$Lfault_33:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
@@ -6600,8 +6607,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt31, [%rdt39];
 	add.u32 %rt32, %rt31, 1;
 	atom.global.cas.b32 %rt33, [qd_fault_claim], %rt31, %rt32;
-	setp.ne.u32 %pt57, %rt33, %rt31;
-	@%pt57 exit;
+	setp.ne.u32 %pt34, %rt33, %rt31;
+	@%pt34 exit;
 	st.global.u32 [%rdt39+8], 851968;
 	st.global.u32 [%rdt39+12], %rt5;
 	st.global.u64 [%rdt39+16], %rdt1;
@@ -6653,8 +6660,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -6727,13 +6732,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_48;
+	@!%p7 bra $L_47;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_48;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -6759,32 +6762,29 @@ $L_12:
 	bra.uni $L_2;
 $L_13:
 	setp.lt.f64 %p20, %fd14, 0d0000000000000000;
-	@!%p20 bra $L_47;
+	@!%p20 bra $L_46;
 $L_14:
 	neg.f64 %fd23, %fd14;
 	mov.f64 %fd21, %fd23;
 	mov.pred %p22, 1;
 $L_15:
 	setp.gt.f64 %p24, %fd21, 0d3FF0000000000000;
-	@!%p24 bra $L_18;
+	@!%p24 bra $L_17;
 $L_16:
-	mov.f64 %fd26, 0d7FF8000000000001;
-	mov.f64 %fd25, %fd26;
-$L_17:
-	mov.f64 %fd18, %fd25;
+	mov.f64 %fd18, 0d7FF8000000000001;
 	bra.uni $L_8;
-$L_18:
+$L_17:
 	mul.rn.f64 %fd27, %fd21, %fd21;
 	sub.rn.f64 %fd28, 0d3FF0000000000000, %fd27;
 	sqrt.rn.f64 %fd29, %fd28;
 	setp.gt.f64 %p30, %fd21, 0d3FE6666666666666;
-	@!%p30 bra $L_35;
-$L_19:
+	@!%p30 bra $L_34;
+$L_18:
 	div.rn.f64 %fd31, %fd29, %fd21;
-$L_20:
+$L_19:
 	setp.le.f64 %p33, %fd31, 0d3FE51EB851EB851F;
-	@!%p33 bra $L_28;
-$L_21:
+	@!%p33 bra $L_27;
+$L_20:
 	mul.rn.f64 %fd35, %fd31, %fd31;
 	mul.rn.f64 %fd36, %fd35, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd37, %fd36, 0dC03028545B6B807A;
@@ -6808,28 +6808,28 @@ $L_21:
 	mul.rn.f64 %fd55, %fd31, %fd54;
 	add.rn.f64 %fd56, %fd55, %fd31;
 	mov.f64 %fd34, %fd56;
-$L_22:
+$L_21:
 	mov.f64 %fd32, %fd34;
-$L_23:
+$L_22:
 	sub.rn.f64 %fd112, 0d3FF921FB54442D18, %fd32;
 	mov.f64 %fd113, %fd112;
+$L_23:
+	@!%p22 bra $L_26;
 $L_24:
-	@!%p22 bra $L_27;
-$L_25:
 	neg.f64 %fd196, %fd113;
 	mov.f64 %fd114, %fd196;
-$L_26:
+$L_25:
 	mov.f64 %fd18, %fd114;
 	bra.uni $L_8;
-$L_27:
+$L_26:
 	mov.f64 %fd114, %fd113;
-	bra.uni $L_26;
-$L_28:
+	bra.uni $L_25;
+$L_27:
 	setp.gt.f64 %p57, %fd31, 0d4003504F333F9DE6;
-	@!%p57 bra $L_32;
-$L_29:
+	@!%p57 bra $L_31;
+$L_28:
 	div.rn.f64 %fd58, 0d3FF0000000000000, %fd31;
-$L_30:
+$L_29:
 	mul.rn.f64 %fd60, %fd58, %fd58;
 	mul.rn.f64 %fd61, %fd60, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd62, %fd61, 0dC03028545B6B807A;
@@ -6853,16 +6853,16 @@ $L_30:
 	mul.rn.f64 %fd80, %fd58, %fd79;
 	add.rn.f64 %fd81, %fd80, %fd58;
 	mov.f64 %fd59, %fd81;
-$L_31:
+$L_30:
 	sub.rn.f64 %fd82, 0d3FF921FB54442D18, %fd59;
 	add.rn.f64 %fd83, %fd82, 0d3C91A62633145C07;
 	mov.f64 %fd32, %fd83;
-	bra.uni $L_23;
-$L_32:
+	bra.uni $L_22;
+$L_31:
 	sub.rn.f64 %fd84, %fd31, 0d3FF0000000000000;
 	add.rn.f64 %fd85, %fd31, 0d3FF0000000000000;
 	div.rn.f64 %fd86, %fd84, %fd85;
-$L_33:
+$L_32:
 	mul.rn.f64 %fd88, %fd86, %fd86;
 	mul.rn.f64 %fd89, %fd88, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd90, %fd89, 0dC03028545B6B807A;
@@ -6886,17 +6886,17 @@ $L_33:
 	mul.rn.f64 %fd108, %fd86, %fd107;
 	add.rn.f64 %fd109, %fd108, %fd86;
 	mov.f64 %fd87, %fd109;
-$L_34:
+$L_33:
 	add.rn.f64 %fd110, %fd87, 0d3FE921FB54442D18;
 	add.rn.f64 %fd111, %fd110, 0d3C81A62633145C07;
 	mov.f64 %fd32, %fd111;
-	bra.uni $L_23;
-$L_35:
+	bra.uni $L_22;
+$L_34:
 	div.rn.f64 %fd115, %fd21, %fd29;
-$L_36:
+$L_35:
 	setp.le.f64 %p117, %fd115, 0d3FE51EB851EB851F;
-	@!%p117 bra $L_40;
-$L_37:
+	@!%p117 bra $L_39;
+$L_36:
 	mul.rn.f64 %fd119, %fd115, %fd115;
 	mul.rn.f64 %fd120, %fd119, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd121, %fd120, 0dC03028545B6B807A;
@@ -6920,17 +6920,17 @@ $L_37:
 	mul.rn.f64 %fd139, %fd115, %fd138;
 	add.rn.f64 %fd140, %fd139, %fd115;
 	mov.f64 %fd118, %fd140;
-$L_38:
+$L_37:
 	mov.f64 %fd116, %fd118;
-$L_39:
+$L_38:
 	mov.f64 %fd113, %fd116;
-	bra.uni $L_24;
-$L_40:
+	bra.uni $L_23;
+$L_39:
 	setp.gt.f64 %p141, %fd115, 0d4003504F333F9DE6;
-	@!%p141 bra $L_44;
-$L_41:
+	@!%p141 bra $L_43;
+$L_40:
 	div.rn.f64 %fd142, 0d3FF0000000000000, %fd115;
-$L_42:
+$L_41:
 	mul.rn.f64 %fd144, %fd142, %fd142;
 	mul.rn.f64 %fd145, %fd144, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd146, %fd145, 0dC03028545B6B807A;
@@ -6954,16 +6954,16 @@ $L_42:
 	mul.rn.f64 %fd164, %fd142, %fd163;
 	add.rn.f64 %fd165, %fd164, %fd142;
 	mov.f64 %fd143, %fd165;
-$L_43:
+$L_42:
 	sub.rn.f64 %fd166, 0d3FF921FB54442D18, %fd143;
 	add.rn.f64 %fd167, %fd166, 0d3C91A62633145C07;
 	mov.f64 %fd116, %fd167;
-	bra.uni $L_39;
-$L_44:
+	bra.uni $L_38;
+$L_43:
 	sub.rn.f64 %fd168, %fd115, 0d3FF0000000000000;
 	add.rn.f64 %fd169, %fd115, 0d3FF0000000000000;
 	div.rn.f64 %fd170, %fd168, %fd169;
-$L_45:
+$L_44:
 	mul.rn.f64 %fd172, %fd170, %fd170;
 	mul.rn.f64 %fd173, %fd172, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd174, %fd173, 0dC03028545B6B807A;
@@ -6987,16 +6987,16 @@ $L_45:
 	mul.rn.f64 %fd192, %fd170, %fd191;
 	add.rn.f64 %fd193, %fd192, %fd170;
 	mov.f64 %fd171, %fd193;
-$L_46:
+$L_45:
 	add.rn.f64 %fd194, %fd171, 0d3FE921FB54442D18;
 	add.rn.f64 %fd195, %fd194, 0d3C81A62633145C07;
 	mov.f64 %fd116, %fd195;
-	bra.uni $L_39;
-$L_47:
+	bra.uni $L_38;
+$L_46:
 	mov.f64 %fd21, %fd14;
 	mov.pred %p22, 0;
 	bra.uni $L_15;
-$L_48:
+$L_47:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -7058,13 +7058,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_116;
+	@!%p7 bra $L_87;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_116;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -7072,77 +7070,58 @@ $L_5:
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
 	setp.lt.f64 %p17, %fd14, 0d3FF0000000000000;
-	@!%p17 bra $L_12;
+	@!%p17 bra $L_11;
 $L_7:
-	mov.f64 %fd19, 0d7FF8000000000001;
-	mov.f64 %fd18, %fd19;
+	mov.f64 %fd16, 0d7FF8000000000001;
 $L_8:
-	mov.f64 %fd16, %fd18;
-$L_9:
 	mov.f64 %fd15, %fd16;
-$L_10:
+$L_9:
 	mad.lo.s64 %rd282, %rd9, 8, %rd4;
 	st.global.f64 [%rd282], %fd15;
-$L_11:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_11:
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
-$L_13:
+$L_12:
 	@%p21 bra $L_7;
-$L_14:
+$L_13:
 	setp.eq.f64 %p20, %fd14, 0d3FF0000000000000;
-	@!%p20 bra $L_16;
-$L_15:
+	@!%p20 bra $L_15;
+$L_14:
 	mov.f64 %fd16, 0d0000000000000000;
-	bra.uni $L_9;
-$L_16:
+	bra.uni $L_8;
+$L_15:
 	setp.ge.f64 %p80, %fd14, 0d41B0000000000000;
-	@!%p80 bra $L_35;
-$L_17:
+	@!%p80 bra $L_28;
+$L_16:
 	mov.b64 %rd25, %fd14;
 	and.b64 %rd26, %rd25, 9223372036854775807;
 	setp.eq.u64 %p27, %rd26, 0;
-	@!%p27 bra $L_26;
+	@!%p27 bra $L_20;
+$L_17:
+	mov.f64 %fd24, 0dFFF0000000000000;
 $L_18:
-	mov.b64 %rd29, -1;
-$L_19:
-	setp.ge.s64 %p30, %rd29, 0;
-	@!%p30 bra $L_25;
-$L_20:
-	mov.b64 %rd31, 9218868437227405312;
-$L_21:
-	mov.b64 %fd32, %rd31;
-	mov.f64 %fd28, %fd32;
-$L_22:
-	mov.f64 %fd24, %fd28;
-$L_23:
 	mov.f64 %fd23, %fd24;
-$L_24:
+$L_19:
 	add.rn.f64 %fd79, %fd23, 0d3FE62E42FEFA39EF;
 	mov.f64 %fd16, %fd79;
-	bra.uni $L_9;
-$L_25:
-	mov.b64 %rd31, 18442240474082181120U;
-	bra.uni $L_21;
-$L_26:
+	bra.uni $L_8;
+$L_20:
 	mov.b64 %rd35, %rd25;
 	setp.lt.s64 %p36, %rd35, 0;
-	@!%p36 bra $L_29;
-$L_27:
-	mov.f64 %fd34, 0d7FF8000000000001;
-	mov.f64 %fd33, %fd34;
-$L_28:
-	mov.f64 %fd24, %fd33;
-	bra.uni $L_23;
-$L_29:
+	@!%p36 bra $L_22;
+$L_21:
+	mov.f64 %fd24, 0d7FF8000000000001;
+	bra.uni $L_18;
+$L_22:
 	setp.ge.u64 %p37, %rd25, 9218868437227405312;
-	@!%p37 bra $L_31;
-$L_30:
+	@!%p37 bra $L_24;
+$L_23:
 	mov.f64 %fd24, %fd14;
-	bra.uni $L_23;
-$L_31:
+	bra.uni $L_18;
+$L_24:
 	and.b64 %rd38, %rd25, 4503599627370495;
 	or.b64 %rd39, %rd38, 4602678819172646912;
 	mov.b64 %fd40, %rd39;
@@ -7152,13 +7131,13 @@ $L_31:
 	sub.s32 %r44, %r43, 1022;
 	cvt.rn.f64.s32 %fd45, %r44;
 	setp.le.f64 %p46, %fd40, 0d3FE6A09E667F3BCD;
-	@!%p46 bra $L_34;
-$L_32:
+	@!%p46 bra $L_27;
+$L_25:
 	sub.rn.f64 %fd49, %fd45, 0d3FF0000000000000;
 	mul.rn.f64 %fd50, %fd40, 0d4000000000000000;
 	mov.f64 %fd47, %fd50;
 	mov.f64 %fd48, %fd49;
-$L_33:
+$L_26:
 	sub.rn.f64 %fd51, %fd47, 0d3FF0000000000000;
 	add.rn.f64 %fd52, %fd51, 0d4000000000000000;
 	div.rn.f64 %fd53, %fd51, %fd52;
@@ -7188,15 +7167,15 @@ $L_33:
 	sub.rn.f64 %fd77, %fd76, %fd51;
 	sub.rn.f64 %fd78, %fd71, %fd77;
 	mov.f64 %fd24, %fd78;
-	bra.uni $L_23;
-$L_34:
+	bra.uni $L_18;
+$L_27:
 	mov.f64 %fd47, %fd40;
 	mov.f64 %fd48, %fd45;
-	bra.uni $L_33;
-$L_35:
+	bra.uni $L_26;
+$L_28:
 	setp.gt.f64 %p144, %fd14, 0d4000000000000000;
-	@!%p144 bra $L_55;
-$L_36:
+	@!%p144 bra $L_42;
+$L_29:
 	mul.rn.f64 %fd81, %fd14, 0d4000000000000000;
 	mul.rn.f64 %fd82, %fd14, %fd14;
 	sub.rn.f64 %fd83, %fd82, 0d3FF0000000000000;
@@ -7204,48 +7183,32 @@ $L_36:
 	add.rn.f64 %fd85, %fd14, %fd84;
 	div.rn.f64 %fd86, 0d3FF0000000000000, %fd85;
 	sub.rn.f64 %fd87, %fd81, %fd86;
-$L_37:
+$L_30:
 	mov.b64 %rd90, %fd87;
 	and.b64 %rd91, %rd90, 9223372036854775807;
 	setp.eq.u64 %p92, %rd91, 0;
-	@!%p92 bra $L_46;
-$L_38:
-	mov.b64 %rd94, -1;
-$L_39:
-	setp.ge.s64 %p95, %rd94, 0;
-	@!%p95 bra $L_45;
-$L_40:
-	mov.b64 %rd96, 9218868437227405312;
-$L_41:
-	mov.b64 %fd97, %rd96;
-	mov.f64 %fd93, %fd97;
-$L_42:
-	mov.f64 %fd89, %fd93;
-$L_43:
+	@!%p92 bra $L_34;
+$L_31:
+	mov.f64 %fd89, 0dFFF0000000000000;
+$L_32:
 	mov.f64 %fd88, %fd89;
-$L_44:
+$L_33:
 	mov.f64 %fd16, %fd88;
-	bra.uni $L_9;
-$L_45:
-	mov.b64 %rd96, 18442240474082181120U;
-	bra.uni $L_41;
-$L_46:
+	bra.uni $L_8;
+$L_34:
 	mov.b64 %rd100, %rd90;
 	setp.lt.s64 %p101, %rd100, 0;
-	@!%p101 bra $L_49;
-$L_47:
-	mov.f64 %fd99, 0d7FF8000000000001;
-	mov.f64 %fd98, %fd99;
-$L_48:
-	mov.f64 %fd89, %fd98;
-	bra.uni $L_43;
-$L_49:
+	@!%p101 bra $L_36;
+$L_35:
+	mov.f64 %fd89, 0d7FF8000000000001;
+	bra.uni $L_32;
+$L_36:
 	setp.ge.u64 %p102, %rd90, 9218868437227405312;
-	@!%p102 bra $L_51;
-$L_50:
+	@!%p102 bra $L_38;
+$L_37:
 	mov.f64 %fd89, %fd87;
-	bra.uni $L_43;
-$L_51:
+	bra.uni $L_32;
+$L_38:
 	and.b64 %rd103, %rd90, 4503599627370495;
 	or.b64 %rd104, %rd103, 4602678819172646912;
 	mov.b64 %fd105, %rd104;
@@ -7255,13 +7218,13 @@ $L_51:
 	sub.s32 %r109, %r108, 1022;
 	cvt.rn.f64.s32 %fd110, %r109;
 	setp.le.f64 %p111, %fd105, 0d3FE6A09E667F3BCD;
-	@!%p111 bra $L_54;
-$L_52:
+	@!%p111 bra $L_41;
+$L_39:
 	sub.rn.f64 %fd114, %fd110, 0d3FF0000000000000;
 	mul.rn.f64 %fd115, %fd105, 0d4000000000000000;
 	mov.f64 %fd112, %fd115;
 	mov.f64 %fd113, %fd114;
-$L_53:
+$L_40:
 	sub.rn.f64 %fd116, %fd112, 0d3FF0000000000000;
 	add.rn.f64 %fd117, %fd116, 0d4000000000000000;
 	div.rn.f64 %fd118, %fd116, %fd117;
@@ -7291,164 +7254,129 @@ $L_53:
 	sub.rn.f64 %fd142, %fd141, %fd116;
 	sub.rn.f64 %fd143, %fd136, %fd142;
 	mov.f64 %fd89, %fd143;
-	bra.uni $L_43;
-$L_54:
+	bra.uni $L_32;
+$L_41:
 	mov.f64 %fd112, %fd105;
 	mov.f64 %fd113, %fd110;
-	bra.uni $L_53;
-$L_55:
+	bra.uni $L_40;
+$L_42:
 	sub.rn.f64 %fd145, %fd14, 0d3FF0000000000000;
 	mul.rn.f64 %fd146, %fd145, 0d4000000000000000;
 	mul.rn.f64 %fd147, %fd145, %fd145;
 	add.rn.f64 %fd148, %fd146, %fd147;
 	sqrt.rn.f64 %fd149, %fd148;
 	add.rn.f64 %fd150, %fd145, %fd149;
-$L_56:
+$L_43:
 	setp.lt.f64 %p153, %fd150, 0dBFF0000000000000;
-	@!%p153 bra $L_61;
-$L_57:
-	mov.f64 %fd155, 0d7FF8000000000001;
-	mov.f64 %fd154, %fd155;
-$L_58:
-	mov.f64 %fd152, %fd154;
-$L_59:
+	@!%p153 bra $L_47;
+$L_44:
+	mov.f64 %fd152, 0d7FF8000000000001;
+$L_45:
 	mov.f64 %fd151, %fd152;
-$L_60:
+$L_46:
 	mov.f64 %fd16, %fd151;
-	bra.uni $L_9;
-$L_61:
+	bra.uni $L_8;
+$L_47:
 	setp.neu.f64 %p163, %fd150, %fd150;
 	mov.pred %p162, %p163;
-$L_62:
-	@%p162 bra $L_57;
-$L_63:
+$L_48:
+	@%p162 bra $L_44;
+$L_49:
 	setp.eq.f64 %p161, %fd150, 0dBFF0000000000000;
-	@!%p161 bra $L_70;
-$L_64:
-	mov.b64 %rd157, -1;
-$L_65:
-	setp.ge.s64 %p158, %rd157, 0;
-	@!%p158 bra $L_69;
-$L_66:
-	mov.b64 %rd159, 9218868437227405312;
-$L_67:
-	mov.b64 %fd160, %rd159;
-	mov.f64 %fd156, %fd160;
-$L_68:
-	mov.f64 %fd152, %fd156;
-	bra.uni $L_59;
-$L_69:
-	mov.b64 %rd159, 18442240474082181120U;
-	bra.uni $L_67;
-$L_70:
-	mov.b64 %rd170, 1;
-$L_71:
-	setp.eq.s64 %p171, %rd170, 0;
-	@!%p171 bra $L_113;
-$L_72:
-	and.b64 %fd172, %fd150, 9223372036854775807;
-	mov.f64 %fd173, %fd172;
-$L_73:
+	@!%p161 bra $L_51;
+$L_50:
+	mov.f64 %fd152, 0dFFF0000000000000;
+	bra.uni $L_45;
+$L_51:
+	mov.f64 %fd173, %fd150;
+$L_52:
 	setp.gt.f64 %p174, %fd173, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p169, %p174;
-$L_74:
-	@!%p169 bra $L_81;
-$L_75:
-	mov.b64 %rd165, 1;
-$L_76:
-	setp.ge.s64 %p166, %rd165, 0;
-	@!%p166 bra $L_80;
-$L_77:
-	mov.b64 %rd167, 9218868437227405312;
-$L_78:
-	mov.b64 %fd168, %rd167;
-	mov.f64 %fd164, %fd168;
-$L_79:
-	mov.f64 %fd152, %fd164;
-	bra.uni $L_59;
-$L_80:
-	mov.b64 %rd167, 18442240474082181120U;
-	bra.uni $L_78;
-$L_81:
+$L_53:
+	@!%p169 bra $L_55;
+$L_54:
+	mov.f64 %fd152, 0d7FF0000000000000;
+	bra.uni $L_45;
+$L_55:
 	and.b64 %fd177, %fd150, 9223372036854775807;
 	setp.lt.f64 %p178, %fd177, 0d3FDA827999FCEF32;
-	@!%p178 bra $L_112;
-$L_82:
+	@!%p178 bra $L_86;
+$L_56:
 	setp.lt.f64 %p182, %fd177, 0d3E20000000000000;
-	@!%p182 bra $L_86;
-$L_83:
+	@!%p182 bra $L_60;
+$L_57:
 	setp.lt.f64 %p188, %fd177, 0d3C90000000000000;
-	@!%p188 bra $L_85;
-$L_84:
+	@!%p188 bra $L_59;
+$L_58:
 	mov.f64 %fd152, %fd150;
-	bra.uni $L_59;
-$L_85:
+	bra.uni $L_45;
+$L_59:
 	mul.rn.f64 %fd190, %fd150, %fd150;
 	mul.rn.f64 %fd191, %fd190, 0d3FE0000000000000;
 	sub.rn.f64 %fd192, %fd150, %fd191;
 	mov.f64 %fd152, %fd192;
-	bra.uni $L_59;
-$L_86:
+	bra.uni $L_45;
+$L_60:
 	setp.gt.f64 %p189, %fd150, 0dBFD2BEC333018867;
-	@!%p189 bra $L_111;
-$L_87:
+	@!%p189 bra $L_85;
+$L_61:
 	mov.f64 %fd179, %fd150;
 	mov.b64 %rd180, 1;
 	mov.b64 %rd181, 0;
-$L_88:
+$L_62:
 	setp.ne.s64 %p183, %rd181, 0;
-	@!%p183 bra $L_110;
-$L_89:
+	@!%p183 bra $L_84;
+$L_63:
 	setp.lt.f64 %p193, %fd177, 0d4340000000000000;
-	@!%p193 bra $L_109;
-$L_90:
+	@!%p193 bra $L_83;
+$L_64:
 	add.rn.f64 %fd197, %fd150, 0d3FF0000000000000;
 	mov.b64 %rd198, %fd197;
 	shr.u64 %rd199, %rd198, 52;
 	sub.u64 %rd200, %rd199, 1023;
 	mov.b64 %rd201, %rd200;
 	setp.gt.s64 %p202, %rd201, 0;
-	@!%p202 bra $L_108;
-$L_91:
+	@!%p202 bra $L_82;
+$L_65:
 	sub.rn.f64 %fd212, %fd197, %fd150;
 	sub.rn.f64 %fd213, 0d3FF0000000000000, %fd212;
 	mov.f64 %fd214, %fd213;
-$L_92:
+$L_66:
 	div.rn.f64 %fd215, %fd214, %fd197;
 	mov.b64 %rd203, %rd198;
 	mov.b64 %rd204, %rd201;
 	mov.f64 %fd205, %fd215;
-$L_93:
+$L_67:
 	and.b64 %rd206, %rd203, 4503599627370495;
 	setp.lt.u64 %p207, %rd206, 1865452045155277;
-	@!%p207 bra $L_107;
-$L_94:
+	@!%p207 bra $L_81;
+$L_68:
 	or.b64 %rd218, %rd206, 4607182418800017408;
 	mov.b64 %fd219, %rd218;
 	mov.b64 %rd220, %rd206;
 	mov.b64 %rd221, %rd204;
 	mov.f64 %fd222, %fd219;
-$L_95:
+$L_69:
 	sub.rn.f64 %fd223, %fd222, 0d3FF0000000000000;
 	mov.f64 %fd184, %fd223;
 	mov.b64 %rd185, %rd220;
 	mov.b64 %rd186, %rd221;
 	mov.f64 %fd187, %fd205;
-$L_96:
+$L_70:
 	mul.rn.f64 %fd194, %fd184, 0d3FE0000000000000;
 	mul.rn.f64 %fd195, %fd194, %fd184;
 	setp.eq.u64 %p196, %rd185, 0;
-	@!%p196 bra $L_104;
-$L_97:
+	@!%p196 bra $L_78;
+$L_71:
 	setp.eq.f64 %p229, %fd184, 0d0000000000000000;
-	@!%p229 bra $L_101;
-$L_98:
+	@!%p229 bra $L_75;
+$L_72:
 	setp.eq.s64 %p247, %rd186, 0;
-	@!%p247 bra $L_100;
-$L_99:
+	@!%p247 bra $L_74;
+$L_73:
 	mov.f64 %fd152, 0d0000000000000000;
-	bra.uni $L_59;
-$L_100:
+	bra.uni $L_45;
+$L_74:
 	cvt.rn.f64.s64 %fd252, %rd186;
 	mul.rn.f64 %fd253, %fd252, 0d3DEA39EF35793C76;
 	add.rn.f64 %fd254, %fd187, %fd253;
@@ -7456,18 +7384,18 @@ $L_100:
 	mul.rn.f64 %fd256, %fd255, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd257, %fd256, %fd254;
 	mov.f64 %fd152, %fd257;
-	bra.uni $L_59;
-$L_101:
+	bra.uni $L_45;
+$L_75:
 	mul.rn.f64 %fd248, %fd184, 0d3FE5555555555555;
 	sub.rn.f64 %fd249, 0d3FF0000000000000, %fd248;
 	mul.rn.f64 %fd250, %fd195, %fd249;
 	setp.eq.s64 %p251, %rd186, 0;
-	@!%p251 bra $L_103;
-$L_102:
+	@!%p251 bra $L_77;
+$L_76:
 	sub.rn.f64 %fd258, %fd184, %fd250;
 	mov.f64 %fd152, %fd258;
-	bra.uni $L_59;
-$L_103:
+	bra.uni $L_45;
+$L_77:
 	cvt.rn.f64.s64 %fd259, %rd186;
 	mul.rn.f64 %fd260, %fd259, 0d3FE62E42FEE00000;
 	cvt.rn.f64.s64 %fd261, %rd186;
@@ -7477,8 +7405,8 @@ $L_103:
 	sub.rn.f64 %fd265, %fd264, %fd184;
 	sub.rn.f64 %fd266, %fd260, %fd265;
 	mov.f64 %fd152, %fd266;
-	bra.uni $L_59;
-$L_104:
+	bra.uni $L_45;
+$L_78:
 	add.rn.f64 %fd230, %fd184, 0d4000000000000000;
 	div.rn.f64 %fd231, %fd184, %fd230;
 	mul.rn.f64 %fd232, %fd231, %fd231;
@@ -7496,15 +7424,15 @@ $L_104:
 	add.rn.f64 %fd244, %fd243, 0d3FE5555555555593;
 	mul.rn.f64 %fd245, %fd232, %fd244;
 	setp.eq.s64 %p246, %rd186, 0;
-	@!%p246 bra $L_106;
-$L_105:
+	@!%p246 bra $L_80;
+$L_79:
 	add.rn.f64 %fd267, %fd195, %fd245;
 	mul.rn.f64 %fd268, %fd231, %fd267;
 	sub.rn.f64 %fd269, %fd195, %fd268;
 	sub.rn.f64 %fd270, %fd184, %fd269;
 	mov.f64 %fd152, %fd270;
-	bra.uni $L_59;
-$L_106:
+	bra.uni $L_45;
+$L_80:
 	cvt.rn.f64.s64 %fd271, %rd186;
 	mul.rn.f64 %fd272, %fd271, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd273, %fd195, %fd245;
@@ -7517,8 +7445,8 @@ $L_106:
 	sub.rn.f64 %fd280, %fd279, %fd184;
 	sub.rn.f64 %fd281, %fd272, %fd280;
 	mov.f64 %fd152, %fd281;
-	bra.uni $L_59;
-$L_107:
+	bra.uni $L_45;
+$L_81:
 	add.s64 %rd224, %rd204, 1;
 	or.b64 %rd225, %rd206, 4602678819172646912;
 	mov.b64 %fd226, %rd225;
@@ -7527,13 +7455,13 @@ $L_107:
 	mov.b64 %rd220, %rd228;
 	mov.b64 %rd221, %rd224;
 	mov.f64 %fd222, %fd226;
-	bra.uni $L_95;
-$L_108:
+	bra.uni $L_69;
+$L_82:
 	sub.rn.f64 %fd216, %fd197, 0d3FF0000000000000;
 	sub.rn.f64 %fd217, %fd150, %fd216;
 	mov.f64 %fd214, %fd217;
-	bra.uni $L_92;
-$L_109:
+	bra.uni $L_66;
+$L_83:
 	mov.b64 %rd208, %fd150;
 	shr.u64 %rd209, %rd208, 52;
 	sub.u64 %rd210, %rd209, 1023;
@@ -7541,34 +7469,24 @@ $L_109:
 	mov.b64 %rd203, %rd208;
 	mov.b64 %rd204, %rd211;
 	mov.f64 %fd205, 0d0000000000000000;
-	bra.uni $L_93;
-$L_110:
+	bra.uni $L_67;
+$L_84:
 	mov.f64 %fd184, %fd179;
 	mov.b64 %rd185, %rd180;
 	mov.b64 %rd186, %rd181;
 	mov.f64 %fd187, 0d0000000000000000;
-	bra.uni $L_96;
-$L_111:
+	bra.uni $L_70;
+$L_85:
 	mov.f64 %fd179, 0d0000000000000000;
 	mov.b64 %rd180, 0;
 	mov.b64 %rd181, 1;
-	bra.uni $L_88;
-$L_112:
+	bra.uni $L_62;
+$L_86:
 	mov.f64 %fd179, 0d0000000000000000;
 	mov.b64 %rd180, 0;
 	mov.b64 %rd181, 1;
-	bra.uni $L_88;
-$L_113:
-	setp.lt.s64 %p175, %rd170, 0;
-	@!%p175 bra $L_115;
-$L_114:
-	neg.f64 %fd176, %fd150;
-	mov.f64 %fd173, %fd176;
-	bra.uni $L_73;
-$L_115:
-	mov.f64 %fd173, %fd150;
-	bra.uni $L_73;
-$L_116:
+	bra.uni $L_62;
+$L_87:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -7629,13 +7547,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_46;
+	@!%p7 bra $L_45;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_46;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -7656,32 +7572,29 @@ $L_10:
 	bra.uni $L_2;
 $L_11:
 	setp.lt.f64 %p18, %fd14, 0d0000000000000000;
-	@!%p18 bra $L_45;
+	@!%p18 bra $L_44;
 $L_12:
 	neg.f64 %fd21, %fd14;
 	mov.f64 %fd19, %fd21;
 	mov.pred %p20, 1;
 $L_13:
 	setp.gt.f64 %p22, %fd19, 0d3FF0000000000000;
-	@!%p22 bra $L_16;
+	@!%p22 bra $L_15;
 $L_14:
-	mov.f64 %fd24, 0d7FF8000000000001;
-	mov.f64 %fd23, %fd24;
-$L_15:
-	mov.f64 %fd16, %fd23;
+	mov.f64 %fd16, 0d7FF8000000000001;
 	bra.uni $L_8;
-$L_16:
+$L_15:
 	mul.rn.f64 %fd25, %fd19, %fd19;
 	sub.rn.f64 %fd26, 0d3FF0000000000000, %fd25;
 	sqrt.rn.f64 %fd27, %fd26;
 	setp.gt.f64 %p28, %fd19, 0d3FE6666666666666;
-	@!%p28 bra $L_33;
-$L_17:
+	@!%p28 bra $L_32;
+$L_16:
 	div.rn.f64 %fd29, %fd27, %fd19;
-$L_18:
+$L_17:
 	setp.le.f64 %p31, %fd29, 0d3FE51EB851EB851F;
-	@!%p31 bra $L_26;
-$L_19:
+	@!%p31 bra $L_25;
+$L_18:
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	mul.rn.f64 %fd34, %fd33, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd35, %fd34, 0dC03028545B6B807A;
@@ -7705,28 +7618,28 @@ $L_19:
 	mul.rn.f64 %fd53, %fd29, %fd52;
 	add.rn.f64 %fd54, %fd53, %fd29;
 	mov.f64 %fd32, %fd54;
-$L_20:
+$L_19:
 	mov.f64 %fd30, %fd32;
-$L_21:
+$L_20:
 	sub.rn.f64 %fd110, 0d3FF921FB54442D18, %fd30;
 	mov.f64 %fd111, %fd110;
+$L_21:
+	@!%p20 bra $L_24;
 $L_22:
-	@!%p20 bra $L_25;
-$L_23:
 	neg.f64 %fd194, %fd111;
 	mov.f64 %fd112, %fd194;
-$L_24:
+$L_23:
 	mov.f64 %fd16, %fd112;
 	bra.uni $L_8;
-$L_25:
+$L_24:
 	mov.f64 %fd112, %fd111;
-	bra.uni $L_24;
-$L_26:
+	bra.uni $L_23;
+$L_25:
 	setp.gt.f64 %p55, %fd29, 0d4003504F333F9DE6;
-	@!%p55 bra $L_30;
-$L_27:
+	@!%p55 bra $L_29;
+$L_26:
 	div.rn.f64 %fd56, 0d3FF0000000000000, %fd29;
-$L_28:
+$L_27:
 	mul.rn.f64 %fd58, %fd56, %fd56;
 	mul.rn.f64 %fd59, %fd58, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd60, %fd59, 0dC03028545B6B807A;
@@ -7750,16 +7663,16 @@ $L_28:
 	mul.rn.f64 %fd78, %fd56, %fd77;
 	add.rn.f64 %fd79, %fd78, %fd56;
 	mov.f64 %fd57, %fd79;
-$L_29:
+$L_28:
 	sub.rn.f64 %fd80, 0d3FF921FB54442D18, %fd57;
 	add.rn.f64 %fd81, %fd80, 0d3C91A62633145C07;
 	mov.f64 %fd30, %fd81;
-	bra.uni $L_21;
-$L_30:
+	bra.uni $L_20;
+$L_29:
 	sub.rn.f64 %fd82, %fd29, 0d3FF0000000000000;
 	add.rn.f64 %fd83, %fd29, 0d3FF0000000000000;
 	div.rn.f64 %fd84, %fd82, %fd83;
-$L_31:
+$L_30:
 	mul.rn.f64 %fd86, %fd84, %fd84;
 	mul.rn.f64 %fd87, %fd86, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd88, %fd87, 0dC03028545B6B807A;
@@ -7783,17 +7696,17 @@ $L_31:
 	mul.rn.f64 %fd106, %fd84, %fd105;
 	add.rn.f64 %fd107, %fd106, %fd84;
 	mov.f64 %fd85, %fd107;
-$L_32:
+$L_31:
 	add.rn.f64 %fd108, %fd85, 0d3FE921FB54442D18;
 	add.rn.f64 %fd109, %fd108, 0d3C81A62633145C07;
 	mov.f64 %fd30, %fd109;
-	bra.uni $L_21;
-$L_33:
+	bra.uni $L_20;
+$L_32:
 	div.rn.f64 %fd113, %fd19, %fd27;
-$L_34:
+$L_33:
 	setp.le.f64 %p115, %fd113, 0d3FE51EB851EB851F;
-	@!%p115 bra $L_38;
-$L_35:
+	@!%p115 bra $L_37;
+$L_34:
 	mul.rn.f64 %fd117, %fd113, %fd113;
 	mul.rn.f64 %fd118, %fd117, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd119, %fd118, 0dC03028545B6B807A;
@@ -7817,17 +7730,17 @@ $L_35:
 	mul.rn.f64 %fd137, %fd113, %fd136;
 	add.rn.f64 %fd138, %fd137, %fd113;
 	mov.f64 %fd116, %fd138;
-$L_36:
+$L_35:
 	mov.f64 %fd114, %fd116;
-$L_37:
+$L_36:
 	mov.f64 %fd111, %fd114;
-	bra.uni $L_22;
-$L_38:
+	bra.uni $L_21;
+$L_37:
 	setp.gt.f64 %p139, %fd113, 0d4003504F333F9DE6;
-	@!%p139 bra $L_42;
-$L_39:
+	@!%p139 bra $L_41;
+$L_38:
 	div.rn.f64 %fd140, 0d3FF0000000000000, %fd113;
-$L_40:
+$L_39:
 	mul.rn.f64 %fd142, %fd140, %fd140;
 	mul.rn.f64 %fd143, %fd142, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd144, %fd143, 0dC03028545B6B807A;
@@ -7851,16 +7764,16 @@ $L_40:
 	mul.rn.f64 %fd162, %fd140, %fd161;
 	add.rn.f64 %fd163, %fd162, %fd140;
 	mov.f64 %fd141, %fd163;
-$L_41:
+$L_40:
 	sub.rn.f64 %fd164, 0d3FF921FB54442D18, %fd141;
 	add.rn.f64 %fd165, %fd164, 0d3C91A62633145C07;
 	mov.f64 %fd114, %fd165;
-	bra.uni $L_37;
-$L_42:
+	bra.uni $L_36;
+$L_41:
 	sub.rn.f64 %fd166, %fd113, 0d3FF0000000000000;
 	add.rn.f64 %fd167, %fd113, 0d3FF0000000000000;
 	div.rn.f64 %fd168, %fd166, %fd167;
-$L_43:
+$L_42:
 	mul.rn.f64 %fd170, %fd168, %fd168;
 	mul.rn.f64 %fd171, %fd170, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd172, %fd171, 0dC03028545B6B807A;
@@ -7884,16 +7797,16 @@ $L_43:
 	mul.rn.f64 %fd190, %fd168, %fd189;
 	add.rn.f64 %fd191, %fd190, %fd168;
 	mov.f64 %fd169, %fd191;
-$L_44:
+$L_43:
 	add.rn.f64 %fd192, %fd169, 0d3FE921FB54442D18;
 	add.rn.f64 %fd193, %fd192, 0d3C81A62633145C07;
 	mov.f64 %fd114, %fd193;
-	bra.uni $L_37;
-$L_45:
+	bra.uni $L_36;
+$L_44:
 	mov.f64 %fd19, %fd14;
 	mov.pred %p20, 0;
 	bra.uni $L_13;
-$L_46:
+$L_45:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -7955,13 +7868,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_129;
+	@!%p7 bra $L_96;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_129;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -7983,81 +7894,60 @@ $L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_12:
-	mov.b64 %rd23, 0;
-$L_13:
-	setp.eq.s64 %p24, %rd23, 0;
-	@!%p24 bra $L_126;
-$L_14:
 	and.b64 %fd25, %fd14, 9223372036854775807;
 	mov.f64 %fd26, %fd25;
-$L_15:
+$L_13:
 	setp.gt.f64 %p27, %fd26, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p22, %p27;
-$L_16:
+$L_14:
 	@%p22 bra $L_8;
-$L_17:
+$L_15:
 	setp.lt.f64 %p19, %fd14, 0d0000000000000000;
-	@!%p19 bra $L_125;
-$L_18:
+	@!%p19 bra $L_95;
+$L_16:
 	neg.f64 %fd30, %fd14;
 	mov.f64 %fd20, %fd30;
 	mov.pred %p21, 1;
-$L_19:
+$L_17:
 	setp.gt.f64 %p31, %fd20, 0d41B0000000000000;
-	@!%p31 bra $L_42;
-$L_20:
+	@!%p31 bra $L_34;
+$L_18:
 	mov.b64 %rd36, %fd20;
 	and.b64 %rd37, %rd36, 9223372036854775807;
 	setp.eq.u64 %p38, %rd37, 0;
-	@!%p38 bra $L_33;
-$L_21:
-	mov.b64 %rd40, -1;
-$L_22:
-	setp.ge.s64 %p41, %rd40, 0;
-	@!%p41 bra $L_32;
-$L_23:
-	mov.b64 %rd42, 9218868437227405312;
-$L_24:
-	mov.b64 %fd43, %rd42;
-	mov.f64 %fd39, %fd43;
-$L_25:
-	mov.f64 %fd35, %fd39;
-$L_26:
+	@!%p38 bra $L_26;
+$L_19:
+	mov.f64 %fd35, 0dFFF0000000000000;
+$L_20:
 	mov.f64 %fd34, %fd35;
-$L_27:
+$L_21:
 	add.rn.f64 %fd90, %fd34, 0d3FE62E42FEFA39EF;
 	mov.f64 %fd32, %fd90;
-$L_28:
-	@!%p21 bra $L_31;
-$L_29:
+$L_22:
+	@!%p21 bra $L_25;
+$L_23:
 	neg.f64 %fd294, %fd32;
 	mov.f64 %fd33, %fd294;
-$L_30:
+$L_24:
 	mov.f64 %fd16, %fd33;
 	bra.uni $L_9;
-$L_31:
+$L_25:
 	mov.f64 %fd33, %fd32;
-	bra.uni $L_30;
-$L_32:
-	mov.b64 %rd42, 18442240474082181120U;
 	bra.uni $L_24;
-$L_33:
+$L_26:
 	mov.b64 %rd46, %rd36;
 	setp.lt.s64 %p47, %rd46, 0;
-	@!%p47 bra $L_36;
-$L_34:
-	mov.f64 %fd45, 0d7FF8000000000001;
-	mov.f64 %fd44, %fd45;
-$L_35:
-	mov.f64 %fd35, %fd44;
-	bra.uni $L_26;
-$L_36:
+	@!%p47 bra $L_28;
+$L_27:
+	mov.f64 %fd35, 0d7FF8000000000001;
+	bra.uni $L_20;
+$L_28:
 	setp.ge.u64 %p48, %rd36, 9218868437227405312;
-	@!%p48 bra $L_38;
-$L_37:
+	@!%p48 bra $L_30;
+$L_29:
 	mov.f64 %fd35, %fd20;
-	bra.uni $L_26;
-$L_38:
+	bra.uni $L_20;
+$L_30:
 	and.b64 %rd49, %rd36, 4503599627370495;
 	or.b64 %rd50, %rd49, 4602678819172646912;
 	mov.b64 %fd51, %rd50;
@@ -8067,13 +7957,13 @@ $L_38:
 	sub.s32 %r55, %r54, 1022;
 	cvt.rn.f64.s32 %fd56, %r55;
 	setp.le.f64 %p57, %fd51, 0d3FE6A09E667F3BCD;
-	@!%p57 bra $L_41;
-$L_39:
+	@!%p57 bra $L_33;
+$L_31:
 	sub.rn.f64 %fd60, %fd56, 0d3FF0000000000000;
 	mul.rn.f64 %fd61, %fd51, 0d4000000000000000;
 	mov.f64 %fd58, %fd61;
 	mov.f64 %fd59, %fd60;
-$L_40:
+$L_32:
 	sub.rn.f64 %fd62, %fd58, 0d3FF0000000000000;
 	add.rn.f64 %fd63, %fd62, 0d4000000000000000;
 	div.rn.f64 %fd64, %fd62, %fd63;
@@ -8103,15 +7993,15 @@ $L_40:
 	sub.rn.f64 %fd88, %fd87, %fd62;
 	sub.rn.f64 %fd89, %fd82, %fd88;
 	mov.f64 %fd35, %fd89;
-	bra.uni $L_26;
-$L_41:
+	bra.uni $L_20;
+$L_33:
 	mov.f64 %fd58, %fd51;
 	mov.f64 %fd59, %fd56;
-	bra.uni $L_40;
-$L_42:
+	bra.uni $L_32;
+$L_34:
 	setp.gt.f64 %p154, %fd20, 0d4000000000000000;
-	@!%p154 bra $L_62;
-$L_43:
+	@!%p154 bra $L_48;
+$L_35:
 	mul.rn.f64 %fd91, %fd20, 0d4000000000000000;
 	mul.rn.f64 %fd92, %fd20, %fd20;
 	add.rn.f64 %fd93, %fd92, 0d3FF0000000000000;
@@ -8119,48 +8009,32 @@ $L_43:
 	add.rn.f64 %fd95, %fd94, %fd20;
 	div.rn.f64 %fd96, 0d3FF0000000000000, %fd95;
 	add.rn.f64 %fd97, %fd91, %fd96;
-$L_44:
+$L_36:
 	mov.b64 %rd100, %fd97;
 	and.b64 %rd101, %rd100, 9223372036854775807;
 	setp.eq.u64 %p102, %rd101, 0;
-	@!%p102 bra $L_53;
-$L_45:
-	mov.b64 %rd104, -1;
-$L_46:
-	setp.ge.s64 %p105, %rd104, 0;
-	@!%p105 bra $L_52;
-$L_47:
-	mov.b64 %rd106, 9218868437227405312;
-$L_48:
-	mov.b64 %fd107, %rd106;
-	mov.f64 %fd103, %fd107;
-$L_49:
-	mov.f64 %fd99, %fd103;
-$L_50:
+	@!%p102 bra $L_40;
+$L_37:
+	mov.f64 %fd99, 0dFFF0000000000000;
+$L_38:
 	mov.f64 %fd98, %fd99;
-$L_51:
+$L_39:
 	mov.f64 %fd32, %fd98;
-	bra.uni $L_28;
-$L_52:
-	mov.b64 %rd106, 18442240474082181120U;
-	bra.uni $L_48;
-$L_53:
+	bra.uni $L_22;
+$L_40:
 	mov.b64 %rd110, %rd100;
 	setp.lt.s64 %p111, %rd110, 0;
-	@!%p111 bra $L_56;
-$L_54:
-	mov.f64 %fd109, 0d7FF8000000000001;
-	mov.f64 %fd108, %fd109;
-$L_55:
-	mov.f64 %fd99, %fd108;
-	bra.uni $L_50;
-$L_56:
+	@!%p111 bra $L_42;
+$L_41:
+	mov.f64 %fd99, 0d7FF8000000000001;
+	bra.uni $L_38;
+$L_42:
 	setp.ge.u64 %p112, %rd100, 9218868437227405312;
-	@!%p112 bra $L_58;
-$L_57:
+	@!%p112 bra $L_44;
+$L_43:
 	mov.f64 %fd99, %fd97;
-	bra.uni $L_50;
-$L_58:
+	bra.uni $L_38;
+$L_44:
 	and.b64 %rd113, %rd100, 4503599627370495;
 	or.b64 %rd114, %rd113, 4602678819172646912;
 	mov.b64 %fd115, %rd114;
@@ -8170,13 +8044,13 @@ $L_58:
 	sub.s32 %r119, %r118, 1022;
 	cvt.rn.f64.s32 %fd120, %r119;
 	setp.le.f64 %p121, %fd115, 0d3FE6A09E667F3BCD;
-	@!%p121 bra $L_61;
-$L_59:
+	@!%p121 bra $L_47;
+$L_45:
 	sub.rn.f64 %fd124, %fd120, 0d3FF0000000000000;
 	mul.rn.f64 %fd125, %fd115, 0d4000000000000000;
 	mov.f64 %fd122, %fd125;
 	mov.f64 %fd123, %fd124;
-$L_60:
+$L_46:
 	sub.rn.f64 %fd126, %fd122, 0d3FF0000000000000;
 	add.rn.f64 %fd127, %fd126, 0d4000000000000000;
 	div.rn.f64 %fd128, %fd126, %fd127;
@@ -8206,18 +8080,18 @@ $L_60:
 	sub.rn.f64 %fd152, %fd151, %fd126;
 	sub.rn.f64 %fd153, %fd146, %fd152;
 	mov.f64 %fd99, %fd153;
-	bra.uni $L_50;
-$L_61:
+	bra.uni $L_38;
+$L_47:
 	mov.f64 %fd122, %fd115;
 	mov.f64 %fd123, %fd120;
-	bra.uni $L_60;
-$L_62:
+	bra.uni $L_46;
+$L_48:
 	setp.lt.f64 %p155, %fd20, 0d3E30000000000000;
-	@!%p155 bra $L_64;
-$L_63:
+	@!%p155 bra $L_50;
+$L_49:
 	mov.f64 %fd32, %fd20;
-	bra.uni $L_28;
-$L_64:
+	bra.uni $L_22;
+$L_50:
 	mul.rn.f64 %fd156, %fd20, %fd20;
 	mul.rn.f64 %fd157, %fd20, %fd20;
 	add.rn.f64 %fd158, %fd157, 0d3FF0000000000000;
@@ -8225,152 +8099,117 @@ $L_64:
 	add.rn.f64 %fd160, %fd159, 0d3FF0000000000000;
 	div.rn.f64 %fd161, %fd156, %fd160;
 	add.rn.f64 %fd162, %fd20, %fd161;
-$L_65:
+$L_51:
 	setp.lt.f64 %p165, %fd162, 0dBFF0000000000000;
-	@!%p165 bra $L_70;
-$L_66:
-	mov.f64 %fd167, 0d7FF8000000000001;
-	mov.f64 %fd166, %fd167;
-$L_67:
-	mov.f64 %fd164, %fd166;
-$L_68:
+	@!%p165 bra $L_55;
+$L_52:
+	mov.f64 %fd164, 0d7FF8000000000001;
+$L_53:
 	mov.f64 %fd163, %fd164;
-$L_69:
+$L_54:
 	mov.f64 %fd32, %fd163;
-	bra.uni $L_28;
-$L_70:
+	bra.uni $L_22;
+$L_55:
 	setp.neu.f64 %p175, %fd162, %fd162;
 	mov.pred %p174, %p175;
-$L_71:
-	@%p174 bra $L_66;
-$L_72:
+$L_56:
+	@%p174 bra $L_52;
+$L_57:
 	setp.eq.f64 %p173, %fd162, 0dBFF0000000000000;
-	@!%p173 bra $L_79;
-$L_73:
-	mov.b64 %rd169, -1;
-$L_74:
-	setp.ge.s64 %p170, %rd169, 0;
-	@!%p170 bra $L_78;
-$L_75:
-	mov.b64 %rd171, 9218868437227405312;
-$L_76:
-	mov.b64 %fd172, %rd171;
-	mov.f64 %fd168, %fd172;
-$L_77:
-	mov.f64 %fd164, %fd168;
-	bra.uni $L_68;
-$L_78:
-	mov.b64 %rd171, 18442240474082181120U;
-	bra.uni $L_76;
-$L_79:
-	mov.b64 %rd182, 1;
-$L_80:
-	setp.eq.s64 %p183, %rd182, 0;
-	@!%p183 bra $L_122;
-$L_81:
-	and.b64 %fd184, %fd162, 9223372036854775807;
-	mov.f64 %fd185, %fd184;
-$L_82:
+	@!%p173 bra $L_59;
+$L_58:
+	mov.f64 %fd164, 0dFFF0000000000000;
+	bra.uni $L_53;
+$L_59:
+	mov.f64 %fd185, %fd162;
+$L_60:
 	setp.gt.f64 %p186, %fd185, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p181, %p186;
-$L_83:
-	@!%p181 bra $L_90;
-$L_84:
-	mov.b64 %rd177, 1;
-$L_85:
-	setp.ge.s64 %p178, %rd177, 0;
-	@!%p178 bra $L_89;
-$L_86:
-	mov.b64 %rd179, 9218868437227405312;
-$L_87:
-	mov.b64 %fd180, %rd179;
-	mov.f64 %fd176, %fd180;
-$L_88:
-	mov.f64 %fd164, %fd176;
-	bra.uni $L_68;
-$L_89:
-	mov.b64 %rd179, 18442240474082181120U;
-	bra.uni $L_87;
-$L_90:
+$L_61:
+	@!%p181 bra $L_63;
+$L_62:
+	mov.f64 %fd164, 0d7FF0000000000000;
+	bra.uni $L_53;
+$L_63:
 	and.b64 %fd189, %fd162, 9223372036854775807;
 	setp.lt.f64 %p190, %fd189, 0d3FDA827999FCEF32;
-	@!%p190 bra $L_121;
-$L_91:
+	@!%p190 bra $L_94;
+$L_64:
 	setp.lt.f64 %p194, %fd189, 0d3E20000000000000;
-	@!%p194 bra $L_95;
-$L_92:
+	@!%p194 bra $L_68;
+$L_65:
 	setp.lt.f64 %p200, %fd189, 0d3C90000000000000;
-	@!%p200 bra $L_94;
-$L_93:
+	@!%p200 bra $L_67;
+$L_66:
 	mov.f64 %fd164, %fd162;
-	bra.uni $L_68;
-$L_94:
+	bra.uni $L_53;
+$L_67:
 	mul.rn.f64 %fd202, %fd162, %fd162;
 	mul.rn.f64 %fd203, %fd202, 0d3FE0000000000000;
 	sub.rn.f64 %fd204, %fd162, %fd203;
 	mov.f64 %fd164, %fd204;
-	bra.uni $L_68;
-$L_95:
+	bra.uni $L_53;
+$L_68:
 	setp.gt.f64 %p201, %fd162, 0dBFD2BEC333018867;
-	@!%p201 bra $L_120;
-$L_96:
+	@!%p201 bra $L_93;
+$L_69:
 	mov.f64 %fd191, %fd162;
 	mov.b64 %rd192, 1;
 	mov.b64 %rd193, 0;
-$L_97:
+$L_70:
 	setp.ne.s64 %p195, %rd193, 0;
-	@!%p195 bra $L_119;
-$L_98:
+	@!%p195 bra $L_92;
+$L_71:
 	setp.lt.f64 %p205, %fd189, 0d4340000000000000;
-	@!%p205 bra $L_118;
-$L_99:
+	@!%p205 bra $L_91;
+$L_72:
 	add.rn.f64 %fd209, %fd162, 0d3FF0000000000000;
 	mov.b64 %rd210, %fd209;
 	shr.u64 %rd211, %rd210, 52;
 	sub.u64 %rd212, %rd211, 1023;
 	mov.b64 %rd213, %rd212;
 	setp.gt.s64 %p214, %rd213, 0;
-	@!%p214 bra $L_117;
-$L_100:
+	@!%p214 bra $L_90;
+$L_73:
 	sub.rn.f64 %fd224, %fd209, %fd162;
 	sub.rn.f64 %fd225, 0d3FF0000000000000, %fd224;
 	mov.f64 %fd226, %fd225;
-$L_101:
+$L_74:
 	div.rn.f64 %fd227, %fd226, %fd209;
 	mov.b64 %rd215, %rd210;
 	mov.b64 %rd216, %rd213;
 	mov.f64 %fd217, %fd227;
-$L_102:
+$L_75:
 	and.b64 %rd218, %rd215, 4503599627370495;
 	setp.lt.u64 %p219, %rd218, 1865452045155277;
-	@!%p219 bra $L_116;
-$L_103:
+	@!%p219 bra $L_89;
+$L_76:
 	or.b64 %rd230, %rd218, 4607182418800017408;
 	mov.b64 %fd231, %rd230;
 	mov.b64 %rd232, %rd218;
 	mov.b64 %rd233, %rd216;
 	mov.f64 %fd234, %fd231;
-$L_104:
+$L_77:
 	sub.rn.f64 %fd235, %fd234, 0d3FF0000000000000;
 	mov.f64 %fd196, %fd235;
 	mov.b64 %rd197, %rd232;
 	mov.b64 %rd198, %rd233;
 	mov.f64 %fd199, %fd217;
-$L_105:
+$L_78:
 	mul.rn.f64 %fd206, %fd196, 0d3FE0000000000000;
 	mul.rn.f64 %fd207, %fd206, %fd196;
 	setp.eq.u64 %p208, %rd197, 0;
-	@!%p208 bra $L_113;
-$L_106:
+	@!%p208 bra $L_86;
+$L_79:
 	setp.eq.f64 %p241, %fd196, 0d0000000000000000;
-	@!%p241 bra $L_110;
-$L_107:
+	@!%p241 bra $L_83;
+$L_80:
 	setp.eq.s64 %p259, %rd198, 0;
-	@!%p259 bra $L_109;
-$L_108:
+	@!%p259 bra $L_82;
+$L_81:
 	mov.f64 %fd164, 0d0000000000000000;
-	bra.uni $L_68;
-$L_109:
+	bra.uni $L_53;
+$L_82:
 	cvt.rn.f64.s64 %fd264, %rd198;
 	mul.rn.f64 %fd265, %fd264, 0d3DEA39EF35793C76;
 	add.rn.f64 %fd266, %fd199, %fd265;
@@ -8378,18 +8217,18 @@ $L_109:
 	mul.rn.f64 %fd268, %fd267, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd269, %fd268, %fd266;
 	mov.f64 %fd164, %fd269;
-	bra.uni $L_68;
-$L_110:
+	bra.uni $L_53;
+$L_83:
 	mul.rn.f64 %fd260, %fd196, 0d3FE5555555555555;
 	sub.rn.f64 %fd261, 0d3FF0000000000000, %fd260;
 	mul.rn.f64 %fd262, %fd207, %fd261;
 	setp.eq.s64 %p263, %rd198, 0;
-	@!%p263 bra $L_112;
-$L_111:
+	@!%p263 bra $L_85;
+$L_84:
 	sub.rn.f64 %fd270, %fd196, %fd262;
 	mov.f64 %fd164, %fd270;
-	bra.uni $L_68;
-$L_112:
+	bra.uni $L_53;
+$L_85:
 	cvt.rn.f64.s64 %fd271, %rd198;
 	mul.rn.f64 %fd272, %fd271, 0d3FE62E42FEE00000;
 	cvt.rn.f64.s64 %fd273, %rd198;
@@ -8399,8 +8238,8 @@ $L_112:
 	sub.rn.f64 %fd277, %fd276, %fd196;
 	sub.rn.f64 %fd278, %fd272, %fd277;
 	mov.f64 %fd164, %fd278;
-	bra.uni $L_68;
-$L_113:
+	bra.uni $L_53;
+$L_86:
 	add.rn.f64 %fd242, %fd196, 0d4000000000000000;
 	div.rn.f64 %fd243, %fd196, %fd242;
 	mul.rn.f64 %fd244, %fd243, %fd243;
@@ -8418,15 +8257,15 @@ $L_113:
 	add.rn.f64 %fd256, %fd255, 0d3FE5555555555593;
 	mul.rn.f64 %fd257, %fd244, %fd256;
 	setp.eq.s64 %p258, %rd198, 0;
-	@!%p258 bra $L_115;
-$L_114:
+	@!%p258 bra $L_88;
+$L_87:
 	add.rn.f64 %fd279, %fd207, %fd257;
 	mul.rn.f64 %fd280, %fd243, %fd279;
 	sub.rn.f64 %fd281, %fd207, %fd280;
 	sub.rn.f64 %fd282, %fd196, %fd281;
 	mov.f64 %fd164, %fd282;
-	bra.uni $L_68;
-$L_115:
+	bra.uni $L_53;
+$L_88:
 	cvt.rn.f64.s64 %fd283, %rd198;
 	mul.rn.f64 %fd284, %fd283, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd285, %fd207, %fd257;
@@ -8439,8 +8278,8 @@ $L_115:
 	sub.rn.f64 %fd292, %fd291, %fd196;
 	sub.rn.f64 %fd293, %fd284, %fd292;
 	mov.f64 %fd164, %fd293;
-	bra.uni $L_68;
-$L_116:
+	bra.uni $L_53;
+$L_89:
 	add.s64 %rd236, %rd216, 1;
 	or.b64 %rd237, %rd218, 4602678819172646912;
 	mov.b64 %fd238, %rd237;
@@ -8449,13 +8288,13 @@ $L_116:
 	mov.b64 %rd232, %rd240;
 	mov.b64 %rd233, %rd236;
 	mov.f64 %fd234, %fd238;
-	bra.uni $L_104;
-$L_117:
+	bra.uni $L_77;
+$L_90:
 	sub.rn.f64 %fd228, %fd209, 0d3FF0000000000000;
 	sub.rn.f64 %fd229, %fd162, %fd228;
 	mov.f64 %fd226, %fd229;
-	bra.uni $L_101;
-$L_118:
+	bra.uni $L_74;
+$L_91:
 	mov.b64 %rd220, %fd162;
 	shr.u64 %rd221, %rd220, 52;
 	sub.u64 %rd222, %rd221, 1023;
@@ -8463,48 +8302,28 @@ $L_118:
 	mov.b64 %rd215, %rd220;
 	mov.b64 %rd216, %rd223;
 	mov.f64 %fd217, 0d0000000000000000;
-	bra.uni $L_102;
-$L_119:
+	bra.uni $L_75;
+$L_92:
 	mov.f64 %fd196, %fd191;
 	mov.b64 %rd197, %rd192;
 	mov.b64 %rd198, %rd193;
 	mov.f64 %fd199, 0d0000000000000000;
-	bra.uni $L_105;
-$L_120:
+	bra.uni $L_78;
+$L_93:
 	mov.f64 %fd191, 0d0000000000000000;
 	mov.b64 %rd192, 0;
 	mov.b64 %rd193, 1;
-	bra.uni $L_97;
-$L_121:
+	bra.uni $L_70;
+$L_94:
 	mov.f64 %fd191, 0d0000000000000000;
 	mov.b64 %rd192, 0;
 	mov.b64 %rd193, 1;
-	bra.uni $L_97;
-$L_122:
-	setp.lt.s64 %p187, %rd182, 0;
-	@!%p187 bra $L_124;
-$L_123:
-	neg.f64 %fd188, %fd162;
-	mov.f64 %fd185, %fd188;
-	bra.uni $L_82;
-$L_124:
-	mov.f64 %fd185, %fd162;
-	bra.uni $L_82;
-$L_125:
+	bra.uni $L_70;
+$L_95:
 	mov.f64 %fd20, %fd14;
 	mov.pred %p21, 0;
-	bra.uni $L_19;
-$L_126:
-	setp.lt.s64 %p28, %rd23, 0;
-	@!%p28 bra $L_128;
-$L_127:
-	neg.f64 %fd29, %fd14;
-	mov.f64 %fd26, %fd29;
-	bra.uni $L_15;
-$L_128:
-	mov.f64 %fd26, %fd14;
-	bra.uni $L_15;
-$L_129:
+	bra.uni $L_17;
+$L_96:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -8570,8 +8389,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_35;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -8855,13 +8672,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_161;
+	@!%p7 bra $L_118;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_161;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -8869,245 +8684,181 @@ $L_5:
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
 	setp.lt.f64 %p17, %fd14, 0dBFF0000000000000;
-	@!%p17 bra $L_12;
+	@!%p17 bra $L_11;
 $L_7:
-	mov.f64 %fd19, 0d7FF8000000000001;
-	mov.f64 %fd18, %fd19;
+	mov.f64 %fd16, 0d7FF8000000000001;
 $L_8:
-	mov.f64 %fd16, %fd18;
-$L_9:
 	mov.f64 %fd15, %fd16;
-$L_10:
+$L_9:
 	mad.lo.s64 %rd316, %rd9, 8, %rd4;
 	st.global.f64 [%rd316], %fd15;
-$L_11:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_11:
 	setp.gt.f64 %p28, %fd14, 0d3FF0000000000000;
 	@%p28 bra $L_7;
-$L_13:
+$L_12:
 	setp.neu.f64 %p27, %fd14, %fd14;
 	mov.pred %p26, %p27;
-$L_14:
+$L_13:
 	@%p26 bra $L_7;
-$L_15:
+$L_14:
 	setp.eq.f64 %p25, %fd14, 0d3FF0000000000000;
-	@!%p25 bra $L_22;
+	@!%p25 bra $L_16;
+$L_15:
+	mov.f64 %fd16, 0d7FF0000000000000;
+	bra.uni $L_8;
 $L_16:
-	mov.b64 %rd21, 1;
-$L_17:
-	setp.ge.s64 %p22, %rd21, 0;
-	@!%p22 bra $L_21;
-$L_18:
-	mov.b64 %rd23, 9218868437227405312;
-$L_19:
-	mov.b64 %fd24, %rd23;
-	mov.f64 %fd20, %fd24;
-$L_20:
-	mov.f64 %fd16, %fd20;
-	bra.uni $L_9;
-$L_21:
-	mov.b64 %rd23, 18442240474082181120U;
-	bra.uni $L_19;
-$L_22:
 	setp.eq.f64 %p34, %fd14, 0dBFF0000000000000;
-	@!%p34 bra $L_29;
-$L_23:
-	mov.b64 %rd30, -1;
-$L_24:
-	setp.ge.s64 %p31, %rd30, 0;
-	@!%p31 bra $L_28;
-$L_25:
-	mov.b64 %rd32, 9218868437227405312;
-$L_26:
-	mov.b64 %fd33, %rd32;
-	mov.f64 %fd29, %fd33;
-$L_27:
-	mov.f64 %fd16, %fd29;
-	bra.uni $L_9;
-$L_28:
-	mov.b64 %rd32, 18442240474082181120U;
-	bra.uni $L_26;
-$L_29:
+	@!%p34 bra $L_18;
+$L_17:
+	mov.f64 %fd16, 0dFFF0000000000000;
+	bra.uni $L_8;
+$L_18:
 	setp.lt.f64 %p35, %fd14, 0d0000000000000000;
-	@!%p35 bra $L_160;
-$L_30:
+	@!%p35 bra $L_117;
+$L_19:
 	neg.f64 %fd38, %fd14;
 	mov.f64 %fd36, %fd38;
 	mov.pred %p37, 1;
-$L_31:
+$L_20:
 	setp.lt.f64 %p39, %fd36, 0d3E30000000000000;
-	@!%p39 bra $L_37;
-$L_32:
+	@!%p39 bra $L_26;
+$L_21:
 	mov.f64 %fd40, %fd36;
-$L_33:
-	@!%p37 bra $L_36;
-$L_34:
+$L_22:
+	@!%p37 bra $L_25;
+$L_23:
 	neg.f64 %fd315, %fd40;
 	mov.f64 %fd41, %fd315;
-$L_35:
+$L_24:
 	mov.f64 %fd16, %fd41;
-	bra.uni $L_9;
-$L_36:
+	bra.uni $L_8;
+$L_25:
 	mov.f64 %fd41, %fd40;
-	bra.uni $L_35;
-$L_37:
+	bra.uni $L_24;
+$L_26:
 	setp.lt.f64 %p179, %fd36, 0d3FE0000000000000;
-	@!%p179 bra $L_99;
-$L_38:
+	@!%p179 bra $L_72;
+$L_27:
 	add.rn.f64 %fd42, %fd36, %fd36;
 	mul.rn.f64 %fd43, %fd42, %fd36;
 	sub.rn.f64 %fd44, 0d3FF0000000000000, %fd36;
 	div.rn.f64 %fd45, %fd43, %fd44;
 	add.rn.f64 %fd46, %fd42, %fd45;
-$L_39:
+$L_28:
 	setp.lt.f64 %p49, %fd46, 0dBFF0000000000000;
-	@!%p49 bra $L_44;
-$L_40:
-	mov.f64 %fd51, 0d7FF8000000000001;
-	mov.f64 %fd50, %fd51;
-$L_41:
-	mov.f64 %fd48, %fd50;
-$L_42:
+	@!%p49 bra $L_32;
+$L_29:
+	mov.f64 %fd48, 0d7FF8000000000001;
+$L_30:
 	mov.f64 %fd47, %fd48;
-$L_43:
+$L_31:
 	mul.rn.f64 %fd178, %fd47, 0d3FE0000000000000;
 	mov.f64 %fd40, %fd178;
-	bra.uni $L_33;
-$L_44:
+	bra.uni $L_22;
+$L_32:
 	setp.neu.f64 %p59, %fd46, %fd46;
 	mov.pred %p58, %p59;
-$L_45:
-	@%p58 bra $L_40;
-$L_46:
+$L_33:
+	@%p58 bra $L_29;
+$L_34:
 	setp.eq.f64 %p57, %fd46, 0dBFF0000000000000;
-	@!%p57 bra $L_53;
-$L_47:
-	mov.b64 %rd53, -1;
-$L_48:
-	setp.ge.s64 %p54, %rd53, 0;
-	@!%p54 bra $L_52;
-$L_49:
-	mov.b64 %rd55, 9218868437227405312;
-$L_50:
-	mov.b64 %fd56, %rd55;
-	mov.f64 %fd52, %fd56;
-$L_51:
-	mov.f64 %fd48, %fd52;
-	bra.uni $L_42;
-$L_52:
-	mov.b64 %rd55, 18442240474082181120U;
-	bra.uni $L_50;
-$L_53:
-	mov.b64 %rd66, 1;
-$L_54:
-	setp.eq.s64 %p67, %rd66, 0;
-	@!%p67 bra $L_96;
-$L_55:
-	and.b64 %fd68, %fd46, 9223372036854775807;
-	mov.f64 %fd69, %fd68;
-$L_56:
+	@!%p57 bra $L_36;
+$L_35:
+	mov.f64 %fd48, 0dFFF0000000000000;
+	bra.uni $L_30;
+$L_36:
+	mov.f64 %fd69, %fd46;
+$L_37:
 	setp.gt.f64 %p70, %fd69, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p65, %p70;
-$L_57:
-	@!%p65 bra $L_64;
-$L_58:
-	mov.b64 %rd61, 1;
-$L_59:
-	setp.ge.s64 %p62, %rd61, 0;
-	@!%p62 bra $L_63;
-$L_60:
-	mov.b64 %rd63, 9218868437227405312;
-$L_61:
-	mov.b64 %fd64, %rd63;
-	mov.f64 %fd60, %fd64;
-$L_62:
-	mov.f64 %fd48, %fd60;
-	bra.uni $L_42;
-$L_63:
-	mov.b64 %rd63, 18442240474082181120U;
-	bra.uni $L_61;
-$L_64:
+$L_38:
+	@!%p65 bra $L_40;
+$L_39:
+	mov.f64 %fd48, 0d7FF0000000000000;
+	bra.uni $L_30;
+$L_40:
 	and.b64 %fd73, %fd46, 9223372036854775807;
 	setp.lt.f64 %p74, %fd73, 0d3FDA827999FCEF32;
-	@!%p74 bra $L_95;
-$L_65:
+	@!%p74 bra $L_71;
+$L_41:
 	setp.lt.f64 %p78, %fd73, 0d3E20000000000000;
-	@!%p78 bra $L_69;
-$L_66:
+	@!%p78 bra $L_45;
+$L_42:
 	setp.lt.f64 %p84, %fd73, 0d3C90000000000000;
-	@!%p84 bra $L_68;
-$L_67:
+	@!%p84 bra $L_44;
+$L_43:
 	mov.f64 %fd48, %fd46;
-	bra.uni $L_42;
-$L_68:
+	bra.uni $L_30;
+$L_44:
 	mul.rn.f64 %fd86, %fd46, %fd46;
 	mul.rn.f64 %fd87, %fd86, 0d3FE0000000000000;
 	sub.rn.f64 %fd88, %fd46, %fd87;
 	mov.f64 %fd48, %fd88;
-	bra.uni $L_42;
-$L_69:
+	bra.uni $L_30;
+$L_45:
 	setp.gt.f64 %p85, %fd46, 0dBFD2BEC333018867;
-	@!%p85 bra $L_94;
-$L_70:
+	@!%p85 bra $L_70;
+$L_46:
 	mov.f64 %fd75, %fd46;
 	mov.b64 %rd76, 1;
 	mov.b64 %rd77, 0;
-$L_71:
+$L_47:
 	setp.ne.s64 %p79, %rd77, 0;
-	@!%p79 bra $L_93;
-$L_72:
+	@!%p79 bra $L_69;
+$L_48:
 	setp.lt.f64 %p89, %fd73, 0d4340000000000000;
-	@!%p89 bra $L_92;
-$L_73:
+	@!%p89 bra $L_68;
+$L_49:
 	add.rn.f64 %fd93, %fd46, 0d3FF0000000000000;
 	mov.b64 %rd94, %fd93;
 	shr.u64 %rd95, %rd94, 52;
 	sub.u64 %rd96, %rd95, 1023;
 	mov.b64 %rd97, %rd96;
 	setp.gt.s64 %p98, %rd97, 0;
-	@!%p98 bra $L_91;
-$L_74:
+	@!%p98 bra $L_67;
+$L_50:
 	sub.rn.f64 %fd108, %fd93, %fd46;
 	sub.rn.f64 %fd109, 0d3FF0000000000000, %fd108;
 	mov.f64 %fd110, %fd109;
-$L_75:
+$L_51:
 	div.rn.f64 %fd111, %fd110, %fd93;
 	mov.b64 %rd99, %rd94;
 	mov.b64 %rd100, %rd97;
 	mov.f64 %fd101, %fd111;
-$L_76:
+$L_52:
 	and.b64 %rd102, %rd99, 4503599627370495;
 	setp.lt.u64 %p103, %rd102, 1865452045155277;
-	@!%p103 bra $L_90;
-$L_77:
+	@!%p103 bra $L_66;
+$L_53:
 	or.b64 %rd114, %rd102, 4607182418800017408;
 	mov.b64 %fd115, %rd114;
 	mov.b64 %rd116, %rd102;
 	mov.b64 %rd117, %rd100;
 	mov.f64 %fd118, %fd115;
-$L_78:
+$L_54:
 	sub.rn.f64 %fd119, %fd118, 0d3FF0000000000000;
 	mov.f64 %fd80, %fd119;
 	mov.b64 %rd81, %rd116;
 	mov.b64 %rd82, %rd117;
 	mov.f64 %fd83, %fd101;
-$L_79:
+$L_55:
 	mul.rn.f64 %fd90, %fd80, 0d3FE0000000000000;
 	mul.rn.f64 %fd91, %fd90, %fd80;
 	setp.eq.u64 %p92, %rd81, 0;
-	@!%p92 bra $L_87;
-$L_80:
+	@!%p92 bra $L_63;
+$L_56:
 	setp.eq.f64 %p125, %fd80, 0d0000000000000000;
-	@!%p125 bra $L_84;
-$L_81:
+	@!%p125 bra $L_60;
+$L_57:
 	setp.eq.s64 %p143, %rd82, 0;
-	@!%p143 bra $L_83;
-$L_82:
+	@!%p143 bra $L_59;
+$L_58:
 	mov.f64 %fd48, 0d0000000000000000;
-	bra.uni $L_42;
-$L_83:
+	bra.uni $L_30;
+$L_59:
 	cvt.rn.f64.s64 %fd148, %rd82;
 	mul.rn.f64 %fd149, %fd148, 0d3DEA39EF35793C76;
 	add.rn.f64 %fd150, %fd83, %fd149;
@@ -9115,18 +8866,18 @@ $L_83:
 	mul.rn.f64 %fd152, %fd151, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd153, %fd152, %fd150;
 	mov.f64 %fd48, %fd153;
-	bra.uni $L_42;
-$L_84:
+	bra.uni $L_30;
+$L_60:
 	mul.rn.f64 %fd144, %fd80, 0d3FE5555555555555;
 	sub.rn.f64 %fd145, 0d3FF0000000000000, %fd144;
 	mul.rn.f64 %fd146, %fd91, %fd145;
 	setp.eq.s64 %p147, %rd82, 0;
-	@!%p147 bra $L_86;
-$L_85:
+	@!%p147 bra $L_62;
+$L_61:
 	sub.rn.f64 %fd154, %fd80, %fd146;
 	mov.f64 %fd48, %fd154;
-	bra.uni $L_42;
-$L_86:
+	bra.uni $L_30;
+$L_62:
 	cvt.rn.f64.s64 %fd155, %rd82;
 	mul.rn.f64 %fd156, %fd155, 0d3FE62E42FEE00000;
 	cvt.rn.f64.s64 %fd157, %rd82;
@@ -9136,8 +8887,8 @@ $L_86:
 	sub.rn.f64 %fd161, %fd160, %fd80;
 	sub.rn.f64 %fd162, %fd156, %fd161;
 	mov.f64 %fd48, %fd162;
-	bra.uni $L_42;
-$L_87:
+	bra.uni $L_30;
+$L_63:
 	add.rn.f64 %fd126, %fd80, 0d4000000000000000;
 	div.rn.f64 %fd127, %fd80, %fd126;
 	mul.rn.f64 %fd128, %fd127, %fd127;
@@ -9155,15 +8906,15 @@ $L_87:
 	add.rn.f64 %fd140, %fd139, 0d3FE5555555555593;
 	mul.rn.f64 %fd141, %fd128, %fd140;
 	setp.eq.s64 %p142, %rd82, 0;
-	@!%p142 bra $L_89;
-$L_88:
+	@!%p142 bra $L_65;
+$L_64:
 	add.rn.f64 %fd163, %fd91, %fd141;
 	mul.rn.f64 %fd164, %fd127, %fd163;
 	sub.rn.f64 %fd165, %fd91, %fd164;
 	sub.rn.f64 %fd166, %fd80, %fd165;
 	mov.f64 %fd48, %fd166;
-	bra.uni $L_42;
-$L_89:
+	bra.uni $L_30;
+$L_65:
 	cvt.rn.f64.s64 %fd167, %rd82;
 	mul.rn.f64 %fd168, %fd167, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd169, %fd91, %fd141;
@@ -9176,8 +8927,8 @@ $L_89:
 	sub.rn.f64 %fd176, %fd175, %fd80;
 	sub.rn.f64 %fd177, %fd168, %fd176;
 	mov.f64 %fd48, %fd177;
-	bra.uni $L_42;
-$L_90:
+	bra.uni $L_30;
+$L_66:
 	add.s64 %rd120, %rd100, 1;
 	or.b64 %rd121, %rd102, 4602678819172646912;
 	mov.b64 %fd122, %rd121;
@@ -9186,13 +8937,13 @@ $L_90:
 	mov.b64 %rd116, %rd124;
 	mov.b64 %rd117, %rd120;
 	mov.f64 %fd118, %fd122;
-	bra.uni $L_78;
-$L_91:
+	bra.uni $L_54;
+$L_67:
 	sub.rn.f64 %fd112, %fd93, 0d3FF0000000000000;
 	sub.rn.f64 %fd113, %fd46, %fd112;
 	mov.f64 %fd110, %fd113;
-	bra.uni $L_75;
-$L_92:
+	bra.uni $L_51;
+$L_68:
 	mov.b64 %rd104, %fd46;
 	shr.u64 %rd105, %rd104, 52;
 	sub.u64 %rd106, %rd105, 1023;
@@ -9200,184 +8951,139 @@ $L_92:
 	mov.b64 %rd99, %rd104;
 	mov.b64 %rd100, %rd107;
 	mov.f64 %fd101, 0d0000000000000000;
-	bra.uni $L_76;
-$L_93:
+	bra.uni $L_52;
+$L_69:
 	mov.f64 %fd80, %fd75;
 	mov.b64 %rd81, %rd76;
 	mov.b64 %rd82, %rd77;
 	mov.f64 %fd83, 0d0000000000000000;
-	bra.uni $L_79;
-$L_94:
+	bra.uni $L_55;
+$L_70:
 	mov.f64 %fd75, 0d0000000000000000;
 	mov.b64 %rd76, 0;
 	mov.b64 %rd77, 1;
-	bra.uni $L_71;
-$L_95:
+	bra.uni $L_47;
+$L_71:
 	mov.f64 %fd75, 0d0000000000000000;
 	mov.b64 %rd76, 0;
 	mov.b64 %rd77, 1;
-	bra.uni $L_71;
-$L_96:
-	setp.lt.s64 %p71, %rd66, 0;
-	@!%p71 bra $L_98;
-$L_97:
-	neg.f64 %fd72, %fd46;
-	mov.f64 %fd69, %fd72;
-	bra.uni $L_56;
-$L_98:
-	mov.f64 %fd69, %fd46;
-	bra.uni $L_56;
-$L_99:
+	bra.uni $L_47;
+$L_72:
 	add.rn.f64 %fd180, %fd36, %fd36;
 	sub.rn.f64 %fd181, 0d3FF0000000000000, %fd36;
 	div.rn.f64 %fd182, %fd180, %fd181;
-$L_100:
+$L_73:
 	setp.lt.f64 %p185, %fd182, 0dBFF0000000000000;
-	@!%p185 bra $L_105;
-$L_101:
-	mov.f64 %fd187, 0d7FF8000000000001;
-	mov.f64 %fd186, %fd187;
-$L_102:
-	mov.f64 %fd184, %fd186;
-$L_103:
+	@!%p185 bra $L_77;
+$L_74:
+	mov.f64 %fd184, 0d7FF8000000000001;
+$L_75:
 	mov.f64 %fd183, %fd184;
-$L_104:
+$L_76:
 	mul.rn.f64 %fd314, %fd183, 0d3FE0000000000000;
 	mov.f64 %fd40, %fd314;
-	bra.uni $L_33;
-$L_105:
+	bra.uni $L_22;
+$L_77:
 	setp.neu.f64 %p195, %fd182, %fd182;
 	mov.pred %p194, %p195;
-$L_106:
-	@%p194 bra $L_101;
-$L_107:
+$L_78:
+	@%p194 bra $L_74;
+$L_79:
 	setp.eq.f64 %p193, %fd182, 0dBFF0000000000000;
-	@!%p193 bra $L_114;
-$L_108:
-	mov.b64 %rd189, -1;
-$L_109:
-	setp.ge.s64 %p190, %rd189, 0;
-	@!%p190 bra $L_113;
-$L_110:
-	mov.b64 %rd191, 9218868437227405312;
-$L_111:
-	mov.b64 %fd192, %rd191;
-	mov.f64 %fd188, %fd192;
-$L_112:
-	mov.f64 %fd184, %fd188;
-	bra.uni $L_103;
-$L_113:
-	mov.b64 %rd191, 18442240474082181120U;
-	bra.uni $L_111;
-$L_114:
-	mov.b64 %rd202, 1;
-$L_115:
-	setp.eq.s64 %p203, %rd202, 0;
-	@!%p203 bra $L_157;
-$L_116:
-	and.b64 %fd204, %fd182, 9223372036854775807;
-	mov.f64 %fd205, %fd204;
-$L_117:
+	@!%p193 bra $L_81;
+$L_80:
+	mov.f64 %fd184, 0dFFF0000000000000;
+	bra.uni $L_75;
+$L_81:
+	mov.f64 %fd205, %fd182;
+$L_82:
 	setp.gt.f64 %p206, %fd205, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p201, %p206;
-$L_118:
-	@!%p201 bra $L_125;
-$L_119:
-	mov.b64 %rd197, 1;
-$L_120:
-	setp.ge.s64 %p198, %rd197, 0;
-	@!%p198 bra $L_124;
-$L_121:
-	mov.b64 %rd199, 9218868437227405312;
-$L_122:
-	mov.b64 %fd200, %rd199;
-	mov.f64 %fd196, %fd200;
-$L_123:
-	mov.f64 %fd184, %fd196;
-	bra.uni $L_103;
-$L_124:
-	mov.b64 %rd199, 18442240474082181120U;
-	bra.uni $L_122;
-$L_125:
+$L_83:
+	@!%p201 bra $L_85;
+$L_84:
+	mov.f64 %fd184, 0d7FF0000000000000;
+	bra.uni $L_75;
+$L_85:
 	and.b64 %fd209, %fd182, 9223372036854775807;
 	setp.lt.f64 %p210, %fd209, 0d3FDA827999FCEF32;
-	@!%p210 bra $L_156;
-$L_126:
+	@!%p210 bra $L_116;
+$L_86:
 	setp.lt.f64 %p214, %fd209, 0d3E20000000000000;
-	@!%p214 bra $L_130;
-$L_127:
+	@!%p214 bra $L_90;
+$L_87:
 	setp.lt.f64 %p220, %fd209, 0d3C90000000000000;
-	@!%p220 bra $L_129;
-$L_128:
+	@!%p220 bra $L_89;
+$L_88:
 	mov.f64 %fd184, %fd182;
-	bra.uni $L_103;
-$L_129:
+	bra.uni $L_75;
+$L_89:
 	mul.rn.f64 %fd222, %fd182, %fd182;
 	mul.rn.f64 %fd223, %fd222, 0d3FE0000000000000;
 	sub.rn.f64 %fd224, %fd182, %fd223;
 	mov.f64 %fd184, %fd224;
-	bra.uni $L_103;
-$L_130:
+	bra.uni $L_75;
+$L_90:
 	setp.gt.f64 %p221, %fd182, 0dBFD2BEC333018867;
-	@!%p221 bra $L_155;
-$L_131:
+	@!%p221 bra $L_115;
+$L_91:
 	mov.f64 %fd211, %fd182;
 	mov.b64 %rd212, 1;
 	mov.b64 %rd213, 0;
-$L_132:
+$L_92:
 	setp.ne.s64 %p215, %rd213, 0;
-	@!%p215 bra $L_154;
-$L_133:
+	@!%p215 bra $L_114;
+$L_93:
 	setp.lt.f64 %p225, %fd209, 0d4340000000000000;
-	@!%p225 bra $L_153;
-$L_134:
+	@!%p225 bra $L_113;
+$L_94:
 	add.rn.f64 %fd229, %fd182, 0d3FF0000000000000;
 	mov.b64 %rd230, %fd229;
 	shr.u64 %rd231, %rd230, 52;
 	sub.u64 %rd232, %rd231, 1023;
 	mov.b64 %rd233, %rd232;
 	setp.gt.s64 %p234, %rd233, 0;
-	@!%p234 bra $L_152;
-$L_135:
+	@!%p234 bra $L_112;
+$L_95:
 	sub.rn.f64 %fd244, %fd229, %fd182;
 	sub.rn.f64 %fd245, 0d3FF0000000000000, %fd244;
 	mov.f64 %fd246, %fd245;
-$L_136:
+$L_96:
 	div.rn.f64 %fd247, %fd246, %fd229;
 	mov.b64 %rd235, %rd230;
 	mov.b64 %rd236, %rd233;
 	mov.f64 %fd237, %fd247;
-$L_137:
+$L_97:
 	and.b64 %rd238, %rd235, 4503599627370495;
 	setp.lt.u64 %p239, %rd238, 1865452045155277;
-	@!%p239 bra $L_151;
-$L_138:
+	@!%p239 bra $L_111;
+$L_98:
 	or.b64 %rd250, %rd238, 4607182418800017408;
 	mov.b64 %fd251, %rd250;
 	mov.b64 %rd252, %rd238;
 	mov.b64 %rd253, %rd236;
 	mov.f64 %fd254, %fd251;
-$L_139:
+$L_99:
 	sub.rn.f64 %fd255, %fd254, 0d3FF0000000000000;
 	mov.f64 %fd216, %fd255;
 	mov.b64 %rd217, %rd252;
 	mov.b64 %rd218, %rd253;
 	mov.f64 %fd219, %fd237;
-$L_140:
+$L_100:
 	mul.rn.f64 %fd226, %fd216, 0d3FE0000000000000;
 	mul.rn.f64 %fd227, %fd226, %fd216;
 	setp.eq.u64 %p228, %rd217, 0;
-	@!%p228 bra $L_148;
-$L_141:
+	@!%p228 bra $L_108;
+$L_101:
 	setp.eq.f64 %p261, %fd216, 0d0000000000000000;
-	@!%p261 bra $L_145;
-$L_142:
+	@!%p261 bra $L_105;
+$L_102:
 	setp.eq.s64 %p279, %rd218, 0;
-	@!%p279 bra $L_144;
-$L_143:
+	@!%p279 bra $L_104;
+$L_103:
 	mov.f64 %fd184, 0d0000000000000000;
-	bra.uni $L_103;
-$L_144:
+	bra.uni $L_75;
+$L_104:
 	cvt.rn.f64.s64 %fd284, %rd218;
 	mul.rn.f64 %fd285, %fd284, 0d3DEA39EF35793C76;
 	add.rn.f64 %fd286, %fd219, %fd285;
@@ -9385,18 +9091,18 @@ $L_144:
 	mul.rn.f64 %fd288, %fd287, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd289, %fd288, %fd286;
 	mov.f64 %fd184, %fd289;
-	bra.uni $L_103;
-$L_145:
+	bra.uni $L_75;
+$L_105:
 	mul.rn.f64 %fd280, %fd216, 0d3FE5555555555555;
 	sub.rn.f64 %fd281, 0d3FF0000000000000, %fd280;
 	mul.rn.f64 %fd282, %fd227, %fd281;
 	setp.eq.s64 %p283, %rd218, 0;
-	@!%p283 bra $L_147;
-$L_146:
+	@!%p283 bra $L_107;
+$L_106:
 	sub.rn.f64 %fd290, %fd216, %fd282;
 	mov.f64 %fd184, %fd290;
-	bra.uni $L_103;
-$L_147:
+	bra.uni $L_75;
+$L_107:
 	cvt.rn.f64.s64 %fd291, %rd218;
 	mul.rn.f64 %fd292, %fd291, 0d3FE62E42FEE00000;
 	cvt.rn.f64.s64 %fd293, %rd218;
@@ -9406,8 +9112,8 @@ $L_147:
 	sub.rn.f64 %fd297, %fd296, %fd216;
 	sub.rn.f64 %fd298, %fd292, %fd297;
 	mov.f64 %fd184, %fd298;
-	bra.uni $L_103;
-$L_148:
+	bra.uni $L_75;
+$L_108:
 	add.rn.f64 %fd262, %fd216, 0d4000000000000000;
 	div.rn.f64 %fd263, %fd216, %fd262;
 	mul.rn.f64 %fd264, %fd263, %fd263;
@@ -9425,15 +9131,15 @@ $L_148:
 	add.rn.f64 %fd276, %fd275, 0d3FE5555555555593;
 	mul.rn.f64 %fd277, %fd264, %fd276;
 	setp.eq.s64 %p278, %rd218, 0;
-	@!%p278 bra $L_150;
-$L_149:
+	@!%p278 bra $L_110;
+$L_109:
 	add.rn.f64 %fd299, %fd227, %fd277;
 	mul.rn.f64 %fd300, %fd263, %fd299;
 	sub.rn.f64 %fd301, %fd227, %fd300;
 	sub.rn.f64 %fd302, %fd216, %fd301;
 	mov.f64 %fd184, %fd302;
-	bra.uni $L_103;
-$L_150:
+	bra.uni $L_75;
+$L_110:
 	cvt.rn.f64.s64 %fd303, %rd218;
 	mul.rn.f64 %fd304, %fd303, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd305, %fd227, %fd277;
@@ -9446,8 +9152,8 @@ $L_150:
 	sub.rn.f64 %fd312, %fd311, %fd216;
 	sub.rn.f64 %fd313, %fd304, %fd312;
 	mov.f64 %fd184, %fd313;
-	bra.uni $L_103;
-$L_151:
+	bra.uni $L_75;
+$L_111:
 	add.s64 %rd256, %rd236, 1;
 	or.b64 %rd257, %rd238, 4602678819172646912;
 	mov.b64 %fd258, %rd257;
@@ -9456,13 +9162,13 @@ $L_151:
 	mov.b64 %rd252, %rd260;
 	mov.b64 %rd253, %rd256;
 	mov.f64 %fd254, %fd258;
-	bra.uni $L_139;
-$L_152:
+	bra.uni $L_99;
+$L_112:
 	sub.rn.f64 %fd248, %fd229, 0d3FF0000000000000;
 	sub.rn.f64 %fd249, %fd182, %fd248;
 	mov.f64 %fd246, %fd249;
-	bra.uni $L_136;
-$L_153:
+	bra.uni $L_96;
+$L_113:
 	mov.b64 %rd240, %fd182;
 	shr.u64 %rd241, %rd240, 52;
 	sub.u64 %rd242, %rd241, 1023;
@@ -9470,38 +9176,28 @@ $L_153:
 	mov.b64 %rd235, %rd240;
 	mov.b64 %rd236, %rd243;
 	mov.f64 %fd237, 0d0000000000000000;
-	bra.uni $L_137;
-$L_154:
+	bra.uni $L_97;
+$L_114:
 	mov.f64 %fd216, %fd211;
 	mov.b64 %rd217, %rd212;
 	mov.b64 %rd218, %rd213;
 	mov.f64 %fd219, 0d0000000000000000;
-	bra.uni $L_140;
-$L_155:
+	bra.uni $L_100;
+$L_115:
 	mov.f64 %fd211, 0d0000000000000000;
 	mov.b64 %rd212, 0;
 	mov.b64 %rd213, 1;
-	bra.uni $L_132;
-$L_156:
+	bra.uni $L_92;
+$L_116:
 	mov.f64 %fd211, 0d0000000000000000;
 	mov.b64 %rd212, 0;
 	mov.b64 %rd213, 1;
-	bra.uni $L_132;
-$L_157:
-	setp.lt.s64 %p207, %rd202, 0;
-	@!%p207 bra $L_159;
-$L_158:
-	neg.f64 %fd208, %fd182;
-	mov.f64 %fd205, %fd208;
-	bra.uni $L_117;
-$L_159:
-	mov.f64 %fd205, %fd182;
-	bra.uni $L_117;
-$L_160:
+	bra.uni $L_92;
+$L_117:
 	mov.f64 %fd36, %fd14;
 	mov.pred %p37, 0;
-	bra.uni $L_31;
-$L_161:
+	bra.uni $L_20;
+$L_118:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -9562,13 +9258,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_31;
+	@!%p7 bra $L_26;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_31;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -9593,26 +9287,21 @@ $L_11:
 $L_12:
 	@%p29 bra $L_7;
 $L_13:
-	mov.b64 %rd22, 0;
-$L_14:
-	setp.eq.s64 %p23, %rd22, 0;
-	@!%p23 bra $L_28;
-$L_15:
 	and.b64 %fd24, %fd14, 9223372036854775807;
 	mov.f64 %fd25, %fd24;
-$L_16:
+$L_14:
 	setp.gt.f64 %p26, %fd25, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p21, %p26;
-$L_17:
+$L_15:
 	@%p21 bra $L_7;
-$L_18:
+$L_16:
 	setp.lt.f64 %p18, %fd14, 0d0000000000000000;
-	@!%p18 bra $L_27;
-$L_19:
+	@!%p18 bra $L_25;
+$L_17:
 	neg.f64 %fd31, %fd14;
 	mov.f64 %fd19, %fd31;
 	mov.pred %p20, 1;
-$L_20:
+$L_18:
 	mov.b64 %rd32, %fd19;
 	mul.hi.u64 %rd68, %rd32, 6148914691236517206;
 	sub.u64 %rd69, %rd32, %rd68;
@@ -9623,8 +9312,8 @@ $L_20:
 	add.u64 %rd34, %rd33, 3071306043645493248;
 	mov.b64 %fd35, %rd34;
 	setp.lt.f64 %p36, %fd19, 0d0010000000000000;
-	@!%p36 bra $L_26;
-$L_21:
+	@!%p36 bra $L_24;
+$L_19:
 	mul.rn.f64 %fd38, %fd19, 0d4350000000000000;
 	mov.b64 %rd39, %fd38;
 	mul.hi.u64 %rd73, %rd39, 6148914691236517206;
@@ -9636,7 +9325,7 @@ $L_21:
 	add.u64 %rd41, %rd40, 2990241250352824320;
 	mov.b64 %fd42, %rd41;
 	mov.f64 %fd37, %fd42;
-$L_22:
+$L_20:
 	mul.rn.f64 %fd43, %fd37, %fd37;
 	div.rn.f64 %fd44, %fd43, %fd19;
 	mul.rn.f64 %fd45, %fd44, %fd37;
@@ -9659,34 +9348,24 @@ $L_22:
 	div.rn.f64 %fd62, %fd60, %fd61;
 	mul.rn.f64 %fd63, %fd56, %fd62;
 	add.rn.f64 %fd64, %fd56, %fd63;
-	@!%p20 bra $L_25;
-$L_23:
+	@!%p20 bra $L_23;
+$L_21:
 	neg.f64 %fd66, %fd64;
 	mov.f64 %fd65, %fd66;
-$L_24:
+$L_22:
 	mov.f64 %fd16, %fd65;
 	bra.uni $L_8;
-$L_25:
+$L_23:
 	mov.f64 %fd65, %fd64;
-	bra.uni $L_24;
-$L_26:
-	mov.f64 %fd37, %fd35;
 	bra.uni $L_22;
-$L_27:
+$L_24:
+	mov.f64 %fd37, %fd35;
+	bra.uni $L_20;
+$L_25:
 	mov.f64 %fd19, %fd14;
 	mov.pred %p20, 0;
-	bra.uni $L_20;
-$L_28:
-	setp.lt.s64 %p27, %rd22, 0;
-	@!%p27 bra $L_30;
-$L_29:
-	neg.f64 %fd28, %fd14;
-	mov.f64 %fd25, %fd28;
-	bra.uni $L_16;
-$L_30:
-	mov.f64 %fd25, %fd14;
-	bra.uni $L_16;
-$L_31:
+	bra.uni $L_18;
+$L_26:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -9752,8 +9431,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -9827,13 +9504,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_72;
+	@!%p7 bra $L_52;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_72;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -9842,7 +9517,7 @@ $L_5:
 $L_6:
 	and.b64 %fd17, %fd14, 9223372036854775807;
 	setp.gt.f64 %p18, %fd17, 0d4035000000000000;
-	@!%p18 bra $L_41;
+	@!%p18 bra $L_31;
 $L_7:
 	mov.b64 %rd21, %fd17;
 	and.b64 %rd22, %rd21, 9223372036854775807;
@@ -9871,40 +9546,27 @@ $L_15:
 	bra.uni $L_10;
 $L_16:
 	setp.gt.f64 %p25, %fd17, 0d40862E42FEFA39EF;
-	@!%p25 bra $L_23;
+	@!%p25 bra $L_18;
 $L_17:
-	mov.b64 %rd27, 1;
-$L_18:
-	setp.ge.s64 %p28, %rd27, 0;
-	@!%p28 bra $L_22;
-$L_19:
-	mov.b64 %rd29, 9218868437227405312;
-$L_20:
-	mov.b64 %fd30, %rd29;
-	mov.f64 %fd26, %fd30;
-$L_21:
-	mov.f64 %fd20, %fd26;
+	mov.f64 %fd20, 0d7FF0000000000000;
 	bra.uni $L_10;
-$L_22:
-	mov.b64 %rd29, 18442240474082181120U;
-	bra.uni $L_20;
-$L_23:
+$L_18:
 	mul.rn.f64 %fd31, %fd17, 0d3FF71547652B82FE;
-$L_24:
+$L_19:
 	cvt.rni.f64.f64 %fd33, %fd31;
 	setp.ge.f64 %p34, %fd33, 0dC1E0000000000000;
-	@!%p34 bra $L_40;
-$L_25:
+	@!%p34 bra $L_30;
+$L_20:
 	setp.le.f64 %p36, %fd33, 0d41DFFFFFFFC00000;
-	@!%p36 bra $L_40;
-$L_26:
+	@!%p36 bra $L_30;
+$L_21:
 	cvt.rzi.s32.f64 %r35, %fd33;
 	mov.b32 %r32, %r35;
-$L_27:
+$L_22:
 	cvt.rn.f64.s32 %fd37, %r32;
 	neg.f64 %fd38, %fd37;
 	fma.rn.f64 %fd39, %fd38, 0d3FE62E42FEFA3000, %fd17;
-	neg.f64 %fd40, %fd37;
+	mov.f64 %fd40, %fd38;
 	fma.rn.f64 %fd41, %fd40, 0d3D53DE6AF278ECE6, %fd39;
 	mul.rn.f64 %fd42, %fd41, 0d3FB0000000000000;
 	fma.rn.f64 %fd43, 0d3EFA01A01A01A01A, %fd42, 0d3F2A01A01A01A01A;
@@ -9925,14 +9587,14 @@ $L_27:
 	fma.rn.f64 %fd58, %fd56, %fd57, 0d3FF0000000000000;
 	add.s32 %r59, %r32, 1023;
 	setp.le.s32 %p60, %r59, 0;
-	@!%p60 bra $L_32;
-$L_28:
+	@!%p60 bra $L_27;
+$L_23:
 	setp.lt.s32 %p61, %r59, -52;
-	@!%p61 bra $L_30;
-$L_29:
+	@!%p61 bra $L_25;
+$L_24:
 	mov.f64 %fd20, 0d0000000000000000;
 	bra.uni $L_10;
-$L_30:
+$L_25:
 	add.s32 %r69, %r59, 1022;
 	cvt.s64.s32 %rd70, %r69;
 	shl.b64 %rd71, %rd70, 52;
@@ -9940,96 +9602,70 @@ $L_30:
 	mul.rn.f64 %fd73, %fd58, %fd72;
 	mov.f64 %fd62, %fd73;
 	mov.b32 %r63, 1;
-$L_31:
+$L_26:
 	cvt.s64.s32 %rd64, %r63;
 	shl.b64 %rd65, %rd64, 52;
 	mov.b64 %fd66, %rd65;
 	mul.rn.f64 %fd67, %fd62, %fd66;
 	mov.f64 %fd20, %fd67;
 	bra.uni $L_10;
-$L_32:
+$L_27:
 	setp.ge.s32 %p68, %r59, 2047;
-	@!%p68 bra $L_39;
-$L_33:
-	mov.b64 %rd75, 1;
-$L_34:
-	setp.ge.s64 %p76, %rd75, 0;
-	@!%p76 bra $L_38;
-$L_35:
-	mov.b64 %rd77, 9218868437227405312;
-$L_36:
-	mov.b64 %fd78, %rd77;
-	mov.f64 %fd74, %fd78;
-$L_37:
-	mov.f64 %fd20, %fd74;
+	@!%p68 bra $L_29;
+$L_28:
+	mov.f64 %fd20, 0d7FF0000000000000;
 	bra.uni $L_10;
-$L_38:
-	mov.b64 %rd77, 18442240474082181120U;
-	bra.uni $L_36;
-$L_39:
+$L_29:
 	mov.f64 %fd62, %fd58;
 	mov.b32 %r63, %r59;
-	bra.uni $L_31;
-$L_40:
+	bra.uni $L_26;
+$L_30:
 	mov.b32 %r32, -2147483648;
-	bra.uni $L_27;
-$L_41:
+	bra.uni $L_22;
+$L_31:
 	mov.b64 %rd82, %fd17;
 	and.b64 %rd83, %rd82, 9223372036854775807;
 	setp.ge.u64 %p84, %rd83, 9218868437227405312;
-	@!%p84 bra $L_47;
-$L_42:
+	@!%p84 bra $L_37;
+$L_32:
 	setp.eq.u64 %p85, %rd82, 18442240474082181120U;
-	@!%p85 bra $L_46;
-$L_43:
+	@!%p85 bra $L_36;
+$L_33:
 	mov.f64 %fd81, 0d0000000000000000;
-$L_44:
+$L_34:
 	mov.f64 %fd80, %fd81;
-$L_45:
+$L_35:
 	div.rn.f64 %fd140, 0d3FF0000000000000, %fd80;
 	add.rn.f64 %fd141, %fd80, %fd140;
 	mul.rn.f64 %fd142, %fd141, 0d3FE0000000000000;
 	mov.f64 %fd16, %fd142;
 	bra.uni $L_12;
-$L_46:
+$L_36:
 	mov.f64 %fd81, %fd17;
-	bra.uni $L_44;
-$L_47:
+	bra.uni $L_34;
+$L_37:
 	setp.gt.f64 %p86, %fd17, 0d40862E42FEFA39EF;
-	@!%p86 bra $L_54;
-$L_48:
-	mov.b64 %rd88, 1;
-$L_49:
-	setp.ge.s64 %p89, %rd88, 0;
-	@!%p89 bra $L_53;
-$L_50:
-	mov.b64 %rd90, 9218868437227405312;
-$L_51:
-	mov.b64 %fd91, %rd90;
-	mov.f64 %fd87, %fd91;
-$L_52:
-	mov.f64 %fd81, %fd87;
-	bra.uni $L_44;
-$L_53:
-	mov.b64 %rd90, 18442240474082181120U;
-	bra.uni $L_51;
-$L_54:
+	@!%p86 bra $L_39;
+$L_38:
+	mov.f64 %fd81, 0d7FF0000000000000;
+	bra.uni $L_34;
+$L_39:
 	mul.rn.f64 %fd92, %fd17, 0d3FF71547652B82FE;
-$L_55:
+$L_40:
 	cvt.rni.f64.f64 %fd94, %fd92;
 	setp.ge.f64 %p95, %fd94, 0dC1E0000000000000;
-	@!%p95 bra $L_71;
-$L_56:
+	@!%p95 bra $L_51;
+$L_41:
 	setp.le.f64 %p97, %fd94, 0d41DFFFFFFFC00000;
-	@!%p97 bra $L_71;
-$L_57:
+	@!%p97 bra $L_51;
+$L_42:
 	cvt.rzi.s32.f64 %r96, %fd94;
 	mov.b32 %r93, %r96;
-$L_58:
+$L_43:
 	cvt.rn.f64.s32 %fd98, %r93;
 	neg.f64 %fd99, %fd98;
 	fma.rn.f64 %fd100, %fd99, 0d3FE62E42FEFA3000, %fd17;
-	neg.f64 %fd101, %fd98;
+	mov.f64 %fd101, %fd99;
 	fma.rn.f64 %fd102, %fd101, 0d3D53DE6AF278ECE6, %fd100;
 	mul.rn.f64 %fd103, %fd102, 0d3FB0000000000000;
 	fma.rn.f64 %fd104, 0d3EFA01A01A01A01A, %fd103, 0d3F2A01A01A01A01A;
@@ -10050,14 +9686,14 @@ $L_58:
 	fma.rn.f64 %fd119, %fd117, %fd118, 0d3FF0000000000000;
 	add.s32 %r120, %r93, 1023;
 	setp.le.s32 %p121, %r120, 0;
-	@!%p121 bra $L_63;
-$L_59:
+	@!%p121 bra $L_48;
+$L_44:
 	setp.lt.s32 %p122, %r120, -52;
-	@!%p122 bra $L_61;
-$L_60:
+	@!%p122 bra $L_46;
+$L_45:
 	mov.f64 %fd81, 0d0000000000000000;
-	bra.uni $L_44;
-$L_61:
+	bra.uni $L_34;
+$L_46:
 	add.s32 %r130, %r120, 1022;
 	cvt.s64.s32 %rd131, %r130;
 	shl.b64 %rd132, %rd131, 52;
@@ -10065,40 +9701,27 @@ $L_61:
 	mul.rn.f64 %fd134, %fd119, %fd133;
 	mov.f64 %fd123, %fd134;
 	mov.b32 %r124, 1;
-$L_62:
+$L_47:
 	cvt.s64.s32 %rd125, %r124;
 	shl.b64 %rd126, %rd125, 52;
 	mov.b64 %fd127, %rd126;
 	mul.rn.f64 %fd128, %fd123, %fd127;
 	mov.f64 %fd81, %fd128;
-	bra.uni $L_44;
-$L_63:
+	bra.uni $L_34;
+$L_48:
 	setp.ge.s32 %p129, %r120, 2047;
-	@!%p129 bra $L_70;
-$L_64:
-	mov.b64 %rd136, 1;
-$L_65:
-	setp.ge.s64 %p137, %rd136, 0;
-	@!%p137 bra $L_69;
-$L_66:
-	mov.b64 %rd138, 9218868437227405312;
-$L_67:
-	mov.b64 %fd139, %rd138;
-	mov.f64 %fd135, %fd139;
-$L_68:
-	mov.f64 %fd81, %fd135;
-	bra.uni $L_44;
-$L_69:
-	mov.b64 %rd138, 18442240474082181120U;
-	bra.uni $L_67;
-$L_70:
+	@!%p129 bra $L_50;
+$L_49:
+	mov.f64 %fd81, 0d7FF0000000000000;
+	bra.uni $L_34;
+$L_50:
 	mov.f64 %fd123, %fd119;
 	mov.b32 %r124, %r120;
-	bra.uni $L_62;
-$L_71:
+	bra.uni $L_47;
+$L_51:
 	mov.b32 %r93, -2147483648;
-	bra.uni $L_58;
-$L_72:
+	bra.uni $L_43;
+$L_52:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -10160,13 +9783,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_119;
+	@!%p7 bra $L_88;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_119;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -10176,89 +9797,75 @@ $L_6:
 	setp.neu.f64 %p18, %fd14, %fd14;
 	mov.pred %p17, %p18;
 $L_7:
-	@!%p17 bra $L_13;
+	@!%p17 bra $L_12;
 $L_8:
-	mov.f64 %fd20, 0d7FF8000000000001;
-	mov.f64 %fd19, %fd20;
+	mov.f64 %fd16, 0d7FF8000000000001;
 $L_9:
-	mov.f64 %fd16, %fd19;
-$L_10:
 	mov.f64 %fd15, %fd16;
-$L_11:
+$L_10:
 	mad.lo.s64 %rd302, %rd9, 8, %rd4;
 	st.global.f64 [%rd302], %fd15;
-$L_12:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
+$L_12:
+	mov.f64 %fd25, %fd14;
 $L_13:
-	mov.b64 %rd22, 1;
-$L_14:
-	setp.eq.s64 %p23, %rd22, 0;
-	@!%p23 bra $L_116;
-$L_15:
-	and.b64 %fd24, %fd14, 9223372036854775807;
-	mov.f64 %fd25, %fd24;
-$L_16:
 	setp.gt.f64 %p26, %fd25, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p21, %p26;
-$L_17:
-	@!%p21 bra $L_19;
-$L_18:
+$L_14:
+	@!%p21 bra $L_16;
+$L_15:
 	mov.f64 %fd16, 0d3FF0000000000000;
-	bra.uni $L_10;
-$L_19:
-	mov.b64 %rd30, -1;
-$L_20:
-	setp.eq.s64 %p31, %rd30, 0;
-	@!%p31 bra $L_113;
-$L_21:
-	and.b64 %fd32, %fd14, 9223372036854775807;
-	mov.f64 %fd33, %fd32;
-$L_22:
+	bra.uni $L_9;
+$L_16:
+	neg.f64 %fd36, %fd14;
+	mov.f64 %fd33, %fd36;
+$L_17:
 	setp.gt.f64 %p34, %fd33, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p29, %p34;
-$L_23:
-	@!%p29 bra $L_25;
-$L_24:
+$L_18:
+	@!%p29 bra $L_20;
+$L_19:
 	mov.f64 %fd16, 0dBFF0000000000000;
-	bra.uni $L_10;
-$L_25:
+	bra.uni $L_9;
+$L_20:
 	setp.lt.f64 %p37, %fd14, 0d0000000000000000;
-	@!%p37 bra $L_112;
-$L_26:
-	neg.f64 %fd40, %fd14;
+	@!%p37 bra $L_87;
+$L_21:
+	mov.f64 %fd40, %fd36;
 	mov.f64 %fd38, %fd40;
 	mov.pred %p39, 1;
-$L_27:
+$L_22:
 	setp.lt.f64 %p41, %fd38, 0d3FEB000000000000;
-	@!%p41 bra $L_36;
-$L_28:
+	@!%p41 bra $L_31;
+$L_23:
 	setp.lt.f64 %p42, %fd38, 0d3E30000000000000;
-	@!%p42 bra $L_35;
-$L_29:
+	@!%p42 bra $L_30;
+$L_24:
 	setp.lt.f64 %p44, %fd38, 0d0080000000000000;
-	@!%p44 bra $L_34;
-$L_30:
+	@!%p44 bra $L_29;
+$L_25:
 	mul.rn.f64 %fd68, %fd38, 0d4020000000000000;
 	mul.rn.f64 %fd69, %fd38, 0d3FF06EBA8214DB69;
 	add.rn.f64 %fd70, %fd68, %fd69;
 	mul.rn.f64 %fd71, %fd70, 0d3FC0000000000000;
 	mov.f64 %fd45, %fd71;
-$L_31:
-	@!%p39 bra $L_33;
-$L_32:
+$L_26:
+	@!%p39 bra $L_28;
+$L_27:
 	neg.f64 %fd74, %fd45;
 	mov.f64 %fd16, %fd74;
-	bra.uni $L_10;
-$L_33:
+	bra.uni $L_9;
+$L_28:
 	mov.f64 %fd16, %fd45;
-	bra.uni $L_10;
-$L_34:
+	bra.uni $L_9;
+$L_29:
 	mul.rn.f64 %fd72, %fd38, 0d3FC06EBA8214DB69;
 	add.rn.f64 %fd73, %fd38, %fd72;
 	mov.f64 %fd45, %fd73;
-	bra.uni $L_31;
-$L_35:
+	bra.uni $L_26;
+$L_30:
 	mul.rn.f64 %fd46, %fd38, %fd38;
 	mul.rn.f64 %fd47, %fd46, 0dBEF8EAD6120016AC;
 	add.rn.f64 %fd48, %fd47, 0dBF77A291236668E4;
@@ -10282,11 +9889,11 @@ $L_35:
 	mul.rn.f64 %fd66, %fd38, %fd65;
 	add.rn.f64 %fd67, %fd38, %fd66;
 	mov.f64 %fd45, %fd67;
-	bra.uni $L_31;
-$L_36:
+	bra.uni $L_26;
+$L_31:
 	setp.lt.f64 %p43, %fd38, 0d3FF4000000000000;
-	@!%p43 bra $L_40;
-$L_37:
+	@!%p43 bra $L_35;
+$L_32:
 	sub.rn.f64 %fd75, %fd38, 0d3FF0000000000000;
 	mul.rn.f64 %fd76, %fd75, 0dBF61BF380A96073F;
 	add.rn.f64 %fd77, %fd76, 0d3FA22A36599795EB;
@@ -10312,34 +9919,34 @@ $L_37:
 	add.rn.f64 %fd97, %fd96, 0d3FBB3E6618EEE323;
 	mul.rn.f64 %fd98, %fd75, %fd97;
 	add.rn.f64 %fd99, %fd98, 0d3FF0000000000000;
-	@!%p39 bra $L_39;
-$L_38:
+	@!%p39 bra $L_34;
+$L_33:
 	div.rn.f64 %fd101, %fd87, %fd99;
 	sub.rn.f64 %fd102, 0dBFEB0AC160000000, %fd101;
 	mov.f64 %fd16, %fd102;
-	bra.uni $L_10;
-$L_39:
+	bra.uni $L_9;
+$L_34:
 	div.rn.f64 %fd103, %fd87, %fd99;
 	add.rn.f64 %fd104, %fd103, 0d3FEB0AC160000000;
 	mov.f64 %fd16, %fd104;
-	bra.uni $L_10;
-$L_40:
+	bra.uni $L_9;
+$L_35:
 	setp.ge.f64 %p100, %fd38, 0d4018000000000000;
-	@!%p100 bra $L_44;
-$L_41:
-	@!%p39 bra $L_43;
-$L_42:
+	@!%p100 bra $L_39;
+$L_36:
+	@!%p39 bra $L_38;
+$L_37:
 	mov.f64 %fd16, 0dBFF0000000000000;
-	bra.uni $L_10;
-$L_43:
+	bra.uni $L_9;
+$L_38:
 	mov.f64 %fd16, 0d3FF0000000000000;
-	bra.uni $L_10;
-$L_44:
+	bra.uni $L_9;
+$L_39:
 	mul.rn.f64 %fd105, %fd38, %fd38;
 	div.rn.f64 %fd106, 0d3FF0000000000000, %fd105;
 	setp.lt.f64 %p107, %fd38, 0d4006DB6DB6DB6DB7;
-	@!%p107 bra $L_111;
-$L_45:
+	@!%p107 bra $L_86;
+$L_40:
 	mul.rn.f64 %fd108, %fd106, 0dC023A0EFC69AC25C;
 	add.rn.f64 %fd109, %fd108, 0dC054526557E4D2F2;
 	mul.rn.f64 %fd110, %fd106, %fd109;
@@ -10372,95 +9979,82 @@ $L_45:
 	add.rn.f64 %fd137, %fd136, 0d3FF0000000000000;
 	mov.f64 %fd138, %fd121;
 	mov.f64 %fd139, %fd137;
-$L_46:
+$L_41:
 	mov.b64 %rd140, %fd38;
 	and.b64 %rd141, %rd140, 18446744069414584320U;
 	mov.b64 %fd142, %rd141;
 	neg.f64 %fd143, %fd142;
 	mul.rn.f64 %fd144, %fd143, %fd142;
 	sub.rn.f64 %fd145, %fd144, 0d3FE2000000000000;
-$L_47:
+$L_42:
 	mov.b64 %rd148, %fd145;
 	and.b64 %rd149, %rd148, 9223372036854775807;
 	setp.ge.u64 %p150, %rd149, 9218868437227405312;
-	@!%p150 bra $L_86;
-$L_48:
+	@!%p150 bra $L_71;
+$L_43:
 	setp.eq.u64 %p151, %rd148, 18442240474082181120U;
-	@!%p151 bra $L_85;
-$L_49:
+	@!%p151 bra $L_70;
+$L_44:
 	mov.f64 %fd147, 0d0000000000000000;
-$L_50:
+$L_45:
 	mov.f64 %fd146, %fd147;
-$L_51:
+$L_46:
 	sub.rn.f64 %fd206, %fd142, %fd38;
 	add.rn.f64 %fd207, %fd142, %fd38;
 	mul.rn.f64 %fd208, %fd206, %fd207;
 	div.rn.f64 %fd209, %fd138, %fd139;
 	add.rn.f64 %fd210, %fd208, %fd209;
-$L_52:
+$L_47:
 	mov.b64 %rd213, %fd210;
 	and.b64 %rd214, %rd213, 9223372036854775807;
 	setp.ge.u64 %p215, %rd214, 9218868437227405312;
-	@!%p215 bra $L_60;
-$L_53:
+	@!%p215 bra $L_55;
+$L_48:
 	setp.eq.u64 %p216, %rd213, 18442240474082181120U;
-	@!%p216 bra $L_59;
-$L_54:
+	@!%p216 bra $L_54;
+$L_49:
 	mov.f64 %fd212, 0d0000000000000000;
-$L_55:
+$L_50:
 	mov.f64 %fd211, %fd212;
-$L_56:
+$L_51:
 	mul.rn.f64 %fd271, %fd146, %fd211;
-	@!%p39 bra $L_58;
-$L_57:
+	@!%p39 bra $L_53;
+$L_52:
 	div.rn.f64 %fd298, %fd271, %fd38;
 	sub.rn.f64 %fd299, %fd298, 0d3FF0000000000000;
 	mov.f64 %fd16, %fd299;
-	bra.uni $L_10;
-$L_58:
+	bra.uni $L_9;
+$L_53:
 	div.rn.f64 %fd300, %fd271, %fd38;
 	sub.rn.f64 %fd301, 0d3FF0000000000000, %fd300;
 	mov.f64 %fd16, %fd301;
-	bra.uni $L_10;
-$L_59:
+	bra.uni $L_9;
+$L_54:
 	mov.f64 %fd212, %fd210;
-	bra.uni $L_55;
-$L_60:
+	bra.uni $L_50;
+$L_55:
 	setp.gt.f64 %p217, %fd210, 0d40862E42FEFA39EF;
-	@!%p217 bra $L_67;
-$L_61:
-	mov.b64 %rd219, 1;
-$L_62:
-	setp.ge.s64 %p220, %rd219, 0;
-	@!%p220 bra $L_66;
-$L_63:
-	mov.b64 %rd221, 9218868437227405312;
-$L_64:
-	mov.b64 %fd222, %rd221;
-	mov.f64 %fd218, %fd222;
-$L_65:
-	mov.f64 %fd212, %fd218;
-	bra.uni $L_55;
-$L_66:
-	mov.b64 %rd221, 18442240474082181120U;
-	bra.uni $L_64;
-$L_67:
+	@!%p217 bra $L_57;
+$L_56:
+	mov.f64 %fd212, 0d7FF0000000000000;
+	bra.uni $L_50;
+$L_57:
 	mul.rn.f64 %fd223, %fd210, 0d3FF71547652B82FE;
-$L_68:
+$L_58:
 	cvt.rni.f64.f64 %fd225, %fd223;
 	setp.ge.f64 %p226, %fd225, 0dC1E0000000000000;
-	@!%p226 bra $L_84;
-$L_69:
+	@!%p226 bra $L_69;
+$L_59:
 	setp.le.f64 %p228, %fd225, 0d41DFFFFFFFC00000;
-	@!%p228 bra $L_84;
-$L_70:
+	@!%p228 bra $L_69;
+$L_60:
 	cvt.rzi.s32.f64 %r227, %fd225;
 	mov.b32 %r224, %r227;
-$L_71:
+$L_61:
 	cvt.rn.f64.s32 %fd229, %r224;
 	neg.f64 %fd230, %fd229;
 	fma.rn.f64 %fd231, %fd230, 0d3FE62E42FEFA3000, %fd210;
-	neg.f64 %fd232, %fd229;
+	mov.f64 %fd232, %fd230;
 	fma.rn.f64 %fd233, %fd232, 0d3D53DE6AF278ECE6, %fd231;
 	mul.rn.f64 %fd234, %fd233, 0d3FB0000000000000;
 	fma.rn.f64 %fd235, 0d3EFA01A01A01A01A, %fd234, 0d3F2A01A01A01A01A;
@@ -10481,14 +10075,14 @@ $L_71:
 	fma.rn.f64 %fd250, %fd248, %fd249, 0d3FF0000000000000;
 	add.s32 %r251, %r224, 1023;
 	setp.le.s32 %p252, %r251, 0;
-	@!%p252 bra $L_76;
-$L_72:
+	@!%p252 bra $L_66;
+$L_62:
 	setp.lt.s32 %p253, %r251, -52;
-	@!%p253 bra $L_74;
-$L_73:
+	@!%p253 bra $L_64;
+$L_63:
 	mov.f64 %fd212, 0d0000000000000000;
-	bra.uni $L_55;
-$L_74:
+	bra.uni $L_50;
+$L_64:
 	add.s32 %r261, %r251, 1022;
 	cvt.s64.s32 %rd262, %r261;
 	shl.b64 %rd263, %rd262, 52;
@@ -10496,78 +10090,52 @@ $L_74:
 	mul.rn.f64 %fd265, %fd250, %fd264;
 	mov.f64 %fd254, %fd265;
 	mov.b32 %r255, 1;
-$L_75:
+$L_65:
 	cvt.s64.s32 %rd256, %r255;
 	shl.b64 %rd257, %rd256, 52;
 	mov.b64 %fd258, %rd257;
 	mul.rn.f64 %fd259, %fd254, %fd258;
 	mov.f64 %fd212, %fd259;
-	bra.uni $L_55;
-$L_76:
+	bra.uni $L_50;
+$L_66:
 	setp.ge.s32 %p260, %r251, 2047;
-	@!%p260 bra $L_83;
-$L_77:
-	mov.b64 %rd267, 1;
-$L_78:
-	setp.ge.s64 %p268, %rd267, 0;
-	@!%p268 bra $L_82;
-$L_79:
-	mov.b64 %rd269, 9218868437227405312;
-$L_80:
-	mov.b64 %fd270, %rd269;
-	mov.f64 %fd266, %fd270;
-$L_81:
-	mov.f64 %fd212, %fd266;
-	bra.uni $L_55;
-$L_82:
-	mov.b64 %rd269, 18442240474082181120U;
-	bra.uni $L_80;
-$L_83:
+	@!%p260 bra $L_68;
+$L_67:
+	mov.f64 %fd212, 0d7FF0000000000000;
+	bra.uni $L_50;
+$L_68:
 	mov.f64 %fd254, %fd250;
 	mov.b32 %r255, %r251;
-	bra.uni $L_75;
-$L_84:
+	bra.uni $L_65;
+$L_69:
 	mov.b32 %r224, -2147483648;
-	bra.uni $L_71;
-$L_85:
+	bra.uni $L_61;
+$L_70:
 	mov.f64 %fd147, %fd145;
-	bra.uni $L_50;
-$L_86:
+	bra.uni $L_45;
+$L_71:
 	setp.gt.f64 %p152, %fd145, 0d40862E42FEFA39EF;
-	@!%p152 bra $L_93;
-$L_87:
-	mov.b64 %rd154, 1;
-$L_88:
-	setp.ge.s64 %p155, %rd154, 0;
-	@!%p155 bra $L_92;
-$L_89:
-	mov.b64 %rd156, 9218868437227405312;
-$L_90:
-	mov.b64 %fd157, %rd156;
-	mov.f64 %fd153, %fd157;
-$L_91:
-	mov.f64 %fd147, %fd153;
-	bra.uni $L_50;
-$L_92:
-	mov.b64 %rd156, 18442240474082181120U;
-	bra.uni $L_90;
-$L_93:
+	@!%p152 bra $L_73;
+$L_72:
+	mov.f64 %fd147, 0d7FF0000000000000;
+	bra.uni $L_45;
+$L_73:
 	mul.rn.f64 %fd158, %fd145, 0d3FF71547652B82FE;
-$L_94:
+$L_74:
 	cvt.rni.f64.f64 %fd160, %fd158;
 	setp.ge.f64 %p161, %fd160, 0dC1E0000000000000;
-	@!%p161 bra $L_110;
-$L_95:
+	@!%p161 bra $L_85;
+$L_75:
 	setp.le.f64 %p163, %fd160, 0d41DFFFFFFFC00000;
-	@!%p163 bra $L_110;
-$L_96:
+	@!%p163 bra $L_85;
+$L_76:
 	cvt.rzi.s32.f64 %r162, %fd160;
 	mov.b32 %r159, %r162;
-$L_97:
+$L_77:
 	cvt.rn.f64.s32 %fd164, %r159;
 	neg.f64 %fd165, %fd164;
 	fma.rn.f64 %fd166, %fd165, 0d3FE62E42FEFA3000, %fd145;
-	neg.f64 %fd167, %fd164;
+	mov.f64 %fd167, %fd165;
 	fma.rn.f64 %fd168, %fd167, 0d3D53DE6AF278ECE6, %fd166;
 	mul.rn.f64 %fd169, %fd168, 0d3FB0000000000000;
 	fma.rn.f64 %fd170, 0d3EFA01A01A01A01A, %fd169, 0d3F2A01A01A01A01A;
@@ -10588,14 +10156,14 @@ $L_97:
 	fma.rn.f64 %fd185, %fd183, %fd184, 0d3FF0000000000000;
 	add.s32 %r186, %r159, 1023;
 	setp.le.s32 %p187, %r186, 0;
-	@!%p187 bra $L_102;
-$L_98:
+	@!%p187 bra $L_82;
+$L_78:
 	setp.lt.s32 %p188, %r186, -52;
-	@!%p188 bra $L_100;
-$L_99:
+	@!%p188 bra $L_80;
+$L_79:
 	mov.f64 %fd147, 0d0000000000000000;
-	bra.uni $L_50;
-$L_100:
+	bra.uni $L_45;
+$L_80:
 	add.s32 %r196, %r186, 1022;
 	cvt.s64.s32 %rd197, %r196;
 	shl.b64 %rd198, %rd197, 52;
@@ -10603,40 +10171,27 @@ $L_100:
 	mul.rn.f64 %fd200, %fd185, %fd199;
 	mov.f64 %fd189, %fd200;
 	mov.b32 %r190, 1;
-$L_101:
+$L_81:
 	cvt.s64.s32 %rd191, %r190;
 	shl.b64 %rd192, %rd191, 52;
 	mov.b64 %fd193, %rd192;
 	mul.rn.f64 %fd194, %fd189, %fd193;
 	mov.f64 %fd147, %fd194;
-	bra.uni $L_50;
-$L_102:
+	bra.uni $L_45;
+$L_82:
 	setp.ge.s32 %p195, %r186, 2047;
-	@!%p195 bra $L_109;
-$L_103:
-	mov.b64 %rd202, 1;
-$L_104:
-	setp.ge.s64 %p203, %rd202, 0;
-	@!%p203 bra $L_108;
-$L_105:
-	mov.b64 %rd204, 9218868437227405312;
-$L_106:
-	mov.b64 %fd205, %rd204;
-	mov.f64 %fd201, %fd205;
-$L_107:
-	mov.f64 %fd147, %fd201;
-	bra.uni $L_50;
-$L_108:
-	mov.b64 %rd204, 18442240474082181120U;
-	bra.uni $L_106;
-$L_109:
+	@!%p195 bra $L_84;
+$L_83:
+	mov.f64 %fd147, 0d7FF0000000000000;
+	bra.uni $L_45;
+$L_84:
 	mov.f64 %fd189, %fd185;
 	mov.b32 %r190, %r186;
-	bra.uni $L_101;
-$L_110:
+	bra.uni $L_81;
+$L_85:
 	mov.b32 %r159, -2147483648;
-	bra.uni $L_97;
-$L_111:
+	bra.uni $L_77;
+$L_86:
 	mul.rn.f64 %fd272, %fd106, 0dC07E384E9BDC383F;
 	add.rn.f64 %fd273, %fd272, 0dC09004616A2E5992;
 	mul.rn.f64 %fd274, %fd106, %fd273;
@@ -10665,32 +10220,12 @@ $L_111:
 	add.rn.f64 %fd297, %fd296, 0d3FF0000000000000;
 	mov.f64 %fd138, %fd283;
 	mov.f64 %fd139, %fd297;
-	bra.uni $L_46;
-$L_112:
+	bra.uni $L_41;
+$L_87:
 	mov.f64 %fd38, %fd14;
 	mov.pred %p39, 0;
-	bra.uni $L_27;
-$L_113:
-	setp.lt.s64 %p35, %rd30, 0;
-	@!%p35 bra $L_115;
-$L_114:
-	neg.f64 %fd36, %fd14;
-	mov.f64 %fd33, %fd36;
 	bra.uni $L_22;
-$L_115:
-	mov.f64 %fd33, %fd14;
-	bra.uni $L_22;
-$L_116:
-	setp.lt.s64 %p27, %rd22, 0;
-	@!%p27 bra $L_118;
-$L_117:
-	neg.f64 %fd28, %fd14;
-	mov.f64 %fd25, %fd28;
-	bra.uni $L_16;
-$L_118:
-	mov.f64 %fd25, %fd14;
-	bra.uni $L_16;
-$L_119:
+$L_88:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -10752,13 +10287,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_122;
+	@!%p7 bra $L_91;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_122;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -10768,78 +10301,64 @@ $L_6:
 	setp.neu.f64 %p18, %fd14, %fd14;
 	mov.pred %p17, %p18;
 $L_7:
-	@!%p17 bra $L_13;
+	@!%p17 bra $L_12;
 $L_8:
-	mov.f64 %fd20, 0d7FF8000000000001;
-	mov.f64 %fd19, %fd20;
+	mov.f64 %fd16, 0d7FF8000000000001;
 $L_9:
-	mov.f64 %fd16, %fd19;
-$L_10:
 	mov.f64 %fd15, %fd16;
-$L_11:
+$L_10:
 	mad.lo.s64 %rd301, %rd9, 8, %rd4;
 	st.global.f64 [%rd301], %fd15;
-$L_12:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
+$L_12:
+	mov.f64 %fd25, %fd14;
 $L_13:
-	mov.b64 %rd22, 1;
-$L_14:
-	setp.eq.s64 %p23, %rd22, 0;
-	@!%p23 bra $L_119;
-$L_15:
-	and.b64 %fd24, %fd14, 9223372036854775807;
-	mov.f64 %fd25, %fd24;
-$L_16:
 	setp.gt.f64 %p26, %fd25, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p21, %p26;
-$L_17:
-	@!%p21 bra $L_19;
-$L_18:
+$L_14:
+	@!%p21 bra $L_16;
+$L_15:
 	mov.f64 %fd16, 0d0000000000000000;
-	bra.uni $L_10;
-$L_19:
-	mov.b64 %rd30, -1;
-$L_20:
-	setp.eq.s64 %p31, %rd30, 0;
-	@!%p31 bra $L_116;
-$L_21:
-	and.b64 %fd32, %fd14, 9223372036854775807;
-	mov.f64 %fd33, %fd32;
-$L_22:
+	bra.uni $L_9;
+$L_16:
+	neg.f64 %fd36, %fd14;
+	mov.f64 %fd33, %fd36;
+$L_17:
 	setp.gt.f64 %p34, %fd33, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p29, %p34;
-$L_23:
-	@!%p29 bra $L_25;
-$L_24:
+$L_18:
+	@!%p29 bra $L_20;
+$L_19:
 	mov.f64 %fd16, 0d4000000000000000;
-	bra.uni $L_10;
-$L_25:
+	bra.uni $L_9;
+$L_20:
 	setp.lt.f64 %p37, %fd14, 0d0000000000000000;
-	@!%p37 bra $L_115;
-$L_26:
-	neg.f64 %fd40, %fd14;
+	@!%p37 bra $L_90;
+$L_21:
+	mov.f64 %fd40, %fd36;
 	mov.f64 %fd38, %fd40;
 	mov.pred %p39, 1;
-$L_27:
+$L_22:
 	setp.lt.f64 %p41, %fd38, 0d3FEB000000000000;
-	@!%p41 bra $L_36;
-$L_28:
+	@!%p41 bra $L_31;
+$L_23:
 	setp.lt.f64 %p42, %fd38, 0d3C70000000000000;
-	@!%p42 bra $L_33;
-$L_29:
+	@!%p42 bra $L_28;
+$L_24:
 	mov.f64 %fd44, %fd38;
-$L_30:
-	@!%p39 bra $L_32;
-$L_31:
+$L_25:
+	@!%p39 bra $L_27;
+$L_26:
 	add.rn.f64 %fd72, %fd44, 0d3FF0000000000000;
 	mov.f64 %fd16, %fd72;
-	bra.uni $L_10;
-$L_32:
+	bra.uni $L_9;
+$L_27:
 	sub.rn.f64 %fd73, 0d3FF0000000000000, %fd44;
 	mov.f64 %fd16, %fd73;
-	bra.uni $L_10;
-$L_33:
+	bra.uni $L_9;
+$L_28:
 	mul.rn.f64 %fd45, %fd38, %fd38;
 	mul.rn.f64 %fd46, %fd45, 0dBEF8EAD6120016AC;
 	add.rn.f64 %fd47, %fd46, 0dBF77A291236668E4;
@@ -10861,23 +10380,23 @@ $L_33:
 	add.rn.f64 %fd63, %fd62, 0d3FF0000000000000;
 	div.rn.f64 %fd64, %fd53, %fd63;
 	setp.lt.f64 %p65, %fd38, 0d3FD0000000000000;
-	@!%p65 bra $L_35;
-$L_34:
+	@!%p65 bra $L_30;
+$L_29:
 	mul.rn.f64 %fd66, %fd38, %fd64;
 	add.rn.f64 %fd67, %fd38, %fd66;
 	mov.f64 %fd44, %fd67;
-	bra.uni $L_30;
-$L_35:
+	bra.uni $L_25;
+$L_30:
 	mul.rn.f64 %fd68, %fd38, %fd64;
 	sub.rn.f64 %fd69, %fd38, 0d3FE0000000000000;
 	add.rn.f64 %fd70, %fd68, %fd69;
 	add.rn.f64 %fd71, %fd70, 0d3FE0000000000000;
 	mov.f64 %fd44, %fd71;
-	bra.uni $L_30;
-$L_36:
+	bra.uni $L_25;
+$L_31:
 	setp.lt.f64 %p43, %fd38, 0d3FF4000000000000;
-	@!%p43 bra $L_40;
-$L_37:
+	@!%p43 bra $L_35;
+$L_32:
 	sub.rn.f64 %fd74, %fd38, 0d3FF0000000000000;
 	mul.rn.f64 %fd75, %fd74, 0dBF61BF380A96073F;
 	add.rn.f64 %fd76, %fd75, 0d3FA22A36599795EB;
@@ -10903,26 +10422,26 @@ $L_37:
 	add.rn.f64 %fd96, %fd95, 0d3FBB3E6618EEE323;
 	mul.rn.f64 %fd97, %fd74, %fd96;
 	add.rn.f64 %fd98, %fd97, 0d3FF0000000000000;
-	@!%p39 bra $L_39;
-$L_38:
+	@!%p39 bra $L_34;
+$L_33:
 	div.rn.f64 %fd100, %fd86, %fd98;
 	add.rn.f64 %fd101, %fd100, 0d3FFD8560B0000000;
 	mov.f64 %fd16, %fd101;
-	bra.uni $L_10;
-$L_39:
+	bra.uni $L_9;
+$L_34:
 	div.rn.f64 %fd102, %fd86, %fd98;
 	sub.rn.f64 %fd103, 0d3FC3D4FA80000000, %fd102;
 	mov.f64 %fd16, %fd103;
-	bra.uni $L_10;
-$L_40:
+	bra.uni $L_9;
+$L_35:
 	setp.lt.f64 %p99, %fd38, 0d403C000000000000;
-	@!%p99 bra $L_112;
-$L_41:
+	@!%p99 bra $L_87;
+$L_36:
 	mul.rn.f64 %fd104, %fd38, %fd38;
 	div.rn.f64 %fd105, 0d3FF0000000000000, %fd104;
 	setp.lt.f64 %p106, %fd38, 0d4006DB6DB6DB6DB7;
-	@!%p106 bra $L_108;
-$L_42:
+	@!%p106 bra $L_83;
+$L_37:
 	mul.rn.f64 %fd107, %fd105, 0dC023A0EFC69AC25C;
 	add.rn.f64 %fd108, %fd107, 0dC054526557E4D2F2;
 	mul.rn.f64 %fd109, %fd105, %fd108;
@@ -10955,94 +10474,81 @@ $L_42:
 	add.rn.f64 %fd136, %fd135, 0d3FF0000000000000;
 	mov.f64 %fd137, %fd120;
 	mov.f64 %fd138, %fd136;
-$L_43:
+$L_38:
 	mov.b64 %rd139, %fd38;
 	and.b64 %rd140, %rd139, 18446744069414584320U;
 	mov.b64 %fd141, %rd140;
 	neg.f64 %fd142, %fd141;
 	mul.rn.f64 %fd143, %fd142, %fd141;
 	sub.rn.f64 %fd144, %fd143, 0d3FE2000000000000;
-$L_44:
+$L_39:
 	mov.b64 %rd147, %fd144;
 	and.b64 %rd148, %rd147, 9223372036854775807;
 	setp.ge.u64 %p149, %rd148, 9218868437227405312;
-	@!%p149 bra $L_83;
-$L_45:
+	@!%p149 bra $L_68;
+$L_40:
 	setp.eq.u64 %p150, %rd147, 18442240474082181120U;
-	@!%p150 bra $L_82;
-$L_46:
+	@!%p150 bra $L_67;
+$L_41:
 	mov.f64 %fd146, 0d0000000000000000;
-$L_47:
+$L_42:
 	mov.f64 %fd145, %fd146;
-$L_48:
+$L_43:
 	sub.rn.f64 %fd205, %fd141, %fd38;
 	add.rn.f64 %fd206, %fd141, %fd38;
 	mul.rn.f64 %fd207, %fd205, %fd206;
 	div.rn.f64 %fd208, %fd137, %fd138;
 	add.rn.f64 %fd209, %fd207, %fd208;
-$L_49:
+$L_44:
 	mov.b64 %rd212, %fd209;
 	and.b64 %rd213, %rd212, 9223372036854775807;
 	setp.ge.u64 %p214, %rd213, 9218868437227405312;
-	@!%p214 bra $L_57;
-$L_50:
+	@!%p214 bra $L_52;
+$L_45:
 	setp.eq.u64 %p215, %rd212, 18442240474082181120U;
-	@!%p215 bra $L_56;
-$L_51:
+	@!%p215 bra $L_51;
+$L_46:
 	mov.f64 %fd211, 0d0000000000000000;
-$L_52:
+$L_47:
 	mov.f64 %fd210, %fd211;
-$L_53:
+$L_48:
 	mul.rn.f64 %fd270, %fd145, %fd210;
-	@!%p39 bra $L_55;
-$L_54:
+	@!%p39 bra $L_50;
+$L_49:
 	div.rn.f64 %fd298, %fd270, %fd38;
 	sub.rn.f64 %fd299, 0d4000000000000000, %fd298;
 	mov.f64 %fd16, %fd299;
-	bra.uni $L_10;
-$L_55:
+	bra.uni $L_9;
+$L_50:
 	div.rn.f64 %fd300, %fd270, %fd38;
 	mov.f64 %fd16, %fd300;
-	bra.uni $L_10;
-$L_56:
+	bra.uni $L_9;
+$L_51:
 	mov.f64 %fd211, %fd209;
-	bra.uni $L_52;
-$L_57:
+	bra.uni $L_47;
+$L_52:
 	setp.gt.f64 %p216, %fd209, 0d40862E42FEFA39EF;
-	@!%p216 bra $L_64;
-$L_58:
-	mov.b64 %rd218, 1;
-$L_59:
-	setp.ge.s64 %p219, %rd218, 0;
-	@!%p219 bra $L_63;
-$L_60:
-	mov.b64 %rd220, 9218868437227405312;
-$L_61:
-	mov.b64 %fd221, %rd220;
-	mov.f64 %fd217, %fd221;
-$L_62:
-	mov.f64 %fd211, %fd217;
-	bra.uni $L_52;
-$L_63:
-	mov.b64 %rd220, 18442240474082181120U;
-	bra.uni $L_61;
-$L_64:
+	@!%p216 bra $L_54;
+$L_53:
+	mov.f64 %fd211, 0d7FF0000000000000;
+	bra.uni $L_47;
+$L_54:
 	mul.rn.f64 %fd222, %fd209, 0d3FF71547652B82FE;
-$L_65:
+$L_55:
 	cvt.rni.f64.f64 %fd224, %fd222;
 	setp.ge.f64 %p225, %fd224, 0dC1E0000000000000;
-	@!%p225 bra $L_81;
-$L_66:
+	@!%p225 bra $L_66;
+$L_56:
 	setp.le.f64 %p227, %fd224, 0d41DFFFFFFFC00000;
-	@!%p227 bra $L_81;
-$L_67:
+	@!%p227 bra $L_66;
+$L_57:
 	cvt.rzi.s32.f64 %r226, %fd224;
 	mov.b32 %r223, %r226;
-$L_68:
+$L_58:
 	cvt.rn.f64.s32 %fd228, %r223;
 	neg.f64 %fd229, %fd228;
 	fma.rn.f64 %fd230, %fd229, 0d3FE62E42FEFA3000, %fd209;
-	neg.f64 %fd231, %fd228;
+	mov.f64 %fd231, %fd229;
 	fma.rn.f64 %fd232, %fd231, 0d3D53DE6AF278ECE6, %fd230;
 	mul.rn.f64 %fd233, %fd232, 0d3FB0000000000000;
 	fma.rn.f64 %fd234, 0d3EFA01A01A01A01A, %fd233, 0d3F2A01A01A01A01A;
@@ -11063,14 +10569,14 @@ $L_68:
 	fma.rn.f64 %fd249, %fd247, %fd248, 0d3FF0000000000000;
 	add.s32 %r250, %r223, 1023;
 	setp.le.s32 %p251, %r250, 0;
-	@!%p251 bra $L_73;
-$L_69:
+	@!%p251 bra $L_63;
+$L_59:
 	setp.lt.s32 %p252, %r250, -52;
-	@!%p252 bra $L_71;
-$L_70:
+	@!%p252 bra $L_61;
+$L_60:
 	mov.f64 %fd211, 0d0000000000000000;
-	bra.uni $L_52;
-$L_71:
+	bra.uni $L_47;
+$L_61:
 	add.s32 %r260, %r250, 1022;
 	cvt.s64.s32 %rd261, %r260;
 	shl.b64 %rd262, %rd261, 52;
@@ -11078,78 +10584,52 @@ $L_71:
 	mul.rn.f64 %fd264, %fd249, %fd263;
 	mov.f64 %fd253, %fd264;
 	mov.b32 %r254, 1;
-$L_72:
+$L_62:
 	cvt.s64.s32 %rd255, %r254;
 	shl.b64 %rd256, %rd255, 52;
 	mov.b64 %fd257, %rd256;
 	mul.rn.f64 %fd258, %fd253, %fd257;
 	mov.f64 %fd211, %fd258;
-	bra.uni $L_52;
-$L_73:
+	bra.uni $L_47;
+$L_63:
 	setp.ge.s32 %p259, %r250, 2047;
-	@!%p259 bra $L_80;
-$L_74:
-	mov.b64 %rd266, 1;
-$L_75:
-	setp.ge.s64 %p267, %rd266, 0;
-	@!%p267 bra $L_79;
-$L_76:
-	mov.b64 %rd268, 9218868437227405312;
-$L_77:
-	mov.b64 %fd269, %rd268;
-	mov.f64 %fd265, %fd269;
-$L_78:
-	mov.f64 %fd211, %fd265;
-	bra.uni $L_52;
-$L_79:
-	mov.b64 %rd268, 18442240474082181120U;
-	bra.uni $L_77;
-$L_80:
+	@!%p259 bra $L_65;
+$L_64:
+	mov.f64 %fd211, 0d7FF0000000000000;
+	bra.uni $L_47;
+$L_65:
 	mov.f64 %fd253, %fd249;
 	mov.b32 %r254, %r250;
-	bra.uni $L_72;
-$L_81:
+	bra.uni $L_62;
+$L_66:
 	mov.b32 %r223, -2147483648;
-	bra.uni $L_68;
-$L_82:
+	bra.uni $L_58;
+$L_67:
 	mov.f64 %fd146, %fd144;
-	bra.uni $L_47;
-$L_83:
+	bra.uni $L_42;
+$L_68:
 	setp.gt.f64 %p151, %fd144, 0d40862E42FEFA39EF;
-	@!%p151 bra $L_90;
-$L_84:
-	mov.b64 %rd153, 1;
-$L_85:
-	setp.ge.s64 %p154, %rd153, 0;
-	@!%p154 bra $L_89;
-$L_86:
-	mov.b64 %rd155, 9218868437227405312;
-$L_87:
-	mov.b64 %fd156, %rd155;
-	mov.f64 %fd152, %fd156;
-$L_88:
-	mov.f64 %fd146, %fd152;
-	bra.uni $L_47;
-$L_89:
-	mov.b64 %rd155, 18442240474082181120U;
-	bra.uni $L_87;
-$L_90:
+	@!%p151 bra $L_70;
+$L_69:
+	mov.f64 %fd146, 0d7FF0000000000000;
+	bra.uni $L_42;
+$L_70:
 	mul.rn.f64 %fd157, %fd144, 0d3FF71547652B82FE;
-$L_91:
+$L_71:
 	cvt.rni.f64.f64 %fd159, %fd157;
 	setp.ge.f64 %p160, %fd159, 0dC1E0000000000000;
-	@!%p160 bra $L_107;
-$L_92:
+	@!%p160 bra $L_82;
+$L_72:
 	setp.le.f64 %p162, %fd159, 0d41DFFFFFFFC00000;
-	@!%p162 bra $L_107;
-$L_93:
+	@!%p162 bra $L_82;
+$L_73:
 	cvt.rzi.s32.f64 %r161, %fd159;
 	mov.b32 %r158, %r161;
-$L_94:
+$L_74:
 	cvt.rn.f64.s32 %fd163, %r158;
 	neg.f64 %fd164, %fd163;
 	fma.rn.f64 %fd165, %fd164, 0d3FE62E42FEFA3000, %fd144;
-	neg.f64 %fd166, %fd163;
+	mov.f64 %fd166, %fd164;
 	fma.rn.f64 %fd167, %fd166, 0d3D53DE6AF278ECE6, %fd165;
 	mul.rn.f64 %fd168, %fd167, 0d3FB0000000000000;
 	fma.rn.f64 %fd169, 0d3EFA01A01A01A01A, %fd168, 0d3F2A01A01A01A01A;
@@ -11170,14 +10650,14 @@ $L_94:
 	fma.rn.f64 %fd184, %fd182, %fd183, 0d3FF0000000000000;
 	add.s32 %r185, %r158, 1023;
 	setp.le.s32 %p186, %r185, 0;
-	@!%p186 bra $L_99;
-$L_95:
+	@!%p186 bra $L_79;
+$L_75:
 	setp.lt.s32 %p187, %r185, -52;
-	@!%p187 bra $L_97;
-$L_96:
+	@!%p187 bra $L_77;
+$L_76:
 	mov.f64 %fd146, 0d0000000000000000;
-	bra.uni $L_47;
-$L_97:
+	bra.uni $L_42;
+$L_77:
 	add.s32 %r195, %r185, 1022;
 	cvt.s64.s32 %rd196, %r195;
 	shl.b64 %rd197, %rd196, 52;
@@ -11185,48 +10665,35 @@ $L_97:
 	mul.rn.f64 %fd199, %fd184, %fd198;
 	mov.f64 %fd188, %fd199;
 	mov.b32 %r189, 1;
-$L_98:
+$L_78:
 	cvt.s64.s32 %rd190, %r189;
 	shl.b64 %rd191, %rd190, 52;
 	mov.b64 %fd192, %rd191;
 	mul.rn.f64 %fd193, %fd188, %fd192;
 	mov.f64 %fd146, %fd193;
-	bra.uni $L_47;
-$L_99:
+	bra.uni $L_42;
+$L_79:
 	setp.ge.s32 %p194, %r185, 2047;
-	@!%p194 bra $L_106;
-$L_100:
-	mov.b64 %rd201, 1;
-$L_101:
-	setp.ge.s64 %p202, %rd201, 0;
-	@!%p202 bra $L_105;
-$L_102:
-	mov.b64 %rd203, 9218868437227405312;
-$L_103:
-	mov.b64 %fd204, %rd203;
-	mov.f64 %fd200, %fd204;
-$L_104:
-	mov.f64 %fd146, %fd200;
-	bra.uni $L_47;
-$L_105:
-	mov.b64 %rd203, 18442240474082181120U;
-	bra.uni $L_103;
-$L_106:
+	@!%p194 bra $L_81;
+$L_80:
+	mov.f64 %fd146, 0d7FF0000000000000;
+	bra.uni $L_42;
+$L_81:
 	mov.f64 %fd188, %fd184;
 	mov.b32 %r189, %r185;
-	bra.uni $L_98;
-$L_107:
+	bra.uni $L_78;
+$L_82:
 	mov.b32 %r158, -2147483648;
-	bra.uni $L_94;
-$L_108:
-	@!%p39 bra $L_111;
-$L_109:
+	bra.uni $L_74;
+$L_83:
+	@!%p39 bra $L_86;
+$L_84:
 	setp.gt.f64 %p297, %fd38, 0d4018000000000000;
-	@!%p297 bra $L_111;
-$L_110:
+	@!%p297 bra $L_86;
+$L_85:
 	mov.f64 %fd16, 0d4000000000000000;
-	bra.uni $L_10;
-$L_111:
+	bra.uni $L_9;
+$L_86:
 	mul.rn.f64 %fd271, %fd105, 0dC07E384E9BDC383F;
 	add.rn.f64 %fd272, %fd271, 0dC09004616A2E5992;
 	mul.rn.f64 %fd273, %fd105, %fd272;
@@ -11255,40 +10722,20 @@ $L_111:
 	add.rn.f64 %fd296, %fd295, 0d3FF0000000000000;
 	mov.f64 %fd137, %fd282;
 	mov.f64 %fd138, %fd296;
-	bra.uni $L_43;
-$L_112:
-	@!%p39 bra $L_114;
-$L_113:
+	bra.uni $L_38;
+$L_87:
+	@!%p39 bra $L_89;
+$L_88:
 	mov.f64 %fd16, 0d4000000000000000;
-	bra.uni $L_10;
-$L_114:
+	bra.uni $L_9;
+$L_89:
 	mov.f64 %fd16, 0d0000000000000000;
-	bra.uni $L_10;
-$L_115:
+	bra.uni $L_9;
+$L_90:
 	mov.f64 %fd38, %fd14;
 	mov.pred %p39, 0;
-	bra.uni $L_27;
-$L_116:
-	setp.lt.s64 %p35, %rd30, 0;
-	@!%p35 bra $L_118;
-$L_117:
-	neg.f64 %fd36, %fd14;
-	mov.f64 %fd33, %fd36;
 	bra.uni $L_22;
-$L_118:
-	mov.f64 %fd33, %fd14;
-	bra.uni $L_22;
-$L_119:
-	setp.lt.s64 %p27, %rd22, 0;
-	@!%p27 bra $L_121;
-$L_120:
-	neg.f64 %fd28, %fd14;
-	mov.f64 %fd25, %fd28;
-	bra.uni $L_16;
-$L_121:
-	mov.f64 %fd25, %fd14;
-	bra.uni $L_16;
-$L_122:
+$L_91:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -11350,13 +10797,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_54;
+	@!%p7 bra $L_47;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_54;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -11368,7 +10813,7 @@ $L_7:
 	setp.neu.f64 %p19, %fd16, %fd16;
 	mov.pred %p18, %p19;
 $L_8:
-	@!%p18 bra $L_22;
+	@!%p18 bra $L_21;
 $L_9:
 	setp.eq.f64 %p20, %fd16, 0dBFF0000000000000;
 	@!%p20 bra $L_19;
@@ -11399,28 +10844,25 @@ $L_19:
 	setp.eq.f64 %p33, %fd16, 0d3FF0000000000000;
 	@%p33 bra $L_10;
 $L_20:
-	mov.f64 %fd32, 0d7FF8000000000001;
-	mov.f64 %fd31, %fd32;
-$L_21:
-	mov.f64 %fd17, %fd31;
+	mov.f64 %fd17, 0d7FF8000000000001;
 	bra.uni $L_15;
-$L_22:
+$L_21:
 	setp.le.f64 %p25, %fd16, 0dBFF0000000000000;
 	@%p25 bra $L_9;
-$L_23:
+$L_22:
 	setp.ge.f64 %p24, %fd16, 0d3FF0000000000000;
 	@%p24 bra $L_9;
-$L_24:
+$L_23:
 	setp.lt.f64 %p21, %fd16, 0d0000000000000000;
-	@!%p21 bra $L_53;
-$L_25:
+	@!%p21 bra $L_46;
+$L_24:
 	neg.f64 %fd34, %fd16;
 	mov.f64 %fd22, %fd34;
 	mov.pred %p23, 1;
-$L_26:
+$L_25:
 	setp.le.f64 %p35, %fd22, 0d3FEB333333333333;
-	@!%p35 bra $L_31;
-$L_27:
+	@!%p35 bra $L_30;
+$L_26:
 	mul.rn.f64 %fd36, %fd22, 0d3FD0000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd22;
 	sub.rn.f64 %fd38, 0d3FC71EB851EB851F, %fd37;
@@ -11455,42 +10897,32 @@ $L_27:
 	mul.rn.f64 %fd67, %fd22, %fd52;
 	div.rn.f64 %fd68, %fd67, %fd66;
 	mov.f64 %fd69, %fd68;
+$L_27:
+	@!%p23 bra $L_29;
 $L_28:
-	@!%p23 bra $L_30;
-$L_29:
 	neg.f64 %fd191, %fd69;
 	mov.f64 %fd17, %fd191;
 	bra.uni $L_15;
-$L_30:
+$L_29:
 	mov.f64 %fd17, %fd69;
 	bra.uni $L_15;
-$L_31:
+$L_30:
 	sub.rn.f64 %fd70, 0d3FF0000000000000, %fd22;
-$L_32:
+$L_31:
 	mov.b64 %rd73, %fd70;
 	and.b64 %rd74, %rd73, 9223372036854775807;
 	setp.eq.u64 %p75, %rd74, 0;
-	@!%p75 bra $L_44;
+	@!%p75 bra $L_38;
+$L_32:
+	mov.f64 %fd72, 0dFFF0000000000000;
 $L_33:
-	mov.b64 %rd77, -1;
-$L_34:
-	setp.ge.s64 %p78, %rd77, 0;
-	@!%p78 bra $L_43;
-$L_35:
-	mov.b64 %rd79, 9218868437227405312;
-$L_36:
-	mov.b64 %fd80, %rd79;
-	mov.f64 %fd76, %fd80;
-$L_37:
-	mov.f64 %fd72, %fd76;
-$L_38:
 	mov.f64 %fd71, %fd72;
-$L_39:
+$L_34:
 	sub.rn.f64 %fd127, 0d3FE62E42FEFA39EF, %fd71;
 	sqrt.rn.f64 %fd128, %fd127;
 	setp.le.f64 %p129, %fd128, 0d4014000000000000;
-	@!%p129 bra $L_42;
-$L_40:
+	@!%p129 bra $L_37;
+$L_35:
 	sub.rn.f64 %fd130, %fd128, 0d3FF999999999999A;
 	mul.rn.f64 %fd131, %fd130, 0d3F49615AC0B7ACE9;
 	add.rn.f64 %fd132, %fd131, 0d3F9744EB6C45EC67;
@@ -11522,11 +10954,11 @@ $L_40:
 	add.rn.f64 %fd158, %fd157, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd159, %fd144;
 	mov.f64 %fd160, %fd158;
-$L_41:
+$L_36:
 	div.rn.f64 %fd161, %fd159, %fd160;
 	mov.f64 %fd69, %fd161;
-	bra.uni $L_28;
-$L_42:
+	bra.uni $L_27;
+$L_37:
 	sub.rn.f64 %fd162, %fd128, 0d4014000000000000;
 	mul.rn.f64 %fd163, %fd162, 0d3E8AFB74D693BF93;
 	add.rn.f64 %fd164, %fd163, 0d3EFC6EC6CC59E02A;
@@ -11558,27 +10990,21 @@ $L_42:
 	add.rn.f64 %fd190, %fd189, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd159, %fd176;
 	mov.f64 %fd160, %fd190;
-	bra.uni $L_41;
-$L_43:
-	mov.b64 %rd79, 18442240474082181120U;
 	bra.uni $L_36;
-$L_44:
+$L_38:
 	mov.b64 %rd83, %rd73;
 	setp.lt.s64 %p84, %rd83, 0;
-	@!%p84 bra $L_47;
-$L_45:
-	mov.f64 %fd82, 0d7FF8000000000001;
-	mov.f64 %fd81, %fd82;
-$L_46:
-	mov.f64 %fd72, %fd81;
-	bra.uni $L_38;
-$L_47:
+	@!%p84 bra $L_40;
+$L_39:
+	mov.f64 %fd72, 0d7FF8000000000001;
+	bra.uni $L_33;
+$L_40:
 	setp.ge.u64 %p85, %rd73, 9218868437227405312;
-	@!%p85 bra $L_49;
-$L_48:
+	@!%p85 bra $L_42;
+$L_41:
 	mov.f64 %fd72, %fd70;
-	bra.uni $L_38;
-$L_49:
+	bra.uni $L_33;
+$L_42:
 	and.b64 %rd86, %rd73, 4503599627370495;
 	or.b64 %rd87, %rd86, 4602678819172646912;
 	mov.b64 %fd88, %rd87;
@@ -11588,13 +11014,13 @@ $L_49:
 	sub.s32 %r92, %r91, 1022;
 	cvt.rn.f64.s32 %fd93, %r92;
 	setp.le.f64 %p94, %fd88, 0d3FE6A09E667F3BCD;
-	@!%p94 bra $L_52;
-$L_50:
+	@!%p94 bra $L_45;
+$L_43:
 	sub.rn.f64 %fd97, %fd93, 0d3FF0000000000000;
 	mul.rn.f64 %fd98, %fd88, 0d4000000000000000;
 	mov.f64 %fd95, %fd98;
 	mov.f64 %fd96, %fd97;
-$L_51:
+$L_44:
 	sub.rn.f64 %fd99, %fd95, 0d3FF0000000000000;
 	add.rn.f64 %fd100, %fd99, 0d4000000000000000;
 	div.rn.f64 %fd101, %fd99, %fd100;
@@ -11624,16 +11050,16 @@ $L_51:
 	sub.rn.f64 %fd125, %fd124, %fd99;
 	sub.rn.f64 %fd126, %fd119, %fd125;
 	mov.f64 %fd72, %fd126;
-	bra.uni $L_38;
-$L_52:
+	bra.uni $L_33;
+$L_45:
 	mov.f64 %fd95, %fd88;
 	mov.f64 %fd96, %fd93;
-	bra.uni $L_51;
-$L_53:
+	bra.uni $L_44;
+$L_46:
 	mov.f64 %fd22, %fd16;
 	mov.pred %p23, 0;
-	bra.uni $L_26;
-$L_54:
+	bra.uni $L_25;
+$L_47:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -11695,13 +11121,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_52;
+	@!%p7 bra $L_45;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_52;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -11711,7 +11135,7 @@ $L_6:
 	setp.neu.f64 %p17, %fd14, %fd14;
 	mov.pred %p16, %p17;
 $L_7:
-	@!%p16 bra $L_20;
+	@!%p16 bra $L_19;
 $L_8:
 	setp.eq.f64 %p18, %fd14, 0dBFF0000000000000;
 	@!%p18 bra $L_17;
@@ -11740,28 +11164,25 @@ $L_17:
 	setp.eq.f64 %p31, %fd14, 0d3FF0000000000000;
 	@%p31 bra $L_9;
 $L_18:
-	mov.f64 %fd30, 0d7FF8000000000001;
-	mov.f64 %fd29, %fd30;
-$L_19:
-	mov.f64 %fd15, %fd29;
+	mov.f64 %fd15, 0d7FF8000000000001;
 	bra.uni $L_14;
-$L_20:
+$L_19:
 	setp.le.f64 %p23, %fd14, 0dBFF0000000000000;
 	@%p23 bra $L_8;
-$L_21:
+$L_20:
 	setp.ge.f64 %p22, %fd14, 0d3FF0000000000000;
 	@%p22 bra $L_8;
-$L_22:
+$L_21:
 	setp.lt.f64 %p19, %fd14, 0d0000000000000000;
-	@!%p19 bra $L_51;
-$L_23:
+	@!%p19 bra $L_44;
+$L_22:
 	neg.f64 %fd32, %fd14;
 	mov.f64 %fd20, %fd32;
 	mov.pred %p21, 1;
-$L_24:
+$L_23:
 	setp.le.f64 %p33, %fd20, 0d3FEB333333333333;
-	@!%p33 bra $L_29;
-$L_25:
+	@!%p33 bra $L_28;
+$L_24:
 	mul.rn.f64 %fd34, %fd20, 0d3FD0000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd20;
 	sub.rn.f64 %fd36, 0d3FC71EB851EB851F, %fd35;
@@ -11796,42 +11217,32 @@ $L_25:
 	mul.rn.f64 %fd65, %fd20, %fd50;
 	div.rn.f64 %fd66, %fd65, %fd64;
 	mov.f64 %fd67, %fd66;
+$L_25:
+	@!%p21 bra $L_27;
 $L_26:
-	@!%p21 bra $L_28;
-$L_27:
 	neg.f64 %fd189, %fd67;
 	mov.f64 %fd15, %fd189;
 	bra.uni $L_14;
-$L_28:
+$L_27:
 	mov.f64 %fd15, %fd67;
 	bra.uni $L_14;
-$L_29:
+$L_28:
 	sub.rn.f64 %fd68, 0d3FF0000000000000, %fd20;
-$L_30:
+$L_29:
 	mov.b64 %rd71, %fd68;
 	and.b64 %rd72, %rd71, 9223372036854775807;
 	setp.eq.u64 %p73, %rd72, 0;
-	@!%p73 bra $L_42;
+	@!%p73 bra $L_36;
+$L_30:
+	mov.f64 %fd70, 0dFFF0000000000000;
 $L_31:
-	mov.b64 %rd75, -1;
-$L_32:
-	setp.ge.s64 %p76, %rd75, 0;
-	@!%p76 bra $L_41;
-$L_33:
-	mov.b64 %rd77, 9218868437227405312;
-$L_34:
-	mov.b64 %fd78, %rd77;
-	mov.f64 %fd74, %fd78;
-$L_35:
-	mov.f64 %fd70, %fd74;
-$L_36:
 	mov.f64 %fd69, %fd70;
-$L_37:
+$L_32:
 	sub.rn.f64 %fd125, 0d3FE62E42FEFA39EF, %fd69;
 	sqrt.rn.f64 %fd126, %fd125;
 	setp.le.f64 %p127, %fd126, 0d4014000000000000;
-	@!%p127 bra $L_40;
-$L_38:
+	@!%p127 bra $L_35;
+$L_33:
 	sub.rn.f64 %fd128, %fd126, 0d3FF999999999999A;
 	mul.rn.f64 %fd129, %fd128, 0d3F49615AC0B7ACE9;
 	add.rn.f64 %fd130, %fd129, 0d3F9744EB6C45EC67;
@@ -11863,11 +11274,11 @@ $L_38:
 	add.rn.f64 %fd156, %fd155, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd157, %fd142;
 	mov.f64 %fd158, %fd156;
-$L_39:
+$L_34:
 	div.rn.f64 %fd159, %fd157, %fd158;
 	mov.f64 %fd67, %fd159;
-	bra.uni $L_26;
-$L_40:
+	bra.uni $L_25;
+$L_35:
 	sub.rn.f64 %fd160, %fd126, 0d4014000000000000;
 	mul.rn.f64 %fd161, %fd160, 0d3E8AFB74D693BF93;
 	add.rn.f64 %fd162, %fd161, 0d3EFC6EC6CC59E02A;
@@ -11899,27 +11310,21 @@ $L_40:
 	add.rn.f64 %fd188, %fd187, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd157, %fd174;
 	mov.f64 %fd158, %fd188;
-	bra.uni $L_39;
-$L_41:
-	mov.b64 %rd77, 18442240474082181120U;
 	bra.uni $L_34;
-$L_42:
+$L_36:
 	mov.b64 %rd81, %rd71;
 	setp.lt.s64 %p82, %rd81, 0;
-	@!%p82 bra $L_45;
-$L_43:
-	mov.f64 %fd80, 0d7FF8000000000001;
-	mov.f64 %fd79, %fd80;
-$L_44:
-	mov.f64 %fd70, %fd79;
-	bra.uni $L_36;
-$L_45:
+	@!%p82 bra $L_38;
+$L_37:
+	mov.f64 %fd70, 0d7FF8000000000001;
+	bra.uni $L_31;
+$L_38:
 	setp.ge.u64 %p83, %rd71, 9218868437227405312;
-	@!%p83 bra $L_47;
-$L_46:
+	@!%p83 bra $L_40;
+$L_39:
 	mov.f64 %fd70, %fd68;
-	bra.uni $L_36;
-$L_47:
+	bra.uni $L_31;
+$L_40:
 	and.b64 %rd84, %rd71, 4503599627370495;
 	or.b64 %rd85, %rd84, 4602678819172646912;
 	mov.b64 %fd86, %rd85;
@@ -11929,13 +11334,13 @@ $L_47:
 	sub.s32 %r90, %r89, 1022;
 	cvt.rn.f64.s32 %fd91, %r90;
 	setp.le.f64 %p92, %fd86, 0d3FE6A09E667F3BCD;
-	@!%p92 bra $L_50;
-$L_48:
+	@!%p92 bra $L_43;
+$L_41:
 	sub.rn.f64 %fd95, %fd91, 0d3FF0000000000000;
 	mul.rn.f64 %fd96, %fd86, 0d4000000000000000;
 	mov.f64 %fd93, %fd96;
 	mov.f64 %fd94, %fd95;
-$L_49:
+$L_42:
 	sub.rn.f64 %fd97, %fd93, 0d3FF0000000000000;
 	add.rn.f64 %fd98, %fd97, 0d4000000000000000;
 	div.rn.f64 %fd99, %fd97, %fd98;
@@ -11965,16 +11370,16 @@ $L_49:
 	sub.rn.f64 %fd123, %fd122, %fd97;
 	sub.rn.f64 %fd124, %fd117, %fd123;
 	mov.f64 %fd70, %fd124;
-	bra.uni $L_36;
-$L_50:
+	bra.uni $L_31;
+$L_43:
 	mov.f64 %fd93, %fd86;
 	mov.f64 %fd94, %fd91;
-	bra.uni $L_49;
-$L_51:
+	bra.uni $L_42;
+$L_44:
 	mov.f64 %fd20, %fd14;
 	mov.pred %p21, 0;
-	bra.uni $L_24;
-$L_52:
+	bra.uni $L_23;
+$L_45:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -12036,13 +11441,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_38;
+	@!%p7 bra $L_28;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_38;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -12071,40 +11474,27 @@ $L_12:
 	bra.uni $L_9;
 $L_13:
 	setp.gt.f64 %p21, %fd14, 0d40862E42FEFA39EF;
-	@!%p21 bra $L_20;
+	@!%p21 bra $L_15;
 $L_14:
-	mov.b64 %rd23, 1;
-$L_15:
-	setp.ge.s64 %p24, %rd23, 0;
-	@!%p24 bra $L_19;
-$L_16:
-	mov.b64 %rd25, 9218868437227405312;
-$L_17:
-	mov.b64 %fd26, %rd25;
-	mov.f64 %fd22, %fd26;
-$L_18:
-	mov.f64 %fd16, %fd22;
+	mov.f64 %fd16, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_19:
-	mov.b64 %rd25, 18442240474082181120U;
-	bra.uni $L_17;
-$L_20:
+$L_15:
 	mul.rn.f64 %fd27, %fd14, 0d3FF71547652B82FE;
-$L_21:
+$L_16:
 	cvt.rni.f64.f64 %fd29, %fd27;
 	setp.ge.f64 %p30, %fd29, 0dC1E0000000000000;
-	@!%p30 bra $L_37;
-$L_22:
+	@!%p30 bra $L_27;
+$L_17:
 	setp.le.f64 %p32, %fd29, 0d41DFFFFFFFC00000;
-	@!%p32 bra $L_37;
-$L_23:
+	@!%p32 bra $L_27;
+$L_18:
 	cvt.rzi.s32.f64 %r31, %fd29;
 	mov.b32 %r28, %r31;
-$L_24:
+$L_19:
 	cvt.rn.f64.s32 %fd33, %r28;
 	neg.f64 %fd34, %fd33;
 	fma.rn.f64 %fd35, %fd34, 0d3FE62E42FEFA3000, %fd14;
-	neg.f64 %fd36, %fd33;
+	mov.f64 %fd36, %fd34;
 	fma.rn.f64 %fd37, %fd36, 0d3D53DE6AF278ECE6, %fd35;
 	mul.rn.f64 %fd38, %fd37, 0d3FB0000000000000;
 	fma.rn.f64 %fd39, 0d3EFA01A01A01A01A, %fd38, 0d3F2A01A01A01A01A;
@@ -12125,14 +11515,14 @@ $L_24:
 	fma.rn.f64 %fd54, %fd52, %fd53, 0d3FF0000000000000;
 	add.s32 %r55, %r28, 1023;
 	setp.le.s32 %p56, %r55, 0;
-	@!%p56 bra $L_29;
-$L_25:
+	@!%p56 bra $L_24;
+$L_20:
 	setp.lt.s32 %p57, %r55, -52;
-	@!%p57 bra $L_27;
-$L_26:
+	@!%p57 bra $L_22;
+$L_21:
 	mov.f64 %fd16, 0d0000000000000000;
 	bra.uni $L_9;
-$L_27:
+$L_22:
 	add.s32 %r65, %r55, 1022;
 	cvt.s64.s32 %rd66, %r65;
 	shl.b64 %rd67, %rd66, 52;
@@ -12140,40 +11530,27 @@ $L_27:
 	mul.rn.f64 %fd69, %fd54, %fd68;
 	mov.f64 %fd58, %fd69;
 	mov.b32 %r59, 1;
-$L_28:
+$L_23:
 	cvt.s64.s32 %rd60, %r59;
 	shl.b64 %rd61, %rd60, 52;
 	mov.b64 %fd62, %rd61;
 	mul.rn.f64 %fd63, %fd58, %fd62;
 	mov.f64 %fd16, %fd63;
 	bra.uni $L_9;
-$L_29:
+$L_24:
 	setp.ge.s32 %p64, %r55, 2047;
-	@!%p64 bra $L_36;
-$L_30:
-	mov.b64 %rd71, 1;
-$L_31:
-	setp.ge.s64 %p72, %rd71, 0;
-	@!%p72 bra $L_35;
-$L_32:
-	mov.b64 %rd73, 9218868437227405312;
-$L_33:
-	mov.b64 %fd74, %rd73;
-	mov.f64 %fd70, %fd74;
-$L_34:
-	mov.f64 %fd16, %fd70;
+	@!%p64 bra $L_26;
+$L_25:
+	mov.f64 %fd16, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_35:
-	mov.b64 %rd73, 18442240474082181120U;
-	bra.uni $L_33;
-$L_36:
+$L_26:
 	mov.f64 %fd58, %fd54;
 	mov.b32 %r59, %r55;
-	bra.uni $L_28;
-$L_37:
+	bra.uni $L_23;
+$L_27:
 	mov.b32 %r28, -2147483648;
-	bra.uni $L_24;
-$L_38:
+	bra.uni $L_19;
+$L_28:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -12234,13 +11611,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_69;
+	@!%p7 bra $L_48;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_69;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -12263,43 +11638,30 @@ $L_11:
 	bra.uni $L_2;
 $L_12:
 	setp.gt.f64 %p24, %fd14, 0d408FFFFFFFFFFFFF;
-	@!%p24 bra $L_19;
+	@!%p24 bra $L_14;
 $L_13:
-	mov.b64 %rd20, 1;
-$L_14:
-	setp.ge.s64 %p21, %rd20, 0;
-	@!%p21 bra $L_18;
-$L_15:
-	mov.b64 %rd22, 9218868437227405312;
-$L_16:
-	mov.b64 %fd23, %rd22;
-	mov.f64 %fd19, %fd23;
-$L_17:
-	mov.f64 %fd16, %fd19;
+	mov.f64 %fd16, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_18:
-	mov.b64 %rd22, 18442240474082181120U;
-	bra.uni $L_16;
-$L_19:
+$L_14:
 	setp.lt.f64 %p25, %fd14, 0dC090C80000000000;
-	@!%p25 bra $L_21;
-$L_20:
+	@!%p25 bra $L_16;
+$L_15:
 	mov.f64 %fd16, 0d0000000000000000;
 	bra.uni $L_9;
-$L_21:
+$L_16:
 	setp.gt.f64 %p26, %fd14, 0d0000000000000000;
-	@!%p26 bra $L_66;
-$L_22:
+	@!%p26 bra $L_45;
+$L_17:
 	add.rn.f64 %fd111, %fd14, 0d3FE0000000000000;
 	cvt.rzi.s64.f64 %rd112, %fd111;
 	mov.b64 %rd27, %rd112;
-$L_23:
+$L_18:
 	cvt.rn.f64.s64 %fd28, %rd27;
 	sub.rn.f64 %fd29, %fd14, %fd28;
 	mul.rn.f64 %fd30, %fd29, 0d3FE62E42FEE00000;
 	neg.f64 %fd31, %fd29;
 	mul.rn.f64 %fd32, %fd31, 0d3DEA39EF35793C76;
-$L_24:
+$L_19:
 	sub.rn.f64 %fd34, %fd30, %fd32;
 	mul.rn.f64 %fd35, %fd34, %fd34;
 	mul.rn.f64 %fd36, %fd35, 0d3E66376972BEA4D0;
@@ -12318,48 +11680,43 @@ $L_24:
 	sub.rn.f64 %fd49, %fd32, %fd48;
 	sub.rn.f64 %fd50, %fd49, %fd30;
 	sub.rn.f64 %fd51, 0d3FF0000000000000, %fd50;
-$L_25:
+$L_20:
 	setp.eq.f64 %p54, %fd51, 0d0000000000000000;
-	@!%p54 bra $L_30;
-$L_26:
+	@!%p54 bra $L_25;
+$L_21:
 	mov.f64 %fd53, %fd51;
-$L_27:
+$L_22:
 	mov.f64 %fd52, %fd53;
-$L_28:
+$L_23:
 	mov.f64 %fd33, %fd52;
-$L_29:
+$L_24:
 	mov.f64 %fd16, %fd33;
 	bra.uni $L_9;
-$L_30:
-	mov.b64 %rd56, 0;
-$L_31:
-	setp.eq.s64 %p57, %rd56, 0;
-	@!%p57 bra $L_63;
-$L_32:
+$L_25:
 	and.b64 %fd58, %fd51, 9223372036854775807;
 	mov.f64 %fd59, %fd58;
-$L_33:
+$L_26:
 	setp.gt.f64 %p60, %fd59, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p55, %p60;
-$L_34:
-	@!%p55 bra $L_36;
-$L_35:
+$L_27:
+	@!%p55 bra $L_29;
+$L_28:
 	mov.f64 %fd53, %fd51;
-	bra.uni $L_27;
-$L_36:
+	bra.uni $L_22;
+$L_29:
 	setp.neu.f64 %p79, %fd51, %fd51;
 	mov.pred %p78, %p79;
-$L_37:
-	@%p78 bra $L_35;
-$L_38:
-	and.b64 %fd65, %fd51, 9223372036854775807;
+$L_30:
+	@%p78 bra $L_28;
+$L_31:
+	mov.f64 %fd65, %fd58;
 	setp.lt.f64 %p66, %fd65, 0d0010000000000000;
-	@!%p66 bra $L_62;
-$L_39:
+	@!%p66 bra $L_44;
+$L_32:
 	mul.rn.f64 %fd67, %fd51, 0d4330000000000000;
 	mov.f64 %fd63, %fd67;
 	mov.b64 %rd64, -52;
-$L_40:
+$L_33:
 	mov.f64 %fd68, %fd63;
 	mov.b64 %rd69, %rd64;
 	add.s64 %rd70, %rd27, %rd69;
@@ -12370,66 +11727,36 @@ $L_40:
 	sub.s64 %rd75, %rd74, 1023;
 	add.s64 %rd76, %rd70, %rd75;
 	setp.lt.s64 %p77, %rd76, -1075;
-	@!%p77 bra $L_44;
-$L_41:
-	mov.f64 %fd81, 0d0000000000000000;
-$L_42:
-	mov.b64 %rd82, %fd81;
-	and.b64 %rd83, %rd82, 9223372036854775807;
-	mov.b64 %rd84, %fd68;
+	@!%p77 bra $L_36;
+$L_34:
+	mov.b64 %rd84, %rd71;
 	and.b64 %rd85, %rd84, 9223372036854775808U;
-	or.b64 %rd86, %rd83, %rd85;
+	mov.b64 %rd86, %rd85;
 	mov.b64 %fd87, %rd86;
 	mov.f64 %fd80, %fd87;
-$L_43:
+$L_35:
 	mov.f64 %fd53, %fd80;
-	bra.uni $L_27;
-$L_44:
+	bra.uni $L_22;
+$L_36:
 	setp.gt.s64 %p88, %rd76, 1023;
-	@!%p88 bra $L_58;
-$L_45:
+	@!%p88 bra $L_40;
+$L_37:
 	setp.lt.f64 %p89, %fd68, 0d0000000000000000;
-	@!%p89 bra $L_52;
-$L_46:
-	mov.b64 %rd94, -1;
-$L_47:
-	setp.ge.s64 %p95, %rd94, 0;
-	@!%p95 bra $L_51;
-$L_48:
-	mov.b64 %rd96, 9218868437227405312;
-$L_49:
-	mov.b64 %fd97, %rd96;
-	mov.f64 %fd93, %fd97;
-$L_50:
-	mov.f64 %fd53, %fd93;
-	bra.uni $L_27;
-$L_51:
-	mov.b64 %rd96, 18442240474082181120U;
-	bra.uni $L_49;
-$L_52:
-	mov.b64 %rd99, 1;
-$L_53:
-	setp.ge.s64 %p100, %rd99, 0;
-	@!%p100 bra $L_57;
-$L_54:
-	mov.b64 %rd101, 9218868437227405312;
-$L_55:
-	mov.b64 %fd102, %rd101;
-	mov.f64 %fd98, %fd102;
-$L_56:
-	mov.f64 %fd53, %fd98;
-	bra.uni $L_27;
-$L_57:
-	mov.b64 %rd101, 18442240474082181120U;
-	bra.uni $L_55;
-$L_58:
+	@!%p89 bra $L_39;
+$L_38:
+	mov.f64 %fd53, 0dFFF0000000000000;
+	bra.uni $L_22;
+$L_39:
+	mov.f64 %fd53, 0d7FF0000000000000;
+	bra.uni $L_22;
+$L_40:
 	setp.lt.s64 %p90, %rd76, -1022;
-	@!%p90 bra $L_61;
-$L_59:
+	@!%p90 bra $L_43;
+$L_41:
 	add.s64 %rd103, %rd76, 53;
 	mov.b64 %rd91, %rd103;
 	mov.f64 %fd92, 0d3CA0000000000000;
-$L_60:
+$L_42:
 	and.b64 %rd104, %rd71, 9227875636482146303U;
 	add.s64 %rd105, %rd91, 1023;
 	mov.b64 %rd106, %rd105;
@@ -12438,37 +11765,27 @@ $L_60:
 	mov.b64 %fd109, %rd108;
 	mul.rn.f64 %fd110, %fd92, %fd109;
 	mov.f64 %fd53, %fd110;
-	bra.uni $L_27;
-$L_61:
+	bra.uni $L_22;
+$L_43:
 	mov.b64 %rd91, %rd76;
 	mov.f64 %fd92, 0d3FF0000000000000;
-	bra.uni $L_60;
-$L_62:
+	bra.uni $L_42;
+$L_44:
 	mov.f64 %fd63, %fd51;
 	mov.b64 %rd64, 0;
-	bra.uni $L_40;
-$L_63:
-	setp.lt.s64 %p61, %rd56, 0;
-	@!%p61 bra $L_65;
-$L_64:
-	neg.f64 %fd62, %fd51;
-	mov.f64 %fd59, %fd62;
 	bra.uni $L_33;
-$L_65:
-	mov.f64 %fd59, %fd51;
-	bra.uni $L_33;
-$L_66:
+$L_45:
 	setp.lt.f64 %p115, %fd14, 0d0000000000000000;
-	@!%p115 bra $L_68;
-$L_67:
+	@!%p115 bra $L_47;
+$L_46:
 	sub.rn.f64 %fd113, %fd14, 0d3FE0000000000000;
 	cvt.rzi.s64.f64 %rd114, %fd113;
 	mov.b64 %rd27, %rd114;
-	bra.uni $L_23;
-$L_68:
+	bra.uni $L_18;
+$L_47:
 	mov.b64 %rd27, 0;
-	bra.uni $L_23;
-$L_69:
+	bra.uni $L_18;
+$L_48:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -12529,117 +11846,91 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_69;
+	@!%p7 bra $L_54;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_69;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
-	mov.b64 %rd18, 1;
+	mov.f64 %fd21, %fd14;
 $L_7:
-	setp.eq.s64 %p19, %rd18, 0;
-	@!%p19 bra $L_66;
-$L_8:
-	and.b64 %fd20, %fd14, 9223372036854775807;
-	mov.f64 %fd21, %fd20;
-$L_9:
 	setp.gt.f64 %p22, %fd21, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p17, %p22;
-$L_10:
-	@!%p17 bra $L_15;
-$L_11:
+$L_8:
+	@!%p17 bra $L_13;
+$L_9:
 	mov.f64 %fd16, %fd14;
-$L_12:
+$L_10:
 	mov.f64 %fd15, %fd16;
-$L_13:
+$L_11:
 	mad.lo.s64 %rd144, %rd9, 8, %rd4;
 	st.global.f64 [%rd144], %fd15;
-$L_14:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_15:
+$L_13:
 	setp.neu.f64 %p34, %fd14, %fd14;
 	mov.pred %p33, %p34;
+$L_14:
+	@%p33 bra $L_9;
+$L_15:
+	neg.f64 %fd32, %fd14;
+	mov.f64 %fd29, %fd32;
 $L_16:
-	@%p33 bra $L_11;
-$L_17:
-	mov.b64 %rd26, -1;
-$L_18:
-	setp.eq.s64 %p27, %rd26, 0;
-	@!%p27 bra $L_63;
-$L_19:
-	and.b64 %fd28, %fd14, 9223372036854775807;
-	mov.f64 %fd29, %fd28;
-$L_20:
 	setp.gt.f64 %p30, %fd29, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p25, %p30;
-$L_21:
-	@!%p25 bra $L_23;
-$L_22:
+$L_17:
+	@!%p25 bra $L_19;
+$L_18:
 	mov.f64 %fd16, 0dBFF0000000000000;
-	bra.uni $L_12;
-$L_23:
+	bra.uni $L_10;
+$L_19:
 	setp.lt.f64 %p35, %fd14, 0d0000000000000000;
-	@!%p35 bra $L_62;
-$L_24:
-	neg.f64 %fd38, %fd14;
+	@!%p35 bra $L_53;
+$L_20:
+	mov.f64 %fd38, %fd32;
 	mov.f64 %fd36, %fd38;
 	mov.pred %p37, 1;
-$L_25:
+$L_21:
 	setp.ge.f64 %p39, %fd36, 0d4043687A9F1AF2B1;
-	@!%p39 bra $L_35;
-$L_26:
-	@!%p37 bra $L_28;
-$L_27:
+	@!%p39 bra $L_26;
+$L_22:
+	@!%p37 bra $L_24;
+$L_23:
 	mov.f64 %fd16, 0dBFF0000000000000;
-	bra.uni $L_12;
-$L_28:
+	bra.uni $L_10;
+$L_24:
 	setp.ge.f64 %p41, %fd36, 0d40862E42FEFA39EF;
-	@!%p41 bra $L_35;
-$L_29:
-	mov.b64 %rd43, 1;
-$L_30:
-	setp.ge.s64 %p44, %rd43, 0;
-	@!%p44 bra $L_34;
-$L_31:
-	mov.b64 %rd45, 9218868437227405312;
-$L_32:
-	mov.b64 %fd46, %rd45;
-	mov.f64 %fd42, %fd46;
-$L_33:
-	mov.f64 %fd16, %fd42;
-	bra.uni $L_12;
-$L_34:
-	mov.b64 %rd45, 18442240474082181120U;
-	bra.uni $L_32;
-$L_35:
+	@!%p41 bra $L_26;
+$L_25:
+	mov.f64 %fd16, 0d7FF0000000000000;
+	bra.uni $L_10;
+$L_26:
 	setp.gt.f64 %p40, %fd36, 0d3FD62E42FEFA39EF;
-	@!%p40 bra $L_59;
-$L_36:
+	@!%p40 bra $L_50;
+$L_27:
 	setp.lt.f64 %p47, %fd36, 0d3FF0A2B23F3BAB73;
-	@!%p47 bra $L_55;
-$L_37:
-	@!%p37 bra $L_54;
-$L_38:
+	@!%p47 bra $L_46;
+$L_28:
+	@!%p37 bra $L_45;
+$L_29:
 	add.rn.f64 %fd79, %fd14, 0d3FE62E42FEE00000;
 	mov.b64 %rd72, -1;
 	mov.f64 %fd73, %fd79;
 	mov.f64 %fd74, 0dBDEA39EF35793C76;
-$L_39:
+$L_30:
 	sub.rn.f64 %fd75, %fd73, %fd74;
 	sub.rn.f64 %fd76, %fd73, %fd75;
 	sub.rn.f64 %fd77, %fd76, %fd74;
 	mov.f64 %fd48, %fd75;
 	mov.f64 %fd49, %fd77;
 	mov.b64 %rd50, %rd72;
-$L_40:
+$L_31:
 	mul.rn.f64 %fd51, %fd48, 0d3FE0000000000000;
 	mul.rn.f64 %fd52, %fd48, %fd51;
 	mul.rn.f64 %fd53, %fd52, 0dBE8AFDB76E09C32D;
@@ -12660,48 +11951,48 @@ $L_40:
 	div.rn.f64 %fd68, %fd65, %fd67;
 	mul.rn.f64 %fd69, %fd52, %fd68;
 	setp.eq.s64 %p70, %rd50, 0;
-	@!%p70 bra $L_42;
-$L_41:
+	@!%p70 bra $L_33;
+$L_32:
 	mul.rn.f64 %fd91, %fd48, %fd69;
 	sub.rn.f64 %fd92, %fd91, %fd52;
 	sub.rn.f64 %fd93, %fd48, %fd92;
 	mov.f64 %fd16, %fd93;
-	bra.uni $L_12;
-$L_42:
+	bra.uni $L_10;
+$L_33:
 	sub.rn.f64 %fd94, %fd69, %fd49;
 	mul.rn.f64 %fd95, %fd48, %fd94;
 	sub.rn.f64 %fd96, %fd95, %fd49;
 	sub.rn.f64 %fd97, %fd96, %fd52;
 	setp.eq.s64 %p98, %rd50, -1;
-	@!%p98 bra $L_44;
-$L_43:
+	@!%p98 bra $L_35;
+$L_34:
 	sub.rn.f64 %fd99, %fd48, %fd97;
 	mul.rn.f64 %fd100, %fd99, 0d3FE0000000000000;
 	sub.rn.f64 %fd101, %fd100, 0d3FE0000000000000;
 	mov.f64 %fd16, %fd101;
-	bra.uni $L_12;
-$L_44:
+	bra.uni $L_10;
+$L_35:
 	setp.eq.s64 %p103, %rd50, 1;
-	@!%p103 bra $L_48;
-$L_45:
+	@!%p103 bra $L_39;
+$L_36:
 	setp.lt.f64 %p102, %fd48, 0dBFD0000000000000;
-	@!%p102 bra $L_47;
-$L_46:
+	@!%p102 bra $L_38;
+$L_37:
 	add.rn.f64 %fd113, %fd48, 0d3FE0000000000000;
 	sub.rn.f64 %fd114, %fd97, %fd113;
 	mul.rn.f64 %fd115, %fd114, 0dC000000000000000;
 	mov.f64 %fd16, %fd115;
-	bra.uni $L_12;
-$L_47:
+	bra.uni $L_10;
+$L_38:
 	sub.rn.f64 %fd116, %fd48, %fd97;
 	mul.rn.f64 %fd117, %fd116, 0d4000000000000000;
 	add.rn.f64 %fd118, %fd117, 0d3FF0000000000000;
 	mov.f64 %fd16, %fd118;
-	bra.uni $L_12;
-$L_48:
+	bra.uni $L_10;
+$L_39:
 	setp.le.s64 %p112, %rd50, -2;
-	@!%p112 bra $L_50;
-$L_49:
+	@!%p112 bra $L_41;
+$L_40:
 	sub.rn.f64 %fd104, %fd97, %fd48;
 	sub.rn.f64 %fd105, 0d3FF0000000000000, %fd104;
 	mov.b64 %rd106, %fd105;
@@ -12711,14 +12002,14 @@ $L_49:
 	mov.b64 %fd110, %rd109;
 	sub.rn.f64 %fd111, %fd110, 0d3FF0000000000000;
 	mov.f64 %fd16, %fd111;
-	bra.uni $L_12;
-$L_50:
+	bra.uni $L_10;
+$L_41:
 	setp.gt.s64 %p120, %rd50, 56;
-	@%p120 bra $L_49;
-$L_51:
+	@%p120 bra $L_40;
+$L_42:
 	setp.lt.s64 %p119, %rd50, 20;
-	@!%p119 bra $L_53;
-$L_52:
+	@!%p119 bra $L_44;
+$L_43:
 	mov.b64 %rd121, %rd50;
 	min.u64 %rdt3, %rd121, 64;
 	cvt.u32.u64 %rt6, %rdt3;
@@ -12734,8 +12025,8 @@ $L_52:
 	add.u64 %rd130, %rd127, %rd129;
 	mov.b64 %fd131, %rd130;
 	mov.f64 %fd16, %fd131;
-	bra.uni $L_12;
-$L_53:
+	bra.uni $L_10;
+$L_44:
 	sub.s64 %rd132, 1023, %rd50;
 	mov.b64 %rd133, %rd132;
 	shl.b64 %rd134, %rd133, 52;
@@ -12749,21 +12040,21 @@ $L_53:
 	add.u64 %rd142, %rd139, %rd141;
 	mov.b64 %fd143, %rd142;
 	mov.f64 %fd16, %fd143;
-	bra.uni $L_12;
-$L_54:
+	bra.uni $L_10;
+$L_45:
 	sub.rn.f64 %fd78, %fd14, 0d3FE62E42FEE00000;
 	mov.b64 %rd72, 1;
 	mov.f64 %fd73, %fd78;
 	mov.f64 %fd74, 0d3DEA39EF35793C76;
-	bra.uni $L_39;
-$L_55:
-	@!%p37 bra $L_58;
-$L_56:
+	bra.uni $L_30;
+$L_46:
+	@!%p37 bra $L_49;
+$L_47:
 	mul.rn.f64 %fd88, %fd14, 0d3FF71547652B82FE;
 	sub.rn.f64 %fd89, %fd88, 0d3FE0000000000000;
 	cvt.rzi.s64.f64 %rd90, %fd89;
 	mov.b64 %rd83, %rd90;
-$L_57:
+$L_48:
 	cvt.rn.f64.s64 %fd84, %rd83;
 	mul.rn.f64 %fd85, %fd84, 0d3FE62E42FEE00000;
 	sub.rn.f64 %fd86, %fd14, %fd85;
@@ -12771,49 +12062,29 @@ $L_57:
 	mov.b64 %rd72, %rd83;
 	mov.f64 %fd73, %fd86;
 	mov.f64 %fd74, %fd87;
-	bra.uni $L_39;
-$L_58:
+	bra.uni $L_30;
+$L_49:
 	mul.rn.f64 %fd80, %fd14, 0d3FF71547652B82FE;
 	add.rn.f64 %fd81, %fd80, 0d3FE0000000000000;
 	cvt.rzi.s64.f64 %rd82, %fd81;
 	mov.b64 %rd83, %rd82;
-	bra.uni $L_57;
-$L_59:
+	bra.uni $L_48;
+$L_50:
 	setp.lt.f64 %p71, %fd36, 0d3C90000000000000;
-	@!%p71 bra $L_61;
-$L_60:
+	@!%p71 bra $L_52;
+$L_51:
 	mov.f64 %fd16, %fd14;
-	bra.uni $L_12;
-$L_61:
+	bra.uni $L_10;
+$L_52:
 	mov.f64 %fd48, %fd14;
 	mov.f64 %fd49, 0d0000000000000000;
 	mov.b64 %rd50, 0;
-	bra.uni $L_40;
-$L_62:
+	bra.uni $L_31;
+$L_53:
 	mov.f64 %fd36, %fd14;
 	mov.pred %p37, 0;
-	bra.uni $L_25;
-$L_63:
-	setp.lt.s64 %p31, %rd26, 0;
-	@!%p31 bra $L_65;
-$L_64:
-	neg.f64 %fd32, %fd14;
-	mov.f64 %fd29, %fd32;
-	bra.uni $L_20;
-$L_65:
-	mov.f64 %fd29, %fd14;
-	bra.uni $L_20;
-$L_66:
-	setp.lt.s64 %p23, %rd18, 0;
-	@!%p23 bra $L_68;
-$L_67:
-	neg.f64 %fd24, %fd14;
-	mov.f64 %fd21, %fd24;
-	bra.uni $L_9;
-$L_68:
-	mov.f64 %fd21, %fd14;
-	bra.uni $L_9;
-$L_69:
+	bra.uni $L_21;
+$L_54:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -12879,8 +12150,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -12954,13 +12223,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_25;
+	@!%p7 bra $L_19;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_25;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -12970,47 +12237,31 @@ $L_6:
 	mov.b64 %rd17, %fd14;
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.eq.u64 %p19, %rd18, 0;
-	@!%p19 bra $L_16;
+	@!%p19 bra $L_11;
 $L_7:
-	mov.b64 %rd21, -1;
+	mov.f64 %fd16, 0dFFF0000000000000;
 $L_8:
-	setp.ge.s64 %p22, %rd21, 0;
-	@!%p22 bra $L_15;
-$L_9:
-	mov.b64 %rd23, 9218868437227405312;
-$L_10:
-	mov.b64 %fd24, %rd23;
-	mov.f64 %fd20, %fd24;
-$L_11:
-	mov.f64 %fd16, %fd20;
-$L_12:
 	mov.f64 %fd15, %fd16;
-$L_13:
+$L_9:
 	mad.lo.s64 %rd71, %rd9, 8, %rd4;
 	st.global.f64 [%rd71], %fd15;
-$L_14:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_15:
-	mov.b64 %rd23, 18442240474082181120U;
-	bra.uni $L_10;
-$L_16:
+$L_11:
 	mov.b64 %rd27, %rd17;
 	setp.lt.s64 %p28, %rd27, 0;
-	@!%p28 bra $L_19;
-$L_17:
-	mov.f64 %fd26, 0d7FF8000000000001;
-	mov.f64 %fd25, %fd26;
-$L_18:
-	mov.f64 %fd16, %fd25;
-	bra.uni $L_12;
-$L_19:
+	@!%p28 bra $L_13;
+$L_12:
+	mov.f64 %fd16, 0d7FF8000000000001;
+	bra.uni $L_8;
+$L_13:
 	setp.ge.u64 %p29, %rd17, 9218868437227405312;
-	@!%p29 bra $L_21;
-$L_20:
+	@!%p29 bra $L_15;
+$L_14:
 	mov.f64 %fd16, %fd14;
-	bra.uni $L_12;
-$L_21:
+	bra.uni $L_8;
+$L_15:
 	and.b64 %rd30, %rd17, 4503599627370495;
 	or.b64 %rd31, %rd30, 4602678819172646912;
 	mov.b64 %fd32, %rd31;
@@ -13020,13 +12271,13 @@ $L_21:
 	sub.s32 %r36, %r35, 1022;
 	cvt.rn.f64.s32 %fd37, %r36;
 	setp.le.f64 %p38, %fd32, 0d3FE6A09E667F3BCD;
-	@!%p38 bra $L_24;
-$L_22:
+	@!%p38 bra $L_18;
+$L_16:
 	sub.rn.f64 %fd41, %fd37, 0d3FF0000000000000;
 	mul.rn.f64 %fd42, %fd32, 0d4000000000000000;
 	mov.f64 %fd39, %fd42;
 	mov.f64 %fd40, %fd41;
-$L_23:
+$L_17:
 	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
 	add.rn.f64 %fd44, %fd43, 0d4000000000000000;
 	div.rn.f64 %fd45, %fd43, %fd44;
@@ -13056,12 +12307,12 @@ $L_23:
 	sub.rn.f64 %fd69, %fd68, %fd43;
 	sub.rn.f64 %fd70, %fd63, %fd69;
 	mov.f64 %fd16, %fd70;
-	bra.uni $L_12;
-$L_24:
+	bra.uni $L_8;
+$L_18:
 	mov.f64 %fd39, %fd32;
 	mov.f64 %fd40, %fd37;
-	bra.uni $L_23;
-$L_25:
+	bra.uni $L_17;
+$L_19:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -13123,13 +12374,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_27;
+	@!%p7 bra $L_21;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_27;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -13139,52 +12388,36 @@ $L_6:
 	mov.b64 %rd19, %fd14;
 	and.b64 %rd20, %rd19, 9223372036854775807;
 	setp.eq.u64 %p21, %rd20, 0;
-	@!%p21 bra $L_18;
+	@!%p21 bra $L_13;
 $L_7:
-	mov.b64 %rd23, -1;
+	mov.f64 %fd18, 0dFFF0000000000000;
 $L_8:
-	setp.ge.s64 %p24, %rd23, 0;
-	@!%p24 bra $L_17;
-$L_9:
-	mov.b64 %rd25, 9218868437227405312;
-$L_10:
-	mov.b64 %fd26, %rd25;
-	mov.f64 %fd22, %fd26;
-$L_11:
-	mov.f64 %fd18, %fd22;
-$L_12:
 	mov.f64 %fd17, %fd18;
-$L_13:
+$L_9:
 	mul.rn.f64 %fd73, %fd17, 0d3FDBCB7B1526E50E;
 	mov.f64 %fd16, %fd73;
-$L_14:
+$L_10:
 	mov.f64 %fd15, %fd16;
-$L_15:
+$L_11:
 	mad.lo.s64 %rd74, %rd9, 8, %rd4;
 	st.global.f64 [%rd74], %fd15;
-$L_16:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_17:
-	mov.b64 %rd25, 18442240474082181120U;
-	bra.uni $L_10;
-$L_18:
+$L_13:
 	mov.b64 %rd29, %rd19;
 	setp.lt.s64 %p30, %rd29, 0;
-	@!%p30 bra $L_21;
-$L_19:
-	mov.f64 %fd28, 0d7FF8000000000001;
-	mov.f64 %fd27, %fd28;
-$L_20:
-	mov.f64 %fd18, %fd27;
-	bra.uni $L_12;
-$L_21:
+	@!%p30 bra $L_15;
+$L_14:
+	mov.f64 %fd18, 0d7FF8000000000001;
+	bra.uni $L_8;
+$L_15:
 	setp.ge.u64 %p31, %rd19, 9218868437227405312;
-	@!%p31 bra $L_23;
-$L_22:
+	@!%p31 bra $L_17;
+$L_16:
 	mov.f64 %fd18, %fd14;
-	bra.uni $L_12;
-$L_23:
+	bra.uni $L_8;
+$L_17:
 	and.b64 %rd32, %rd19, 4503599627370495;
 	or.b64 %rd33, %rd32, 4602678819172646912;
 	mov.b64 %fd34, %rd33;
@@ -13194,13 +12427,13 @@ $L_23:
 	sub.s32 %r38, %r37, 1022;
 	cvt.rn.f64.s32 %fd39, %r38;
 	setp.le.f64 %p40, %fd34, 0d3FE6A09E667F3BCD;
-	@!%p40 bra $L_26;
-$L_24:
+	@!%p40 bra $L_20;
+$L_18:
 	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
 	mul.rn.f64 %fd44, %fd34, 0d4000000000000000;
 	mov.f64 %fd41, %fd44;
 	mov.f64 %fd42, %fd43;
-$L_25:
+$L_19:
 	sub.rn.f64 %fd45, %fd41, 0d3FF0000000000000;
 	add.rn.f64 %fd46, %fd45, 0d4000000000000000;
 	div.rn.f64 %fd47, %fd45, %fd46;
@@ -13230,12 +12463,12 @@ $L_25:
 	sub.rn.f64 %fd71, %fd70, %fd45;
 	sub.rn.f64 %fd72, %fd65, %fd71;
 	mov.f64 %fd18, %fd72;
-	bra.uni $L_12;
-$L_26:
+	bra.uni $L_8;
+$L_20:
 	mov.f64 %fd41, %fd34;
 	mov.f64 %fd42, %fd39;
-	bra.uni $L_25;
-$L_27:
+	bra.uni $L_19;
+$L_21:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -13296,13 +12529,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_67;
+	@!%p7 bra $L_51;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_67;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -13310,153 +12541,118 @@ $L_5:
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
 	setp.lt.f64 %p17, %fd14, 0dBFF0000000000000;
-	@!%p17 bra $L_12;
+	@!%p17 bra $L_11;
 $L_7:
-	mov.f64 %fd19, 0d7FF8000000000001;
-	mov.f64 %fd18, %fd19;
+	mov.f64 %fd16, 0d7FF8000000000001;
 $L_8:
-	mov.f64 %fd16, %fd18;
-$L_9:
 	mov.f64 %fd15, %fd16;
-$L_10:
+$L_9:
 	mad.lo.s64 %rd146, %rd9, 8, %rd4;
 	st.global.f64 [%rd146], %fd15;
-$L_11:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_11:
 	setp.neu.f64 %p27, %fd14, %fd14;
 	mov.pred %p26, %p27;
-$L_13:
+$L_12:
 	@%p26 bra $L_7;
-$L_14:
+$L_13:
 	setp.eq.f64 %p25, %fd14, 0dBFF0000000000000;
-	@!%p25 bra $L_21;
+	@!%p25 bra $L_15;
+$L_14:
+	mov.f64 %fd16, 0dFFF0000000000000;
+	bra.uni $L_8;
 $L_15:
-	mov.b64 %rd21, -1;
+	mov.f64 %fd37, %fd14;
 $L_16:
-	setp.ge.s64 %p22, %rd21, 0;
-	@!%p22 bra $L_20;
-$L_17:
-	mov.b64 %rd23, 9218868437227405312;
-$L_18:
-	mov.b64 %fd24, %rd23;
-	mov.f64 %fd20, %fd24;
-$L_19:
-	mov.f64 %fd16, %fd20;
-	bra.uni $L_9;
-$L_20:
-	mov.b64 %rd23, 18442240474082181120U;
-	bra.uni $L_18;
-$L_21:
-	mov.b64 %rd34, 1;
-$L_22:
-	setp.eq.s64 %p35, %rd34, 0;
-	@!%p35 bra $L_64;
-$L_23:
-	and.b64 %fd36, %fd14, 9223372036854775807;
-	mov.f64 %fd37, %fd36;
-$L_24:
 	setp.gt.f64 %p38, %fd37, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p33, %p38;
-$L_25:
-	@!%p33 bra $L_32;
-$L_26:
-	mov.b64 %rd29, 1;
-$L_27:
-	setp.ge.s64 %p30, %rd29, 0;
-	@!%p30 bra $L_31;
-$L_28:
-	mov.b64 %rd31, 9218868437227405312;
-$L_29:
-	mov.b64 %fd32, %rd31;
-	mov.f64 %fd28, %fd32;
-$L_30:
-	mov.f64 %fd16, %fd28;
-	bra.uni $L_9;
-$L_31:
-	mov.b64 %rd31, 18442240474082181120U;
-	bra.uni $L_29;
-$L_32:
+$L_17:
+	@!%p33 bra $L_19;
+$L_18:
+	mov.f64 %fd16, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_19:
 	and.b64 %fd41, %fd14, 9223372036854775807;
 	setp.lt.f64 %p42, %fd41, 0d3FDA827999FCEF32;
-	@!%p42 bra $L_63;
-$L_33:
+	@!%p42 bra $L_50;
+$L_20:
 	setp.lt.f64 %p46, %fd41, 0d3E20000000000000;
-	@!%p46 bra $L_37;
-$L_34:
+	@!%p46 bra $L_24;
+$L_21:
 	setp.lt.f64 %p52, %fd41, 0d3C90000000000000;
-	@!%p52 bra $L_36;
-$L_35:
+	@!%p52 bra $L_23;
+$L_22:
 	mov.f64 %fd16, %fd14;
-	bra.uni $L_9;
-$L_36:
+	bra.uni $L_8;
+$L_23:
 	mul.rn.f64 %fd54, %fd14, %fd14;
 	mul.rn.f64 %fd55, %fd54, 0d3FE0000000000000;
 	sub.rn.f64 %fd56, %fd14, %fd55;
 	mov.f64 %fd16, %fd56;
-	bra.uni $L_9;
-$L_37:
+	bra.uni $L_8;
+$L_24:
 	setp.gt.f64 %p53, %fd14, 0dBFD2BEC333018867;
-	@!%p53 bra $L_62;
-$L_38:
+	@!%p53 bra $L_49;
+$L_25:
 	mov.f64 %fd43, %fd14;
 	mov.b64 %rd44, 1;
 	mov.b64 %rd45, 0;
-$L_39:
+$L_26:
 	setp.ne.s64 %p47, %rd45, 0;
-	@!%p47 bra $L_61;
-$L_40:
+	@!%p47 bra $L_48;
+$L_27:
 	setp.lt.f64 %p57, %fd41, 0d4340000000000000;
-	@!%p57 bra $L_60;
-$L_41:
+	@!%p57 bra $L_47;
+$L_28:
 	add.rn.f64 %fd61, %fd14, 0d3FF0000000000000;
 	mov.b64 %rd62, %fd61;
 	shr.u64 %rd63, %rd62, 52;
 	sub.u64 %rd64, %rd63, 1023;
 	mov.b64 %rd65, %rd64;
 	setp.gt.s64 %p66, %rd65, 0;
-	@!%p66 bra $L_59;
-$L_42:
+	@!%p66 bra $L_46;
+$L_29:
 	sub.rn.f64 %fd76, %fd61, %fd14;
 	sub.rn.f64 %fd77, 0d3FF0000000000000, %fd76;
 	mov.f64 %fd78, %fd77;
-$L_43:
+$L_30:
 	div.rn.f64 %fd79, %fd78, %fd61;
 	mov.b64 %rd67, %rd62;
 	mov.b64 %rd68, %rd65;
 	mov.f64 %fd69, %fd79;
-$L_44:
+$L_31:
 	and.b64 %rd70, %rd67, 4503599627370495;
 	setp.lt.u64 %p71, %rd70, 1865452045155277;
-	@!%p71 bra $L_58;
-$L_45:
+	@!%p71 bra $L_45;
+$L_32:
 	or.b64 %rd82, %rd70, 4607182418800017408;
 	mov.b64 %fd83, %rd82;
 	mov.b64 %rd84, %rd70;
 	mov.b64 %rd85, %rd68;
 	mov.f64 %fd86, %fd83;
-$L_46:
+$L_33:
 	sub.rn.f64 %fd87, %fd86, 0d3FF0000000000000;
 	mov.f64 %fd48, %fd87;
 	mov.b64 %rd49, %rd84;
 	mov.b64 %rd50, %rd85;
 	mov.f64 %fd51, %fd69;
-$L_47:
+$L_34:
 	mul.rn.f64 %fd58, %fd48, 0d3FE0000000000000;
 	mul.rn.f64 %fd59, %fd58, %fd48;
 	setp.eq.u64 %p60, %rd49, 0;
-	@!%p60 bra $L_55;
-$L_48:
+	@!%p60 bra $L_42;
+$L_35:
 	setp.eq.f64 %p93, %fd48, 0d0000000000000000;
-	@!%p93 bra $L_52;
-$L_49:
+	@!%p93 bra $L_39;
+$L_36:
 	setp.eq.s64 %p111, %rd50, 0;
-	@!%p111 bra $L_51;
-$L_50:
+	@!%p111 bra $L_38;
+$L_37:
 	mov.f64 %fd16, 0d0000000000000000;
-	bra.uni $L_9;
-$L_51:
+	bra.uni $L_8;
+$L_38:
 	cvt.rn.f64.s64 %fd116, %rd50;
 	mul.rn.f64 %fd117, %fd116, 0d3DEA39EF35793C76;
 	add.rn.f64 %fd118, %fd51, %fd117;
@@ -13464,18 +12660,18 @@ $L_51:
 	mul.rn.f64 %fd120, %fd119, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd121, %fd120, %fd118;
 	mov.f64 %fd16, %fd121;
-	bra.uni $L_9;
-$L_52:
+	bra.uni $L_8;
+$L_39:
 	mul.rn.f64 %fd112, %fd48, 0d3FE5555555555555;
 	sub.rn.f64 %fd113, 0d3FF0000000000000, %fd112;
 	mul.rn.f64 %fd114, %fd59, %fd113;
 	setp.eq.s64 %p115, %rd50, 0;
-	@!%p115 bra $L_54;
-$L_53:
+	@!%p115 bra $L_41;
+$L_40:
 	sub.rn.f64 %fd122, %fd48, %fd114;
 	mov.f64 %fd16, %fd122;
-	bra.uni $L_9;
-$L_54:
+	bra.uni $L_8;
+$L_41:
 	cvt.rn.f64.s64 %fd123, %rd50;
 	mul.rn.f64 %fd124, %fd123, 0d3FE62E42FEE00000;
 	cvt.rn.f64.s64 %fd125, %rd50;
@@ -13485,8 +12681,8 @@ $L_54:
 	sub.rn.f64 %fd129, %fd128, %fd48;
 	sub.rn.f64 %fd130, %fd124, %fd129;
 	mov.f64 %fd16, %fd130;
-	bra.uni $L_9;
-$L_55:
+	bra.uni $L_8;
+$L_42:
 	add.rn.f64 %fd94, %fd48, 0d4000000000000000;
 	div.rn.f64 %fd95, %fd48, %fd94;
 	mul.rn.f64 %fd96, %fd95, %fd95;
@@ -13504,15 +12700,15 @@ $L_55:
 	add.rn.f64 %fd108, %fd107, 0d3FE5555555555593;
 	mul.rn.f64 %fd109, %fd96, %fd108;
 	setp.eq.s64 %p110, %rd50, 0;
-	@!%p110 bra $L_57;
-$L_56:
+	@!%p110 bra $L_44;
+$L_43:
 	add.rn.f64 %fd131, %fd59, %fd109;
 	mul.rn.f64 %fd132, %fd95, %fd131;
 	sub.rn.f64 %fd133, %fd59, %fd132;
 	sub.rn.f64 %fd134, %fd48, %fd133;
 	mov.f64 %fd16, %fd134;
-	bra.uni $L_9;
-$L_57:
+	bra.uni $L_8;
+$L_44:
 	cvt.rn.f64.s64 %fd135, %rd50;
 	mul.rn.f64 %fd136, %fd135, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd137, %fd59, %fd109;
@@ -13525,8 +12721,8 @@ $L_57:
 	sub.rn.f64 %fd144, %fd143, %fd48;
 	sub.rn.f64 %fd145, %fd136, %fd144;
 	mov.f64 %fd16, %fd145;
-	bra.uni $L_9;
-$L_58:
+	bra.uni $L_8;
+$L_45:
 	add.s64 %rd88, %rd68, 1;
 	or.b64 %rd89, %rd70, 4602678819172646912;
 	mov.b64 %fd90, %rd89;
@@ -13535,13 +12731,13 @@ $L_58:
 	mov.b64 %rd84, %rd92;
 	mov.b64 %rd85, %rd88;
 	mov.f64 %fd86, %fd90;
-	bra.uni $L_46;
-$L_59:
+	bra.uni $L_33;
+$L_46:
 	sub.rn.f64 %fd80, %fd61, 0d3FF0000000000000;
 	sub.rn.f64 %fd81, %fd14, %fd80;
 	mov.f64 %fd78, %fd81;
-	bra.uni $L_43;
-$L_60:
+	bra.uni $L_30;
+$L_47:
 	mov.b64 %rd72, %fd14;
 	shr.u64 %rd73, %rd72, 52;
 	sub.u64 %rd74, %rd73, 1023;
@@ -13549,34 +12745,24 @@ $L_60:
 	mov.b64 %rd67, %rd72;
 	mov.b64 %rd68, %rd75;
 	mov.f64 %fd69, 0d0000000000000000;
-	bra.uni $L_44;
-$L_61:
+	bra.uni $L_31;
+$L_48:
 	mov.f64 %fd48, %fd43;
 	mov.b64 %rd49, %rd44;
 	mov.b64 %rd50, %rd45;
 	mov.f64 %fd51, 0d0000000000000000;
-	bra.uni $L_47;
-$L_62:
+	bra.uni $L_34;
+$L_49:
 	mov.f64 %fd43, 0d0000000000000000;
 	mov.b64 %rd44, 0;
 	mov.b64 %rd45, 1;
-	bra.uni $L_39;
-$L_63:
+	bra.uni $L_26;
+$L_50:
 	mov.f64 %fd43, 0d0000000000000000;
 	mov.b64 %rd44, 0;
 	mov.b64 %rd45, 1;
-	bra.uni $L_39;
-$L_64:
-	setp.lt.s64 %p39, %rd34, 0;
-	@!%p39 bra $L_66;
-$L_65:
-	neg.f64 %fd40, %fd14;
-	mov.f64 %fd37, %fd40;
-	bra.uni $L_24;
-$L_66:
-	mov.f64 %fd37, %fd14;
-	bra.uni $L_24;
-$L_67:
+	bra.uni $L_26;
+$L_51:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -13638,13 +12824,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_47;
+	@!%p7 bra $L_36;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_47;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -13652,7 +12836,7 @@ $L_5:
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
 	setp.eq.f64 %p21, %fd14, 0d0000000000000000;
-	@!%p21 bra $L_32;
+	@!%p21 bra $L_26;
 $L_7:
 	mov.f64 %fd19, %fd14;
 	mov.b64 %rd20, 0;
@@ -13682,47 +12866,31 @@ $L_14:
 	mov.b64 %rd58, %fd51;
 	and.b64 %rd59, %rd58, 9223372036854775807;
 	setp.eq.u64 %p60, %rd59, 0;
-	@!%p60 bra $L_23;
+	@!%p60 bra $L_18;
 $L_15:
-	mov.b64 %rd62, -1;
+	mov.f64 %fd57, 0dFFF0000000000000;
 $L_16:
-	setp.ge.s64 %p63, %rd62, 0;
-	@!%p63 bra $L_22;
-$L_17:
-	mov.b64 %rd64, 9218868437227405312;
-$L_18:
-	mov.b64 %fd65, %rd64;
-	mov.f64 %fd61, %fd65;
-$L_19:
-	mov.f64 %fd57, %fd61;
-$L_20:
 	mov.f64 %fd56, %fd57;
-$L_21:
+$L_17:
 	mul.rn.f64 %fd112, %fd56, 0d3FF71547652B82FE;
 	cvt.rn.f64.s64 %fd113, %rd52;
 	add.rn.f64 %fd114, %fd112, %fd113;
 	mov.f64 %fd16, %fd114;
 	bra.uni $L_11;
-$L_22:
-	mov.b64 %rd64, 18442240474082181120U;
-	bra.uni $L_18;
-$L_23:
+$L_18:
 	mov.b64 %rd68, %rd58;
 	setp.lt.s64 %p69, %rd68, 0;
-	@!%p69 bra $L_26;
-$L_24:
-	mov.f64 %fd67, 0d7FF8000000000001;
-	mov.f64 %fd66, %fd67;
-$L_25:
-	mov.f64 %fd57, %fd66;
-	bra.uni $L_20;
-$L_26:
+	@!%p69 bra $L_20;
+$L_19:
+	mov.f64 %fd57, 0d7FF8000000000001;
+	bra.uni $L_16;
+$L_20:
 	setp.ge.u64 %p70, %rd58, 9218868437227405312;
-	@!%p70 bra $L_28;
-$L_27:
+	@!%p70 bra $L_22;
+$L_21:
 	mov.f64 %fd57, %fd51;
-	bra.uni $L_20;
-$L_28:
+	bra.uni $L_16;
+$L_22:
 	and.b64 %rd71, %rd58, 4503599627370495;
 	or.b64 %rd72, %rd71, 4602678819172646912;
 	mov.b64 %fd73, %rd72;
@@ -13732,13 +12900,13 @@ $L_28:
 	sub.s32 %r77, %r76, 1022;
 	cvt.rn.f64.s32 %fd78, %r77;
 	setp.le.f64 %p79, %fd73, 0d3FE6A09E667F3BCD;
-	@!%p79 bra $L_31;
-$L_29:
+	@!%p79 bra $L_25;
+$L_23:
 	sub.rn.f64 %fd82, %fd78, 0d3FF0000000000000;
 	mul.rn.f64 %fd83, %fd73, 0d4000000000000000;
 	mov.f64 %fd80, %fd83;
 	mov.f64 %fd81, %fd82;
-$L_30:
+$L_24:
 	sub.rn.f64 %fd84, %fd80, 0d3FF0000000000000;
 	add.rn.f64 %fd85, %fd84, 0d4000000000000000;
 	div.rn.f64 %fd86, %fd84, %fd85;
@@ -13768,42 +12936,37 @@ $L_30:
 	sub.rn.f64 %fd110, %fd109, %fd84;
 	sub.rn.f64 %fd111, %fd104, %fd110;
 	mov.f64 %fd57, %fd111;
-	bra.uni $L_20;
-$L_31:
+	bra.uni $L_16;
+$L_25:
 	mov.f64 %fd80, %fd73;
 	mov.f64 %fd81, %fd78;
-	bra.uni $L_30;
-$L_32:
-	mov.b64 %rd23, 0;
-$L_33:
-	setp.eq.s64 %p24, %rd23, 0;
-	@!%p24 bra $L_44;
-$L_34:
+	bra.uni $L_24;
+$L_26:
 	and.b64 %fd25, %fd14, 9223372036854775807;
 	mov.f64 %fd26, %fd25;
-$L_35:
+$L_27:
 	setp.gt.f64 %p27, %fd26, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p22, %p27;
-$L_36:
-	@!%p22 bra $L_38;
-$L_37:
+$L_28:
+	@!%p22 bra $L_30;
+$L_29:
 	mov.f64 %fd19, %fd14;
 	mov.b64 %rd20, 0;
 	bra.uni $L_8;
-$L_38:
+$L_30:
 	setp.neu.f64 %p48, %fd14, %fd14;
 	mov.pred %p47, %p48;
-$L_39:
-	@%p47 bra $L_37;
-$L_40:
-	and.b64 %fd32, %fd14, 9223372036854775807;
+$L_31:
+	@%p47 bra $L_29;
+$L_32:
+	mov.f64 %fd32, %fd25;
 	setp.lt.f64 %p33, %fd32, 0d0010000000000000;
-	@!%p33 bra $L_43;
-$L_41:
+	@!%p33 bra $L_35;
+$L_33:
 	mul.rn.f64 %fd34, %fd14, 0d4330000000000000;
 	mov.f64 %fd30, %fd34;
 	mov.b64 %rd31, -52;
-$L_42:
+$L_34:
 	mov.f64 %fd35, %fd30;
 	mov.b64 %rd36, %rd31;
 	mov.b64 %rd37, %fd35;
@@ -13819,21 +12982,11 @@ $L_42:
 	mov.f64 %fd19, %fd46;
 	mov.b64 %rd20, %rd43;
 	bra.uni $L_8;
-$L_43:
+$L_35:
 	mov.f64 %fd30, %fd14;
 	mov.b64 %rd31, 0;
-	bra.uni $L_42;
-$L_44:
-	setp.lt.s64 %p28, %rd23, 0;
-	@!%p28 bra $L_46;
-$L_45:
-	neg.f64 %fd29, %fd14;
-	mov.f64 %fd26, %fd29;
-	bra.uni $L_35;
-$L_46:
-	mov.f64 %fd26, %fd14;
-	bra.uni $L_35;
-$L_47:
+	bra.uni $L_34;
+$L_36:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -13894,13 +13047,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_37;
+	@!%p7 bra $L_22;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_37;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -13908,74 +13059,43 @@ $L_5:
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
 	setp.eq.f64 %p16, %fd14, 0d0000000000000000;
-	@!%p16 bra $L_15;
+	@!%p16 bra $L_10;
 $L_7:
-	mov.b64 %rd18, -1;
+	mov.f64 %fd15, 0dFFF0000000000000;
 $L_8:
-	setp.ge.s64 %p19, %rd18, 0;
-	@!%p19 bra $L_14;
-$L_9:
-	mov.b64 %rd20, 9218868437227405312;
-$L_10:
-	mov.b64 %fd21, %rd20;
-	mov.f64 %fd17, %fd21;
-$L_11:
-	mov.f64 %fd15, %fd17;
-$L_12:
 	mad.lo.s64 %rd52, %rd9, 8, %rd4;
 	st.global.f64 [%rd52], %fd15;
-$L_13:
+$L_9:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_14:
-	mov.b64 %rd20, 18442240474082181120U;
-	bra.uni $L_10;
-$L_15:
-	mov.b64 %rd28, 0;
-$L_16:
-	setp.eq.s64 %p29, %rd28, 0;
-	@!%p29 bra $L_34;
-$L_17:
+$L_10:
 	and.b64 %fd30, %fd14, 9223372036854775807;
 	mov.f64 %fd31, %fd30;
-$L_18:
+$L_11:
 	setp.gt.f64 %p32, %fd31, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p27, %p32;
-$L_19:
-	@!%p27 bra $L_26;
-$L_20:
-	mov.b64 %rd23, 1;
-$L_21:
-	setp.ge.s64 %p24, %rd23, 0;
-	@!%p24 bra $L_25;
-$L_22:
-	mov.b64 %rd25, 9218868437227405312;
-$L_23:
-	mov.b64 %fd26, %rd25;
-	mov.f64 %fd22, %fd26;
-$L_24:
-	mov.f64 %fd15, %fd22;
-	bra.uni $L_12;
-$L_25:
-	mov.b64 %rd25, 18442240474082181120U;
-	bra.uni $L_23;
-$L_26:
+$L_12:
+	@!%p27 bra $L_14;
+$L_13:
+	mov.f64 %fd15, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_14:
 	setp.neu.f64 %p36, %fd14, %fd14;
 	mov.pred %p35, %p36;
-$L_27:
-	@!%p35 bra $L_29;
-$L_28:
+$L_15:
+	@!%p35 bra $L_17;
+$L_16:
 	mov.f64 %fd15, %fd14;
-	bra.uni $L_12;
-$L_29:
-	and.b64 %fd40, %fd14, 9223372036854775807;
+	bra.uni $L_8;
+$L_17:
+	mov.f64 %fd40, %fd30;
 	setp.lt.f64 %p41, %fd40, 0d0010000000000000;
-	@!%p41 bra $L_33;
-$L_30:
+	@!%p41 bra $L_21;
+$L_18:
 	mul.rn.f64 %fd42, %fd14, 0d4330000000000000;
 	mov.f64 %fd38, %fd42;
 	mov.b64 %rd39, -52;
-$L_31:
+$L_19:
 	mov.f64 %fd43, %fd38;
 	mov.b64 %rd44, %rd39;
 	mov.b64 %rd45, %fd43;
@@ -13985,25 +13105,15 @@ $L_31:
 	sub.s64 %rd49, %rd48, 1023;
 	add.s64 %rd50, %rd49, %rd44;
 	mov.b64 %rd37, %rd50;
-$L_32:
+$L_20:
 	cvt.rn.f64.s64 %fd51, %rd37;
 	mov.f64 %fd15, %fd51;
-	bra.uni $L_12;
-$L_33:
+	bra.uni $L_8;
+$L_21:
 	mov.f64 %fd38, %fd14;
 	mov.b64 %rd39, 0;
-	bra.uni $L_31;
-$L_34:
-	setp.lt.s64 %p33, %rd28, 0;
-	@!%p33 bra $L_36;
-$L_35:
-	neg.f64 %fd34, %fd14;
-	mov.f64 %fd31, %fd34;
-	bra.uni $L_18;
-$L_36:
-	mov.f64 %fd31, %fd14;
-	bra.uni $L_18;
-$L_37:
+	bra.uni $L_19;
+$L_22:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -14069,8 +13179,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_16;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -14189,8 +13297,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -14264,13 +13370,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_81;
+	@!%p7 bra $L_61;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_81;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -14278,14 +13382,14 @@ $L_5:
 	ld.global.f64 %fd14, [%rd11];
 $L_6:
 	setp.lt.f64 %p17, %fd14, 0d0000000000000000;
-	@!%p17 bra $L_80;
+	@!%p17 bra $L_60;
 $L_7:
 	neg.f64 %fd20, %fd14;
 	mov.f64 %fd18, %fd20;
 	mov.pred %p19, 1;
 $L_8:
 	setp.gt.f64 %p21, %fd18, 0d4035000000000000;
-	@!%p21 bra $L_47;
+	@!%p21 bra $L_37;
 $L_9:
 	mov.b64 %rd26, %fd18;
 	and.b64 %rd27, %rd26, 9223372036854775807;
@@ -14324,40 +13428,27 @@ $L_21:
 	bra.uni $L_12;
 $L_22:
 	setp.gt.f64 %p30, %fd18, 0d40862E42FEFA39EF;
-	@!%p30 bra $L_29;
+	@!%p30 bra $L_24;
 $L_23:
-	mov.b64 %rd32, 1;
-$L_24:
-	setp.ge.s64 %p33, %rd32, 0;
-	@!%p33 bra $L_28;
-$L_25:
-	mov.b64 %rd34, 9218868437227405312;
-$L_26:
-	mov.b64 %fd35, %rd34;
-	mov.f64 %fd31, %fd35;
-$L_27:
-	mov.f64 %fd25, %fd31;
+	mov.f64 %fd25, 0d7FF0000000000000;
 	bra.uni $L_12;
-$L_28:
-	mov.b64 %rd34, 18442240474082181120U;
-	bra.uni $L_26;
-$L_29:
+$L_24:
 	mul.rn.f64 %fd36, %fd18, 0d3FF71547652B82FE;
-$L_30:
+$L_25:
 	cvt.rni.f64.f64 %fd38, %fd36;
 	setp.ge.f64 %p39, %fd38, 0dC1E0000000000000;
-	@!%p39 bra $L_46;
-$L_31:
+	@!%p39 bra $L_36;
+$L_26:
 	setp.le.f64 %p41, %fd38, 0d41DFFFFFFFC00000;
-	@!%p41 bra $L_46;
-$L_32:
+	@!%p41 bra $L_36;
+$L_27:
 	cvt.rzi.s32.f64 %r40, %fd38;
 	mov.b32 %r37, %r40;
-$L_33:
+$L_28:
 	cvt.rn.f64.s32 %fd42, %r37;
 	neg.f64 %fd43, %fd42;
 	fma.rn.f64 %fd44, %fd43, 0d3FE62E42FEFA3000, %fd18;
-	neg.f64 %fd45, %fd42;
+	mov.f64 %fd45, %fd43;
 	fma.rn.f64 %fd46, %fd45, 0d3D53DE6AF278ECE6, %fd44;
 	mul.rn.f64 %fd47, %fd46, 0d3FB0000000000000;
 	fma.rn.f64 %fd48, 0d3EFA01A01A01A01A, %fd47, 0d3F2A01A01A01A01A;
@@ -14378,14 +13469,14 @@ $L_33:
 	fma.rn.f64 %fd63, %fd61, %fd62, 0d3FF0000000000000;
 	add.s32 %r64, %r37, 1023;
 	setp.le.s32 %p65, %r64, 0;
-	@!%p65 bra $L_38;
-$L_34:
+	@!%p65 bra $L_33;
+$L_29:
 	setp.lt.s32 %p66, %r64, -52;
-	@!%p66 bra $L_36;
-$L_35:
+	@!%p66 bra $L_31;
+$L_30:
 	mov.f64 %fd25, 0d0000000000000000;
 	bra.uni $L_12;
-$L_36:
+$L_31:
 	add.s32 %r74, %r64, 1022;
 	cvt.s64.s32 %rd75, %r74;
 	shl.b64 %rd76, %rd75, 52;
@@ -14393,99 +13484,73 @@ $L_36:
 	mul.rn.f64 %fd78, %fd63, %fd77;
 	mov.f64 %fd67, %fd78;
 	mov.b32 %r68, 1;
-$L_37:
+$L_32:
 	cvt.s64.s32 %rd69, %r68;
 	shl.b64 %rd70, %rd69, 52;
 	mov.b64 %fd71, %rd70;
 	mul.rn.f64 %fd72, %fd67, %fd71;
 	mov.f64 %fd25, %fd72;
 	bra.uni $L_12;
-$L_38:
+$L_33:
 	setp.ge.s32 %p73, %r64, 2047;
-	@!%p73 bra $L_45;
-$L_39:
-	mov.b64 %rd80, 1;
-$L_40:
-	setp.ge.s64 %p81, %rd80, 0;
-	@!%p81 bra $L_44;
-$L_41:
-	mov.b64 %rd82, 9218868437227405312;
-$L_42:
-	mov.b64 %fd83, %rd82;
-	mov.f64 %fd79, %fd83;
-$L_43:
-	mov.f64 %fd25, %fd79;
+	@!%p73 bra $L_35;
+$L_34:
+	mov.f64 %fd25, 0d7FF0000000000000;
 	bra.uni $L_12;
-$L_44:
-	mov.b64 %rd82, 18442240474082181120U;
-	bra.uni $L_42;
-$L_45:
+$L_35:
 	mov.f64 %fd67, %fd63;
 	mov.b32 %r68, %r64;
-	bra.uni $L_37;
-$L_46:
+	bra.uni $L_32;
+$L_36:
 	mov.b32 %r37, -2147483648;
-	bra.uni $L_33;
-$L_47:
+	bra.uni $L_28;
+$L_37:
 	setp.gt.f64 %p148, %fd18, 0d3FE0000000000000;
-	@!%p148 bra $L_79;
-$L_48:
+	@!%p148 bra $L_59;
+$L_38:
 	mov.b64 %rd87, %fd18;
 	and.b64 %rd88, %rd87, 9223372036854775807;
 	setp.ge.u64 %p89, %rd88, 9218868437227405312;
-	@!%p89 bra $L_54;
-$L_49:
+	@!%p89 bra $L_44;
+$L_39:
 	setp.eq.u64 %p90, %rd87, 18442240474082181120U;
-	@!%p90 bra $L_53;
-$L_50:
+	@!%p90 bra $L_43;
+$L_40:
 	mov.f64 %fd86, 0d0000000000000000;
-$L_51:
+$L_41:
 	mov.f64 %fd85, %fd86;
-$L_52:
+$L_42:
 	div.rn.f64 %fd145, 0d3FF0000000000000, %fd85;
 	sub.rn.f64 %fd146, %fd85, %fd145;
 	mul.rn.f64 %fd147, %fd146, 0d3FE0000000000000;
 	mov.f64 %fd22, %fd147;
 	bra.uni $L_14;
-$L_53:
+$L_43:
 	mov.f64 %fd86, %fd18;
-	bra.uni $L_51;
-$L_54:
+	bra.uni $L_41;
+$L_44:
 	setp.gt.f64 %p91, %fd18, 0d40862E42FEFA39EF;
-	@!%p91 bra $L_61;
-$L_55:
-	mov.b64 %rd93, 1;
-$L_56:
-	setp.ge.s64 %p94, %rd93, 0;
-	@!%p94 bra $L_60;
-$L_57:
-	mov.b64 %rd95, 9218868437227405312;
-$L_58:
-	mov.b64 %fd96, %rd95;
-	mov.f64 %fd92, %fd96;
-$L_59:
-	mov.f64 %fd86, %fd92;
-	bra.uni $L_51;
-$L_60:
-	mov.b64 %rd95, 18442240474082181120U;
-	bra.uni $L_58;
-$L_61:
+	@!%p91 bra $L_46;
+$L_45:
+	mov.f64 %fd86, 0d7FF0000000000000;
+	bra.uni $L_41;
+$L_46:
 	mul.rn.f64 %fd97, %fd18, 0d3FF71547652B82FE;
-$L_62:
+$L_47:
 	cvt.rni.f64.f64 %fd99, %fd97;
 	setp.ge.f64 %p100, %fd99, 0dC1E0000000000000;
-	@!%p100 bra $L_78;
-$L_63:
+	@!%p100 bra $L_58;
+$L_48:
 	setp.le.f64 %p102, %fd99, 0d41DFFFFFFFC00000;
-	@!%p102 bra $L_78;
-$L_64:
+	@!%p102 bra $L_58;
+$L_49:
 	cvt.rzi.s32.f64 %r101, %fd99;
 	mov.b32 %r98, %r101;
-$L_65:
+$L_50:
 	cvt.rn.f64.s32 %fd103, %r98;
 	neg.f64 %fd104, %fd103;
 	fma.rn.f64 %fd105, %fd104, 0d3FE62E42FEFA3000, %fd18;
-	neg.f64 %fd106, %fd103;
+	mov.f64 %fd106, %fd104;
 	fma.rn.f64 %fd107, %fd106, 0d3D53DE6AF278ECE6, %fd105;
 	mul.rn.f64 %fd108, %fd107, 0d3FB0000000000000;
 	fma.rn.f64 %fd109, 0d3EFA01A01A01A01A, %fd108, 0d3F2A01A01A01A01A;
@@ -14506,14 +13571,14 @@ $L_65:
 	fma.rn.f64 %fd124, %fd122, %fd123, 0d3FF0000000000000;
 	add.s32 %r125, %r98, 1023;
 	setp.le.s32 %p126, %r125, 0;
-	@!%p126 bra $L_70;
-$L_66:
+	@!%p126 bra $L_55;
+$L_51:
 	setp.lt.s32 %p127, %r125, -52;
-	@!%p127 bra $L_68;
-$L_67:
+	@!%p127 bra $L_53;
+$L_52:
 	mov.f64 %fd86, 0d0000000000000000;
-	bra.uni $L_51;
-$L_68:
+	bra.uni $L_41;
+$L_53:
 	add.s32 %r135, %r125, 1022;
 	cvt.s64.s32 %rd136, %r135;
 	shl.b64 %rd137, %rd136, 52;
@@ -14521,40 +13586,27 @@ $L_68:
 	mul.rn.f64 %fd139, %fd124, %fd138;
 	mov.f64 %fd128, %fd139;
 	mov.b32 %r129, 1;
-$L_69:
+$L_54:
 	cvt.s64.s32 %rd130, %r129;
 	shl.b64 %rd131, %rd130, 52;
 	mov.b64 %fd132, %rd131;
 	mul.rn.f64 %fd133, %fd128, %fd132;
 	mov.f64 %fd86, %fd133;
-	bra.uni $L_51;
-$L_70:
+	bra.uni $L_41;
+$L_55:
 	setp.ge.s32 %p134, %r125, 2047;
-	@!%p134 bra $L_77;
-$L_71:
-	mov.b64 %rd141, 1;
-$L_72:
-	setp.ge.s64 %p142, %rd141, 0;
-	@!%p142 bra $L_76;
-$L_73:
-	mov.b64 %rd143, 9218868437227405312;
-$L_74:
-	mov.b64 %fd144, %rd143;
-	mov.f64 %fd140, %fd144;
-$L_75:
-	mov.f64 %fd86, %fd140;
-	bra.uni $L_51;
-$L_76:
-	mov.b64 %rd143, 18442240474082181120U;
-	bra.uni $L_74;
-$L_77:
+	@!%p134 bra $L_57;
+$L_56:
+	mov.f64 %fd86, 0d7FF0000000000000;
+	bra.uni $L_41;
+$L_57:
 	mov.f64 %fd128, %fd124;
 	mov.b32 %r129, %r125;
-	bra.uni $L_69;
-$L_78:
+	bra.uni $L_54;
+$L_58:
 	mov.b32 %r98, -2147483648;
-	bra.uni $L_65;
-$L_79:
+	bra.uni $L_50;
+$L_59:
 	mul.rn.f64 %fd149, %fd18, %fd18;
 	mul.rn.f64 %fd150, %fd149, 0dC03A4E3DE8540779;
 	add.rn.f64 %fd151, %fd150, 0dC0A69C6C36DA2DFB;
@@ -14571,11 +13623,11 @@ $L_79:
 	div.rn.f64 %fd162, %fd156, %fd161;
 	mov.f64 %fd22, %fd162;
 	bra.uni $L_14;
-$L_80:
+$L_60:
 	mov.f64 %fd18, %fd14;
 	mov.pred %p19, 0;
 	bra.uni $L_8;
-$L_81:
+$L_61:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -14641,8 +13693,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -14720,8 +13770,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -14799,13 +13847,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_117;
+	@!%p7 bra $L_83;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_117;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -14819,273 +13865,182 @@ $L_6:
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
 $L_7:
-	@!%p21 bra $L_13;
+	@!%p21 bra $L_12;
 $L_8:
-	mov.f64 %fd24, 0d7FF8000000000001;
-	mov.f64 %fd23, %fd24;
+	mov.f64 %fd20, 0d7FF8000000000001;
 $L_9:
-	mov.f64 %fd20, %fd23;
-$L_10:
 	mov.f64 %fd19, %fd20;
-$L_11:
+$L_10:
 	mad.lo.s64 %rd309, %rd9, 8, %rd4;
 	st.global.f64 [%rd309], %fd19;
-$L_12:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
+$L_12:
 	setp.neu.f64 %p28, %fd18, %fd18;
 	mov.pred %p27, %p28;
-$L_14:
+$L_13:
 	@%p27 bra $L_8;
-$L_15:
+$L_14:
 	setp.eq.f64 %p26, %fd14, 0d0000000000000000;
-	@!%p26 bra $L_25;
-$L_16:
+	@!%p26 bra $L_22;
+$L_15:
 	setp.ge.f64 %p25, %fd18, 0d0000000000000000;
-	@!%p25 bra $L_19;
-$L_17:
+	@!%p25 bra $L_18;
+$L_16:
 	mov.b64 %rd55, %fd18;
 	mov.b64 %rd56, %rd55;
 	setp.lt.s64 %p57, %rd56, 0;
 	mov.pred %p54, %p57;
+$L_17:
+	@!%p54 bra $L_20;
 $L_18:
-	@!%p54 bra $L_22;
-$L_19:
-	mov.f64 %fd47, 0d400921FB54442D18;
-$L_20:
-	mov.b64 %rd48, %fd47;
-	and.b64 %rd49, %rd48, 9223372036854775807;
 	mov.b64 %rd50, %fd14;
 	and.b64 %rd51, %rd50, 9223372036854775808U;
-	or.b64 %rd52, %rd49, %rd51;
+	or.b64 %rd52, %rd51, 4614256656552045848;
 	mov.b64 %fd53, %rd52;
 	mov.f64 %fd46, %fd53;
-$L_21:
+$L_19:
 	mov.f64 %fd20, %fd46;
-	bra.uni $L_10;
-$L_22:
-	mov.f64 %fd39, 0d0000000000000000;
-$L_23:
-	mov.b64 %rd40, %fd39;
-	and.b64 %rd41, %rd40, 9223372036854775807;
+	bra.uni $L_9;
+$L_20:
 	mov.b64 %rd42, %fd14;
 	and.b64 %rd43, %rd42, 9223372036854775808U;
-	or.b64 %rd44, %rd41, %rd43;
+	mov.b64 %rd44, %rd43;
 	mov.b64 %fd45, %rd44;
 	mov.f64 %fd38, %fd45;
-$L_24:
+$L_21:
 	mov.f64 %fd20, %fd38;
-	bra.uni $L_10;
-$L_25:
+	bra.uni $L_9;
+$L_22:
 	setp.eq.f64 %p37, %fd18, 0d0000000000000000;
-	@!%p37 bra $L_29;
-$L_26:
-	mov.f64 %fd30, 0d3FF921FB54442D18;
-$L_27:
-	mov.b64 %rd31, %fd30;
-	and.b64 %rd32, %rd31, 9223372036854775807;
+	@!%p37 bra $L_25;
+$L_23:
 	mov.b64 %rd33, %fd14;
 	and.b64 %rd34, %rd33, 9223372036854775808U;
-	or.b64 %rd35, %rd32, %rd34;
+	or.b64 %rd35, %rd34, 4609753056924675352;
 	mov.b64 %fd36, %rd35;
 	mov.f64 %fd29, %fd36;
-$L_28:
+$L_24:
 	mov.f64 %fd20, %fd29;
-	bra.uni $L_10;
-$L_29:
-	mov.b64 %rd67, 0;
-$L_30:
-	setp.eq.s64 %p68, %rd67, 0;
-	@!%p68 bra $L_114;
-$L_31:
+	bra.uni $L_9;
+$L_25:
 	and.b64 %fd69, %fd18, 9223372036854775807;
 	mov.f64 %fd70, %fd69;
-$L_32:
+$L_26:
 	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p66, %p71;
-$L_33:
-	@!%p66 bra $L_70;
-$L_34:
-	mov.b64 %rd59, 1;
-$L_35:
-	setp.eq.s64 %p60, %rd59, 0;
-	@!%p60 bra $L_67;
-$L_36:
-	and.b64 %fd61, %fd18, 9223372036854775807;
-	mov.f64 %fd62, %fd61;
-$L_37:
+$L_27:
+	@!%p66 bra $L_45;
+$L_28:
+	mov.f64 %fd62, %fd18;
+$L_29:
 	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p58, %p63;
-$L_38:
-	@!%p58 bra $L_53;
-$L_39:
-	mov.b64 %rd91, 0;
-$L_40:
-	setp.eq.s64 %p92, %rd91, 0;
-	@!%p92 bra $L_50;
-$L_41:
+$L_30:
+	@!%p58 bra $L_38;
+$L_31:
 	and.b64 %fd93, %fd14, 9223372036854775807;
 	mov.f64 %fd94, %fd93;
-$L_42:
+$L_32:
 	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p90, %p95;
-$L_43:
-	@!%p90 bra $L_47;
-$L_44:
-	mov.f64 %fd107, 0d3FE921FB54442D18;
-$L_45:
-	mov.b64 %rd108, %fd107;
-	and.b64 %rd109, %rd108, 9223372036854775807;
+$L_33:
+	@!%p90 bra $L_36;
+$L_34:
 	mov.b64 %rd110, %fd14;
 	and.b64 %rd111, %rd110, 9223372036854775808U;
-	or.b64 %rd112, %rd109, %rd111;
+	or.b64 %rd112, %rd111, 4605249457297304856;
 	mov.b64 %fd113, %rd112;
 	mov.f64 %fd106, %fd113;
-$L_46:
+$L_35:
 	mov.f64 %fd20, %fd106;
-	bra.uni $L_10;
-$L_47:
-	mov.f64 %fd115, 0d0000000000000000;
-$L_48:
-	mov.b64 %rd116, %fd115;
-	and.b64 %rd117, %rd116, 9223372036854775807;
+	bra.uni $L_9;
+$L_36:
 	mov.b64 %rd118, %fd14;
 	and.b64 %rd119, %rd118, 9223372036854775808U;
-	or.b64 %rd120, %rd117, %rd119;
+	mov.b64 %rd120, %rd119;
 	mov.b64 %fd121, %rd120;
 	mov.f64 %fd114, %fd121;
-$L_49:
+$L_37:
 	mov.f64 %fd20, %fd114;
-	bra.uni $L_10;
-$L_50:
-	setp.lt.s64 %p96, %rd91, 0;
-	@!%p96 bra $L_52;
-$L_51:
-	neg.f64 %fd97, %fd14;
-	mov.f64 %fd94, %fd97;
-	bra.uni $L_42;
-$L_52:
-	mov.f64 %fd94, %fd14;
-	bra.uni $L_42;
-$L_53:
-	mov.b64 %rd99, 0;
-$L_54:
-	setp.eq.s64 %p100, %rd99, 0;
-	@!%p100 bra $L_64;
-$L_55:
+	bra.uni $L_9;
+$L_38:
 	and.b64 %fd101, %fd14, 9223372036854775807;
 	mov.f64 %fd102, %fd101;
-$L_56:
+$L_39:
 	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p98, %p103;
-$L_57:
-	@!%p98 bra $L_61;
-$L_58:
-	mov.f64 %fd123, 0d4002D97C7F3321D2;
-$L_59:
-	mov.b64 %rd124, %fd123;
-	and.b64 %rd125, %rd124, 9223372036854775807;
+$L_40:
+	@!%p98 bra $L_43;
+$L_41:
 	mov.b64 %rd126, %fd14;
 	and.b64 %rd127, %rd126, 9223372036854775808U;
-	or.b64 %rd128, %rd125, %rd127;
+	or.b64 %rd128, %rd127, 4612488097114038738;
 	mov.b64 %fd129, %rd128;
 	mov.f64 %fd122, %fd129;
-$L_60:
+$L_42:
 	mov.f64 %fd20, %fd122;
-	bra.uni $L_10;
-$L_61:
-	mov.f64 %fd131, 0d400921FB54442D18;
-$L_62:
-	mov.b64 %rd132, %fd131;
-	and.b64 %rd133, %rd132, 9223372036854775807;
+	bra.uni $L_9;
+$L_43:
 	mov.b64 %rd134, %fd14;
 	and.b64 %rd135, %rd134, 9223372036854775808U;
-	or.b64 %rd136, %rd133, %rd135;
+	or.b64 %rd136, %rd135, 4614256656552045848;
 	mov.b64 %fd137, %rd136;
 	mov.f64 %fd130, %fd137;
-$L_63:
+$L_44:
 	mov.f64 %fd20, %fd130;
-	bra.uni $L_10;
-$L_64:
-	setp.lt.s64 %p104, %rd99, 0;
-	@!%p104 bra $L_66;
-$L_65:
-	neg.f64 %fd105, %fd14;
-	mov.f64 %fd102, %fd105;
-	bra.uni $L_56;
-$L_66:
-	mov.f64 %fd102, %fd14;
-	bra.uni $L_56;
-$L_67:
-	setp.lt.s64 %p64, %rd59, 0;
-	@!%p64 bra $L_69;
-$L_68:
-	neg.f64 %fd65, %fd18;
-	mov.f64 %fd62, %fd65;
-	bra.uni $L_37;
-$L_69:
-	mov.f64 %fd62, %fd18;
-	bra.uni $L_37;
-$L_70:
-	mov.b64 %rd83, 0;
-$L_71:
-	setp.eq.s64 %p84, %rd83, 0;
-	@!%p84 bra $L_111;
-$L_72:
+	bra.uni $L_9;
+$L_45:
 	and.b64 %fd85, %fd14, 9223372036854775807;
 	mov.f64 %fd86, %fd85;
-$L_73:
+$L_46:
 	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p82, %p87;
-$L_74:
-	@!%p82 bra $L_78;
-$L_75:
-	mov.f64 %fd75, 0d3FF921FB54442D18;
-$L_76:
-	mov.b64 %rd76, %fd75;
-	and.b64 %rd77, %rd76, 9223372036854775807;
+$L_47:
+	@!%p82 bra $L_50;
+$L_48:
 	mov.b64 %rd78, %fd14;
 	and.b64 %rd79, %rd78, 9223372036854775808U;
-	or.b64 %rd80, %rd77, %rd79;
+	or.b64 %rd80, %rd79, 4609753056924675352;
 	mov.b64 %fd81, %rd80;
 	mov.f64 %fd74, %fd81;
-$L_77:
+$L_49:
 	mov.f64 %fd20, %fd74;
-	bra.uni $L_10;
-$L_78:
+	bra.uni $L_9;
+$L_50:
 	div.rn.f64 %fd138, %fd14, %fd18;
-$L_79:
+$L_51:
 	setp.eq.f64 %p141, %fd138, 0d0000000000000000;
-	@!%p141 bra $L_87;
-$L_80:
+	@!%p141 bra $L_59;
+$L_52:
 	mov.f64 %fd140, %fd138;
-$L_81:
+$L_53:
 	mov.f64 %fd139, %fd140;
-$L_82:
+$L_54:
 	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
-	@!%p305 bra $L_86;
-$L_83:
+	@!%p305 bra $L_58;
+$L_55:
 	setp.le.f64 %p306, %fd139, 0d0000000000000000;
-	@!%p306 bra $L_85;
-$L_84:
+	@!%p306 bra $L_57;
+$L_56:
 	add.rn.f64 %fd307, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd307;
-	bra.uni $L_10;
-$L_85:
+	bra.uni $L_9;
+$L_57:
 	sub.rn.f64 %fd308, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd308;
-	bra.uni $L_10;
-$L_86:
+	bra.uni $L_9;
+$L_58:
 	mov.f64 %fd20, %fd139;
-	bra.uni $L_10;
-$L_87:
+	bra.uni $L_9;
+$L_59:
 	setp.gt.f64 %p142, %fd138, 0d0000000000000000;
-	@!%p142 bra $L_99;
-$L_88:
+	@!%p142 bra $L_71;
+$L_60:
 	setp.le.f64 %p144, %fd138, 0d3FE51EB851EB851F;
-	@!%p144 bra $L_92;
-$L_89:
+	@!%p144 bra $L_64;
+$L_61:
 	mul.rn.f64 %fd146, %fd138, %fd138;
 	mul.rn.f64 %fd147, %fd146, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd148, %fd147, 0dC03028545B6B807A;
@@ -15109,17 +14064,17 @@ $L_89:
 	mul.rn.f64 %fd166, %fd138, %fd165;
 	add.rn.f64 %fd167, %fd166, %fd138;
 	mov.f64 %fd145, %fd167;
-$L_90:
+$L_62:
 	mov.f64 %fd143, %fd145;
-$L_91:
+$L_63:
 	mov.f64 %fd140, %fd143;
-	bra.uni $L_81;
-$L_92:
+	bra.uni $L_53;
+$L_64:
 	setp.gt.f64 %p168, %fd138, 0d4003504F333F9DE6;
-	@!%p168 bra $L_96;
-$L_93:
+	@!%p168 bra $L_68;
+$L_65:
 	div.rn.f64 %fd169, 0d3FF0000000000000, %fd138;
-$L_94:
+$L_66:
 	mul.rn.f64 %fd171, %fd169, %fd169;
 	mul.rn.f64 %fd172, %fd171, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd173, %fd172, 0dC03028545B6B807A;
@@ -15143,16 +14098,16 @@ $L_94:
 	mul.rn.f64 %fd191, %fd169, %fd190;
 	add.rn.f64 %fd192, %fd191, %fd169;
 	mov.f64 %fd170, %fd192;
-$L_95:
+$L_67:
 	sub.rn.f64 %fd193, 0d3FF921FB54442D18, %fd170;
 	add.rn.f64 %fd194, %fd193, 0d3C91A62633145C07;
 	mov.f64 %fd143, %fd194;
-	bra.uni $L_91;
-$L_96:
+	bra.uni $L_63;
+$L_68:
 	sub.rn.f64 %fd195, %fd138, 0d3FF0000000000000;
 	add.rn.f64 %fd196, %fd138, 0d3FF0000000000000;
 	div.rn.f64 %fd197, %fd195, %fd196;
-$L_97:
+$L_69:
 	mul.rn.f64 %fd199, %fd197, %fd197;
 	mul.rn.f64 %fd200, %fd199, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd201, %fd200, 0dC03028545B6B807A;
@@ -15176,17 +14131,17 @@ $L_97:
 	mul.rn.f64 %fd219, %fd197, %fd218;
 	add.rn.f64 %fd220, %fd219, %fd197;
 	mov.f64 %fd198, %fd220;
-$L_98:
+$L_70:
 	add.rn.f64 %fd221, %fd198, 0d3FE921FB54442D18;
 	add.rn.f64 %fd222, %fd221, 0d3C81A62633145C07;
 	mov.f64 %fd143, %fd222;
-	bra.uni $L_91;
-$L_99:
+	bra.uni $L_63;
+$L_71:
 	neg.f64 %fd223, %fd138;
-$L_100:
+$L_72:
 	setp.le.f64 %p225, %fd223, 0d3FE51EB851EB851F;
-	@!%p225 bra $L_104;
-$L_101:
+	@!%p225 bra $L_76;
+$L_73:
 	mul.rn.f64 %fd227, %fd223, %fd223;
 	mul.rn.f64 %fd228, %fd227, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd229, %fd228, 0dC03028545B6B807A;
@@ -15210,18 +14165,18 @@ $L_101:
 	mul.rn.f64 %fd247, %fd223, %fd246;
 	add.rn.f64 %fd248, %fd247, %fd223;
 	mov.f64 %fd226, %fd248;
-$L_102:
+$L_74:
 	mov.f64 %fd224, %fd226;
-$L_103:
+$L_75:
 	neg.f64 %fd304, %fd224;
 	mov.f64 %fd140, %fd304;
-	bra.uni $L_81;
-$L_104:
+	bra.uni $L_53;
+$L_76:
 	setp.gt.f64 %p249, %fd223, 0d4003504F333F9DE6;
-	@!%p249 bra $L_108;
-$L_105:
+	@!%p249 bra $L_80;
+$L_77:
 	div.rn.f64 %fd250, 0d3FF0000000000000, %fd223;
-$L_106:
+$L_78:
 	mul.rn.f64 %fd252, %fd250, %fd250;
 	mul.rn.f64 %fd253, %fd252, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd254, %fd253, 0dC03028545B6B807A;
@@ -15245,16 +14200,16 @@ $L_106:
 	mul.rn.f64 %fd272, %fd250, %fd271;
 	add.rn.f64 %fd273, %fd272, %fd250;
 	mov.f64 %fd251, %fd273;
-$L_107:
+$L_79:
 	sub.rn.f64 %fd274, 0d3FF921FB54442D18, %fd251;
 	add.rn.f64 %fd275, %fd274, 0d3C91A62633145C07;
 	mov.f64 %fd224, %fd275;
-	bra.uni $L_103;
-$L_108:
+	bra.uni $L_75;
+$L_80:
 	sub.rn.f64 %fd276, %fd223, 0d3FF0000000000000;
 	add.rn.f64 %fd277, %fd223, 0d3FF0000000000000;
 	div.rn.f64 %fd278, %fd276, %fd277;
-$L_109:
+$L_81:
 	mul.rn.f64 %fd280, %fd278, %fd278;
 	mul.rn.f64 %fd281, %fd280, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd282, %fd281, 0dC03028545B6B807A;
@@ -15278,32 +14233,12 @@ $L_109:
 	mul.rn.f64 %fd300, %fd278, %fd299;
 	add.rn.f64 %fd301, %fd300, %fd278;
 	mov.f64 %fd279, %fd301;
-$L_110:
+$L_82:
 	add.rn.f64 %fd302, %fd279, 0d3FE921FB54442D18;
 	add.rn.f64 %fd303, %fd302, 0d3C81A62633145C07;
 	mov.f64 %fd224, %fd303;
-	bra.uni $L_103;
-$L_111:
-	setp.lt.s64 %p88, %rd83, 0;
-	@!%p88 bra $L_113;
-$L_112:
-	neg.f64 %fd89, %fd14;
-	mov.f64 %fd86, %fd89;
-	bra.uni $L_73;
-$L_113:
-	mov.f64 %fd86, %fd14;
-	bra.uni $L_73;
-$L_114:
-	setp.lt.s64 %p72, %rd67, 0;
-	@!%p72 bra $L_116;
-$L_115:
-	neg.f64 %fd73, %fd18;
-	mov.f64 %fd70, %fd73;
-	bra.uni $L_32;
-$L_116:
-	mov.f64 %fd70, %fd18;
-	bra.uni $L_32;
-$L_117:
+	bra.uni $L_75;
+$L_83:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -15379,8 +14314,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_9;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -15480,8 +14413,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_11;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -15578,13 +14509,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_24;
+	@!%p7 bra $L_18;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -15600,53 +14529,37 @@ $L_6:
 	mov.b64 %rd23, %fd18;
 	and.b64 %rd24, %rd23, 9223372036854775807;
 	setp.ge.u64 %p25, %rd22, 9218868437227405312;
-	@!%p25 bra $L_20;
+	@!%p25 bra $L_14;
 $L_7:
 	setp.eq.u64 %p26, %rd22, 9218868437227405312;
-	@!%p26 bra $L_17;
+	@!%p26 bra $L_12;
 $L_8:
-	mov.b64 %rd31, 1;
+	mov.f64 %fd20, 0d7FF0000000000000;
 $L_9:
-	setp.ge.s64 %p32, %rd31, 0;
-	@!%p32 bra $L_16;
-$L_10:
-	mov.b64 %rd33, 9218868437227405312;
-$L_11:
-	mov.b64 %fd34, %rd33;
-	mov.f64 %fd30, %fd34;
-$L_12:
-	mov.f64 %fd20, %fd30;
-$L_13:
 	mov.f64 %fd19, %fd20;
-$L_14:
+$L_10:
 	mad.lo.s64 %rd47, %rd9, 8, %rd4;
 	st.global.f64 [%rd47], %fd19;
-$L_15:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_16:
-	mov.b64 %rd33, 18442240474082181120U;
-	bra.uni $L_11;
-$L_17:
+$L_12:
 	setp.eq.u64 %p37, %rd24, 9218868437227405312;
 	@%p37 bra $L_8;
-$L_18:
-	mov.f64 %fd36, 0d7FF8000000000001;
-	mov.f64 %fd35, %fd36;
-$L_19:
-	mov.f64 %fd20, %fd35;
-	bra.uni $L_13;
-$L_20:
+$L_13:
+	mov.f64 %fd20, 0d7FF8000000000001;
+	bra.uni $L_9;
+$L_14:
 	setp.ge.u64 %p29, %rd24, 9218868437227405312;
 	@%p29 bra $L_7;
-$L_21:
+$L_15:
 	or.b64 %rd27, %rd22, %rd24;
 	setp.eq.u64 %p28, %rd27, 0;
-	@!%p28 bra $L_23;
-$L_22:
+	@!%p28 bra $L_17;
+$L_16:
 	mov.f64 %fd20, 0d0000000000000000;
-	bra.uni $L_13;
-$L_23:
+	bra.uni $L_9;
+$L_17:
 	mov.b64 %fd38, %rd22;
 	mov.b64 %fd39, %rd24;
 	setp.gt.f64 %pt2, %fd38, %fd39;
@@ -15671,8 +14584,8 @@ $L_23:
 	sqrt.rn.f64 %fd45, %fd44;
 	mul.rn.f64 %fd46, %fd40, %fd45;
 	mov.f64 %fd20, %fd46;
-	bra.uni $L_13;
-$L_24:
+	bra.uni $L_9;
+$L_18:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -15743,13 +14656,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_46;
+	@!%p7 bra $L_30;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_46;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -15760,119 +14671,71 @@ $L_5:
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
-	mov.b64 %rd22, 1;
+	mov.f64 %fd25, %fd14;
 $L_7:
-	setp.eq.s64 %p23, %rd22, 0;
-	@!%p23 bra $L_43;
-$L_8:
-	and.b64 %fd24, %fd14, 9223372036854775807;
-	mov.f64 %fd25, %fd24;
-$L_9:
 	setp.gt.f64 %p26, %fd25, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p21, %p26;
+$L_8:
+	@!%p21 bra $L_13;
+$L_9:
+	mov.f64 %fd20, 0d7FF0000000000000;
 $L_10:
-	@!%p21 bra $L_20;
-$L_11:
-	mov.b64 %rd30, 1;
-$L_12:
-	setp.ge.s64 %p31, %rd30, 0;
-	@!%p31 bra $L_19;
-$L_13:
-	mov.b64 %rd32, 9218868437227405312;
-$L_14:
-	mov.b64 %fd33, %rd32;
-	mov.f64 %fd29, %fd33;
-$L_15:
-	mov.f64 %fd20, %fd29;
-$L_16:
 	mov.f64 %fd19, %fd20;
-$L_17:
+$L_11:
 	mad.lo.s64 %rd55, %rd9, 8, %rd4;
 	st.global.f64 [%rd55], %fd19;
-$L_18:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_19:
-	mov.b64 %rd32, 18442240474082181120U;
-	bra.uni $L_14;
-$L_20:
-	mov.b64 %rd39, 1;
-$L_21:
-	setp.eq.s64 %p40, %rd39, 0;
-	@!%p40 bra $L_40;
-$L_22:
-	and.b64 %fd41, %fd18, 9223372036854775807;
-	mov.f64 %fd42, %fd41;
-$L_23:
+$L_13:
+	mov.f64 %fd42, %fd18;
+$L_14:
 	setp.gt.f64 %p43, %fd42, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p38, %p43;
-$L_24:
-	@%p38 bra $L_11;
-$L_25:
+$L_15:
+	@%p38 bra $L_9;
+$L_16:
 	setp.neu.f64 %p37, %fd14, %fd14;
 	mov.pred %p36, %p37;
-$L_26:
-	@!%p36 bra $L_29;
-$L_27:
-	mov.f64 %fd35, 0d7FF8000000000001;
-	mov.f64 %fd34, %fd35;
-$L_28:
-	mov.f64 %fd20, %fd34;
-	bra.uni $L_16;
-$L_29:
+$L_17:
+	@!%p36 bra $L_19;
+$L_18:
+	mov.f64 %fd20, 0d7FF8000000000001;
+	bra.uni $L_10;
+$L_19:
 	setp.neu.f64 %p52, %fd18, %fd18;
 	mov.pred %p51, %p52;
-$L_30:
-	@%p51 bra $L_27;
-$L_31:
+$L_20:
+	@%p51 bra $L_18;
+$L_21:
 	setp.eq.f64 %p50, %fd14, 0d0000000000000000;
-	@!%p50 bra $L_37;
-$L_32:
+	@!%p50 bra $L_27;
+$L_22:
 	setp.eq.f64 %p54, %fd14, %fd18;
-	@!%p54 bra $L_37;
-$L_33:
+	@!%p54 bra $L_27;
+$L_23:
 	mov.b64 %rd47, %fd14;
 	mov.b64 %rd48, %rd47;
 	setp.lt.s64 %p49, %rd48, 0;
 	mov.pred %p46, %p49;
-$L_34:
-	@!%p46 bra $L_36;
-$L_35:
+$L_24:
+	@!%p46 bra $L_26;
+$L_25:
 	mov.f64 %fd20, %fd18;
-	bra.uni $L_16;
-$L_36:
+	bra.uni $L_10;
+$L_26:
 	mov.f64 %fd20, %fd14;
-	bra.uni $L_16;
-$L_37:
+	bra.uni $L_10;
+$L_27:
 	setp.gt.f64 %p53, %fd14, %fd18;
-	@!%p53 bra $L_39;
-$L_38:
+	@!%p53 bra $L_29;
+$L_28:
 	mov.f64 %fd20, %fd14;
-	bra.uni $L_16;
-$L_39:
+	bra.uni $L_10;
+$L_29:
 	mov.f64 %fd20, %fd18;
-	bra.uni $L_16;
-$L_40:
-	setp.lt.s64 %p44, %rd39, 0;
-	@!%p44 bra $L_42;
-$L_41:
-	neg.f64 %fd45, %fd18;
-	mov.f64 %fd42, %fd45;
-	bra.uni $L_23;
-$L_42:
-	mov.f64 %fd42, %fd18;
-	bra.uni $L_23;
-$L_43:
-	setp.lt.s64 %p27, %rd22, 0;
-	@!%p27 bra $L_45;
-$L_44:
-	neg.f64 %fd28, %fd14;
-	mov.f64 %fd25, %fd28;
-	bra.uni $L_9;
-$L_45:
-	mov.f64 %fd25, %fd14;
-	bra.uni $L_9;
-$L_46:
+	bra.uni $L_10;
+$L_30:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -15943,13 +14806,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_46;
+	@!%p7 bra $L_30;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_46;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -15960,119 +14821,73 @@ $L_5:
 	mad.lo.s64 %rd15, %rd9, 8, %rd16;
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
-	mov.b64 %rd22, -1;
+	neg.f64 %fd28, %fd14;
+	mov.f64 %fd25, %fd28;
 $L_7:
-	setp.eq.s64 %p23, %rd22, 0;
-	@!%p23 bra $L_43;
-$L_8:
-	and.b64 %fd24, %fd14, 9223372036854775807;
-	mov.f64 %fd25, %fd24;
-$L_9:
 	setp.gt.f64 %p26, %fd25, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p21, %p26;
+$L_8:
+	@!%p21 bra $L_13;
+$L_9:
+	mov.f64 %fd20, 0dFFF0000000000000;
 $L_10:
-	@!%p21 bra $L_20;
-$L_11:
-	mov.b64 %rd30, -1;
-$L_12:
-	setp.ge.s64 %p31, %rd30, 0;
-	@!%p31 bra $L_19;
-$L_13:
-	mov.b64 %rd32, 9218868437227405312;
-$L_14:
-	mov.b64 %fd33, %rd32;
-	mov.f64 %fd29, %fd33;
-$L_15:
-	mov.f64 %fd20, %fd29;
-$L_16:
 	mov.f64 %fd19, %fd20;
-$L_17:
+$L_11:
 	mad.lo.s64 %rd55, %rd9, 8, %rd4;
 	st.global.f64 [%rd55], %fd19;
-$L_18:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_19:
-	mov.b64 %rd32, 18442240474082181120U;
-	bra.uni $L_14;
-$L_20:
-	mov.b64 %rd39, -1;
-$L_21:
-	setp.eq.s64 %p40, %rd39, 0;
-	@!%p40 bra $L_40;
-$L_22:
-	and.b64 %fd41, %fd18, 9223372036854775807;
-	mov.f64 %fd42, %fd41;
-$L_23:
+$L_13:
+	neg.f64 %fd45, %fd18;
+	mov.f64 %fd42, %fd45;
+$L_14:
 	setp.gt.f64 %p43, %fd42, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p38, %p43;
-$L_24:
-	@%p38 bra $L_11;
-$L_25:
+$L_15:
+	@%p38 bra $L_9;
+$L_16:
 	setp.neu.f64 %p37, %fd14, %fd14;
 	mov.pred %p36, %p37;
-$L_26:
-	@!%p36 bra $L_29;
-$L_27:
-	mov.f64 %fd35, 0d7FF8000000000001;
-	mov.f64 %fd34, %fd35;
-$L_28:
-	mov.f64 %fd20, %fd34;
-	bra.uni $L_16;
-$L_29:
+$L_17:
+	@!%p36 bra $L_19;
+$L_18:
+	mov.f64 %fd20, 0d7FF8000000000001;
+	bra.uni $L_10;
+$L_19:
 	setp.neu.f64 %p52, %fd18, %fd18;
 	mov.pred %p51, %p52;
-$L_30:
-	@%p51 bra $L_27;
-$L_31:
+$L_20:
+	@%p51 bra $L_18;
+$L_21:
 	setp.eq.f64 %p50, %fd14, 0d0000000000000000;
-	@!%p50 bra $L_37;
-$L_32:
+	@!%p50 bra $L_27;
+$L_22:
 	setp.eq.f64 %p54, %fd14, %fd18;
-	@!%p54 bra $L_37;
-$L_33:
+	@!%p54 bra $L_27;
+$L_23:
 	mov.b64 %rd47, %fd14;
 	mov.b64 %rd48, %rd47;
 	setp.lt.s64 %p49, %rd48, 0;
 	mov.pred %p46, %p49;
-$L_34:
-	@!%p46 bra $L_36;
-$L_35:
+$L_24:
+	@!%p46 bra $L_26;
+$L_25:
 	mov.f64 %fd20, %fd14;
-	bra.uni $L_16;
-$L_36:
+	bra.uni $L_10;
+$L_26:
 	mov.f64 %fd20, %fd18;
-	bra.uni $L_16;
-$L_37:
+	bra.uni $L_10;
+$L_27:
 	setp.lt.f64 %p53, %fd14, %fd18;
-	@!%p53 bra $L_39;
-$L_38:
+	@!%p53 bra $L_29;
+$L_28:
 	mov.f64 %fd20, %fd14;
-	bra.uni $L_16;
-$L_39:
+	bra.uni $L_10;
+$L_29:
 	mov.f64 %fd20, %fd18;
-	bra.uni $L_16;
-$L_40:
-	setp.lt.s64 %p44, %rd39, 0;
-	@!%p44 bra $L_42;
-$L_41:
-	neg.f64 %fd45, %fd18;
-	mov.f64 %fd42, %fd45;
-	bra.uni $L_23;
-$L_42:
-	mov.f64 %fd42, %fd18;
-	bra.uni $L_23;
-$L_43:
-	setp.lt.s64 %p27, %rd22, 0;
-	@!%p27 bra $L_45;
-$L_44:
-	neg.f64 %fd28, %fd14;
-	mov.f64 %fd25, %fd28;
-	bra.uni $L_9;
-$L_45:
-	mov.f64 %fd25, %fd14;
-	bra.uni $L_9;
-$L_46:
+	bra.uni $L_10;
+$L_30:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -16143,13 +14958,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_113;
+	@!%p7 bra $L_79;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_113;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -16161,129 +14974,114 @@ $L_5:
 	ld.global.f64 %fd18, [%rd15];
 $L_6:
 	setp.eq.f64 %p21, %fd18, 0d0000000000000000;
-	@!%p21 bra $L_12;
+	@!%p21 bra $L_11;
 $L_7:
-	mov.f64 %fd23, 0d7FF8000000000001;
-	mov.f64 %fd22, %fd23;
+	mov.f64 %fd20, 0d7FF8000000000001;
 $L_8:
-	mov.f64 %fd20, %fd22;
-$L_9:
 	mov.f64 %fd19, %fd20;
-$L_10:
+$L_9:
 	mad.lo.s64 %rd180, %rd9, 8, %rd4;
 	st.global.f64 [%rd180], %fd19;
-$L_11:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
-	mov.b64 %rd68, 0;
-$L_13:
-	setp.eq.s64 %p69, %rd68, 0;
-	@!%p69 bra $L_110;
-$L_14:
+$L_11:
 	and.b64 %fd70, %fd14, 9223372036854775807;
 	mov.f64 %fd71, %fd70;
-$L_15:
+$L_12:
 	setp.gt.f64 %p72, %fd71, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p67, %p72;
-$L_16:
+$L_13:
 	@%p67 bra $L_7;
-$L_17:
+$L_14:
 	setp.neu.f64 %p66, %fd14, %fd14;
 	mov.pred %p65, %p66;
-$L_18:
+$L_15:
 	@%p65 bra $L_7;
-$L_19:
+$L_16:
 	setp.neu.f64 %p64, %fd18, %fd18;
 	mov.pred %p63, %p64;
-$L_20:
+$L_17:
 	@%p63 bra $L_7;
-$L_21:
+$L_18:
 	and.b64 %fd24, %fd18, 9223372036854775807;
-$L_22:
+$L_19:
 	setp.eq.f64 %p29, %fd24, 0d0000000000000000;
-	@!%p29 bra $L_95;
-$L_23:
+	@!%p29 bra $L_69;
+$L_20:
 	mov.f64 %fd27, %fd24;
 	mov.b64 %rd28, 0;
-$L_24:
+$L_21:
 	mov.f64 %fd57, %fd27;
 	mov.b64 %rd58, %rd28;
 	mov.f64 %fd25, %fd57;
 	mov.b64 %rd26, %rd58;
-$L_25:
+$L_22:
 	mov.f64 %fd59, %fd25;
 	mov.b64 %rd60, %rd26;
 	setp.lt.f64 %p61, %fd14, 0d0000000000000000;
-	@!%p61 bra $L_94;
-$L_26:
+	@!%p61 bra $L_68;
+$L_23:
 	neg.f64 %fd75, %fd14;
 	mov.f64 %fd62, %fd75;
-$L_27:
+$L_24:
+	mov.pred %p121, %p29;
+	and.b64 %fd125, %fd24, 9223372036854775807;
+	mov.f64 %fd126, %fd125;
+	setp.gt.f64 %p127, %fd126, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p122, %p127;
+	setp.neu.f64 %p146, %fd24, %fd24;
+	mov.pred %p145, %p146;
+	mov.f64 %fd132, %fd125;
+	setp.lt.f64 %p133, %fd132, 0d0010000000000000;
+	mul.rn.f64 %fd134, %fd24, 0d4330000000000000;
+$L_25:
 	setp.ge.f64 %p116, %fd62, %fd24;
-	@!%p116 bra $L_90;
-$L_28:
+	@!%p116 bra $L_64;
+$L_26:
 	setp.eq.f64 %p80, %fd62, 0d0000000000000000;
-	@!%p80 bra $L_75;
-$L_29:
+	@!%p80 bra $L_54;
+$L_27:
 	mov.f64 %fd78, %fd62;
 	mov.b64 %rd79, 0;
-$L_30:
+$L_28:
 	mov.f64 %fd108, %fd78;
 	mov.b64 %rd109, %rd79;
 	mov.f64 %fd76, %fd108;
 	mov.b64 %rd77, %rd109;
-$L_31:
+$L_29:
 	mov.f64 %fd110, %fd76;
 	mov.b64 %rd111, %rd77;
 	setp.lt.f64 %p112, %fd110, %fd59;
-	@!%p112 bra $L_74;
-$L_32:
+	@!%p112 bra $L_53;
+$L_30:
 	sub.s64 %rd117, %rd111, 1;
 	mov.b64 %rd113, %rd117;
-$L_33:
+$L_31:
 	sub.s64 %rd118, %rd113, %rd60;
-$L_34:
-	setp.eq.f64 %p121, %fd24, 0d0000000000000000;
-	@!%p121 bra $L_38;
-$L_35:
+$L_32:
+	@!%p121 bra $L_36;
+$L_33:
 	mov.f64 %fd120, %fd24;
-$L_36:
+$L_34:
 	mov.f64 %fd119, %fd120;
-$L_37:
+$L_35:
 	sub.rn.f64 %fd178, %fd62, %fd119;
 	mov.f64 %fd62, %fd178;
-	bra.uni $L_27;
-$L_38:
-	mov.b64 %rd123, 0;
-$L_39:
-	setp.eq.s64 %p124, %rd123, 0;
-	@!%p124 bra $L_71;
-$L_40:
-	and.b64 %fd125, %fd24, 9223372036854775807;
-	mov.f64 %fd126, %fd125;
-$L_41:
-	setp.gt.f64 %p127, %fd126, 0d7FEFFFFFFFFFFFFF;
-	mov.pred %p122, %p127;
-$L_42:
-	@!%p122 bra $L_44;
-$L_43:
+	bra.uni $L_25;
+$L_36:
+	@!%p122 bra $L_38;
+$L_37:
 	mov.f64 %fd120, %fd24;
-	bra.uni $L_36;
-$L_44:
-	setp.neu.f64 %p146, %fd24, %fd24;
-	mov.pred %p145, %p146;
-$L_45:
-	@%p145 bra $L_43;
-$L_46:
-	and.b64 %fd132, %fd24, 9223372036854775807;
-	setp.lt.f64 %p133, %fd132, 0d0010000000000000;
-	@!%p133 bra $L_70;
-$L_47:
-	mul.rn.f64 %fd134, %fd24, 0d4330000000000000;
+	bra.uni $L_34;
+$L_38:
+	@%p145 bra $L_37;
+$L_39:
+	@!%p133 bra $L_52;
+$L_40:
 	mov.f64 %fd130, %fd134;
 	mov.b64 %rd131, -52;
-$L_48:
+$L_41:
 	mov.f64 %fd135, %fd130;
 	mov.b64 %rd136, %rd131;
 	add.s64 %rd137, %rd118, %rd136;
@@ -16294,66 +15092,36 @@ $L_48:
 	sub.s64 %rd142, %rd141, 1023;
 	add.s64 %rd143, %rd137, %rd142;
 	setp.lt.s64 %p144, %rd143, -1075;
-	@!%p144 bra $L_52;
-$L_49:
-	mov.f64 %fd148, 0d0000000000000000;
-$L_50:
-	mov.b64 %rd149, %fd148;
-	and.b64 %rd150, %rd149, 9223372036854775807;
-	mov.b64 %rd151, %fd135;
+	@!%p144 bra $L_44;
+$L_42:
+	mov.b64 %rd151, %rd138;
 	and.b64 %rd152, %rd151, 9223372036854775808U;
-	or.b64 %rd153, %rd150, %rd152;
+	mov.b64 %rd153, %rd152;
 	mov.b64 %fd154, %rd153;
 	mov.f64 %fd147, %fd154;
-$L_51:
+$L_43:
 	mov.f64 %fd120, %fd147;
-	bra.uni $L_36;
-$L_52:
+	bra.uni $L_34;
+$L_44:
 	setp.gt.s64 %p155, %rd143, 1023;
-	@!%p155 bra $L_66;
-$L_53:
+	@!%p155 bra $L_48;
+$L_45:
 	setp.lt.f64 %p156, %fd135, 0d0000000000000000;
-	@!%p156 bra $L_60;
-$L_54:
-	mov.b64 %rd161, -1;
-$L_55:
-	setp.ge.s64 %p162, %rd161, 0;
-	@!%p162 bra $L_59;
-$L_56:
-	mov.b64 %rd163, 9218868437227405312;
-$L_57:
-	mov.b64 %fd164, %rd163;
-	mov.f64 %fd160, %fd164;
-$L_58:
-	mov.f64 %fd120, %fd160;
-	bra.uni $L_36;
-$L_59:
-	mov.b64 %rd163, 18442240474082181120U;
-	bra.uni $L_57;
-$L_60:
-	mov.b64 %rd166, 1;
-$L_61:
-	setp.ge.s64 %p167, %rd166, 0;
-	@!%p167 bra $L_65;
-$L_62:
-	mov.b64 %rd168, 9218868437227405312;
-$L_63:
-	mov.b64 %fd169, %rd168;
-	mov.f64 %fd165, %fd169;
-$L_64:
-	mov.f64 %fd120, %fd165;
-	bra.uni $L_36;
-$L_65:
-	mov.b64 %rd168, 18442240474082181120U;
-	bra.uni $L_63;
-$L_66:
+	@!%p156 bra $L_47;
+$L_46:
+	mov.f64 %fd120, 0dFFF0000000000000;
+	bra.uni $L_34;
+$L_47:
+	mov.f64 %fd120, 0d7FF0000000000000;
+	bra.uni $L_34;
+$L_48:
 	setp.lt.s64 %p157, %rd143, -1022;
-	@!%p157 bra $L_69;
-$L_67:
+	@!%p157 bra $L_51;
+$L_49:
 	add.s64 %rd170, %rd143, 53;
 	mov.b64 %rd158, %rd170;
 	mov.f64 %fd159, 0d3CA0000000000000;
-$L_68:
+$L_50:
 	and.b64 %rd171, %rd138, 9227875636482146303U;
 	add.s64 %rd172, %rd158, 1023;
 	mov.b64 %rd173, %rd172;
@@ -16362,59 +15130,44 @@ $L_68:
 	mov.b64 %fd176, %rd175;
 	mul.rn.f64 %fd177, %fd159, %fd176;
 	mov.f64 %fd120, %fd177;
-	bra.uni $L_36;
-$L_69:
+	bra.uni $L_34;
+$L_51:
 	mov.b64 %rd158, %rd143;
 	mov.f64 %fd159, 0d3FF0000000000000;
-	bra.uni $L_68;
-$L_70:
+	bra.uni $L_50;
+$L_52:
 	mov.f64 %fd130, %fd24;
 	mov.b64 %rd131, 0;
-	bra.uni $L_48;
-$L_71:
-	setp.lt.s64 %p128, %rd123, 0;
-	@!%p128 bra $L_73;
-$L_72:
-	neg.f64 %fd129, %fd24;
-	mov.f64 %fd126, %fd129;
 	bra.uni $L_41;
-$L_73:
-	mov.f64 %fd126, %fd24;
-	bra.uni $L_41;
-$L_74:
+$L_53:
 	mov.b64 %rd113, %rd111;
-	bra.uni $L_33;
-$L_75:
-	mov.b64 %rd82, 0;
-$L_76:
-	setp.eq.s64 %p83, %rd82, 0;
-	@!%p83 bra $L_87;
-$L_77:
+	bra.uni $L_31;
+$L_54:
 	and.b64 %fd84, %fd62, 9223372036854775807;
 	mov.f64 %fd85, %fd84;
-$L_78:
+$L_55:
 	setp.gt.f64 %p86, %fd85, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p81, %p86;
-$L_79:
-	@!%p81 bra $L_81;
-$L_80:
+$L_56:
+	@!%p81 bra $L_58;
+$L_57:
 	mov.f64 %fd78, %fd62;
 	mov.b64 %rd79, 0;
-	bra.uni $L_30;
-$L_81:
+	bra.uni $L_28;
+$L_58:
 	setp.neu.f64 %p107, %fd62, %fd62;
 	mov.pred %p106, %p107;
-$L_82:
-	@%p106 bra $L_80;
-$L_83:
+$L_59:
+	@%p106 bra $L_57;
+$L_60:
 	and.b64 %fd91, %fd62, 9223372036854775807;
 	setp.lt.f64 %p92, %fd91, 0d0010000000000000;
-	@!%p92 bra $L_86;
-$L_84:
+	@!%p92 bra $L_63;
+$L_61:
 	mul.rn.f64 %fd93, %fd62, 0d4330000000000000;
 	mov.f64 %fd89, %fd93;
 	mov.b64 %rd90, -52;
-$L_85:
+$L_62:
 	mov.f64 %fd94, %fd89;
 	mov.b64 %rd95, %rd90;
 	mov.b64 %rd96, %fd94;
@@ -16429,67 +15182,52 @@ $L_85:
 	mov.b64 %fd105, %rd104;
 	mov.f64 %fd78, %fd105;
 	mov.b64 %rd79, %rd102;
-	bra.uni $L_30;
-$L_86:
+	bra.uni $L_28;
+$L_63:
 	mov.f64 %fd89, %fd62;
 	mov.b64 %rd90, 0;
-	bra.uni $L_85;
-$L_87:
-	setp.lt.s64 %p87, %rd82, 0;
-	@!%p87 bra $L_89;
-$L_88:
-	neg.f64 %fd88, %fd62;
-	mov.f64 %fd85, %fd88;
-	bra.uni $L_78;
-$L_89:
-	mov.f64 %fd85, %fd62;
-	bra.uni $L_78;
-$L_90:
-	setp.lt.f64 %p114, %fd14, 0d0000000000000000;
-	@!%p114 bra $L_93;
-$L_91:
+	bra.uni $L_62;
+$L_64:
+	mov.pred %p114, %p61;
+	@!%p114 bra $L_67;
+$L_65:
 	neg.f64 %fd179, %fd62;
 	mov.f64 %fd115, %fd179;
-$L_92:
+$L_66:
 	mov.f64 %fd20, %fd115;
-	bra.uni $L_9;
-$L_93:
+	bra.uni $L_8;
+$L_67:
 	mov.f64 %fd115, %fd62;
-	bra.uni $L_92;
-$L_94:
+	bra.uni $L_66;
+$L_68:
 	mov.f64 %fd62, %fd14;
-	bra.uni $L_27;
-$L_95:
-	mov.b64 %rd31, 0;
-$L_96:
-	setp.eq.s64 %p32, %rd31, 0;
-	@!%p32 bra $L_107;
-$L_97:
+	bra.uni $L_24;
+$L_69:
 	and.b64 %fd33, %fd24, 9223372036854775807;
 	mov.f64 %fd34, %fd33;
-$L_98:
+$L_70:
 	setp.gt.f64 %p35, %fd34, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p30, %p35;
-$L_99:
-	@!%p30 bra $L_101;
-$L_100:
+$L_71:
+	@!%p30 bra $L_73;
+$L_72:
 	mov.f64 %fd27, %fd24;
 	mov.b64 %rd28, 0;
-	bra.uni $L_24;
-$L_101:
+	bra.uni $L_21;
+$L_73:
 	setp.neu.f64 %p56, %fd24, %fd24;
 	mov.pred %p55, %p56;
-$L_102:
-	@%p55 bra $L_100;
-$L_103:
-	and.b64 %fd40, %fd24, 9223372036854775807;
+$L_74:
+	@%p55 bra $L_72;
+$L_75:
+	mov.f64 %fd40, %fd33;
 	setp.lt.f64 %p41, %fd40, 0d0010000000000000;
-	@!%p41 bra $L_106;
-$L_104:
+	@!%p41 bra $L_78;
+$L_76:
 	mul.rn.f64 %fd42, %fd24, 0d4330000000000000;
 	mov.f64 %fd38, %fd42;
 	mov.b64 %rd39, -52;
-$L_105:
+$L_77:
 	mov.f64 %fd43, %fd38;
 	mov.b64 %rd44, %rd39;
 	mov.b64 %rd45, %fd43;
@@ -16504,32 +15242,12 @@ $L_105:
 	mov.b64 %fd54, %rd53;
 	mov.f64 %fd27, %fd54;
 	mov.b64 %rd28, %rd51;
-	bra.uni $L_24;
-$L_106:
+	bra.uni $L_21;
+$L_78:
 	mov.f64 %fd38, %fd24;
 	mov.b64 %rd39, 0;
-	bra.uni $L_105;
-$L_107:
-	setp.lt.s64 %p36, %rd31, 0;
-	@!%p36 bra $L_109;
-$L_108:
-	neg.f64 %fd37, %fd24;
-	mov.f64 %fd34, %fd37;
-	bra.uni $L_98;
-$L_109:
-	mov.f64 %fd34, %fd24;
-	bra.uni $L_98;
-$L_110:
-	setp.lt.s64 %p73, %rd68, 0;
-	@!%p73 bra $L_112;
-$L_111:
-	neg.f64 %fd74, %fd14;
-	mov.f64 %fd71, %fd74;
-	bra.uni $L_15;
-$L_112:
-	mov.f64 %fd71, %fd14;
-	bra.uni $L_15;
-$L_113:
+	bra.uni $L_77;
+$L_79:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -16600,13 +15318,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_24;
+	@!%p7 bra $L_22;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_24;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -16620,66 +15336,59 @@ $L_6:
 	setp.neu.f64 %p21, %fd14, %fd14;
 	mov.pred %p20, %p21;
 $L_7:
-	@!%p20 bra $L_13;
+	@!%p20 bra $L_12;
 $L_8:
-	mov.f64 %fd24, 0d7FF8000000000001;
-	mov.f64 %fd23, %fd24;
+	mov.f64 %fd22, 0d7FF8000000000001;
 $L_9:
-	mov.f64 %fd22, %fd23;
-$L_10:
 	mov.f64 %fd19, %fd22;
-$L_11:
+$L_10:
 	mad.lo.s64 %rd46, %rd9, 8, %rd4;
 	st.global.f64 [%rd46], %fd19;
-$L_12:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
+$L_12:
 	setp.neu.f64 %p27, %fd18, %fd18;
 	mov.pred %p26, %p27;
-$L_14:
+$L_13:
 	@%p26 bra $L_8;
-$L_15:
+$L_14:
 	setp.eq.f64 %p25, %fd14, %fd18;
-	@!%p25 bra $L_17;
-$L_16:
+	@!%p25 bra $L_16;
+$L_15:
 	mov.f64 %fd22, %fd14;
-	bra.uni $L_10;
-$L_17:
+	bra.uni $L_9;
+$L_16:
 	setp.eq.f64 %p36, %fd14, 0d0000000000000000;
-	@!%p36 bra $L_21;
-$L_18:
-	mov.f64 %fd28, 0d0000000000000001;
-$L_19:
-	mov.b64 %rd30, %fd28;
-	and.b64 %rd31, %rd30, 9223372036854775807;
+	@!%p36 bra $L_19;
+$L_17:
 	mov.b64 %rd32, %fd18;
 	and.b64 %rd33, %rd32, 9223372036854775808U;
-	or.b64 %rd34, %rd31, %rd33;
+	or.b64 %rd34, %rd33, 1;
 	mov.b64 %fd35, %rd34;
 	mov.f64 %fd29, %fd35;
-$L_20:
+$L_18:
 	mov.f64 %fd22, %fd29;
-	bra.uni $L_10;
-$L_21:
+	bra.uni $L_9;
+$L_19:
 	setp.gt.f64 %p40, %fd18, %fd14;
 	setp.gt.f64 %p41, %fd14, 0d0000000000000000;
 	xor.pred %pt2, %p40, %p41;
 	not.pred %p42, %pt2;
-	@!%p42 bra $L_23;
-$L_22:
+	@!%p42 bra $L_21;
+$L_20:
 	mov.b64 %rd37, %fd14;
 	add.u64 %rd38, %rd37, 1;
 	mov.b64 %fd39, %rd38;
 	mov.f64 %fd22, %fd39;
-	bra.uni $L_10;
-$L_23:
+	bra.uni $L_9;
+$L_21:
 	mov.b64 %rd43, %fd14;
 	sub.u64 %rd44, %rd43, 1;
 	mov.b64 %fd45, %rd44;
 	mov.f64 %fd22, %fd45;
-	bra.uni $L_10;
-$L_24:
+	bra.uni $L_9;
+$L_22:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -16718,13 +15427,13 @@ $Lfault:
 	.param .u64 Pow_0_param_6
 )
 {
-	.reg .pred %p<422>;
+	.reg .pred %p<469>;
 	.reg .pred %pt<5>;
 	.reg .b32 %r<340>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<433>;
+	.reg .b64 %rd<472>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<432>;
+	.reg .f64 %fd<470>;
 
 $L_0:
 	ld.param.u64 %rd4, [Pow_0_param_4];
@@ -16751,13 +15460,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_294;
+	@!%p7 bra $L_211;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_294;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -16798,75 +15505,46 @@ $L_15:
 	setp.neu.f64 %p46, %fd23, %fd23;
 	mov.pred %p45, %p46;
 $L_16:
-	@!%p45 bra $L_19;
+	@!%p45 bra $L_18;
 $L_17:
-	mov.f64 %fd44, 0d7FF8000000000001;
-	mov.f64 %fd43, %fd44;
-$L_18:
-	mov.f64 %fd22, %fd43;
+	mov.f64 %fd22, 0d7FF8000000000001;
 	bra.uni $L_9;
-$L_19:
+$L_18:
 	setp.neu.f64 %p50, %fd24, %fd24;
 	mov.pred %p49, %p50;
-$L_20:
+$L_19:
 	@%p49 bra $L_17;
-$L_21:
+$L_20:
 	setp.eq.f64 %p48, %fd23, 0d0000000000000000;
-	@!%p48 bra $L_239;
-$L_22:
+	@!%p48 bra $L_185;
+$L_21:
 	setp.lt.f64 %p47, %fd24, 0d0000000000000000;
-	@!%p47 bra $L_47;
-$L_23:
+	@!%p47 bra $L_36;
+$L_22:
 	mov.b64 %rd61, %fd23;
 	mov.b64 %rd62, %rd61;
 	setp.lt.s64 %p63, %rd62, 0;
 	mov.pred %p60, %p63;
+$L_23:
+	@!%p60 bra $L_28;
 $L_24:
-	@!%p60 bra $L_34;
-$L_25:
 	and.b64 %fd80, %fd24, 9223372036854775807;
 	setp.ge.f64 %p81, %fd80, 0d4340000000000000;
-	@!%p81 bra $L_40;
-$L_26:
+	@!%p81 bra $L_29;
+$L_25:
 	mov.pred %p79, 0;
+$L_26:
+	@!%p79 bra $L_28;
 $L_27:
-	@!%p79 bra $L_34;
+	mov.f64 %fd22, 0dFFF0000000000000;
+	bra.uni $L_9;
 $L_28:
-	mov.b64 %rd70, -1;
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_9;
 $L_29:
-	setp.ge.s64 %p71, %rd70, 0;
-	@!%p71 bra $L_33;
-$L_30:
-	mov.b64 %rd72, 9218868437227405312;
-$L_31:
-	mov.b64 %fd73, %rd72;
-	mov.f64 %fd69, %fd73;
-$L_32:
-	mov.f64 %fd22, %fd69;
-	bra.uni $L_9;
-$L_33:
-	mov.b64 %rd72, 18442240474082181120U;
-	bra.uni $L_31;
-$L_34:
-	mov.b64 %rd75, 1;
-$L_35:
-	setp.ge.s64 %p76, %rd75, 0;
-	@!%p76 bra $L_39;
-$L_36:
-	mov.b64 %rd77, 9218868437227405312;
-$L_37:
-	mov.b64 %fd78, %rd77;
-	mov.f64 %fd74, %fd78;
-$L_38:
-	mov.f64 %fd22, %fd74;
-	bra.uni $L_9;
-$L_39:
-	mov.b64 %rd77, 18442240474082181120U;
-	bra.uni $L_37;
-$L_40:
 	cvt.rzi.f64.f64 %fd84, %fd24;
 	sub.rn.f64 %fd85, %fd24, %fd84;
-$L_41:
+$L_30:
 	mov.b64 %rd87, %fd85;
 	and.b64 %rd88, %rd87, 9223372036854775807;
 	mov.b64 %rd89, %fd24;
@@ -16874,53 +15552,53 @@ $L_41:
 	or.b64 %rd91, %rd88, %rd90;
 	mov.b64 %fd92, %rd91;
 	mov.f64 %fd86, %fd92;
-$L_42:
+$L_31:
 	mov.f64 %fd82, %fd84;
 	mov.f64 %fd83, %fd86;
-$L_43:
+$L_32:
 	mov.f64 %fd93, %fd82;
 	mov.f64 %fd94, %fd83;
 	setp.eq.f64 %p95, %fd94, 0d0000000000000000;
-	@!%p95 bra $L_46;
-$L_44:
+	@!%p95 bra $L_35;
+$L_33:
 	cvt.rzi.s64.f64 %rd97, %fd93;
 	and.b64 %rd98, %rd97, 1;
 	setp.eq.s64 %p99, %rd98, 1;
 	mov.pred %p96, %p99;
-$L_45:
+$L_34:
 	mov.pred %p79, %p96;
-	bra.uni $L_27;
-$L_46:
+	bra.uni $L_26;
+$L_35:
 	mov.pred %p96, 0;
-	bra.uni $L_45;
-$L_47:
+	bra.uni $L_34;
+$L_36:
 	setp.gt.f64 %p68, %fd24, 0d0000000000000000;
-	@!%p68 bra $L_62;
-$L_48:
+	@!%p68 bra $L_51;
+$L_37:
 	mov.b64 %rd65, %fd23;
 	mov.b64 %rd66, %rd65;
 	setp.lt.s64 %p67, %rd66, 0;
 	mov.pred %p64, %p67;
-$L_49:
-	@!%p64 bra $L_54;
-$L_50:
+$L_38:
+	@!%p64 bra $L_43;
+$L_39:
 	and.b64 %fd101, %fd24, 9223372036854775807;
 	setp.ge.f64 %p102, %fd101, 0d4340000000000000;
-	@!%p102 bra $L_55;
-$L_51:
+	@!%p102 bra $L_44;
+$L_40:
 	mov.pred %p100, 0;
-$L_52:
-	@!%p100 bra $L_54;
-$L_53:
+$L_41:
+	@!%p100 bra $L_43;
+$L_42:
 	mov.f64 %fd22, %fd23;
 	bra.uni $L_9;
-$L_54:
+$L_43:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_55:
+$L_44:
 	cvt.rzi.f64.f64 %fd105, %fd24;
 	sub.rn.f64 %fd106, %fd24, %fd105;
-$L_56:
+$L_45:
 	mov.b64 %rd108, %fd106;
 	and.b64 %rd109, %rd108, 9223372036854775807;
 	mov.b64 %rd110, %fd24;
@@ -16928,31 +15606,31 @@ $L_56:
 	or.b64 %rd112, %rd109, %rd111;
 	mov.b64 %fd113, %rd112;
 	mov.f64 %fd107, %fd113;
-$L_57:
+$L_46:
 	mov.f64 %fd103, %fd105;
 	mov.f64 %fd104, %fd107;
-$L_58:
+$L_47:
 	mov.f64 %fd114, %fd103;
 	mov.f64 %fd115, %fd104;
 	setp.eq.f64 %p116, %fd115, 0d0000000000000000;
-	@!%p116 bra $L_61;
-$L_59:
+	@!%p116 bra $L_50;
+$L_48:
 	cvt.rzi.s64.f64 %rd118, %fd114;
 	and.b64 %rd119, %rd118, 1;
 	setp.eq.s64 %p120, %rd119, 1;
 	mov.pred %p117, %p120;
-$L_60:
+$L_49:
 	mov.pred %p100, %p117;
-	bra.uni $L_52;
-$L_61:
+	bra.uni $L_41;
+$L_50:
 	mov.pred %p117, 0;
-	bra.uni $L_60;
-$L_62:
+	bra.uni $L_49;
+$L_51:
 	and.b64 %fd26, %fd24, 9223372036854775807;
-$L_63:
+$L_52:
 	cvt.rzi.f64.f64 %fd29, %fd26;
 	sub.rn.f64 %fd30, %fd26, %fd29;
-$L_64:
+$L_53:
 	mov.b64 %rd32, %fd30;
 	and.b64 %rd33, %rd32, 9223372036854775807;
 	mov.b64 %rd34, %fd26;
@@ -16960,117 +15638,91 @@ $L_64:
 	or.b64 %rd36, %rd33, %rd35;
 	mov.b64 %fd37, %rd36;
 	mov.f64 %fd31, %fd37;
-$L_65:
+$L_54:
 	mov.f64 %fd27, %fd29;
 	mov.f64 %fd28, %fd31;
-$L_66:
+$L_55:
 	mov.f64 %fd38, %fd27;
 	mov.f64 %fd39, %fd28;
 	setp.neu.f64 %p40, %fd39, 0d0000000000000000;
-	@!%p40 bra $L_70;
-$L_67:
+	@!%p40 bra $L_58;
+$L_56:
 	setp.lt.f64 %p171, %fd23, 0d0000000000000000;
-	@!%p171 bra $L_70;
-$L_68:
-	mov.f64 %fd169, 0d7FF8000000000001;
-	mov.f64 %fd168, %fd169;
-$L_69:
-	mov.f64 %fd22, %fd168;
+	@!%p171 bra $L_58;
+$L_57:
+	mov.f64 %fd22, 0d7FF8000000000001;
 	bra.uni $L_9;
-$L_70:
+$L_58:
 	setp.ge.f64 %p170, %fd38, 0d43E0000000000000;
-	@!%p170 bra $L_81;
-$L_71:
+	@!%p170 bra $L_64;
+$L_59:
 	setp.eq.f64 %p172, %fd23, 0dBFF0000000000000;
-	@!%p172 bra $L_73;
-$L_72:
+	@!%p172 bra $L_61;
+$L_60:
 	mov.f64 %fd22, 0d3FF0000000000000;
 	bra.uni $L_9;
-$L_73:
+$L_61:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
 	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
 	xor.pred %pt2, %p177, %p178;
 	not.pred %p179, %pt2;
-	@!%p179 bra $L_75;
-$L_74:
+	@!%p179 bra $L_63;
+$L_62:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_75:
-	mov.b64 %rd181, 1;
-$L_76:
-	setp.ge.s64 %p182, %rd181, 0;
-	@!%p182 bra $L_80;
-$L_77:
-	mov.b64 %rd183, 9218868437227405312;
-$L_78:
-	mov.b64 %fd184, %rd183;
-	mov.f64 %fd180, %fd184;
-$L_79:
-	mov.f64 %fd22, %fd180;
+$L_63:
+	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_80:
-	mov.b64 %rd183, 18442240474082181120U;
-	bra.uni $L_78;
-$L_81:
-	setp.neu.f64 %p173, %fd39, 0d0000000000000000;
-	@!%p173 bra $L_238;
-$L_82:
+$L_64:
+	mov.pred %p173, %p40;
+	@!%p173 bra $L_184;
+$L_65:
 	setp.gt.f64 %p185, %fd39, 0d3FE0000000000000;
-	@!%p185 bra $L_237;
-$L_83:
+	@!%p185 bra $L_183;
+$L_66:
 	sub.rn.f64 %fd230, %fd39, 0d3FF0000000000000;
 	add.rn.f64 %fd231, %fd38, 0d3FF0000000000000;
 	mov.f64 %fd186, %fd231;
 	mov.f64 %fd187, %fd230;
-$L_84:
+$L_67:
 	mov.b64 %rd234, %fd23;
 	and.b64 %rd235, %rd234, 9223372036854775807;
 	setp.eq.u64 %p236, %rd235, 0;
-	@!%p236 bra $L_228;
-$L_85:
-	mov.b64 %rd238, -1;
-$L_86:
-	setp.ge.s64 %p239, %rd238, 0;
-	@!%p239 bra $L_227;
-$L_87:
-	mov.b64 %rd240, 9218868437227405312;
-$L_88:
-	mov.b64 %fd241, %rd240;
-	mov.f64 %fd237, %fd241;
-$L_89:
-	mov.f64 %fd233, %fd237;
-$L_90:
+	@!%p236 bra $L_175;
+$L_68:
+	mov.f64 %fd233, 0dFFF0000000000000;
+$L_69:
 	mov.f64 %fd232, %fd233;
-$L_91:
+$L_70:
 	mul.rn.f64 %fd288, %fd187, %fd232;
-$L_92:
+$L_71:
 	mov.b64 %rd291, %fd288;
 	and.b64 %rd292, %rd291, 9223372036854775807;
 	setp.ge.u64 %p293, %rd292, 9218868437227405312;
-	@!%p293 bra $L_202;
-$L_93:
+	@!%p293 bra $L_160;
+$L_72:
 	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
-	@!%p294 bra $L_201;
-$L_94:
+	@!%p294 bra $L_159;
+$L_73:
 	mov.f64 %fd290, 0d0000000000000000;
-$L_95:
+$L_74:
 	mov.f64 %fd289, %fd290;
-$L_96:
+$L_75:
 	mov.f64 %fd174, %fd186;
 	mov.f64 %fd175, %fd289;
-$L_97:
-	setp.eq.f64 %p192, %fd23, 0d0000000000000000;
-	@!%p192 bra $L_186;
-$L_98:
+$L_76:
+	mov.pred %p192, %p48;
+	@!%p192 bra $L_149;
+$L_77:
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
-$L_99:
+$L_78:
 	mov.f64 %fd220, %fd190;
 	mov.b64 %rd221, %rd191;
 	mov.f64 %fd188, %fd220;
 	mov.b64 %rd189, %rd221;
-$L_100:
+$L_79:
 	mov.f64 %fd222, %fd188;
 	mov.b64 %rd223, %rd189;
 	cvt.rzi.s64.f64 %rd224, %fd174;
@@ -17079,63 +15731,58 @@ $L_100:
 	mov.f64 %fd227, %fd222;
 	mov.b64 %rd228, %rd223;
 	mov.b64 %rd229, %rd224;
-$L_101:
+$L_80:
 	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_102:
+	@!%p349 bra $L_142;
+$L_81:
 	setp.lt.s64 %p351, %rd228, -4096;
-	@!%p351 bra $L_147;
-$L_103:
+	@!%p351 bra $L_110;
+$L_82:
 	add.s64 %rd355, %rd226, %rd228;
 	mov.b64 %rd350, %rd355;
-$L_104:
+$L_83:
 	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
-	@!%p352 bra $L_146;
-$L_105:
+	@!%p352 bra $L_109;
+$L_84:
 	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
 	neg.s64 %rd372, %rd350;
 	mov.f64 %fd353, %fd371;
 	mov.b64 %rd354, %rd372;
-$L_106:
+$L_85:
 	setp.eq.f64 %p375, %fd353, 0d0000000000000000;
-	@!%p375 bra $L_110;
-$L_107:
+	@!%p375 bra $L_89;
+$L_86:
 	mov.f64 %fd374, %fd353;
-$L_108:
+$L_87:
 	mov.f64 %fd373, %fd374;
-$L_109:
+$L_88:
 	mov.f64 %fd22, %fd373;
 	bra.uni $L_9;
-$L_110:
-	mov.b64 %rd377, 0;
-$L_111:
-	setp.eq.s64 %p378, %rd377, 0;
-	@!%p378 bra $L_143;
-$L_112:
+$L_89:
 	and.b64 %fd379, %fd353, 9223372036854775807;
 	mov.f64 %fd380, %fd379;
-$L_113:
+$L_90:
 	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p376, %p381;
-$L_114:
-	@!%p376 bra $L_116;
-$L_115:
+$L_91:
+	@!%p376 bra $L_93;
+$L_92:
 	mov.f64 %fd374, %fd353;
-	bra.uni $L_108;
-$L_116:
+	bra.uni $L_87;
+$L_93:
 	setp.neu.f64 %p400, %fd353, %fd353;
 	mov.pred %p399, %p400;
-$L_117:
-	@%p399 bra $L_115;
-$L_118:
+$L_94:
+	@%p399 bra $L_92;
+$L_95:
 	and.b64 %fd386, %fd353, 9223372036854775807;
 	setp.lt.f64 %p387, %fd386, 0d0010000000000000;
-	@!%p387 bra $L_142;
-$L_119:
+	@!%p387 bra $L_108;
+$L_96:
 	mul.rn.f64 %fd388, %fd353, 0d4330000000000000;
 	mov.f64 %fd384, %fd388;
 	mov.b64 %rd385, -52;
-$L_120:
+$L_97:
 	mov.f64 %fd389, %fd384;
 	mov.b64 %rd390, %rd385;
 	add.s64 %rd391, %rd354, %rd390;
@@ -17146,66 +15793,36 @@ $L_120:
 	sub.s64 %rd396, %rd395, 1023;
 	add.s64 %rd397, %rd391, %rd396;
 	setp.lt.s64 %p398, %rd397, -1075;
-	@!%p398 bra $L_124;
-$L_121:
-	mov.f64 %fd402, 0d0000000000000000;
-$L_122:
-	mov.b64 %rd403, %fd402;
-	and.b64 %rd404, %rd403, 9223372036854775807;
-	mov.b64 %rd405, %fd389;
+	@!%p398 bra $L_100;
+$L_98:
+	mov.b64 %rd405, %rd392;
 	and.b64 %rd406, %rd405, 9223372036854775808U;
-	or.b64 %rd407, %rd404, %rd406;
+	mov.b64 %rd407, %rd406;
 	mov.b64 %fd408, %rd407;
 	mov.f64 %fd401, %fd408;
-$L_123:
+$L_99:
 	mov.f64 %fd374, %fd401;
-	bra.uni $L_108;
-$L_124:
+	bra.uni $L_87;
+$L_100:
 	setp.gt.s64 %p409, %rd397, 1023;
-	@!%p409 bra $L_138;
-$L_125:
+	@!%p409 bra $L_104;
+$L_101:
 	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
-	@!%p410 bra $L_132;
-$L_126:
-	mov.b64 %rd415, -1;
-$L_127:
-	setp.ge.s64 %p416, %rd415, 0;
-	@!%p416 bra $L_131;
-$L_128:
-	mov.b64 %rd417, 9218868437227405312;
-$L_129:
-	mov.b64 %fd418, %rd417;
-	mov.f64 %fd414, %fd418;
-$L_130:
-	mov.f64 %fd374, %fd414;
-	bra.uni $L_108;
-$L_131:
-	mov.b64 %rd417, 18442240474082181120U;
-	bra.uni $L_129;
-$L_132:
-	mov.b64 %rd420, 1;
-$L_133:
-	setp.ge.s64 %p421, %rd420, 0;
-	@!%p421 bra $L_137;
-$L_134:
-	mov.b64 %rd422, 9218868437227405312;
-$L_135:
-	mov.b64 %fd423, %rd422;
-	mov.f64 %fd419, %fd423;
-$L_136:
-	mov.f64 %fd374, %fd419;
-	bra.uni $L_108;
-$L_137:
-	mov.b64 %rd422, 18442240474082181120U;
-	bra.uni $L_135;
-$L_138:
+	@!%p410 bra $L_103;
+$L_102:
+	mov.f64 %fd374, 0dFFF0000000000000;
+	bra.uni $L_87;
+$L_103:
+	mov.f64 %fd374, 0d7FF0000000000000;
+	bra.uni $L_87;
+$L_104:
 	setp.lt.s64 %p411, %rd397, -1022;
-	@!%p411 bra $L_141;
-$L_139:
+	@!%p411 bra $L_107;
+$L_105:
 	add.s64 %rd424, %rd397, 53;
 	mov.b64 %rd412, %rd424;
 	mov.f64 %fd413, 0d3CA0000000000000;
-$L_140:
+$L_106:
 	and.b64 %rd425, %rd392, 9227875636482146303U;
 	add.s64 %rd426, %rd412, 1023;
 	mov.b64 %rd427, %rd426;
@@ -17214,230 +15831,215 @@ $L_140:
 	mov.b64 %fd430, %rd429;
 	mul.rn.f64 %fd431, %fd413, %fd430;
 	mov.f64 %fd374, %fd431;
-	bra.uni $L_108;
-$L_141:
+	bra.uni $L_87;
+$L_107:
 	mov.b64 %rd412, %rd397;
 	mov.f64 %fd413, 0d3FF0000000000000;
-	bra.uni $L_140;
-$L_142:
+	bra.uni $L_106;
+$L_108:
 	mov.f64 %fd384, %fd353;
 	mov.b64 %rd385, 0;
-	bra.uni $L_120;
-$L_143:
-	setp.lt.s64 %p382, %rd377, 0;
-	@!%p382 bra $L_145;
-$L_144:
-	neg.f64 %fd383, %fd353;
-	mov.f64 %fd380, %fd383;
-	bra.uni $L_113;
-$L_145:
-	mov.f64 %fd380, %fd353;
-	bra.uni $L_113;
-$L_146:
+	bra.uni $L_97;
+$L_109:
 	mov.f64 %fd353, %fd225;
 	mov.b64 %rd354, %rd350;
-	bra.uni $L_106;
-$L_147:
+	bra.uni $L_85;
+$L_110:
 	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_148:
+	@%p360 bra $L_82;
+$L_111:
 	and.b64 %rd356, %rd229, 1;
 	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_185;
-$L_149:
+	@!%p357 bra $L_148;
+$L_112:
 	mul.rn.f64 %fd361, %fd225, %fd227;
 	add.s64 %rd362, %rd226, %rd228;
 	mov.f64 %fd358, %fd361;
 	mov.b64 %rd359, %rd362;
-$L_150:
+$L_113:
 	mul.rn.f64 %fd363, %fd227, %fd227;
 	shl.b64 %rd364, %rd228, 1;
 	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_184;
-$L_151:
+	@!%p365 bra $L_147;
+$L_114:
 	add.rn.f64 %fd368, %fd363, %fd363;
 	sub.s64 %rd369, %rd364, 1;
 	mov.f64 %fd366, %fd368;
 	mov.b64 %rd367, %rd369;
-$L_152:
+$L_115:
 	shr.s64 %rd370, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
 	mov.b64 %rd229, %rd370;
-$L_153:
-	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_154:
-	setp.lt.s64 %p351, %rd228, -4096;
-	@%p351 bra $L_103;
-$L_155:
-	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_156:
-	and.b64 %rd356, %rd229, 1;
-	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_183;
-$L_157:
-	mul.rn.f64 %fd361, %fd225, %fd227;
-	add.s64 %rd362, %rd226, %rd228;
-	mov.f64 %fd358, %fd361;
-	mov.b64 %rd359, %rd362;
-$L_158:
-	mul.rn.f64 %fd363, %fd227, %fd227;
-	shl.b64 %rd364, %rd228, 1;
-	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_182;
-$L_159:
-	add.rn.f64 %fd368, %fd363, %fd363;
-	sub.s64 %rd369, %rd364, 1;
-	mov.f64 %fd366, %fd368;
-	mov.b64 %rd367, %rd369;
-$L_160:
-	shr.s64 %rd370, %rd229, 1;
+$L_116:
+	setp.ne.s64 %p433, %rd229, 0;
+	@!%p433 bra $L_142;
+$L_117:
+	setp.lt.s64 %p434, %rd228, -4096;
+	@%p434 bra $L_82;
+$L_118:
+	setp.gt.s64 %p437, %rd228, 4096;
+	@%p437 bra $L_82;
+$L_119:
+	and.b64 %rd435, %rd229, 1;
+	setp.eq.s64 %p436, %rd435, 1;
+	@!%p436 bra $L_146;
+$L_120:
+	mul.rn.f64 %fd438, %fd225, %fd227;
+	add.s64 %rd439, %rd226, %rd228;
+	mov.f64 %fd358, %fd438;
+	mov.b64 %rd359, %rd439;
+$L_121:
+	mul.rn.f64 %fd440, %fd227, %fd227;
+	shl.b64 %rd441, %rd228, 1;
+	setp.lt.f64 %p442, %fd440, 0d3FE0000000000000;
+	@!%p442 bra $L_145;
+$L_122:
+	add.rn.f64 %fd443, %fd440, %fd440;
+	sub.s64 %rd444, %rd441, 1;
+	mov.f64 %fd366, %fd443;
+	mov.b64 %rd367, %rd444;
+$L_123:
+	shr.s64 %rd445, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd370;
-$L_161:
-	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_162:
-	setp.lt.s64 %p351, %rd228, -4096;
-	@%p351 bra $L_103;
-$L_163:
-	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_164:
-	and.b64 %rd356, %rd229, 1;
-	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_181;
-$L_165:
-	mul.rn.f64 %fd361, %fd225, %fd227;
-	add.s64 %rd362, %rd226, %rd228;
-	mov.f64 %fd358, %fd361;
-	mov.b64 %rd359, %rd362;
-$L_166:
-	mul.rn.f64 %fd363, %fd227, %fd227;
-	shl.b64 %rd364, %rd228, 1;
-	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_180;
-$L_167:
-	add.rn.f64 %fd368, %fd363, %fd363;
-	sub.s64 %rd369, %rd364, 1;
-	mov.f64 %fd366, %fd368;
-	mov.b64 %rd367, %rd369;
-$L_168:
-	shr.s64 %rd370, %rd229, 1;
+	mov.b64 %rd229, %rd445;
+$L_124:
+	setp.ne.s64 %p446, %rd229, 0;
+	@!%p446 bra $L_142;
+$L_125:
+	setp.lt.s64 %p447, %rd228, -4096;
+	@%p447 bra $L_82;
+$L_126:
+	setp.gt.s64 %p450, %rd228, 4096;
+	@%p450 bra $L_82;
+$L_127:
+	and.b64 %rd448, %rd229, 1;
+	setp.eq.s64 %p449, %rd448, 1;
+	@!%p449 bra $L_144;
+$L_128:
+	mul.rn.f64 %fd451, %fd225, %fd227;
+	add.s64 %rd452, %rd226, %rd228;
+	mov.f64 %fd358, %fd451;
+	mov.b64 %rd359, %rd452;
+$L_129:
+	mul.rn.f64 %fd453, %fd227, %fd227;
+	shl.b64 %rd454, %rd228, 1;
+	setp.lt.f64 %p455, %fd453, 0d3FE0000000000000;
+	@!%p455 bra $L_143;
+$L_130:
+	add.rn.f64 %fd456, %fd453, %fd453;
+	sub.s64 %rd457, %rd454, 1;
+	mov.f64 %fd366, %fd456;
+	mov.b64 %rd367, %rd457;
+$L_131:
+	shr.s64 %rd458, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd370;
-$L_169:
-	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_179;
-$L_170:
-	setp.lt.s64 %p351, %rd228, -4096;
-	@%p351 bra $L_103;
-$L_171:
-	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_103;
-$L_172:
-	and.b64 %rd356, %rd229, 1;
-	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_178;
-$L_173:
-	mul.rn.f64 %fd361, %fd225, %fd227;
-	add.s64 %rd362, %rd226, %rd228;
-	mov.f64 %fd358, %fd361;
-	mov.b64 %rd359, %rd362;
-$L_174:
-	mul.rn.f64 %fd363, %fd227, %fd227;
-	shl.b64 %rd364, %rd228, 1;
-	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_177;
-$L_175:
-	add.rn.f64 %fd368, %fd363, %fd363;
-	sub.s64 %rd369, %rd364, 1;
-	mov.f64 %fd366, %fd368;
-	mov.b64 %rd367, %rd369;
-$L_176:
-	shr.s64 %rd370, %rd229, 1;
+	mov.b64 %rd229, %rd458;
+$L_132:
+	setp.ne.s64 %p459, %rd229, 0;
+	@!%p459 bra $L_142;
+$L_133:
+	setp.lt.s64 %p460, %rd228, -4096;
+	@%p460 bra $L_82;
+$L_134:
+	setp.gt.s64 %p463, %rd228, 4096;
+	@%p463 bra $L_82;
+$L_135:
+	and.b64 %rd461, %rd229, 1;
+	setp.eq.s64 %p462, %rd461, 1;
+	@!%p462 bra $L_141;
+$L_136:
+	mul.rn.f64 %fd464, %fd225, %fd227;
+	add.s64 %rd465, %rd226, %rd228;
+	mov.f64 %fd358, %fd464;
+	mov.b64 %rd359, %rd465;
+$L_137:
+	mul.rn.f64 %fd466, %fd227, %fd227;
+	shl.b64 %rd467, %rd228, 1;
+	setp.lt.f64 %p468, %fd466, 0d3FE0000000000000;
+	@!%p468 bra $L_140;
+$L_138:
+	add.rn.f64 %fd469, %fd466, %fd466;
+	sub.s64 %rd470, %rd467, 1;
+	mov.f64 %fd366, %fd469;
+	mov.b64 %rd367, %rd470;
+$L_139:
+	shr.s64 %rd471, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd370;
-	bra.uni $L_101;
-$L_177:
-	mov.f64 %fd366, %fd363;
-	mov.b64 %rd367, %rd364;
-	bra.uni $L_176;
-$L_178:
+	mov.b64 %rd229, %rd471;
+	bra.uni $L_80;
+$L_140:
+	mov.f64 %fd366, %fd466;
+	mov.b64 %rd367, %rd467;
+	bra.uni $L_139;
+$L_141:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_174;
-$L_179:
+	bra.uni $L_137;
+$L_142:
 	mov.b64 %rd350, %rd226;
-	bra.uni $L_104;
-$L_180:
-	mov.f64 %fd366, %fd363;
-	mov.b64 %rd367, %rd364;
-	bra.uni $L_168;
-$L_181:
+	bra.uni $L_83;
+$L_143:
+	mov.f64 %fd366, %fd453;
+	mov.b64 %rd367, %rd454;
+	bra.uni $L_131;
+$L_144:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_166;
-$L_182:
-	mov.f64 %fd366, %fd363;
-	mov.b64 %rd367, %rd364;
-	bra.uni $L_160;
-$L_183:
+	bra.uni $L_129;
+$L_145:
+	mov.f64 %fd366, %fd440;
+	mov.b64 %rd367, %rd441;
+	bra.uni $L_123;
+$L_146:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_158;
-$L_184:
+	bra.uni $L_121;
+$L_147:
 	mov.f64 %fd366, %fd363;
 	mov.b64 %rd367, %rd364;
-	bra.uni $L_152;
-$L_185:
+	bra.uni $L_115;
+$L_148:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_150;
-$L_186:
-	mov.b64 %rd194, 0;
-$L_187:
-	setp.eq.s64 %p195, %rd194, 0;
-	@!%p195 bra $L_198;
-$L_188:
+	bra.uni $L_113;
+$L_149:
 	and.b64 %fd196, %fd23, 9223372036854775807;
 	mov.f64 %fd197, %fd196;
-$L_189:
+$L_150:
 	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p193, %p198;
-$L_190:
-	@!%p193 bra $L_192;
-$L_191:
+$L_151:
+	@!%p193 bra $L_153;
+$L_152:
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
-	bra.uni $L_99;
-$L_192:
-	setp.neu.f64 %p219, %fd23, %fd23;
+	bra.uni $L_78;
+$L_153:
+	mov.pred %p219, %p46;
 	mov.pred %p218, %p219;
-$L_193:
-	@%p218 bra $L_191;
-$L_194:
-	and.b64 %fd203, %fd23, 9223372036854775807;
+$L_154:
+	@%p218 bra $L_152;
+$L_155:
+	mov.f64 %fd203, %fd196;
 	setp.lt.f64 %p204, %fd203, 0d0010000000000000;
-	@!%p204 bra $L_197;
-$L_195:
+	@!%p204 bra $L_158;
+$L_156:
 	mul.rn.f64 %fd205, %fd23, 0d4330000000000000;
 	mov.f64 %fd201, %fd205;
 	mov.b64 %rd202, -52;
-$L_196:
+$L_157:
 	mov.f64 %fd206, %fd201;
 	mov.b64 %rd207, %rd202;
 	mov.b64 %rd208, %fd206;
@@ -17452,60 +16054,37 @@ $L_196:
 	mov.b64 %fd217, %rd216;
 	mov.f64 %fd190, %fd217;
 	mov.b64 %rd191, %rd214;
-	bra.uni $L_99;
-$L_197:
+	bra.uni $L_78;
+$L_158:
 	mov.f64 %fd201, %fd23;
 	mov.b64 %rd202, 0;
-	bra.uni $L_196;
-$L_198:
-	setp.lt.s64 %p199, %rd194, 0;
-	@!%p199 bra $L_200;
-$L_199:
-	neg.f64 %fd200, %fd23;
-	mov.f64 %fd197, %fd200;
-	bra.uni $L_189;
-$L_200:
-	mov.f64 %fd197, %fd23;
-	bra.uni $L_189;
-$L_201:
+	bra.uni $L_157;
+$L_159:
 	mov.f64 %fd290, %fd288;
-	bra.uni $L_95;
-$L_202:
+	bra.uni $L_74;
+$L_160:
 	setp.gt.f64 %p295, %fd288, 0d40862E42FEFA39EF;
-	@!%p295 bra $L_209;
-$L_203:
-	mov.b64 %rd297, 1;
-$L_204:
-	setp.ge.s64 %p298, %rd297, 0;
-	@!%p298 bra $L_208;
-$L_205:
-	mov.b64 %rd299, 9218868437227405312;
-$L_206:
-	mov.b64 %fd300, %rd299;
-	mov.f64 %fd296, %fd300;
-$L_207:
-	mov.f64 %fd290, %fd296;
-	bra.uni $L_95;
-$L_208:
-	mov.b64 %rd299, 18442240474082181120U;
-	bra.uni $L_206;
-$L_209:
+	@!%p295 bra $L_162;
+$L_161:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_74;
+$L_162:
 	mul.rn.f64 %fd301, %fd288, 0d3FF71547652B82FE;
-$L_210:
+$L_163:
 	cvt.rni.f64.f64 %fd303, %fd301;
 	setp.ge.f64 %p304, %fd303, 0dC1E0000000000000;
-	@!%p304 bra $L_226;
-$L_211:
+	@!%p304 bra $L_174;
+$L_164:
 	setp.le.f64 %p306, %fd303, 0d41DFFFFFFFC00000;
-	@!%p306 bra $L_226;
-$L_212:
+	@!%p306 bra $L_174;
+$L_165:
 	cvt.rzi.s32.f64 %r305, %fd303;
 	mov.b32 %r302, %r305;
-$L_213:
+$L_166:
 	cvt.rn.f64.s32 %fd307, %r302;
 	neg.f64 %fd308, %fd307;
 	fma.rn.f64 %fd309, %fd308, 0d3FE62E42FEFA3000, %fd288;
-	neg.f64 %fd310, %fd307;
+	mov.f64 %fd310, %fd308;
 	fma.rn.f64 %fd311, %fd310, 0d3D53DE6AF278ECE6, %fd309;
 	mul.rn.f64 %fd312, %fd311, 0d3FB0000000000000;
 	fma.rn.f64 %fd313, 0d3EFA01A01A01A01A, %fd312, 0d3F2A01A01A01A01A;
@@ -17526,14 +16105,14 @@ $L_213:
 	fma.rn.f64 %fd328, %fd326, %fd327, 0d3FF0000000000000;
 	add.s32 %r329, %r302, 1023;
 	setp.le.s32 %p330, %r329, 0;
-	@!%p330 bra $L_218;
-$L_214:
+	@!%p330 bra $L_171;
+$L_167:
 	setp.lt.s32 %p331, %r329, -52;
-	@!%p331 bra $L_216;
-$L_215:
+	@!%p331 bra $L_169;
+$L_168:
 	mov.f64 %fd290, 0d0000000000000000;
-	bra.uni $L_95;
-$L_216:
+	bra.uni $L_74;
+$L_169:
 	add.s32 %r339, %r329, 1022;
 	cvt.s64.s32 %rd340, %r339;
 	shl.b64 %rd341, %rd340, 52;
@@ -17541,59 +16120,40 @@ $L_216:
 	mul.rn.f64 %fd343, %fd328, %fd342;
 	mov.f64 %fd332, %fd343;
 	mov.b32 %r333, 1;
-$L_217:
+$L_170:
 	cvt.s64.s32 %rd334, %r333;
 	shl.b64 %rd335, %rd334, 52;
 	mov.b64 %fd336, %rd335;
 	mul.rn.f64 %fd337, %fd332, %fd336;
 	mov.f64 %fd290, %fd337;
-	bra.uni $L_95;
-$L_218:
+	bra.uni $L_74;
+$L_171:
 	setp.ge.s32 %p338, %r329, 2047;
-	@!%p338 bra $L_225;
-$L_219:
-	mov.b64 %rd345, 1;
-$L_220:
-	setp.ge.s64 %p346, %rd345, 0;
-	@!%p346 bra $L_224;
-$L_221:
-	mov.b64 %rd347, 9218868437227405312;
-$L_222:
-	mov.b64 %fd348, %rd347;
-	mov.f64 %fd344, %fd348;
-$L_223:
-	mov.f64 %fd290, %fd344;
-	bra.uni $L_95;
-$L_224:
-	mov.b64 %rd347, 18442240474082181120U;
-	bra.uni $L_222;
-$L_225:
+	@!%p338 bra $L_173;
+$L_172:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_74;
+$L_173:
 	mov.f64 %fd332, %fd328;
 	mov.b32 %r333, %r329;
-	bra.uni $L_217;
-$L_226:
+	bra.uni $L_170;
+$L_174:
 	mov.b32 %r302, -2147483648;
-	bra.uni $L_213;
-$L_227:
-	mov.b64 %rd240, 18442240474082181120U;
-	bra.uni $L_88;
-$L_228:
+	bra.uni $L_166;
+$L_175:
 	mov.b64 %rd244, %rd234;
 	setp.lt.s64 %p245, %rd244, 0;
-	@!%p245 bra $L_231;
-$L_229:
-	mov.f64 %fd243, 0d7FF8000000000001;
-	mov.f64 %fd242, %fd243;
-$L_230:
-	mov.f64 %fd233, %fd242;
-	bra.uni $L_90;
-$L_231:
+	@!%p245 bra $L_177;
+$L_176:
+	mov.f64 %fd233, 0d7FF8000000000001;
+	bra.uni $L_69;
+$L_177:
 	setp.ge.u64 %p246, %rd234, 9218868437227405312;
-	@!%p246 bra $L_233;
-$L_232:
+	@!%p246 bra $L_179;
+$L_178:
 	mov.f64 %fd233, %fd23;
-	bra.uni $L_90;
-$L_233:
+	bra.uni $L_69;
+$L_179:
 	and.b64 %rd247, %rd234, 4503599627370495;
 	or.b64 %rd248, %rd247, 4602678819172646912;
 	mov.b64 %fd249, %rd248;
@@ -17603,13 +16163,13 @@ $L_233:
 	sub.s32 %r253, %r252, 1022;
 	cvt.rn.f64.s32 %fd254, %r253;
 	setp.le.f64 %p255, %fd249, 0d3FE6A09E667F3BCD;
-	@!%p255 bra $L_236;
-$L_234:
+	@!%p255 bra $L_182;
+$L_180:
 	sub.rn.f64 %fd258, %fd254, 0d3FF0000000000000;
 	mul.rn.f64 %fd259, %fd249, 0d4000000000000000;
 	mov.f64 %fd256, %fd259;
 	mov.f64 %fd257, %fd258;
-$L_235:
+$L_181:
 	sub.rn.f64 %fd260, %fd256, 0d3FF0000000000000;
 	add.rn.f64 %fd261, %fd260, 0d4000000000000000;
 	div.rn.f64 %fd262, %fd260, %fd261;
@@ -17639,187 +16199,101 @@ $L_235:
 	sub.rn.f64 %fd286, %fd285, %fd260;
 	sub.rn.f64 %fd287, %fd280, %fd286;
 	mov.f64 %fd233, %fd287;
-	bra.uni $L_90;
-$L_236:
+	bra.uni $L_69;
+$L_182:
 	mov.f64 %fd256, %fd249;
 	mov.f64 %fd257, %fd254;
-	bra.uni $L_235;
-$L_237:
+	bra.uni $L_181;
+$L_183:
 	mov.f64 %fd186, %fd38;
 	mov.f64 %fd187, %fd39;
-	bra.uni $L_84;
-$L_238:
+	bra.uni $L_67;
+$L_184:
 	mov.f64 %fd174, %fd38;
 	mov.f64 %fd175, 0d3FF0000000000000;
-	bra.uni $L_97;
-$L_239:
-	mov.b64 %rd53, 0;
-$L_240:
-	setp.eq.s64 %p54, %rd53, 0;
-	@!%p54 bra $L_291;
-$L_241:
+	bra.uni $L_76;
+$L_185:
 	and.b64 %fd55, %fd24, 9223372036854775807;
 	mov.f64 %fd56, %fd55;
-$L_242:
+$L_186:
 	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p52, %p57;
-$L_243:
-	@!%p52 bra $L_261;
-$L_244:
+$L_187:
+	@!%p52 bra $L_196;
+$L_188:
 	setp.eq.f64 %p51, %fd23, 0dBFF0000000000000;
-	@!%p51 bra $L_246;
-$L_245:
+	@!%p51 bra $L_190;
+$L_189:
 	mov.f64 %fd22, 0d3FF0000000000000;
 	bra.uni $L_9;
-$L_246:
+$L_190:
 	and.b64 %fd137, %fd23, 9223372036854775807;
 	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
-	mov.b64 %rd140, 1;
-$L_247:
-	setp.eq.s64 %p141, %rd140, 0;
-	@!%p141 bra $L_258;
-$L_248:
-	and.b64 %fd142, %fd24, 9223372036854775807;
-	mov.f64 %fd143, %fd142;
-$L_249:
+$L_191:
+	mov.f64 %fd143, %fd24;
+$L_192:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p139, %p144;
-$L_250:
+$L_193:
 	xor.pred %pt3, %p138, %p139;
 	not.pred %p147, %pt3;
-	@!%p147 bra $L_252;
-$L_251:
+	@!%p147 bra $L_195;
+$L_194:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_252:
-	mov.b64 %rd149, 1;
-$L_253:
-	setp.ge.s64 %p150, %rd149, 0;
-	@!%p150 bra $L_257;
-$L_254:
-	mov.b64 %rd151, 9218868437227405312;
-$L_255:
-	mov.b64 %fd152, %rd151;
-	mov.f64 %fd148, %fd152;
-$L_256:
-	mov.f64 %fd22, %fd148;
+$L_195:
+	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_257:
-	mov.b64 %rd151, 18442240474082181120U;
-	bra.uni $L_255;
-$L_258:
-	setp.lt.s64 %p145, %rd140, 0;
-	@!%p145 bra $L_260;
-$L_259:
-	neg.f64 %fd146, %fd24;
-	mov.f64 %fd143, %fd146;
-	bra.uni $L_249;
-$L_260:
-	mov.f64 %fd143, %fd24;
-	bra.uni $L_249;
-$L_261:
-	mov.b64 %rd130, 0;
-$L_262:
-	setp.eq.s64 %p131, %rd130, 0;
-	@!%p131 bra $L_288;
-$L_263:
+$L_196:
 	and.b64 %fd132, %fd23, 9223372036854775807;
 	mov.f64 %fd133, %fd132;
-$L_264:
+$L_197:
 	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p129, %p134;
-$L_265:
-	@!%p129 bra $L_284;
-$L_266:
-	mov.b64 %rd122, -1;
-$L_267:
-	setp.eq.s64 %p123, %rd122, 0;
-	@!%p123 bra $L_281;
-$L_268:
-	and.b64 %fd124, %fd23, 9223372036854775807;
-	mov.f64 %fd125, %fd124;
-$L_269:
+$L_198:
+	@!%p129 bra $L_207;
+$L_199:
+	neg.f64 %fd128, %fd23;
+	mov.f64 %fd125, %fd128;
+$L_200:
 	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p121, %p126;
-$L_270:
-	@!%p121 bra $L_272;
-$L_271:
+$L_201:
+	@!%p121 bra $L_203;
+$L_202:
 	div.rn.f64 %fd155, 0d3FF0000000000000, %fd23;
 	neg.f64 %fd156, %fd24;
 	mov.f64 %fd20, %fd155;
 	mov.f64 %fd21, %fd156;
 	bra.uni $L_6;
-$L_272:
+$L_203:
 	setp.lt.f64 %p158, %fd24, 0d0000000000000000;
-	@!%p158 bra $L_274;
-$L_273:
+	@!%p158 bra $L_205;
+$L_204:
 	mov.f64 %fd22, 0d0000000000000000;
 	bra.uni $L_9;
-$L_274:
+$L_205:
 	setp.gt.f64 %p164, %fd24, 0d0000000000000000;
-	@!%p164 bra $L_62;
-$L_275:
-	mov.b64 %rd160, 1;
-$L_276:
-	setp.ge.s64 %p161, %rd160, 0;
-	@!%p161 bra $L_280;
-$L_277:
-	mov.b64 %rd162, 9218868437227405312;
-$L_278:
-	mov.b64 %fd163, %rd162;
-	mov.f64 %fd159, %fd163;
-$L_279:
-	mov.f64 %fd22, %fd159;
+	@!%p164 bra $L_51;
+$L_206:
+	mov.f64 %fd22, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_280:
-	mov.b64 %rd162, 18442240474082181120U;
-	bra.uni $L_278;
-$L_281:
-	setp.lt.s64 %p127, %rd122, 0;
-	@!%p127 bra $L_283;
-$L_282:
-	neg.f64 %fd128, %fd23;
-	mov.f64 %fd125, %fd128;
-	bra.uni $L_269;
-$L_283:
-	mov.f64 %fd125, %fd23;
-	bra.uni $L_269;
-$L_284:
+$L_207:
 	setp.eq.f64 %p154, %fd24, 0d3FE0000000000000;
-	@!%p154 bra $L_286;
-$L_285:
+	@!%p154 bra $L_209;
+$L_208:
 	sqrt.rn.f64 %fd153, %fd23;
 	mov.f64 %fd22, %fd153;
 	bra.uni $L_9;
-$L_286:
+$L_209:
 	setp.eq.f64 %p167, %fd24, 0dBFE0000000000000;
-	@!%p167 bra $L_62;
-$L_287:
+	@!%p167 bra $L_51;
+$L_210:
 	sqrt.rn.f64 %fd165, %fd23;
 	div.rn.f64 %fd166, 0d3FF0000000000000, %fd165;
 	mov.f64 %fd22, %fd166;
 	bra.uni $L_9;
-$L_288:
-	setp.lt.s64 %p135, %rd130, 0;
-	@!%p135 bra $L_290;
-$L_289:
-	neg.f64 %fd136, %fd23;
-	mov.f64 %fd133, %fd136;
-	bra.uni $L_264;
-$L_290:
-	mov.f64 %fd133, %fd23;
-	bra.uni $L_264;
-$L_291:
-	setp.lt.s64 %p58, %rd53, 0;
-	@!%p58 bra $L_293;
-$L_292:
-	neg.f64 %fd59, %fd24;
-	mov.f64 %fd56, %fd59;
-	bra.uni $L_242;
-$L_293:
-	mov.f64 %fd56, %fd24;
-	bra.uni $L_242;
-$L_294:
+$L_211:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -17864,7 +16338,6 @@ $Lfault:
 	.reg .b64 %rd<233>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<232>;
-	.reg .f64 %fdt<1>;
 
 $L_0:
 	ld.param.u64 %rd4, [Remainder_0_param_4];
@@ -17891,13 +16364,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_167;
+	@!%p7 bra $L_122;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_167;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -17911,259 +16382,229 @@ $L_6:
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
 $L_7:
-	@!%p21 bra $L_13;
+	@!%p21 bra $L_12;
 $L_8:
-	mov.f64 %fd24, 0d7FF8000000000001;
-	mov.f64 %fd23, %fd24;
+	mov.f64 %fd20, 0d7FF8000000000001;
 $L_9:
-	mov.f64 %fd20, %fd23;
-$L_10:
 	mov.f64 %fd19, %fd20;
-$L_11:
+$L_10:
 	mad.lo.s64 %rd232, %rd9, 8, %rd4;
 	st.global.f64 [%rd232], %fd19;
-$L_12:
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
+$L_12:
 	setp.neu.f64 %p43, %fd18, %fd18;
 	mov.pred %p42, %p43;
-$L_14:
+$L_13:
 	@%p42 bra $L_8;
-$L_15:
-	mov.b64 %rd35, 0;
-$L_16:
-	setp.eq.s64 %p36, %rd35, 0;
-	@!%p36 bra $L_164;
-$L_17:
+$L_14:
 	and.b64 %fd37, %fd14, 9223372036854775807;
 	mov.f64 %fd38, %fd37;
-$L_18:
+$L_15:
 	setp.gt.f64 %p39, %fd38, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p34, %p39;
-$L_19:
+$L_16:
 	@%p34 bra $L_8;
-$L_20:
+$L_17:
 	setp.eq.f64 %p33, %fd18, 0d0000000000000000;
 	@%p33 bra $L_8;
-$L_21:
-	mov.b64 %rd26, 0;
-$L_22:
-	setp.eq.s64 %p27, %rd26, 0;
-	@!%p27 bra $L_161;
-$L_23:
+$L_18:
 	and.b64 %fd28, %fd18, 9223372036854775807;
 	mov.f64 %fd29, %fd28;
-$L_24:
+$L_19:
 	setp.gt.f64 %p30, %fd29, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p25, %p30;
-$L_25:
-	@!%p25 bra $L_27;
-$L_26:
+$L_20:
+	@!%p25 bra $L_22;
+$L_21:
 	mov.f64 %fd20, %fd14;
-	bra.uni $L_10;
-$L_27:
+	bra.uni $L_9;
+$L_22:
 	setp.lt.f64 %p44, %fd14, 0d0000000000000000;
-	@!%p44 bra $L_160;
-$L_28:
+	@!%p44 bra $L_121;
+$L_23:
 	neg.f64 %fd47, %fd14;
 	mov.f64 %fd45, %fd47;
 	mov.pred %p46, 1;
-$L_29:
+$L_24:
 	setp.lt.f64 %p48, %fd18, 0d0000000000000000;
-	@!%p48 bra $L_159;
-$L_30:
+	@!%p48 bra $L_120;
+$L_25:
 	neg.f64 %fd50, %fd18;
 	mov.f64 %fd49, %fd50;
-$L_31:
+$L_26:
 	setp.eq.f64 %p51, %fd45, %fd49;
-	@!%p51 bra $L_35;
-$L_32:
-	@!%p46 bra $L_34;
-$L_33:
-	mov.f64 %fdt0, 0d0000000000000000;
-	neg.f64 %fd54, %fdt0;
-	mov.f64 %fd20, %fd54;
-	bra.uni $L_10;
-$L_34:
+	@!%p51 bra $L_30;
+$L_27:
+	@!%p46 bra $L_29;
+$L_28:
+	mov.f64 %fd20, 0d8000000000000000;
+	bra.uni $L_9;
+$L_29:
 	mov.f64 %fd20, 0d0000000000000000;
-	bra.uni $L_10;
-$L_35:
+	bra.uni $L_9;
+$L_30:
 	setp.le.f64 %p52, %fd49, 0d7FDFFFFFFFFFFFFF;
-	@!%p52 bra $L_158;
-$L_36:
+	@!%p52 bra $L_119;
+$L_31:
 	add.rn.f64 %fd55, %fd49, %fd49;
-$L_37:
+$L_32:
 	setp.eq.f64 %p58, %fd55, 0d0000000000000000;
-	@!%p58 bra $L_57;
-$L_38:
-	mov.f64 %fd60, 0d7FF8000000000001;
-	mov.f64 %fd59, %fd60;
-$L_39:
-	mov.f64 %fd57, %fd59;
-$L_40:
+	@!%p58 bra $L_51;
+$L_33:
+	mov.f64 %fd57, 0d7FF8000000000001;
+$L_34:
 	mov.f64 %fd56, %fd57;
-$L_41:
+$L_35:
 	mov.f64 %fd53, %fd56;
-$L_42:
+$L_36:
 	setp.lt.f64 %p217, %fd49, 0d0020000000000000;
-	@!%p217 bra $L_52;
-$L_43:
+	@!%p217 bra $L_46;
+$L_37:
 	add.rn.f64 %fd218, %fd53, %fd53;
 	setp.gt.f64 %p219, %fd218, %fd49;
-	@!%p219 bra $L_51;
-$L_44:
+	@!%p219 bra $L_45;
+$L_38:
 	sub.rn.f64 %fd224, %fd53, %fd49;
 	add.rn.f64 %fd225, %fd224, %fd224;
 	setp.ge.f64 %p226, %fd225, %fd49;
-	@!%p226 bra $L_50;
-$L_45:
+	@!%p226 bra $L_44;
+$L_39:
 	sub.rn.f64 %fd227, %fd224, %fd49;
 	mov.f64 %fd220, %fd227;
-$L_46:
-	@!%p46 bra $L_49;
-$L_47:
+$L_40:
+	@!%p46 bra $L_43;
+$L_41:
 	neg.f64 %fd231, %fd220;
 	mov.f64 %fd221, %fd231;
-$L_48:
+$L_42:
 	mov.f64 %fd20, %fd221;
-	bra.uni $L_10;
-$L_49:
+	bra.uni $L_9;
+$L_43:
 	mov.f64 %fd221, %fd220;
-	bra.uni $L_48;
-$L_50:
+	bra.uni $L_42;
+$L_44:
 	mov.f64 %fd220, %fd224;
-	bra.uni $L_46;
-$L_51:
+	bra.uni $L_40;
+$L_45:
 	mov.f64 %fd220, %fd53;
-	bra.uni $L_46;
-$L_52:
+	bra.uni $L_40;
+$L_46:
 	mul.rn.f64 %fd222, %fd49, 0d3FE0000000000000;
 	setp.gt.f64 %p223, %fd53, %fd222;
-	@!%p223 bra $L_56;
-$L_53:
+	@!%p223 bra $L_50;
+$L_47:
 	sub.rn.f64 %fd228, %fd53, %fd49;
 	setp.ge.f64 %p229, %fd228, %fd222;
-	@!%p229 bra $L_55;
-$L_54:
+	@!%p229 bra $L_49;
+$L_48:
 	sub.rn.f64 %fd230, %fd228, %fd49;
 	mov.f64 %fd220, %fd230;
-	bra.uni $L_46;
-$L_55:
+	bra.uni $L_40;
+$L_49:
 	mov.f64 %fd220, %fd228;
-	bra.uni $L_46;
-$L_56:
+	bra.uni $L_40;
+$L_50:
 	mov.f64 %fd220, %fd53;
-	bra.uni $L_46;
-$L_57:
-	mov.b64 %rd105, 0;
-$L_58:
-	setp.eq.s64 %p106, %rd105, 0;
-	@!%p106 bra $L_155;
-$L_59:
+	bra.uni $L_40;
+$L_51:
 	and.b64 %fd107, %fd45, 9223372036854775807;
 	mov.f64 %fd108, %fd107;
-$L_60:
+$L_52:
 	setp.gt.f64 %p109, %fd108, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p104, %p109;
-$L_61:
-	@%p104 bra $L_38;
-$L_62:
+$L_53:
+	@%p104 bra $L_33;
+$L_54:
 	setp.neu.f64 %p103, %fd45, %fd45;
 	mov.pred %p102, %p103;
-$L_63:
-	@%p102 bra $L_38;
-$L_64:
+$L_55:
+	@%p102 bra $L_33;
+$L_56:
 	setp.neu.f64 %p101, %fd55, %fd55;
 	mov.pred %p100, %p101;
-$L_65:
-	@%p100 bra $L_38;
-$L_66:
+$L_57:
+	@%p100 bra $L_33;
+$L_58:
 	and.b64 %fd61, %fd55, 9223372036854775807;
-$L_67:
+$L_59:
 	setp.eq.f64 %p66, %fd61, 0d0000000000000000;
-	@!%p66 bra $L_140;
-$L_68:
+	@!%p66 bra $L_109;
+$L_60:
 	mov.f64 %fd64, %fd61;
 	mov.b64 %rd65, 0;
-$L_69:
+$L_61:
 	mov.f64 %fd94, %fd64;
 	mov.b64 %rd95, %rd65;
 	mov.f64 %fd62, %fd94;
 	mov.b64 %rd63, %rd95;
-$L_70:
+$L_62:
 	mov.f64 %fd96, %fd62;
 	mov.b64 %rd97, %rd63;
 	setp.lt.f64 %p98, %fd45, 0d0000000000000000;
-	@!%p98 bra $L_139;
-$L_71:
+	@!%p98 bra $L_108;
+$L_63:
 	neg.f64 %fd112, %fd45;
 	mov.f64 %fd99, %fd112;
-$L_72:
+$L_64:
+	mov.pred %p158, %p66;
+	and.b64 %fd162, %fd61, 9223372036854775807;
+	mov.f64 %fd163, %fd162;
+	setp.gt.f64 %p164, %fd163, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p159, %p164;
+	setp.neu.f64 %p183, %fd61, %fd61;
+	mov.pred %p182, %p183;
+	mov.f64 %fd169, %fd162;
+	setp.lt.f64 %p170, %fd169, 0d0010000000000000;
+	mul.rn.f64 %fd171, %fd61, 0d4330000000000000;
+$L_65:
 	setp.ge.f64 %p153, %fd99, %fd61;
-	@!%p153 bra $L_135;
-$L_73:
+	@!%p153 bra $L_104;
+$L_66:
 	setp.eq.f64 %p117, %fd99, 0d0000000000000000;
-	@!%p117 bra $L_120;
-$L_74:
+	@!%p117 bra $L_94;
+$L_67:
 	mov.f64 %fd115, %fd99;
 	mov.b64 %rd116, 0;
-$L_75:
+$L_68:
 	mov.f64 %fd145, %fd115;
 	mov.b64 %rd146, %rd116;
 	mov.f64 %fd113, %fd145;
 	mov.b64 %rd114, %rd146;
-$L_76:
+$L_69:
 	mov.f64 %fd147, %fd113;
 	mov.b64 %rd148, %rd114;
 	setp.lt.f64 %p149, %fd147, %fd96;
-	@!%p149 bra $L_119;
-$L_77:
+	@!%p149 bra $L_93;
+$L_70:
 	sub.s64 %rd154, %rd148, 1;
 	mov.b64 %rd150, %rd154;
-$L_78:
+$L_71:
 	sub.s64 %rd155, %rd150, %rd97;
-$L_79:
-	setp.eq.f64 %p158, %fd61, 0d0000000000000000;
-	@!%p158 bra $L_83;
-$L_80:
+$L_72:
+	@!%p158 bra $L_76;
+$L_73:
 	mov.f64 %fd157, %fd61;
-$L_81:
+$L_74:
 	mov.f64 %fd156, %fd157;
-$L_82:
+$L_75:
 	sub.rn.f64 %fd215, %fd99, %fd156;
 	mov.f64 %fd99, %fd215;
-	bra.uni $L_72;
-$L_83:
-	mov.b64 %rd160, 0;
-$L_84:
-	setp.eq.s64 %p161, %rd160, 0;
-	@!%p161 bra $L_116;
-$L_85:
-	and.b64 %fd162, %fd61, 9223372036854775807;
-	mov.f64 %fd163, %fd162;
-$L_86:
-	setp.gt.f64 %p164, %fd163, 0d7FEFFFFFFFFFFFFF;
-	mov.pred %p159, %p164;
-$L_87:
-	@!%p159 bra $L_89;
-$L_88:
+	bra.uni $L_65;
+$L_76:
+	@!%p159 bra $L_78;
+$L_77:
 	mov.f64 %fd157, %fd61;
-	bra.uni $L_81;
-$L_89:
-	setp.neu.f64 %p183, %fd61, %fd61;
-	mov.pred %p182, %p183;
-$L_90:
-	@%p182 bra $L_88;
-$L_91:
-	and.b64 %fd169, %fd61, 9223372036854775807;
-	setp.lt.f64 %p170, %fd169, 0d0010000000000000;
-	@!%p170 bra $L_115;
-$L_92:
-	mul.rn.f64 %fd171, %fd61, 0d4330000000000000;
+	bra.uni $L_74;
+$L_78:
+	@%p182 bra $L_77;
+$L_79:
+	@!%p170 bra $L_92;
+$L_80:
 	mov.f64 %fd167, %fd171;
 	mov.b64 %rd168, -52;
-$L_93:
+$L_81:
 	mov.f64 %fd172, %fd167;
 	mov.b64 %rd173, %rd168;
 	add.s64 %rd174, %rd155, %rd173;
@@ -18174,66 +16615,36 @@ $L_93:
 	sub.s64 %rd179, %rd178, 1023;
 	add.s64 %rd180, %rd174, %rd179;
 	setp.lt.s64 %p181, %rd180, -1075;
-	@!%p181 bra $L_97;
-$L_94:
-	mov.f64 %fd185, 0d0000000000000000;
-$L_95:
-	mov.b64 %rd186, %fd185;
-	and.b64 %rd187, %rd186, 9223372036854775807;
-	mov.b64 %rd188, %fd172;
+	@!%p181 bra $L_84;
+$L_82:
+	mov.b64 %rd188, %rd175;
 	and.b64 %rd189, %rd188, 9223372036854775808U;
-	or.b64 %rd190, %rd187, %rd189;
+	mov.b64 %rd190, %rd189;
 	mov.b64 %fd191, %rd190;
 	mov.f64 %fd184, %fd191;
-$L_96:
+$L_83:
 	mov.f64 %fd157, %fd184;
-	bra.uni $L_81;
-$L_97:
+	bra.uni $L_74;
+$L_84:
 	setp.gt.s64 %p192, %rd180, 1023;
-	@!%p192 bra $L_111;
-$L_98:
+	@!%p192 bra $L_88;
+$L_85:
 	setp.lt.f64 %p193, %fd172, 0d0000000000000000;
-	@!%p193 bra $L_105;
-$L_99:
-	mov.b64 %rd198, -1;
-$L_100:
-	setp.ge.s64 %p199, %rd198, 0;
-	@!%p199 bra $L_104;
-$L_101:
-	mov.b64 %rd200, 9218868437227405312;
-$L_102:
-	mov.b64 %fd201, %rd200;
-	mov.f64 %fd197, %fd201;
-$L_103:
-	mov.f64 %fd157, %fd197;
-	bra.uni $L_81;
-$L_104:
-	mov.b64 %rd200, 18442240474082181120U;
-	bra.uni $L_102;
-$L_105:
-	mov.b64 %rd203, 1;
-$L_106:
-	setp.ge.s64 %p204, %rd203, 0;
-	@!%p204 bra $L_110;
-$L_107:
-	mov.b64 %rd205, 9218868437227405312;
-$L_108:
-	mov.b64 %fd206, %rd205;
-	mov.f64 %fd202, %fd206;
-$L_109:
-	mov.f64 %fd157, %fd202;
-	bra.uni $L_81;
-$L_110:
-	mov.b64 %rd205, 18442240474082181120U;
-	bra.uni $L_108;
-$L_111:
+	@!%p193 bra $L_87;
+$L_86:
+	mov.f64 %fd157, 0dFFF0000000000000;
+	bra.uni $L_74;
+$L_87:
+	mov.f64 %fd157, 0d7FF0000000000000;
+	bra.uni $L_74;
+$L_88:
 	setp.lt.s64 %p194, %rd180, -1022;
-	@!%p194 bra $L_114;
-$L_112:
+	@!%p194 bra $L_91;
+$L_89:
 	add.s64 %rd207, %rd180, 53;
 	mov.b64 %rd195, %rd207;
 	mov.f64 %fd196, 0d3CA0000000000000;
-$L_113:
+$L_90:
 	and.b64 %rd208, %rd175, 9227875636482146303U;
 	add.s64 %rd209, %rd195, 1023;
 	mov.b64 %rd210, %rd209;
@@ -18242,59 +16653,44 @@ $L_113:
 	mov.b64 %fd213, %rd212;
 	mul.rn.f64 %fd214, %fd196, %fd213;
 	mov.f64 %fd157, %fd214;
-	bra.uni $L_81;
-$L_114:
+	bra.uni $L_74;
+$L_91:
 	mov.b64 %rd195, %rd180;
 	mov.f64 %fd196, 0d3FF0000000000000;
-	bra.uni $L_113;
-$L_115:
+	bra.uni $L_90;
+$L_92:
 	mov.f64 %fd167, %fd61;
 	mov.b64 %rd168, 0;
-	bra.uni $L_93;
-$L_116:
-	setp.lt.s64 %p165, %rd160, 0;
-	@!%p165 bra $L_118;
-$L_117:
-	neg.f64 %fd166, %fd61;
-	mov.f64 %fd163, %fd166;
-	bra.uni $L_86;
-$L_118:
-	mov.f64 %fd163, %fd61;
-	bra.uni $L_86;
-$L_119:
+	bra.uni $L_81;
+$L_93:
 	mov.b64 %rd150, %rd148;
-	bra.uni $L_78;
-$L_120:
-	mov.b64 %rd119, 0;
-$L_121:
-	setp.eq.s64 %p120, %rd119, 0;
-	@!%p120 bra $L_132;
-$L_122:
+	bra.uni $L_71;
+$L_94:
 	and.b64 %fd121, %fd99, 9223372036854775807;
 	mov.f64 %fd122, %fd121;
-$L_123:
+$L_95:
 	setp.gt.f64 %p123, %fd122, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p118, %p123;
-$L_124:
-	@!%p118 bra $L_126;
-$L_125:
+$L_96:
+	@!%p118 bra $L_98;
+$L_97:
 	mov.f64 %fd115, %fd99;
 	mov.b64 %rd116, 0;
-	bra.uni $L_75;
-$L_126:
+	bra.uni $L_68;
+$L_98:
 	setp.neu.f64 %p144, %fd99, %fd99;
 	mov.pred %p143, %p144;
-$L_127:
-	@%p143 bra $L_125;
-$L_128:
+$L_99:
+	@%p143 bra $L_97;
+$L_100:
 	and.b64 %fd128, %fd99, 9223372036854775807;
 	setp.lt.f64 %p129, %fd128, 0d0010000000000000;
-	@!%p129 bra $L_131;
-$L_129:
+	@!%p129 bra $L_103;
+$L_101:
 	mul.rn.f64 %fd130, %fd99, 0d4330000000000000;
 	mov.f64 %fd126, %fd130;
 	mov.b64 %rd127, -52;
-$L_130:
+$L_102:
 	mov.f64 %fd131, %fd126;
 	mov.b64 %rd132, %rd127;
 	mov.b64 %rd133, %fd131;
@@ -18309,67 +16705,52 @@ $L_130:
 	mov.b64 %fd142, %rd141;
 	mov.f64 %fd115, %fd142;
 	mov.b64 %rd116, %rd139;
-	bra.uni $L_75;
-$L_131:
+	bra.uni $L_68;
+$L_103:
 	mov.f64 %fd126, %fd99;
 	mov.b64 %rd127, 0;
-	bra.uni $L_130;
-$L_132:
-	setp.lt.s64 %p124, %rd119, 0;
-	@!%p124 bra $L_134;
-$L_133:
-	neg.f64 %fd125, %fd99;
-	mov.f64 %fd122, %fd125;
-	bra.uni $L_123;
-$L_134:
-	mov.f64 %fd122, %fd99;
-	bra.uni $L_123;
-$L_135:
+	bra.uni $L_102;
+$L_104:
 	setp.lt.f64 %p151, %fd45, 0d0000000000000000;
-	@!%p151 bra $L_138;
-$L_136:
+	@!%p151 bra $L_107;
+$L_105:
 	neg.f64 %fd216, %fd99;
 	mov.f64 %fd152, %fd216;
-$L_137:
+$L_106:
 	mov.f64 %fd57, %fd152;
-	bra.uni $L_40;
-$L_138:
+	bra.uni $L_34;
+$L_107:
 	mov.f64 %fd152, %fd99;
-	bra.uni $L_137;
-$L_139:
+	bra.uni $L_106;
+$L_108:
 	mov.f64 %fd99, %fd45;
-	bra.uni $L_72;
-$L_140:
-	mov.b64 %rd68, 0;
-$L_141:
-	setp.eq.s64 %p69, %rd68, 0;
-	@!%p69 bra $L_152;
-$L_142:
+	bra.uni $L_64;
+$L_109:
 	and.b64 %fd70, %fd61, 9223372036854775807;
 	mov.f64 %fd71, %fd70;
-$L_143:
+$L_110:
 	setp.gt.f64 %p72, %fd71, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p67, %p72;
-$L_144:
-	@!%p67 bra $L_146;
-$L_145:
+$L_111:
+	@!%p67 bra $L_113;
+$L_112:
 	mov.f64 %fd64, %fd61;
 	mov.b64 %rd65, 0;
-	bra.uni $L_69;
-$L_146:
+	bra.uni $L_61;
+$L_113:
 	setp.neu.f64 %p93, %fd61, %fd61;
 	mov.pred %p92, %p93;
-$L_147:
-	@%p92 bra $L_145;
-$L_148:
-	and.b64 %fd77, %fd61, 9223372036854775807;
+$L_114:
+	@%p92 bra $L_112;
+$L_115:
+	mov.f64 %fd77, %fd70;
 	setp.lt.f64 %p78, %fd77, 0d0010000000000000;
-	@!%p78 bra $L_151;
-$L_149:
+	@!%p78 bra $L_118;
+$L_116:
 	mul.rn.f64 %fd79, %fd61, 0d4330000000000000;
 	mov.f64 %fd75, %fd79;
 	mov.b64 %rd76, -52;
-$L_150:
+$L_117:
 	mov.f64 %fd80, %fd75;
 	mov.b64 %rd81, %rd76;
 	mov.b64 %rd82, %fd80;
@@ -18384,62 +16765,22 @@ $L_150:
 	mov.b64 %fd91, %rd90;
 	mov.f64 %fd64, %fd91;
 	mov.b64 %rd65, %rd88;
-	bra.uni $L_69;
-$L_151:
+	bra.uni $L_61;
+$L_118:
 	mov.f64 %fd75, %fd61;
 	mov.b64 %rd76, 0;
-	bra.uni $L_150;
-$L_152:
-	setp.lt.s64 %p73, %rd68, 0;
-	@!%p73 bra $L_154;
-$L_153:
-	neg.f64 %fd74, %fd61;
-	mov.f64 %fd71, %fd74;
-	bra.uni $L_143;
-$L_154:
-	mov.f64 %fd71, %fd61;
-	bra.uni $L_143;
-$L_155:
-	setp.lt.s64 %p110, %rd105, 0;
-	@!%p110 bra $L_157;
-$L_156:
-	neg.f64 %fd111, %fd45;
-	mov.f64 %fd108, %fd111;
-	bra.uni $L_60;
-$L_157:
-	mov.f64 %fd108, %fd45;
-	bra.uni $L_60;
-$L_158:
+	bra.uni $L_117;
+$L_119:
 	mov.f64 %fd53, %fd45;
-	bra.uni $L_42;
-$L_159:
+	bra.uni $L_36;
+$L_120:
 	mov.f64 %fd49, %fd18;
-	bra.uni $L_31;
-$L_160:
+	bra.uni $L_26;
+$L_121:
 	mov.f64 %fd45, %fd14;
 	mov.pred %p46, 0;
-	bra.uni $L_29;
-$L_161:
-	setp.lt.s64 %p31, %rd26, 0;
-	@!%p31 bra $L_163;
-$L_162:
-	neg.f64 %fd32, %fd18;
-	mov.f64 %fd29, %fd32;
 	bra.uni $L_24;
-$L_163:
-	mov.f64 %fd29, %fd18;
-	bra.uni $L_24;
-$L_164:
-	setp.lt.s64 %p40, %rd35, 0;
-	@!%p40 bra $L_166;
-$L_165:
-	neg.f64 %fd41, %fd14;
-	mov.f64 %fd38, %fd41;
-	bra.uni $L_18;
-$L_166:
-	mov.f64 %fd38, %fd14;
-	bra.uni $L_18;
-$L_167:
+$L_122:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -18520,8 +16861,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -18617,13 +16956,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_26;
+	@!%p7 bra $L_21;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_26;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -18653,36 +16990,31 @@ $L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_11:
-	mov.b64 %rd21, 0;
-$L_12:
-	setp.eq.s64 %p22, %rd21, 0;
-	@!%p22 bra $L_23;
-$L_13:
 	and.b64 %fd23, %fd14, 9223372036854775807;
 	mov.f64 %fd24, %fd23;
-$L_14:
+$L_12:
 	setp.gt.f64 %p25, %fd24, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p20, %p25;
-$L_15:
-	@!%p20 bra $L_17;
-$L_16:
+$L_13:
+	@!%p20 bra $L_15;
+$L_14:
 	mov.f64 %fd17, %fd14;
 	mov.b64 %rd18, 0;
 	bra.uni $L_8;
-$L_17:
+$L_15:
 	setp.neu.f64 %p46, %fd14, %fd14;
 	mov.pred %p45, %p46;
-$L_18:
-	@%p45 bra $L_16;
-$L_19:
-	and.b64 %fd30, %fd14, 9223372036854775807;
+$L_16:
+	@%p45 bra $L_14;
+$L_17:
+	mov.f64 %fd30, %fd23;
 	setp.lt.f64 %p31, %fd30, 0d0010000000000000;
-	@!%p31 bra $L_22;
-$L_20:
+	@!%p31 bra $L_20;
+$L_18:
 	mul.rn.f64 %fd32, %fd14, 0d4330000000000000;
 	mov.f64 %fd28, %fd32;
 	mov.b64 %rd29, -52;
-$L_21:
+$L_19:
 	mov.f64 %fd33, %fd28;
 	mov.b64 %rd34, %rd29;
 	mov.b64 %rd35, %fd33;
@@ -18698,21 +17030,11 @@ $L_21:
 	mov.f64 %fd17, %fd44;
 	mov.b64 %rd18, %rd41;
 	bra.uni $L_8;
-$L_22:
+$L_20:
 	mov.f64 %fd28, %fd14;
 	mov.b64 %rd29, 0;
-	bra.uni $L_21;
-$L_23:
-	setp.lt.s64 %p26, %rd21, 0;
-	@!%p26 bra $L_25;
-$L_24:
-	neg.f64 %fd27, %fd14;
-	mov.f64 %fd24, %fd27;
-	bra.uni $L_14;
-$L_25:
-	mov.f64 %fd24, %fd14;
-	bra.uni $L_14;
-$L_26:
+	bra.uni $L_19;
+$L_21:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -18783,13 +17105,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_47;
+	@!%p7 bra $L_31;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_47;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -18813,35 +17133,30 @@ $L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_11:
-	mov.b64 %rd23, 0;
-$L_12:
-	setp.eq.s64 %p24, %rd23, 0;
-	@!%p24 bra $L_44;
-$L_13:
 	and.b64 %fd25, %fd14, 9223372036854775807;
 	mov.f64 %fd26, %fd25;
-$L_14:
+$L_12:
 	setp.gt.f64 %p27, %fd26, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p22, %p27;
-$L_15:
-	@!%p22 bra $L_17;
-$L_16:
+$L_13:
+	@!%p22 bra $L_15;
+$L_14:
 	mov.f64 %fd20, %fd14;
 	bra.uni $L_8;
-$L_17:
+$L_15:
 	setp.neu.f64 %p46, %fd14, %fd14;
 	mov.pred %p45, %p46;
-$L_18:
-	@%p45 bra $L_16;
-$L_19:
-	and.b64 %fd32, %fd14, 9223372036854775807;
+$L_16:
+	@%p45 bra $L_14;
+$L_17:
+	mov.f64 %fd32, %fd25;
 	setp.lt.f64 %p33, %fd32, 0d0010000000000000;
-	@!%p33 bra $L_43;
-$L_20:
+	@!%p33 bra $L_30;
+$L_18:
 	mul.rn.f64 %fd34, %fd14, 0d4330000000000000;
 	mov.f64 %fd30, %fd34;
 	mov.b64 %rd31, -52;
-$L_21:
+$L_19:
 	mov.f64 %fd35, %fd30;
 	mov.b64 %rd36, %rd31;
 	add.s64 %rd37, %rd18, %rd36;
@@ -18852,66 +17167,36 @@ $L_21:
 	sub.s64 %rd42, %rd41, 1023;
 	add.s64 %rd43, %rd37, %rd42;
 	setp.lt.s64 %p44, %rd43, -1075;
-	@!%p44 bra $L_25;
-$L_22:
-	mov.f64 %fd48, 0d0000000000000000;
-$L_23:
-	mov.b64 %rd49, %fd48;
-	and.b64 %rd50, %rd49, 9223372036854775807;
-	mov.b64 %rd51, %fd35;
+	@!%p44 bra $L_22;
+$L_20:
+	mov.b64 %rd51, %rd38;
 	and.b64 %rd52, %rd51, 9223372036854775808U;
-	or.b64 %rd53, %rd50, %rd52;
+	mov.b64 %rd53, %rd52;
 	mov.b64 %fd54, %rd53;
 	mov.f64 %fd47, %fd54;
-$L_24:
+$L_21:
 	mov.f64 %fd20, %fd47;
 	bra.uni $L_8;
-$L_25:
+$L_22:
 	setp.gt.s64 %p55, %rd43, 1023;
-	@!%p55 bra $L_39;
-$L_26:
+	@!%p55 bra $L_26;
+$L_23:
 	setp.lt.f64 %p56, %fd35, 0d0000000000000000;
-	@!%p56 bra $L_33;
-$L_27:
-	mov.b64 %rd61, -1;
-$L_28:
-	setp.ge.s64 %p62, %rd61, 0;
-	@!%p62 bra $L_32;
-$L_29:
-	mov.b64 %rd63, 9218868437227405312;
-$L_30:
-	mov.b64 %fd64, %rd63;
-	mov.f64 %fd60, %fd64;
-$L_31:
-	mov.f64 %fd20, %fd60;
+	@!%p56 bra $L_25;
+$L_24:
+	mov.f64 %fd20, 0dFFF0000000000000;
 	bra.uni $L_8;
-$L_32:
-	mov.b64 %rd63, 18442240474082181120U;
-	bra.uni $L_30;
-$L_33:
-	mov.b64 %rd66, 1;
-$L_34:
-	setp.ge.s64 %p67, %rd66, 0;
-	@!%p67 bra $L_38;
-$L_35:
-	mov.b64 %rd68, 9218868437227405312;
-$L_36:
-	mov.b64 %fd69, %rd68;
-	mov.f64 %fd65, %fd69;
-$L_37:
-	mov.f64 %fd20, %fd65;
+$L_25:
+	mov.f64 %fd20, 0d7FF0000000000000;
 	bra.uni $L_8;
-$L_38:
-	mov.b64 %rd68, 18442240474082181120U;
-	bra.uni $L_36;
-$L_39:
+$L_26:
 	setp.lt.s64 %p57, %rd43, -1022;
-	@!%p57 bra $L_42;
-$L_40:
+	@!%p57 bra $L_29;
+$L_27:
 	add.s64 %rd70, %rd43, 53;
 	mov.b64 %rd58, %rd70;
 	mov.f64 %fd59, 0d3CA0000000000000;
-$L_41:
+$L_28:
 	and.b64 %rd71, %rd38, 9227875636482146303U;
 	add.s64 %rd72, %rd58, 1023;
 	mov.b64 %rd73, %rd72;
@@ -18921,25 +17206,15 @@ $L_41:
 	mul.rn.f64 %fd77, %fd59, %fd76;
 	mov.f64 %fd20, %fd77;
 	bra.uni $L_8;
-$L_42:
+$L_29:
 	mov.b64 %rd58, %rd43;
 	mov.f64 %fd59, 0d3FF0000000000000;
-	bra.uni $L_41;
-$L_43:
+	bra.uni $L_28;
+$L_30:
 	mov.f64 %fd30, %fd14;
 	mov.b64 %rd31, 0;
-	bra.uni $L_21;
-$L_44:
-	setp.lt.s64 %p28, %rd23, 0;
-	@!%p28 bra $L_46;
-$L_45:
-	neg.f64 %fd29, %fd14;
-	mov.f64 %fd26, %fd29;
-	bra.uni $L_14;
-$L_46:
-	mov.f64 %fd26, %fd14;
-	bra.uni $L_14;
-$L_47:
+	bra.uni $L_19;
+$L_31:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -19015,8 +17290,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_11;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -19114,13 +17387,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_27;
+	@!%p7 bra $L_22;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_27;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -19146,30 +17417,25 @@ $L_12:
 	mov.b64 %rd15, 2147483647;
 	bra.uni $L_8;
 $L_13:
-	mov.b64 %rd20, 0;
-$L_14:
-	setp.eq.s64 %p21, %rd20, 0;
-	@!%p21 bra $L_24;
-$L_15:
 	and.b64 %fd22, %fd14, 9223372036854775807;
 	mov.f64 %fd23, %fd22;
-$L_16:
+$L_14:
 	setp.gt.f64 %p24, %fd23, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p19, %p24;
-$L_17:
-	@!%p19 bra $L_19;
-$L_18:
+$L_15:
+	@!%p19 bra $L_17;
+$L_16:
 	mov.b64 %rd15, 2147483647;
 	bra.uni $L_8;
-$L_19:
-	and.b64 %fd30, %fd14, 9223372036854775807;
+$L_17:
+	mov.f64 %fd30, %fd22;
 	setp.lt.f64 %p31, %fd30, 0d0010000000000000;
-	@!%p31 bra $L_23;
-$L_20:
+	@!%p31 bra $L_21;
+$L_18:
 	mul.rn.f64 %fd32, %fd14, 0d4330000000000000;
 	mov.f64 %fd28, %fd32;
 	mov.b64 %rd29, -52;
-$L_21:
+$L_19:
 	mov.f64 %fd33, %fd28;
 	mov.b64 %rd34, %rd29;
 	mov.b64 %rd35, %fd33;
@@ -19179,24 +17445,14 @@ $L_21:
 	sub.s64 %rd39, %rd38, 1023;
 	add.s64 %rd40, %rd39, %rd34;
 	mov.b64 %rd27, %rd40;
-$L_22:
+$L_20:
 	mov.b64 %rd15, %rd27;
 	bra.uni $L_8;
-$L_23:
+$L_21:
 	mov.f64 %fd28, %fd14;
 	mov.b64 %rd29, 0;
-	bra.uni $L_21;
-$L_24:
-	setp.lt.s64 %p25, %rd20, 0;
-	@!%p25 bra $L_26;
-$L_25:
-	neg.f64 %fd26, %fd14;
-	mov.f64 %fd23, %fd26;
-	bra.uni $L_16;
-$L_26:
-	mov.f64 %fd23, %fd14;
-	bra.uni $L_16;
-$L_27:
+	bra.uni $L_19;
+$L_22:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -19231,7 +17487,7 @@ $Lfault:
 )
 {
 	.reg .pred %p<40>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<42>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<43>;
@@ -19268,8 +17524,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_27;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -19281,15 +17535,12 @@ $L_6:
 $L_7:
 	@!%p15 bra $L_26;
 $L_8:
-	or.b32 %r18, 0, 1;
-	mov.b32 %r17, %r18;
+	mov.b32 %r17, 1;
 $L_9:
-	setp.ge.u64 %pt1, %rd9, %rd13;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd19, %rd9, 8, %rd12;
+	mov.b64 %rd19, %rd11;
 	ld.global.f64 %fd20, [%rd19];
-	setp.ge.u64 %pt2, %rd9, %rd23;
-	@%pt2 bra $Lfault_2;
+	setp.ge.u64 %pt1, %rd9, %rd23;
+	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd21, %rd9, 8, %rd22;
 	ld.global.s64 %rd24, [%rd21];
 $L_10:
@@ -19307,9 +17558,7 @@ $L_14:
 	or.b32 %r33, %r17, 2;
 	mov.b32 %r32, %r33;
 $L_15:
-	setp.ge.u64 %pt3, %rd9, %rd13;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd34, %rd9, 8, %rd12;
+	mov.b64 %rd34, %rd11;
 	ld.global.f64 %fd35, [%rd34];
 $L_16:
 	mov.b64 %rd37, %fd35;
@@ -19322,7 +17571,7 @@ $L_18:
 	or.b32 %r41, %r32, 4;
 	mov.b32 %r40, %r41;
 $L_19:
-	mad.lo.s64 %rd42, %rd9, 1, %rd4;
+	add.s64 %rd42, %rd4, %rd9;
 	st.global.u8 [%rd42], %r40;
 $L_20:
 	add.s64 %rd2, %rd2, %rd1;
@@ -19354,19 +17603,9 @@ $Lfault_0:
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_2:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd23;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [Classify_0_param_6];
@@ -19374,8 +17613,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt4, %rt8, %rt6;
-	@%pt4 exit;
+	setp.ne.u32 %pt2, %rt8, %rt6;
+	@%pt2 exit;
 	st.global.u32 [%rdt3+8], 3735552;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -19399,7 +17638,7 @@ $Lfault:
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<9>;
 	.reg .b64 %rd<27>;
-	.reg .b64 %rdt<4>;
+	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<23>;
 
 $L_0:
@@ -19427,13 +17666,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_14;
+	@!%p7 bra $L_13;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_14;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -19441,7 +17678,7 @@ $L_5:
 	ld.global.s64 %rd14, [%rd11];
 $L_6:
 	setp.ge.s64 %p16, %rd14, 0;
-	@!%p16 bra $L_13;
+	@!%p16 bra $L_12;
 $L_7:
 	mov.b64 %rd17, 9218868437227405312;
 $L_8:
@@ -19452,21 +17689,18 @@ $L_9:
 	mad.lo.s64 %rd20, %rd9, 8, %rd4;
 	st.global.u64 [%rd20], %rd19;
 $L_10:
-	mov.f64 %fd22, 0d7FF8000000000001;
-	mov.f64 %fd21, %fd22;
-$L_11:
-	mov.b64 %rd23, %fd21;
 	setp.ge.u64 %pt1, %rd9, %rd26;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 8, %rd25;
-	st.global.u64 [%rd24], %rd23;
-$L_12:
+	mov.b64 %rdt3, 9221120237041090561;
+	st.global.u64 [%rd24], %rdt3;
+$L_11:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_13:
+$L_12:
 	mov.b64 %rd17, 18442240474082181120U;
 	bra.uni $L_8;
-$L_14:
+$L_13:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -19479,19 +17713,19 @@ $Lfault_1:
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt3, [Specials_0_param_6];
-	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
+	ld.param.u64 %rdt4, [Specials_0_param_6];
+	cvta.to.global.u64 %rdt4, %rdt4;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 3801088;
-	st.global.u32 [%rdt3+12], %rt5;
-	st.global.u64 [%rdt3+16], %rdt1;
-	st.global.u64 [%rdt3+24], %rdt2;
+	st.global.u32 [%rdt4+8], 3801088;
+	st.global.u32 [%rdt4+12], %rt5;
+	st.global.u64 [%rdt4+16], %rdt1;
+	st.global.u64 [%rdt4+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt7;
+	st.volatile.global.u32 [%rdt4+4], %rt7;
 	exit;
 }
 
@@ -19542,8 +17776,6 @@ $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_7;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -19552,7 +17784,7 @@ $L_5:
 	mov.b64 %rd15, %fd14;
 	mad.lo.s64 %rd16, %rd9, 8, %rd4;
 	st.global.u64 [%rd16], %rd15;
-	mad.lo.s64 %rd17, %rd9, 8, %rd4;
+	mov.b64 %rd17, %rd16;
 	ld.global.u64 %rd18, [%rd17];
 	xor.b64 %rd19, %rd18, 9223372036854775808U;
 	mov.b64 %fd20, %rd19;
@@ -19646,13 +17878,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_26;
+	@!%p7 bra $L_25;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_26;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -19661,7 +17891,7 @@ $L_5:
 	mov.b32 %r15, %f14;
 	mad.lo.s64 %rd16, %rd9, 4, %rd4;
 	st.global.u32 [%rd16], %r15;
-	mad.lo.s64 %rd17, %rd9, 4, %rd4;
+	mov.b64 %rd17, %rd16;
 	ld.global.u32 %r18, [%rd17];
 	xor.b32 %r19, %r18, 2147483648;
 	mov.b32 %f20, %r19;
@@ -19669,7 +17899,7 @@ $L_5:
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd21, %rd9, 4, %rd22;
 	st.global.f32 [%rd21], %f20;
-	mad.lo.s64 %rd24, %rd9, 4, %rd12;
+	mov.b64 %rd24, %rd11;
 	ld.global.f32 %f25, [%rd24];
 	setp.ge.u64 %pt2, %rd9, %rd28;
 	@%pt2 bra $Lfault_2;
@@ -19681,74 +17911,66 @@ $L_7:
 	setp.neu.f64 %p33, %fd31, %fd31;
 	mov.pred %p32, %p33;
 $L_8:
-	@!%p32 bra $L_14;
+	@!%p32 bra $L_13;
 $L_9:
-	mov.f64 %fd36, 0d7FF8000000000001;
-	mov.f64 %fd35, %fd36;
+	mov.f32 %f34, 0f7FC00000;
 $L_10:
-	cvt.rn.f32.f64 %f37, %fd35;
-	mov.f32 %f34, %f37;
-$L_11:
 	mov.f32 %f30, %f34;
-$L_12:
+$L_11:
 	setp.ge.u64 %pt3, %rd9, %rd65;
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd63, %rd9, 4, %rd64;
 	st.global.f32 [%rd63], %f30;
-$L_13:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_14:
+$L_13:
 	cvt.f64.f32 %fd39, %f29;
-$L_15:
+$L_14:
 	setp.neu.f64 %p41, %fd39, %fd39;
 	mov.pred %p40, %p41;
-$L_16:
+$L_15:
 	@%p40 bra $L_9;
-$L_17:
+$L_16:
 	setp.eq.f32 %p38, %f25, %f29;
-	@!%p38 bra $L_19;
-$L_18:
+	@!%p38 bra $L_18;
+$L_17:
 	mov.f32 %f34, %f25;
-	bra.uni $L_11;
-$L_19:
+	bra.uni $L_10;
+$L_18:
 	setp.eq.f32 %p53, %f25, 0f00000000;
-	@!%p53 bra $L_23;
+	@!%p53 bra $L_22;
+$L_19:
+	mov.f64 %fd44, %fd39;
 $L_20:
-	mov.f32 %f42, 0f00000001;
-	cvt.f64.f32 %fd43, %f42;
-	cvt.f64.f32 %fd44, %f29;
-$L_21:
-	mov.b64 %rd46, %fd43;
-	and.b64 %rd47, %rd46, 9223372036854775807;
 	mov.b64 %rd48, %fd44;
 	and.b64 %rd49, %rd48, 9223372036854775808U;
-	or.b64 %rd50, %rd47, %rd49;
+	or.b64 %rd50, %rd49, 3936146074321813504;
 	mov.b64 %fd51, %rd50;
 	mov.f64 %fd45, %fd51;
-$L_22:
+$L_21:
 	cvt.rn.f32.f64 %f52, %fd45;
 	mov.f32 %f34, %f52;
-	bra.uni $L_11;
-$L_23:
+	bra.uni $L_10;
+$L_22:
 	setp.gt.f32 %p57, %f29, %f25;
 	setp.gt.f32 %p58, %f25, 0f00000000;
 	xor.pred %pt4, %p57, %p58;
 	not.pred %p59, %pt4;
-	@!%p59 bra $L_25;
-$L_24:
+	@!%p59 bra $L_24;
+$L_23:
 	mov.b32 %r54, %f25;
 	add.u32 %r55, %r54, 1;
 	mov.b32 %f56, %r55;
 	mov.f32 %f34, %f56;
-	bra.uni $L_11;
-$L_25:
+	bra.uni $L_10;
+$L_24:
 	mov.b32 %r60, %f25;
 	sub.u32 %r61, %r60, 1;
 	mov.b32 %f62, %r61;
 	mov.f32 %f34, %f62;
-	bra.uni $L_11;
-$L_26:
+	bra.uni $L_10;
+$L_25:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -19803,14 +18025,14 @@ $Lfault:
 	.param .u64 Narrow_0_param_12
 )
 {
-	.reg .pred %p<505>;
-	.reg .pred %pt<9>;
+	.reg .pred %p<555>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<423>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<519>;
+	.reg .b64 %rd<558>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<516>;
-	.reg .f64 %fd<515>;
+	.reg .f64 %fd<556>;
 
 $L_0:
 	ld.param.u64 %rd4, [Narrow_0_param_4];
@@ -19846,13 +18068,11 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_325;
+	@!%p7 bra $L_232;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_325;
 $L_5:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
@@ -19861,24 +18081,24 @@ $L_5:
 	sqrt.rn.f32 %f17, %f14;
 	mad.lo.s64 %rd18, %rd9, 4, %rd4;
 	st.global.f32 [%rd18], %f17;
-	mad.lo.s64 %rd19, %rd9, 4, %rd12;
+	mov.b64 %rd19, %rd11;
 	ld.global.f32 %f20, [%rd19];
 	cvt.rmi.f32.f32 %f23, %f20;
 	setp.ge.u64 %pt1, %rd9, %rd26;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd9, 4, %rd25;
 	st.global.f32 [%rd24], %f23;
-	mad.lo.s64 %rd27, %rd9, 4, %rd12;
+	mov.b64 %rd27, %rd11;
 	ld.global.f32 %f28, [%rd27];
 	cvt.f64.f32 %fd29, %f28;
 $L_6:
 	mov.b64 %rd32, %fd29;
 	and.b64 %rd33, %rd32, 9223372036854775807;
 	setp.ge.u64 %p34, %rd33, 9218868437227405312;
-	@!%p34 bra $L_300;
+	@!%p34 bra $L_217;
 $L_7:
 	setp.eq.u64 %p35, %rd32, 18442240474082181120U;
-	@!%p35 bra $L_299;
+	@!%p35 bra $L_216;
 $L_8:
 	mov.f64 %fd31, 0d0000000000000000;
 $L_9:
@@ -19889,13 +18109,11 @@ $L_10:
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd91, %rd9, 4, %rd92;
 	st.global.f32 [%rd91], %f90;
-	setp.ge.u64 %pt3, %rd9, %rd13;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd94, %rd9, 4, %rd12;
+	mov.b64 %rd94, %rd11;
 	ld.global.f32 %f95, [%rd94];
 	cvt.f64.f32 %fd96, %f95;
-	setp.ge.u64 %pt4, %rd9, %rd99;
-	@%pt4 bra $Lfault_4;
+	setp.ge.u64 %pt3, %rd9, %rd99;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd97, %rd9, 4, %rd98;
 	ld.global.f32 %f100, [%rd97];
 	cvt.f64.f32 %fd101, %f100;
@@ -19913,8 +18131,8 @@ $L_14:
 	mov.f64 %fd102, %fd105;
 $L_15:
 	cvt.rn.f32.f64 %f515, %fd102;
-	setp.ge.u64 %pt5, %rd9, %rd518;
-	@%pt5 bra $Lfault_5;
+	setp.ge.u64 %pt4, %rd9, %rd518;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd516, %rd9, 4, %rd517;
 	st.global.f32 [%rd516], %f515;
 $L_16:
@@ -19933,75 +18151,46 @@ $L_20:
 	setp.neu.f64 %p129, %fd106, %fd106;
 	mov.pred %p128, %p129;
 $L_21:
-	@!%p128 bra $L_24;
+	@!%p128 bra $L_23;
 $L_22:
-	mov.f64 %fd127, 0d7FF8000000000001;
-	mov.f64 %fd126, %fd127;
-$L_23:
-	mov.f64 %fd105, %fd126;
+	mov.f64 %fd105, 0d7FF8000000000001;
 	bra.uni $L_14;
-$L_24:
+$L_23:
 	setp.neu.f64 %p133, %fd107, %fd107;
 	mov.pred %p132, %p133;
-$L_25:
+$L_24:
 	@%p132 bra $L_22;
-$L_26:
+$L_25:
 	setp.eq.f64 %p131, %fd106, 0d0000000000000000;
-	@!%p131 bra $L_244;
-$L_27:
+	@!%p131 bra $L_190;
+$L_26:
 	setp.lt.f64 %p130, %fd107, 0d0000000000000000;
-	@!%p130 bra $L_52;
-$L_28:
+	@!%p130 bra $L_41;
+$L_27:
 	mov.b64 %rd144, %fd106;
 	mov.b64 %rd145, %rd144;
 	setp.lt.s64 %p146, %rd145, 0;
 	mov.pred %p143, %p146;
+$L_28:
+	@!%p143 bra $L_33;
 $L_29:
-	@!%p143 bra $L_39;
-$L_30:
 	and.b64 %fd163, %fd107, 9223372036854775807;
 	setp.ge.f64 %p164, %fd163, 0d4340000000000000;
-	@!%p164 bra $L_45;
-$L_31:
+	@!%p164 bra $L_34;
+$L_30:
 	mov.pred %p162, 0;
+$L_31:
+	@!%p162 bra $L_33;
 $L_32:
-	@!%p162 bra $L_39;
+	mov.f64 %fd105, 0dFFF0000000000000;
+	bra.uni $L_14;
 $L_33:
-	mov.b64 %rd153, -1;
+	mov.f64 %fd105, 0d7FF0000000000000;
+	bra.uni $L_14;
 $L_34:
-	setp.ge.s64 %p154, %rd153, 0;
-	@!%p154 bra $L_38;
-$L_35:
-	mov.b64 %rd155, 9218868437227405312;
-$L_36:
-	mov.b64 %fd156, %rd155;
-	mov.f64 %fd152, %fd156;
-$L_37:
-	mov.f64 %fd105, %fd152;
-	bra.uni $L_14;
-$L_38:
-	mov.b64 %rd155, 18442240474082181120U;
-	bra.uni $L_36;
-$L_39:
-	mov.b64 %rd158, 1;
-$L_40:
-	setp.ge.s64 %p159, %rd158, 0;
-	@!%p159 bra $L_44;
-$L_41:
-	mov.b64 %rd160, 9218868437227405312;
-$L_42:
-	mov.b64 %fd161, %rd160;
-	mov.f64 %fd157, %fd161;
-$L_43:
-	mov.f64 %fd105, %fd157;
-	bra.uni $L_14;
-$L_44:
-	mov.b64 %rd160, 18442240474082181120U;
-	bra.uni $L_42;
-$L_45:
 	cvt.rzi.f64.f64 %fd167, %fd107;
 	sub.rn.f64 %fd168, %fd107, %fd167;
-$L_46:
+$L_35:
 	mov.b64 %rd170, %fd168;
 	and.b64 %rd171, %rd170, 9223372036854775807;
 	mov.b64 %rd172, %fd107;
@@ -20009,53 +18198,53 @@ $L_46:
 	or.b64 %rd174, %rd171, %rd173;
 	mov.b64 %fd175, %rd174;
 	mov.f64 %fd169, %fd175;
-$L_47:
+$L_36:
 	mov.f64 %fd165, %fd167;
 	mov.f64 %fd166, %fd169;
-$L_48:
+$L_37:
 	mov.f64 %fd176, %fd165;
 	mov.f64 %fd177, %fd166;
 	setp.eq.f64 %p178, %fd177, 0d0000000000000000;
-	@!%p178 bra $L_51;
-$L_49:
+	@!%p178 bra $L_40;
+$L_38:
 	cvt.rzi.s64.f64 %rd180, %fd176;
 	and.b64 %rd181, %rd180, 1;
 	setp.eq.s64 %p182, %rd181, 1;
 	mov.pred %p179, %p182;
-$L_50:
+$L_39:
 	mov.pred %p162, %p179;
-	bra.uni $L_32;
-$L_51:
+	bra.uni $L_31;
+$L_40:
 	mov.pred %p179, 0;
-	bra.uni $L_50;
-$L_52:
+	bra.uni $L_39;
+$L_41:
 	setp.gt.f64 %p151, %fd107, 0d0000000000000000;
-	@!%p151 bra $L_67;
-$L_53:
+	@!%p151 bra $L_56;
+$L_42:
 	mov.b64 %rd148, %fd106;
 	mov.b64 %rd149, %rd148;
 	setp.lt.s64 %p150, %rd149, 0;
 	mov.pred %p147, %p150;
-$L_54:
-	@!%p147 bra $L_59;
-$L_55:
+$L_43:
+	@!%p147 bra $L_48;
+$L_44:
 	and.b64 %fd184, %fd107, 9223372036854775807;
 	setp.ge.f64 %p185, %fd184, 0d4340000000000000;
-	@!%p185 bra $L_60;
-$L_56:
+	@!%p185 bra $L_49;
+$L_45:
 	mov.pred %p183, 0;
-$L_57:
-	@!%p183 bra $L_59;
-$L_58:
+$L_46:
+	@!%p183 bra $L_48;
+$L_47:
 	mov.f64 %fd105, %fd106;
 	bra.uni $L_14;
-$L_59:
+$L_48:
 	mov.f64 %fd105, 0d0000000000000000;
 	bra.uni $L_14;
-$L_60:
+$L_49:
 	cvt.rzi.f64.f64 %fd188, %fd107;
 	sub.rn.f64 %fd189, %fd107, %fd188;
-$L_61:
+$L_50:
 	mov.b64 %rd191, %fd189;
 	and.b64 %rd192, %rd191, 9223372036854775807;
 	mov.b64 %rd193, %fd107;
@@ -20063,31 +18252,31 @@ $L_61:
 	or.b64 %rd195, %rd192, %rd194;
 	mov.b64 %fd196, %rd195;
 	mov.f64 %fd190, %fd196;
-$L_62:
+$L_51:
 	mov.f64 %fd186, %fd188;
 	mov.f64 %fd187, %fd190;
-$L_63:
+$L_52:
 	mov.f64 %fd197, %fd186;
 	mov.f64 %fd198, %fd187;
 	setp.eq.f64 %p199, %fd198, 0d0000000000000000;
-	@!%p199 bra $L_66;
-$L_64:
+	@!%p199 bra $L_55;
+$L_53:
 	cvt.rzi.s64.f64 %rd201, %fd197;
 	and.b64 %rd202, %rd201, 1;
 	setp.eq.s64 %p203, %rd202, 1;
 	mov.pred %p200, %p203;
-$L_65:
+$L_54:
 	mov.pred %p183, %p200;
-	bra.uni $L_57;
-$L_66:
+	bra.uni $L_46;
+$L_55:
 	mov.pred %p200, 0;
-	bra.uni $L_65;
-$L_67:
+	bra.uni $L_54;
+$L_56:
 	and.b64 %fd109, %fd107, 9223372036854775807;
-$L_68:
+$L_57:
 	cvt.rzi.f64.f64 %fd112, %fd109;
 	sub.rn.f64 %fd113, %fd109, %fd112;
-$L_69:
+$L_58:
 	mov.b64 %rd115, %fd113;
 	and.b64 %rd116, %rd115, 9223372036854775807;
 	mov.b64 %rd117, %fd109;
@@ -20095,117 +18284,91 @@ $L_69:
 	or.b64 %rd119, %rd116, %rd118;
 	mov.b64 %fd120, %rd119;
 	mov.f64 %fd114, %fd120;
-$L_70:
+$L_59:
 	mov.f64 %fd110, %fd112;
 	mov.f64 %fd111, %fd114;
-$L_71:
+$L_60:
 	mov.f64 %fd121, %fd110;
 	mov.f64 %fd122, %fd111;
 	setp.neu.f64 %p123, %fd122, 0d0000000000000000;
-	@!%p123 bra $L_75;
-$L_72:
+	@!%p123 bra $L_63;
+$L_61:
 	setp.lt.f64 %p254, %fd106, 0d0000000000000000;
-	@!%p254 bra $L_75;
-$L_73:
-	mov.f64 %fd252, 0d7FF8000000000001;
-	mov.f64 %fd251, %fd252;
-$L_74:
-	mov.f64 %fd105, %fd251;
+	@!%p254 bra $L_63;
+$L_62:
+	mov.f64 %fd105, 0d7FF8000000000001;
 	bra.uni $L_14;
-$L_75:
+$L_63:
 	setp.ge.f64 %p253, %fd121, 0d43E0000000000000;
-	@!%p253 bra $L_86;
-$L_76:
+	@!%p253 bra $L_69;
+$L_64:
 	setp.eq.f64 %p255, %fd106, 0dBFF0000000000000;
-	@!%p255 bra $L_78;
-$L_77:
+	@!%p255 bra $L_66;
+$L_65:
 	mov.f64 %fd105, 0d3FF0000000000000;
 	bra.uni $L_14;
-$L_78:
+$L_66:
 	and.b64 %fd259, %fd106, 9223372036854775807;
 	setp.lt.f64 %p260, %fd259, 0d3FF0000000000000;
 	setp.gt.f64 %p261, %fd107, 0d0000000000000000;
-	xor.pred %pt6, %p260, %p261;
-	not.pred %p262, %pt6;
-	@!%p262 bra $L_80;
-$L_79:
+	xor.pred %pt5, %p260, %p261;
+	not.pred %p262, %pt5;
+	@!%p262 bra $L_68;
+$L_67:
 	mov.f64 %fd105, 0d0000000000000000;
 	bra.uni $L_14;
-$L_80:
-	mov.b64 %rd264, 1;
-$L_81:
-	setp.ge.s64 %p265, %rd264, 0;
-	@!%p265 bra $L_85;
-$L_82:
-	mov.b64 %rd266, 9218868437227405312;
-$L_83:
-	mov.b64 %fd267, %rd266;
-	mov.f64 %fd263, %fd267;
-$L_84:
-	mov.f64 %fd105, %fd263;
+$L_68:
+	mov.f64 %fd105, 0d7FF0000000000000;
 	bra.uni $L_14;
-$L_85:
-	mov.b64 %rd266, 18442240474082181120U;
-	bra.uni $L_83;
-$L_86:
-	setp.neu.f64 %p256, %fd122, 0d0000000000000000;
-	@!%p256 bra $L_243;
-$L_87:
+$L_69:
+	mov.pred %p256, %p123;
+	@!%p256 bra $L_189;
+$L_70:
 	setp.gt.f64 %p268, %fd122, 0d3FE0000000000000;
-	@!%p268 bra $L_242;
-$L_88:
+	@!%p268 bra $L_188;
+$L_71:
 	sub.rn.f64 %fd313, %fd122, 0d3FF0000000000000;
 	add.rn.f64 %fd314, %fd121, 0d3FF0000000000000;
 	mov.f64 %fd269, %fd314;
 	mov.f64 %fd270, %fd313;
-$L_89:
+$L_72:
 	mov.b64 %rd317, %fd106;
 	and.b64 %rd318, %rd317, 9223372036854775807;
 	setp.eq.u64 %p319, %rd318, 0;
-	@!%p319 bra $L_233;
-$L_90:
-	mov.b64 %rd321, -1;
-$L_91:
-	setp.ge.s64 %p322, %rd321, 0;
-	@!%p322 bra $L_232;
-$L_92:
-	mov.b64 %rd323, 9218868437227405312;
-$L_93:
-	mov.b64 %fd324, %rd323;
-	mov.f64 %fd320, %fd324;
-$L_94:
-	mov.f64 %fd316, %fd320;
-$L_95:
+	@!%p319 bra $L_180;
+$L_73:
+	mov.f64 %fd316, 0dFFF0000000000000;
+$L_74:
 	mov.f64 %fd315, %fd316;
-$L_96:
+$L_75:
 	mul.rn.f64 %fd371, %fd270, %fd315;
-$L_97:
+$L_76:
 	mov.b64 %rd374, %fd371;
 	and.b64 %rd375, %rd374, 9223372036854775807;
 	setp.ge.u64 %p376, %rd375, 9218868437227405312;
-	@!%p376 bra $L_207;
-$L_98:
+	@!%p376 bra $L_165;
+$L_77:
 	setp.eq.u64 %p377, %rd374, 18442240474082181120U;
-	@!%p377 bra $L_206;
-$L_99:
+	@!%p377 bra $L_164;
+$L_78:
 	mov.f64 %fd373, 0d0000000000000000;
-$L_100:
+$L_79:
 	mov.f64 %fd372, %fd373;
-$L_101:
+$L_80:
 	mov.f64 %fd257, %fd269;
 	mov.f64 %fd258, %fd372;
-$L_102:
-	setp.eq.f64 %p275, %fd106, 0d0000000000000000;
-	@!%p275 bra $L_191;
-$L_103:
+$L_81:
+	mov.pred %p275, %p131;
+	@!%p275 bra $L_154;
+$L_82:
 	mov.f64 %fd273, %fd106;
 	mov.b64 %rd274, 0;
-$L_104:
+$L_83:
 	mov.f64 %fd303, %fd273;
 	mov.b64 %rd304, %rd274;
 	mov.f64 %fd271, %fd303;
 	mov.b64 %rd272, %rd304;
-$L_105:
+$L_84:
 	mov.f64 %fd305, %fd271;
 	mov.b64 %rd306, %rd272;
 	cvt.rzi.s64.f64 %rd307, %fd257;
@@ -20214,63 +18377,58 @@ $L_105:
 	mov.f64 %fd310, %fd305;
 	mov.b64 %rd311, %rd306;
 	mov.b64 %rd312, %rd307;
-$L_106:
+$L_85:
 	setp.ne.s64 %p432, %rd312, 0;
-	@!%p432 bra $L_184;
-$L_107:
+	@!%p432 bra $L_147;
+$L_86:
 	setp.lt.s64 %p434, %rd311, -4096;
-	@!%p434 bra $L_152;
-$L_108:
+	@!%p434 bra $L_115;
+$L_87:
 	add.s64 %rd438, %rd309, %rd311;
 	mov.b64 %rd433, %rd438;
-$L_109:
+$L_88:
 	setp.lt.f64 %p435, %fd107, 0d0000000000000000;
-	@!%p435 bra $L_151;
-$L_110:
+	@!%p435 bra $L_114;
+$L_89:
 	div.rn.f64 %fd454, 0d3FF0000000000000, %fd308;
 	neg.s64 %rd455, %rd433;
 	mov.f64 %fd436, %fd454;
 	mov.b64 %rd437, %rd455;
-$L_111:
+$L_90:
 	setp.eq.f64 %p458, %fd436, 0d0000000000000000;
-	@!%p458 bra $L_115;
-$L_112:
+	@!%p458 bra $L_94;
+$L_91:
 	mov.f64 %fd457, %fd436;
-$L_113:
+$L_92:
 	mov.f64 %fd456, %fd457;
-$L_114:
+$L_93:
 	mov.f64 %fd105, %fd456;
 	bra.uni $L_14;
-$L_115:
-	mov.b64 %rd460, 0;
-$L_116:
-	setp.eq.s64 %p461, %rd460, 0;
-	@!%p461 bra $L_148;
-$L_117:
+$L_94:
 	and.b64 %fd462, %fd436, 9223372036854775807;
 	mov.f64 %fd463, %fd462;
-$L_118:
+$L_95:
 	setp.gt.f64 %p464, %fd463, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p459, %p464;
-$L_119:
-	@!%p459 bra $L_121;
-$L_120:
+$L_96:
+	@!%p459 bra $L_98;
+$L_97:
 	mov.f64 %fd457, %fd436;
-	bra.uni $L_113;
-$L_121:
+	bra.uni $L_92;
+$L_98:
 	setp.neu.f64 %p483, %fd436, %fd436;
 	mov.pred %p482, %p483;
-$L_122:
-	@%p482 bra $L_120;
-$L_123:
+$L_99:
+	@%p482 bra $L_97;
+$L_100:
 	and.b64 %fd469, %fd436, 9223372036854775807;
 	setp.lt.f64 %p470, %fd469, 0d0010000000000000;
-	@!%p470 bra $L_147;
-$L_124:
+	@!%p470 bra $L_113;
+$L_101:
 	mul.rn.f64 %fd471, %fd436, 0d4330000000000000;
 	mov.f64 %fd467, %fd471;
 	mov.b64 %rd468, -52;
-$L_125:
+$L_102:
 	mov.f64 %fd472, %fd467;
 	mov.b64 %rd473, %rd468;
 	add.s64 %rd474, %rd437, %rd473;
@@ -20281,66 +18439,36 @@ $L_125:
 	sub.s64 %rd479, %rd478, 1023;
 	add.s64 %rd480, %rd474, %rd479;
 	setp.lt.s64 %p481, %rd480, -1075;
-	@!%p481 bra $L_129;
-$L_126:
-	mov.f64 %fd485, 0d0000000000000000;
-$L_127:
-	mov.b64 %rd486, %fd485;
-	and.b64 %rd487, %rd486, 9223372036854775807;
-	mov.b64 %rd488, %fd472;
+	@!%p481 bra $L_105;
+$L_103:
+	mov.b64 %rd488, %rd475;
 	and.b64 %rd489, %rd488, 9223372036854775808U;
-	or.b64 %rd490, %rd487, %rd489;
+	mov.b64 %rd490, %rd489;
 	mov.b64 %fd491, %rd490;
 	mov.f64 %fd484, %fd491;
-$L_128:
+$L_104:
 	mov.f64 %fd457, %fd484;
-	bra.uni $L_113;
-$L_129:
+	bra.uni $L_92;
+$L_105:
 	setp.gt.s64 %p492, %rd480, 1023;
-	@!%p492 bra $L_143;
-$L_130:
+	@!%p492 bra $L_109;
+$L_106:
 	setp.lt.f64 %p493, %fd472, 0d0000000000000000;
-	@!%p493 bra $L_137;
-$L_131:
-	mov.b64 %rd498, -1;
-$L_132:
-	setp.ge.s64 %p499, %rd498, 0;
-	@!%p499 bra $L_136;
-$L_133:
-	mov.b64 %rd500, 9218868437227405312;
-$L_134:
-	mov.b64 %fd501, %rd500;
-	mov.f64 %fd497, %fd501;
-$L_135:
-	mov.f64 %fd457, %fd497;
-	bra.uni $L_113;
-$L_136:
-	mov.b64 %rd500, 18442240474082181120U;
-	bra.uni $L_134;
-$L_137:
-	mov.b64 %rd503, 1;
-$L_138:
-	setp.ge.s64 %p504, %rd503, 0;
-	@!%p504 bra $L_142;
-$L_139:
-	mov.b64 %rd505, 9218868437227405312;
-$L_140:
-	mov.b64 %fd506, %rd505;
-	mov.f64 %fd502, %fd506;
-$L_141:
-	mov.f64 %fd457, %fd502;
-	bra.uni $L_113;
-$L_142:
-	mov.b64 %rd505, 18442240474082181120U;
-	bra.uni $L_140;
-$L_143:
+	@!%p493 bra $L_108;
+$L_107:
+	mov.f64 %fd457, 0dFFF0000000000000;
+	bra.uni $L_92;
+$L_108:
+	mov.f64 %fd457, 0d7FF0000000000000;
+	bra.uni $L_92;
+$L_109:
 	setp.lt.s64 %p494, %rd480, -1022;
-	@!%p494 bra $L_146;
-$L_144:
+	@!%p494 bra $L_112;
+$L_110:
 	add.s64 %rd507, %rd480, 53;
 	mov.b64 %rd495, %rd507;
 	mov.f64 %fd496, 0d3CA0000000000000;
-$L_145:
+$L_111:
 	and.b64 %rd508, %rd475, 9227875636482146303U;
 	add.s64 %rd509, %rd495, 1023;
 	mov.b64 %rd510, %rd509;
@@ -20349,230 +18477,215 @@ $L_145:
 	mov.b64 %fd513, %rd512;
 	mul.rn.f64 %fd514, %fd496, %fd513;
 	mov.f64 %fd457, %fd514;
-	bra.uni $L_113;
-$L_146:
+	bra.uni $L_92;
+$L_112:
 	mov.b64 %rd495, %rd480;
 	mov.f64 %fd496, 0d3FF0000000000000;
-	bra.uni $L_145;
-$L_147:
+	bra.uni $L_111;
+$L_113:
 	mov.f64 %fd467, %fd436;
 	mov.b64 %rd468, 0;
-	bra.uni $L_125;
-$L_148:
-	setp.lt.s64 %p465, %rd460, 0;
-	@!%p465 bra $L_150;
-$L_149:
-	neg.f64 %fd466, %fd436;
-	mov.f64 %fd463, %fd466;
-	bra.uni $L_118;
-$L_150:
-	mov.f64 %fd463, %fd436;
-	bra.uni $L_118;
-$L_151:
+	bra.uni $L_102;
+$L_114:
 	mov.f64 %fd436, %fd308;
 	mov.b64 %rd437, %rd433;
-	bra.uni $L_111;
-$L_152:
+	bra.uni $L_90;
+$L_115:
 	setp.gt.s64 %p443, %rd311, 4096;
-	@%p443 bra $L_108;
-$L_153:
+	@%p443 bra $L_87;
+$L_116:
 	and.b64 %rd439, %rd312, 1;
 	setp.eq.s64 %p440, %rd439, 1;
-	@!%p440 bra $L_190;
-$L_154:
+	@!%p440 bra $L_153;
+$L_117:
 	mul.rn.f64 %fd444, %fd308, %fd310;
 	add.s64 %rd445, %rd309, %rd311;
 	mov.f64 %fd441, %fd444;
 	mov.b64 %rd442, %rd445;
-$L_155:
+$L_118:
 	mul.rn.f64 %fd446, %fd310, %fd310;
 	shl.b64 %rd447, %rd311, 1;
 	setp.lt.f64 %p448, %fd446, 0d3FE0000000000000;
-	@!%p448 bra $L_189;
-$L_156:
+	@!%p448 bra $L_152;
+$L_119:
 	add.rn.f64 %fd451, %fd446, %fd446;
 	sub.s64 %rd452, %rd447, 1;
 	mov.f64 %fd449, %fd451;
 	mov.b64 %rd450, %rd452;
-$L_157:
+$L_120:
 	shr.s64 %rd453, %rd312, 1;
 	mov.f64 %fd308, %fd441;
 	mov.b64 %rd309, %rd442;
 	mov.f64 %fd310, %fd449;
 	mov.b64 %rd311, %rd450;
 	mov.b64 %rd312, %rd453;
-$L_158:
-	setp.ne.s64 %p432, %rd312, 0;
-	@!%p432 bra $L_184;
-$L_159:
-	setp.lt.s64 %p434, %rd311, -4096;
-	@%p434 bra $L_108;
-$L_160:
-	setp.gt.s64 %p443, %rd311, 4096;
-	@%p443 bra $L_108;
-$L_161:
-	and.b64 %rd439, %rd312, 1;
-	setp.eq.s64 %p440, %rd439, 1;
-	@!%p440 bra $L_188;
-$L_162:
-	mul.rn.f64 %fd444, %fd308, %fd310;
-	add.s64 %rd445, %rd309, %rd311;
-	mov.f64 %fd441, %fd444;
-	mov.b64 %rd442, %rd445;
-$L_163:
-	mul.rn.f64 %fd446, %fd310, %fd310;
-	shl.b64 %rd447, %rd311, 1;
-	setp.lt.f64 %p448, %fd446, 0d3FE0000000000000;
-	@!%p448 bra $L_187;
-$L_164:
-	add.rn.f64 %fd451, %fd446, %fd446;
-	sub.s64 %rd452, %rd447, 1;
-	mov.f64 %fd449, %fd451;
-	mov.b64 %rd450, %rd452;
-$L_165:
-	shr.s64 %rd453, %rd312, 1;
+$L_121:
+	setp.ne.s64 %p519, %rd312, 0;
+	@!%p519 bra $L_147;
+$L_122:
+	setp.lt.s64 %p520, %rd311, -4096;
+	@%p520 bra $L_87;
+$L_123:
+	setp.gt.s64 %p523, %rd311, 4096;
+	@%p523 bra $L_87;
+$L_124:
+	and.b64 %rd521, %rd312, 1;
+	setp.eq.s64 %p522, %rd521, 1;
+	@!%p522 bra $L_151;
+$L_125:
+	mul.rn.f64 %fd524, %fd308, %fd310;
+	add.s64 %rd525, %rd309, %rd311;
+	mov.f64 %fd441, %fd524;
+	mov.b64 %rd442, %rd525;
+$L_126:
+	mul.rn.f64 %fd526, %fd310, %fd310;
+	shl.b64 %rd527, %rd311, 1;
+	setp.lt.f64 %p528, %fd526, 0d3FE0000000000000;
+	@!%p528 bra $L_150;
+$L_127:
+	add.rn.f64 %fd529, %fd526, %fd526;
+	sub.s64 %rd530, %rd527, 1;
+	mov.f64 %fd449, %fd529;
+	mov.b64 %rd450, %rd530;
+$L_128:
+	shr.s64 %rd531, %rd312, 1;
 	mov.f64 %fd308, %fd441;
 	mov.b64 %rd309, %rd442;
 	mov.f64 %fd310, %fd449;
 	mov.b64 %rd311, %rd450;
-	mov.b64 %rd312, %rd453;
-$L_166:
-	setp.ne.s64 %p432, %rd312, 0;
-	@!%p432 bra $L_184;
-$L_167:
-	setp.lt.s64 %p434, %rd311, -4096;
-	@%p434 bra $L_108;
-$L_168:
-	setp.gt.s64 %p443, %rd311, 4096;
-	@%p443 bra $L_108;
-$L_169:
-	and.b64 %rd439, %rd312, 1;
-	setp.eq.s64 %p440, %rd439, 1;
-	@!%p440 bra $L_186;
-$L_170:
-	mul.rn.f64 %fd444, %fd308, %fd310;
-	add.s64 %rd445, %rd309, %rd311;
-	mov.f64 %fd441, %fd444;
-	mov.b64 %rd442, %rd445;
-$L_171:
-	mul.rn.f64 %fd446, %fd310, %fd310;
-	shl.b64 %rd447, %rd311, 1;
-	setp.lt.f64 %p448, %fd446, 0d3FE0000000000000;
-	@!%p448 bra $L_185;
-$L_172:
-	add.rn.f64 %fd451, %fd446, %fd446;
-	sub.s64 %rd452, %rd447, 1;
-	mov.f64 %fd449, %fd451;
-	mov.b64 %rd450, %rd452;
-$L_173:
-	shr.s64 %rd453, %rd312, 1;
+	mov.b64 %rd312, %rd531;
+$L_129:
+	setp.ne.s64 %p532, %rd312, 0;
+	@!%p532 bra $L_147;
+$L_130:
+	setp.lt.s64 %p533, %rd311, -4096;
+	@%p533 bra $L_87;
+$L_131:
+	setp.gt.s64 %p536, %rd311, 4096;
+	@%p536 bra $L_87;
+$L_132:
+	and.b64 %rd534, %rd312, 1;
+	setp.eq.s64 %p535, %rd534, 1;
+	@!%p535 bra $L_149;
+$L_133:
+	mul.rn.f64 %fd537, %fd308, %fd310;
+	add.s64 %rd538, %rd309, %rd311;
+	mov.f64 %fd441, %fd537;
+	mov.b64 %rd442, %rd538;
+$L_134:
+	mul.rn.f64 %fd539, %fd310, %fd310;
+	shl.b64 %rd540, %rd311, 1;
+	setp.lt.f64 %p541, %fd539, 0d3FE0000000000000;
+	@!%p541 bra $L_148;
+$L_135:
+	add.rn.f64 %fd542, %fd539, %fd539;
+	sub.s64 %rd543, %rd540, 1;
+	mov.f64 %fd449, %fd542;
+	mov.b64 %rd450, %rd543;
+$L_136:
+	shr.s64 %rd544, %rd312, 1;
 	mov.f64 %fd308, %fd441;
 	mov.b64 %rd309, %rd442;
 	mov.f64 %fd310, %fd449;
 	mov.b64 %rd311, %rd450;
-	mov.b64 %rd312, %rd453;
-$L_174:
-	setp.ne.s64 %p432, %rd312, 0;
-	@!%p432 bra $L_184;
-$L_175:
-	setp.lt.s64 %p434, %rd311, -4096;
-	@%p434 bra $L_108;
-$L_176:
-	setp.gt.s64 %p443, %rd311, 4096;
-	@%p443 bra $L_108;
-$L_177:
-	and.b64 %rd439, %rd312, 1;
-	setp.eq.s64 %p440, %rd439, 1;
-	@!%p440 bra $L_183;
-$L_178:
-	mul.rn.f64 %fd444, %fd308, %fd310;
-	add.s64 %rd445, %rd309, %rd311;
-	mov.f64 %fd441, %fd444;
-	mov.b64 %rd442, %rd445;
-$L_179:
-	mul.rn.f64 %fd446, %fd310, %fd310;
-	shl.b64 %rd447, %rd311, 1;
-	setp.lt.f64 %p448, %fd446, 0d3FE0000000000000;
-	@!%p448 bra $L_182;
-$L_180:
-	add.rn.f64 %fd451, %fd446, %fd446;
-	sub.s64 %rd452, %rd447, 1;
-	mov.f64 %fd449, %fd451;
-	mov.b64 %rd450, %rd452;
-$L_181:
-	shr.s64 %rd453, %rd312, 1;
+	mov.b64 %rd312, %rd544;
+$L_137:
+	setp.ne.s64 %p545, %rd312, 0;
+	@!%p545 bra $L_147;
+$L_138:
+	setp.lt.s64 %p546, %rd311, -4096;
+	@%p546 bra $L_87;
+$L_139:
+	setp.gt.s64 %p549, %rd311, 4096;
+	@%p549 bra $L_87;
+$L_140:
+	and.b64 %rd547, %rd312, 1;
+	setp.eq.s64 %p548, %rd547, 1;
+	@!%p548 bra $L_146;
+$L_141:
+	mul.rn.f64 %fd550, %fd308, %fd310;
+	add.s64 %rd551, %rd309, %rd311;
+	mov.f64 %fd441, %fd550;
+	mov.b64 %rd442, %rd551;
+$L_142:
+	mul.rn.f64 %fd552, %fd310, %fd310;
+	shl.b64 %rd553, %rd311, 1;
+	setp.lt.f64 %p554, %fd552, 0d3FE0000000000000;
+	@!%p554 bra $L_145;
+$L_143:
+	add.rn.f64 %fd555, %fd552, %fd552;
+	sub.s64 %rd556, %rd553, 1;
+	mov.f64 %fd449, %fd555;
+	mov.b64 %rd450, %rd556;
+$L_144:
+	shr.s64 %rd557, %rd312, 1;
 	mov.f64 %fd308, %fd441;
 	mov.b64 %rd309, %rd442;
 	mov.f64 %fd310, %fd449;
 	mov.b64 %rd311, %rd450;
-	mov.b64 %rd312, %rd453;
-	bra.uni $L_106;
-$L_182:
-	mov.f64 %fd449, %fd446;
-	mov.b64 %rd450, %rd447;
-	bra.uni $L_181;
-$L_183:
+	mov.b64 %rd312, %rd557;
+	bra.uni $L_85;
+$L_145:
+	mov.f64 %fd449, %fd552;
+	mov.b64 %rd450, %rd553;
+	bra.uni $L_144;
+$L_146:
 	mov.f64 %fd441, %fd308;
 	mov.b64 %rd442, %rd309;
-	bra.uni $L_179;
-$L_184:
+	bra.uni $L_142;
+$L_147:
 	mov.b64 %rd433, %rd309;
-	bra.uni $L_109;
-$L_185:
-	mov.f64 %fd449, %fd446;
-	mov.b64 %rd450, %rd447;
-	bra.uni $L_173;
-$L_186:
+	bra.uni $L_88;
+$L_148:
+	mov.f64 %fd449, %fd539;
+	mov.b64 %rd450, %rd540;
+	bra.uni $L_136;
+$L_149:
 	mov.f64 %fd441, %fd308;
 	mov.b64 %rd442, %rd309;
-	bra.uni $L_171;
-$L_187:
-	mov.f64 %fd449, %fd446;
-	mov.b64 %rd450, %rd447;
-	bra.uni $L_165;
-$L_188:
+	bra.uni $L_134;
+$L_150:
+	mov.f64 %fd449, %fd526;
+	mov.b64 %rd450, %rd527;
+	bra.uni $L_128;
+$L_151:
 	mov.f64 %fd441, %fd308;
 	mov.b64 %rd442, %rd309;
-	bra.uni $L_163;
-$L_189:
+	bra.uni $L_126;
+$L_152:
 	mov.f64 %fd449, %fd446;
 	mov.b64 %rd450, %rd447;
-	bra.uni $L_157;
-$L_190:
+	bra.uni $L_120;
+$L_153:
 	mov.f64 %fd441, %fd308;
 	mov.b64 %rd442, %rd309;
-	bra.uni $L_155;
-$L_191:
-	mov.b64 %rd277, 0;
-$L_192:
-	setp.eq.s64 %p278, %rd277, 0;
-	@!%p278 bra $L_203;
-$L_193:
+	bra.uni $L_118;
+$L_154:
 	and.b64 %fd279, %fd106, 9223372036854775807;
 	mov.f64 %fd280, %fd279;
-$L_194:
+$L_155:
 	setp.gt.f64 %p281, %fd280, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p276, %p281;
-$L_195:
-	@!%p276 bra $L_197;
-$L_196:
+$L_156:
+	@!%p276 bra $L_158;
+$L_157:
 	mov.f64 %fd273, %fd106;
 	mov.b64 %rd274, 0;
-	bra.uni $L_104;
-$L_197:
-	setp.neu.f64 %p302, %fd106, %fd106;
+	bra.uni $L_83;
+$L_158:
+	mov.pred %p302, %p129;
 	mov.pred %p301, %p302;
-$L_198:
-	@%p301 bra $L_196;
-$L_199:
-	and.b64 %fd286, %fd106, 9223372036854775807;
+$L_159:
+	@%p301 bra $L_157;
+$L_160:
+	mov.f64 %fd286, %fd279;
 	setp.lt.f64 %p287, %fd286, 0d0010000000000000;
-	@!%p287 bra $L_202;
-$L_200:
+	@!%p287 bra $L_163;
+$L_161:
 	mul.rn.f64 %fd288, %fd106, 0d4330000000000000;
 	mov.f64 %fd284, %fd288;
 	mov.b64 %rd285, -52;
-$L_201:
+$L_162:
 	mov.f64 %fd289, %fd284;
 	mov.b64 %rd290, %rd285;
 	mov.b64 %rd291, %fd289;
@@ -20587,60 +18700,37 @@ $L_201:
 	mov.b64 %fd300, %rd299;
 	mov.f64 %fd273, %fd300;
 	mov.b64 %rd274, %rd297;
-	bra.uni $L_104;
-$L_202:
+	bra.uni $L_83;
+$L_163:
 	mov.f64 %fd284, %fd106;
 	mov.b64 %rd285, 0;
-	bra.uni $L_201;
-$L_203:
-	setp.lt.s64 %p282, %rd277, 0;
-	@!%p282 bra $L_205;
-$L_204:
-	neg.f64 %fd283, %fd106;
-	mov.f64 %fd280, %fd283;
-	bra.uni $L_194;
-$L_205:
-	mov.f64 %fd280, %fd106;
-	bra.uni $L_194;
-$L_206:
+	bra.uni $L_162;
+$L_164:
 	mov.f64 %fd373, %fd371;
-	bra.uni $L_100;
-$L_207:
+	bra.uni $L_79;
+$L_165:
 	setp.gt.f64 %p378, %fd371, 0d40862E42FEFA39EF;
-	@!%p378 bra $L_214;
-$L_208:
-	mov.b64 %rd380, 1;
-$L_209:
-	setp.ge.s64 %p381, %rd380, 0;
-	@!%p381 bra $L_213;
-$L_210:
-	mov.b64 %rd382, 9218868437227405312;
-$L_211:
-	mov.b64 %fd383, %rd382;
-	mov.f64 %fd379, %fd383;
-$L_212:
-	mov.f64 %fd373, %fd379;
-	bra.uni $L_100;
-$L_213:
-	mov.b64 %rd382, 18442240474082181120U;
-	bra.uni $L_211;
-$L_214:
+	@!%p378 bra $L_167;
+$L_166:
+	mov.f64 %fd373, 0d7FF0000000000000;
+	bra.uni $L_79;
+$L_167:
 	mul.rn.f64 %fd384, %fd371, 0d3FF71547652B82FE;
-$L_215:
+$L_168:
 	cvt.rni.f64.f64 %fd386, %fd384;
 	setp.ge.f64 %p387, %fd386, 0dC1E0000000000000;
-	@!%p387 bra $L_231;
-$L_216:
+	@!%p387 bra $L_179;
+$L_169:
 	setp.le.f64 %p389, %fd386, 0d41DFFFFFFFC00000;
-	@!%p389 bra $L_231;
-$L_217:
+	@!%p389 bra $L_179;
+$L_170:
 	cvt.rzi.s32.f64 %r388, %fd386;
 	mov.b32 %r385, %r388;
-$L_218:
+$L_171:
 	cvt.rn.f64.s32 %fd390, %r385;
 	neg.f64 %fd391, %fd390;
 	fma.rn.f64 %fd392, %fd391, 0d3FE62E42FEFA3000, %fd371;
-	neg.f64 %fd393, %fd390;
+	mov.f64 %fd393, %fd391;
 	fma.rn.f64 %fd394, %fd393, 0d3D53DE6AF278ECE6, %fd392;
 	mul.rn.f64 %fd395, %fd394, 0d3FB0000000000000;
 	fma.rn.f64 %fd396, 0d3EFA01A01A01A01A, %fd395, 0d3F2A01A01A01A01A;
@@ -20661,14 +18751,14 @@ $L_218:
 	fma.rn.f64 %fd411, %fd409, %fd410, 0d3FF0000000000000;
 	add.s32 %r412, %r385, 1023;
 	setp.le.s32 %p413, %r412, 0;
-	@!%p413 bra $L_223;
-$L_219:
+	@!%p413 bra $L_176;
+$L_172:
 	setp.lt.s32 %p414, %r412, -52;
-	@!%p414 bra $L_221;
-$L_220:
+	@!%p414 bra $L_174;
+$L_173:
 	mov.f64 %fd373, 0d0000000000000000;
-	bra.uni $L_100;
-$L_221:
+	bra.uni $L_79;
+$L_174:
 	add.s32 %r422, %r412, 1022;
 	cvt.s64.s32 %rd423, %r422;
 	shl.b64 %rd424, %rd423, 52;
@@ -20676,59 +18766,40 @@ $L_221:
 	mul.rn.f64 %fd426, %fd411, %fd425;
 	mov.f64 %fd415, %fd426;
 	mov.b32 %r416, 1;
-$L_222:
+$L_175:
 	cvt.s64.s32 %rd417, %r416;
 	shl.b64 %rd418, %rd417, 52;
 	mov.b64 %fd419, %rd418;
 	mul.rn.f64 %fd420, %fd415, %fd419;
 	mov.f64 %fd373, %fd420;
-	bra.uni $L_100;
-$L_223:
+	bra.uni $L_79;
+$L_176:
 	setp.ge.s32 %p421, %r412, 2047;
-	@!%p421 bra $L_230;
-$L_224:
-	mov.b64 %rd428, 1;
-$L_225:
-	setp.ge.s64 %p429, %rd428, 0;
-	@!%p429 bra $L_229;
-$L_226:
-	mov.b64 %rd430, 9218868437227405312;
-$L_227:
-	mov.b64 %fd431, %rd430;
-	mov.f64 %fd427, %fd431;
-$L_228:
-	mov.f64 %fd373, %fd427;
-	bra.uni $L_100;
-$L_229:
-	mov.b64 %rd430, 18442240474082181120U;
-	bra.uni $L_227;
-$L_230:
+	@!%p421 bra $L_178;
+$L_177:
+	mov.f64 %fd373, 0d7FF0000000000000;
+	bra.uni $L_79;
+$L_178:
 	mov.f64 %fd415, %fd411;
 	mov.b32 %r416, %r412;
-	bra.uni $L_222;
-$L_231:
+	bra.uni $L_175;
+$L_179:
 	mov.b32 %r385, -2147483648;
-	bra.uni $L_218;
-$L_232:
-	mov.b64 %rd323, 18442240474082181120U;
-	bra.uni $L_93;
-$L_233:
+	bra.uni $L_171;
+$L_180:
 	mov.b64 %rd327, %rd317;
 	setp.lt.s64 %p328, %rd327, 0;
-	@!%p328 bra $L_236;
-$L_234:
-	mov.f64 %fd326, 0d7FF8000000000001;
-	mov.f64 %fd325, %fd326;
-$L_235:
-	mov.f64 %fd316, %fd325;
-	bra.uni $L_95;
-$L_236:
+	@!%p328 bra $L_182;
+$L_181:
+	mov.f64 %fd316, 0d7FF8000000000001;
+	bra.uni $L_74;
+$L_182:
 	setp.ge.u64 %p329, %rd317, 9218868437227405312;
-	@!%p329 bra $L_238;
-$L_237:
+	@!%p329 bra $L_184;
+$L_183:
 	mov.f64 %fd316, %fd106;
-	bra.uni $L_95;
-$L_238:
+	bra.uni $L_74;
+$L_184:
 	and.b64 %rd330, %rd317, 4503599627370495;
 	or.b64 %rd331, %rd330, 4602678819172646912;
 	mov.b64 %fd332, %rd331;
@@ -20738,13 +18809,13 @@ $L_238:
 	sub.s32 %r336, %r335, 1022;
 	cvt.rn.f64.s32 %fd337, %r336;
 	setp.le.f64 %p338, %fd332, 0d3FE6A09E667F3BCD;
-	@!%p338 bra $L_241;
-$L_239:
+	@!%p338 bra $L_187;
+$L_185:
 	sub.rn.f64 %fd341, %fd337, 0d3FF0000000000000;
 	mul.rn.f64 %fd342, %fd332, 0d4000000000000000;
 	mov.f64 %fd339, %fd342;
 	mov.f64 %fd340, %fd341;
-$L_240:
+$L_186:
 	sub.rn.f64 %fd343, %fd339, 0d3FF0000000000000;
 	add.rn.f64 %fd344, %fd343, 0d4000000000000000;
 	div.rn.f64 %fd345, %fd343, %fd344;
@@ -20774,225 +18845,126 @@ $L_240:
 	sub.rn.f64 %fd369, %fd368, %fd343;
 	sub.rn.f64 %fd370, %fd363, %fd369;
 	mov.f64 %fd316, %fd370;
-	bra.uni $L_95;
-$L_241:
+	bra.uni $L_74;
+$L_187:
 	mov.f64 %fd339, %fd332;
 	mov.f64 %fd340, %fd337;
-	bra.uni $L_240;
-$L_242:
+	bra.uni $L_186;
+$L_188:
 	mov.f64 %fd269, %fd121;
 	mov.f64 %fd270, %fd122;
-	bra.uni $L_89;
-$L_243:
+	bra.uni $L_72;
+$L_189:
 	mov.f64 %fd257, %fd121;
 	mov.f64 %fd258, 0d3FF0000000000000;
-	bra.uni $L_102;
-$L_244:
-	mov.b64 %rd136, 0;
-$L_245:
-	setp.eq.s64 %p137, %rd136, 0;
-	@!%p137 bra $L_296;
-$L_246:
+	bra.uni $L_81;
+$L_190:
 	and.b64 %fd138, %fd107, 9223372036854775807;
 	mov.f64 %fd139, %fd138;
-$L_247:
+$L_191:
 	setp.gt.f64 %p140, %fd139, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p135, %p140;
-$L_248:
-	@!%p135 bra $L_266;
-$L_249:
+$L_192:
+	@!%p135 bra $L_201;
+$L_193:
 	setp.eq.f64 %p134, %fd106, 0dBFF0000000000000;
-	@!%p134 bra $L_251;
-$L_250:
+	@!%p134 bra $L_195;
+$L_194:
 	mov.f64 %fd105, 0d3FF0000000000000;
 	bra.uni $L_14;
-$L_251:
+$L_195:
 	and.b64 %fd220, %fd106, 9223372036854775807;
 	setp.lt.f64 %p221, %fd220, 0d3FF0000000000000;
-	mov.b64 %rd223, 1;
-$L_252:
-	setp.eq.s64 %p224, %rd223, 0;
-	@!%p224 bra $L_263;
-$L_253:
-	and.b64 %fd225, %fd107, 9223372036854775807;
-	mov.f64 %fd226, %fd225;
-$L_254:
+$L_196:
+	mov.f64 %fd226, %fd107;
+$L_197:
 	setp.gt.f64 %p227, %fd226, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p222, %p227;
-$L_255:
-	xor.pred %pt7, %p221, %p222;
-	not.pred %p230, %pt7;
-	@!%p230 bra $L_257;
-$L_256:
+$L_198:
+	xor.pred %pt6, %p221, %p222;
+	not.pred %p230, %pt6;
+	@!%p230 bra $L_200;
+$L_199:
 	mov.f64 %fd105, 0d0000000000000000;
 	bra.uni $L_14;
-$L_257:
-	mov.b64 %rd232, 1;
-$L_258:
-	setp.ge.s64 %p233, %rd232, 0;
-	@!%p233 bra $L_262;
-$L_259:
-	mov.b64 %rd234, 9218868437227405312;
-$L_260:
-	mov.b64 %fd235, %rd234;
-	mov.f64 %fd231, %fd235;
-$L_261:
-	mov.f64 %fd105, %fd231;
+$L_200:
+	mov.f64 %fd105, 0d7FF0000000000000;
 	bra.uni $L_14;
-$L_262:
-	mov.b64 %rd234, 18442240474082181120U;
-	bra.uni $L_260;
-$L_263:
-	setp.lt.s64 %p228, %rd223, 0;
-	@!%p228 bra $L_265;
-$L_264:
-	neg.f64 %fd229, %fd107;
-	mov.f64 %fd226, %fd229;
-	bra.uni $L_254;
-$L_265:
-	mov.f64 %fd226, %fd107;
-	bra.uni $L_254;
-$L_266:
-	mov.b64 %rd213, 0;
-$L_267:
-	setp.eq.s64 %p214, %rd213, 0;
-	@!%p214 bra $L_293;
-$L_268:
+$L_201:
 	and.b64 %fd215, %fd106, 9223372036854775807;
 	mov.f64 %fd216, %fd215;
-$L_269:
+$L_202:
 	setp.gt.f64 %p217, %fd216, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p212, %p217;
-$L_270:
-	@!%p212 bra $L_289;
-$L_271:
-	mov.b64 %rd205, -1;
-$L_272:
-	setp.eq.s64 %p206, %rd205, 0;
-	@!%p206 bra $L_286;
-$L_273:
-	and.b64 %fd207, %fd106, 9223372036854775807;
-	mov.f64 %fd208, %fd207;
-$L_274:
+$L_203:
+	@!%p212 bra $L_212;
+$L_204:
+	neg.f64 %fd211, %fd106;
+	mov.f64 %fd208, %fd211;
+$L_205:
 	setp.gt.f64 %p209, %fd208, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p204, %p209;
-$L_275:
-	@!%p204 bra $L_277;
-$L_276:
+$L_206:
+	@!%p204 bra $L_208;
+$L_207:
 	div.rn.f64 %fd238, 0d3FF0000000000000, %fd106;
 	neg.f64 %fd239, %fd107;
 	mov.f64 %fd103, %fd238;
 	mov.f64 %fd104, %fd239;
 	bra.uni $L_11;
-$L_277:
+$L_208:
 	setp.lt.f64 %p241, %fd107, 0d0000000000000000;
-	@!%p241 bra $L_279;
-$L_278:
+	@!%p241 bra $L_210;
+$L_209:
 	mov.f64 %fd105, 0d0000000000000000;
 	bra.uni $L_14;
-$L_279:
+$L_210:
 	setp.gt.f64 %p247, %fd107, 0d0000000000000000;
-	@!%p247 bra $L_67;
-$L_280:
-	mov.b64 %rd243, 1;
-$L_281:
-	setp.ge.s64 %p244, %rd243, 0;
-	@!%p244 bra $L_285;
-$L_282:
-	mov.b64 %rd245, 9218868437227405312;
-$L_283:
-	mov.b64 %fd246, %rd245;
-	mov.f64 %fd242, %fd246;
-$L_284:
-	mov.f64 %fd105, %fd242;
+	@!%p247 bra $L_56;
+$L_211:
+	mov.f64 %fd105, 0d7FF0000000000000;
 	bra.uni $L_14;
-$L_285:
-	mov.b64 %rd245, 18442240474082181120U;
-	bra.uni $L_283;
-$L_286:
-	setp.lt.s64 %p210, %rd205, 0;
-	@!%p210 bra $L_288;
-$L_287:
-	neg.f64 %fd211, %fd106;
-	mov.f64 %fd208, %fd211;
-	bra.uni $L_274;
-$L_288:
-	mov.f64 %fd208, %fd106;
-	bra.uni $L_274;
-$L_289:
+$L_212:
 	setp.eq.f64 %p237, %fd107, 0d3FE0000000000000;
-	@!%p237 bra $L_291;
-$L_290:
+	@!%p237 bra $L_214;
+$L_213:
 	sqrt.rn.f64 %fd236, %fd106;
 	mov.f64 %fd105, %fd236;
 	bra.uni $L_14;
-$L_291:
+$L_214:
 	setp.eq.f64 %p250, %fd107, 0dBFE0000000000000;
-	@!%p250 bra $L_67;
-$L_292:
+	@!%p250 bra $L_56;
+$L_215:
 	sqrt.rn.f64 %fd248, %fd106;
 	div.rn.f64 %fd249, 0d3FF0000000000000, %fd248;
 	mov.f64 %fd105, %fd249;
 	bra.uni $L_14;
-$L_293:
-	setp.lt.s64 %p218, %rd213, 0;
-	@!%p218 bra $L_295;
-$L_294:
-	neg.f64 %fd219, %fd106;
-	mov.f64 %fd216, %fd219;
-	bra.uni $L_269;
-$L_295:
-	mov.f64 %fd216, %fd106;
-	bra.uni $L_269;
-$L_296:
-	setp.lt.s64 %p141, %rd136, 0;
-	@!%p141 bra $L_298;
-$L_297:
-	neg.f64 %fd142, %fd107;
-	mov.f64 %fd139, %fd142;
-	bra.uni $L_247;
-$L_298:
-	mov.f64 %fd139, %fd107;
-	bra.uni $L_247;
-$L_299:
+$L_216:
 	mov.f64 %fd31, %fd29;
 	bra.uni $L_9;
-$L_300:
+$L_217:
 	setp.gt.f64 %p36, %fd29, 0d40862E42FEFA39EF;
-	@!%p36 bra $L_307;
-$L_301:
-	mov.b64 %rd38, 1;
-$L_302:
-	setp.ge.s64 %p39, %rd38, 0;
-	@!%p39 bra $L_306;
-$L_303:
-	mov.b64 %rd40, 9218868437227405312;
-$L_304:
-	mov.b64 %fd41, %rd40;
-	mov.f64 %fd37, %fd41;
-$L_305:
-	mov.f64 %fd31, %fd37;
+	@!%p36 bra $L_219;
+$L_218:
+	mov.f64 %fd31, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_306:
-	mov.b64 %rd40, 18442240474082181120U;
-	bra.uni $L_304;
-$L_307:
+$L_219:
 	mul.rn.f64 %fd42, %fd29, 0d3FF71547652B82FE;
-$L_308:
+$L_220:
 	cvt.rni.f64.f64 %fd44, %fd42;
 	setp.ge.f64 %p45, %fd44, 0dC1E0000000000000;
-	@!%p45 bra $L_324;
-$L_309:
+	@!%p45 bra $L_231;
+$L_221:
 	setp.le.f64 %p47, %fd44, 0d41DFFFFFFFC00000;
-	@!%p47 bra $L_324;
-$L_310:
+	@!%p47 bra $L_231;
+$L_222:
 	cvt.rzi.s32.f64 %r46, %fd44;
 	mov.b32 %r43, %r46;
-$L_311:
+$L_223:
 	cvt.rn.f64.s32 %fd48, %r43;
 	neg.f64 %fd49, %fd48;
 	fma.rn.f64 %fd50, %fd49, 0d3FE62E42FEFA3000, %fd29;
-	neg.f64 %fd51, %fd48;
+	mov.f64 %fd51, %fd49;
 	fma.rn.f64 %fd52, %fd51, 0d3D53DE6AF278ECE6, %fd50;
 	mul.rn.f64 %fd53, %fd52, 0d3FB0000000000000;
 	fma.rn.f64 %fd54, 0d3EFA01A01A01A01A, %fd53, 0d3F2A01A01A01A01A;
@@ -21013,14 +18985,14 @@ $L_311:
 	fma.rn.f64 %fd69, %fd67, %fd68, 0d3FF0000000000000;
 	add.s32 %r70, %r43, 1023;
 	setp.le.s32 %p71, %r70, 0;
-	@!%p71 bra $L_316;
-$L_312:
+	@!%p71 bra $L_228;
+$L_224:
 	setp.lt.s32 %p72, %r70, -52;
-	@!%p72 bra $L_314;
-$L_313:
+	@!%p72 bra $L_226;
+$L_225:
 	mov.f64 %fd31, 0d0000000000000000;
 	bra.uni $L_9;
-$L_314:
+$L_226:
 	add.s32 %r80, %r70, 1022;
 	cvt.s64.s32 %rd81, %r80;
 	shl.b64 %rd82, %rd81, 52;
@@ -21028,40 +19000,27 @@ $L_314:
 	mul.rn.f64 %fd84, %fd69, %fd83;
 	mov.f64 %fd73, %fd84;
 	mov.b32 %r74, 1;
-$L_315:
+$L_227:
 	cvt.s64.s32 %rd75, %r74;
 	shl.b64 %rd76, %rd75, 52;
 	mov.b64 %fd77, %rd76;
 	mul.rn.f64 %fd78, %fd73, %fd77;
 	mov.f64 %fd31, %fd78;
 	bra.uni $L_9;
-$L_316:
+$L_228:
 	setp.ge.s32 %p79, %r70, 2047;
-	@!%p79 bra $L_323;
-$L_317:
-	mov.b64 %rd86, 1;
-$L_318:
-	setp.ge.s64 %p87, %rd86, 0;
-	@!%p87 bra $L_322;
-$L_319:
-	mov.b64 %rd88, 9218868437227405312;
-$L_320:
-	mov.b64 %fd89, %rd88;
-	mov.f64 %fd85, %fd89;
-$L_321:
-	mov.f64 %fd31, %fd85;
+	@!%p79 bra $L_230;
+$L_229:
+	mov.f64 %fd31, 0d7FF0000000000000;
 	bra.uni $L_9;
-$L_322:
-	mov.b64 %rd88, 18442240474082181120U;
-	bra.uni $L_320;
-$L_323:
+$L_230:
 	mov.f64 %fd73, %fd69;
 	mov.b32 %r74, %r70;
-	bra.uni $L_315;
-$L_324:
+	bra.uni $L_227;
+$L_231:
 	mov.b32 %r43, -2147483648;
-	bra.uni $L_311;
-$L_325:
+	bra.uni $L_223;
+$L_232:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -21079,16 +19038,11 @@ $Lfault_2:
 	mov.b64 %rdt2, %rd93;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd9;
-	mov.b64 %rdt2, %rd13;
-	bra.uni $Lfault;
-$Lfault_4:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd99;
 	bra.uni $Lfault;
-$Lfault_5:
+$Lfault_4:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd518;
@@ -21099,8 +19053,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt8, %rt8, %rt6;
-	@%pt8 exit;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
 	st.global.u32 [%rdt3+8], 3997696;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -21140,10 +19094,10 @@ $L_1:
 	mov.b64 %rd20, %fd18;
 	and.b64 %rd21, %rd20, 9223372036854775807;
 	setp.ge.u64 %p22, %rd21, 9218868437227405312;
-	@!%p22 bra $L_74;
+	@!%p22 bra $L_58;
 $L_2:
 	setp.eq.u64 %p23, %rd20, 18442240474082181120U;
-	@!%p23 bra $L_73;
+	@!%p23 bra $L_57;
 $L_3:
 	mov.f64 %fd19, 0d0000000000000000;
 $L_4:
@@ -21152,17 +19106,14 @@ $L_5:
 	and.b64 %fd79, %fd18, 9223372036854775807;
 $L_6:
 	setp.lt.f64 %p81, %fd79, 0dBFF0000000000000;
-	@!%p81 bra $L_18;
+	@!%p81 bra $L_17;
 $L_7:
-	mov.f64 %fd83, 0d7FF8000000000001;
-	mov.f64 %fd82, %fd83;
+	mov.f64 %fd80, 0d7FF8000000000001;
 $L_8:
-	mov.f64 %fd80, %fd82;
-$L_9:
 	mov.f64 %fd78, %fd80;
-$L_10:
+$L_9:
 	mul.rn.f64 %fd16, %fd17, %fd78;
-$L_11:
+$L_10:
 	mov.u32 %rt0, %ctaid.x;
 	mov.u32 %rt1, %ntid.x;
 	mov.u32 %rt2, %tid.x;
@@ -21173,17 +19124,15 @@ $L_11:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-$L_12:
+$L_11:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_17;
-$L_13:
+	@!%p7 bra $L_16;
+$L_12:
 	mov.b64 %rd8, %rd2;
-$L_14:
+$L_13:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_17;
-$L_15:
+$L_14:
 	setp.ge.u64 %pt0, %rd9, %rd13;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd11, %rd9, 8, %rd12;
@@ -21191,144 +19140,112 @@ $L_15:
 	mul.rn.f64 %fd15, %fd14, %fd16;
 	mad.lo.s64 %rd210, %rd9, 8, %rd4;
 	st.global.f64 [%rd210], %fd15;
-$L_16:
+$L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_12;
-$L_17:
+	bra.uni $L_11;
+$L_16:
 	ret;
-$L_18:
+$L_17:
 	setp.neu.f64 %p91, %fd79, %fd79;
 	mov.pred %p90, %p91;
-$L_19:
+$L_18:
 	@%p90 bra $L_7;
-$L_20:
+$L_19:
 	setp.eq.f64 %p89, %fd79, 0dBFF0000000000000;
-	@!%p89 bra $L_27;
+	@!%p89 bra $L_21;
+$L_20:
+	mov.f64 %fd80, 0dFFF0000000000000;
+	bra.uni $L_8;
 $L_21:
-	mov.b64 %rd85, -1;
+	mov.f64 %fd101, %fd79;
 $L_22:
-	setp.ge.s64 %p86, %rd85, 0;
-	@!%p86 bra $L_26;
-$L_23:
-	mov.b64 %rd87, 9218868437227405312;
-$L_24:
-	mov.b64 %fd88, %rd87;
-	mov.f64 %fd84, %fd88;
-$L_25:
-	mov.f64 %fd80, %fd84;
-	bra.uni $L_9;
-$L_26:
-	mov.b64 %rd87, 18442240474082181120U;
-	bra.uni $L_24;
-$L_27:
-	mov.b64 %rd98, 1;
-$L_28:
-	setp.eq.s64 %p99, %rd98, 0;
-	@!%p99 bra $L_70;
-$L_29:
-	and.b64 %fd100, %fd79, 9223372036854775807;
-	mov.f64 %fd101, %fd100;
-$L_30:
 	setp.gt.f64 %p102, %fd101, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p97, %p102;
-$L_31:
-	@!%p97 bra $L_38;
-$L_32:
-	mov.b64 %rd93, 1;
-$L_33:
-	setp.ge.s64 %p94, %rd93, 0;
-	@!%p94 bra $L_37;
-$L_34:
-	mov.b64 %rd95, 9218868437227405312;
-$L_35:
-	mov.b64 %fd96, %rd95;
-	mov.f64 %fd92, %fd96;
-$L_36:
-	mov.f64 %fd80, %fd92;
-	bra.uni $L_9;
-$L_37:
-	mov.b64 %rd95, 18442240474082181120U;
-	bra.uni $L_35;
-$L_38:
+$L_23:
+	@!%p97 bra $L_25;
+$L_24:
+	mov.f64 %fd80, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_25:
 	and.b64 %fd105, %fd79, 9223372036854775807;
 	setp.lt.f64 %p106, %fd105, 0d3FDA827999FCEF32;
-	@!%p106 bra $L_69;
-$L_39:
+	@!%p106 bra $L_56;
+$L_26:
 	setp.lt.f64 %p110, %fd105, 0d3E20000000000000;
-	@!%p110 bra $L_43;
-$L_40:
+	@!%p110 bra $L_30;
+$L_27:
 	setp.lt.f64 %p116, %fd105, 0d3C90000000000000;
-	@!%p116 bra $L_42;
-$L_41:
+	@!%p116 bra $L_29;
+$L_28:
 	mov.f64 %fd80, %fd79;
-	bra.uni $L_9;
-$L_42:
+	bra.uni $L_8;
+$L_29:
 	mul.rn.f64 %fd118, %fd79, %fd79;
 	mul.rn.f64 %fd119, %fd118, 0d3FE0000000000000;
 	sub.rn.f64 %fd120, %fd79, %fd119;
 	mov.f64 %fd80, %fd120;
-	bra.uni $L_9;
-$L_43:
+	bra.uni $L_8;
+$L_30:
 	setp.gt.f64 %p117, %fd79, 0dBFD2BEC333018867;
-	@!%p117 bra $L_68;
-$L_44:
+	@!%p117 bra $L_55;
+$L_31:
 	mov.f64 %fd107, %fd79;
 	mov.b64 %rd108, 1;
 	mov.b64 %rd109, 0;
-$L_45:
+$L_32:
 	setp.ne.s64 %p111, %rd109, 0;
-	@!%p111 bra $L_67;
-$L_46:
+	@!%p111 bra $L_54;
+$L_33:
 	setp.lt.f64 %p121, %fd105, 0d4340000000000000;
-	@!%p121 bra $L_66;
-$L_47:
+	@!%p121 bra $L_53;
+$L_34:
 	add.rn.f64 %fd125, %fd79, 0d3FF0000000000000;
 	mov.b64 %rd126, %fd125;
 	shr.u64 %rd127, %rd126, 52;
 	sub.u64 %rd128, %rd127, 1023;
 	mov.b64 %rd129, %rd128;
 	setp.gt.s64 %p130, %rd129, 0;
-	@!%p130 bra $L_65;
-$L_48:
+	@!%p130 bra $L_52;
+$L_35:
 	sub.rn.f64 %fd140, %fd125, %fd79;
 	sub.rn.f64 %fd141, 0d3FF0000000000000, %fd140;
 	mov.f64 %fd142, %fd141;
-$L_49:
+$L_36:
 	div.rn.f64 %fd143, %fd142, %fd125;
 	mov.b64 %rd131, %rd126;
 	mov.b64 %rd132, %rd129;
 	mov.f64 %fd133, %fd143;
-$L_50:
+$L_37:
 	and.b64 %rd134, %rd131, 4503599627370495;
 	setp.lt.u64 %p135, %rd134, 1865452045155277;
-	@!%p135 bra $L_64;
-$L_51:
+	@!%p135 bra $L_51;
+$L_38:
 	or.b64 %rd146, %rd134, 4607182418800017408;
 	mov.b64 %fd147, %rd146;
 	mov.b64 %rd148, %rd134;
 	mov.b64 %rd149, %rd132;
 	mov.f64 %fd150, %fd147;
-$L_52:
+$L_39:
 	sub.rn.f64 %fd151, %fd150, 0d3FF0000000000000;
 	mov.f64 %fd112, %fd151;
 	mov.b64 %rd113, %rd148;
 	mov.b64 %rd114, %rd149;
 	mov.f64 %fd115, %fd133;
-$L_53:
+$L_40:
 	mul.rn.f64 %fd122, %fd112, 0d3FE0000000000000;
 	mul.rn.f64 %fd123, %fd122, %fd112;
 	setp.eq.u64 %p124, %rd113, 0;
-	@!%p124 bra $L_61;
-$L_54:
+	@!%p124 bra $L_48;
+$L_41:
 	setp.eq.f64 %p157, %fd112, 0d0000000000000000;
-	@!%p157 bra $L_58;
-$L_55:
+	@!%p157 bra $L_45;
+$L_42:
 	setp.eq.s64 %p175, %rd114, 0;
-	@!%p175 bra $L_57;
-$L_56:
+	@!%p175 bra $L_44;
+$L_43:
 	mov.f64 %fd80, 0d0000000000000000;
-	bra.uni $L_9;
-$L_57:
+	bra.uni $L_8;
+$L_44:
 	cvt.rn.f64.s64 %fd180, %rd114;
 	mul.rn.f64 %fd181, %fd180, 0d3DEA39EF35793C76;
 	add.rn.f64 %fd182, %fd115, %fd181;
@@ -21336,18 +19253,18 @@ $L_57:
 	mul.rn.f64 %fd184, %fd183, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd185, %fd184, %fd182;
 	mov.f64 %fd80, %fd185;
-	bra.uni $L_9;
-$L_58:
+	bra.uni $L_8;
+$L_45:
 	mul.rn.f64 %fd176, %fd112, 0d3FE5555555555555;
 	sub.rn.f64 %fd177, 0d3FF0000000000000, %fd176;
 	mul.rn.f64 %fd178, %fd123, %fd177;
 	setp.eq.s64 %p179, %rd114, 0;
-	@!%p179 bra $L_60;
-$L_59:
+	@!%p179 bra $L_47;
+$L_46:
 	sub.rn.f64 %fd186, %fd112, %fd178;
 	mov.f64 %fd80, %fd186;
-	bra.uni $L_9;
-$L_60:
+	bra.uni $L_8;
+$L_47:
 	cvt.rn.f64.s64 %fd187, %rd114;
 	mul.rn.f64 %fd188, %fd187, 0d3FE62E42FEE00000;
 	cvt.rn.f64.s64 %fd189, %rd114;
@@ -21357,8 +19274,8 @@ $L_60:
 	sub.rn.f64 %fd193, %fd192, %fd112;
 	sub.rn.f64 %fd194, %fd188, %fd193;
 	mov.f64 %fd80, %fd194;
-	bra.uni $L_9;
-$L_61:
+	bra.uni $L_8;
+$L_48:
 	add.rn.f64 %fd158, %fd112, 0d4000000000000000;
 	div.rn.f64 %fd159, %fd112, %fd158;
 	mul.rn.f64 %fd160, %fd159, %fd159;
@@ -21376,15 +19293,15 @@ $L_61:
 	add.rn.f64 %fd172, %fd171, 0d3FE5555555555593;
 	mul.rn.f64 %fd173, %fd160, %fd172;
 	setp.eq.s64 %p174, %rd114, 0;
-	@!%p174 bra $L_63;
-$L_62:
+	@!%p174 bra $L_50;
+$L_49:
 	add.rn.f64 %fd195, %fd123, %fd173;
 	mul.rn.f64 %fd196, %fd159, %fd195;
 	sub.rn.f64 %fd197, %fd123, %fd196;
 	sub.rn.f64 %fd198, %fd112, %fd197;
 	mov.f64 %fd80, %fd198;
-	bra.uni $L_9;
-$L_63:
+	bra.uni $L_8;
+$L_50:
 	cvt.rn.f64.s64 %fd199, %rd114;
 	mul.rn.f64 %fd200, %fd199, 0d3FE62E42FEE00000;
 	add.rn.f64 %fd201, %fd123, %fd173;
@@ -21397,8 +19314,8 @@ $L_63:
 	sub.rn.f64 %fd208, %fd207, %fd112;
 	sub.rn.f64 %fd209, %fd200, %fd208;
 	mov.f64 %fd80, %fd209;
-	bra.uni $L_9;
-$L_64:
+	bra.uni $L_8;
+$L_51:
 	add.s64 %rd152, %rd132, 1;
 	or.b64 %rd153, %rd134, 4602678819172646912;
 	mov.b64 %fd154, %rd153;
@@ -21407,13 +19324,13 @@ $L_64:
 	mov.b64 %rd148, %rd156;
 	mov.b64 %rd149, %rd152;
 	mov.f64 %fd150, %fd154;
-	bra.uni $L_52;
-$L_65:
+	bra.uni $L_39;
+$L_52:
 	sub.rn.f64 %fd144, %fd125, 0d3FF0000000000000;
 	sub.rn.f64 %fd145, %fd79, %fd144;
 	mov.f64 %fd142, %fd145;
-	bra.uni $L_49;
-$L_66:
+	bra.uni $L_36;
+$L_53:
 	mov.b64 %rd136, %fd79;
 	shr.u64 %rd137, %rd136, 52;
 	sub.u64 %rd138, %rd137, 1023;
@@ -21421,72 +19338,49 @@ $L_66:
 	mov.b64 %rd131, %rd136;
 	mov.b64 %rd132, %rd139;
 	mov.f64 %fd133, 0d0000000000000000;
-	bra.uni $L_50;
-$L_67:
+	bra.uni $L_37;
+$L_54:
 	mov.f64 %fd112, %fd107;
 	mov.b64 %rd113, %rd108;
 	mov.b64 %rd114, %rd109;
 	mov.f64 %fd115, 0d0000000000000000;
-	bra.uni $L_53;
-$L_68:
+	bra.uni $L_40;
+$L_55:
 	mov.f64 %fd107, 0d0000000000000000;
 	mov.b64 %rd108, 0;
 	mov.b64 %rd109, 1;
-	bra.uni $L_45;
-$L_69:
+	bra.uni $L_32;
+$L_56:
 	mov.f64 %fd107, 0d0000000000000000;
 	mov.b64 %rd108, 0;
 	mov.b64 %rd109, 1;
-	bra.uni $L_45;
-$L_70:
-	setp.lt.s64 %p103, %rd98, 0;
-	@!%p103 bra $L_72;
-$L_71:
-	neg.f64 %fd104, %fd79;
-	mov.f64 %fd101, %fd104;
-	bra.uni $L_30;
-$L_72:
-	mov.f64 %fd101, %fd79;
-	bra.uni $L_30;
-$L_73:
+	bra.uni $L_32;
+$L_57:
 	mov.f64 %fd19, %fd18;
 	bra.uni $L_4;
-$L_74:
+$L_58:
 	setp.gt.f64 %p24, %fd18, 0d40862E42FEFA39EF;
-	@!%p24 bra $L_81;
-$L_75:
-	mov.b64 %rd26, 1;
-$L_76:
-	setp.ge.s64 %p27, %rd26, 0;
-	@!%p27 bra $L_80;
-$L_77:
-	mov.b64 %rd28, 9218868437227405312;
-$L_78:
-	mov.b64 %fd29, %rd28;
-	mov.f64 %fd25, %fd29;
-$L_79:
-	mov.f64 %fd19, %fd25;
+	@!%p24 bra $L_60;
+$L_59:
+	mov.f64 %fd19, 0d7FF0000000000000;
 	bra.uni $L_4;
-$L_80:
-	mov.b64 %rd28, 18442240474082181120U;
-	bra.uni $L_78;
-$L_81:
+$L_60:
 	mul.rn.f64 %fd30, %fd18, 0d3FF71547652B82FE;
-$L_82:
+$L_61:
 	cvt.rni.f64.f64 %fd32, %fd30;
 	setp.ge.f64 %p33, %fd32, 0dC1E0000000000000;
-	@!%p33 bra $L_98;
-$L_83:
+	@!%p33 bra $L_72;
+$L_62:
 	setp.le.f64 %p35, %fd32, 0d41DFFFFFFFC00000;
-	@!%p35 bra $L_98;
-$L_84:
+	@!%p35 bra $L_72;
+$L_63:
 	cvt.rzi.s32.f64 %r34, %fd32;
 	mov.b32 %r31, %r34;
-$L_85:
+$L_64:
 	cvt.rn.f64.s32 %fd36, %r31;
 	neg.f64 %fd37, %fd36;
 	fma.rn.f64 %fd38, %fd37, 0d3FE62E42FEFA3000, %fd18;
-	neg.f64 %fd39, %fd36;
+	mov.f64 %fd39, %fd37;
 	fma.rn.f64 %fd40, %fd39, 0d3D53DE6AF278ECE6, %fd38;
 	mul.rn.f64 %fd41, %fd40, 0d3FB0000000000000;
 	fma.rn.f64 %fd42, 0d3EFA01A01A01A01A, %fd41, 0d3F2A01A01A01A01A;
@@ -21507,14 +19401,14 @@ $L_85:
 	fma.rn.f64 %fd57, %fd55, %fd56, 0d3FF0000000000000;
 	add.s32 %r58, %r31, 1023;
 	setp.le.s32 %p59, %r58, 0;
-	@!%p59 bra $L_90;
-$L_86:
+	@!%p59 bra $L_69;
+$L_65:
 	setp.lt.s32 %p60, %r58, -52;
-	@!%p60 bra $L_88;
-$L_87:
+	@!%p60 bra $L_67;
+$L_66:
 	mov.f64 %fd19, 0d0000000000000000;
 	bra.uni $L_4;
-$L_88:
+$L_67:
 	add.s32 %r68, %r58, 1022;
 	cvt.s64.s32 %rd69, %r68;
 	shl.b64 %rd70, %rd69, 52;
@@ -21522,39 +19416,26 @@ $L_88:
 	mul.rn.f64 %fd72, %fd57, %fd71;
 	mov.f64 %fd61, %fd72;
 	mov.b32 %r62, 1;
-$L_89:
+$L_68:
 	cvt.s64.s32 %rd63, %r62;
 	shl.b64 %rd64, %rd63, 52;
 	mov.b64 %fd65, %rd64;
 	mul.rn.f64 %fd66, %fd61, %fd65;
 	mov.f64 %fd19, %fd66;
 	bra.uni $L_4;
-$L_90:
+$L_69:
 	setp.ge.s32 %p67, %r58, 2047;
-	@!%p67 bra $L_97;
-$L_91:
-	mov.b64 %rd74, 1;
-$L_92:
-	setp.ge.s64 %p75, %rd74, 0;
-	@!%p75 bra $L_96;
-$L_93:
-	mov.b64 %rd76, 9218868437227405312;
-$L_94:
-	mov.b64 %fd77, %rd76;
-	mov.f64 %fd73, %fd77;
-$L_95:
-	mov.f64 %fd19, %fd73;
+	@!%p67 bra $L_71;
+$L_70:
+	mov.f64 %fd19, 0d7FF0000000000000;
 	bra.uni $L_4;
-$L_96:
-	mov.b64 %rd76, 18442240474082181120U;
-	bra.uni $L_94;
-$L_97:
+$L_71:
 	mov.f64 %fd61, %fd57;
 	mov.b32 %r62, %r58;
-	bra.uni $L_89;
-$L_98:
+	bra.uni $L_68;
+$L_72:
 	mov.b32 %r31, -2147483648;
-	bra.uni $L_85;
+	bra.uni $L_64;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
@@ -21592,11 +19473,11 @@ $Lfault:
 	.param .u64 Random_0_param_11
 )
 {
-	.reg .pred %p<509>;
+	.reg .pred %p<1214>;
 	.reg .pred %pt<5>;
-	.reg .b32 %r<391>;
+	.reg .b32 %r<1212>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<508>;
+	.reg .b64 %rd<1213>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<184>;
 	.reg .f64 %fd<491>;
@@ -21630,351 +19511,474 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	cvt.u32.u64 %r21, %rd13;
+	shr.u64 %rd22, %rd13, 32;
+	cvt.u32.u64 %r23, %rd22;
+	mov.b32 %r75, %r21;
+	mov.b32 %r77, %r23;
+	mov.b32 %r136, %r21;
+	mov.b32 %r138, %r23;
+	mov.b32 %r196, %r21;
+	mov.b32 %r198, %r23;
+	mov.b32 %r260, %r21;
+	mov.b32 %r262, %r23;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_160;
+	@!%p7 bra $L_178;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_160;
 $L_5:
 	mov.b64 %rd11, %rd9;
 $L_6:
 	cvt.u32.u64 %r18, %rd11;
 	shr.u64 %rd19, %rd11, 32;
 	cvt.u32.u64 %r20, %rd19;
-	cvt.u32.u64 %r21, %rd13;
-	shr.u64 %rd22, %rd13, 32;
-	cvt.u32.u64 %r23, %rd22;
-	mov.b32 %r28, 0;
-	mov.b32 %r29, 0;
 $L_7:
-	setp.lt.s64 %p30, 0, 10;
-	@!%p30 bra $L_159;
-$L_8:
 	mov.b32 %r31, %r18;
 	mov.b32 %r32, %r20;
-	mov.b32 %r33, %r28;
-	mov.b32 %r34, %r29;
+	mov.b32 %r33, 0;
+	mov.b32 %r34, 0;
 	mov.b32 %r35, %r21;
 	mov.b32 %r36, %r23;
-	mov.b64 %rd37, 0;
+$L_8:
+	mul.hi.u32 %r42, %r31, 3528531795;
+	mul.lo.u32 %r43, %r31, 3528531795;
+	mov.b32 %r44, %r42;
+	mov.b32 %r45, %r43;
+	mov.b32 %r50, %r32;
+	xor.b32 %r51, %r50, %r35;
+	mov.b32 %r52, %r44;
+	xor.b32 %r53, %r52, %r36;
+	add.u32 %r54, %r35, 2654435769;
+	add.u32 %r55, %r36, 3144134277;
 $L_9:
-	max.s64 %rd494, 10, -9223372036854775804;
-	sub.s64 %rd495, %rd494, 4;
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, 0;
+	mov.b32 %r33, %r53;
+	mov.b32 %r34, %r45;
+	mov.b32 %r35, %r54;
+	mov.b32 %r36, %r55;
 $L_10:
-	setp.lt.s64 %p496, %rd37, %rd495;
-	@!%p496 bra $L_19;
+	mul.hi.u32 %r494, %r31, 3528531795;
+	mul.lo.u32 %r495, %r31, 3528531795;
+	mov.b32 %r496, %r494;
+	mov.b32 %r497, %r495;
+	mul.hi.u32 %r498, %r33, 3449720151;
+	mul.lo.u32 %r499, %r33, 3449720151;
+	mov.b32 %r500, %r498;
+	mov.b32 %r501, %r499;
+	mov.b32 %r502, %r500;
+	xor.b32 %r51, %r502, %r35;
+	xor.b32 %r503, %r496, %r34;
+	xor.b32 %r504, %r503, %r36;
+	add.u32 %r505, %r35, 2654435769;
+	add.u32 %r506, %r36, 3144134277;
 $L_11:
-	mul.hi.u32 %r42, %r31, 3528531795;
-	mul.lo.u32 %r43, %r31, 3528531795;
-	mov.b32 %r44, %r42;
-	mov.b32 %r45, %r43;
-	mul.hi.u32 %r46, %r33, 3449720151;
-	mul.lo.u32 %r47, %r33, 3449720151;
-	mov.b32 %r48, %r46;
-	mov.b32 %r49, %r47;
-	xor.b32 %r50, %r48, %r32;
-	xor.b32 %r51, %r50, %r35;
-	xor.b32 %r52, %r44, %r34;
-	xor.b32 %r53, %r52, %r36;
-	add.u32 %r54, %r35, 2654435769;
-	add.u32 %r55, %r36, 3144134277;
-	add.s64 %rd56, %rd37, 1;
-	setp.lt.s64 %p57, %rd56, 10;
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r501;
+	mov.b32 %r33, %r504;
+	mov.b32 %r34, %r497;
+	mov.b32 %r35, %r505;
+	mov.b32 %r36, %r506;
 $L_12:
-	mov.b32 %r31, %r51;
-	mov.b32 %r32, %r49;
-	mov.b32 %r33, %r53;
-	mov.b32 %r34, %r45;
-	mov.b32 %r35, %r54;
-	mov.b32 %r36, %r55;
-	mov.b64 %rd37, %rd56;
+	mul.hi.u32 %r509, %r31, 3528531795;
+	mul.lo.u32 %r510, %r31, 3528531795;
+	mov.b32 %r511, %r509;
+	mov.b32 %r512, %r510;
+	mul.hi.u32 %r513, %r33, 3449720151;
+	mul.lo.u32 %r514, %r33, 3449720151;
+	mov.b32 %r515, %r513;
+	mov.b32 %r516, %r514;
+	xor.b32 %r517, %r515, %r32;
+	xor.b32 %r51, %r517, %r35;
+	xor.b32 %r518, %r511, %r34;
+	xor.b32 %r519, %r518, %r36;
+	add.u32 %r520, %r35, 2654435769;
+	add.u32 %r521, %r36, 3144134277;
 $L_13:
-	mul.hi.u32 %r42, %r31, 3528531795;
-	mul.lo.u32 %r43, %r31, 3528531795;
-	mov.b32 %r44, %r42;
-	mov.b32 %r45, %r43;
-	mul.hi.u32 %r46, %r33, 3449720151;
-	mul.lo.u32 %r47, %r33, 3449720151;
-	mov.b32 %r48, %r46;
-	mov.b32 %r49, %r47;
-	xor.b32 %r50, %r48, %r32;
-	xor.b32 %r51, %r50, %r35;
-	xor.b32 %r52, %r44, %r34;
-	xor.b32 %r53, %r52, %r36;
-	add.u32 %r54, %r35, 2654435769;
-	add.u32 %r55, %r36, 3144134277;
-	add.s64 %rd56, %rd37, 1;
-	setp.lt.s64 %p57, %rd56, 10;
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r516;
+	mov.b32 %r33, %r519;
+	mov.b32 %r34, %r512;
+	mov.b32 %r35, %r520;
+	mov.b32 %r36, %r521;
 $L_14:
-	mov.b32 %r31, %r51;
-	mov.b32 %r32, %r49;
-	mov.b32 %r33, %r53;
-	mov.b32 %r34, %r45;
-	mov.b32 %r35, %r54;
-	mov.b32 %r36, %r55;
-	mov.b64 %rd37, %rd56;
+	mul.hi.u32 %r524, %r31, 3528531795;
+	mul.lo.u32 %r525, %r31, 3528531795;
+	mov.b32 %r526, %r524;
+	mov.b32 %r527, %r525;
+	mul.hi.u32 %r528, %r33, 3449720151;
+	mul.lo.u32 %r529, %r33, 3449720151;
+	mov.b32 %r530, %r528;
+	mov.b32 %r531, %r529;
+	xor.b32 %r532, %r530, %r32;
+	xor.b32 %r51, %r532, %r35;
+	xor.b32 %r533, %r526, %r34;
+	xor.b32 %r534, %r533, %r36;
+	add.u32 %r535, %r35, 2654435769;
+	add.u32 %r536, %r36, 3144134277;
 $L_15:
-	mul.hi.u32 %r42, %r31, 3528531795;
-	mul.lo.u32 %r43, %r31, 3528531795;
-	mov.b32 %r44, %r42;
-	mov.b32 %r45, %r43;
-	mul.hi.u32 %r46, %r33, 3449720151;
-	mul.lo.u32 %r47, %r33, 3449720151;
-	mov.b32 %r48, %r46;
-	mov.b32 %r49, %r47;
-	xor.b32 %r50, %r48, %r32;
-	xor.b32 %r51, %r50, %r35;
-	xor.b32 %r52, %r44, %r34;
-	xor.b32 %r53, %r52, %r36;
-	add.u32 %r54, %r35, 2654435769;
-	add.u32 %r55, %r36, 3144134277;
-	add.s64 %rd56, %rd37, 1;
-	setp.lt.s64 %p57, %rd56, 10;
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r531;
+	mov.b32 %r33, %r534;
+	mov.b32 %r34, %r527;
+	mov.b32 %r35, %r535;
+	mov.b32 %r36, %r536;
 $L_16:
-	mov.b32 %r31, %r51;
-	mov.b32 %r32, %r49;
-	mov.b32 %r33, %r53;
-	mov.b32 %r34, %r45;
-	mov.b32 %r35, %r54;
-	mov.b32 %r36, %r55;
-	mov.b64 %rd37, %rd56;
+	mul.hi.u32 %r539, %r31, 3528531795;
+	mul.lo.u32 %r540, %r31, 3528531795;
+	mov.b32 %r541, %r539;
+	mov.b32 %r542, %r540;
+	mul.hi.u32 %r543, %r33, 3449720151;
+	mul.lo.u32 %r544, %r33, 3449720151;
+	mov.b32 %r545, %r543;
+	mov.b32 %r546, %r544;
+	xor.b32 %r547, %r545, %r32;
+	xor.b32 %r51, %r547, %r35;
+	xor.b32 %r548, %r541, %r34;
+	xor.b32 %r549, %r548, %r36;
+	add.u32 %r550, %r35, 2654435769;
+	add.u32 %r551, %r36, 3144134277;
 $L_17:
-	mul.hi.u32 %r42, %r31, 3528531795;
-	mul.lo.u32 %r43, %r31, 3528531795;
-	mov.b32 %r44, %r42;
-	mov.b32 %r45, %r43;
-	mul.hi.u32 %r46, %r33, 3449720151;
-	mul.lo.u32 %r47, %r33, 3449720151;
-	mov.b32 %r48, %r46;
-	mov.b32 %r49, %r47;
-	xor.b32 %r50, %r48, %r32;
-	xor.b32 %r51, %r50, %r35;
-	xor.b32 %r52, %r44, %r34;
-	xor.b32 %r53, %r52, %r36;
-	add.u32 %r54, %r35, 2654435769;
-	add.u32 %r55, %r36, 3144134277;
-	add.s64 %rd56, %rd37, 1;
-	setp.lt.s64 %p57, %rd56, 10;
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r546;
+	mov.b32 %r33, %r549;
+	mov.b32 %r34, %r542;
+	mov.b32 %r35, %r550;
+	mov.b32 %r36, %r551;
 $L_18:
-	mov.b32 %r31, %r51;
-	mov.b32 %r32, %r49;
-	mov.b32 %r33, %r53;
-	mov.b32 %r34, %r45;
-	mov.b32 %r35, %r54;
-	mov.b32 %r36, %r55;
-	mov.b64 %rd37, %rd56;
-	bra.uni $L_10;
+	mul.hi.u32 %r554, %r31, 3528531795;
+	mul.lo.u32 %r555, %r31, 3528531795;
+	mov.b32 %r556, %r554;
+	mov.b32 %r557, %r555;
+	mul.hi.u32 %r558, %r33, 3449720151;
+	mul.lo.u32 %r559, %r33, 3449720151;
+	mov.b32 %r560, %r558;
+	mov.b32 %r561, %r559;
+	xor.b32 %r562, %r560, %r32;
+	xor.b32 %r51, %r562, %r35;
+	xor.b32 %r563, %r556, %r34;
+	xor.b32 %r564, %r563, %r36;
+	add.u32 %r565, %r35, 2654435769;
+	add.u32 %r566, %r36, 3144134277;
 $L_19:
-	mul.hi.u32 %r42, %r31, 3528531795;
-	mul.lo.u32 %r43, %r31, 3528531795;
-	mov.b32 %r44, %r42;
-	mov.b32 %r45, %r43;
-	mul.hi.u32 %r46, %r33, 3449720151;
-	mul.lo.u32 %r47, %r33, 3449720151;
-	mov.b32 %r48, %r46;
-	mov.b32 %r49, %r47;
-	xor.b32 %r50, %r48, %r32;
-	xor.b32 %r51, %r50, %r35;
-	xor.b32 %r52, %r44, %r34;
-	xor.b32 %r53, %r52, %r36;
-	add.u32 %r54, %r35, 2654435769;
-	add.u32 %r55, %r36, 3144134277;
-	add.s64 %rd56, %rd37, 1;
-	setp.lt.s64 %p57, %rd56, 10;
-	@!%p57 bra $L_21;
-$L_20:
 	mov.b32 %r31, %r51;
-	mov.b32 %r32, %r49;
-	mov.b32 %r33, %r53;
-	mov.b32 %r34, %r45;
-	mov.b32 %r35, %r54;
-	mov.b32 %r36, %r55;
-	mov.b64 %rd37, %rd56;
-	bra.uni $L_19;
+	mov.b32 %r32, %r561;
+	mov.b32 %r33, %r564;
+	mov.b32 %r34, %r557;
+	mov.b32 %r35, %r565;
+	mov.b32 %r36, %r566;
+$L_20:
+	mul.hi.u32 %r569, %r31, 3528531795;
+	mul.lo.u32 %r570, %r31, 3528531795;
+	mov.b32 %r571, %r569;
+	mov.b32 %r572, %r570;
+	mul.hi.u32 %r573, %r33, 3449720151;
+	mul.lo.u32 %r574, %r33, 3449720151;
+	mov.b32 %r575, %r573;
+	mov.b32 %r576, %r574;
+	xor.b32 %r577, %r575, %r32;
+	xor.b32 %r51, %r577, %r35;
+	xor.b32 %r578, %r571, %r34;
+	xor.b32 %r579, %r578, %r36;
+	add.u32 %r580, %r35, 2654435769;
+	add.u32 %r581, %r36, 3144134277;
 $L_21:
-	mov.b32 %r38, %r51;
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r576;
+	mov.b32 %r33, %r579;
+	mov.b32 %r34, %r572;
+	mov.b32 %r35, %r580;
+	mov.b32 %r36, %r581;
 $L_22:
-	mov.b32 %r24, %r38;
+	mul.hi.u32 %r584, %r31, 3528531795;
+	mul.lo.u32 %r585, %r31, 3528531795;
+	mov.b32 %r586, %r584;
+	mov.b32 %r587, %r585;
+	mul.hi.u32 %r588, %r33, 3449720151;
+	mul.lo.u32 %r589, %r33, 3449720151;
+	mov.b32 %r590, %r588;
+	mov.b32 %r591, %r589;
+	xor.b32 %r592, %r590, %r32;
+	xor.b32 %r51, %r592, %r35;
+	xor.b32 %r593, %r586, %r34;
+	xor.b32 %r594, %r593, %r36;
+	add.u32 %r595, %r35, 2654435769;
+	add.u32 %r596, %r36, 3144134277;
 $L_23:
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r591;
+	mov.b32 %r33, %r594;
+	mov.b32 %r34, %r587;
+	mov.b32 %r35, %r595;
+	mov.b32 %r36, %r596;
+$L_24:
+	mul.hi.u32 %r599, %r31, 3528531795;
+	mul.lo.u32 %r600, %r31, 3528531795;
+	mov.b32 %r601, %r599;
+	mov.b32 %r602, %r600;
+	mul.hi.u32 %r603, %r33, 3449720151;
+	mul.lo.u32 %r604, %r33, 3449720151;
+	mov.b32 %r605, %r603;
+	mov.b32 %r606, %r604;
+	xor.b32 %r607, %r605, %r32;
+	xor.b32 %r51, %r607, %r35;
+	xor.b32 %r608, %r601, %r34;
+	xor.b32 %r609, %r608, %r36;
+	add.u32 %r610, %r35, 2654435769;
+	add.u32 %r611, %r36, 3144134277;
+$L_25:
+	mov.b32 %r31, %r51;
+	mov.b32 %r32, %r606;
+	mov.b32 %r33, %r609;
+	mov.b32 %r34, %r602;
+	mov.b32 %r35, %r610;
+	mov.b32 %r36, %r611;
+$L_26:
+	mul.hi.u32 %r618, %r33, 3449720151;
+	mov.b32 %r620, %r618;
+	xor.b32 %r622, %r620, %r32;
+	xor.b32 %r51, %r622, %r35;
+$L_27:
+	mov.b32 %r38, %r51;
+$L_28:
+	mov.b32 %r24, %r38;
+$L_29:
 	mov.b32 %r58, %r24;
 	mov.b32 %r14, %r58;
-$L_24:
+$L_30:
 	mov.b32 %r62, %r14;
 	mov.b32 %r12, %r62;
-$L_25:
+$L_31:
 	mad.lo.s64 %rd66, %rd9, 4, %rd4;
 	st.global.u32 [%rd66], %r12;
-$L_26:
-	cvt.u32.u64 %r72, %rd11;
-	shr.u64 %rd73, %rd11, 32;
-	cvt.u32.u64 %r74, %rd73;
-	cvt.u32.u64 %r75, %rd13;
-	shr.u64 %rd76, %rd13, 32;
-	cvt.u32.u64 %r77, %rd76;
-	mov.b32 %r82, 0;
-	mov.b32 %r83, 0;
-$L_27:
-	setp.lt.s64 %p84, 0, 10;
-	@!%p84 bra $L_158;
-$L_28:
+$L_32:
+	mov.b32 %r72, %r18;
+	mov.b32 %r74, %r20;
+$L_33:
 	mov.b32 %r85, %r72;
 	mov.b32 %r86, %r74;
-	mov.b32 %r87, %r82;
-	mov.b32 %r88, %r83;
+	mov.b32 %r87, 0;
+	mov.b32 %r88, 0;
 	mov.b32 %r89, %r75;
 	mov.b32 %r90, %r77;
-	mov.b64 %rd91, 0;
-$L_29:
-	max.s64 %rd497, 10, -9223372036854775804;
-	sub.s64 %rd498, %rd497, 4;
-$L_30:
-	setp.lt.s64 %p499, %rd91, %rd498;
-	@!%p499 bra $L_39;
-$L_31:
-	mul.hi.u32 %r96, %r85, 3528531795;
-	mul.lo.u32 %r97, %r85, 3528531795;
-	mov.b32 %r98, %r96;
-	mov.b32 %r99, %r97;
-	mul.hi.u32 %r100, %r87, 3449720151;
-	mul.lo.u32 %r101, %r87, 3449720151;
-	mov.b32 %r102, %r100;
-	mov.b32 %r103, %r101;
-	xor.b32 %r104, %r102, %r86;
-	xor.b32 %r105, %r104, %r89;
-	xor.b32 %r106, %r98, %r88;
-	xor.b32 %r107, %r106, %r90;
-	add.u32 %r108, %r89, 2654435769;
-	add.u32 %r109, %r90, 3144134277;
-	add.s64 %rd110, %rd91, 1;
-	setp.lt.s64 %p111, %rd110, 10;
-$L_32:
-	mov.b32 %r85, %r105;
-	mov.b32 %r86, %r103;
-	mov.b32 %r87, %r107;
-	mov.b32 %r88, %r99;
-	mov.b32 %r89, %r108;
-	mov.b32 %r90, %r109;
-	mov.b64 %rd91, %rd110;
-$L_33:
-	mul.hi.u32 %r96, %r85, 3528531795;
-	mul.lo.u32 %r97, %r85, 3528531795;
-	mov.b32 %r98, %r96;
-	mov.b32 %r99, %r97;
-	mul.hi.u32 %r100, %r87, 3449720151;
-	mul.lo.u32 %r101, %r87, 3449720151;
-	mov.b32 %r102, %r100;
-	mov.b32 %r103, %r101;
-	xor.b32 %r104, %r102, %r86;
-	xor.b32 %r105, %r104, %r89;
-	xor.b32 %r106, %r98, %r88;
-	xor.b32 %r107, %r106, %r90;
-	add.u32 %r108, %r89, 2654435769;
-	add.u32 %r109, %r90, 3144134277;
-	add.s64 %rd110, %rd91, 1;
-	setp.lt.s64 %p111, %rd110, 10;
 $L_34:
-	mov.b32 %r85, %r105;
-	mov.b32 %r86, %r103;
-	mov.b32 %r87, %r107;
-	mov.b32 %r88, %r99;
-	mov.b32 %r89, %r108;
-	mov.b32 %r90, %r109;
-	mov.b64 %rd91, %rd110;
+	mul.hi.u32 %r96, %r85, 3528531795;
+	mul.lo.u32 %r97, %r85, 3528531795;
+	mov.b32 %r98, %r96;
+	mov.b32 %r99, %r97;
+	mov.b32 %r103, 0;
+	mov.b32 %r104, %r86;
+	xor.b32 %r105, %r104, %r89;
+	mov.b32 %r106, %r98;
+	xor.b32 %r107, %r106, %r90;
+	add.u32 %r108, %r89, 2654435769;
+	add.u32 %r109, %r90, 3144134277;
 $L_35:
-	mul.hi.u32 %r96, %r85, 3528531795;
-	mul.lo.u32 %r97, %r85, 3528531795;
-	mov.b32 %r98, %r96;
-	mov.b32 %r99, %r97;
-	mul.hi.u32 %r100, %r87, 3449720151;
-	mul.lo.u32 %r101, %r87, 3449720151;
-	mov.b32 %r102, %r100;
-	mov.b32 %r103, %r101;
-	xor.b32 %r104, %r102, %r86;
-	xor.b32 %r105, %r104, %r89;
-	xor.b32 %r106, %r98, %r88;
-	xor.b32 %r107, %r106, %r90;
-	add.u32 %r108, %r89, 2654435769;
-	add.u32 %r109, %r90, 3144134277;
-	add.s64 %rd110, %rd91, 1;
-	setp.lt.s64 %p111, %rd110, 10;
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, 0;
+	mov.b32 %r87, %r107;
+	mov.b32 %r88, %r99;
+	mov.b32 %r89, %r108;
+	mov.b32 %r90, %r109;
 $L_36:
-	mov.b32 %r85, %r105;
-	mov.b32 %r86, %r103;
-	mov.b32 %r87, %r107;
-	mov.b32 %r88, %r99;
-	mov.b32 %r89, %r108;
-	mov.b32 %r90, %r109;
-	mov.b64 %rd91, %rd110;
+	mul.hi.u32 %r644, %r85, 3528531795;
+	mul.lo.u32 %r645, %r85, 3528531795;
+	mov.b32 %r646, %r644;
+	mov.b32 %r647, %r645;
+	mul.hi.u32 %r648, %r87, 3449720151;
+	mul.lo.u32 %r649, %r87, 3449720151;
+	mov.b32 %r650, %r648;
+	mov.b32 %r103, %r649;
+	mov.b32 %r651, %r650;
+	xor.b32 %r105, %r651, %r89;
+	xor.b32 %r652, %r646, %r88;
+	xor.b32 %r653, %r652, %r90;
+	add.u32 %r654, %r89, 2654435769;
+	add.u32 %r655, %r90, 3144134277;
 $L_37:
-	mul.hi.u32 %r96, %r85, 3528531795;
-	mul.lo.u32 %r97, %r85, 3528531795;
-	mov.b32 %r98, %r96;
-	mov.b32 %r99, %r97;
-	mul.hi.u32 %r100, %r87, 3449720151;
-	mul.lo.u32 %r101, %r87, 3449720151;
-	mov.b32 %r102, %r100;
-	mov.b32 %r103, %r101;
-	xor.b32 %r104, %r102, %r86;
-	xor.b32 %r105, %r104, %r89;
-	xor.b32 %r106, %r98, %r88;
-	xor.b32 %r107, %r106, %r90;
-	add.u32 %r108, %r89, 2654435769;
-	add.u32 %r109, %r90, 3144134277;
-	add.s64 %rd110, %rd91, 1;
-	setp.lt.s64 %p111, %rd110, 10;
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r653;
+	mov.b32 %r88, %r647;
+	mov.b32 %r89, %r654;
+	mov.b32 %r90, %r655;
 $L_38:
-	mov.b32 %r85, %r105;
-	mov.b32 %r86, %r103;
-	mov.b32 %r87, %r107;
-	mov.b32 %r88, %r99;
-	mov.b32 %r89, %r108;
-	mov.b32 %r90, %r109;
-	mov.b64 %rd91, %rd110;
-	bra.uni $L_30;
+	mul.hi.u32 %r658, %r85, 3528531795;
+	mul.lo.u32 %r659, %r85, 3528531795;
+	mov.b32 %r660, %r658;
+	mov.b32 %r661, %r659;
+	mul.hi.u32 %r662, %r87, 3449720151;
+	mul.lo.u32 %r663, %r87, 3449720151;
+	mov.b32 %r664, %r662;
+	mov.b32 %r103, %r663;
+	xor.b32 %r665, %r664, %r86;
+	xor.b32 %r105, %r665, %r89;
+	xor.b32 %r666, %r660, %r88;
+	xor.b32 %r667, %r666, %r90;
+	add.u32 %r668, %r89, 2654435769;
+	add.u32 %r669, %r90, 3144134277;
 $L_39:
-	mul.hi.u32 %r96, %r85, 3528531795;
-	mul.lo.u32 %r97, %r85, 3528531795;
-	mov.b32 %r98, %r96;
-	mov.b32 %r99, %r97;
-	mul.hi.u32 %r100, %r87, 3449720151;
-	mul.lo.u32 %r101, %r87, 3449720151;
-	mov.b32 %r102, %r100;
-	mov.b32 %r103, %r101;
-	xor.b32 %r104, %r102, %r86;
-	xor.b32 %r105, %r104, %r89;
-	xor.b32 %r106, %r98, %r88;
-	xor.b32 %r107, %r106, %r90;
-	add.u32 %r108, %r89, 2654435769;
-	add.u32 %r109, %r90, 3144134277;
-	add.s64 %rd110, %rd91, 1;
-	setp.lt.s64 %p111, %rd110, 10;
-	@!%p111 bra $L_41;
-$L_40:
 	mov.b32 %r85, %r105;
 	mov.b32 %r86, %r103;
-	mov.b32 %r87, %r107;
-	mov.b32 %r88, %r99;
-	mov.b32 %r89, %r108;
-	mov.b32 %r90, %r109;
-	mov.b64 %rd91, %rd110;
-	bra.uni $L_39;
+	mov.b32 %r87, %r667;
+	mov.b32 %r88, %r661;
+	mov.b32 %r89, %r668;
+	mov.b32 %r90, %r669;
+$L_40:
+	mul.hi.u32 %r672, %r85, 3528531795;
+	mul.lo.u32 %r673, %r85, 3528531795;
+	mov.b32 %r674, %r672;
+	mov.b32 %r675, %r673;
+	mul.hi.u32 %r676, %r87, 3449720151;
+	mul.lo.u32 %r677, %r87, 3449720151;
+	mov.b32 %r678, %r676;
+	mov.b32 %r103, %r677;
+	xor.b32 %r679, %r678, %r86;
+	xor.b32 %r105, %r679, %r89;
+	xor.b32 %r680, %r674, %r88;
+	xor.b32 %r681, %r680, %r90;
+	add.u32 %r682, %r89, 2654435769;
+	add.u32 %r683, %r90, 3144134277;
 $L_41:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r681;
+	mov.b32 %r88, %r675;
+	mov.b32 %r89, %r682;
+	mov.b32 %r90, %r683;
+$L_42:
+	mul.hi.u32 %r686, %r85, 3528531795;
+	mul.lo.u32 %r687, %r85, 3528531795;
+	mov.b32 %r688, %r686;
+	mov.b32 %r689, %r687;
+	mul.hi.u32 %r690, %r87, 3449720151;
+	mul.lo.u32 %r691, %r87, 3449720151;
+	mov.b32 %r692, %r690;
+	mov.b32 %r103, %r691;
+	xor.b32 %r693, %r692, %r86;
+	xor.b32 %r105, %r693, %r89;
+	xor.b32 %r694, %r688, %r88;
+	xor.b32 %r695, %r694, %r90;
+	add.u32 %r696, %r89, 2654435769;
+	add.u32 %r697, %r90, 3144134277;
+$L_43:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r695;
+	mov.b32 %r88, %r689;
+	mov.b32 %r89, %r696;
+	mov.b32 %r90, %r697;
+$L_44:
+	mul.hi.u32 %r700, %r85, 3528531795;
+	mul.lo.u32 %r701, %r85, 3528531795;
+	mov.b32 %r702, %r700;
+	mov.b32 %r703, %r701;
+	mul.hi.u32 %r704, %r87, 3449720151;
+	mul.lo.u32 %r705, %r87, 3449720151;
+	mov.b32 %r706, %r704;
+	mov.b32 %r103, %r705;
+	xor.b32 %r707, %r706, %r86;
+	xor.b32 %r105, %r707, %r89;
+	xor.b32 %r708, %r702, %r88;
+	xor.b32 %r709, %r708, %r90;
+	add.u32 %r710, %r89, 2654435769;
+	add.u32 %r711, %r90, 3144134277;
+$L_45:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r709;
+	mov.b32 %r88, %r703;
+	mov.b32 %r89, %r710;
+	mov.b32 %r90, %r711;
+$L_46:
+	mul.hi.u32 %r714, %r85, 3528531795;
+	mul.lo.u32 %r715, %r85, 3528531795;
+	mov.b32 %r716, %r714;
+	mov.b32 %r717, %r715;
+	mul.hi.u32 %r718, %r87, 3449720151;
+	mul.lo.u32 %r719, %r87, 3449720151;
+	mov.b32 %r720, %r718;
+	mov.b32 %r103, %r719;
+	xor.b32 %r721, %r720, %r86;
+	xor.b32 %r105, %r721, %r89;
+	xor.b32 %r722, %r716, %r88;
+	xor.b32 %r723, %r722, %r90;
+	add.u32 %r724, %r89, 2654435769;
+	add.u32 %r725, %r90, 3144134277;
+$L_47:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r723;
+	mov.b32 %r88, %r717;
+	mov.b32 %r89, %r724;
+	mov.b32 %r90, %r725;
+$L_48:
+	mul.hi.u32 %r728, %r85, 3528531795;
+	mul.lo.u32 %r729, %r85, 3528531795;
+	mov.b32 %r730, %r728;
+	mov.b32 %r731, %r729;
+	mul.hi.u32 %r732, %r87, 3449720151;
+	mul.lo.u32 %r733, %r87, 3449720151;
+	mov.b32 %r734, %r732;
+	mov.b32 %r103, %r733;
+	xor.b32 %r735, %r734, %r86;
+	xor.b32 %r105, %r735, %r89;
+	xor.b32 %r736, %r730, %r88;
+	xor.b32 %r737, %r736, %r90;
+	add.u32 %r738, %r89, 2654435769;
+	add.u32 %r739, %r90, 3144134277;
+$L_49:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r737;
+	mov.b32 %r88, %r731;
+	mov.b32 %r89, %r738;
+	mov.b32 %r90, %r739;
+$L_50:
+	mul.hi.u32 %r742, %r85, 3528531795;
+	mul.lo.u32 %r743, %r85, 3528531795;
+	mov.b32 %r744, %r742;
+	mov.b32 %r745, %r743;
+	mul.hi.u32 %r746, %r87, 3449720151;
+	mul.lo.u32 %r747, %r87, 3449720151;
+	mov.b32 %r748, %r746;
+	mov.b32 %r103, %r747;
+	xor.b32 %r749, %r748, %r86;
+	xor.b32 %r105, %r749, %r89;
+	xor.b32 %r750, %r744, %r88;
+	xor.b32 %r751, %r750, %r90;
+	add.u32 %r752, %r89, 2654435769;
+	add.u32 %r753, %r90, 3144134277;
+$L_51:
+	mov.b32 %r85, %r105;
+	mov.b32 %r86, %r103;
+	mov.b32 %r87, %r751;
+	mov.b32 %r88, %r745;
+	mov.b32 %r89, %r752;
+	mov.b32 %r90, %r753;
+$L_52:
+	mul.hi.u32 %r760, %r87, 3449720151;
+	mul.lo.u32 %r761, %r87, 3449720151;
+	mov.b32 %r762, %r760;
+	mov.b32 %r103, %r761;
+	xor.b32 %r763, %r762, %r86;
+	xor.b32 %r105, %r763, %r89;
+$L_53:
 	mov.b32 %r92, %r105;
 	mov.b32 %r93, %r103;
-$L_42:
+$L_54:
 	mov.b32 %r78, %r92;
 	mov.b32 %r79, %r93;
-$L_43:
+$L_55:
 	mov.b32 %r112, %r78;
 	mov.b32 %r113, %r79;
 	mov.b32 %r68, %r112;
 	mov.b32 %r69, %r113;
-$L_44:
+$L_56:
 	mov.b32 %r116, %r68;
 	mov.b32 %r117, %r69;
 	cvt.u64.u32 %rd120, %r117;
@@ -21982,351 +19986,464 @@ $L_44:
 	cvt.u64.u32 %rd122, %r116;
 	or.b64 %rd123, %rd121, %rd122;
 	mov.b64 %rd67, %rd123;
-$L_45:
+$L_57:
 	setp.ge.u64 %pt0, %rd9, %rd126;
 	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd124, %rd9, 8, %rd125;
 	st.global.u64 [%rd124], %rd67;
-$L_46:
-	cvt.u32.u64 %r133, %rd11;
-	shr.u64 %rd134, %rd11, 32;
-	cvt.u32.u64 %r135, %rd134;
-	cvt.u32.u64 %r136, %rd13;
-	shr.u64 %rd137, %rd13, 32;
-	cvt.u32.u64 %r138, %rd137;
-	mov.b32 %r143, 0;
-	mov.b32 %r144, 0;
-$L_47:
-	setp.lt.s64 %p145, 0, 10;
-	@!%p145 bra $L_157;
-$L_48:
+$L_58:
+	mov.b32 %r133, %r18;
+	mov.b32 %r135, %r20;
+$L_59:
 	mov.b32 %r146, %r133;
 	mov.b32 %r147, %r135;
-	mov.b32 %r148, %r143;
-	mov.b32 %r149, %r144;
+	mov.b32 %r148, 0;
+	mov.b32 %r149, 0;
 	mov.b32 %r150, %r136;
 	mov.b32 %r151, %r138;
-	mov.b64 %rd152, 0;
-$L_49:
-	max.s64 %rd500, 10, -9223372036854775804;
-	sub.s64 %rd501, %rd500, 4;
-$L_50:
-	setp.lt.s64 %p502, %rd152, %rd501;
-	@!%p502 bra $L_59;
-$L_51:
-	mul.hi.u32 %r157, %r146, 3528531795;
-	mul.lo.u32 %r158, %r146, 3528531795;
-	mov.b32 %r159, %r157;
-	mov.b32 %r160, %r158;
-	mul.hi.u32 %r161, %r148, 3449720151;
-	mul.lo.u32 %r162, %r148, 3449720151;
-	mov.b32 %r163, %r161;
-	mov.b32 %r164, %r162;
-	xor.b32 %r165, %r163, %r147;
-	xor.b32 %r166, %r165, %r150;
-	xor.b32 %r167, %r159, %r149;
-	xor.b32 %r168, %r167, %r151;
-	add.u32 %r169, %r150, 2654435769;
-	add.u32 %r170, %r151, 3144134277;
-	add.s64 %rd171, %rd152, 1;
-	setp.lt.s64 %p172, %rd171, 10;
-$L_52:
-	mov.b32 %r146, %r166;
-	mov.b32 %r147, %r164;
-	mov.b32 %r148, %r168;
-	mov.b32 %r149, %r160;
-	mov.b32 %r150, %r169;
-	mov.b32 %r151, %r170;
-	mov.b64 %rd152, %rd171;
-$L_53:
-	mul.hi.u32 %r157, %r146, 3528531795;
-	mul.lo.u32 %r158, %r146, 3528531795;
-	mov.b32 %r159, %r157;
-	mov.b32 %r160, %r158;
-	mul.hi.u32 %r161, %r148, 3449720151;
-	mul.lo.u32 %r162, %r148, 3449720151;
-	mov.b32 %r163, %r161;
-	mov.b32 %r164, %r162;
-	xor.b32 %r165, %r163, %r147;
-	xor.b32 %r166, %r165, %r150;
-	xor.b32 %r167, %r159, %r149;
-	xor.b32 %r168, %r167, %r151;
-	add.u32 %r169, %r150, 2654435769;
-	add.u32 %r170, %r151, 3144134277;
-	add.s64 %rd171, %rd152, 1;
-	setp.lt.s64 %p172, %rd171, 10;
-$L_54:
-	mov.b32 %r146, %r166;
-	mov.b32 %r147, %r164;
-	mov.b32 %r148, %r168;
-	mov.b32 %r149, %r160;
-	mov.b32 %r150, %r169;
-	mov.b32 %r151, %r170;
-	mov.b64 %rd152, %rd171;
-$L_55:
-	mul.hi.u32 %r157, %r146, 3528531795;
-	mul.lo.u32 %r158, %r146, 3528531795;
-	mov.b32 %r159, %r157;
-	mov.b32 %r160, %r158;
-	mul.hi.u32 %r161, %r148, 3449720151;
-	mul.lo.u32 %r162, %r148, 3449720151;
-	mov.b32 %r163, %r161;
-	mov.b32 %r164, %r162;
-	xor.b32 %r165, %r163, %r147;
-	xor.b32 %r166, %r165, %r150;
-	xor.b32 %r167, %r159, %r149;
-	xor.b32 %r168, %r167, %r151;
-	add.u32 %r169, %r150, 2654435769;
-	add.u32 %r170, %r151, 3144134277;
-	add.s64 %rd171, %rd152, 1;
-	setp.lt.s64 %p172, %rd171, 10;
-$L_56:
-	mov.b32 %r146, %r166;
-	mov.b32 %r147, %r164;
-	mov.b32 %r148, %r168;
-	mov.b32 %r149, %r160;
-	mov.b32 %r150, %r169;
-	mov.b32 %r151, %r170;
-	mov.b64 %rd152, %rd171;
-$L_57:
-	mul.hi.u32 %r157, %r146, 3528531795;
-	mul.lo.u32 %r158, %r146, 3528531795;
-	mov.b32 %r159, %r157;
-	mov.b32 %r160, %r158;
-	mul.hi.u32 %r161, %r148, 3449720151;
-	mul.lo.u32 %r162, %r148, 3449720151;
-	mov.b32 %r163, %r161;
-	mov.b32 %r164, %r162;
-	xor.b32 %r165, %r163, %r147;
-	xor.b32 %r166, %r165, %r150;
-	xor.b32 %r167, %r159, %r149;
-	xor.b32 %r168, %r167, %r151;
-	add.u32 %r169, %r150, 2654435769;
-	add.u32 %r170, %r151, 3144134277;
-	add.s64 %rd171, %rd152, 1;
-	setp.lt.s64 %p172, %rd171, 10;
-$L_58:
-	mov.b32 %r146, %r166;
-	mov.b32 %r147, %r164;
-	mov.b32 %r148, %r168;
-	mov.b32 %r149, %r160;
-	mov.b32 %r150, %r169;
-	mov.b32 %r151, %r170;
-	mov.b64 %rd152, %rd171;
-	bra.uni $L_50;
-$L_59:
-	mul.hi.u32 %r157, %r146, 3528531795;
-	mul.lo.u32 %r158, %r146, 3528531795;
-	mov.b32 %r159, %r157;
-	mov.b32 %r160, %r158;
-	mul.hi.u32 %r161, %r148, 3449720151;
-	mul.lo.u32 %r162, %r148, 3449720151;
-	mov.b32 %r163, %r161;
-	mov.b32 %r164, %r162;
-	xor.b32 %r165, %r163, %r147;
-	xor.b32 %r166, %r165, %r150;
-	xor.b32 %r167, %r159, %r149;
-	xor.b32 %r168, %r167, %r151;
-	add.u32 %r169, %r150, 2654435769;
-	add.u32 %r170, %r151, 3144134277;
-	add.s64 %rd171, %rd152, 1;
-	setp.lt.s64 %p172, %rd171, 10;
-	@!%p172 bra $L_61;
 $L_60:
+	mul.hi.u32 %r157, %r146, 3528531795;
+	mul.lo.u32 %r158, %r146, 3528531795;
+	mov.b32 %r159, %r157;
+	mov.b32 %r160, %r158;
+	mov.b32 %r165, %r147;
+	xor.b32 %r166, %r165, %r150;
+	mov.b32 %r167, %r159;
+	xor.b32 %r168, %r167, %r151;
+	add.u32 %r169, %r150, 2654435769;
+	add.u32 %r170, %r151, 3144134277;
+$L_61:
 	mov.b32 %r146, %r166;
-	mov.b32 %r147, %r164;
+	mov.b32 %r147, 0;
 	mov.b32 %r148, %r168;
 	mov.b32 %r149, %r160;
 	mov.b32 %r150, %r169;
 	mov.b32 %r151, %r170;
-	mov.b64 %rd152, %rd171;
-	bra.uni $L_59;
-$L_61:
-	mov.b32 %r153, %r166;
 $L_62:
-	mov.b32 %r139, %r153;
+	mul.hi.u32 %r784, %r146, 3528531795;
+	mul.lo.u32 %r785, %r146, 3528531795;
+	mov.b32 %r786, %r784;
+	mov.b32 %r787, %r785;
+	mul.hi.u32 %r788, %r148, 3449720151;
+	mul.lo.u32 %r789, %r148, 3449720151;
+	mov.b32 %r790, %r788;
+	mov.b32 %r791, %r789;
+	mov.b32 %r792, %r790;
+	xor.b32 %r166, %r792, %r150;
+	xor.b32 %r793, %r786, %r149;
+	xor.b32 %r794, %r793, %r151;
+	add.u32 %r795, %r150, 2654435769;
+	add.u32 %r796, %r151, 3144134277;
 $L_63:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r791;
+	mov.b32 %r148, %r794;
+	mov.b32 %r149, %r787;
+	mov.b32 %r150, %r795;
+	mov.b32 %r151, %r796;
+$L_64:
+	mul.hi.u32 %r799, %r146, 3528531795;
+	mul.lo.u32 %r800, %r146, 3528531795;
+	mov.b32 %r801, %r799;
+	mov.b32 %r802, %r800;
+	mul.hi.u32 %r803, %r148, 3449720151;
+	mul.lo.u32 %r804, %r148, 3449720151;
+	mov.b32 %r805, %r803;
+	mov.b32 %r806, %r804;
+	xor.b32 %r807, %r805, %r147;
+	xor.b32 %r166, %r807, %r150;
+	xor.b32 %r808, %r801, %r149;
+	xor.b32 %r809, %r808, %r151;
+	add.u32 %r810, %r150, 2654435769;
+	add.u32 %r811, %r151, 3144134277;
+$L_65:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r806;
+	mov.b32 %r148, %r809;
+	mov.b32 %r149, %r802;
+	mov.b32 %r150, %r810;
+	mov.b32 %r151, %r811;
+$L_66:
+	mul.hi.u32 %r814, %r146, 3528531795;
+	mul.lo.u32 %r815, %r146, 3528531795;
+	mov.b32 %r816, %r814;
+	mov.b32 %r817, %r815;
+	mul.hi.u32 %r818, %r148, 3449720151;
+	mul.lo.u32 %r819, %r148, 3449720151;
+	mov.b32 %r820, %r818;
+	mov.b32 %r821, %r819;
+	xor.b32 %r822, %r820, %r147;
+	xor.b32 %r166, %r822, %r150;
+	xor.b32 %r823, %r816, %r149;
+	xor.b32 %r824, %r823, %r151;
+	add.u32 %r825, %r150, 2654435769;
+	add.u32 %r826, %r151, 3144134277;
+$L_67:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r821;
+	mov.b32 %r148, %r824;
+	mov.b32 %r149, %r817;
+	mov.b32 %r150, %r825;
+	mov.b32 %r151, %r826;
+$L_68:
+	mul.hi.u32 %r829, %r146, 3528531795;
+	mul.lo.u32 %r830, %r146, 3528531795;
+	mov.b32 %r831, %r829;
+	mov.b32 %r832, %r830;
+	mul.hi.u32 %r833, %r148, 3449720151;
+	mul.lo.u32 %r834, %r148, 3449720151;
+	mov.b32 %r835, %r833;
+	mov.b32 %r836, %r834;
+	xor.b32 %r837, %r835, %r147;
+	xor.b32 %r166, %r837, %r150;
+	xor.b32 %r838, %r831, %r149;
+	xor.b32 %r839, %r838, %r151;
+	add.u32 %r840, %r150, 2654435769;
+	add.u32 %r841, %r151, 3144134277;
+$L_69:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r836;
+	mov.b32 %r148, %r839;
+	mov.b32 %r149, %r832;
+	mov.b32 %r150, %r840;
+	mov.b32 %r151, %r841;
+$L_70:
+	mul.hi.u32 %r844, %r146, 3528531795;
+	mul.lo.u32 %r845, %r146, 3528531795;
+	mov.b32 %r846, %r844;
+	mov.b32 %r847, %r845;
+	mul.hi.u32 %r848, %r148, 3449720151;
+	mul.lo.u32 %r849, %r148, 3449720151;
+	mov.b32 %r850, %r848;
+	mov.b32 %r851, %r849;
+	xor.b32 %r852, %r850, %r147;
+	xor.b32 %r166, %r852, %r150;
+	xor.b32 %r853, %r846, %r149;
+	xor.b32 %r854, %r853, %r151;
+	add.u32 %r855, %r150, 2654435769;
+	add.u32 %r856, %r151, 3144134277;
+$L_71:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r851;
+	mov.b32 %r148, %r854;
+	mov.b32 %r149, %r847;
+	mov.b32 %r150, %r855;
+	mov.b32 %r151, %r856;
+$L_72:
+	mul.hi.u32 %r859, %r146, 3528531795;
+	mul.lo.u32 %r860, %r146, 3528531795;
+	mov.b32 %r861, %r859;
+	mov.b32 %r862, %r860;
+	mul.hi.u32 %r863, %r148, 3449720151;
+	mul.lo.u32 %r864, %r148, 3449720151;
+	mov.b32 %r865, %r863;
+	mov.b32 %r866, %r864;
+	xor.b32 %r867, %r865, %r147;
+	xor.b32 %r166, %r867, %r150;
+	xor.b32 %r868, %r861, %r149;
+	xor.b32 %r869, %r868, %r151;
+	add.u32 %r870, %r150, 2654435769;
+	add.u32 %r871, %r151, 3144134277;
+$L_73:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r866;
+	mov.b32 %r148, %r869;
+	mov.b32 %r149, %r862;
+	mov.b32 %r150, %r870;
+	mov.b32 %r151, %r871;
+$L_74:
+	mul.hi.u32 %r874, %r146, 3528531795;
+	mul.lo.u32 %r875, %r146, 3528531795;
+	mov.b32 %r876, %r874;
+	mov.b32 %r877, %r875;
+	mul.hi.u32 %r878, %r148, 3449720151;
+	mul.lo.u32 %r879, %r148, 3449720151;
+	mov.b32 %r880, %r878;
+	mov.b32 %r881, %r879;
+	xor.b32 %r882, %r880, %r147;
+	xor.b32 %r166, %r882, %r150;
+	xor.b32 %r883, %r876, %r149;
+	xor.b32 %r884, %r883, %r151;
+	add.u32 %r885, %r150, 2654435769;
+	add.u32 %r886, %r151, 3144134277;
+$L_75:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r881;
+	mov.b32 %r148, %r884;
+	mov.b32 %r149, %r877;
+	mov.b32 %r150, %r885;
+	mov.b32 %r151, %r886;
+$L_76:
+	mul.hi.u32 %r889, %r146, 3528531795;
+	mul.lo.u32 %r890, %r146, 3528531795;
+	mov.b32 %r891, %r889;
+	mov.b32 %r892, %r890;
+	mul.hi.u32 %r893, %r148, 3449720151;
+	mul.lo.u32 %r894, %r148, 3449720151;
+	mov.b32 %r895, %r893;
+	mov.b32 %r896, %r894;
+	xor.b32 %r897, %r895, %r147;
+	xor.b32 %r166, %r897, %r150;
+	xor.b32 %r898, %r891, %r149;
+	xor.b32 %r899, %r898, %r151;
+	add.u32 %r900, %r150, 2654435769;
+	add.u32 %r901, %r151, 3144134277;
+$L_77:
+	mov.b32 %r146, %r166;
+	mov.b32 %r147, %r896;
+	mov.b32 %r148, %r899;
+	mov.b32 %r149, %r892;
+	mov.b32 %r150, %r900;
+	mov.b32 %r151, %r901;
+$L_78:
+	mul.hi.u32 %r908, %r148, 3449720151;
+	mov.b32 %r910, %r908;
+	xor.b32 %r912, %r910, %r147;
+	xor.b32 %r166, %r912, %r150;
+$L_79:
+	mov.b32 %r153, %r166;
+$L_80:
+	mov.b32 %r139, %r153;
+$L_81:
 	mov.b32 %r173, %r139;
 	mov.b32 %r129, %r173;
-$L_64:
+$L_82:
 	mov.b32 %r177, %r129;
 	mov.b32 %r128, %r177;
-$L_65:
+$L_83:
 	shr.u32 %r181, %r128, 8;
 	cvt.rn.f32.u32 %f182, %r181;
 	mul.rn.f32 %f183, %f182, 0f33800000;
 	mov.f32 %f127, %f183;
-$L_66:
+$L_84:
 	setp.ge.u64 %pt1, %rd9, %rd186;
 	@%pt1 bra $Lfault_1;
 	mad.lo.s64 %rd184, %rd9, 4, %rd185;
 	st.global.f32 [%rd184], %f127;
-$L_67:
-	cvt.u32.u64 %r193, %rd11;
-	shr.u64 %rd194, %rd11, 32;
-	cvt.u32.u64 %r195, %rd194;
-	cvt.u32.u64 %r196, %rd13;
-	shr.u64 %rd197, %rd13, 32;
-	cvt.u32.u64 %r198, %rd197;
-	mov.b32 %r203, 0;
-	mov.b32 %r204, 0;
-$L_68:
-	setp.lt.s64 %p205, 0, 10;
-	@!%p205 bra $L_156;
-$L_69:
+$L_85:
+	mov.b32 %r193, %r18;
+	mov.b32 %r195, %r20;
+$L_86:
 	mov.b32 %r206, %r193;
 	mov.b32 %r207, %r195;
-	mov.b32 %r208, %r203;
-	mov.b32 %r209, %r204;
+	mov.b32 %r208, 0;
+	mov.b32 %r209, 0;
 	mov.b32 %r210, %r196;
 	mov.b32 %r211, %r198;
-	mov.b64 %rd212, 0;
-$L_70:
-	max.s64 %rd503, 10, -9223372036854775804;
-	sub.s64 %rd504, %rd503, 4;
-$L_71:
-	setp.lt.s64 %p505, %rd212, %rd504;
-	@!%p505 bra $L_80;
-$L_72:
+$L_87:
 	mul.hi.u32 %r217, %r206, 3528531795;
 	mul.lo.u32 %r218, %r206, 3528531795;
 	mov.b32 %r219, %r217;
 	mov.b32 %r220, %r218;
-	mul.hi.u32 %r221, %r208, 3449720151;
-	mul.lo.u32 %r222, %r208, 3449720151;
-	mov.b32 %r223, %r221;
-	mov.b32 %r224, %r222;
-	xor.b32 %r225, %r223, %r207;
+	mov.b32 %r224, 0;
+	mov.b32 %r225, %r207;
 	xor.b32 %r226, %r225, %r210;
-	xor.b32 %r227, %r219, %r209;
+	mov.b32 %r227, %r219;
 	xor.b32 %r228, %r227, %r211;
 	add.u32 %r229, %r210, 2654435769;
 	add.u32 %r230, %r211, 3144134277;
-	add.s64 %rd231, %rd212, 1;
-	setp.lt.s64 %p232, %rd231, 10;
-$L_73:
+$L_88:
 	mov.b32 %r206, %r226;
-	mov.b32 %r207, %r224;
+	mov.b32 %r207, 0;
 	mov.b32 %r208, %r228;
 	mov.b32 %r209, %r220;
 	mov.b32 %r210, %r229;
 	mov.b32 %r211, %r230;
-	mov.b64 %rd212, %rd231;
-$L_74:
-	mul.hi.u32 %r217, %r206, 3528531795;
-	mul.lo.u32 %r218, %r206, 3528531795;
-	mov.b32 %r219, %r217;
-	mov.b32 %r220, %r218;
-	mul.hi.u32 %r221, %r208, 3449720151;
-	mul.lo.u32 %r222, %r208, 3449720151;
-	mov.b32 %r223, %r221;
-	mov.b32 %r224, %r222;
-	xor.b32 %r225, %r223, %r207;
-	xor.b32 %r226, %r225, %r210;
-	xor.b32 %r227, %r219, %r209;
-	xor.b32 %r228, %r227, %r211;
-	add.u32 %r229, %r210, 2654435769;
-	add.u32 %r230, %r211, 3144134277;
-	add.s64 %rd231, %rd212, 1;
-	setp.lt.s64 %p232, %rd231, 10;
-$L_75:
+$L_89:
+	mul.hi.u32 %r934, %r206, 3528531795;
+	mul.lo.u32 %r935, %r206, 3528531795;
+	mov.b32 %r936, %r934;
+	mov.b32 %r937, %r935;
+	mul.hi.u32 %r938, %r208, 3449720151;
+	mul.lo.u32 %r939, %r208, 3449720151;
+	mov.b32 %r940, %r938;
+	mov.b32 %r224, %r939;
+	mov.b32 %r941, %r940;
+	xor.b32 %r226, %r941, %r210;
+	xor.b32 %r942, %r936, %r209;
+	xor.b32 %r943, %r942, %r211;
+	add.u32 %r944, %r210, 2654435769;
+	add.u32 %r945, %r211, 3144134277;
+$L_90:
 	mov.b32 %r206, %r226;
 	mov.b32 %r207, %r224;
-	mov.b32 %r208, %r228;
-	mov.b32 %r209, %r220;
-	mov.b32 %r210, %r229;
-	mov.b32 %r211, %r230;
-	mov.b64 %rd212, %rd231;
-$L_76:
-	mul.hi.u32 %r217, %r206, 3528531795;
-	mul.lo.u32 %r218, %r206, 3528531795;
-	mov.b32 %r219, %r217;
-	mov.b32 %r220, %r218;
-	mul.hi.u32 %r221, %r208, 3449720151;
-	mul.lo.u32 %r222, %r208, 3449720151;
-	mov.b32 %r223, %r221;
-	mov.b32 %r224, %r222;
-	xor.b32 %r225, %r223, %r207;
-	xor.b32 %r226, %r225, %r210;
-	xor.b32 %r227, %r219, %r209;
-	xor.b32 %r228, %r227, %r211;
-	add.u32 %r229, %r210, 2654435769;
-	add.u32 %r230, %r211, 3144134277;
-	add.s64 %rd231, %rd212, 1;
-	setp.lt.s64 %p232, %rd231, 10;
-$L_77:
+	mov.b32 %r208, %r943;
+	mov.b32 %r209, %r937;
+	mov.b32 %r210, %r944;
+	mov.b32 %r211, %r945;
+$L_91:
+	mul.hi.u32 %r948, %r206, 3528531795;
+	mul.lo.u32 %r949, %r206, 3528531795;
+	mov.b32 %r950, %r948;
+	mov.b32 %r951, %r949;
+	mul.hi.u32 %r952, %r208, 3449720151;
+	mul.lo.u32 %r953, %r208, 3449720151;
+	mov.b32 %r954, %r952;
+	mov.b32 %r224, %r953;
+	xor.b32 %r955, %r954, %r207;
+	xor.b32 %r226, %r955, %r210;
+	xor.b32 %r956, %r950, %r209;
+	xor.b32 %r957, %r956, %r211;
+	add.u32 %r958, %r210, 2654435769;
+	add.u32 %r959, %r211, 3144134277;
+$L_92:
 	mov.b32 %r206, %r226;
 	mov.b32 %r207, %r224;
-	mov.b32 %r208, %r228;
-	mov.b32 %r209, %r220;
-	mov.b32 %r210, %r229;
-	mov.b32 %r211, %r230;
-	mov.b64 %rd212, %rd231;
-$L_78:
-	mul.hi.u32 %r217, %r206, 3528531795;
-	mul.lo.u32 %r218, %r206, 3528531795;
-	mov.b32 %r219, %r217;
-	mov.b32 %r220, %r218;
-	mul.hi.u32 %r221, %r208, 3449720151;
-	mul.lo.u32 %r222, %r208, 3449720151;
-	mov.b32 %r223, %r221;
-	mov.b32 %r224, %r222;
-	xor.b32 %r225, %r223, %r207;
-	xor.b32 %r226, %r225, %r210;
-	xor.b32 %r227, %r219, %r209;
-	xor.b32 %r228, %r227, %r211;
-	add.u32 %r229, %r210, 2654435769;
-	add.u32 %r230, %r211, 3144134277;
-	add.s64 %rd231, %rd212, 1;
-	setp.lt.s64 %p232, %rd231, 10;
-$L_79:
+	mov.b32 %r208, %r957;
+	mov.b32 %r209, %r951;
+	mov.b32 %r210, %r958;
+	mov.b32 %r211, %r959;
+$L_93:
+	mul.hi.u32 %r962, %r206, 3528531795;
+	mul.lo.u32 %r963, %r206, 3528531795;
+	mov.b32 %r964, %r962;
+	mov.b32 %r965, %r963;
+	mul.hi.u32 %r966, %r208, 3449720151;
+	mul.lo.u32 %r967, %r208, 3449720151;
+	mov.b32 %r968, %r966;
+	mov.b32 %r224, %r967;
+	xor.b32 %r969, %r968, %r207;
+	xor.b32 %r226, %r969, %r210;
+	xor.b32 %r970, %r964, %r209;
+	xor.b32 %r971, %r970, %r211;
+	add.u32 %r972, %r210, 2654435769;
+	add.u32 %r973, %r211, 3144134277;
+$L_94:
 	mov.b32 %r206, %r226;
 	mov.b32 %r207, %r224;
-	mov.b32 %r208, %r228;
-	mov.b32 %r209, %r220;
-	mov.b32 %r210, %r229;
-	mov.b32 %r211, %r230;
-	mov.b64 %rd212, %rd231;
-	bra.uni $L_71;
-$L_80:
-	mul.hi.u32 %r217, %r206, 3528531795;
-	mul.lo.u32 %r218, %r206, 3528531795;
-	mov.b32 %r219, %r217;
-	mov.b32 %r220, %r218;
-	mul.hi.u32 %r221, %r208, 3449720151;
-	mul.lo.u32 %r222, %r208, 3449720151;
-	mov.b32 %r223, %r221;
-	mov.b32 %r224, %r222;
-	xor.b32 %r225, %r223, %r207;
-	xor.b32 %r226, %r225, %r210;
-	xor.b32 %r227, %r219, %r209;
-	xor.b32 %r228, %r227, %r211;
-	add.u32 %r229, %r210, 2654435769;
-	add.u32 %r230, %r211, 3144134277;
-	add.s64 %rd231, %rd212, 1;
-	setp.lt.s64 %p232, %rd231, 10;
-	@!%p232 bra $L_82;
-$L_81:
+	mov.b32 %r208, %r971;
+	mov.b32 %r209, %r965;
+	mov.b32 %r210, %r972;
+	mov.b32 %r211, %r973;
+$L_95:
+	mul.hi.u32 %r976, %r206, 3528531795;
+	mul.lo.u32 %r977, %r206, 3528531795;
+	mov.b32 %r978, %r976;
+	mov.b32 %r979, %r977;
+	mul.hi.u32 %r980, %r208, 3449720151;
+	mul.lo.u32 %r981, %r208, 3449720151;
+	mov.b32 %r982, %r980;
+	mov.b32 %r224, %r981;
+	xor.b32 %r983, %r982, %r207;
+	xor.b32 %r226, %r983, %r210;
+	xor.b32 %r984, %r978, %r209;
+	xor.b32 %r985, %r984, %r211;
+	add.u32 %r986, %r210, 2654435769;
+	add.u32 %r987, %r211, 3144134277;
+$L_96:
 	mov.b32 %r206, %r226;
 	mov.b32 %r207, %r224;
-	mov.b32 %r208, %r228;
-	mov.b32 %r209, %r220;
-	mov.b32 %r210, %r229;
-	mov.b32 %r211, %r230;
-	mov.b64 %rd212, %rd231;
-	bra.uni $L_80;
-$L_82:
+	mov.b32 %r208, %r985;
+	mov.b32 %r209, %r979;
+	mov.b32 %r210, %r986;
+	mov.b32 %r211, %r987;
+$L_97:
+	mul.hi.u32 %r990, %r206, 3528531795;
+	mul.lo.u32 %r991, %r206, 3528531795;
+	mov.b32 %r992, %r990;
+	mov.b32 %r993, %r991;
+	mul.hi.u32 %r994, %r208, 3449720151;
+	mul.lo.u32 %r995, %r208, 3449720151;
+	mov.b32 %r996, %r994;
+	mov.b32 %r224, %r995;
+	xor.b32 %r997, %r996, %r207;
+	xor.b32 %r226, %r997, %r210;
+	xor.b32 %r998, %r992, %r209;
+	xor.b32 %r999, %r998, %r211;
+	add.u32 %r1000, %r210, 2654435769;
+	add.u32 %r1001, %r211, 3144134277;
+$L_98:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r999;
+	mov.b32 %r209, %r993;
+	mov.b32 %r210, %r1000;
+	mov.b32 %r211, %r1001;
+$L_99:
+	mul.hi.u32 %r1004, %r206, 3528531795;
+	mul.lo.u32 %r1005, %r206, 3528531795;
+	mov.b32 %r1006, %r1004;
+	mov.b32 %r1007, %r1005;
+	mul.hi.u32 %r1008, %r208, 3449720151;
+	mul.lo.u32 %r1009, %r208, 3449720151;
+	mov.b32 %r1010, %r1008;
+	mov.b32 %r224, %r1009;
+	xor.b32 %r1011, %r1010, %r207;
+	xor.b32 %r226, %r1011, %r210;
+	xor.b32 %r1012, %r1006, %r209;
+	xor.b32 %r1013, %r1012, %r211;
+	add.u32 %r1014, %r210, 2654435769;
+	add.u32 %r1015, %r211, 3144134277;
+$L_100:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r1013;
+	mov.b32 %r209, %r1007;
+	mov.b32 %r210, %r1014;
+	mov.b32 %r211, %r1015;
+$L_101:
+	mul.hi.u32 %r1018, %r206, 3528531795;
+	mul.lo.u32 %r1019, %r206, 3528531795;
+	mov.b32 %r1020, %r1018;
+	mov.b32 %r1021, %r1019;
+	mul.hi.u32 %r1022, %r208, 3449720151;
+	mul.lo.u32 %r1023, %r208, 3449720151;
+	mov.b32 %r1024, %r1022;
+	mov.b32 %r224, %r1023;
+	xor.b32 %r1025, %r1024, %r207;
+	xor.b32 %r226, %r1025, %r210;
+	xor.b32 %r1026, %r1020, %r209;
+	xor.b32 %r1027, %r1026, %r211;
+	add.u32 %r1028, %r210, 2654435769;
+	add.u32 %r1029, %r211, 3144134277;
+$L_102:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r1027;
+	mov.b32 %r209, %r1021;
+	mov.b32 %r210, %r1028;
+	mov.b32 %r211, %r1029;
+$L_103:
+	mul.hi.u32 %r1032, %r206, 3528531795;
+	mul.lo.u32 %r1033, %r206, 3528531795;
+	mov.b32 %r1034, %r1032;
+	mov.b32 %r1035, %r1033;
+	mul.hi.u32 %r1036, %r208, 3449720151;
+	mul.lo.u32 %r1037, %r208, 3449720151;
+	mov.b32 %r1038, %r1036;
+	mov.b32 %r224, %r1037;
+	xor.b32 %r1039, %r1038, %r207;
+	xor.b32 %r226, %r1039, %r210;
+	xor.b32 %r1040, %r1034, %r209;
+	xor.b32 %r1041, %r1040, %r211;
+	add.u32 %r1042, %r210, 2654435769;
+	add.u32 %r1043, %r211, 3144134277;
+$L_104:
+	mov.b32 %r206, %r226;
+	mov.b32 %r207, %r224;
+	mov.b32 %r208, %r1041;
+	mov.b32 %r209, %r1035;
+	mov.b32 %r210, %r1042;
+	mov.b32 %r211, %r1043;
+$L_105:
+	mul.hi.u32 %r1050, %r208, 3449720151;
+	mul.lo.u32 %r1051, %r208, 3449720151;
+	mov.b32 %r1052, %r1050;
+	mov.b32 %r224, %r1051;
+	xor.b32 %r1053, %r1052, %r207;
+	xor.b32 %r226, %r1053, %r210;
+$L_106:
 	mov.b32 %r213, %r226;
 	mov.b32 %r214, %r224;
-$L_83:
+$L_107:
 	mov.b32 %r199, %r213;
 	mov.b32 %r200, %r214;
-$L_84:
+$L_108:
 	mov.b32 %r233, %r199;
 	mov.b32 %r234, %r200;
 	mov.b32 %r189, %r233;
 	mov.b32 %r190, %r234;
-$L_85:
+$L_109:
 	mov.b32 %r237, %r189;
 	mov.b32 %r238, %r190;
 	cvt.u64.u32 %rd241, %r238;
@@ -22334,182 +20451,240 @@ $L_85:
 	cvt.u64.u32 %rd243, %r237;
 	or.b64 %rd244, %rd242, %rd243;
 	mov.b64 %rd188, %rd244;
-$L_86:
+$L_110:
 	shr.u64 %rd245, %rd188, 11;
 	cvt.rn.f64.u64 %fd246, %rd245;
 	mul.rn.f64 %fd247, %fd246, 0d3CA0000000000000;
 	mov.f64 %fd187, %fd247;
-$L_87:
+$L_111:
 	setp.ge.u64 %pt2, %rd9, %rd250;
 	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd248, %rd9, 8, %rd249;
 	st.global.f64 [%rd248], %fd187;
-$L_88:
-	cvt.u32.u64 %r257, %rd11;
-	shr.u64 %rd258, %rd11, 32;
-	cvt.u32.u64 %r259, %rd258;
-	cvt.u32.u64 %r260, %rd13;
-	shr.u64 %rd261, %rd13, 32;
-	cvt.u32.u64 %r262, %rd261;
-	mov.b32 %r267, 0;
-	mov.b32 %r268, 0;
-$L_89:
-	setp.lt.s64 %p269, 0, 10;
-	@!%p269 bra $L_155;
-$L_90:
+$L_112:
+	mov.b32 %r257, %r18;
+	mov.b32 %r259, %r20;
+$L_113:
 	mov.b32 %r270, %r257;
 	mov.b32 %r271, %r259;
-	mov.b32 %r272, %r267;
-	mov.b32 %r273, %r268;
+	mov.b32 %r272, 0;
+	mov.b32 %r273, 0;
 	mov.b32 %r274, %r260;
 	mov.b32 %r275, %r262;
-	mov.b64 %rd276, 0;
-$L_91:
-	max.s64 %rd506, 10, -9223372036854775804;
-	sub.s64 %rd507, %rd506, 4;
-$L_92:
-	setp.lt.s64 %p508, %rd276, %rd507;
-	@!%p508 bra $L_101;
-$L_93:
+$L_114:
 	mul.hi.u32 %r281, %r270, 3528531795;
 	mul.lo.u32 %r282, %r270, 3528531795;
 	mov.b32 %r283, %r281;
 	mov.b32 %r284, %r282;
-	mul.hi.u32 %r285, %r272, 3449720151;
-	mul.lo.u32 %r286, %r272, 3449720151;
-	mov.b32 %r287, %r285;
-	mov.b32 %r288, %r286;
-	xor.b32 %r289, %r287, %r271;
+	mov.b32 %r288, 0;
+	mov.b32 %r289, %r271;
 	xor.b32 %r290, %r289, %r274;
-	xor.b32 %r291, %r283, %r273;
+	mov.b32 %r291, %r283;
 	xor.b32 %r292, %r291, %r275;
 	add.u32 %r293, %r274, 2654435769;
 	add.u32 %r294, %r275, 3144134277;
-	add.s64 %rd295, %rd276, 1;
-	setp.lt.s64 %p296, %rd295, 10;
-$L_94:
+$L_115:
 	mov.b32 %r270, %r290;
-	mov.b32 %r271, %r288;
+	mov.b32 %r271, 0;
 	mov.b32 %r272, %r292;
 	mov.b32 %r273, %r284;
 	mov.b32 %r274, %r293;
 	mov.b32 %r275, %r294;
-	mov.b64 %rd276, %rd295;
-$L_95:
-	mul.hi.u32 %r281, %r270, 3528531795;
-	mul.lo.u32 %r282, %r270, 3528531795;
-	mov.b32 %r283, %r281;
-	mov.b32 %r284, %r282;
-	mul.hi.u32 %r285, %r272, 3449720151;
-	mul.lo.u32 %r286, %r272, 3449720151;
-	mov.b32 %r287, %r285;
-	mov.b32 %r288, %r286;
-	xor.b32 %r289, %r287, %r271;
-	xor.b32 %r290, %r289, %r274;
-	xor.b32 %r291, %r283, %r273;
-	xor.b32 %r292, %r291, %r275;
-	add.u32 %r293, %r274, 2654435769;
-	add.u32 %r294, %r275, 3144134277;
-	add.s64 %rd295, %rd276, 1;
-	setp.lt.s64 %p296, %rd295, 10;
-$L_96:
+$L_116:
+	mul.hi.u32 %r1074, %r270, 3528531795;
+	mul.lo.u32 %r1075, %r270, 3528531795;
+	mov.b32 %r1076, %r1074;
+	mov.b32 %r1077, %r1075;
+	mul.hi.u32 %r1078, %r272, 3449720151;
+	mul.lo.u32 %r1079, %r272, 3449720151;
+	mov.b32 %r1080, %r1078;
+	mov.b32 %r288, %r1079;
+	mov.b32 %r1081, %r1080;
+	xor.b32 %r290, %r1081, %r274;
+	xor.b32 %r1082, %r1076, %r273;
+	xor.b32 %r1083, %r1082, %r275;
+	add.u32 %r1084, %r274, 2654435769;
+	add.u32 %r1085, %r275, 3144134277;
+$L_117:
 	mov.b32 %r270, %r290;
 	mov.b32 %r271, %r288;
-	mov.b32 %r272, %r292;
-	mov.b32 %r273, %r284;
-	mov.b32 %r274, %r293;
-	mov.b32 %r275, %r294;
-	mov.b64 %rd276, %rd295;
-$L_97:
-	mul.hi.u32 %r281, %r270, 3528531795;
-	mul.lo.u32 %r282, %r270, 3528531795;
-	mov.b32 %r283, %r281;
-	mov.b32 %r284, %r282;
-	mul.hi.u32 %r285, %r272, 3449720151;
-	mul.lo.u32 %r286, %r272, 3449720151;
-	mov.b32 %r287, %r285;
-	mov.b32 %r288, %r286;
-	xor.b32 %r289, %r287, %r271;
-	xor.b32 %r290, %r289, %r274;
-	xor.b32 %r291, %r283, %r273;
-	xor.b32 %r292, %r291, %r275;
-	add.u32 %r293, %r274, 2654435769;
-	add.u32 %r294, %r275, 3144134277;
-	add.s64 %rd295, %rd276, 1;
-	setp.lt.s64 %p296, %rd295, 10;
-$L_98:
+	mov.b32 %r272, %r1083;
+	mov.b32 %r273, %r1077;
+	mov.b32 %r274, %r1084;
+	mov.b32 %r275, %r1085;
+$L_118:
+	mul.hi.u32 %r1088, %r270, 3528531795;
+	mul.lo.u32 %r1089, %r270, 3528531795;
+	mov.b32 %r1090, %r1088;
+	mov.b32 %r1091, %r1089;
+	mul.hi.u32 %r1092, %r272, 3449720151;
+	mul.lo.u32 %r1093, %r272, 3449720151;
+	mov.b32 %r1094, %r1092;
+	mov.b32 %r288, %r1093;
+	xor.b32 %r1095, %r1094, %r271;
+	xor.b32 %r290, %r1095, %r274;
+	xor.b32 %r1096, %r1090, %r273;
+	xor.b32 %r1097, %r1096, %r275;
+	add.u32 %r1098, %r274, 2654435769;
+	add.u32 %r1099, %r275, 3144134277;
+$L_119:
 	mov.b32 %r270, %r290;
 	mov.b32 %r271, %r288;
-	mov.b32 %r272, %r292;
-	mov.b32 %r273, %r284;
-	mov.b32 %r274, %r293;
-	mov.b32 %r275, %r294;
-	mov.b64 %rd276, %rd295;
-$L_99:
-	mul.hi.u32 %r281, %r270, 3528531795;
-	mul.lo.u32 %r282, %r270, 3528531795;
-	mov.b32 %r283, %r281;
-	mov.b32 %r284, %r282;
-	mul.hi.u32 %r285, %r272, 3449720151;
-	mul.lo.u32 %r286, %r272, 3449720151;
-	mov.b32 %r287, %r285;
-	mov.b32 %r288, %r286;
-	xor.b32 %r289, %r287, %r271;
-	xor.b32 %r290, %r289, %r274;
-	xor.b32 %r291, %r283, %r273;
-	xor.b32 %r292, %r291, %r275;
-	add.u32 %r293, %r274, 2654435769;
-	add.u32 %r294, %r275, 3144134277;
-	add.s64 %rd295, %rd276, 1;
-	setp.lt.s64 %p296, %rd295, 10;
-$L_100:
+	mov.b32 %r272, %r1097;
+	mov.b32 %r273, %r1091;
+	mov.b32 %r274, %r1098;
+	mov.b32 %r275, %r1099;
+$L_120:
+	mul.hi.u32 %r1102, %r270, 3528531795;
+	mul.lo.u32 %r1103, %r270, 3528531795;
+	mov.b32 %r1104, %r1102;
+	mov.b32 %r1105, %r1103;
+	mul.hi.u32 %r1106, %r272, 3449720151;
+	mul.lo.u32 %r1107, %r272, 3449720151;
+	mov.b32 %r1108, %r1106;
+	mov.b32 %r288, %r1107;
+	xor.b32 %r1109, %r1108, %r271;
+	xor.b32 %r290, %r1109, %r274;
+	xor.b32 %r1110, %r1104, %r273;
+	xor.b32 %r1111, %r1110, %r275;
+	add.u32 %r1112, %r274, 2654435769;
+	add.u32 %r1113, %r275, 3144134277;
+$L_121:
 	mov.b32 %r270, %r290;
 	mov.b32 %r271, %r288;
-	mov.b32 %r272, %r292;
-	mov.b32 %r273, %r284;
-	mov.b32 %r274, %r293;
-	mov.b32 %r275, %r294;
-	mov.b64 %rd276, %rd295;
-	bra.uni $L_92;
-$L_101:
-	mul.hi.u32 %r281, %r270, 3528531795;
-	mul.lo.u32 %r282, %r270, 3528531795;
-	mov.b32 %r283, %r281;
-	mov.b32 %r284, %r282;
-	mul.hi.u32 %r285, %r272, 3449720151;
-	mul.lo.u32 %r286, %r272, 3449720151;
-	mov.b32 %r287, %r285;
-	mov.b32 %r288, %r286;
-	xor.b32 %r289, %r287, %r271;
-	xor.b32 %r290, %r289, %r274;
-	xor.b32 %r291, %r283, %r273;
-	xor.b32 %r292, %r291, %r275;
-	add.u32 %r293, %r274, 2654435769;
-	add.u32 %r294, %r275, 3144134277;
-	add.s64 %rd295, %rd276, 1;
-	setp.lt.s64 %p296, %rd295, 10;
-	@!%p296 bra $L_103;
-$L_102:
+	mov.b32 %r272, %r1111;
+	mov.b32 %r273, %r1105;
+	mov.b32 %r274, %r1112;
+	mov.b32 %r275, %r1113;
+$L_122:
+	mul.hi.u32 %r1116, %r270, 3528531795;
+	mul.lo.u32 %r1117, %r270, 3528531795;
+	mov.b32 %r1118, %r1116;
+	mov.b32 %r1119, %r1117;
+	mul.hi.u32 %r1120, %r272, 3449720151;
+	mul.lo.u32 %r1121, %r272, 3449720151;
+	mov.b32 %r1122, %r1120;
+	mov.b32 %r288, %r1121;
+	xor.b32 %r1123, %r1122, %r271;
+	xor.b32 %r290, %r1123, %r274;
+	xor.b32 %r1124, %r1118, %r273;
+	xor.b32 %r1125, %r1124, %r275;
+	add.u32 %r1126, %r274, 2654435769;
+	add.u32 %r1127, %r275, 3144134277;
+$L_123:
 	mov.b32 %r270, %r290;
 	mov.b32 %r271, %r288;
-	mov.b32 %r272, %r292;
-	mov.b32 %r273, %r284;
-	mov.b32 %r274, %r293;
-	mov.b32 %r275, %r294;
-	mov.b64 %rd276, %rd295;
-	bra.uni $L_101;
-$L_103:
+	mov.b32 %r272, %r1125;
+	mov.b32 %r273, %r1119;
+	mov.b32 %r274, %r1126;
+	mov.b32 %r275, %r1127;
+$L_124:
+	mul.hi.u32 %r1130, %r270, 3528531795;
+	mul.lo.u32 %r1131, %r270, 3528531795;
+	mov.b32 %r1132, %r1130;
+	mov.b32 %r1133, %r1131;
+	mul.hi.u32 %r1134, %r272, 3449720151;
+	mul.lo.u32 %r1135, %r272, 3449720151;
+	mov.b32 %r1136, %r1134;
+	mov.b32 %r288, %r1135;
+	xor.b32 %r1137, %r1136, %r271;
+	xor.b32 %r290, %r1137, %r274;
+	xor.b32 %r1138, %r1132, %r273;
+	xor.b32 %r1139, %r1138, %r275;
+	add.u32 %r1140, %r274, 2654435769;
+	add.u32 %r1141, %r275, 3144134277;
+$L_125:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r1139;
+	mov.b32 %r273, %r1133;
+	mov.b32 %r274, %r1140;
+	mov.b32 %r275, %r1141;
+$L_126:
+	mul.hi.u32 %r1144, %r270, 3528531795;
+	mul.lo.u32 %r1145, %r270, 3528531795;
+	mov.b32 %r1146, %r1144;
+	mov.b32 %r1147, %r1145;
+	mul.hi.u32 %r1148, %r272, 3449720151;
+	mul.lo.u32 %r1149, %r272, 3449720151;
+	mov.b32 %r1150, %r1148;
+	mov.b32 %r288, %r1149;
+	xor.b32 %r1151, %r1150, %r271;
+	xor.b32 %r290, %r1151, %r274;
+	xor.b32 %r1152, %r1146, %r273;
+	xor.b32 %r1153, %r1152, %r275;
+	add.u32 %r1154, %r274, 2654435769;
+	add.u32 %r1155, %r275, 3144134277;
+$L_127:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r1153;
+	mov.b32 %r273, %r1147;
+	mov.b32 %r274, %r1154;
+	mov.b32 %r275, %r1155;
+$L_128:
+	mul.hi.u32 %r1158, %r270, 3528531795;
+	mul.lo.u32 %r1159, %r270, 3528531795;
+	mov.b32 %r1160, %r1158;
+	mov.b32 %r1161, %r1159;
+	mul.hi.u32 %r1162, %r272, 3449720151;
+	mul.lo.u32 %r1163, %r272, 3449720151;
+	mov.b32 %r1164, %r1162;
+	mov.b32 %r288, %r1163;
+	xor.b32 %r1165, %r1164, %r271;
+	xor.b32 %r290, %r1165, %r274;
+	xor.b32 %r1166, %r1160, %r273;
+	xor.b32 %r1167, %r1166, %r275;
+	add.u32 %r1168, %r274, 2654435769;
+	add.u32 %r1169, %r275, 3144134277;
+$L_129:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r1167;
+	mov.b32 %r273, %r1161;
+	mov.b32 %r274, %r1168;
+	mov.b32 %r275, %r1169;
+$L_130:
+	mul.hi.u32 %r1172, %r270, 3528531795;
+	mul.lo.u32 %r1173, %r270, 3528531795;
+	mov.b32 %r1174, %r1172;
+	mov.b32 %r1175, %r1173;
+	mul.hi.u32 %r1176, %r272, 3449720151;
+	mul.lo.u32 %r1177, %r272, 3449720151;
+	mov.b32 %r1178, %r1176;
+	mov.b32 %r288, %r1177;
+	xor.b32 %r1179, %r1178, %r271;
+	xor.b32 %r290, %r1179, %r274;
+	xor.b32 %r1180, %r1174, %r273;
+	xor.b32 %r1181, %r1180, %r275;
+	add.u32 %r1182, %r274, 2654435769;
+	add.u32 %r1183, %r275, 3144134277;
+$L_131:
+	mov.b32 %r270, %r290;
+	mov.b32 %r271, %r288;
+	mov.b32 %r272, %r1181;
+	mov.b32 %r273, %r1175;
+	mov.b32 %r274, %r1182;
+	mov.b32 %r275, %r1183;
+$L_132:
+	mul.hi.u32 %r1190, %r272, 3449720151;
+	mul.lo.u32 %r1191, %r272, 3449720151;
+	mov.b32 %r1192, %r1190;
+	mov.b32 %r288, %r1191;
+	xor.b32 %r1193, %r1192, %r271;
+	xor.b32 %r290, %r1193, %r274;
+$L_133:
 	mov.b32 %r277, %r290;
 	mov.b32 %r278, %r288;
-$L_104:
+$L_134:
 	mov.b32 %r263, %r277;
 	mov.b32 %r264, %r278;
-$L_105:
+$L_135:
 	mov.b32 %r297, %r263;
 	mov.b32 %r298, %r264;
 	mov.b32 %r253, %r297;
 	mov.b32 %r254, %r298;
-$L_106:
+$L_136:
 	mov.b32 %r301, %r253;
 	mov.b32 %r302, %r254;
 	cvt.u64.u32 %rd305, %r302;
@@ -22517,73 +20692,70 @@ $L_106:
 	cvt.u64.u32 %rd307, %r301;
 	or.b64 %rd308, %rd306, %rd307;
 	mov.b64 %rd252, %rd308;
-$L_107:
+$L_137:
 	shr.u64 %rd309, %rd252, 11;
 	cvt.rn.f64.u64 %fd310, %rd309;
 	add.rn.f64 %fd311, %fd310, 0d3FE0000000000000;
 	mul.rn.f64 %fd312, %fd311, 0d3CA0000000000000;
 	mul.rn.f64 %fd313, %fd312, 0d4000000000000000;
 	sub.rn.f64 %fd314, %fd313, 0d3FF0000000000000;
-$L_108:
+$L_138:
 	setp.neu.f64 %p317, %fd314, %fd314;
 	mov.pred %p316, %p317;
-$L_109:
-	@!%p316 bra $L_123;
-$L_110:
+$L_139:
+	@!%p316 bra $L_152;
+$L_140:
 	setp.eq.f64 %p318, %fd314, 0dBFF0000000000000;
-	@!%p318 bra $L_120;
-$L_111:
+	@!%p318 bra $L_150;
+$L_141:
 	cvt.rzi.s64.f64 %rd324, %fd314;
-$L_112:
+$L_142:
 	setp.ge.s64 %p326, %rd324, 0;
-	@!%p326 bra $L_119;
-$L_113:
+	@!%p326 bra $L_149;
+$L_143:
 	mov.b64 %rd327, 9218868437227405312;
-$L_114:
+$L_144:
 	mov.b64 %fd328, %rd327;
 	mov.f64 %fd325, %fd328;
-$L_115:
+$L_145:
 	mov.f64 %fd315, %fd325;
-$L_116:
+$L_146:
 	mul.rn.f64 %fd490, %fd315, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd251, %fd490;
-$L_117:
+$L_147:
 	setp.ge.u64 %pt3, %rd9, %rd493;
 	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd491, %rd9, 8, %rd492;
 	st.global.f64 [%rd491], %fd251;
-$L_118:
+$L_148:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_119:
+$L_149:
 	mov.b64 %rd327, 18442240474082181120U;
-	bra.uni $L_114;
-$L_120:
+	bra.uni $L_144;
+$L_150:
 	setp.eq.f64 %p331, %fd314, 0d3FF0000000000000;
-	@%p331 bra $L_111;
-$L_121:
-	mov.f64 %fd330, 0d7FF8000000000001;
-	mov.f64 %fd329, %fd330;
-$L_122:
-	mov.f64 %fd315, %fd329;
-	bra.uni $L_116;
-$L_123:
+	@%p331 bra $L_141;
+$L_151:
+	mov.f64 %fd315, 0d7FF8000000000001;
+	bra.uni $L_146;
+$L_152:
 	setp.le.f64 %p323, %fd314, 0dBFF0000000000000;
-	@%p323 bra $L_110;
-$L_124:
+	@%p323 bra $L_140;
+$L_153:
 	setp.ge.f64 %p322, %fd314, 0d3FF0000000000000;
-	@%p322 bra $L_110;
-$L_125:
+	@%p322 bra $L_140;
+$L_154:
 	setp.lt.f64 %p319, %fd314, 0d0000000000000000;
-	@!%p319 bra $L_154;
-$L_126:
+	@!%p319 bra $L_177;
+$L_155:
 	neg.f64 %fd332, %fd314;
 	mov.f64 %fd320, %fd332;
 	mov.pred %p321, 1;
-$L_127:
+$L_156:
 	setp.le.f64 %p333, %fd320, 0d3FEB333333333333;
-	@!%p333 bra $L_132;
-$L_128:
+	@!%p333 bra $L_161;
+$L_157:
 	mul.rn.f64 %fd334, %fd320, 0d3FD0000000000000;
 	mul.rn.f64 %fd335, %fd334, %fd320;
 	sub.rn.f64 %fd336, 0d3FC71EB851EB851F, %fd335;
@@ -22618,42 +20790,32 @@ $L_128:
 	mul.rn.f64 %fd365, %fd320, %fd350;
 	div.rn.f64 %fd366, %fd365, %fd364;
 	mov.f64 %fd367, %fd366;
-$L_129:
-	@!%p321 bra $L_131;
-$L_130:
+$L_158:
+	@!%p321 bra $L_160;
+$L_159:
 	neg.f64 %fd489, %fd367;
 	mov.f64 %fd315, %fd489;
-	bra.uni $L_116;
-$L_131:
+	bra.uni $L_146;
+$L_160:
 	mov.f64 %fd315, %fd367;
-	bra.uni $L_116;
-$L_132:
+	bra.uni $L_146;
+$L_161:
 	sub.rn.f64 %fd368, 0d3FF0000000000000, %fd320;
-$L_133:
+$L_162:
 	mov.b64 %rd371, %fd368;
 	and.b64 %rd372, %rd371, 9223372036854775807;
 	setp.eq.u64 %p373, %rd372, 0;
-	@!%p373 bra $L_145;
-$L_134:
-	mov.b64 %rd375, -1;
-$L_135:
-	setp.ge.s64 %p376, %rd375, 0;
-	@!%p376 bra $L_144;
-$L_136:
-	mov.b64 %rd377, 9218868437227405312;
-$L_137:
-	mov.b64 %fd378, %rd377;
-	mov.f64 %fd374, %fd378;
-$L_138:
-	mov.f64 %fd370, %fd374;
-$L_139:
+	@!%p373 bra $L_169;
+$L_163:
+	mov.f64 %fd370, 0dFFF0000000000000;
+$L_164:
 	mov.f64 %fd369, %fd370;
-$L_140:
+$L_165:
 	sub.rn.f64 %fd425, 0d3FE62E42FEFA39EF, %fd369;
 	sqrt.rn.f64 %fd426, %fd425;
 	setp.le.f64 %p427, %fd426, 0d4014000000000000;
-	@!%p427 bra $L_143;
-$L_141:
+	@!%p427 bra $L_168;
+$L_166:
 	sub.rn.f64 %fd428, %fd426, 0d3FF999999999999A;
 	mul.rn.f64 %fd429, %fd428, 0d3F49615AC0B7ACE9;
 	add.rn.f64 %fd430, %fd429, 0d3F9744EB6C45EC67;
@@ -22685,11 +20847,11 @@ $L_141:
 	add.rn.f64 %fd456, %fd455, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd457, %fd442;
 	mov.f64 %fd458, %fd456;
-$L_142:
+$L_167:
 	div.rn.f64 %fd459, %fd457, %fd458;
 	mov.f64 %fd367, %fd459;
-	bra.uni $L_129;
-$L_143:
+	bra.uni $L_158;
+$L_168:
 	sub.rn.f64 %fd460, %fd426, 0d4014000000000000;
 	mul.rn.f64 %fd461, %fd460, 0d3E8AFB74D693BF93;
 	add.rn.f64 %fd462, %fd461, 0d3EFC6EC6CC59E02A;
@@ -22721,27 +20883,21 @@ $L_143:
 	add.rn.f64 %fd488, %fd487, 0d3FF6A09E667F3BCD;
 	mov.f64 %fd457, %fd474;
 	mov.f64 %fd458, %fd488;
-	bra.uni $L_142;
-$L_144:
-	mov.b64 %rd377, 18442240474082181120U;
-	bra.uni $L_137;
-$L_145:
+	bra.uni $L_167;
+$L_169:
 	mov.b64 %rd381, %rd371;
 	setp.lt.s64 %p382, %rd381, 0;
-	@!%p382 bra $L_148;
-$L_146:
-	mov.f64 %fd380, 0d7FF8000000000001;
-	mov.f64 %fd379, %fd380;
-$L_147:
-	mov.f64 %fd370, %fd379;
-	bra.uni $L_139;
-$L_148:
+	@!%p382 bra $L_171;
+$L_170:
+	mov.f64 %fd370, 0d7FF8000000000001;
+	bra.uni $L_164;
+$L_171:
 	setp.ge.u64 %p383, %rd371, 9218868437227405312;
-	@!%p383 bra $L_150;
-$L_149:
+	@!%p383 bra $L_173;
+$L_172:
 	mov.f64 %fd370, %fd368;
-	bra.uni $L_139;
-$L_150:
+	bra.uni $L_164;
+$L_173:
 	and.b64 %rd384, %rd371, 4503599627370495;
 	or.b64 %rd385, %rd384, 4602678819172646912;
 	mov.b64 %fd386, %rd385;
@@ -22751,13 +20907,13 @@ $L_150:
 	sub.s32 %r390, %r389, 1022;
 	cvt.rn.f64.s32 %fd391, %r390;
 	setp.le.f64 %p392, %fd386, 0d3FE6A09E667F3BCD;
-	@!%p392 bra $L_153;
-$L_151:
+	@!%p392 bra $L_176;
+$L_174:
 	sub.rn.f64 %fd395, %fd391, 0d3FF0000000000000;
 	mul.rn.f64 %fd396, %fd386, 0d4000000000000000;
 	mov.f64 %fd393, %fd396;
 	mov.f64 %fd394, %fd395;
-$L_152:
+$L_175:
 	sub.rn.f64 %fd397, %fd393, 0d3FF0000000000000;
 	add.rn.f64 %fd398, %fd397, 0d4000000000000000;
 	div.rn.f64 %fd399, %fd397, %fd398;
@@ -22787,34 +20943,16 @@ $L_152:
 	sub.rn.f64 %fd423, %fd422, %fd397;
 	sub.rn.f64 %fd424, %fd417, %fd423;
 	mov.f64 %fd370, %fd424;
-	bra.uni $L_139;
-$L_153:
+	bra.uni $L_164;
+$L_176:
 	mov.f64 %fd393, %fd386;
 	mov.f64 %fd394, %fd391;
-	bra.uni $L_152;
-$L_154:
+	bra.uni $L_175;
+$L_177:
 	mov.f64 %fd320, %fd314;
 	mov.pred %p321, 0;
-	bra.uni $L_127;
-$L_155:
-	mov.b32 %r277, %r257;
-	mov.b32 %r278, %r259;
-	bra.uni $L_104;
-$L_156:
-	mov.b32 %r213, %r193;
-	mov.b32 %r214, %r195;
-	bra.uni $L_83;
-$L_157:
-	mov.b32 %r153, %r133;
-	bra.uni $L_62;
-$L_158:
-	mov.b32 %r92, %r72;
-	mov.b32 %r93, %r74;
-	bra.uni $L_42;
-$L_159:
-	mov.b32 %r38, %r18;
-	bra.uni $L_22;
-$L_160:
+	bra.uni $L_156;
+$L_178:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -22860,10 +20998,10 @@ $Lfault:
 	.param .s64 MonteCarloPi_0_param_3
 )
 {
-	.reg .pred %p<98>;
-	.reg .b32 %r<71>;
+	.reg .pred %p<215>;
+	.reg .b32 %r<213>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<97>;
+	.reg .b64 %rd<214>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<89>;
 
@@ -22885,191 +21023,257 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	cvt.u32.u64 %r26, %rd22;
+	shr.u64 %rd27, %rd22, 32;
+	cvt.u32.u64 %r28, %rd27;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_38;
+	@!%p7 bra $L_43;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
 	add.s64 %rd9, %rd8, 1;
-	setp.lt.s64 %p10, %rd9, %rd3;
-	@!%p10 bra $L_38;
 $L_5:
 	mov.b64 %rd11, 0;
 	mov.b64 %rd12, 0;
+	mul.lo.s64 %rd15, %rd9, %rd14;
 $L_6:
 	setp.lt.s64 %p13, %rd12, %rd14;
-	@!%p13 bra $L_36;
+	@!%p13 bra $L_41;
 $L_7:
-	mul.lo.s64 %rd15, %rd9, %rd14;
 	add.s64 %rd16, %rd15, %rd12;
 	mov.b64 %rd17, %rd16;
 $L_8:
 	cvt.u32.u64 %r23, %rd17;
 	shr.u64 %rd24, %rd17, 32;
 	cvt.u32.u64 %r25, %rd24;
-	cvt.u32.u64 %r26, %rd22;
-	shr.u64 %rd27, %rd22, 32;
-	cvt.u32.u64 %r28, %rd27;
-	mov.b32 %r33, 0;
-	mov.b32 %r34, 0;
 $L_9:
-	setp.lt.s64 %p35, 0, 10;
-	@!%p35 bra $L_35;
-$L_10:
 	mov.b32 %r36, %r23;
 	mov.b32 %r37, %r25;
-	mov.b32 %r38, %r33;
-	mov.b32 %r39, %r34;
+	mov.b32 %r38, 0;
+	mov.b32 %r39, 0;
 	mov.b32 %r40, %r26;
 	mov.b32 %r41, %r28;
-	mov.b64 %rd42, 0;
+$L_10:
+	mul.hi.u32 %r47, %r36, 3528531795;
+	mul.lo.u32 %r48, %r36, 3528531795;
+	mov.b32 %r49, %r47;
+	mov.b32 %r50, %r48;
+	mov.b32 %r54, 0;
+	mov.b32 %r55, %r37;
+	xor.b32 %r56, %r55, %r40;
+	mov.b32 %r57, %r49;
+	xor.b32 %r58, %r57, %r41;
+	add.u32 %r59, %r40, 2654435769;
+	add.u32 %r60, %r41, 3144134277;
 $L_11:
-	max.s64 %rd95, 10, -9223372036854775804;
-	sub.s64 %rd96, %rd95, 4;
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, 0;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r59;
+	mov.b32 %r41, %r60;
 $L_12:
-	setp.lt.s64 %p97, %rd42, %rd96;
-	@!%p97 bra $L_21;
+	mul.hi.u32 %r95, %r36, 3528531795;
+	mul.lo.u32 %r96, %r36, 3528531795;
+	mov.b32 %r97, %r95;
+	mov.b32 %r50, %r96;
+	mul.hi.u32 %r98, %r38, 3449720151;
+	mul.lo.u32 %r99, %r38, 3449720151;
+	mov.b32 %r100, %r98;
+	mov.b32 %r54, %r99;
+	mov.b32 %r101, %r100;
+	xor.b32 %r56, %r101, %r40;
+	xor.b32 %r102, %r97, %r39;
+	xor.b32 %r58, %r102, %r41;
+	add.u32 %r103, %r40, 2654435769;
+	add.u32 %r104, %r41, 3144134277;
 $L_13:
-	mul.hi.u32 %r47, %r36, 3528531795;
-	mul.lo.u32 %r48, %r36, 3528531795;
-	mov.b32 %r49, %r47;
-	mov.b32 %r50, %r48;
-	mul.hi.u32 %r51, %r38, 3449720151;
-	mul.lo.u32 %r52, %r38, 3449720151;
-	mov.b32 %r53, %r51;
-	mov.b32 %r54, %r52;
-	xor.b32 %r55, %r53, %r37;
-	xor.b32 %r56, %r55, %r40;
-	xor.b32 %r57, %r49, %r39;
-	xor.b32 %r58, %r57, %r41;
-	add.u32 %r59, %r40, 2654435769;
-	add.u32 %r60, %r41, 3144134277;
-	add.s64 %rd61, %rd42, 1;
-	setp.lt.s64 %p62, %rd61, 10;
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r103;
+	mov.b32 %r41, %r104;
 $L_14:
-	mov.b32 %r36, %r56;
-	mov.b32 %r37, %r54;
-	mov.b32 %r38, %r58;
-	mov.b32 %r39, %r50;
-	mov.b32 %r40, %r59;
-	mov.b32 %r41, %r60;
-	mov.b64 %rd42, %rd61;
+	mul.hi.u32 %r107, %r36, 3528531795;
+	mul.lo.u32 %r108, %r36, 3528531795;
+	mov.b32 %r109, %r107;
+	mov.b32 %r50, %r108;
+	mul.hi.u32 %r110, %r38, 3449720151;
+	mul.lo.u32 %r111, %r38, 3449720151;
+	mov.b32 %r112, %r110;
+	mov.b32 %r54, %r111;
+	xor.b32 %r113, %r112, %r37;
+	xor.b32 %r56, %r113, %r40;
+	xor.b32 %r114, %r109, %r39;
+	xor.b32 %r58, %r114, %r41;
+	add.u32 %r115, %r40, 2654435769;
+	add.u32 %r116, %r41, 3144134277;
 $L_15:
-	mul.hi.u32 %r47, %r36, 3528531795;
-	mul.lo.u32 %r48, %r36, 3528531795;
-	mov.b32 %r49, %r47;
-	mov.b32 %r50, %r48;
-	mul.hi.u32 %r51, %r38, 3449720151;
-	mul.lo.u32 %r52, %r38, 3449720151;
-	mov.b32 %r53, %r51;
-	mov.b32 %r54, %r52;
-	xor.b32 %r55, %r53, %r37;
-	xor.b32 %r56, %r55, %r40;
-	xor.b32 %r57, %r49, %r39;
-	xor.b32 %r58, %r57, %r41;
-	add.u32 %r59, %r40, 2654435769;
-	add.u32 %r60, %r41, 3144134277;
-	add.s64 %rd61, %rd42, 1;
-	setp.lt.s64 %p62, %rd61, 10;
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r115;
+	mov.b32 %r41, %r116;
 $L_16:
-	mov.b32 %r36, %r56;
-	mov.b32 %r37, %r54;
-	mov.b32 %r38, %r58;
-	mov.b32 %r39, %r50;
-	mov.b32 %r40, %r59;
-	mov.b32 %r41, %r60;
-	mov.b64 %rd42, %rd61;
+	mul.hi.u32 %r119, %r36, 3528531795;
+	mul.lo.u32 %r120, %r36, 3528531795;
+	mov.b32 %r121, %r119;
+	mov.b32 %r50, %r120;
+	mul.hi.u32 %r122, %r38, 3449720151;
+	mul.lo.u32 %r123, %r38, 3449720151;
+	mov.b32 %r124, %r122;
+	mov.b32 %r54, %r123;
+	xor.b32 %r125, %r124, %r37;
+	xor.b32 %r56, %r125, %r40;
+	xor.b32 %r126, %r121, %r39;
+	xor.b32 %r58, %r126, %r41;
+	add.u32 %r127, %r40, 2654435769;
+	add.u32 %r128, %r41, 3144134277;
 $L_17:
-	mul.hi.u32 %r47, %r36, 3528531795;
-	mul.lo.u32 %r48, %r36, 3528531795;
-	mov.b32 %r49, %r47;
-	mov.b32 %r50, %r48;
-	mul.hi.u32 %r51, %r38, 3449720151;
-	mul.lo.u32 %r52, %r38, 3449720151;
-	mov.b32 %r53, %r51;
-	mov.b32 %r54, %r52;
-	xor.b32 %r55, %r53, %r37;
-	xor.b32 %r56, %r55, %r40;
-	xor.b32 %r57, %r49, %r39;
-	xor.b32 %r58, %r57, %r41;
-	add.u32 %r59, %r40, 2654435769;
-	add.u32 %r60, %r41, 3144134277;
-	add.s64 %rd61, %rd42, 1;
-	setp.lt.s64 %p62, %rd61, 10;
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r127;
+	mov.b32 %r41, %r128;
 $L_18:
-	mov.b32 %r36, %r56;
-	mov.b32 %r37, %r54;
-	mov.b32 %r38, %r58;
-	mov.b32 %r39, %r50;
-	mov.b32 %r40, %r59;
-	mov.b32 %r41, %r60;
-	mov.b64 %rd42, %rd61;
+	mul.hi.u32 %r131, %r36, 3528531795;
+	mul.lo.u32 %r132, %r36, 3528531795;
+	mov.b32 %r133, %r131;
+	mov.b32 %r50, %r132;
+	mul.hi.u32 %r134, %r38, 3449720151;
+	mul.lo.u32 %r135, %r38, 3449720151;
+	mov.b32 %r136, %r134;
+	mov.b32 %r54, %r135;
+	xor.b32 %r137, %r136, %r37;
+	xor.b32 %r56, %r137, %r40;
+	xor.b32 %r138, %r133, %r39;
+	xor.b32 %r58, %r138, %r41;
+	add.u32 %r139, %r40, 2654435769;
+	add.u32 %r140, %r41, 3144134277;
 $L_19:
-	mul.hi.u32 %r47, %r36, 3528531795;
-	mul.lo.u32 %r48, %r36, 3528531795;
-	mov.b32 %r49, %r47;
-	mov.b32 %r50, %r48;
-	mul.hi.u32 %r51, %r38, 3449720151;
-	mul.lo.u32 %r52, %r38, 3449720151;
-	mov.b32 %r53, %r51;
-	mov.b32 %r54, %r52;
-	xor.b32 %r55, %r53, %r37;
-	xor.b32 %r56, %r55, %r40;
-	xor.b32 %r57, %r49, %r39;
-	xor.b32 %r58, %r57, %r41;
-	add.u32 %r59, %r40, 2654435769;
-	add.u32 %r60, %r41, 3144134277;
-	add.s64 %rd61, %rd42, 1;
-	setp.lt.s64 %p62, %rd61, 10;
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r139;
+	mov.b32 %r41, %r140;
 $L_20:
-	mov.b32 %r36, %r56;
-	mov.b32 %r37, %r54;
-	mov.b32 %r38, %r58;
-	mov.b32 %r39, %r50;
-	mov.b32 %r40, %r59;
-	mov.b32 %r41, %r60;
-	mov.b64 %rd42, %rd61;
-	bra.uni $L_12;
+	mul.hi.u32 %r143, %r36, 3528531795;
+	mul.lo.u32 %r144, %r36, 3528531795;
+	mov.b32 %r145, %r143;
+	mov.b32 %r50, %r144;
+	mul.hi.u32 %r146, %r38, 3449720151;
+	mul.lo.u32 %r147, %r38, 3449720151;
+	mov.b32 %r148, %r146;
+	mov.b32 %r54, %r147;
+	xor.b32 %r149, %r148, %r37;
+	xor.b32 %r56, %r149, %r40;
+	xor.b32 %r150, %r145, %r39;
+	xor.b32 %r58, %r150, %r41;
+	add.u32 %r151, %r40, 2654435769;
+	add.u32 %r152, %r41, 3144134277;
 $L_21:
-	mul.hi.u32 %r47, %r36, 3528531795;
-	mul.lo.u32 %r48, %r36, 3528531795;
-	mov.b32 %r49, %r47;
-	mov.b32 %r50, %r48;
-	mul.hi.u32 %r51, %r38, 3449720151;
-	mul.lo.u32 %r52, %r38, 3449720151;
-	mov.b32 %r53, %r51;
-	mov.b32 %r54, %r52;
-	xor.b32 %r55, %r53, %r37;
-	xor.b32 %r56, %r55, %r40;
-	xor.b32 %r57, %r49, %r39;
-	xor.b32 %r58, %r57, %r41;
-	add.u32 %r59, %r40, 2654435769;
-	add.u32 %r60, %r41, 3144134277;
-	add.s64 %rd61, %rd42, 1;
-	setp.lt.s64 %p62, %rd61, 10;
-	@!%p62 bra $L_23;
-$L_22:
 	mov.b32 %r36, %r56;
 	mov.b32 %r37, %r54;
 	mov.b32 %r38, %r58;
 	mov.b32 %r39, %r50;
-	mov.b32 %r40, %r59;
-	mov.b32 %r41, %r60;
-	mov.b64 %rd42, %rd61;
-	bra.uni $L_21;
+	mov.b32 %r40, %r151;
+	mov.b32 %r41, %r152;
+$L_22:
+	mul.hi.u32 %r155, %r36, 3528531795;
+	mul.lo.u32 %r156, %r36, 3528531795;
+	mov.b32 %r157, %r155;
+	mov.b32 %r50, %r156;
+	mul.hi.u32 %r158, %r38, 3449720151;
+	mul.lo.u32 %r159, %r38, 3449720151;
+	mov.b32 %r160, %r158;
+	mov.b32 %r54, %r159;
+	xor.b32 %r161, %r160, %r37;
+	xor.b32 %r56, %r161, %r40;
+	xor.b32 %r162, %r157, %r39;
+	xor.b32 %r58, %r162, %r41;
+	add.u32 %r163, %r40, 2654435769;
+	add.u32 %r164, %r41, 3144134277;
 $L_23:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r163;
+	mov.b32 %r41, %r164;
+$L_24:
+	mul.hi.u32 %r167, %r36, 3528531795;
+	mul.lo.u32 %r168, %r36, 3528531795;
+	mov.b32 %r169, %r167;
+	mov.b32 %r50, %r168;
+	mul.hi.u32 %r170, %r38, 3449720151;
+	mul.lo.u32 %r171, %r38, 3449720151;
+	mov.b32 %r172, %r170;
+	mov.b32 %r54, %r171;
+	xor.b32 %r173, %r172, %r37;
+	xor.b32 %r56, %r173, %r40;
+	xor.b32 %r174, %r169, %r39;
+	xor.b32 %r58, %r174, %r41;
+	add.u32 %r175, %r40, 2654435769;
+	add.u32 %r176, %r41, 3144134277;
+$L_25:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r175;
+	mov.b32 %r41, %r176;
+$L_26:
+	mul.hi.u32 %r179, %r36, 3528531795;
+	mul.lo.u32 %r180, %r36, 3528531795;
+	mov.b32 %r181, %r179;
+	mov.b32 %r50, %r180;
+	mul.hi.u32 %r182, %r38, 3449720151;
+	mul.lo.u32 %r183, %r38, 3449720151;
+	mov.b32 %r184, %r182;
+	mov.b32 %r54, %r183;
+	xor.b32 %r185, %r184, %r37;
+	xor.b32 %r56, %r185, %r40;
+	xor.b32 %r186, %r181, %r39;
+	xor.b32 %r58, %r186, %r41;
+	add.u32 %r187, %r40, 2654435769;
+	add.u32 %r188, %r41, 3144134277;
+$L_27:
+	mov.b32 %r36, %r56;
+	mov.b32 %r37, %r54;
+	mov.b32 %r38, %r58;
+	mov.b32 %r39, %r50;
+	mov.b32 %r40, %r187;
+	mov.b32 %r41, %r188;
+$L_28:
+	mul.hi.u32 %r191, %r36, 3528531795;
+	mul.lo.u32 %r192, %r36, 3528531795;
+	mov.b32 %r193, %r191;
+	mov.b32 %r50, %r192;
+	mul.hi.u32 %r194, %r38, 3449720151;
+	mul.lo.u32 %r195, %r38, 3449720151;
+	mov.b32 %r196, %r194;
+	mov.b32 %r54, %r195;
+	xor.b32 %r197, %r196, %r37;
+	xor.b32 %r56, %r197, %r40;
+	xor.b32 %r198, %r193, %r39;
+	xor.b32 %r58, %r198, %r41;
+$L_29:
 	mov.b32 %r43, %r56;
 	mov.b32 %r44, %r54;
 	mov.b32 %r45, %r58;
 	mov.b32 %r46, %r50;
-$L_24:
+$L_30:
 	mov.b32 %r29, %r43;
 	mov.b32 %r30, %r44;
 	mov.b32 %r31, %r45;
 	mov.b32 %r32, %r46;
-$L_25:
+$L_31:
 	mov.b32 %r63, %r29;
 	mov.b32 %r64, %r30;
 	mov.b32 %r65, %r31;
@@ -23078,7 +21282,7 @@ $L_25:
 	mov.b32 %r19, %r64;
 	mov.b32 %r20, %r65;
 	mov.b32 %r21, %r66;
-$L_26:
+$L_32:
 	mov.b32 %r67, %r18;
 	mov.b32 %r68, %r19;
 	mov.b32 %r69, %r20;
@@ -23091,11 +21295,11 @@ $L_26:
 	mul.rn.f64 %fd76, %fd74, %fd74;
 	add.rn.f64 %fd77, %fd75, %fd76;
 	setp.lt.f64 %p78, %fd77, 0d3FF0000000000000;
-	@!%p78 bra $L_34;
-$L_27:
+	@!%p78 bra $L_40;
+$L_33:
 	add.s64 %rd81, %rd11, 1;
 	mov.b64 %rd79, %rd81;
-$L_28:
+$L_34:
 	cvt.rn.f64.u32 %fd82, %r69;
 	mul.rn.f64 %fd83, %fd82, 0d3DF0000000000000;
 	cvt.rn.f64.u32 %fd84, %r70;
@@ -23104,41 +21308,35 @@ $L_28:
 	mul.rn.f64 %fd87, %fd85, %fd85;
 	add.rn.f64 %fd88, %fd86, %fd87;
 	setp.lt.f64 %p89, %fd88, 0d3FF0000000000000;
-	@!%p89 bra $L_33;
-$L_29:
+	@!%p89 bra $L_39;
+$L_35:
 	add.s64 %rd93, %rd12, 1;
 	setp.lt.s64 %p94, %rd93, %rd14;
-	@!%p94 bra $L_32;
-$L_30:
+	@!%p94 bra $L_38;
+$L_36:
 	add.s64 %rd91, %rd79, 1;
 	mov.b64 %rd90, %rd91;
-$L_31:
+$L_37:
 	add.s64 %rd92, %rd12, 2;
 	mov.b64 %rd11, %rd90;
 	mov.b64 %rd12, %rd92;
 	bra.uni $L_6;
-$L_32:
+$L_38:
 	mov.b64 %rd90, %rd79;
-	bra.uni $L_31;
-$L_33:
+	bra.uni $L_37;
+$L_39:
 	mov.b64 %rd90, %rd79;
-	bra.uni $L_31;
-$L_34:
+	bra.uni $L_37;
+$L_40:
 	mov.b64 %rd79, %rd11;
-	bra.uni $L_28;
-$L_35:
-	mov.b32 %r43, %r23;
-	mov.b32 %r44, %r25;
-	mov.b32 %r45, %r33;
-	mov.b32 %r46, %r34;
-	bra.uni $L_24;
-$L_36:
+	bra.uni $L_34;
+$L_41:
 	mad.lo.s64 %rd80, %rd9, 8, %rd4;
 	st.global.s64 [%rd80], %rd11;
-$L_37:
+$L_42:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_38:
+$L_43:
 	ret;
 }
 `
@@ -23181,8 +21379,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -23192,7 +21389,7 @@ b5: # rangeindex.body
 	r15 = move.i64 r17
 	r18 = elemaddr r4, r9, 8
 	store.i64 r18, r15
-	r19 = elemaddr r12, r9, 8
+	r19 = move.ptr r11
 	r20 = load.u64 r19
 	r22 = clz.u64 r20
 	r23 = convert.i64.u64 r22
@@ -23200,7 +21397,7 @@ b5: # rangeindex.body
 	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
-	r27 = elemaddr r12, r9, 8
+	r27 = move.ptr r11
 	r28 = load.u64 r27
 	r30 = ctz.u64 r28
 	r31 = convert.i64.u64 r30
@@ -23208,7 +21405,7 @@ b5: # rangeindex.body
 	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
-	r35 = elemaddr r12, r9, 8
+	r35 = move.ptr r11
 	r36 = load.u64 r35
 	r38 = clz.u64 r36
 	r39 = convert.i64.u64 r38
@@ -23259,8 +21456,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b9
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -23268,13 +21464,13 @@ b5: # rangeindex.body
 	r15 = brev.u64 r14
 	r16 = elemaddr r4, r9, 8
 	store.u64 r16, r15
-	r17 = elemaddr r12, r9, 8
+	r17 = move.ptr r11
 	r18 = load.u64 r17
 	r19 = bswap.u64 r18
 	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 8
 	store.u64 r20, r19
-	r23 = elemaddr r12, r9, 8
+	r23 = move.ptr r11
 	r24 = load.u64 r23
 	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
@@ -23337,8 +21533,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -23348,7 +21543,7 @@ b5: # rangeindex.body
 	r15 = move.i64 r17
 	r18 = elemaddr r4, r9, 8
 	store.i64 r18, r15
-	r19 = elemaddr r12, r9, 4
+	r19 = move.ptr r11
 	r20 = load.u32 r19
 	r22 = clz.u32 r20
 	r23 = convert.i64.u32 r22
@@ -23356,7 +21551,7 @@ b5: # rangeindex.body
 	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
-	r27 = elemaddr r12, r9, 4
+	r27 = move.ptr r11
 	r28 = load.u32 r27
 	r30 = ctz.u32 r28
 	r31 = convert.i64.u32 r30
@@ -23364,7 +21559,7 @@ b5: # rangeindex.body
 	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
-	r35 = elemaddr r12, r9, 4
+	r35 = move.ptr r11
 	r36 = load.u32 r35
 	r38 = clz.u32 r36
 	r39 = convert.i64.u32 r38
@@ -23415,8 +21610,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b9
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -23424,13 +21618,13 @@ b5: # rangeindex.body
 	r15 = brev.u32 r14
 	r16 = elemaddr r4, r9, 4
 	store.u32 r16, r15
-	r17 = elemaddr r12, r9, 4
+	r17 = move.ptr r11
 	r18 = load.u32 r17
 	r19 = bswap.u32 r18
 	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 4
 	store.u32 r20, r19
-	r23 = elemaddr r12, r9, 4
+	r23 = move.ptr r11
 	r24 = load.u32 r23
 	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
@@ -23493,8 +21687,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 2
@@ -23504,7 +21697,7 @@ b5: # rangeindex.body
 	r15 = move.i64 r17
 	r18 = elemaddr r4, r9, 8
 	store.i64 r18, r15
-	r19 = elemaddr r12, r9, 2
+	r19 = move.ptr r11
 	r20 = load.u16 r19
 	r22 = clz.u16 r20
 	r23 = convert.i64.u16 r22
@@ -23512,7 +21705,7 @@ b5: # rangeindex.body
 	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
-	r27 = elemaddr r12, r9, 2
+	r27 = move.ptr r11
 	r28 = load.u16 r27
 	r30 = ctz.u16 r28
 	r31 = convert.i64.u16 r30
@@ -23520,7 +21713,7 @@ b5: # rangeindex.body
 	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
-	r35 = elemaddr r12, r9, 2
+	r35 = move.ptr r11
 	r36 = load.u16 r35
 	r38 = clz.u16 r36
 	r39 = convert.i64.u16 r38
@@ -23571,8 +21764,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b9
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 2
@@ -23580,13 +21772,13 @@ b5: # rangeindex.body
 	r15 = brev.u16 r14
 	r16 = elemaddr r4, r9, 2
 	store.u16 r16, r15
-	r17 = elemaddr r12, r9, 2
+	r17 = move.ptr r11
 	r18 = load.u16 r17
 	r19 = bswap.u16 r18
 	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 2
 	store.u16 r20, r19
-	r23 = elemaddr r12, r9, 2
+	r23 = move.ptr r11
 	r24 = load.u16 r23
 	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
@@ -23649,8 +21841,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 1
@@ -23660,7 +21851,7 @@ b5: # rangeindex.body
 	r15 = move.i64 r17
 	r18 = elemaddr r4, r9, 8
 	store.i64 r18, r15
-	r19 = elemaddr r12, r9, 1
+	r19 = move.ptr r11
 	r20 = load.u8 r19
 	r22 = clz.u8 r20
 	r23 = convert.i64.u8 r22
@@ -23668,7 +21859,7 @@ b5: # rangeindex.body
 	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
-	r27 = elemaddr r12, r9, 1
+	r27 = move.ptr r11
 	r28 = load.u8 r27
 	r30 = ctz.u8 r28
 	r31 = convert.i64.u8 r30
@@ -23676,7 +21867,7 @@ b5: # rangeindex.body
 	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
-	r35 = elemaddr r12, r9, 1
+	r35 = move.ptr r11
 	r36 = load.u8 r35
 	r38 = clz.u8 r36
 	r39 = convert.i64.u8 r38
@@ -23723,8 +21914,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b9
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 1
@@ -23732,7 +21922,7 @@ b5: # rangeindex.body
 	r15 = brev.u8 r14
 	r16 = elemaddr r4, r9, 1
 	store.u8 r16, r15
-	r17 = elemaddr r12, r9, 1
+	r17 = move.ptr r11
 	r18 = load.u8 r17
 	checkindex r9, r21, site 2
 	r19 = elemaddr r20, r9, 8
@@ -23795,8 +21985,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -23806,7 +21995,7 @@ b5: # rangeindex.body
 	r15 = move.i64 r17
 	r18 = elemaddr r4, r9, 8
 	store.i64 r18, r15
-	r19 = elemaddr r12, r9, 8
+	r19 = move.ptr r11
 	r20 = load.u64 r19
 	r22 = clz.u64 r20
 	r23 = convert.i64.u64 r22
@@ -23814,7 +22003,7 @@ b5: # rangeindex.body
 	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 8
 	store.i64 r24, r21
-	r27 = elemaddr r12, r9, 8
+	r27 = move.ptr r11
 	r28 = load.u64 r27
 	r30 = ctz.u64 r28
 	r31 = convert.i64.u64 r30
@@ -23822,7 +22011,7 @@ b5: # rangeindex.body
 	checkindex r9, r34, site 4
 	r32 = elemaddr r33, r9, 8
 	store.i64 r32, r29
-	r35 = elemaddr r12, r9, 8
+	r35 = move.ptr r11
 	r36 = load.u64 r35
 	r38 = clz.u64 r36
 	r39 = convert.i64.u64 r38
@@ -23873,8 +22062,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b11
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -23882,13 +22070,13 @@ b5: # rangeindex.body
 	r15 = brev.u64 r14
 	r16 = elemaddr r4, r9, 8
 	store.u64 r16, r15
-	r17 = elemaddr r12, r9, 8
+	r17 = move.ptr r11
 	r18 = load.u64 r17
 	r19 = bswap.u64 r18
 	checkindex r9, r22, site 2
 	r20 = elemaddr r21, r9, 8
 	store.u64 r20, r19
-	r23 = elemaddr r12, r9, 8
+	r23 = move.ptr r11
 	r24 = load.u64 r23
 	checkindex r9, r27, site 4
 	r25 = elemaddr r26, r9, 8
@@ -23972,8 +22160,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b11
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -24005,14 +22192,11 @@ b7: # Add64.return
 	checkindex r9, r38, site 3
 	r36 = elemaddr r37, r9, 8
 	store.u64 r36, r35
-	checkindex r9, r13, site 4
-	r39 = elemaddr r12, r9, 8
+	r39 = move.ptr r11
 	r40 = load.u64 r39
-	checkindex r9, r17, site 5
-	r41 = elemaddr r16, r9, 8
+	r41 = move.ptr r15
 	r42 = load.u64 r41
-	checkindex r9, r21, site 6
-	r43 = elemaddr r20, r9, 8
+	r43 = move.ptr r19
 	r44 = load.u64 r43
 	r45 = and.u64 r44, 1
 	jump b8
@@ -24038,11 +22222,9 @@ b9: # Sub64.return
 	checkindex r9, r64, site 8
 	r62 = elemaddr r63, r9, 8
 	store.u64 r62, r61
-	checkindex r9, r13, site 9
-	r65 = elemaddr r12, r9, 8
+	r65 = move.ptr r11
 	r66 = load.u64 r65
-	checkindex r9, r17, site 10
-	r67 = elemaddr r16, r9, 8
+	r67 = move.ptr r15
 	r68 = load.u64 r67
 	r69 = mulhi.u64 r66, r68
 	r70 = mul.u64 r66, r68
@@ -24112,8 +22294,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b11
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -24146,14 +22327,11 @@ b7: # Add32.return
 	checkindex r9, r39, site 3
 	r37 = elemaddr r38, r9, 4
 	store.u32 r37, r36
-	checkindex r9, r13, site 4
-	r40 = elemaddr r12, r9, 4
+	r40 = move.ptr r11
 	r41 = load.u32 r40
-	checkindex r9, r17, site 5
-	r42 = elemaddr r16, r9, 4
+	r42 = move.ptr r15
 	r43 = load.u32 r42
-	checkindex r9, r21, site 6
-	r44 = elemaddr r20, r9, 4
+	r44 = move.ptr r19
 	r45 = load.u32 r44
 	r46 = and.u32 r45, 1
 	jump b8
@@ -24179,11 +22357,9 @@ b9: # Sub32.return
 	checkindex r9, r65, site 8
 	r63 = elemaddr r64, r9, 4
 	store.u32 r63, r62
-	checkindex r9, r13, site 9
-	r66 = elemaddr r12, r9, 4
+	r66 = move.ptr r11
 	r67 = load.u32 r66
-	checkindex r9, r17, site 10
-	r68 = elemaddr r16, r9, 4
+	r68 = move.ptr r15
 	r69 = load.u32 r68
 	r70 = mulhi.u32 r67, r69
 	r71 = mul.u32 r67, r69
@@ -24253,8 +22429,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b15
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -24299,14 +22474,11 @@ b9: # Add.return
 	checkindex r9, r47, site 3
 	r45 = elemaddr r46, r9, 8
 	store.u64 r45, r44
-	checkindex r9, r13, site 4
-	r48 = elemaddr r12, r9, 8
+	r48 = move.ptr r11
 	r49 = load.u64 r48
-	checkindex r9, r17, site 5
-	r50 = elemaddr r16, r9, 8
+	r50 = move.ptr r15
 	r51 = load.u64 r50
-	checkindex r9, r21, site 6
-	r52 = elemaddr r20, r9, 8
+	r52 = move.ptr r19
 	r53 = load.u64 r52
 	r54 = and.u64 r53, 1
 	jump b10
@@ -24345,11 +22517,9 @@ b13: # Sub.return
 	checkindex r9, r82, site 8
 	r80 = elemaddr r81, r9, 8
 	store.u64 r80, r79
-	checkindex r9, r13, site 9
-	r83 = elemaddr r12, r9, 8
+	r83 = move.ptr r11
 	r84 = load.u64 r83
-	checkindex r9, r17, site 10
-	r85 = elemaddr r16, r9, 8
+	r85 = move.ptr r15
 	r86 = load.u64 r85
 	r87 = mulhi.u64 r84, r86
 	r88 = mul.u64 r84, r86
@@ -24449,14 +22619,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b211
+	branch r7, b3, b269
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b211
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -24474,35 +22643,62 @@ b5: # rangeindex.body
 	r18 = elemaddr r19, r9, 8
 	r21 = load.u64 r18
 	checkdiv.u64 r17, site 2
-	r22 = rem.u64 r21, r17
+	r560 = or.u64 r21, r17
+	r561 = shr.u64.u32 r560, 32
+	r562 = eq.u64 r561, 0
+	branch r562, b6, b268
+b6: # divide in 32 bits
+	r563 = convert.u32.u64 r21
+	r564 = convert.u32.u64 r17
+	r565 = div.u32 r563, r564
+	r567 = mul.u32 r565, r564
+	r566 = sub.u32 r563, r567
+	r558 = convert.u64.u32 r565
+	r559 = convert.u64.u32 r566
+	jump b7
+b7: # rangeindex.body
+	r22 = move.u64 r559
 	checkindex r9, r25, site 3
 	r23 = elemaddr r24, r9, 8
 	r26 = load.u64 r23
 	r29 = lt.u64 r22, r17
-	branch r29, b6, b210
-b6: # Div64.entry
+	branch r29, b8, b267
+b8: # Div64.entry
 	r30 = eq.u64 r17, 0
-	branch r30, b7, b8
-b7: # Div64.if.then
+	branch r30, b9, b10
+b9: # Div64.if.then
 	checkdiv.u64 0, site 6
 	return
-b8: # Div64.if.done
+b10: # Div64.if.done
 	r31 = le.u64 r17, r22
-	branch r31, b9, b10
-b9: # Div64.if.then
+	branch r31, b11, b12
+b11: # Div64.if.then
 	checkdiv.u64 0, site 7
 	return
-b10: # Div64.if.done
+b12: # Div64.if.done
 	r32 = eq.u64 r22, 0
-	branch r32, b11, b171
-b11: # Div64.if.then
-	checkdiv.u64 r17, site 8
-	r33 = div.u64 r26, r17
-	r34 = rem.u64 r26, r17
+	branch r32, b13, b222
+b13: # Div64.if.then
+	r549 = or.u64 r26, r17
+	r550 = shr.u64.u32 r549, 32
+	r551 = eq.u64 r550, 0
+	branch r551, b14, b221
+b14: # divide in 32 bits
+	r552 = convert.u32.u64 r26
+	r553 = convert.u32.u64 r17
+	r554 = div.u32 r552, r553
+	r556 = mul.u32 r554, r553
+	r555 = sub.u32 r552, r556
+	r547 = convert.u64.u32 r554
+	r548 = convert.u64.u32 r555
+	jump b15
+b15: # Div64.if.then
+	r33 = move.u64 r547
+	r34 = move.u64 r548
 	r27 = move.u64 r33
 	r28 = move.u64 r34
-	jump b12
-b12: # Div64.return
+	jump b16
+b16: # Div64.return
 	r88 = move.u64 r27
 	r89 = elemaddr r4, r9, 8
 	store.u64 r89, r88
@@ -24512,43 +22708,71 @@ b12: # Div64.return
 	store.u64 r91, r90
 	r94 = convert.u32.u64 r17
 	r95 = or.u32 r94, 1
-	checkindex r9, r20, site 13
-	r96 = elemaddr r19, r9, 8
+	r96 = move.ptr r18
 	r97 = load.u64 r96
 	r98 = convert.u32.u64 r97
 	checkdiv.u32 r95, site 14
-	r99 = rem.u32 r98, r95
-	checkindex r9, r25, site 15
-	r100 = elemaddr r24, r9, 8
+	r544 = div.u32 r98, r95
+	r546 = mul.u32 r544, r95
+	r545 = sub.u32 r98, r546
+	jump b17
+b17: # Div64.return
+	r99 = move.u32 r545
+	r100 = move.ptr r23
 	r101 = load.u64 r100
 	r102 = convert.u32.u64 r101
-	jump b13
-b13: # Div32.entry
+	jump b18
+b18: # Div32.entry
 	r105 = ne.u32 r95, 0
-	branch r105, b14, b16
-b14: # Div32.cond.true
+	branch r105, b19, b21
+b19: # Div32.cond.true
 	r116 = le.u32 r95, r99
-	branch r116, b15, b16
-b15: # Div32.if.then
+	branch r116, b20, b21
+b20: # Div32.if.then
 	checkdiv.u64 0, site 16
 	return
-b16: # Div32.if.done
+b21: # Div32.if.done
 	r106 = convert.u64.u32 r99
 	r107 = shl.u64.u64 r106, 32
 	r108 = convert.u64.u32 r102
 	r109 = or.u64 r107, r108
 	r110 = convert.u64.u32 r95
 	checkdiv.u64 r110, site 17
-	r111 = div.u64 r109, r110
+	r527 = or.u64 r109, r110
+	r528 = shr.u64.u32 r527, 32
+	r529 = eq.u64 r528, 0
+	branch r529, b22, b220
+b22: # divide in 32 bits
+	r530 = convert.u32.u64 r109
+	r531 = convert.u32.u64 r110
+	r532 = div.u32 r530, r531
+	r526 = convert.u64.u32 r532
+	jump b23
+b23: # Div32.if.done
+	r111 = move.u64 r526
 	r112 = convert.u32.u64 r111
-	r113 = convert.u64.u32 r95
+	r113 = move.u64 r110
 	checkdiv.u64 r113, site 18
-	r114 = rem.u64 r109, r113
+	r535 = or.u64 r109, r113
+	r536 = shr.u64.u32 r535, 32
+	r537 = eq.u64 r536, 0
+	branch r537, b24, b219
+b24: # divide in 32 bits
+	r538 = convert.u32.u64 r109
+	r539 = convert.u32.u64 r113
+	r540 = div.u32 r538, r539
+	r542 = mul.u32 r540, r539
+	r541 = sub.u32 r538, r542
+	r533 = convert.u64.u32 r540
+	r534 = convert.u64.u32 r541
+	jump b25
+b25: # Div32.if.done
+	r114 = move.u64 r534
 	r115 = convert.u32.u64 r114
 	r103 = move.u32 r112
 	r104 = move.u32 r115
-	jump b17
-b17: # Div32.return
+	jump b26
+b26: # Div32.return
 	r117 = move.u32 r103
 	r118 = move.u32 r104
 	r119 = convert.u64.u32 r117
@@ -24559,58 +22783,80 @@ b17: # Div32.return
 	checkindex r9, r126, site 20
 	r124 = elemaddr r125, r9, 8
 	store.u64 r124, r120
-	checkindex r9, r20, site 21
-	r127 = elemaddr r19, r9, 8
+	r127 = move.ptr r18
 	r128 = load.u64 r127
-	checkdiv.u64 r17, site 22
-	r129 = rem.u64 r128, r17
+	r517 = or.u64 r128, r17
+	r518 = shr.u64.u32 r517, 32
+	r519 = eq.u64 r518, 0
+	branch r519, b27, b218
+b27: # divide in 32 bits
+	r520 = convert.u32.u64 r128
+	r521 = convert.u32.u64 r17
+	r522 = div.u32 r520, r521
+	r524 = mul.u32 r522, r521
+	r523 = sub.u32 r520, r524
+	r515 = convert.u64.u32 r522
+	r516 = convert.u64.u32 r523
+	jump b28
+b28: # Div32.return
+	r129 = move.u64 r516
 	r130 = move.u64 r129
-	checkindex r9, r25, site 23
-	r131 = elemaddr r24, r9, 8
+	r131 = move.ptr r23
 	r132 = load.u64 r131
 	r133 = move.u64 r132
 	r134 = move.u64 r17
-	checkdiv.u64 r134, site 24
 	r137 = lt.u64 r130, r134
-	branch r137, b18, b170
-b18: # Div.if.done
+	branch r137, b29, b217
+b29: # Div.if.done
 	r138 = move.u64 r130
 	r139 = move.u64 r133
 	r140 = move.u64 r134
-	checkdiv.u64 r140, site 26
-	r143 = lt.u64 r138, r140
-	branch r143, b19, b169
-b19: # Div64.entry
-	r144 = eq.u64 r140, 0
-	branch r144, b20, b21
-b20: # Div64.if.then
+	r143 = move.bool r137
+	branch r143, b30, b216
+b30: # Div64.entry
+	r144 = move.bool r30
+	branch r144, b31, b32
+b31: # Div64.if.then
 	checkdiv.u64 0, site 6
 	return
-b21: # Div64.if.done
+b32: # Div64.if.done
 	r145 = le.u64 r140, r138
-	branch r145, b22, b23
-b22: # Div64.if.then
+	branch r145, b33, b34
+b33: # Div64.if.then
 	checkdiv.u64 0, site 7
 	return
-b23: # Div64.if.done
+b34: # Div64.if.done
 	r146 = eq.u64 r138, 0
-	branch r146, b24, b130
-b24: # Div64.if.then
-	checkdiv.u64 r140, site 8
-	r147 = div.u64 r139, r140
-	r148 = rem.u64 r139, r140
+	branch r146, b35, b171
+b35: # Div64.if.then
+	r506 = or.u64 r139, r140
+	r507 = shr.u64.u32 r506, 32
+	r508 = eq.u64 r507, 0
+	branch r508, b36, b170
+b36: # divide in 32 bits
+	r509 = convert.u32.u64 r139
+	r510 = convert.u32.u64 r140
+	r511 = div.u32 r509, r510
+	r513 = mul.u32 r511, r510
+	r512 = sub.u32 r509, r513
+	r504 = convert.u64.u32 r511
+	r505 = convert.u64.u32 r512
+	jump b37
+b37: # Div64.if.then
+	r147 = move.u64 r504
+	r148 = move.u64 r505
 	r141 = move.u64 r147
 	r142 = move.u64 r148
-	jump b25
-b25: # Div64.return
+	jump b38
+b38: # Div64.return
 	r202 = move.u64 r141
 	r203 = move.u64 r142
 	r204 = move.u64 r202
 	r205 = move.u64 r203
 	r135 = move.u64 r204
 	r136 = move.u64 r205
-	jump b26
-b26: # Div.return
+	jump b39
+b39: # Div.return
 	r206 = move.u64 r135
 	r207 = move.u64 r136
 	r208 = move.u64 r206
@@ -24621,129 +22867,194 @@ b26: # Div.return
 	checkindex r9, r215, site 29
 	r213 = elemaddr r214, r9, 8
 	store.u64 r213, r209
-	checkindex r9, r20, site 30
-	r216 = elemaddr r19, r9, 8
+	r216 = move.ptr r18
 	r217 = load.u64 r216
-	checkindex r9, r25, site 31
-	r218 = elemaddr r24, r9, 8
+	r218 = move.ptr r23
 	r219 = load.u64 r218
-	jump b27
-b27: # Rem64.entry
-	checkdiv.u64 r17, site 32
-	r221 = rem.u64 r217, r17
+	jump b40
+b40: # Rem64.entry
+	r495 = or.u64 r217, r17
+	r496 = shr.u64.u32 r495, 32
+	r497 = eq.u64 r496, 0
+	branch r497, b41, b169
+b41: # divide in 32 bits
+	r498 = convert.u32.u64 r217
+	r499 = convert.u32.u64 r17
+	r500 = div.u32 r498, r499
+	r502 = mul.u32 r500, r499
+	r501 = sub.u32 r498, r502
+	r493 = convert.u64.u32 r500
+	r494 = convert.u64.u32 r501
+	jump b42
+b42: # Rem64.entry
+	r221 = move.u64 r494
 	r224 = lt.u64 r221, r17
-	branch r224, b28, b129
-b28: # Div64.entry
-	r225 = eq.u64 r17, 0
-	branch r225, b29, b30
-b29: # Div64.if.then
+	branch r224, b43, b168
+b43: # Div64.entry
+	r225 = move.bool r30
+	branch r225, b44, b45
+b44: # Div64.if.then
 	checkdiv.u64 0, site 6
 	return
-b30: # Div64.if.done
+b45: # Div64.if.done
 	r226 = le.u64 r17, r221
-	branch r226, b31, b32
-b31: # Div64.if.then
+	branch r226, b46, b47
+b46: # Div64.if.then
 	checkdiv.u64 0, site 7
 	return
-b32: # Div64.if.done
+b47: # Div64.if.done
 	r227 = eq.u64 r221, 0
-	branch r227, b33, b90
-b33: # Div64.if.then
-	checkdiv.u64 r17, site 8
-	r229 = rem.u64 r219, r17
+	branch r227, b48, b123
+b48: # Div64.if.then
+	r484 = or.u64 r219, r17
+	r485 = shr.u64.u32 r484, 32
+	r486 = eq.u64 r485, 0
+	branch r486, b49, b122
+b49: # divide in 32 bits
+	r487 = convert.u32.u64 r219
+	r488 = convert.u32.u64 r17
+	r489 = div.u32 r487, r488
+	r491 = mul.u32 r489, r488
+	r490 = sub.u32 r487, r491
+	r482 = convert.u64.u32 r489
+	r483 = convert.u64.u32 r490
+	jump b50
+b50: # Div64.if.then
+	r229 = move.u64 r483
 	r223 = move.u64 r229
-	jump b34
-b34: # Div64.return
+	jump b51
+b51: # Div64.return
 	r284 = move.u64 r223
 	r220 = move.u64 r284
-	jump b35
-b35: # Rem64.return
+	jump b52
+b52: # Rem64.return
 	checkindex r9, r287, site 35
 	r285 = elemaddr r286, r9, 8
 	store.u64 r285, r220
-	checkindex r9, r20, site 36
-	r288 = elemaddr r19, r9, 8
+	r288 = move.ptr r18
 	r289 = load.u64 r288
 	r290 = convert.u32.u64 r289
-	checkindex r9, r25, site 37
-	r291 = elemaddr r24, r9, 8
+	r291 = move.ptr r23
 	r292 = load.u64 r291
 	r293 = convert.u32.u64 r292
-	jump b36
-b36: # Rem32.entry
+	jump b53
+b53: # Rem32.entry
 	r295 = convert.u64.u32 r290
 	r296 = shl.u64.u64 r295, 32
 	r297 = convert.u64.u32 r293
 	r298 = or.u64 r296, r297
-	r299 = convert.u64.u32 r95
+	r299 = move.u64 r110
 	checkdiv.u64 r299, site 38
-	r300 = rem.u64 r298, r299
+	r473 = or.u64 r298, r299
+	r474 = shr.u64.u32 r473, 32
+	r475 = eq.u64 r474, 0
+	branch r475, b54, b121
+b54: # divide in 32 bits
+	r476 = convert.u32.u64 r298
+	r477 = convert.u32.u64 r299
+	r478 = div.u32 r476, r477
+	r480 = mul.u32 r478, r477
+	r479 = sub.u32 r476, r480
+	r471 = convert.u64.u32 r478
+	r472 = convert.u64.u32 r479
+	jump b55
+b55: # Rem32.entry
+	r300 = move.u64 r472
 	r301 = convert.u32.u64 r300
 	r294 = move.u32 r301
-	jump b37
-b37: # Rem32.return
+	jump b56
+b56: # Rem32.return
 	r302 = convert.u64.u32 r294
 	checkindex r9, r305, site 39
 	r303 = elemaddr r304, r9, 8
 	store.u64 r303, r302
-	checkindex r9, r20, site 40
-	r306 = elemaddr r19, r9, 8
+	r306 = move.ptr r18
 	r307 = load.u64 r306
 	r308 = move.u64 r307
-	checkindex r9, r25, site 41
-	r309 = elemaddr r24, r9, 8
+	r309 = move.ptr r23
 	r310 = load.u64 r309
 	r311 = move.u64 r310
 	r312 = move.u64 r17
-	jump b38
-b38: # Rem.if.done
+	jump b57
+b57: # Rem.if.done
 	r314 = move.u64 r308
 	r315 = move.u64 r311
 	r316 = move.u64 r312
-	jump b39
-b39: # Rem64.entry
-	checkdiv.u64 r316, site 32
-	r318 = rem.u64 r314, r316
+	jump b58
+b58: # Rem64.entry
+	r462 = or.u64 r314, r316
+	r463 = shr.u64.u32 r462, 32
+	r464 = eq.u64 r463, 0
+	branch r464, b59, b120
+b59: # divide in 32 bits
+	r465 = convert.u32.u64 r314
+	r466 = convert.u32.u64 r316
+	r467 = div.u32 r465, r466
+	r469 = mul.u32 r467, r466
+	r468 = sub.u32 r465, r469
+	r460 = convert.u64.u32 r467
+	r461 = convert.u64.u32 r468
+	jump b60
+b60: # Rem64.entry
+	r318 = move.u64 r461
 	r321 = lt.u64 r318, r316
-	branch r321, b40, b89
-b40: # Div64.entry
-	r322 = eq.u64 r316, 0
-	branch r322, b41, b42
-b41: # Div64.if.then
+	branch r321, b61, b119
+b61: # Div64.entry
+	r322 = move.bool r30
+	branch r322, b62, b63
+b62: # Div64.if.then
 	checkdiv.u64 0, site 6
 	return
-b42: # Div64.if.done
+b63: # Div64.if.done
 	r323 = le.u64 r316, r318
-	branch r323, b43, b44
-b43: # Div64.if.then
+	branch r323, b64, b65
+b64: # Div64.if.then
 	checkdiv.u64 0, site 7
 	return
-b44: # Div64.if.done
+b65: # Div64.if.done
 	r324 = eq.u64 r318, 0
-	branch r324, b45, b50
-b45: # Div64.if.then
-	checkdiv.u64 r316, site 8
-	r326 = rem.u64 r315, r316
+	branch r324, b66, b74
+b66: # Div64.if.then
+	r451 = or.u64 r315, r316
+	r452 = shr.u64.u32 r451, 32
+	r453 = eq.u64 r452, 0
+	branch r453, b67, b73
+b67: # divide in 32 bits
+	r454 = convert.u32.u64 r315
+	r455 = convert.u32.u64 r316
+	r456 = div.u32 r454, r455
+	r458 = mul.u32 r456, r455
+	r457 = sub.u32 r454, r458
+	r449 = convert.u64.u32 r456
+	r450 = convert.u64.u32 r457
+	jump b68
+b68: # Div64.if.then
+	r326 = move.u64 r450
 	r320 = move.u64 r326
-	jump b46
-b46: # Div64.return
+	jump b69
+b69: # Div64.return
 	r381 = move.u64 r320
 	r317 = move.u64 r381
-	jump b47
-b47: # Rem64.return
+	jump b70
+b70: # Rem64.return
 	r382 = move.u64 r317
 	r313 = move.u64 r382
-	jump b48
-b48: # Rem.return
+	jump b71
+b71: # Rem.return
 	r383 = move.u64 r313
 	checkindex r9, r386, site 42
 	r384 = elemaddr r385, r9, 8
 	store.u64 r384, r383
-	jump b49
-b49: # latch
+	jump b72
+b72: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b50: # Div64.if.done
+b73: # divide in 64 bits
+	r449 = div.u64 r315, r316
+	r459 = mul.u64 r449, r316
+	r450 = sub.u64 r315, r459
+	jump b68
+b74: # Div64.if.done
 	r328 = clz.u64 r316
 	r329 = convert.i64.u64 r328
 	r327 = move.i64 r329
@@ -24759,192 +23070,234 @@ b50: # Div64.if.done
 	r339 = shr.u64.u64 r338, 32
 	r340 = and.u64 r338, 4294967295
 	checkdiv.u64 r332, site 10
-	r341 = div.u64 r337, r332
+	r443 = or.u64 r337, r332
+	r444 = shr.u64.u32 r443, 32
+	r445 = eq.u64 r444, 0
+	branch r445, b75, b118
+b75: # divide in 32 bits
+	r446 = convert.u32.u64 r337
+	r447 = convert.u32.u64 r332
+	r448 = div.u32 r446, r447
+	r442 = convert.u64.u32 r448
+	jump b76
+b76: # Div64.if.done
+	r341 = move.u64 r442
 	r342 = mul.u64 r341, r332
 	r343 = sub.u64 r337, r342
 	r344 = move.u64 r341
 	r345 = move.u64 r343
-	jump b51
-b51: # Div64.for.loop
+	jump b77
+b77: # Div64.for.loop
 	r359 = ge.u64 r344, 4294967296
-	branch r359, b52, b88
-b52: # Div64.for.body
+	branch r359, b78, b117
+b78: # Div64.for.body
 	r346 = sub.u64 r344, 1
 	r347 = add.u64 r345, r332
 	r348 = ge.u64 r347, 4294967296
-	branch r348, b53, b74
-b53: # edge 7→8
+	branch r348, b79, b103
+b79: # edge 7→8
 	r349 = move.u64 r346
-	jump b54
-b54: # Div64.for.done
+	jump b80
+b80: # Div64.for.done
 	r350 = mul.u64 r337, 4294967296
 	r351 = add.u64 r350, r339
 	r352 = mul.u64 r349, r331
 	r353 = sub.u64 r351, r352
-	checkdiv.u64 r332, site 11
-	r354 = div.u64 r353, r332
+	r436 = or.u64 r353, r332
+	r437 = shr.u64.u32 r436, 32
+	r438 = eq.u64 r437, 0
+	branch r438, b81, b102
+b81: # divide in 32 bits
+	r439 = convert.u32.u64 r353
+	r440 = convert.u32.u64 r332
+	r441 = div.u32 r439, r440
+	r435 = convert.u64.u32 r441
+	jump b82
+b82: # Div64.for.done
+	r354 = move.u64 r435
 	r355 = mul.u64 r354, r332
 	r356 = sub.u64 r353, r355
 	r357 = move.u64 r356
 	r358 = move.u64 r354
-	jump b55
-b55: # Div64.for.loop
+	jump b83
+b83: # Div64.for.loop
 	r375 = ge.u64 r358, 4294967296
-	branch r375, b56, b73
-b56: # Div64.for.body
+	branch r375, b84, b101
+b84: # Div64.for.body
 	r364 = sub.u64 r358, 1
 	r365 = add.u64 r357, r332
 	r366 = ge.u64 r365, 4294967296
-	branch r366, b57, b59
-b57: # edge 11→12
+	branch r366, b85, b87
+b85: # edge 11→12
 	r367 = move.u64 r364
-	jump b58
-b58: # Div64.for.done
+	jump b86
+b86: # Div64.for.done
 	r370 = mul.u64 r353, 4294967296
 	r371 = add.u64 r370, r340
 	r372 = mul.u64 r367, r331
 	r373 = sub.u64 r371, r372
 	r374 = shr.u64.u64 r373, r330
 	r320 = move.u64 r374
-	jump b46
-b59: # edge 11→13
+	jump b69
+b87: # edge 11→13
 	r357 = move.u64 r365
 	r358 = move.u64 r364
-	jump b60
-b60: # Div64.for.loop (unrolled 1)
-	r375 = ge.u64 r358, 4294967296
-	branch r375, b61, b72
-b61: # Div64.for.body (unrolled 1)
+	jump b88
+b88: # Div64.for.loop (unrolled 1)
+	r571 = ge.u64 r358, 4294967296
+	branch r571, b89, b100
+b89: # Div64.for.body (unrolled 1)
 	r364 = sub.u64 r358, 1
-	r365 = add.u64 r357, r332
-	r366 = ge.u64 r365, 4294967296
-	branch r366, b57, b62
-b62: # edge 11→13 (unrolled 1)
-	r357 = move.u64 r365
+	r569 = add.u64 r357, r332
+	r570 = ge.u64 r569, 4294967296
+	branch r570, b85, b90
+b90: # edge 11→13 (unrolled 1)
+	r357 = move.u64 r569
 	r358 = move.u64 r364
-	jump b63
-b63: # Div64.for.loop (unrolled 2)
-	r375 = ge.u64 r358, 4294967296
-	branch r375, b64, b71
-b64: # Div64.for.body (unrolled 2)
+	jump b91
+b91: # Div64.for.loop (unrolled 2)
+	r578 = ge.u64 r358, 4294967296
+	branch r578, b92, b99
+b92: # Div64.for.body (unrolled 2)
 	r364 = sub.u64 r358, 1
-	r365 = add.u64 r357, r332
-	r366 = ge.u64 r365, 4294967296
-	branch r366, b57, b65
-b65: # edge 11→13 (unrolled 2)
-	r357 = move.u64 r365
+	r576 = add.u64 r357, r332
+	r577 = ge.u64 r576, 4294967296
+	branch r577, b85, b93
+b93: # edge 11→13 (unrolled 2)
+	r357 = move.u64 r576
 	r358 = move.u64 r364
-	jump b66
-b66: # Div64.for.loop (unrolled 3)
-	r375 = ge.u64 r358, 4294967296
-	branch r375, b67, b69
-b67: # Div64.for.body (unrolled 3)
+	jump b94
+b94: # Div64.for.loop (unrolled 3)
+	r585 = ge.u64 r358, 4294967296
+	branch r585, b95, b97
+b95: # Div64.for.body (unrolled 3)
 	r364 = sub.u64 r358, 1
-	r365 = add.u64 r357, r332
-	r366 = ge.u64 r365, 4294967296
-	branch r366, b57, b68
-b68: # edge 11→13 (unrolled 3)
-	r357 = move.u64 r365
+	r583 = add.u64 r357, r332
+	r584 = ge.u64 r583, 4294967296
+	branch r584, b85, b96
+b96: # edge 11→13 (unrolled 3)
+	r357 = move.u64 r583
 	r358 = move.u64 r364
-	jump b55
-b69: # Div64.cond.false (unrolled 3)
-	r376 = mul.u64 r358, r333
-	r377 = mul.u64 r357, 4294967296
-	r378 = add.u64 r377, r340
-	r379 = gt.u64 r376, r378
-	branch r379, b67, b70
-b70: # edge 14→12
+	jump b83
+b97: # Div64.cond.false (unrolled 3)
+	r586 = mul.u64 r358, r333
+	r587 = mul.u64 r357, 4294967296
+	r588 = add.u64 r587, r340
+	r589 = gt.u64 r586, r588
+	branch r589, b95, b98
+b98: # edge 14→12
 	r367 = move.u64 r358
-	jump b58
-b71: # Div64.cond.false (unrolled 2)
+	jump b86
+b99: # Div64.cond.false (unrolled 2)
+	r579 = mul.u64 r358, r333
+	r580 = mul.u64 r357, 4294967296
+	r581 = add.u64 r580, r340
+	r582 = gt.u64 r579, r581
+	branch r582, b92, b98
+b100: # Div64.cond.false (unrolled 1)
+	r572 = mul.u64 r358, r333
+	r573 = mul.u64 r357, 4294967296
+	r574 = add.u64 r573, r340
+	r575 = gt.u64 r572, r574
+	branch r575, b89, b98
+b101: # Div64.cond.false
 	r376 = mul.u64 r358, r333
 	r377 = mul.u64 r357, 4294967296
 	r378 = add.u64 r377, r340
 	r379 = gt.u64 r376, r378
-	branch r379, b64, b70
-b72: # Div64.cond.false (unrolled 1)
-	r376 = mul.u64 r358, r333
-	r377 = mul.u64 r357, 4294967296
-	r378 = add.u64 r377, r340
-	r379 = gt.u64 r376, r378
-	branch r379, b61, b70
-b73: # Div64.cond.false
-	r376 = mul.u64 r358, r333
-	r377 = mul.u64 r357, 4294967296
-	r378 = add.u64 r377, r340
-	r379 = gt.u64 r376, r378
-	branch r379, b56, b70
-b74: # edge 7→9
+	branch r379, b84, b98
+b102: # divide in 64 bits
+	r435 = div.u64 r353, r332
+	jump b82
+b103: # edge 7→9
 	r344 = move.u64 r346
 	r345 = move.u64 r347
-	jump b75
-b75: # Div64.for.loop (unrolled 1)
-	r359 = ge.u64 r344, 4294967296
-	branch r359, b76, b87
-b76: # Div64.for.body (unrolled 1)
+	jump b104
+b104: # Div64.for.loop (unrolled 1)
+	r592 = ge.u64 r344, 4294967296
+	branch r592, b105, b116
+b105: # Div64.for.body (unrolled 1)
 	r346 = sub.u64 r344, 1
-	r347 = add.u64 r345, r332
-	r348 = ge.u64 r347, 4294967296
-	branch r348, b53, b77
-b77: # edge 7→9 (unrolled 1)
+	r590 = add.u64 r345, r332
+	r591 = ge.u64 r590, 4294967296
+	branch r591, b79, b106
+b106: # edge 7→9 (unrolled 1)
 	r344 = move.u64 r346
-	r345 = move.u64 r347
-	jump b78
-b78: # Div64.for.loop (unrolled 2)
-	r359 = ge.u64 r344, 4294967296
-	branch r359, b79, b86
-b79: # Div64.for.body (unrolled 2)
+	r345 = move.u64 r590
+	jump b107
+b107: # Div64.for.loop (unrolled 2)
+	r599 = ge.u64 r344, 4294967296
+	branch r599, b108, b115
+b108: # Div64.for.body (unrolled 2)
 	r346 = sub.u64 r344, 1
-	r347 = add.u64 r345, r332
-	r348 = ge.u64 r347, 4294967296
-	branch r348, b53, b80
-b80: # edge 7→9 (unrolled 2)
+	r597 = add.u64 r345, r332
+	r598 = ge.u64 r597, 4294967296
+	branch r598, b79, b109
+b109: # edge 7→9 (unrolled 2)
 	r344 = move.u64 r346
-	r345 = move.u64 r347
-	jump b81
-b81: # Div64.for.loop (unrolled 3)
-	r359 = ge.u64 r344, 4294967296
-	branch r359, b82, b84
-b82: # Div64.for.body (unrolled 3)
+	r345 = move.u64 r597
+	jump b110
+b110: # Div64.for.loop (unrolled 3)
+	r606 = ge.u64 r344, 4294967296
+	branch r606, b111, b113
+b111: # Div64.for.body (unrolled 3)
 	r346 = sub.u64 r344, 1
-	r347 = add.u64 r345, r332
-	r348 = ge.u64 r347, 4294967296
-	branch r348, b53, b83
-b83: # edge 7→9 (unrolled 3)
+	r604 = add.u64 r345, r332
+	r605 = ge.u64 r604, 4294967296
+	branch r605, b79, b112
+b112: # edge 7→9 (unrolled 3)
 	r344 = move.u64 r346
-	r345 = move.u64 r347
-	jump b51
-b84: # Div64.cond.false (unrolled 3)
-	r360 = mul.u64 r344, r333
-	r361 = mul.u64 r345, 4294967296
-	r362 = add.u64 r361, r339
-	r363 = gt.u64 r360, r362
-	branch r363, b82, b85
-b85: # edge 10→8
+	r345 = move.u64 r604
+	jump b77
+b113: # Div64.cond.false (unrolled 3)
+	r607 = mul.u64 r344, r333
+	r608 = mul.u64 r345, 4294967296
+	r609 = add.u64 r608, r339
+	r610 = gt.u64 r607, r609
+	branch r610, b111, b114
+b114: # edge 10→8
 	r349 = move.u64 r344
-	jump b54
-b86: # Div64.cond.false (unrolled 2)
+	jump b80
+b115: # Div64.cond.false (unrolled 2)
+	r600 = mul.u64 r344, r333
+	r601 = mul.u64 r345, 4294967296
+	r602 = add.u64 r601, r339
+	r603 = gt.u64 r600, r602
+	branch r603, b108, b114
+b116: # Div64.cond.false (unrolled 1)
+	r593 = mul.u64 r344, r333
+	r594 = mul.u64 r345, 4294967296
+	r595 = add.u64 r594, r339
+	r596 = gt.u64 r593, r595
+	branch r596, b105, b114
+b117: # Div64.cond.false
 	r360 = mul.u64 r344, r333
 	r361 = mul.u64 r345, 4294967296
 	r362 = add.u64 r361, r339
 	r363 = gt.u64 r360, r362
-	branch r363, b79, b85
-b87: # Div64.cond.false (unrolled 1)
-	r360 = mul.u64 r344, r333
-	r361 = mul.u64 r345, 4294967296
-	r362 = add.u64 r361, r339
-	r363 = gt.u64 r360, r362
-	branch r363, b76, b85
-b88: # Div64.cond.false
-	r360 = mul.u64 r344, r333
-	r361 = mul.u64 r345, 4294967296
-	r362 = add.u64 r361, r339
-	r363 = gt.u64 r360, r362
-	branch r363, b52, b85
-b89: # overflow
+	branch r363, b78, b114
+b118: # divide in 64 bits
+	r442 = div.u64 r337, r332
+	jump b76
+b119: # overflow
 	checkdiv.u64 0, site 34
 	return
-b90: # Div64.if.done
+b120: # divide in 64 bits
+	r460 = div.u64 r314, r316
+	r470 = mul.u64 r460, r316
+	r461 = sub.u64 r314, r470
+	jump b60
+b121: # divide in 64 bits
+	r471 = div.u64 r298, r299
+	r481 = mul.u64 r471, r299
+	r472 = sub.u64 r298, r481
+	jump b55
+b122: # divide in 64 bits
+	r482 = div.u64 r219, r17
+	r492 = mul.u64 r482, r17
+	r483 = sub.u64 r219, r492
+	jump b50
+b123: # Div64.if.done
 	r231 = clz.u64 r17
 	r232 = convert.i64.u64 r231
 	r230 = move.i64 r232
@@ -24960,192 +23313,229 @@ b90: # Div64.if.done
 	r242 = shr.u64.u64 r241, 32
 	r243 = and.u64 r241, 4294967295
 	checkdiv.u64 r235, site 10
-	r244 = div.u64 r240, r235
+	r429 = or.u64 r240, r235
+	r430 = shr.u64.u32 r429, 32
+	r431 = eq.u64 r430, 0
+	branch r431, b124, b167
+b124: # divide in 32 bits
+	r432 = convert.u32.u64 r240
+	r433 = convert.u32.u64 r235
+	r434 = div.u32 r432, r433
+	r428 = convert.u64.u32 r434
+	jump b125
+b125: # Div64.if.done
+	r244 = move.u64 r428
 	r245 = mul.u64 r244, r235
 	r246 = sub.u64 r240, r245
 	r247 = move.u64 r244
 	r248 = move.u64 r246
-	jump b91
-b91: # Div64.for.loop
+	jump b126
+b126: # Div64.for.loop
 	r262 = ge.u64 r247, 4294967296
-	branch r262, b92, b128
-b92: # Div64.for.body
+	branch r262, b127, b166
+b127: # Div64.for.body
 	r249 = sub.u64 r247, 1
 	r250 = add.u64 r248, r235
 	r251 = ge.u64 r250, 4294967296
-	branch r251, b93, b114
-b93: # edge 7→8
+	branch r251, b128, b152
+b128: # edge 7→8
 	r252 = move.u64 r249
-	jump b94
-b94: # Div64.for.done
+	jump b129
+b129: # Div64.for.done
 	r253 = mul.u64 r240, 4294967296
 	r254 = add.u64 r253, r242
 	r255 = mul.u64 r252, r234
 	r256 = sub.u64 r254, r255
-	checkdiv.u64 r235, site 11
-	r257 = div.u64 r256, r235
+	r422 = or.u64 r256, r235
+	r423 = shr.u64.u32 r422, 32
+	r424 = eq.u64 r423, 0
+	branch r424, b130, b151
+b130: # divide in 32 bits
+	r425 = convert.u32.u64 r256
+	r426 = convert.u32.u64 r235
+	r427 = div.u32 r425, r426
+	r421 = convert.u64.u32 r427
+	jump b131
+b131: # Div64.for.done
+	r257 = move.u64 r421
 	r258 = mul.u64 r257, r235
 	r259 = sub.u64 r256, r258
 	r260 = move.u64 r259
 	r261 = move.u64 r257
-	jump b95
-b95: # Div64.for.loop
+	jump b132
+b132: # Div64.for.loop
 	r278 = ge.u64 r261, 4294967296
-	branch r278, b96, b113
-b96: # Div64.for.body
+	branch r278, b133, b150
+b133: # Div64.for.body
 	r267 = sub.u64 r261, 1
 	r268 = add.u64 r260, r235
 	r269 = ge.u64 r268, 4294967296
-	branch r269, b97, b99
-b97: # edge 11→12
+	branch r269, b134, b136
+b134: # edge 11→12
 	r270 = move.u64 r267
-	jump b98
-b98: # Div64.for.done
+	jump b135
+b135: # Div64.for.done
 	r273 = mul.u64 r256, 4294967296
 	r274 = add.u64 r273, r243
 	r275 = mul.u64 r270, r234
 	r276 = sub.u64 r274, r275
 	r277 = shr.u64.u64 r276, r233
 	r223 = move.u64 r277
-	jump b34
-b99: # edge 11→13
+	jump b51
+b136: # edge 11→13
 	r260 = move.u64 r268
 	r261 = move.u64 r267
-	jump b100
-b100: # Div64.for.loop (unrolled 1)
-	r278 = ge.u64 r261, 4294967296
-	branch r278, b101, b112
-b101: # Div64.for.body (unrolled 1)
+	jump b137
+b137: # Div64.for.loop (unrolled 1)
+	r613 = ge.u64 r261, 4294967296
+	branch r613, b138, b149
+b138: # Div64.for.body (unrolled 1)
 	r267 = sub.u64 r261, 1
-	r268 = add.u64 r260, r235
-	r269 = ge.u64 r268, 4294967296
-	branch r269, b97, b102
-b102: # edge 11→13 (unrolled 1)
-	r260 = move.u64 r268
+	r611 = add.u64 r260, r235
+	r612 = ge.u64 r611, 4294967296
+	branch r612, b134, b139
+b139: # edge 11→13 (unrolled 1)
+	r260 = move.u64 r611
 	r261 = move.u64 r267
-	jump b103
-b103: # Div64.for.loop (unrolled 2)
-	r278 = ge.u64 r261, 4294967296
-	branch r278, b104, b111
-b104: # Div64.for.body (unrolled 2)
+	jump b140
+b140: # Div64.for.loop (unrolled 2)
+	r620 = ge.u64 r261, 4294967296
+	branch r620, b141, b148
+b141: # Div64.for.body (unrolled 2)
 	r267 = sub.u64 r261, 1
-	r268 = add.u64 r260, r235
-	r269 = ge.u64 r268, 4294967296
-	branch r269, b97, b105
-b105: # edge 11→13 (unrolled 2)
-	r260 = move.u64 r268
+	r618 = add.u64 r260, r235
+	r619 = ge.u64 r618, 4294967296
+	branch r619, b134, b142
+b142: # edge 11→13 (unrolled 2)
+	r260 = move.u64 r618
 	r261 = move.u64 r267
-	jump b106
-b106: # Div64.for.loop (unrolled 3)
-	r278 = ge.u64 r261, 4294967296
-	branch r278, b107, b109
-b107: # Div64.for.body (unrolled 3)
+	jump b143
+b143: # Div64.for.loop (unrolled 3)
+	r627 = ge.u64 r261, 4294967296
+	branch r627, b144, b146
+b144: # Div64.for.body (unrolled 3)
 	r267 = sub.u64 r261, 1
-	r268 = add.u64 r260, r235
-	r269 = ge.u64 r268, 4294967296
-	branch r269, b97, b108
-b108: # edge 11→13 (unrolled 3)
-	r260 = move.u64 r268
+	r625 = add.u64 r260, r235
+	r626 = ge.u64 r625, 4294967296
+	branch r626, b134, b145
+b145: # edge 11→13 (unrolled 3)
+	r260 = move.u64 r625
 	r261 = move.u64 r267
-	jump b95
-b109: # Div64.cond.false (unrolled 3)
-	r279 = mul.u64 r261, r236
-	r280 = mul.u64 r260, 4294967296
-	r281 = add.u64 r280, r243
-	r282 = gt.u64 r279, r281
-	branch r282, b107, b110
-b110: # edge 14→12
+	jump b132
+b146: # Div64.cond.false (unrolled 3)
+	r628 = mul.u64 r261, r236
+	r629 = mul.u64 r260, 4294967296
+	r630 = add.u64 r629, r243
+	r631 = gt.u64 r628, r630
+	branch r631, b144, b147
+b147: # edge 14→12
 	r270 = move.u64 r261
-	jump b98
-b111: # Div64.cond.false (unrolled 2)
+	jump b135
+b148: # Div64.cond.false (unrolled 2)
+	r621 = mul.u64 r261, r236
+	r622 = mul.u64 r260, 4294967296
+	r623 = add.u64 r622, r243
+	r624 = gt.u64 r621, r623
+	branch r624, b141, b147
+b149: # Div64.cond.false (unrolled 1)
+	r614 = mul.u64 r261, r236
+	r615 = mul.u64 r260, 4294967296
+	r616 = add.u64 r615, r243
+	r617 = gt.u64 r614, r616
+	branch r617, b138, b147
+b150: # Div64.cond.false
 	r279 = mul.u64 r261, r236
 	r280 = mul.u64 r260, 4294967296
 	r281 = add.u64 r280, r243
 	r282 = gt.u64 r279, r281
-	branch r282, b104, b110
-b112: # Div64.cond.false (unrolled 1)
-	r279 = mul.u64 r261, r236
-	r280 = mul.u64 r260, 4294967296
-	r281 = add.u64 r280, r243
-	r282 = gt.u64 r279, r281
-	branch r282, b101, b110
-b113: # Div64.cond.false
-	r279 = mul.u64 r261, r236
-	r280 = mul.u64 r260, 4294967296
-	r281 = add.u64 r280, r243
-	r282 = gt.u64 r279, r281
-	branch r282, b96, b110
-b114: # edge 7→9
+	branch r282, b133, b147
+b151: # divide in 64 bits
+	r421 = div.u64 r256, r235
+	jump b131
+b152: # edge 7→9
 	r247 = move.u64 r249
 	r248 = move.u64 r250
-	jump b115
-b115: # Div64.for.loop (unrolled 1)
-	r262 = ge.u64 r247, 4294967296
-	branch r262, b116, b127
-b116: # Div64.for.body (unrolled 1)
+	jump b153
+b153: # Div64.for.loop (unrolled 1)
+	r634 = ge.u64 r247, 4294967296
+	branch r634, b154, b165
+b154: # Div64.for.body (unrolled 1)
 	r249 = sub.u64 r247, 1
-	r250 = add.u64 r248, r235
-	r251 = ge.u64 r250, 4294967296
-	branch r251, b93, b117
-b117: # edge 7→9 (unrolled 1)
+	r632 = add.u64 r248, r235
+	r633 = ge.u64 r632, 4294967296
+	branch r633, b128, b155
+b155: # edge 7→9 (unrolled 1)
 	r247 = move.u64 r249
-	r248 = move.u64 r250
-	jump b118
-b118: # Div64.for.loop (unrolled 2)
-	r262 = ge.u64 r247, 4294967296
-	branch r262, b119, b126
-b119: # Div64.for.body (unrolled 2)
+	r248 = move.u64 r632
+	jump b156
+b156: # Div64.for.loop (unrolled 2)
+	r641 = ge.u64 r247, 4294967296
+	branch r641, b157, b164
+b157: # Div64.for.body (unrolled 2)
 	r249 = sub.u64 r247, 1
-	r250 = add.u64 r248, r235
-	r251 = ge.u64 r250, 4294967296
-	branch r251, b93, b120
-b120: # edge 7→9 (unrolled 2)
+	r639 = add.u64 r248, r235
+	r640 = ge.u64 r639, 4294967296
+	branch r640, b128, b158
+b158: # edge 7→9 (unrolled 2)
 	r247 = move.u64 r249
-	r248 = move.u64 r250
-	jump b121
-b121: # Div64.for.loop (unrolled 3)
-	r262 = ge.u64 r247, 4294967296
-	branch r262, b122, b124
-b122: # Div64.for.body (unrolled 3)
+	r248 = move.u64 r639
+	jump b159
+b159: # Div64.for.loop (unrolled 3)
+	r648 = ge.u64 r247, 4294967296
+	branch r648, b160, b162
+b160: # Div64.for.body (unrolled 3)
 	r249 = sub.u64 r247, 1
-	r250 = add.u64 r248, r235
-	r251 = ge.u64 r250, 4294967296
-	branch r251, b93, b123
-b123: # edge 7→9 (unrolled 3)
+	r646 = add.u64 r248, r235
+	r647 = ge.u64 r646, 4294967296
+	branch r647, b128, b161
+b161: # edge 7→9 (unrolled 3)
 	r247 = move.u64 r249
-	r248 = move.u64 r250
-	jump b91
-b124: # Div64.cond.false (unrolled 3)
-	r263 = mul.u64 r247, r236
-	r264 = mul.u64 r248, 4294967296
-	r265 = add.u64 r264, r242
-	r266 = gt.u64 r263, r265
-	branch r266, b122, b125
-b125: # edge 10→8
+	r248 = move.u64 r646
+	jump b126
+b162: # Div64.cond.false (unrolled 3)
+	r649 = mul.u64 r247, r236
+	r650 = mul.u64 r248, 4294967296
+	r651 = add.u64 r650, r242
+	r652 = gt.u64 r649, r651
+	branch r652, b160, b163
+b163: # edge 10→8
 	r252 = move.u64 r247
-	jump b94
-b126: # Div64.cond.false (unrolled 2)
+	jump b129
+b164: # Div64.cond.false (unrolled 2)
+	r642 = mul.u64 r247, r236
+	r643 = mul.u64 r248, 4294967296
+	r644 = add.u64 r643, r242
+	r645 = gt.u64 r642, r644
+	branch r645, b157, b163
+b165: # Div64.cond.false (unrolled 1)
+	r635 = mul.u64 r247, r236
+	r636 = mul.u64 r248, 4294967296
+	r637 = add.u64 r636, r242
+	r638 = gt.u64 r635, r637
+	branch r638, b154, b163
+b166: # Div64.cond.false
 	r263 = mul.u64 r247, r236
 	r264 = mul.u64 r248, 4294967296
 	r265 = add.u64 r264, r242
 	r266 = gt.u64 r263, r265
-	branch r266, b119, b125
-b127: # Div64.cond.false (unrolled 1)
-	r263 = mul.u64 r247, r236
-	r264 = mul.u64 r248, 4294967296
-	r265 = add.u64 r264, r242
-	r266 = gt.u64 r263, r265
-	branch r266, b116, b125
-b128: # Div64.cond.false
-	r263 = mul.u64 r247, r236
-	r264 = mul.u64 r248, 4294967296
-	r265 = add.u64 r264, r242
-	r266 = gt.u64 r263, r265
-	branch r266, b92, b125
-b129: # overflow
+	branch r266, b127, b163
+b167: # divide in 64 bits
+	r428 = div.u64 r240, r235
+	jump b125
+b168: # overflow
 	checkdiv.u64 0, site 34
 	return
-b130: # Div64.if.done
+b169: # divide in 64 bits
+	r493 = div.u64 r217, r17
+	r503 = mul.u64 r493, r17
+	r494 = sub.u64 r217, r503
+	jump b42
+b170: # divide in 64 bits
+	r504 = div.u64 r139, r140
+	r514 = mul.u64 r504, r140
+	r505 = sub.u64 r139, r514
+	jump b37
+b171: # Div64.if.done
 	r150 = clz.u64 r140
 	r151 = convert.i64.u64 r150
 	r149 = move.i64 r151
@@ -25161,47 +23551,68 @@ b130: # Div64.if.done
 	r161 = shr.u64.u64 r160, 32
 	r162 = and.u64 r160, 4294967295
 	checkdiv.u64 r154, site 10
-	r163 = div.u64 r159, r154
+	r415 = or.u64 r159, r154
+	r416 = shr.u64.u32 r415, 32
+	r417 = eq.u64 r416, 0
+	branch r417, b172, b215
+b172: # divide in 32 bits
+	r418 = convert.u32.u64 r159
+	r419 = convert.u32.u64 r154
+	r420 = div.u32 r418, r419
+	r414 = convert.u64.u32 r420
+	jump b173
+b173: # Div64.if.done
+	r163 = move.u64 r414
 	r164 = mul.u64 r163, r154
 	r165 = sub.u64 r159, r164
 	r166 = move.u64 r163
 	r167 = move.u64 r165
-	jump b131
-b131: # Div64.for.loop
+	jump b174
+b174: # Div64.for.loop
 	r181 = ge.u64 r166, 4294967296
-	branch r181, b132, b168
-b132: # Div64.for.body
+	branch r181, b175, b214
+b175: # Div64.for.body
 	r168 = sub.u64 r166, 1
 	r169 = add.u64 r167, r154
 	r170 = ge.u64 r169, 4294967296
-	branch r170, b133, b154
-b133: # edge 7→8
+	branch r170, b176, b200
+b176: # edge 7→8
 	r171 = move.u64 r168
-	jump b134
-b134: # Div64.for.done
+	jump b177
+b177: # Div64.for.done
 	r172 = mul.u64 r159, 4294967296
 	r173 = add.u64 r172, r161
 	r174 = mul.u64 r171, r153
 	r175 = sub.u64 r173, r174
-	checkdiv.u64 r154, site 11
-	r176 = div.u64 r175, r154
+	r408 = or.u64 r175, r154
+	r409 = shr.u64.u32 r408, 32
+	r410 = eq.u64 r409, 0
+	branch r410, b178, b199
+b178: # divide in 32 bits
+	r411 = convert.u32.u64 r175
+	r412 = convert.u32.u64 r154
+	r413 = div.u32 r411, r412
+	r407 = convert.u64.u32 r413
+	jump b179
+b179: # Div64.for.done
+	r176 = move.u64 r407
 	r177 = mul.u64 r176, r154
 	r178 = sub.u64 r175, r177
 	r179 = move.u64 r178
 	r180 = move.u64 r176
-	jump b135
-b135: # Div64.for.loop
+	jump b180
+b180: # Div64.for.loop
 	r197 = ge.u64 r180, 4294967296
-	branch r197, b136, b153
-b136: # Div64.for.body
+	branch r197, b181, b198
+b181: # Div64.for.body
 	r186 = sub.u64 r180, 1
 	r187 = add.u64 r179, r154
 	r188 = ge.u64 r187, 4294967296
-	branch r188, b137, b139
-b137: # edge 11→12
+	branch r188, b182, b184
+b182: # edge 11→12
 	r189 = move.u64 r186
-	jump b138
-b138: # Div64.for.done
+	jump b183
+b183: # Div64.for.done
 	r190 = mul.u64 r171, 4294967296
 	r191 = add.u64 r190, r189
 	r192 = mul.u64 r175, 4294967296
@@ -25211,148 +23622,172 @@ b138: # Div64.for.done
 	r196 = shr.u64.u64 r195, r152
 	r141 = move.u64 r191
 	r142 = move.u64 r196
-	jump b25
-b139: # edge 11→13
+	jump b38
+b184: # edge 11→13
 	r179 = move.u64 r187
 	r180 = move.u64 r186
-	jump b140
-b140: # Div64.for.loop (unrolled 1)
-	r197 = ge.u64 r180, 4294967296
-	branch r197, b141, b152
-b141: # Div64.for.body (unrolled 1)
+	jump b185
+b185: # Div64.for.loop (unrolled 1)
+	r655 = ge.u64 r180, 4294967296
+	branch r655, b186, b197
+b186: # Div64.for.body (unrolled 1)
 	r186 = sub.u64 r180, 1
-	r187 = add.u64 r179, r154
-	r188 = ge.u64 r187, 4294967296
-	branch r188, b137, b142
-b142: # edge 11→13 (unrolled 1)
-	r179 = move.u64 r187
+	r653 = add.u64 r179, r154
+	r654 = ge.u64 r653, 4294967296
+	branch r654, b182, b187
+b187: # edge 11→13 (unrolled 1)
+	r179 = move.u64 r653
 	r180 = move.u64 r186
-	jump b143
-b143: # Div64.for.loop (unrolled 2)
-	r197 = ge.u64 r180, 4294967296
-	branch r197, b144, b151
-b144: # Div64.for.body (unrolled 2)
+	jump b188
+b188: # Div64.for.loop (unrolled 2)
+	r662 = ge.u64 r180, 4294967296
+	branch r662, b189, b196
+b189: # Div64.for.body (unrolled 2)
 	r186 = sub.u64 r180, 1
-	r187 = add.u64 r179, r154
-	r188 = ge.u64 r187, 4294967296
-	branch r188, b137, b145
-b145: # edge 11→13 (unrolled 2)
-	r179 = move.u64 r187
+	r660 = add.u64 r179, r154
+	r661 = ge.u64 r660, 4294967296
+	branch r661, b182, b190
+b190: # edge 11→13 (unrolled 2)
+	r179 = move.u64 r660
 	r180 = move.u64 r186
-	jump b146
-b146: # Div64.for.loop (unrolled 3)
-	r197 = ge.u64 r180, 4294967296
-	branch r197, b147, b149
-b147: # Div64.for.body (unrolled 3)
+	jump b191
+b191: # Div64.for.loop (unrolled 3)
+	r669 = ge.u64 r180, 4294967296
+	branch r669, b192, b194
+b192: # Div64.for.body (unrolled 3)
 	r186 = sub.u64 r180, 1
-	r187 = add.u64 r179, r154
-	r188 = ge.u64 r187, 4294967296
-	branch r188, b137, b148
-b148: # edge 11→13 (unrolled 3)
-	r179 = move.u64 r187
+	r667 = add.u64 r179, r154
+	r668 = ge.u64 r667, 4294967296
+	branch r668, b182, b193
+b193: # edge 11→13 (unrolled 3)
+	r179 = move.u64 r667
 	r180 = move.u64 r186
-	jump b135
-b149: # Div64.cond.false (unrolled 3)
-	r198 = mul.u64 r180, r155
-	r199 = mul.u64 r179, 4294967296
-	r200 = add.u64 r199, r162
-	r201 = gt.u64 r198, r200
-	branch r201, b147, b150
-b150: # edge 14→12
+	jump b180
+b194: # Div64.cond.false (unrolled 3)
+	r670 = mul.u64 r180, r155
+	r671 = mul.u64 r179, 4294967296
+	r672 = add.u64 r671, r162
+	r673 = gt.u64 r670, r672
+	branch r673, b192, b195
+b195: # edge 14→12
 	r189 = move.u64 r180
-	jump b138
-b151: # Div64.cond.false (unrolled 2)
+	jump b183
+b196: # Div64.cond.false (unrolled 2)
+	r663 = mul.u64 r180, r155
+	r664 = mul.u64 r179, 4294967296
+	r665 = add.u64 r664, r162
+	r666 = gt.u64 r663, r665
+	branch r666, b189, b195
+b197: # Div64.cond.false (unrolled 1)
+	r656 = mul.u64 r180, r155
+	r657 = mul.u64 r179, 4294967296
+	r658 = add.u64 r657, r162
+	r659 = gt.u64 r656, r658
+	branch r659, b186, b195
+b198: # Div64.cond.false
 	r198 = mul.u64 r180, r155
 	r199 = mul.u64 r179, 4294967296
 	r200 = add.u64 r199, r162
 	r201 = gt.u64 r198, r200
-	branch r201, b144, b150
-b152: # Div64.cond.false (unrolled 1)
-	r198 = mul.u64 r180, r155
-	r199 = mul.u64 r179, 4294967296
-	r200 = add.u64 r199, r162
-	r201 = gt.u64 r198, r200
-	branch r201, b141, b150
-b153: # Div64.cond.false
-	r198 = mul.u64 r180, r155
-	r199 = mul.u64 r179, 4294967296
-	r200 = add.u64 r199, r162
-	r201 = gt.u64 r198, r200
-	branch r201, b136, b150
-b154: # edge 7→9
+	branch r201, b181, b195
+b199: # divide in 64 bits
+	r407 = div.u64 r175, r154
+	jump b179
+b200: # edge 7→9
 	r166 = move.u64 r168
 	r167 = move.u64 r169
-	jump b155
-b155: # Div64.for.loop (unrolled 1)
-	r181 = ge.u64 r166, 4294967296
-	branch r181, b156, b167
-b156: # Div64.for.body (unrolled 1)
+	jump b201
+b201: # Div64.for.loop (unrolled 1)
+	r676 = ge.u64 r166, 4294967296
+	branch r676, b202, b213
+b202: # Div64.for.body (unrolled 1)
 	r168 = sub.u64 r166, 1
-	r169 = add.u64 r167, r154
-	r170 = ge.u64 r169, 4294967296
-	branch r170, b133, b157
-b157: # edge 7→9 (unrolled 1)
+	r674 = add.u64 r167, r154
+	r675 = ge.u64 r674, 4294967296
+	branch r675, b176, b203
+b203: # edge 7→9 (unrolled 1)
 	r166 = move.u64 r168
-	r167 = move.u64 r169
-	jump b158
-b158: # Div64.for.loop (unrolled 2)
-	r181 = ge.u64 r166, 4294967296
-	branch r181, b159, b166
-b159: # Div64.for.body (unrolled 2)
+	r167 = move.u64 r674
+	jump b204
+b204: # Div64.for.loop (unrolled 2)
+	r683 = ge.u64 r166, 4294967296
+	branch r683, b205, b212
+b205: # Div64.for.body (unrolled 2)
 	r168 = sub.u64 r166, 1
-	r169 = add.u64 r167, r154
-	r170 = ge.u64 r169, 4294967296
-	branch r170, b133, b160
-b160: # edge 7→9 (unrolled 2)
+	r681 = add.u64 r167, r154
+	r682 = ge.u64 r681, 4294967296
+	branch r682, b176, b206
+b206: # edge 7→9 (unrolled 2)
 	r166 = move.u64 r168
-	r167 = move.u64 r169
-	jump b161
-b161: # Div64.for.loop (unrolled 3)
-	r181 = ge.u64 r166, 4294967296
-	branch r181, b162, b164
-b162: # Div64.for.body (unrolled 3)
+	r167 = move.u64 r681
+	jump b207
+b207: # Div64.for.loop (unrolled 3)
+	r690 = ge.u64 r166, 4294967296
+	branch r690, b208, b210
+b208: # Div64.for.body (unrolled 3)
 	r168 = sub.u64 r166, 1
-	r169 = add.u64 r167, r154
-	r170 = ge.u64 r169, 4294967296
-	branch r170, b133, b163
-b163: # edge 7→9 (unrolled 3)
+	r688 = add.u64 r167, r154
+	r689 = ge.u64 r688, 4294967296
+	branch r689, b176, b209
+b209: # edge 7→9 (unrolled 3)
 	r166 = move.u64 r168
-	r167 = move.u64 r169
-	jump b131
-b164: # Div64.cond.false (unrolled 3)
-	r182 = mul.u64 r166, r155
-	r183 = mul.u64 r167, 4294967296
-	r184 = add.u64 r183, r161
-	r185 = gt.u64 r182, r184
-	branch r185, b162, b165
-b165: # edge 10→8
+	r167 = move.u64 r688
+	jump b174
+b210: # Div64.cond.false (unrolled 3)
+	r691 = mul.u64 r166, r155
+	r692 = mul.u64 r167, 4294967296
+	r693 = add.u64 r692, r161
+	r694 = gt.u64 r691, r693
+	branch r694, b208, b211
+b211: # edge 10→8
 	r171 = move.u64 r166
-	jump b134
-b166: # Div64.cond.false (unrolled 2)
+	jump b177
+b212: # Div64.cond.false (unrolled 2)
+	r684 = mul.u64 r166, r155
+	r685 = mul.u64 r167, 4294967296
+	r686 = add.u64 r685, r161
+	r687 = gt.u64 r684, r686
+	branch r687, b205, b211
+b213: # Div64.cond.false (unrolled 1)
+	r677 = mul.u64 r166, r155
+	r678 = mul.u64 r167, 4294967296
+	r679 = add.u64 r678, r161
+	r680 = gt.u64 r677, r679
+	branch r680, b202, b211
+b214: # Div64.cond.false
 	r182 = mul.u64 r166, r155
 	r183 = mul.u64 r167, 4294967296
 	r184 = add.u64 r183, r161
 	r185 = gt.u64 r182, r184
-	branch r185, b159, b165
-b167: # Div64.cond.false (unrolled 1)
-	r182 = mul.u64 r166, r155
-	r183 = mul.u64 r167, 4294967296
-	r184 = add.u64 r183, r161
-	r185 = gt.u64 r182, r184
-	branch r185, b156, b165
-b168: # Div64.cond.false
-	r182 = mul.u64 r166, r155
-	r183 = mul.u64 r167, 4294967296
-	r184 = add.u64 r183, r161
-	r185 = gt.u64 r182, r184
-	branch r185, b132, b165
-b169: # overflow
+	branch r185, b175, b211
+b215: # divide in 64 bits
+	r414 = div.u64 r159, r154
+	jump b173
+b216: # overflow
 	checkdiv.u64 0, site 27
 	return
-b170: # overflow
+b217: # overflow
 	checkdiv.u64 0, site 25
 	return
-b171: # Div64.if.done
+b218: # divide in 64 bits
+	r515 = div.u64 r128, r17
+	r525 = mul.u64 r515, r17
+	r516 = sub.u64 r128, r525
+	jump b28
+b219: # divide in 64 bits
+	r533 = div.u64 r109, r113
+	r543 = mul.u64 r533, r113
+	r534 = sub.u64 r109, r543
+	jump b25
+b220: # divide in 64 bits
+	r526 = div.u64 r109, r110
+	jump b23
+b221: # divide in 64 bits
+	r547 = div.u64 r26, r17
+	r557 = mul.u64 r547, r17
+	r548 = sub.u64 r26, r557
+	jump b15
+b222: # Div64.if.done
 	r36 = clz.u64 r17
 	r37 = convert.i64.u64 r36
 	r35 = move.i64 r37
@@ -25368,47 +23803,68 @@ b171: # Div64.if.done
 	r47 = shr.u64.u64 r46, 32
 	r48 = and.u64 r46, 4294967295
 	checkdiv.u64 r40, site 10
-	r49 = div.u64 r45, r40
+	r401 = or.u64 r45, r40
+	r402 = shr.u64.u32 r401, 32
+	r403 = eq.u64 r402, 0
+	branch r403, b223, b266
+b223: # divide in 32 bits
+	r404 = convert.u32.u64 r45
+	r405 = convert.u32.u64 r40
+	r406 = div.u32 r404, r405
+	r400 = convert.u64.u32 r406
+	jump b224
+b224: # Div64.if.done
+	r49 = move.u64 r400
 	r50 = mul.u64 r49, r40
 	r51 = sub.u64 r45, r50
 	r52 = move.u64 r49
 	r53 = move.u64 r51
-	jump b172
-b172: # Div64.for.loop
+	jump b225
+b225: # Div64.for.loop
 	r67 = ge.u64 r52, 4294967296
-	branch r67, b173, b209
-b173: # Div64.for.body
+	branch r67, b226, b265
+b226: # Div64.for.body
 	r54 = sub.u64 r52, 1
 	r55 = add.u64 r53, r40
 	r56 = ge.u64 r55, 4294967296
-	branch r56, b174, b195
-b174: # edge 7→8
+	branch r56, b227, b251
+b227: # edge 7→8
 	r57 = move.u64 r54
-	jump b175
-b175: # Div64.for.done
+	jump b228
+b228: # Div64.for.done
 	r58 = mul.u64 r45, 4294967296
 	r59 = add.u64 r58, r47
 	r60 = mul.u64 r57, r39
 	r61 = sub.u64 r59, r60
-	checkdiv.u64 r40, site 11
-	r62 = div.u64 r61, r40
+	r394 = or.u64 r61, r40
+	r395 = shr.u64.u32 r394, 32
+	r396 = eq.u64 r395, 0
+	branch r396, b229, b250
+b229: # divide in 32 bits
+	r397 = convert.u32.u64 r61
+	r398 = convert.u32.u64 r40
+	r399 = div.u32 r397, r398
+	r393 = convert.u64.u32 r399
+	jump b230
+b230: # Div64.for.done
+	r62 = move.u64 r393
 	r63 = mul.u64 r62, r40
 	r64 = sub.u64 r61, r63
 	r65 = move.u64 r64
 	r66 = move.u64 r62
-	jump b176
-b176: # Div64.for.loop
+	jump b231
+b231: # Div64.for.loop
 	r83 = ge.u64 r66, 4294967296
-	branch r83, b177, b194
-b177: # Div64.for.body
+	branch r83, b232, b249
+b232: # Div64.for.body
 	r72 = sub.u64 r66, 1
 	r73 = add.u64 r65, r40
 	r74 = ge.u64 r73, 4294967296
-	branch r74, b178, b180
-b178: # edge 11→12
+	branch r74, b233, b235
+b233: # edge 11→12
 	r75 = move.u64 r72
-	jump b179
-b179: # Div64.for.done
+	jump b234
+b234: # Div64.for.done
 	r76 = mul.u64 r57, 4294967296
 	r77 = add.u64 r76, r75
 	r78 = mul.u64 r61, 4294967296
@@ -25418,145 +23874,156 @@ b179: # Div64.for.done
 	r82 = shr.u64.u64 r81, r38
 	r27 = move.u64 r77
 	r28 = move.u64 r82
-	jump b12
-b180: # edge 11→13
+	jump b16
+b235: # edge 11→13
 	r65 = move.u64 r73
 	r66 = move.u64 r72
-	jump b181
-b181: # Div64.for.loop (unrolled 1)
-	r83 = ge.u64 r66, 4294967296
-	branch r83, b182, b193
-b182: # Div64.for.body (unrolled 1)
+	jump b236
+b236: # Div64.for.loop (unrolled 1)
+	r697 = ge.u64 r66, 4294967296
+	branch r697, b237, b248
+b237: # Div64.for.body (unrolled 1)
 	r72 = sub.u64 r66, 1
-	r73 = add.u64 r65, r40
-	r74 = ge.u64 r73, 4294967296
-	branch r74, b178, b183
-b183: # edge 11→13 (unrolled 1)
-	r65 = move.u64 r73
+	r695 = add.u64 r65, r40
+	r696 = ge.u64 r695, 4294967296
+	branch r696, b233, b238
+b238: # edge 11→13 (unrolled 1)
+	r65 = move.u64 r695
 	r66 = move.u64 r72
-	jump b184
-b184: # Div64.for.loop (unrolled 2)
-	r83 = ge.u64 r66, 4294967296
-	branch r83, b185, b192
-b185: # Div64.for.body (unrolled 2)
+	jump b239
+b239: # Div64.for.loop (unrolled 2)
+	r704 = ge.u64 r66, 4294967296
+	branch r704, b240, b247
+b240: # Div64.for.body (unrolled 2)
 	r72 = sub.u64 r66, 1
-	r73 = add.u64 r65, r40
-	r74 = ge.u64 r73, 4294967296
-	branch r74, b178, b186
-b186: # edge 11→13 (unrolled 2)
-	r65 = move.u64 r73
+	r702 = add.u64 r65, r40
+	r703 = ge.u64 r702, 4294967296
+	branch r703, b233, b241
+b241: # edge 11→13 (unrolled 2)
+	r65 = move.u64 r702
 	r66 = move.u64 r72
-	jump b187
-b187: # Div64.for.loop (unrolled 3)
-	r83 = ge.u64 r66, 4294967296
-	branch r83, b188, b190
-b188: # Div64.for.body (unrolled 3)
+	jump b242
+b242: # Div64.for.loop (unrolled 3)
+	r711 = ge.u64 r66, 4294967296
+	branch r711, b243, b245
+b243: # Div64.for.body (unrolled 3)
 	r72 = sub.u64 r66, 1
-	r73 = add.u64 r65, r40
-	r74 = ge.u64 r73, 4294967296
-	branch r74, b178, b189
-b189: # edge 11→13 (unrolled 3)
-	r65 = move.u64 r73
+	r709 = add.u64 r65, r40
+	r710 = ge.u64 r709, 4294967296
+	branch r710, b233, b244
+b244: # edge 11→13 (unrolled 3)
+	r65 = move.u64 r709
 	r66 = move.u64 r72
-	jump b176
-b190: # Div64.cond.false (unrolled 3)
-	r84 = mul.u64 r66, r41
-	r85 = mul.u64 r65, 4294967296
-	r86 = add.u64 r85, r48
-	r87 = gt.u64 r84, r86
-	branch r87, b188, b191
-b191: # edge 14→12
+	jump b231
+b245: # Div64.cond.false (unrolled 3)
+	r712 = mul.u64 r66, r41
+	r713 = mul.u64 r65, 4294967296
+	r714 = add.u64 r713, r48
+	r715 = gt.u64 r712, r714
+	branch r715, b243, b246
+b246: # edge 14→12
 	r75 = move.u64 r66
-	jump b179
-b192: # Div64.cond.false (unrolled 2)
+	jump b234
+b247: # Div64.cond.false (unrolled 2)
+	r705 = mul.u64 r66, r41
+	r706 = mul.u64 r65, 4294967296
+	r707 = add.u64 r706, r48
+	r708 = gt.u64 r705, r707
+	branch r708, b240, b246
+b248: # Div64.cond.false (unrolled 1)
+	r698 = mul.u64 r66, r41
+	r699 = mul.u64 r65, 4294967296
+	r700 = add.u64 r699, r48
+	r701 = gt.u64 r698, r700
+	branch r701, b237, b246
+b249: # Div64.cond.false
 	r84 = mul.u64 r66, r41
 	r85 = mul.u64 r65, 4294967296
 	r86 = add.u64 r85, r48
 	r87 = gt.u64 r84, r86
-	branch r87, b185, b191
-b193: # Div64.cond.false (unrolled 1)
-	r84 = mul.u64 r66, r41
-	r85 = mul.u64 r65, 4294967296
-	r86 = add.u64 r85, r48
-	r87 = gt.u64 r84, r86
-	branch r87, b182, b191
-b194: # Div64.cond.false
-	r84 = mul.u64 r66, r41
-	r85 = mul.u64 r65, 4294967296
-	r86 = add.u64 r85, r48
-	r87 = gt.u64 r84, r86
-	branch r87, b177, b191
-b195: # edge 7→9
+	branch r87, b232, b246
+b250: # divide in 64 bits
+	r393 = div.u64 r61, r40
+	jump b230
+b251: # edge 7→9
 	r52 = move.u64 r54
 	r53 = move.u64 r55
-	jump b196
-b196: # Div64.for.loop (unrolled 1)
-	r67 = ge.u64 r52, 4294967296
-	branch r67, b197, b208
-b197: # Div64.for.body (unrolled 1)
+	jump b252
+b252: # Div64.for.loop (unrolled 1)
+	r718 = ge.u64 r52, 4294967296
+	branch r718, b253, b264
+b253: # Div64.for.body (unrolled 1)
 	r54 = sub.u64 r52, 1
-	r55 = add.u64 r53, r40
-	r56 = ge.u64 r55, 4294967296
-	branch r56, b174, b198
-b198: # edge 7→9 (unrolled 1)
+	r716 = add.u64 r53, r40
+	r717 = ge.u64 r716, 4294967296
+	branch r717, b227, b254
+b254: # edge 7→9 (unrolled 1)
 	r52 = move.u64 r54
-	r53 = move.u64 r55
-	jump b199
-b199: # Div64.for.loop (unrolled 2)
-	r67 = ge.u64 r52, 4294967296
-	branch r67, b200, b207
-b200: # Div64.for.body (unrolled 2)
+	r53 = move.u64 r716
+	jump b255
+b255: # Div64.for.loop (unrolled 2)
+	r725 = ge.u64 r52, 4294967296
+	branch r725, b256, b263
+b256: # Div64.for.body (unrolled 2)
 	r54 = sub.u64 r52, 1
-	r55 = add.u64 r53, r40
-	r56 = ge.u64 r55, 4294967296
-	branch r56, b174, b201
-b201: # edge 7→9 (unrolled 2)
+	r723 = add.u64 r53, r40
+	r724 = ge.u64 r723, 4294967296
+	branch r724, b227, b257
+b257: # edge 7→9 (unrolled 2)
 	r52 = move.u64 r54
-	r53 = move.u64 r55
-	jump b202
-b202: # Div64.for.loop (unrolled 3)
-	r67 = ge.u64 r52, 4294967296
-	branch r67, b203, b205
-b203: # Div64.for.body (unrolled 3)
+	r53 = move.u64 r723
+	jump b258
+b258: # Div64.for.loop (unrolled 3)
+	r732 = ge.u64 r52, 4294967296
+	branch r732, b259, b261
+b259: # Div64.for.body (unrolled 3)
 	r54 = sub.u64 r52, 1
-	r55 = add.u64 r53, r40
-	r56 = ge.u64 r55, 4294967296
-	branch r56, b174, b204
-b204: # edge 7→9 (unrolled 3)
+	r730 = add.u64 r53, r40
+	r731 = ge.u64 r730, 4294967296
+	branch r731, b227, b260
+b260: # edge 7→9 (unrolled 3)
 	r52 = move.u64 r54
-	r53 = move.u64 r55
-	jump b172
-b205: # Div64.cond.false (unrolled 3)
-	r68 = mul.u64 r52, r41
-	r69 = mul.u64 r53, 4294967296
-	r70 = add.u64 r69, r47
-	r71 = gt.u64 r68, r70
-	branch r71, b203, b206
-b206: # edge 10→8
+	r53 = move.u64 r730
+	jump b225
+b261: # Div64.cond.false (unrolled 3)
+	r733 = mul.u64 r52, r41
+	r734 = mul.u64 r53, 4294967296
+	r735 = add.u64 r734, r47
+	r736 = gt.u64 r733, r735
+	branch r736, b259, b262
+b262: # edge 10→8
 	r57 = move.u64 r52
-	jump b175
-b207: # Div64.cond.false (unrolled 2)
+	jump b228
+b263: # Div64.cond.false (unrolled 2)
+	r726 = mul.u64 r52, r41
+	r727 = mul.u64 r53, 4294967296
+	r728 = add.u64 r727, r47
+	r729 = gt.u64 r726, r728
+	branch r729, b256, b262
+b264: # Div64.cond.false (unrolled 1)
+	r719 = mul.u64 r52, r41
+	r720 = mul.u64 r53, 4294967296
+	r721 = add.u64 r720, r47
+	r722 = gt.u64 r719, r721
+	branch r722, b253, b262
+b265: # Div64.cond.false
 	r68 = mul.u64 r52, r41
 	r69 = mul.u64 r53, 4294967296
 	r70 = add.u64 r69, r47
 	r71 = gt.u64 r68, r70
-	branch r71, b200, b206
-b208: # Div64.cond.false (unrolled 1)
-	r68 = mul.u64 r52, r41
-	r69 = mul.u64 r53, 4294967296
-	r70 = add.u64 r69, r47
-	r71 = gt.u64 r68, r70
-	branch r71, b197, b206
-b209: # Div64.cond.false
-	r68 = mul.u64 r52, r41
-	r69 = mul.u64 r53, 4294967296
-	r70 = add.u64 r69, r47
-	r71 = gt.u64 r68, r70
-	branch r71, b173, b206
-b210: # overflow
+	branch r71, b226, b262
+b266: # divide in 64 bits
+	r400 = div.u64 r45, r40
+	jump b224
+b267: # overflow
 	checkdiv.u64 0, site 5
 	return
-b211: # exit
+b268: # divide in 64 bits
+	r558 = div.u64 r21, r17
+	r568 = mul.u64 r558, r17
+	r559 = sub.u64 r21, r568
+	jump b7
+b269: # exit
 	return
 
 kernel Abs(x []f64, out []f64)
@@ -25584,8 +24051,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -25619,14 +24085,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b48
+	branch r7, b3, b47
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b48
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -25657,7 +24122,7 @@ b12: # latch
 	jump b2
 b13: # asin.if.done
 	r20 = lt.f64 r14, 0.0
-	branch r20, b14, b47
+	branch r20, b14, b46
 b14: # asin.if.then
 	r23 = neg.f64 r14
 	r21 = move.f64 r23
@@ -25665,27 +24130,23 @@ b14: # asin.if.then
 	jump b15
 b15: # asin.if.done
 	r24 = gt.f64 r21, 1.0
-	branch r24, b16, b18
-b16: # NaN.entry
-	r26 = bitcast.f64.u64 9221120237041090561
-	r25 = move.f64 r26
-	jump b17
-b17: # NaN.return
-	r18 = move.f64 r25
+	branch r24, b16, b17
+b16: # NaN.return
+	r18 = move.f64 NaN
 	jump b8
-b18: # asin.if.done
+b17: # asin.if.done
 	r27 = mul.f64 r21, r21
 	r28 = sub.f64 1.0, r27
 	r29 = sqrt.f64 r28
 	r30 = gt.f64 r21, 0.7
-	branch r30, b19, b35
-b19: # asin.if.then
+	branch r30, b18, b34
+b18: # asin.if.then
 	r31 = div.f64 r29, r21
-	jump b20
-b20: # satan.entry
+	jump b19
+b19: # satan.entry
 	r33 = le.f64 r31, 0.66
-	branch r33, b21, b28
-b21: # xatan.entry
+	branch r33, b20, b27
+b20: # xatan.entry
 	r35 = mul.f64 r31, r31
 	r36 = mul.f64 r35, -0.8750608600031904
 	r37 = add.f64 r36, -16.157537187333652
@@ -25709,33 +24170,33 @@ b21: # xatan.entry
 	r55 = mul.f64 r31, r54
 	r56 = add.f64 r55, r31
 	r34 = move.f64 r56
-	jump b22
-b22: # xatan.return
+	jump b21
+b21: # xatan.return
 	r32 = move.f64 r34
-	jump b23
-b23: # satan.return
+	jump b22
+b22: # satan.return
 	r112 = sub.f64 1.5707963267948966, r32
 	r113 = move.f64 r112
-	jump b24
-b24: # asin.if.done
-	branch r22, b25, b27
-b25: # asin.if.then
+	jump b23
+b23: # asin.if.done
+	branch r22, b24, b26
+b24: # asin.if.then
 	r196 = neg.f64 r113
 	r114 = move.f64 r196
-	jump b26
-b26: # asin.if.done
+	jump b25
+b25: # asin.if.done
 	r18 = move.f64 r114
 	jump b8
-b27: # edge 8→11
+b26: # edge 8→11
 	r114 = move.f64 r113
-	jump b26
-b28: # satan.if.done
+	jump b25
+b27: # satan.if.done
 	r57 = gt.f64 r31, 2.414213562373095
-	branch r57, b29, b32
-b29: # satan.if.then
+	branch r57, b28, b31
+b28: # satan.if.then
 	r58 = div.f64 1.0, r31
-	jump b30
-b30: # xatan.entry
+	jump b29
+b29: # xatan.entry
 	r60 = mul.f64 r58, r58
 	r61 = mul.f64 r60, -0.8750608600031904
 	r62 = add.f64 r61, -16.157537187333652
@@ -25759,18 +24220,18 @@ b30: # xatan.entry
 	r80 = mul.f64 r58, r79
 	r81 = add.f64 r80, r58
 	r59 = move.f64 r81
-	jump b31
-b31: # xatan.return
+	jump b30
+b30: # xatan.return
 	r82 = sub.f64 1.5707963267948966, r59
 	r83 = add.f64 r82, 6.123233995736766e-17
 	r32 = move.f64 r83
-	jump b23
-b32: # satan.if.done
+	jump b22
+b31: # satan.if.done
 	r84 = sub.f64 r31, 1.0
 	r85 = add.f64 r31, 1.0
 	r86 = div.f64 r84, r85
-	jump b33
-b33: # xatan.entry
+	jump b32
+b32: # xatan.entry
 	r88 = mul.f64 r86, r86
 	r89 = mul.f64 r88, -0.8750608600031904
 	r90 = add.f64 r89, -16.157537187333652
@@ -25794,19 +24255,19 @@ b33: # xatan.entry
 	r108 = mul.f64 r86, r107
 	r109 = add.f64 r108, r86
 	r87 = move.f64 r109
-	jump b34
-b34: # xatan.return
+	jump b33
+b33: # xatan.return
 	r110 = add.f64 r87, 0.7853981633974483
 	r111 = add.f64 r110, 3.061616997868383e-17
 	r32 = move.f64 r111
-	jump b23
-b35: # asin.if.else
+	jump b22
+b34: # asin.if.else
 	r115 = div.f64 r21, r29
-	jump b36
-b36: # satan.entry
+	jump b35
+b35: # satan.entry
 	r117 = le.f64 r115, 0.66
-	branch r117, b37, b40
-b37: # xatan.entry
+	branch r117, b36, b39
+b36: # xatan.entry
 	r119 = mul.f64 r115, r115
 	r120 = mul.f64 r119, -0.8750608600031904
 	r121 = add.f64 r120, -16.157537187333652
@@ -25830,20 +24291,20 @@ b37: # xatan.entry
 	r139 = mul.f64 r115, r138
 	r140 = add.f64 r139, r115
 	r118 = move.f64 r140
-	jump b38
-b38: # xatan.return
+	jump b37
+b37: # xatan.return
 	r116 = move.f64 r118
-	jump b39
-b39: # satan.return
+	jump b38
+b38: # satan.return
 	r113 = move.f64 r116
-	jump b24
-b40: # satan.if.done
+	jump b23
+b39: # satan.if.done
 	r141 = gt.f64 r115, 2.414213562373095
-	branch r141, b41, b44
-b41: # satan.if.then
+	branch r141, b40, b43
+b40: # satan.if.then
 	r142 = div.f64 1.0, r115
-	jump b42
-b42: # xatan.entry
+	jump b41
+b41: # xatan.entry
 	r144 = mul.f64 r142, r142
 	r145 = mul.f64 r144, -0.8750608600031904
 	r146 = add.f64 r145, -16.157537187333652
@@ -25867,18 +24328,18 @@ b42: # xatan.entry
 	r164 = mul.f64 r142, r163
 	r165 = add.f64 r164, r142
 	r143 = move.f64 r165
-	jump b43
-b43: # xatan.return
+	jump b42
+b42: # xatan.return
 	r166 = sub.f64 1.5707963267948966, r143
 	r167 = add.f64 r166, 6.123233995736766e-17
 	r116 = move.f64 r167
-	jump b39
-b44: # satan.if.done
+	jump b38
+b43: # satan.if.done
 	r168 = sub.f64 r115, 1.0
 	r169 = add.f64 r115, 1.0
 	r170 = div.f64 r168, r169
-	jump b45
-b45: # xatan.entry
+	jump b44
+b44: # xatan.entry
 	r172 = mul.f64 r170, r170
 	r173 = mul.f64 r172, -0.8750608600031904
 	r174 = add.f64 r173, -16.157537187333652
@@ -25902,17 +24363,17 @@ b45: # xatan.entry
 	r192 = mul.f64 r170, r191
 	r193 = add.f64 r192, r170
 	r171 = move.f64 r193
-	jump b46
-b46: # xatan.return
+	jump b45
+b45: # xatan.return
 	r194 = add.f64 r171, 0.7853981633974483
 	r195 = add.f64 r194, 3.061616997868383e-17
 	r116 = move.f64 r195
-	jump b39
-b47: # edge 2→4
+	jump b38
+b46: # edge 2→4
 	r21 = move.f64 r14
 	r22 = move.bool false
 	jump b15
-b48: # exit
+b47: # exit
 	return
 
 kernel Acosh(x []f64, out []f64)
@@ -25934,14 +24395,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b116
+	branch r7, b3, b87
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b116
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -25949,88 +24409,64 @@ b5: # rangeindex.body
 	jump b6
 b6: # acosh.entry
 	r17 = lt.f64 r14, 1.0
-	branch r17, b7, b12
-b7: # NaN.entry
-	r19 = bitcast.f64.u64 9221120237041090561
-	r18 = move.f64 r19
+	branch r17, b7, b11
+b7: # NaN.return
+	r16 = move.f64 NaN
 	jump b8
-b8: # NaN.return
-	r16 = move.f64 r18
-	jump b9
-b9: # acosh.return
+b8: # acosh.return
 	r15 = move.f64 r16
-	jump b10
-b10: # Acosh.return
+	jump b9
+b9: # Acosh.return
 	r282 = elemaddr r4, r9, 8
 	store.f64 r282, r15
-	jump b11
-b11: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b12: # IsNaN.entry
+b11: # IsNaN.entry
 	r22 = ne.f64 r14, r14
 	r21 = move.bool r22
-	jump b13
-b13: # IsNaN.return
-	branch r21, b7, b14
-b14: # acosh.switch.next
+	jump b12
+b12: # IsNaN.return
+	branch r21, b7, b13
+b13: # acosh.switch.next
 	r20 = eq.f64 r14, 1.0
-	branch r20, b15, b16
-b15: # acosh.switch.body
+	branch r20, b14, b15
+b14: # acosh.switch.body
 	r16 = move.f64 0.0
-	jump b9
-b16: # acosh.switch.next
+	jump b8
+b15: # acosh.switch.next
 	r80 = ge.f64 r14, 2.68435456e+08
-	branch r80, b17, b35
-b17: # Log.entry
+	branch r80, b16, b28
+b16: # Log.entry
 	r25 = bitcast.u64.f64 r14
 	r26 = andnot.u64 r25, 9223372036854775808
 	r27 = eq.u64 r26, 0
-	branch r27, b18, b26
-b18: # Log.switch.body
-	r29 = const.i64 -1
-	jump b19
-b19: # Inf.entry
-	r30 = ge.i64 r29, 0
-	branch r30, b20, b25
-b20: # Inf.if.then
-	r31 = move.u64 9218868437227405312
-	jump b21
-b21: # Inf.if.done
-	r32 = bitcast.f64.u64 r31
-	r28 = move.f64 r32
-	jump b22
-b22: # Inf.return
-	r24 = move.f64 r28
-	jump b23
-b23: # Log.return
+	branch r27, b17, b20
+b17: # Inf.return
+	r24 = move.f64 -Inf
+	jump b18
+b18: # Log.return
 	r23 = move.f64 r24
-	jump b24
-b24: # Log.return
+	jump b19
+b19: # Log.return
 	r79 = add.f64 r23, 0.6931471805599453
 	r16 = move.f64 r79
-	jump b9
-b25: # Inf.if.else
-	r31 = move.u64 18442240474082181120
-	jump b21
-b26: # Log.switch.next
+	jump b8
+b20: # Log.switch.next
 	r35 = convert.i64.u64 r25
 	r36 = lt.i64 r35, 0
-	branch r36, b27, b29
-b27: # NaN.entry
-	r34 = bitcast.f64.u64 9221120237041090561
-	r33 = move.f64 r34
-	jump b28
-b28: # NaN.return
-	r24 = move.f64 r33
-	jump b23
-b29: # Log.switch.next
+	branch r36, b21, b22
+b21: # NaN.return
+	r24 = move.f64 NaN
+	jump b18
+b22: # Log.switch.next
 	r37 = ge.u64 r25, 9218868437227405312
-	branch r37, b30, b31
-b30: # Log.switch.body
+	branch r37, b23, b24
+b23: # Log.switch.body
 	r24 = move.f64 r14
-	jump b23
-b31: # Log.switch.next
+	jump b18
+b24: # Log.switch.next
 	r38 = and.u64 r25, 4503599627370495
 	r39 = or.u64 r38, 4602678819172646912
 	r40 = bitcast.f64.u64 r39
@@ -26040,14 +24476,14 @@ b31: # Log.switch.next
 	r44 = sub.i32 r43, 1022
 	r45 = convert.f64.i32 r44
 	r46 = le.f64 r40, 0.7071067811865476
-	branch r46, b32, b34
-b32: # Log.if.then
+	branch r46, b25, b27
+b25: # Log.if.then
 	r49 = sub.f64 r45, 1.0
 	r50 = mul.f64 r40, 2.0
 	r47 = move.f64 r50
 	r48 = move.f64 r49
-	jump b33
-b33: # Log.if.done
+	jump b26
+b26: # Log.if.done
 	r51 = sub.f64 r47, 1.0
 	r52 = add.f64 r51, 2.0
 	r53 = div.f64 r51, r52
@@ -26077,15 +24513,15 @@ b33: # Log.if.done
 	r77 = sub.f64 r76, r51
 	r78 = sub.f64 r71, r77
 	r24 = move.f64 r78
-	jump b23
-b34: # edge 6→8
+	jump b18
+b27: # edge 6→8
 	r47 = move.f64 r40
 	r48 = move.f64 r45
-	jump b33
-b35: # acosh.switch.next
+	jump b26
+b28: # acosh.switch.next
 	r144 = gt.f64 r14, 2.0
-	branch r144, b36, b55
-b36: # acosh.switch.body
+	branch r144, b29, b42
+b29: # acosh.switch.body
 	r81 = mul.f64 r14, 2.0
 	r82 = mul.f64 r14, r14
 	r83 = sub.f64 r82, 1.0
@@ -26093,55 +24529,35 @@ b36: # acosh.switch.body
 	r85 = add.f64 r14, r84
 	r86 = div.f64 1.0, r85
 	r87 = sub.f64 r81, r86
-	jump b37
-b37: # Log.entry
+	jump b30
+b30: # Log.entry
 	r90 = bitcast.u64.f64 r87
 	r91 = andnot.u64 r90, 9223372036854775808
 	r92 = eq.u64 r91, 0
-	branch r92, b38, b46
-b38: # Log.switch.body
-	r94 = const.i64 -1
-	jump b39
-b39: # Inf.entry
-	r95 = ge.i64 r94, 0
-	branch r95, b40, b45
-b40: # Inf.if.then
-	r96 = move.u64 9218868437227405312
-	jump b41
-b41: # Inf.if.done
-	r97 = bitcast.f64.u64 r96
-	r93 = move.f64 r97
-	jump b42
-b42: # Inf.return
-	r89 = move.f64 r93
-	jump b43
-b43: # Log.return
+	branch r92, b31, b34
+b31: # Inf.return
+	r89 = move.f64 -Inf
+	jump b32
+b32: # Log.return
 	r88 = move.f64 r89
-	jump b44
-b44: # Log.return
+	jump b33
+b33: # Log.return
 	r16 = move.f64 r88
-	jump b9
-b45: # Inf.if.else
-	r96 = move.u64 18442240474082181120
-	jump b41
-b46: # Log.switch.next
+	jump b8
+b34: # Log.switch.next
 	r100 = convert.i64.u64 r90
 	r101 = lt.i64 r100, 0
-	branch r101, b47, b49
-b47: # NaN.entry
-	r99 = bitcast.f64.u64 9221120237041090561
-	r98 = move.f64 r99
-	jump b48
-b48: # NaN.return
-	r89 = move.f64 r98
-	jump b43
-b49: # Log.switch.next
+	branch r101, b35, b36
+b35: # NaN.return
+	r89 = move.f64 NaN
+	jump b32
+b36: # Log.switch.next
 	r102 = ge.u64 r90, 9218868437227405312
-	branch r102, b50, b51
-b50: # Log.switch.body
+	branch r102, b37, b38
+b37: # Log.switch.body
 	r89 = move.f64 r87
-	jump b43
-b51: # Log.switch.next
+	jump b32
+b38: # Log.switch.next
 	r103 = and.u64 r90, 4503599627370495
 	r104 = or.u64 r103, 4602678819172646912
 	r105 = bitcast.f64.u64 r104
@@ -26151,14 +24567,14 @@ b51: # Log.switch.next
 	r109 = sub.i32 r108, 1022
 	r110 = convert.f64.i32 r109
 	r111 = le.f64 r105, 0.7071067811865476
-	branch r111, b52, b54
-b52: # Log.if.then
+	branch r111, b39, b41
+b39: # Log.if.then
 	r114 = sub.f64 r110, 1.0
 	r115 = mul.f64 r105, 2.0
 	r112 = move.f64 r115
 	r113 = move.f64 r114
-	jump b53
-b53: # Log.if.done
+	jump b40
+b40: # Log.if.done
 	r116 = sub.f64 r112, 1.0
 	r117 = add.f64 r116, 2.0
 	r118 = div.f64 r116, r117
@@ -26188,183 +24604,140 @@ b53: # Log.if.done
 	r142 = sub.f64 r141, r116
 	r143 = sub.f64 r136, r142
 	r89 = move.f64 r143
-	jump b43
-b54: # edge 6→8
+	jump b32
+b41: # edge 6→8
 	r112 = move.f64 r105
 	r113 = move.f64 r110
-	jump b53
-b55: # acosh.switch.next
+	jump b40
+b42: # acosh.switch.next
 	r145 = sub.f64 r14, 1.0
 	r146 = mul.f64 r145, 2.0
 	r147 = mul.f64 r145, r145
 	r148 = add.f64 r146, r147
 	r149 = sqrt.f64 r148
 	r150 = add.f64 r145, r149
-	jump b56
-b56: # log1p.entry
+	jump b43
+b43: # log1p.entry
 	r153 = lt.f64 r150, -1.0
-	branch r153, b57, b61
-b57: # NaN.entry
-	r155 = bitcast.f64.u64 9221120237041090561
-	r154 = move.f64 r155
-	jump b58
-b58: # NaN.return
-	r152 = move.f64 r154
-	jump b59
-b59: # log1p.return
+	branch r153, b44, b47
+b44: # NaN.return
+	r152 = move.f64 NaN
+	jump b45
+b45: # log1p.return
 	r151 = move.f64 r152
-	jump b60
-b60: # Log1p.return
+	jump b46
+b46: # Log1p.return
 	r16 = move.f64 r151
-	jump b9
-b61: # IsNaN.entry
+	jump b8
+b47: # IsNaN.entry
 	r163 = ne.f64 r150, r150
 	r162 = move.bool r163
-	jump b62
-b62: # IsNaN.return
-	branch r162, b57, b63
-b63: # log1p.switch.next
+	jump b48
+b48: # IsNaN.return
+	branch r162, b44, b49
+b49: # log1p.switch.next
 	r161 = eq.f64 r150, -1.0
-	branch r161, b64, b70
-b64: # log1p.switch.body
-	r157 = const.i64 -1
-	jump b65
-b65: # Inf.entry
-	r158 = ge.i64 r157, 0
-	branch r158, b66, b69
-b66: # Inf.if.then
-	r159 = move.u64 9218868437227405312
-	jump b67
-b67: # Inf.if.done
-	r160 = bitcast.f64.u64 r159
-	r156 = move.f64 r160
-	jump b68
-b68: # Inf.return
-	r152 = move.f64 r156
-	jump b59
-b69: # Inf.if.else
-	r159 = move.u64 18442240474082181120
-	jump b67
-b70: # log1p.switch.next
-	r170 = const.i64 1
-	jump b71
-b71: # IsInf.entry
-	r171 = eq.i64 r170, 0
-	branch r171, b72, b113
-b72: # IsInf.if.then
-	r172 = abs.f64 r150
-	r173 = move.f64 r172
-	jump b73
-b73: # IsInf.if.done
+	branch r161, b50, b51
+b50: # Inf.return
+	r152 = move.f64 -Inf
+	jump b45
+b51: # edge 3→2
+	r173 = move.f64 r150
+	jump b52
+b52: # IsInf.if.done
 	r174 = gt.f64 r173, 1.7976931348623157e+308
 	r169 = move.bool r174
-	jump b74
-b74: # IsInf.return
-	branch r169, b75, b81
-b75: # log1p.switch.body
-	r165 = const.i64 1
-	jump b76
-b76: # Inf.entry
-	r166 = ge.i64 r165, 0
-	branch r166, b77, b80
-b77: # Inf.if.then
-	r167 = move.u64 9218868437227405312
-	jump b78
-b78: # Inf.if.done
-	r168 = bitcast.f64.u64 r167
-	r164 = move.f64 r168
-	jump b79
-b79: # Inf.return
-	r152 = move.f64 r164
-	jump b59
-b80: # Inf.if.else
-	r167 = move.u64 18442240474082181120
-	jump b78
-b81: # log1p.switch.next
+	jump b53
+b53: # IsInf.return
+	branch r169, b54, b55
+b54: # Inf.return
+	r152 = move.f64 +Inf
+	jump b45
+b55: # log1p.switch.next
 	r177 = abs.f64 r150
 	r178 = lt.f64 r177, 0.41421356237309503
-	branch r178, b82, b112
-b82: # log1p.if.then
+	branch r178, b56, b86
+b56: # log1p.if.then
 	r182 = lt.f64 r177, 1.862645149230957e-09
-	branch r182, b83, b86
-b83: # log1p.if.then
+	branch r182, b57, b60
+b57: # log1p.if.then
 	r188 = lt.f64 r177, 5.551115123125783e-17
-	branch r188, b84, b85
-b84: # log1p.if.then
+	branch r188, b58, b59
+b58: # log1p.if.then
 	r152 = move.f64 r150
-	jump b59
-b85: # log1p.if.done
+	jump b45
+b59: # log1p.if.done
 	r190 = mul.f64 r150, r150
 	r191 = mul.f64 r190, 0.5
 	r192 = sub.f64 r150, r191
 	r152 = move.f64 r192
-	jump b59
-b86: # log1p.if.done
+	jump b45
+b60: # log1p.if.done
 	r189 = gt.f64 r150, -0.2928932188134525
-	branch r189, b87, b111
-b87: # log1p.if.then
+	branch r189, b61, b85
+b61: # log1p.if.then
 	r179 = move.f64 r150
 	r180 = move.u64 1
 	r181 = move.i64 0
-	jump b88
-b88: # log1p.if.done
+	jump b62
+b62: # log1p.if.done
 	r183 = ne.i64 r181, 0
-	branch r183, b89, b110
-b89: # log1p.if.then
+	branch r183, b63, b84
+b63: # log1p.if.then
 	r193 = lt.f64 r177, 9.007199254740992e+15
-	branch r193, b90, b109
-b90: # log1p.if.then
+	branch r193, b64, b83
+b64: # log1p.if.then
 	r197 = add.f64 r150, 1.0
 	r198 = bitcast.u64.f64 r197
 	r199 = shr.u64.u64 r198, 52
 	r200 = sub.u64 r199, 1023
 	r201 = convert.i64.u64 r200
 	r202 = gt.i64 r201, 0
-	branch r202, b91, b108
-b91: # log1p.if.then
+	branch r202, b65, b82
+b65: # log1p.if.then
 	r212 = sub.f64 r197, r150
 	r213 = sub.f64 1.0, r212
 	r214 = move.f64 r213
-	jump b92
-b92: # log1p.if.done
+	jump b66
+b66: # log1p.if.done
 	r215 = div.f64 r214, r197
 	r203 = move.u64 r198
 	r204 = move.i64 r201
 	r205 = move.f64 r215
-	jump b93
-b93: # log1p.if.done
+	jump b67
+b67: # log1p.if.done
 	r206 = and.u64 r203, 4503599627370495
 	r207 = lt.u64 r206, 1865452045155277
-	branch r207, b94, b107
-b94: # log1p.if.then
+	branch r207, b68, b81
+b68: # log1p.if.then
 	r218 = or.u64 r206, 4607182418800017408
 	r219 = bitcast.f64.u64 r218
 	r220 = move.u64 r206
 	r221 = move.i64 r204
 	r222 = move.f64 r219
-	jump b95
-b95: # log1p.if.done
+	jump b69
+b69: # log1p.if.done
 	r223 = sub.f64 r222, 1.0
 	r184 = move.f64 r223
 	r185 = move.u64 r220
 	r186 = move.i64 r221
 	r187 = move.f64 r205
-	jump b96
-b96: # log1p.if.done
+	jump b70
+b70: # log1p.if.done
 	r194 = mul.f64 r184, 0.5
 	r195 = mul.f64 r194, r184
 	r196 = eq.u64 r185, 0
-	branch r196, b97, b104
-b97: # log1p.if.then
+	branch r196, b71, b78
+b71: # log1p.if.then
 	r229 = eq.f64 r184, 0.0
-	branch r229, b98, b101
-b98: # log1p.if.then
+	branch r229, b72, b75
+b72: # log1p.if.then
 	r247 = eq.i64 r186, 0
-	branch r247, b99, b100
-b99: # log1p.if.then
+	branch r247, b73, b74
+b73: # log1p.if.then
 	r152 = move.f64 0.0
-	jump b59
-b100: # log1p.if.done
+	jump b45
+b74: # log1p.if.done
 	r252 = convert.f64.i64 r186
 	r253 = mul.f64 r252, 1.9082149292705877e-10
 	r254 = add.f64 r187, r253
@@ -26372,18 +24745,18 @@ b100: # log1p.if.done
 	r256 = mul.f64 r255, 0.6931471803691238
 	r257 = add.f64 r256, r254
 	r152 = move.f64 r257
-	jump b59
-b101: # log1p.if.done
+	jump b45
+b75: # log1p.if.done
 	r248 = mul.f64 r184, 0.6666666666666666
 	r249 = sub.f64 1.0, r248
 	r250 = mul.f64 r195, r249
 	r251 = eq.i64 r186, 0
-	branch r251, b102, b103
-b102: # log1p.if.then
+	branch r251, b76, b77
+b76: # log1p.if.then
 	r258 = sub.f64 r184, r250
 	r152 = move.f64 r258
-	jump b59
-b103: # log1p.if.done
+	jump b45
+b77: # log1p.if.done
 	r259 = convert.f64.i64 r186
 	r260 = mul.f64 r259, 0.6931471803691238
 	r261 = convert.f64.i64 r186
@@ -26393,8 +24766,8 @@ b103: # log1p.if.done
 	r265 = sub.f64 r264, r184
 	r266 = sub.f64 r260, r265
 	r152 = move.f64 r266
-	jump b59
-b104: # log1p.if.done
+	jump b45
+b78: # log1p.if.done
 	r230 = add.f64 r184, 2.0
 	r231 = div.f64 r184, r230
 	r232 = mul.f64 r231, r231
@@ -26412,15 +24785,15 @@ b104: # log1p.if.done
 	r244 = add.f64 r243, 0.6666666666666735
 	r245 = mul.f64 r232, r244
 	r246 = eq.i64 r186, 0
-	branch r246, b105, b106
-b105: # log1p.if.then
+	branch r246, b79, b80
+b79: # log1p.if.then
 	r267 = add.f64 r195, r245
 	r268 = mul.f64 r231, r267
 	r269 = sub.f64 r195, r268
 	r270 = sub.f64 r184, r269
 	r152 = move.f64 r270
-	jump b59
-b106: # log1p.if.done
+	jump b45
+b80: # log1p.if.done
 	r271 = convert.f64.i64 r186
 	r272 = mul.f64 r271, 0.6931471803691238
 	r273 = add.f64 r195, r245
@@ -26433,8 +24806,8 @@ b106: # log1p.if.done
 	r280 = sub.f64 r279, r184
 	r281 = sub.f64 r272, r280
 	r152 = move.f64 r281
-	jump b59
-b107: # log1p.if.else
+	jump b45
+b81: # log1p.if.else
 	r224 = add.i64 r204, 1
 	r225 = or.u64 r206, 4602678819172646912
 	r226 = bitcast.f64.u64 r225
@@ -26443,13 +24816,13 @@ b107: # log1p.if.else
 	r220 = move.u64 r228
 	r221 = move.i64 r224
 	r222 = move.f64 r226
-	jump b95
-b108: # log1p.if.else
+	jump b69
+b82: # log1p.if.else
 	r216 = sub.f64 r197, 1.0
 	r217 = sub.f64 r150, r216
 	r214 = move.f64 r217
-	jump b92
-b109: # log1p.if.else
+	jump b66
+b83: # log1p.if.else
 	r208 = bitcast.u64.f64 r150
 	r209 = shr.u64.u64 r208, 52
 	r210 = sub.u64 r209, 1023
@@ -26457,34 +24830,24 @@ b109: # log1p.if.else
 	r203 = move.u64 r208
 	r204 = move.i64 r211
 	r205 = move.f64 0.0
-	jump b93
-b110: # edge 9→16
+	jump b67
+b84: # edge 9→16
 	r184 = move.f64 r179
 	r185 = move.u64 r180
 	r186 = move.i64 r181
 	r187 = move.f64 0.0
-	jump b96
-b111: # edge 11→9
+	jump b70
+b85: # edge 11→9
 	r179 = move.f64 0.0
 	r180 = move.u64 0
 	r181 = move.i64 1
-	jump b88
-b112: # edge 7→9
+	jump b62
+b86: # edge 7→9
 	r179 = move.f64 0.0
 	r180 = move.u64 0
 	r181 = move.i64 1
-	jump b88
-b113: # IsInf.if.else
-	r175 = lt.i64 r170, 0
-	branch r175, b114, b115
-b114: # IsInf.if.then
-	r176 = neg.f64 r150
-	r173 = move.f64 r176
-	jump b73
-b115: # edge 3→2
-	r173 = move.f64 r150
-	jump b73
-b116: # exit
+	jump b62
+b87: # exit
 	return
 
 kernel Asin(x []f64, out []f64)
@@ -26506,14 +24869,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b46
+	branch r7, b3, b45
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b46
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -26537,7 +24899,7 @@ b10: # latch
 	jump b2
 b11: # asin.if.done
 	r18 = lt.f64 r14, 0.0
-	branch r18, b12, b45
+	branch r18, b12, b44
 b12: # asin.if.then
 	r21 = neg.f64 r14
 	r19 = move.f64 r21
@@ -26545,27 +24907,23 @@ b12: # asin.if.then
 	jump b13
 b13: # asin.if.done
 	r22 = gt.f64 r19, 1.0
-	branch r22, b14, b16
-b14: # NaN.entry
-	r24 = bitcast.f64.u64 9221120237041090561
-	r23 = move.f64 r24
-	jump b15
-b15: # NaN.return
-	r16 = move.f64 r23
+	branch r22, b14, b15
+b14: # NaN.return
+	r16 = move.f64 NaN
 	jump b8
-b16: # asin.if.done
+b15: # asin.if.done
 	r25 = mul.f64 r19, r19
 	r26 = sub.f64 1.0, r25
 	r27 = sqrt.f64 r26
 	r28 = gt.f64 r19, 0.7
-	branch r28, b17, b33
-b17: # asin.if.then
+	branch r28, b16, b32
+b16: # asin.if.then
 	r29 = div.f64 r27, r19
-	jump b18
-b18: # satan.entry
+	jump b17
+b17: # satan.entry
 	r31 = le.f64 r29, 0.66
-	branch r31, b19, b26
-b19: # xatan.entry
+	branch r31, b18, b25
+b18: # xatan.entry
 	r33 = mul.f64 r29, r29
 	r34 = mul.f64 r33, -0.8750608600031904
 	r35 = add.f64 r34, -16.157537187333652
@@ -26589,33 +24947,33 @@ b19: # xatan.entry
 	r53 = mul.f64 r29, r52
 	r54 = add.f64 r53, r29
 	r32 = move.f64 r54
-	jump b20
-b20: # xatan.return
+	jump b19
+b19: # xatan.return
 	r30 = move.f64 r32
-	jump b21
-b21: # satan.return
+	jump b20
+b20: # satan.return
 	r110 = sub.f64 1.5707963267948966, r30
 	r111 = move.f64 r110
-	jump b22
-b22: # asin.if.done
-	branch r20, b23, b25
-b23: # asin.if.then
+	jump b21
+b21: # asin.if.done
+	branch r20, b22, b24
+b22: # asin.if.then
 	r194 = neg.f64 r111
 	r112 = move.f64 r194
-	jump b24
-b24: # asin.if.done
+	jump b23
+b23: # asin.if.done
 	r16 = move.f64 r112
 	jump b8
-b25: # edge 8→11
+b24: # edge 8→11
 	r112 = move.f64 r111
-	jump b24
-b26: # satan.if.done
+	jump b23
+b25: # satan.if.done
 	r55 = gt.f64 r29, 2.414213562373095
-	branch r55, b27, b30
-b27: # satan.if.then
+	branch r55, b26, b29
+b26: # satan.if.then
 	r56 = div.f64 1.0, r29
-	jump b28
-b28: # xatan.entry
+	jump b27
+b27: # xatan.entry
 	r58 = mul.f64 r56, r56
 	r59 = mul.f64 r58, -0.8750608600031904
 	r60 = add.f64 r59, -16.157537187333652
@@ -26639,18 +24997,18 @@ b28: # xatan.entry
 	r78 = mul.f64 r56, r77
 	r79 = add.f64 r78, r56
 	r57 = move.f64 r79
-	jump b29
-b29: # xatan.return
+	jump b28
+b28: # xatan.return
 	r80 = sub.f64 1.5707963267948966, r57
 	r81 = add.f64 r80, 6.123233995736766e-17
 	r30 = move.f64 r81
-	jump b21
-b30: # satan.if.done
+	jump b20
+b29: # satan.if.done
 	r82 = sub.f64 r29, 1.0
 	r83 = add.f64 r29, 1.0
 	r84 = div.f64 r82, r83
-	jump b31
-b31: # xatan.entry
+	jump b30
+b30: # xatan.entry
 	r86 = mul.f64 r84, r84
 	r87 = mul.f64 r86, -0.8750608600031904
 	r88 = add.f64 r87, -16.157537187333652
@@ -26674,19 +25032,19 @@ b31: # xatan.entry
 	r106 = mul.f64 r84, r105
 	r107 = add.f64 r106, r84
 	r85 = move.f64 r107
-	jump b32
-b32: # xatan.return
+	jump b31
+b31: # xatan.return
 	r108 = add.f64 r85, 0.7853981633974483
 	r109 = add.f64 r108, 3.061616997868383e-17
 	r30 = move.f64 r109
-	jump b21
-b33: # asin.if.else
+	jump b20
+b32: # asin.if.else
 	r113 = div.f64 r19, r27
-	jump b34
-b34: # satan.entry
+	jump b33
+b33: # satan.entry
 	r115 = le.f64 r113, 0.66
-	branch r115, b35, b38
-b35: # xatan.entry
+	branch r115, b34, b37
+b34: # xatan.entry
 	r117 = mul.f64 r113, r113
 	r118 = mul.f64 r117, -0.8750608600031904
 	r119 = add.f64 r118, -16.157537187333652
@@ -26710,20 +25068,20 @@ b35: # xatan.entry
 	r137 = mul.f64 r113, r136
 	r138 = add.f64 r137, r113
 	r116 = move.f64 r138
-	jump b36
-b36: # xatan.return
+	jump b35
+b35: # xatan.return
 	r114 = move.f64 r116
-	jump b37
-b37: # satan.return
+	jump b36
+b36: # satan.return
 	r111 = move.f64 r114
-	jump b22
-b38: # satan.if.done
+	jump b21
+b37: # satan.if.done
 	r139 = gt.f64 r113, 2.414213562373095
-	branch r139, b39, b42
-b39: # satan.if.then
+	branch r139, b38, b41
+b38: # satan.if.then
 	r140 = div.f64 1.0, r113
-	jump b40
-b40: # xatan.entry
+	jump b39
+b39: # xatan.entry
 	r142 = mul.f64 r140, r140
 	r143 = mul.f64 r142, -0.8750608600031904
 	r144 = add.f64 r143, -16.157537187333652
@@ -26747,18 +25105,18 @@ b40: # xatan.entry
 	r162 = mul.f64 r140, r161
 	r163 = add.f64 r162, r140
 	r141 = move.f64 r163
-	jump b41
-b41: # xatan.return
+	jump b40
+b40: # xatan.return
 	r164 = sub.f64 1.5707963267948966, r141
 	r165 = add.f64 r164, 6.123233995736766e-17
 	r114 = move.f64 r165
-	jump b37
-b42: # satan.if.done
+	jump b36
+b41: # satan.if.done
 	r166 = sub.f64 r113, 1.0
 	r167 = add.f64 r113, 1.0
 	r168 = div.f64 r166, r167
-	jump b43
-b43: # xatan.entry
+	jump b42
+b42: # xatan.entry
 	r170 = mul.f64 r168, r168
 	r171 = mul.f64 r170, -0.8750608600031904
 	r172 = add.f64 r171, -16.157537187333652
@@ -26782,17 +25140,17 @@ b43: # xatan.entry
 	r190 = mul.f64 r168, r189
 	r191 = add.f64 r190, r168
 	r169 = move.f64 r191
-	jump b44
-b44: # xatan.return
+	jump b43
+b43: # xatan.return
 	r192 = add.f64 r169, 0.7853981633974483
 	r193 = add.f64 r192, 3.061616997868383e-17
 	r114 = move.f64 r193
-	jump b37
-b45: # edge 2→4
+	jump b36
+b44: # edge 2→4
 	r19 = move.f64 r14
 	r20 = move.bool false
 	jump b13
-b46: # exit
+b45: # exit
 	return
 
 kernel Asinh(x []f64, out []f64)
@@ -26814,14 +25172,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b129
+	branch r7, b3, b96
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b129
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -26846,94 +25203,68 @@ b10: # Asinh.return
 b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b12: # asinh.cond.false
-	r23 = const.i64 0
-	jump b13
-b13: # IsInf.entry
-	r24 = eq.i64 r23, 0
-	branch r24, b14, b126
-b14: # IsInf.if.then
+b12: # IsInf.if.then
 	r25 = abs.f64 r14
 	r26 = move.f64 r25
-	jump b15
-b15: # IsInf.if.done
+	jump b13
+b13: # IsInf.if.done
 	r27 = gt.f64 r26, 1.7976931348623157e+308
 	r22 = move.bool r27
-	jump b16
-b16: # IsInf.return
-	branch r22, b8, b17
-b17: # asinh.if.done
+	jump b14
+b14: # IsInf.return
+	branch r22, b8, b15
+b15: # asinh.if.done
 	r19 = lt.f64 r14, 0.0
-	branch r19, b18, b125
-b18: # asinh.if.then
+	branch r19, b16, b95
+b16: # asinh.if.then
 	r30 = neg.f64 r14
 	r20 = move.f64 r30
 	r21 = move.bool true
-	jump b19
-b19: # asinh.if.done
+	jump b17
+b17: # asinh.if.done
 	r31 = gt.f64 r20, 2.68435456e+08
-	branch r31, b20, b42
-b20: # Log.entry
+	branch r31, b18, b34
+b18: # Log.entry
 	r36 = bitcast.u64.f64 r20
 	r37 = andnot.u64 r36, 9223372036854775808
 	r38 = eq.u64 r37, 0
-	branch r38, b21, b33
-b21: # Log.switch.body
-	r40 = const.i64 -1
-	jump b22
-b22: # Inf.entry
-	r41 = ge.i64 r40, 0
-	branch r41, b23, b32
-b23: # Inf.if.then
-	r42 = move.u64 9218868437227405312
-	jump b24
-b24: # Inf.if.done
-	r43 = bitcast.f64.u64 r42
-	r39 = move.f64 r43
-	jump b25
-b25: # Inf.return
-	r35 = move.f64 r39
-	jump b26
-b26: # Log.return
+	branch r38, b19, b26
+b19: # Inf.return
+	r35 = move.f64 -Inf
+	jump b20
+b20: # Log.return
 	r34 = move.f64 r35
-	jump b27
-b27: # Log.return
+	jump b21
+b21: # Log.return
 	r90 = add.f64 r34, 0.6931471805599453
 	r32 = move.f64 r90
-	jump b28
-b28: # asinh.switch.done
-	branch r21, b29, b31
-b29: # asinh.if.then
+	jump b22
+b22: # asinh.switch.done
+	branch r21, b23, b25
+b23: # asinh.if.then
 	r294 = neg.f64 r32
 	r33 = move.f64 r294
-	jump b30
-b30: # asinh.if.done
+	jump b24
+b24: # asinh.if.done
 	r16 = move.f64 r33
 	jump b9
-b31: # edge 6→14
+b25: # edge 6→14
 	r33 = move.f64 r32
-	jump b30
-b32: # Inf.if.else
-	r42 = move.u64 18442240474082181120
 	jump b24
-b33: # Log.switch.next
+b26: # Log.switch.next
 	r46 = convert.i64.u64 r36
 	r47 = lt.i64 r46, 0
-	branch r47, b34, b36
-b34: # NaN.entry
-	r45 = bitcast.f64.u64 9221120237041090561
-	r44 = move.f64 r45
-	jump b35
-b35: # NaN.return
-	r35 = move.f64 r44
-	jump b26
-b36: # Log.switch.next
+	branch r47, b27, b28
+b27: # NaN.return
+	r35 = move.f64 NaN
+	jump b20
+b28: # Log.switch.next
 	r48 = ge.u64 r36, 9218868437227405312
-	branch r48, b37, b38
-b37: # Log.switch.body
+	branch r48, b29, b30
+b29: # Log.switch.body
 	r35 = move.f64 r20
-	jump b26
-b38: # Log.switch.next
+	jump b20
+b30: # Log.switch.next
 	r49 = and.u64 r36, 4503599627370495
 	r50 = or.u64 r49, 4602678819172646912
 	r51 = bitcast.f64.u64 r50
@@ -26943,14 +25274,14 @@ b38: # Log.switch.next
 	r55 = sub.i32 r54, 1022
 	r56 = convert.f64.i32 r55
 	r57 = le.f64 r51, 0.7071067811865476
-	branch r57, b39, b41
-b39: # Log.if.then
+	branch r57, b31, b33
+b31: # Log.if.then
 	r60 = sub.f64 r56, 1.0
 	r61 = mul.f64 r51, 2.0
 	r58 = move.f64 r61
 	r59 = move.f64 r60
-	jump b40
-b40: # Log.if.done
+	jump b32
+b32: # Log.if.done
 	r62 = sub.f64 r58, 1.0
 	r63 = add.f64 r62, 2.0
 	r64 = div.f64 r62, r63
@@ -26980,15 +25311,15 @@ b40: # Log.if.done
 	r88 = sub.f64 r87, r62
 	r89 = sub.f64 r82, r88
 	r35 = move.f64 r89
-	jump b26
-b41: # edge 6→8
+	jump b20
+b33: # edge 6→8
 	r58 = move.f64 r51
 	r59 = move.f64 r56
-	jump b40
-b42: # asinh.switch.next
+	jump b32
+b34: # asinh.switch.next
 	r154 = gt.f64 r20, 2.0
-	branch r154, b43, b62
-b43: # asinh.switch.body
+	branch r154, b35, b48
+b35: # asinh.switch.body
 	r91 = mul.f64 r20, 2.0
 	r92 = mul.f64 r20, r20
 	r93 = add.f64 r92, 1.0
@@ -26996,55 +25327,35 @@ b43: # asinh.switch.body
 	r95 = add.f64 r94, r20
 	r96 = div.f64 1.0, r95
 	r97 = add.f64 r91, r96
-	jump b44
-b44: # Log.entry
+	jump b36
+b36: # Log.entry
 	r100 = bitcast.u64.f64 r97
 	r101 = andnot.u64 r100, 9223372036854775808
 	r102 = eq.u64 r101, 0
-	branch r102, b45, b53
-b45: # Log.switch.body
-	r104 = const.i64 -1
-	jump b46
-b46: # Inf.entry
-	r105 = ge.i64 r104, 0
-	branch r105, b47, b52
-b47: # Inf.if.then
-	r106 = move.u64 9218868437227405312
-	jump b48
-b48: # Inf.if.done
-	r107 = bitcast.f64.u64 r106
-	r103 = move.f64 r107
-	jump b49
-b49: # Inf.return
-	r99 = move.f64 r103
-	jump b50
-b50: # Log.return
+	branch r102, b37, b40
+b37: # Inf.return
+	r99 = move.f64 -Inf
+	jump b38
+b38: # Log.return
 	r98 = move.f64 r99
-	jump b51
-b51: # Log.return
+	jump b39
+b39: # Log.return
 	r32 = move.f64 r98
-	jump b28
-b52: # Inf.if.else
-	r106 = move.u64 18442240474082181120
-	jump b48
-b53: # Log.switch.next
+	jump b22
+b40: # Log.switch.next
 	r110 = convert.i64.u64 r100
 	r111 = lt.i64 r110, 0
-	branch r111, b54, b56
-b54: # NaN.entry
-	r109 = bitcast.f64.u64 9221120237041090561
-	r108 = move.f64 r109
-	jump b55
-b55: # NaN.return
-	r99 = move.f64 r108
-	jump b50
-b56: # Log.switch.next
+	branch r111, b41, b42
+b41: # NaN.return
+	r99 = move.f64 NaN
+	jump b38
+b42: # Log.switch.next
 	r112 = ge.u64 r100, 9218868437227405312
-	branch r112, b57, b58
-b57: # Log.switch.body
+	branch r112, b43, b44
+b43: # Log.switch.body
 	r99 = move.f64 r97
-	jump b50
-b58: # Log.switch.next
+	jump b38
+b44: # Log.switch.next
 	r113 = and.u64 r100, 4503599627370495
 	r114 = or.u64 r113, 4602678819172646912
 	r115 = bitcast.f64.u64 r114
@@ -27054,14 +25365,14 @@ b58: # Log.switch.next
 	r119 = sub.i32 r118, 1022
 	r120 = convert.f64.i32 r119
 	r121 = le.f64 r115, 0.7071067811865476
-	branch r121, b59, b61
-b59: # Log.if.then
+	branch r121, b45, b47
+b45: # Log.if.then
 	r124 = sub.f64 r120, 1.0
 	r125 = mul.f64 r115, 2.0
 	r122 = move.f64 r125
 	r123 = move.f64 r124
-	jump b60
-b60: # Log.if.done
+	jump b46
+b46: # Log.if.done
 	r126 = sub.f64 r122, 1.0
 	r127 = add.f64 r126, 2.0
 	r128 = div.f64 r126, r127
@@ -27091,18 +25402,18 @@ b60: # Log.if.done
 	r152 = sub.f64 r151, r126
 	r153 = sub.f64 r146, r152
 	r99 = move.f64 r153
-	jump b50
-b61: # edge 6→8
+	jump b38
+b47: # edge 6→8
 	r122 = move.f64 r115
 	r123 = move.f64 r120
-	jump b60
-b62: # asinh.switch.next
+	jump b46
+b48: # asinh.switch.next
 	r155 = lt.f64 r20, 3.725290298461914e-09
-	branch r155, b63, b64
-b63: # asinh.switch.body
+	branch r155, b49, b50
+b49: # asinh.switch.body
 	r32 = move.f64 r20
-	jump b28
-b64: # asinh.switch.next
+	jump b22
+b50: # asinh.switch.next
 	r156 = mul.f64 r20, r20
 	r157 = mul.f64 r20, r20
 	r158 = add.f64 r157, 1.0
@@ -27110,171 +25421,128 @@ b64: # asinh.switch.next
 	r160 = add.f64 r159, 1.0
 	r161 = div.f64 r156, r160
 	r162 = add.f64 r20, r161
-	jump b65
-b65: # log1p.entry
+	jump b51
+b51: # log1p.entry
 	r165 = lt.f64 r162, -1.0
-	branch r165, b66, b70
-b66: # NaN.entry
-	r167 = bitcast.f64.u64 9221120237041090561
-	r166 = move.f64 r167
-	jump b67
-b67: # NaN.return
-	r164 = move.f64 r166
-	jump b68
-b68: # log1p.return
+	branch r165, b52, b55
+b52: # NaN.return
+	r164 = move.f64 NaN
+	jump b53
+b53: # log1p.return
 	r163 = move.f64 r164
-	jump b69
-b69: # Log1p.return
+	jump b54
+b54: # Log1p.return
 	r32 = move.f64 r163
-	jump b28
-b70: # IsNaN.entry
+	jump b22
+b55: # IsNaN.entry
 	r175 = ne.f64 r162, r162
 	r174 = move.bool r175
-	jump b71
-b71: # IsNaN.return
-	branch r174, b66, b72
-b72: # log1p.switch.next
+	jump b56
+b56: # IsNaN.return
+	branch r174, b52, b57
+b57: # log1p.switch.next
 	r173 = eq.f64 r162, -1.0
-	branch r173, b73, b79
-b73: # log1p.switch.body
-	r169 = const.i64 -1
-	jump b74
-b74: # Inf.entry
-	r170 = ge.i64 r169, 0
-	branch r170, b75, b78
-b75: # Inf.if.then
-	r171 = move.u64 9218868437227405312
-	jump b76
-b76: # Inf.if.done
-	r172 = bitcast.f64.u64 r171
-	r168 = move.f64 r172
-	jump b77
-b77: # Inf.return
-	r164 = move.f64 r168
-	jump b68
-b78: # Inf.if.else
-	r171 = move.u64 18442240474082181120
-	jump b76
-b79: # log1p.switch.next
-	r182 = const.i64 1
-	jump b80
-b80: # IsInf.entry
-	r183 = eq.i64 r182, 0
-	branch r183, b81, b122
-b81: # IsInf.if.then
-	r184 = abs.f64 r162
-	r185 = move.f64 r184
-	jump b82
-b82: # IsInf.if.done
+	branch r173, b58, b59
+b58: # Inf.return
+	r164 = move.f64 -Inf
+	jump b53
+b59: # edge 3→2
+	r185 = move.f64 r162
+	jump b60
+b60: # IsInf.if.done
 	r186 = gt.f64 r185, 1.7976931348623157e+308
 	r181 = move.bool r186
-	jump b83
-b83: # IsInf.return
-	branch r181, b84, b90
-b84: # log1p.switch.body
-	r177 = const.i64 1
-	jump b85
-b85: # Inf.entry
-	r178 = ge.i64 r177, 0
-	branch r178, b86, b89
-b86: # Inf.if.then
-	r179 = move.u64 9218868437227405312
-	jump b87
-b87: # Inf.if.done
-	r180 = bitcast.f64.u64 r179
-	r176 = move.f64 r180
-	jump b88
-b88: # Inf.return
-	r164 = move.f64 r176
-	jump b68
-b89: # Inf.if.else
-	r179 = move.u64 18442240474082181120
-	jump b87
-b90: # log1p.switch.next
+	jump b61
+b61: # IsInf.return
+	branch r181, b62, b63
+b62: # Inf.return
+	r164 = move.f64 +Inf
+	jump b53
+b63: # log1p.switch.next
 	r189 = abs.f64 r162
 	r190 = lt.f64 r189, 0.41421356237309503
-	branch r190, b91, b121
-b91: # log1p.if.then
+	branch r190, b64, b94
+b64: # log1p.if.then
 	r194 = lt.f64 r189, 1.862645149230957e-09
-	branch r194, b92, b95
-b92: # log1p.if.then
+	branch r194, b65, b68
+b65: # log1p.if.then
 	r200 = lt.f64 r189, 5.551115123125783e-17
-	branch r200, b93, b94
-b93: # log1p.if.then
+	branch r200, b66, b67
+b66: # log1p.if.then
 	r164 = move.f64 r162
-	jump b68
-b94: # log1p.if.done
+	jump b53
+b67: # log1p.if.done
 	r202 = mul.f64 r162, r162
 	r203 = mul.f64 r202, 0.5
 	r204 = sub.f64 r162, r203
 	r164 = move.f64 r204
-	jump b68
-b95: # log1p.if.done
+	jump b53
+b68: # log1p.if.done
 	r201 = gt.f64 r162, -0.2928932188134525
-	branch r201, b96, b120
-b96: # log1p.if.then
+	branch r201, b69, b93
+b69: # log1p.if.then
 	r191 = move.f64 r162
 	r192 = move.u64 1
 	r193 = move.i64 0
-	jump b97
-b97: # log1p.if.done
+	jump b70
+b70: # log1p.if.done
 	r195 = ne.i64 r193, 0
-	branch r195, b98, b119
-b98: # log1p.if.then
+	branch r195, b71, b92
+b71: # log1p.if.then
 	r205 = lt.f64 r189, 9.007199254740992e+15
-	branch r205, b99, b118
-b99: # log1p.if.then
+	branch r205, b72, b91
+b72: # log1p.if.then
 	r209 = add.f64 r162, 1.0
 	r210 = bitcast.u64.f64 r209
 	r211 = shr.u64.u64 r210, 52
 	r212 = sub.u64 r211, 1023
 	r213 = convert.i64.u64 r212
 	r214 = gt.i64 r213, 0
-	branch r214, b100, b117
-b100: # log1p.if.then
+	branch r214, b73, b90
+b73: # log1p.if.then
 	r224 = sub.f64 r209, r162
 	r225 = sub.f64 1.0, r224
 	r226 = move.f64 r225
-	jump b101
-b101: # log1p.if.done
+	jump b74
+b74: # log1p.if.done
 	r227 = div.f64 r226, r209
 	r215 = move.u64 r210
 	r216 = move.i64 r213
 	r217 = move.f64 r227
-	jump b102
-b102: # log1p.if.done
+	jump b75
+b75: # log1p.if.done
 	r218 = and.u64 r215, 4503599627370495
 	r219 = lt.u64 r218, 1865452045155277
-	branch r219, b103, b116
-b103: # log1p.if.then
+	branch r219, b76, b89
+b76: # log1p.if.then
 	r230 = or.u64 r218, 4607182418800017408
 	r231 = bitcast.f64.u64 r230
 	r232 = move.u64 r218
 	r233 = move.i64 r216
 	r234 = move.f64 r231
-	jump b104
-b104: # log1p.if.done
+	jump b77
+b77: # log1p.if.done
 	r235 = sub.f64 r234, 1.0
 	r196 = move.f64 r235
 	r197 = move.u64 r232
 	r198 = move.i64 r233
 	r199 = move.f64 r217
-	jump b105
-b105: # log1p.if.done
+	jump b78
+b78: # log1p.if.done
 	r206 = mul.f64 r196, 0.5
 	r207 = mul.f64 r206, r196
 	r208 = eq.u64 r197, 0
-	branch r208, b106, b113
-b106: # log1p.if.then
+	branch r208, b79, b86
+b79: # log1p.if.then
 	r241 = eq.f64 r196, 0.0
-	branch r241, b107, b110
-b107: # log1p.if.then
+	branch r241, b80, b83
+b80: # log1p.if.then
 	r259 = eq.i64 r198, 0
-	branch r259, b108, b109
-b108: # log1p.if.then
+	branch r259, b81, b82
+b81: # log1p.if.then
 	r164 = move.f64 0.0
-	jump b68
-b109: # log1p.if.done
+	jump b53
+b82: # log1p.if.done
 	r264 = convert.f64.i64 r198
 	r265 = mul.f64 r264, 1.9082149292705877e-10
 	r266 = add.f64 r199, r265
@@ -27282,18 +25550,18 @@ b109: # log1p.if.done
 	r268 = mul.f64 r267, 0.6931471803691238
 	r269 = add.f64 r268, r266
 	r164 = move.f64 r269
-	jump b68
-b110: # log1p.if.done
+	jump b53
+b83: # log1p.if.done
 	r260 = mul.f64 r196, 0.6666666666666666
 	r261 = sub.f64 1.0, r260
 	r262 = mul.f64 r207, r261
 	r263 = eq.i64 r198, 0
-	branch r263, b111, b112
-b111: # log1p.if.then
+	branch r263, b84, b85
+b84: # log1p.if.then
 	r270 = sub.f64 r196, r262
 	r164 = move.f64 r270
-	jump b68
-b112: # log1p.if.done
+	jump b53
+b85: # log1p.if.done
 	r271 = convert.f64.i64 r198
 	r272 = mul.f64 r271, 0.6931471803691238
 	r273 = convert.f64.i64 r198
@@ -27303,8 +25571,8 @@ b112: # log1p.if.done
 	r277 = sub.f64 r276, r196
 	r278 = sub.f64 r272, r277
 	r164 = move.f64 r278
-	jump b68
-b113: # log1p.if.done
+	jump b53
+b86: # log1p.if.done
 	r242 = add.f64 r196, 2.0
 	r243 = div.f64 r196, r242
 	r244 = mul.f64 r243, r243
@@ -27322,15 +25590,15 @@ b113: # log1p.if.done
 	r256 = add.f64 r255, 0.6666666666666735
 	r257 = mul.f64 r244, r256
 	r258 = eq.i64 r198, 0
-	branch r258, b114, b115
-b114: # log1p.if.then
+	branch r258, b87, b88
+b87: # log1p.if.then
 	r279 = add.f64 r207, r257
 	r280 = mul.f64 r243, r279
 	r281 = sub.f64 r207, r280
 	r282 = sub.f64 r196, r281
 	r164 = move.f64 r282
-	jump b68
-b115: # log1p.if.done
+	jump b53
+b88: # log1p.if.done
 	r283 = convert.f64.i64 r198
 	r284 = mul.f64 r283, 0.6931471803691238
 	r285 = add.f64 r207, r257
@@ -27343,8 +25611,8 @@ b115: # log1p.if.done
 	r292 = sub.f64 r291, r196
 	r293 = sub.f64 r284, r292
 	r164 = move.f64 r293
-	jump b68
-b116: # log1p.if.else
+	jump b53
+b89: # log1p.if.else
 	r236 = add.i64 r216, 1
 	r237 = or.u64 r218, 4602678819172646912
 	r238 = bitcast.f64.u64 r237
@@ -27353,13 +25621,13 @@ b116: # log1p.if.else
 	r232 = move.u64 r240
 	r233 = move.i64 r236
 	r234 = move.f64 r238
-	jump b104
-b117: # log1p.if.else
+	jump b77
+b90: # log1p.if.else
 	r228 = sub.f64 r209, 1.0
 	r229 = sub.f64 r162, r228
 	r226 = move.f64 r229
-	jump b101
-b118: # log1p.if.else
+	jump b74
+b91: # log1p.if.else
 	r220 = bitcast.u64.f64 r162
 	r221 = shr.u64.u64 r220, 52
 	r222 = sub.u64 r221, 1023
@@ -27367,48 +25635,28 @@ b118: # log1p.if.else
 	r215 = move.u64 r220
 	r216 = move.i64 r223
 	r217 = move.f64 0.0
-	jump b102
-b119: # edge 9→16
+	jump b75
+b92: # edge 9→16
 	r196 = move.f64 r191
 	r197 = move.u64 r192
 	r198 = move.i64 r193
 	r199 = move.f64 0.0
-	jump b105
-b120: # edge 11→9
+	jump b78
+b93: # edge 11→9
 	r191 = move.f64 0.0
 	r192 = move.u64 0
 	r193 = move.i64 1
-	jump b97
-b121: # edge 7→9
+	jump b70
+b94: # edge 7→9
 	r191 = move.f64 0.0
 	r192 = move.u64 0
 	r193 = move.i64 1
-	jump b97
-b122: # IsInf.if.else
-	r187 = lt.i64 r182, 0
-	branch r187, b123, b124
-b123: # IsInf.if.then
-	r188 = neg.f64 r162
-	r185 = move.f64 r188
-	jump b82
-b124: # edge 3→2
-	r185 = move.f64 r162
-	jump b82
-b125: # edge 2→5
+	jump b70
+b95: # edge 2→5
 	r20 = move.f64 r14
 	r21 = move.bool false
-	jump b19
-b126: # IsInf.if.else
-	r28 = lt.i64 r23, 0
-	branch r28, b127, b128
-b127: # IsInf.if.then
-	r29 = neg.f64 r14
-	r26 = move.f64 r29
-	jump b15
-b128: # edge 3→2
-	r26 = move.f64 r14
-	jump b15
-b129: # exit
+	jump b17
+b96: # exit
 	return
 
 kernel Atan(x []f64, out []f64)
@@ -27436,8 +25684,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b35
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -27698,14 +25945,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b161
+	branch r7, b3, b118
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b161
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -27713,278 +25959,199 @@ b5: # rangeindex.body
 	jump b6
 b6: # atanh.entry
 	r17 = lt.f64 r14, -1.0
-	branch r17, b7, b12
-b7: # NaN.entry
-	r19 = bitcast.f64.u64 9221120237041090561
-	r18 = move.f64 r19
+	branch r17, b7, b11
+b7: # NaN.return
+	r16 = move.f64 NaN
 	jump b8
-b8: # NaN.return
-	r16 = move.f64 r18
-	jump b9
-b9: # atanh.return
+b8: # atanh.return
 	r15 = move.f64 r16
-	jump b10
-b10: # Atanh.return
+	jump b9
+b9: # Atanh.return
 	r316 = elemaddr r4, r9, 8
 	store.f64 r316, r15
-	jump b11
-b11: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b12: # atanh.cond.false
+b11: # atanh.cond.false
 	r28 = gt.f64 r14, 1.0
-	branch r28, b7, b13
-b13: # IsNaN.entry
+	branch r28, b7, b12
+b12: # IsNaN.entry
 	r27 = ne.f64 r14, r14
 	r26 = move.bool r27
-	jump b14
-b14: # IsNaN.return
-	branch r26, b7, b15
-b15: # atanh.switch.next
+	jump b13
+b13: # IsNaN.return
+	branch r26, b7, b14
+b14: # atanh.switch.next
 	r25 = eq.f64 r14, 1.0
-	branch r25, b16, b22
-b16: # atanh.switch.body
-	r21 = const.i64 1
-	jump b17
-b17: # Inf.entry
-	r22 = ge.i64 r21, 0
-	branch r22, b18, b21
-b18: # Inf.if.then
-	r23 = move.u64 9218868437227405312
-	jump b19
-b19: # Inf.if.done
-	r24 = bitcast.f64.u64 r23
-	r20 = move.f64 r24
-	jump b20
-b20: # Inf.return
-	r16 = move.f64 r20
-	jump b9
-b21: # Inf.if.else
-	r23 = move.u64 18442240474082181120
-	jump b19
-b22: # atanh.switch.next
+	branch r25, b15, b16
+b15: # Inf.return
+	r16 = move.f64 +Inf
+	jump b8
+b16: # atanh.switch.next
 	r34 = eq.f64 r14, -1.0
-	branch r34, b23, b29
-b23: # atanh.switch.body
-	r30 = const.i64 -1
-	jump b24
-b24: # Inf.entry
-	r31 = ge.i64 r30, 0
-	branch r31, b25, b28
-b25: # Inf.if.then
-	r32 = move.u64 9218868437227405312
-	jump b26
-b26: # Inf.if.done
-	r33 = bitcast.f64.u64 r32
-	r29 = move.f64 r33
-	jump b27
-b27: # Inf.return
-	r16 = move.f64 r29
-	jump b9
-b28: # Inf.if.else
-	r32 = move.u64 18442240474082181120
-	jump b26
-b29: # atanh.switch.next
+	branch r34, b17, b18
+b17: # Inf.return
+	r16 = move.f64 -Inf
+	jump b8
+b18: # atanh.switch.next
 	r35 = lt.f64 r14, 0.0
-	branch r35, b30, b160
-b30: # atanh.if.then
+	branch r35, b19, b117
+b19: # atanh.if.then
 	r38 = neg.f64 r14
 	r36 = move.f64 r38
 	r37 = move.bool true
-	jump b31
-b31: # atanh.if.done
+	jump b20
+b20: # atanh.if.done
 	r39 = lt.f64 r36, 3.725290298461914e-09
-	branch r39, b32, b37
-b32: # atanh.switch.body
+	branch r39, b21, b26
+b21: # atanh.switch.body
 	r40 = move.f64 r36
-	jump b33
-b33: # atanh.switch.done
-	branch r37, b34, b36
-b34: # atanh.if.then
+	jump b22
+b22: # atanh.switch.done
+	branch r37, b23, b25
+b23: # atanh.if.then
 	r315 = neg.f64 r40
 	r41 = move.f64 r315
-	jump b35
-b35: # atanh.if.done
+	jump b24
+b24: # atanh.if.done
 	r16 = move.f64 r41
-	jump b9
-b36: # edge 11→17
+	jump b8
+b25: # edge 11→17
 	r41 = move.f64 r40
-	jump b35
-b37: # atanh.switch.next
+	jump b24
+b26: # atanh.switch.next
 	r179 = lt.f64 r36, 0.5
-	branch r179, b38, b99
-b38: # atanh.switch.body
+	branch r179, b27, b72
+b27: # atanh.switch.body
 	r42 = add.f64 r36, r36
 	r43 = mul.f64 r42, r36
 	r44 = sub.f64 1.0, r36
 	r45 = div.f64 r43, r44
 	r46 = add.f64 r42, r45
-	jump b39
-b39: # log1p.entry
+	jump b28
+b28: # log1p.entry
 	r49 = lt.f64 r46, -1.0
-	branch r49, b40, b44
-b40: # NaN.entry
-	r51 = bitcast.f64.u64 9221120237041090561
-	r50 = move.f64 r51
-	jump b41
-b41: # NaN.return
-	r48 = move.f64 r50
-	jump b42
-b42: # log1p.return
+	branch r49, b29, b32
+b29: # NaN.return
+	r48 = move.f64 NaN
+	jump b30
+b30: # log1p.return
 	r47 = move.f64 r48
-	jump b43
-b43: # Log1p.return
+	jump b31
+b31: # Log1p.return
 	r178 = mul.f64 r47, 0.5
 	r40 = move.f64 r178
-	jump b33
-b44: # IsNaN.entry
+	jump b22
+b32: # IsNaN.entry
 	r59 = ne.f64 r46, r46
 	r58 = move.bool r59
-	jump b45
-b45: # IsNaN.return
-	branch r58, b40, b46
-b46: # log1p.switch.next
+	jump b33
+b33: # IsNaN.return
+	branch r58, b29, b34
+b34: # log1p.switch.next
 	r57 = eq.f64 r46, -1.0
-	branch r57, b47, b53
-b47: # log1p.switch.body
-	r53 = const.i64 -1
-	jump b48
-b48: # Inf.entry
-	r54 = ge.i64 r53, 0
-	branch r54, b49, b52
-b49: # Inf.if.then
-	r55 = move.u64 9218868437227405312
-	jump b50
-b50: # Inf.if.done
-	r56 = bitcast.f64.u64 r55
-	r52 = move.f64 r56
-	jump b51
-b51: # Inf.return
-	r48 = move.f64 r52
-	jump b42
-b52: # Inf.if.else
-	r55 = move.u64 18442240474082181120
-	jump b50
-b53: # log1p.switch.next
-	r66 = const.i64 1
-	jump b54
-b54: # IsInf.entry
-	r67 = eq.i64 r66, 0
-	branch r67, b55, b96
-b55: # IsInf.if.then
-	r68 = abs.f64 r46
-	r69 = move.f64 r68
-	jump b56
-b56: # IsInf.if.done
+	branch r57, b35, b36
+b35: # Inf.return
+	r48 = move.f64 -Inf
+	jump b30
+b36: # edge 3→2
+	r69 = move.f64 r46
+	jump b37
+b37: # IsInf.if.done
 	r70 = gt.f64 r69, 1.7976931348623157e+308
 	r65 = move.bool r70
-	jump b57
-b57: # IsInf.return
-	branch r65, b58, b64
-b58: # log1p.switch.body
-	r61 = const.i64 1
-	jump b59
-b59: # Inf.entry
-	r62 = ge.i64 r61, 0
-	branch r62, b60, b63
-b60: # Inf.if.then
-	r63 = move.u64 9218868437227405312
-	jump b61
-b61: # Inf.if.done
-	r64 = bitcast.f64.u64 r63
-	r60 = move.f64 r64
-	jump b62
-b62: # Inf.return
-	r48 = move.f64 r60
-	jump b42
-b63: # Inf.if.else
-	r63 = move.u64 18442240474082181120
-	jump b61
-b64: # log1p.switch.next
+	jump b38
+b38: # IsInf.return
+	branch r65, b39, b40
+b39: # Inf.return
+	r48 = move.f64 +Inf
+	jump b30
+b40: # log1p.switch.next
 	r73 = abs.f64 r46
 	r74 = lt.f64 r73, 0.41421356237309503
-	branch r74, b65, b95
-b65: # log1p.if.then
+	branch r74, b41, b71
+b41: # log1p.if.then
 	r78 = lt.f64 r73, 1.862645149230957e-09
-	branch r78, b66, b69
-b66: # log1p.if.then
+	branch r78, b42, b45
+b42: # log1p.if.then
 	r84 = lt.f64 r73, 5.551115123125783e-17
-	branch r84, b67, b68
-b67: # log1p.if.then
+	branch r84, b43, b44
+b43: # log1p.if.then
 	r48 = move.f64 r46
-	jump b42
-b68: # log1p.if.done
+	jump b30
+b44: # log1p.if.done
 	r86 = mul.f64 r46, r46
 	r87 = mul.f64 r86, 0.5
 	r88 = sub.f64 r46, r87
 	r48 = move.f64 r88
-	jump b42
-b69: # log1p.if.done
+	jump b30
+b45: # log1p.if.done
 	r85 = gt.f64 r46, -0.2928932188134525
-	branch r85, b70, b94
-b70: # log1p.if.then
+	branch r85, b46, b70
+b46: # log1p.if.then
 	r75 = move.f64 r46
 	r76 = move.u64 1
 	r77 = move.i64 0
-	jump b71
-b71: # log1p.if.done
+	jump b47
+b47: # log1p.if.done
 	r79 = ne.i64 r77, 0
-	branch r79, b72, b93
-b72: # log1p.if.then
+	branch r79, b48, b69
+b48: # log1p.if.then
 	r89 = lt.f64 r73, 9.007199254740992e+15
-	branch r89, b73, b92
-b73: # log1p.if.then
+	branch r89, b49, b68
+b49: # log1p.if.then
 	r93 = add.f64 r46, 1.0
 	r94 = bitcast.u64.f64 r93
 	r95 = shr.u64.u64 r94, 52
 	r96 = sub.u64 r95, 1023
 	r97 = convert.i64.u64 r96
 	r98 = gt.i64 r97, 0
-	branch r98, b74, b91
-b74: # log1p.if.then
+	branch r98, b50, b67
+b50: # log1p.if.then
 	r108 = sub.f64 r93, r46
 	r109 = sub.f64 1.0, r108
 	r110 = move.f64 r109
-	jump b75
-b75: # log1p.if.done
+	jump b51
+b51: # log1p.if.done
 	r111 = div.f64 r110, r93
 	r99 = move.u64 r94
 	r100 = move.i64 r97
 	r101 = move.f64 r111
-	jump b76
-b76: # log1p.if.done
+	jump b52
+b52: # log1p.if.done
 	r102 = and.u64 r99, 4503599627370495
 	r103 = lt.u64 r102, 1865452045155277
-	branch r103, b77, b90
-b77: # log1p.if.then
+	branch r103, b53, b66
+b53: # log1p.if.then
 	r114 = or.u64 r102, 4607182418800017408
 	r115 = bitcast.f64.u64 r114
 	r116 = move.u64 r102
 	r117 = move.i64 r100
 	r118 = move.f64 r115
-	jump b78
-b78: # log1p.if.done
+	jump b54
+b54: # log1p.if.done
 	r119 = sub.f64 r118, 1.0
 	r80 = move.f64 r119
 	r81 = move.u64 r116
 	r82 = move.i64 r117
 	r83 = move.f64 r101
-	jump b79
-b79: # log1p.if.done
+	jump b55
+b55: # log1p.if.done
 	r90 = mul.f64 r80, 0.5
 	r91 = mul.f64 r90, r80
 	r92 = eq.u64 r81, 0
-	branch r92, b80, b87
-b80: # log1p.if.then
+	branch r92, b56, b63
+b56: # log1p.if.then
 	r125 = eq.f64 r80, 0.0
-	branch r125, b81, b84
-b81: # log1p.if.then
+	branch r125, b57, b60
+b57: # log1p.if.then
 	r143 = eq.i64 r82, 0
-	branch r143, b82, b83
-b82: # log1p.if.then
+	branch r143, b58, b59
+b58: # log1p.if.then
 	r48 = move.f64 0.0
-	jump b42
-b83: # log1p.if.done
+	jump b30
+b59: # log1p.if.done
 	r148 = convert.f64.i64 r82
 	r149 = mul.f64 r148, 1.9082149292705877e-10
 	r150 = add.f64 r83, r149
@@ -27992,18 +26159,18 @@ b83: # log1p.if.done
 	r152 = mul.f64 r151, 0.6931471803691238
 	r153 = add.f64 r152, r150
 	r48 = move.f64 r153
-	jump b42
-b84: # log1p.if.done
+	jump b30
+b60: # log1p.if.done
 	r144 = mul.f64 r80, 0.6666666666666666
 	r145 = sub.f64 1.0, r144
 	r146 = mul.f64 r91, r145
 	r147 = eq.i64 r82, 0
-	branch r147, b85, b86
-b85: # log1p.if.then
+	branch r147, b61, b62
+b61: # log1p.if.then
 	r154 = sub.f64 r80, r146
 	r48 = move.f64 r154
-	jump b42
-b86: # log1p.if.done
+	jump b30
+b62: # log1p.if.done
 	r155 = convert.f64.i64 r82
 	r156 = mul.f64 r155, 0.6931471803691238
 	r157 = convert.f64.i64 r82
@@ -28013,8 +26180,8 @@ b86: # log1p.if.done
 	r161 = sub.f64 r160, r80
 	r162 = sub.f64 r156, r161
 	r48 = move.f64 r162
-	jump b42
-b87: # log1p.if.done
+	jump b30
+b63: # log1p.if.done
 	r126 = add.f64 r80, 2.0
 	r127 = div.f64 r80, r126
 	r128 = mul.f64 r127, r127
@@ -28032,15 +26199,15 @@ b87: # log1p.if.done
 	r140 = add.f64 r139, 0.6666666666666735
 	r141 = mul.f64 r128, r140
 	r142 = eq.i64 r82, 0
-	branch r142, b88, b89
-b88: # log1p.if.then
+	branch r142, b64, b65
+b64: # log1p.if.then
 	r163 = add.f64 r91, r141
 	r164 = mul.f64 r127, r163
 	r165 = sub.f64 r91, r164
 	r166 = sub.f64 r80, r165
 	r48 = move.f64 r166
-	jump b42
-b89: # log1p.if.done
+	jump b30
+b65: # log1p.if.done
 	r167 = convert.f64.i64 r82
 	r168 = mul.f64 r167, 0.6931471803691238
 	r169 = add.f64 r91, r141
@@ -28053,8 +26220,8 @@ b89: # log1p.if.done
 	r176 = sub.f64 r175, r80
 	r177 = sub.f64 r168, r176
 	r48 = move.f64 r177
-	jump b42
-b90: # log1p.if.else
+	jump b30
+b66: # log1p.if.else
 	r120 = add.i64 r100, 1
 	r121 = or.u64 r102, 4602678819172646912
 	r122 = bitcast.f64.u64 r121
@@ -28063,13 +26230,13 @@ b90: # log1p.if.else
 	r116 = move.u64 r124
 	r117 = move.i64 r120
 	r118 = move.f64 r122
-	jump b78
-b91: # log1p.if.else
+	jump b54
+b67: # log1p.if.else
 	r112 = sub.f64 r93, 1.0
 	r113 = sub.f64 r46, r112
 	r110 = move.f64 r113
-	jump b75
-b92: # log1p.if.else
+	jump b51
+b68: # log1p.if.else
 	r104 = bitcast.u64.f64 r46
 	r105 = shr.u64.u64 r104, 52
 	r106 = sub.u64 r105, 1023
@@ -28077,203 +26244,150 @@ b92: # log1p.if.else
 	r99 = move.u64 r104
 	r100 = move.i64 r107
 	r101 = move.f64 0.0
-	jump b76
-b93: # edge 9→16
+	jump b52
+b69: # edge 9→16
 	r80 = move.f64 r75
 	r81 = move.u64 r76
 	r82 = move.i64 r77
 	r83 = move.f64 0.0
-	jump b79
-b94: # edge 11→9
+	jump b55
+b70: # edge 11→9
 	r75 = move.f64 0.0
 	r76 = move.u64 0
 	r77 = move.i64 1
-	jump b71
-b95: # edge 7→9
+	jump b47
+b71: # edge 7→9
 	r75 = move.f64 0.0
 	r76 = move.u64 0
 	r77 = move.i64 1
-	jump b71
-b96: # IsInf.if.else
-	r71 = lt.i64 r66, 0
-	branch r71, b97, b98
-b97: # IsInf.if.then
-	r72 = neg.f64 r46
-	r69 = move.f64 r72
-	jump b56
-b98: # edge 3→2
-	r69 = move.f64 r46
-	jump b56
-b99: # atanh.switch.next
+	jump b47
+b72: # atanh.switch.next
 	r180 = add.f64 r36, r36
 	r181 = sub.f64 1.0, r36
 	r182 = div.f64 r180, r181
-	jump b100
-b100: # log1p.entry
+	jump b73
+b73: # log1p.entry
 	r185 = lt.f64 r182, -1.0
-	branch r185, b101, b105
-b101: # NaN.entry
-	r187 = bitcast.f64.u64 9221120237041090561
-	r186 = move.f64 r187
-	jump b102
-b102: # NaN.return
-	r184 = move.f64 r186
-	jump b103
-b103: # log1p.return
+	branch r185, b74, b77
+b74: # NaN.return
+	r184 = move.f64 NaN
+	jump b75
+b75: # log1p.return
 	r183 = move.f64 r184
-	jump b104
-b104: # Log1p.return
+	jump b76
+b76: # Log1p.return
 	r314 = mul.f64 r183, 0.5
 	r40 = move.f64 r314
-	jump b33
-b105: # IsNaN.entry
+	jump b22
+b77: # IsNaN.entry
 	r195 = ne.f64 r182, r182
 	r194 = move.bool r195
-	jump b106
-b106: # IsNaN.return
-	branch r194, b101, b107
-b107: # log1p.switch.next
+	jump b78
+b78: # IsNaN.return
+	branch r194, b74, b79
+b79: # log1p.switch.next
 	r193 = eq.f64 r182, -1.0
-	branch r193, b108, b114
-b108: # log1p.switch.body
-	r189 = const.i64 -1
-	jump b109
-b109: # Inf.entry
-	r190 = ge.i64 r189, 0
-	branch r190, b110, b113
-b110: # Inf.if.then
-	r191 = move.u64 9218868437227405312
-	jump b111
-b111: # Inf.if.done
-	r192 = bitcast.f64.u64 r191
-	r188 = move.f64 r192
-	jump b112
-b112: # Inf.return
-	r184 = move.f64 r188
-	jump b103
-b113: # Inf.if.else
-	r191 = move.u64 18442240474082181120
-	jump b111
-b114: # log1p.switch.next
-	r202 = const.i64 1
-	jump b115
-b115: # IsInf.entry
-	r203 = eq.i64 r202, 0
-	branch r203, b116, b157
-b116: # IsInf.if.then
-	r204 = abs.f64 r182
-	r205 = move.f64 r204
-	jump b117
-b117: # IsInf.if.done
+	branch r193, b80, b81
+b80: # Inf.return
+	r184 = move.f64 -Inf
+	jump b75
+b81: # edge 3→2
+	r205 = move.f64 r182
+	jump b82
+b82: # IsInf.if.done
 	r206 = gt.f64 r205, 1.7976931348623157e+308
 	r201 = move.bool r206
-	jump b118
-b118: # IsInf.return
-	branch r201, b119, b125
-b119: # log1p.switch.body
-	r197 = const.i64 1
-	jump b120
-b120: # Inf.entry
-	r198 = ge.i64 r197, 0
-	branch r198, b121, b124
-b121: # Inf.if.then
-	r199 = move.u64 9218868437227405312
-	jump b122
-b122: # Inf.if.done
-	r200 = bitcast.f64.u64 r199
-	r196 = move.f64 r200
-	jump b123
-b123: # Inf.return
-	r184 = move.f64 r196
-	jump b103
-b124: # Inf.if.else
-	r199 = move.u64 18442240474082181120
-	jump b122
-b125: # log1p.switch.next
+	jump b83
+b83: # IsInf.return
+	branch r201, b84, b85
+b84: # Inf.return
+	r184 = move.f64 +Inf
+	jump b75
+b85: # log1p.switch.next
 	r209 = abs.f64 r182
 	r210 = lt.f64 r209, 0.41421356237309503
-	branch r210, b126, b156
-b126: # log1p.if.then
+	branch r210, b86, b116
+b86: # log1p.if.then
 	r214 = lt.f64 r209, 1.862645149230957e-09
-	branch r214, b127, b130
-b127: # log1p.if.then
+	branch r214, b87, b90
+b87: # log1p.if.then
 	r220 = lt.f64 r209, 5.551115123125783e-17
-	branch r220, b128, b129
-b128: # log1p.if.then
+	branch r220, b88, b89
+b88: # log1p.if.then
 	r184 = move.f64 r182
-	jump b103
-b129: # log1p.if.done
+	jump b75
+b89: # log1p.if.done
 	r222 = mul.f64 r182, r182
 	r223 = mul.f64 r222, 0.5
 	r224 = sub.f64 r182, r223
 	r184 = move.f64 r224
-	jump b103
-b130: # log1p.if.done
+	jump b75
+b90: # log1p.if.done
 	r221 = gt.f64 r182, -0.2928932188134525
-	branch r221, b131, b155
-b131: # log1p.if.then
+	branch r221, b91, b115
+b91: # log1p.if.then
 	r211 = move.f64 r182
 	r212 = move.u64 1
 	r213 = move.i64 0
-	jump b132
-b132: # log1p.if.done
+	jump b92
+b92: # log1p.if.done
 	r215 = ne.i64 r213, 0
-	branch r215, b133, b154
-b133: # log1p.if.then
+	branch r215, b93, b114
+b93: # log1p.if.then
 	r225 = lt.f64 r209, 9.007199254740992e+15
-	branch r225, b134, b153
-b134: # log1p.if.then
+	branch r225, b94, b113
+b94: # log1p.if.then
 	r229 = add.f64 r182, 1.0
 	r230 = bitcast.u64.f64 r229
 	r231 = shr.u64.u64 r230, 52
 	r232 = sub.u64 r231, 1023
 	r233 = convert.i64.u64 r232
 	r234 = gt.i64 r233, 0
-	branch r234, b135, b152
-b135: # log1p.if.then
+	branch r234, b95, b112
+b95: # log1p.if.then
 	r244 = sub.f64 r229, r182
 	r245 = sub.f64 1.0, r244
 	r246 = move.f64 r245
-	jump b136
-b136: # log1p.if.done
+	jump b96
+b96: # log1p.if.done
 	r247 = div.f64 r246, r229
 	r235 = move.u64 r230
 	r236 = move.i64 r233
 	r237 = move.f64 r247
-	jump b137
-b137: # log1p.if.done
+	jump b97
+b97: # log1p.if.done
 	r238 = and.u64 r235, 4503599627370495
 	r239 = lt.u64 r238, 1865452045155277
-	branch r239, b138, b151
-b138: # log1p.if.then
+	branch r239, b98, b111
+b98: # log1p.if.then
 	r250 = or.u64 r238, 4607182418800017408
 	r251 = bitcast.f64.u64 r250
 	r252 = move.u64 r238
 	r253 = move.i64 r236
 	r254 = move.f64 r251
-	jump b139
-b139: # log1p.if.done
+	jump b99
+b99: # log1p.if.done
 	r255 = sub.f64 r254, 1.0
 	r216 = move.f64 r255
 	r217 = move.u64 r252
 	r218 = move.i64 r253
 	r219 = move.f64 r237
-	jump b140
-b140: # log1p.if.done
+	jump b100
+b100: # log1p.if.done
 	r226 = mul.f64 r216, 0.5
 	r227 = mul.f64 r226, r216
 	r228 = eq.u64 r217, 0
-	branch r228, b141, b148
-b141: # log1p.if.then
+	branch r228, b101, b108
+b101: # log1p.if.then
 	r261 = eq.f64 r216, 0.0
-	branch r261, b142, b145
-b142: # log1p.if.then
+	branch r261, b102, b105
+b102: # log1p.if.then
 	r279 = eq.i64 r218, 0
-	branch r279, b143, b144
-b143: # log1p.if.then
+	branch r279, b103, b104
+b103: # log1p.if.then
 	r184 = move.f64 0.0
-	jump b103
-b144: # log1p.if.done
+	jump b75
+b104: # log1p.if.done
 	r284 = convert.f64.i64 r218
 	r285 = mul.f64 r284, 1.9082149292705877e-10
 	r286 = add.f64 r219, r285
@@ -28281,18 +26395,18 @@ b144: # log1p.if.done
 	r288 = mul.f64 r287, 0.6931471803691238
 	r289 = add.f64 r288, r286
 	r184 = move.f64 r289
-	jump b103
-b145: # log1p.if.done
+	jump b75
+b105: # log1p.if.done
 	r280 = mul.f64 r216, 0.6666666666666666
 	r281 = sub.f64 1.0, r280
 	r282 = mul.f64 r227, r281
 	r283 = eq.i64 r218, 0
-	branch r283, b146, b147
-b146: # log1p.if.then
+	branch r283, b106, b107
+b106: # log1p.if.then
 	r290 = sub.f64 r216, r282
 	r184 = move.f64 r290
-	jump b103
-b147: # log1p.if.done
+	jump b75
+b107: # log1p.if.done
 	r291 = convert.f64.i64 r218
 	r292 = mul.f64 r291, 0.6931471803691238
 	r293 = convert.f64.i64 r218
@@ -28302,8 +26416,8 @@ b147: # log1p.if.done
 	r297 = sub.f64 r296, r216
 	r298 = sub.f64 r292, r297
 	r184 = move.f64 r298
-	jump b103
-b148: # log1p.if.done
+	jump b75
+b108: # log1p.if.done
 	r262 = add.f64 r216, 2.0
 	r263 = div.f64 r216, r262
 	r264 = mul.f64 r263, r263
@@ -28321,15 +26435,15 @@ b148: # log1p.if.done
 	r276 = add.f64 r275, 0.6666666666666735
 	r277 = mul.f64 r264, r276
 	r278 = eq.i64 r218, 0
-	branch r278, b149, b150
-b149: # log1p.if.then
+	branch r278, b109, b110
+b109: # log1p.if.then
 	r299 = add.f64 r227, r277
 	r300 = mul.f64 r263, r299
 	r301 = sub.f64 r227, r300
 	r302 = sub.f64 r216, r301
 	r184 = move.f64 r302
-	jump b103
-b150: # log1p.if.done
+	jump b75
+b110: # log1p.if.done
 	r303 = convert.f64.i64 r218
 	r304 = mul.f64 r303, 0.6931471803691238
 	r305 = add.f64 r227, r277
@@ -28342,8 +26456,8 @@ b150: # log1p.if.done
 	r312 = sub.f64 r311, r216
 	r313 = sub.f64 r304, r312
 	r184 = move.f64 r313
-	jump b103
-b151: # log1p.if.else
+	jump b75
+b111: # log1p.if.else
 	r256 = add.i64 r236, 1
 	r257 = or.u64 r238, 4602678819172646912
 	r258 = bitcast.f64.u64 r257
@@ -28352,13 +26466,13 @@ b151: # log1p.if.else
 	r252 = move.u64 r260
 	r253 = move.i64 r256
 	r254 = move.f64 r258
-	jump b139
-b152: # log1p.if.else
+	jump b99
+b112: # log1p.if.else
 	r248 = sub.f64 r229, 1.0
 	r249 = sub.f64 r182, r248
 	r246 = move.f64 r249
-	jump b136
-b153: # log1p.if.else
+	jump b96
+b113: # log1p.if.else
 	r240 = bitcast.u64.f64 r182
 	r241 = shr.u64.u64 r240, 52
 	r242 = sub.u64 r241, 1023
@@ -28366,38 +26480,28 @@ b153: # log1p.if.else
 	r235 = move.u64 r240
 	r236 = move.i64 r243
 	r237 = move.f64 0.0
-	jump b137
-b154: # edge 9→16
+	jump b97
+b114: # edge 9→16
 	r216 = move.f64 r211
 	r217 = move.u64 r212
 	r218 = move.i64 r213
 	r219 = move.f64 0.0
-	jump b140
-b155: # edge 11→9
+	jump b100
+b115: # edge 11→9
 	r211 = move.f64 0.0
 	r212 = move.u64 0
 	r213 = move.i64 1
-	jump b132
-b156: # edge 7→9
+	jump b92
+b116: # edge 7→9
 	r211 = move.f64 0.0
 	r212 = move.u64 0
 	r213 = move.i64 1
-	jump b132
-b157: # IsInf.if.else
-	r207 = lt.i64 r202, 0
-	branch r207, b158, b159
-b158: # IsInf.if.then
-	r208 = neg.f64 r182
-	r205 = move.f64 r208
-	jump b117
-b159: # edge 3→2
-	r205 = move.f64 r182
-	jump b117
-b160: # edge 8→10
+	jump b92
+b117: # edge 8→10
 	r36 = move.f64 r14
 	r37 = move.bool false
-	jump b31
-b161: # exit
+	jump b20
+b118: # exit
 	return
 
 kernel Cbrt(x []f64, out []f64)
@@ -28419,14 +26523,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b31
+	branch r7, b3, b26
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b31
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -28454,31 +26557,25 @@ b11: # IsNaN.entry
 	jump b12
 b12: # IsNaN.return
 	branch r29, b7, b13
-b13: # cbrt.cond.false
-	r22 = const.i64 0
-	jump b14
-b14: # IsInf.entry
-	r23 = eq.i64 r22, 0
-	branch r23, b15, b28
-b15: # IsInf.if.then
+b13: # IsInf.if.then
 	r24 = abs.f64 r14
 	r25 = move.f64 r24
-	jump b16
-b16: # IsInf.if.done
+	jump b14
+b14: # IsInf.if.done
 	r26 = gt.f64 r25, 1.7976931348623157e+308
 	r21 = move.bool r26
-	jump b17
-b17: # IsInf.return
-	branch r21, b7, b18
-b18: # cbrt.switch.next
+	jump b15
+b15: # IsInf.return
+	branch r21, b7, b16
+b16: # cbrt.switch.next
 	r18 = lt.f64 r14, 0.0
-	branch r18, b19, b27
-b19: # cbrt.if.then
+	branch r18, b17, b25
+b17: # cbrt.if.then
 	r31 = neg.f64 r14
 	r19 = move.f64 r31
 	r20 = move.bool true
-	jump b20
-b20: # cbrt.if.done
+	jump b18
+b18: # cbrt.if.done
 	r32 = bitcast.u64.f64 r19
 	r68 = mulhi.u64 r32, 6148914691236517206
 	r69 = sub.u64 r32, r68
@@ -28489,8 +26586,8 @@ b20: # cbrt.if.done
 	r34 = add.u64 r33, 3071306043645493248
 	r35 = bitcast.f64.u64 r34
 	r36 = lt.f64 r19, 2.2250738585072014e-308
-	branch r36, b21, b26
-b21: # cbrt.if.then
+	branch r36, b19, b24
+b19: # cbrt.if.then
 	r38 = mul.f64 r19, 1.8014398509481984e+16
 	r39 = bitcast.u64.f64 r38
 	r73 = mulhi.u64 r39, 6148914691236517206
@@ -28502,8 +26599,8 @@ b21: # cbrt.if.then
 	r41 = add.u64 r40, 2990241250352824320
 	r42 = bitcast.f64.u64 r41
 	r37 = move.f64 r42
-	jump b22
-b22: # cbrt.if.done
+	jump b20
+b20: # cbrt.if.done
 	r43 = mul.f64 r37, r37
 	r44 = div.f64 r43, r19
 	r45 = mul.f64 r44, r37
@@ -28526,35 +26623,25 @@ b22: # cbrt.if.done
 	r62 = div.f64 r60, r61
 	r63 = mul.f64 r56, r62
 	r64 = add.f64 r56, r63
-	branch r20, b23, b25
-b23: # cbrt.if.then
+	branch r20, b21, b23
+b21: # cbrt.if.then
 	r66 = neg.f64 r64
 	r65 = move.f64 r66
-	jump b24
-b24: # cbrt.if.done
+	jump b22
+b22: # cbrt.if.done
 	r16 = move.f64 r65
 	jump b8
-b25: # edge 8→10
+b23: # edge 8→10
 	r65 = move.f64 r64
-	jump b24
-b26: # edge 6→8
-	r37 = move.f64 r35
 	jump b22
-b27: # edge 2→6
+b24: # edge 6→8
+	r37 = move.f64 r35
+	jump b20
+b25: # edge 2→6
 	r19 = move.f64 r14
 	r20 = move.bool false
-	jump b20
-b28: # IsInf.if.else
-	r27 = lt.i64 r22, 0
-	branch r27, b29, b30
-b29: # IsInf.if.then
-	r28 = neg.f64 r14
-	r25 = move.f64 r28
-	jump b16
-b30: # edge 3→2
-	r25 = move.f64 r14
-	jump b16
-b31: # exit
+	jump b18
+b26: # exit
 	return
 
 kernel Ceil(x []f64, out []f64)
@@ -28582,8 +26669,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -28617,14 +26703,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b72
+	branch r7, b3, b52
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b72
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -28633,7 +26718,7 @@ b5: # rangeindex.body
 b6: # cosh.entry
 	r17 = abs.f64 r14
 	r18 = gt.f64 r17, 21.0
-	branch r18, b7, b41
+	branch r18, b7, b31
 b7: # Exp.entry
 	r21 = bitcast.u64.f64 r17
 	r22 = andnot.u64 r21, 9223372036854775808
@@ -28667,45 +26752,29 @@ b15: # Exp.if.done
 	jump b10
 b16: # Exp.if.done
 	r25 = gt.f64 r17, 709.782712893384
-	branch r25, b17, b23
-b17: # Exp.if.then
-	r27 = const.i64 1
-	jump b18
-b18: # Inf.entry
-	r28 = ge.i64 r27, 0
-	branch r28, b19, b22
-b19: # Inf.if.then
-	r29 = move.u64 9218868437227405312
-	jump b20
-b20: # Inf.if.done
-	r30 = bitcast.f64.u64 r29
-	r26 = move.f64 r30
-	jump b21
-b21: # Inf.return
-	r20 = move.f64 r26
+	branch r25, b17, b18
+b17: # Inf.return
+	r20 = move.f64 +Inf
 	jump b10
-b22: # Inf.if.else
-	r29 = move.u64 18442240474082181120
-	jump b20
-b23: # Exp.if.done
+b18: # Exp.if.done
 	r31 = mul.f64 r17, 1.4426950408889634
-	jump b24
-b24: # roundToInt32.entry
+	jump b19
+b19: # roundToInt32.entry
 	r33 = roundeven.f64 r31
 	r34 = ge.f64 r33, -2.147483648e+09
-	branch r34, b25, b40
-b25: # roundToInt32.cond.true
+	branch r34, b20, b30
+b20: # roundToInt32.cond.true
 	r36 = le.f64 r33, 2.147483647e+09
-	branch r36, b26, b40
-b26: # roundToInt32.if.then
+	branch r36, b21, b30
+b21: # roundToInt32.if.then
 	r35 = convert.i32.f64 r33
 	r32 = move.i32 r35
-	jump b27
-b27: # roundToInt32.return
+	jump b22
+b22: # roundToInt32.return
 	r37 = convert.f64.i32 r32
 	r38 = neg.f64 r37
 	r39 = fma.f64 r38, 0.693147180559663, r17
-	r40 = neg.f64 r37
+	r40 = move.f64 r38
 	r41 = fma.f64 r40, 2.8235290563031577e-13, r39
 	r42 = mul.f64 r41, 0.0625
 	r43 = fma.f64 2.48015873015873e-05, r42, 0.0001984126984126984
@@ -28726,14 +26795,14 @@ b27: # roundToInt32.return
 	r58 = fma.f64 r56, r57, 1.0
 	r59 = add.i32 r32, 1023
 	r60 = le.i32 r59, 0
-	branch r60, b28, b32
-b28: # Exp.if.then
+	branch r60, b23, b27
+b23: # Exp.if.then
 	r61 = lt.i32 r59, -52
-	branch r61, b29, b30
-b29: # Exp.if.then
+	branch r61, b24, b25
+b24: # Exp.if.then
 	r20 = move.f64 0.0
 	jump b10
-b30: # Exp.if.done
+b25: # Exp.if.done
 	r69 = add.i32 r59, 1022
 	r70 = convert.u64.i32 r69
 	r71 = shl.u64.u64 r70, 52
@@ -28741,107 +26810,75 @@ b30: # Exp.if.done
 	r73 = mul.f64 r58, r72
 	r62 = move.f64 r73
 	r63 = move.i32 1
-	jump b31
-b31: # Exp.if.done
+	jump b26
+b26: # Exp.if.done
 	r64 = convert.u64.i32 r63
 	r65 = shl.u64.u64 r64, 52
 	r66 = bitcast.f64.u64 r65
 	r67 = mul.f64 r62, r66
 	r20 = move.f64 r67
 	jump b10
-b32: # Exp.if.else
+b27: # Exp.if.else
 	r68 = ge.i32 r59, 2047
-	branch r68, b33, b39
-b33: # Exp.if.then
-	r75 = const.i64 1
-	jump b34
-b34: # Inf.entry
-	r76 = ge.i64 r75, 0
-	branch r76, b35, b38
-b35: # Inf.if.then
-	r77 = move.u64 9218868437227405312
-	jump b36
-b36: # Inf.if.done
-	r78 = bitcast.f64.u64 r77
-	r74 = move.f64 r78
-	jump b37
-b37: # Inf.return
-	r20 = move.f64 r74
+	branch r68, b28, b29
+b28: # Inf.return
+	r20 = move.f64 +Inf
 	jump b10
-b38: # Inf.if.else
-	r77 = move.u64 18442240474082181120
-	jump b36
-b39: # edge 9→8
+b29: # edge 9→8
 	r62 = move.f64 r58
 	r63 = move.i32 r59
-	jump b31
-b40: # roundToInt32.if.done
+	jump b26
+b30: # roundToInt32.if.done
 	r32 = move.i32 -2147483648
-	jump b27
-b41: # Exp.entry
+	jump b22
+b31: # Exp.entry
 	r82 = bitcast.u64.f64 r17
 	r83 = andnot.u64 r82, 9223372036854775808
 	r84 = ge.u64 r83, 9218868437227405312
-	branch r84, b42, b47
-b42: # Exp.if.then
+	branch r84, b32, b37
+b32: # Exp.if.then
 	r85 = eq.u64 r82, 18442240474082181120
-	branch r85, b43, b46
-b43: # Exp.if.then
+	branch r85, b33, b36
+b33: # Exp.if.then
 	r81 = move.f64 0.0
-	jump b44
-b44: # Exp.return
+	jump b34
+b34: # Exp.return
 	r80 = move.f64 r81
-	jump b45
-b45: # Exp.return
+	jump b35
+b35: # Exp.return
 	r140 = div.f64 1.0, r80
 	r141 = add.f64 r80, r140
 	r142 = mul.f64 r141, 0.5
 	r16 = move.f64 r142
 	jump b12
-b46: # Exp.if.done
+b36: # Exp.if.done
 	r81 = move.f64 r17
-	jump b44
-b47: # Exp.if.done
+	jump b34
+b37: # Exp.if.done
 	r86 = gt.f64 r17, 709.782712893384
-	branch r86, b48, b54
-b48: # Exp.if.then
-	r88 = const.i64 1
-	jump b49
-b49: # Inf.entry
-	r89 = ge.i64 r88, 0
-	branch r89, b50, b53
-b50: # Inf.if.then
-	r90 = move.u64 9218868437227405312
-	jump b51
-b51: # Inf.if.done
-	r91 = bitcast.f64.u64 r90
-	r87 = move.f64 r91
-	jump b52
-b52: # Inf.return
-	r81 = move.f64 r87
-	jump b44
-b53: # Inf.if.else
-	r90 = move.u64 18442240474082181120
-	jump b51
-b54: # Exp.if.done
+	branch r86, b38, b39
+b38: # Inf.return
+	r81 = move.f64 +Inf
+	jump b34
+b39: # Exp.if.done
 	r92 = mul.f64 r17, 1.4426950408889634
-	jump b55
-b55: # roundToInt32.entry
+	jump b40
+b40: # roundToInt32.entry
 	r94 = roundeven.f64 r92
 	r95 = ge.f64 r94, -2.147483648e+09
-	branch r95, b56, b71
-b56: # roundToInt32.cond.true
+	branch r95, b41, b51
+b41: # roundToInt32.cond.true
 	r97 = le.f64 r94, 2.147483647e+09
-	branch r97, b57, b71
-b57: # roundToInt32.if.then
+	branch r97, b42, b51
+b42: # roundToInt32.if.then
 	r96 = convert.i32.f64 r94
 	r93 = move.i32 r96
-	jump b58
-b58: # roundToInt32.return
+	jump b43
+b43: # roundToInt32.return
 	r98 = convert.f64.i32 r93
 	r99 = neg.f64 r98
 	r100 = fma.f64 r99, 0.693147180559663, r17
-	r101 = neg.f64 r98
+	r101 = move.f64 r99
 	r102 = fma.f64 r101, 2.8235290563031577e-13, r100
 	r103 = mul.f64 r102, 0.0625
 	r104 = fma.f64 2.48015873015873e-05, r103, 0.0001984126984126984
@@ -28862,14 +26899,14 @@ b58: # roundToInt32.return
 	r119 = fma.f64 r117, r118, 1.0
 	r120 = add.i32 r93, 1023
 	r121 = le.i32 r120, 0
-	branch r121, b59, b63
-b59: # Exp.if.then
+	branch r121, b44, b48
+b44: # Exp.if.then
 	r122 = lt.i32 r120, -52
-	branch r122, b60, b61
-b60: # Exp.if.then
+	branch r122, b45, b46
+b45: # Exp.if.then
 	r81 = move.f64 0.0
-	jump b44
-b61: # Exp.if.done
+	jump b34
+b46: # Exp.if.done
 	r130 = add.i32 r120, 1022
 	r131 = convert.u64.i32 r130
 	r132 = shl.u64.u64 r131, 52
@@ -28877,44 +26914,28 @@ b61: # Exp.if.done
 	r134 = mul.f64 r119, r133
 	r123 = move.f64 r134
 	r124 = move.i32 1
-	jump b62
-b62: # Exp.if.done
+	jump b47
+b47: # Exp.if.done
 	r125 = convert.u64.i32 r124
 	r126 = shl.u64.u64 r125, 52
 	r127 = bitcast.f64.u64 r126
 	r128 = mul.f64 r123, r127
 	r81 = move.f64 r128
-	jump b44
-b63: # Exp.if.else
+	jump b34
+b48: # Exp.if.else
 	r129 = ge.i32 r120, 2047
-	branch r129, b64, b70
-b64: # Exp.if.then
-	r136 = const.i64 1
-	jump b65
-b65: # Inf.entry
-	r137 = ge.i64 r136, 0
-	branch r137, b66, b69
-b66: # Inf.if.then
-	r138 = move.u64 9218868437227405312
-	jump b67
-b67: # Inf.if.done
-	r139 = bitcast.f64.u64 r138
-	r135 = move.f64 r139
-	jump b68
-b68: # Inf.return
-	r81 = move.f64 r135
-	jump b44
-b69: # Inf.if.else
-	r138 = move.u64 18442240474082181120
-	jump b67
-b70: # edge 9→8
+	branch r129, b49, b50
+b49: # Inf.return
+	r81 = move.f64 +Inf
+	jump b34
+b50: # edge 9→8
 	r123 = move.f64 r119
 	r124 = move.i32 r120
-	jump b62
-b71: # roundToInt32.if.done
+	jump b47
+b51: # roundToInt32.if.done
 	r93 = move.i32 -2147483648
-	jump b58
-b72: # exit
+	jump b43
+b52: # exit
 	return
 
 kernel Erf(x []f64, out []f64)
@@ -28936,14 +26957,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b119
+	branch r7, b3, b88
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b119
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -28954,101 +26974,84 @@ b6: # IsNaN.entry
 	r17 = move.bool r18
 	jump b7
 b7: # IsNaN.return
-	branch r17, b8, b13
-b8: # NaN.entry
-	r20 = bitcast.f64.u64 9221120237041090561
-	r19 = move.f64 r20
+	branch r17, b8, b12
+b8: # NaN.return
+	r16 = move.f64 NaN
 	jump b9
-b9: # NaN.return
-	r16 = move.f64 r19
-	jump b10
-b10: # erf.return
+b9: # erf.return
 	r15 = move.f64 r16
-	jump b11
-b11: # Erf.return
+	jump b10
+b10: # Erf.return
 	r302 = elemaddr r4, r9, 8
 	store.f64 r302, r15
-	jump b12
-b12: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # erf.switch.next
-	r22 = const.i64 1
-	jump b14
-b14: # IsInf.entry
-	r23 = eq.i64 r22, 0
-	branch r23, b15, b116
-b15: # IsInf.if.then
-	r24 = abs.f64 r14
-	r25 = move.f64 r24
-	jump b16
-b16: # IsInf.if.done
+b12: # edge 3→2
+	r25 = move.f64 r14
+	jump b13
+b13: # IsInf.if.done
 	r26 = gt.f64 r25, 1.7976931348623157e+308
 	r21 = move.bool r26
-	jump b17
-b17: # IsInf.return
-	branch r21, b18, b19
-b18: # erf.switch.body
+	jump b14
+b14: # IsInf.return
+	branch r21, b15, b16
+b15: # erf.switch.body
 	r16 = move.f64 1.0
-	jump b10
-b19: # erf.switch.next
-	r30 = const.i64 -1
-	jump b20
-b20: # IsInf.entry
-	r31 = eq.i64 r30, 0
-	branch r31, b21, b113
-b21: # IsInf.if.then
-	r32 = abs.f64 r14
-	r33 = move.f64 r32
-	jump b22
-b22: # IsInf.if.done
+	jump b9
+b16: # IsInf.if.then
+	r36 = neg.f64 r14
+	r33 = move.f64 r36
+	jump b17
+b17: # IsInf.if.done
 	r34 = gt.f64 r33, 1.7976931348623157e+308
 	r29 = move.bool r34
-	jump b23
-b23: # IsInf.return
-	branch r29, b24, b25
-b24: # erf.switch.body
+	jump b18
+b18: # IsInf.return
+	branch r29, b19, b20
+b19: # erf.switch.body
 	r16 = move.f64 -1.0
-	jump b10
-b25: # erf.switch.next
+	jump b9
+b20: # erf.switch.next
 	r37 = lt.f64 r14, 0.0
-	branch r37, b26, b112
-b26: # erf.if.then
-	r40 = neg.f64 r14
+	branch r37, b21, b87
+b21: # erf.if.then
+	r40 = move.f64 r36
 	r38 = move.f64 r40
 	r39 = move.bool true
-	jump b27
-b27: # erf.if.done
+	jump b22
+b22: # erf.if.done
 	r41 = lt.f64 r38, 0.84375
-	branch r41, b28, b36
-b28: # erf.if.then
+	branch r41, b23, b31
+b23: # erf.if.then
 	r42 = lt.f64 r38, 3.725290298461914e-09
-	branch r42, b29, b35
-b29: # erf.if.then
+	branch r42, b24, b30
+b24: # erf.if.then
 	r44 = lt.f64 r38, 2.848094538889218e-306
-	branch r44, b30, b34
-b30: # erf.if.then
+	branch r44, b25, b29
+b25: # erf.if.then
 	r68 = mul.f64 r38, 8.0
 	r69 = mul.f64 r38, 1.0270333367641007
 	r70 = add.f64 r68, r69
 	r71 = mul.f64 r70, 0.125
 	r45 = move.f64 r71
-	jump b31
-b31: # erf.if.done
-	branch r39, b32, b33
-b32: # erf.if.then
+	jump b26
+b26: # erf.if.done
+	branch r39, b27, b28
+b27: # erf.if.then
 	r74 = neg.f64 r45
 	r16 = move.f64 r74
-	jump b10
-b33: # erf.if.done
+	jump b9
+b28: # erf.if.done
 	r16 = move.f64 r45
-	jump b10
-b34: # erf.if.else
+	jump b9
+b29: # erf.if.else
 	r72 = mul.f64 r38, 0.1283791670955126
 	r73 = add.f64 r38, r72
 	r45 = move.f64 r73
-	jump b31
-b35: # erf.if.else
+	jump b26
+b30: # erf.if.else
 	r46 = mul.f64 r38, r38
 	r47 = mul.f64 r46, -2.3763016656650163e-05
 	r48 = add.f64 r47, -0.005770270296489442
@@ -29072,11 +27075,11 @@ b35: # erf.if.else
 	r66 = mul.f64 r38, r65
 	r67 = add.f64 r38, r66
 	r45 = move.f64 r67
-	jump b31
-b36: # erf.if.done
+	jump b26
+b31: # erf.if.done
 	r43 = lt.f64 r38, 1.25
-	branch r43, b37, b40
-b37: # erf.if.then
+	branch r43, b32, b35
+b32: # erf.if.then
 	r75 = sub.f64 r38, 1.0
 	r76 = mul.f64 r75, -0.002166375594868791
 	r77 = add.f64 r76, 0.035478304325618236
@@ -29102,34 +27105,34 @@ b37: # erf.if.then
 	r97 = add.f64 r96, 0.10642088040084423
 	r98 = mul.f64 r75, r97
 	r99 = add.f64 r98, 1.0
-	branch r39, b38, b39
-b38: # erf.if.then
+	branch r39, b33, b34
+b33: # erf.if.then
 	r101 = div.f64 r87, r99
 	r102 = sub.f64 -0.8450629115104675, r101
 	r16 = move.f64 r102
-	jump b10
-b39: # erf.if.done
+	jump b9
+b34: # erf.if.done
 	r103 = div.f64 r87, r99
 	r104 = add.f64 r103, 0.8450629115104675
 	r16 = move.f64 r104
-	jump b10
-b40: # erf.if.done
+	jump b9
+b35: # erf.if.done
 	r100 = ge.f64 r38, 6.0
-	branch r100, b41, b44
-b41: # erf.if.then
-	branch r39, b42, b43
-b42: # erf.if.then
+	branch r100, b36, b39
+b36: # erf.if.then
+	branch r39, b37, b38
+b37: # erf.if.then
 	r16 = move.f64 -1.0
-	jump b10
-b43: # erf.if.done
+	jump b9
+b38: # erf.if.done
 	r16 = move.f64 1.0
-	jump b10
-b44: # erf.if.done
+	jump b9
+b39: # erf.if.done
 	r105 = mul.f64 r38, r38
 	r106 = div.f64 1.0, r105
 	r107 = lt.f64 r38, 2.857142857142857
-	branch r107, b45, b111
-b45: # erf.if.then
+	branch r107, b40, b86
+b40: # erf.if.then
 	r108 = mul.f64 r106, -9.814329344169145
 	r109 = add.f64 r108, -81.2874355063066
 	r110 = mul.f64 r106, r109
@@ -29162,107 +27165,91 @@ b45: # erf.if.then
 	r137 = add.f64 r136, 1.0
 	r138 = move.f64 r121
 	r139 = move.f64 r137
-	jump b46
-b46: # erf.if.done
+	jump b41
+b41: # erf.if.done
 	r140 = bitcast.u64.f64 r38
 	r141 = and.u64 r140, 18446744069414584320
 	r142 = bitcast.f64.u64 r141
 	r143 = neg.f64 r142
 	r144 = mul.f64 r143, r142
 	r145 = sub.f64 r144, 0.5625
-	jump b47
-b47: # Exp.entry
+	jump b42
+b42: # Exp.entry
 	r148 = bitcast.u64.f64 r145
 	r149 = andnot.u64 r148, 9223372036854775808
 	r150 = ge.u64 r149, 9218868437227405312
-	branch r150, b48, b86
-b48: # Exp.if.then
+	branch r150, b43, b71
+b43: # Exp.if.then
 	r151 = eq.u64 r148, 18442240474082181120
-	branch r151, b49, b85
-b49: # Exp.if.then
+	branch r151, b44, b70
+b44: # Exp.if.then
 	r147 = move.f64 0.0
-	jump b50
-b50: # Exp.return
+	jump b45
+b45: # Exp.return
 	r146 = move.f64 r147
-	jump b51
-b51: # Exp.return
+	jump b46
+b46: # Exp.return
 	r206 = sub.f64 r142, r38
 	r207 = add.f64 r142, r38
 	r208 = mul.f64 r206, r207
 	r209 = div.f64 r138, r139
 	r210 = add.f64 r208, r209
-	jump b52
-b52: # Exp.entry
+	jump b47
+b47: # Exp.entry
 	r213 = bitcast.u64.f64 r210
 	r214 = andnot.u64 r213, 9223372036854775808
 	r215 = ge.u64 r214, 9218868437227405312
-	branch r215, b53, b60
-b53: # Exp.if.then
+	branch r215, b48, b55
+b48: # Exp.if.then
 	r216 = eq.u64 r213, 18442240474082181120
-	branch r216, b54, b59
-b54: # Exp.if.then
+	branch r216, b49, b54
+b49: # Exp.if.then
 	r212 = move.f64 0.0
-	jump b55
-b55: # Exp.return
+	jump b50
+b50: # Exp.return
 	r211 = move.f64 r212
-	jump b56
-b56: # Exp.return
+	jump b51
+b51: # Exp.return
 	r271 = mul.f64 r146, r211
-	branch r39, b57, b58
-b57: # erf.if.then
+	branch r39, b52, b53
+b52: # erf.if.then
 	r298 = div.f64 r271, r38
 	r299 = sub.f64 r298, 1.0
 	r16 = move.f64 r299
-	jump b10
-b58: # erf.if.done
+	jump b9
+b53: # erf.if.done
 	r300 = div.f64 r271, r38
 	r301 = sub.f64 1.0, r300
 	r16 = move.f64 r301
-	jump b10
-b59: # Exp.if.done
+	jump b9
+b54: # Exp.if.done
 	r212 = move.f64 r210
-	jump b55
-b60: # Exp.if.done
+	jump b50
+b55: # Exp.if.done
 	r217 = gt.f64 r210, 709.782712893384
-	branch r217, b61, b67
-b61: # Exp.if.then
-	r219 = const.i64 1
-	jump b62
-b62: # Inf.entry
-	r220 = ge.i64 r219, 0
-	branch r220, b63, b66
-b63: # Inf.if.then
-	r221 = move.u64 9218868437227405312
-	jump b64
-b64: # Inf.if.done
-	r222 = bitcast.f64.u64 r221
-	r218 = move.f64 r222
-	jump b65
-b65: # Inf.return
-	r212 = move.f64 r218
-	jump b55
-b66: # Inf.if.else
-	r221 = move.u64 18442240474082181120
-	jump b64
-b67: # Exp.if.done
+	branch r217, b56, b57
+b56: # Inf.return
+	r212 = move.f64 +Inf
+	jump b50
+b57: # Exp.if.done
 	r223 = mul.f64 r210, 1.4426950408889634
-	jump b68
-b68: # roundToInt32.entry
+	jump b58
+b58: # roundToInt32.entry
 	r225 = roundeven.f64 r223
 	r226 = ge.f64 r225, -2.147483648e+09
-	branch r226, b69, b84
-b69: # roundToInt32.cond.true
+	branch r226, b59, b69
+b59: # roundToInt32.cond.true
 	r228 = le.f64 r225, 2.147483647e+09
-	branch r228, b70, b84
-b70: # roundToInt32.if.then
+	branch r228, b60, b69
+b60: # roundToInt32.if.then
 	r227 = convert.i32.f64 r225
 	r224 = move.i32 r227
-	jump b71
-b71: # roundToInt32.return
+	jump b61
+b61: # roundToInt32.return
 	r229 = convert.f64.i32 r224
 	r230 = neg.f64 r229
 	r231 = fma.f64 r230, 0.693147180559663, r210
-	r232 = neg.f64 r229
+	r232 = move.f64 r230
 	r233 = fma.f64 r232, 2.8235290563031577e-13, r231
 	r234 = mul.f64 r233, 0.0625
 	r235 = fma.f64 2.48015873015873e-05, r234, 0.0001984126984126984
@@ -29283,14 +27270,14 @@ b71: # roundToInt32.return
 	r250 = fma.f64 r248, r249, 1.0
 	r251 = add.i32 r224, 1023
 	r252 = le.i32 r251, 0
-	branch r252, b72, b76
-b72: # Exp.if.then
+	branch r252, b62, b66
+b62: # Exp.if.then
 	r253 = lt.i32 r251, -52
-	branch r253, b73, b74
-b73: # Exp.if.then
+	branch r253, b63, b64
+b63: # Exp.if.then
 	r212 = move.f64 0.0
-	jump b55
-b74: # Exp.if.done
+	jump b50
+b64: # Exp.if.done
 	r261 = add.i32 r251, 1022
 	r262 = convert.u64.i32 r261
 	r263 = shl.u64.u64 r262, 52
@@ -29298,87 +27285,55 @@ b74: # Exp.if.done
 	r265 = mul.f64 r250, r264
 	r254 = move.f64 r265
 	r255 = move.i32 1
-	jump b75
-b75: # Exp.if.done
+	jump b65
+b65: # Exp.if.done
 	r256 = convert.u64.i32 r255
 	r257 = shl.u64.u64 r256, 52
 	r258 = bitcast.f64.u64 r257
 	r259 = mul.f64 r254, r258
 	r212 = move.f64 r259
-	jump b55
-b76: # Exp.if.else
+	jump b50
+b66: # Exp.if.else
 	r260 = ge.i32 r251, 2047
-	branch r260, b77, b83
-b77: # Exp.if.then
-	r267 = const.i64 1
-	jump b78
-b78: # Inf.entry
-	r268 = ge.i64 r267, 0
-	branch r268, b79, b82
-b79: # Inf.if.then
-	r269 = move.u64 9218868437227405312
-	jump b80
-b80: # Inf.if.done
-	r270 = bitcast.f64.u64 r269
-	r266 = move.f64 r270
-	jump b81
-b81: # Inf.return
-	r212 = move.f64 r266
-	jump b55
-b82: # Inf.if.else
-	r269 = move.u64 18442240474082181120
-	jump b80
-b83: # edge 9→8
+	branch r260, b67, b68
+b67: # Inf.return
+	r212 = move.f64 +Inf
+	jump b50
+b68: # edge 9→8
 	r254 = move.f64 r250
 	r255 = move.i32 r251
-	jump b75
-b84: # roundToInt32.if.done
+	jump b65
+b69: # roundToInt32.if.done
 	r224 = move.i32 -2147483648
-	jump b71
-b85: # Exp.if.done
+	jump b61
+b70: # Exp.if.done
 	r147 = move.f64 r145
-	jump b50
-b86: # Exp.if.done
+	jump b45
+b71: # Exp.if.done
 	r152 = gt.f64 r145, 709.782712893384
-	branch r152, b87, b93
-b87: # Exp.if.then
-	r154 = const.i64 1
-	jump b88
-b88: # Inf.entry
-	r155 = ge.i64 r154, 0
-	branch r155, b89, b92
-b89: # Inf.if.then
-	r156 = move.u64 9218868437227405312
-	jump b90
-b90: # Inf.if.done
-	r157 = bitcast.f64.u64 r156
-	r153 = move.f64 r157
-	jump b91
-b91: # Inf.return
-	r147 = move.f64 r153
-	jump b50
-b92: # Inf.if.else
-	r156 = move.u64 18442240474082181120
-	jump b90
-b93: # Exp.if.done
+	branch r152, b72, b73
+b72: # Inf.return
+	r147 = move.f64 +Inf
+	jump b45
+b73: # Exp.if.done
 	r158 = mul.f64 r145, 1.4426950408889634
-	jump b94
-b94: # roundToInt32.entry
+	jump b74
+b74: # roundToInt32.entry
 	r160 = roundeven.f64 r158
 	r161 = ge.f64 r160, -2.147483648e+09
-	branch r161, b95, b110
-b95: # roundToInt32.cond.true
+	branch r161, b75, b85
+b75: # roundToInt32.cond.true
 	r163 = le.f64 r160, 2.147483647e+09
-	branch r163, b96, b110
-b96: # roundToInt32.if.then
+	branch r163, b76, b85
+b76: # roundToInt32.if.then
 	r162 = convert.i32.f64 r160
 	r159 = move.i32 r162
-	jump b97
-b97: # roundToInt32.return
+	jump b77
+b77: # roundToInt32.return
 	r164 = convert.f64.i32 r159
 	r165 = neg.f64 r164
 	r166 = fma.f64 r165, 0.693147180559663, r145
-	r167 = neg.f64 r164
+	r167 = move.f64 r165
 	r168 = fma.f64 r167, 2.8235290563031577e-13, r166
 	r169 = mul.f64 r168, 0.0625
 	r170 = fma.f64 2.48015873015873e-05, r169, 0.0001984126984126984
@@ -29399,14 +27354,14 @@ b97: # roundToInt32.return
 	r185 = fma.f64 r183, r184, 1.0
 	r186 = add.i32 r159, 1023
 	r187 = le.i32 r186, 0
-	branch r187, b98, b102
-b98: # Exp.if.then
+	branch r187, b78, b82
+b78: # Exp.if.then
 	r188 = lt.i32 r186, -52
-	branch r188, b99, b100
-b99: # Exp.if.then
+	branch r188, b79, b80
+b79: # Exp.if.then
 	r147 = move.f64 0.0
-	jump b50
-b100: # Exp.if.done
+	jump b45
+b80: # Exp.if.done
 	r196 = add.i32 r186, 1022
 	r197 = convert.u64.i32 r196
 	r198 = shl.u64.u64 r197, 52
@@ -29414,44 +27369,28 @@ b100: # Exp.if.done
 	r200 = mul.f64 r185, r199
 	r189 = move.f64 r200
 	r190 = move.i32 1
-	jump b101
-b101: # Exp.if.done
+	jump b81
+b81: # Exp.if.done
 	r191 = convert.u64.i32 r190
 	r192 = shl.u64.u64 r191, 52
 	r193 = bitcast.f64.u64 r192
 	r194 = mul.f64 r189, r193
 	r147 = move.f64 r194
-	jump b50
-b102: # Exp.if.else
+	jump b45
+b82: # Exp.if.else
 	r195 = ge.i32 r186, 2047
-	branch r195, b103, b109
-b103: # Exp.if.then
-	r202 = const.i64 1
-	jump b104
-b104: # Inf.entry
-	r203 = ge.i64 r202, 0
-	branch r203, b105, b108
-b105: # Inf.if.then
-	r204 = move.u64 9218868437227405312
-	jump b106
-b106: # Inf.if.done
-	r205 = bitcast.f64.u64 r204
-	r201 = move.f64 r205
-	jump b107
-b107: # Inf.return
-	r147 = move.f64 r201
-	jump b50
-b108: # Inf.if.else
-	r204 = move.u64 18442240474082181120
-	jump b106
-b109: # edge 9→8
+	branch r195, b83, b84
+b83: # Inf.return
+	r147 = move.f64 +Inf
+	jump b45
+b84: # edge 9→8
 	r189 = move.f64 r185
 	r190 = move.i32 r186
-	jump b101
-b110: # roundToInt32.if.done
+	jump b81
+b85: # roundToInt32.if.done
 	r159 = move.i32 -2147483648
-	jump b97
-b111: # erf.if.else
+	jump b77
+b86: # erf.if.else
 	r272 = mul.f64 r106, -483.5191916086514
 	r273 = add.f64 r272, -1025.0951316110772
 	r274 = mul.f64 r106, r273
@@ -29480,32 +27419,12 @@ b111: # erf.if.else
 	r297 = add.f64 r296, 1.0
 	r138 = move.f64 r283
 	r139 = move.f64 r297
-	jump b46
-b112: # edge 6→8
+	jump b41
+b87: # edge 6→8
 	r38 = move.f64 r14
 	r39 = move.bool false
-	jump b27
-b113: # IsInf.if.else
-	r35 = lt.i64 r30, 0
-	branch r35, b114, b115
-b114: # IsInf.if.then
-	r36 = neg.f64 r14
-	r33 = move.f64 r36
 	jump b22
-b115: # edge 3→2
-	r33 = move.f64 r14
-	jump b22
-b116: # IsInf.if.else
-	r27 = lt.i64 r22, 0
-	branch r27, b117, b118
-b117: # IsInf.if.then
-	r28 = neg.f64 r14
-	r25 = move.f64 r28
-	jump b16
-b118: # edge 3→2
-	r25 = move.f64 r14
-	jump b16
-b119: # exit
+b88: # exit
 	return
 
 kernel Erfc(x []f64, out []f64)
@@ -29527,14 +27446,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b122
+	branch r7, b3, b91
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b122
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -29545,90 +27463,73 @@ b6: # IsNaN.entry
 	r17 = move.bool r18
 	jump b7
 b7: # IsNaN.return
-	branch r17, b8, b13
-b8: # NaN.entry
-	r20 = bitcast.f64.u64 9221120237041090561
-	r19 = move.f64 r20
+	branch r17, b8, b12
+b8: # NaN.return
+	r16 = move.f64 NaN
 	jump b9
-b9: # NaN.return
-	r16 = move.f64 r19
-	jump b10
-b10: # erfc.return
+b9: # erfc.return
 	r15 = move.f64 r16
-	jump b11
-b11: # Erfc.return
+	jump b10
+b10: # Erfc.return
 	r301 = elemaddr r4, r9, 8
 	store.f64 r301, r15
-	jump b12
-b12: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # erfc.switch.next
-	r22 = const.i64 1
-	jump b14
-b14: # IsInf.entry
-	r23 = eq.i64 r22, 0
-	branch r23, b15, b119
-b15: # IsInf.if.then
-	r24 = abs.f64 r14
-	r25 = move.f64 r24
-	jump b16
-b16: # IsInf.if.done
+b12: # edge 3→2
+	r25 = move.f64 r14
+	jump b13
+b13: # IsInf.if.done
 	r26 = gt.f64 r25, 1.7976931348623157e+308
 	r21 = move.bool r26
-	jump b17
-b17: # IsInf.return
-	branch r21, b18, b19
-b18: # erfc.switch.body
+	jump b14
+b14: # IsInf.return
+	branch r21, b15, b16
+b15: # erfc.switch.body
 	r16 = move.f64 0.0
-	jump b10
-b19: # erfc.switch.next
-	r30 = const.i64 -1
-	jump b20
-b20: # IsInf.entry
-	r31 = eq.i64 r30, 0
-	branch r31, b21, b116
-b21: # IsInf.if.then
-	r32 = abs.f64 r14
-	r33 = move.f64 r32
-	jump b22
-b22: # IsInf.if.done
+	jump b9
+b16: # IsInf.if.then
+	r36 = neg.f64 r14
+	r33 = move.f64 r36
+	jump b17
+b17: # IsInf.if.done
 	r34 = gt.f64 r33, 1.7976931348623157e+308
 	r29 = move.bool r34
-	jump b23
-b23: # IsInf.return
-	branch r29, b24, b25
-b24: # erfc.switch.body
+	jump b18
+b18: # IsInf.return
+	branch r29, b19, b20
+b19: # erfc.switch.body
 	r16 = move.f64 2.0
-	jump b10
-b25: # erfc.switch.next
+	jump b9
+b20: # erfc.switch.next
 	r37 = lt.f64 r14, 0.0
-	branch r37, b26, b115
-b26: # erfc.if.then
-	r40 = neg.f64 r14
+	branch r37, b21, b90
+b21: # erfc.if.then
+	r40 = move.f64 r36
 	r38 = move.f64 r40
 	r39 = move.bool true
-	jump b27
-b27: # erfc.if.done
+	jump b22
+b22: # erfc.if.done
 	r41 = lt.f64 r38, 0.84375
-	branch r41, b28, b36
-b28: # erfc.if.then
+	branch r41, b23, b31
+b23: # erfc.if.then
 	r42 = lt.f64 r38, 1.3877787807814457e-17
-	branch r42, b29, b33
-b29: # erfc.if.then
+	branch r42, b24, b28
+b24: # erfc.if.then
 	r44 = move.f64 r38
-	jump b30
-b30: # erfc.if.done
-	branch r39, b31, b32
-b31: # erfc.if.then
+	jump b25
+b25: # erfc.if.done
+	branch r39, b26, b27
+b26: # erfc.if.then
 	r72 = add.f64 r44, 1.0
 	r16 = move.f64 r72
-	jump b10
-b32: # erfc.if.done
+	jump b9
+b27: # erfc.if.done
 	r73 = sub.f64 1.0, r44
 	r16 = move.f64 r73
-	jump b10
-b33: # erfc.if.else
+	jump b9
+b28: # erfc.if.else
 	r45 = mul.f64 r38, r38
 	r46 = mul.f64 r45, -2.3763016656650163e-05
 	r47 = add.f64 r46, -0.005770270296489442
@@ -29650,23 +27551,23 @@ b33: # erfc.if.else
 	r63 = add.f64 r62, 1.0
 	r64 = div.f64 r53, r63
 	r65 = lt.f64 r38, 0.25
-	branch r65, b34, b35
-b34: # erfc.if.then
+	branch r65, b29, b30
+b29: # erfc.if.then
 	r66 = mul.f64 r38, r64
 	r67 = add.f64 r38, r66
 	r44 = move.f64 r67
-	jump b30
-b35: # erfc.if.else
+	jump b25
+b30: # erfc.if.else
 	r68 = mul.f64 r38, r64
 	r69 = sub.f64 r38, 0.5
 	r70 = add.f64 r68, r69
 	r71 = add.f64 r70, 0.5
 	r44 = move.f64 r71
-	jump b30
-b36: # erfc.if.done
+	jump b25
+b31: # erfc.if.done
 	r43 = lt.f64 r38, 1.25
-	branch r43, b37, b40
-b37: # erfc.if.then
+	branch r43, b32, b35
+b32: # erfc.if.then
 	r74 = sub.f64 r38, 1.0
 	r75 = mul.f64 r74, -0.002166375594868791
 	r76 = add.f64 r75, 0.035478304325618236
@@ -29692,26 +27593,26 @@ b37: # erfc.if.then
 	r96 = add.f64 r95, 0.10642088040084423
 	r97 = mul.f64 r74, r96
 	r98 = add.f64 r97, 1.0
-	branch r39, b38, b39
-b38: # erfc.if.then
+	branch r39, b33, b34
+b33: # erfc.if.then
 	r100 = div.f64 r86, r98
 	r101 = add.f64 r100, 1.8450629115104675
 	r16 = move.f64 r101
-	jump b10
-b39: # erfc.if.done
+	jump b9
+b34: # erfc.if.done
 	r102 = div.f64 r86, r98
 	r103 = sub.f64 0.15493708848953247, r102
 	r16 = move.f64 r103
-	jump b10
-b40: # erfc.if.done
+	jump b9
+b35: # erfc.if.done
 	r99 = lt.f64 r38, 28.0
-	branch r99, b41, b112
-b41: # erfc.if.then
+	branch r99, b36, b87
+b36: # erfc.if.then
 	r104 = mul.f64 r38, r38
 	r105 = div.f64 1.0, r104
 	r106 = lt.f64 r38, 2.857142857142857
-	branch r106, b42, b108
-b42: # erfc.if.then
+	branch r106, b37, b83
+b37: # erfc.if.then
 	r107 = mul.f64 r105, -9.814329344169145
 	r108 = add.f64 r107, -81.2874355063066
 	r109 = mul.f64 r105, r108
@@ -29744,106 +27645,90 @@ b42: # erfc.if.then
 	r136 = add.f64 r135, 1.0
 	r137 = move.f64 r120
 	r138 = move.f64 r136
-	jump b43
-b43: # erfc.if.done
+	jump b38
+b38: # erfc.if.done
 	r139 = bitcast.u64.f64 r38
 	r140 = and.u64 r139, 18446744069414584320
 	r141 = bitcast.f64.u64 r140
 	r142 = neg.f64 r141
 	r143 = mul.f64 r142, r141
 	r144 = sub.f64 r143, 0.5625
-	jump b44
-b44: # Exp.entry
+	jump b39
+b39: # Exp.entry
 	r147 = bitcast.u64.f64 r144
 	r148 = andnot.u64 r147, 9223372036854775808
 	r149 = ge.u64 r148, 9218868437227405312
-	branch r149, b45, b83
-b45: # Exp.if.then
+	branch r149, b40, b68
+b40: # Exp.if.then
 	r150 = eq.u64 r147, 18442240474082181120
-	branch r150, b46, b82
-b46: # Exp.if.then
+	branch r150, b41, b67
+b41: # Exp.if.then
 	r146 = move.f64 0.0
-	jump b47
-b47: # Exp.return
+	jump b42
+b42: # Exp.return
 	r145 = move.f64 r146
-	jump b48
-b48: # Exp.return
+	jump b43
+b43: # Exp.return
 	r205 = sub.f64 r141, r38
 	r206 = add.f64 r141, r38
 	r207 = mul.f64 r205, r206
 	r208 = div.f64 r137, r138
 	r209 = add.f64 r207, r208
-	jump b49
-b49: # Exp.entry
+	jump b44
+b44: # Exp.entry
 	r212 = bitcast.u64.f64 r209
 	r213 = andnot.u64 r212, 9223372036854775808
 	r214 = ge.u64 r213, 9218868437227405312
-	branch r214, b50, b57
-b50: # Exp.if.then
+	branch r214, b45, b52
+b45: # Exp.if.then
 	r215 = eq.u64 r212, 18442240474082181120
-	branch r215, b51, b56
-b51: # Exp.if.then
+	branch r215, b46, b51
+b46: # Exp.if.then
 	r211 = move.f64 0.0
-	jump b52
-b52: # Exp.return
+	jump b47
+b47: # Exp.return
 	r210 = move.f64 r211
-	jump b53
-b53: # Exp.return
+	jump b48
+b48: # Exp.return
 	r270 = mul.f64 r145, r210
-	branch r39, b54, b55
-b54: # erfc.if.then
+	branch r39, b49, b50
+b49: # erfc.if.then
 	r298 = div.f64 r270, r38
 	r299 = sub.f64 2.0, r298
 	r16 = move.f64 r299
-	jump b10
-b55: # erfc.if.done
+	jump b9
+b50: # erfc.if.done
 	r300 = div.f64 r270, r38
 	r16 = move.f64 r300
-	jump b10
-b56: # Exp.if.done
+	jump b9
+b51: # Exp.if.done
 	r211 = move.f64 r209
-	jump b52
-b57: # Exp.if.done
+	jump b47
+b52: # Exp.if.done
 	r216 = gt.f64 r209, 709.782712893384
-	branch r216, b58, b64
-b58: # Exp.if.then
-	r218 = const.i64 1
-	jump b59
-b59: # Inf.entry
-	r219 = ge.i64 r218, 0
-	branch r219, b60, b63
-b60: # Inf.if.then
-	r220 = move.u64 9218868437227405312
-	jump b61
-b61: # Inf.if.done
-	r221 = bitcast.f64.u64 r220
-	r217 = move.f64 r221
-	jump b62
-b62: # Inf.return
-	r211 = move.f64 r217
-	jump b52
-b63: # Inf.if.else
-	r220 = move.u64 18442240474082181120
-	jump b61
-b64: # Exp.if.done
+	branch r216, b53, b54
+b53: # Inf.return
+	r211 = move.f64 +Inf
+	jump b47
+b54: # Exp.if.done
 	r222 = mul.f64 r209, 1.4426950408889634
-	jump b65
-b65: # roundToInt32.entry
+	jump b55
+b55: # roundToInt32.entry
 	r224 = roundeven.f64 r222
 	r225 = ge.f64 r224, -2.147483648e+09
-	branch r225, b66, b81
-b66: # roundToInt32.cond.true
+	branch r225, b56, b66
+b56: # roundToInt32.cond.true
 	r227 = le.f64 r224, 2.147483647e+09
-	branch r227, b67, b81
-b67: # roundToInt32.if.then
+	branch r227, b57, b66
+b57: # roundToInt32.if.then
 	r226 = convert.i32.f64 r224
 	r223 = move.i32 r226
-	jump b68
-b68: # roundToInt32.return
+	jump b58
+b58: # roundToInt32.return
 	r228 = convert.f64.i32 r223
 	r229 = neg.f64 r228
 	r230 = fma.f64 r229, 0.693147180559663, r209
-	r231 = neg.f64 r228
+	r231 = move.f64 r229
 	r232 = fma.f64 r231, 2.8235290563031577e-13, r230
 	r233 = mul.f64 r232, 0.0625
 	r234 = fma.f64 2.48015873015873e-05, r233, 0.0001984126984126984
@@ -29864,14 +27749,14 @@ b68: # roundToInt32.return
 	r249 = fma.f64 r247, r248, 1.0
 	r250 = add.i32 r223, 1023
 	r251 = le.i32 r250, 0
-	branch r251, b69, b73
-b69: # Exp.if.then
+	branch r251, b59, b63
+b59: # Exp.if.then
 	r252 = lt.i32 r250, -52
-	branch r252, b70, b71
-b70: # Exp.if.then
+	branch r252, b60, b61
+b60: # Exp.if.then
 	r211 = move.f64 0.0
-	jump b52
-b71: # Exp.if.done
+	jump b47
+b61: # Exp.if.done
 	r260 = add.i32 r250, 1022
 	r261 = convert.u64.i32 r260
 	r262 = shl.u64.u64 r261, 52
@@ -29879,87 +27764,55 @@ b71: # Exp.if.done
 	r264 = mul.f64 r249, r263
 	r253 = move.f64 r264
 	r254 = move.i32 1
-	jump b72
-b72: # Exp.if.done
+	jump b62
+b62: # Exp.if.done
 	r255 = convert.u64.i32 r254
 	r256 = shl.u64.u64 r255, 52
 	r257 = bitcast.f64.u64 r256
 	r258 = mul.f64 r253, r257
 	r211 = move.f64 r258
-	jump b52
-b73: # Exp.if.else
+	jump b47
+b63: # Exp.if.else
 	r259 = ge.i32 r250, 2047
-	branch r259, b74, b80
-b74: # Exp.if.then
-	r266 = const.i64 1
-	jump b75
-b75: # Inf.entry
-	r267 = ge.i64 r266, 0
-	branch r267, b76, b79
-b76: # Inf.if.then
-	r268 = move.u64 9218868437227405312
-	jump b77
-b77: # Inf.if.done
-	r269 = bitcast.f64.u64 r268
-	r265 = move.f64 r269
-	jump b78
-b78: # Inf.return
-	r211 = move.f64 r265
-	jump b52
-b79: # Inf.if.else
-	r268 = move.u64 18442240474082181120
-	jump b77
-b80: # edge 9→8
+	branch r259, b64, b65
+b64: # Inf.return
+	r211 = move.f64 +Inf
+	jump b47
+b65: # edge 9→8
 	r253 = move.f64 r249
 	r254 = move.i32 r250
-	jump b72
-b81: # roundToInt32.if.done
+	jump b62
+b66: # roundToInt32.if.done
 	r223 = move.i32 -2147483648
-	jump b68
-b82: # Exp.if.done
+	jump b58
+b67: # Exp.if.done
 	r146 = move.f64 r144
-	jump b47
-b83: # Exp.if.done
+	jump b42
+b68: # Exp.if.done
 	r151 = gt.f64 r144, 709.782712893384
-	branch r151, b84, b90
-b84: # Exp.if.then
-	r153 = const.i64 1
-	jump b85
-b85: # Inf.entry
-	r154 = ge.i64 r153, 0
-	branch r154, b86, b89
-b86: # Inf.if.then
-	r155 = move.u64 9218868437227405312
-	jump b87
-b87: # Inf.if.done
-	r156 = bitcast.f64.u64 r155
-	r152 = move.f64 r156
-	jump b88
-b88: # Inf.return
-	r146 = move.f64 r152
-	jump b47
-b89: # Inf.if.else
-	r155 = move.u64 18442240474082181120
-	jump b87
-b90: # Exp.if.done
+	branch r151, b69, b70
+b69: # Inf.return
+	r146 = move.f64 +Inf
+	jump b42
+b70: # Exp.if.done
 	r157 = mul.f64 r144, 1.4426950408889634
-	jump b91
-b91: # roundToInt32.entry
+	jump b71
+b71: # roundToInt32.entry
 	r159 = roundeven.f64 r157
 	r160 = ge.f64 r159, -2.147483648e+09
-	branch r160, b92, b107
-b92: # roundToInt32.cond.true
+	branch r160, b72, b82
+b72: # roundToInt32.cond.true
 	r162 = le.f64 r159, 2.147483647e+09
-	branch r162, b93, b107
-b93: # roundToInt32.if.then
+	branch r162, b73, b82
+b73: # roundToInt32.if.then
 	r161 = convert.i32.f64 r159
 	r158 = move.i32 r161
-	jump b94
-b94: # roundToInt32.return
+	jump b74
+b74: # roundToInt32.return
 	r163 = convert.f64.i32 r158
 	r164 = neg.f64 r163
 	r165 = fma.f64 r164, 0.693147180559663, r144
-	r166 = neg.f64 r163
+	r166 = move.f64 r164
 	r167 = fma.f64 r166, 2.8235290563031577e-13, r165
 	r168 = mul.f64 r167, 0.0625
 	r169 = fma.f64 2.48015873015873e-05, r168, 0.0001984126984126984
@@ -29980,14 +27833,14 @@ b94: # roundToInt32.return
 	r184 = fma.f64 r182, r183, 1.0
 	r185 = add.i32 r158, 1023
 	r186 = le.i32 r185, 0
-	branch r186, b95, b99
-b95: # Exp.if.then
+	branch r186, b75, b79
+b75: # Exp.if.then
 	r187 = lt.i32 r185, -52
-	branch r187, b96, b97
-b96: # Exp.if.then
+	branch r187, b76, b77
+b76: # Exp.if.then
 	r146 = move.f64 0.0
-	jump b47
-b97: # Exp.if.done
+	jump b42
+b77: # Exp.if.done
 	r195 = add.i32 r185, 1022
 	r196 = convert.u64.i32 r195
 	r197 = shl.u64.u64 r196, 52
@@ -29995,52 +27848,36 @@ b97: # Exp.if.done
 	r199 = mul.f64 r184, r198
 	r188 = move.f64 r199
 	r189 = move.i32 1
-	jump b98
-b98: # Exp.if.done
+	jump b78
+b78: # Exp.if.done
 	r190 = convert.u64.i32 r189
 	r191 = shl.u64.u64 r190, 52
 	r192 = bitcast.f64.u64 r191
 	r193 = mul.f64 r188, r192
 	r146 = move.f64 r193
-	jump b47
-b99: # Exp.if.else
+	jump b42
+b79: # Exp.if.else
 	r194 = ge.i32 r185, 2047
-	branch r194, b100, b106
-b100: # Exp.if.then
-	r201 = const.i64 1
-	jump b101
-b101: # Inf.entry
-	r202 = ge.i64 r201, 0
-	branch r202, b102, b105
-b102: # Inf.if.then
-	r203 = move.u64 9218868437227405312
-	jump b103
-b103: # Inf.if.done
-	r204 = bitcast.f64.u64 r203
-	r200 = move.f64 r204
-	jump b104
-b104: # Inf.return
-	r146 = move.f64 r200
-	jump b47
-b105: # Inf.if.else
-	r203 = move.u64 18442240474082181120
-	jump b103
-b106: # edge 9→8
+	branch r194, b80, b81
+b80: # Inf.return
+	r146 = move.f64 +Inf
+	jump b42
+b81: # edge 9→8
 	r188 = move.f64 r184
 	r189 = move.i32 r185
-	jump b98
-b107: # roundToInt32.if.done
+	jump b78
+b82: # roundToInt32.if.done
 	r158 = move.i32 -2147483648
-	jump b94
-b108: # erfc.if.else
-	branch r39, b109, b111
-b109: # erfc.cond.true
+	jump b74
+b83: # erfc.if.else
+	branch r39, b84, b86
+b84: # erfc.cond.true
 	r297 = gt.f64 r38, 6.0
-	branch r297, b110, b111
-b110: # erfc.if.then
+	branch r297, b85, b86
+b85: # erfc.if.then
 	r16 = move.f64 2.0
-	jump b10
-b111: # erfc.if.done
+	jump b9
+b86: # erfc.if.done
 	r271 = mul.f64 r105, -483.5191916086514
 	r272 = add.f64 r271, -1025.0951316110772
 	r273 = mul.f64 r105, r272
@@ -30069,40 +27906,20 @@ b111: # erfc.if.done
 	r296 = add.f64 r295, 1.0
 	r137 = move.f64 r282
 	r138 = move.f64 r296
-	jump b43
-b112: # erfc.if.done
-	branch r39, b113, b114
-b113: # erfc.if.then
+	jump b38
+b87: # erfc.if.done
+	branch r39, b88, b89
+b88: # erfc.if.then
 	r16 = move.f64 2.0
-	jump b10
-b114: # erfc.if.done
+	jump b9
+b89: # erfc.if.done
 	r16 = move.f64 0.0
-	jump b10
-b115: # edge 6→8
+	jump b9
+b90: # edge 6→8
 	r38 = move.f64 r14
 	r39 = move.bool false
-	jump b27
-b116: # IsInf.if.else
-	r35 = lt.i64 r30, 0
-	branch r35, b117, b118
-b117: # IsInf.if.then
-	r36 = neg.f64 r14
-	r33 = move.f64 r36
 	jump b22
-b118: # edge 3→2
-	r33 = move.f64 r14
-	jump b22
-b119: # IsInf.if.else
-	r27 = lt.i64 r22, 0
-	branch r27, b120, b121
-b120: # IsInf.if.then
-	r28 = neg.f64 r14
-	r25 = move.f64 r28
-	jump b16
-b121: # edge 3→2
-	r25 = move.f64 r14
-	jump b16
-b122: # exit
+b91: # exit
 	return
 
 kernel Erfcinv(x []f64, out []f64)
@@ -30124,14 +27941,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b54
+	branch r7, b3, b47
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b54
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -30145,7 +27961,7 @@ b7: # IsNaN.entry
 	r18 = move.bool r19
 	jump b8
 b8: # IsNaN.return
-	branch r18, b9, b22
+	branch r18, b9, b21
 b9: # Erfinv.if.then
 	r20 = eq.f64 r16, -1.0
 	branch r20, b10, b19
@@ -30181,31 +27997,27 @@ b18: # Inf.if.else
 b19: # Erfinv.cond.false
 	r33 = eq.f64 r16, 1.0
 	branch r33, b10, b20
-b20: # NaN.entry
-	r32 = bitcast.f64.u64 9221120237041090561
-	r31 = move.f64 r32
-	jump b21
-b21: # NaN.return
-	r17 = move.f64 r31
+b20: # NaN.return
+	r17 = move.f64 NaN
 	jump b15
-b22: # Erfinv.cond.false
+b21: # Erfinv.cond.false
 	r25 = le.f64 r16, -1.0
-	branch r25, b9, b23
-b23: # Erfinv.cond.false
+	branch r25, b9, b22
+b22: # Erfinv.cond.false
 	r24 = ge.f64 r16, 1.0
-	branch r24, b9, b24
-b24: # Erfinv.if.done
+	branch r24, b9, b23
+b23: # Erfinv.if.done
 	r21 = lt.f64 r16, 0.0
-	branch r21, b25, b53
-b25: # Erfinv.if.then
+	branch r21, b24, b46
+b24: # Erfinv.if.then
 	r34 = neg.f64 r16
 	r22 = move.f64 r34
 	r23 = move.bool true
-	jump b26
-b26: # Erfinv.if.done
+	jump b25
+b25: # Erfinv.if.done
 	r35 = le.f64 r22, 0.85
-	branch r35, b27, b31
-b27: # Erfinv.if.then
+	branch r35, b26, b30
+b26: # Erfinv.if.then
 	r36 = mul.f64 r22, 0.25
 	r37 = mul.f64 r36, r22
 	r38 = sub.f64 0.180625, r37
@@ -30240,49 +28052,36 @@ b27: # Erfinv.if.then
 	r67 = mul.f64 r22, r52
 	r68 = div.f64 r67, r66
 	r69 = move.f64 r68
-	jump b28
-b28: # Erfinv.if.done
-	branch r23, b29, b30
-b29: # Erfinv.if.then
+	jump b27
+b27: # Erfinv.if.done
+	branch r23, b28, b29
+b28: # Erfinv.if.then
 	r191 = neg.f64 r69
 	r17 = move.f64 r191
 	jump b15
-b30: # Erfinv.if.done
+b29: # Erfinv.if.done
 	r17 = move.f64 r69
 	jump b15
-b31: # Erfinv.if.else
+b30: # Erfinv.if.else
 	r70 = sub.f64 1.0, r22
-	jump b32
-b32: # Log.entry
+	jump b31
+b31: # Log.entry
 	r73 = bitcast.u64.f64 r70
 	r74 = andnot.u64 r73, 9223372036854775808
 	r75 = eq.u64 r74, 0
-	branch r75, b33, b44
-b33: # Log.switch.body
-	r77 = const.i64 -1
-	jump b34
-b34: # Inf.entry
-	r78 = ge.i64 r77, 0
-	branch r78, b35, b43
-b35: # Inf.if.then
-	r79 = move.u64 9218868437227405312
-	jump b36
-b36: # Inf.if.done
-	r80 = bitcast.f64.u64 r79
-	r76 = move.f64 r80
-	jump b37
-b37: # Inf.return
-	r72 = move.f64 r76
-	jump b38
-b38: # Log.return
+	branch r75, b32, b38
+b32: # Inf.return
+	r72 = move.f64 -Inf
+	jump b33
+b33: # Log.return
 	r71 = move.f64 r72
-	jump b39
-b39: # Log.return
+	jump b34
+b34: # Log.return
 	r127 = sub.f64 0.6931471805599453, r71
 	r128 = sqrt.f64 r127
 	r129 = le.f64 r128, 5.0
-	branch r129, b40, b42
-b40: # Erfinv.if.then
+	branch r129, b35, b37
+b35: # Erfinv.if.then
 	r130 = sub.f64 r128, 1.6
 	r131 = mul.f64 r130, 0.0007745450142783414
 	r132 = add.f64 r131, 0.022723844989269184
@@ -30314,12 +28113,12 @@ b40: # Erfinv.if.then
 	r158 = add.f64 r157, 1.4142135623730951
 	r159 = move.f64 r144
 	r160 = move.f64 r158
-	jump b41
-b41: # Erfinv.if.done
+	jump b36
+b36: # Erfinv.if.done
 	r161 = div.f64 r159, r160
 	r69 = move.f64 r161
-	jump b28
-b42: # Erfinv.if.else
+	jump b27
+b37: # Erfinv.if.else
 	r162 = sub.f64 r128, 5.0
 	r163 = mul.f64 r162, 2.0103343992922881e-07
 	r164 = add.f64 r163, 2.7115555687434876e-05
@@ -30351,28 +28150,21 @@ b42: # Erfinv.if.else
 	r190 = add.f64 r189, 1.4142135623730951
 	r159 = move.f64 r176
 	r160 = move.f64 r190
-	jump b41
-b43: # Inf.if.else
-	r79 = move.u64 18442240474082181120
 	jump b36
-b44: # Log.switch.next
+b38: # Log.switch.next
 	r83 = convert.i64.u64 r73
 	r84 = lt.i64 r83, 0
-	branch r84, b45, b47
-b45: # NaN.entry
-	r82 = bitcast.f64.u64 9221120237041090561
-	r81 = move.f64 r82
-	jump b46
-b46: # NaN.return
-	r72 = move.f64 r81
-	jump b38
-b47: # Log.switch.next
+	branch r84, b39, b40
+b39: # NaN.return
+	r72 = move.f64 NaN
+	jump b33
+b40: # Log.switch.next
 	r85 = ge.u64 r73, 9218868437227405312
-	branch r85, b48, b49
-b48: # Log.switch.body
+	branch r85, b41, b42
+b41: # Log.switch.body
 	r72 = move.f64 r70
-	jump b38
-b49: # Log.switch.next
+	jump b33
+b42: # Log.switch.next
 	r86 = and.u64 r73, 4503599627370495
 	r87 = or.u64 r86, 4602678819172646912
 	r88 = bitcast.f64.u64 r87
@@ -30382,14 +28174,14 @@ b49: # Log.switch.next
 	r92 = sub.i32 r91, 1022
 	r93 = convert.f64.i32 r92
 	r94 = le.f64 r88, 0.7071067811865476
-	branch r94, b50, b52
-b50: # Log.if.then
+	branch r94, b43, b45
+b43: # Log.if.then
 	r97 = sub.f64 r93, 1.0
 	r98 = mul.f64 r88, 2.0
 	r95 = move.f64 r98
 	r96 = move.f64 r97
-	jump b51
-b51: # Log.if.done
+	jump b44
+b44: # Log.if.done
 	r99 = sub.f64 r95, 1.0
 	r100 = add.f64 r99, 2.0
 	r101 = div.f64 r99, r100
@@ -30419,16 +28211,16 @@ b51: # Log.if.done
 	r125 = sub.f64 r124, r99
 	r126 = sub.f64 r119, r125
 	r72 = move.f64 r126
-	jump b38
-b52: # edge 6→8
+	jump b33
+b45: # edge 6→8
 	r95 = move.f64 r88
 	r96 = move.f64 r93
-	jump b51
-b53: # edge 2→9
+	jump b44
+b46: # edge 2→9
 	r22 = move.f64 r16
 	r23 = move.bool false
-	jump b26
-b54: # exit
+	jump b25
+b47: # exit
 	return
 
 kernel Erfinv(x []f64, out []f64)
@@ -30450,14 +28242,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b52
+	branch r7, b3, b45
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b52
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -30468,7 +28259,7 @@ b6: # IsNaN.entry
 	r16 = move.bool r17
 	jump b7
 b7: # IsNaN.return
-	branch r16, b8, b20
+	branch r16, b8, b19
 b8: # Erfinv.if.then
 	r18 = eq.f64 r14, -1.0
 	branch r18, b9, b17
@@ -30501,31 +28292,27 @@ b16: # Inf.if.else
 b17: # Erfinv.cond.false
 	r31 = eq.f64 r14, 1.0
 	branch r31, b9, b18
-b18: # NaN.entry
-	r30 = bitcast.f64.u64 9221120237041090561
-	r29 = move.f64 r30
-	jump b19
-b19: # NaN.return
-	r15 = move.f64 r29
+b18: # NaN.return
+	r15 = move.f64 NaN
 	jump b14
-b20: # Erfinv.cond.false
+b19: # Erfinv.cond.false
 	r23 = le.f64 r14, -1.0
-	branch r23, b8, b21
-b21: # Erfinv.cond.false
+	branch r23, b8, b20
+b20: # Erfinv.cond.false
 	r22 = ge.f64 r14, 1.0
-	branch r22, b8, b22
-b22: # Erfinv.if.done
+	branch r22, b8, b21
+b21: # Erfinv.if.done
 	r19 = lt.f64 r14, 0.0
-	branch r19, b23, b51
-b23: # Erfinv.if.then
+	branch r19, b22, b44
+b22: # Erfinv.if.then
 	r32 = neg.f64 r14
 	r20 = move.f64 r32
 	r21 = move.bool true
-	jump b24
-b24: # Erfinv.if.done
+	jump b23
+b23: # Erfinv.if.done
 	r33 = le.f64 r20, 0.85
-	branch r33, b25, b29
-b25: # Erfinv.if.then
+	branch r33, b24, b28
+b24: # Erfinv.if.then
 	r34 = mul.f64 r20, 0.25
 	r35 = mul.f64 r34, r20
 	r36 = sub.f64 0.180625, r35
@@ -30560,49 +28347,36 @@ b25: # Erfinv.if.then
 	r65 = mul.f64 r20, r50
 	r66 = div.f64 r65, r64
 	r67 = move.f64 r66
-	jump b26
-b26: # Erfinv.if.done
-	branch r21, b27, b28
-b27: # Erfinv.if.then
+	jump b25
+b25: # Erfinv.if.done
+	branch r21, b26, b27
+b26: # Erfinv.if.then
 	r189 = neg.f64 r67
 	r15 = move.f64 r189
 	jump b14
-b28: # Erfinv.if.done
+b27: # Erfinv.if.done
 	r15 = move.f64 r67
 	jump b14
-b29: # Erfinv.if.else
+b28: # Erfinv.if.else
 	r68 = sub.f64 1.0, r20
-	jump b30
-b30: # Log.entry
+	jump b29
+b29: # Log.entry
 	r71 = bitcast.u64.f64 r68
 	r72 = andnot.u64 r71, 9223372036854775808
 	r73 = eq.u64 r72, 0
-	branch r73, b31, b42
-b31: # Log.switch.body
-	r75 = const.i64 -1
-	jump b32
-b32: # Inf.entry
-	r76 = ge.i64 r75, 0
-	branch r76, b33, b41
-b33: # Inf.if.then
-	r77 = move.u64 9218868437227405312
-	jump b34
-b34: # Inf.if.done
-	r78 = bitcast.f64.u64 r77
-	r74 = move.f64 r78
-	jump b35
-b35: # Inf.return
-	r70 = move.f64 r74
-	jump b36
-b36: # Log.return
+	branch r73, b30, b36
+b30: # Inf.return
+	r70 = move.f64 -Inf
+	jump b31
+b31: # Log.return
 	r69 = move.f64 r70
-	jump b37
-b37: # Log.return
+	jump b32
+b32: # Log.return
 	r125 = sub.f64 0.6931471805599453, r69
 	r126 = sqrt.f64 r125
 	r127 = le.f64 r126, 5.0
-	branch r127, b38, b40
-b38: # Erfinv.if.then
+	branch r127, b33, b35
+b33: # Erfinv.if.then
 	r128 = sub.f64 r126, 1.6
 	r129 = mul.f64 r128, 0.0007745450142783414
 	r130 = add.f64 r129, 0.022723844989269184
@@ -30634,12 +28408,12 @@ b38: # Erfinv.if.then
 	r156 = add.f64 r155, 1.4142135623730951
 	r157 = move.f64 r142
 	r158 = move.f64 r156
-	jump b39
-b39: # Erfinv.if.done
+	jump b34
+b34: # Erfinv.if.done
 	r159 = div.f64 r157, r158
 	r67 = move.f64 r159
-	jump b26
-b40: # Erfinv.if.else
+	jump b25
+b35: # Erfinv.if.else
 	r160 = sub.f64 r126, 5.0
 	r161 = mul.f64 r160, 2.0103343992922881e-07
 	r162 = add.f64 r161, 2.7115555687434876e-05
@@ -30671,28 +28445,21 @@ b40: # Erfinv.if.else
 	r188 = add.f64 r187, 1.4142135623730951
 	r157 = move.f64 r174
 	r158 = move.f64 r188
-	jump b39
-b41: # Inf.if.else
-	r77 = move.u64 18442240474082181120
 	jump b34
-b42: # Log.switch.next
+b36: # Log.switch.next
 	r81 = convert.i64.u64 r71
 	r82 = lt.i64 r81, 0
-	branch r82, b43, b45
-b43: # NaN.entry
-	r80 = bitcast.f64.u64 9221120237041090561
-	r79 = move.f64 r80
-	jump b44
-b44: # NaN.return
-	r70 = move.f64 r79
-	jump b36
-b45: # Log.switch.next
+	branch r82, b37, b38
+b37: # NaN.return
+	r70 = move.f64 NaN
+	jump b31
+b38: # Log.switch.next
 	r83 = ge.u64 r71, 9218868437227405312
-	branch r83, b46, b47
-b46: # Log.switch.body
+	branch r83, b39, b40
+b39: # Log.switch.body
 	r70 = move.f64 r68
-	jump b36
-b47: # Log.switch.next
+	jump b31
+b40: # Log.switch.next
 	r84 = and.u64 r71, 4503599627370495
 	r85 = or.u64 r84, 4602678819172646912
 	r86 = bitcast.f64.u64 r85
@@ -30702,14 +28469,14 @@ b47: # Log.switch.next
 	r90 = sub.i32 r89, 1022
 	r91 = convert.f64.i32 r90
 	r92 = le.f64 r86, 0.7071067811865476
-	branch r92, b48, b50
-b48: # Log.if.then
+	branch r92, b41, b43
+b41: # Log.if.then
 	r95 = sub.f64 r91, 1.0
 	r96 = mul.f64 r86, 2.0
 	r93 = move.f64 r96
 	r94 = move.f64 r95
-	jump b49
-b49: # Log.if.done
+	jump b42
+b42: # Log.if.done
 	r97 = sub.f64 r93, 1.0
 	r98 = add.f64 r97, 2.0
 	r99 = div.f64 r97, r98
@@ -30739,16 +28506,16 @@ b49: # Log.if.done
 	r123 = sub.f64 r122, r97
 	r124 = sub.f64 r117, r123
 	r70 = move.f64 r124
-	jump b36
-b50: # edge 6→8
+	jump b31
+b43: # edge 6→8
 	r93 = move.f64 r86
 	r94 = move.f64 r91
-	jump b49
-b51: # edge 2→9
+	jump b42
+b44: # edge 2→9
 	r20 = move.f64 r14
 	r21 = move.bool false
-	jump b24
-b52: # exit
+	jump b23
+b45: # exit
 	return
 
 kernel Exp(x []f64, out []f64)
@@ -30770,14 +28537,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b38
+	branch r7, b3, b28
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b38
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -30809,45 +28575,29 @@ b12: # Exp.if.done
 	jump b9
 b13: # Exp.if.done
 	r21 = gt.f64 r14, 709.782712893384
-	branch r21, b14, b20
-b14: # Exp.if.then
-	r23 = const.i64 1
-	jump b15
-b15: # Inf.entry
-	r24 = ge.i64 r23, 0
-	branch r24, b16, b19
-b16: # Inf.if.then
-	r25 = move.u64 9218868437227405312
-	jump b17
-b17: # Inf.if.done
-	r26 = bitcast.f64.u64 r25
-	r22 = move.f64 r26
-	jump b18
-b18: # Inf.return
-	r16 = move.f64 r22
+	branch r21, b14, b15
+b14: # Inf.return
+	r16 = move.f64 +Inf
 	jump b9
-b19: # Inf.if.else
-	r25 = move.u64 18442240474082181120
-	jump b17
-b20: # Exp.if.done
+b15: # Exp.if.done
 	r27 = mul.f64 r14, 1.4426950408889634
-	jump b21
-b21: # roundToInt32.entry
+	jump b16
+b16: # roundToInt32.entry
 	r29 = roundeven.f64 r27
 	r30 = ge.f64 r29, -2.147483648e+09
-	branch r30, b22, b37
-b22: # roundToInt32.cond.true
+	branch r30, b17, b27
+b17: # roundToInt32.cond.true
 	r32 = le.f64 r29, 2.147483647e+09
-	branch r32, b23, b37
-b23: # roundToInt32.if.then
+	branch r32, b18, b27
+b18: # roundToInt32.if.then
 	r31 = convert.i32.f64 r29
 	r28 = move.i32 r31
-	jump b24
-b24: # roundToInt32.return
+	jump b19
+b19: # roundToInt32.return
 	r33 = convert.f64.i32 r28
 	r34 = neg.f64 r33
 	r35 = fma.f64 r34, 0.693147180559663, r14
-	r36 = neg.f64 r33
+	r36 = move.f64 r34
 	r37 = fma.f64 r36, 2.8235290563031577e-13, r35
 	r38 = mul.f64 r37, 0.0625
 	r39 = fma.f64 2.48015873015873e-05, r38, 0.0001984126984126984
@@ -30868,14 +28618,14 @@ b24: # roundToInt32.return
 	r54 = fma.f64 r52, r53, 1.0
 	r55 = add.i32 r28, 1023
 	r56 = le.i32 r55, 0
-	branch r56, b25, b29
-b25: # Exp.if.then
+	branch r56, b20, b24
+b20: # Exp.if.then
 	r57 = lt.i32 r55, -52
-	branch r57, b26, b27
-b26: # Exp.if.then
+	branch r57, b21, b22
+b21: # Exp.if.then
 	r16 = move.f64 0.0
 	jump b9
-b27: # Exp.if.done
+b22: # Exp.if.done
 	r65 = add.i32 r55, 1022
 	r66 = convert.u64.i32 r65
 	r67 = shl.u64.u64 r66, 52
@@ -30883,44 +28633,28 @@ b27: # Exp.if.done
 	r69 = mul.f64 r54, r68
 	r58 = move.f64 r69
 	r59 = move.i32 1
-	jump b28
-b28: # Exp.if.done
+	jump b23
+b23: # Exp.if.done
 	r60 = convert.u64.i32 r59
 	r61 = shl.u64.u64 r60, 52
 	r62 = bitcast.f64.u64 r61
 	r63 = mul.f64 r58, r62
 	r16 = move.f64 r63
 	jump b9
-b29: # Exp.if.else
+b24: # Exp.if.else
 	r64 = ge.i32 r55, 2047
-	branch r64, b30, b36
-b30: # Exp.if.then
-	r71 = const.i64 1
-	jump b31
-b31: # Inf.entry
-	r72 = ge.i64 r71, 0
-	branch r72, b32, b35
-b32: # Inf.if.then
-	r73 = move.u64 9218868437227405312
-	jump b33
-b33: # Inf.if.done
-	r74 = bitcast.f64.u64 r73
-	r70 = move.f64 r74
-	jump b34
-b34: # Inf.return
-	r16 = move.f64 r70
+	branch r64, b25, b26
+b25: # Inf.return
+	r16 = move.f64 +Inf
 	jump b9
-b35: # Inf.if.else
-	r73 = move.u64 18442240474082181120
-	jump b33
-b36: # edge 9→8
+b26: # edge 9→8
 	r58 = move.f64 r54
 	r59 = move.i32 r55
-	jump b28
-b37: # roundToInt32.if.done
+	jump b23
+b27: # roundToInt32.if.done
 	r28 = move.i32 -2147483648
-	jump b24
-b38: # exit
+	jump b19
+b28: # exit
 	return
 
 kernel Exp2(x []f64, out []f64)
@@ -30942,14 +28676,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b69
+	branch r7, b3, b48
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b69
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -30976,48 +28709,32 @@ b11: # latch
 	jump b2
 b12: # exp2.switch.next
 	r24 = gt.f64 r14, 1023.9999999999999
-	branch r24, b13, b19
-b13: # exp2.switch.body
-	r20 = const.i64 1
-	jump b14
-b14: # Inf.entry
-	r21 = ge.i64 r20, 0
-	branch r21, b15, b18
-b15: # Inf.if.then
-	r22 = move.u64 9218868437227405312
-	jump b16
-b16: # Inf.if.done
-	r23 = bitcast.f64.u64 r22
-	r19 = move.f64 r23
-	jump b17
-b17: # Inf.return
-	r16 = move.f64 r19
+	branch r24, b13, b14
+b13: # Inf.return
+	r16 = move.f64 +Inf
 	jump b9
-b18: # Inf.if.else
-	r22 = move.u64 18442240474082181120
-	jump b16
-b19: # exp2.switch.next
+b14: # exp2.switch.next
 	r25 = lt.f64 r14, -1074.0
-	branch r25, b20, b21
-b20: # exp2.switch.body
+	branch r25, b15, b16
+b15: # exp2.switch.body
 	r16 = move.f64 0.0
 	jump b9
-b21: # exp2.switch.next
+b16: # exp2.switch.next
 	r26 = gt.f64 r14, 0.0
-	branch r26, b22, b66
-b22: # exp2.switch.body
+	branch r26, b17, b45
+b17: # exp2.switch.body
 	r111 = add.f64 r14, 0.5
 	r112 = convert.i64.f64 r111
 	r27 = move.i64 r112
-	jump b23
-b23: # exp2.switch.done
+	jump b18
+b18: # exp2.switch.done
 	r28 = convert.f64.i64 r27
 	r29 = sub.f64 r14, r28
 	r30 = mul.f64 r29, 0.6931471803691238
 	r31 = neg.f64 r29
 	r32 = mul.f64 r31, 1.9082149292705877e-10
-	jump b24
-b24: # expmulti.entry
+	jump b19
+b19: # expmulti.entry
 	r34 = sub.f64 r30, r32
 	r35 = mul.f64 r34, r34
 	r36 = mul.f64 r35, 4.1381367970572385e-08
@@ -31036,57 +28753,51 @@ b24: # expmulti.entry
 	r49 = sub.f64 r32, r48
 	r50 = sub.f64 r49, r30
 	r51 = sub.f64 1.0, r50
-	jump b25
-b25: # ldexp.entry
+	jump b20
+b20: # ldexp.entry
 	r54 = eq.f64 r51, 0.0
-	branch r54, b26, b30
-b26: # ldexp.switch.body
+	branch r54, b21, b25
+b21: # ldexp.switch.body
 	r53 = move.f64 r51
-	jump b27
-b27: # ldexp.return
+	jump b22
+b22: # ldexp.return
 	r52 = move.f64 r53
-	jump b28
-b28: # Ldexp.return
+	jump b23
+b23: # Ldexp.return
 	r33 = move.f64 r52
-	jump b29
-b29: # expmulti.return
+	jump b24
+b24: # expmulti.return
 	r16 = move.f64 r33
 	jump b9
-b30: # ldexp.switch.next
-	r56 = const.i64 0
-	jump b31
-b31: # IsInf.entry
-	r57 = eq.i64 r56, 0
-	branch r57, b32, b63
-b32: # IsInf.if.then
+b25: # IsInf.if.then
 	r58 = abs.f64 r51
 	r59 = move.f64 r58
-	jump b33
-b33: # IsInf.if.done
+	jump b26
+b26: # IsInf.if.done
 	r60 = gt.f64 r59, 1.7976931348623157e+308
 	r55 = move.bool r60
-	jump b34
-b34: # IsInf.return
-	branch r55, b35, b36
-b35: # ldexp.switch.body
-	r53 = move.f64 r51
 	jump b27
-b36: # IsNaN.entry
+b27: # IsInf.return
+	branch r55, b28, b29
+b28: # ldexp.switch.body
+	r53 = move.f64 r51
+	jump b22
+b29: # IsNaN.entry
 	r79 = ne.f64 r51, r51
 	r78 = move.bool r79
-	jump b37
-b37: # IsNaN.return
-	branch r78, b35, b38
-b38: # normalize.entry
-	r65 = abs.f64 r51
+	jump b30
+b30: # IsNaN.return
+	branch r78, b28, b31
+b31: # normalize.entry
+	r65 = move.f64 r58
 	r66 = lt.f64 r65, 2.2250738585072014e-308
-	branch r66, b39, b62
-b39: # normalize.if.then
+	branch r66, b32, b44
+b32: # normalize.if.then
 	r67 = mul.f64 r51, 4.503599627370496e+15
 	r63 = move.f64 r67
 	r64 = move.i64 -52
-	jump b40
-b40: # normalize.return
+	jump b33
+b33: # normalize.return
 	r68 = move.f64 r63
 	r69 = move.i64 r64
 	r70 = add.i64 r27, r69
@@ -31097,75 +28808,38 @@ b40: # normalize.return
 	r75 = sub.i64 r74, 1023
 	r76 = add.i64 r70, r75
 	r77 = lt.i64 r76, -1075
-	branch r77, b41, b44
-b41: # ldexp.if.then
-	r81 = const.f64 0.0
-	jump b42
-b42: # Copysign.entry
-	r82 = bitcast.u64.f64 r81
-	r83 = andnot.u64 r82, 9223372036854775808
-	r84 = bitcast.u64.f64 r68
+	branch r77, b34, b36
+b34: # Copysign.entry
+	r84 = move.u64 r71
 	r85 = and.u64 r84, 9223372036854775808
-	r86 = or.u64 r83, r85
+	r86 = move.u64 r85
 	r87 = bitcast.f64.u64 r86
 	r80 = move.f64 r87
-	jump b43
-b43: # Copysign.return
+	jump b35
+b35: # Copysign.return
 	r53 = move.f64 r80
-	jump b27
-b44: # ldexp.if.done
+	jump b22
+b36: # ldexp.if.done
 	r88 = gt.i64 r76, 1023
-	branch r88, b45, b58
-b45: # ldexp.if.then
+	branch r88, b37, b40
+b37: # ldexp.if.then
 	r89 = lt.f64 r68, 0.0
-	branch r89, b46, b52
-b46: # ldexp.if.then
-	r94 = const.i64 -1
-	jump b47
-b47: # Inf.entry
-	r95 = ge.i64 r94, 0
-	branch r95, b48, b51
-b48: # Inf.if.then
-	r96 = move.u64 9218868437227405312
-	jump b49
-b49: # Inf.if.done
-	r97 = bitcast.f64.u64 r96
-	r93 = move.f64 r97
-	jump b50
-b50: # Inf.return
-	r53 = move.f64 r93
-	jump b27
-b51: # Inf.if.else
-	r96 = move.u64 18442240474082181120
-	jump b49
-b52: # ldexp.if.done
-	r99 = const.i64 1
-	jump b53
-b53: # Inf.entry
-	r100 = ge.i64 r99, 0
-	branch r100, b54, b57
-b54: # Inf.if.then
-	r101 = move.u64 9218868437227405312
-	jump b55
-b55: # Inf.if.done
-	r102 = bitcast.f64.u64 r101
-	r98 = move.f64 r102
-	jump b56
-b56: # Inf.return
-	r53 = move.f64 r98
-	jump b27
-b57: # Inf.if.else
-	r101 = move.u64 18442240474082181120
-	jump b55
-b58: # ldexp.if.done
+	branch r89, b38, b39
+b38: # Inf.return
+	r53 = move.f64 -Inf
+	jump b22
+b39: # Inf.return
+	r53 = move.f64 +Inf
+	jump b22
+b40: # ldexp.if.done
 	r90 = lt.i64 r76, -1022
-	branch r90, b59, b61
-b59: # ldexp.if.then
+	branch r90, b41, b43
+b41: # ldexp.if.then
 	r103 = add.i64 r76, 53
 	r91 = move.i64 r103
 	r92 = move.f64 1.1102230246251565e-16
-	jump b60
-b60: # ldexp.if.done
+	jump b42
+b42: # ldexp.if.done
 	r104 = andnot.u64 r71, 9218868437227405312
 	r105 = add.i64 r91, 1023
 	r106 = convert.u64.i64 r105
@@ -31174,37 +28848,27 @@ b60: # ldexp.if.done
 	r109 = bitcast.f64.u64 r108
 	r110 = mul.f64 r92, r109
 	r53 = move.f64 r110
-	jump b27
-b61: # edge 9→13
+	jump b22
+b43: # edge 9→13
 	r91 = move.i64 r76
 	r92 = move.f64 1.0
-	jump b60
-b62: # normalize.if.done
+	jump b42
+b44: # normalize.if.done
 	r63 = move.f64 r51
 	r64 = move.i64 0
-	jump b40
-b63: # IsInf.if.else
-	r61 = lt.i64 r56, 0
-	branch r61, b64, b65
-b64: # IsInf.if.then
-	r62 = neg.f64 r51
-	r59 = move.f64 r62
 	jump b33
-b65: # edge 3→2
-	r59 = move.f64 r51
-	jump b33
-b66: # exp2.switch.next
+b45: # exp2.switch.next
 	r115 = lt.f64 r14, 0.0
-	branch r115, b67, b68
-b67: # exp2.switch.body
+	branch r115, b46, b47
+b46: # exp2.switch.body
 	r113 = sub.f64 r14, 0.5
 	r114 = convert.i64.f64 r113
 	r27 = move.i64 r114
-	jump b23
-b68: # edge 10→7
+	jump b18
+b47: # edge 10→7
 	r27 = move.i64 0
-	jump b23
-b69: # exit
+	jump b18
+b48: # exit
 	return
 
 kernel Expm1(x []f64, out []f64)
@@ -31226,134 +28890,104 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b69
+	branch r7, b3, b54
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b69
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	jump b6
-b6: # expm1.entry
-	r18 = const.i64 1
+b6: # edge 3→2
+	r21 = move.f64 r14
 	jump b7
-b7: # IsInf.entry
-	r19 = eq.i64 r18, 0
-	branch r19, b8, b66
-b8: # IsInf.if.then
-	r20 = abs.f64 r14
-	r21 = move.f64 r20
-	jump b9
-b9: # IsInf.if.done
+b7: # IsInf.if.done
 	r22 = gt.f64 r21, 1.7976931348623157e+308
 	r17 = move.bool r22
-	jump b10
-b10: # IsInf.return
-	branch r17, b11, b15
-b11: # expm1.switch.body
+	jump b8
+b8: # IsInf.return
+	branch r17, b9, b13
+b9: # expm1.switch.body
 	r16 = move.f64 r14
-	jump b12
-b12: # expm1.return
+	jump b10
+b10: # expm1.return
 	r15 = move.f64 r16
-	jump b13
-b13: # Expm1.return
+	jump b11
+b11: # Expm1.return
 	r144 = elemaddr r4, r9, 8
 	store.f64 r144, r15
-	jump b14
-b14: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b15: # IsNaN.entry
+b13: # IsNaN.entry
 	r34 = ne.f64 r14, r14
 	r33 = move.bool r34
+	jump b14
+b14: # IsNaN.return
+	branch r33, b9, b15
+b15: # IsInf.if.then
+	r32 = neg.f64 r14
+	r29 = move.f64 r32
 	jump b16
-b16: # IsNaN.return
-	branch r33, b11, b17
-b17: # expm1.switch.next
-	r26 = const.i64 -1
-	jump b18
-b18: # IsInf.entry
-	r27 = eq.i64 r26, 0
-	branch r27, b19, b63
-b19: # IsInf.if.then
-	r28 = abs.f64 r14
-	r29 = move.f64 r28
-	jump b20
-b20: # IsInf.if.done
+b16: # IsInf.if.done
 	r30 = gt.f64 r29, 1.7976931348623157e+308
 	r25 = move.bool r30
-	jump b21
-b21: # IsInf.return
-	branch r25, b22, b23
-b22: # expm1.switch.body
+	jump b17
+b17: # IsInf.return
+	branch r25, b18, b19
+b18: # expm1.switch.body
 	r16 = move.f64 -1.0
-	jump b12
-b23: # expm1.switch.next
+	jump b10
+b19: # expm1.switch.next
 	r35 = lt.f64 r14, 0.0
-	branch r35, b24, b62
-b24: # expm1.if.then
-	r38 = neg.f64 r14
+	branch r35, b20, b53
+b20: # expm1.if.then
+	r38 = move.f64 r32
 	r36 = move.f64 r38
 	r37 = move.bool true
-	jump b25
-b25: # expm1.if.done
+	jump b21
+b21: # expm1.if.done
 	r39 = ge.f64 r36, 38.816242111356935
-	branch r39, b26, b35
-b26: # expm1.if.then
-	branch r37, b27, b28
-b27: # expm1.if.then
+	branch r39, b22, b26
+b22: # expm1.if.then
+	branch r37, b23, b24
+b23: # expm1.if.then
 	r16 = move.f64 -1.0
-	jump b12
-b28: # expm1.if.done
+	jump b10
+b24: # expm1.if.done
 	r41 = ge.f64 r36, 709.782712893384
-	branch r41, b29, b35
-b29: # expm1.if.then
-	r43 = const.i64 1
-	jump b30
-b30: # Inf.entry
-	r44 = ge.i64 r43, 0
-	branch r44, b31, b34
-b31: # Inf.if.then
-	r45 = move.u64 9218868437227405312
-	jump b32
-b32: # Inf.if.done
-	r46 = bitcast.f64.u64 r45
-	r42 = move.f64 r46
-	jump b33
-b33: # Inf.return
-	r16 = move.f64 r42
-	jump b12
-b34: # Inf.if.else
-	r45 = move.u64 18442240474082181120
-	jump b32
-b35: # expm1.if.done
+	branch r41, b25, b26
+b25: # Inf.return
+	r16 = move.f64 +Inf
+	jump b10
+b26: # expm1.if.done
 	r40 = gt.f64 r36, 0.34657359027997264
-	branch r40, b36, b59
-b36: # expm1.if.then
+	branch r40, b27, b50
+b27: # expm1.if.then
 	r47 = lt.f64 r36, 1.0397207708399179
-	branch r47, b37, b55
-b37: # expm1.if.then
-	branch r37, b38, b54
-b38: # expm1.if.else
+	branch r47, b28, b46
+b28: # expm1.if.then
+	branch r37, b29, b45
+b29: # expm1.if.else
 	r79 = add.f64 r14, 0.6931471803691238
 	r72 = move.i64 -1
 	r73 = move.f64 r79
 	r74 = move.f64 -1.9082149292705877e-10
-	jump b39
-b39: # expm1.if.done
+	jump b30
+b30: # expm1.if.done
 	r75 = sub.f64 r73, r74
 	r76 = sub.f64 r73, r75
 	r77 = sub.f64 r76, r74
 	r48 = move.f64 r75
 	r49 = move.f64 r77
 	r50 = move.i64 r72
-	jump b40
-b40: # expm1.if.done
+	jump b31
+b31: # expm1.if.done
 	r51 = mul.f64 r48, 0.5
 	r52 = mul.f64 r48, r51
 	r53 = mul.f64 r52, -2.0109921818362437e-07
@@ -31374,48 +29008,48 @@ b40: # expm1.if.done
 	r68 = div.f64 r65, r67
 	r69 = mul.f64 r52, r68
 	r70 = eq.i64 r50, 0
-	branch r70, b41, b42
-b41: # expm1.if.then
+	branch r70, b32, b33
+b32: # expm1.if.then
 	r91 = mul.f64 r48, r69
 	r92 = sub.f64 r91, r52
 	r93 = sub.f64 r48, r92
 	r16 = move.f64 r93
-	jump b12
-b42: # expm1.if.done
+	jump b10
+b33: # expm1.if.done
 	r94 = sub.f64 r69, r49
 	r95 = mul.f64 r48, r94
 	r96 = sub.f64 r95, r49
 	r97 = sub.f64 r96, r52
 	r98 = eq.i64 r50, -1
-	branch r98, b43, b44
-b43: # expm1.switch.body
+	branch r98, b34, b35
+b34: # expm1.switch.body
 	r99 = sub.f64 r48, r97
 	r100 = mul.f64 r99, 0.5
 	r101 = sub.f64 r100, 0.5
 	r16 = move.f64 r101
-	jump b12
-b44: # expm1.switch.next
+	jump b10
+b35: # expm1.switch.next
 	r103 = eq.i64 r50, 1
-	branch r103, b45, b48
-b45: # expm1.switch.body
+	branch r103, b36, b39
+b36: # expm1.switch.body
 	r102 = lt.f64 r48, -0.25
-	branch r102, b46, b47
-b46: # expm1.if.then
+	branch r102, b37, b38
+b37: # expm1.if.then
 	r113 = add.f64 r48, 0.5
 	r114 = sub.f64 r97, r113
 	r115 = mul.f64 r114, -2.0
 	r16 = move.f64 r115
-	jump b12
-b47: # expm1.if.done
+	jump b10
+b38: # expm1.if.done
 	r116 = sub.f64 r48, r97
 	r117 = mul.f64 r116, 2.0
 	r118 = add.f64 r117, 1.0
 	r16 = move.f64 r118
-	jump b12
-b48: # expm1.switch.next
+	jump b10
+b39: # expm1.switch.next
 	r112 = le.i64 r50, -2
-	branch r112, b49, b50
-b49: # expm1.switch.body
+	branch r112, b40, b41
+b40: # expm1.switch.body
 	r104 = sub.f64 r97, r48
 	r105 = sub.f64 1.0, r104
 	r106 = bitcast.u64.f64 r105
@@ -31425,14 +29059,14 @@ b49: # expm1.switch.body
 	r110 = bitcast.f64.u64 r109
 	r111 = sub.f64 r110, 1.0
 	r16 = move.f64 r111
-	jump b12
-b50: # expm1.cond.false
+	jump b10
+b41: # expm1.cond.false
 	r120 = gt.i64 r50, 56
-	branch r120, b49, b51
-b51: # expm1.switch.next
+	branch r120, b40, b42
+b42: # expm1.switch.next
 	r119 = lt.i64 r50, 20
-	branch r119, b52, b53
-b52: # expm1.if.then
+	branch r119, b43, b44
+b43: # expm1.if.then
 	r121 = convert.u64.i64 r50
 	r122 = shr.u64.u64 9007199254740992, r121
 	r123 = sub.u64 4607182418800017408, r122
@@ -31445,8 +29079,8 @@ b52: # expm1.if.then
 	r130 = add.u64 r127, r129
 	r131 = bitcast.f64.u64 r130
 	r16 = move.f64 r131
-	jump b12
-b53: # expm1.if.done
+	jump b10
+b44: # expm1.if.done
 	r132 = sub.i64 1023, r50
 	r133 = convert.u64.i64 r132
 	r134 = shl.u64.u64 r133, 52
@@ -31460,22 +29094,22 @@ b53: # expm1.if.done
 	r142 = add.u64 r139, r141
 	r143 = bitcast.f64.u64 r142
 	r16 = move.f64 r143
-	jump b12
-b54: # expm1.if.then
+	jump b10
+b45: # expm1.if.then
 	r78 = sub.f64 r14, 0.6931471803691238
 	r72 = move.i64 1
 	r73 = move.f64 r78
 	r74 = move.f64 1.9082149292705877e-10
-	jump b39
-b55: # expm1.if.else
-	branch r37, b56, b58
-b56: # expm1.if.else
+	jump b30
+b46: # expm1.if.else
+	branch r37, b47, b49
+b47: # expm1.if.else
 	r88 = mul.f64 r14, 1.4426950408889634
 	r89 = sub.f64 r88, 0.5
 	r90 = convert.i64.f64 r89
 	r83 = move.i64 r90
-	jump b57
-b57: # expm1.if.done
+	jump b48
+b48: # expm1.if.done
 	r84 = convert.f64.i64 r83
 	r85 = mul.f64 r84, 0.6931471803691238
 	r86 = sub.f64 r14, r85
@@ -31483,49 +29117,29 @@ b57: # expm1.if.done
 	r72 = move.i64 r83
 	r73 = move.f64 r86
 	r74 = move.f64 r87
-	jump b39
-b58: # expm1.if.then
+	jump b30
+b49: # expm1.if.then
 	r80 = mul.f64 r14, 1.4426950408889634
 	r81 = add.f64 r80, 0.5
 	r82 = convert.i64.f64 r81
 	r83 = move.i64 r82
-	jump b57
-b59: # expm1.if.else
+	jump b48
+b50: # expm1.if.else
 	r71 = lt.f64 r36, 5.551115123125783e-17
-	branch r71, b60, b61
-b60: # expm1.if.then
+	branch r71, b51, b52
+b51: # expm1.if.then
 	r16 = move.f64 r14
-	jump b12
-b61: # expm1.if.else
+	jump b10
+b52: # expm1.if.else
 	r48 = move.f64 r14
 	r49 = move.f64 0.0
 	r50 = move.i64 0
-	jump b40
-b62: # edge 5→7
+	jump b31
+b53: # edge 5→7
 	r36 = move.f64 r14
 	r37 = move.bool false
-	jump b25
-b63: # IsInf.if.else
-	r31 = lt.i64 r26, 0
-	branch r31, b64, b65
-b64: # IsInf.if.then
-	r32 = neg.f64 r14
-	r29 = move.f64 r32
-	jump b20
-b65: # edge 3→2
-	r29 = move.f64 r14
-	jump b20
-b66: # IsInf.if.else
-	r23 = lt.i64 r18, 0
-	branch r23, b67, b68
-b67: # IsInf.if.then
-	r24 = neg.f64 r14
-	r21 = move.f64 r24
-	jump b9
-b68: # edge 3→2
-	r21 = move.f64 r14
-	jump b9
-b69: # exit
+	jump b21
+b54: # exit
 	return
 
 kernel Floor(x []f64, out []f64)
@@ -31553,8 +29167,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -31588,14 +29201,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b25
+	branch r7, b3, b19
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b25
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -31605,54 +29217,34 @@ b6: # Log.entry
 	r17 = bitcast.u64.f64 r14
 	r18 = andnot.u64 r17, 9223372036854775808
 	r19 = eq.u64 r18, 0
-	branch r19, b7, b16
-b7: # Log.switch.body
-	r21 = const.i64 -1
+	branch r19, b7, b11
+b7: # Inf.return
+	r16 = move.f64 -Inf
 	jump b8
-b8: # Inf.entry
-	r22 = ge.i64 r21, 0
-	branch r22, b9, b15
-b9: # Inf.if.then
-	r23 = move.u64 9218868437227405312
-	jump b10
-b10: # Inf.if.done
-	r24 = bitcast.f64.u64 r23
-	r20 = move.f64 r24
-	jump b11
-b11: # Inf.return
-	r16 = move.f64 r20
-	jump b12
-b12: # Log.return
+b8: # Log.return
 	r15 = move.f64 r16
-	jump b13
-b13: # Log.return
+	jump b9
+b9: # Log.return
 	r71 = elemaddr r4, r9, 8
 	store.f64 r71, r15
-	jump b14
-b14: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b15: # Inf.if.else
-	r23 = move.u64 18442240474082181120
-	jump b10
-b16: # Log.switch.next
+b11: # Log.switch.next
 	r27 = convert.i64.u64 r17
 	r28 = lt.i64 r27, 0
-	branch r28, b17, b19
-b17: # NaN.entry
-	r26 = bitcast.f64.u64 9221120237041090561
-	r25 = move.f64 r26
-	jump b18
-b18: # NaN.return
-	r16 = move.f64 r25
-	jump b12
-b19: # Log.switch.next
+	branch r28, b12, b13
+b12: # NaN.return
+	r16 = move.f64 NaN
+	jump b8
+b13: # Log.switch.next
 	r29 = ge.u64 r17, 9218868437227405312
-	branch r29, b20, b21
-b20: # Log.switch.body
+	branch r29, b14, b15
+b14: # Log.switch.body
 	r16 = move.f64 r14
-	jump b12
-b21: # Log.switch.next
+	jump b8
+b15: # Log.switch.next
 	r30 = and.u64 r17, 4503599627370495
 	r31 = or.u64 r30, 4602678819172646912
 	r32 = bitcast.f64.u64 r31
@@ -31662,14 +29254,14 @@ b21: # Log.switch.next
 	r36 = sub.i32 r35, 1022
 	r37 = convert.f64.i32 r36
 	r38 = le.f64 r32, 0.7071067811865476
-	branch r38, b22, b24
-b22: # Log.if.then
+	branch r38, b16, b18
+b16: # Log.if.then
 	r41 = sub.f64 r37, 1.0
 	r42 = mul.f64 r32, 2.0
 	r39 = move.f64 r42
 	r40 = move.f64 r41
-	jump b23
-b23: # Log.if.done
+	jump b17
+b17: # Log.if.done
 	r43 = sub.f64 r39, 1.0
 	r44 = add.f64 r43, 2.0
 	r45 = div.f64 r43, r44
@@ -31699,12 +29291,12 @@ b23: # Log.if.done
 	r69 = sub.f64 r68, r43
 	r70 = sub.f64 r63, r69
 	r16 = move.f64 r70
-	jump b12
-b24: # edge 6→8
+	jump b8
+b18: # edge 6→8
 	r39 = move.f64 r32
 	r40 = move.f64 r37
-	jump b23
-b25: # exit
+	jump b17
+b19: # exit
 	return
 
 kernel Log10(x []f64, out []f64)
@@ -31726,14 +29318,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b27
+	branch r7, b3, b21
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b27
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -31743,61 +29334,41 @@ b6: # Log.entry
 	r19 = bitcast.u64.f64 r14
 	r20 = andnot.u64 r19, 9223372036854775808
 	r21 = eq.u64 r20, 0
-	branch r21, b7, b18
-b7: # Log.switch.body
-	r23 = const.i64 -1
+	branch r21, b7, b13
+b7: # Inf.return
+	r18 = move.f64 -Inf
 	jump b8
-b8: # Inf.entry
-	r24 = ge.i64 r23, 0
-	branch r24, b9, b17
-b9: # Inf.if.then
-	r25 = move.u64 9218868437227405312
-	jump b10
-b10: # Inf.if.done
-	r26 = bitcast.f64.u64 r25
-	r22 = move.f64 r26
-	jump b11
-b11: # Inf.return
-	r18 = move.f64 r22
-	jump b12
-b12: # Log.return
+b8: # Log.return
 	r17 = move.f64 r18
-	jump b13
-b13: # Log.return
+	jump b9
+b9: # Log.return
 	r73 = mul.f64 r17, 0.4342944819032518
 	r16 = move.f64 r73
-	jump b14
-b14: # log10.return
+	jump b10
+b10: # log10.return
 	r15 = move.f64 r16
-	jump b15
-b15: # Log10.return
+	jump b11
+b11: # Log10.return
 	r74 = elemaddr r4, r9, 8
 	store.f64 r74, r15
-	jump b16
-b16: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b17: # Inf.if.else
-	r25 = move.u64 18442240474082181120
-	jump b10
-b18: # Log.switch.next
+b13: # Log.switch.next
 	r29 = convert.i64.u64 r19
 	r30 = lt.i64 r29, 0
-	branch r30, b19, b21
-b19: # NaN.entry
-	r28 = bitcast.f64.u64 9221120237041090561
-	r27 = move.f64 r28
-	jump b20
-b20: # NaN.return
-	r18 = move.f64 r27
-	jump b12
-b21: # Log.switch.next
+	branch r30, b14, b15
+b14: # NaN.return
+	r18 = move.f64 NaN
+	jump b8
+b15: # Log.switch.next
 	r31 = ge.u64 r19, 9218868437227405312
-	branch r31, b22, b23
-b22: # Log.switch.body
+	branch r31, b16, b17
+b16: # Log.switch.body
 	r18 = move.f64 r14
-	jump b12
-b23: # Log.switch.next
+	jump b8
+b17: # Log.switch.next
 	r32 = and.u64 r19, 4503599627370495
 	r33 = or.u64 r32, 4602678819172646912
 	r34 = bitcast.f64.u64 r33
@@ -31807,14 +29378,14 @@ b23: # Log.switch.next
 	r38 = sub.i32 r37, 1022
 	r39 = convert.f64.i32 r38
 	r40 = le.f64 r34, 0.7071067811865476
-	branch r40, b24, b26
-b24: # Log.if.then
+	branch r40, b18, b20
+b18: # Log.if.then
 	r43 = sub.f64 r39, 1.0
 	r44 = mul.f64 r34, 2.0
 	r41 = move.f64 r44
 	r42 = move.f64 r43
-	jump b25
-b25: # Log.if.done
+	jump b19
+b19: # Log.if.done
 	r45 = sub.f64 r41, 1.0
 	r46 = add.f64 r45, 2.0
 	r47 = div.f64 r45, r46
@@ -31844,12 +29415,12 @@ b25: # Log.if.done
 	r71 = sub.f64 r70, r45
 	r72 = sub.f64 r65, r71
 	r18 = move.f64 r72
-	jump b12
-b26: # edge 6→8
+	jump b8
+b20: # edge 6→8
 	r41 = move.f64 r34
 	r42 = move.f64 r39
-	jump b25
-b27: # exit
+	jump b19
+b21: # exit
 	return
 
 kernel Log1p(x []f64, out []f64)
@@ -31871,14 +29442,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b67
+	branch r7, b3, b51
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b67
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -31886,172 +29456,129 @@ b5: # rangeindex.body
 	jump b6
 b6: # log1p.entry
 	r17 = lt.f64 r14, -1.0
-	branch r17, b7, b12
-b7: # NaN.entry
-	r19 = bitcast.f64.u64 9221120237041090561
-	r18 = move.f64 r19
+	branch r17, b7, b11
+b7: # NaN.return
+	r16 = move.f64 NaN
 	jump b8
-b8: # NaN.return
-	r16 = move.f64 r18
-	jump b9
-b9: # log1p.return
+b8: # log1p.return
 	r15 = move.f64 r16
-	jump b10
-b10: # Log1p.return
+	jump b9
+b9: # Log1p.return
 	r146 = elemaddr r4, r9, 8
 	store.f64 r146, r15
-	jump b11
-b11: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b12: # IsNaN.entry
+b11: # IsNaN.entry
 	r27 = ne.f64 r14, r14
 	r26 = move.bool r27
-	jump b13
-b13: # IsNaN.return
-	branch r26, b7, b14
-b14: # log1p.switch.next
+	jump b12
+b12: # IsNaN.return
+	branch r26, b7, b13
+b13: # log1p.switch.next
 	r25 = eq.f64 r14, -1.0
-	branch r25, b15, b21
-b15: # log1p.switch.body
-	r21 = const.i64 -1
+	branch r25, b14, b15
+b14: # Inf.return
+	r16 = move.f64 -Inf
+	jump b8
+b15: # edge 3→2
+	r37 = move.f64 r14
 	jump b16
-b16: # Inf.entry
-	r22 = ge.i64 r21, 0
-	branch r22, b17, b20
-b17: # Inf.if.then
-	r23 = move.u64 9218868437227405312
-	jump b18
-b18: # Inf.if.done
-	r24 = bitcast.f64.u64 r23
-	r20 = move.f64 r24
-	jump b19
-b19: # Inf.return
-	r16 = move.f64 r20
-	jump b9
-b20: # Inf.if.else
-	r23 = move.u64 18442240474082181120
-	jump b18
-b21: # log1p.switch.next
-	r34 = const.i64 1
-	jump b22
-b22: # IsInf.entry
-	r35 = eq.i64 r34, 0
-	branch r35, b23, b64
-b23: # IsInf.if.then
-	r36 = abs.f64 r14
-	r37 = move.f64 r36
-	jump b24
-b24: # IsInf.if.done
+b16: # IsInf.if.done
 	r38 = gt.f64 r37, 1.7976931348623157e+308
 	r33 = move.bool r38
-	jump b25
-b25: # IsInf.return
-	branch r33, b26, b32
-b26: # log1p.switch.body
-	r29 = const.i64 1
-	jump b27
-b27: # Inf.entry
-	r30 = ge.i64 r29, 0
-	branch r30, b28, b31
-b28: # Inf.if.then
-	r31 = move.u64 9218868437227405312
-	jump b29
-b29: # Inf.if.done
-	r32 = bitcast.f64.u64 r31
-	r28 = move.f64 r32
-	jump b30
-b30: # Inf.return
-	r16 = move.f64 r28
-	jump b9
-b31: # Inf.if.else
-	r31 = move.u64 18442240474082181120
-	jump b29
-b32: # log1p.switch.next
+	jump b17
+b17: # IsInf.return
+	branch r33, b18, b19
+b18: # Inf.return
+	r16 = move.f64 +Inf
+	jump b8
+b19: # log1p.switch.next
 	r41 = abs.f64 r14
 	r42 = lt.f64 r41, 0.41421356237309503
-	branch r42, b33, b63
-b33: # log1p.if.then
+	branch r42, b20, b50
+b20: # log1p.if.then
 	r46 = lt.f64 r41, 1.862645149230957e-09
-	branch r46, b34, b37
-b34: # log1p.if.then
+	branch r46, b21, b24
+b21: # log1p.if.then
 	r52 = lt.f64 r41, 5.551115123125783e-17
-	branch r52, b35, b36
-b35: # log1p.if.then
+	branch r52, b22, b23
+b22: # log1p.if.then
 	r16 = move.f64 r14
-	jump b9
-b36: # log1p.if.done
+	jump b8
+b23: # log1p.if.done
 	r54 = mul.f64 r14, r14
 	r55 = mul.f64 r54, 0.5
 	r56 = sub.f64 r14, r55
 	r16 = move.f64 r56
-	jump b9
-b37: # log1p.if.done
+	jump b8
+b24: # log1p.if.done
 	r53 = gt.f64 r14, -0.2928932188134525
-	branch r53, b38, b62
-b38: # log1p.if.then
+	branch r53, b25, b49
+b25: # log1p.if.then
 	r43 = move.f64 r14
 	r44 = move.u64 1
 	r45 = move.i64 0
-	jump b39
-b39: # log1p.if.done
+	jump b26
+b26: # log1p.if.done
 	r47 = ne.i64 r45, 0
-	branch r47, b40, b61
-b40: # log1p.if.then
+	branch r47, b27, b48
+b27: # log1p.if.then
 	r57 = lt.f64 r41, 9.007199254740992e+15
-	branch r57, b41, b60
-b41: # log1p.if.then
+	branch r57, b28, b47
+b28: # log1p.if.then
 	r61 = add.f64 r14, 1.0
 	r62 = bitcast.u64.f64 r61
 	r63 = shr.u64.u64 r62, 52
 	r64 = sub.u64 r63, 1023
 	r65 = convert.i64.u64 r64
 	r66 = gt.i64 r65, 0
-	branch r66, b42, b59
-b42: # log1p.if.then
+	branch r66, b29, b46
+b29: # log1p.if.then
 	r76 = sub.f64 r61, r14
 	r77 = sub.f64 1.0, r76
 	r78 = move.f64 r77
-	jump b43
-b43: # log1p.if.done
+	jump b30
+b30: # log1p.if.done
 	r79 = div.f64 r78, r61
 	r67 = move.u64 r62
 	r68 = move.i64 r65
 	r69 = move.f64 r79
-	jump b44
-b44: # log1p.if.done
+	jump b31
+b31: # log1p.if.done
 	r70 = and.u64 r67, 4503599627370495
 	r71 = lt.u64 r70, 1865452045155277
-	branch r71, b45, b58
-b45: # log1p.if.then
+	branch r71, b32, b45
+b32: # log1p.if.then
 	r82 = or.u64 r70, 4607182418800017408
 	r83 = bitcast.f64.u64 r82
 	r84 = move.u64 r70
 	r85 = move.i64 r68
 	r86 = move.f64 r83
-	jump b46
-b46: # log1p.if.done
+	jump b33
+b33: # log1p.if.done
 	r87 = sub.f64 r86, 1.0
 	r48 = move.f64 r87
 	r49 = move.u64 r84
 	r50 = move.i64 r85
 	r51 = move.f64 r69
-	jump b47
-b47: # log1p.if.done
+	jump b34
+b34: # log1p.if.done
 	r58 = mul.f64 r48, 0.5
 	r59 = mul.f64 r58, r48
 	r60 = eq.u64 r49, 0
-	branch r60, b48, b55
-b48: # log1p.if.then
+	branch r60, b35, b42
+b35: # log1p.if.then
 	r93 = eq.f64 r48, 0.0
-	branch r93, b49, b52
-b49: # log1p.if.then
+	branch r93, b36, b39
+b36: # log1p.if.then
 	r111 = eq.i64 r50, 0
-	branch r111, b50, b51
-b50: # log1p.if.then
+	branch r111, b37, b38
+b37: # log1p.if.then
 	r16 = move.f64 0.0
-	jump b9
-b51: # log1p.if.done
+	jump b8
+b38: # log1p.if.done
 	r116 = convert.f64.i64 r50
 	r117 = mul.f64 r116, 1.9082149292705877e-10
 	r118 = add.f64 r51, r117
@@ -32059,18 +29586,18 @@ b51: # log1p.if.done
 	r120 = mul.f64 r119, 0.6931471803691238
 	r121 = add.f64 r120, r118
 	r16 = move.f64 r121
-	jump b9
-b52: # log1p.if.done
+	jump b8
+b39: # log1p.if.done
 	r112 = mul.f64 r48, 0.6666666666666666
 	r113 = sub.f64 1.0, r112
 	r114 = mul.f64 r59, r113
 	r115 = eq.i64 r50, 0
-	branch r115, b53, b54
-b53: # log1p.if.then
+	branch r115, b40, b41
+b40: # log1p.if.then
 	r122 = sub.f64 r48, r114
 	r16 = move.f64 r122
-	jump b9
-b54: # log1p.if.done
+	jump b8
+b41: # log1p.if.done
 	r123 = convert.f64.i64 r50
 	r124 = mul.f64 r123, 0.6931471803691238
 	r125 = convert.f64.i64 r50
@@ -32080,8 +29607,8 @@ b54: # log1p.if.done
 	r129 = sub.f64 r128, r48
 	r130 = sub.f64 r124, r129
 	r16 = move.f64 r130
-	jump b9
-b55: # log1p.if.done
+	jump b8
+b42: # log1p.if.done
 	r94 = add.f64 r48, 2.0
 	r95 = div.f64 r48, r94
 	r96 = mul.f64 r95, r95
@@ -32099,15 +29626,15 @@ b55: # log1p.if.done
 	r108 = add.f64 r107, 0.6666666666666735
 	r109 = mul.f64 r96, r108
 	r110 = eq.i64 r50, 0
-	branch r110, b56, b57
-b56: # log1p.if.then
+	branch r110, b43, b44
+b43: # log1p.if.then
 	r131 = add.f64 r59, r109
 	r132 = mul.f64 r95, r131
 	r133 = sub.f64 r59, r132
 	r134 = sub.f64 r48, r133
 	r16 = move.f64 r134
-	jump b9
-b57: # log1p.if.done
+	jump b8
+b44: # log1p.if.done
 	r135 = convert.f64.i64 r50
 	r136 = mul.f64 r135, 0.6931471803691238
 	r137 = add.f64 r59, r109
@@ -32120,8 +29647,8 @@ b57: # log1p.if.done
 	r144 = sub.f64 r143, r48
 	r145 = sub.f64 r136, r144
 	r16 = move.f64 r145
-	jump b9
-b58: # log1p.if.else
+	jump b8
+b45: # log1p.if.else
 	r88 = add.i64 r68, 1
 	r89 = or.u64 r70, 4602678819172646912
 	r90 = bitcast.f64.u64 r89
@@ -32130,13 +29657,13 @@ b58: # log1p.if.else
 	r84 = move.u64 r92
 	r85 = move.i64 r88
 	r86 = move.f64 r90
-	jump b46
-b59: # log1p.if.else
+	jump b33
+b46: # log1p.if.else
 	r80 = sub.f64 r61, 1.0
 	r81 = sub.f64 r14, r80
 	r78 = move.f64 r81
-	jump b43
-b60: # log1p.if.else
+	jump b30
+b47: # log1p.if.else
 	r72 = bitcast.u64.f64 r14
 	r73 = shr.u64.u64 r72, 52
 	r74 = sub.u64 r73, 1023
@@ -32144,34 +29671,24 @@ b60: # log1p.if.else
 	r67 = move.u64 r72
 	r68 = move.i64 r75
 	r69 = move.f64 0.0
-	jump b44
-b61: # edge 9→16
+	jump b31
+b48: # edge 9→16
 	r48 = move.f64 r43
 	r49 = move.u64 r44
 	r50 = move.i64 r45
 	r51 = move.f64 0.0
-	jump b47
-b62: # edge 11→9
+	jump b34
+b49: # edge 11→9
 	r43 = move.f64 0.0
 	r44 = move.u64 0
 	r45 = move.i64 1
-	jump b39
-b63: # edge 7→9
+	jump b26
+b50: # edge 7→9
 	r43 = move.f64 0.0
 	r44 = move.u64 0
 	r45 = move.i64 1
-	jump b39
-b64: # IsInf.if.else
-	r39 = lt.i64 r34, 0
-	branch r39, b65, b66
-b65: # IsInf.if.then
-	r40 = neg.f64 r14
-	r37 = move.f64 r40
-	jump b24
-b66: # edge 3→2
-	r37 = move.f64 r14
-	jump b24
-b67: # exit
+	jump b26
+b51: # exit
 	return
 
 kernel Log2(x []f64, out []f64)
@@ -32193,14 +29710,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b47
+	branch r7, b3, b36
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b47
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -32208,7 +29724,7 @@ b5: # rangeindex.body
 	jump b6
 b6: # frexp.entry
 	r21 = eq.f64 r14, 0.0
-	branch r21, b7, b32
+	branch r21, b7, b26
 b7: # frexp.switch.body
 	r19 = move.f64 r14
 	r20 = move.i64 0
@@ -32243,53 +29759,33 @@ b14: # Log.entry
 	r58 = bitcast.u64.f64 r51
 	r59 = andnot.u64 r58, 9223372036854775808
 	r60 = eq.u64 r59, 0
-	branch r60, b15, b23
-b15: # Log.switch.body
-	r62 = const.i64 -1
+	branch r60, b15, b18
+b15: # Inf.return
+	r57 = move.f64 -Inf
 	jump b16
-b16: # Inf.entry
-	r63 = ge.i64 r62, 0
-	branch r63, b17, b22
-b17: # Inf.if.then
-	r64 = move.u64 9218868437227405312
-	jump b18
-b18: # Inf.if.done
-	r65 = bitcast.f64.u64 r64
-	r61 = move.f64 r65
-	jump b19
-b19: # Inf.return
-	r57 = move.f64 r61
-	jump b20
-b20: # Log.return
+b16: # Log.return
 	r56 = move.f64 r57
-	jump b21
-b21: # Log.return
+	jump b17
+b17: # Log.return
 	r112 = mul.f64 r56, 1.4426950408889634
 	r113 = convert.f64.i64 r52
 	r114 = add.f64 r112, r113
 	r16 = move.f64 r114
 	jump b11
-b22: # Inf.if.else
-	r64 = move.u64 18442240474082181120
-	jump b18
-b23: # Log.switch.next
+b18: # Log.switch.next
 	r68 = convert.i64.u64 r58
 	r69 = lt.i64 r68, 0
-	branch r69, b24, b26
-b24: # NaN.entry
-	r67 = bitcast.f64.u64 9221120237041090561
-	r66 = move.f64 r67
-	jump b25
-b25: # NaN.return
-	r57 = move.f64 r66
-	jump b20
-b26: # Log.switch.next
+	branch r69, b19, b20
+b19: # NaN.return
+	r57 = move.f64 NaN
+	jump b16
+b20: # Log.switch.next
 	r70 = ge.u64 r58, 9218868437227405312
-	branch r70, b27, b28
-b27: # Log.switch.body
+	branch r70, b21, b22
+b21: # Log.switch.body
 	r57 = move.f64 r51
-	jump b20
-b28: # Log.switch.next
+	jump b16
+b22: # Log.switch.next
 	r71 = and.u64 r58, 4503599627370495
 	r72 = or.u64 r71, 4602678819172646912
 	r73 = bitcast.f64.u64 r72
@@ -32299,14 +29795,14 @@ b28: # Log.switch.next
 	r77 = sub.i32 r76, 1022
 	r78 = convert.f64.i32 r77
 	r79 = le.f64 r73, 0.7071067811865476
-	branch r79, b29, b31
-b29: # Log.if.then
+	branch r79, b23, b25
+b23: # Log.if.then
 	r82 = sub.f64 r78, 1.0
 	r83 = mul.f64 r73, 2.0
 	r80 = move.f64 r83
 	r81 = move.f64 r82
-	jump b30
-b30: # Log.if.done
+	jump b24
+b24: # Log.if.done
 	r84 = sub.f64 r80, 1.0
 	r85 = add.f64 r84, 2.0
 	r86 = div.f64 r84, r85
@@ -32336,47 +29832,41 @@ b30: # Log.if.done
 	r110 = sub.f64 r109, r84
 	r111 = sub.f64 r104, r110
 	r57 = move.f64 r111
-	jump b20
-b31: # edge 6→8
+	jump b16
+b25: # edge 6→8
 	r80 = move.f64 r73
 	r81 = move.f64 r78
-	jump b30
-b32: # frexp.switch.next
-	r23 = const.i64 0
-	jump b33
-b33: # IsInf.entry
-	r24 = eq.i64 r23, 0
-	branch r24, b34, b44
-b34: # IsInf.if.then
+	jump b24
+b26: # IsInf.if.then
 	r25 = abs.f64 r14
 	r26 = move.f64 r25
-	jump b35
-b35: # IsInf.if.done
+	jump b27
+b27: # IsInf.if.done
 	r27 = gt.f64 r26, 1.7976931348623157e+308
 	r22 = move.bool r27
-	jump b36
-b36: # IsInf.return
-	branch r22, b37, b38
-b37: # frexp.switch.body
+	jump b28
+b28: # IsInf.return
+	branch r22, b29, b30
+b29: # frexp.switch.body
 	r19 = move.f64 r14
 	r20 = move.i64 0
 	jump b8
-b38: # IsNaN.entry
+b30: # IsNaN.entry
 	r48 = ne.f64 r14, r14
 	r47 = move.bool r48
-	jump b39
-b39: # IsNaN.return
-	branch r47, b37, b40
-b40: # normalize.entry
-	r32 = abs.f64 r14
+	jump b31
+b31: # IsNaN.return
+	branch r47, b29, b32
+b32: # normalize.entry
+	r32 = move.f64 r25
 	r33 = lt.f64 r32, 2.2250738585072014e-308
-	branch r33, b41, b43
-b41: # normalize.if.then
+	branch r33, b33, b35
+b33: # normalize.if.then
 	r34 = mul.f64 r14, 4.503599627370496e+15
 	r30 = move.f64 r34
 	r31 = move.i64 -52
-	jump b42
-b42: # normalize.return
+	jump b34
+b34: # normalize.return
 	r35 = move.f64 r30
 	r36 = move.i64 r31
 	r37 = bitcast.u64.f64 r35
@@ -32392,21 +29882,11 @@ b42: # normalize.return
 	r19 = move.f64 r46
 	r20 = move.i64 r43
 	jump b8
-b43: # normalize.if.done
+b35: # normalize.if.done
 	r30 = move.f64 r14
 	r31 = move.i64 0
-	jump b42
-b44: # IsInf.if.else
-	r28 = lt.i64 r23, 0
-	branch r28, b45, b46
-b45: # IsInf.if.then
-	r29 = neg.f64 r14
-	r26 = move.f64 r29
-	jump b35
-b46: # edge 3→2
-	r26 = move.f64 r14
-	jump b35
-b47: # exit
+	jump b34
+b36: # exit
 	return
 
 kernel Logb(x []f64, out []f64)
@@ -32428,14 +29908,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b37
+	branch r7, b3, b22
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b37
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -32443,87 +29922,49 @@ b5: # rangeindex.body
 	jump b6
 b6: # Logb.entry
 	r16 = eq.f64 r14, 0.0
-	branch r16, b7, b15
-b7: # Logb.switch.body
-	r18 = const.i64 -1
+	branch r16, b7, b10
+b7: # Inf.return
+	r15 = move.f64 -Inf
 	jump b8
-b8: # Inf.entry
-	r19 = ge.i64 r18, 0
-	branch r19, b9, b14
-b9: # Inf.if.then
-	r20 = move.u64 9218868437227405312
-	jump b10
-b10: # Inf.if.done
-	r21 = bitcast.f64.u64 r20
-	r17 = move.f64 r21
-	jump b11
-b11: # Inf.return
-	r15 = move.f64 r17
-	jump b12
-b12: # Logb.return
+b8: # Logb.return
 	r52 = elemaddr r4, r9, 8
 	store.f64 r52, r15
-	jump b13
-b13: # latch
+	jump b9
+b9: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b14: # Inf.if.else
-	r20 = move.u64 18442240474082181120
-	jump b10
-b15: # Logb.switch.next
-	r28 = const.i64 0
-	jump b16
-b16: # IsInf.entry
-	r29 = eq.i64 r28, 0
-	branch r29, b17, b34
-b17: # IsInf.if.then
+b10: # IsInf.if.then
 	r30 = abs.f64 r14
 	r31 = move.f64 r30
-	jump b18
-b18: # IsInf.if.done
+	jump b11
+b11: # IsInf.if.done
 	r32 = gt.f64 r31, 1.7976931348623157e+308
 	r27 = move.bool r32
-	jump b19
-b19: # IsInf.return
-	branch r27, b20, b26
-b20: # Logb.switch.body
-	r23 = const.i64 1
-	jump b21
-b21: # Inf.entry
-	r24 = ge.i64 r23, 0
-	branch r24, b22, b25
-b22: # Inf.if.then
-	r25 = move.u64 9218868437227405312
-	jump b23
-b23: # Inf.if.done
-	r26 = bitcast.f64.u64 r25
-	r22 = move.f64 r26
-	jump b24
-b24: # Inf.return
-	r15 = move.f64 r22
 	jump b12
-b25: # Inf.if.else
-	r25 = move.u64 18442240474082181120
-	jump b23
-b26: # IsNaN.entry
+b12: # IsInf.return
+	branch r27, b13, b14
+b13: # Inf.return
+	r15 = move.f64 +Inf
+	jump b8
+b14: # IsNaN.entry
 	r36 = ne.f64 r14, r14
 	r35 = move.bool r36
-	jump b27
-b27: # IsNaN.return
-	branch r35, b28, b29
-b28: # Logb.switch.body
+	jump b15
+b15: # IsNaN.return
+	branch r35, b16, b17
+b16: # Logb.switch.body
 	r15 = move.f64 r14
-	jump b12
-b29: # normalize.entry
-	r40 = abs.f64 r14
+	jump b8
+b17: # normalize.entry
+	r40 = move.f64 r30
 	r41 = lt.f64 r40, 2.2250738585072014e-308
-	branch r41, b30, b33
-b30: # normalize.if.then
+	branch r41, b18, b21
+b18: # normalize.if.then
 	r42 = mul.f64 r14, 4.503599627370496e+15
 	r38 = move.f64 r42
 	r39 = move.i64 -52
-	jump b31
-b31: # normalize.return
+	jump b19
+b19: # normalize.return
 	r43 = move.f64 r38
 	r44 = move.i64 r39
 	r45 = bitcast.u64.f64 r43
@@ -32533,26 +29974,16 @@ b31: # normalize.return
 	r49 = sub.i64 r48, 1023
 	r50 = add.i64 r49, r44
 	r37 = move.i64 r50
-	jump b32
-b32: # ilogb.return
+	jump b20
+b20: # ilogb.return
 	r51 = convert.f64.i64 r37
 	r15 = move.f64 r51
-	jump b12
-b33: # normalize.if.done
+	jump b8
+b21: # normalize.if.done
 	r38 = move.f64 r14
 	r39 = move.i64 0
-	jump b31
-b34: # IsInf.if.else
-	r33 = lt.i64 r28, 0
-	branch r33, b35, b36
-b35: # IsInf.if.then
-	r34 = neg.f64 r14
-	r31 = move.f64 r34
-	jump b18
-b36: # edge 3→2
-	r31 = move.f64 r14
-	jump b18
-b37: # exit
+	jump b19
+b22: # exit
 	return
 
 kernel Round(x []f64, out []f64)
@@ -32580,8 +30011,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b16
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -32658,8 +30088,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -32693,14 +30122,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b81
+	branch r7, b3, b61
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b81
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -32708,7 +30136,7 @@ b5: # rangeindex.body
 	jump b6
 b6: # sinh.entry
 	r17 = lt.f64 r14, 0.0
-	branch r17, b7, b80
+	branch r17, b7, b60
 b7: # sinh.if.then
 	r20 = neg.f64 r14
 	r18 = move.f64 r20
@@ -32716,7 +30144,7 @@ b7: # sinh.if.then
 	jump b8
 b8: # sinh.if.done
 	r21 = gt.f64 r18, 21.0
-	branch r21, b9, b47
+	branch r21, b9, b37
 b9: # Exp.entry
 	r26 = bitcast.u64.f64 r18
 	r27 = andnot.u64 r26, 9223372036854775808
@@ -32762,45 +30190,29 @@ b21: # Exp.if.done
 	jump b12
 b22: # Exp.if.done
 	r30 = gt.f64 r18, 709.782712893384
-	branch r30, b23, b29
-b23: # Exp.if.then
-	r32 = const.i64 1
-	jump b24
-b24: # Inf.entry
-	r33 = ge.i64 r32, 0
-	branch r33, b25, b28
-b25: # Inf.if.then
-	r34 = move.u64 9218868437227405312
-	jump b26
-b26: # Inf.if.done
-	r35 = bitcast.f64.u64 r34
-	r31 = move.f64 r35
-	jump b27
-b27: # Inf.return
-	r25 = move.f64 r31
+	branch r30, b23, b24
+b23: # Inf.return
+	r25 = move.f64 +Inf
 	jump b12
-b28: # Inf.if.else
-	r34 = move.u64 18442240474082181120
-	jump b26
-b29: # Exp.if.done
+b24: # Exp.if.done
 	r36 = mul.f64 r18, 1.4426950408889634
-	jump b30
-b30: # roundToInt32.entry
+	jump b25
+b25: # roundToInt32.entry
 	r38 = roundeven.f64 r36
 	r39 = ge.f64 r38, -2.147483648e+09
-	branch r39, b31, b46
-b31: # roundToInt32.cond.true
+	branch r39, b26, b36
+b26: # roundToInt32.cond.true
 	r41 = le.f64 r38, 2.147483647e+09
-	branch r41, b32, b46
-b32: # roundToInt32.if.then
+	branch r41, b27, b36
+b27: # roundToInt32.if.then
 	r40 = convert.i32.f64 r38
 	r37 = move.i32 r40
-	jump b33
-b33: # roundToInt32.return
+	jump b28
+b28: # roundToInt32.return
 	r42 = convert.f64.i32 r37
 	r43 = neg.f64 r42
 	r44 = fma.f64 r43, 0.693147180559663, r18
-	r45 = neg.f64 r42
+	r45 = move.f64 r43
 	r46 = fma.f64 r45, 2.8235290563031577e-13, r44
 	r47 = mul.f64 r46, 0.0625
 	r48 = fma.f64 2.48015873015873e-05, r47, 0.0001984126984126984
@@ -32821,14 +30233,14 @@ b33: # roundToInt32.return
 	r63 = fma.f64 r61, r62, 1.0
 	r64 = add.i32 r37, 1023
 	r65 = le.i32 r64, 0
-	branch r65, b34, b38
-b34: # Exp.if.then
+	branch r65, b29, b33
+b29: # Exp.if.then
 	r66 = lt.i32 r64, -52
-	branch r66, b35, b36
-b35: # Exp.if.then
+	branch r66, b30, b31
+b30: # Exp.if.then
 	r25 = move.f64 0.0
 	jump b12
-b36: # Exp.if.done
+b31: # Exp.if.done
 	r74 = add.i32 r64, 1022
 	r75 = convert.u64.i32 r74
 	r76 = shl.u64.u64 r75, 52
@@ -32836,110 +30248,78 @@ b36: # Exp.if.done
 	r78 = mul.f64 r63, r77
 	r67 = move.f64 r78
 	r68 = move.i32 1
-	jump b37
-b37: # Exp.if.done
+	jump b32
+b32: # Exp.if.done
 	r69 = convert.u64.i32 r68
 	r70 = shl.u64.u64 r69, 52
 	r71 = bitcast.f64.u64 r70
 	r72 = mul.f64 r67, r71
 	r25 = move.f64 r72
 	jump b12
-b38: # Exp.if.else
+b33: # Exp.if.else
 	r73 = ge.i32 r64, 2047
-	branch r73, b39, b45
-b39: # Exp.if.then
-	r80 = const.i64 1
-	jump b40
-b40: # Inf.entry
-	r81 = ge.i64 r80, 0
-	branch r81, b41, b44
-b41: # Inf.if.then
-	r82 = move.u64 9218868437227405312
-	jump b42
-b42: # Inf.if.done
-	r83 = bitcast.f64.u64 r82
-	r79 = move.f64 r83
-	jump b43
-b43: # Inf.return
-	r25 = move.f64 r79
+	branch r73, b34, b35
+b34: # Inf.return
+	r25 = move.f64 +Inf
 	jump b12
-b44: # Inf.if.else
-	r82 = move.u64 18442240474082181120
-	jump b42
-b45: # edge 9→8
+b35: # edge 9→8
 	r67 = move.f64 r63
 	r68 = move.i32 r64
-	jump b37
-b46: # roundToInt32.if.done
+	jump b32
+b36: # roundToInt32.if.done
 	r37 = move.i32 -2147483648
-	jump b33
-b47: # sinh.switch.next
+	jump b28
+b37: # sinh.switch.next
 	r148 = gt.f64 r18, 0.5
-	branch r148, b48, b79
-b48: # Exp.entry
+	branch r148, b38, b59
+b38: # Exp.entry
 	r87 = bitcast.u64.f64 r18
 	r88 = andnot.u64 r87, 9223372036854775808
 	r89 = ge.u64 r88, 9218868437227405312
-	branch r89, b49, b54
-b49: # Exp.if.then
+	branch r89, b39, b44
+b39: # Exp.if.then
 	r90 = eq.u64 r87, 18442240474082181120
-	branch r90, b50, b53
-b50: # Exp.if.then
+	branch r90, b40, b43
+b40: # Exp.if.then
 	r86 = move.f64 0.0
-	jump b51
-b51: # Exp.return
+	jump b41
+b41: # Exp.return
 	r85 = move.f64 r86
-	jump b52
-b52: # Exp.return
+	jump b42
+b42: # Exp.return
 	r145 = div.f64 1.0, r85
 	r146 = sub.f64 r85, r145
 	r147 = mul.f64 r146, 0.5
 	r22 = move.f64 r147
 	jump b14
-b53: # Exp.if.done
+b43: # Exp.if.done
 	r86 = move.f64 r18
-	jump b51
-b54: # Exp.if.done
+	jump b41
+b44: # Exp.if.done
 	r91 = gt.f64 r18, 709.782712893384
-	branch r91, b55, b61
-b55: # Exp.if.then
-	r93 = const.i64 1
-	jump b56
-b56: # Inf.entry
-	r94 = ge.i64 r93, 0
-	branch r94, b57, b60
-b57: # Inf.if.then
-	r95 = move.u64 9218868437227405312
-	jump b58
-b58: # Inf.if.done
-	r96 = bitcast.f64.u64 r95
-	r92 = move.f64 r96
-	jump b59
-b59: # Inf.return
-	r86 = move.f64 r92
-	jump b51
-b60: # Inf.if.else
-	r95 = move.u64 18442240474082181120
-	jump b58
-b61: # Exp.if.done
+	branch r91, b45, b46
+b45: # Inf.return
+	r86 = move.f64 +Inf
+	jump b41
+b46: # Exp.if.done
 	r97 = mul.f64 r18, 1.4426950408889634
-	jump b62
-b62: # roundToInt32.entry
+	jump b47
+b47: # roundToInt32.entry
 	r99 = roundeven.f64 r97
 	r100 = ge.f64 r99, -2.147483648e+09
-	branch r100, b63, b78
-b63: # roundToInt32.cond.true
+	branch r100, b48, b58
+b48: # roundToInt32.cond.true
 	r102 = le.f64 r99, 2.147483647e+09
-	branch r102, b64, b78
-b64: # roundToInt32.if.then
+	branch r102, b49, b58
+b49: # roundToInt32.if.then
 	r101 = convert.i32.f64 r99
 	r98 = move.i32 r101
-	jump b65
-b65: # roundToInt32.return
+	jump b50
+b50: # roundToInt32.return
 	r103 = convert.f64.i32 r98
 	r104 = neg.f64 r103
 	r105 = fma.f64 r104, 0.693147180559663, r18
-	r106 = neg.f64 r103
+	r106 = move.f64 r104
 	r107 = fma.f64 r106, 2.8235290563031577e-13, r105
 	r108 = mul.f64 r107, 0.0625
 	r109 = fma.f64 2.48015873015873e-05, r108, 0.0001984126984126984
@@ -32960,14 +30340,14 @@ b65: # roundToInt32.return
 	r124 = fma.f64 r122, r123, 1.0
 	r125 = add.i32 r98, 1023
 	r126 = le.i32 r125, 0
-	branch r126, b66, b70
-b66: # Exp.if.then
+	branch r126, b51, b55
+b51: # Exp.if.then
 	r127 = lt.i32 r125, -52
-	branch r127, b67, b68
-b67: # Exp.if.then
+	branch r127, b52, b53
+b52: # Exp.if.then
 	r86 = move.f64 0.0
-	jump b51
-b68: # Exp.if.done
+	jump b41
+b53: # Exp.if.done
 	r135 = add.i32 r125, 1022
 	r136 = convert.u64.i32 r135
 	r137 = shl.u64.u64 r136, 52
@@ -32975,44 +30355,28 @@ b68: # Exp.if.done
 	r139 = mul.f64 r124, r138
 	r128 = move.f64 r139
 	r129 = move.i32 1
-	jump b69
-b69: # Exp.if.done
+	jump b54
+b54: # Exp.if.done
 	r130 = convert.u64.i32 r129
 	r131 = shl.u64.u64 r130, 52
 	r132 = bitcast.f64.u64 r131
 	r133 = mul.f64 r128, r132
 	r86 = move.f64 r133
-	jump b51
-b70: # Exp.if.else
+	jump b41
+b55: # Exp.if.else
 	r134 = ge.i32 r125, 2047
-	branch r134, b71, b77
-b71: # Exp.if.then
-	r141 = const.i64 1
-	jump b72
-b72: # Inf.entry
-	r142 = ge.i64 r141, 0
-	branch r142, b73, b76
-b73: # Inf.if.then
-	r143 = move.u64 9218868437227405312
-	jump b74
-b74: # Inf.if.done
-	r144 = bitcast.f64.u64 r143
-	r140 = move.f64 r144
-	jump b75
-b75: # Inf.return
-	r86 = move.f64 r140
-	jump b51
-b76: # Inf.if.else
-	r143 = move.u64 18442240474082181120
-	jump b74
-b77: # edge 9→8
+	branch r134, b56, b57
+b56: # Inf.return
+	r86 = move.f64 +Inf
+	jump b41
+b57: # edge 9→8
 	r128 = move.f64 r124
 	r129 = move.i32 r125
-	jump b69
-b78: # roundToInt32.if.done
+	jump b54
+b58: # roundToInt32.if.done
 	r98 = move.i32 -2147483648
-	jump b65
-b79: # sinh.switch.next
+	jump b50
+b59: # sinh.switch.next
 	r149 = mul.f64 r18, r18
 	r150 = mul.f64 r149, -26.30563213397497
 	r151 = add.f64 r150, -2894.211355989564
@@ -33029,11 +30393,11 @@ b79: # sinh.switch.next
 	r162 = div.f64 r156, r161
 	r22 = move.f64 r162
 	jump b14
-b80: # edge 0→2
+b60: # edge 0→2
 	r18 = move.f64 r14
 	r19 = move.bool false
 	jump b8
-b81: # exit
+b61: # exit
 	return
 
 kernel Sqrt(x []f64, out []f64)
@@ -33061,8 +30425,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -33102,8 +30465,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -33140,14 +30502,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b117
+	branch r7, b3, b83
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b117
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -33161,313 +30522,208 @@ b6: # IsNaN.entry
 	r21 = move.bool r22
 	jump b7
 b7: # IsNaN.return
-	branch r21, b8, b13
-b8: # NaN.entry
-	r24 = bitcast.f64.u64 9221120237041090561
-	r23 = move.f64 r24
+	branch r21, b8, b12
+b8: # NaN.return
+	r20 = move.f64 NaN
 	jump b9
-b9: # NaN.return
-	r20 = move.f64 r23
-	jump b10
-b10: # atan2.return
+b9: # atan2.return
 	r19 = move.f64 r20
-	jump b11
-b11: # Atan2.return
+	jump b10
+b10: # Atan2.return
 	r309 = elemaddr r4, r9, 8
 	store.f64 r309, r19
-	jump b12
-b12: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # IsNaN.entry
+b12: # IsNaN.entry
 	r28 = ne.f64 r18, r18
 	r27 = move.bool r28
-	jump b14
-b14: # IsNaN.return
-	branch r27, b8, b15
-b15: # atan2.switch.next
+	jump b13
+b13: # IsNaN.return
+	branch r27, b8, b14
+b14: # atan2.switch.next
 	r26 = eq.f64 r14, 0.0
-	branch r26, b16, b25
-b16: # atan2.switch.body
+	branch r26, b15, b22
+b15: # atan2.switch.body
 	r25 = ge.f64 r18, 0.0
-	branch r25, b17, b19
-b17: # Signbit.entry
+	branch r25, b16, b18
+b16: # Signbit.entry
 	r55 = bitcast.u64.f64 r18
 	r56 = convert.i64.u64 r55
 	r57 = lt.i64 r56, 0
 	r54 = move.bool r57
-	jump b18
-b18: # Signbit.return
-	branch r54, b19, b22
-b19: # atan2.if.done
-	r47 = const.f64 3.141592653589793
-	jump b20
-b20: # Copysign.entry
-	r48 = bitcast.u64.f64 r47
-	r49 = andnot.u64 r48, 9223372036854775808
+	jump b17
+b17: # Signbit.return
+	branch r54, b18, b20
+b18: # Copysign.entry
 	r50 = bitcast.u64.f64 r14
 	r51 = and.u64 r50, 9223372036854775808
-	r52 = or.u64 r49, r51
+	r52 = or.u64 r51, 4614256656552045848
 	r53 = bitcast.f64.u64 r52
 	r46 = move.f64 r53
-	jump b21
-b21: # Copysign.return
+	jump b19
+b19: # Copysign.return
 	r20 = move.f64 r46
-	jump b10
-b22: # atan2.if.then
-	r39 = const.f64 0.0
-	jump b23
-b23: # Copysign.entry
-	r40 = bitcast.u64.f64 r39
-	r41 = andnot.u64 r40, 9223372036854775808
+	jump b9
+b20: # Copysign.entry
 	r42 = bitcast.u64.f64 r14
 	r43 = and.u64 r42, 9223372036854775808
-	r44 = or.u64 r41, r43
+	r44 = move.u64 r43
 	r45 = bitcast.f64.u64 r44
 	r38 = move.f64 r45
-	jump b24
-b24: # Copysign.return
+	jump b21
+b21: # Copysign.return
 	r20 = move.f64 r38
-	jump b10
-b25: # atan2.switch.next
+	jump b9
+b22: # atan2.switch.next
 	r37 = eq.f64 r18, 0.0
-	branch r37, b26, b29
-b26: # atan2.switch.body
-	r30 = const.f64 1.5707963267948966
-	jump b27
-b27: # Copysign.entry
-	r31 = bitcast.u64.f64 r30
-	r32 = andnot.u64 r31, 9223372036854775808
+	branch r37, b23, b25
+b23: # Copysign.entry
 	r33 = bitcast.u64.f64 r14
 	r34 = and.u64 r33, 9223372036854775808
-	r35 = or.u64 r32, r34
+	r35 = or.u64 r34, 4609753056924675352
 	r36 = bitcast.f64.u64 r35
 	r29 = move.f64 r36
-	jump b28
-b28: # Copysign.return
+	jump b24
+b24: # Copysign.return
 	r20 = move.f64 r29
-	jump b10
-b29: # atan2.switch.next
-	r67 = const.i64 0
-	jump b30
-b30: # IsInf.entry
-	r68 = eq.i64 r67, 0
-	branch r68, b31, b114
-b31: # IsInf.if.then
+	jump b9
+b25: # IsInf.if.then
 	r69 = abs.f64 r18
 	r70 = move.f64 r69
-	jump b32
-b32: # IsInf.if.done
+	jump b26
+b26: # IsInf.if.done
 	r71 = gt.f64 r70, 1.7976931348623157e+308
 	r66 = move.bool r71
-	jump b33
-b33: # IsInf.return
-	branch r66, b34, b70
-b34: # atan2.switch.body
-	r59 = const.i64 1
-	jump b35
-b35: # IsInf.entry
-	r60 = eq.i64 r59, 0
-	branch r60, b36, b67
-b36: # IsInf.if.then
-	r61 = abs.f64 r18
-	r62 = move.f64 r61
-	jump b37
-b37: # IsInf.if.done
+	jump b27
+b27: # IsInf.return
+	branch r66, b28, b45
+b28: # edge 3→2
+	r62 = move.f64 r18
+	jump b29
+b29: # IsInf.if.done
 	r63 = gt.f64 r62, 1.7976931348623157e+308
 	r58 = move.bool r63
-	jump b38
-b38: # IsInf.return
-	branch r58, b39, b53
-b39: # atan2.if.then
-	r91 = const.i64 0
-	jump b40
-b40: # IsInf.entry
-	r92 = eq.i64 r91, 0
-	branch r92, b41, b50
-b41: # IsInf.if.then
+	jump b30
+b30: # IsInf.return
+	branch r58, b31, b38
+b31: # IsInf.if.then
 	r93 = abs.f64 r14
 	r94 = move.f64 r93
-	jump b42
-b42: # IsInf.if.done
+	jump b32
+b32: # IsInf.if.done
 	r95 = gt.f64 r94, 1.7976931348623157e+308
 	r90 = move.bool r95
-	jump b43
-b43: # IsInf.return
-	branch r90, b44, b47
-b44: # atan2.switch.body
-	r107 = const.f64 0.7853981633974483
-	jump b45
-b45: # Copysign.entry
-	r108 = bitcast.u64.f64 r107
-	r109 = andnot.u64 r108, 9223372036854775808
+	jump b33
+b33: # IsInf.return
+	branch r90, b34, b36
+b34: # Copysign.entry
 	r110 = bitcast.u64.f64 r14
 	r111 = and.u64 r110, 9223372036854775808
-	r112 = or.u64 r109, r111
+	r112 = or.u64 r111, 4605249457297304856
 	r113 = bitcast.f64.u64 r112
 	r106 = move.f64 r113
-	jump b46
-b46: # Copysign.return
+	jump b35
+b35: # Copysign.return
 	r20 = move.f64 r106
-	jump b10
-b47: # atan2.switch.next
-	r115 = const.f64 0.0
-	jump b48
-b48: # Copysign.entry
-	r116 = bitcast.u64.f64 r115
-	r117 = andnot.u64 r116, 9223372036854775808
+	jump b9
+b36: # Copysign.entry
 	r118 = bitcast.u64.f64 r14
 	r119 = and.u64 r118, 9223372036854775808
-	r120 = or.u64 r117, r119
+	r120 = move.u64 r119
 	r121 = bitcast.f64.u64 r120
 	r114 = move.f64 r121
-	jump b49
-b49: # Copysign.return
+	jump b37
+b37: # Copysign.return
 	r20 = move.f64 r114
-	jump b10
-b50: # IsInf.if.else
-	r96 = lt.i64 r91, 0
-	branch r96, b51, b52
-b51: # IsInf.if.then
-	r97 = neg.f64 r14
-	r94 = move.f64 r97
-	jump b42
-b52: # edge 3→2
-	r94 = move.f64 r14
-	jump b42
-b53: # atan2.if.done
-	r99 = const.i64 0
-	jump b54
-b54: # IsInf.entry
-	r100 = eq.i64 r99, 0
-	branch r100, b55, b64
-b55: # IsInf.if.then
+	jump b9
+b38: # IsInf.if.then
 	r101 = abs.f64 r14
 	r102 = move.f64 r101
-	jump b56
-b56: # IsInf.if.done
+	jump b39
+b39: # IsInf.if.done
 	r103 = gt.f64 r102, 1.7976931348623157e+308
 	r98 = move.bool r103
-	jump b57
-b57: # IsInf.return
-	branch r98, b58, b61
-b58: # atan2.switch.body
-	r123 = const.f64 2.356194490192345
-	jump b59
-b59: # Copysign.entry
-	r124 = bitcast.u64.f64 r123
-	r125 = andnot.u64 r124, 9223372036854775808
+	jump b40
+b40: # IsInf.return
+	branch r98, b41, b43
+b41: # Copysign.entry
 	r126 = bitcast.u64.f64 r14
 	r127 = and.u64 r126, 9223372036854775808
-	r128 = or.u64 r125, r127
+	r128 = or.u64 r127, 4612488097114038738
 	r129 = bitcast.f64.u64 r128
 	r122 = move.f64 r129
-	jump b60
-b60: # Copysign.return
+	jump b42
+b42: # Copysign.return
 	r20 = move.f64 r122
-	jump b10
-b61: # atan2.switch.next
-	r131 = const.f64 3.141592653589793
-	jump b62
-b62: # Copysign.entry
-	r132 = bitcast.u64.f64 r131
-	r133 = andnot.u64 r132, 9223372036854775808
+	jump b9
+b43: # Copysign.entry
 	r134 = bitcast.u64.f64 r14
 	r135 = and.u64 r134, 9223372036854775808
-	r136 = or.u64 r133, r135
+	r136 = or.u64 r135, 4614256656552045848
 	r137 = bitcast.f64.u64 r136
 	r130 = move.f64 r137
-	jump b63
-b63: # Copysign.return
+	jump b44
+b44: # Copysign.return
 	r20 = move.f64 r130
-	jump b10
-b64: # IsInf.if.else
-	r104 = lt.i64 r99, 0
-	branch r104, b65, b66
-b65: # IsInf.if.then
-	r105 = neg.f64 r14
-	r102 = move.f64 r105
-	jump b56
-b66: # edge 3→2
-	r102 = move.f64 r14
-	jump b56
-b67: # IsInf.if.else
-	r64 = lt.i64 r59, 0
-	branch r64, b68, b69
-b68: # IsInf.if.then
-	r65 = neg.f64 r18
-	r62 = move.f64 r65
-	jump b37
-b69: # edge 3→2
-	r62 = move.f64 r18
-	jump b37
-b70: # atan2.switch.next
-	r83 = const.i64 0
-	jump b71
-b71: # IsInf.entry
-	r84 = eq.i64 r83, 0
-	branch r84, b72, b111
-b72: # IsInf.if.then
+	jump b9
+b45: # IsInf.if.then
 	r85 = abs.f64 r14
 	r86 = move.f64 r85
-	jump b73
-b73: # IsInf.if.done
+	jump b46
+b46: # IsInf.if.done
 	r87 = gt.f64 r86, 1.7976931348623157e+308
 	r82 = move.bool r87
-	jump b74
-b74: # IsInf.return
-	branch r82, b75, b78
-b75: # atan2.switch.body
-	r75 = const.f64 1.5707963267948966
-	jump b76
-b76: # Copysign.entry
-	r76 = bitcast.u64.f64 r75
-	r77 = andnot.u64 r76, 9223372036854775808
+	jump b47
+b47: # IsInf.return
+	branch r82, b48, b50
+b48: # Copysign.entry
 	r78 = bitcast.u64.f64 r14
 	r79 = and.u64 r78, 9223372036854775808
-	r80 = or.u64 r77, r79
+	r80 = or.u64 r79, 4609753056924675352
 	r81 = bitcast.f64.u64 r80
 	r74 = move.f64 r81
-	jump b77
-b77: # Copysign.return
+	jump b49
+b49: # Copysign.return
 	r20 = move.f64 r74
-	jump b10
-b78: # atan2.switch.next
+	jump b9
+b50: # atan2.switch.next
 	r138 = div.f64 r14, r18
-	jump b79
-b79: # atan.entry
+	jump b51
+b51: # atan.entry
 	r141 = eq.f64 r138, 0.0
-	branch r141, b80, b87
-b80: # atan.if.then
+	branch r141, b52, b59
+b52: # atan.if.then
 	r140 = move.f64 r138
-	jump b81
-b81: # atan.return
+	jump b53
+b53: # atan.return
 	r139 = move.f64 r140
-	jump b82
-b82: # Atan.return
+	jump b54
+b54: # Atan.return
 	r305 = lt.f64 r18, 0.0
-	branch r305, b83, b86
-b83: # atan2.if.then
+	branch r305, b55, b58
+b55: # atan2.if.then
 	r306 = le.f64 r139, 0.0
-	branch r306, b84, b85
-b84: # atan2.if.then
+	branch r306, b56, b57
+b56: # atan2.if.then
 	r307 = add.f64 r139, 3.141592653589793
 	r20 = move.f64 r307
-	jump b10
-b85: # atan2.if.done
+	jump b9
+b57: # atan2.if.done
 	r308 = sub.f64 r139, 3.141592653589793
 	r20 = move.f64 r308
-	jump b10
-b86: # atan2.if.done
+	jump b9
+b58: # atan2.if.done
 	r20 = move.f64 r139
-	jump b10
-b87: # atan.if.done
+	jump b9
+b59: # atan.if.done
 	r142 = gt.f64 r138, 0.0
-	branch r142, b88, b99
-b88: # satan.entry
+	branch r142, b60, b71
+b60: # satan.entry
 	r144 = le.f64 r138, 0.66
-	branch r144, b89, b92
-b89: # xatan.entry
+	branch r144, b61, b64
+b61: # xatan.entry
 	r146 = mul.f64 r138, r138
 	r147 = mul.f64 r146, -0.8750608600031904
 	r148 = add.f64 r147, -16.157537187333652
@@ -33491,20 +30747,20 @@ b89: # xatan.entry
 	r166 = mul.f64 r138, r165
 	r167 = add.f64 r166, r138
 	r145 = move.f64 r167
-	jump b90
-b90: # xatan.return
+	jump b62
+b62: # xatan.return
 	r143 = move.f64 r145
-	jump b91
-b91: # satan.return
+	jump b63
+b63: # satan.return
 	r140 = move.f64 r143
-	jump b81
-b92: # satan.if.done
+	jump b53
+b64: # satan.if.done
 	r168 = gt.f64 r138, 2.414213562373095
-	branch r168, b93, b96
-b93: # satan.if.then
+	branch r168, b65, b68
+b65: # satan.if.then
 	r169 = div.f64 1.0, r138
-	jump b94
-b94: # xatan.entry
+	jump b66
+b66: # xatan.entry
 	r171 = mul.f64 r169, r169
 	r172 = mul.f64 r171, -0.8750608600031904
 	r173 = add.f64 r172, -16.157537187333652
@@ -33528,18 +30784,18 @@ b94: # xatan.entry
 	r191 = mul.f64 r169, r190
 	r192 = add.f64 r191, r169
 	r170 = move.f64 r192
-	jump b95
-b95: # xatan.return
+	jump b67
+b67: # xatan.return
 	r193 = sub.f64 1.5707963267948966, r170
 	r194 = add.f64 r193, 6.123233995736766e-17
 	r143 = move.f64 r194
-	jump b91
-b96: # satan.if.done
+	jump b63
+b68: # satan.if.done
 	r195 = sub.f64 r138, 1.0
 	r196 = add.f64 r138, 1.0
 	r197 = div.f64 r195, r196
-	jump b97
-b97: # xatan.entry
+	jump b69
+b69: # xatan.entry
 	r199 = mul.f64 r197, r197
 	r200 = mul.f64 r199, -0.8750608600031904
 	r201 = add.f64 r200, -16.157537187333652
@@ -33563,19 +30819,19 @@ b97: # xatan.entry
 	r219 = mul.f64 r197, r218
 	r220 = add.f64 r219, r197
 	r198 = move.f64 r220
-	jump b98
-b98: # xatan.return
+	jump b70
+b70: # xatan.return
 	r221 = add.f64 r198, 0.7853981633974483
 	r222 = add.f64 r221, 3.061616997868383e-17
 	r143 = move.f64 r222
-	jump b91
-b99: # atan.if.done
+	jump b63
+b71: # atan.if.done
 	r223 = neg.f64 r138
-	jump b100
-b100: # satan.entry
+	jump b72
+b72: # satan.entry
 	r225 = le.f64 r223, 0.66
-	branch r225, b101, b104
-b101: # xatan.entry
+	branch r225, b73, b76
+b73: # xatan.entry
 	r227 = mul.f64 r223, r223
 	r228 = mul.f64 r227, -0.8750608600031904
 	r229 = add.f64 r228, -16.157537187333652
@@ -33599,21 +30855,21 @@ b101: # xatan.entry
 	r247 = mul.f64 r223, r246
 	r248 = add.f64 r247, r223
 	r226 = move.f64 r248
-	jump b102
-b102: # xatan.return
+	jump b74
+b74: # xatan.return
 	r224 = move.f64 r226
-	jump b103
-b103: # satan.return
+	jump b75
+b75: # satan.return
 	r304 = neg.f64 r224
 	r140 = move.f64 r304
-	jump b81
-b104: # satan.if.done
+	jump b53
+b76: # satan.if.done
 	r249 = gt.f64 r223, 2.414213562373095
-	branch r249, b105, b108
-b105: # satan.if.then
+	branch r249, b77, b80
+b77: # satan.if.then
 	r250 = div.f64 1.0, r223
-	jump b106
-b106: # xatan.entry
+	jump b78
+b78: # xatan.entry
 	r252 = mul.f64 r250, r250
 	r253 = mul.f64 r252, -0.8750608600031904
 	r254 = add.f64 r253, -16.157537187333652
@@ -33637,18 +30893,18 @@ b106: # xatan.entry
 	r272 = mul.f64 r250, r271
 	r273 = add.f64 r272, r250
 	r251 = move.f64 r273
-	jump b107
-b107: # xatan.return
+	jump b79
+b79: # xatan.return
 	r274 = sub.f64 1.5707963267948966, r251
 	r275 = add.f64 r274, 6.123233995736766e-17
 	r224 = move.f64 r275
-	jump b103
-b108: # satan.if.done
+	jump b75
+b80: # satan.if.done
 	r276 = sub.f64 r223, 1.0
 	r277 = add.f64 r223, 1.0
 	r278 = div.f64 r276, r277
-	jump b109
-b109: # xatan.entry
+	jump b81
+b81: # xatan.entry
 	r280 = mul.f64 r278, r278
 	r281 = mul.f64 r280, -0.8750608600031904
 	r282 = add.f64 r281, -16.157537187333652
@@ -33672,33 +30928,13 @@ b109: # xatan.entry
 	r300 = mul.f64 r278, r299
 	r301 = add.f64 r300, r278
 	r279 = move.f64 r301
-	jump b110
-b110: # xatan.return
+	jump b82
+b82: # xatan.return
 	r302 = add.f64 r279, 0.7853981633974483
 	r303 = add.f64 r302, 3.061616997868383e-17
 	r224 = move.f64 r303
-	jump b103
-b111: # IsInf.if.else
-	r88 = lt.i64 r83, 0
-	branch r88, b112, b113
-b112: # IsInf.if.then
-	r89 = neg.f64 r14
-	r86 = move.f64 r89
-	jump b73
-b113: # edge 3→2
-	r86 = move.f64 r14
-	jump b73
-b114: # IsInf.if.else
-	r72 = lt.i64 r67, 0
-	branch r72, b115, b116
-b115: # IsInf.if.then
-	r73 = neg.f64 r18
-	r70 = move.f64 r73
-	jump b32
-b116: # edge 3→2
-	r70 = move.f64 r18
-	jump b32
-b117: # exit
+	jump b75
+b83: # exit
 	return
 
 kernel Copysign(x []f64, y []f64, out []f64)
@@ -33729,8 +30965,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b9
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -33786,8 +31021,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b11
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -33838,14 +31072,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b24
+	branch r7, b3, b18
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b24
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -33860,60 +31093,40 @@ b6: # Hypot.entry
 	r23 = bitcast.u64.f64 r18
 	r24 = andnot.u64 r23, 9223372036854775808
 	r25 = ge.u64 r22, 9218868437227405312
-	branch r25, b7, b20
+	branch r25, b7, b14
 b7: # Hypot.if.then
 	r26 = eq.u64 r22, 9218868437227405312
-	branch r26, b8, b17
-b8: # Hypot.if.then
-	r31 = const.i64 1
+	branch r26, b8, b12
+b8: # Inf.return
+	r20 = move.f64 +Inf
 	jump b9
-b9: # Inf.entry
-	r32 = ge.i64 r31, 0
-	branch r32, b10, b16
-b10: # Inf.if.then
-	r33 = move.u64 9218868437227405312
-	jump b11
-b11: # Inf.if.done
-	r34 = bitcast.f64.u64 r33
-	r30 = move.f64 r34
-	jump b12
-b12: # Inf.return
-	r20 = move.f64 r30
-	jump b13
-b13: # Hypot.return
+b9: # Hypot.return
 	r19 = move.f64 r20
-	jump b14
-b14: # Hypot.return
+	jump b10
+b10: # Hypot.return
 	r47 = elemaddr r4, r9, 8
 	store.f64 r47, r19
-	jump b15
-b15: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b16: # Inf.if.else
-	r33 = move.u64 18442240474082181120
-	jump b11
-b17: # Hypot.cond.false
+b12: # Hypot.cond.false
 	r37 = eq.u64 r24, 9218868437227405312
-	branch r37, b8, b18
-b18: # NaN.entry
-	r36 = bitcast.f64.u64 9221120237041090561
-	r35 = move.f64 r36
-	jump b19
-b19: # NaN.return
-	r20 = move.f64 r35
-	jump b13
-b20: # Hypot.cond.false
+	branch r37, b8, b13
+b13: # NaN.return
+	r20 = move.f64 NaN
+	jump b9
+b14: # Hypot.cond.false
 	r29 = ge.u64 r24, 9218868437227405312
-	branch r29, b7, b21
-b21: # Hypot.if.done
+	branch r29, b7, b15
+b15: # Hypot.if.done
 	r27 = or.u64 r22, r24
 	r28 = eq.u64 r27, 0
-	branch r28, b22, b23
-b22: # Hypot.if.then
+	branch r28, b16, b17
+b16: # Hypot.if.then
 	r20 = move.f64 0.0
-	jump b13
-b23: # Hypot.if.done
+	jump b9
+b17: # Hypot.if.done
 	r38 = bitcast.f64.u64 r22
 	r39 = bitcast.f64.u64 r24
 	r40 = max.f64 r38, r39
@@ -33924,8 +31137,8 @@ b23: # Hypot.if.done
 	r45 = sqrt.f64 r44
 	r46 = mul.f64 r40, r45
 	r20 = move.f64 r46
-	jump b13
-b24: # exit
+	jump b9
+b18: # exit
 	return
 
 kernel Max(x []f64, y []f64, out []f64)
@@ -33950,14 +31163,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b46
+	branch r7, b3, b30
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b46
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -33966,136 +31178,82 @@ b5: # rangeindex.body
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
-b6: # max.entry
-	r22 = const.i64 1
+b6: # edge 3→2
+	r25 = move.f64 r14
 	jump b7
-b7: # IsInf.entry
-	r23 = eq.i64 r22, 0
-	branch r23, b8, b43
-b8: # IsInf.if.then
-	r24 = abs.f64 r14
-	r25 = move.f64 r24
-	jump b9
-b9: # IsInf.if.done
+b7: # IsInf.if.done
 	r26 = gt.f64 r25, 1.7976931348623157e+308
 	r21 = move.bool r26
+	jump b8
+b8: # IsInf.return
+	branch r21, b9, b13
+b9: # Inf.return
+	r20 = move.f64 +Inf
 	jump b10
-b10: # IsInf.return
-	branch r21, b11, b20
-b11: # max.switch.body
-	r30 = const.i64 1
-	jump b12
-b12: # Inf.entry
-	r31 = ge.i64 r30, 0
-	branch r31, b13, b19
-b13: # Inf.if.then
-	r32 = move.u64 9218868437227405312
-	jump b14
-b14: # Inf.if.done
-	r33 = bitcast.f64.u64 r32
-	r29 = move.f64 r33
-	jump b15
-b15: # Inf.return
-	r20 = move.f64 r29
-	jump b16
-b16: # max.return
+b10: # max.return
 	r19 = move.f64 r20
-	jump b17
-b17: # Max.return
+	jump b11
+b11: # Max.return
 	r55 = elemaddr r4, r9, 8
 	store.f64 r55, r19
-	jump b18
-b18: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b19: # Inf.if.else
-	r32 = move.u64 18442240474082181120
+b13: # edge 3→2
+	r42 = move.f64 r18
 	jump b14
-b20: # max.cond.false
-	r39 = const.i64 1
-	jump b21
-b21: # IsInf.entry
-	r40 = eq.i64 r39, 0
-	branch r40, b22, b40
-b22: # IsInf.if.then
-	r41 = abs.f64 r18
-	r42 = move.f64 r41
-	jump b23
-b23: # IsInf.if.done
+b14: # IsInf.if.done
 	r43 = gt.f64 r42, 1.7976931348623157e+308
 	r38 = move.bool r43
-	jump b24
-b24: # IsInf.return
-	branch r38, b11, b25
-b25: # IsNaN.entry
+	jump b15
+b15: # IsInf.return
+	branch r38, b9, b16
+b16: # IsNaN.entry
 	r37 = ne.f64 r14, r14
 	r36 = move.bool r37
-	jump b26
-b26: # IsNaN.return
-	branch r36, b27, b29
-b27: # NaN.entry
-	r35 = bitcast.f64.u64 9221120237041090561
-	r34 = move.f64 r35
-	jump b28
-b28: # NaN.return
-	r20 = move.f64 r34
-	jump b16
-b29: # IsNaN.entry
+	jump b17
+b17: # IsNaN.return
+	branch r36, b18, b19
+b18: # NaN.return
+	r20 = move.f64 NaN
+	jump b10
+b19: # IsNaN.entry
 	r52 = ne.f64 r18, r18
 	r51 = move.bool r52
-	jump b30
-b30: # IsNaN.return
-	branch r51, b27, b31
-b31: # max.switch.next
+	jump b20
+b20: # IsNaN.return
+	branch r51, b18, b21
+b21: # max.switch.next
 	r50 = eq.f64 r14, 0.0
-	branch r50, b32, b37
-b32: # max.cond.true
+	branch r50, b22, b27
+b22: # max.cond.true
 	r54 = eq.f64 r14, r18
-	branch r54, b33, b37
-b33: # Signbit.entry
+	branch r54, b23, b27
+b23: # Signbit.entry
 	r47 = bitcast.u64.f64 r14
 	r48 = convert.i64.u64 r47
 	r49 = lt.i64 r48, 0
 	r46 = move.bool r49
-	jump b34
-b34: # Signbit.return
-	branch r46, b35, b36
-b35: # max.if.then
+	jump b24
+b24: # Signbit.return
+	branch r46, b25, b26
+b25: # max.if.then
 	r20 = move.f64 r18
-	jump b16
-b36: # max.if.done
+	jump b10
+b26: # max.if.done
 	r20 = move.f64 r14
-	jump b16
-b37: # max.switch.next
+	jump b10
+b27: # max.switch.next
 	r53 = gt.f64 r14, r18
-	branch r53, b38, b39
-b38: # max.if.then
+	branch r53, b28, b29
+b28: # max.if.then
 	r20 = move.f64 r14
-	jump b16
-b39: # max.if.done
+	jump b10
+b29: # max.if.done
 	r20 = move.f64 r18
-	jump b16
-b40: # IsInf.if.else
-	r44 = lt.i64 r39, 0
-	branch r44, b41, b42
-b41: # IsInf.if.then
-	r45 = neg.f64 r18
-	r42 = move.f64 r45
-	jump b23
-b42: # edge 3→2
-	r42 = move.f64 r18
-	jump b23
-b43: # IsInf.if.else
-	r27 = lt.i64 r22, 0
-	branch r27, b44, b45
-b44: # IsInf.if.then
-	r28 = neg.f64 r14
-	r25 = move.f64 r28
-	jump b9
-b45: # edge 3→2
-	r25 = move.f64 r14
-	jump b9
-b46: # exit
+	jump b10
+b30: # exit
 	return
 
 kernel Min(x []f64, y []f64, out []f64)
@@ -34120,14 +31278,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b46
+	branch r7, b3, b30
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b46
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -34136,136 +31293,84 @@ b5: # rangeindex.body
 	r15 = elemaddr r16, r9, 8
 	r18 = load.f64 r15
 	jump b6
-b6: # min.entry
-	r22 = const.i64 -1
+b6: # IsInf.if.then
+	r28 = neg.f64 r14
+	r25 = move.f64 r28
 	jump b7
-b7: # IsInf.entry
-	r23 = eq.i64 r22, 0
-	branch r23, b8, b43
-b8: # IsInf.if.then
-	r24 = abs.f64 r14
-	r25 = move.f64 r24
-	jump b9
-b9: # IsInf.if.done
+b7: # IsInf.if.done
 	r26 = gt.f64 r25, 1.7976931348623157e+308
 	r21 = move.bool r26
+	jump b8
+b8: # IsInf.return
+	branch r21, b9, b13
+b9: # Inf.return
+	r20 = move.f64 -Inf
 	jump b10
-b10: # IsInf.return
-	branch r21, b11, b20
-b11: # min.switch.body
-	r30 = const.i64 -1
-	jump b12
-b12: # Inf.entry
-	r31 = ge.i64 r30, 0
-	branch r31, b13, b19
-b13: # Inf.if.then
-	r32 = move.u64 9218868437227405312
-	jump b14
-b14: # Inf.if.done
-	r33 = bitcast.f64.u64 r32
-	r29 = move.f64 r33
-	jump b15
-b15: # Inf.return
-	r20 = move.f64 r29
-	jump b16
-b16: # min.return
+b10: # min.return
 	r19 = move.f64 r20
-	jump b17
-b17: # Min.return
+	jump b11
+b11: # Min.return
 	r55 = elemaddr r4, r9, 8
 	store.f64 r55, r19
-	jump b18
-b18: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b19: # Inf.if.else
-	r32 = move.u64 18442240474082181120
+b13: # IsInf.if.then
+	r45 = neg.f64 r18
+	r42 = move.f64 r45
 	jump b14
-b20: # min.cond.false
-	r39 = const.i64 -1
-	jump b21
-b21: # IsInf.entry
-	r40 = eq.i64 r39, 0
-	branch r40, b22, b40
-b22: # IsInf.if.then
-	r41 = abs.f64 r18
-	r42 = move.f64 r41
-	jump b23
-b23: # IsInf.if.done
+b14: # IsInf.if.done
 	r43 = gt.f64 r42, 1.7976931348623157e+308
 	r38 = move.bool r43
-	jump b24
-b24: # IsInf.return
-	branch r38, b11, b25
-b25: # IsNaN.entry
+	jump b15
+b15: # IsInf.return
+	branch r38, b9, b16
+b16: # IsNaN.entry
 	r37 = ne.f64 r14, r14
 	r36 = move.bool r37
-	jump b26
-b26: # IsNaN.return
-	branch r36, b27, b29
-b27: # NaN.entry
-	r35 = bitcast.f64.u64 9221120237041090561
-	r34 = move.f64 r35
-	jump b28
-b28: # NaN.return
-	r20 = move.f64 r34
-	jump b16
-b29: # IsNaN.entry
+	jump b17
+b17: # IsNaN.return
+	branch r36, b18, b19
+b18: # NaN.return
+	r20 = move.f64 NaN
+	jump b10
+b19: # IsNaN.entry
 	r52 = ne.f64 r18, r18
 	r51 = move.bool r52
-	jump b30
-b30: # IsNaN.return
-	branch r51, b27, b31
-b31: # min.switch.next
+	jump b20
+b20: # IsNaN.return
+	branch r51, b18, b21
+b21: # min.switch.next
 	r50 = eq.f64 r14, 0.0
-	branch r50, b32, b37
-b32: # min.cond.true
+	branch r50, b22, b27
+b22: # min.cond.true
 	r54 = eq.f64 r14, r18
-	branch r54, b33, b37
-b33: # Signbit.entry
+	branch r54, b23, b27
+b23: # Signbit.entry
 	r47 = bitcast.u64.f64 r14
 	r48 = convert.i64.u64 r47
 	r49 = lt.i64 r48, 0
 	r46 = move.bool r49
-	jump b34
-b34: # Signbit.return
-	branch r46, b35, b36
-b35: # min.if.then
+	jump b24
+b24: # Signbit.return
+	branch r46, b25, b26
+b25: # min.if.then
 	r20 = move.f64 r14
-	jump b16
-b36: # min.if.done
+	jump b10
+b26: # min.if.done
 	r20 = move.f64 r18
-	jump b16
-b37: # min.switch.next
+	jump b10
+b27: # min.switch.next
 	r53 = lt.f64 r14, r18
-	branch r53, b38, b39
-b38: # min.if.then
+	branch r53, b28, b29
+b28: # min.if.then
 	r20 = move.f64 r14
-	jump b16
-b39: # min.if.done
+	jump b10
+b29: # min.if.done
 	r20 = move.f64 r18
-	jump b16
-b40: # IsInf.if.else
-	r44 = lt.i64 r39, 0
-	branch r44, b41, b42
-b41: # IsInf.if.then
-	r45 = neg.f64 r18
-	r42 = move.f64 r45
-	jump b23
-b42: # edge 3→2
-	r42 = move.f64 r18
-	jump b23
-b43: # IsInf.if.else
-	r27 = lt.i64 r22, 0
-	branch r27, b44, b45
-b44: # IsInf.if.then
-	r28 = neg.f64 r14
-	r25 = move.f64 r28
-	jump b9
-b45: # edge 3→2
-	r25 = move.f64 r14
-	jump b9
-b46: # exit
+	jump b10
+b30: # exit
 	return
 
 kernel Mod(x []f64, y []f64, out []f64)
@@ -34290,14 +31395,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b113
+	branch r7, b3, b79
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b113
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -34308,153 +31412,133 @@ b5: # rangeindex.body
 	jump b6
 b6: # mod.entry
 	r21 = eq.f64 r18, 0.0
-	branch r21, b7, b12
-b7: # NaN.entry
-	r23 = bitcast.f64.u64 9221120237041090561
-	r22 = move.f64 r23
+	branch r21, b7, b11
+b7: # NaN.return
+	r20 = move.f64 NaN
 	jump b8
-b8: # NaN.return
-	r20 = move.f64 r22
-	jump b9
-b9: # mod.return
+b8: # mod.return
 	r19 = move.f64 r20
-	jump b10
-b10: # Mod.return
+	jump b9
+b9: # Mod.return
 	r180 = elemaddr r4, r9, 8
 	store.f64 r180, r19
-	jump b11
-b11: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b12: # mod.cond.false
-	r68 = const.i64 0
-	jump b13
-b13: # IsInf.entry
-	r69 = eq.i64 r68, 0
-	branch r69, b14, b110
-b14: # IsInf.if.then
+b11: # IsInf.if.then
 	r70 = abs.f64 r14
 	r71 = move.f64 r70
-	jump b15
-b15: # IsInf.if.done
+	jump b12
+b12: # IsInf.if.done
 	r72 = gt.f64 r71, 1.7976931348623157e+308
 	r67 = move.bool r72
-	jump b16
-b16: # IsInf.return
-	branch r67, b7, b17
-b17: # IsNaN.entry
+	jump b13
+b13: # IsInf.return
+	branch r67, b7, b14
+b14: # IsNaN.entry
 	r66 = ne.f64 r14, r14
 	r65 = move.bool r66
-	jump b18
-b18: # IsNaN.return
-	branch r65, b7, b19
-b19: # IsNaN.entry
+	jump b15
+b15: # IsNaN.return
+	branch r65, b7, b16
+b16: # IsNaN.entry
 	r64 = ne.f64 r18, r18
 	r63 = move.bool r64
-	jump b20
-b20: # IsNaN.return
-	branch r63, b7, b21
-b21: # mod.if.done
+	jump b17
+b17: # IsNaN.return
+	branch r63, b7, b18
+b18: # mod.if.done
 	r24 = abs.f64 r18
-	jump b22
-b22: # frexp.entry
+	jump b19
+b19: # frexp.entry
 	r29 = eq.f64 r24, 0.0
-	branch r29, b23, b95
-b23: # frexp.switch.body
+	branch r29, b20, b69
+b20: # frexp.switch.body
 	r27 = move.f64 r24
 	r28 = move.i64 0
-	jump b24
-b24: # frexp.return
+	jump b21
+b21: # frexp.return
 	r57 = move.f64 r27
 	r58 = move.i64 r28
 	r25 = move.f64 r57
 	r26 = move.i64 r58
-	jump b25
-b25: # Frexp.return
+	jump b22
+b22: # Frexp.return
 	r59 = move.f64 r25
 	r60 = move.i64 r26
 	r61 = lt.f64 r14, 0.0
-	branch r61, b26, b94
-b26: # mod.if.then
+	branch r61, b23, b68
+b23: # mod.if.then
 	r75 = neg.f64 r14
 	r62 = move.f64 r75
-	jump b27
-b27: # mod.for.loop
+	jump b24
+b24: # preheader
+	r121 = move.bool r29
+	r125 = abs.f64 r24
+	r126 = move.f64 r125
+	r127 = gt.f64 r126, 1.7976931348623157e+308
+	r122 = move.bool r127
+	r146 = ne.f64 r24, r24
+	r145 = move.bool r146
+	r132 = move.f64 r125
+	r133 = lt.f64 r132, 2.2250738585072014e-308
+	r134 = mul.f64 r24, 4.503599627370496e+15
+	jump b25
+b25: # mod.for.loop
 	r116 = ge.f64 r62, r24
-	branch r116, b28, b90
-b28: # frexp.entry
+	branch r116, b26, b64
+b26: # frexp.entry
 	r80 = eq.f64 r62, 0.0
-	branch r80, b29, b75
-b29: # frexp.switch.body
+	branch r80, b27, b54
+b27: # frexp.switch.body
 	r78 = move.f64 r62
 	r79 = move.i64 0
-	jump b30
-b30: # frexp.return
+	jump b28
+b28: # frexp.return
 	r108 = move.f64 r78
 	r109 = move.i64 r79
 	r76 = move.f64 r108
 	r77 = move.i64 r109
-	jump b31
-b31: # Frexp.return
+	jump b29
+b29: # Frexp.return
 	r110 = move.f64 r76
 	r111 = move.i64 r77
 	r112 = lt.f64 r110, r59
-	branch r112, b32, b74
-b32: # mod.if.then
+	branch r112, b30, b53
+b30: # mod.if.then
 	r117 = sub.i64 r111, 1
 	r113 = move.i64 r117
-	jump b33
-b33: # mod.if.done
+	jump b31
+b31: # mod.if.done
 	r118 = sub.i64 r113, r60
-	jump b34
-b34: # ldexp.entry
-	r121 = eq.f64 r24, 0.0
-	branch r121, b35, b38
-b35: # ldexp.switch.body
+	jump b32
+b32: # ldexp.entry
+	branch r121, b33, b36
+b33: # ldexp.switch.body
 	r120 = move.f64 r24
-	jump b36
-b36: # ldexp.return
+	jump b34
+b34: # ldexp.return
 	r119 = move.f64 r120
-	jump b37
-b37: # Ldexp.return
+	jump b35
+b35: # Ldexp.return
 	r178 = sub.f64 r62, r119
 	r62 = move.f64 r178
-	jump b27
-b38: # ldexp.switch.next
-	r123 = const.i64 0
-	jump b39
-b39: # IsInf.entry
-	r124 = eq.i64 r123, 0
-	branch r124, b40, b71
-b40: # IsInf.if.then
-	r125 = abs.f64 r24
-	r126 = move.f64 r125
-	jump b41
-b41: # IsInf.if.done
-	r127 = gt.f64 r126, 1.7976931348623157e+308
-	r122 = move.bool r127
-	jump b42
-b42: # IsInf.return
-	branch r122, b43, b44
-b43: # ldexp.switch.body
+	jump b25
+b36: # IsInf.return
+	branch r122, b37, b38
+b37: # ldexp.switch.body
 	r120 = move.f64 r24
-	jump b36
-b44: # IsNaN.entry
-	r146 = ne.f64 r24, r24
-	r145 = move.bool r146
-	jump b45
-b45: # IsNaN.return
-	branch r145, b43, b46
-b46: # normalize.entry
-	r132 = abs.f64 r24
-	r133 = lt.f64 r132, 2.2250738585072014e-308
-	branch r133, b47, b70
-b47: # normalize.if.then
-	r134 = mul.f64 r24, 4.503599627370496e+15
+	jump b34
+b38: # IsNaN.return
+	branch r145, b37, b39
+b39: # normalize.entry
+	branch r133, b40, b52
+b40: # normalize.if.then
 	r130 = move.f64 r134
 	r131 = move.i64 -52
-	jump b48
-b48: # normalize.return
+	jump b41
+b41: # normalize.return
 	r135 = move.f64 r130
 	r136 = move.i64 r131
 	r137 = add.i64 r118, r136
@@ -34465,75 +31549,38 @@ b48: # normalize.return
 	r142 = sub.i64 r141, 1023
 	r143 = add.i64 r137, r142
 	r144 = lt.i64 r143, -1075
-	branch r144, b49, b52
-b49: # ldexp.if.then
-	r148 = const.f64 0.0
-	jump b50
-b50: # Copysign.entry
-	r149 = bitcast.u64.f64 r148
-	r150 = andnot.u64 r149, 9223372036854775808
-	r151 = bitcast.u64.f64 r135
+	branch r144, b42, b44
+b42: # Copysign.entry
+	r151 = move.u64 r138
 	r152 = and.u64 r151, 9223372036854775808
-	r153 = or.u64 r150, r152
+	r153 = move.u64 r152
 	r154 = bitcast.f64.u64 r153
 	r147 = move.f64 r154
-	jump b51
-b51: # Copysign.return
+	jump b43
+b43: # Copysign.return
 	r120 = move.f64 r147
-	jump b36
-b52: # ldexp.if.done
+	jump b34
+b44: # ldexp.if.done
 	r155 = gt.i64 r143, 1023
-	branch r155, b53, b66
-b53: # ldexp.if.then
+	branch r155, b45, b48
+b45: # ldexp.if.then
 	r156 = lt.f64 r135, 0.0
-	branch r156, b54, b60
-b54: # ldexp.if.then
-	r161 = const.i64 -1
-	jump b55
-b55: # Inf.entry
-	r162 = ge.i64 r161, 0
-	branch r162, b56, b59
-b56: # Inf.if.then
-	r163 = move.u64 9218868437227405312
-	jump b57
-b57: # Inf.if.done
-	r164 = bitcast.f64.u64 r163
-	r160 = move.f64 r164
-	jump b58
-b58: # Inf.return
-	r120 = move.f64 r160
-	jump b36
-b59: # Inf.if.else
-	r163 = move.u64 18442240474082181120
-	jump b57
-b60: # ldexp.if.done
-	r166 = const.i64 1
-	jump b61
-b61: # Inf.entry
-	r167 = ge.i64 r166, 0
-	branch r167, b62, b65
-b62: # Inf.if.then
-	r168 = move.u64 9218868437227405312
-	jump b63
-b63: # Inf.if.done
-	r169 = bitcast.f64.u64 r168
-	r165 = move.f64 r169
-	jump b64
-b64: # Inf.return
-	r120 = move.f64 r165
-	jump b36
-b65: # Inf.if.else
-	r168 = move.u64 18442240474082181120
-	jump b63
-b66: # ldexp.if.done
+	branch r156, b46, b47
+b46: # Inf.return
+	r120 = move.f64 -Inf
+	jump b34
+b47: # Inf.return
+	r120 = move.f64 +Inf
+	jump b34
+b48: # ldexp.if.done
 	r157 = lt.i64 r143, -1022
-	branch r157, b67, b69
-b67: # ldexp.if.then
+	branch r157, b49, b51
+b49: # ldexp.if.then
 	r170 = add.i64 r143, 53
 	r158 = move.i64 r170
 	r159 = move.f64 1.1102230246251565e-16
-	jump b68
-b68: # ldexp.if.done
+	jump b50
+b50: # ldexp.if.done
 	r171 = andnot.u64 r138, 9218868437227405312
 	r172 = add.i64 r158, 1023
 	r173 = convert.u64.i64 r172
@@ -34542,64 +31589,48 @@ b68: # ldexp.if.done
 	r176 = bitcast.f64.u64 r175
 	r177 = mul.f64 r159, r176
 	r120 = move.f64 r177
-	jump b36
-b69: # edge 9→13
+	jump b34
+b51: # edge 9→13
 	r158 = move.i64 r143
 	r159 = move.f64 1.0
-	jump b68
-b70: # normalize.if.done
+	jump b50
+b52: # normalize.if.done
 	r130 = move.f64 r24
 	r131 = move.i64 0
-	jump b48
-b71: # IsInf.if.else
-	r128 = lt.i64 r123, 0
-	branch r128, b72, b73
-b72: # IsInf.if.then
-	r129 = neg.f64 r24
-	r126 = move.f64 r129
 	jump b41
-b73: # edge 3→2
-	r126 = move.f64 r24
-	jump b41
-b74: # edge 7→11
+b53: # edge 7→11
 	r113 = move.i64 r111
-	jump b33
-b75: # frexp.switch.next
-	r82 = const.i64 0
-	jump b76
-b76: # IsInf.entry
-	r83 = eq.i64 r82, 0
-	branch r83, b77, b87
-b77: # IsInf.if.then
+	jump b31
+b54: # IsInf.if.then
 	r84 = abs.f64 r62
 	r85 = move.f64 r84
-	jump b78
-b78: # IsInf.if.done
+	jump b55
+b55: # IsInf.if.done
 	r86 = gt.f64 r85, 1.7976931348623157e+308
 	r81 = move.bool r86
-	jump b79
-b79: # IsInf.return
-	branch r81, b80, b81
-b80: # frexp.switch.body
+	jump b56
+b56: # IsInf.return
+	branch r81, b57, b58
+b57: # frexp.switch.body
 	r78 = move.f64 r62
 	r79 = move.i64 0
-	jump b30
-b81: # IsNaN.entry
+	jump b28
+b58: # IsNaN.entry
 	r107 = ne.f64 r62, r62
 	r106 = move.bool r107
-	jump b82
-b82: # IsNaN.return
-	branch r106, b80, b83
-b83: # normalize.entry
+	jump b59
+b59: # IsNaN.return
+	branch r106, b57, b60
+b60: # normalize.entry
 	r91 = abs.f64 r62
 	r92 = lt.f64 r91, 2.2250738585072014e-308
-	branch r92, b84, b86
-b84: # normalize.if.then
+	branch r92, b61, b63
+b61: # normalize.if.then
 	r93 = mul.f64 r62, 4.503599627370496e+15
 	r89 = move.f64 r93
 	r90 = move.i64 -52
-	jump b85
-b85: # normalize.return
+	jump b62
+b62: # normalize.return
 	r94 = move.f64 r89
 	r95 = move.i64 r90
 	r96 = bitcast.u64.f64 r94
@@ -34614,73 +31645,57 @@ b85: # normalize.return
 	r105 = bitcast.f64.u64 r104
 	r78 = move.f64 r105
 	r79 = move.i64 r102
-	jump b30
-b86: # normalize.if.done
+	jump b28
+b63: # normalize.if.done
 	r89 = move.f64 r62
 	r90 = move.i64 0
-	jump b85
-b87: # IsInf.if.else
-	r87 = lt.i64 r82, 0
-	branch r87, b88, b89
-b88: # IsInf.if.then
-	r88 = neg.f64 r62
-	r85 = move.f64 r88
-	jump b78
-b89: # edge 3→2
-	r85 = move.f64 r62
-	jump b78
-b90: # mod.for.done
-	r114 = lt.f64 r14, 0.0
-	branch r114, b91, b93
-b91: # mod.if.then
+	jump b62
+b64: # mod.for.done
+	r114 = move.bool r61
+	branch r114, b65, b67
+b65: # mod.if.then
 	r179 = neg.f64 r62
 	r115 = move.f64 r179
-	jump b92
-b92: # mod.if.done
+	jump b66
+b66: # mod.if.done
 	r20 = move.f64 r115
-	jump b9
-b93: # edge 8→13
+	jump b8
+b67: # edge 8→13
 	r115 = move.f64 r62
-	jump b92
-b94: # edge 2→9
+	jump b66
+b68: # edge 2→9
 	r62 = move.f64 r14
-	jump b27
-b95: # frexp.switch.next
-	r31 = const.i64 0
-	jump b96
-b96: # IsInf.entry
-	r32 = eq.i64 r31, 0
-	branch r32, b97, b107
-b97: # IsInf.if.then
+	jump b24
+b69: # IsInf.if.then
 	r33 = abs.f64 r24
 	r34 = move.f64 r33
-	jump b98
-b98: # IsInf.if.done
+	jump b70
+b70: # IsInf.if.done
 	r35 = gt.f64 r34, 1.7976931348623157e+308
 	r30 = move.bool r35
-	jump b99
-b99: # IsInf.return
-	branch r30, b100, b101
-b100: # frexp.switch.body
+	jump b71
+b71: # IsInf.return
+	branch r30, b72, b73
+b72: # frexp.switch.body
 	r27 = move.f64 r24
 	r28 = move.i64 0
-	jump b24
-b101: # IsNaN.entry
+	jump b21
+b73: # IsNaN.entry
 	r56 = ne.f64 r24, r24
 	r55 = move.bool r56
-	jump b102
-b102: # IsNaN.return
-	branch r55, b100, b103
-b103: # normalize.entry
-	r40 = abs.f64 r24
+	jump b74
+b74: # IsNaN.return
+	branch r55, b72, b75
+b75: # normalize.entry
+	r40 = move.f64 r33
 	r41 = lt.f64 r40, 2.2250738585072014e-308
-	branch r41, b104, b106
-b104: # normalize.if.then
+	branch r41, b76, b78
+b76: # normalize.if.then
 	r42 = mul.f64 r24, 4.503599627370496e+15
 	r38 = move.f64 r42
 	r39 = move.i64 -52
-	jump b105
-b105: # normalize.return
+	jump b77
+b77: # normalize.return
 	r43 = move.f64 r38
 	r44 = move.i64 r39
 	r45 = bitcast.u64.f64 r43
@@ -34695,32 +31710,12 @@ b105: # normalize.return
 	r54 = bitcast.f64.u64 r53
 	r27 = move.f64 r54
 	r28 = move.i64 r51
-	jump b24
-b106: # normalize.if.done
+	jump b21
+b78: # normalize.if.done
 	r38 = move.f64 r24
 	r39 = move.i64 0
-	jump b105
-b107: # IsInf.if.else
-	r36 = lt.i64 r31, 0
-	branch r36, b108, b109
-b108: # IsInf.if.then
-	r37 = neg.f64 r24
-	r34 = move.f64 r37
-	jump b98
-b109: # edge 3→2
-	r34 = move.f64 r24
-	jump b98
-b110: # IsInf.if.else
-	r73 = lt.i64 r68, 0
-	branch r73, b111, b112
-b111: # IsInf.if.then
-	r74 = neg.f64 r14
-	r71 = move.f64 r74
-	jump b15
-b112: # edge 3→2
-	r71 = move.f64 r14
-	jump b15
-b113: # exit
+	jump b77
+b79: # exit
 	return
 
 kernel Nextafter(x []f64, y []f64, out []f64)
@@ -34745,14 +31740,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b24
+	branch r7, b3, b22
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b24
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -34766,72 +31760,63 @@ b6: # IsNaN.entry
 	r20 = move.bool r21
 	jump b7
 b7: # IsNaN.return
-	branch r20, b8, b13
-b8: # NaN.entry
-	r24 = bitcast.f64.u64 9221120237041090561
-	r23 = move.f64 r24
+	branch r20, b8, b12
+b8: # NaN.return
+	r22 = move.f64 NaN
 	jump b9
-b9: # NaN.return
-	r22 = move.f64 r23
-	jump b10
-b10: # Nextafter.switch.done
+b9: # Nextafter.switch.done
 	r19 = move.f64 r22
-	jump b11
-b11: # Nextafter.return
+	jump b10
+b10: # Nextafter.return
 	r46 = elemaddr r4, r9, 8
 	store.f64 r46, r19
-	jump b12
-b12: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # IsNaN.entry
+b12: # IsNaN.entry
 	r27 = ne.f64 r18, r18
 	r26 = move.bool r27
-	jump b14
-b14: # IsNaN.return
-	branch r26, b8, b15
-b15: # Nextafter.switch.next
+	jump b13
+b13: # IsNaN.return
+	branch r26, b8, b14
+b14: # Nextafter.switch.next
 	r25 = eq.f64 r14, r18
-	branch r25, b16, b17
-b16: # Nextafter.switch.body
+	branch r25, b15, b16
+b15: # Nextafter.switch.body
 	r22 = move.f64 r14
-	jump b10
-b17: # Nextafter.switch.next
+	jump b9
+b16: # Nextafter.switch.next
 	r36 = eq.f64 r14, 0.0
-	branch r36, b18, b21
-b18: # Nextafter.switch.body
-	r28 = bitcast.f64.u64 1
-	jump b19
-b19: # Copysign.entry
-	r30 = bitcast.u64.f64 r28
-	r31 = andnot.u64 r30, 9223372036854775808
+	branch r36, b17, b19
+b17: # Copysign.entry
 	r32 = bitcast.u64.f64 r18
 	r33 = and.u64 r32, 9223372036854775808
-	r34 = or.u64 r31, r33
+	r34 = or.u64 r33, 1
 	r35 = bitcast.f64.u64 r34
 	r29 = move.f64 r35
-	jump b20
-b20: # Copysign.return
+	jump b18
+b18: # Copysign.return
 	r22 = move.f64 r29
-	jump b10
-b21: # Nextafter.switch.next
+	jump b9
+b19: # Nextafter.switch.next
 	r40 = gt.f64 r18, r14
 	r41 = gt.f64 r14, 0.0
 	r42 = eq.bool r40, r41
-	branch r42, b22, b23
-b22: # Nextafter.switch.body
+	branch r42, b20, b21
+b20: # Nextafter.switch.body
 	r37 = bitcast.u64.f64 r14
 	r38 = add.u64 r37, 1
 	r39 = bitcast.f64.u64 r38
 	r22 = move.f64 r39
-	jump b10
-b23: # Nextafter.switch.next
+	jump b9
+b21: # Nextafter.switch.next
 	r43 = bitcast.u64.f64 r14
 	r44 = sub.u64 r43, 1
 	r45 = bitcast.f64.u64 r44
 	r22 = move.f64 r45
-	jump b10
-b24: # exit
+	jump b9
+b22: # exit
 	return
 
 kernel Pow(x []f64, y []f64, out []f64)
@@ -34856,14 +31841,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b294
+	branch r7, b3, b211
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b294
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -34908,86 +31892,50 @@ b15: # IsNaN.entry
 	r45 = move.bool r46
 	jump b16
 b16: # IsNaN.return
-	branch r45, b17, b19
-b17: # NaN.entry
-	r44 = bitcast.f64.u64 9221120237041090561
-	r43 = move.f64 r44
-	jump b18
-b18: # NaN.return
-	r22 = move.f64 r43
+	branch r45, b17, b18
+b17: # NaN.return
+	r22 = move.f64 NaN
 	jump b9
-b19: # IsNaN.entry
+b18: # IsNaN.entry
 	r50 = ne.f64 r24, r24
 	r49 = move.bool r50
-	jump b20
-b20: # IsNaN.return
-	branch r49, b17, b21
-b21: # pow.switch.next
+	jump b19
+b19: # IsNaN.return
+	branch r49, b17, b20
+b20: # pow.switch.next
 	r48 = eq.f64 r23, 0.0
-	branch r48, b22, b239
-b22: # pow.switch.body
+	branch r48, b21, b185
+b21: # pow.switch.body
 	r47 = lt.f64 r24, 0.0
-	branch r47, b23, b47
-b23: # Signbit.entry
+	branch r47, b22, b36
+b22: # Signbit.entry
 	r61 = bitcast.u64.f64 r23
 	r62 = convert.i64.u64 r61
 	r63 = lt.i64 r62, 0
 	r60 = move.bool r63
-	jump b24
-b24: # Signbit.return
-	branch r60, b25, b34
-b25: # isOddInt.entry
+	jump b23
+b23: # Signbit.return
+	branch r60, b24, b28
+b24: # isOddInt.entry
 	r80 = abs.f64 r24
 	r81 = ge.f64 r80, 9.007199254740992e+15
-	branch r81, b26, b40
-b26: # isOddInt.if.then
+	branch r81, b25, b29
+b25: # isOddInt.if.then
 	r79 = move.bool false
-	jump b27
-b27: # isOddInt.return
-	branch r79, b28, b34
-b28: # pow.if.then
-	r70 = const.i64 -1
-	jump b29
-b29: # Inf.entry
-	r71 = ge.i64 r70, 0
-	branch r71, b30, b33
-b30: # Inf.if.then
-	r72 = move.u64 9218868437227405312
-	jump b31
-b31: # Inf.if.done
-	r73 = bitcast.f64.u64 r72
-	r69 = move.f64 r73
-	jump b32
-b32: # Inf.return
-	r22 = move.f64 r69
+	jump b26
+b26: # isOddInt.return
+	branch r79, b27, b28
+b27: # Inf.return
+	r22 = move.f64 -Inf
 	jump b9
-b33: # Inf.if.else
-	r72 = move.u64 18442240474082181120
-	jump b31
-b34: # pow.if.done
-	r75 = const.i64 1
-	jump b35
-b35: # Inf.entry
-	r76 = ge.i64 r75, 0
-	branch r76, b36, b39
-b36: # Inf.if.then
-	r77 = move.u64 9218868437227405312
-	jump b37
-b37: # Inf.if.done
-	r78 = bitcast.f64.u64 r77
-	r74 = move.f64 r78
-	jump b38
-b38: # Inf.return
-	r22 = move.f64 r74
+b28: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b39: # Inf.if.else
-	r77 = move.u64 18442240474082181120
-	jump b37
-b40: # Modf.entry
+b29: # Modf.entry
 	r84 = trunc.f64 r24
 	r85 = sub.f64 r24, r84
-	jump b41
-b41: # Copysign.entry
+	jump b30
+b30: # Copysign.entry
 	r87 = bitcast.u64.f64 r85
 	r88 = andnot.u64 r87, 9223372036854775808
 	r89 = bitcast.u64.f64 r24
@@ -34995,59 +31943,59 @@ b41: # Copysign.entry
 	r91 = or.u64 r88, r90
 	r92 = bitcast.f64.u64 r91
 	r86 = move.f64 r92
-	jump b42
-b42: # Copysign.return
+	jump b31
+b31: # Copysign.return
 	r82 = move.f64 r84
 	r83 = move.f64 r86
-	jump b43
-b43: # Modf.return
+	jump b32
+b32: # Modf.return
 	r93 = move.f64 r82
 	r94 = move.f64 r83
 	r95 = eq.f64 r94, 0.0
-	branch r95, b44, b46
-b44: # isOddInt.binop.rhs
+	branch r95, b33, b35
+b33: # isOddInt.binop.rhs
 	r97 = convert.i64.f64 r93
 	r98 = and.i64 r97, 1
 	r99 = eq.i64 r98, 1
 	r96 = move.bool r99
-	jump b45
-b45: # isOddInt.binop.done
+	jump b34
+b34: # isOddInt.binop.done
 	r79 = move.bool r96
-	jump b27
-b46: # edge 2→4
+	jump b26
+b35: # edge 2→4
 	r96 = move.bool false
-	jump b45
-b47: # pow.switch.next
+	jump b34
+b36: # pow.switch.next
 	r68 = gt.f64 r24, 0.0
-	branch r68, b48, b62
-b48: # Signbit.entry
+	branch r68, b37, b51
+b37: # Signbit.entry
 	r65 = bitcast.u64.f64 r23
 	r66 = convert.i64.u64 r65
 	r67 = lt.i64 r66, 0
 	r64 = move.bool r67
-	jump b49
-b49: # Signbit.return
-	branch r64, b50, b54
-b50: # isOddInt.entry
+	jump b38
+b38: # Signbit.return
+	branch r64, b39, b43
+b39: # isOddInt.entry
 	r101 = abs.f64 r24
 	r102 = ge.f64 r101, 9.007199254740992e+15
-	branch r102, b51, b55
-b51: # isOddInt.if.then
+	branch r102, b40, b44
+b40: # isOddInt.if.then
 	r100 = move.bool false
-	jump b52
-b52: # isOddInt.return
-	branch r100, b53, b54
-b53: # pow.if.then
+	jump b41
+b41: # isOddInt.return
+	branch r100, b42, b43
+b42: # pow.if.then
 	r22 = move.f64 r23
 	jump b9
-b54: # pow.if.done
+b43: # pow.if.done
 	r22 = move.f64 0.0
 	jump b9
-b55: # Modf.entry
+b44: # Modf.entry
 	r105 = trunc.f64 r24
 	r106 = sub.f64 r24, r105
-	jump b56
-b56: # Copysign.entry
+	jump b45
+b45: # Copysign.entry
 	r108 = bitcast.u64.f64 r106
 	r109 = andnot.u64 r108, 9223372036854775808
 	r110 = bitcast.u64.f64 r24
@@ -35055,36 +32003,36 @@ b56: # Copysign.entry
 	r112 = or.u64 r109, r111
 	r113 = bitcast.f64.u64 r112
 	r107 = move.f64 r113
-	jump b57
-b57: # Copysign.return
+	jump b46
+b46: # Copysign.return
 	r103 = move.f64 r105
 	r104 = move.f64 r107
-	jump b58
-b58: # Modf.return
+	jump b47
+b47: # Modf.return
 	r114 = move.f64 r103
 	r115 = move.f64 r104
 	r116 = eq.f64 r115, 0.0
-	branch r116, b59, b61
-b59: # isOddInt.binop.rhs
+	branch r116, b48, b50
+b48: # isOddInt.binop.rhs
 	r118 = convert.i64.f64 r114
 	r119 = and.i64 r118, 1
 	r120 = eq.i64 r119, 1
 	r117 = move.bool r120
-	jump b60
-b60: # isOddInt.binop.done
+	jump b49
+b49: # isOddInt.binop.done
 	r100 = move.bool r117
-	jump b52
-b61: # edge 2→4
+	jump b41
+b50: # edge 2→4
 	r117 = move.bool false
-	jump b60
-b62: # pow.switch.done
+	jump b49
+b51: # pow.switch.done
 	r26 = abs.f64 r24
-	jump b63
-b63: # Modf.entry
+	jump b52
+b52: # Modf.entry
 	r29 = trunc.f64 r26
 	r30 = sub.f64 r26, r29
-	jump b64
-b64: # Copysign.entry
+	jump b53
+b53: # Copysign.entry
 	r32 = bitcast.u64.f64 r30
 	r33 = andnot.u64 r32, 9223372036854775808
 	r34 = bitcast.u64.f64 r26
@@ -35092,134 +32040,101 @@ b64: # Copysign.entry
 	r36 = or.u64 r33, r35
 	r37 = bitcast.f64.u64 r36
 	r31 = move.f64 r37
-	jump b65
-b65: # Copysign.return
+	jump b54
+b54: # Copysign.return
 	r27 = move.f64 r29
 	r28 = move.f64 r31
-	jump b66
-b66: # Modf.return
+	jump b55
+b55: # Modf.return
 	r38 = move.f64 r27
 	r39 = move.f64 r28
 	r40 = ne.f64 r39, 0.0
-	branch r40, b67, b70
-b67: # pow.cond.true
+	branch r40, b56, b58
+b56: # pow.cond.true
 	r171 = lt.f64 r23, 0.0
-	branch r171, b68, b70
-b68: # NaN.entry
-	r169 = bitcast.f64.u64 9221120237041090561
-	r168 = move.f64 r169
-	jump b69
-b69: # NaN.return
-	r22 = move.f64 r168
+	branch r171, b57, b58
+b57: # NaN.return
+	r22 = move.f64 NaN
 	jump b9
-b70: # pow.if.done
+b58: # pow.if.done
 	r170 = ge.f64 r38, 9.223372036854776e+18
-	branch r170, b71, b81
-b71: # pow.if.then
+	branch r170, b59, b64
+b59: # pow.if.then
 	r172 = eq.f64 r23, -1.0
-	branch r172, b72, b73
-b72: # pow.switch.body
+	branch r172, b60, b61
+b60: # pow.switch.body
 	r22 = move.f64 1.0
 	jump b9
-b73: # pow.switch.next
+b61: # pow.switch.next
 	r176 = abs.f64 r23
 	r177 = lt.f64 r176, 1.0
 	r178 = gt.f64 r24, 0.0
 	r179 = eq.bool r177, r178
-	branch r179, b74, b75
-b74: # pow.switch.body
+	branch r179, b62, b63
+b62: # pow.switch.body
 	r22 = move.f64 0.0
 	jump b9
-b75: # pow.switch.next
-	r181 = const.i64 1
-	jump b76
-b76: # Inf.entry
-	r182 = ge.i64 r181, 0
-	branch r182, b77, b80
-b77: # Inf.if.then
-	r183 = move.u64 9218868437227405312
-	jump b78
-b78: # Inf.if.done
-	r184 = bitcast.f64.u64 r183
-	r180 = move.f64 r184
-	jump b79
-b79: # Inf.return
-	r22 = move.f64 r180
+b63: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b80: # Inf.if.else
-	r183 = move.u64 18442240474082181120
-	jump b78
-b81: # pow.if.done
-	r173 = ne.f64 r39, 0.0
-	branch r173, b82, b238
-b82: # pow.if.then
+b64: # pow.if.done
+	r173 = move.bool r40
+	branch r173, b65, b184
+b65: # pow.if.then
 	r185 = gt.f64 r39, 0.5
-	branch r185, b83, b237
-b83: # pow.if.then
+	branch r185, b66, b183
+b66: # pow.if.then
 	r230 = sub.f64 r39, 1.0
 	r231 = add.f64 r38, 1.0
 	r186 = move.f64 r231
 	r187 = move.f64 r230
-	jump b84
-b84: # Log.entry
+	jump b67
+b67: # Log.entry
 	r234 = bitcast.u64.f64 r23
 	r235 = andnot.u64 r234, 9223372036854775808
 	r236 = eq.u64 r235, 0
-	branch r236, b85, b228
-b85: # Log.switch.body
-	r238 = const.i64 -1
-	jump b86
-b86: # Inf.entry
-	r239 = ge.i64 r238, 0
-	branch r239, b87, b227
-b87: # Inf.if.then
-	r240 = move.u64 9218868437227405312
-	jump b88
-b88: # Inf.if.done
-	r241 = bitcast.f64.u64 r240
-	r237 = move.f64 r241
-	jump b89
-b89: # Inf.return
-	r233 = move.f64 r237
-	jump b90
-b90: # Log.return
+	branch r236, b68, b175
+b68: # Inf.return
+	r233 = move.f64 -Inf
+	jump b69
+b69: # Log.return
 	r232 = move.f64 r233
-	jump b91
-b91: # Log.return
+	jump b70
+b70: # Log.return
 	r288 = mul.f64 r187, r232
-	jump b92
-b92: # Exp.entry
+	jump b71
+b71: # Exp.entry
 	r291 = bitcast.u64.f64 r288
 	r292 = andnot.u64 r291, 9223372036854775808
 	r293 = ge.u64 r292, 9218868437227405312
-	branch r293, b93, b202
-b93: # Exp.if.then
+	branch r293, b72, b160
+b72: # Exp.if.then
 	r294 = eq.u64 r291, 18442240474082181120
-	branch r294, b94, b201
-b94: # Exp.if.then
+	branch r294, b73, b159
+b73: # Exp.if.then
 	r290 = move.f64 0.0
-	jump b95
-b95: # Exp.return
+	jump b74
+b74: # Exp.return
 	r289 = move.f64 r290
-	jump b96
-b96: # Exp.return
+	jump b75
+b75: # Exp.return
 	r174 = move.f64 r186
 	r175 = move.f64 r289
-	jump b97
-b97: # frexp.entry
-	r192 = eq.f64 r23, 0.0
-	branch r192, b98, b186
-b98: # frexp.switch.body
+	jump b76
+b76: # frexp.entry
+	r192 = move.bool r48
+	branch r192, b77, b149
+b77: # frexp.switch.body
 	r190 = move.f64 r23
 	r191 = move.i64 0
-	jump b99
-b99: # frexp.return
+	jump b78
+b78: # frexp.return
 	r220 = move.f64 r190
 	r221 = move.i64 r191
 	r188 = move.f64 r220
 	r189 = move.i64 r221
-	jump b100
-b100: # Frexp.return
+	jump b79
+b79: # Frexp.return
 	r222 = move.f64 r188
 	r223 = move.i64 r189
 	r224 = convert.i64.f64 r174
@@ -35228,73 +32143,67 @@ b100: # Frexp.return
 	r227 = move.f64 r222
 	r228 = move.i64 r223
 	r229 = move.i64 r224
-	jump b101
-b101: # pow.for.loop
+	jump b80
+b80: # pow.for.loop
 	r349 = ne.i64 r229, 0
-	branch r349, b102, b179
-b102: # pow.for.body
+	branch r349, b81, b142
+b81: # pow.for.body
 	r351 = lt.i64 r228, -4096
-	branch r351, b103, b147
-b103: # pow.if.then
+	branch r351, b82, b110
+b82: # pow.if.then
 	r355 = add.i64 r226, r228
 	r350 = move.i64 r355
-	jump b104
-b104: # pow.for.done
+	jump b83
+b83: # pow.for.done
 	r352 = lt.f64 r24, 0.0
-	branch r352, b105, b146
-b105: # pow.if.then
+	branch r352, b84, b109
+b84: # pow.if.then
 	r371 = div.f64 1.0, r225
 	r372 = neg.i64 r350
 	r353 = move.f64 r371
 	r354 = move.i64 r372
-	jump b106
-b106: # ldexp.entry
+	jump b85
+b85: # ldexp.entry
 	r375 = eq.f64 r353, 0.0
-	branch r375, b107, b110
-b107: # ldexp.switch.body
+	branch r375, b86, b89
+b86: # ldexp.switch.body
 	r374 = move.f64 r353
-	jump b108
-b108: # ldexp.return
+	jump b87
+b87: # ldexp.return
 	r373 = move.f64 r374
-	jump b109
-b109: # Ldexp.return
+	jump b88
+b88: # Ldexp.return
 	r22 = move.f64 r373
 	jump b9
-b110: # ldexp.switch.next
-	r377 = const.i64 0
-	jump b111
-b111: # IsInf.entry
-	r378 = eq.i64 r377, 0
-	branch r378, b112, b143
-b112: # IsInf.if.then
+b89: # IsInf.if.then
 	r379 = abs.f64 r353
 	r380 = move.f64 r379
-	jump b113
-b113: # IsInf.if.done
+	jump b90
+b90: # IsInf.if.done
 	r381 = gt.f64 r380, 1.7976931348623157e+308
 	r376 = move.bool r381
-	jump b114
-b114: # IsInf.return
-	branch r376, b115, b116
-b115: # ldexp.switch.body
+	jump b91
+b91: # IsInf.return
+	branch r376, b92, b93
+b92: # ldexp.switch.body
 	r374 = move.f64 r353
-	jump b108
-b116: # IsNaN.entry
+	jump b87
+b93: # IsNaN.entry
 	r400 = ne.f64 r353, r353
 	r399 = move.bool r400
-	jump b117
-b117: # IsNaN.return
-	branch r399, b115, b118
-b118: # normalize.entry
+	jump b94
+b94: # IsNaN.return
+	branch r399, b92, b95
+b95: # normalize.entry
 	r386 = abs.f64 r353
 	r387 = lt.f64 r386, 2.2250738585072014e-308
-	branch r387, b119, b142
-b119: # normalize.if.then
+	branch r387, b96, b108
+b96: # normalize.if.then
 	r388 = mul.f64 r353, 4.503599627370496e+15
 	r384 = move.f64 r388
 	r385 = move.i64 -52
-	jump b120
-b120: # normalize.return
+	jump b97
+b97: # normalize.return
 	r389 = move.f64 r384
 	r390 = move.i64 r385
 	r391 = add.i64 r354, r390
@@ -35305,75 +32214,38 @@ b120: # normalize.return
 	r396 = sub.i64 r395, 1023
 	r397 = add.i64 r391, r396
 	r398 = lt.i64 r397, -1075
-	branch r398, b121, b124
-b121: # ldexp.if.then
-	r402 = const.f64 0.0
-	jump b122
-b122: # Copysign.entry
-	r403 = bitcast.u64.f64 r402
-	r404 = andnot.u64 r403, 9223372036854775808
-	r405 = bitcast.u64.f64 r389
+	branch r398, b98, b100
+b98: # Copysign.entry
+	r405 = move.u64 r392
 	r406 = and.u64 r405, 9223372036854775808
-	r407 = or.u64 r404, r406
+	r407 = move.u64 r406
 	r408 = bitcast.f64.u64 r407
 	r401 = move.f64 r408
-	jump b123
-b123: # Copysign.return
+	jump b99
+b99: # Copysign.return
 	r374 = move.f64 r401
-	jump b108
-b124: # ldexp.if.done
+	jump b87
+b100: # ldexp.if.done
 	r409 = gt.i64 r397, 1023
-	branch r409, b125, b138
-b125: # ldexp.if.then
+	branch r409, b101, b104
+b101: # ldexp.if.then
 	r410 = lt.f64 r389, 0.0
-	branch r410, b126, b132
-b126: # ldexp.if.then
-	r415 = const.i64 -1
-	jump b127
-b127: # Inf.entry
-	r416 = ge.i64 r415, 0
-	branch r416, b128, b131
-b128: # Inf.if.then
-	r417 = move.u64 9218868437227405312
-	jump b129
-b129: # Inf.if.done
-	r418 = bitcast.f64.u64 r417
-	r414 = move.f64 r418
-	jump b130
-b130: # Inf.return
-	r374 = move.f64 r414
-	jump b108
-b131: # Inf.if.else
-	r417 = move.u64 18442240474082181120
-	jump b129
-b132: # ldexp.if.done
-	r420 = const.i64 1
-	jump b133
-b133: # Inf.entry
-	r421 = ge.i64 r420, 0
-	branch r421, b134, b137
-b134: # Inf.if.then
-	r422 = move.u64 9218868437227405312
-	jump b135
-b135: # Inf.if.done
-	r423 = bitcast.f64.u64 r422
-	r419 = move.f64 r423
-	jump b136
-b136: # Inf.return
-	r374 = move.f64 r419
-	jump b108
-b137: # Inf.if.else
-	r422 = move.u64 18442240474082181120
-	jump b135
-b138: # ldexp.if.done
+	branch r410, b102, b103
+b102: # Inf.return
+	r374 = move.f64 -Inf
+	jump b87
+b103: # Inf.return
+	r374 = move.f64 +Inf
+	jump b87
+b104: # ldexp.if.done
 	r411 = lt.i64 r397, -1022
-	branch r411, b139, b141
-b139: # ldexp.if.then
+	branch r411, b105, b107
+b105: # ldexp.if.then
 	r424 = add.i64 r397, 53
 	r412 = move.i64 r424
 	r413 = move.f64 1.1102230246251565e-16
-	jump b140
-b140: # ldexp.if.done
+	jump b106
+b106: # ldexp.if.done
 	r425 = andnot.u64 r392, 9218868437227405312
 	r426 = add.i64 r412, 1023
 	r427 = convert.u64.i64 r426
@@ -35382,246 +32254,230 @@ b140: # ldexp.if.done
 	r430 = bitcast.f64.u64 r429
 	r431 = mul.f64 r413, r430
 	r374 = move.f64 r431
-	jump b108
-b141: # edge 9→13
+	jump b87
+b107: # edge 9→13
 	r412 = move.i64 r397
 	r413 = move.f64 1.0
-	jump b140
-b142: # normalize.if.done
+	jump b106
+b108: # normalize.if.done
 	r384 = move.f64 r353
 	r385 = move.i64 0
-	jump b120
-b143: # IsInf.if.else
-	r382 = lt.i64 r377, 0
-	branch r382, b144, b145
-b144: # IsInf.if.then
-	r383 = neg.f64 r353
-	r380 = move.f64 r383
-	jump b113
-b145: # edge 3→2
-	r380 = move.f64 r353
-	jump b113
-b146: # edge 52→61
+	jump b97
+b109: # edge 52→61
 	r353 = move.f64 r225
 	r354 = move.i64 r350
-	jump b106
-b147: # pow.cond.false
+	jump b85
+b110: # pow.cond.false
 	r360 = gt.i64 r228, 4096
-	branch r360, b103, b148
-b148: # pow.if.done
+	branch r360, b82, b111
+b111: # pow.if.done
 	r356 = and.i64 r229, 1
 	r357 = eq.i64 r356, 1
-	branch r357, b149, b185
-b149: # pow.if.then
+	branch r357, b112, b148
+b112: # pow.if.then
 	r361 = mul.f64 r225, r227
 	r362 = add.i64 r226, r228
 	r358 = move.f64 r361
 	r359 = move.i64 r362
-	jump b150
-b150: # pow.if.done
+	jump b113
+b113: # pow.if.done
 	r363 = mul.f64 r227, r227
 	r364 = shl.i64.u64 r228, 1
 	r365 = lt.f64 r363, 0.5
-	branch r365, b151, b184
-b151: # pow.if.then
+	branch r365, b114, b147
+b114: # pow.if.then
 	r368 = add.f64 r363, r363
 	r369 = sub.i64 r364, 1
 	r366 = move.f64 r368
 	r367 = move.i64 r369
-	jump b152
-b152: # pow.if.done
+	jump b115
+b115: # pow.if.done
 	r370 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
 	r229 = move.i64 r370
-	jump b153
-b153: # pow.for.loop (unrolled 1)
-	r349 = ne.i64 r229, 0
-	branch r349, b154, b179
-b154: # pow.for.body (unrolled 1)
-	r351 = lt.i64 r228, -4096
-	branch r351, b103, b155
-b155: # pow.cond.false (unrolled 1)
-	r360 = gt.i64 r228, 4096
-	branch r360, b103, b156
-b156: # pow.if.done (unrolled 1)
-	r356 = and.i64 r229, 1
-	r357 = eq.i64 r356, 1
-	branch r357, b157, b183
-b157: # pow.if.then (unrolled 1)
-	r361 = mul.f64 r225, r227
-	r362 = add.i64 r226, r228
-	r358 = move.f64 r361
-	r359 = move.i64 r362
-	jump b158
-b158: # pow.if.done (unrolled 1)
-	r363 = mul.f64 r227, r227
-	r364 = shl.i64.u64 r228, 1
-	r365 = lt.f64 r363, 0.5
-	branch r365, b159, b182
-b159: # pow.if.then (unrolled 1)
-	r368 = add.f64 r363, r363
-	r369 = sub.i64 r364, 1
-	r366 = move.f64 r368
-	r367 = move.i64 r369
-	jump b160
-b160: # pow.if.done (unrolled 1)
-	r370 = shr.i64.u64 r229, 1
+	jump b116
+b116: # pow.for.loop (unrolled 1)
+	r433 = ne.i64 r229, 0
+	branch r433, b117, b142
+b117: # pow.for.body (unrolled 1)
+	r434 = lt.i64 r228, -4096
+	branch r434, b82, b118
+b118: # pow.cond.false (unrolled 1)
+	r437 = gt.i64 r228, 4096
+	branch r437, b82, b119
+b119: # pow.if.done (unrolled 1)
+	r435 = and.i64 r229, 1
+	r436 = eq.i64 r435, 1
+	branch r436, b120, b146
+b120: # pow.if.then (unrolled 1)
+	r438 = mul.f64 r225, r227
+	r439 = add.i64 r226, r228
+	r358 = move.f64 r438
+	r359 = move.i64 r439
+	jump b121
+b121: # pow.if.done (unrolled 1)
+	r440 = mul.f64 r227, r227
+	r441 = shl.i64.u64 r228, 1
+	r442 = lt.f64 r440, 0.5
+	branch r442, b122, b145
+b122: # pow.if.then (unrolled 1)
+	r443 = add.f64 r440, r440
+	r444 = sub.i64 r441, 1
+	r366 = move.f64 r443
+	r367 = move.i64 r444
+	jump b123
+b123: # pow.if.done (unrolled 1)
+	r445 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r370
-	jump b161
-b161: # pow.for.loop (unrolled 2)
-	r349 = ne.i64 r229, 0
-	branch r349, b162, b179
-b162: # pow.for.body (unrolled 2)
-	r351 = lt.i64 r228, -4096
-	branch r351, b103, b163
-b163: # pow.cond.false (unrolled 2)
-	r360 = gt.i64 r228, 4096
-	branch r360, b103, b164
-b164: # pow.if.done (unrolled 2)
-	r356 = and.i64 r229, 1
-	r357 = eq.i64 r356, 1
-	branch r357, b165, b181
-b165: # pow.if.then (unrolled 2)
-	r361 = mul.f64 r225, r227
-	r362 = add.i64 r226, r228
-	r358 = move.f64 r361
-	r359 = move.i64 r362
-	jump b166
-b166: # pow.if.done (unrolled 2)
-	r363 = mul.f64 r227, r227
-	r364 = shl.i64.u64 r228, 1
-	r365 = lt.f64 r363, 0.5
-	branch r365, b167, b180
-b167: # pow.if.then (unrolled 2)
-	r368 = add.f64 r363, r363
-	r369 = sub.i64 r364, 1
-	r366 = move.f64 r368
-	r367 = move.i64 r369
-	jump b168
-b168: # pow.if.done (unrolled 2)
-	r370 = shr.i64.u64 r229, 1
+	r229 = move.i64 r445
+	jump b124
+b124: # pow.for.loop (unrolled 2)
+	r446 = ne.i64 r229, 0
+	branch r446, b125, b142
+b125: # pow.for.body (unrolled 2)
+	r447 = lt.i64 r228, -4096
+	branch r447, b82, b126
+b126: # pow.cond.false (unrolled 2)
+	r450 = gt.i64 r228, 4096
+	branch r450, b82, b127
+b127: # pow.if.done (unrolled 2)
+	r448 = and.i64 r229, 1
+	r449 = eq.i64 r448, 1
+	branch r449, b128, b144
+b128: # pow.if.then (unrolled 2)
+	r451 = mul.f64 r225, r227
+	r452 = add.i64 r226, r228
+	r358 = move.f64 r451
+	r359 = move.i64 r452
+	jump b129
+b129: # pow.if.done (unrolled 2)
+	r453 = mul.f64 r227, r227
+	r454 = shl.i64.u64 r228, 1
+	r455 = lt.f64 r453, 0.5
+	branch r455, b130, b143
+b130: # pow.if.then (unrolled 2)
+	r456 = add.f64 r453, r453
+	r457 = sub.i64 r454, 1
+	r366 = move.f64 r456
+	r367 = move.i64 r457
+	jump b131
+b131: # pow.if.done (unrolled 2)
+	r458 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r370
-	jump b169
-b169: # pow.for.loop (unrolled 3)
-	r349 = ne.i64 r229, 0
-	branch r349, b170, b179
-b170: # pow.for.body (unrolled 3)
-	r351 = lt.i64 r228, -4096
-	branch r351, b103, b171
-b171: # pow.cond.false (unrolled 3)
-	r360 = gt.i64 r228, 4096
-	branch r360, b103, b172
-b172: # pow.if.done (unrolled 3)
-	r356 = and.i64 r229, 1
-	r357 = eq.i64 r356, 1
-	branch r357, b173, b178
-b173: # pow.if.then (unrolled 3)
-	r361 = mul.f64 r225, r227
-	r362 = add.i64 r226, r228
-	r358 = move.f64 r361
-	r359 = move.i64 r362
-	jump b174
-b174: # pow.if.done (unrolled 3)
-	r363 = mul.f64 r227, r227
-	r364 = shl.i64.u64 r228, 1
-	r365 = lt.f64 r363, 0.5
-	branch r365, b175, b177
-b175: # pow.if.then (unrolled 3)
-	r368 = add.f64 r363, r363
-	r369 = sub.i64 r364, 1
-	r366 = move.f64 r368
-	r367 = move.i64 r369
-	jump b176
-b176: # pow.if.done (unrolled 3)
-	r370 = shr.i64.u64 r229, 1
+	r229 = move.i64 r458
+	jump b132
+b132: # pow.for.loop (unrolled 3)
+	r459 = ne.i64 r229, 0
+	branch r459, b133, b142
+b133: # pow.for.body (unrolled 3)
+	r460 = lt.i64 r228, -4096
+	branch r460, b82, b134
+b134: # pow.cond.false (unrolled 3)
+	r463 = gt.i64 r228, 4096
+	branch r463, b82, b135
+b135: # pow.if.done (unrolled 3)
+	r461 = and.i64 r229, 1
+	r462 = eq.i64 r461, 1
+	branch r462, b136, b141
+b136: # pow.if.then (unrolled 3)
+	r464 = mul.f64 r225, r227
+	r465 = add.i64 r226, r228
+	r358 = move.f64 r464
+	r359 = move.i64 r465
+	jump b137
+b137: # pow.if.done (unrolled 3)
+	r466 = mul.f64 r227, r227
+	r467 = shl.i64.u64 r228, 1
+	r468 = lt.f64 r466, 0.5
+	branch r468, b138, b140
+b138: # pow.if.then (unrolled 3)
+	r469 = add.f64 r466, r466
+	r470 = sub.i64 r467, 1
+	r366 = move.f64 r469
+	r367 = move.i64 r470
+	jump b139
+b139: # pow.if.done (unrolled 3)
+	r471 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r370
-	jump b101
-b177: # edge 57→59 (unrolled 3)
-	r366 = move.f64 r363
-	r367 = move.i64 r364
-	jump b176
-b178: # edge 54→57 (unrolled 3)
+	r229 = move.i64 r471
+	jump b80
+b140: # edge 57→59 (unrolled 3)
+	r366 = move.f64 r466
+	r367 = move.i64 r467
+	jump b139
+b141: # edge 54→57 (unrolled 3)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b174
-b179: # edge 50→52
+	jump b137
+b142: # edge 50→52
 	r350 = move.i64 r226
-	jump b104
-b180: # edge 57→59 (unrolled 2)
-	r366 = move.f64 r363
-	r367 = move.i64 r364
-	jump b168
-b181: # edge 54→57 (unrolled 2)
+	jump b83
+b143: # edge 57→59 (unrolled 2)
+	r366 = move.f64 r453
+	r367 = move.i64 r454
+	jump b131
+b144: # edge 54→57 (unrolled 2)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b166
-b182: # edge 57→59 (unrolled 1)
-	r366 = move.f64 r363
-	r367 = move.i64 r364
-	jump b160
-b183: # edge 54→57 (unrolled 1)
+	jump b129
+b145: # edge 57→59 (unrolled 1)
+	r366 = move.f64 r440
+	r367 = move.i64 r441
+	jump b123
+b146: # edge 54→57 (unrolled 1)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b158
-b184: # edge 57→59
+	jump b121
+b147: # edge 57→59
 	r366 = move.f64 r363
 	r367 = move.i64 r364
-	jump b152
-b185: # edge 54→57
+	jump b115
+b148: # edge 54→57
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b150
-b186: # frexp.switch.next
-	r194 = const.i64 0
-	jump b187
-b187: # IsInf.entry
-	r195 = eq.i64 r194, 0
-	branch r195, b188, b198
-b188: # IsInf.if.then
+	jump b113
+b149: # IsInf.if.then
 	r196 = abs.f64 r23
 	r197 = move.f64 r196
-	jump b189
-b189: # IsInf.if.done
+	jump b150
+b150: # IsInf.if.done
 	r198 = gt.f64 r197, 1.7976931348623157e+308
 	r193 = move.bool r198
-	jump b190
-b190: # IsInf.return
-	branch r193, b191, b192
-b191: # frexp.switch.body
+	jump b151
+b151: # IsInf.return
+	branch r193, b152, b153
+b152: # frexp.switch.body
 	r190 = move.f64 r23
 	r191 = move.i64 0
-	jump b99
-b192: # IsNaN.entry
-	r219 = ne.f64 r23, r23
+	jump b78
+b153: # IsNaN.entry
+	r219 = move.bool r46
 	r218 = move.bool r219
-	jump b193
-b193: # IsNaN.return
-	branch r218, b191, b194
-b194: # normalize.entry
-	r203 = abs.f64 r23
+	jump b154
+b154: # IsNaN.return
+	branch r218, b152, b155
+b155: # normalize.entry
+	r203 = move.f64 r196
 	r204 = lt.f64 r203, 2.2250738585072014e-308
-	branch r204, b195, b197
-b195: # normalize.if.then
+	branch r204, b156, b158
+b156: # normalize.if.then
 	r205 = mul.f64 r23, 4.503599627370496e+15
 	r201 = move.f64 r205
 	r202 = move.i64 -52
-	jump b196
-b196: # normalize.return
+	jump b157
+b157: # normalize.return
 	r206 = move.f64 r201
 	r207 = move.i64 r202
 	r208 = bitcast.u64.f64 r206
@@ -35636,65 +32492,39 @@ b196: # normalize.return
 	r217 = bitcast.f64.u64 r216
 	r190 = move.f64 r217
 	r191 = move.i64 r214
-	jump b99
-b197: # normalize.if.done
+	jump b78
+b158: # normalize.if.done
 	r201 = move.f64 r23
 	r202 = move.i64 0
-	jump b196
-b198: # IsInf.if.else
-	r199 = lt.i64 r194, 0
-	branch r199, b199, b200
-b199: # IsInf.if.then
-	r200 = neg.f64 r23
-	r197 = move.f64 r200
-	jump b189
-b200: # edge 3→2
-	r197 = move.f64 r23
-	jump b189
-b201: # Exp.if.done
+	jump b157
+b159: # Exp.if.done
 	r290 = move.f64 r288
-	jump b95
-b202: # Exp.if.done
+	jump b74
+b160: # Exp.if.done
 	r295 = gt.f64 r288, 709.782712893384
-	branch r295, b203, b209
-b203: # Exp.if.then
-	r297 = const.i64 1
-	jump b204
-b204: # Inf.entry
-	r298 = ge.i64 r297, 0
-	branch r298, b205, b208
-b205: # Inf.if.then
-	r299 = move.u64 9218868437227405312
-	jump b206
-b206: # Inf.if.done
-	r300 = bitcast.f64.u64 r299
-	r296 = move.f64 r300
-	jump b207
-b207: # Inf.return
-	r290 = move.f64 r296
-	jump b95
-b208: # Inf.if.else
-	r299 = move.u64 18442240474082181120
-	jump b206
-b209: # Exp.if.done
+	branch r295, b161, b162
+b161: # Inf.return
+	r290 = move.f64 +Inf
+	jump b74
+b162: # Exp.if.done
 	r301 = mul.f64 r288, 1.4426950408889634
-	jump b210
-b210: # roundToInt32.entry
+	jump b163
+b163: # roundToInt32.entry
 	r303 = roundeven.f64 r301
 	r304 = ge.f64 r303, -2.147483648e+09
-	branch r304, b211, b226
-b211: # roundToInt32.cond.true
+	branch r304, b164, b174
+b164: # roundToInt32.cond.true
 	r306 = le.f64 r303, 2.147483647e+09
-	branch r306, b212, b226
-b212: # roundToInt32.if.then
+	branch r306, b165, b174
+b165: # roundToInt32.if.then
 	r305 = convert.i32.f64 r303
 	r302 = move.i32 r305
-	jump b213
-b213: # roundToInt32.return
+	jump b166
+b166: # roundToInt32.return
 	r307 = convert.f64.i32 r302
 	r308 = neg.f64 r307
 	r309 = fma.f64 r308, 0.693147180559663, r288
-	r310 = neg.f64 r307
+	r310 = move.f64 r308
 	r311 = fma.f64 r310, 2.8235290563031577e-13, r309
 	r312 = mul.f64 r311, 0.0625
 	r313 = fma.f64 2.48015873015873e-05, r312, 0.0001984126984126984
@@ -35715,14 +32545,14 @@ b213: # roundToInt32.return
 	r328 = fma.f64 r326, r327, 1.0
 	r329 = add.i32 r302, 1023
 	r330 = le.i32 r329, 0
-	branch r330, b214, b218
-b214: # Exp.if.then
+	branch r330, b167, b171
+b167: # Exp.if.then
 	r331 = lt.i32 r329, -52
-	branch r331, b215, b216
-b215: # Exp.if.then
+	branch r331, b168, b169
+b168: # Exp.if.then
 	r290 = move.f64 0.0
-	jump b95
-b216: # Exp.if.done
+	jump b74
+b169: # Exp.if.done
 	r339 = add.i32 r329, 1022
 	r340 = convert.u64.i32 r339
 	r341 = shl.u64.u64 r340, 52
@@ -35730,64 +32560,41 @@ b216: # Exp.if.done
 	r343 = mul.f64 r328, r342
 	r332 = move.f64 r343
 	r333 = move.i32 1
-	jump b217
-b217: # Exp.if.done
+	jump b170
+b170: # Exp.if.done
 	r334 = convert.u64.i32 r333
 	r335 = shl.u64.u64 r334, 52
 	r336 = bitcast.f64.u64 r335
 	r337 = mul.f64 r332, r336
 	r290 = move.f64 r337
-	jump b95
-b218: # Exp.if.else
+	jump b74
+b171: # Exp.if.else
 	r338 = ge.i32 r329, 2047
-	branch r338, b219, b225
-b219: # Exp.if.then
-	r345 = const.i64 1
-	jump b220
-b220: # Inf.entry
-	r346 = ge.i64 r345, 0
-	branch r346, b221, b224
-b221: # Inf.if.then
-	r347 = move.u64 9218868437227405312
-	jump b222
-b222: # Inf.if.done
-	r348 = bitcast.f64.u64 r347
-	r344 = move.f64 r348
-	jump b223
-b223: # Inf.return
-	r290 = move.f64 r344
-	jump b95
-b224: # Inf.if.else
-	r347 = move.u64 18442240474082181120
-	jump b222
-b225: # edge 9→8
+	branch r338, b172, b173
+b172: # Inf.return
+	r290 = move.f64 +Inf
+	jump b74
+b173: # edge 9→8
 	r332 = move.f64 r328
 	r333 = move.i32 r329
-	jump b217
-b226: # roundToInt32.if.done
+	jump b170
+b174: # roundToInt32.if.done
 	r302 = move.i32 -2147483648
-	jump b213
-b227: # Inf.if.else
-	r240 = move.u64 18442240474082181120
-	jump b88
-b228: # Log.switch.next
+	jump b166
+b175: # Log.switch.next
 	r244 = convert.i64.u64 r234
 	r245 = lt.i64 r244, 0
-	branch r245, b229, b231
-b229: # NaN.entry
-	r243 = bitcast.f64.u64 9221120237041090561
-	r242 = move.f64 r243
-	jump b230
-b230: # NaN.return
-	r233 = move.f64 r242
-	jump b90
-b231: # Log.switch.next
+	branch r245, b176, b177
+b176: # NaN.return
+	r233 = move.f64 NaN
+	jump b69
+b177: # Log.switch.next
 	r246 = ge.u64 r234, 9218868437227405312
-	branch r246, b232, b233
-b232: # Log.switch.body
+	branch r246, b178, b179
+b178: # Log.switch.body
 	r233 = move.f64 r23
-	jump b90
-b233: # Log.switch.next
+	jump b69
+b179: # Log.switch.next
 	r247 = and.u64 r234, 4503599627370495
 	r248 = or.u64 r247, 4602678819172646912
 	r249 = bitcast.f64.u64 r248
@@ -35797,14 +32604,14 @@ b233: # Log.switch.next
 	r253 = sub.i32 r252, 1022
 	r254 = convert.f64.i32 r253
 	r255 = le.f64 r249, 0.7071067811865476
-	branch r255, b234, b236
-b234: # Log.if.then
+	branch r255, b180, b182
+b180: # Log.if.then
 	r258 = sub.f64 r254, 1.0
 	r259 = mul.f64 r249, 2.0
 	r256 = move.f64 r259
 	r257 = move.f64 r258
-	jump b235
-b235: # Log.if.done
+	jump b181
+b181: # Log.if.done
 	r260 = sub.f64 r256, 1.0
 	r261 = add.f64 r260, 2.0
 	r262 = div.f64 r260, r261
@@ -35834,204 +32641,109 @@ b235: # Log.if.done
 	r286 = sub.f64 r285, r260
 	r287 = sub.f64 r280, r286
 	r233 = move.f64 r287
-	jump b90
-b236: # edge 6→8
+	jump b69
+b182: # edge 6→8
 	r256 = move.f64 r249
 	r257 = move.f64 r254
-	jump b235
-b237: # edge 46→49
+	jump b181
+b183: # edge 46→49
 	r186 = move.f64 r38
 	r187 = move.f64 r39
-	jump b84
-b238: # edge 41→47
+	jump b67
+b184: # edge 41→47
 	r174 = move.f64 r38
 	r175 = move.f64 1.0
-	jump b97
-b239: # pow.switch.next
-	r53 = const.i64 0
-	jump b240
-b240: # IsInf.entry
-	r54 = eq.i64 r53, 0
-	branch r54, b241, b291
-b241: # IsInf.if.then
+	jump b76
+b185: # IsInf.if.then
 	r55 = abs.f64 r24
 	r56 = move.f64 r55
-	jump b242
-b242: # IsInf.if.done
+	jump b186
+b186: # IsInf.if.done
 	r57 = gt.f64 r56, 1.7976931348623157e+308
 	r52 = move.bool r57
-	jump b243
-b243: # IsInf.return
-	branch r52, b244, b261
-b244: # pow.switch.body
+	jump b187
+b187: # IsInf.return
+	branch r52, b188, b196
+b188: # pow.switch.body
 	r51 = eq.f64 r23, -1.0
-	branch r51, b245, b246
-b245: # pow.switch.body
+	branch r51, b189, b190
+b189: # pow.switch.body
 	r22 = move.f64 1.0
 	jump b9
-b246: # pow.switch.next
+b190: # pow.switch.next
 	r137 = abs.f64 r23
 	r138 = lt.f64 r137, 1.0
-	r140 = const.i64 1
-	jump b247
-b247: # IsInf.entry
-	r141 = eq.i64 r140, 0
-	branch r141, b248, b258
-b248: # IsInf.if.then
-	r142 = abs.f64 r24
-	r143 = move.f64 r142
-	jump b249
-b249: # IsInf.if.done
+	jump b191
+b191: # edge 3→2
+	r143 = move.f64 r24
+	jump b192
+b192: # IsInf.if.done
 	r144 = gt.f64 r143, 1.7976931348623157e+308
 	r139 = move.bool r144
-	jump b250
-b250: # IsInf.return
+	jump b193
+b193: # IsInf.return
 	r147 = eq.bool r138, r139
-	branch r147, b251, b252
-b251: # pow.switch.body
+	branch r147, b194, b195
+b194: # pow.switch.body
 	r22 = move.f64 0.0
 	jump b9
-b252: # pow.switch.next
-	r149 = const.i64 1
-	jump b253
-b253: # Inf.entry
-	r150 = ge.i64 r149, 0
-	branch r150, b254, b257
-b254: # Inf.if.then
-	r151 = move.u64 9218868437227405312
-	jump b255
-b255: # Inf.if.done
-	r152 = bitcast.f64.u64 r151
-	r148 = move.f64 r152
-	jump b256
-b256: # Inf.return
-	r22 = move.f64 r148
+b195: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b257: # Inf.if.else
-	r151 = move.u64 18442240474082181120
-	jump b255
-b258: # IsInf.if.else
-	r145 = lt.i64 r140, 0
-	branch r145, b259, b260
-b259: # IsInf.if.then
-	r146 = neg.f64 r24
-	r143 = move.f64 r146
-	jump b249
-b260: # edge 3→2
-	r143 = move.f64 r24
-	jump b249
-b261: # pow.switch.next
-	r130 = const.i64 0
-	jump b262
-b262: # IsInf.entry
-	r131 = eq.i64 r130, 0
-	branch r131, b263, b288
-b263: # IsInf.if.then
+b196: # IsInf.if.then
 	r132 = abs.f64 r23
 	r133 = move.f64 r132
-	jump b264
-b264: # IsInf.if.done
+	jump b197
+b197: # IsInf.if.done
 	r134 = gt.f64 r133, 1.7976931348623157e+308
 	r129 = move.bool r134
-	jump b265
-b265: # IsInf.return
-	branch r129, b266, b284
-b266: # pow.switch.body
-	r122 = const.i64 -1
-	jump b267
-b267: # IsInf.entry
-	r123 = eq.i64 r122, 0
-	branch r123, b268, b281
-b268: # IsInf.if.then
-	r124 = abs.f64 r23
-	r125 = move.f64 r124
-	jump b269
-b269: # IsInf.if.done
+	jump b198
+b198: # IsInf.return
+	branch r129, b199, b207
+b199: # IsInf.if.then
+	r128 = neg.f64 r23
+	r125 = move.f64 r128
+	jump b200
+b200: # IsInf.if.done
 	r126 = gt.f64 r125, 1.7976931348623157e+308
 	r121 = move.bool r126
-	jump b270
-b270: # IsInf.return
-	branch r121, b271, b272
-b271: # pow.if.then
+	jump b201
+b201: # IsInf.return
+	branch r121, b202, b203
+b202: # pow.if.then
 	r155 = div.f64 1.0, r23
 	r156 = neg.f64 r24
 	r20 = move.f64 r155
 	r21 = move.f64 r156
 	jump b6
-b272: # pow.if.done
+b203: # pow.if.done
 	r158 = lt.f64 r24, 0.0
-	branch r158, b273, b274
-b273: # pow.switch.body
+	branch r158, b204, b205
+b204: # pow.switch.body
 	r22 = move.f64 0.0
 	jump b9
-b274: # pow.switch.next
+b205: # pow.switch.next
 	r164 = gt.f64 r24, 0.0
-	branch r164, b275, b62
-b275: # pow.switch.body
-	r160 = const.i64 1
-	jump b276
-b276: # Inf.entry
-	r161 = ge.i64 r160, 0
-	branch r161, b277, b280
-b277: # Inf.if.then
-	r162 = move.u64 9218868437227405312
-	jump b278
-b278: # Inf.if.done
-	r163 = bitcast.f64.u64 r162
-	r159 = move.f64 r163
-	jump b279
-b279: # Inf.return
-	r22 = move.f64 r159
+	branch r164, b206, b51
+b206: # Inf.return
+	r22 = move.f64 +Inf
 	jump b9
-b280: # Inf.if.else
-	r162 = move.u64 18442240474082181120
-	jump b278
-b281: # IsInf.if.else
-	r127 = lt.i64 r122, 0
-	branch r127, b282, b283
-b282: # IsInf.if.then
-	r128 = neg.f64 r23
-	r125 = move.f64 r128
-	jump b269
-b283: # edge 3→2
-	r125 = move.f64 r23
-	jump b269
-b284: # pow.switch.next
+b207: # pow.switch.next
 	r154 = eq.f64 r24, 0.5
-	branch r154, b285, b286
-b285: # pow.switch.body
+	branch r154, b208, b209
+b208: # pow.switch.body
 	r153 = sqrt.f64 r23
 	r22 = move.f64 r153
 	jump b9
-b286: # pow.switch.next
+b209: # pow.switch.next
 	r167 = eq.f64 r24, -0.5
-	branch r167, b287, b62
-b287: # pow.switch.body
+	branch r167, b210, b51
+b210: # pow.switch.body
 	r165 = sqrt.f64 r23
 	r166 = div.f64 1.0, r165
 	r22 = move.f64 r166
 	jump b9
-b288: # IsInf.if.else
-	r135 = lt.i64 r130, 0
-	branch r135, b289, b290
-b289: # IsInf.if.then
-	r136 = neg.f64 r23
-	r133 = move.f64 r136
-	jump b264
-b290: # edge 3→2
-	r133 = move.f64 r23
-	jump b264
-b291: # IsInf.if.else
-	r58 = lt.i64 r53, 0
-	branch r58, b292, b293
-b292: # IsInf.if.then
-	r59 = neg.f64 r24
-	r56 = move.f64 r59
-	jump b242
-b293: # edge 3→2
-	r56 = move.f64 r24
-	jump b242
-b294: # exit
+b211: # exit
 	return
 
 kernel Remainder(x []f64, y []f64, out []f64)
@@ -36056,14 +32768,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b167
+	branch r7, b3, b122
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b167
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -36077,298 +32788,261 @@ b6: # IsNaN.entry
 	r21 = move.bool r22
 	jump b7
 b7: # IsNaN.return
-	branch r21, b8, b13
-b8: # NaN.entry
-	r24 = bitcast.f64.u64 9221120237041090561
-	r23 = move.f64 r24
+	branch r21, b8, b12
+b8: # NaN.return
+	r20 = move.f64 NaN
 	jump b9
-b9: # NaN.return
-	r20 = move.f64 r23
-	jump b10
-b10: # remainder.return
+b9: # remainder.return
 	r19 = move.f64 r20
-	jump b11
-b11: # Remainder.return
+	jump b10
+b10: # Remainder.return
 	r232 = elemaddr r4, r9, 8
 	store.f64 r232, r19
-	jump b12
-b12: # latch
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # IsNaN.entry
+b12: # IsNaN.entry
 	r43 = ne.f64 r18, r18
 	r42 = move.bool r43
-	jump b14
-b14: # IsNaN.return
-	branch r42, b8, b15
-b15: # remainder.cond.false
-	r35 = const.i64 0
-	jump b16
-b16: # IsInf.entry
-	r36 = eq.i64 r35, 0
-	branch r36, b17, b164
-b17: # IsInf.if.then
+	jump b13
+b13: # IsNaN.return
+	branch r42, b8, b14
+b14: # IsInf.if.then
 	r37 = abs.f64 r14
 	r38 = move.f64 r37
-	jump b18
-b18: # IsInf.if.done
+	jump b15
+b15: # IsInf.if.done
 	r39 = gt.f64 r38, 1.7976931348623157e+308
 	r34 = move.bool r39
-	jump b19
-b19: # IsInf.return
-	branch r34, b8, b20
-b20: # remainder.cond.false
+	jump b16
+b16: # IsInf.return
+	branch r34, b8, b17
+b17: # remainder.cond.false
 	r33 = eq.f64 r18, 0.0
-	branch r33, b8, b21
-b21: # remainder.switch.next
-	r26 = const.i64 0
-	jump b22
-b22: # IsInf.entry
-	r27 = eq.i64 r26, 0
-	branch r27, b23, b161
-b23: # IsInf.if.then
+	branch r33, b8, b18
+b18: # IsInf.if.then
 	r28 = abs.f64 r18
 	r29 = move.f64 r28
-	jump b24
-b24: # IsInf.if.done
+	jump b19
+b19: # IsInf.if.done
 	r30 = gt.f64 r29, 1.7976931348623157e+308
 	r25 = move.bool r30
-	jump b25
-b25: # IsInf.return
-	branch r25, b26, b27
-b26: # remainder.switch.body
+	jump b20
+b20: # IsInf.return
+	branch r25, b21, b22
+b21: # remainder.switch.body
 	r20 = move.f64 r14
-	jump b10
-b27: # remainder.switch.next
+	jump b9
+b22: # remainder.switch.next
 	r44 = lt.f64 r14, 0.0
-	branch r44, b28, b160
-b28: # remainder.if.then
+	branch r44, b23, b121
+b23: # remainder.if.then
 	r47 = neg.f64 r14
 	r45 = move.f64 r47
 	r46 = move.bool true
-	jump b29
-b29: # remainder.if.done
+	jump b24
+b24: # remainder.if.done
 	r48 = lt.f64 r18, 0.0
-	branch r48, b30, b159
-b30: # remainder.if.then
+	branch r48, b25, b120
+b25: # remainder.if.then
 	r50 = neg.f64 r18
 	r49 = move.f64 r50
-	jump b31
-b31: # remainder.if.done
+	jump b26
+b26: # remainder.if.done
 	r51 = eq.f64 r45, r49
-	branch r51, b32, b35
-b32: # remainder.if.then
-	branch r46, b33, b34
-b33: # remainder.if.then
-	r54 = neg.f64 0.0
-	r20 = move.f64 r54
-	jump b10
-b34: # remainder.if.done
+	branch r51, b27, b30
+b27: # remainder.if.then
+	branch r46, b28, b29
+b28: # remainder.if.then
+	r20 = move.f64 -0.0
+	jump b9
+b29: # remainder.if.done
 	r20 = move.f64 0.0
-	jump b10
-b35: # remainder.if.done
+	jump b9
+b30: # remainder.if.done
 	r52 = le.f64 r49, 8.988465674311579e+307
-	branch r52, b36, b158
-b36: # remainder.if.then
+	branch r52, b31, b119
+b31: # remainder.if.then
 	r55 = add.f64 r49, r49
-	jump b37
-b37: # mod.entry
+	jump b32
+b32: # mod.entry
 	r58 = eq.f64 r55, 0.0
-	branch r58, b38, b57
-b38: # NaN.entry
-	r60 = bitcast.f64.u64 9221120237041090561
-	r59 = move.f64 r60
-	jump b39
-b39: # NaN.return
-	r57 = move.f64 r59
-	jump b40
-b40: # mod.return
+	branch r58, b33, b51
+b33: # NaN.return
+	r57 = move.f64 NaN
+	jump b34
+b34: # mod.return
 	r56 = move.f64 r57
-	jump b41
-b41: # Mod.return
+	jump b35
+b35: # Mod.return
 	r53 = move.f64 r56
-	jump b42
-b42: # remainder.if.done
+	jump b36
+b36: # remainder.if.done
 	r217 = lt.f64 r49, 4.450147717014403e-308
-	branch r217, b43, b52
-b43: # remainder.if.then
+	branch r217, b37, b46
+b37: # remainder.if.then
 	r218 = add.f64 r53, r53
 	r219 = gt.f64 r218, r49
-	branch r219, b44, b51
-b44: # remainder.if.then
+	branch r219, b38, b45
+b38: # remainder.if.then
 	r224 = sub.f64 r53, r49
 	r225 = add.f64 r224, r224
 	r226 = ge.f64 r225, r49
-	branch r226, b45, b50
-b45: # remainder.if.then
+	branch r226, b39, b44
+b39: # remainder.if.then
 	r227 = sub.f64 r224, r49
 	r220 = move.f64 r227
-	jump b46
-b46: # remainder.if.done
-	branch r46, b47, b49
-b47: # remainder.if.then
+	jump b40
+b40: # remainder.if.done
+	branch r46, b41, b43
+b41: # remainder.if.then
 	r231 = neg.f64 r220
 	r221 = move.f64 r231
-	jump b48
-b48: # remainder.if.done
+	jump b42
+b42: # remainder.if.done
 	r20 = move.f64 r221
-	jump b10
-b49: # edge 19→26
+	jump b9
+b43: # edge 19→26
 	r221 = move.f64 r220
-	jump b48
-b50: # edge 21→19
+	jump b42
+b44: # edge 21→19
 	r220 = move.f64 r224
-	jump b46
-b51: # edge 18→19
+	jump b40
+b45: # edge 18→19
 	r220 = move.f64 r53
-	jump b46
-b52: # remainder.if.else
+	jump b40
+b46: # remainder.if.else
 	r222 = mul.f64 r49, 0.5
 	r223 = gt.f64 r53, r222
-	branch r223, b53, b56
-b53: # remainder.if.then
+	branch r223, b47, b50
+b47: # remainder.if.then
 	r228 = sub.f64 r53, r49
 	r229 = ge.f64 r228, r222
-	branch r229, b54, b55
-b54: # remainder.if.then
+	branch r229, b48, b49
+b48: # remainder.if.then
 	r230 = sub.f64 r228, r49
 	r220 = move.f64 r230
-	jump b46
-b55: # edge 23→19
+	jump b40
+b49: # edge 23→19
 	r220 = move.f64 r228
-	jump b46
-b56: # edge 20→19
+	jump b40
+b50: # edge 20→19
 	r220 = move.f64 r53
-	jump b46
-b57: # mod.cond.false
-	r105 = const.i64 0
-	jump b58
-b58: # IsInf.entry
-	r106 = eq.i64 r105, 0
-	branch r106, b59, b155
-b59: # IsInf.if.then
+	jump b40
+b51: # IsInf.if.then
 	r107 = abs.f64 r45
 	r108 = move.f64 r107
-	jump b60
-b60: # IsInf.if.done
+	jump b52
+b52: # IsInf.if.done
 	r109 = gt.f64 r108, 1.7976931348623157e+308
 	r104 = move.bool r109
-	jump b61
-b61: # IsInf.return
-	branch r104, b38, b62
-b62: # IsNaN.entry
+	jump b53
+b53: # IsInf.return
+	branch r104, b33, b54
+b54: # IsNaN.entry
 	r103 = ne.f64 r45, r45
 	r102 = move.bool r103
-	jump b63
-b63: # IsNaN.return
-	branch r102, b38, b64
-b64: # IsNaN.entry
+	jump b55
+b55: # IsNaN.return
+	branch r102, b33, b56
+b56: # IsNaN.entry
 	r101 = ne.f64 r55, r55
 	r100 = move.bool r101
-	jump b65
-b65: # IsNaN.return
-	branch r100, b38, b66
-b66: # mod.if.done
+	jump b57
+b57: # IsNaN.return
+	branch r100, b33, b58
+b58: # mod.if.done
 	r61 = abs.f64 r55
-	jump b67
-b67: # frexp.entry
+	jump b59
+b59: # frexp.entry
 	r66 = eq.f64 r61, 0.0
-	branch r66, b68, b140
-b68: # frexp.switch.body
+	branch r66, b60, b109
+b60: # frexp.switch.body
 	r64 = move.f64 r61
 	r65 = move.i64 0
-	jump b69
-b69: # frexp.return
+	jump b61
+b61: # frexp.return
 	r94 = move.f64 r64
 	r95 = move.i64 r65
 	r62 = move.f64 r94
 	r63 = move.i64 r95
-	jump b70
-b70: # Frexp.return
+	jump b62
+b62: # Frexp.return
 	r96 = move.f64 r62
 	r97 = move.i64 r63
 	r98 = lt.f64 r45, 0.0
-	branch r98, b71, b139
-b71: # mod.if.then
+	branch r98, b63, b108
+b63: # mod.if.then
 	r112 = neg.f64 r45
 	r99 = move.f64 r112
-	jump b72
-b72: # mod.for.loop
+	jump b64
+b64: # preheader
+	r158 = move.bool r66
+	r162 = abs.f64 r61
+	r163 = move.f64 r162
+	r164 = gt.f64 r163, 1.7976931348623157e+308
+	r159 = move.bool r164
+	r183 = ne.f64 r61, r61
+	r182 = move.bool r183
+	r169 = move.f64 r162
+	r170 = lt.f64 r169, 2.2250738585072014e-308
+	r171 = mul.f64 r61, 4.503599627370496e+15
+	jump b65
+b65: # mod.for.loop
 	r153 = ge.f64 r99, r61
-	branch r153, b73, b135
-b73: # frexp.entry
+	branch r153, b66, b104
+b66: # frexp.entry
 	r117 = eq.f64 r99, 0.0
-	branch r117, b74, b120
-b74: # frexp.switch.body
+	branch r117, b67, b94
+b67: # frexp.switch.body
 	r115 = move.f64 r99
 	r116 = move.i64 0
-	jump b75
-b75: # frexp.return
+	jump b68
+b68: # frexp.return
 	r145 = move.f64 r115
 	r146 = move.i64 r116
 	r113 = move.f64 r145
 	r114 = move.i64 r146
-	jump b76
-b76: # Frexp.return
+	jump b69
+b69: # Frexp.return
 	r147 = move.f64 r113
 	r148 = move.i64 r114
 	r149 = lt.f64 r147, r96
-	branch r149, b77, b119
-b77: # mod.if.then
+	branch r149, b70, b93
+b70: # mod.if.then
 	r154 = sub.i64 r148, 1
 	r150 = move.i64 r154
-	jump b78
-b78: # mod.if.done
+	jump b71
+b71: # mod.if.done
 	r155 = sub.i64 r150, r97
-	jump b79
-b79: # ldexp.entry
-	r158 = eq.f64 r61, 0.0
-	branch r158, b80, b83
-b80: # ldexp.switch.body
+	jump b72
+b72: # ldexp.entry
+	branch r158, b73, b76
+b73: # ldexp.switch.body
 	r157 = move.f64 r61
-	jump b81
-b81: # ldexp.return
+	jump b74
+b74: # ldexp.return
 	r156 = move.f64 r157
-	jump b82
-b82: # Ldexp.return
+	jump b75
+b75: # Ldexp.return
 	r215 = sub.f64 r99, r156
 	r99 = move.f64 r215
-	jump b72
-b83: # ldexp.switch.next
-	r160 = const.i64 0
-	jump b84
-b84: # IsInf.entry
-	r161 = eq.i64 r160, 0
-	branch r161, b85, b116
-b85: # IsInf.if.then
-	r162 = abs.f64 r61
-	r163 = move.f64 r162
-	jump b86
-b86: # IsInf.if.done
-	r164 = gt.f64 r163, 1.7976931348623157e+308
-	r159 = move.bool r164
-	jump b87
-b87: # IsInf.return
-	branch r159, b88, b89
-b88: # ldexp.switch.body
+	jump b65
+b76: # IsInf.return
+	branch r159, b77, b78
+b77: # ldexp.switch.body
 	r157 = move.f64 r61
-	jump b81
-b89: # IsNaN.entry
-	r183 = ne.f64 r61, r61
-	r182 = move.bool r183
-	jump b90
-b90: # IsNaN.return
-	branch r182, b88, b91
-b91: # normalize.entry
-	r169 = abs.f64 r61
-	r170 = lt.f64 r169, 2.2250738585072014e-308
-	branch r170, b92, b115
-b92: # normalize.if.then
-	r171 = mul.f64 r61, 4.503599627370496e+15
+	jump b74
+b78: # IsNaN.return
+	branch r182, b77, b79
+b79: # normalize.entry
+	branch r170, b80, b92
+b80: # normalize.if.then
 	r167 = move.f64 r171
 	r168 = move.i64 -52
-	jump b93
-b93: # normalize.return
+	jump b81
+b81: # normalize.return
 	r172 = move.f64 r167
 	r173 = move.i64 r168
 	r174 = add.i64 r155, r173
@@ -36379,75 +33053,38 @@ b93: # normalize.return
 	r179 = sub.i64 r178, 1023
 	r180 = add.i64 r174, r179
 	r181 = lt.i64 r180, -1075
-	branch r181, b94, b97
-b94: # ldexp.if.then
-	r185 = const.f64 0.0
-	jump b95
-b95: # Copysign.entry
-	r186 = bitcast.u64.f64 r185
-	r187 = andnot.u64 r186, 9223372036854775808
-	r188 = bitcast.u64.f64 r172
+	branch r181, b82, b84
+b82: # Copysign.entry
+	r188 = move.u64 r175
 	r189 = and.u64 r188, 9223372036854775808
-	r190 = or.u64 r187, r189
+	r190 = move.u64 r189
 	r191 = bitcast.f64.u64 r190
 	r184 = move.f64 r191
-	jump b96
-b96: # Copysign.return
+	jump b83
+b83: # Copysign.return
 	r157 = move.f64 r184
-	jump b81
-b97: # ldexp.if.done
+	jump b74
+b84: # ldexp.if.done
 	r192 = gt.i64 r180, 1023
-	branch r192, b98, b111
-b98: # ldexp.if.then
+	branch r192, b85, b88
+b85: # ldexp.if.then
 	r193 = lt.f64 r172, 0.0
-	branch r193, b99, b105
-b99: # ldexp.if.then
-	r198 = const.i64 -1
-	jump b100
-b100: # Inf.entry
-	r199 = ge.i64 r198, 0
-	branch r199, b101, b104
-b101: # Inf.if.then
-	r200 = move.u64 9218868437227405312
-	jump b102
-b102: # Inf.if.done
-	r201 = bitcast.f64.u64 r200
-	r197 = move.f64 r201
-	jump b103
-b103: # Inf.return
-	r157 = move.f64 r197
-	jump b81
-b104: # Inf.if.else
-	r200 = move.u64 18442240474082181120
-	jump b102
-b105: # ldexp.if.done
-	r203 = const.i64 1
-	jump b106
-b106: # Inf.entry
-	r204 = ge.i64 r203, 0
-	branch r204, b107, b110
-b107: # Inf.if.then
-	r205 = move.u64 9218868437227405312
-	jump b108
-b108: # Inf.if.done
-	r206 = bitcast.f64.u64 r205
-	r202 = move.f64 r206
-	jump b109
-b109: # Inf.return
-	r157 = move.f64 r202
-	jump b81
-b110: # Inf.if.else
-	r205 = move.u64 18442240474082181120
-	jump b108
-b111: # ldexp.if.done
+	branch r193, b86, b87
+b86: # Inf.return
+	r157 = move.f64 -Inf
+	jump b74
+b87: # Inf.return
+	r157 = move.f64 +Inf
+	jump b74
+b88: # ldexp.if.done
 	r194 = lt.i64 r180, -1022
-	branch r194, b112, b114
-b112: # ldexp.if.then
+	branch r194, b89, b91
+b89: # ldexp.if.then
 	r207 = add.i64 r180, 53
 	r195 = move.i64 r207
 	r196 = move.f64 1.1102230246251565e-16
-	jump b113
-b113: # ldexp.if.done
+	jump b90
+b90: # ldexp.if.done
 	r208 = andnot.u64 r175, 9218868437227405312
 	r209 = add.i64 r195, 1023
 	r210 = convert.u64.i64 r209
@@ -36456,64 +33093,48 @@ b113: # ldexp.if.done
 	r213 = bitcast.f64.u64 r212
 	r214 = mul.f64 r196, r213
 	r157 = move.f64 r214
-	jump b81
-b114: # edge 9→13
+	jump b74
+b91: # edge 9→13
 	r195 = move.i64 r180
 	r196 = move.f64 1.0
-	jump b113
-b115: # normalize.if.done
+	jump b90
+b92: # normalize.if.done
 	r167 = move.f64 r61
 	r168 = move.i64 0
-	jump b93
-b116: # IsInf.if.else
-	r165 = lt.i64 r160, 0
-	branch r165, b117, b118
-b117: # IsInf.if.then
-	r166 = neg.f64 r61
-	r163 = move.f64 r166
-	jump b86
-b118: # edge 3→2
-	r163 = move.f64 r61
-	jump b86
-b119: # edge 7→11
+	jump b81
+b93: # edge 7→11
 	r150 = move.i64 r148
-	jump b78
-b120: # frexp.switch.next
-	r119 = const.i64 0
-	jump b121
-b121: # IsInf.entry
-	r120 = eq.i64 r119, 0
-	branch r120, b122, b132
-b122: # IsInf.if.then
+	jump b71
+b94: # IsInf.if.then
 	r121 = abs.f64 r99
 	r122 = move.f64 r121
-	jump b123
-b123: # IsInf.if.done
+	jump b95
+b95: # IsInf.if.done
 	r123 = gt.f64 r122, 1.7976931348623157e+308
 	r118 = move.bool r123
-	jump b124
-b124: # IsInf.return
-	branch r118, b125, b126
-b125: # frexp.switch.body
+	jump b96
+b96: # IsInf.return
+	branch r118, b97, b98
+b97: # frexp.switch.body
 	r115 = move.f64 r99
 	r116 = move.i64 0
-	jump b75
-b126: # IsNaN.entry
+	jump b68
+b98: # IsNaN.entry
 	r144 = ne.f64 r99, r99
 	r143 = move.bool r144
-	jump b127
-b127: # IsNaN.return
-	branch r143, b125, b128
-b128: # normalize.entry
+	jump b99
+b99: # IsNaN.return
+	branch r143, b97, b100
+b100: # normalize.entry
 	r128 = abs.f64 r99
 	r129 = lt.f64 r128, 2.2250738585072014e-308
-	branch r129, b129, b131
-b129: # normalize.if.then
+	branch r129, b101, b103
+b101: # normalize.if.then
 	r130 = mul.f64 r99, 4.503599627370496e+15
 	r126 = move.f64 r130
 	r127 = move.i64 -52
-	jump b130
-b130: # normalize.return
+	jump b102
+b102: # normalize.return
 	r131 = move.f64 r126
 	r132 = move.i64 r127
 	r133 = bitcast.u64.f64 r131
@@ -36528,73 +33149,57 @@ b130: # normalize.return
 	r142 = bitcast.f64.u64 r141
 	r115 = move.f64 r142
 	r116 = move.i64 r139
-	jump b75
-b131: # normalize.if.done
+	jump b68
+b103: # normalize.if.done
 	r126 = move.f64 r99
 	r127 = move.i64 0
-	jump b130
-b132: # IsInf.if.else
-	r124 = lt.i64 r119, 0
-	branch r124, b133, b134
-b133: # IsInf.if.then
-	r125 = neg.f64 r99
-	r122 = move.f64 r125
-	jump b123
-b134: # edge 3→2
-	r122 = move.f64 r99
-	jump b123
-b135: # mod.for.done
+	jump b102
+b104: # mod.for.done
 	r151 = lt.f64 r45, 0.0
-	branch r151, b136, b138
-b136: # mod.if.then
+	branch r151, b105, b107
+b105: # mod.if.then
 	r216 = neg.f64 r99
 	r152 = move.f64 r216
-	jump b137
-b137: # mod.if.done
+	jump b106
+b106: # mod.if.done
 	r57 = move.f64 r152
-	jump b40
-b138: # edge 8→13
+	jump b34
+b107: # edge 8→13
 	r152 = move.f64 r99
-	jump b137
-b139: # edge 2→9
+	jump b106
+b108: # edge 2→9
 	r99 = move.f64 r45
-	jump b72
-b140: # frexp.switch.next
-	r68 = const.i64 0
-	jump b141
-b141: # IsInf.entry
-	r69 = eq.i64 r68, 0
-	branch r69, b142, b152
-b142: # IsInf.if.then
+	jump b64
+b109: # IsInf.if.then
 	r70 = abs.f64 r61
 	r71 = move.f64 r70
-	jump b143
-b143: # IsInf.if.done
+	jump b110
+b110: # IsInf.if.done
 	r72 = gt.f64 r71, 1.7976931348623157e+308
 	r67 = move.bool r72
-	jump b144
-b144: # IsInf.return
-	branch r67, b145, b146
-b145: # frexp.switch.body
+	jump b111
+b111: # IsInf.return
+	branch r67, b112, b113
+b112: # frexp.switch.body
 	r64 = move.f64 r61
 	r65 = move.i64 0
-	jump b69
-b146: # IsNaN.entry
+	jump b61
+b113: # IsNaN.entry
 	r93 = ne.f64 r61, r61
 	r92 = move.bool r93
-	jump b147
-b147: # IsNaN.return
-	branch r92, b145, b148
-b148: # normalize.entry
-	r77 = abs.f64 r61
+	jump b114
+b114: # IsNaN.return
+	branch r92, b112, b115
+b115: # normalize.entry
+	r77 = move.f64 r70
 	r78 = lt.f64 r77, 2.2250738585072014e-308
-	branch r78, b149, b151
-b149: # normalize.if.then
+	branch r78, b116, b118
+b116: # normalize.if.then
 	r79 = mul.f64 r61, 4.503599627370496e+15
 	r75 = move.f64 r79
 	r76 = move.i64 -52
-	jump b150
-b150: # normalize.return
+	jump b117
+b117: # normalize.return
 	r80 = move.f64 r75
 	r81 = move.i64 r76
 	r82 = bitcast.u64.f64 r80
@@ -36609,62 +33214,22 @@ b150: # normalize.return
 	r91 = bitcast.f64.u64 r90
 	r64 = move.f64 r91
 	r65 = move.i64 r88
-	jump b69
-b151: # normalize.if.done
+	jump b61
+b118: # normalize.if.done
 	r75 = move.f64 r61
 	r76 = move.i64 0
-	jump b150
-b152: # IsInf.if.else
-	r73 = lt.i64 r68, 0
-	branch r73, b153, b154
-b153: # IsInf.if.then
-	r74 = neg.f64 r61
-	r71 = move.f64 r74
-	jump b143
-b154: # edge 3→2
-	r71 = move.f64 r61
-	jump b143
-b155: # IsInf.if.else
-	r110 = lt.i64 r105, 0
-	branch r110, b156, b157
-b156: # IsInf.if.then
-	r111 = neg.f64 r45
-	r108 = move.f64 r111
-	jump b60
-b157: # edge 3→2
-	r108 = move.f64 r45
-	jump b60
-b158: # edge 13→17
+	jump b117
+b119: # edge 13→17
 	r53 = move.f64 r45
-	jump b42
-b159: # edge 9→11
+	jump b36
+b120: # edge 9→11
 	r49 = move.f64 r18
-	jump b31
-b160: # edge 7→9
+	jump b26
+b121: # edge 7→9
 	r45 = move.f64 r14
 	r46 = move.bool false
-	jump b29
-b161: # IsInf.if.else
-	r31 = lt.i64 r26, 0
-	branch r31, b162, b163
-b162: # IsInf.if.then
-	r32 = neg.f64 r18
-	r29 = move.f64 r32
 	jump b24
-b163: # edge 3→2
-	r29 = move.f64 r18
-	jump b24
-b164: # IsInf.if.else
-	r40 = lt.i64 r35, 0
-	branch r40, b165, b166
-b165: # IsInf.if.then
-	r41 = neg.f64 r14
-	r38 = move.f64 r41
-	jump b18
-b166: # edge 3→2
-	r38 = move.f64 r14
-	jump b18
-b167: # exit
+b122: # exit
 	return
 
 kernel FMA(x []f64, y []f64, z []f64, out []f64)
@@ -36698,8 +33263,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -36742,14 +33306,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b26
+	branch r7, b3, b21
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b26
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -36780,42 +33343,36 @@ b9: # Frexp.return
 b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b11: # frexp.switch.next
-	r21 = const.i64 0
-	jump b12
-b12: # IsInf.entry
-	r22 = eq.i64 r21, 0
-	branch r22, b13, b23
-b13: # IsInf.if.then
+b11: # IsInf.if.then
 	r23 = abs.f64 r14
 	r24 = move.f64 r23
-	jump b14
-b14: # IsInf.if.done
+	jump b12
+b12: # IsInf.if.done
 	r25 = gt.f64 r24, 1.7976931348623157e+308
 	r20 = move.bool r25
-	jump b15
-b15: # IsInf.return
-	branch r20, b16, b17
-b16: # frexp.switch.body
+	jump b13
+b13: # IsInf.return
+	branch r20, b14, b15
+b14: # frexp.switch.body
 	r17 = move.f64 r14
 	r18 = move.i64 0
 	jump b8
-b17: # IsNaN.entry
+b15: # IsNaN.entry
 	r46 = ne.f64 r14, r14
 	r45 = move.bool r46
-	jump b18
-b18: # IsNaN.return
-	branch r45, b16, b19
-b19: # normalize.entry
-	r30 = abs.f64 r14
+	jump b16
+b16: # IsNaN.return
+	branch r45, b14, b17
+b17: # normalize.entry
+	r30 = move.f64 r23
 	r31 = lt.f64 r30, 2.2250738585072014e-308
-	branch r31, b20, b22
-b20: # normalize.if.then
+	branch r31, b18, b20
+b18: # normalize.if.then
 	r32 = mul.f64 r14, 4.503599627370496e+15
 	r28 = move.f64 r32
 	r29 = move.i64 -52
-	jump b21
-b21: # normalize.return
+	jump b19
+b19: # normalize.return
 	r33 = move.f64 r28
 	r34 = move.i64 r29
 	r35 = bitcast.u64.f64 r33
@@ -36831,21 +33388,11 @@ b21: # normalize.return
 	r17 = move.f64 r44
 	r18 = move.i64 r41
 	jump b8
-b22: # normalize.if.done
+b20: # normalize.if.done
 	r28 = move.f64 r14
 	r29 = move.i64 0
-	jump b21
-b23: # IsInf.if.else
-	r26 = lt.i64 r21, 0
-	branch r26, b24, b25
-b24: # IsInf.if.then
-	r27 = neg.f64 r14
-	r24 = move.f64 r27
-	jump b14
-b25: # edge 3→2
-	r24 = move.f64 r14
-	jump b14
-b26: # exit
+	jump b19
+b21: # exit
 	return
 
 kernel Ldexp(x []f64, exp []i64, out []f64)
@@ -36870,14 +33417,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b47
+	branch r7, b3, b31
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b47
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -36902,41 +33448,35 @@ b9: # Ldexp.return
 b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b11: # ldexp.switch.next
-	r23 = const.i64 0
-	jump b12
-b12: # IsInf.entry
-	r24 = eq.i64 r23, 0
-	branch r24, b13, b44
-b13: # IsInf.if.then
+b11: # IsInf.if.then
 	r25 = abs.f64 r14
 	r26 = move.f64 r25
-	jump b14
-b14: # IsInf.if.done
+	jump b12
+b12: # IsInf.if.done
 	r27 = gt.f64 r26, 1.7976931348623157e+308
 	r22 = move.bool r27
-	jump b15
-b15: # IsInf.return
-	branch r22, b16, b17
-b16: # ldexp.switch.body
+	jump b13
+b13: # IsInf.return
+	branch r22, b14, b15
+b14: # ldexp.switch.body
 	r20 = move.f64 r14
 	jump b8
-b17: # IsNaN.entry
+b15: # IsNaN.entry
 	r46 = ne.f64 r14, r14
 	r45 = move.bool r46
-	jump b18
-b18: # IsNaN.return
-	branch r45, b16, b19
-b19: # normalize.entry
-	r32 = abs.f64 r14
+	jump b16
+b16: # IsNaN.return
+	branch r45, b14, b17
+b17: # normalize.entry
+	r32 = move.f64 r25
 	r33 = lt.f64 r32, 2.2250738585072014e-308
-	branch r33, b20, b43
-b20: # normalize.if.then
+	branch r33, b18, b30
+b18: # normalize.if.then
 	r34 = mul.f64 r14, 4.503599627370496e+15
 	r30 = move.f64 r34
 	r31 = move.i64 -52
-	jump b21
-b21: # normalize.return
+	jump b19
+b19: # normalize.return
 	r35 = move.f64 r30
 	r36 = move.i64 r31
 	r37 = add.i64 r18, r36
@@ -36947,75 +33487,38 @@ b21: # normalize.return
 	r42 = sub.i64 r41, 1023
 	r43 = add.i64 r37, r42
 	r44 = lt.i64 r43, -1075
-	branch r44, b22, b25
-b22: # ldexp.if.then
-	r48 = const.f64 0.0
-	jump b23
-b23: # Copysign.entry
-	r49 = bitcast.u64.f64 r48
-	r50 = andnot.u64 r49, 9223372036854775808
-	r51 = bitcast.u64.f64 r35
+	branch r44, b20, b22
+b20: # Copysign.entry
+	r51 = move.u64 r38
 	r52 = and.u64 r51, 9223372036854775808
-	r53 = or.u64 r50, r52
+	r53 = move.u64 r52
 	r54 = bitcast.f64.u64 r53
 	r47 = move.f64 r54
-	jump b24
-b24: # Copysign.return
+	jump b21
+b21: # Copysign.return
 	r20 = move.f64 r47
 	jump b8
-b25: # ldexp.if.done
+b22: # ldexp.if.done
 	r55 = gt.i64 r43, 1023
-	branch r55, b26, b39
-b26: # ldexp.if.then
+	branch r55, b23, b26
+b23: # ldexp.if.then
 	r56 = lt.f64 r35, 0.0
-	branch r56, b27, b33
-b27: # ldexp.if.then
-	r61 = const.i64 -1
-	jump b28
-b28: # Inf.entry
-	r62 = ge.i64 r61, 0
-	branch r62, b29, b32
-b29: # Inf.if.then
-	r63 = move.u64 9218868437227405312
-	jump b30
-b30: # Inf.if.done
-	r64 = bitcast.f64.u64 r63
-	r60 = move.f64 r64
-	jump b31
-b31: # Inf.return
-	r20 = move.f64 r60
+	branch r56, b24, b25
+b24: # Inf.return
+	r20 = move.f64 -Inf
 	jump b8
-b32: # Inf.if.else
-	r63 = move.u64 18442240474082181120
-	jump b30
-b33: # ldexp.if.done
-	r66 = const.i64 1
-	jump b34
-b34: # Inf.entry
-	r67 = ge.i64 r66, 0
-	branch r67, b35, b38
-b35: # Inf.if.then
-	r68 = move.u64 9218868437227405312
-	jump b36
-b36: # Inf.if.done
-	r69 = bitcast.f64.u64 r68
-	r65 = move.f64 r69
-	jump b37
-b37: # Inf.return
-	r20 = move.f64 r65
+b25: # Inf.return
+	r20 = move.f64 +Inf
 	jump b8
-b38: # Inf.if.else
-	r68 = move.u64 18442240474082181120
-	jump b36
-b39: # ldexp.if.done
+b26: # ldexp.if.done
 	r57 = lt.i64 r43, -1022
-	branch r57, b40, b42
-b40: # ldexp.if.then
+	branch r57, b27, b29
+b27: # ldexp.if.then
 	r70 = add.i64 r43, 53
 	r58 = move.i64 r70
 	r59 = move.f64 1.1102230246251565e-16
-	jump b41
-b41: # ldexp.if.done
+	jump b28
+b28: # ldexp.if.done
 	r71 = andnot.u64 r38, 9218868437227405312
 	r72 = add.i64 r58, 1023
 	r73 = convert.u64.i64 r72
@@ -37025,25 +33528,15 @@ b41: # ldexp.if.done
 	r77 = mul.f64 r59, r76
 	r20 = move.f64 r77
 	jump b8
-b42: # edge 9→13
+b29: # edge 9→13
 	r58 = move.i64 r43
 	r59 = move.f64 1.0
-	jump b41
-b43: # normalize.if.done
+	jump b28
+b30: # normalize.if.done
 	r30 = move.f64 r14
 	r31 = move.i64 0
-	jump b21
-b44: # IsInf.if.else
-	r28 = lt.i64 r23, 0
-	branch r28, b45, b46
-b45: # IsInf.if.then
-	r29 = neg.f64 r14
-	r26 = move.f64 r29
-	jump b14
-b46: # edge 3→2
-	r26 = move.f64 r14
-	jump b14
-b47: # exit
+	jump b19
+b31: # exit
 	return
 
 kernel Modf(x []f64, whole []f64, frac []f64)
@@ -37074,8 +33567,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b11
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -37132,14 +33624,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b27
+	branch r7, b3, b22
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b27
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -37167,35 +33658,29 @@ b11: # IsNaN.return
 b12: # Ilogb.switch.body
 	r15 = move.i64 2147483647
 	jump b8
-b13: # Ilogb.switch.next
-	r20 = const.i64 0
-	jump b14
-b14: # IsInf.entry
-	r21 = eq.i64 r20, 0
-	branch r21, b15, b24
-b15: # IsInf.if.then
+b13: # IsInf.if.then
 	r22 = abs.f64 r14
 	r23 = move.f64 r22
-	jump b16
-b16: # IsInf.if.done
+	jump b14
+b14: # IsInf.if.done
 	r24 = gt.f64 r23, 1.7976931348623157e+308
 	r19 = move.bool r24
-	jump b17
-b17: # IsInf.return
-	branch r19, b18, b19
-b18: # Ilogb.switch.body
+	jump b15
+b15: # IsInf.return
+	branch r19, b16, b17
+b16: # Ilogb.switch.body
 	r15 = move.i64 2147483647
 	jump b8
-b19: # normalize.entry
-	r30 = abs.f64 r14
+b17: # normalize.entry
+	r30 = move.f64 r22
 	r31 = lt.f64 r30, 2.2250738585072014e-308
-	branch r31, b20, b23
-b20: # normalize.if.then
+	branch r31, b18, b21
+b18: # normalize.if.then
 	r32 = mul.f64 r14, 4.503599627370496e+15
 	r28 = move.f64 r32
 	r29 = move.i64 -52
-	jump b21
-b21: # normalize.return
+	jump b19
+b19: # normalize.return
 	r33 = move.f64 r28
 	r34 = move.i64 r29
 	r35 = bitcast.u64.f64 r33
@@ -37205,25 +33690,15 @@ b21: # normalize.return
 	r39 = sub.i64 r38, 1023
 	r40 = add.i64 r39, r34
 	r27 = move.i64 r40
-	jump b22
-b22: # ilogb.return
+	jump b20
+b20: # ilogb.return
 	r15 = move.i64 r27
 	jump b8
-b23: # normalize.if.done
+b21: # normalize.if.done
 	r28 = move.f64 r14
 	r29 = move.i64 0
-	jump b21
-b24: # IsInf.if.else
-	r25 = lt.i64 r20, 0
-	branch r25, b25, b26
-b25: # IsInf.if.then
-	r26 = neg.f64 r14
-	r23 = move.f64 r26
-	jump b16
-b26: # edge 3→2
-	r23 = move.f64 r14
-	jump b16
-b27: # exit
+	jump b19
+b22: # exit
 	return
 
 kernel Classify(x []f64, sign []i64, out []u8)
@@ -37256,8 +33731,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b27
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -37270,12 +33744,10 @@ b6: # IsNaN.entry
 b7: # IsNaN.return
 	branch r15, b8, b26
 b8: # if.then
-	r18 = or.u8 0, 1
-	r17 = move.u8 r18
+	r17 = move.u8 1
 	jump b9
 b9: # if.done
-	checkindex r9, r13, site 1
-	r19 = elemaddr r12, r9, 8
+	r19 = move.ptr r11
 	r20 = load.f64 r19
 	checkindex r9, r23, site 2
 	r21 = elemaddr r22, r9, 8
@@ -37299,8 +33771,7 @@ b14: # if.then
 	r32 = move.u8 r33
 	jump b15
 b15: # if.done
-	checkindex r9, r13, site 3
-	r34 = elemaddr r12, r9, 8
+	r34 = move.ptr r11
 	r35 = load.f64 r34
 	jump b16
 b16: # Signbit.entry
@@ -37366,14 +33837,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b14
+	branch r7, b3, b13
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b14
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -37381,7 +33851,7 @@ b5: # rangeindex.body
 	jump b6
 b6: # Inf.entry
 	r16 = ge.i64 r14, 0
-	branch r16, b7, b13
+	branch r16, b7, b12
 b7: # Inf.if.then
 	r17 = move.u64 9218868437227405312
 	jump b8
@@ -37394,23 +33864,18 @@ b9: # Inf.return
 	r20 = elemaddr r4, r9, 8
 	store.u64 r20, r19
 	jump b10
-b10: # NaN.entry
-	r22 = bitcast.f64.u64 9221120237041090561
-	r21 = move.f64 r22
-	jump b11
-b11: # NaN.return
-	r23 = bitcast.u64.f64 r21
+b10: # NaN.return
 	checkindex r9, r26, site 1
 	r24 = elemaddr r25, r9, 8
-	store.u64 r24, r23
-	jump b12
-b12: # latch
+	store.u64 r24, 9221120237041090561
+	jump b11
+b11: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b13: # Inf.if.else
+b12: # Inf.if.else
 	r17 = move.u64 18442240474082181120
 	jump b8
-b14: # exit
+b13: # exit
 	return
 
 kernel Bits64(x []f64, bits []u64, flipped []f64)
@@ -37441,8 +33906,7 @@ b3: # index
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b7
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
@@ -37450,7 +33914,7 @@ b5: # rangeindex.body
 	r15 = bitcast.u64.f64 r14
 	r16 = elemaddr r4, r9, 8
 	store.u64 r16, r15
-	r17 = elemaddr r4, r9, 8
+	r17 = move.ptr r16
 	r18 = load.u64 r17
 	r19 = xor.u64 r18, 9223372036854775808
 	r20 = bitcast.f64.u64 r19
@@ -37493,14 +33957,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b26
+	branch r7, b3, b25
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b26
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -37508,14 +33971,14 @@ b5: # rangeindex.body
 	r15 = bitcast.u32.f32 r14
 	r16 = elemaddr r4, r9, 4
 	store.u32 r16, r15
-	r17 = elemaddr r4, r9, 4
+	r17 = move.ptr r16
 	r18 = load.u32 r17
 	r19 = xor.u32 r18, 2147483648
 	r20 = bitcast.f32.u32 r19
 	checkindex r9, r23, site 1
 	r21 = elemaddr r22, r9, 4
 	store.f32 r21, r20
-	r24 = elemaddr r12, r9, 4
+	r24 = move.ptr r11
 	r25 = load.f32 r24
 	checkindex r9, r28, site 3
 	r26 = elemaddr r27, r9, 4
@@ -37529,80 +33992,71 @@ b7: # IsNaN.entry
 	r32 = move.bool r33
 	jump b8
 b8: # IsNaN.return
-	branch r32, b9, b14
-b9: # NaN.entry
-	r36 = bitcast.f64.u64 9221120237041090561
-	r35 = move.f64 r36
+	branch r32, b9, b13
+b9: # NaN.return
+	r34 = move.f32 NaN
 	jump b10
-b10: # NaN.return
-	r37 = convert.f32.f64 r35
-	r34 = move.f32 r37
-	jump b11
-b11: # Nextafter32.switch.done
+b10: # Nextafter32.switch.done
 	r30 = move.f32 r34
-	jump b12
-b12: # Nextafter32.return
+	jump b11
+b11: # Nextafter32.return
 	checkindex r9, r65, site 4
 	r63 = elemaddr r64, r9, 4
 	store.f32 r63, r30
-	jump b13
-b13: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b14: # Nextafter32.cond.false
+b13: # Nextafter32.cond.false
 	r39 = convert.f64.f32 r29
-	jump b15
-b15: # IsNaN.entry
+	jump b14
+b14: # IsNaN.entry
 	r41 = ne.f64 r39, r39
 	r40 = move.bool r41
-	jump b16
-b16: # IsNaN.return
-	branch r40, b9, b17
-b17: # Nextafter32.switch.next
+	jump b15
+b15: # IsNaN.return
+	branch r40, b9, b16
+b16: # Nextafter32.switch.next
 	r38 = eq.f32 r25, r29
-	branch r38, b18, b19
-b18: # Nextafter32.switch.body
+	branch r38, b17, b18
+b17: # Nextafter32.switch.body
 	r34 = move.f32 r25
-	jump b11
-b19: # Nextafter32.switch.next
+	jump b10
+b18: # Nextafter32.switch.next
 	r53 = eq.f32 r25, 0.0
-	branch r53, b20, b23
-b20: # Nextafter32.switch.body
-	r42 = bitcast.f32.u32 1
-	r43 = convert.f64.f32 r42
-	r44 = convert.f64.f32 r29
-	jump b21
-b21: # Copysign.entry
-	r46 = bitcast.u64.f64 r43
-	r47 = andnot.u64 r46, 9223372036854775808
+	branch r53, b19, b22
+b19: # Nextafter32.switch.body
+	r44 = move.f64 r39
+	jump b20
+b20: # Copysign.entry
 	r48 = bitcast.u64.f64 r44
 	r49 = and.u64 r48, 9223372036854775808
-	r50 = or.u64 r47, r49
+	r50 = or.u64 r49, 3936146074321813504
 	r51 = bitcast.f64.u64 r50
 	r45 = move.f64 r51
-	jump b22
-b22: # Copysign.return
+	jump b21
+b21: # Copysign.return
 	r52 = convert.f32.f64 r45
 	r34 = move.f32 r52
-	jump b11
-b23: # Nextafter32.switch.next
+	jump b10
+b22: # Nextafter32.switch.next
 	r57 = gt.f32 r29, r25
 	r58 = gt.f32 r25, 0.0
 	r59 = eq.bool r57, r58
-	branch r59, b24, b25
-b24: # Nextafter32.switch.body
+	branch r59, b23, b24
+b23: # Nextafter32.switch.body
 	r54 = bitcast.u32.f32 r25
 	r55 = add.u32 r54, 1
 	r56 = bitcast.f32.u32 r55
 	r34 = move.f32 r56
-	jump b11
-b25: # Nextafter32.switch.next
+	jump b10
+b24: # Nextafter32.switch.next
 	r60 = bitcast.u32.f32 r25
 	r61 = sub.u32 r60, 1
 	r62 = bitcast.f32.u32 r61
 	r34 = move.f32 r62
-	jump b11
-b26: # exit
+	jump b10
+b25: # exit
 	return
 
 kernel Narrow(x []f32, y []f32, sqrt []f32, floor []f32, exp []f32, pow []f32)
@@ -37639,14 +34093,13 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b325
+	branch r7, b3, b232
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b325
+	jump b5
 b5: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 4
@@ -37654,13 +34107,13 @@ b5: # rangeindex.body
 	r17 = sqrt.f32 r14
 	r18 = elemaddr r4, r9, 4
 	store.f32 r18, r17
-	r19 = elemaddr r12, r9, 4
+	r19 = move.ptr r11
 	r20 = load.f32 r19
 	r23 = floor.f32 r20
 	checkindex r9, r26, site 2
 	r24 = elemaddr r25, r9, 4
 	store.f32 r24, r23
-	r27 = elemaddr r12, r9, 4
+	r27 = move.ptr r11
 	r28 = load.f32 r27
 	r29 = convert.f64.f32 r28
 	jump b6
@@ -37668,10 +34121,10 @@ b6: # Exp.entry
 	r32 = bitcast.u64.f64 r29
 	r33 = andnot.u64 r32, 9223372036854775808
 	r34 = ge.u64 r33, 9218868437227405312
-	branch r34, b7, b300
+	branch r34, b7, b217
 b7: # Exp.if.then
 	r35 = eq.u64 r32, 18442240474082181120
-	branch r35, b8, b299
+	branch r35, b8, b216
 b8: # Exp.if.then
 	r31 = move.f64 0.0
 	jump b9
@@ -37683,8 +34136,7 @@ b10: # Exp.return
 	checkindex r9, r93, site 4
 	r91 = elemaddr r92, r9, 4
 	store.f32 r91, r90
-	checkindex r9, r13, site 5
-	r94 = elemaddr r12, r9, 4
+	r94 = move.ptr r11
 	r95 = load.f32 r94
 	r96 = convert.f64.f32 r95
 	checkindex r9, r99, site 6
@@ -37730,86 +34182,50 @@ b20: # IsNaN.entry
 	r128 = move.bool r129
 	jump b21
 b21: # IsNaN.return
-	branch r128, b22, b24
-b22: # NaN.entry
-	r127 = bitcast.f64.u64 9221120237041090561
-	r126 = move.f64 r127
-	jump b23
-b23: # NaN.return
-	r105 = move.f64 r126
+	branch r128, b22, b23
+b22: # NaN.return
+	r105 = move.f64 NaN
 	jump b14
-b24: # IsNaN.entry
+b23: # IsNaN.entry
 	r133 = ne.f64 r107, r107
 	r132 = move.bool r133
-	jump b25
-b25: # IsNaN.return
-	branch r132, b22, b26
-b26: # pow.switch.next
+	jump b24
+b24: # IsNaN.return
+	branch r132, b22, b25
+b25: # pow.switch.next
 	r131 = eq.f64 r106, 0.0
-	branch r131, b27, b244
-b27: # pow.switch.body
+	branch r131, b26, b190
+b26: # pow.switch.body
 	r130 = lt.f64 r107, 0.0
-	branch r130, b28, b52
-b28: # Signbit.entry
+	branch r130, b27, b41
+b27: # Signbit.entry
 	r144 = bitcast.u64.f64 r106
 	r145 = convert.i64.u64 r144
 	r146 = lt.i64 r145, 0
 	r143 = move.bool r146
-	jump b29
-b29: # Signbit.return
-	branch r143, b30, b39
-b30: # isOddInt.entry
+	jump b28
+b28: # Signbit.return
+	branch r143, b29, b33
+b29: # isOddInt.entry
 	r163 = abs.f64 r107
 	r164 = ge.f64 r163, 9.007199254740992e+15
-	branch r164, b31, b45
-b31: # isOddInt.if.then
+	branch r164, b30, b34
+b30: # isOddInt.if.then
 	r162 = move.bool false
-	jump b32
-b32: # isOddInt.return
-	branch r162, b33, b39
-b33: # pow.if.then
-	r153 = const.i64 -1
-	jump b34
-b34: # Inf.entry
-	r154 = ge.i64 r153, 0
-	branch r154, b35, b38
-b35: # Inf.if.then
-	r155 = move.u64 9218868437227405312
-	jump b36
-b36: # Inf.if.done
-	r156 = bitcast.f64.u64 r155
-	r152 = move.f64 r156
-	jump b37
-b37: # Inf.return
-	r105 = move.f64 r152
+	jump b31
+b31: # isOddInt.return
+	branch r162, b32, b33
+b32: # Inf.return
+	r105 = move.f64 -Inf
 	jump b14
-b38: # Inf.if.else
-	r155 = move.u64 18442240474082181120
-	jump b36
-b39: # pow.if.done
-	r158 = const.i64 1
-	jump b40
-b40: # Inf.entry
-	r159 = ge.i64 r158, 0
-	branch r159, b41, b44
-b41: # Inf.if.then
-	r160 = move.u64 9218868437227405312
-	jump b42
-b42: # Inf.if.done
-	r161 = bitcast.f64.u64 r160
-	r157 = move.f64 r161
-	jump b43
-b43: # Inf.return
-	r105 = move.f64 r157
+b33: # Inf.return
+	r105 = move.f64 +Inf
 	jump b14
-b44: # Inf.if.else
-	r160 = move.u64 18442240474082181120
-	jump b42
-b45: # Modf.entry
+b34: # Modf.entry
 	r167 = trunc.f64 r107
 	r168 = sub.f64 r107, r167
-	jump b46
-b46: # Copysign.entry
+	jump b35
+b35: # Copysign.entry
 	r170 = bitcast.u64.f64 r168
 	r171 = andnot.u64 r170, 9223372036854775808
 	r172 = bitcast.u64.f64 r107
@@ -37817,59 +34233,59 @@ b46: # Copysign.entry
 	r174 = or.u64 r171, r173
 	r175 = bitcast.f64.u64 r174
 	r169 = move.f64 r175
-	jump b47
-b47: # Copysign.return
+	jump b36
+b36: # Copysign.return
 	r165 = move.f64 r167
 	r166 = move.f64 r169
-	jump b48
-b48: # Modf.return
+	jump b37
+b37: # Modf.return
 	r176 = move.f64 r165
 	r177 = move.f64 r166
 	r178 = eq.f64 r177, 0.0
-	branch r178, b49, b51
-b49: # isOddInt.binop.rhs
+	branch r178, b38, b40
+b38: # isOddInt.binop.rhs
 	r180 = convert.i64.f64 r176
 	r181 = and.i64 r180, 1
 	r182 = eq.i64 r181, 1
 	r179 = move.bool r182
-	jump b50
-b50: # isOddInt.binop.done
+	jump b39
+b39: # isOddInt.binop.done
 	r162 = move.bool r179
-	jump b32
-b51: # edge 2→4
+	jump b31
+b40: # edge 2→4
 	r179 = move.bool false
-	jump b50
-b52: # pow.switch.next
+	jump b39
+b41: # pow.switch.next
 	r151 = gt.f64 r107, 0.0
-	branch r151, b53, b67
-b53: # Signbit.entry
+	branch r151, b42, b56
+b42: # Signbit.entry
 	r148 = bitcast.u64.f64 r106
 	r149 = convert.i64.u64 r148
 	r150 = lt.i64 r149, 0
 	r147 = move.bool r150
-	jump b54
-b54: # Signbit.return
-	branch r147, b55, b59
-b55: # isOddInt.entry
+	jump b43
+b43: # Signbit.return
+	branch r147, b44, b48
+b44: # isOddInt.entry
 	r184 = abs.f64 r107
 	r185 = ge.f64 r184, 9.007199254740992e+15
-	branch r185, b56, b60
-b56: # isOddInt.if.then
+	branch r185, b45, b49
+b45: # isOddInt.if.then
 	r183 = move.bool false
-	jump b57
-b57: # isOddInt.return
-	branch r183, b58, b59
-b58: # pow.if.then
+	jump b46
+b46: # isOddInt.return
+	branch r183, b47, b48
+b47: # pow.if.then
 	r105 = move.f64 r106
 	jump b14
-b59: # pow.if.done
+b48: # pow.if.done
 	r105 = move.f64 0.0
 	jump b14
-b60: # Modf.entry
+b49: # Modf.entry
 	r188 = trunc.f64 r107
 	r189 = sub.f64 r107, r188
-	jump b61
-b61: # Copysign.entry
+	jump b50
+b50: # Copysign.entry
 	r191 = bitcast.u64.f64 r189
 	r192 = andnot.u64 r191, 9223372036854775808
 	r193 = bitcast.u64.f64 r107
@@ -37877,36 +34293,36 @@ b61: # Copysign.entry
 	r195 = or.u64 r192, r194
 	r196 = bitcast.f64.u64 r195
 	r190 = move.f64 r196
-	jump b62
-b62: # Copysign.return
+	jump b51
+b51: # Copysign.return
 	r186 = move.f64 r188
 	r187 = move.f64 r190
-	jump b63
-b63: # Modf.return
+	jump b52
+b52: # Modf.return
 	r197 = move.f64 r186
 	r198 = move.f64 r187
 	r199 = eq.f64 r198, 0.0
-	branch r199, b64, b66
-b64: # isOddInt.binop.rhs
+	branch r199, b53, b55
+b53: # isOddInt.binop.rhs
 	r201 = convert.i64.f64 r197
 	r202 = and.i64 r201, 1
 	r203 = eq.i64 r202, 1
 	r200 = move.bool r203
-	jump b65
-b65: # isOddInt.binop.done
+	jump b54
+b54: # isOddInt.binop.done
 	r183 = move.bool r200
-	jump b57
-b66: # edge 2→4
+	jump b46
+b55: # edge 2→4
 	r200 = move.bool false
-	jump b65
-b67: # pow.switch.done
+	jump b54
+b56: # pow.switch.done
 	r109 = abs.f64 r107
-	jump b68
-b68: # Modf.entry
+	jump b57
+b57: # Modf.entry
 	r112 = trunc.f64 r109
 	r113 = sub.f64 r109, r112
-	jump b69
-b69: # Copysign.entry
+	jump b58
+b58: # Copysign.entry
 	r115 = bitcast.u64.f64 r113
 	r116 = andnot.u64 r115, 9223372036854775808
 	r117 = bitcast.u64.f64 r109
@@ -37914,134 +34330,101 @@ b69: # Copysign.entry
 	r119 = or.u64 r116, r118
 	r120 = bitcast.f64.u64 r119
 	r114 = move.f64 r120
-	jump b70
-b70: # Copysign.return
+	jump b59
+b59: # Copysign.return
 	r110 = move.f64 r112
 	r111 = move.f64 r114
-	jump b71
-b71: # Modf.return
+	jump b60
+b60: # Modf.return
 	r121 = move.f64 r110
 	r122 = move.f64 r111
 	r123 = ne.f64 r122, 0.0
-	branch r123, b72, b75
-b72: # pow.cond.true
+	branch r123, b61, b63
+b61: # pow.cond.true
 	r254 = lt.f64 r106, 0.0
-	branch r254, b73, b75
-b73: # NaN.entry
-	r252 = bitcast.f64.u64 9221120237041090561
-	r251 = move.f64 r252
-	jump b74
-b74: # NaN.return
-	r105 = move.f64 r251
+	branch r254, b62, b63
+b62: # NaN.return
+	r105 = move.f64 NaN
 	jump b14
-b75: # pow.if.done
+b63: # pow.if.done
 	r253 = ge.f64 r121, 9.223372036854776e+18
-	branch r253, b76, b86
-b76: # pow.if.then
+	branch r253, b64, b69
+b64: # pow.if.then
 	r255 = eq.f64 r106, -1.0
-	branch r255, b77, b78
-b77: # pow.switch.body
+	branch r255, b65, b66
+b65: # pow.switch.body
 	r105 = move.f64 1.0
 	jump b14
-b78: # pow.switch.next
+b66: # pow.switch.next
 	r259 = abs.f64 r106
 	r260 = lt.f64 r259, 1.0
 	r261 = gt.f64 r107, 0.0
 	r262 = eq.bool r260, r261
-	branch r262, b79, b80
-b79: # pow.switch.body
+	branch r262, b67, b68
+b67: # pow.switch.body
 	r105 = move.f64 0.0
 	jump b14
-b80: # pow.switch.next
-	r264 = const.i64 1
-	jump b81
-b81: # Inf.entry
-	r265 = ge.i64 r264, 0
-	branch r265, b82, b85
-b82: # Inf.if.then
-	r266 = move.u64 9218868437227405312
-	jump b83
-b83: # Inf.if.done
-	r267 = bitcast.f64.u64 r266
-	r263 = move.f64 r267
-	jump b84
-b84: # Inf.return
-	r105 = move.f64 r263
+b68: # Inf.return
+	r105 = move.f64 +Inf
 	jump b14
-b85: # Inf.if.else
-	r266 = move.u64 18442240474082181120
-	jump b83
-b86: # pow.if.done
-	r256 = ne.f64 r122, 0.0
-	branch r256, b87, b243
-b87: # pow.if.then
+b69: # pow.if.done
+	r256 = move.bool r123
+	branch r256, b70, b189
+b70: # pow.if.then
 	r268 = gt.f64 r122, 0.5
-	branch r268, b88, b242
-b88: # pow.if.then
+	branch r268, b71, b188
+b71: # pow.if.then
 	r313 = sub.f64 r122, 1.0
 	r314 = add.f64 r121, 1.0
 	r269 = move.f64 r314
 	r270 = move.f64 r313
-	jump b89
-b89: # Log.entry
+	jump b72
+b72: # Log.entry
 	r317 = bitcast.u64.f64 r106
 	r318 = andnot.u64 r317, 9223372036854775808
 	r319 = eq.u64 r318, 0
-	branch r319, b90, b233
-b90: # Log.switch.body
-	r321 = const.i64 -1
-	jump b91
-b91: # Inf.entry
-	r322 = ge.i64 r321, 0
-	branch r322, b92, b232
-b92: # Inf.if.then
-	r323 = move.u64 9218868437227405312
-	jump b93
-b93: # Inf.if.done
-	r324 = bitcast.f64.u64 r323
-	r320 = move.f64 r324
-	jump b94
-b94: # Inf.return
-	r316 = move.f64 r320
-	jump b95
-b95: # Log.return
+	branch r319, b73, b180
+b73: # Inf.return
+	r316 = move.f64 -Inf
+	jump b74
+b74: # Log.return
 	r315 = move.f64 r316
-	jump b96
-b96: # Log.return
+	jump b75
+b75: # Log.return
 	r371 = mul.f64 r270, r315
-	jump b97
-b97: # Exp.entry
+	jump b76
+b76: # Exp.entry
 	r374 = bitcast.u64.f64 r371
 	r375 = andnot.u64 r374, 9223372036854775808
 	r376 = ge.u64 r375, 9218868437227405312
-	branch r376, b98, b207
-b98: # Exp.if.then
+	branch r376, b77, b165
+b77: # Exp.if.then
 	r377 = eq.u64 r374, 18442240474082181120
-	branch r377, b99, b206
-b99: # Exp.if.then
+	branch r377, b78, b164
+b78: # Exp.if.then
 	r373 = move.f64 0.0
-	jump b100
-b100: # Exp.return
+	jump b79
+b79: # Exp.return
 	r372 = move.f64 r373
-	jump b101
-b101: # Exp.return
+	jump b80
+b80: # Exp.return
 	r257 = move.f64 r269
 	r258 = move.f64 r372
-	jump b102
-b102: # frexp.entry
-	r275 = eq.f64 r106, 0.0
-	branch r275, b103, b191
-b103: # frexp.switch.body
+	jump b81
+b81: # frexp.entry
+	r275 = move.bool r131
+	branch r275, b82, b154
+b82: # frexp.switch.body
 	r273 = move.f64 r106
 	r274 = move.i64 0
-	jump b104
-b104: # frexp.return
+	jump b83
+b83: # frexp.return
 	r303 = move.f64 r273
 	r304 = move.i64 r274
 	r271 = move.f64 r303
 	r272 = move.i64 r304
-	jump b105
-b105: # Frexp.return
+	jump b84
+b84: # Frexp.return
 	r305 = move.f64 r271
 	r306 = move.i64 r272
 	r307 = convert.i64.f64 r257
@@ -38050,73 +34433,67 @@ b105: # Frexp.return
 	r310 = move.f64 r305
 	r311 = move.i64 r306
 	r312 = move.i64 r307
-	jump b106
-b106: # pow.for.loop
+	jump b85
+b85: # pow.for.loop
 	r432 = ne.i64 r312, 0
-	branch r432, b107, b184
-b107: # pow.for.body
+	branch r432, b86, b147
+b86: # pow.for.body
 	r434 = lt.i64 r311, -4096
-	branch r434, b108, b152
-b108: # pow.if.then
+	branch r434, b87, b115
+b87: # pow.if.then
 	r438 = add.i64 r309, r311
 	r433 = move.i64 r438
-	jump b109
-b109: # pow.for.done
+	jump b88
+b88: # pow.for.done
 	r435 = lt.f64 r107, 0.0
-	branch r435, b110, b151
-b110: # pow.if.then
+	branch r435, b89, b114
+b89: # pow.if.then
 	r454 = div.f64 1.0, r308
 	r455 = neg.i64 r433
 	r436 = move.f64 r454
 	r437 = move.i64 r455
-	jump b111
-b111: # ldexp.entry
+	jump b90
+b90: # ldexp.entry
 	r458 = eq.f64 r436, 0.0
-	branch r458, b112, b115
-b112: # ldexp.switch.body
+	branch r458, b91, b94
+b91: # ldexp.switch.body
 	r457 = move.f64 r436
-	jump b113
-b113: # ldexp.return
+	jump b92
+b92: # ldexp.return
 	r456 = move.f64 r457
-	jump b114
-b114: # Ldexp.return
+	jump b93
+b93: # Ldexp.return
 	r105 = move.f64 r456
 	jump b14
-b115: # ldexp.switch.next
-	r460 = const.i64 0
-	jump b116
-b116: # IsInf.entry
-	r461 = eq.i64 r460, 0
-	branch r461, b117, b148
-b117: # IsInf.if.then
+b94: # IsInf.if.then
 	r462 = abs.f64 r436
 	r463 = move.f64 r462
-	jump b118
-b118: # IsInf.if.done
+	jump b95
+b95: # IsInf.if.done
 	r464 = gt.f64 r463, 1.7976931348623157e+308
 	r459 = move.bool r464
-	jump b119
-b119: # IsInf.return
-	branch r459, b120, b121
-b120: # ldexp.switch.body
+	jump b96
+b96: # IsInf.return
+	branch r459, b97, b98
+b97: # ldexp.switch.body
 	r457 = move.f64 r436
-	jump b113
-b121: # IsNaN.entry
+	jump b92
+b98: # IsNaN.entry
 	r483 = ne.f64 r436, r436
 	r482 = move.bool r483
-	jump b122
-b122: # IsNaN.return
-	branch r482, b120, b123
-b123: # normalize.entry
+	jump b99
+b99: # IsNaN.return
+	branch r482, b97, b100
+b100: # normalize.entry
 	r469 = abs.f64 r436
 	r470 = lt.f64 r469, 2.2250738585072014e-308
-	branch r470, b124, b147
-b124: # normalize.if.then
+	branch r470, b101, b113
+b101: # normalize.if.then
 	r471 = mul.f64 r436, 4.503599627370496e+15
 	r467 = move.f64 r471
 	r468 = move.i64 -52
-	jump b125
-b125: # normalize.return
+	jump b102
+b102: # normalize.return
 	r472 = move.f64 r467
 	r473 = move.i64 r468
 	r474 = add.i64 r437, r473
@@ -38127,75 +34504,38 @@ b125: # normalize.return
 	r479 = sub.i64 r478, 1023
 	r480 = add.i64 r474, r479
 	r481 = lt.i64 r480, -1075
-	branch r481, b126, b129
-b126: # ldexp.if.then
-	r485 = const.f64 0.0
-	jump b127
-b127: # Copysign.entry
-	r486 = bitcast.u64.f64 r485
-	r487 = andnot.u64 r486, 9223372036854775808
-	r488 = bitcast.u64.f64 r472
+	branch r481, b103, b105
+b103: # Copysign.entry
+	r488 = move.u64 r475
 	r489 = and.u64 r488, 9223372036854775808
-	r490 = or.u64 r487, r489
+	r490 = move.u64 r489
 	r491 = bitcast.f64.u64 r490
 	r484 = move.f64 r491
-	jump b128
-b128: # Copysign.return
+	jump b104
+b104: # Copysign.return
 	r457 = move.f64 r484
-	jump b113
-b129: # ldexp.if.done
+	jump b92
+b105: # ldexp.if.done
 	r492 = gt.i64 r480, 1023
-	branch r492, b130, b143
-b130: # ldexp.if.then
+	branch r492, b106, b109
+b106: # ldexp.if.then
 	r493 = lt.f64 r472, 0.0
-	branch r493, b131, b137
-b131: # ldexp.if.then
-	r498 = const.i64 -1
-	jump b132
-b132: # Inf.entry
-	r499 = ge.i64 r498, 0
-	branch r499, b133, b136
-b133: # Inf.if.then
-	r500 = move.u64 9218868437227405312
-	jump b134
-b134: # Inf.if.done
-	r501 = bitcast.f64.u64 r500
-	r497 = move.f64 r501
-	jump b135
-b135: # Inf.return
-	r457 = move.f64 r497
-	jump b113
-b136: # Inf.if.else
-	r500 = move.u64 18442240474082181120
-	jump b134
-b137: # ldexp.if.done
-	r503 = const.i64 1
-	jump b138
-b138: # Inf.entry
-	r504 = ge.i64 r503, 0
-	branch r504, b139, b142
-b139: # Inf.if.then
-	r505 = move.u64 9218868437227405312
-	jump b140
-b140: # Inf.if.done
-	r506 = bitcast.f64.u64 r505
-	r502 = move.f64 r506
-	jump b141
-b141: # Inf.return
-	r457 = move.f64 r502
-	jump b113
-b142: # Inf.if.else
-	r505 = move.u64 18442240474082181120
-	jump b140
-b143: # ldexp.if.done
+	branch r493, b107, b108
+b107: # Inf.return
+	r457 = move.f64 -Inf
+	jump b92
+b108: # Inf.return
+	r457 = move.f64 +Inf
+	jump b92
+b109: # ldexp.if.done
 	r494 = lt.i64 r480, -1022
-	branch r494, b144, b146
-b144: # ldexp.if.then
+	branch r494, b110, b112
+b110: # ldexp.if.then
 	r507 = add.i64 r480, 53
 	r495 = move.i64 r507
 	r496 = move.f64 1.1102230246251565e-16
-	jump b145
-b145: # ldexp.if.done
+	jump b111
+b111: # ldexp.if.done
 	r508 = andnot.u64 r475, 9218868437227405312
 	r509 = add.i64 r495, 1023
 	r510 = convert.u64.i64 r509
@@ -38204,246 +34544,230 @@ b145: # ldexp.if.done
 	r513 = bitcast.f64.u64 r512
 	r514 = mul.f64 r496, r513
 	r457 = move.f64 r514
-	jump b113
-b146: # edge 9→13
+	jump b92
+b112: # edge 9→13
 	r495 = move.i64 r480
 	r496 = move.f64 1.0
-	jump b145
-b147: # normalize.if.done
+	jump b111
+b113: # normalize.if.done
 	r467 = move.f64 r436
 	r468 = move.i64 0
-	jump b125
-b148: # IsInf.if.else
-	r465 = lt.i64 r460, 0
-	branch r465, b149, b150
-b149: # IsInf.if.then
-	r466 = neg.f64 r436
-	r463 = move.f64 r466
-	jump b118
-b150: # edge 3→2
-	r463 = move.f64 r436
-	jump b118
-b151: # edge 52→61
+	jump b102
+b114: # edge 52→61
 	r436 = move.f64 r308
 	r437 = move.i64 r433
-	jump b111
-b152: # pow.cond.false
+	jump b90
+b115: # pow.cond.false
 	r443 = gt.i64 r311, 4096
-	branch r443, b108, b153
-b153: # pow.if.done
+	branch r443, b87, b116
+b116: # pow.if.done
 	r439 = and.i64 r312, 1
 	r440 = eq.i64 r439, 1
-	branch r440, b154, b190
-b154: # pow.if.then
+	branch r440, b117, b153
+b117: # pow.if.then
 	r444 = mul.f64 r308, r310
 	r445 = add.i64 r309, r311
 	r441 = move.f64 r444
 	r442 = move.i64 r445
-	jump b155
-b155: # pow.if.done
+	jump b118
+b118: # pow.if.done
 	r446 = mul.f64 r310, r310
 	r447 = shl.i64.u64 r311, 1
 	r448 = lt.f64 r446, 0.5
-	branch r448, b156, b189
-b156: # pow.if.then
+	branch r448, b119, b152
+b119: # pow.if.then
 	r451 = add.f64 r446, r446
 	r452 = sub.i64 r447, 1
 	r449 = move.f64 r451
 	r450 = move.i64 r452
-	jump b157
-b157: # pow.if.done
+	jump b120
+b120: # pow.if.done
 	r453 = shr.i64.u64 r312, 1
 	r308 = move.f64 r441
 	r309 = move.i64 r442
 	r310 = move.f64 r449
 	r311 = move.i64 r450
 	r312 = move.i64 r453
-	jump b158
-b158: # pow.for.loop (unrolled 1)
-	r432 = ne.i64 r312, 0
-	branch r432, b159, b184
-b159: # pow.for.body (unrolled 1)
-	r434 = lt.i64 r311, -4096
-	branch r434, b108, b160
-b160: # pow.cond.false (unrolled 1)
-	r443 = gt.i64 r311, 4096
-	branch r443, b108, b161
-b161: # pow.if.done (unrolled 1)
-	r439 = and.i64 r312, 1
-	r440 = eq.i64 r439, 1
-	branch r440, b162, b188
-b162: # pow.if.then (unrolled 1)
-	r444 = mul.f64 r308, r310
-	r445 = add.i64 r309, r311
-	r441 = move.f64 r444
-	r442 = move.i64 r445
-	jump b163
-b163: # pow.if.done (unrolled 1)
-	r446 = mul.f64 r310, r310
-	r447 = shl.i64.u64 r311, 1
-	r448 = lt.f64 r446, 0.5
-	branch r448, b164, b187
-b164: # pow.if.then (unrolled 1)
-	r451 = add.f64 r446, r446
-	r452 = sub.i64 r447, 1
-	r449 = move.f64 r451
-	r450 = move.i64 r452
-	jump b165
-b165: # pow.if.done (unrolled 1)
-	r453 = shr.i64.u64 r312, 1
+	jump b121
+b121: # pow.for.loop (unrolled 1)
+	r519 = ne.i64 r312, 0
+	branch r519, b122, b147
+b122: # pow.for.body (unrolled 1)
+	r520 = lt.i64 r311, -4096
+	branch r520, b87, b123
+b123: # pow.cond.false (unrolled 1)
+	r523 = gt.i64 r311, 4096
+	branch r523, b87, b124
+b124: # pow.if.done (unrolled 1)
+	r521 = and.i64 r312, 1
+	r522 = eq.i64 r521, 1
+	branch r522, b125, b151
+b125: # pow.if.then (unrolled 1)
+	r524 = mul.f64 r308, r310
+	r525 = add.i64 r309, r311
+	r441 = move.f64 r524
+	r442 = move.i64 r525
+	jump b126
+b126: # pow.if.done (unrolled 1)
+	r526 = mul.f64 r310, r310
+	r527 = shl.i64.u64 r311, 1
+	r528 = lt.f64 r526, 0.5
+	branch r528, b127, b150
+b127: # pow.if.then (unrolled 1)
+	r529 = add.f64 r526, r526
+	r530 = sub.i64 r527, 1
+	r449 = move.f64 r529
+	r450 = move.i64 r530
+	jump b128
+b128: # pow.if.done (unrolled 1)
+	r531 = shr.i64.u64 r312, 1
 	r308 = move.f64 r441
 	r309 = move.i64 r442
 	r310 = move.f64 r449
 	r311 = move.i64 r450
-	r312 = move.i64 r453
-	jump b166
-b166: # pow.for.loop (unrolled 2)
-	r432 = ne.i64 r312, 0
-	branch r432, b167, b184
-b167: # pow.for.body (unrolled 2)
-	r434 = lt.i64 r311, -4096
-	branch r434, b108, b168
-b168: # pow.cond.false (unrolled 2)
-	r443 = gt.i64 r311, 4096
-	branch r443, b108, b169
-b169: # pow.if.done (unrolled 2)
-	r439 = and.i64 r312, 1
-	r440 = eq.i64 r439, 1
-	branch r440, b170, b186
-b170: # pow.if.then (unrolled 2)
-	r444 = mul.f64 r308, r310
-	r445 = add.i64 r309, r311
-	r441 = move.f64 r444
-	r442 = move.i64 r445
-	jump b171
-b171: # pow.if.done (unrolled 2)
-	r446 = mul.f64 r310, r310
-	r447 = shl.i64.u64 r311, 1
-	r448 = lt.f64 r446, 0.5
-	branch r448, b172, b185
-b172: # pow.if.then (unrolled 2)
-	r451 = add.f64 r446, r446
-	r452 = sub.i64 r447, 1
-	r449 = move.f64 r451
-	r450 = move.i64 r452
-	jump b173
-b173: # pow.if.done (unrolled 2)
-	r453 = shr.i64.u64 r312, 1
+	r312 = move.i64 r531
+	jump b129
+b129: # pow.for.loop (unrolled 2)
+	r532 = ne.i64 r312, 0
+	branch r532, b130, b147
+b130: # pow.for.body (unrolled 2)
+	r533 = lt.i64 r311, -4096
+	branch r533, b87, b131
+b131: # pow.cond.false (unrolled 2)
+	r536 = gt.i64 r311, 4096
+	branch r536, b87, b132
+b132: # pow.if.done (unrolled 2)
+	r534 = and.i64 r312, 1
+	r535 = eq.i64 r534, 1
+	branch r535, b133, b149
+b133: # pow.if.then (unrolled 2)
+	r537 = mul.f64 r308, r310
+	r538 = add.i64 r309, r311
+	r441 = move.f64 r537
+	r442 = move.i64 r538
+	jump b134
+b134: # pow.if.done (unrolled 2)
+	r539 = mul.f64 r310, r310
+	r540 = shl.i64.u64 r311, 1
+	r541 = lt.f64 r539, 0.5
+	branch r541, b135, b148
+b135: # pow.if.then (unrolled 2)
+	r542 = add.f64 r539, r539
+	r543 = sub.i64 r540, 1
+	r449 = move.f64 r542
+	r450 = move.i64 r543
+	jump b136
+b136: # pow.if.done (unrolled 2)
+	r544 = shr.i64.u64 r312, 1
 	r308 = move.f64 r441
 	r309 = move.i64 r442
 	r310 = move.f64 r449
 	r311 = move.i64 r450
-	r312 = move.i64 r453
-	jump b174
-b174: # pow.for.loop (unrolled 3)
-	r432 = ne.i64 r312, 0
-	branch r432, b175, b184
-b175: # pow.for.body (unrolled 3)
-	r434 = lt.i64 r311, -4096
-	branch r434, b108, b176
-b176: # pow.cond.false (unrolled 3)
-	r443 = gt.i64 r311, 4096
-	branch r443, b108, b177
-b177: # pow.if.done (unrolled 3)
-	r439 = and.i64 r312, 1
-	r440 = eq.i64 r439, 1
-	branch r440, b178, b183
-b178: # pow.if.then (unrolled 3)
-	r444 = mul.f64 r308, r310
-	r445 = add.i64 r309, r311
-	r441 = move.f64 r444
-	r442 = move.i64 r445
-	jump b179
-b179: # pow.if.done (unrolled 3)
-	r446 = mul.f64 r310, r310
-	r447 = shl.i64.u64 r311, 1
-	r448 = lt.f64 r446, 0.5
-	branch r448, b180, b182
-b180: # pow.if.then (unrolled 3)
-	r451 = add.f64 r446, r446
-	r452 = sub.i64 r447, 1
-	r449 = move.f64 r451
-	r450 = move.i64 r452
-	jump b181
-b181: # pow.if.done (unrolled 3)
-	r453 = shr.i64.u64 r312, 1
+	r312 = move.i64 r544
+	jump b137
+b137: # pow.for.loop (unrolled 3)
+	r545 = ne.i64 r312, 0
+	branch r545, b138, b147
+b138: # pow.for.body (unrolled 3)
+	r546 = lt.i64 r311, -4096
+	branch r546, b87, b139
+b139: # pow.cond.false (unrolled 3)
+	r549 = gt.i64 r311, 4096
+	branch r549, b87, b140
+b140: # pow.if.done (unrolled 3)
+	r547 = and.i64 r312, 1
+	r548 = eq.i64 r547, 1
+	branch r548, b141, b146
+b141: # pow.if.then (unrolled 3)
+	r550 = mul.f64 r308, r310
+	r551 = add.i64 r309, r311
+	r441 = move.f64 r550
+	r442 = move.i64 r551
+	jump b142
+b142: # pow.if.done (unrolled 3)
+	r552 = mul.f64 r310, r310
+	r553 = shl.i64.u64 r311, 1
+	r554 = lt.f64 r552, 0.5
+	branch r554, b143, b145
+b143: # pow.if.then (unrolled 3)
+	r555 = add.f64 r552, r552
+	r556 = sub.i64 r553, 1
+	r449 = move.f64 r555
+	r450 = move.i64 r556
+	jump b144
+b144: # pow.if.done (unrolled 3)
+	r557 = shr.i64.u64 r312, 1
 	r308 = move.f64 r441
 	r309 = move.i64 r442
 	r310 = move.f64 r449
 	r311 = move.i64 r450
-	r312 = move.i64 r453
-	jump b106
-b182: # edge 57→59 (unrolled 3)
-	r449 = move.f64 r446
-	r450 = move.i64 r447
-	jump b181
-b183: # edge 54→57 (unrolled 3)
+	r312 = move.i64 r557
+	jump b85
+b145: # edge 57→59 (unrolled 3)
+	r449 = move.f64 r552
+	r450 = move.i64 r553
+	jump b144
+b146: # edge 54→57 (unrolled 3)
 	r441 = move.f64 r308
 	r442 = move.i64 r309
-	jump b179
-b184: # edge 50→52
+	jump b142
+b147: # edge 50→52
 	r433 = move.i64 r309
-	jump b109
-b185: # edge 57→59 (unrolled 2)
-	r449 = move.f64 r446
-	r450 = move.i64 r447
-	jump b173
-b186: # edge 54→57 (unrolled 2)
+	jump b88
+b148: # edge 57→59 (unrolled 2)
+	r449 = move.f64 r539
+	r450 = move.i64 r540
+	jump b136
+b149: # edge 54→57 (unrolled 2)
 	r441 = move.f64 r308
 	r442 = move.i64 r309
-	jump b171
-b187: # edge 57→59 (unrolled 1)
-	r449 = move.f64 r446
-	r450 = move.i64 r447
-	jump b165
-b188: # edge 54→57 (unrolled 1)
+	jump b134
+b150: # edge 57→59 (unrolled 1)
+	r449 = move.f64 r526
+	r450 = move.i64 r527
+	jump b128
+b151: # edge 54→57 (unrolled 1)
 	r441 = move.f64 r308
 	r442 = move.i64 r309
-	jump b163
-b189: # edge 57→59
+	jump b126
+b152: # edge 57→59
 	r449 = move.f64 r446
 	r450 = move.i64 r447
-	jump b157
-b190: # edge 54→57
+	jump b120
+b153: # edge 54→57
 	r441 = move.f64 r308
 	r442 = move.i64 r309
-	jump b155
-b191: # frexp.switch.next
-	r277 = const.i64 0
-	jump b192
-b192: # IsInf.entry
-	r278 = eq.i64 r277, 0
-	branch r278, b193, b203
-b193: # IsInf.if.then
+	jump b118
+b154: # IsInf.if.then
 	r279 = abs.f64 r106
 	r280 = move.f64 r279
-	jump b194
-b194: # IsInf.if.done
+	jump b155
+b155: # IsInf.if.done
 	r281 = gt.f64 r280, 1.7976931348623157e+308
 	r276 = move.bool r281
-	jump b195
-b195: # IsInf.return
-	branch r276, b196, b197
-b196: # frexp.switch.body
+	jump b156
+b156: # IsInf.return
+	branch r276, b157, b158
+b157: # frexp.switch.body
 	r273 = move.f64 r106
 	r274 = move.i64 0
-	jump b104
-b197: # IsNaN.entry
-	r302 = ne.f64 r106, r106
+	jump b83
+b158: # IsNaN.entry
+	r302 = move.bool r129
 	r301 = move.bool r302
-	jump b198
-b198: # IsNaN.return
-	branch r301, b196, b199
-b199: # normalize.entry
-	r286 = abs.f64 r106
+	jump b159
+b159: # IsNaN.return
+	branch r301, b157, b160
+b160: # normalize.entry
+	r286 = move.f64 r279
 	r287 = lt.f64 r286, 2.2250738585072014e-308
-	branch r287, b200, b202
-b200: # normalize.if.then
+	branch r287, b161, b163
+b161: # normalize.if.then
 	r288 = mul.f64 r106, 4.503599627370496e+15
 	r284 = move.f64 r288
 	r285 = move.i64 -52
-	jump b201
-b201: # normalize.return
+	jump b162
+b162: # normalize.return
 	r289 = move.f64 r284
 	r290 = move.i64 r285
 	r291 = bitcast.u64.f64 r289
@@ -38458,65 +34782,39 @@ b201: # normalize.return
 	r300 = bitcast.f64.u64 r299
 	r273 = move.f64 r300
 	r274 = move.i64 r297
-	jump b104
-b202: # normalize.if.done
+	jump b83
+b163: # normalize.if.done
 	r284 = move.f64 r106
 	r285 = move.i64 0
-	jump b201
-b203: # IsInf.if.else
-	r282 = lt.i64 r277, 0
-	branch r282, b204, b205
-b204: # IsInf.if.then
-	r283 = neg.f64 r106
-	r280 = move.f64 r283
-	jump b194
-b205: # edge 3→2
-	r280 = move.f64 r106
-	jump b194
-b206: # Exp.if.done
+	jump b162
+b164: # Exp.if.done
 	r373 = move.f64 r371
-	jump b100
-b207: # Exp.if.done
+	jump b79
+b165: # Exp.if.done
 	r378 = gt.f64 r371, 709.782712893384
-	branch r378, b208, b214
-b208: # Exp.if.then
-	r380 = const.i64 1
-	jump b209
-b209: # Inf.entry
-	r381 = ge.i64 r380, 0
-	branch r381, b210, b213
-b210: # Inf.if.then
-	r382 = move.u64 9218868437227405312
-	jump b211
-b211: # Inf.if.done
-	r383 = bitcast.f64.u64 r382
-	r379 = move.f64 r383
-	jump b212
-b212: # Inf.return
-	r373 = move.f64 r379
-	jump b100
-b213: # Inf.if.else
-	r382 = move.u64 18442240474082181120
-	jump b211
-b214: # Exp.if.done
+	branch r378, b166, b167
+b166: # Inf.return
+	r373 = move.f64 +Inf
+	jump b79
+b167: # Exp.if.done
 	r384 = mul.f64 r371, 1.4426950408889634
-	jump b215
-b215: # roundToInt32.entry
+	jump b168
+b168: # roundToInt32.entry
 	r386 = roundeven.f64 r384
 	r387 = ge.f64 r386, -2.147483648e+09
-	branch r387, b216, b231
-b216: # roundToInt32.cond.true
+	branch r387, b169, b179
+b169: # roundToInt32.cond.true
 	r389 = le.f64 r386, 2.147483647e+09
-	branch r389, b217, b231
-b217: # roundToInt32.if.then
+	branch r389, b170, b179
+b170: # roundToInt32.if.then
 	r388 = convert.i32.f64 r386
 	r385 = move.i32 r388
-	jump b218
-b218: # roundToInt32.return
+	jump b171
+b171: # roundToInt32.return
 	r390 = convert.f64.i32 r385
 	r391 = neg.f64 r390
 	r392 = fma.f64 r391, 0.693147180559663, r371
-	r393 = neg.f64 r390
+	r393 = move.f64 r391
 	r394 = fma.f64 r393, 2.8235290563031577e-13, r392
 	r395 = mul.f64 r394, 0.0625
 	r396 = fma.f64 2.48015873015873e-05, r395, 0.0001984126984126984
@@ -38537,14 +34835,14 @@ b218: # roundToInt32.return
 	r411 = fma.f64 r409, r410, 1.0
 	r412 = add.i32 r385, 1023
 	r413 = le.i32 r412, 0
-	branch r413, b219, b223
-b219: # Exp.if.then
+	branch r413, b172, b176
+b172: # Exp.if.then
 	r414 = lt.i32 r412, -52
-	branch r414, b220, b221
-b220: # Exp.if.then
+	branch r414, b173, b174
+b173: # Exp.if.then
 	r373 = move.f64 0.0
-	jump b100
-b221: # Exp.if.done
+	jump b79
+b174: # Exp.if.done
 	r422 = add.i32 r412, 1022
 	r423 = convert.u64.i32 r422
 	r424 = shl.u64.u64 r423, 52
@@ -38552,64 +34850,41 @@ b221: # Exp.if.done
 	r426 = mul.f64 r411, r425
 	r415 = move.f64 r426
 	r416 = move.i32 1
-	jump b222
-b222: # Exp.if.done
+	jump b175
+b175: # Exp.if.done
 	r417 = convert.u64.i32 r416
 	r418 = shl.u64.u64 r417, 52
 	r419 = bitcast.f64.u64 r418
 	r420 = mul.f64 r415, r419
 	r373 = move.f64 r420
-	jump b100
-b223: # Exp.if.else
+	jump b79
+b176: # Exp.if.else
 	r421 = ge.i32 r412, 2047
-	branch r421, b224, b230
-b224: # Exp.if.then
-	r428 = const.i64 1
-	jump b225
-b225: # Inf.entry
-	r429 = ge.i64 r428, 0
-	branch r429, b226, b229
-b226: # Inf.if.then
-	r430 = move.u64 9218868437227405312
-	jump b227
-b227: # Inf.if.done
-	r431 = bitcast.f64.u64 r430
-	r427 = move.f64 r431
-	jump b228
-b228: # Inf.return
-	r373 = move.f64 r427
-	jump b100
-b229: # Inf.if.else
-	r430 = move.u64 18442240474082181120
-	jump b227
-b230: # edge 9→8
+	branch r421, b177, b178
+b177: # Inf.return
+	r373 = move.f64 +Inf
+	jump b79
+b178: # edge 9→8
 	r415 = move.f64 r411
 	r416 = move.i32 r412
-	jump b222
-b231: # roundToInt32.if.done
+	jump b175
+b179: # roundToInt32.if.done
 	r385 = move.i32 -2147483648
-	jump b218
-b232: # Inf.if.else
-	r323 = move.u64 18442240474082181120
-	jump b93
-b233: # Log.switch.next
+	jump b171
+b180: # Log.switch.next
 	r327 = convert.i64.u64 r317
 	r328 = lt.i64 r327, 0
-	branch r328, b234, b236
-b234: # NaN.entry
-	r326 = bitcast.f64.u64 9221120237041090561
-	r325 = move.f64 r326
-	jump b235
-b235: # NaN.return
-	r316 = move.f64 r325
-	jump b95
-b236: # Log.switch.next
+	branch r328, b181, b182
+b181: # NaN.return
+	r316 = move.f64 NaN
+	jump b74
+b182: # Log.switch.next
 	r329 = ge.u64 r317, 9218868437227405312
-	branch r329, b237, b238
-b237: # Log.switch.body
+	branch r329, b183, b184
+b183: # Log.switch.body
 	r316 = move.f64 r106
-	jump b95
-b238: # Log.switch.next
+	jump b74
+b184: # Log.switch.next
 	r330 = and.u64 r317, 4503599627370495
 	r331 = or.u64 r330, 4602678819172646912
 	r332 = bitcast.f64.u64 r331
@@ -38619,14 +34894,14 @@ b238: # Log.switch.next
 	r336 = sub.i32 r335, 1022
 	r337 = convert.f64.i32 r336
 	r338 = le.f64 r332, 0.7071067811865476
-	branch r338, b239, b241
-b239: # Log.if.then
+	branch r338, b185, b187
+b185: # Log.if.then
 	r341 = sub.f64 r337, 1.0
 	r342 = mul.f64 r332, 2.0
 	r339 = move.f64 r342
 	r340 = move.f64 r341
-	jump b240
-b240: # Log.if.done
+	jump b186
+b186: # Log.if.done
 	r343 = sub.f64 r339, 1.0
 	r344 = add.f64 r343, 2.0
 	r345 = div.f64 r343, r344
@@ -38656,247 +34931,136 @@ b240: # Log.if.done
 	r369 = sub.f64 r368, r343
 	r370 = sub.f64 r363, r369
 	r316 = move.f64 r370
-	jump b95
-b241: # edge 6→8
+	jump b74
+b187: # edge 6→8
 	r339 = move.f64 r332
 	r340 = move.f64 r337
-	jump b240
-b242: # edge 46→49
+	jump b186
+b188: # edge 46→49
 	r269 = move.f64 r121
 	r270 = move.f64 r122
-	jump b89
-b243: # edge 41→47
+	jump b72
+b189: # edge 41→47
 	r257 = move.f64 r121
 	r258 = move.f64 1.0
-	jump b102
-b244: # pow.switch.next
-	r136 = const.i64 0
-	jump b245
-b245: # IsInf.entry
-	r137 = eq.i64 r136, 0
-	branch r137, b246, b296
-b246: # IsInf.if.then
+	jump b81
+b190: # IsInf.if.then
 	r138 = abs.f64 r107
 	r139 = move.f64 r138
-	jump b247
-b247: # IsInf.if.done
+	jump b191
+b191: # IsInf.if.done
 	r140 = gt.f64 r139, 1.7976931348623157e+308
 	r135 = move.bool r140
-	jump b248
-b248: # IsInf.return
-	branch r135, b249, b266
-b249: # pow.switch.body
+	jump b192
+b192: # IsInf.return
+	branch r135, b193, b201
+b193: # pow.switch.body
 	r134 = eq.f64 r106, -1.0
-	branch r134, b250, b251
-b250: # pow.switch.body
+	branch r134, b194, b195
+b194: # pow.switch.body
 	r105 = move.f64 1.0
 	jump b14
-b251: # pow.switch.next
+b195: # pow.switch.next
 	r220 = abs.f64 r106
 	r221 = lt.f64 r220, 1.0
-	r223 = const.i64 1
-	jump b252
-b252: # IsInf.entry
-	r224 = eq.i64 r223, 0
-	branch r224, b253, b263
-b253: # IsInf.if.then
-	r225 = abs.f64 r107
-	r226 = move.f64 r225
-	jump b254
-b254: # IsInf.if.done
+	jump b196
+b196: # edge 3→2
+	r226 = move.f64 r107
+	jump b197
+b197: # IsInf.if.done
 	r227 = gt.f64 r226, 1.7976931348623157e+308
 	r222 = move.bool r227
-	jump b255
-b255: # IsInf.return
+	jump b198
+b198: # IsInf.return
 	r230 = eq.bool r221, r222
-	branch r230, b256, b257
-b256: # pow.switch.body
+	branch r230, b199, b200
+b199: # pow.switch.body
 	r105 = move.f64 0.0
 	jump b14
-b257: # pow.switch.next
-	r232 = const.i64 1
-	jump b258
-b258: # Inf.entry
-	r233 = ge.i64 r232, 0
-	branch r233, b259, b262
-b259: # Inf.if.then
-	r234 = move.u64 9218868437227405312
-	jump b260
-b260: # Inf.if.done
-	r235 = bitcast.f64.u64 r234
-	r231 = move.f64 r235
-	jump b261
-b261: # Inf.return
-	r105 = move.f64 r231
+b200: # Inf.return
+	r105 = move.f64 +Inf
 	jump b14
-b262: # Inf.if.else
-	r234 = move.u64 18442240474082181120
-	jump b260
-b263: # IsInf.if.else
-	r228 = lt.i64 r223, 0
-	branch r228, b264, b265
-b264: # IsInf.if.then
-	r229 = neg.f64 r107
-	r226 = move.f64 r229
-	jump b254
-b265: # edge 3→2
-	r226 = move.f64 r107
-	jump b254
-b266: # pow.switch.next
-	r213 = const.i64 0
-	jump b267
-b267: # IsInf.entry
-	r214 = eq.i64 r213, 0
-	branch r214, b268, b293
-b268: # IsInf.if.then
+b201: # IsInf.if.then
 	r215 = abs.f64 r106
 	r216 = move.f64 r215
-	jump b269
-b269: # IsInf.if.done
+	jump b202
+b202: # IsInf.if.done
 	r217 = gt.f64 r216, 1.7976931348623157e+308
 	r212 = move.bool r217
-	jump b270
-b270: # IsInf.return
-	branch r212, b271, b289
-b271: # pow.switch.body
-	r205 = const.i64 -1
-	jump b272
-b272: # IsInf.entry
-	r206 = eq.i64 r205, 0
-	branch r206, b273, b286
-b273: # IsInf.if.then
-	r207 = abs.f64 r106
-	r208 = move.f64 r207
-	jump b274
-b274: # IsInf.if.done
+	jump b203
+b203: # IsInf.return
+	branch r212, b204, b212
+b204: # IsInf.if.then
+	r211 = neg.f64 r106
+	r208 = move.f64 r211
+	jump b205
+b205: # IsInf.if.done
 	r209 = gt.f64 r208, 1.7976931348623157e+308
 	r204 = move.bool r209
-	jump b275
-b275: # IsInf.return
-	branch r204, b276, b277
-b276: # pow.if.then
+	jump b206
+b206: # IsInf.return
+	branch r204, b207, b208
+b207: # pow.if.then
 	r238 = div.f64 1.0, r106
 	r239 = neg.f64 r107
 	r103 = move.f64 r238
 	r104 = move.f64 r239
 	jump b11
-b277: # pow.if.done
+b208: # pow.if.done
 	r241 = lt.f64 r107, 0.0
-	branch r241, b278, b279
-b278: # pow.switch.body
+	branch r241, b209, b210
+b209: # pow.switch.body
 	r105 = move.f64 0.0
 	jump b14
-b279: # pow.switch.next
+b210: # pow.switch.next
 	r247 = gt.f64 r107, 0.0
-	branch r247, b280, b67
-b280: # pow.switch.body
-	r243 = const.i64 1
-	jump b281
-b281: # Inf.entry
-	r244 = ge.i64 r243, 0
-	branch r244, b282, b285
-b282: # Inf.if.then
-	r245 = move.u64 9218868437227405312
-	jump b283
-b283: # Inf.if.done
-	r246 = bitcast.f64.u64 r245
-	r242 = move.f64 r246
-	jump b284
-b284: # Inf.return
-	r105 = move.f64 r242
+	branch r247, b211, b56
+b211: # Inf.return
+	r105 = move.f64 +Inf
 	jump b14
-b285: # Inf.if.else
-	r245 = move.u64 18442240474082181120
-	jump b283
-b286: # IsInf.if.else
-	r210 = lt.i64 r205, 0
-	branch r210, b287, b288
-b287: # IsInf.if.then
-	r211 = neg.f64 r106
-	r208 = move.f64 r211
-	jump b274
-b288: # edge 3→2
-	r208 = move.f64 r106
-	jump b274
-b289: # pow.switch.next
+b212: # pow.switch.next
 	r237 = eq.f64 r107, 0.5
-	branch r237, b290, b291
-b290: # pow.switch.body
+	branch r237, b213, b214
+b213: # pow.switch.body
 	r236 = sqrt.f64 r106
 	r105 = move.f64 r236
 	jump b14
-b291: # pow.switch.next
+b214: # pow.switch.next
 	r250 = eq.f64 r107, -0.5
-	branch r250, b292, b67
-b292: # pow.switch.body
+	branch r250, b215, b56
+b215: # pow.switch.body
 	r248 = sqrt.f64 r106
 	r249 = div.f64 1.0, r248
 	r105 = move.f64 r249
 	jump b14
-b293: # IsInf.if.else
-	r218 = lt.i64 r213, 0
-	branch r218, b294, b295
-b294: # IsInf.if.then
-	r219 = neg.f64 r106
-	r216 = move.f64 r219
-	jump b269
-b295: # edge 3→2
-	r216 = move.f64 r106
-	jump b269
-b296: # IsInf.if.else
-	r141 = lt.i64 r136, 0
-	branch r141, b297, b298
-b297: # IsInf.if.then
-	r142 = neg.f64 r107
-	r139 = move.f64 r142
-	jump b247
-b298: # edge 3→2
-	r139 = move.f64 r107
-	jump b247
-b299: # Exp.if.done
+b216: # Exp.if.done
 	r31 = move.f64 r29
 	jump b9
-b300: # Exp.if.done
+b217: # Exp.if.done
 	r36 = gt.f64 r29, 709.782712893384
-	branch r36, b301, b307
-b301: # Exp.if.then
-	r38 = const.i64 1
-	jump b302
-b302: # Inf.entry
-	r39 = ge.i64 r38, 0
-	branch r39, b303, b306
-b303: # Inf.if.then
-	r40 = move.u64 9218868437227405312
-	jump b304
-b304: # Inf.if.done
-	r41 = bitcast.f64.u64 r40
-	r37 = move.f64 r41
-	jump b305
-b305: # Inf.return
-	r31 = move.f64 r37
+	branch r36, b218, b219
+b218: # Inf.return
+	r31 = move.f64 +Inf
 	jump b9
-b306: # Inf.if.else
-	r40 = move.u64 18442240474082181120
-	jump b304
-b307: # Exp.if.done
+b219: # Exp.if.done
 	r42 = mul.f64 r29, 1.4426950408889634
-	jump b308
-b308: # roundToInt32.entry
+	jump b220
+b220: # roundToInt32.entry
 	r44 = roundeven.f64 r42
 	r45 = ge.f64 r44, -2.147483648e+09
-	branch r45, b309, b324
-b309: # roundToInt32.cond.true
+	branch r45, b221, b231
+b221: # roundToInt32.cond.true
 	r47 = le.f64 r44, 2.147483647e+09
-	branch r47, b310, b324
-b310: # roundToInt32.if.then
+	branch r47, b222, b231
+b222: # roundToInt32.if.then
 	r46 = convert.i32.f64 r44
 	r43 = move.i32 r46
-	jump b311
-b311: # roundToInt32.return
+	jump b223
+b223: # roundToInt32.return
 	r48 = convert.f64.i32 r43
 	r49 = neg.f64 r48
 	r50 = fma.f64 r49, 0.693147180559663, r29
-	r51 = neg.f64 r48
+	r51 = move.f64 r49
 	r52 = fma.f64 r51, 2.8235290563031577e-13, r50
 	r53 = mul.f64 r52, 0.0625
 	r54 = fma.f64 2.48015873015873e-05, r53, 0.0001984126984126984
@@ -38917,14 +35081,14 @@ b311: # roundToInt32.return
 	r69 = fma.f64 r67, r68, 1.0
 	r70 = add.i32 r43, 1023
 	r71 = le.i32 r70, 0
-	branch r71, b312, b316
-b312: # Exp.if.then
+	branch r71, b224, b228
+b224: # Exp.if.then
 	r72 = lt.i32 r70, -52
-	branch r72, b313, b314
-b313: # Exp.if.then
+	branch r72, b225, b226
+b225: # Exp.if.then
 	r31 = move.f64 0.0
 	jump b9
-b314: # Exp.if.done
+b226: # Exp.if.done
 	r80 = add.i32 r70, 1022
 	r81 = convert.u64.i32 r80
 	r82 = shl.u64.u64 r81, 52
@@ -38932,44 +35096,28 @@ b314: # Exp.if.done
 	r84 = mul.f64 r69, r83
 	r73 = move.f64 r84
 	r74 = move.i32 1
-	jump b315
-b315: # Exp.if.done
+	jump b227
+b227: # Exp.if.done
 	r75 = convert.u64.i32 r74
 	r76 = shl.u64.u64 r75, 52
 	r77 = bitcast.f64.u64 r76
 	r78 = mul.f64 r73, r77
 	r31 = move.f64 r78
 	jump b9
-b316: # Exp.if.else
+b228: # Exp.if.else
 	r79 = ge.i32 r70, 2047
-	branch r79, b317, b323
-b317: # Exp.if.then
-	r86 = const.i64 1
-	jump b318
-b318: # Inf.entry
-	r87 = ge.i64 r86, 0
-	branch r87, b319, b322
-b319: # Inf.if.then
-	r88 = move.u64 9218868437227405312
-	jump b320
-b320: # Inf.if.done
-	r89 = bitcast.f64.u64 r88
-	r85 = move.f64 r89
-	jump b321
-b321: # Inf.return
-	r31 = move.f64 r85
+	branch r79, b229, b230
+b229: # Inf.return
+	r31 = move.f64 +Inf
 	jump b9
-b322: # Inf.if.else
-	r88 = move.u64 18442240474082181120
-	jump b320
-b323: # edge 9→8
+b230: # edge 9→8
 	r73 = move.f64 r69
 	r74 = move.i32 r70
-	jump b315
-b324: # roundToInt32.if.done
+	jump b227
+b231: # roundToInt32.if.done
 	r43 = move.i32 -2147483648
-	jump b311
-b325: # exit
+	jump b223
+b232: # exit
 	return
 
 kernel Prologue(a f64, x []f64, out []f64)
@@ -38988,10 +35136,10 @@ b1: # Exp.entry
 	r20 = bitcast.u64.f64 r18
 	r21 = andnot.u64 r20, 9223372036854775808
 	r22 = ge.u64 r21, 9218868437227405312
-	branch r22, b2, b74
+	branch r22, b2, b58
 b2: # Exp.if.then
 	r23 = eq.u64 r20, 18442240474082181120
-	branch r23, b3, b73
+	branch r23, b3, b57
 b3: # Exp.if.then
 	r19 = move.f64 0.0
 	jump b4
@@ -39003,197 +35151,153 @@ b5: # Exp.return
 	jump b6
 b6: # log1p.entry
 	r81 = lt.f64 r79, -1.0
-	branch r81, b7, b18
-b7: # NaN.entry
-	r83 = bitcast.f64.u64 9221120237041090561
-	r82 = move.f64 r83
+	branch r81, b7, b17
+b7: # NaN.return
+	r80 = move.f64 NaN
 	jump b8
-b8: # NaN.return
-	r80 = move.f64 r82
-	jump b9
-b9: # log1p.return
+b8: # log1p.return
 	r78 = move.f64 r80
-	jump b10
-b10: # Log1p.return
+	jump b9
+b9: # Log1p.return
 	r16 = mul.f64 r17, r78
-	jump b11
-b11: # setup
+	jump b10
+b10: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	jump b12
-b12: # head
+	jump b11
+b11: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b13, b17
-b13: # index
+	branch r7, b12, b16
+b12: # index
 	r8 = move.i64 r2
-	jump b14
-b14: # rangeindex.loop
+	jump b13
+b13: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b15, b17
-b15: # rangeindex.body
+	jump b14
+b14: # rangeindex.body
 	checkindex r9, r13, site 0
 	r11 = elemaddr r12, r9, 8
 	r14 = load.f64 r11
 	r15 = mul.f64 r14, r16
 	r210 = elemaddr r4, r9, 8
 	store.f64 r210, r15
-	jump b16
-b16: # latch
+	jump b15
+b15: # latch
 	r2 = add.i64 r2, r1
-	jump b12
-b17: # exit
+	jump b11
+b16: # exit
 	return
-b18: # IsNaN.entry
+b17: # IsNaN.entry
 	r91 = ne.f64 r79, r79
 	r90 = move.bool r91
-	jump b19
-b19: # IsNaN.return
-	branch r90, b7, b20
-b20: # log1p.switch.next
+	jump b18
+b18: # IsNaN.return
+	branch r90, b7, b19
+b19: # log1p.switch.next
 	r89 = eq.f64 r79, -1.0
-	branch r89, b21, b27
-b21: # log1p.switch.body
-	r85 = const.i64 -1
+	branch r89, b20, b21
+b20: # Inf.return
+	r80 = move.f64 -Inf
+	jump b8
+b21: # edge 3→2
+	r101 = move.f64 r79
 	jump b22
-b22: # Inf.entry
-	r86 = ge.i64 r85, 0
-	branch r86, b23, b26
-b23: # Inf.if.then
-	r87 = move.u64 9218868437227405312
-	jump b24
-b24: # Inf.if.done
-	r88 = bitcast.f64.u64 r87
-	r84 = move.f64 r88
-	jump b25
-b25: # Inf.return
-	r80 = move.f64 r84
-	jump b9
-b26: # Inf.if.else
-	r87 = move.u64 18442240474082181120
-	jump b24
-b27: # log1p.switch.next
-	r98 = const.i64 1
-	jump b28
-b28: # IsInf.entry
-	r99 = eq.i64 r98, 0
-	branch r99, b29, b70
-b29: # IsInf.if.then
-	r100 = abs.f64 r79
-	r101 = move.f64 r100
-	jump b30
-b30: # IsInf.if.done
+b22: # IsInf.if.done
 	r102 = gt.f64 r101, 1.7976931348623157e+308
 	r97 = move.bool r102
-	jump b31
-b31: # IsInf.return
-	branch r97, b32, b38
-b32: # log1p.switch.body
-	r93 = const.i64 1
-	jump b33
-b33: # Inf.entry
-	r94 = ge.i64 r93, 0
-	branch r94, b34, b37
-b34: # Inf.if.then
-	r95 = move.u64 9218868437227405312
-	jump b35
-b35: # Inf.if.done
-	r96 = bitcast.f64.u64 r95
-	r92 = move.f64 r96
-	jump b36
-b36: # Inf.return
-	r80 = move.f64 r92
-	jump b9
-b37: # Inf.if.else
-	r95 = move.u64 18442240474082181120
-	jump b35
-b38: # log1p.switch.next
+	jump b23
+b23: # IsInf.return
+	branch r97, b24, b25
+b24: # Inf.return
+	r80 = move.f64 +Inf
+	jump b8
+b25: # log1p.switch.next
 	r105 = abs.f64 r79
 	r106 = lt.f64 r105, 0.41421356237309503
-	branch r106, b39, b69
-b39: # log1p.if.then
+	branch r106, b26, b56
+b26: # log1p.if.then
 	r110 = lt.f64 r105, 1.862645149230957e-09
-	branch r110, b40, b43
-b40: # log1p.if.then
+	branch r110, b27, b30
+b27: # log1p.if.then
 	r116 = lt.f64 r105, 5.551115123125783e-17
-	branch r116, b41, b42
-b41: # log1p.if.then
+	branch r116, b28, b29
+b28: # log1p.if.then
 	r80 = move.f64 r79
-	jump b9
-b42: # log1p.if.done
+	jump b8
+b29: # log1p.if.done
 	r118 = mul.f64 r79, r79
 	r119 = mul.f64 r118, 0.5
 	r120 = sub.f64 r79, r119
 	r80 = move.f64 r120
-	jump b9
-b43: # log1p.if.done
+	jump b8
+b30: # log1p.if.done
 	r117 = gt.f64 r79, -0.2928932188134525
-	branch r117, b44, b68
-b44: # log1p.if.then
+	branch r117, b31, b55
+b31: # log1p.if.then
 	r107 = move.f64 r79
 	r108 = move.u64 1
 	r109 = move.i64 0
-	jump b45
-b45: # log1p.if.done
+	jump b32
+b32: # log1p.if.done
 	r111 = ne.i64 r109, 0
-	branch r111, b46, b67
-b46: # log1p.if.then
+	branch r111, b33, b54
+b33: # log1p.if.then
 	r121 = lt.f64 r105, 9.007199254740992e+15
-	branch r121, b47, b66
-b47: # log1p.if.then
+	branch r121, b34, b53
+b34: # log1p.if.then
 	r125 = add.f64 r79, 1.0
 	r126 = bitcast.u64.f64 r125
 	r127 = shr.u64.u64 r126, 52
 	r128 = sub.u64 r127, 1023
 	r129 = convert.i64.u64 r128
 	r130 = gt.i64 r129, 0
-	branch r130, b48, b65
-b48: # log1p.if.then
+	branch r130, b35, b52
+b35: # log1p.if.then
 	r140 = sub.f64 r125, r79
 	r141 = sub.f64 1.0, r140
 	r142 = move.f64 r141
-	jump b49
-b49: # log1p.if.done
+	jump b36
+b36: # log1p.if.done
 	r143 = div.f64 r142, r125
 	r131 = move.u64 r126
 	r132 = move.i64 r129
 	r133 = move.f64 r143
-	jump b50
-b50: # log1p.if.done
+	jump b37
+b37: # log1p.if.done
 	r134 = and.u64 r131, 4503599627370495
 	r135 = lt.u64 r134, 1865452045155277
-	branch r135, b51, b64
-b51: # log1p.if.then
+	branch r135, b38, b51
+b38: # log1p.if.then
 	r146 = or.u64 r134, 4607182418800017408
 	r147 = bitcast.f64.u64 r146
 	r148 = move.u64 r134
 	r149 = move.i64 r132
 	r150 = move.f64 r147
-	jump b52
-b52: # log1p.if.done
+	jump b39
+b39: # log1p.if.done
 	r151 = sub.f64 r150, 1.0
 	r112 = move.f64 r151
 	r113 = move.u64 r148
 	r114 = move.i64 r149
 	r115 = move.f64 r133
-	jump b53
-b53: # log1p.if.done
+	jump b40
+b40: # log1p.if.done
 	r122 = mul.f64 r112, 0.5
 	r123 = mul.f64 r122, r112
 	r124 = eq.u64 r113, 0
-	branch r124, b54, b61
-b54: # log1p.if.then
+	branch r124, b41, b48
+b41: # log1p.if.then
 	r157 = eq.f64 r112, 0.0
-	branch r157, b55, b58
-b55: # log1p.if.then
+	branch r157, b42, b45
+b42: # log1p.if.then
 	r175 = eq.i64 r114, 0
-	branch r175, b56, b57
-b56: # log1p.if.then
+	branch r175, b43, b44
+b43: # log1p.if.then
 	r80 = move.f64 0.0
-	jump b9
-b57: # log1p.if.done
+	jump b8
+b44: # log1p.if.done
 	r180 = convert.f64.i64 r114
 	r181 = mul.f64 r180, 1.9082149292705877e-10
 	r182 = add.f64 r115, r181
@@ -39201,18 +35305,18 @@ b57: # log1p.if.done
 	r184 = mul.f64 r183, 0.6931471803691238
 	r185 = add.f64 r184, r182
 	r80 = move.f64 r185
-	jump b9
-b58: # log1p.if.done
+	jump b8
+b45: # log1p.if.done
 	r176 = mul.f64 r112, 0.6666666666666666
 	r177 = sub.f64 1.0, r176
 	r178 = mul.f64 r123, r177
 	r179 = eq.i64 r114, 0
-	branch r179, b59, b60
-b59: # log1p.if.then
+	branch r179, b46, b47
+b46: # log1p.if.then
 	r186 = sub.f64 r112, r178
 	r80 = move.f64 r186
-	jump b9
-b60: # log1p.if.done
+	jump b8
+b47: # log1p.if.done
 	r187 = convert.f64.i64 r114
 	r188 = mul.f64 r187, 0.6931471803691238
 	r189 = convert.f64.i64 r114
@@ -39222,8 +35326,8 @@ b60: # log1p.if.done
 	r193 = sub.f64 r192, r112
 	r194 = sub.f64 r188, r193
 	r80 = move.f64 r194
-	jump b9
-b61: # log1p.if.done
+	jump b8
+b48: # log1p.if.done
 	r158 = add.f64 r112, 2.0
 	r159 = div.f64 r112, r158
 	r160 = mul.f64 r159, r159
@@ -39241,15 +35345,15 @@ b61: # log1p.if.done
 	r172 = add.f64 r171, 0.6666666666666735
 	r173 = mul.f64 r160, r172
 	r174 = eq.i64 r114, 0
-	branch r174, b62, b63
-b62: # log1p.if.then
+	branch r174, b49, b50
+b49: # log1p.if.then
 	r195 = add.f64 r123, r173
 	r196 = mul.f64 r159, r195
 	r197 = sub.f64 r123, r196
 	r198 = sub.f64 r112, r197
 	r80 = move.f64 r198
-	jump b9
-b63: # log1p.if.done
+	jump b8
+b50: # log1p.if.done
 	r199 = convert.f64.i64 r114
 	r200 = mul.f64 r199, 0.6931471803691238
 	r201 = add.f64 r123, r173
@@ -39262,8 +35366,8 @@ b63: # log1p.if.done
 	r208 = sub.f64 r207, r112
 	r209 = sub.f64 r200, r208
 	r80 = move.f64 r209
-	jump b9
-b64: # log1p.if.else
+	jump b8
+b51: # log1p.if.else
 	r152 = add.i64 r132, 1
 	r153 = or.u64 r134, 4602678819172646912
 	r154 = bitcast.f64.u64 r153
@@ -39272,13 +35376,13 @@ b64: # log1p.if.else
 	r148 = move.u64 r156
 	r149 = move.i64 r152
 	r150 = move.f64 r154
-	jump b52
-b65: # log1p.if.else
+	jump b39
+b52: # log1p.if.else
 	r144 = sub.f64 r125, 1.0
 	r145 = sub.f64 r79, r144
 	r142 = move.f64 r145
-	jump b49
-b66: # log1p.if.else
+	jump b36
+b53: # log1p.if.else
 	r136 = bitcast.u64.f64 r79
 	r137 = shr.u64.u64 r136, 52
 	r138 = sub.u64 r137, 1023
@@ -39286,77 +35390,51 @@ b66: # log1p.if.else
 	r131 = move.u64 r136
 	r132 = move.i64 r139
 	r133 = move.f64 0.0
-	jump b50
-b67: # edge 9→16
+	jump b37
+b54: # edge 9→16
 	r112 = move.f64 r107
 	r113 = move.u64 r108
 	r114 = move.i64 r109
 	r115 = move.f64 0.0
-	jump b53
-b68: # edge 11→9
+	jump b40
+b55: # edge 11→9
 	r107 = move.f64 0.0
 	r108 = move.u64 0
 	r109 = move.i64 1
-	jump b45
-b69: # edge 7→9
+	jump b32
+b56: # edge 7→9
 	r107 = move.f64 0.0
 	r108 = move.u64 0
 	r109 = move.i64 1
-	jump b45
-b70: # IsInf.if.else
-	r103 = lt.i64 r98, 0
-	branch r103, b71, b72
-b71: # IsInf.if.then
-	r104 = neg.f64 r79
-	r101 = move.f64 r104
-	jump b30
-b72: # edge 3→2
-	r101 = move.f64 r79
-	jump b30
-b73: # Exp.if.done
+	jump b32
+b57: # Exp.if.done
 	r19 = move.f64 r18
 	jump b4
-b74: # Exp.if.done
+b58: # Exp.if.done
 	r24 = gt.f64 r18, 709.782712893384
-	branch r24, b75, b81
-b75: # Exp.if.then
-	r26 = const.i64 1
-	jump b76
-b76: # Inf.entry
-	r27 = ge.i64 r26, 0
-	branch r27, b77, b80
-b77: # Inf.if.then
-	r28 = move.u64 9218868437227405312
-	jump b78
-b78: # Inf.if.done
-	r29 = bitcast.f64.u64 r28
-	r25 = move.f64 r29
-	jump b79
-b79: # Inf.return
-	r19 = move.f64 r25
+	branch r24, b59, b60
+b59: # Inf.return
+	r19 = move.f64 +Inf
 	jump b4
-b80: # Inf.if.else
-	r28 = move.u64 18442240474082181120
-	jump b78
-b81: # Exp.if.done
+b60: # Exp.if.done
 	r30 = mul.f64 r18, 1.4426950408889634
-	jump b82
-b82: # roundToInt32.entry
+	jump b61
+b61: # roundToInt32.entry
 	r32 = roundeven.f64 r30
 	r33 = ge.f64 r32, -2.147483648e+09
-	branch r33, b83, b98
-b83: # roundToInt32.cond.true
+	branch r33, b62, b72
+b62: # roundToInt32.cond.true
 	r35 = le.f64 r32, 2.147483647e+09
-	branch r35, b84, b98
-b84: # roundToInt32.if.then
+	branch r35, b63, b72
+b63: # roundToInt32.if.then
 	r34 = convert.i32.f64 r32
 	r31 = move.i32 r34
-	jump b85
-b85: # roundToInt32.return
+	jump b64
+b64: # roundToInt32.return
 	r36 = convert.f64.i32 r31
 	r37 = neg.f64 r36
 	r38 = fma.f64 r37, 0.693147180559663, r18
-	r39 = neg.f64 r36
+	r39 = move.f64 r37
 	r40 = fma.f64 r39, 2.8235290563031577e-13, r38
 	r41 = mul.f64 r40, 0.0625
 	r42 = fma.f64 2.48015873015873e-05, r41, 0.0001984126984126984
@@ -39377,14 +35455,14 @@ b85: # roundToInt32.return
 	r57 = fma.f64 r55, r56, 1.0
 	r58 = add.i32 r31, 1023
 	r59 = le.i32 r58, 0
-	branch r59, b86, b90
-b86: # Exp.if.then
+	branch r59, b65, b69
+b65: # Exp.if.then
 	r60 = lt.i32 r58, -52
-	branch r60, b87, b88
-b87: # Exp.if.then
+	branch r60, b66, b67
+b66: # Exp.if.then
 	r19 = move.f64 0.0
 	jump b4
-b88: # Exp.if.done
+b67: # Exp.if.done
 	r68 = add.i32 r58, 1022
 	r69 = convert.u64.i32 r68
 	r70 = shl.u64.u64 r69, 52
@@ -39392,43 +35470,27 @@ b88: # Exp.if.done
 	r72 = mul.f64 r57, r71
 	r61 = move.f64 r72
 	r62 = move.i32 1
-	jump b89
-b89: # Exp.if.done
+	jump b68
+b68: # Exp.if.done
 	r63 = convert.u64.i32 r62
 	r64 = shl.u64.u64 r63, 52
 	r65 = bitcast.f64.u64 r64
 	r66 = mul.f64 r61, r65
 	r19 = move.f64 r66
 	jump b4
-b90: # Exp.if.else
+b69: # Exp.if.else
 	r67 = ge.i32 r58, 2047
-	branch r67, b91, b97
-b91: # Exp.if.then
-	r74 = const.i64 1
-	jump b92
-b92: # Inf.entry
-	r75 = ge.i64 r74, 0
-	branch r75, b93, b96
-b93: # Inf.if.then
-	r76 = move.u64 9218868437227405312
-	jump b94
-b94: # Inf.if.done
-	r77 = bitcast.f64.u64 r76
-	r73 = move.f64 r77
-	jump b95
-b95: # Inf.return
-	r19 = move.f64 r73
+	branch r67, b70, b71
+b70: # Inf.return
+	r19 = move.f64 +Inf
 	jump b4
-b96: # Inf.if.else
-	r76 = move.u64 18442240474082181120
-	jump b94
-b97: # edge 9→8
+b71: # edge 9→8
 	r61 = move.f64 r57
 	r62 = move.i32 r58
-	jump b89
-b98: # roundToInt32.if.done
+	jump b68
+b72: # roundToInt32.if.done
 	r31 = move.i32 -2147483648
-	jump b85
+	jump b64
 
 kernel Random(seed u64, u32 []u32, u64 []u64, f32 []f32, f64 []f64, norm []f64)
 site 0 index rand.go:12:6
@@ -39455,18 +35517,28 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r21 = convert.u32.u64 r13
+	r22 = shr.u64.u64 r13, 32
+	r23 = convert.u32.u64 r22
+	r75 = move.u32 r21
+	r77 = move.u32 r23
+	r136 = move.u32 r21
+	r138 = move.u32 r23
+	r196 = move.u32 r21
+	r198 = move.u32 r23
+	r260 = move.u32 r21
+	r262 = move.u32 r23
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b160
+	branch r7, b3, b178
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b160
+	jump b5
 b5: # rangeindex.body
 	r11 = convert.u64.i64 r9
 	jump b6
@@ -39474,363 +35546,499 @@ b6: # Block.entry
 	r18 = convert.u32.u64 r11
 	r19 = shr.u64.u64 r11, 32
 	r20 = convert.u32.u64 r19
-	r21 = convert.u32.u64 r13
-	r22 = shr.u64.u64 r13, 32
-	r23 = convert.u32.u64 r22
-	r28 = const.u32 0
-	r29 = const.u32 0
 	jump b7
-b7: # Philox4x32.entry
-	r30 = lt.i64 0, 10
-	branch r30, b8, b159
-b8: # edge 0→1
+b7: # edge 0→1
 	r31 = move.u32 r18
 	r32 = move.u32 r20
-	r33 = move.u32 r28
-	r34 = move.u32 r29
+	r33 = move.u32 0
+	r34 = move.u32 0
 	r35 = move.u32 r21
 	r36 = move.u32 r23
-	r37 = move.i64 0
+	jump b8
+b8: # Philox4x32.rangeint.body
+	r42 = mulhi.u32 r31, 3528531795
+	r43 = mul.u32 r31, 3528531795
+	r44 = move.u32 r42
+	r45 = move.u32 r43
+	r50 = move.u32 r32
+	r51 = xor.u32 r50, r35
+	r52 = move.u32 r44
+	r53 = xor.u32 r52, r36
+	r54 = add.u32 r35, 2654435769
+	r55 = add.u32 r36, 3144134277
 	jump b9
-b9: # unroll setup
-	r494 = max.i64 10, -9223372036854775804
-	r495 = sub.i64 r494, 4
+b9: # edge 1→1
+	r31 = move.u32 r51
+	r32 = move.u32 0
+	r33 = move.u32 r53
+	r34 = move.u32 r45
+	r35 = move.u32 r54
+	r36 = move.u32 r55
 	jump b10
-b10: # unroll guard
-	r496 = lt.i64 r37, r495
-	branch r496, b11, b19
-b11: # Philox4x32.rangeint.body (unrolled 0)
-	r42 = mulhi.u32 r31, 3528531795
-	r43 = mul.u32 r31, 3528531795
-	r44 = move.u32 r42
-	r45 = move.u32 r43
-	r46 = mulhi.u32 r33, 3449720151
-	r47 = mul.u32 r33, 3449720151
-	r48 = move.u32 r46
-	r49 = move.u32 r47
-	r50 = xor.u32 r48, r32
-	r51 = xor.u32 r50, r35
-	r52 = xor.u32 r44, r34
-	r53 = xor.u32 r52, r36
-	r54 = add.u32 r35, 2654435769
-	r55 = add.u32 r36, 3144134277
-	r56 = add.i64 r37, 1
-	r57 = lt.i64 r56, 10
+b10: # Philox4x32.rangeint.body (unrolled 1)
+	r494 = mulhi.u32 r31, 3528531795
+	r495 = mul.u32 r31, 3528531795
+	r496 = move.u32 r494
+	r497 = move.u32 r495
+	r498 = mulhi.u32 r33, 3449720151
+	r499 = mul.u32 r33, 3449720151
+	r500 = move.u32 r498
+	r501 = move.u32 r499
+	r502 = move.u32 r500
+	r51 = xor.u32 r502, r35
+	r503 = xor.u32 r496, r34
+	r504 = xor.u32 r503, r36
+	r505 = add.u32 r35, 2654435769
+	r506 = add.u32 r36, 3144134277
+	jump b11
+b11: # edge 1→1 (unrolled 1)
+	r31 = move.u32 r51
+	r32 = move.u32 r501
+	r33 = move.u32 r504
+	r34 = move.u32 r497
+	r35 = move.u32 r505
+	r36 = move.u32 r506
 	jump b12
-b12: # edge 1→1 (unrolled 0)
-	r31 = move.u32 r51
-	r32 = move.u32 r49
-	r33 = move.u32 r53
-	r34 = move.u32 r45
-	r35 = move.u32 r54
-	r36 = move.u32 r55
-	r37 = move.i64 r56
+b12: # Philox4x32.rangeint.body (unrolled 2)
+	r509 = mulhi.u32 r31, 3528531795
+	r510 = mul.u32 r31, 3528531795
+	r511 = move.u32 r509
+	r512 = move.u32 r510
+	r513 = mulhi.u32 r33, 3449720151
+	r514 = mul.u32 r33, 3449720151
+	r515 = move.u32 r513
+	r516 = move.u32 r514
+	r517 = xor.u32 r515, r32
+	r51 = xor.u32 r517, r35
+	r518 = xor.u32 r511, r34
+	r519 = xor.u32 r518, r36
+	r520 = add.u32 r35, 2654435769
+	r521 = add.u32 r36, 3144134277
 	jump b13
-b13: # Philox4x32.rangeint.body (unrolled 1)
-	r42 = mulhi.u32 r31, 3528531795
-	r43 = mul.u32 r31, 3528531795
-	r44 = move.u32 r42
-	r45 = move.u32 r43
-	r46 = mulhi.u32 r33, 3449720151
-	r47 = mul.u32 r33, 3449720151
-	r48 = move.u32 r46
-	r49 = move.u32 r47
-	r50 = xor.u32 r48, r32
-	r51 = xor.u32 r50, r35
-	r52 = xor.u32 r44, r34
-	r53 = xor.u32 r52, r36
-	r54 = add.u32 r35, 2654435769
-	r55 = add.u32 r36, 3144134277
-	r56 = add.i64 r37, 1
-	r57 = lt.i64 r56, 10
+b13: # edge 1→1 (unrolled 2)
+	r31 = move.u32 r51
+	r32 = move.u32 r516
+	r33 = move.u32 r519
+	r34 = move.u32 r512
+	r35 = move.u32 r520
+	r36 = move.u32 r521
 	jump b14
-b14: # edge 1→1 (unrolled 1)
-	r31 = move.u32 r51
-	r32 = move.u32 r49
-	r33 = move.u32 r53
-	r34 = move.u32 r45
-	r35 = move.u32 r54
-	r36 = move.u32 r55
-	r37 = move.i64 r56
+b14: # Philox4x32.rangeint.body (unrolled 3)
+	r524 = mulhi.u32 r31, 3528531795
+	r525 = mul.u32 r31, 3528531795
+	r526 = move.u32 r524
+	r527 = move.u32 r525
+	r528 = mulhi.u32 r33, 3449720151
+	r529 = mul.u32 r33, 3449720151
+	r530 = move.u32 r528
+	r531 = move.u32 r529
+	r532 = xor.u32 r530, r32
+	r51 = xor.u32 r532, r35
+	r533 = xor.u32 r526, r34
+	r534 = xor.u32 r533, r36
+	r535 = add.u32 r35, 2654435769
+	r536 = add.u32 r36, 3144134277
 	jump b15
-b15: # Philox4x32.rangeint.body (unrolled 2)
-	r42 = mulhi.u32 r31, 3528531795
-	r43 = mul.u32 r31, 3528531795
-	r44 = move.u32 r42
-	r45 = move.u32 r43
-	r46 = mulhi.u32 r33, 3449720151
-	r47 = mul.u32 r33, 3449720151
-	r48 = move.u32 r46
-	r49 = move.u32 r47
-	r50 = xor.u32 r48, r32
-	r51 = xor.u32 r50, r35
-	r52 = xor.u32 r44, r34
-	r53 = xor.u32 r52, r36
-	r54 = add.u32 r35, 2654435769
-	r55 = add.u32 r36, 3144134277
-	r56 = add.i64 r37, 1
-	r57 = lt.i64 r56, 10
+b15: # edge 1→1 (unrolled 3)
+	r31 = move.u32 r51
+	r32 = move.u32 r531
+	r33 = move.u32 r534
+	r34 = move.u32 r527
+	r35 = move.u32 r535
+	r36 = move.u32 r536
 	jump b16
-b16: # edge 1→1 (unrolled 2)
-	r31 = move.u32 r51
-	r32 = move.u32 r49
-	r33 = move.u32 r53
-	r34 = move.u32 r45
-	r35 = move.u32 r54
-	r36 = move.u32 r55
-	r37 = move.i64 r56
+b16: # Philox4x32.rangeint.body (unrolled 4)
+	r539 = mulhi.u32 r31, 3528531795
+	r540 = mul.u32 r31, 3528531795
+	r541 = move.u32 r539
+	r542 = move.u32 r540
+	r543 = mulhi.u32 r33, 3449720151
+	r544 = mul.u32 r33, 3449720151
+	r545 = move.u32 r543
+	r546 = move.u32 r544
+	r547 = xor.u32 r545, r32
+	r51 = xor.u32 r547, r35
+	r548 = xor.u32 r541, r34
+	r549 = xor.u32 r548, r36
+	r550 = add.u32 r35, 2654435769
+	r551 = add.u32 r36, 3144134277
 	jump b17
-b17: # Philox4x32.rangeint.body (unrolled 3)
-	r42 = mulhi.u32 r31, 3528531795
-	r43 = mul.u32 r31, 3528531795
-	r44 = move.u32 r42
-	r45 = move.u32 r43
-	r46 = mulhi.u32 r33, 3449720151
-	r47 = mul.u32 r33, 3449720151
-	r48 = move.u32 r46
-	r49 = move.u32 r47
-	r50 = xor.u32 r48, r32
-	r51 = xor.u32 r50, r35
-	r52 = xor.u32 r44, r34
-	r53 = xor.u32 r52, r36
-	r54 = add.u32 r35, 2654435769
-	r55 = add.u32 r36, 3144134277
-	r56 = add.i64 r37, 1
-	r57 = lt.i64 r56, 10
+b17: # edge 1→1 (unrolled 4)
+	r31 = move.u32 r51
+	r32 = move.u32 r546
+	r33 = move.u32 r549
+	r34 = move.u32 r542
+	r35 = move.u32 r550
+	r36 = move.u32 r551
 	jump b18
-b18: # edge 1→1 (unrolled 3)
-	r31 = move.u32 r51
-	r32 = move.u32 r49
-	r33 = move.u32 r53
-	r34 = move.u32 r45
-	r35 = move.u32 r54
-	r36 = move.u32 r55
-	r37 = move.i64 r56
-	jump b10
-b19: # Philox4x32.rangeint.body
-	r42 = mulhi.u32 r31, 3528531795
-	r43 = mul.u32 r31, 3528531795
-	r44 = move.u32 r42
-	r45 = move.u32 r43
-	r46 = mulhi.u32 r33, 3449720151
-	r47 = mul.u32 r33, 3449720151
-	r48 = move.u32 r46
-	r49 = move.u32 r47
-	r50 = xor.u32 r48, r32
-	r51 = xor.u32 r50, r35
-	r52 = xor.u32 r44, r34
-	r53 = xor.u32 r52, r36
-	r54 = add.u32 r35, 2654435769
-	r55 = add.u32 r36, 3144134277
-	r56 = add.i64 r37, 1
-	r57 = lt.i64 r56, 10
-	branch r57, b20, b21
-b20: # edge 1→1
-	r31 = move.u32 r51
-	r32 = move.u32 r49
-	r33 = move.u32 r53
-	r34 = move.u32 r45
-	r35 = move.u32 r54
-	r36 = move.u32 r55
-	r37 = move.i64 r56
+b18: # Philox4x32.rangeint.body (unrolled 5)
+	r554 = mulhi.u32 r31, 3528531795
+	r555 = mul.u32 r31, 3528531795
+	r556 = move.u32 r554
+	r557 = move.u32 r555
+	r558 = mulhi.u32 r33, 3449720151
+	r559 = mul.u32 r33, 3449720151
+	r560 = move.u32 r558
+	r561 = move.u32 r559
+	r562 = xor.u32 r560, r32
+	r51 = xor.u32 r562, r35
+	r563 = xor.u32 r556, r34
+	r564 = xor.u32 r563, r36
+	r565 = add.u32 r35, 2654435769
+	r566 = add.u32 r36, 3144134277
 	jump b19
-b21: # edge 1→2
-	r38 = move.u32 r51
+b19: # edge 1→1 (unrolled 5)
+	r31 = move.u32 r51
+	r32 = move.u32 r561
+	r33 = move.u32 r564
+	r34 = move.u32 r557
+	r35 = move.u32 r565
+	r36 = move.u32 r566
+	jump b20
+b20: # Philox4x32.rangeint.body (unrolled 6)
+	r569 = mulhi.u32 r31, 3528531795
+	r570 = mul.u32 r31, 3528531795
+	r571 = move.u32 r569
+	r572 = move.u32 r570
+	r573 = mulhi.u32 r33, 3449720151
+	r574 = mul.u32 r33, 3449720151
+	r575 = move.u32 r573
+	r576 = move.u32 r574
+	r577 = xor.u32 r575, r32
+	r51 = xor.u32 r577, r35
+	r578 = xor.u32 r571, r34
+	r579 = xor.u32 r578, r36
+	r580 = add.u32 r35, 2654435769
+	r581 = add.u32 r36, 3144134277
+	jump b21
+b21: # edge 1→1 (unrolled 6)
+	r31 = move.u32 r51
+	r32 = move.u32 r576
+	r33 = move.u32 r579
+	r34 = move.u32 r572
+	r35 = move.u32 r580
+	r36 = move.u32 r581
 	jump b22
-b22: # Philox4x32.rangeint.done
-	r24 = move.u32 r38
+b22: # Philox4x32.rangeint.body (unrolled 7)
+	r584 = mulhi.u32 r31, 3528531795
+	r585 = mul.u32 r31, 3528531795
+	r586 = move.u32 r584
+	r587 = move.u32 r585
+	r588 = mulhi.u32 r33, 3449720151
+	r589 = mul.u32 r33, 3449720151
+	r590 = move.u32 r588
+	r591 = move.u32 r589
+	r592 = xor.u32 r590, r32
+	r51 = xor.u32 r592, r35
+	r593 = xor.u32 r586, r34
+	r594 = xor.u32 r593, r36
+	r595 = add.u32 r35, 2654435769
+	r596 = add.u32 r36, 3144134277
 	jump b23
-b23: # Philox4x32.return
+b23: # edge 1→1 (unrolled 7)
+	r31 = move.u32 r51
+	r32 = move.u32 r591
+	r33 = move.u32 r594
+	r34 = move.u32 r587
+	r35 = move.u32 r595
+	r36 = move.u32 r596
+	jump b24
+b24: # Philox4x32.rangeint.body (unrolled 8)
+	r599 = mulhi.u32 r31, 3528531795
+	r600 = mul.u32 r31, 3528531795
+	r601 = move.u32 r599
+	r602 = move.u32 r600
+	r603 = mulhi.u32 r33, 3449720151
+	r604 = mul.u32 r33, 3449720151
+	r605 = move.u32 r603
+	r606 = move.u32 r604
+	r607 = xor.u32 r605, r32
+	r51 = xor.u32 r607, r35
+	r608 = xor.u32 r601, r34
+	r609 = xor.u32 r608, r36
+	r610 = add.u32 r35, 2654435769
+	r611 = add.u32 r36, 3144134277
+	jump b25
+b25: # edge 1→1 (unrolled 8)
+	r31 = move.u32 r51
+	r32 = move.u32 r606
+	r33 = move.u32 r609
+	r34 = move.u32 r602
+	r35 = move.u32 r610
+	r36 = move.u32 r611
+	jump b26
+b26: # Philox4x32.rangeint.body (unrolled 9)
+	r618 = mulhi.u32 r33, 3449720151
+	r620 = move.u32 r618
+	r622 = xor.u32 r620, r32
+	r51 = xor.u32 r622, r35
+	jump b27
+b27: # edge 1→2
+	r38 = move.u32 r51
+	jump b28
+b28: # Philox4x32.rangeint.done
+	r24 = move.u32 r38
+	jump b29
+b29: # Philox4x32.return
 	r58 = move.u32 r24
 	r14 = move.u32 r58
-	jump b24
-b24: # Block.return
+	jump b30
+b30: # Block.return
 	r62 = move.u32 r14
 	r12 = move.u32 r62
-	jump b25
-b25: # Uint32.return
+	jump b31
+b31: # Uint32.return
 	r66 = elemaddr r4, r9, 4
 	store.u32 r66, r12
-	jump b26
-b26: # Block.entry
-	r72 = convert.u32.u64 r11
-	r73 = shr.u64.u64 r11, 32
-	r74 = convert.u32.u64 r73
-	r75 = convert.u32.u64 r13
-	r76 = shr.u64.u64 r13, 32
-	r77 = convert.u32.u64 r76
-	r82 = const.u32 0
-	r83 = const.u32 0
-	jump b27
-b27: # Philox4x32.entry
-	r84 = lt.i64 0, 10
-	branch r84, b28, b158
-b28: # edge 0→1
+	jump b32
+b32: # Block.entry
+	r72 = move.u32 r18
+	r74 = move.u32 r20
+	jump b33
+b33: # edge 0→1
 	r85 = move.u32 r72
 	r86 = move.u32 r74
-	r87 = move.u32 r82
-	r88 = move.u32 r83
+	r87 = move.u32 0
+	r88 = move.u32 0
 	r89 = move.u32 r75
 	r90 = move.u32 r77
-	r91 = move.i64 0
-	jump b29
-b29: # unroll setup
-	r497 = max.i64 10, -9223372036854775804
-	r498 = sub.i64 r497, 4
-	jump b30
-b30: # unroll guard
-	r499 = lt.i64 r91, r498
-	branch r499, b31, b39
-b31: # Philox4x32.rangeint.body (unrolled 0)
-	r96 = mulhi.u32 r85, 3528531795
-	r97 = mul.u32 r85, 3528531795
-	r98 = move.u32 r96
-	r99 = move.u32 r97
-	r100 = mulhi.u32 r87, 3449720151
-	r101 = mul.u32 r87, 3449720151
-	r102 = move.u32 r100
-	r103 = move.u32 r101
-	r104 = xor.u32 r102, r86
-	r105 = xor.u32 r104, r89
-	r106 = xor.u32 r98, r88
-	r107 = xor.u32 r106, r90
-	r108 = add.u32 r89, 2654435769
-	r109 = add.u32 r90, 3144134277
-	r110 = add.i64 r91, 1
-	r111 = lt.i64 r110, 10
-	jump b32
-b32: # edge 1→1 (unrolled 0)
-	r85 = move.u32 r105
-	r86 = move.u32 r103
-	r87 = move.u32 r107
-	r88 = move.u32 r99
-	r89 = move.u32 r108
-	r90 = move.u32 r109
-	r91 = move.i64 r110
-	jump b33
-b33: # Philox4x32.rangeint.body (unrolled 1)
-	r96 = mulhi.u32 r85, 3528531795
-	r97 = mul.u32 r85, 3528531795
-	r98 = move.u32 r96
-	r99 = move.u32 r97
-	r100 = mulhi.u32 r87, 3449720151
-	r101 = mul.u32 r87, 3449720151
-	r102 = move.u32 r100
-	r103 = move.u32 r101
-	r104 = xor.u32 r102, r86
-	r105 = xor.u32 r104, r89
-	r106 = xor.u32 r98, r88
-	r107 = xor.u32 r106, r90
-	r108 = add.u32 r89, 2654435769
-	r109 = add.u32 r90, 3144134277
-	r110 = add.i64 r91, 1
-	r111 = lt.i64 r110, 10
 	jump b34
-b34: # edge 1→1 (unrolled 1)
-	r85 = move.u32 r105
-	r86 = move.u32 r103
-	r87 = move.u32 r107
-	r88 = move.u32 r99
-	r89 = move.u32 r108
-	r90 = move.u32 r109
-	r91 = move.i64 r110
+b34: # Philox4x32.rangeint.body
+	r96 = mulhi.u32 r85, 3528531795
+	r97 = mul.u32 r85, 3528531795
+	r98 = move.u32 r96
+	r99 = move.u32 r97
+	r103 = move.u32 0
+	r104 = move.u32 r86
+	r105 = xor.u32 r104, r89
+	r106 = move.u32 r98
+	r107 = xor.u32 r106, r90
+	r108 = add.u32 r89, 2654435769
+	r109 = add.u32 r90, 3144134277
 	jump b35
-b35: # Philox4x32.rangeint.body (unrolled 2)
-	r96 = mulhi.u32 r85, 3528531795
-	r97 = mul.u32 r85, 3528531795
-	r98 = move.u32 r96
-	r99 = move.u32 r97
-	r100 = mulhi.u32 r87, 3449720151
-	r101 = mul.u32 r87, 3449720151
-	r102 = move.u32 r100
-	r103 = move.u32 r101
-	r104 = xor.u32 r102, r86
-	r105 = xor.u32 r104, r89
-	r106 = xor.u32 r98, r88
-	r107 = xor.u32 r106, r90
-	r108 = add.u32 r89, 2654435769
-	r109 = add.u32 r90, 3144134277
-	r110 = add.i64 r91, 1
-	r111 = lt.i64 r110, 10
+b35: # edge 1→1
+	r85 = move.u32 r105
+	r86 = move.u32 0
+	r87 = move.u32 r107
+	r88 = move.u32 r99
+	r89 = move.u32 r108
+	r90 = move.u32 r109
 	jump b36
-b36: # edge 1→1 (unrolled 2)
-	r85 = move.u32 r105
-	r86 = move.u32 r103
-	r87 = move.u32 r107
-	r88 = move.u32 r99
-	r89 = move.u32 r108
-	r90 = move.u32 r109
-	r91 = move.i64 r110
+b36: # Philox4x32.rangeint.body (unrolled 1)
+	r644 = mulhi.u32 r85, 3528531795
+	r645 = mul.u32 r85, 3528531795
+	r646 = move.u32 r644
+	r647 = move.u32 r645
+	r648 = mulhi.u32 r87, 3449720151
+	r649 = mul.u32 r87, 3449720151
+	r650 = move.u32 r648
+	r103 = move.u32 r649
+	r651 = move.u32 r650
+	r105 = xor.u32 r651, r89
+	r652 = xor.u32 r646, r88
+	r653 = xor.u32 r652, r90
+	r654 = add.u32 r89, 2654435769
+	r655 = add.u32 r90, 3144134277
 	jump b37
-b37: # Philox4x32.rangeint.body (unrolled 3)
-	r96 = mulhi.u32 r85, 3528531795
-	r97 = mul.u32 r85, 3528531795
-	r98 = move.u32 r96
-	r99 = move.u32 r97
-	r100 = mulhi.u32 r87, 3449720151
-	r101 = mul.u32 r87, 3449720151
-	r102 = move.u32 r100
-	r103 = move.u32 r101
-	r104 = xor.u32 r102, r86
-	r105 = xor.u32 r104, r89
-	r106 = xor.u32 r98, r88
-	r107 = xor.u32 r106, r90
-	r108 = add.u32 r89, 2654435769
-	r109 = add.u32 r90, 3144134277
-	r110 = add.i64 r91, 1
-	r111 = lt.i64 r110, 10
+b37: # edge 1→1 (unrolled 1)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r653
+	r88 = move.u32 r647
+	r89 = move.u32 r654
+	r90 = move.u32 r655
 	jump b38
-b38: # edge 1→1 (unrolled 3)
-	r85 = move.u32 r105
-	r86 = move.u32 r103
-	r87 = move.u32 r107
-	r88 = move.u32 r99
-	r89 = move.u32 r108
-	r90 = move.u32 r109
-	r91 = move.i64 r110
-	jump b30
-b39: # Philox4x32.rangeint.body
-	r96 = mulhi.u32 r85, 3528531795
-	r97 = mul.u32 r85, 3528531795
-	r98 = move.u32 r96
-	r99 = move.u32 r97
-	r100 = mulhi.u32 r87, 3449720151
-	r101 = mul.u32 r87, 3449720151
-	r102 = move.u32 r100
-	r103 = move.u32 r101
-	r104 = xor.u32 r102, r86
-	r105 = xor.u32 r104, r89
-	r106 = xor.u32 r98, r88
-	r107 = xor.u32 r106, r90
-	r108 = add.u32 r89, 2654435769
-	r109 = add.u32 r90, 3144134277
-	r110 = add.i64 r91, 1
-	r111 = lt.i64 r110, 10
-	branch r111, b40, b41
-b40: # edge 1→1
-	r85 = move.u32 r105
-	r86 = move.u32 r103
-	r87 = move.u32 r107
-	r88 = move.u32 r99
-	r89 = move.u32 r108
-	r90 = move.u32 r109
-	r91 = move.i64 r110
+b38: # Philox4x32.rangeint.body (unrolled 2)
+	r658 = mulhi.u32 r85, 3528531795
+	r659 = mul.u32 r85, 3528531795
+	r660 = move.u32 r658
+	r661 = move.u32 r659
+	r662 = mulhi.u32 r87, 3449720151
+	r663 = mul.u32 r87, 3449720151
+	r664 = move.u32 r662
+	r103 = move.u32 r663
+	r665 = xor.u32 r664, r86
+	r105 = xor.u32 r665, r89
+	r666 = xor.u32 r660, r88
+	r667 = xor.u32 r666, r90
+	r668 = add.u32 r89, 2654435769
+	r669 = add.u32 r90, 3144134277
 	jump b39
-b41: # edge 1→2
+b39: # edge 1→1 (unrolled 2)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r667
+	r88 = move.u32 r661
+	r89 = move.u32 r668
+	r90 = move.u32 r669
+	jump b40
+b40: # Philox4x32.rangeint.body (unrolled 3)
+	r672 = mulhi.u32 r85, 3528531795
+	r673 = mul.u32 r85, 3528531795
+	r674 = move.u32 r672
+	r675 = move.u32 r673
+	r676 = mulhi.u32 r87, 3449720151
+	r677 = mul.u32 r87, 3449720151
+	r678 = move.u32 r676
+	r103 = move.u32 r677
+	r679 = xor.u32 r678, r86
+	r105 = xor.u32 r679, r89
+	r680 = xor.u32 r674, r88
+	r681 = xor.u32 r680, r90
+	r682 = add.u32 r89, 2654435769
+	r683 = add.u32 r90, 3144134277
+	jump b41
+b41: # edge 1→1 (unrolled 3)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r681
+	r88 = move.u32 r675
+	r89 = move.u32 r682
+	r90 = move.u32 r683
+	jump b42
+b42: # Philox4x32.rangeint.body (unrolled 4)
+	r686 = mulhi.u32 r85, 3528531795
+	r687 = mul.u32 r85, 3528531795
+	r688 = move.u32 r686
+	r689 = move.u32 r687
+	r690 = mulhi.u32 r87, 3449720151
+	r691 = mul.u32 r87, 3449720151
+	r692 = move.u32 r690
+	r103 = move.u32 r691
+	r693 = xor.u32 r692, r86
+	r105 = xor.u32 r693, r89
+	r694 = xor.u32 r688, r88
+	r695 = xor.u32 r694, r90
+	r696 = add.u32 r89, 2654435769
+	r697 = add.u32 r90, 3144134277
+	jump b43
+b43: # edge 1→1 (unrolled 4)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r695
+	r88 = move.u32 r689
+	r89 = move.u32 r696
+	r90 = move.u32 r697
+	jump b44
+b44: # Philox4x32.rangeint.body (unrolled 5)
+	r700 = mulhi.u32 r85, 3528531795
+	r701 = mul.u32 r85, 3528531795
+	r702 = move.u32 r700
+	r703 = move.u32 r701
+	r704 = mulhi.u32 r87, 3449720151
+	r705 = mul.u32 r87, 3449720151
+	r706 = move.u32 r704
+	r103 = move.u32 r705
+	r707 = xor.u32 r706, r86
+	r105 = xor.u32 r707, r89
+	r708 = xor.u32 r702, r88
+	r709 = xor.u32 r708, r90
+	r710 = add.u32 r89, 2654435769
+	r711 = add.u32 r90, 3144134277
+	jump b45
+b45: # edge 1→1 (unrolled 5)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r709
+	r88 = move.u32 r703
+	r89 = move.u32 r710
+	r90 = move.u32 r711
+	jump b46
+b46: # Philox4x32.rangeint.body (unrolled 6)
+	r714 = mulhi.u32 r85, 3528531795
+	r715 = mul.u32 r85, 3528531795
+	r716 = move.u32 r714
+	r717 = move.u32 r715
+	r718 = mulhi.u32 r87, 3449720151
+	r719 = mul.u32 r87, 3449720151
+	r720 = move.u32 r718
+	r103 = move.u32 r719
+	r721 = xor.u32 r720, r86
+	r105 = xor.u32 r721, r89
+	r722 = xor.u32 r716, r88
+	r723 = xor.u32 r722, r90
+	r724 = add.u32 r89, 2654435769
+	r725 = add.u32 r90, 3144134277
+	jump b47
+b47: # edge 1→1 (unrolled 6)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r723
+	r88 = move.u32 r717
+	r89 = move.u32 r724
+	r90 = move.u32 r725
+	jump b48
+b48: # Philox4x32.rangeint.body (unrolled 7)
+	r728 = mulhi.u32 r85, 3528531795
+	r729 = mul.u32 r85, 3528531795
+	r730 = move.u32 r728
+	r731 = move.u32 r729
+	r732 = mulhi.u32 r87, 3449720151
+	r733 = mul.u32 r87, 3449720151
+	r734 = move.u32 r732
+	r103 = move.u32 r733
+	r735 = xor.u32 r734, r86
+	r105 = xor.u32 r735, r89
+	r736 = xor.u32 r730, r88
+	r737 = xor.u32 r736, r90
+	r738 = add.u32 r89, 2654435769
+	r739 = add.u32 r90, 3144134277
+	jump b49
+b49: # edge 1→1 (unrolled 7)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r737
+	r88 = move.u32 r731
+	r89 = move.u32 r738
+	r90 = move.u32 r739
+	jump b50
+b50: # Philox4x32.rangeint.body (unrolled 8)
+	r742 = mulhi.u32 r85, 3528531795
+	r743 = mul.u32 r85, 3528531795
+	r744 = move.u32 r742
+	r745 = move.u32 r743
+	r746 = mulhi.u32 r87, 3449720151
+	r747 = mul.u32 r87, 3449720151
+	r748 = move.u32 r746
+	r103 = move.u32 r747
+	r749 = xor.u32 r748, r86
+	r105 = xor.u32 r749, r89
+	r750 = xor.u32 r744, r88
+	r751 = xor.u32 r750, r90
+	r752 = add.u32 r89, 2654435769
+	r753 = add.u32 r90, 3144134277
+	jump b51
+b51: # edge 1→1 (unrolled 8)
+	r85 = move.u32 r105
+	r86 = move.u32 r103
+	r87 = move.u32 r751
+	r88 = move.u32 r745
+	r89 = move.u32 r752
+	r90 = move.u32 r753
+	jump b52
+b52: # Philox4x32.rangeint.body (unrolled 9)
+	r760 = mulhi.u32 r87, 3449720151
+	r761 = mul.u32 r87, 3449720151
+	r762 = move.u32 r760
+	r103 = move.u32 r761
+	r763 = xor.u32 r762, r86
+	r105 = xor.u32 r763, r89
+	jump b53
+b53: # edge 1→2
 	r92 = move.u32 r105
 	r93 = move.u32 r103
-	jump b42
-b42: # Philox4x32.rangeint.done
+	jump b54
+b54: # Philox4x32.rangeint.done
 	r78 = move.u32 r92
 	r79 = move.u32 r93
-	jump b43
-b43: # Philox4x32.return
+	jump b55
+b55: # Philox4x32.return
 	r112 = move.u32 r78
 	r113 = move.u32 r79
 	r68 = move.u32 r112
 	r69 = move.u32 r113
-	jump b44
-b44: # Block.return
+	jump b56
+b56: # Block.return
 	r116 = move.u32 r68
 	r117 = move.u32 r69
 	r120 = convert.u64.u32 r117
@@ -39838,380 +36046,515 @@ b44: # Block.return
 	r122 = convert.u64.u32 r116
 	r123 = or.u64 r121, r122
 	r67 = move.u64 r123
-	jump b45
-b45: # Uint64.return
+	jump b57
+b57: # Uint64.return
 	checkindex r9, r126, site 0
 	r124 = elemaddr r125, r9, 8
 	store.u64 r124, r67
-	jump b46
-b46: # Block.entry
-	r133 = convert.u32.u64 r11
-	r134 = shr.u64.u64 r11, 32
-	r135 = convert.u32.u64 r134
-	r136 = convert.u32.u64 r13
-	r137 = shr.u64.u64 r13, 32
-	r138 = convert.u32.u64 r137
-	r143 = const.u32 0
-	r144 = const.u32 0
-	jump b47
-b47: # Philox4x32.entry
-	r145 = lt.i64 0, 10
-	branch r145, b48, b157
-b48: # edge 0→1
+	jump b58
+b58: # Block.entry
+	r133 = move.u32 r18
+	r135 = move.u32 r20
+	jump b59
+b59: # edge 0→1
 	r146 = move.u32 r133
 	r147 = move.u32 r135
-	r148 = move.u32 r143
-	r149 = move.u32 r144
+	r148 = move.u32 0
+	r149 = move.u32 0
 	r150 = move.u32 r136
 	r151 = move.u32 r138
-	r152 = move.i64 0
-	jump b49
-b49: # unroll setup
-	r500 = max.i64 10, -9223372036854775804
-	r501 = sub.i64 r500, 4
-	jump b50
-b50: # unroll guard
-	r502 = lt.i64 r152, r501
-	branch r502, b51, b59
-b51: # Philox4x32.rangeint.body (unrolled 0)
+	jump b60
+b60: # Philox4x32.rangeint.body
 	r157 = mulhi.u32 r146, 3528531795
 	r158 = mul.u32 r146, 3528531795
 	r159 = move.u32 r157
 	r160 = move.u32 r158
-	r161 = mulhi.u32 r148, 3449720151
-	r162 = mul.u32 r148, 3449720151
-	r163 = move.u32 r161
-	r164 = move.u32 r162
-	r165 = xor.u32 r163, r147
+	r165 = move.u32 r147
 	r166 = xor.u32 r165, r150
-	r167 = xor.u32 r159, r149
+	r167 = move.u32 r159
 	r168 = xor.u32 r167, r151
 	r169 = add.u32 r150, 2654435769
 	r170 = add.u32 r151, 3144134277
-	r171 = add.i64 r152, 1
-	r172 = lt.i64 r171, 10
-	jump b52
-b52: # edge 1→1 (unrolled 0)
+	jump b61
+b61: # edge 1→1
 	r146 = move.u32 r166
-	r147 = move.u32 r164
+	r147 = move.u32 0
 	r148 = move.u32 r168
 	r149 = move.u32 r160
 	r150 = move.u32 r169
 	r151 = move.u32 r170
-	r152 = move.i64 r171
-	jump b53
-b53: # Philox4x32.rangeint.body (unrolled 1)
-	r157 = mulhi.u32 r146, 3528531795
-	r158 = mul.u32 r146, 3528531795
-	r159 = move.u32 r157
-	r160 = move.u32 r158
-	r161 = mulhi.u32 r148, 3449720151
-	r162 = mul.u32 r148, 3449720151
-	r163 = move.u32 r161
-	r164 = move.u32 r162
-	r165 = xor.u32 r163, r147
-	r166 = xor.u32 r165, r150
-	r167 = xor.u32 r159, r149
-	r168 = xor.u32 r167, r151
-	r169 = add.u32 r150, 2654435769
-	r170 = add.u32 r151, 3144134277
-	r171 = add.i64 r152, 1
-	r172 = lt.i64 r171, 10
-	jump b54
-b54: # edge 1→1 (unrolled 1)
-	r146 = move.u32 r166
-	r147 = move.u32 r164
-	r148 = move.u32 r168
-	r149 = move.u32 r160
-	r150 = move.u32 r169
-	r151 = move.u32 r170
-	r152 = move.i64 r171
-	jump b55
-b55: # Philox4x32.rangeint.body (unrolled 2)
-	r157 = mulhi.u32 r146, 3528531795
-	r158 = mul.u32 r146, 3528531795
-	r159 = move.u32 r157
-	r160 = move.u32 r158
-	r161 = mulhi.u32 r148, 3449720151
-	r162 = mul.u32 r148, 3449720151
-	r163 = move.u32 r161
-	r164 = move.u32 r162
-	r165 = xor.u32 r163, r147
-	r166 = xor.u32 r165, r150
-	r167 = xor.u32 r159, r149
-	r168 = xor.u32 r167, r151
-	r169 = add.u32 r150, 2654435769
-	r170 = add.u32 r151, 3144134277
-	r171 = add.i64 r152, 1
-	r172 = lt.i64 r171, 10
-	jump b56
-b56: # edge 1→1 (unrolled 2)
-	r146 = move.u32 r166
-	r147 = move.u32 r164
-	r148 = move.u32 r168
-	r149 = move.u32 r160
-	r150 = move.u32 r169
-	r151 = move.u32 r170
-	r152 = move.i64 r171
-	jump b57
-b57: # Philox4x32.rangeint.body (unrolled 3)
-	r157 = mulhi.u32 r146, 3528531795
-	r158 = mul.u32 r146, 3528531795
-	r159 = move.u32 r157
-	r160 = move.u32 r158
-	r161 = mulhi.u32 r148, 3449720151
-	r162 = mul.u32 r148, 3449720151
-	r163 = move.u32 r161
-	r164 = move.u32 r162
-	r165 = xor.u32 r163, r147
-	r166 = xor.u32 r165, r150
-	r167 = xor.u32 r159, r149
-	r168 = xor.u32 r167, r151
-	r169 = add.u32 r150, 2654435769
-	r170 = add.u32 r151, 3144134277
-	r171 = add.i64 r152, 1
-	r172 = lt.i64 r171, 10
-	jump b58
-b58: # edge 1→1 (unrolled 3)
-	r146 = move.u32 r166
-	r147 = move.u32 r164
-	r148 = move.u32 r168
-	r149 = move.u32 r160
-	r150 = move.u32 r169
-	r151 = move.u32 r170
-	r152 = move.i64 r171
-	jump b50
-b59: # Philox4x32.rangeint.body
-	r157 = mulhi.u32 r146, 3528531795
-	r158 = mul.u32 r146, 3528531795
-	r159 = move.u32 r157
-	r160 = move.u32 r158
-	r161 = mulhi.u32 r148, 3449720151
-	r162 = mul.u32 r148, 3449720151
-	r163 = move.u32 r161
-	r164 = move.u32 r162
-	r165 = xor.u32 r163, r147
-	r166 = xor.u32 r165, r150
-	r167 = xor.u32 r159, r149
-	r168 = xor.u32 r167, r151
-	r169 = add.u32 r150, 2654435769
-	r170 = add.u32 r151, 3144134277
-	r171 = add.i64 r152, 1
-	r172 = lt.i64 r171, 10
-	branch r172, b60, b61
-b60: # edge 1→1
-	r146 = move.u32 r166
-	r147 = move.u32 r164
-	r148 = move.u32 r168
-	r149 = move.u32 r160
-	r150 = move.u32 r169
-	r151 = move.u32 r170
-	r152 = move.i64 r171
-	jump b59
-b61: # edge 1→2
-	r153 = move.u32 r166
 	jump b62
-b62: # Philox4x32.rangeint.done
-	r139 = move.u32 r153
+b62: # Philox4x32.rangeint.body (unrolled 1)
+	r784 = mulhi.u32 r146, 3528531795
+	r785 = mul.u32 r146, 3528531795
+	r786 = move.u32 r784
+	r787 = move.u32 r785
+	r788 = mulhi.u32 r148, 3449720151
+	r789 = mul.u32 r148, 3449720151
+	r790 = move.u32 r788
+	r791 = move.u32 r789
+	r792 = move.u32 r790
+	r166 = xor.u32 r792, r150
+	r793 = xor.u32 r786, r149
+	r794 = xor.u32 r793, r151
+	r795 = add.u32 r150, 2654435769
+	r796 = add.u32 r151, 3144134277
 	jump b63
-b63: # Philox4x32.return
+b63: # edge 1→1 (unrolled 1)
+	r146 = move.u32 r166
+	r147 = move.u32 r791
+	r148 = move.u32 r794
+	r149 = move.u32 r787
+	r150 = move.u32 r795
+	r151 = move.u32 r796
+	jump b64
+b64: # Philox4x32.rangeint.body (unrolled 2)
+	r799 = mulhi.u32 r146, 3528531795
+	r800 = mul.u32 r146, 3528531795
+	r801 = move.u32 r799
+	r802 = move.u32 r800
+	r803 = mulhi.u32 r148, 3449720151
+	r804 = mul.u32 r148, 3449720151
+	r805 = move.u32 r803
+	r806 = move.u32 r804
+	r807 = xor.u32 r805, r147
+	r166 = xor.u32 r807, r150
+	r808 = xor.u32 r801, r149
+	r809 = xor.u32 r808, r151
+	r810 = add.u32 r150, 2654435769
+	r811 = add.u32 r151, 3144134277
+	jump b65
+b65: # edge 1→1 (unrolled 2)
+	r146 = move.u32 r166
+	r147 = move.u32 r806
+	r148 = move.u32 r809
+	r149 = move.u32 r802
+	r150 = move.u32 r810
+	r151 = move.u32 r811
+	jump b66
+b66: # Philox4x32.rangeint.body (unrolled 3)
+	r814 = mulhi.u32 r146, 3528531795
+	r815 = mul.u32 r146, 3528531795
+	r816 = move.u32 r814
+	r817 = move.u32 r815
+	r818 = mulhi.u32 r148, 3449720151
+	r819 = mul.u32 r148, 3449720151
+	r820 = move.u32 r818
+	r821 = move.u32 r819
+	r822 = xor.u32 r820, r147
+	r166 = xor.u32 r822, r150
+	r823 = xor.u32 r816, r149
+	r824 = xor.u32 r823, r151
+	r825 = add.u32 r150, 2654435769
+	r826 = add.u32 r151, 3144134277
+	jump b67
+b67: # edge 1→1 (unrolled 3)
+	r146 = move.u32 r166
+	r147 = move.u32 r821
+	r148 = move.u32 r824
+	r149 = move.u32 r817
+	r150 = move.u32 r825
+	r151 = move.u32 r826
+	jump b68
+b68: # Philox4x32.rangeint.body (unrolled 4)
+	r829 = mulhi.u32 r146, 3528531795
+	r830 = mul.u32 r146, 3528531795
+	r831 = move.u32 r829
+	r832 = move.u32 r830
+	r833 = mulhi.u32 r148, 3449720151
+	r834 = mul.u32 r148, 3449720151
+	r835 = move.u32 r833
+	r836 = move.u32 r834
+	r837 = xor.u32 r835, r147
+	r166 = xor.u32 r837, r150
+	r838 = xor.u32 r831, r149
+	r839 = xor.u32 r838, r151
+	r840 = add.u32 r150, 2654435769
+	r841 = add.u32 r151, 3144134277
+	jump b69
+b69: # edge 1→1 (unrolled 4)
+	r146 = move.u32 r166
+	r147 = move.u32 r836
+	r148 = move.u32 r839
+	r149 = move.u32 r832
+	r150 = move.u32 r840
+	r151 = move.u32 r841
+	jump b70
+b70: # Philox4x32.rangeint.body (unrolled 5)
+	r844 = mulhi.u32 r146, 3528531795
+	r845 = mul.u32 r146, 3528531795
+	r846 = move.u32 r844
+	r847 = move.u32 r845
+	r848 = mulhi.u32 r148, 3449720151
+	r849 = mul.u32 r148, 3449720151
+	r850 = move.u32 r848
+	r851 = move.u32 r849
+	r852 = xor.u32 r850, r147
+	r166 = xor.u32 r852, r150
+	r853 = xor.u32 r846, r149
+	r854 = xor.u32 r853, r151
+	r855 = add.u32 r150, 2654435769
+	r856 = add.u32 r151, 3144134277
+	jump b71
+b71: # edge 1→1 (unrolled 5)
+	r146 = move.u32 r166
+	r147 = move.u32 r851
+	r148 = move.u32 r854
+	r149 = move.u32 r847
+	r150 = move.u32 r855
+	r151 = move.u32 r856
+	jump b72
+b72: # Philox4x32.rangeint.body (unrolled 6)
+	r859 = mulhi.u32 r146, 3528531795
+	r860 = mul.u32 r146, 3528531795
+	r861 = move.u32 r859
+	r862 = move.u32 r860
+	r863 = mulhi.u32 r148, 3449720151
+	r864 = mul.u32 r148, 3449720151
+	r865 = move.u32 r863
+	r866 = move.u32 r864
+	r867 = xor.u32 r865, r147
+	r166 = xor.u32 r867, r150
+	r868 = xor.u32 r861, r149
+	r869 = xor.u32 r868, r151
+	r870 = add.u32 r150, 2654435769
+	r871 = add.u32 r151, 3144134277
+	jump b73
+b73: # edge 1→1 (unrolled 6)
+	r146 = move.u32 r166
+	r147 = move.u32 r866
+	r148 = move.u32 r869
+	r149 = move.u32 r862
+	r150 = move.u32 r870
+	r151 = move.u32 r871
+	jump b74
+b74: # Philox4x32.rangeint.body (unrolled 7)
+	r874 = mulhi.u32 r146, 3528531795
+	r875 = mul.u32 r146, 3528531795
+	r876 = move.u32 r874
+	r877 = move.u32 r875
+	r878 = mulhi.u32 r148, 3449720151
+	r879 = mul.u32 r148, 3449720151
+	r880 = move.u32 r878
+	r881 = move.u32 r879
+	r882 = xor.u32 r880, r147
+	r166 = xor.u32 r882, r150
+	r883 = xor.u32 r876, r149
+	r884 = xor.u32 r883, r151
+	r885 = add.u32 r150, 2654435769
+	r886 = add.u32 r151, 3144134277
+	jump b75
+b75: # edge 1→1 (unrolled 7)
+	r146 = move.u32 r166
+	r147 = move.u32 r881
+	r148 = move.u32 r884
+	r149 = move.u32 r877
+	r150 = move.u32 r885
+	r151 = move.u32 r886
+	jump b76
+b76: # Philox4x32.rangeint.body (unrolled 8)
+	r889 = mulhi.u32 r146, 3528531795
+	r890 = mul.u32 r146, 3528531795
+	r891 = move.u32 r889
+	r892 = move.u32 r890
+	r893 = mulhi.u32 r148, 3449720151
+	r894 = mul.u32 r148, 3449720151
+	r895 = move.u32 r893
+	r896 = move.u32 r894
+	r897 = xor.u32 r895, r147
+	r166 = xor.u32 r897, r150
+	r898 = xor.u32 r891, r149
+	r899 = xor.u32 r898, r151
+	r900 = add.u32 r150, 2654435769
+	r901 = add.u32 r151, 3144134277
+	jump b77
+b77: # edge 1→1 (unrolled 8)
+	r146 = move.u32 r166
+	r147 = move.u32 r896
+	r148 = move.u32 r899
+	r149 = move.u32 r892
+	r150 = move.u32 r900
+	r151 = move.u32 r901
+	jump b78
+b78: # Philox4x32.rangeint.body (unrolled 9)
+	r908 = mulhi.u32 r148, 3449720151
+	r910 = move.u32 r908
+	r912 = xor.u32 r910, r147
+	r166 = xor.u32 r912, r150
+	jump b79
+b79: # edge 1→2
+	r153 = move.u32 r166
+	jump b80
+b80: # Philox4x32.rangeint.done
+	r139 = move.u32 r153
+	jump b81
+b81: # Philox4x32.return
 	r173 = move.u32 r139
 	r129 = move.u32 r173
-	jump b64
-b64: # Block.return
+	jump b82
+b82: # Block.return
 	r177 = move.u32 r129
 	r128 = move.u32 r177
-	jump b65
-b65: # Uint32.return
+	jump b83
+b83: # Uint32.return
 	r181 = shr.u32.u64 r128, 8
 	r182 = convert.f32.u32 r181
 	r183 = mul.f32 r182, 5.9604645e-08
 	r127 = move.f32 r183
-	jump b66
-b66: # Float32.return
+	jump b84
+b84: # Float32.return
 	checkindex r9, r186, site 1
 	r184 = elemaddr r185, r9, 4
 	store.f32 r184, r127
-	jump b67
-b67: # Block.entry
-	r193 = convert.u32.u64 r11
-	r194 = shr.u64.u64 r11, 32
-	r195 = convert.u32.u64 r194
-	r196 = convert.u32.u64 r13
-	r197 = shr.u64.u64 r13, 32
-	r198 = convert.u32.u64 r197
-	r203 = const.u32 0
-	r204 = const.u32 0
-	jump b68
-b68: # Philox4x32.entry
-	r205 = lt.i64 0, 10
-	branch r205, b69, b156
-b69: # edge 0→1
+	jump b85
+b85: # Block.entry
+	r193 = move.u32 r18
+	r195 = move.u32 r20
+	jump b86
+b86: # edge 0→1
 	r206 = move.u32 r193
 	r207 = move.u32 r195
-	r208 = move.u32 r203
-	r209 = move.u32 r204
+	r208 = move.u32 0
+	r209 = move.u32 0
 	r210 = move.u32 r196
 	r211 = move.u32 r198
-	r212 = move.i64 0
-	jump b70
-b70: # unroll setup
-	r503 = max.i64 10, -9223372036854775804
-	r504 = sub.i64 r503, 4
-	jump b71
-b71: # unroll guard
-	r505 = lt.i64 r212, r504
-	branch r505, b72, b80
-b72: # Philox4x32.rangeint.body (unrolled 0)
+	jump b87
+b87: # Philox4x32.rangeint.body
 	r217 = mulhi.u32 r206, 3528531795
 	r218 = mul.u32 r206, 3528531795
 	r219 = move.u32 r217
 	r220 = move.u32 r218
-	r221 = mulhi.u32 r208, 3449720151
-	r222 = mul.u32 r208, 3449720151
-	r223 = move.u32 r221
-	r224 = move.u32 r222
-	r225 = xor.u32 r223, r207
+	r224 = move.u32 0
+	r225 = move.u32 r207
 	r226 = xor.u32 r225, r210
-	r227 = xor.u32 r219, r209
+	r227 = move.u32 r219
 	r228 = xor.u32 r227, r211
 	r229 = add.u32 r210, 2654435769
 	r230 = add.u32 r211, 3144134277
-	r231 = add.i64 r212, 1
-	r232 = lt.i64 r231, 10
-	jump b73
-b73: # edge 1→1 (unrolled 0)
+	jump b88
+b88: # edge 1→1
 	r206 = move.u32 r226
-	r207 = move.u32 r224
+	r207 = move.u32 0
 	r208 = move.u32 r228
 	r209 = move.u32 r220
 	r210 = move.u32 r229
 	r211 = move.u32 r230
-	r212 = move.i64 r231
-	jump b74
-b74: # Philox4x32.rangeint.body (unrolled 1)
-	r217 = mulhi.u32 r206, 3528531795
-	r218 = mul.u32 r206, 3528531795
-	r219 = move.u32 r217
-	r220 = move.u32 r218
-	r221 = mulhi.u32 r208, 3449720151
-	r222 = mul.u32 r208, 3449720151
-	r223 = move.u32 r221
-	r224 = move.u32 r222
-	r225 = xor.u32 r223, r207
-	r226 = xor.u32 r225, r210
-	r227 = xor.u32 r219, r209
-	r228 = xor.u32 r227, r211
-	r229 = add.u32 r210, 2654435769
-	r230 = add.u32 r211, 3144134277
-	r231 = add.i64 r212, 1
-	r232 = lt.i64 r231, 10
-	jump b75
-b75: # edge 1→1 (unrolled 1)
+	jump b89
+b89: # Philox4x32.rangeint.body (unrolled 1)
+	r934 = mulhi.u32 r206, 3528531795
+	r935 = mul.u32 r206, 3528531795
+	r936 = move.u32 r934
+	r937 = move.u32 r935
+	r938 = mulhi.u32 r208, 3449720151
+	r939 = mul.u32 r208, 3449720151
+	r940 = move.u32 r938
+	r224 = move.u32 r939
+	r941 = move.u32 r940
+	r226 = xor.u32 r941, r210
+	r942 = xor.u32 r936, r209
+	r943 = xor.u32 r942, r211
+	r944 = add.u32 r210, 2654435769
+	r945 = add.u32 r211, 3144134277
+	jump b90
+b90: # edge 1→1 (unrolled 1)
 	r206 = move.u32 r226
 	r207 = move.u32 r224
-	r208 = move.u32 r228
-	r209 = move.u32 r220
-	r210 = move.u32 r229
-	r211 = move.u32 r230
-	r212 = move.i64 r231
-	jump b76
-b76: # Philox4x32.rangeint.body (unrolled 2)
-	r217 = mulhi.u32 r206, 3528531795
-	r218 = mul.u32 r206, 3528531795
-	r219 = move.u32 r217
-	r220 = move.u32 r218
-	r221 = mulhi.u32 r208, 3449720151
-	r222 = mul.u32 r208, 3449720151
-	r223 = move.u32 r221
-	r224 = move.u32 r222
-	r225 = xor.u32 r223, r207
-	r226 = xor.u32 r225, r210
-	r227 = xor.u32 r219, r209
-	r228 = xor.u32 r227, r211
-	r229 = add.u32 r210, 2654435769
-	r230 = add.u32 r211, 3144134277
-	r231 = add.i64 r212, 1
-	r232 = lt.i64 r231, 10
-	jump b77
-b77: # edge 1→1 (unrolled 2)
+	r208 = move.u32 r943
+	r209 = move.u32 r937
+	r210 = move.u32 r944
+	r211 = move.u32 r945
+	jump b91
+b91: # Philox4x32.rangeint.body (unrolled 2)
+	r948 = mulhi.u32 r206, 3528531795
+	r949 = mul.u32 r206, 3528531795
+	r950 = move.u32 r948
+	r951 = move.u32 r949
+	r952 = mulhi.u32 r208, 3449720151
+	r953 = mul.u32 r208, 3449720151
+	r954 = move.u32 r952
+	r224 = move.u32 r953
+	r955 = xor.u32 r954, r207
+	r226 = xor.u32 r955, r210
+	r956 = xor.u32 r950, r209
+	r957 = xor.u32 r956, r211
+	r958 = add.u32 r210, 2654435769
+	r959 = add.u32 r211, 3144134277
+	jump b92
+b92: # edge 1→1 (unrolled 2)
 	r206 = move.u32 r226
 	r207 = move.u32 r224
-	r208 = move.u32 r228
-	r209 = move.u32 r220
-	r210 = move.u32 r229
-	r211 = move.u32 r230
-	r212 = move.i64 r231
-	jump b78
-b78: # Philox4x32.rangeint.body (unrolled 3)
-	r217 = mulhi.u32 r206, 3528531795
-	r218 = mul.u32 r206, 3528531795
-	r219 = move.u32 r217
-	r220 = move.u32 r218
-	r221 = mulhi.u32 r208, 3449720151
-	r222 = mul.u32 r208, 3449720151
-	r223 = move.u32 r221
-	r224 = move.u32 r222
-	r225 = xor.u32 r223, r207
-	r226 = xor.u32 r225, r210
-	r227 = xor.u32 r219, r209
-	r228 = xor.u32 r227, r211
-	r229 = add.u32 r210, 2654435769
-	r230 = add.u32 r211, 3144134277
-	r231 = add.i64 r212, 1
-	r232 = lt.i64 r231, 10
-	jump b79
-b79: # edge 1→1 (unrolled 3)
+	r208 = move.u32 r957
+	r209 = move.u32 r951
+	r210 = move.u32 r958
+	r211 = move.u32 r959
+	jump b93
+b93: # Philox4x32.rangeint.body (unrolled 3)
+	r962 = mulhi.u32 r206, 3528531795
+	r963 = mul.u32 r206, 3528531795
+	r964 = move.u32 r962
+	r965 = move.u32 r963
+	r966 = mulhi.u32 r208, 3449720151
+	r967 = mul.u32 r208, 3449720151
+	r968 = move.u32 r966
+	r224 = move.u32 r967
+	r969 = xor.u32 r968, r207
+	r226 = xor.u32 r969, r210
+	r970 = xor.u32 r964, r209
+	r971 = xor.u32 r970, r211
+	r972 = add.u32 r210, 2654435769
+	r973 = add.u32 r211, 3144134277
+	jump b94
+b94: # edge 1→1 (unrolled 3)
 	r206 = move.u32 r226
 	r207 = move.u32 r224
-	r208 = move.u32 r228
-	r209 = move.u32 r220
-	r210 = move.u32 r229
-	r211 = move.u32 r230
-	r212 = move.i64 r231
-	jump b71
-b80: # Philox4x32.rangeint.body
-	r217 = mulhi.u32 r206, 3528531795
-	r218 = mul.u32 r206, 3528531795
-	r219 = move.u32 r217
-	r220 = move.u32 r218
-	r221 = mulhi.u32 r208, 3449720151
-	r222 = mul.u32 r208, 3449720151
-	r223 = move.u32 r221
-	r224 = move.u32 r222
-	r225 = xor.u32 r223, r207
-	r226 = xor.u32 r225, r210
-	r227 = xor.u32 r219, r209
-	r228 = xor.u32 r227, r211
-	r229 = add.u32 r210, 2654435769
-	r230 = add.u32 r211, 3144134277
-	r231 = add.i64 r212, 1
-	r232 = lt.i64 r231, 10
-	branch r232, b81, b82
-b81: # edge 1→1
+	r208 = move.u32 r971
+	r209 = move.u32 r965
+	r210 = move.u32 r972
+	r211 = move.u32 r973
+	jump b95
+b95: # Philox4x32.rangeint.body (unrolled 4)
+	r976 = mulhi.u32 r206, 3528531795
+	r977 = mul.u32 r206, 3528531795
+	r978 = move.u32 r976
+	r979 = move.u32 r977
+	r980 = mulhi.u32 r208, 3449720151
+	r981 = mul.u32 r208, 3449720151
+	r982 = move.u32 r980
+	r224 = move.u32 r981
+	r983 = xor.u32 r982, r207
+	r226 = xor.u32 r983, r210
+	r984 = xor.u32 r978, r209
+	r985 = xor.u32 r984, r211
+	r986 = add.u32 r210, 2654435769
+	r987 = add.u32 r211, 3144134277
+	jump b96
+b96: # edge 1→1 (unrolled 4)
 	r206 = move.u32 r226
 	r207 = move.u32 r224
-	r208 = move.u32 r228
-	r209 = move.u32 r220
-	r210 = move.u32 r229
-	r211 = move.u32 r230
-	r212 = move.i64 r231
-	jump b80
-b82: # edge 1→2
+	r208 = move.u32 r985
+	r209 = move.u32 r979
+	r210 = move.u32 r986
+	r211 = move.u32 r987
+	jump b97
+b97: # Philox4x32.rangeint.body (unrolled 5)
+	r990 = mulhi.u32 r206, 3528531795
+	r991 = mul.u32 r206, 3528531795
+	r992 = move.u32 r990
+	r993 = move.u32 r991
+	r994 = mulhi.u32 r208, 3449720151
+	r995 = mul.u32 r208, 3449720151
+	r996 = move.u32 r994
+	r224 = move.u32 r995
+	r997 = xor.u32 r996, r207
+	r226 = xor.u32 r997, r210
+	r998 = xor.u32 r992, r209
+	r999 = xor.u32 r998, r211
+	r1000 = add.u32 r210, 2654435769
+	r1001 = add.u32 r211, 3144134277
+	jump b98
+b98: # edge 1→1 (unrolled 5)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r999
+	r209 = move.u32 r993
+	r210 = move.u32 r1000
+	r211 = move.u32 r1001
+	jump b99
+b99: # Philox4x32.rangeint.body (unrolled 6)
+	r1004 = mulhi.u32 r206, 3528531795
+	r1005 = mul.u32 r206, 3528531795
+	r1006 = move.u32 r1004
+	r1007 = move.u32 r1005
+	r1008 = mulhi.u32 r208, 3449720151
+	r1009 = mul.u32 r208, 3449720151
+	r1010 = move.u32 r1008
+	r224 = move.u32 r1009
+	r1011 = xor.u32 r1010, r207
+	r226 = xor.u32 r1011, r210
+	r1012 = xor.u32 r1006, r209
+	r1013 = xor.u32 r1012, r211
+	r1014 = add.u32 r210, 2654435769
+	r1015 = add.u32 r211, 3144134277
+	jump b100
+b100: # edge 1→1 (unrolled 6)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r1013
+	r209 = move.u32 r1007
+	r210 = move.u32 r1014
+	r211 = move.u32 r1015
+	jump b101
+b101: # Philox4x32.rangeint.body (unrolled 7)
+	r1018 = mulhi.u32 r206, 3528531795
+	r1019 = mul.u32 r206, 3528531795
+	r1020 = move.u32 r1018
+	r1021 = move.u32 r1019
+	r1022 = mulhi.u32 r208, 3449720151
+	r1023 = mul.u32 r208, 3449720151
+	r1024 = move.u32 r1022
+	r224 = move.u32 r1023
+	r1025 = xor.u32 r1024, r207
+	r226 = xor.u32 r1025, r210
+	r1026 = xor.u32 r1020, r209
+	r1027 = xor.u32 r1026, r211
+	r1028 = add.u32 r210, 2654435769
+	r1029 = add.u32 r211, 3144134277
+	jump b102
+b102: # edge 1→1 (unrolled 7)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r1027
+	r209 = move.u32 r1021
+	r210 = move.u32 r1028
+	r211 = move.u32 r1029
+	jump b103
+b103: # Philox4x32.rangeint.body (unrolled 8)
+	r1032 = mulhi.u32 r206, 3528531795
+	r1033 = mul.u32 r206, 3528531795
+	r1034 = move.u32 r1032
+	r1035 = move.u32 r1033
+	r1036 = mulhi.u32 r208, 3449720151
+	r1037 = mul.u32 r208, 3449720151
+	r1038 = move.u32 r1036
+	r224 = move.u32 r1037
+	r1039 = xor.u32 r1038, r207
+	r226 = xor.u32 r1039, r210
+	r1040 = xor.u32 r1034, r209
+	r1041 = xor.u32 r1040, r211
+	r1042 = add.u32 r210, 2654435769
+	r1043 = add.u32 r211, 3144134277
+	jump b104
+b104: # edge 1→1 (unrolled 8)
+	r206 = move.u32 r226
+	r207 = move.u32 r224
+	r208 = move.u32 r1041
+	r209 = move.u32 r1035
+	r210 = move.u32 r1042
+	r211 = move.u32 r1043
+	jump b105
+b105: # Philox4x32.rangeint.body (unrolled 9)
+	r1050 = mulhi.u32 r208, 3449720151
+	r1051 = mul.u32 r208, 3449720151
+	r1052 = move.u32 r1050
+	r224 = move.u32 r1051
+	r1053 = xor.u32 r1052, r207
+	r226 = xor.u32 r1053, r210
+	jump b106
+b106: # edge 1→2
 	r213 = move.u32 r226
 	r214 = move.u32 r224
-	jump b83
-b83: # Philox4x32.rangeint.done
+	jump b107
+b107: # Philox4x32.rangeint.done
 	r199 = move.u32 r213
 	r200 = move.u32 r214
-	jump b84
-b84: # Philox4x32.return
+	jump b108
+b108: # Philox4x32.return
 	r233 = move.u32 r199
 	r234 = move.u32 r200
 	r189 = move.u32 r233
 	r190 = move.u32 r234
-	jump b85
-b85: # Block.return
+	jump b109
+b109: # Block.return
 	r237 = move.u32 r189
 	r238 = move.u32 r190
 	r241 = convert.u64.u32 r238
@@ -40219,197 +36562,266 @@ b85: # Block.return
 	r243 = convert.u64.u32 r237
 	r244 = or.u64 r242, r243
 	r188 = move.u64 r244
-	jump b86
-b86: # Uint64.return
+	jump b110
+b110: # Uint64.return
 	r245 = shr.u64.u64 r188, 11
 	r246 = convert.f64.u64 r245
 	r247 = mul.f64 r246, 1.1102230246251565e-16
 	r187 = move.f64 r247
-	jump b87
-b87: # Float64.return
+	jump b111
+b111: # Float64.return
 	checkindex r9, r250, site 2
 	r248 = elemaddr r249, r9, 8
 	store.f64 r248, r187
-	jump b88
-b88: # Block.entry
-	r257 = convert.u32.u64 r11
-	r258 = shr.u64.u64 r11, 32
-	r259 = convert.u32.u64 r258
-	r260 = convert.u32.u64 r13
-	r261 = shr.u64.u64 r13, 32
-	r262 = convert.u32.u64 r261
-	r267 = const.u32 0
-	r268 = const.u32 0
-	jump b89
-b89: # Philox4x32.entry
-	r269 = lt.i64 0, 10
-	branch r269, b90, b155
-b90: # edge 0→1
+	jump b112
+b112: # Block.entry
+	r257 = move.u32 r18
+	r259 = move.u32 r20
+	jump b113
+b113: # edge 0→1
 	r270 = move.u32 r257
 	r271 = move.u32 r259
-	r272 = move.u32 r267
-	r273 = move.u32 r268
+	r272 = move.u32 0
+	r273 = move.u32 0
 	r274 = move.u32 r260
 	r275 = move.u32 r262
-	r276 = move.i64 0
-	jump b91
-b91: # unroll setup
-	r506 = max.i64 10, -9223372036854775804
-	r507 = sub.i64 r506, 4
-	jump b92
-b92: # unroll guard
-	r508 = lt.i64 r276, r507
-	branch r508, b93, b101
-b93: # Philox4x32.rangeint.body (unrolled 0)
+	jump b114
+b114: # Philox4x32.rangeint.body
 	r281 = mulhi.u32 r270, 3528531795
 	r282 = mul.u32 r270, 3528531795
 	r283 = move.u32 r281
 	r284 = move.u32 r282
-	r285 = mulhi.u32 r272, 3449720151
-	r286 = mul.u32 r272, 3449720151
-	r287 = move.u32 r285
-	r288 = move.u32 r286
-	r289 = xor.u32 r287, r271
+	r288 = move.u32 0
+	r289 = move.u32 r271
 	r290 = xor.u32 r289, r274
-	r291 = xor.u32 r283, r273
+	r291 = move.u32 r283
 	r292 = xor.u32 r291, r275
 	r293 = add.u32 r274, 2654435769
 	r294 = add.u32 r275, 3144134277
-	r295 = add.i64 r276, 1
-	r296 = lt.i64 r295, 10
-	jump b94
-b94: # edge 1→1 (unrolled 0)
+	jump b115
+b115: # edge 1→1
 	r270 = move.u32 r290
-	r271 = move.u32 r288
+	r271 = move.u32 0
 	r272 = move.u32 r292
 	r273 = move.u32 r284
 	r274 = move.u32 r293
 	r275 = move.u32 r294
-	r276 = move.i64 r295
-	jump b95
-b95: # Philox4x32.rangeint.body (unrolled 1)
-	r281 = mulhi.u32 r270, 3528531795
-	r282 = mul.u32 r270, 3528531795
-	r283 = move.u32 r281
-	r284 = move.u32 r282
-	r285 = mulhi.u32 r272, 3449720151
-	r286 = mul.u32 r272, 3449720151
-	r287 = move.u32 r285
-	r288 = move.u32 r286
-	r289 = xor.u32 r287, r271
-	r290 = xor.u32 r289, r274
-	r291 = xor.u32 r283, r273
-	r292 = xor.u32 r291, r275
-	r293 = add.u32 r274, 2654435769
-	r294 = add.u32 r275, 3144134277
-	r295 = add.i64 r276, 1
-	r296 = lt.i64 r295, 10
-	jump b96
-b96: # edge 1→1 (unrolled 1)
+	jump b116
+b116: # Philox4x32.rangeint.body (unrolled 1)
+	r1074 = mulhi.u32 r270, 3528531795
+	r1075 = mul.u32 r270, 3528531795
+	r1076 = move.u32 r1074
+	r1077 = move.u32 r1075
+	r1078 = mulhi.u32 r272, 3449720151
+	r1079 = mul.u32 r272, 3449720151
+	r1080 = move.u32 r1078
+	r288 = move.u32 r1079
+	r1081 = move.u32 r1080
+	r290 = xor.u32 r1081, r274
+	r1082 = xor.u32 r1076, r273
+	r1083 = xor.u32 r1082, r275
+	r1084 = add.u32 r274, 2654435769
+	r1085 = add.u32 r275, 3144134277
+	jump b117
+b117: # edge 1→1 (unrolled 1)
 	r270 = move.u32 r290
 	r271 = move.u32 r288
-	r272 = move.u32 r292
-	r273 = move.u32 r284
-	r274 = move.u32 r293
-	r275 = move.u32 r294
-	r276 = move.i64 r295
-	jump b97
-b97: # Philox4x32.rangeint.body (unrolled 2)
-	r281 = mulhi.u32 r270, 3528531795
-	r282 = mul.u32 r270, 3528531795
-	r283 = move.u32 r281
-	r284 = move.u32 r282
-	r285 = mulhi.u32 r272, 3449720151
-	r286 = mul.u32 r272, 3449720151
-	r287 = move.u32 r285
-	r288 = move.u32 r286
-	r289 = xor.u32 r287, r271
-	r290 = xor.u32 r289, r274
-	r291 = xor.u32 r283, r273
-	r292 = xor.u32 r291, r275
-	r293 = add.u32 r274, 2654435769
-	r294 = add.u32 r275, 3144134277
-	r295 = add.i64 r276, 1
-	r296 = lt.i64 r295, 10
-	jump b98
-b98: # edge 1→1 (unrolled 2)
+	r272 = move.u32 r1083
+	r273 = move.u32 r1077
+	r274 = move.u32 r1084
+	r275 = move.u32 r1085
+	jump b118
+b118: # Philox4x32.rangeint.body (unrolled 2)
+	r1088 = mulhi.u32 r270, 3528531795
+	r1089 = mul.u32 r270, 3528531795
+	r1090 = move.u32 r1088
+	r1091 = move.u32 r1089
+	r1092 = mulhi.u32 r272, 3449720151
+	r1093 = mul.u32 r272, 3449720151
+	r1094 = move.u32 r1092
+	r288 = move.u32 r1093
+	r1095 = xor.u32 r1094, r271
+	r290 = xor.u32 r1095, r274
+	r1096 = xor.u32 r1090, r273
+	r1097 = xor.u32 r1096, r275
+	r1098 = add.u32 r274, 2654435769
+	r1099 = add.u32 r275, 3144134277
+	jump b119
+b119: # edge 1→1 (unrolled 2)
 	r270 = move.u32 r290
 	r271 = move.u32 r288
-	r272 = move.u32 r292
-	r273 = move.u32 r284
-	r274 = move.u32 r293
-	r275 = move.u32 r294
-	r276 = move.i64 r295
-	jump b99
-b99: # Philox4x32.rangeint.body (unrolled 3)
-	r281 = mulhi.u32 r270, 3528531795
-	r282 = mul.u32 r270, 3528531795
-	r283 = move.u32 r281
-	r284 = move.u32 r282
-	r285 = mulhi.u32 r272, 3449720151
-	r286 = mul.u32 r272, 3449720151
-	r287 = move.u32 r285
-	r288 = move.u32 r286
-	r289 = xor.u32 r287, r271
-	r290 = xor.u32 r289, r274
-	r291 = xor.u32 r283, r273
-	r292 = xor.u32 r291, r275
-	r293 = add.u32 r274, 2654435769
-	r294 = add.u32 r275, 3144134277
-	r295 = add.i64 r276, 1
-	r296 = lt.i64 r295, 10
-	jump b100
-b100: # edge 1→1 (unrolled 3)
+	r272 = move.u32 r1097
+	r273 = move.u32 r1091
+	r274 = move.u32 r1098
+	r275 = move.u32 r1099
+	jump b120
+b120: # Philox4x32.rangeint.body (unrolled 3)
+	r1102 = mulhi.u32 r270, 3528531795
+	r1103 = mul.u32 r270, 3528531795
+	r1104 = move.u32 r1102
+	r1105 = move.u32 r1103
+	r1106 = mulhi.u32 r272, 3449720151
+	r1107 = mul.u32 r272, 3449720151
+	r1108 = move.u32 r1106
+	r288 = move.u32 r1107
+	r1109 = xor.u32 r1108, r271
+	r290 = xor.u32 r1109, r274
+	r1110 = xor.u32 r1104, r273
+	r1111 = xor.u32 r1110, r275
+	r1112 = add.u32 r274, 2654435769
+	r1113 = add.u32 r275, 3144134277
+	jump b121
+b121: # edge 1→1 (unrolled 3)
 	r270 = move.u32 r290
 	r271 = move.u32 r288
-	r272 = move.u32 r292
-	r273 = move.u32 r284
-	r274 = move.u32 r293
-	r275 = move.u32 r294
-	r276 = move.i64 r295
-	jump b92
-b101: # Philox4x32.rangeint.body
-	r281 = mulhi.u32 r270, 3528531795
-	r282 = mul.u32 r270, 3528531795
-	r283 = move.u32 r281
-	r284 = move.u32 r282
-	r285 = mulhi.u32 r272, 3449720151
-	r286 = mul.u32 r272, 3449720151
-	r287 = move.u32 r285
-	r288 = move.u32 r286
-	r289 = xor.u32 r287, r271
-	r290 = xor.u32 r289, r274
-	r291 = xor.u32 r283, r273
-	r292 = xor.u32 r291, r275
-	r293 = add.u32 r274, 2654435769
-	r294 = add.u32 r275, 3144134277
-	r295 = add.i64 r276, 1
-	r296 = lt.i64 r295, 10
-	branch r296, b102, b103
-b102: # edge 1→1
+	r272 = move.u32 r1111
+	r273 = move.u32 r1105
+	r274 = move.u32 r1112
+	r275 = move.u32 r1113
+	jump b122
+b122: # Philox4x32.rangeint.body (unrolled 4)
+	r1116 = mulhi.u32 r270, 3528531795
+	r1117 = mul.u32 r270, 3528531795
+	r1118 = move.u32 r1116
+	r1119 = move.u32 r1117
+	r1120 = mulhi.u32 r272, 3449720151
+	r1121 = mul.u32 r272, 3449720151
+	r1122 = move.u32 r1120
+	r288 = move.u32 r1121
+	r1123 = xor.u32 r1122, r271
+	r290 = xor.u32 r1123, r274
+	r1124 = xor.u32 r1118, r273
+	r1125 = xor.u32 r1124, r275
+	r1126 = add.u32 r274, 2654435769
+	r1127 = add.u32 r275, 3144134277
+	jump b123
+b123: # edge 1→1 (unrolled 4)
 	r270 = move.u32 r290
 	r271 = move.u32 r288
-	r272 = move.u32 r292
-	r273 = move.u32 r284
-	r274 = move.u32 r293
-	r275 = move.u32 r294
-	r276 = move.i64 r295
-	jump b101
-b103: # edge 1→2
+	r272 = move.u32 r1125
+	r273 = move.u32 r1119
+	r274 = move.u32 r1126
+	r275 = move.u32 r1127
+	jump b124
+b124: # Philox4x32.rangeint.body (unrolled 5)
+	r1130 = mulhi.u32 r270, 3528531795
+	r1131 = mul.u32 r270, 3528531795
+	r1132 = move.u32 r1130
+	r1133 = move.u32 r1131
+	r1134 = mulhi.u32 r272, 3449720151
+	r1135 = mul.u32 r272, 3449720151
+	r1136 = move.u32 r1134
+	r288 = move.u32 r1135
+	r1137 = xor.u32 r1136, r271
+	r290 = xor.u32 r1137, r274
+	r1138 = xor.u32 r1132, r273
+	r1139 = xor.u32 r1138, r275
+	r1140 = add.u32 r274, 2654435769
+	r1141 = add.u32 r275, 3144134277
+	jump b125
+b125: # edge 1→1 (unrolled 5)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r1139
+	r273 = move.u32 r1133
+	r274 = move.u32 r1140
+	r275 = move.u32 r1141
+	jump b126
+b126: # Philox4x32.rangeint.body (unrolled 6)
+	r1144 = mulhi.u32 r270, 3528531795
+	r1145 = mul.u32 r270, 3528531795
+	r1146 = move.u32 r1144
+	r1147 = move.u32 r1145
+	r1148 = mulhi.u32 r272, 3449720151
+	r1149 = mul.u32 r272, 3449720151
+	r1150 = move.u32 r1148
+	r288 = move.u32 r1149
+	r1151 = xor.u32 r1150, r271
+	r290 = xor.u32 r1151, r274
+	r1152 = xor.u32 r1146, r273
+	r1153 = xor.u32 r1152, r275
+	r1154 = add.u32 r274, 2654435769
+	r1155 = add.u32 r275, 3144134277
+	jump b127
+b127: # edge 1→1 (unrolled 6)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r1153
+	r273 = move.u32 r1147
+	r274 = move.u32 r1154
+	r275 = move.u32 r1155
+	jump b128
+b128: # Philox4x32.rangeint.body (unrolled 7)
+	r1158 = mulhi.u32 r270, 3528531795
+	r1159 = mul.u32 r270, 3528531795
+	r1160 = move.u32 r1158
+	r1161 = move.u32 r1159
+	r1162 = mulhi.u32 r272, 3449720151
+	r1163 = mul.u32 r272, 3449720151
+	r1164 = move.u32 r1162
+	r288 = move.u32 r1163
+	r1165 = xor.u32 r1164, r271
+	r290 = xor.u32 r1165, r274
+	r1166 = xor.u32 r1160, r273
+	r1167 = xor.u32 r1166, r275
+	r1168 = add.u32 r274, 2654435769
+	r1169 = add.u32 r275, 3144134277
+	jump b129
+b129: # edge 1→1 (unrolled 7)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r1167
+	r273 = move.u32 r1161
+	r274 = move.u32 r1168
+	r275 = move.u32 r1169
+	jump b130
+b130: # Philox4x32.rangeint.body (unrolled 8)
+	r1172 = mulhi.u32 r270, 3528531795
+	r1173 = mul.u32 r270, 3528531795
+	r1174 = move.u32 r1172
+	r1175 = move.u32 r1173
+	r1176 = mulhi.u32 r272, 3449720151
+	r1177 = mul.u32 r272, 3449720151
+	r1178 = move.u32 r1176
+	r288 = move.u32 r1177
+	r1179 = xor.u32 r1178, r271
+	r290 = xor.u32 r1179, r274
+	r1180 = xor.u32 r1174, r273
+	r1181 = xor.u32 r1180, r275
+	r1182 = add.u32 r274, 2654435769
+	r1183 = add.u32 r275, 3144134277
+	jump b131
+b131: # edge 1→1 (unrolled 8)
+	r270 = move.u32 r290
+	r271 = move.u32 r288
+	r272 = move.u32 r1181
+	r273 = move.u32 r1175
+	r274 = move.u32 r1182
+	r275 = move.u32 r1183
+	jump b132
+b132: # Philox4x32.rangeint.body (unrolled 9)
+	r1190 = mulhi.u32 r272, 3449720151
+	r1191 = mul.u32 r272, 3449720151
+	r1192 = move.u32 r1190
+	r288 = move.u32 r1191
+	r1193 = xor.u32 r1192, r271
+	r290 = xor.u32 r1193, r274
+	jump b133
+b133: # edge 1→2
 	r277 = move.u32 r290
 	r278 = move.u32 r288
-	jump b104
-b104: # Philox4x32.rangeint.done
+	jump b134
+b134: # Philox4x32.rangeint.done
 	r263 = move.u32 r277
 	r264 = move.u32 r278
-	jump b105
-b105: # Philox4x32.return
+	jump b135
+b135: # Philox4x32.return
 	r297 = move.u32 r263
 	r298 = move.u32 r264
 	r253 = move.u32 r297
 	r254 = move.u32 r298
-	jump b106
-b106: # Block.return
+	jump b136
+b136: # Block.return
 	r301 = move.u32 r253
 	r302 = move.u32 r254
 	r305 = convert.u64.u32 r302
@@ -40417,83 +36829,79 @@ b106: # Block.return
 	r307 = convert.u64.u32 r301
 	r308 = or.u64 r306, r307
 	r252 = move.u64 r308
-	jump b107
-b107: # Uint64.return
+	jump b137
+b137: # Uint64.return
 	r309 = shr.u64.u64 r252, 11
 	r310 = convert.f64.u64 r309
 	r311 = add.f64 r310, 0.5
 	r312 = mul.f64 r311, 1.1102230246251565e-16
 	r313 = mul.f64 r312, 2.0
 	r314 = sub.f64 r313, 1.0
-	jump b108
-b108: # IsNaN.entry
+	jump b138
+b138: # IsNaN.entry
 	r317 = ne.f64 r314, r314
 	r316 = move.bool r317
-	jump b109
-b109: # IsNaN.return
-	branch r316, b110, b123
-b110: # Erfinv.if.then
+	jump b139
+b139: # IsNaN.return
+	branch r316, b140, b152
+b140: # Erfinv.if.then
 	r318 = eq.f64 r314, -1.0
-	branch r318, b111, b120
-b111: # Erfinv.if.then
+	branch r318, b141, b150
+b141: # Erfinv.if.then
 	r324 = convert.i64.f64 r314
-	jump b112
-b112: # Inf.entry
+	jump b142
+b142: # Inf.entry
 	r326 = ge.i64 r324, 0
-	branch r326, b113, b119
-b113: # Inf.if.then
+	branch r326, b143, b149
+b143: # Inf.if.then
 	r327 = move.u64 9218868437227405312
-	jump b114
-b114: # Inf.if.done
+	jump b144
+b144: # Inf.if.done
 	r328 = bitcast.f64.u64 r327
 	r325 = move.f64 r328
-	jump b115
-b115: # Inf.return
+	jump b145
+b145: # Inf.return
 	r315 = move.f64 r325
-	jump b116
-b116: # Erfinv.return
+	jump b146
+b146: # Erfinv.return
 	r490 = mul.f64 r315, 1.4142135623730951
 	r251 = move.f64 r490
-	jump b117
-b117: # NormFloat64.return
+	jump b147
+b147: # NormFloat64.return
 	checkindex r9, r493, site 3
 	r491 = elemaddr r492, r9, 8
 	store.f64 r491, r251
-	jump b118
-b118: # latch
+	jump b148
+b148: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b119: # Inf.if.else
+b149: # Inf.if.else
 	r327 = move.u64 18442240474082181120
-	jump b114
-b120: # Erfinv.cond.false
+	jump b144
+b150: # Erfinv.cond.false
 	r331 = eq.f64 r314, 1.0
-	branch r331, b111, b121
-b121: # NaN.entry
-	r330 = bitcast.f64.u64 9221120237041090561
-	r329 = move.f64 r330
-	jump b122
-b122: # NaN.return
-	r315 = move.f64 r329
-	jump b116
-b123: # Erfinv.cond.false
+	branch r331, b141, b151
+b151: # NaN.return
+	r315 = move.f64 NaN
+	jump b146
+b152: # Erfinv.cond.false
 	r323 = le.f64 r314, -1.0
-	branch r323, b110, b124
-b124: # Erfinv.cond.false
+	branch r323, b140, b153
+b153: # Erfinv.cond.false
 	r322 = ge.f64 r314, 1.0
-	branch r322, b110, b125
-b125: # Erfinv.if.done
+	branch r322, b140, b154
+b154: # Erfinv.if.done
 	r319 = lt.f64 r314, 0.0
-	branch r319, b126, b154
-b126: # Erfinv.if.then
+	branch r319, b155, b177
+b155: # Erfinv.if.then
 	r332 = neg.f64 r314
 	r320 = move.f64 r332
 	r321 = move.bool true
-	jump b127
-b127: # Erfinv.if.done
+	jump b156
+b156: # Erfinv.if.done
 	r333 = le.f64 r320, 0.85
-	branch r333, b128, b132
-b128: # Erfinv.if.then
+	branch r333, b157, b161
+b157: # Erfinv.if.then
 	r334 = mul.f64 r320, 0.25
 	r335 = mul.f64 r334, r320
 	r336 = sub.f64 0.180625, r335
@@ -40528,49 +36936,36 @@ b128: # Erfinv.if.then
 	r365 = mul.f64 r320, r350
 	r366 = div.f64 r365, r364
 	r367 = move.f64 r366
-	jump b129
-b129: # Erfinv.if.done
-	branch r321, b130, b131
-b130: # Erfinv.if.then
+	jump b158
+b158: # Erfinv.if.done
+	branch r321, b159, b160
+b159: # Erfinv.if.then
 	r489 = neg.f64 r367
 	r315 = move.f64 r489
-	jump b116
-b131: # Erfinv.if.done
+	jump b146
+b160: # Erfinv.if.done
 	r315 = move.f64 r367
-	jump b116
-b132: # Erfinv.if.else
+	jump b146
+b161: # Erfinv.if.else
 	r368 = sub.f64 1.0, r320
-	jump b133
-b133: # Log.entry
+	jump b162
+b162: # Log.entry
 	r371 = bitcast.u64.f64 r368
 	r372 = andnot.u64 r371, 9223372036854775808
 	r373 = eq.u64 r372, 0
-	branch r373, b134, b145
-b134: # Log.switch.body
-	r375 = const.i64 -1
-	jump b135
-b135: # Inf.entry
-	r376 = ge.i64 r375, 0
-	branch r376, b136, b144
-b136: # Inf.if.then
-	r377 = move.u64 9218868437227405312
-	jump b137
-b137: # Inf.if.done
-	r378 = bitcast.f64.u64 r377
-	r374 = move.f64 r378
-	jump b138
-b138: # Inf.return
-	r370 = move.f64 r374
-	jump b139
-b139: # Log.return
+	branch r373, b163, b169
+b163: # Inf.return
+	r370 = move.f64 -Inf
+	jump b164
+b164: # Log.return
 	r369 = move.f64 r370
-	jump b140
-b140: # Log.return
+	jump b165
+b165: # Log.return
 	r425 = sub.f64 0.6931471805599453, r369
 	r426 = sqrt.f64 r425
 	r427 = le.f64 r426, 5.0
-	branch r427, b141, b143
-b141: # Erfinv.if.then
+	branch r427, b166, b168
+b166: # Erfinv.if.then
 	r428 = sub.f64 r426, 1.6
 	r429 = mul.f64 r428, 0.0007745450142783414
 	r430 = add.f64 r429, 0.022723844989269184
@@ -40602,12 +36997,12 @@ b141: # Erfinv.if.then
 	r456 = add.f64 r455, 1.4142135623730951
 	r457 = move.f64 r442
 	r458 = move.f64 r456
-	jump b142
-b142: # Erfinv.if.done
+	jump b167
+b167: # Erfinv.if.done
 	r459 = div.f64 r457, r458
 	r367 = move.f64 r459
-	jump b129
-b143: # Erfinv.if.else
+	jump b158
+b168: # Erfinv.if.else
 	r460 = sub.f64 r426, 5.0
 	r461 = mul.f64 r460, 2.0103343992922881e-07
 	r462 = add.f64 r461, 2.7115555687434876e-05
@@ -40639,28 +37034,21 @@ b143: # Erfinv.if.else
 	r488 = add.f64 r487, 1.4142135623730951
 	r457 = move.f64 r474
 	r458 = move.f64 r488
-	jump b142
-b144: # Inf.if.else
-	r377 = move.u64 18442240474082181120
-	jump b137
-b145: # Log.switch.next
+	jump b167
+b169: # Log.switch.next
 	r381 = convert.i64.u64 r371
 	r382 = lt.i64 r381, 0
-	branch r382, b146, b148
-b146: # NaN.entry
-	r380 = bitcast.f64.u64 9221120237041090561
-	r379 = move.f64 r380
-	jump b147
-b147: # NaN.return
-	r370 = move.f64 r379
-	jump b139
-b148: # Log.switch.next
+	branch r382, b170, b171
+b170: # NaN.return
+	r370 = move.f64 NaN
+	jump b164
+b171: # Log.switch.next
 	r383 = ge.u64 r371, 9218868437227405312
-	branch r383, b149, b150
-b149: # Log.switch.body
+	branch r383, b172, b173
+b172: # Log.switch.body
 	r370 = move.f64 r368
-	jump b139
-b150: # Log.switch.next
+	jump b164
+b173: # Log.switch.next
 	r384 = and.u64 r371, 4503599627370495
 	r385 = or.u64 r384, 4602678819172646912
 	r386 = bitcast.f64.u64 r385
@@ -40670,14 +37058,14 @@ b150: # Log.switch.next
 	r390 = sub.i32 r389, 1022
 	r391 = convert.f64.i32 r390
 	r392 = le.f64 r386, 0.7071067811865476
-	branch r392, b151, b153
-b151: # Log.if.then
+	branch r392, b174, b176
+b174: # Log.if.then
 	r395 = sub.f64 r391, 1.0
 	r396 = mul.f64 r386, 2.0
 	r393 = move.f64 r396
 	r394 = move.f64 r395
-	jump b152
-b152: # Log.if.done
+	jump b175
+b175: # Log.if.done
 	r397 = sub.f64 r393, 1.0
 	r398 = add.f64 r397, 2.0
 	r399 = div.f64 r397, r398
@@ -40707,34 +37095,16 @@ b152: # Log.if.done
 	r423 = sub.f64 r422, r397
 	r424 = sub.f64 r417, r423
 	r370 = move.f64 r424
-	jump b139
-b153: # edge 6→8
+	jump b164
+b176: # edge 6→8
 	r393 = move.f64 r386
 	r394 = move.f64 r391
-	jump b152
-b154: # edge 2→9
+	jump b175
+b177: # edge 2→9
 	r320 = move.f64 r314
 	r321 = move.bool false
-	jump b127
-b155: # edge 0→2
-	r277 = move.u32 r257
-	r278 = move.u32 r259
-	jump b104
-b156: # edge 0→2
-	r213 = move.u32 r193
-	r214 = move.u32 r195
-	jump b83
-b157: # edge 0→2
-	r153 = move.u32 r133
-	jump b62
-b158: # edge 0→2
-	r92 = move.u32 r72
-	r93 = move.u32 r74
-	jump b42
-b159: # edge 0→2
-	r38 = move.u32 r18
-	jump b22
-b160: # exit
+	jump b156
+b178: # exit
 	return
 
 kernel MonteCarloPi(seed u64, samples i64, hits []i64)
@@ -40751,27 +37121,29 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r26 = convert.u32.u64 r22
+	r27 = shr.u64.u64 r22, 32
+	r28 = convert.u32.u64 r27
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b38
+	branch r7, b3, b43
 b3: # index
 	r8 = move.i64 r2
 	jump b4
 b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	r10 = lt.i64 r9, r3
-	branch r10, b5, b38
+	jump b5
 b5: # rangeindex.body
 	r11 = move.i64 0
 	r12 = move.i64 0
+	r15 = mul.i64 r9, r14
 	jump b6
 b6: # for.loop
 	r13 = lt.i64 r12, r14
-	branch r13, b7, b36
+	branch r13, b7, b41
 b7: # for.body
-	r15 = mul.i64 r9, r14
 	r16 = add.i64 r15, r12
 	r17 = convert.u64.i64 r16
 	jump b8
@@ -40779,179 +37151,255 @@ b8: # Block.entry
 	r23 = convert.u32.u64 r17
 	r24 = shr.u64.u64 r17, 32
 	r25 = convert.u32.u64 r24
-	r26 = convert.u32.u64 r22
-	r27 = shr.u64.u64 r22, 32
-	r28 = convert.u32.u64 r27
-	r33 = const.u32 0
-	r34 = const.u32 0
 	jump b9
-b9: # Philox4x32.entry
-	r35 = lt.i64 0, 10
-	branch r35, b10, b35
-b10: # edge 0→1
+b9: # edge 0→1
 	r36 = move.u32 r23
 	r37 = move.u32 r25
-	r38 = move.u32 r33
-	r39 = move.u32 r34
+	r38 = move.u32 0
+	r39 = move.u32 0
 	r40 = move.u32 r26
 	r41 = move.u32 r28
-	r42 = move.i64 0
+	jump b10
+b10: # Philox4x32.rangeint.body
+	r47 = mulhi.u32 r36, 3528531795
+	r48 = mul.u32 r36, 3528531795
+	r49 = move.u32 r47
+	r50 = move.u32 r48
+	r54 = move.u32 0
+	r55 = move.u32 r37
+	r56 = xor.u32 r55, r40
+	r57 = move.u32 r49
+	r58 = xor.u32 r57, r41
+	r59 = add.u32 r40, 2654435769
+	r60 = add.u32 r41, 3144134277
 	jump b11
-b11: # unroll setup
-	r95 = max.i64 10, -9223372036854775804
-	r96 = sub.i64 r95, 4
+b11: # edge 1→1
+	r36 = move.u32 r56
+	r37 = move.u32 0
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r59
+	r41 = move.u32 r60
 	jump b12
-b12: # unroll guard
-	r97 = lt.i64 r42, r96
-	branch r97, b13, b21
-b13: # Philox4x32.rangeint.body (unrolled 0)
-	r47 = mulhi.u32 r36, 3528531795
-	r48 = mul.u32 r36, 3528531795
-	r49 = move.u32 r47
-	r50 = move.u32 r48
-	r51 = mulhi.u32 r38, 3449720151
-	r52 = mul.u32 r38, 3449720151
-	r53 = move.u32 r51
-	r54 = move.u32 r52
-	r55 = xor.u32 r53, r37
-	r56 = xor.u32 r55, r40
-	r57 = xor.u32 r49, r39
-	r58 = xor.u32 r57, r41
-	r59 = add.u32 r40, 2654435769
-	r60 = add.u32 r41, 3144134277
-	r61 = add.i64 r42, 1
-	r62 = lt.i64 r61, 10
+b12: # Philox4x32.rangeint.body (unrolled 1)
+	r95 = mulhi.u32 r36, 3528531795
+	r96 = mul.u32 r36, 3528531795
+	r97 = move.u32 r95
+	r50 = move.u32 r96
+	r98 = mulhi.u32 r38, 3449720151
+	r99 = mul.u32 r38, 3449720151
+	r100 = move.u32 r98
+	r54 = move.u32 r99
+	r101 = move.u32 r100
+	r56 = xor.u32 r101, r40
+	r102 = xor.u32 r97, r39
+	r58 = xor.u32 r102, r41
+	r103 = add.u32 r40, 2654435769
+	r104 = add.u32 r41, 3144134277
+	jump b13
+b13: # edge 1→1 (unrolled 1)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r103
+	r41 = move.u32 r104
 	jump b14
-b14: # edge 1→1 (unrolled 0)
-	r36 = move.u32 r56
-	r37 = move.u32 r54
-	r38 = move.u32 r58
-	r39 = move.u32 r50
-	r40 = move.u32 r59
-	r41 = move.u32 r60
-	r42 = move.i64 r61
+b14: # Philox4x32.rangeint.body (unrolled 2)
+	r107 = mulhi.u32 r36, 3528531795
+	r108 = mul.u32 r36, 3528531795
+	r109 = move.u32 r107
+	r50 = move.u32 r108
+	r110 = mulhi.u32 r38, 3449720151
+	r111 = mul.u32 r38, 3449720151
+	r112 = move.u32 r110
+	r54 = move.u32 r111
+	r113 = xor.u32 r112, r37
+	r56 = xor.u32 r113, r40
+	r114 = xor.u32 r109, r39
+	r58 = xor.u32 r114, r41
+	r115 = add.u32 r40, 2654435769
+	r116 = add.u32 r41, 3144134277
 	jump b15
-b15: # Philox4x32.rangeint.body (unrolled 1)
-	r47 = mulhi.u32 r36, 3528531795
-	r48 = mul.u32 r36, 3528531795
-	r49 = move.u32 r47
-	r50 = move.u32 r48
-	r51 = mulhi.u32 r38, 3449720151
-	r52 = mul.u32 r38, 3449720151
-	r53 = move.u32 r51
-	r54 = move.u32 r52
-	r55 = xor.u32 r53, r37
-	r56 = xor.u32 r55, r40
-	r57 = xor.u32 r49, r39
-	r58 = xor.u32 r57, r41
-	r59 = add.u32 r40, 2654435769
-	r60 = add.u32 r41, 3144134277
-	r61 = add.i64 r42, 1
-	r62 = lt.i64 r61, 10
+b15: # edge 1→1 (unrolled 2)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r115
+	r41 = move.u32 r116
 	jump b16
-b16: # edge 1→1 (unrolled 1)
-	r36 = move.u32 r56
-	r37 = move.u32 r54
-	r38 = move.u32 r58
-	r39 = move.u32 r50
-	r40 = move.u32 r59
-	r41 = move.u32 r60
-	r42 = move.i64 r61
+b16: # Philox4x32.rangeint.body (unrolled 3)
+	r119 = mulhi.u32 r36, 3528531795
+	r120 = mul.u32 r36, 3528531795
+	r121 = move.u32 r119
+	r50 = move.u32 r120
+	r122 = mulhi.u32 r38, 3449720151
+	r123 = mul.u32 r38, 3449720151
+	r124 = move.u32 r122
+	r54 = move.u32 r123
+	r125 = xor.u32 r124, r37
+	r56 = xor.u32 r125, r40
+	r126 = xor.u32 r121, r39
+	r58 = xor.u32 r126, r41
+	r127 = add.u32 r40, 2654435769
+	r128 = add.u32 r41, 3144134277
 	jump b17
-b17: # Philox4x32.rangeint.body (unrolled 2)
-	r47 = mulhi.u32 r36, 3528531795
-	r48 = mul.u32 r36, 3528531795
-	r49 = move.u32 r47
-	r50 = move.u32 r48
-	r51 = mulhi.u32 r38, 3449720151
-	r52 = mul.u32 r38, 3449720151
-	r53 = move.u32 r51
-	r54 = move.u32 r52
-	r55 = xor.u32 r53, r37
-	r56 = xor.u32 r55, r40
-	r57 = xor.u32 r49, r39
-	r58 = xor.u32 r57, r41
-	r59 = add.u32 r40, 2654435769
-	r60 = add.u32 r41, 3144134277
-	r61 = add.i64 r42, 1
-	r62 = lt.i64 r61, 10
+b17: # edge 1→1 (unrolled 3)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r127
+	r41 = move.u32 r128
 	jump b18
-b18: # edge 1→1 (unrolled 2)
-	r36 = move.u32 r56
-	r37 = move.u32 r54
-	r38 = move.u32 r58
-	r39 = move.u32 r50
-	r40 = move.u32 r59
-	r41 = move.u32 r60
-	r42 = move.i64 r61
+b18: # Philox4x32.rangeint.body (unrolled 4)
+	r131 = mulhi.u32 r36, 3528531795
+	r132 = mul.u32 r36, 3528531795
+	r133 = move.u32 r131
+	r50 = move.u32 r132
+	r134 = mulhi.u32 r38, 3449720151
+	r135 = mul.u32 r38, 3449720151
+	r136 = move.u32 r134
+	r54 = move.u32 r135
+	r137 = xor.u32 r136, r37
+	r56 = xor.u32 r137, r40
+	r138 = xor.u32 r133, r39
+	r58 = xor.u32 r138, r41
+	r139 = add.u32 r40, 2654435769
+	r140 = add.u32 r41, 3144134277
 	jump b19
-b19: # Philox4x32.rangeint.body (unrolled 3)
-	r47 = mulhi.u32 r36, 3528531795
-	r48 = mul.u32 r36, 3528531795
-	r49 = move.u32 r47
-	r50 = move.u32 r48
-	r51 = mulhi.u32 r38, 3449720151
-	r52 = mul.u32 r38, 3449720151
-	r53 = move.u32 r51
-	r54 = move.u32 r52
-	r55 = xor.u32 r53, r37
-	r56 = xor.u32 r55, r40
-	r57 = xor.u32 r49, r39
-	r58 = xor.u32 r57, r41
-	r59 = add.u32 r40, 2654435769
-	r60 = add.u32 r41, 3144134277
-	r61 = add.i64 r42, 1
-	r62 = lt.i64 r61, 10
+b19: # edge 1→1 (unrolled 4)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r139
+	r41 = move.u32 r140
 	jump b20
-b20: # edge 1→1 (unrolled 3)
-	r36 = move.u32 r56
-	r37 = move.u32 r54
-	r38 = move.u32 r58
-	r39 = move.u32 r50
-	r40 = move.u32 r59
-	r41 = move.u32 r60
-	r42 = move.i64 r61
-	jump b12
-b21: # Philox4x32.rangeint.body
-	r47 = mulhi.u32 r36, 3528531795
-	r48 = mul.u32 r36, 3528531795
-	r49 = move.u32 r47
-	r50 = move.u32 r48
-	r51 = mulhi.u32 r38, 3449720151
-	r52 = mul.u32 r38, 3449720151
-	r53 = move.u32 r51
-	r54 = move.u32 r52
-	r55 = xor.u32 r53, r37
-	r56 = xor.u32 r55, r40
-	r57 = xor.u32 r49, r39
-	r58 = xor.u32 r57, r41
-	r59 = add.u32 r40, 2654435769
-	r60 = add.u32 r41, 3144134277
-	r61 = add.i64 r42, 1
-	r62 = lt.i64 r61, 10
-	branch r62, b22, b23
-b22: # edge 1→1
-	r36 = move.u32 r56
-	r37 = move.u32 r54
-	r38 = move.u32 r58
-	r39 = move.u32 r50
-	r40 = move.u32 r59
-	r41 = move.u32 r60
-	r42 = move.i64 r61
+b20: # Philox4x32.rangeint.body (unrolled 5)
+	r143 = mulhi.u32 r36, 3528531795
+	r144 = mul.u32 r36, 3528531795
+	r145 = move.u32 r143
+	r50 = move.u32 r144
+	r146 = mulhi.u32 r38, 3449720151
+	r147 = mul.u32 r38, 3449720151
+	r148 = move.u32 r146
+	r54 = move.u32 r147
+	r149 = xor.u32 r148, r37
+	r56 = xor.u32 r149, r40
+	r150 = xor.u32 r145, r39
+	r58 = xor.u32 r150, r41
+	r151 = add.u32 r40, 2654435769
+	r152 = add.u32 r41, 3144134277
 	jump b21
-b23: # edge 1→2
+b21: # edge 1→1 (unrolled 5)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r151
+	r41 = move.u32 r152
+	jump b22
+b22: # Philox4x32.rangeint.body (unrolled 6)
+	r155 = mulhi.u32 r36, 3528531795
+	r156 = mul.u32 r36, 3528531795
+	r157 = move.u32 r155
+	r50 = move.u32 r156
+	r158 = mulhi.u32 r38, 3449720151
+	r159 = mul.u32 r38, 3449720151
+	r160 = move.u32 r158
+	r54 = move.u32 r159
+	r161 = xor.u32 r160, r37
+	r56 = xor.u32 r161, r40
+	r162 = xor.u32 r157, r39
+	r58 = xor.u32 r162, r41
+	r163 = add.u32 r40, 2654435769
+	r164 = add.u32 r41, 3144134277
+	jump b23
+b23: # edge 1→1 (unrolled 6)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r163
+	r41 = move.u32 r164
+	jump b24
+b24: # Philox4x32.rangeint.body (unrolled 7)
+	r167 = mulhi.u32 r36, 3528531795
+	r168 = mul.u32 r36, 3528531795
+	r169 = move.u32 r167
+	r50 = move.u32 r168
+	r170 = mulhi.u32 r38, 3449720151
+	r171 = mul.u32 r38, 3449720151
+	r172 = move.u32 r170
+	r54 = move.u32 r171
+	r173 = xor.u32 r172, r37
+	r56 = xor.u32 r173, r40
+	r174 = xor.u32 r169, r39
+	r58 = xor.u32 r174, r41
+	r175 = add.u32 r40, 2654435769
+	r176 = add.u32 r41, 3144134277
+	jump b25
+b25: # edge 1→1 (unrolled 7)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r175
+	r41 = move.u32 r176
+	jump b26
+b26: # Philox4x32.rangeint.body (unrolled 8)
+	r179 = mulhi.u32 r36, 3528531795
+	r180 = mul.u32 r36, 3528531795
+	r181 = move.u32 r179
+	r50 = move.u32 r180
+	r182 = mulhi.u32 r38, 3449720151
+	r183 = mul.u32 r38, 3449720151
+	r184 = move.u32 r182
+	r54 = move.u32 r183
+	r185 = xor.u32 r184, r37
+	r56 = xor.u32 r185, r40
+	r186 = xor.u32 r181, r39
+	r58 = xor.u32 r186, r41
+	r187 = add.u32 r40, 2654435769
+	r188 = add.u32 r41, 3144134277
+	jump b27
+b27: # edge 1→1 (unrolled 8)
+	r36 = move.u32 r56
+	r37 = move.u32 r54
+	r38 = move.u32 r58
+	r39 = move.u32 r50
+	r40 = move.u32 r187
+	r41 = move.u32 r188
+	jump b28
+b28: # Philox4x32.rangeint.body (unrolled 9)
+	r191 = mulhi.u32 r36, 3528531795
+	r192 = mul.u32 r36, 3528531795
+	r193 = move.u32 r191
+	r50 = move.u32 r192
+	r194 = mulhi.u32 r38, 3449720151
+	r195 = mul.u32 r38, 3449720151
+	r196 = move.u32 r194
+	r54 = move.u32 r195
+	r197 = xor.u32 r196, r37
+	r56 = xor.u32 r197, r40
+	r198 = xor.u32 r193, r39
+	r58 = xor.u32 r198, r41
+	jump b29
+b29: # edge 1→2
 	r43 = move.u32 r56
 	r44 = move.u32 r54
 	r45 = move.u32 r58
 	r46 = move.u32 r50
-	jump b24
-b24: # Philox4x32.rangeint.done
+	jump b30
+b30: # Philox4x32.rangeint.done
 	r29 = move.u32 r43
 	r30 = move.u32 r44
 	r31 = move.u32 r45
 	r32 = move.u32 r46
-	jump b25
-b25: # Philox4x32.return
+	jump b31
+b31: # Philox4x32.return
 	r63 = move.u32 r29
 	r64 = move.u32 r30
 	r65 = move.u32 r31
@@ -40960,8 +37408,8 @@ b25: # Philox4x32.return
 	r19 = move.u32 r64
 	r20 = move.u32 r65
 	r21 = move.u32 r66
-	jump b26
-b26: # Block.return
+	jump b32
+b32: # Block.return
 	r67 = move.u32 r18
 	r68 = move.u32 r19
 	r69 = move.u32 r20
@@ -40974,12 +37422,12 @@ b26: # Block.return
 	r76 = mul.f64 r74, r74
 	r77 = add.f64 r75, r76
 	r78 = lt.f64 r77, 1.0
-	branch r78, b27, b34
-b27: # if.then
+	branch r78, b33, b40
+b33: # if.then
 	r81 = add.i64 r11, 1
 	r79 = move.i64 r81
-	jump b28
-b28: # if.done
+	jump b34
+b34: # if.done
 	r82 = convert.f64.u32 r69
 	r83 = mul.f64 r82, 2.3283064365386963e-10
 	r84 = convert.f64.u32 r70
@@ -40988,42 +37436,36 @@ b28: # if.done
 	r87 = mul.f64 r85, r85
 	r88 = add.f64 r86, r87
 	r89 = lt.f64 r88, 1.0
-	branch r89, b29, b33
-b29: # cond.true
+	branch r89, b35, b39
+b35: # cond.true
 	r93 = add.i64 r12, 1
 	r94 = lt.i64 r93, r14
-	branch r94, b30, b32
-b30: # if.then
+	branch r94, b36, b38
+b36: # if.then
 	r91 = add.i64 r79, 1
 	r90 = move.i64 r91
-	jump b31
-b31: # if.done
+	jump b37
+b37: # if.done
 	r92 = add.i64 r12, 2
 	r11 = move.i64 r90
 	r12 = move.i64 r92
 	jump b6
-b32: # edge 11→10
+b38: # edge 11→10
 	r90 = move.i64 r79
-	jump b31
-b33: # edge 8→10
+	jump b37
+b39: # edge 8→10
 	r90 = move.i64 r79
-	jump b31
-b34: # edge 5→8
+	jump b37
+b40: # edge 5→8
 	r79 = move.i64 r11
-	jump b28
-b35: # edge 0→2
-	r43 = move.u32 r23
-	r44 = move.u32 r25
-	r45 = move.u32 r33
-	r46 = move.u32 r34
-	jump b24
-b36: # for.done
+	jump b34
+b41: # for.done
 	r80 = elemaddr r4, r9, 8
 	store.i64 r80, r11
-	jump b37
-b37: # latch
+	jump b42
+b42: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b38: # exit
+b43: # exit
 	return
 `

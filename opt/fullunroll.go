@@ -1,0 +1,100 @@
+package opt
+
+import "github.com/qdgo/qd/ir"
+
+// Loops with a constant trip count at most this are unrolled fully when
+// the copies stay under fullUnrollMaxInstrs instructions.
+const (
+	fullUnrollMaxTrips  = 16
+	fullUnrollMaxInstrs = 320
+)
+
+// FullyUnrollLoops replaces the innermost loops that run a small constant
+// number of times, like the 3×3 window of a filter, with straight-line
+// copies of their body. It chains trips+1 copies of the loop, so that it
+// stays correct whatever it holds, and PropagateConstants then knows the
+// index in each copy: the index tests fold, the last copy's test leaves
+// and the back edge is never taken. A loop nest unrolls from the inside
+// out, one level per round.
+func FullyUnrollLoops(t *ir.Task) {
+	for range 4 {
+		changed := false
+		dom := t.Dominators()
+		for _, lp := range innermostLoops(t) {
+			c, ok := countedLoop(t, lp, dom)
+			if !ok || !c.bound.Imm || lp.usesThreadCount(t) {
+				continue
+			}
+			init, ok := initialValue(t, lp, c.index)
+			if !ok {
+				continue
+			}
+			// A loop testing i+1 at its end (range n) runs its body once
+			// for i = init and again while i+1 < n. Too many copies would
+			// fold away, too few leave a correct loop.
+			trips := tripCount(c.typ, init+uint64(c.slack), c.bound.Bits)
+			if c.slack != 0 && trips >= 0 {
+				trips++
+			}
+			if trips < 0 || trips > fullUnrollMaxTrips || lp.size(t)*(int(trips)+1) > fullUnrollMaxInstrs {
+				continue
+			}
+			unroll(t, lp, int(trips)+1)
+			changed = true
+		}
+		if !changed {
+			return
+		}
+		PropagateConstants(t)
+		SimplifyCFG(t)
+	}
+}
+
+// initialValue finds the constant the loop's index holds on entry: the
+// last assignment to it in the loop's only predecessor outside it, or in
+// the blocks leading to that one without a choice of path.
+func initialValue(t *ir.Task, lp *irLoop, index ir.Reg) (uint64, bool) {
+	entry := -1
+	for _, p := range t.Preds()[lp.header] {
+		if !lp.has(p) {
+			if entry >= 0 {
+				return 0, false
+			}
+			entry = p
+		}
+	}
+	if entry < 0 {
+		return 0, false
+	}
+	// Up a chain of blocks with one predecessor each, such as a preheader.
+	preds := t.Preds()
+	for range 8 {
+		instrs := t.Blocks[entry].Instrs
+		for i := len(instrs) - 1; i >= 0; i-- {
+			if x := instrs[i]; x.Dst == index {
+				if x.Op == ir.OpMove && x.Args[0].Imm {
+					return x.Args[0].Bits, true
+				}
+				return 0, false
+			}
+		}
+		if len(preds[entry]) != 1 || lp.has(preds[entry][0]) {
+			return 0, false
+		}
+		entry = preds[entry][0]
+	}
+	return 0, false
+}
+
+// tripCount is how many times i < bound holds for i = init, init+1, ...;
+// -1 when that is not a small number.
+func tripCount(typ ir.Type, init, bound uint64) int64 {
+	lt := ir.Instr{Op: ir.OpLt, Type: typ}
+	for n := int64(0); n <= fullUnrollMaxTrips; n++ {
+		i := typ.Normalize(init + uint64(n))
+		if less, _ := ir.Fold(&lt, []uint64{i, bound}); less == 0 {
+			return n
+		}
+	}
+	return -1
+}
