@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/qdgo/qd/emit/hip"
 	"github.com/qdgo/qd/emit/ptx"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/opt"
@@ -33,6 +34,7 @@ type Backend struct {
 // Backends lists every backend, in the order of the images in a module.
 var Backends = []Backend{
 	{Name: "ptx", Kind: rt.ImagePTX, Pipeline: opt.Default, Emit: ptx.Module},
+	{Name: "hip", Kind: rt.ImageHIP, Pipeline: opt.Default, Emit: hip.Module},
 	// The IR itself, which the CPU backend's race mode interprets.
 	{Name: "ir", Kind: rt.ImageIR, Pipeline: opt.Default, Emit: ir.FormatKernels},
 }

@@ -204,7 +204,7 @@ func TestAtomicsInterpreted(t *testing.T) {
 }
 
 func TestAtomicsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAtomics(t, atomicLengths, onDevice(dev))
 }
@@ -212,7 +212,7 @@ func TestAtomicsGPU(t *testing.T) {
 // TestAtomicsGPUSmallGrid runs the atomics kernels on 2 blocks of 32
 // threads, so that every thread strides over many iterations.
 func TestAtomicsGPUSmallGrid(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAtomics(t, atomicLengths, onDevice(dev, rt.BlockSize(32), rt.GridSize(2)))
 }

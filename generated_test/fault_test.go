@@ -127,7 +127,7 @@ func TestFaultsInterpreted(t *testing.T) {
 // synchronization, or the next launch; and that the device then runs the
 // kernel again correctly.
 func TestFaultsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	ks, err := kernels.Load(dev)
 	must(t, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -178,11 +179,17 @@ func TestKernelsCPU(t *testing.T) {
 	runAll(t, dev)
 }
 
-// openCUDA opens the GPU or skips the test on a machine without one.
-func openCUDA(t testing.TB) *rt.Device {
-	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
+// openGPU opens the GPU backend under test, QD_BACKEND's when it names
+// one (cuda or hip) and else CUDA, or skips the test on a machine without
+// it.
+func openGPU(t testing.TB) *rt.Device {
+	backend, _ := rt.ParseBackend(os.Getenv("QD_BACKEND"))
+	if backend != rt.HIP {
+		backend = rt.CUDA
+	}
+	dev, err := rt.Open(rt.WithBackend(backend))
 	if errors.Is(err, rt.ErrNoDevice) {
-		t.Skipf("no CUDA device: %v", err)
+		t.Skipf("no %s device: %v", backend, err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +199,7 @@ func openCUDA(t testing.TB) *rt.Device {
 }
 
 func TestKernelsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAll(t, dev)
 }
@@ -200,7 +207,7 @@ func TestKernelsGPU(t *testing.T) {
 // TestKernelsGPUSmallGrid runs every kernel on grids of 2 blocks of 32
 // threads, so every thread strides over many iterations.
 func TestKernelsGPUSmallGrid(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runAll(t, dev, rt.BlockSize(32), rt.GridSize(2))
 }

@@ -77,7 +77,7 @@ func TestConcurrentLaunchesCPU(t *testing.T) {
 }
 
 func TestConcurrentLaunchesGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	concurrentLaunches(t, dev)
 }
@@ -85,7 +85,7 @@ func TestConcurrentLaunchesGPU(t *testing.T) {
 // TestLaunchAllocatesNothingGPU checks that a launch through a generated
 // stub makes no heap allocation.
 func TestLaunchAllocatesNothingGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	ks, err := kernels.Load(dev)
 	if err != nil {
@@ -110,7 +110,7 @@ func TestLaunchAllocatesNothingGPU(t *testing.T) {
 
 // BenchmarkLaunchGPU measures the host cost of a launch through a stub.
 func BenchmarkLaunchGPU(b *testing.B) {
-	dev := openCUDA(b)
+	dev := openGPU(b)
 	defer dev.Close()
 	ks, err := kernels.Load(dev)
 	if err != nil {

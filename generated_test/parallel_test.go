@@ -18,7 +18,7 @@ var parallelCases = []streamCase{
 }
 
 func TestStreamParallelCPU(t *testing.T) { runCases(t, parallelCases, openCPU) }
-func TestStreamParallelGPU(t *testing.T) { runCases(t, parallelCases, openCUDA) }
+func TestStreamParallelGPU(t *testing.T) { runCases(t, parallelCases, openGPU) }
 
 // TestStreamParallelConcurrentBlocksCPU runs every kernel with blocks on
 // the CPU with the blocks of each group as goroutines in random order; under

@@ -197,7 +197,7 @@ func TestReductionsConcurrentIterationsCPU(t *testing.T) {
 }
 
 func TestReductionsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runReductions(t, dev, reductionLengths)
 }
@@ -206,7 +206,7 @@ func TestReductionsGPU(t *testing.T) {
 // every thread strides over many iterations, and on blocks of one warp and
 // of several.
 func TestReductionsGPUSmallGrid(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	for _, shape := range [][2]int{{32, 2}, {64, 3}, {1024, 1}} {
 		runReductions(t, dev, reductionLengths, rt.BlockSize(shape[0]), rt.GridSize(shape[1]))
@@ -251,7 +251,7 @@ func TestReductionsInterpreted(t *testing.T) {
 // TestReductionDeterministicGPU runs the same float reductions 20 times:
 // every run gives the same bits.
 func TestReductionDeterministicGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	ks, err := kernels.Load(dev)
 	if err != nil {
@@ -355,7 +355,7 @@ func TestReductionStreamsCPU(t *testing.T) {
 }
 
 func TestReductionStreamsGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	reductionStreams(t, dev)
 }

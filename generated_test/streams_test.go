@@ -42,7 +42,7 @@ func openCPU(t testing.TB) *rt.Device {
 }
 
 func TestStreamsCPU(t *testing.T) { runCases(t, streamCases, openCPU) }
-func TestStreamsGPU(t *testing.T) { runCases(t, streamCases, openCUDA) }
+func TestStreamsGPU(t *testing.T) { runCases(t, streamCases, openGPU) }
 
 func must(t *testing.T, err error) {
 	t.Helper()

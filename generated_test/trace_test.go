@@ -10,7 +10,7 @@ import (
 var traceCases = []streamCase{{"ForkJoin", testTraceForkJoin}}
 
 func TestTraceCPU(t *testing.T) { runCases(t, traceCases, openCPU) }
-func TestTraceGPU(t *testing.T) { runCases(t, traceCases, openCUDA) }
+func TestTraceGPU(t *testing.T) { runCases(t, traceCases, openGPU) }
 
 // testTraceForkJoin traces ComputeAB and Combine and checks the times: on
 // a GPU the two blocks ran on two pool streams and Combine started after

@@ -124,3 +124,37 @@ func (k *Kernel) checkData() error {
 	}
 	return nil
 }
+
+// ModuleTable is a constant table as a module declares it: once, under a
+// symbol of its own.
+type ModuleTable struct {
+	Symbol string
+	Data   Data
+}
+
+// ModuleTables lists the distinct constant tables of the kernels of one
+// module, in order, and the symbol of each kernel's tables. Tables of one
+// name are one table, declared as prefix+name; should two differ, the
+// later gets a symbol of its own.
+func ModuleTables(kernels []*Kernel, prefix string) ([]ModuleTable, map[*Kernel][]string) {
+	var tables []ModuleTable
+	symbols := map[*Kernel][]string{}
+	declared := map[string][]byte{}
+	for _, k := range kernels {
+		for _, d := range k.Data {
+			sym := prefix + d.Name
+			for n := 1; ; n++ {
+				if old, ok := declared[sym]; !ok || string(old) == string(d.Bytes) {
+					break
+				}
+				sym = fmt.Sprintf("%s%s_%d", prefix, d.Name, n)
+			}
+			symbols[k] = append(symbols[k], sym)
+			if _, ok := declared[sym]; !ok {
+				declared[sym] = d.Bytes
+				tables = append(tables, ModuleTable{Symbol: sym, Data: d})
+			}
+		}
+	}
+	return tables, symbols
+}

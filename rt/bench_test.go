@@ -10,17 +10,20 @@ import (
 // through the runtime, beside the same driver calls made in a loop from C
 // in the same process: the difference is what Go and the runtime add.
 
-func cudaDriverOf(b *testing.B, d *Device) *cudaDriver {
-	drv, ok := d.drv.(*cudaDriver)
-	if !ok {
-		b.Skip("not a CUDA device")
+func gpuDriverOf(b *testing.B, d *Device) *gpuDriver {
+	switch drv := d.drv.(type) {
+	case *cudaDriver:
+		return &drv.gpuDriver
+	case *hipDriver:
+		return &drv.gpuDriver
 	}
-	return drv
+	b.Skip("not a GPU device")
+	return nil
 }
 
 func BenchmarkRecordWaitGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
+	drv := gpuDriverOf(b, d)
 	s1, _ := d.NewStream()
 	s2, _ := d.NewStream()
 	e, _ := d.NewEvent()
@@ -53,7 +56,7 @@ func BenchmarkRecordWaitGPU(b *testing.B) {
 
 func BenchmarkStreamCreateCloseGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
+	drv := gpuDriverOf(b, d)
 	b.Run("go", func(b *testing.B) {
 		for b.Loop() {
 			s, err := d.NewStream()
@@ -85,10 +88,17 @@ const emptyPTX = `.version 7.0
 }
 `
 
+// emptySource is the same kernel in HIP.
+const emptySource = `#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#endif
+extern "C" __global__ void empty(long long *p) {}
+`
+
 func BenchmarkLaunchGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
-	m, err := d.Load(&ModuleSpec{Package: "bench", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}}, Kernels: []KernelSpec{{Name: "Empty", Tasks: []TaskSpec{{Entry: "empty"}}}}})
+	drv := gpuDriverOf(b, d)
+	m, err := d.Load(&ModuleSpec{Package: "bench", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}, {Kind: ImageHIP, Data: emptySource}}, Kernels: []KernelSpec{{Name: "Empty", Tasks: []TaskSpec{{Entry: "empty"}}}}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -120,7 +130,7 @@ func BenchmarkLaunchGPU(b *testing.B) {
 // bare cgo call, making the context current, and cuEventRecord itself.
 func BenchmarkCallCostGPU(b *testing.B) {
 	d := gpu(b)
-	drv := cudaDriverOf(b, d)
+	drv := gpuDriverOf(b, d)
 	s, _ := d.NewStream()
 	e, _ := d.NewEvent()
 	defer s.Close()
@@ -162,7 +172,7 @@ func BenchmarkCallCostGPU(b *testing.B) {
 }
 
 // fourBlocksSpec is a kernel of four one-task blocks, each the empty entry.
-var fourBlocksSpec = &ModuleSpec{Package: "bench4", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}}, Kernels: []KernelSpec{{
+var fourBlocksSpec = &ModuleSpec{Package: "bench4", Images: []Image{{Kind: ImagePTX, Data: emptyPTX}, {Kind: ImageHIP, Data: emptySource}}, Kernels: []KernelSpec{{
 	Name: "Four", Groups: []int{4},
 	Tasks: []TaskSpec{{Entry: "empty", Block: 1, Group: 1}, {Entry: "empty", Block: 2, Group: 1}, {Entry: "empty", Block: 3, Group: 1}, {Entry: "empty", Block: 4, Group: 1}},
 }}}

@@ -3,7 +3,8 @@
 // launches their kernels.
 //
 // The backends share one API. CUDA is used when the NVIDIA driver library
-// (libcuda.so.1) can be loaded at run time; nothing CUDA is needed to build.
+// (libcuda.so.1) can be loaded at run time, HIP when AMD's HIP runtime
+// (libamdhip64.so, from ROCm) can; nothing of either is needed to build.
 // The CPU backend runs each kernel as the Go function it was written as, so
 // every program also runs, serially, on a machine without a GPU; there every
 // stream and event operation succeeds and does nothing. A GPU backend is a
@@ -18,8 +19,8 @@
 // keeps the driver's compiled PTX in a module cache (modcache.go), and
 // traces what ran on which stream (Device.StartTrace).
 //
-// The environment variable QD_BACKEND (cpu, cuda or auto) and QD_DEVICE
-// (a device index) choose the device Open returns; QD_TRACE names a file
+// The environment variable QD_BACKEND (cpu, cuda, hip or auto) and
+// QD_DEVICE (a device index) choose the device Open returns; QD_TRACE names a file
 // that a trace of the device's work is written to when it closes;
 // QD_CACHE_DIR and QD_CACHE=off set and disable the module cache;
 // QD_GRAPHS=off and QD_MEMPOOL=off turn off kernel graphs and
@@ -39,10 +40,12 @@ import (
 type Backend int
 
 const (
-	// Auto picks CUDA when a GPU is usable and the CPU otherwise.
+	// Auto picks CUDA when an NVIDIA GPU is usable, else HIP when an AMD
+	// GPU is, else the CPU.
 	Auto Backend = iota
 	CPU
 	CUDA
+	HIP
 )
 
 func (b Backend) String() string {
@@ -51,6 +54,8 @@ func (b Backend) String() string {
 		return "cpu"
 	case CUDA:
 		return "cuda"
+	case HIP:
+		return "hip"
 	}
 	return "auto"
 }
@@ -64,8 +69,10 @@ func ParseBackend(s string) (Backend, error) {
 		return CPU, nil
 	case "cuda":
 		return CUDA, nil
+	case "hip":
+		return HIP, nil
 	}
-	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda or auto)", s)
+	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda, hip or auto)", s)
 }
 
 // Device is an open GPU, or the CPU. A Device is safe for use by many
@@ -146,13 +153,15 @@ func Open(opts ...Option) (*Device, error) {
 	switch backend {
 	case CPU:
 		d = openCPU()
-	case CUDA:
-		if d, err = openGPU(CUDA, index); err != nil {
+	case CUDA, HIP:
+		if d, err = openGPU(backend, index); err != nil {
 			return nil, err
 		}
 	default:
 		if d, err = openGPU(CUDA, index); err != nil {
-			d = openCPU()
+			if d, err = openGPU(HIP, index); err != nil {
+				d = openCPU()
+			}
 		}
 	}
 	if err := d.setup(pool); err != nil {
@@ -220,6 +229,8 @@ func openGPU(b Backend, index int) (*Device, error) {
 	switch b {
 	case CUDA:
 		drv, err = openCUDA(index)
+	case HIP:
+		drv, err = openHIP(index)
 	}
 	if err != nil {
 		return nil, opError("open "+b.String()+" device", err)
@@ -240,7 +251,7 @@ func newGPUDevice(b Backend, index int, drv driver) *Device {
 	}
 }
 
-// Backend returns the device's backend: CPU or CUDA.
+// Backend returns the device's backend: CPU, CUDA or HIP.
 func (d *Device) Backend() Backend { return d.backend }
 
 // IsCPU reports whether kernels on d run as Go functions on the host.

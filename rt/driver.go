@@ -4,8 +4,10 @@ import "unsafe"
 
 // driver is what a GPU backend provides: a thin layer over the CUDA or HIP
 // driver API. Everything above it (devices, buffers, modules, launches) is
-// shared by both backends; what differs between GPUs beyond the calls
-// themselves, the driver reports as facts (attributes, imageKinds).
+// shared by both backends, and so is most of what is below it: both
+// drivers embed gpuDriver (gpu.go), which calls either API through one table.
+// What differs between GPUs beyond the calls themselves, the driver
+// reports as facts (attributes, imageKinds).
 type driver interface {
 	deviceName() string
 	attributes() deviceAttributes
@@ -97,6 +99,8 @@ func launchOn(drv driver, fn uintptr, grid, block uint32, stream uintptr, args u
 	switch d := drv.(type) {
 	case *cudaDriver:
 		return d.launch(fn, grid, block, stream, args, argSize)
+	case *hipDriver:
+		return d.launch(fn, grid, block, stream, args, argSize)
 	case *fakeDriver:
 		return d.launch(fn, grid, block, stream, args, argSize)
 	}
@@ -109,6 +113,8 @@ func forkOn(drv driver, ev, from uintptr, streams []uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
 		return d.fork(ev, from, streams)
+	case *hipDriver:
+		return d.fork(ev, from, streams)
 	case *fakeDriver:
 		return d.fork(ev, from, streams)
 	}
@@ -119,11 +125,21 @@ func joinOn(drv driver, events, streams []uintptr, into uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:
 		return d.join(events, streams, into)
+	case *hipDriver:
+		return d.join(events, streams, into)
 	case *fakeDriver:
 		return d.join(events, streams, into)
 	}
 	return ErrNoDevice
 }
+
+// The kinds of device code each driver loads, the one it prefers first.
+var (
+	cudaImageKinds = []ImageKind{ImageCubin, ImagePTX}
+	// hipImageKinds: a code object built for the device's target, else
+	// the source, compiled for it.
+	hipImageKinds = []ImageKind{ImageHSACO, ImageHIP}
+)
 
 // deviceAttributes are the facts about a device that shared code needs.
 type deviceAttributes struct {

@@ -5,6 +5,7 @@ package rt
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -12,6 +13,9 @@ import (
 // graphs, memory pools and the linker.
 func TestFeaturesGPU(t *testing.T) {
 	d := gpu(t)
+	if d.Backend() != CUDA {
+		t.Skip("the HIP driver has no graphs, memory pools or linker yet")
+	}
 	f := d.drv.features()
 	t.Logf("driver %d: %+v", d.drv.driverVersion(), f)
 	if !f.graphs || !f.memPools || !f.linker {
@@ -23,7 +27,9 @@ func TestFeaturesGPU(t *testing.T) {
 // module cache, loads it again from there on a new device, rebuilds a
 // truncated entry, and launches from each.
 func TestModuleCacheGPU(t *testing.T) {
-	gpu(t)
+	if d := gpu(t); !slices.Contains(d.drv.imageKinds(), ImagePTX) || !d.drv.features().linker {
+		t.Skip("the driver links no PTX")
+	}
 	dir := t.TempDir()
 	t.Setenv("QD_CACHE_DIR", dir)
 	spec := func() *ModuleSpec {
@@ -71,6 +77,9 @@ func TestModuleCacheGPU(t *testing.T) {
 // graph with the same and with new arguments, on two streams.
 func TestKernelGraphGPU(t *testing.T) {
 	d := gpu(t)
+	if !d.drv.features().graphs {
+		t.Skip("the driver has no graphs")
+	}
 	m, err := d.Load(fourBlocksSpec)
 	if err != nil {
 		t.Fatal(err)

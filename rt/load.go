@@ -1,8 +1,11 @@
 package rt
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +29,8 @@ type Image struct {
 	Kind ImageKind
 	Data string
 	// Arch is the GPU architecture binary code was built for, such as
-	// "sm_80"; empty for PTX, which the driver compiles for any.
+	// "sm_80" or the AMD target "gfx942:sramecc+:xnack-"; empty for PTX
+	// and source, which the driver compiles for any.
 	Arch string
 }
 
@@ -46,9 +50,15 @@ const (
 	// which loads without compiling on GPUs of the same major version and
 	// an equal or later minor one.
 	ImageCubin
+	// ImageHIP is HIP C++ source, which the HIP driver compiles with
+	// hiprtc for the GPU at hand, through the module cache.
+	ImageHIP
+	// ImageHSACO is an AMD GPU code object for one target (Image.Arch),
+	// which loads without compiling on GPUs of that target.
+	ImageHSACO
 )
 
-var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageCubin: "Cubin"}
+var imageKindNames = [...]string{ImagePTX: "PTX", ImageIR: "IR", ImageCubin: "Cubin", ImageHIP: "HIP", ImageHSACO: "HSACO"}
 
 func (k ImageKind) String() string {
 	if int(k) < len(imageKindNames) && imageKindNames[k] != "" {
@@ -91,6 +101,7 @@ type TaskSpec struct {
 type Module struct {
 	dev     *Device
 	spec    *ModuleSpec
+	kind    ImageKind // the kind of image it was loaded from; 0 on the CPU
 	handle  uintptr
 	entries [][]uintptr // per kernel, per task: the driver's function
 	faults  *faultRecord
@@ -109,8 +120,9 @@ type Module struct {
 
 // Load loads the module of spec on d from the image its driver prefers,
 // compiling the device code the first time; later calls return the same
-// Module. A module without an image the driver loads is an error wrapping
-// ErrNoImage.
+// Module. When the driver refuses a binary image, the image of the next
+// kind it takes is tried. A module without an image the driver loads is an
+// error wrapping ErrNoImage.
 func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	op := "load module " + spec.Package
 	d.mu.Lock()
@@ -124,15 +136,10 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	start := time.Now()
 	m := &Module{dev: d, spec: spec, from: fromGo}
 	if d.drv != nil {
-		img, err := chooseImage(spec.Images, d.backend, d.drv.imageKinds(), d.attrs.arch)
+		h, err := d.loadFirst(m, spec.Images)
 		if err != nil {
 			return nil, opError(op, err)
 		}
-		h, from, err := d.loadImage(img)
-		if err != nil {
-			return nil, opError(op, err)
-		}
-		m.handle, m.from = h, from
 		for _, k := range spec.Kernels {
 			fns := make([]uintptr, len(k.Tasks))
 			for i, t := range k.Tasks {
@@ -154,6 +161,29 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	m.took = time.Since(start)
 	d.modules[spec] = m
 	return m, nil
+}
+
+// loadFirst loads the first of the images, by the driver's order of
+// kinds, that the driver accepts, and notes in m what it loaded.
+func (d *Device) loadFirst(m *Module, images []Image) (uintptr, error) {
+	var errs []error
+	for kinds := d.drv.imageKinds(); len(kinds) > 0; {
+		img, err := chooseImage(images, d.backend, kinds, d.attrs.arch)
+		if err != nil {
+			if errs == nil {
+				return 0, err
+			}
+			break
+		}
+		h, from, err := d.loadImage(img)
+		if err == nil {
+			m.handle, m.from, m.kind = h, from, img.Kind
+			return h, nil
+		}
+		errs = append(errs, err)
+		kinds = kinds[slices.Index(kinds, img.Kind)+1:]
+	}
+	return 0, errors.Join(errs...)
 }
 
 // prepare gives the module what its kernels need of the runtime: a fault
@@ -201,6 +231,10 @@ func (m *Module) release() error {
 
 // Device returns the device the module is loaded on.
 func (m *Module) Device() *Device { return m.dev }
+
+// ImageKind returns the kind of device code the module was loaded from,
+// such as ImagePTX; 0 on the CPU.
+func (m *Module) ImageKind() ImageKind { return m.kind }
 
 // LoadedFrom says where the module's code came from when it was loaded
 // (an embedded cubin, the module cache, PTX compiled then, or the Go
@@ -268,9 +302,13 @@ func archParts(arch string) (n int, exact bool) {
 }
 
 // archRuns reports whether binary code built for arch built runs on a GPU
-// of arch dev: the same major version, and a minor version no later than
-// the GPU's (an "a" or "f" variant, only on the same GPU).
+// of arch dev: for NVIDIA GPUs the same major version, and a minor version
+// no later than the GPU's (an "a" or "f" variant, only on the same GPU);
+// for AMD ones, a target that fits (fitsTarget).
 func archRuns(built, dev string) bool {
+	if strings.HasPrefix(built, "gfx") {
+		return fitsTarget(built, dev)
+	}
 	b, exact := archParts(built)
 	d, _ := archParts(dev)
 	if b < 0 || d < 0 {
@@ -280,4 +318,27 @@ func archRuns(built, dev string) bool {
 		return b == d
 	}
 	return b/10 == d/10 && b <= d
+}
+
+// targetPattern matches an AMD GPU target with its features, such as
+// "gfx942:sramecc+:xnack-".
+var targetPattern = regexp.MustCompile(`^gfx[0-9a-f]+(:[a-z0-9]+[+-])*$`)
+
+// fitsTarget reports whether code built for target runs on a device of
+// the target device: the same processor, and every feature the code was
+// built with ("xnack-", "sramecc+") set the same on the device. A feature
+// the code leaves out may have either setting, as the AMD GPU loader
+// rules have it (a runtime that refuses such code makes Load try the next
+// kind of image).
+func fitsTarget(target, device string) bool {
+	code, dev := strings.Split(target, ":"), strings.Split(device, ":")
+	if code[0] != dev[0] {
+		return false
+	}
+	for _, feature := range code[1:] {
+		if !slices.Contains(dev[1:], feature) {
+			return false
+		}
+	}
+	return true
 }

@@ -11,8 +11,9 @@ import (
 )
 
 // The module cache keeps the binary code (a cubin) that the driver's own
-// linker compiles from a module's PTX, so that the next process on the
-// same GPU and driver loads the module without compiling it: the driver's
+// linker compiles from a module's PTX, and the code objects hiprtc makes of
+// HIP source (codecache.go), so that the next process on the same GPU and
+// driver loads the module without compiling it: the driver's
 // JIT takes hundreds of milliseconds for a module of a few kernels, and
 // its own cache is lost where CUDA_CACHE_DISABLE is set, the home
 // directory is read-only or new (containers, CI), or the driver changed.
@@ -109,10 +110,13 @@ const (
 )
 
 // loadImage loads a module's image, through the module cache when it is
-// PTX and the driver has a linker. It returns the module and where its
-// code came from.
+// PTX and the driver has a linker, or source the driver compiles. It
+// returns the module and where its code came from.
 func (d *Device) loadImage(img Image) (uintptr, string, error) {
 	drv := d.drv
+	if c, ok := drv.(sourceCompiler); ok && img.Kind == ImageHIP {
+		return d.loadSource(c, img)
+	}
 	if img.Kind != ImagePTX {
 		h, err := drv.loadModule(img)
 		return h, fromEmbedded, err

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func cpu(t *testing.T) *Device {
 }
 
 func TestParseBackend(t *testing.T) {
-	for in, want := range map[string]Backend{"": Auto, "auto": Auto, "CPU": CPU, " cuda ": CUDA} {
+	for in, want := range map[string]Backend{"": Auto, "auto": Auto, "CPU": CPU, " cuda ": CUDA, "HIP": HIP} {
 		if got, err := ParseBackend(in); err != nil || got != want {
 			t.Errorf("ParseBackend(%q) = %v, %v; want %v", in, got, err, want)
 		}
@@ -177,7 +178,8 @@ func TestGridFor(t *testing.T) {
 }
 
 // TestChooseImage checks that a module loads from the image its driver
-// prefers, and that a module without one it loads is a clear error.
+// prefers, that images for one GPU are used only on a GPU they fit, and
+// that a module without one the driver loads is a clear error.
 func TestChooseImage(t *testing.T) {
 	const other ImageKind = 200 // a form no driver loads yet
 	images := []Image{{Kind: other, Data: "a"}, {Kind: ImagePTX, Data: "b"}}
@@ -193,6 +195,29 @@ func TestChooseImage(t *testing.T) {
 	}
 	if _, err := chooseImage(nil, CUDA, []ImageKind{ImagePTX}, "sm_80"); err == nil || !strings.Contains(err.Error(), "the module has none") {
 		t.Errorf("no images: %v", err)
+	}
+
+	// AMD code objects fit targets by processor and feature flags; the
+	// source fits every GPU.
+	amd := []Image{
+		{Kind: ImageHSACO, Arch: "gfx90a", Data: "cdna2"},
+		{Kind: ImageHSACO, Arch: "gfx942:sramecc+:xnack+", Data: "xnack on"},
+		{Kind: ImageHSACO, Arch: "gfx942:xnack-", Data: "xnack off"},
+		{Kind: ImageHIP, Data: "source"},
+	}
+	for device, want := range map[string]string{
+		"gfx942:sramecc+:xnack-": "xnack off",
+		"gfx942:sramecc+:xnack+": "xnack on",
+		"gfx90a:sramecc-:xnack-": "cdna2",
+		"gfx1100":                "source",
+	} {
+		if img, err := chooseImage(amd, HIP, hipImageKinds, device); err != nil || img.Data != want {
+			t.Errorf("image for %s: %+v, %v; want %s", device, img, err, want)
+		}
+	}
+	_, err = chooseImage(amd[:1], HIP, hipImageKinds, "gfx942:sramecc+:xnack-")
+	if !errors.Is(err, ErrNoImage) || !strings.Contains(err.Error(), "the module has HSACO for gfx90a, the hip driver loads HSACO, HIP (GPU gfx942:sramecc+:xnack-)") {
+		t.Errorf("no image for the target: %v", err)
 	}
 }
 
@@ -235,12 +260,22 @@ func TestPoolSize(t *testing.T) {
 	}
 }
 
-// gpu opens the GPU or skips the test on a machine without one.
+// gpuBackend is the GPU backend under test: QD_BACKEND's when it names
+// one, else CUDA.
+func gpuBackend() Backend {
+	if b, _ := ParseBackend(os.Getenv("QD_BACKEND")); b == HIP {
+		return HIP
+	}
+	return CUDA
+}
+
+// gpu opens the GPU backend under test or skips the test on a machine
+// without it.
 func gpu(t testing.TB) *Device {
 	t.Helper()
-	d, err := Open(WithBackend(CUDA))
+	d, err := Open(WithBackend(gpuBackend()))
 	if errors.Is(err, ErrNoDevice) {
-		t.Skipf("no CUDA device: %v", err)
+		t.Skipf("no %s device: %v", gpuBackend(), err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +286,7 @@ func gpu(t testing.TB) *Device {
 
 func TestNoSuchDeviceGPU(t *testing.T) {
 	gpu(t)
-	if _, err := Open(WithBackend(CUDA), WithDevice(1000)); !errors.Is(err, ErrNoDevice) {
+	if _, err := Open(WithBackend(gpuBackend()), WithDevice(1000)); !errors.Is(err, ErrNoDevice) {
 		t.Errorf("device 1000: %v, want ErrNoDevice", err)
 	}
 	d, err := Open(WithDevice(1000)) // Auto falls back to the CPU
@@ -285,26 +320,40 @@ func TestBuffersGPU(t *testing.T) {
 	}
 }
 
-// TestDeviceFactsGPU checks the facts the CUDA driver reports, and that a
-// module without PTX does not load.
+// TestDeviceFactsGPU checks the facts the driver reports, and that a
+// module without device code it loads does not load.
 func TestDeviceFactsGPU(t *testing.T) {
 	d := gpu(t)
 	a := d.attrs
-	if a.warpSize != 32 || a.maxThreadsPerBlock != 1024 || !strings.HasPrefix(a.arch, "sm_") || a.streamQueues < 1 {
-		t.Errorf("device facts %+v", a)
-	}
-	if os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS") == "" && d.PoolSize() != 8 {
-		t.Errorf("default pool size %d, want 8", d.PoolSize())
+	t.Logf("%s: %+v", d, a)
+	switch d.Backend() {
+	case CUDA:
+		if a.warpSize != 32 || a.maxThreadsPerBlock != 1024 || !strings.HasPrefix(a.arch, "sm_") || a.streamQueues < 1 {
+			t.Errorf("device facts %+v", a)
+		}
+		if os.Getenv("CUDA_DEVICE_MAX_CONNECTIONS") == "" && d.PoolSize() != 8 {
+			t.Errorf("default pool size %d, want 8", d.PoolSize())
+		}
+	case HIP:
+		if a.warpSize != 32 && a.warpSize != 64 || a.maxThreadsPerBlock < 256 || !targetPattern.MatchString(a.arch) || a.multiprocessors < 1 {
+			t.Errorf("device facts %+v", a)
+		}
+		if os.Getenv("GPU_MAX_HW_QUEUES") == "" && d.PoolSize() != 4 {
+			t.Errorf("default pool size %d, want 4", d.PoolSize())
+		}
 	}
 	if _, err := d.Load(&ModuleSpec{Package: "none"}); !errors.Is(err, ErrNoImage) {
 		t.Errorf("loading a module without images: %v", err)
 	}
 }
 
-// TestBadPTXGPU checks that a module the driver cannot compile is an error
-// naming the driver call, the CUDA error and the compiler's log.
+// TestBadPTXGPU checks that a module the CUDA driver cannot compile is an
+// error naming the driver call, the CUDA error and the compiler's log.
 func TestBadPTXGPU(t *testing.T) {
 	d := gpu(t)
+	if !slices.Contains(d.drv.imageKinds(), ImagePTX) {
+		t.Skip("the driver does not load PTX")
+	}
 	_, err := d.Load(&ModuleSpec{Package: "broken", Images: []Image{{Kind: ImagePTX, Data: ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k() { frobnicate; }\n"}}})
 	var de *DriverError
 	if !errors.As(err, &de) || de.Call != "cuModuleLoadDataEx" || !strings.HasPrefix(de.Name, "CUDA_ERROR_") || de.Log == "" {
@@ -313,38 +362,117 @@ func TestBadPTXGPU(t *testing.T) {
 	t.Logf("error: %v", err)
 }
 
-// faultPTX stores through a null pointer.
-const faultPTX = `.version 7.0
+// TestBadSourceGPU checks that HIP source the runtime compiler rejects is
+// an error naming the compiler's call and error, with its log. It runs on
+// HIP, and on CUDA in builds that compile HIP source with NVRTC.
+func TestBadSourceGPU(t *testing.T) {
+	d := gpu(t)
+	if !slices.Contains(d.drv.imageKinds(), ImageHIP) {
+		t.Skip("the driver does not compile HIP source")
+	}
+	t.Setenv("QD_CACHE_DIR", t.TempDir())
+	_, err := d.Load(&ModuleSpec{Package: "broken", Images: []Image{{Kind: ImageHIP, Data: `extern "C" __global__ void k() { frobnicate; }`}}})
+	var de *DriverError
+	if !errors.As(err, &de) || !strings.HasSuffix(de.Call, "rtcCompileProgram") || !strings.HasSuffix(de.Name, "RTC_ERROR_COMPILATION") || !strings.Contains(de.Log, "frobnicate") {
+		t.Fatalf("loading broken source: %v", err)
+	}
+	t.Logf("error: %v", err)
+}
+
+// fillSource and fillPTX are one kernel, fill(p, v): p[0] = v, as HIP
+// source and as PTX. fillSource is wrapped in the prelude's lines that
+// pick CUDA or HIP.
+const (
+	fillSource = `#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#endif
+extern "C" __global__ void fill(long long *p, long long v) { p[0] = v; }
+`
+	fillPTX = `.version 7.0
 .target sm_70
 .address_size 64
-.visible .entry fault(.param .u64 p)
+.visible .entry fill(.param .u64 p, .param .u64 v)
 {
-	.reg .b64 %rd<2>;
+	.reg .b64 %rd<3>;
 	ld.param.u64 %rd0, [p];
-	mov.u64 %rd1, 1;
+	ld.param.u64 %rd1, [v];
+	cvta.to.global.u64 %rd0, %rd0;
 	st.global.u64 [%rd0], %rd1;
 	ret;
 }
 `
+)
+
+var fillSpec = &ModuleSpec{
+	Package: "fill",
+	Images:  []Image{{Kind: ImagePTX, Data: fillPTX}, {Kind: ImageHIP, Data: fillSource}},
+	Kernels: []KernelSpec{{Name: "Fill", Tasks: []TaskSpec{{Entry: "fill"}}}},
+}
+
+// TestImageKindGPU loads a module with PTX and HIP source and checks that
+// the driver loaded the kind it prefers, and that the kernel runs; under
+// HIP, a second load in a new process's place comes from the code cache.
+func TestImageKindGPU(t *testing.T) {
+	t.Setenv("QD_CACHE_DIR", t.TempDir())
+	d := gpu(t)
+	m, err := d.Load(fillSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := d.drv.imageKinds()[0]; m.ImageKind() != want && !(want == ImageHSACO && m.ImageKind() == ImageHIP) {
+		t.Errorf("loaded from %s, want %s", m.ImageKind(), want)
+	}
+	t.Logf("%s loaded the module from %s", d.Backend(), m.ImageKind())
+	b, err := Alloc[int64](d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args [16]byte
+	PutBuffer(args[:], 0, b)
+	PutUint64(args[:], 8, 0x1234567890)
+	if err := m.Launch(0, []int64{1}, args[:], nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Read(); err != nil || got[0] != 0x1234567890 {
+		t.Fatalf("fill: %v, %v", got, err)
+	}
+	if m.ImageKind() == ImageHIP {
+		entries, _ := os.ReadDir(os.Getenv("QD_CACHE_DIR"))
+		if len(entries) != 1 {
+			t.Errorf("code cache holds %d entries, want 1", len(entries))
+		}
+	}
+}
+
+// faultArgs make fill store through a null pointer: fill(nil, 1).
+func faultArgs() [16]byte {
+	var args [16]byte
+	PutUint64(args[:], 8, 1)
+	return args
+}
 
 // TestKernelFaultGPU checks that a kernel that faults is reported at the
-// next synchronization as an error naming the CUDA error. A fault spoils
-// the CUDA context for good, so it runs in a child process.
+// next synchronization as an error naming the driver's error. A fault
+// spoils the context for good, so it runs in a child process.
 func TestKernelFaultGPU(t *testing.T) {
 	if os.Getenv("QD_FAULT_CHILD") == "1" {
 		d := gpu(t)
-		m, err := d.Load(&ModuleSpec{Package: "fault", Images: []Image{{Kind: ImagePTX, Data: faultPTX}}, Kernels: []KernelSpec{{Name: "Fault", Tasks: []TaskSpec{{Entry: "fault"}}}}})
+		m, err := d.Load(fillSpec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var args [8]byte
+		args := faultArgs()
 		if err := m.Launch(0, []int64{1}, args[:], nil); err != nil {
 			t.Fatalf("launch: %v", err)
 		}
 		err = d.Synchronize()
 		t.Logf("synchronize: %v", err)
-		if err == nil || !strings.Contains(err.Error(), "qd: synchronize: cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS") {
-			t.Fatalf("fault not reported: %v", err)
+		want := map[Backend]string{
+			CUDA: "qd: synchronize: cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS",
+			HIP:  "qd: synchronize: hipStreamSynchronize: hipErrorIllegalAddress",
+		}[d.Backend()]
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("fault not reported as %q: %v", want, err)
 		}
 		return
 	}

@@ -22,13 +22,17 @@ import (
 )
 
 type generator struct {
-	output string    // file name in each package directory
-	dump   string    // directory for each backend's device code and IR, or ""
-	check  bool      // only verify that generated files are current
-	cubins []string  // architectures to embed cubins for (-cubin)
-	ptxas  string    // the ptxas that builds them
-	dir    string    // directory the patterns are relative to; "" for the current one
-	stderr io.Writer // diagnostics; os.Stderr when nil
+	output string   // file name in each package directory
+	dump   string   // directory for each backend's device code and IR, or ""
+	check  bool     // only verify that generated files are current
+	cubins []string // architectures to embed cubins for (-cubin)
+	ptxas  string   // the ptxas that builds them
+	// hipTargets are the AMD GPUs to embed code objects for (-hip-arch),
+	// which hipcc builds from the HIP source.
+	hipTargets []string
+	hipcc      string
+	dir        string    // directory the patterns are relative to; "" for the current one
+	stderr     io.Writer // diagnostics; os.Stderr when nil
 }
 
 var errFailed = errors.New("qdgen: errors in the packages above; nothing was generated")
@@ -106,7 +110,7 @@ func (g *generator) load(patterns []string) ([]*packages.Package, error) {
 		path := g.outputPath(p)
 		switch decls := lower.KernelDecls(p.Syntax); {
 		case len(decls) > 0 && p.Types != nil:
-			if src, err := gostub.Skeleton(stubPackage(p, decls, g.cubins)); err == nil {
+			if src, err := gostub.Skeleton(stubPackage(p, decls, g.binaryImages())); err == nil {
 				overlay[path] = src
 			}
 		case isGenerated(path):
@@ -140,7 +144,7 @@ func hasErrors(pkgs []*packages.Package) bool {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
-	stubs := stubPackage(p, decls, g.cubins)
+	stubs := stubPackage(p, decls, g.binaryImages())
 	if len(decls) > 0 {
 		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs))...)
 	}
@@ -156,7 +160,7 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		g.removeStale(p)
 		return nil
 	}
-	src, outs, err := compile(stubs, kernels, g.assembler())
+	src, outs, err := compile(stubs, kernels, g.binaries())
 	var internal *emit.Error
 	if errors.As(err, &internal) {
 		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
@@ -184,12 +188,34 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	return nil
 }
 
-// assembler builds the cubins -cubin asks for, or is nil.
-func (g *generator) assembler() func(ptx string) ([]rt.Image, error) {
-	if len(g.cubins) == 0 {
+// binaries builds the cubins -cubin asks for and the code objects
+// -hip-arch asks for, or is nil.
+func (g *generator) binaries() func(rt.Image) ([]rt.Image, error) {
+	if len(g.cubins) == 0 && len(g.hipTargets) == 0 {
 		return nil
 	}
-	return func(ptx string) ([]rt.Image, error) { return assemble(g.ptxas, ptx, g.cubins) }
+	return func(img rt.Image) ([]rt.Image, error) {
+		switch {
+		case img.Kind == rt.ImagePTX && len(g.cubins) > 0:
+			return assemble(g.ptxas, img.Data, g.cubins)
+		case img.Kind == rt.ImageHIP && len(g.hipTargets) > 0:
+			return codeObjects(g.hipcc, img.Data, g.hipTargets)
+		}
+		return nil, nil
+	}
+}
+
+// binaryImages are the binary images the generated files carry, without
+// their code.
+func (g *generator) binaryImages() []rt.Image {
+	var images []rt.Image
+	for _, arch := range g.cubins {
+		images = append(images, rt.Image{Kind: rt.ImageCubin, Arch: arch})
+	}
+	for _, target := range g.hipTargets {
+		images = append(images, rt.Image{Kind: rt.ImageHSACO, Arch: target})
+	}
+	return images
 }
 
 // writeDump writes each backend's image of the package and the IR it was

@@ -4,12 +4,17 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [-cubin sm_80,sm_90 [-ptxas path]] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-cubin sm_80,sm_90 [-ptxas path]] [-hip-arch targets] [packages]
 //
 // Packages are named as for the go command and default to the current
 // directory's. Run it through go generate:
 //
 //	//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//
+// With -hip-arch gfx90a,gfx942:sramecc+:xnack-, the generated file also
+// carries AMD code objects for those targets, built with hipcc (ROCm):
+// they load without compiling on GPUs they fit, and the HIP source stays
+// the fallback for others.
 //
 // On any error qdgen prints file:line:col: message diagnostics, writes
 // nothing, removes the package's generated file if it has one (a stale
@@ -21,6 +26,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/qdgo/qd/emit/hip"
 )
 
 func main() {
@@ -30,8 +38,9 @@ func main() {
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
 	cubins := flag.String("cubin", "", "also embed cubins for these architectures, such as sm_80,sm_90, built with ptxas (PTX stays the fallback)")
 	flag.StringVar(&g.ptxas, "ptxas", "", "the ptxas of -cubin (default: $PTXAS, else ptxas on PATH); use the oldest that knows the architectures")
+	hipTargets := flag.String("hip-arch", "", "also embed AMD code objects for these targets, such as gfx90a,gfx942:sramecc+:xnack-, built with hipcc (HIP source stays the fallback)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-cubin archs [-ptxas path]] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-cubin archs [-ptxas path]] [-hip-arch targets] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()
@@ -40,6 +49,10 @@ func main() {
 	var err error
 	if g.cubins, err = cubinArchs(*cubins); err == nil && len(g.cubins) > 0 {
 		g.ptxas, err = findPtxas(g.ptxas)
+	}
+	if err == nil && *hipTargets != "" {
+		g.hipTargets = strings.Split(*hipTargets, ",")
+		g.hipcc, err = hip.Compiler()
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

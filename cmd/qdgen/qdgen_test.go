@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/emit/gostub"
+	"github.com/qdgo/qd/emit/hip"
 )
 
 // module writes a module holding the files into a temporary directory,
@@ -73,6 +74,10 @@ func run(t *testing.T, dir string, args ...string) (string, error) {
 			g.check = true
 		case "-dump":
 			g.dump = args[1]
+			args = args[1:]
+		case "-hip-arch":
+			g.hipTargets = strings.Split(args[1], ",")
+			g.hipcc, _ = hip.Compiler()
 			args = args[1:]
 		}
 		args = args[1:]
@@ -193,5 +198,43 @@ func TestDump(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(text), "kernel Scale(a f32, x []f32)\n") || !strings.Contains(string(text), "task Scale_0 parallel") {
 		t.Errorf("unexpected IR:\n%s", text)
+	}
+	text, err = os.ReadFile(filepath.Join(dump, "example_com_m_k.hip"))
+	if err != nil || !strings.Contains(string(text), `extern "C" __global__ void Scale_0(float p0, char *p1, i64 p2)`) {
+		t.Errorf("unexpected HIP (%v):\n%s", err, text)
+	}
+}
+
+// TestHIPArch embeds a code object built with hipcc, and checks that the
+// file stays current under -check with the same targets. Without hipcc
+// it skips, except under CI.
+func TestHIPArch(t *testing.T) {
+	if _, err := hip.Compiler(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := module(t, map[string]string{"k/k.go": goodKernels})
+	if out, err := run(t, dir, "-hip-arch", "gfx90a"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "k", "qd_gen.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`, `const qdHSACO_gfx90a = "\x7fELF`} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the generated file lacks %s", want)
+		}
+	}
+	if out, err := run(t, dir, "-check", "-hip-arch", "gfx90a"); err != nil {
+		t.Errorf("-check with the same targets: %v\n%s", err, out)
+	}
+	if _, err := run(t, dir, "-check"); err == nil {
+		t.Error("-check without the targets passed")
+	}
+	if out, err := run(t, dir, "-hip-arch", "gfx9999"); err == nil || !strings.Contains(out, "gfx9999") {
+		t.Errorf("an unknown target: %v\n%s", err, out)
 	}
 }

@@ -14,8 +14,9 @@ import (
 
 // stubPackage describes the generated file of p, whose kernels are decls,
 // as far as the source tells: enough for its skeleton and its names. The
-// file carries a cubin for each of cubins beside the backends' images.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl, cubins []string) *gostub.Package {
+// file carries the binaries (their kinds and architectures) beside the
+// backends' images.
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl, binaries []rt.Image) *gostub.Package {
 	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
 	for _, d := range decls {
 		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
@@ -25,16 +26,15 @@ func stubPackage(p *packages.Package, decls []*ast.FuncDecl, cubins []string) *g
 	for _, b := range emit.Backends {
 		sp.Images = append(sp.Images, rt.Image{Kind: b.Kind})
 	}
-	for _, arch := range cubins {
-		sp.Images = append(sp.Images, rt.Image{Kind: rt.ImageCubin, Arch: arch})
-	}
+	sp.Images = append(sp.Images, binaries...)
 	return sp
 }
 
 // compile compiles the kernels with every backend and returns the
-// generated file that carries the images; assemble, if not nil, makes
-// cubins of the PTX image.
-func compile(stubs *gostub.Package, kernels []*ir.Kernel, assemble func(ptx string) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
+// generated file that carries the images; binaries, if not nil, makes
+// binary code of a backend's image: cubins of the PTX, AMD code objects
+// of the HIP source.
+func compile(stubs *gostub.Package, kernels []*ir.Kernel, binaries func(rt.Image) ([]rt.Image, error)) ([]byte, []*emit.Output, error) {
 	outs, err := emit.CompileAll(emit.Backends, kernels)
 	if err != nil {
 		return nil, nil, err
@@ -42,16 +42,13 @@ func compile(stubs *gostub.Package, kernels []*ir.Kernel, assemble func(ptx stri
 	if err := addOutputs(stubs, outs); err != nil {
 		return nil, nil, err
 	}
-	if assemble != nil {
+	if binaries != nil {
 		for _, out := range outs {
-			if out.Image.Kind != rt.ImagePTX {
-				continue
-			}
-			cubins, err := assemble(out.Image.Data)
+			images, err := binaries(out.Image)
 			if err != nil {
 				return nil, nil, err
 			}
-			stubs.Images = append(stubs.Images, cubins...)
+			stubs.Images = append(stubs.Images, images...)
 		}
 	}
 	src, err := gostub.File(stubs)

@@ -154,6 +154,32 @@ func TestBinaryImage(t *testing.T) {
 	}
 }
 
+// TestTargetImages checks that AMD code objects each get a constant named
+// after their target, feature flags included, and carry the target.
+func TestTargetImages(t *testing.T) {
+	p := testPackage(t)
+	p.Images = append(p.Images,
+		rt.Image{Kind: rt.ImageHSACO, Arch: "gfx90a", Data: "\x7fELF\x00a"},
+		rt.Image{Kind: rt.ImageHSACO, Arch: "gfx942:sramecc+:xnack-", Data: "\x7fELF\x00b"})
+	file, err := File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx90a, Arch: "gfx90a"}`,
+		`{Kind: rt.ImageHSACO, Data: qdHSACO_gfx942_sramecc_on_xnack_off, Arch: "gfx942:sramecc+:xnack-"}`,
+		"// qdHSACO_gfx942_sramecc_on_xnack_off is the HSACO for gfx942:sramecc+:xnack- of this package's kernels.",
+		`const qdHSACO_gfx90a = "\x7fELF\x00a"`,
+	} {
+		if !bytes.Contains(file, []byte(want)) {
+			t.Errorf("missing %s in\n%s", want, file)
+		}
+	}
+	if names := Names(p); !slices.Contains(names, "qdHSACO_gfx90a") {
+		t.Errorf("Names = %v", names)
+	}
+}
+
 // TestFaultKinds checks that the stubs can name every kind of fault.
 func TestFaultKinds(t *testing.T) {
 	for k := fault.Index; k <= fault.Divide; k++ {

@@ -112,13 +112,17 @@ func surface(p *Package) []decl {
 var standInBody = jen.Block(jen.Panic(jen.Lit("qdgen skeleton")))
 
 // imageConst names the constant that holds an image: qd, its kind, and
-// for binary code its architecture, as in qdCubin_sm_80.
+// for binary code its architecture, as in qdCubin_sm_80, or
+// qdHSACO_gfx942_sramecc_on_xnack_off for "gfx942:sramecc+:xnack-".
 func imageConst(img rt.Image) string {
 	if img.Arch != "" {
-		return "qd" + img.Kind.String() + "_" + img.Arch
+		return "qd" + img.Kind.String() + "_" + archIdent.Replace(img.Arch)
 	}
 	return "qd" + img.Kind.String()
 }
+
+// archIdent spells the feature flags of AMD targets in a Go identifier.
+var archIdent = strings.NewReplacer(":", "_", "+", "_on", "-", "_off")
 
 // imageKindConst is the rt constant of an image kind: rt names each kind
 // Image followed by its String.

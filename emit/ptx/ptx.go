@@ -44,35 +44,19 @@ func Module(kernels []*ir.Kernel) string {
 }
 
 // declareTables writes the constant tables of the kernels as initialized
-// global arrays, each once, and returns the symbol of each kernel's
-// tables. Tables of one name are one table; should two differ, the later
-// gets a symbol of its own.
+// global arrays, each once (ir.ModuleTables), and returns the symbol of
+// each kernel's tables.
 func declareTables(b *strings.Builder, kernels []*ir.Kernel) map[*ir.Kernel][]string {
-	symbols := map[*ir.Kernel][]string{}
-	declared := map[string][]byte{}
-	for _, k := range kernels {
-		for _, d := range k.Data {
-			sym := "qdata_" + d.Name
-			for n := 1; ; n++ {
-				if old, ok := declared[sym]; !ok || string(old) == string(d.Bytes) {
-					break
-				}
-				sym = fmt.Sprintf("qdata_%s_%d", d.Name, n)
+	tables, symbols := ir.ModuleTables(kernels, "qdata_")
+	for _, t := range tables {
+		fmt.Fprintf(b, "\n.global .align %d .b8 %s[%d] = {", t.Data.Align, t.Symbol, len(t.Data.Bytes))
+		for i, c := range t.Data.Bytes {
+			if i > 0 {
+				b.WriteString(", ")
 			}
-			symbols[k] = append(symbols[k], sym)
-			if _, ok := declared[sym]; ok {
-				continue
-			}
-			declared[sym] = d.Bytes
-			fmt.Fprintf(b, "\n.global .align %d .b8 %s[%d] = {", d.Align, sym, len(d.Bytes))
-			for i, c := range d.Bytes {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(b, "%d", c)
-			}
-			b.WriteString("};\n")
+			fmt.Fprintf(b, "%d", c)
 		}
+		b.WriteString("};\n")
 	}
 	return symbols
 }

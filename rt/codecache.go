@@ -1,0 +1,82 @@
+package rt
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// sourceCompiler is a driver that compiles source itself: the HIP driver
+// compiles HIP source with hiprtc (and the CUDA driver does with NVRTC in
+// test builds, nvrtc.go). Device.loadImage keeps the binary code it makes
+// in the module cache (modcache.go), as it keeps the cubins of PTX.
+type sourceCompiler interface {
+	// sourceKey names the binary code of the source in the cache: its
+	// hash, the compiler's options, the device's target and the
+	// versions of the compiler and runtime.
+	sourceKey(source string) string
+	compileSource(source string) ([]byte, error)
+	// binaryKind is the kind of image the binary code loads as.
+	binaryKind() ImageKind
+}
+
+// How a module compiled from source was loaded, as Module.LoadedFrom
+// says.
+const (
+	fromSourceCache = "binary code from the module cache, compiled from source before"
+	fromCompiler    = "source compiled at run time, now cached"
+)
+
+// loadSource loads a module from source the driver compiles, through the
+// module cache: from an entry when the cache has an intact one the driver
+// accepts, else compiled and then written to the cache. A cache that cannot
+// be read or written costs a compilation, never a failure.
+func (d *Device) loadSource(c sourceCompiler, img Image) (uintptr, string, error) {
+	load := func(code []byte) (uintptr, error) {
+		return d.drv.loadModule(Image{Kind: c.binaryKind(), Arch: d.attrs.arch, Data: string(code)})
+	}
+	var path string
+	if dir := cacheDir(); dir != "" {
+		path = filepath.Join(dir, c.sourceKey(img.Data))
+		if code, ok := readCubin(path); ok {
+			if h, err := load(code); err == nil {
+				return h, fromSourceCache, nil
+			}
+		}
+	}
+	code, err := c.compileSource(img.Data)
+	if err != nil {
+		return 0, "", err
+	}
+	h, err := load(code)
+	if err == nil && path != "" {
+		writeCubin(path, code)
+	}
+	return h, fromCompiler, err
+}
+
+// codeKey is a cache entry's name for the code a compiler (kind, such as
+// "hiprtc") makes of source with options for target: the source and
+// options by hash, the target and the versions by name.
+func codeKey(kind, source, target, version string, options []string) string {
+	h := sha256.New()
+	h.Write([]byte(source))
+	for _, o := range options {
+		h.Write([]byte{0})
+		h.Write([]byte(o))
+	}
+	return fmt.Sprintf("%s-%x-%s-%s.bin", kind, h.Sum(nil)[:16], fileSafe(target), fileSafe(version))
+}
+
+// fileSafe keeps letters, digits, '.', '+' and '-' and replaces anything
+// else (the colons of "gfx942:sramecc+:xnack-") with '_'.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '+', r == '-':
+			return r
+		}
+		return '_'
+	}, s)
+}
