@@ -75,6 +75,9 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, d := range diags {
 		pass.Report(analysis.Diagnostic{Pos: d.Pos, Message: d.Message})
 	}
+	for _, d := range MisspelledDirectives(pass.Files) {
+		pass.Report(analysis.Diagnostic{Pos: d.Pos, Category: "warning", Message: d.Message})
+	}
 	exportFacts(pass, ssaInfo, decls, cfg)
 	return nil, nil
 }
@@ -89,6 +92,10 @@ func Check(prog *ssa.Program, files []*ast.File, decls []*ast.FuncDecl, info *ty
 	diags = append(diags, misplacedDirectives(files)...)
 	outside := blocksOutsideKernels(files, info)
 	for _, decl := range decls {
+		if decl.Name.Name == "_" {
+			diags = append(diags, lower.Diagnostic{Pos: decl.Name.Pos(), Message: "a kernel named _ cannot be launched: give it a name"})
+			continue
+		}
 		fn := lower.KernelFunc(prog, info, decl)
 		if fn == nil {
 			diags = append(diags, lower.Diagnostic{Pos: decl.Pos(), Message: "internal error: no SSA for kernel " + decl.Name.Name})
@@ -212,4 +219,54 @@ func shortPosition(fset *token.FileSet, pos token.Pos) string {
 		name = name[i+1:]
 	}
 	return fmt.Sprintf("%s:%d", name, p.Line)
+}
+
+// MisspelledDirectives reports comments that look meant to mark a kernel
+// but do not: "// qd:kernel", "//qd:kernal", "//qd: kernel". They are
+// warnings: the function is not a kernel, which is not an error in itself.
+func MisspelledDirectives(files []*ast.File) []lower.Diagnostic {
+	var diags []lower.Diagnostic
+	for _, f := range files {
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if text := strings.TrimRight(c.Text, " \t"); looksLikeDirective(text) {
+					diags = append(diags, lower.Diagnostic{Pos: c.Pos(),
+						Message: fmt.Sprintf("%q is not a qd directive, so the function is not a kernel: write %s", text, lower.Directive)})
+				}
+			}
+		}
+	}
+	return diags
+}
+
+// looksLikeDirective reports whether a comment reads like //qd:kernel
+// with a space too many or a letter wrong.
+func looksLikeDirective(text string) bool {
+	if text == lower.Directive || strings.HasPrefix(text, lower.Directive+" ") {
+		return false
+	}
+	squeezed := strings.ToLower(strings.Join(strings.Fields(strings.TrimPrefix(text, "//")), ""))
+	name, ok := strings.CutPrefix(squeezed, "qd:")
+	return ok && editDistance(name, "kernel") <= 2
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

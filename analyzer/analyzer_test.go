@@ -1,6 +1,11 @@
 package analyzer_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/qdgo/qd/analyzer"
@@ -23,6 +28,46 @@ func TestBad(t *testing.T) {
 // be called, with what, and races between the blocks of a group.
 func TestStreamParallel(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "sp")
+}
+
+// TestEndless checks that loops that can never end are reported, and loops
+// with a way out are not.
+func TestEndless(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "endless")
+}
+
+// TestConstructs checks that unsupported constructs are reported at the
+// construct, each of them, and that no message shows a name the compiler
+// made up (K$1, t3, jump$2).
+func TestConstructs(t *testing.T) {
+	results := analysistest.Run(t, analysistest.TestData(), analyzer.Analyzer, "constructs", "bad", "sp", "endless")
+	temporary := regexp.MustCompile(`\$\d|\bt\d+\b|jump\$`)
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			if temporary.MatchString(d.Message) {
+				t.Errorf("%s: %s", r.Pass.Fset.Position(d.Pos), d.Message)
+			}
+		}
+	}
+}
+
+// TestMisspelledDirectives checks which comments read as a mistyped
+// //qd:kernel.
+func TestMisspelledDirectives(t *testing.T) {
+	src := "package p\n\n// qd:kernel\nfunc A() {}\n\n//qd:kernal\nfunc B() {}\n\n//qd: kernel\nfunc C() {}\n\n//QD:Kernel\nfunc D() {}\n\n" +
+		"//qd:kernel\nfunc E() {}\n\n// The qd:kernel directive marks kernels.\nfunc F() {}\n\n//qd:other\nfunc G() {}\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, d := range analyzer.MisspelledDirectives([]*ast.File{f}) {
+		lines = append(lines, fset.Position(d.Pos).Line)
+	}
+	if want := []int{3, 6, 9, 12}; !slices.Equal(lines, want) {
+		t.Errorf("warned at lines %v, want %v", lines, want)
+	}
 }
 
 // TestReductions checks which carried variables are reductions, and the

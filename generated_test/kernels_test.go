@@ -65,7 +65,14 @@ var cases = []kernelCase{
 	{name: "EightBlocks", fn: kernels.EightBlocks, args: eightArgs},
 	{name: "MixedTop", fn: kernels.MixedTop},
 	{name: "GCD", fn: kernels.GCD},
+	{name: "BlockValues", fn: kernels.BlockValues},
+	{name: "Chain", fn: kernels.Chain},
+	{name: "MultiResults", fn: kernels.MultiResults},
+	{name: "BlocksCall", fn: kernels.BlocksCall},
+	{name: "PrologueHelper", fn: kernels.PrologueHelper},
 }
+
+func init() { cases = append(cases, convertCases...) }
 
 // eightArgs keeps the spin loops of EightBlocks short.
 func eightArgs(r *rand.Rand, n int) []any {
@@ -133,12 +140,21 @@ func runAllLengths(t *testing.T, dev *rt.Device, lengths []int, opts ...rt.Launc
 	if err != nil {
 		t.Fatal(err)
 	}
-	runKernelCases(t, dev, ks, cases, lengths, opts...)
+	runLoaded(t, dev, ks, cases, lengths, opts...)
 }
 
-// runKernelCases runs cases through the stubs of ks, the kernels of one
-// package loaded on dev, with slices of the given lengths.
-func runKernelCases(t *testing.T, dev *rt.Device, ks any, cases []kernelCase, lengths []int, opts ...rt.LaunchOption) {
+// runKernelCases runs the given cases of package kernels on dev.
+func runKernelCases(t *testing.T, dev *rt.Device, cases []kernelCase, opts ...rt.LaunchOption) {
+	ks, err := kernels.Load(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runLoaded(t, dev, ks, cases, lengths, opts...)
+}
+
+// runLoaded runs the cases through their stubs, methods of ks, with slices
+// of the given lengths.
+func runLoaded(t *testing.T, dev *rt.Device, ks any, cases []kernelCase, lengths []int, opts ...rt.LaunchOption) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(len(c.name)), 1))

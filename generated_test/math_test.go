@@ -140,7 +140,7 @@ func TestMathCPU(t *testing.T) {
 // TestMathGPU runs every math kernel on the GPU and compares each result
 // with Go's bit for bit.
 func TestMathGPU(t *testing.T) {
-	dev := openCUDA(t)
+	dev := openGPU(t)
 	defer dev.Close()
 	runMath(t, dev)
 }
@@ -150,7 +150,7 @@ func runMath(t *testing.T, dev *rt.Device) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runKernelCases(t, dev, ks, mathCases, mathLengths)
+	runLoaded(t, dev, ks, mathCases, mathLengths)
 }
 
 // TestMathInterpreted runs the math kernels' IR on the interpreter.

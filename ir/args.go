@@ -26,6 +26,10 @@ type ArgSlot struct {
 	Offset int  // in the packed argument buffer, naturally aligned
 }
 
+// MaxArgBytes is the most bytes of arguments a launch may pass: CUDA's
+// limit for the PTX ISA versions that CUDA 11's tools accept.
+const MaxArgBytes = 4096
+
 // ArgSlots lays out the kernel's arguments and returns the slots and the
 // size of the packed buffer.
 func (k *Kernel) ArgSlots() ([]ArgSlot, int) {

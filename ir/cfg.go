@@ -176,6 +176,22 @@ func (t *Task) Loops() []*Loop {
 		func(a, b int) bool { return dom[b].Has(a) })
 }
 
+// Needed reports whether t must run: it writes memory, or it may never
+// end. A Go function that runs forever must not return on the GPU either,
+// so a task keeps the loops it does not know to end: every loop of a
+// serial task, and in a parallel task the loops inside the one that
+// strides over its iterations, which ends.
+func (t *Task) Needed() bool {
+	if t.HasEffects() {
+		return true
+	}
+	loops := t.Loops()
+	if t.Kind == Parallel {
+		return len(loops) > 1
+	}
+	return len(loops) > 0
+}
+
 // HasEffects reports whether t writes memory or checks something: a task
 // that does neither need not run.
 func (t *Task) HasEffects() bool {

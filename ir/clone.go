@@ -18,6 +18,10 @@ func (k *Kernel) Clone() *Kernel {
 	for i, t := range c.Tasks {
 		c.Tasks[i] = t.clone()
 	}
+	c.Funcs = slices.Clone(k.Funcs)
+	for i, f := range c.Funcs {
+		c.Funcs[i] = f.clone()
+	}
 	return &c
 }
 
@@ -25,6 +29,8 @@ func (t *Task) clone() *Task {
 	c := *t
 	c.Count = cloneExpr(t.Count)
 	c.Regs = slices.Clone(t.Regs)
+	c.Params = slices.Clone(t.Params)
+	c.Results = slices.Clone(t.Results)
 	c.Vars = slices.Clone(t.Vars)
 	c.Blocks = slices.Clone(t.Blocks)
 	for i, b := range c.Blocks {
@@ -32,6 +38,7 @@ func (t *Task) clone() *Task {
 		cb.Instrs = slices.Clone(b.Instrs)
 		for j := range cb.Instrs {
 			cb.Instrs[j].Args = slices.Clone(cb.Instrs[j].Args)
+			cb.Instrs[j].Results = slices.Clone(cb.Instrs[j].Results)
 		}
 		c.Blocks[i] = &cb
 	}

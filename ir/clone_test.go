@@ -5,13 +5,17 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/qdgo/qd/ir"
+	"github.com/qdgo/qd/ir/irtest"
 	"github.com/qdgo/qd/lower/lowertest"
 )
 
 // TestClone checks that a kernel's copy equals it and shares no memory
 // with it, fields added to the IR later included.
 func TestClone(t *testing.T) {
-	for _, f := range lowertest.Load(t, "../lower/testdata/src/kernels") {
+	files := lowertest.Load(t, "../lower/testdata/src/kernels")
+	files = append(files, lowertest.File{Name: "call", Kernels: []*ir.Kernel{irtest.CallKernel(false)}})
+	for _, f := range files {
 		for _, k := range f.Kernels {
 			c := k.Clone()
 			if !reflect.DeepEqual(c, k) {

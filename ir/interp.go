@@ -180,12 +180,13 @@ const (
 
 // thread is one thread of a block.
 type thread struct {
-	regs  []uint64
-	vars  []uint64
-	b     *Block
-	i     int // the next instruction of b
-	steps int64
-	state threadState
+	regs   []uint64
+	vars   []uint64
+	b      *Block
+	i      int // the next instruction of b
+	steps  int64
+	state  threadState
+	failed bool // ended by a failed check
 	// Where the thread is in the grid.
 	index, count, block, blocks, inBlock, blockSize int64
 	// At a shuffle: the value it offers and the lane it reads.
@@ -360,10 +361,15 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 					if run.fault == nil {
 						run.fault = &Fault{Task: t.Name, Site: run.k.Sites[in.Aux], X: x, Y: y}
 					}
-					th.state = ended
+					th.state, th.failed = ended, true
 					return nil
 				}
 				continue
+			case OpCall:
+				var done bool
+				if done, err = ip.call(run, th, in, val); done {
+					return nil // a check in the callee failed
+				}
 			case OpLoad:
 				r, err = ip.Mem.Load(val(in.Args[0]), in.Type)
 			case OpStore:
@@ -401,6 +407,36 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 		}
 		th.i = 0
 	}
+}
+
+// call runs the callee of in to its end, on registers and local variables
+// of its own, and puts its results into the call's result registers. It
+// reports whether a check in the callee failed, which ends the thread.
+func (ip *Interp) call(run *launch, th *thread, in *Instr, val func(Arg) uint64) (bool, error) {
+	f := run.k.Callee(in)
+	sub := *th
+	sub.regs, sub.vars, sub.b, sub.i = make([]uint64, len(f.Regs)), make([]uint64, len(f.Vars)), f.Blocks[0], 0
+	for i, v := range f.Vars {
+		sub.vars[i] = ip.Mem.Alloc(v.Size) // functions have local memory only
+	}
+	for i, r := range f.Params {
+		sub.regs[r] = val(in.Args[i])
+	}
+	if err := ip.exec(run, f, &sub); err != nil {
+		return false, fmt.Errorf("in %s: %w", f.Name, err)
+	}
+	th.steps = sub.steps
+	switch {
+	case sub.state != ended:
+		return false, fmt.Errorf("in %s: a device function cannot wait for other threads", f.Name)
+	case sub.failed:
+		th.state, th.failed = ended, true
+		return true, nil
+	}
+	for i, r := range in.Results {
+		th.regs[r] = sub.regs[f.Results[i]]
+	}
+	return false, nil
 }
 
 func (ip *Interp) warp() int64 {

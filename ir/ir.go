@@ -20,9 +20,31 @@
 // a task declares shared memory, one copy per block of threads, and local
 // memory, one copy per thread, as variables (Task.Vars, "addr"). An address
 // stays in the space it came from, and loads and stores name that space.
+//
+// Device functions. Helpers are inlined while they are small; a helper
+// whose inlined code would grow past a budget becomes a function of the
+// kernel, one of Kernel.Funcs, which tasks and other functions call with
+// OpCall. A function is a Task of kind Function: the same registers and
+// blocks, never launched. On entry its registers Params hold the
+// arguments; when it returns, its registers Results hold the results. A
+// call copies its operands into the callee's Params, runs the callee with
+// registers of its own, and copies the callee's Results into the call's
+// Results registers: "r5, r6 = call K$divmod(r1, r2)". Functions are
+// listed before their callers and never recurse, so each emitter writes
+// them in order (PTX .func with .param arguments, HIP static __device__
+// functions with their results through pointers) and may inline them if
+// it likes. A call's effects on memory are those of its callee. Addresses
+// passed to a function point into global memory, which its loads and
+// stores name; a call that would pass another space's is inlined instead.
 package ir
 
-import "go/token"
+import (
+	"fmt"
+	"go/token"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Reg names a virtual register of a Task. Its type is Task.Regs[reg].
 type Reg int32
@@ -138,6 +160,11 @@ const (
 	// OpStore writes device memory; it has no result: "store.f32 r1, r2".
 	OpStore
 
+	// OpCall calls the function Kernel.Funcs[Aux] with the operands as its
+	// arguments and writes its results into the registers Results:
+	// "r3, r4 = call K$divmod(r1, 7)".
+	OpCall
+
 	// OpAddr is the address of the task's variable number Aux (Task.Vars),
 	// in the variable's space: "r1 = addr acc".
 	OpAddr
@@ -235,12 +262,27 @@ type Instr struct {
 	From Type // the source type of a conversion, the count type of a shift
 	Dst  Reg  // NoReg when the instruction has no result
 	Args []Arg
-	Aux  int64 // parameter index, element size, variable, table or site index
+	Aux  int64 // parameter index, element size, variable, table, site or function index
 	// Space is the memory the address operand of a load, store or atomic
 	// points into; it is printed after the op name unless it is Global:
 	// "r2 = load.shared.f32 r1".
 	Space Space
 	Pos   token.Pos
+	// Results are the registers a call writes, one per result of its
+	// callee; Dst is NoReg. Other ops have none.
+	Results []Reg
+}
+
+// Defs lists the registers the instruction writes: its Dst, or a call's
+// Results.
+func (in *Instr) Defs() []Reg {
+	if in.Op == OpCall {
+		return in.Results
+	}
+	if in.Dst == NoReg {
+		return nil
+	}
+	return []Reg{in.Dst}
 }
 
 // TermKind is the kind of a block terminator.
@@ -291,11 +333,17 @@ const (
 	// Parallel tasks run on a grid of threads that share the iterations of
 	// one top-level loop, each thread striding by ThreadCount.
 	Parallel
+	// Function tasks are device functions that other tasks call (OpCall);
+	// they are never launched. They are the kernel's Funcs.
+	Function
 )
 
 func (k TaskKind) String() string {
-	if k == Parallel {
+	switch k {
+	case Parallel:
 		return "parallel"
+	case Function:
+		return "func"
 	}
 	return "serial"
 }
@@ -317,6 +365,9 @@ type Task struct {
 	Regs        []Type    // the type of each register
 	Vars        []Var     // the task's local and shared memory
 	Blocks      []*Block  // Blocks[0] is the entry
+	// A function's registers that hold its arguments on entry and its
+	// results when it returns.
+	Params, Results []Reg
 }
 
 // NewReg adds a register of type t.
@@ -360,4 +411,34 @@ type Kernel struct {
 	// Reductions is the number of reduction results the kernel's tasks
 	// keep in scratch memory.
 	Reductions int
+	// Funcs are the device functions the tasks call, each listed after
+	// the functions it calls.
+	Funcs []*Task
 }
+
+// Bodies returns the kernel's functions and tasks, everything with code:
+// what a pass over every body of code visits.
+func (k *Kernel) Bodies() []*Task {
+	return append(k.Funcs[:len(k.Funcs):len(k.Funcs)], k.Tasks...)
+}
+
+// Symbol returns name as a symbol of device code: ASCII letters, digits
+// and _ are kept, and every other character becomes $ followed by its code
+// point in six hex digits. Go names have no $, so distinct names give
+// distinct symbols, which every assembler accepts.
+func Symbol(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "$%06x", r)
+		}
+	}
+	return b.String()
+}
+
+// TaskName is the name of the kernel's task number i, its entry point's
+// symbol.
+func (k *Kernel) TaskName(i int) string { return fmt.Sprintf("%s_%d", Symbol(k.Name), i) }

@@ -122,6 +122,7 @@ const (
 	VarIndex            // the index of a task variable, printed as its name
 	DataIndex           // the index of a kernel's constant table, printed as its name
 	SiteIndex           // the index of a kernel's fault site, printed as "site N" after the operands
+	FuncIndex           // the index of a function of the kernel, printed as its name
 )
 
 // MemoryEffect is how an op touches device memory.
@@ -241,6 +242,10 @@ var opTable = [numOps]OpInfo{
 	OpAtomicCAS:   {Name: "atomcas", Types: Words, Result: OfType, Operands: []TypeRule{Fixed(Ptr), OfType, OfType}, Memory: MemReadWrite, SideEffects: true, Spaces: true, Atomic: true},
 	OpAtomicLoad:  {Name: "atomload", Types: Words, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead, Spaces: true, Atomic: true},
 	OpAtomicStore: {Name: "atomstore", Types: Words, Result: NoResult, Operands: atomicUpdate, Memory: MemWrite, SideEffects: true, Spaces: true, Atomic: true},
+
+	// A call's operands and results are its callee's parameters and
+	// results (Kernel.ArgTypes), and its effects on memory the callee's.
+	OpCall: {Name: "call", Result: NoResult, Aux: FuncIndex, SideEffects: true},
 }
 
 // Info returns the op's row of the op table; an op out of range gets the
@@ -281,7 +286,44 @@ var opsByName = func() map[string]Op {
 // when it has none.
 func (in *Instr) ResultType() Type { return in.Op.Info().Result.Of(in) }
 
-// ArgTypes lists the type of each operand the instruction expects.
+// ArgTypes lists the type of each operand the instruction expects: for a
+// call, its callee's parameter types.
+func (k *Kernel) ArgTypes(in *Instr) []Type {
+	if in.Op != OpCall {
+		return in.ArgTypes()
+	}
+	if f := k.Callee(in); f != nil {
+		return f.ParamTypes()
+	}
+	return nil
+}
+
+// Callee returns the function a call calls, or nil.
+func (k *Kernel) Callee(in *Instr) *Task {
+	if in.Op != OpCall || in.Aux < 0 || int(in.Aux) >= len(k.Funcs) {
+		return nil
+	}
+	return k.Funcs[in.Aux]
+}
+
+// ParamTypes lists the types of a function's parameters.
+func (t *Task) ParamTypes() []Type { return t.regTypes(t.Params) }
+
+// ResultTypes lists the types of a function's results.
+func (t *Task) ResultTypes() []Type { return t.regTypes(t.Results) }
+
+func (t *Task) regTypes(regs []Reg) []Type {
+	types := make([]Type, len(regs))
+	for i, r := range regs {
+		if r >= 0 && int(r) < len(t.Regs) {
+			types[i] = t.Regs[r]
+		}
+	}
+	return types
+}
+
+// ArgTypes lists the type of each operand the instruction expects; a call
+// needs its kernel's (Kernel.ArgTypes).
 func (in *Instr) ArgTypes() []Type {
 	rules := in.Op.Info().Operands
 	if len(rules) == 0 {

@@ -166,13 +166,40 @@ func (p *parser) kernel() *Kernel {
 	for p.peek() == "site" {
 		k.Sites = append(k.Sites, p.site(len(k.Sites)))
 	}
+	for p.peek() == "func" {
+		k.Funcs = append(k.Funcs, p.function(k))
+	}
 	for p.peek() == "task" {
 		k.Tasks = append(k.Tasks, p.task(k))
 	}
 	if w := p.peek(); w != "" && w != "kernel" {
-		fail(p.here(), `expected "task" or "kernel", found %q`, w)
+		fail(p.here(), `expected "func", "task" or "kernel", found %q`, w)
 	}
 	return k
+}
+
+// function reads a function: "func NAME(r0 i64, r1 f32) (r4 i64)" and its
+// blocks.
+func (p *parser) function(k *Kernel) *Task {
+	c := p.line("a function")
+	c.expect("func")
+	t := &Task{Name: c.next("a function name").text, Kind: Function}
+	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
+	var types []Type
+	var toks []word
+	t.Params, _, _ = tp.signature(c, true)
+	t.Results, types, toks = tp.signature(c, false)
+	c.done()
+	tp.blocks()
+	for i, r := range t.Results {
+		switch d, ok := tp.defs[r]; {
+		case !ok:
+			c.failAt(toks[i], "result r%d is never defined", r)
+		case d.typ != types[i]:
+			c.failAt(toks[i], "result r%d is %s, but defined as %s at %s", r, types[i], d.typ, d.at)
+		}
+	}
+	return t
 }
 
 // site reads the line of fault site number n, as Site.String prints it
@@ -228,6 +255,14 @@ func (p *parser) task(k *Kernel) *Task {
 		t.Group = c.int("a group number")
 	}
 	c.done()
+	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
+	tp.blocks()
+	return t
+}
+
+// vars reads the variables of a task or function: "var acc shared 64
+// align 8".
+func (p *parser) vars(t *Task) {
 	for p.peek() == "var" {
 		c := p.line("var")
 		c.expect("var")
@@ -243,15 +278,19 @@ func (p *parser) task(k *Kernel) *Task {
 		t.Vars = append(t.Vars, v)
 		c.done()
 	}
-	tp := &taskParser{p: p, k: k, t: t, defs: map[Reg]regDef{}}
+}
+
+// blocks reads the variables and blocks of a task or function.
+func (tp *taskParser) blocks() {
+	p, t := tp.p, tp.t
+	p.vars(t)
 	for p.skipBlank() && isLabel(&p.lines[p.next]) {
 		t.Blocks = append(t.Blocks, tp.block())
 	}
-	if w := p.peek(); len(t.Blocks) == 0 || w != "" && w != "task" && w != "kernel" {
+	if w := p.peek(); len(t.Blocks) == 0 || w != "" && w != "task" && w != "kernel" && w != "func" {
 		fail(p.here(), "expected block label b%d:, found %q", len(t.Blocks), w)
 	}
 	tp.finish()
-	return t
 }
 
 func isLabel(l *srcLine) bool {

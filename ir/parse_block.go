@@ -59,6 +59,9 @@ func (tp *taskParser) block() *Block {
 func (tp *taskParser) instr(c *cursor) Instr {
 	in := Instr{Dst: NoReg}
 	var dst word
+	if c.isCall() {
+		return tp.call(c)
+	}
 	if len(c.ln.words) > 1 && c.ln.words[1].text == "=" {
 		dst = c.next("a register")
 		in.Dst = c.reg(dst)
@@ -116,6 +119,83 @@ func (tp *taskParser) instr(c *cursor) Instr {
 	}
 	c.done()
 	return in
+}
+
+// isCall reports whether the line is a call: "call F(...)" or
+// "r1, r2 = call F(...)".
+func (c *cursor) isCall() bool {
+	for i, w := range c.ln.words {
+		if w.text == "call" {
+			return i == 0 || c.ln.words[i-1].text == "="
+		}
+	}
+	return false
+}
+
+// call reads "r3, r4 = call F(r1, 7)": F must be a function listed
+// before.
+func (tp *taskParser) call(c *cursor) Instr {
+	in := Instr{Op: OpCall, Dst: NoReg}
+	var results []word
+	for c.peek() != "call" {
+		if len(results) > 0 {
+			c.expect(",")
+		}
+		results = append(results, c.next("a register"))
+		if c.peek() == "=" {
+			c.expect("=")
+			break
+		}
+	}
+	c.expect("call")
+	name := c.next("a function name")
+	callee := -1
+	for i, f := range tp.k.Funcs {
+		if f.Name == name.text {
+			callee = i
+		}
+	}
+	if callee < 0 {
+		c.failAt(name, "kernel %s has no function %s before this", tp.k.Name, name.text)
+	}
+	in.Aux = int64(callee)
+	f := tp.k.Funcs[callee]
+	if len(results) != len(f.Results) {
+		c.failAt(name, "%s has %d results, not %d", f.Name, len(f.Results), len(results))
+	}
+	for i, r := range results {
+		in.Results = append(in.Results, c.reg(r))
+		tp.define(in.Results[i], f.ResultTypes()[i], c.at(r))
+	}
+	c.expect("(")
+	for i, typ := range f.ParamTypes() {
+		if i > 0 {
+			c.expect(",")
+		}
+		in.Args = append(in.Args, tp.arg(c, typ))
+	}
+	c.expect(")")
+	c.done()
+	return in
+}
+
+// signature reads a function's parameter or result registers with their
+// types, "(r0 i64, r1 f32)", and defines them if define is set.
+func (tp *taskParser) signature(c *cursor, define bool) (regs []Reg, types []Type, toks []word) {
+	c.expect("(")
+	for c.peek() != ")" {
+		if len(regs) > 0 {
+			c.expect(",")
+		}
+		tok := c.next("a register")
+		r, typ := c.reg(tok), c.typ(c.next("a type"))
+		if define {
+			tp.define(r, typ, c.at(tok))
+		}
+		regs, types, toks = append(regs, r), append(types, typ), append(toks, tok)
+	}
+	c.expect(")")
+	return regs, types, toks
 }
 
 func (tp *taskParser) term(c *cursor) Term {

@@ -50,7 +50,7 @@ func (k *Kernel) String() string {
 	for i, s := range k.Sites {
 		fmt.Fprintf(&b, "site %d %s\n", i, s)
 	}
-	for _, t := range k.Tasks {
+	for _, t := range k.Bodies() {
 		b.WriteString("\n")
 		k.writeTask(&b, t)
 	}
@@ -58,14 +58,18 @@ func (k *Kernel) String() string {
 }
 
 func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
-	fmt.Fprintf(b, "task %s %s", t.Name, t.Kind)
-	if t.Count != nil {
-		fmt.Fprintf(b, " count=%s", k.FormatExpr(t.Count))
+	if t.Kind == Function {
+		fmt.Fprintf(b, "func %s(%s) (%s)\n", t.Name, formatRegs(t, t.Params), formatRegs(t, t.Results))
+	} else {
+		fmt.Fprintf(b, "task %s %s", t.Name, t.Kind)
+		if t.Count != nil {
+			fmt.Fprintf(b, " count=%s", k.FormatExpr(t.Count))
+		}
+		if t.StreamBlock != 0 {
+			fmt.Fprintf(b, " block=%d group=%d", t.StreamBlock, t.Group)
+		}
+		b.WriteString("\n")
 	}
-	if t.StreamBlock != 0 {
-		fmt.Fprintf(b, " block=%d group=%d", t.StreamBlock, t.Group)
-	}
-	b.WriteString("\n")
 	for _, v := range t.Vars {
 		fmt.Fprintf(b, "var %s %s %d align %d\n", v.Name, v.Space, v.Size, v.Align)
 	}
@@ -82,11 +86,25 @@ func (k *Kernel) writeTask(b *strings.Builder, t *Task) {
 	}
 }
 
+// formatRegs prints a function's parameter or result registers with their
+// types: "r0 i64, r1 f32".
+func formatRegs(t *Task, regs []Reg) string {
+	var parts []string
+	for i, r := range regs {
+		parts = append(parts, fmt.Sprintf("r%d %s", r, t.regTypes(regs)[i]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // FormatInstr prints one instruction of task t.
 func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
 	var b strings.Builder
 	if in.Dst != NoReg {
 		fmt.Fprintf(&b, "r%d = ", in.Dst)
+	}
+	if in.Op == OpCall {
+		k.formatCall(&b, in)
+		return b.String()
 	}
 	info := in.Op.Info()
 	b.WriteString(in.Op.String())
@@ -138,6 +156,36 @@ func (k *Kernel) FormatInstr(t *Task, in *Instr) string {
 		fmt.Fprintf(&b, ", site %d", in.Aux)
 	}
 	return b.String()
+}
+
+// formatCall prints "r3, r4 = call F(r1, 7)".
+func (k *Kernel) formatCall(b *strings.Builder, in *Instr) {
+	for i, r := range in.Results {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "r%d", r)
+	}
+	if len(in.Results) > 0 {
+		b.WriteString(" = ")
+	}
+	name := fmt.Sprintf("$%d", in.Aux)
+	if f := k.Callee(in); f != nil {
+		name = f.Name
+	}
+	fmt.Fprintf(b, "call %s(", name)
+	types := k.ArgTypes(in)
+	for i, a := range in.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		typ := Invalid
+		if i < len(types) {
+			typ = types[i]
+		}
+		b.WriteString(formatArg(a, typ))
+	}
+	b.WriteString(")")
 }
 
 func (k *Kernel) paramName(i int64) string {

@@ -1,6 +1,9 @@
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Check verifies the invariants of every task of k: block numbering,
 // register numbers and types, operand counts and types, parameter references
@@ -12,7 +15,21 @@ func (k *Kernel) Check() error {
 	if err := k.checkSites(); err != nil {
 		return err
 	}
+	for i, f := range k.Funcs {
+		if f.Kind != Function {
+			return fmt.Errorf("function %s: kind %s", f.Name, f.Kind)
+		}
+		if err := k.checkCallees(f, i); err != nil {
+			return fmt.Errorf("function %s: %w", f.Name, err)
+		}
+		if err := k.CheckTask(f); err != nil {
+			return fmt.Errorf("function %s: %w", f.Name, err)
+		}
+	}
 	for _, t := range k.Tasks {
+		if t.Kind == Function {
+			return fmt.Errorf("task %s: a function among the tasks", t.Name)
+		}
 		if err := k.CheckTask(t); err != nil {
 			return fmt.Errorf("task %s: %w", t.Name, err)
 		}
@@ -20,7 +37,20 @@ func (k *Kernel) Check() error {
 	return nil
 }
 
-// CheckTask verifies the invariants of one task of k.
+// checkCallees checks that function number i calls only functions listed
+// before it, so that functions never recurse.
+func (k *Kernel) checkCallees(f *Task, i int) error {
+	for _, b := range f.Blocks {
+		for j := range b.Instrs {
+			if in := &b.Instrs[j]; in.Op == OpCall && in.Aux >= int64(i) {
+				return fmt.Errorf("b%d: %q calls a function not listed before it", b.Index, k.FormatInstr(f, in))
+			}
+		}
+	}
+	return nil
+}
+
+// CheckTask verifies the invariants of one task or function of k.
 func (k *Kernel) CheckTask(t *Task) error {
 	if len(t.Blocks) == 0 {
 		return fmt.Errorf("no blocks")
@@ -29,12 +59,24 @@ func (k *Kernel) CheckTask(t *Task) error {
 		return err
 	}
 	defined := make([]bool, len(t.Regs))
+	define := func(r Reg) {
+		if r >= 0 && int(r) < len(defined) {
+			defined[r] = true
+		}
+	}
 	for _, b := range t.Blocks {
 		for i := range b.Instrs {
-			if d := b.Instrs[i].Dst; d >= 0 && int(d) < len(defined) {
-				defined[d] = true
+			define(b.Instrs[i].Dst)
+			for _, r := range b.Instrs[i].Results {
+				define(r) // checked as results of a call, or reported if not
 			}
 		}
+	}
+	if err := checkSignature(t, defined); err != nil {
+		return err
+	}
+	for _, r := range t.Params {
+		define(r)
 	}
 	for bi, b := range t.Blocks {
 		if b.Index != bi {
@@ -71,7 +113,9 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 	case info.From != 0 && !info.From.Has(in.From):
 		return fmt.Errorf("%s from type %s", in.Op, in.From)
 	case info.Parallel && t.Kind != Parallel:
-		return fmt.Errorf("%s in a serial task", in.Op)
+		return fmt.Errorf("%s in a %s task", in.Op, t.Kind)
+	case t.Kind == Function && !inFunctions(in.Op):
+		return fmt.Errorf("%s in a device function, which sees only its arguments", in.Op)
 	case info.SameSize && in.Type.Size() != in.From.Size():
 		return fmt.Errorf("%s between %s and %s, of different sizes", in.Op, in.From, in.Type)
 	case in.Op == OpScratch && k.Reductions == 0:
@@ -85,7 +129,10 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 	if in.Op == OpConst && (len(in.Args) != 1 || !in.Args[0].Imm) {
 		return fmt.Errorf("const needs one immediate")
 	}
-	types := in.ArgTypes()
+	if err := k.checkCall(t, in); err != nil {
+		return err
+	}
+	types := k.ArgTypes(in)
 	if len(in.Args) != len(types) {
 		return fmt.Errorf("%d operands, want %d", len(in.Args), len(types))
 	}
@@ -112,6 +159,10 @@ func (k *Kernel) checkAux(t *Task, in *Instr, kind AuxKind) error {
 		if in.Aux <= 0 {
 			return fmt.Errorf("element size %d", in.Aux)
 		}
+	case FuncIndex:
+		if k.Callee(in) == nil {
+			return fmt.Errorf("no function %d", in.Aux)
+		}
 	case VarIndex:
 		if in.Aux < 0 || int(in.Aux) >= len(t.Vars) {
 			return fmt.Errorf("no variable %d", in.Aux)
@@ -126,6 +177,54 @@ func (k *Kernel) checkAux(t *Task, in *Instr, kind AuxKind) error {
 		}
 		if s := k.Sites[in.Aux]; !checkKind(in.Op, s.Kind) {
 			return fmt.Errorf("%s checks site %d of kind %s", in.Op, in.Aux, s.Kind)
+		}
+	}
+	return nil
+}
+
+// checkSignature checks a function's parameter and result registers, and
+// that only functions have them.
+func checkSignature(t *Task, defined []bool) error {
+	if t.Kind != Function {
+		if len(t.Params) > 0 || len(t.Results) > 0 {
+			return fmt.Errorf("a %s task with parameters or results", t.Kind)
+		}
+		return nil
+	}
+	for _, regs := range [][]Reg{t.Params, t.Results} {
+		for _, r := range regs {
+			if r < 0 || int(r) >= len(t.Regs) || t.Regs[r] == Invalid {
+				return fmt.Errorf("parameter or result register r%d out of range", r)
+			}
+		}
+	}
+	for _, r := range t.Results {
+		if !defined[r] && !slices.Contains(t.Params, r) {
+			return fmt.Errorf("result register r%d is never defined", r)
+		}
+	}
+	return nil
+}
+
+// checkCall checks a call's result registers against its callee's
+// results; other ops must have none.
+func (k *Kernel) checkCall(t *Task, in *Instr) error {
+	if in.Op != OpCall {
+		if len(in.Results) > 0 {
+			return fmt.Errorf("results on an op other than call")
+		}
+		return nil
+	}
+	want := k.Callee(in).ResultTypes()
+	if len(in.Results) != len(want) {
+		return fmt.Errorf("%d results, want %d", len(in.Results), len(want))
+	}
+	for i, r := range in.Results {
+		if r < 0 || int(r) >= len(t.Regs) {
+			return fmt.Errorf("result register r%d out of range", r)
+		}
+		if t.Regs[r] != want[i] {
+			return fmt.Errorf("result %d: r%d has type %s, want %s", i, r, t.Regs[r], want[i])
 		}
 	}
 	return nil
@@ -160,4 +259,16 @@ func checkTerm(t *Task, term *Term, defined []bool) error {
 		return checkArg(t, term.Cond, Bool, defined)
 	}
 	return nil
+}
+
+// inFunctions reports whether device functions may have op: not the ops
+// that read the kernel's parameters or scratch memory, that wait for
+// other threads, or that check (a failed check reports through the
+// task's arguments).
+func inFunctions(op Op) bool {
+	switch op.Info().Aux {
+	case ScalarParam, SliceParam, SiteIndex:
+		return false
+	}
+	return op != OpScratch && op != OpBarrier && op != OpShuffleDown
 }

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -25,7 +26,7 @@ type taskBuilder struct {
 func (l *lowerer) newTaskBuilder(kind ir.TaskKind, pos token.Pos) *taskBuilder {
 	t := &ir.Task{Kind: kind, Pos: pos}
 	l.taskSerial++
-	t.Name = fmt.Sprintf("%s_%d", l.k.Name, l.taskSerial-1)
+	t.Name = l.k.TaskName(l.taskSerial - 1)
 	entry := t.NewBlock("entry")
 	return &taskBuilder{l: l, t: t, cur: entry, pro: entry, ext: make(map[ssa.Value][]ir.Reg)}
 }
@@ -107,15 +108,34 @@ type frame struct {
 	// returns when a return of an inlined helper continues at cont.
 	ended   bool
 	returns bool
+
+	// Device functions (funcs.go): the frame of the body of a function,
+	// whose results go to results before it returns, and the frame of the
+	// call that made the function be built.
+	isFunc bool
+	caller *frame
 }
 
+// up is the frame that called f's function: the one it is inlined into,
+// or the caller of the device function whose body it is.
+func (f *frame) up() *frame {
+	if f.parent != nil {
+		return f.parent
+	}
+	return f.caller
+}
+
+// newFrame makes a frame for fn that owns the blocks of fn that owns
+// accepts. Callers decide by block index, which other functions' blocks
+// share: a block of another function (a value of the kernel used in a
+// qd.StreamParallel block) is never owned.
 func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) bool) *frame {
 	return &frame{
 		tb:    tb,
 		fn:    fn,
 		vals:  make(map[ssa.Value][]ir.Reg),
 		start: make(map[*ssa.BasicBlock]*ir.Block),
-		owns:  owns,
+		owns:  func(b *ssa.BasicBlock) bool { return b.Parent() == fn && owns(b) },
 	}
 }
 
@@ -225,7 +245,14 @@ func (f *frame) regs(v ssa.Value) []ir.Reg {
 	case *ssa.Global:
 		return []ir.Reg{f.tb.t.NewReg(ir.Ptr)} // its uses are reported
 	case *ssa.Function:
-		f.errorf(v.Pos(), "function values are not supported in kernels: call %s directly", v.Name())
+		switch {
+		case v.Parent() != nil:
+			f.errorf(v.Pos(), funcLitMessage)
+		case syntheticMessage(v) != "":
+			f.errorf(v.Pos(), "%s", syntheticMessage(v))
+		default:
+			f.errorf(v.Pos(), "function values are not supported in kernels: call %s directly", v.Name())
+		}
 		return []ir.Reg{f.tb.t.NewReg(ir.Int64)}
 	case *ssa.Builtin:
 		f.errorf(v.Pos(), "builtin %s can only be called", v.Name())
@@ -432,7 +459,7 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		e := f.edge(b, b.Succs[1], false)
 		from.Term = ir.Term{Kind: ir.Branch, Cond: cond, Succs: [2]int{t.Index, e.Index}}
 	case *ssa.Return:
-		if f.parent == nil {
+		if f.parent == nil && !f.isFunc {
 			tb.cur.Term = ir.Term{Kind: ir.Return}
 			return
 		}
@@ -451,6 +478,10 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		if len(srcs) == len(f.results) {
 			tb.parallelMove(f.results, srcs)
 		}
+		if f.isFunc {
+			tb.cur.Term = ir.Term{Kind: ir.Return}
+			return
+		}
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.cont.Index}}
 		f.returns = true
 	case *ssa.Panic:
@@ -458,11 +489,34 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 			f.libraryPanic(last)
 			return
 		}
-		f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
+		if !afterNoReturn(last) {
+			f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
+		}
 		tb.cur.Term = ir.Term{Kind: ir.Return}
 	default:
 		f.errorf(last.Pos(), "internal error: unexpected terminator %T", last)
 	}
+}
+
+// afterNoReturn reports whether p is the panic go/ssa puts after a call of
+// a function it knows never returns, which is unreachable: the callee is
+// what gets reported (a loop that never ends, a panic of its own).
+func afterNoReturn(p *ssa.Panic) bool {
+	mi, ok := p.X.(*ssa.MakeInterface)
+	if !ok {
+		return false
+	}
+	c, ok := mi.X.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.String || constant.StringVal(c.Value) != "noreturn" {
+		return false
+	}
+	instrs := p.Block().Instrs
+	for i := len(instrs) - 2; i >= 0; i-- {
+		if call, ok := instrs[i].(*ssa.Call); ok {
+			return call.Pos() == p.Pos()
+		}
+	}
+	return false
 }
 
 // edge returns the IR block that the edge b→s leads to, placing the moves

@@ -35,7 +35,7 @@ func (f *frame) callMessage(v *ssa.Call) string {
 			return fmt.Sprintf("qd.%s cannot be called in a kernel", callee.Name())
 		}
 		switch {
-		case f.parent != nil:
+		case f.parent != nil || f.isFunc:
 			return "qd.StreamParallel can only be called at the top level of a //qd:kernel function, not in a function a kernel calls"
 		case f.fn != f.tb.l.fn:
 			return "qd.StreamParallel blocks cannot be nested: put the inner block's work in the outer block, or make it a block of its own"
@@ -75,7 +75,11 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 	for _, a := range common.Args {
 		args = append(args, f.regs(a))
 	}
-	f.inline(callee, args, dst, site)
+	if f.tb.l.inlines(callee) {
+		f.inline(callee, args, dst, site)
+	} else {
+		f.callFunction(callee, args, dst, site.pos)
+	}
 }
 
 // callable reports why fn cannot be called from a kernel.
@@ -88,11 +92,17 @@ func (l *lowerer) callable(fn *ssa.Function) error {
 	if pkg != nil {
 		name = pkg.Pkg.Name() + "." + fn.Name()
 	}
+	if pkg != nil && pkg.Pkg.Path() == "fmt" && strings.Contains(fn.Name(), "Print") {
+		return fmt.Errorf("%s is not supported in kernels: printing is not; write values into a slice and print them on the host", name)
+	}
 	if fn.Parent() != nil {
-		return fmt.Errorf("function literals are only supported as the argument of qd.StreamParallel: declare a function instead")
+		return fmt.Errorf(funcLitMessage)
+	}
+	if msg := syntheticMessage(fn); msg != "" {
+		return fmt.Errorf("%s", msg)
 	}
 	if pkg == nil || fn.Object() == nil && fn.Origin() == nil {
-		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.String())
+		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.Name())
 	}
 	if l.inStandardLibrary(fn) {
 		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and of packages math and math/bits", name)
@@ -139,14 +149,8 @@ type callSite struct {
 func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, site callSite) {
 	tb := f.tb
 	pos := site.pos
-	for g := f; g != nil; g = g.parent {
-		if g.fn == callee {
-			f.errorf(pos, "recursive call of %s: kernels cannot recurse; use a loop", callee.Name())
-			return
-		}
-	}
-	if callee.Blocks == nil {
-		return // allowed by Config.External in CheckOnly mode
+	if !f.callableHere(callee, pos) || !tb.l.inlineFits(callee, pos) {
+		return
 	}
 	if syn := callee.Syntax(); syn != nil && !slices.Contains(tb.l.syntax, syn) {
 		tb.l.syntax = append(tb.l.syntax, syn)
@@ -232,6 +236,21 @@ func constantSuccessor(b *ssa.BasicBlock) (*ssa.BasicBlock, bool) {
 		return b.Succs[0], true
 	}
 	return b.Succs[1], true
+}
+
+// callableHere reports whether callee can be lowered where f calls it at
+// pos: it has a body, does not recurse and has no loop that never ends.
+func (f *frame) callableHere(callee *ssa.Function, pos token.Pos) bool {
+	for g := f; g != nil; g = g.up() {
+		if g.fn == callee {
+			f.errorf(pos, "recursive call of %s: kernels cannot recurse; use a loop", callee.Name())
+			return false
+		}
+	}
+	if callee.Blocks == nil {
+		return false // allowed by Config.External in CheckOnly mode
+	}
+	return !f.tb.l.checkEndless(callee)
 }
 
 // builtinMessage explains why a builtin cannot be called in a kernel, or

@@ -6,26 +6,24 @@ import (
 	"go/token"
 	"go/types"
 	"math"
+	"strings"
 
 	"github.com/qdgo/qd/internal/fault"
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
 
-// instr lowers one non-terminator instruction of an owned block. An
-// instruction that uses a value already reported as unsupported is skipped,
-// so that one mistake gives one diagnostic.
+// instr lowers one non-terminator instruction of an owned block. What
+// kernels cannot have at all is reported at the construct itself (a go
+// statement, a function literal, a call of an unsupported function), even
+// when its operands were reported already; otherwise an instruction that
+// uses a value already reported as unsupported is skipped, so that one
+// mistake gives one diagnostic.
 func (f *frame) instr(instr ssa.Instruction) {
 	l := f.tb.l
 	v, isValue := instr.(ssa.Value)
 	if isValue && f.inLibrary() && onlyPanicked(v) {
 		return // the value of a library's panic (libraryPanic)
-	}
-	if f.usesFailed(instr) {
-		if isValue {
-			l.failed[v] = true
-		}
-		return
 	}
 	before := len(l.diags)
 	defer func() {
@@ -33,19 +31,23 @@ func (f *frame) instr(instr ssa.Instruction) {
 			l.failed[v] = true
 		}
 	}()
+	if f.construct(instr) {
+		if isValue {
+			l.failed[v] = true
+		}
+		return
+	}
+	if f.usesFailed(instr) {
+		if isValue {
+			l.failed[v] = true
+		}
+		return
+	}
 	switch in := instr.(type) {
 	case *ssa.DebugRef, *ssa.RunDefers:
 		// RunDefers comes with a Defer, which is reported.
 	case *ssa.Store:
 		f.store(in)
-	case *ssa.Go:
-		f.errorf(in.Pos(), "go statements are not supported in kernels: a kernel's top-level loops already run in parallel")
-	case *ssa.Defer:
-		f.errorf(in.Pos(), "defer is not supported in kernels")
-	case *ssa.Send:
-		f.errorf(in.Pos(), "channels are not supported in kernels")
-	case *ssa.MapUpdate:
-		f.errorf(in.Pos(), "maps are not supported in kernels")
 	case *ssa.MakeInterface:
 		// Whatever uses an interface value is reported instead: a call, a
 		// panic, a method call or a type assertion.
@@ -56,18 +58,169 @@ func (f *frame) instr(instr ssa.Instruction) {
 		}
 		f.errorf(in.Pos(), "%s", f.allocMessage(in))
 	case *ssa.MakeClosure:
-		if !l.blockClosures[in] && !isBlockArgument(in) {
-			f.errorf(in.Pos(), "function literals are only supported as the argument of qd.StreamParallel")
-		}
+		// A block's closure; others are constructs.
 	case ssa.Value:
-		if msg := f.unsupported(in); msg != "" {
-			f.errorf(instr.Pos(), "%s", msg)
-			return
-		}
 		f.valueInto(instr, f.regsFor(in))
 	default:
 		f.errorf(instr.Pos(), "%T is not supported in kernels", instr)
 	}
+}
+
+// The diagnostics of function literals and of ranges over functions.
+const (
+	funcLitMessage   = "function literals are only supported as the argument of qd.StreamParallel: declare a function instead"
+	rangeFuncMessage = "range over a function is not supported in kernels: range over an int or a slice"
+)
+
+// syntheticMessage explains why a function go/ssa made, not the user, cannot
+// be called, if it cannot: it is how Go runs a method value or a method
+// expression.
+func syntheticMessage(fn *ssa.Function) string {
+	switch {
+	case strings.HasPrefix(fn.Synthetic, "bound method"):
+		return "method values are not supported in kernels: call the method directly"
+	case strings.HasPrefix(fn.Synthetic, "thunk"):
+		return "method expressions are not supported in kernels: call the method on a value"
+	}
+	return ""
+}
+
+// construct reports instr if it is, or belongs to, a construct kernels
+// cannot have, at the construct: a go or defer statement, a function
+// literal, a range over a function, or an instruction unsupported
+// whatever its operands. The variables such a construct captures are
+// failed without a diagnostic of their own. It returns whether instr was
+// handled so.
+func (f *frame) construct(instr ssa.Instruction) bool {
+	l := f.tb.l
+	switch in := instr.(type) {
+	case *ssa.Go:
+		f.errorf(in.Pos(), "go statements are not supported in kernels: a kernel's top-level loops already run in parallel")
+	case *ssa.Defer:
+		f.errorf(in.Pos(), "defer is not supported in kernels: write the deferred statements at the end of the function")
+	case *ssa.Send:
+		f.errorf(in.Pos(), "channels are not supported in kernels")
+	case *ssa.MapUpdate:
+		f.errorf(in.Pos(), "maps are not supported in kernels")
+	case *ssa.Alloc:
+		switch {
+		case in.Comment == "varargs" && f.varargsCallFails(in):
+			// The call is reported.
+		case !in.Heap || l.cells[in] != nil || capturedByBlock(in) || !capturedByClosure(in) && !rangeFuncVar(in):
+			return false
+		}
+		// Otherwise the closure or range statement that captures it is
+		// reported.
+	case *ssa.MakeClosure:
+		fn := in.Fn.(*ssa.Function)
+		switch {
+		case l.blockClosures[in] || isBlockArgument(in):
+			return false
+		case fn.Synthetic == rangeFuncYield:
+			f.errorf(fn.Pos(), rangeFuncMessage)
+		case onlyGoOrDefer(in):
+		case syntheticMessage(fn) != "":
+			f.errorf(in.Pos(), "%s", syntheticMessage(fn))
+		default:
+			f.errorf(fn.Pos(), funcLitMessage)
+		}
+	case *ssa.Call:
+		if b, ok := in.Common().Value.(*ssa.Builtin); ok && operandTyped[b.Name()] || l.failed[in.Common().Value] {
+			// Whether these builtins are supported depends on their
+			// operands; a function value that failed was reported.
+			return !f.usesFailed(instr) && f.unsupportedAt(in)
+		}
+		if callee := in.Common().StaticCallee(); callee != nil && callee.Parent() != nil && !streamParallelCallee(in) {
+			if callee.Synthetic == rangeFuncYield {
+				f.errorf(callee.Pos(), rangeFuncMessage)
+			} else {
+				f.errorf(callee.Pos(), funcLitMessage)
+			}
+			return true
+		}
+		return f.unsupportedAt(in)
+	case ssa.Value:
+		return !f.usesFailed(instr) && f.unsupportedAt(in)
+	default:
+		return false
+	}
+	return true
+}
+
+// unsupportedAt reports v if kernels cannot have it whatever its operands.
+func (f *frame) unsupportedAt(v ssa.Value) bool {
+	msg := f.unsupported(v)
+	if msg == "" {
+		return false
+	}
+	f.errorf(v.Pos(), "%s", msg)
+	return true
+}
+
+// varargsCallFails reports whether the slice of variadic arguments v goes
+// to a call that is reported itself.
+func (f *frame) varargsCallFails(v *ssa.Alloc) bool {
+	for _, r := range *v.Referrers() {
+		sl, ok := r.(*ssa.Slice)
+		if !ok {
+			continue
+		}
+		for _, u := range *sl.Referrers() {
+			if c, ok := u.(*ssa.Call); ok && f.callMessage(c) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// operandTyped are the builtins kernels support for some operands.
+var operandTyped = map[string]bool{"len": true, "cap": true, "min": true, "max": true}
+
+// rangeFuncYield is what go/ssa calls the function it makes of the body of
+// a range over a function.
+const rangeFuncYield = "range-over-func yield"
+
+// capturedByClosure reports whether a variable is captured by a closure.
+func capturedByClosure(v *ssa.Alloc) bool {
+	for _, r := range *v.Referrers() {
+		if _, ok := r.(*ssa.MakeClosure); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// rangeFuncVar reports whether v is a variable go/ssa makes for a range
+// over a function.
+func rangeFuncVar(v *ssa.Alloc) bool {
+	for _, r := range *v.Referrers() {
+		if mc, ok := r.(*ssa.MakeClosure); ok && mc.Fn.(*ssa.Function).Synthetic == rangeFuncYield {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyGoOrDefer reports whether a closure is only the function of go or
+// defer statements, which are reported instead.
+func onlyGoOrDefer(mc *ssa.MakeClosure) bool {
+	refs := *mc.Referrers()
+	for _, r := range refs {
+		switch r := r.(type) {
+		case *ssa.Go:
+			if r.Call.Value != ssa.Value(mc) {
+				return false
+			}
+		case *ssa.Defer:
+			if r.Call.Value != ssa.Value(mc) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(refs) > 0
 }
 
 // usesFailed reports whether an operand of instr was reported unsupported.

@@ -6,10 +6,12 @@
 // parallel task whose iterations are shared by the threads of a grid. The
 // code between such loops becomes serial tasks that run on one thread. Tasks
 // run in program order on one stream, so each sees what the earlier ones
-// wrote. Calls to helper functions are inlined; phis become moves. A
-// variable a parallel loop combines over its iterations, a reduction
-// (reduce.go), adds a task that combines the blocks' results; indices,
-// slice expressions and divisions get Go's run-time checks (fault.go).
+// wrote. Calls to helper functions are inlined, or become calls of device
+// functions when inlining would copy too much code (funcs.go); phis become
+// moves. A variable a parallel loop combines over its iterations, a
+// reduction (reduce.go), adds a task that combines the blocks' results;
+// indices, slice expressions and divisions get Go's run-time checks
+// (fault.go).
 //
 // Everything the lowering cannot translate is reported as a Diagnostic with
 // the position of the offending construct; the analyzer reports the same
@@ -112,6 +114,19 @@ type lowerer struct {
 	failed map[ssa.Value]bool
 	// recursive is the memo of mayRecurse.
 	recursive map[*ssa.Function]bool
+	// endless says of each function checked for loops that never end
+	// whether it has one.
+	endless map[*ssa.Function]bool
+	// Device functions (funcs.go): the size of each helper inlined, the
+	// calls of each function, the index of each function in the kernel's
+	// Funcs (-1 while it is being lowered), and the names taken.
+	sizes     map[*ssa.Function]int
+	calls     map[*ssa.Function]int
+	checked   map[*ssa.Function]bool // whether a helper may get checks
+	inlined   int                    // instructions inlined so far
+	tooLarge  bool                   // reported that they are too many
+	funcIndex map[*ssa.Function]int
+	funcNames map[string]bool
 
 	// Checks: the kernel's fault sites, whether it checks no bounds
 	// (//qd:kernel nobounds), and the ranges its loops keep indices in.
@@ -136,6 +151,11 @@ type diagKey struct {
 }
 
 func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
+	for i, a := range args {
+		if t, ok := a.(types.Type); ok {
+			args[i] = types.TypeString(t, l.qualifier) // as the user writes it
+		}
+	}
 	msg := fmt.Sprintf(format, args...)
 	if l.seen == nil {
 		l.seen = make(map[diagKey]bool)
@@ -145,6 +165,15 @@ func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
 	}
 	l.seen[diagKey{pos, msg}] = true
 	l.diags = append(l.diags, Diagnostic{pos, msg})
+}
+
+// qualifier names packages in types as code of the kernel's package
+// does: its own types unqualified, others by package name.
+func (l *lowerer) qualifier(p *types.Package) string {
+	if l.fn != nil && l.fn.Pkg != nil && p == l.fn.Pkg.Pkg {
+		return ""
+	}
+	return p.Name()
 }
 
 func (l *lowerer) sortedDiags() []Diagnostic {
@@ -183,6 +212,10 @@ func (l *lowerer) kernel() *ir.Kernel {
 		}
 		l.params[p] = i
 		l.k.Params = append(l.k.Params, param)
+		if _, size := l.k.ArgSlots(); size > ir.MaxArgBytes {
+			l.errorf(p.Pos(), "kernel %s's parameters up to %s take %d bytes, more than the %d bytes a GPU launch can pass (a slice takes 16): pass fewer parameters, for example several arrays in one slice", fn.Name(), p.Name(), size, ir.MaxArgBytes)
+			return l.k
+		}
 	}
 	if len(l.diags) > 0 {
 		return l.k

@@ -3,6 +3,7 @@ package lower_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/qdgo/qd/internal/golden"
 	"github.com/qdgo/qd/ir"
@@ -15,5 +16,25 @@ func TestGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "src", "kernels")
 	for _, f := range lowertest.Load(t, dir) {
 		golden.Check(t, filepath.Join(dir, f.Name+".ir"), ir.FormatKernels(f.Kernels))
+	}
+}
+
+// TestInlineBudget lowers a kernel whose helpers call helpers twice, 24
+// levels deep: helpers past the inlining budget become device functions,
+// so the code grows linearly with the depth instead of exponentially.
+// (The Chain kernel of generated_test runs such helpers against Go.)
+func TestInlineBudget(t *testing.T) {
+	start := time.Now()
+	files := lowertest.Load(t, filepath.Join("testdata", "src", "deep"))
+	t.Logf("loaded and lowered in %v", time.Since(start))
+	k := files[0].Kernels[0]
+	instrs := 0
+	for _, b := range k.Bodies() {
+		for _, blk := range b.Blocks {
+			instrs += len(blk.Instrs)
+		}
+	}
+	if len(k.Funcs) < 3 || instrs > 24*40 {
+		t.Errorf("%d functions and %d instructions for 24 levels of helpers:\n%s", len(k.Funcs), instrs, k)
 	}
 }

@@ -211,7 +211,7 @@ func (l *lowerer) groupBlocks() {
 				group++
 			}
 			t.Group, inGroup = group, true
-		case t.HasEffects():
+		case t.Needed():
 			inGroup = false // a plain statement ends the group
 		}
 	}

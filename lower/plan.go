@@ -111,6 +111,9 @@ func topLevelLoopStmt(lp *loop, fn *ssa.Function, stmts []ast.Stmt) ast.Stmt {
 // numbered streamBlock) into tasks.
 func (l *lowerer) planBody(fn *ssa.Function, streamBlock int) []*taskPlan {
 	l.checkReturns(fn)
+	if l.checkEndless(fn) {
+		return nil // what follows such a loop would be reported in vain
+	}
 	stmts := bodyStmts(fn)
 	var loops []*parLoop
 	for _, lp := range outermostLoops(fn) {

@@ -89,7 +89,7 @@ func describeType(t types.Type) string {
 			return "unsafe pointers"
 		}
 	case *types.Slice:
-		return "slices of " + u.Elem().String()
+		return "slices of " + types.TypeString(u.Elem(), (*types.Package).Name)
 	case *types.Array:
 		return "arrays"
 	case *types.Struct:

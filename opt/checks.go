@@ -21,8 +21,8 @@ func RemoveRepeatedChecks(t *ir.Task) {
 				}
 				done = append(done, in)
 			}
-			if in.Dst != ir.NoReg {
-				done = slices.DeleteFunc(done, func(c ir.Instr) bool { return reads(&c, in.Dst) })
+			for _, d := range in.Defs() {
+				done = slices.DeleteFunc(done, func(c ir.Instr) bool { return reads(&c, d) })
 			}
 			kept = append(kept, in)
 		}

@@ -102,6 +102,9 @@ func executable(term *ir.Term, state []value) []int {
 
 // transfer updates state past one instruction.
 func transfer(state []value, x *ir.Instr) {
+	for _, d := range x.Results {
+		state[d] = value{} // a call's results are not known
+	}
 	if x.Dst == ir.NoReg {
 		return
 	}

@@ -2,10 +2,14 @@ package opt
 
 import "github.com/qdgo/qd/ir"
 
-// RemoveDeadCode deletes instructions whose results nothing reads.
+// RemoveDeadCode deletes instructions whose results nothing reads. A
+// function's results are read by its callers.
 func RemoveDeadCode(t *ir.Task) {
 	for {
 		used := make([]bool, len(t.Regs))
+		for _, r := range t.Results {
+			used[r] = true
+		}
 		for _, b := range t.Blocks {
 			for i := range b.Instrs {
 				for _, a := range b.Instrs[i].Args {

@@ -16,7 +16,7 @@ func defSites(t *ir.Task) [][]site {
 	defs := make([][]site, len(t.Regs))
 	for bi, b := range t.Blocks {
 		for i := range b.Instrs {
-			if d := b.Instrs[i].Dst; d != ir.NoReg {
+			for _, d := range b.Instrs[i].Defs() {
 				defs[d] = append(defs[d], site{bi, i})
 			}
 		}
@@ -112,8 +112,8 @@ func definedIn(t *ir.Task, lp *ir.Loop) []bool {
 	in := make([]bool, len(t.Regs))
 	for _, bi := range lp.Blocks() {
 		for _, x := range t.Blocks[bi].Instrs {
-			if x.Dst != ir.NoReg {
-				in[x.Dst] = true
+			for _, d := range x.Defs() {
+				in[d] = true
 			}
 		}
 	}

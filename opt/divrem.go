@@ -65,8 +65,10 @@ func findPartner(b *ir.Block, i int) int {
 		if x.Op == want && x.Type == in.Type && x.Args[0] == in.Args[0] && x.Args[1] == in.Args[1] {
 			return j
 		}
-		if x.Dst != ir.NoReg && (x.Dst == in.Dst || argIs(in.Args[0], x.Dst) || argIs(in.Args[1], x.Dst)) {
-			return -1
+		for _, d := range x.Defs() {
+			if d == in.Dst || argIs(in.Args[0], d) || argIs(in.Args[1], d) {
+				return -1
+			}
 		}
 	}
 	return -1

@@ -16,7 +16,8 @@ import (
 )
 
 // A Pass is one transformation. Exactly one of Task and Kernel is set:
-// most passes work on one task at a time.
+// most passes work on one task at a time, and on each of the kernel's
+// functions the same way.
 type Pass struct {
 	Name   string
 	Task   func(*ir.Task)
@@ -61,7 +62,7 @@ func (p Pipeline) Run(k *ir.Kernel) error {
 		if pass.Kernel != nil {
 			pass.Kernel(k)
 		} else {
-			for _, t := range k.Tasks {
+			for _, t := range k.Bodies() {
 				pass.Task(t)
 			}
 		}

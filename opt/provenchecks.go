@@ -24,17 +24,19 @@ func RemoveProvenChecks(t *ir.Task) {
 	source := copySource(t, defs, single)
 	proven := provenIndices(t, defs, single, source)
 	seen := map[string][]site{}
-	// The checks are removed at the end: defs and source name instructions
-	// by their places, which removing them as they are found would move.
-	removed := map[site]bool{}
-	for _, bi := range reversePostorder(t) {
+	// The blocks keep their instructions until every block is done:
+	// source reads definitions by their sites.
+	order := reversePostorder(t)
+	kepts := make([][]ir.Instr, len(t.Blocks))
+	for _, bi := range order {
 		b := t.Blocks[bi]
+		var kept []ir.Instr
 		for i, x := range b.Instrs {
 			if !x.Op.Info().Checks || !checkOperandsFixed(x, single) {
+				kept = append(kept, x)
 				continue
 			}
 			if x.Op == ir.OpCheckIndex && proven[indexKey(source(x.Args[0]), source(x.Args[1]))] || passes(x, source) {
-				removed[site{bi, i}] = true
 				continue
 			}
 			key := ir.Instr{Op: x.Op, Type: x.Type, Args: []ir.Arg{source(x.Args[0])}}
@@ -50,20 +52,15 @@ func RemoveProvenChecks(t *ir.Task) {
 				}
 			}
 			if redundant {
-				removed[site{bi, i}] = true
 				continue
 			}
 			seen[k] = append(seen[k], site{bi, i})
+			kept = append(kept, x)
 		}
+		kepts[bi] = kept
 	}
-	for bi, b := range t.Blocks {
-		kept := b.Instrs[:0]
-		for i, x := range b.Instrs {
-			if !removed[site{bi, i}] {
-				kept = append(kept, x)
-			}
-		}
-		b.Instrs = kept
+	for _, bi := range order {
+		t.Blocks[bi].Instrs = kepts[bi]
 	}
 }
 

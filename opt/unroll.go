@@ -105,8 +105,8 @@ func countedLoop(t *ir.Task, lp *irLoop, dom []ir.BlockSet) (counted, bool) {
 	}{}
 	for _, b := range lp.blocks {
 		for j, in := range t.Blocks[b].Instrs {
-			if in.Dst != ir.NoReg {
-				defs[in.Dst] = append(defs[in.Dst], struct{ block, at int }{b, j})
+			for _, d := range in.Defs() {
+				defs[d] = append(defs[d], struct{ block, at int }{b, j})
 			}
 		}
 	}
@@ -253,6 +253,7 @@ func unrollCounted(t *ir.Task, lp *irLoop, c counted, factor int) {
 			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
 			for j, in := range orig.Instrs {
 				in.Args = append([]ir.Arg(nil), in.Args...)
+				in.Results = append([]ir.Reg(nil), in.Results...)
 				nb.Instrs[j] = in
 			}
 			nb.Term = orig.Term
@@ -304,6 +305,7 @@ func unroll(t *ir.Task, lp *irLoop, factor int) {
 			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
 			for i, in := range orig.Instrs {
 				in.Args = append([]ir.Arg(nil), in.Args...)
+				in.Results = append([]ir.Reg(nil), in.Results...)
 				renameRegs(&in, rename)
 				nb.Instrs[i] = in
 			}
@@ -350,8 +352,10 @@ func localRegs(t *ir.Task, lp *irLoop) map[ir.Reg]bool {
 	local := map[ir.Reg]bool{}
 	for _, b := range lp.blocks {
 		for _, in := range t.Blocks[b].Instrs {
-			if in.Dst != ir.NoReg && single[in.Dst] {
-				local[in.Dst] = true
+			for _, d := range in.Defs() {
+				if single[d] {
+					local[d] = true
+				}
 			}
 		}
 	}
@@ -377,6 +381,11 @@ func localRegs(t *ir.Task, lp *irLoop) map[ir.Reg]bool {
 func renameRegs(in *ir.Instr, rename map[ir.Reg]ir.Reg) {
 	if r, ok := rename[in.Dst]; ok && in.Dst != ir.NoReg {
 		in.Dst = r
+	}
+	for j, d := range in.Results {
+		if r, ok := rename[d]; ok {
+			in.Results[j] = r
+		}
 	}
 	for j, a := range in.Args {
 		if r, ok := rename[a.Reg]; ok && !a.Imm {

@@ -63,12 +63,18 @@ func alloc[T Number](d *Device, n int, on *Stream) (*Buffer[T], error) {
 			return nil, opError(op, fmt.Errorf("a stream of a recording: %w", ErrRecording))
 		}
 	}
+	size, err := allocSize[T](n, d.drv == nil)
+	if err != nil {
+		return nil, opError(op, err)
+	}
 	b := &Buffer[T]{dev: d, n: n}
 	b.root = b
 	if d.drv == nil {
-		b.host = make([]T, n)
+		if b.host, err = makeHost[T](n); err != nil {
+			return nil, opError(op, err)
+		}
 	} else if n > 0 {
-		ptr, err := d.mem.allocate(uintptr(n)*elemSize[T](), on)
+		ptr, err := d.mem.allocate(size, on)
 		if err != nil {
 			return nil, opError(op, err)
 		}
@@ -212,7 +218,8 @@ func (b *Buffer[T]) release() error {
 		return nil
 	}
 	b.dev.buffers.Add(-1)
-	b.host = nil
+	// b.host stays: a launch or copy may still read it, and the collector
+	// frees it with the last view.
 	if b.dev.drv == nil || b.ptr == 0 {
 		return nil
 	}

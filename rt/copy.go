@@ -28,7 +28,8 @@ func (b *Buffer[T]) prepare(n int, what string, s *Stream) (uintptr, error) {
 
 // CopyFrom copies src, which must have b.Len() elements, into b. It is
 // ordered after the work already queued on the default stream and returns
-// when the copy is done; it does not wait for other streams.
+// when the data is in b, so that work queued next on any stream sees it;
+// it does not wait for other streams' work queued before.
 func (b *Buffer[T]) CopyFrom(src []T) error { return b.toDevice(src, nil, false) }
 
 // CopyTo copies b into dst, which must have b.Len() elements. It waits for
@@ -141,15 +142,24 @@ type transfer struct {
 }
 
 // transfer queues t on its stream, or adds it to the stream's recording.
+// Close waits for it, and it fails once Close has begun.
 func (d *Device) transfer(t *transfer) error {
 	t.node.name = t.name
 	if t.s.recording() {
 		return t.s.rec.addTransfer(t)
 	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.leave()
 	for _, b := range t.bufs {
-		if b != nil {
-			b.argUse(t.s)
+		if b == nil {
+			continue
 		}
+		if err := b.argUsable(); err != nil {
+			return err // freed since it was checked
+		}
+		b.argUse(t.s)
 	}
 	tr := d.tracer.Load()
 	var start stamp
@@ -172,6 +182,18 @@ func (d *Device) transfer(t *transfer) error {
 	return err
 }
 
+// waitFor waits for stream h after a copy was queued on it, unless queuing
+// failed. A copy that is not asynchronous returns with the data in place:
+// from or to ordinary Go memory the driver's own synchronous copy may
+// return before the DMA is done, which work queued next on a non-blocking
+// stream would not wait for.
+func waitFor(queued error, drv driver, h uintptr) error {
+	if queued != nil {
+		return queued
+	}
+	return drv.synchronizeStream(h)
+}
+
 // queueTransfer makes the driver call of t.
 func (d *Device) queueTransfer(t *transfer) error {
 	n, h := &t.node, t.handle
@@ -181,11 +203,11 @@ func (d *Device) queueTransfer(t *transfer) error {
 	case n.srcType == hostMemory && t.async:
 		return d.drv.copyToDeviceAsync(n.dst, t.host, n.bytes, h)
 	case n.srcType == hostMemory:
-		return d.drv.copyToDevice(n.dst, t.host, n.bytes)
+		return waitFor(d.drv.copyToDeviceAsync(n.dst, t.host, n.bytes, h), d.drv, h)
 	case n.dstType == hostMemory && t.async:
 		return d.drv.copyToHostAsync(t.host, n.src, n.bytes, h)
 	case n.dstType == hostMemory:
-		return d.drv.copyToHost(t.host, n.src, n.bytes)
+		return waitFor(d.drv.copyToHostAsync(t.host, n.src, n.bytes, h), d.drv, h)
 	}
 	return d.drv.copyOnDeviceAsync(n.dst, n.src, n.bytes, h)
 }

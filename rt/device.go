@@ -19,8 +19,9 @@
 // keeps the driver's compiled PTX in a module cache (modcache.go), and
 // traces what ran on which stream (Device.StartTrace).
 //
-// The environment variable QD_BACKEND (cpu, cuda, hip or auto) and
-// QD_DEVICE (a device index) choose the device Open returns; QD_TRACE names a file
+// The environment variable QD_BACKEND (cpu, cuda, hip, gpu or auto; gpu
+// requires a GPU of any backend) and QD_DEVICE (a device index) choose the
+// device Open returns; QD_TRACE names a file
 // that a trace of the device's work is written to when it closes;
 // QD_CACHE_DIR and QD_CACHE=off set and disable the module cache;
 // QD_GRAPHS=off and QD_MEMPOOL=off turn off kernel graphs and
@@ -41,11 +42,15 @@ type Backend int
 
 const (
 	// Auto picks CUDA when an NVIDIA GPU is usable, else HIP when an AMD
-	// GPU is, else the CPU.
+	// GPU is, else the CPU; the device's String says which, and why not a
+	// GPU.
 	Auto Backend = iota
 	CPU
 	CUDA
 	HIP
+	// GPU requires a GPU: the first usable GPU backend, as Auto picks it,
+	// or an error wrapping ErrNoDevice instead of the CPU.
+	GPU
 )
 
 func (b Backend) String() string {
@@ -56,6 +61,8 @@ func (b Backend) String() string {
 		return "cuda"
 	case HIP:
 		return "hip"
+	case GPU:
+		return "gpu"
 	}
 	return "auto"
 }
@@ -71,8 +78,10 @@ func ParseBackend(s string) (Backend, error) {
 		return CUDA, nil
 	case "hip":
 		return HIP, nil
+	case "gpu":
+		return GPU, nil
 	}
-	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda, hip or auto)", s)
+	return Auto, fmt.Errorf("qd: unknown backend %q (want cpu, cuda, hip, gpu or auto)", s)
 }
 
 // Device is an open GPU, or the CPU. A Device is safe for use by many
@@ -83,8 +92,14 @@ type Device struct {
 	drv     driver // nil for the CPU
 	attrs   deviceAttributes
 	name    string
+	// noGPU is why Open chose the CPU for Auto, if it did.
+	noGPU error
 
 	closed atomic.Bool
+	// inUse is held for reading by each launch and copy while it runs,
+	// and for writing by Close while it marks the device closed: Close
+	// waits for the launches and copies under way, and none starts after.
+	inUse sync.RWMutex
 
 	mu      sync.Mutex // guards modules, live and closing
 	modules map[*ModuleSpec]*Module
@@ -158,10 +173,12 @@ func Open(opts ...Option) (*Device, error) {
 			return nil, err
 		}
 	default:
-		if d, err = openGPU(CUDA, index); err != nil {
-			if d, err = openGPU(HIP, index); err != nil {
-				d = openCPU()
+		if d, err = openAnyGPU(index); err != nil {
+			if backend == GPU {
+				return nil, err
 			}
+			d = openCPU()
+			d.noGPU = err
 		}
 	}
 	if err := d.setup(pool); err != nil {
@@ -238,6 +255,19 @@ func openGPU(b Backend, index int) (*Device, error) {
 	return newGPUDevice(b, index, drv), nil
 }
 
+// openAnyGPU opens the first usable GPU: CUDA's, else HIP's.
+func openAnyGPU(index int) (*Device, error) {
+	d, errCUDA := openGPU(CUDA, index)
+	if errCUDA == nil {
+		return d, nil
+	}
+	d, errHIP := openGPU(HIP, index)
+	if errHIP == nil {
+		return d, nil
+	}
+	return nil, fmt.Errorf("%w; %w", errCUDA, errHIP)
+}
+
 // newGPUDevice is a device of an opened driver.
 func newGPUDevice(b Backend, index int, drv driver) *Device {
 	return &Device{
@@ -260,13 +290,29 @@ func (d *Device) IsCPU() bool { return d.backend == CPU }
 // Name returns the device's name, such as "NVIDIA H100 80GB HBM3" or "cpu".
 func (d *Device) Name() string { return d.name }
 
-// String describes the device.
+// String describes the device, and for the CPU chosen in place of a GPU,
+// why no GPU was used: "cpu (no GPU: ...)".
 func (d *Device) String() string {
+	if d.backend == CPU && d.noGPU != nil {
+		return fmt.Sprintf("cpu (no GPU: %v)", d.noGPU)
+	}
 	if d.backend == CPU {
 		return "cpu"
 	}
 	return fmt.Sprintf("%s device %d (%s, %s, %d SMs)", d.backend, d.index, d.name, d.attrs.arch, d.attrs.multiprocessors)
 }
+
+// enter starts a launch or copy, or returns ErrClosed; leave ends it.
+func (d *Device) enter() error {
+	d.inUse.RLock()
+	if d.closed.Load() {
+		d.inUse.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (d *Device) leave() { d.inUse.RUnlock() }
 
 // check returns ErrClosed once the device is closed.
 func (d *Device) check() error {
@@ -312,20 +358,24 @@ func (d *Device) checkNotRecording() error {
 
 // Close waits for all the device's work, then frees everything it still
 // holds (buffers, host buffers, streams, events, modules) and releases the
-// device. Using any of them afterwards is an error wrapping ErrClosed.
-// Closing twice is harmless.
+// device. It may be called while other goroutines launch kernels or copy:
+// it waits for the launches and copies under way, and those that start
+// later, and any other use of what it freed, return an error wrapping
+// ErrClosed. Closing twice is harmless.
 func (d *Device) Close() error {
 	if !d.closed.Load() {
 		d.writeEnvTrace()
 	}
+	d.inUse.Lock()
 	d.mu.Lock()
-	if d.closed.Swap(true) {
-		d.mu.Unlock()
-		return nil
-	}
+	closed := d.closed.Swap(true)
 	mods, live := d.modules, d.live
 	d.modules, d.live = nil, nil
 	d.mu.Unlock()
+	d.inUse.Unlock()
+	if closed {
+		return nil
+	}
 	var err error
 	if d.drv != nil {
 		err = d.drv.synchronizeAll()

@@ -18,6 +18,9 @@ var (
 	// ErrNoImage is returned when a module holds no device code in a form
 	// the device's driver loads: qdgen emitted none for that backend.
 	ErrNoImage = errors.New("no device code this device can load")
+	// ErrOutOfMemory is returned when an allocation is larger than the
+	// memory it asks for can be, or than the device or host has.
+	ErrOutOfMemory = errors.New("out of memory")
 	// ErrRecording is returned by operations that cannot be part of a
 	// recording (Device.Record), such as synchronizing, while one is
 	// under way.

@@ -105,6 +105,11 @@ func testHIPDriver(t *testing.T, logPath string) {
 		t.Fatal(err)
 	}
 	defer host.Free()
+	// A copy from or to Go memory returns with the data in place: queued
+	// on the stream, then waited for.
+	if calls := log.next(t); strings.Join(calls, ";") != "copy to device on s0;synchronize s0;copy to host on s0;synchronize s0" {
+		t.Errorf("round trip: %q", calls)
+	}
 
 	// Code compiled once, then from the cache; a target's code object
 	// that does not fit is not tried, and one the runtime refuses gives

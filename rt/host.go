@@ -27,12 +27,18 @@ func AllocHost[T Number](d *Device, n int) (*HostBuffer[T], error) {
 	if err := d.check(); err != nil {
 		return nil, opError(op, err)
 	}
+	size, err := allocSize[T](n, true)
+	if err != nil {
+		return nil, opError(op, err)
+	}
 	h := &HostBuffer[T]{dev: d}
 	switch {
 	case d.drv == nil:
-		h.data = make([]T, n)
+		if h.data, err = makeHost[T](n); err != nil {
+			return nil, opError(op, err)
+		}
 	case n > 0:
-		p, err := d.drv.allocHost(uintptr(n) * elemSize[T]())
+		p, err := d.drv.allocHost(size)
 		if err != nil {
 			return nil, opError(op, err)
 		}

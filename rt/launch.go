@@ -26,12 +26,13 @@ func (m *Module) Launch(kernel int, counts []int64, args []byte, opts []LaunchOp
 	if err != nil {
 		return opError("launch "+k.Name, err)
 	}
-	if err := m.dev.check(); err != nil {
-		return opError("launch "+k.Name, err)
-	}
 	if m.dev.drv == nil {
 		return opError("launch "+k.Name, fmt.Errorf("the CPU backend runs kernels as Go functions"))
 	}
+	if err := m.dev.enter(); err != nil {
+		return opError("launch "+k.Name, err)
+	}
+	defer m.dev.leave()
 	stream, err := cfg.stream.use(m.dev)
 	if err != nil {
 		return opError("launch "+k.Name, err)
@@ -276,6 +277,10 @@ func (m *Module) RecordCPU(kernel int, counts []int64, args []byte, opts []Launc
 // runCPU runs a kernel on the CPU backend, as RunCPU describes.
 func (m *Module) runCPU(kernel int, counts []int64, args []byte, run func(), bufs []ArgBuffer) (err error) {
 	k := &m.spec.Kernels[kernel]
+	if err := m.dev.enter(); err != nil {
+		return opError("launch "+k.Name, err)
+	}
+	defer m.dev.leave()
 	if iterations.Concurrent() {
 		return interpreted(k, m.runIterations(kernel, counts, args, bufs))
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/qdgo/qd"
 )
 
-//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//go:generate go tool qdgen
 
 // Empty launches one block that does nothing: it measures launch cost.
 //

@@ -300,6 +300,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Stencil2D is a 5-point Jacobi step on a w×h grid; the border is copied.
+//
 // Stencil2D launches kernel Stencil2D (kernels.go:15) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -326,6 +328,8 @@ func (qdk *Kernels) Stencil2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Stencil3D is a 7-point Laplacian on a w×h×d grid; the border is zero.
+//
 // Stencil3D launches kernel Stencil3D (kernels.go:29) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -353,6 +357,8 @@ func (qdk *Kernels) Stencil3D(out *rt.Buffer[float32], in *rt.Buffer[float32], w
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Matmul is the naive n×n matrix product c = a·b, one output per thread.
+//
 // Matmul launches kernel Matmul (kernels.go:44) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -379,6 +385,8 @@ func (qdk *Kernels) Matmul(c *rt.Buffer[float32], a *rt.Buffer[float32], b *rt.B
 	return qdk.mod.Launch(2, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Blur is a 3×3 box blur of an 8-bit w×h image, clamping at the edges.
+//
 // Blur launches kernel Blur (kernels.go:58) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -405,6 +413,8 @@ func (qdk *Kernels) Blur(out *rt.Buffer[uint8], in *rt.Buffer[uint8], w int, h i
 	return qdk.mod.Launch(3, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// DigitSum sums the digits of each value in a base known only at run time.
+//
 // DigitSum launches kernel DigitSum (kernels.go:76) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -430,6 +440,9 @@ func (qdk *Kernels) DigitSum(out *rt.Buffer[int], in *rt.Buffer[int], base int, 
 	return qdk.mod.Launch(4, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Options prices a call on each spot price as the mean payoff over a
+// small fixed ladder of scenarios, with divisions by constants.
+//
 // Options launches kernel Options (kernels.go:92) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -455,6 +468,9 @@ func (qdk *Kernels) Options(out *rt.Buffer[float32], spot *rt.Buffer[float32], s
 	return qdk.mod.Launch(5, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// NBody computes the softened gravitational acceleration on each of n
+// bodies from all the others, in float32.
+//
 // NBody launches kernel NBody (kernels.go:108) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -483,6 +499,8 @@ func (qdk *Kernels) NBody(ax *rt.Buffer[float32], ay *rt.Buffer[float32], az *rt
 	return qdk.mod.Launch(6, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Mandelbrot64 is the escape count of each pixel of a w×h image, in float64.
+//
 // Mandelbrot64 launches kernel Mandelbrot64 (kernels.go:128) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -509,6 +527,8 @@ func (qdk *Kernels) Mandelbrot64(counts *rt.Buffer[int32], w int, h int, maxIter
 	return qdk.mod.Launch(7, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Mandelbrot32 is Mandelbrot64 in float32.
+//
 // Mandelbrot32 launches kernel Mandelbrot32 (kernels.go:149) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -535,6 +555,8 @@ func (qdk *Kernels) Mandelbrot32(counts *rt.Buffer[int32], w int, h int, maxIter
 	return qdk.mod.Launch(8, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Xorshift runs rounds of the xorshift32 generator from each seed.
+//
 // Xorshift launches kernel Xorshift (kernels.go:170) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -560,6 +582,8 @@ func (qdk *Kernels) Xorshift(out *rt.Buffer[uint32], seeds *rt.Buffer[uint32], r
 	return qdk.mod.Launch(9, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// MatVec is the product y = A·x of an m×n row-major matrix and a vector.
+//
 // MatVec launches kernel MatVec (kernels.go:185) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -586,6 +610,8 @@ func (qdk *Kernels) MatVec(y *rt.Buffer[float32], a *rt.Buffer[float32], x *rt.B
 	return qdk.mod.Launch(10, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Daxpy is y = a·x + y in float64.
+//
 // Daxpy launches kernel Daxpy (kernels.go:199) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -611,6 +637,8 @@ func (qdk *Kernels) Daxpy(a float64, x *rt.Buffer[float64], y *rt.Buffer[float64
 	return qdk.mod.Launch(11, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Hash mixes each key through rounds of the splitmix64 finalizer.
+//
 // Hash launches kernel Hash (kernels.go:208) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -636,6 +664,9 @@ func (qdk *Kernels) Hash(out *rt.Buffer[uint64], keys *rt.Buffer[uint64], rounds
 	return qdk.mod.Launch(12, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Transpose writes the transpose of an h×w matrix of float64, through
+// index arithmetic in both directions.
+//
 // Transpose launches kernel Transpose (kernels.go:225) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

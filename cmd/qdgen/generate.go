@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go/token"
+	"go/ast"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/qdgo/qd/analyzer"
@@ -22,41 +22,45 @@ import (
 )
 
 type generator struct {
-	output string   // file name in each package directory
-	dump   string   // directory for each backend's device code and IR, or ""
-	check  bool     // only verify that generated files are current
-	cubins []string // architectures to embed cubins for (-cubin)
-	ptxas  string   // the ptxas that builds them
+	output  string   // file name in each package directory
+	dump    string   // directory for each backend's device code and IR, or ""
+	check   bool     // only verify that generated files are current
+	verbose bool     // list the files written and removed
+	cubins  []string // architectures to embed cubins for (-cubin)
+	ptxas   string   // the ptxas that builds them
 	// hipTargets are the AMD GPUs to embed code objects for (-hip-arch),
 	// which hipcc builds from the HIP source.
 	hipTargets []string
 	hipcc      string
 	dir        string    // directory the patterns are relative to; "" for the current one
 	stderr     io.Writer // diagnostics; os.Stderr when nil
+
+	wd      string          // the absolute directory messages' paths are relative to
+	overlay map[string]bool // files loaded as skeletons, not from disk
+	printed map[string]bool // package errors printed, once each
 }
 
-var errFailed = errors.New("qdgen: errors in the packages above; nothing was generated")
+// errFailed marks a package whose failure was reported already.
+var errFailed = errors.New("failed")
 
+// run generates the files of the packages that match patterns. A package
+// that fails is reported and keeps its files as they were; the others are
+// generated all the same.
 func (g *generator) run(patterns []string) error {
 	if g.stderr == nil {
 		g.stderr = os.Stderr
 	}
+	if err := checkOutputName(g.output); err != nil {
+		return err
+	}
+	g.wd, _ = filepath.Abs(g.dir)
+	g.printed = make(map[string]bool)
 	pkgs, err := g.load(patterns)
 	if err != nil {
 		return err
 	}
-	failed := false
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		for _, e := range p.Errors {
-			fmt.Fprintln(g.stderr, e)
-			failed = true
-		}
-	})
-	if failed {
-		for _, p := range pkgs {
-			g.removeStale(p)
-		}
-		return errFailed
+	for _, p := range pkgs {
+		g.warnings(p)
 	}
 	prog, ssaPkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
 	for _, sp := range ssaPkgs {
@@ -64,79 +68,23 @@ func (g *generator) run(patterns []string) error {
 			sp.Build()
 		}
 	}
+	var failed []string
 	for _, p := range pkgs {
-		if err := g.generate(prog, p); err != nil {
-			failed = true
+		err := g.packageErrors(p)
+		if err == nil {
+			err = g.generate(prog, p)
+		}
+		if err != nil {
 			if !errors.Is(err, errFailed) {
 				fmt.Fprintln(g.stderr, err)
 			}
+			failed = append(failed, p.PkgPath)
 		}
 	}
-	if failed {
-		return errFailed
+	if len(failed) > 0 {
+		return fmt.Errorf("qdgen: %d of %d packages failed, their files unchanged: %s", len(failed), len(pkgs), strings.Join(failed, ", "))
 	}
 	return nil
-}
-
-// load loads the packages with their syntax and types. Code of a package
-// may use what qdgen generates (Load, Kernels and its methods) while that
-// file is missing or stale; then the packages are loaded a second time with
-// a skeleton of the generated file in its place, declaring those names with
-// the kernels' current signatures.
-func (g *generator) load(patterns []string) ([]*packages.Package, error) {
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: g.dir}
-	pkgs, err := packages.Load(cfg, patterns...)
-	if err != nil {
-		return nil, fmt.Errorf("qdgen: %v", err)
-	}
-	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("qdgen: no packages match %s", strings.Join(patterns, " "))
-	}
-	if !hasErrors(pkgs) {
-		return pkgs, nil
-	}
-	// Without the generated files, only the kernels' signatures matter.
-	light := &packages.Config{
-		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
-		BuildFlags: []string{"-tags=" + gostub.BuildTag},
-		Dir:        g.dir,
-	}
-	roots, err := packages.Load(light, patterns...)
-	if err != nil {
-		return pkgs, nil
-	}
-	overlay := make(map[string][]byte)
-	for _, p := range roots {
-		path := g.outputPath(p)
-		switch decls := lower.KernelDecls(p.Syntax); {
-		case len(decls) > 0 && p.Types != nil:
-			if src, err := gostub.Skeleton(stubPackage(p, decls, g.binaryImages())); err == nil {
-				overlay[path] = src
-			}
-		case isGenerated(path):
-			// No kernels any more: the old file is ignored, then removed.
-			overlay[path] = []byte("package " + p.Name + "\n")
-		}
-	}
-	if len(overlay) == 0 {
-		return pkgs, nil
-	}
-	cfg.Overlay = overlay
-	again, err := packages.Load(cfg, patterns...)
-	if err != nil {
-		return pkgs, nil
-	}
-	return again, nil
-}
-
-// hasErrors reports whether loading any of the packages or their
-// dependencies failed.
-func hasErrors(pkgs []*packages.Package) bool {
-	failed := false
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		failed = failed || len(p.Errors) > 0
-	})
-	return failed
 }
 
 // generate checks and compiles the kernels of one package and writes its
@@ -144,41 +92,35 @@ func hasErrors(pkgs []*packages.Package) bool {
 func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 	decls := lower.KernelDecls(p.Syntax)
 	kernels, diags := analyzer.Check(prog, p.Syntax, decls, p.TypesInfo, &lower.Config{})
-	stubs := stubPackage(p, decls, g.binaryImages())
+	stubs := stubPackage(p, decls, g.output, g.binaryImages())
 	if len(decls) > 0 {
-		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs))...)
+		diags = append(diags, nameConflicts(p, g.output, gostub.Names(stubs), decls)...)
 	}
 	if len(diags) > 0 {
 		g.report(p.Fset, diags)
-		g.removeStale(p)
 		return errFailed
 	}
+	path := g.outputPath(p)
 	if len(decls) == 0 {
-		if g.check && isGenerated(g.outputPath(p)) {
-			return fmt.Errorf("qdgen: %s: package has no kernels; remove it", g.outputPath(p))
-		}
-		g.removeStale(p)
-		return nil
+		return g.noKernels(path)
 	}
 	src, outs, err := compile(stubs, kernels, g.binaries())
 	var internal *emit.Error
 	if errors.As(err, &internal) {
 		g.report(p.Fset, []lower.Diagnostic{{Pos: internal.Kernel.Pos, Message: internal.Error()}})
-		g.removeStale(p)
 		return errFailed
 	}
 	if err != nil {
-		g.removeStale(p)
 		return fmt.Errorf("qdgen: %s: %v", p.PkgPath, err)
 	}
 	if g.check {
-		if old, err := os.ReadFile(g.outputPath(p)); err != nil || !bytes.Equal(old, src) {
-			return fmt.Errorf("qdgen: %s is not current; run go generate", g.outputPath(p))
+		if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, src) {
+			return fmt.Errorf("qdgen: %s is not current; run go generate", g.rel(path))
 		}
 		return nil
 	}
-	if err := writeIfChanged(g.outputPath(p), src); err != nil {
-		return fmt.Errorf("qdgen: %v", err)
+	if err := g.write(path, src); err != nil {
+		return err
 	}
 	if g.dump != "" {
 		if err := g.writeDump(p, outs); err != nil {
@@ -186,6 +128,20 @@ func (g *generator) generate(prog *ssa.Program, p *packages.Package) error {
 		}
 	}
 	return nil
+}
+
+// noKernels handles the generated file of a package without kernels: it
+// has none, or only the placeholder a run under go generate leaves.
+func (g *generator) noKernels(path string) error {
+	switch {
+	case !isGenerated(path):
+		return nil
+	case g.check && !isPlaceholder(path):
+		return fmt.Errorf("qdgen: %s: package has no kernels; remove it", g.rel(path))
+	case g.check:
+		return nil
+	}
+	return g.remove(path)
 }
 
 // binaries builds the cubins -cubin asks for and the code objects
@@ -244,21 +200,6 @@ func (g *generator) writeDump(p *packages.Package, outs []*emit.Output) error {
 	return nil
 }
 
-// report prints diagnostics as the Go tools do: file:line:col: message.
-func (g *generator) report(fset *token.FileSet, diags []lower.Diagnostic) {
-	sort.SliceStable(diags, func(i, j int) bool { return diags[i].Pos < diags[j].Pos })
-	for _, d := range diags {
-		pos := fset.Position(d.Pos)
-		name := pos.Filename
-		if wd, err := filepath.Abs(g.dir); err == nil {
-			if rel, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(rel, "..") {
-				name = rel
-			}
-		}
-		fmt.Fprintf(g.stderr, "%s:%d:%d: %s\n", name, pos.Line, pos.Column, d.Message)
-	}
-}
-
 func (g *generator) outputPath(p *packages.Package) string {
 	dir := p.Dir
 	if dir == "" && len(p.GoFiles) > 0 {
@@ -267,71 +208,34 @@ func (g *generator) outputPath(p *packages.Package) string {
 	return filepath.Join(dir, g.output)
 }
 
-// removeStale deletes the package's generated file, if there is one: after
-// a failed run it would not match the code any more.
-func (g *generator) removeStale(p *packages.Package) {
-	if g.check {
-		return
+// checkOutputName checks the -o flag: a Go file of the package's own
+// directory that the go command compiles.
+func checkOutputName(name string) error {
+	switch {
+	case filepath.Base(name) != name || name == "." || name == "..":
+		return fmt.Errorf("qdgen: -o %s: give a file name, which is written in each package's directory", name)
+	case !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go"):
+		return fmt.Errorf("qdgen: -o %s: the generated file must be a Go file of the package, named *.go but not *_test.go", name)
+	case strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_"):
+		return fmt.Errorf("qdgen: -o %s: the go command ignores files whose names start with . or _", name)
 	}
-	path := g.outputPath(p)
-	if isGenerated(path) {
-		os.Remove(path)
-	}
-}
-
-func isGenerated(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, len(gostub.Header))
-	n, _ := io.ReadFull(f, head)
-	return string(head[:n]) == gostub.Header
-}
-
-// writeIfChanged replaces path with data atomically, through a temporary
-// file in the same directory, unless it already holds data. It refuses to
-// overwrite a file qdgen did not write.
-func writeIfChanged(path string, data []byte) error {
-	if old, err := os.ReadFile(path); err == nil {
-		if bytes.Equal(old, data) {
-			return nil
-		}
-		if filepath.Ext(path) == ".go" && !isGenerated(path) {
-			return fmt.Errorf("%s exists and was not generated by qdgen; not overwriting it", path)
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".qdgen-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }
 
 // nameConflicts reports declarations of the package that its generated
-// file would redeclare.
-func nameConflicts(p *packages.Package, output string, names []string) []lower.Diagnostic {
-	isOutput := func(pos token.Pos) bool {
-		return filepath.Base(p.Fset.Position(pos).Filename) == output
-	}
+// file would redeclare, and kernels named like the methods it declares.
+func nameConflicts(p *packages.Package, output string, names []string, decls []*ast.FuncDecl) []lower.Diagnostic {
 	var diags []lower.Diagnostic
 	for _, name := range names {
-		if obj := p.Types.Scope().Lookup(name); obj != nil && !isOutput(obj.Pos()) {
+		if obj := p.Types.Scope().Lookup(name); obj != nil && !inFile(p, obj.Pos(), output) {
 			diags = append(diags, lower.Diagnostic{Pos: obj.Pos(),
 				Message: fmt.Sprintf("%s is declared here, but the file qdgen generates for this package's kernels declares %s; rename it", name, name)})
+		}
+	}
+	for _, d := range decls {
+		if slices.Contains(gostub.Methods, d.Name.Name) {
+			diags = append(diags, lower.Diagnostic{Pos: d.Name.Pos(),
+				Message: fmt.Sprintf("kernel %s has the name of the method Kernels.%s of the file qdgen generates; rename the kernel", d.Name.Name, d.Name.Name)})
 		}
 	}
 	return diags

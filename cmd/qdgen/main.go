@@ -4,22 +4,26 @@
 //
 // Usage:
 //
-//	qdgen [-o file] [-dump dir] [-check] [-cubin sm_80,sm_90 [-ptxas path]] [-hip-arch targets] [packages]
+//	qdgen [-o file] [-dump dir] [-check] [-v] [-cubin sm_80,sm_90 [-ptxas path]] [-hip-arch targets] [packages]
 //
 // Packages are named as for the go command and default to the current
-// directory's. Run it through go generate:
+// directory's. Make it a tool of your module (go get -tool
+// github.com/qdgo/qd/cmd/qdgen) and run it through go generate:
 //
-//	//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//	//go:generate go tool qdgen
 //
 // With -hip-arch gfx90a,gfx942:sramecc+:xnack-, the generated file also
 // carries AMD code objects for those targets, built with hipcc (ROCm):
 // they load without compiling on GPUs they fit, and the HIP source stays
 // the fallback for others.
 //
-// On any error qdgen prints file:line:col: message diagnostics, writes
-// nothing, removes the package's generated file if it has one (a stale
-// file would not match the code), and exits with status 1. A package
-// without kernels gets no file.
+// qdgen prints errors as file:line:col: message diagnostics, and warnings
+// for what looks meant for it but does nothing (a misspelled directive, a
+// kernel in a test file). A package with errors keeps its generated file
+// as it was (-check finds it stale); the other packages are generated all
+// the same, and qdgen exits with status 1 naming the packages that
+// failed. A package without kernels gets no file. Success is silent; -v
+// lists the files written and removed.
 package main
 
 import (
@@ -36,11 +40,12 @@ func main() {
 	flag.StringVar(&g.output, "o", "qd_gen.go", "name of the generated file in each package's directory")
 	flag.StringVar(&g.dump, "dump", "", "also write each package's device code, and the IR it was emitted from, to this directory (package.ptx, package.ptx.ir)")
 	flag.BoolVar(&g.check, "check", false, "write nothing; fail if a generated file is missing or not current")
+	flag.BoolVar(&g.verbose, "v", false, "list the files written and removed")
 	cubins := flag.String("cubin", "", "also embed cubins for these architectures, such as sm_80,sm_90, built with ptxas (PTX stays the fallback)")
 	flag.StringVar(&g.ptxas, "ptxas", "", "the ptxas of -cubin (default: $PTXAS, else ptxas on PATH); use the oldest that knows the architectures")
 	hipTargets := flag.String("hip-arch", "", "also embed AMD code objects for these targets, such as gfx90a,gfx942:sramecc+:xnack-, built with hipcc (HIP source stays the fallback)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-cubin archs [-ptxas path]] [-hip-arch targets] [packages]\n\n")
+		fmt.Fprintf(os.Stderr, "usage: qdgen [-o file] [-dump dir] [-check] [-v] [-cubin archs [-ptxas path]] [-hip-arch targets] [packages]\n\n")
 		fmt.Fprintf(os.Stderr, "qdgen compiles the //qd:kernel functions of each package for the GPU and\n")
 		fmt.Fprintf(os.Stderr, "writes their launch stubs to the package's directory. Packages default to \".\".\n\n")
 		flag.PrintDefaults()
@@ -62,6 +67,7 @@ func main() {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	cleanUpOnSignal()
 	if err := g.run(patterns); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

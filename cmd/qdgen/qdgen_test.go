@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -72,6 +71,8 @@ func run(t *testing.T, dir string, args ...string) (string, error) {
 		switch args[0] {
 		case "-check":
 			g.check = true
+		case "-v":
+			g.verbose = true
 		case "-dump":
 			g.dump = args[1]
 			args = args[1:]
@@ -119,24 +120,34 @@ func TestGenerateDeterministic(t *testing.T) {
 	}
 }
 
-func TestDiagnosticsRemoveStaleFile(t *testing.T) {
+// TestFailureKeepsFile checks that a failed run leaves the generated file
+// as it was, whether the error is in a kernel or in host code, and that
+// -check then finds it stale.
+func TestFailureKeepsFile(t *testing.T) {
 	dir := module(t, map[string]string{"k/k.go": goodKernels, "k/use.go": user})
 	if out, err := run(t, dir); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	bad := strings.Replace(goodKernels, "x[i] *= a", "x[i] *= a\n\t\tgo func() {}()", 1)
-	if err := os.WriteFile(filepath.Join(dir, "k", "k.go"), []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := run(t, dir)
-	if !errors.Is(err, errFailed) {
-		t.Fatalf("want failure, got %v", err)
-	}
-	if !regexp.MustCompile(`(?m)^k/k\.go:7:3: go statements are not supported in kernels`).MatchString(out) {
-		t.Errorf("diagnostic not in file:line:col: message form:\n%s", out)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "k", "qd_gen.go")); !os.IsNotExist(err) {
-		t.Error("the stale generated file was left behind")
+	path := filepath.Join(dir, "k", "qd_gen.go")
+	before, _ := os.ReadFile(path)
+	for _, c := range []struct{ file, old, new, want string }{
+		{"k/k.go", "x[i] *= a", "x[i] *= a\n\t\tgo func() {}()", `(?m)^k/k\.go:7:3: go statements are not supported in kernels`},
+		{"k/use.go", "return ks.Scale(2, x)", "return ks.Scale(2, x) + undefinedName", `(?m)^k/use\.go:10:26: undefined: undefinedName`},
+	} {
+		path := filepath.Join(dir, c.file)
+		good, _ := os.ReadFile(path)
+		os.WriteFile(path, []byte(strings.Replace(string(good), c.old, c.new, 1)), 0o644)
+		out, err := run(t, dir)
+		if err == nil || !strings.Contains(err.Error(), "1 of 1 packages failed, their files unchanged: example.com/m/k") {
+			t.Errorf("%s: want a failure naming the package, got %v", c.file, err)
+		}
+		if !regexp.MustCompile(c.want).MatchString(out) {
+			t.Errorf("%s: diagnostic not in file:line:col: message form, relative:\n%s", c.file, out)
+		}
+		if after, _ := os.ReadFile(filepath.Join(dir, "k", "qd_gen.go")); !bytes.Equal(after, before) {
+			t.Errorf("%s: the generated file changed", c.file)
+		}
+		os.WriteFile(path, good, 0o644)
 	}
 }
 
@@ -236,5 +247,21 @@ func TestHIPArch(t *testing.T) {
 	}
 	if out, err := run(t, dir, "-hip-arch", "gfx9999"); err == nil || !strings.Contains(out, "gfx9999") {
 		t.Errorf("an unknown target: %v\n%s", err, out)
+	}
+}
+
+// TestDiagnosticsOnlyInSources checks that a kernel with a parameter kernels
+// cannot have, which code of its package already launches, is reported in
+// its own file, never in the generated file that does not exist yet.
+func TestDiagnosticsOnlyInSources(t *testing.T) {
+	kernel := "package k\n\n//qd:kernel\nfunc Flags(f []bool, x []float32) {\n\tfor i := range x {\n\t\tx[i] = 1\n\t}\n}\n"
+	use := "package k\n\nimport \"github.com/qdgo/qd/rt\"\n\nfunc use(dev *rt.Device, x *rt.Buffer[float32]) error {\n\tks, err := Load(dev)\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn ks.Flags(nil, x)\n}\n"
+	dir := module(t, map[string]string{"k/k.go": kernel, "k/use.go": use})
+	out, err := run(t, dir)
+	if err == nil {
+		t.Fatal("qdgen accepted a []bool parameter")
+	}
+	if strings.Contains(out, "qd_gen.go") || !strings.Contains(out, "k/k.go:4:12: kernel parameter f has type []bool") {
+		t.Errorf("diagnostics:\n%s", out)
 	}
 }

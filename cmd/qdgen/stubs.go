@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
+	"path/filepath"
+	"slices"
 
 	"github.com/qdgo/qd/emit"
 	"github.com/qdgo/qd/emit/gostub"
@@ -16,11 +19,21 @@ import (
 // as far as the source tells: enough for its skeleton and its names. The
 // file carries the binaries (their kinds and architectures) beside the
 // backends' images.
-func stubPackage(p *packages.Package, decls []*ast.FuncDecl, binaries []rt.Image) *gostub.Package {
+func stubPackage(p *packages.Package, decls []*ast.FuncDecl, output string, binaries []rt.Image) *gostub.Package {
 	sp := &gostub.Package{Path: p.PkgPath, Name: p.Name}
+	if p.Types != nil {
+		for _, name := range p.Types.Scope().Names() {
+			if !inFile(p, p.Types.Scope().Lookup(name).Pos(), output) {
+				sp.Declared = append(sp.Declared, name)
+			}
+		}
+	}
 	for _, d := range decls {
+		if slices.Contains(gostub.Methods, d.Name.Name) {
+			continue // reported; the skeleton must still compile
+		}
 		if fn, ok := p.TypesInfo.Defs[d.Name].(*types.Func); ok {
-			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos())})
+			sp.Kernels = append(sp.Kernels, gostub.Kernel{Func: fn, Pos: p.Fset.Position(d.Pos()), Doc: d.Doc.Text()})
 		}
 	}
 	for _, b := range emit.Backends {
@@ -79,4 +92,10 @@ func addOutputs(sp *gostub.Package, outs []*emit.Output) error {
 		sp.Images = append(sp.Images, out.Image)
 	}
 	return nil
+}
+
+// inFile reports whether pos lies in the package's file of the given
+// base name.
+func inFile(p *packages.Package, pos token.Pos, name string) bool {
+	return filepath.Base(p.Fset.Position(pos).Filename) == name
 }

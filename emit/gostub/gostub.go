@@ -36,12 +36,16 @@ type Package struct {
 	// Images holds the device code, one image per backend. The skeleton
 	// needs only their kinds.
 	Images []rt.Image
+	// Declared lists the package-level names the package declares outside
+	// the generated file, which the file's own names keep apart from.
+	Declared []string
 }
 
 // Kernel is one kernel of a package.
 type Kernel struct {
 	Func *types.Func    // the Go function; its signature is the stub's
 	Pos  token.Position // where it is declared, named in the stub's comment
+	Doc  string         // its doc comment, without directives, copied onto the stub
 	// IR is the kernel as the backends compiled it: the tasks the stub
 	// launches and how it packs their arguments. The skeleton does
 	// without it.
@@ -75,7 +79,11 @@ func render(p *Package, form form) ([]byte, error) {
 	f := jen.NewFilePathName(p.Path, p.Name)
 	f.HeaderComment(Header[len("// "):])
 	f.HeaderComment("//go:build !" + BuildTag)
-	f.ImportName(rtPath, "rt")
+	if n := fileNames(p); n.rt == "rt" {
+		f.ImportName(rtPath, "rt")
+	} else {
+		f.ImportAlias(rtPath, n.rt) // the package declares rt itself
+	}
 	for _, d := range surface(p) {
 		for _, line := range d.doc {
 			f.Comment(line)

@@ -50,7 +50,7 @@ func testPackage(t *testing.T) *Package {
 	return &Package{
 		Path:    "example.com/k",
 		Name:    "k",
-		Kernels: []Kernel{{Func: fn, Pos: fset.Position(fn.Pos()), IR: k}},
+		Kernels: []Kernel{{Func: fn, Pos: fset.Position(fn.Pos()), IR: k, Doc: "Scale multiplies x by a.\n\n\tx[i] *= a\n"}},
 		Images:  []rt.Image{{Kind: rt.ImagePTX, Data: ".version 7.0\n"}},
 	}
 }
@@ -151,6 +151,18 @@ func TestBinaryImage(t *testing.T) {
 	}
 	if !bytes.Contains(file, []byte(`const qdPTX = "\x7fELF\x00\r`+"`"+`\xff"`)) {
 		t.Errorf("binary image:\n%s", file)
+	}
+}
+
+// TestDocComment checks that the kernel's doc comment heads its stub's.
+func TestDocComment(t *testing.T) {
+	file, err := File(testPackage(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "// Scale multiplies x by a.\n//\n//\tx[i] *= a\n//\n// Scale launches kernel Scale (k.go:"
+	if !bytes.Contains(file, []byte(want)) {
+		t.Errorf("stub comment:\n%s", file)
 	}
 }
 

@@ -13,27 +13,34 @@ import (
 // stub writes the launch method of one kernel.
 type stub struct {
 	k     *Kernel
-	index int // the kernel's number in the module
+	index int   // the kernel's number in the module
+	file  names // the file's names
+	names stubNames
+}
+
+func newStub(k *Kernel, index int, file names) *stub {
+	s := &stub{k: k, index: index, file: file}
+	s.names = s.localNames(file)
+	return s
 }
 
 func (s *stub) sig() *types.Signature { return s.k.Func.Type().(*types.Signature) }
 
 // paramName is the name the stub uses for parameter i.
-func (s *stub) paramName(i int) string {
-	name := s.sig().Params().At(i).Name()
-	if name == "" || name == "_" || name == "rt" || strings.HasPrefix(name, "qd") {
-		return fmt.Sprintf("arg%d", i) // the stub's own names start with qd
-	}
-	return name
-}
+func (s *stub) paramName(i int) string { return s.names.params[i] }
 
+// doc is the stub's comment: the kernel's own, then how the stub runs it.
 func (s *stub) doc() []string {
 	name := s.k.Func.Name()
-	return []string{
+	var lines []string
+	if doc := strings.TrimRight(s.k.Doc, "\n"); doc != "" {
+		lines = append(strings.Split(doc, "\n"), "")
+	}
+	return append(lines,
 		fmt.Sprintf("%s launches kernel %s (%s) after the work already launched on", name, name, declaredAt(s.k)),
 		"the device. Slice parameters are device buffers. It returns once the work",
 		"is queued; on the CPU backend it runs the Go function.",
-	}
+	)
 }
 
 // signature is the method's signature: slice parameters become buffers,
@@ -42,14 +49,20 @@ func (s *stub) signature() *jen.Statement {
 	var params []jen.Code
 	for i := range s.sig().Params().Len() {
 		t := s.sig().Params().At(i).Type()
-		if sl, ok := t.Underlying().(*types.Slice); ok {
+		sl, isSlice := t.Underlying().(*types.Slice)
+		switch {
+		case isSlice && isNumber(sl.Elem()):
 			params = append(params, jen.Id(s.paramName(i)).Op("*").Qual(rtPath, "Buffer").Types(typeCode(sl.Elem())))
-		} else {
+		case !isSlice && (isNumber(t) || isBool(t)):
 			params = append(params, jen.Id(s.paramName(i)).Add(typeCode(t)))
+		default:
+			// Reported by the analyzer; the skeleton, which is all that is
+			// written for such a kernel, must still type-check.
+			params = append(params, jen.Id(s.paramName(i)).Any())
 		}
 	}
-	params = append(params, jen.Id("qdOpts").Op("...").Qual(rtPath, "LaunchOption"))
-	return jen.Func().Params(jen.Id("qdk").Op("*").Id("Kernels")).Id(s.k.Func.Name()).Params(params...).Error()
+	params = append(params, jen.Id(s.names.opts).Op("...").Qual(rtPath, "LaunchOption"))
+	return jen.Func().Params(jen.Id(s.names.recv).Op("*").Id("Kernels")).Id(s.k.Func.Name()).Params(params...).Error()
 }
 
 // body checks the buffers, packs the arguments and launches the tasks, or
@@ -76,17 +89,17 @@ func (s *stub) body() jen.Code {
 	slots, size := k.ArgSlots()
 	var body []jen.Code
 	body = append(body,
-		jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckBuffers").Call(
-			append([]jen.Code{jen.Id("qdk").Dot("dev"), jen.Lit(name), jen.Id("qdOpts")}, bufs...)...),
-			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))),
+		jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckBuffers").Call(
+			append([]jen.Code{jen.Id(s.names.recv).Dot(s.file.dev), jen.Lit(name), jen.Id(s.names.opts)}, bufs...)...),
+			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))),
 	)
 	for _, c := range k.Conflicts {
 		a, b := s.paramName(c[0]), s.paramName(c[1])
-		body = append(body, jen.If(jen.Id("qdErr").Op(":=").Qual(rtPath, "CheckDisjoint").Call(
+		body = append(body, jen.If(jen.Id(s.names.err).Op(":=").Qual(rtPath, "CheckDisjoint").Call(
 			jen.Lit(name), jen.Lit(a), jen.Id(a), jen.Lit(b), jen.Id(b)),
-			jen.Id("qdErr").Op("!=").Nil()).Block(jen.Return(jen.Id("qdErr"))))
+			jen.Id(s.names.err).Op("!=").Nil()).Block(jen.Return(jen.Id(s.names.err))))
 	}
-	body = append(body, jen.Var().Id("qdArgs").Index(jen.Lit(size)).Byte())
+	body = append(body, jen.Var().Id(s.names.args).Index(jen.Lit(size)).Byte())
 	for _, slot := range slots {
 		body = append(body, s.put(slot))
 	}
@@ -107,18 +120,18 @@ func (s *stub) body() jen.Code {
 	// must live on, that of a run need not: two literals keep runs from
 	// allocating.
 	cpuCall := func(method string) jen.Code {
-		args := append([]jen.Code{jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()),
-			jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"),
+		args := append([]jen.Code{jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()),
+			jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts),
 			jen.Func().Params().Block(jen.Id(name).Call(cpuArgs...))}, bufs...)
-		return jen.Return(jen.Id("qdk").Dot("mod").Dot(method).Call(args...))
+		return jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot(method).Call(args...))
 	}
 	body = append(body,
-		jen.Id("qdCounts").Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
-		jen.If(jen.Id("qdk").Dot("dev").Dot("IsCPU").Call()).Block(
-			jen.If(jen.Qual(rtPath, "Recording").Call(jen.Id("qdOpts"))).Block(cpuCall("RecordCPU")),
+		jen.Id(s.names.counts).Op(":=").Index(jen.Lit(len(counts))).Int64().Values(counts...),
+		jen.If(jen.Id(s.names.recv).Dot(s.file.dev).Dot("IsCPU").Call()).Block(
+			jen.If(jen.Qual(rtPath, "Recording").Call(jen.Id(s.names.opts))).Block(cpuCall("RecordCPU")),
 			cpuCall("RunCPU")),
-		jen.Return(jen.Id("qdk").Dot("mod").Dot("Launch").Call(
-			jen.Lit(s.index), jen.Id("qdCounts").Index(jen.Empty(), jen.Empty()), jen.Id("qdArgs").Index(jen.Empty(), jen.Empty()), jen.Id("qdOpts"))),
+		jen.Return(jen.Id(s.names.recv).Dot(s.file.mod).Dot("Launch").Call(
+			jen.Lit(s.index), jen.Id(s.names.counts).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.args).Index(jen.Empty(), jen.Empty()), jen.Id(s.names.opts))),
 	)
 	return jen.Block(body...)
 }
@@ -180,7 +193,7 @@ func (s *stub) put(slot ir.ArgSlot) jen.Code {
 		return jen.Null() // PutBuffer writes the length; the runtime its own
 	}
 	id := jen.Id(s.paramName(slot.Param))
-	args := jen.Id("qdArgs").Index(jen.Empty(), jen.Empty())
+	args := jen.Id(s.names.args).Index(jen.Empty(), jen.Empty())
 	off := jen.Lit(slot.Offset)
 	if slot.Part == ir.SlotBase {
 		return jen.Qual(rtPath, "PutBuffer").Call(args, off, id)
@@ -225,4 +238,15 @@ func objectCode(obj *types.TypeName) *jen.Statement {
 		return jen.Id(obj.Name())
 	}
 	return jen.Qual(obj.Pkg().Path(), obj.Name())
+}
+
+// isNumber reports whether t is a type rt.Buffer may hold (rt.Number).
+func isNumber(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsInteger|types.IsFloat) != 0 && b.Info()&types.IsUntyped == 0
+}
+
+func isBool(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.Bool
 }

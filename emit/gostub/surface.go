@@ -42,6 +42,7 @@ func (d *decl) rest(f form) jen.Code {
 // surface describes every declaration of the generated file of p, in the
 // order the file has them.
 func surface(p *Package) []decl {
+	n := fileNames(p)
 	decls := []decl{
 		{
 			name: "qdModule",
@@ -59,10 +60,10 @@ func surface(p *Package) []decl {
 				"it is safe for use by many goroutines at once.",
 			},
 			head: jen.Type().Id("Kernels"),
-			body: kernelsType,
+			body: func() jen.Code { return kernelsType(n) },
 			// The fields keep the skeleton's methods as they are in the
 			// generated file; nothing outside the file uses them.
-			standIn: kernelsType(),
+			standIn: kernelsType(n),
 		},
 		{
 			name: "Load",
@@ -72,19 +73,19 @@ func surface(p *Package) []decl {
 			},
 			head: jen.Func().Id("Load").Params(jen.Id("dev").Op("*").Qual(rtPath, "Device")).
 				Params(jen.Op("*").Id("Kernels"), jen.Error()),
-			body:    loadBody,
+			body:    func() jen.Code { return loadBody(n) },
 			standIn: standInBody,
 		},
 		{
 			doc: []string{"Device returns the device the kernels run on."},
 			head: jen.Func().Params(jen.Id("k").Op("*").Id("Kernels")).Id("Device").Params().
 				Op("*").Qual(rtPath, "Device"),
-			body:    func() jen.Code { return jen.Block(jen.Return(jen.Id("k").Dot("dev"))) },
+			body:    func() jen.Code { return jen.Block(jen.Return(jen.Id("k").Dot(n.dev))) },
 			standIn: standInBody,
 		},
 	}
 	for i := range p.Kernels {
-		s := &stub{k: &p.Kernels[i], index: i}
+		s := newStub(&p.Kernels[i], i, n)
 		decls = append(decls, decl{
 			doc:     s.doc(),
 			head:    s.signature(),
@@ -151,20 +152,20 @@ func moduleSpec(p *Package) jen.Dict {
 	}
 }
 
-func kernelsType() jen.Code {
+func kernelsType(n names) jen.Code {
 	return jen.Struct(
-		jen.Id("dev").Op("*").Qual(rtPath, "Device"),
-		jen.Id("mod").Op("*").Qual(rtPath, "Module"),
+		jen.Id(n.dev).Op("*").Qual(rtPath, "Device"),
+		jen.Id(n.mod).Op("*").Qual(rtPath, "Module"),
 	)
 }
 
-func loadBody() jen.Code {
+func loadBody(n names) jen.Code {
 	return jen.Block(
 		jen.List(jen.Id("mod"), jen.Err()).Op(":=").Id("dev").Dot("Load").Call(jen.Id("qdModule")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Op("&").Id("Kernels").Values(jen.Dict{
-			jen.Id("dev"): jen.Id("dev"),
-			jen.Id("mod"): jen.Id("mod"),
+			jen.Id(n.dev): jen.Id("dev"),
+			jen.Id(n.mod): jen.Id("mod"),
 		}), jen.Nil()),
 	)
 }

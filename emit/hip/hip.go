@@ -53,8 +53,13 @@ func Module(kernels []*ir.Kernel) string {
 	tables, symbols := ir.ModuleTables(kernels, "qdata_")
 	for ki, k := range kernels {
 		slots, _ := k.ArgSlots()
+		for i, t := range k.Funcs {
+			f := &function{m: m, k: k, t: t, index: i, slots: slots, tables: symbols[k], kernel: ki}
+			body.WriteString("\n")
+			f.writeFunc(&body)
+		}
 		for i, t := range k.Tasks {
-			f := &function{m: m, k: k, t: t, index: i, slots: slots, tables: symbols[k], where: ki<<16 | i, checks: hasChecks(t)}
+			f := &function{m: m, k: k, t: t, index: i, slots: slots, tables: symbols[k], kernel: ki, where: ki<<16 | i, checks: hasChecks(t)}
 			body.WriteString("\n")
 			f.write(&body)
 		}
@@ -106,7 +111,8 @@ type function struct {
 	m      *module
 	k      *ir.Kernel
 	t      *ir.Task
-	index  int
+	kernel int // the kernel's index in the module
+	index  int // the task's or function's in the kernel
 	slots  []ir.ArgSlot
 	tables []string // the symbols of the kernel's constant tables
 	// where identifies the function in a fault record (the kernel's
@@ -135,6 +141,12 @@ func (f *function) write(b *strings.Builder) {
 		b.WriteString(declare(t, fmt.Sprintf("p%d", i)))
 	}
 	b.WriteString(") {\n")
+	f.writeBody(b)
+}
+
+// writeBody writes the variables, registers and code of a task or
+// function, and closes it.
+func (f *function) writeBody(b *strings.Builder) {
 	for _, v := range f.t.Vars {
 		space := ""
 		if v.Space == ir.Shared {
@@ -346,6 +358,9 @@ func literal(t ir.Type, bits uint64) string {
 func (f *function) term(i int, t *ir.Term) {
 	switch t.Kind {
 	case ir.Return:
+		for i, r := range f.t.Results {
+			f.line("*o%d = r%d;", i, r)
+		}
 		f.line("return;")
 	case ir.Jump:
 		if t.Succs[0] != i+1 {

@@ -146,10 +146,6 @@ func (e *entry) casWord(in *ir.Instr, d, addr string, ops []string) {
 // word, which other threads may update at the same time, are kept.
 func (e *entry) casNarrow(in *ir.Instr, d, addr string, ops []string) {
 	t := in.Type
-	extract := "bfe.u32"
-	if t.IsSigned() {
-		extract = "bfe.s32"
-	}
 	wordAddr, shift := e.temp(ir.Uint64), e.temp(ir.Uint32)
 	word, seen, next := e.temp(ir.Uint32), e.temp(ir.Uint32), e.temp(ir.Uint32)
 	same, retry := e.temp(ir.Bool), e.temp(ir.Bool)
@@ -160,7 +156,9 @@ func (e *entry) casNarrow(in *ir.Instr, d, addr string, ops []string) {
 	e.emit("shl.b32 %s, %s, 3", shift, shift)
 	e.emit("ld.%s.b32 %s, [%s]", in.Space, word, wordAddr)
 	e.placeLabel(loop)
-	e.emit("%s %s, %s, %s, %d", extract, d, word, shift, t.Bits())
+	// Shifted down and re-extended, not extracted with bfe (normalize).
+	e.emit("shr.u32 %s, %s, %s", d, word, shift)
+	e.normalize(d, t)
 	n, _ := e.update(in, d, ops)
 	e.emit("bfi.b32 %s, %s, %s, %s, %d", next, n, word, shift, t.Bits())
 	e.emit("setp.eq.b32 %s, %s, %s", same, next, word)

@@ -22,7 +22,7 @@ func (e *entry) instr(in *ir.Instr) {
 	if in.Dst != ir.NoReg {
 		d = e.reg(in.Dst)
 	}
-	a := func(i int) string { return e.arg(in.Args[i], in.ArgTypes()[i]) }
+	a := func(i int) string { return e.arg(in.Args[i], e.k.ArgTypes(in)[i]) }
 	switch in.Op {
 	case ir.OpConst, ir.OpMove:
 		e.emit("mov.%s %s, %s", movType(t), d, a(0))
@@ -148,6 +148,8 @@ func (e *entry) instr(in *ir.Instr) {
 		e.emit("cvta.to.global.u64 %s, %s", d, d)
 	case ir.OpCheckIndex, ir.OpCheckSlice, ir.OpCheckDivide:
 		e.check(in)
+	case ir.OpCall:
+		e.call(in)
 	default:
 		if in.Op.Info().Atomic {
 			e.atomic(in, d)

@@ -34,6 +34,11 @@ func Module(kernels []*ir.Kernel) string {
 	declareClaim(&b, kernels)
 	for ki, k := range kernels {
 		slots, _ := k.ArgSlots()
+		for _, f := range k.Funcs {
+			b.WriteString("\n")
+			e := &entry{k: k, t: f, slots: slots, tables: tables[k]}
+			e.write(&b)
+		}
 		for ti, t := range k.Tasks {
 			b.WriteString("\n")
 			e := &entry{k: k, t: t, slots: slots, tables: tables[k], where: ki<<16 | ti}
@@ -94,7 +99,8 @@ func classOf(t ir.Type) class {
 // name an entry uses.
 func varSymbol(v ir.Var) string { return "qvar_" + v.Name }
 
-// entry writes one task as a PTX entry point.
+// entry writes one task as a PTX entry point, or one function as a
+// .func (call.go).
 type entry struct {
 	k      *ir.Kernel
 	t      *ir.Task
@@ -103,6 +109,7 @@ type entry struct {
 	body   strings.Builder
 	temps  [numClasses]int
 	maxReg [numClasses]int
+	calls  int // calls written so far, to name their parameters
 	// Fault paths, written after the body: where identifies the entry in
 	// a fault record (the kernel's index in the module and the task's),
 	// faults holds each check's path and fault the registers they fill.
@@ -118,14 +125,19 @@ func (e *entry) paramName(slot int) string {
 }
 
 func (e *entry) write(b *strings.Builder) {
-	fmt.Fprintf(b, ".visible .entry %s(", e.t.Name)
-	for i, s := range e.slots {
-		if i > 0 {
-			b.WriteString(",")
+	if e.t.Kind == ir.Function {
+		e.funcHeader(b)
+	} else {
+		fmt.Fprintf(b, ".visible .entry %s(", e.t.Name)
+		for i, s := range e.slots {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(b, "\n\t.param .%s %s", paramType(s.Type), e.paramName(i))
 		}
-		fmt.Fprintf(b, "\n\t.param .%s %s", paramType(s.Type), e.paramName(i))
+		b.WriteString("\n)\n")
 	}
-	b.WriteString("\n)\n{\n")
+	b.WriteString("{\n")
 	for _, v := range e.t.Vars {
 		fmt.Fprintf(b, "\t.%s .align %d .b8 %s[%d];\n", v.Space, v.Align, varSymbol(v), v.Size)
 	}
@@ -136,6 +148,7 @@ func (e *entry) write(b *strings.Builder) {
 		c := classOf(t)
 		e.maxReg[c] = max(e.maxReg[c], r)
 	}
+	e.loadParams()
 	for bi, blk := range e.t.Blocks {
 		fmt.Fprintf(&e.body, "$L_%d:\n", bi)
 		for i := range blk.Instrs {
@@ -291,11 +304,14 @@ func movType(t ir.Type) string {
 }
 
 // normalize re-extends a narrow integer after an operation that may have
-// changed the bits above its width.
+// changed the bits above its width. Signed values are extended with cvt,
+// never bfe: ptxas (CUDA 11.8 and 13) and the driver's JIT compile an
+// unsigned int-to-float conversion of a bfe-extended value as a signed
+// narrow one, wrong for negative values (RATIONALE.md).
 func (e *entry) normalize(d string, t ir.Type) {
 	switch t {
 	case ir.Int8, ir.Int16:
-		e.emit("bfe.s32 %s, %s, 0, %d", d, d, t.Bits())
+		e.emit("cvt.s32.%s %s, %s", memType(t), d, d)
 	case ir.Uint8, ir.Uint16:
 		e.emit("and.b32 %s, %s, %d", d, d, 1<<t.Bits()-1)
 	}
@@ -304,6 +320,7 @@ func (e *entry) normalize(d string, t ir.Type) {
 func (e *entry) term(bi int, t *ir.Term) {
 	switch t.Kind {
 	case ir.Return:
+		e.storeResults()
 		e.emit("ret")
 	case ir.Jump:
 		if t.Succs[0] != bi+1 {

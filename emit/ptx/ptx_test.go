@@ -21,6 +21,7 @@ var kernelDirs = []string{
 	"../../lower/testdata/src/kernels",
 	"../../generated_test/kernels",
 	"../../generated_test/mathkernels",
+	"../../generated_test/names",
 	"../../example/saxpy",
 	"../../example/computeab",
 	"../../example/mandelbrot",
@@ -194,15 +195,19 @@ func TestCodegen(t *testing.T) {
 		{entry: "Floats_0", must: []string{`div\.rn\.f64`, `sqrt\.rn\.f64`, `cvt\.rmi\.f64\.f64`}, never: []string{`\.approx`, `\.ftz`}},
 		// float32(math.Sqrt(float64(x))) stays in float32.
 		{entry: "Floats32_0", must: []string{`sqrt\.rn\.f32`}, never: []string{`sqrt\.rn\.f64`}},
-		// Narrow integers are re-extended after arithmetic.
-		{entry: "Narrow_0", must: []string{`bfe\.s32 %r\d+, %r\d+, 0, 8`, `and\.b32 %r\d+, %r\d+, 255`}},
+		// Narrow integers are re-extended after arithmetic, signed ones by
+		// cvt (TestNoBitFieldExtract says why).
+		{entry: "Narrow_0", must: []string{`cvt\.s32\.s8 %r\d+, %r\d+`, `cvt\.s32\.s16 %r\d+, %r\d+`, `and\.b32 %r\d+, %r\d+, 255`}, never: []string{`\bbfe\.`}},
+		// A 64-bit shift count is clamped before the shift.
+		{entry: "Shifts_0", must: []string{`min\.u64`}},
+		// Helpers too large to inline everywhere are called.
+		{entry: "Chain_0", must: []string{`call \(call\d+_ret\), Chain\$chain\d+, \(call\d+_arg0\)`}},
+		{entry: "MultiResults_0", must: []string{`call \(call\d+_ret\), MultiResults\$mixAll,`}},
 		// Loops written as range 3 and range 8 are unrolled fully: the
 		// index is a constant in each copy, and x/16 is x*(1/16).
 		{entry: "ClampedWindow_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},
 		// A loop of 100 rounds counts in 32 bits.
 		{entry: "Rounds_0", must: []string{`setp\.lt\.s32 %p\d+, %r\d+, 100;`}, never: []string{`setp\.lt\.s64 %p\d+, %rd\d+, 100;`}},
-		// A 64-bit shift count is clamped before the shift.
-		{entry: "Shifts_0", must: []string{`min\.u64`}},
 		// math and math/bits use the GPU's instructions: math.FMA and the
 		// FMA path of Exp, RoundToEven, bit counts and permutations.
 		{entry: "Library_0", must: []string{`fma\.rn\.f64`, `cvt\.rni\.f64\.f64`, `popc\.b32`, `clz\.b32`, `brev\.b32`, `brev\.b64`, `prmt\.b32`},
@@ -237,6 +242,26 @@ func TestCodegen(t *testing.T) {
 			if regexp.MustCompile(re).MatchString(body) {
 				t.Errorf("%s: has %s", c.entry, re)
 			}
+		}
+	}
+}
+
+// TestNoBitFieldExtract checks that no emitted module uses bfe. ptxas
+// (CUDA 11.8 and 13.0) and the driver's JIT compile an unsigned
+// int-to-float conversion (cvt.rn.f32.u32, cvt.rn.f64.u32) of a value
+// sign-extended by bfe.s32 as a conversion of the signed narrow value,
+// which is wrong for negative values; cvt.s32.s8 and cvt.s32.s16 are
+// compiled correctly. TestConversionsGPU runs the patterns on a GPU.
+func TestNoBitFieldExtract(t *testing.T) {
+	modules := load(t)
+	modules["ops"] = append(irtest.OpKernels(false), irtest.OpKernels(true)...)
+	for name, ks := range fromIR(t) {
+		modules["fromir_"+name] = ks
+	}
+	bfe := regexp.MustCompile(`(?m)^.*\bbfe\..*$`)
+	for name, ks := range modules {
+		if m := bfe.FindString(ptx.Module(ks)); m != "" {
+			t.Errorf("%s: %s", name, strings.TrimSpace(m))
 		}
 	}
 }

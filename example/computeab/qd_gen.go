@@ -90,6 +90,9 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// ComputeAB fills a and b. Its two blocks run at the same time, each on a
+// stream of its own, and both finish before the kernel's launch is done.
+//
 // ComputeAB launches kernel ComputeAB (kernels.go:11) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -118,6 +121,9 @@ func (qdk *Kernels) ComputeAB(a *rt.Buffer[float32], b *rt.Buffer[float32], n in
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// ComputeABSerial is ComputeAB without blocks: its loops run one after the
+// other, each on the whole GPU.
+//
 // ComputeABSerial launches kernel ComputeABSerial (kernels.go:28) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -143,6 +149,8 @@ func (qdk *Kernels) ComputeABSerial(a *rt.Buffer[float32], b *rt.Buffer[float32]
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Combine adds a and b into c.
+//
 // Combine launches kernel Combine (kernels.go:40) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

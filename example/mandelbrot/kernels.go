@@ -1,6 +1,6 @@
 package main
 
-//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//go:generate go tool qdgen
 
 // Mandelbrot computes the escape count of every pixel of a width×height
 // image of the region [x0,x1]×[y0,y1]: one GPU thread per pixel, each

@@ -53,6 +53,10 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Mandelbrot computes the escape count of every pixel of a width×height
+// image of the region [x0,x1]×[y0,y1]: one GPU thread per pixel, each
+// running the inner iteration loop on its own.
+//
 // Mandelbrot launches kernel Mandelbrot (kernels.go:10) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

@@ -47,6 +47,9 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Transform computes y = sqrt(|x|)*3 + x/7 for each element, with a few
+// rounds so that the kernel takes about as long as the copies.
+//
 // Transform launches kernel Transform (kernels.go:11) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

@@ -53,6 +53,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Saxpy computes y = a*x + y, one element per GPU thread.
+//
 // Saxpy launches kernel Saxpy (kernels.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

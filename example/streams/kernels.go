@@ -1,6 +1,6 @@
 package main
 
-//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//go:generate go tool qdgen
 
 // Add writes a+b into c.
 //

@@ -66,6 +66,8 @@ func (k *Kernels) Device() *rt.Device {
 	return k.dev
 }
 
+// Add writes a+b into c.
+//
 // Add launches kernel Add (kernels.go:8) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -91,6 +93,8 @@ func (qdk *Kernels) Add(a *rt.Buffer[float32], b *rt.Buffer[float32], c *rt.Buff
 	return qdk.mod.Launch(0, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Produce fills a with v, after a delay that makes ordering mistakes show.
+//
 // Produce launches kernel Produce (kernels.go:17) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.
@@ -116,6 +120,8 @@ func (qdk *Kernels) Produce(a *rt.Buffer[float32], v float32, delay int, qdOpts 
 	return qdk.mod.Launch(1, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Consume copies a into b.
+//
 // Consume launches kernel Consume (kernels.go:33) after the work already launched on
 // the device. Slice parameters are device buffers. It returns once the work
 // is queued; on the CPU backend it runs the Go function.

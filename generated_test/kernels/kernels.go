@@ -2,7 +2,7 @@
 // each backend and is compared with its own Go function.
 package kernels
 
-//go:generate go run github.com/qdgo/qd/cmd/qdgen
+//go:generate go tool qdgen
 
 import (
 	"math"

@@ -125,3 +125,46 @@ func MixedTop(a, b, c []int32, n int) {
 		c[i] = a[i] - b[i]
 	}
 }
+
+// BlockValues computes values from parameters at the top level and uses
+// them in blocks: as a loop bound, in a block's serial code, and in both
+// blocks of a group.
+//
+//qd:kernel
+func BlockValues(a, b []float32, n int) {
+	half := len(a) / 2
+	s := float32(len(a))*0.5 + float32(n)
+	k := int32(n%7) - 3
+	qd.StreamParallel(func() {
+		for i := range half {
+			a[i] = s
+		}
+		a[len(a)-1] = s + float32(k)
+	})
+	qd.StreamParallel(func() {
+		b[0] = s * 2
+		for i := 1; i < len(b); i++ {
+			b[i] = float32(int32(i)*k) + s
+		}
+	})
+}
+
+// PrologueHelper uses, after a loop, a value computed at the top level by
+// a helper with branches: recomputed in the later launch, the helper's
+// blocks must come before the code that uses its result.
+//
+//qd:kernel
+func PrologueHelper(a []int64, n int8) {
+	top := (int8(len(a)) | n) >> branchy(len(a), float64(n))
+	for i := range a {
+		a[i] = int64(i)
+	}
+	a[0] ^= int64(top)
+}
+
+func branchy(n int, f float64) uint32 {
+	if f != f || f > 3 {
+		return uint32(n)
+	}
+	return uint32(n) % 3
+}

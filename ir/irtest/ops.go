@@ -49,6 +49,9 @@ func OpKernels(immediates bool) []*ir.Kernel {
 }
 
 func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
+	if in.Op == ir.OpCall {
+		return CallKernel(immediates)
+	}
 	name := in.Op.String()
 	if in.Op.Info().Types != 0 {
 		name += "_" + in.Type.String()
@@ -113,6 +116,48 @@ func opKernel(in ir.Instr, immediates bool) *ir.Kernel {
 		in.Dst = t.NewReg(rt)
 	}
 	b.Instrs = append(b.Instrs, in)
+	b.Term = ir.Term{Kind: ir.Return}
+	k.Tasks = []*ir.Task{t}
+	return k
+}
+
+// CallKernel calls a function of three parameters and two results, which
+// calls one without any and stores through its pointer; the call is the
+// task's last instruction.
+func CallKernel(immediates bool) *ir.Kernel {
+	name := "call"
+	if immediates {
+		name += "_imm"
+	}
+	k := &ir.Kernel{Name: name, Params: []ir.Param{{Name: "s", Slice: true, Type: ir.Int64}, {Name: "p", Type: ir.Int64}}}
+	none := &ir.Task{Name: name + "$none", Kind: ir.Function}
+	none.NewBlock("entry").Term = ir.Term{Kind: ir.Return}
+	f := &ir.Task{Name: name + "$f", Kind: ir.Function}
+	p, x, y, sum := f.NewReg(ir.Ptr), f.NewReg(ir.Int64), f.NewReg(ir.Bool), f.NewReg(ir.Int64)
+	f.Params, f.Results = []ir.Reg{p, x, y}, []ir.Reg{sum, y}
+	fb := f.NewBlock("entry")
+	fb.Instrs = []ir.Instr{
+		{Op: ir.OpCall, Dst: ir.NoReg, Aux: 0},
+		{Op: ir.OpAdd, Type: ir.Int64, Dst: sum, Args: []ir.Arg{ir.R(x), One(ir.Int64)}},
+		{Op: ir.OpStore, Type: ir.Int64, Dst: ir.NoReg, Args: []ir.Arg{ir.R(p), ir.R(sum)}},
+	}
+	fb.Term = ir.Term{Kind: ir.Return}
+	k.Funcs = []*ir.Task{none, f}
+
+	t := &ir.Task{Name: name + "_0", Kind: ir.Parallel}
+	b := t.NewBlock("entry")
+	base := t.NewReg(ir.Ptr)
+	b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: 0})
+	args := []ir.Arg{ir.R(base), One(ir.Int64), One(ir.Bool)}
+	if !immediates {
+		for i, typ := range []ir.Type{ir.Int64, ir.Bool} {
+			r := t.NewReg(typ)
+			b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConst, Type: typ, Dst: r, Args: []ir.Arg{args[i+1]}})
+			args[i+1] = ir.R(r)
+		}
+	}
+	b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpCall, Dst: ir.NoReg, Aux: 1, Args: args,
+		Results: []ir.Reg{t.NewReg(ir.Int64), t.NewReg(ir.Bool)}})
 	b.Term = ir.Term{Kind: ir.Return}
 	k.Tasks = []*ir.Task{t}
 	return k

@@ -77,8 +77,8 @@ func Prints(a []int32) {
 
 //qd:kernel
 func Closure(a []int32) {
-	f := func() int32 { return 1 }
-	a[0] = f() // want `function literals are only supported as the argument of qd.StreamParallel`
+	f := func() int32 { return 1 } // want `function literals are only supported as the argument of qd.StreamParallel`
+	a[0] = f()
 }
 
 //qd:kernel
@@ -94,7 +94,7 @@ func fact(n int32) int32 {
 }
 
 //qd:kernel
-func StructParam(p pair, a []int32) { // want `kernel parameter p has type bad.pair: kernel parameters must be slices of numbers, numbers or bool`
+func StructParam(p pair, a []int32) { // want `kernel parameter p has type pair: kernel parameters must be slices of numbers, numbers or bool`
 	a[0] = p.a
 }
 

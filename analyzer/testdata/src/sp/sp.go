@@ -208,3 +208,24 @@ func Separated(a []int32, n int) {
 		}
 	})
 }
+
+// Blocks race through what the helpers they call write, however large.
+//
+//qd:kernel
+func RaceThroughFunction(a, b, c []int32) {
+	qd.StreamParallel(func() {
+		store6(a, 1)
+		store6(b, 2)
+	})
+	qd.StreamParallel(func() {
+		c[0] = a[0] // want `data race on a between qd.StreamParallel blocks: a\[0\] reads elements that dst\[0\] \(at sp.go:\d+:\d+\) writes in a block that runs at the same time`
+	})
+}
+
+func store6(dst []int32, x int64) { dst[0] = int32(c4(c4(x)) + c4(c4(x+1))) }
+
+func c0(x int64) int64 { return x*3 + 1 }
+func c1(x int64) int64 { return c0(c0(x)) ^ 1 }
+func c2(x int64) int64 { return c1(c1(x)) ^ 2 }
+func c3(x int64) int64 { return c2(c2(x)) ^ 3 }
+func c4(x int64) int64 { return c3(c3(x)) ^ 4 }

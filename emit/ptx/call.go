@@ -1,0 +1,124 @@
+package ptx
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// Functions are .func with .param arguments, and their results in one
+// .param byte array: ptxas allows several return parameters only in
+// registers, which the ABI does not pass. Each argument and result has the
+// .param type of its register class (paramClass), at its natural alignment
+// in the array.
+
+// paramClass is the .param type that carries a register of type t;
+// predicates travel as 32-bit integers.
+func paramClass(t ir.Type) string {
+	switch classOf(t) {
+	case pred, b32:
+		return "b32"
+	case f32:
+		return "f32"
+	case f64:
+		return "f64"
+	}
+	return "b64"
+}
+
+// resultLayout returns the offset of each result in the result array, and
+// its size.
+func resultLayout(types []ir.Type) (offsets []int, size int) {
+	for _, t := range types {
+		n := 4
+		if classOf(t) == b64 || classOf(t) == f64 {
+			n = 8
+		}
+		size = (size + n - 1) / n * n
+		offsets = append(offsets, size)
+		size += n
+	}
+	return offsets, size
+}
+
+func (e *entry) funcHeader(b *strings.Builder) {
+	b.WriteString(".func ")
+	if _, size := resultLayout(e.t.ResultTypes()); size > 0 {
+		fmt.Fprintf(b, "(.param .align 8 .b8 %s_ret[%d]) ", e.t.Name, size)
+	}
+	fmt.Fprintf(b, "%s(", e.t.Name)
+	for i, t := range e.t.ParamTypes() {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(b, "\n\t.param .%s %s", paramClass(t), e.paramName(i))
+	}
+	b.WriteString("\n)\n")
+}
+
+// loadParams reads a function's arguments into their registers.
+func (e *entry) loadParams() {
+	for i, r := range e.t.Params {
+		e.fromParam(r, e.paramName(i))
+	}
+}
+
+// storeResults writes a function's results before it returns.
+func (e *entry) storeResults() {
+	offsets, _ := resultLayout(e.t.ResultTypes())
+	for i, r := range e.t.Results {
+		e.toParam(fmt.Sprintf("%s_ret+%d", e.t.Name, offsets[i]), ir.R(r), e.t.Regs[r])
+	}
+}
+
+// call writes a call: its arguments and results are .param variables of
+// its own, in a block of their own.
+func (e *entry) call(in *ir.Instr) {
+	f := e.k.Callee(in)
+	name := fmt.Sprintf("call%d", e.calls)
+	e.calls++
+	e.body.WriteString("\t{\n")
+	var args []string
+	for i, t := range f.ParamTypes() {
+		arg := fmt.Sprintf("%s_arg%d", name, i)
+		e.emit(".param .%s %s", paramClass(t), arg)
+		e.toParam(arg, in.Args[i], t)
+		args = append(args, arg)
+	}
+	offsets, size := resultLayout(f.ResultTypes())
+	ret := ""
+	if size > 0 {
+		ret = name + "_ret"
+		e.emit(".param .align 8 .b8 %s[%d]", ret, size)
+		ret = "(" + ret + "), "
+	}
+	e.emit("call %s%s, (%s)", ret, f.Name, strings.Join(args, ", "))
+	for i, r := range in.Results {
+		e.fromParam(r, fmt.Sprintf("%s_ret+%d", name, offsets[i]))
+	}
+	e.body.WriteString("\t}\n")
+}
+
+// toParam stores an operand of type t into a .param variable.
+func (e *entry) toParam(param string, a ir.Arg, t ir.Type) {
+	x := e.regArg(a, t)
+	if t == ir.Bool {
+		word := e.temp(ir.Uint32)
+		e.emit("selp.u32 %s, 1, 0, %s", word, x)
+		x = word
+	}
+	e.emit("st.param.%s [%s], %s", paramClass(t), param, x)
+}
+
+// fromParam loads register r from a .param variable.
+func (e *entry) fromParam(r ir.Reg, param string) {
+	t := e.t.Regs[r]
+	if t != ir.Bool {
+		e.emit("ld.param.%s %s, [%s]", paramClass(t), e.reg(r), param)
+		return
+	}
+	word := e.temp(ir.Uint32)
+	e.emit("ld.param.b32 %s, [%s]", word, param)
+	e.emit("setp.ne.u32 %s, %s, 0", e.reg(r), word)
+}
