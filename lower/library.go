@@ -168,6 +168,15 @@ func (f *frame) libraryFunc(fn *ssa.Function) (lib libFunc, isLibrary bool) {
 	return libFunc{unsupported: "of package " + path + ", kernels may call the functions README.md lists"}, true
 }
 
+// libraryChecks reports whether a call of fn makes run-time checks of its
+// arguments before fn's body runs (lib.checks).
+func libraryChecks(fn *ssa.Function) bool {
+	if fn == nil || fn.Pkg == nil {
+		return false
+	}
+	return libraryPackages[fn.Pkg.Pkg.Path()][fn.Name()].checks != nil
+}
+
 // isLibraryFunc reports whether fn is a library function kernels may call:
 // such a function is pure.
 func isLibraryFunc(fn *ssa.Function) bool {
