@@ -28,6 +28,7 @@ type fakeDriver struct {
 	times  map[uintptr]int        // when each event was last recorded
 	links  int                    // calls of linkPTX
 	loads  []ImageKind            // the images loadModule got
+	sizes  []uintptr              // the bytes of each allocation
 	// badCubin makes loadModule reject every cubin, as a driver rejects
 	// one built for another GPU.
 	badCubin bool
@@ -119,7 +120,12 @@ func (f *fakeDriver) features() driverFeatures { return f.feat }
 
 var cudaImageKindsFake = []ImageKind{ImageCubin, ImagePTX}
 
-func (f *fakeDriver) alloc(bytes uintptr) (uintptr, error) { return f.numbered("m"), nil }
+func (f *fakeDriver) alloc(bytes uintptr) (uintptr, error) {
+	f.mu.Lock()
+	f.sizes = append(f.sizes, bytes)
+	f.mu.Unlock()
+	return f.numbered("m"), nil
+}
 func (f *fakeDriver) free(ptr uintptr) error {
 	f.logf("free %s", f.name(ptr))
 	return nil
@@ -314,6 +320,9 @@ func (f *fakeDriver) launchGraph(exec, stream uintptr, updates []nodeUpdate, arg
 }
 
 func (f *fakeDriver) allocAsync(bytes, s uintptr, wait bool) (uintptr, error) {
+	f.mu.Lock()
+	f.sizes = append(f.sizes, bytes)
+	f.mu.Unlock()
 	p := f.numbered("m")
 	f.logf("alloc %s on %s wait %v", f.name(p), f.name(s), wait)
 	return p, nil

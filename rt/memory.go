@@ -70,6 +70,10 @@ const outOfMemory = 2
 // allocate allocates bytes usable on any stream at once; with on != nil,
 // stream-ordered on that stream only.
 func (m *memory) allocate(bytes uintptr, on *Stream) (uintptr, error) {
+	// An atomic on an 8- or 16-bit element updates the aligned 32-bit
+	// word that holds it, so every allocation is whole words: the word of
+	// a buffer's last byte is all inside it.
+	bytes = (bytes + 3) &^ 3
 	drv := m.dev.drv
 	if !m.pooled {
 		return drv.alloc(bytes)

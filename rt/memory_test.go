@@ -117,3 +117,31 @@ func TestFreeWithoutPools(t *testing.T) {
 		t.Errorf("AllocOn a closed stream: %v", err)
 	}
 }
+
+// TestAllocWholeWords checks that device memory comes in whole 32-bit
+// words: an atomic on a byte or a 16-bit element updates its aligned word,
+// which must lie inside the allocation.
+func TestAllocWholeWords(t *testing.T) {
+	for _, pooled := range []bool{true, false} {
+		d, drv := openFake(0)
+		d.mem.pooled = pooled
+		check := func(got error, want uintptr) {
+			t.Helper()
+			if got != nil {
+				t.Fatal(got)
+			}
+			if n := drv.sizes[len(drv.sizes)-1]; n != want {
+				t.Errorf("pooled %v: allocated %d bytes, want %d", pooled, n, want)
+			}
+		}
+		_, err := Alloc[int8](d, 3)
+		check(err, 4)
+		_, err = Alloc[uint16](d, 5)
+		check(err, 12)
+		_, err = Alloc[int8](d, 8)
+		check(err, 8)
+		_, err = Alloc[float64](d, 1)
+		check(err, 8)
+		d.Close()
+	}
+}

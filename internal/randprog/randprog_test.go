@@ -22,6 +22,10 @@ func TestRandomPrograms(t *testing.T) {
 	}
 	programs, seed := envInt("RANDPROG_PROGRAMS", 300), envInt("RANDPROG_SEED", 1)
 	const perPackage = 100
+	// testdata holds only the runs' packages, so a fresh clone has none.
+	if err := os.MkdirAll("testdata", 0o755); err != nil {
+		t.Fatal(err)
+	}
 	dir, err := os.MkdirTemp("testdata", "run-")
 	if err != nil {
 		t.Fatal(err)
