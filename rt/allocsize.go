@@ -15,7 +15,10 @@ func allocSize[T Number](n int, onHost bool) (uintptr, error) {
 	if hi != 0 || size > math.MaxInt {
 		return 0, fmt.Errorf("%d elements of %d bytes overflow: %w", n, elemSize[T](), ErrOutOfMemory)
 	}
-	if total := hostRAM(); onHost && total > 0 && size > total {
+	if !onHost {
+		return uintptr(size), nil // the host's memory is not asked: a system call
+	}
+	if total := hostRAM(); total > 0 && size > total {
 		return 0, fmt.Errorf("%d bytes is more than the host's memory (%d bytes): %w", size, total, ErrOutOfMemory)
 	}
 	return uintptr(size), nil

@@ -3,7 +3,10 @@
 package rt
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 )
 
 // These benchmarks time the host cost of driver operations made from Go
@@ -36,6 +39,19 @@ func BenchmarkRecordWaitGPU(b *testing.B) {
 				b.Fatal(err)
 			}
 			if err := e.Wait(s2); err != nil {
+				b.Fatal(err)
+			}
+			if i%1024 == 1023 {
+				d.SynchronizeAll()
+			}
+		}
+	})
+	b.Run("driver", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if err := drv.recordEvent(e.Handle(), s1.Handle()); err != nil {
+				b.Fatal(err)
+			}
+			if err := drv.waitEvent(s2.Handle(), e.Handle()); err != nil {
 				b.Fatal(err)
 			}
 			if i%1024 == 1023 {
@@ -95,6 +111,13 @@ const emptySource = `#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && !de
 extern "C" __global__ void empty(long long *p) {}
 `
 
+// BenchmarkLaunchGPU times launches of an empty kernel, 256 then a
+// synchronization, on the default stream and on a stream of qd's: through
+// the runtime (go), through the driver's launch method alone (driver),
+// and in a loop in C with the packed argument buffer qd passes (c) and
+// with the array of parameter pointers the CUDA runtime passes
+// (c-params). go minus driver is the runtime's own cost; driver minus c
+// the cost of calling C from Go.
 func BenchmarkLaunchGPU(b *testing.B) {
 	d := gpu(b)
 	drv := gpuDriverOf(b, d)
@@ -102,28 +125,98 @@ func BenchmarkLaunchGPU(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := m.kernelReady(0); err != nil {
+		b.Fatal(err)
+	}
+	s, err := d.NewStream()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
 	var args [8]byte
 	counts := []int64{1}
-	b.Run("go", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			if err := m.Launch(0, counts, args[:], nil); err != nil {
-				b.Fatal(err)
+	for _, on := range []*Stream{nil, s} {
+		opts := []LaunchOption{OnStream(on)}
+		h := on.Handle()
+		batches := func(b *testing.B, launch func() error) {
+			for i := 0; b.Loop(); i++ {
+				if err := launch(); err != nil {
+					b.Fatal(err)
+				}
+				if i%256 == 255 {
+					drv.synchronizeStream(h)
+				}
 			}
-			if i%256 == 255 {
-				d.Synchronize()
-			}
+			drv.synchronizeStream(h)
 		}
-		d.Synchronize()
-	})
-	b.Run("c", func(b *testing.B) {
-		for b.Loop() {
-			if err := drv.benchLaunch(m.entries[0][0], 0, args[:], 256); err != nil {
-				b.Fatal(err)
+		inC := func(b *testing.B, loop func() error) {
+			for b.Loop() {
+				if err := loop(); err != nil {
+					b.Fatal(err)
+				}
+				drv.synchronizeStream(h)
 			}
-			d.Synchronize()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/256, "ns/launch")
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/256, "ns/launch")
-	})
+		name := on.laneName()
+		b.Run(name+"/go", func(b *testing.B) {
+			batches(b, func() error { return m.Launch(0, counts, args[:], opts) })
+		})
+		b.Run(name+"/driver", func(b *testing.B) {
+			seq := launchSeq{n: 1, stream: h, tasks: [maxSeqTasks]taskLaunch{{fn: m.entries[0][0], grid: 1, block: 256}}}
+			batches(b, func() error {
+				_, err := launchSeqOn(d.drv, &seq, args[:])
+				return err
+			})
+		})
+		b.Run(name+"/c", func(b *testing.B) {
+			inC(b, func() error { return drv.benchLaunch(m.entries[0][0], h, args[:], 256) })
+		})
+		b.Run(name+"/c-params", func(b *testing.B) {
+			var arg0 uint64
+			inC(b, func() error { return drv.benchLaunchParams(m.entries[0][0], h, &arg0, 256) })
+		})
+	}
+}
+
+// BenchmarkLoadGPU times loading a module of 34 entries from the module
+// cache (load-µs) and looking up all its functions, which with the
+// driver's lazy loading loads their code (lookup-µs): qd does the lookups
+// at each kernel's first launch.
+func BenchmarkLoadGPU(b *testing.B) {
+	d := gpu(b)
+	if d.Backend() != CUDA {
+		b.Skip("loads PTX through CUDA's module cache")
+	}
+	b.Setenv("QD_CACHE_DIR", b.TempDir())
+	var ptx strings.Builder
+	ptx.WriteString(".version 7.0\n.target sm_70\n.address_size 64\n")
+	var tasks []TaskSpec
+	for i := range 34 {
+		fmt.Fprintf(&ptx, ".visible .entry e%d(.param .u64 p)\n{\n\tret;\n}\n", i)
+		tasks = append(tasks, TaskSpec{Entry: fmt.Sprintf("e%d", i)})
+	}
+	base := ModuleSpec{Package: "bench-load", Images: []Image{{Kind: ImagePTX, Data: ptx.String()}}, Kernels: []KernelSpec{{Name: "All", Tasks: tasks}}}
+	first := base
+	if _, err := d.Load(&first); err != nil { // fills the cache
+		b.Fatal(err)
+	}
+	var load, lookup time.Duration
+	for b.Loop() {
+		spec := base // a new spec: the device loads it again
+		t0 := time.Now()
+		m, err := d.Load(&spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := m.kernelReady(0); err != nil {
+			b.Fatal(err)
+		}
+		load, lookup = load+t1.Sub(t0), lookup+time.Since(t1)
+	}
+	b.ReportMetric(float64(load.Microseconds())/float64(b.N), "load-µs")
+	b.ReportMetric(float64(lookup.Microseconds())/float64(b.N), "lookup-µs")
 }
 
 // BenchmarkCallCostGPU splits the cost of one driver call from Go: the
@@ -259,4 +352,21 @@ func BenchmarkAllocFreeGPU(b *testing.B) {
 			}
 		}
 	})
+	// The same driver calls in a loop in C, from qd's pool and from the
+	// device's default pool, which cudaMallocAsync uses.
+	drv := gpuDriverOf(b, d)
+	for _, pool := range []string{"qd-pool", "default-pool"} {
+		b.Run("AllocOn+FreeOn/c-"+pool, func(b *testing.B) {
+			if !drv.features().memPools {
+				b.Skip("the driver has no memory pools")
+			}
+			for b.Loop() {
+				if err := drv.benchAllocFree(s.Handle(), 1<<20, 256, pool == "default-pool"); err != nil {
+					b.Fatal(err)
+				}
+				s.Synchronize()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/256, "ns/pair")
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"unsafe"
@@ -19,12 +20,13 @@ type Number interface {
 // A Buffer may be a view of part of another (Slice); views share their
 // parent's memory and become unusable when it is freed.
 type Buffer[T Number] struct {
-	dev   *Device
-	ptr   uintptr // device address of element 0
-	n     int
-	host  []T        // the CPU backend's storage
-	root  *Buffer[T] // the allocation a view belongs to; itself for allocations
-	freed atomic.Bool
+	tracked // in its device's list of what Close frees
+	dev     *Device
+	ptr     uintptr // device address of element 0
+	n       int
+	host    []T        // the CPU backend's storage
+	root    *Buffer[T] // the allocation a view belongs to; itself for allocations
+	freed   atomic.Bool
 
 	// Of an allocation: the streams it was used on, and how many graphs
 	// refer to it.
@@ -48,35 +50,34 @@ func AllocOn[T Number](d *Device, n int, s *Stream) (*Buffer[T], error) {
 }
 
 func alloc[T Number](d *Device, n int, on *Stream) (*Buffer[T], error) {
-	op := fmt.Sprintf("allocate %d×%T", n, *new(T))
 	if n < 0 {
-		return nil, opError(op, fmt.Errorf("negative length"))
+		return nil, allocError[T](n, fmt.Errorf("negative length"))
 	}
 	if err := d.check(); err != nil {
-		return nil, opError(op, err)
+		return nil, allocError[T](n, err)
 	}
 	if on != nil && on != defaultStream {
 		if _, err := on.use(d); err != nil {
-			return nil, opError(op, err)
+			return nil, allocError[T](n, err)
 		}
 		if on.rec != nil {
-			return nil, opError(op, fmt.Errorf("a stream of a recording: %w", ErrRecording))
+			return nil, allocError[T](n, fmt.Errorf("a stream of a recording: %w", ErrRecording))
 		}
 	}
 	size, err := allocSize[T](n, d.drv == nil)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, allocError[T](n, err)
 	}
 	b := &Buffer[T]{dev: d, n: n}
 	b.root = b
 	if d.drv == nil {
 		if b.host, err = makeHost[T](n); err != nil {
-			return nil, opError(op, err)
+			return nil, allocError[T](n, err)
 		}
 	} else if n > 0 {
 		ptr, err := d.mem.allocate(size, on)
 		if err != nil {
-			return nil, opError(op, err)
+			return nil, allocError[T](n, err)
 		}
 		b.ptr = ptr
 		if on != nil {
@@ -85,10 +86,16 @@ func alloc[T Number](d *Device, n int, on *Stream) (*Buffer[T], error) {
 	}
 	if err := d.track(b); err != nil {
 		b.release()
-		return nil, opError(op, err)
+		return nil, allocError[T](n, err)
 	}
 	d.buffers.Add(1)
 	return b, nil
+}
+
+// allocError is the error of allocating n elements; the operation is
+// named only on failure, so that an allocation formats nothing.
+func allocError[T Number](n int, err error) error {
+	return opError(fmt.Sprintf("allocate %d×%T", n, *new(T)), err)
 }
 
 // FromSlice allocates a buffer on d holding a copy of src.
@@ -229,23 +236,38 @@ func (b *Buffer[T]) release() error {
 // ArgBuffer is what launches need of a buffer; *Buffer[T] implements it for
 // every T.
 type ArgBuffer interface {
-	argDevice() *Device
-	argUsable() error
-	argPointer() uintptr
 	argLen() int
 	argSpan() (start, end uintptr)
 	argHost() unsafe.Pointer
 	// argUse marks the buffer as used by work queued on s.
 	argUse(s *Stream)
+	// argLaunch checks that the buffer can be used by a launch on d and,
+	// unless s is nil, marks it as used by work queued on s: all a
+	// launch's check of a buffer, in one call.
+	argLaunch(d *Device, s *Stream) error
 	// argGraphs counts the graphs that refer to the buffer.
 	argGraphs() *atomic.Int32
 }
 
-func (b *Buffer[T]) argDevice() *Device       { return b.dev }
-func (b *Buffer[T]) argUsable() error         { return b.usable() }
-func (b *Buffer[T]) argPointer() uintptr      { return b.ptr }
-func (b *Buffer[T]) argLen() int              { return b.n }
-func (b *Buffer[T]) argUse(s *Stream)         { b.root.uses.add(s) }
+func (b *Buffer[T]) argPointer() uintptr { return b.ptr }
+func (b *Buffer[T]) argLen() int         { return b.n }
+func (b *Buffer[T]) argUse(s *Stream)    { b.root.uses.add(s) }
+
+func (b *Buffer[T]) argLaunch(d *Device, s *Stream) error {
+	if b == nil {
+		return errors.New("nil buffer")
+	}
+	if b.root.freed.Load() {
+		return ErrClosed
+	}
+	if b.dev != d {
+		return ErrWrongDevice
+	}
+	if s != nil {
+		b.root.uses.add(s)
+	}
+	return nil
+}
 func (b *Buffer[T]) argGraphs() *atomic.Int32 { return &b.root.graphs }
 
 // argHost is the address of the CPU backend's storage; nil on a GPU or

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/qdgo/qd/internal/ptxsum"
 )
 
 // sourceCompiler is a driver that compiles source itself: the HIP driver
@@ -12,10 +14,10 @@ import (
 // test builds, nvrtc.go). Device.loadImage keeps the binary code it makes
 // in the module cache (modcache.go), as it keeps the cubins of PTX.
 type sourceCompiler interface {
-	// sourceKey names the binary code of the source in the cache: its
-	// hash, the compiler's options, the device's target and the
-	// versions of the compiler and runtime.
-	sourceKey(source string) string
+	// sourceKey names the binary code of the source whose hex SHA-256
+	// is sum in the cache: by the sum, the compiler's options, the
+	// device's target and the versions of the compiler and runtime.
+	sourceKey(sum string) string
 	compileSource(source string) ([]byte, error)
 	// binaryKind is the kind of image the binary code loads as.
 	binaryKind() ImageKind
@@ -34,11 +36,11 @@ const (
 // be read or written costs a compilation, never a failure.
 func (d *Device) loadSource(c sourceCompiler, img Image) (uintptr, string, error) {
 	load := func(code []byte) (uintptr, error) {
-		return d.drv.loadModule(Image{Kind: c.binaryKind(), Arch: d.attrs.arch, Data: string(code)})
+		return d.drv.loadModule(Image{Kind: c.binaryKind(), Arch: d.attrs.arch, Data: bytesString(code)})
 	}
 	var path string
 	if dir := cacheDir(); dir != "" {
-		path = filepath.Join(dir, c.sourceKey(img.Data))
+		path = filepath.Join(dir, c.sourceKey(imageSum(img)))
 		if code, ok := readCubin(path); ok {
 			if h, err := load(code); err == nil {
 				return h, fromSourceCache, nil
@@ -56,12 +58,23 @@ func (d *Device) loadSource(c sourceCompiler, img Image) (uintptr, string, error
 	return h, fromCompiler, err
 }
 
+// imageSum is the hex SHA-256 of an image's data that keys the module
+// cache: the one qdgen wrote (Image.Sum), so that loading hashes nothing,
+// or for an image written by hand computed now.
+func imageSum(img Image) string {
+	if img.Sum != "" {
+		return img.Sum
+	}
+	return ptxsum.Of(img.Data)
+}
+
 // codeKey is a cache entry's name for the code a compiler (kind, such as
-// "hiprtc") makes of source with options for target: the source and
-// options by hash, the target and the versions by name.
-func codeKey(kind, source, target, version string, options []string) string {
+// "hiprtc") makes, with options for target, of the source whose hex
+// SHA-256 is sum: the sum and options by hash, the target and the versions
+// by name.
+func codeKey(kind, sum, target, version string, options []string) string {
 	h := sha256.New()
-	h.Write([]byte(source))
+	h.Write([]byte(sum))
 	for _, o := range options {
 		h.Write([]byte{0})
 		h.Write([]byte(o))

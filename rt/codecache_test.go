@@ -19,8 +19,8 @@ type sourceDriver struct {
 	refuse   int
 }
 
-func (s *sourceDriver) sourceKey(source string) string {
-	return codeKey("fake", source, "gfx90a:xnack-", "hip60342134-hiprtc6.3", []string{"-O3"})
+func (s *sourceDriver) sourceKey(sum string) string {
+	return codeKey("fake", sum, "gfx90a:xnack-", "hip60342134-hiprtc6.3", []string{"-O3"})
 }
 
 func (s *sourceDriver) compileSource(source string) ([]byte, error) {
@@ -67,7 +67,7 @@ func TestSourceCache(t *testing.T) {
 	if drv.compiles != 1 {
 		t.Fatalf("%d compilations for a miss and a hit, want 1", drv.compiles)
 	}
-	key := drv.sourceKey("source")
+	key := drv.sourceKey(imageSum(img))
 	if strings.ContainsAny(key, ":/ ") {
 		t.Errorf("key %q is not a safe file name", key)
 	}
@@ -110,10 +110,20 @@ func TestSourceCache(t *testing.T) {
 	if _, _, err := d.loadSource(drv, bad); err != drv.fail {
 		t.Errorf("failing compiler: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, drv.sourceKey("bad"))); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, drv.sourceKey(imageSum(bad)))); !os.IsNotExist(err) {
 		t.Errorf("a failed compilation left an entry")
 	}
 	drv.fail = nil
+
+	// An image with the sum qdgen writes is keyed by it: loading hashes
+	// nothing.
+	summed := Image{Kind: ImageHIP, Data: "summed", Sum: "0123abcd"}
+	if _, _, err := d.loadSource(drv, summed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, drv.sourceKey("0123abcd"))); err != nil {
+		t.Errorf("no entry under the image's sum: %v", err)
+	}
 
 	// Without a cache, or with one that cannot be written, every load
 	// compiles.

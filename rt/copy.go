@@ -152,14 +152,17 @@ func (d *Device) transfer(t *transfer) error {
 		return err
 	}
 	defer d.leave()
+	use := t.s
+	if use == nil {
+		use = defaultStream // argLaunch marks no use for nil
+	}
 	for _, b := range t.bufs {
 		if b == nil {
 			continue
 		}
-		if err := b.argUsable(); err != nil {
+		if err := b.argLaunch(d, use); err != nil {
 			return err // freed since it was checked
 		}
-		b.argUse(t.s)
 	}
 	tr := d.tracer.Load()
 	var start stamp

@@ -77,7 +77,7 @@ func (d *cudaDriver) imageKinds() []ImageKind { return cudaImageKinds }
 
 func (d *cudaDriver) loadModule(img Image) (uintptr, error) {
 	if img.Kind == ImageCubin {
-		return d.loadBinary([]byte(img.Data))
+		return d.loadBinary(img.Data)
 	}
 	return d.loadCode([]byte(img.Data))
 }

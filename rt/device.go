@@ -92,6 +92,9 @@ type Device struct {
 	drv     driver // nil for the CPU
 	attrs   deviceAttributes
 	name    string
+	// defaultGrid caps the grids of launches with the default block size
+	// (fullGrid).
+	defaultGrid int64
 	// noGPU is why Open chose the CPU for Auto, if it did.
 	noGPU error
 
@@ -103,7 +106,7 @@ type Device struct {
 
 	mu      sync.Mutex // guards modules, live and closing
 	modules map[*ModuleSpec]*Module
-	live    map[releaser]struct{} // what Close frees
+	live    []liveEntry // what Close frees (live.go)
 
 	// Counts of live driver objects, for leak checks.
 	streams, events, buffers, hostBuffers atomic.Int64
@@ -119,9 +122,6 @@ type Device struct {
 
 	faults faults // the fault records of the modules loaded
 }
-
-// releaser is something a device frees when it closes.
-type releaser interface{ release() error }
 
 // Option configures Open.
 type Option struct {
@@ -222,6 +222,11 @@ func (d *Device) setup(pool int) error {
 		d.Close()
 		return opError("open "+d.backend.String()+" device", err)
 	}
+	if d.drv != nil {
+		// The first page of fault records, so that loading a module
+		// allocates none; failing here, Load tries again.
+		d.faults.reserve(d.drv)
+	}
 	d.startTraceFromEnv()
 	return nil
 }
@@ -237,7 +242,9 @@ var cpuAttributes = deviceAttributes{
 }
 
 func openCPU() *Device {
-	return &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module), live: make(map[releaser]struct{})}
+	d := &Device{backend: CPU, name: "cpu", attrs: cpuAttributes, modules: make(map[*ModuleSpec]*Module)}
+	d.defaultGrid = d.fullGrid(defaultBlockSize)
+	return d
 }
 
 func openGPU(b Backend, index int) (*Device, error) {
@@ -270,15 +277,16 @@ func openAnyGPU(index int) (*Device, error) {
 
 // newGPUDevice is a device of an opened driver.
 func newGPUDevice(b Backend, index int, drv driver) *Device {
-	return &Device{
+	d := &Device{
 		backend: b,
 		index:   index,
 		drv:     drv,
 		attrs:   drv.attributes(),
 		name:    drv.deviceName(),
 		modules: make(map[*ModuleSpec]*Module),
-		live:    make(map[releaser]struct{}),
 	}
+	d.defaultGrid = d.fullGrid(defaultBlockSize)
+	return d
 }
 
 // Backend returns the device's backend: CPU, CUDA or HIP.
@@ -380,8 +388,8 @@ func (d *Device) Close() error {
 	if d.drv != nil {
 		err = d.drv.synchronizeAll()
 	}
-	for r := range live {
-		if e := r.release(); err == nil {
+	for _, l := range live {
+		if e := l.r.release(); err == nil {
 			err = e
 		}
 	}
@@ -407,27 +415,13 @@ func (d *Device) Close() error {
 			err = e
 		}
 	}
+	if e := d.faults.release(d.drv); err == nil {
+		err = e
+	}
 	if e := d.drv.close(); err == nil {
 		err = e
 	}
 	return opError("close device", err)
-}
-
-// track registers something the device frees when it closes.
-func (d *Device) track(r releaser) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed.Load() {
-		return ErrClosed
-	}
-	d.live[r] = struct{}{}
-	return nil
-}
-
-func (d *Device) untrack(r releaser) {
-	d.mu.Lock()
-	delete(d.live, r)
-	d.mu.Unlock()
 }
 
 // LiveObjects counts the driver objects a device holds.

@@ -91,24 +91,55 @@ type driverFeatures struct {
 	linker   bool // linkPTX
 }
 
-// launchOn launches fn through the driver drv. It calls each driver's
-// launch method statically, not through the interface, so that the packed
-// arguments, which live on the caller's stack, are known not to escape: a
-// launch allocates nothing.
-func launchOn(drv driver, fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
+// launchSeq is what one call into the driver queues on a stream: a wait
+// for an event (if wait is not 0), the launches of tasks[:n] in order, all
+// with the same packed arguments, and the recording of an event (if
+// record is not 0). A kernel's tasks then cost one call into C, not one
+// each.
+type launchSeq struct {
+	tasks        [maxSeqTasks]taskLaunch
+	n            int
+	stream       uintptr
+	wait, record uintptr
+}
+
+// maxSeqTasks bounds the tasks of one launchSeq; a kernel with more
+// launches them in several.
+const maxSeqTasks = 8
+
+// taskLaunch is a task's function and grid, laid out as gpu_shim.h's
+// qd_task_launch.
+type taskLaunch struct {
+	fn          uintptr
+	grid, block uint32
+}
+
+// Where a launchSeq failed, besides the index of a task.
+const (
+	seqWaitFailed = -1
+	// seqRecordFailed is n, one past the last task.
+)
+
+// launchSeqOn queues seq through the driver drv with the packed
+// arguments args, and on failure says which part failed: the index of a
+// task, seqWaitFailed, or n for the record. It calls each driver's method
+// statically, not through the interface, so that seq and the arguments,
+// which live on the caller's stack, are known not to escape: a launch
+// allocates nothing.
+func launchSeqOn(drv driver, seq *launchSeq, args []byte) (failed int, err error) {
 	switch d := drv.(type) {
 	case *cudaDriver:
-		return d.launch(fn, grid, block, stream, args, argSize)
+		return d.launchSeq(seq, sliceData(args), uintptr(len(args)))
 	case *hipDriver:
-		return d.launch(fn, grid, block, stream, args, argSize)
+		return d.launchSeq(seq, sliceData(args), uintptr(len(args)))
 	case *fakeDriver:
-		return d.launch(fn, grid, block, stream, args, argSize)
+		return d.launchSeq(seq, sliceData(args), uintptr(len(args)))
 	}
-	return ErrNoDevice
+	return 0, ErrNoDevice
 }
 
 // forkOn and joinOn are the fork and join of a stream-parallel group, each
-// one call into the driver; like launchOn they are called statically.
+// one call into the driver; like launchSeqOn they are called statically.
 func forkOn(drv driver, ev, from uintptr, streams []uintptr) error {
 	switch d := drv.(type) {
 	case *cudaDriver:

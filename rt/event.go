@@ -14,6 +14,7 @@ import (
 // An Event is safe for use by many goroutines at once. On the CPU backend
 // every event operation succeeds and does nothing.
 type Event struct {
+	tracked // in its device's list of what Close frees
 	dev     *Device
 	handle  uintptr
 	timing  bool

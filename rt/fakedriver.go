@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -32,9 +33,17 @@ type fakeDriver struct {
 	// badCubin makes loadModule reject every cubin, as a driver rejects
 	// one built for another GPU.
 	badCubin bool
-	// quiet makes launches do nothing, for measuring what the shared code
-	// allocates.
+	// failLaunch makes launches of the entry of that name fail, and
+	// noEntry the lookup of the entry of that name.
+	failLaunch, noEntry string
+	// quiet makes the calls that queue work, and those that create and
+	// destroy streams, events and memory, do nothing but count, for
+	// measuring what the shared code costs and allocates.
 	quiet bool
+	// calls counts the calls made, each of which is one call into C on a
+	// real driver.
+	calls atomic.Int64
+	cheap atomic.Uintptr // handles made while quiet
 }
 
 type fakeGraph struct {
@@ -65,6 +74,9 @@ func openFake(pool int) (*Device, *fakeDriver) {
 }
 
 func (f *fakeDriver) handle(name string) uintptr {
+	if f.quiet {
+		return f.cheap.Add(0x10) | 1<<40
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.next += 0x10
@@ -75,6 +87,9 @@ func (f *fakeDriver) handle(name string) uintptr {
 // numbered is a handle named by its kind and number: s1, s2, ... for
 // streams.
 func (f *fakeDriver) numbered(kind string) uintptr {
+	if f.quiet {
+		return f.handle(kind)
+	}
 	f.mu.Lock()
 	f.counts[kind]++
 	n := f.counts[kind]
@@ -83,6 +98,9 @@ func (f *fakeDriver) numbered(kind string) uintptr {
 }
 
 func (f *fakeDriver) logf(format string, args ...any) {
+	if f.quiet {
+		return
+	}
 	f.mu.Lock()
 	f.log = append(f.log, fmt.Sprintf(format, args...))
 	f.mu.Unlock()
@@ -121,26 +139,36 @@ func (f *fakeDriver) features() driverFeatures { return f.feat }
 var cudaImageKindsFake = []ImageKind{ImageCubin, ImagePTX}
 
 func (f *fakeDriver) alloc(bytes uintptr) (uintptr, error) {
-	f.mu.Lock()
-	f.sizes = append(f.sizes, bytes)
-	f.mu.Unlock()
+	f.calls.Add(1)
+	if !f.quiet {
+		f.mu.Lock()
+		f.sizes = append(f.sizes, bytes)
+		f.mu.Unlock()
+	}
 	return f.numbered("m"), nil
 }
 func (f *fakeDriver) free(ptr uintptr) error {
+	f.calls.Add(1)
+	if f.quiet {
+		return nil
+	}
 	f.logf("free %s", f.name(ptr))
 	return nil
 }
 func (f *fakeDriver) copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error {
+	f.calls.Add(1)
 	f.logf("copy to device %d", bytes)
 	return nil
 }
 func (f *fakeDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error {
+	f.calls.Add(1)
 	f.logf("copy to host %d", bytes)
 	return nil
 }
 
 // A fake PTX module compiles to a "cubin" that names the PTX.
 func (f *fakeDriver) linkPTX(ptx string) ([]byte, error) {
+	f.calls.Add(1)
 	f.mu.Lock()
 	f.links++
 	f.mu.Unlock()
@@ -148,6 +176,7 @@ func (f *fakeDriver) linkPTX(ptx string) ([]byte, error) {
 }
 
 func (f *fakeDriver) loadModule(image Image) (uintptr, error) {
+	f.calls.Add(1)
 	f.mu.Lock()
 	f.loads = append(f.loads, image.Kind)
 	bad := f.badCubin
@@ -158,91 +187,176 @@ func (f *fakeDriver) loadModule(image Image) (uintptr, error) {
 	return f.handle("module"), nil
 }
 
-func (f *fakeDriver) unloadModule(mod uintptr) error { return nil }
+func (f *fakeDriver) unloadModule(mod uintptr) error {
+	f.calls.Add(1)
+	return nil
+}
 func (f *fakeDriver) function(mod uintptr, name string) (uintptr, error) {
+	f.calls.Add(1)
+	if name == f.noEntry {
+		return 0, &DriverError{Call: "cuModuleGetFunction", Code: 500, Name: "CUDA_ERROR_NOT_FOUND", Log: "entry " + name}
+	}
 	return f.handle(name), nil
 }
-func (f *fakeDriver) synchronize() error    { return nil }
-func (f *fakeDriver) synchronizeAll() error { return nil }
-func (f *fakeDriver) close() error          { return nil }
+func (f *fakeDriver) synchronize() error {
+	f.calls.Add(1)
+	return nil
+}
+func (f *fakeDriver) synchronizeAll() error {
+	f.calls.Add(1)
+	return nil
+}
+func (f *fakeDriver) close() error {
+	f.calls.Add(1)
+	return nil
+}
 
-func (f *fakeDriver) newStream(priority int) (uintptr, error) { return f.numbered("s"), nil }
-func (f *fakeDriver) destroyStream(s uintptr) error           { return nil }
-func (f *fakeDriver) synchronizeStream(s uintptr) error       { return nil }
-func (f *fakeDriver) queryStream(s uintptr) (bool, error)     { return true, nil }
+func (f *fakeDriver) newStream(priority int) (uintptr, error) {
+	f.calls.Add(1)
+	return f.numbered("s"), nil
+}
+func (f *fakeDriver) destroyStream(s uintptr) error {
+	f.calls.Add(1)
+	return nil
+}
+func (f *fakeDriver) synchronizeStream(s uintptr) error {
+	f.calls.Add(1)
+	return nil
+}
+func (f *fakeDriver) queryStream(s uintptr) (bool, error) {
+	f.calls.Add(1)
+	return true, nil
+}
 func (f *fakeDriver) waitEvent(s, e uintptr) error {
+	f.calls.Add(1)
+	if f.quiet {
+		return nil
+	}
 	f.logf("wait %s", f.name(s))
 	return nil
 }
-func (f *fakeDriver) newEvent(timing bool) (uintptr, error) { return f.handle("event"), nil }
-func (f *fakeDriver) destroyEvent(e uintptr) error          { return nil }
+func (f *fakeDriver) newEvent(timing bool) (uintptr, error) {
+	f.calls.Add(1)
+	return f.handle("event"), nil
+}
+func (f *fakeDriver) destroyEvent(e uintptr) error {
+	f.calls.Add(1)
+	return nil
+}
 func (f *fakeDriver) recordEvent(e, s uintptr) error {
+	f.calls.Add(1)
+	if !f.quiet {
+		f.stamp(e)
+	}
+	return nil
+}
+
+// stamp records event e now.
+func (f *fakeDriver) stamp(e uintptr) {
 	f.mu.Lock()
 	f.clock++
 	f.times[e] = f.clock
 	f.mu.Unlock()
+}
+func (f *fakeDriver) synchronizeEvent(e uintptr) error {
+	f.calls.Add(1)
 	return nil
 }
-func (f *fakeDriver) synchronizeEvent(e uintptr) error { return nil }
 func (f *fakeDriver) queryEvent(e uintptr) (bool, error) {
+	f.calls.Add(1)
 	return true, nil
 }
 
 // elapsed is a microsecond per event recorded in between.
 func (f *fakeDriver) elapsed(start, end uintptr) (float32, error) {
+	f.calls.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return float32(f.times[end]-f.times[start]) / 1000, nil
 }
-func (f *fakeDriver) priorityRange() (least, greatest int, err error) { return 0, -5, nil }
+func (f *fakeDriver) priorityRange() (least, greatest int, err error) {
+	f.calls.Add(1)
+	return 0, -5, nil
+}
 
 func (f *fakeDriver) copyToDeviceAsync(dst uintptr, src unsafe.Pointer, bytes, s uintptr) error {
+	f.calls.Add(1)
 	f.logf("copy to device %d on %s", bytes, f.name(s))
 	return nil
 }
 func (f *fakeDriver) copyToHostAsync(dst unsafe.Pointer, src, bytes, s uintptr) error {
+	f.calls.Add(1)
 	f.logf("copy to host %d on %s", bytes, f.name(s))
 	return nil
 }
 func (f *fakeDriver) copyOnDeviceAsync(dst, src, bytes, s uintptr) error {
+	f.calls.Add(1)
 	f.logf("copy on device %d on %s", bytes, f.name(s))
 	return nil
 }
 func (f *fakeDriver) memsetAsync(dst uintptr, value byte, bytes, s uintptr) error {
+	f.calls.Add(1)
 	f.logf("memset %d on %s", bytes, f.name(s))
 	return nil
 }
 func (f *fakeDriver) allocHost(bytes uintptr) (unsafe.Pointer, error) {
+	f.calls.Add(1)
 	return unsafe.Pointer(unsafe.SliceData(make([]byte, bytes))), nil
 }
-func (f *fakeDriver) freeHost(p unsafe.Pointer) error { return nil }
+func (f *fakeDriver) freeHost(p unsafe.Pointer) error {
+	f.calls.Add(1)
+	return nil
+}
 
 // allocMapped gives Go memory at its own address: no fake kernel writes it.
 func (f *fakeDriver) allocMapped(bytes uintptr) (unsafe.Pointer, uintptr, error) {
+	f.calls.Add(1)
 	p, _ := f.allocHost(bytes)
 	return p, uintptr(p), nil
 }
 
-// launch logs the launch; like the real drivers' it keeps nothing of args.
-func (f *fakeDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
+// launchSeq logs the wait, each launch and the record; like the real
+// drivers' it keeps nothing of args.
+func (f *fakeDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uintptr) (int, error) {
+	f.calls.Add(1)
 	if f.quiet {
-		return nil
+		return 0, nil
 	}
-	f.logf("launch %s grid %d×%d on %s", f.name(fn), grid, block, f.name(stream))
-	return nil
+	if seq.wait != 0 {
+		f.logf("wait %s", f.name(seq.stream))
+	}
+	for i, t := range seq.tasks[:seq.n] {
+		if f.name(t.fn) == f.failLaunch {
+			return i, &DriverError{Call: "cuLaunchKernel", Code: 1, Name: "CUDA_ERROR_INVALID_VALUE"}
+		}
+		f.logf("launch %s grid %d×%d on %s", f.name(t.fn), t.grid, t.block, f.name(seq.stream))
+	}
+	if seq.record != 0 {
+		f.stamp(seq.record)
+	}
+	return 0, nil
 }
 
 func (f *fakeDriver) fork(ev, from uintptr, streams []uintptr) error {
+	f.calls.Add(1)
+	if f.quiet {
+		return nil
+	}
 	f.logf("fork %s to %d streams", f.name(from), len(streams))
 	return nil
 }
 
 func (f *fakeDriver) join(events, streams []uintptr, into uintptr) error {
+	f.calls.Add(1)
+	if f.quiet {
+		return nil
+	}
 	f.logf("join %d streams into %s", len(streams), f.name(into))
 	return nil
 }
 
 func (f *fakeDriver) newGraph() (uintptr, error) {
+	f.calls.Add(1)
 	h := f.handle("graph")
 	f.mu.Lock()
 	f.graphs[h] = &fakeGraph{}
@@ -251,6 +365,7 @@ func (f *fakeDriver) newGraph() (uintptr, error) {
 }
 
 func (f *fakeDriver) destroyGraph(g uintptr) error {
+	f.calls.Add(1)
 	f.mu.Lock()
 	delete(f.graphs, g)
 	f.mu.Unlock()
@@ -258,6 +373,7 @@ func (f *fakeDriver) destroyGraph(g uintptr) error {
 }
 
 func (f *fakeDriver) addGraphNode(g uintptr, deps []uintptr, n *graphNode) (uintptr, error) {
+	f.calls.Add(1)
 	id := f.handle("node")
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -274,6 +390,7 @@ func (f *fakeDriver) addGraphNode(g uintptr, deps []uintptr, n *graphNode) (uint
 }
 
 func (f *fakeDriver) instantiateGraph(g uintptr) (uintptr, error) {
+	f.calls.Add(1)
 	h := f.handle("exec")
 	f.mu.Lock()
 	fg := f.graphs[g]
@@ -284,6 +401,7 @@ func (f *fakeDriver) instantiateGraph(g uintptr) (uintptr, error) {
 }
 
 func (f *fakeDriver) destroyGraphExec(exec uintptr) error {
+	f.calls.Add(1)
 	f.mu.Lock()
 	delete(f.execs, exec)
 	f.mu.Unlock()
@@ -291,6 +409,7 @@ func (f *fakeDriver) destroyGraphExec(exec uintptr) error {
 }
 
 func (f *fakeDriver) setGraphNode(exec, node uintptr, n *graphNode) error {
+	f.calls.Add(1)
 	f.mu.Lock()
 	fe := f.execs[exec]
 	i := slices.Index(fe.ids, node)
@@ -304,6 +423,7 @@ func (f *fakeDriver) setGraphNode(exec, node uintptr, n *graphNode) error {
 }
 
 func (f *fakeDriver) launchGraph(exec, stream uintptr, updates []nodeUpdate, args []byte) error {
+	f.calls.Add(1)
 	if f.quiet {
 		return nil
 	}
@@ -320,6 +440,10 @@ func (f *fakeDriver) launchGraph(exec, stream uintptr, updates []nodeUpdate, arg
 }
 
 func (f *fakeDriver) allocAsync(bytes, s uintptr, wait bool) (uintptr, error) {
+	f.calls.Add(1)
+	if f.quiet {
+		return f.handle("m"), nil
+	}
 	f.mu.Lock()
 	f.sizes = append(f.sizes, bytes)
 	f.mu.Unlock()
@@ -329,6 +453,10 @@ func (f *fakeDriver) allocAsync(bytes, s uintptr, wait bool) (uintptr, error) {
 }
 
 func (f *fakeDriver) freeAsync(ptr, s uintptr, streams, events []uintptr) error {
+	f.calls.Add(1)
+	if f.quiet {
+		return nil
+	}
 	var after []string
 	for _, w := range streams {
 		after = append(after, f.name(w))

@@ -113,23 +113,56 @@ func (r *faultRecord) pending() bool {
 }
 
 // faults is a device's list of fault records, which launches scan without
-// a lock.
+// a lock. The records are carved from pages of page-locked memory that the
+// device allocates when it opens, so that loading a module allocates no
+// driver memory.
 type faults struct {
 	mu      sync.Mutex // serializes taking faults and adding records
 	records atomic.Pointer[[]*faultRecord]
+	pages   []unsafe.Pointer // the page-locked memory of the records
+	spare   []faultRecord    // records not in use
 }
 
-func (fs *faults) add(r *faultRecord) {
+// faultPageBytes is the page-locked memory allocated at a time for records.
+const faultPageBytes = 4096
+
+// reserve allocates a page of records, the device's first when it opens.
+// The caller holds fs.mu, or is the device's setup.
+func (fs *faults) reserve(drv driver) error {
+	host, dev, err := drv.allocMapped(faultPageBytes)
+	if err != nil {
+		return err
+	}
+	fs.pages = append(fs.pages, host)
+	for off := 0; off+recordBytes <= faultPageBytes; off += recordBytes {
+		fs.spare = append(fs.spare, faultRecord{host: unsafe.Add(host, off), dev: dev + uintptr(off)})
+	}
+	return nil
+}
+
+// add gives module m a cleared record and lists it.
+func (fs *faults) add(drv driver, m *Module) (*faultRecord, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	if len(fs.spare) == 0 {
+		if err := fs.reserve(drv); err != nil {
+			return nil, err
+		}
+	}
+	r := &faultRecord{}
+	*r, fs.spare = fs.spare[len(fs.spare)-1], fs.spare[:len(fs.spare)-1]
+	r.m = m
+	clear(unsafe.Slice((*byte)(r.host), recordBytes))
 	var list []*faultRecord
 	if old := fs.records.Load(); old != nil {
 		list = append(list, *old...)
 	}
 	list = append(list, r)
 	fs.records.Store(&list)
+	return r, nil
 }
 
+// remove unlists a record; no kernel of its module runs any more.
 func (fs *faults) remove(r *faultRecord) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -142,6 +175,22 @@ func (fs *faults) remove(r *faultRecord) {
 		}
 		fs.records.Store(&list)
 	}
+	fs.spare = append(fs.spare, faultRecord{host: r.host, dev: r.dev})
+}
+
+// release frees the records' memory; the device is idle.
+func (fs *faults) release(drv driver) error {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	var err error
+	for _, p := range fs.pages {
+		if e := drv.freeHost(p); err == nil {
+			err = e
+		}
+	}
+	fs.pages, fs.spare = nil, nil
+	fs.records.Store(nil)
+	return err
 }
 
 // take returns the fault a kernel of the device has recorded and the host

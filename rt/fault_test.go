@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"unsafe"
 )
 
 // TestFaultRecord writes faults into a record as a kernel does (emit/ptx
@@ -16,10 +15,11 @@ func TestFaultRecord(t *testing.T) {
 		{Name: "Histogram", Tasks: []TaskSpec{{Entry: "Histogram_0"}, {Entry: "Histogram_1"}},
 			Faults: []FaultSite{{Kind: FaultDivide, Pos: "kernels.go:3:4"}, {Kind: FaultIndex, Pos: "kernels.go:14:9"}}},
 	}}
-	mem := new([recordBytes / 8]uint64)
 	var fs faults
-	r := &faultRecord{m: &Module{spec: spec}, host: unsafe.Pointer(mem)}
-	fs.add(r)
+	r, err := fs.add(newFakeDriver(), &Module{spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := fs.take(); err != nil {
 		t.Fatalf("no fault yet: %v", err)
 	}
@@ -29,7 +29,7 @@ func TestFaultRecord(t *testing.T) {
 		*r.word(recordDone) = *r.word(recordAck) + 1
 	}
 	write(1<<16|1, 1, 256, 256)
-	err := fs.take()
+	err = fs.take()
 	var f *Fault
 	if !errors.As(err, &f) || f.Task != "Histogram_1" ||
 		err.Error() != "qd: kernel Histogram: runtime error: index out of range [256] with length 256 (kernels.go:14:9)" {
@@ -50,5 +50,56 @@ func TestFaultRecord(t *testing.T) {
 	write(1<<16, 0, 0, 0)
 	if err := fs.take(); err != nil {
 		t.Fatalf("a removed record is still read: %v", err)
+	}
+}
+
+// TestFaultRecordPages checks that modules' records are distinct slices of
+// page-locked pages, cleared when given out, that a full page makes the
+// device reserve another, and that the device allocates its first page
+// when it opens, so that loading a module allocates none.
+func TestFaultRecordPages(t *testing.T) {
+	drv := newFakeDriver()
+	var fs faults
+	perPage := faultPageBytes / recordBytes
+	seen := map[uintptr]bool{}
+	var records []*faultRecord
+	for i := range perPage + 1 {
+		r, err := fs.add(drv, &Module{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[r.dev] {
+			t.Fatalf("record %d shares address %#x", i, r.dev)
+		}
+		seen[r.dev] = true
+		records = append(records, r)
+	}
+	if len(fs.pages) != 2 {
+		t.Errorf("%d records on %d pages", perPage+1, len(fs.pages))
+	}
+	*records[3].word(recordDone) = 5
+	fs.remove(records[3])
+	r, _ := fs.add(drv, &Module{})
+	if r.dev != records[3].dev || *r.word(recordDone) != 0 {
+		t.Errorf("a freed record is reused at %#x (freed %#x), done %d", r.dev, records[3].dev, *r.word(recordDone))
+	}
+	if err := fs.release(drv); err != nil || fs.records.Load() != nil || len(fs.pages) != 0 {
+		t.Errorf("release: %v, %d pages left", err, len(fs.pages))
+	}
+
+	t.Setenv("QD_CACHE", "off")
+	d, drv := openFake(0)
+	defer d.Close()
+	calls := drv.calls.Load()
+	if _, err := d.Load(emptySpec); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.faults.pages) != 1 {
+		t.Errorf("the device holds %d pages of records after a load", len(d.faults.pages))
+	}
+	// Loading the module is one call, for its image: the kernels'
+	// functions are looked up at their first launch.
+	if n := drv.calls.Load() - calls; n != 1 {
+		t.Errorf("loading a module made %d driver calls", n)
 	}
 }

@@ -3,14 +3,17 @@
 package rt
 
 /*
+// noescape: the C functions keep no pointer they are given, so out
+// parameters and buffers stay on the Go stack; nocallback: none calls Go.
 #cgo LDFLAGS: -ldl
-#cgo noescape qd_launch
-#cgo nocallback qd_launch
+#cgo noescape qd_launch_seq
+#cgo nocallback qd_launch_seq
 #cgo noescape qd_copy_to_device
 #cgo nocallback qd_copy_to_device
 #cgo noescape qd_copy_to_host
 #cgo nocallback qd_copy_to_host
 #cgo noescape qd_bench_launch
+#cgo noescape qd_bench_launch_params
 #cgo nocallback qd_bench_noop
 #cgo noescape qd_bench_noop
 #cgo noescape qd_fork
@@ -19,6 +22,21 @@ package rt
 #cgo nocallback qd_join
 #cgo nocallback qd_event_record
 #cgo nocallback qd_stream_wait_event
+#cgo noescape qd_stream_create
+#cgo nocallback qd_stream_create
+#cgo nocallback qd_stream_destroy
+#cgo nocallback qd_stream_synchronize
+#cgo noescape qd_event_create
+#cgo nocallback qd_event_create
+#cgo noescape qd_alloc
+#cgo nocallback qd_alloc
+#cgo nocallback qd_free
+#cgo noescape qd_copy_to_device_async
+#cgo nocallback qd_copy_to_device_async
+#cgo noescape qd_copy_to_host_async
+#cgo nocallback qd_copy_to_host_async
+#cgo noescape qd_event_elapsed
+#cgo nocallback qd_event_elapsed
 #include "gpu_shim.h"
 */
 import "C"
@@ -137,11 +155,11 @@ func (g *gpuDriver) free(ptr uintptr) error {
 }
 
 func (g *gpuDriver) copyToDevice(dst uintptr, src unsafe.Pointer, bytes uintptr) error {
-	return g.check(C.QD_CALL_MemcpyHtoD, C.qd_copy_to_device(g.api, g.ctx, C.uintptr_t(dst), src, C.size_t(bytes)))
+	return g.check(C.QD_CALL_MemcpyHtoD, C.qd_copy_to_device(g.api, g.ctx, C.uintptr_t(dst), (*C.uchar)(src), C.size_t(bytes)))
 }
 
 func (g *gpuDriver) copyToHost(dst unsafe.Pointer, src uintptr, bytes uintptr) error {
-	return g.check(C.QD_CALL_MemcpyDtoH, C.qd_copy_to_host(g.api, g.ctx, dst, C.uintptr_t(src), C.size_t(bytes)))
+	return g.check(C.QD_CALL_MemcpyDtoH, C.qd_copy_to_host(g.api, g.ctx, (*C.uchar)(dst), C.uintptr_t(src), C.size_t(bytes)))
 }
 
 // loadCode loads a module from PTX, which the driver compiles; its
@@ -177,10 +195,28 @@ func (g *gpuDriver) function(mod uintptr, name string) (uintptr, error) {
 	return uintptr(fn), nil
 }
 
-func (g *gpuDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
-	r := C.qd_launch(g.api, g.ctx, C.uintptr_t(fn), C.uint(grid), C.uint(block),
-		C.uintptr_t(stream), args, C.size_t(argSize))
-	return g.check(C.QD_CALL_LaunchKernel, r)
+func (g *gpuDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uintptr) (int, error) {
+	var failed C.int
+	r := C.qd_launch_seq(g.api, g.ctx, (*C.qd_task_launch)(unsafe.Pointer(&seq.tasks[0])), C.int(seq.n), C.uintptr_t(seq.stream),
+		(*C.uchar)(args), C.size_t(argSize), C.uintptr_t(seq.wait), C.uintptr_t(seq.record), &failed)
+	if r == 0 {
+		return 0, nil
+	}
+	call := C.int(C.QD_CALL_LaunchKernel)
+	switch {
+	case int(failed) == seqWaitFailed && seq.wait == 0:
+		// Making the context current failed.
+		if g.api.hip != 0 {
+			call = C.QD_CALL_SetDevice
+		} else {
+			call = C.QD_CALL_CtxSetCurrent
+		}
+	case int(failed) == seqWaitFailed:
+		call = C.QD_CALL_StreamWaitEvent
+	case int(failed) == seq.n:
+		call = C.QD_CALL_EventRecord
+	}
+	return int(failed), g.check(call, r)
 }
 
 func (g *gpuDriver) synchronize() error {
@@ -203,11 +239,11 @@ func (g *gpuDriver) close() error {
 }
 
 // loadBinary loads binary code (a cubin, an AMD code object) as it is.
-func (g *gpuDriver) loadBinary(code []byte) (uintptr, error) {
-	bin := C.CBytes(code)
-	defer C.free(bin)
+// The driver reads the code during the call only: it needs no copy in C
+// memory.
+func (g *gpuDriver) loadBinary(code string) (uintptr, error) {
 	var mod C.uintptr_t
-	r := C.qd_module_load_binary(g.api, g.ctx, &mod, bin)
+	r := C.qd_module_load_binary(g.api, g.ctx, &mod, unsafe.Pointer(unsafe.StringData(code)))
 	return uintptr(mod), g.check(C.QD_CALL_ModuleLoadData, r)
 }
 
@@ -218,7 +254,16 @@ const notReady = 600
 func (g *gpuDriver) newStream(priority int) (uintptr, error) {
 	var s C.uintptr_t
 	r := C.qd_stream_create(g.api, g.ctx, &s, C.int(priority))
-	return uintptr(s), g.check(C.QD_CALL_StreamCreateWithPriority, r)
+	return uintptr(s), g.check(g.streamCreateCall(priority), r)
+}
+
+// streamCreateCall is the call qd_new_stream makes for a stream of the
+// given priority.
+func (g *gpuDriver) streamCreateCall(priority int) C.int {
+	if priority == 0 && g.api.fn[C.QD_CALL_StreamCreate] != nil {
+		return C.QD_CALL_StreamCreate
+	}
+	return C.QD_CALL_StreamCreateWithPriority
 }
 
 func (g *gpuDriver) destroyStream(s uintptr) error {
@@ -280,11 +325,11 @@ func (g *gpuDriver) priorityRange() (least, greatest int, err error) {
 }
 
 func (g *gpuDriver) copyToDeviceAsync(dst uintptr, src unsafe.Pointer, bytes, s uintptr) error {
-	return g.check(C.QD_CALL_MemcpyHtoDAsync, C.qd_copy_to_device_async(g.api, g.ctx, C.uintptr_t(dst), src, C.size_t(bytes), C.uintptr_t(s)))
+	return g.check(C.QD_CALL_MemcpyHtoDAsync, C.qd_copy_to_device_async(g.api, g.ctx, C.uintptr_t(dst), (*C.uchar)(src), C.size_t(bytes), C.uintptr_t(s)))
 }
 
 func (g *gpuDriver) copyToHostAsync(dst unsafe.Pointer, src, bytes, s uintptr) error {
-	return g.check(C.QD_CALL_MemcpyDtoHAsync, C.qd_copy_to_host_async(g.api, g.ctx, dst, C.uintptr_t(src), C.size_t(bytes), C.uintptr_t(s)))
+	return g.check(C.QD_CALL_MemcpyDtoHAsync, C.qd_copy_to_host_async(g.api, g.ctx, (*C.uchar)(dst), C.uintptr_t(src), C.size_t(bytes), C.uintptr_t(s)))
 }
 
 func (g *gpuDriver) copyOnDeviceAsync(dst, src, bytes, s uintptr) error {
@@ -347,11 +392,29 @@ func (g *gpuDriver) benchRecordWait(ev, s1, s2 uintptr, n int) error {
 }
 
 func (g *gpuDriver) benchStreamCreateDestroy(n int) error {
-	return g.check(C.QD_CALL_StreamCreateWithPriority, C.qd_bench_stream_create_destroy(g.api, g.ctx, C.int(n)))
+	return g.check(g.streamCreateCall(0), C.qd_bench_stream_create_destroy(g.api, g.ctx, C.int(n)))
 }
 
 func (g *gpuDriver) benchLaunch(fn, stream uintptr, args []byte, n int) error {
 	return g.check(C.QD_CALL_LaunchKernel, C.qd_bench_launch(g.api, g.ctx, C.uintptr_t(fn), C.uintptr_t(stream), unsafe.Pointer(unsafe.SliceData(args)), C.size_t(len(args)), C.int(n)))
+}
+
+func (g *gpuDriver) benchLaunchParams(fn, stream uintptr, arg0 *uint64, n int) error {
+	return g.check(C.QD_CALL_LaunchKernel, C.qd_bench_launch_params(g.api, g.ctx, C.uintptr_t(fn), C.uintptr_t(stream), unsafe.Pointer(arg0), C.int(n)))
+}
+
+// benchAllocFree allocates and frees from qd's pool, or with defaultPool
+// from the device's default pool.
+func (g *gpuDriver) benchAllocFree(s uintptr, size uintptr, n int, defaultPool bool) error {
+	pool := g.memPool
+	if defaultPool {
+		pool = 0
+	}
+	r := C.qd_bench_alloc_free(g.api, g.ctx, C.uintptr_t(pool), C.uintptr_t(s), C.size_t(size), C.int(n))
+	if r == 0 {
+		return nil
+	}
+	return g.driverError("alloc and free loop", r)
 }
 
 func benchNoop() { C.qd_bench_noop() }

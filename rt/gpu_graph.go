@@ -5,6 +5,10 @@ package rt
 /*
 #cgo noescape qd_graph_launch
 #cgo nocallback qd_graph_launch
+#cgo noescape qd_alloc_async
+#cgo nocallback qd_alloc_async
+#cgo noescape qd_free_after
+#cgo nocallback qd_free_after
 #include "gpu_shim.h"
 */
 import "C"
@@ -92,7 +96,7 @@ func (g *gpuDriver) setGraphNode(exec, node uintptr, n *graphNode) error {
 func (g *gpuDriver) launchGraph(exec, stream uintptr, updates []nodeUpdate, args []byte) error {
 	r := C.qd_graph_launch(g.api, g.ctx, C.uintptr_t(exec), C.uintptr_t(stream),
 		(*C.qd_node_update)(unsafe.Pointer(unsafe.SliceData(updates))), C.int(len(updates)),
-		sliceData(args), C.size_t(len(args)))
+		(*C.uchar)(sliceData(args)), C.size_t(len(args)))
 	if r == 0 {
 		return nil
 	}

@@ -18,8 +18,8 @@ type gpuDriver struct{ driver }
 type cudaDriver struct{ gpuDriver }
 type hipDriver struct{ gpuDriver }
 
-func (g *gpuDriver) launch(fn uintptr, grid, block uint32, stream uintptr, args unsafe.Pointer, argSize uintptr) error {
-	return ErrNoDevice
+func (g *gpuDriver) launchSeq(seq *launchSeq, args unsafe.Pointer, argSize uintptr) (int, error) {
+	return 0, ErrNoDevice
 }
 
 func (g *gpuDriver) fork(ev, from uintptr, streams []uintptr) error     { return ErrNoDevice }

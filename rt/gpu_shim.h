@@ -97,6 +97,7 @@ typedef struct {
 	X(GetErrorNameHIP, NULL, "hipGetErrorName", const char *, (qd_result))                               \
 	X(StreamCreateWithPriority, "cuStreamCreateWithPriority", "hipStreamCreateWithPriority", qd_result,  \
 		(void **, unsigned, int))                                                                    \
+	X(StreamCreate, "cuStreamCreate", NULL, qd_result, (void **, unsigned))                              \
 	X(StreamDestroy, "cuStreamDestroy_v2", "hipStreamDestroy", qd_result, (void *))                      \
 	X(StreamQuery, "cuStreamQuery", "hipStreamQuery", qd_result, (void *))                               \
 	X(StreamWaitEvent, "cuStreamWaitEvent", "hipStreamWaitEvent", qd_result, (void *, void *, unsigned)) \
@@ -160,7 +161,8 @@ typedef struct {
 	X(LinkAddData, "cuLinkAddData_v2", NULL, NULL, qd_result,                                              \
 		(void *, int, void *, size_t, const char *, unsigned, int *, void **))                         \
 	X(LinkComplete, "cuLinkComplete", NULL, NULL, qd_result, (void *, void **, size_t *))                  \
-	X(LinkDestroy, "cuLinkDestroy", NULL, NULL, qd_result, (void *))
+	X(LinkDestroy, "cuLinkDestroy", NULL, NULL, qd_result, (void *))                                       \
+	X(MemAllocAsync, "cuMemAllocAsync", NULL, NULL, qd_result, (uintptr_t *, size_t, void *)) /* benchmarks */
 
 #define QD_CALL_INDEX(field, cuda, hip, result, params) QD_CALL_##field,
 #define QD_OPTIONAL_INDEX(field, cuda, older, hip, result, params) QD_CALL_##field,
@@ -319,12 +321,14 @@ static inline qd_result qd_free(const struct qd_api *api, uintptr_t ctx, uintptr
 	return r ? r : QD(api, MemFree)(p);
 }
 
-static inline qd_result qd_copy_to_device(const struct qd_api *api, uintptr_t ctx, uintptr_t dst, const void *src, size_t n) {
+// Host memory in copies is typed as bytes, not void *, so that cgo knows
+// it holds no Go pointers and checks nothing: it is a buffer's numbers.
+static inline qd_result qd_copy_to_device(const struct qd_api *api, uintptr_t ctx, uintptr_t dst, const unsigned char *src, size_t n) {
 	qd_result r = qd_use(api, ctx);
 	return r ? r : QD(api, MemcpyHtoD)(dst, src, n);
 }
 
-static inline qd_result qd_copy_to_host(const struct qd_api *api, uintptr_t ctx, void *dst, uintptr_t src, size_t n) {
+static inline qd_result qd_copy_to_host(const struct qd_api *api, uintptr_t ctx, unsigned char *dst, uintptr_t src, size_t n) {
 	qd_result r = qd_use(api, ctx);
 	return r ? r : QD(api, MemcpyDtoH)(dst, src, n);
 }
@@ -372,12 +376,34 @@ static inline qd_result qd_function(const struct qd_api *api, uintptr_t ctx, uin
 	{(void *)1 /* BUFFER_POINTER */, args, (void *)2 /* BUFFER_SIZE */, &size, \
 		(void *)(uintptr_t)((api)->hip ? 3 : 0) /* END */}
 
-static inline qd_result qd_launch(const struct qd_api *api, uintptr_t ctx, uintptr_t fn, unsigned grid, unsigned block,
-		uintptr_t stream, void *args, size_t size) {
+// qd_task_launch is one task of qd_launch_seq: its function and grid.
+typedef struct {
+	uintptr_t fn;
+	unsigned grid, block;
+} qd_task_launch;
+
+// qd_launch_seq queues on stream a wait for event wait (unless 0), the n
+// tasks in order, each with the arguments packed in one buffer, which the
+// driver copies before returning, then a record of event record (unless
+// 0): a kernel's launch is one call into C. On failure *failed is -1 for
+// the wait, the task's index, or n for the record. The buffer is typed as
+// bytes, not void *, so that cgo knows it holds no Go pointers and checks
+// nothing at each launch.
+static inline qd_result qd_launch_seq(const struct qd_api *api, uintptr_t ctx, const qd_task_launch *tasks, int n, uintptr_t stream,
+		unsigned char *args, size_t size, uintptr_t wait, uintptr_t record, int *failed) {
 	qd_result r = qd_use(api, ctx);
-	if (r) return r;
+	*failed = -1;
+	if (r == 0 && wait) r = QD(api, StreamWaitEvent)((void *)stream, (void *)wait, 0);
 	void *extra[] = QD_EXTRA(api, args, size);
-	return QD(api, LaunchKernel)((void *)fn, grid, 1, 1, block, 1, 1, 0, (void *)stream, NULL, extra);
+	for (int i = 0; r == 0 && i < n; i++) {
+		*failed = i;
+		r = QD(api, LaunchKernel)((void *)tasks[i].fn, tasks[i].grid, 1, 1, tasks[i].block, 1, 1, 0, (void *)stream, NULL, extra);
+	}
+	if (r == 0 && record) {
+		*failed = n;
+		r = QD(api, EventRecord)((void *)record, (void *)stream);
+	}
+	return r;
 }
 
 static inline qd_result qd_stream_synchronize(const struct qd_api *api, uintptr_t ctx, uintptr_t s) {
@@ -396,13 +422,20 @@ static inline qd_result qd_driver_version(const struct qd_api *api, int *v) { re
 
 enum { QD_STREAM_NON_BLOCKING = 1, QD_EVENT_DISABLE_TIMING = 2 };
 
-static inline qd_result qd_stream_create(const struct qd_api *api, uintptr_t ctx, uintptr_t *out, int priority) {
-	qd_result r = qd_use(api, ctx);
-	if (r) return r;
+// qd_new_stream makes a stream. CUDA's streams of the default priority
+// take the CUDA runtime's path, cuStreamCreate, which costs less; HIP's
+// take one path whatever their priority.
+static inline qd_result qd_new_stream(const struct qd_api *api, uintptr_t *out, int priority) {
 	void *s = NULL;
-	r = QD(api, StreamCreateWithPriority)(&s, QD_STREAM_NON_BLOCKING, priority);
+	qd_result r = priority == 0 && api->fn[QD_CALL_StreamCreate] ? QD(api, StreamCreate)(&s, QD_STREAM_NON_BLOCKING)
+	                                                             : QD(api, StreamCreateWithPriority)(&s, QD_STREAM_NON_BLOCKING, priority);
 	*out = (uintptr_t)s;
 	return r;
+}
+
+static inline qd_result qd_stream_create(const struct qd_api *api, uintptr_t ctx, uintptr_t *out, int priority) {
+	qd_result r = qd_use(api, ctx);
+	return r ? r : qd_new_stream(api, out, priority);
 }
 
 static inline qd_result qd_stream_destroy(const struct qd_api *api, uintptr_t ctx, uintptr_t s) {
@@ -454,12 +487,12 @@ static inline qd_result qd_event_elapsed(const struct qd_api *api, uintptr_t ctx
 	return r ? r : QD(api, EventElapsedTime)(ms, (void *)start, (void *)end);
 }
 
-static inline qd_result qd_copy_to_device_async(const struct qd_api *api, uintptr_t ctx, uintptr_t dst, const void *src, size_t n, uintptr_t s) {
+static inline qd_result qd_copy_to_device_async(const struct qd_api *api, uintptr_t ctx, uintptr_t dst, const unsigned char *src, size_t n, uintptr_t s) {
 	qd_result r = qd_use(api, ctx);
 	return r ? r : QD(api, MemcpyHtoDAsync)(dst, src, n, (void *)s);
 }
 
-static inline qd_result qd_copy_to_host_async(const struct qd_api *api, uintptr_t ctx, void *dst, uintptr_t src, size_t n, uintptr_t s) {
+static inline qd_result qd_copy_to_host_async(const struct qd_api *api, uintptr_t ctx, unsigned char *dst, uintptr_t src, size_t n, uintptr_t s) {
 	qd_result r = qd_use(api, ctx);
 	return r ? r : QD(api, MemcpyDtoHAsync)(dst, src, n, (void *)s);
 }
@@ -543,9 +576,9 @@ static inline qd_result qd_bench_record_wait(const struct qd_api *api, uintptr_t
 static inline qd_result qd_bench_stream_create_destroy(const struct qd_api *api, uintptr_t ctx, int n) {
 	qd_result r = qd_use(api, ctx);
 	for (int i = 0; r == 0 && i < n; i++) {
-		void *s;
-		r = QD(api, StreamCreateWithPriority)(&s, QD_STREAM_NON_BLOCKING, 0);
-		if (r == 0) r = QD(api, StreamDestroy)(s);
+		uintptr_t s;
+		r = qd_new_stream(api, &s, 0);
+		if (r == 0) r = QD(api, StreamDestroy)((void *)s);
 	}
 	return r;
 }
@@ -555,6 +588,33 @@ static inline qd_result qd_bench_launch(const struct qd_api *api, uintptr_t ctx,
 	void *extra[] = QD_EXTRA(api, args, size);
 	for (int i = 0; r == 0 && i < n; i++) {
 		r = QD(api, LaunchKernel)((void *)fn, 1, 1, 1, 256, 1, 1, 0, (void *)stream, NULL, extra);
+	}
+	return r;
+}
+
+// qd_bench_launch_params is qd_bench_launch for a kernel of one parameter
+// passed as the CUDA runtime passes parameters: an array of pointers to
+// each, rather than one packed buffer.
+static inline qd_result qd_bench_launch_params(const struct qd_api *api, uintptr_t ctx, uintptr_t fn, uintptr_t stream, void *arg0, int n) {
+	qd_result r = qd_use(api, ctx);
+	void *params[] = {arg0};
+	for (int i = 0; r == 0 && i < n; i++) {
+		r = QD(api, LaunchKernel)((void *)fn, 1, 1, 1, 256, 1, 1, 0, (void *)stream, params, NULL);
+	}
+	return r;
+}
+
+// qd_bench_alloc_free allocates and frees size bytes on stream s, n times:
+// from pool, or with pool 0 from the device's default pool as
+// cudaMallocAsync does.
+static inline qd_result qd_bench_alloc_free(const struct qd_api *api, uintptr_t ctx, uintptr_t pool, uintptr_t s, size_t size, int n) {
+	qd_result r = qd_use(api, ctx);
+	if (r == 0 && !QD(api, MemFreeAsync)) return 500; // CUDA_ERROR_NOT_FOUND
+	if (r == 0 && !pool && !QD(api, MemAllocAsync)) return 500;
+	for (int i = 0; r == 0 && i < n; i++) {
+		uintptr_t p;
+		r = pool ? QD(api, MemAllocFromPoolAsync)(&p, size, (void *)pool, (void *)s) : QD(api, MemAllocAsync)(&p, size, (void *)s);
+		if (r == 0) r = QD(api, MemFreeAsync)(p, (void *)s);
 	}
 	return r;
 }
@@ -746,7 +806,7 @@ typedef struct {
 // qd_graph_launch updates n kernel nodes of exec, all with the argument
 // buffer args, then launches exec on stream: one call into C per launch.
 static inline qd_result qd_graph_launch(const struct qd_api *api, uintptr_t ctx, uintptr_t exec, uintptr_t stream, const qd_node_update *ups, int n,
-		void *args, size_t argSize) {
+		unsigned char *args, size_t argSize) {
 	qd_result r = qd_use(api, ctx);
 	qd_graph_node gn = {.kind = 1, .args = args, .argSize = argSize};
 	for (int i = 0; r == 0 && i < n; i++) {

@@ -152,7 +152,7 @@ func (d *hipDriver) loadModule(img Image) (uintptr, error) {
 	if img.Kind != ImageHSACO {
 		return 0, fmt.Errorf("%w: the HIP driver loads %s only compiled", ErrNoImage, img.Kind)
 	}
-	return d.loadBinary([]byte(img.Data))
+	return d.loadBinary(img.Data)
 }
 
 // hiprtcOptions are the options of every compilation, beside the target.
@@ -176,12 +176,12 @@ func (d *hipDriver) compileSource(source string) ([]byte, error) {
 	return c.compile(source, "qd.hip", d.options())
 }
 
-func (d *hipDriver) sourceKey(source string) string {
+func (d *hipDriver) sourceKey(sum string) string {
 	version := fmt.Sprintf("hip%d", d.runtime)
 	if c, err := compiler(); err == nil {
 		version += "-hiprtc" + c.version
 	}
-	return codeKey("hiprtc", source, d.attrs.arch, version, d.options())
+	return codeKey("hiprtc", sum, d.attrs.arch, version, d.options())
 }
 
 func (d *hipDriver) binaryKind() ImageKind { return ImageHSACO }

@@ -218,8 +218,13 @@ s(\d+) waits for e(\d+)$`).FindStringSubmatch(calls)
 	if !errors.As(err, &de) || de.Call != "hiprtcCompileProgram" || de.Name != "HIPRTC_ERROR_COMPILATION" || !strings.Contains(de.Log, "frobnicate") {
 		t.Errorf("broken source: %v", err)
 	}
-	_, err = d.Load(&ModuleSpec{Package: "missing", Images: []Image{{Kind: ImageHIP, Data: groupSource}},
+	// Functions are looked up at a kernel's first launch.
+	missing, err := d.Load(&ModuleSpec{Package: "missing", Images: []Image{{Kind: ImageHIP, Data: groupSource}},
 		Kernels: []KernelSpec{{Name: "K", Tasks: []TaskSpec{{Entry: "nosuch"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = missing.Launch(0, []int64{1}, make([]byte, 8), nil)
 	if !errors.As(err, &de) || de.Call != "hipModuleGetFunction" || de.Name != "hipErrorNotFound" || !strings.Contains(err.Error(), "entry nosuch") {
 		t.Errorf("missing entry: %v", err)
 	}

@@ -11,11 +11,12 @@ import (
 // from ordinary Go memory cannot. Its memory belongs to the driver, not to
 // Go's collector; Free returns it. On the CPU backend it is a Go slice.
 type HostBuffer[T Number] struct {
-	dev    *Device
-	data   []T
-	ptr    unsafe.Pointer
-	freed  atomic.Bool
-	graphs atomic.Int32 // the graphs that copy from or to it
+	tracked // in its device's list of what Close frees
+	dev     *Device
+	data    []T
+	ptr     unsafe.Pointer
+	freed   atomic.Bool
+	graphs  atomic.Int32 // the graphs that copy from or to it
 }
 
 // AllocHost allocates n page-locked elements for d.

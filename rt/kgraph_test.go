@@ -26,7 +26,7 @@ var forkSpec = &ModuleSpec{
 	}},
 }
 
-func fakeModule(t *testing.T, pool int, spec *ModuleSpec) (*Device, *fakeDriver, *Module) {
+func fakeModule(t testing.TB, pool int, spec *ModuleSpec) (*Device, *fakeDriver, *Module) {
 	t.Helper()
 	t.Setenv("QD_CACHE", "off")
 	d, drv := openFake(pool)

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -32,6 +32,9 @@ type Image struct {
 	// "sm_80" or the AMD target "gfx942:sramecc+:xnack-"; empty for PTX
 	// and source, which the driver compiles for any.
 	Arch string
+	// Sum is the hex SHA-256 of PTX or source, which keys the module
+	// cache; qdgen writes it, so that loading need not compute it.
+	Sum string
 }
 
 // ImageKind is a form of device code. Each driver loads some kinds, in its
@@ -99,13 +102,18 @@ type TaskSpec struct {
 // Module is a ModuleSpec loaded on a device. It is safe for use by many
 // goroutines at once.
 type Module struct {
-	dev     *Device
-	spec    *ModuleSpec
-	kind    ImageKind // the kind of image it was loaded from; 0 on the CPU
-	handle  uintptr
-	entries [][]uintptr // per kernel, per task: the driver's function
-	faults  *faultRecord
-	scratch []scratch // per kernel
+	dev    *Device
+	spec   *ModuleSpec
+	kind   ImageKind // the kind of image it was loaded from; 0 on the CPU
+	handle uintptr
+	// entries holds, per kernel and task, the driver's function, looked
+	// up at the kernel's first launch (see kernelReady); resolved[k] is
+	// set once entries[k] is.
+	entries   [][]uintptr
+	resolved  []atomic.Bool
+	resolving sync.Mutex
+	faults    *faultRecord
+	scratch   []scratch // per kernel
 	// graphs caches each kernel's graphs; nil where the driver has none.
 	graphs []kernelGraphs
 	from   string        // where the code came from
@@ -136,19 +144,20 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	start := time.Now()
 	m := &Module{dev: d, spec: spec, from: fromGo}
 	if d.drv != nil {
-		h, err := d.loadFirst(m, spec.Images)
+		err := d.loadFirst(m, spec.Images)
 		if err != nil {
 			return nil, opError(op, err)
 		}
-		for _, k := range spec.Kernels {
-			fns := make([]uintptr, len(k.Tasks))
-			for i, t := range k.Tasks {
-				if fns[i], err = d.drv.function(h, t.Entry); err != nil {
-					m.release()
-					return nil, opError(op, err)
-				}
+		m.entries = make([][]uintptr, len(spec.Kernels))
+		m.resolved = make([]atomic.Bool, len(spec.Kernels))
+		for i := range spec.Kernels {
+			if !lazyLoading() {
+				err = m.resolve(i)
 			}
-			m.entries = append(m.entries, fns)
+			if err != nil {
+				m.release()
+				return nil, opError(op, err)
+			}
 		}
 		if err := m.prepare(); err != nil {
 			m.release()
@@ -163,27 +172,70 @@ func (d *Device) Load(spec *ModuleSpec) (*Module, error) {
 	return m, nil
 }
 
+// lazyLoading reports whether kernels' functions are looked up at their
+// first launch rather than when their module loads. With the driver's
+// lazy loading (CUDA's default since 12.2), looking up a function loads
+// its code onto the GPU, which for a module of many kernels is most of
+// the time loading takes: like the CUDA runtime, qd pays that for a
+// kernel when it first runs it. CUDA_MODULE_LOADING=EAGER, which asks
+// the driver to load everything at once, makes Load look up every
+// function too.
+func lazyLoading() bool { return os.Getenv("CUDA_MODULE_LOADING") != "EAGER" }
+
+// kernelReady looks up the functions of kernel's tasks, the first time.
+func (m *Module) kernelReady(kernel int) error {
+	if m.resolved[kernel].Load() {
+		return nil
+	}
+	return m.resolveFirst(kernel)
+}
+
+func (m *Module) resolveFirst(kernel int) error {
+	m.resolving.Lock()
+	defer m.resolving.Unlock()
+	return m.resolve(kernel)
+}
+
+// resolve looks up the functions of kernel's tasks unless that is done.
+// The caller holds m.resolving, or is Load.
+func (m *Module) resolve(kernel int) error {
+	if m.resolved[kernel].Load() {
+		return nil
+	}
+	tasks := m.spec.Kernels[kernel].Tasks
+	fns := make([]uintptr, len(tasks))
+	for i, t := range tasks {
+		var err error
+		if fns[i], err = m.dev.drv.function(m.handle, t.Entry); err != nil {
+			return err
+		}
+	}
+	m.entries[kernel] = fns
+	m.resolved[kernel].Store(true)
+	return nil
+}
+
 // loadFirst loads the first of the images, by the driver's order of
 // kinds, that the driver accepts, and notes in m what it loaded.
-func (d *Device) loadFirst(m *Module, images []Image) (uintptr, error) {
+func (d *Device) loadFirst(m *Module, images []Image) error {
 	var errs []error
 	for kinds := d.drv.imageKinds(); len(kinds) > 0; {
 		img, err := chooseImage(images, d.backend, kinds, d.attrs.arch)
 		if err != nil {
 			if errs == nil {
-				return 0, err
+				return err
 			}
 			break
 		}
 		h, from, err := d.loadImage(img)
 		if err == nil {
 			m.handle, m.from, m.kind = h, from, img.Kind
-			return h, nil
+			return nil
 		}
 		errs = append(errs, err)
 		kinds = kinds[slices.Index(kinds, img.Kind)+1:]
 	}
-	return 0, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // prepare gives the module what its kernels need of the runtime: a fault
@@ -194,13 +246,11 @@ func (m *Module) prepare() error {
 		if len(k.Faults) == 0 || m.faults != nil {
 			continue
 		}
-		host, dev, err := m.dev.drv.allocMapped(recordBytes)
+		r, err := m.dev.faults.add(m.dev.drv, m)
 		if err != nil {
 			return err
 		}
-		clear(unsafe.Slice((*byte)(host), recordBytes))
-		m.faults = &faultRecord{m: m, host: host, dev: dev}
-		m.dev.faults.add(m.faults)
+		m.faults = r
 	}
 	return nil
 }
@@ -215,9 +265,6 @@ func (m *Module) release() error {
 	}
 	if m.faults != nil {
 		m.dev.faults.remove(m.faults)
-		if e := m.dev.drv.freeHost(m.faults.host); err == nil {
-			err = e
-		}
 		m.faults = nil
 	}
 	if m.handle != 0 {

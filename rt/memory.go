@@ -67,6 +67,17 @@ func (m *memory) release() error {
 // outOfMemory is CUDA_ERROR_OUT_OF_MEMORY (hipErrorOutOfMemory is 2 too).
 const outOfMemory = 2
 
+// isDriverError reports whether err is a driver's error of the given code.
+// Its variable lives only on that path: errors.As's target escapes, and
+// would cost every allocation a heap object.
+func isDriverError(err error, code int) bool {
+	if err == nil {
+		return false
+	}
+	var de *DriverError
+	return errors.As(err, &de) && de.Code == code
+}
+
 // allocate allocates bytes usable on any stream at once; with on != nil,
 // stream-ordered on that stream only.
 func (m *memory) allocate(bytes uintptr, on *Stream) (uintptr, error) {
@@ -83,8 +94,7 @@ func (m *memory) allocate(bytes uintptr, on *Stream) (uintptr, error) {
 		s, wait = on.handle, false
 	}
 	p, err := drv.allocAsync(bytes, s, wait)
-	var de *DriverError
-	if errors.As(err, &de) && de.Code == outOfMemory {
+	if isDriverError(err, outOfMemory) {
 		// Memory freed but not yet released by its streams is not reused
 		// until they reach the free: wait for them, then try once more.
 		if err = drv.synchronizeAll(); err == nil {
@@ -160,8 +170,8 @@ func (u *useSet) list(d *Device, out []*Stream) []*Stream {
 	if u.many.Load() {
 		out = append(out, defaultStream)
 		d.mu.Lock()
-		for r := range d.live {
-			if s, ok := r.(*Stream); ok && !s.closed.Load() {
+		for _, l := range d.live {
+			if s, ok := l.r.(*Stream); ok && !s.closed.Load() {
 				out = append(out, s)
 			}
 		}

@@ -2,12 +2,12 @@ package rt
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // The module cache keeps the binary code (a cubin) that the driver's own
@@ -19,16 +19,26 @@ import (
 // directory is read-only or new (containers, CI), or the driver changed.
 //
 // The cache lives in QD_CACHE_DIR, or in os.UserCacheDir()/qd; QD_CACHE=off
-// turns it off. An entry is keyed by the PTX's SHA-256, the GPU's
-// architecture and the driver's version, and written atomically (a
+// turns it off. An entry is keyed by the PTX's SHA-256 and length, the
+// GPU's architecture and the driver's version, and written atomically (a
 // temporary file renamed into place), so concurrent processes never read
-// half an entry. Each entry carries its length and the SHA-256 of its
-// contents: a truncated or corrupt entry, or one the driver rejects, is
-// compiled and written again. Failing to write the cache is not an error.
+// half an entry. qdgen writes the SHA-256 into the generated module
+// (Image.Sum), so that loading hashes nothing. Each entry carries its
+// length and a CRC-32C of its contents, which the CPU computes at
+// several GB/s: a truncated or corrupt entry, or one the driver rejects,
+// is compiled and written again. Failing to write the cache is not an
+// error.
 
 // cubinMagic starts every cache entry; the version changes with the
 // format.
-const cubinMagic = "qd cubin 1\n"
+const cubinMagic = "qd cubin 2\n"
+
+// castagnoli is CRC-32C, which amd64 and arm64 compute in hardware.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// entryHead is the length of an entry's header after the magic: the
+// cubin's length and its CRC-32C.
+const entryHead = 8 + 4
 
 // cacheDir is the module cache's directory, or "" when it is off.
 func cacheDir() string {
@@ -45,11 +55,10 @@ func cacheDir() string {
 	return filepath.Join(dir, "qd")
 }
 
-// cubinPath is the cache entry of ptx compiled for arch by a driver of the
-// given version.
-func cubinPath(dir, ptx, arch string, driverVersion int) string {
-	sum := sha256.Sum256([]byte(ptx))
-	return filepath.Join(dir, fmt.Sprintf("%s-%s-drv%d.cubin", hex.EncodeToString(sum[:16]), arch, driverVersion))
+// cubinPath is the cache entry of a PTX image compiled for arch by a
+// driver of the given version.
+func cubinPath(dir string, img Image, arch string, driverVersion int) string {
+	return filepath.Join(dir, fmt.Sprintf("%.32s-%d-%s-drv%d.cubin", imageSum(img), len(img.Data), arch, driverVersion))
 }
 
 // readCubin returns the cubin of a cache entry, or false when the entry is
@@ -60,15 +69,11 @@ func readCubin(path string) ([]byte, bool) {
 		return nil, false
 	}
 	data = data[len(cubinMagic):]
-	if len(data) < 8+sha256.Size {
+	if len(data) < entryHead {
 		return nil, false
 	}
-	n := binary.LittleEndian.Uint64(data)
-	sum, bin := data[8:8+sha256.Size], data[8+sha256.Size:]
-	if uint64(len(bin)) != n {
-		return nil, false
-	}
-	if got := sha256.Sum256(bin); !bytes.Equal(got[:], sum) {
+	n, sum, bin := binary.LittleEndian.Uint64(data), binary.LittleEndian.Uint32(data[8:]), data[entryHead:]
+	if uint64(len(bin)) != n || crc32.Checksum(bin, castagnoli) != sum {
 		return nil, false
 	}
 	return bin, true
@@ -83,10 +88,9 @@ func writeCubin(path string, bin []byte) error {
 	if err != nil {
 		return err
 	}
-	var head [8 + sha256.Size]byte
+	var head [entryHead]byte
 	binary.LittleEndian.PutUint64(head[:], uint64(len(bin)))
-	sum := sha256.Sum256(bin)
-	copy(head[8:], sum[:])
+	binary.LittleEndian.PutUint32(head[8:], crc32.Checksum(bin, castagnoli))
 	_, err = f.Write(append(append([]byte(cubinMagic), head[:]...), bin...))
 	if e := f.Close(); err == nil {
 		err = e
@@ -126,16 +130,16 @@ func (d *Device) loadImage(img Image) (uintptr, string, error) {
 		h, err := drv.loadModule(img)
 		return h, fromJIT, err
 	}
-	path := cubinPath(dir, img.Data, d.attrs.arch, drv.driverVersion())
+	path := cubinPath(dir, img, d.attrs.arch, drv.driverVersion())
 	if bin, ok := readCubin(path); ok {
-		if h, err := drv.loadModule(Image{Kind: ImageCubin, Data: string(bin)}); err == nil {
+		if h, err := drv.loadModule(Image{Kind: ImageCubin, Data: bytesString(bin)}); err == nil {
 			return h, fromCache, nil
 		}
 	}
 	bin, err := drv.linkPTX(img.Data)
 	if err == nil {
 		var h uintptr
-		if h, err = drv.loadModule(Image{Kind: ImageCubin, Data: string(bin)}); err == nil {
+		if h, err = drv.loadModule(Image{Kind: ImageCubin, Data: bytesString(bin)}); err == nil {
 			writeCubin(path, bin)
 			return h, fromLinker, nil
 		}
@@ -144,3 +148,7 @@ func (d *Device) loadImage(img Image) (uintptr, string, error) {
 	h, err := drv.loadModule(img)
 	return h, fromJIT, err
 }
+
+// bytesString is b as a string without copying it; b must not change
+// afterwards.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -59,12 +59,12 @@ func (d *cudaDriver) compileSource(source string) ([]byte, error) {
 	return c.compile(source, "qd.cu", d.options())
 }
 
-func (d *cudaDriver) sourceKey(source string) string {
+func (d *cudaDriver) sourceKey(sum string) string {
 	version := fmt.Sprintf("cuda%d", d.driverVersion())
 	if c, err := nvrtcCompiler(); err == nil {
 		version += "-nvrtc" + c.version
 	}
-	return codeKey("nvrtc", source, d.attrs.arch, version, d.options())
+	return codeKey("nvrtc", sum, d.attrs.arch, version, d.options())
 }
 
 func (d *cudaDriver) binaryKind() ImageKind { return ImageCubin }

@@ -69,6 +69,18 @@ func launchConfig(d *Device, opts []LaunchOption) (launchSettings, error) {
 	return s, nil
 }
 
+// streamOption is the stream the options launch on: the last OnStream's,
+// or nil for the default stream.
+func streamOption(opts []LaunchOption) *Stream {
+	var s *Stream
+	for i := range opts {
+		if opts[i].setStream {
+			s = opts[i].stream
+		}
+	}
+	return s
+}
+
 func sliceData(b []byte) unsafe.Pointer {
 	if len(b) == 0 {
 		return nil

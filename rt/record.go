@@ -170,8 +170,8 @@ func recordingEvent(e *Event, s *Stream) (inside bool, err error) {
 func (d *Device) hostBufferOf(p, bytes uintptr) graphRef {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for r := range d.live {
-		if h, ok := r.(pinnedMemory); ok {
+	for _, l := range d.live {
+		if h, ok := l.r.(pinnedMemory); ok {
 			if start, end := h.hostSpan(); start <= p && p+bytes <= end {
 				return h
 			}

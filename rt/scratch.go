@@ -23,7 +23,7 @@ type scratch struct {
 	retired []uintptr // memory outgrown
 	stream  uintptr   // the stream of the last launch that used it
 	used    bool
-	event   uintptr
+	event   uintptr // recorded at the end of each launch that used it
 }
 
 // scratchBytes is the scratch memory a launch of kernel k with counts
@@ -38,45 +38,39 @@ func (m *Module) scratchBytes(k *KernelSpec, counts []int64, cfg launchSettings)
 	return uintptr(k.ScratchFixed) + uintptr(k.ScratchPerBlock)*uintptr(blocks)
 }
 
-// prepare makes s hold need bytes for a launch on stream, ordered after
-// the launches that used it before; a recording's launch is not ordered.
-// The caller holds s.mu.
-func (s *scratch) prepare(d *Device, need, stream uintptr, recording bool) error {
+// prepare makes s hold need bytes for a launch on stream, and returns the
+// event that launch must first wait for: the end of the last launch that
+// used s, where that was on another stream; 0 when there is none, or for
+// a recording's launch, which is not ordered. The launch then records
+// s.event on its stream, which prepare creates the first time. The caller
+// holds s.mu.
+func (s *scratch) prepare(d *Device, need, stream uintptr, recording bool) (wait uintptr, err error) {
 	drv := d.drv
 	if need > s.size {
 		need = max(need, 2*s.size) // grow seldom
 		ptr, err := drv.alloc(need)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if s.ptr != 0 {
 			s.retired = append(s.retired, s.ptr)
 		}
 		s.ptr, s.size = ptr, need
 	}
-	if recording || !s.used || s.stream == stream {
-		return nil
+	if recording {
+		return 0, nil
+	}
+	if s.event == 0 {
+		if s.event, err = d.newDriverEvent(false); err != nil {
+			return 0, err
+		}
+	}
+	if !s.used || s.stream == stream {
+		return 0, nil
 	}
 	// The last launch recorded the event on its stream when it was queued,
 	// while that stream surely existed; waiting needs only the event.
-	return drv.waitEvent(stream, s.event)
-}
-
-// finish marks the end of a launch on stream that used s, for the next
-// launch on another stream to wait for. The caller holds s.mu.
-func (s *scratch) finish(d *Device, stream uintptr) error {
-	if s.event == 0 {
-		ev, err := d.newDriverEvent(false)
-		if err != nil {
-			return err
-		}
-		s.event = ev
-	}
-	if err := d.drv.recordEvent(s.event, stream); err != nil {
-		return err
-	}
-	s.stream, s.used = stream, true
-	return nil
+	return s.event, nil
 }
 
 // release frees the memory and the event.

@@ -16,11 +16,13 @@ import (
 // every stream operation succeeds and does nothing: work runs when it is
 // launched.
 type Stream struct {
+	tracked  // in its device's list of what Close frees
 	dev      *Device
 	handle   uintptr
 	external bool // made elsewhere: never destroyed by qd
 	priority int
-	lane     string      // its name in traces
+	lane     string      // its name in traces; see laneName
+	number   int64       // of a stream NewStream made, named in traces by it
 	queued   atomic.Bool // work was ever queued: Close must wait for it
 	closed   atomic.Bool
 	closing  sync.Mutex
@@ -49,7 +51,7 @@ func (d *Device) NewStream(opts ...StreamOption) (*Stream, error) {
 	if err := d.check(); err != nil {
 		return nil, opError(op, err)
 	}
-	s := &Stream{dev: d, lane: fmt.Sprintf("stream %d", d.streamIDs.Add(1))}
+	s := &Stream{dev: d, number: d.streamIDs.Add(1)}
 	for _, o := range opts {
 		if o.setPriority {
 			s.priority = o.priority

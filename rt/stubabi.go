@@ -32,29 +32,24 @@ func CheckDisjoint(kernel, name1 string, b1 ArgBuffer, name2 string, b2 ArgBuffe
 // launch's stream (so that Free waits for it) or, on a stream of a
 // recording, as referred to by the recording. Generated stubs call it.
 func CheckBuffers(d *Device, kernel string, opts []LaunchOption, bufs ...ArgBuffer) error {
-	for _, b := range bufs {
-		if err := b.argUsable(); err != nil {
-			return opError("launch "+kernel, err)
-		}
-		if b.argDevice() != d {
-			return opError("launch "+kernel, ErrWrongDevice)
-		}
-	}
 	if err := d.check(); err != nil {
 		return opError("launch "+kernel, err)
 	}
-	var s *Stream
-	for _, o := range opts {
-		if o.setStream {
-			s = o.stream
-		}
-	}
-	if s.recording() {
-		s.rec.refer(bufs)
-		return nil
+	s := streamOption(opts)
+	use := s
+	switch {
+	case s.recording():
+		use = nil // the recording refers to them instead
+	case s == nil:
+		use = defaultStream
 	}
 	for _, b := range bufs {
-		b.argUse(s)
+		if err := b.argLaunch(d, use); err != nil {
+			return opError("launch "+kernel, err)
+		}
+	}
+	if use == nil {
+		s.rec.refer(bufs)
 	}
 	return nil
 }
@@ -80,7 +75,9 @@ func PutFloat64(args []byte, off int, v float64) {
 }
 
 // PutBuffer writes a buffer argument: its device address, then its length.
-func PutBuffer(args []byte, off int, b ArgBuffer) {
-	binary.LittleEndian.PutUint64(args[off:], uint64(b.argPointer()))
-	binary.LittleEndian.PutUint64(args[off+8:], uint64(b.argLen()))
+// It takes the buffer's own type, not an ArgBuffer, so that the call is
+// static.
+func PutBuffer[T Number](args []byte, off int, b *Buffer[T]) {
+	binary.LittleEndian.PutUint64(args[off:], uint64(b.ptr))
+	binary.LittleEndian.PutUint64(args[off+8:], uint64(b.n))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -227,10 +228,14 @@ func (t *tracer) release() error {
 	return err
 }
 
-// laneName is the name of a stream in traces.
+// laneName is the name of a stream in traces. Streams NewStream made are
+// named when a trace needs it, so that making one costs no formatting.
 func (s *Stream) laneName() string {
-	if s == nil {
+	switch {
+	case s == nil:
 		return "default stream"
+	case s.lane == "":
+		return "stream " + strconv.FormatInt(s.number, 10)
 	}
 	return s.lane
 }

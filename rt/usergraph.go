@@ -11,8 +11,9 @@ import (
 // safe for use by many goroutines at once; its launches run one after
 // another.
 type Graph struct {
-	dev    *Device
-	record func(*Recorder) error
+	tracked // in its device's list of what Close frees
+	dev     *Device
+	record  func(*Recorder) error
 
 	mu    sync.Mutex // one launch, update or close at a time
 	plan  []graphNode

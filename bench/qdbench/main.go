@@ -16,6 +16,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -63,26 +64,28 @@ func main() {
 		for k, v := range measure(dev, ks) {
 			oursRounds[k] = append(oursRounds[k], v)
 		}
-		if *baseline == "" {
+		if *baseline == "" || baselineErr != "" {
 			continue
 		}
-		out, err := exec.Command(*baseline).Output()
-		if err != nil {
-			log.Fatalf("baseline: %v\n%s", err, out)
+		values, device, err := runBaseline(*baseline)
+		for k, v := range values {
+			baseRounds[k] = append(baseRounds[k], v)
 		}
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			name, value, _ := strings.Cut(sc.Text(), " ")
-			if v, err := strconv.ParseFloat(value, 64); err == nil {
-				baseRounds[name] = append(baseRounds[name], v)
-			} else if name == "device" {
-				baseDevice = value
-			}
+		if device != "" {
+			baseDevice = device
+		}
+		if err != nil {
+			// Keep ours, and what the baseline printed before it failed.
+			baselineErr = err.Error()
+			fmt.Fprintf(os.Stderr, "qdbench: %s; measuring qd alone from here\n", baselineErr)
 		}
 	}
 	ours, base := medians(oursRounds), medians(baseRounds)
 	if baseDevice != "" {
 		fmt.Println("baseline device:", baseDevice)
+	}
+	if baselineErr != "" {
+		fmt.Printf("%s\n(its figures, where there are any, are from before it failed)\n", baselineErr)
 	}
 	fmt.Printf("rounds: %d (medians)\n", *rounds)
 
@@ -141,7 +144,36 @@ func main() {
 	fmt.Println("for times and on/off ratios lower is better; for GB/s, elements/s and speedups higher is better")
 }
 
-var baseDevice string
+var (
+	baseDevice  string
+	baselineErr string // why the baseline program failed, if it did
+)
+
+// runBaseline runs the CUDA C program once and reads its "name value"
+// lines; when it fails, the error holds its standard error, and the
+// values are those it printed before.
+func runBaseline(path string) (values map[string]float64, device string, err error) {
+	out, err := exec.Command(path).Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && len(exit.Stderr) > 0 {
+			err = fmt.Errorf("the baseline failed: %v\n%s", err, strings.TrimSpace(string(exit.Stderr)))
+		} else {
+			err = fmt.Errorf("the baseline failed: %v", err)
+		}
+	}
+	values = map[string]float64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		name, value, _ := strings.Cut(sc.Text(), " ")
+		if v, perr := strconv.ParseFloat(value, 64); perr == nil {
+			values[name] = v
+		} else if name == "device" {
+			device = value
+		}
+	}
+	return values, device, err
+}
 
 // measure runs every benchmark once.
 func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
@@ -188,7 +220,10 @@ func median(v []float64) float64 {
 	return v[len(v)/2]
 }
 
-// loadOnly loads the module and prints how long it took, for loadTwice.
+// loadOnly loads the module and prints how long it took, for loadTwice,
+// and how long the first launch of one of its kernels took: the runtime
+// looks up a kernel's function, which loads its code onto the GPU, at its
+// first launch.
 func loadOnly() {
 	dev, err := rt.Open(rt.WithBackend(rt.CUDA))
 	check(err)
@@ -196,7 +231,19 @@ func loadOnly() {
 	m, err := dev.Load(kernels.Module())
 	check(err)
 	from, took := m.LoadedFrom()
-	fmt.Printf("%.3f ms (%s)\n", float64(took.Microseconds())/1e3, from)
+	ks, err := kernels.Load(dev) // the same module
+	check(err)
+	a, err := rt.Alloc[int32](dev, 1)
+	check(err)
+	start := time.Now()
+	check(ks.Empty(a, 1))
+	check(dev.Synchronize())
+	first := time.Since(start)
+	start = time.Now()
+	check(ks.Empty(a, 1))
+	check(dev.Synchronize())
+	fmt.Printf("%.3f ms (%s); first launch of Empty %.3f ms, second %.3f ms\n", float64(took.Microseconds())/1e3, from,
+		float64(first.Microseconds())/1e3, float64(time.Since(start).Microseconds())/1e3)
 }
 
 // loadTwice loads the module in two new processes that share a new module

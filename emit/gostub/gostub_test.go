@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/qdgo/qd/internal/fault"
+	"github.com/qdgo/qd/internal/ptxsum"
 	"github.com/qdgo/qd/ir"
 	"github.com/qdgo/qd/rt"
 )
@@ -198,5 +199,26 @@ func TestFaultKinds(t *testing.T) {
 		if faultKinds[k] == "" {
 			t.Errorf("no rt constant for fault kind %s", k)
 		}
+	}
+}
+
+// TestImageSum checks that PTX and HIP images carry the sum that keys the
+// runtime's module cache, so that loading them hashes nothing, and that
+// the IR, which is not cached, carries none.
+func TestImageSum(t *testing.T) {
+	p := testPackage(t)
+	p.Images = append(p.Images, rt.Image{Kind: rt.ImageHIP, Data: "extern \"C\" __global__ void k() {}\n"}, rt.Image{Kind: rt.ImageIR, Data: "ir"})
+	file, err := File(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, img := range p.Images[:2] {
+		want := `Sum: "` + ptxsum.Of(img.Data) + `"`
+		if !bytes.Contains(file, []byte(want)) {
+			t.Errorf("no %s for %s in:\n%s", want, img.Kind, file)
+		}
+	}
+	if n := bytes.Count(file, []byte("Sum: ")); n != 2 {
+		t.Errorf("%d sums, want 2:\n%s", n, file)
 	}
 }

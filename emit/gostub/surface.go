@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
+	"github.com/qdgo/qd/internal/ptxsum"
 	"github.com/qdgo/qd/rt"
 )
 
@@ -138,6 +139,9 @@ func moduleSpec(p *Package) jen.Dict {
 		}
 		if img.Arch != "" {
 			fields = append(fields, jen.Id("Arch").Op(":").Lit(img.Arch))
+		}
+		if (img.Kind == rt.ImagePTX || img.Kind == rt.ImageHIP) && img.Data != "" {
+			fields = append(fields, jen.Id("Sum").Op(":").Lit(ptxsum.Of(img.Data)))
 		}
 		images = append(images, jen.Values(fields...))
 	}
