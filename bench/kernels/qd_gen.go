@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1408b9932acf36bb75c515916ac3a497ba2d1cc15704911850d2c41cc4167170"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "38d7f08c20411fb31c382446578e37bd154cdf9bc1917bbbf2c5423bba66c484"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "750d9f638a6050d0ca6ae7f9a9626bd62c6d70b591684c6f3c60cc0acc8a3eab"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "7b6513db1715a76931c84ad5290899b0b498888d299904024ac296a0540b19f5"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
