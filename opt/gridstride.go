@@ -79,8 +79,28 @@ func advancesByGrid(t *ir.Task, defs [][]site, latch *ir.Block, i ir.Reg) bool {
 		if x.Dst != i || x.Op != ir.OpAdd || x.Args[0] != ir.R(i) || x.Args[1].Imm {
 			continue
 		}
-		c := defs[x.Args[1].Reg]
-		return len(c) == 1 && t.Blocks[c[0].block].Instrs[c[0].at].Op == ir.OpThreadCount
+		return isThreadCount(t, defs, x.Args[1].Reg)
+	}
+	return false
+}
+
+// isThreadCount reports whether r holds the grid's thread count, in the
+// type of the loop's index.
+func isThreadCount(t *ir.Task, defs [][]site, r ir.Reg) bool {
+	for range 4 {
+		c := defs[r]
+		if len(c) != 1 {
+			return false
+		}
+		x := t.Blocks[c[0].block].Instrs[c[0].at]
+		switch {
+		case x.Op == ir.OpThreadCount:
+			return true
+		case (x.Op == ir.OpConvert || x.Op == ir.OpMove) && x.Type.Bits() == 64 && !x.Args[0].Imm:
+			r = x.Args[0].Reg
+		default:
+			return false
+		}
 	}
 	return false
 }

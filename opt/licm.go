@@ -64,13 +64,7 @@ func hoist(t *ir.Task, lp *ir.Loop) bool {
 }
 
 func invariant(x *ir.Instr, single, inLoop []bool) bool {
-	info := x.Op.Info()
-	switch {
-	case x.Dst == ir.NoReg || !single[x.Dst] || info.SideEffects || info.Memory != ir.MemNone:
-		return false
-	case x.Op == ir.OpDiv && x.Type.IsInteger() || x.Op == ir.OpRem:
-		return false
-	case !info.Pure && x.Op != ir.OpParam && x.Op != ir.OpParamBase && x.Op != ir.OpParamLen && x.Op != ir.OpThreadCount:
+	if x.Dst == ir.NoReg || !single[x.Dst] || !hoistable(x) {
 		return false
 	}
 	for _, a := range x.Args {
@@ -79,4 +73,17 @@ func invariant(x *ir.Instr, single, inLoop []bool) bool {
 		}
 	}
 	return true
+}
+
+// hoistable reports whether x may run before a loop instead of in it, once
+// its operands are available there.
+func hoistable(x *ir.Instr) bool {
+	info := x.Op.Info()
+	switch {
+	case info.SideEffects || info.Memory != ir.MemNone:
+		return false
+	case x.Op == ir.OpDiv && x.Type.IsInteger() || x.Op == ir.OpRem:
+		return false
+	}
+	return info.Pure || x.Op == ir.OpParam || x.Op == ir.OpParamBase || x.Op == ir.OpParamLen || x.Op == ir.OpThreadCount
 }

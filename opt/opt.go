@@ -42,6 +42,8 @@ var Default = Pipeline{
 	{Name: "simplifycfg", Task: SimplifyCFG},
 	{Name: "gridstride", Task: DropGridStrideTests},
 	{Name: "provenchecks", Task: RemoveProvenChecks},
+	{Name: "gridunroll", Task: UnrollGridStride},
+	{Name: "offsets", Task: SplitAddressOffsets},
 	{Name: "cse", Task: EliminateCommonSubexpressions},
 	{Name: "licm", Task: HoistInvariants},
 	{Name: "strength", Task: ReduceStrength},

@@ -1,11 +1,20 @@
 package opt
 
-import "github.com/qdgo/qd/ir"
+import (
+	"fmt"
+
+	"github.com/qdgo/qd/ir"
+)
 
 // ReduceStrength turns the element addresses that a loop computes from its
 // index with multiplications, like &b[k*n+j] in a matrix product, into
 // pointers that step by a constant amount each iteration: the address is
-// computed once before the loop, and advanced where the index is.
+// computed once before the loop, and advanced where the index is. The
+// addresses of one element in several places of the body share a pointer,
+// and pointers that step alike share their step in bytes. Grid-stride
+// loops are reduced too: with the grid capped at a few waves of the
+// device, a thread runs many iterations of a large loop, and the pointers
+// then cost one addition each, as in nvcc's code.
 //
 // The index k must be a 64-bit integer that the loop assigns once, at its
 // end (in the block that jumps back), as k + c for c that the loop does not
@@ -16,11 +25,6 @@ import "github.com/qdgo/qd/ir"
 // one of these operations wraps modulo 2^64, so does the pointer.
 func ReduceStrength(t *ir.Task) {
 	for _, lp := range ir.Innermost(t.Loops()) {
-		// A grid-stride loop mostly runs once per thread: a pointer that
-		// steps by the grid would only cost registers.
-		if (&irLoop{Loop: lp, blocks: lp.Blocks()}).usesThreadCount(t) {
-			continue
-		}
 		reduceLoop(t, lp)
 	}
 }
@@ -83,6 +87,8 @@ func reduceLoop(t *ir.Task, lp *ir.Loop) {
 	pre := preheader(t, lp)
 	r := &reducer{t: t, pre: pre, single: single, inLoop: inLoop, defIn: defIn, ivs: ivs}
 	updates := map[int][]ir.Instr{}
+	pointers := map[string]ir.Reg{} // by base, index and size
+	steps := map[string]ir.Arg{}    // by index step and size, in bytes
 	for _, bi := range lp.Blocks() {
 		b := t.Blocks[bi]
 		for i := range b.Instrs {
@@ -97,12 +103,28 @@ func reduceLoop(t *ir.Task, lp *ir.Loop) {
 			if !ok {
 				continue
 			}
-			start := r.materialize(x.Args[1].Reg)
-			p := t.NewReg(ir.Ptr)
-			pre.Instrs = append(pre.Instrs, ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: p, Args: []ir.Arg{x.Args[0], start}, Aux: x.Aux})
-			stride := r.stride(x.Args[1].Reg, iv)
-			at := ivs[iv].at
-			updates[at] = append(updates[at], ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: p, Args: []ir.Arg{ir.R(p), stride}, Aux: x.Aux})
+			key := fmt.Sprint(x.Args[0], x.Args[1], x.Aux)
+			p, shared := pointers[key]
+			if !shared {
+				start := r.materialize(x.Args[1].Reg)
+				p = t.NewReg(ir.Ptr)
+				pointers[key] = p
+				pre.Instrs = append(pre.Instrs, ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: p, Args: []ir.Arg{x.Args[0], start}, Aux: x.Aux})
+				step, size := r.stride(x.Args[1].Reg, iv), x.Aux
+				if !step.Imm { // a step in a register: multiply it by the size once
+					stepKey := fmt.Sprint(step, size)
+					bytes, ok := steps[stepKey]
+					if !ok {
+						d := t.NewReg(ir.Int64)
+						pre.Instrs = append(pre.Instrs, ir.Instr{Op: ir.OpMul, Type: ir.Int64, Dst: d, Args: []ir.Arg{step, ir.Imm(ir.Int64, uint64(size))}})
+						bytes = ir.R(d)
+						steps[stepKey] = bytes
+					}
+					step, size = bytes, 1
+				}
+				at := ivs[iv].at
+				updates[at] = append(updates[at], ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: p, Args: []ir.Arg{ir.R(p), step}, Aux: size})
+			}
 			*x = ir.Instr{Op: ir.OpMove, Type: ir.Ptr, Dst: x.Dst, Args: []ir.Arg{ir.R(p)}, Pos: x.Pos}
 		}
 	}

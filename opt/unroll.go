@@ -53,12 +53,20 @@ func (lp *irLoop) size(t *ir.Task) int {
 	return n
 }
 
+// usesThreadCount reports whether the loop reads the grid's thread count,
+// or a multiple of it (the step of a grid-stride loop that UnrollGridStride
+// has unrolled).
 func (lp *irLoop) usesThreadCount(t *ir.Task) bool {
 	counts := map[ir.Reg]bool{}
-	for _, b := range t.Blocks {
-		for _, in := range b.Instrs {
-			if in.Op == ir.OpThreadCount {
-				counts[in.Dst] = true
+	for changed := true; changed; {
+		changed = false
+		for _, b := range t.Blocks {
+			for _, in := range b.Instrs {
+				derived := in.Op == ir.OpMul || in.Op == ir.OpMove || in.Op == ir.OpConvert
+				if in.Dst != ir.NoReg && !counts[in.Dst] && (in.Op == ir.OpThreadCount || derived && readsAny(&in, counts)) {
+					counts[in.Dst] = true
+					changed = true
+				}
 			}
 		}
 	}

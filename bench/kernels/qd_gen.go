@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "750d9f638a6050d0ca6ae7f9a9626bd62c6d70b591684c6f3c60cc0acc8a3eab"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "7b6513db1715a76931c84ad5290899b0b498888d299904024ac296a0540b19f5"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "9e531b7cfe4b990a32055062b57d506d33d516c090f68496eaca527b76176bca"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "c2e41c174ff005b5efbac8415bdd5f6b741cae39f79653773907a82000ef7b3a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1015,13 +1015,13 @@ const qdPTX = `//
 	.param .u64 Gather_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
-	.reg .b32 %r<13>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<72>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<120>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<18>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Gather_0_param_4];
@@ -1045,37 +1045,200 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd83, %rd77;
+	mov.b64 %rd86, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd103, %rd77;
+	mov.b64 %rd110, %rd77;
+	mov.b64 %rd116, %rd2;
+	mad.lo.s64 %rd117, %rd116, 4, %rd4;
+	mul.lo.s64 %rd118, %rd77, 4;
+	mad.lo.s64 %rd119, %rd116, 4, %rd19;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	mov.b64 %rd80, %rd117;
+	add.s64 %rd35, %rd80, 4;
+	ld.global.s32 %r36, [%rd35];
+	cvt.s64.s32 %rd38, %r36;
+	setp.ge.u64 %pt0, %rd38, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd37, %rd38, 4, %rd14;
+	ld.global.f32 %f39, [%rd37];
+	setp.ge.u64 %pt1, %rd33, %rd20;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd81, %rd119;
+	add.s64 %rd40, %rd81, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	mov.b64 %rd82, %rd80;
+	add.s64 %rd84, %rd82, %rd83;
+	add.s64 %rd46, %rd84, 4;
+	ld.global.s32 %r47, [%rd46];
+	cvt.s64.s32 %rd49, %r47;
+	setp.ge.u64 %pt2, %rd49, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd48, %rd49, 4, %rd14;
+	ld.global.f32 %f50, [%rd48];
+	setp.ge.u64 %pt3, %rd44, %rd20;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd85, %rd81;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd51, %rd87, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	mov.b64 %rd90, %rd84;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd58, %rd92, 4;
+	ld.global.s32 %r59, [%rd58];
+	cvt.s64.s32 %rd61, %r59;
+	setp.ge.u64 %pt4, %rd61, %rd15;
+	@%pt4 bra $Lfault_4;
+	mad.lo.s64 %rd60, %rd61, 4, %rd14;
+	ld.global.f32 %f62, [%rd60];
+	setp.ge.u64 %pt5, %rd56, %rd20;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd95, %rd87;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd63, %rd97, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	mov.b64 %rd102, %rd92;
+	add.s64 %rd104, %rd102, %rd103;
+	add.s64 %rd70, %rd104, 4;
+	ld.global.s32 %r71, [%rd70];
+	cvt.s64.s32 %rd73, %r71;
+	setp.ge.u64 %pt6, %rd73, %rd15;
+	@%pt6 bra $Lfault_6;
+	mad.lo.s64 %rd72, %rd73, 4, %rd14;
+	ld.global.f32 %f74, [%rd72];
+	setp.ge.u64 %pt7, %rd68, %rd20;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd109, %rd97;
+	add.s64 %rd111, %rd109, %rd110;
+	add.s64 %rd75, %rd111, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd117, %rd117, %rd118;
+	add.s64 %rd119, %rd119, %rd118;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd112, %rd2;
+	mad.lo.s64 %rd113, %rd112, 4, %rd4;
+	mul.lo.s64 %rd114, %rd1, 4;
+	mad.lo.s64 %rd115, %rd112, 4, %rd19;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+$L_25:
+	mov.b64 %rd78, %rd113;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
-	setp.ge.u64 %pt0, %rd16, %rd15;
-	@%pt0 bra $Lfault_0;
+	setp.ge.u64 %pt8, %rd16, %rd15;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	setp.ge.u64 %pt1, %rd9, %rd20;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	setp.ge.u64 %pt9, %rd9, %rd20;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd115;
+	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd113, %rd113, %rd114;
+	add.s64 %rd115, %rd115, %rd114;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd49;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd73;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd20;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd20;
@@ -1086,8 +1249,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -1106,12 +1269,12 @@ $Lfault:
 	.param .s64 GatherUnchecked_0_param_5
 )
 {
-	.reg .pred %p<11>;
-	.reg .b32 %r<13>;
+	.reg .pred %p<70>;
+	.reg .b32 %r<72>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<120>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<18>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [GatherUnchecked_0_param_4];
@@ -1133,26 +1296,105 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd83, %rd77;
+	mov.b64 %rd86, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd103, %rd77;
+	mov.b64 %rd110, %rd77;
+	mov.b64 %rd116, %rd2;
+	mad.lo.s64 %rd117, %rd116, 4, %rd4;
+	mul.lo.s64 %rd118, %rd77, 4;
+	mad.lo.s64 %rd119, %rd116, 4, %rd19;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_13;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_9;
+$L_4:
+	mov.b64 %rd80, %rd117;
+	add.s64 %rd35, %rd80, 4;
+	ld.global.s32 %r36, [%rd35];
+	cvt.s64.s32 %rd38, %r36;
+	mad.lo.s64 %rd37, %rd38, 4, %rd14;
+	ld.global.f32 %f39, [%rd37];
+	mov.b64 %rd81, %rd119;
+	add.s64 %rd40, %rd81, 4;
+	st.global.f32 [%rd40], %f39;
+$L_5:
+	mov.b64 %rd82, %rd80;
+	add.s64 %rd84, %rd82, %rd83;
+	add.s64 %rd46, %rd84, 4;
+	ld.global.s32 %r47, [%rd46];
+	cvt.s64.s32 %rd49, %r47;
+	mad.lo.s64 %rd48, %rd49, 4, %rd14;
+	ld.global.f32 %f50, [%rd48];
+	mov.b64 %rd85, %rd81;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd51, %rd87, 4;
+	st.global.f32 [%rd51], %f50;
+$L_6:
+	mov.b64 %rd90, %rd84;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd58, %rd92, 4;
+	ld.global.s32 %r59, [%rd58];
+	cvt.s64.s32 %rd61, %r59;
+	mad.lo.s64 %rd60, %rd61, 4, %rd14;
+	ld.global.f32 %f62, [%rd60];
+	mov.b64 %rd95, %rd87;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd63, %rd97, 4;
+	st.global.f32 [%rd63], %f62;
+$L_7:
+	mov.b64 %rd102, %rd92;
+	add.s64 %rd104, %rd102, %rd103;
+	add.s64 %rd70, %rd104, 4;
+	ld.global.s32 %r71, [%rd70];
+	cvt.s64.s32 %rd73, %r71;
+	mad.lo.s64 %rd72, %rd73, 4, %rd14;
+	ld.global.f32 %f74, [%rd72];
+	mov.b64 %rd109, %rd97;
+	add.s64 %rd111, %rd109, %rd110;
+	add.s64 %rd75, %rd111, 4;
+	st.global.f32 [%rd75], %f74;
+$L_8:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd117, %rd117, %rd118;
+	add.s64 %rd119, %rd119, %rd118;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd112, %rd2;
+	mad.lo.s64 %rd113, %rd112, 4, %rd4;
+	mul.lo.s64 %rd114, %rd1, 4;
+	mad.lo.s64 %rd115, %rd112, 4, %rd19;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd78, %rd113;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	mad.lo.s64 %rd18, %rd9, 4, %rd19;
+	mov.b64 %rd79, %rd115;
+	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
-$L_6:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd113, %rd113, %rd114;
+	add.s64 %rd115, %rd115, %rd114;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -1168,7 +1410,7 @@ $L_7:
 	.reg .pred %p<11>;
 	.reg .pred %pt<7>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<47>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<31>;
 
@@ -1191,6 +1433,12 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
+	mul.lo.s64 %rd36, %rd2, -4;
+	mul.lo.s64 %rd41, %rd2, 4;
+	mov.b64 %rd43, %rd3;
+	mad.lo.s64 %rd44, %rd43, 4, %rd4;
+	mul.lo.s64 %rd45, %rd1, 4;
+	mad.lo.s64 %rd46, %rd43, 4, %rd32;
 $L_2:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
@@ -1207,29 +1455,35 @@ $L_5:
 	sub.s64 %rd12, %rd9, %rd2;
 	setp.ge.u64 %pt0, %rd12, %rd5;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	mov.b64 %rd35, %rd44;
+	add.s64 %rd37, %rd35, %rd36;
+	mov.b64 %rd13, %rd37;
 	ld.global.f32 %f14, [%rd13];
 	sub.s64 %rd15, %rd9, 1;
 	setp.ge.u64 %pt1, %rd15, %rd5;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	mov.b64 %rd38, %rd35;
+	add.s64 %rd16, %rd38, -4;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
 	setp.ge.u64 %pt2, %rd9, %rd5;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	mov.b64 %rd19, %rd35;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f18, %f20;
 	add.s64 %rd22, %rd9, 1;
 	setp.ge.u64 %pt3, %rd22, %rd5;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	mov.b64 %rd39, %rd35;
+	add.s64 %rd23, %rd39, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
 	add.s64 %rd26, %rd9, %rd2;
 	setp.ge.u64 %pt4, %rd26, %rd5;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	mov.b64 %rd40, %rd35;
+	add.s64 %rd42, %rd40, %rd41;
+	mov.b64 %rd27, %rd42;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
@@ -1237,10 +1491,12 @@ $L_5:
 $L_6:
 	setp.ge.u64 %pt5, %rd9, %rd33;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	mov.b64 %rd31, %rd46;
 	st.global.f32 [%rd31], %f11;
 $L_7:
 	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd44, %rd44, %rd45;
+	add.s64 %rd46, %rd46, %rd45;
 	bra.uni $L_2;
 $L_8:
 	ret;
@@ -1301,7 +1557,7 @@ $Lfault:
 {
 	.reg .pred %p<11>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<35>;
+	.reg .b64 %rd<47>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<31>;
 
@@ -1323,6 +1579,12 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd3, %rd2, %rd0;
+	mul.lo.s64 %rd36, %rd2, -4;
+	mul.lo.s64 %rd41, %rd2, 4;
+	mov.b64 %rd43, %rd3;
+	mad.lo.s64 %rd44, %rd43, 4, %rd4;
+	mul.lo.s64 %rd45, %rd1, 4;
+	mad.lo.s64 %rd46, %rd43, 4, %rd32;
 $L_2:
 	mov.b64 %rd6, %rd5;
 	sub.s64 %rd7, %rd6, %rd2;
@@ -1336,31 +1598,35 @@ $L_4:
 	setp.lt.s64 %p10, %rd9, %rd7;
 	@!%p10 bra $L_8;
 $L_5:
-	sub.s64 %rd12, %rd9, %rd2;
-	mad.lo.s64 %rd13, %rd12, 4, %rd4;
+	mov.b64 %rd35, %rd44;
+	add.s64 %rd37, %rd35, %rd36;
+	mov.b64 %rd13, %rd37;
 	ld.global.f32 %f14, [%rd13];
-	sub.s64 %rd15, %rd9, 1;
-	mad.lo.s64 %rd16, %rd15, 4, %rd4;
+	mov.b64 %rd38, %rd35;
+	add.s64 %rd16, %rd38, -4;
 	ld.global.f32 %f17, [%rd16];
 	add.rn.f32 %f18, %f14, %f17;
-	mad.lo.s64 %rd19, %rd9, 4, %rd4;
+	mov.b64 %rd19, %rd35;
 	ld.global.f32 %f20, [%rd19];
 	add.rn.f32 %f21, %f18, %f20;
-	add.s64 %rd22, %rd9, 1;
-	mad.lo.s64 %rd23, %rd22, 4, %rd4;
+	mov.b64 %rd39, %rd35;
+	add.s64 %rd23, %rd39, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
-	add.s64 %rd26, %rd9, %rd2;
-	mad.lo.s64 %rd27, %rd26, 4, %rd4;
+	mov.b64 %rd40, %rd35;
+	add.s64 %rd42, %rd40, %rd41;
+	mov.b64 %rd27, %rd42;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	mul.rn.f32 %f30, %f29, 0f3E4CCCCD;
 	mov.f32 %f11, %f30;
 $L_6:
-	mad.lo.s64 %rd31, %rd9, 4, %rd32;
+	mov.b64 %rd31, %rd46;
 	st.global.f32 [%rd31], %f11;
 $L_7:
 	add.s64 %rd3, %rd3, %rd1;
+	add.s64 %rd44, %rd44, %rd45;
+	add.s64 %rd46, %rd46, %rd45;
 	bra.uni $L_2;
 $L_8:
 	ret;
@@ -1375,11 +1641,11 @@ $L_8:
 	.param .s64 SaxpyUnchecked_0_param_5
 )
 {
-	.reg .pred %p<20>;
+	.reg .pred %p<74>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<130>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<71>;
 
 $L_0:
 	ld.param.s64 %rd3, [SaxpyUnchecked_0_param_5];
@@ -1399,24 +1665,108 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mov.b64 %rd77, %rd75;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd88, %rd75;
+	mov.b64 %rd93, %rd75;
+	mov.b64 %rd105, %rd75;
+	mov.b64 %rd112, %rd75;
+	mov.b64 %rd125, %rd2;
+	mov.b64 %rd126, %rd125;
+	mad.lo.s64 %rd127, %rd126, 4, %rd7;
+	mul.lo.s64 %rd128, %rd75, 4;
+	mad.lo.s64 %rd129, %rd126, 4, %rd13;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_13;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_9;
 $L_4:
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	mov.b64 %rd30, %rd127;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f11, %f31;
+	mov.b64 %rd33, %rd129;
+	ld.global.f32 %f34, [%rd33];
+	add.rn.f32 %f35, %f32, %f34;
+	mov.b64 %rd36, %rd33;
+	st.global.f32 [%rd36], %f35;
+$L_5:
+	mov.b64 %rd76, %rd30;
+	add.s64 %rd78, %rd76, %rd77;
+	mov.b64 %rd41, %rd78;
+	ld.global.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f11, %f42;
+	mov.b64 %rd79, %rd33;
+	add.s64 %rd81, %rd79, %rd80;
+	mov.b64 %rd44, %rd81;
+	ld.global.f32 %f45, [%rd44];
+	add.rn.f32 %f46, %f43, %f45;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd47, %rd84;
+	st.global.f32 [%rd47], %f46;
+$L_6:
+	mov.b64 %rd87, %rd78;
+	add.s64 %rd89, %rd87, %rd88;
+	mov.b64 %rd53, %rd89;
+	ld.global.f32 %f54, [%rd53];
+	mul.rn.f32 %f55, %f11, %f54;
+	mov.b64 %rd92, %rd81;
+	add.s64 %rd94, %rd92, %rd93;
+	mov.b64 %rd56, %rd94;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f58, %f55, %f57;
+	mov.b64 %rd99, %rd94;
+	mov.b64 %rd59, %rd99;
+	st.global.f32 [%rd59], %f58;
+$L_7:
+	mov.b64 %rd104, %rd89;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd65, %rd106;
+	ld.global.f32 %f66, [%rd65];
+	mul.rn.f32 %f67, %f11, %f66;
+	mov.b64 %rd111, %rd94;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd68, %rd113;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd120, %rd113;
+	mov.b64 %rd71, %rd120;
+	st.global.f32 [%rd71], %f70;
+$L_8:
+	add.s64 %rd2, %rd2, %rd75;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd121, %rd2;
+	mad.lo.s64 %rd122, %rd121, 4, %rd7;
+	mul.lo.s64 %rd123, %rd1, 4;
+	mad.lo.s64 %rd124, %rd121, 4, %rd13;
+$L_10:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_13;
+$L_11:
+	mov.b64 %rd6, %rd122;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	mov.b64 %rd12, %rd124;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_5:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd122, %rd122, %rd123;
+	add.s64 %rd124, %rd124, %rd123;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -1427,11 +1777,11 @@ $L_6:
 	.param .u64 Empty_0_param_3
 )
 {
-	.reg .pred %p<12>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<11>;
-	.reg .b64 %rdt<5>;
+	.reg .pred %p<46>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<48>;
+	.reg .b64 %rdt<9>;
 
 $L_0:
 	ld.param.s64 %rd3, [Empty_0_param_2];
@@ -1449,45 +1799,137 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	add.s64 %rd7, %rd8, 0;
+	mul.lo.s64 %rd12, %rd1, 3;
+	mul.lo.s64 %rd47, %rd1, 4;
+	mov.b64 %rd16, %rd3;
+	mov.b64 %rd18, %rd12;
+	add.s64 %rd23, %rd8, 0;
+	add.s64 %rd29, %rd8, 0;
+	add.s64 %rd36, %rd8, 0;
+	add.s64 %rd43, %rd8, 0;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_7;
+	setp.lt.s64 %p13, %rd2, %rd3;
+	@!%p13 bra $L_27;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd17, %rd2;
+	sub.u64 %rd14, %rd16, %rd17;
+	setp.gt.u64 %p15, %rd14, %rd18;
+	@!%p15 bra $L_21;
 $L_4:
-	setp.lt.s64 %p6, %rd5, 0;
-	@!%p6 bra $L_6;
+	mov.b64 %rd19, %rd2;
 $L_5:
+	mov.b64 %rd21, %rd19;
+$L_6:
+	setp.lt.s64 %p22, %rd21, 0;
+	@!%p22 bra $L_8;
+$L_7:
 	mov.b64 %rdt1, 0;
 	setp.ge.u64 %pt0, %rdt1, %rd9;
 	@%pt0 bra $Lfault_0;
 	mov.b32 %rt6, 1;
-	st.global.s32 [%rd7], %rt6;
-$L_6:
-	add.s64 %rd2, %rd2, %rd1;
+	st.global.s32 [%rd23], %rt6;
+$L_8:
+	add.s64 %rd32, %rd19, %rd1;
+$L_9:
+	mov.b64 %rd27, %rd32;
+$L_10:
+	setp.lt.s64 %p28, %rd27, 0;
+	@!%p28 bra $L_12;
+$L_11:
+	mov.b64 %rdt4, 0;
+	setp.ge.u64 %pt1, %rdt4, %rd9;
+	@%pt1 bra $Lfault_1;
+	mov.b32 %rt7, 1;
+	st.global.s32 [%rd29], %rt7;
+$L_12:
+	add.s64 %rd39, %rd32, %rd1;
+$L_13:
+	mov.b64 %rd34, %rd39;
+$L_14:
+	setp.lt.s64 %p35, %rd34, 0;
+	@!%p35 bra $L_16;
+$L_15:
+	mov.b64 %rdt5, 0;
+	setp.ge.u64 %pt2, %rdt5, %rd9;
+	@%pt2 bra $Lfault_2;
+	mov.b32 %rt8, 1;
+	st.global.s32 [%rd36], %rt8;
+$L_16:
+	add.s64 %rd46, %rd39, %rd1;
+$L_17:
+	mov.b64 %rd41, %rd46;
+$L_18:
+	setp.lt.s64 %p42, %rd41, 0;
+	@!%p42 bra $L_20;
+$L_19:
+	mov.b64 %rdt6, 0;
+	setp.ge.u64 %pt3, %rdt6, %rd9;
+	@%pt3 bra $Lfault_3;
+	mov.b32 %rt9, 1;
+	st.global.s32 [%rd43], %rt9;
+$L_20:
+	add.s64 %rd2, %rd2, %rd47;
 	bra.uni $L_2;
-$L_7:
+$L_21:
+	add.s64 %rd7, %rd8, 0;
+$L_22:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_27;
+$L_23:
+	mov.b64 %rd5, %rd2;
+$L_24:
+	setp.lt.s64 %p6, %rd5, 0;
+	@!%p6 bra $L_26;
+$L_25:
+	mov.b64 %rdt7, 0;
+	setp.ge.u64 %pt4, %rdt7, %rd9;
+	@%pt4 bra $Lfault_4;
+	mov.b32 %rt10, 1;
+	st.global.s32 [%rd7], %rt10;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt2, 0;
 	mov.b64 %rdt3, %rd9;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, %rd9;
+	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Empty_0_param_3];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt4];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
-	@%pt1 exit;
-	st.global.u32 [%rdt4+8], 327680;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt2;
-	st.global.u64 [%rdt4+24], %rdt3;
+	ld.param.u64 %rdt8, [Empty_0_param_3];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt8];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
+	st.global.u32 [%rdt8+8], 327680;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt2;
+	st.global.u64 [%rdt8+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt8;
+	st.volatile.global.u32 [%rdt8+4], %rt12;
 	exit;
 }
 
@@ -1501,12 +1943,12 @@ $Lfault:
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<20>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<74>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<130>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<71>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
@@ -1528,35 +1970,193 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mov.b64 %rd77, %rd75;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd88, %rd75;
+	mov.b64 %rd93, %rd75;
+	mov.b64 %rd105, %rd75;
+	mov.b64 %rd112, %rd75;
+	mov.b64 %rd125, %rd2;
+	mov.b64 %rd126, %rd125;
+	mad.lo.s64 %rd127, %rd126, 4, %rd7;
+	mul.lo.s64 %rd128, %rd75, 4;
+	mad.lo.s64 %rd129, %rd126, 4, %rd13;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_22;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd5, %rd8;
+	mov.b64 %rd27, %rd2;
+$L_5:
+	mov.b64 %rd29, %rd27;
+$L_6:
+	setp.ge.u64 %pt0, %rd29, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	mov.b64 %rd30, %rd127;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f11, %f31;
+	setp.ge.u64 %pt1, %rd29, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd33, %rd129;
+	ld.global.f32 %f34, [%rd33];
+	add.rn.f32 %f35, %f32, %f34;
+	mov.b64 %rd36, %rd33;
+	st.global.f32 [%rd36], %f35;
+$L_7:
+	add.s64 %rd50, %rd27, %rd1;
+$L_8:
+	mov.b64 %rd40, %rd50;
+$L_9:
+	setp.ge.u64 %pt2, %rd40, %rd8;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd76, %rd30;
+	add.s64 %rd78, %rd76, %rd77;
+	mov.b64 %rd41, %rd78;
+	ld.global.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f11, %f42;
+	setp.ge.u64 %pt3, %rd40, %rd14;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd79, %rd33;
+	add.s64 %rd81, %rd79, %rd80;
+	mov.b64 %rd44, %rd81;
+	ld.global.f32 %f45, [%rd44];
+	add.rn.f32 %f46, %f43, %f45;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd47, %rd84;
+	st.global.f32 [%rd47], %f46;
+$L_10:
+	add.s64 %rd62, %rd50, %rd1;
+$L_11:
+	mov.b64 %rd52, %rd62;
+$L_12:
+	setp.ge.u64 %pt4, %rd52, %rd8;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd87, %rd78;
+	add.s64 %rd89, %rd87, %rd88;
+	mov.b64 %rd53, %rd89;
+	ld.global.f32 %f54, [%rd53];
+	mul.rn.f32 %f55, %f11, %f54;
+	setp.ge.u64 %pt5, %rd52, %rd14;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd92, %rd81;
+	add.s64 %rd94, %rd92, %rd93;
+	mov.b64 %rd56, %rd94;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f58, %f55, %f57;
+	mov.b64 %rd99, %rd94;
+	mov.b64 %rd59, %rd99;
+	st.global.f32 [%rd59], %f58;
+$L_13:
+	add.s64 %rd74, %rd62, %rd1;
+$L_14:
+	mov.b64 %rd64, %rd74;
+$L_15:
+	setp.ge.u64 %pt6, %rd64, %rd8;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd104, %rd89;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd65, %rd106;
+	ld.global.f32 %f66, [%rd65];
+	mul.rn.f32 %f67, %f11, %f66;
+	setp.ge.u64 %pt7, %rd64, %rd14;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd111, %rd94;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd68, %rd113;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd120, %rd113;
+	mov.b64 %rd71, %rd120;
+	st.global.f32 [%rd71], %f70;
+$L_16:
+	add.s64 %rd2, %rd2, %rd75;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd121, %rd2;
+	mad.lo.s64 %rd122, %rd121, 4, %rd7;
+	mul.lo.s64 %rd123, %rd1, 4;
+	mad.lo.s64 %rd124, %rd121, 4, %rd13;
+$L_18:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_22;
+$L_19:
+	mov.b64 %rd5, %rd2;
+$L_20:
+	setp.ge.u64 %pt8, %rd5, %rd8;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd6, %rd122;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	setp.ge.u64 %pt1, %rd5, %rd14;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	setp.ge.u64 %pt9, %rd5, %rd14;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd12, %rd124;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd122, %rd122, %rd123;
+	add.s64 %rd124, %rd124, %rd123;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd14;
@@ -1567,8 +2167,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -4107,11 +4707,11 @@ $L_14:
 	.param .f32 Scale_0_param_2
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<59>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<105>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<62>;
 
 $L_0:
 	ld.param.u64 %rd4, [Scale_0_param_0];
@@ -4130,24 +4730,80 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd16, %rd1, 3;
+	mul.lo.s64 %rd64, %rd1, 4;
+	mov.b64 %rd21, %rd3;
+	mov.b64 %rd23, %rd16;
+	mov.b64 %rd70, %rd64;
+	mov.b64 %rd78, %rd64;
+	mov.b64 %rd90, %rd64;
+	mov.b64 %rd102, %rd2;
+	mad.lo.s64 %rd103, %rd102, 4, %rd4;
+	mul.lo.s64 %rd104, %rd64, 4;
 $L_2:
+	add.s64 %rd17, %rd2, 1;
+	setp.lt.s64 %p18, %rd17, %rd3;
+	@!%p18 bra $L_13;
+$L_3:
+	mov.b64 %rd22, %rd17;
+	sub.u64 %rd19, %rd21, %rd22;
+	setp.gt.u64 %p20, %rd19, %rd23;
+	@!%p20 bra $L_9;
+$L_4:
+	mov.b64 %rd67, %rd103;
+	add.s64 %rd30, %rd67, 4;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f31, %f14;
+	mov.b64 %rd33, %rd30;
+	st.global.f32 [%rd33], %f32;
+$L_5:
+	mov.b64 %rd69, %rd67;
+	add.s64 %rd71, %rd69, %rd70;
+	add.s64 %rd39, %rd71, 4;
+	ld.global.f32 %f40, [%rd39];
+	mul.rn.f32 %f41, %f40, %f14;
+	mov.b64 %rd42, %rd39;
+	st.global.f32 [%rd42], %f41;
+$L_6:
+	mov.b64 %rd77, %rd71;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd49, %rd79, 4;
+	ld.global.f32 %f50, [%rd49];
+	mul.rn.f32 %f51, %f50, %f14;
+	mov.b64 %rd52, %rd49;
+	st.global.f32 [%rd52], %f51;
+$L_7:
+	mov.b64 %rd89, %rd79;
+	add.s64 %rd91, %rd89, %rd90;
+	add.s64 %rd59, %rd91, 4;
+	ld.global.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f60, %f14;
+	mov.b64 %rd62, %rd59;
+	st.global.f32 [%rd62], %f61;
+$L_8:
+	add.s64 %rd2, %rd2, %rd64;
+	add.s64 %rd103, %rd103, %rd104;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd99, %rd2;
+	mad.lo.s64 %rd100, %rd99, 4, %rd4;
+	mul.lo.s64 %rd101, %rd1, 4;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd65, %rd100;
+	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
-$L_6:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd100, %rd100, %rd101;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -4161,12 +4817,12 @@ $L_7:
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<139>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -4190,37 +4846,215 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd85, %rd77;
+	mov.b64 %rd88, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd101, %rd77;
+	mov.b64 %rd106, %rd77;
+	mov.b64 %rd113, %rd77;
+	mov.b64 %rd120, %rd77;
+	mov.b64 %rd127, %rd77;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 4, %rd12;
+	mul.lo.s64 %rd136, %rd77, 4;
+	mad.lo.s64 %rd137, %rd134, 4, %rd16;
+	mad.lo.s64 %rd138, %rd134, 4, %rd4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd33, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd81, %rd135;
+	add.s64 %rd35, %rd81, 4;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt1, %rd33, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd82, %rd137;
+	add.s64 %rd37, %rd82, 4;
+	ld.global.f32 %f38, [%rd37];
+	add.rn.f32 %f39, %f36, %f38;
+	mov.b64 %rd83, %rd138;
+	add.s64 %rd40, %rd83, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	setp.ge.u64 %pt2, %rd44, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd84, %rd81;
+	add.s64 %rd86, %rd84, %rd85;
+	add.s64 %rd46, %rd86, 4;
+	ld.global.f32 %f47, [%rd46];
+	setp.ge.u64 %pt3, %rd44, %rd17;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd87, %rd82;
+	add.s64 %rd89, %rd87, %rd88;
+	add.s64 %rd48, %rd89, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f47, %f49;
+	mov.b64 %rd90, %rd83;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd51, %rd92, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	setp.ge.u64 %pt4, %rd56, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd95, %rd86;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd58, %rd97, 4;
+	ld.global.f32 %f59, [%rd58];
+	setp.ge.u64 %pt5, %rd56, %rd17;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd100, %rd89;
+	add.s64 %rd102, %rd100, %rd101;
+	add.s64 %rd60, %rd102, 4;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f59, %f61;
+	mov.b64 %rd105, %rd92;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd63, %rd107, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	setp.ge.u64 %pt6, %rd68, %rd13;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd112, %rd97;
+	add.s64 %rd114, %rd112, %rd113;
+	add.s64 %rd70, %rd114, 4;
+	ld.global.f32 %f71, [%rd70];
+	setp.ge.u64 %pt7, %rd68, %rd17;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd119, %rd102;
+	add.s64 %rd121, %rd119, %rd120;
+	add.s64 %rd72, %rd121, 4;
+	ld.global.f32 %f73, [%rd72];
+	add.rn.f32 %f74, %f71, %f73;
+	mov.b64 %rd126, %rd107;
+	add.s64 %rd128, %rd126, %rd127;
+	add.s64 %rd75, %rd128, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	add.s64 %rd138, %rd138, %rd136;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd129, %rd2;
+	mad.lo.s64 %rd130, %rd129, 4, %rd12;
+	mul.lo.s64 %rd131, %rd1, 4;
+	mad.lo.s64 %rd132, %rd129, 4, %rd16;
+	mad.lo.s64 %rd133, %rd129, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+$L_25:
+	setp.ge.u64 %pt8, %rd9, %rd13;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd78, %rd130;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	setp.ge.u64 %pt9, %rd9, %rd17;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd132;
+	add.s64 %rd15, %rd79, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	mov.b64 %rd80, %rd133;
+	add.s64 %rd20, %rd80, 4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd130, %rd130, %rd131;
+	add.s64 %rd132, %rd132, %rd131;
+	add.s64 %rd133, %rd133, %rd131;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd17;
@@ -4231,8 +5065,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 917504;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -4250,11 +5084,11 @@ $Lfault:
 	.param .u64 Histogram_0_param_4
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<2>;
-	.reg .b32 %r<19>;
-	.reg .b32 %rt<10>;
-	.reg .b64 %rd<17>;
+	.reg .pred %p<65>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<70>;
+	.reg .b32 %rt<14>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -4276,29 +5110,117 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd19, %rd1, 3;
+	mul.lo.s64 %rd71, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd19;
+	mov.b64 %rd75, %rd1;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd87, %rd75;
+	mov.b64 %rd92, %rd2;
+	add.s64 %rd93, %rd4, %rd92;
+	mov.b64 %rd94, %rd71;
 $L_2:
+	add.s64 %rd20, %rd2, 1;
+	setp.lt.s64 %p21, %rd20, %rd3;
+	@!%p21 bra $L_13;
+$L_3:
+	mov.b64 %rd25, %rd20;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_9;
+$L_4:
+	mov.b64 %rd73, %rd93;
+	add.s64 %rd33, %rd73, 1;
+	ld.global.u8 %r34, [%rd33];
+	cvt.u64.u32 %rd36, %r34;
+	setp.ge.u64 %pt0, %rd36, %rd15;
+	@%pt0 bra $Lfault_0;
+	mad.lo.s64 %rd35, %rd36, 4, %rd14;
+	mov.b32 %rt6, 1;
+	atom.global.add.u32 %r37, [%rd35], %rt6;
+$L_5:
+	mov.b64 %rd74, %rd73;
+	add.s64 %rd76, %rd74, %rd75;
+	add.s64 %rd43, %rd76, 1;
+	ld.global.u8 %r44, [%rd43];
+	cvt.u64.u32 %rd46, %r44;
+	setp.ge.u64 %pt1, %rd46, %rd15;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd45, %rd46, 4, %rd14;
+	mov.b32 %rt7, 1;
+	atom.global.add.u32 %r47, [%rd45], %rt7;
+$L_6:
+	mov.b64 %rd79, %rd76;
+	add.s64 %rd81, %rd79, %rd80;
+	add.s64 %rd54, %rd81, 1;
+	ld.global.u8 %r55, [%rd54];
+	cvt.u64.u32 %rd57, %r55;
+	setp.ge.u64 %pt2, %rd57, %rd15;
+	@%pt2 bra $Lfault_2;
+	mad.lo.s64 %rd56, %rd57, 4, %rd14;
+	mov.b32 %rt8, 1;
+	atom.global.add.u32 %r58, [%rd56], %rt8;
+$L_7:
+	mov.b64 %rd86, %rd81;
+	add.s64 %rd88, %rd86, %rd87;
+	add.s64 %rd65, %rd88, 1;
+	ld.global.u8 %r66, [%rd65];
+	cvt.u64.u32 %rd68, %r66;
+	setp.ge.u64 %pt3, %rd68, %rd15;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd67, %rd68, 4, %rd14;
+	mov.b32 %rt9, 1;
+	atom.global.add.u32 %r69, [%rd67], %rt9;
+$L_8:
+	add.s64 %rd2, %rd2, %rd71;
+	add.s64 %rd93, %rd93, %rd94;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd89, %rd2;
+	add.s64 %rd90, %rd4, %rd89;
+	mov.b64 %rd91, %rd1;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	add.s64 %rd11, %rd4, %rd9;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd72, %rd90;
+	add.s64 %rd11, %rd72, 1;
 	ld.global.u8 %r12, [%rd11];
 	cvt.u64.u32 %rd16, %r12;
-	setp.ge.u64 %pt0, %rd16, %rd15;
-	@%pt0 bra $Lfault_0;
+	setp.ge.u64 %pt4, %rd16, %rd15;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
-	mov.b32 %rt6, 1;
-	atom.global.add.u32 %r18, [%rd13], %rt6;
-$L_6:
+	mov.b32 %rt10, 1;
+	atom.global.add.u32 %r18, [%rd13], %rt10;
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd90, %rd90, %rd91;
+	bra.uni $L_10;
+$L_13:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd36;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd46;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd57;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd15;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd16;
 	mov.b64 %rdt2, %rd15;
@@ -4306,17 +5228,17 @@ $Lfault_0:
 $Lfault:
 	ld.param.u64 %rdt3, [Histogram_0_param_4];
 	cvta.to.global.u64 %rdt3, %rdt3;
-	ld.relaxed.sys.global.u32 %rt7, [%rdt3];
-	add.u32 %rt8, %rt7, 1;
-	atom.global.cas.b32 %rt9, [qd_fault_claim], %rt7, %rt8;
-	setp.ne.u32 %pt1, %rt9, %rt7;
-	@%pt1 exit;
+	ld.relaxed.sys.global.u32 %rt11, [%rdt3];
+	add.u32 %rt12, %rt11, 1;
+	atom.global.cas.b32 %rt13, [qd_fault_claim], %rt11, %rt12;
+	setp.ne.u32 %pt5, %rt13, %rt11;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 983040;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt3+4], %rt8;
+	st.volatile.global.u32 [%rdt3+4], %rt12;
 	exit;
 }
 
@@ -4327,11 +5249,11 @@ $Lfault:
 	.param .f64 Fill_0_param_3
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<80>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<22>;
+	.reg .b64 %rd<114>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<21>;
+	.reg .f64 %fd<88>;
 
 $L_0:
 	ld.param.u64 %rd4, [Fill_0_param_0];
@@ -4351,16 +5273,118 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
-	sub.rn.f64 %fd16, %fd17, %fd18;
+	mul.lo.s64 %rd22, %rd1, 3;
+	mul.lo.s64 %rd90, %rd1, 4;
+	mov.b64 %rd27, %rd3;
+	mov.b64 %rd29, %rd22;
+	sub.rn.f64 %fd41, %fd17, %fd18;
+	mov.f64 %fd55, %fd41;
+	mul.lo.s64 %rd94, %rd1, 8;
+	mov.f64 %fd70, %fd41;
+	mov.b64 %rd99, %rd94;
+	mov.f64 %fd85, %fd41;
+	mov.b64 %rd106, %rd94;
+	mov.b64 %rd111, %rd2;
+	mad.lo.s64 %rd112, %rd111, 8, %rd4;
+	mul.lo.s64 %rd113, %rd90, 8;
 $L_2:
+	add.s64 %rd23, %rd2, 1;
+	setp.lt.s64 %p24, %rd23, %rd3;
+	@!%p24 bra $L_27;
+$L_3:
+	mov.b64 %rd28, %rd23;
+	sub.u64 %rd25, %rd27, %rd28;
+	setp.gt.u64 %p26, %rd25, %rd29;
+	@!%p26 bra $L_21;
+$L_4:
+	mov.b64 %rd30, %rd2;
+$L_5:
+	mov.b64 %rd33, %rd30;
+$L_6:
+	add.s64 %rd34, %rd33, 1;
+$L_7:
+	mov.b64 %rd36, %rd34;
+	mul.lo.u64 %rd37, %rd36, 11400714819323198485U;
+	shr.u64 %rd38, %rd37, 11;
+	cvt.rn.f64.u64 %fd39, %rd38;
+	mul.rn.f64 %fd40, %fd39, 0d3CA0000000000000;
+	mul.rn.f64 %fd42, %fd41, %fd40;
+	add.rn.f64 %fd43, %fd18, %fd42;
+	mov.b64 %rd92, %rd112;
+	add.s64 %rd44, %rd92, 8;
+	st.global.f64 [%rd44], %fd43;
+$L_8:
+	add.s64 %rd59, %rd30, %rd1;
+$L_9:
+	mov.b64 %rd47, %rd59;
+$L_10:
+	add.s64 %rd48, %rd47, 1;
+$L_11:
+	mov.b64 %rd50, %rd48;
+	mul.lo.u64 %rd51, %rd50, 11400714819323198485U;
+	shr.u64 %rd52, %rd51, 11;
+	cvt.rn.f64.u64 %fd53, %rd52;
+	mul.rn.f64 %fd54, %fd53, 0d3CA0000000000000;
+	mul.rn.f64 %fd56, %fd55, %fd54;
+	add.rn.f64 %fd57, %fd18, %fd56;
+	mov.b64 %rd93, %rd92;
+	add.s64 %rd95, %rd93, %rd94;
+	add.s64 %rd58, %rd95, 8;
+	st.global.f64 [%rd58], %fd57;
+$L_12:
+	add.s64 %rd74, %rd59, %rd1;
+$L_13:
+	mov.b64 %rd62, %rd74;
+$L_14:
+	add.s64 %rd63, %rd62, 1;
+$L_15:
+	mov.b64 %rd65, %rd63;
+	mul.lo.u64 %rd66, %rd65, 11400714819323198485U;
+	shr.u64 %rd67, %rd66, 11;
+	cvt.rn.f64.u64 %fd68, %rd67;
+	mul.rn.f64 %fd69, %fd68, 0d3CA0000000000000;
+	mul.rn.f64 %fd71, %fd70, %fd69;
+	add.rn.f64 %fd72, %fd18, %fd71;
+	mov.b64 %rd98, %rd95;
+	add.s64 %rd100, %rd98, %rd99;
+	add.s64 %rd73, %rd100, 8;
+	st.global.f64 [%rd73], %fd72;
+$L_16:
+	add.s64 %rd89, %rd74, %rd1;
+$L_17:
+	mov.b64 %rd77, %rd89;
+$L_18:
+	add.s64 %rd78, %rd77, 1;
+$L_19:
+	mov.b64 %rd80, %rd78;
+	mul.lo.u64 %rd81, %rd80, 11400714819323198485U;
+	shr.u64 %rd82, %rd81, 11;
+	cvt.rn.f64.u64 %fd83, %rd82;
+	mul.rn.f64 %fd84, %fd83, 0d3CA0000000000000;
+	mul.rn.f64 %fd86, %fd85, %fd84;
+	add.rn.f64 %fd87, %fd18, %fd86;
+	mov.b64 %rd105, %rd100;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd88, %rd107, 8;
+	st.global.f64 [%rd88], %fd87;
+$L_20:
+	add.s64 %rd2, %rd2, %rd90;
+	add.s64 %rd112, %rd112, %rd113;
+	bra.uni $L_2;
+$L_21:
+	sub.rn.f64 %fd16, %fd17, %fd18;
+	mov.b64 %rd108, %rd2;
+	mad.lo.s64 %rd109, %rd108, 8, %rd4;
+	mul.lo.s64 %rd110, %rd1, 8;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
+$L_25:
 	mov.b64 %rd11, %rd9;
 	mul.lo.u64 %rd12, %rd11, 11400714819323198485U;
 	shr.u64 %rd13, %rd12, 11;
@@ -4368,12 +5392,14 @@ $L_5:
 	mul.rn.f64 %fd15, %fd14, 0d3CA0000000000000;
 	mul.rn.f64 %fd19, %fd16, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
-	mad.lo.s64 %rd21, %rd9, 8, %rd4;
+	mov.b64 %rd91, %rd109;
+	add.s64 %rd21, %rd91, 8;
 	st.global.f64 [%rd21], %fd20;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd109, %rd109, %rd110;
+	bra.uni $L_22;
+$L_27:
 	ret;
 }
 
@@ -4387,7 +5413,7 @@ $L_7:
 	.reg .pred %p<73>;
 	.reg .b32 %r<66>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<76>;
+	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<75>;
 
@@ -4409,57 +5435,61 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd78, %rd2;
+	mad.lo.s64 %rd79, %rd78, 8, %rd12;
+	mul.lo.s64 %rd80, %rd1, 8;
+	mad.lo.s64 %rd81, %rd78, 8, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_28;
+	@!%p7 bra $L_26;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	mov.b64 %rd76, %rd79;
+	add.s64 %rd11, %rd76, 8;
 	ld.global.f64 %fd14, [%rd11];
-$L_6:
+$L_4:
 	mov.b64 %rd17, %fd14;
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.ge.u64 %p19, %rd18, 9218868437227405312;
-	@!%p19 bra $L_13;
-$L_7:
+	@!%p19 bra $L_11;
+$L_5:
 	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
-	@!%p20 bra $L_12;
-$L_8:
+	@!%p20 bra $L_10;
+$L_6:
 	mov.f64 %fd16, 0d0000000000000000;
-$L_9:
+$L_7:
 	mov.f64 %fd15, %fd16;
-$L_10:
-	mad.lo.s64 %rd75, %rd9, 8, %rd4;
+$L_8:
+	mov.b64 %rd77, %rd81;
+	add.s64 %rd75, %rd77, 8;
 	st.global.f64 [%rd75], %fd15;
-$L_11:
+$L_9:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd79, %rd79, %rd80;
+	add.s64 %rd81, %rd81, %rd80;
 	bra.uni $L_2;
-$L_12:
+$L_10:
 	mov.f64 %fd16, %fd14;
-	bra.uni $L_9;
-$L_13:
+	bra.uni $L_7;
+$L_11:
 	setp.gt.f64 %p21, %fd14, 0d40862E42FEFA39EF;
-	@!%p21 bra $L_15;
-$L_14:
+	@!%p21 bra $L_13;
+$L_12:
 	mov.f64 %fd16, 0d7FF0000000000000;
-	bra.uni $L_9;
-$L_15:
+	bra.uni $L_7;
+$L_13:
 	mul.rn.f64 %fd27, %fd14, 0d3FF71547652B82FE;
-$L_16:
+$L_14:
 	cvt.rni.f64.f64 %fd29, %fd27;
 	setp.ge.f64 %p30, %fd29, 0dC1E0000000000000;
-	@!%p30 bra $L_27;
-$L_17:
+	@!%p30 bra $L_25;
+$L_15:
 	setp.le.f64 %p32, %fd29, 0d41DFFFFFFFC00000;
-	@!%p32 bra $L_27;
-$L_18:
+	@!%p32 bra $L_25;
+$L_16:
 	cvt.rzi.s32.f64 %r31, %fd29;
 	mov.b32 %r28, %r31;
-$L_19:
+$L_17:
 	cvt.rn.f64.s32 %fd33, %r28;
 	neg.f64 %fd34, %fd33;
 	fma.rn.f64 %fd35, %fd34, 0d3FE62E42FEFA3000, %fd14;
@@ -4484,14 +5514,14 @@ $L_19:
 	fma.rn.f64 %fd54, %fd52, %fd53, 0d3FF0000000000000;
 	add.s32 %r55, %r28, 1023;
 	setp.le.s32 %p56, %r55, 0;
-	@!%p56 bra $L_24;
-$L_20:
+	@!%p56 bra $L_22;
+$L_18:
 	setp.lt.s32 %p57, %r55, -52;
-	@!%p57 bra $L_22;
-$L_21:
+	@!%p57 bra $L_20;
+$L_19:
 	mov.f64 %fd16, 0d0000000000000000;
-	bra.uni $L_9;
-$L_22:
+	bra.uni $L_7;
+$L_20:
 	add.s32 %r65, %r55, 1022;
 	cvt.s64.s32 %rd66, %r65;
 	shl.b64 %rd67, %rd66, 52;
@@ -4499,27 +5529,27 @@ $L_22:
 	mul.rn.f64 %fd69, %fd54, %fd68;
 	mov.f64 %fd58, %fd69;
 	mov.b32 %r59, 1;
-$L_23:
+$L_21:
 	cvt.s64.s32 %rd60, %r59;
 	shl.b64 %rd61, %rd60, 52;
 	mov.b64 %fd62, %rd61;
 	mul.rn.f64 %fd63, %fd58, %fd62;
 	mov.f64 %fd16, %fd63;
-	bra.uni $L_9;
-$L_24:
+	bra.uni $L_7;
+$L_22:
 	setp.ge.s32 %p64, %r55, 2047;
-	@!%p64 bra $L_26;
-$L_25:
+	@!%p64 bra $L_24;
+$L_23:
 	mov.f64 %fd16, 0d7FF0000000000000;
-	bra.uni $L_9;
-$L_26:
+	bra.uni $L_7;
+$L_24:
 	mov.f64 %fd58, %fd54;
 	mov.b32 %r59, %r55;
-	bra.uni $L_23;
-$L_27:
+	bra.uni $L_21;
+$L_25:
 	mov.b32 %r28, -2147483648;
-	bra.uni $L_19;
-$L_28:
+	bra.uni $L_17;
+$L_26:
 	ret;
 }
 
@@ -4533,7 +5563,7 @@ $L_28:
 	.reg .pred %p<39>;
 	.reg .b32 %r<37>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<72>;
+	.reg .b64 %rd<78>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<71>;
 
@@ -4555,46 +5585,50 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd74, %rd2;
+	mad.lo.s64 %rd75, %rd74, 8, %rd12;
+	mul.lo.s64 %rd76, %rd1, 8;
+	mad.lo.s64 %rd77, %rd74, 8, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_19;
+	@!%p7 bra $L_17;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	mov.b64 %rd72, %rd75;
+	add.s64 %rd11, %rd72, 8;
 	ld.global.f64 %fd14, [%rd11];
-$L_6:
+$L_4:
 	mov.b64 %rd17, %fd14;
 	and.b64 %rd18, %rd17, 9223372036854775807;
 	setp.eq.u64 %p19, %rd18, 0;
-	@!%p19 bra $L_11;
-$L_7:
+	@!%p19 bra $L_9;
+$L_5:
 	mov.f64 %fd16, 0dFFF0000000000000;
-$L_8:
+$L_6:
 	mov.f64 %fd15, %fd16;
-$L_9:
-	mad.lo.s64 %rd71, %rd9, 8, %rd4;
+$L_7:
+	mov.b64 %rd73, %rd77;
+	add.s64 %rd71, %rd73, 8;
 	st.global.f64 [%rd71], %fd15;
-$L_10:
+$L_8:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd75, %rd75, %rd76;
+	add.s64 %rd77, %rd77, %rd76;
 	bra.uni $L_2;
-$L_11:
+$L_9:
 	mov.b64 %rd27, %rd17;
 	setp.lt.s64 %p28, %rd27, 0;
-	@!%p28 bra $L_13;
-$L_12:
+	@!%p28 bra $L_11;
+$L_10:
 	mov.f64 %fd16, 0d7FF8000000000001;
-	bra.uni $L_8;
-$L_13:
+	bra.uni $L_6;
+$L_11:
 	setp.ge.u64 %p29, %rd17, 9218868437227405312;
-	@!%p29 bra $L_15;
-$L_14:
+	@!%p29 bra $L_13;
+$L_12:
 	mov.f64 %fd16, %fd14;
-	bra.uni $L_8;
-$L_15:
+	bra.uni $L_6;
+$L_13:
 	and.b64 %rd30, %rd17, 4503599627370495;
 	or.b64 %rd31, %rd30, 4602678819172646912;
 	mov.b64 %fd32, %rd31;
@@ -4604,13 +5638,13 @@ $L_15:
 	sub.s32 %r36, %r35, 1022;
 	cvt.rn.f64.s32 %fd37, %r36;
 	setp.le.f64 %p38, %fd32, 0d3FE6A09E667F3BCD;
-	@!%p38 bra $L_18;
-$L_16:
+	@!%p38 bra $L_16;
+$L_14:
 	sub.rn.f64 %fd41, %fd37, 0d3FF0000000000000;
 	mul.rn.f64 %fd42, %fd32, 0d4000000000000000;
 	mov.f64 %fd39, %fd42;
 	mov.f64 %fd40, %fd41;
-$L_17:
+$L_15:
 	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
 	add.rn.f64 %fd44, %fd43, 0d4000000000000000;
 	div.rn.f64 %fd45, %fd43, %fd44;
@@ -4640,12 +5674,12 @@ $L_17:
 	sub.rn.f64 %fd69, %fd68, %fd43;
 	sub.rn.f64 %fd70, %fd63, %fd69;
 	mov.f64 %fd16, %fd70;
-	bra.uni $L_8;
-$L_18:
+	bra.uni $L_6;
+$L_16:
 	mov.f64 %fd39, %fd32;
 	mov.f64 %fd40, %fd37;
-	bra.uni $L_17;
-$L_19:
+	bra.uni $L_15;
+$L_17:
 	ret;
 }
 
@@ -4658,13 +5692,13 @@ $L_19:
 	.param .s64 Pow_0_param_5
 )
 {
-	.reg .pred %p<469>;
+	.reg .pred %p<472>;
 	.reg .pred %pt<2>;
 	.reg .b32 %r<340>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<472>;
+	.reg .b64 %rd<475>;
 	.reg .b64 %rdt<1>;
-	.reg .f64 %fd<470>;
+	.reg .f64 %fd<473>;
 
 $L_0:
 	ld.param.u64 %rd4, [Pow_0_param_4];
@@ -4689,87 +5723,88 @@ $L_1:
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_211;
+	@!%p7 bra $L_210;
 $L_3:
 	mov.b64 %rd8, %rd2;
 $L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	mad.lo.s64 %rd433, %rd8, 8, %rd12;
+	add.s64 %rd11, %rd433, 8;
 	ld.global.f64 %fd14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	mad.lo.s64 %rd434, %rd8, 8, %rd16;
+	add.s64 %rd15, %rd434, 8;
 	ld.global.f64 %fd18, [%rd15];
 	mov.f64 %fd20, %fd14;
 	mov.f64 %fd21, %fd18;
-$L_6:
+$L_5:
 	mov.f64 %fd23, %fd20;
 	mov.f64 %fd24, %fd21;
-$L_7:
+$L_6:
 	setp.eq.f64 %p25, %fd24, 0d0000000000000000;
-	@!%p25 bra $L_12;
-$L_8:
+	@!%p25 bra $L_11;
+$L_7:
 	mov.f64 %fd22, 0d3FF0000000000000;
-$L_9:
+$L_8:
 	mov.f64 %fd19, %fd22;
-$L_10:
-	mad.lo.s64 %rd432, %rd9, 8, %rd4;
+$L_9:
+	mad.lo.s64 %rd435, %rd8, 8, %rd4;
+	add.s64 %rd432, %rd435, 8;
 	st.global.f64 [%rd432], %fd19;
-$L_11:
+$L_10:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
-$L_12:
+$L_11:
 	setp.eq.f64 %p42, %fd23, 0d3FF0000000000000;
-	@%p42 bra $L_8;
-$L_13:
+	@%p42 bra $L_7;
+$L_12:
 	setp.eq.f64 %p41, %fd24, 0d3FF0000000000000;
-	@!%p41 bra $L_15;
-$L_14:
+	@!%p41 bra $L_14;
+$L_13:
 	mov.f64 %fd22, %fd23;
-	bra.uni $L_9;
-$L_15:
+	bra.uni $L_8;
+$L_14:
 	setp.neu.f64 %p46, %fd23, %fd23;
 	mov.pred %p45, %p46;
+$L_15:
+	@!%p45 bra $L_17;
 $L_16:
-	@!%p45 bra $L_18;
-$L_17:
 	mov.f64 %fd22, 0d7FF8000000000001;
-	bra.uni $L_9;
-$L_18:
+	bra.uni $L_8;
+$L_17:
 	setp.neu.f64 %p50, %fd24, %fd24;
 	mov.pred %p49, %p50;
+$L_18:
+	@%p49 bra $L_16;
 $L_19:
-	@%p49 bra $L_17;
-$L_20:
 	setp.eq.f64 %p48, %fd23, 0d0000000000000000;
-	@!%p48 bra $L_185;
-$L_21:
+	@!%p48 bra $L_184;
+$L_20:
 	setp.lt.f64 %p47, %fd24, 0d0000000000000000;
-	@!%p47 bra $L_36;
-$L_22:
+	@!%p47 bra $L_35;
+$L_21:
 	mov.b64 %rd61, %fd23;
 	mov.b64 %rd62, %rd61;
 	setp.lt.s64 %p63, %rd62, 0;
 	mov.pred %p60, %p63;
+$L_22:
+	@!%p60 bra $L_27;
 $L_23:
-	@!%p60 bra $L_28;
-$L_24:
 	and.b64 %fd80, %fd24, 9223372036854775807;
 	setp.ge.f64 %p81, %fd80, 0d4340000000000000;
-	@!%p81 bra $L_29;
-$L_25:
+	@!%p81 bra $L_28;
+$L_24:
 	mov.pred %p79, 0;
+$L_25:
+	@!%p79 bra $L_27;
 $L_26:
-	@!%p79 bra $L_28;
-$L_27:
 	mov.f64 %fd22, 0dFFF0000000000000;
-	bra.uni $L_9;
-$L_28:
+	bra.uni $L_8;
+$L_27:
 	mov.f64 %fd22, 0d7FF0000000000000;
-	bra.uni $L_9;
-$L_29:
+	bra.uni $L_8;
+$L_28:
 	cvt.rzi.f64.f64 %fd84, %fd24;
 	sub.rn.f64 %fd85, %fd24, %fd84;
-$L_30:
+$L_29:
 	mov.b64 %rd87, %fd85;
 	and.b64 %rd88, %rd87, 9223372036854775807;
 	mov.b64 %rd89, %fd24;
@@ -4777,53 +5812,53 @@ $L_30:
 	or.b64 %rd91, %rd88, %rd90;
 	mov.b64 %fd92, %rd91;
 	mov.f64 %fd86, %fd92;
-$L_31:
+$L_30:
 	mov.f64 %fd82, %fd84;
 	mov.f64 %fd83, %fd86;
-$L_32:
+$L_31:
 	mov.f64 %fd93, %fd82;
 	mov.f64 %fd94, %fd83;
 	setp.eq.f64 %p95, %fd94, 0d0000000000000000;
-	@!%p95 bra $L_35;
-$L_33:
+	@!%p95 bra $L_34;
+$L_32:
 	cvt.rzi.s64.f64 %rd97, %fd93;
 	and.b64 %rd98, %rd97, 1;
 	setp.eq.s64 %p99, %rd98, 1;
 	mov.pred %p96, %p99;
-$L_34:
+$L_33:
 	mov.pred %p79, %p96;
-	bra.uni $L_26;
-$L_35:
+	bra.uni $L_25;
+$L_34:
 	mov.pred %p96, 0;
-	bra.uni $L_34;
-$L_36:
+	bra.uni $L_33;
+$L_35:
 	setp.gt.f64 %p68, %fd24, 0d0000000000000000;
-	@!%p68 bra $L_51;
-$L_37:
+	@!%p68 bra $L_50;
+$L_36:
 	mov.b64 %rd65, %fd23;
 	mov.b64 %rd66, %rd65;
 	setp.lt.s64 %p67, %rd66, 0;
 	mov.pred %p64, %p67;
+$L_37:
+	@!%p64 bra $L_42;
 $L_38:
-	@!%p64 bra $L_43;
-$L_39:
 	and.b64 %fd101, %fd24, 9223372036854775807;
 	setp.ge.f64 %p102, %fd101, 0d4340000000000000;
-	@!%p102 bra $L_44;
-$L_40:
+	@!%p102 bra $L_43;
+$L_39:
 	mov.pred %p100, 0;
+$L_40:
+	@!%p100 bra $L_42;
 $L_41:
-	@!%p100 bra $L_43;
-$L_42:
 	mov.f64 %fd22, %fd23;
-	bra.uni $L_9;
-$L_43:
+	bra.uni $L_8;
+$L_42:
 	mov.f64 %fd22, 0d0000000000000000;
-	bra.uni $L_9;
-$L_44:
+	bra.uni $L_8;
+$L_43:
 	cvt.rzi.f64.f64 %fd105, %fd24;
 	sub.rn.f64 %fd106, %fd24, %fd105;
-$L_45:
+$L_44:
 	mov.b64 %rd108, %fd106;
 	and.b64 %rd109, %rd108, 9223372036854775807;
 	mov.b64 %rd110, %fd24;
@@ -4831,31 +5866,31 @@ $L_45:
 	or.b64 %rd112, %rd109, %rd111;
 	mov.b64 %fd113, %rd112;
 	mov.f64 %fd107, %fd113;
-$L_46:
+$L_45:
 	mov.f64 %fd103, %fd105;
 	mov.f64 %fd104, %fd107;
-$L_47:
+$L_46:
 	mov.f64 %fd114, %fd103;
 	mov.f64 %fd115, %fd104;
 	setp.eq.f64 %p116, %fd115, 0d0000000000000000;
-	@!%p116 bra $L_50;
-$L_48:
+	@!%p116 bra $L_49;
+$L_47:
 	cvt.rzi.s64.f64 %rd118, %fd114;
 	and.b64 %rd119, %rd118, 1;
 	setp.eq.s64 %p120, %rd119, 1;
 	mov.pred %p117, %p120;
-$L_49:
+$L_48:
 	mov.pred %p100, %p117;
-	bra.uni $L_41;
-$L_50:
+	bra.uni $L_40;
+$L_49:
 	mov.pred %p117, 0;
-	bra.uni $L_49;
-$L_51:
+	bra.uni $L_48;
+$L_50:
 	and.b64 %fd26, %fd24, 9223372036854775807;
-$L_52:
+$L_51:
 	cvt.rzi.f64.f64 %fd29, %fd26;
 	sub.rn.f64 %fd30, %fd26, %fd29;
-$L_53:
+$L_52:
 	mov.b64 %rd32, %fd30;
 	and.b64 %rd33, %rd32, 9223372036854775807;
 	mov.b64 %rd34, %fd26;
@@ -4863,91 +5898,91 @@ $L_53:
 	or.b64 %rd36, %rd33, %rd35;
 	mov.b64 %fd37, %rd36;
 	mov.f64 %fd31, %fd37;
-$L_54:
+$L_53:
 	mov.f64 %fd27, %fd29;
 	mov.f64 %fd28, %fd31;
-$L_55:
+$L_54:
 	mov.f64 %fd38, %fd27;
 	mov.f64 %fd39, %fd28;
 	setp.neu.f64 %p40, %fd39, 0d0000000000000000;
-	@!%p40 bra $L_58;
-$L_56:
+	@!%p40 bra $L_57;
+$L_55:
 	setp.lt.f64 %p171, %fd23, 0d0000000000000000;
-	@!%p171 bra $L_58;
-$L_57:
+	@!%p171 bra $L_57;
+$L_56:
 	mov.f64 %fd22, 0d7FF8000000000001;
-	bra.uni $L_9;
-$L_58:
+	bra.uni $L_8;
+$L_57:
 	setp.ge.f64 %p170, %fd38, 0d43E0000000000000;
-	@!%p170 bra $L_64;
-$L_59:
+	@!%p170 bra $L_63;
+$L_58:
 	setp.eq.f64 %p172, %fd23, 0dBFF0000000000000;
-	@!%p172 bra $L_61;
-$L_60:
+	@!%p172 bra $L_60;
+$L_59:
 	mov.f64 %fd22, 0d3FF0000000000000;
-	bra.uni $L_9;
-$L_61:
+	bra.uni $L_8;
+$L_60:
 	and.b64 %fd176, %fd23, 9223372036854775807;
 	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
 	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
 	xor.pred %pt0, %p177, %p178;
 	not.pred %p179, %pt0;
-	@!%p179 bra $L_63;
-$L_62:
+	@!%p179 bra $L_62;
+$L_61:
 	mov.f64 %fd22, 0d0000000000000000;
-	bra.uni $L_9;
-$L_63:
+	bra.uni $L_8;
+$L_62:
 	mov.f64 %fd22, 0d7FF0000000000000;
-	bra.uni $L_9;
-$L_64:
+	bra.uni $L_8;
+$L_63:
 	mov.pred %p173, %p40;
-	@!%p173 bra $L_184;
-$L_65:
+	@!%p173 bra $L_183;
+$L_64:
 	setp.gt.f64 %p185, %fd39, 0d3FE0000000000000;
-	@!%p185 bra $L_183;
-$L_66:
+	@!%p185 bra $L_182;
+$L_65:
 	sub.rn.f64 %fd230, %fd39, 0d3FF0000000000000;
 	add.rn.f64 %fd231, %fd38, 0d3FF0000000000000;
 	mov.f64 %fd186, %fd231;
 	mov.f64 %fd187, %fd230;
-$L_67:
+$L_66:
 	mov.b64 %rd234, %fd23;
 	and.b64 %rd235, %rd234, 9223372036854775807;
 	setp.eq.u64 %p236, %rd235, 0;
-	@!%p236 bra $L_175;
-$L_68:
+	@!%p236 bra $L_174;
+$L_67:
 	mov.f64 %fd233, 0dFFF0000000000000;
-$L_69:
+$L_68:
 	mov.f64 %fd232, %fd233;
-$L_70:
+$L_69:
 	mul.rn.f64 %fd288, %fd187, %fd232;
-$L_71:
+$L_70:
 	mov.b64 %rd291, %fd288;
 	and.b64 %rd292, %rd291, 9223372036854775807;
 	setp.ge.u64 %p293, %rd292, 9218868437227405312;
-	@!%p293 bra $L_160;
-$L_72:
+	@!%p293 bra $L_159;
+$L_71:
 	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
-	@!%p294 bra $L_159;
-$L_73:
+	@!%p294 bra $L_158;
+$L_72:
 	mov.f64 %fd290, 0d0000000000000000;
-$L_74:
+$L_73:
 	mov.f64 %fd289, %fd290;
-$L_75:
+$L_74:
 	mov.f64 %fd174, %fd186;
 	mov.f64 %fd175, %fd289;
-$L_76:
+$L_75:
 	mov.pred %p192, %p48;
-	@!%p192 bra $L_149;
-$L_77:
+	@!%p192 bra $L_148;
+$L_76:
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
-$L_78:
+$L_77:
 	mov.f64 %fd220, %fd190;
 	mov.b64 %rd221, %rd191;
 	mov.f64 %fd188, %fd220;
 	mov.b64 %rd189, %rd221;
-$L_79:
+$L_78:
 	mov.f64 %fd222, %fd188;
 	mov.b64 %rd223, %rd189;
 	cvt.rzi.s64.f64 %rd224, %fd174;
@@ -4956,58 +5991,58 @@ $L_79:
 	mov.f64 %fd227, %fd222;
 	mov.b64 %rd228, %rd223;
 	mov.b64 %rd229, %rd224;
-$L_80:
+$L_79:
 	setp.ne.s64 %p349, %rd229, 0;
-	@!%p349 bra $L_142;
-$L_81:
+	@!%p349 bra $L_141;
+$L_80:
 	setp.lt.s64 %p351, %rd228, -4096;
-	@!%p351 bra $L_110;
-$L_82:
+	@!%p351 bra $L_109;
+$L_81:
 	add.s64 %rd355, %rd226, %rd228;
 	mov.b64 %rd350, %rd355;
-$L_83:
+$L_82:
 	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
-	@!%p352 bra $L_109;
-$L_84:
+	@!%p352 bra $L_108;
+$L_83:
 	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
 	neg.s64 %rd372, %rd350;
 	mov.f64 %fd353, %fd371;
 	mov.b64 %rd354, %rd372;
-$L_85:
+$L_84:
 	setp.eq.f64 %p375, %fd353, 0d0000000000000000;
-	@!%p375 bra $L_89;
-$L_86:
+	@!%p375 bra $L_88;
+$L_85:
 	mov.f64 %fd374, %fd353;
-$L_87:
+$L_86:
 	mov.f64 %fd373, %fd374;
-$L_88:
+$L_87:
 	mov.f64 %fd22, %fd373;
-	bra.uni $L_9;
-$L_89:
+	bra.uni $L_8;
+$L_88:
 	and.b64 %fd379, %fd353, 9223372036854775807;
 	mov.f64 %fd380, %fd379;
-$L_90:
+$L_89:
 	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p376, %p381;
+$L_90:
+	@!%p376 bra $L_92;
 $L_91:
-	@!%p376 bra $L_93;
-$L_92:
 	mov.f64 %fd374, %fd353;
-	bra.uni $L_87;
-$L_93:
+	bra.uni $L_86;
+$L_92:
 	setp.neu.f64 %p400, %fd353, %fd353;
 	mov.pred %p399, %p400;
+$L_93:
+	@%p399 bra $L_91;
 $L_94:
-	@%p399 bra $L_92;
-$L_95:
 	and.b64 %fd386, %fd353, 9223372036854775807;
 	setp.lt.f64 %p387, %fd386, 0d0010000000000000;
-	@!%p387 bra $L_108;
-$L_96:
+	@!%p387 bra $L_107;
+$L_95:
 	mul.rn.f64 %fd388, %fd353, 0d4330000000000000;
 	mov.f64 %fd384, %fd388;
 	mov.b64 %rd385, -52;
-$L_97:
+$L_96:
 	mov.f64 %fd389, %fd384;
 	mov.b64 %rd390, %rd385;
 	add.s64 %rd391, %rd354, %rd390;
@@ -5018,36 +6053,36 @@ $L_97:
 	sub.s64 %rd396, %rd395, 1023;
 	add.s64 %rd397, %rd391, %rd396;
 	setp.lt.s64 %p398, %rd397, -1075;
-	@!%p398 bra $L_100;
-$L_98:
+	@!%p398 bra $L_99;
+$L_97:
 	mov.b64 %rd405, %rd392;
 	and.b64 %rd406, %rd405, 9223372036854775808U;
 	mov.b64 %rd407, %rd406;
 	mov.b64 %fd408, %rd407;
 	mov.f64 %fd401, %fd408;
-$L_99:
+$L_98:
 	mov.f64 %fd374, %fd401;
-	bra.uni $L_87;
-$L_100:
+	bra.uni $L_86;
+$L_99:
 	setp.gt.s64 %p409, %rd397, 1023;
-	@!%p409 bra $L_104;
-$L_101:
+	@!%p409 bra $L_103;
+$L_100:
 	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
-	@!%p410 bra $L_103;
-$L_102:
+	@!%p410 bra $L_102;
+$L_101:
 	mov.f64 %fd374, 0dFFF0000000000000;
-	bra.uni $L_87;
-$L_103:
+	bra.uni $L_86;
+$L_102:
 	mov.f64 %fd374, 0d7FF0000000000000;
-	bra.uni $L_87;
-$L_104:
+	bra.uni $L_86;
+$L_103:
 	setp.lt.s64 %p411, %rd397, -1022;
-	@!%p411 bra $L_107;
-$L_105:
+	@!%p411 bra $L_106;
+$L_104:
 	add.s64 %rd424, %rd397, 53;
 	mov.b64 %rd412, %rd424;
 	mov.f64 %fd413, 0d3CA0000000000000;
-$L_106:
+$L_105:
 	and.b64 %rd425, %rd392, 9227875636482146303U;
 	add.s64 %rd426, %rd412, 1023;
 	mov.b64 %rd427, %rd426;
@@ -5056,215 +6091,215 @@ $L_106:
 	mov.b64 %fd430, %rd429;
 	mul.rn.f64 %fd431, %fd413, %fd430;
 	mov.f64 %fd374, %fd431;
-	bra.uni $L_87;
-$L_107:
+	bra.uni $L_86;
+$L_106:
 	mov.b64 %rd412, %rd397;
 	mov.f64 %fd413, 0d3FF0000000000000;
-	bra.uni $L_106;
-$L_108:
+	bra.uni $L_105;
+$L_107:
 	mov.f64 %fd384, %fd353;
 	mov.b64 %rd385, 0;
-	bra.uni $L_97;
-$L_109:
+	bra.uni $L_96;
+$L_108:
 	mov.f64 %fd353, %fd225;
 	mov.b64 %rd354, %rd350;
-	bra.uni $L_85;
-$L_110:
+	bra.uni $L_84;
+$L_109:
 	setp.gt.s64 %p360, %rd228, 4096;
-	@%p360 bra $L_82;
-$L_111:
+	@%p360 bra $L_81;
+$L_110:
 	and.b64 %rd356, %rd229, 1;
 	setp.eq.s64 %p357, %rd356, 1;
-	@!%p357 bra $L_148;
-$L_112:
+	@!%p357 bra $L_147;
+$L_111:
 	mul.rn.f64 %fd361, %fd225, %fd227;
 	add.s64 %rd362, %rd226, %rd228;
 	mov.f64 %fd358, %fd361;
 	mov.b64 %rd359, %rd362;
-$L_113:
+$L_112:
 	mul.rn.f64 %fd363, %fd227, %fd227;
 	shl.b64 %rd364, %rd228, 1;
 	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
-	@!%p365 bra $L_147;
-$L_114:
+	@!%p365 bra $L_146;
+$L_113:
 	add.rn.f64 %fd368, %fd363, %fd363;
 	sub.s64 %rd369, %rd364, 1;
 	mov.f64 %fd366, %fd368;
 	mov.b64 %rd367, %rd369;
-$L_115:
+$L_114:
 	shr.s64 %rd370, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
 	mov.b64 %rd229, %rd370;
+$L_115:
+	setp.ne.s64 %p436, %rd229, 0;
+	@!%p436 bra $L_141;
 $L_116:
-	setp.ne.s64 %p433, %rd229, 0;
-	@!%p433 bra $L_142;
+	setp.lt.s64 %p437, %rd228, -4096;
+	@%p437 bra $L_81;
 $L_117:
-	setp.lt.s64 %p434, %rd228, -4096;
-	@%p434 bra $L_82;
+	setp.gt.s64 %p440, %rd228, 4096;
+	@%p440 bra $L_81;
 $L_118:
-	setp.gt.s64 %p437, %rd228, 4096;
-	@%p437 bra $L_82;
+	and.b64 %rd438, %rd229, 1;
+	setp.eq.s64 %p439, %rd438, 1;
+	@!%p439 bra $L_145;
 $L_119:
-	and.b64 %rd435, %rd229, 1;
-	setp.eq.s64 %p436, %rd435, 1;
-	@!%p436 bra $L_146;
+	mul.rn.f64 %fd441, %fd225, %fd227;
+	add.s64 %rd442, %rd226, %rd228;
+	mov.f64 %fd358, %fd441;
+	mov.b64 %rd359, %rd442;
 $L_120:
-	mul.rn.f64 %fd438, %fd225, %fd227;
-	add.s64 %rd439, %rd226, %rd228;
-	mov.f64 %fd358, %fd438;
-	mov.b64 %rd359, %rd439;
+	mul.rn.f64 %fd443, %fd227, %fd227;
+	shl.b64 %rd444, %rd228, 1;
+	setp.lt.f64 %p445, %fd443, 0d3FE0000000000000;
+	@!%p445 bra $L_144;
 $L_121:
-	mul.rn.f64 %fd440, %fd227, %fd227;
-	shl.b64 %rd441, %rd228, 1;
-	setp.lt.f64 %p442, %fd440, 0d3FE0000000000000;
-	@!%p442 bra $L_145;
+	add.rn.f64 %fd446, %fd443, %fd443;
+	sub.s64 %rd447, %rd444, 1;
+	mov.f64 %fd366, %fd446;
+	mov.b64 %rd367, %rd447;
 $L_122:
-	add.rn.f64 %fd443, %fd440, %fd440;
-	sub.s64 %rd444, %rd441, 1;
-	mov.f64 %fd366, %fd443;
-	mov.b64 %rd367, %rd444;
+	shr.s64 %rd448, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd448;
 $L_123:
-	shr.s64 %rd445, %rd229, 1;
-	mov.f64 %fd225, %fd358;
-	mov.b64 %rd226, %rd359;
-	mov.f64 %fd227, %fd366;
-	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd445;
+	setp.ne.s64 %p449, %rd229, 0;
+	@!%p449 bra $L_141;
 $L_124:
-	setp.ne.s64 %p446, %rd229, 0;
-	@!%p446 bra $L_142;
+	setp.lt.s64 %p450, %rd228, -4096;
+	@%p450 bra $L_81;
 $L_125:
-	setp.lt.s64 %p447, %rd228, -4096;
-	@%p447 bra $L_82;
+	setp.gt.s64 %p453, %rd228, 4096;
+	@%p453 bra $L_81;
 $L_126:
-	setp.gt.s64 %p450, %rd228, 4096;
-	@%p450 bra $L_82;
+	and.b64 %rd451, %rd229, 1;
+	setp.eq.s64 %p452, %rd451, 1;
+	@!%p452 bra $L_143;
 $L_127:
-	and.b64 %rd448, %rd229, 1;
-	setp.eq.s64 %p449, %rd448, 1;
-	@!%p449 bra $L_144;
+	mul.rn.f64 %fd454, %fd225, %fd227;
+	add.s64 %rd455, %rd226, %rd228;
+	mov.f64 %fd358, %fd454;
+	mov.b64 %rd359, %rd455;
 $L_128:
-	mul.rn.f64 %fd451, %fd225, %fd227;
-	add.s64 %rd452, %rd226, %rd228;
-	mov.f64 %fd358, %fd451;
-	mov.b64 %rd359, %rd452;
+	mul.rn.f64 %fd456, %fd227, %fd227;
+	shl.b64 %rd457, %rd228, 1;
+	setp.lt.f64 %p458, %fd456, 0d3FE0000000000000;
+	@!%p458 bra $L_142;
 $L_129:
-	mul.rn.f64 %fd453, %fd227, %fd227;
-	shl.b64 %rd454, %rd228, 1;
-	setp.lt.f64 %p455, %fd453, 0d3FE0000000000000;
-	@!%p455 bra $L_143;
+	add.rn.f64 %fd459, %fd456, %fd456;
+	sub.s64 %rd460, %rd457, 1;
+	mov.f64 %fd366, %fd459;
+	mov.b64 %rd367, %rd460;
 $L_130:
-	add.rn.f64 %fd456, %fd453, %fd453;
-	sub.s64 %rd457, %rd454, 1;
-	mov.f64 %fd366, %fd456;
-	mov.b64 %rd367, %rd457;
-$L_131:
-	shr.s64 %rd458, %rd229, 1;
+	shr.s64 %rd461, %rd229, 1;
 	mov.f64 %fd225, %fd358;
 	mov.b64 %rd226, %rd359;
 	mov.f64 %fd227, %fd366;
 	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd458;
-$L_132:
-	setp.ne.s64 %p459, %rd229, 0;
-	@!%p459 bra $L_142;
-$L_133:
-	setp.lt.s64 %p460, %rd228, -4096;
-	@%p460 bra $L_82;
-$L_134:
-	setp.gt.s64 %p463, %rd228, 4096;
-	@%p463 bra $L_82;
-$L_135:
-	and.b64 %rd461, %rd229, 1;
-	setp.eq.s64 %p462, %rd461, 1;
+	mov.b64 %rd229, %rd461;
+$L_131:
+	setp.ne.s64 %p462, %rd229, 0;
 	@!%p462 bra $L_141;
+$L_132:
+	setp.lt.s64 %p463, %rd228, -4096;
+	@%p463 bra $L_81;
+$L_133:
+	setp.gt.s64 %p466, %rd228, 4096;
+	@%p466 bra $L_81;
+$L_134:
+	and.b64 %rd464, %rd229, 1;
+	setp.eq.s64 %p465, %rd464, 1;
+	@!%p465 bra $L_140;
+$L_135:
+	mul.rn.f64 %fd467, %fd225, %fd227;
+	add.s64 %rd468, %rd226, %rd228;
+	mov.f64 %fd358, %fd467;
+	mov.b64 %rd359, %rd468;
 $L_136:
-	mul.rn.f64 %fd464, %fd225, %fd227;
-	add.s64 %rd465, %rd226, %rd228;
-	mov.f64 %fd358, %fd464;
-	mov.b64 %rd359, %rd465;
+	mul.rn.f64 %fd469, %fd227, %fd227;
+	shl.b64 %rd470, %rd228, 1;
+	setp.lt.f64 %p471, %fd469, 0d3FE0000000000000;
+	@!%p471 bra $L_139;
 $L_137:
-	mul.rn.f64 %fd466, %fd227, %fd227;
-	shl.b64 %rd467, %rd228, 1;
-	setp.lt.f64 %p468, %fd466, 0d3FE0000000000000;
-	@!%p468 bra $L_140;
+	add.rn.f64 %fd472, %fd469, %fd469;
+	sub.s64 %rd473, %rd470, 1;
+	mov.f64 %fd366, %fd472;
+	mov.b64 %rd367, %rd473;
 $L_138:
-	add.rn.f64 %fd469, %fd466, %fd466;
-	sub.s64 %rd470, %rd467, 1;
+	shr.s64 %rd474, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd474;
+	bra.uni $L_79;
+$L_139:
 	mov.f64 %fd366, %fd469;
 	mov.b64 %rd367, %rd470;
-$L_139:
-	shr.s64 %rd471, %rd229, 1;
-	mov.f64 %fd225, %fd358;
-	mov.b64 %rd226, %rd359;
-	mov.f64 %fd227, %fd366;
-	mov.b64 %rd228, %rd367;
-	mov.b64 %rd229, %rd471;
-	bra.uni $L_80;
+	bra.uni $L_138;
 $L_140:
-	mov.f64 %fd366, %fd466;
-	mov.b64 %rd367, %rd467;
-	bra.uni $L_139;
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_136;
 $L_141:
-	mov.f64 %fd358, %fd225;
-	mov.b64 %rd359, %rd226;
-	bra.uni $L_137;
-$L_142:
 	mov.b64 %rd350, %rd226;
-	bra.uni $L_83;
+	bra.uni $L_82;
+$L_142:
+	mov.f64 %fd366, %fd456;
+	mov.b64 %rd367, %rd457;
+	bra.uni $L_130;
 $L_143:
-	mov.f64 %fd366, %fd453;
-	mov.b64 %rd367, %rd454;
-	bra.uni $L_131;
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_128;
 $L_144:
-	mov.f64 %fd358, %fd225;
-	mov.b64 %rd359, %rd226;
-	bra.uni $L_129;
+	mov.f64 %fd366, %fd443;
+	mov.b64 %rd367, %rd444;
+	bra.uni $L_122;
 $L_145:
-	mov.f64 %fd366, %fd440;
-	mov.b64 %rd367, %rd441;
-	bra.uni $L_123;
-$L_146:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_121;
-$L_147:
+	bra.uni $L_120;
+$L_146:
 	mov.f64 %fd366, %fd363;
 	mov.b64 %rd367, %rd364;
-	bra.uni $L_115;
-$L_148:
+	bra.uni $L_114;
+$L_147:
 	mov.f64 %fd358, %fd225;
 	mov.b64 %rd359, %rd226;
-	bra.uni $L_113;
-$L_149:
+	bra.uni $L_112;
+$L_148:
 	and.b64 %fd196, %fd23, 9223372036854775807;
 	mov.f64 %fd197, %fd196;
-$L_150:
+$L_149:
 	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p193, %p198;
+$L_150:
+	@!%p193 bra $L_152;
 $L_151:
-	@!%p193 bra $L_153;
-$L_152:
 	mov.f64 %fd190, %fd23;
 	mov.b64 %rd191, 0;
-	bra.uni $L_78;
-$L_153:
+	bra.uni $L_77;
+$L_152:
 	mov.pred %p219, %p46;
 	mov.pred %p218, %p219;
+$L_153:
+	@%p218 bra $L_151;
 $L_154:
-	@%p218 bra $L_152;
-$L_155:
 	mov.f64 %fd203, %fd196;
 	setp.lt.f64 %p204, %fd203, 0d0010000000000000;
-	@!%p204 bra $L_158;
-$L_156:
+	@!%p204 bra $L_157;
+$L_155:
 	mul.rn.f64 %fd205, %fd23, 0d4330000000000000;
 	mov.f64 %fd201, %fd205;
 	mov.b64 %rd202, -52;
-$L_157:
+$L_156:
 	mov.f64 %fd206, %fd201;
 	mov.b64 %rd207, %rd202;
 	mov.b64 %rd208, %fd206;
@@ -5279,33 +6314,33 @@ $L_157:
 	mov.b64 %fd217, %rd216;
 	mov.f64 %fd190, %fd217;
 	mov.b64 %rd191, %rd214;
-	bra.uni $L_78;
-$L_158:
+	bra.uni $L_77;
+$L_157:
 	mov.f64 %fd201, %fd23;
 	mov.b64 %rd202, 0;
-	bra.uni $L_157;
-$L_159:
+	bra.uni $L_156;
+$L_158:
 	mov.f64 %fd290, %fd288;
-	bra.uni $L_74;
-$L_160:
+	bra.uni $L_73;
+$L_159:
 	setp.gt.f64 %p295, %fd288, 0d40862E42FEFA39EF;
-	@!%p295 bra $L_162;
-$L_161:
+	@!%p295 bra $L_161;
+$L_160:
 	mov.f64 %fd290, 0d7FF0000000000000;
-	bra.uni $L_74;
-$L_162:
+	bra.uni $L_73;
+$L_161:
 	mul.rn.f64 %fd301, %fd288, 0d3FF71547652B82FE;
-$L_163:
+$L_162:
 	cvt.rni.f64.f64 %fd303, %fd301;
 	setp.ge.f64 %p304, %fd303, 0dC1E0000000000000;
-	@!%p304 bra $L_174;
-$L_164:
+	@!%p304 bra $L_173;
+$L_163:
 	setp.le.f64 %p306, %fd303, 0d41DFFFFFFFC00000;
-	@!%p306 bra $L_174;
-$L_165:
+	@!%p306 bra $L_173;
+$L_164:
 	cvt.rzi.s32.f64 %r305, %fd303;
 	mov.b32 %r302, %r305;
-$L_166:
+$L_165:
 	cvt.rn.f64.s32 %fd307, %r302;
 	neg.f64 %fd308, %fd307;
 	fma.rn.f64 %fd309, %fd308, 0d3FE62E42FEFA3000, %fd288;
@@ -5330,14 +6365,14 @@ $L_166:
 	fma.rn.f64 %fd328, %fd326, %fd327, 0d3FF0000000000000;
 	add.s32 %r329, %r302, 1023;
 	setp.le.s32 %p330, %r329, 0;
-	@!%p330 bra $L_171;
-$L_167:
+	@!%p330 bra $L_170;
+$L_166:
 	setp.lt.s32 %p331, %r329, -52;
-	@!%p331 bra $L_169;
-$L_168:
+	@!%p331 bra $L_168;
+$L_167:
 	mov.f64 %fd290, 0d0000000000000000;
-	bra.uni $L_74;
-$L_169:
+	bra.uni $L_73;
+$L_168:
 	add.s32 %r339, %r329, 1022;
 	cvt.s64.s32 %rd340, %r339;
 	shl.b64 %rd341, %rd340, 52;
@@ -5345,40 +6380,40 @@ $L_169:
 	mul.rn.f64 %fd343, %fd328, %fd342;
 	mov.f64 %fd332, %fd343;
 	mov.b32 %r333, 1;
-$L_170:
+$L_169:
 	cvt.s64.s32 %rd334, %r333;
 	shl.b64 %rd335, %rd334, 52;
 	mov.b64 %fd336, %rd335;
 	mul.rn.f64 %fd337, %fd332, %fd336;
 	mov.f64 %fd290, %fd337;
-	bra.uni $L_74;
-$L_171:
+	bra.uni $L_73;
+$L_170:
 	setp.ge.s32 %p338, %r329, 2047;
-	@!%p338 bra $L_173;
-$L_172:
+	@!%p338 bra $L_172;
+$L_171:
 	mov.f64 %fd290, 0d7FF0000000000000;
-	bra.uni $L_74;
-$L_173:
+	bra.uni $L_73;
+$L_172:
 	mov.f64 %fd332, %fd328;
 	mov.b32 %r333, %r329;
-	bra.uni $L_170;
-$L_174:
+	bra.uni $L_169;
+$L_173:
 	mov.b32 %r302, -2147483648;
-	bra.uni $L_166;
-$L_175:
+	bra.uni $L_165;
+$L_174:
 	mov.b64 %rd244, %rd234;
 	setp.lt.s64 %p245, %rd244, 0;
-	@!%p245 bra $L_177;
-$L_176:
+	@!%p245 bra $L_176;
+$L_175:
 	mov.f64 %fd233, 0d7FF8000000000001;
-	bra.uni $L_69;
-$L_177:
+	bra.uni $L_68;
+$L_176:
 	setp.ge.u64 %p246, %rd234, 9218868437227405312;
-	@!%p246 bra $L_179;
-$L_178:
+	@!%p246 bra $L_178;
+$L_177:
 	mov.f64 %fd233, %fd23;
-	bra.uni $L_69;
-$L_179:
+	bra.uni $L_68;
+$L_178:
 	and.b64 %rd247, %rd234, 4503599627370495;
 	or.b64 %rd248, %rd247, 4602678819172646912;
 	mov.b64 %fd249, %rd248;
@@ -5388,13 +6423,13 @@ $L_179:
 	sub.s32 %r253, %r252, 1022;
 	cvt.rn.f64.s32 %fd254, %r253;
 	setp.le.f64 %p255, %fd249, 0d3FE6A09E667F3BCD;
-	@!%p255 bra $L_182;
-$L_180:
+	@!%p255 bra $L_181;
+$L_179:
 	sub.rn.f64 %fd258, %fd254, 0d3FF0000000000000;
 	mul.rn.f64 %fd259, %fd249, 0d4000000000000000;
 	mov.f64 %fd256, %fd259;
 	mov.f64 %fd257, %fd258;
-$L_181:
+$L_180:
 	sub.rn.f64 %fd260, %fd256, 0d3FF0000000000000;
 	add.rn.f64 %fd261, %fd260, 0d4000000000000000;
 	div.rn.f64 %fd262, %fd260, %fd261;
@@ -5424,101 +6459,101 @@ $L_181:
 	sub.rn.f64 %fd286, %fd285, %fd260;
 	sub.rn.f64 %fd287, %fd280, %fd286;
 	mov.f64 %fd233, %fd287;
-	bra.uni $L_69;
-$L_182:
+	bra.uni $L_68;
+$L_181:
 	mov.f64 %fd256, %fd249;
 	mov.f64 %fd257, %fd254;
-	bra.uni $L_181;
-$L_183:
+	bra.uni $L_180;
+$L_182:
 	mov.f64 %fd186, %fd38;
 	mov.f64 %fd187, %fd39;
-	bra.uni $L_67;
-$L_184:
+	bra.uni $L_66;
+$L_183:
 	mov.f64 %fd174, %fd38;
 	mov.f64 %fd175, 0d3FF0000000000000;
-	bra.uni $L_76;
-$L_185:
+	bra.uni $L_75;
+$L_184:
 	and.b64 %fd55, %fd24, 9223372036854775807;
 	mov.f64 %fd56, %fd55;
-$L_186:
+$L_185:
 	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p52, %p57;
+$L_186:
+	@!%p52 bra $L_195;
 $L_187:
-	@!%p52 bra $L_196;
-$L_188:
 	setp.eq.f64 %p51, %fd23, 0dBFF0000000000000;
-	@!%p51 bra $L_190;
-$L_189:
+	@!%p51 bra $L_189;
+$L_188:
 	mov.f64 %fd22, 0d3FF0000000000000;
-	bra.uni $L_9;
-$L_190:
+	bra.uni $L_8;
+$L_189:
 	and.b64 %fd137, %fd23, 9223372036854775807;
 	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
-$L_191:
+$L_190:
 	mov.f64 %fd143, %fd24;
-$L_192:
+$L_191:
 	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p139, %p144;
-$L_193:
+$L_192:
 	xor.pred %pt1, %p138, %p139;
 	not.pred %p147, %pt1;
-	@!%p147 bra $L_195;
-$L_194:
+	@!%p147 bra $L_194;
+$L_193:
 	mov.f64 %fd22, 0d0000000000000000;
-	bra.uni $L_9;
-$L_195:
+	bra.uni $L_8;
+$L_194:
 	mov.f64 %fd22, 0d7FF0000000000000;
-	bra.uni $L_9;
-$L_196:
+	bra.uni $L_8;
+$L_195:
 	and.b64 %fd132, %fd23, 9223372036854775807;
 	mov.f64 %fd133, %fd132;
-$L_197:
+$L_196:
 	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p129, %p134;
+$L_197:
+	@!%p129 bra $L_206;
 $L_198:
-	@!%p129 bra $L_207;
-$L_199:
 	neg.f64 %fd128, %fd23;
 	mov.f64 %fd125, %fd128;
-$L_200:
+$L_199:
 	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p121, %p126;
+$L_200:
+	@!%p121 bra $L_202;
 $L_201:
-	@!%p121 bra $L_203;
-$L_202:
 	div.rn.f64 %fd155, 0d3FF0000000000000, %fd23;
 	neg.f64 %fd156, %fd24;
 	mov.f64 %fd20, %fd155;
 	mov.f64 %fd21, %fd156;
-	bra.uni $L_6;
-$L_203:
+	bra.uni $L_5;
+$L_202:
 	setp.lt.f64 %p158, %fd24, 0d0000000000000000;
-	@!%p158 bra $L_205;
-$L_204:
+	@!%p158 bra $L_204;
+$L_203:
 	mov.f64 %fd22, 0d0000000000000000;
-	bra.uni $L_9;
-$L_205:
+	bra.uni $L_8;
+$L_204:
 	setp.gt.f64 %p164, %fd24, 0d0000000000000000;
-	@!%p164 bra $L_51;
-$L_206:
+	@!%p164 bra $L_50;
+$L_205:
 	mov.f64 %fd22, 0d7FF0000000000000;
-	bra.uni $L_9;
-$L_207:
+	bra.uni $L_8;
+$L_206:
 	setp.eq.f64 %p154, %fd24, 0d3FE0000000000000;
-	@!%p154 bra $L_209;
-$L_208:
+	@!%p154 bra $L_208;
+$L_207:
 	sqrt.rn.f64 %fd153, %fd23;
 	mov.f64 %fd22, %fd153;
-	bra.uni $L_9;
-$L_209:
+	bra.uni $L_8;
+$L_208:
 	setp.eq.f64 %p167, %fd24, 0dBFE0000000000000;
-	@!%p167 bra $L_51;
-$L_210:
+	@!%p167 bra $L_50;
+$L_209:
 	sqrt.rn.f64 %fd165, %fd23;
 	div.rn.f64 %fd166, 0d3FF0000000000000, %fd165;
 	mov.f64 %fd22, %fd166;
-	bra.uni $L_9;
-$L_211:
+	bra.uni $L_8;
+$L_210:
 	ret;
 }
 
@@ -5533,7 +6568,7 @@ $L_211:
 {
 	.reg .pred %p<307>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<310>;
+	.reg .b64 %rd<318>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<309>;
 
@@ -5557,199 +6592,206 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd313, %rd2;
+	mad.lo.s64 %rd314, %rd313, 8, %rd12;
+	mul.lo.s64 %rd315, %rd1, 8;
+	mad.lo.s64 %rd316, %rd313, 8, %rd16;
+	mad.lo.s64 %rd317, %rd313, 8, %rd4;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_83;
+	@!%p7 bra $L_81;
 $L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 8, %rd12;
+	mov.b64 %rd310, %rd314;
+	add.s64 %rd11, %rd310, 8;
 	ld.global.f64 %fd14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 8, %rd16;
+	mov.b64 %rd311, %rd316;
+	add.s64 %rd15, %rd311, 8;
 	ld.global.f64 %fd18, [%rd15];
-$L_6:
+$L_4:
 	setp.neu.f64 %p22, %fd14, %fd14;
 	mov.pred %p21, %p22;
-$L_7:
-	@!%p21 bra $L_12;
-$L_8:
+$L_5:
+	@!%p21 bra $L_10;
+$L_6:
 	mov.f64 %fd20, 0d7FF8000000000001;
-$L_9:
+$L_7:
 	mov.f64 %fd19, %fd20;
-$L_10:
-	mad.lo.s64 %rd309, %rd9, 8, %rd4;
+$L_8:
+	mov.b64 %rd312, %rd317;
+	add.s64 %rd309, %rd312, 8;
 	st.global.f64 [%rd309], %fd19;
-$L_11:
+$L_9:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd314, %rd314, %rd315;
+	add.s64 %rd316, %rd316, %rd315;
+	add.s64 %rd317, %rd317, %rd315;
 	bra.uni $L_2;
-$L_12:
+$L_10:
 	setp.neu.f64 %p28, %fd18, %fd18;
 	mov.pred %p27, %p28;
-$L_13:
-	@%p27 bra $L_8;
-$L_14:
+$L_11:
+	@%p27 bra $L_6;
+$L_12:
 	setp.eq.f64 %p26, %fd14, 0d0000000000000000;
-	@!%p26 bra $L_22;
-$L_15:
+	@!%p26 bra $L_20;
+$L_13:
 	setp.ge.f64 %p25, %fd18, 0d0000000000000000;
-	@!%p25 bra $L_18;
-$L_16:
+	@!%p25 bra $L_16;
+$L_14:
 	mov.b64 %rd55, %fd18;
 	mov.b64 %rd56, %rd55;
 	setp.lt.s64 %p57, %rd56, 0;
 	mov.pred %p54, %p57;
-$L_17:
-	@!%p54 bra $L_20;
-$L_18:
+$L_15:
+	@!%p54 bra $L_18;
+$L_16:
 	mov.b64 %rd50, %fd14;
 	and.b64 %rd51, %rd50, 9223372036854775808U;
 	or.b64 %rd52, %rd51, 4614256656552045848;
 	mov.b64 %fd53, %rd52;
 	mov.f64 %fd46, %fd53;
-$L_19:
+$L_17:
 	mov.f64 %fd20, %fd46;
-	bra.uni $L_9;
-$L_20:
+	bra.uni $L_7;
+$L_18:
 	mov.b64 %rd42, %fd14;
 	and.b64 %rd43, %rd42, 9223372036854775808U;
 	mov.b64 %rd44, %rd43;
 	mov.b64 %fd45, %rd44;
 	mov.f64 %fd38, %fd45;
-$L_21:
+$L_19:
 	mov.f64 %fd20, %fd38;
-	bra.uni $L_9;
-$L_22:
+	bra.uni $L_7;
+$L_20:
 	setp.eq.f64 %p37, %fd18, 0d0000000000000000;
-	@!%p37 bra $L_25;
-$L_23:
+	@!%p37 bra $L_23;
+$L_21:
 	mov.b64 %rd33, %fd14;
 	and.b64 %rd34, %rd33, 9223372036854775808U;
 	or.b64 %rd35, %rd34, 4609753056924675352;
 	mov.b64 %fd36, %rd35;
 	mov.f64 %fd29, %fd36;
-$L_24:
+$L_22:
 	mov.f64 %fd20, %fd29;
-	bra.uni $L_9;
-$L_25:
+	bra.uni $L_7;
+$L_23:
 	and.b64 %fd69, %fd18, 9223372036854775807;
 	mov.f64 %fd70, %fd69;
-$L_26:
+$L_24:
 	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p66, %p71;
-$L_27:
-	@!%p66 bra $L_45;
-$L_28:
+$L_25:
+	@!%p66 bra $L_43;
+$L_26:
 	mov.f64 %fd62, %fd18;
-$L_29:
+$L_27:
 	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p58, %p63;
-$L_30:
-	@!%p58 bra $L_38;
-$L_31:
+$L_28:
+	@!%p58 bra $L_36;
+$L_29:
 	and.b64 %fd93, %fd14, 9223372036854775807;
 	mov.f64 %fd94, %fd93;
-$L_32:
+$L_30:
 	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p90, %p95;
-$L_33:
-	@!%p90 bra $L_36;
-$L_34:
+$L_31:
+	@!%p90 bra $L_34;
+$L_32:
 	mov.b64 %rd110, %fd14;
 	and.b64 %rd111, %rd110, 9223372036854775808U;
 	or.b64 %rd112, %rd111, 4605249457297304856;
 	mov.b64 %fd113, %rd112;
 	mov.f64 %fd106, %fd113;
-$L_35:
+$L_33:
 	mov.f64 %fd20, %fd106;
-	bra.uni $L_9;
-$L_36:
+	bra.uni $L_7;
+$L_34:
 	mov.b64 %rd118, %fd14;
 	and.b64 %rd119, %rd118, 9223372036854775808U;
 	mov.b64 %rd120, %rd119;
 	mov.b64 %fd121, %rd120;
 	mov.f64 %fd114, %fd121;
-$L_37:
+$L_35:
 	mov.f64 %fd20, %fd114;
-	bra.uni $L_9;
-$L_38:
+	bra.uni $L_7;
+$L_36:
 	and.b64 %fd101, %fd14, 9223372036854775807;
 	mov.f64 %fd102, %fd101;
-$L_39:
+$L_37:
 	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p98, %p103;
-$L_40:
-	@!%p98 bra $L_43;
-$L_41:
+$L_38:
+	@!%p98 bra $L_41;
+$L_39:
 	mov.b64 %rd126, %fd14;
 	and.b64 %rd127, %rd126, 9223372036854775808U;
 	or.b64 %rd128, %rd127, 4612488097114038738;
 	mov.b64 %fd129, %rd128;
 	mov.f64 %fd122, %fd129;
-$L_42:
+$L_40:
 	mov.f64 %fd20, %fd122;
-	bra.uni $L_9;
-$L_43:
+	bra.uni $L_7;
+$L_41:
 	mov.b64 %rd134, %fd14;
 	and.b64 %rd135, %rd134, 9223372036854775808U;
 	or.b64 %rd136, %rd135, 4614256656552045848;
 	mov.b64 %fd137, %rd136;
 	mov.f64 %fd130, %fd137;
-$L_44:
+$L_42:
 	mov.f64 %fd20, %fd130;
-	bra.uni $L_9;
-$L_45:
+	bra.uni $L_7;
+$L_43:
 	and.b64 %fd85, %fd14, 9223372036854775807;
 	mov.f64 %fd86, %fd85;
-$L_46:
+$L_44:
 	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
 	mov.pred %p82, %p87;
-$L_47:
-	@!%p82 bra $L_50;
-$L_48:
+$L_45:
+	@!%p82 bra $L_48;
+$L_46:
 	mov.b64 %rd78, %fd14;
 	and.b64 %rd79, %rd78, 9223372036854775808U;
 	or.b64 %rd80, %rd79, 4609753056924675352;
 	mov.b64 %fd81, %rd80;
 	mov.f64 %fd74, %fd81;
-$L_49:
+$L_47:
 	mov.f64 %fd20, %fd74;
-	bra.uni $L_9;
-$L_50:
+	bra.uni $L_7;
+$L_48:
 	div.rn.f64 %fd138, %fd14, %fd18;
-$L_51:
+$L_49:
 	setp.eq.f64 %p141, %fd138, 0d0000000000000000;
-	@!%p141 bra $L_59;
-$L_52:
+	@!%p141 bra $L_57;
+$L_50:
 	mov.f64 %fd140, %fd138;
-$L_53:
+$L_51:
 	mov.f64 %fd139, %fd140;
-$L_54:
+$L_52:
 	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
-	@!%p305 bra $L_58;
-$L_55:
+	@!%p305 bra $L_56;
+$L_53:
 	setp.le.f64 %p306, %fd139, 0d0000000000000000;
-	@!%p306 bra $L_57;
-$L_56:
+	@!%p306 bra $L_55;
+$L_54:
 	add.rn.f64 %fd307, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd307;
-	bra.uni $L_9;
-$L_57:
+	bra.uni $L_7;
+$L_55:
 	sub.rn.f64 %fd308, %fd139, 0d400921FB54442D18;
 	mov.f64 %fd20, %fd308;
-	bra.uni $L_9;
-$L_58:
+	bra.uni $L_7;
+$L_56:
 	mov.f64 %fd20, %fd139;
-	bra.uni $L_9;
-$L_59:
+	bra.uni $L_7;
+$L_57:
 	setp.gt.f64 %p142, %fd138, 0d0000000000000000;
-	@!%p142 bra $L_71;
-$L_60:
+	@!%p142 bra $L_69;
+$L_58:
 	setp.le.f64 %p144, %fd138, 0d3FE51EB851EB851F;
-	@!%p144 bra $L_64;
-$L_61:
+	@!%p144 bra $L_62;
+$L_59:
 	mul.rn.f64 %fd146, %fd138, %fd138;
 	mul.rn.f64 %fd147, %fd146, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd148, %fd147, 0dC03028545B6B807A;
@@ -5773,17 +6815,17 @@ $L_61:
 	mul.rn.f64 %fd166, %fd138, %fd165;
 	add.rn.f64 %fd167, %fd166, %fd138;
 	mov.f64 %fd145, %fd167;
-$L_62:
+$L_60:
 	mov.f64 %fd143, %fd145;
-$L_63:
+$L_61:
 	mov.f64 %fd140, %fd143;
-	bra.uni $L_53;
-$L_64:
+	bra.uni $L_51;
+$L_62:
 	setp.gt.f64 %p168, %fd138, 0d4003504F333F9DE6;
-	@!%p168 bra $L_68;
-$L_65:
+	@!%p168 bra $L_66;
+$L_63:
 	div.rn.f64 %fd169, 0d3FF0000000000000, %fd138;
-$L_66:
+$L_64:
 	mul.rn.f64 %fd171, %fd169, %fd169;
 	mul.rn.f64 %fd172, %fd171, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd173, %fd172, 0dC03028545B6B807A;
@@ -5807,16 +6849,16 @@ $L_66:
 	mul.rn.f64 %fd191, %fd169, %fd190;
 	add.rn.f64 %fd192, %fd191, %fd169;
 	mov.f64 %fd170, %fd192;
-$L_67:
+$L_65:
 	sub.rn.f64 %fd193, 0d3FF921FB54442D18, %fd170;
 	add.rn.f64 %fd194, %fd193, 0d3C91A62633145C07;
 	mov.f64 %fd143, %fd194;
-	bra.uni $L_63;
-$L_68:
+	bra.uni $L_61;
+$L_66:
 	sub.rn.f64 %fd195, %fd138, 0d3FF0000000000000;
 	add.rn.f64 %fd196, %fd138, 0d3FF0000000000000;
 	div.rn.f64 %fd197, %fd195, %fd196;
-$L_69:
+$L_67:
 	mul.rn.f64 %fd199, %fd197, %fd197;
 	mul.rn.f64 %fd200, %fd199, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd201, %fd200, 0dC03028545B6B807A;
@@ -5840,17 +6882,17 @@ $L_69:
 	mul.rn.f64 %fd219, %fd197, %fd218;
 	add.rn.f64 %fd220, %fd219, %fd197;
 	mov.f64 %fd198, %fd220;
-$L_70:
+$L_68:
 	add.rn.f64 %fd221, %fd198, 0d3FE921FB54442D18;
 	add.rn.f64 %fd222, %fd221, 0d3C81A62633145C07;
 	mov.f64 %fd143, %fd222;
-	bra.uni $L_63;
-$L_71:
+	bra.uni $L_61;
+$L_69:
 	neg.f64 %fd223, %fd138;
-$L_72:
+$L_70:
 	setp.le.f64 %p225, %fd223, 0d3FE51EB851EB851F;
-	@!%p225 bra $L_76;
-$L_73:
+	@!%p225 bra $L_74;
+$L_71:
 	mul.rn.f64 %fd227, %fd223, %fd223;
 	mul.rn.f64 %fd228, %fd227, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd229, %fd228, 0dC03028545B6B807A;
@@ -5874,18 +6916,18 @@ $L_73:
 	mul.rn.f64 %fd247, %fd223, %fd246;
 	add.rn.f64 %fd248, %fd247, %fd223;
 	mov.f64 %fd226, %fd248;
-$L_74:
+$L_72:
 	mov.f64 %fd224, %fd226;
-$L_75:
+$L_73:
 	neg.f64 %fd304, %fd224;
 	mov.f64 %fd140, %fd304;
-	bra.uni $L_53;
-$L_76:
+	bra.uni $L_51;
+$L_74:
 	setp.gt.f64 %p249, %fd223, 0d4003504F333F9DE6;
-	@!%p249 bra $L_80;
-$L_77:
+	@!%p249 bra $L_78;
+$L_75:
 	div.rn.f64 %fd250, 0d3FF0000000000000, %fd223;
-$L_78:
+$L_76:
 	mul.rn.f64 %fd252, %fd250, %fd250;
 	mul.rn.f64 %fd253, %fd252, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd254, %fd253, 0dC03028545B6B807A;
@@ -5909,16 +6951,16 @@ $L_78:
 	mul.rn.f64 %fd272, %fd250, %fd271;
 	add.rn.f64 %fd273, %fd272, %fd250;
 	mov.f64 %fd251, %fd273;
-$L_79:
+$L_77:
 	sub.rn.f64 %fd274, 0d3FF921FB54442D18, %fd251;
 	add.rn.f64 %fd275, %fd274, 0d3C91A62633145C07;
 	mov.f64 %fd224, %fd275;
-	bra.uni $L_75;
-$L_80:
+	bra.uni $L_73;
+$L_78:
 	sub.rn.f64 %fd276, %fd223, 0d3FF0000000000000;
 	add.rn.f64 %fd277, %fd223, 0d3FF0000000000000;
 	div.rn.f64 %fd278, %fd276, %fd277;
-$L_81:
+$L_79:
 	mul.rn.f64 %fd280, %fd278, %fd278;
 	mul.rn.f64 %fd281, %fd280, 0dBFEC007FA1F72594;
 	add.rn.f64 %fd282, %fd281, 0dC03028545B6B807A;
@@ -5942,12 +6984,12 @@ $L_81:
 	mul.rn.f64 %fd300, %fd278, %fd299;
 	add.rn.f64 %fd301, %fd300, %fd278;
 	mov.f64 %fd279, %fd301;
-$L_82:
+$L_80:
 	add.rn.f64 %fd302, %fd279, 0d3FE921FB54442D18;
 	add.rn.f64 %fd303, %fd302, 0d3C81A62633145C07;
 	mov.f64 %fd224, %fd303;
-	bra.uni $L_75;
-$L_83:
+	bra.uni $L_73;
+$L_81:
 	ret;
 }
 
@@ -5961,11 +7003,11 @@ $L_83:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<90>;
+	.reg .pred %p<91>;
 	.reg .b32 %rt<21>;
-	.reg .b64 %rd<88>;
+	.reg .b64 %rd<89>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<87>;
+	.reg .f32 %f<88>;
 
 $L_0:
 	ld.param.u64 %rd5, [Sum_0_param_0];
@@ -6092,40 +7134,40 @@ $L_28:
 	@!%p34 bra $L_38;
 $L_29:
 	cvt.u32.u64 %rt10, %rd30;
-	shfl.sync.down.b32 %f66, %f0, %rt10, 31, -1;
-	add.s64 %rd67, %rd23, %rd30;
-	setp.lt.s64 %p68, %rd67, %rd29;
-	@!%p68 bra $L_31;
+	shfl.sync.down.b32 %f67, %f0, %rt10, 31, -1;
+	add.s64 %rd68, %rd23, %rd30;
+	setp.lt.s64 %p69, %rd68, %rd29;
+	@!%p69 bra $L_31;
 $L_30:
-	add.rn.f32 %f0, %f0, %f66;
+	add.rn.f32 %f0, %f0, %f67;
 $L_31:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p69, %rd30, 0;
-	@!%p69 bra $L_38;
+	setp.ne.s64 %p70, %rd30, 0;
+	@!%p70 bra $L_38;
 $L_32:
 	cvt.u32.u64 %rt11, %rd30;
-	shfl.sync.down.b32 %f70, %f0, %rt11, 31, -1;
-	add.s64 %rd71, %rd23, %rd30;
-	setp.lt.s64 %p72, %rd71, %rd29;
-	@!%p72 bra $L_34;
+	shfl.sync.down.b32 %f71, %f0, %rt11, 31, -1;
+	add.s64 %rd72, %rd23, %rd30;
+	setp.lt.s64 %p73, %rd72, %rd29;
+	@!%p73 bra $L_34;
 $L_33:
-	add.rn.f32 %f0, %f0, %f70;
+	add.rn.f32 %f0, %f0, %f71;
 $L_34:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p73, %rd30, 0;
-	@!%p73 bra $L_38;
+	setp.ne.s64 %p74, %rd30, 0;
+	@!%p74 bra $L_38;
 $L_35:
 	cvt.u32.u64 %rt12, %rd30;
-	shfl.sync.down.b32 %f74, %f0, %rt12, 31, -1;
-	add.s64 %rd75, %rd23, %rd30;
-	setp.lt.s64 %p76, %rd75, %rd29;
-	@!%p76 bra $L_37;
+	shfl.sync.down.b32 %f75, %f0, %rt12, 31, -1;
+	add.s64 %rd76, %rd23, %rd30;
+	setp.lt.s64 %p77, %rd76, %rd29;
+	@!%p77 bra $L_37;
 $L_36:
-	add.rn.f32 %f0, %f0, %f74;
+	add.rn.f32 %f0, %f0, %f75;
 $L_37:
 	shr.s64 %rd30, %rd30, 1;
-	setp.ne.s64 %p77, %rd30, 0;
-	@%p77 bra $L_26;
+	setp.ne.s64 %p78, %rd30, 0;
+	@%p78 bra $L_26;
 $L_38:
 	setp.eq.s64 %p35, %rd23, 0;
 	@!%p35 bra $L_40;
@@ -6172,49 +7214,48 @@ $L_46:
 	@!%p56 bra $L_56;
 $L_47:
 	cvt.u32.u64 %rt16, %rd52;
-	shfl.sync.down.b32 %f78, %f0, %rt16, 31, -1;
-	add.s64 %rd79, %rd23, %rd52;
-	setp.lt.s64 %p80, %rd79, %rd51;
-	@!%p80 bra $L_49;
+	shfl.sync.down.b32 %f79, %f0, %rt16, 31, -1;
+	add.s64 %rd80, %rd23, %rd52;
+	setp.lt.s64 %p81, %rd80, %rd51;
+	@!%p81 bra $L_49;
 $L_48:
-	add.rn.f32 %f0, %f0, %f78;
+	add.rn.f32 %f0, %f0, %f79;
 $L_49:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p81, %rd52, 0;
-	@!%p81 bra $L_56;
+	setp.ne.s64 %p82, %rd52, 0;
+	@!%p82 bra $L_56;
 $L_50:
 	cvt.u32.u64 %rt17, %rd52;
-	shfl.sync.down.b32 %f82, %f0, %rt17, 31, -1;
-	add.s64 %rd83, %rd23, %rd52;
-	setp.lt.s64 %p84, %rd83, %rd51;
-	@!%p84 bra $L_52;
+	shfl.sync.down.b32 %f83, %f0, %rt17, 31, -1;
+	add.s64 %rd84, %rd23, %rd52;
+	setp.lt.s64 %p85, %rd84, %rd51;
+	@!%p85 bra $L_52;
 $L_51:
-	add.rn.f32 %f0, %f0, %f82;
+	add.rn.f32 %f0, %f0, %f83;
 $L_52:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p85, %rd52, 0;
-	@!%p85 bra $L_56;
+	setp.ne.s64 %p86, %rd52, 0;
+	@!%p86 bra $L_56;
 $L_53:
 	cvt.u32.u64 %rt18, %rd52;
-	shfl.sync.down.b32 %f86, %f0, %rt18, 31, -1;
-	add.s64 %rd87, %rd23, %rd52;
-	setp.lt.s64 %p88, %rd87, %rd51;
-	@!%p88 bra $L_55;
+	shfl.sync.down.b32 %f87, %f0, %rt18, 31, -1;
+	add.s64 %rd88, %rd23, %rd52;
+	setp.lt.s64 %p89, %rd88, %rd51;
+	@!%p89 bra $L_55;
 $L_54:
-	add.rn.f32 %f0, %f0, %f86;
+	add.rn.f32 %f0, %f0, %f87;
 $L_55:
 	shr.s64 %rd52, %rd52, 1;
-	setp.ne.s64 %p89, %rd52, 0;
-	@%p89 bra $L_44;
+	setp.ne.s64 %p90, %rd52, 0;
+	@%p90 bra $L_44;
 $L_56:
 	mov.pred %p57, %p35;
 	@!%p57 bra $L_59;
 $L_57:
 	mov.u32 %rt19, %ctaid.x;
 	cvt.u64.u32 %rd58, %rt19;
-	mov.b64 %rd59, %rd58;
-	add.s64 %rd60, %rd59, 2;
-	mad.lo.s64 %rd62, %rd60, 8, %rd61;
+	mad.lo.s64 %rd66, %rd58, 8, %rd61;
+	add.s64 %rd62, %rd66, 16;
 	st.global.f32 [%rd62], %f0;
 	setp.eq.s64 %p63, %rd58, 0;
 	@!%p63 bra $L_59;
@@ -6240,10 +7281,10 @@ $L_60:
 )
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
-	.reg .pred %p<85>;
+	.reg .pred %p<88>;
 	.reg .b32 %rt<16>;
-	.reg .b64 %rd<83>;
-	.reg .f32 %f<82>;
+	.reg .b64 %rd<86>;
+	.reg .f32 %f<85>;
 
 $L_0:
 	ld.param.u64 %rd0, [Sum_1_param_4];
@@ -6256,46 +7297,49 @@ $L_1:
 	mov.u32 %rt1, %ntid.x;
 	cvt.u64.u32 %rd4, %rt1;
 	mov.f32 %f5, 0f80000000;
-	mov.b64 %rd48, %rd3;
-	add.s64 %rd49, %rd48, 2;
+	mov.b64 %rd49, %rd3;
 	mad.lo.s64 %rd50, %rd49, 8, %rd0;
-	mov.b64 %rd51, %rd4;
+	mul.lo.s64 %rd51, %rd4, 8;
 $L_2:
 	setp.lt.s64 %p6, %rd3, %rd2;
 	@!%p6 bra $L_10;
 $L_3:
-	mov.b64 %rd9, %rd50;
+	mov.b64 %rd48, %rd50;
+	add.s64 %rd9, %rd48, 16;
 	ld.global.f32 %f10, [%rd9];
 	add.rn.f32 %f5, %f5, %f10;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_4:
 	setp.lt.s64 %p52, %rd3, %rd2;
 	@!%p52 bra $L_10;
 $L_5:
-	mov.b64 %rd53, %rd50;
+	mov.b64 %rd55, %rd50;
+	add.s64 %rd53, %rd55, 16;
 	ld.global.f32 %f54, [%rd53];
 	add.rn.f32 %f5, %f5, %f54;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
 $L_6:
-	setp.lt.s64 %p55, %rd3, %rd2;
-	@!%p55 bra $L_10;
+	setp.lt.s64 %p56, %rd3, %rd2;
+	@!%p56 bra $L_10;
 $L_7:
-	mov.b64 %rd56, %rd50;
-	ld.global.f32 %f57, [%rd56];
-	add.rn.f32 %f5, %f5, %f57;
-	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
-$L_8:
-	setp.lt.s64 %p58, %rd3, %rd2;
-	@!%p58 bra $L_10;
-$L_9:
 	mov.b64 %rd59, %rd50;
-	ld.global.f32 %f60, [%rd59];
-	add.rn.f32 %f5, %f5, %f60;
+	add.s64 %rd57, %rd59, 16;
+	ld.global.f32 %f58, [%rd57];
+	add.rn.f32 %f5, %f5, %f58;
 	add.s64 %rd3, %rd3, %rd4;
-	mad.lo.s64 %rd50, %rd51, 8, %rd50;
+	add.s64 %rd50, %rd50, %rd51;
+$L_8:
+	setp.lt.s64 %p60, %rd3, %rd2;
+	@!%p60 bra $L_10;
+$L_9:
+	mov.b64 %rd63, %rd50;
+	add.s64 %rd61, %rd63, 16;
+	ld.global.f32 %f62, [%rd61];
+	add.rn.f32 %f5, %f5, %f62;
+	add.s64 %rd3, %rd3, %rd4;
+	add.s64 %rd50, %rd50, %rd51;
 	bra.uni $L_2;
 $L_10:
 	mov.u32 %rt2, %laneid;
@@ -6325,40 +7369,40 @@ $L_13:
 	@!%p22 bra $L_23;
 $L_14:
 	cvt.u32.u64 %rt7, %rd18;
-	shfl.sync.down.b32 %f61, %f5, %rt7, 31, -1;
-	add.s64 %rd62, %rd11, %rd18;
-	setp.lt.s64 %p63, %rd62, %rd17;
-	@!%p63 bra $L_16;
+	shfl.sync.down.b32 %f64, %f5, %rt7, 31, -1;
+	add.s64 %rd65, %rd11, %rd18;
+	setp.lt.s64 %p66, %rd65, %rd17;
+	@!%p66 bra $L_16;
 $L_15:
-	add.rn.f32 %f5, %f5, %f61;
+	add.rn.f32 %f5, %f5, %f64;
 $L_16:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p64, %rd18, 0;
-	@!%p64 bra $L_23;
+	setp.ne.s64 %p67, %rd18, 0;
+	@!%p67 bra $L_23;
 $L_17:
 	cvt.u32.u64 %rt8, %rd18;
-	shfl.sync.down.b32 %f65, %f5, %rt8, 31, -1;
-	add.s64 %rd66, %rd11, %rd18;
-	setp.lt.s64 %p67, %rd66, %rd17;
-	@!%p67 bra $L_19;
+	shfl.sync.down.b32 %f68, %f5, %rt8, 31, -1;
+	add.s64 %rd69, %rd11, %rd18;
+	setp.lt.s64 %p70, %rd69, %rd17;
+	@!%p70 bra $L_19;
 $L_18:
-	add.rn.f32 %f5, %f5, %f65;
+	add.rn.f32 %f5, %f5, %f68;
 $L_19:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p68, %rd18, 0;
-	@!%p68 bra $L_23;
+	setp.ne.s64 %p71, %rd18, 0;
+	@!%p71 bra $L_23;
 $L_20:
 	cvt.u32.u64 %rt9, %rd18;
-	shfl.sync.down.b32 %f69, %f5, %rt9, 31, -1;
-	add.s64 %rd70, %rd11, %rd18;
-	setp.lt.s64 %p71, %rd70, %rd17;
-	@!%p71 bra $L_22;
+	shfl.sync.down.b32 %f72, %f5, %rt9, 31, -1;
+	add.s64 %rd73, %rd11, %rd18;
+	setp.lt.s64 %p74, %rd73, %rd17;
+	@!%p74 bra $L_22;
 $L_21:
-	add.rn.f32 %f5, %f5, %f69;
+	add.rn.f32 %f5, %f5, %f72;
 $L_22:
 	shr.s64 %rd18, %rd18, 1;
-	setp.ne.s64 %p72, %rd18, 0;
-	@%p72 bra $L_11;
+	setp.ne.s64 %p75, %rd18, 0;
+	@%p75 bra $L_11;
 $L_23:
 	setp.eq.s64 %p23, %rd11, 0;
 	@!%p23 bra $L_25;
@@ -6405,40 +7449,40 @@ $L_31:
 	@!%p44 bra $L_41;
 $L_32:
 	cvt.u32.u64 %rt13, %rd40;
-	shfl.sync.down.b32 %f73, %f5, %rt13, 31, -1;
-	add.s64 %rd74, %rd11, %rd40;
-	setp.lt.s64 %p75, %rd74, %rd39;
-	@!%p75 bra $L_34;
+	shfl.sync.down.b32 %f76, %f5, %rt13, 31, -1;
+	add.s64 %rd77, %rd11, %rd40;
+	setp.lt.s64 %p78, %rd77, %rd39;
+	@!%p78 bra $L_34;
 $L_33:
-	add.rn.f32 %f5, %f5, %f73;
+	add.rn.f32 %f5, %f5, %f76;
 $L_34:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p76, %rd40, 0;
-	@!%p76 bra $L_41;
+	setp.ne.s64 %p79, %rd40, 0;
+	@!%p79 bra $L_41;
 $L_35:
 	cvt.u32.u64 %rt14, %rd40;
-	shfl.sync.down.b32 %f77, %f5, %rt14, 31, -1;
-	add.s64 %rd78, %rd11, %rd40;
-	setp.lt.s64 %p79, %rd78, %rd39;
-	@!%p79 bra $L_37;
+	shfl.sync.down.b32 %f80, %f5, %rt14, 31, -1;
+	add.s64 %rd81, %rd11, %rd40;
+	setp.lt.s64 %p82, %rd81, %rd39;
+	@!%p82 bra $L_37;
 $L_36:
-	add.rn.f32 %f5, %f5, %f77;
+	add.rn.f32 %f5, %f5, %f80;
 $L_37:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p80, %rd40, 0;
-	@!%p80 bra $L_41;
+	setp.ne.s64 %p83, %rd40, 0;
+	@!%p83 bra $L_41;
 $L_38:
 	cvt.u32.u64 %rt15, %rd40;
-	shfl.sync.down.b32 %f81, %f5, %rt15, 31, -1;
-	add.s64 %rd82, %rd11, %rd40;
-	setp.lt.s64 %p83, %rd82, %rd39;
-	@!%p83 bra $L_40;
+	shfl.sync.down.b32 %f84, %f5, %rt15, 31, -1;
+	add.s64 %rd85, %rd11, %rd40;
+	setp.lt.s64 %p86, %rd85, %rd39;
+	@!%p86 bra $L_40;
 $L_39:
-	add.rn.f32 %f5, %f5, %f81;
+	add.rn.f32 %f5, %f5, %f84;
 $L_40:
 	shr.s64 %rd40, %rd40, 1;
-	setp.ne.s64 %p84, %rd40, 0;
-	@%p84 bra $L_29;
+	setp.ne.s64 %p87, %rd40, 0;
+	@%p87 bra $L_29;
 $L_41:
 	mov.pred %p45, %p23;
 	@!%p45 bra $L_43;
@@ -6534,12 +7578,24 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Gather(out []f32, table []f32, idx []i32), parallel.
 extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0;
-	i32 r12 = 0;
+	bool r7 = 0, r10 = 0, r23 = 0, r25 = 0, r31 = 0, r34 = 0, r42 = 0, r45 = 0;
+	bool r54 = 0, r57 = 0, r66 = 0, r69 = 0;
+	i32 r12 = 0, r36 = 0, r47 = 0, r59 = 0, r71 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r16 = 0, r20 = 0;
-	float r17 = 0;
-	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0;
+	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0;
+	i64 r33 = 0, r38 = 0, r41 = 0, r43 = 0, r44 = 0, r49 = 0, r52 = 0, r53 = 0;
+	i64 r55 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r73 = 0;
+	i64 r76 = 0, r77 = 0, r83 = 0, r86 = 0, r89 = 0, r91 = 0, r94 = 0, r96 = 0;
+	i64 r99 = 0, r101 = 0, r103 = 0, r106 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0;
+	i64 r116 = 0, r118 = 0;
+	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
+	float r17 = 0, r39 = 0, r50 = 0, r62 = 0, r74 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r35 = 0, *r37 = 0;
+	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
+	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0;
+	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0, *r97 = 0;
+	char *r98 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r105 = 0, *r107 = 0, *r109 = 0, *r111 = 0;
+	char *r113 = 0, *r115 = 0, *r117 = 0, *r119 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -6552,24 +7608,121 @@ extern "C" __global__ void Gather_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r21 = (u64)r1 * 3ull;
+	r77 = (u64)r1 * 4ull;
+	r26 = (u64)r3;
+	r28 = (u64)r21;
+	r83 = r77;
+	r86 = r77;
+	r91 = r77;
+	r96 = r77;
+	r103 = r77;
+	r110 = r77;
+	r116 = r2;
+	r117 = r4 + r116 * 4;
+	r118 = (u64)r77 * 4ull;
+	r119 = r19 + r116 * 4;
+b2: // grid unrolled guard
+	r22 = (u64)r2 + 1ull;
+	r23 = r22 < r3;
+	if (!r23) goto b27;
+	r27 = (u64)r22;
+	r24 = r26 - r27;
+	r25 = r24 > r28;
+	if (!r25) goto b21;
+	r29 = r2;
+	r32 = r29;
+	r33 = (u64)r32 + 1ull;
+	r80 = r117;
+	r35 = r80 + 4ll;
+	r36 = *(i32 *)r35;
+	r38 = (i64)r36;
+	if ((u64)r38 >= (u64)r15) { qd_site = 0; qd_x = r38; qd_y = r15; goto qd_fault; }
+	r37 = r14 + r38 * 4;
+	r39 = *(float *)r37;
+	if ((u64)r33 >= (u64)r20) { qd_site = 1; qd_x = r33; qd_y = r20; goto qd_fault; }
+	r81 = r119;
+	r40 = r81 + 4ll;
+	*(float *)r40 = r39;
+	r52 = (u64)r29 + (u64)r1;
+	r43 = r52;
+	r44 = (u64)r43 + 1ull;
+	r82 = r80;
+	r84 = r82 + r83 * 1;
+	r46 = r84 + 4ll;
+	r47 = *(i32 *)r46;
+	r49 = (i64)r47;
+	if ((u64)r49 >= (u64)r15) { qd_site = 0; qd_x = r49; qd_y = r15; goto qd_fault; }
+	r48 = r14 + r49 * 4;
+	r50 = *(float *)r48;
+	if ((u64)r44 >= (u64)r20) { qd_site = 1; qd_x = r44; qd_y = r20; goto qd_fault; }
+	r85 = r81;
+	r87 = r85 + r86 * 1;
+	r51 = r87 + 4ll;
+	*(float *)r51 = r50;
+	r64 = (u64)r52 + (u64)r1;
+	r55 = r64;
+	r56 = (u64)r55 + 1ull;
+	r90 = r84;
+	r92 = r90 + r91 * 1;
+	r58 = r92 + 4ll;
+	r59 = *(i32 *)r58;
+	r61 = (i64)r59;
+	if ((u64)r61 >= (u64)r15) { qd_site = 0; qd_x = r61; qd_y = r15; goto qd_fault; }
+	r60 = r14 + r61 * 4;
+	r62 = *(float *)r60;
+	if ((u64)r56 >= (u64)r20) { qd_site = 1; qd_x = r56; qd_y = r20; goto qd_fault; }
+	r95 = r87;
+	r97 = r95 + r96 * 1;
+	r63 = r97 + 4ll;
+	*(float *)r63 = r62;
+	r76 = (u64)r64 + (u64)r1;
+	r67 = r76;
+	r68 = (u64)r67 + 1ull;
+	r102 = r92;
+	r104 = r102 + r103 * 1;
+	r70 = r104 + 4ll;
+	r71 = *(i32 *)r70;
+	r73 = (i64)r71;
+	if ((u64)r73 >= (u64)r15) { qd_site = 0; qd_x = r73; qd_y = r15; goto qd_fault; }
+	r72 = r14 + r73 * 4;
+	r74 = *(float *)r72;
+	if ((u64)r68 >= (u64)r20) { qd_site = 1; qd_x = r68; qd_y = r20; goto qd_fault; }
+	r109 = r97;
+	r111 = r109 + r110 * 1;
+	r75 = r111 + 4ll;
+	*(float *)r75 = r74;
+	r2 = (u64)r2 + (u64)r77;
+	r117 = r117 + r118 * 1;
+	r119 = r119 + r118 * 1;
+	goto b2;
+b21: // preheader
+	r112 = r2;
+	r113 = r4 + r112 * 4;
+	r114 = (u64)r1 * 4ull;
+	r115 = r19 + r112 * 4;
+b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
+	if (!r7) goto b27;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 4;
+	r78 = r113;
+	r11 = r78 + 4ll;
 	r12 = *(i32 *)r11;
 	r16 = (i64)r12;
 	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
 	r13 = r14 + r16 * 4;
 	r17 = *(float *)r13;
 	if ((u64)r9 >= (u64)r20) { qd_site = 1; qd_x = r9; qd_y = r20; goto qd_fault; }
-	r18 = r19 + r9 * 4;
+	r79 = r115;
+	r18 = r79 + 4ll;
 	*(float *)r18 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r113 = r113 + r114 * 1;
+	r115 = r115 + r114 * 1;
+	goto b22;
+b27: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -6586,12 +7739,24 @@ qd_fault: {
 
 // Task 0 of kernel GatherUnchecked(out []f32, table []f32, idx []i32), parallel.
 extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
-	bool r7 = 0, r10 = 0;
-	i32 r12 = 0;
+	bool r7 = 0, r10 = 0, r23 = 0, r25 = 0, r31 = 0, r34 = 0, r42 = 0, r45 = 0;
+	bool r54 = 0, r57 = 0, r66 = 0, r69 = 0;
+	i32 r12 = 0, r36 = 0, r47 = 0, r59 = 0, r71 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r16 = 0, r20 = 0;
-	float r17 = 0;
-	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0;
+	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0;
+	i64 r33 = 0, r38 = 0, r41 = 0, r43 = 0, r44 = 0, r49 = 0, r52 = 0, r53 = 0;
+	i64 r55 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r73 = 0;
+	i64 r76 = 0, r77 = 0, r83 = 0, r86 = 0, r89 = 0, r91 = 0, r94 = 0, r96 = 0;
+	i64 r99 = 0, r101 = 0, r103 = 0, r106 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0;
+	i64 r116 = 0, r118 = 0;
+	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
+	float r17 = 0, r39 = 0, r50 = 0, r62 = 0, r74 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r35 = 0, *r37 = 0;
+	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
+	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0;
+	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0, *r97 = 0;
+	char *r98 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r105 = 0, *r107 = 0, *r109 = 0, *r111 = 0;
+	char *r113 = 0, *r115 = 0, *r117 = 0, *r119 = 0;
 	r4 = p4;
 	r5 = p5;
 	r3 = r5;
@@ -6600,22 +7765,97 @@ extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r21 = (u64)r1 * 3ull;
+	r77 = (u64)r1 * 4ull;
+	r26 = (u64)r3;
+	r28 = (u64)r21;
+	r83 = r77;
+	r86 = r77;
+	r91 = r77;
+	r96 = r77;
+	r103 = r77;
+	r110 = r77;
+	r116 = r2;
+	r117 = r4 + r116 * 4;
+	r118 = (u64)r77 * 4ull;
+	r119 = r19 + r116 * 4;
+b2: // grid unrolled guard
+	r22 = (u64)r2 + 1ull;
+	r23 = r22 < r3;
+	if (!r23) goto b13;
+	r27 = (u64)r22;
+	r24 = r26 - r27;
+	r25 = r24 > r28;
+	if (!r25) goto b9;
+	r80 = r117;
+	r35 = r80 + 4ll;
+	r36 = *(i32 *)r35;
+	r38 = (i64)r36;
+	r37 = r14 + r38 * 4;
+	r39 = *(float *)r37;
+	r81 = r119;
+	r40 = r81 + 4ll;
+	*(float *)r40 = r39;
+	r82 = r80;
+	r84 = r82 + r83 * 1;
+	r46 = r84 + 4ll;
+	r47 = *(i32 *)r46;
+	r49 = (i64)r47;
+	r48 = r14 + r49 * 4;
+	r50 = *(float *)r48;
+	r85 = r81;
+	r87 = r85 + r86 * 1;
+	r51 = r87 + 4ll;
+	*(float *)r51 = r50;
+	r90 = r84;
+	r92 = r90 + r91 * 1;
+	r58 = r92 + 4ll;
+	r59 = *(i32 *)r58;
+	r61 = (i64)r59;
+	r60 = r14 + r61 * 4;
+	r62 = *(float *)r60;
+	r95 = r87;
+	r97 = r95 + r96 * 1;
+	r63 = r97 + 4ll;
+	*(float *)r63 = r62;
+	r102 = r92;
+	r104 = r102 + r103 * 1;
+	r70 = r104 + 4ll;
+	r71 = *(i32 *)r70;
+	r73 = (i64)r71;
+	r72 = r14 + r73 * 4;
+	r74 = *(float *)r72;
+	r109 = r97;
+	r111 = r109 + r110 * 1;
+	r75 = r111 + 4ll;
+	*(float *)r75 = r74;
+	r2 = (u64)r2 + (u64)r77;
+	r117 = r117 + r118 * 1;
+	r119 = r119 + r118 * 1;
+	goto b2;
+b9: // preheader
+	r112 = r2;
+	r113 = r4 + r112 * 4;
+	r114 = (u64)r1 * 4ull;
+	r115 = r19 + r112 * 4;
+b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 4;
+	if (!r7) goto b13;
+	r78 = r113;
+	r11 = r78 + 4ll;
 	r12 = *(i32 *)r11;
 	r16 = (i64)r12;
 	r13 = r14 + r16 * 4;
 	r17 = *(float *)r13;
-	r18 = r19 + r9 * 4;
+	r79 = r115;
+	r18 = r79 + 4ll;
 	*(float *)r18 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r113 = r113 + r114 * 1;
+	r115 = r115 + r114 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
@@ -6623,10 +7863,12 @@ b7: // exit
 extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r8 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
-	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0;
+	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0, r36 = 0, r41 = 0;
+	i64 r43 = 0, r45 = 0;
 	float r11 = 0, r14 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
 	float r28 = 0, r29 = 0, r30 = 0;
 	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
+	char *r35 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r2 = p4;
@@ -6637,6 +7879,12 @@ extern "C" __global__ void Stencil_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r3 = (u64)r2 + (u64)r0;
+	r36 = (u64)r2 * (u64)(-4ll);
+	r41 = (u64)r2 * 4ull;
+	r43 = r3;
+	r44 = r4 + r43 * 4;
+	r45 = (u64)r1 * 4ull;
+	r46 = r32 + r43 * 4;
 b2: // head
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
@@ -6649,33 +7897,41 @@ b2: // head
 	if (!r10) goto b8;
 	r12 = (u64)r9 - (u64)r2;
 	if ((u64)r12 >= (u64)r5) { qd_site = 0; qd_x = r12; qd_y = r5; goto qd_fault; }
-	r13 = r4 + r12 * 4;
+	r35 = r44;
+	r37 = r35 + r36 * 1;
+	r13 = r37;
 	r14 = *(float *)r13;
 	r15 = (u64)r9 - 1ull;
 	if ((u64)r15 >= (u64)r5) { qd_site = 1; qd_x = r15; qd_y = r5; goto qd_fault; }
-	r16 = r4 + r15 * 4;
+	r38 = r35;
+	r16 = r38 + -4ll;
 	r17 = *(float *)r16;
 	r18 = r14 + r17;
 	if ((u64)r9 >= (u64)r5) { qd_site = 2; qd_x = r9; qd_y = r5; goto qd_fault; }
-	r19 = r4 + r9 * 4;
+	r19 = r35;
 	r20 = *(float *)r19;
 	r21 = r18 + r20;
 	r22 = (u64)r9 + 1ull;
 	if ((u64)r22 >= (u64)r5) { qd_site = 3; qd_x = r22; qd_y = r5; goto qd_fault; }
-	r23 = r4 + r22 * 4;
+	r39 = r35;
+	r23 = r39 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
 	r26 = (u64)r9 + (u64)r2;
 	if ((u64)r26 >= (u64)r5) { qd_site = 4; qd_x = r26; qd_y = r5; goto qd_fault; }
-	r27 = r4 + r26 * 4;
+	r40 = r35;
+	r42 = r40 + r41 * 1;
+	r27 = r42;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
 	r30 = r29 * 0x1.99999ap-03f;
 	r11 = r30;
 	if ((u64)r9 >= (u64)r33) { qd_site = 5; qd_x = r9; qd_y = r33; goto qd_fault; }
-	r31 = r32 + r9 * 4;
+	r31 = r46;
 	*(float *)r31 = r11;
 	r3 = (u64)r3 + (u64)r1;
+	r44 = r44 + r45 * 1;
+	r46 = r46 + r45 * 1;
 	goto b2;
 b8: // exit
 	return;
@@ -6696,10 +7952,12 @@ qd_fault: {
 extern "C" __global__ void StencilUnchecked_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4) {
 	bool r8 = 0, r10 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r7 = 0, r9 = 0;
-	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0;
+	i64 r12 = 0, r15 = 0, r22 = 0, r26 = 0, r33 = 0, r34 = 0, r36 = 0, r41 = 0;
+	i64 r43 = 0, r45 = 0;
 	float r11 = 0, r14 = 0, r17 = 0, r18 = 0, r20 = 0, r21 = 0, r24 = 0, r25 = 0;
 	float r28 = 0, r29 = 0, r30 = 0;
 	char *r4 = 0, *r13 = 0, *r16 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r32 = 0;
+	char *r35 = 0, *r37 = 0, *r38 = 0, *r39 = 0, *r40 = 0, *r42 = 0, *r44 = 0, *r46 = 0;
 	r2 = p4;
 	r4 = p2;
 	r5 = p3;
@@ -6707,6 +7965,12 @@ extern "C" __global__ void StencilUnchecked_0(char *p0, i64 p1, char *p2, i64 p3
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r3 = (u64)r2 + (u64)r0;
+	r36 = (u64)r2 * (u64)(-4ll);
+	r41 = (u64)r2 * 4ull;
+	r43 = r3;
+	r44 = r4 + r43 * 4;
+	r45 = (u64)r1 * 4ull;
+	r46 = r32 + r43 * 4;
 b2: // head
 	r6 = r5;
 	r7 = (u64)r6 - (u64)r2;
@@ -6717,29 +7981,33 @@ b2: // head
 	r7 = (u64)r6 - (u64)r2;
 	r10 = r9 < r7;
 	if (!r10) goto b8;
-	r12 = (u64)r9 - (u64)r2;
-	r13 = r4 + r12 * 4;
+	r35 = r44;
+	r37 = r35 + r36 * 1;
+	r13 = r37;
 	r14 = *(float *)r13;
-	r15 = (u64)r9 - 1ull;
-	r16 = r4 + r15 * 4;
+	r38 = r35;
+	r16 = r38 + -4ll;
 	r17 = *(float *)r16;
 	r18 = r14 + r17;
-	r19 = r4 + r9 * 4;
+	r19 = r35;
 	r20 = *(float *)r19;
 	r21 = r18 + r20;
-	r22 = (u64)r9 + 1ull;
-	r23 = r4 + r22 * 4;
+	r39 = r35;
+	r23 = r39 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
-	r26 = (u64)r9 + (u64)r2;
-	r27 = r4 + r26 * 4;
+	r40 = r35;
+	r42 = r40 + r41 * 1;
+	r27 = r42;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
 	r30 = r29 * 0x1.99999ap-03f;
 	r11 = r30;
-	r31 = r32 + r9 * 4;
+	r31 = r46;
 	*(float *)r31 = r11;
 	r3 = (u64)r3 + (u64)r1;
+	r44 = r44 + r45 * 1;
+	r46 = r46 + r45 * 1;
 	goto b2;
 b8: // exit
 	return;
@@ -6747,10 +8015,24 @@ b8: // exit
 
 // Task 0 of kernel SaxpyUnchecked(a f32, x []f32, y []f32, n i64), parallel.
 extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5) {
-	bool r4 = 0, r19 = 0;
+	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
+	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
-	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0;
-	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0;
+	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
+	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
+	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
+	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
+	float r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
+	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
+	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
+	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
+	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
 	r3 = p5;
 	r7 = p1;
 	r11 = p0;
@@ -6758,29 +8040,113 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r20 = (u64)r1 * 3ull;
+	r75 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r77 = r75;
+	r80 = r75;
+	r88 = r75;
+	r93 = r75;
+	r105 = r75;
+	r112 = r75;
+	r125 = r2;
+	r126 = r125;
+	r127 = r7 + r126 * 4;
+	r128 = (u64)r75 * 4ull;
+	r129 = r13 + r126 * 4;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b13;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b9;
+	r30 = r127;
+	r31 = *(float *)r30;
+	r32 = r11 * r31;
+	r33 = r129;
+	r34 = *(float *)r33;
+	r35 = r32 + r34;
+	r36 = r33;
+	*(float *)r36 = r35;
+	r76 = r30;
+	r78 = r76 + r77 * 1;
+	r41 = r78;
+	r42 = *(float *)r41;
+	r43 = r11 * r42;
+	r79 = r33;
+	r81 = r79 + r80 * 1;
+	r44 = r81;
+	r45 = *(float *)r44;
+	r46 = r43 + r45;
+	r84 = r81;
+	r47 = r84;
+	*(float *)r47 = r46;
+	r87 = r78;
+	r89 = r87 + r88 * 1;
+	r53 = r89;
+	r54 = *(float *)r53;
+	r55 = r11 * r54;
+	r92 = r81;
+	r94 = r92 + r93 * 1;
+	r56 = r94;
+	r57 = *(float *)r56;
+	r58 = r55 + r57;
+	r99 = r94;
+	r59 = r99;
+	*(float *)r59 = r58;
+	r104 = r89;
+	r106 = r104 + r105 * 1;
+	r65 = r106;
+	r66 = *(float *)r65;
+	r67 = r11 * r66;
+	r111 = r94;
+	r113 = r111 + r112 * 1;
+	r68 = r113;
+	r69 = *(float *)r68;
+	r70 = r67 + r69;
+	r120 = r113;
+	r71 = r120;
+	*(float *)r71 = r70;
+	r2 = (u64)r2 + (u64)r75;
+	r127 = r127 + r128 * 1;
+	r129 = r129 + r128 * 1;
+	goto b2;
+b9: // preheader
+	r121 = r2;
+	r122 = r7 + r121 * 4;
+	r123 = (u64)r1 * 4ull;
+	r124 = r13 + r121 * 4;
+b10: // head
 	r4 = r2 < r3;
-	if (!r4) goto b6;
-	r5 = r2;
-	r6 = r7 + r5 * 4;
+	if (!r4) goto b13;
+	r6 = r122;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
-	r12 = r13 + r5 * 4;
+	r12 = r124;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r122 = r122 + r123 * 1;
+	r124 = r124 + r123 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
 // Task 0 of kernel Empty(a []i32, n i64), parallel.
 extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r4 = 0, r6 = 0, r11 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r9 = 0, r10 = 0;
-	char *r7 = 0, *r8 = 0;
+	bool r4 = 0, r6 = 0, r11 = 0, r13 = 0, r15 = 0, r20 = 0, r22 = 0, r25 = 0;
+	bool r26 = 0, r28 = 0, r31 = 0, r33 = 0, r35 = 0, r38 = 0, r40 = 0, r42 = 0;
+	bool r45 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r9 = 0, r10 = 0, r12 = 0;
+	i64 r19 = 0, r21 = 0, r24 = 0, r27 = 0, r30 = 0, r32 = 0, r34 = 0, r37 = 0;
+	i64 r39 = 0, r41 = 0, r44 = 0, r46 = 0, r47 = 0;
+	u64 r14 = 0, r16 = 0, r17 = 0, r18 = 0;
+	char *r7 = 0, *r8 = 0, *r23 = 0, *r29 = 0, *r36 = 0, *r43 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p2;
@@ -6789,19 +8155,65 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r12 = (u64)r1 * 3ull;
+	r47 = (u64)r1 * 4ull;
+	r16 = (u64)r3;
+	r18 = (u64)r12;
+	r23 = r8 + 0ll;
+	r29 = r8 + 0ll;
+	r36 = r8 + 0ll;
+	r43 = r8 + 0ll;
+b2: // grid unrolled guard
+	r13 = r2 < r3;
+	if (!r13) goto b27;
+	r17 = (u64)r2;
+	r14 = r16 - r17;
+	r15 = r14 > r18;
+	if (!r15) goto b21;
+	r19 = r2;
+	r21 = r19;
+	r22 = r21 < 0ll;
+	if (!r22) goto b8;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
+	*(i32 *)r23 = 1;
+b8: // grid unrolled 1
+	r32 = (u64)r19 + (u64)r1;
+	r27 = r32;
+	r28 = r27 < 0ll;
+	if (!r28) goto b12;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
+	*(i32 *)r29 = 1;
+b12: // grid unrolled 2
+	r39 = (u64)r32 + (u64)r1;
+	r34 = r39;
+	r35 = r34 < 0ll;
+	if (!r35) goto b16;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
+	*(i32 *)r36 = 1;
+b16: // grid unrolled 3
+	r46 = (u64)r39 + (u64)r1;
+	r41 = r46;
+	r42 = r41 < 0ll;
+	if (!r42) goto b20;
+	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
+	*(i32 *)r43 = 1;
+b20: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r47;
+	goto b2;
+b21: // preheader
 	r7 = r8 + 0ll;
-b2: // head
+b22: // head
 	r4 = r2 < r3;
-	if (!r4) goto b7;
+	if (!r4) goto b27;
 	r5 = r2;
 	r6 = r5 < 0ll;
-	if (!r6) goto b6;
+	if (!r6) goto b26;
 	if ((u64)0ll >= (u64)r9) { qd_site = 0; qd_x = 0ll; qd_y = r9; goto qd_fault; }
 	*(i32 *)r7 = 1;
-b6: // latch
+b26: // latch
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	goto b22;
+b27: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -6818,10 +8230,24 @@ qd_fault: {
 
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
-	bool r4 = 0, r19 = 0;
+	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
+	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
-	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0;
-	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0;
+	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
+	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
+	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
+	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
+	float r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
+	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
+	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
+	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
+	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -6833,23 +8259,119 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r20 = (u64)r1 * 3ull;
+	r75 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r77 = r75;
+	r80 = r75;
+	r88 = r75;
+	r93 = r75;
+	r105 = r75;
+	r112 = r75;
+	r125 = r2;
+	r126 = r125;
+	r127 = r7 + r126 * 4;
+	r128 = (u64)r75 * 4ull;
+	r129 = r13 + r126 * 4;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b22;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b17;
+	r27 = r2;
+	r29 = r27;
+	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
+	r30 = r127;
+	r31 = *(float *)r30;
+	r32 = r11 * r31;
+	if ((u64)r29 >= (u64)r14) { qd_site = 1; qd_x = r29; qd_y = r14; goto qd_fault; }
+	r33 = r129;
+	r34 = *(float *)r33;
+	r35 = r32 + r34;
+	r36 = r33;
+	*(float *)r36 = r35;
+	r50 = (u64)r27 + (u64)r1;
+	r40 = r50;
+	if ((u64)r40 >= (u64)r8) { qd_site = 0; qd_x = r40; qd_y = r8; goto qd_fault; }
+	r76 = r30;
+	r78 = r76 + r77 * 1;
+	r41 = r78;
+	r42 = *(float *)r41;
+	r43 = r11 * r42;
+	if ((u64)r40 >= (u64)r14) { qd_site = 1; qd_x = r40; qd_y = r14; goto qd_fault; }
+	r79 = r33;
+	r81 = r79 + r80 * 1;
+	r44 = r81;
+	r45 = *(float *)r44;
+	r46 = r43 + r45;
+	r84 = r81;
+	r47 = r84;
+	*(float *)r47 = r46;
+	r62 = (u64)r50 + (u64)r1;
+	r52 = r62;
+	if ((u64)r52 >= (u64)r8) { qd_site = 0; qd_x = r52; qd_y = r8; goto qd_fault; }
+	r87 = r78;
+	r89 = r87 + r88 * 1;
+	r53 = r89;
+	r54 = *(float *)r53;
+	r55 = r11 * r54;
+	if ((u64)r52 >= (u64)r14) { qd_site = 1; qd_x = r52; qd_y = r14; goto qd_fault; }
+	r92 = r81;
+	r94 = r92 + r93 * 1;
+	r56 = r94;
+	r57 = *(float *)r56;
+	r58 = r55 + r57;
+	r99 = r94;
+	r59 = r99;
+	*(float *)r59 = r58;
+	r74 = (u64)r62 + (u64)r1;
+	r64 = r74;
+	if ((u64)r64 >= (u64)r8) { qd_site = 0; qd_x = r64; qd_y = r8; goto qd_fault; }
+	r104 = r89;
+	r106 = r104 + r105 * 1;
+	r65 = r106;
+	r66 = *(float *)r65;
+	r67 = r11 * r66;
+	if ((u64)r64 >= (u64)r14) { qd_site = 1; qd_x = r64; qd_y = r14; goto qd_fault; }
+	r111 = r94;
+	r113 = r111 + r112 * 1;
+	r68 = r113;
+	r69 = *(float *)r68;
+	r70 = r67 + r69;
+	r120 = r113;
+	r71 = r120;
+	*(float *)r71 = r70;
+	r2 = (u64)r2 + (u64)r75;
+	r127 = r127 + r128 * 1;
+	r129 = r129 + r128 * 1;
+	goto b2;
+b17: // preheader
+	r121 = r2;
+	r122 = r7 + r121 * 4;
+	r123 = (u64)r1 * 4ull;
+	r124 = r13 + r121 * 4;
+b18: // head
 	r4 = r2 < r3;
-	if (!r4) goto b6;
+	if (!r4) goto b22;
 	r5 = r2;
 	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r7 + r5 * 4;
+	r6 = r122;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
 	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r13 + r5 * 4;
+	r12 = r124;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r122 = r122 + r123 * 1;
+	r124 = r124 + r123 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -8917,10 +10439,22 @@ b14: // tiny.return
 
 // Task 0 of kernel Scale(x []f32, a f32), parallel.
 extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r18 = 0, r20 = 0, r26 = 0, r29 = 0, r35 = 0, r38 = 0;
+	bool r45 = 0, r48 = 0, r55 = 0, r58 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	float r12 = 0, r13 = 0, r14 = 0;
-	char *r4 = 0, *r11 = 0, *r15 = 0;
+	i64 r16 = 0, r17 = 0, r24 = 0, r25 = 0, r27 = 0, r28 = 0, r34 = 0, r36 = 0;
+	i64 r37 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r53 = 0, r54 = 0, r56 = 0;
+	i64 r57 = 0, r63 = 0, r64 = 0, r70 = 0, r73 = 0, r76 = 0, r78 = 0, r81 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0, r97 = 0, r99 = 0;
+	i64 r101 = 0, r102 = 0, r104 = 0;
+	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
+	float r12 = 0, r13 = 0, r14 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r50 = 0;
+	float r51 = 0, r60 = 0, r61 = 0;
+	char *r4 = 0, *r11 = 0, *r15 = 0, *r30 = 0, *r33 = 0, *r39 = 0, *r42 = 0, *r49 = 0;
+	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
+	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r92 = 0, *r94 = 0, *r96 = 0;
+	char *r98 = 0, *r100 = 0, *r103 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -8928,30 +10462,97 @@ extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r16 = (u64)r1 * 3ull;
+	r64 = (u64)r1 * 4ull;
+	r21 = (u64)r3;
+	r23 = (u64)r16;
+	r70 = r64;
+	r78 = r64;
+	r90 = r64;
+	r102 = r2;
+	r103 = r4 + r102 * 4;
+	r104 = (u64)r64 * 4ull;
+b2: // grid unrolled guard
+	r17 = (u64)r2 + 1ull;
+	r18 = r17 < r3;
+	if (!r18) goto b13;
+	r22 = (u64)r17;
+	r19 = r21 - r22;
+	r20 = r19 > r23;
+	if (!r20) goto b9;
+	r67 = r103;
+	r30 = r67 + 4ll;
+	r31 = *(float *)r30;
+	r32 = r31 * r14;
+	r33 = r30;
+	*(float *)r33 = r32;
+	r69 = r67;
+	r71 = r69 + r70 * 1;
+	r39 = r71 + 4ll;
+	r40 = *(float *)r39;
+	r41 = r40 * r14;
+	r42 = r39;
+	*(float *)r42 = r41;
+	r77 = r71;
+	r79 = r77 + r78 * 1;
+	r49 = r79 + 4ll;
+	r50 = *(float *)r49;
+	r51 = r50 * r14;
+	r52 = r49;
+	*(float *)r52 = r51;
+	r89 = r79;
+	r91 = r89 + r90 * 1;
+	r59 = r91 + 4ll;
+	r60 = *(float *)r59;
+	r61 = r60 * r14;
+	r62 = r59;
+	*(float *)r62 = r61;
+	r2 = (u64)r2 + (u64)r64;
+	r103 = r103 + r104 * 1;
+	goto b2;
+b9: // preheader
+	r99 = r2;
+	r100 = r4 + r99 * 4;
+	r101 = (u64)r1 * 4ull;
+b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 4;
+	if (!r7) goto b13;
+	r65 = r100;
+	r11 = r65 + 4ll;
 	r12 = *(float *)r11;
 	r13 = r12 * r14;
 	r15 = r11;
 	*(float *)r15 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r100 = r100 + r101 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
 // Task 0 of kernel Add(x []f32, y []f32, out []f32), parallel.
 extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r23 = 0, r25 = 0, r31 = 0, r34 = 0, r42 = 0, r45 = 0;
+	bool r54 = 0, r57 = 0, r66 = 0, r69 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r17 = 0;
-	float r14 = 0, r18 = 0, r19 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0;
+	i64 r13 = 0, r17 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0;
+	i64 r41 = 0, r43 = 0, r44 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r64 = 0;
+	i64 r65 = 0, r67 = 0, r68 = 0, r76 = 0, r77 = 0, r85 = 0, r88 = 0, r91 = 0;
+	i64 r94 = 0, r96 = 0, r99 = 0, r101 = 0, r104 = 0, r106 = 0, r109 = 0, r111 = 0;
+	i64 r113 = 0, r116 = 0, r118 = 0, r120 = 0, r123 = 0, r125 = 0, r127 = 0, r129 = 0;
+	i64 r131 = 0, r134 = 0, r136 = 0;
+	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
+	float r14 = 0, r18 = 0, r19 = 0, r36 = 0, r38 = 0, r39 = 0, r47 = 0, r49 = 0;
+	float r50 = 0, r59 = 0, r61 = 0, r62 = 0, r71 = 0, r73 = 0, r74 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r35 = 0, *r37 = 0;
+	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
+	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r83 = 0;
+	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
+	char *r97 = 0, *r98 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r108 = 0;
+	char *r110 = 0, *r112 = 0, *r114 = 0, *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r122 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r133 = 0, *r135 = 0, *r137 = 0;
+	char *r138 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -8964,24 +10565,136 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r21 = (u64)r1 * 3ull;
+	r77 = (u64)r1 * 4ull;
+	r26 = (u64)r3;
+	r28 = (u64)r21;
+	r85 = r77;
+	r88 = r77;
+	r91 = r77;
+	r96 = r77;
+	r101 = r77;
+	r106 = r77;
+	r113 = r77;
+	r120 = r77;
+	r127 = r77;
+	r134 = r2;
+	r135 = r12 + r134 * 4;
+	r136 = (u64)r77 * 4ull;
+	r137 = r16 + r134 * 4;
+	r138 = r4 + r134 * 4;
+b2: // grid unrolled guard
+	r22 = (u64)r2 + 1ull;
+	r23 = r22 < r3;
+	if (!r23) goto b27;
+	r27 = (u64)r22;
+	r24 = r26 - r27;
+	r25 = r24 > r28;
+	if (!r25) goto b21;
+	r29 = r2;
+	r32 = r29;
+	r33 = (u64)r32 + 1ull;
+	if ((u64)r33 >= (u64)r13) { qd_site = 0; qd_x = r33; qd_y = r13; goto qd_fault; }
+	r81 = r135;
+	r35 = r81 + 4ll;
+	r36 = *(float *)r35;
+	if ((u64)r33 >= (u64)r17) { qd_site = 1; qd_x = r33; qd_y = r17; goto qd_fault; }
+	r82 = r137;
+	r37 = r82 + 4ll;
+	r38 = *(float *)r37;
+	r39 = r36 + r38;
+	r83 = r138;
+	r40 = r83 + 4ll;
+	*(float *)r40 = r39;
+	r52 = (u64)r29 + (u64)r1;
+	r43 = r52;
+	r44 = (u64)r43 + 1ull;
+	if ((u64)r44 >= (u64)r13) { qd_site = 0; qd_x = r44; qd_y = r13; goto qd_fault; }
+	r84 = r81;
+	r86 = r84 + r85 * 1;
+	r46 = r86 + 4ll;
+	r47 = *(float *)r46;
+	if ((u64)r44 >= (u64)r17) { qd_site = 1; qd_x = r44; qd_y = r17; goto qd_fault; }
+	r87 = r82;
+	r89 = r87 + r88 * 1;
+	r48 = r89 + 4ll;
+	r49 = *(float *)r48;
+	r50 = r47 + r49;
+	r90 = r83;
+	r92 = r90 + r91 * 1;
+	r51 = r92 + 4ll;
+	*(float *)r51 = r50;
+	r64 = (u64)r52 + (u64)r1;
+	r55 = r64;
+	r56 = (u64)r55 + 1ull;
+	if ((u64)r56 >= (u64)r13) { qd_site = 0; qd_x = r56; qd_y = r13; goto qd_fault; }
+	r95 = r86;
+	r97 = r95 + r96 * 1;
+	r58 = r97 + 4ll;
+	r59 = *(float *)r58;
+	if ((u64)r56 >= (u64)r17) { qd_site = 1; qd_x = r56; qd_y = r17; goto qd_fault; }
+	r100 = r89;
+	r102 = r100 + r101 * 1;
+	r60 = r102 + 4ll;
+	r61 = *(float *)r60;
+	r62 = r59 + r61;
+	r105 = r92;
+	r107 = r105 + r106 * 1;
+	r63 = r107 + 4ll;
+	*(float *)r63 = r62;
+	r76 = (u64)r64 + (u64)r1;
+	r67 = r76;
+	r68 = (u64)r67 + 1ull;
+	if ((u64)r68 >= (u64)r13) { qd_site = 0; qd_x = r68; qd_y = r13; goto qd_fault; }
+	r112 = r97;
+	r114 = r112 + r113 * 1;
+	r70 = r114 + 4ll;
+	r71 = *(float *)r70;
+	if ((u64)r68 >= (u64)r17) { qd_site = 1; qd_x = r68; qd_y = r17; goto qd_fault; }
+	r119 = r102;
+	r121 = r119 + r120 * 1;
+	r72 = r121 + 4ll;
+	r73 = *(float *)r72;
+	r74 = r71 + r73;
+	r126 = r107;
+	r128 = r126 + r127 * 1;
+	r75 = r128 + 4ll;
+	*(float *)r75 = r74;
+	r2 = (u64)r2 + (u64)r77;
+	r135 = r135 + r136 * 1;
+	r137 = r137 + r136 * 1;
+	r138 = r138 + r136 * 1;
+	goto b2;
+b21: // preheader
+	r129 = r2;
+	r130 = r12 + r129 * 4;
+	r131 = (u64)r1 * 4ull;
+	r132 = r16 + r129 * 4;
+	r133 = r4 + r129 * 4;
+b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
+	if (!r7) goto b27;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
-	r11 = r12 + r9 * 4;
+	r78 = r130;
+	r11 = r78 + 4ll;
 	r14 = *(float *)r11;
 	if ((u64)r9 >= (u64)r17) { qd_site = 1; qd_x = r9; qd_y = r17; goto qd_fault; }
-	r15 = r16 + r9 * 4;
+	r79 = r132;
+	r15 = r79 + 4ll;
 	r18 = *(float *)r15;
 	r19 = r14 + r18;
-	r20 = r4 + r9 * 4;
+	r80 = r133;
+	r20 = r80 + 4ll;
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r130 = r130 + r131 * 1;
+	r132 = r132 + r131 * 1;
+	r133 = r133 + r131 * 1;
+	goto b22;
+b27: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -8998,12 +10711,21 @@ qd_fault: {
 
 // Task 0 of kernel Histogram(data []u8, bins []u32), parallel.
 extern "C" __global__ void Histogram_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r21 = 0, r23 = 0, r29 = 0, r32 = 0, r39 = 0, r42 = 0;
+	bool r50 = 0, r53 = 0, r61 = 0, r64 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r16 = 0;
-	u8 r12 = 0;
-	u32 r17 = 0, r18 = 0;
-	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0;
+	i64 r15 = 0, r16 = 0, r19 = 0, r20 = 0, r27 = 0, r28 = 0, r30 = 0, r31 = 0;
+	i64 r36 = 0, r38 = 0, r40 = 0, r41 = 0, r46 = 0, r48 = 0, r49 = 0, r51 = 0;
+	i64 r52 = 0, r57 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r68 = 0, r70 = 0;
+	i64 r71 = 0, r75 = 0, r78 = 0, r80 = 0, r83 = 0, r85 = 0, r87 = 0, r89 = 0;
+	i64 r91 = 0, r92 = 0, r94 = 0;
+	u8 r12 = 0, r34 = 0, r44 = 0, r55 = 0, r66 = 0;
+	u32 r17 = 0, r18 = 0, r37 = 0, r47 = 0, r58 = 0, r69 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r33 = 0, *r35 = 0, *r43 = 0, *r45 = 0;
+	char *r54 = 0, *r56 = 0, *r65 = 0, *r67 = 0, *r72 = 0, *r73 = 0, *r74 = 0, *r76 = 0;
+	char *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r90 = 0;
+	char *r93 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -9014,21 +10736,77 @@ extern "C" __global__ void Histogram_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r19 = (u64)r1 * 3ull;
+	r71 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r19;
+	r75 = r1;
+	r80 = r75;
+	r87 = r75;
+	r92 = r2;
+	r93 = r4 + r92 * 1;
+	r94 = r71;
+b2: // grid unrolled guard
+	r20 = (u64)r2 + 1ull;
+	r21 = r20 < r3;
+	if (!r21) goto b13;
+	r25 = (u64)r20;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b9;
+	r73 = r93;
+	r33 = r73 + 1ll;
+	r34 = *(u8 *)r33;
+	r36 = (i64)r34;
+	if ((u64)r36 >= (u64)r15) { qd_site = 0; qd_x = r36; qd_y = r15; goto qd_fault; }
+	r35 = r14 + r36 * 4;
+	r37 = atomicAdd((u32 *)r35, 1u);
+	r74 = r73;
+	r76 = r74 + r75 * 1;
+	r43 = r76 + 1ll;
+	r44 = *(u8 *)r43;
+	r46 = (i64)r44;
+	if ((u64)r46 >= (u64)r15) { qd_site = 0; qd_x = r46; qd_y = r15; goto qd_fault; }
+	r45 = r14 + r46 * 4;
+	r47 = atomicAdd((u32 *)r45, 1u);
+	r79 = r76;
+	r81 = r79 + r80 * 1;
+	r54 = r81 + 1ll;
+	r55 = *(u8 *)r54;
+	r57 = (i64)r55;
+	if ((u64)r57 >= (u64)r15) { qd_site = 0; qd_x = r57; qd_y = r15; goto qd_fault; }
+	r56 = r14 + r57 * 4;
+	r58 = atomicAdd((u32 *)r56, 1u);
+	r86 = r81;
+	r88 = r86 + r87 * 1;
+	r65 = r88 + 1ll;
+	r66 = *(u8 *)r65;
+	r68 = (i64)r66;
+	if ((u64)r68 >= (u64)r15) { qd_site = 0; qd_x = r68; qd_y = r15; goto qd_fault; }
+	r67 = r14 + r68 * 4;
+	r69 = atomicAdd((u32 *)r67, 1u);
+	r2 = (u64)r2 + (u64)r71;
+	r93 = r93 + r94 * 1;
+	goto b2;
+b9: // preheader
+	r89 = r2;
+	r90 = r4 + r89 * 1;
+	r91 = r1;
+b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 1;
+	if (!r7) goto b13;
+	r72 = r90;
+	r11 = r72 + 1ll;
 	r12 = *(u8 *)r11;
 	r16 = (i64)r12;
 	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
 	r13 = r14 + r16 * 4;
 	r18 = atomicAdd((u32 *)r13, 1u);
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r90 = r90 + r91 * 1;
+	goto b10;
+b13: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
@@ -9045,11 +10823,23 @@ qd_fault: {
 
 // Task 0 of kernel Fill(x []f64, lo f64, hi f64), parallel.
 extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r24 = 0, r26 = 0, r32 = 0, r35 = 0, r46 = 0, r49 = 0;
+	bool r61 = 0, r64 = 0, r76 = 0, r79 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	u64 r11 = 0, r12 = 0, r13 = 0;
-	double r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0;
-	char *r4 = 0, *r21 = 0;
+	i64 r22 = 0, r23 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r45 = 0, r47 = 0;
+	i64 r48 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r74 = 0, r75 = 0, r77 = 0;
+	i64 r78 = 0, r89 = 0, r90 = 0, r94 = 0, r97 = 0, r99 = 0, r102 = 0, r104 = 0;
+	i64 r106 = 0, r108 = 0, r110 = 0, r111 = 0, r113 = 0;
+	u64 r11 = 0, r12 = 0, r13 = 0, r25 = 0, r27 = 0, r28 = 0, r29 = 0, r36 = 0;
+	u64 r37 = 0, r38 = 0, r50 = 0, r51 = 0, r52 = 0, r65 = 0, r66 = 0, r67 = 0;
+	u64 r80 = 0, r81 = 0, r82 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r39 = 0;
+	double r40 = 0, r41 = 0, r42 = 0, r43 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0;
+	double r57 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r83 = 0, r84 = 0;
+	double r85 = 0, r86 = 0, r87 = 0;
+	char *r4 = 0, *r21 = 0, *r44 = 0, *r58 = 0, *r73 = 0, *r88 = 0, *r91 = 0, *r92 = 0;
+	char *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r101 = 0, *r103 = 0, *r105 = 0;
+	char *r107 = 0, *r109 = 0, *r112 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -9058,11 +10848,95 @@ extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r22 = (u64)r1 * 3ull;
+	r90 = (u64)r1 * 4ull;
+	r27 = (u64)r3;
+	r29 = (u64)r22;
+	r41 = r17 - r18;
+	r55 = r41;
+	r94 = (u64)r1 * 8ull;
+	r70 = r41;
+	r99 = r94;
+	r85 = r41;
+	r106 = r94;
+	r111 = r2;
+	r112 = r4 + r111 * 8;
+	r113 = (u64)r90 * 8ull;
+b2: // grid unrolled guard
+	r23 = (u64)r2 + 1ull;
+	r24 = r23 < r3;
+	if (!r24) goto b27;
+	r28 = (u64)r23;
+	r25 = r27 - r28;
+	r26 = r25 > r29;
+	if (!r26) goto b21;
+	r30 = r2;
+	r33 = r30;
+	r34 = (u64)r33 + 1ull;
+	r36 = (u64)r34;
+	r37 = r36 * 11400714819323198485ull;
+	r38 = r37 >> 11;
+	r39 = (double)r38;
+	r40 = r39 * 0x1p-53;
+	r42 = r41 * r40;
+	r43 = r18 + r42;
+	r92 = r112;
+	r44 = r92 + 8ll;
+	*(double *)r44 = r43;
+	r59 = (u64)r30 + (u64)r1;
+	r47 = r59;
+	r48 = (u64)r47 + 1ull;
+	r50 = (u64)r48;
+	r51 = r50 * 11400714819323198485ull;
+	r52 = r51 >> 11;
+	r53 = (double)r52;
+	r54 = r53 * 0x1p-53;
+	r56 = r55 * r54;
+	r57 = r18 + r56;
+	r93 = r92;
+	r95 = r93 + r94 * 1;
+	r58 = r95 + 8ll;
+	*(double *)r58 = r57;
+	r74 = (u64)r59 + (u64)r1;
+	r62 = r74;
+	r63 = (u64)r62 + 1ull;
+	r65 = (u64)r63;
+	r66 = r65 * 11400714819323198485ull;
+	r67 = r66 >> 11;
+	r68 = (double)r67;
+	r69 = r68 * 0x1p-53;
+	r71 = r70 * r69;
+	r72 = r18 + r71;
+	r98 = r95;
+	r100 = r98 + r99 * 1;
+	r73 = r100 + 8ll;
+	*(double *)r73 = r72;
+	r89 = (u64)r74 + (u64)r1;
+	r77 = r89;
+	r78 = (u64)r77 + 1ull;
+	r80 = (u64)r78;
+	r81 = r80 * 11400714819323198485ull;
+	r82 = r81 >> 11;
+	r83 = (double)r82;
+	r84 = r83 * 0x1p-53;
+	r86 = r85 * r84;
+	r87 = r18 + r86;
+	r105 = r100;
+	r107 = r105 + r106 * 1;
+	r88 = r107 + 8ll;
+	*(double *)r88 = r87;
+	r2 = (u64)r2 + (u64)r90;
+	r112 = r112 + r113 * 1;
+	goto b2;
+b21: // preheader
 	r16 = r17 - r18;
-b2: // head
+	r108 = r2;
+	r109 = r4 + r108 * 8;
+	r110 = (u64)r1 * 8ull;
+b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
+	if (!r7) goto b27;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	r11 = (u64)r9;
@@ -9072,11 +10946,13 @@ b2: // head
 	r15 = r14 * 0x1p-53;
 	r19 = r16 * r15;
 	r20 = r18 + r19;
-	r21 = r4 + r9 * 8;
+	r91 = r109;
+	r21 = r91 + 8ll;
 	*(double *)r21 = r20;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r109 = r109 + r110 * 1;
+	goto b22;
+b27: // exit
 	return;
 }
 
@@ -9086,14 +10962,14 @@ extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
 	bool r56 = 0, r57 = 0, r64 = 0, r72 = 0;
 	i32 r28 = 0, r31 = 0, r55 = 0, r59 = 0, r65 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r23 = 0, r71 = 0;
+	i64 r13 = 0, r23 = 0, r71 = 0, r78 = 0, r80 = 0;
 	u64 r17 = 0, r18 = 0, r25 = 0, r60 = 0, r61 = 0, r66 = 0, r67 = 0, r73 = 0;
 	double r14 = 0, r15 = 0, r16 = 0, r22 = 0, r26 = 0, r27 = 0, r29 = 0, r33 = 0;
 	double r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	double r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0;
 	double r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r62 = 0, r63 = 0;
 	double r68 = 0, r69 = 0, r70 = 0, r74 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
 	r4 = p2;
 	r5 = p3;
 	r3 = r5;
@@ -9101,45 +10977,51 @@ extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r78 = r2;
+	r79 = r12 + r78 * 8;
+	r80 = (u64)r1 * 8ull;
+	r81 = r4 + r78 * 8;
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b28;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r12 + r9 * 8;
+	if (!r7) goto b26;
+	r76 = r79;
+	r11 = r76 + 8ll;
 	r14 = *(double *)r11;
 	r17 = (u64)__double_as_longlong(r14);
 	r18 = r17 & ~9223372036854775808ull;
 	r19 = r18 >= 9218868437227405312ull;
-	if (!r19) goto b13;
+	if (!r19) goto b11;
 	r20 = r17 == 18442240474082181120ull;
-	if (!r20) goto b12;
+	if (!r20) goto b10;
 	r16 = 0x0p+00;
-b9: // Exp.return
+b7: // Exp.return
 	r15 = r16;
-	r75 = r4 + r9 * 8;
+	r77 = r81;
+	r75 = r77 + 8ll;
 	*(double *)r75 = r15;
 	r2 = (u64)r2 + (u64)r1;
+	r79 = r79 + r80 * 1;
+	r81 = r81 + r80 * 1;
 	goto b2;
-b12: // Exp.if.done
+b10: // Exp.if.done
 	r16 = r14;
-	goto b9;
-b13: // Exp.if.done
+	goto b7;
+b11: // Exp.if.done
 	r21 = r14 > 0x1.62e42fefa39efp+09;
-	if (!r21) goto b15;
+	if (!r21) goto b13;
 	r16 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b9;
-b15: // Exp.if.done
+	goto b7;
+b13: // Exp.if.done
 	r27 = r14 * 0x1.71547652b82fep+00;
 	r29 = rint(r27);
 	r30 = r29 >= (-0x1p+31);
-	if (!r30) goto b27;
+	if (!r30) goto b25;
 	r32 = r29 <= 0x1.fffffffcp+30;
-	if (!r32) goto b27;
+	if (!r32) goto b25;
 	r31 = qd_f64_to_i32(r29);
 	r28 = r31;
-b19: // roundToInt32.return
+b17: // roundToInt32.return
 	r33 = (double)r28;
 	r34 = -r33;
 	r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
@@ -9164,12 +11046,12 @@ b19: // roundToInt32.return
 	r54 = fma(r52, r53, 0x1p+00);
 	r55 = (u32)r28 + 1023u;
 	r56 = r55 <= 0;
-	if (!r56) goto b24;
+	if (!r56) goto b22;
 	r57 = r55 < (-52);
-	if (!r57) goto b22;
+	if (!r57) goto b20;
 	r16 = 0x0p+00;
-	goto b9;
-b22: // Exp.if.done
+	goto b7;
+b20: // Exp.if.done
 	r65 = (u32)r55 + 1022u;
 	r66 = (u64)r65;
 	r67 = r66 << 52;
@@ -9177,26 +11059,26 @@ b22: // Exp.if.done
 	r69 = r54 * r68;
 	r58 = r69;
 	r59 = 1;
-b23: // Exp.if.done
+b21: // Exp.if.done
 	r60 = (u64)r59;
 	r61 = r60 << 52;
 	r62 = __longlong_as_double((i64)r61);
 	r63 = r58 * r62;
 	r16 = r63;
-	goto b9;
-b24: // Exp.if.else
+	goto b7;
+b22: // Exp.if.else
 	r64 = r55 >= 2047;
-	if (!r64) goto b26;
+	if (!r64) goto b24;
 	r16 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b9;
-b26: // edge 9→8
+	goto b7;
+b24: // edge 9→8
 	r58 = r54;
 	r59 = r55;
-	goto b23;
-b27: // roundToInt32.if.done
+	goto b21;
+b25: // roundToInt32.if.done
 	r28 = (-2147483647 - 1);
-	goto b19;
-b28: // exit
+	goto b17;
+b26: // exit
 	return;
 }
 
@@ -9205,7 +11087,7 @@ extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
 	bool r7 = 0, r10 = 0, r19 = 0, r22 = 0, r28 = 0, r29 = 0, r38 = 0;
 	i32 r35 = 0, r36 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r21 = 0, r27 = 0;
+	i64 r13 = 0, r21 = 0, r27 = 0, r74 = 0, r76 = 0;
 	u64 r17 = 0, r18 = 0, r23 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0;
 	double r14 = 0, r15 = 0, r16 = 0, r20 = 0, r24 = 0, r25 = 0, r26 = 0, r32 = 0;
 	double r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
@@ -9213,7 +11095,7 @@ extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
 	double r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
 	double r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
 	double r70 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
 	r4 = p2;
 	r5 = p3;
 	r3 = r5;
@@ -9221,37 +11103,43 @@ extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r74 = r2;
+	r75 = r12 + r74 * 8;
+	r76 = (u64)r1 * 8ull;
+	r77 = r4 + r74 * 8;
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b19;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r12 + r9 * 8;
+	if (!r7) goto b17;
+	r72 = r75;
+	r11 = r72 + 8ll;
 	r14 = *(double *)r11;
 	r17 = (u64)__double_as_longlong(r14);
 	r18 = r17 & ~9223372036854775808ull;
 	r19 = r18 == 0ull;
-	if (!r19) goto b11;
+	if (!r19) goto b9;
 	r16 = __longlong_as_double(0xfff0000000000000ll);
-b8: // Log.return
+b6: // Log.return
 	r15 = r16;
-	r71 = r4 + r9 * 8;
+	r73 = r77;
+	r71 = r73 + 8ll;
 	*(double *)r71 = r15;
 	r2 = (u64)r2 + (u64)r1;
+	r75 = r75 + r76 * 1;
+	r77 = r77 + r76 * 1;
 	goto b2;
-b11: // Log.switch.next
+b9: // Log.switch.next
 	r27 = (i64)r17;
 	r28 = r27 < 0ll;
-	if (!r28) goto b13;
+	if (!r28) goto b11;
 	r16 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b8;
-b13: // Log.switch.next
+	goto b6;
+b11: // Log.switch.next
 	r29 = r17 >= 9218868437227405312ull;
-	if (!r29) goto b15;
+	if (!r29) goto b13;
 	r16 = r14;
-	goto b8;
-b15: // Log.switch.next
+	goto b6;
+b13: // Log.switch.next
 	r30 = r17 & 4503599627370495ull;
 	r31 = r30 | 4602678819172646912ull;
 	r32 = __longlong_as_double((i64)r31);
@@ -9261,12 +11149,12 @@ b15: // Log.switch.next
 	r36 = (u32)r35 - 1022u;
 	r37 = (double)r36;
 	r38 = r32 <= 0x1.6a09e667f3bcdp-01;
-	if (!r38) goto b18;
+	if (!r38) goto b16;
 	r41 = r37 - 0x1p+00;
 	r42 = r32 * 0x1p+01;
 	r39 = r42;
 	r40 = r41;
-b17: // Log.if.done
+b15: // Log.if.done
 	r43 = r39 - 0x1p+00;
 	r44 = r43 + 0x1p+01;
 	r45 = r43 / r44;
@@ -9296,12 +11184,12 @@ b17: // Log.if.done
 	r69 = r68 - r43;
 	r70 = r63 - r69;
 	r16 = r70;
-	goto b8;
-b18: // edge 6→8
+	goto b6;
+b16: // edge 6→8
 	r39 = r32;
 	r40 = r37;
-	goto b17;
-b19: // exit
+	goto b15;
+b17: // exit
 	return;
 }
 
@@ -9320,9 +11208,9 @@ extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	bool r304 = 0, r306 = 0, r330 = 0, r331 = 0, r338 = 0, r346 = 0, r349 = 0, r351 = 0;
 	bool r352 = 0, r357 = 0, r360 = 0, r365 = 0, r375 = 0, r376 = 0, r378 = 0, r381 = 0;
 	bool r382 = 0, r387 = 0, r398 = 0, r399 = 0, r400 = 0, r409 = 0, r410 = 0, r411 = 0;
-	bool r416 = 0, r421 = 0, r433 = 0, r434 = 0, r436 = 0, r437 = 0, r442 = 0, r446 = 0;
-	bool r447 = 0, r449 = 0, r450 = 0, r455 = 0, r459 = 0, r460 = 0, r462 = 0, r463 = 0;
-	bool r468 = 0;
+	bool r416 = 0, r421 = 0, r436 = 0, r437 = 0, r439 = 0, r440 = 0, r445 = 0, r449 = 0;
+	bool r450 = 0, r452 = 0, r453 = 0, r458 = 0, r462 = 0, r463 = 0, r465 = 0, r466 = 0;
+	bool r471 = 0;
 	i32 r252 = 0, r253 = 0, r302 = 0, r305 = 0, r329 = 0, r333 = 0, r339 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r17 = 0, r53 = 0, r62 = 0, r66 = 0, r70 = 0, r75 = 0, r97 = 0;
@@ -9332,9 +11220,9 @@ extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	i64 r238 = 0, r244 = 0, r297 = 0, r345 = 0, r350 = 0, r354 = 0, r355 = 0, r356 = 0;
 	i64 r359 = 0, r362 = 0, r364 = 0, r367 = 0, r369 = 0, r370 = 0, r372 = 0, r377 = 0;
 	i64 r385 = 0, r390 = 0, r391 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r412 = 0;
-	i64 r415 = 0, r420 = 0, r424 = 0, r426 = 0, r435 = 0, r439 = 0, r441 = 0, r444 = 0;
-	i64 r445 = 0, r448 = 0, r452 = 0, r454 = 0, r457 = 0, r458 = 0, r461 = 0, r465 = 0;
-	i64 r467 = 0, r470 = 0, r471 = 0;
+	i64 r415 = 0, r420 = 0, r424 = 0, r426 = 0, r438 = 0, r442 = 0, r444 = 0, r447 = 0;
+	i64 r448 = 0, r451 = 0, r455 = 0, r457 = 0, r460 = 0, r461 = 0, r464 = 0, r468 = 0;
+	i64 r470 = 0, r473 = 0, r474 = 0;
 	u64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r61 = 0, r65 = 0, r72 = 0;
 	u64 r77 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r108 = 0, r109 = 0;
 	u64 r110 = 0, r111 = 0, r112 = 0, r151 = 0, r162 = 0, r183 = 0, r208 = 0, r209 = 0;
@@ -9365,9 +11253,10 @@ extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	double r337 = 0, r342 = 0, r343 = 0, r344 = 0, r348 = 0, r353 = 0, r358 = 0, r361 = 0;
 	double r363 = 0, r366 = 0, r368 = 0, r371 = 0, r373 = 0, r374 = 0, r379 = 0, r380 = 0;
 	double r383 = 0, r384 = 0, r386 = 0, r388 = 0, r389 = 0, r401 = 0, r402 = 0, r408 = 0;
-	double r413 = 0, r414 = 0, r418 = 0, r419 = 0, r423 = 0, r430 = 0, r431 = 0, r438 = 0;
-	double r440 = 0, r443 = 0, r451 = 0, r453 = 0, r456 = 0, r464 = 0, r466 = 0, r469 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r432 = 0;
+	double r413 = 0, r414 = 0, r418 = 0, r419 = 0, r423 = 0, r430 = 0, r431 = 0, r441 = 0;
+	double r443 = 0, r446 = 0, r454 = 0, r456 = 0, r459 = 0, r467 = 0, r469 = 0, r472 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r432 = 0, *r433 = 0, *r434 = 0;
+	char *r435 = 0;
 	r4 = p4;
 	r5 = p5;
 	r3 = r5;
@@ -9379,67 +11268,69 @@ extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b211;
+	if (!r7) goto b210;
 	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r12 + r9 * 8;
+	r433 = r12 + r8 * 8;
+	r11 = r433 + 8ll;
 	r14 = *(double *)r11;
-	r15 = r16 + r9 * 8;
+	r434 = r16 + r8 * 8;
+	r15 = r434 + 8ll;
 	r18 = *(double *)r15;
 	r20 = r14;
 	r21 = r18;
-b6: // Pow.if.done
+b5: // Pow.if.done
 	r23 = r20;
 	r24 = r21;
 	r25 = r24 == 0x0p+00;
-	if (!r25) goto b12;
-b8: // pow.switch.body
+	if (!r25) goto b11;
+b7: // pow.switch.body
 	r22 = 0x1p+00;
-b9: // pow.return
+b8: // pow.return
 	r19 = r22;
-	r432 = r4 + r9 * 8;
+	r435 = r4 + r8 * 8;
+	r432 = r435 + 8ll;
 	*(double *)r432 = r19;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b12: // pow.cond.false
+b11: // pow.cond.false
 	r42 = r23 == 0x1p+00;
-	if (r42) goto b8;
+	if (r42) goto b7;
 	r41 = r24 == 0x1p+00;
-	if (!r41) goto b15;
+	if (!r41) goto b14;
 	r22 = r23;
-	goto b9;
-b15: // IsNaN.entry
+	goto b8;
+b14: // IsNaN.entry
 	r46 = r23 != r23;
 	r45 = r46;
-	if (!r45) goto b18;
-b17: // NaN.return
+	if (!r45) goto b17;
+b16: // NaN.return
 	r22 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b9;
-b18: // IsNaN.entry
+	goto b8;
+b17: // IsNaN.entry
 	r50 = r24 != r24;
 	r49 = r50;
-	if (r49) goto b17;
+	if (r49) goto b16;
 	r48 = r23 == 0x0p+00;
-	if (!r48) goto b185;
+	if (!r48) goto b184;
 	r47 = r24 < 0x0p+00;
-	if (!r47) goto b36;
+	if (!r47) goto b35;
 	r61 = (u64)__double_as_longlong(r23);
 	r62 = (i64)r61;
 	r63 = r62 < 0ll;
 	r60 = r63;
-	if (!r60) goto b28;
+	if (!r60) goto b27;
 	r80 = fabs(r24);
 	r81 = r80 >= 0x1p+53;
-	if (!r81) goto b29;
+	if (!r81) goto b28;
 	r79 = false;
-b26: // isOddInt.return
-	if (!r79) goto b28;
+b25: // isOddInt.return
+	if (!r79) goto b27;
 	r22 = __longlong_as_double(0xfff0000000000000ll);
-	goto b9;
-b28: // Inf.return
+	goto b8;
+b27: // Inf.return
 	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b9;
-b29: // Modf.entry
+	goto b8;
+b28: // Modf.entry
 	r84 = trunc(r24);
 	r85 = r24 - r84;
 	r87 = (u64)__double_as_longlong(r85);
@@ -9454,37 +11345,37 @@ b29: // Modf.entry
 	r93 = r82;
 	r94 = r83;
 	r95 = r94 == 0x0p+00;
-	if (!r95) goto b35;
+	if (!r95) goto b34;
 	r97 = qd_f64_to_i64(r93);
 	r98 = r97 & 1ll;
 	r99 = r98 == 1ll;
 	r96 = r99;
-b34: // isOddInt.binop.done
+b33: // isOddInt.binop.done
 	r79 = r96;
-	goto b26;
-b35: // edge 2→4
+	goto b25;
+b34: // edge 2→4
 	r96 = false;
-	goto b34;
-b36: // pow.switch.next
+	goto b33;
+b35: // pow.switch.next
 	r68 = r24 > 0x0p+00;
-	if (!r68) goto b51;
+	if (!r68) goto b50;
 	r65 = (u64)__double_as_longlong(r23);
 	r66 = (i64)r65;
 	r67 = r66 < 0ll;
 	r64 = r67;
-	if (!r64) goto b43;
+	if (!r64) goto b42;
 	r101 = fabs(r24);
 	r102 = r101 >= 0x1p+53;
-	if (!r102) goto b44;
+	if (!r102) goto b43;
 	r100 = false;
-b41: // isOddInt.return
-	if (!r100) goto b43;
+b40: // isOddInt.return
+	if (!r100) goto b42;
 	r22 = r23;
-	goto b9;
-b43: // pow.if.done
+	goto b8;
+b42: // pow.if.done
 	r22 = 0x0p+00;
-	goto b9;
-b44: // Modf.entry
+	goto b8;
+b43: // Modf.entry
 	r105 = trunc(r24);
 	r106 = r24 - r105;
 	r108 = (u64)__double_as_longlong(r106);
@@ -9499,18 +11390,18 @@ b44: // Modf.entry
 	r114 = r103;
 	r115 = r104;
 	r116 = r115 == 0x0p+00;
-	if (!r116) goto b50;
+	if (!r116) goto b49;
 	r118 = qd_f64_to_i64(r114);
 	r119 = r118 & 1ll;
 	r120 = r119 == 1ll;
 	r117 = r120;
-b49: // isOddInt.binop.done
+b48: // isOddInt.binop.done
 	r100 = r117;
-	goto b41;
-b50: // edge 2→4
+	goto b40;
+b49: // edge 2→4
 	r117 = false;
-	goto b49;
-b51: // pow.switch.done
+	goto b48;
+b50: // pow.switch.done
 	r26 = fabs(r24);
 	r29 = trunc(r26);
 	r30 = r26 - r29;
@@ -9526,64 +11417,64 @@ b51: // pow.switch.done
 	r38 = r27;
 	r39 = r28;
 	r40 = r39 != 0x0p+00;
-	if (!r40) goto b58;
+	if (!r40) goto b57;
 	r171 = r23 < 0x0p+00;
-	if (!r171) goto b58;
+	if (!r171) goto b57;
 	r22 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b9;
-b58: // pow.if.done
+	goto b8;
+b57: // pow.if.done
 	r170 = r38 >= 0x1p+63;
-	if (!r170) goto b64;
+	if (!r170) goto b63;
 	r172 = r23 == (-0x1p+00);
-	if (!r172) goto b61;
+	if (!r172) goto b60;
 	r22 = 0x1p+00;
-	goto b9;
-b61: // pow.switch.next
+	goto b8;
+b60: // pow.switch.next
 	r176 = fabs(r23);
 	r177 = r176 < 0x1p+00;
 	r178 = r24 > 0x0p+00;
 	r179 = r177 == r178;
-	if (!r179) goto b63;
+	if (!r179) goto b62;
 	r22 = 0x0p+00;
-	goto b9;
-b63: // Inf.return
+	goto b8;
+b62: // Inf.return
 	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b9;
-b64: // pow.if.done
+	goto b8;
+b63: // pow.if.done
 	r173 = r40;
-	if (!r173) goto b184;
+	if (!r173) goto b183;
 	r185 = r39 > 0x1p-01;
-	if (!r185) goto b183;
+	if (!r185) goto b182;
 	r230 = r39 - 0x1p+00;
 	r231 = r38 + 0x1p+00;
 	r186 = r231;
 	r187 = r230;
-b67: // Log.entry
+b66: // Log.entry
 	r234 = (u64)__double_as_longlong(r23);
 	r235 = r234 & ~9223372036854775808ull;
 	r236 = r235 == 0ull;
-	if (!r236) goto b175;
+	if (!r236) goto b174;
 	r233 = __longlong_as_double(0xfff0000000000000ll);
-b69: // Log.return
+b68: // Log.return
 	r232 = r233;
 	r288 = r187 * r232;
 	r291 = (u64)__double_as_longlong(r288);
 	r292 = r291 & ~9223372036854775808ull;
 	r293 = r292 >= 9218868437227405312ull;
-	if (!r293) goto b160;
+	if (!r293) goto b159;
 	r294 = r291 == 18442240474082181120ull;
-	if (!r294) goto b159;
+	if (!r294) goto b158;
 	r290 = 0x0p+00;
-b74: // Exp.return
+b73: // Exp.return
 	r289 = r290;
 	r174 = r186;
 	r175 = r289;
-b76: // frexp.entry
+b75: // frexp.entry
 	r192 = r48;
-	if (!r192) goto b149;
+	if (!r192) goto b148;
 	r190 = r23;
 	r191 = 0ll;
-b78: // frexp.return
+b77: // frexp.return
 	r220 = r190;
 	r221 = r191;
 	r188 = r220;
@@ -9596,49 +11487,49 @@ b78: // frexp.return
 	r227 = r222;
 	r228 = r223;
 	r229 = r224;
-b80: // pow.for.loop
+b79: // pow.for.loop
 	r349 = r229 != 0ll;
-	if (!r349) goto b142;
+	if (!r349) goto b141;
 	r351 = r228 < (-4096ll);
-	if (!r351) goto b110;
-b82: // pow.if.then
+	if (!r351) goto b109;
+b81: // pow.if.then
 	r355 = (u64)r226 + (u64)r228;
 	r350 = r355;
-b83: // pow.for.done
+b82: // pow.for.done
 	r352 = r24 < 0x0p+00;
-	if (!r352) goto b109;
+	if (!r352) goto b108;
 	r371 = 0x1p+00 / r225;
 	r372 = -(u64)r350;
 	r353 = r371;
 	r354 = r372;
-b85: // ldexp.entry
+b84: // ldexp.entry
 	r375 = r353 == 0x0p+00;
-	if (!r375) goto b89;
+	if (!r375) goto b88;
 	r374 = r353;
-b87: // ldexp.return
+b86: // ldexp.return
 	r373 = r374;
 	r22 = r373;
-	goto b9;
-b89: // IsInf.if.then
+	goto b8;
+b88: // IsInf.if.then
 	r379 = fabs(r353);
 	r380 = r379;
 	r381 = r380 > 0x1.fffffffffffffp+1023;
 	r376 = r381;
-	if (!r376) goto b93;
-b92: // ldexp.switch.body
+	if (!r376) goto b92;
+b91: // ldexp.switch.body
 	r374 = r353;
-	goto b87;
-b93: // IsNaN.entry
+	goto b86;
+b92: // IsNaN.entry
 	r400 = r353 != r353;
 	r399 = r400;
-	if (r399) goto b92;
+	if (r399) goto b91;
 	r386 = fabs(r353);
 	r387 = r386 < 0x1p-1022;
-	if (!r387) goto b108;
+	if (!r387) goto b107;
 	r388 = r353 * 0x1p+52;
 	r384 = r388;
 	r385 = (-52ll);
-b97: // normalize.return
+b96: // normalize.return
 	r389 = r384;
 	r390 = r385;
 	r391 = (u64)r354 + (u64)r390;
@@ -9649,31 +11540,31 @@ b97: // normalize.return
 	r396 = (u64)r395 - 1023ull;
 	r397 = (u64)r391 + (u64)r396;
 	r398 = r397 < (-1075ll);
-	if (!r398) goto b100;
+	if (!r398) goto b99;
 	r405 = r392;
 	r406 = r405 & 9223372036854775808ull;
 	r407 = r406;
 	r408 = __longlong_as_double((i64)r407);
 	r401 = r408;
 	r374 = r401;
-	goto b87;
-b100: // ldexp.if.done
+	goto b86;
+b99: // ldexp.if.done
 	r409 = r397 > 1023ll;
-	if (!r409) goto b104;
+	if (!r409) goto b103;
 	r410 = r389 < 0x0p+00;
-	if (!r410) goto b103;
+	if (!r410) goto b102;
 	r374 = __longlong_as_double(0xfff0000000000000ll);
-	goto b87;
-b103: // Inf.return
+	goto b86;
+b102: // Inf.return
 	r374 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b87;
-b104: // ldexp.if.done
+	goto b86;
+b103: // ldexp.if.done
 	r411 = r397 < (-1022ll);
-	if (!r411) goto b107;
+	if (!r411) goto b106;
 	r424 = (u64)r397 + 53ull;
 	r412 = r424;
 	r413 = 0x1p-53;
-b106: // ldexp.if.done
+b105: // ldexp.if.done
 	r425 = r392 & ~9218868437227405312ull;
 	r426 = (u64)r412 + 1023ull;
 	r427 = (u64)r426;
@@ -9682,189 +11573,189 @@ b106: // ldexp.if.done
 	r430 = __longlong_as_double((i64)r429);
 	r431 = r413 * r430;
 	r374 = r431;
-	goto b87;
-b107: // edge 9→13
+	goto b86;
+b106: // edge 9→13
 	r412 = r397;
 	r413 = 0x1p+00;
-	goto b106;
-b108: // normalize.if.done
+	goto b105;
+b107: // normalize.if.done
 	r384 = r353;
 	r385 = 0ll;
-	goto b97;
-b109: // edge 52→61
+	goto b96;
+b108: // edge 52→61
 	r353 = r225;
 	r354 = r350;
-	goto b85;
-b110: // pow.cond.false
+	goto b84;
+b109: // pow.cond.false
 	r360 = r228 > 4096ll;
-	if (r360) goto b82;
+	if (r360) goto b81;
 	r356 = r229 & 1ll;
 	r357 = r356 == 1ll;
-	if (!r357) goto b148;
+	if (!r357) goto b147;
 	r361 = r225 * r227;
 	r362 = (u64)r226 + (u64)r228;
 	r358 = r361;
 	r359 = r362;
-b113: // pow.if.done
+b112: // pow.if.done
 	r363 = r227 * r227;
 	r364 = (u64)r228 << 1;
 	r365 = r363 < 0x1p-01;
-	if (!r365) goto b147;
+	if (!r365) goto b146;
 	r368 = r363 + r363;
 	r369 = (u64)r364 - 1ull;
 	r366 = r368;
 	r367 = r369;
-b115: // pow.if.done
+b114: // pow.if.done
 	r370 = r229 >> 1;
 	r225 = r358;
 	r226 = r359;
 	r227 = r366;
 	r228 = r367;
 	r229 = r370;
-	r433 = r229 != 0ll;
-	if (!r433) goto b142;
-	r434 = r228 < (-4096ll);
-	if (r434) goto b82;
-	r437 = r228 > 4096ll;
-	if (r437) goto b82;
-	r435 = r229 & 1ll;
-	r436 = r435 == 1ll;
-	if (!r436) goto b146;
-	r438 = r225 * r227;
-	r439 = (u64)r226 + (u64)r228;
-	r358 = r438;
-	r359 = r439;
-b121: // pow.if.done (unrolled 1)
-	r440 = r227 * r227;
-	r441 = (u64)r228 << 1;
-	r442 = r440 < 0x1p-01;
-	if (!r442) goto b145;
-	r443 = r440 + r440;
-	r444 = (u64)r441 - 1ull;
-	r366 = r443;
-	r367 = r444;
-b123: // pow.if.done (unrolled 1)
-	r445 = r229 >> 1;
+	r436 = r229 != 0ll;
+	if (!r436) goto b141;
+	r437 = r228 < (-4096ll);
+	if (r437) goto b81;
+	r440 = r228 > 4096ll;
+	if (r440) goto b81;
+	r438 = r229 & 1ll;
+	r439 = r438 == 1ll;
+	if (!r439) goto b145;
+	r441 = r225 * r227;
+	r442 = (u64)r226 + (u64)r228;
+	r358 = r441;
+	r359 = r442;
+b120: // pow.if.done (unrolled 1)
+	r443 = r227 * r227;
+	r444 = (u64)r228 << 1;
+	r445 = r443 < 0x1p-01;
+	if (!r445) goto b144;
+	r446 = r443 + r443;
+	r447 = (u64)r444 - 1ull;
+	r366 = r446;
+	r367 = r447;
+b122: // pow.if.done (unrolled 1)
+	r448 = r229 >> 1;
 	r225 = r358;
 	r226 = r359;
 	r227 = r366;
 	r228 = r367;
-	r229 = r445;
-	r446 = r229 != 0ll;
-	if (!r446) goto b142;
-	r447 = r228 < (-4096ll);
-	if (r447) goto b82;
-	r450 = r228 > 4096ll;
-	if (r450) goto b82;
-	r448 = r229 & 1ll;
-	r449 = r448 == 1ll;
-	if (!r449) goto b144;
-	r451 = r225 * r227;
-	r452 = (u64)r226 + (u64)r228;
-	r358 = r451;
-	r359 = r452;
-b129: // pow.if.done (unrolled 2)
-	r453 = r227 * r227;
-	r454 = (u64)r228 << 1;
-	r455 = r453 < 0x1p-01;
-	if (!r455) goto b143;
-	r456 = r453 + r453;
-	r457 = (u64)r454 - 1ull;
-	r366 = r456;
-	r367 = r457;
-b131: // pow.if.done (unrolled 2)
-	r458 = r229 >> 1;
+	r229 = r448;
+	r449 = r229 != 0ll;
+	if (!r449) goto b141;
+	r450 = r228 < (-4096ll);
+	if (r450) goto b81;
+	r453 = r228 > 4096ll;
+	if (r453) goto b81;
+	r451 = r229 & 1ll;
+	r452 = r451 == 1ll;
+	if (!r452) goto b143;
+	r454 = r225 * r227;
+	r455 = (u64)r226 + (u64)r228;
+	r358 = r454;
+	r359 = r455;
+b128: // pow.if.done (unrolled 2)
+	r456 = r227 * r227;
+	r457 = (u64)r228 << 1;
+	r458 = r456 < 0x1p-01;
+	if (!r458) goto b142;
+	r459 = r456 + r456;
+	r460 = (u64)r457 - 1ull;
+	r366 = r459;
+	r367 = r460;
+b130: // pow.if.done (unrolled 2)
+	r461 = r229 >> 1;
 	r225 = r358;
 	r226 = r359;
 	r227 = r366;
 	r228 = r367;
-	r229 = r458;
-	r459 = r229 != 0ll;
-	if (!r459) goto b142;
-	r460 = r228 < (-4096ll);
-	if (r460) goto b82;
-	r463 = r228 > 4096ll;
-	if (r463) goto b82;
-	r461 = r229 & 1ll;
-	r462 = r461 == 1ll;
+	r229 = r461;
+	r462 = r229 != 0ll;
 	if (!r462) goto b141;
-	r464 = r225 * r227;
-	r465 = (u64)r226 + (u64)r228;
-	r358 = r464;
-	r359 = r465;
-b137: // pow.if.done (unrolled 3)
-	r466 = r227 * r227;
-	r467 = (u64)r228 << 1;
-	r468 = r466 < 0x1p-01;
-	if (!r468) goto b140;
-	r469 = r466 + r466;
-	r470 = (u64)r467 - 1ull;
+	r463 = r228 < (-4096ll);
+	if (r463) goto b81;
+	r466 = r228 > 4096ll;
+	if (r466) goto b81;
+	r464 = r229 & 1ll;
+	r465 = r464 == 1ll;
+	if (!r465) goto b140;
+	r467 = r225 * r227;
+	r468 = (u64)r226 + (u64)r228;
+	r358 = r467;
+	r359 = r468;
+b136: // pow.if.done (unrolled 3)
+	r469 = r227 * r227;
+	r470 = (u64)r228 << 1;
+	r471 = r469 < 0x1p-01;
+	if (!r471) goto b139;
+	r472 = r469 + r469;
+	r473 = (u64)r470 - 1ull;
+	r366 = r472;
+	r367 = r473;
+b138: // pow.if.done (unrolled 3)
+	r474 = r229 >> 1;
+	r225 = r358;
+	r226 = r359;
+	r227 = r366;
+	r228 = r367;
+	r229 = r474;
+	goto b79;
+b139: // edge 57→59 (unrolled 3)
 	r366 = r469;
 	r367 = r470;
-b139: // pow.if.done (unrolled 3)
-	r471 = r229 >> 1;
-	r225 = r358;
-	r226 = r359;
-	r227 = r366;
-	r228 = r367;
-	r229 = r471;
-	goto b80;
-b140: // edge 57→59 (unrolled 3)
-	r366 = r466;
-	r367 = r467;
-	goto b139;
-b141: // edge 54→57 (unrolled 3)
+	goto b138;
+b140: // edge 54→57 (unrolled 3)
 	r358 = r225;
 	r359 = r226;
-	goto b137;
-b142: // edge 50→52
+	goto b136;
+b141: // edge 50→52
 	r350 = r226;
-	goto b83;
-b143: // edge 57→59 (unrolled 2)
-	r366 = r453;
-	r367 = r454;
-	goto b131;
-b144: // edge 54→57 (unrolled 2)
+	goto b82;
+b142: // edge 57→59 (unrolled 2)
+	r366 = r456;
+	r367 = r457;
+	goto b130;
+b143: // edge 54→57 (unrolled 2)
 	r358 = r225;
 	r359 = r226;
-	goto b129;
-b145: // edge 57→59 (unrolled 1)
-	r366 = r440;
-	r367 = r441;
-	goto b123;
-b146: // edge 54→57 (unrolled 1)
+	goto b128;
+b144: // edge 57→59 (unrolled 1)
+	r366 = r443;
+	r367 = r444;
+	goto b122;
+b145: // edge 54→57 (unrolled 1)
 	r358 = r225;
 	r359 = r226;
-	goto b121;
-b147: // edge 57→59
+	goto b120;
+b146: // edge 57→59
 	r366 = r363;
 	r367 = r364;
-	goto b115;
-b148: // edge 54→57
+	goto b114;
+b147: // edge 54→57
 	r358 = r225;
 	r359 = r226;
-	goto b113;
-b149: // IsInf.if.then
+	goto b112;
+b148: // IsInf.if.then
 	r196 = fabs(r23);
 	r197 = r196;
 	r198 = r197 > 0x1.fffffffffffffp+1023;
 	r193 = r198;
-	if (!r193) goto b153;
-b152: // frexp.switch.body
+	if (!r193) goto b152;
+b151: // frexp.switch.body
 	r190 = r23;
 	r191 = 0ll;
-	goto b78;
-b153: // IsNaN.entry
+	goto b77;
+b152: // IsNaN.entry
 	r219 = r46;
 	r218 = r219;
-	if (r218) goto b152;
+	if (r218) goto b151;
 	r203 = r196;
 	r204 = r203 < 0x1p-1022;
-	if (!r204) goto b158;
+	if (!r204) goto b157;
 	r205 = r23 * 0x1p+52;
 	r201 = r205;
 	r202 = (-52ll);
-b157: // normalize.return
+b156: // normalize.return
 	r206 = r201;
 	r207 = r202;
 	r208 = (u64)__double_as_longlong(r206);
@@ -9879,29 +11770,29 @@ b157: // normalize.return
 	r217 = __longlong_as_double((i64)r216);
 	r190 = r217;
 	r191 = r214;
-	goto b78;
-b158: // normalize.if.done
+	goto b77;
+b157: // normalize.if.done
 	r201 = r23;
 	r202 = 0ll;
-	goto b157;
-b159: // Exp.if.done
+	goto b156;
+b158: // Exp.if.done
 	r290 = r288;
-	goto b74;
-b160: // Exp.if.done
+	goto b73;
+b159: // Exp.if.done
 	r295 = r288 > 0x1.62e42fefa39efp+09;
-	if (!r295) goto b162;
+	if (!r295) goto b161;
 	r290 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b74;
-b162: // Exp.if.done
+	goto b73;
+b161: // Exp.if.done
 	r301 = r288 * 0x1.71547652b82fep+00;
 	r303 = rint(r301);
 	r304 = r303 >= (-0x1p+31);
-	if (!r304) goto b174;
+	if (!r304) goto b173;
 	r306 = r303 <= 0x1.fffffffcp+30;
-	if (!r306) goto b174;
+	if (!r306) goto b173;
 	r305 = qd_f64_to_i32(r303);
 	r302 = r305;
-b166: // roundToInt32.return
+b165: // roundToInt32.return
 	r307 = (double)r302;
 	r308 = -r307;
 	r309 = fma(r308, 0x1.62e42fefa3p-01, r288);
@@ -9926,12 +11817,12 @@ b166: // roundToInt32.return
 	r328 = fma(r326, r327, 0x1p+00);
 	r329 = (u32)r302 + 1023u;
 	r330 = r329 <= 0;
-	if (!r330) goto b171;
+	if (!r330) goto b170;
 	r331 = r329 < (-52);
-	if (!r331) goto b169;
+	if (!r331) goto b168;
 	r290 = 0x0p+00;
-	goto b74;
-b169: // Exp.if.done
+	goto b73;
+b168: // Exp.if.done
 	r339 = (u32)r329 + 1022u;
 	r340 = (u64)r339;
 	r341 = r340 << 52;
@@ -9939,37 +11830,37 @@ b169: // Exp.if.done
 	r343 = r328 * r342;
 	r332 = r343;
 	r333 = 1;
-b170: // Exp.if.done
+b169: // Exp.if.done
 	r334 = (u64)r333;
 	r335 = r334 << 52;
 	r336 = __longlong_as_double((i64)r335);
 	r337 = r332 * r336;
 	r290 = r337;
-	goto b74;
-b171: // Exp.if.else
+	goto b73;
+b170: // Exp.if.else
 	r338 = r329 >= 2047;
-	if (!r338) goto b173;
+	if (!r338) goto b172;
 	r290 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b74;
-b173: // edge 9→8
+	goto b73;
+b172: // edge 9→8
 	r332 = r328;
 	r333 = r329;
-	goto b170;
-b174: // roundToInt32.if.done
+	goto b169;
+b173: // roundToInt32.if.done
 	r302 = (-2147483647 - 1);
-	goto b166;
-b175: // Log.switch.next
+	goto b165;
+b174: // Log.switch.next
 	r244 = (i64)r234;
 	r245 = r244 < 0ll;
-	if (!r245) goto b177;
+	if (!r245) goto b176;
 	r233 = __longlong_as_double(0x7ff8000000000001ll);
-	goto b69;
-b177: // Log.switch.next
+	goto b68;
+b176: // Log.switch.next
 	r246 = r234 >= 9218868437227405312ull;
-	if (!r246) goto b179;
+	if (!r246) goto b178;
 	r233 = r23;
-	goto b69;
-b179: // Log.switch.next
+	goto b68;
+b178: // Log.switch.next
 	r247 = r234 & 4503599627370495ull;
 	r248 = r247 | 4602678819172646912ull;
 	r249 = __longlong_as_double((i64)r248);
@@ -9979,12 +11870,12 @@ b179: // Log.switch.next
 	r253 = (u32)r252 - 1022u;
 	r254 = (double)r253;
 	r255 = r249 <= 0x1.6a09e667f3bcdp-01;
-	if (!r255) goto b182;
+	if (!r255) goto b181;
 	r258 = r254 - 0x1p+00;
 	r259 = r249 * 0x1p+01;
 	r256 = r259;
 	r257 = r258;
-b181: // Log.if.done
+b180: // Log.if.done
 	r260 = r256 - 0x1p+00;
 	r261 = r260 + 0x1p+01;
 	r262 = r260 / r261;
@@ -10014,82 +11905,82 @@ b181: // Log.if.done
 	r286 = r285 - r260;
 	r287 = r280 - r286;
 	r233 = r287;
-	goto b69;
-b182: // edge 6→8
+	goto b68;
+b181: // edge 6→8
 	r256 = r249;
 	r257 = r254;
-	goto b181;
-b183: // edge 46→49
+	goto b180;
+b182: // edge 46→49
 	r186 = r38;
 	r187 = r39;
-	goto b67;
-b184: // edge 41→47
+	goto b66;
+b183: // edge 41→47
 	r174 = r38;
 	r175 = 0x1p+00;
-	goto b76;
-b185: // IsInf.if.then
+	goto b75;
+b184: // IsInf.if.then
 	r55 = fabs(r24);
 	r56 = r55;
 	r57 = r56 > 0x1.fffffffffffffp+1023;
 	r52 = r57;
-	if (!r52) goto b196;
+	if (!r52) goto b195;
 	r51 = r23 == (-0x1p+00);
-	if (!r51) goto b190;
+	if (!r51) goto b189;
 	r22 = 0x1p+00;
-	goto b9;
-b190: // pow.switch.next
+	goto b8;
+b189: // pow.switch.next
 	r137 = fabs(r23);
 	r138 = r137 < 0x1p+00;
 	r143 = r24;
 	r144 = r143 > 0x1.fffffffffffffp+1023;
 	r139 = r144;
 	r147 = r138 == r139;
-	if (!r147) goto b195;
+	if (!r147) goto b194;
 	r22 = 0x0p+00;
-	goto b9;
-b195: // Inf.return
+	goto b8;
+b194: // Inf.return
 	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b9;
-b196: // IsInf.if.then
+	goto b8;
+b195: // IsInf.if.then
 	r132 = fabs(r23);
 	r133 = r132;
 	r134 = r133 > 0x1.fffffffffffffp+1023;
 	r129 = r134;
-	if (!r129) goto b207;
+	if (!r129) goto b206;
 	r128 = -r23;
 	r125 = r128;
 	r126 = r125 > 0x1.fffffffffffffp+1023;
 	r121 = r126;
-	if (!r121) goto b203;
+	if (!r121) goto b202;
 	r155 = 0x1p+00 / r23;
 	r156 = -r24;
 	r20 = r155;
 	r21 = r156;
-	goto b6;
-b203: // pow.if.done
+	goto b5;
+b202: // pow.if.done
 	r158 = r24 < 0x0p+00;
-	if (!r158) goto b205;
+	if (!r158) goto b204;
 	r22 = 0x0p+00;
-	goto b9;
-b205: // pow.switch.next
+	goto b8;
+b204: // pow.switch.next
 	r164 = r24 > 0x0p+00;
-	if (!r164) goto b51;
+	if (!r164) goto b50;
 	r22 = __longlong_as_double(0x7ff0000000000000ll);
-	goto b9;
-b207: // pow.switch.next
+	goto b8;
+b206: // pow.switch.next
 	r154 = r24 == 0x1p-01;
-	if (!r154) goto b209;
+	if (!r154) goto b208;
 	r153 = sqrt(r23);
 	r22 = r153;
-	goto b9;
-b209: // pow.switch.next
+	goto b8;
+b208: // pow.switch.next
 	r167 = r24 == (-0x1p-01);
-	if (!r167) goto b51;
+	if (!r167) goto b50;
 	r165 = sqrt(r23);
 	r166 = 0x1p+00 / r165;
 	r22 = r166;
-	goto b9;
-b211: // exit
+	goto b8;
+b210: // exit
 	return;
 }
 
@@ -10102,6 +11993,7 @@ extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	bool r142 = 0, r144 = 0, r168 = 0, r225 = 0, r249 = 0, r305 = 0, r306 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r17 = 0, r56 = 0, r59 = 0, r67 = 0, r83 = 0, r91 = 0, r99 = 0;
+	i64 r313 = 0, r315 = 0;
 	u64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r40 = 0, r41 = 0, r42 = 0;
 	u64 r43 = 0, r44 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r55 = 0;
 	u64 r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r108 = 0, r109 = 0, r110 = 0;
@@ -10134,7 +12026,8 @@ extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	double r283 = 0, r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0;
 	double r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0;
 	double r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0, r307 = 0, r308 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r309 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r309 = 0, *r310 = 0, *r311 = 0;
+	char *r312 = 0, *r314 = 0, *r316 = 0, *r317 = 0;
 	r4 = p4;
 	r5 = p5;
 	r3 = r5;
@@ -10143,156 +12036,165 @@ extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r313 = r2;
+	r314 = r12 + r313 * 8;
+	r315 = (u64)r1 * 8ull;
+	r316 = r16 + r313 * 8;
+	r317 = r4 + r313 * 8;
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b83;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r12 + r9 * 8;
+	if (!r7) goto b81;
+	r310 = r314;
+	r11 = r310 + 8ll;
 	r14 = *(double *)r11;
-	r15 = r16 + r9 * 8;
+	r311 = r316;
+	r15 = r311 + 8ll;
 	r18 = *(double *)r15;
 	r22 = r14 != r14;
 	r21 = r22;
-	if (!r21) goto b12;
-b8: // NaN.return
+	if (!r21) goto b10;
+b6: // NaN.return
 	r20 = __longlong_as_double(0x7ff8000000000001ll);
-b9: // atan2.return
+b7: // atan2.return
 	r19 = r20;
-	r309 = r4 + r9 * 8;
+	r312 = r317;
+	r309 = r312 + 8ll;
 	*(double *)r309 = r19;
 	r2 = (u64)r2 + (u64)r1;
+	r314 = r314 + r315 * 1;
+	r316 = r316 + r315 * 1;
+	r317 = r317 + r315 * 1;
 	goto b2;
-b12: // IsNaN.entry
+b10: // IsNaN.entry
 	r28 = r18 != r18;
 	r27 = r28;
-	if (r27) goto b8;
+	if (r27) goto b6;
 	r26 = r14 == 0x0p+00;
-	if (!r26) goto b22;
+	if (!r26) goto b20;
 	r25 = r18 >= 0x0p+00;
-	if (!r25) goto b18;
+	if (!r25) goto b16;
 	r55 = (u64)__double_as_longlong(r18);
 	r56 = (i64)r55;
 	r57 = r56 < 0ll;
 	r54 = r57;
-	if (!r54) goto b20;
-b18: // Copysign.entry
+	if (!r54) goto b18;
+b16: // Copysign.entry
 	r50 = (u64)__double_as_longlong(r14);
 	r51 = r50 & 9223372036854775808ull;
 	r52 = r51 | 4614256656552045848ull;
 	r53 = __longlong_as_double((i64)r52);
 	r46 = r53;
 	r20 = r46;
-	goto b9;
-b20: // Copysign.entry
+	goto b7;
+b18: // Copysign.entry
 	r42 = (u64)__double_as_longlong(r14);
 	r43 = r42 & 9223372036854775808ull;
 	r44 = r43;
 	r45 = __longlong_as_double((i64)r44);
 	r38 = r45;
 	r20 = r38;
-	goto b9;
-b22: // atan2.switch.next
+	goto b7;
+b20: // atan2.switch.next
 	r37 = r18 == 0x0p+00;
-	if (!r37) goto b25;
+	if (!r37) goto b23;
 	r33 = (u64)__double_as_longlong(r14);
 	r34 = r33 & 9223372036854775808ull;
 	r35 = r34 | 4609753056924675352ull;
 	r36 = __longlong_as_double((i64)r35);
 	r29 = r36;
 	r20 = r29;
-	goto b9;
-b25: // IsInf.if.then
+	goto b7;
+b23: // IsInf.if.then
 	r69 = fabs(r18);
 	r70 = r69;
 	r71 = r70 > 0x1.fffffffffffffp+1023;
 	r66 = r71;
-	if (!r66) goto b45;
+	if (!r66) goto b43;
 	r62 = r18;
 	r63 = r62 > 0x1.fffffffffffffp+1023;
 	r58 = r63;
-	if (!r58) goto b38;
+	if (!r58) goto b36;
 	r93 = fabs(r14);
 	r94 = r93;
 	r95 = r94 > 0x1.fffffffffffffp+1023;
 	r90 = r95;
-	if (!r90) goto b36;
+	if (!r90) goto b34;
 	r110 = (u64)__double_as_longlong(r14);
 	r111 = r110 & 9223372036854775808ull;
 	r112 = r111 | 4605249457297304856ull;
 	r113 = __longlong_as_double((i64)r112);
 	r106 = r113;
 	r20 = r106;
-	goto b9;
-b36: // Copysign.entry
+	goto b7;
+b34: // Copysign.entry
 	r118 = (u64)__double_as_longlong(r14);
 	r119 = r118 & 9223372036854775808ull;
 	r120 = r119;
 	r121 = __longlong_as_double((i64)r120);
 	r114 = r121;
 	r20 = r114;
-	goto b9;
-b38: // IsInf.if.then
+	goto b7;
+b36: // IsInf.if.then
 	r101 = fabs(r14);
 	r102 = r101;
 	r103 = r102 > 0x1.fffffffffffffp+1023;
 	r98 = r103;
-	if (!r98) goto b43;
+	if (!r98) goto b41;
 	r126 = (u64)__double_as_longlong(r14);
 	r127 = r126 & 9223372036854775808ull;
 	r128 = r127 | 4612488097114038738ull;
 	r129 = __longlong_as_double((i64)r128);
 	r122 = r129;
 	r20 = r122;
-	goto b9;
-b43: // Copysign.entry
+	goto b7;
+b41: // Copysign.entry
 	r134 = (u64)__double_as_longlong(r14);
 	r135 = r134 & 9223372036854775808ull;
 	r136 = r135 | 4614256656552045848ull;
 	r137 = __longlong_as_double((i64)r136);
 	r130 = r137;
 	r20 = r130;
-	goto b9;
-b45: // IsInf.if.then
+	goto b7;
+b43: // IsInf.if.then
 	r85 = fabs(r14);
 	r86 = r85;
 	r87 = r86 > 0x1.fffffffffffffp+1023;
 	r82 = r87;
-	if (!r82) goto b50;
+	if (!r82) goto b48;
 	r78 = (u64)__double_as_longlong(r14);
 	r79 = r78 & 9223372036854775808ull;
 	r80 = r79 | 4609753056924675352ull;
 	r81 = __longlong_as_double((i64)r80);
 	r74 = r81;
 	r20 = r74;
-	goto b9;
-b50: // atan2.switch.next
+	goto b7;
+b48: // atan2.switch.next
 	r138 = r14 / r18;
 	r141 = r138 == 0x0p+00;
-	if (!r141) goto b59;
+	if (!r141) goto b57;
 	r140 = r138;
-b53: // atan.return
+b51: // atan.return
 	r139 = r140;
 	r305 = r18 < 0x0p+00;
-	if (!r305) goto b58;
+	if (!r305) goto b56;
 	r306 = r139 <= 0x0p+00;
-	if (!r306) goto b57;
+	if (!r306) goto b55;
 	r307 = r139 + 0x1.921fb54442d18p+01;
 	r20 = r307;
-	goto b9;
-b57: // atan2.if.done
+	goto b7;
+b55: // atan2.if.done
 	r308 = r139 - 0x1.921fb54442d18p+01;
 	r20 = r308;
-	goto b9;
-b58: // atan2.if.done
+	goto b7;
+b56: // atan2.if.done
 	r20 = r139;
-	goto b9;
-b59: // atan.if.done
+	goto b7;
+b57: // atan.if.done
 	r142 = r138 > 0x0p+00;
-	if (!r142) goto b71;
+	if (!r142) goto b69;
 	r144 = r138 <= 0x1.51eb851eb851fp-01;
-	if (!r144) goto b64;
+	if (!r144) goto b62;
 	r146 = r138 * r138;
 	r147 = r146 * (-0x1.c007fa1f72594p-01);
 	r148 = r147 + (-0x1.028545b6b807ap+04);
@@ -10317,12 +12219,12 @@ b59: // atan.if.done
 	r167 = r166 + r138;
 	r145 = r167;
 	r143 = r145;
-b63: // satan.return
+b61: // satan.return
 	r140 = r143;
-	goto b53;
-b64: // satan.if.done
+	goto b51;
+b62: // satan.if.done
 	r168 = r138 > 0x1.3504f333f9de6p+01;
-	if (!r168) goto b68;
+	if (!r168) goto b66;
 	r169 = 0x1p+00 / r138;
 	r171 = r169 * r169;
 	r172 = r171 * (-0x1.c007fa1f72594p-01);
@@ -10350,8 +12252,8 @@ b64: // satan.if.done
 	r193 = 0x1.921fb54442d18p+00 - r170;
 	r194 = r193 + 0x1.1a62633145c07p-54;
 	r143 = r194;
-	goto b63;
-b68: // satan.if.done
+	goto b61;
+b66: // satan.if.done
 	r195 = r138 - 0x1p+00;
 	r196 = r138 + 0x1p+00;
 	r197 = r195 / r196;
@@ -10381,11 +12283,11 @@ b68: // satan.if.done
 	r221 = r198 + 0x1.921fb54442d18p-01;
 	r222 = r221 + 0x1.1a62633145c07p-55;
 	r143 = r222;
-	goto b63;
-b71: // atan.if.done
+	goto b61;
+b69: // atan.if.done
 	r223 = -r138;
 	r225 = r223 <= 0x1.51eb851eb851fp-01;
-	if (!r225) goto b76;
+	if (!r225) goto b74;
 	r227 = r223 * r223;
 	r228 = r227 * (-0x1.c007fa1f72594p-01);
 	r229 = r228 + (-0x1.028545b6b807ap+04);
@@ -10410,13 +12312,13 @@ b71: // atan.if.done
 	r248 = r247 + r223;
 	r226 = r248;
 	r224 = r226;
-b75: // satan.return
+b73: // satan.return
 	r304 = -r224;
 	r140 = r304;
-	goto b53;
-b76: // satan.if.done
+	goto b51;
+b74: // satan.if.done
 	r249 = r223 > 0x1.3504f333f9de6p+01;
-	if (!r249) goto b80;
+	if (!r249) goto b78;
 	r250 = 0x1p+00 / r223;
 	r252 = r250 * r250;
 	r253 = r252 * (-0x1.c007fa1f72594p-01);
@@ -10444,8 +12346,8 @@ b76: // satan.if.done
 	r274 = 0x1.921fb54442d18p+00 - r251;
 	r275 = r274 + 0x1.1a62633145c07p-54;
 	r224 = r275;
-	goto b75;
-b80: // satan.if.done
+	goto b73;
+b78: // satan.if.done
 	r276 = r223 - 0x1p+00;
 	r277 = r223 + 0x1p+00;
 	r278 = r276 / r277;
@@ -10475,8 +12377,8 @@ b80: // satan.if.done
 	r302 = r279 + 0x1.921fb54442d18p-01;
 	r303 = r302 + 0x1.1a62633145c07p-55;
 	r224 = r303;
-	goto b75;
-b83: // exit
+	goto b73;
+b81: // exit
 	return;
 }
 
@@ -10484,19 +12386,19 @@ b83: // exit
 extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
 	bool r8 = 0, r14 = 0, r17 = 0, r22 = 0, r33 = 0, r34 = 0, r35 = 0, r40 = 0;
-	bool r43 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0, r68 = 0, r69 = 0, r72 = 0;
-	bool r73 = 0, r76 = 0, r77 = 0, r80 = 0, r81 = 0, r84 = 0, r85 = 0, r88 = 0;
-	bool r89 = 0;
+	bool r43 = 0, r55 = 0, r56 = 0, r57 = 0, r63 = 0, r69 = 0, r70 = 0, r73 = 0;
+	bool r74 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r89 = 0;
+	bool r90 = 0;
 	i64 r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r15 = 0, r16 = 0;
 	i64 r21 = 0, r23 = 0, r24 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0, r29 = 0;
 	i64 r30 = 0, r32 = 0, r37 = 0, r38 = 0, r41 = 0, r42 = 0, r45 = 0, r46 = 0;
 	i64 r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r54 = 0, r58 = 0, r59 = 0;
-	i64 r60 = 0, r64 = 0, r67 = 0, r71 = 0, r75 = 0, r79 = 0, r83 = 0, r87 = 0;
+	i64 r60 = 0, r64 = 0, r68 = 0, r72 = 0, r76 = 0, r80 = 0, r84 = 0, r88 = 0;
 	u64 r9 = 0, r10 = 0, r11 = 0, r12 = 0, r13 = 0;
-	float r0 = 0, r19 = 0, r20 = 0, r31 = 0, r53 = 0, r66 = 0, r70 = 0, r74 = 0;
-	float r78 = 0, r82 = 0, r86 = 0;
+	float r0 = 0, r19 = 0, r20 = 0, r31 = 0, r53 = 0, r67 = 0, r71 = 0, r75 = 0;
+	float r79 = 0, r83 = 0, r87 = 0;
 	char *r5 = 0, *r18 = 0, *r36 = 0, *r39 = 0, *r44 = 0, *r47 = 0, *r61 = 0, *r62 = 0;
-	char *r65 = 0;
+	char *r65 = 0, *r66 = 0;
 	r5 = p0;
 	r6 = p1;
 	r4 = r6;
@@ -10581,33 +12483,33 @@ b28: // reduction next
 	r30 = r30 >> 1;
 	r34 = r30 != 0ll;
 	if (!r34) goto b38;
-	r66 = qd_shfl_down(r0, (u32)r30);
-	r67 = (u64)r23 + (u64)r30;
-	r68 = r67 < r29;
-	if (!r68) goto b31;
-	r0 = r0 + r66;
+	r67 = qd_shfl_down(r0, (u32)r30);
+	r68 = (u64)r23 + (u64)r30;
+	r69 = r68 < r29;
+	if (!r69) goto b31;
+	r0 = r0 + r67;
 b31: // reduction next (unrolled 1)
 	r30 = r30 >> 1;
-	r69 = r30 != 0ll;
-	if (!r69) goto b38;
-	r70 = qd_shfl_down(r0, (u32)r30);
-	r71 = (u64)r23 + (u64)r30;
-	r72 = r71 < r29;
-	if (!r72) goto b34;
-	r0 = r0 + r70;
+	r70 = r30 != 0ll;
+	if (!r70) goto b38;
+	r71 = qd_shfl_down(r0, (u32)r30);
+	r72 = (u64)r23 + (u64)r30;
+	r73 = r72 < r29;
+	if (!r73) goto b34;
+	r0 = r0 + r71;
 b34: // reduction next (unrolled 2)
 	r30 = r30 >> 1;
-	r73 = r30 != 0ll;
-	if (!r73) goto b38;
-	r74 = qd_shfl_down(r0, (u32)r30);
-	r75 = (u64)r23 + (u64)r30;
-	r76 = r75 < r29;
-	if (!r76) goto b37;
-	r0 = r0 + r74;
+	r74 = r30 != 0ll;
+	if (!r74) goto b38;
+	r75 = qd_shfl_down(r0, (u32)r30);
+	r76 = (u64)r23 + (u64)r30;
+	r77 = r76 < r29;
+	if (!r77) goto b37;
+	r0 = r0 + r75;
 b37: // reduction next (unrolled 3)
 	r30 = r30 >> 1;
-	r77 = r30 != 0ll;
-	if (r77) goto b26;
+	r78 = r30 != 0ll;
+	if (r78) goto b26;
 b38: // reduction shuffled
 	r35 = r23 == 0ll;
 	if (!r35) goto b40;
@@ -10645,40 +12547,39 @@ b46: // reduction next
 	r52 = r52 >> 1;
 	r56 = r52 != 0ll;
 	if (!r56) goto b56;
-	r78 = qd_shfl_down(r0, (u32)r52);
-	r79 = (u64)r23 + (u64)r52;
-	r80 = r79 < r51;
-	if (!r80) goto b49;
-	r0 = r0 + r78;
+	r79 = qd_shfl_down(r0, (u32)r52);
+	r80 = (u64)r23 + (u64)r52;
+	r81 = r80 < r51;
+	if (!r81) goto b49;
+	r0 = r0 + r79;
 b49: // reduction next (unrolled 1)
 	r52 = r52 >> 1;
-	r81 = r52 != 0ll;
-	if (!r81) goto b56;
-	r82 = qd_shfl_down(r0, (u32)r52);
-	r83 = (u64)r23 + (u64)r52;
-	r84 = r83 < r51;
-	if (!r84) goto b52;
-	r0 = r0 + r82;
+	r82 = r52 != 0ll;
+	if (!r82) goto b56;
+	r83 = qd_shfl_down(r0, (u32)r52);
+	r84 = (u64)r23 + (u64)r52;
+	r85 = r84 < r51;
+	if (!r85) goto b52;
+	r0 = r0 + r83;
 b52: // reduction next (unrolled 2)
 	r52 = r52 >> 1;
-	r85 = r52 != 0ll;
-	if (!r85) goto b56;
-	r86 = qd_shfl_down(r0, (u32)r52);
-	r87 = (u64)r23 + (u64)r52;
-	r88 = r87 < r51;
-	if (!r88) goto b55;
-	r0 = r0 + r86;
+	r86 = r52 != 0ll;
+	if (!r86) goto b56;
+	r87 = qd_shfl_down(r0, (u32)r52);
+	r88 = (u64)r23 + (u64)r52;
+	r89 = r88 < r51;
+	if (!r89) goto b55;
+	r0 = r0 + r87;
 b55: // reduction next (unrolled 3)
 	r52 = r52 >> 1;
-	r89 = r52 != 0ll;
-	if (r89) goto b44;
+	r90 = r52 != 0ll;
+	if (r90) goto b44;
 b56: // reduction shuffled
 	r57 = r35;
 	if (!r57) goto b59;
 	r58 = (i64)blockIdx.x;
-	r59 = r58;
-	r60 = (u64)r59 + 2ull;
-	r62 = r61 + r60 * 8;
+	r66 = r61 + r58 * 8;
+	r62 = r66 + 16ll;
 	*(float *)r62 = r0;
 	r63 = r58 == 0ll;
 	if (!r63) goto b59;
@@ -10696,56 +12597,59 @@ b60: // reduction none
 extern "C" __global__ void Sum_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
 	bool r6 = 0, r21 = 0, r22 = 0, r23 = 0, r28 = 0, r31 = 0, r43 = 0, r44 = 0;
-	bool r45 = 0, r52 = 0, r55 = 0, r58 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0;
-	bool r71 = 0, r72 = 0, r75 = 0, r76 = 0, r79 = 0, r80 = 0, r83 = 0, r84 = 0;
+	bool r45 = 0, r52 = 0, r56 = 0, r60 = 0, r66 = 0, r67 = 0, r70 = 0, r71 = 0;
+	bool r74 = 0, r75 = 0, r78 = 0, r79 = 0, r82 = 0, r83 = 0, r86 = 0, r87 = 0;
 	i64 r2 = 0, r3 = 0, r4 = 0, r7 = 0, r8 = 0, r11 = 0, r12 = 0, r13 = 0;
 	i64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r25 = 0, r26 = 0;
 	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0;
-	i64 r40 = 0, r42 = 0, r48 = 0, r49 = 0, r51 = 0, r62 = 0, r66 = 0, r70 = 0;
-	i64 r74 = 0, r78 = 0, r82 = 0;
-	float r5 = 0, r10 = 0, r19 = 0, r41 = 0, r46 = 0, r54 = 0, r57 = 0, r60 = 0;
-	float r61 = 0, r65 = 0, r69 = 0, r73 = 0, r77 = 0, r81 = 0;
+	i64 r40 = 0, r42 = 0, r49 = 0, r51 = 0, r65 = 0, r69 = 0, r73 = 0, r77 = 0;
+	i64 r81 = 0, r85 = 0;
+	float r5 = 0, r10 = 0, r19 = 0, r41 = 0, r46 = 0, r54 = 0, r58 = 0, r62 = 0;
+	float r64 = 0, r68 = 0, r72 = 0, r76 = 0, r80 = 0, r84 = 0;
 	char *r0 = 0, *r1 = 0, *r9 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r47 = 0;
-	char *r50 = 0, *r53 = 0, *r56 = 0, *r59 = 0;
+	char *r48 = 0, *r50 = 0, *r53 = 0, *r55 = 0, *r57 = 0, *r59 = 0, *r61 = 0, *r63 = 0;
 	r0 = p4;
 	r1 = r0 + 8ll;
 	r2 = *(i64 *)r1;
 	r3 = (i64)threadIdx.x;
 	r4 = (i64)blockDim.x;
 	r5 = (-0x0p+00f);
-	r48 = r3;
-	r49 = (u64)r48 + 2ull;
+	r49 = r3;
 	r50 = r0 + r49 * 8;
-	r51 = r4;
+	r51 = (u64)r4 * 8ull;
 b2: // combine head
 	r6 = r3 < r2;
 	if (!r6) goto b10;
-	r9 = r50;
+	r48 = r50;
+	r9 = r48 + 16ll;
 	r10 = *(float *)r9;
 	r5 = r5 + r10;
 	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 8;
+	r50 = r50 + r51 * 1;
 	r52 = r3 < r2;
 	if (!r52) goto b10;
-	r53 = r50;
+	r55 = r50;
+	r53 = r55 + 16ll;
 	r54 = *(float *)r53;
 	r5 = r5 + r54;
 	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 8;
-	r55 = r3 < r2;
-	if (!r55) goto b10;
-	r56 = r50;
-	r57 = *(float *)r56;
-	r5 = r5 + r57;
-	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 8;
-	r58 = r3 < r2;
-	if (!r58) goto b10;
+	r50 = r50 + r51 * 1;
+	r56 = r3 < r2;
+	if (!r56) goto b10;
 	r59 = r50;
-	r60 = *(float *)r59;
-	r5 = r5 + r60;
+	r57 = r59 + 16ll;
+	r58 = *(float *)r57;
+	r5 = r5 + r58;
 	r3 = (u64)r3 + (u64)r4;
-	r50 = r50 + r51 * 8;
+	r50 = r50 + r51 * 1;
+	r60 = r3 < r2;
+	if (!r60) goto b10;
+	r63 = r50;
+	r61 = r63 + 16ll;
+	r62 = *(float *)r61;
+	r5 = r5 + r62;
+	r3 = (u64)r3 + (u64)r4;
+	r50 = r50 + r51 * 1;
 	goto b2;
 b10: // combine done
 	r11 = (i64)(threadIdx.x % warpSize);
@@ -10766,33 +12670,33 @@ b13: // reduction next
 	r18 = r18 >> 1;
 	r22 = r18 != 0ll;
 	if (!r22) goto b23;
-	r61 = qd_shfl_down(r5, (u32)r18);
-	r62 = (u64)r11 + (u64)r18;
-	r63 = r62 < r17;
-	if (!r63) goto b16;
-	r5 = r5 + r61;
+	r64 = qd_shfl_down(r5, (u32)r18);
+	r65 = (u64)r11 + (u64)r18;
+	r66 = r65 < r17;
+	if (!r66) goto b16;
+	r5 = r5 + r64;
 b16: // reduction next (unrolled 1)
 	r18 = r18 >> 1;
-	r64 = r18 != 0ll;
-	if (!r64) goto b23;
-	r65 = qd_shfl_down(r5, (u32)r18);
-	r66 = (u64)r11 + (u64)r18;
-	r67 = r66 < r17;
-	if (!r67) goto b19;
-	r5 = r5 + r65;
+	r67 = r18 != 0ll;
+	if (!r67) goto b23;
+	r68 = qd_shfl_down(r5, (u32)r18);
+	r69 = (u64)r11 + (u64)r18;
+	r70 = r69 < r17;
+	if (!r70) goto b19;
+	r5 = r5 + r68;
 b19: // reduction next (unrolled 2)
 	r18 = r18 >> 1;
-	r68 = r18 != 0ll;
-	if (!r68) goto b23;
-	r69 = qd_shfl_down(r5, (u32)r18);
-	r70 = (u64)r11 + (u64)r18;
-	r71 = r70 < r17;
-	if (!r71) goto b22;
-	r5 = r5 + r69;
+	r71 = r18 != 0ll;
+	if (!r71) goto b23;
+	r72 = qd_shfl_down(r5, (u32)r18);
+	r73 = (u64)r11 + (u64)r18;
+	r74 = r73 < r17;
+	if (!r74) goto b22;
+	r5 = r5 + r72;
 b22: // reduction next (unrolled 3)
 	r18 = r18 >> 1;
-	r72 = r18 != 0ll;
-	if (r72) goto b11;
+	r75 = r18 != 0ll;
+	if (r75) goto b11;
 b23: // reduction shuffled
 	r23 = r11 == 0ll;
 	if (!r23) goto b25;
@@ -10830,33 +12734,33 @@ b31: // reduction next
 	r40 = r40 >> 1;
 	r44 = r40 != 0ll;
 	if (!r44) goto b41;
-	r73 = qd_shfl_down(r5, (u32)r40);
-	r74 = (u64)r11 + (u64)r40;
-	r75 = r74 < r39;
-	if (!r75) goto b34;
-	r5 = r5 + r73;
+	r76 = qd_shfl_down(r5, (u32)r40);
+	r77 = (u64)r11 + (u64)r40;
+	r78 = r77 < r39;
+	if (!r78) goto b34;
+	r5 = r5 + r76;
 b34: // reduction next (unrolled 1)
 	r40 = r40 >> 1;
-	r76 = r40 != 0ll;
-	if (!r76) goto b41;
-	r77 = qd_shfl_down(r5, (u32)r40);
-	r78 = (u64)r11 + (u64)r40;
-	r79 = r78 < r39;
-	if (!r79) goto b37;
-	r5 = r5 + r77;
+	r79 = r40 != 0ll;
+	if (!r79) goto b41;
+	r80 = qd_shfl_down(r5, (u32)r40);
+	r81 = (u64)r11 + (u64)r40;
+	r82 = r81 < r39;
+	if (!r82) goto b37;
+	r5 = r5 + r80;
 b37: // reduction next (unrolled 2)
 	r40 = r40 >> 1;
-	r80 = r40 != 0ll;
-	if (!r80) goto b41;
-	r81 = qd_shfl_down(r5, (u32)r40);
-	r82 = (u64)r11 + (u64)r40;
-	r83 = r82 < r39;
-	if (!r83) goto b40;
-	r5 = r5 + r81;
+	r83 = r40 != 0ll;
+	if (!r83) goto b41;
+	r84 = qd_shfl_down(r5, (u32)r40);
+	r85 = (u64)r11 + (u64)r40;
+	r86 = r85 < r39;
+	if (!r86) goto b40;
+	r5 = r5 + r84;
 b40: // reduction next (unrolled 3)
 	r40 = r40 >> 1;
-	r84 = r40 != 0ll;
-	if (r84) goto b29;
+	r87 = r40 != 0ll;
+	if (r87) goto b29;
 b41: // reduction shuffled
 	r45 = r23;
 	if (!r45) goto b43;
@@ -10919,32 +12823,164 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r83 = move.i64 r77
+	r86 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r103 = move.i64 r77
+	r110 = move.i64 r77
+	r116 = move.i64 r2
+	r117 = elemaddr r4, r116, 4
+	r118 = mul.i64 r77, 4
+	r119 = elemaddr r19, r116, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r80 = move.ptr r117
+	r35 = elemaddr r80, 1, 4
+	r36 = load.i32 r35
+	r38 = convert.i64.i32 r36
+	checkindex r38, r15, site 0
+	r37 = elemaddr r14, r38, 4
+	r39 = load.f32 r37
+	checkindex r33, r20, site 1
+	r81 = move.ptr r119
+	r40 = elemaddr r81, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r82 = move.ptr r80
+	r84 = elemaddr r82, r83, 1
+	r46 = elemaddr r84, 1, 4
+	r47 = load.i32 r46
+	r49 = convert.i64.i32 r47
+	checkindex r49, r15, site 0
+	r48 = elemaddr r14, r49, 4
+	r50 = load.f32 r48
+	checkindex r44, r20, site 1
+	r85 = move.ptr r81
+	r87 = elemaddr r85, r86, 1
+	r51 = elemaddr r87, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r90 = move.ptr r84
+	r92 = elemaddr r90, r91, 1
+	r58 = elemaddr r92, 1, 4
+	r59 = load.i32 r58
+	r61 = convert.i64.i32 r59
+	checkindex r61, r15, site 0
+	r60 = elemaddr r14, r61, 4
+	r62 = load.f32 r60
+	checkindex r56, r20, site 1
+	r95 = move.ptr r87
+	r97 = elemaddr r95, r96, 1
+	r63 = elemaddr r97, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r102 = move.ptr r92
+	r104 = elemaddr r102, r103, 1
+	r70 = elemaddr r104, 1, 4
+	r71 = load.i32 r70
+	r73 = convert.i64.i32 r71
+	checkindex r73, r15, site 0
+	r72 = elemaddr r14, r73, 4
+	r74 = load.f32 r72
+	checkindex r68, r20, site 1
+	r109 = move.ptr r97
+	r111 = elemaddr r109, r110, 1
+	r75 = elemaddr r111, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r117 = elemaddr r117, r118, 1
+	r119 = elemaddr r119, r118, 1
+	jump b2
+b21: # preheader
+	r112 = move.i64 r2
+	r113 = elemaddr r4, r112, 4
+	r114 = mul.i64 r1, 4
+	r115 = elemaddr r19, r112, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	jump b25
+b25: # rangeindex.body
+	r78 = move.ptr r113
+	r11 = elemaddr r78, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
 	checkindex r9, r20, site 1
-	r18 = elemaddr r19, r9, 4
+	r79 = move.ptr r115
+	r18 = elemaddr r79, 1, 4
 	store.f32 r18, r17
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r113 = elemaddr r113, r114, 1
+	r115 = elemaddr r115, r114, 1
+	jump b22
+b27: # exit
 	return
 
 kernel GatherUnchecked(out []f32, table []f32, idx []i32)
@@ -10961,30 +12997,112 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r83 = move.i64 r77
+	r86 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r103 = move.i64 r77
+	r110 = move.i64 r77
+	r116 = move.i64 r2
+	r117 = elemaddr r4, r116, 4
+	r118 = mul.i64 r77, 4
+	r119 = elemaddr r19, r116, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b13
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r80 = move.ptr r117
+	r35 = elemaddr r80, 1, 4
+	r36 = load.i32 r35
+	r38 = convert.i64.i32 r36
+	r37 = elemaddr r14, r38, 4
+	r39 = load.f32 r37
+	r81 = move.ptr r119
+	r40 = elemaddr r81, 1, 4
+	store.f32 r40, r39
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r82 = move.ptr r80
+	r84 = elemaddr r82, r83, 1
+	r46 = elemaddr r84, 1, 4
+	r47 = load.i32 r46
+	r49 = convert.i64.i32 r47
+	r48 = elemaddr r14, r49, 4
+	r50 = load.f32 r48
+	r85 = move.ptr r81
+	r87 = elemaddr r85, r86, 1
+	r51 = elemaddr r87, 1, 4
+	store.f32 r51, r50
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r90 = move.ptr r84
+	r92 = elemaddr r90, r91, 1
+	r58 = elemaddr r92, 1, 4
+	r59 = load.i32 r58
+	r61 = convert.i64.i32 r59
+	r60 = elemaddr r14, r61, 4
+	r62 = load.f32 r60
+	r95 = move.ptr r87
+	r97 = elemaddr r95, r96, 1
+	r63 = elemaddr r97, 1, 4
+	store.f32 r63, r62
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r102 = move.ptr r92
+	r104 = elemaddr r102, r103, 1
+	r70 = elemaddr r104, 1, 4
+	r71 = load.i32 r70
+	r73 = convert.i64.i32 r71
+	r72 = elemaddr r14, r73, 4
+	r74 = load.f32 r72
+	r109 = move.ptr r97
+	r111 = elemaddr r109, r110, 1
+	r75 = elemaddr r111, 1, 4
+	store.f32 r75, r74
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r117 = elemaddr r117, r118, 1
+	r119 = elemaddr r119, r118, 1
+	jump b2
+b9: # preheader
+	r112 = move.i64 r2
+	r113 = elemaddr r4, r112, 4
+	r114 = mul.i64 r1, 4
+	r115 = elemaddr r19, r112, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r78 = move.ptr r113
+	r11 = elemaddr r78, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
-	r18 = elemaddr r19, r9, 4
+	r79 = move.ptr r115
+	r18 = elemaddr r79, 1, 4
 	store.f32 r18, r17
-	jump b6
-b6: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r113 = elemaddr r113, r114, 1
+	r115 = elemaddr r115, r114, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Stencil(out []f32, in []f32, w i64)
@@ -11007,6 +13125,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r3 = add.i64 r2, r0
+	r36 = mul.i64 r2, -4
+	r41 = mul.i64 r2, 4
+	r43 = move.i64 r3
+	r44 = elemaddr r4, r43, 4
+	r45 = mul.i64 r1, 4
+	r46 = elemaddr r32, r43, 4
 	jump b2
 b2: # head
 	r6 = move.i64 r5
@@ -11024,25 +13148,31 @@ b4: # for.loop
 b5: # average5.entry
 	r12 = sub.i64 r9, r2
 	checkindex r12, r5, site 0
-	r13 = elemaddr r4, r12, 4
+	r35 = move.ptr r44
+	r37 = elemaddr r35, r36, 1
+	r13 = move.ptr r37
 	r14 = load.f32 r13
 	r15 = sub.i64 r9, 1
 	checkindex r15, r5, site 1
-	r16 = elemaddr r4, r15, 4
+	r38 = move.ptr r35
+	r16 = elemaddr r38, -1, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
 	checkindex r9, r5, site 2
-	r19 = elemaddr r4, r9, 4
+	r19 = move.ptr r35
 	r20 = load.f32 r19
 	r21 = add.f32 r18, r20
 	r22 = add.i64 r9, 1
 	checkindex r22, r5, site 3
-	r23 = elemaddr r4, r22, 4
+	r39 = move.ptr r35
+	r23 = elemaddr r39, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
 	r26 = add.i64 r9, r2
 	checkindex r26, r5, site 4
-	r27 = elemaddr r4, r26, 4
+	r40 = move.ptr r35
+	r42 = elemaddr r40, r41, 1
+	r27 = move.ptr r42
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
@@ -11050,11 +13180,13 @@ b5: # average5.entry
 	jump b6
 b6: # average5.return
 	checkindex r9, r33, site 5
-	r31 = elemaddr r32, r9, 4
+	r31 = move.ptr r46
 	store.f32 r31, r11
 	jump b7
 b7: # latch
 	r3 = add.i64 r3, r1
+	r44 = elemaddr r44, r45, 1
+	r46 = elemaddr r46, r45, 1
 	jump b2
 b8: # exit
 	return
@@ -11072,6 +13204,12 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r3 = add.i64 r2, r0
+	r36 = mul.i64 r2, -4
+	r41 = mul.i64 r2, 4
+	r43 = move.i64 r3
+	r44 = elemaddr r4, r43, 4
+	r45 = mul.i64 r1, 4
+	r46 = elemaddr r32, r43, 4
 	jump b2
 b2: # head
 	r6 = move.i64 r5
@@ -11087,33 +13225,37 @@ b4: # for.loop
 	r10 = lt.i64 r9, r7
 	branch r10, b5, b8
 b5: # average5.entry
-	r12 = sub.i64 r9, r2
-	r13 = elemaddr r4, r12, 4
+	r35 = move.ptr r44
+	r37 = elemaddr r35, r36, 1
+	r13 = move.ptr r37
 	r14 = load.f32 r13
-	r15 = sub.i64 r9, 1
-	r16 = elemaddr r4, r15, 4
+	r38 = move.ptr r35
+	r16 = elemaddr r38, -1, 4
 	r17 = load.f32 r16
 	r18 = add.f32 r14, r17
-	r19 = elemaddr r4, r9, 4
+	r19 = move.ptr r35
 	r20 = load.f32 r19
 	r21 = add.f32 r18, r20
-	r22 = add.i64 r9, 1
-	r23 = elemaddr r4, r22, 4
+	r39 = move.ptr r35
+	r23 = elemaddr r39, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
-	r26 = add.i64 r9, r2
-	r27 = elemaddr r4, r26, 4
+	r40 = move.ptr r35
+	r42 = elemaddr r40, r41, 1
+	r27 = move.ptr r42
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = mul.f32 r29, 0.2
 	r11 = move.f32 r30
 	jump b6
 b6: # average5.return
-	r31 = elemaddr r32, r9, 4
+	r31 = move.ptr r46
 	store.f32 r31, r11
 	jump b7
 b7: # latch
 	r3 = add.i64 r3, r1
+	r44 = elemaddr r44, r45, 1
+	r46 = elemaddr r46, r45, 1
 	jump b2
 b8: # exit
 	return
@@ -11131,27 +13273,115 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = mul.i64 r1, 3
+	r75 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r77 = move.i64 r75
+	r80 = move.i64 r75
+	r88 = move.i64 r75
+	r93 = move.i64 r75
+	r105 = move.i64 r75
+	r112 = move.i64 r75
+	r125 = move.i64 r2
+	r126 = move.i64 r125
+	r127 = elemaddr r7, r126, 4
+	r128 = mul.i64 r75, 4
+	r129 = elemaddr r13, r126, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b3, b13
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b9
+b4: # rangeint.body (grid unrolled 0)
+	r30 = move.ptr r127
+	r31 = load.f32 r30
+	r32 = mul.f32 r11, r31
+	r33 = move.ptr r129
+	r34 = load.f32 r33
+	r35 = add.f32 r32, r34
+	r36 = move.ptr r33
+	store.f32 r36, r35
+	jump b5
+b5: # rangeint.body (grid unrolled 1)
+	r76 = move.ptr r30
+	r78 = elemaddr r76, r77, 1
+	r41 = move.ptr r78
+	r42 = load.f32 r41
+	r43 = mul.f32 r11, r42
+	r79 = move.ptr r33
+	r81 = elemaddr r79, r80, 1
+	r44 = move.ptr r81
+	r45 = load.f32 r44
+	r46 = add.f32 r43, r45
+	r84 = move.ptr r81
+	r47 = move.ptr r84
+	store.f32 r47, r46
+	jump b6
+b6: # rangeint.body (grid unrolled 2)
+	r87 = move.ptr r78
+	r89 = elemaddr r87, r88, 1
+	r53 = move.ptr r89
+	r54 = load.f32 r53
+	r55 = mul.f32 r11, r54
+	r92 = move.ptr r81
+	r94 = elemaddr r92, r93, 1
+	r56 = move.ptr r94
+	r57 = load.f32 r56
+	r58 = add.f32 r55, r57
+	r99 = move.ptr r94
+	r59 = move.ptr r99
+	store.f32 r59, r58
+	jump b7
+b7: # rangeint.body (grid unrolled 3)
+	r104 = move.ptr r89
+	r106 = elemaddr r104, r105, 1
+	r65 = move.ptr r106
+	r66 = load.f32 r65
+	r67 = mul.f32 r11, r66
+	r111 = move.ptr r94
+	r113 = elemaddr r111, r112, 1
+	r68 = move.ptr r113
+	r69 = load.f32 r68
+	r70 = add.f32 r67, r69
+	r120 = move.ptr r113
+	r71 = move.ptr r120
+	store.f32 r71, r70
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r75
+	r127 = elemaddr r127, r128, 1
+	r129 = elemaddr r129, r128, 1
+	jump b2
+b9: # preheader
+	r121 = move.i64 r2
+	r122 = elemaddr r7, r121, 4
+	r123 = mul.i64 r1, 4
+	r124 = elemaddr r13, r121, 4
+	jump b10
+b10: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
-	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	r6 = elemaddr r7, r5, 4
+	branch r4, b11, b13
+b11: # rangeint.body
+	r6 = move.ptr r122
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	r12 = elemaddr r13, r5, 4
+	r12 = move.ptr r124
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b5
-b5: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
+	r122 = elemaddr r122, r123, 1
+	r124 = elemaddr r124, r123, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Empty(a []i32, n i64)
@@ -11167,25 +13397,98 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r7 = elemaddr r8, 0, 4
+	r12 = mul.i64 r1, 3
+	r47 = mul.i64 r1, 4
+	r16 = convert.u64.i64 r3
+	r18 = convert.u64.i64 r12
+	r23 = elemaddr r8, 0, 4
+	r29 = elemaddr r8, 0, 4
+	r36 = elemaddr r8, 0, 4
+	r43 = elemaddr r8, 0, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r13 = lt.i64 r2, r3
+	branch r13, b3, b27
+b3: # grid unrolled room
+	r17 = convert.u64.i64 r2
+	r14 = sub.u64 r16, r17
+	r15 = gt.u64 r14, r18
+	branch r15, b4, b21
+b4: # grid unrolled 0
+	r19 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r21 = move.i64 r19
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	r22 = lt.i64 r21, 0
+	branch r22, b7, b8
+b7: # if.then (grid unrolled 0)
+	checkindex 0, r9, site 0
+	store.i32 r23, 1
+	jump b8
+b8: # grid unrolled 1
+	r32 = add.i64 r19, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r27 = move.i64 r32
+	jump b10
+b10: # rangeint.body (grid unrolled 1)
+	r28 = lt.i64 r27, 0
+	branch r28, b11, b12
+b11: # if.then (grid unrolled 1)
+	checkindex 0, r9, site 0
+	store.i32 r29, 1
+	jump b12
+b12: # grid unrolled 2
+	r39 = add.i64 r32, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r34 = move.i64 r39
+	jump b14
+b14: # rangeint.body (grid unrolled 2)
+	r35 = lt.i64 r34, 0
+	branch r35, b15, b16
+b15: # if.then (grid unrolled 2)
+	checkindex 0, r9, site 0
+	store.i32 r36, 1
+	jump b16
+b16: # grid unrolled 3
+	r46 = add.i64 r39, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r41 = move.i64 r46
+	jump b18
+b18: # rangeint.body (grid unrolled 3)
+	r42 = lt.i64 r41, 0
+	branch r42, b19, b20
+b19: # if.then (grid unrolled 3)
+	checkindex 0, r9, site 0
+	store.i32 r43, 1
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r47
+	jump b2
+b21: # preheader
+	r7 = elemaddr r8, 0, 4
+	jump b22
+b22: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b7
-b3: # index
+	branch r4, b23, b27
+b23: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b24
+b24: # rangeint.body
 	r6 = lt.i64 r5, 0
-	branch r6, b5, b6
-b5: # if.then
+	branch r6, b25, b26
+b25: # if.then
 	checkindex 0, r9, site 0
 	store.i32 r7, 1
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	jump b22
+b27: # exit
 	return
 
 kernel Saxpy(a f32, x []f32, y []f32, n i64)
@@ -11206,29 +13509,152 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = mul.i64 r1, 3
+	r75 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r77 = move.i64 r75
+	r80 = move.i64 r75
+	r88 = move.i64 r75
+	r93 = move.i64 r75
+	r105 = move.i64 r75
+	r112 = move.i64 r75
+	r125 = move.i64 r2
+	r126 = move.i64 r125
+	r127 = elemaddr r7, r126, 4
+	r128 = mul.i64 r75, 4
+	r129 = elemaddr r13, r126, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b3, b22
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b17
+b4: # grid unrolled 0
+	r27 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r29 = move.i64 r27
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r29, r8, site 0
+	r30 = move.ptr r127
+	r31 = load.f32 r30
+	r32 = mul.f32 r11, r31
+	checkindex r29, r14, site 1
+	r33 = move.ptr r129
+	r34 = load.f32 r33
+	r35 = add.f32 r32, r34
+	r36 = move.ptr r33
+	store.f32 r36, r35
+	jump b7
+b7: # grid unrolled 1
+	r50 = add.i64 r27, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r40 = move.i64 r50
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r40, r8, site 0
+	r76 = move.ptr r30
+	r78 = elemaddr r76, r77, 1
+	r41 = move.ptr r78
+	r42 = load.f32 r41
+	r43 = mul.f32 r11, r42
+	checkindex r40, r14, site 1
+	r79 = move.ptr r33
+	r81 = elemaddr r79, r80, 1
+	r44 = move.ptr r81
+	r45 = load.f32 r44
+	r46 = add.f32 r43, r45
+	r84 = move.ptr r81
+	r47 = move.ptr r84
+	store.f32 r47, r46
+	jump b10
+b10: # grid unrolled 2
+	r62 = add.i64 r50, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r52 = move.i64 r62
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r52, r8, site 0
+	r87 = move.ptr r78
+	r89 = elemaddr r87, r88, 1
+	r53 = move.ptr r89
+	r54 = load.f32 r53
+	r55 = mul.f32 r11, r54
+	checkindex r52, r14, site 1
+	r92 = move.ptr r81
+	r94 = elemaddr r92, r93, 1
+	r56 = move.ptr r94
+	r57 = load.f32 r56
+	r58 = add.f32 r55, r57
+	r99 = move.ptr r94
+	r59 = move.ptr r99
+	store.f32 r59, r58
+	jump b13
+b13: # grid unrolled 3
+	r74 = add.i64 r62, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r64 = move.i64 r74
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r64, r8, site 0
+	r104 = move.ptr r89
+	r106 = elemaddr r104, r105, 1
+	r65 = move.ptr r106
+	r66 = load.f32 r65
+	r67 = mul.f32 r11, r66
+	checkindex r64, r14, site 1
+	r111 = move.ptr r94
+	r113 = elemaddr r111, r112, 1
+	r68 = move.ptr r113
+	r69 = load.f32 r68
+	r70 = add.f32 r67, r69
+	r120 = move.ptr r113
+	r71 = move.ptr r120
+	store.f32 r71, r70
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r75
+	r127 = elemaddr r127, r128, 1
+	r129 = elemaddr r129, r128, 1
+	jump b2
+b17: # preheader
+	r121 = move.i64 r2
+	r122 = elemaddr r7, r121, 4
+	r123 = mul.i64 r1, 4
+	r124 = elemaddr r13, r121, 4
+	jump b18
+b18: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
+	branch r4, b19, b22
+b19: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
+	r6 = move.ptr r122
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
 	checkindex r5, r14, site 1
-	r12 = elemaddr r13, r5, 4
+	r12 = move.ptr r124
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
+	r122 = elemaddr r122, r123, 1
+	r124 = elemaddr r124, r123, 1
+	jump b18
+b22: # exit
 	return
 
 kernel Spin(out []i64, iters i64)
@@ -13692,28 +16118,87 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r16 = mul.i64 r1, 3
+	r64 = mul.i64 r1, 4
+	r21 = convert.u64.i64 r3
+	r23 = convert.u64.i64 r16
+	r70 = move.i64 r64
+	r78 = move.i64 r64
+	r90 = move.i64 r64
+	r102 = move.i64 r2
+	r103 = elemaddr r4, r102, 4
+	r104 = mul.i64 r64, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r17 = add.i64 r2, 1
+	r18 = lt.i64 r17, r3
+	branch r18, b3, b13
+b3: # grid unrolled room
+	r22 = convert.u64.i64 r17
+	r19 = sub.u64 r21, r22
+	r20 = gt.u64 r19, r23
+	branch r20, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r67 = move.ptr r103
+	r30 = elemaddr r67, 1, 4
+	r31 = load.f32 r30
+	r32 = mul.f32 r31, r14
+	r33 = move.ptr r30
+	store.f32 r33, r32
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r69 = move.ptr r67
+	r71 = elemaddr r69, r70, 1
+	r39 = elemaddr r71, 1, 4
+	r40 = load.f32 r39
+	r41 = mul.f32 r40, r14
+	r42 = move.ptr r39
+	store.f32 r42, r41
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r77 = move.ptr r71
+	r79 = elemaddr r77, r78, 1
+	r49 = elemaddr r79, 1, 4
+	r50 = load.f32 r49
+	r51 = mul.f32 r50, r14
+	r52 = move.ptr r49
+	store.f32 r52, r51
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r89 = move.ptr r79
+	r91 = elemaddr r89, r90, 1
+	r59 = elemaddr r91, 1, 4
+	r60 = load.f32 r59
+	r61 = mul.f32 r60, r14
+	r62 = move.ptr r59
+	store.f32 r62, r61
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r64
+	r103 = elemaddr r103, r104, 1
+	jump b2
+b9: # preheader
+	r99 = move.i64 r2
+	r100 = elemaddr r4, r99, 4
+	r101 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r65 = move.ptr r100
+	r11 = elemaddr r65, 1, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
 	r15 = move.ptr r11
 	store.f32 r15, r13
-	jump b6
-b6: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r100 = elemaddr r100, r101, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Add(x []f32, y []f32, out []f32)
@@ -13734,32 +16219,179 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r85 = move.i64 r77
+	r88 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r101 = move.i64 r77
+	r106 = move.i64 r77
+	r113 = move.i64 r77
+	r120 = move.i64 r77
+	r127 = move.i64 r77
+	r134 = move.i64 r2
+	r135 = elemaddr r12, r134, 4
+	r136 = mul.i64 r77, 4
+	r137 = elemaddr r16, r134, 4
+	r138 = elemaddr r4, r134, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r33, r13, site 0
+	r81 = move.ptr r135
+	r35 = elemaddr r81, 1, 4
+	r36 = load.f32 r35
+	checkindex r33, r17, site 1
+	r82 = move.ptr r137
+	r37 = elemaddr r82, 1, 4
+	r38 = load.f32 r37
+	r39 = add.f32 r36, r38
+	r83 = move.ptr r138
+	r40 = elemaddr r83, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r44, r13, site 0
+	r84 = move.ptr r81
+	r86 = elemaddr r84, r85, 1
+	r46 = elemaddr r86, 1, 4
+	r47 = load.f32 r46
+	checkindex r44, r17, site 1
+	r87 = move.ptr r82
+	r89 = elemaddr r87, r88, 1
+	r48 = elemaddr r89, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r47, r49
+	r90 = move.ptr r83
+	r92 = elemaddr r90, r91, 1
+	r51 = elemaddr r92, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r56, r13, site 0
+	r95 = move.ptr r86
+	r97 = elemaddr r95, r96, 1
+	r58 = elemaddr r97, 1, 4
+	r59 = load.f32 r58
+	checkindex r56, r17, site 1
+	r100 = move.ptr r89
+	r102 = elemaddr r100, r101, 1
+	r60 = elemaddr r102, 1, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r59, r61
+	r105 = move.ptr r92
+	r107 = elemaddr r105, r106, 1
+	r63 = elemaddr r107, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r68, r13, site 0
+	r112 = move.ptr r97
+	r114 = elemaddr r112, r113, 1
+	r70 = elemaddr r114, 1, 4
+	r71 = load.f32 r70
+	checkindex r68, r17, site 1
+	r119 = move.ptr r102
+	r121 = elemaddr r119, r120, 1
+	r72 = elemaddr r121, 1, 4
+	r73 = load.f32 r72
+	r74 = add.f32 r71, r73
+	r126 = move.ptr r107
+	r128 = elemaddr r126, r127, 1
+	r75 = elemaddr r128, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r135 = elemaddr r135, r136, 1
+	r137 = elemaddr r137, r136, 1
+	r138 = elemaddr r138, r136, 1
+	jump b2
+b21: # preheader
+	r129 = move.i64 r2
+	r130 = elemaddr r12, r129, 4
+	r131 = mul.i64 r1, 4
+	r132 = elemaddr r16, r129, 4
+	r133 = elemaddr r4, r129, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r78 = move.ptr r130
+	r11 = elemaddr r78, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 4
+	r79 = move.ptr r132
+	r15 = elemaddr r79, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r20 = elemaddr r4, r9, 4
+	r80 = move.ptr r133
+	r20 = elemaddr r80, 1, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r130 = elemaddr r130, r131, 1
+	r132 = elemaddr r132, r131, 1
+	r133 = elemaddr r133, r131, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Histogram(data []u8, bins []u32)
@@ -13777,29 +16409,92 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r19 = mul.i64 r1, 3
+	r71 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r19
+	r75 = move.i64 r1
+	r80 = move.i64 r75
+	r87 = move.i64 r75
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 1
+	r94 = move.i64 r71
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r20 = add.i64 r2, 1
+	r21 = lt.i64 r20, r3
+	branch r21, b3, b13
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r20
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r73 = move.ptr r93
+	r33 = elemaddr r73, 1, 1
+	r34 = load.u8 r33
+	r36 = convert.i64.u8 r34
+	checkindex r36, r15, site 0
+	r35 = elemaddr r14, r36, 4
+	r37 = atomadd.u32 r35, 1
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r74 = move.ptr r73
+	r76 = elemaddr r74, r75, 1
+	r43 = elemaddr r76, 1, 1
+	r44 = load.u8 r43
+	r46 = convert.i64.u8 r44
+	checkindex r46, r15, site 0
+	r45 = elemaddr r14, r46, 4
+	r47 = atomadd.u32 r45, 1
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r79 = move.ptr r76
+	r81 = elemaddr r79, r80, 1
+	r54 = elemaddr r81, 1, 1
+	r55 = load.u8 r54
+	r57 = convert.i64.u8 r55
+	checkindex r57, r15, site 0
+	r56 = elemaddr r14, r57, 4
+	r58 = atomadd.u32 r56, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r86 = move.ptr r81
+	r88 = elemaddr r86, r87, 1
+	r65 = elemaddr r88, 1, 1
+	r66 = load.u8 r65
+	r68 = convert.i64.u8 r66
+	checkindex r68, r15, site 0
+	r67 = elemaddr r14, r68, 4
+	r69 = atomadd.u32 r67, 1
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r71
+	r93 = elemaddr r93, r94, 1
+	jump b2
+b9: # preheader
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 1
+	r91 = move.i64 r1
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 1
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r72 = move.ptr r90
+	r11 = elemaddr r72, 1, 1
 	r12 = load.u8 r11
 	r16 = convert.i64.u8 r12
 	checkindex r16, r15, site 0
 	r13 = elemaddr r14, r16, 4
 	r18 = atomadd.u32 r13, 1
-	jump b6
-b6: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r90 = elemaddr r90, r91, 1
+	jump b10
+b13: # exit
 	return
 
 kernel Fill(x []f64, lo f64, hi f64)
@@ -13816,19 +16511,138 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
-	r16 = sub.f64 r17, r18
+	r22 = mul.i64 r1, 3
+	r90 = mul.i64 r1, 4
+	r27 = convert.u64.i64 r3
+	r29 = convert.u64.i64 r22
+	r41 = sub.f64 r17, r18
+	r55 = move.f64 r41
+	r94 = mul.i64 r1, 8
+	r70 = move.f64 r41
+	r99 = move.i64 r94
+	r85 = move.f64 r41
+	r106 = move.i64 r94
+	r111 = move.i64 r2
+	r112 = elemaddr r4, r111, 8
+	r113 = mul.i64 r90, 8
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r23 = add.i64 r2, 1
+	r24 = lt.i64 r23, r3
+	branch r24, b3, b27
+b3: # grid unrolled room
+	r28 = convert.u64.i64 r23
+	r25 = sub.u64 r27, r28
+	r26 = gt.u64 r25, r29
+	branch r26, b4, b21
+b4: # grid unrolled 0
+	r30 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r33 = move.i64 r30
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r34 = add.i64 r33, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r36 = convert.u64.i64 r34
+	r37 = mul.u64 r36, 11400714819323198485
+	r38 = shr.u64.u64 r37, 11
+	r39 = convert.f64.u64 r38
+	r40 = mul.f64 r39, 1.1102230246251565e-16
+	r42 = mul.f64 r41, r40
+	r43 = add.f64 r18, r42
+	r92 = move.ptr r112
+	r44 = elemaddr r92, 1, 8
+	store.f64 r44, r43
+	jump b8
+b8: # grid unrolled 1
+	r59 = add.i64 r30, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r47 = move.i64 r59
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r48 = add.i64 r47, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r50 = convert.u64.i64 r48
+	r51 = mul.u64 r50, 11400714819323198485
+	r52 = shr.u64.u64 r51, 11
+	r53 = convert.f64.u64 r52
+	r54 = mul.f64 r53, 1.1102230246251565e-16
+	r56 = mul.f64 r55, r54
+	r57 = add.f64 r18, r56
+	r93 = move.ptr r92
+	r95 = elemaddr r93, r94, 1
+	r58 = elemaddr r95, 1, 8
+	store.f64 r58, r57
+	jump b12
+b12: # grid unrolled 2
+	r74 = add.i64 r59, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r62 = move.i64 r74
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r63 = add.i64 r62, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r65 = convert.u64.i64 r63
+	r66 = mul.u64 r65, 11400714819323198485
+	r67 = shr.u64.u64 r66, 11
+	r68 = convert.f64.u64 r67
+	r69 = mul.f64 r68, 1.1102230246251565e-16
+	r71 = mul.f64 r70, r69
+	r72 = add.f64 r18, r71
+	r98 = move.ptr r95
+	r100 = elemaddr r98, r99, 1
+	r73 = elemaddr r100, 1, 8
+	store.f64 r73, r72
+	jump b16
+b16: # grid unrolled 3
+	r89 = add.i64 r74, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r77 = move.i64 r89
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r78 = add.i64 r77, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r80 = convert.u64.i64 r78
+	r81 = mul.u64 r80, 11400714819323198485
+	r82 = shr.u64.u64 r81, 11
+	r83 = convert.f64.u64 r82
+	r84 = mul.f64 r83, 1.1102230246251565e-16
+	r86 = mul.f64 r85, r84
+	r87 = add.f64 r18, r86
+	r105 = move.ptr r100
+	r107 = elemaddr r105, r106, 1
+	r88 = elemaddr r107, 1, 8
+	store.f64 r88, r87
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r90
+	r112 = elemaddr r112, r113, 1
+	jump b2
+b21: # preheader
+	r16 = sub.f64 r17, r18
+	r108 = move.i64 r2
+	r109 = elemaddr r4, r108, 8
+	r110 = mul.i64 r1, 8
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	r11 = convert.u64.i64 r9
 	r12 = mul.u64 r11, 11400714819323198485
 	r13 = shr.u64.u64 r12, 11
@@ -13836,13 +16650,15 @@ b5: # rangeindex.body
 	r15 = mul.f64 r14, 1.1102230246251565e-16
 	r19 = mul.f64 r16, r15
 	r20 = add.f64 r18, r19
-	r21 = elemaddr r4, r9, 8
+	r91 = move.ptr r109
+	r21 = elemaddr r91, 1, 8
 	store.f64 r21, r20
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r109 = elemaddr r109, r110, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Exp(x []f64, out []f64)
@@ -13858,66 +16674,68 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r78 = move.i64 r2
+	r79 = elemaddr r12, r78, 8
+	r80 = mul.i64 r1, 8
+	r81 = elemaddr r4, r78, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b28
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r12, r9, 8
+	branch r7, b3, b26
+b3: # rangeindex.body
+	r76 = move.ptr r79
+	r11 = elemaddr r76, 1, 8
 	r14 = load.f64 r11
-	jump b6
-b6: # Exp.entry
+	jump b4
+b4: # Exp.entry
 	r17 = bitcast.u64.f64 r14
 	r18 = andnot.u64 r17, 9223372036854775808
 	r19 = ge.u64 r18, 9218868437227405312
-	branch r19, b7, b13
-b7: # Exp.if.then
+	branch r19, b5, b11
+b5: # Exp.if.then
 	r20 = eq.u64 r17, 18442240474082181120
-	branch r20, b8, b12
-b8: # Exp.if.then
+	branch r20, b6, b10
+b6: # Exp.if.then
 	r16 = move.f64 0.0
-	jump b9
-b9: # Exp.return
+	jump b7
+b7: # Exp.return
 	r15 = move.f64 r16
-	jump b10
-b10: # Exp.return
-	r75 = elemaddr r4, r9, 8
+	jump b8
+b8: # Exp.return
+	r77 = move.ptr r81
+	r75 = elemaddr r77, 1, 8
 	store.f64 r75, r15
-	jump b11
-b11: # latch
+	jump b9
+b9: # latch
 	r2 = add.i64 r2, r1
+	r79 = elemaddr r79, r80, 1
+	r81 = elemaddr r81, r80, 1
 	jump b2
-b12: # Exp.if.done
+b10: # Exp.if.done
 	r16 = move.f64 r14
-	jump b9
-b13: # Exp.if.done
+	jump b7
+b11: # Exp.if.done
 	r21 = gt.f64 r14, 709.782712893384
-	branch r21, b14, b15
-b14: # Inf.return
+	branch r21, b12, b13
+b12: # Inf.return
 	r16 = move.f64 +Inf
-	jump b9
-b15: # Exp.if.done
+	jump b7
+b13: # Exp.if.done
 	r27 = mul.f64 r14, 1.4426950408889634
-	jump b16
-b16: # roundToInt32.entry
+	jump b14
+b14: # roundToInt32.entry
 	r29 = roundeven.f64 r27
 	r30 = ge.f64 r29, -2.147483648e+09
-	branch r30, b17, b27
-b17: # roundToInt32.cond.true
+	branch r30, b15, b25
+b15: # roundToInt32.cond.true
 	r32 = le.f64 r29, 2.147483647e+09
-	branch r32, b18, b27
-b18: # roundToInt32.if.then
+	branch r32, b16, b25
+b16: # roundToInt32.if.then
 	r31 = convert.i32.f64 r29
 	r28 = move.i32 r31
-	jump b19
-b19: # roundToInt32.return
+	jump b17
+b17: # roundToInt32.return
 	r33 = convert.f64.i32 r28
 	r34 = neg.f64 r33
 	r35 = fma.f64 r34, 0.693147180559663, r14
@@ -13942,14 +16760,14 @@ b19: # roundToInt32.return
 	r54 = fma.f64 r52, r53, 1.0
 	r55 = add.i32 r28, 1023
 	r56 = le.i32 r55, 0
-	branch r56, b20, b24
-b20: # Exp.if.then
+	branch r56, b18, b22
+b18: # Exp.if.then
 	r57 = lt.i32 r55, -52
-	branch r57, b21, b22
-b21: # Exp.if.then
+	branch r57, b19, b20
+b19: # Exp.if.then
 	r16 = move.f64 0.0
-	jump b9
-b22: # Exp.if.done
+	jump b7
+b20: # Exp.if.done
 	r65 = add.i32 r55, 1022
 	r66 = convert.u64.i32 r65
 	r67 = shl.u64.u64 r66, 52
@@ -13957,28 +16775,28 @@ b22: # Exp.if.done
 	r69 = mul.f64 r54, r68
 	r58 = move.f64 r69
 	r59 = move.i32 1
-	jump b23
-b23: # Exp.if.done
+	jump b21
+b21: # Exp.if.done
 	r60 = convert.u64.i32 r59
 	r61 = shl.u64.u64 r60, 52
 	r62 = bitcast.f64.u64 r61
 	r63 = mul.f64 r58, r62
 	r16 = move.f64 r63
-	jump b9
-b24: # Exp.if.else
+	jump b7
+b22: # Exp.if.else
 	r64 = ge.i32 r55, 2047
-	branch r64, b25, b26
-b25: # Inf.return
+	branch r64, b23, b24
+b23: # Inf.return
 	r16 = move.f64 +Inf
-	jump b9
-b26: # edge 9→8
+	jump b7
+b24: # edge 9→8
 	r58 = move.f64 r54
 	r59 = move.i32 r55
-	jump b23
-b27: # roundToInt32.if.done
+	jump b21
+b25: # roundToInt32.if.done
 	r28 = move.i32 -2147483648
-	jump b19
-b28: # exit
+	jump b17
+b26: # exit
 	return
 
 kernel Log(x []f64, out []f64)
@@ -13994,53 +16812,55 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r74 = move.i64 r2
+	r75 = elemaddr r12, r74, 8
+	r76 = mul.i64 r1, 8
+	r77 = elemaddr r4, r74, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b19
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r12, r9, 8
+	branch r7, b3, b17
+b3: # rangeindex.body
+	r72 = move.ptr r75
+	r11 = elemaddr r72, 1, 8
 	r14 = load.f64 r11
-	jump b6
-b6: # Log.entry
+	jump b4
+b4: # Log.entry
 	r17 = bitcast.u64.f64 r14
 	r18 = andnot.u64 r17, 9223372036854775808
 	r19 = eq.u64 r18, 0
-	branch r19, b7, b11
-b7: # Inf.return
+	branch r19, b5, b9
+b5: # Inf.return
 	r16 = move.f64 -Inf
-	jump b8
-b8: # Log.return
+	jump b6
+b6: # Log.return
 	r15 = move.f64 r16
-	jump b9
-b9: # Log.return
-	r71 = elemaddr r4, r9, 8
+	jump b7
+b7: # Log.return
+	r73 = move.ptr r77
+	r71 = elemaddr r73, 1, 8
 	store.f64 r71, r15
-	jump b10
-b10: # latch
+	jump b8
+b8: # latch
 	r2 = add.i64 r2, r1
+	r75 = elemaddr r75, r76, 1
+	r77 = elemaddr r77, r76, 1
 	jump b2
-b11: # Log.switch.next
+b9: # Log.switch.next
 	r27 = convert.i64.u64 r17
 	r28 = lt.i64 r27, 0
-	branch r28, b12, b13
-b12: # NaN.return
+	branch r28, b10, b11
+b10: # NaN.return
 	r16 = move.f64 NaN
-	jump b8
-b13: # Log.switch.next
+	jump b6
+b11: # Log.switch.next
 	r29 = ge.u64 r17, 9218868437227405312
-	branch r29, b14, b15
-b14: # Log.switch.body
+	branch r29, b12, b13
+b12: # Log.switch.body
 	r16 = move.f64 r14
-	jump b8
-b15: # Log.switch.next
+	jump b6
+b13: # Log.switch.next
 	r30 = and.u64 r17, 4503599627370495
 	r31 = or.u64 r30, 4602678819172646912
 	r32 = bitcast.f64.u64 r31
@@ -14050,14 +16870,14 @@ b15: # Log.switch.next
 	r36 = sub.i32 r35, 1022
 	r37 = convert.f64.i32 r36
 	r38 = le.f64 r32, 0.7071067811865476
-	branch r38, b16, b18
-b16: # Log.if.then
+	branch r38, b14, b16
+b14: # Log.if.then
 	r41 = sub.f64 r37, 1.0
 	r42 = mul.f64 r32, 2.0
 	r39 = move.f64 r42
 	r40 = move.f64 r41
-	jump b17
-b17: # Log.if.done
+	jump b15
+b15: # Log.if.done
 	r43 = sub.f64 r39, 1.0
 	r44 = add.f64 r43, 2.0
 	r45 = div.f64 r43, r44
@@ -14087,12 +16907,12 @@ b17: # Log.if.done
 	r69 = sub.f64 r68, r43
 	r70 = sub.f64 r63, r69
 	r16 = move.f64 r70
-	jump b8
-b18: # edge 6→8
+	jump b6
+b16: # edge 6→8
 	r39 = move.f64 r32
 	r40 = move.f64 r37
-	jump b17
-b19: # exit
+	jump b15
+b17: # exit
 	return
 
 kernel Pow(x []f64, y []f64, out []f64)
@@ -14113,99 +16933,99 @@ b1: # setup
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b211
+	branch r7, b3, b210
 b3: # index
 	r8 = move.i64 r2
 	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r12, r9, 8
+b4: # rangeindex.body
+	r433 = elemaddr r12, r8, 8
+	r11 = elemaddr r433, 1, 8
 	r14 = load.f64 r11
-	r15 = elemaddr r16, r9, 8
+	r434 = elemaddr r16, r8, 8
+	r15 = elemaddr r434, 1, 8
 	r18 = load.f64 r15
 	r20 = move.f64 r14
 	r21 = move.f64 r18
-	jump b6
-b6: # Pow.if.done
+	jump b5
+b5: # Pow.if.done
 	r23 = move.f64 r20
 	r24 = move.f64 r21
-	jump b7
-b7: # pow.entry
+	jump b6
+b6: # pow.entry
 	r25 = eq.f64 r24, 0.0
-	branch r25, b8, b12
-b8: # pow.switch.body
+	branch r25, b7, b11
+b7: # pow.switch.body
 	r22 = move.f64 1.0
-	jump b9
-b9: # pow.return
+	jump b8
+b8: # pow.return
 	r19 = move.f64 r22
-	jump b10
-b10: # Pow.return
-	r432 = elemaddr r4, r9, 8
+	jump b9
+b9: # Pow.return
+	r435 = elemaddr r4, r8, 8
+	r432 = elemaddr r435, 1, 8
 	store.f64 r432, r19
-	jump b11
-b11: # latch
+	jump b10
+b10: # latch
 	r2 = add.i64 r2, r1
 	jump b2
-b12: # pow.cond.false
+b11: # pow.cond.false
 	r42 = eq.f64 r23, 1.0
-	branch r42, b8, b13
-b13: # pow.switch.next
+	branch r42, b7, b12
+b12: # pow.switch.next
 	r41 = eq.f64 r24, 1.0
-	branch r41, b14, b15
-b14: # pow.switch.body
+	branch r41, b13, b14
+b13: # pow.switch.body
 	r22 = move.f64 r23
-	jump b9
-b15: # IsNaN.entry
+	jump b8
+b14: # IsNaN.entry
 	r46 = ne.f64 r23, r23
 	r45 = move.bool r46
-	jump b16
-b16: # IsNaN.return
-	branch r45, b17, b18
-b17: # NaN.return
+	jump b15
+b15: # IsNaN.return
+	branch r45, b16, b17
+b16: # NaN.return
 	r22 = move.f64 NaN
-	jump b9
-b18: # IsNaN.entry
+	jump b8
+b17: # IsNaN.entry
 	r50 = ne.f64 r24, r24
 	r49 = move.bool r50
-	jump b19
-b19: # IsNaN.return
-	branch r49, b17, b20
-b20: # pow.switch.next
+	jump b18
+b18: # IsNaN.return
+	branch r49, b16, b19
+b19: # pow.switch.next
 	r48 = eq.f64 r23, 0.0
-	branch r48, b21, b185
-b21: # pow.switch.body
+	branch r48, b20, b184
+b20: # pow.switch.body
 	r47 = lt.f64 r24, 0.0
-	branch r47, b22, b36
-b22: # Signbit.entry
+	branch r47, b21, b35
+b21: # Signbit.entry
 	r61 = bitcast.u64.f64 r23
 	r62 = convert.i64.u64 r61
 	r63 = lt.i64 r62, 0
 	r60 = move.bool r63
-	jump b23
-b23: # Signbit.return
-	branch r60, b24, b28
-b24: # isOddInt.entry
+	jump b22
+b22: # Signbit.return
+	branch r60, b23, b27
+b23: # isOddInt.entry
 	r80 = abs.f64 r24
 	r81 = ge.f64 r80, 9.007199254740992e+15
-	branch r81, b25, b29
-b25: # isOddInt.if.then
+	branch r81, b24, b28
+b24: # isOddInt.if.then
 	r79 = move.bool false
-	jump b26
-b26: # isOddInt.return
-	branch r79, b27, b28
-b27: # Inf.return
+	jump b25
+b25: # isOddInt.return
+	branch r79, b26, b27
+b26: # Inf.return
 	r22 = move.f64 -Inf
-	jump b9
-b28: # Inf.return
+	jump b8
+b27: # Inf.return
 	r22 = move.f64 +Inf
-	jump b9
-b29: # Modf.entry
+	jump b8
+b28: # Modf.entry
 	r84 = trunc.f64 r24
 	r85 = sub.f64 r24, r84
-	jump b30
-b30: # Copysign.entry
+	jump b29
+b29: # Copysign.entry
 	r87 = bitcast.u64.f64 r85
 	r88 = andnot.u64 r87, 9223372036854775808
 	r89 = bitcast.u64.f64 r24
@@ -14213,59 +17033,59 @@ b30: # Copysign.entry
 	r91 = or.u64 r88, r90
 	r92 = bitcast.f64.u64 r91
 	r86 = move.f64 r92
-	jump b31
-b31: # Copysign.return
+	jump b30
+b30: # Copysign.return
 	r82 = move.f64 r84
 	r83 = move.f64 r86
-	jump b32
-b32: # Modf.return
+	jump b31
+b31: # Modf.return
 	r93 = move.f64 r82
 	r94 = move.f64 r83
 	r95 = eq.f64 r94, 0.0
-	branch r95, b33, b35
-b33: # isOddInt.binop.rhs
+	branch r95, b32, b34
+b32: # isOddInt.binop.rhs
 	r97 = convert.i64.f64 r93
 	r98 = and.i64 r97, 1
 	r99 = eq.i64 r98, 1
 	r96 = move.bool r99
-	jump b34
-b34: # isOddInt.binop.done
+	jump b33
+b33: # isOddInt.binop.done
 	r79 = move.bool r96
-	jump b26
-b35: # edge 2→4
+	jump b25
+b34: # edge 2→4
 	r96 = move.bool false
-	jump b34
-b36: # pow.switch.next
+	jump b33
+b35: # pow.switch.next
 	r68 = gt.f64 r24, 0.0
-	branch r68, b37, b51
-b37: # Signbit.entry
+	branch r68, b36, b50
+b36: # Signbit.entry
 	r65 = bitcast.u64.f64 r23
 	r66 = convert.i64.u64 r65
 	r67 = lt.i64 r66, 0
 	r64 = move.bool r67
-	jump b38
-b38: # Signbit.return
-	branch r64, b39, b43
-b39: # isOddInt.entry
+	jump b37
+b37: # Signbit.return
+	branch r64, b38, b42
+b38: # isOddInt.entry
 	r101 = abs.f64 r24
 	r102 = ge.f64 r101, 9.007199254740992e+15
-	branch r102, b40, b44
-b40: # isOddInt.if.then
+	branch r102, b39, b43
+b39: # isOddInt.if.then
 	r100 = move.bool false
-	jump b41
-b41: # isOddInt.return
-	branch r100, b42, b43
-b42: # pow.if.then
+	jump b40
+b40: # isOddInt.return
+	branch r100, b41, b42
+b41: # pow.if.then
 	r22 = move.f64 r23
-	jump b9
-b43: # pow.if.done
+	jump b8
+b42: # pow.if.done
 	r22 = move.f64 0.0
-	jump b9
-b44: # Modf.entry
+	jump b8
+b43: # Modf.entry
 	r105 = trunc.f64 r24
 	r106 = sub.f64 r24, r105
-	jump b45
-b45: # Copysign.entry
+	jump b44
+b44: # Copysign.entry
 	r108 = bitcast.u64.f64 r106
 	r109 = andnot.u64 r108, 9223372036854775808
 	r110 = bitcast.u64.f64 r24
@@ -14273,36 +17093,36 @@ b45: # Copysign.entry
 	r112 = or.u64 r109, r111
 	r113 = bitcast.f64.u64 r112
 	r107 = move.f64 r113
-	jump b46
-b46: # Copysign.return
+	jump b45
+b45: # Copysign.return
 	r103 = move.f64 r105
 	r104 = move.f64 r107
-	jump b47
-b47: # Modf.return
+	jump b46
+b46: # Modf.return
 	r114 = move.f64 r103
 	r115 = move.f64 r104
 	r116 = eq.f64 r115, 0.0
-	branch r116, b48, b50
-b48: # isOddInt.binop.rhs
+	branch r116, b47, b49
+b47: # isOddInt.binop.rhs
 	r118 = convert.i64.f64 r114
 	r119 = and.i64 r118, 1
 	r120 = eq.i64 r119, 1
 	r117 = move.bool r120
-	jump b49
-b49: # isOddInt.binop.done
+	jump b48
+b48: # isOddInt.binop.done
 	r100 = move.bool r117
-	jump b41
-b50: # edge 2→4
+	jump b40
+b49: # edge 2→4
 	r117 = move.bool false
-	jump b49
-b51: # pow.switch.done
+	jump b48
+b50: # pow.switch.done
 	r26 = abs.f64 r24
-	jump b52
-b52: # Modf.entry
+	jump b51
+b51: # Modf.entry
 	r29 = trunc.f64 r26
 	r30 = sub.f64 r26, r29
-	jump b53
-b53: # Copysign.entry
+	jump b52
+b52: # Copysign.entry
 	r32 = bitcast.u64.f64 r30
 	r33 = andnot.u64 r32, 9223372036854775808
 	r34 = bitcast.u64.f64 r26
@@ -14310,101 +17130,101 @@ b53: # Copysign.entry
 	r36 = or.u64 r33, r35
 	r37 = bitcast.f64.u64 r36
 	r31 = move.f64 r37
-	jump b54
-b54: # Copysign.return
+	jump b53
+b53: # Copysign.return
 	r27 = move.f64 r29
 	r28 = move.f64 r31
-	jump b55
-b55: # Modf.return
+	jump b54
+b54: # Modf.return
 	r38 = move.f64 r27
 	r39 = move.f64 r28
 	r40 = ne.f64 r39, 0.0
-	branch r40, b56, b58
-b56: # pow.cond.true
+	branch r40, b55, b57
+b55: # pow.cond.true
 	r171 = lt.f64 r23, 0.0
-	branch r171, b57, b58
-b57: # NaN.return
+	branch r171, b56, b57
+b56: # NaN.return
 	r22 = move.f64 NaN
-	jump b9
-b58: # pow.if.done
+	jump b8
+b57: # pow.if.done
 	r170 = ge.f64 r38, 9.223372036854776e+18
-	branch r170, b59, b64
-b59: # pow.if.then
+	branch r170, b58, b63
+b58: # pow.if.then
 	r172 = eq.f64 r23, -1.0
-	branch r172, b60, b61
-b60: # pow.switch.body
+	branch r172, b59, b60
+b59: # pow.switch.body
 	r22 = move.f64 1.0
-	jump b9
-b61: # pow.switch.next
+	jump b8
+b60: # pow.switch.next
 	r176 = abs.f64 r23
 	r177 = lt.f64 r176, 1.0
 	r178 = gt.f64 r24, 0.0
 	r179 = eq.bool r177, r178
-	branch r179, b62, b63
-b62: # pow.switch.body
+	branch r179, b61, b62
+b61: # pow.switch.body
 	r22 = move.f64 0.0
-	jump b9
-b63: # Inf.return
+	jump b8
+b62: # Inf.return
 	r22 = move.f64 +Inf
-	jump b9
-b64: # pow.if.done
+	jump b8
+b63: # pow.if.done
 	r173 = move.bool r40
-	branch r173, b65, b184
-b65: # pow.if.then
+	branch r173, b64, b183
+b64: # pow.if.then
 	r185 = gt.f64 r39, 0.5
-	branch r185, b66, b183
-b66: # pow.if.then
+	branch r185, b65, b182
+b65: # pow.if.then
 	r230 = sub.f64 r39, 1.0
 	r231 = add.f64 r38, 1.0
 	r186 = move.f64 r231
 	r187 = move.f64 r230
-	jump b67
-b67: # Log.entry
+	jump b66
+b66: # Log.entry
 	r234 = bitcast.u64.f64 r23
 	r235 = andnot.u64 r234, 9223372036854775808
 	r236 = eq.u64 r235, 0
-	branch r236, b68, b175
-b68: # Inf.return
+	branch r236, b67, b174
+b67: # Inf.return
 	r233 = move.f64 -Inf
+	jump b68
+b68: # Log.return
+	r232 = move.f64 r233
 	jump b69
 b69: # Log.return
-	r232 = move.f64 r233
-	jump b70
-b70: # Log.return
 	r288 = mul.f64 r187, r232
-	jump b71
-b71: # Exp.entry
+	jump b70
+b70: # Exp.entry
 	r291 = bitcast.u64.f64 r288
 	r292 = andnot.u64 r291, 9223372036854775808
 	r293 = ge.u64 r292, 9218868437227405312
-	branch r293, b72, b160
-b72: # Exp.if.then
+	branch r293, b71, b159
+b71: # Exp.if.then
 	r294 = eq.u64 r291, 18442240474082181120
-	branch r294, b73, b159
-b73: # Exp.if.then
+	branch r294, b72, b158
+b72: # Exp.if.then
 	r290 = move.f64 0.0
+	jump b73
+b73: # Exp.return
+	r289 = move.f64 r290
 	jump b74
 b74: # Exp.return
-	r289 = move.f64 r290
-	jump b75
-b75: # Exp.return
 	r174 = move.f64 r186
 	r175 = move.f64 r289
-	jump b76
-b76: # frexp.entry
+	jump b75
+b75: # frexp.entry
 	r192 = move.bool r48
-	branch r192, b77, b149
-b77: # frexp.switch.body
+	branch r192, b76, b148
+b76: # frexp.switch.body
 	r190 = move.f64 r23
 	r191 = move.i64 0
-	jump b78
-b78: # frexp.return
+	jump b77
+b77: # frexp.return
 	r220 = move.f64 r190
 	r221 = move.i64 r191
 	r188 = move.f64 r220
 	r189 = move.i64 r221
-	jump b79
-b79: # Frexp.return
+	jump b78
+b78: # Frexp.return
 	r222 = move.f64 r188
 	r223 = move.i64 r189
 	r224 = convert.i64.f64 r174
@@ -14413,67 +17233,67 @@ b79: # Frexp.return
 	r227 = move.f64 r222
 	r228 = move.i64 r223
 	r229 = move.i64 r224
-	jump b80
-b80: # pow.for.loop
+	jump b79
+b79: # pow.for.loop
 	r349 = ne.i64 r229, 0
-	branch r349, b81, b142
-b81: # pow.for.body
+	branch r349, b80, b141
+b80: # pow.for.body
 	r351 = lt.i64 r228, -4096
-	branch r351, b82, b110
-b82: # pow.if.then
+	branch r351, b81, b109
+b81: # pow.if.then
 	r355 = add.i64 r226, r228
 	r350 = move.i64 r355
-	jump b83
-b83: # pow.for.done
+	jump b82
+b82: # pow.for.done
 	r352 = lt.f64 r24, 0.0
-	branch r352, b84, b109
-b84: # pow.if.then
+	branch r352, b83, b108
+b83: # pow.if.then
 	r371 = div.f64 1.0, r225
 	r372 = neg.i64 r350
 	r353 = move.f64 r371
 	r354 = move.i64 r372
-	jump b85
-b85: # ldexp.entry
+	jump b84
+b84: # ldexp.entry
 	r375 = eq.f64 r353, 0.0
-	branch r375, b86, b89
-b86: # ldexp.switch.body
+	branch r375, b85, b88
+b85: # ldexp.switch.body
 	r374 = move.f64 r353
-	jump b87
-b87: # ldexp.return
+	jump b86
+b86: # ldexp.return
 	r373 = move.f64 r374
-	jump b88
-b88: # Ldexp.return
+	jump b87
+b87: # Ldexp.return
 	r22 = move.f64 r373
-	jump b9
-b89: # IsInf.if.then
+	jump b8
+b88: # IsInf.if.then
 	r379 = abs.f64 r353
 	r380 = move.f64 r379
-	jump b90
-b90: # IsInf.if.done
+	jump b89
+b89: # IsInf.if.done
 	r381 = gt.f64 r380, 1.7976931348623157e+308
 	r376 = move.bool r381
-	jump b91
-b91: # IsInf.return
-	branch r376, b92, b93
-b92: # ldexp.switch.body
+	jump b90
+b90: # IsInf.return
+	branch r376, b91, b92
+b91: # ldexp.switch.body
 	r374 = move.f64 r353
-	jump b87
-b93: # IsNaN.entry
+	jump b86
+b92: # IsNaN.entry
 	r400 = ne.f64 r353, r353
 	r399 = move.bool r400
-	jump b94
-b94: # IsNaN.return
-	branch r399, b92, b95
-b95: # normalize.entry
+	jump b93
+b93: # IsNaN.return
+	branch r399, b91, b94
+b94: # normalize.entry
 	r386 = abs.f64 r353
 	r387 = lt.f64 r386, 2.2250738585072014e-308
-	branch r387, b96, b108
-b96: # normalize.if.then
+	branch r387, b95, b107
+b95: # normalize.if.then
 	r388 = mul.f64 r353, 4.503599627370496e+15
 	r384 = move.f64 r388
 	r385 = move.i64 -52
-	jump b97
-b97: # normalize.return
+	jump b96
+b96: # normalize.return
 	r389 = move.f64 r384
 	r390 = move.i64 r385
 	r391 = add.i64 r354, r390
@@ -14484,38 +17304,38 @@ b97: # normalize.return
 	r396 = sub.i64 r395, 1023
 	r397 = add.i64 r391, r396
 	r398 = lt.i64 r397, -1075
-	branch r398, b98, b100
-b98: # Copysign.entry
+	branch r398, b97, b99
+b97: # Copysign.entry
 	r405 = move.u64 r392
 	r406 = and.u64 r405, 9223372036854775808
 	r407 = move.u64 r406
 	r408 = bitcast.f64.u64 r407
 	r401 = move.f64 r408
-	jump b99
-b99: # Copysign.return
+	jump b98
+b98: # Copysign.return
 	r374 = move.f64 r401
-	jump b87
-b100: # ldexp.if.done
+	jump b86
+b99: # ldexp.if.done
 	r409 = gt.i64 r397, 1023
-	branch r409, b101, b104
-b101: # ldexp.if.then
+	branch r409, b100, b103
+b100: # ldexp.if.then
 	r410 = lt.f64 r389, 0.0
-	branch r410, b102, b103
-b102: # Inf.return
+	branch r410, b101, b102
+b101: # Inf.return
 	r374 = move.f64 -Inf
-	jump b87
-b103: # Inf.return
+	jump b86
+b102: # Inf.return
 	r374 = move.f64 +Inf
-	jump b87
-b104: # ldexp.if.done
+	jump b86
+b103: # ldexp.if.done
 	r411 = lt.i64 r397, -1022
-	branch r411, b105, b107
-b105: # ldexp.if.then
+	branch r411, b104, b106
+b104: # ldexp.if.then
 	r424 = add.i64 r397, 53
 	r412 = move.i64 r424
 	r413 = move.f64 1.1102230246251565e-16
-	jump b106
-b106: # ldexp.if.done
+	jump b105
+b105: # ldexp.if.done
 	r425 = andnot.u64 r392, 9218868437227405312
 	r426 = add.i64 r412, 1023
 	r427 = convert.u64.i64 r426
@@ -14524,230 +17344,230 @@ b106: # ldexp.if.done
 	r430 = bitcast.f64.u64 r429
 	r431 = mul.f64 r413, r430
 	r374 = move.f64 r431
-	jump b87
-b107: # edge 9→13
+	jump b86
+b106: # edge 9→13
 	r412 = move.i64 r397
 	r413 = move.f64 1.0
-	jump b106
-b108: # normalize.if.done
+	jump b105
+b107: # normalize.if.done
 	r384 = move.f64 r353
 	r385 = move.i64 0
-	jump b97
-b109: # edge 52→61
+	jump b96
+b108: # edge 52→61
 	r353 = move.f64 r225
 	r354 = move.i64 r350
-	jump b85
-b110: # pow.cond.false
+	jump b84
+b109: # pow.cond.false
 	r360 = gt.i64 r228, 4096
-	branch r360, b82, b111
-b111: # pow.if.done
+	branch r360, b81, b110
+b110: # pow.if.done
 	r356 = and.i64 r229, 1
 	r357 = eq.i64 r356, 1
-	branch r357, b112, b148
-b112: # pow.if.then
+	branch r357, b111, b147
+b111: # pow.if.then
 	r361 = mul.f64 r225, r227
 	r362 = add.i64 r226, r228
 	r358 = move.f64 r361
 	r359 = move.i64 r362
-	jump b113
-b113: # pow.if.done
+	jump b112
+b112: # pow.if.done
 	r363 = mul.f64 r227, r227
 	r364 = shl.i64.u64 r228, 1
 	r365 = lt.f64 r363, 0.5
-	branch r365, b114, b147
-b114: # pow.if.then
+	branch r365, b113, b146
+b113: # pow.if.then
 	r368 = add.f64 r363, r363
 	r369 = sub.i64 r364, 1
 	r366 = move.f64 r368
 	r367 = move.i64 r369
-	jump b115
-b115: # pow.if.done
+	jump b114
+b114: # pow.if.done
 	r370 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
 	r229 = move.i64 r370
-	jump b116
-b116: # pow.for.loop (unrolled 1)
-	r433 = ne.i64 r229, 0
-	branch r433, b117, b142
-b117: # pow.for.body (unrolled 1)
-	r434 = lt.i64 r228, -4096
-	branch r434, b82, b118
-b118: # pow.cond.false (unrolled 1)
-	r437 = gt.i64 r228, 4096
-	branch r437, b82, b119
-b119: # pow.if.done (unrolled 1)
-	r435 = and.i64 r229, 1
-	r436 = eq.i64 r435, 1
-	branch r436, b120, b146
-b120: # pow.if.then (unrolled 1)
-	r438 = mul.f64 r225, r227
-	r439 = add.i64 r226, r228
-	r358 = move.f64 r438
-	r359 = move.i64 r439
-	jump b121
-b121: # pow.if.done (unrolled 1)
-	r440 = mul.f64 r227, r227
-	r441 = shl.i64.u64 r228, 1
-	r442 = lt.f64 r440, 0.5
-	branch r442, b122, b145
-b122: # pow.if.then (unrolled 1)
-	r443 = add.f64 r440, r440
-	r444 = sub.i64 r441, 1
-	r366 = move.f64 r443
-	r367 = move.i64 r444
+	jump b115
+b115: # pow.for.loop (unrolled 1)
+	r436 = ne.i64 r229, 0
+	branch r436, b116, b141
+b116: # pow.for.body (unrolled 1)
+	r437 = lt.i64 r228, -4096
+	branch r437, b81, b117
+b117: # pow.cond.false (unrolled 1)
+	r440 = gt.i64 r228, 4096
+	branch r440, b81, b118
+b118: # pow.if.done (unrolled 1)
+	r438 = and.i64 r229, 1
+	r439 = eq.i64 r438, 1
+	branch r439, b119, b145
+b119: # pow.if.then (unrolled 1)
+	r441 = mul.f64 r225, r227
+	r442 = add.i64 r226, r228
+	r358 = move.f64 r441
+	r359 = move.i64 r442
+	jump b120
+b120: # pow.if.done (unrolled 1)
+	r443 = mul.f64 r227, r227
+	r444 = shl.i64.u64 r228, 1
+	r445 = lt.f64 r443, 0.5
+	branch r445, b121, b144
+b121: # pow.if.then (unrolled 1)
+	r446 = add.f64 r443, r443
+	r447 = sub.i64 r444, 1
+	r366 = move.f64 r446
+	r367 = move.i64 r447
+	jump b122
+b122: # pow.if.done (unrolled 1)
+	r448 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r448
 	jump b123
-b123: # pow.if.done (unrolled 1)
-	r445 = shr.i64.u64 r229, 1
+b123: # pow.for.loop (unrolled 2)
+	r449 = ne.i64 r229, 0
+	branch r449, b124, b141
+b124: # pow.for.body (unrolled 2)
+	r450 = lt.i64 r228, -4096
+	branch r450, b81, b125
+b125: # pow.cond.false (unrolled 2)
+	r453 = gt.i64 r228, 4096
+	branch r453, b81, b126
+b126: # pow.if.done (unrolled 2)
+	r451 = and.i64 r229, 1
+	r452 = eq.i64 r451, 1
+	branch r452, b127, b143
+b127: # pow.if.then (unrolled 2)
+	r454 = mul.f64 r225, r227
+	r455 = add.i64 r226, r228
+	r358 = move.f64 r454
+	r359 = move.i64 r455
+	jump b128
+b128: # pow.if.done (unrolled 2)
+	r456 = mul.f64 r227, r227
+	r457 = shl.i64.u64 r228, 1
+	r458 = lt.f64 r456, 0.5
+	branch r458, b129, b142
+b129: # pow.if.then (unrolled 2)
+	r459 = add.f64 r456, r456
+	r460 = sub.i64 r457, 1
+	r366 = move.f64 r459
+	r367 = move.i64 r460
+	jump b130
+b130: # pow.if.done (unrolled 2)
+	r461 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r445
-	jump b124
-b124: # pow.for.loop (unrolled 2)
-	r446 = ne.i64 r229, 0
-	branch r446, b125, b142
-b125: # pow.for.body (unrolled 2)
-	r447 = lt.i64 r228, -4096
-	branch r447, b82, b126
-b126: # pow.cond.false (unrolled 2)
-	r450 = gt.i64 r228, 4096
-	branch r450, b82, b127
-b127: # pow.if.done (unrolled 2)
-	r448 = and.i64 r229, 1
-	r449 = eq.i64 r448, 1
-	branch r449, b128, b144
-b128: # pow.if.then (unrolled 2)
-	r451 = mul.f64 r225, r227
-	r452 = add.i64 r226, r228
-	r358 = move.f64 r451
-	r359 = move.i64 r452
-	jump b129
-b129: # pow.if.done (unrolled 2)
-	r453 = mul.f64 r227, r227
-	r454 = shl.i64.u64 r228, 1
-	r455 = lt.f64 r453, 0.5
-	branch r455, b130, b143
-b130: # pow.if.then (unrolled 2)
-	r456 = add.f64 r453, r453
-	r457 = sub.i64 r454, 1
-	r366 = move.f64 r456
-	r367 = move.i64 r457
+	r229 = move.i64 r461
 	jump b131
-b131: # pow.if.done (unrolled 2)
-	r458 = shr.i64.u64 r229, 1
+b131: # pow.for.loop (unrolled 3)
+	r462 = ne.i64 r229, 0
+	branch r462, b132, b141
+b132: # pow.for.body (unrolled 3)
+	r463 = lt.i64 r228, -4096
+	branch r463, b81, b133
+b133: # pow.cond.false (unrolled 3)
+	r466 = gt.i64 r228, 4096
+	branch r466, b81, b134
+b134: # pow.if.done (unrolled 3)
+	r464 = and.i64 r229, 1
+	r465 = eq.i64 r464, 1
+	branch r465, b135, b140
+b135: # pow.if.then (unrolled 3)
+	r467 = mul.f64 r225, r227
+	r468 = add.i64 r226, r228
+	r358 = move.f64 r467
+	r359 = move.i64 r468
+	jump b136
+b136: # pow.if.done (unrolled 3)
+	r469 = mul.f64 r227, r227
+	r470 = shl.i64.u64 r228, 1
+	r471 = lt.f64 r469, 0.5
+	branch r471, b137, b139
+b137: # pow.if.then (unrolled 3)
+	r472 = add.f64 r469, r469
+	r473 = sub.i64 r470, 1
+	r366 = move.f64 r472
+	r367 = move.i64 r473
+	jump b138
+b138: # pow.if.done (unrolled 3)
+	r474 = shr.i64.u64 r229, 1
 	r225 = move.f64 r358
 	r226 = move.i64 r359
 	r227 = move.f64 r366
 	r228 = move.i64 r367
-	r229 = move.i64 r458
-	jump b132
-b132: # pow.for.loop (unrolled 3)
-	r459 = ne.i64 r229, 0
-	branch r459, b133, b142
-b133: # pow.for.body (unrolled 3)
-	r460 = lt.i64 r228, -4096
-	branch r460, b82, b134
-b134: # pow.cond.false (unrolled 3)
-	r463 = gt.i64 r228, 4096
-	branch r463, b82, b135
-b135: # pow.if.done (unrolled 3)
-	r461 = and.i64 r229, 1
-	r462 = eq.i64 r461, 1
-	branch r462, b136, b141
-b136: # pow.if.then (unrolled 3)
-	r464 = mul.f64 r225, r227
-	r465 = add.i64 r226, r228
-	r358 = move.f64 r464
-	r359 = move.i64 r465
-	jump b137
-b137: # pow.if.done (unrolled 3)
-	r466 = mul.f64 r227, r227
-	r467 = shl.i64.u64 r228, 1
-	r468 = lt.f64 r466, 0.5
-	branch r468, b138, b140
-b138: # pow.if.then (unrolled 3)
-	r469 = add.f64 r466, r466
-	r470 = sub.i64 r467, 1
+	r229 = move.i64 r474
+	jump b79
+b139: # edge 57→59 (unrolled 3)
 	r366 = move.f64 r469
 	r367 = move.i64 r470
-	jump b139
-b139: # pow.if.done (unrolled 3)
-	r471 = shr.i64.u64 r229, 1
-	r225 = move.f64 r358
-	r226 = move.i64 r359
-	r227 = move.f64 r366
-	r228 = move.i64 r367
-	r229 = move.i64 r471
-	jump b80
-b140: # edge 57→59 (unrolled 3)
-	r366 = move.f64 r466
-	r367 = move.i64 r467
-	jump b139
-b141: # edge 54→57 (unrolled 3)
+	jump b138
+b140: # edge 54→57 (unrolled 3)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b137
-b142: # edge 50→52
+	jump b136
+b141: # edge 50→52
 	r350 = move.i64 r226
-	jump b83
-b143: # edge 57→59 (unrolled 2)
-	r366 = move.f64 r453
-	r367 = move.i64 r454
-	jump b131
-b144: # edge 54→57 (unrolled 2)
+	jump b82
+b142: # edge 57→59 (unrolled 2)
+	r366 = move.f64 r456
+	r367 = move.i64 r457
+	jump b130
+b143: # edge 54→57 (unrolled 2)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b129
-b145: # edge 57→59 (unrolled 1)
-	r366 = move.f64 r440
-	r367 = move.i64 r441
-	jump b123
-b146: # edge 54→57 (unrolled 1)
+	jump b128
+b144: # edge 57→59 (unrolled 1)
+	r366 = move.f64 r443
+	r367 = move.i64 r444
+	jump b122
+b145: # edge 54→57 (unrolled 1)
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b121
-b147: # edge 57→59
+	jump b120
+b146: # edge 57→59
 	r366 = move.f64 r363
 	r367 = move.i64 r364
-	jump b115
-b148: # edge 54→57
+	jump b114
+b147: # edge 54→57
 	r358 = move.f64 r225
 	r359 = move.i64 r226
-	jump b113
-b149: # IsInf.if.then
+	jump b112
+b148: # IsInf.if.then
 	r196 = abs.f64 r23
 	r197 = move.f64 r196
-	jump b150
-b150: # IsInf.if.done
+	jump b149
+b149: # IsInf.if.done
 	r198 = gt.f64 r197, 1.7976931348623157e+308
 	r193 = move.bool r198
-	jump b151
-b151: # IsInf.return
-	branch r193, b152, b153
-b152: # frexp.switch.body
+	jump b150
+b150: # IsInf.return
+	branch r193, b151, b152
+b151: # frexp.switch.body
 	r190 = move.f64 r23
 	r191 = move.i64 0
-	jump b78
-b153: # IsNaN.entry
+	jump b77
+b152: # IsNaN.entry
 	r219 = move.bool r46
 	r218 = move.bool r219
-	jump b154
-b154: # IsNaN.return
-	branch r218, b152, b155
-b155: # normalize.entry
+	jump b153
+b153: # IsNaN.return
+	branch r218, b151, b154
+b154: # normalize.entry
 	r203 = move.f64 r196
 	r204 = lt.f64 r203, 2.2250738585072014e-308
-	branch r204, b156, b158
-b156: # normalize.if.then
+	branch r204, b155, b157
+b155: # normalize.if.then
 	r205 = mul.f64 r23, 4.503599627370496e+15
 	r201 = move.f64 r205
 	r202 = move.i64 -52
-	jump b157
-b157: # normalize.return
+	jump b156
+b156: # normalize.return
 	r206 = move.f64 r201
 	r207 = move.i64 r202
 	r208 = bitcast.u64.f64 r206
@@ -14762,35 +17582,35 @@ b157: # normalize.return
 	r217 = bitcast.f64.u64 r216
 	r190 = move.f64 r217
 	r191 = move.i64 r214
-	jump b78
-b158: # normalize.if.done
+	jump b77
+b157: # normalize.if.done
 	r201 = move.f64 r23
 	r202 = move.i64 0
-	jump b157
-b159: # Exp.if.done
+	jump b156
+b158: # Exp.if.done
 	r290 = move.f64 r288
-	jump b74
-b160: # Exp.if.done
+	jump b73
+b159: # Exp.if.done
 	r295 = gt.f64 r288, 709.782712893384
-	branch r295, b161, b162
-b161: # Inf.return
+	branch r295, b160, b161
+b160: # Inf.return
 	r290 = move.f64 +Inf
-	jump b74
-b162: # Exp.if.done
+	jump b73
+b161: # Exp.if.done
 	r301 = mul.f64 r288, 1.4426950408889634
-	jump b163
-b163: # roundToInt32.entry
+	jump b162
+b162: # roundToInt32.entry
 	r303 = roundeven.f64 r301
 	r304 = ge.f64 r303, -2.147483648e+09
-	branch r304, b164, b174
-b164: # roundToInt32.cond.true
+	branch r304, b163, b173
+b163: # roundToInt32.cond.true
 	r306 = le.f64 r303, 2.147483647e+09
-	branch r306, b165, b174
-b165: # roundToInt32.if.then
+	branch r306, b164, b173
+b164: # roundToInt32.if.then
 	r305 = convert.i32.f64 r303
 	r302 = move.i32 r305
-	jump b166
-b166: # roundToInt32.return
+	jump b165
+b165: # roundToInt32.return
 	r307 = convert.f64.i32 r302
 	r308 = neg.f64 r307
 	r309 = fma.f64 r308, 0.693147180559663, r288
@@ -14815,14 +17635,14 @@ b166: # roundToInt32.return
 	r328 = fma.f64 r326, r327, 1.0
 	r329 = add.i32 r302, 1023
 	r330 = le.i32 r329, 0
-	branch r330, b167, b171
-b167: # Exp.if.then
+	branch r330, b166, b170
+b166: # Exp.if.then
 	r331 = lt.i32 r329, -52
-	branch r331, b168, b169
-b168: # Exp.if.then
+	branch r331, b167, b168
+b167: # Exp.if.then
 	r290 = move.f64 0.0
-	jump b74
-b169: # Exp.if.done
+	jump b73
+b168: # Exp.if.done
 	r339 = add.i32 r329, 1022
 	r340 = convert.u64.i32 r339
 	r341 = shl.u64.u64 r340, 52
@@ -14830,41 +17650,41 @@ b169: # Exp.if.done
 	r343 = mul.f64 r328, r342
 	r332 = move.f64 r343
 	r333 = move.i32 1
-	jump b170
-b170: # Exp.if.done
+	jump b169
+b169: # Exp.if.done
 	r334 = convert.u64.i32 r333
 	r335 = shl.u64.u64 r334, 52
 	r336 = bitcast.f64.u64 r335
 	r337 = mul.f64 r332, r336
 	r290 = move.f64 r337
-	jump b74
-b171: # Exp.if.else
+	jump b73
+b170: # Exp.if.else
 	r338 = ge.i32 r329, 2047
-	branch r338, b172, b173
-b172: # Inf.return
+	branch r338, b171, b172
+b171: # Inf.return
 	r290 = move.f64 +Inf
-	jump b74
-b173: # edge 9→8
+	jump b73
+b172: # edge 9→8
 	r332 = move.f64 r328
 	r333 = move.i32 r329
-	jump b170
-b174: # roundToInt32.if.done
+	jump b169
+b173: # roundToInt32.if.done
 	r302 = move.i32 -2147483648
-	jump b166
-b175: # Log.switch.next
+	jump b165
+b174: # Log.switch.next
 	r244 = convert.i64.u64 r234
 	r245 = lt.i64 r244, 0
-	branch r245, b176, b177
-b176: # NaN.return
+	branch r245, b175, b176
+b175: # NaN.return
 	r233 = move.f64 NaN
-	jump b69
-b177: # Log.switch.next
+	jump b68
+b176: # Log.switch.next
 	r246 = ge.u64 r234, 9218868437227405312
-	branch r246, b178, b179
-b178: # Log.switch.body
+	branch r246, b177, b178
+b177: # Log.switch.body
 	r233 = move.f64 r23
-	jump b69
-b179: # Log.switch.next
+	jump b68
+b178: # Log.switch.next
 	r247 = and.u64 r234, 4503599627370495
 	r248 = or.u64 r247, 4602678819172646912
 	r249 = bitcast.f64.u64 r248
@@ -14874,14 +17694,14 @@ b179: # Log.switch.next
 	r253 = sub.i32 r252, 1022
 	r254 = convert.f64.i32 r253
 	r255 = le.f64 r249, 0.7071067811865476
-	branch r255, b180, b182
-b180: # Log.if.then
+	branch r255, b179, b181
+b179: # Log.if.then
 	r258 = sub.f64 r254, 1.0
 	r259 = mul.f64 r249, 2.0
 	r256 = move.f64 r259
 	r257 = move.f64 r258
-	jump b181
-b181: # Log.if.done
+	jump b180
+b180: # Log.if.done
 	r260 = sub.f64 r256, 1.0
 	r261 = add.f64 r260, 2.0
 	r262 = div.f64 r260, r261
@@ -14911,109 +17731,109 @@ b181: # Log.if.done
 	r286 = sub.f64 r285, r260
 	r287 = sub.f64 r280, r286
 	r233 = move.f64 r287
-	jump b69
-b182: # edge 6→8
+	jump b68
+b181: # edge 6→8
 	r256 = move.f64 r249
 	r257 = move.f64 r254
-	jump b181
-b183: # edge 46→49
+	jump b180
+b182: # edge 46→49
 	r186 = move.f64 r38
 	r187 = move.f64 r39
-	jump b67
-b184: # edge 41→47
+	jump b66
+b183: # edge 41→47
 	r174 = move.f64 r38
 	r175 = move.f64 1.0
-	jump b76
-b185: # IsInf.if.then
+	jump b75
+b184: # IsInf.if.then
 	r55 = abs.f64 r24
 	r56 = move.f64 r55
-	jump b186
-b186: # IsInf.if.done
+	jump b185
+b185: # IsInf.if.done
 	r57 = gt.f64 r56, 1.7976931348623157e+308
 	r52 = move.bool r57
-	jump b187
-b187: # IsInf.return
-	branch r52, b188, b196
-b188: # pow.switch.body
+	jump b186
+b186: # IsInf.return
+	branch r52, b187, b195
+b187: # pow.switch.body
 	r51 = eq.f64 r23, -1.0
-	branch r51, b189, b190
-b189: # pow.switch.body
+	branch r51, b188, b189
+b188: # pow.switch.body
 	r22 = move.f64 1.0
-	jump b9
-b190: # pow.switch.next
+	jump b8
+b189: # pow.switch.next
 	r137 = abs.f64 r23
 	r138 = lt.f64 r137, 1.0
-	jump b191
-b191: # edge 3→2
+	jump b190
+b190: # edge 3→2
 	r143 = move.f64 r24
-	jump b192
-b192: # IsInf.if.done
+	jump b191
+b191: # IsInf.if.done
 	r144 = gt.f64 r143, 1.7976931348623157e+308
 	r139 = move.bool r144
-	jump b193
-b193: # IsInf.return
+	jump b192
+b192: # IsInf.return
 	r147 = eq.bool r138, r139
-	branch r147, b194, b195
-b194: # pow.switch.body
+	branch r147, b193, b194
+b193: # pow.switch.body
 	r22 = move.f64 0.0
-	jump b9
-b195: # Inf.return
+	jump b8
+b194: # Inf.return
 	r22 = move.f64 +Inf
-	jump b9
-b196: # IsInf.if.then
+	jump b8
+b195: # IsInf.if.then
 	r132 = abs.f64 r23
 	r133 = move.f64 r132
-	jump b197
-b197: # IsInf.if.done
+	jump b196
+b196: # IsInf.if.done
 	r134 = gt.f64 r133, 1.7976931348623157e+308
 	r129 = move.bool r134
-	jump b198
-b198: # IsInf.return
-	branch r129, b199, b207
-b199: # IsInf.if.then
+	jump b197
+b197: # IsInf.return
+	branch r129, b198, b206
+b198: # IsInf.if.then
 	r128 = neg.f64 r23
 	r125 = move.f64 r128
-	jump b200
-b200: # IsInf.if.done
+	jump b199
+b199: # IsInf.if.done
 	r126 = gt.f64 r125, 1.7976931348623157e+308
 	r121 = move.bool r126
-	jump b201
-b201: # IsInf.return
-	branch r121, b202, b203
-b202: # pow.if.then
+	jump b200
+b200: # IsInf.return
+	branch r121, b201, b202
+b201: # pow.if.then
 	r155 = div.f64 1.0, r23
 	r156 = neg.f64 r24
 	r20 = move.f64 r155
 	r21 = move.f64 r156
-	jump b6
-b203: # pow.if.done
+	jump b5
+b202: # pow.if.done
 	r158 = lt.f64 r24, 0.0
-	branch r158, b204, b205
-b204: # pow.switch.body
+	branch r158, b203, b204
+b203: # pow.switch.body
 	r22 = move.f64 0.0
-	jump b9
-b205: # pow.switch.next
+	jump b8
+b204: # pow.switch.next
 	r164 = gt.f64 r24, 0.0
-	branch r164, b206, b51
-b206: # Inf.return
+	branch r164, b205, b50
+b205: # Inf.return
 	r22 = move.f64 +Inf
-	jump b9
-b207: # pow.switch.next
+	jump b8
+b206: # pow.switch.next
 	r154 = eq.f64 r24, 0.5
-	branch r154, b208, b209
-b208: # pow.switch.body
+	branch r154, b207, b208
+b207: # pow.switch.body
 	r153 = sqrt.f64 r23
 	r22 = move.f64 r153
-	jump b9
-b209: # pow.switch.next
+	jump b8
+b208: # pow.switch.next
 	r167 = eq.f64 r24, -0.5
-	branch r167, b210, b51
-b210: # pow.switch.body
+	branch r167, b209, b50
+b209: # pow.switch.body
 	r165 = sqrt.f64 r23
 	r166 = div.f64 1.0, r165
 	r22 = move.f64 r166
-	jump b9
-b211: # exit
+	jump b8
+b210: # exit
 	return
 
 kernel Atan2(y []f64, x []f64, out []f64)
@@ -15030,230 +17850,235 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r313 = move.i64 r2
+	r314 = elemaddr r12, r313, 8
+	r315 = mul.i64 r1, 8
+	r316 = elemaddr r16, r313, 8
+	r317 = elemaddr r4, r313, 8
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b83
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r12, r9, 8
+	branch r7, b3, b81
+b3: # rangeindex.body
+	r310 = move.ptr r314
+	r11 = elemaddr r310, 1, 8
 	r14 = load.f64 r11
-	r15 = elemaddr r16, r9, 8
+	r311 = move.ptr r316
+	r15 = elemaddr r311, 1, 8
 	r18 = load.f64 r15
-	jump b6
-b6: # IsNaN.entry
+	jump b4
+b4: # IsNaN.entry
 	r22 = ne.f64 r14, r14
 	r21 = move.bool r22
-	jump b7
-b7: # IsNaN.return
-	branch r21, b8, b12
-b8: # NaN.return
+	jump b5
+b5: # IsNaN.return
+	branch r21, b6, b10
+b6: # NaN.return
 	r20 = move.f64 NaN
-	jump b9
-b9: # atan2.return
+	jump b7
+b7: # atan2.return
 	r19 = move.f64 r20
-	jump b10
-b10: # Atan2.return
-	r309 = elemaddr r4, r9, 8
+	jump b8
+b8: # Atan2.return
+	r312 = move.ptr r317
+	r309 = elemaddr r312, 1, 8
 	store.f64 r309, r19
-	jump b11
-b11: # latch
+	jump b9
+b9: # latch
 	r2 = add.i64 r2, r1
+	r314 = elemaddr r314, r315, 1
+	r316 = elemaddr r316, r315, 1
+	r317 = elemaddr r317, r315, 1
 	jump b2
-b12: # IsNaN.entry
+b10: # IsNaN.entry
 	r28 = ne.f64 r18, r18
 	r27 = move.bool r28
-	jump b13
-b13: # IsNaN.return
-	branch r27, b8, b14
-b14: # atan2.switch.next
+	jump b11
+b11: # IsNaN.return
+	branch r27, b6, b12
+b12: # atan2.switch.next
 	r26 = eq.f64 r14, 0.0
-	branch r26, b15, b22
-b15: # atan2.switch.body
+	branch r26, b13, b20
+b13: # atan2.switch.body
 	r25 = ge.f64 r18, 0.0
-	branch r25, b16, b18
-b16: # Signbit.entry
+	branch r25, b14, b16
+b14: # Signbit.entry
 	r55 = bitcast.u64.f64 r18
 	r56 = convert.i64.u64 r55
 	r57 = lt.i64 r56, 0
 	r54 = move.bool r57
-	jump b17
-b17: # Signbit.return
-	branch r54, b18, b20
-b18: # Copysign.entry
+	jump b15
+b15: # Signbit.return
+	branch r54, b16, b18
+b16: # Copysign.entry
 	r50 = bitcast.u64.f64 r14
 	r51 = and.u64 r50, 9223372036854775808
 	r52 = or.u64 r51, 4614256656552045848
 	r53 = bitcast.f64.u64 r52
 	r46 = move.f64 r53
-	jump b19
-b19: # Copysign.return
+	jump b17
+b17: # Copysign.return
 	r20 = move.f64 r46
-	jump b9
-b20: # Copysign.entry
+	jump b7
+b18: # Copysign.entry
 	r42 = bitcast.u64.f64 r14
 	r43 = and.u64 r42, 9223372036854775808
 	r44 = move.u64 r43
 	r45 = bitcast.f64.u64 r44
 	r38 = move.f64 r45
-	jump b21
-b21: # Copysign.return
+	jump b19
+b19: # Copysign.return
 	r20 = move.f64 r38
-	jump b9
-b22: # atan2.switch.next
+	jump b7
+b20: # atan2.switch.next
 	r37 = eq.f64 r18, 0.0
-	branch r37, b23, b25
-b23: # Copysign.entry
+	branch r37, b21, b23
+b21: # Copysign.entry
 	r33 = bitcast.u64.f64 r14
 	r34 = and.u64 r33, 9223372036854775808
 	r35 = or.u64 r34, 4609753056924675352
 	r36 = bitcast.f64.u64 r35
 	r29 = move.f64 r36
-	jump b24
-b24: # Copysign.return
+	jump b22
+b22: # Copysign.return
 	r20 = move.f64 r29
-	jump b9
-b25: # IsInf.if.then
+	jump b7
+b23: # IsInf.if.then
 	r69 = abs.f64 r18
 	r70 = move.f64 r69
-	jump b26
-b26: # IsInf.if.done
+	jump b24
+b24: # IsInf.if.done
 	r71 = gt.f64 r70, 1.7976931348623157e+308
 	r66 = move.bool r71
-	jump b27
-b27: # IsInf.return
-	branch r66, b28, b45
-b28: # edge 3→2
+	jump b25
+b25: # IsInf.return
+	branch r66, b26, b43
+b26: # edge 3→2
 	r62 = move.f64 r18
-	jump b29
-b29: # IsInf.if.done
+	jump b27
+b27: # IsInf.if.done
 	r63 = gt.f64 r62, 1.7976931348623157e+308
 	r58 = move.bool r63
-	jump b30
-b30: # IsInf.return
-	branch r58, b31, b38
-b31: # IsInf.if.then
+	jump b28
+b28: # IsInf.return
+	branch r58, b29, b36
+b29: # IsInf.if.then
 	r93 = abs.f64 r14
 	r94 = move.f64 r93
-	jump b32
-b32: # IsInf.if.done
+	jump b30
+b30: # IsInf.if.done
 	r95 = gt.f64 r94, 1.7976931348623157e+308
 	r90 = move.bool r95
-	jump b33
-b33: # IsInf.return
-	branch r90, b34, b36
-b34: # Copysign.entry
+	jump b31
+b31: # IsInf.return
+	branch r90, b32, b34
+b32: # Copysign.entry
 	r110 = bitcast.u64.f64 r14
 	r111 = and.u64 r110, 9223372036854775808
 	r112 = or.u64 r111, 4605249457297304856
 	r113 = bitcast.f64.u64 r112
 	r106 = move.f64 r113
-	jump b35
-b35: # Copysign.return
+	jump b33
+b33: # Copysign.return
 	r20 = move.f64 r106
-	jump b9
-b36: # Copysign.entry
+	jump b7
+b34: # Copysign.entry
 	r118 = bitcast.u64.f64 r14
 	r119 = and.u64 r118, 9223372036854775808
 	r120 = move.u64 r119
 	r121 = bitcast.f64.u64 r120
 	r114 = move.f64 r121
-	jump b37
-b37: # Copysign.return
+	jump b35
+b35: # Copysign.return
 	r20 = move.f64 r114
-	jump b9
-b38: # IsInf.if.then
+	jump b7
+b36: # IsInf.if.then
 	r101 = abs.f64 r14
 	r102 = move.f64 r101
-	jump b39
-b39: # IsInf.if.done
+	jump b37
+b37: # IsInf.if.done
 	r103 = gt.f64 r102, 1.7976931348623157e+308
 	r98 = move.bool r103
-	jump b40
-b40: # IsInf.return
-	branch r98, b41, b43
-b41: # Copysign.entry
+	jump b38
+b38: # IsInf.return
+	branch r98, b39, b41
+b39: # Copysign.entry
 	r126 = bitcast.u64.f64 r14
 	r127 = and.u64 r126, 9223372036854775808
 	r128 = or.u64 r127, 4612488097114038738
 	r129 = bitcast.f64.u64 r128
 	r122 = move.f64 r129
-	jump b42
-b42: # Copysign.return
+	jump b40
+b40: # Copysign.return
 	r20 = move.f64 r122
-	jump b9
-b43: # Copysign.entry
+	jump b7
+b41: # Copysign.entry
 	r134 = bitcast.u64.f64 r14
 	r135 = and.u64 r134, 9223372036854775808
 	r136 = or.u64 r135, 4614256656552045848
 	r137 = bitcast.f64.u64 r136
 	r130 = move.f64 r137
-	jump b44
-b44: # Copysign.return
+	jump b42
+b42: # Copysign.return
 	r20 = move.f64 r130
-	jump b9
-b45: # IsInf.if.then
+	jump b7
+b43: # IsInf.if.then
 	r85 = abs.f64 r14
 	r86 = move.f64 r85
-	jump b46
-b46: # IsInf.if.done
+	jump b44
+b44: # IsInf.if.done
 	r87 = gt.f64 r86, 1.7976931348623157e+308
 	r82 = move.bool r87
-	jump b47
-b47: # IsInf.return
-	branch r82, b48, b50
-b48: # Copysign.entry
+	jump b45
+b45: # IsInf.return
+	branch r82, b46, b48
+b46: # Copysign.entry
 	r78 = bitcast.u64.f64 r14
 	r79 = and.u64 r78, 9223372036854775808
 	r80 = or.u64 r79, 4609753056924675352
 	r81 = bitcast.f64.u64 r80
 	r74 = move.f64 r81
-	jump b49
-b49: # Copysign.return
+	jump b47
+b47: # Copysign.return
 	r20 = move.f64 r74
-	jump b9
-b50: # atan2.switch.next
+	jump b7
+b48: # atan2.switch.next
 	r138 = div.f64 r14, r18
-	jump b51
-b51: # atan.entry
+	jump b49
+b49: # atan.entry
 	r141 = eq.f64 r138, 0.0
-	branch r141, b52, b59
-b52: # atan.if.then
+	branch r141, b50, b57
+b50: # atan.if.then
 	r140 = move.f64 r138
-	jump b53
-b53: # atan.return
+	jump b51
+b51: # atan.return
 	r139 = move.f64 r140
-	jump b54
-b54: # Atan.return
+	jump b52
+b52: # Atan.return
 	r305 = lt.f64 r18, 0.0
-	branch r305, b55, b58
-b55: # atan2.if.then
+	branch r305, b53, b56
+b53: # atan2.if.then
 	r306 = le.f64 r139, 0.0
-	branch r306, b56, b57
-b56: # atan2.if.then
+	branch r306, b54, b55
+b54: # atan2.if.then
 	r307 = add.f64 r139, 3.141592653589793
 	r20 = move.f64 r307
-	jump b9
-b57: # atan2.if.done
+	jump b7
+b55: # atan2.if.done
 	r308 = sub.f64 r139, 3.141592653589793
 	r20 = move.f64 r308
-	jump b9
-b58: # atan2.if.done
+	jump b7
+b56: # atan2.if.done
 	r20 = move.f64 r139
-	jump b9
-b59: # atan.if.done
+	jump b7
+b57: # atan.if.done
 	r142 = gt.f64 r138, 0.0
-	branch r142, b60, b71
-b60: # satan.entry
+	branch r142, b58, b69
+b58: # satan.entry
 	r144 = le.f64 r138, 0.66
-	branch r144, b61, b64
-b61: # xatan.entry
+	branch r144, b59, b62
+b59: # xatan.entry
 	r146 = mul.f64 r138, r138
 	r147 = mul.f64 r146, -0.8750608600031904
 	r148 = add.f64 r147, -16.157537187333652
@@ -15277,20 +18102,20 @@ b61: # xatan.entry
 	r166 = mul.f64 r138, r165
 	r167 = add.f64 r166, r138
 	r145 = move.f64 r167
-	jump b62
-b62: # xatan.return
+	jump b60
+b60: # xatan.return
 	r143 = move.f64 r145
-	jump b63
-b63: # satan.return
+	jump b61
+b61: # satan.return
 	r140 = move.f64 r143
-	jump b53
-b64: # satan.if.done
+	jump b51
+b62: # satan.if.done
 	r168 = gt.f64 r138, 2.414213562373095
-	branch r168, b65, b68
-b65: # satan.if.then
+	branch r168, b63, b66
+b63: # satan.if.then
 	r169 = div.f64 1.0, r138
-	jump b66
-b66: # xatan.entry
+	jump b64
+b64: # xatan.entry
 	r171 = mul.f64 r169, r169
 	r172 = mul.f64 r171, -0.8750608600031904
 	r173 = add.f64 r172, -16.157537187333652
@@ -15314,18 +18139,18 @@ b66: # xatan.entry
 	r191 = mul.f64 r169, r190
 	r192 = add.f64 r191, r169
 	r170 = move.f64 r192
-	jump b67
-b67: # xatan.return
+	jump b65
+b65: # xatan.return
 	r193 = sub.f64 1.5707963267948966, r170
 	r194 = add.f64 r193, 6.123233995736766e-17
 	r143 = move.f64 r194
-	jump b63
-b68: # satan.if.done
+	jump b61
+b66: # satan.if.done
 	r195 = sub.f64 r138, 1.0
 	r196 = add.f64 r138, 1.0
 	r197 = div.f64 r195, r196
-	jump b69
-b69: # xatan.entry
+	jump b67
+b67: # xatan.entry
 	r199 = mul.f64 r197, r197
 	r200 = mul.f64 r199, -0.8750608600031904
 	r201 = add.f64 r200, -16.157537187333652
@@ -15349,19 +18174,19 @@ b69: # xatan.entry
 	r219 = mul.f64 r197, r218
 	r220 = add.f64 r219, r197
 	r198 = move.f64 r220
-	jump b70
-b70: # xatan.return
+	jump b68
+b68: # xatan.return
 	r221 = add.f64 r198, 0.7853981633974483
 	r222 = add.f64 r221, 3.061616997868383e-17
 	r143 = move.f64 r222
-	jump b63
-b71: # atan.if.done
+	jump b61
+b69: # atan.if.done
 	r223 = neg.f64 r138
-	jump b72
-b72: # satan.entry
+	jump b70
+b70: # satan.entry
 	r225 = le.f64 r223, 0.66
-	branch r225, b73, b76
-b73: # xatan.entry
+	branch r225, b71, b74
+b71: # xatan.entry
 	r227 = mul.f64 r223, r223
 	r228 = mul.f64 r227, -0.8750608600031904
 	r229 = add.f64 r228, -16.157537187333652
@@ -15385,21 +18210,21 @@ b73: # xatan.entry
 	r247 = mul.f64 r223, r246
 	r248 = add.f64 r247, r223
 	r226 = move.f64 r248
-	jump b74
-b74: # xatan.return
+	jump b72
+b72: # xatan.return
 	r224 = move.f64 r226
-	jump b75
-b75: # satan.return
+	jump b73
+b73: # satan.return
 	r304 = neg.f64 r224
 	r140 = move.f64 r304
-	jump b53
-b76: # satan.if.done
+	jump b51
+b74: # satan.if.done
 	r249 = gt.f64 r223, 2.414213562373095
-	branch r249, b77, b80
-b77: # satan.if.then
+	branch r249, b75, b78
+b75: # satan.if.then
 	r250 = div.f64 1.0, r223
-	jump b78
-b78: # xatan.entry
+	jump b76
+b76: # xatan.entry
 	r252 = mul.f64 r250, r250
 	r253 = mul.f64 r252, -0.8750608600031904
 	r254 = add.f64 r253, -16.157537187333652
@@ -15423,18 +18248,18 @@ b78: # xatan.entry
 	r272 = mul.f64 r250, r271
 	r273 = add.f64 r272, r250
 	r251 = move.f64 r273
-	jump b79
-b79: # xatan.return
+	jump b77
+b77: # xatan.return
 	r274 = sub.f64 1.5707963267948966, r251
 	r275 = add.f64 r274, 6.123233995736766e-17
 	r224 = move.f64 r275
-	jump b75
-b80: # satan.if.done
+	jump b73
+b78: # satan.if.done
 	r276 = sub.f64 r223, 1.0
 	r277 = add.f64 r223, 1.0
 	r278 = div.f64 r276, r277
-	jump b81
-b81: # xatan.entry
+	jump b79
+b79: # xatan.entry
 	r280 = mul.f64 r278, r278
 	r281 = mul.f64 r280, -0.8750608600031904
 	r282 = add.f64 r281, -16.157537187333652
@@ -15458,13 +18283,13 @@ b81: # xatan.entry
 	r300 = mul.f64 r278, r299
 	r301 = add.f64 r300, r278
 	r279 = move.f64 r301
-	jump b82
-b82: # xatan.return
+	jump b80
+b80: # xatan.return
 	r302 = add.f64 r279, 0.7853981633974483
 	r303 = add.f64 r302, 3.061616997868383e-17
 	r224 = move.f64 r303
-	jump b75
-b83: # exit
+	jump b73
+b81: # exit
 	return
 
 kernel Sum(x []f32, out []f32)
@@ -15604,41 +18429,41 @@ b28: # reduction next
 	r34 = ne.i64 r30, 0
 	branch r34, b29, b38
 b29: # reduction shuffle (unrolled 1)
-	r66 = shuffledown.f32 r0, r30
-	r67 = add.i64 r23, r30
-	r68 = lt.i64 r67, r29
-	branch r68, b30, b31
+	r67 = shuffledown.f32 r0, r30
+	r68 = add.i64 r23, r30
+	r69 = lt.i64 r68, r29
+	branch r69, b30, b31
 b30: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r66
+	r0 = add.f32 r0, r67
 	jump b31
 b31: # reduction next (unrolled 1)
 	r30 = shr.i64.i64 r30, 1
-	r69 = ne.i64 r30, 0
-	branch r69, b32, b38
+	r70 = ne.i64 r30, 0
+	branch r70, b32, b38
 b32: # reduction shuffle (unrolled 2)
-	r70 = shuffledown.f32 r0, r30
-	r71 = add.i64 r23, r30
-	r72 = lt.i64 r71, r29
-	branch r72, b33, b34
+	r71 = shuffledown.f32 r0, r30
+	r72 = add.i64 r23, r30
+	r73 = lt.i64 r72, r29
+	branch r73, b33, b34
 b33: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r70
+	r0 = add.f32 r0, r71
 	jump b34
 b34: # reduction next (unrolled 2)
 	r30 = shr.i64.i64 r30, 1
-	r73 = ne.i64 r30, 0
-	branch r73, b35, b38
+	r74 = ne.i64 r30, 0
+	branch r74, b35, b38
 b35: # reduction shuffle (unrolled 3)
-	r74 = shuffledown.f32 r0, r30
-	r75 = add.i64 r23, r30
-	r76 = lt.i64 r75, r29
-	branch r76, b36, b37
+	r75 = shuffledown.f32 r0, r30
+	r76 = add.i64 r23, r30
+	r77 = lt.i64 r76, r29
+	branch r77, b36, b37
 b36: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r74
+	r0 = add.f32 r0, r75
 	jump b37
 b37: # reduction next (unrolled 3)
 	r30 = shr.i64.i64 r30, 1
-	r77 = ne.i64 r30, 0
-	branch r77, b26, b38
+	r78 = ne.i64 r30, 0
+	branch r78, b26, b38
 b38: # reduction shuffled
 	r35 = eq.i64 r23, 0
 	branch r35, b39, b40
@@ -15685,49 +18510,48 @@ b46: # reduction next
 	r56 = ne.i64 r52, 0
 	branch r56, b47, b56
 b47: # reduction shuffle (unrolled 1)
-	r78 = shuffledown.f32 r0, r52
-	r79 = add.i64 r23, r52
-	r80 = lt.i64 r79, r51
-	branch r80, b48, b49
+	r79 = shuffledown.f32 r0, r52
+	r80 = add.i64 r23, r52
+	r81 = lt.i64 r80, r51
+	branch r81, b48, b49
 b48: # reduction combine (unrolled 1)
-	r0 = add.f32 r0, r78
+	r0 = add.f32 r0, r79
 	jump b49
 b49: # reduction next (unrolled 1)
 	r52 = shr.i64.i64 r52, 1
-	r81 = ne.i64 r52, 0
-	branch r81, b50, b56
+	r82 = ne.i64 r52, 0
+	branch r82, b50, b56
 b50: # reduction shuffle (unrolled 2)
-	r82 = shuffledown.f32 r0, r52
-	r83 = add.i64 r23, r52
-	r84 = lt.i64 r83, r51
-	branch r84, b51, b52
+	r83 = shuffledown.f32 r0, r52
+	r84 = add.i64 r23, r52
+	r85 = lt.i64 r84, r51
+	branch r85, b51, b52
 b51: # reduction combine (unrolled 2)
-	r0 = add.f32 r0, r82
+	r0 = add.f32 r0, r83
 	jump b52
 b52: # reduction next (unrolled 2)
 	r52 = shr.i64.i64 r52, 1
-	r85 = ne.i64 r52, 0
-	branch r85, b53, b56
+	r86 = ne.i64 r52, 0
+	branch r86, b53, b56
 b53: # reduction shuffle (unrolled 3)
-	r86 = shuffledown.f32 r0, r52
-	r87 = add.i64 r23, r52
-	r88 = lt.i64 r87, r51
-	branch r88, b54, b55
+	r87 = shuffledown.f32 r0, r52
+	r88 = add.i64 r23, r52
+	r89 = lt.i64 r88, r51
+	branch r89, b54, b55
 b54: # reduction combine (unrolled 3)
-	r0 = add.f32 r0, r86
+	r0 = add.f32 r0, r87
 	jump b55
 b55: # reduction next (unrolled 3)
 	r52 = shr.i64.i64 r52, 1
-	r89 = ne.i64 r52, 0
-	branch r89, b44, b56
+	r90 = ne.i64 r52, 0
+	branch r90, b44, b56
 b56: # reduction shuffled
 	r57 = move.bool r35
 	branch r57, b57, b59
 b57: # reduction block result
 	r58 = blockindex
-	r59 = move.i64 r58
-	r60 = add.i64 r59, 2
-	r62 = elemaddr r61, r60, 8
+	r66 = elemaddr r61, r58, 8
+	r62 = elemaddr r66, 2, 8
 	store.f32 r62, r0
 	r63 = eq.i64 r58, 0
 	branch r63, b58, b59
@@ -15753,50 +18577,53 @@ b1: # setup
 	r3 = blockthread
 	r4 = blocksize
 	r5 = move.f32 -0.0
-	r48 = move.i64 r3
-	r49 = add.i64 r48, 2
+	r49 = move.i64 r3
 	r50 = elemaddr r0, r49, 8
-	r51 = move.i64 r4
+	r51 = mul.i64 r4, 8
 	jump b2
 b2: # combine head
 	r6 = lt.i64 r3, r2
 	branch r6, b3, b10
 b3: # combine
-	r9 = move.ptr r50
+	r48 = move.ptr r50
+	r9 = elemaddr r48, 2, 8
 	r10 = load.f32 r9
 	r5 = add.f32 r5, r10
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b4
 b4: # combine head (unrolled 1)
 	r52 = lt.i64 r3, r2
 	branch r52, b5, b10
 b5: # combine (unrolled 1)
-	r53 = move.ptr r50
+	r55 = move.ptr r50
+	r53 = elemaddr r55, 2, 8
 	r54 = load.f32 r53
 	r5 = add.f32 r5, r54
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b6
 b6: # combine head (unrolled 2)
-	r55 = lt.i64 r3, r2
-	branch r55, b7, b10
+	r56 = lt.i64 r3, r2
+	branch r56, b7, b10
 b7: # combine (unrolled 2)
-	r56 = move.ptr r50
-	r57 = load.f32 r56
-	r5 = add.f32 r5, r57
+	r59 = move.ptr r50
+	r57 = elemaddr r59, 2, 8
+	r58 = load.f32 r57
+	r5 = add.f32 r5, r58
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b8
 b8: # combine head (unrolled 3)
-	r58 = lt.i64 r3, r2
-	branch r58, b9, b10
+	r60 = lt.i64 r3, r2
+	branch r60, b9, b10
 b9: # combine (unrolled 3)
-	r59 = move.ptr r50
-	r60 = load.f32 r59
-	r5 = add.f32 r5, r60
+	r63 = move.ptr r50
+	r61 = elemaddr r63, 2, 8
+	r62 = load.f32 r61
+	r5 = add.f32 r5, r62
 	r3 = add.i64 r3, r4
-	r50 = elemaddr r50, r51, 8
+	r50 = elemaddr r50, r51, 1
 	jump b2
 b10: # combine done
 	r11 = lane
@@ -15821,41 +18648,41 @@ b13: # reduction next
 	r22 = ne.i64 r18, 0
 	branch r22, b14, b23
 b14: # reduction shuffle (unrolled 1)
-	r61 = shuffledown.f32 r5, r18
-	r62 = add.i64 r11, r18
-	r63 = lt.i64 r62, r17
-	branch r63, b15, b16
+	r64 = shuffledown.f32 r5, r18
+	r65 = add.i64 r11, r18
+	r66 = lt.i64 r65, r17
+	branch r66, b15, b16
 b15: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r61
+	r5 = add.f32 r5, r64
 	jump b16
 b16: # reduction next (unrolled 1)
 	r18 = shr.i64.i64 r18, 1
-	r64 = ne.i64 r18, 0
-	branch r64, b17, b23
+	r67 = ne.i64 r18, 0
+	branch r67, b17, b23
 b17: # reduction shuffle (unrolled 2)
-	r65 = shuffledown.f32 r5, r18
-	r66 = add.i64 r11, r18
-	r67 = lt.i64 r66, r17
-	branch r67, b18, b19
+	r68 = shuffledown.f32 r5, r18
+	r69 = add.i64 r11, r18
+	r70 = lt.i64 r69, r17
+	branch r70, b18, b19
 b18: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r65
+	r5 = add.f32 r5, r68
 	jump b19
 b19: # reduction next (unrolled 2)
 	r18 = shr.i64.i64 r18, 1
-	r68 = ne.i64 r18, 0
-	branch r68, b20, b23
+	r71 = ne.i64 r18, 0
+	branch r71, b20, b23
 b20: # reduction shuffle (unrolled 3)
-	r69 = shuffledown.f32 r5, r18
-	r70 = add.i64 r11, r18
-	r71 = lt.i64 r70, r17
-	branch r71, b21, b22
+	r72 = shuffledown.f32 r5, r18
+	r73 = add.i64 r11, r18
+	r74 = lt.i64 r73, r17
+	branch r74, b21, b22
 b21: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r69
+	r5 = add.f32 r5, r72
 	jump b22
 b22: # reduction next (unrolled 3)
 	r18 = shr.i64.i64 r18, 1
-	r72 = ne.i64 r18, 0
-	branch r72, b11, b23
+	r75 = ne.i64 r18, 0
+	branch r75, b11, b23
 b23: # reduction shuffled
 	r23 = eq.i64 r11, 0
 	branch r23, b24, b25
@@ -15902,41 +18729,41 @@ b31: # reduction next
 	r44 = ne.i64 r40, 0
 	branch r44, b32, b41
 b32: # reduction shuffle (unrolled 1)
-	r73 = shuffledown.f32 r5, r40
-	r74 = add.i64 r11, r40
-	r75 = lt.i64 r74, r39
-	branch r75, b33, b34
+	r76 = shuffledown.f32 r5, r40
+	r77 = add.i64 r11, r40
+	r78 = lt.i64 r77, r39
+	branch r78, b33, b34
 b33: # reduction combine (unrolled 1)
-	r5 = add.f32 r5, r73
+	r5 = add.f32 r5, r76
 	jump b34
 b34: # reduction next (unrolled 1)
 	r40 = shr.i64.i64 r40, 1
-	r76 = ne.i64 r40, 0
-	branch r76, b35, b41
+	r79 = ne.i64 r40, 0
+	branch r79, b35, b41
 b35: # reduction shuffle (unrolled 2)
-	r77 = shuffledown.f32 r5, r40
-	r78 = add.i64 r11, r40
-	r79 = lt.i64 r78, r39
-	branch r79, b36, b37
+	r80 = shuffledown.f32 r5, r40
+	r81 = add.i64 r11, r40
+	r82 = lt.i64 r81, r39
+	branch r82, b36, b37
 b36: # reduction combine (unrolled 2)
-	r5 = add.f32 r5, r77
+	r5 = add.f32 r5, r80
 	jump b37
 b37: # reduction next (unrolled 2)
 	r40 = shr.i64.i64 r40, 1
-	r80 = ne.i64 r40, 0
-	branch r80, b38, b41
+	r83 = ne.i64 r40, 0
+	branch r83, b38, b41
 b38: # reduction shuffle (unrolled 3)
-	r81 = shuffledown.f32 r5, r40
-	r82 = add.i64 r11, r40
-	r83 = lt.i64 r82, r39
-	branch r83, b39, b40
+	r84 = shuffledown.f32 r5, r40
+	r85 = add.i64 r11, r40
+	r86 = lt.i64 r85, r39
+	branch r86, b39, b40
 b39: # reduction combine (unrolled 3)
-	r5 = add.f32 r5, r81
+	r5 = add.f32 r5, r84
 	jump b40
 b40: # reduction next (unrolled 3)
 	r40 = shr.i64.i64 r40, 1
-	r84 = ne.i64 r40, 0
-	branch r84, b29, b41
+	r87 = ne.i64 r40, 0
+	branch r87, b29, b41
 b41: # reduction shuffled
 	r45 = move.bool r23
 	branch r45, b42, b43

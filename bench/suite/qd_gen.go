@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "df5cdf709a8bb86e112349d6c67ac31aaaeb801aaa702646a0d7e1c48716b29c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "9545752ecb480e344c23a54c142bc20b708d49f6d5c07ecbdee84343498db64f"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "70ff54461663e6d18dce84500e1ef8db55ad04b03b279bab8979327e5028303b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "8a5720662d41b6beaec210a60d2368a85835a1744ec7f0e2ff127429e384ba75"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -714,13 +714,13 @@ const qdPTX = `//
 	.param .u64 Stencil2D_0_param_6
 )
 {
-	.reg .pred %p<53>;
-	.reg .pred %pt<9>;
-	.reg .b32 %r<58>;
+	.reg .pred %p<420>;
+	.reg .pred %pt<41>;
+	.reg .b32 %r<425>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<59>;
-	.reg .b64 %rdt<5>;
-	.reg .f32 %f<39>;
+	.reg .b64 %rd<426>;
+	.reg .b64 %rdt<9>;
+	.reg .f32 %f<194>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil2D_0_param_0];
@@ -743,97 +743,598 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	sub.s64 %rd44, %rd9, 1;
-	sub.s64 %rd40, %rd41, 1;
+	mul.lo.s64 %rd46, %rd1, 3;
+	mul.lo.s64 %rd201, %rd1, 4;
+	mov.b64 %rd50, %rd3;
+	mov.b64 %rd52, %rd46;
+	sub.s64 %rd88, %rd9, 1;
+	sub.s64 %rd85, %rd41, 1;
+	mul.lo.s64 %rd213, %rd9, -4;
+	mul.lo.s64 %rd216, %rd9, 4;
+	sub.s64 %rd124, %rd9, 1;
+	sub.s64 %rd121, %rd41, 1;
+	mov.b64 %rd219, %rd201;
+	mul.lo.s64 %rd228, %rd9, -4;
+	mov.b64 %rd230, %rd201;
+	mul.lo.s64 %rd233, %rd9, 4;
+	mov.b64 %rd235, %rd201;
+	mov.b64 %rd238, %rd201;
+	mov.b64 %rd241, %rd201;
+	mov.b64 %rd244, %rd201;
+	sub.s64 %rd161, %rd9, 1;
+	sub.s64 %rd158, %rd41, 1;
+	mov.b64 %rd247, %rd201;
+	mov.b64 %rd249, %rd201;
+	mul.lo.s64 %rd262, %rd9, -4;
+	mov.b64 %rd264, %rd201;
+	mov.b64 %rd266, %rd201;
+	mul.lo.s64 %rd269, %rd9, 4;
+	mov.b64 %rd271, %rd201;
+	mov.b64 %rd273, %rd201;
+	mov.b64 %rd276, %rd201;
+	mov.b64 %rd278, %rd201;
+	mov.b64 %rd281, %rd201;
+	mov.b64 %rd283, %rd201;
+	mov.b64 %rd286, %rd201;
+	mov.b64 %rd288, %rd201;
+	sub.s64 %rd198, %rd9, 1;
+	sub.s64 %rd195, %rd41, 1;
+	mov.b64 %rd291, %rd201;
+	mov.b64 %rd293, %rd201;
+	mov.b64 %rd295, %rd201;
+	mul.lo.s64 %rd312, %rd9, -4;
+	mov.b64 %rd314, %rd201;
+	mov.b64 %rd316, %rd201;
+	mov.b64 %rd318, %rd201;
+	mul.lo.s64 %rd321, %rd9, 4;
+	mov.b64 %rd323, %rd201;
+	mov.b64 %rd325, %rd201;
+	mov.b64 %rd327, %rd201;
+	mov.b64 %rd330, %rd201;
+	mov.b64 %rd332, %rd201;
+	mov.b64 %rd334, %rd201;
+	mov.b64 %rd337, %rd201;
+	mov.b64 %rd339, %rd201;
+	mov.b64 %rd341, %rd201;
+	mov.b64 %rd344, %rd201;
+	mov.b64 %rd346, %rd201;
+	mov.b64 %rd348, %rd201;
+	mov.b64 %rd354, %rd2;
+	mov.b64 %rd355, %rd354;
+	mad.lo.s64 %rd356, %rd355, 4, %rd13;
+	mul.lo.s64 %rd357, %rd201, 4;
+	mad.lo.s64 %rd358, %rd355, 4, %rd4;
+	mad.lo.s64 %rd359, %rd354, 4, %rd13;
+	mad.lo.s64 %rd360, %rd354, 4, %rd4;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_14;
+	setp.lt.s64 %p47, %rd2, %rd3;
+	@!%p47 bra $L_62;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd51, %rd2;
+	sub.u64 %rd48, %rd50, %rd51;
+	setp.gt.u64 %p49, %rd48, %rd52;
+	@!%p49 bra $L_49;
 $L_4:
+	mov.b64 %rd53, %rd2;
+$L_5:
+	mov.b64 %rd55, %rd53;
+$L_6:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd48, %rd7;
-	mov.b64 %rd49, %rd9;
-	or.b64 %rd50, %rd48, %rd49;
-	shr.u64 %rd51, %rd50, 32;
-	setp.eq.u64 %p52, %rd51, 0;
-	@!%p52 bra $L_13;
-$L_5:
-	cvt.u32.u64 %r53, %rd7;
-	cvt.u32.u64 %r54, %rd9;
-	div.u32 %r55, %r53, %r54;
-	mul.lo.u32 %r57, %r55, %r54;
-	sub.u32 %r56, %r53, %r57;
-	cvt.u64.u32 %rd46, %r55;
-	cvt.u64.u32 %rd47, %r56;
-$L_6:
-	mov.b64 %rd8, %rd47;
-	mov.b64 %rd10, %rd46;
-	setp.gt.s64 %p11, %rd8, 0;
-	@!%p11 bra $L_12;
+	mov.b64 %rd415, %rd55;
+	mov.b64 %rd416, %rd9;
+	or.b64 %rd417, %rd415, %rd416;
+	shr.u64 %rd418, %rd417, 32;
+	setp.eq.u64 %p419, %rd418, 0;
+	@!%p419 bra $L_48;
 $L_7:
-	setp.lt.s64 %p45, %rd8, %rd44;
-	@!%p45 bra $L_12;
+	cvt.u32.u64 %r420, %rd55;
+	cvt.u32.u64 %r421, %rd9;
+	div.u32 %r422, %r420, %r421;
+	mul.lo.u32 %r424, %r422, %r421;
+	sub.u32 %r423, %r420, %r424;
+	cvt.u64.u32 %rd413, %r422;
+	cvt.u64.u32 %rd414, %r423;
 $L_8:
-	setp.gt.s64 %p43, %rd10, 0;
-	@!%p43 bra $L_12;
+	mov.b64 %rd56, %rd414;
+	mov.b64 %rd57, %rd413;
+	setp.gt.s64 %p58, %rd56, 0;
+	@!%p58 bra $L_47;
 $L_9:
-	setp.lt.s64 %p42, %rd10, %rd40;
-	@!%p42 bra $L_12;
+	setp.lt.s64 %p89, %rd56, %rd88;
+	@!%p89 bra $L_47;
 $L_10:
-	setp.ge.u64 %pt1, %rd7, %rd14;
+	setp.gt.s64 %p87, %rd57, 0;
+	@!%p87 bra $L_47;
+$L_11:
+	setp.lt.s64 %p86, %rd57, %rd85;
+	@!%p86 bra $L_47;
+$L_12:
+	setp.ge.u64 %pt1, %rd55, %rd14;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd7, 4, %rd13;
+	mov.b64 %rd59, %rd356;
+	ld.global.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f60, 0f3F000000;
+	sub.s64 %rd62, %rd55, 1;
+	setp.ge.u64 %pt2, %rd62, %rd14;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd210, %rd59;
+	add.s64 %rd63, %rd210, -4;
+	ld.global.f32 %f64, [%rd63];
+	add.s64 %rd65, %rd55, 1;
+	setp.ge.u64 %pt3, %rd65, %rd14;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd211, %rd59;
+	add.s64 %rd66, %rd211, 4;
+	ld.global.f32 %f67, [%rd66];
+	add.rn.f32 %f68, %f64, %f67;
+	sub.s64 %rd69, %rd55, %rd9;
+	setp.ge.u64 %pt4, %rd69, %rd14;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd212, %rd59;
+	add.s64 %rd214, %rd212, %rd213;
+	mov.b64 %rd70, %rd214;
+	ld.global.f32 %f71, [%rd70];
+	add.rn.f32 %f72, %f68, %f71;
+	add.s64 %rd73, %rd55, %rd9;
+	setp.ge.u64 %pt5, %rd73, %rd14;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd215, %rd59;
+	add.s64 %rd217, %rd215, %rd216;
+	mov.b64 %rd74, %rd217;
+	ld.global.f32 %f75, [%rd74];
+	add.rn.f32 %f76, %f72, %f75;
+	mul.rn.f32 %f77, %f76, 0f3E000000;
+	add.rn.f32 %f78, %f61, %f77;
+	mov.b64 %rd79, %rd358;
+	st.global.f32 [%rd79], %f78;
+$L_13:
+	add.s64 %rd126, %rd53, %rd1;
+$L_14:
+	mov.b64 %rd91, %rd126;
+$L_15:
+	setp.eq.s64 %pt6, %rd9, 0;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd402, %rd91;
+	mov.b64 %rd403, %rd9;
+	or.b64 %rd404, %rd402, %rd403;
+	shr.u64 %rd405, %rd404, 32;
+	setp.eq.u64 %p406, %rd405, 0;
+	@!%p406 bra $L_46;
+$L_16:
+	cvt.u32.u64 %r407, %rd91;
+	cvt.u32.u64 %r408, %rd9;
+	div.u32 %r409, %r407, %r408;
+	mul.lo.u32 %r411, %r409, %r408;
+	sub.u32 %r410, %r407, %r411;
+	cvt.u64.u32 %rd400, %r409;
+	cvt.u64.u32 %rd401, %r410;
+$L_17:
+	mov.b64 %rd92, %rd401;
+	mov.b64 %rd93, %rd400;
+	setp.gt.s64 %p94, %rd92, 0;
+	@!%p94 bra $L_45;
+$L_18:
+	setp.lt.s64 %p125, %rd92, %rd124;
+	@!%p125 bra $L_45;
+$L_19:
+	setp.gt.s64 %p123, %rd93, 0;
+	@!%p123 bra $L_45;
+$L_20:
+	setp.lt.s64 %p122, %rd93, %rd121;
+	@!%p122 bra $L_45;
+$L_21:
+	setp.ge.u64 %pt7, %rd91, %rd14;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd218, %rd359;
+	add.s64 %rd220, %rd218, %rd219;
+	mov.b64 %rd95, %rd220;
+	ld.global.f32 %f96, [%rd95];
+	mul.rn.f32 %f97, %f96, 0f3F000000;
+	sub.s64 %rd98, %rd91, 1;
+	setp.ge.u64 %pt8, %rd98, %rd14;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd223, %rd220;
+	add.s64 %rd99, %rd223, -4;
+	ld.global.f32 %f100, [%rd99];
+	add.s64 %rd101, %rd91, 1;
+	setp.ge.u64 %pt9, %rd101, %rd14;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd226, %rd220;
+	add.s64 %rd102, %rd226, 4;
+	ld.global.f32 %f103, [%rd102];
+	add.rn.f32 %f104, %f100, %f103;
+	sub.s64 %rd105, %rd91, %rd9;
+	setp.ge.u64 %pt10, %rd105, %rd14;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd227, %rd218;
+	add.s64 %rd229, %rd227, %rd228;
+	add.s64 %rd231, %rd229, %rd230;
+	mov.b64 %rd106, %rd231;
+	ld.global.f32 %f107, [%rd106];
+	add.rn.f32 %f108, %f104, %f107;
+	add.s64 %rd109, %rd91, %rd9;
+	setp.ge.u64 %pt11, %rd109, %rd14;
+	@%pt11 bra $Lfault_11;
+	mov.b64 %rd232, %rd218;
+	add.s64 %rd234, %rd232, %rd233;
+	add.s64 %rd236, %rd234, %rd235;
+	mov.b64 %rd110, %rd236;
+	ld.global.f32 %f111, [%rd110];
+	add.rn.f32 %f112, %f108, %f111;
+	mul.rn.f32 %f113, %f112, 0f3E000000;
+	add.rn.f32 %f114, %f97, %f113;
+	mov.b64 %rd237, %rd360;
+	add.s64 %rd239, %rd237, %rd238;
+	mov.b64 %rd115, %rd239;
+	st.global.f32 [%rd115], %f114;
+$L_22:
+	add.s64 %rd163, %rd126, %rd1;
+$L_23:
+	mov.b64 %rd128, %rd163;
+$L_24:
+	setp.eq.s64 %pt12, %rd9, 0;
+	@%pt12 bra $Lfault_12;
+	mov.b64 %rd389, %rd128;
+	mov.b64 %rd390, %rd9;
+	or.b64 %rd391, %rd389, %rd390;
+	shr.u64 %rd392, %rd391, 32;
+	setp.eq.u64 %p393, %rd392, 0;
+	@!%p393 bra $L_44;
+$L_25:
+	cvt.u32.u64 %r394, %rd128;
+	cvt.u32.u64 %r395, %rd9;
+	div.u32 %r396, %r394, %r395;
+	mul.lo.u32 %r398, %r396, %r395;
+	sub.u32 %r397, %r394, %r398;
+	cvt.u64.u32 %rd387, %r396;
+	cvt.u64.u32 %rd388, %r397;
+$L_26:
+	mov.b64 %rd129, %rd388;
+	mov.b64 %rd130, %rd387;
+	setp.gt.s64 %p131, %rd129, 0;
+	@!%p131 bra $L_43;
+$L_27:
+	setp.lt.s64 %p162, %rd129, %rd161;
+	@!%p162 bra $L_43;
+$L_28:
+	setp.gt.s64 %p160, %rd130, 0;
+	@!%p160 bra $L_43;
+$L_29:
+	setp.lt.s64 %p159, %rd130, %rd158;
+	@!%p159 bra $L_43;
+$L_30:
+	setp.ge.u64 %pt13, %rd128, %rd14;
+	@%pt13 bra $Lfault_13;
+	mov.b64 %rd246, %rd359;
+	add.s64 %rd248, %rd246, %rd247;
+	add.s64 %rd250, %rd248, %rd249;
+	mov.b64 %rd132, %rd250;
+	ld.global.f32 %f133, [%rd132];
+	mul.rn.f32 %f134, %f133, 0f3F000000;
+	sub.s64 %rd135, %rd128, 1;
+	setp.ge.u64 %pt14, %rd135, %rd14;
+	@%pt14 bra $Lfault_14;
+	mov.b64 %rd255, %rd250;
+	add.s64 %rd136, %rd255, -4;
+	ld.global.f32 %f137, [%rd136];
+	add.s64 %rd138, %rd128, 1;
+	setp.ge.u64 %pt15, %rd138, %rd14;
+	@%pt15 bra $Lfault_15;
+	mov.b64 %rd260, %rd250;
+	add.s64 %rd139, %rd260, 4;
+	ld.global.f32 %f140, [%rd139];
+	add.rn.f32 %f141, %f137, %f140;
+	sub.s64 %rd142, %rd128, %rd9;
+	setp.ge.u64 %pt16, %rd142, %rd14;
+	@%pt16 bra $Lfault_16;
+	mov.b64 %rd261, %rd246;
+	add.s64 %rd263, %rd261, %rd262;
+	add.s64 %rd265, %rd263, %rd264;
+	add.s64 %rd267, %rd265, %rd266;
+	mov.b64 %rd143, %rd267;
+	ld.global.f32 %f144, [%rd143];
+	add.rn.f32 %f145, %f141, %f144;
+	add.s64 %rd146, %rd128, %rd9;
+	setp.ge.u64 %pt17, %rd146, %rd14;
+	@%pt17 bra $Lfault_17;
+	mov.b64 %rd268, %rd246;
+	add.s64 %rd270, %rd268, %rd269;
+	add.s64 %rd272, %rd270, %rd271;
+	add.s64 %rd274, %rd272, %rd273;
+	mov.b64 %rd147, %rd274;
+	ld.global.f32 %f148, [%rd147];
+	add.rn.f32 %f149, %f145, %f148;
+	mul.rn.f32 %f150, %f149, 0f3E000000;
+	add.rn.f32 %f151, %f134, %f150;
+	mov.b64 %rd275, %rd360;
+	add.s64 %rd277, %rd275, %rd276;
+	add.s64 %rd279, %rd277, %rd278;
+	mov.b64 %rd152, %rd279;
+	st.global.f32 [%rd152], %f151;
+$L_31:
+	add.s64 %rd200, %rd163, %rd1;
+$L_32:
+	mov.b64 %rd165, %rd200;
+$L_33:
+	setp.eq.s64 %pt18, %rd9, 0;
+	@%pt18 bra $Lfault_18;
+	mov.b64 %rd376, %rd165;
+	mov.b64 %rd377, %rd9;
+	or.b64 %rd378, %rd376, %rd377;
+	shr.u64 %rd379, %rd378, 32;
+	setp.eq.u64 %p380, %rd379, 0;
+	@!%p380 bra $L_42;
+$L_34:
+	cvt.u32.u64 %r381, %rd165;
+	cvt.u32.u64 %r382, %rd9;
+	div.u32 %r383, %r381, %r382;
+	mul.lo.u32 %r385, %r383, %r382;
+	sub.u32 %r384, %r381, %r385;
+	cvt.u64.u32 %rd374, %r383;
+	cvt.u64.u32 %rd375, %r384;
+$L_35:
+	mov.b64 %rd166, %rd375;
+	mov.b64 %rd167, %rd374;
+	setp.gt.s64 %p168, %rd166, 0;
+	@!%p168 bra $L_41;
+$L_36:
+	setp.lt.s64 %p199, %rd166, %rd198;
+	@!%p199 bra $L_41;
+$L_37:
+	setp.gt.s64 %p197, %rd167, 0;
+	@!%p197 bra $L_41;
+$L_38:
+	setp.lt.s64 %p196, %rd167, %rd195;
+	@!%p196 bra $L_41;
+$L_39:
+	setp.ge.u64 %pt19, %rd165, %rd14;
+	@%pt19 bra $Lfault_19;
+	mov.b64 %rd290, %rd359;
+	add.s64 %rd292, %rd290, %rd291;
+	add.s64 %rd294, %rd292, %rd293;
+	add.s64 %rd296, %rd294, %rd295;
+	mov.b64 %rd169, %rd296;
+	ld.global.f32 %f170, [%rd169];
+	mul.rn.f32 %f171, %f170, 0f3F000000;
+	sub.s64 %rd172, %rd165, 1;
+	setp.ge.u64 %pt20, %rd172, %rd14;
+	@%pt20 bra $Lfault_20;
+	mov.b64 %rd303, %rd296;
+	add.s64 %rd173, %rd303, -4;
+	ld.global.f32 %f174, [%rd173];
+	add.s64 %rd175, %rd165, 1;
+	setp.ge.u64 %pt21, %rd175, %rd14;
+	@%pt21 bra $Lfault_21;
+	mov.b64 %rd310, %rd296;
+	add.s64 %rd176, %rd310, 4;
+	ld.global.f32 %f177, [%rd176];
+	add.rn.f32 %f178, %f174, %f177;
+	sub.s64 %rd179, %rd165, %rd9;
+	setp.ge.u64 %pt22, %rd179, %rd14;
+	@%pt22 bra $Lfault_22;
+	mov.b64 %rd311, %rd290;
+	add.s64 %rd313, %rd311, %rd312;
+	add.s64 %rd315, %rd313, %rd314;
+	add.s64 %rd317, %rd315, %rd316;
+	add.s64 %rd319, %rd317, %rd318;
+	mov.b64 %rd180, %rd319;
+	ld.global.f32 %f181, [%rd180];
+	add.rn.f32 %f182, %f178, %f181;
+	add.s64 %rd183, %rd165, %rd9;
+	setp.ge.u64 %pt23, %rd183, %rd14;
+	@%pt23 bra $Lfault_23;
+	mov.b64 %rd320, %rd290;
+	add.s64 %rd322, %rd320, %rd321;
+	add.s64 %rd324, %rd322, %rd323;
+	add.s64 %rd326, %rd324, %rd325;
+	add.s64 %rd328, %rd326, %rd327;
+	mov.b64 %rd184, %rd328;
+	ld.global.f32 %f185, [%rd184];
+	add.rn.f32 %f186, %f182, %f185;
+	mul.rn.f32 %f187, %f186, 0f3E000000;
+	add.rn.f32 %f188, %f171, %f187;
+	mov.b64 %rd329, %rd360;
+	add.s64 %rd331, %rd329, %rd330;
+	add.s64 %rd333, %rd331, %rd332;
+	add.s64 %rd335, %rd333, %rd334;
+	mov.b64 %rd189, %rd335;
+	st.global.f32 [%rd189], %f188;
+$L_40:
+	add.s64 %rd2, %rd2, %rd201;
+	add.s64 %rd356, %rd356, %rd357;
+	add.s64 %rd358, %rd358, %rd357;
+	add.s64 %rd359, %rd359, %rd357;
+	add.s64 %rd360, %rd360, %rd357;
+	bra.uni $L_2;
+$L_41:
+	setp.ge.u64 %pt24, %rd165, %rd14;
+	@%pt24 bra $Lfault_24;
+	mov.b64 %rd336, %rd359;
+	add.s64 %rd338, %rd336, %rd337;
+	add.s64 %rd340, %rd338, %rd339;
+	add.s64 %rd342, %rd340, %rd341;
+	mov.b64 %rd192, %rd342;
+	ld.global.f32 %f193, [%rd192];
+	mov.b64 %rd343, %rd360;
+	add.s64 %rd345, %rd343, %rd344;
+	add.s64 %rd347, %rd345, %rd346;
+	add.s64 %rd349, %rd347, %rd348;
+	mov.b64 %rd194, %rd349;
+	st.global.f32 [%rd194], %f193;
+	bra.uni $L_40;
+$L_42:
+	setp.eq.s64 %pt25, %rd9, -1;
+	neg.s64 %rdt3, %rd165;
+	div.s64 %rd374, %rd165, %rd9;
+	selp.b64 %rd374, %rdt3, %rd374, %pt25;
+	mul.lo.s64 %rd386, %rd374, %rd9;
+	sub.s64 %rd375, %rd165, %rd386;
+	bra.uni $L_35;
+$L_43:
+	setp.ge.u64 %pt26, %rd128, %rd14;
+	@%pt26 bra $Lfault_25;
+	mov.b64 %rd280, %rd359;
+	add.s64 %rd282, %rd280, %rd281;
+	add.s64 %rd284, %rd282, %rd283;
+	mov.b64 %rd155, %rd284;
+	ld.global.f32 %f156, [%rd155];
+	mov.b64 %rd285, %rd360;
+	add.s64 %rd287, %rd285, %rd286;
+	add.s64 %rd289, %rd287, %rd288;
+	mov.b64 %rd157, %rd289;
+	st.global.f32 [%rd157], %f156;
+	bra.uni $L_31;
+$L_44:
+	setp.eq.s64 %pt27, %rd9, -1;
+	neg.s64 %rdt4, %rd128;
+	div.s64 %rd387, %rd128, %rd9;
+	selp.b64 %rd387, %rdt4, %rd387, %pt27;
+	mul.lo.s64 %rd399, %rd387, %rd9;
+	sub.s64 %rd388, %rd128, %rd399;
+	bra.uni $L_26;
+$L_45:
+	setp.ge.u64 %pt28, %rd91, %rd14;
+	@%pt28 bra $Lfault_26;
+	mov.b64 %rd240, %rd359;
+	add.s64 %rd242, %rd240, %rd241;
+	mov.b64 %rd118, %rd242;
+	ld.global.f32 %f119, [%rd118];
+	mov.b64 %rd243, %rd360;
+	add.s64 %rd245, %rd243, %rd244;
+	mov.b64 %rd120, %rd245;
+	st.global.f32 [%rd120], %f119;
+	bra.uni $L_22;
+$L_46:
+	setp.eq.s64 %pt29, %rd9, -1;
+	neg.s64 %rdt5, %rd91;
+	div.s64 %rd400, %rd91, %rd9;
+	selp.b64 %rd400, %rdt5, %rd400, %pt29;
+	mul.lo.s64 %rd412, %rd400, %rd9;
+	sub.s64 %rd401, %rd91, %rd412;
+	bra.uni $L_17;
+$L_47:
+	setp.ge.u64 %pt30, %rd55, %rd14;
+	@%pt30 bra $Lfault_27;
+	mov.b64 %rd82, %rd356;
+	ld.global.f32 %f83, [%rd82];
+	mov.b64 %rd84, %rd358;
+	st.global.f32 [%rd84], %f83;
+	bra.uni $L_13;
+$L_48:
+	setp.eq.s64 %pt31, %rd9, -1;
+	neg.s64 %rdt6, %rd55;
+	div.s64 %rd413, %rd55, %rd9;
+	selp.b64 %rd413, %rdt6, %rd413, %pt31;
+	mul.lo.s64 %rd425, %rd413, %rd9;
+	sub.s64 %rd414, %rd55, %rd425;
+	bra.uni $L_8;
+$L_49:
+	sub.s64 %rd44, %rd9, 1;
+	sub.s64 %rd40, %rd41, 1;
+	mul.lo.s64 %rd205, %rd9, -4;
+	mul.lo.s64 %rd208, %rd9, 4;
+	mov.b64 %rd350, %rd2;
+	mad.lo.s64 %rd351, %rd350, 4, %rd13;
+	mul.lo.s64 %rd352, %rd1, 4;
+	mad.lo.s64 %rd353, %rd350, 4, %rd4;
+$L_50:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_62;
+$L_51:
+	mov.b64 %rd7, %rd2;
+$L_52:
+	setp.eq.s64 %pt32, %rd9, 0;
+	@%pt32 bra $Lfault_28;
+	mov.b64 %rd363, %rd7;
+	mov.b64 %rd364, %rd9;
+	or.b64 %rd365, %rd363, %rd364;
+	shr.u64 %rd366, %rd365, 32;
+	setp.eq.u64 %p367, %rd366, 0;
+	@!%p367 bra $L_61;
+$L_53:
+	cvt.u32.u64 %r368, %rd7;
+	cvt.u32.u64 %r369, %rd9;
+	div.u32 %r370, %r368, %r369;
+	mul.lo.u32 %r372, %r370, %r369;
+	sub.u32 %r371, %r368, %r372;
+	cvt.u64.u32 %rd361, %r370;
+	cvt.u64.u32 %rd362, %r371;
+$L_54:
+	mov.b64 %rd8, %rd362;
+	mov.b64 %rd10, %rd361;
+	setp.gt.s64 %p11, %rd8, 0;
+	@!%p11 bra $L_60;
+$L_55:
+	setp.lt.s64 %p45, %rd8, %rd44;
+	@!%p45 bra $L_60;
+$L_56:
+	setp.gt.s64 %p43, %rd10, 0;
+	@!%p43 bra $L_60;
+$L_57:
+	setp.lt.s64 %p42, %rd10, %rd40;
+	@!%p42 bra $L_60;
+$L_58:
+	setp.ge.u64 %pt33, %rd7, %rd14;
+	@%pt33 bra $Lfault_29;
+	mov.b64 %rd12, %rd351;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
 	sub.s64 %rd17, %rd7, 1;
-	setp.ge.u64 %pt2, %rd17, %rd14;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd18, %rd17, 4, %rd13;
+	setp.ge.u64 %pt34, %rd17, %rd14;
+	@%pt34 bra $Lfault_30;
+	mov.b64 %rd202, %rd12;
+	add.s64 %rd18, %rd202, -4;
 	ld.global.f32 %f19, [%rd18];
 	add.s64 %rd20, %rd7, 1;
-	setp.ge.u64 %pt3, %rd20, %rd14;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd21, %rd20, 4, %rd13;
+	setp.ge.u64 %pt35, %rd20, %rd14;
+	@%pt35 bra $Lfault_31;
+	mov.b64 %rd203, %rd12;
+	add.s64 %rd21, %rd203, 4;
 	ld.global.f32 %f22, [%rd21];
 	add.rn.f32 %f23, %f19, %f22;
 	sub.s64 %rd24, %rd7, %rd9;
-	setp.ge.u64 %pt4, %rd24, %rd14;
-	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd25, %rd24, 4, %rd13;
+	setp.ge.u64 %pt36, %rd24, %rd14;
+	@%pt36 bra $Lfault_32;
+	mov.b64 %rd204, %rd12;
+	add.s64 %rd206, %rd204, %rd205;
+	mov.b64 %rd25, %rd206;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f23, %f26;
 	add.s64 %rd28, %rd7, %rd9;
-	setp.ge.u64 %pt5, %rd28, %rd14;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd29, %rd28, 4, %rd13;
+	setp.ge.u64 %pt37, %rd28, %rd14;
+	@%pt37 bra $Lfault_33;
+	mov.b64 %rd207, %rd12;
+	add.s64 %rd209, %rd207, %rd208;
+	mov.b64 %rd29, %rd209;
 	ld.global.f32 %f30, [%rd29];
 	add.rn.f32 %f31, %f27, %f30;
 	mul.rn.f32 %f32, %f31, 0f3E000000;
 	add.rn.f32 %f33, %f16, %f32;
-	mad.lo.s64 %rd34, %rd7, 4, %rd4;
+	mov.b64 %rd34, %rd353;
 	st.global.f32 [%rd34], %f33;
-$L_11:
+$L_59:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_12:
-	setp.ge.u64 %pt6, %rd7, %rd14;
-	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd37, %rd7, 4, %rd13;
+	add.s64 %rd351, %rd351, %rd352;
+	add.s64 %rd353, %rd353, %rd352;
+	bra.uni $L_50;
+$L_60:
+	setp.ge.u64 %pt38, %rd7, %rd14;
+	@%pt38 bra $Lfault_34;
+	mov.b64 %rd37, %rd351;
 	ld.global.f32 %f38, [%rd37];
-	mad.lo.s64 %rd39, %rd7, 4, %rd4;
+	mov.b64 %rd39, %rd353;
 	st.global.f32 [%rd39], %f38;
-	bra.uni $L_11;
-$L_13:
-	setp.eq.s64 %pt7, %rd9, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd46, %rd7, %rd9;
-	selp.b64 %rd46, %rdt3, %rd46, %pt7;
-	mul.lo.s64 %rd58, %rd46, %rd9;
-	sub.s64 %rd47, %rd7, %rd58;
-	bra.uni $L_6;
-$L_14:
+	bra.uni $L_59;
+$L_61:
+	setp.eq.s64 %pt39, %rd9, -1;
+	neg.s64 %rdt7, %rd7;
+	div.s64 %rd361, %rd7, %rd9;
+	selp.b64 %rd361, %rdt7, %rd361, %pt39;
+	mul.lo.s64 %rd373, %rd361, %rd9;
+	sub.s64 %rd362, %rd7, %rd373;
+	bra.uni $L_54;
+$L_62:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -842,48 +1343,188 @@ $Lfault_0:
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt1, %rd55;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt1, %rd62;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt1, %rd65;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt1, %rd69;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd28;
+	mov.b64 %rdt1, %rd73;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd91;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd98;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd101;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd105;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd109;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd128;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_14:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd135;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_15:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd138;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_16:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd142;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_17:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd146;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_18:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_19:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd165;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_20:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd172;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_21:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd175;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_22:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd179;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_23:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd183;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_24:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd165;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_25:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd128;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_26:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd91;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_27:
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt1, %rd55;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_28:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_29:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd7;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_30:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd17;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_31:
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt1, %rd20;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_32:
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt1, %rd24;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_33:
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt1, %rd28;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_34:
 	mov.u32 %rt5, 7;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Stencil2D_0_param_6];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt8, [Stencil2D_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt8, %rt8, %rt6;
-	@%pt8 exit;
-	st.global.u32 [%rdt4+8], 0;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt40, %rt8, %rt6;
+	@%pt40 exit;
+	st.global.u32 [%rdt8+8], 0;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt8+4], %rt7;
 	exit;
 }
 
@@ -898,11 +1539,11 @@ $Lfault:
 	.param .u64 Stencil3D_0_param_7
 )
 {
-	.reg .pred %p<91>;
+	.reg .pred %p<109>;
 	.reg .pred %pt<14>;
-	.reg .b32 %r<94>;
+	.reg .b32 %r<112>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<90>;
+	.reg .b64 %rd<108>;
 	.reg .b64 %rdt<7>;
 	.reg .f32 %f<46>;
 	.reg .f32 %ft<1>;
@@ -934,6 +1575,14 @@ $L_1:
 	sub.s64 %rd54, %rd12, 1;
 	sub.s64 %rd50, %rd51, 1;
 	mov.b64 %rd16, %rd13;
+	mul.lo.s64 %rd62, %rd9, -4;
+	mul.lo.s64 %rd65, %rd9, 4;
+	mul.lo.s64 %rd68, %rd16, -4;
+	mul.lo.s64 %rd71, %rd16, 4;
+	mov.b64 %rd73, %rd2;
+	mad.lo.s64 %rd74, %rd73, 4, %rd19;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mad.lo.s64 %rd76, %rd73, 4, %rd4;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_22;
@@ -942,56 +1591,56 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd61, %rd7;
-	mov.b64 %rd62, %rd9;
-	or.b64 %rd63, %rd61, %rd62;
-	shr.u64 %rd64, %rd63, 32;
-	setp.eq.u64 %p65, %rd64, 0;
-	@!%p65 bra $L_21;
+	mov.b64 %rd79, %rd7;
+	mov.b64 %rd80, %rd9;
+	or.b64 %rd81, %rd79, %rd80;
+	shr.u64 %rd82, %rd81, 32;
+	setp.eq.u64 %p83, %rd82, 0;
+	@!%p83 bra $L_21;
 $L_5:
-	cvt.u32.u64 %r66, %rd7;
-	cvt.u32.u64 %r67, %rd9;
-	div.u32 %r68, %r66, %r67;
-	mul.lo.u32 %r70, %r68, %r67;
-	sub.u32 %r69, %r66, %r70;
-	cvt.u64.u32 %rd59, %r68;
-	cvt.u64.u32 %rd60, %r69;
+	cvt.u32.u64 %r84, %rd7;
+	cvt.u32.u64 %r85, %rd9;
+	div.u32 %r86, %r84, %r85;
+	mul.lo.u32 %r88, %r86, %r85;
+	sub.u32 %r87, %r84, %r88;
+	cvt.u64.u32 %rd77, %r86;
+	cvt.u64.u32 %rd78, %r87;
 $L_6:
-	mov.b64 %rd8, %rd60;
-	mov.b64 %rd10, %rd59;
+	mov.b64 %rd8, %rd78;
+	mov.b64 %rd10, %rd77;
 	setp.eq.s64 %pt1, %rd12, 0;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd74, %rd10;
-	mov.b64 %rd75, %rd12;
-	or.b64 %rd76, %rd74, %rd75;
-	shr.u64 %rd77, %rd76, 32;
-	setp.eq.u64 %p78, %rd77, 0;
-	@!%p78 bra $L_20;
+	mov.b64 %rd92, %rd10;
+	mov.b64 %rd93, %rd12;
+	or.b64 %rd94, %rd92, %rd93;
+	shr.u64 %rd95, %rd94, 32;
+	setp.eq.u64 %p96, %rd95, 0;
+	@!%p96 bra $L_20;
 $L_7:
-	cvt.u32.u64 %r79, %rd10;
-	cvt.u32.u64 %r80, %rd12;
-	div.u32 %r81, %r79, %r80;
-	mul.lo.u32 %r83, %r81, %r80;
-	sub.u32 %r82, %r79, %r83;
-	cvt.u64.u32 %rd72, %r81;
-	cvt.u64.u32 %rd73, %r82;
+	cvt.u32.u64 %r97, %rd10;
+	cvt.u32.u64 %r98, %rd12;
+	div.u32 %r99, %r97, %r98;
+	mul.lo.u32 %r101, %r99, %r98;
+	sub.u32 %r100, %r97, %r101;
+	cvt.u64.u32 %rd90, %r99;
+	cvt.u64.u32 %rd91, %r100;
 $L_8:
-	mov.b64 %rd11, %rd73;
+	mov.b64 %rd11, %rd91;
 	setp.eq.s64 %pt2, %rd13, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd86, %rd7;
-	mov.b64 %rd87, %rd13;
-	or.b64 %rd88, %rd86, %rd87;
-	shr.u64 %rd89, %rd88, 32;
-	setp.eq.u64 %p90, %rd89, 0;
-	@!%p90 bra $L_19;
+	mov.b64 %rd104, %rd7;
+	mov.b64 %rd105, %rd13;
+	or.b64 %rd106, %rd104, %rd105;
+	shr.u64 %rd107, %rd106, 32;
+	setp.eq.u64 %p108, %rd107, 0;
+	@!%p108 bra $L_19;
 $L_9:
-	cvt.u32.u64 %r91, %rd7;
-	cvt.u32.u64 %r92, %rd13;
-	div.u32 %r93, %r91, %r92;
-	cvt.u64.u32 %rd85, %r93;
+	cvt.u32.u64 %r109, %rd7;
+	cvt.u32.u64 %r110, %rd13;
+	div.u32 %r111, %r109, %r110;
+	cvt.u64.u32 %rd103, %r111;
 $L_10:
-	mov.b64 %rd14, %rd85;
+	mov.b64 %rd14, %rd103;
 	setp.gt.s64 %p15, %rd8, 0;
 	@!%p15 bra $L_18;
 $L_11:
@@ -1013,75 +1662,87 @@ $L_16:
 	sub.s64 %rd17, %rd7, 1;
 	setp.ge.u64 %pt3, %rd17, %rd20;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd18, %rd17, 4, %rd19;
+	mov.b64 %rd59, %rd74;
+	add.s64 %rd18, %rd59, -4;
 	ld.global.f32 %f21, [%rd18];
 	add.s64 %rd22, %rd7, 1;
 	setp.ge.u64 %pt4, %rd22, %rd20;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd23, %rd22, 4, %rd19;
+	mov.b64 %rd60, %rd59;
+	add.s64 %rd23, %rd60, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
 	sub.s64 %rd26, %rd7, %rd9;
 	setp.ge.u64 %pt5, %rd26, %rd20;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd27, %rd26, 4, %rd19;
+	mov.b64 %rd61, %rd59;
+	add.s64 %rd63, %rd61, %rd62;
+	mov.b64 %rd27, %rd63;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
 	add.s64 %rd30, %rd7, %rd9;
 	setp.ge.u64 %pt6, %rd30, %rd20;
 	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd31, %rd30, 4, %rd19;
+	mov.b64 %rd64, %rd59;
+	add.s64 %rd66, %rd64, %rd65;
+	mov.b64 %rd31, %rd66;
 	ld.global.f32 %f32, [%rd31];
 	add.rn.f32 %f33, %f29, %f32;
 	sub.s64 %rd34, %rd7, %rd16;
 	setp.ge.u64 %pt7, %rd34, %rd20;
 	@%pt7 bra $Lfault_7;
-	mad.lo.s64 %rd35, %rd34, 4, %rd19;
+	mov.b64 %rd67, %rd59;
+	add.s64 %rd69, %rd67, %rd68;
+	mov.b64 %rd35, %rd69;
 	ld.global.f32 %f36, [%rd35];
 	add.rn.f32 %f37, %f33, %f36;
 	add.s64 %rd38, %rd7, %rd16;
 	setp.ge.u64 %pt8, %rd38, %rd20;
 	@%pt8 bra $Lfault_8;
-	mad.lo.s64 %rd39, %rd38, 4, %rd19;
+	mov.b64 %rd70, %rd59;
+	add.s64 %rd72, %rd70, %rd71;
+	mov.b64 %rd39, %rd72;
 	ld.global.f32 %f40, [%rd39];
 	add.rn.f32 %f41, %f37, %f40;
 	setp.ge.u64 %pt9, %rd7, %rd20;
 	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd42, %rd7, 4, %rd19;
+	mov.b64 %rd42, %rd59;
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
 	sub.rn.f32 %f45, %f41, %f44;
-	mad.lo.s64 %rd46, %rd7, 4, %rd4;
+	mov.b64 %rd46, %rd76;
 	st.global.f32 [%rd46], %f45;
 $L_17:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd74, %rd74, %rd75;
+	add.s64 %rd76, %rd76, %rd75;
 	bra.uni $L_2;
 $L_18:
-	mad.lo.s64 %rd49, %rd7, 4, %rd4;
+	mov.b64 %rd49, %rd76;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd49], %ft0;
 	bra.uni $L_17;
 $L_19:
 	setp.eq.s64 %pt10, %rd13, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd85, %rd7, %rd13;
-	selp.b64 %rd85, %rdt3, %rd85, %pt10;
+	div.s64 %rd103, %rd7, %rd13;
+	selp.b64 %rd103, %rdt3, %rd103, %pt10;
 	bra.uni $L_10;
 $L_20:
 	setp.eq.s64 %pt11, %rd12, -1;
 	neg.s64 %rdt4, %rd10;
-	div.s64 %rd72, %rd10, %rd12;
-	selp.b64 %rd72, %rdt4, %rd72, %pt11;
-	mul.lo.s64 %rd84, %rd72, %rd12;
-	sub.s64 %rd73, %rd10, %rd84;
+	div.s64 %rd90, %rd10, %rd12;
+	selp.b64 %rd90, %rdt4, %rd90, %pt11;
+	mul.lo.s64 %rd102, %rd90, %rd12;
+	sub.s64 %rd91, %rd10, %rd102;
 	bra.uni $L_8;
 $L_21:
 	setp.eq.s64 %pt12, %rd9, -1;
 	neg.s64 %rdt5, %rd7;
-	div.s64 %rd59, %rd7, %rd9;
-	selp.b64 %rd59, %rdt5, %rd59, %pt12;
-	mul.lo.s64 %rd71, %rd59, %rd9;
-	sub.s64 %rd60, %rd7, %rd71;
+	div.s64 %rd77, %rd7, %rd9;
+	selp.b64 %rd77, %rdt5, %rd77, %pt12;
+	mul.lo.s64 %rd89, %rd77, %rd9;
+	sub.s64 %rd78, %rd7, %rd89;
 	bra.uni $L_6;
 $L_22:
 	ret;
@@ -1163,11 +1824,11 @@ $Lfault:
 	.param .u64 Matmul_0_param_7
 )
 {
-	.reg .pred %p<55>;
+	.reg .pred %p<56>;
 	.reg .pred %pt<14>;
-	.reg .b32 %r<51>;
+	.reg .b32 %r<52>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<54>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<5>;
 	.reg .f32 %f<26>;
 
@@ -1202,23 +1863,23 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd41, %rd6;
-	mov.b64 %rd42, %rd4;
-	or.b64 %rd43, %rd41, %rd42;
-	shr.u64 %rd44, %rd43, 32;
-	setp.eq.u64 %p45, %rd44, 0;
-	@!%p45 bra $L_21;
+	mov.b64 %rd42, %rd6;
+	mov.b64 %rd43, %rd4;
+	or.b64 %rd44, %rd42, %rd43;
+	shr.u64 %rd45, %rd44, 32;
+	setp.eq.u64 %p46, %rd45, 0;
+	@!%p46 bra $L_21;
 $L_5:
-	cvt.u32.u64 %r46, %rd6;
-	cvt.u32.u64 %r47, %rd4;
-	div.u32 %r48, %r46, %r47;
-	mul.lo.u32 %r50, %r48, %r47;
-	sub.u32 %r49, %r46, %r50;
-	cvt.u64.u32 %rd39, %r48;
+	cvt.u32.u64 %r47, %rd6;
+	cvt.u32.u64 %r48, %rd4;
+	div.u32 %r49, %r47, %r48;
+	mul.lo.u32 %r51, %r49, %r48;
+	sub.u32 %r50, %r47, %r51;
 	cvt.u64.u32 %rd40, %r49;
+	cvt.u64.u32 %rd41, %r50;
 $L_6:
-	mov.b64 %rd7, %rd39;
-	mov.b64 %rd8, %rd40;
+	mov.b64 %rd7, %rd40;
+	mov.b64 %rd8, %rd41;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
 	mul.lo.s64 %rd12, %rd7, %rd4;
@@ -1228,12 +1889,13 @@ $L_6:
 	mad.lo.s64 %rd36, %rd35, 4, %rd21;
 	mov.b64 %rd37, %rd4;
 	mov.b64 %rd38, %rd37;
+	mul.lo.s64 %rd39, %rd38, 4;
 $L_7:
-	max.s64 %rd52, %rd4, -9223372036854775805;
-	sub.s64 %rd53, %rd52, 3;
+	max.s64 %rd53, %rd4, -9223372036854775805;
+	sub.s64 %rd54, %rd53, 3;
 $L_8:
-	setp.lt.s64 %p54, %rd10, %rd53;
-	@!%p54 bra $L_17;
+	setp.lt.s64 %p55, %rd10, %rd54;
+	@!%p55 bra $L_17;
 $L_9:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_10:
@@ -1254,7 +1916,7 @@ $L_10:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 $L_11:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_12:
@@ -1275,7 +1937,7 @@ $L_12:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 $L_13:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_14:
@@ -1296,7 +1958,7 @@ $L_14:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 $L_15:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_16:
@@ -1317,7 +1979,7 @@ $L_16:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 	bra.uni $L_8;
 $L_17:
 	setp.lt.s64 %p11, %rd10, %rd4;
@@ -1340,7 +2002,7 @@ $L_18:
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
 	add.s64 %rd33, %rd33, 4;
-	mad.lo.s64 %rd36, %rd38, 4, %rd36;
+	add.s64 %rd36, %rd36, %rd39;
 	bra.uni $L_17;
 $L_19:
 	setp.ge.u64 %pt11, %rd6, %rd29;
@@ -1353,10 +2015,10 @@ $L_20:
 $L_21:
 	setp.eq.s64 %pt12, %rd4, -1;
 	neg.s64 %rdt3, %rd6;
-	div.s64 %rd39, %rd6, %rd4;
-	selp.b64 %rd39, %rdt3, %rd39, %pt12;
-	mul.lo.s64 %rd51, %rd39, %rd4;
-	sub.s64 %rd40, %rd6, %rd51;
+	div.s64 %rd40, %rd6, %rd4;
+	selp.b64 %rd40, %rdt3, %rd40, %pt12;
+	mul.lo.s64 %rd52, %rd40, %rd4;
+	sub.s64 %rd41, %rd6, %rd52;
 	bra.uni $L_6;
 $L_22:
 	ret;
@@ -1447,11 +2109,11 @@ $Lfault:
 	.param .u64 Blur_0_param_6
 )
 {
-	.reg .pred %p<220>;
+	.reg .pred %p<223>;
 	.reg .pred %pt<12>;
-	.reg .b32 %r<225>;
+	.reg .b32 %r<228>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<226>;
+	.reg .b64 %rd<229>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -1481,6 +2143,9 @@ $L_1:
 	mov.b64 %rd63, %rd29;
 	mov.b64 %rd87, %rd16;
 	mov.b64 %rd130, %rd16;
+	mov.b64 %rd213, %rd2;
+	add.s64 %rd214, %rd4, %rd213;
+	mov.b64 %rd215, %rd1;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_25;
@@ -1489,23 +2154,23 @@ $L_3:
 $L_4:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd215, %rd7;
-	mov.b64 %rd216, %rd9;
-	or.b64 %rd217, %rd215, %rd216;
-	shr.u64 %rd218, %rd217, 32;
-	setp.eq.u64 %p219, %rd218, 0;
-	@!%p219 bra $L_24;
+	mov.b64 %rd218, %rd7;
+	mov.b64 %rd219, %rd9;
+	or.b64 %rd220, %rd218, %rd219;
+	shr.u64 %rd221, %rd220, 32;
+	setp.eq.u64 %p222, %rd221, 0;
+	@!%p222 bra $L_24;
 $L_5:
-	cvt.u32.u64 %r220, %rd7;
-	cvt.u32.u64 %r221, %rd9;
-	div.u32 %r222, %r220, %r221;
-	mul.lo.u32 %r224, %r222, %r221;
-	sub.u32 %r223, %r220, %r224;
-	cvt.u64.u32 %rd213, %r222;
-	cvt.u64.u32 %rd214, %r223;
+	cvt.u32.u64 %r223, %rd7;
+	cvt.u32.u64 %r224, %rd9;
+	div.u32 %r225, %r223, %r224;
+	mul.lo.u32 %r227, %r225, %r224;
+	sub.u32 %r226, %r223, %r227;
+	cvt.u64.u32 %rd216, %r225;
+	cvt.u64.u32 %rd217, %r226;
 $L_6:
-	mov.b64 %rd8, %rd214;
-	mov.b64 %rd10, %rd213;
+	mov.b64 %rd8, %rd217;
+	mov.b64 %rd10, %rd216;
 	mov.b64 %rd11, 0;
 $L_7:
 	add.s64 %rd14, %rd10, -1;
@@ -1644,18 +2309,19 @@ $L_22:
 	mov.b64 %rd21, %rd47;
 	cvt.u32.u64 %r22, %rd21;
 	and.b32 %r22, %r22, 255;
-	add.s64 %rd23, %rd4, %rd7;
+	mov.b64 %rd23, %rd214;
 	st.global.u8 [%rd23], %r22;
 $L_23:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd214, %rd214, %rd215;
 	bra.uni $L_2;
 $L_24:
 	setp.eq.s64 %pt10, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd213, %rd7, %rd9;
-	selp.b64 %rd213, %rdt3, %rd213, %pt10;
-	mul.lo.s64 %rd225, %rd213, %rd9;
-	sub.s64 %rd214, %rd7, %rd225;
+	div.s64 %rd216, %rd7, %rd9;
+	selp.b64 %rd216, %rdt3, %rd216, %pt10;
+	mul.lo.s64 %rd228, %rd216, %rd9;
+	sub.s64 %rd217, %rd7, %rd228;
 	bra.uni $L_6;
 $L_25:
 	ret;
@@ -1970,12 +2636,12 @@ $Lfault:
 	.param .u64 Options_0_param_5
 )
 {
-	.reg .pred %p<102>;
-	.reg .pred %pt<10>;
+	.reg .pred %p<261>;
+	.reg .pred %pt<46>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<111>;
+	.reg .b64 %rd<330>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<110>;
+	.reg .f32 %f<289>;
 
 $L_0:
 	ld.param.u64 %rd4, [Options_0_param_0];
@@ -1997,85 +2663,440 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd111, %rd1, 3;
+	mul.lo.s64 %rd290, %rd1, 4;
+	mov.b64 %rd115, %rd3;
+	mov.b64 %rd117, %rd111;
+	mov.b64 %rd292, %rd290;
+	mov.b64 %rd295, %rd290;
+	mov.b64 %rd300, %rd290;
+	mov.b64 %rd305, %rd290;
+	mov.b64 %rd312, %rd290;
+	mov.b64 %rd319, %rd290;
+	mov.b64 %rd325, %rd2;
+	mov.b64 %rd326, %rd325;
+	mad.lo.s64 %rd327, %rd326, 4, %rd9;
+	mul.lo.s64 %rd328, %rd290, 4;
+	mad.lo.s64 %rd329, %rd326, 4, %rd4;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_15;
+	setp.lt.s64 %p112, %rd2, %rd3;
+	@!%p112 bra $L_67;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd116, %rd2;
+	sub.u64 %rd113, %rd115, %rd116;
+	setp.gt.u64 %p114, %rd113, %rd117;
+	@!%p114 bra $L_53;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
+	mov.b64 %rd118, %rd2;
+$L_5:
+	mov.b64 %rd120, %rd118;
+$L_6:
+	setp.ge.u64 %pt0, %rd120, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 4, %rd9;
+	mov.b64 %rd121, %rd327;
+	ld.global.f32 %f122, [%rd121];
+	mov.f32 %f12, 0f00000000;
+$L_7:
+	mul.rn.f32 %f123, %f122, 0f3F400000;
+	sub.rn.f32 %f124, %f123, %f21;
+	setp.gtu.f32 %pt1, %f124, 0f00000000;
+	selp.f32 %f125, %f124, 0f00000000, %pt1;
+	add.rn.f32 %f126, 0f00000000, %f125;
+	mov.f32 %f12, %f126;
+$L_8:
+	mul.rn.f32 %f133, %f122, 0f3F500000;
+	sub.rn.f32 %f134, %f133, %f21;
+	setp.gtu.f32 %pt2, %f134, 0f00000000;
+	selp.f32 %f135, %f134, 0f00000000, %pt2;
+	add.rn.f32 %f136, %f12, %f135;
+	mov.f32 %f12, %f136;
+$L_9:
+	mul.rn.f32 %f137, %f122, 0f3F600000;
+	sub.rn.f32 %f138, %f137, %f21;
+	setp.gtu.f32 %pt3, %f138, 0f00000000;
+	selp.f32 %f139, %f138, 0f00000000, %pt3;
+	add.rn.f32 %f140, %f12, %f139;
+	mov.f32 %f12, %f140;
+$L_10:
+	mul.rn.f32 %f141, %f122, 0f3F700000;
+	sub.rn.f32 %f142, %f141, %f21;
+	setp.gtu.f32 %pt4, %f142, 0f00000000;
+	selp.f32 %f143, %f142, 0f00000000, %pt4;
+	add.rn.f32 %f144, %f12, %f143;
+	mov.f32 %f12, %f144;
+$L_11:
+	mul.rn.f32 %f145, %f122, 0f3F800000;
+	sub.rn.f32 %f146, %f145, %f21;
+	setp.gtu.f32 %pt5, %f146, 0f00000000;
+	selp.f32 %f147, %f146, 0f00000000, %pt5;
+	add.rn.f32 %f148, %f12, %f147;
+	mov.f32 %f12, %f148;
+$L_12:
+	mul.rn.f32 %f149, %f122, 0f3F880000;
+	sub.rn.f32 %f150, %f149, %f21;
+	setp.gtu.f32 %pt6, %f150, 0f00000000;
+	selp.f32 %f151, %f150, 0f00000000, %pt6;
+	add.rn.f32 %f152, %f12, %f151;
+	mov.f32 %f12, %f152;
+$L_13:
+	mul.rn.f32 %f153, %f122, 0f3F900000;
+	sub.rn.f32 %f154, %f153, %f21;
+	setp.gtu.f32 %pt7, %f154, 0f00000000;
+	selp.f32 %f155, %f154, 0f00000000, %pt7;
+	add.rn.f32 %f156, %f12, %f155;
+	mov.f32 %f12, %f156;
+$L_14:
+	mul.rn.f32 %f157, %f122, 0f3F980000;
+	sub.rn.f32 %f158, %f157, %f21;
+	setp.gtu.f32 %pt8, %f158, 0f00000000;
+	selp.f32 %f159, %f158, 0f00000000, %pt8;
+	add.rn.f32 %f160, %f12, %f159;
+	mov.f32 %f12, %f160;
+$L_15:
+	mul.rn.f32 %f127, %f12, 0f3E000000;
+	mul.rn.f32 %f128, %f127, 0f3F733333;
+	div.rn.f32 %f129, %f128, 0f40400000;
+	mov.b64 %rd130, %rd329;
+	st.global.f32 [%rd130], %f129;
+$L_16:
+	add.s64 %rd203, %rd118, %rd1;
+$L_17:
+	mov.b64 %rd162, %rd203;
+$L_18:
+	setp.ge.u64 %pt9, %rd162, %rd10;
+	@%pt9 bra $Lfault_1;
+	mov.b64 %rd291, %rd121;
+	add.s64 %rd293, %rd291, %rd292;
+	mov.b64 %rd163, %rd293;
+	ld.global.f32 %f164, [%rd163];
+	mov.f32 %f12, 0f00000000;
+$L_19:
+	mul.rn.f32 %f165, %f164, 0f3F400000;
+	sub.rn.f32 %f166, %f165, %f21;
+	setp.gtu.f32 %pt10, %f166, 0f00000000;
+	selp.f32 %f167, %f166, 0f00000000, %pt10;
+	add.rn.f32 %f168, 0f00000000, %f167;
+	mov.f32 %f12, %f168;
+$L_20:
+	mul.rn.f32 %f175, %f164, 0f3F500000;
+	sub.rn.f32 %f176, %f175, %f21;
+	setp.gtu.f32 %pt11, %f176, 0f00000000;
+	selp.f32 %f177, %f176, 0f00000000, %pt11;
+	add.rn.f32 %f178, %f12, %f177;
+	mov.f32 %f12, %f178;
+$L_21:
+	mul.rn.f32 %f179, %f164, 0f3F600000;
+	sub.rn.f32 %f180, %f179, %f21;
+	setp.gtu.f32 %pt12, %f180, 0f00000000;
+	selp.f32 %f181, %f180, 0f00000000, %pt12;
+	add.rn.f32 %f182, %f12, %f181;
+	mov.f32 %f12, %f182;
+$L_22:
+	mul.rn.f32 %f183, %f164, 0f3F700000;
+	sub.rn.f32 %f184, %f183, %f21;
+	setp.gtu.f32 %pt13, %f184, 0f00000000;
+	selp.f32 %f185, %f184, 0f00000000, %pt13;
+	add.rn.f32 %f186, %f12, %f185;
+	mov.f32 %f12, %f186;
+$L_23:
+	mul.rn.f32 %f187, %f164, 0f3F800000;
+	sub.rn.f32 %f188, %f187, %f21;
+	setp.gtu.f32 %pt14, %f188, 0f00000000;
+	selp.f32 %f189, %f188, 0f00000000, %pt14;
+	add.rn.f32 %f190, %f12, %f189;
+	mov.f32 %f12, %f190;
+$L_24:
+	mul.rn.f32 %f191, %f164, 0f3F880000;
+	sub.rn.f32 %f192, %f191, %f21;
+	setp.gtu.f32 %pt15, %f192, 0f00000000;
+	selp.f32 %f193, %f192, 0f00000000, %pt15;
+	add.rn.f32 %f194, %f12, %f193;
+	mov.f32 %f12, %f194;
+$L_25:
+	mul.rn.f32 %f195, %f164, 0f3F900000;
+	sub.rn.f32 %f196, %f195, %f21;
+	setp.gtu.f32 %pt16, %f196, 0f00000000;
+	selp.f32 %f197, %f196, 0f00000000, %pt16;
+	add.rn.f32 %f198, %f12, %f197;
+	mov.f32 %f12, %f198;
+$L_26:
+	mul.rn.f32 %f199, %f164, 0f3F980000;
+	sub.rn.f32 %f200, %f199, %f21;
+	setp.gtu.f32 %pt17, %f200, 0f00000000;
+	selp.f32 %f201, %f200, 0f00000000, %pt17;
+	add.rn.f32 %f202, %f12, %f201;
+	mov.f32 %f12, %f202;
+$L_27:
+	mul.rn.f32 %f169, %f12, 0f3E000000;
+	mul.rn.f32 %f170, %f169, 0f3F733333;
+	div.rn.f32 %f171, %f170, 0f40400000;
+	mov.b64 %rd294, %rd130;
+	add.s64 %rd296, %rd294, %rd295;
+	mov.b64 %rd172, %rd296;
+	st.global.f32 [%rd172], %f171;
+$L_28:
+	add.s64 %rd246, %rd203, %rd1;
+$L_29:
+	mov.b64 %rd205, %rd246;
+$L_30:
+	setp.ge.u64 %pt18, %rd205, %rd10;
+	@%pt18 bra $Lfault_2;
+	mov.b64 %rd299, %rd293;
+	add.s64 %rd301, %rd299, %rd300;
+	mov.b64 %rd206, %rd301;
+	ld.global.f32 %f207, [%rd206];
+	mov.f32 %f12, 0f00000000;
+$L_31:
+	mul.rn.f32 %f208, %f207, 0f3F400000;
+	sub.rn.f32 %f209, %f208, %f21;
+	setp.gtu.f32 %pt19, %f209, 0f00000000;
+	selp.f32 %f210, %f209, 0f00000000, %pt19;
+	add.rn.f32 %f211, 0f00000000, %f210;
+	mov.f32 %f12, %f211;
+$L_32:
+	mul.rn.f32 %f218, %f207, 0f3F500000;
+	sub.rn.f32 %f219, %f218, %f21;
+	setp.gtu.f32 %pt20, %f219, 0f00000000;
+	selp.f32 %f220, %f219, 0f00000000, %pt20;
+	add.rn.f32 %f221, %f12, %f220;
+	mov.f32 %f12, %f221;
+$L_33:
+	mul.rn.f32 %f222, %f207, 0f3F600000;
+	sub.rn.f32 %f223, %f222, %f21;
+	setp.gtu.f32 %pt21, %f223, 0f00000000;
+	selp.f32 %f224, %f223, 0f00000000, %pt21;
+	add.rn.f32 %f225, %f12, %f224;
+	mov.f32 %f12, %f225;
+$L_34:
+	mul.rn.f32 %f226, %f207, 0f3F700000;
+	sub.rn.f32 %f227, %f226, %f21;
+	setp.gtu.f32 %pt22, %f227, 0f00000000;
+	selp.f32 %f228, %f227, 0f00000000, %pt22;
+	add.rn.f32 %f229, %f12, %f228;
+	mov.f32 %f12, %f229;
+$L_35:
+	mul.rn.f32 %f230, %f207, 0f3F800000;
+	sub.rn.f32 %f231, %f230, %f21;
+	setp.gtu.f32 %pt23, %f231, 0f00000000;
+	selp.f32 %f232, %f231, 0f00000000, %pt23;
+	add.rn.f32 %f233, %f12, %f232;
+	mov.f32 %f12, %f233;
+$L_36:
+	mul.rn.f32 %f234, %f207, 0f3F880000;
+	sub.rn.f32 %f235, %f234, %f21;
+	setp.gtu.f32 %pt24, %f235, 0f00000000;
+	selp.f32 %f236, %f235, 0f00000000, %pt24;
+	add.rn.f32 %f237, %f12, %f236;
+	mov.f32 %f12, %f237;
+$L_37:
+	mul.rn.f32 %f238, %f207, 0f3F900000;
+	sub.rn.f32 %f239, %f238, %f21;
+	setp.gtu.f32 %pt25, %f239, 0f00000000;
+	selp.f32 %f240, %f239, 0f00000000, %pt25;
+	add.rn.f32 %f241, %f12, %f240;
+	mov.f32 %f12, %f241;
+$L_38:
+	mul.rn.f32 %f242, %f207, 0f3F980000;
+	sub.rn.f32 %f243, %f242, %f21;
+	setp.gtu.f32 %pt26, %f243, 0f00000000;
+	selp.f32 %f244, %f243, 0f00000000, %pt26;
+	add.rn.f32 %f245, %f12, %f244;
+	mov.f32 %f12, %f245;
+$L_39:
+	mul.rn.f32 %f212, %f12, 0f3E000000;
+	mul.rn.f32 %f213, %f212, 0f3F733333;
+	div.rn.f32 %f214, %f213, 0f40400000;
+	mov.b64 %rd304, %rd296;
+	add.s64 %rd306, %rd304, %rd305;
+	mov.b64 %rd215, %rd306;
+	st.global.f32 [%rd215], %f214;
+$L_40:
+	add.s64 %rd289, %rd246, %rd1;
+$L_41:
+	mov.b64 %rd248, %rd289;
+$L_42:
+	setp.ge.u64 %pt27, %rd248, %rd10;
+	@%pt27 bra $Lfault_3;
+	mov.b64 %rd311, %rd301;
+	add.s64 %rd313, %rd311, %rd312;
+	mov.b64 %rd249, %rd313;
+	ld.global.f32 %f250, [%rd249];
+	mov.f32 %f12, 0f00000000;
+$L_43:
+	mul.rn.f32 %f251, %f250, 0f3F400000;
+	sub.rn.f32 %f252, %f251, %f21;
+	setp.gtu.f32 %pt28, %f252, 0f00000000;
+	selp.f32 %f253, %f252, 0f00000000, %pt28;
+	add.rn.f32 %f254, 0f00000000, %f253;
+	mov.f32 %f12, %f254;
+$L_44:
+	mul.rn.f32 %f261, %f250, 0f3F500000;
+	sub.rn.f32 %f262, %f261, %f21;
+	setp.gtu.f32 %pt29, %f262, 0f00000000;
+	selp.f32 %f263, %f262, 0f00000000, %pt29;
+	add.rn.f32 %f264, %f12, %f263;
+	mov.f32 %f12, %f264;
+$L_45:
+	mul.rn.f32 %f265, %f250, 0f3F600000;
+	sub.rn.f32 %f266, %f265, %f21;
+	setp.gtu.f32 %pt30, %f266, 0f00000000;
+	selp.f32 %f267, %f266, 0f00000000, %pt30;
+	add.rn.f32 %f268, %f12, %f267;
+	mov.f32 %f12, %f268;
+$L_46:
+	mul.rn.f32 %f269, %f250, 0f3F700000;
+	sub.rn.f32 %f270, %f269, %f21;
+	setp.gtu.f32 %pt31, %f270, 0f00000000;
+	selp.f32 %f271, %f270, 0f00000000, %pt31;
+	add.rn.f32 %f272, %f12, %f271;
+	mov.f32 %f12, %f272;
+$L_47:
+	mul.rn.f32 %f273, %f250, 0f3F800000;
+	sub.rn.f32 %f274, %f273, %f21;
+	setp.gtu.f32 %pt32, %f274, 0f00000000;
+	selp.f32 %f275, %f274, 0f00000000, %pt32;
+	add.rn.f32 %f276, %f12, %f275;
+	mov.f32 %f12, %f276;
+$L_48:
+	mul.rn.f32 %f277, %f250, 0f3F880000;
+	sub.rn.f32 %f278, %f277, %f21;
+	setp.gtu.f32 %pt33, %f278, 0f00000000;
+	selp.f32 %f279, %f278, 0f00000000, %pt33;
+	add.rn.f32 %f280, %f12, %f279;
+	mov.f32 %f12, %f280;
+$L_49:
+	mul.rn.f32 %f281, %f250, 0f3F900000;
+	sub.rn.f32 %f282, %f281, %f21;
+	setp.gtu.f32 %pt34, %f282, 0f00000000;
+	selp.f32 %f283, %f282, 0f00000000, %pt34;
+	add.rn.f32 %f284, %f12, %f283;
+	mov.f32 %f12, %f284;
+$L_50:
+	mul.rn.f32 %f285, %f250, 0f3F980000;
+	sub.rn.f32 %f286, %f285, %f21;
+	setp.gtu.f32 %pt35, %f286, 0f00000000;
+	selp.f32 %f287, %f286, 0f00000000, %pt35;
+	add.rn.f32 %f288, %f12, %f287;
+	mov.f32 %f12, %f288;
+$L_51:
+	mul.rn.f32 %f255, %f12, 0f3E000000;
+	mul.rn.f32 %f256, %f255, 0f3F733333;
+	div.rn.f32 %f257, %f256, 0f40400000;
+	mov.b64 %rd318, %rd306;
+	add.s64 %rd320, %rd318, %rd319;
+	mov.b64 %rd258, %rd320;
+	st.global.f32 [%rd258], %f257;
+$L_52:
+	add.s64 %rd2, %rd2, %rd290;
+	add.s64 %rd327, %rd327, %rd328;
+	add.s64 %rd329, %rd329, %rd328;
+	bra.uni $L_2;
+$L_53:
+	mov.b64 %rd321, %rd2;
+	mad.lo.s64 %rd322, %rd321, 4, %rd9;
+	mul.lo.s64 %rd323, %rd1, 4;
+	mad.lo.s64 %rd324, %rd321, 4, %rd4;
+$L_54:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_67;
+$L_55:
+	mov.b64 %rd7, %rd2;
+$L_56:
+	setp.ge.u64 %pt36, %rd7, %rd10;
+	@%pt36 bra $Lfault_4;
+	mov.b64 %rd8, %rd322;
 	ld.global.f32 %f11, [%rd8];
 	mov.f32 %f12, 0f00000000;
-$L_5:
+$L_57:
 	mul.rn.f32 %f19, %f11, 0f3F400000;
 	sub.rn.f32 %f20, %f19, %f21;
-	setp.gtu.f32 %pt1, %f20, 0f00000000;
-	selp.f32 %f22, %f20, 0f00000000, %pt1;
+	setp.gtu.f32 %pt37, %f20, 0f00000000;
+	selp.f32 %f22, %f20, 0f00000000, %pt37;
 	add.rn.f32 %f23, 0f00000000, %f22;
 	mov.f32 %f12, %f23;
-$L_6:
+$L_58:
 	mul.rn.f32 %f36, %f11, 0f3F500000;
 	sub.rn.f32 %f37, %f36, %f21;
-	setp.gtu.f32 %pt2, %f37, 0f00000000;
-	selp.f32 %f38, %f37, 0f00000000, %pt2;
+	setp.gtu.f32 %pt38, %f37, 0f00000000;
+	selp.f32 %f38, %f37, 0f00000000, %pt38;
 	add.rn.f32 %f39, %f12, %f38;
 	mov.f32 %f12, %f39;
-$L_7:
+$L_59:
 	mul.rn.f32 %f46, %f11, 0f3F600000;
 	sub.rn.f32 %f47, %f46, %f21;
-	setp.gtu.f32 %pt3, %f47, 0f00000000;
-	selp.f32 %f48, %f47, 0f00000000, %pt3;
+	setp.gtu.f32 %pt39, %f47, 0f00000000;
+	selp.f32 %f48, %f47, 0f00000000, %pt39;
 	add.rn.f32 %f49, %f12, %f48;
 	mov.f32 %f12, %f49;
-$L_8:
+$L_60:
 	mul.rn.f32 %f56, %f11, 0f3F700000;
 	sub.rn.f32 %f57, %f56, %f21;
-	setp.gtu.f32 %pt4, %f57, 0f00000000;
-	selp.f32 %f58, %f57, 0f00000000, %pt4;
+	setp.gtu.f32 %pt40, %f57, 0f00000000;
+	selp.f32 %f58, %f57, 0f00000000, %pt40;
 	add.rn.f32 %f59, %f12, %f58;
 	mov.f32 %f12, %f59;
-$L_9:
+$L_61:
 	mul.rn.f32 %f66, %f11, 0f3F800000;
 	sub.rn.f32 %f67, %f66, %f21;
-	setp.gtu.f32 %pt5, %f67, 0f00000000;
-	selp.f32 %f68, %f67, 0f00000000, %pt5;
+	setp.gtu.f32 %pt41, %f67, 0f00000000;
+	selp.f32 %f68, %f67, 0f00000000, %pt41;
 	add.rn.f32 %f69, %f12, %f68;
 	mov.f32 %f12, %f69;
-$L_10:
+$L_62:
 	mul.rn.f32 %f76, %f11, 0f3F880000;
 	sub.rn.f32 %f77, %f76, %f21;
-	setp.gtu.f32 %pt6, %f77, 0f00000000;
-	selp.f32 %f78, %f77, 0f00000000, %pt6;
+	setp.gtu.f32 %pt42, %f77, 0f00000000;
+	selp.f32 %f78, %f77, 0f00000000, %pt42;
 	add.rn.f32 %f79, %f12, %f78;
 	mov.f32 %f12, %f79;
-$L_11:
+$L_63:
 	mul.rn.f32 %f86, %f11, 0f3F900000;
 	sub.rn.f32 %f87, %f86, %f21;
-	setp.gtu.f32 %pt7, %f87, 0f00000000;
-	selp.f32 %f88, %f87, 0f00000000, %pt7;
+	setp.gtu.f32 %pt43, %f87, 0f00000000;
+	selp.f32 %f88, %f87, 0f00000000, %pt43;
 	add.rn.f32 %f89, %f12, %f88;
 	mov.f32 %f12, %f89;
-$L_12:
+$L_64:
 	mul.rn.f32 %f96, %f11, 0f3F980000;
 	sub.rn.f32 %f97, %f96, %f21;
-	setp.gtu.f32 %pt8, %f97, 0f00000000;
-	selp.f32 %f98, %f97, 0f00000000, %pt8;
+	setp.gtu.f32 %pt44, %f97, 0f00000000;
+	selp.f32 %f98, %f97, 0f00000000, %pt44;
 	add.rn.f32 %f99, %f12, %f98;
 	mov.f32 %f12, %f99;
-$L_13:
+$L_65:
 	mul.rn.f32 %f25, %f12, 0f3E000000;
 	mul.rn.f32 %f26, %f25, 0f3F733333;
 	div.rn.f32 %f27, %f26, 0f40400000;
-	mad.lo.s64 %rd28, %rd7, 4, %rd4;
+	mov.b64 %rd28, %rd324;
 	st.global.f32 [%rd28], %f27;
-$L_14:
+$L_66:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_15:
+	add.s64 %rd322, %rd322, %rd323;
+	add.s64 %rd324, %rd324, %rd323;
+	bra.uni $L_54;
+$L_67:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd120;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd162;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd205;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd248;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd10;
@@ -2086,8 +3107,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt9, %rt8, %rt6;
-	@%pt9 exit;
+	setp.ne.u32 %pt45, %rt8, %rt6;
+	@%pt45 exit;
 	st.global.u32 [%rdt3+8], 327680;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3331,12 +4352,12 @@ $Lfault:
 	.param .u64 Daxpy_0_param_5
 )
 {
-	.reg .pred %p<20>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<74>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<130>;
 	.reg .b64 %rdt<4>;
-	.reg .f64 %fd<17>;
+	.reg .f64 %fd<71>;
 
 $L_0:
 	ld.param.u64 %rd4, [Daxpy_0_param_3];
@@ -3358,28 +4379,158 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mul.lo.s64 %rd77, %rd1, 8;
+	mov.b64 %rd80, %rd77;
+	mov.b64 %rd88, %rd77;
+	mov.b64 %rd93, %rd77;
+	mov.b64 %rd105, %rd77;
+	mov.b64 %rd112, %rd77;
+	mov.b64 %rd125, %rd2;
+	mov.b64 %rd126, %rd125;
+	mad.lo.s64 %rd127, %rd126, 8, %rd9;
+	mul.lo.s64 %rd128, %rd75, 8;
+	mad.lo.s64 %rd129, %rd126, 8, %rd4;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_6;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_22;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd7, %rd10;
+	mov.b64 %rd27, %rd2;
+$L_5:
+	mov.b64 %rd29, %rd27;
+$L_6:
+	setp.ge.u64 %pt0, %rd29, %rd10;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd8, %rd7, 8, %rd9;
+	mov.b64 %rd30, %rd127;
+	ld.global.f64 %fd31, [%rd30];
+	mul.rn.f64 %fd32, %fd13, %fd31;
+	mov.b64 %rd33, %rd129;
+	ld.global.f64 %fd34, [%rd33];
+	add.rn.f64 %fd35, %fd32, %fd34;
+	mov.b64 %rd36, %rd33;
+	st.global.f64 [%rd36], %fd35;
+$L_7:
+	add.s64 %rd50, %rd27, %rd1;
+$L_8:
+	mov.b64 %rd40, %rd50;
+$L_9:
+	setp.ge.u64 %pt1, %rd40, %rd10;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd76, %rd30;
+	add.s64 %rd78, %rd76, %rd77;
+	mov.b64 %rd41, %rd78;
+	ld.global.f64 %fd42, [%rd41];
+	mul.rn.f64 %fd43, %fd13, %fd42;
+	mov.b64 %rd79, %rd33;
+	add.s64 %rd81, %rd79, %rd80;
+	mov.b64 %rd44, %rd81;
+	ld.global.f64 %fd45, [%rd44];
+	add.rn.f64 %fd46, %fd43, %fd45;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd47, %rd84;
+	st.global.f64 [%rd47], %fd46;
+$L_10:
+	add.s64 %rd62, %rd50, %rd1;
+$L_11:
+	mov.b64 %rd52, %rd62;
+$L_12:
+	setp.ge.u64 %pt2, %rd52, %rd10;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd87, %rd78;
+	add.s64 %rd89, %rd87, %rd88;
+	mov.b64 %rd53, %rd89;
+	ld.global.f64 %fd54, [%rd53];
+	mul.rn.f64 %fd55, %fd13, %fd54;
+	mov.b64 %rd92, %rd81;
+	add.s64 %rd94, %rd92, %rd93;
+	mov.b64 %rd56, %rd94;
+	ld.global.f64 %fd57, [%rd56];
+	add.rn.f64 %fd58, %fd55, %fd57;
+	mov.b64 %rd99, %rd94;
+	mov.b64 %rd59, %rd99;
+	st.global.f64 [%rd59], %fd58;
+$L_13:
+	add.s64 %rd74, %rd62, %rd1;
+$L_14:
+	mov.b64 %rd64, %rd74;
+$L_15:
+	setp.ge.u64 %pt3, %rd64, %rd10;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd104, %rd89;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd65, %rd106;
+	ld.global.f64 %fd66, [%rd65];
+	mul.rn.f64 %fd67, %fd13, %fd66;
+	mov.b64 %rd111, %rd94;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd68, %rd113;
+	ld.global.f64 %fd69, [%rd68];
+	add.rn.f64 %fd70, %fd67, %fd69;
+	mov.b64 %rd120, %rd113;
+	mov.b64 %rd71, %rd120;
+	st.global.f64 [%rd71], %fd70;
+$L_16:
+	add.s64 %rd2, %rd2, %rd75;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd121, %rd2;
+	mad.lo.s64 %rd122, %rd121, 8, %rd9;
+	mul.lo.s64 %rd123, %rd1, 8;
+	mad.lo.s64 %rd124, %rd121, 8, %rd4;
+$L_18:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_22;
+$L_19:
+	mov.b64 %rd7, %rd2;
+$L_20:
+	setp.ge.u64 %pt4, %rd7, %rd10;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd8, %rd122;
 	ld.global.f64 %fd11, [%rd8];
 	mul.rn.f64 %fd12, %fd13, %fd11;
-	mad.lo.s64 %rd14, %rd7, 8, %rd4;
+	mov.b64 %rd14, %rd124;
 	ld.global.f64 %fd15, [%rd14];
 	add.rn.f64 %fd16, %fd12, %fd15;
 	mov.b64 %rd17, %rd14;
 	st.global.f64 [%rd17], %fd16;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd122, %rd122, %rd123;
+	add.s64 %rd124, %rd124, %rd123;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd10;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd7;
 	mov.b64 %rdt2, %rd10;
@@ -3390,8 +4541,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 720896;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -3572,13 +4723,13 @@ $Lfault:
 	.param .u64 Transpose_0_param_6
 )
 {
-	.reg .pred %p<28>;
-	.reg .pred %pt<4>;
-	.reg .b32 %r<33>;
+	.reg .pred %p<158>;
+	.reg .pred %pt<16>;
+	.reg .b32 %r<163>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<34>;
-	.reg .b64 %rdt<5>;
-	.reg .f64 %fd<18>;
+	.reg .b64 %rd<164>;
+	.reg .b64 %rdt<9>;
+	.reg .f64 %fd<72>;
 
 $L_0:
 	ld.param.u64 %rd4, [Transpose_0_param_0];
@@ -3601,51 +4752,245 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd76, %rd1, 4;
+	mov.b64 %rd25, %rd3;
+	mov.b64 %rd27, %rd21;
+	mul.lo.s64 %rd78, %rd1, 8;
+	mov.b64 %rd83, %rd78;
+	mov.b64 %rd90, %rd78;
+	mov.b64 %rd95, %rd2;
+	mov.b64 %rd96, %rd95;
+	mad.lo.s64 %rd97, %rd96, 8, %rd4;
+	mul.lo.s64 %rd98, %rd76, 8;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_9;
+	setp.lt.s64 %p22, %rd2, %rd3;
+	@!%p22 bra $L_37;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd26, %rd2;
+	sub.u64 %rd23, %rd25, %rd26;
+	setp.gt.u64 %p24, %rd23, %rd27;
+	@!%p24 bra $L_29;
 $L_4:
+	mov.b64 %rd28, %rd2;
+$L_5:
+	mov.b64 %rd30, %rd28;
+$L_6:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd23, %rd7;
-	mov.b64 %rd24, %rd9;
-	or.b64 %rd25, %rd23, %rd24;
-	shr.u64 %rd26, %rd25, 32;
-	setp.eq.u64 %p27, %rd26, 0;
-	@!%p27 bra $L_8;
-$L_5:
-	cvt.u32.u64 %r28, %rd7;
-	cvt.u32.u64 %r29, %rd9;
-	div.u32 %r30, %r28, %r29;
-	mul.lo.u32 %r32, %r30, %r29;
-	sub.u32 %r31, %r28, %r32;
-	cvt.u64.u32 %rd21, %r30;
-	cvt.u64.u32 %rd22, %r31;
-$L_6:
-	mov.b64 %rd8, %rd21;
-	mov.b64 %rd10, %rd22;
+	mov.b64 %rd153, %rd30;
+	mov.b64 %rd154, %rd9;
+	or.b64 %rd155, %rd153, %rd154;
+	shr.u64 %rd156, %rd155, 32;
+	setp.eq.u64 %p157, %rd156, 0;
+	@!%p157 bra $L_28;
+$L_7:
+	cvt.u32.u64 %r158, %rd30;
+	cvt.u32.u64 %r159, %rd9;
+	div.u32 %r160, %r158, %r159;
+	mul.lo.u32 %r162, %r160, %r159;
+	sub.u32 %r161, %r158, %r162;
+	cvt.u64.u32 %rd151, %r160;
+	cvt.u64.u32 %rd152, %r161;
+$L_8:
+	mov.b64 %rd31, %rd151;
+	mov.b64 %rd32, %rd152;
+	mul.lo.s64 %rd33, %rd32, %rd12;
+	add.s64 %rd34, %rd33, %rd31;
+	setp.ge.u64 %pt1, %rd34, %rd16;
+	@%pt1 bra $Lfault_1;
+	mad.lo.s64 %rd35, %rd34, 8, %rd15;
+	ld.global.f64 %fd36, [%rd35];
+	mov.b64 %rd37, %rd97;
+	st.global.f64 [%rd37], %fd36;
+$L_9:
+	add.s64 %rd51, %rd28, %rd1;
+$L_10:
+	mov.b64 %rd41, %rd51;
+$L_11:
+	setp.eq.s64 %pt2, %rd9, 0;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd140, %rd41;
+	mov.b64 %rd141, %rd9;
+	or.b64 %rd142, %rd140, %rd141;
+	shr.u64 %rd143, %rd142, 32;
+	setp.eq.u64 %p144, %rd143, 0;
+	@!%p144 bra $L_27;
+$L_12:
+	cvt.u32.u64 %r145, %rd41;
+	cvt.u32.u64 %r146, %rd9;
+	div.u32 %r147, %r145, %r146;
+	mul.lo.u32 %r149, %r147, %r146;
+	sub.u32 %r148, %r145, %r149;
+	cvt.u64.u32 %rd138, %r147;
+	cvt.u64.u32 %rd139, %r148;
+$L_13:
+	mov.b64 %rd42, %rd138;
+	mov.b64 %rd43, %rd139;
+	mul.lo.s64 %rd44, %rd43, %rd12;
+	add.s64 %rd45, %rd44, %rd42;
+	setp.ge.u64 %pt3, %rd45, %rd16;
+	@%pt3 bra $Lfault_3;
+	mad.lo.s64 %rd46, %rd45, 8, %rd15;
+	ld.global.f64 %fd47, [%rd46];
+	mov.b64 %rd77, %rd37;
+	add.s64 %rd79, %rd77, %rd78;
+	mov.b64 %rd48, %rd79;
+	st.global.f64 [%rd48], %fd47;
+$L_14:
+	add.s64 %rd63, %rd51, %rd1;
+$L_15:
+	mov.b64 %rd53, %rd63;
+$L_16:
+	setp.eq.s64 %pt4, %rd9, 0;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd127, %rd53;
+	mov.b64 %rd128, %rd9;
+	or.b64 %rd129, %rd127, %rd128;
+	shr.u64 %rd130, %rd129, 32;
+	setp.eq.u64 %p131, %rd130, 0;
+	@!%p131 bra $L_26;
+$L_17:
+	cvt.u32.u64 %r132, %rd53;
+	cvt.u32.u64 %r133, %rd9;
+	div.u32 %r134, %r132, %r133;
+	mul.lo.u32 %r136, %r134, %r133;
+	sub.u32 %r135, %r132, %r136;
+	cvt.u64.u32 %rd125, %r134;
+	cvt.u64.u32 %rd126, %r135;
+$L_18:
+	mov.b64 %rd54, %rd125;
+	mov.b64 %rd55, %rd126;
+	mul.lo.s64 %rd56, %rd55, %rd12;
+	add.s64 %rd57, %rd56, %rd54;
+	setp.ge.u64 %pt5, %rd57, %rd16;
+	@%pt5 bra $Lfault_5;
+	mad.lo.s64 %rd58, %rd57, 8, %rd15;
+	ld.global.f64 %fd59, [%rd58];
+	mov.b64 %rd82, %rd79;
+	add.s64 %rd84, %rd82, %rd83;
+	mov.b64 %rd60, %rd84;
+	st.global.f64 [%rd60], %fd59;
+$L_19:
+	add.s64 %rd75, %rd63, %rd1;
+$L_20:
+	mov.b64 %rd65, %rd75;
+$L_21:
+	setp.eq.s64 %pt6, %rd9, 0;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd114, %rd65;
+	mov.b64 %rd115, %rd9;
+	or.b64 %rd116, %rd114, %rd115;
+	shr.u64 %rd117, %rd116, 32;
+	setp.eq.u64 %p118, %rd117, 0;
+	@!%p118 bra $L_25;
+$L_22:
+	cvt.u32.u64 %r119, %rd65;
+	cvt.u32.u64 %r120, %rd9;
+	div.u32 %r121, %r119, %r120;
+	mul.lo.u32 %r123, %r121, %r120;
+	sub.u32 %r122, %r119, %r123;
+	cvt.u64.u32 %rd112, %r121;
+	cvt.u64.u32 %rd113, %r122;
+$L_23:
+	mov.b64 %rd66, %rd112;
+	mov.b64 %rd67, %rd113;
+	mul.lo.s64 %rd68, %rd67, %rd12;
+	add.s64 %rd69, %rd68, %rd66;
+	setp.ge.u64 %pt7, %rd69, %rd16;
+	@%pt7 bra $Lfault_7;
+	mad.lo.s64 %rd70, %rd69, 8, %rd15;
+	ld.global.f64 %fd71, [%rd70];
+	mov.b64 %rd89, %rd84;
+	add.s64 %rd91, %rd89, %rd90;
+	mov.b64 %rd72, %rd91;
+	st.global.f64 [%rd72], %fd71;
+$L_24:
+	add.s64 %rd2, %rd2, %rd76;
+	add.s64 %rd97, %rd97, %rd98;
+	bra.uni $L_2;
+$L_25:
+	setp.eq.s64 %pt8, %rd9, -1;
+	neg.s64 %rdt3, %rd65;
+	div.s64 %rd112, %rd65, %rd9;
+	selp.b64 %rd112, %rdt3, %rd112, %pt8;
+	mul.lo.s64 %rd124, %rd112, %rd9;
+	sub.s64 %rd113, %rd65, %rd124;
+	bra.uni $L_23;
+$L_26:
+	setp.eq.s64 %pt9, %rd9, -1;
+	neg.s64 %rdt4, %rd53;
+	div.s64 %rd125, %rd53, %rd9;
+	selp.b64 %rd125, %rdt4, %rd125, %pt9;
+	mul.lo.s64 %rd137, %rd125, %rd9;
+	sub.s64 %rd126, %rd53, %rd137;
+	bra.uni $L_18;
+$L_27:
+	setp.eq.s64 %pt10, %rd9, -1;
+	neg.s64 %rdt5, %rd41;
+	div.s64 %rd138, %rd41, %rd9;
+	selp.b64 %rd138, %rdt5, %rd138, %pt10;
+	mul.lo.s64 %rd150, %rd138, %rd9;
+	sub.s64 %rd139, %rd41, %rd150;
+	bra.uni $L_13;
+$L_28:
+	setp.eq.s64 %pt11, %rd9, -1;
+	neg.s64 %rdt6, %rd30;
+	div.s64 %rd151, %rd30, %rd9;
+	selp.b64 %rd151, %rdt6, %rd151, %pt11;
+	mul.lo.s64 %rd163, %rd151, %rd9;
+	sub.s64 %rd152, %rd30, %rd163;
+	bra.uni $L_8;
+$L_29:
+	mov.b64 %rd92, %rd2;
+	mad.lo.s64 %rd93, %rd92, 8, %rd4;
+	mul.lo.s64 %rd94, %rd1, 8;
+$L_30:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_37;
+$L_31:
+	mov.b64 %rd7, %rd2;
+$L_32:
+	setp.eq.s64 %pt12, %rd9, 0;
+	@%pt12 bra $Lfault_8;
+	mov.b64 %rd101, %rd7;
+	mov.b64 %rd102, %rd9;
+	or.b64 %rd103, %rd101, %rd102;
+	shr.u64 %rd104, %rd103, 32;
+	setp.eq.u64 %p105, %rd104, 0;
+	@!%p105 bra $L_36;
+$L_33:
+	cvt.u32.u64 %r106, %rd7;
+	cvt.u32.u64 %r107, %rd9;
+	div.u32 %r108, %r106, %r107;
+	mul.lo.u32 %r110, %r108, %r107;
+	sub.u32 %r109, %r106, %r110;
+	cvt.u64.u32 %rd99, %r108;
+	cvt.u64.u32 %rd100, %r109;
+$L_34:
+	mov.b64 %rd8, %rd99;
+	mov.b64 %rd10, %rd100;
 	mul.lo.s64 %rd11, %rd10, %rd12;
 	add.s64 %rd13, %rd11, %rd8;
-	setp.ge.u64 %pt1, %rd13, %rd16;
-	@%pt1 bra $Lfault_1;
+	setp.ge.u64 %pt13, %rd13, %rd16;
+	@%pt13 bra $Lfault_9;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
 	ld.global.f64 %fd17, [%rd14];
-	mad.lo.s64 %rd18, %rd7, 8, %rd4;
+	mov.b64 %rd18, %rd93;
 	st.global.f64 [%rd18], %fd17;
-$L_7:
+$L_35:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_8:
-	setp.eq.s64 %pt2, %rd9, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd21, %rd7, %rd9;
-	selp.b64 %rd21, %rdt3, %rd21, %pt2;
-	mul.lo.s64 %rd33, %rd21, %rd9;
-	sub.s64 %rd22, %rd7, %rd33;
-	bra.uni $L_6;
-$L_9:
+	add.s64 %rd93, %rd93, %rd94;
+	bra.uni $L_30;
+$L_36:
+	setp.eq.s64 %pt14, %rd9, -1;
+	neg.s64 %rdt7, %rd7;
+	div.s64 %rd99, %rd7, %rd9;
+	selp.b64 %rd99, %rdt7, %rd99, %pt14;
+	mul.lo.s64 %rd111, %rd99, %rd9;
+	sub.s64 %rd100, %rd7, %rd111;
+	bra.uni $L_34;
+$L_37:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -3654,23 +4999,63 @@ $Lfault_0:
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd34;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd45;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd57;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd69;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd13;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Transpose_0_param_6];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt8, [Transpose_0_param_6];
+	cvta.to.global.u64 %rdt8, %rdt8;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
-	st.global.u32 [%rdt4+8], 851968;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt15, %rt8, %rt6;
+	@%pt15 exit;
+	st.global.u32 [%rdt8+8], 851968;
+	st.global.u32 [%rdt8+12], %rt5;
+	st.global.u64 [%rdt8+16], %rdt1;
+	st.global.u64 [%rdt8+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt8+4], %rt7;
 	exit;
 }
 `
@@ -3705,16 +5090,62 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Stencil2D(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r52 = 0;
+	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r47 = 0, r49 = 0;
+	bool r54 = 0, r58 = 0, r81 = 0, r86 = 0, r87 = 0, r89 = 0, r90 = 0, r94 = 0;
+	bool r117 = 0, r122 = 0, r123 = 0, r125 = 0, r127 = 0, r131 = 0, r154 = 0, r159 = 0;
+	bool r160 = 0, r162 = 0, r164 = 0, r168 = 0, r191 = 0, r196 = 0, r197 = 0, r199 = 0;
+	bool r367 = 0, r380 = 0, r393 = 0, r406 = 0, r419 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
-	i64 r41 = 0, r44 = 0, r46 = 0, r47 = 0, r58 = 0;
-	u32 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0;
-	u64 r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	i64 r41 = 0, r44 = 0, r46 = 0, r53 = 0, r55 = 0, r56 = 0, r57 = 0, r62 = 0;
+	i64 r65 = 0, r69 = 0, r73 = 0, r80 = 0, r85 = 0, r88 = 0, r91 = 0, r92 = 0;
+	i64 r93 = 0, r98 = 0, r101 = 0, r105 = 0, r109 = 0, r116 = 0, r121 = 0, r124 = 0;
+	i64 r126 = 0, r128 = 0, r129 = 0, r130 = 0, r135 = 0, r138 = 0, r142 = 0, r146 = 0;
+	i64 r153 = 0, r158 = 0, r161 = 0, r163 = 0, r165 = 0, r166 = 0, r167 = 0, r172 = 0;
+	i64 r175 = 0, r179 = 0, r183 = 0, r190 = 0, r195 = 0, r198 = 0, r200 = 0, r201 = 0;
+	i64 r205 = 0, r208 = 0, r213 = 0, r216 = 0, r219 = 0, r222 = 0, r225 = 0, r228 = 0;
+	i64 r230 = 0, r233 = 0, r235 = 0, r238 = 0, r241 = 0, r244 = 0, r247 = 0, r249 = 0;
+	i64 r252 = 0, r254 = 0, r257 = 0, r259 = 0, r262 = 0, r264 = 0, r266 = 0, r269 = 0;
+	i64 r271 = 0, r273 = 0, r276 = 0, r278 = 0, r281 = 0, r283 = 0, r286 = 0, r288 = 0;
+	i64 r291 = 0, r293 = 0, r295 = 0, r298 = 0, r300 = 0, r302 = 0, r305 = 0, r307 = 0;
+	i64 r309 = 0, r312 = 0, r314 = 0, r316 = 0, r318 = 0, r321 = 0, r323 = 0, r325 = 0;
+	i64 r327 = 0, r330 = 0, r332 = 0, r334 = 0, r337 = 0, r339 = 0, r341 = 0, r344 = 0;
+	i64 r346 = 0, r348 = 0, r350 = 0, r352 = 0, r354 = 0, r355 = 0, r357 = 0, r361 = 0;
+	i64 r362 = 0, r373 = 0, r374 = 0, r375 = 0, r386 = 0, r387 = 0, r388 = 0, r399 = 0;
+	i64 r400 = 0, r401 = 0, r412 = 0, r413 = 0, r414 = 0, r425 = 0;
+	u32 r368 = 0, r369 = 0, r370 = 0, r371 = 0, r372 = 0, r381 = 0, r382 = 0, r383 = 0;
+	u32 r384 = 0, r385 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r398 = 0, r407 = 0;
+	u32 r408 = 0, r409 = 0, r410 = 0, r411 = 0, r420 = 0, r421 = 0, r422 = 0, r423 = 0;
+	u32 r424 = 0;
+	u64 r48 = 0, r50 = 0, r51 = 0, r52 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0;
+	u64 r376 = 0, r377 = 0, r378 = 0, r379 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0;
+	u64 r402 = 0, r403 = 0, r404 = 0, r405 = 0, r415 = 0, r416 = 0, r417 = 0, r418 = 0;
 	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
-	float r31 = 0, r32 = 0, r33 = 0, r38 = 0;
+	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r60 = 0, r61 = 0, r64 = 0, r67 = 0;
+	float r68 = 0, r71 = 0, r72 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r83 = 0;
+	float r96 = 0, r97 = 0, r100 = 0, r103 = 0, r104 = 0, r107 = 0, r108 = 0, r111 = 0;
+	float r112 = 0, r113 = 0, r114 = 0, r119 = 0, r133 = 0, r134 = 0, r137 = 0, r140 = 0;
+	float r141 = 0, r144 = 0, r145 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r156 = 0;
+	float r170 = 0, r171 = 0, r174 = 0, r177 = 0, r178 = 0, r181 = 0, r182 = 0, r185 = 0;
+	float r186 = 0, r187 = 0, r188 = 0, r193 = 0;
 	char *r4 = 0, *r12 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r25 = 0, *r29 = 0, *r34 = 0;
-	char *r37 = 0, *r39 = 0;
+	char *r37 = 0, *r39 = 0, *r59 = 0, *r63 = 0, *r66 = 0, *r70 = 0, *r74 = 0, *r79 = 0;
+	char *r82 = 0, *r84 = 0, *r95 = 0, *r99 = 0, *r102 = 0, *r106 = 0, *r110 = 0, *r115 = 0;
+	char *r118 = 0, *r120 = 0, *r132 = 0, *r136 = 0, *r139 = 0, *r143 = 0, *r147 = 0, *r152 = 0;
+	char *r155 = 0, *r157 = 0, *r169 = 0, *r173 = 0, *r176 = 0, *r180 = 0, *r184 = 0, *r189 = 0;
+	char *r192 = 0, *r194 = 0, *r202 = 0, *r203 = 0, *r204 = 0, *r206 = 0, *r207 = 0, *r209 = 0;
+	char *r210 = 0, *r211 = 0, *r212 = 0, *r214 = 0, *r215 = 0, *r217 = 0, *r218 = 0, *r220 = 0;
+	char *r221 = 0, *r223 = 0, *r224 = 0, *r226 = 0, *r227 = 0, *r229 = 0, *r231 = 0, *r232 = 0;
+	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
+	char *r246 = 0, *r248 = 0, *r250 = 0, *r251 = 0, *r253 = 0, *r255 = 0, *r256 = 0, *r258 = 0;
+	char *r260 = 0, *r261 = 0, *r263 = 0, *r265 = 0, *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0;
+	char *r274 = 0, *r275 = 0, *r277 = 0, *r279 = 0, *r280 = 0, *r282 = 0, *r284 = 0, *r285 = 0;
+	char *r287 = 0, *r289 = 0, *r290 = 0, *r292 = 0, *r294 = 0, *r296 = 0, *r297 = 0, *r299 = 0;
+	char *r301 = 0, *r303 = 0, *r304 = 0, *r306 = 0, *r308 = 0, *r310 = 0, *r311 = 0, *r313 = 0;
+	char *r315 = 0, *r317 = 0, *r319 = 0, *r320 = 0, *r322 = 0, *r324 = 0, *r326 = 0, *r328 = 0;
+	char *r329 = 0, *r331 = 0, *r333 = 0, *r335 = 0, *r336 = 0, *r338 = 0, *r340 = 0, *r342 = 0;
+	char *r343 = 0, *r345 = 0, *r347 = 0, *r349 = 0, *r351 = 0, *r353 = 0, *r356 = 0, *r358 = 0;
+	char *r359 = 0, *r360 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -3727,80 +5158,511 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r46 = (u64)r1 * 3ull;
+	r201 = (u64)r1 * 4ull;
+	r50 = (u64)r3;
+	r52 = (u64)r46;
+	r88 = (u64)r9 - 1ull;
+	r85 = (u64)r41 - 1ull;
+	r213 = (u64)r9 * (u64)(-4ll);
+	r216 = (u64)r9 * 4ull;
+	r124 = (u64)r9 - 1ull;
+	r121 = (u64)r41 - 1ull;
+	r219 = r201;
+	r228 = (u64)r9 * (u64)(-4ll);
+	r230 = r201;
+	r233 = (u64)r9 * 4ull;
+	r235 = r201;
+	r238 = r201;
+	r241 = r201;
+	r244 = r201;
+	r161 = (u64)r9 - 1ull;
+	r158 = (u64)r41 - 1ull;
+	r247 = r201;
+	r249 = r201;
+	r262 = (u64)r9 * (u64)(-4ll);
+	r264 = r201;
+	r266 = r201;
+	r269 = (u64)r9 * 4ull;
+	r271 = r201;
+	r273 = r201;
+	r276 = r201;
+	r278 = r201;
+	r281 = r201;
+	r283 = r201;
+	r286 = r201;
+	r288 = r201;
+	r198 = (u64)r9 - 1ull;
+	r195 = (u64)r41 - 1ull;
+	r291 = r201;
+	r293 = r201;
+	r295 = r201;
+	r312 = (u64)r9 * (u64)(-4ll);
+	r314 = r201;
+	r316 = r201;
+	r318 = r201;
+	r321 = (u64)r9 * 4ull;
+	r323 = r201;
+	r325 = r201;
+	r327 = r201;
+	r330 = r201;
+	r332 = r201;
+	r334 = r201;
+	r337 = r201;
+	r339 = r201;
+	r341 = r201;
+	r344 = r201;
+	r346 = r201;
+	r348 = r201;
+	r354 = r2;
+	r355 = r354;
+	r356 = r13 + r355 * 4;
+	r357 = (u64)r201 * 4ull;
+	r358 = r4 + r355 * 4;
+	r359 = r13 + r354 * 4;
+	r360 = r4 + r354 * 4;
+b2: // grid unrolled guard
+	r47 = r2 < r3;
+	if (!r47) goto b62;
+	r51 = (u64)r2;
+	r48 = r50 - r51;
+	r49 = r48 > r52;
+	if (!r49) goto b49;
+	r53 = r2;
+	r55 = r53;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r415 = (u64)r55;
+	r416 = (u64)r9;
+	r417 = r415 | r416;
+	r418 = r417 >> 32;
+	r419 = r418 == 0ull;
+	if (!r419) goto b48;
+	r420 = (u32)r55;
+	r421 = (u32)r9;
+	r422 = qd_div_u32(r420, r421);
+	r424 = r422 * r421;
+	r423 = r420 - r424;
+	r413 = (i64)r422;
+	r414 = (i64)r423;
+b8: // rangeint.body (grid unrolled 0)
+	r56 = r414;
+	r57 = r413;
+	r58 = r56 > 0ll;
+	if (!r58) goto b47;
+	r89 = r56 < r88;
+	if (!r89) goto b47;
+	r87 = r57 > 0ll;
+	if (!r87) goto b47;
+	r86 = r57 < r85;
+	if (!r86) goto b47;
+	if ((u64)r55 >= (u64)r14) { qd_site = 2; qd_x = r55; qd_y = r14; goto qd_fault; }
+	r59 = r356;
+	r60 = *(float *)r59;
+	r61 = r60 * 0x1p-01f;
+	r62 = (u64)r55 - 1ull;
+	if ((u64)r62 >= (u64)r14) { qd_site = 3; qd_x = r62; qd_y = r14; goto qd_fault; }
+	r210 = r59;
+	r63 = r210 + -4ll;
+	r64 = *(float *)r63;
+	r65 = (u64)r55 + 1ull;
+	if ((u64)r65 >= (u64)r14) { qd_site = 4; qd_x = r65; qd_y = r14; goto qd_fault; }
+	r211 = r59;
+	r66 = r211 + 4ll;
+	r67 = *(float *)r66;
+	r68 = r64 + r67;
+	r69 = (u64)r55 - (u64)r9;
+	if ((u64)r69 >= (u64)r14) { qd_site = 5; qd_x = r69; qd_y = r14; goto qd_fault; }
+	r212 = r59;
+	r214 = r212 + r213 * 1;
+	r70 = r214;
+	r71 = *(float *)r70;
+	r72 = r68 + r71;
+	r73 = (u64)r55 + (u64)r9;
+	if ((u64)r73 >= (u64)r14) { qd_site = 6; qd_x = r73; qd_y = r14; goto qd_fault; }
+	r215 = r59;
+	r217 = r215 + r216 * 1;
+	r74 = r217;
+	r75 = *(float *)r74;
+	r76 = r72 + r75;
+	r77 = r76 * 0x1p-03f;
+	r78 = r61 + r77;
+	r79 = r358;
+	*(float *)r79 = r78;
+b13: // grid unrolled 1
+	r126 = (u64)r53 + (u64)r1;
+	r91 = r126;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r402 = (u64)r91;
+	r403 = (u64)r9;
+	r404 = r402 | r403;
+	r405 = r404 >> 32;
+	r406 = r405 == 0ull;
+	if (!r406) goto b46;
+	r407 = (u32)r91;
+	r408 = (u32)r9;
+	r409 = qd_div_u32(r407, r408);
+	r411 = r409 * r408;
+	r410 = r407 - r411;
+	r400 = (i64)r409;
+	r401 = (i64)r410;
+b17: // rangeint.body (grid unrolled 1)
+	r92 = r401;
+	r93 = r400;
+	r94 = r92 > 0ll;
+	if (!r94) goto b45;
+	r125 = r92 < r124;
+	if (!r125) goto b45;
+	r123 = r93 > 0ll;
+	if (!r123) goto b45;
+	r122 = r93 < r121;
+	if (!r122) goto b45;
+	if ((u64)r91 >= (u64)r14) { qd_site = 2; qd_x = r91; qd_y = r14; goto qd_fault; }
+	r218 = r359;
+	r220 = r218 + r219 * 1;
+	r95 = r220;
+	r96 = *(float *)r95;
+	r97 = r96 * 0x1p-01f;
+	r98 = (u64)r91 - 1ull;
+	if ((u64)r98 >= (u64)r14) { qd_site = 3; qd_x = r98; qd_y = r14; goto qd_fault; }
+	r223 = r220;
+	r99 = r223 + -4ll;
+	r100 = *(float *)r99;
+	r101 = (u64)r91 + 1ull;
+	if ((u64)r101 >= (u64)r14) { qd_site = 4; qd_x = r101; qd_y = r14; goto qd_fault; }
+	r226 = r220;
+	r102 = r226 + 4ll;
+	r103 = *(float *)r102;
+	r104 = r100 + r103;
+	r105 = (u64)r91 - (u64)r9;
+	if ((u64)r105 >= (u64)r14) { qd_site = 5; qd_x = r105; qd_y = r14; goto qd_fault; }
+	r227 = r218;
+	r229 = r227 + r228 * 1;
+	r231 = r229 + r230 * 1;
+	r106 = r231;
+	r107 = *(float *)r106;
+	r108 = r104 + r107;
+	r109 = (u64)r91 + (u64)r9;
+	if ((u64)r109 >= (u64)r14) { qd_site = 6; qd_x = r109; qd_y = r14; goto qd_fault; }
+	r232 = r218;
+	r234 = r232 + r233 * 1;
+	r236 = r234 + r235 * 1;
+	r110 = r236;
+	r111 = *(float *)r110;
+	r112 = r108 + r111;
+	r113 = r112 * 0x1p-03f;
+	r114 = r97 + r113;
+	r237 = r360;
+	r239 = r237 + r238 * 1;
+	r115 = r239;
+	*(float *)r115 = r114;
+b22: // grid unrolled 2
+	r163 = (u64)r126 + (u64)r1;
+	r128 = r163;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r389 = (u64)r128;
+	r390 = (u64)r9;
+	r391 = r389 | r390;
+	r392 = r391 >> 32;
+	r393 = r392 == 0ull;
+	if (!r393) goto b44;
+	r394 = (u32)r128;
+	r395 = (u32)r9;
+	r396 = qd_div_u32(r394, r395);
+	r398 = r396 * r395;
+	r397 = r394 - r398;
+	r387 = (i64)r396;
+	r388 = (i64)r397;
+b26: // rangeint.body (grid unrolled 2)
+	r129 = r388;
+	r130 = r387;
+	r131 = r129 > 0ll;
+	if (!r131) goto b43;
+	r162 = r129 < r161;
+	if (!r162) goto b43;
+	r160 = r130 > 0ll;
+	if (!r160) goto b43;
+	r159 = r130 < r158;
+	if (!r159) goto b43;
+	if ((u64)r128 >= (u64)r14) { qd_site = 2; qd_x = r128; qd_y = r14; goto qd_fault; }
+	r246 = r359;
+	r248 = r246 + r247 * 1;
+	r250 = r248 + r249 * 1;
+	r132 = r250;
+	r133 = *(float *)r132;
+	r134 = r133 * 0x1p-01f;
+	r135 = (u64)r128 - 1ull;
+	if ((u64)r135 >= (u64)r14) { qd_site = 3; qd_x = r135; qd_y = r14; goto qd_fault; }
+	r255 = r250;
+	r136 = r255 + -4ll;
+	r137 = *(float *)r136;
+	r138 = (u64)r128 + 1ull;
+	if ((u64)r138 >= (u64)r14) { qd_site = 4; qd_x = r138; qd_y = r14; goto qd_fault; }
+	r260 = r250;
+	r139 = r260 + 4ll;
+	r140 = *(float *)r139;
+	r141 = r137 + r140;
+	r142 = (u64)r128 - (u64)r9;
+	if ((u64)r142 >= (u64)r14) { qd_site = 5; qd_x = r142; qd_y = r14; goto qd_fault; }
+	r261 = r246;
+	r263 = r261 + r262 * 1;
+	r265 = r263 + r264 * 1;
+	r267 = r265 + r266 * 1;
+	r143 = r267;
+	r144 = *(float *)r143;
+	r145 = r141 + r144;
+	r146 = (u64)r128 + (u64)r9;
+	if ((u64)r146 >= (u64)r14) { qd_site = 6; qd_x = r146; qd_y = r14; goto qd_fault; }
+	r268 = r246;
+	r270 = r268 + r269 * 1;
+	r272 = r270 + r271 * 1;
+	r274 = r272 + r273 * 1;
+	r147 = r274;
+	r148 = *(float *)r147;
+	r149 = r145 + r148;
+	r150 = r149 * 0x1p-03f;
+	r151 = r134 + r150;
+	r275 = r360;
+	r277 = r275 + r276 * 1;
+	r279 = r277 + r278 * 1;
+	r152 = r279;
+	*(float *)r152 = r151;
+b31: // grid unrolled 3
+	r200 = (u64)r163 + (u64)r1;
+	r165 = r200;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r376 = (u64)r165;
+	r377 = (u64)r9;
+	r378 = r376 | r377;
+	r379 = r378 >> 32;
+	r380 = r379 == 0ull;
+	if (!r380) goto b42;
+	r381 = (u32)r165;
+	r382 = (u32)r9;
+	r383 = qd_div_u32(r381, r382);
+	r385 = r383 * r382;
+	r384 = r381 - r385;
+	r374 = (i64)r383;
+	r375 = (i64)r384;
+b35: // rangeint.body (grid unrolled 3)
+	r166 = r375;
+	r167 = r374;
+	r168 = r166 > 0ll;
+	if (!r168) goto b41;
+	r199 = r166 < r198;
+	if (!r199) goto b41;
+	r197 = r167 > 0ll;
+	if (!r197) goto b41;
+	r196 = r167 < r195;
+	if (!r196) goto b41;
+	if ((u64)r165 >= (u64)r14) { qd_site = 2; qd_x = r165; qd_y = r14; goto qd_fault; }
+	r290 = r359;
+	r292 = r290 + r291 * 1;
+	r294 = r292 + r293 * 1;
+	r296 = r294 + r295 * 1;
+	r169 = r296;
+	r170 = *(float *)r169;
+	r171 = r170 * 0x1p-01f;
+	r172 = (u64)r165 - 1ull;
+	if ((u64)r172 >= (u64)r14) { qd_site = 3; qd_x = r172; qd_y = r14; goto qd_fault; }
+	r303 = r296;
+	r173 = r303 + -4ll;
+	r174 = *(float *)r173;
+	r175 = (u64)r165 + 1ull;
+	if ((u64)r175 >= (u64)r14) { qd_site = 4; qd_x = r175; qd_y = r14; goto qd_fault; }
+	r310 = r296;
+	r176 = r310 + 4ll;
+	r177 = *(float *)r176;
+	r178 = r174 + r177;
+	r179 = (u64)r165 - (u64)r9;
+	if ((u64)r179 >= (u64)r14) { qd_site = 5; qd_x = r179; qd_y = r14; goto qd_fault; }
+	r311 = r290;
+	r313 = r311 + r312 * 1;
+	r315 = r313 + r314 * 1;
+	r317 = r315 + r316 * 1;
+	r319 = r317 + r318 * 1;
+	r180 = r319;
+	r181 = *(float *)r180;
+	r182 = r178 + r181;
+	r183 = (u64)r165 + (u64)r9;
+	if ((u64)r183 >= (u64)r14) { qd_site = 6; qd_x = r183; qd_y = r14; goto qd_fault; }
+	r320 = r290;
+	r322 = r320 + r321 * 1;
+	r324 = r322 + r323 * 1;
+	r326 = r324 + r325 * 1;
+	r328 = r326 + r327 * 1;
+	r184 = r328;
+	r185 = *(float *)r184;
+	r186 = r182 + r185;
+	r187 = r186 * 0x1p-03f;
+	r188 = r171 + r187;
+	r329 = r360;
+	r331 = r329 + r330 * 1;
+	r333 = r331 + r332 * 1;
+	r335 = r333 + r334 * 1;
+	r189 = r335;
+	*(float *)r189 = r188;
+b40: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r201;
+	r356 = r356 + r357 * 1;
+	r358 = r358 + r357 * 1;
+	r359 = r359 + r357 * 1;
+	r360 = r360 + r357 * 1;
+	goto b2;
+b41: // if.else (grid unrolled 3)
+	if ((u64)r165 >= (u64)r14) { qd_site = 7; qd_x = r165; qd_y = r14; goto qd_fault; }
+	r336 = r359;
+	r338 = r336 + r337 * 1;
+	r340 = r338 + r339 * 1;
+	r342 = r340 + r341 * 1;
+	r192 = r342;
+	r193 = *(float *)r192;
+	r343 = r360;
+	r345 = r343 + r344 * 1;
+	r347 = r345 + r346 * 1;
+	r349 = r347 + r348 * 1;
+	r194 = r349;
+	*(float *)r194 = r193;
+	goto b40;
+b42: // divide in 64 bits
+	r374 = qd_div_i64(r165, r9);
+	r386 = (u64)r374 * (u64)r9;
+	r375 = (u64)r165 - (u64)r386;
+	goto b35;
+b43: // if.else (grid unrolled 2)
+	if ((u64)r128 >= (u64)r14) { qd_site = 7; qd_x = r128; qd_y = r14; goto qd_fault; }
+	r280 = r359;
+	r282 = r280 + r281 * 1;
+	r284 = r282 + r283 * 1;
+	r155 = r284;
+	r156 = *(float *)r155;
+	r285 = r360;
+	r287 = r285 + r286 * 1;
+	r289 = r287 + r288 * 1;
+	r157 = r289;
+	*(float *)r157 = r156;
+	goto b31;
+b44: // divide in 64 bits
+	r387 = qd_div_i64(r128, r9);
+	r399 = (u64)r387 * (u64)r9;
+	r388 = (u64)r128 - (u64)r399;
+	goto b26;
+b45: // if.else (grid unrolled 1)
+	if ((u64)r91 >= (u64)r14) { qd_site = 7; qd_x = r91; qd_y = r14; goto qd_fault; }
+	r240 = r359;
+	r242 = r240 + r241 * 1;
+	r118 = r242;
+	r119 = *(float *)r118;
+	r243 = r360;
+	r245 = r243 + r244 * 1;
+	r120 = r245;
+	*(float *)r120 = r119;
+	goto b22;
+b46: // divide in 64 bits
+	r400 = qd_div_i64(r91, r9);
+	r412 = (u64)r400 * (u64)r9;
+	r401 = (u64)r91 - (u64)r412;
+	goto b17;
+b47: // if.else (grid unrolled 0)
+	if ((u64)r55 >= (u64)r14) { qd_site = 7; qd_x = r55; qd_y = r14; goto qd_fault; }
+	r82 = r356;
+	r83 = *(float *)r82;
+	r84 = r358;
+	*(float *)r84 = r83;
+	goto b13;
+b48: // divide in 64 bits
+	r413 = qd_div_i64(r55, r9);
+	r425 = (u64)r413 * (u64)r9;
+	r414 = (u64)r55 - (u64)r425;
+	goto b8;
+b49: // preheader
 	r44 = (u64)r9 - 1ull;
 	r40 = (u64)r41 - 1ull;
-b2: // head
+	r205 = (u64)r9 * (u64)(-4ll);
+	r208 = (u64)r9 * 4ull;
+	r350 = r2;
+	r351 = r13 + r350 * 4;
+	r352 = (u64)r1 * 4ull;
+	r353 = r4 + r350 * 4;
+b50: // head
 	r6 = r2 < r3;
-	if (!r6) goto b14;
+	if (!r6) goto b62;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r48 = (u64)r7;
-	r49 = (u64)r9;
-	r50 = r48 | r49;
-	r51 = r50 >> 32;
-	r52 = r51 == 0ull;
-	if (!r52) goto b13;
-	r53 = (u32)r7;
-	r54 = (u32)r9;
-	r55 = qd_div_u32(r53, r54);
-	r57 = r55 * r54;
-	r56 = r53 - r57;
-	r46 = (i64)r55;
-	r47 = (i64)r56;
-b6: // rangeint.body
-	r8 = r47;
-	r10 = r46;
+	r363 = (u64)r7;
+	r364 = (u64)r9;
+	r365 = r363 | r364;
+	r366 = r365 >> 32;
+	r367 = r366 == 0ull;
+	if (!r367) goto b61;
+	r368 = (u32)r7;
+	r369 = (u32)r9;
+	r370 = qd_div_u32(r368, r369);
+	r372 = r370 * r369;
+	r371 = r368 - r372;
+	r361 = (i64)r370;
+	r362 = (i64)r371;
+b54: // rangeint.body
+	r8 = r362;
+	r10 = r361;
 	r11 = r8 > 0ll;
-	if (!r11) goto b12;
+	if (!r11) goto b60;
 	r45 = r8 < r44;
-	if (!r45) goto b12;
+	if (!r45) goto b60;
 	r43 = r10 > 0ll;
-	if (!r43) goto b12;
+	if (!r43) goto b60;
 	r42 = r10 < r40;
-	if (!r42) goto b12;
+	if (!r42) goto b60;
 	if ((u64)r7 >= (u64)r14) { qd_site = 2; qd_x = r7; qd_y = r14; goto qd_fault; }
-	r12 = r13 + r7 * 4;
+	r12 = r351;
 	r15 = *(float *)r12;
 	r16 = r15 * 0x1p-01f;
 	r17 = (u64)r7 - 1ull;
 	if ((u64)r17 >= (u64)r14) { qd_site = 3; qd_x = r17; qd_y = r14; goto qd_fault; }
-	r18 = r13 + r17 * 4;
+	r202 = r12;
+	r18 = r202 + -4ll;
 	r19 = *(float *)r18;
 	r20 = (u64)r7 + 1ull;
 	if ((u64)r20 >= (u64)r14) { qd_site = 4; qd_x = r20; qd_y = r14; goto qd_fault; }
-	r21 = r13 + r20 * 4;
+	r203 = r12;
+	r21 = r203 + 4ll;
 	r22 = *(float *)r21;
 	r23 = r19 + r22;
 	r24 = (u64)r7 - (u64)r9;
 	if ((u64)r24 >= (u64)r14) { qd_site = 5; qd_x = r24; qd_y = r14; goto qd_fault; }
-	r25 = r13 + r24 * 4;
+	r204 = r12;
+	r206 = r204 + r205 * 1;
+	r25 = r206;
 	r26 = *(float *)r25;
 	r27 = r23 + r26;
 	r28 = (u64)r7 + (u64)r9;
 	if ((u64)r28 >= (u64)r14) { qd_site = 6; qd_x = r28; qd_y = r14; goto qd_fault; }
-	r29 = r13 + r28 * 4;
+	r207 = r12;
+	r209 = r207 + r208 * 1;
+	r29 = r209;
 	r30 = *(float *)r29;
 	r31 = r27 + r30;
 	r32 = r31 * 0x1p-03f;
 	r33 = r16 + r32;
-	r34 = r4 + r7 * 4;
+	r34 = r353;
 	*(float *)r34 = r33;
-b11: // latch
+b59: // latch
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b12: // if.else
+	r351 = r351 + r352 * 1;
+	r353 = r353 + r352 * 1;
+	goto b50;
+b60: // if.else
 	if ((u64)r7 >= (u64)r14) { qd_site = 7; qd_x = r7; qd_y = r14; goto qd_fault; }
-	r37 = r13 + r7 * 4;
+	r37 = r351;
 	r38 = *(float *)r37;
-	r39 = r4 + r7 * 4;
+	r39 = r353;
 	*(float *)r39 = r38;
-	goto b11;
-b13: // divide in 64 bits
-	r46 = qd_div_i64(r7, r9);
-	r58 = (u64)r46 * (u64)r9;
-	r47 = (u64)r7 - (u64)r58;
-	goto b6;
-b14: // exit
+	goto b59;
+b61: // divide in 64 bits
+	r361 = qd_div_i64(r7, r9);
+	r373 = (u64)r361 * (u64)r9;
+	r362 = (u64)r7 - (u64)r373;
+	goto b54;
+b62: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -3818,20 +5680,21 @@ qd_fault: {
 // Task 0 of kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64), parallel.
 extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, i64 p6, char *p7) {
 	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
-	bool r65 = 0, r78 = 0, r90 = 0;
+	bool r83 = 0, r96 = 0, r108 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
 	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
-	i64 r54 = 0, r57 = 0, r59 = 0, r60 = 0, r71 = 0, r72 = 0, r73 = 0, r84 = 0;
-	i64 r85 = 0;
-	u32 r66 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r79 = 0, r80 = 0, r81 = 0;
-	u32 r82 = 0, r83 = 0, r91 = 0, r92 = 0, r93 = 0;
-	u64 r61 = 0, r62 = 0, r63 = 0, r64 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0;
-	u64 r86 = 0, r87 = 0, r88 = 0, r89 = 0;
+	i64 r54 = 0, r57 = 0, r62 = 0, r65 = 0, r68 = 0, r71 = 0, r73 = 0, r75 = 0;
+	i64 r77 = 0, r78 = 0, r89 = 0, r90 = 0, r91 = 0, r102 = 0, r103 = 0;
+	u32 r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r97 = 0, r98 = 0, r99 = 0;
+	u32 r100 = 0, r101 = 0, r109 = 0, r110 = 0, r111 = 0;
+	u64 r79 = 0, r80 = 0, r81 = 0, r82 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0;
+	u64 r104 = 0, r105 = 0, r106 = 0, r107 = 0;
 	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
 	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0;
 	char *r4 = 0, *r18 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r35 = 0, *r39 = 0;
-	char *r42 = 0, *r46 = 0, *r49 = 0;
+	char *r42 = 0, *r46 = 0, *r49 = 0, *r59 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r64 = 0;
+	char *r66 = 0, *r67 = 0, *r69 = 0, *r70 = 0, *r72 = 0, *r74 = 0, *r76 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -3850,56 +5713,64 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r54 = (u64)r12 - 1ull;
 	r50 = (u64)r51 - 1ull;
 	r16 = r13;
+	r62 = (u64)r9 * (u64)(-4ll);
+	r65 = (u64)r9 * 4ull;
+	r68 = (u64)r16 * (u64)(-4ll);
+	r71 = (u64)r16 * 4ull;
+	r73 = r2;
+	r74 = r19 + r73 * 4;
+	r75 = (u64)r1 * 4ull;
+	r76 = r4 + r73 * 4;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b22;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r61 = (u64)r7;
-	r62 = (u64)r9;
-	r63 = r61 | r62;
-	r64 = r63 >> 32;
-	r65 = r64 == 0ull;
-	if (!r65) goto b21;
-	r66 = (u32)r7;
-	r67 = (u32)r9;
-	r68 = qd_div_u32(r66, r67);
-	r70 = r68 * r67;
-	r69 = r66 - r70;
-	r59 = (i64)r68;
-	r60 = (i64)r69;
+	r79 = (u64)r7;
+	r80 = (u64)r9;
+	r81 = r79 | r80;
+	r82 = r81 >> 32;
+	r83 = r82 == 0ull;
+	if (!r83) goto b21;
+	r84 = (u32)r7;
+	r85 = (u32)r9;
+	r86 = qd_div_u32(r84, r85);
+	r88 = r86 * r85;
+	r87 = r84 - r88;
+	r77 = (i64)r86;
+	r78 = (i64)r87;
 b6: // rangeint.body
-	r8 = r60;
-	r10 = r59;
+	r8 = r78;
+	r10 = r77;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r74 = (u64)r10;
-	r75 = (u64)r12;
-	r76 = r74 | r75;
-	r77 = r76 >> 32;
-	r78 = r77 == 0ull;
-	if (!r78) goto b20;
-	r79 = (u32)r10;
-	r80 = (u32)r12;
-	r81 = qd_div_u32(r79, r80);
-	r83 = r81 * r80;
-	r82 = r79 - r83;
-	r72 = (i64)r81;
-	r73 = (i64)r82;
+	r92 = (u64)r10;
+	r93 = (u64)r12;
+	r94 = r92 | r93;
+	r95 = r94 >> 32;
+	r96 = r95 == 0ull;
+	if (!r96) goto b20;
+	r97 = (u32)r10;
+	r98 = (u32)r12;
+	r99 = qd_div_u32(r97, r98);
+	r101 = r99 * r98;
+	r100 = r97 - r101;
+	r90 = (i64)r99;
+	r91 = (i64)r100;
 b8: // rangeint.body
-	r11 = r73;
+	r11 = r91;
 	if (r13 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r86 = (u64)r7;
-	r87 = (u64)r13;
-	r88 = r86 | r87;
-	r89 = r88 >> 32;
-	r90 = r89 == 0ull;
-	if (!r90) goto b19;
-	r91 = (u32)r7;
-	r92 = (u32)r13;
-	r93 = qd_div_u32(r91, r92);
-	r85 = (i64)r93;
+	r104 = (u64)r7;
+	r105 = (u64)r13;
+	r106 = r104 | r105;
+	r107 = r106 >> 32;
+	r108 = r107 == 0ull;
+	if (!r108) goto b19;
+	r109 = (u32)r7;
+	r110 = (u32)r13;
+	r111 = qd_div_u32(r109, r110);
+	r103 = (i64)r111;
 b10: // rangeint.body
-	r14 = r85;
+	r14 = r103;
 	r15 = r8 > 0ll;
 	if (!r15) goto b18;
 	r58 = r8 < r57;
@@ -3914,59 +5785,71 @@ b10: // rangeint.body
 	if (!r52) goto b18;
 	r17 = (u64)r7 - 1ull;
 	if ((u64)r17 >= (u64)r20) { qd_site = 4; qd_x = r17; qd_y = r20; goto qd_fault; }
-	r18 = r19 + r17 * 4;
+	r59 = r74;
+	r18 = r59 + -4ll;
 	r21 = *(float *)r18;
 	r22 = (u64)r7 + 1ull;
 	if ((u64)r22 >= (u64)r20) { qd_site = 5; qd_x = r22; qd_y = r20; goto qd_fault; }
-	r23 = r19 + r22 * 4;
+	r60 = r59;
+	r23 = r60 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
 	r26 = (u64)r7 - (u64)r9;
 	if ((u64)r26 >= (u64)r20) { qd_site = 6; qd_x = r26; qd_y = r20; goto qd_fault; }
-	r27 = r19 + r26 * 4;
+	r61 = r59;
+	r63 = r61 + r62 * 1;
+	r27 = r63;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
 	r30 = (u64)r7 + (u64)r9;
 	if ((u64)r30 >= (u64)r20) { qd_site = 7; qd_x = r30; qd_y = r20; goto qd_fault; }
-	r31 = r19 + r30 * 4;
+	r64 = r59;
+	r66 = r64 + r65 * 1;
+	r31 = r66;
 	r32 = *(float *)r31;
 	r33 = r29 + r32;
 	r34 = (u64)r7 - (u64)r16;
 	if ((u64)r34 >= (u64)r20) { qd_site = 8; qd_x = r34; qd_y = r20; goto qd_fault; }
-	r35 = r19 + r34 * 4;
+	r67 = r59;
+	r69 = r67 + r68 * 1;
+	r35 = r69;
 	r36 = *(float *)r35;
 	r37 = r33 + r36;
 	r38 = (u64)r7 + (u64)r16;
 	if ((u64)r38 >= (u64)r20) { qd_site = 9; qd_x = r38; qd_y = r20; goto qd_fault; }
-	r39 = r19 + r38 * 4;
+	r70 = r59;
+	r72 = r70 + r71 * 1;
+	r39 = r72;
 	r40 = *(float *)r39;
 	r41 = r37 + r40;
 	if ((u64)r7 >= (u64)r20) { qd_site = 10; qd_x = r7; qd_y = r20; goto qd_fault; }
-	r42 = r19 + r7 * 4;
+	r42 = r59;
 	r43 = *(float *)r42;
 	r44 = r43 * 0x1.8p+02f;
 	r45 = r41 - r44;
-	r46 = r4 + r7 * 4;
+	r46 = r76;
 	*(float *)r46 = r45;
 b17: // latch
 	r2 = (u64)r2 + (u64)r1;
+	r74 = r74 + r75 * 1;
+	r76 = r76 + r75 * 1;
 	goto b2;
 b18: // if.else
-	r49 = r4 + r7 * 4;
+	r49 = r76;
 	*(float *)r49 = 0x0p+00f;
 	goto b17;
 b19: // divide in 64 bits
-	r85 = qd_div_i64(r7, r13);
+	r103 = qd_div_i64(r7, r13);
 	goto b10;
 b20: // divide in 64 bits
-	r72 = qd_div_i64(r10, r12);
-	r84 = (u64)r72 * (u64)r12;
-	r73 = (u64)r10 - (u64)r84;
+	r90 = qd_div_i64(r10, r12);
+	r102 = (u64)r90 * (u64)r12;
+	r91 = (u64)r10 - (u64)r102;
 	goto b8;
 b21: // divide in 64 bits
-	r59 = qd_div_i64(r7, r9);
-	r71 = (u64)r59 * (u64)r9;
-	r60 = (u64)r7 - (u64)r71;
+	r77 = qd_div_i64(r7, r9);
+	r89 = (u64)r77 * (u64)r9;
+	r78 = (u64)r7 - (u64)r89;
 	goto b6;
 b22: // exit
 	return;
@@ -3985,13 +5868,13 @@ qd_fault: {
 
 // Task 0 of kernel Matmul(c []f32, a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r11 = 0, r31 = 0, r45 = 0, r54 = 0;
+	bool r5 = 0, r11 = 0, r31 = 0, r46 = 0, r55 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r8 = 0;
 	i64 r10 = 0, r12 = 0, r13 = 0, r16 = 0, r18 = 0, r19 = 0, r22 = 0, r26 = 0;
 	i64 r29 = 0, r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0;
-	i64 r40 = 0, r51 = 0, r52 = 0, r53 = 0;
-	u32 r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0;
-	u64 r41 = 0, r42 = 0, r43 = 0, r44 = 0;
+	i64 r40 = 0, r41 = 0, r52 = 0, r53 = 0, r54 = 0;
+	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
 	float r9 = 0, r17 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r14 = 0, *r15 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r33 = 0, *r36 = 0;
 	u32 qd_site = 0;
@@ -4012,22 +5895,22 @@ b2: // head
 	if (!r5) goto b22;
 	r6 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r41 = (u64)r6;
-	r42 = (u64)r4;
-	r43 = r41 | r42;
-	r44 = r43 >> 32;
-	r45 = r44 == 0ull;
-	if (!r45) goto b21;
-	r46 = (u32)r6;
-	r47 = (u32)r4;
-	r48 = qd_div_u32(r46, r47);
-	r50 = r48 * r47;
-	r49 = r46 - r50;
-	r39 = (i64)r48;
+	r42 = (u64)r6;
+	r43 = (u64)r4;
+	r44 = r42 | r43;
+	r45 = r44 >> 32;
+	r46 = r45 == 0ull;
+	if (!r46) goto b21;
+	r47 = (u32)r6;
+	r48 = (u32)r4;
+	r49 = qd_div_u32(r47, r48);
+	r51 = r49 * r48;
+	r50 = r47 - r51;
 	r40 = (i64)r49;
+	r41 = (i64)r50;
 b6: // rangeint.body
-	r7 = r39;
-	r8 = r40;
+	r7 = r40;
+	r8 = r41;
 	r9 = 0x0p+00f;
 	r10 = 0ll;
 	r12 = (u64)r7 * (u64)r4;
@@ -4037,11 +5920,12 @@ b6: // rangeint.body
 	r36 = r21 + r35 * 4;
 	r37 = r4;
 	r38 = r37;
-	r52 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r53 = (u64)r52 - 3ull;
+	r39 = (u64)r38 * 4ull;
+	r53 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r54 = (u64)r53 - 3ull;
 b8: // unroll guard
-	r54 = r10 < r53;
-	if (!r54) goto b17;
+	r55 = r10 < r54;
+	if (!r55) goto b17;
 	r11 = r10 < r4;
 	r13 = (u64)r12 + (u64)r10;
 	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
@@ -4058,7 +5942,7 @@ b8: // unroll guard
 	r9 = r25;
 	r10 = r26;
 	r33 = r33 + 4ll;
-	r36 = r36 + r38 * 4;
+	r36 = r36 + r39 * 1;
 	r11 = r10 < r4;
 	r13 = (u64)r12 + (u64)r10;
 	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
@@ -4075,7 +5959,7 @@ b8: // unroll guard
 	r9 = r25;
 	r10 = r26;
 	r33 = r33 + 4ll;
-	r36 = r36 + r38 * 4;
+	r36 = r36 + r39 * 1;
 	r11 = r10 < r4;
 	r13 = (u64)r12 + (u64)r10;
 	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
@@ -4092,7 +5976,7 @@ b8: // unroll guard
 	r9 = r25;
 	r10 = r26;
 	r33 = r33 + 4ll;
-	r36 = r36 + r38 * 4;
+	r36 = r36 + r39 * 1;
 	r11 = r10 < r4;
 	r13 = (u64)r12 + (u64)r10;
 	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
@@ -4109,7 +5993,7 @@ b8: // unroll guard
 	r9 = r25;
 	r10 = r26;
 	r33 = r33 + 4ll;
-	r36 = r36 + r38 * 4;
+	r36 = r36 + r39 * 1;
 	goto b8;
 b17: // for.loop
 	r11 = r10 < r4;
@@ -4129,7 +6013,7 @@ b17: // for.loop
 	r9 = r25;
 	r10 = r26;
 	r33 = r33 + 4ll;
-	r36 = r36 + r38 * 4;
+	r36 = r36 + r39 * 1;
 	goto b17;
 b19: // for.done
 	if ((u64)r6 >= (u64)r29) { qd_site = 4; qd_x = r6; qd_y = r29; goto qd_fault; }
@@ -4138,9 +6022,9 @@ b19: // for.done
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
 b21: // divide in 64 bits
-	r39 = qd_div_i64(r6, r4);
-	r51 = (u64)r39 * (u64)r4;
-	r40 = (u64)r6 - (u64)r51;
+	r40 = qd_div_i64(r6, r4);
+	r52 = (u64)r40 * (u64)r4;
+	r41 = (u64)r6 - (u64)r52;
 	goto b6;
 b22: // exit
 	return;
@@ -4161,7 +6045,7 @@ qd_fault: {
 extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r13 = 0, r25 = 0, r26 = 0, r48 = 0, r60 = 0, r72 = 0, r84 = 0;
 	bool r89 = 0, r102 = 0, r114 = 0, r126 = 0, r127 = 0, r132 = 0, r145 = 0, r157 = 0;
-	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r219 = 0;
+	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r222 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0;
 	i64 r19 = 0, r20 = 0, r21 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
@@ -4182,13 +6066,14 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	i64 r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0;
 	i64 r192 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r199 = 0, r201 = 0, r202 = 0;
 	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r213 = 0;
-	i64 r214 = 0, r225 = 0;
+	i64 r215 = 0, r216 = 0, r217 = 0, r228 = 0;
 	u8 r22 = 0, r36 = 0, r56 = 0, r68 = 0, r80 = 0, r97 = 0, r110 = 0, r122 = 0;
 	u8 r140 = 0, r153 = 0, r165 = 0, r183 = 0, r196 = 0, r208 = 0;
-	u32 r220 = 0, r221 = 0, r222 = 0, r223 = 0, r224 = 0;
-	u64 r43 = 0, r44 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0;
+	u32 r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0;
+	u64 r43 = 0, r44 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0;
 	char *r4 = 0, *r23 = 0, *r33 = 0, *r34 = 0, *r55 = 0, *r67 = 0, *r79 = 0, *r96 = 0;
 	char *r109 = 0, *r121 = 0, *r139 = 0, *r152 = 0, *r164 = 0, *r182 = 0, *r195 = 0, *r207 = 0;
+	char *r214 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -4207,27 +6092,30 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	r63 = r29;
 	r87 = r16;
 	r130 = r16;
+	r213 = r2;
+	r214 = r4 + r213 * 1;
+	r215 = r1;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b25;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r215 = (u64)r7;
-	r216 = (u64)r9;
-	r217 = r215 | r216;
-	r218 = r217 >> 32;
-	r219 = r218 == 0ull;
-	if (!r219) goto b24;
-	r220 = (u32)r7;
-	r221 = (u32)r9;
-	r222 = qd_div_u32(r220, r221);
-	r224 = r222 * r221;
-	r223 = r220 - r224;
-	r213 = (i64)r222;
-	r214 = (i64)r223;
+	r218 = (u64)r7;
+	r219 = (u64)r9;
+	r220 = r218 | r219;
+	r221 = r220 >> 32;
+	r222 = r221 == 0ull;
+	if (!r222) goto b24;
+	r223 = (u32)r7;
+	r224 = (u32)r9;
+	r225 = qd_div_u32(r223, r224);
+	r227 = r225 * r224;
+	r226 = r223 - r227;
+	r216 = (i64)r225;
+	r217 = (i64)r226;
 b6: // rangeint.body
-	r8 = r214;
-	r10 = r213;
+	r8 = r217;
+	r10 = r216;
 	r11 = 0ll;
 	r14 = (u64)r10 + (u64)(-1ll);
 	r15 = r14 > 0ll ? r14 : 0ll;
@@ -4340,14 +6228,15 @@ b6: // rangeint.body
 	r47 = (u64)r45 + (u64)r46;
 	r21 = r47;
 	r22 = (u8)r21;
-	r23 = r4 + r7 * 1;
+	r23 = r214;
 	*(u8 *)r23 = r22;
 	r2 = (u64)r2 + (u64)r1;
+	r214 = r214 + r215 * 1;
 	goto b2;
 b24: // divide in 64 bits
-	r213 = qd_div_i64(r7, r9);
-	r225 = (u64)r213 * (u64)r9;
-	r214 = (u64)r7 - (u64)r225;
+	r216 = qd_div_i64(r7, r9);
+	r228 = (u64)r216 * (u64)r9;
+	r217 = (u64)r7 - (u64)r228;
 	goto b6;
 b25: // exit
 	return;
@@ -4531,11 +6420,17 @@ qd_fault: {
 // Task 0 of kernel Options(out []f32, spot []f32, strike f32), parallel.
 extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p4, char *p5) {
 	bool r6 = 0, r14 = 0, r30 = 0, r31 = 0, r41 = 0, r51 = 0, r61 = 0, r71 = 0;
-	bool r81 = 0, r91 = 0, r101 = 0;
+	bool r81 = 0, r91 = 0, r101 = 0, r112 = 0, r114 = 0, r119 = 0, r132 = 0, r161 = 0;
+	bool r174 = 0, r204 = 0, r217 = 0, r247 = 0, r260 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r13 = 0;
 	i64 r15 = 0, r24 = 0, r29 = 0, r32 = 0, r40 = 0, r42 = 0, r50 = 0, r52 = 0;
 	i64 r60 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0, r82 = 0, r90 = 0, r92 = 0;
-	i64 r100 = 0, r102 = 0, r110 = 0;
+	i64 r100 = 0, r102 = 0, r110 = 0, r111 = 0, r118 = 0, r120 = 0, r131 = 0, r162 = 0;
+	i64 r173 = 0, r203 = 0, r205 = 0, r216 = 0, r246 = 0, r248 = 0, r259 = 0, r289 = 0;
+	i64 r290 = 0, r292 = 0, r295 = 0, r298 = 0, r300 = 0, r303 = 0, r305 = 0, r308 = 0;
+	i64 r310 = 0, r312 = 0, r315 = 0, r317 = 0, r319 = 0, r321 = 0, r323 = 0, r325 = 0;
+	i64 r326 = 0, r328 = 0;
+	u64 r113 = 0, r115 = 0, r116 = 0, r117 = 0;
 	float r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
 	float r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r33 = 0, r34 = 0, r35 = 0;
 	float r36 = 0, r37 = 0, r38 = 0, r39 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
@@ -4544,8 +6439,30 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	float r69 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0;
 	float r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0, r89 = 0, r93 = 0;
 	float r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0, r99 = 0, r103 = 0, r104 = 0;
-	float r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0;
-	char *r4 = 0, *r8 = 0, *r9 = 0, *r28 = 0;
+	float r105 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r122 = 0, r123 = 0, r124 = 0;
+	float r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r133 = 0, r134 = 0, r135 = 0;
+	float r136 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0;
+	float r144 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
+	float r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
+	float r160 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
+	float r171 = 0, r175 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0;
+	float r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
+	float r190 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0;
+	float r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r207 = 0, r208 = 0, r209 = 0;
+	float r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r218 = 0, r219 = 0, r220 = 0;
+	float r221 = 0, r222 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
+	float r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0;
+	float r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0;
+	float r245 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0;
+	float r257 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0;
+	float r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0;
+	float r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0;
+	float r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r28 = 0, *r121 = 0, *r130 = 0, *r163 = 0, *r172 = 0;
+	char *r206 = 0, *r215 = 0, *r249 = 0, *r258 = 0, *r291 = 0, *r293 = 0, *r294 = 0, *r296 = 0;
+	char *r297 = 0, *r299 = 0, *r301 = 0, *r302 = 0, *r304 = 0, *r306 = 0, *r307 = 0, *r309 = 0;
+	char *r311 = 0, *r313 = 0, *r314 = 0, *r316 = 0, *r318 = 0, *r320 = 0, *r322 = 0, *r324 = 0;
+	char *r327 = 0, *r329 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -4557,12 +6474,259 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r111 = (u64)r1 * 3ull;
+	r290 = (u64)r1 * 4ull;
+	r115 = (u64)r3;
+	r117 = (u64)r111;
+	r292 = r290;
+	r295 = r290;
+	r300 = r290;
+	r305 = r290;
+	r312 = r290;
+	r319 = r290;
+	r325 = r2;
+	r326 = r325;
+	r327 = r9 + r326 * 4;
+	r328 = (u64)r290 * 4ull;
+	r329 = r4 + r326 * 4;
+b2: // grid unrolled guard
+	r112 = r2 < r3;
+	if (!r112) goto b67;
+	r116 = (u64)r2;
+	r113 = r115 - r116;
+	r114 = r113 > r117;
+	if (!r114) goto b53;
+	r118 = r2;
+	r120 = r118;
+	if ((u64)r120 >= (u64)r10) { qd_site = 0; qd_x = r120; qd_y = r10; goto qd_fault; }
+	r121 = r327;
+	r122 = *(float *)r121;
+	r12 = 0x0p+00f;
+	r123 = r122 * 0x1.8p-01f;
+	r124 = r123 - r21;
+	r125 = qd_max_f32(r124, 0x0p+00f);
+	r126 = 0x0p+00f + r125;
+	r12 = r126;
+	r133 = r122 * 0x1.ap-01f;
+	r134 = r133 - r21;
+	r135 = qd_max_f32(r134, 0x0p+00f);
+	r136 = r12 + r135;
+	r12 = r136;
+	r137 = r122 * 0x1.cp-01f;
+	r138 = r137 - r21;
+	r139 = qd_max_f32(r138, 0x0p+00f);
+	r140 = r12 + r139;
+	r12 = r140;
+	r141 = r122 * 0x1.ep-01f;
+	r142 = r141 - r21;
+	r143 = qd_max_f32(r142, 0x0p+00f);
+	r144 = r12 + r143;
+	r12 = r144;
+	r145 = r122 * 0x1p+00f;
+	r146 = r145 - r21;
+	r147 = qd_max_f32(r146, 0x0p+00f);
+	r148 = r12 + r147;
+	r12 = r148;
+	r149 = r122 * 0x1.1p+00f;
+	r150 = r149 - r21;
+	r151 = qd_max_f32(r150, 0x0p+00f);
+	r152 = r12 + r151;
+	r12 = r152;
+	r153 = r122 * 0x1.2p+00f;
+	r154 = r153 - r21;
+	r155 = qd_max_f32(r154, 0x0p+00f);
+	r156 = r12 + r155;
+	r12 = r156;
+	r157 = r122 * 0x1.3p+00f;
+	r158 = r157 - r21;
+	r159 = qd_max_f32(r158, 0x0p+00f);
+	r160 = r12 + r159;
+	r12 = r160;
+	r127 = r12 * 0x1p-03f;
+	r128 = r127 * 0x1.e66666p-01f;
+	r129 = r128 / 0x1.8p+01f;
+	r130 = r329;
+	*(float *)r130 = r129;
+	r203 = (u64)r118 + (u64)r1;
+	r162 = r203;
+	if ((u64)r162 >= (u64)r10) { qd_site = 0; qd_x = r162; qd_y = r10; goto qd_fault; }
+	r291 = r121;
+	r293 = r291 + r292 * 1;
+	r163 = r293;
+	r164 = *(float *)r163;
+	r12 = 0x0p+00f;
+	r165 = r164 * 0x1.8p-01f;
+	r166 = r165 - r21;
+	r167 = qd_max_f32(r166, 0x0p+00f);
+	r168 = 0x0p+00f + r167;
+	r12 = r168;
+	r175 = r164 * 0x1.ap-01f;
+	r176 = r175 - r21;
+	r177 = qd_max_f32(r176, 0x0p+00f);
+	r178 = r12 + r177;
+	r12 = r178;
+	r179 = r164 * 0x1.cp-01f;
+	r180 = r179 - r21;
+	r181 = qd_max_f32(r180, 0x0p+00f);
+	r182 = r12 + r181;
+	r12 = r182;
+	r183 = r164 * 0x1.ep-01f;
+	r184 = r183 - r21;
+	r185 = qd_max_f32(r184, 0x0p+00f);
+	r186 = r12 + r185;
+	r12 = r186;
+	r187 = r164 * 0x1p+00f;
+	r188 = r187 - r21;
+	r189 = qd_max_f32(r188, 0x0p+00f);
+	r190 = r12 + r189;
+	r12 = r190;
+	r191 = r164 * 0x1.1p+00f;
+	r192 = r191 - r21;
+	r193 = qd_max_f32(r192, 0x0p+00f);
+	r194 = r12 + r193;
+	r12 = r194;
+	r195 = r164 * 0x1.2p+00f;
+	r196 = r195 - r21;
+	r197 = qd_max_f32(r196, 0x0p+00f);
+	r198 = r12 + r197;
+	r12 = r198;
+	r199 = r164 * 0x1.3p+00f;
+	r200 = r199 - r21;
+	r201 = qd_max_f32(r200, 0x0p+00f);
+	r202 = r12 + r201;
+	r12 = r202;
+	r169 = r12 * 0x1p-03f;
+	r170 = r169 * 0x1.e66666p-01f;
+	r171 = r170 / 0x1.8p+01f;
+	r294 = r130;
+	r296 = r294 + r295 * 1;
+	r172 = r296;
+	*(float *)r172 = r171;
+	r246 = (u64)r203 + (u64)r1;
+	r205 = r246;
+	if ((u64)r205 >= (u64)r10) { qd_site = 0; qd_x = r205; qd_y = r10; goto qd_fault; }
+	r299 = r293;
+	r301 = r299 + r300 * 1;
+	r206 = r301;
+	r207 = *(float *)r206;
+	r12 = 0x0p+00f;
+	r208 = r207 * 0x1.8p-01f;
+	r209 = r208 - r21;
+	r210 = qd_max_f32(r209, 0x0p+00f);
+	r211 = 0x0p+00f + r210;
+	r12 = r211;
+	r218 = r207 * 0x1.ap-01f;
+	r219 = r218 - r21;
+	r220 = qd_max_f32(r219, 0x0p+00f);
+	r221 = r12 + r220;
+	r12 = r221;
+	r222 = r207 * 0x1.cp-01f;
+	r223 = r222 - r21;
+	r224 = qd_max_f32(r223, 0x0p+00f);
+	r225 = r12 + r224;
+	r12 = r225;
+	r226 = r207 * 0x1.ep-01f;
+	r227 = r226 - r21;
+	r228 = qd_max_f32(r227, 0x0p+00f);
+	r229 = r12 + r228;
+	r12 = r229;
+	r230 = r207 * 0x1p+00f;
+	r231 = r230 - r21;
+	r232 = qd_max_f32(r231, 0x0p+00f);
+	r233 = r12 + r232;
+	r12 = r233;
+	r234 = r207 * 0x1.1p+00f;
+	r235 = r234 - r21;
+	r236 = qd_max_f32(r235, 0x0p+00f);
+	r237 = r12 + r236;
+	r12 = r237;
+	r238 = r207 * 0x1.2p+00f;
+	r239 = r238 - r21;
+	r240 = qd_max_f32(r239, 0x0p+00f);
+	r241 = r12 + r240;
+	r12 = r241;
+	r242 = r207 * 0x1.3p+00f;
+	r243 = r242 - r21;
+	r244 = qd_max_f32(r243, 0x0p+00f);
+	r245 = r12 + r244;
+	r12 = r245;
+	r212 = r12 * 0x1p-03f;
+	r213 = r212 * 0x1.e66666p-01f;
+	r214 = r213 / 0x1.8p+01f;
+	r304 = r296;
+	r306 = r304 + r305 * 1;
+	r215 = r306;
+	*(float *)r215 = r214;
+	r289 = (u64)r246 + (u64)r1;
+	r248 = r289;
+	if ((u64)r248 >= (u64)r10) { qd_site = 0; qd_x = r248; qd_y = r10; goto qd_fault; }
+	r311 = r301;
+	r313 = r311 + r312 * 1;
+	r249 = r313;
+	r250 = *(float *)r249;
+	r12 = 0x0p+00f;
+	r251 = r250 * 0x1.8p-01f;
+	r252 = r251 - r21;
+	r253 = qd_max_f32(r252, 0x0p+00f);
+	r254 = 0x0p+00f + r253;
+	r12 = r254;
+	r261 = r250 * 0x1.ap-01f;
+	r262 = r261 - r21;
+	r263 = qd_max_f32(r262, 0x0p+00f);
+	r264 = r12 + r263;
+	r12 = r264;
+	r265 = r250 * 0x1.cp-01f;
+	r266 = r265 - r21;
+	r267 = qd_max_f32(r266, 0x0p+00f);
+	r268 = r12 + r267;
+	r12 = r268;
+	r269 = r250 * 0x1.ep-01f;
+	r270 = r269 - r21;
+	r271 = qd_max_f32(r270, 0x0p+00f);
+	r272 = r12 + r271;
+	r12 = r272;
+	r273 = r250 * 0x1p+00f;
+	r274 = r273 - r21;
+	r275 = qd_max_f32(r274, 0x0p+00f);
+	r276 = r12 + r275;
+	r12 = r276;
+	r277 = r250 * 0x1.1p+00f;
+	r278 = r277 - r21;
+	r279 = qd_max_f32(r278, 0x0p+00f);
+	r280 = r12 + r279;
+	r12 = r280;
+	r281 = r250 * 0x1.2p+00f;
+	r282 = r281 - r21;
+	r283 = qd_max_f32(r282, 0x0p+00f);
+	r284 = r12 + r283;
+	r12 = r284;
+	r285 = r250 * 0x1.3p+00f;
+	r286 = r285 - r21;
+	r287 = qd_max_f32(r286, 0x0p+00f);
+	r288 = r12 + r287;
+	r12 = r288;
+	r255 = r12 * 0x1p-03f;
+	r256 = r255 * 0x1.e66666p-01f;
+	r257 = r256 / 0x1.8p+01f;
+	r318 = r306;
+	r320 = r318 + r319 * 1;
+	r258 = r320;
+	*(float *)r258 = r257;
+	r2 = (u64)r2 + (u64)r290;
+	r327 = r327 + r328 * 1;
+	r329 = r329 + r328 * 1;
+	goto b2;
+b53: // preheader
+	r321 = r2;
+	r322 = r9 + r321 * 4;
+	r323 = (u64)r1 * 4ull;
+	r324 = r4 + r321 * 4;
+b54: // head
 	r6 = r2 < r3;
-	if (!r6) goto b15;
+	if (!r6) goto b67;
 	r7 = r2;
 	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r8 = r9 + r7 * 4;
+	r8 = r322;
 	r11 = *(float *)r8;
 	r12 = 0x0p+00f;
 	r19 = r11 * 0x1.8p-01f;
@@ -4608,11 +6772,13 @@ b2: // head
 	r25 = r12 * 0x1p-03f;
 	r26 = r25 * 0x1.e66666p-01f;
 	r27 = r26 / 0x1.8p+01f;
-	r28 = r4 + r7 * 4;
+	r28 = r324;
 	*(float *)r28 = r27;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b15: // exit
+	r322 = r322 + r323 * 1;
+	r324 = r324 + r323 * 1;
+	goto b54;
+b67: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -5487,10 +7653,24 @@ qd_fault: {
 
 // Task 0 of kernel Daxpy(a f64, x []f64, y []f64), parallel.
 extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4, char *p5) {
-	bool r6 = 0, r19 = 0;
+	bool r6 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
+	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r18 = 0;
-	double r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0;
-	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r17 = 0;
+	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
+	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
+	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	double r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
+	double r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
+	double r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
+	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
+	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
+	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
+	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
+	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p3;
@@ -5502,22 +7682,114 @@ extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r20 = (u64)r1 * 3ull;
+	r75 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r77 = (u64)r1 * 8ull;
+	r80 = r77;
+	r88 = r77;
+	r93 = r77;
+	r105 = r77;
+	r112 = r77;
+	r125 = r2;
+	r126 = r125;
+	r127 = r9 + r126 * 8;
+	r128 = (u64)r75 * 8ull;
+	r129 = r4 + r126 * 8;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b22;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b17;
+	r27 = r2;
+	r29 = r27;
+	if ((u64)r29 >= (u64)r10) { qd_site = 0; qd_x = r29; qd_y = r10; goto qd_fault; }
+	r30 = r127;
+	r31 = *(double *)r30;
+	r32 = r13 * r31;
+	r33 = r129;
+	r34 = *(double *)r33;
+	r35 = r32 + r34;
+	r36 = r33;
+	*(double *)r36 = r35;
+	r50 = (u64)r27 + (u64)r1;
+	r40 = r50;
+	if ((u64)r40 >= (u64)r10) { qd_site = 0; qd_x = r40; qd_y = r10; goto qd_fault; }
+	r76 = r30;
+	r78 = r76 + r77 * 1;
+	r41 = r78;
+	r42 = *(double *)r41;
+	r43 = r13 * r42;
+	r79 = r33;
+	r81 = r79 + r80 * 1;
+	r44 = r81;
+	r45 = *(double *)r44;
+	r46 = r43 + r45;
+	r84 = r81;
+	r47 = r84;
+	*(double *)r47 = r46;
+	r62 = (u64)r50 + (u64)r1;
+	r52 = r62;
+	if ((u64)r52 >= (u64)r10) { qd_site = 0; qd_x = r52; qd_y = r10; goto qd_fault; }
+	r87 = r78;
+	r89 = r87 + r88 * 1;
+	r53 = r89;
+	r54 = *(double *)r53;
+	r55 = r13 * r54;
+	r92 = r81;
+	r94 = r92 + r93 * 1;
+	r56 = r94;
+	r57 = *(double *)r56;
+	r58 = r55 + r57;
+	r99 = r94;
+	r59 = r99;
+	*(double *)r59 = r58;
+	r74 = (u64)r62 + (u64)r1;
+	r64 = r74;
+	if ((u64)r64 >= (u64)r10) { qd_site = 0; qd_x = r64; qd_y = r10; goto qd_fault; }
+	r104 = r89;
+	r106 = r104 + r105 * 1;
+	r65 = r106;
+	r66 = *(double *)r65;
+	r67 = r13 * r66;
+	r111 = r94;
+	r113 = r111 + r112 * 1;
+	r68 = r113;
+	r69 = *(double *)r68;
+	r70 = r67 + r69;
+	r120 = r113;
+	r71 = r120;
+	*(double *)r71 = r70;
+	r2 = (u64)r2 + (u64)r75;
+	r127 = r127 + r128 * 1;
+	r129 = r129 + r128 * 1;
+	goto b2;
+b17: // preheader
+	r121 = r2;
+	r122 = r9 + r121 * 8;
+	r123 = (u64)r1 * 8ull;
+	r124 = r4 + r121 * 8;
+b18: // head
 	r6 = r2 < r3;
-	if (!r6) goto b6;
+	if (!r6) goto b22;
 	r7 = r2;
 	if ((u64)r7 >= (u64)r10) { qd_site = 0; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r8 = r9 + r7 * 8;
+	r8 = r122;
 	r11 = *(double *)r8;
 	r12 = r13 * r11;
-	r14 = r4 + r7 * 8;
+	r14 = r124;
 	r15 = *(double *)r14;
 	r16 = r12 + r15;
 	r17 = r14;
 	*(double *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r122 = r122 + r123 * 1;
+	r124 = r124 + r123 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -5656,14 +7928,29 @@ qd_fault: {
 
 // Task 0 of kernel Transpose(out []f64, in []f64, w i64, h i64), parallel.
 extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r6 = 0, r20 = 0, r27 = 0;
+	bool r6 = 0, r20 = 0, r22 = 0, r24 = 0, r29 = 0, r39 = 0, r40 = 0, r50 = 0;
+	bool r52 = 0, r62 = 0, r64 = 0, r74 = 0, r105 = 0, r118 = 0, r131 = 0, r144 = 0;
+	bool r157 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
-	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r16 = 0, r19 = 0, r21 = 0, r22 = 0;
-	i64 r33 = 0;
-	u32 r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0;
-	u64 r23 = 0, r24 = 0, r25 = 0, r26 = 0;
-	double r17 = 0;
-	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r16 = 0, r19 = 0, r21 = 0, r28 = 0;
+	i64 r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r38 = 0, r41 = 0, r42 = 0;
+	i64 r43 = 0, r44 = 0, r45 = 0, r49 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
+	i64 r56 = 0, r57 = 0, r61 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
+	i64 r69 = 0, r73 = 0, r75 = 0, r76 = 0, r78 = 0, r81 = 0, r83 = 0, r86 = 0;
+	i64 r88 = 0, r90 = 0, r92 = 0, r94 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
+	i64 r100 = 0, r111 = 0, r112 = 0, r113 = 0, r124 = 0, r125 = 0, r126 = 0, r137 = 0;
+	i64 r138 = 0, r139 = 0, r150 = 0, r151 = 0, r152 = 0, r163 = 0;
+	u32 r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r119 = 0, r120 = 0, r121 = 0;
+	u32 r122 = 0, r123 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r145 = 0;
+	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
+	u32 r162 = 0;
+	u64 r23 = 0, r25 = 0, r26 = 0, r27 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0;
+	u64 r114 = 0, r115 = 0, r116 = 0, r117 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
+	u64 r140 = 0, r141 = 0, r142 = 0, r143 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
+	double r17 = 0, r36 = 0, r47 = 0, r59 = 0, r71 = 0;
+	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0, *r35 = 0, *r37 = 0, *r46 = 0, *r48 = 0;
+	char *r58 = 0, *r60 = 0, *r70 = 0, *r72 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r97 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -5676,42 +7963,198 @@ extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r21 = (u64)r1 * 3ull;
+	r76 = (u64)r1 * 4ull;
+	r25 = (u64)r3;
+	r27 = (u64)r21;
+	r78 = (u64)r1 * 8ull;
+	r83 = r78;
+	r90 = r78;
+	r95 = r2;
+	r96 = r95;
+	r97 = r4 + r96 * 8;
+	r98 = (u64)r76 * 8ull;
+b2: // grid unrolled guard
+	r22 = r2 < r3;
+	if (!r22) goto b37;
+	r26 = (u64)r2;
+	r23 = r25 - r26;
+	r24 = r23 > r27;
+	if (!r24) goto b29;
+	r28 = r2;
+	r30 = r28;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r153 = (u64)r30;
+	r154 = (u64)r9;
+	r155 = r153 | r154;
+	r156 = r155 >> 32;
+	r157 = r156 == 0ull;
+	if (!r157) goto b28;
+	r158 = (u32)r30;
+	r159 = (u32)r9;
+	r160 = qd_div_u32(r158, r159);
+	r162 = r160 * r159;
+	r161 = r158 - r162;
+	r151 = (i64)r160;
+	r152 = (i64)r161;
+b8: // rangeint.body (grid unrolled 0)
+	r31 = r151;
+	r32 = r152;
+	r33 = (u64)r32 * (u64)r12;
+	r34 = (u64)r33 + (u64)r31;
+	if ((u64)r34 >= (u64)r16) { qd_site = 2; qd_x = r34; qd_y = r16; goto qd_fault; }
+	r35 = r15 + r34 * 8;
+	r36 = *(double *)r35;
+	r37 = r97;
+	*(double *)r37 = r36;
+	r51 = (u64)r28 + (u64)r1;
+	r41 = r51;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r140 = (u64)r41;
+	r141 = (u64)r9;
+	r142 = r140 | r141;
+	r143 = r142 >> 32;
+	r144 = r143 == 0ull;
+	if (!r144) goto b27;
+	r145 = (u32)r41;
+	r146 = (u32)r9;
+	r147 = qd_div_u32(r145, r146);
+	r149 = r147 * r146;
+	r148 = r145 - r149;
+	r138 = (i64)r147;
+	r139 = (i64)r148;
+b13: // rangeint.body (grid unrolled 1)
+	r42 = r138;
+	r43 = r139;
+	r44 = (u64)r43 * (u64)r12;
+	r45 = (u64)r44 + (u64)r42;
+	if ((u64)r45 >= (u64)r16) { qd_site = 2; qd_x = r45; qd_y = r16; goto qd_fault; }
+	r46 = r15 + r45 * 8;
+	r47 = *(double *)r46;
+	r77 = r37;
+	r79 = r77 + r78 * 1;
+	r48 = r79;
+	*(double *)r48 = r47;
+	r63 = (u64)r51 + (u64)r1;
+	r53 = r63;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r127 = (u64)r53;
+	r128 = (u64)r9;
+	r129 = r127 | r128;
+	r130 = r129 >> 32;
+	r131 = r130 == 0ull;
+	if (!r131) goto b26;
+	r132 = (u32)r53;
+	r133 = (u32)r9;
+	r134 = qd_div_u32(r132, r133);
+	r136 = r134 * r133;
+	r135 = r132 - r136;
+	r125 = (i64)r134;
+	r126 = (i64)r135;
+b18: // rangeint.body (grid unrolled 2)
+	r54 = r125;
+	r55 = r126;
+	r56 = (u64)r55 * (u64)r12;
+	r57 = (u64)r56 + (u64)r54;
+	if ((u64)r57 >= (u64)r16) { qd_site = 2; qd_x = r57; qd_y = r16; goto qd_fault; }
+	r58 = r15 + r57 * 8;
+	r59 = *(double *)r58;
+	r82 = r79;
+	r84 = r82 + r83 * 1;
+	r60 = r84;
+	*(double *)r60 = r59;
+	r75 = (u64)r63 + (u64)r1;
+	r65 = r75;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r114 = (u64)r65;
+	r115 = (u64)r9;
+	r116 = r114 | r115;
+	r117 = r116 >> 32;
+	r118 = r117 == 0ull;
+	if (!r118) goto b25;
+	r119 = (u32)r65;
+	r120 = (u32)r9;
+	r121 = qd_div_u32(r119, r120);
+	r123 = r121 * r120;
+	r122 = r119 - r123;
+	r112 = (i64)r121;
+	r113 = (i64)r122;
+b23: // rangeint.body (grid unrolled 3)
+	r66 = r112;
+	r67 = r113;
+	r68 = (u64)r67 * (u64)r12;
+	r69 = (u64)r68 + (u64)r66;
+	if ((u64)r69 >= (u64)r16) { qd_site = 2; qd_x = r69; qd_y = r16; goto qd_fault; }
+	r70 = r15 + r69 * 8;
+	r71 = *(double *)r70;
+	r89 = r84;
+	r91 = r89 + r90 * 1;
+	r72 = r91;
+	*(double *)r72 = r71;
+	r2 = (u64)r2 + (u64)r76;
+	r97 = r97 + r98 * 1;
+	goto b2;
+b25: // divide in 64 bits
+	r112 = qd_div_i64(r65, r9);
+	r124 = (u64)r112 * (u64)r9;
+	r113 = (u64)r65 - (u64)r124;
+	goto b23;
+b26: // divide in 64 bits
+	r125 = qd_div_i64(r53, r9);
+	r137 = (u64)r125 * (u64)r9;
+	r126 = (u64)r53 - (u64)r137;
+	goto b18;
+b27: // divide in 64 bits
+	r138 = qd_div_i64(r41, r9);
+	r150 = (u64)r138 * (u64)r9;
+	r139 = (u64)r41 - (u64)r150;
+	goto b13;
+b28: // divide in 64 bits
+	r151 = qd_div_i64(r30, r9);
+	r163 = (u64)r151 * (u64)r9;
+	r152 = (u64)r30 - (u64)r163;
+	goto b8;
+b29: // preheader
+	r92 = r2;
+	r93 = r4 + r92 * 8;
+	r94 = (u64)r1 * 8ull;
+b30: // head
 	r6 = r2 < r3;
-	if (!r6) goto b9;
+	if (!r6) goto b37;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r23 = (u64)r7;
-	r24 = (u64)r9;
-	r25 = r23 | r24;
-	r26 = r25 >> 32;
-	r27 = r26 == 0ull;
-	if (!r27) goto b8;
-	r28 = (u32)r7;
-	r29 = (u32)r9;
-	r30 = qd_div_u32(r28, r29);
-	r32 = r30 * r29;
-	r31 = r28 - r32;
-	r21 = (i64)r30;
-	r22 = (i64)r31;
-b6: // rangeint.body
-	r8 = r21;
-	r10 = r22;
+	r101 = (u64)r7;
+	r102 = (u64)r9;
+	r103 = r101 | r102;
+	r104 = r103 >> 32;
+	r105 = r104 == 0ull;
+	if (!r105) goto b36;
+	r106 = (u32)r7;
+	r107 = (u32)r9;
+	r108 = qd_div_u32(r106, r107);
+	r110 = r108 * r107;
+	r109 = r106 - r110;
+	r99 = (i64)r108;
+	r100 = (i64)r109;
+b34: // rangeint.body
+	r8 = r99;
+	r10 = r100;
 	r11 = (u64)r10 * (u64)r12;
 	r13 = (u64)r11 + (u64)r8;
 	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
 	r14 = r15 + r13 * 8;
 	r17 = *(double *)r14;
-	r18 = r4 + r7 * 8;
+	r18 = r93;
 	*(double *)r18 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b8: // divide in 64 bits
-	r21 = qd_div_i64(r7, r9);
-	r33 = (u64)r21 * (u64)r9;
-	r22 = (u64)r7 - (u64)r33;
-	goto b6;
-b9: // exit
+	r93 = r93 + r94 * 1;
+	goto b30;
+b36: // divide in 64 bits
+	r99 = qd_div_i64(r7, r9);
+	r111 = (u64)r99 * (u64)r9;
+	r100 = (u64)r7 - (u64)r111;
+	goto b34;
+b37: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -5752,91 +8195,569 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r46 = mul.i64 r1, 3
+	r201 = mul.i64 r1, 4
+	r50 = convert.u64.i64 r3
+	r52 = convert.u64.i64 r46
+	r88 = sub.i64 r9, 1
+	r85 = sub.i64 r41, 1
+	r213 = mul.i64 r9, -4
+	r216 = mul.i64 r9, 4
+	r124 = sub.i64 r9, 1
+	r121 = sub.i64 r41, 1
+	r219 = move.i64 r201
+	r228 = mul.i64 r9, -4
+	r230 = move.i64 r201
+	r233 = mul.i64 r9, 4
+	r235 = move.i64 r201
+	r238 = move.i64 r201
+	r241 = move.i64 r201
+	r244 = move.i64 r201
+	r161 = sub.i64 r9, 1
+	r158 = sub.i64 r41, 1
+	r247 = move.i64 r201
+	r249 = move.i64 r201
+	r262 = mul.i64 r9, -4
+	r264 = move.i64 r201
+	r266 = move.i64 r201
+	r269 = mul.i64 r9, 4
+	r271 = move.i64 r201
+	r273 = move.i64 r201
+	r276 = move.i64 r201
+	r278 = move.i64 r201
+	r281 = move.i64 r201
+	r283 = move.i64 r201
+	r286 = move.i64 r201
+	r288 = move.i64 r201
+	r198 = sub.i64 r9, 1
+	r195 = sub.i64 r41, 1
+	r291 = move.i64 r201
+	r293 = move.i64 r201
+	r295 = move.i64 r201
+	r312 = mul.i64 r9, -4
+	r314 = move.i64 r201
+	r316 = move.i64 r201
+	r318 = move.i64 r201
+	r321 = mul.i64 r9, 4
+	r323 = move.i64 r201
+	r325 = move.i64 r201
+	r327 = move.i64 r201
+	r330 = move.i64 r201
+	r332 = move.i64 r201
+	r334 = move.i64 r201
+	r337 = move.i64 r201
+	r339 = move.i64 r201
+	r341 = move.i64 r201
+	r344 = move.i64 r201
+	r346 = move.i64 r201
+	r348 = move.i64 r201
+	r354 = move.i64 r2
+	r355 = move.i64 r354
+	r356 = elemaddr r13, r355, 4
+	r357 = mul.i64 r201, 4
+	r358 = elemaddr r4, r355, 4
+	r359 = elemaddr r13, r354, 4
+	r360 = elemaddr r4, r354, 4
+	jump b2
+b2: # grid unrolled guard
+	r47 = lt.i64 r2, r3
+	branch r47, b3, b62
+b3: # grid unrolled room
+	r51 = convert.u64.i64 r2
+	r48 = sub.u64 r50, r51
+	r49 = gt.u64 r48, r52
+	branch r49, b4, b49
+b4: # grid unrolled 0
+	r53 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r55 = move.i64 r53
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkdiv.i64 r9, site 0
+	r415 = convert.u64.i64 r55
+	r416 = convert.u64.i64 r9
+	r417 = or.u64 r415, r416
+	r418 = shr.u64.u32 r417, 32
+	r419 = eq.u64 r418, 0
+	branch r419, b7, b48
+b7: # divide in 32 bits
+	r420 = convert.u32.i64 r55
+	r421 = convert.u32.i64 r9
+	r422 = div.u32 r420, r421
+	r424 = mul.u32 r422, r421
+	r423 = sub.u32 r420, r424
+	r413 = convert.i64.u32 r422
+	r414 = convert.i64.u32 r423
+	jump b8
+b8: # rangeint.body (grid unrolled 0)
+	r56 = move.i64 r414
+	r57 = move.i64 r413
+	r58 = gt.i64 r56, 0
+	branch r58, b9, b47
+b9: # cond.true (grid unrolled 0)
+	r89 = lt.i64 r56, r88
+	branch r89, b10, b47
+b10: # cond.true (grid unrolled 0)
+	r87 = gt.i64 r57, 0
+	branch r87, b11, b47
+b11: # cond.true (grid unrolled 0)
+	r86 = lt.i64 r57, r85
+	branch r86, b12, b47
+b12: # if.then (grid unrolled 0)
+	checkindex r55, r14, site 2
+	r59 = move.ptr r356
+	r60 = load.f32 r59
+	r61 = mul.f32 r60, 0.5
+	r62 = sub.i64 r55, 1
+	checkindex r62, r14, site 3
+	r210 = move.ptr r59
+	r63 = elemaddr r210, -1, 4
+	r64 = load.f32 r63
+	r65 = add.i64 r55, 1
+	checkindex r65, r14, site 4
+	r211 = move.ptr r59
+	r66 = elemaddr r211, 1, 4
+	r67 = load.f32 r66
+	r68 = add.f32 r64, r67
+	r69 = sub.i64 r55, r9
+	checkindex r69, r14, site 5
+	r212 = move.ptr r59
+	r214 = elemaddr r212, r213, 1
+	r70 = move.ptr r214
+	r71 = load.f32 r70
+	r72 = add.f32 r68, r71
+	r73 = add.i64 r55, r9
+	checkindex r73, r14, site 6
+	r215 = move.ptr r59
+	r217 = elemaddr r215, r216, 1
+	r74 = move.ptr r217
+	r75 = load.f32 r74
+	r76 = add.f32 r72, r75
+	r77 = mul.f32 r76, 0.125
+	r78 = add.f32 r61, r77
+	r79 = move.ptr r358
+	store.f32 r79, r78
+	jump b13
+b13: # grid unrolled 1
+	r126 = add.i64 r53, r1
+	jump b14
+b14: # index (grid unrolled 1)
+	r91 = move.i64 r126
+	jump b15
+b15: # rangeint.body (grid unrolled 1)
+	checkdiv.i64 r9, site 0
+	r402 = convert.u64.i64 r91
+	r403 = convert.u64.i64 r9
+	r404 = or.u64 r402, r403
+	r405 = shr.u64.u32 r404, 32
+	r406 = eq.u64 r405, 0
+	branch r406, b16, b46
+b16: # divide in 32 bits
+	r407 = convert.u32.i64 r91
+	r408 = convert.u32.i64 r9
+	r409 = div.u32 r407, r408
+	r411 = mul.u32 r409, r408
+	r410 = sub.u32 r407, r411
+	r400 = convert.i64.u32 r409
+	r401 = convert.i64.u32 r410
+	jump b17
+b17: # rangeint.body (grid unrolled 1)
+	r92 = move.i64 r401
+	r93 = move.i64 r400
+	r94 = gt.i64 r92, 0
+	branch r94, b18, b45
+b18: # cond.true (grid unrolled 1)
+	r125 = lt.i64 r92, r124
+	branch r125, b19, b45
+b19: # cond.true (grid unrolled 1)
+	r123 = gt.i64 r93, 0
+	branch r123, b20, b45
+b20: # cond.true (grid unrolled 1)
+	r122 = lt.i64 r93, r121
+	branch r122, b21, b45
+b21: # if.then (grid unrolled 1)
+	checkindex r91, r14, site 2
+	r218 = move.ptr r359
+	r220 = elemaddr r218, r219, 1
+	r95 = move.ptr r220
+	r96 = load.f32 r95
+	r97 = mul.f32 r96, 0.5
+	r98 = sub.i64 r91, 1
+	checkindex r98, r14, site 3
+	r223 = move.ptr r220
+	r99 = elemaddr r223, -1, 4
+	r100 = load.f32 r99
+	r101 = add.i64 r91, 1
+	checkindex r101, r14, site 4
+	r226 = move.ptr r220
+	r102 = elemaddr r226, 1, 4
+	r103 = load.f32 r102
+	r104 = add.f32 r100, r103
+	r105 = sub.i64 r91, r9
+	checkindex r105, r14, site 5
+	r227 = move.ptr r218
+	r229 = elemaddr r227, r228, 1
+	r231 = elemaddr r229, r230, 1
+	r106 = move.ptr r231
+	r107 = load.f32 r106
+	r108 = add.f32 r104, r107
+	r109 = add.i64 r91, r9
+	checkindex r109, r14, site 6
+	r232 = move.ptr r218
+	r234 = elemaddr r232, r233, 1
+	r236 = elemaddr r234, r235, 1
+	r110 = move.ptr r236
+	r111 = load.f32 r110
+	r112 = add.f32 r108, r111
+	r113 = mul.f32 r112, 0.125
+	r114 = add.f32 r97, r113
+	r237 = move.ptr r360
+	r239 = elemaddr r237, r238, 1
+	r115 = move.ptr r239
+	store.f32 r115, r114
+	jump b22
+b22: # grid unrolled 2
+	r163 = add.i64 r126, r1
+	jump b23
+b23: # index (grid unrolled 2)
+	r128 = move.i64 r163
+	jump b24
+b24: # rangeint.body (grid unrolled 2)
+	checkdiv.i64 r9, site 0
+	r389 = convert.u64.i64 r128
+	r390 = convert.u64.i64 r9
+	r391 = or.u64 r389, r390
+	r392 = shr.u64.u32 r391, 32
+	r393 = eq.u64 r392, 0
+	branch r393, b25, b44
+b25: # divide in 32 bits
+	r394 = convert.u32.i64 r128
+	r395 = convert.u32.i64 r9
+	r396 = div.u32 r394, r395
+	r398 = mul.u32 r396, r395
+	r397 = sub.u32 r394, r398
+	r387 = convert.i64.u32 r396
+	r388 = convert.i64.u32 r397
+	jump b26
+b26: # rangeint.body (grid unrolled 2)
+	r129 = move.i64 r388
+	r130 = move.i64 r387
+	r131 = gt.i64 r129, 0
+	branch r131, b27, b43
+b27: # cond.true (grid unrolled 2)
+	r162 = lt.i64 r129, r161
+	branch r162, b28, b43
+b28: # cond.true (grid unrolled 2)
+	r160 = gt.i64 r130, 0
+	branch r160, b29, b43
+b29: # cond.true (grid unrolled 2)
+	r159 = lt.i64 r130, r158
+	branch r159, b30, b43
+b30: # if.then (grid unrolled 2)
+	checkindex r128, r14, site 2
+	r246 = move.ptr r359
+	r248 = elemaddr r246, r247, 1
+	r250 = elemaddr r248, r249, 1
+	r132 = move.ptr r250
+	r133 = load.f32 r132
+	r134 = mul.f32 r133, 0.5
+	r135 = sub.i64 r128, 1
+	checkindex r135, r14, site 3
+	r255 = move.ptr r250
+	r136 = elemaddr r255, -1, 4
+	r137 = load.f32 r136
+	r138 = add.i64 r128, 1
+	checkindex r138, r14, site 4
+	r260 = move.ptr r250
+	r139 = elemaddr r260, 1, 4
+	r140 = load.f32 r139
+	r141 = add.f32 r137, r140
+	r142 = sub.i64 r128, r9
+	checkindex r142, r14, site 5
+	r261 = move.ptr r246
+	r263 = elemaddr r261, r262, 1
+	r265 = elemaddr r263, r264, 1
+	r267 = elemaddr r265, r266, 1
+	r143 = move.ptr r267
+	r144 = load.f32 r143
+	r145 = add.f32 r141, r144
+	r146 = add.i64 r128, r9
+	checkindex r146, r14, site 6
+	r268 = move.ptr r246
+	r270 = elemaddr r268, r269, 1
+	r272 = elemaddr r270, r271, 1
+	r274 = elemaddr r272, r273, 1
+	r147 = move.ptr r274
+	r148 = load.f32 r147
+	r149 = add.f32 r145, r148
+	r150 = mul.f32 r149, 0.125
+	r151 = add.f32 r134, r150
+	r275 = move.ptr r360
+	r277 = elemaddr r275, r276, 1
+	r279 = elemaddr r277, r278, 1
+	r152 = move.ptr r279
+	store.f32 r152, r151
+	jump b31
+b31: # grid unrolled 3
+	r200 = add.i64 r163, r1
+	jump b32
+b32: # index (grid unrolled 3)
+	r165 = move.i64 r200
+	jump b33
+b33: # rangeint.body (grid unrolled 3)
+	checkdiv.i64 r9, site 0
+	r376 = convert.u64.i64 r165
+	r377 = convert.u64.i64 r9
+	r378 = or.u64 r376, r377
+	r379 = shr.u64.u32 r378, 32
+	r380 = eq.u64 r379, 0
+	branch r380, b34, b42
+b34: # divide in 32 bits
+	r381 = convert.u32.i64 r165
+	r382 = convert.u32.i64 r9
+	r383 = div.u32 r381, r382
+	r385 = mul.u32 r383, r382
+	r384 = sub.u32 r381, r385
+	r374 = convert.i64.u32 r383
+	r375 = convert.i64.u32 r384
+	jump b35
+b35: # rangeint.body (grid unrolled 3)
+	r166 = move.i64 r375
+	r167 = move.i64 r374
+	r168 = gt.i64 r166, 0
+	branch r168, b36, b41
+b36: # cond.true (grid unrolled 3)
+	r199 = lt.i64 r166, r198
+	branch r199, b37, b41
+b37: # cond.true (grid unrolled 3)
+	r197 = gt.i64 r167, 0
+	branch r197, b38, b41
+b38: # cond.true (grid unrolled 3)
+	r196 = lt.i64 r167, r195
+	branch r196, b39, b41
+b39: # if.then (grid unrolled 3)
+	checkindex r165, r14, site 2
+	r290 = move.ptr r359
+	r292 = elemaddr r290, r291, 1
+	r294 = elemaddr r292, r293, 1
+	r296 = elemaddr r294, r295, 1
+	r169 = move.ptr r296
+	r170 = load.f32 r169
+	r171 = mul.f32 r170, 0.5
+	r172 = sub.i64 r165, 1
+	checkindex r172, r14, site 3
+	r303 = move.ptr r296
+	r173 = elemaddr r303, -1, 4
+	r174 = load.f32 r173
+	r175 = add.i64 r165, 1
+	checkindex r175, r14, site 4
+	r310 = move.ptr r296
+	r176 = elemaddr r310, 1, 4
+	r177 = load.f32 r176
+	r178 = add.f32 r174, r177
+	r179 = sub.i64 r165, r9
+	checkindex r179, r14, site 5
+	r311 = move.ptr r290
+	r313 = elemaddr r311, r312, 1
+	r315 = elemaddr r313, r314, 1
+	r317 = elemaddr r315, r316, 1
+	r319 = elemaddr r317, r318, 1
+	r180 = move.ptr r319
+	r181 = load.f32 r180
+	r182 = add.f32 r178, r181
+	r183 = add.i64 r165, r9
+	checkindex r183, r14, site 6
+	r320 = move.ptr r290
+	r322 = elemaddr r320, r321, 1
+	r324 = elemaddr r322, r323, 1
+	r326 = elemaddr r324, r325, 1
+	r328 = elemaddr r326, r327, 1
+	r184 = move.ptr r328
+	r185 = load.f32 r184
+	r186 = add.f32 r182, r185
+	r187 = mul.f32 r186, 0.125
+	r188 = add.f32 r171, r187
+	r329 = move.ptr r360
+	r331 = elemaddr r329, r330, 1
+	r333 = elemaddr r331, r332, 1
+	r335 = elemaddr r333, r334, 1
+	r189 = move.ptr r335
+	store.f32 r189, r188
+	jump b40
+b40: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r201
+	r356 = elemaddr r356, r357, 1
+	r358 = elemaddr r358, r357, 1
+	r359 = elemaddr r359, r357, 1
+	r360 = elemaddr r360, r357, 1
+	jump b2
+b41: # if.else (grid unrolled 3)
+	checkindex r165, r14, site 7
+	r336 = move.ptr r359
+	r338 = elemaddr r336, r337, 1
+	r340 = elemaddr r338, r339, 1
+	r342 = elemaddr r340, r341, 1
+	r192 = move.ptr r342
+	r193 = load.f32 r192
+	r343 = move.ptr r360
+	r345 = elemaddr r343, r344, 1
+	r347 = elemaddr r345, r346, 1
+	r349 = elemaddr r347, r348, 1
+	r194 = move.ptr r349
+	store.f32 r194, r193
+	jump b40
+b42: # divide in 64 bits
+	r374 = div.i64 r165, r9
+	r386 = mul.i64 r374, r9
+	r375 = sub.i64 r165, r386
+	jump b35
+b43: # if.else (grid unrolled 2)
+	checkindex r128, r14, site 7
+	r280 = move.ptr r359
+	r282 = elemaddr r280, r281, 1
+	r284 = elemaddr r282, r283, 1
+	r155 = move.ptr r284
+	r156 = load.f32 r155
+	r285 = move.ptr r360
+	r287 = elemaddr r285, r286, 1
+	r289 = elemaddr r287, r288, 1
+	r157 = move.ptr r289
+	store.f32 r157, r156
+	jump b31
+b44: # divide in 64 bits
+	r387 = div.i64 r128, r9
+	r399 = mul.i64 r387, r9
+	r388 = sub.i64 r128, r399
+	jump b26
+b45: # if.else (grid unrolled 1)
+	checkindex r91, r14, site 7
+	r240 = move.ptr r359
+	r242 = elemaddr r240, r241, 1
+	r118 = move.ptr r242
+	r119 = load.f32 r118
+	r243 = move.ptr r360
+	r245 = elemaddr r243, r244, 1
+	r120 = move.ptr r245
+	store.f32 r120, r119
+	jump b22
+b46: # divide in 64 bits
+	r400 = div.i64 r91, r9
+	r412 = mul.i64 r400, r9
+	r401 = sub.i64 r91, r412
+	jump b17
+b47: # if.else (grid unrolled 0)
+	checkindex r55, r14, site 7
+	r82 = move.ptr r356
+	r83 = load.f32 r82
+	r84 = move.ptr r358
+	store.f32 r84, r83
+	jump b13
+b48: # divide in 64 bits
+	r413 = div.i64 r55, r9
+	r425 = mul.i64 r413, r9
+	r414 = sub.i64 r55, r425
+	jump b8
+b49: # preheader
 	r44 = sub.i64 r9, 1
 	r40 = sub.i64 r41, 1
-	jump b2
-b2: # head
+	r205 = mul.i64 r9, -4
+	r208 = mul.i64 r9, 4
+	r350 = move.i64 r2
+	r351 = elemaddr r13, r350, 4
+	r352 = mul.i64 r1, 4
+	r353 = elemaddr r4, r350, 4
+	jump b50
+b50: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b14
-b3: # index
+	branch r6, b51, b62
+b51: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b52
+b52: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r48 = convert.u64.i64 r7
-	r49 = convert.u64.i64 r9
-	r50 = or.u64 r48, r49
-	r51 = shr.u64.u32 r50, 32
-	r52 = eq.u64 r51, 0
-	branch r52, b5, b13
-b5: # divide in 32 bits
-	r53 = convert.u32.i64 r7
-	r54 = convert.u32.i64 r9
-	r55 = div.u32 r53, r54
-	r57 = mul.u32 r55, r54
-	r56 = sub.u32 r53, r57
-	r46 = convert.i64.u32 r55
-	r47 = convert.i64.u32 r56
-	jump b6
-b6: # rangeint.body
-	r8 = move.i64 r47
-	r10 = move.i64 r46
+	r363 = convert.u64.i64 r7
+	r364 = convert.u64.i64 r9
+	r365 = or.u64 r363, r364
+	r366 = shr.u64.u32 r365, 32
+	r367 = eq.u64 r366, 0
+	branch r367, b53, b61
+b53: # divide in 32 bits
+	r368 = convert.u32.i64 r7
+	r369 = convert.u32.i64 r9
+	r370 = div.u32 r368, r369
+	r372 = mul.u32 r370, r369
+	r371 = sub.u32 r368, r372
+	r361 = convert.i64.u32 r370
+	r362 = convert.i64.u32 r371
+	jump b54
+b54: # rangeint.body
+	r8 = move.i64 r362
+	r10 = move.i64 r361
 	r11 = gt.i64 r8, 0
-	branch r11, b7, b12
-b7: # cond.true
+	branch r11, b55, b60
+b55: # cond.true
 	r45 = lt.i64 r8, r44
-	branch r45, b8, b12
-b8: # cond.true
+	branch r45, b56, b60
+b56: # cond.true
 	r43 = gt.i64 r10, 0
-	branch r43, b9, b12
-b9: # cond.true
+	branch r43, b57, b60
+b57: # cond.true
 	r42 = lt.i64 r10, r40
-	branch r42, b10, b12
-b10: # if.then
+	branch r42, b58, b60
+b58: # if.then
 	checkindex r7, r14, site 2
-	r12 = elemaddr r13, r7, 4
+	r12 = move.ptr r351
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
 	r17 = sub.i64 r7, 1
 	checkindex r17, r14, site 3
-	r18 = elemaddr r13, r17, 4
+	r202 = move.ptr r12
+	r18 = elemaddr r202, -1, 4
 	r19 = load.f32 r18
 	r20 = add.i64 r7, 1
 	checkindex r20, r14, site 4
-	r21 = elemaddr r13, r20, 4
+	r203 = move.ptr r12
+	r21 = elemaddr r203, 1, 4
 	r22 = load.f32 r21
 	r23 = add.f32 r19, r22
 	r24 = sub.i64 r7, r9
 	checkindex r24, r14, site 5
-	r25 = elemaddr r13, r24, 4
+	r204 = move.ptr r12
+	r206 = elemaddr r204, r205, 1
+	r25 = move.ptr r206
 	r26 = load.f32 r25
 	r27 = add.f32 r23, r26
 	r28 = add.i64 r7, r9
 	checkindex r28, r14, site 6
-	r29 = elemaddr r13, r28, 4
+	r207 = move.ptr r12
+	r209 = elemaddr r207, r208, 1
+	r29 = move.ptr r209
 	r30 = load.f32 r29
 	r31 = add.f32 r27, r30
 	r32 = mul.f32 r31, 0.125
 	r33 = add.f32 r16, r32
-	r34 = elemaddr r4, r7, 4
+	r34 = move.ptr r353
 	store.f32 r34, r33
-	jump b11
-b11: # latch
+	jump b59
+b59: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b12: # if.else
+	r351 = elemaddr r351, r352, 1
+	r353 = elemaddr r353, r352, 1
+	jump b50
+b60: # if.else
 	checkindex r7, r14, site 7
-	r37 = elemaddr r13, r7, 4
+	r37 = move.ptr r351
 	r38 = load.f32 r37
-	r39 = elemaddr r4, r7, 4
+	r39 = move.ptr r353
 	store.f32 r39, r38
-	jump b11
-b13: # divide in 64 bits
-	r46 = div.i64 r7, r9
-	r58 = mul.i64 r46, r9
-	r47 = sub.i64 r7, r58
-	jump b6
-b14: # exit
+	jump b59
+b61: # divide in 64 bits
+	r361 = div.i64 r7, r9
+	r373 = mul.i64 r361, r9
+	r362 = sub.i64 r7, r373
+	jump b54
+b62: # exit
 	return
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
@@ -5872,6 +8793,14 @@ b1: # setup
 	r54 = sub.i64 r12, 1
 	r50 = sub.i64 r51, 1
 	r16 = move.i64 r13
+	r62 = mul.i64 r9, -4
+	r65 = mul.i64 r9, 4
+	r68 = mul.i64 r16, -4
+	r71 = mul.i64 r16, 4
+	r73 = move.i64 r2
+	r74 = elemaddr r19, r73, 4
+	r75 = mul.i64 r1, 4
+	r76 = elemaddr r4, r73, 4
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -5881,57 +8810,57 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r61 = convert.u64.i64 r7
-	r62 = convert.u64.i64 r9
-	r63 = or.u64 r61, r62
-	r64 = shr.u64.u32 r63, 32
-	r65 = eq.u64 r64, 0
-	branch r65, b5, b21
+	r79 = convert.u64.i64 r7
+	r80 = convert.u64.i64 r9
+	r81 = or.u64 r79, r80
+	r82 = shr.u64.u32 r81, 32
+	r83 = eq.u64 r82, 0
+	branch r83, b5, b21
 b5: # divide in 32 bits
-	r66 = convert.u32.i64 r7
-	r67 = convert.u32.i64 r9
-	r68 = div.u32 r66, r67
-	r70 = mul.u32 r68, r67
-	r69 = sub.u32 r66, r70
-	r59 = convert.i64.u32 r68
-	r60 = convert.i64.u32 r69
+	r84 = convert.u32.i64 r7
+	r85 = convert.u32.i64 r9
+	r86 = div.u32 r84, r85
+	r88 = mul.u32 r86, r85
+	r87 = sub.u32 r84, r88
+	r77 = convert.i64.u32 r86
+	r78 = convert.i64.u32 r87
 	jump b6
 b6: # rangeint.body
-	r8 = move.i64 r60
-	r10 = move.i64 r59
+	r8 = move.i64 r78
+	r10 = move.i64 r77
 	checkdiv.i64 r12, site 2
-	r74 = convert.u64.i64 r10
-	r75 = convert.u64.i64 r12
-	r76 = or.u64 r74, r75
-	r77 = shr.u64.u32 r76, 32
-	r78 = eq.u64 r77, 0
-	branch r78, b7, b20
+	r92 = convert.u64.i64 r10
+	r93 = convert.u64.i64 r12
+	r94 = or.u64 r92, r93
+	r95 = shr.u64.u32 r94, 32
+	r96 = eq.u64 r95, 0
+	branch r96, b7, b20
 b7: # divide in 32 bits
-	r79 = convert.u32.i64 r10
-	r80 = convert.u32.i64 r12
-	r81 = div.u32 r79, r80
-	r83 = mul.u32 r81, r80
-	r82 = sub.u32 r79, r83
-	r72 = convert.i64.u32 r81
-	r73 = convert.i64.u32 r82
+	r97 = convert.u32.i64 r10
+	r98 = convert.u32.i64 r12
+	r99 = div.u32 r97, r98
+	r101 = mul.u32 r99, r98
+	r100 = sub.u32 r97, r101
+	r90 = convert.i64.u32 r99
+	r91 = convert.i64.u32 r100
 	jump b8
 b8: # rangeint.body
-	r11 = move.i64 r73
+	r11 = move.i64 r91
 	checkdiv.i64 r13, site 3
-	r86 = convert.u64.i64 r7
-	r87 = convert.u64.i64 r13
-	r88 = or.u64 r86, r87
-	r89 = shr.u64.u32 r88, 32
-	r90 = eq.u64 r89, 0
-	branch r90, b9, b19
+	r104 = convert.u64.i64 r7
+	r105 = convert.u64.i64 r13
+	r106 = or.u64 r104, r105
+	r107 = shr.u64.u32 r106, 32
+	r108 = eq.u64 r107, 0
+	branch r108, b9, b19
 b9: # divide in 32 bits
-	r91 = convert.u32.i64 r7
-	r92 = convert.u32.i64 r13
-	r93 = div.u32 r91, r92
-	r85 = convert.i64.u32 r93
+	r109 = convert.u32.i64 r7
+	r110 = convert.u32.i64 r13
+	r111 = div.u32 r109, r110
+	r103 = convert.i64.u32 r111
 	jump b10
 b10: # rangeint.body
-	r14 = move.i64 r85
+	r14 = move.i64 r103
 	r15 = gt.i64 r8, 0
 	branch r15, b11, b18
 b11: # cond.true
@@ -5952,60 +8881,72 @@ b15: # cond.true
 b16: # if.then
 	r17 = sub.i64 r7, 1
 	checkindex r17, r20, site 4
-	r18 = elemaddr r19, r17, 4
+	r59 = move.ptr r74
+	r18 = elemaddr r59, -1, 4
 	r21 = load.f32 r18
 	r22 = add.i64 r7, 1
 	checkindex r22, r20, site 5
-	r23 = elemaddr r19, r22, 4
+	r60 = move.ptr r59
+	r23 = elemaddr r60, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
 	r26 = sub.i64 r7, r9
 	checkindex r26, r20, site 6
-	r27 = elemaddr r19, r26, 4
+	r61 = move.ptr r59
+	r63 = elemaddr r61, r62, 1
+	r27 = move.ptr r63
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
 	r30 = add.i64 r7, r9
 	checkindex r30, r20, site 7
-	r31 = elemaddr r19, r30, 4
+	r64 = move.ptr r59
+	r66 = elemaddr r64, r65, 1
+	r31 = move.ptr r66
 	r32 = load.f32 r31
 	r33 = add.f32 r29, r32
 	r34 = sub.i64 r7, r16
 	checkindex r34, r20, site 8
-	r35 = elemaddr r19, r34, 4
+	r67 = move.ptr r59
+	r69 = elemaddr r67, r68, 1
+	r35 = move.ptr r69
 	r36 = load.f32 r35
 	r37 = add.f32 r33, r36
 	r38 = add.i64 r7, r16
 	checkindex r38, r20, site 9
-	r39 = elemaddr r19, r38, 4
+	r70 = move.ptr r59
+	r72 = elemaddr r70, r71, 1
+	r39 = move.ptr r72
 	r40 = load.f32 r39
 	r41 = add.f32 r37, r40
 	checkindex r7, r20, site 10
-	r42 = elemaddr r19, r7, 4
+	r42 = move.ptr r59
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
 	r45 = sub.f32 r41, r44
-	r46 = elemaddr r4, r7, 4
+	r46 = move.ptr r76
 	store.f32 r46, r45
 	jump b17
 b17: # latch
 	r2 = add.i64 r2, r1
+	r74 = elemaddr r74, r75, 1
+	r76 = elemaddr r76, r75, 1
 	jump b2
 b18: # if.else
-	r49 = elemaddr r4, r7, 4
+	r49 = move.ptr r76
 	store.f32 r49, 0.0
 	jump b17
 b19: # divide in 64 bits
-	r85 = div.i64 r7, r13
+	r103 = div.i64 r7, r13
 	jump b10
 b20: # divide in 64 bits
-	r72 = div.i64 r10, r12
-	r84 = mul.i64 r72, r12
-	r73 = sub.i64 r10, r84
+	r90 = div.i64 r10, r12
+	r102 = mul.i64 r90, r12
+	r91 = sub.i64 r10, r102
 	jump b8
 b21: # divide in 64 bits
-	r59 = div.i64 r7, r9
-	r71 = mul.i64 r59, r9
-	r60 = sub.i64 r7, r71
+	r77 = div.i64 r7, r9
+	r89 = mul.i64 r77, r9
+	r78 = sub.i64 r7, r89
 	jump b6
 b22: # exit
 	return
@@ -6041,24 +8982,24 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r41 = convert.u64.i64 r6
-	r42 = convert.u64.i64 r4
-	r43 = or.u64 r41, r42
-	r44 = shr.u64.u32 r43, 32
-	r45 = eq.u64 r44, 0
-	branch r45, b5, b21
+	r42 = convert.u64.i64 r6
+	r43 = convert.u64.i64 r4
+	r44 = or.u64 r42, r43
+	r45 = shr.u64.u32 r44, 32
+	r46 = eq.u64 r45, 0
+	branch r46, b5, b21
 b5: # divide in 32 bits
-	r46 = convert.u32.i64 r6
-	r47 = convert.u32.i64 r4
-	r48 = div.u32 r46, r47
-	r50 = mul.u32 r48, r47
-	r49 = sub.u32 r46, r50
-	r39 = convert.i64.u32 r48
+	r47 = convert.u32.i64 r6
+	r48 = convert.u32.i64 r4
+	r49 = div.u32 r47, r48
+	r51 = mul.u32 r49, r48
+	r50 = sub.u32 r47, r51
 	r40 = convert.i64.u32 r49
+	r41 = convert.i64.u32 r50
 	jump b6
 b6: # rangeint.body
-	r7 = move.i64 r39
-	r8 = move.i64 r40
+	r7 = move.i64 r40
+	r8 = move.i64 r41
 	r9 = move.f32 0.0
 	r10 = move.i64 0
 	r12 = mul.i64 r7, r4
@@ -6068,14 +9009,15 @@ b6: # rangeint.body
 	r36 = elemaddr r21, r35, 4
 	r37 = move.i64 r4
 	r38 = move.i64 r37
+	r39 = mul.i64 r38, 4
 	jump b7
 b7: # unroll setup
-	r52 = max.i64 r4, -9223372036854775805
-	r53 = sub.i64 r52, 3
+	r53 = max.i64 r4, -9223372036854775805
+	r54 = sub.i64 r53, 3
 	jump b8
 b8: # unroll guard
-	r54 = lt.i64 r10, r53
-	branch r54, b9, b17
+	r55 = lt.i64 r10, r54
+	branch r55, b9, b17
 b9: # for.loop (unrolled 0)
 	r11 = lt.i64 r10, r4
 	jump b10
@@ -6095,7 +9037,7 @@ b10: # for.body (unrolled 0)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b11
 b11: # for.loop (unrolled 1)
 	r11 = lt.i64 r10, r4
@@ -6116,7 +9058,7 @@ b12: # for.body (unrolled 1)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b13
 b13: # for.loop (unrolled 2)
 	r11 = lt.i64 r10, r4
@@ -6137,7 +9079,7 @@ b14: # for.body (unrolled 2)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b15
 b15: # for.loop (unrolled 3)
 	r11 = lt.i64 r10, r4
@@ -6158,7 +9100,7 @@ b16: # for.body (unrolled 3)
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b8
 b17: # for.loop
 	r11 = lt.i64 r10, r4
@@ -6179,7 +9121,7 @@ b18: # for.body
 	r9 = move.f32 r25
 	r10 = move.i64 r26
 	r33 = elemaddr r33, 1, 4
-	r36 = elemaddr r36, r38, 4
+	r36 = elemaddr r36, r39, 1
 	jump b17
 b19: # for.done
 	checkindex r6, r29, site 4
@@ -6190,9 +9132,9 @@ b20: # latch
 	r2 = add.i64 r2, r1
 	jump b2
 b21: # divide in 64 bits
-	r39 = div.i64 r6, r4
-	r51 = mul.i64 r39, r4
-	r40 = sub.i64 r6, r51
+	r40 = div.i64 r6, r4
+	r52 = mul.i64 r40, r4
+	r41 = sub.i64 r6, r52
 	jump b6
 b22: # exit
 	return
@@ -6222,6 +9164,9 @@ b1: # setup
 	r63 = move.i64 r29
 	r87 = move.i64 r16
 	r130 = move.i64 r16
+	r213 = move.i64 r2
+	r214 = elemaddr r4, r213, 1
+	r215 = move.i64 r1
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -6231,24 +9176,24 @@ b3: # index
 	jump b4
 b4: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r215 = convert.u64.i64 r7
-	r216 = convert.u64.i64 r9
-	r217 = or.u64 r215, r216
-	r218 = shr.u64.u32 r217, 32
-	r219 = eq.u64 r218, 0
-	branch r219, b5, b24
+	r218 = convert.u64.i64 r7
+	r219 = convert.u64.i64 r9
+	r220 = or.u64 r218, r219
+	r221 = shr.u64.u32 r220, 32
+	r222 = eq.u64 r221, 0
+	branch r222, b5, b24
 b5: # divide in 32 bits
-	r220 = convert.u32.i64 r7
-	r221 = convert.u32.i64 r9
-	r222 = div.u32 r220, r221
-	r224 = mul.u32 r222, r221
-	r223 = sub.u32 r220, r224
-	r213 = convert.i64.u32 r222
-	r214 = convert.i64.u32 r223
+	r223 = convert.u32.i64 r7
+	r224 = convert.u32.i64 r9
+	r225 = div.u32 r223, r224
+	r227 = mul.u32 r225, r224
+	r226 = sub.u32 r223, r227
+	r216 = convert.i64.u32 r225
+	r217 = convert.i64.u32 r226
 	jump b6
 b6: # rangeint.body
-	r8 = move.i64 r214
-	r10 = move.i64 r213
+	r8 = move.i64 r217
+	r10 = move.i64 r216
 	r11 = move.i64 0
 	jump b7
 b7: # for.body
@@ -6393,16 +9338,17 @@ b22: # for.done
 	r47 = add.i64 r45, r46
 	r21 = move.i64 r47
 	r22 = convert.u8.i64 r21
-	r23 = elemaddr r4, r7, 1
+	r23 = move.ptr r214
 	store.u8 r23, r22
 	jump b23
 b23: # latch
 	r2 = add.i64 r2, r1
+	r214 = elemaddr r214, r215, 1
 	jump b2
 b24: # divide in 64 bits
-	r213 = div.i64 r7, r9
-	r225 = mul.i64 r213, r9
-	r214 = sub.i64 r7, r225
+	r216 = div.i64 r7, r9
+	r228 = mul.i64 r216, r9
+	r217 = sub.i64 r7, r228
 	jump b6
 b25: # exit
 	return
@@ -6593,86 +9539,434 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r111 = mul.i64 r1, 3
+	r290 = mul.i64 r1, 4
+	r115 = convert.u64.i64 r3
+	r117 = convert.u64.i64 r111
+	r292 = move.i64 r290
+	r295 = move.i64 r290
+	r300 = move.i64 r290
+	r305 = move.i64 r290
+	r312 = move.i64 r290
+	r319 = move.i64 r290
+	r325 = move.i64 r2
+	r326 = move.i64 r325
+	r327 = elemaddr r9, r326, 4
+	r328 = mul.i64 r290, 4
+	r329 = elemaddr r4, r326, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r112 = lt.i64 r2, r3
+	branch r112, b3, b67
+b3: # grid unrolled room
+	r116 = convert.u64.i64 r2
+	r113 = sub.u64 r115, r116
+	r114 = gt.u64 r113, r117
+	branch r114, b4, b53
+b4: # grid unrolled 0
+	r118 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r120 = move.i64 r118
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r120, r10, site 0
+	r121 = move.ptr r327
+	r122 = load.f32 r121
+	r12 = move.f32 0.0
+	jump b7
+b7: # for.body (grid unrolled 0)
+	r123 = mul.f32 r122, 0.75
+	r124 = sub.f32 r123, r21
+	r125 = max.f32 r124, 0.0
+	r126 = add.f32 0.0, r125
+	r12 = move.f32 r126
+	jump b8
+b8: # for.body (unrolled 1) (grid unrolled 0)
+	r133 = mul.f32 r122, 0.8125
+	r134 = sub.f32 r133, r21
+	r135 = max.f32 r134, 0.0
+	r136 = add.f32 r12, r135
+	r12 = move.f32 r136
+	jump b9
+b9: # for.body (unrolled 2) (grid unrolled 0)
+	r137 = mul.f32 r122, 0.875
+	r138 = sub.f32 r137, r21
+	r139 = max.f32 r138, 0.0
+	r140 = add.f32 r12, r139
+	r12 = move.f32 r140
+	jump b10
+b10: # for.body (unrolled 3) (grid unrolled 0)
+	r141 = mul.f32 r122, 0.9375
+	r142 = sub.f32 r141, r21
+	r143 = max.f32 r142, 0.0
+	r144 = add.f32 r12, r143
+	r12 = move.f32 r144
+	jump b11
+b11: # for.body (unrolled 4) (grid unrolled 0)
+	r145 = mul.f32 r122, 1.0
+	r146 = sub.f32 r145, r21
+	r147 = max.f32 r146, 0.0
+	r148 = add.f32 r12, r147
+	r12 = move.f32 r148
+	jump b12
+b12: # for.body (unrolled 5) (grid unrolled 0)
+	r149 = mul.f32 r122, 1.0625
+	r150 = sub.f32 r149, r21
+	r151 = max.f32 r150, 0.0
+	r152 = add.f32 r12, r151
+	r12 = move.f32 r152
+	jump b13
+b13: # for.body (unrolled 6) (grid unrolled 0)
+	r153 = mul.f32 r122, 1.125
+	r154 = sub.f32 r153, r21
+	r155 = max.f32 r154, 0.0
+	r156 = add.f32 r12, r155
+	r12 = move.f32 r156
+	jump b14
+b14: # for.body (unrolled 7) (grid unrolled 0)
+	r157 = mul.f32 r122, 1.1875
+	r158 = sub.f32 r157, r21
+	r159 = max.f32 r158, 0.0
+	r160 = add.f32 r12, r159
+	r12 = move.f32 r160
+	jump b15
+b15: # for.done (grid unrolled 0)
+	r127 = mul.f32 r12, 0.125
+	r128 = mul.f32 r127, 0.95
+	r129 = div.f32 r128, 3.0
+	r130 = move.ptr r329
+	store.f32 r130, r129
+	jump b16
+b16: # grid unrolled 1
+	r203 = add.i64 r118, r1
+	jump b17
+b17: # index (grid unrolled 1)
+	r162 = move.i64 r203
+	jump b18
+b18: # rangeint.body (grid unrolled 1)
+	checkindex r162, r10, site 0
+	r291 = move.ptr r121
+	r293 = elemaddr r291, r292, 1
+	r163 = move.ptr r293
+	r164 = load.f32 r163
+	r12 = move.f32 0.0
+	jump b19
+b19: # for.body (grid unrolled 1)
+	r165 = mul.f32 r164, 0.75
+	r166 = sub.f32 r165, r21
+	r167 = max.f32 r166, 0.0
+	r168 = add.f32 0.0, r167
+	r12 = move.f32 r168
+	jump b20
+b20: # for.body (unrolled 1) (grid unrolled 1)
+	r175 = mul.f32 r164, 0.8125
+	r176 = sub.f32 r175, r21
+	r177 = max.f32 r176, 0.0
+	r178 = add.f32 r12, r177
+	r12 = move.f32 r178
+	jump b21
+b21: # for.body (unrolled 2) (grid unrolled 1)
+	r179 = mul.f32 r164, 0.875
+	r180 = sub.f32 r179, r21
+	r181 = max.f32 r180, 0.0
+	r182 = add.f32 r12, r181
+	r12 = move.f32 r182
+	jump b22
+b22: # for.body (unrolled 3) (grid unrolled 1)
+	r183 = mul.f32 r164, 0.9375
+	r184 = sub.f32 r183, r21
+	r185 = max.f32 r184, 0.0
+	r186 = add.f32 r12, r185
+	r12 = move.f32 r186
+	jump b23
+b23: # for.body (unrolled 4) (grid unrolled 1)
+	r187 = mul.f32 r164, 1.0
+	r188 = sub.f32 r187, r21
+	r189 = max.f32 r188, 0.0
+	r190 = add.f32 r12, r189
+	r12 = move.f32 r190
+	jump b24
+b24: # for.body (unrolled 5) (grid unrolled 1)
+	r191 = mul.f32 r164, 1.0625
+	r192 = sub.f32 r191, r21
+	r193 = max.f32 r192, 0.0
+	r194 = add.f32 r12, r193
+	r12 = move.f32 r194
+	jump b25
+b25: # for.body (unrolled 6) (grid unrolled 1)
+	r195 = mul.f32 r164, 1.125
+	r196 = sub.f32 r195, r21
+	r197 = max.f32 r196, 0.0
+	r198 = add.f32 r12, r197
+	r12 = move.f32 r198
+	jump b26
+b26: # for.body (unrolled 7) (grid unrolled 1)
+	r199 = mul.f32 r164, 1.1875
+	r200 = sub.f32 r199, r21
+	r201 = max.f32 r200, 0.0
+	r202 = add.f32 r12, r201
+	r12 = move.f32 r202
+	jump b27
+b27: # for.done (grid unrolled 1)
+	r169 = mul.f32 r12, 0.125
+	r170 = mul.f32 r169, 0.95
+	r171 = div.f32 r170, 3.0
+	r294 = move.ptr r130
+	r296 = elemaddr r294, r295, 1
+	r172 = move.ptr r296
+	store.f32 r172, r171
+	jump b28
+b28: # grid unrolled 2
+	r246 = add.i64 r203, r1
+	jump b29
+b29: # index (grid unrolled 2)
+	r205 = move.i64 r246
+	jump b30
+b30: # rangeint.body (grid unrolled 2)
+	checkindex r205, r10, site 0
+	r299 = move.ptr r293
+	r301 = elemaddr r299, r300, 1
+	r206 = move.ptr r301
+	r207 = load.f32 r206
+	r12 = move.f32 0.0
+	jump b31
+b31: # for.body (grid unrolled 2)
+	r208 = mul.f32 r207, 0.75
+	r209 = sub.f32 r208, r21
+	r210 = max.f32 r209, 0.0
+	r211 = add.f32 0.0, r210
+	r12 = move.f32 r211
+	jump b32
+b32: # for.body (unrolled 1) (grid unrolled 2)
+	r218 = mul.f32 r207, 0.8125
+	r219 = sub.f32 r218, r21
+	r220 = max.f32 r219, 0.0
+	r221 = add.f32 r12, r220
+	r12 = move.f32 r221
+	jump b33
+b33: # for.body (unrolled 2) (grid unrolled 2)
+	r222 = mul.f32 r207, 0.875
+	r223 = sub.f32 r222, r21
+	r224 = max.f32 r223, 0.0
+	r225 = add.f32 r12, r224
+	r12 = move.f32 r225
+	jump b34
+b34: # for.body (unrolled 3) (grid unrolled 2)
+	r226 = mul.f32 r207, 0.9375
+	r227 = sub.f32 r226, r21
+	r228 = max.f32 r227, 0.0
+	r229 = add.f32 r12, r228
+	r12 = move.f32 r229
+	jump b35
+b35: # for.body (unrolled 4) (grid unrolled 2)
+	r230 = mul.f32 r207, 1.0
+	r231 = sub.f32 r230, r21
+	r232 = max.f32 r231, 0.0
+	r233 = add.f32 r12, r232
+	r12 = move.f32 r233
+	jump b36
+b36: # for.body (unrolled 5) (grid unrolled 2)
+	r234 = mul.f32 r207, 1.0625
+	r235 = sub.f32 r234, r21
+	r236 = max.f32 r235, 0.0
+	r237 = add.f32 r12, r236
+	r12 = move.f32 r237
+	jump b37
+b37: # for.body (unrolled 6) (grid unrolled 2)
+	r238 = mul.f32 r207, 1.125
+	r239 = sub.f32 r238, r21
+	r240 = max.f32 r239, 0.0
+	r241 = add.f32 r12, r240
+	r12 = move.f32 r241
+	jump b38
+b38: # for.body (unrolled 7) (grid unrolled 2)
+	r242 = mul.f32 r207, 1.1875
+	r243 = sub.f32 r242, r21
+	r244 = max.f32 r243, 0.0
+	r245 = add.f32 r12, r244
+	r12 = move.f32 r245
+	jump b39
+b39: # for.done (grid unrolled 2)
+	r212 = mul.f32 r12, 0.125
+	r213 = mul.f32 r212, 0.95
+	r214 = div.f32 r213, 3.0
+	r304 = move.ptr r296
+	r306 = elemaddr r304, r305, 1
+	r215 = move.ptr r306
+	store.f32 r215, r214
+	jump b40
+b40: # grid unrolled 3
+	r289 = add.i64 r246, r1
+	jump b41
+b41: # index (grid unrolled 3)
+	r248 = move.i64 r289
+	jump b42
+b42: # rangeint.body (grid unrolled 3)
+	checkindex r248, r10, site 0
+	r311 = move.ptr r301
+	r313 = elemaddr r311, r312, 1
+	r249 = move.ptr r313
+	r250 = load.f32 r249
+	r12 = move.f32 0.0
+	jump b43
+b43: # for.body (grid unrolled 3)
+	r251 = mul.f32 r250, 0.75
+	r252 = sub.f32 r251, r21
+	r253 = max.f32 r252, 0.0
+	r254 = add.f32 0.0, r253
+	r12 = move.f32 r254
+	jump b44
+b44: # for.body (unrolled 1) (grid unrolled 3)
+	r261 = mul.f32 r250, 0.8125
+	r262 = sub.f32 r261, r21
+	r263 = max.f32 r262, 0.0
+	r264 = add.f32 r12, r263
+	r12 = move.f32 r264
+	jump b45
+b45: # for.body (unrolled 2) (grid unrolled 3)
+	r265 = mul.f32 r250, 0.875
+	r266 = sub.f32 r265, r21
+	r267 = max.f32 r266, 0.0
+	r268 = add.f32 r12, r267
+	r12 = move.f32 r268
+	jump b46
+b46: # for.body (unrolled 3) (grid unrolled 3)
+	r269 = mul.f32 r250, 0.9375
+	r270 = sub.f32 r269, r21
+	r271 = max.f32 r270, 0.0
+	r272 = add.f32 r12, r271
+	r12 = move.f32 r272
+	jump b47
+b47: # for.body (unrolled 4) (grid unrolled 3)
+	r273 = mul.f32 r250, 1.0
+	r274 = sub.f32 r273, r21
+	r275 = max.f32 r274, 0.0
+	r276 = add.f32 r12, r275
+	r12 = move.f32 r276
+	jump b48
+b48: # for.body (unrolled 5) (grid unrolled 3)
+	r277 = mul.f32 r250, 1.0625
+	r278 = sub.f32 r277, r21
+	r279 = max.f32 r278, 0.0
+	r280 = add.f32 r12, r279
+	r12 = move.f32 r280
+	jump b49
+b49: # for.body (unrolled 6) (grid unrolled 3)
+	r281 = mul.f32 r250, 1.125
+	r282 = sub.f32 r281, r21
+	r283 = max.f32 r282, 0.0
+	r284 = add.f32 r12, r283
+	r12 = move.f32 r284
+	jump b50
+b50: # for.body (unrolled 7) (grid unrolled 3)
+	r285 = mul.f32 r250, 1.1875
+	r286 = sub.f32 r285, r21
+	r287 = max.f32 r286, 0.0
+	r288 = add.f32 r12, r287
+	r12 = move.f32 r288
+	jump b51
+b51: # for.done (grid unrolled 3)
+	r255 = mul.f32 r12, 0.125
+	r256 = mul.f32 r255, 0.95
+	r257 = div.f32 r256, 3.0
+	r318 = move.ptr r306
+	r320 = elemaddr r318, r319, 1
+	r258 = move.ptr r320
+	store.f32 r258, r257
+	jump b52
+b52: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r290
+	r327 = elemaddr r327, r328, 1
+	r329 = elemaddr r329, r328, 1
+	jump b2
+b53: # preheader
+	r321 = move.i64 r2
+	r322 = elemaddr r9, r321, 4
+	r323 = mul.i64 r1, 4
+	r324 = elemaddr r4, r321, 4
+	jump b54
+b54: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b15
-b3: # index
+	branch r6, b55, b67
+b55: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b56
+b56: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 4
+	r8 = move.ptr r322
 	r11 = load.f32 r8
 	r12 = move.f32 0.0
-	jump b5
-b5: # for.body
+	jump b57
+b57: # for.body
 	r19 = mul.f32 r11, 0.75
 	r20 = sub.f32 r19, r21
 	r22 = max.f32 r20, 0.0
 	r23 = add.f32 0.0, r22
 	r12 = move.f32 r23
-	jump b6
-b6: # for.body (unrolled 1)
+	jump b58
+b58: # for.body (unrolled 1)
 	r36 = mul.f32 r11, 0.8125
 	r37 = sub.f32 r36, r21
 	r38 = max.f32 r37, 0.0
 	r39 = add.f32 r12, r38
 	r12 = move.f32 r39
-	jump b7
-b7: # for.body (unrolled 2)
+	jump b59
+b59: # for.body (unrolled 2)
 	r46 = mul.f32 r11, 0.875
 	r47 = sub.f32 r46, r21
 	r48 = max.f32 r47, 0.0
 	r49 = add.f32 r12, r48
 	r12 = move.f32 r49
-	jump b8
-b8: # for.body (unrolled 3)
+	jump b60
+b60: # for.body (unrolled 3)
 	r56 = mul.f32 r11, 0.9375
 	r57 = sub.f32 r56, r21
 	r58 = max.f32 r57, 0.0
 	r59 = add.f32 r12, r58
 	r12 = move.f32 r59
-	jump b9
-b9: # for.body (unrolled 4)
+	jump b61
+b61: # for.body (unrolled 4)
 	r66 = mul.f32 r11, 1.0
 	r67 = sub.f32 r66, r21
 	r68 = max.f32 r67, 0.0
 	r69 = add.f32 r12, r68
 	r12 = move.f32 r69
-	jump b10
-b10: # for.body (unrolled 5)
+	jump b62
+b62: # for.body (unrolled 5)
 	r76 = mul.f32 r11, 1.0625
 	r77 = sub.f32 r76, r21
 	r78 = max.f32 r77, 0.0
 	r79 = add.f32 r12, r78
 	r12 = move.f32 r79
-	jump b11
-b11: # for.body (unrolled 6)
+	jump b63
+b63: # for.body (unrolled 6)
 	r86 = mul.f32 r11, 1.125
 	r87 = sub.f32 r86, r21
 	r88 = max.f32 r87, 0.0
 	r89 = add.f32 r12, r88
 	r12 = move.f32 r89
-	jump b12
-b12: # for.body (unrolled 7)
+	jump b64
+b64: # for.body (unrolled 7)
 	r96 = mul.f32 r11, 1.1875
 	r97 = sub.f32 r96, r21
 	r98 = max.f32 r97, 0.0
 	r99 = add.f32 r12, r98
 	r12 = move.f32 r99
-	jump b13
-b13: # for.done
+	jump b65
+b65: # for.done
 	r25 = mul.f32 r12, 0.125
 	r26 = mul.f32 r25, 0.95
 	r27 = div.f32 r26, 3.0
-	r28 = elemaddr r4, r7, 4
+	r28 = move.ptr r324
 	store.f32 r28, r27
-	jump b14
-b14: # latch
+	jump b66
+b66: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b15: # exit
+	r322 = elemaddr r322, r323, 1
+	r324 = elemaddr r324, r323, 1
+	jump b54
+b67: # exit
 	return
 
 kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32)
@@ -7611,28 +10905,147 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = mul.i64 r1, 3
+	r75 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r77 = mul.i64 r1, 8
+	r80 = move.i64 r77
+	r88 = move.i64 r77
+	r93 = move.i64 r77
+	r105 = move.i64 r77
+	r112 = move.i64 r77
+	r125 = move.i64 r2
+	r126 = move.i64 r125
+	r127 = elemaddr r9, r126, 8
+	r128 = mul.i64 r75, 8
+	r129 = elemaddr r4, r126, 8
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b3, b22
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b17
+b4: # grid unrolled 0
+	r27 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r29 = move.i64 r27
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r29, r10, site 0
+	r30 = move.ptr r127
+	r31 = load.f64 r30
+	r32 = mul.f64 r13, r31
+	r33 = move.ptr r129
+	r34 = load.f64 r33
+	r35 = add.f64 r32, r34
+	r36 = move.ptr r33
+	store.f64 r36, r35
+	jump b7
+b7: # grid unrolled 1
+	r50 = add.i64 r27, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r40 = move.i64 r50
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r40, r10, site 0
+	r76 = move.ptr r30
+	r78 = elemaddr r76, r77, 1
+	r41 = move.ptr r78
+	r42 = load.f64 r41
+	r43 = mul.f64 r13, r42
+	r79 = move.ptr r33
+	r81 = elemaddr r79, r80, 1
+	r44 = move.ptr r81
+	r45 = load.f64 r44
+	r46 = add.f64 r43, r45
+	r84 = move.ptr r81
+	r47 = move.ptr r84
+	store.f64 r47, r46
+	jump b10
+b10: # grid unrolled 2
+	r62 = add.i64 r50, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r52 = move.i64 r62
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r52, r10, site 0
+	r87 = move.ptr r78
+	r89 = elemaddr r87, r88, 1
+	r53 = move.ptr r89
+	r54 = load.f64 r53
+	r55 = mul.f64 r13, r54
+	r92 = move.ptr r81
+	r94 = elemaddr r92, r93, 1
+	r56 = move.ptr r94
+	r57 = load.f64 r56
+	r58 = add.f64 r55, r57
+	r99 = move.ptr r94
+	r59 = move.ptr r99
+	store.f64 r59, r58
+	jump b13
+b13: # grid unrolled 3
+	r74 = add.i64 r62, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r64 = move.i64 r74
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r64, r10, site 0
+	r104 = move.ptr r89
+	r106 = elemaddr r104, r105, 1
+	r65 = move.ptr r106
+	r66 = load.f64 r65
+	r67 = mul.f64 r13, r66
+	r111 = move.ptr r94
+	r113 = elemaddr r111, r112, 1
+	r68 = move.ptr r113
+	r69 = load.f64 r68
+	r70 = add.f64 r67, r69
+	r120 = move.ptr r113
+	r71 = move.ptr r120
+	store.f64 r71, r70
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r75
+	r127 = elemaddr r127, r128, 1
+	r129 = elemaddr r129, r128, 1
+	jump b2
+b17: # preheader
+	r121 = move.i64 r2
+	r122 = elemaddr r9, r121, 8
+	r123 = mul.i64 r1, 8
+	r124 = elemaddr r4, r121, 8
+	jump b18
+b18: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b6
-b3: # index
+	branch r6, b19, b22
+b19: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r7, r10, site 0
-	r8 = elemaddr r9, r7, 8
+	r8 = move.ptr r122
 	r11 = load.f64 r8
 	r12 = mul.f64 r13, r11
-	r14 = elemaddr r4, r7, 8
+	r14 = move.ptr r124
 	r15 = load.f64 r14
 	r16 = add.f64 r12, r15
 	r17 = move.ptr r14
 	store.f64 r17, r16
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
+	r122 = elemaddr r122, r123, 1
+	r124 = elemaddr r124, r123, 1
+	jump b18
+b22: # exit
 	return
 
 kernel Hash(out []u64, keys []u64, rounds i64)
@@ -7787,49 +11200,240 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r21 = mul.i64 r1, 3
+	r76 = mul.i64 r1, 4
+	r25 = convert.u64.i64 r3
+	r27 = convert.u64.i64 r21
+	r78 = mul.i64 r1, 8
+	r83 = move.i64 r78
+	r90 = move.i64 r78
+	r95 = move.i64 r2
+	r96 = move.i64 r95
+	r97 = elemaddr r4, r96, 8
+	r98 = mul.i64 r76, 8
 	jump b2
-b2: # head
-	r6 = lt.i64 r2, r3
-	branch r6, b3, b9
-b3: # index
-	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkdiv.i64 r9, site 0
-	r23 = convert.u64.i64 r7
-	r24 = convert.u64.i64 r9
-	r25 = or.u64 r23, r24
-	r26 = shr.u64.u32 r25, 32
-	r27 = eq.u64 r26, 0
-	branch r27, b5, b8
-b5: # divide in 32 bits
-	r28 = convert.u32.i64 r7
-	r29 = convert.u32.i64 r9
-	r30 = div.u32 r28, r29
-	r32 = mul.u32 r30, r29
-	r31 = sub.u32 r28, r32
-	r21 = convert.i64.u32 r30
-	r22 = convert.i64.u32 r31
+b2: # grid unrolled guard
+	r22 = lt.i64 r2, r3
+	branch r22, b3, b37
+b3: # grid unrolled room
+	r26 = convert.u64.i64 r2
+	r23 = sub.u64 r25, r26
+	r24 = gt.u64 r23, r27
+	branch r24, b4, b29
+b4: # grid unrolled 0
+	r28 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r30 = move.i64 r28
 	jump b6
-b6: # rangeint.body
-	r8 = move.i64 r21
-	r10 = move.i64 r22
+b6: # rangeint.body (grid unrolled 0)
+	checkdiv.i64 r9, site 0
+	r153 = convert.u64.i64 r30
+	r154 = convert.u64.i64 r9
+	r155 = or.u64 r153, r154
+	r156 = shr.u64.u32 r155, 32
+	r157 = eq.u64 r156, 0
+	branch r157, b7, b28
+b7: # divide in 32 bits
+	r158 = convert.u32.i64 r30
+	r159 = convert.u32.i64 r9
+	r160 = div.u32 r158, r159
+	r162 = mul.u32 r160, r159
+	r161 = sub.u32 r158, r162
+	r151 = convert.i64.u32 r160
+	r152 = convert.i64.u32 r161
+	jump b8
+b8: # rangeint.body (grid unrolled 0)
+	r31 = move.i64 r151
+	r32 = move.i64 r152
+	r33 = mul.i64 r32, r12
+	r34 = add.i64 r33, r31
+	checkindex r34, r16, site 2
+	r35 = elemaddr r15, r34, 8
+	r36 = load.f64 r35
+	r37 = move.ptr r97
+	store.f64 r37, r36
+	jump b9
+b9: # grid unrolled 1
+	r51 = add.i64 r28, r1
+	jump b10
+b10: # index (grid unrolled 1)
+	r41 = move.i64 r51
+	jump b11
+b11: # rangeint.body (grid unrolled 1)
+	checkdiv.i64 r9, site 0
+	r140 = convert.u64.i64 r41
+	r141 = convert.u64.i64 r9
+	r142 = or.u64 r140, r141
+	r143 = shr.u64.u32 r142, 32
+	r144 = eq.u64 r143, 0
+	branch r144, b12, b27
+b12: # divide in 32 bits
+	r145 = convert.u32.i64 r41
+	r146 = convert.u32.i64 r9
+	r147 = div.u32 r145, r146
+	r149 = mul.u32 r147, r146
+	r148 = sub.u32 r145, r149
+	r138 = convert.i64.u32 r147
+	r139 = convert.i64.u32 r148
+	jump b13
+b13: # rangeint.body (grid unrolled 1)
+	r42 = move.i64 r138
+	r43 = move.i64 r139
+	r44 = mul.i64 r43, r12
+	r45 = add.i64 r44, r42
+	checkindex r45, r16, site 2
+	r46 = elemaddr r15, r45, 8
+	r47 = load.f64 r46
+	r77 = move.ptr r37
+	r79 = elemaddr r77, r78, 1
+	r48 = move.ptr r79
+	store.f64 r48, r47
+	jump b14
+b14: # grid unrolled 2
+	r63 = add.i64 r51, r1
+	jump b15
+b15: # index (grid unrolled 2)
+	r53 = move.i64 r63
+	jump b16
+b16: # rangeint.body (grid unrolled 2)
+	checkdiv.i64 r9, site 0
+	r127 = convert.u64.i64 r53
+	r128 = convert.u64.i64 r9
+	r129 = or.u64 r127, r128
+	r130 = shr.u64.u32 r129, 32
+	r131 = eq.u64 r130, 0
+	branch r131, b17, b26
+b17: # divide in 32 bits
+	r132 = convert.u32.i64 r53
+	r133 = convert.u32.i64 r9
+	r134 = div.u32 r132, r133
+	r136 = mul.u32 r134, r133
+	r135 = sub.u32 r132, r136
+	r125 = convert.i64.u32 r134
+	r126 = convert.i64.u32 r135
+	jump b18
+b18: # rangeint.body (grid unrolled 2)
+	r54 = move.i64 r125
+	r55 = move.i64 r126
+	r56 = mul.i64 r55, r12
+	r57 = add.i64 r56, r54
+	checkindex r57, r16, site 2
+	r58 = elemaddr r15, r57, 8
+	r59 = load.f64 r58
+	r82 = move.ptr r79
+	r84 = elemaddr r82, r83, 1
+	r60 = move.ptr r84
+	store.f64 r60, r59
+	jump b19
+b19: # grid unrolled 3
+	r75 = add.i64 r63, r1
+	jump b20
+b20: # index (grid unrolled 3)
+	r65 = move.i64 r75
+	jump b21
+b21: # rangeint.body (grid unrolled 3)
+	checkdiv.i64 r9, site 0
+	r114 = convert.u64.i64 r65
+	r115 = convert.u64.i64 r9
+	r116 = or.u64 r114, r115
+	r117 = shr.u64.u32 r116, 32
+	r118 = eq.u64 r117, 0
+	branch r118, b22, b25
+b22: # divide in 32 bits
+	r119 = convert.u32.i64 r65
+	r120 = convert.u32.i64 r9
+	r121 = div.u32 r119, r120
+	r123 = mul.u32 r121, r120
+	r122 = sub.u32 r119, r123
+	r112 = convert.i64.u32 r121
+	r113 = convert.i64.u32 r122
+	jump b23
+b23: # rangeint.body (grid unrolled 3)
+	r66 = move.i64 r112
+	r67 = move.i64 r113
+	r68 = mul.i64 r67, r12
+	r69 = add.i64 r68, r66
+	checkindex r69, r16, site 2
+	r70 = elemaddr r15, r69, 8
+	r71 = load.f64 r70
+	r89 = move.ptr r84
+	r91 = elemaddr r89, r90, 1
+	r72 = move.ptr r91
+	store.f64 r72, r71
+	jump b24
+b24: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r76
+	r97 = elemaddr r97, r98, 1
+	jump b2
+b25: # divide in 64 bits
+	r112 = div.i64 r65, r9
+	r124 = mul.i64 r112, r9
+	r113 = sub.i64 r65, r124
+	jump b23
+b26: # divide in 64 bits
+	r125 = div.i64 r53, r9
+	r137 = mul.i64 r125, r9
+	r126 = sub.i64 r53, r137
+	jump b18
+b27: # divide in 64 bits
+	r138 = div.i64 r41, r9
+	r150 = mul.i64 r138, r9
+	r139 = sub.i64 r41, r150
+	jump b13
+b28: # divide in 64 bits
+	r151 = div.i64 r30, r9
+	r163 = mul.i64 r151, r9
+	r152 = sub.i64 r30, r163
+	jump b8
+b29: # preheader
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 8
+	r94 = mul.i64 r1, 8
+	jump b30
+b30: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b31, b37
+b31: # index
+	r7 = move.i64 r2
+	jump b32
+b32: # rangeint.body
+	checkdiv.i64 r9, site 0
+	r101 = convert.u64.i64 r7
+	r102 = convert.u64.i64 r9
+	r103 = or.u64 r101, r102
+	r104 = shr.u64.u32 r103, 32
+	r105 = eq.u64 r104, 0
+	branch r105, b33, b36
+b33: # divide in 32 bits
+	r106 = convert.u32.i64 r7
+	r107 = convert.u32.i64 r9
+	r108 = div.u32 r106, r107
+	r110 = mul.u32 r108, r107
+	r109 = sub.u32 r106, r110
+	r99 = convert.i64.u32 r108
+	r100 = convert.i64.u32 r109
+	jump b34
+b34: # rangeint.body
+	r8 = move.i64 r99
+	r10 = move.i64 r100
 	r11 = mul.i64 r10, r12
 	r13 = add.i64 r11, r8
 	checkindex r13, r16, site 2
 	r14 = elemaddr r15, r13, 8
 	r17 = load.f64 r14
-	r18 = elemaddr r4, r7, 8
+	r18 = move.ptr r93
 	store.f64 r18, r17
-	jump b7
-b7: # latch
+	jump b35
+b35: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b8: # divide in 64 bits
-	r21 = div.i64 r7, r9
-	r33 = mul.i64 r21, r9
-	r22 = sub.i64 r7, r33
-	jump b6
-b9: # exit
+	r93 = elemaddr r93, r94, 1
+	jump b30
+b36: # divide in 64 bits
+	r99 = div.i64 r7, r9
+	r111 = mul.i64 r99, r9
+	r100 = sub.i64 r7, r111
+	jump b34
+b37: # exit
 	return
 `

@@ -275,14 +275,18 @@ func TestSuiteCodegen(t *testing.T) {
 	}
 	module := ptx.Module(kernels)
 	count := func(body, re string) int { return len(regexp.MustCompile(re).FindAllString(body, -1)) }
+	// A small grid-stride loop runs four iterations at a time and the
+	// ones left one by one: its body is there five times.
+	const bodies = 5
 	for _, c := range []struct {
 		entry string
 		re    string
 		n     int // how many times re occurs
 	}{
 		// p/w and p%w divide once, in 32 bits when both fit.
-		{"Stencil2D_0", `\bdiv\.s64`, 1},
-		{"Stencil2D_0", `\bdiv\.u32`, 1},
+		{"Stencil2D_0", `\bdiv\.s64`, bodies},
+		{"Stencil2D_0", `\bdiv\.u32`, bodies},
+		{"Stencil3D_0", `\bdiv\.u32`, 3},
 		{"Stencil2D_0", `\brem\.`, 0},
 		{"Transpose_0", `\brem\.`, 0},
 		// The 3×3 window is unrolled fully: nine loads, no comparison
@@ -292,18 +296,29 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Blur_0", `mul\.lo\.s64 %rd\d+, %rd\d+, 1;`, 0},
 		// Division by 16 and 8 is multiplication by 1/16 and 1/8; by 3 it
 		// stays a division. The eight scenarios are unrolled and folded.
-		{"Options_0", `div\.rn\.f32`, 1},
-		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, 1},
+		{"Options_0", `div\.rn\.f32`, bodies},
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, bodies},
 		{"Options_0", `cvt\.rn\.f32\.s64`, 0},
 		// w-1 and h-1 are computed once for the nine clamps, before the
 		// grid-stride loop.
 		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2},
-		// The grid-stride loop tests its bound once per iteration.
-		{"Daxpy_0", `setp\.lt\.s64`, 1},
+		// The grid-stride loop tests its bound once per four iterations,
+		// and once per iteration for the last ones; the four copies'
+		// elements are addressed from one pointer per slice.
+		{"Daxpy_0", `setp\.lt\.s64`, 2},
+		{"Daxpy_0", `ld\.global\.f64`, 2 * bodies},
+		{"Daxpy_0", `mad\.lo\.s64`, 2 + 2},
+		// A loop too big to unroll stays one loop.
+		{"Stencil3D_0", `ld\.global\.f32`, 7},
+		// The seven neighbours of the 3-D stencil are addressed from
+		// in[p]: the two at ±1 with constant offsets, the others adding
+		// offsets computed once.
+		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2},
+		{"Stencil3D_0", `mad\.lo\.s64`, 2}, // the first in[p] and out[p], before the loop
 		// i = p/n and j = p%n share one division.
 		{"Matmul_0", `\bdiv\.s64`, 1},
 		// max(x, 0) is a comparison and a select.
-		{"Options_0", `setp\.gtu\.f32`, 8},
+		{"Options_0", `setp\.gtu\.f32`, 8 * bodies},
 		// The inner products step pointers, the one along a row by 4
 		// bytes, in each of the 4 unrolled copies and the remainder loop.
 		{"Matmul_0", `add\.s64 %rd\d+, %rd\d+, 4;`, 5},

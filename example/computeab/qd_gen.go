@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f0147df86e16ba4b68cbbdf6b98f7f4aed6c591d2e5f3a20d320bd2b221c5352"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "605f7d1205c9249a211f1aed35b501ef49574b1eaceb4f39e63b7205cc2d1f48"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e8f500389291822b8695f3bfff7b2df8362cf08e23547af0ae03a3614c728b37"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "524a596a35bf5847a1b6578d9e265919a8f5b43431b4abbee4059eb540d9dad3"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -775,12 +775,12 @@ $Lfault:
 	.param .u64 Combine_0_param_7
 )
 {
-	.reg .pred %p<20>;
-	.reg .pred %pt<4>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<16>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<128>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<67>;
 
 $L_0:
 	ld.param.s64 %rd3, [Combine_0_param_6];
@@ -804,41 +804,233 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd71, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mov.b64 %rd73, %rd71;
+	mov.b64 %rd76, %rd71;
+	mov.b64 %rd79, %rd71;
+	mov.b64 %rd84, %rd71;
+	mov.b64 %rd89, %rd71;
+	mov.b64 %rd94, %rd71;
+	mov.b64 %rd101, %rd71;
+	mov.b64 %rd108, %rd71;
+	mov.b64 %rd115, %rd71;
+	mov.b64 %rd122, %rd2;
+	mov.b64 %rd123, %rd122;
+	mad.lo.s64 %rd124, %rd123, 4, %rd7;
+	mul.lo.s64 %rd125, %rd71, 4;
+	mad.lo.s64 %rd126, %rd123, 4, %rd11;
+	mad.lo.s64 %rd127, %rd123, 4, %rd16;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_22;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd5, %rd8;
+	mov.b64 %rd27, %rd2;
+$L_5:
+	mov.b64 %rd29, %rd27;
+$L_6:
+	setp.ge.u64 %pt0, %rd29, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
-	ld.global.f32 %f9, [%rd6];
-	setp.ge.u64 %pt1, %rd5, %rd12;
+	mov.b64 %rd30, %rd124;
+	ld.global.f32 %f31, [%rd30];
+	setp.ge.u64 %pt1, %rd29, %rd12;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd10, %rd5, 4, %rd11;
+	mov.b64 %rd32, %rd126;
+	ld.global.f32 %f33, [%rd32];
+	add.rn.f32 %f34, %f31, %f33;
+	setp.ge.u64 %pt2, %rd29, %rd17;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd35, %rd127;
+	st.global.f32 [%rd35], %f34;
+$L_7:
+	add.s64 %rd48, %rd27, %rd1;
+$L_8:
+	mov.b64 %rd39, %rd48;
+$L_9:
+	setp.ge.u64 %pt3, %rd39, %rd8;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd72, %rd30;
+	add.s64 %rd74, %rd72, %rd73;
+	mov.b64 %rd40, %rd74;
+	ld.global.f32 %f41, [%rd40];
+	setp.ge.u64 %pt4, %rd39, %rd12;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd75, %rd32;
+	add.s64 %rd77, %rd75, %rd76;
+	mov.b64 %rd42, %rd77;
+	ld.global.f32 %f43, [%rd42];
+	add.rn.f32 %f44, %f41, %f43;
+	setp.ge.u64 %pt5, %rd39, %rd17;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd78, %rd35;
+	add.s64 %rd80, %rd78, %rd79;
+	mov.b64 %rd45, %rd80;
+	st.global.f32 [%rd45], %f44;
+$L_10:
+	add.s64 %rd59, %rd48, %rd1;
+$L_11:
+	mov.b64 %rd50, %rd59;
+$L_12:
+	setp.ge.u64 %pt6, %rd50, %rd8;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd83, %rd74;
+	add.s64 %rd85, %rd83, %rd84;
+	mov.b64 %rd51, %rd85;
+	ld.global.f32 %f52, [%rd51];
+	setp.ge.u64 %pt7, %rd50, %rd12;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd88, %rd77;
+	add.s64 %rd90, %rd88, %rd89;
+	mov.b64 %rd53, %rd90;
+	ld.global.f32 %f54, [%rd53];
+	add.rn.f32 %f55, %f52, %f54;
+	setp.ge.u64 %pt8, %rd50, %rd17;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd93, %rd80;
+	add.s64 %rd95, %rd93, %rd94;
+	mov.b64 %rd56, %rd95;
+	st.global.f32 [%rd56], %f55;
+$L_13:
+	add.s64 %rd70, %rd59, %rd1;
+$L_14:
+	mov.b64 %rd61, %rd70;
+$L_15:
+	setp.ge.u64 %pt9, %rd61, %rd8;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd100, %rd85;
+	add.s64 %rd102, %rd100, %rd101;
+	mov.b64 %rd62, %rd102;
+	ld.global.f32 %f63, [%rd62];
+	setp.ge.u64 %pt10, %rd61, %rd12;
+	@%pt10 bra $Lfault_10;
+	mov.b64 %rd107, %rd90;
+	add.s64 %rd109, %rd107, %rd108;
+	mov.b64 %rd64, %rd109;
+	ld.global.f32 %f65, [%rd64];
+	add.rn.f32 %f66, %f63, %f65;
+	setp.ge.u64 %pt11, %rd61, %rd17;
+	@%pt11 bra $Lfault_11;
+	mov.b64 %rd114, %rd95;
+	add.s64 %rd116, %rd114, %rd115;
+	mov.b64 %rd67, %rd116;
+	st.global.f32 [%rd67], %f66;
+$L_16:
+	add.s64 %rd2, %rd2, %rd71;
+	add.s64 %rd124, %rd124, %rd125;
+	add.s64 %rd126, %rd126, %rd125;
+	add.s64 %rd127, %rd127, %rd125;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd117, %rd2;
+	mad.lo.s64 %rd118, %rd117, 4, %rd7;
+	mul.lo.s64 %rd119, %rd1, 4;
+	mad.lo.s64 %rd120, %rd117, 4, %rd11;
+	mad.lo.s64 %rd121, %rd117, 4, %rd16;
+$L_18:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_22;
+$L_19:
+	mov.b64 %rd5, %rd2;
+$L_20:
+	setp.ge.u64 %pt12, %rd5, %rd8;
+	@%pt12 bra $Lfault_12;
+	mov.b64 %rd6, %rd118;
+	ld.global.f32 %f9, [%rd6];
+	setp.ge.u64 %pt13, %rd5, %rd12;
+	@%pt13 bra $Lfault_13;
+	mov.b64 %rd10, %rd120;
 	ld.global.f32 %f13, [%rd10];
 	add.rn.f32 %f14, %f9, %f13;
-	setp.ge.u64 %pt2, %rd5, %rd17;
-	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd15, %rd5, 4, %rd16;
+	setp.ge.u64 %pt14, %rd5, %rd17;
+	@%pt14 bra $Lfault_14;
+	mov.b64 %rd15, %rd121;
 	st.global.f32 [%rd15], %f14;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd118, %rd118, %rd119;
+	add.s64 %rd120, %rd120, %rd119;
+	add.s64 %rd121, %rd121, %rd119;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd29;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt1, %rd29;
 	mov.b64 %rdt2, %rd12;
 	bra.uni $Lfault;
 $Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd39;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd39;
+	mov.b64 %rdt2, %rd12;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd39;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd50;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd50;
+	mov.b64 %rdt2, %rd12;
+	bra.uni $Lfault;
+$Lfault_8:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd50;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_9:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_10:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd12;
+	bra.uni $Lfault;
+$Lfault_11:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd61;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_13:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd5;
+	mov.b64 %rdt2, %rd12;
+	bra.uni $Lfault;
+$Lfault_14:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd17;
@@ -849,8 +1041,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt3, %rt8, %rt6;
-	@%pt3 exit;
+	setp.ne.u32 %pt15, %rt8, %rt6;
+	@%pt15 exit;
 	st.global.u32 [%rdt3+8], 131072;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -1293,11 +1485,24 @@ qd_fault: {
 
 // Task 0 of kernel Combine(a []f32, b []f32, c []f32, n i64), parallel.
 extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r4 = 0, r19 = 0;
+	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r37 = 0, r38 = 0, r47 = 0;
+	bool r49 = 0, r58 = 0, r60 = 0, r69 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r17 = 0;
-	i64 r18 = 0;
-	float r9 = 0, r13 = 0, r14 = 0;
-	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r15 = 0, *r16 = 0;
+	i64 r18 = 0, r20 = 0, r27 = 0, r29 = 0, r36 = 0, r39 = 0, r46 = 0, r48 = 0;
+	i64 r50 = 0, r57 = 0, r59 = 0, r61 = 0, r68 = 0, r70 = 0, r71 = 0, r73 = 0;
+	i64 r76 = 0, r79 = 0, r82 = 0, r84 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0;
+	i64 r97 = 0, r99 = 0, r101 = 0, r104 = 0, r106 = 0, r108 = 0, r111 = 0, r113 = 0;
+	i64 r115 = 0, r117 = 0, r119 = 0, r122 = 0, r123 = 0, r125 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	float r9 = 0, r13 = 0, r14 = 0, r31 = 0, r33 = 0, r34 = 0, r41 = 0, r43 = 0;
+	float r44 = 0, r52 = 0, r54 = 0, r55 = 0, r63 = 0, r65 = 0, r66 = 0;
+	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r30 = 0, *r32 = 0;
+	char *r35 = 0, *r40 = 0, *r42 = 0, *r45 = 0, *r51 = 0, *r53 = 0, *r56 = 0, *r62 = 0;
+	char *r64 = 0, *r67 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0;
+	char *r81 = 0, *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0;
+	char *r95 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0;
+	char *r109 = 0, *r110 = 0, *r112 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r121 = 0;
+	char *r124 = 0, *r126 = 0, *r127 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p6;
@@ -1310,23 +1515,129 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r20 = (u64)r1 * 3ull;
+	r71 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r73 = r71;
+	r76 = r71;
+	r79 = r71;
+	r84 = r71;
+	r89 = r71;
+	r94 = r71;
+	r101 = r71;
+	r108 = r71;
+	r115 = r71;
+	r122 = r2;
+	r123 = r122;
+	r124 = r7 + r123 * 4;
+	r125 = (u64)r71 * 4ull;
+	r126 = r11 + r123 * 4;
+	r127 = r16 + r123 * 4;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b22;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b17;
+	r27 = r2;
+	r29 = r27;
+	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
+	r30 = r124;
+	r31 = *(float *)r30;
+	if ((u64)r29 >= (u64)r12) { qd_site = 1; qd_x = r29; qd_y = r12; goto qd_fault; }
+	r32 = r126;
+	r33 = *(float *)r32;
+	r34 = r31 + r33;
+	if ((u64)r29 >= (u64)r17) { qd_site = 2; qd_x = r29; qd_y = r17; goto qd_fault; }
+	r35 = r127;
+	*(float *)r35 = r34;
+	r48 = (u64)r27 + (u64)r1;
+	r39 = r48;
+	if ((u64)r39 >= (u64)r8) { qd_site = 0; qd_x = r39; qd_y = r8; goto qd_fault; }
+	r72 = r30;
+	r74 = r72 + r73 * 1;
+	r40 = r74;
+	r41 = *(float *)r40;
+	if ((u64)r39 >= (u64)r12) { qd_site = 1; qd_x = r39; qd_y = r12; goto qd_fault; }
+	r75 = r32;
+	r77 = r75 + r76 * 1;
+	r42 = r77;
+	r43 = *(float *)r42;
+	r44 = r41 + r43;
+	if ((u64)r39 >= (u64)r17) { qd_site = 2; qd_x = r39; qd_y = r17; goto qd_fault; }
+	r78 = r35;
+	r80 = r78 + r79 * 1;
+	r45 = r80;
+	*(float *)r45 = r44;
+	r59 = (u64)r48 + (u64)r1;
+	r50 = r59;
+	if ((u64)r50 >= (u64)r8) { qd_site = 0; qd_x = r50; qd_y = r8; goto qd_fault; }
+	r83 = r74;
+	r85 = r83 + r84 * 1;
+	r51 = r85;
+	r52 = *(float *)r51;
+	if ((u64)r50 >= (u64)r12) { qd_site = 1; qd_x = r50; qd_y = r12; goto qd_fault; }
+	r88 = r77;
+	r90 = r88 + r89 * 1;
+	r53 = r90;
+	r54 = *(float *)r53;
+	r55 = r52 + r54;
+	if ((u64)r50 >= (u64)r17) { qd_site = 2; qd_x = r50; qd_y = r17; goto qd_fault; }
+	r93 = r80;
+	r95 = r93 + r94 * 1;
+	r56 = r95;
+	*(float *)r56 = r55;
+	r70 = (u64)r59 + (u64)r1;
+	r61 = r70;
+	if ((u64)r61 >= (u64)r8) { qd_site = 0; qd_x = r61; qd_y = r8; goto qd_fault; }
+	r100 = r85;
+	r102 = r100 + r101 * 1;
+	r62 = r102;
+	r63 = *(float *)r62;
+	if ((u64)r61 >= (u64)r12) { qd_site = 1; qd_x = r61; qd_y = r12; goto qd_fault; }
+	r107 = r90;
+	r109 = r107 + r108 * 1;
+	r64 = r109;
+	r65 = *(float *)r64;
+	r66 = r63 + r65;
+	if ((u64)r61 >= (u64)r17) { qd_site = 2; qd_x = r61; qd_y = r17; goto qd_fault; }
+	r114 = r95;
+	r116 = r114 + r115 * 1;
+	r67 = r116;
+	*(float *)r67 = r66;
+	r2 = (u64)r2 + (u64)r71;
+	r124 = r124 + r125 * 1;
+	r126 = r126 + r125 * 1;
+	r127 = r127 + r125 * 1;
+	goto b2;
+b17: // preheader
+	r117 = r2;
+	r118 = r7 + r117 * 4;
+	r119 = (u64)r1 * 4ull;
+	r120 = r11 + r117 * 4;
+	r121 = r16 + r117 * 4;
+b18: // head
 	r4 = r2 < r3;
-	if (!r4) goto b6;
+	if (!r4) goto b22;
 	r5 = r2;
 	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r7 + r5 * 4;
+	r6 = r118;
 	r9 = *(float *)r6;
 	if ((u64)r5 >= (u64)r12) { qd_site = 1; qd_x = r5; qd_y = r12; goto qd_fault; }
-	r10 = r11 + r5 * 4;
+	r10 = r120;
 	r13 = *(float *)r10;
 	r14 = r9 + r13;
 	if ((u64)r5 >= (u64)r17) { qd_site = 2; qd_x = r5; qd_y = r17; goto qd_fault; }
-	r15 = r16 + r5 * 4;
+	r15 = r121;
 	*(float *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r118 = r118 + r119 * 1;
+	r120 = r120 + r119 * 1;
+	r121 = r121 + r119 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -1832,28 +2143,161 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = mul.i64 r1, 3
+	r71 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r73 = move.i64 r71
+	r76 = move.i64 r71
+	r79 = move.i64 r71
+	r84 = move.i64 r71
+	r89 = move.i64 r71
+	r94 = move.i64 r71
+	r101 = move.i64 r71
+	r108 = move.i64 r71
+	r115 = move.i64 r71
+	r122 = move.i64 r2
+	r123 = move.i64 r122
+	r124 = elemaddr r7, r123, 4
+	r125 = mul.i64 r71, 4
+	r126 = elemaddr r11, r123, 4
+	r127 = elemaddr r16, r123, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b3, b22
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b17
+b4: # grid unrolled 0
+	r27 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r29 = move.i64 r27
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r29, r8, site 0
+	r30 = move.ptr r124
+	r31 = load.f32 r30
+	checkindex r29, r12, site 1
+	r32 = move.ptr r126
+	r33 = load.f32 r32
+	r34 = add.f32 r31, r33
+	checkindex r29, r17, site 2
+	r35 = move.ptr r127
+	store.f32 r35, r34
+	jump b7
+b7: # grid unrolled 1
+	r48 = add.i64 r27, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r39 = move.i64 r48
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r39, r8, site 0
+	r72 = move.ptr r30
+	r74 = elemaddr r72, r73, 1
+	r40 = move.ptr r74
+	r41 = load.f32 r40
+	checkindex r39, r12, site 1
+	r75 = move.ptr r32
+	r77 = elemaddr r75, r76, 1
+	r42 = move.ptr r77
+	r43 = load.f32 r42
+	r44 = add.f32 r41, r43
+	checkindex r39, r17, site 2
+	r78 = move.ptr r35
+	r80 = elemaddr r78, r79, 1
+	r45 = move.ptr r80
+	store.f32 r45, r44
+	jump b10
+b10: # grid unrolled 2
+	r59 = add.i64 r48, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r50 = move.i64 r59
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r50, r8, site 0
+	r83 = move.ptr r74
+	r85 = elemaddr r83, r84, 1
+	r51 = move.ptr r85
+	r52 = load.f32 r51
+	checkindex r50, r12, site 1
+	r88 = move.ptr r77
+	r90 = elemaddr r88, r89, 1
+	r53 = move.ptr r90
+	r54 = load.f32 r53
+	r55 = add.f32 r52, r54
+	checkindex r50, r17, site 2
+	r93 = move.ptr r80
+	r95 = elemaddr r93, r94, 1
+	r56 = move.ptr r95
+	store.f32 r56, r55
+	jump b13
+b13: # grid unrolled 3
+	r70 = add.i64 r59, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r61 = move.i64 r70
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r61, r8, site 0
+	r100 = move.ptr r85
+	r102 = elemaddr r100, r101, 1
+	r62 = move.ptr r102
+	r63 = load.f32 r62
+	checkindex r61, r12, site 1
+	r107 = move.ptr r90
+	r109 = elemaddr r107, r108, 1
+	r64 = move.ptr r109
+	r65 = load.f32 r64
+	r66 = add.f32 r63, r65
+	checkindex r61, r17, site 2
+	r114 = move.ptr r95
+	r116 = elemaddr r114, r115, 1
+	r67 = move.ptr r116
+	store.f32 r67, r66
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r71
+	r124 = elemaddr r124, r125, 1
+	r126 = elemaddr r126, r125, 1
+	r127 = elemaddr r127, r125, 1
+	jump b2
+b17: # preheader
+	r117 = move.i64 r2
+	r118 = elemaddr r7, r117, 4
+	r119 = mul.i64 r1, 4
+	r120 = elemaddr r11, r117, 4
+	r121 = elemaddr r16, r117, 4
+	jump b18
+b18: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
+	branch r4, b19, b22
+b19: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
+	r6 = move.ptr r118
 	r9 = load.f32 r6
 	checkindex r5, r12, site 1
-	r10 = elemaddr r11, r5, 4
+	r10 = move.ptr r120
 	r13 = load.f32 r10
 	r14 = add.f32 r9, r13
 	checkindex r5, r17, site 2
-	r15 = elemaddr r16, r5, 4
+	r15 = move.ptr r121
 	store.f32 r15, r14
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
+	r118 = elemaddr r118, r119, 1
+	r120 = elemaddr r120, r119, 1
+	r121 = elemaddr r121, r119, 1
+	jump b18
+b22: # exit
 	return
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "bb8ce94c454cc877b006a5a18313c02a419ad8bcf191eb41856d5c0a2601642e"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1bc865d11e80dc602069ce4e05dca0f4ec925fc365d7f619368c553fd891587f"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "98bb7adac42e9f215fdb7e82c4e0b8dc9545c239789268a6644a47c443fb2089"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "de0301ab7cc3942673e4ab35823bbf8efff78327ba2de1e2e94a679eea0a345c"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -95,10 +95,10 @@ const qdPTX = `//
 	.param .u64 Transform_0_param_5
 )
 {
-	.reg .pred %p<34>;
+	.reg .pred %p<36>;
 	.reg .pred %pt<2>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<33>;
+	.reg .b64 %rd<35>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<26>;
 	.reg .f64 %fd<22>;
@@ -133,18 +133,19 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	mad.lo.s64 %rd31, %rd8, 4, %rd4;
+	add.s64 %rd11, %rd31, 4;
 	ld.global.f32 %f12, [%rd11];
 	@!%p13 bra $L_22;
 $L_6:
 	mov.f32 %f15, %f12;
 	mov.b64 %rd16, 0;
 $L_7:
-	max.s64 %rd31, %rd14, -9223372036854775804;
-	sub.s64 %rd32, %rd31, 4;
+	max.s64 %rd33, %rd14, -9223372036854775804;
+	sub.s64 %rd34, %rd33, 4;
 $L_8:
-	setp.lt.s64 %p33, %rd16, %rd32;
-	@!%p33 bra $L_17;
+	setp.lt.s64 %p35, %rd16, %rd34;
+	@!%p35 bra $L_17;
 $L_9:
 	mul.rn.f32 %f18, %f15, %f15;
 	add.rn.f32 %f19, %f18, 0f3F800000;
@@ -213,7 +214,8 @@ $L_19:
 $L_20:
 	setp.ge.u64 %pt0, %rd9, %rd30;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd28, %rd9, 4, %rd29;
+	mad.lo.s64 %rd32, %rd8, 4, %rd29;
+	add.s64 %rd28, %rd32, 4;
 	st.global.f32 [%rd28], %f17;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
@@ -266,13 +268,13 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Transform(x []f32, y []f32, rounds i64), parallel.
 extern "C" __global__ void Transform_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r7 = 0, r10 = 0, r13 = 0, r27 = 0, r33 = 0;
+	bool r7 = 0, r10 = 0, r13 = 0, r27 = 0, r35 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r14 = 0, r16 = 0, r26 = 0, r30 = 0, r31 = 0, r32 = 0;
+	i64 r14 = 0, r16 = 0, r26 = 0, r30 = 0, r33 = 0, r34 = 0;
 	float r12 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r22 = 0, r23 = 0, r24 = 0;
 	float r25 = 0;
 	double r20 = 0, r21 = 0;
-	char *r4 = 0, *r11 = 0, *r28 = 0, *r29 = 0;
+	char *r4 = 0, *r11 = 0, *r28 = 0, *r29 = 0, *r31 = 0, *r32 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -291,16 +293,17 @@ b2: // head
 	if (!r7) goto b23;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 4;
+	r31 = r4 + r8 * 4;
+	r11 = r31 + 4ll;
 	r12 = *(float *)r11;
 	if (!r13) goto b22;
 	r15 = r12;
 	r16 = 0ll;
-	r31 = r14 > (-9223372036854775804ll) ? r14 : (-9223372036854775804ll);
-	r32 = (u64)r31 - 4ull;
+	r33 = r14 > (-9223372036854775804ll) ? r14 : (-9223372036854775804ll);
+	r34 = (u64)r33 - 4ull;
 b8: // unroll guard
-	r33 = r16 < r32;
-	if (!r33) goto b17;
+	r35 = r16 < r34;
+	if (!r35) goto b17;
 	r18 = r15 * r15;
 	r19 = r18 + 0x1p+00f;
 	r22 = sqrtf(r19);
@@ -359,7 +362,8 @@ b19: // edge 4→5
 	r17 = r25;
 b20: // rangeint.done
 	if ((u64)r9 >= (u64)r30) { qd_site = 0; qd_x = r9; qd_y = r30; goto qd_fault; }
-	r28 = r29 + r9 * 4;
+	r32 = r29 + r8 * 4;
+	r28 = r32 + 4ll;
 	*(float *)r28 = r17;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
@@ -412,7 +416,8 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	r31 = elemaddr r4, r8, 4
+	r11 = elemaddr r31, 1, 4
 	r12 = load.f32 r11
 	branch r13, b6, b22
 b6: # edge 2→4
@@ -420,12 +425,12 @@ b6: # edge 2→4
 	r16 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r31 = max.i64 r14, -9223372036854775804
-	r32 = sub.i64 r31, 4
+	r33 = max.i64 r14, -9223372036854775804
+	r34 = sub.i64 r33, 4
 	jump b8
 b8: # unroll guard
-	r33 = lt.i64 r16, r32
-	branch r33, b9, b17
+	r35 = lt.i64 r16, r34
+	branch r35, b9, b17
 b9: # rangeint.body (unrolled 0)
 	r18 = mul.f32 r15, r15
 	r19 = add.f32 r18, 1.0
@@ -501,7 +506,8 @@ b19: # edge 4→5
 	jump b20
 b20: # rangeint.done
 	checkindex r9, r30, site 0
-	r28 = elemaddr r29, r9, 4
+	r32 = elemaddr r29, r8, 4
+	r28 = elemaddr r32, 1, 4
 	store.f32 r28, r17
 	jump b21
 b21: # latch

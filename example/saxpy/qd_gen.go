@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "2a86127dc0fc31750dd2ec1137969085aaa7ef93d56951fd319ea0e6c8286718"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5f6473747a40dfdba03a619346bedf0754b425104ddc479e35f46be60ab4f115"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "aae0d3c293ff6849186ff84fbe877f1404c182b864f0e5f500f9f5f24c1d448b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "eb516320be4be2d75e68a59da38f3ec7df75700291f9c65163060c825df8af8a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -102,12 +102,12 @@ const qdPTX = `//
 	.param .u64 Saxpy_0_param_6
 )
 {
-	.reg .pred %p<20>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<74>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<19>;
+	.reg .b64 %rd<130>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<17>;
+	.reg .f32 %f<71>;
 
 $L_0:
 	ld.param.s64 %rd3, [Saxpy_0_param_5];
@@ -129,35 +129,193 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	mul.lo.s64 %rd20, %rd1, 3;
+	mul.lo.s64 %rd75, %rd1, 4;
+	mov.b64 %rd24, %rd3;
+	mov.b64 %rd26, %rd20;
+	mov.b64 %rd77, %rd75;
+	mov.b64 %rd80, %rd75;
+	mov.b64 %rd88, %rd75;
+	mov.b64 %rd93, %rd75;
+	mov.b64 %rd105, %rd75;
+	mov.b64 %rd112, %rd75;
+	mov.b64 %rd125, %rd2;
+	mov.b64 %rd126, %rd125;
+	mad.lo.s64 %rd127, %rd126, 4, %rd7;
+	mul.lo.s64 %rd128, %rd75, 4;
+	mad.lo.s64 %rd129, %rd126, 4, %rd13;
 $L_2:
-	setp.lt.s64 %p4, %rd2, %rd3;
-	@!%p4 bra $L_6;
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_22;
 $L_3:
-	mov.b64 %rd5, %rd2;
+	mov.b64 %rd25, %rd2;
+	sub.u64 %rd22, %rd24, %rd25;
+	setp.gt.u64 %p23, %rd22, %rd26;
+	@!%p23 bra $L_17;
 $L_4:
-	setp.ge.u64 %pt0, %rd5, %rd8;
+	mov.b64 %rd27, %rd2;
+$L_5:
+	mov.b64 %rd29, %rd27;
+$L_6:
+	setp.ge.u64 %pt0, %rd29, %rd8;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd6, %rd5, 4, %rd7;
+	mov.b64 %rd30, %rd127;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f11, %f31;
+	setp.ge.u64 %pt1, %rd29, %rd14;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd33, %rd129;
+	ld.global.f32 %f34, [%rd33];
+	add.rn.f32 %f35, %f32, %f34;
+	mov.b64 %rd36, %rd33;
+	st.global.f32 [%rd36], %f35;
+$L_7:
+	add.s64 %rd50, %rd27, %rd1;
+$L_8:
+	mov.b64 %rd40, %rd50;
+$L_9:
+	setp.ge.u64 %pt2, %rd40, %rd8;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd76, %rd30;
+	add.s64 %rd78, %rd76, %rd77;
+	mov.b64 %rd41, %rd78;
+	ld.global.f32 %f42, [%rd41];
+	mul.rn.f32 %f43, %f11, %f42;
+	setp.ge.u64 %pt3, %rd40, %rd14;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd79, %rd33;
+	add.s64 %rd81, %rd79, %rd80;
+	mov.b64 %rd44, %rd81;
+	ld.global.f32 %f45, [%rd44];
+	add.rn.f32 %f46, %f43, %f45;
+	mov.b64 %rd84, %rd81;
+	mov.b64 %rd47, %rd84;
+	st.global.f32 [%rd47], %f46;
+$L_10:
+	add.s64 %rd62, %rd50, %rd1;
+$L_11:
+	mov.b64 %rd52, %rd62;
+$L_12:
+	setp.ge.u64 %pt4, %rd52, %rd8;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd87, %rd78;
+	add.s64 %rd89, %rd87, %rd88;
+	mov.b64 %rd53, %rd89;
+	ld.global.f32 %f54, [%rd53];
+	mul.rn.f32 %f55, %f11, %f54;
+	setp.ge.u64 %pt5, %rd52, %rd14;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd92, %rd81;
+	add.s64 %rd94, %rd92, %rd93;
+	mov.b64 %rd56, %rd94;
+	ld.global.f32 %f57, [%rd56];
+	add.rn.f32 %f58, %f55, %f57;
+	mov.b64 %rd99, %rd94;
+	mov.b64 %rd59, %rd99;
+	st.global.f32 [%rd59], %f58;
+$L_13:
+	add.s64 %rd74, %rd62, %rd1;
+$L_14:
+	mov.b64 %rd64, %rd74;
+$L_15:
+	setp.ge.u64 %pt6, %rd64, %rd8;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd104, %rd89;
+	add.s64 %rd106, %rd104, %rd105;
+	mov.b64 %rd65, %rd106;
+	ld.global.f32 %f66, [%rd65];
+	mul.rn.f32 %f67, %f11, %f66;
+	setp.ge.u64 %pt7, %rd64, %rd14;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd111, %rd94;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd68, %rd113;
+	ld.global.f32 %f69, [%rd68];
+	add.rn.f32 %f70, %f67, %f69;
+	mov.b64 %rd120, %rd113;
+	mov.b64 %rd71, %rd120;
+	st.global.f32 [%rd71], %f70;
+$L_16:
+	add.s64 %rd2, %rd2, %rd75;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
+	bra.uni $L_2;
+$L_17:
+	mov.b64 %rd121, %rd2;
+	mad.lo.s64 %rd122, %rd121, 4, %rd7;
+	mul.lo.s64 %rd123, %rd1, 4;
+	mad.lo.s64 %rd124, %rd121, 4, %rd13;
+$L_18:
+	setp.lt.s64 %p4, %rd2, %rd3;
+	@!%p4 bra $L_22;
+$L_19:
+	mov.b64 %rd5, %rd2;
+$L_20:
+	setp.ge.u64 %pt8, %rd5, %rd8;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd6, %rd122;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	setp.ge.u64 %pt1, %rd5, %rd14;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd12, %rd5, 4, %rd13;
+	setp.ge.u64 %pt9, %rd5, %rd14;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd12, %rd124;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
-$L_5:
+$L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_6:
+	add.s64 %rd122, %rd122, %rd123;
+	add.s64 %rd124, %rd124, %rd123;
+	bra.uni $L_18;
+$L_22:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd29;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd40;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd52;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd8;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd64;
+	mov.b64 %rdt2, %rd14;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd8;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd5;
 	mov.b64 %rdt2, %rd14;
@@ -168,8 +326,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -200,10 +358,24 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
-	bool r4 = 0, r19 = 0;
+	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
+	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
-	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0;
-	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0;
+	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
+	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
+	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
+	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
+	float r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
+	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
+	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
+	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
+	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -215,23 +387,119 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r20 = (u64)r1 * 3ull;
+	r75 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r77 = r75;
+	r80 = r75;
+	r88 = r75;
+	r93 = r75;
+	r105 = r75;
+	r112 = r75;
+	r125 = r2;
+	r126 = r125;
+	r127 = r7 + r126 * 4;
+	r128 = (u64)r75 * 4ull;
+	r129 = r13 + r126 * 4;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b22;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b17;
+	r27 = r2;
+	r29 = r27;
+	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
+	r30 = r127;
+	r31 = *(float *)r30;
+	r32 = r11 * r31;
+	if ((u64)r29 >= (u64)r14) { qd_site = 1; qd_x = r29; qd_y = r14; goto qd_fault; }
+	r33 = r129;
+	r34 = *(float *)r33;
+	r35 = r32 + r34;
+	r36 = r33;
+	*(float *)r36 = r35;
+	r50 = (u64)r27 + (u64)r1;
+	r40 = r50;
+	if ((u64)r40 >= (u64)r8) { qd_site = 0; qd_x = r40; qd_y = r8; goto qd_fault; }
+	r76 = r30;
+	r78 = r76 + r77 * 1;
+	r41 = r78;
+	r42 = *(float *)r41;
+	r43 = r11 * r42;
+	if ((u64)r40 >= (u64)r14) { qd_site = 1; qd_x = r40; qd_y = r14; goto qd_fault; }
+	r79 = r33;
+	r81 = r79 + r80 * 1;
+	r44 = r81;
+	r45 = *(float *)r44;
+	r46 = r43 + r45;
+	r84 = r81;
+	r47 = r84;
+	*(float *)r47 = r46;
+	r62 = (u64)r50 + (u64)r1;
+	r52 = r62;
+	if ((u64)r52 >= (u64)r8) { qd_site = 0; qd_x = r52; qd_y = r8; goto qd_fault; }
+	r87 = r78;
+	r89 = r87 + r88 * 1;
+	r53 = r89;
+	r54 = *(float *)r53;
+	r55 = r11 * r54;
+	if ((u64)r52 >= (u64)r14) { qd_site = 1; qd_x = r52; qd_y = r14; goto qd_fault; }
+	r92 = r81;
+	r94 = r92 + r93 * 1;
+	r56 = r94;
+	r57 = *(float *)r56;
+	r58 = r55 + r57;
+	r99 = r94;
+	r59 = r99;
+	*(float *)r59 = r58;
+	r74 = (u64)r62 + (u64)r1;
+	r64 = r74;
+	if ((u64)r64 >= (u64)r8) { qd_site = 0; qd_x = r64; qd_y = r8; goto qd_fault; }
+	r104 = r89;
+	r106 = r104 + r105 * 1;
+	r65 = r106;
+	r66 = *(float *)r65;
+	r67 = r11 * r66;
+	if ((u64)r64 >= (u64)r14) { qd_site = 1; qd_x = r64; qd_y = r14; goto qd_fault; }
+	r111 = r94;
+	r113 = r111 + r112 * 1;
+	r68 = r113;
+	r69 = *(float *)r68;
+	r70 = r67 + r69;
+	r120 = r113;
+	r71 = r120;
+	*(float *)r71 = r70;
+	r2 = (u64)r2 + (u64)r75;
+	r127 = r127 + r128 * 1;
+	r129 = r129 + r128 * 1;
+	goto b2;
+b17: // preheader
+	r121 = r2;
+	r122 = r7 + r121 * 4;
+	r123 = (u64)r1 * 4ull;
+	r124 = r13 + r121 * 4;
+b18: // head
 	r4 = r2 < r3;
-	if (!r4) goto b6;
+	if (!r4) goto b22;
 	r5 = r2;
 	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r7 + r5 * 4;
+	r6 = r122;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
 	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r13 + r5 * 4;
+	r12 = r124;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r122 = r122 + r123 * 1;
+	r124 = r124 + r123 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -266,28 +534,151 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r20 = mul.i64 r1, 3
+	r75 = mul.i64 r1, 4
+	r24 = convert.u64.i64 r3
+	r26 = convert.u64.i64 r20
+	r77 = move.i64 r75
+	r80 = move.i64 r75
+	r88 = move.i64 r75
+	r93 = move.i64 r75
+	r105 = move.i64 r75
+	r112 = move.i64 r75
+	r125 = move.i64 r2
+	r126 = move.i64 r125
+	r127 = elemaddr r7, r126, 4
+	r128 = mul.i64 r75, 4
+	r129 = elemaddr r13, r126, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r21 = lt.i64 r2, r3
+	branch r21, b3, b22
+b3: # grid unrolled room
+	r25 = convert.u64.i64 r2
+	r22 = sub.u64 r24, r25
+	r23 = gt.u64 r22, r26
+	branch r23, b4, b17
+b4: # grid unrolled 0
+	r27 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r29 = move.i64 r27
+	jump b6
+b6: # rangeint.body (grid unrolled 0)
+	checkindex r29, r8, site 0
+	r30 = move.ptr r127
+	r31 = load.f32 r30
+	r32 = mul.f32 r11, r31
+	checkindex r29, r14, site 1
+	r33 = move.ptr r129
+	r34 = load.f32 r33
+	r35 = add.f32 r32, r34
+	r36 = move.ptr r33
+	store.f32 r36, r35
+	jump b7
+b7: # grid unrolled 1
+	r50 = add.i64 r27, r1
+	jump b8
+b8: # index (grid unrolled 1)
+	r40 = move.i64 r50
+	jump b9
+b9: # rangeint.body (grid unrolled 1)
+	checkindex r40, r8, site 0
+	r76 = move.ptr r30
+	r78 = elemaddr r76, r77, 1
+	r41 = move.ptr r78
+	r42 = load.f32 r41
+	r43 = mul.f32 r11, r42
+	checkindex r40, r14, site 1
+	r79 = move.ptr r33
+	r81 = elemaddr r79, r80, 1
+	r44 = move.ptr r81
+	r45 = load.f32 r44
+	r46 = add.f32 r43, r45
+	r84 = move.ptr r81
+	r47 = move.ptr r84
+	store.f32 r47, r46
+	jump b10
+b10: # grid unrolled 2
+	r62 = add.i64 r50, r1
+	jump b11
+b11: # index (grid unrolled 2)
+	r52 = move.i64 r62
+	jump b12
+b12: # rangeint.body (grid unrolled 2)
+	checkindex r52, r8, site 0
+	r87 = move.ptr r78
+	r89 = elemaddr r87, r88, 1
+	r53 = move.ptr r89
+	r54 = load.f32 r53
+	r55 = mul.f32 r11, r54
+	checkindex r52, r14, site 1
+	r92 = move.ptr r81
+	r94 = elemaddr r92, r93, 1
+	r56 = move.ptr r94
+	r57 = load.f32 r56
+	r58 = add.f32 r55, r57
+	r99 = move.ptr r94
+	r59 = move.ptr r99
+	store.f32 r59, r58
+	jump b13
+b13: # grid unrolled 3
+	r74 = add.i64 r62, r1
+	jump b14
+b14: # index (grid unrolled 3)
+	r64 = move.i64 r74
+	jump b15
+b15: # rangeint.body (grid unrolled 3)
+	checkindex r64, r8, site 0
+	r104 = move.ptr r89
+	r106 = elemaddr r104, r105, 1
+	r65 = move.ptr r106
+	r66 = load.f32 r65
+	r67 = mul.f32 r11, r66
+	checkindex r64, r14, site 1
+	r111 = move.ptr r94
+	r113 = elemaddr r111, r112, 1
+	r68 = move.ptr r113
+	r69 = load.f32 r68
+	r70 = add.f32 r67, r69
+	r120 = move.ptr r113
+	r71 = move.ptr r120
+	store.f32 r71, r70
+	jump b16
+b16: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r75
+	r127 = elemaddr r127, r128, 1
+	r129 = elemaddr r129, r128, 1
+	jump b2
+b17: # preheader
+	r121 = move.i64 r2
+	r122 = elemaddr r7, r121, 4
+	r123 = mul.i64 r1, 4
+	r124 = elemaddr r13, r121, 4
+	jump b18
+b18: # head
 	r4 = lt.i64 r2, r3
-	branch r4, b3, b6
-b3: # index
+	branch r4, b19, b22
+b19: # index
 	r5 = move.i64 r2
-	jump b4
-b4: # rangeint.body
+	jump b20
+b20: # rangeint.body
 	checkindex r5, r8, site 0
-	r6 = elemaddr r7, r5, 4
+	r6 = move.ptr r122
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
 	checkindex r5, r14, site 1
-	r12 = elemaddr r13, r5, 4
+	r12 = move.ptr r124
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
 	store.f32 r17, r16
-	jump b5
-b5: # latch
+	jump b21
+b21: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b6: # exit
+	r122 = elemaddr r122, r123, 1
+	r124 = elemaddr r124, r123, 1
+	jump b18
+b22: # exit
 	return
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6be7c9b1650e640fb3e10214e20407c81505aa0c7602324e4ec6bb04efee60ae"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0e8010961d11e80a3aeee9d3a9fe0a611fbdc9b04d1546db416ebb6cc780f693"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "4c95d2497c04b8c06d52d2fafae02b445ce956425f399585c9744aa9ed230a6c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "e39d875bbfbc898b38192c422a6ed493a99b7e7983373426fd0d58371b79857c"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -167,12 +167,12 @@ const qdPTX = `//
 	.param .u64 Add_0_param_6
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<3>;
+	.reg .pred %p<70>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<21>;
+	.reg .b64 %rd<139>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<20>;
+	.reg .f32 %f<75>;
 
 $L_0:
 	ld.param.u64 %rd4, [Add_0_param_4];
@@ -196,37 +196,215 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd21, %rd1, 3;
+	mul.lo.s64 %rd77, %rd1, 4;
+	mov.b64 %rd26, %rd3;
+	mov.b64 %rd28, %rd21;
+	mov.b64 %rd85, %rd77;
+	mov.b64 %rd88, %rd77;
+	mov.b64 %rd91, %rd77;
+	mov.b64 %rd96, %rd77;
+	mov.b64 %rd101, %rd77;
+	mov.b64 %rd106, %rd77;
+	mov.b64 %rd113, %rd77;
+	mov.b64 %rd120, %rd77;
+	mov.b64 %rd127, %rd77;
+	mov.b64 %rd134, %rd2;
+	mad.lo.s64 %rd135, %rd134, 4, %rd12;
+	mul.lo.s64 %rd136, %rd77, 4;
+	mad.lo.s64 %rd137, %rd134, 4, %rd16;
+	mad.lo.s64 %rd138, %rd134, 4, %rd4;
 $L_2:
+	add.s64 %rd22, %rd2, 1;
+	setp.lt.s64 %p23, %rd22, %rd3;
+	@!%p23 bra $L_27;
+$L_3:
+	mov.b64 %rd27, %rd22;
+	sub.u64 %rd24, %rd26, %rd27;
+	setp.gt.u64 %p25, %rd24, %rd28;
+	@!%p25 bra $L_21;
+$L_4:
+	mov.b64 %rd29, %rd2;
+$L_5:
+	mov.b64 %rd32, %rd29;
+$L_6:
+	add.s64 %rd33, %rd32, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd33, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd81, %rd135;
+	add.s64 %rd35, %rd81, 4;
+	ld.global.f32 %f36, [%rd35];
+	setp.ge.u64 %pt1, %rd33, %rd17;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd82, %rd137;
+	add.s64 %rd37, %rd82, 4;
+	ld.global.f32 %f38, [%rd37];
+	add.rn.f32 %f39, %f36, %f38;
+	mov.b64 %rd83, %rd138;
+	add.s64 %rd40, %rd83, 4;
+	st.global.f32 [%rd40], %f39;
+$L_8:
+	add.s64 %rd52, %rd29, %rd1;
+$L_9:
+	mov.b64 %rd43, %rd52;
+$L_10:
+	add.s64 %rd44, %rd43, 1;
+$L_11:
+	setp.ge.u64 %pt2, %rd44, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd84, %rd81;
+	add.s64 %rd86, %rd84, %rd85;
+	add.s64 %rd46, %rd86, 4;
+	ld.global.f32 %f47, [%rd46];
+	setp.ge.u64 %pt3, %rd44, %rd17;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd87, %rd82;
+	add.s64 %rd89, %rd87, %rd88;
+	add.s64 %rd48, %rd89, 4;
+	ld.global.f32 %f49, [%rd48];
+	add.rn.f32 %f50, %f47, %f49;
+	mov.b64 %rd90, %rd83;
+	add.s64 %rd92, %rd90, %rd91;
+	add.s64 %rd51, %rd92, 4;
+	st.global.f32 [%rd51], %f50;
+$L_12:
+	add.s64 %rd64, %rd52, %rd1;
+$L_13:
+	mov.b64 %rd55, %rd64;
+$L_14:
+	add.s64 %rd56, %rd55, 1;
+$L_15:
+	setp.ge.u64 %pt4, %rd56, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd95, %rd86;
+	add.s64 %rd97, %rd95, %rd96;
+	add.s64 %rd58, %rd97, 4;
+	ld.global.f32 %f59, [%rd58];
+	setp.ge.u64 %pt5, %rd56, %rd17;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd100, %rd89;
+	add.s64 %rd102, %rd100, %rd101;
+	add.s64 %rd60, %rd102, 4;
+	ld.global.f32 %f61, [%rd60];
+	add.rn.f32 %f62, %f59, %f61;
+	mov.b64 %rd105, %rd92;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd63, %rd107, 4;
+	st.global.f32 [%rd63], %f62;
+$L_16:
+	add.s64 %rd76, %rd64, %rd1;
+$L_17:
+	mov.b64 %rd67, %rd76;
+$L_18:
+	add.s64 %rd68, %rd67, 1;
+$L_19:
+	setp.ge.u64 %pt6, %rd68, %rd13;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd112, %rd97;
+	add.s64 %rd114, %rd112, %rd113;
+	add.s64 %rd70, %rd114, 4;
+	ld.global.f32 %f71, [%rd70];
+	setp.ge.u64 %pt7, %rd68, %rd17;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd119, %rd102;
+	add.s64 %rd121, %rd119, %rd120;
+	add.s64 %rd72, %rd121, 4;
+	ld.global.f32 %f73, [%rd72];
+	add.rn.f32 %f74, %f71, %f73;
+	mov.b64 %rd126, %rd107;
+	add.s64 %rd128, %rd126, %rd127;
+	add.s64 %rd75, %rd128, 4;
+	st.global.f32 [%rd75], %f74;
+$L_20:
+	add.s64 %rd2, %rd2, %rd77;
+	add.s64 %rd135, %rd135, %rd136;
+	add.s64 %rd137, %rd137, %rd136;
+	add.s64 %rd138, %rd138, %rd136;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd129, %rd2;
+	mad.lo.s64 %rd130, %rd129, 4, %rd12;
+	mul.lo.s64 %rd131, %rd1, 4;
+	mad.lo.s64 %rd132, %rd129, 4, %rd16;
+	mad.lo.s64 %rd133, %rd129, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+$L_25:
+	setp.ge.u64 %pt8, %rd9, %rd13;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd78, %rd130;
+	add.s64 %rd11, %rd78, 4;
 	ld.global.f32 %f14, [%rd11];
-	setp.ge.u64 %pt1, %rd9, %rd17;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd15, %rd9, 4, %rd16;
+	setp.ge.u64 %pt9, %rd9, %rd17;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd79, %rd132;
+	add.s64 %rd15, %rd79, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mad.lo.s64 %rd20, %rd9, 4, %rd4;
+	mov.b64 %rd80, %rd133;
+	add.s64 %rd20, %rd80, 4;
 	st.global.f32 [%rd20], %f19;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd130, %rd130, %rd131;
+	add.s64 %rd132, %rd132, %rd131;
+	add.s64 %rd133, %rd133, %rd131;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd33;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd44;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_4:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_5:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd56;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_6:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_7:
+	mov.u32 %rt5, 1;
+	mov.b64 %rdt1, %rd68;
+	mov.b64 %rdt2, %rd17;
+	bra.uni $Lfault;
+$Lfault_8:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
 	bra.uni $Lfault;
-$Lfault_1:
+$Lfault_9:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd17;
@@ -237,8 +415,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
+	setp.ne.u32 %pt10, %rt8, %rt6;
+	@%pt10 exit;
 	st.global.u32 [%rdt3+8], 0;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -255,9 +433,9 @@ $Lfault:
 	.param .s64 Produce_0_param_3
 )
 {
-	.reg .pred %p<38>;
+	.reg .pred %p<40>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<37>;
+	.reg .b64 %rd<39>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<24>;
 	.reg .f32 %ft<1>;
@@ -296,11 +474,11 @@ $L_6:
 	mov.b64 %rd14, %rd11;
 	mov.b64 %rd15, 0;
 $L_7:
-	max.s64 %rd35, %rd13, -9223372036854775804;
-	sub.s64 %rd36, %rd35, 4;
+	max.s64 %rd37, %rd13, -9223372036854775804;
+	sub.s64 %rd38, %rd37, 4;
 $L_8:
-	setp.lt.s64 %p37, %rd15, %rd36;
-	@!%p37 bra $L_17;
+	setp.lt.s64 %p39, %rd15, %rd38;
+	@!%p39 bra $L_17;
 $L_9:
 	mul.lo.s64 %rd17, %rd14, 1664525;
 	add.s64 %rd18, %rd17, 1013904223;
@@ -397,7 +575,8 @@ $L_18:
 $L_19:
 	mov.b64 %rd16, %rd19;
 $L_20:
-	mad.lo.s64 %rd22, %rd9, 4, %rd4;
+	mad.lo.s64 %rd35, %rd8, 4, %rd4;
+	add.s64 %rd22, %rd35, 4;
 	st.global.f32 [%rd22], %f23;
 	setp.lt.s64 %p24, %rd16, 0;
 	@!%p24 bra $L_22;
@@ -423,12 +602,12 @@ $L_24:
 	.param .u64 Consume_0_param_4
 )
 {
-	.reg .pred %p<11>;
-	.reg .pred %pt<2>;
+	.reg .pred %p<56>;
+	.reg .pred %pt<6>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<103>;
 	.reg .b64 %rdt<4>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<58>;
 
 $L_0:
 	ld.param.u64 %rd4, [Consume_0_param_2];
@@ -449,27 +628,150 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd16, %rd1, 3;
+	mul.lo.s64 %rd60, %rd1, 4;
+	mov.b64 %rd21, %rd3;
+	mov.b64 %rd23, %rd16;
+	mov.b64 %rd66, %rd60;
+	mov.b64 %rd69, %rd60;
+	mov.b64 %rd74, %rd60;
+	mov.b64 %rd79, %rd60;
+	mov.b64 %rd86, %rd60;
+	mov.b64 %rd93, %rd60;
+	mov.b64 %rd99, %rd2;
+	mad.lo.s64 %rd100, %rd99, 4, %rd12;
+	mul.lo.s64 %rd101, %rd60, 4;
+	mad.lo.s64 %rd102, %rd99, 4, %rd4;
 $L_2:
+	add.s64 %rd17, %rd2, 1;
+	setp.lt.s64 %p18, %rd17, %rd3;
+	@!%p18 bra $L_27;
+$L_3:
+	mov.b64 %rd22, %rd17;
+	sub.u64 %rd19, %rd21, %rd22;
+	setp.gt.u64 %p20, %rd19, %rd23;
+	@!%p20 bra $L_21;
+$L_4:
+	mov.b64 %rd24, %rd2;
+$L_5:
+	mov.b64 %rd27, %rd24;
+$L_6:
+	add.s64 %rd28, %rd27, 1;
+$L_7:
+	setp.ge.u64 %pt0, %rd28, %rd13;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd63, %rd100;
+	add.s64 %rd30, %rd63, 4;
+	ld.global.f32 %f31, [%rd30];
+	mov.b64 %rd64, %rd102;
+	add.s64 %rd32, %rd64, 4;
+	st.global.f32 [%rd32], %f31;
+$L_8:
+	add.s64 %rd41, %rd24, %rd1;
+$L_9:
+	mov.b64 %rd35, %rd41;
+$L_10:
+	add.s64 %rd36, %rd35, 1;
+$L_11:
+	setp.ge.u64 %pt1, %rd36, %rd13;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd65, %rd63;
+	add.s64 %rd67, %rd65, %rd66;
+	add.s64 %rd38, %rd67, 4;
+	ld.global.f32 %f39, [%rd38];
+	mov.b64 %rd68, %rd64;
+	add.s64 %rd70, %rd68, %rd69;
+	add.s64 %rd40, %rd70, 4;
+	st.global.f32 [%rd40], %f39;
+$L_12:
+	add.s64 %rd50, %rd41, %rd1;
+$L_13:
+	mov.b64 %rd44, %rd50;
+$L_14:
+	add.s64 %rd45, %rd44, 1;
+$L_15:
+	setp.ge.u64 %pt2, %rd45, %rd13;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd73, %rd67;
+	add.s64 %rd75, %rd73, %rd74;
+	add.s64 %rd47, %rd75, 4;
+	ld.global.f32 %f48, [%rd47];
+	mov.b64 %rd78, %rd70;
+	add.s64 %rd80, %rd78, %rd79;
+	add.s64 %rd49, %rd80, 4;
+	st.global.f32 [%rd49], %f48;
+$L_16:
+	add.s64 %rd59, %rd50, %rd1;
+$L_17:
+	mov.b64 %rd53, %rd59;
+$L_18:
+	add.s64 %rd54, %rd53, 1;
+$L_19:
+	setp.ge.u64 %pt3, %rd54, %rd13;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd85, %rd75;
+	add.s64 %rd87, %rd85, %rd86;
+	add.s64 %rd56, %rd87, 4;
+	ld.global.f32 %f57, [%rd56];
+	mov.b64 %rd92, %rd80;
+	add.s64 %rd94, %rd92, %rd93;
+	add.s64 %rd58, %rd94, 4;
+	st.global.f32 [%rd58], %f57;
+$L_20:
+	add.s64 %rd2, %rd2, %rd60;
+	add.s64 %rd100, %rd100, %rd101;
+	add.s64 %rd102, %rd102, %rd101;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd95, %rd2;
+	mad.lo.s64 %rd96, %rd95, 4, %rd12;
+	mul.lo.s64 %rd97, %rd1, 4;
+	mad.lo.s64 %rd98, %rd95, 4, %rd4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
-	setp.ge.u64 %pt0, %rd9, %rd13;
-	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd11, %rd9, 4, %rd12;
+$L_25:
+	setp.ge.u64 %pt4, %rd9, %rd13;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd61, %rd96;
+	add.s64 %rd11, %rd61, 4;
 	ld.global.f32 %f14, [%rd11];
-	mad.lo.s64 %rd15, %rd9, 4, %rd4;
+	mov.b64 %rd62, %rd98;
+	add.s64 %rd15, %rd62, 4;
 	st.global.f32 [%rd15], %f14;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd96, %rd96, %rd97;
+	add.s64 %rd98, %rd98, %rd97;
+	bra.uni $L_22;
+$L_27:
 	ret;
 $Lfault_0:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd28;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd36;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd45;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_3:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, %rd54;
+	mov.b64 %rdt2, %rd13;
+	bra.uni $Lfault;
+$Lfault_4:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd9;
 	mov.b64 %rdt2, %rd13;
@@ -480,8 +782,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt1, %rt8, %rt6;
-	@%pt1 exit;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
 	st.global.u32 [%rdt3+8], 131072;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -512,11 +814,26 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Add(a []f32, b []f32, c []f32), parallel.
 extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r23 = 0, r25 = 0, r31 = 0, r34 = 0, r42 = 0, r45 = 0;
+	bool r54 = 0, r57 = 0, r66 = 0, r69 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0, r17 = 0;
-	float r14 = 0, r18 = 0, r19 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0;
+	i64 r13 = 0, r17 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0, r33 = 0;
+	i64 r41 = 0, r43 = 0, r44 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r64 = 0;
+	i64 r65 = 0, r67 = 0, r68 = 0, r76 = 0, r77 = 0, r85 = 0, r88 = 0, r91 = 0;
+	i64 r94 = 0, r96 = 0, r99 = 0, r101 = 0, r104 = 0, r106 = 0, r109 = 0, r111 = 0;
+	i64 r113 = 0, r116 = 0, r118 = 0, r120 = 0, r123 = 0, r125 = 0, r127 = 0, r129 = 0;
+	i64 r131 = 0, r134 = 0, r136 = 0;
+	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
+	float r14 = 0, r18 = 0, r19 = 0, r36 = 0, r38 = 0, r39 = 0, r47 = 0, r49 = 0;
+	float r50 = 0, r59 = 0, r61 = 0, r62 = 0, r71 = 0, r73 = 0, r74 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r35 = 0, *r37 = 0;
+	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
+	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r83 = 0;
+	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
+	char *r97 = 0, *r98 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0, *r107 = 0, *r108 = 0;
+	char *r110 = 0, *r112 = 0, *r114 = 0, *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r122 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r132 = 0, *r133 = 0, *r135 = 0, *r137 = 0;
+	char *r138 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -529,24 +846,136 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r21 = (u64)r1 * 3ull;
+	r77 = (u64)r1 * 4ull;
+	r26 = (u64)r3;
+	r28 = (u64)r21;
+	r85 = r77;
+	r88 = r77;
+	r91 = r77;
+	r96 = r77;
+	r101 = r77;
+	r106 = r77;
+	r113 = r77;
+	r120 = r77;
+	r127 = r77;
+	r134 = r2;
+	r135 = r12 + r134 * 4;
+	r136 = (u64)r77 * 4ull;
+	r137 = r16 + r134 * 4;
+	r138 = r4 + r134 * 4;
+b2: // grid unrolled guard
+	r22 = (u64)r2 + 1ull;
+	r23 = r22 < r3;
+	if (!r23) goto b27;
+	r27 = (u64)r22;
+	r24 = r26 - r27;
+	r25 = r24 > r28;
+	if (!r25) goto b21;
+	r29 = r2;
+	r32 = r29;
+	r33 = (u64)r32 + 1ull;
+	if ((u64)r33 >= (u64)r13) { qd_site = 0; qd_x = r33; qd_y = r13; goto qd_fault; }
+	r81 = r135;
+	r35 = r81 + 4ll;
+	r36 = *(float *)r35;
+	if ((u64)r33 >= (u64)r17) { qd_site = 1; qd_x = r33; qd_y = r17; goto qd_fault; }
+	r82 = r137;
+	r37 = r82 + 4ll;
+	r38 = *(float *)r37;
+	r39 = r36 + r38;
+	r83 = r138;
+	r40 = r83 + 4ll;
+	*(float *)r40 = r39;
+	r52 = (u64)r29 + (u64)r1;
+	r43 = r52;
+	r44 = (u64)r43 + 1ull;
+	if ((u64)r44 >= (u64)r13) { qd_site = 0; qd_x = r44; qd_y = r13; goto qd_fault; }
+	r84 = r81;
+	r86 = r84 + r85 * 1;
+	r46 = r86 + 4ll;
+	r47 = *(float *)r46;
+	if ((u64)r44 >= (u64)r17) { qd_site = 1; qd_x = r44; qd_y = r17; goto qd_fault; }
+	r87 = r82;
+	r89 = r87 + r88 * 1;
+	r48 = r89 + 4ll;
+	r49 = *(float *)r48;
+	r50 = r47 + r49;
+	r90 = r83;
+	r92 = r90 + r91 * 1;
+	r51 = r92 + 4ll;
+	*(float *)r51 = r50;
+	r64 = (u64)r52 + (u64)r1;
+	r55 = r64;
+	r56 = (u64)r55 + 1ull;
+	if ((u64)r56 >= (u64)r13) { qd_site = 0; qd_x = r56; qd_y = r13; goto qd_fault; }
+	r95 = r86;
+	r97 = r95 + r96 * 1;
+	r58 = r97 + 4ll;
+	r59 = *(float *)r58;
+	if ((u64)r56 >= (u64)r17) { qd_site = 1; qd_x = r56; qd_y = r17; goto qd_fault; }
+	r100 = r89;
+	r102 = r100 + r101 * 1;
+	r60 = r102 + 4ll;
+	r61 = *(float *)r60;
+	r62 = r59 + r61;
+	r105 = r92;
+	r107 = r105 + r106 * 1;
+	r63 = r107 + 4ll;
+	*(float *)r63 = r62;
+	r76 = (u64)r64 + (u64)r1;
+	r67 = r76;
+	r68 = (u64)r67 + 1ull;
+	if ((u64)r68 >= (u64)r13) { qd_site = 0; qd_x = r68; qd_y = r13; goto qd_fault; }
+	r112 = r97;
+	r114 = r112 + r113 * 1;
+	r70 = r114 + 4ll;
+	r71 = *(float *)r70;
+	if ((u64)r68 >= (u64)r17) { qd_site = 1; qd_x = r68; qd_y = r17; goto qd_fault; }
+	r119 = r102;
+	r121 = r119 + r120 * 1;
+	r72 = r121 + 4ll;
+	r73 = *(float *)r72;
+	r74 = r71 + r73;
+	r126 = r107;
+	r128 = r126 + r127 * 1;
+	r75 = r128 + 4ll;
+	*(float *)r75 = r74;
+	r2 = (u64)r2 + (u64)r77;
+	r135 = r135 + r136 * 1;
+	r137 = r137 + r136 * 1;
+	r138 = r138 + r136 * 1;
+	goto b2;
+b21: // preheader
+	r129 = r2;
+	r130 = r12 + r129 * 4;
+	r131 = (u64)r1 * 4ull;
+	r132 = r16 + r129 * 4;
+	r133 = r4 + r129 * 4;
+b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
+	if (!r7) goto b27;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
-	r11 = r12 + r9 * 4;
+	r78 = r130;
+	r11 = r78 + 4ll;
 	r14 = *(float *)r11;
 	if ((u64)r9 >= (u64)r17) { qd_site = 1; qd_x = r9; qd_y = r17; goto qd_fault; }
-	r15 = r16 + r9 * 4;
+	r79 = r132;
+	r15 = r79 + 4ll;
 	r18 = *(float *)r15;
 	r19 = r14 + r18;
-	r20 = r4 + r9 * 4;
+	r80 = r133;
+	r20 = r80 + 4ll;
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r130 = r130 + r131 * 1;
+	r132 = r132 + r131 * 1;
+	r133 = r133 + r131 * 1;
+	goto b22;
+b27: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -563,14 +992,14 @@ qd_fault: {
 
 // Task 0 of kernel Produce(a []f32, v f32, delay i64), parallel.
 extern "C" __global__ void Produce_0(char *p0, i64 p1, float p2, i64 p3) {
-	bool r7 = 0, r10 = 0, r12 = 0, r21 = 0, r24 = 0, r37 = 0;
+	bool r7 = 0, r10 = 0, r12 = 0, r21 = 0, r24 = 0, r39 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r11 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
 	i64 r20 = 0, r26 = 0, r27 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
-	i64 r35 = 0, r36 = 0;
+	i64 r37 = 0, r38 = 0;
 	u64 r28 = 0, r29 = 0;
 	float r23 = 0;
-	char *r4 = 0, *r22 = 0, *r25 = 0;
+	char *r4 = 0, *r22 = 0, *r25 = 0, *r35 = 0, *r36 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -590,11 +1019,11 @@ b2: // head
 	if (!r12) goto b23;
 	r14 = r11;
 	r15 = 0ll;
-	r35 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
-	r36 = (u64)r35 - 4ull;
+	r37 = r13 > (-9223372036854775804ll) ? r13 : (-9223372036854775804ll);
+	r38 = (u64)r37 - 4ull;
 b8: // unroll guard
-	r37 = r15 < r36;
-	if (!r37) goto b17;
+	r39 = r15 < r38;
+	if (!r39) goto b17;
 	r17 = (u64)r14 * 1664525ull;
 	r18 = (u64)r17 + 1013904223ull;
 	r26 = __mul64hi(r18, (-9223372032559808509ll));
@@ -682,7 +1111,8 @@ b17: // rangeint.body
 b19: // edge 4→5
 	r16 = r19;
 b20: // rangeint.done
-	r22 = r4 + r9 * 4;
+	r35 = r4 + r8 * 4;
+	r22 = r35 + 4ll;
 	*(float *)r22 = r23;
 	r24 = r16 < 0ll;
 	if (!r24) goto b22;
@@ -700,11 +1130,21 @@ b24: // exit
 
 // Task 0 of kernel Consume(a []f32, b []f32), parallel.
 extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r18 = 0, r20 = 0, r26 = 0, r29 = 0, r34 = 0, r37 = 0;
+	bool r43 = 0, r46 = 0, r52 = 0, r55 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r13 = 0;
-	float r14 = 0;
-	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0;
+	i64 r13 = 0, r16 = 0, r17 = 0, r24 = 0, r25 = 0, r27 = 0, r28 = 0, r33 = 0;
+	i64 r35 = 0, r36 = 0, r41 = 0, r42 = 0, r44 = 0, r45 = 0, r50 = 0, r51 = 0;
+	i64 r53 = 0, r54 = 0, r59 = 0, r60 = 0, r66 = 0, r69 = 0, r72 = 0, r74 = 0;
+	i64 r77 = 0, r79 = 0, r82 = 0, r84 = 0, r86 = 0, r89 = 0, r91 = 0, r93 = 0;
+	i64 r95 = 0, r97 = 0, r99 = 0, r101 = 0;
+	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
+	float r14 = 0, r31 = 0, r39 = 0, r48 = 0, r57 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r30 = 0, *r32 = 0, *r38 = 0, *r40 = 0;
+	char *r47 = 0, *r49 = 0, *r56 = 0, *r58 = 0, *r61 = 0, *r62 = 0, *r63 = 0, *r64 = 0;
+	char *r65 = 0, *r67 = 0, *r68 = 0, *r70 = 0, *r71 = 0, *r73 = 0, *r75 = 0, *r76 = 0;
+	char *r78 = 0, *r80 = 0, *r81 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0;
+	char *r92 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r102 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -715,20 +1155,101 @@ extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r16 = (u64)r1 * 3ull;
+	r60 = (u64)r1 * 4ull;
+	r21 = (u64)r3;
+	r23 = (u64)r16;
+	r66 = r60;
+	r69 = r60;
+	r74 = r60;
+	r79 = r60;
+	r86 = r60;
+	r93 = r60;
+	r99 = r2;
+	r100 = r12 + r99 * 4;
+	r101 = (u64)r60 * 4ull;
+	r102 = r4 + r99 * 4;
+b2: // grid unrolled guard
+	r17 = (u64)r2 + 1ull;
+	r18 = r17 < r3;
+	if (!r18) goto b27;
+	r22 = (u64)r17;
+	r19 = r21 - r22;
+	r20 = r19 > r23;
+	if (!r20) goto b21;
+	r24 = r2;
+	r27 = r24;
+	r28 = (u64)r27 + 1ull;
+	if ((u64)r28 >= (u64)r13) { qd_site = 0; qd_x = r28; qd_y = r13; goto qd_fault; }
+	r63 = r100;
+	r30 = r63 + 4ll;
+	r31 = *(float *)r30;
+	r64 = r102;
+	r32 = r64 + 4ll;
+	*(float *)r32 = r31;
+	r41 = (u64)r24 + (u64)r1;
+	r35 = r41;
+	r36 = (u64)r35 + 1ull;
+	if ((u64)r36 >= (u64)r13) { qd_site = 0; qd_x = r36; qd_y = r13; goto qd_fault; }
+	r65 = r63;
+	r67 = r65 + r66 * 1;
+	r38 = r67 + 4ll;
+	r39 = *(float *)r38;
+	r68 = r64;
+	r70 = r68 + r69 * 1;
+	r40 = r70 + 4ll;
+	*(float *)r40 = r39;
+	r50 = (u64)r41 + (u64)r1;
+	r44 = r50;
+	r45 = (u64)r44 + 1ull;
+	if ((u64)r45 >= (u64)r13) { qd_site = 0; qd_x = r45; qd_y = r13; goto qd_fault; }
+	r73 = r67;
+	r75 = r73 + r74 * 1;
+	r47 = r75 + 4ll;
+	r48 = *(float *)r47;
+	r78 = r70;
+	r80 = r78 + r79 * 1;
+	r49 = r80 + 4ll;
+	*(float *)r49 = r48;
+	r59 = (u64)r50 + (u64)r1;
+	r53 = r59;
+	r54 = (u64)r53 + 1ull;
+	if ((u64)r54 >= (u64)r13) { qd_site = 0; qd_x = r54; qd_y = r13; goto qd_fault; }
+	r85 = r75;
+	r87 = r85 + r86 * 1;
+	r56 = r87 + 4ll;
+	r57 = *(float *)r56;
+	r92 = r80;
+	r94 = r92 + r93 * 1;
+	r58 = r94 + 4ll;
+	*(float *)r58 = r57;
+	r2 = (u64)r2 + (u64)r60;
+	r100 = r100 + r101 * 1;
+	r102 = r102 + r101 * 1;
+	goto b2;
+b21: // preheader
+	r95 = r2;
+	r96 = r12 + r95 * 4;
+	r97 = (u64)r1 * 4ull;
+	r98 = r4 + r95 * 4;
+b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
+	if (!r7) goto b27;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	if ((u64)r9 >= (u64)r13) { qd_site = 0; qd_x = r9; qd_y = r13; goto qd_fault; }
-	r11 = r12 + r9 * 4;
+	r61 = r96;
+	r11 = r61 + 4ll;
 	r14 = *(float *)r11;
-	r15 = r4 + r9 * 4;
+	r62 = r98;
+	r15 = r62 + 4ll;
 	*(float *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r96 = r96 + r97 * 1;
+	r98 = r98 + r97 * 1;
+	goto b22;
+b27: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
@@ -763,32 +1284,179 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r21 = mul.i64 r1, 3
+	r77 = mul.i64 r1, 4
+	r26 = convert.u64.i64 r3
+	r28 = convert.u64.i64 r21
+	r85 = move.i64 r77
+	r88 = move.i64 r77
+	r91 = move.i64 r77
+	r96 = move.i64 r77
+	r101 = move.i64 r77
+	r106 = move.i64 r77
+	r113 = move.i64 r77
+	r120 = move.i64 r77
+	r127 = move.i64 r77
+	r134 = move.i64 r2
+	r135 = elemaddr r12, r134, 4
+	r136 = mul.i64 r77, 4
+	r137 = elemaddr r16, r134, 4
+	r138 = elemaddr r4, r134, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r22 = add.i64 r2, 1
+	r23 = lt.i64 r22, r3
+	branch r23, b3, b27
+b3: # grid unrolled room
+	r27 = convert.u64.i64 r22
+	r24 = sub.u64 r26, r27
+	r25 = gt.u64 r24, r28
+	branch r25, b4, b21
+b4: # grid unrolled 0
+	r29 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r32 = move.i64 r29
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r33 = add.i64 r32, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r33, r13, site 0
+	r81 = move.ptr r135
+	r35 = elemaddr r81, 1, 4
+	r36 = load.f32 r35
+	checkindex r33, r17, site 1
+	r82 = move.ptr r137
+	r37 = elemaddr r82, 1, 4
+	r38 = load.f32 r37
+	r39 = add.f32 r36, r38
+	r83 = move.ptr r138
+	r40 = elemaddr r83, 1, 4
+	store.f32 r40, r39
+	jump b8
+b8: # grid unrolled 1
+	r52 = add.i64 r29, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r43 = move.i64 r52
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r44 = add.i64 r43, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r44, r13, site 0
+	r84 = move.ptr r81
+	r86 = elemaddr r84, r85, 1
+	r46 = elemaddr r86, 1, 4
+	r47 = load.f32 r46
+	checkindex r44, r17, site 1
+	r87 = move.ptr r82
+	r89 = elemaddr r87, r88, 1
+	r48 = elemaddr r89, 1, 4
+	r49 = load.f32 r48
+	r50 = add.f32 r47, r49
+	r90 = move.ptr r83
+	r92 = elemaddr r90, r91, 1
+	r51 = elemaddr r92, 1, 4
+	store.f32 r51, r50
+	jump b12
+b12: # grid unrolled 2
+	r64 = add.i64 r52, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r55 = move.i64 r64
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r56 = add.i64 r55, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r56, r13, site 0
+	r95 = move.ptr r86
+	r97 = elemaddr r95, r96, 1
+	r58 = elemaddr r97, 1, 4
+	r59 = load.f32 r58
+	checkindex r56, r17, site 1
+	r100 = move.ptr r89
+	r102 = elemaddr r100, r101, 1
+	r60 = elemaddr r102, 1, 4
+	r61 = load.f32 r60
+	r62 = add.f32 r59, r61
+	r105 = move.ptr r92
+	r107 = elemaddr r105, r106, 1
+	r63 = elemaddr r107, 1, 4
+	store.f32 r63, r62
+	jump b16
+b16: # grid unrolled 3
+	r76 = add.i64 r64, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r67 = move.i64 r76
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r68 = add.i64 r67, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r68, r13, site 0
+	r112 = move.ptr r97
+	r114 = elemaddr r112, r113, 1
+	r70 = elemaddr r114, 1, 4
+	r71 = load.f32 r70
+	checkindex r68, r17, site 1
+	r119 = move.ptr r102
+	r121 = elemaddr r119, r120, 1
+	r72 = elemaddr r121, 1, 4
+	r73 = load.f32 r72
+	r74 = add.f32 r71, r73
+	r126 = move.ptr r107
+	r128 = elemaddr r126, r127, 1
+	r75 = elemaddr r128, 1, 4
+	store.f32 r75, r74
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r77
+	r135 = elemaddr r135, r136, 1
+	r137 = elemaddr r137, r136, 1
+	r138 = elemaddr r138, r136, 1
+	jump b2
+b21: # preheader
+	r129 = move.i64 r2
+	r130 = elemaddr r12, r129, 4
+	r131 = mul.i64 r1, 4
+	r132 = elemaddr r16, r129, 4
+	r133 = elemaddr r4, r129, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r78 = move.ptr r130
+	r11 = elemaddr r78, 1, 4
 	r14 = load.f32 r11
 	checkindex r9, r17, site 1
-	r15 = elemaddr r16, r9, 4
+	r79 = move.ptr r132
+	r15 = elemaddr r79, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r20 = elemaddr r4, r9, 4
+	r80 = move.ptr r133
+	r20 = elemaddr r80, 1, 4
 	store.f32 r20, r19
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r130 = elemaddr r130, r131, 1
+	r132 = elemaddr r132, r131, 1
+	r133 = elemaddr r133, r131, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Produce(a []f32, v f32, delay i64)
@@ -825,12 +1493,12 @@ b6: # edge 2→4
 	r15 = move.i64 0
 	jump b7
 b7: # unroll setup
-	r35 = max.i64 r13, -9223372036854775804
-	r36 = sub.i64 r35, 4
+	r37 = max.i64 r13, -9223372036854775804
+	r38 = sub.i64 r37, 4
 	jump b8
 b8: # unroll guard
-	r37 = lt.i64 r15, r36
-	branch r37, b9, b17
+	r39 = lt.i64 r15, r38
+	branch r39, b9, b17
 b9: # rangeint.body (unrolled 0)
 	r17 = mul.i64 r14, 1664525
 	r18 = add.i64 r17, 1013904223
@@ -935,7 +1603,8 @@ b19: # edge 4→5
 	r16 = move.i64 r19
 	jump b20
 b20: # rangeint.done
-	r22 = elemaddr r4, r9, 4
+	r35 = elemaddr r4, r8, 4
+	r22 = elemaddr r35, 1, 4
 	store.f32 r22, r23
 	r24 = lt.i64 r16, 0
 	branch r24, b21, b22
@@ -967,27 +1636,143 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r16 = mul.i64 r1, 3
+	r60 = mul.i64 r1, 4
+	r21 = convert.u64.i64 r3
+	r23 = convert.u64.i64 r16
+	r66 = move.i64 r60
+	r69 = move.i64 r60
+	r74 = move.i64 r60
+	r79 = move.i64 r60
+	r86 = move.i64 r60
+	r93 = move.i64 r60
+	r99 = move.i64 r2
+	r100 = elemaddr r12, r99, 4
+	r101 = mul.i64 r60, 4
+	r102 = elemaddr r4, r99, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r17 = add.i64 r2, 1
+	r18 = lt.i64 r17, r3
+	branch r18, b3, b27
+b3: # grid unrolled room
+	r22 = convert.u64.i64 r17
+	r19 = sub.u64 r21, r22
+	r20 = gt.u64 r19, r23
+	branch r20, b4, b21
+b4: # grid unrolled 0
+	r24 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r27 = move.i64 r24
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r28 = add.i64 r27, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	checkindex r28, r13, site 0
+	r63 = move.ptr r100
+	r30 = elemaddr r63, 1, 4
+	r31 = load.f32 r30
+	r64 = move.ptr r102
+	r32 = elemaddr r64, 1, 4
+	store.f32 r32, r31
+	jump b8
+b8: # grid unrolled 1
+	r41 = add.i64 r24, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r35 = move.i64 r41
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r36 = add.i64 r35, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	checkindex r36, r13, site 0
+	r65 = move.ptr r63
+	r67 = elemaddr r65, r66, 1
+	r38 = elemaddr r67, 1, 4
+	r39 = load.f32 r38
+	r68 = move.ptr r64
+	r70 = elemaddr r68, r69, 1
+	r40 = elemaddr r70, 1, 4
+	store.f32 r40, r39
+	jump b12
+b12: # grid unrolled 2
+	r50 = add.i64 r41, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r44 = move.i64 r50
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r45 = add.i64 r44, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	checkindex r45, r13, site 0
+	r73 = move.ptr r67
+	r75 = elemaddr r73, r74, 1
+	r47 = elemaddr r75, 1, 4
+	r48 = load.f32 r47
+	r78 = move.ptr r70
+	r80 = elemaddr r78, r79, 1
+	r49 = elemaddr r80, 1, 4
+	store.f32 r49, r48
+	jump b16
+b16: # grid unrolled 3
+	r59 = add.i64 r50, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r53 = move.i64 r59
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r54 = add.i64 r53, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	checkindex r54, r13, site 0
+	r85 = move.ptr r75
+	r87 = elemaddr r85, r86, 1
+	r56 = elemaddr r87, 1, 4
+	r57 = load.f32 r56
+	r92 = move.ptr r80
+	r94 = elemaddr r92, r93, 1
+	r58 = elemaddr r94, 1, 4
+	store.f32 r58, r57
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r60
+	r100 = elemaddr r100, r101, 1
+	r102 = elemaddr r102, r101, 1
+	jump b2
+b21: # preheader
+	r95 = move.i64 r2
+	r96 = elemaddr r12, r95, 4
+	r97 = mul.i64 r1, 4
+	r98 = elemaddr r4, r95, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	checkindex r9, r13, site 0
-	r11 = elemaddr r12, r9, 4
+	r61 = move.ptr r96
+	r11 = elemaddr r61, 1, 4
 	r14 = load.f32 r11
-	r15 = elemaddr r4, r9, 4
+	r62 = move.ptr r98
+	r15 = elemaddr r62, 1, 4
 	store.f32 r15, r14
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r96 = elemaddr r96, r97, 1
+	r98 = elemaddr r98, r97, 1
+	jump b22
+b27: # exit
 	return
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b4081198cb74dccf4160b188fa2b50b27dd6141eba890c467de937b4d3af3f00"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "4ac30ed813f3d985b8cda8661c1f492ec08f27eb8fa4c4a2f3273ff33cc60ee6"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "84dfaa15606cf3c4d7e33f4d47073b56e2d9721e0cc3cdbf841392f2cd5fb097"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "bc0120cf47a10ff0c87311ff7bb430759626d2e2cc289e196e2b0cdeeb4bd710"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1176,11 +1176,11 @@ const qdPTX = `//
 	.param .u64 Gr$0000f6$0000dfe_0_param_3
 )
 {
-	.reg .pred %p<11>;
+	.reg .pred %p<59>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<16>;
+	.reg .b64 %rd<105>;
 	.reg .b64 %rdt<1>;
-	.reg .f32 %f<15>;
+	.reg .f32 %f<62>;
 
 $L_0:
 	ld.param.u64 %rd4, [Gr$0000f6$0000dfe_0_param_0];
@@ -1199,24 +1199,80 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd16, %rd1, 3;
+	mul.lo.s64 %rd64, %rd1, 4;
+	mov.b64 %rd21, %rd3;
+	mov.b64 %rd23, %rd16;
+	mov.b64 %rd70, %rd64;
+	mov.b64 %rd78, %rd64;
+	mov.b64 %rd90, %rd64;
+	mov.b64 %rd102, %rd2;
+	mad.lo.s64 %rd103, %rd102, 4, %rd4;
+	mul.lo.s64 %rd104, %rd64, 4;
 $L_2:
+	add.s64 %rd17, %rd2, 1;
+	setp.lt.s64 %p18, %rd17, %rd3;
+	@!%p18 bra $L_13;
+$L_3:
+	mov.b64 %rd22, %rd17;
+	sub.u64 %rd19, %rd21, %rd22;
+	setp.gt.u64 %p20, %rd19, %rd23;
+	@!%p20 bra $L_9;
+$L_4:
+	mov.b64 %rd67, %rd103;
+	add.s64 %rd30, %rd67, 4;
+	ld.global.f32 %f31, [%rd30];
+	mul.rn.f32 %f32, %f31, %f14;
+	mov.b64 %rd33, %rd30;
+	st.global.f32 [%rd33], %f32;
+$L_5:
+	mov.b64 %rd69, %rd67;
+	add.s64 %rd71, %rd69, %rd70;
+	add.s64 %rd39, %rd71, 4;
+	ld.global.f32 %f40, [%rd39];
+	mul.rn.f32 %f41, %f40, %f14;
+	mov.b64 %rd42, %rd39;
+	st.global.f32 [%rd42], %f41;
+$L_6:
+	mov.b64 %rd77, %rd71;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd49, %rd79, 4;
+	ld.global.f32 %f50, [%rd49];
+	mul.rn.f32 %f51, %f50, %f14;
+	mov.b64 %rd52, %rd49;
+	st.global.f32 [%rd52], %f51;
+$L_7:
+	mov.b64 %rd89, %rd79;
+	add.s64 %rd91, %rd89, %rd90;
+	add.s64 %rd59, %rd91, 4;
+	ld.global.f32 %f60, [%rd59];
+	mul.rn.f32 %f61, %f60, %f14;
+	mov.b64 %rd62, %rd59;
+	st.global.f32 [%rd62], %f61;
+$L_8:
+	add.s64 %rd2, %rd2, %rd64;
+	add.s64 %rd103, %rd103, %rd104;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd99, %rd2;
+	mad.lo.s64 %rd100, %rd99, 4, %rd4;
+	mul.lo.s64 %rd101, %rd1, 4;
+$L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
-	mov.b64 %rd8, %rd2;
-$L_4:
-	add.s64 %rd9, %rd8, 1;
-$L_5:
-	mad.lo.s64 %rd11, %rd9, 4, %rd4;
+	@!%p7 bra $L_13;
+$L_11:
+	mov.b64 %rd65, %rd100;
+	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
 	mov.b64 %rd15, %rd11;
 	st.global.f32 [%rd15], %f13;
-$L_6:
+$L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd100, %rd100, %rd101;
+	bra.uni $L_10;
+$L_13:
 	ret;
 }
 
@@ -1274,10 +1330,10 @@ $Lfault:
 	.param .s64 $0003a9$006570_0_param_1
 )
 {
-	.reg .pred %p<11>;
-	.reg .b32 %r<12>;
+	.reg .pred %p<50>;
+	.reg .b32 %r<51>;
 	.reg .b32 %rt<5>;
-	.reg .b64 %rd<13>;
+	.reg .b64 %rd<77>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -1296,22 +1352,98 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd13, %rd1, 3;
+	mul.lo.s64 %rd53, %rd1, 4;
+	mov.b64 %rd18, %rd3;
+	mov.b64 %rd20, %rd13;
+	mov.b64 %rd57, %rd53;
+	mov.b64 %rd62, %rd53;
+	mov.b64 %rd69, %rd53;
+	mov.b64 %rd74, %rd2;
+	mad.lo.s64 %rd75, %rd74, 4, %rd4;
+	mul.lo.s64 %rd76, %rd53, 4;
 $L_2:
+	add.s64 %rd14, %rd2, 1;
+	setp.lt.s64 %p15, %rd14, %rd3;
+	@!%p15 bra $L_27;
+$L_3:
+	mov.b64 %rd19, %rd14;
+	sub.u64 %rd16, %rd18, %rd19;
+	setp.gt.u64 %p17, %rd16, %rd20;
+	@!%p17 bra $L_21;
+$L_4:
+	mov.b64 %rd21, %rd2;
+$L_5:
+	mov.b64 %rd24, %rd21;
+$L_6:
+	add.s64 %rd25, %rd24, 1;
+$L_7:
+	cvt.u32.u64 %r27, %rd25;
+	mov.b64 %rd55, %rd75;
+	add.s64 %rd28, %rd55, 4;
+	st.global.s32 [%rd28], %r27;
+$L_8:
+	add.s64 %rd36, %rd21, %rd1;
+$L_9:
+	mov.b64 %rd31, %rd36;
+$L_10:
+	add.s64 %rd32, %rd31, 1;
+$L_11:
+	cvt.u32.u64 %r34, %rd32;
+	mov.b64 %rd56, %rd55;
+	add.s64 %rd58, %rd56, %rd57;
+	add.s64 %rd35, %rd58, 4;
+	st.global.s32 [%rd35], %r34;
+$L_12:
+	add.s64 %rd44, %rd36, %rd1;
+$L_13:
+	mov.b64 %rd39, %rd44;
+$L_14:
+	add.s64 %rd40, %rd39, 1;
+$L_15:
+	cvt.u32.u64 %r42, %rd40;
+	mov.b64 %rd61, %rd58;
+	add.s64 %rd63, %rd61, %rd62;
+	add.s64 %rd43, %rd63, 4;
+	st.global.s32 [%rd43], %r42;
+$L_16:
+	add.s64 %rd52, %rd44, %rd1;
+$L_17:
+	mov.b64 %rd47, %rd52;
+$L_18:
+	add.s64 %rd48, %rd47, 1;
+$L_19:
+	cvt.u32.u64 %r50, %rd48;
+	mov.b64 %rd68, %rd63;
+	add.s64 %rd70, %rd68, %rd69;
+	add.s64 %rd51, %rd70, 4;
+	st.global.s32 [%rd51], %r50;
+$L_20:
+	add.s64 %rd2, %rd2, %rd53;
+	add.s64 %rd75, %rd75, %rd76;
+	bra.uni $L_2;
+$L_21:
+	mov.b64 %rd71, %rd2;
+	mad.lo.s64 %rd72, %rd71, 4, %rd4;
+	mul.lo.s64 %rd73, %rd1, 4;
+$L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
-	@!%p7 bra $L_7;
-$L_3:
+	@!%p7 bra $L_27;
+$L_23:
 	mov.b64 %rd8, %rd2;
-$L_4:
+$L_24:
 	add.s64 %rd9, %rd8, 1;
-$L_5:
+$L_25:
 	cvt.u32.u64 %r11, %rd9;
-	mad.lo.s64 %rd12, %rd9, 4, %rd4;
+	mov.b64 %rd54, %rd72;
+	add.s64 %rd12, %rd54, 4;
 	st.global.s32 [%rd12], %r11;
-$L_6:
+$L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
-$L_7:
+	add.s64 %rd72, %rd72, %rd73;
+	bra.uni $L_22;
+$L_27:
 	ret;
 }
 
@@ -1835,7 +1967,7 @@ $L_7:
 	.reg .pred %pt<255>;
 	.reg .b32 %r<2560>;
 	.reg .b32 %rt<9>;
-	.reg .b64 %rd<2561>;
+	.reg .b64 %rd<3328>;
 	.reg .b64 %rdt<4>;
 
 $L_0:
@@ -3636,6 +3768,263 @@ $L_1:
 	mov.b32 %r2552, %r22;
 	mul.lo.s32 %r2553, %r2552, 254;
 	add.s32 %r2554, %r2551, %r2553;
+	mov.b64 %rd3071, %rd2;
+	mad.lo.s64 %rd3072, %rd3071, 4, %rd4;
+	mul.lo.s64 %rd3073, %rd1, 4;
+	mad.lo.s64 %rd3074, %rd3071, 4, %rd26;
+	mad.lo.s64 %rd3075, %rd3071, 4, %rd36;
+	mad.lo.s64 %rd3076, %rd3071, 4, %rd46;
+	mad.lo.s64 %rd3077, %rd3071, 4, %rd56;
+	mad.lo.s64 %rd3078, %rd3071, 4, %rd66;
+	mad.lo.s64 %rd3079, %rd3071, 4, %rd76;
+	mad.lo.s64 %rd3080, %rd3071, 4, %rd86;
+	mad.lo.s64 %rd3081, %rd3071, 4, %rd96;
+	mad.lo.s64 %rd3082, %rd3071, 4, %rd106;
+	mad.lo.s64 %rd3083, %rd3071, 4, %rd116;
+	mad.lo.s64 %rd3084, %rd3071, 4, %rd126;
+	mad.lo.s64 %rd3085, %rd3071, 4, %rd136;
+	mad.lo.s64 %rd3086, %rd3071, 4, %rd146;
+	mad.lo.s64 %rd3087, %rd3071, 4, %rd156;
+	mad.lo.s64 %rd3088, %rd3071, 4, %rd166;
+	mad.lo.s64 %rd3089, %rd3071, 4, %rd176;
+	mad.lo.s64 %rd3090, %rd3071, 4, %rd186;
+	mad.lo.s64 %rd3091, %rd3071, 4, %rd196;
+	mad.lo.s64 %rd3092, %rd3071, 4, %rd206;
+	mad.lo.s64 %rd3093, %rd3071, 4, %rd216;
+	mad.lo.s64 %rd3094, %rd3071, 4, %rd226;
+	mad.lo.s64 %rd3095, %rd3071, 4, %rd236;
+	mad.lo.s64 %rd3096, %rd3071, 4, %rd246;
+	mad.lo.s64 %rd3097, %rd3071, 4, %rd256;
+	mad.lo.s64 %rd3098, %rd3071, 4, %rd266;
+	mad.lo.s64 %rd3099, %rd3071, 4, %rd276;
+	mad.lo.s64 %rd3100, %rd3071, 4, %rd286;
+	mad.lo.s64 %rd3101, %rd3071, 4, %rd296;
+	mad.lo.s64 %rd3102, %rd3071, 4, %rd306;
+	mad.lo.s64 %rd3103, %rd3071, 4, %rd316;
+	mad.lo.s64 %rd3104, %rd3071, 4, %rd326;
+	mad.lo.s64 %rd3105, %rd3071, 4, %rd336;
+	mad.lo.s64 %rd3106, %rd3071, 4, %rd346;
+	mad.lo.s64 %rd3107, %rd3071, 4, %rd356;
+	mad.lo.s64 %rd3108, %rd3071, 4, %rd366;
+	mad.lo.s64 %rd3109, %rd3071, 4, %rd376;
+	mad.lo.s64 %rd3110, %rd3071, 4, %rd386;
+	mad.lo.s64 %rd3111, %rd3071, 4, %rd396;
+	mad.lo.s64 %rd3112, %rd3071, 4, %rd406;
+	mad.lo.s64 %rd3113, %rd3071, 4, %rd416;
+	mad.lo.s64 %rd3114, %rd3071, 4, %rd426;
+	mad.lo.s64 %rd3115, %rd3071, 4, %rd436;
+	mad.lo.s64 %rd3116, %rd3071, 4, %rd446;
+	mad.lo.s64 %rd3117, %rd3071, 4, %rd456;
+	mad.lo.s64 %rd3118, %rd3071, 4, %rd466;
+	mad.lo.s64 %rd3119, %rd3071, 4, %rd476;
+	mad.lo.s64 %rd3120, %rd3071, 4, %rd486;
+	mad.lo.s64 %rd3121, %rd3071, 4, %rd496;
+	mad.lo.s64 %rd3122, %rd3071, 4, %rd506;
+	mad.lo.s64 %rd3123, %rd3071, 4, %rd516;
+	mad.lo.s64 %rd3124, %rd3071, 4, %rd526;
+	mad.lo.s64 %rd3125, %rd3071, 4, %rd536;
+	mad.lo.s64 %rd3126, %rd3071, 4, %rd546;
+	mad.lo.s64 %rd3127, %rd3071, 4, %rd556;
+	mad.lo.s64 %rd3128, %rd3071, 4, %rd566;
+	mad.lo.s64 %rd3129, %rd3071, 4, %rd576;
+	mad.lo.s64 %rd3130, %rd3071, 4, %rd586;
+	mad.lo.s64 %rd3131, %rd3071, 4, %rd596;
+	mad.lo.s64 %rd3132, %rd3071, 4, %rd606;
+	mad.lo.s64 %rd3133, %rd3071, 4, %rd616;
+	mad.lo.s64 %rd3134, %rd3071, 4, %rd626;
+	mad.lo.s64 %rd3135, %rd3071, 4, %rd636;
+	mad.lo.s64 %rd3136, %rd3071, 4, %rd646;
+	mad.lo.s64 %rd3137, %rd3071, 4, %rd656;
+	mad.lo.s64 %rd3138, %rd3071, 4, %rd666;
+	mad.lo.s64 %rd3139, %rd3071, 4, %rd676;
+	mad.lo.s64 %rd3140, %rd3071, 4, %rd686;
+	mad.lo.s64 %rd3141, %rd3071, 4, %rd696;
+	mad.lo.s64 %rd3142, %rd3071, 4, %rd706;
+	mad.lo.s64 %rd3143, %rd3071, 4, %rd716;
+	mad.lo.s64 %rd3144, %rd3071, 4, %rd726;
+	mad.lo.s64 %rd3145, %rd3071, 4, %rd736;
+	mad.lo.s64 %rd3146, %rd3071, 4, %rd746;
+	mad.lo.s64 %rd3147, %rd3071, 4, %rd756;
+	mad.lo.s64 %rd3148, %rd3071, 4, %rd766;
+	mad.lo.s64 %rd3149, %rd3071, 4, %rd776;
+	mad.lo.s64 %rd3150, %rd3071, 4, %rd786;
+	mad.lo.s64 %rd3151, %rd3071, 4, %rd796;
+	mad.lo.s64 %rd3152, %rd3071, 4, %rd806;
+	mad.lo.s64 %rd3153, %rd3071, 4, %rd816;
+	mad.lo.s64 %rd3154, %rd3071, 4, %rd826;
+	mad.lo.s64 %rd3155, %rd3071, 4, %rd836;
+	mad.lo.s64 %rd3156, %rd3071, 4, %rd846;
+	mad.lo.s64 %rd3157, %rd3071, 4, %rd856;
+	mad.lo.s64 %rd3158, %rd3071, 4, %rd866;
+	mad.lo.s64 %rd3159, %rd3071, 4, %rd876;
+	mad.lo.s64 %rd3160, %rd3071, 4, %rd886;
+	mad.lo.s64 %rd3161, %rd3071, 4, %rd896;
+	mad.lo.s64 %rd3162, %rd3071, 4, %rd906;
+	mad.lo.s64 %rd3163, %rd3071, 4, %rd916;
+	mad.lo.s64 %rd3164, %rd3071, 4, %rd926;
+	mad.lo.s64 %rd3165, %rd3071, 4, %rd936;
+	mad.lo.s64 %rd3166, %rd3071, 4, %rd946;
+	mad.lo.s64 %rd3167, %rd3071, 4, %rd956;
+	mad.lo.s64 %rd3168, %rd3071, 4, %rd966;
+	mad.lo.s64 %rd3169, %rd3071, 4, %rd976;
+	mad.lo.s64 %rd3170, %rd3071, 4, %rd986;
+	mad.lo.s64 %rd3171, %rd3071, 4, %rd996;
+	mad.lo.s64 %rd3172, %rd3071, 4, %rd1006;
+	mad.lo.s64 %rd3173, %rd3071, 4, %rd1016;
+	mad.lo.s64 %rd3174, %rd3071, 4, %rd1026;
+	mad.lo.s64 %rd3175, %rd3071, 4, %rd1036;
+	mad.lo.s64 %rd3176, %rd3071, 4, %rd1046;
+	mad.lo.s64 %rd3177, %rd3071, 4, %rd1056;
+	mad.lo.s64 %rd3178, %rd3071, 4, %rd1066;
+	mad.lo.s64 %rd3179, %rd3071, 4, %rd1076;
+	mad.lo.s64 %rd3180, %rd3071, 4, %rd1086;
+	mad.lo.s64 %rd3181, %rd3071, 4, %rd1096;
+	mad.lo.s64 %rd3182, %rd3071, 4, %rd1106;
+	mad.lo.s64 %rd3183, %rd3071, 4, %rd1116;
+	mad.lo.s64 %rd3184, %rd3071, 4, %rd1126;
+	mad.lo.s64 %rd3185, %rd3071, 4, %rd1136;
+	mad.lo.s64 %rd3186, %rd3071, 4, %rd1146;
+	mad.lo.s64 %rd3187, %rd3071, 4, %rd1156;
+	mad.lo.s64 %rd3188, %rd3071, 4, %rd1166;
+	mad.lo.s64 %rd3189, %rd3071, 4, %rd1176;
+	mad.lo.s64 %rd3190, %rd3071, 4, %rd1186;
+	mad.lo.s64 %rd3191, %rd3071, 4, %rd1196;
+	mad.lo.s64 %rd3192, %rd3071, 4, %rd1206;
+	mad.lo.s64 %rd3193, %rd3071, 4, %rd1216;
+	mad.lo.s64 %rd3194, %rd3071, 4, %rd1226;
+	mad.lo.s64 %rd3195, %rd3071, 4, %rd1236;
+	mad.lo.s64 %rd3196, %rd3071, 4, %rd1246;
+	mad.lo.s64 %rd3197, %rd3071, 4, %rd1256;
+	mad.lo.s64 %rd3198, %rd3071, 4, %rd1266;
+	mad.lo.s64 %rd3199, %rd3071, 4, %rd1276;
+	mad.lo.s64 %rd3200, %rd3071, 4, %rd1286;
+	mad.lo.s64 %rd3201, %rd3071, 4, %rd1296;
+	mad.lo.s64 %rd3202, %rd3071, 4, %rd1306;
+	mad.lo.s64 %rd3203, %rd3071, 4, %rd1316;
+	mad.lo.s64 %rd3204, %rd3071, 4, %rd1326;
+	mad.lo.s64 %rd3205, %rd3071, 4, %rd1336;
+	mad.lo.s64 %rd3206, %rd3071, 4, %rd1346;
+	mad.lo.s64 %rd3207, %rd3071, 4, %rd1356;
+	mad.lo.s64 %rd3208, %rd3071, 4, %rd1366;
+	mad.lo.s64 %rd3209, %rd3071, 4, %rd1376;
+	mad.lo.s64 %rd3210, %rd3071, 4, %rd1386;
+	mad.lo.s64 %rd3211, %rd3071, 4, %rd1396;
+	mad.lo.s64 %rd3212, %rd3071, 4, %rd1406;
+	mad.lo.s64 %rd3213, %rd3071, 4, %rd1416;
+	mad.lo.s64 %rd3214, %rd3071, 4, %rd1426;
+	mad.lo.s64 %rd3215, %rd3071, 4, %rd1436;
+	mad.lo.s64 %rd3216, %rd3071, 4, %rd1446;
+	mad.lo.s64 %rd3217, %rd3071, 4, %rd1456;
+	mad.lo.s64 %rd3218, %rd3071, 4, %rd1466;
+	mad.lo.s64 %rd3219, %rd3071, 4, %rd1476;
+	mad.lo.s64 %rd3220, %rd3071, 4, %rd1486;
+	mad.lo.s64 %rd3221, %rd3071, 4, %rd1496;
+	mad.lo.s64 %rd3222, %rd3071, 4, %rd1506;
+	mad.lo.s64 %rd3223, %rd3071, 4, %rd1516;
+	mad.lo.s64 %rd3224, %rd3071, 4, %rd1526;
+	mad.lo.s64 %rd3225, %rd3071, 4, %rd1536;
+	mad.lo.s64 %rd3226, %rd3071, 4, %rd1546;
+	mad.lo.s64 %rd3227, %rd3071, 4, %rd1556;
+	mad.lo.s64 %rd3228, %rd3071, 4, %rd1566;
+	mad.lo.s64 %rd3229, %rd3071, 4, %rd1576;
+	mad.lo.s64 %rd3230, %rd3071, 4, %rd1586;
+	mad.lo.s64 %rd3231, %rd3071, 4, %rd1596;
+	mad.lo.s64 %rd3232, %rd3071, 4, %rd1606;
+	mad.lo.s64 %rd3233, %rd3071, 4, %rd1616;
+	mad.lo.s64 %rd3234, %rd3071, 4, %rd1626;
+	mad.lo.s64 %rd3235, %rd3071, 4, %rd1636;
+	mad.lo.s64 %rd3236, %rd3071, 4, %rd1646;
+	mad.lo.s64 %rd3237, %rd3071, 4, %rd1656;
+	mad.lo.s64 %rd3238, %rd3071, 4, %rd1666;
+	mad.lo.s64 %rd3239, %rd3071, 4, %rd1676;
+	mad.lo.s64 %rd3240, %rd3071, 4, %rd1686;
+	mad.lo.s64 %rd3241, %rd3071, 4, %rd1696;
+	mad.lo.s64 %rd3242, %rd3071, 4, %rd1706;
+	mad.lo.s64 %rd3243, %rd3071, 4, %rd1716;
+	mad.lo.s64 %rd3244, %rd3071, 4, %rd1726;
+	mad.lo.s64 %rd3245, %rd3071, 4, %rd1736;
+	mad.lo.s64 %rd3246, %rd3071, 4, %rd1746;
+	mad.lo.s64 %rd3247, %rd3071, 4, %rd1756;
+	mad.lo.s64 %rd3248, %rd3071, 4, %rd1766;
+	mad.lo.s64 %rd3249, %rd3071, 4, %rd1776;
+	mad.lo.s64 %rd3250, %rd3071, 4, %rd1786;
+	mad.lo.s64 %rd3251, %rd3071, 4, %rd1796;
+	mad.lo.s64 %rd3252, %rd3071, 4, %rd1806;
+	mad.lo.s64 %rd3253, %rd3071, 4, %rd1816;
+	mad.lo.s64 %rd3254, %rd3071, 4, %rd1826;
+	mad.lo.s64 %rd3255, %rd3071, 4, %rd1836;
+	mad.lo.s64 %rd3256, %rd3071, 4, %rd1846;
+	mad.lo.s64 %rd3257, %rd3071, 4, %rd1856;
+	mad.lo.s64 %rd3258, %rd3071, 4, %rd1866;
+	mad.lo.s64 %rd3259, %rd3071, 4, %rd1876;
+	mad.lo.s64 %rd3260, %rd3071, 4, %rd1886;
+	mad.lo.s64 %rd3261, %rd3071, 4, %rd1896;
+	mad.lo.s64 %rd3262, %rd3071, 4, %rd1906;
+	mad.lo.s64 %rd3263, %rd3071, 4, %rd1916;
+	mad.lo.s64 %rd3264, %rd3071, 4, %rd1926;
+	mad.lo.s64 %rd3265, %rd3071, 4, %rd1936;
+	mad.lo.s64 %rd3266, %rd3071, 4, %rd1946;
+	mad.lo.s64 %rd3267, %rd3071, 4, %rd1956;
+	mad.lo.s64 %rd3268, %rd3071, 4, %rd1966;
+	mad.lo.s64 %rd3269, %rd3071, 4, %rd1976;
+	mad.lo.s64 %rd3270, %rd3071, 4, %rd1986;
+	mad.lo.s64 %rd3271, %rd3071, 4, %rd1996;
+	mad.lo.s64 %rd3272, %rd3071, 4, %rd2006;
+	mad.lo.s64 %rd3273, %rd3071, 4, %rd2016;
+	mad.lo.s64 %rd3274, %rd3071, 4, %rd2026;
+	mad.lo.s64 %rd3275, %rd3071, 4, %rd2036;
+	mad.lo.s64 %rd3276, %rd3071, 4, %rd2046;
+	mad.lo.s64 %rd3277, %rd3071, 4, %rd2056;
+	mad.lo.s64 %rd3278, %rd3071, 4, %rd2066;
+	mad.lo.s64 %rd3279, %rd3071, 4, %rd2076;
+	mad.lo.s64 %rd3280, %rd3071, 4, %rd2086;
+	mad.lo.s64 %rd3281, %rd3071, 4, %rd2096;
+	mad.lo.s64 %rd3282, %rd3071, 4, %rd2106;
+	mad.lo.s64 %rd3283, %rd3071, 4, %rd2116;
+	mad.lo.s64 %rd3284, %rd3071, 4, %rd2126;
+	mad.lo.s64 %rd3285, %rd3071, 4, %rd2136;
+	mad.lo.s64 %rd3286, %rd3071, 4, %rd2146;
+	mad.lo.s64 %rd3287, %rd3071, 4, %rd2156;
+	mad.lo.s64 %rd3288, %rd3071, 4, %rd2166;
+	mad.lo.s64 %rd3289, %rd3071, 4, %rd2176;
+	mad.lo.s64 %rd3290, %rd3071, 4, %rd2186;
+	mad.lo.s64 %rd3291, %rd3071, 4, %rd2196;
+	mad.lo.s64 %rd3292, %rd3071, 4, %rd2206;
+	mad.lo.s64 %rd3293, %rd3071, 4, %rd2216;
+	mad.lo.s64 %rd3294, %rd3071, 4, %rd2226;
+	mad.lo.s64 %rd3295, %rd3071, 4, %rd2236;
+	mad.lo.s64 %rd3296, %rd3071, 4, %rd2246;
+	mad.lo.s64 %rd3297, %rd3071, 4, %rd2256;
+	mad.lo.s64 %rd3298, %rd3071, 4, %rd2266;
+	mad.lo.s64 %rd3299, %rd3071, 4, %rd2276;
+	mad.lo.s64 %rd3300, %rd3071, 4, %rd2286;
+	mad.lo.s64 %rd3301, %rd3071, 4, %rd2296;
+	mad.lo.s64 %rd3302, %rd3071, 4, %rd2306;
+	mad.lo.s64 %rd3303, %rd3071, 4, %rd2316;
+	mad.lo.s64 %rd3304, %rd3071, 4, %rd2326;
+	mad.lo.s64 %rd3305, %rd3071, 4, %rd2336;
+	mad.lo.s64 %rd3306, %rd3071, 4, %rd2346;
+	mad.lo.s64 %rd3307, %rd3071, 4, %rd2356;
+	mad.lo.s64 %rd3308, %rd3071, 4, %rd2366;
+	mad.lo.s64 %rd3309, %rd3071, 4, %rd2376;
+	mad.lo.s64 %rd3310, %rd3071, 4, %rd2386;
+	mad.lo.s64 %rd3311, %rd3071, 4, %rd2396;
+	mad.lo.s64 %rd3312, %rd3071, 4, %rd2406;
+	mad.lo.s64 %rd3313, %rd3071, 4, %rd2416;
+	mad.lo.s64 %rd3314, %rd3071, 4, %rd2426;
+	mad.lo.s64 %rd3315, %rd3071, 4, %rd2436;
+	mad.lo.s64 %rd3316, %rd3071, 4, %rd2446;
+	mad.lo.s64 %rd3317, %rd3071, 4, %rd2456;
+	mad.lo.s64 %rd3318, %rd3071, 4, %rd2466;
+	mad.lo.s64 %rd3319, %rd3071, 4, %rd2476;
+	mad.lo.s64 %rd3320, %rd3071, 4, %rd2486;
+	mad.lo.s64 %rd3321, %rd3071, 4, %rd2496;
+	mad.lo.s64 %rd3322, %rd3071, 4, %rd2506;
+	mad.lo.s64 %rd3323, %rd3071, 4, %rd2516;
+	mad.lo.s64 %rd3324, %rd3071, 4, %rd2526;
+	mad.lo.s64 %rd3325, %rd3071, 4, %rd2536;
+	mad.lo.s64 %rd3326, %rd3071, 4, %rd2546;
+	mad.lo.s64 %rd3327, %rd3071, 4, %rd2556;
 $L_2:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -3645,1791 +4034,2301 @@ $L_3:
 $L_4:
 	add.s64 %rd9, %rd8, 1;
 $L_5:
-	mad.lo.s64 %rd17, %rd9, 4, %rd4;
+	mov.b64 %rd2561, %rd3072;
+	add.s64 %rd17, %rd2561, 4;
 	ld.global.s32 %r18, [%rd17];
 	add.s32 %r19, %r18, %r16;
 	mov.b64 %rd20, %rd17;
 	st.global.s32 [%rd20], %r19;
 	setp.ge.u64 %pt0, %rd9, %rd27;
 	@%pt0 bra $Lfault_0;
-	mad.lo.s64 %rd25, %rd9, 4, %rd26;
+	mov.b64 %rd2563, %rd3074;
+	add.s64 %rd25, %rd2563, 4;
 	ld.global.s32 %r28, [%rd25];
 	add.s32 %r29, %r28, %r24;
 	mov.b64 %rd30, %rd25;
 	st.global.s32 [%rd30], %r29;
 	setp.ge.u64 %pt1, %rd9, %rd37;
 	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd35, %rd9, 4, %rd36;
+	mov.b64 %rd2565, %rd3075;
+	add.s64 %rd35, %rd2565, 4;
 	ld.global.s32 %r38, [%rd35];
 	add.s32 %r39, %r38, %r34;
 	mov.b64 %rd40, %rd35;
 	st.global.s32 [%rd40], %r39;
 	setp.ge.u64 %pt2, %rd9, %rd47;
 	@%pt2 bra $Lfault_2;
-	mad.lo.s64 %rd45, %rd9, 4, %rd46;
+	mov.b64 %rd2567, %rd3076;
+	add.s64 %rd45, %rd2567, 4;
 	ld.global.s32 %r48, [%rd45];
 	add.s32 %r49, %r48, %r44;
 	mov.b64 %rd50, %rd45;
 	st.global.s32 [%rd50], %r49;
 	setp.ge.u64 %pt3, %rd9, %rd57;
 	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd55, %rd9, 4, %rd56;
+	mov.b64 %rd2569, %rd3077;
+	add.s64 %rd55, %rd2569, 4;
 	ld.global.s32 %r58, [%rd55];
 	add.s32 %r59, %r58, %r54;
 	mov.b64 %rd60, %rd55;
 	st.global.s32 [%rd60], %r59;
 	setp.ge.u64 %pt4, %rd9, %rd67;
 	@%pt4 bra $Lfault_4;
-	mad.lo.s64 %rd65, %rd9, 4, %rd66;
+	mov.b64 %rd2571, %rd3078;
+	add.s64 %rd65, %rd2571, 4;
 	ld.global.s32 %r68, [%rd65];
 	add.s32 %r69, %r68, %r64;
 	mov.b64 %rd70, %rd65;
 	st.global.s32 [%rd70], %r69;
 	setp.ge.u64 %pt5, %rd9, %rd77;
 	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd75, %rd9, 4, %rd76;
+	mov.b64 %rd2573, %rd3079;
+	add.s64 %rd75, %rd2573, 4;
 	ld.global.s32 %r78, [%rd75];
 	add.s32 %r79, %r78, %r74;
 	mov.b64 %rd80, %rd75;
 	st.global.s32 [%rd80], %r79;
 	setp.ge.u64 %pt6, %rd9, %rd87;
 	@%pt6 bra $Lfault_6;
-	mad.lo.s64 %rd85, %rd9, 4, %rd86;
+	mov.b64 %rd2575, %rd3080;
+	add.s64 %rd85, %rd2575, 4;
 	ld.global.s32 %r88, [%rd85];
 	add.s32 %r89, %r88, %r84;
 	mov.b64 %rd90, %rd85;
 	st.global.s32 [%rd90], %r89;
 	setp.ge.u64 %pt7, %rd9, %rd97;
 	@%pt7 bra $Lfault_7;
-	mad.lo.s64 %rd95, %rd9, 4, %rd96;
+	mov.b64 %rd2577, %rd3081;
+	add.s64 %rd95, %rd2577, 4;
 	ld.global.s32 %r98, [%rd95];
 	add.s32 %r99, %r98, %r94;
 	mov.b64 %rd100, %rd95;
 	st.global.s32 [%rd100], %r99;
 	setp.ge.u64 %pt8, %rd9, %rd107;
 	@%pt8 bra $Lfault_8;
-	mad.lo.s64 %rd105, %rd9, 4, %rd106;
+	mov.b64 %rd2579, %rd3082;
+	add.s64 %rd105, %rd2579, 4;
 	ld.global.s32 %r108, [%rd105];
 	add.s32 %r109, %r108, %r104;
 	mov.b64 %rd110, %rd105;
 	st.global.s32 [%rd110], %r109;
 	setp.ge.u64 %pt9, %rd9, %rd117;
 	@%pt9 bra $Lfault_9;
-	mad.lo.s64 %rd115, %rd9, 4, %rd116;
+	mov.b64 %rd2581, %rd3083;
+	add.s64 %rd115, %rd2581, 4;
 	ld.global.s32 %r118, [%rd115];
 	add.s32 %r119, %r118, %r114;
 	mov.b64 %rd120, %rd115;
 	st.global.s32 [%rd120], %r119;
 	setp.ge.u64 %pt10, %rd9, %rd127;
 	@%pt10 bra $Lfault_10;
-	mad.lo.s64 %rd125, %rd9, 4, %rd126;
+	mov.b64 %rd2583, %rd3084;
+	add.s64 %rd125, %rd2583, 4;
 	ld.global.s32 %r128, [%rd125];
 	add.s32 %r129, %r128, %r124;
 	mov.b64 %rd130, %rd125;
 	st.global.s32 [%rd130], %r129;
 	setp.ge.u64 %pt11, %rd9, %rd137;
 	@%pt11 bra $Lfault_11;
-	mad.lo.s64 %rd135, %rd9, 4, %rd136;
+	mov.b64 %rd2585, %rd3085;
+	add.s64 %rd135, %rd2585, 4;
 	ld.global.s32 %r138, [%rd135];
 	add.s32 %r139, %r138, %r134;
 	mov.b64 %rd140, %rd135;
 	st.global.s32 [%rd140], %r139;
 	setp.ge.u64 %pt12, %rd9, %rd147;
 	@%pt12 bra $Lfault_12;
-	mad.lo.s64 %rd145, %rd9, 4, %rd146;
+	mov.b64 %rd2587, %rd3086;
+	add.s64 %rd145, %rd2587, 4;
 	ld.global.s32 %r148, [%rd145];
 	add.s32 %r149, %r148, %r144;
 	mov.b64 %rd150, %rd145;
 	st.global.s32 [%rd150], %r149;
 	setp.ge.u64 %pt13, %rd9, %rd157;
 	@%pt13 bra $Lfault_13;
-	mad.lo.s64 %rd155, %rd9, 4, %rd156;
+	mov.b64 %rd2589, %rd3087;
+	add.s64 %rd155, %rd2589, 4;
 	ld.global.s32 %r158, [%rd155];
 	add.s32 %r159, %r158, %r154;
 	mov.b64 %rd160, %rd155;
 	st.global.s32 [%rd160], %r159;
 	setp.ge.u64 %pt14, %rd9, %rd167;
 	@%pt14 bra $Lfault_14;
-	mad.lo.s64 %rd165, %rd9, 4, %rd166;
+	mov.b64 %rd2591, %rd3088;
+	add.s64 %rd165, %rd2591, 4;
 	ld.global.s32 %r168, [%rd165];
 	add.s32 %r169, %r168, %r164;
 	mov.b64 %rd170, %rd165;
 	st.global.s32 [%rd170], %r169;
 	setp.ge.u64 %pt15, %rd9, %rd177;
 	@%pt15 bra $Lfault_15;
-	mad.lo.s64 %rd175, %rd9, 4, %rd176;
+	mov.b64 %rd2593, %rd3089;
+	add.s64 %rd175, %rd2593, 4;
 	ld.global.s32 %r178, [%rd175];
 	add.s32 %r179, %r178, %r174;
 	mov.b64 %rd180, %rd175;
 	st.global.s32 [%rd180], %r179;
 	setp.ge.u64 %pt16, %rd9, %rd187;
 	@%pt16 bra $Lfault_16;
-	mad.lo.s64 %rd185, %rd9, 4, %rd186;
+	mov.b64 %rd2595, %rd3090;
+	add.s64 %rd185, %rd2595, 4;
 	ld.global.s32 %r188, [%rd185];
 	add.s32 %r189, %r188, %r184;
 	mov.b64 %rd190, %rd185;
 	st.global.s32 [%rd190], %r189;
 	setp.ge.u64 %pt17, %rd9, %rd197;
 	@%pt17 bra $Lfault_17;
-	mad.lo.s64 %rd195, %rd9, 4, %rd196;
+	mov.b64 %rd2597, %rd3091;
+	add.s64 %rd195, %rd2597, 4;
 	ld.global.s32 %r198, [%rd195];
 	add.s32 %r199, %r198, %r194;
 	mov.b64 %rd200, %rd195;
 	st.global.s32 [%rd200], %r199;
 	setp.ge.u64 %pt18, %rd9, %rd207;
 	@%pt18 bra $Lfault_18;
-	mad.lo.s64 %rd205, %rd9, 4, %rd206;
+	mov.b64 %rd2599, %rd3092;
+	add.s64 %rd205, %rd2599, 4;
 	ld.global.s32 %r208, [%rd205];
 	add.s32 %r209, %r208, %r204;
 	mov.b64 %rd210, %rd205;
 	st.global.s32 [%rd210], %r209;
 	setp.ge.u64 %pt19, %rd9, %rd217;
 	@%pt19 bra $Lfault_19;
-	mad.lo.s64 %rd215, %rd9, 4, %rd216;
+	mov.b64 %rd2601, %rd3093;
+	add.s64 %rd215, %rd2601, 4;
 	ld.global.s32 %r218, [%rd215];
 	add.s32 %r219, %r218, %r214;
 	mov.b64 %rd220, %rd215;
 	st.global.s32 [%rd220], %r219;
 	setp.ge.u64 %pt20, %rd9, %rd227;
 	@%pt20 bra $Lfault_20;
-	mad.lo.s64 %rd225, %rd9, 4, %rd226;
+	mov.b64 %rd2603, %rd3094;
+	add.s64 %rd225, %rd2603, 4;
 	ld.global.s32 %r228, [%rd225];
 	add.s32 %r229, %r228, %r224;
 	mov.b64 %rd230, %rd225;
 	st.global.s32 [%rd230], %r229;
 	setp.ge.u64 %pt21, %rd9, %rd237;
 	@%pt21 bra $Lfault_21;
-	mad.lo.s64 %rd235, %rd9, 4, %rd236;
+	mov.b64 %rd2605, %rd3095;
+	add.s64 %rd235, %rd2605, 4;
 	ld.global.s32 %r238, [%rd235];
 	add.s32 %r239, %r238, %r234;
 	mov.b64 %rd240, %rd235;
 	st.global.s32 [%rd240], %r239;
 	setp.ge.u64 %pt22, %rd9, %rd247;
 	@%pt22 bra $Lfault_22;
-	mad.lo.s64 %rd245, %rd9, 4, %rd246;
+	mov.b64 %rd2607, %rd3096;
+	add.s64 %rd245, %rd2607, 4;
 	ld.global.s32 %r248, [%rd245];
 	add.s32 %r249, %r248, %r244;
 	mov.b64 %rd250, %rd245;
 	st.global.s32 [%rd250], %r249;
 	setp.ge.u64 %pt23, %rd9, %rd257;
 	@%pt23 bra $Lfault_23;
-	mad.lo.s64 %rd255, %rd9, 4, %rd256;
+	mov.b64 %rd2609, %rd3097;
+	add.s64 %rd255, %rd2609, 4;
 	ld.global.s32 %r258, [%rd255];
 	add.s32 %r259, %r258, %r254;
 	mov.b64 %rd260, %rd255;
 	st.global.s32 [%rd260], %r259;
 	setp.ge.u64 %pt24, %rd9, %rd267;
 	@%pt24 bra $Lfault_24;
-	mad.lo.s64 %rd265, %rd9, 4, %rd266;
+	mov.b64 %rd2611, %rd3098;
+	add.s64 %rd265, %rd2611, 4;
 	ld.global.s32 %r268, [%rd265];
 	add.s32 %r269, %r268, %r264;
 	mov.b64 %rd270, %rd265;
 	st.global.s32 [%rd270], %r269;
 	setp.ge.u64 %pt25, %rd9, %rd277;
 	@%pt25 bra $Lfault_25;
-	mad.lo.s64 %rd275, %rd9, 4, %rd276;
+	mov.b64 %rd2613, %rd3099;
+	add.s64 %rd275, %rd2613, 4;
 	ld.global.s32 %r278, [%rd275];
 	add.s32 %r279, %r278, %r274;
 	mov.b64 %rd280, %rd275;
 	st.global.s32 [%rd280], %r279;
 	setp.ge.u64 %pt26, %rd9, %rd287;
 	@%pt26 bra $Lfault_26;
-	mad.lo.s64 %rd285, %rd9, 4, %rd286;
+	mov.b64 %rd2615, %rd3100;
+	add.s64 %rd285, %rd2615, 4;
 	ld.global.s32 %r288, [%rd285];
 	add.s32 %r289, %r288, %r284;
 	mov.b64 %rd290, %rd285;
 	st.global.s32 [%rd290], %r289;
 	setp.ge.u64 %pt27, %rd9, %rd297;
 	@%pt27 bra $Lfault_27;
-	mad.lo.s64 %rd295, %rd9, 4, %rd296;
+	mov.b64 %rd2617, %rd3101;
+	add.s64 %rd295, %rd2617, 4;
 	ld.global.s32 %r298, [%rd295];
 	add.s32 %r299, %r298, %r294;
 	mov.b64 %rd300, %rd295;
 	st.global.s32 [%rd300], %r299;
 	setp.ge.u64 %pt28, %rd9, %rd307;
 	@%pt28 bra $Lfault_28;
-	mad.lo.s64 %rd305, %rd9, 4, %rd306;
+	mov.b64 %rd2619, %rd3102;
+	add.s64 %rd305, %rd2619, 4;
 	ld.global.s32 %r308, [%rd305];
 	add.s32 %r309, %r308, %r304;
 	mov.b64 %rd310, %rd305;
 	st.global.s32 [%rd310], %r309;
 	setp.ge.u64 %pt29, %rd9, %rd317;
 	@%pt29 bra $Lfault_29;
-	mad.lo.s64 %rd315, %rd9, 4, %rd316;
+	mov.b64 %rd2621, %rd3103;
+	add.s64 %rd315, %rd2621, 4;
 	ld.global.s32 %r318, [%rd315];
 	add.s32 %r319, %r318, %r314;
 	mov.b64 %rd320, %rd315;
 	st.global.s32 [%rd320], %r319;
 	setp.ge.u64 %pt30, %rd9, %rd327;
 	@%pt30 bra $Lfault_30;
-	mad.lo.s64 %rd325, %rd9, 4, %rd326;
+	mov.b64 %rd2623, %rd3104;
+	add.s64 %rd325, %rd2623, 4;
 	ld.global.s32 %r328, [%rd325];
 	add.s32 %r329, %r328, %r324;
 	mov.b64 %rd330, %rd325;
 	st.global.s32 [%rd330], %r329;
 	setp.ge.u64 %pt31, %rd9, %rd337;
 	@%pt31 bra $Lfault_31;
-	mad.lo.s64 %rd335, %rd9, 4, %rd336;
+	mov.b64 %rd2625, %rd3105;
+	add.s64 %rd335, %rd2625, 4;
 	ld.global.s32 %r338, [%rd335];
 	add.s32 %r339, %r338, %r334;
 	mov.b64 %rd340, %rd335;
 	st.global.s32 [%rd340], %r339;
 	setp.ge.u64 %pt32, %rd9, %rd347;
 	@%pt32 bra $Lfault_32;
-	mad.lo.s64 %rd345, %rd9, 4, %rd346;
+	mov.b64 %rd2627, %rd3106;
+	add.s64 %rd345, %rd2627, 4;
 	ld.global.s32 %r348, [%rd345];
 	add.s32 %r349, %r348, %r344;
 	mov.b64 %rd350, %rd345;
 	st.global.s32 [%rd350], %r349;
 	setp.ge.u64 %pt33, %rd9, %rd357;
 	@%pt33 bra $Lfault_33;
-	mad.lo.s64 %rd355, %rd9, 4, %rd356;
+	mov.b64 %rd2629, %rd3107;
+	add.s64 %rd355, %rd2629, 4;
 	ld.global.s32 %r358, [%rd355];
 	add.s32 %r359, %r358, %r354;
 	mov.b64 %rd360, %rd355;
 	st.global.s32 [%rd360], %r359;
 	setp.ge.u64 %pt34, %rd9, %rd367;
 	@%pt34 bra $Lfault_34;
-	mad.lo.s64 %rd365, %rd9, 4, %rd366;
+	mov.b64 %rd2631, %rd3108;
+	add.s64 %rd365, %rd2631, 4;
 	ld.global.s32 %r368, [%rd365];
 	add.s32 %r369, %r368, %r364;
 	mov.b64 %rd370, %rd365;
 	st.global.s32 [%rd370], %r369;
 	setp.ge.u64 %pt35, %rd9, %rd377;
 	@%pt35 bra $Lfault_35;
-	mad.lo.s64 %rd375, %rd9, 4, %rd376;
+	mov.b64 %rd2633, %rd3109;
+	add.s64 %rd375, %rd2633, 4;
 	ld.global.s32 %r378, [%rd375];
 	add.s32 %r379, %r378, %r374;
 	mov.b64 %rd380, %rd375;
 	st.global.s32 [%rd380], %r379;
 	setp.ge.u64 %pt36, %rd9, %rd387;
 	@%pt36 bra $Lfault_36;
-	mad.lo.s64 %rd385, %rd9, 4, %rd386;
+	mov.b64 %rd2635, %rd3110;
+	add.s64 %rd385, %rd2635, 4;
 	ld.global.s32 %r388, [%rd385];
 	add.s32 %r389, %r388, %r384;
 	mov.b64 %rd390, %rd385;
 	st.global.s32 [%rd390], %r389;
 	setp.ge.u64 %pt37, %rd9, %rd397;
 	@%pt37 bra $Lfault_37;
-	mad.lo.s64 %rd395, %rd9, 4, %rd396;
+	mov.b64 %rd2637, %rd3111;
+	add.s64 %rd395, %rd2637, 4;
 	ld.global.s32 %r398, [%rd395];
 	add.s32 %r399, %r398, %r394;
 	mov.b64 %rd400, %rd395;
 	st.global.s32 [%rd400], %r399;
 	setp.ge.u64 %pt38, %rd9, %rd407;
 	@%pt38 bra $Lfault_38;
-	mad.lo.s64 %rd405, %rd9, 4, %rd406;
+	mov.b64 %rd2639, %rd3112;
+	add.s64 %rd405, %rd2639, 4;
 	ld.global.s32 %r408, [%rd405];
 	add.s32 %r409, %r408, %r404;
 	mov.b64 %rd410, %rd405;
 	st.global.s32 [%rd410], %r409;
 	setp.ge.u64 %pt39, %rd9, %rd417;
 	@%pt39 bra $Lfault_39;
-	mad.lo.s64 %rd415, %rd9, 4, %rd416;
+	mov.b64 %rd2641, %rd3113;
+	add.s64 %rd415, %rd2641, 4;
 	ld.global.s32 %r418, [%rd415];
 	add.s32 %r419, %r418, %r414;
 	mov.b64 %rd420, %rd415;
 	st.global.s32 [%rd420], %r419;
 	setp.ge.u64 %pt40, %rd9, %rd427;
 	@%pt40 bra $Lfault_40;
-	mad.lo.s64 %rd425, %rd9, 4, %rd426;
+	mov.b64 %rd2643, %rd3114;
+	add.s64 %rd425, %rd2643, 4;
 	ld.global.s32 %r428, [%rd425];
 	add.s32 %r429, %r428, %r424;
 	mov.b64 %rd430, %rd425;
 	st.global.s32 [%rd430], %r429;
 	setp.ge.u64 %pt41, %rd9, %rd437;
 	@%pt41 bra $Lfault_41;
-	mad.lo.s64 %rd435, %rd9, 4, %rd436;
+	mov.b64 %rd2645, %rd3115;
+	add.s64 %rd435, %rd2645, 4;
 	ld.global.s32 %r438, [%rd435];
 	add.s32 %r439, %r438, %r434;
 	mov.b64 %rd440, %rd435;
 	st.global.s32 [%rd440], %r439;
 	setp.ge.u64 %pt42, %rd9, %rd447;
 	@%pt42 bra $Lfault_42;
-	mad.lo.s64 %rd445, %rd9, 4, %rd446;
+	mov.b64 %rd2647, %rd3116;
+	add.s64 %rd445, %rd2647, 4;
 	ld.global.s32 %r448, [%rd445];
 	add.s32 %r449, %r448, %r444;
 	mov.b64 %rd450, %rd445;
 	st.global.s32 [%rd450], %r449;
 	setp.ge.u64 %pt43, %rd9, %rd457;
 	@%pt43 bra $Lfault_43;
-	mad.lo.s64 %rd455, %rd9, 4, %rd456;
+	mov.b64 %rd2649, %rd3117;
+	add.s64 %rd455, %rd2649, 4;
 	ld.global.s32 %r458, [%rd455];
 	add.s32 %r459, %r458, %r454;
 	mov.b64 %rd460, %rd455;
 	st.global.s32 [%rd460], %r459;
 	setp.ge.u64 %pt44, %rd9, %rd467;
 	@%pt44 bra $Lfault_44;
-	mad.lo.s64 %rd465, %rd9, 4, %rd466;
+	mov.b64 %rd2651, %rd3118;
+	add.s64 %rd465, %rd2651, 4;
 	ld.global.s32 %r468, [%rd465];
 	add.s32 %r469, %r468, %r464;
 	mov.b64 %rd470, %rd465;
 	st.global.s32 [%rd470], %r469;
 	setp.ge.u64 %pt45, %rd9, %rd477;
 	@%pt45 bra $Lfault_45;
-	mad.lo.s64 %rd475, %rd9, 4, %rd476;
+	mov.b64 %rd2653, %rd3119;
+	add.s64 %rd475, %rd2653, 4;
 	ld.global.s32 %r478, [%rd475];
 	add.s32 %r479, %r478, %r474;
 	mov.b64 %rd480, %rd475;
 	st.global.s32 [%rd480], %r479;
 	setp.ge.u64 %pt46, %rd9, %rd487;
 	@%pt46 bra $Lfault_46;
-	mad.lo.s64 %rd485, %rd9, 4, %rd486;
+	mov.b64 %rd2655, %rd3120;
+	add.s64 %rd485, %rd2655, 4;
 	ld.global.s32 %r488, [%rd485];
 	add.s32 %r489, %r488, %r484;
 	mov.b64 %rd490, %rd485;
 	st.global.s32 [%rd490], %r489;
 	setp.ge.u64 %pt47, %rd9, %rd497;
 	@%pt47 bra $Lfault_47;
-	mad.lo.s64 %rd495, %rd9, 4, %rd496;
+	mov.b64 %rd2657, %rd3121;
+	add.s64 %rd495, %rd2657, 4;
 	ld.global.s32 %r498, [%rd495];
 	add.s32 %r499, %r498, %r494;
 	mov.b64 %rd500, %rd495;
 	st.global.s32 [%rd500], %r499;
 	setp.ge.u64 %pt48, %rd9, %rd507;
 	@%pt48 bra $Lfault_48;
-	mad.lo.s64 %rd505, %rd9, 4, %rd506;
+	mov.b64 %rd2659, %rd3122;
+	add.s64 %rd505, %rd2659, 4;
 	ld.global.s32 %r508, [%rd505];
 	add.s32 %r509, %r508, %r504;
 	mov.b64 %rd510, %rd505;
 	st.global.s32 [%rd510], %r509;
 	setp.ge.u64 %pt49, %rd9, %rd517;
 	@%pt49 bra $Lfault_49;
-	mad.lo.s64 %rd515, %rd9, 4, %rd516;
+	mov.b64 %rd2661, %rd3123;
+	add.s64 %rd515, %rd2661, 4;
 	ld.global.s32 %r518, [%rd515];
 	add.s32 %r519, %r518, %r514;
 	mov.b64 %rd520, %rd515;
 	st.global.s32 [%rd520], %r519;
 	setp.ge.u64 %pt50, %rd9, %rd527;
 	@%pt50 bra $Lfault_50;
-	mad.lo.s64 %rd525, %rd9, 4, %rd526;
+	mov.b64 %rd2663, %rd3124;
+	add.s64 %rd525, %rd2663, 4;
 	ld.global.s32 %r528, [%rd525];
 	add.s32 %r529, %r528, %r524;
 	mov.b64 %rd530, %rd525;
 	st.global.s32 [%rd530], %r529;
 	setp.ge.u64 %pt51, %rd9, %rd537;
 	@%pt51 bra $Lfault_51;
-	mad.lo.s64 %rd535, %rd9, 4, %rd536;
+	mov.b64 %rd2665, %rd3125;
+	add.s64 %rd535, %rd2665, 4;
 	ld.global.s32 %r538, [%rd535];
 	add.s32 %r539, %r538, %r534;
 	mov.b64 %rd540, %rd535;
 	st.global.s32 [%rd540], %r539;
 	setp.ge.u64 %pt52, %rd9, %rd547;
 	@%pt52 bra $Lfault_52;
-	mad.lo.s64 %rd545, %rd9, 4, %rd546;
+	mov.b64 %rd2667, %rd3126;
+	add.s64 %rd545, %rd2667, 4;
 	ld.global.s32 %r548, [%rd545];
 	add.s32 %r549, %r548, %r544;
 	mov.b64 %rd550, %rd545;
 	st.global.s32 [%rd550], %r549;
 	setp.ge.u64 %pt53, %rd9, %rd557;
 	@%pt53 bra $Lfault_53;
-	mad.lo.s64 %rd555, %rd9, 4, %rd556;
+	mov.b64 %rd2669, %rd3127;
+	add.s64 %rd555, %rd2669, 4;
 	ld.global.s32 %r558, [%rd555];
 	add.s32 %r559, %r558, %r554;
 	mov.b64 %rd560, %rd555;
 	st.global.s32 [%rd560], %r559;
 	setp.ge.u64 %pt54, %rd9, %rd567;
 	@%pt54 bra $Lfault_54;
-	mad.lo.s64 %rd565, %rd9, 4, %rd566;
+	mov.b64 %rd2671, %rd3128;
+	add.s64 %rd565, %rd2671, 4;
 	ld.global.s32 %r568, [%rd565];
 	add.s32 %r569, %r568, %r564;
 	mov.b64 %rd570, %rd565;
 	st.global.s32 [%rd570], %r569;
 	setp.ge.u64 %pt55, %rd9, %rd577;
 	@%pt55 bra $Lfault_55;
-	mad.lo.s64 %rd575, %rd9, 4, %rd576;
+	mov.b64 %rd2673, %rd3129;
+	add.s64 %rd575, %rd2673, 4;
 	ld.global.s32 %r578, [%rd575];
 	add.s32 %r579, %r578, %r574;
 	mov.b64 %rd580, %rd575;
 	st.global.s32 [%rd580], %r579;
 	setp.ge.u64 %pt56, %rd9, %rd587;
 	@%pt56 bra $Lfault_56;
-	mad.lo.s64 %rd585, %rd9, 4, %rd586;
+	mov.b64 %rd2675, %rd3130;
+	add.s64 %rd585, %rd2675, 4;
 	ld.global.s32 %r588, [%rd585];
 	add.s32 %r589, %r588, %r584;
 	mov.b64 %rd590, %rd585;
 	st.global.s32 [%rd590], %r589;
 	setp.ge.u64 %pt57, %rd9, %rd597;
 	@%pt57 bra $Lfault_57;
-	mad.lo.s64 %rd595, %rd9, 4, %rd596;
+	mov.b64 %rd2677, %rd3131;
+	add.s64 %rd595, %rd2677, 4;
 	ld.global.s32 %r598, [%rd595];
 	add.s32 %r599, %r598, %r594;
 	mov.b64 %rd600, %rd595;
 	st.global.s32 [%rd600], %r599;
 	setp.ge.u64 %pt58, %rd9, %rd607;
 	@%pt58 bra $Lfault_58;
-	mad.lo.s64 %rd605, %rd9, 4, %rd606;
+	mov.b64 %rd2679, %rd3132;
+	add.s64 %rd605, %rd2679, 4;
 	ld.global.s32 %r608, [%rd605];
 	add.s32 %r609, %r608, %r604;
 	mov.b64 %rd610, %rd605;
 	st.global.s32 [%rd610], %r609;
 	setp.ge.u64 %pt59, %rd9, %rd617;
 	@%pt59 bra $Lfault_59;
-	mad.lo.s64 %rd615, %rd9, 4, %rd616;
+	mov.b64 %rd2681, %rd3133;
+	add.s64 %rd615, %rd2681, 4;
 	ld.global.s32 %r618, [%rd615];
 	add.s32 %r619, %r618, %r614;
 	mov.b64 %rd620, %rd615;
 	st.global.s32 [%rd620], %r619;
 	setp.ge.u64 %pt60, %rd9, %rd627;
 	@%pt60 bra $Lfault_60;
-	mad.lo.s64 %rd625, %rd9, 4, %rd626;
+	mov.b64 %rd2683, %rd3134;
+	add.s64 %rd625, %rd2683, 4;
 	ld.global.s32 %r628, [%rd625];
 	add.s32 %r629, %r628, %r624;
 	mov.b64 %rd630, %rd625;
 	st.global.s32 [%rd630], %r629;
 	setp.ge.u64 %pt61, %rd9, %rd637;
 	@%pt61 bra $Lfault_61;
-	mad.lo.s64 %rd635, %rd9, 4, %rd636;
+	mov.b64 %rd2685, %rd3135;
+	add.s64 %rd635, %rd2685, 4;
 	ld.global.s32 %r638, [%rd635];
 	add.s32 %r639, %r638, %r634;
 	mov.b64 %rd640, %rd635;
 	st.global.s32 [%rd640], %r639;
 	setp.ge.u64 %pt62, %rd9, %rd647;
 	@%pt62 bra $Lfault_62;
-	mad.lo.s64 %rd645, %rd9, 4, %rd646;
+	mov.b64 %rd2687, %rd3136;
+	add.s64 %rd645, %rd2687, 4;
 	ld.global.s32 %r648, [%rd645];
 	add.s32 %r649, %r648, %r644;
 	mov.b64 %rd650, %rd645;
 	st.global.s32 [%rd650], %r649;
 	setp.ge.u64 %pt63, %rd9, %rd657;
 	@%pt63 bra $Lfault_63;
-	mad.lo.s64 %rd655, %rd9, 4, %rd656;
+	mov.b64 %rd2689, %rd3137;
+	add.s64 %rd655, %rd2689, 4;
 	ld.global.s32 %r658, [%rd655];
 	add.s32 %r659, %r658, %r654;
 	mov.b64 %rd660, %rd655;
 	st.global.s32 [%rd660], %r659;
 	setp.ge.u64 %pt64, %rd9, %rd667;
 	@%pt64 bra $Lfault_64;
-	mad.lo.s64 %rd665, %rd9, 4, %rd666;
+	mov.b64 %rd2691, %rd3138;
+	add.s64 %rd665, %rd2691, 4;
 	ld.global.s32 %r668, [%rd665];
 	add.s32 %r669, %r668, %r664;
 	mov.b64 %rd670, %rd665;
 	st.global.s32 [%rd670], %r669;
 	setp.ge.u64 %pt65, %rd9, %rd677;
 	@%pt65 bra $Lfault_65;
-	mad.lo.s64 %rd675, %rd9, 4, %rd676;
+	mov.b64 %rd2693, %rd3139;
+	add.s64 %rd675, %rd2693, 4;
 	ld.global.s32 %r678, [%rd675];
 	add.s32 %r679, %r678, %r674;
 	mov.b64 %rd680, %rd675;
 	st.global.s32 [%rd680], %r679;
 	setp.ge.u64 %pt66, %rd9, %rd687;
 	@%pt66 bra $Lfault_66;
-	mad.lo.s64 %rd685, %rd9, 4, %rd686;
+	mov.b64 %rd2695, %rd3140;
+	add.s64 %rd685, %rd2695, 4;
 	ld.global.s32 %r688, [%rd685];
 	add.s32 %r689, %r688, %r684;
 	mov.b64 %rd690, %rd685;
 	st.global.s32 [%rd690], %r689;
 	setp.ge.u64 %pt67, %rd9, %rd697;
 	@%pt67 bra $Lfault_67;
-	mad.lo.s64 %rd695, %rd9, 4, %rd696;
+	mov.b64 %rd2697, %rd3141;
+	add.s64 %rd695, %rd2697, 4;
 	ld.global.s32 %r698, [%rd695];
 	add.s32 %r699, %r698, %r694;
 	mov.b64 %rd700, %rd695;
 	st.global.s32 [%rd700], %r699;
 	setp.ge.u64 %pt68, %rd9, %rd707;
 	@%pt68 bra $Lfault_68;
-	mad.lo.s64 %rd705, %rd9, 4, %rd706;
+	mov.b64 %rd2699, %rd3142;
+	add.s64 %rd705, %rd2699, 4;
 	ld.global.s32 %r708, [%rd705];
 	add.s32 %r709, %r708, %r704;
 	mov.b64 %rd710, %rd705;
 	st.global.s32 [%rd710], %r709;
 	setp.ge.u64 %pt69, %rd9, %rd717;
 	@%pt69 bra $Lfault_69;
-	mad.lo.s64 %rd715, %rd9, 4, %rd716;
+	mov.b64 %rd2701, %rd3143;
+	add.s64 %rd715, %rd2701, 4;
 	ld.global.s32 %r718, [%rd715];
 	add.s32 %r719, %r718, %r714;
 	mov.b64 %rd720, %rd715;
 	st.global.s32 [%rd720], %r719;
 	setp.ge.u64 %pt70, %rd9, %rd727;
 	@%pt70 bra $Lfault_70;
-	mad.lo.s64 %rd725, %rd9, 4, %rd726;
+	mov.b64 %rd2703, %rd3144;
+	add.s64 %rd725, %rd2703, 4;
 	ld.global.s32 %r728, [%rd725];
 	add.s32 %r729, %r728, %r724;
 	mov.b64 %rd730, %rd725;
 	st.global.s32 [%rd730], %r729;
 	setp.ge.u64 %pt71, %rd9, %rd737;
 	@%pt71 bra $Lfault_71;
-	mad.lo.s64 %rd735, %rd9, 4, %rd736;
+	mov.b64 %rd2705, %rd3145;
+	add.s64 %rd735, %rd2705, 4;
 	ld.global.s32 %r738, [%rd735];
 	add.s32 %r739, %r738, %r734;
 	mov.b64 %rd740, %rd735;
 	st.global.s32 [%rd740], %r739;
 	setp.ge.u64 %pt72, %rd9, %rd747;
 	@%pt72 bra $Lfault_72;
-	mad.lo.s64 %rd745, %rd9, 4, %rd746;
+	mov.b64 %rd2707, %rd3146;
+	add.s64 %rd745, %rd2707, 4;
 	ld.global.s32 %r748, [%rd745];
 	add.s32 %r749, %r748, %r744;
 	mov.b64 %rd750, %rd745;
 	st.global.s32 [%rd750], %r749;
 	setp.ge.u64 %pt73, %rd9, %rd757;
 	@%pt73 bra $Lfault_73;
-	mad.lo.s64 %rd755, %rd9, 4, %rd756;
+	mov.b64 %rd2709, %rd3147;
+	add.s64 %rd755, %rd2709, 4;
 	ld.global.s32 %r758, [%rd755];
 	add.s32 %r759, %r758, %r754;
 	mov.b64 %rd760, %rd755;
 	st.global.s32 [%rd760], %r759;
 	setp.ge.u64 %pt74, %rd9, %rd767;
 	@%pt74 bra $Lfault_74;
-	mad.lo.s64 %rd765, %rd9, 4, %rd766;
+	mov.b64 %rd2711, %rd3148;
+	add.s64 %rd765, %rd2711, 4;
 	ld.global.s32 %r768, [%rd765];
 	add.s32 %r769, %r768, %r764;
 	mov.b64 %rd770, %rd765;
 	st.global.s32 [%rd770], %r769;
 	setp.ge.u64 %pt75, %rd9, %rd777;
 	@%pt75 bra $Lfault_75;
-	mad.lo.s64 %rd775, %rd9, 4, %rd776;
+	mov.b64 %rd2713, %rd3149;
+	add.s64 %rd775, %rd2713, 4;
 	ld.global.s32 %r778, [%rd775];
 	add.s32 %r779, %r778, %r774;
 	mov.b64 %rd780, %rd775;
 	st.global.s32 [%rd780], %r779;
 	setp.ge.u64 %pt76, %rd9, %rd787;
 	@%pt76 bra $Lfault_76;
-	mad.lo.s64 %rd785, %rd9, 4, %rd786;
+	mov.b64 %rd2715, %rd3150;
+	add.s64 %rd785, %rd2715, 4;
 	ld.global.s32 %r788, [%rd785];
 	add.s32 %r789, %r788, %r784;
 	mov.b64 %rd790, %rd785;
 	st.global.s32 [%rd790], %r789;
 	setp.ge.u64 %pt77, %rd9, %rd797;
 	@%pt77 bra $Lfault_77;
-	mad.lo.s64 %rd795, %rd9, 4, %rd796;
+	mov.b64 %rd2717, %rd3151;
+	add.s64 %rd795, %rd2717, 4;
 	ld.global.s32 %r798, [%rd795];
 	add.s32 %r799, %r798, %r794;
 	mov.b64 %rd800, %rd795;
 	st.global.s32 [%rd800], %r799;
 	setp.ge.u64 %pt78, %rd9, %rd807;
 	@%pt78 bra $Lfault_78;
-	mad.lo.s64 %rd805, %rd9, 4, %rd806;
+	mov.b64 %rd2719, %rd3152;
+	add.s64 %rd805, %rd2719, 4;
 	ld.global.s32 %r808, [%rd805];
 	add.s32 %r809, %r808, %r804;
 	mov.b64 %rd810, %rd805;
 	st.global.s32 [%rd810], %r809;
 	setp.ge.u64 %pt79, %rd9, %rd817;
 	@%pt79 bra $Lfault_79;
-	mad.lo.s64 %rd815, %rd9, 4, %rd816;
+	mov.b64 %rd2721, %rd3153;
+	add.s64 %rd815, %rd2721, 4;
 	ld.global.s32 %r818, [%rd815];
 	add.s32 %r819, %r818, %r814;
 	mov.b64 %rd820, %rd815;
 	st.global.s32 [%rd820], %r819;
 	setp.ge.u64 %pt80, %rd9, %rd827;
 	@%pt80 bra $Lfault_80;
-	mad.lo.s64 %rd825, %rd9, 4, %rd826;
+	mov.b64 %rd2723, %rd3154;
+	add.s64 %rd825, %rd2723, 4;
 	ld.global.s32 %r828, [%rd825];
 	add.s32 %r829, %r828, %r824;
 	mov.b64 %rd830, %rd825;
 	st.global.s32 [%rd830], %r829;
 	setp.ge.u64 %pt81, %rd9, %rd837;
 	@%pt81 bra $Lfault_81;
-	mad.lo.s64 %rd835, %rd9, 4, %rd836;
+	mov.b64 %rd2725, %rd3155;
+	add.s64 %rd835, %rd2725, 4;
 	ld.global.s32 %r838, [%rd835];
 	add.s32 %r839, %r838, %r834;
 	mov.b64 %rd840, %rd835;
 	st.global.s32 [%rd840], %r839;
 	setp.ge.u64 %pt82, %rd9, %rd847;
 	@%pt82 bra $Lfault_82;
-	mad.lo.s64 %rd845, %rd9, 4, %rd846;
+	mov.b64 %rd2727, %rd3156;
+	add.s64 %rd845, %rd2727, 4;
 	ld.global.s32 %r848, [%rd845];
 	add.s32 %r849, %r848, %r844;
 	mov.b64 %rd850, %rd845;
 	st.global.s32 [%rd850], %r849;
 	setp.ge.u64 %pt83, %rd9, %rd857;
 	@%pt83 bra $Lfault_83;
-	mad.lo.s64 %rd855, %rd9, 4, %rd856;
+	mov.b64 %rd2729, %rd3157;
+	add.s64 %rd855, %rd2729, 4;
 	ld.global.s32 %r858, [%rd855];
 	add.s32 %r859, %r858, %r854;
 	mov.b64 %rd860, %rd855;
 	st.global.s32 [%rd860], %r859;
 	setp.ge.u64 %pt84, %rd9, %rd867;
 	@%pt84 bra $Lfault_84;
-	mad.lo.s64 %rd865, %rd9, 4, %rd866;
+	mov.b64 %rd2731, %rd3158;
+	add.s64 %rd865, %rd2731, 4;
 	ld.global.s32 %r868, [%rd865];
 	add.s32 %r869, %r868, %r864;
 	mov.b64 %rd870, %rd865;
 	st.global.s32 [%rd870], %r869;
 	setp.ge.u64 %pt85, %rd9, %rd877;
 	@%pt85 bra $Lfault_85;
-	mad.lo.s64 %rd875, %rd9, 4, %rd876;
+	mov.b64 %rd2733, %rd3159;
+	add.s64 %rd875, %rd2733, 4;
 	ld.global.s32 %r878, [%rd875];
 	add.s32 %r879, %r878, %r874;
 	mov.b64 %rd880, %rd875;
 	st.global.s32 [%rd880], %r879;
 	setp.ge.u64 %pt86, %rd9, %rd887;
 	@%pt86 bra $Lfault_86;
-	mad.lo.s64 %rd885, %rd9, 4, %rd886;
+	mov.b64 %rd2735, %rd3160;
+	add.s64 %rd885, %rd2735, 4;
 	ld.global.s32 %r888, [%rd885];
 	add.s32 %r889, %r888, %r884;
 	mov.b64 %rd890, %rd885;
 	st.global.s32 [%rd890], %r889;
 	setp.ge.u64 %pt87, %rd9, %rd897;
 	@%pt87 bra $Lfault_87;
-	mad.lo.s64 %rd895, %rd9, 4, %rd896;
+	mov.b64 %rd2737, %rd3161;
+	add.s64 %rd895, %rd2737, 4;
 	ld.global.s32 %r898, [%rd895];
 	add.s32 %r899, %r898, %r894;
 	mov.b64 %rd900, %rd895;
 	st.global.s32 [%rd900], %r899;
 	setp.ge.u64 %pt88, %rd9, %rd907;
 	@%pt88 bra $Lfault_88;
-	mad.lo.s64 %rd905, %rd9, 4, %rd906;
+	mov.b64 %rd2739, %rd3162;
+	add.s64 %rd905, %rd2739, 4;
 	ld.global.s32 %r908, [%rd905];
 	add.s32 %r909, %r908, %r904;
 	mov.b64 %rd910, %rd905;
 	st.global.s32 [%rd910], %r909;
 	setp.ge.u64 %pt89, %rd9, %rd917;
 	@%pt89 bra $Lfault_89;
-	mad.lo.s64 %rd915, %rd9, 4, %rd916;
+	mov.b64 %rd2741, %rd3163;
+	add.s64 %rd915, %rd2741, 4;
 	ld.global.s32 %r918, [%rd915];
 	add.s32 %r919, %r918, %r914;
 	mov.b64 %rd920, %rd915;
 	st.global.s32 [%rd920], %r919;
 	setp.ge.u64 %pt90, %rd9, %rd927;
 	@%pt90 bra $Lfault_90;
-	mad.lo.s64 %rd925, %rd9, 4, %rd926;
+	mov.b64 %rd2743, %rd3164;
+	add.s64 %rd925, %rd2743, 4;
 	ld.global.s32 %r928, [%rd925];
 	add.s32 %r929, %r928, %r924;
 	mov.b64 %rd930, %rd925;
 	st.global.s32 [%rd930], %r929;
 	setp.ge.u64 %pt91, %rd9, %rd937;
 	@%pt91 bra $Lfault_91;
-	mad.lo.s64 %rd935, %rd9, 4, %rd936;
+	mov.b64 %rd2745, %rd3165;
+	add.s64 %rd935, %rd2745, 4;
 	ld.global.s32 %r938, [%rd935];
 	add.s32 %r939, %r938, %r934;
 	mov.b64 %rd940, %rd935;
 	st.global.s32 [%rd940], %r939;
 	setp.ge.u64 %pt92, %rd9, %rd947;
 	@%pt92 bra $Lfault_92;
-	mad.lo.s64 %rd945, %rd9, 4, %rd946;
+	mov.b64 %rd2747, %rd3166;
+	add.s64 %rd945, %rd2747, 4;
 	ld.global.s32 %r948, [%rd945];
 	add.s32 %r949, %r948, %r944;
 	mov.b64 %rd950, %rd945;
 	st.global.s32 [%rd950], %r949;
 	setp.ge.u64 %pt93, %rd9, %rd957;
 	@%pt93 bra $Lfault_93;
-	mad.lo.s64 %rd955, %rd9, 4, %rd956;
+	mov.b64 %rd2749, %rd3167;
+	add.s64 %rd955, %rd2749, 4;
 	ld.global.s32 %r958, [%rd955];
 	add.s32 %r959, %r958, %r954;
 	mov.b64 %rd960, %rd955;
 	st.global.s32 [%rd960], %r959;
 	setp.ge.u64 %pt94, %rd9, %rd967;
 	@%pt94 bra $Lfault_94;
-	mad.lo.s64 %rd965, %rd9, 4, %rd966;
+	mov.b64 %rd2751, %rd3168;
+	add.s64 %rd965, %rd2751, 4;
 	ld.global.s32 %r968, [%rd965];
 	add.s32 %r969, %r968, %r964;
 	mov.b64 %rd970, %rd965;
 	st.global.s32 [%rd970], %r969;
 	setp.ge.u64 %pt95, %rd9, %rd977;
 	@%pt95 bra $Lfault_95;
-	mad.lo.s64 %rd975, %rd9, 4, %rd976;
+	mov.b64 %rd2753, %rd3169;
+	add.s64 %rd975, %rd2753, 4;
 	ld.global.s32 %r978, [%rd975];
 	add.s32 %r979, %r978, %r974;
 	mov.b64 %rd980, %rd975;
 	st.global.s32 [%rd980], %r979;
 	setp.ge.u64 %pt96, %rd9, %rd987;
 	@%pt96 bra $Lfault_96;
-	mad.lo.s64 %rd985, %rd9, 4, %rd986;
+	mov.b64 %rd2755, %rd3170;
+	add.s64 %rd985, %rd2755, 4;
 	ld.global.s32 %r988, [%rd985];
 	add.s32 %r989, %r988, %r984;
 	mov.b64 %rd990, %rd985;
 	st.global.s32 [%rd990], %r989;
 	setp.ge.u64 %pt97, %rd9, %rd997;
 	@%pt97 bra $Lfault_97;
-	mad.lo.s64 %rd995, %rd9, 4, %rd996;
+	mov.b64 %rd2757, %rd3171;
+	add.s64 %rd995, %rd2757, 4;
 	ld.global.s32 %r998, [%rd995];
 	add.s32 %r999, %r998, %r994;
 	mov.b64 %rd1000, %rd995;
 	st.global.s32 [%rd1000], %r999;
 	setp.ge.u64 %pt98, %rd9, %rd1007;
 	@%pt98 bra $Lfault_98;
-	mad.lo.s64 %rd1005, %rd9, 4, %rd1006;
+	mov.b64 %rd2759, %rd3172;
+	add.s64 %rd1005, %rd2759, 4;
 	ld.global.s32 %r1008, [%rd1005];
 	add.s32 %r1009, %r1008, %r1004;
 	mov.b64 %rd1010, %rd1005;
 	st.global.s32 [%rd1010], %r1009;
 	setp.ge.u64 %pt99, %rd9, %rd1017;
 	@%pt99 bra $Lfault_99;
-	mad.lo.s64 %rd1015, %rd9, 4, %rd1016;
+	mov.b64 %rd2761, %rd3173;
+	add.s64 %rd1015, %rd2761, 4;
 	ld.global.s32 %r1018, [%rd1015];
 	add.s32 %r1019, %r1018, %r1014;
 	mov.b64 %rd1020, %rd1015;
 	st.global.s32 [%rd1020], %r1019;
 	setp.ge.u64 %pt100, %rd9, %rd1027;
 	@%pt100 bra $Lfault_100;
-	mad.lo.s64 %rd1025, %rd9, 4, %rd1026;
+	mov.b64 %rd2763, %rd3174;
+	add.s64 %rd1025, %rd2763, 4;
 	ld.global.s32 %r1028, [%rd1025];
 	add.s32 %r1029, %r1028, %r1024;
 	mov.b64 %rd1030, %rd1025;
 	st.global.s32 [%rd1030], %r1029;
 	setp.ge.u64 %pt101, %rd9, %rd1037;
 	@%pt101 bra $Lfault_101;
-	mad.lo.s64 %rd1035, %rd9, 4, %rd1036;
+	mov.b64 %rd2765, %rd3175;
+	add.s64 %rd1035, %rd2765, 4;
 	ld.global.s32 %r1038, [%rd1035];
 	add.s32 %r1039, %r1038, %r1034;
 	mov.b64 %rd1040, %rd1035;
 	st.global.s32 [%rd1040], %r1039;
 	setp.ge.u64 %pt102, %rd9, %rd1047;
 	@%pt102 bra $Lfault_102;
-	mad.lo.s64 %rd1045, %rd9, 4, %rd1046;
+	mov.b64 %rd2767, %rd3176;
+	add.s64 %rd1045, %rd2767, 4;
 	ld.global.s32 %r1048, [%rd1045];
 	add.s32 %r1049, %r1048, %r1044;
 	mov.b64 %rd1050, %rd1045;
 	st.global.s32 [%rd1050], %r1049;
 	setp.ge.u64 %pt103, %rd9, %rd1057;
 	@%pt103 bra $Lfault_103;
-	mad.lo.s64 %rd1055, %rd9, 4, %rd1056;
+	mov.b64 %rd2769, %rd3177;
+	add.s64 %rd1055, %rd2769, 4;
 	ld.global.s32 %r1058, [%rd1055];
 	add.s32 %r1059, %r1058, %r1054;
 	mov.b64 %rd1060, %rd1055;
 	st.global.s32 [%rd1060], %r1059;
 	setp.ge.u64 %pt104, %rd9, %rd1067;
 	@%pt104 bra $Lfault_104;
-	mad.lo.s64 %rd1065, %rd9, 4, %rd1066;
+	mov.b64 %rd2771, %rd3178;
+	add.s64 %rd1065, %rd2771, 4;
 	ld.global.s32 %r1068, [%rd1065];
 	add.s32 %r1069, %r1068, %r1064;
 	mov.b64 %rd1070, %rd1065;
 	st.global.s32 [%rd1070], %r1069;
 	setp.ge.u64 %pt105, %rd9, %rd1077;
 	@%pt105 bra $Lfault_105;
-	mad.lo.s64 %rd1075, %rd9, 4, %rd1076;
+	mov.b64 %rd2773, %rd3179;
+	add.s64 %rd1075, %rd2773, 4;
 	ld.global.s32 %r1078, [%rd1075];
 	add.s32 %r1079, %r1078, %r1074;
 	mov.b64 %rd1080, %rd1075;
 	st.global.s32 [%rd1080], %r1079;
 	setp.ge.u64 %pt106, %rd9, %rd1087;
 	@%pt106 bra $Lfault_106;
-	mad.lo.s64 %rd1085, %rd9, 4, %rd1086;
+	mov.b64 %rd2775, %rd3180;
+	add.s64 %rd1085, %rd2775, 4;
 	ld.global.s32 %r1088, [%rd1085];
 	add.s32 %r1089, %r1088, %r1084;
 	mov.b64 %rd1090, %rd1085;
 	st.global.s32 [%rd1090], %r1089;
 	setp.ge.u64 %pt107, %rd9, %rd1097;
 	@%pt107 bra $Lfault_107;
-	mad.lo.s64 %rd1095, %rd9, 4, %rd1096;
+	mov.b64 %rd2777, %rd3181;
+	add.s64 %rd1095, %rd2777, 4;
 	ld.global.s32 %r1098, [%rd1095];
 	add.s32 %r1099, %r1098, %r1094;
 	mov.b64 %rd1100, %rd1095;
 	st.global.s32 [%rd1100], %r1099;
 	setp.ge.u64 %pt108, %rd9, %rd1107;
 	@%pt108 bra $Lfault_108;
-	mad.lo.s64 %rd1105, %rd9, 4, %rd1106;
+	mov.b64 %rd2779, %rd3182;
+	add.s64 %rd1105, %rd2779, 4;
 	ld.global.s32 %r1108, [%rd1105];
 	add.s32 %r1109, %r1108, %r1104;
 	mov.b64 %rd1110, %rd1105;
 	st.global.s32 [%rd1110], %r1109;
 	setp.ge.u64 %pt109, %rd9, %rd1117;
 	@%pt109 bra $Lfault_109;
-	mad.lo.s64 %rd1115, %rd9, 4, %rd1116;
+	mov.b64 %rd2781, %rd3183;
+	add.s64 %rd1115, %rd2781, 4;
 	ld.global.s32 %r1118, [%rd1115];
 	add.s32 %r1119, %r1118, %r1114;
 	mov.b64 %rd1120, %rd1115;
 	st.global.s32 [%rd1120], %r1119;
 	setp.ge.u64 %pt110, %rd9, %rd1127;
 	@%pt110 bra $Lfault_110;
-	mad.lo.s64 %rd1125, %rd9, 4, %rd1126;
+	mov.b64 %rd2783, %rd3184;
+	add.s64 %rd1125, %rd2783, 4;
 	ld.global.s32 %r1128, [%rd1125];
 	add.s32 %r1129, %r1128, %r1124;
 	mov.b64 %rd1130, %rd1125;
 	st.global.s32 [%rd1130], %r1129;
 	setp.ge.u64 %pt111, %rd9, %rd1137;
 	@%pt111 bra $Lfault_111;
-	mad.lo.s64 %rd1135, %rd9, 4, %rd1136;
+	mov.b64 %rd2785, %rd3185;
+	add.s64 %rd1135, %rd2785, 4;
 	ld.global.s32 %r1138, [%rd1135];
 	add.s32 %r1139, %r1138, %r1134;
 	mov.b64 %rd1140, %rd1135;
 	st.global.s32 [%rd1140], %r1139;
 	setp.ge.u64 %pt112, %rd9, %rd1147;
 	@%pt112 bra $Lfault_112;
-	mad.lo.s64 %rd1145, %rd9, 4, %rd1146;
+	mov.b64 %rd2787, %rd3186;
+	add.s64 %rd1145, %rd2787, 4;
 	ld.global.s32 %r1148, [%rd1145];
 	add.s32 %r1149, %r1148, %r1144;
 	mov.b64 %rd1150, %rd1145;
 	st.global.s32 [%rd1150], %r1149;
 	setp.ge.u64 %pt113, %rd9, %rd1157;
 	@%pt113 bra $Lfault_113;
-	mad.lo.s64 %rd1155, %rd9, 4, %rd1156;
+	mov.b64 %rd2789, %rd3187;
+	add.s64 %rd1155, %rd2789, 4;
 	ld.global.s32 %r1158, [%rd1155];
 	add.s32 %r1159, %r1158, %r1154;
 	mov.b64 %rd1160, %rd1155;
 	st.global.s32 [%rd1160], %r1159;
 	setp.ge.u64 %pt114, %rd9, %rd1167;
 	@%pt114 bra $Lfault_114;
-	mad.lo.s64 %rd1165, %rd9, 4, %rd1166;
+	mov.b64 %rd2791, %rd3188;
+	add.s64 %rd1165, %rd2791, 4;
 	ld.global.s32 %r1168, [%rd1165];
 	add.s32 %r1169, %r1168, %r1164;
 	mov.b64 %rd1170, %rd1165;
 	st.global.s32 [%rd1170], %r1169;
 	setp.ge.u64 %pt115, %rd9, %rd1177;
 	@%pt115 bra $Lfault_115;
-	mad.lo.s64 %rd1175, %rd9, 4, %rd1176;
+	mov.b64 %rd2793, %rd3189;
+	add.s64 %rd1175, %rd2793, 4;
 	ld.global.s32 %r1178, [%rd1175];
 	add.s32 %r1179, %r1178, %r1174;
 	mov.b64 %rd1180, %rd1175;
 	st.global.s32 [%rd1180], %r1179;
 	setp.ge.u64 %pt116, %rd9, %rd1187;
 	@%pt116 bra $Lfault_116;
-	mad.lo.s64 %rd1185, %rd9, 4, %rd1186;
+	mov.b64 %rd2795, %rd3190;
+	add.s64 %rd1185, %rd2795, 4;
 	ld.global.s32 %r1188, [%rd1185];
 	add.s32 %r1189, %r1188, %r1184;
 	mov.b64 %rd1190, %rd1185;
 	st.global.s32 [%rd1190], %r1189;
 	setp.ge.u64 %pt117, %rd9, %rd1197;
 	@%pt117 bra $Lfault_117;
-	mad.lo.s64 %rd1195, %rd9, 4, %rd1196;
+	mov.b64 %rd2797, %rd3191;
+	add.s64 %rd1195, %rd2797, 4;
 	ld.global.s32 %r1198, [%rd1195];
 	add.s32 %r1199, %r1198, %r1194;
 	mov.b64 %rd1200, %rd1195;
 	st.global.s32 [%rd1200], %r1199;
 	setp.ge.u64 %pt118, %rd9, %rd1207;
 	@%pt118 bra $Lfault_118;
-	mad.lo.s64 %rd1205, %rd9, 4, %rd1206;
+	mov.b64 %rd2799, %rd3192;
+	add.s64 %rd1205, %rd2799, 4;
 	ld.global.s32 %r1208, [%rd1205];
 	add.s32 %r1209, %r1208, %r1204;
 	mov.b64 %rd1210, %rd1205;
 	st.global.s32 [%rd1210], %r1209;
 	setp.ge.u64 %pt119, %rd9, %rd1217;
 	@%pt119 bra $Lfault_119;
-	mad.lo.s64 %rd1215, %rd9, 4, %rd1216;
+	mov.b64 %rd2801, %rd3193;
+	add.s64 %rd1215, %rd2801, 4;
 	ld.global.s32 %r1218, [%rd1215];
 	add.s32 %r1219, %r1218, %r1214;
 	mov.b64 %rd1220, %rd1215;
 	st.global.s32 [%rd1220], %r1219;
 	setp.ge.u64 %pt120, %rd9, %rd1227;
 	@%pt120 bra $Lfault_120;
-	mad.lo.s64 %rd1225, %rd9, 4, %rd1226;
+	mov.b64 %rd2803, %rd3194;
+	add.s64 %rd1225, %rd2803, 4;
 	ld.global.s32 %r1228, [%rd1225];
 	add.s32 %r1229, %r1228, %r1224;
 	mov.b64 %rd1230, %rd1225;
 	st.global.s32 [%rd1230], %r1229;
 	setp.ge.u64 %pt121, %rd9, %rd1237;
 	@%pt121 bra $Lfault_121;
-	mad.lo.s64 %rd1235, %rd9, 4, %rd1236;
+	mov.b64 %rd2805, %rd3195;
+	add.s64 %rd1235, %rd2805, 4;
 	ld.global.s32 %r1238, [%rd1235];
 	add.s32 %r1239, %r1238, %r1234;
 	mov.b64 %rd1240, %rd1235;
 	st.global.s32 [%rd1240], %r1239;
 	setp.ge.u64 %pt122, %rd9, %rd1247;
 	@%pt122 bra $Lfault_122;
-	mad.lo.s64 %rd1245, %rd9, 4, %rd1246;
+	mov.b64 %rd2807, %rd3196;
+	add.s64 %rd1245, %rd2807, 4;
 	ld.global.s32 %r1248, [%rd1245];
 	add.s32 %r1249, %r1248, %r1244;
 	mov.b64 %rd1250, %rd1245;
 	st.global.s32 [%rd1250], %r1249;
 	setp.ge.u64 %pt123, %rd9, %rd1257;
 	@%pt123 bra $Lfault_123;
-	mad.lo.s64 %rd1255, %rd9, 4, %rd1256;
+	mov.b64 %rd2809, %rd3197;
+	add.s64 %rd1255, %rd2809, 4;
 	ld.global.s32 %r1258, [%rd1255];
 	add.s32 %r1259, %r1258, %r1254;
 	mov.b64 %rd1260, %rd1255;
 	st.global.s32 [%rd1260], %r1259;
 	setp.ge.u64 %pt124, %rd9, %rd1267;
 	@%pt124 bra $Lfault_124;
-	mad.lo.s64 %rd1265, %rd9, 4, %rd1266;
+	mov.b64 %rd2811, %rd3198;
+	add.s64 %rd1265, %rd2811, 4;
 	ld.global.s32 %r1268, [%rd1265];
 	add.s32 %r1269, %r1268, %r1264;
 	mov.b64 %rd1270, %rd1265;
 	st.global.s32 [%rd1270], %r1269;
 	setp.ge.u64 %pt125, %rd9, %rd1277;
 	@%pt125 bra $Lfault_125;
-	mad.lo.s64 %rd1275, %rd9, 4, %rd1276;
+	mov.b64 %rd2813, %rd3199;
+	add.s64 %rd1275, %rd2813, 4;
 	ld.global.s32 %r1278, [%rd1275];
 	add.s32 %r1279, %r1278, %r1274;
 	mov.b64 %rd1280, %rd1275;
 	st.global.s32 [%rd1280], %r1279;
 	setp.ge.u64 %pt126, %rd9, %rd1287;
 	@%pt126 bra $Lfault_126;
-	mad.lo.s64 %rd1285, %rd9, 4, %rd1286;
+	mov.b64 %rd2815, %rd3200;
+	add.s64 %rd1285, %rd2815, 4;
 	ld.global.s32 %r1288, [%rd1285];
 	add.s32 %r1289, %r1288, %r1284;
 	mov.b64 %rd1290, %rd1285;
 	st.global.s32 [%rd1290], %r1289;
 	setp.ge.u64 %pt127, %rd9, %rd1297;
 	@%pt127 bra $Lfault_127;
-	mad.lo.s64 %rd1295, %rd9, 4, %rd1296;
+	mov.b64 %rd2817, %rd3201;
+	add.s64 %rd1295, %rd2817, 4;
 	ld.global.s32 %r1298, [%rd1295];
 	add.s32 %r1299, %r1298, %r1294;
 	mov.b64 %rd1300, %rd1295;
 	st.global.s32 [%rd1300], %r1299;
 	setp.ge.u64 %pt128, %rd9, %rd1307;
 	@%pt128 bra $Lfault_128;
-	mad.lo.s64 %rd1305, %rd9, 4, %rd1306;
+	mov.b64 %rd2819, %rd3202;
+	add.s64 %rd1305, %rd2819, 4;
 	ld.global.s32 %r1308, [%rd1305];
 	add.s32 %r1309, %r1308, %r1304;
 	mov.b64 %rd1310, %rd1305;
 	st.global.s32 [%rd1310], %r1309;
 	setp.ge.u64 %pt129, %rd9, %rd1317;
 	@%pt129 bra $Lfault_129;
-	mad.lo.s64 %rd1315, %rd9, 4, %rd1316;
+	mov.b64 %rd2821, %rd3203;
+	add.s64 %rd1315, %rd2821, 4;
 	ld.global.s32 %r1318, [%rd1315];
 	add.s32 %r1319, %r1318, %r1314;
 	mov.b64 %rd1320, %rd1315;
 	st.global.s32 [%rd1320], %r1319;
 	setp.ge.u64 %pt130, %rd9, %rd1327;
 	@%pt130 bra $Lfault_130;
-	mad.lo.s64 %rd1325, %rd9, 4, %rd1326;
+	mov.b64 %rd2823, %rd3204;
+	add.s64 %rd1325, %rd2823, 4;
 	ld.global.s32 %r1328, [%rd1325];
 	add.s32 %r1329, %r1328, %r1324;
 	mov.b64 %rd1330, %rd1325;
 	st.global.s32 [%rd1330], %r1329;
 	setp.ge.u64 %pt131, %rd9, %rd1337;
 	@%pt131 bra $Lfault_131;
-	mad.lo.s64 %rd1335, %rd9, 4, %rd1336;
+	mov.b64 %rd2825, %rd3205;
+	add.s64 %rd1335, %rd2825, 4;
 	ld.global.s32 %r1338, [%rd1335];
 	add.s32 %r1339, %r1338, %r1334;
 	mov.b64 %rd1340, %rd1335;
 	st.global.s32 [%rd1340], %r1339;
 	setp.ge.u64 %pt132, %rd9, %rd1347;
 	@%pt132 bra $Lfault_132;
-	mad.lo.s64 %rd1345, %rd9, 4, %rd1346;
+	mov.b64 %rd2827, %rd3206;
+	add.s64 %rd1345, %rd2827, 4;
 	ld.global.s32 %r1348, [%rd1345];
 	add.s32 %r1349, %r1348, %r1344;
 	mov.b64 %rd1350, %rd1345;
 	st.global.s32 [%rd1350], %r1349;
 	setp.ge.u64 %pt133, %rd9, %rd1357;
 	@%pt133 bra $Lfault_133;
-	mad.lo.s64 %rd1355, %rd9, 4, %rd1356;
+	mov.b64 %rd2829, %rd3207;
+	add.s64 %rd1355, %rd2829, 4;
 	ld.global.s32 %r1358, [%rd1355];
 	add.s32 %r1359, %r1358, %r1354;
 	mov.b64 %rd1360, %rd1355;
 	st.global.s32 [%rd1360], %r1359;
 	setp.ge.u64 %pt134, %rd9, %rd1367;
 	@%pt134 bra $Lfault_134;
-	mad.lo.s64 %rd1365, %rd9, 4, %rd1366;
+	mov.b64 %rd2831, %rd3208;
+	add.s64 %rd1365, %rd2831, 4;
 	ld.global.s32 %r1368, [%rd1365];
 	add.s32 %r1369, %r1368, %r1364;
 	mov.b64 %rd1370, %rd1365;
 	st.global.s32 [%rd1370], %r1369;
 	setp.ge.u64 %pt135, %rd9, %rd1377;
 	@%pt135 bra $Lfault_135;
-	mad.lo.s64 %rd1375, %rd9, 4, %rd1376;
+	mov.b64 %rd2833, %rd3209;
+	add.s64 %rd1375, %rd2833, 4;
 	ld.global.s32 %r1378, [%rd1375];
 	add.s32 %r1379, %r1378, %r1374;
 	mov.b64 %rd1380, %rd1375;
 	st.global.s32 [%rd1380], %r1379;
 	setp.ge.u64 %pt136, %rd9, %rd1387;
 	@%pt136 bra $Lfault_136;
-	mad.lo.s64 %rd1385, %rd9, 4, %rd1386;
+	mov.b64 %rd2835, %rd3210;
+	add.s64 %rd1385, %rd2835, 4;
 	ld.global.s32 %r1388, [%rd1385];
 	add.s32 %r1389, %r1388, %r1384;
 	mov.b64 %rd1390, %rd1385;
 	st.global.s32 [%rd1390], %r1389;
 	setp.ge.u64 %pt137, %rd9, %rd1397;
 	@%pt137 bra $Lfault_137;
-	mad.lo.s64 %rd1395, %rd9, 4, %rd1396;
+	mov.b64 %rd2837, %rd3211;
+	add.s64 %rd1395, %rd2837, 4;
 	ld.global.s32 %r1398, [%rd1395];
 	add.s32 %r1399, %r1398, %r1394;
 	mov.b64 %rd1400, %rd1395;
 	st.global.s32 [%rd1400], %r1399;
 	setp.ge.u64 %pt138, %rd9, %rd1407;
 	@%pt138 bra $Lfault_138;
-	mad.lo.s64 %rd1405, %rd9, 4, %rd1406;
+	mov.b64 %rd2839, %rd3212;
+	add.s64 %rd1405, %rd2839, 4;
 	ld.global.s32 %r1408, [%rd1405];
 	add.s32 %r1409, %r1408, %r1404;
 	mov.b64 %rd1410, %rd1405;
 	st.global.s32 [%rd1410], %r1409;
 	setp.ge.u64 %pt139, %rd9, %rd1417;
 	@%pt139 bra $Lfault_139;
-	mad.lo.s64 %rd1415, %rd9, 4, %rd1416;
+	mov.b64 %rd2841, %rd3213;
+	add.s64 %rd1415, %rd2841, 4;
 	ld.global.s32 %r1418, [%rd1415];
 	add.s32 %r1419, %r1418, %r1414;
 	mov.b64 %rd1420, %rd1415;
 	st.global.s32 [%rd1420], %r1419;
 	setp.ge.u64 %pt140, %rd9, %rd1427;
 	@%pt140 bra $Lfault_140;
-	mad.lo.s64 %rd1425, %rd9, 4, %rd1426;
+	mov.b64 %rd2843, %rd3214;
+	add.s64 %rd1425, %rd2843, 4;
 	ld.global.s32 %r1428, [%rd1425];
 	add.s32 %r1429, %r1428, %r1424;
 	mov.b64 %rd1430, %rd1425;
 	st.global.s32 [%rd1430], %r1429;
 	setp.ge.u64 %pt141, %rd9, %rd1437;
 	@%pt141 bra $Lfault_141;
-	mad.lo.s64 %rd1435, %rd9, 4, %rd1436;
+	mov.b64 %rd2845, %rd3215;
+	add.s64 %rd1435, %rd2845, 4;
 	ld.global.s32 %r1438, [%rd1435];
 	add.s32 %r1439, %r1438, %r1434;
 	mov.b64 %rd1440, %rd1435;
 	st.global.s32 [%rd1440], %r1439;
 	setp.ge.u64 %pt142, %rd9, %rd1447;
 	@%pt142 bra $Lfault_142;
-	mad.lo.s64 %rd1445, %rd9, 4, %rd1446;
+	mov.b64 %rd2847, %rd3216;
+	add.s64 %rd1445, %rd2847, 4;
 	ld.global.s32 %r1448, [%rd1445];
 	add.s32 %r1449, %r1448, %r1444;
 	mov.b64 %rd1450, %rd1445;
 	st.global.s32 [%rd1450], %r1449;
 	setp.ge.u64 %pt143, %rd9, %rd1457;
 	@%pt143 bra $Lfault_143;
-	mad.lo.s64 %rd1455, %rd9, 4, %rd1456;
+	mov.b64 %rd2849, %rd3217;
+	add.s64 %rd1455, %rd2849, 4;
 	ld.global.s32 %r1458, [%rd1455];
 	add.s32 %r1459, %r1458, %r1454;
 	mov.b64 %rd1460, %rd1455;
 	st.global.s32 [%rd1460], %r1459;
 	setp.ge.u64 %pt144, %rd9, %rd1467;
 	@%pt144 bra $Lfault_144;
-	mad.lo.s64 %rd1465, %rd9, 4, %rd1466;
+	mov.b64 %rd2851, %rd3218;
+	add.s64 %rd1465, %rd2851, 4;
 	ld.global.s32 %r1468, [%rd1465];
 	add.s32 %r1469, %r1468, %r1464;
 	mov.b64 %rd1470, %rd1465;
 	st.global.s32 [%rd1470], %r1469;
 	setp.ge.u64 %pt145, %rd9, %rd1477;
 	@%pt145 bra $Lfault_145;
-	mad.lo.s64 %rd1475, %rd9, 4, %rd1476;
+	mov.b64 %rd2853, %rd3219;
+	add.s64 %rd1475, %rd2853, 4;
 	ld.global.s32 %r1478, [%rd1475];
 	add.s32 %r1479, %r1478, %r1474;
 	mov.b64 %rd1480, %rd1475;
 	st.global.s32 [%rd1480], %r1479;
 	setp.ge.u64 %pt146, %rd9, %rd1487;
 	@%pt146 bra $Lfault_146;
-	mad.lo.s64 %rd1485, %rd9, 4, %rd1486;
+	mov.b64 %rd2855, %rd3220;
+	add.s64 %rd1485, %rd2855, 4;
 	ld.global.s32 %r1488, [%rd1485];
 	add.s32 %r1489, %r1488, %r1484;
 	mov.b64 %rd1490, %rd1485;
 	st.global.s32 [%rd1490], %r1489;
 	setp.ge.u64 %pt147, %rd9, %rd1497;
 	@%pt147 bra $Lfault_147;
-	mad.lo.s64 %rd1495, %rd9, 4, %rd1496;
+	mov.b64 %rd2857, %rd3221;
+	add.s64 %rd1495, %rd2857, 4;
 	ld.global.s32 %r1498, [%rd1495];
 	add.s32 %r1499, %r1498, %r1494;
 	mov.b64 %rd1500, %rd1495;
 	st.global.s32 [%rd1500], %r1499;
 	setp.ge.u64 %pt148, %rd9, %rd1507;
 	@%pt148 bra $Lfault_148;
-	mad.lo.s64 %rd1505, %rd9, 4, %rd1506;
+	mov.b64 %rd2859, %rd3222;
+	add.s64 %rd1505, %rd2859, 4;
 	ld.global.s32 %r1508, [%rd1505];
 	add.s32 %r1509, %r1508, %r1504;
 	mov.b64 %rd1510, %rd1505;
 	st.global.s32 [%rd1510], %r1509;
 	setp.ge.u64 %pt149, %rd9, %rd1517;
 	@%pt149 bra $Lfault_149;
-	mad.lo.s64 %rd1515, %rd9, 4, %rd1516;
+	mov.b64 %rd2861, %rd3223;
+	add.s64 %rd1515, %rd2861, 4;
 	ld.global.s32 %r1518, [%rd1515];
 	add.s32 %r1519, %r1518, %r1514;
 	mov.b64 %rd1520, %rd1515;
 	st.global.s32 [%rd1520], %r1519;
 	setp.ge.u64 %pt150, %rd9, %rd1527;
 	@%pt150 bra $Lfault_150;
-	mad.lo.s64 %rd1525, %rd9, 4, %rd1526;
+	mov.b64 %rd2863, %rd3224;
+	add.s64 %rd1525, %rd2863, 4;
 	ld.global.s32 %r1528, [%rd1525];
 	add.s32 %r1529, %r1528, %r1524;
 	mov.b64 %rd1530, %rd1525;
 	st.global.s32 [%rd1530], %r1529;
 	setp.ge.u64 %pt151, %rd9, %rd1537;
 	@%pt151 bra $Lfault_151;
-	mad.lo.s64 %rd1535, %rd9, 4, %rd1536;
+	mov.b64 %rd2865, %rd3225;
+	add.s64 %rd1535, %rd2865, 4;
 	ld.global.s32 %r1538, [%rd1535];
 	add.s32 %r1539, %r1538, %r1534;
 	mov.b64 %rd1540, %rd1535;
 	st.global.s32 [%rd1540], %r1539;
 	setp.ge.u64 %pt152, %rd9, %rd1547;
 	@%pt152 bra $Lfault_152;
-	mad.lo.s64 %rd1545, %rd9, 4, %rd1546;
+	mov.b64 %rd2867, %rd3226;
+	add.s64 %rd1545, %rd2867, 4;
 	ld.global.s32 %r1548, [%rd1545];
 	add.s32 %r1549, %r1548, %r1544;
 	mov.b64 %rd1550, %rd1545;
 	st.global.s32 [%rd1550], %r1549;
 	setp.ge.u64 %pt153, %rd9, %rd1557;
 	@%pt153 bra $Lfault_153;
-	mad.lo.s64 %rd1555, %rd9, 4, %rd1556;
+	mov.b64 %rd2869, %rd3227;
+	add.s64 %rd1555, %rd2869, 4;
 	ld.global.s32 %r1558, [%rd1555];
 	add.s32 %r1559, %r1558, %r1554;
 	mov.b64 %rd1560, %rd1555;
 	st.global.s32 [%rd1560], %r1559;
 	setp.ge.u64 %pt154, %rd9, %rd1567;
 	@%pt154 bra $Lfault_154;
-	mad.lo.s64 %rd1565, %rd9, 4, %rd1566;
+	mov.b64 %rd2871, %rd3228;
+	add.s64 %rd1565, %rd2871, 4;
 	ld.global.s32 %r1568, [%rd1565];
 	add.s32 %r1569, %r1568, %r1564;
 	mov.b64 %rd1570, %rd1565;
 	st.global.s32 [%rd1570], %r1569;
 	setp.ge.u64 %pt155, %rd9, %rd1577;
 	@%pt155 bra $Lfault_155;
-	mad.lo.s64 %rd1575, %rd9, 4, %rd1576;
+	mov.b64 %rd2873, %rd3229;
+	add.s64 %rd1575, %rd2873, 4;
 	ld.global.s32 %r1578, [%rd1575];
 	add.s32 %r1579, %r1578, %r1574;
 	mov.b64 %rd1580, %rd1575;
 	st.global.s32 [%rd1580], %r1579;
 	setp.ge.u64 %pt156, %rd9, %rd1587;
 	@%pt156 bra $Lfault_156;
-	mad.lo.s64 %rd1585, %rd9, 4, %rd1586;
+	mov.b64 %rd2875, %rd3230;
+	add.s64 %rd1585, %rd2875, 4;
 	ld.global.s32 %r1588, [%rd1585];
 	add.s32 %r1589, %r1588, %r1584;
 	mov.b64 %rd1590, %rd1585;
 	st.global.s32 [%rd1590], %r1589;
 	setp.ge.u64 %pt157, %rd9, %rd1597;
 	@%pt157 bra $Lfault_157;
-	mad.lo.s64 %rd1595, %rd9, 4, %rd1596;
+	mov.b64 %rd2877, %rd3231;
+	add.s64 %rd1595, %rd2877, 4;
 	ld.global.s32 %r1598, [%rd1595];
 	add.s32 %r1599, %r1598, %r1594;
 	mov.b64 %rd1600, %rd1595;
 	st.global.s32 [%rd1600], %r1599;
 	setp.ge.u64 %pt158, %rd9, %rd1607;
 	@%pt158 bra $Lfault_158;
-	mad.lo.s64 %rd1605, %rd9, 4, %rd1606;
+	mov.b64 %rd2879, %rd3232;
+	add.s64 %rd1605, %rd2879, 4;
 	ld.global.s32 %r1608, [%rd1605];
 	add.s32 %r1609, %r1608, %r1604;
 	mov.b64 %rd1610, %rd1605;
 	st.global.s32 [%rd1610], %r1609;
 	setp.ge.u64 %pt159, %rd9, %rd1617;
 	@%pt159 bra $Lfault_159;
-	mad.lo.s64 %rd1615, %rd9, 4, %rd1616;
+	mov.b64 %rd2881, %rd3233;
+	add.s64 %rd1615, %rd2881, 4;
 	ld.global.s32 %r1618, [%rd1615];
 	add.s32 %r1619, %r1618, %r1614;
 	mov.b64 %rd1620, %rd1615;
 	st.global.s32 [%rd1620], %r1619;
 	setp.ge.u64 %pt160, %rd9, %rd1627;
 	@%pt160 bra $Lfault_160;
-	mad.lo.s64 %rd1625, %rd9, 4, %rd1626;
+	mov.b64 %rd2883, %rd3234;
+	add.s64 %rd1625, %rd2883, 4;
 	ld.global.s32 %r1628, [%rd1625];
 	add.s32 %r1629, %r1628, %r1624;
 	mov.b64 %rd1630, %rd1625;
 	st.global.s32 [%rd1630], %r1629;
 	setp.ge.u64 %pt161, %rd9, %rd1637;
 	@%pt161 bra $Lfault_161;
-	mad.lo.s64 %rd1635, %rd9, 4, %rd1636;
+	mov.b64 %rd2885, %rd3235;
+	add.s64 %rd1635, %rd2885, 4;
 	ld.global.s32 %r1638, [%rd1635];
 	add.s32 %r1639, %r1638, %r1634;
 	mov.b64 %rd1640, %rd1635;
 	st.global.s32 [%rd1640], %r1639;
 	setp.ge.u64 %pt162, %rd9, %rd1647;
 	@%pt162 bra $Lfault_162;
-	mad.lo.s64 %rd1645, %rd9, 4, %rd1646;
+	mov.b64 %rd2887, %rd3236;
+	add.s64 %rd1645, %rd2887, 4;
 	ld.global.s32 %r1648, [%rd1645];
 	add.s32 %r1649, %r1648, %r1644;
 	mov.b64 %rd1650, %rd1645;
 	st.global.s32 [%rd1650], %r1649;
 	setp.ge.u64 %pt163, %rd9, %rd1657;
 	@%pt163 bra $Lfault_163;
-	mad.lo.s64 %rd1655, %rd9, 4, %rd1656;
+	mov.b64 %rd2889, %rd3237;
+	add.s64 %rd1655, %rd2889, 4;
 	ld.global.s32 %r1658, [%rd1655];
 	add.s32 %r1659, %r1658, %r1654;
 	mov.b64 %rd1660, %rd1655;
 	st.global.s32 [%rd1660], %r1659;
 	setp.ge.u64 %pt164, %rd9, %rd1667;
 	@%pt164 bra $Lfault_164;
-	mad.lo.s64 %rd1665, %rd9, 4, %rd1666;
+	mov.b64 %rd2891, %rd3238;
+	add.s64 %rd1665, %rd2891, 4;
 	ld.global.s32 %r1668, [%rd1665];
 	add.s32 %r1669, %r1668, %r1664;
 	mov.b64 %rd1670, %rd1665;
 	st.global.s32 [%rd1670], %r1669;
 	setp.ge.u64 %pt165, %rd9, %rd1677;
 	@%pt165 bra $Lfault_165;
-	mad.lo.s64 %rd1675, %rd9, 4, %rd1676;
+	mov.b64 %rd2893, %rd3239;
+	add.s64 %rd1675, %rd2893, 4;
 	ld.global.s32 %r1678, [%rd1675];
 	add.s32 %r1679, %r1678, %r1674;
 	mov.b64 %rd1680, %rd1675;
 	st.global.s32 [%rd1680], %r1679;
 	setp.ge.u64 %pt166, %rd9, %rd1687;
 	@%pt166 bra $Lfault_166;
-	mad.lo.s64 %rd1685, %rd9, 4, %rd1686;
+	mov.b64 %rd2895, %rd3240;
+	add.s64 %rd1685, %rd2895, 4;
 	ld.global.s32 %r1688, [%rd1685];
 	add.s32 %r1689, %r1688, %r1684;
 	mov.b64 %rd1690, %rd1685;
 	st.global.s32 [%rd1690], %r1689;
 	setp.ge.u64 %pt167, %rd9, %rd1697;
 	@%pt167 bra $Lfault_167;
-	mad.lo.s64 %rd1695, %rd9, 4, %rd1696;
+	mov.b64 %rd2897, %rd3241;
+	add.s64 %rd1695, %rd2897, 4;
 	ld.global.s32 %r1698, [%rd1695];
 	add.s32 %r1699, %r1698, %r1694;
 	mov.b64 %rd1700, %rd1695;
 	st.global.s32 [%rd1700], %r1699;
 	setp.ge.u64 %pt168, %rd9, %rd1707;
 	@%pt168 bra $Lfault_168;
-	mad.lo.s64 %rd1705, %rd9, 4, %rd1706;
+	mov.b64 %rd2899, %rd3242;
+	add.s64 %rd1705, %rd2899, 4;
 	ld.global.s32 %r1708, [%rd1705];
 	add.s32 %r1709, %r1708, %r1704;
 	mov.b64 %rd1710, %rd1705;
 	st.global.s32 [%rd1710], %r1709;
 	setp.ge.u64 %pt169, %rd9, %rd1717;
 	@%pt169 bra $Lfault_169;
-	mad.lo.s64 %rd1715, %rd9, 4, %rd1716;
+	mov.b64 %rd2901, %rd3243;
+	add.s64 %rd1715, %rd2901, 4;
 	ld.global.s32 %r1718, [%rd1715];
 	add.s32 %r1719, %r1718, %r1714;
 	mov.b64 %rd1720, %rd1715;
 	st.global.s32 [%rd1720], %r1719;
 	setp.ge.u64 %pt170, %rd9, %rd1727;
 	@%pt170 bra $Lfault_170;
-	mad.lo.s64 %rd1725, %rd9, 4, %rd1726;
+	mov.b64 %rd2903, %rd3244;
+	add.s64 %rd1725, %rd2903, 4;
 	ld.global.s32 %r1728, [%rd1725];
 	add.s32 %r1729, %r1728, %r1724;
 	mov.b64 %rd1730, %rd1725;
 	st.global.s32 [%rd1730], %r1729;
 	setp.ge.u64 %pt171, %rd9, %rd1737;
 	@%pt171 bra $Lfault_171;
-	mad.lo.s64 %rd1735, %rd9, 4, %rd1736;
+	mov.b64 %rd2905, %rd3245;
+	add.s64 %rd1735, %rd2905, 4;
 	ld.global.s32 %r1738, [%rd1735];
 	add.s32 %r1739, %r1738, %r1734;
 	mov.b64 %rd1740, %rd1735;
 	st.global.s32 [%rd1740], %r1739;
 	setp.ge.u64 %pt172, %rd9, %rd1747;
 	@%pt172 bra $Lfault_172;
-	mad.lo.s64 %rd1745, %rd9, 4, %rd1746;
+	mov.b64 %rd2907, %rd3246;
+	add.s64 %rd1745, %rd2907, 4;
 	ld.global.s32 %r1748, [%rd1745];
 	add.s32 %r1749, %r1748, %r1744;
 	mov.b64 %rd1750, %rd1745;
 	st.global.s32 [%rd1750], %r1749;
 	setp.ge.u64 %pt173, %rd9, %rd1757;
 	@%pt173 bra $Lfault_173;
-	mad.lo.s64 %rd1755, %rd9, 4, %rd1756;
+	mov.b64 %rd2909, %rd3247;
+	add.s64 %rd1755, %rd2909, 4;
 	ld.global.s32 %r1758, [%rd1755];
 	add.s32 %r1759, %r1758, %r1754;
 	mov.b64 %rd1760, %rd1755;
 	st.global.s32 [%rd1760], %r1759;
 	setp.ge.u64 %pt174, %rd9, %rd1767;
 	@%pt174 bra $Lfault_174;
-	mad.lo.s64 %rd1765, %rd9, 4, %rd1766;
+	mov.b64 %rd2911, %rd3248;
+	add.s64 %rd1765, %rd2911, 4;
 	ld.global.s32 %r1768, [%rd1765];
 	add.s32 %r1769, %r1768, %r1764;
 	mov.b64 %rd1770, %rd1765;
 	st.global.s32 [%rd1770], %r1769;
 	setp.ge.u64 %pt175, %rd9, %rd1777;
 	@%pt175 bra $Lfault_175;
-	mad.lo.s64 %rd1775, %rd9, 4, %rd1776;
+	mov.b64 %rd2913, %rd3249;
+	add.s64 %rd1775, %rd2913, 4;
 	ld.global.s32 %r1778, [%rd1775];
 	add.s32 %r1779, %r1778, %r1774;
 	mov.b64 %rd1780, %rd1775;
 	st.global.s32 [%rd1780], %r1779;
 	setp.ge.u64 %pt176, %rd9, %rd1787;
 	@%pt176 bra $Lfault_176;
-	mad.lo.s64 %rd1785, %rd9, 4, %rd1786;
+	mov.b64 %rd2915, %rd3250;
+	add.s64 %rd1785, %rd2915, 4;
 	ld.global.s32 %r1788, [%rd1785];
 	add.s32 %r1789, %r1788, %r1784;
 	mov.b64 %rd1790, %rd1785;
 	st.global.s32 [%rd1790], %r1789;
 	setp.ge.u64 %pt177, %rd9, %rd1797;
 	@%pt177 bra $Lfault_177;
-	mad.lo.s64 %rd1795, %rd9, 4, %rd1796;
+	mov.b64 %rd2917, %rd3251;
+	add.s64 %rd1795, %rd2917, 4;
 	ld.global.s32 %r1798, [%rd1795];
 	add.s32 %r1799, %r1798, %r1794;
 	mov.b64 %rd1800, %rd1795;
 	st.global.s32 [%rd1800], %r1799;
 	setp.ge.u64 %pt178, %rd9, %rd1807;
 	@%pt178 bra $Lfault_178;
-	mad.lo.s64 %rd1805, %rd9, 4, %rd1806;
+	mov.b64 %rd2919, %rd3252;
+	add.s64 %rd1805, %rd2919, 4;
 	ld.global.s32 %r1808, [%rd1805];
 	add.s32 %r1809, %r1808, %r1804;
 	mov.b64 %rd1810, %rd1805;
 	st.global.s32 [%rd1810], %r1809;
 	setp.ge.u64 %pt179, %rd9, %rd1817;
 	@%pt179 bra $Lfault_179;
-	mad.lo.s64 %rd1815, %rd9, 4, %rd1816;
+	mov.b64 %rd2921, %rd3253;
+	add.s64 %rd1815, %rd2921, 4;
 	ld.global.s32 %r1818, [%rd1815];
 	add.s32 %r1819, %r1818, %r1814;
 	mov.b64 %rd1820, %rd1815;
 	st.global.s32 [%rd1820], %r1819;
 	setp.ge.u64 %pt180, %rd9, %rd1827;
 	@%pt180 bra $Lfault_180;
-	mad.lo.s64 %rd1825, %rd9, 4, %rd1826;
+	mov.b64 %rd2923, %rd3254;
+	add.s64 %rd1825, %rd2923, 4;
 	ld.global.s32 %r1828, [%rd1825];
 	add.s32 %r1829, %r1828, %r1824;
 	mov.b64 %rd1830, %rd1825;
 	st.global.s32 [%rd1830], %r1829;
 	setp.ge.u64 %pt181, %rd9, %rd1837;
 	@%pt181 bra $Lfault_181;
-	mad.lo.s64 %rd1835, %rd9, 4, %rd1836;
+	mov.b64 %rd2925, %rd3255;
+	add.s64 %rd1835, %rd2925, 4;
 	ld.global.s32 %r1838, [%rd1835];
 	add.s32 %r1839, %r1838, %r1834;
 	mov.b64 %rd1840, %rd1835;
 	st.global.s32 [%rd1840], %r1839;
 	setp.ge.u64 %pt182, %rd9, %rd1847;
 	@%pt182 bra $Lfault_182;
-	mad.lo.s64 %rd1845, %rd9, 4, %rd1846;
+	mov.b64 %rd2927, %rd3256;
+	add.s64 %rd1845, %rd2927, 4;
 	ld.global.s32 %r1848, [%rd1845];
 	add.s32 %r1849, %r1848, %r1844;
 	mov.b64 %rd1850, %rd1845;
 	st.global.s32 [%rd1850], %r1849;
 	setp.ge.u64 %pt183, %rd9, %rd1857;
 	@%pt183 bra $Lfault_183;
-	mad.lo.s64 %rd1855, %rd9, 4, %rd1856;
+	mov.b64 %rd2929, %rd3257;
+	add.s64 %rd1855, %rd2929, 4;
 	ld.global.s32 %r1858, [%rd1855];
 	add.s32 %r1859, %r1858, %r1854;
 	mov.b64 %rd1860, %rd1855;
 	st.global.s32 [%rd1860], %r1859;
 	setp.ge.u64 %pt184, %rd9, %rd1867;
 	@%pt184 bra $Lfault_184;
-	mad.lo.s64 %rd1865, %rd9, 4, %rd1866;
+	mov.b64 %rd2931, %rd3258;
+	add.s64 %rd1865, %rd2931, 4;
 	ld.global.s32 %r1868, [%rd1865];
 	add.s32 %r1869, %r1868, %r1864;
 	mov.b64 %rd1870, %rd1865;
 	st.global.s32 [%rd1870], %r1869;
 	setp.ge.u64 %pt185, %rd9, %rd1877;
 	@%pt185 bra $Lfault_185;
-	mad.lo.s64 %rd1875, %rd9, 4, %rd1876;
+	mov.b64 %rd2933, %rd3259;
+	add.s64 %rd1875, %rd2933, 4;
 	ld.global.s32 %r1878, [%rd1875];
 	add.s32 %r1879, %r1878, %r1874;
 	mov.b64 %rd1880, %rd1875;
 	st.global.s32 [%rd1880], %r1879;
 	setp.ge.u64 %pt186, %rd9, %rd1887;
 	@%pt186 bra $Lfault_186;
-	mad.lo.s64 %rd1885, %rd9, 4, %rd1886;
+	mov.b64 %rd2935, %rd3260;
+	add.s64 %rd1885, %rd2935, 4;
 	ld.global.s32 %r1888, [%rd1885];
 	add.s32 %r1889, %r1888, %r1884;
 	mov.b64 %rd1890, %rd1885;
 	st.global.s32 [%rd1890], %r1889;
 	setp.ge.u64 %pt187, %rd9, %rd1897;
 	@%pt187 bra $Lfault_187;
-	mad.lo.s64 %rd1895, %rd9, 4, %rd1896;
+	mov.b64 %rd2937, %rd3261;
+	add.s64 %rd1895, %rd2937, 4;
 	ld.global.s32 %r1898, [%rd1895];
 	add.s32 %r1899, %r1898, %r1894;
 	mov.b64 %rd1900, %rd1895;
 	st.global.s32 [%rd1900], %r1899;
 	setp.ge.u64 %pt188, %rd9, %rd1907;
 	@%pt188 bra $Lfault_188;
-	mad.lo.s64 %rd1905, %rd9, 4, %rd1906;
+	mov.b64 %rd2939, %rd3262;
+	add.s64 %rd1905, %rd2939, 4;
 	ld.global.s32 %r1908, [%rd1905];
 	add.s32 %r1909, %r1908, %r1904;
 	mov.b64 %rd1910, %rd1905;
 	st.global.s32 [%rd1910], %r1909;
 	setp.ge.u64 %pt189, %rd9, %rd1917;
 	@%pt189 bra $Lfault_189;
-	mad.lo.s64 %rd1915, %rd9, 4, %rd1916;
+	mov.b64 %rd2941, %rd3263;
+	add.s64 %rd1915, %rd2941, 4;
 	ld.global.s32 %r1918, [%rd1915];
 	add.s32 %r1919, %r1918, %r1914;
 	mov.b64 %rd1920, %rd1915;
 	st.global.s32 [%rd1920], %r1919;
 	setp.ge.u64 %pt190, %rd9, %rd1927;
 	@%pt190 bra $Lfault_190;
-	mad.lo.s64 %rd1925, %rd9, 4, %rd1926;
+	mov.b64 %rd2943, %rd3264;
+	add.s64 %rd1925, %rd2943, 4;
 	ld.global.s32 %r1928, [%rd1925];
 	add.s32 %r1929, %r1928, %r1924;
 	mov.b64 %rd1930, %rd1925;
 	st.global.s32 [%rd1930], %r1929;
 	setp.ge.u64 %pt191, %rd9, %rd1937;
 	@%pt191 bra $Lfault_191;
-	mad.lo.s64 %rd1935, %rd9, 4, %rd1936;
+	mov.b64 %rd2945, %rd3265;
+	add.s64 %rd1935, %rd2945, 4;
 	ld.global.s32 %r1938, [%rd1935];
 	add.s32 %r1939, %r1938, %r1934;
 	mov.b64 %rd1940, %rd1935;
 	st.global.s32 [%rd1940], %r1939;
 	setp.ge.u64 %pt192, %rd9, %rd1947;
 	@%pt192 bra $Lfault_192;
-	mad.lo.s64 %rd1945, %rd9, 4, %rd1946;
+	mov.b64 %rd2947, %rd3266;
+	add.s64 %rd1945, %rd2947, 4;
 	ld.global.s32 %r1948, [%rd1945];
 	add.s32 %r1949, %r1948, %r1944;
 	mov.b64 %rd1950, %rd1945;
 	st.global.s32 [%rd1950], %r1949;
 	setp.ge.u64 %pt193, %rd9, %rd1957;
 	@%pt193 bra $Lfault_193;
-	mad.lo.s64 %rd1955, %rd9, 4, %rd1956;
+	mov.b64 %rd2949, %rd3267;
+	add.s64 %rd1955, %rd2949, 4;
 	ld.global.s32 %r1958, [%rd1955];
 	add.s32 %r1959, %r1958, %r1954;
 	mov.b64 %rd1960, %rd1955;
 	st.global.s32 [%rd1960], %r1959;
 	setp.ge.u64 %pt194, %rd9, %rd1967;
 	@%pt194 bra $Lfault_194;
-	mad.lo.s64 %rd1965, %rd9, 4, %rd1966;
+	mov.b64 %rd2951, %rd3268;
+	add.s64 %rd1965, %rd2951, 4;
 	ld.global.s32 %r1968, [%rd1965];
 	add.s32 %r1969, %r1968, %r1964;
 	mov.b64 %rd1970, %rd1965;
 	st.global.s32 [%rd1970], %r1969;
 	setp.ge.u64 %pt195, %rd9, %rd1977;
 	@%pt195 bra $Lfault_195;
-	mad.lo.s64 %rd1975, %rd9, 4, %rd1976;
+	mov.b64 %rd2953, %rd3269;
+	add.s64 %rd1975, %rd2953, 4;
 	ld.global.s32 %r1978, [%rd1975];
 	add.s32 %r1979, %r1978, %r1974;
 	mov.b64 %rd1980, %rd1975;
 	st.global.s32 [%rd1980], %r1979;
 	setp.ge.u64 %pt196, %rd9, %rd1987;
 	@%pt196 bra $Lfault_196;
-	mad.lo.s64 %rd1985, %rd9, 4, %rd1986;
+	mov.b64 %rd2955, %rd3270;
+	add.s64 %rd1985, %rd2955, 4;
 	ld.global.s32 %r1988, [%rd1985];
 	add.s32 %r1989, %r1988, %r1984;
 	mov.b64 %rd1990, %rd1985;
 	st.global.s32 [%rd1990], %r1989;
 	setp.ge.u64 %pt197, %rd9, %rd1997;
 	@%pt197 bra $Lfault_197;
-	mad.lo.s64 %rd1995, %rd9, 4, %rd1996;
+	mov.b64 %rd2957, %rd3271;
+	add.s64 %rd1995, %rd2957, 4;
 	ld.global.s32 %r1998, [%rd1995];
 	add.s32 %r1999, %r1998, %r1994;
 	mov.b64 %rd2000, %rd1995;
 	st.global.s32 [%rd2000], %r1999;
 	setp.ge.u64 %pt198, %rd9, %rd2007;
 	@%pt198 bra $Lfault_198;
-	mad.lo.s64 %rd2005, %rd9, 4, %rd2006;
+	mov.b64 %rd2959, %rd3272;
+	add.s64 %rd2005, %rd2959, 4;
 	ld.global.s32 %r2008, [%rd2005];
 	add.s32 %r2009, %r2008, %r2004;
 	mov.b64 %rd2010, %rd2005;
 	st.global.s32 [%rd2010], %r2009;
 	setp.ge.u64 %pt199, %rd9, %rd2017;
 	@%pt199 bra $Lfault_199;
-	mad.lo.s64 %rd2015, %rd9, 4, %rd2016;
+	mov.b64 %rd2961, %rd3273;
+	add.s64 %rd2015, %rd2961, 4;
 	ld.global.s32 %r2018, [%rd2015];
 	add.s32 %r2019, %r2018, %r2014;
 	mov.b64 %rd2020, %rd2015;
 	st.global.s32 [%rd2020], %r2019;
 	setp.ge.u64 %pt200, %rd9, %rd2027;
 	@%pt200 bra $Lfault_200;
-	mad.lo.s64 %rd2025, %rd9, 4, %rd2026;
+	mov.b64 %rd2963, %rd3274;
+	add.s64 %rd2025, %rd2963, 4;
 	ld.global.s32 %r2028, [%rd2025];
 	add.s32 %r2029, %r2028, %r2024;
 	mov.b64 %rd2030, %rd2025;
 	st.global.s32 [%rd2030], %r2029;
 	setp.ge.u64 %pt201, %rd9, %rd2037;
 	@%pt201 bra $Lfault_201;
-	mad.lo.s64 %rd2035, %rd9, 4, %rd2036;
+	mov.b64 %rd2965, %rd3275;
+	add.s64 %rd2035, %rd2965, 4;
 	ld.global.s32 %r2038, [%rd2035];
 	add.s32 %r2039, %r2038, %r2034;
 	mov.b64 %rd2040, %rd2035;
 	st.global.s32 [%rd2040], %r2039;
 	setp.ge.u64 %pt202, %rd9, %rd2047;
 	@%pt202 bra $Lfault_202;
-	mad.lo.s64 %rd2045, %rd9, 4, %rd2046;
+	mov.b64 %rd2967, %rd3276;
+	add.s64 %rd2045, %rd2967, 4;
 	ld.global.s32 %r2048, [%rd2045];
 	add.s32 %r2049, %r2048, %r2044;
 	mov.b64 %rd2050, %rd2045;
 	st.global.s32 [%rd2050], %r2049;
 	setp.ge.u64 %pt203, %rd9, %rd2057;
 	@%pt203 bra $Lfault_203;
-	mad.lo.s64 %rd2055, %rd9, 4, %rd2056;
+	mov.b64 %rd2969, %rd3277;
+	add.s64 %rd2055, %rd2969, 4;
 	ld.global.s32 %r2058, [%rd2055];
 	add.s32 %r2059, %r2058, %r2054;
 	mov.b64 %rd2060, %rd2055;
 	st.global.s32 [%rd2060], %r2059;
 	setp.ge.u64 %pt204, %rd9, %rd2067;
 	@%pt204 bra $Lfault_204;
-	mad.lo.s64 %rd2065, %rd9, 4, %rd2066;
+	mov.b64 %rd2971, %rd3278;
+	add.s64 %rd2065, %rd2971, 4;
 	ld.global.s32 %r2068, [%rd2065];
 	add.s32 %r2069, %r2068, %r2064;
 	mov.b64 %rd2070, %rd2065;
 	st.global.s32 [%rd2070], %r2069;
 	setp.ge.u64 %pt205, %rd9, %rd2077;
 	@%pt205 bra $Lfault_205;
-	mad.lo.s64 %rd2075, %rd9, 4, %rd2076;
+	mov.b64 %rd2973, %rd3279;
+	add.s64 %rd2075, %rd2973, 4;
 	ld.global.s32 %r2078, [%rd2075];
 	add.s32 %r2079, %r2078, %r2074;
 	mov.b64 %rd2080, %rd2075;
 	st.global.s32 [%rd2080], %r2079;
 	setp.ge.u64 %pt206, %rd9, %rd2087;
 	@%pt206 bra $Lfault_206;
-	mad.lo.s64 %rd2085, %rd9, 4, %rd2086;
+	mov.b64 %rd2975, %rd3280;
+	add.s64 %rd2085, %rd2975, 4;
 	ld.global.s32 %r2088, [%rd2085];
 	add.s32 %r2089, %r2088, %r2084;
 	mov.b64 %rd2090, %rd2085;
 	st.global.s32 [%rd2090], %r2089;
 	setp.ge.u64 %pt207, %rd9, %rd2097;
 	@%pt207 bra $Lfault_207;
-	mad.lo.s64 %rd2095, %rd9, 4, %rd2096;
+	mov.b64 %rd2977, %rd3281;
+	add.s64 %rd2095, %rd2977, 4;
 	ld.global.s32 %r2098, [%rd2095];
 	add.s32 %r2099, %r2098, %r2094;
 	mov.b64 %rd2100, %rd2095;
 	st.global.s32 [%rd2100], %r2099;
 	setp.ge.u64 %pt208, %rd9, %rd2107;
 	@%pt208 bra $Lfault_208;
-	mad.lo.s64 %rd2105, %rd9, 4, %rd2106;
+	mov.b64 %rd2979, %rd3282;
+	add.s64 %rd2105, %rd2979, 4;
 	ld.global.s32 %r2108, [%rd2105];
 	add.s32 %r2109, %r2108, %r2104;
 	mov.b64 %rd2110, %rd2105;
 	st.global.s32 [%rd2110], %r2109;
 	setp.ge.u64 %pt209, %rd9, %rd2117;
 	@%pt209 bra $Lfault_209;
-	mad.lo.s64 %rd2115, %rd9, 4, %rd2116;
+	mov.b64 %rd2981, %rd3283;
+	add.s64 %rd2115, %rd2981, 4;
 	ld.global.s32 %r2118, [%rd2115];
 	add.s32 %r2119, %r2118, %r2114;
 	mov.b64 %rd2120, %rd2115;
 	st.global.s32 [%rd2120], %r2119;
 	setp.ge.u64 %pt210, %rd9, %rd2127;
 	@%pt210 bra $Lfault_210;
-	mad.lo.s64 %rd2125, %rd9, 4, %rd2126;
+	mov.b64 %rd2983, %rd3284;
+	add.s64 %rd2125, %rd2983, 4;
 	ld.global.s32 %r2128, [%rd2125];
 	add.s32 %r2129, %r2128, %r2124;
 	mov.b64 %rd2130, %rd2125;
 	st.global.s32 [%rd2130], %r2129;
 	setp.ge.u64 %pt211, %rd9, %rd2137;
 	@%pt211 bra $Lfault_211;
-	mad.lo.s64 %rd2135, %rd9, 4, %rd2136;
+	mov.b64 %rd2985, %rd3285;
+	add.s64 %rd2135, %rd2985, 4;
 	ld.global.s32 %r2138, [%rd2135];
 	add.s32 %r2139, %r2138, %r2134;
 	mov.b64 %rd2140, %rd2135;
 	st.global.s32 [%rd2140], %r2139;
 	setp.ge.u64 %pt212, %rd9, %rd2147;
 	@%pt212 bra $Lfault_212;
-	mad.lo.s64 %rd2145, %rd9, 4, %rd2146;
+	mov.b64 %rd2987, %rd3286;
+	add.s64 %rd2145, %rd2987, 4;
 	ld.global.s32 %r2148, [%rd2145];
 	add.s32 %r2149, %r2148, %r2144;
 	mov.b64 %rd2150, %rd2145;
 	st.global.s32 [%rd2150], %r2149;
 	setp.ge.u64 %pt213, %rd9, %rd2157;
 	@%pt213 bra $Lfault_213;
-	mad.lo.s64 %rd2155, %rd9, 4, %rd2156;
+	mov.b64 %rd2989, %rd3287;
+	add.s64 %rd2155, %rd2989, 4;
 	ld.global.s32 %r2158, [%rd2155];
 	add.s32 %r2159, %r2158, %r2154;
 	mov.b64 %rd2160, %rd2155;
 	st.global.s32 [%rd2160], %r2159;
 	setp.ge.u64 %pt214, %rd9, %rd2167;
 	@%pt214 bra $Lfault_214;
-	mad.lo.s64 %rd2165, %rd9, 4, %rd2166;
+	mov.b64 %rd2991, %rd3288;
+	add.s64 %rd2165, %rd2991, 4;
 	ld.global.s32 %r2168, [%rd2165];
 	add.s32 %r2169, %r2168, %r2164;
 	mov.b64 %rd2170, %rd2165;
 	st.global.s32 [%rd2170], %r2169;
 	setp.ge.u64 %pt215, %rd9, %rd2177;
 	@%pt215 bra $Lfault_215;
-	mad.lo.s64 %rd2175, %rd9, 4, %rd2176;
+	mov.b64 %rd2993, %rd3289;
+	add.s64 %rd2175, %rd2993, 4;
 	ld.global.s32 %r2178, [%rd2175];
 	add.s32 %r2179, %r2178, %r2174;
 	mov.b64 %rd2180, %rd2175;
 	st.global.s32 [%rd2180], %r2179;
 	setp.ge.u64 %pt216, %rd9, %rd2187;
 	@%pt216 bra $Lfault_216;
-	mad.lo.s64 %rd2185, %rd9, 4, %rd2186;
+	mov.b64 %rd2995, %rd3290;
+	add.s64 %rd2185, %rd2995, 4;
 	ld.global.s32 %r2188, [%rd2185];
 	add.s32 %r2189, %r2188, %r2184;
 	mov.b64 %rd2190, %rd2185;
 	st.global.s32 [%rd2190], %r2189;
 	setp.ge.u64 %pt217, %rd9, %rd2197;
 	@%pt217 bra $Lfault_217;
-	mad.lo.s64 %rd2195, %rd9, 4, %rd2196;
+	mov.b64 %rd2997, %rd3291;
+	add.s64 %rd2195, %rd2997, 4;
 	ld.global.s32 %r2198, [%rd2195];
 	add.s32 %r2199, %r2198, %r2194;
 	mov.b64 %rd2200, %rd2195;
 	st.global.s32 [%rd2200], %r2199;
 	setp.ge.u64 %pt218, %rd9, %rd2207;
 	@%pt218 bra $Lfault_218;
-	mad.lo.s64 %rd2205, %rd9, 4, %rd2206;
+	mov.b64 %rd2999, %rd3292;
+	add.s64 %rd2205, %rd2999, 4;
 	ld.global.s32 %r2208, [%rd2205];
 	add.s32 %r2209, %r2208, %r2204;
 	mov.b64 %rd2210, %rd2205;
 	st.global.s32 [%rd2210], %r2209;
 	setp.ge.u64 %pt219, %rd9, %rd2217;
 	@%pt219 bra $Lfault_219;
-	mad.lo.s64 %rd2215, %rd9, 4, %rd2216;
+	mov.b64 %rd3001, %rd3293;
+	add.s64 %rd2215, %rd3001, 4;
 	ld.global.s32 %r2218, [%rd2215];
 	add.s32 %r2219, %r2218, %r2214;
 	mov.b64 %rd2220, %rd2215;
 	st.global.s32 [%rd2220], %r2219;
 	setp.ge.u64 %pt220, %rd9, %rd2227;
 	@%pt220 bra $Lfault_220;
-	mad.lo.s64 %rd2225, %rd9, 4, %rd2226;
+	mov.b64 %rd3003, %rd3294;
+	add.s64 %rd2225, %rd3003, 4;
 	ld.global.s32 %r2228, [%rd2225];
 	add.s32 %r2229, %r2228, %r2224;
 	mov.b64 %rd2230, %rd2225;
 	st.global.s32 [%rd2230], %r2229;
 	setp.ge.u64 %pt221, %rd9, %rd2237;
 	@%pt221 bra $Lfault_221;
-	mad.lo.s64 %rd2235, %rd9, 4, %rd2236;
+	mov.b64 %rd3005, %rd3295;
+	add.s64 %rd2235, %rd3005, 4;
 	ld.global.s32 %r2238, [%rd2235];
 	add.s32 %r2239, %r2238, %r2234;
 	mov.b64 %rd2240, %rd2235;
 	st.global.s32 [%rd2240], %r2239;
 	setp.ge.u64 %pt222, %rd9, %rd2247;
 	@%pt222 bra $Lfault_222;
-	mad.lo.s64 %rd2245, %rd9, 4, %rd2246;
+	mov.b64 %rd3007, %rd3296;
+	add.s64 %rd2245, %rd3007, 4;
 	ld.global.s32 %r2248, [%rd2245];
 	add.s32 %r2249, %r2248, %r2244;
 	mov.b64 %rd2250, %rd2245;
 	st.global.s32 [%rd2250], %r2249;
 	setp.ge.u64 %pt223, %rd9, %rd2257;
 	@%pt223 bra $Lfault_223;
-	mad.lo.s64 %rd2255, %rd9, 4, %rd2256;
+	mov.b64 %rd3009, %rd3297;
+	add.s64 %rd2255, %rd3009, 4;
 	ld.global.s32 %r2258, [%rd2255];
 	add.s32 %r2259, %r2258, %r2254;
 	mov.b64 %rd2260, %rd2255;
 	st.global.s32 [%rd2260], %r2259;
 	setp.ge.u64 %pt224, %rd9, %rd2267;
 	@%pt224 bra $Lfault_224;
-	mad.lo.s64 %rd2265, %rd9, 4, %rd2266;
+	mov.b64 %rd3011, %rd3298;
+	add.s64 %rd2265, %rd3011, 4;
 	ld.global.s32 %r2268, [%rd2265];
 	add.s32 %r2269, %r2268, %r2264;
 	mov.b64 %rd2270, %rd2265;
 	st.global.s32 [%rd2270], %r2269;
 	setp.ge.u64 %pt225, %rd9, %rd2277;
 	@%pt225 bra $Lfault_225;
-	mad.lo.s64 %rd2275, %rd9, 4, %rd2276;
+	mov.b64 %rd3013, %rd3299;
+	add.s64 %rd2275, %rd3013, 4;
 	ld.global.s32 %r2278, [%rd2275];
 	add.s32 %r2279, %r2278, %r2274;
 	mov.b64 %rd2280, %rd2275;
 	st.global.s32 [%rd2280], %r2279;
 	setp.ge.u64 %pt226, %rd9, %rd2287;
 	@%pt226 bra $Lfault_226;
-	mad.lo.s64 %rd2285, %rd9, 4, %rd2286;
+	mov.b64 %rd3015, %rd3300;
+	add.s64 %rd2285, %rd3015, 4;
 	ld.global.s32 %r2288, [%rd2285];
 	add.s32 %r2289, %r2288, %r2284;
 	mov.b64 %rd2290, %rd2285;
 	st.global.s32 [%rd2290], %r2289;
 	setp.ge.u64 %pt227, %rd9, %rd2297;
 	@%pt227 bra $Lfault_227;
-	mad.lo.s64 %rd2295, %rd9, 4, %rd2296;
+	mov.b64 %rd3017, %rd3301;
+	add.s64 %rd2295, %rd3017, 4;
 	ld.global.s32 %r2298, [%rd2295];
 	add.s32 %r2299, %r2298, %r2294;
 	mov.b64 %rd2300, %rd2295;
 	st.global.s32 [%rd2300], %r2299;
 	setp.ge.u64 %pt228, %rd9, %rd2307;
 	@%pt228 bra $Lfault_228;
-	mad.lo.s64 %rd2305, %rd9, 4, %rd2306;
+	mov.b64 %rd3019, %rd3302;
+	add.s64 %rd2305, %rd3019, 4;
 	ld.global.s32 %r2308, [%rd2305];
 	add.s32 %r2309, %r2308, %r2304;
 	mov.b64 %rd2310, %rd2305;
 	st.global.s32 [%rd2310], %r2309;
 	setp.ge.u64 %pt229, %rd9, %rd2317;
 	@%pt229 bra $Lfault_229;
-	mad.lo.s64 %rd2315, %rd9, 4, %rd2316;
+	mov.b64 %rd3021, %rd3303;
+	add.s64 %rd2315, %rd3021, 4;
 	ld.global.s32 %r2318, [%rd2315];
 	add.s32 %r2319, %r2318, %r2314;
 	mov.b64 %rd2320, %rd2315;
 	st.global.s32 [%rd2320], %r2319;
 	setp.ge.u64 %pt230, %rd9, %rd2327;
 	@%pt230 bra $Lfault_230;
-	mad.lo.s64 %rd2325, %rd9, 4, %rd2326;
+	mov.b64 %rd3023, %rd3304;
+	add.s64 %rd2325, %rd3023, 4;
 	ld.global.s32 %r2328, [%rd2325];
 	add.s32 %r2329, %r2328, %r2324;
 	mov.b64 %rd2330, %rd2325;
 	st.global.s32 [%rd2330], %r2329;
 	setp.ge.u64 %pt231, %rd9, %rd2337;
 	@%pt231 bra $Lfault_231;
-	mad.lo.s64 %rd2335, %rd9, 4, %rd2336;
+	mov.b64 %rd3025, %rd3305;
+	add.s64 %rd2335, %rd3025, 4;
 	ld.global.s32 %r2338, [%rd2335];
 	add.s32 %r2339, %r2338, %r2334;
 	mov.b64 %rd2340, %rd2335;
 	st.global.s32 [%rd2340], %r2339;
 	setp.ge.u64 %pt232, %rd9, %rd2347;
 	@%pt232 bra $Lfault_232;
-	mad.lo.s64 %rd2345, %rd9, 4, %rd2346;
+	mov.b64 %rd3027, %rd3306;
+	add.s64 %rd2345, %rd3027, 4;
 	ld.global.s32 %r2348, [%rd2345];
 	add.s32 %r2349, %r2348, %r2344;
 	mov.b64 %rd2350, %rd2345;
 	st.global.s32 [%rd2350], %r2349;
 	setp.ge.u64 %pt233, %rd9, %rd2357;
 	@%pt233 bra $Lfault_233;
-	mad.lo.s64 %rd2355, %rd9, 4, %rd2356;
+	mov.b64 %rd3029, %rd3307;
+	add.s64 %rd2355, %rd3029, 4;
 	ld.global.s32 %r2358, [%rd2355];
 	add.s32 %r2359, %r2358, %r2354;
 	mov.b64 %rd2360, %rd2355;
 	st.global.s32 [%rd2360], %r2359;
 	setp.ge.u64 %pt234, %rd9, %rd2367;
 	@%pt234 bra $Lfault_234;
-	mad.lo.s64 %rd2365, %rd9, 4, %rd2366;
+	mov.b64 %rd3031, %rd3308;
+	add.s64 %rd2365, %rd3031, 4;
 	ld.global.s32 %r2368, [%rd2365];
 	add.s32 %r2369, %r2368, %r2364;
 	mov.b64 %rd2370, %rd2365;
 	st.global.s32 [%rd2370], %r2369;
 	setp.ge.u64 %pt235, %rd9, %rd2377;
 	@%pt235 bra $Lfault_235;
-	mad.lo.s64 %rd2375, %rd9, 4, %rd2376;
+	mov.b64 %rd3033, %rd3309;
+	add.s64 %rd2375, %rd3033, 4;
 	ld.global.s32 %r2378, [%rd2375];
 	add.s32 %r2379, %r2378, %r2374;
 	mov.b64 %rd2380, %rd2375;
 	st.global.s32 [%rd2380], %r2379;
 	setp.ge.u64 %pt236, %rd9, %rd2387;
 	@%pt236 bra $Lfault_236;
-	mad.lo.s64 %rd2385, %rd9, 4, %rd2386;
+	mov.b64 %rd3035, %rd3310;
+	add.s64 %rd2385, %rd3035, 4;
 	ld.global.s32 %r2388, [%rd2385];
 	add.s32 %r2389, %r2388, %r2384;
 	mov.b64 %rd2390, %rd2385;
 	st.global.s32 [%rd2390], %r2389;
 	setp.ge.u64 %pt237, %rd9, %rd2397;
 	@%pt237 bra $Lfault_237;
-	mad.lo.s64 %rd2395, %rd9, 4, %rd2396;
+	mov.b64 %rd3037, %rd3311;
+	add.s64 %rd2395, %rd3037, 4;
 	ld.global.s32 %r2398, [%rd2395];
 	add.s32 %r2399, %r2398, %r2394;
 	mov.b64 %rd2400, %rd2395;
 	st.global.s32 [%rd2400], %r2399;
 	setp.ge.u64 %pt238, %rd9, %rd2407;
 	@%pt238 bra $Lfault_238;
-	mad.lo.s64 %rd2405, %rd9, 4, %rd2406;
+	mov.b64 %rd3039, %rd3312;
+	add.s64 %rd2405, %rd3039, 4;
 	ld.global.s32 %r2408, [%rd2405];
 	add.s32 %r2409, %r2408, %r2404;
 	mov.b64 %rd2410, %rd2405;
 	st.global.s32 [%rd2410], %r2409;
 	setp.ge.u64 %pt239, %rd9, %rd2417;
 	@%pt239 bra $Lfault_239;
-	mad.lo.s64 %rd2415, %rd9, 4, %rd2416;
+	mov.b64 %rd3041, %rd3313;
+	add.s64 %rd2415, %rd3041, 4;
 	ld.global.s32 %r2418, [%rd2415];
 	add.s32 %r2419, %r2418, %r2414;
 	mov.b64 %rd2420, %rd2415;
 	st.global.s32 [%rd2420], %r2419;
 	setp.ge.u64 %pt240, %rd9, %rd2427;
 	@%pt240 bra $Lfault_240;
-	mad.lo.s64 %rd2425, %rd9, 4, %rd2426;
+	mov.b64 %rd3043, %rd3314;
+	add.s64 %rd2425, %rd3043, 4;
 	ld.global.s32 %r2428, [%rd2425];
 	add.s32 %r2429, %r2428, %r2424;
 	mov.b64 %rd2430, %rd2425;
 	st.global.s32 [%rd2430], %r2429;
 	setp.ge.u64 %pt241, %rd9, %rd2437;
 	@%pt241 bra $Lfault_241;
-	mad.lo.s64 %rd2435, %rd9, 4, %rd2436;
+	mov.b64 %rd3045, %rd3315;
+	add.s64 %rd2435, %rd3045, 4;
 	ld.global.s32 %r2438, [%rd2435];
 	add.s32 %r2439, %r2438, %r2434;
 	mov.b64 %rd2440, %rd2435;
 	st.global.s32 [%rd2440], %r2439;
 	setp.ge.u64 %pt242, %rd9, %rd2447;
 	@%pt242 bra $Lfault_242;
-	mad.lo.s64 %rd2445, %rd9, 4, %rd2446;
+	mov.b64 %rd3047, %rd3316;
+	add.s64 %rd2445, %rd3047, 4;
 	ld.global.s32 %r2448, [%rd2445];
 	add.s32 %r2449, %r2448, %r2444;
 	mov.b64 %rd2450, %rd2445;
 	st.global.s32 [%rd2450], %r2449;
 	setp.ge.u64 %pt243, %rd9, %rd2457;
 	@%pt243 bra $Lfault_243;
-	mad.lo.s64 %rd2455, %rd9, 4, %rd2456;
+	mov.b64 %rd3049, %rd3317;
+	add.s64 %rd2455, %rd3049, 4;
 	ld.global.s32 %r2458, [%rd2455];
 	add.s32 %r2459, %r2458, %r2454;
 	mov.b64 %rd2460, %rd2455;
 	st.global.s32 [%rd2460], %r2459;
 	setp.ge.u64 %pt244, %rd9, %rd2467;
 	@%pt244 bra $Lfault_244;
-	mad.lo.s64 %rd2465, %rd9, 4, %rd2466;
+	mov.b64 %rd3051, %rd3318;
+	add.s64 %rd2465, %rd3051, 4;
 	ld.global.s32 %r2468, [%rd2465];
 	add.s32 %r2469, %r2468, %r2464;
 	mov.b64 %rd2470, %rd2465;
 	st.global.s32 [%rd2470], %r2469;
 	setp.ge.u64 %pt245, %rd9, %rd2477;
 	@%pt245 bra $Lfault_245;
-	mad.lo.s64 %rd2475, %rd9, 4, %rd2476;
+	mov.b64 %rd3053, %rd3319;
+	add.s64 %rd2475, %rd3053, 4;
 	ld.global.s32 %r2478, [%rd2475];
 	add.s32 %r2479, %r2478, %r2474;
 	mov.b64 %rd2480, %rd2475;
 	st.global.s32 [%rd2480], %r2479;
 	setp.ge.u64 %pt246, %rd9, %rd2487;
 	@%pt246 bra $Lfault_246;
-	mad.lo.s64 %rd2485, %rd9, 4, %rd2486;
+	mov.b64 %rd3055, %rd3320;
+	add.s64 %rd2485, %rd3055, 4;
 	ld.global.s32 %r2488, [%rd2485];
 	add.s32 %r2489, %r2488, %r2484;
 	mov.b64 %rd2490, %rd2485;
 	st.global.s32 [%rd2490], %r2489;
 	setp.ge.u64 %pt247, %rd9, %rd2497;
 	@%pt247 bra $Lfault_247;
-	mad.lo.s64 %rd2495, %rd9, 4, %rd2496;
+	mov.b64 %rd3057, %rd3321;
+	add.s64 %rd2495, %rd3057, 4;
 	ld.global.s32 %r2498, [%rd2495];
 	add.s32 %r2499, %r2498, %r2494;
 	mov.b64 %rd2500, %rd2495;
 	st.global.s32 [%rd2500], %r2499;
 	setp.ge.u64 %pt248, %rd9, %rd2507;
 	@%pt248 bra $Lfault_248;
-	mad.lo.s64 %rd2505, %rd9, 4, %rd2506;
+	mov.b64 %rd3059, %rd3322;
+	add.s64 %rd2505, %rd3059, 4;
 	ld.global.s32 %r2508, [%rd2505];
 	add.s32 %r2509, %r2508, %r2504;
 	mov.b64 %rd2510, %rd2505;
 	st.global.s32 [%rd2510], %r2509;
 	setp.ge.u64 %pt249, %rd9, %rd2517;
 	@%pt249 bra $Lfault_249;
-	mad.lo.s64 %rd2515, %rd9, 4, %rd2516;
+	mov.b64 %rd3061, %rd3323;
+	add.s64 %rd2515, %rd3061, 4;
 	ld.global.s32 %r2518, [%rd2515];
 	add.s32 %r2519, %r2518, %r2514;
 	mov.b64 %rd2520, %rd2515;
 	st.global.s32 [%rd2520], %r2519;
 	setp.ge.u64 %pt250, %rd9, %rd2527;
 	@%pt250 bra $Lfault_250;
-	mad.lo.s64 %rd2525, %rd9, 4, %rd2526;
+	mov.b64 %rd3063, %rd3324;
+	add.s64 %rd2525, %rd3063, 4;
 	ld.global.s32 %r2528, [%rd2525];
 	add.s32 %r2529, %r2528, %r2524;
 	mov.b64 %rd2530, %rd2525;
 	st.global.s32 [%rd2530], %r2529;
 	setp.ge.u64 %pt251, %rd9, %rd2537;
 	@%pt251 bra $Lfault_251;
-	mad.lo.s64 %rd2535, %rd9, 4, %rd2536;
+	mov.b64 %rd3065, %rd3325;
+	add.s64 %rd2535, %rd3065, 4;
 	ld.global.s32 %r2538, [%rd2535];
 	add.s32 %r2539, %r2538, %r2534;
 	mov.b64 %rd2540, %rd2535;
 	st.global.s32 [%rd2540], %r2539;
 	setp.ge.u64 %pt252, %rd9, %rd2547;
 	@%pt252 bra $Lfault_252;
-	mad.lo.s64 %rd2545, %rd9, 4, %rd2546;
+	mov.b64 %rd3067, %rd3326;
+	add.s64 %rd2545, %rd3067, 4;
 	ld.global.s32 %r2548, [%rd2545];
 	add.s32 %r2549, %r2548, %r2544;
 	mov.b64 %rd2550, %rd2545;
 	st.global.s32 [%rd2550], %r2549;
 	setp.ge.u64 %pt253, %rd9, %rd2557;
 	@%pt253 bra $Lfault_253;
-	mad.lo.s64 %rd2555, %rd9, 4, %rd2556;
+	mov.b64 %rd3069, %rd3327;
+	add.s64 %rd2555, %rd3069, 4;
 	ld.global.s32 %r2558, [%rd2555];
 	add.s32 %r2559, %r2558, %r2554;
 	mov.b64 %rd2560, %rd2555;
 	st.global.s32 [%rd2560], %r2559;
 $L_6:
 	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd3072, %rd3072, %rd3073;
+	add.s64 %rd3074, %rd3074, %rd3073;
+	add.s64 %rd3075, %rd3075, %rd3073;
+	add.s64 %rd3076, %rd3076, %rd3073;
+	add.s64 %rd3077, %rd3077, %rd3073;
+	add.s64 %rd3078, %rd3078, %rd3073;
+	add.s64 %rd3079, %rd3079, %rd3073;
+	add.s64 %rd3080, %rd3080, %rd3073;
+	add.s64 %rd3081, %rd3081, %rd3073;
+	add.s64 %rd3082, %rd3082, %rd3073;
+	add.s64 %rd3083, %rd3083, %rd3073;
+	add.s64 %rd3084, %rd3084, %rd3073;
+	add.s64 %rd3085, %rd3085, %rd3073;
+	add.s64 %rd3086, %rd3086, %rd3073;
+	add.s64 %rd3087, %rd3087, %rd3073;
+	add.s64 %rd3088, %rd3088, %rd3073;
+	add.s64 %rd3089, %rd3089, %rd3073;
+	add.s64 %rd3090, %rd3090, %rd3073;
+	add.s64 %rd3091, %rd3091, %rd3073;
+	add.s64 %rd3092, %rd3092, %rd3073;
+	add.s64 %rd3093, %rd3093, %rd3073;
+	add.s64 %rd3094, %rd3094, %rd3073;
+	add.s64 %rd3095, %rd3095, %rd3073;
+	add.s64 %rd3096, %rd3096, %rd3073;
+	add.s64 %rd3097, %rd3097, %rd3073;
+	add.s64 %rd3098, %rd3098, %rd3073;
+	add.s64 %rd3099, %rd3099, %rd3073;
+	add.s64 %rd3100, %rd3100, %rd3073;
+	add.s64 %rd3101, %rd3101, %rd3073;
+	add.s64 %rd3102, %rd3102, %rd3073;
+	add.s64 %rd3103, %rd3103, %rd3073;
+	add.s64 %rd3104, %rd3104, %rd3073;
+	add.s64 %rd3105, %rd3105, %rd3073;
+	add.s64 %rd3106, %rd3106, %rd3073;
+	add.s64 %rd3107, %rd3107, %rd3073;
+	add.s64 %rd3108, %rd3108, %rd3073;
+	add.s64 %rd3109, %rd3109, %rd3073;
+	add.s64 %rd3110, %rd3110, %rd3073;
+	add.s64 %rd3111, %rd3111, %rd3073;
+	add.s64 %rd3112, %rd3112, %rd3073;
+	add.s64 %rd3113, %rd3113, %rd3073;
+	add.s64 %rd3114, %rd3114, %rd3073;
+	add.s64 %rd3115, %rd3115, %rd3073;
+	add.s64 %rd3116, %rd3116, %rd3073;
+	add.s64 %rd3117, %rd3117, %rd3073;
+	add.s64 %rd3118, %rd3118, %rd3073;
+	add.s64 %rd3119, %rd3119, %rd3073;
+	add.s64 %rd3120, %rd3120, %rd3073;
+	add.s64 %rd3121, %rd3121, %rd3073;
+	add.s64 %rd3122, %rd3122, %rd3073;
+	add.s64 %rd3123, %rd3123, %rd3073;
+	add.s64 %rd3124, %rd3124, %rd3073;
+	add.s64 %rd3125, %rd3125, %rd3073;
+	add.s64 %rd3126, %rd3126, %rd3073;
+	add.s64 %rd3127, %rd3127, %rd3073;
+	add.s64 %rd3128, %rd3128, %rd3073;
+	add.s64 %rd3129, %rd3129, %rd3073;
+	add.s64 %rd3130, %rd3130, %rd3073;
+	add.s64 %rd3131, %rd3131, %rd3073;
+	add.s64 %rd3132, %rd3132, %rd3073;
+	add.s64 %rd3133, %rd3133, %rd3073;
+	add.s64 %rd3134, %rd3134, %rd3073;
+	add.s64 %rd3135, %rd3135, %rd3073;
+	add.s64 %rd3136, %rd3136, %rd3073;
+	add.s64 %rd3137, %rd3137, %rd3073;
+	add.s64 %rd3138, %rd3138, %rd3073;
+	add.s64 %rd3139, %rd3139, %rd3073;
+	add.s64 %rd3140, %rd3140, %rd3073;
+	add.s64 %rd3141, %rd3141, %rd3073;
+	add.s64 %rd3142, %rd3142, %rd3073;
+	add.s64 %rd3143, %rd3143, %rd3073;
+	add.s64 %rd3144, %rd3144, %rd3073;
+	add.s64 %rd3145, %rd3145, %rd3073;
+	add.s64 %rd3146, %rd3146, %rd3073;
+	add.s64 %rd3147, %rd3147, %rd3073;
+	add.s64 %rd3148, %rd3148, %rd3073;
+	add.s64 %rd3149, %rd3149, %rd3073;
+	add.s64 %rd3150, %rd3150, %rd3073;
+	add.s64 %rd3151, %rd3151, %rd3073;
+	add.s64 %rd3152, %rd3152, %rd3073;
+	add.s64 %rd3153, %rd3153, %rd3073;
+	add.s64 %rd3154, %rd3154, %rd3073;
+	add.s64 %rd3155, %rd3155, %rd3073;
+	add.s64 %rd3156, %rd3156, %rd3073;
+	add.s64 %rd3157, %rd3157, %rd3073;
+	add.s64 %rd3158, %rd3158, %rd3073;
+	add.s64 %rd3159, %rd3159, %rd3073;
+	add.s64 %rd3160, %rd3160, %rd3073;
+	add.s64 %rd3161, %rd3161, %rd3073;
+	add.s64 %rd3162, %rd3162, %rd3073;
+	add.s64 %rd3163, %rd3163, %rd3073;
+	add.s64 %rd3164, %rd3164, %rd3073;
+	add.s64 %rd3165, %rd3165, %rd3073;
+	add.s64 %rd3166, %rd3166, %rd3073;
+	add.s64 %rd3167, %rd3167, %rd3073;
+	add.s64 %rd3168, %rd3168, %rd3073;
+	add.s64 %rd3169, %rd3169, %rd3073;
+	add.s64 %rd3170, %rd3170, %rd3073;
+	add.s64 %rd3171, %rd3171, %rd3073;
+	add.s64 %rd3172, %rd3172, %rd3073;
+	add.s64 %rd3173, %rd3173, %rd3073;
+	add.s64 %rd3174, %rd3174, %rd3073;
+	add.s64 %rd3175, %rd3175, %rd3073;
+	add.s64 %rd3176, %rd3176, %rd3073;
+	add.s64 %rd3177, %rd3177, %rd3073;
+	add.s64 %rd3178, %rd3178, %rd3073;
+	add.s64 %rd3179, %rd3179, %rd3073;
+	add.s64 %rd3180, %rd3180, %rd3073;
+	add.s64 %rd3181, %rd3181, %rd3073;
+	add.s64 %rd3182, %rd3182, %rd3073;
+	add.s64 %rd3183, %rd3183, %rd3073;
+	add.s64 %rd3184, %rd3184, %rd3073;
+	add.s64 %rd3185, %rd3185, %rd3073;
+	add.s64 %rd3186, %rd3186, %rd3073;
+	add.s64 %rd3187, %rd3187, %rd3073;
+	add.s64 %rd3188, %rd3188, %rd3073;
+	add.s64 %rd3189, %rd3189, %rd3073;
+	add.s64 %rd3190, %rd3190, %rd3073;
+	add.s64 %rd3191, %rd3191, %rd3073;
+	add.s64 %rd3192, %rd3192, %rd3073;
+	add.s64 %rd3193, %rd3193, %rd3073;
+	add.s64 %rd3194, %rd3194, %rd3073;
+	add.s64 %rd3195, %rd3195, %rd3073;
+	add.s64 %rd3196, %rd3196, %rd3073;
+	add.s64 %rd3197, %rd3197, %rd3073;
+	add.s64 %rd3198, %rd3198, %rd3073;
+	add.s64 %rd3199, %rd3199, %rd3073;
+	add.s64 %rd3200, %rd3200, %rd3073;
+	add.s64 %rd3201, %rd3201, %rd3073;
+	add.s64 %rd3202, %rd3202, %rd3073;
+	add.s64 %rd3203, %rd3203, %rd3073;
+	add.s64 %rd3204, %rd3204, %rd3073;
+	add.s64 %rd3205, %rd3205, %rd3073;
+	add.s64 %rd3206, %rd3206, %rd3073;
+	add.s64 %rd3207, %rd3207, %rd3073;
+	add.s64 %rd3208, %rd3208, %rd3073;
+	add.s64 %rd3209, %rd3209, %rd3073;
+	add.s64 %rd3210, %rd3210, %rd3073;
+	add.s64 %rd3211, %rd3211, %rd3073;
+	add.s64 %rd3212, %rd3212, %rd3073;
+	add.s64 %rd3213, %rd3213, %rd3073;
+	add.s64 %rd3214, %rd3214, %rd3073;
+	add.s64 %rd3215, %rd3215, %rd3073;
+	add.s64 %rd3216, %rd3216, %rd3073;
+	add.s64 %rd3217, %rd3217, %rd3073;
+	add.s64 %rd3218, %rd3218, %rd3073;
+	add.s64 %rd3219, %rd3219, %rd3073;
+	add.s64 %rd3220, %rd3220, %rd3073;
+	add.s64 %rd3221, %rd3221, %rd3073;
+	add.s64 %rd3222, %rd3222, %rd3073;
+	add.s64 %rd3223, %rd3223, %rd3073;
+	add.s64 %rd3224, %rd3224, %rd3073;
+	add.s64 %rd3225, %rd3225, %rd3073;
+	add.s64 %rd3226, %rd3226, %rd3073;
+	add.s64 %rd3227, %rd3227, %rd3073;
+	add.s64 %rd3228, %rd3228, %rd3073;
+	add.s64 %rd3229, %rd3229, %rd3073;
+	add.s64 %rd3230, %rd3230, %rd3073;
+	add.s64 %rd3231, %rd3231, %rd3073;
+	add.s64 %rd3232, %rd3232, %rd3073;
+	add.s64 %rd3233, %rd3233, %rd3073;
+	add.s64 %rd3234, %rd3234, %rd3073;
+	add.s64 %rd3235, %rd3235, %rd3073;
+	add.s64 %rd3236, %rd3236, %rd3073;
+	add.s64 %rd3237, %rd3237, %rd3073;
+	add.s64 %rd3238, %rd3238, %rd3073;
+	add.s64 %rd3239, %rd3239, %rd3073;
+	add.s64 %rd3240, %rd3240, %rd3073;
+	add.s64 %rd3241, %rd3241, %rd3073;
+	add.s64 %rd3242, %rd3242, %rd3073;
+	add.s64 %rd3243, %rd3243, %rd3073;
+	add.s64 %rd3244, %rd3244, %rd3073;
+	add.s64 %rd3245, %rd3245, %rd3073;
+	add.s64 %rd3246, %rd3246, %rd3073;
+	add.s64 %rd3247, %rd3247, %rd3073;
+	add.s64 %rd3248, %rd3248, %rd3073;
+	add.s64 %rd3249, %rd3249, %rd3073;
+	add.s64 %rd3250, %rd3250, %rd3073;
+	add.s64 %rd3251, %rd3251, %rd3073;
+	add.s64 %rd3252, %rd3252, %rd3073;
+	add.s64 %rd3253, %rd3253, %rd3073;
+	add.s64 %rd3254, %rd3254, %rd3073;
+	add.s64 %rd3255, %rd3255, %rd3073;
+	add.s64 %rd3256, %rd3256, %rd3073;
+	add.s64 %rd3257, %rd3257, %rd3073;
+	add.s64 %rd3258, %rd3258, %rd3073;
+	add.s64 %rd3259, %rd3259, %rd3073;
+	add.s64 %rd3260, %rd3260, %rd3073;
+	add.s64 %rd3261, %rd3261, %rd3073;
+	add.s64 %rd3262, %rd3262, %rd3073;
+	add.s64 %rd3263, %rd3263, %rd3073;
+	add.s64 %rd3264, %rd3264, %rd3073;
+	add.s64 %rd3265, %rd3265, %rd3073;
+	add.s64 %rd3266, %rd3266, %rd3073;
+	add.s64 %rd3267, %rd3267, %rd3073;
+	add.s64 %rd3268, %rd3268, %rd3073;
+	add.s64 %rd3269, %rd3269, %rd3073;
+	add.s64 %rd3270, %rd3270, %rd3073;
+	add.s64 %rd3271, %rd3271, %rd3073;
+	add.s64 %rd3272, %rd3272, %rd3073;
+	add.s64 %rd3273, %rd3273, %rd3073;
+	add.s64 %rd3274, %rd3274, %rd3073;
+	add.s64 %rd3275, %rd3275, %rd3073;
+	add.s64 %rd3276, %rd3276, %rd3073;
+	add.s64 %rd3277, %rd3277, %rd3073;
+	add.s64 %rd3278, %rd3278, %rd3073;
+	add.s64 %rd3279, %rd3279, %rd3073;
+	add.s64 %rd3280, %rd3280, %rd3073;
+	add.s64 %rd3281, %rd3281, %rd3073;
+	add.s64 %rd3282, %rd3282, %rd3073;
+	add.s64 %rd3283, %rd3283, %rd3073;
+	add.s64 %rd3284, %rd3284, %rd3073;
+	add.s64 %rd3285, %rd3285, %rd3073;
+	add.s64 %rd3286, %rd3286, %rd3073;
+	add.s64 %rd3287, %rd3287, %rd3073;
+	add.s64 %rd3288, %rd3288, %rd3073;
+	add.s64 %rd3289, %rd3289, %rd3073;
+	add.s64 %rd3290, %rd3290, %rd3073;
+	add.s64 %rd3291, %rd3291, %rd3073;
+	add.s64 %rd3292, %rd3292, %rd3073;
+	add.s64 %rd3293, %rd3293, %rd3073;
+	add.s64 %rd3294, %rd3294, %rd3073;
+	add.s64 %rd3295, %rd3295, %rd3073;
+	add.s64 %rd3296, %rd3296, %rd3073;
+	add.s64 %rd3297, %rd3297, %rd3073;
+	add.s64 %rd3298, %rd3298, %rd3073;
+	add.s64 %rd3299, %rd3299, %rd3073;
+	add.s64 %rd3300, %rd3300, %rd3073;
+	add.s64 %rd3301, %rd3301, %rd3073;
+	add.s64 %rd3302, %rd3302, %rd3073;
+	add.s64 %rd3303, %rd3303, %rd3073;
+	add.s64 %rd3304, %rd3304, %rd3073;
+	add.s64 %rd3305, %rd3305, %rd3073;
+	add.s64 %rd3306, %rd3306, %rd3073;
+	add.s64 %rd3307, %rd3307, %rd3073;
+	add.s64 %rd3308, %rd3308, %rd3073;
+	add.s64 %rd3309, %rd3309, %rd3073;
+	add.s64 %rd3310, %rd3310, %rd3073;
+	add.s64 %rd3311, %rd3311, %rd3073;
+	add.s64 %rd3312, %rd3312, %rd3073;
+	add.s64 %rd3313, %rd3313, %rd3073;
+	add.s64 %rd3314, %rd3314, %rd3073;
+	add.s64 %rd3315, %rd3315, %rd3073;
+	add.s64 %rd3316, %rd3316, %rd3073;
+	add.s64 %rd3317, %rd3317, %rd3073;
+	add.s64 %rd3318, %rd3318, %rd3073;
+	add.s64 %rd3319, %rd3319, %rd3073;
+	add.s64 %rd3320, %rd3320, %rd3073;
+	add.s64 %rd3321, %rd3321, %rd3073;
+	add.s64 %rd3322, %rd3322, %rd3073;
+	add.s64 %rd3323, %rd3323, %rd3073;
+	add.s64 %rd3324, %rd3324, %rd3073;
+	add.s64 %rd3325, %rd3325, %rd3073;
+	add.s64 %rd3326, %rd3326, %rd3073;
+	add.s64 %rd3327, %rd3327, %rd3073;
 	bra.uni $L_2;
 $L_7:
 	ret;
@@ -6741,10 +7640,22 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Größe(ä []f32, faktor f32), parallel.
 extern "C" __global__ void Gr$0000f6$0000dfe_0(char *p0, i64 p1, float p2, char *p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r18 = 0, r20 = 0, r26 = 0, r29 = 0, r35 = 0, r38 = 0;
+	bool r45 = 0, r48 = 0, r55 = 0, r58 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	float r12 = 0, r13 = 0, r14 = 0;
-	char *r4 = 0, *r11 = 0, *r15 = 0;
+	i64 r16 = 0, r17 = 0, r24 = 0, r25 = 0, r27 = 0, r28 = 0, r34 = 0, r36 = 0;
+	i64 r37 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r53 = 0, r54 = 0, r56 = 0;
+	i64 r57 = 0, r63 = 0, r64 = 0, r70 = 0, r73 = 0, r76 = 0, r78 = 0, r81 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0, r97 = 0, r99 = 0;
+	i64 r101 = 0, r102 = 0, r104 = 0;
+	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
+	float r12 = 0, r13 = 0, r14 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r50 = 0;
+	float r51 = 0, r60 = 0, r61 = 0;
+	char *r4 = 0, *r11 = 0, *r15 = 0, *r30 = 0, *r33 = 0, *r39 = 0, *r42 = 0, *r49 = 0;
+	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
+	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r92 = 0, *r94 = 0, *r96 = 0;
+	char *r98 = 0, *r100 = 0, *r103 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -6752,20 +7663,72 @@ extern "C" __global__ void Gr$0000f6$0000dfe_0(char *p0, i64 p1, float p2, char 
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r16 = (u64)r1 * 3ull;
+	r64 = (u64)r1 * 4ull;
+	r21 = (u64)r3;
+	r23 = (u64)r16;
+	r70 = r64;
+	r78 = r64;
+	r90 = r64;
+	r102 = r2;
+	r103 = r4 + r102 * 4;
+	r104 = (u64)r64 * 4ull;
+b2: // grid unrolled guard
+	r17 = (u64)r2 + 1ull;
+	r18 = r17 < r3;
+	if (!r18) goto b13;
+	r22 = (u64)r17;
+	r19 = r21 - r22;
+	r20 = r19 > r23;
+	if (!r20) goto b9;
+	r67 = r103;
+	r30 = r67 + 4ll;
+	r31 = *(float *)r30;
+	r32 = r31 * r14;
+	r33 = r30;
+	*(float *)r33 = r32;
+	r69 = r67;
+	r71 = r69 + r70 * 1;
+	r39 = r71 + 4ll;
+	r40 = *(float *)r39;
+	r41 = r40 * r14;
+	r42 = r39;
+	*(float *)r42 = r41;
+	r77 = r71;
+	r79 = r77 + r78 * 1;
+	r49 = r79 + 4ll;
+	r50 = *(float *)r49;
+	r51 = r50 * r14;
+	r52 = r49;
+	*(float *)r52 = r51;
+	r89 = r79;
+	r91 = r89 + r90 * 1;
+	r59 = r91 + 4ll;
+	r60 = *(float *)r59;
+	r61 = r60 * r14;
+	r62 = r59;
+	*(float *)r62 = r61;
+	r2 = (u64)r2 + (u64)r64;
+	r103 = r103 + r104 * 1;
+	goto b2;
+b9: // preheader
+	r99 = r2;
+	r100 = r4 + r99 * 4;
+	r101 = (u64)r1 * 4ull;
+b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 4;
+	if (!r7) goto b13;
+	r65 = r100;
+	r11 = r65 + 4ll;
 	r12 = *(float *)r11;
 	r13 = r12 * r14;
 	r15 = r11;
 	*(float *)r15 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r100 = r100 + r101 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
@@ -6800,28 +7763,94 @@ qd_fault: {
 
 // Task 0 of kernel Ω数(s []i32), parallel.
 extern "C" __global__ void $0003a9$006570_0(char *p0, i64 p1) {
-	bool r7 = 0, r10 = 0;
-	i32 r11 = 0;
+	bool r7 = 0, r10 = 0, r15 = 0, r17 = 0, r23 = 0, r26 = 0, r30 = 0, r33 = 0;
+	bool r38 = 0, r41 = 0, r46 = 0, r49 = 0;
+	i32 r11 = 0, r27 = 0, r34 = 0, r42 = 0, r50 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	char *r4 = 0, *r12 = 0;
+	i64 r13 = 0, r14 = 0, r21 = 0, r22 = 0, r24 = 0, r25 = 0, r29 = 0, r31 = 0;
+	i64 r32 = 0, r36 = 0, r37 = 0, r39 = 0, r40 = 0, r44 = 0, r45 = 0, r47 = 0;
+	i64 r48 = 0, r52 = 0, r53 = 0, r57 = 0, r60 = 0, r62 = 0, r65 = 0, r67 = 0;
+	i64 r69 = 0, r71 = 0, r73 = 0, r74 = 0, r76 = 0;
+	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
+	char *r4 = 0, *r12 = 0, *r28 = 0, *r35 = 0, *r43 = 0, *r51 = 0, *r54 = 0, *r55 = 0;
+	char *r56 = 0, *r58 = 0, *r59 = 0, *r61 = 0, *r63 = 0, *r64 = 0, *r66 = 0, *r68 = 0;
+	char *r70 = 0, *r72 = 0, *r75 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r13 = (u64)r1 * 3ull;
+	r53 = (u64)r1 * 4ull;
+	r18 = (u64)r3;
+	r20 = (u64)r13;
+	r57 = r53;
+	r62 = r53;
+	r69 = r53;
+	r74 = r2;
+	r75 = r4 + r74 * 4;
+	r76 = (u64)r53 * 4ull;
+b2: // grid unrolled guard
+	r14 = (u64)r2 + 1ull;
+	r15 = r14 < r3;
+	if (!r15) goto b27;
+	r19 = (u64)r14;
+	r16 = r18 - r19;
+	r17 = r16 > r20;
+	if (!r17) goto b21;
+	r21 = r2;
+	r24 = r21;
+	r25 = (u64)r24 + 1ull;
+	r27 = (i32)r25;
+	r55 = r75;
+	r28 = r55 + 4ll;
+	*(i32 *)r28 = r27;
+	r36 = (u64)r21 + (u64)r1;
+	r31 = r36;
+	r32 = (u64)r31 + 1ull;
+	r34 = (i32)r32;
+	r56 = r55;
+	r58 = r56 + r57 * 1;
+	r35 = r58 + 4ll;
+	*(i32 *)r35 = r34;
+	r44 = (u64)r36 + (u64)r1;
+	r39 = r44;
+	r40 = (u64)r39 + 1ull;
+	r42 = (i32)r40;
+	r61 = r58;
+	r63 = r61 + r62 * 1;
+	r43 = r63 + 4ll;
+	*(i32 *)r43 = r42;
+	r52 = (u64)r44 + (u64)r1;
+	r47 = r52;
+	r48 = (u64)r47 + 1ull;
+	r50 = (i32)r48;
+	r68 = r63;
+	r70 = r68 + r69 * 1;
+	r51 = r70 + 4ll;
+	*(i32 *)r51 = r50;
+	r2 = (u64)r2 + (u64)r53;
+	r75 = r75 + r76 * 1;
+	goto b2;
+b21: // preheader
+	r71 = r2;
+	r72 = r4 + r71 * 4;
+	r73 = (u64)r1 * 4ull;
+b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
+	if (!r7) goto b27;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	r11 = (i32)r9;
-	r12 = r4 + r9 * 4;
+	r54 = r72;
+	r12 = r54 + 4ll;
 	*(i32 *)r12 = r11;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r72 = r72 + r73 * 1;
+	goto b22;
+b27: // exit
 	return;
 }
 
@@ -7053,6 +8082,7 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	i64 r2327 = 0, r2337 = 0, r2347 = 0, r2357 = 0, r2367 = 0, r2377 = 0, r2387 = 0, r2397 = 0;
 	i64 r2407 = 0, r2417 = 0, r2427 = 0, r2437 = 0, r2447 = 0, r2457 = 0, r2467 = 0, r2477 = 0;
 	i64 r2487 = 0, r2497 = 0, r2507 = 0, r2517 = 0, r2527 = 0, r2537 = 0, r2547 = 0, r2557 = 0;
+	i64 r3071 = 0, r3073 = 0;
 	char *r4 = 0, *r17 = 0, *r20 = 0, *r25 = 0, *r26 = 0, *r30 = 0, *r35 = 0, *r36 = 0;
 	char *r40 = 0, *r45 = 0, *r46 = 0, *r50 = 0, *r55 = 0, *r56 = 0, *r60 = 0, *r65 = 0;
 	char *r66 = 0, *r70 = 0, *r75 = 0, *r76 = 0, *r80 = 0, *r85 = 0, *r86 = 0, *r90 = 0;
@@ -7148,7 +8178,103 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	char *r2466 = 0, *r2470 = 0, *r2475 = 0, *r2476 = 0, *r2480 = 0, *r2485 = 0, *r2486 = 0, *r2490 = 0;
 	char *r2495 = 0, *r2496 = 0, *r2500 = 0, *r2505 = 0, *r2506 = 0, *r2510 = 0, *r2515 = 0, *r2516 = 0;
 	char *r2520 = 0, *r2525 = 0, *r2526 = 0, *r2530 = 0, *r2535 = 0, *r2536 = 0, *r2540 = 0, *r2545 = 0;
-	char *r2546 = 0, *r2550 = 0, *r2555 = 0, *r2556 = 0, *r2560 = 0;
+	char *r2546 = 0, *r2550 = 0, *r2555 = 0, *r2556 = 0, *r2560 = 0, *r2561 = 0, *r2562 = 0, *r2563 = 0;
+	char *r2564 = 0, *r2565 = 0, *r2566 = 0, *r2567 = 0, *r2568 = 0, *r2569 = 0, *r2570 = 0, *r2571 = 0;
+	char *r2572 = 0, *r2573 = 0, *r2574 = 0, *r2575 = 0, *r2576 = 0, *r2577 = 0, *r2578 = 0, *r2579 = 0;
+	char *r2580 = 0, *r2581 = 0, *r2582 = 0, *r2583 = 0, *r2584 = 0, *r2585 = 0, *r2586 = 0, *r2587 = 0;
+	char *r2588 = 0, *r2589 = 0, *r2590 = 0, *r2591 = 0, *r2592 = 0, *r2593 = 0, *r2594 = 0, *r2595 = 0;
+	char *r2596 = 0, *r2597 = 0, *r2598 = 0, *r2599 = 0, *r2600 = 0, *r2601 = 0, *r2602 = 0, *r2603 = 0;
+	char *r2604 = 0, *r2605 = 0, *r2606 = 0, *r2607 = 0, *r2608 = 0, *r2609 = 0, *r2610 = 0, *r2611 = 0;
+	char *r2612 = 0, *r2613 = 0, *r2614 = 0, *r2615 = 0, *r2616 = 0, *r2617 = 0, *r2618 = 0, *r2619 = 0;
+	char *r2620 = 0, *r2621 = 0, *r2622 = 0, *r2623 = 0, *r2624 = 0, *r2625 = 0, *r2626 = 0, *r2627 = 0;
+	char *r2628 = 0, *r2629 = 0, *r2630 = 0, *r2631 = 0, *r2632 = 0, *r2633 = 0, *r2634 = 0, *r2635 = 0;
+	char *r2636 = 0, *r2637 = 0, *r2638 = 0, *r2639 = 0, *r2640 = 0, *r2641 = 0, *r2642 = 0, *r2643 = 0;
+	char *r2644 = 0, *r2645 = 0, *r2646 = 0, *r2647 = 0, *r2648 = 0, *r2649 = 0, *r2650 = 0, *r2651 = 0;
+	char *r2652 = 0, *r2653 = 0, *r2654 = 0, *r2655 = 0, *r2656 = 0, *r2657 = 0, *r2658 = 0, *r2659 = 0;
+	char *r2660 = 0, *r2661 = 0, *r2662 = 0, *r2663 = 0, *r2664 = 0, *r2665 = 0, *r2666 = 0, *r2667 = 0;
+	char *r2668 = 0, *r2669 = 0, *r2670 = 0, *r2671 = 0, *r2672 = 0, *r2673 = 0, *r2674 = 0, *r2675 = 0;
+	char *r2676 = 0, *r2677 = 0, *r2678 = 0, *r2679 = 0, *r2680 = 0, *r2681 = 0, *r2682 = 0, *r2683 = 0;
+	char *r2684 = 0, *r2685 = 0, *r2686 = 0, *r2687 = 0, *r2688 = 0, *r2689 = 0, *r2690 = 0, *r2691 = 0;
+	char *r2692 = 0, *r2693 = 0, *r2694 = 0, *r2695 = 0, *r2696 = 0, *r2697 = 0, *r2698 = 0, *r2699 = 0;
+	char *r2700 = 0, *r2701 = 0, *r2702 = 0, *r2703 = 0, *r2704 = 0, *r2705 = 0, *r2706 = 0, *r2707 = 0;
+	char *r2708 = 0, *r2709 = 0, *r2710 = 0, *r2711 = 0, *r2712 = 0, *r2713 = 0, *r2714 = 0, *r2715 = 0;
+	char *r2716 = 0, *r2717 = 0, *r2718 = 0, *r2719 = 0, *r2720 = 0, *r2721 = 0, *r2722 = 0, *r2723 = 0;
+	char *r2724 = 0, *r2725 = 0, *r2726 = 0, *r2727 = 0, *r2728 = 0, *r2729 = 0, *r2730 = 0, *r2731 = 0;
+	char *r2732 = 0, *r2733 = 0, *r2734 = 0, *r2735 = 0, *r2736 = 0, *r2737 = 0, *r2738 = 0, *r2739 = 0;
+	char *r2740 = 0, *r2741 = 0, *r2742 = 0, *r2743 = 0, *r2744 = 0, *r2745 = 0, *r2746 = 0, *r2747 = 0;
+	char *r2748 = 0, *r2749 = 0, *r2750 = 0, *r2751 = 0, *r2752 = 0, *r2753 = 0, *r2754 = 0, *r2755 = 0;
+	char *r2756 = 0, *r2757 = 0, *r2758 = 0, *r2759 = 0, *r2760 = 0, *r2761 = 0, *r2762 = 0, *r2763 = 0;
+	char *r2764 = 0, *r2765 = 0, *r2766 = 0, *r2767 = 0, *r2768 = 0, *r2769 = 0, *r2770 = 0, *r2771 = 0;
+	char *r2772 = 0, *r2773 = 0, *r2774 = 0, *r2775 = 0, *r2776 = 0, *r2777 = 0, *r2778 = 0, *r2779 = 0;
+	char *r2780 = 0, *r2781 = 0, *r2782 = 0, *r2783 = 0, *r2784 = 0, *r2785 = 0, *r2786 = 0, *r2787 = 0;
+	char *r2788 = 0, *r2789 = 0, *r2790 = 0, *r2791 = 0, *r2792 = 0, *r2793 = 0, *r2794 = 0, *r2795 = 0;
+	char *r2796 = 0, *r2797 = 0, *r2798 = 0, *r2799 = 0, *r2800 = 0, *r2801 = 0, *r2802 = 0, *r2803 = 0;
+	char *r2804 = 0, *r2805 = 0, *r2806 = 0, *r2807 = 0, *r2808 = 0, *r2809 = 0, *r2810 = 0, *r2811 = 0;
+	char *r2812 = 0, *r2813 = 0, *r2814 = 0, *r2815 = 0, *r2816 = 0, *r2817 = 0, *r2818 = 0, *r2819 = 0;
+	char *r2820 = 0, *r2821 = 0, *r2822 = 0, *r2823 = 0, *r2824 = 0, *r2825 = 0, *r2826 = 0, *r2827 = 0;
+	char *r2828 = 0, *r2829 = 0, *r2830 = 0, *r2831 = 0, *r2832 = 0, *r2833 = 0, *r2834 = 0, *r2835 = 0;
+	char *r2836 = 0, *r2837 = 0, *r2838 = 0, *r2839 = 0, *r2840 = 0, *r2841 = 0, *r2842 = 0, *r2843 = 0;
+	char *r2844 = 0, *r2845 = 0, *r2846 = 0, *r2847 = 0, *r2848 = 0, *r2849 = 0, *r2850 = 0, *r2851 = 0;
+	char *r2852 = 0, *r2853 = 0, *r2854 = 0, *r2855 = 0, *r2856 = 0, *r2857 = 0, *r2858 = 0, *r2859 = 0;
+	char *r2860 = 0, *r2861 = 0, *r2862 = 0, *r2863 = 0, *r2864 = 0, *r2865 = 0, *r2866 = 0, *r2867 = 0;
+	char *r2868 = 0, *r2869 = 0, *r2870 = 0, *r2871 = 0, *r2872 = 0, *r2873 = 0, *r2874 = 0, *r2875 = 0;
+	char *r2876 = 0, *r2877 = 0, *r2878 = 0, *r2879 = 0, *r2880 = 0, *r2881 = 0, *r2882 = 0, *r2883 = 0;
+	char *r2884 = 0, *r2885 = 0, *r2886 = 0, *r2887 = 0, *r2888 = 0, *r2889 = 0, *r2890 = 0, *r2891 = 0;
+	char *r2892 = 0, *r2893 = 0, *r2894 = 0, *r2895 = 0, *r2896 = 0, *r2897 = 0, *r2898 = 0, *r2899 = 0;
+	char *r2900 = 0, *r2901 = 0, *r2902 = 0, *r2903 = 0, *r2904 = 0, *r2905 = 0, *r2906 = 0, *r2907 = 0;
+	char *r2908 = 0, *r2909 = 0, *r2910 = 0, *r2911 = 0, *r2912 = 0, *r2913 = 0, *r2914 = 0, *r2915 = 0;
+	char *r2916 = 0, *r2917 = 0, *r2918 = 0, *r2919 = 0, *r2920 = 0, *r2921 = 0, *r2922 = 0, *r2923 = 0;
+	char *r2924 = 0, *r2925 = 0, *r2926 = 0, *r2927 = 0, *r2928 = 0, *r2929 = 0, *r2930 = 0, *r2931 = 0;
+	char *r2932 = 0, *r2933 = 0, *r2934 = 0, *r2935 = 0, *r2936 = 0, *r2937 = 0, *r2938 = 0, *r2939 = 0;
+	char *r2940 = 0, *r2941 = 0, *r2942 = 0, *r2943 = 0, *r2944 = 0, *r2945 = 0, *r2946 = 0, *r2947 = 0;
+	char *r2948 = 0, *r2949 = 0, *r2950 = 0, *r2951 = 0, *r2952 = 0, *r2953 = 0, *r2954 = 0, *r2955 = 0;
+	char *r2956 = 0, *r2957 = 0, *r2958 = 0, *r2959 = 0, *r2960 = 0, *r2961 = 0, *r2962 = 0, *r2963 = 0;
+	char *r2964 = 0, *r2965 = 0, *r2966 = 0, *r2967 = 0, *r2968 = 0, *r2969 = 0, *r2970 = 0, *r2971 = 0;
+	char *r2972 = 0, *r2973 = 0, *r2974 = 0, *r2975 = 0, *r2976 = 0, *r2977 = 0, *r2978 = 0, *r2979 = 0;
+	char *r2980 = 0, *r2981 = 0, *r2982 = 0, *r2983 = 0, *r2984 = 0, *r2985 = 0, *r2986 = 0, *r2987 = 0;
+	char *r2988 = 0, *r2989 = 0, *r2990 = 0, *r2991 = 0, *r2992 = 0, *r2993 = 0, *r2994 = 0, *r2995 = 0;
+	char *r2996 = 0, *r2997 = 0, *r2998 = 0, *r2999 = 0, *r3000 = 0, *r3001 = 0, *r3002 = 0, *r3003 = 0;
+	char *r3004 = 0, *r3005 = 0, *r3006 = 0, *r3007 = 0, *r3008 = 0, *r3009 = 0, *r3010 = 0, *r3011 = 0;
+	char *r3012 = 0, *r3013 = 0, *r3014 = 0, *r3015 = 0, *r3016 = 0, *r3017 = 0, *r3018 = 0, *r3019 = 0;
+	char *r3020 = 0, *r3021 = 0, *r3022 = 0, *r3023 = 0, *r3024 = 0, *r3025 = 0, *r3026 = 0, *r3027 = 0;
+	char *r3028 = 0, *r3029 = 0, *r3030 = 0, *r3031 = 0, *r3032 = 0, *r3033 = 0, *r3034 = 0, *r3035 = 0;
+	char *r3036 = 0, *r3037 = 0, *r3038 = 0, *r3039 = 0, *r3040 = 0, *r3041 = 0, *r3042 = 0, *r3043 = 0;
+	char *r3044 = 0, *r3045 = 0, *r3046 = 0, *r3047 = 0, *r3048 = 0, *r3049 = 0, *r3050 = 0, *r3051 = 0;
+	char *r3052 = 0, *r3053 = 0, *r3054 = 0, *r3055 = 0, *r3056 = 0, *r3057 = 0, *r3058 = 0, *r3059 = 0;
+	char *r3060 = 0, *r3061 = 0, *r3062 = 0, *r3063 = 0, *r3064 = 0, *r3065 = 0, *r3066 = 0, *r3067 = 0;
+	char *r3068 = 0, *r3069 = 0, *r3070 = 0, *r3072 = 0, *r3074 = 0, *r3075 = 0, *r3076 = 0, *r3077 = 0;
+	char *r3078 = 0, *r3079 = 0, *r3080 = 0, *r3081 = 0, *r3082 = 0, *r3083 = 0, *r3084 = 0, *r3085 = 0;
+	char *r3086 = 0, *r3087 = 0, *r3088 = 0, *r3089 = 0, *r3090 = 0, *r3091 = 0, *r3092 = 0, *r3093 = 0;
+	char *r3094 = 0, *r3095 = 0, *r3096 = 0, *r3097 = 0, *r3098 = 0, *r3099 = 0, *r3100 = 0, *r3101 = 0;
+	char *r3102 = 0, *r3103 = 0, *r3104 = 0, *r3105 = 0, *r3106 = 0, *r3107 = 0, *r3108 = 0, *r3109 = 0;
+	char *r3110 = 0, *r3111 = 0, *r3112 = 0, *r3113 = 0, *r3114 = 0, *r3115 = 0, *r3116 = 0, *r3117 = 0;
+	char *r3118 = 0, *r3119 = 0, *r3120 = 0, *r3121 = 0, *r3122 = 0, *r3123 = 0, *r3124 = 0, *r3125 = 0;
+	char *r3126 = 0, *r3127 = 0, *r3128 = 0, *r3129 = 0, *r3130 = 0, *r3131 = 0, *r3132 = 0, *r3133 = 0;
+	char *r3134 = 0, *r3135 = 0, *r3136 = 0, *r3137 = 0, *r3138 = 0, *r3139 = 0, *r3140 = 0, *r3141 = 0;
+	char *r3142 = 0, *r3143 = 0, *r3144 = 0, *r3145 = 0, *r3146 = 0, *r3147 = 0, *r3148 = 0, *r3149 = 0;
+	char *r3150 = 0, *r3151 = 0, *r3152 = 0, *r3153 = 0, *r3154 = 0, *r3155 = 0, *r3156 = 0, *r3157 = 0;
+	char *r3158 = 0, *r3159 = 0, *r3160 = 0, *r3161 = 0, *r3162 = 0, *r3163 = 0, *r3164 = 0, *r3165 = 0;
+	char *r3166 = 0, *r3167 = 0, *r3168 = 0, *r3169 = 0, *r3170 = 0, *r3171 = 0, *r3172 = 0, *r3173 = 0;
+	char *r3174 = 0, *r3175 = 0, *r3176 = 0, *r3177 = 0, *r3178 = 0, *r3179 = 0, *r3180 = 0, *r3181 = 0;
+	char *r3182 = 0, *r3183 = 0, *r3184 = 0, *r3185 = 0, *r3186 = 0, *r3187 = 0, *r3188 = 0, *r3189 = 0;
+	char *r3190 = 0, *r3191 = 0, *r3192 = 0, *r3193 = 0, *r3194 = 0, *r3195 = 0, *r3196 = 0, *r3197 = 0;
+	char *r3198 = 0, *r3199 = 0, *r3200 = 0, *r3201 = 0, *r3202 = 0, *r3203 = 0, *r3204 = 0, *r3205 = 0;
+	char *r3206 = 0, *r3207 = 0, *r3208 = 0, *r3209 = 0, *r3210 = 0, *r3211 = 0, *r3212 = 0, *r3213 = 0;
+	char *r3214 = 0, *r3215 = 0, *r3216 = 0, *r3217 = 0, *r3218 = 0, *r3219 = 0, *r3220 = 0, *r3221 = 0;
+	char *r3222 = 0, *r3223 = 0, *r3224 = 0, *r3225 = 0, *r3226 = 0, *r3227 = 0, *r3228 = 0, *r3229 = 0;
+	char *r3230 = 0, *r3231 = 0, *r3232 = 0, *r3233 = 0, *r3234 = 0, *r3235 = 0, *r3236 = 0, *r3237 = 0;
+	char *r3238 = 0, *r3239 = 0, *r3240 = 0, *r3241 = 0, *r3242 = 0, *r3243 = 0, *r3244 = 0, *r3245 = 0;
+	char *r3246 = 0, *r3247 = 0, *r3248 = 0, *r3249 = 0, *r3250 = 0, *r3251 = 0, *r3252 = 0, *r3253 = 0;
+	char *r3254 = 0, *r3255 = 0, *r3256 = 0, *r3257 = 0, *r3258 = 0, *r3259 = 0, *r3260 = 0, *r3261 = 0;
+	char *r3262 = 0, *r3263 = 0, *r3264 = 0, *r3265 = 0, *r3266 = 0, *r3267 = 0, *r3268 = 0, *r3269 = 0;
+	char *r3270 = 0, *r3271 = 0, *r3272 = 0, *r3273 = 0, *r3274 = 0, *r3275 = 0, *r3276 = 0, *r3277 = 0;
+	char *r3278 = 0, *r3279 = 0, *r3280 = 0, *r3281 = 0, *r3282 = 0, *r3283 = 0, *r3284 = 0, *r3285 = 0;
+	char *r3286 = 0, *r3287 = 0, *r3288 = 0, *r3289 = 0, *r3290 = 0, *r3291 = 0, *r3292 = 0, *r3293 = 0;
+	char *r3294 = 0, *r3295 = 0, *r3296 = 0, *r3297 = 0, *r3298 = 0, *r3299 = 0, *r3300 = 0, *r3301 = 0;
+	char *r3302 = 0, *r3303 = 0, *r3304 = 0, *r3305 = 0, *r3306 = 0, *r3307 = 0, *r3308 = 0, *r3309 = 0;
+	char *r3310 = 0, *r3311 = 0, *r3312 = 0, *r3313 = 0, *r3314 = 0, *r3315 = 0, *r3316 = 0, *r3317 = 0;
+	char *r3318 = 0, *r3319 = 0, *r3320 = 0, *r3321 = 0, *r3322 = 0, *r3323 = 0, *r3324 = 0, *r3325 = 0;
+	char *r3326 = 0, *r3327 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -8685,1542 +9811,2309 @@ extern "C" __global__ void Wide_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, 
 	r2552 = r22;
 	r2553 = (u32)r2552 * 254u;
 	r2554 = (u32)r2551 + (u32)r2553;
+	r3071 = r2;
+	r3072 = r4 + r3071 * 4;
+	r3073 = (u64)r1 * 4ull;
+	r3074 = r26 + r3071 * 4;
+	r3075 = r36 + r3071 * 4;
+	r3076 = r46 + r3071 * 4;
+	r3077 = r56 + r3071 * 4;
+	r3078 = r66 + r3071 * 4;
+	r3079 = r76 + r3071 * 4;
+	r3080 = r86 + r3071 * 4;
+	r3081 = r96 + r3071 * 4;
+	r3082 = r106 + r3071 * 4;
+	r3083 = r116 + r3071 * 4;
+	r3084 = r126 + r3071 * 4;
+	r3085 = r136 + r3071 * 4;
+	r3086 = r146 + r3071 * 4;
+	r3087 = r156 + r3071 * 4;
+	r3088 = r166 + r3071 * 4;
+	r3089 = r176 + r3071 * 4;
+	r3090 = r186 + r3071 * 4;
+	r3091 = r196 + r3071 * 4;
+	r3092 = r206 + r3071 * 4;
+	r3093 = r216 + r3071 * 4;
+	r3094 = r226 + r3071 * 4;
+	r3095 = r236 + r3071 * 4;
+	r3096 = r246 + r3071 * 4;
+	r3097 = r256 + r3071 * 4;
+	r3098 = r266 + r3071 * 4;
+	r3099 = r276 + r3071 * 4;
+	r3100 = r286 + r3071 * 4;
+	r3101 = r296 + r3071 * 4;
+	r3102 = r306 + r3071 * 4;
+	r3103 = r316 + r3071 * 4;
+	r3104 = r326 + r3071 * 4;
+	r3105 = r336 + r3071 * 4;
+	r3106 = r346 + r3071 * 4;
+	r3107 = r356 + r3071 * 4;
+	r3108 = r366 + r3071 * 4;
+	r3109 = r376 + r3071 * 4;
+	r3110 = r386 + r3071 * 4;
+	r3111 = r396 + r3071 * 4;
+	r3112 = r406 + r3071 * 4;
+	r3113 = r416 + r3071 * 4;
+	r3114 = r426 + r3071 * 4;
+	r3115 = r436 + r3071 * 4;
+	r3116 = r446 + r3071 * 4;
+	r3117 = r456 + r3071 * 4;
+	r3118 = r466 + r3071 * 4;
+	r3119 = r476 + r3071 * 4;
+	r3120 = r486 + r3071 * 4;
+	r3121 = r496 + r3071 * 4;
+	r3122 = r506 + r3071 * 4;
+	r3123 = r516 + r3071 * 4;
+	r3124 = r526 + r3071 * 4;
+	r3125 = r536 + r3071 * 4;
+	r3126 = r546 + r3071 * 4;
+	r3127 = r556 + r3071 * 4;
+	r3128 = r566 + r3071 * 4;
+	r3129 = r576 + r3071 * 4;
+	r3130 = r586 + r3071 * 4;
+	r3131 = r596 + r3071 * 4;
+	r3132 = r606 + r3071 * 4;
+	r3133 = r616 + r3071 * 4;
+	r3134 = r626 + r3071 * 4;
+	r3135 = r636 + r3071 * 4;
+	r3136 = r646 + r3071 * 4;
+	r3137 = r656 + r3071 * 4;
+	r3138 = r666 + r3071 * 4;
+	r3139 = r676 + r3071 * 4;
+	r3140 = r686 + r3071 * 4;
+	r3141 = r696 + r3071 * 4;
+	r3142 = r706 + r3071 * 4;
+	r3143 = r716 + r3071 * 4;
+	r3144 = r726 + r3071 * 4;
+	r3145 = r736 + r3071 * 4;
+	r3146 = r746 + r3071 * 4;
+	r3147 = r756 + r3071 * 4;
+	r3148 = r766 + r3071 * 4;
+	r3149 = r776 + r3071 * 4;
+	r3150 = r786 + r3071 * 4;
+	r3151 = r796 + r3071 * 4;
+	r3152 = r806 + r3071 * 4;
+	r3153 = r816 + r3071 * 4;
+	r3154 = r826 + r3071 * 4;
+	r3155 = r836 + r3071 * 4;
+	r3156 = r846 + r3071 * 4;
+	r3157 = r856 + r3071 * 4;
+	r3158 = r866 + r3071 * 4;
+	r3159 = r876 + r3071 * 4;
+	r3160 = r886 + r3071 * 4;
+	r3161 = r896 + r3071 * 4;
+	r3162 = r906 + r3071 * 4;
+	r3163 = r916 + r3071 * 4;
+	r3164 = r926 + r3071 * 4;
+	r3165 = r936 + r3071 * 4;
+	r3166 = r946 + r3071 * 4;
+	r3167 = r956 + r3071 * 4;
+	r3168 = r966 + r3071 * 4;
+	r3169 = r976 + r3071 * 4;
+	r3170 = r986 + r3071 * 4;
+	r3171 = r996 + r3071 * 4;
+	r3172 = r1006 + r3071 * 4;
+	r3173 = r1016 + r3071 * 4;
+	r3174 = r1026 + r3071 * 4;
+	r3175 = r1036 + r3071 * 4;
+	r3176 = r1046 + r3071 * 4;
+	r3177 = r1056 + r3071 * 4;
+	r3178 = r1066 + r3071 * 4;
+	r3179 = r1076 + r3071 * 4;
+	r3180 = r1086 + r3071 * 4;
+	r3181 = r1096 + r3071 * 4;
+	r3182 = r1106 + r3071 * 4;
+	r3183 = r1116 + r3071 * 4;
+	r3184 = r1126 + r3071 * 4;
+	r3185 = r1136 + r3071 * 4;
+	r3186 = r1146 + r3071 * 4;
+	r3187 = r1156 + r3071 * 4;
+	r3188 = r1166 + r3071 * 4;
+	r3189 = r1176 + r3071 * 4;
+	r3190 = r1186 + r3071 * 4;
+	r3191 = r1196 + r3071 * 4;
+	r3192 = r1206 + r3071 * 4;
+	r3193 = r1216 + r3071 * 4;
+	r3194 = r1226 + r3071 * 4;
+	r3195 = r1236 + r3071 * 4;
+	r3196 = r1246 + r3071 * 4;
+	r3197 = r1256 + r3071 * 4;
+	r3198 = r1266 + r3071 * 4;
+	r3199 = r1276 + r3071 * 4;
+	r3200 = r1286 + r3071 * 4;
+	r3201 = r1296 + r3071 * 4;
+	r3202 = r1306 + r3071 * 4;
+	r3203 = r1316 + r3071 * 4;
+	r3204 = r1326 + r3071 * 4;
+	r3205 = r1336 + r3071 * 4;
+	r3206 = r1346 + r3071 * 4;
+	r3207 = r1356 + r3071 * 4;
+	r3208 = r1366 + r3071 * 4;
+	r3209 = r1376 + r3071 * 4;
+	r3210 = r1386 + r3071 * 4;
+	r3211 = r1396 + r3071 * 4;
+	r3212 = r1406 + r3071 * 4;
+	r3213 = r1416 + r3071 * 4;
+	r3214 = r1426 + r3071 * 4;
+	r3215 = r1436 + r3071 * 4;
+	r3216 = r1446 + r3071 * 4;
+	r3217 = r1456 + r3071 * 4;
+	r3218 = r1466 + r3071 * 4;
+	r3219 = r1476 + r3071 * 4;
+	r3220 = r1486 + r3071 * 4;
+	r3221 = r1496 + r3071 * 4;
+	r3222 = r1506 + r3071 * 4;
+	r3223 = r1516 + r3071 * 4;
+	r3224 = r1526 + r3071 * 4;
+	r3225 = r1536 + r3071 * 4;
+	r3226 = r1546 + r3071 * 4;
+	r3227 = r1556 + r3071 * 4;
+	r3228 = r1566 + r3071 * 4;
+	r3229 = r1576 + r3071 * 4;
+	r3230 = r1586 + r3071 * 4;
+	r3231 = r1596 + r3071 * 4;
+	r3232 = r1606 + r3071 * 4;
+	r3233 = r1616 + r3071 * 4;
+	r3234 = r1626 + r3071 * 4;
+	r3235 = r1636 + r3071 * 4;
+	r3236 = r1646 + r3071 * 4;
+	r3237 = r1656 + r3071 * 4;
+	r3238 = r1666 + r3071 * 4;
+	r3239 = r1676 + r3071 * 4;
+	r3240 = r1686 + r3071 * 4;
+	r3241 = r1696 + r3071 * 4;
+	r3242 = r1706 + r3071 * 4;
+	r3243 = r1716 + r3071 * 4;
+	r3244 = r1726 + r3071 * 4;
+	r3245 = r1736 + r3071 * 4;
+	r3246 = r1746 + r3071 * 4;
+	r3247 = r1756 + r3071 * 4;
+	r3248 = r1766 + r3071 * 4;
+	r3249 = r1776 + r3071 * 4;
+	r3250 = r1786 + r3071 * 4;
+	r3251 = r1796 + r3071 * 4;
+	r3252 = r1806 + r3071 * 4;
+	r3253 = r1816 + r3071 * 4;
+	r3254 = r1826 + r3071 * 4;
+	r3255 = r1836 + r3071 * 4;
+	r3256 = r1846 + r3071 * 4;
+	r3257 = r1856 + r3071 * 4;
+	r3258 = r1866 + r3071 * 4;
+	r3259 = r1876 + r3071 * 4;
+	r3260 = r1886 + r3071 * 4;
+	r3261 = r1896 + r3071 * 4;
+	r3262 = r1906 + r3071 * 4;
+	r3263 = r1916 + r3071 * 4;
+	r3264 = r1926 + r3071 * 4;
+	r3265 = r1936 + r3071 * 4;
+	r3266 = r1946 + r3071 * 4;
+	r3267 = r1956 + r3071 * 4;
+	r3268 = r1966 + r3071 * 4;
+	r3269 = r1976 + r3071 * 4;
+	r3270 = r1986 + r3071 * 4;
+	r3271 = r1996 + r3071 * 4;
+	r3272 = r2006 + r3071 * 4;
+	r3273 = r2016 + r3071 * 4;
+	r3274 = r2026 + r3071 * 4;
+	r3275 = r2036 + r3071 * 4;
+	r3276 = r2046 + r3071 * 4;
+	r3277 = r2056 + r3071 * 4;
+	r3278 = r2066 + r3071 * 4;
+	r3279 = r2076 + r3071 * 4;
+	r3280 = r2086 + r3071 * 4;
+	r3281 = r2096 + r3071 * 4;
+	r3282 = r2106 + r3071 * 4;
+	r3283 = r2116 + r3071 * 4;
+	r3284 = r2126 + r3071 * 4;
+	r3285 = r2136 + r3071 * 4;
+	r3286 = r2146 + r3071 * 4;
+	r3287 = r2156 + r3071 * 4;
+	r3288 = r2166 + r3071 * 4;
+	r3289 = r2176 + r3071 * 4;
+	r3290 = r2186 + r3071 * 4;
+	r3291 = r2196 + r3071 * 4;
+	r3292 = r2206 + r3071 * 4;
+	r3293 = r2216 + r3071 * 4;
+	r3294 = r2226 + r3071 * 4;
+	r3295 = r2236 + r3071 * 4;
+	r3296 = r2246 + r3071 * 4;
+	r3297 = r2256 + r3071 * 4;
+	r3298 = r2266 + r3071 * 4;
+	r3299 = r2276 + r3071 * 4;
+	r3300 = r2286 + r3071 * 4;
+	r3301 = r2296 + r3071 * 4;
+	r3302 = r2306 + r3071 * 4;
+	r3303 = r2316 + r3071 * 4;
+	r3304 = r2326 + r3071 * 4;
+	r3305 = r2336 + r3071 * 4;
+	r3306 = r2346 + r3071 * 4;
+	r3307 = r2356 + r3071 * 4;
+	r3308 = r2366 + r3071 * 4;
+	r3309 = r2376 + r3071 * 4;
+	r3310 = r2386 + r3071 * 4;
+	r3311 = r2396 + r3071 * 4;
+	r3312 = r2406 + r3071 * 4;
+	r3313 = r2416 + r3071 * 4;
+	r3314 = r2426 + r3071 * 4;
+	r3315 = r2436 + r3071 * 4;
+	r3316 = r2446 + r3071 * 4;
+	r3317 = r2456 + r3071 * 4;
+	r3318 = r2466 + r3071 * 4;
+	r3319 = r2476 + r3071 * 4;
+	r3320 = r2486 + r3071 * 4;
+	r3321 = r2496 + r3071 * 4;
+	r3322 = r2506 + r3071 * 4;
+	r3323 = r2516 + r3071 * 4;
+	r3324 = r2526 + r3071 * 4;
+	r3325 = r2536 + r3071 * 4;
+	r3326 = r2546 + r3071 * 4;
+	r3327 = r2556 + r3071 * 4;
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b7;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r17 = r4 + r9 * 4;
+	r2561 = r3072;
+	r17 = r2561 + 4ll;
 	r18 = *(i32 *)r17;
 	r19 = (u32)r18 + (u32)r16;
 	r20 = r17;
 	*(i32 *)r20 = r19;
 	if ((u64)r9 >= (u64)r27) { qd_site = 0; qd_x = r9; qd_y = r27; goto qd_fault; }
-	r25 = r26 + r9 * 4;
+	r2563 = r3074;
+	r25 = r2563 + 4ll;
 	r28 = *(i32 *)r25;
 	r29 = (u32)r28 + (u32)r24;
 	r30 = r25;
 	*(i32 *)r30 = r29;
 	if ((u64)r9 >= (u64)r37) { qd_site = 1; qd_x = r9; qd_y = r37; goto qd_fault; }
-	r35 = r36 + r9 * 4;
+	r2565 = r3075;
+	r35 = r2565 + 4ll;
 	r38 = *(i32 *)r35;
 	r39 = (u32)r38 + (u32)r34;
 	r40 = r35;
 	*(i32 *)r40 = r39;
 	if ((u64)r9 >= (u64)r47) { qd_site = 2; qd_x = r9; qd_y = r47; goto qd_fault; }
-	r45 = r46 + r9 * 4;
+	r2567 = r3076;
+	r45 = r2567 + 4ll;
 	r48 = *(i32 *)r45;
 	r49 = (u32)r48 + (u32)r44;
 	r50 = r45;
 	*(i32 *)r50 = r49;
 	if ((u64)r9 >= (u64)r57) { qd_site = 3; qd_x = r9; qd_y = r57; goto qd_fault; }
-	r55 = r56 + r9 * 4;
+	r2569 = r3077;
+	r55 = r2569 + 4ll;
 	r58 = *(i32 *)r55;
 	r59 = (u32)r58 + (u32)r54;
 	r60 = r55;
 	*(i32 *)r60 = r59;
 	if ((u64)r9 >= (u64)r67) { qd_site = 4; qd_x = r9; qd_y = r67; goto qd_fault; }
-	r65 = r66 + r9 * 4;
+	r2571 = r3078;
+	r65 = r2571 + 4ll;
 	r68 = *(i32 *)r65;
 	r69 = (u32)r68 + (u32)r64;
 	r70 = r65;
 	*(i32 *)r70 = r69;
 	if ((u64)r9 >= (u64)r77) { qd_site = 5; qd_x = r9; qd_y = r77; goto qd_fault; }
-	r75 = r76 + r9 * 4;
+	r2573 = r3079;
+	r75 = r2573 + 4ll;
 	r78 = *(i32 *)r75;
 	r79 = (u32)r78 + (u32)r74;
 	r80 = r75;
 	*(i32 *)r80 = r79;
 	if ((u64)r9 >= (u64)r87) { qd_site = 6; qd_x = r9; qd_y = r87; goto qd_fault; }
-	r85 = r86 + r9 * 4;
+	r2575 = r3080;
+	r85 = r2575 + 4ll;
 	r88 = *(i32 *)r85;
 	r89 = (u32)r88 + (u32)r84;
 	r90 = r85;
 	*(i32 *)r90 = r89;
 	if ((u64)r9 >= (u64)r97) { qd_site = 7; qd_x = r9; qd_y = r97; goto qd_fault; }
-	r95 = r96 + r9 * 4;
+	r2577 = r3081;
+	r95 = r2577 + 4ll;
 	r98 = *(i32 *)r95;
 	r99 = (u32)r98 + (u32)r94;
 	r100 = r95;
 	*(i32 *)r100 = r99;
 	if ((u64)r9 >= (u64)r107) { qd_site = 8; qd_x = r9; qd_y = r107; goto qd_fault; }
-	r105 = r106 + r9 * 4;
+	r2579 = r3082;
+	r105 = r2579 + 4ll;
 	r108 = *(i32 *)r105;
 	r109 = (u32)r108 + (u32)r104;
 	r110 = r105;
 	*(i32 *)r110 = r109;
 	if ((u64)r9 >= (u64)r117) { qd_site = 9; qd_x = r9; qd_y = r117; goto qd_fault; }
-	r115 = r116 + r9 * 4;
+	r2581 = r3083;
+	r115 = r2581 + 4ll;
 	r118 = *(i32 *)r115;
 	r119 = (u32)r118 + (u32)r114;
 	r120 = r115;
 	*(i32 *)r120 = r119;
 	if ((u64)r9 >= (u64)r127) { qd_site = 10; qd_x = r9; qd_y = r127; goto qd_fault; }
-	r125 = r126 + r9 * 4;
+	r2583 = r3084;
+	r125 = r2583 + 4ll;
 	r128 = *(i32 *)r125;
 	r129 = (u32)r128 + (u32)r124;
 	r130 = r125;
 	*(i32 *)r130 = r129;
 	if ((u64)r9 >= (u64)r137) { qd_site = 11; qd_x = r9; qd_y = r137; goto qd_fault; }
-	r135 = r136 + r9 * 4;
+	r2585 = r3085;
+	r135 = r2585 + 4ll;
 	r138 = *(i32 *)r135;
 	r139 = (u32)r138 + (u32)r134;
 	r140 = r135;
 	*(i32 *)r140 = r139;
 	if ((u64)r9 >= (u64)r147) { qd_site = 12; qd_x = r9; qd_y = r147; goto qd_fault; }
-	r145 = r146 + r9 * 4;
+	r2587 = r3086;
+	r145 = r2587 + 4ll;
 	r148 = *(i32 *)r145;
 	r149 = (u32)r148 + (u32)r144;
 	r150 = r145;
 	*(i32 *)r150 = r149;
 	if ((u64)r9 >= (u64)r157) { qd_site = 13; qd_x = r9; qd_y = r157; goto qd_fault; }
-	r155 = r156 + r9 * 4;
+	r2589 = r3087;
+	r155 = r2589 + 4ll;
 	r158 = *(i32 *)r155;
 	r159 = (u32)r158 + (u32)r154;
 	r160 = r155;
 	*(i32 *)r160 = r159;
 	if ((u64)r9 >= (u64)r167) { qd_site = 14; qd_x = r9; qd_y = r167; goto qd_fault; }
-	r165 = r166 + r9 * 4;
+	r2591 = r3088;
+	r165 = r2591 + 4ll;
 	r168 = *(i32 *)r165;
 	r169 = (u32)r168 + (u32)r164;
 	r170 = r165;
 	*(i32 *)r170 = r169;
 	if ((u64)r9 >= (u64)r177) { qd_site = 15; qd_x = r9; qd_y = r177; goto qd_fault; }
-	r175 = r176 + r9 * 4;
+	r2593 = r3089;
+	r175 = r2593 + 4ll;
 	r178 = *(i32 *)r175;
 	r179 = (u32)r178 + (u32)r174;
 	r180 = r175;
 	*(i32 *)r180 = r179;
 	if ((u64)r9 >= (u64)r187) { qd_site = 16; qd_x = r9; qd_y = r187; goto qd_fault; }
-	r185 = r186 + r9 * 4;
+	r2595 = r3090;
+	r185 = r2595 + 4ll;
 	r188 = *(i32 *)r185;
 	r189 = (u32)r188 + (u32)r184;
 	r190 = r185;
 	*(i32 *)r190 = r189;
 	if ((u64)r9 >= (u64)r197) { qd_site = 17; qd_x = r9; qd_y = r197; goto qd_fault; }
-	r195 = r196 + r9 * 4;
+	r2597 = r3091;
+	r195 = r2597 + 4ll;
 	r198 = *(i32 *)r195;
 	r199 = (u32)r198 + (u32)r194;
 	r200 = r195;
 	*(i32 *)r200 = r199;
 	if ((u64)r9 >= (u64)r207) { qd_site = 18; qd_x = r9; qd_y = r207; goto qd_fault; }
-	r205 = r206 + r9 * 4;
+	r2599 = r3092;
+	r205 = r2599 + 4ll;
 	r208 = *(i32 *)r205;
 	r209 = (u32)r208 + (u32)r204;
 	r210 = r205;
 	*(i32 *)r210 = r209;
 	if ((u64)r9 >= (u64)r217) { qd_site = 19; qd_x = r9; qd_y = r217; goto qd_fault; }
-	r215 = r216 + r9 * 4;
+	r2601 = r3093;
+	r215 = r2601 + 4ll;
 	r218 = *(i32 *)r215;
 	r219 = (u32)r218 + (u32)r214;
 	r220 = r215;
 	*(i32 *)r220 = r219;
 	if ((u64)r9 >= (u64)r227) { qd_site = 20; qd_x = r9; qd_y = r227; goto qd_fault; }
-	r225 = r226 + r9 * 4;
+	r2603 = r3094;
+	r225 = r2603 + 4ll;
 	r228 = *(i32 *)r225;
 	r229 = (u32)r228 + (u32)r224;
 	r230 = r225;
 	*(i32 *)r230 = r229;
 	if ((u64)r9 >= (u64)r237) { qd_site = 21; qd_x = r9; qd_y = r237; goto qd_fault; }
-	r235 = r236 + r9 * 4;
+	r2605 = r3095;
+	r235 = r2605 + 4ll;
 	r238 = *(i32 *)r235;
 	r239 = (u32)r238 + (u32)r234;
 	r240 = r235;
 	*(i32 *)r240 = r239;
 	if ((u64)r9 >= (u64)r247) { qd_site = 22; qd_x = r9; qd_y = r247; goto qd_fault; }
-	r245 = r246 + r9 * 4;
+	r2607 = r3096;
+	r245 = r2607 + 4ll;
 	r248 = *(i32 *)r245;
 	r249 = (u32)r248 + (u32)r244;
 	r250 = r245;
 	*(i32 *)r250 = r249;
 	if ((u64)r9 >= (u64)r257) { qd_site = 23; qd_x = r9; qd_y = r257; goto qd_fault; }
-	r255 = r256 + r9 * 4;
+	r2609 = r3097;
+	r255 = r2609 + 4ll;
 	r258 = *(i32 *)r255;
 	r259 = (u32)r258 + (u32)r254;
 	r260 = r255;
 	*(i32 *)r260 = r259;
 	if ((u64)r9 >= (u64)r267) { qd_site = 24; qd_x = r9; qd_y = r267; goto qd_fault; }
-	r265 = r266 + r9 * 4;
+	r2611 = r3098;
+	r265 = r2611 + 4ll;
 	r268 = *(i32 *)r265;
 	r269 = (u32)r268 + (u32)r264;
 	r270 = r265;
 	*(i32 *)r270 = r269;
 	if ((u64)r9 >= (u64)r277) { qd_site = 25; qd_x = r9; qd_y = r277; goto qd_fault; }
-	r275 = r276 + r9 * 4;
+	r2613 = r3099;
+	r275 = r2613 + 4ll;
 	r278 = *(i32 *)r275;
 	r279 = (u32)r278 + (u32)r274;
 	r280 = r275;
 	*(i32 *)r280 = r279;
 	if ((u64)r9 >= (u64)r287) { qd_site = 26; qd_x = r9; qd_y = r287; goto qd_fault; }
-	r285 = r286 + r9 * 4;
+	r2615 = r3100;
+	r285 = r2615 + 4ll;
 	r288 = *(i32 *)r285;
 	r289 = (u32)r288 + (u32)r284;
 	r290 = r285;
 	*(i32 *)r290 = r289;
 	if ((u64)r9 >= (u64)r297) { qd_site = 27; qd_x = r9; qd_y = r297; goto qd_fault; }
-	r295 = r296 + r9 * 4;
+	r2617 = r3101;
+	r295 = r2617 + 4ll;
 	r298 = *(i32 *)r295;
 	r299 = (u32)r298 + (u32)r294;
 	r300 = r295;
 	*(i32 *)r300 = r299;
 	if ((u64)r9 >= (u64)r307) { qd_site = 28; qd_x = r9; qd_y = r307; goto qd_fault; }
-	r305 = r306 + r9 * 4;
+	r2619 = r3102;
+	r305 = r2619 + 4ll;
 	r308 = *(i32 *)r305;
 	r309 = (u32)r308 + (u32)r304;
 	r310 = r305;
 	*(i32 *)r310 = r309;
 	if ((u64)r9 >= (u64)r317) { qd_site = 29; qd_x = r9; qd_y = r317; goto qd_fault; }
-	r315 = r316 + r9 * 4;
+	r2621 = r3103;
+	r315 = r2621 + 4ll;
 	r318 = *(i32 *)r315;
 	r319 = (u32)r318 + (u32)r314;
 	r320 = r315;
 	*(i32 *)r320 = r319;
 	if ((u64)r9 >= (u64)r327) { qd_site = 30; qd_x = r9; qd_y = r327; goto qd_fault; }
-	r325 = r326 + r9 * 4;
+	r2623 = r3104;
+	r325 = r2623 + 4ll;
 	r328 = *(i32 *)r325;
 	r329 = (u32)r328 + (u32)r324;
 	r330 = r325;
 	*(i32 *)r330 = r329;
 	if ((u64)r9 >= (u64)r337) { qd_site = 31; qd_x = r9; qd_y = r337; goto qd_fault; }
-	r335 = r336 + r9 * 4;
+	r2625 = r3105;
+	r335 = r2625 + 4ll;
 	r338 = *(i32 *)r335;
 	r339 = (u32)r338 + (u32)r334;
 	r340 = r335;
 	*(i32 *)r340 = r339;
 	if ((u64)r9 >= (u64)r347) { qd_site = 32; qd_x = r9; qd_y = r347; goto qd_fault; }
-	r345 = r346 + r9 * 4;
+	r2627 = r3106;
+	r345 = r2627 + 4ll;
 	r348 = *(i32 *)r345;
 	r349 = (u32)r348 + (u32)r344;
 	r350 = r345;
 	*(i32 *)r350 = r349;
 	if ((u64)r9 >= (u64)r357) { qd_site = 33; qd_x = r9; qd_y = r357; goto qd_fault; }
-	r355 = r356 + r9 * 4;
+	r2629 = r3107;
+	r355 = r2629 + 4ll;
 	r358 = *(i32 *)r355;
 	r359 = (u32)r358 + (u32)r354;
 	r360 = r355;
 	*(i32 *)r360 = r359;
 	if ((u64)r9 >= (u64)r367) { qd_site = 34; qd_x = r9; qd_y = r367; goto qd_fault; }
-	r365 = r366 + r9 * 4;
+	r2631 = r3108;
+	r365 = r2631 + 4ll;
 	r368 = *(i32 *)r365;
 	r369 = (u32)r368 + (u32)r364;
 	r370 = r365;
 	*(i32 *)r370 = r369;
 	if ((u64)r9 >= (u64)r377) { qd_site = 35; qd_x = r9; qd_y = r377; goto qd_fault; }
-	r375 = r376 + r9 * 4;
+	r2633 = r3109;
+	r375 = r2633 + 4ll;
 	r378 = *(i32 *)r375;
 	r379 = (u32)r378 + (u32)r374;
 	r380 = r375;
 	*(i32 *)r380 = r379;
 	if ((u64)r9 >= (u64)r387) { qd_site = 36; qd_x = r9; qd_y = r387; goto qd_fault; }
-	r385 = r386 + r9 * 4;
+	r2635 = r3110;
+	r385 = r2635 + 4ll;
 	r388 = *(i32 *)r385;
 	r389 = (u32)r388 + (u32)r384;
 	r390 = r385;
 	*(i32 *)r390 = r389;
 	if ((u64)r9 >= (u64)r397) { qd_site = 37; qd_x = r9; qd_y = r397; goto qd_fault; }
-	r395 = r396 + r9 * 4;
+	r2637 = r3111;
+	r395 = r2637 + 4ll;
 	r398 = *(i32 *)r395;
 	r399 = (u32)r398 + (u32)r394;
 	r400 = r395;
 	*(i32 *)r400 = r399;
 	if ((u64)r9 >= (u64)r407) { qd_site = 38; qd_x = r9; qd_y = r407; goto qd_fault; }
-	r405 = r406 + r9 * 4;
+	r2639 = r3112;
+	r405 = r2639 + 4ll;
 	r408 = *(i32 *)r405;
 	r409 = (u32)r408 + (u32)r404;
 	r410 = r405;
 	*(i32 *)r410 = r409;
 	if ((u64)r9 >= (u64)r417) { qd_site = 39; qd_x = r9; qd_y = r417; goto qd_fault; }
-	r415 = r416 + r9 * 4;
+	r2641 = r3113;
+	r415 = r2641 + 4ll;
 	r418 = *(i32 *)r415;
 	r419 = (u32)r418 + (u32)r414;
 	r420 = r415;
 	*(i32 *)r420 = r419;
 	if ((u64)r9 >= (u64)r427) { qd_site = 40; qd_x = r9; qd_y = r427; goto qd_fault; }
-	r425 = r426 + r9 * 4;
+	r2643 = r3114;
+	r425 = r2643 + 4ll;
 	r428 = *(i32 *)r425;
 	r429 = (u32)r428 + (u32)r424;
 	r430 = r425;
 	*(i32 *)r430 = r429;
 	if ((u64)r9 >= (u64)r437) { qd_site = 41; qd_x = r9; qd_y = r437; goto qd_fault; }
-	r435 = r436 + r9 * 4;
+	r2645 = r3115;
+	r435 = r2645 + 4ll;
 	r438 = *(i32 *)r435;
 	r439 = (u32)r438 + (u32)r434;
 	r440 = r435;
 	*(i32 *)r440 = r439;
 	if ((u64)r9 >= (u64)r447) { qd_site = 42; qd_x = r9; qd_y = r447; goto qd_fault; }
-	r445 = r446 + r9 * 4;
+	r2647 = r3116;
+	r445 = r2647 + 4ll;
 	r448 = *(i32 *)r445;
 	r449 = (u32)r448 + (u32)r444;
 	r450 = r445;
 	*(i32 *)r450 = r449;
 	if ((u64)r9 >= (u64)r457) { qd_site = 43; qd_x = r9; qd_y = r457; goto qd_fault; }
-	r455 = r456 + r9 * 4;
+	r2649 = r3117;
+	r455 = r2649 + 4ll;
 	r458 = *(i32 *)r455;
 	r459 = (u32)r458 + (u32)r454;
 	r460 = r455;
 	*(i32 *)r460 = r459;
 	if ((u64)r9 >= (u64)r467) { qd_site = 44; qd_x = r9; qd_y = r467; goto qd_fault; }
-	r465 = r466 + r9 * 4;
+	r2651 = r3118;
+	r465 = r2651 + 4ll;
 	r468 = *(i32 *)r465;
 	r469 = (u32)r468 + (u32)r464;
 	r470 = r465;
 	*(i32 *)r470 = r469;
 	if ((u64)r9 >= (u64)r477) { qd_site = 45; qd_x = r9; qd_y = r477; goto qd_fault; }
-	r475 = r476 + r9 * 4;
+	r2653 = r3119;
+	r475 = r2653 + 4ll;
 	r478 = *(i32 *)r475;
 	r479 = (u32)r478 + (u32)r474;
 	r480 = r475;
 	*(i32 *)r480 = r479;
 	if ((u64)r9 >= (u64)r487) { qd_site = 46; qd_x = r9; qd_y = r487; goto qd_fault; }
-	r485 = r486 + r9 * 4;
+	r2655 = r3120;
+	r485 = r2655 + 4ll;
 	r488 = *(i32 *)r485;
 	r489 = (u32)r488 + (u32)r484;
 	r490 = r485;
 	*(i32 *)r490 = r489;
 	if ((u64)r9 >= (u64)r497) { qd_site = 47; qd_x = r9; qd_y = r497; goto qd_fault; }
-	r495 = r496 + r9 * 4;
+	r2657 = r3121;
+	r495 = r2657 + 4ll;
 	r498 = *(i32 *)r495;
 	r499 = (u32)r498 + (u32)r494;
 	r500 = r495;
 	*(i32 *)r500 = r499;
 	if ((u64)r9 >= (u64)r507) { qd_site = 48; qd_x = r9; qd_y = r507; goto qd_fault; }
-	r505 = r506 + r9 * 4;
+	r2659 = r3122;
+	r505 = r2659 + 4ll;
 	r508 = *(i32 *)r505;
 	r509 = (u32)r508 + (u32)r504;
 	r510 = r505;
 	*(i32 *)r510 = r509;
 	if ((u64)r9 >= (u64)r517) { qd_site = 49; qd_x = r9; qd_y = r517; goto qd_fault; }
-	r515 = r516 + r9 * 4;
+	r2661 = r3123;
+	r515 = r2661 + 4ll;
 	r518 = *(i32 *)r515;
 	r519 = (u32)r518 + (u32)r514;
 	r520 = r515;
 	*(i32 *)r520 = r519;
 	if ((u64)r9 >= (u64)r527) { qd_site = 50; qd_x = r9; qd_y = r527; goto qd_fault; }
-	r525 = r526 + r9 * 4;
+	r2663 = r3124;
+	r525 = r2663 + 4ll;
 	r528 = *(i32 *)r525;
 	r529 = (u32)r528 + (u32)r524;
 	r530 = r525;
 	*(i32 *)r530 = r529;
 	if ((u64)r9 >= (u64)r537) { qd_site = 51; qd_x = r9; qd_y = r537; goto qd_fault; }
-	r535 = r536 + r9 * 4;
+	r2665 = r3125;
+	r535 = r2665 + 4ll;
 	r538 = *(i32 *)r535;
 	r539 = (u32)r538 + (u32)r534;
 	r540 = r535;
 	*(i32 *)r540 = r539;
 	if ((u64)r9 >= (u64)r547) { qd_site = 52; qd_x = r9; qd_y = r547; goto qd_fault; }
-	r545 = r546 + r9 * 4;
+	r2667 = r3126;
+	r545 = r2667 + 4ll;
 	r548 = *(i32 *)r545;
 	r549 = (u32)r548 + (u32)r544;
 	r550 = r545;
 	*(i32 *)r550 = r549;
 	if ((u64)r9 >= (u64)r557) { qd_site = 53; qd_x = r9; qd_y = r557; goto qd_fault; }
-	r555 = r556 + r9 * 4;
+	r2669 = r3127;
+	r555 = r2669 + 4ll;
 	r558 = *(i32 *)r555;
 	r559 = (u32)r558 + (u32)r554;
 	r560 = r555;
 	*(i32 *)r560 = r559;
 	if ((u64)r9 >= (u64)r567) { qd_site = 54; qd_x = r9; qd_y = r567; goto qd_fault; }
-	r565 = r566 + r9 * 4;
+	r2671 = r3128;
+	r565 = r2671 + 4ll;
 	r568 = *(i32 *)r565;
 	r569 = (u32)r568 + (u32)r564;
 	r570 = r565;
 	*(i32 *)r570 = r569;
 	if ((u64)r9 >= (u64)r577) { qd_site = 55; qd_x = r9; qd_y = r577; goto qd_fault; }
-	r575 = r576 + r9 * 4;
+	r2673 = r3129;
+	r575 = r2673 + 4ll;
 	r578 = *(i32 *)r575;
 	r579 = (u32)r578 + (u32)r574;
 	r580 = r575;
 	*(i32 *)r580 = r579;
 	if ((u64)r9 >= (u64)r587) { qd_site = 56; qd_x = r9; qd_y = r587; goto qd_fault; }
-	r585 = r586 + r9 * 4;
+	r2675 = r3130;
+	r585 = r2675 + 4ll;
 	r588 = *(i32 *)r585;
 	r589 = (u32)r588 + (u32)r584;
 	r590 = r585;
 	*(i32 *)r590 = r589;
 	if ((u64)r9 >= (u64)r597) { qd_site = 57; qd_x = r9; qd_y = r597; goto qd_fault; }
-	r595 = r596 + r9 * 4;
+	r2677 = r3131;
+	r595 = r2677 + 4ll;
 	r598 = *(i32 *)r595;
 	r599 = (u32)r598 + (u32)r594;
 	r600 = r595;
 	*(i32 *)r600 = r599;
 	if ((u64)r9 >= (u64)r607) { qd_site = 58; qd_x = r9; qd_y = r607; goto qd_fault; }
-	r605 = r606 + r9 * 4;
+	r2679 = r3132;
+	r605 = r2679 + 4ll;
 	r608 = *(i32 *)r605;
 	r609 = (u32)r608 + (u32)r604;
 	r610 = r605;
 	*(i32 *)r610 = r609;
 	if ((u64)r9 >= (u64)r617) { qd_site = 59; qd_x = r9; qd_y = r617; goto qd_fault; }
-	r615 = r616 + r9 * 4;
+	r2681 = r3133;
+	r615 = r2681 + 4ll;
 	r618 = *(i32 *)r615;
 	r619 = (u32)r618 + (u32)r614;
 	r620 = r615;
 	*(i32 *)r620 = r619;
 	if ((u64)r9 >= (u64)r627) { qd_site = 60; qd_x = r9; qd_y = r627; goto qd_fault; }
-	r625 = r626 + r9 * 4;
+	r2683 = r3134;
+	r625 = r2683 + 4ll;
 	r628 = *(i32 *)r625;
 	r629 = (u32)r628 + (u32)r624;
 	r630 = r625;
 	*(i32 *)r630 = r629;
 	if ((u64)r9 >= (u64)r637) { qd_site = 61; qd_x = r9; qd_y = r637; goto qd_fault; }
-	r635 = r636 + r9 * 4;
+	r2685 = r3135;
+	r635 = r2685 + 4ll;
 	r638 = *(i32 *)r635;
 	r639 = (u32)r638 + (u32)r634;
 	r640 = r635;
 	*(i32 *)r640 = r639;
 	if ((u64)r9 >= (u64)r647) { qd_site = 62; qd_x = r9; qd_y = r647; goto qd_fault; }
-	r645 = r646 + r9 * 4;
+	r2687 = r3136;
+	r645 = r2687 + 4ll;
 	r648 = *(i32 *)r645;
 	r649 = (u32)r648 + (u32)r644;
 	r650 = r645;
 	*(i32 *)r650 = r649;
 	if ((u64)r9 >= (u64)r657) { qd_site = 63; qd_x = r9; qd_y = r657; goto qd_fault; }
-	r655 = r656 + r9 * 4;
+	r2689 = r3137;
+	r655 = r2689 + 4ll;
 	r658 = *(i32 *)r655;
 	r659 = (u32)r658 + (u32)r654;
 	r660 = r655;
 	*(i32 *)r660 = r659;
 	if ((u64)r9 >= (u64)r667) { qd_site = 64; qd_x = r9; qd_y = r667; goto qd_fault; }
-	r665 = r666 + r9 * 4;
+	r2691 = r3138;
+	r665 = r2691 + 4ll;
 	r668 = *(i32 *)r665;
 	r669 = (u32)r668 + (u32)r664;
 	r670 = r665;
 	*(i32 *)r670 = r669;
 	if ((u64)r9 >= (u64)r677) { qd_site = 65; qd_x = r9; qd_y = r677; goto qd_fault; }
-	r675 = r676 + r9 * 4;
+	r2693 = r3139;
+	r675 = r2693 + 4ll;
 	r678 = *(i32 *)r675;
 	r679 = (u32)r678 + (u32)r674;
 	r680 = r675;
 	*(i32 *)r680 = r679;
 	if ((u64)r9 >= (u64)r687) { qd_site = 66; qd_x = r9; qd_y = r687; goto qd_fault; }
-	r685 = r686 + r9 * 4;
+	r2695 = r3140;
+	r685 = r2695 + 4ll;
 	r688 = *(i32 *)r685;
 	r689 = (u32)r688 + (u32)r684;
 	r690 = r685;
 	*(i32 *)r690 = r689;
 	if ((u64)r9 >= (u64)r697) { qd_site = 67; qd_x = r9; qd_y = r697; goto qd_fault; }
-	r695 = r696 + r9 * 4;
+	r2697 = r3141;
+	r695 = r2697 + 4ll;
 	r698 = *(i32 *)r695;
 	r699 = (u32)r698 + (u32)r694;
 	r700 = r695;
 	*(i32 *)r700 = r699;
 	if ((u64)r9 >= (u64)r707) { qd_site = 68; qd_x = r9; qd_y = r707; goto qd_fault; }
-	r705 = r706 + r9 * 4;
+	r2699 = r3142;
+	r705 = r2699 + 4ll;
 	r708 = *(i32 *)r705;
 	r709 = (u32)r708 + (u32)r704;
 	r710 = r705;
 	*(i32 *)r710 = r709;
 	if ((u64)r9 >= (u64)r717) { qd_site = 69; qd_x = r9; qd_y = r717; goto qd_fault; }
-	r715 = r716 + r9 * 4;
+	r2701 = r3143;
+	r715 = r2701 + 4ll;
 	r718 = *(i32 *)r715;
 	r719 = (u32)r718 + (u32)r714;
 	r720 = r715;
 	*(i32 *)r720 = r719;
 	if ((u64)r9 >= (u64)r727) { qd_site = 70; qd_x = r9; qd_y = r727; goto qd_fault; }
-	r725 = r726 + r9 * 4;
+	r2703 = r3144;
+	r725 = r2703 + 4ll;
 	r728 = *(i32 *)r725;
 	r729 = (u32)r728 + (u32)r724;
 	r730 = r725;
 	*(i32 *)r730 = r729;
 	if ((u64)r9 >= (u64)r737) { qd_site = 71; qd_x = r9; qd_y = r737; goto qd_fault; }
-	r735 = r736 + r9 * 4;
+	r2705 = r3145;
+	r735 = r2705 + 4ll;
 	r738 = *(i32 *)r735;
 	r739 = (u32)r738 + (u32)r734;
 	r740 = r735;
 	*(i32 *)r740 = r739;
 	if ((u64)r9 >= (u64)r747) { qd_site = 72; qd_x = r9; qd_y = r747; goto qd_fault; }
-	r745 = r746 + r9 * 4;
+	r2707 = r3146;
+	r745 = r2707 + 4ll;
 	r748 = *(i32 *)r745;
 	r749 = (u32)r748 + (u32)r744;
 	r750 = r745;
 	*(i32 *)r750 = r749;
 	if ((u64)r9 >= (u64)r757) { qd_site = 73; qd_x = r9; qd_y = r757; goto qd_fault; }
-	r755 = r756 + r9 * 4;
+	r2709 = r3147;
+	r755 = r2709 + 4ll;
 	r758 = *(i32 *)r755;
 	r759 = (u32)r758 + (u32)r754;
 	r760 = r755;
 	*(i32 *)r760 = r759;
 	if ((u64)r9 >= (u64)r767) { qd_site = 74; qd_x = r9; qd_y = r767; goto qd_fault; }
-	r765 = r766 + r9 * 4;
+	r2711 = r3148;
+	r765 = r2711 + 4ll;
 	r768 = *(i32 *)r765;
 	r769 = (u32)r768 + (u32)r764;
 	r770 = r765;
 	*(i32 *)r770 = r769;
 	if ((u64)r9 >= (u64)r777) { qd_site = 75; qd_x = r9; qd_y = r777; goto qd_fault; }
-	r775 = r776 + r9 * 4;
+	r2713 = r3149;
+	r775 = r2713 + 4ll;
 	r778 = *(i32 *)r775;
 	r779 = (u32)r778 + (u32)r774;
 	r780 = r775;
 	*(i32 *)r780 = r779;
 	if ((u64)r9 >= (u64)r787) { qd_site = 76; qd_x = r9; qd_y = r787; goto qd_fault; }
-	r785 = r786 + r9 * 4;
+	r2715 = r3150;
+	r785 = r2715 + 4ll;
 	r788 = *(i32 *)r785;
 	r789 = (u32)r788 + (u32)r784;
 	r790 = r785;
 	*(i32 *)r790 = r789;
 	if ((u64)r9 >= (u64)r797) { qd_site = 77; qd_x = r9; qd_y = r797; goto qd_fault; }
-	r795 = r796 + r9 * 4;
+	r2717 = r3151;
+	r795 = r2717 + 4ll;
 	r798 = *(i32 *)r795;
 	r799 = (u32)r798 + (u32)r794;
 	r800 = r795;
 	*(i32 *)r800 = r799;
 	if ((u64)r9 >= (u64)r807) { qd_site = 78; qd_x = r9; qd_y = r807; goto qd_fault; }
-	r805 = r806 + r9 * 4;
+	r2719 = r3152;
+	r805 = r2719 + 4ll;
 	r808 = *(i32 *)r805;
 	r809 = (u32)r808 + (u32)r804;
 	r810 = r805;
 	*(i32 *)r810 = r809;
 	if ((u64)r9 >= (u64)r817) { qd_site = 79; qd_x = r9; qd_y = r817; goto qd_fault; }
-	r815 = r816 + r9 * 4;
+	r2721 = r3153;
+	r815 = r2721 + 4ll;
 	r818 = *(i32 *)r815;
 	r819 = (u32)r818 + (u32)r814;
 	r820 = r815;
 	*(i32 *)r820 = r819;
 	if ((u64)r9 >= (u64)r827) { qd_site = 80; qd_x = r9; qd_y = r827; goto qd_fault; }
-	r825 = r826 + r9 * 4;
+	r2723 = r3154;
+	r825 = r2723 + 4ll;
 	r828 = *(i32 *)r825;
 	r829 = (u32)r828 + (u32)r824;
 	r830 = r825;
 	*(i32 *)r830 = r829;
 	if ((u64)r9 >= (u64)r837) { qd_site = 81; qd_x = r9; qd_y = r837; goto qd_fault; }
-	r835 = r836 + r9 * 4;
+	r2725 = r3155;
+	r835 = r2725 + 4ll;
 	r838 = *(i32 *)r835;
 	r839 = (u32)r838 + (u32)r834;
 	r840 = r835;
 	*(i32 *)r840 = r839;
 	if ((u64)r9 >= (u64)r847) { qd_site = 82; qd_x = r9; qd_y = r847; goto qd_fault; }
-	r845 = r846 + r9 * 4;
+	r2727 = r3156;
+	r845 = r2727 + 4ll;
 	r848 = *(i32 *)r845;
 	r849 = (u32)r848 + (u32)r844;
 	r850 = r845;
 	*(i32 *)r850 = r849;
 	if ((u64)r9 >= (u64)r857) { qd_site = 83; qd_x = r9; qd_y = r857; goto qd_fault; }
-	r855 = r856 + r9 * 4;
+	r2729 = r3157;
+	r855 = r2729 + 4ll;
 	r858 = *(i32 *)r855;
 	r859 = (u32)r858 + (u32)r854;
 	r860 = r855;
 	*(i32 *)r860 = r859;
 	if ((u64)r9 >= (u64)r867) { qd_site = 84; qd_x = r9; qd_y = r867; goto qd_fault; }
-	r865 = r866 + r9 * 4;
+	r2731 = r3158;
+	r865 = r2731 + 4ll;
 	r868 = *(i32 *)r865;
 	r869 = (u32)r868 + (u32)r864;
 	r870 = r865;
 	*(i32 *)r870 = r869;
 	if ((u64)r9 >= (u64)r877) { qd_site = 85; qd_x = r9; qd_y = r877; goto qd_fault; }
-	r875 = r876 + r9 * 4;
+	r2733 = r3159;
+	r875 = r2733 + 4ll;
 	r878 = *(i32 *)r875;
 	r879 = (u32)r878 + (u32)r874;
 	r880 = r875;
 	*(i32 *)r880 = r879;
 	if ((u64)r9 >= (u64)r887) { qd_site = 86; qd_x = r9; qd_y = r887; goto qd_fault; }
-	r885 = r886 + r9 * 4;
+	r2735 = r3160;
+	r885 = r2735 + 4ll;
 	r888 = *(i32 *)r885;
 	r889 = (u32)r888 + (u32)r884;
 	r890 = r885;
 	*(i32 *)r890 = r889;
 	if ((u64)r9 >= (u64)r897) { qd_site = 87; qd_x = r9; qd_y = r897; goto qd_fault; }
-	r895 = r896 + r9 * 4;
+	r2737 = r3161;
+	r895 = r2737 + 4ll;
 	r898 = *(i32 *)r895;
 	r899 = (u32)r898 + (u32)r894;
 	r900 = r895;
 	*(i32 *)r900 = r899;
 	if ((u64)r9 >= (u64)r907) { qd_site = 88; qd_x = r9; qd_y = r907; goto qd_fault; }
-	r905 = r906 + r9 * 4;
+	r2739 = r3162;
+	r905 = r2739 + 4ll;
 	r908 = *(i32 *)r905;
 	r909 = (u32)r908 + (u32)r904;
 	r910 = r905;
 	*(i32 *)r910 = r909;
 	if ((u64)r9 >= (u64)r917) { qd_site = 89; qd_x = r9; qd_y = r917; goto qd_fault; }
-	r915 = r916 + r9 * 4;
+	r2741 = r3163;
+	r915 = r2741 + 4ll;
 	r918 = *(i32 *)r915;
 	r919 = (u32)r918 + (u32)r914;
 	r920 = r915;
 	*(i32 *)r920 = r919;
 	if ((u64)r9 >= (u64)r927) { qd_site = 90; qd_x = r9; qd_y = r927; goto qd_fault; }
-	r925 = r926 + r9 * 4;
+	r2743 = r3164;
+	r925 = r2743 + 4ll;
 	r928 = *(i32 *)r925;
 	r929 = (u32)r928 + (u32)r924;
 	r930 = r925;
 	*(i32 *)r930 = r929;
 	if ((u64)r9 >= (u64)r937) { qd_site = 91; qd_x = r9; qd_y = r937; goto qd_fault; }
-	r935 = r936 + r9 * 4;
+	r2745 = r3165;
+	r935 = r2745 + 4ll;
 	r938 = *(i32 *)r935;
 	r939 = (u32)r938 + (u32)r934;
 	r940 = r935;
 	*(i32 *)r940 = r939;
 	if ((u64)r9 >= (u64)r947) { qd_site = 92; qd_x = r9; qd_y = r947; goto qd_fault; }
-	r945 = r946 + r9 * 4;
+	r2747 = r3166;
+	r945 = r2747 + 4ll;
 	r948 = *(i32 *)r945;
 	r949 = (u32)r948 + (u32)r944;
 	r950 = r945;
 	*(i32 *)r950 = r949;
 	if ((u64)r9 >= (u64)r957) { qd_site = 93; qd_x = r9; qd_y = r957; goto qd_fault; }
-	r955 = r956 + r9 * 4;
+	r2749 = r3167;
+	r955 = r2749 + 4ll;
 	r958 = *(i32 *)r955;
 	r959 = (u32)r958 + (u32)r954;
 	r960 = r955;
 	*(i32 *)r960 = r959;
 	if ((u64)r9 >= (u64)r967) { qd_site = 94; qd_x = r9; qd_y = r967; goto qd_fault; }
-	r965 = r966 + r9 * 4;
+	r2751 = r3168;
+	r965 = r2751 + 4ll;
 	r968 = *(i32 *)r965;
 	r969 = (u32)r968 + (u32)r964;
 	r970 = r965;
 	*(i32 *)r970 = r969;
 	if ((u64)r9 >= (u64)r977) { qd_site = 95; qd_x = r9; qd_y = r977; goto qd_fault; }
-	r975 = r976 + r9 * 4;
+	r2753 = r3169;
+	r975 = r2753 + 4ll;
 	r978 = *(i32 *)r975;
 	r979 = (u32)r978 + (u32)r974;
 	r980 = r975;
 	*(i32 *)r980 = r979;
 	if ((u64)r9 >= (u64)r987) { qd_site = 96; qd_x = r9; qd_y = r987; goto qd_fault; }
-	r985 = r986 + r9 * 4;
+	r2755 = r3170;
+	r985 = r2755 + 4ll;
 	r988 = *(i32 *)r985;
 	r989 = (u32)r988 + (u32)r984;
 	r990 = r985;
 	*(i32 *)r990 = r989;
 	if ((u64)r9 >= (u64)r997) { qd_site = 97; qd_x = r9; qd_y = r997; goto qd_fault; }
-	r995 = r996 + r9 * 4;
+	r2757 = r3171;
+	r995 = r2757 + 4ll;
 	r998 = *(i32 *)r995;
 	r999 = (u32)r998 + (u32)r994;
 	r1000 = r995;
 	*(i32 *)r1000 = r999;
 	if ((u64)r9 >= (u64)r1007) { qd_site = 98; qd_x = r9; qd_y = r1007; goto qd_fault; }
-	r1005 = r1006 + r9 * 4;
+	r2759 = r3172;
+	r1005 = r2759 + 4ll;
 	r1008 = *(i32 *)r1005;
 	r1009 = (u32)r1008 + (u32)r1004;
 	r1010 = r1005;
 	*(i32 *)r1010 = r1009;
 	if ((u64)r9 >= (u64)r1017) { qd_site = 99; qd_x = r9; qd_y = r1017; goto qd_fault; }
-	r1015 = r1016 + r9 * 4;
+	r2761 = r3173;
+	r1015 = r2761 + 4ll;
 	r1018 = *(i32 *)r1015;
 	r1019 = (u32)r1018 + (u32)r1014;
 	r1020 = r1015;
 	*(i32 *)r1020 = r1019;
 	if ((u64)r9 >= (u64)r1027) { qd_site = 100; qd_x = r9; qd_y = r1027; goto qd_fault; }
-	r1025 = r1026 + r9 * 4;
+	r2763 = r3174;
+	r1025 = r2763 + 4ll;
 	r1028 = *(i32 *)r1025;
 	r1029 = (u32)r1028 + (u32)r1024;
 	r1030 = r1025;
 	*(i32 *)r1030 = r1029;
 	if ((u64)r9 >= (u64)r1037) { qd_site = 101; qd_x = r9; qd_y = r1037; goto qd_fault; }
-	r1035 = r1036 + r9 * 4;
+	r2765 = r3175;
+	r1035 = r2765 + 4ll;
 	r1038 = *(i32 *)r1035;
 	r1039 = (u32)r1038 + (u32)r1034;
 	r1040 = r1035;
 	*(i32 *)r1040 = r1039;
 	if ((u64)r9 >= (u64)r1047) { qd_site = 102; qd_x = r9; qd_y = r1047; goto qd_fault; }
-	r1045 = r1046 + r9 * 4;
+	r2767 = r3176;
+	r1045 = r2767 + 4ll;
 	r1048 = *(i32 *)r1045;
 	r1049 = (u32)r1048 + (u32)r1044;
 	r1050 = r1045;
 	*(i32 *)r1050 = r1049;
 	if ((u64)r9 >= (u64)r1057) { qd_site = 103; qd_x = r9; qd_y = r1057; goto qd_fault; }
-	r1055 = r1056 + r9 * 4;
+	r2769 = r3177;
+	r1055 = r2769 + 4ll;
 	r1058 = *(i32 *)r1055;
 	r1059 = (u32)r1058 + (u32)r1054;
 	r1060 = r1055;
 	*(i32 *)r1060 = r1059;
 	if ((u64)r9 >= (u64)r1067) { qd_site = 104; qd_x = r9; qd_y = r1067; goto qd_fault; }
-	r1065 = r1066 + r9 * 4;
+	r2771 = r3178;
+	r1065 = r2771 + 4ll;
 	r1068 = *(i32 *)r1065;
 	r1069 = (u32)r1068 + (u32)r1064;
 	r1070 = r1065;
 	*(i32 *)r1070 = r1069;
 	if ((u64)r9 >= (u64)r1077) { qd_site = 105; qd_x = r9; qd_y = r1077; goto qd_fault; }
-	r1075 = r1076 + r9 * 4;
+	r2773 = r3179;
+	r1075 = r2773 + 4ll;
 	r1078 = *(i32 *)r1075;
 	r1079 = (u32)r1078 + (u32)r1074;
 	r1080 = r1075;
 	*(i32 *)r1080 = r1079;
 	if ((u64)r9 >= (u64)r1087) { qd_site = 106; qd_x = r9; qd_y = r1087; goto qd_fault; }
-	r1085 = r1086 + r9 * 4;
+	r2775 = r3180;
+	r1085 = r2775 + 4ll;
 	r1088 = *(i32 *)r1085;
 	r1089 = (u32)r1088 + (u32)r1084;
 	r1090 = r1085;
 	*(i32 *)r1090 = r1089;
 	if ((u64)r9 >= (u64)r1097) { qd_site = 107; qd_x = r9; qd_y = r1097; goto qd_fault; }
-	r1095 = r1096 + r9 * 4;
+	r2777 = r3181;
+	r1095 = r2777 + 4ll;
 	r1098 = *(i32 *)r1095;
 	r1099 = (u32)r1098 + (u32)r1094;
 	r1100 = r1095;
 	*(i32 *)r1100 = r1099;
 	if ((u64)r9 >= (u64)r1107) { qd_site = 108; qd_x = r9; qd_y = r1107; goto qd_fault; }
-	r1105 = r1106 + r9 * 4;
+	r2779 = r3182;
+	r1105 = r2779 + 4ll;
 	r1108 = *(i32 *)r1105;
 	r1109 = (u32)r1108 + (u32)r1104;
 	r1110 = r1105;
 	*(i32 *)r1110 = r1109;
 	if ((u64)r9 >= (u64)r1117) { qd_site = 109; qd_x = r9; qd_y = r1117; goto qd_fault; }
-	r1115 = r1116 + r9 * 4;
+	r2781 = r3183;
+	r1115 = r2781 + 4ll;
 	r1118 = *(i32 *)r1115;
 	r1119 = (u32)r1118 + (u32)r1114;
 	r1120 = r1115;
 	*(i32 *)r1120 = r1119;
 	if ((u64)r9 >= (u64)r1127) { qd_site = 110; qd_x = r9; qd_y = r1127; goto qd_fault; }
-	r1125 = r1126 + r9 * 4;
+	r2783 = r3184;
+	r1125 = r2783 + 4ll;
 	r1128 = *(i32 *)r1125;
 	r1129 = (u32)r1128 + (u32)r1124;
 	r1130 = r1125;
 	*(i32 *)r1130 = r1129;
 	if ((u64)r9 >= (u64)r1137) { qd_site = 111; qd_x = r9; qd_y = r1137; goto qd_fault; }
-	r1135 = r1136 + r9 * 4;
+	r2785 = r3185;
+	r1135 = r2785 + 4ll;
 	r1138 = *(i32 *)r1135;
 	r1139 = (u32)r1138 + (u32)r1134;
 	r1140 = r1135;
 	*(i32 *)r1140 = r1139;
 	if ((u64)r9 >= (u64)r1147) { qd_site = 112; qd_x = r9; qd_y = r1147; goto qd_fault; }
-	r1145 = r1146 + r9 * 4;
+	r2787 = r3186;
+	r1145 = r2787 + 4ll;
 	r1148 = *(i32 *)r1145;
 	r1149 = (u32)r1148 + (u32)r1144;
 	r1150 = r1145;
 	*(i32 *)r1150 = r1149;
 	if ((u64)r9 >= (u64)r1157) { qd_site = 113; qd_x = r9; qd_y = r1157; goto qd_fault; }
-	r1155 = r1156 + r9 * 4;
+	r2789 = r3187;
+	r1155 = r2789 + 4ll;
 	r1158 = *(i32 *)r1155;
 	r1159 = (u32)r1158 + (u32)r1154;
 	r1160 = r1155;
 	*(i32 *)r1160 = r1159;
 	if ((u64)r9 >= (u64)r1167) { qd_site = 114; qd_x = r9; qd_y = r1167; goto qd_fault; }
-	r1165 = r1166 + r9 * 4;
+	r2791 = r3188;
+	r1165 = r2791 + 4ll;
 	r1168 = *(i32 *)r1165;
 	r1169 = (u32)r1168 + (u32)r1164;
 	r1170 = r1165;
 	*(i32 *)r1170 = r1169;
 	if ((u64)r9 >= (u64)r1177) { qd_site = 115; qd_x = r9; qd_y = r1177; goto qd_fault; }
-	r1175 = r1176 + r9 * 4;
+	r2793 = r3189;
+	r1175 = r2793 + 4ll;
 	r1178 = *(i32 *)r1175;
 	r1179 = (u32)r1178 + (u32)r1174;
 	r1180 = r1175;
 	*(i32 *)r1180 = r1179;
 	if ((u64)r9 >= (u64)r1187) { qd_site = 116; qd_x = r9; qd_y = r1187; goto qd_fault; }
-	r1185 = r1186 + r9 * 4;
+	r2795 = r3190;
+	r1185 = r2795 + 4ll;
 	r1188 = *(i32 *)r1185;
 	r1189 = (u32)r1188 + (u32)r1184;
 	r1190 = r1185;
 	*(i32 *)r1190 = r1189;
 	if ((u64)r9 >= (u64)r1197) { qd_site = 117; qd_x = r9; qd_y = r1197; goto qd_fault; }
-	r1195 = r1196 + r9 * 4;
+	r2797 = r3191;
+	r1195 = r2797 + 4ll;
 	r1198 = *(i32 *)r1195;
 	r1199 = (u32)r1198 + (u32)r1194;
 	r1200 = r1195;
 	*(i32 *)r1200 = r1199;
 	if ((u64)r9 >= (u64)r1207) { qd_site = 118; qd_x = r9; qd_y = r1207; goto qd_fault; }
-	r1205 = r1206 + r9 * 4;
+	r2799 = r3192;
+	r1205 = r2799 + 4ll;
 	r1208 = *(i32 *)r1205;
 	r1209 = (u32)r1208 + (u32)r1204;
 	r1210 = r1205;
 	*(i32 *)r1210 = r1209;
 	if ((u64)r9 >= (u64)r1217) { qd_site = 119; qd_x = r9; qd_y = r1217; goto qd_fault; }
-	r1215 = r1216 + r9 * 4;
+	r2801 = r3193;
+	r1215 = r2801 + 4ll;
 	r1218 = *(i32 *)r1215;
 	r1219 = (u32)r1218 + (u32)r1214;
 	r1220 = r1215;
 	*(i32 *)r1220 = r1219;
 	if ((u64)r9 >= (u64)r1227) { qd_site = 120; qd_x = r9; qd_y = r1227; goto qd_fault; }
-	r1225 = r1226 + r9 * 4;
+	r2803 = r3194;
+	r1225 = r2803 + 4ll;
 	r1228 = *(i32 *)r1225;
 	r1229 = (u32)r1228 + (u32)r1224;
 	r1230 = r1225;
 	*(i32 *)r1230 = r1229;
 	if ((u64)r9 >= (u64)r1237) { qd_site = 121; qd_x = r9; qd_y = r1237; goto qd_fault; }
-	r1235 = r1236 + r9 * 4;
+	r2805 = r3195;
+	r1235 = r2805 + 4ll;
 	r1238 = *(i32 *)r1235;
 	r1239 = (u32)r1238 + (u32)r1234;
 	r1240 = r1235;
 	*(i32 *)r1240 = r1239;
 	if ((u64)r9 >= (u64)r1247) { qd_site = 122; qd_x = r9; qd_y = r1247; goto qd_fault; }
-	r1245 = r1246 + r9 * 4;
+	r2807 = r3196;
+	r1245 = r2807 + 4ll;
 	r1248 = *(i32 *)r1245;
 	r1249 = (u32)r1248 + (u32)r1244;
 	r1250 = r1245;
 	*(i32 *)r1250 = r1249;
 	if ((u64)r9 >= (u64)r1257) { qd_site = 123; qd_x = r9; qd_y = r1257; goto qd_fault; }
-	r1255 = r1256 + r9 * 4;
+	r2809 = r3197;
+	r1255 = r2809 + 4ll;
 	r1258 = *(i32 *)r1255;
 	r1259 = (u32)r1258 + (u32)r1254;
 	r1260 = r1255;
 	*(i32 *)r1260 = r1259;
 	if ((u64)r9 >= (u64)r1267) { qd_site = 124; qd_x = r9; qd_y = r1267; goto qd_fault; }
-	r1265 = r1266 + r9 * 4;
+	r2811 = r3198;
+	r1265 = r2811 + 4ll;
 	r1268 = *(i32 *)r1265;
 	r1269 = (u32)r1268 + (u32)r1264;
 	r1270 = r1265;
 	*(i32 *)r1270 = r1269;
 	if ((u64)r9 >= (u64)r1277) { qd_site = 125; qd_x = r9; qd_y = r1277; goto qd_fault; }
-	r1275 = r1276 + r9 * 4;
+	r2813 = r3199;
+	r1275 = r2813 + 4ll;
 	r1278 = *(i32 *)r1275;
 	r1279 = (u32)r1278 + (u32)r1274;
 	r1280 = r1275;
 	*(i32 *)r1280 = r1279;
 	if ((u64)r9 >= (u64)r1287) { qd_site = 126; qd_x = r9; qd_y = r1287; goto qd_fault; }
-	r1285 = r1286 + r9 * 4;
+	r2815 = r3200;
+	r1285 = r2815 + 4ll;
 	r1288 = *(i32 *)r1285;
 	r1289 = (u32)r1288 + (u32)r1284;
 	r1290 = r1285;
 	*(i32 *)r1290 = r1289;
 	if ((u64)r9 >= (u64)r1297) { qd_site = 127; qd_x = r9; qd_y = r1297; goto qd_fault; }
-	r1295 = r1296 + r9 * 4;
+	r2817 = r3201;
+	r1295 = r2817 + 4ll;
 	r1298 = *(i32 *)r1295;
 	r1299 = (u32)r1298 + (u32)r1294;
 	r1300 = r1295;
 	*(i32 *)r1300 = r1299;
 	if ((u64)r9 >= (u64)r1307) { qd_site = 128; qd_x = r9; qd_y = r1307; goto qd_fault; }
-	r1305 = r1306 + r9 * 4;
+	r2819 = r3202;
+	r1305 = r2819 + 4ll;
 	r1308 = *(i32 *)r1305;
 	r1309 = (u32)r1308 + (u32)r1304;
 	r1310 = r1305;
 	*(i32 *)r1310 = r1309;
 	if ((u64)r9 >= (u64)r1317) { qd_site = 129; qd_x = r9; qd_y = r1317; goto qd_fault; }
-	r1315 = r1316 + r9 * 4;
+	r2821 = r3203;
+	r1315 = r2821 + 4ll;
 	r1318 = *(i32 *)r1315;
 	r1319 = (u32)r1318 + (u32)r1314;
 	r1320 = r1315;
 	*(i32 *)r1320 = r1319;
 	if ((u64)r9 >= (u64)r1327) { qd_site = 130; qd_x = r9; qd_y = r1327; goto qd_fault; }
-	r1325 = r1326 + r9 * 4;
+	r2823 = r3204;
+	r1325 = r2823 + 4ll;
 	r1328 = *(i32 *)r1325;
 	r1329 = (u32)r1328 + (u32)r1324;
 	r1330 = r1325;
 	*(i32 *)r1330 = r1329;
 	if ((u64)r9 >= (u64)r1337) { qd_site = 131; qd_x = r9; qd_y = r1337; goto qd_fault; }
-	r1335 = r1336 + r9 * 4;
+	r2825 = r3205;
+	r1335 = r2825 + 4ll;
 	r1338 = *(i32 *)r1335;
 	r1339 = (u32)r1338 + (u32)r1334;
 	r1340 = r1335;
 	*(i32 *)r1340 = r1339;
 	if ((u64)r9 >= (u64)r1347) { qd_site = 132; qd_x = r9; qd_y = r1347; goto qd_fault; }
-	r1345 = r1346 + r9 * 4;
+	r2827 = r3206;
+	r1345 = r2827 + 4ll;
 	r1348 = *(i32 *)r1345;
 	r1349 = (u32)r1348 + (u32)r1344;
 	r1350 = r1345;
 	*(i32 *)r1350 = r1349;
 	if ((u64)r9 >= (u64)r1357) { qd_site = 133; qd_x = r9; qd_y = r1357; goto qd_fault; }
-	r1355 = r1356 + r9 * 4;
+	r2829 = r3207;
+	r1355 = r2829 + 4ll;
 	r1358 = *(i32 *)r1355;
 	r1359 = (u32)r1358 + (u32)r1354;
 	r1360 = r1355;
 	*(i32 *)r1360 = r1359;
 	if ((u64)r9 >= (u64)r1367) { qd_site = 134; qd_x = r9; qd_y = r1367; goto qd_fault; }
-	r1365 = r1366 + r9 * 4;
+	r2831 = r3208;
+	r1365 = r2831 + 4ll;
 	r1368 = *(i32 *)r1365;
 	r1369 = (u32)r1368 + (u32)r1364;
 	r1370 = r1365;
 	*(i32 *)r1370 = r1369;
 	if ((u64)r9 >= (u64)r1377) { qd_site = 135; qd_x = r9; qd_y = r1377; goto qd_fault; }
-	r1375 = r1376 + r9 * 4;
+	r2833 = r3209;
+	r1375 = r2833 + 4ll;
 	r1378 = *(i32 *)r1375;
 	r1379 = (u32)r1378 + (u32)r1374;
 	r1380 = r1375;
 	*(i32 *)r1380 = r1379;
 	if ((u64)r9 >= (u64)r1387) { qd_site = 136; qd_x = r9; qd_y = r1387; goto qd_fault; }
-	r1385 = r1386 + r9 * 4;
+	r2835 = r3210;
+	r1385 = r2835 + 4ll;
 	r1388 = *(i32 *)r1385;
 	r1389 = (u32)r1388 + (u32)r1384;
 	r1390 = r1385;
 	*(i32 *)r1390 = r1389;
 	if ((u64)r9 >= (u64)r1397) { qd_site = 137; qd_x = r9; qd_y = r1397; goto qd_fault; }
-	r1395 = r1396 + r9 * 4;
+	r2837 = r3211;
+	r1395 = r2837 + 4ll;
 	r1398 = *(i32 *)r1395;
 	r1399 = (u32)r1398 + (u32)r1394;
 	r1400 = r1395;
 	*(i32 *)r1400 = r1399;
 	if ((u64)r9 >= (u64)r1407) { qd_site = 138; qd_x = r9; qd_y = r1407; goto qd_fault; }
-	r1405 = r1406 + r9 * 4;
+	r2839 = r3212;
+	r1405 = r2839 + 4ll;
 	r1408 = *(i32 *)r1405;
 	r1409 = (u32)r1408 + (u32)r1404;
 	r1410 = r1405;
 	*(i32 *)r1410 = r1409;
 	if ((u64)r9 >= (u64)r1417) { qd_site = 139; qd_x = r9; qd_y = r1417; goto qd_fault; }
-	r1415 = r1416 + r9 * 4;
+	r2841 = r3213;
+	r1415 = r2841 + 4ll;
 	r1418 = *(i32 *)r1415;
 	r1419 = (u32)r1418 + (u32)r1414;
 	r1420 = r1415;
 	*(i32 *)r1420 = r1419;
 	if ((u64)r9 >= (u64)r1427) { qd_site = 140; qd_x = r9; qd_y = r1427; goto qd_fault; }
-	r1425 = r1426 + r9 * 4;
+	r2843 = r3214;
+	r1425 = r2843 + 4ll;
 	r1428 = *(i32 *)r1425;
 	r1429 = (u32)r1428 + (u32)r1424;
 	r1430 = r1425;
 	*(i32 *)r1430 = r1429;
 	if ((u64)r9 >= (u64)r1437) { qd_site = 141; qd_x = r9; qd_y = r1437; goto qd_fault; }
-	r1435 = r1436 + r9 * 4;
+	r2845 = r3215;
+	r1435 = r2845 + 4ll;
 	r1438 = *(i32 *)r1435;
 	r1439 = (u32)r1438 + (u32)r1434;
 	r1440 = r1435;
 	*(i32 *)r1440 = r1439;
 	if ((u64)r9 >= (u64)r1447) { qd_site = 142; qd_x = r9; qd_y = r1447; goto qd_fault; }
-	r1445 = r1446 + r9 * 4;
+	r2847 = r3216;
+	r1445 = r2847 + 4ll;
 	r1448 = *(i32 *)r1445;
 	r1449 = (u32)r1448 + (u32)r1444;
 	r1450 = r1445;
 	*(i32 *)r1450 = r1449;
 	if ((u64)r9 >= (u64)r1457) { qd_site = 143; qd_x = r9; qd_y = r1457; goto qd_fault; }
-	r1455 = r1456 + r9 * 4;
+	r2849 = r3217;
+	r1455 = r2849 + 4ll;
 	r1458 = *(i32 *)r1455;
 	r1459 = (u32)r1458 + (u32)r1454;
 	r1460 = r1455;
 	*(i32 *)r1460 = r1459;
 	if ((u64)r9 >= (u64)r1467) { qd_site = 144; qd_x = r9; qd_y = r1467; goto qd_fault; }
-	r1465 = r1466 + r9 * 4;
+	r2851 = r3218;
+	r1465 = r2851 + 4ll;
 	r1468 = *(i32 *)r1465;
 	r1469 = (u32)r1468 + (u32)r1464;
 	r1470 = r1465;
 	*(i32 *)r1470 = r1469;
 	if ((u64)r9 >= (u64)r1477) { qd_site = 145; qd_x = r9; qd_y = r1477; goto qd_fault; }
-	r1475 = r1476 + r9 * 4;
+	r2853 = r3219;
+	r1475 = r2853 + 4ll;
 	r1478 = *(i32 *)r1475;
 	r1479 = (u32)r1478 + (u32)r1474;
 	r1480 = r1475;
 	*(i32 *)r1480 = r1479;
 	if ((u64)r9 >= (u64)r1487) { qd_site = 146; qd_x = r9; qd_y = r1487; goto qd_fault; }
-	r1485 = r1486 + r9 * 4;
+	r2855 = r3220;
+	r1485 = r2855 + 4ll;
 	r1488 = *(i32 *)r1485;
 	r1489 = (u32)r1488 + (u32)r1484;
 	r1490 = r1485;
 	*(i32 *)r1490 = r1489;
 	if ((u64)r9 >= (u64)r1497) { qd_site = 147; qd_x = r9; qd_y = r1497; goto qd_fault; }
-	r1495 = r1496 + r9 * 4;
+	r2857 = r3221;
+	r1495 = r2857 + 4ll;
 	r1498 = *(i32 *)r1495;
 	r1499 = (u32)r1498 + (u32)r1494;
 	r1500 = r1495;
 	*(i32 *)r1500 = r1499;
 	if ((u64)r9 >= (u64)r1507) { qd_site = 148; qd_x = r9; qd_y = r1507; goto qd_fault; }
-	r1505 = r1506 + r9 * 4;
+	r2859 = r3222;
+	r1505 = r2859 + 4ll;
 	r1508 = *(i32 *)r1505;
 	r1509 = (u32)r1508 + (u32)r1504;
 	r1510 = r1505;
 	*(i32 *)r1510 = r1509;
 	if ((u64)r9 >= (u64)r1517) { qd_site = 149; qd_x = r9; qd_y = r1517; goto qd_fault; }
-	r1515 = r1516 + r9 * 4;
+	r2861 = r3223;
+	r1515 = r2861 + 4ll;
 	r1518 = *(i32 *)r1515;
 	r1519 = (u32)r1518 + (u32)r1514;
 	r1520 = r1515;
 	*(i32 *)r1520 = r1519;
 	if ((u64)r9 >= (u64)r1527) { qd_site = 150; qd_x = r9; qd_y = r1527; goto qd_fault; }
-	r1525 = r1526 + r9 * 4;
+	r2863 = r3224;
+	r1525 = r2863 + 4ll;
 	r1528 = *(i32 *)r1525;
 	r1529 = (u32)r1528 + (u32)r1524;
 	r1530 = r1525;
 	*(i32 *)r1530 = r1529;
 	if ((u64)r9 >= (u64)r1537) { qd_site = 151; qd_x = r9; qd_y = r1537; goto qd_fault; }
-	r1535 = r1536 + r9 * 4;
+	r2865 = r3225;
+	r1535 = r2865 + 4ll;
 	r1538 = *(i32 *)r1535;
 	r1539 = (u32)r1538 + (u32)r1534;
 	r1540 = r1535;
 	*(i32 *)r1540 = r1539;
 	if ((u64)r9 >= (u64)r1547) { qd_site = 152; qd_x = r9; qd_y = r1547; goto qd_fault; }
-	r1545 = r1546 + r9 * 4;
+	r2867 = r3226;
+	r1545 = r2867 + 4ll;
 	r1548 = *(i32 *)r1545;
 	r1549 = (u32)r1548 + (u32)r1544;
 	r1550 = r1545;
 	*(i32 *)r1550 = r1549;
 	if ((u64)r9 >= (u64)r1557) { qd_site = 153; qd_x = r9; qd_y = r1557; goto qd_fault; }
-	r1555 = r1556 + r9 * 4;
+	r2869 = r3227;
+	r1555 = r2869 + 4ll;
 	r1558 = *(i32 *)r1555;
 	r1559 = (u32)r1558 + (u32)r1554;
 	r1560 = r1555;
 	*(i32 *)r1560 = r1559;
 	if ((u64)r9 >= (u64)r1567) { qd_site = 154; qd_x = r9; qd_y = r1567; goto qd_fault; }
-	r1565 = r1566 + r9 * 4;
+	r2871 = r3228;
+	r1565 = r2871 + 4ll;
 	r1568 = *(i32 *)r1565;
 	r1569 = (u32)r1568 + (u32)r1564;
 	r1570 = r1565;
 	*(i32 *)r1570 = r1569;
 	if ((u64)r9 >= (u64)r1577) { qd_site = 155; qd_x = r9; qd_y = r1577; goto qd_fault; }
-	r1575 = r1576 + r9 * 4;
+	r2873 = r3229;
+	r1575 = r2873 + 4ll;
 	r1578 = *(i32 *)r1575;
 	r1579 = (u32)r1578 + (u32)r1574;
 	r1580 = r1575;
 	*(i32 *)r1580 = r1579;
 	if ((u64)r9 >= (u64)r1587) { qd_site = 156; qd_x = r9; qd_y = r1587; goto qd_fault; }
-	r1585 = r1586 + r9 * 4;
+	r2875 = r3230;
+	r1585 = r2875 + 4ll;
 	r1588 = *(i32 *)r1585;
 	r1589 = (u32)r1588 + (u32)r1584;
 	r1590 = r1585;
 	*(i32 *)r1590 = r1589;
 	if ((u64)r9 >= (u64)r1597) { qd_site = 157; qd_x = r9; qd_y = r1597; goto qd_fault; }
-	r1595 = r1596 + r9 * 4;
+	r2877 = r3231;
+	r1595 = r2877 + 4ll;
 	r1598 = *(i32 *)r1595;
 	r1599 = (u32)r1598 + (u32)r1594;
 	r1600 = r1595;
 	*(i32 *)r1600 = r1599;
 	if ((u64)r9 >= (u64)r1607) { qd_site = 158; qd_x = r9; qd_y = r1607; goto qd_fault; }
-	r1605 = r1606 + r9 * 4;
+	r2879 = r3232;
+	r1605 = r2879 + 4ll;
 	r1608 = *(i32 *)r1605;
 	r1609 = (u32)r1608 + (u32)r1604;
 	r1610 = r1605;
 	*(i32 *)r1610 = r1609;
 	if ((u64)r9 >= (u64)r1617) { qd_site = 159; qd_x = r9; qd_y = r1617; goto qd_fault; }
-	r1615 = r1616 + r9 * 4;
+	r2881 = r3233;
+	r1615 = r2881 + 4ll;
 	r1618 = *(i32 *)r1615;
 	r1619 = (u32)r1618 + (u32)r1614;
 	r1620 = r1615;
 	*(i32 *)r1620 = r1619;
 	if ((u64)r9 >= (u64)r1627) { qd_site = 160; qd_x = r9; qd_y = r1627; goto qd_fault; }
-	r1625 = r1626 + r9 * 4;
+	r2883 = r3234;
+	r1625 = r2883 + 4ll;
 	r1628 = *(i32 *)r1625;
 	r1629 = (u32)r1628 + (u32)r1624;
 	r1630 = r1625;
 	*(i32 *)r1630 = r1629;
 	if ((u64)r9 >= (u64)r1637) { qd_site = 161; qd_x = r9; qd_y = r1637; goto qd_fault; }
-	r1635 = r1636 + r9 * 4;
+	r2885 = r3235;
+	r1635 = r2885 + 4ll;
 	r1638 = *(i32 *)r1635;
 	r1639 = (u32)r1638 + (u32)r1634;
 	r1640 = r1635;
 	*(i32 *)r1640 = r1639;
 	if ((u64)r9 >= (u64)r1647) { qd_site = 162; qd_x = r9; qd_y = r1647; goto qd_fault; }
-	r1645 = r1646 + r9 * 4;
+	r2887 = r3236;
+	r1645 = r2887 + 4ll;
 	r1648 = *(i32 *)r1645;
 	r1649 = (u32)r1648 + (u32)r1644;
 	r1650 = r1645;
 	*(i32 *)r1650 = r1649;
 	if ((u64)r9 >= (u64)r1657) { qd_site = 163; qd_x = r9; qd_y = r1657; goto qd_fault; }
-	r1655 = r1656 + r9 * 4;
+	r2889 = r3237;
+	r1655 = r2889 + 4ll;
 	r1658 = *(i32 *)r1655;
 	r1659 = (u32)r1658 + (u32)r1654;
 	r1660 = r1655;
 	*(i32 *)r1660 = r1659;
 	if ((u64)r9 >= (u64)r1667) { qd_site = 164; qd_x = r9; qd_y = r1667; goto qd_fault; }
-	r1665 = r1666 + r9 * 4;
+	r2891 = r3238;
+	r1665 = r2891 + 4ll;
 	r1668 = *(i32 *)r1665;
 	r1669 = (u32)r1668 + (u32)r1664;
 	r1670 = r1665;
 	*(i32 *)r1670 = r1669;
 	if ((u64)r9 >= (u64)r1677) { qd_site = 165; qd_x = r9; qd_y = r1677; goto qd_fault; }
-	r1675 = r1676 + r9 * 4;
+	r2893 = r3239;
+	r1675 = r2893 + 4ll;
 	r1678 = *(i32 *)r1675;
 	r1679 = (u32)r1678 + (u32)r1674;
 	r1680 = r1675;
 	*(i32 *)r1680 = r1679;
 	if ((u64)r9 >= (u64)r1687) { qd_site = 166; qd_x = r9; qd_y = r1687; goto qd_fault; }
-	r1685 = r1686 + r9 * 4;
+	r2895 = r3240;
+	r1685 = r2895 + 4ll;
 	r1688 = *(i32 *)r1685;
 	r1689 = (u32)r1688 + (u32)r1684;
 	r1690 = r1685;
 	*(i32 *)r1690 = r1689;
 	if ((u64)r9 >= (u64)r1697) { qd_site = 167; qd_x = r9; qd_y = r1697; goto qd_fault; }
-	r1695 = r1696 + r9 * 4;
+	r2897 = r3241;
+	r1695 = r2897 + 4ll;
 	r1698 = *(i32 *)r1695;
 	r1699 = (u32)r1698 + (u32)r1694;
 	r1700 = r1695;
 	*(i32 *)r1700 = r1699;
 	if ((u64)r9 >= (u64)r1707) { qd_site = 168; qd_x = r9; qd_y = r1707; goto qd_fault; }
-	r1705 = r1706 + r9 * 4;
+	r2899 = r3242;
+	r1705 = r2899 + 4ll;
 	r1708 = *(i32 *)r1705;
 	r1709 = (u32)r1708 + (u32)r1704;
 	r1710 = r1705;
 	*(i32 *)r1710 = r1709;
 	if ((u64)r9 >= (u64)r1717) { qd_site = 169; qd_x = r9; qd_y = r1717; goto qd_fault; }
-	r1715 = r1716 + r9 * 4;
+	r2901 = r3243;
+	r1715 = r2901 + 4ll;
 	r1718 = *(i32 *)r1715;
 	r1719 = (u32)r1718 + (u32)r1714;
 	r1720 = r1715;
 	*(i32 *)r1720 = r1719;
 	if ((u64)r9 >= (u64)r1727) { qd_site = 170; qd_x = r9; qd_y = r1727; goto qd_fault; }
-	r1725 = r1726 + r9 * 4;
+	r2903 = r3244;
+	r1725 = r2903 + 4ll;
 	r1728 = *(i32 *)r1725;
 	r1729 = (u32)r1728 + (u32)r1724;
 	r1730 = r1725;
 	*(i32 *)r1730 = r1729;
 	if ((u64)r9 >= (u64)r1737) { qd_site = 171; qd_x = r9; qd_y = r1737; goto qd_fault; }
-	r1735 = r1736 + r9 * 4;
+	r2905 = r3245;
+	r1735 = r2905 + 4ll;
 	r1738 = *(i32 *)r1735;
 	r1739 = (u32)r1738 + (u32)r1734;
 	r1740 = r1735;
 	*(i32 *)r1740 = r1739;
 	if ((u64)r9 >= (u64)r1747) { qd_site = 172; qd_x = r9; qd_y = r1747; goto qd_fault; }
-	r1745 = r1746 + r9 * 4;
+	r2907 = r3246;
+	r1745 = r2907 + 4ll;
 	r1748 = *(i32 *)r1745;
 	r1749 = (u32)r1748 + (u32)r1744;
 	r1750 = r1745;
 	*(i32 *)r1750 = r1749;
 	if ((u64)r9 >= (u64)r1757) { qd_site = 173; qd_x = r9; qd_y = r1757; goto qd_fault; }
-	r1755 = r1756 + r9 * 4;
+	r2909 = r3247;
+	r1755 = r2909 + 4ll;
 	r1758 = *(i32 *)r1755;
 	r1759 = (u32)r1758 + (u32)r1754;
 	r1760 = r1755;
 	*(i32 *)r1760 = r1759;
 	if ((u64)r9 >= (u64)r1767) { qd_site = 174; qd_x = r9; qd_y = r1767; goto qd_fault; }
-	r1765 = r1766 + r9 * 4;
+	r2911 = r3248;
+	r1765 = r2911 + 4ll;
 	r1768 = *(i32 *)r1765;
 	r1769 = (u32)r1768 + (u32)r1764;
 	r1770 = r1765;
 	*(i32 *)r1770 = r1769;
 	if ((u64)r9 >= (u64)r1777) { qd_site = 175; qd_x = r9; qd_y = r1777; goto qd_fault; }
-	r1775 = r1776 + r9 * 4;
+	r2913 = r3249;
+	r1775 = r2913 + 4ll;
 	r1778 = *(i32 *)r1775;
 	r1779 = (u32)r1778 + (u32)r1774;
 	r1780 = r1775;
 	*(i32 *)r1780 = r1779;
 	if ((u64)r9 >= (u64)r1787) { qd_site = 176; qd_x = r9; qd_y = r1787; goto qd_fault; }
-	r1785 = r1786 + r9 * 4;
+	r2915 = r3250;
+	r1785 = r2915 + 4ll;
 	r1788 = *(i32 *)r1785;
 	r1789 = (u32)r1788 + (u32)r1784;
 	r1790 = r1785;
 	*(i32 *)r1790 = r1789;
 	if ((u64)r9 >= (u64)r1797) { qd_site = 177; qd_x = r9; qd_y = r1797; goto qd_fault; }
-	r1795 = r1796 + r9 * 4;
+	r2917 = r3251;
+	r1795 = r2917 + 4ll;
 	r1798 = *(i32 *)r1795;
 	r1799 = (u32)r1798 + (u32)r1794;
 	r1800 = r1795;
 	*(i32 *)r1800 = r1799;
 	if ((u64)r9 >= (u64)r1807) { qd_site = 178; qd_x = r9; qd_y = r1807; goto qd_fault; }
-	r1805 = r1806 + r9 * 4;
+	r2919 = r3252;
+	r1805 = r2919 + 4ll;
 	r1808 = *(i32 *)r1805;
 	r1809 = (u32)r1808 + (u32)r1804;
 	r1810 = r1805;
 	*(i32 *)r1810 = r1809;
 	if ((u64)r9 >= (u64)r1817) { qd_site = 179; qd_x = r9; qd_y = r1817; goto qd_fault; }
-	r1815 = r1816 + r9 * 4;
+	r2921 = r3253;
+	r1815 = r2921 + 4ll;
 	r1818 = *(i32 *)r1815;
 	r1819 = (u32)r1818 + (u32)r1814;
 	r1820 = r1815;
 	*(i32 *)r1820 = r1819;
 	if ((u64)r9 >= (u64)r1827) { qd_site = 180; qd_x = r9; qd_y = r1827; goto qd_fault; }
-	r1825 = r1826 + r9 * 4;
+	r2923 = r3254;
+	r1825 = r2923 + 4ll;
 	r1828 = *(i32 *)r1825;
 	r1829 = (u32)r1828 + (u32)r1824;
 	r1830 = r1825;
 	*(i32 *)r1830 = r1829;
 	if ((u64)r9 >= (u64)r1837) { qd_site = 181; qd_x = r9; qd_y = r1837; goto qd_fault; }
-	r1835 = r1836 + r9 * 4;
+	r2925 = r3255;
+	r1835 = r2925 + 4ll;
 	r1838 = *(i32 *)r1835;
 	r1839 = (u32)r1838 + (u32)r1834;
 	r1840 = r1835;
 	*(i32 *)r1840 = r1839;
 	if ((u64)r9 >= (u64)r1847) { qd_site = 182; qd_x = r9; qd_y = r1847; goto qd_fault; }
-	r1845 = r1846 + r9 * 4;
+	r2927 = r3256;
+	r1845 = r2927 + 4ll;
 	r1848 = *(i32 *)r1845;
 	r1849 = (u32)r1848 + (u32)r1844;
 	r1850 = r1845;
 	*(i32 *)r1850 = r1849;
 	if ((u64)r9 >= (u64)r1857) { qd_site = 183; qd_x = r9; qd_y = r1857; goto qd_fault; }
-	r1855 = r1856 + r9 * 4;
+	r2929 = r3257;
+	r1855 = r2929 + 4ll;
 	r1858 = *(i32 *)r1855;
 	r1859 = (u32)r1858 + (u32)r1854;
 	r1860 = r1855;
 	*(i32 *)r1860 = r1859;
 	if ((u64)r9 >= (u64)r1867) { qd_site = 184; qd_x = r9; qd_y = r1867; goto qd_fault; }
-	r1865 = r1866 + r9 * 4;
+	r2931 = r3258;
+	r1865 = r2931 + 4ll;
 	r1868 = *(i32 *)r1865;
 	r1869 = (u32)r1868 + (u32)r1864;
 	r1870 = r1865;
 	*(i32 *)r1870 = r1869;
 	if ((u64)r9 >= (u64)r1877) { qd_site = 185; qd_x = r9; qd_y = r1877; goto qd_fault; }
-	r1875 = r1876 + r9 * 4;
+	r2933 = r3259;
+	r1875 = r2933 + 4ll;
 	r1878 = *(i32 *)r1875;
 	r1879 = (u32)r1878 + (u32)r1874;
 	r1880 = r1875;
 	*(i32 *)r1880 = r1879;
 	if ((u64)r9 >= (u64)r1887) { qd_site = 186; qd_x = r9; qd_y = r1887; goto qd_fault; }
-	r1885 = r1886 + r9 * 4;
+	r2935 = r3260;
+	r1885 = r2935 + 4ll;
 	r1888 = *(i32 *)r1885;
 	r1889 = (u32)r1888 + (u32)r1884;
 	r1890 = r1885;
 	*(i32 *)r1890 = r1889;
 	if ((u64)r9 >= (u64)r1897) { qd_site = 187; qd_x = r9; qd_y = r1897; goto qd_fault; }
-	r1895 = r1896 + r9 * 4;
+	r2937 = r3261;
+	r1895 = r2937 + 4ll;
 	r1898 = *(i32 *)r1895;
 	r1899 = (u32)r1898 + (u32)r1894;
 	r1900 = r1895;
 	*(i32 *)r1900 = r1899;
 	if ((u64)r9 >= (u64)r1907) { qd_site = 188; qd_x = r9; qd_y = r1907; goto qd_fault; }
-	r1905 = r1906 + r9 * 4;
+	r2939 = r3262;
+	r1905 = r2939 + 4ll;
 	r1908 = *(i32 *)r1905;
 	r1909 = (u32)r1908 + (u32)r1904;
 	r1910 = r1905;
 	*(i32 *)r1910 = r1909;
 	if ((u64)r9 >= (u64)r1917) { qd_site = 189; qd_x = r9; qd_y = r1917; goto qd_fault; }
-	r1915 = r1916 + r9 * 4;
+	r2941 = r3263;
+	r1915 = r2941 + 4ll;
 	r1918 = *(i32 *)r1915;
 	r1919 = (u32)r1918 + (u32)r1914;
 	r1920 = r1915;
 	*(i32 *)r1920 = r1919;
 	if ((u64)r9 >= (u64)r1927) { qd_site = 190; qd_x = r9; qd_y = r1927; goto qd_fault; }
-	r1925 = r1926 + r9 * 4;
+	r2943 = r3264;
+	r1925 = r2943 + 4ll;
 	r1928 = *(i32 *)r1925;
 	r1929 = (u32)r1928 + (u32)r1924;
 	r1930 = r1925;
 	*(i32 *)r1930 = r1929;
 	if ((u64)r9 >= (u64)r1937) { qd_site = 191; qd_x = r9; qd_y = r1937; goto qd_fault; }
-	r1935 = r1936 + r9 * 4;
+	r2945 = r3265;
+	r1935 = r2945 + 4ll;
 	r1938 = *(i32 *)r1935;
 	r1939 = (u32)r1938 + (u32)r1934;
 	r1940 = r1935;
 	*(i32 *)r1940 = r1939;
 	if ((u64)r9 >= (u64)r1947) { qd_site = 192; qd_x = r9; qd_y = r1947; goto qd_fault; }
-	r1945 = r1946 + r9 * 4;
+	r2947 = r3266;
+	r1945 = r2947 + 4ll;
 	r1948 = *(i32 *)r1945;
 	r1949 = (u32)r1948 + (u32)r1944;
 	r1950 = r1945;
 	*(i32 *)r1950 = r1949;
 	if ((u64)r9 >= (u64)r1957) { qd_site = 193; qd_x = r9; qd_y = r1957; goto qd_fault; }
-	r1955 = r1956 + r9 * 4;
+	r2949 = r3267;
+	r1955 = r2949 + 4ll;
 	r1958 = *(i32 *)r1955;
 	r1959 = (u32)r1958 + (u32)r1954;
 	r1960 = r1955;
 	*(i32 *)r1960 = r1959;
 	if ((u64)r9 >= (u64)r1967) { qd_site = 194; qd_x = r9; qd_y = r1967; goto qd_fault; }
-	r1965 = r1966 + r9 * 4;
+	r2951 = r3268;
+	r1965 = r2951 + 4ll;
 	r1968 = *(i32 *)r1965;
 	r1969 = (u32)r1968 + (u32)r1964;
 	r1970 = r1965;
 	*(i32 *)r1970 = r1969;
 	if ((u64)r9 >= (u64)r1977) { qd_site = 195; qd_x = r9; qd_y = r1977; goto qd_fault; }
-	r1975 = r1976 + r9 * 4;
+	r2953 = r3269;
+	r1975 = r2953 + 4ll;
 	r1978 = *(i32 *)r1975;
 	r1979 = (u32)r1978 + (u32)r1974;
 	r1980 = r1975;
 	*(i32 *)r1980 = r1979;
 	if ((u64)r9 >= (u64)r1987) { qd_site = 196; qd_x = r9; qd_y = r1987; goto qd_fault; }
-	r1985 = r1986 + r9 * 4;
+	r2955 = r3270;
+	r1985 = r2955 + 4ll;
 	r1988 = *(i32 *)r1985;
 	r1989 = (u32)r1988 + (u32)r1984;
 	r1990 = r1985;
 	*(i32 *)r1990 = r1989;
 	if ((u64)r9 >= (u64)r1997) { qd_site = 197; qd_x = r9; qd_y = r1997; goto qd_fault; }
-	r1995 = r1996 + r9 * 4;
+	r2957 = r3271;
+	r1995 = r2957 + 4ll;
 	r1998 = *(i32 *)r1995;
 	r1999 = (u32)r1998 + (u32)r1994;
 	r2000 = r1995;
 	*(i32 *)r2000 = r1999;
 	if ((u64)r9 >= (u64)r2007) { qd_site = 198; qd_x = r9; qd_y = r2007; goto qd_fault; }
-	r2005 = r2006 + r9 * 4;
+	r2959 = r3272;
+	r2005 = r2959 + 4ll;
 	r2008 = *(i32 *)r2005;
 	r2009 = (u32)r2008 + (u32)r2004;
 	r2010 = r2005;
 	*(i32 *)r2010 = r2009;
 	if ((u64)r9 >= (u64)r2017) { qd_site = 199; qd_x = r9; qd_y = r2017; goto qd_fault; }
-	r2015 = r2016 + r9 * 4;
+	r2961 = r3273;
+	r2015 = r2961 + 4ll;
 	r2018 = *(i32 *)r2015;
 	r2019 = (u32)r2018 + (u32)r2014;
 	r2020 = r2015;
 	*(i32 *)r2020 = r2019;
 	if ((u64)r9 >= (u64)r2027) { qd_site = 200; qd_x = r9; qd_y = r2027; goto qd_fault; }
-	r2025 = r2026 + r9 * 4;
+	r2963 = r3274;
+	r2025 = r2963 + 4ll;
 	r2028 = *(i32 *)r2025;
 	r2029 = (u32)r2028 + (u32)r2024;
 	r2030 = r2025;
 	*(i32 *)r2030 = r2029;
 	if ((u64)r9 >= (u64)r2037) { qd_site = 201; qd_x = r9; qd_y = r2037; goto qd_fault; }
-	r2035 = r2036 + r9 * 4;
+	r2965 = r3275;
+	r2035 = r2965 + 4ll;
 	r2038 = *(i32 *)r2035;
 	r2039 = (u32)r2038 + (u32)r2034;
 	r2040 = r2035;
 	*(i32 *)r2040 = r2039;
 	if ((u64)r9 >= (u64)r2047) { qd_site = 202; qd_x = r9; qd_y = r2047; goto qd_fault; }
-	r2045 = r2046 + r9 * 4;
+	r2967 = r3276;
+	r2045 = r2967 + 4ll;
 	r2048 = *(i32 *)r2045;
 	r2049 = (u32)r2048 + (u32)r2044;
 	r2050 = r2045;
 	*(i32 *)r2050 = r2049;
 	if ((u64)r9 >= (u64)r2057) { qd_site = 203; qd_x = r9; qd_y = r2057; goto qd_fault; }
-	r2055 = r2056 + r9 * 4;
+	r2969 = r3277;
+	r2055 = r2969 + 4ll;
 	r2058 = *(i32 *)r2055;
 	r2059 = (u32)r2058 + (u32)r2054;
 	r2060 = r2055;
 	*(i32 *)r2060 = r2059;
 	if ((u64)r9 >= (u64)r2067) { qd_site = 204; qd_x = r9; qd_y = r2067; goto qd_fault; }
-	r2065 = r2066 + r9 * 4;
+	r2971 = r3278;
+	r2065 = r2971 + 4ll;
 	r2068 = *(i32 *)r2065;
 	r2069 = (u32)r2068 + (u32)r2064;
 	r2070 = r2065;
 	*(i32 *)r2070 = r2069;
 	if ((u64)r9 >= (u64)r2077) { qd_site = 205; qd_x = r9; qd_y = r2077; goto qd_fault; }
-	r2075 = r2076 + r9 * 4;
+	r2973 = r3279;
+	r2075 = r2973 + 4ll;
 	r2078 = *(i32 *)r2075;
 	r2079 = (u32)r2078 + (u32)r2074;
 	r2080 = r2075;
 	*(i32 *)r2080 = r2079;
 	if ((u64)r9 >= (u64)r2087) { qd_site = 206; qd_x = r9; qd_y = r2087; goto qd_fault; }
-	r2085 = r2086 + r9 * 4;
+	r2975 = r3280;
+	r2085 = r2975 + 4ll;
 	r2088 = *(i32 *)r2085;
 	r2089 = (u32)r2088 + (u32)r2084;
 	r2090 = r2085;
 	*(i32 *)r2090 = r2089;
 	if ((u64)r9 >= (u64)r2097) { qd_site = 207; qd_x = r9; qd_y = r2097; goto qd_fault; }
-	r2095 = r2096 + r9 * 4;
+	r2977 = r3281;
+	r2095 = r2977 + 4ll;
 	r2098 = *(i32 *)r2095;
 	r2099 = (u32)r2098 + (u32)r2094;
 	r2100 = r2095;
 	*(i32 *)r2100 = r2099;
 	if ((u64)r9 >= (u64)r2107) { qd_site = 208; qd_x = r9; qd_y = r2107; goto qd_fault; }
-	r2105 = r2106 + r9 * 4;
+	r2979 = r3282;
+	r2105 = r2979 + 4ll;
 	r2108 = *(i32 *)r2105;
 	r2109 = (u32)r2108 + (u32)r2104;
 	r2110 = r2105;
 	*(i32 *)r2110 = r2109;
 	if ((u64)r9 >= (u64)r2117) { qd_site = 209; qd_x = r9; qd_y = r2117; goto qd_fault; }
-	r2115 = r2116 + r9 * 4;
+	r2981 = r3283;
+	r2115 = r2981 + 4ll;
 	r2118 = *(i32 *)r2115;
 	r2119 = (u32)r2118 + (u32)r2114;
 	r2120 = r2115;
 	*(i32 *)r2120 = r2119;
 	if ((u64)r9 >= (u64)r2127) { qd_site = 210; qd_x = r9; qd_y = r2127; goto qd_fault; }
-	r2125 = r2126 + r9 * 4;
+	r2983 = r3284;
+	r2125 = r2983 + 4ll;
 	r2128 = *(i32 *)r2125;
 	r2129 = (u32)r2128 + (u32)r2124;
 	r2130 = r2125;
 	*(i32 *)r2130 = r2129;
 	if ((u64)r9 >= (u64)r2137) { qd_site = 211; qd_x = r9; qd_y = r2137; goto qd_fault; }
-	r2135 = r2136 + r9 * 4;
+	r2985 = r3285;
+	r2135 = r2985 + 4ll;
 	r2138 = *(i32 *)r2135;
 	r2139 = (u32)r2138 + (u32)r2134;
 	r2140 = r2135;
 	*(i32 *)r2140 = r2139;
 	if ((u64)r9 >= (u64)r2147) { qd_site = 212; qd_x = r9; qd_y = r2147; goto qd_fault; }
-	r2145 = r2146 + r9 * 4;
+	r2987 = r3286;
+	r2145 = r2987 + 4ll;
 	r2148 = *(i32 *)r2145;
 	r2149 = (u32)r2148 + (u32)r2144;
 	r2150 = r2145;
 	*(i32 *)r2150 = r2149;
 	if ((u64)r9 >= (u64)r2157) { qd_site = 213; qd_x = r9; qd_y = r2157; goto qd_fault; }
-	r2155 = r2156 + r9 * 4;
+	r2989 = r3287;
+	r2155 = r2989 + 4ll;
 	r2158 = *(i32 *)r2155;
 	r2159 = (u32)r2158 + (u32)r2154;
 	r2160 = r2155;
 	*(i32 *)r2160 = r2159;
 	if ((u64)r9 >= (u64)r2167) { qd_site = 214; qd_x = r9; qd_y = r2167; goto qd_fault; }
-	r2165 = r2166 + r9 * 4;
+	r2991 = r3288;
+	r2165 = r2991 + 4ll;
 	r2168 = *(i32 *)r2165;
 	r2169 = (u32)r2168 + (u32)r2164;
 	r2170 = r2165;
 	*(i32 *)r2170 = r2169;
 	if ((u64)r9 >= (u64)r2177) { qd_site = 215; qd_x = r9; qd_y = r2177; goto qd_fault; }
-	r2175 = r2176 + r9 * 4;
+	r2993 = r3289;
+	r2175 = r2993 + 4ll;
 	r2178 = *(i32 *)r2175;
 	r2179 = (u32)r2178 + (u32)r2174;
 	r2180 = r2175;
 	*(i32 *)r2180 = r2179;
 	if ((u64)r9 >= (u64)r2187) { qd_site = 216; qd_x = r9; qd_y = r2187; goto qd_fault; }
-	r2185 = r2186 + r9 * 4;
+	r2995 = r3290;
+	r2185 = r2995 + 4ll;
 	r2188 = *(i32 *)r2185;
 	r2189 = (u32)r2188 + (u32)r2184;
 	r2190 = r2185;
 	*(i32 *)r2190 = r2189;
 	if ((u64)r9 >= (u64)r2197) { qd_site = 217; qd_x = r9; qd_y = r2197; goto qd_fault; }
-	r2195 = r2196 + r9 * 4;
+	r2997 = r3291;
+	r2195 = r2997 + 4ll;
 	r2198 = *(i32 *)r2195;
 	r2199 = (u32)r2198 + (u32)r2194;
 	r2200 = r2195;
 	*(i32 *)r2200 = r2199;
 	if ((u64)r9 >= (u64)r2207) { qd_site = 218; qd_x = r9; qd_y = r2207; goto qd_fault; }
-	r2205 = r2206 + r9 * 4;
+	r2999 = r3292;
+	r2205 = r2999 + 4ll;
 	r2208 = *(i32 *)r2205;
 	r2209 = (u32)r2208 + (u32)r2204;
 	r2210 = r2205;
 	*(i32 *)r2210 = r2209;
 	if ((u64)r9 >= (u64)r2217) { qd_site = 219; qd_x = r9; qd_y = r2217; goto qd_fault; }
-	r2215 = r2216 + r9 * 4;
+	r3001 = r3293;
+	r2215 = r3001 + 4ll;
 	r2218 = *(i32 *)r2215;
 	r2219 = (u32)r2218 + (u32)r2214;
 	r2220 = r2215;
 	*(i32 *)r2220 = r2219;
 	if ((u64)r9 >= (u64)r2227) { qd_site = 220; qd_x = r9; qd_y = r2227; goto qd_fault; }
-	r2225 = r2226 + r9 * 4;
+	r3003 = r3294;
+	r2225 = r3003 + 4ll;
 	r2228 = *(i32 *)r2225;
 	r2229 = (u32)r2228 + (u32)r2224;
 	r2230 = r2225;
 	*(i32 *)r2230 = r2229;
 	if ((u64)r9 >= (u64)r2237) { qd_site = 221; qd_x = r9; qd_y = r2237; goto qd_fault; }
-	r2235 = r2236 + r9 * 4;
+	r3005 = r3295;
+	r2235 = r3005 + 4ll;
 	r2238 = *(i32 *)r2235;
 	r2239 = (u32)r2238 + (u32)r2234;
 	r2240 = r2235;
 	*(i32 *)r2240 = r2239;
 	if ((u64)r9 >= (u64)r2247) { qd_site = 222; qd_x = r9; qd_y = r2247; goto qd_fault; }
-	r2245 = r2246 + r9 * 4;
+	r3007 = r3296;
+	r2245 = r3007 + 4ll;
 	r2248 = *(i32 *)r2245;
 	r2249 = (u32)r2248 + (u32)r2244;
 	r2250 = r2245;
 	*(i32 *)r2250 = r2249;
 	if ((u64)r9 >= (u64)r2257) { qd_site = 223; qd_x = r9; qd_y = r2257; goto qd_fault; }
-	r2255 = r2256 + r9 * 4;
+	r3009 = r3297;
+	r2255 = r3009 + 4ll;
 	r2258 = *(i32 *)r2255;
 	r2259 = (u32)r2258 + (u32)r2254;
 	r2260 = r2255;
 	*(i32 *)r2260 = r2259;
 	if ((u64)r9 >= (u64)r2267) { qd_site = 224; qd_x = r9; qd_y = r2267; goto qd_fault; }
-	r2265 = r2266 + r9 * 4;
+	r3011 = r3298;
+	r2265 = r3011 + 4ll;
 	r2268 = *(i32 *)r2265;
 	r2269 = (u32)r2268 + (u32)r2264;
 	r2270 = r2265;
 	*(i32 *)r2270 = r2269;
 	if ((u64)r9 >= (u64)r2277) { qd_site = 225; qd_x = r9; qd_y = r2277; goto qd_fault; }
-	r2275 = r2276 + r9 * 4;
+	r3013 = r3299;
+	r2275 = r3013 + 4ll;
 	r2278 = *(i32 *)r2275;
 	r2279 = (u32)r2278 + (u32)r2274;
 	r2280 = r2275;
 	*(i32 *)r2280 = r2279;
 	if ((u64)r9 >= (u64)r2287) { qd_site = 226; qd_x = r9; qd_y = r2287; goto qd_fault; }
-	r2285 = r2286 + r9 * 4;
+	r3015 = r3300;
+	r2285 = r3015 + 4ll;
 	r2288 = *(i32 *)r2285;
 	r2289 = (u32)r2288 + (u32)r2284;
 	r2290 = r2285;
 	*(i32 *)r2290 = r2289;
 	if ((u64)r9 >= (u64)r2297) { qd_site = 227; qd_x = r9; qd_y = r2297; goto qd_fault; }
-	r2295 = r2296 + r9 * 4;
+	r3017 = r3301;
+	r2295 = r3017 + 4ll;
 	r2298 = *(i32 *)r2295;
 	r2299 = (u32)r2298 + (u32)r2294;
 	r2300 = r2295;
 	*(i32 *)r2300 = r2299;
 	if ((u64)r9 >= (u64)r2307) { qd_site = 228; qd_x = r9; qd_y = r2307; goto qd_fault; }
-	r2305 = r2306 + r9 * 4;
+	r3019 = r3302;
+	r2305 = r3019 + 4ll;
 	r2308 = *(i32 *)r2305;
 	r2309 = (u32)r2308 + (u32)r2304;
 	r2310 = r2305;
 	*(i32 *)r2310 = r2309;
 	if ((u64)r9 >= (u64)r2317) { qd_site = 229; qd_x = r9; qd_y = r2317; goto qd_fault; }
-	r2315 = r2316 + r9 * 4;
+	r3021 = r3303;
+	r2315 = r3021 + 4ll;
 	r2318 = *(i32 *)r2315;
 	r2319 = (u32)r2318 + (u32)r2314;
 	r2320 = r2315;
 	*(i32 *)r2320 = r2319;
 	if ((u64)r9 >= (u64)r2327) { qd_site = 230; qd_x = r9; qd_y = r2327; goto qd_fault; }
-	r2325 = r2326 + r9 * 4;
+	r3023 = r3304;
+	r2325 = r3023 + 4ll;
 	r2328 = *(i32 *)r2325;
 	r2329 = (u32)r2328 + (u32)r2324;
 	r2330 = r2325;
 	*(i32 *)r2330 = r2329;
 	if ((u64)r9 >= (u64)r2337) { qd_site = 231; qd_x = r9; qd_y = r2337; goto qd_fault; }
-	r2335 = r2336 + r9 * 4;
+	r3025 = r3305;
+	r2335 = r3025 + 4ll;
 	r2338 = *(i32 *)r2335;
 	r2339 = (u32)r2338 + (u32)r2334;
 	r2340 = r2335;
 	*(i32 *)r2340 = r2339;
 	if ((u64)r9 >= (u64)r2347) { qd_site = 232; qd_x = r9; qd_y = r2347; goto qd_fault; }
-	r2345 = r2346 + r9 * 4;
+	r3027 = r3306;
+	r2345 = r3027 + 4ll;
 	r2348 = *(i32 *)r2345;
 	r2349 = (u32)r2348 + (u32)r2344;
 	r2350 = r2345;
 	*(i32 *)r2350 = r2349;
 	if ((u64)r9 >= (u64)r2357) { qd_site = 233; qd_x = r9; qd_y = r2357; goto qd_fault; }
-	r2355 = r2356 + r9 * 4;
+	r3029 = r3307;
+	r2355 = r3029 + 4ll;
 	r2358 = *(i32 *)r2355;
 	r2359 = (u32)r2358 + (u32)r2354;
 	r2360 = r2355;
 	*(i32 *)r2360 = r2359;
 	if ((u64)r9 >= (u64)r2367) { qd_site = 234; qd_x = r9; qd_y = r2367; goto qd_fault; }
-	r2365 = r2366 + r9 * 4;
+	r3031 = r3308;
+	r2365 = r3031 + 4ll;
 	r2368 = *(i32 *)r2365;
 	r2369 = (u32)r2368 + (u32)r2364;
 	r2370 = r2365;
 	*(i32 *)r2370 = r2369;
 	if ((u64)r9 >= (u64)r2377) { qd_site = 235; qd_x = r9; qd_y = r2377; goto qd_fault; }
-	r2375 = r2376 + r9 * 4;
+	r3033 = r3309;
+	r2375 = r3033 + 4ll;
 	r2378 = *(i32 *)r2375;
 	r2379 = (u32)r2378 + (u32)r2374;
 	r2380 = r2375;
 	*(i32 *)r2380 = r2379;
 	if ((u64)r9 >= (u64)r2387) { qd_site = 236; qd_x = r9; qd_y = r2387; goto qd_fault; }
-	r2385 = r2386 + r9 * 4;
+	r3035 = r3310;
+	r2385 = r3035 + 4ll;
 	r2388 = *(i32 *)r2385;
 	r2389 = (u32)r2388 + (u32)r2384;
 	r2390 = r2385;
 	*(i32 *)r2390 = r2389;
 	if ((u64)r9 >= (u64)r2397) { qd_site = 237; qd_x = r9; qd_y = r2397; goto qd_fault; }
-	r2395 = r2396 + r9 * 4;
+	r3037 = r3311;
+	r2395 = r3037 + 4ll;
 	r2398 = *(i32 *)r2395;
 	r2399 = (u32)r2398 + (u32)r2394;
 	r2400 = r2395;
 	*(i32 *)r2400 = r2399;
 	if ((u64)r9 >= (u64)r2407) { qd_site = 238; qd_x = r9; qd_y = r2407; goto qd_fault; }
-	r2405 = r2406 + r9 * 4;
+	r3039 = r3312;
+	r2405 = r3039 + 4ll;
 	r2408 = *(i32 *)r2405;
 	r2409 = (u32)r2408 + (u32)r2404;
 	r2410 = r2405;
 	*(i32 *)r2410 = r2409;
 	if ((u64)r9 >= (u64)r2417) { qd_site = 239; qd_x = r9; qd_y = r2417; goto qd_fault; }
-	r2415 = r2416 + r9 * 4;
+	r3041 = r3313;
+	r2415 = r3041 + 4ll;
 	r2418 = *(i32 *)r2415;
 	r2419 = (u32)r2418 + (u32)r2414;
 	r2420 = r2415;
 	*(i32 *)r2420 = r2419;
 	if ((u64)r9 >= (u64)r2427) { qd_site = 240; qd_x = r9; qd_y = r2427; goto qd_fault; }
-	r2425 = r2426 + r9 * 4;
+	r3043 = r3314;
+	r2425 = r3043 + 4ll;
 	r2428 = *(i32 *)r2425;
 	r2429 = (u32)r2428 + (u32)r2424;
 	r2430 = r2425;
 	*(i32 *)r2430 = r2429;
 	if ((u64)r9 >= (u64)r2437) { qd_site = 241; qd_x = r9; qd_y = r2437; goto qd_fault; }
-	r2435 = r2436 + r9 * 4;
+	r3045 = r3315;
+	r2435 = r3045 + 4ll;
 	r2438 = *(i32 *)r2435;
 	r2439 = (u32)r2438 + (u32)r2434;
 	r2440 = r2435;
 	*(i32 *)r2440 = r2439;
 	if ((u64)r9 >= (u64)r2447) { qd_site = 242; qd_x = r9; qd_y = r2447; goto qd_fault; }
-	r2445 = r2446 + r9 * 4;
+	r3047 = r3316;
+	r2445 = r3047 + 4ll;
 	r2448 = *(i32 *)r2445;
 	r2449 = (u32)r2448 + (u32)r2444;
 	r2450 = r2445;
 	*(i32 *)r2450 = r2449;
 	if ((u64)r9 >= (u64)r2457) { qd_site = 243; qd_x = r9; qd_y = r2457; goto qd_fault; }
-	r2455 = r2456 + r9 * 4;
+	r3049 = r3317;
+	r2455 = r3049 + 4ll;
 	r2458 = *(i32 *)r2455;
 	r2459 = (u32)r2458 + (u32)r2454;
 	r2460 = r2455;
 	*(i32 *)r2460 = r2459;
 	if ((u64)r9 >= (u64)r2467) { qd_site = 244; qd_x = r9; qd_y = r2467; goto qd_fault; }
-	r2465 = r2466 + r9 * 4;
+	r3051 = r3318;
+	r2465 = r3051 + 4ll;
 	r2468 = *(i32 *)r2465;
 	r2469 = (u32)r2468 + (u32)r2464;
 	r2470 = r2465;
 	*(i32 *)r2470 = r2469;
 	if ((u64)r9 >= (u64)r2477) { qd_site = 245; qd_x = r9; qd_y = r2477; goto qd_fault; }
-	r2475 = r2476 + r9 * 4;
+	r3053 = r3319;
+	r2475 = r3053 + 4ll;
 	r2478 = *(i32 *)r2475;
 	r2479 = (u32)r2478 + (u32)r2474;
 	r2480 = r2475;
 	*(i32 *)r2480 = r2479;
 	if ((u64)r9 >= (u64)r2487) { qd_site = 246; qd_x = r9; qd_y = r2487; goto qd_fault; }
-	r2485 = r2486 + r9 * 4;
+	r3055 = r3320;
+	r2485 = r3055 + 4ll;
 	r2488 = *(i32 *)r2485;
 	r2489 = (u32)r2488 + (u32)r2484;
 	r2490 = r2485;
 	*(i32 *)r2490 = r2489;
 	if ((u64)r9 >= (u64)r2497) { qd_site = 247; qd_x = r9; qd_y = r2497; goto qd_fault; }
-	r2495 = r2496 + r9 * 4;
+	r3057 = r3321;
+	r2495 = r3057 + 4ll;
 	r2498 = *(i32 *)r2495;
 	r2499 = (u32)r2498 + (u32)r2494;
 	r2500 = r2495;
 	*(i32 *)r2500 = r2499;
 	if ((u64)r9 >= (u64)r2507) { qd_site = 248; qd_x = r9; qd_y = r2507; goto qd_fault; }
-	r2505 = r2506 + r9 * 4;
+	r3059 = r3322;
+	r2505 = r3059 + 4ll;
 	r2508 = *(i32 *)r2505;
 	r2509 = (u32)r2508 + (u32)r2504;
 	r2510 = r2505;
 	*(i32 *)r2510 = r2509;
 	if ((u64)r9 >= (u64)r2517) { qd_site = 249; qd_x = r9; qd_y = r2517; goto qd_fault; }
-	r2515 = r2516 + r9 * 4;
+	r3061 = r3323;
+	r2515 = r3061 + 4ll;
 	r2518 = *(i32 *)r2515;
 	r2519 = (u32)r2518 + (u32)r2514;
 	r2520 = r2515;
 	*(i32 *)r2520 = r2519;
 	if ((u64)r9 >= (u64)r2527) { qd_site = 250; qd_x = r9; qd_y = r2527; goto qd_fault; }
-	r2525 = r2526 + r9 * 4;
+	r3063 = r3324;
+	r2525 = r3063 + 4ll;
 	r2528 = *(i32 *)r2525;
 	r2529 = (u32)r2528 + (u32)r2524;
 	r2530 = r2525;
 	*(i32 *)r2530 = r2529;
 	if ((u64)r9 >= (u64)r2537) { qd_site = 251; qd_x = r9; qd_y = r2537; goto qd_fault; }
-	r2535 = r2536 + r9 * 4;
+	r3065 = r3325;
+	r2535 = r3065 + 4ll;
 	r2538 = *(i32 *)r2535;
 	r2539 = (u32)r2538 + (u32)r2534;
 	r2540 = r2535;
 	*(i32 *)r2540 = r2539;
 	if ((u64)r9 >= (u64)r2547) { qd_site = 252; qd_x = r9; qd_y = r2547; goto qd_fault; }
-	r2545 = r2546 + r9 * 4;
+	r3067 = r3326;
+	r2545 = r3067 + 4ll;
 	r2548 = *(i32 *)r2545;
 	r2549 = (u32)r2548 + (u32)r2544;
 	r2550 = r2545;
 	*(i32 *)r2550 = r2549;
 	if ((u64)r9 >= (u64)r2557) { qd_site = 253; qd_x = r9; qd_y = r2557; goto qd_fault; }
-	r2555 = r2556 + r9 * 4;
+	r3069 = r3327;
+	r2555 = r3069 + 4ll;
 	r2558 = *(i32 *)r2555;
 	r2559 = (u32)r2558 + (u32)r2554;
 	r2560 = r2555;
 	*(i32 *)r2560 = r2559;
 	r2 = (u64)r2 + (u64)r1;
+	r3072 = r3072 + r3073 * 1;
+	r3074 = r3074 + r3073 * 1;
+	r3075 = r3075 + r3073 * 1;
+	r3076 = r3076 + r3073 * 1;
+	r3077 = r3077 + r3073 * 1;
+	r3078 = r3078 + r3073 * 1;
+	r3079 = r3079 + r3073 * 1;
+	r3080 = r3080 + r3073 * 1;
+	r3081 = r3081 + r3073 * 1;
+	r3082 = r3082 + r3073 * 1;
+	r3083 = r3083 + r3073 * 1;
+	r3084 = r3084 + r3073 * 1;
+	r3085 = r3085 + r3073 * 1;
+	r3086 = r3086 + r3073 * 1;
+	r3087 = r3087 + r3073 * 1;
+	r3088 = r3088 + r3073 * 1;
+	r3089 = r3089 + r3073 * 1;
+	r3090 = r3090 + r3073 * 1;
+	r3091 = r3091 + r3073 * 1;
+	r3092 = r3092 + r3073 * 1;
+	r3093 = r3093 + r3073 * 1;
+	r3094 = r3094 + r3073 * 1;
+	r3095 = r3095 + r3073 * 1;
+	r3096 = r3096 + r3073 * 1;
+	r3097 = r3097 + r3073 * 1;
+	r3098 = r3098 + r3073 * 1;
+	r3099 = r3099 + r3073 * 1;
+	r3100 = r3100 + r3073 * 1;
+	r3101 = r3101 + r3073 * 1;
+	r3102 = r3102 + r3073 * 1;
+	r3103 = r3103 + r3073 * 1;
+	r3104 = r3104 + r3073 * 1;
+	r3105 = r3105 + r3073 * 1;
+	r3106 = r3106 + r3073 * 1;
+	r3107 = r3107 + r3073 * 1;
+	r3108 = r3108 + r3073 * 1;
+	r3109 = r3109 + r3073 * 1;
+	r3110 = r3110 + r3073 * 1;
+	r3111 = r3111 + r3073 * 1;
+	r3112 = r3112 + r3073 * 1;
+	r3113 = r3113 + r3073 * 1;
+	r3114 = r3114 + r3073 * 1;
+	r3115 = r3115 + r3073 * 1;
+	r3116 = r3116 + r3073 * 1;
+	r3117 = r3117 + r3073 * 1;
+	r3118 = r3118 + r3073 * 1;
+	r3119 = r3119 + r3073 * 1;
+	r3120 = r3120 + r3073 * 1;
+	r3121 = r3121 + r3073 * 1;
+	r3122 = r3122 + r3073 * 1;
+	r3123 = r3123 + r3073 * 1;
+	r3124 = r3124 + r3073 * 1;
+	r3125 = r3125 + r3073 * 1;
+	r3126 = r3126 + r3073 * 1;
+	r3127 = r3127 + r3073 * 1;
+	r3128 = r3128 + r3073 * 1;
+	r3129 = r3129 + r3073 * 1;
+	r3130 = r3130 + r3073 * 1;
+	r3131 = r3131 + r3073 * 1;
+	r3132 = r3132 + r3073 * 1;
+	r3133 = r3133 + r3073 * 1;
+	r3134 = r3134 + r3073 * 1;
+	r3135 = r3135 + r3073 * 1;
+	r3136 = r3136 + r3073 * 1;
+	r3137 = r3137 + r3073 * 1;
+	r3138 = r3138 + r3073 * 1;
+	r3139 = r3139 + r3073 * 1;
+	r3140 = r3140 + r3073 * 1;
+	r3141 = r3141 + r3073 * 1;
+	r3142 = r3142 + r3073 * 1;
+	r3143 = r3143 + r3073 * 1;
+	r3144 = r3144 + r3073 * 1;
+	r3145 = r3145 + r3073 * 1;
+	r3146 = r3146 + r3073 * 1;
+	r3147 = r3147 + r3073 * 1;
+	r3148 = r3148 + r3073 * 1;
+	r3149 = r3149 + r3073 * 1;
+	r3150 = r3150 + r3073 * 1;
+	r3151 = r3151 + r3073 * 1;
+	r3152 = r3152 + r3073 * 1;
+	r3153 = r3153 + r3073 * 1;
+	r3154 = r3154 + r3073 * 1;
+	r3155 = r3155 + r3073 * 1;
+	r3156 = r3156 + r3073 * 1;
+	r3157 = r3157 + r3073 * 1;
+	r3158 = r3158 + r3073 * 1;
+	r3159 = r3159 + r3073 * 1;
+	r3160 = r3160 + r3073 * 1;
+	r3161 = r3161 + r3073 * 1;
+	r3162 = r3162 + r3073 * 1;
+	r3163 = r3163 + r3073 * 1;
+	r3164 = r3164 + r3073 * 1;
+	r3165 = r3165 + r3073 * 1;
+	r3166 = r3166 + r3073 * 1;
+	r3167 = r3167 + r3073 * 1;
+	r3168 = r3168 + r3073 * 1;
+	r3169 = r3169 + r3073 * 1;
+	r3170 = r3170 + r3073 * 1;
+	r3171 = r3171 + r3073 * 1;
+	r3172 = r3172 + r3073 * 1;
+	r3173 = r3173 + r3073 * 1;
+	r3174 = r3174 + r3073 * 1;
+	r3175 = r3175 + r3073 * 1;
+	r3176 = r3176 + r3073 * 1;
+	r3177 = r3177 + r3073 * 1;
+	r3178 = r3178 + r3073 * 1;
+	r3179 = r3179 + r3073 * 1;
+	r3180 = r3180 + r3073 * 1;
+	r3181 = r3181 + r3073 * 1;
+	r3182 = r3182 + r3073 * 1;
+	r3183 = r3183 + r3073 * 1;
+	r3184 = r3184 + r3073 * 1;
+	r3185 = r3185 + r3073 * 1;
+	r3186 = r3186 + r3073 * 1;
+	r3187 = r3187 + r3073 * 1;
+	r3188 = r3188 + r3073 * 1;
+	r3189 = r3189 + r3073 * 1;
+	r3190 = r3190 + r3073 * 1;
+	r3191 = r3191 + r3073 * 1;
+	r3192 = r3192 + r3073 * 1;
+	r3193 = r3193 + r3073 * 1;
+	r3194 = r3194 + r3073 * 1;
+	r3195 = r3195 + r3073 * 1;
+	r3196 = r3196 + r3073 * 1;
+	r3197 = r3197 + r3073 * 1;
+	r3198 = r3198 + r3073 * 1;
+	r3199 = r3199 + r3073 * 1;
+	r3200 = r3200 + r3073 * 1;
+	r3201 = r3201 + r3073 * 1;
+	r3202 = r3202 + r3073 * 1;
+	r3203 = r3203 + r3073 * 1;
+	r3204 = r3204 + r3073 * 1;
+	r3205 = r3205 + r3073 * 1;
+	r3206 = r3206 + r3073 * 1;
+	r3207 = r3207 + r3073 * 1;
+	r3208 = r3208 + r3073 * 1;
+	r3209 = r3209 + r3073 * 1;
+	r3210 = r3210 + r3073 * 1;
+	r3211 = r3211 + r3073 * 1;
+	r3212 = r3212 + r3073 * 1;
+	r3213 = r3213 + r3073 * 1;
+	r3214 = r3214 + r3073 * 1;
+	r3215 = r3215 + r3073 * 1;
+	r3216 = r3216 + r3073 * 1;
+	r3217 = r3217 + r3073 * 1;
+	r3218 = r3218 + r3073 * 1;
+	r3219 = r3219 + r3073 * 1;
+	r3220 = r3220 + r3073 * 1;
+	r3221 = r3221 + r3073 * 1;
+	r3222 = r3222 + r3073 * 1;
+	r3223 = r3223 + r3073 * 1;
+	r3224 = r3224 + r3073 * 1;
+	r3225 = r3225 + r3073 * 1;
+	r3226 = r3226 + r3073 * 1;
+	r3227 = r3227 + r3073 * 1;
+	r3228 = r3228 + r3073 * 1;
+	r3229 = r3229 + r3073 * 1;
+	r3230 = r3230 + r3073 * 1;
+	r3231 = r3231 + r3073 * 1;
+	r3232 = r3232 + r3073 * 1;
+	r3233 = r3233 + r3073 * 1;
+	r3234 = r3234 + r3073 * 1;
+	r3235 = r3235 + r3073 * 1;
+	r3236 = r3236 + r3073 * 1;
+	r3237 = r3237 + r3073 * 1;
+	r3238 = r3238 + r3073 * 1;
+	r3239 = r3239 + r3073 * 1;
+	r3240 = r3240 + r3073 * 1;
+	r3241 = r3241 + r3073 * 1;
+	r3242 = r3242 + r3073 * 1;
+	r3243 = r3243 + r3073 * 1;
+	r3244 = r3244 + r3073 * 1;
+	r3245 = r3245 + r3073 * 1;
+	r3246 = r3246 + r3073 * 1;
+	r3247 = r3247 + r3073 * 1;
+	r3248 = r3248 + r3073 * 1;
+	r3249 = r3249 + r3073 * 1;
+	r3250 = r3250 + r3073 * 1;
+	r3251 = r3251 + r3073 * 1;
+	r3252 = r3252 + r3073 * 1;
+	r3253 = r3253 + r3073 * 1;
+	r3254 = r3254 + r3073 * 1;
+	r3255 = r3255 + r3073 * 1;
+	r3256 = r3256 + r3073 * 1;
+	r3257 = r3257 + r3073 * 1;
+	r3258 = r3258 + r3073 * 1;
+	r3259 = r3259 + r3073 * 1;
+	r3260 = r3260 + r3073 * 1;
+	r3261 = r3261 + r3073 * 1;
+	r3262 = r3262 + r3073 * 1;
+	r3263 = r3263 + r3073 * 1;
+	r3264 = r3264 + r3073 * 1;
+	r3265 = r3265 + r3073 * 1;
+	r3266 = r3266 + r3073 * 1;
+	r3267 = r3267 + r3073 * 1;
+	r3268 = r3268 + r3073 * 1;
+	r3269 = r3269 + r3073 * 1;
+	r3270 = r3270 + r3073 * 1;
+	r3271 = r3271 + r3073 * 1;
+	r3272 = r3272 + r3073 * 1;
+	r3273 = r3273 + r3073 * 1;
+	r3274 = r3274 + r3073 * 1;
+	r3275 = r3275 + r3073 * 1;
+	r3276 = r3276 + r3073 * 1;
+	r3277 = r3277 + r3073 * 1;
+	r3278 = r3278 + r3073 * 1;
+	r3279 = r3279 + r3073 * 1;
+	r3280 = r3280 + r3073 * 1;
+	r3281 = r3281 + r3073 * 1;
+	r3282 = r3282 + r3073 * 1;
+	r3283 = r3283 + r3073 * 1;
+	r3284 = r3284 + r3073 * 1;
+	r3285 = r3285 + r3073 * 1;
+	r3286 = r3286 + r3073 * 1;
+	r3287 = r3287 + r3073 * 1;
+	r3288 = r3288 + r3073 * 1;
+	r3289 = r3289 + r3073 * 1;
+	r3290 = r3290 + r3073 * 1;
+	r3291 = r3291 + r3073 * 1;
+	r3292 = r3292 + r3073 * 1;
+	r3293 = r3293 + r3073 * 1;
+	r3294 = r3294 + r3073 * 1;
+	r3295 = r3295 + r3073 * 1;
+	r3296 = r3296 + r3073 * 1;
+	r3297 = r3297 + r3073 * 1;
+	r3298 = r3298 + r3073 * 1;
+	r3299 = r3299 + r3073 * 1;
+	r3300 = r3300 + r3073 * 1;
+	r3301 = r3301 + r3073 * 1;
+	r3302 = r3302 + r3073 * 1;
+	r3303 = r3303 + r3073 * 1;
+	r3304 = r3304 + r3073 * 1;
+	r3305 = r3305 + r3073 * 1;
+	r3306 = r3306 + r3073 * 1;
+	r3307 = r3307 + r3073 * 1;
+	r3308 = r3308 + r3073 * 1;
+	r3309 = r3309 + r3073 * 1;
+	r3310 = r3310 + r3073 * 1;
+	r3311 = r3311 + r3073 * 1;
+	r3312 = r3312 + r3073 * 1;
+	r3313 = r3313 + r3073 * 1;
+	r3314 = r3314 + r3073 * 1;
+	r3315 = r3315 + r3073 * 1;
+	r3316 = r3316 + r3073 * 1;
+	r3317 = r3317 + r3073 * 1;
+	r3318 = r3318 + r3073 * 1;
+	r3319 = r3319 + r3073 * 1;
+	r3320 = r3320 + r3073 * 1;
+	r3321 = r3321 + r3073 * 1;
+	r3322 = r3322 + r3073 * 1;
+	r3323 = r3323 + r3073 * 1;
+	r3324 = r3324 + r3073 * 1;
+	r3325 = r3325 + r3073 * 1;
+	r3326 = r3326 + r3073 * 1;
+	r3327 = r3327 + r3073 * 1;
 	goto b2;
 b7: // exit
 	return;
@@ -10253,28 +12146,87 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r16 = mul.i64 r1, 3
+	r64 = mul.i64 r1, 4
+	r21 = convert.u64.i64 r3
+	r23 = convert.u64.i64 r16
+	r70 = move.i64 r64
+	r78 = move.i64 r64
+	r90 = move.i64 r64
+	r102 = move.i64 r2
+	r103 = elemaddr r4, r102, 4
+	r104 = mul.i64 r64, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r17 = add.i64 r2, 1
+	r18 = lt.i64 r17, r3
+	branch r18, b3, b13
+b3: # grid unrolled room
+	r22 = convert.u64.i64 r17
+	r19 = sub.u64 r21, r22
+	r20 = gt.u64 r19, r23
+	branch r20, b4, b9
+b4: # rangeindex.body (grid unrolled 0)
+	r67 = move.ptr r103
+	r30 = elemaddr r67, 1, 4
+	r31 = load.f32 r30
+	r32 = mul.f32 r31, r14
+	r33 = move.ptr r30
+	store.f32 r33, r32
+	jump b5
+b5: # rangeindex.body (grid unrolled 1)
+	r69 = move.ptr r67
+	r71 = elemaddr r69, r70, 1
+	r39 = elemaddr r71, 1, 4
+	r40 = load.f32 r39
+	r41 = mul.f32 r40, r14
+	r42 = move.ptr r39
+	store.f32 r42, r41
+	jump b6
+b6: # rangeindex.body (grid unrolled 2)
+	r77 = move.ptr r71
+	r79 = elemaddr r77, r78, 1
+	r49 = elemaddr r79, 1, 4
+	r50 = load.f32 r49
+	r51 = mul.f32 r50, r14
+	r52 = move.ptr r49
+	store.f32 r52, r51
+	jump b7
+b7: # rangeindex.body (grid unrolled 3)
+	r89 = move.ptr r79
+	r91 = elemaddr r89, r90, 1
+	r59 = elemaddr r91, 1, 4
+	r60 = load.f32 r59
+	r61 = mul.f32 r60, r14
+	r62 = move.ptr r59
+	store.f32 r62, r61
+	jump b8
+b8: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r64
+	r103 = elemaddr r103, r104, 1
+	jump b2
+b9: # preheader
+	r99 = move.i64 r2
+	r100 = elemaddr r4, r99, 4
+	r101 = mul.i64 r1, 4
+	jump b10
+b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
-	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
-	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
-	r11 = elemaddr r4, r9, 4
+	branch r7, b11, b13
+b11: # rangeindex.body
+	r65 = move.ptr r100
+	r11 = elemaddr r65, 1, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
 	r15 = move.ptr r11
 	store.f32 r15, r13
-	jump b6
-b6: # latch
+	jump b12
+b12: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r100 = elemaddr r100, r101, 1
+	jump b10
+b13: # exit
 	return
 
 task Gr$0000f6$0000dfe_1 serial
@@ -10303,26 +12255,119 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = add.i64 r0, -1
+	r13 = mul.i64 r1, 3
+	r53 = mul.i64 r1, 4
+	r18 = convert.u64.i64 r3
+	r20 = convert.u64.i64 r13
+	r57 = move.i64 r53
+	r62 = move.i64 r53
+	r69 = move.i64 r53
+	r74 = move.i64 r2
+	r75 = elemaddr r4, r74, 4
+	r76 = mul.i64 r53, 4
 	jump b2
-b2: # head
+b2: # grid unrolled guard
+	r14 = add.i64 r2, 1
+	r15 = lt.i64 r14, r3
+	branch r15, b3, b27
+b3: # grid unrolled room
+	r19 = convert.u64.i64 r14
+	r16 = sub.u64 r18, r19
+	r17 = gt.u64 r16, r20
+	branch r17, b4, b21
+b4: # grid unrolled 0
+	r21 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r24 = move.i64 r21
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r25 = add.i64 r24, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r27 = convert.i32.i64 r25
+	r55 = move.ptr r75
+	r28 = elemaddr r55, 1, 4
+	store.i32 r28, r27
+	jump b8
+b8: # grid unrolled 1
+	r36 = add.i64 r21, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r31 = move.i64 r36
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r32 = add.i64 r31, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r34 = convert.i32.i64 r32
+	r56 = move.ptr r55
+	r58 = elemaddr r56, r57, 1
+	r35 = elemaddr r58, 1, 4
+	store.i32 r35, r34
+	jump b12
+b12: # grid unrolled 2
+	r44 = add.i64 r36, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r39 = move.i64 r44
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r40 = add.i64 r39, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r42 = convert.i32.i64 r40
+	r61 = move.ptr r58
+	r63 = elemaddr r61, r62, 1
+	r43 = elemaddr r63, 1, 4
+	store.i32 r43, r42
+	jump b16
+b16: # grid unrolled 3
+	r52 = add.i64 r44, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r47 = move.i64 r52
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r48 = add.i64 r47, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r50 = convert.i32.i64 r48
+	r68 = move.ptr r63
+	r70 = elemaddr r68, r69, 1
+	r51 = elemaddr r70, 1, 4
+	store.i32 r51, r50
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r53
+	r75 = elemaddr r75, r76, 1
+	jump b2
+b21: # preheader
+	r71 = move.i64 r2
+	r72 = elemaddr r4, r71, 4
+	r73 = mul.i64 r1, 4
+	jump b22
+b22: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
-	branch r7, b3, b7
-b3: # index
+	branch r7, b23, b27
+b23: # index
 	r8 = move.i64 r2
-	jump b4
-b4: # rangeindex.loop
+	jump b24
+b24: # rangeindex.loop
 	r9 = add.i64 r8, 1
-	jump b5
-b5: # rangeindex.body
+	jump b25
+b25: # rangeindex.body
 	r11 = convert.i32.i64 r9
-	r12 = elemaddr r4, r9, 4
+	r54 = move.ptr r72
+	r12 = elemaddr r54, 1, 4
 	store.i32 r12, r11
-	jump b6
-b6: # latch
+	jump b26
+b26: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b7: # exit
+	r72 = elemaddr r72, r73, 1
+	jump b22
+b27: # exit
 	return
 
 kernel Wide(s0 []i32, s1 []i32, s2 []i32, s3 []i32, s4 []i32, s5 []i32, s6 []i32, s7 []i32, s8 []i32, s9 []i32, s10 []i32, s11 []i32, s12 []i32, s13 []i32, s14 []i32, s15 []i32, s16 []i32, s17 []i32, s18 []i32, s19 []i32, s20 []i32, s21 []i32, s22 []i32, s23 []i32, s24 []i32, s25 []i32, s26 []i32, s27 []i32, s28 []i32, s29 []i32, s30 []i32, s31 []i32, s32 []i32, s33 []i32, s34 []i32, s35 []i32, s36 []i32, s37 []i32, s38 []i32, s39 []i32, s40 []i32, s41 []i32, s42 []i32, s43 []i32, s44 []i32, s45 []i32, s46 []i32, s47 []i32, s48 []i32, s49 []i32, s50 []i32, s51 []i32, s52 []i32, s53 []i32, s54 []i32, s55 []i32, s56 []i32, s57 []i32, s58 []i32, s59 []i32, s60 []i32, s61 []i32, s62 []i32, s63 []i32, s64 []i32, s65 []i32, s66 []i32, s67 []i32, s68 []i32, s69 []i32, s70 []i32, s71 []i32, s72 []i32, s73 []i32, s74 []i32, s75 []i32, s76 []i32, s77 []i32, s78 []i32, s79 []i32, s80 []i32, s81 []i32, s82 []i32, s83 []i32, s84 []i32, s85 []i32, s86 []i32, s87 []i32, s88 []i32, s89 []i32, s90 []i32, s91 []i32, s92 []i32, s93 []i32, s94 []i32, s95 []i32, s96 []i32, s97 []i32, s98 []i32, s99 []i32, s100 []i32, s101 []i32, s102 []i32, s103 []i32, s104 []i32, s105 []i32, s106 []i32, s107 []i32, s108 []i32, s109 []i32, s110 []i32, s111 []i32, s112 []i32, s113 []i32, s114 []i32, s115 []i32, s116 []i32, s117 []i32, s118 []i32, s119 []i32, s120 []i32, s121 []i32, s122 []i32, s123 []i32, s124 []i32, s125 []i32, s126 []i32, s127 []i32, s128 []i32, s129 []i32, s130 []i32, s131 []i32, s132 []i32, s133 []i32, s134 []i32, s135 []i32, s136 []i32, s137 []i32, s138 []i32, s139 []i32, s140 []i32, s141 []i32, s142 []i32, s143 []i32, s144 []i32, s145 []i32, s146 []i32, s147 []i32, s148 []i32, s149 []i32, s150 []i32, s151 []i32, s152 []i32, s153 []i32, s154 []i32, s155 []i32, s156 []i32, s157 []i32, s158 []i32, s159 []i32, s160 []i32, s161 []i32, s162 []i32, s163 []i32, s164 []i32, s165 []i32, s166 []i32, s167 []i32, s168 []i32, s169 []i32, s170 []i32, s171 []i32, s172 []i32, s173 []i32, s174 []i32, s175 []i32, s176 []i32, s177 []i32, s178 []i32, s179 []i32, s180 []i32, s181 []i32, s182 []i32, s183 []i32, s184 []i32, s185 []i32, s186 []i32, s187 []i32, s188 []i32, s189 []i32, s190 []i32, s191 []i32, s192 []i32, s193 []i32, s194 []i32, s195 []i32, s196 []i32, s197 []i32, s198 []i32, s199 []i32, s200 []i32, s201 []i32, s202 []i32, s203 []i32, s204 []i32, s205 []i32, s206 []i32, s207 []i32, s208 []i32, s209 []i32, s210 []i32, s211 []i32, s212 []i32, s213 []i32, s214 []i32, s215 []i32, s216 []i32, s217 []i32, s218 []i32, s219 []i32, s220 []i32, s221 []i32, s222 []i32, s223 []i32, s224 []i32, s225 []i32, s226 []i32, s227 []i32, s228 []i32, s229 []i32, s230 []i32, s231 []i32, s232 []i32, s233 []i32, s234 []i32, s235 []i32, s236 []i32, s237 []i32, s238 []i32, s239 []i32, s240 []i32, s241 []i32, s242 []i32, s243 []i32, s244 []i32, s245 []i32, s246 []i32, s247 []i32, s248 []i32, s249 []i32, s250 []i32, s251 []i32, s252 []i32, s253 []i32, s254 []i32, a i64, b i64)
@@ -12119,6 +14164,263 @@ b1: # setup
 	r2552 = move.i32 r22
 	r2553 = mul.i32 r2552, 254
 	r2554 = add.i32 r2551, r2553
+	r3071 = move.i64 r2
+	r3072 = elemaddr r4, r3071, 4
+	r3073 = mul.i64 r1, 4
+	r3074 = elemaddr r26, r3071, 4
+	r3075 = elemaddr r36, r3071, 4
+	r3076 = elemaddr r46, r3071, 4
+	r3077 = elemaddr r56, r3071, 4
+	r3078 = elemaddr r66, r3071, 4
+	r3079 = elemaddr r76, r3071, 4
+	r3080 = elemaddr r86, r3071, 4
+	r3081 = elemaddr r96, r3071, 4
+	r3082 = elemaddr r106, r3071, 4
+	r3083 = elemaddr r116, r3071, 4
+	r3084 = elemaddr r126, r3071, 4
+	r3085 = elemaddr r136, r3071, 4
+	r3086 = elemaddr r146, r3071, 4
+	r3087 = elemaddr r156, r3071, 4
+	r3088 = elemaddr r166, r3071, 4
+	r3089 = elemaddr r176, r3071, 4
+	r3090 = elemaddr r186, r3071, 4
+	r3091 = elemaddr r196, r3071, 4
+	r3092 = elemaddr r206, r3071, 4
+	r3093 = elemaddr r216, r3071, 4
+	r3094 = elemaddr r226, r3071, 4
+	r3095 = elemaddr r236, r3071, 4
+	r3096 = elemaddr r246, r3071, 4
+	r3097 = elemaddr r256, r3071, 4
+	r3098 = elemaddr r266, r3071, 4
+	r3099 = elemaddr r276, r3071, 4
+	r3100 = elemaddr r286, r3071, 4
+	r3101 = elemaddr r296, r3071, 4
+	r3102 = elemaddr r306, r3071, 4
+	r3103 = elemaddr r316, r3071, 4
+	r3104 = elemaddr r326, r3071, 4
+	r3105 = elemaddr r336, r3071, 4
+	r3106 = elemaddr r346, r3071, 4
+	r3107 = elemaddr r356, r3071, 4
+	r3108 = elemaddr r366, r3071, 4
+	r3109 = elemaddr r376, r3071, 4
+	r3110 = elemaddr r386, r3071, 4
+	r3111 = elemaddr r396, r3071, 4
+	r3112 = elemaddr r406, r3071, 4
+	r3113 = elemaddr r416, r3071, 4
+	r3114 = elemaddr r426, r3071, 4
+	r3115 = elemaddr r436, r3071, 4
+	r3116 = elemaddr r446, r3071, 4
+	r3117 = elemaddr r456, r3071, 4
+	r3118 = elemaddr r466, r3071, 4
+	r3119 = elemaddr r476, r3071, 4
+	r3120 = elemaddr r486, r3071, 4
+	r3121 = elemaddr r496, r3071, 4
+	r3122 = elemaddr r506, r3071, 4
+	r3123 = elemaddr r516, r3071, 4
+	r3124 = elemaddr r526, r3071, 4
+	r3125 = elemaddr r536, r3071, 4
+	r3126 = elemaddr r546, r3071, 4
+	r3127 = elemaddr r556, r3071, 4
+	r3128 = elemaddr r566, r3071, 4
+	r3129 = elemaddr r576, r3071, 4
+	r3130 = elemaddr r586, r3071, 4
+	r3131 = elemaddr r596, r3071, 4
+	r3132 = elemaddr r606, r3071, 4
+	r3133 = elemaddr r616, r3071, 4
+	r3134 = elemaddr r626, r3071, 4
+	r3135 = elemaddr r636, r3071, 4
+	r3136 = elemaddr r646, r3071, 4
+	r3137 = elemaddr r656, r3071, 4
+	r3138 = elemaddr r666, r3071, 4
+	r3139 = elemaddr r676, r3071, 4
+	r3140 = elemaddr r686, r3071, 4
+	r3141 = elemaddr r696, r3071, 4
+	r3142 = elemaddr r706, r3071, 4
+	r3143 = elemaddr r716, r3071, 4
+	r3144 = elemaddr r726, r3071, 4
+	r3145 = elemaddr r736, r3071, 4
+	r3146 = elemaddr r746, r3071, 4
+	r3147 = elemaddr r756, r3071, 4
+	r3148 = elemaddr r766, r3071, 4
+	r3149 = elemaddr r776, r3071, 4
+	r3150 = elemaddr r786, r3071, 4
+	r3151 = elemaddr r796, r3071, 4
+	r3152 = elemaddr r806, r3071, 4
+	r3153 = elemaddr r816, r3071, 4
+	r3154 = elemaddr r826, r3071, 4
+	r3155 = elemaddr r836, r3071, 4
+	r3156 = elemaddr r846, r3071, 4
+	r3157 = elemaddr r856, r3071, 4
+	r3158 = elemaddr r866, r3071, 4
+	r3159 = elemaddr r876, r3071, 4
+	r3160 = elemaddr r886, r3071, 4
+	r3161 = elemaddr r896, r3071, 4
+	r3162 = elemaddr r906, r3071, 4
+	r3163 = elemaddr r916, r3071, 4
+	r3164 = elemaddr r926, r3071, 4
+	r3165 = elemaddr r936, r3071, 4
+	r3166 = elemaddr r946, r3071, 4
+	r3167 = elemaddr r956, r3071, 4
+	r3168 = elemaddr r966, r3071, 4
+	r3169 = elemaddr r976, r3071, 4
+	r3170 = elemaddr r986, r3071, 4
+	r3171 = elemaddr r996, r3071, 4
+	r3172 = elemaddr r1006, r3071, 4
+	r3173 = elemaddr r1016, r3071, 4
+	r3174 = elemaddr r1026, r3071, 4
+	r3175 = elemaddr r1036, r3071, 4
+	r3176 = elemaddr r1046, r3071, 4
+	r3177 = elemaddr r1056, r3071, 4
+	r3178 = elemaddr r1066, r3071, 4
+	r3179 = elemaddr r1076, r3071, 4
+	r3180 = elemaddr r1086, r3071, 4
+	r3181 = elemaddr r1096, r3071, 4
+	r3182 = elemaddr r1106, r3071, 4
+	r3183 = elemaddr r1116, r3071, 4
+	r3184 = elemaddr r1126, r3071, 4
+	r3185 = elemaddr r1136, r3071, 4
+	r3186 = elemaddr r1146, r3071, 4
+	r3187 = elemaddr r1156, r3071, 4
+	r3188 = elemaddr r1166, r3071, 4
+	r3189 = elemaddr r1176, r3071, 4
+	r3190 = elemaddr r1186, r3071, 4
+	r3191 = elemaddr r1196, r3071, 4
+	r3192 = elemaddr r1206, r3071, 4
+	r3193 = elemaddr r1216, r3071, 4
+	r3194 = elemaddr r1226, r3071, 4
+	r3195 = elemaddr r1236, r3071, 4
+	r3196 = elemaddr r1246, r3071, 4
+	r3197 = elemaddr r1256, r3071, 4
+	r3198 = elemaddr r1266, r3071, 4
+	r3199 = elemaddr r1276, r3071, 4
+	r3200 = elemaddr r1286, r3071, 4
+	r3201 = elemaddr r1296, r3071, 4
+	r3202 = elemaddr r1306, r3071, 4
+	r3203 = elemaddr r1316, r3071, 4
+	r3204 = elemaddr r1326, r3071, 4
+	r3205 = elemaddr r1336, r3071, 4
+	r3206 = elemaddr r1346, r3071, 4
+	r3207 = elemaddr r1356, r3071, 4
+	r3208 = elemaddr r1366, r3071, 4
+	r3209 = elemaddr r1376, r3071, 4
+	r3210 = elemaddr r1386, r3071, 4
+	r3211 = elemaddr r1396, r3071, 4
+	r3212 = elemaddr r1406, r3071, 4
+	r3213 = elemaddr r1416, r3071, 4
+	r3214 = elemaddr r1426, r3071, 4
+	r3215 = elemaddr r1436, r3071, 4
+	r3216 = elemaddr r1446, r3071, 4
+	r3217 = elemaddr r1456, r3071, 4
+	r3218 = elemaddr r1466, r3071, 4
+	r3219 = elemaddr r1476, r3071, 4
+	r3220 = elemaddr r1486, r3071, 4
+	r3221 = elemaddr r1496, r3071, 4
+	r3222 = elemaddr r1506, r3071, 4
+	r3223 = elemaddr r1516, r3071, 4
+	r3224 = elemaddr r1526, r3071, 4
+	r3225 = elemaddr r1536, r3071, 4
+	r3226 = elemaddr r1546, r3071, 4
+	r3227 = elemaddr r1556, r3071, 4
+	r3228 = elemaddr r1566, r3071, 4
+	r3229 = elemaddr r1576, r3071, 4
+	r3230 = elemaddr r1586, r3071, 4
+	r3231 = elemaddr r1596, r3071, 4
+	r3232 = elemaddr r1606, r3071, 4
+	r3233 = elemaddr r1616, r3071, 4
+	r3234 = elemaddr r1626, r3071, 4
+	r3235 = elemaddr r1636, r3071, 4
+	r3236 = elemaddr r1646, r3071, 4
+	r3237 = elemaddr r1656, r3071, 4
+	r3238 = elemaddr r1666, r3071, 4
+	r3239 = elemaddr r1676, r3071, 4
+	r3240 = elemaddr r1686, r3071, 4
+	r3241 = elemaddr r1696, r3071, 4
+	r3242 = elemaddr r1706, r3071, 4
+	r3243 = elemaddr r1716, r3071, 4
+	r3244 = elemaddr r1726, r3071, 4
+	r3245 = elemaddr r1736, r3071, 4
+	r3246 = elemaddr r1746, r3071, 4
+	r3247 = elemaddr r1756, r3071, 4
+	r3248 = elemaddr r1766, r3071, 4
+	r3249 = elemaddr r1776, r3071, 4
+	r3250 = elemaddr r1786, r3071, 4
+	r3251 = elemaddr r1796, r3071, 4
+	r3252 = elemaddr r1806, r3071, 4
+	r3253 = elemaddr r1816, r3071, 4
+	r3254 = elemaddr r1826, r3071, 4
+	r3255 = elemaddr r1836, r3071, 4
+	r3256 = elemaddr r1846, r3071, 4
+	r3257 = elemaddr r1856, r3071, 4
+	r3258 = elemaddr r1866, r3071, 4
+	r3259 = elemaddr r1876, r3071, 4
+	r3260 = elemaddr r1886, r3071, 4
+	r3261 = elemaddr r1896, r3071, 4
+	r3262 = elemaddr r1906, r3071, 4
+	r3263 = elemaddr r1916, r3071, 4
+	r3264 = elemaddr r1926, r3071, 4
+	r3265 = elemaddr r1936, r3071, 4
+	r3266 = elemaddr r1946, r3071, 4
+	r3267 = elemaddr r1956, r3071, 4
+	r3268 = elemaddr r1966, r3071, 4
+	r3269 = elemaddr r1976, r3071, 4
+	r3270 = elemaddr r1986, r3071, 4
+	r3271 = elemaddr r1996, r3071, 4
+	r3272 = elemaddr r2006, r3071, 4
+	r3273 = elemaddr r2016, r3071, 4
+	r3274 = elemaddr r2026, r3071, 4
+	r3275 = elemaddr r2036, r3071, 4
+	r3276 = elemaddr r2046, r3071, 4
+	r3277 = elemaddr r2056, r3071, 4
+	r3278 = elemaddr r2066, r3071, 4
+	r3279 = elemaddr r2076, r3071, 4
+	r3280 = elemaddr r2086, r3071, 4
+	r3281 = elemaddr r2096, r3071, 4
+	r3282 = elemaddr r2106, r3071, 4
+	r3283 = elemaddr r2116, r3071, 4
+	r3284 = elemaddr r2126, r3071, 4
+	r3285 = elemaddr r2136, r3071, 4
+	r3286 = elemaddr r2146, r3071, 4
+	r3287 = elemaddr r2156, r3071, 4
+	r3288 = elemaddr r2166, r3071, 4
+	r3289 = elemaddr r2176, r3071, 4
+	r3290 = elemaddr r2186, r3071, 4
+	r3291 = elemaddr r2196, r3071, 4
+	r3292 = elemaddr r2206, r3071, 4
+	r3293 = elemaddr r2216, r3071, 4
+	r3294 = elemaddr r2226, r3071, 4
+	r3295 = elemaddr r2236, r3071, 4
+	r3296 = elemaddr r2246, r3071, 4
+	r3297 = elemaddr r2256, r3071, 4
+	r3298 = elemaddr r2266, r3071, 4
+	r3299 = elemaddr r2276, r3071, 4
+	r3300 = elemaddr r2286, r3071, 4
+	r3301 = elemaddr r2296, r3071, 4
+	r3302 = elemaddr r2306, r3071, 4
+	r3303 = elemaddr r2316, r3071, 4
+	r3304 = elemaddr r2326, r3071, 4
+	r3305 = elemaddr r2336, r3071, 4
+	r3306 = elemaddr r2346, r3071, 4
+	r3307 = elemaddr r2356, r3071, 4
+	r3308 = elemaddr r2366, r3071, 4
+	r3309 = elemaddr r2376, r3071, 4
+	r3310 = elemaddr r2386, r3071, 4
+	r3311 = elemaddr r2396, r3071, 4
+	r3312 = elemaddr r2406, r3071, 4
+	r3313 = elemaddr r2416, r3071, 4
+	r3314 = elemaddr r2426, r3071, 4
+	r3315 = elemaddr r2436, r3071, 4
+	r3316 = elemaddr r2446, r3071, 4
+	r3317 = elemaddr r2456, r3071, 4
+	r3318 = elemaddr r2466, r3071, 4
+	r3319 = elemaddr r2476, r3071, 4
+	r3320 = elemaddr r2486, r3071, 4
+	r3321 = elemaddr r2496, r3071, 4
+	r3322 = elemaddr r2506, r3071, 4
+	r3323 = elemaddr r2516, r3071, 4
+	r3324 = elemaddr r2526, r3071, 4
+	r3325 = elemaddr r2536, r3071, 4
+	r3326 = elemaddr r2546, r3071, 4
+	r3327 = elemaddr r2556, r3071, 4
 	jump b2
 b2: # head
 	r6 = add.i64 r2, 1
@@ -12131,1531 +14433,1786 @@ b4: # rangeindex.loop
 	r9 = add.i64 r8, 1
 	jump b5
 b5: # rangeindex.body
-	r17 = elemaddr r4, r9, 4
+	r2561 = move.ptr r3072
+	r17 = elemaddr r2561, 1, 4
 	r18 = load.i32 r17
 	r19 = add.i32 r18, r16
 	r20 = move.ptr r17
 	store.i32 r20, r19
 	checkindex r9, r27, site 0
-	r25 = elemaddr r26, r9, 4
+	r2563 = move.ptr r3074
+	r25 = elemaddr r2563, 1, 4
 	r28 = load.i32 r25
 	r29 = add.i32 r28, r24
 	r30 = move.ptr r25
 	store.i32 r30, r29
 	checkindex r9, r37, site 1
-	r35 = elemaddr r36, r9, 4
+	r2565 = move.ptr r3075
+	r35 = elemaddr r2565, 1, 4
 	r38 = load.i32 r35
 	r39 = add.i32 r38, r34
 	r40 = move.ptr r35
 	store.i32 r40, r39
 	checkindex r9, r47, site 2
-	r45 = elemaddr r46, r9, 4
+	r2567 = move.ptr r3076
+	r45 = elemaddr r2567, 1, 4
 	r48 = load.i32 r45
 	r49 = add.i32 r48, r44
 	r50 = move.ptr r45
 	store.i32 r50, r49
 	checkindex r9, r57, site 3
-	r55 = elemaddr r56, r9, 4
+	r2569 = move.ptr r3077
+	r55 = elemaddr r2569, 1, 4
 	r58 = load.i32 r55
 	r59 = add.i32 r58, r54
 	r60 = move.ptr r55
 	store.i32 r60, r59
 	checkindex r9, r67, site 4
-	r65 = elemaddr r66, r9, 4
+	r2571 = move.ptr r3078
+	r65 = elemaddr r2571, 1, 4
 	r68 = load.i32 r65
 	r69 = add.i32 r68, r64
 	r70 = move.ptr r65
 	store.i32 r70, r69
 	checkindex r9, r77, site 5
-	r75 = elemaddr r76, r9, 4
+	r2573 = move.ptr r3079
+	r75 = elemaddr r2573, 1, 4
 	r78 = load.i32 r75
 	r79 = add.i32 r78, r74
 	r80 = move.ptr r75
 	store.i32 r80, r79
 	checkindex r9, r87, site 6
-	r85 = elemaddr r86, r9, 4
+	r2575 = move.ptr r3080
+	r85 = elemaddr r2575, 1, 4
 	r88 = load.i32 r85
 	r89 = add.i32 r88, r84
 	r90 = move.ptr r85
 	store.i32 r90, r89
 	checkindex r9, r97, site 7
-	r95 = elemaddr r96, r9, 4
+	r2577 = move.ptr r3081
+	r95 = elemaddr r2577, 1, 4
 	r98 = load.i32 r95
 	r99 = add.i32 r98, r94
 	r100 = move.ptr r95
 	store.i32 r100, r99
 	checkindex r9, r107, site 8
-	r105 = elemaddr r106, r9, 4
+	r2579 = move.ptr r3082
+	r105 = elemaddr r2579, 1, 4
 	r108 = load.i32 r105
 	r109 = add.i32 r108, r104
 	r110 = move.ptr r105
 	store.i32 r110, r109
 	checkindex r9, r117, site 9
-	r115 = elemaddr r116, r9, 4
+	r2581 = move.ptr r3083
+	r115 = elemaddr r2581, 1, 4
 	r118 = load.i32 r115
 	r119 = add.i32 r118, r114
 	r120 = move.ptr r115
 	store.i32 r120, r119
 	checkindex r9, r127, site 10
-	r125 = elemaddr r126, r9, 4
+	r2583 = move.ptr r3084
+	r125 = elemaddr r2583, 1, 4
 	r128 = load.i32 r125
 	r129 = add.i32 r128, r124
 	r130 = move.ptr r125
 	store.i32 r130, r129
 	checkindex r9, r137, site 11
-	r135 = elemaddr r136, r9, 4
+	r2585 = move.ptr r3085
+	r135 = elemaddr r2585, 1, 4
 	r138 = load.i32 r135
 	r139 = add.i32 r138, r134
 	r140 = move.ptr r135
 	store.i32 r140, r139
 	checkindex r9, r147, site 12
-	r145 = elemaddr r146, r9, 4
+	r2587 = move.ptr r3086
+	r145 = elemaddr r2587, 1, 4
 	r148 = load.i32 r145
 	r149 = add.i32 r148, r144
 	r150 = move.ptr r145
 	store.i32 r150, r149
 	checkindex r9, r157, site 13
-	r155 = elemaddr r156, r9, 4
+	r2589 = move.ptr r3087
+	r155 = elemaddr r2589, 1, 4
 	r158 = load.i32 r155
 	r159 = add.i32 r158, r154
 	r160 = move.ptr r155
 	store.i32 r160, r159
 	checkindex r9, r167, site 14
-	r165 = elemaddr r166, r9, 4
+	r2591 = move.ptr r3088
+	r165 = elemaddr r2591, 1, 4
 	r168 = load.i32 r165
 	r169 = add.i32 r168, r164
 	r170 = move.ptr r165
 	store.i32 r170, r169
 	checkindex r9, r177, site 15
-	r175 = elemaddr r176, r9, 4
+	r2593 = move.ptr r3089
+	r175 = elemaddr r2593, 1, 4
 	r178 = load.i32 r175
 	r179 = add.i32 r178, r174
 	r180 = move.ptr r175
 	store.i32 r180, r179
 	checkindex r9, r187, site 16
-	r185 = elemaddr r186, r9, 4
+	r2595 = move.ptr r3090
+	r185 = elemaddr r2595, 1, 4
 	r188 = load.i32 r185
 	r189 = add.i32 r188, r184
 	r190 = move.ptr r185
 	store.i32 r190, r189
 	checkindex r9, r197, site 17
-	r195 = elemaddr r196, r9, 4
+	r2597 = move.ptr r3091
+	r195 = elemaddr r2597, 1, 4
 	r198 = load.i32 r195
 	r199 = add.i32 r198, r194
 	r200 = move.ptr r195
 	store.i32 r200, r199
 	checkindex r9, r207, site 18
-	r205 = elemaddr r206, r9, 4
+	r2599 = move.ptr r3092
+	r205 = elemaddr r2599, 1, 4
 	r208 = load.i32 r205
 	r209 = add.i32 r208, r204
 	r210 = move.ptr r205
 	store.i32 r210, r209
 	checkindex r9, r217, site 19
-	r215 = elemaddr r216, r9, 4
+	r2601 = move.ptr r3093
+	r215 = elemaddr r2601, 1, 4
 	r218 = load.i32 r215
 	r219 = add.i32 r218, r214
 	r220 = move.ptr r215
 	store.i32 r220, r219
 	checkindex r9, r227, site 20
-	r225 = elemaddr r226, r9, 4
+	r2603 = move.ptr r3094
+	r225 = elemaddr r2603, 1, 4
 	r228 = load.i32 r225
 	r229 = add.i32 r228, r224
 	r230 = move.ptr r225
 	store.i32 r230, r229
 	checkindex r9, r237, site 21
-	r235 = elemaddr r236, r9, 4
+	r2605 = move.ptr r3095
+	r235 = elemaddr r2605, 1, 4
 	r238 = load.i32 r235
 	r239 = add.i32 r238, r234
 	r240 = move.ptr r235
 	store.i32 r240, r239
 	checkindex r9, r247, site 22
-	r245 = elemaddr r246, r9, 4
+	r2607 = move.ptr r3096
+	r245 = elemaddr r2607, 1, 4
 	r248 = load.i32 r245
 	r249 = add.i32 r248, r244
 	r250 = move.ptr r245
 	store.i32 r250, r249
 	checkindex r9, r257, site 23
-	r255 = elemaddr r256, r9, 4
+	r2609 = move.ptr r3097
+	r255 = elemaddr r2609, 1, 4
 	r258 = load.i32 r255
 	r259 = add.i32 r258, r254
 	r260 = move.ptr r255
 	store.i32 r260, r259
 	checkindex r9, r267, site 24
-	r265 = elemaddr r266, r9, 4
+	r2611 = move.ptr r3098
+	r265 = elemaddr r2611, 1, 4
 	r268 = load.i32 r265
 	r269 = add.i32 r268, r264
 	r270 = move.ptr r265
 	store.i32 r270, r269
 	checkindex r9, r277, site 25
-	r275 = elemaddr r276, r9, 4
+	r2613 = move.ptr r3099
+	r275 = elemaddr r2613, 1, 4
 	r278 = load.i32 r275
 	r279 = add.i32 r278, r274
 	r280 = move.ptr r275
 	store.i32 r280, r279
 	checkindex r9, r287, site 26
-	r285 = elemaddr r286, r9, 4
+	r2615 = move.ptr r3100
+	r285 = elemaddr r2615, 1, 4
 	r288 = load.i32 r285
 	r289 = add.i32 r288, r284
 	r290 = move.ptr r285
 	store.i32 r290, r289
 	checkindex r9, r297, site 27
-	r295 = elemaddr r296, r9, 4
+	r2617 = move.ptr r3101
+	r295 = elemaddr r2617, 1, 4
 	r298 = load.i32 r295
 	r299 = add.i32 r298, r294
 	r300 = move.ptr r295
 	store.i32 r300, r299
 	checkindex r9, r307, site 28
-	r305 = elemaddr r306, r9, 4
+	r2619 = move.ptr r3102
+	r305 = elemaddr r2619, 1, 4
 	r308 = load.i32 r305
 	r309 = add.i32 r308, r304
 	r310 = move.ptr r305
 	store.i32 r310, r309
 	checkindex r9, r317, site 29
-	r315 = elemaddr r316, r9, 4
+	r2621 = move.ptr r3103
+	r315 = elemaddr r2621, 1, 4
 	r318 = load.i32 r315
 	r319 = add.i32 r318, r314
 	r320 = move.ptr r315
 	store.i32 r320, r319
 	checkindex r9, r327, site 30
-	r325 = elemaddr r326, r9, 4
+	r2623 = move.ptr r3104
+	r325 = elemaddr r2623, 1, 4
 	r328 = load.i32 r325
 	r329 = add.i32 r328, r324
 	r330 = move.ptr r325
 	store.i32 r330, r329
 	checkindex r9, r337, site 31
-	r335 = elemaddr r336, r9, 4
+	r2625 = move.ptr r3105
+	r335 = elemaddr r2625, 1, 4
 	r338 = load.i32 r335
 	r339 = add.i32 r338, r334
 	r340 = move.ptr r335
 	store.i32 r340, r339
 	checkindex r9, r347, site 32
-	r345 = elemaddr r346, r9, 4
+	r2627 = move.ptr r3106
+	r345 = elemaddr r2627, 1, 4
 	r348 = load.i32 r345
 	r349 = add.i32 r348, r344
 	r350 = move.ptr r345
 	store.i32 r350, r349
 	checkindex r9, r357, site 33
-	r355 = elemaddr r356, r9, 4
+	r2629 = move.ptr r3107
+	r355 = elemaddr r2629, 1, 4
 	r358 = load.i32 r355
 	r359 = add.i32 r358, r354
 	r360 = move.ptr r355
 	store.i32 r360, r359
 	checkindex r9, r367, site 34
-	r365 = elemaddr r366, r9, 4
+	r2631 = move.ptr r3108
+	r365 = elemaddr r2631, 1, 4
 	r368 = load.i32 r365
 	r369 = add.i32 r368, r364
 	r370 = move.ptr r365
 	store.i32 r370, r369
 	checkindex r9, r377, site 35
-	r375 = elemaddr r376, r9, 4
+	r2633 = move.ptr r3109
+	r375 = elemaddr r2633, 1, 4
 	r378 = load.i32 r375
 	r379 = add.i32 r378, r374
 	r380 = move.ptr r375
 	store.i32 r380, r379
 	checkindex r9, r387, site 36
-	r385 = elemaddr r386, r9, 4
+	r2635 = move.ptr r3110
+	r385 = elemaddr r2635, 1, 4
 	r388 = load.i32 r385
 	r389 = add.i32 r388, r384
 	r390 = move.ptr r385
 	store.i32 r390, r389
 	checkindex r9, r397, site 37
-	r395 = elemaddr r396, r9, 4
+	r2637 = move.ptr r3111
+	r395 = elemaddr r2637, 1, 4
 	r398 = load.i32 r395
 	r399 = add.i32 r398, r394
 	r400 = move.ptr r395
 	store.i32 r400, r399
 	checkindex r9, r407, site 38
-	r405 = elemaddr r406, r9, 4
+	r2639 = move.ptr r3112
+	r405 = elemaddr r2639, 1, 4
 	r408 = load.i32 r405
 	r409 = add.i32 r408, r404
 	r410 = move.ptr r405
 	store.i32 r410, r409
 	checkindex r9, r417, site 39
-	r415 = elemaddr r416, r9, 4
+	r2641 = move.ptr r3113
+	r415 = elemaddr r2641, 1, 4
 	r418 = load.i32 r415
 	r419 = add.i32 r418, r414
 	r420 = move.ptr r415
 	store.i32 r420, r419
 	checkindex r9, r427, site 40
-	r425 = elemaddr r426, r9, 4
+	r2643 = move.ptr r3114
+	r425 = elemaddr r2643, 1, 4
 	r428 = load.i32 r425
 	r429 = add.i32 r428, r424
 	r430 = move.ptr r425
 	store.i32 r430, r429
 	checkindex r9, r437, site 41
-	r435 = elemaddr r436, r9, 4
+	r2645 = move.ptr r3115
+	r435 = elemaddr r2645, 1, 4
 	r438 = load.i32 r435
 	r439 = add.i32 r438, r434
 	r440 = move.ptr r435
 	store.i32 r440, r439
 	checkindex r9, r447, site 42
-	r445 = elemaddr r446, r9, 4
+	r2647 = move.ptr r3116
+	r445 = elemaddr r2647, 1, 4
 	r448 = load.i32 r445
 	r449 = add.i32 r448, r444
 	r450 = move.ptr r445
 	store.i32 r450, r449
 	checkindex r9, r457, site 43
-	r455 = elemaddr r456, r9, 4
+	r2649 = move.ptr r3117
+	r455 = elemaddr r2649, 1, 4
 	r458 = load.i32 r455
 	r459 = add.i32 r458, r454
 	r460 = move.ptr r455
 	store.i32 r460, r459
 	checkindex r9, r467, site 44
-	r465 = elemaddr r466, r9, 4
+	r2651 = move.ptr r3118
+	r465 = elemaddr r2651, 1, 4
 	r468 = load.i32 r465
 	r469 = add.i32 r468, r464
 	r470 = move.ptr r465
 	store.i32 r470, r469
 	checkindex r9, r477, site 45
-	r475 = elemaddr r476, r9, 4
+	r2653 = move.ptr r3119
+	r475 = elemaddr r2653, 1, 4
 	r478 = load.i32 r475
 	r479 = add.i32 r478, r474
 	r480 = move.ptr r475
 	store.i32 r480, r479
 	checkindex r9, r487, site 46
-	r485 = elemaddr r486, r9, 4
+	r2655 = move.ptr r3120
+	r485 = elemaddr r2655, 1, 4
 	r488 = load.i32 r485
 	r489 = add.i32 r488, r484
 	r490 = move.ptr r485
 	store.i32 r490, r489
 	checkindex r9, r497, site 47
-	r495 = elemaddr r496, r9, 4
+	r2657 = move.ptr r3121
+	r495 = elemaddr r2657, 1, 4
 	r498 = load.i32 r495
 	r499 = add.i32 r498, r494
 	r500 = move.ptr r495
 	store.i32 r500, r499
 	checkindex r9, r507, site 48
-	r505 = elemaddr r506, r9, 4
+	r2659 = move.ptr r3122
+	r505 = elemaddr r2659, 1, 4
 	r508 = load.i32 r505
 	r509 = add.i32 r508, r504
 	r510 = move.ptr r505
 	store.i32 r510, r509
 	checkindex r9, r517, site 49
-	r515 = elemaddr r516, r9, 4
+	r2661 = move.ptr r3123
+	r515 = elemaddr r2661, 1, 4
 	r518 = load.i32 r515
 	r519 = add.i32 r518, r514
 	r520 = move.ptr r515
 	store.i32 r520, r519
 	checkindex r9, r527, site 50
-	r525 = elemaddr r526, r9, 4
+	r2663 = move.ptr r3124
+	r525 = elemaddr r2663, 1, 4
 	r528 = load.i32 r525
 	r529 = add.i32 r528, r524
 	r530 = move.ptr r525
 	store.i32 r530, r529
 	checkindex r9, r537, site 51
-	r535 = elemaddr r536, r9, 4
+	r2665 = move.ptr r3125
+	r535 = elemaddr r2665, 1, 4
 	r538 = load.i32 r535
 	r539 = add.i32 r538, r534
 	r540 = move.ptr r535
 	store.i32 r540, r539
 	checkindex r9, r547, site 52
-	r545 = elemaddr r546, r9, 4
+	r2667 = move.ptr r3126
+	r545 = elemaddr r2667, 1, 4
 	r548 = load.i32 r545
 	r549 = add.i32 r548, r544
 	r550 = move.ptr r545
 	store.i32 r550, r549
 	checkindex r9, r557, site 53
-	r555 = elemaddr r556, r9, 4
+	r2669 = move.ptr r3127
+	r555 = elemaddr r2669, 1, 4
 	r558 = load.i32 r555
 	r559 = add.i32 r558, r554
 	r560 = move.ptr r555
 	store.i32 r560, r559
 	checkindex r9, r567, site 54
-	r565 = elemaddr r566, r9, 4
+	r2671 = move.ptr r3128
+	r565 = elemaddr r2671, 1, 4
 	r568 = load.i32 r565
 	r569 = add.i32 r568, r564
 	r570 = move.ptr r565
 	store.i32 r570, r569
 	checkindex r9, r577, site 55
-	r575 = elemaddr r576, r9, 4
+	r2673 = move.ptr r3129
+	r575 = elemaddr r2673, 1, 4
 	r578 = load.i32 r575
 	r579 = add.i32 r578, r574
 	r580 = move.ptr r575
 	store.i32 r580, r579
 	checkindex r9, r587, site 56
-	r585 = elemaddr r586, r9, 4
+	r2675 = move.ptr r3130
+	r585 = elemaddr r2675, 1, 4
 	r588 = load.i32 r585
 	r589 = add.i32 r588, r584
 	r590 = move.ptr r585
 	store.i32 r590, r589
 	checkindex r9, r597, site 57
-	r595 = elemaddr r596, r9, 4
+	r2677 = move.ptr r3131
+	r595 = elemaddr r2677, 1, 4
 	r598 = load.i32 r595
 	r599 = add.i32 r598, r594
 	r600 = move.ptr r595
 	store.i32 r600, r599
 	checkindex r9, r607, site 58
-	r605 = elemaddr r606, r9, 4
+	r2679 = move.ptr r3132
+	r605 = elemaddr r2679, 1, 4
 	r608 = load.i32 r605
 	r609 = add.i32 r608, r604
 	r610 = move.ptr r605
 	store.i32 r610, r609
 	checkindex r9, r617, site 59
-	r615 = elemaddr r616, r9, 4
+	r2681 = move.ptr r3133
+	r615 = elemaddr r2681, 1, 4
 	r618 = load.i32 r615
 	r619 = add.i32 r618, r614
 	r620 = move.ptr r615
 	store.i32 r620, r619
 	checkindex r9, r627, site 60
-	r625 = elemaddr r626, r9, 4
+	r2683 = move.ptr r3134
+	r625 = elemaddr r2683, 1, 4
 	r628 = load.i32 r625
 	r629 = add.i32 r628, r624
 	r630 = move.ptr r625
 	store.i32 r630, r629
 	checkindex r9, r637, site 61
-	r635 = elemaddr r636, r9, 4
+	r2685 = move.ptr r3135
+	r635 = elemaddr r2685, 1, 4
 	r638 = load.i32 r635
 	r639 = add.i32 r638, r634
 	r640 = move.ptr r635
 	store.i32 r640, r639
 	checkindex r9, r647, site 62
-	r645 = elemaddr r646, r9, 4
+	r2687 = move.ptr r3136
+	r645 = elemaddr r2687, 1, 4
 	r648 = load.i32 r645
 	r649 = add.i32 r648, r644
 	r650 = move.ptr r645
 	store.i32 r650, r649
 	checkindex r9, r657, site 63
-	r655 = elemaddr r656, r9, 4
+	r2689 = move.ptr r3137
+	r655 = elemaddr r2689, 1, 4
 	r658 = load.i32 r655
 	r659 = add.i32 r658, r654
 	r660 = move.ptr r655
 	store.i32 r660, r659
 	checkindex r9, r667, site 64
-	r665 = elemaddr r666, r9, 4
+	r2691 = move.ptr r3138
+	r665 = elemaddr r2691, 1, 4
 	r668 = load.i32 r665
 	r669 = add.i32 r668, r664
 	r670 = move.ptr r665
 	store.i32 r670, r669
 	checkindex r9, r677, site 65
-	r675 = elemaddr r676, r9, 4
+	r2693 = move.ptr r3139
+	r675 = elemaddr r2693, 1, 4
 	r678 = load.i32 r675
 	r679 = add.i32 r678, r674
 	r680 = move.ptr r675
 	store.i32 r680, r679
 	checkindex r9, r687, site 66
-	r685 = elemaddr r686, r9, 4
+	r2695 = move.ptr r3140
+	r685 = elemaddr r2695, 1, 4
 	r688 = load.i32 r685
 	r689 = add.i32 r688, r684
 	r690 = move.ptr r685
 	store.i32 r690, r689
 	checkindex r9, r697, site 67
-	r695 = elemaddr r696, r9, 4
+	r2697 = move.ptr r3141
+	r695 = elemaddr r2697, 1, 4
 	r698 = load.i32 r695
 	r699 = add.i32 r698, r694
 	r700 = move.ptr r695
 	store.i32 r700, r699
 	checkindex r9, r707, site 68
-	r705 = elemaddr r706, r9, 4
+	r2699 = move.ptr r3142
+	r705 = elemaddr r2699, 1, 4
 	r708 = load.i32 r705
 	r709 = add.i32 r708, r704
 	r710 = move.ptr r705
 	store.i32 r710, r709
 	checkindex r9, r717, site 69
-	r715 = elemaddr r716, r9, 4
+	r2701 = move.ptr r3143
+	r715 = elemaddr r2701, 1, 4
 	r718 = load.i32 r715
 	r719 = add.i32 r718, r714
 	r720 = move.ptr r715
 	store.i32 r720, r719
 	checkindex r9, r727, site 70
-	r725 = elemaddr r726, r9, 4
+	r2703 = move.ptr r3144
+	r725 = elemaddr r2703, 1, 4
 	r728 = load.i32 r725
 	r729 = add.i32 r728, r724
 	r730 = move.ptr r725
 	store.i32 r730, r729
 	checkindex r9, r737, site 71
-	r735 = elemaddr r736, r9, 4
+	r2705 = move.ptr r3145
+	r735 = elemaddr r2705, 1, 4
 	r738 = load.i32 r735
 	r739 = add.i32 r738, r734
 	r740 = move.ptr r735
 	store.i32 r740, r739
 	checkindex r9, r747, site 72
-	r745 = elemaddr r746, r9, 4
+	r2707 = move.ptr r3146
+	r745 = elemaddr r2707, 1, 4
 	r748 = load.i32 r745
 	r749 = add.i32 r748, r744
 	r750 = move.ptr r745
 	store.i32 r750, r749
 	checkindex r9, r757, site 73
-	r755 = elemaddr r756, r9, 4
+	r2709 = move.ptr r3147
+	r755 = elemaddr r2709, 1, 4
 	r758 = load.i32 r755
 	r759 = add.i32 r758, r754
 	r760 = move.ptr r755
 	store.i32 r760, r759
 	checkindex r9, r767, site 74
-	r765 = elemaddr r766, r9, 4
+	r2711 = move.ptr r3148
+	r765 = elemaddr r2711, 1, 4
 	r768 = load.i32 r765
 	r769 = add.i32 r768, r764
 	r770 = move.ptr r765
 	store.i32 r770, r769
 	checkindex r9, r777, site 75
-	r775 = elemaddr r776, r9, 4
+	r2713 = move.ptr r3149
+	r775 = elemaddr r2713, 1, 4
 	r778 = load.i32 r775
 	r779 = add.i32 r778, r774
 	r780 = move.ptr r775
 	store.i32 r780, r779
 	checkindex r9, r787, site 76
-	r785 = elemaddr r786, r9, 4
+	r2715 = move.ptr r3150
+	r785 = elemaddr r2715, 1, 4
 	r788 = load.i32 r785
 	r789 = add.i32 r788, r784
 	r790 = move.ptr r785
 	store.i32 r790, r789
 	checkindex r9, r797, site 77
-	r795 = elemaddr r796, r9, 4
+	r2717 = move.ptr r3151
+	r795 = elemaddr r2717, 1, 4
 	r798 = load.i32 r795
 	r799 = add.i32 r798, r794
 	r800 = move.ptr r795
 	store.i32 r800, r799
 	checkindex r9, r807, site 78
-	r805 = elemaddr r806, r9, 4
+	r2719 = move.ptr r3152
+	r805 = elemaddr r2719, 1, 4
 	r808 = load.i32 r805
 	r809 = add.i32 r808, r804
 	r810 = move.ptr r805
 	store.i32 r810, r809
 	checkindex r9, r817, site 79
-	r815 = elemaddr r816, r9, 4
+	r2721 = move.ptr r3153
+	r815 = elemaddr r2721, 1, 4
 	r818 = load.i32 r815
 	r819 = add.i32 r818, r814
 	r820 = move.ptr r815
 	store.i32 r820, r819
 	checkindex r9, r827, site 80
-	r825 = elemaddr r826, r9, 4
+	r2723 = move.ptr r3154
+	r825 = elemaddr r2723, 1, 4
 	r828 = load.i32 r825
 	r829 = add.i32 r828, r824
 	r830 = move.ptr r825
 	store.i32 r830, r829
 	checkindex r9, r837, site 81
-	r835 = elemaddr r836, r9, 4
+	r2725 = move.ptr r3155
+	r835 = elemaddr r2725, 1, 4
 	r838 = load.i32 r835
 	r839 = add.i32 r838, r834
 	r840 = move.ptr r835
 	store.i32 r840, r839
 	checkindex r9, r847, site 82
-	r845 = elemaddr r846, r9, 4
+	r2727 = move.ptr r3156
+	r845 = elemaddr r2727, 1, 4
 	r848 = load.i32 r845
 	r849 = add.i32 r848, r844
 	r850 = move.ptr r845
 	store.i32 r850, r849
 	checkindex r9, r857, site 83
-	r855 = elemaddr r856, r9, 4
+	r2729 = move.ptr r3157
+	r855 = elemaddr r2729, 1, 4
 	r858 = load.i32 r855
 	r859 = add.i32 r858, r854
 	r860 = move.ptr r855
 	store.i32 r860, r859
 	checkindex r9, r867, site 84
-	r865 = elemaddr r866, r9, 4
+	r2731 = move.ptr r3158
+	r865 = elemaddr r2731, 1, 4
 	r868 = load.i32 r865
 	r869 = add.i32 r868, r864
 	r870 = move.ptr r865
 	store.i32 r870, r869
 	checkindex r9, r877, site 85
-	r875 = elemaddr r876, r9, 4
+	r2733 = move.ptr r3159
+	r875 = elemaddr r2733, 1, 4
 	r878 = load.i32 r875
 	r879 = add.i32 r878, r874
 	r880 = move.ptr r875
 	store.i32 r880, r879
 	checkindex r9, r887, site 86
-	r885 = elemaddr r886, r9, 4
+	r2735 = move.ptr r3160
+	r885 = elemaddr r2735, 1, 4
 	r888 = load.i32 r885
 	r889 = add.i32 r888, r884
 	r890 = move.ptr r885
 	store.i32 r890, r889
 	checkindex r9, r897, site 87
-	r895 = elemaddr r896, r9, 4
+	r2737 = move.ptr r3161
+	r895 = elemaddr r2737, 1, 4
 	r898 = load.i32 r895
 	r899 = add.i32 r898, r894
 	r900 = move.ptr r895
 	store.i32 r900, r899
 	checkindex r9, r907, site 88
-	r905 = elemaddr r906, r9, 4
+	r2739 = move.ptr r3162
+	r905 = elemaddr r2739, 1, 4
 	r908 = load.i32 r905
 	r909 = add.i32 r908, r904
 	r910 = move.ptr r905
 	store.i32 r910, r909
 	checkindex r9, r917, site 89
-	r915 = elemaddr r916, r9, 4
+	r2741 = move.ptr r3163
+	r915 = elemaddr r2741, 1, 4
 	r918 = load.i32 r915
 	r919 = add.i32 r918, r914
 	r920 = move.ptr r915
 	store.i32 r920, r919
 	checkindex r9, r927, site 90
-	r925 = elemaddr r926, r9, 4
+	r2743 = move.ptr r3164
+	r925 = elemaddr r2743, 1, 4
 	r928 = load.i32 r925
 	r929 = add.i32 r928, r924
 	r930 = move.ptr r925
 	store.i32 r930, r929
 	checkindex r9, r937, site 91
-	r935 = elemaddr r936, r9, 4
+	r2745 = move.ptr r3165
+	r935 = elemaddr r2745, 1, 4
 	r938 = load.i32 r935
 	r939 = add.i32 r938, r934
 	r940 = move.ptr r935
 	store.i32 r940, r939
 	checkindex r9, r947, site 92
-	r945 = elemaddr r946, r9, 4
+	r2747 = move.ptr r3166
+	r945 = elemaddr r2747, 1, 4
 	r948 = load.i32 r945
 	r949 = add.i32 r948, r944
 	r950 = move.ptr r945
 	store.i32 r950, r949
 	checkindex r9, r957, site 93
-	r955 = elemaddr r956, r9, 4
+	r2749 = move.ptr r3167
+	r955 = elemaddr r2749, 1, 4
 	r958 = load.i32 r955
 	r959 = add.i32 r958, r954
 	r960 = move.ptr r955
 	store.i32 r960, r959
 	checkindex r9, r967, site 94
-	r965 = elemaddr r966, r9, 4
+	r2751 = move.ptr r3168
+	r965 = elemaddr r2751, 1, 4
 	r968 = load.i32 r965
 	r969 = add.i32 r968, r964
 	r970 = move.ptr r965
 	store.i32 r970, r969
 	checkindex r9, r977, site 95
-	r975 = elemaddr r976, r9, 4
+	r2753 = move.ptr r3169
+	r975 = elemaddr r2753, 1, 4
 	r978 = load.i32 r975
 	r979 = add.i32 r978, r974
 	r980 = move.ptr r975
 	store.i32 r980, r979
 	checkindex r9, r987, site 96
-	r985 = elemaddr r986, r9, 4
+	r2755 = move.ptr r3170
+	r985 = elemaddr r2755, 1, 4
 	r988 = load.i32 r985
 	r989 = add.i32 r988, r984
 	r990 = move.ptr r985
 	store.i32 r990, r989
 	checkindex r9, r997, site 97
-	r995 = elemaddr r996, r9, 4
+	r2757 = move.ptr r3171
+	r995 = elemaddr r2757, 1, 4
 	r998 = load.i32 r995
 	r999 = add.i32 r998, r994
 	r1000 = move.ptr r995
 	store.i32 r1000, r999
 	checkindex r9, r1007, site 98
-	r1005 = elemaddr r1006, r9, 4
+	r2759 = move.ptr r3172
+	r1005 = elemaddr r2759, 1, 4
 	r1008 = load.i32 r1005
 	r1009 = add.i32 r1008, r1004
 	r1010 = move.ptr r1005
 	store.i32 r1010, r1009
 	checkindex r9, r1017, site 99
-	r1015 = elemaddr r1016, r9, 4
+	r2761 = move.ptr r3173
+	r1015 = elemaddr r2761, 1, 4
 	r1018 = load.i32 r1015
 	r1019 = add.i32 r1018, r1014
 	r1020 = move.ptr r1015
 	store.i32 r1020, r1019
 	checkindex r9, r1027, site 100
-	r1025 = elemaddr r1026, r9, 4
+	r2763 = move.ptr r3174
+	r1025 = elemaddr r2763, 1, 4
 	r1028 = load.i32 r1025
 	r1029 = add.i32 r1028, r1024
 	r1030 = move.ptr r1025
 	store.i32 r1030, r1029
 	checkindex r9, r1037, site 101
-	r1035 = elemaddr r1036, r9, 4
+	r2765 = move.ptr r3175
+	r1035 = elemaddr r2765, 1, 4
 	r1038 = load.i32 r1035
 	r1039 = add.i32 r1038, r1034
 	r1040 = move.ptr r1035
 	store.i32 r1040, r1039
 	checkindex r9, r1047, site 102
-	r1045 = elemaddr r1046, r9, 4
+	r2767 = move.ptr r3176
+	r1045 = elemaddr r2767, 1, 4
 	r1048 = load.i32 r1045
 	r1049 = add.i32 r1048, r1044
 	r1050 = move.ptr r1045
 	store.i32 r1050, r1049
 	checkindex r9, r1057, site 103
-	r1055 = elemaddr r1056, r9, 4
+	r2769 = move.ptr r3177
+	r1055 = elemaddr r2769, 1, 4
 	r1058 = load.i32 r1055
 	r1059 = add.i32 r1058, r1054
 	r1060 = move.ptr r1055
 	store.i32 r1060, r1059
 	checkindex r9, r1067, site 104
-	r1065 = elemaddr r1066, r9, 4
+	r2771 = move.ptr r3178
+	r1065 = elemaddr r2771, 1, 4
 	r1068 = load.i32 r1065
 	r1069 = add.i32 r1068, r1064
 	r1070 = move.ptr r1065
 	store.i32 r1070, r1069
 	checkindex r9, r1077, site 105
-	r1075 = elemaddr r1076, r9, 4
+	r2773 = move.ptr r3179
+	r1075 = elemaddr r2773, 1, 4
 	r1078 = load.i32 r1075
 	r1079 = add.i32 r1078, r1074
 	r1080 = move.ptr r1075
 	store.i32 r1080, r1079
 	checkindex r9, r1087, site 106
-	r1085 = elemaddr r1086, r9, 4
+	r2775 = move.ptr r3180
+	r1085 = elemaddr r2775, 1, 4
 	r1088 = load.i32 r1085
 	r1089 = add.i32 r1088, r1084
 	r1090 = move.ptr r1085
 	store.i32 r1090, r1089
 	checkindex r9, r1097, site 107
-	r1095 = elemaddr r1096, r9, 4
+	r2777 = move.ptr r3181
+	r1095 = elemaddr r2777, 1, 4
 	r1098 = load.i32 r1095
 	r1099 = add.i32 r1098, r1094
 	r1100 = move.ptr r1095
 	store.i32 r1100, r1099
 	checkindex r9, r1107, site 108
-	r1105 = elemaddr r1106, r9, 4
+	r2779 = move.ptr r3182
+	r1105 = elemaddr r2779, 1, 4
 	r1108 = load.i32 r1105
 	r1109 = add.i32 r1108, r1104
 	r1110 = move.ptr r1105
 	store.i32 r1110, r1109
 	checkindex r9, r1117, site 109
-	r1115 = elemaddr r1116, r9, 4
+	r2781 = move.ptr r3183
+	r1115 = elemaddr r2781, 1, 4
 	r1118 = load.i32 r1115
 	r1119 = add.i32 r1118, r1114
 	r1120 = move.ptr r1115
 	store.i32 r1120, r1119
 	checkindex r9, r1127, site 110
-	r1125 = elemaddr r1126, r9, 4
+	r2783 = move.ptr r3184
+	r1125 = elemaddr r2783, 1, 4
 	r1128 = load.i32 r1125
 	r1129 = add.i32 r1128, r1124
 	r1130 = move.ptr r1125
 	store.i32 r1130, r1129
 	checkindex r9, r1137, site 111
-	r1135 = elemaddr r1136, r9, 4
+	r2785 = move.ptr r3185
+	r1135 = elemaddr r2785, 1, 4
 	r1138 = load.i32 r1135
 	r1139 = add.i32 r1138, r1134
 	r1140 = move.ptr r1135
 	store.i32 r1140, r1139
 	checkindex r9, r1147, site 112
-	r1145 = elemaddr r1146, r9, 4
+	r2787 = move.ptr r3186
+	r1145 = elemaddr r2787, 1, 4
 	r1148 = load.i32 r1145
 	r1149 = add.i32 r1148, r1144
 	r1150 = move.ptr r1145
 	store.i32 r1150, r1149
 	checkindex r9, r1157, site 113
-	r1155 = elemaddr r1156, r9, 4
+	r2789 = move.ptr r3187
+	r1155 = elemaddr r2789, 1, 4
 	r1158 = load.i32 r1155
 	r1159 = add.i32 r1158, r1154
 	r1160 = move.ptr r1155
 	store.i32 r1160, r1159
 	checkindex r9, r1167, site 114
-	r1165 = elemaddr r1166, r9, 4
+	r2791 = move.ptr r3188
+	r1165 = elemaddr r2791, 1, 4
 	r1168 = load.i32 r1165
 	r1169 = add.i32 r1168, r1164
 	r1170 = move.ptr r1165
 	store.i32 r1170, r1169
 	checkindex r9, r1177, site 115
-	r1175 = elemaddr r1176, r9, 4
+	r2793 = move.ptr r3189
+	r1175 = elemaddr r2793, 1, 4
 	r1178 = load.i32 r1175
 	r1179 = add.i32 r1178, r1174
 	r1180 = move.ptr r1175
 	store.i32 r1180, r1179
 	checkindex r9, r1187, site 116
-	r1185 = elemaddr r1186, r9, 4
+	r2795 = move.ptr r3190
+	r1185 = elemaddr r2795, 1, 4
 	r1188 = load.i32 r1185
 	r1189 = add.i32 r1188, r1184
 	r1190 = move.ptr r1185
 	store.i32 r1190, r1189
 	checkindex r9, r1197, site 117
-	r1195 = elemaddr r1196, r9, 4
+	r2797 = move.ptr r3191
+	r1195 = elemaddr r2797, 1, 4
 	r1198 = load.i32 r1195
 	r1199 = add.i32 r1198, r1194
 	r1200 = move.ptr r1195
 	store.i32 r1200, r1199
 	checkindex r9, r1207, site 118
-	r1205 = elemaddr r1206, r9, 4
+	r2799 = move.ptr r3192
+	r1205 = elemaddr r2799, 1, 4
 	r1208 = load.i32 r1205
 	r1209 = add.i32 r1208, r1204
 	r1210 = move.ptr r1205
 	store.i32 r1210, r1209
 	checkindex r9, r1217, site 119
-	r1215 = elemaddr r1216, r9, 4
+	r2801 = move.ptr r3193
+	r1215 = elemaddr r2801, 1, 4
 	r1218 = load.i32 r1215
 	r1219 = add.i32 r1218, r1214
 	r1220 = move.ptr r1215
 	store.i32 r1220, r1219
 	checkindex r9, r1227, site 120
-	r1225 = elemaddr r1226, r9, 4
+	r2803 = move.ptr r3194
+	r1225 = elemaddr r2803, 1, 4
 	r1228 = load.i32 r1225
 	r1229 = add.i32 r1228, r1224
 	r1230 = move.ptr r1225
 	store.i32 r1230, r1229
 	checkindex r9, r1237, site 121
-	r1235 = elemaddr r1236, r9, 4
+	r2805 = move.ptr r3195
+	r1235 = elemaddr r2805, 1, 4
 	r1238 = load.i32 r1235
 	r1239 = add.i32 r1238, r1234
 	r1240 = move.ptr r1235
 	store.i32 r1240, r1239
 	checkindex r9, r1247, site 122
-	r1245 = elemaddr r1246, r9, 4
+	r2807 = move.ptr r3196
+	r1245 = elemaddr r2807, 1, 4
 	r1248 = load.i32 r1245
 	r1249 = add.i32 r1248, r1244
 	r1250 = move.ptr r1245
 	store.i32 r1250, r1249
 	checkindex r9, r1257, site 123
-	r1255 = elemaddr r1256, r9, 4
+	r2809 = move.ptr r3197
+	r1255 = elemaddr r2809, 1, 4
 	r1258 = load.i32 r1255
 	r1259 = add.i32 r1258, r1254
 	r1260 = move.ptr r1255
 	store.i32 r1260, r1259
 	checkindex r9, r1267, site 124
-	r1265 = elemaddr r1266, r9, 4
+	r2811 = move.ptr r3198
+	r1265 = elemaddr r2811, 1, 4
 	r1268 = load.i32 r1265
 	r1269 = add.i32 r1268, r1264
 	r1270 = move.ptr r1265
 	store.i32 r1270, r1269
 	checkindex r9, r1277, site 125
-	r1275 = elemaddr r1276, r9, 4
+	r2813 = move.ptr r3199
+	r1275 = elemaddr r2813, 1, 4
 	r1278 = load.i32 r1275
 	r1279 = add.i32 r1278, r1274
 	r1280 = move.ptr r1275
 	store.i32 r1280, r1279
 	checkindex r9, r1287, site 126
-	r1285 = elemaddr r1286, r9, 4
+	r2815 = move.ptr r3200
+	r1285 = elemaddr r2815, 1, 4
 	r1288 = load.i32 r1285
 	r1289 = add.i32 r1288, r1284
 	r1290 = move.ptr r1285
 	store.i32 r1290, r1289
 	checkindex r9, r1297, site 127
-	r1295 = elemaddr r1296, r9, 4
+	r2817 = move.ptr r3201
+	r1295 = elemaddr r2817, 1, 4
 	r1298 = load.i32 r1295
 	r1299 = add.i32 r1298, r1294
 	r1300 = move.ptr r1295
 	store.i32 r1300, r1299
 	checkindex r9, r1307, site 128
-	r1305 = elemaddr r1306, r9, 4
+	r2819 = move.ptr r3202
+	r1305 = elemaddr r2819, 1, 4
 	r1308 = load.i32 r1305
 	r1309 = add.i32 r1308, r1304
 	r1310 = move.ptr r1305
 	store.i32 r1310, r1309
 	checkindex r9, r1317, site 129
-	r1315 = elemaddr r1316, r9, 4
+	r2821 = move.ptr r3203
+	r1315 = elemaddr r2821, 1, 4
 	r1318 = load.i32 r1315
 	r1319 = add.i32 r1318, r1314
 	r1320 = move.ptr r1315
 	store.i32 r1320, r1319
 	checkindex r9, r1327, site 130
-	r1325 = elemaddr r1326, r9, 4
+	r2823 = move.ptr r3204
+	r1325 = elemaddr r2823, 1, 4
 	r1328 = load.i32 r1325
 	r1329 = add.i32 r1328, r1324
 	r1330 = move.ptr r1325
 	store.i32 r1330, r1329
 	checkindex r9, r1337, site 131
-	r1335 = elemaddr r1336, r9, 4
+	r2825 = move.ptr r3205
+	r1335 = elemaddr r2825, 1, 4
 	r1338 = load.i32 r1335
 	r1339 = add.i32 r1338, r1334
 	r1340 = move.ptr r1335
 	store.i32 r1340, r1339
 	checkindex r9, r1347, site 132
-	r1345 = elemaddr r1346, r9, 4
+	r2827 = move.ptr r3206
+	r1345 = elemaddr r2827, 1, 4
 	r1348 = load.i32 r1345
 	r1349 = add.i32 r1348, r1344
 	r1350 = move.ptr r1345
 	store.i32 r1350, r1349
 	checkindex r9, r1357, site 133
-	r1355 = elemaddr r1356, r9, 4
+	r2829 = move.ptr r3207
+	r1355 = elemaddr r2829, 1, 4
 	r1358 = load.i32 r1355
 	r1359 = add.i32 r1358, r1354
 	r1360 = move.ptr r1355
 	store.i32 r1360, r1359
 	checkindex r9, r1367, site 134
-	r1365 = elemaddr r1366, r9, 4
+	r2831 = move.ptr r3208
+	r1365 = elemaddr r2831, 1, 4
 	r1368 = load.i32 r1365
 	r1369 = add.i32 r1368, r1364
 	r1370 = move.ptr r1365
 	store.i32 r1370, r1369
 	checkindex r9, r1377, site 135
-	r1375 = elemaddr r1376, r9, 4
+	r2833 = move.ptr r3209
+	r1375 = elemaddr r2833, 1, 4
 	r1378 = load.i32 r1375
 	r1379 = add.i32 r1378, r1374
 	r1380 = move.ptr r1375
 	store.i32 r1380, r1379
 	checkindex r9, r1387, site 136
-	r1385 = elemaddr r1386, r9, 4
+	r2835 = move.ptr r3210
+	r1385 = elemaddr r2835, 1, 4
 	r1388 = load.i32 r1385
 	r1389 = add.i32 r1388, r1384
 	r1390 = move.ptr r1385
 	store.i32 r1390, r1389
 	checkindex r9, r1397, site 137
-	r1395 = elemaddr r1396, r9, 4
+	r2837 = move.ptr r3211
+	r1395 = elemaddr r2837, 1, 4
 	r1398 = load.i32 r1395
 	r1399 = add.i32 r1398, r1394
 	r1400 = move.ptr r1395
 	store.i32 r1400, r1399
 	checkindex r9, r1407, site 138
-	r1405 = elemaddr r1406, r9, 4
+	r2839 = move.ptr r3212
+	r1405 = elemaddr r2839, 1, 4
 	r1408 = load.i32 r1405
 	r1409 = add.i32 r1408, r1404
 	r1410 = move.ptr r1405
 	store.i32 r1410, r1409
 	checkindex r9, r1417, site 139
-	r1415 = elemaddr r1416, r9, 4
+	r2841 = move.ptr r3213
+	r1415 = elemaddr r2841, 1, 4
 	r1418 = load.i32 r1415
 	r1419 = add.i32 r1418, r1414
 	r1420 = move.ptr r1415
 	store.i32 r1420, r1419
 	checkindex r9, r1427, site 140
-	r1425 = elemaddr r1426, r9, 4
+	r2843 = move.ptr r3214
+	r1425 = elemaddr r2843, 1, 4
 	r1428 = load.i32 r1425
 	r1429 = add.i32 r1428, r1424
 	r1430 = move.ptr r1425
 	store.i32 r1430, r1429
 	checkindex r9, r1437, site 141
-	r1435 = elemaddr r1436, r9, 4
+	r2845 = move.ptr r3215
+	r1435 = elemaddr r2845, 1, 4
 	r1438 = load.i32 r1435
 	r1439 = add.i32 r1438, r1434
 	r1440 = move.ptr r1435
 	store.i32 r1440, r1439
 	checkindex r9, r1447, site 142
-	r1445 = elemaddr r1446, r9, 4
+	r2847 = move.ptr r3216
+	r1445 = elemaddr r2847, 1, 4
 	r1448 = load.i32 r1445
 	r1449 = add.i32 r1448, r1444
 	r1450 = move.ptr r1445
 	store.i32 r1450, r1449
 	checkindex r9, r1457, site 143
-	r1455 = elemaddr r1456, r9, 4
+	r2849 = move.ptr r3217
+	r1455 = elemaddr r2849, 1, 4
 	r1458 = load.i32 r1455
 	r1459 = add.i32 r1458, r1454
 	r1460 = move.ptr r1455
 	store.i32 r1460, r1459
 	checkindex r9, r1467, site 144
-	r1465 = elemaddr r1466, r9, 4
+	r2851 = move.ptr r3218
+	r1465 = elemaddr r2851, 1, 4
 	r1468 = load.i32 r1465
 	r1469 = add.i32 r1468, r1464
 	r1470 = move.ptr r1465
 	store.i32 r1470, r1469
 	checkindex r9, r1477, site 145
-	r1475 = elemaddr r1476, r9, 4
+	r2853 = move.ptr r3219
+	r1475 = elemaddr r2853, 1, 4
 	r1478 = load.i32 r1475
 	r1479 = add.i32 r1478, r1474
 	r1480 = move.ptr r1475
 	store.i32 r1480, r1479
 	checkindex r9, r1487, site 146
-	r1485 = elemaddr r1486, r9, 4
+	r2855 = move.ptr r3220
+	r1485 = elemaddr r2855, 1, 4
 	r1488 = load.i32 r1485
 	r1489 = add.i32 r1488, r1484
 	r1490 = move.ptr r1485
 	store.i32 r1490, r1489
 	checkindex r9, r1497, site 147
-	r1495 = elemaddr r1496, r9, 4
+	r2857 = move.ptr r3221
+	r1495 = elemaddr r2857, 1, 4
 	r1498 = load.i32 r1495
 	r1499 = add.i32 r1498, r1494
 	r1500 = move.ptr r1495
 	store.i32 r1500, r1499
 	checkindex r9, r1507, site 148
-	r1505 = elemaddr r1506, r9, 4
+	r2859 = move.ptr r3222
+	r1505 = elemaddr r2859, 1, 4
 	r1508 = load.i32 r1505
 	r1509 = add.i32 r1508, r1504
 	r1510 = move.ptr r1505
 	store.i32 r1510, r1509
 	checkindex r9, r1517, site 149
-	r1515 = elemaddr r1516, r9, 4
+	r2861 = move.ptr r3223
+	r1515 = elemaddr r2861, 1, 4
 	r1518 = load.i32 r1515
 	r1519 = add.i32 r1518, r1514
 	r1520 = move.ptr r1515
 	store.i32 r1520, r1519
 	checkindex r9, r1527, site 150
-	r1525 = elemaddr r1526, r9, 4
+	r2863 = move.ptr r3224
+	r1525 = elemaddr r2863, 1, 4
 	r1528 = load.i32 r1525
 	r1529 = add.i32 r1528, r1524
 	r1530 = move.ptr r1525
 	store.i32 r1530, r1529
 	checkindex r9, r1537, site 151
-	r1535 = elemaddr r1536, r9, 4
+	r2865 = move.ptr r3225
+	r1535 = elemaddr r2865, 1, 4
 	r1538 = load.i32 r1535
 	r1539 = add.i32 r1538, r1534
 	r1540 = move.ptr r1535
 	store.i32 r1540, r1539
 	checkindex r9, r1547, site 152
-	r1545 = elemaddr r1546, r9, 4
+	r2867 = move.ptr r3226
+	r1545 = elemaddr r2867, 1, 4
 	r1548 = load.i32 r1545
 	r1549 = add.i32 r1548, r1544
 	r1550 = move.ptr r1545
 	store.i32 r1550, r1549
 	checkindex r9, r1557, site 153
-	r1555 = elemaddr r1556, r9, 4
+	r2869 = move.ptr r3227
+	r1555 = elemaddr r2869, 1, 4
 	r1558 = load.i32 r1555
 	r1559 = add.i32 r1558, r1554
 	r1560 = move.ptr r1555
 	store.i32 r1560, r1559
 	checkindex r9, r1567, site 154
-	r1565 = elemaddr r1566, r9, 4
+	r2871 = move.ptr r3228
+	r1565 = elemaddr r2871, 1, 4
 	r1568 = load.i32 r1565
 	r1569 = add.i32 r1568, r1564
 	r1570 = move.ptr r1565
 	store.i32 r1570, r1569
 	checkindex r9, r1577, site 155
-	r1575 = elemaddr r1576, r9, 4
+	r2873 = move.ptr r3229
+	r1575 = elemaddr r2873, 1, 4
 	r1578 = load.i32 r1575
 	r1579 = add.i32 r1578, r1574
 	r1580 = move.ptr r1575
 	store.i32 r1580, r1579
 	checkindex r9, r1587, site 156
-	r1585 = elemaddr r1586, r9, 4
+	r2875 = move.ptr r3230
+	r1585 = elemaddr r2875, 1, 4
 	r1588 = load.i32 r1585
 	r1589 = add.i32 r1588, r1584
 	r1590 = move.ptr r1585
 	store.i32 r1590, r1589
 	checkindex r9, r1597, site 157
-	r1595 = elemaddr r1596, r9, 4
+	r2877 = move.ptr r3231
+	r1595 = elemaddr r2877, 1, 4
 	r1598 = load.i32 r1595
 	r1599 = add.i32 r1598, r1594
 	r1600 = move.ptr r1595
 	store.i32 r1600, r1599
 	checkindex r9, r1607, site 158
-	r1605 = elemaddr r1606, r9, 4
+	r2879 = move.ptr r3232
+	r1605 = elemaddr r2879, 1, 4
 	r1608 = load.i32 r1605
 	r1609 = add.i32 r1608, r1604
 	r1610 = move.ptr r1605
 	store.i32 r1610, r1609
 	checkindex r9, r1617, site 159
-	r1615 = elemaddr r1616, r9, 4
+	r2881 = move.ptr r3233
+	r1615 = elemaddr r2881, 1, 4
 	r1618 = load.i32 r1615
 	r1619 = add.i32 r1618, r1614
 	r1620 = move.ptr r1615
 	store.i32 r1620, r1619
 	checkindex r9, r1627, site 160
-	r1625 = elemaddr r1626, r9, 4
+	r2883 = move.ptr r3234
+	r1625 = elemaddr r2883, 1, 4
 	r1628 = load.i32 r1625
 	r1629 = add.i32 r1628, r1624
 	r1630 = move.ptr r1625
 	store.i32 r1630, r1629
 	checkindex r9, r1637, site 161
-	r1635 = elemaddr r1636, r9, 4
+	r2885 = move.ptr r3235
+	r1635 = elemaddr r2885, 1, 4
 	r1638 = load.i32 r1635
 	r1639 = add.i32 r1638, r1634
 	r1640 = move.ptr r1635
 	store.i32 r1640, r1639
 	checkindex r9, r1647, site 162
-	r1645 = elemaddr r1646, r9, 4
+	r2887 = move.ptr r3236
+	r1645 = elemaddr r2887, 1, 4
 	r1648 = load.i32 r1645
 	r1649 = add.i32 r1648, r1644
 	r1650 = move.ptr r1645
 	store.i32 r1650, r1649
 	checkindex r9, r1657, site 163
-	r1655 = elemaddr r1656, r9, 4
+	r2889 = move.ptr r3237
+	r1655 = elemaddr r2889, 1, 4
 	r1658 = load.i32 r1655
 	r1659 = add.i32 r1658, r1654
 	r1660 = move.ptr r1655
 	store.i32 r1660, r1659
 	checkindex r9, r1667, site 164
-	r1665 = elemaddr r1666, r9, 4
+	r2891 = move.ptr r3238
+	r1665 = elemaddr r2891, 1, 4
 	r1668 = load.i32 r1665
 	r1669 = add.i32 r1668, r1664
 	r1670 = move.ptr r1665
 	store.i32 r1670, r1669
 	checkindex r9, r1677, site 165
-	r1675 = elemaddr r1676, r9, 4
+	r2893 = move.ptr r3239
+	r1675 = elemaddr r2893, 1, 4
 	r1678 = load.i32 r1675
 	r1679 = add.i32 r1678, r1674
 	r1680 = move.ptr r1675
 	store.i32 r1680, r1679
 	checkindex r9, r1687, site 166
-	r1685 = elemaddr r1686, r9, 4
+	r2895 = move.ptr r3240
+	r1685 = elemaddr r2895, 1, 4
 	r1688 = load.i32 r1685
 	r1689 = add.i32 r1688, r1684
 	r1690 = move.ptr r1685
 	store.i32 r1690, r1689
 	checkindex r9, r1697, site 167
-	r1695 = elemaddr r1696, r9, 4
+	r2897 = move.ptr r3241
+	r1695 = elemaddr r2897, 1, 4
 	r1698 = load.i32 r1695
 	r1699 = add.i32 r1698, r1694
 	r1700 = move.ptr r1695
 	store.i32 r1700, r1699
 	checkindex r9, r1707, site 168
-	r1705 = elemaddr r1706, r9, 4
+	r2899 = move.ptr r3242
+	r1705 = elemaddr r2899, 1, 4
 	r1708 = load.i32 r1705
 	r1709 = add.i32 r1708, r1704
 	r1710 = move.ptr r1705
 	store.i32 r1710, r1709
 	checkindex r9, r1717, site 169
-	r1715 = elemaddr r1716, r9, 4
+	r2901 = move.ptr r3243
+	r1715 = elemaddr r2901, 1, 4
 	r1718 = load.i32 r1715
 	r1719 = add.i32 r1718, r1714
 	r1720 = move.ptr r1715
 	store.i32 r1720, r1719
 	checkindex r9, r1727, site 170
-	r1725 = elemaddr r1726, r9, 4
+	r2903 = move.ptr r3244
+	r1725 = elemaddr r2903, 1, 4
 	r1728 = load.i32 r1725
 	r1729 = add.i32 r1728, r1724
 	r1730 = move.ptr r1725
 	store.i32 r1730, r1729
 	checkindex r9, r1737, site 171
-	r1735 = elemaddr r1736, r9, 4
+	r2905 = move.ptr r3245
+	r1735 = elemaddr r2905, 1, 4
 	r1738 = load.i32 r1735
 	r1739 = add.i32 r1738, r1734
 	r1740 = move.ptr r1735
 	store.i32 r1740, r1739
 	checkindex r9, r1747, site 172
-	r1745 = elemaddr r1746, r9, 4
+	r2907 = move.ptr r3246
+	r1745 = elemaddr r2907, 1, 4
 	r1748 = load.i32 r1745
 	r1749 = add.i32 r1748, r1744
 	r1750 = move.ptr r1745
 	store.i32 r1750, r1749
 	checkindex r9, r1757, site 173
-	r1755 = elemaddr r1756, r9, 4
+	r2909 = move.ptr r3247
+	r1755 = elemaddr r2909, 1, 4
 	r1758 = load.i32 r1755
 	r1759 = add.i32 r1758, r1754
 	r1760 = move.ptr r1755
 	store.i32 r1760, r1759
 	checkindex r9, r1767, site 174
-	r1765 = elemaddr r1766, r9, 4
+	r2911 = move.ptr r3248
+	r1765 = elemaddr r2911, 1, 4
 	r1768 = load.i32 r1765
 	r1769 = add.i32 r1768, r1764
 	r1770 = move.ptr r1765
 	store.i32 r1770, r1769
 	checkindex r9, r1777, site 175
-	r1775 = elemaddr r1776, r9, 4
+	r2913 = move.ptr r3249
+	r1775 = elemaddr r2913, 1, 4
 	r1778 = load.i32 r1775
 	r1779 = add.i32 r1778, r1774
 	r1780 = move.ptr r1775
 	store.i32 r1780, r1779
 	checkindex r9, r1787, site 176
-	r1785 = elemaddr r1786, r9, 4
+	r2915 = move.ptr r3250
+	r1785 = elemaddr r2915, 1, 4
 	r1788 = load.i32 r1785
 	r1789 = add.i32 r1788, r1784
 	r1790 = move.ptr r1785
 	store.i32 r1790, r1789
 	checkindex r9, r1797, site 177
-	r1795 = elemaddr r1796, r9, 4
+	r2917 = move.ptr r3251
+	r1795 = elemaddr r2917, 1, 4
 	r1798 = load.i32 r1795
 	r1799 = add.i32 r1798, r1794
 	r1800 = move.ptr r1795
 	store.i32 r1800, r1799
 	checkindex r9, r1807, site 178
-	r1805 = elemaddr r1806, r9, 4
+	r2919 = move.ptr r3252
+	r1805 = elemaddr r2919, 1, 4
 	r1808 = load.i32 r1805
 	r1809 = add.i32 r1808, r1804
 	r1810 = move.ptr r1805
 	store.i32 r1810, r1809
 	checkindex r9, r1817, site 179
-	r1815 = elemaddr r1816, r9, 4
+	r2921 = move.ptr r3253
+	r1815 = elemaddr r2921, 1, 4
 	r1818 = load.i32 r1815
 	r1819 = add.i32 r1818, r1814
 	r1820 = move.ptr r1815
 	store.i32 r1820, r1819
 	checkindex r9, r1827, site 180
-	r1825 = elemaddr r1826, r9, 4
+	r2923 = move.ptr r3254
+	r1825 = elemaddr r2923, 1, 4
 	r1828 = load.i32 r1825
 	r1829 = add.i32 r1828, r1824
 	r1830 = move.ptr r1825
 	store.i32 r1830, r1829
 	checkindex r9, r1837, site 181
-	r1835 = elemaddr r1836, r9, 4
+	r2925 = move.ptr r3255
+	r1835 = elemaddr r2925, 1, 4
 	r1838 = load.i32 r1835
 	r1839 = add.i32 r1838, r1834
 	r1840 = move.ptr r1835
 	store.i32 r1840, r1839
 	checkindex r9, r1847, site 182
-	r1845 = elemaddr r1846, r9, 4
+	r2927 = move.ptr r3256
+	r1845 = elemaddr r2927, 1, 4
 	r1848 = load.i32 r1845
 	r1849 = add.i32 r1848, r1844
 	r1850 = move.ptr r1845
 	store.i32 r1850, r1849
 	checkindex r9, r1857, site 183
-	r1855 = elemaddr r1856, r9, 4
+	r2929 = move.ptr r3257
+	r1855 = elemaddr r2929, 1, 4
 	r1858 = load.i32 r1855
 	r1859 = add.i32 r1858, r1854
 	r1860 = move.ptr r1855
 	store.i32 r1860, r1859
 	checkindex r9, r1867, site 184
-	r1865 = elemaddr r1866, r9, 4
+	r2931 = move.ptr r3258
+	r1865 = elemaddr r2931, 1, 4
 	r1868 = load.i32 r1865
 	r1869 = add.i32 r1868, r1864
 	r1870 = move.ptr r1865
 	store.i32 r1870, r1869
 	checkindex r9, r1877, site 185
-	r1875 = elemaddr r1876, r9, 4
+	r2933 = move.ptr r3259
+	r1875 = elemaddr r2933, 1, 4
 	r1878 = load.i32 r1875
 	r1879 = add.i32 r1878, r1874
 	r1880 = move.ptr r1875
 	store.i32 r1880, r1879
 	checkindex r9, r1887, site 186
-	r1885 = elemaddr r1886, r9, 4
+	r2935 = move.ptr r3260
+	r1885 = elemaddr r2935, 1, 4
 	r1888 = load.i32 r1885
 	r1889 = add.i32 r1888, r1884
 	r1890 = move.ptr r1885
 	store.i32 r1890, r1889
 	checkindex r9, r1897, site 187
-	r1895 = elemaddr r1896, r9, 4
+	r2937 = move.ptr r3261
+	r1895 = elemaddr r2937, 1, 4
 	r1898 = load.i32 r1895
 	r1899 = add.i32 r1898, r1894
 	r1900 = move.ptr r1895
 	store.i32 r1900, r1899
 	checkindex r9, r1907, site 188
-	r1905 = elemaddr r1906, r9, 4
+	r2939 = move.ptr r3262
+	r1905 = elemaddr r2939, 1, 4
 	r1908 = load.i32 r1905
 	r1909 = add.i32 r1908, r1904
 	r1910 = move.ptr r1905
 	store.i32 r1910, r1909
 	checkindex r9, r1917, site 189
-	r1915 = elemaddr r1916, r9, 4
+	r2941 = move.ptr r3263
+	r1915 = elemaddr r2941, 1, 4
 	r1918 = load.i32 r1915
 	r1919 = add.i32 r1918, r1914
 	r1920 = move.ptr r1915
 	store.i32 r1920, r1919
 	checkindex r9, r1927, site 190
-	r1925 = elemaddr r1926, r9, 4
+	r2943 = move.ptr r3264
+	r1925 = elemaddr r2943, 1, 4
 	r1928 = load.i32 r1925
 	r1929 = add.i32 r1928, r1924
 	r1930 = move.ptr r1925
 	store.i32 r1930, r1929
 	checkindex r9, r1937, site 191
-	r1935 = elemaddr r1936, r9, 4
+	r2945 = move.ptr r3265
+	r1935 = elemaddr r2945, 1, 4
 	r1938 = load.i32 r1935
 	r1939 = add.i32 r1938, r1934
 	r1940 = move.ptr r1935
 	store.i32 r1940, r1939
 	checkindex r9, r1947, site 192
-	r1945 = elemaddr r1946, r9, 4
+	r2947 = move.ptr r3266
+	r1945 = elemaddr r2947, 1, 4
 	r1948 = load.i32 r1945
 	r1949 = add.i32 r1948, r1944
 	r1950 = move.ptr r1945
 	store.i32 r1950, r1949
 	checkindex r9, r1957, site 193
-	r1955 = elemaddr r1956, r9, 4
+	r2949 = move.ptr r3267
+	r1955 = elemaddr r2949, 1, 4
 	r1958 = load.i32 r1955
 	r1959 = add.i32 r1958, r1954
 	r1960 = move.ptr r1955
 	store.i32 r1960, r1959
 	checkindex r9, r1967, site 194
-	r1965 = elemaddr r1966, r9, 4
+	r2951 = move.ptr r3268
+	r1965 = elemaddr r2951, 1, 4
 	r1968 = load.i32 r1965
 	r1969 = add.i32 r1968, r1964
 	r1970 = move.ptr r1965
 	store.i32 r1970, r1969
 	checkindex r9, r1977, site 195
-	r1975 = elemaddr r1976, r9, 4
+	r2953 = move.ptr r3269
+	r1975 = elemaddr r2953, 1, 4
 	r1978 = load.i32 r1975
 	r1979 = add.i32 r1978, r1974
 	r1980 = move.ptr r1975
 	store.i32 r1980, r1979
 	checkindex r9, r1987, site 196
-	r1985 = elemaddr r1986, r9, 4
+	r2955 = move.ptr r3270
+	r1985 = elemaddr r2955, 1, 4
 	r1988 = load.i32 r1985
 	r1989 = add.i32 r1988, r1984
 	r1990 = move.ptr r1985
 	store.i32 r1990, r1989
 	checkindex r9, r1997, site 197
-	r1995 = elemaddr r1996, r9, 4
+	r2957 = move.ptr r3271
+	r1995 = elemaddr r2957, 1, 4
 	r1998 = load.i32 r1995
 	r1999 = add.i32 r1998, r1994
 	r2000 = move.ptr r1995
 	store.i32 r2000, r1999
 	checkindex r9, r2007, site 198
-	r2005 = elemaddr r2006, r9, 4
+	r2959 = move.ptr r3272
+	r2005 = elemaddr r2959, 1, 4
 	r2008 = load.i32 r2005
 	r2009 = add.i32 r2008, r2004
 	r2010 = move.ptr r2005
 	store.i32 r2010, r2009
 	checkindex r9, r2017, site 199
-	r2015 = elemaddr r2016, r9, 4
+	r2961 = move.ptr r3273
+	r2015 = elemaddr r2961, 1, 4
 	r2018 = load.i32 r2015
 	r2019 = add.i32 r2018, r2014
 	r2020 = move.ptr r2015
 	store.i32 r2020, r2019
 	checkindex r9, r2027, site 200
-	r2025 = elemaddr r2026, r9, 4
+	r2963 = move.ptr r3274
+	r2025 = elemaddr r2963, 1, 4
 	r2028 = load.i32 r2025
 	r2029 = add.i32 r2028, r2024
 	r2030 = move.ptr r2025
 	store.i32 r2030, r2029
 	checkindex r9, r2037, site 201
-	r2035 = elemaddr r2036, r9, 4
+	r2965 = move.ptr r3275
+	r2035 = elemaddr r2965, 1, 4
 	r2038 = load.i32 r2035
 	r2039 = add.i32 r2038, r2034
 	r2040 = move.ptr r2035
 	store.i32 r2040, r2039
 	checkindex r9, r2047, site 202
-	r2045 = elemaddr r2046, r9, 4
+	r2967 = move.ptr r3276
+	r2045 = elemaddr r2967, 1, 4
 	r2048 = load.i32 r2045
 	r2049 = add.i32 r2048, r2044
 	r2050 = move.ptr r2045
 	store.i32 r2050, r2049
 	checkindex r9, r2057, site 203
-	r2055 = elemaddr r2056, r9, 4
+	r2969 = move.ptr r3277
+	r2055 = elemaddr r2969, 1, 4
 	r2058 = load.i32 r2055
 	r2059 = add.i32 r2058, r2054
 	r2060 = move.ptr r2055
 	store.i32 r2060, r2059
 	checkindex r9, r2067, site 204
-	r2065 = elemaddr r2066, r9, 4
+	r2971 = move.ptr r3278
+	r2065 = elemaddr r2971, 1, 4
 	r2068 = load.i32 r2065
 	r2069 = add.i32 r2068, r2064
 	r2070 = move.ptr r2065
 	store.i32 r2070, r2069
 	checkindex r9, r2077, site 205
-	r2075 = elemaddr r2076, r9, 4
+	r2973 = move.ptr r3279
+	r2075 = elemaddr r2973, 1, 4
 	r2078 = load.i32 r2075
 	r2079 = add.i32 r2078, r2074
 	r2080 = move.ptr r2075
 	store.i32 r2080, r2079
 	checkindex r9, r2087, site 206
-	r2085 = elemaddr r2086, r9, 4
+	r2975 = move.ptr r3280
+	r2085 = elemaddr r2975, 1, 4
 	r2088 = load.i32 r2085
 	r2089 = add.i32 r2088, r2084
 	r2090 = move.ptr r2085
 	store.i32 r2090, r2089
 	checkindex r9, r2097, site 207
-	r2095 = elemaddr r2096, r9, 4
+	r2977 = move.ptr r3281
+	r2095 = elemaddr r2977, 1, 4
 	r2098 = load.i32 r2095
 	r2099 = add.i32 r2098, r2094
 	r2100 = move.ptr r2095
 	store.i32 r2100, r2099
 	checkindex r9, r2107, site 208
-	r2105 = elemaddr r2106, r9, 4
+	r2979 = move.ptr r3282
+	r2105 = elemaddr r2979, 1, 4
 	r2108 = load.i32 r2105
 	r2109 = add.i32 r2108, r2104
 	r2110 = move.ptr r2105
 	store.i32 r2110, r2109
 	checkindex r9, r2117, site 209
-	r2115 = elemaddr r2116, r9, 4
+	r2981 = move.ptr r3283
+	r2115 = elemaddr r2981, 1, 4
 	r2118 = load.i32 r2115
 	r2119 = add.i32 r2118, r2114
 	r2120 = move.ptr r2115
 	store.i32 r2120, r2119
 	checkindex r9, r2127, site 210
-	r2125 = elemaddr r2126, r9, 4
+	r2983 = move.ptr r3284
+	r2125 = elemaddr r2983, 1, 4
 	r2128 = load.i32 r2125
 	r2129 = add.i32 r2128, r2124
 	r2130 = move.ptr r2125
 	store.i32 r2130, r2129
 	checkindex r9, r2137, site 211
-	r2135 = elemaddr r2136, r9, 4
+	r2985 = move.ptr r3285
+	r2135 = elemaddr r2985, 1, 4
 	r2138 = load.i32 r2135
 	r2139 = add.i32 r2138, r2134
 	r2140 = move.ptr r2135
 	store.i32 r2140, r2139
 	checkindex r9, r2147, site 212
-	r2145 = elemaddr r2146, r9, 4
+	r2987 = move.ptr r3286
+	r2145 = elemaddr r2987, 1, 4
 	r2148 = load.i32 r2145
 	r2149 = add.i32 r2148, r2144
 	r2150 = move.ptr r2145
 	store.i32 r2150, r2149
 	checkindex r9, r2157, site 213
-	r2155 = elemaddr r2156, r9, 4
+	r2989 = move.ptr r3287
+	r2155 = elemaddr r2989, 1, 4
 	r2158 = load.i32 r2155
 	r2159 = add.i32 r2158, r2154
 	r2160 = move.ptr r2155
 	store.i32 r2160, r2159
 	checkindex r9, r2167, site 214
-	r2165 = elemaddr r2166, r9, 4
+	r2991 = move.ptr r3288
+	r2165 = elemaddr r2991, 1, 4
 	r2168 = load.i32 r2165
 	r2169 = add.i32 r2168, r2164
 	r2170 = move.ptr r2165
 	store.i32 r2170, r2169
 	checkindex r9, r2177, site 215
-	r2175 = elemaddr r2176, r9, 4
+	r2993 = move.ptr r3289
+	r2175 = elemaddr r2993, 1, 4
 	r2178 = load.i32 r2175
 	r2179 = add.i32 r2178, r2174
 	r2180 = move.ptr r2175
 	store.i32 r2180, r2179
 	checkindex r9, r2187, site 216
-	r2185 = elemaddr r2186, r9, 4
+	r2995 = move.ptr r3290
+	r2185 = elemaddr r2995, 1, 4
 	r2188 = load.i32 r2185
 	r2189 = add.i32 r2188, r2184
 	r2190 = move.ptr r2185
 	store.i32 r2190, r2189
 	checkindex r9, r2197, site 217
-	r2195 = elemaddr r2196, r9, 4
+	r2997 = move.ptr r3291
+	r2195 = elemaddr r2997, 1, 4
 	r2198 = load.i32 r2195
 	r2199 = add.i32 r2198, r2194
 	r2200 = move.ptr r2195
 	store.i32 r2200, r2199
 	checkindex r9, r2207, site 218
-	r2205 = elemaddr r2206, r9, 4
+	r2999 = move.ptr r3292
+	r2205 = elemaddr r2999, 1, 4
 	r2208 = load.i32 r2205
 	r2209 = add.i32 r2208, r2204
 	r2210 = move.ptr r2205
 	store.i32 r2210, r2209
 	checkindex r9, r2217, site 219
-	r2215 = elemaddr r2216, r9, 4
+	r3001 = move.ptr r3293
+	r2215 = elemaddr r3001, 1, 4
 	r2218 = load.i32 r2215
 	r2219 = add.i32 r2218, r2214
 	r2220 = move.ptr r2215
 	store.i32 r2220, r2219
 	checkindex r9, r2227, site 220
-	r2225 = elemaddr r2226, r9, 4
+	r3003 = move.ptr r3294
+	r2225 = elemaddr r3003, 1, 4
 	r2228 = load.i32 r2225
 	r2229 = add.i32 r2228, r2224
 	r2230 = move.ptr r2225
 	store.i32 r2230, r2229
 	checkindex r9, r2237, site 221
-	r2235 = elemaddr r2236, r9, 4
+	r3005 = move.ptr r3295
+	r2235 = elemaddr r3005, 1, 4
 	r2238 = load.i32 r2235
 	r2239 = add.i32 r2238, r2234
 	r2240 = move.ptr r2235
 	store.i32 r2240, r2239
 	checkindex r9, r2247, site 222
-	r2245 = elemaddr r2246, r9, 4
+	r3007 = move.ptr r3296
+	r2245 = elemaddr r3007, 1, 4
 	r2248 = load.i32 r2245
 	r2249 = add.i32 r2248, r2244
 	r2250 = move.ptr r2245
 	store.i32 r2250, r2249
 	checkindex r9, r2257, site 223
-	r2255 = elemaddr r2256, r9, 4
+	r3009 = move.ptr r3297
+	r2255 = elemaddr r3009, 1, 4
 	r2258 = load.i32 r2255
 	r2259 = add.i32 r2258, r2254
 	r2260 = move.ptr r2255
 	store.i32 r2260, r2259
 	checkindex r9, r2267, site 224
-	r2265 = elemaddr r2266, r9, 4
+	r3011 = move.ptr r3298
+	r2265 = elemaddr r3011, 1, 4
 	r2268 = load.i32 r2265
 	r2269 = add.i32 r2268, r2264
 	r2270 = move.ptr r2265
 	store.i32 r2270, r2269
 	checkindex r9, r2277, site 225
-	r2275 = elemaddr r2276, r9, 4
+	r3013 = move.ptr r3299
+	r2275 = elemaddr r3013, 1, 4
 	r2278 = load.i32 r2275
 	r2279 = add.i32 r2278, r2274
 	r2280 = move.ptr r2275
 	store.i32 r2280, r2279
 	checkindex r9, r2287, site 226
-	r2285 = elemaddr r2286, r9, 4
+	r3015 = move.ptr r3300
+	r2285 = elemaddr r3015, 1, 4
 	r2288 = load.i32 r2285
 	r2289 = add.i32 r2288, r2284
 	r2290 = move.ptr r2285
 	store.i32 r2290, r2289
 	checkindex r9, r2297, site 227
-	r2295 = elemaddr r2296, r9, 4
+	r3017 = move.ptr r3301
+	r2295 = elemaddr r3017, 1, 4
 	r2298 = load.i32 r2295
 	r2299 = add.i32 r2298, r2294
 	r2300 = move.ptr r2295
 	store.i32 r2300, r2299
 	checkindex r9, r2307, site 228
-	r2305 = elemaddr r2306, r9, 4
+	r3019 = move.ptr r3302
+	r2305 = elemaddr r3019, 1, 4
 	r2308 = load.i32 r2305
 	r2309 = add.i32 r2308, r2304
 	r2310 = move.ptr r2305
 	store.i32 r2310, r2309
 	checkindex r9, r2317, site 229
-	r2315 = elemaddr r2316, r9, 4
+	r3021 = move.ptr r3303
+	r2315 = elemaddr r3021, 1, 4
 	r2318 = load.i32 r2315
 	r2319 = add.i32 r2318, r2314
 	r2320 = move.ptr r2315
 	store.i32 r2320, r2319
 	checkindex r9, r2327, site 230
-	r2325 = elemaddr r2326, r9, 4
+	r3023 = move.ptr r3304
+	r2325 = elemaddr r3023, 1, 4
 	r2328 = load.i32 r2325
 	r2329 = add.i32 r2328, r2324
 	r2330 = move.ptr r2325
 	store.i32 r2330, r2329
 	checkindex r9, r2337, site 231
-	r2335 = elemaddr r2336, r9, 4
+	r3025 = move.ptr r3305
+	r2335 = elemaddr r3025, 1, 4
 	r2338 = load.i32 r2335
 	r2339 = add.i32 r2338, r2334
 	r2340 = move.ptr r2335
 	store.i32 r2340, r2339
 	checkindex r9, r2347, site 232
-	r2345 = elemaddr r2346, r9, 4
+	r3027 = move.ptr r3306
+	r2345 = elemaddr r3027, 1, 4
 	r2348 = load.i32 r2345
 	r2349 = add.i32 r2348, r2344
 	r2350 = move.ptr r2345
 	store.i32 r2350, r2349
 	checkindex r9, r2357, site 233
-	r2355 = elemaddr r2356, r9, 4
+	r3029 = move.ptr r3307
+	r2355 = elemaddr r3029, 1, 4
 	r2358 = load.i32 r2355
 	r2359 = add.i32 r2358, r2354
 	r2360 = move.ptr r2355
 	store.i32 r2360, r2359
 	checkindex r9, r2367, site 234
-	r2365 = elemaddr r2366, r9, 4
+	r3031 = move.ptr r3308
+	r2365 = elemaddr r3031, 1, 4
 	r2368 = load.i32 r2365
 	r2369 = add.i32 r2368, r2364
 	r2370 = move.ptr r2365
 	store.i32 r2370, r2369
 	checkindex r9, r2377, site 235
-	r2375 = elemaddr r2376, r9, 4
+	r3033 = move.ptr r3309
+	r2375 = elemaddr r3033, 1, 4
 	r2378 = load.i32 r2375
 	r2379 = add.i32 r2378, r2374
 	r2380 = move.ptr r2375
 	store.i32 r2380, r2379
 	checkindex r9, r2387, site 236
-	r2385 = elemaddr r2386, r9, 4
+	r3035 = move.ptr r3310
+	r2385 = elemaddr r3035, 1, 4
 	r2388 = load.i32 r2385
 	r2389 = add.i32 r2388, r2384
 	r2390 = move.ptr r2385
 	store.i32 r2390, r2389
 	checkindex r9, r2397, site 237
-	r2395 = elemaddr r2396, r9, 4
+	r3037 = move.ptr r3311
+	r2395 = elemaddr r3037, 1, 4
 	r2398 = load.i32 r2395
 	r2399 = add.i32 r2398, r2394
 	r2400 = move.ptr r2395
 	store.i32 r2400, r2399
 	checkindex r9, r2407, site 238
-	r2405 = elemaddr r2406, r9, 4
+	r3039 = move.ptr r3312
+	r2405 = elemaddr r3039, 1, 4
 	r2408 = load.i32 r2405
 	r2409 = add.i32 r2408, r2404
 	r2410 = move.ptr r2405
 	store.i32 r2410, r2409
 	checkindex r9, r2417, site 239
-	r2415 = elemaddr r2416, r9, 4
+	r3041 = move.ptr r3313
+	r2415 = elemaddr r3041, 1, 4
 	r2418 = load.i32 r2415
 	r2419 = add.i32 r2418, r2414
 	r2420 = move.ptr r2415
 	store.i32 r2420, r2419
 	checkindex r9, r2427, site 240
-	r2425 = elemaddr r2426, r9, 4
+	r3043 = move.ptr r3314
+	r2425 = elemaddr r3043, 1, 4
 	r2428 = load.i32 r2425
 	r2429 = add.i32 r2428, r2424
 	r2430 = move.ptr r2425
 	store.i32 r2430, r2429
 	checkindex r9, r2437, site 241
-	r2435 = elemaddr r2436, r9, 4
+	r3045 = move.ptr r3315
+	r2435 = elemaddr r3045, 1, 4
 	r2438 = load.i32 r2435
 	r2439 = add.i32 r2438, r2434
 	r2440 = move.ptr r2435
 	store.i32 r2440, r2439
 	checkindex r9, r2447, site 242
-	r2445 = elemaddr r2446, r9, 4
+	r3047 = move.ptr r3316
+	r2445 = elemaddr r3047, 1, 4
 	r2448 = load.i32 r2445
 	r2449 = add.i32 r2448, r2444
 	r2450 = move.ptr r2445
 	store.i32 r2450, r2449
 	checkindex r9, r2457, site 243
-	r2455 = elemaddr r2456, r9, 4
+	r3049 = move.ptr r3317
+	r2455 = elemaddr r3049, 1, 4
 	r2458 = load.i32 r2455
 	r2459 = add.i32 r2458, r2454
 	r2460 = move.ptr r2455
 	store.i32 r2460, r2459
 	checkindex r9, r2467, site 244
-	r2465 = elemaddr r2466, r9, 4
+	r3051 = move.ptr r3318
+	r2465 = elemaddr r3051, 1, 4
 	r2468 = load.i32 r2465
 	r2469 = add.i32 r2468, r2464
 	r2470 = move.ptr r2465
 	store.i32 r2470, r2469
 	checkindex r9, r2477, site 245
-	r2475 = elemaddr r2476, r9, 4
+	r3053 = move.ptr r3319
+	r2475 = elemaddr r3053, 1, 4
 	r2478 = load.i32 r2475
 	r2479 = add.i32 r2478, r2474
 	r2480 = move.ptr r2475
 	store.i32 r2480, r2479
 	checkindex r9, r2487, site 246
-	r2485 = elemaddr r2486, r9, 4
+	r3055 = move.ptr r3320
+	r2485 = elemaddr r3055, 1, 4
 	r2488 = load.i32 r2485
 	r2489 = add.i32 r2488, r2484
 	r2490 = move.ptr r2485
 	store.i32 r2490, r2489
 	checkindex r9, r2497, site 247
-	r2495 = elemaddr r2496, r9, 4
+	r3057 = move.ptr r3321
+	r2495 = elemaddr r3057, 1, 4
 	r2498 = load.i32 r2495
 	r2499 = add.i32 r2498, r2494
 	r2500 = move.ptr r2495
 	store.i32 r2500, r2499
 	checkindex r9, r2507, site 248
-	r2505 = elemaddr r2506, r9, 4
+	r3059 = move.ptr r3322
+	r2505 = elemaddr r3059, 1, 4
 	r2508 = load.i32 r2505
 	r2509 = add.i32 r2508, r2504
 	r2510 = move.ptr r2505
 	store.i32 r2510, r2509
 	checkindex r9, r2517, site 249
-	r2515 = elemaddr r2516, r9, 4
+	r3061 = move.ptr r3323
+	r2515 = elemaddr r3061, 1, 4
 	r2518 = load.i32 r2515
 	r2519 = add.i32 r2518, r2514
 	r2520 = move.ptr r2515
 	store.i32 r2520, r2519
 	checkindex r9, r2527, site 250
-	r2525 = elemaddr r2526, r9, 4
+	r3063 = move.ptr r3324
+	r2525 = elemaddr r3063, 1, 4
 	r2528 = load.i32 r2525
 	r2529 = add.i32 r2528, r2524
 	r2530 = move.ptr r2525
 	store.i32 r2530, r2529
 	checkindex r9, r2537, site 251
-	r2535 = elemaddr r2536, r9, 4
+	r3065 = move.ptr r3325
+	r2535 = elemaddr r3065, 1, 4
 	r2538 = load.i32 r2535
 	r2539 = add.i32 r2538, r2534
 	r2540 = move.ptr r2535
 	store.i32 r2540, r2539
 	checkindex r9, r2547, site 252
-	r2545 = elemaddr r2546, r9, 4
+	r3067 = move.ptr r3326
+	r2545 = elemaddr r3067, 1, 4
 	r2548 = load.i32 r2545
 	r2549 = add.i32 r2548, r2544
 	r2550 = move.ptr r2545
 	store.i32 r2550, r2549
 	checkindex r9, r2557, site 253
-	r2555 = elemaddr r2556, r9, 4
+	r3069 = move.ptr r3327
+	r2555 = elemaddr r3069, 1, 4
 	r2558 = load.i32 r2555
 	r2559 = add.i32 r2558, r2554
 	r2560 = move.ptr r2555
@@ -13663,6 +16220,261 @@ b5: # rangeindex.body
 	jump b6
 b6: # latch
 	r2 = add.i64 r2, r1
+	r3072 = elemaddr r3072, r3073, 1
+	r3074 = elemaddr r3074, r3073, 1
+	r3075 = elemaddr r3075, r3073, 1
+	r3076 = elemaddr r3076, r3073, 1
+	r3077 = elemaddr r3077, r3073, 1
+	r3078 = elemaddr r3078, r3073, 1
+	r3079 = elemaddr r3079, r3073, 1
+	r3080 = elemaddr r3080, r3073, 1
+	r3081 = elemaddr r3081, r3073, 1
+	r3082 = elemaddr r3082, r3073, 1
+	r3083 = elemaddr r3083, r3073, 1
+	r3084 = elemaddr r3084, r3073, 1
+	r3085 = elemaddr r3085, r3073, 1
+	r3086 = elemaddr r3086, r3073, 1
+	r3087 = elemaddr r3087, r3073, 1
+	r3088 = elemaddr r3088, r3073, 1
+	r3089 = elemaddr r3089, r3073, 1
+	r3090 = elemaddr r3090, r3073, 1
+	r3091 = elemaddr r3091, r3073, 1
+	r3092 = elemaddr r3092, r3073, 1
+	r3093 = elemaddr r3093, r3073, 1
+	r3094 = elemaddr r3094, r3073, 1
+	r3095 = elemaddr r3095, r3073, 1
+	r3096 = elemaddr r3096, r3073, 1
+	r3097 = elemaddr r3097, r3073, 1
+	r3098 = elemaddr r3098, r3073, 1
+	r3099 = elemaddr r3099, r3073, 1
+	r3100 = elemaddr r3100, r3073, 1
+	r3101 = elemaddr r3101, r3073, 1
+	r3102 = elemaddr r3102, r3073, 1
+	r3103 = elemaddr r3103, r3073, 1
+	r3104 = elemaddr r3104, r3073, 1
+	r3105 = elemaddr r3105, r3073, 1
+	r3106 = elemaddr r3106, r3073, 1
+	r3107 = elemaddr r3107, r3073, 1
+	r3108 = elemaddr r3108, r3073, 1
+	r3109 = elemaddr r3109, r3073, 1
+	r3110 = elemaddr r3110, r3073, 1
+	r3111 = elemaddr r3111, r3073, 1
+	r3112 = elemaddr r3112, r3073, 1
+	r3113 = elemaddr r3113, r3073, 1
+	r3114 = elemaddr r3114, r3073, 1
+	r3115 = elemaddr r3115, r3073, 1
+	r3116 = elemaddr r3116, r3073, 1
+	r3117 = elemaddr r3117, r3073, 1
+	r3118 = elemaddr r3118, r3073, 1
+	r3119 = elemaddr r3119, r3073, 1
+	r3120 = elemaddr r3120, r3073, 1
+	r3121 = elemaddr r3121, r3073, 1
+	r3122 = elemaddr r3122, r3073, 1
+	r3123 = elemaddr r3123, r3073, 1
+	r3124 = elemaddr r3124, r3073, 1
+	r3125 = elemaddr r3125, r3073, 1
+	r3126 = elemaddr r3126, r3073, 1
+	r3127 = elemaddr r3127, r3073, 1
+	r3128 = elemaddr r3128, r3073, 1
+	r3129 = elemaddr r3129, r3073, 1
+	r3130 = elemaddr r3130, r3073, 1
+	r3131 = elemaddr r3131, r3073, 1
+	r3132 = elemaddr r3132, r3073, 1
+	r3133 = elemaddr r3133, r3073, 1
+	r3134 = elemaddr r3134, r3073, 1
+	r3135 = elemaddr r3135, r3073, 1
+	r3136 = elemaddr r3136, r3073, 1
+	r3137 = elemaddr r3137, r3073, 1
+	r3138 = elemaddr r3138, r3073, 1
+	r3139 = elemaddr r3139, r3073, 1
+	r3140 = elemaddr r3140, r3073, 1
+	r3141 = elemaddr r3141, r3073, 1
+	r3142 = elemaddr r3142, r3073, 1
+	r3143 = elemaddr r3143, r3073, 1
+	r3144 = elemaddr r3144, r3073, 1
+	r3145 = elemaddr r3145, r3073, 1
+	r3146 = elemaddr r3146, r3073, 1
+	r3147 = elemaddr r3147, r3073, 1
+	r3148 = elemaddr r3148, r3073, 1
+	r3149 = elemaddr r3149, r3073, 1
+	r3150 = elemaddr r3150, r3073, 1
+	r3151 = elemaddr r3151, r3073, 1
+	r3152 = elemaddr r3152, r3073, 1
+	r3153 = elemaddr r3153, r3073, 1
+	r3154 = elemaddr r3154, r3073, 1
+	r3155 = elemaddr r3155, r3073, 1
+	r3156 = elemaddr r3156, r3073, 1
+	r3157 = elemaddr r3157, r3073, 1
+	r3158 = elemaddr r3158, r3073, 1
+	r3159 = elemaddr r3159, r3073, 1
+	r3160 = elemaddr r3160, r3073, 1
+	r3161 = elemaddr r3161, r3073, 1
+	r3162 = elemaddr r3162, r3073, 1
+	r3163 = elemaddr r3163, r3073, 1
+	r3164 = elemaddr r3164, r3073, 1
+	r3165 = elemaddr r3165, r3073, 1
+	r3166 = elemaddr r3166, r3073, 1
+	r3167 = elemaddr r3167, r3073, 1
+	r3168 = elemaddr r3168, r3073, 1
+	r3169 = elemaddr r3169, r3073, 1
+	r3170 = elemaddr r3170, r3073, 1
+	r3171 = elemaddr r3171, r3073, 1
+	r3172 = elemaddr r3172, r3073, 1
+	r3173 = elemaddr r3173, r3073, 1
+	r3174 = elemaddr r3174, r3073, 1
+	r3175 = elemaddr r3175, r3073, 1
+	r3176 = elemaddr r3176, r3073, 1
+	r3177 = elemaddr r3177, r3073, 1
+	r3178 = elemaddr r3178, r3073, 1
+	r3179 = elemaddr r3179, r3073, 1
+	r3180 = elemaddr r3180, r3073, 1
+	r3181 = elemaddr r3181, r3073, 1
+	r3182 = elemaddr r3182, r3073, 1
+	r3183 = elemaddr r3183, r3073, 1
+	r3184 = elemaddr r3184, r3073, 1
+	r3185 = elemaddr r3185, r3073, 1
+	r3186 = elemaddr r3186, r3073, 1
+	r3187 = elemaddr r3187, r3073, 1
+	r3188 = elemaddr r3188, r3073, 1
+	r3189 = elemaddr r3189, r3073, 1
+	r3190 = elemaddr r3190, r3073, 1
+	r3191 = elemaddr r3191, r3073, 1
+	r3192 = elemaddr r3192, r3073, 1
+	r3193 = elemaddr r3193, r3073, 1
+	r3194 = elemaddr r3194, r3073, 1
+	r3195 = elemaddr r3195, r3073, 1
+	r3196 = elemaddr r3196, r3073, 1
+	r3197 = elemaddr r3197, r3073, 1
+	r3198 = elemaddr r3198, r3073, 1
+	r3199 = elemaddr r3199, r3073, 1
+	r3200 = elemaddr r3200, r3073, 1
+	r3201 = elemaddr r3201, r3073, 1
+	r3202 = elemaddr r3202, r3073, 1
+	r3203 = elemaddr r3203, r3073, 1
+	r3204 = elemaddr r3204, r3073, 1
+	r3205 = elemaddr r3205, r3073, 1
+	r3206 = elemaddr r3206, r3073, 1
+	r3207 = elemaddr r3207, r3073, 1
+	r3208 = elemaddr r3208, r3073, 1
+	r3209 = elemaddr r3209, r3073, 1
+	r3210 = elemaddr r3210, r3073, 1
+	r3211 = elemaddr r3211, r3073, 1
+	r3212 = elemaddr r3212, r3073, 1
+	r3213 = elemaddr r3213, r3073, 1
+	r3214 = elemaddr r3214, r3073, 1
+	r3215 = elemaddr r3215, r3073, 1
+	r3216 = elemaddr r3216, r3073, 1
+	r3217 = elemaddr r3217, r3073, 1
+	r3218 = elemaddr r3218, r3073, 1
+	r3219 = elemaddr r3219, r3073, 1
+	r3220 = elemaddr r3220, r3073, 1
+	r3221 = elemaddr r3221, r3073, 1
+	r3222 = elemaddr r3222, r3073, 1
+	r3223 = elemaddr r3223, r3073, 1
+	r3224 = elemaddr r3224, r3073, 1
+	r3225 = elemaddr r3225, r3073, 1
+	r3226 = elemaddr r3226, r3073, 1
+	r3227 = elemaddr r3227, r3073, 1
+	r3228 = elemaddr r3228, r3073, 1
+	r3229 = elemaddr r3229, r3073, 1
+	r3230 = elemaddr r3230, r3073, 1
+	r3231 = elemaddr r3231, r3073, 1
+	r3232 = elemaddr r3232, r3073, 1
+	r3233 = elemaddr r3233, r3073, 1
+	r3234 = elemaddr r3234, r3073, 1
+	r3235 = elemaddr r3235, r3073, 1
+	r3236 = elemaddr r3236, r3073, 1
+	r3237 = elemaddr r3237, r3073, 1
+	r3238 = elemaddr r3238, r3073, 1
+	r3239 = elemaddr r3239, r3073, 1
+	r3240 = elemaddr r3240, r3073, 1
+	r3241 = elemaddr r3241, r3073, 1
+	r3242 = elemaddr r3242, r3073, 1
+	r3243 = elemaddr r3243, r3073, 1
+	r3244 = elemaddr r3244, r3073, 1
+	r3245 = elemaddr r3245, r3073, 1
+	r3246 = elemaddr r3246, r3073, 1
+	r3247 = elemaddr r3247, r3073, 1
+	r3248 = elemaddr r3248, r3073, 1
+	r3249 = elemaddr r3249, r3073, 1
+	r3250 = elemaddr r3250, r3073, 1
+	r3251 = elemaddr r3251, r3073, 1
+	r3252 = elemaddr r3252, r3073, 1
+	r3253 = elemaddr r3253, r3073, 1
+	r3254 = elemaddr r3254, r3073, 1
+	r3255 = elemaddr r3255, r3073, 1
+	r3256 = elemaddr r3256, r3073, 1
+	r3257 = elemaddr r3257, r3073, 1
+	r3258 = elemaddr r3258, r3073, 1
+	r3259 = elemaddr r3259, r3073, 1
+	r3260 = elemaddr r3260, r3073, 1
+	r3261 = elemaddr r3261, r3073, 1
+	r3262 = elemaddr r3262, r3073, 1
+	r3263 = elemaddr r3263, r3073, 1
+	r3264 = elemaddr r3264, r3073, 1
+	r3265 = elemaddr r3265, r3073, 1
+	r3266 = elemaddr r3266, r3073, 1
+	r3267 = elemaddr r3267, r3073, 1
+	r3268 = elemaddr r3268, r3073, 1
+	r3269 = elemaddr r3269, r3073, 1
+	r3270 = elemaddr r3270, r3073, 1
+	r3271 = elemaddr r3271, r3073, 1
+	r3272 = elemaddr r3272, r3073, 1
+	r3273 = elemaddr r3273, r3073, 1
+	r3274 = elemaddr r3274, r3073, 1
+	r3275 = elemaddr r3275, r3073, 1
+	r3276 = elemaddr r3276, r3073, 1
+	r3277 = elemaddr r3277, r3073, 1
+	r3278 = elemaddr r3278, r3073, 1
+	r3279 = elemaddr r3279, r3073, 1
+	r3280 = elemaddr r3280, r3073, 1
+	r3281 = elemaddr r3281, r3073, 1
+	r3282 = elemaddr r3282, r3073, 1
+	r3283 = elemaddr r3283, r3073, 1
+	r3284 = elemaddr r3284, r3073, 1
+	r3285 = elemaddr r3285, r3073, 1
+	r3286 = elemaddr r3286, r3073, 1
+	r3287 = elemaddr r3287, r3073, 1
+	r3288 = elemaddr r3288, r3073, 1
+	r3289 = elemaddr r3289, r3073, 1
+	r3290 = elemaddr r3290, r3073, 1
+	r3291 = elemaddr r3291, r3073, 1
+	r3292 = elemaddr r3292, r3073, 1
+	r3293 = elemaddr r3293, r3073, 1
+	r3294 = elemaddr r3294, r3073, 1
+	r3295 = elemaddr r3295, r3073, 1
+	r3296 = elemaddr r3296, r3073, 1
+	r3297 = elemaddr r3297, r3073, 1
+	r3298 = elemaddr r3298, r3073, 1
+	r3299 = elemaddr r3299, r3073, 1
+	r3300 = elemaddr r3300, r3073, 1
+	r3301 = elemaddr r3301, r3073, 1
+	r3302 = elemaddr r3302, r3073, 1
+	r3303 = elemaddr r3303, r3073, 1
+	r3304 = elemaddr r3304, r3073, 1
+	r3305 = elemaddr r3305, r3073, 1
+	r3306 = elemaddr r3306, r3073, 1
+	r3307 = elemaddr r3307, r3073, 1
+	r3308 = elemaddr r3308, r3073, 1
+	r3309 = elemaddr r3309, r3073, 1
+	r3310 = elemaddr r3310, r3073, 1
+	r3311 = elemaddr r3311, r3073, 1
+	r3312 = elemaddr r3312, r3073, 1
+	r3313 = elemaddr r3313, r3073, 1
+	r3314 = elemaddr r3314, r3073, 1
+	r3315 = elemaddr r3315, r3073, 1
+	r3316 = elemaddr r3316, r3073, 1
+	r3317 = elemaddr r3317, r3073, 1
+	r3318 = elemaddr r3318, r3073, 1
+	r3319 = elemaddr r3319, r3073, 1
+	r3320 = elemaddr r3320, r3073, 1
+	r3321 = elemaddr r3321, r3073, 1
+	r3322 = elemaddr r3322, r3073, 1
+	r3323 = elemaddr r3323, r3073, 1
+	r3324 = elemaddr r3324, r3073, 1
+	r3325 = elemaddr r3325, r3073, 1
+	r3326 = elemaddr r3326, r3073, 1
+	r3327 = elemaddr r3327, r3073, 1
 	jump b2
 b7: # exit
 	return

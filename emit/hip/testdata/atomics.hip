@@ -48,17 +48,39 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Atomics(data []u8, bins []u32, count []i32, sum []f64, small []i8), parallel.
 extern "C" __global__ void Atomics_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6, i64 p7, char *p8, i64 p9, char *p10) {
-	bool r7 = 0, r10 = 0, r25 = 0;
-	i8 r43 = 0, r44 = 0;
-	i32 r22 = 0, r23 = 0, r26 = 0, r29 = 0;
+	bool r7 = 0, r10 = 0, r25 = 0, r53 = 0, r55 = 0, r61 = 0, r64 = 0, r74 = 0;
+	bool r96 = 0, r99 = 0, r109 = 0, r132 = 0, r135 = 0, r145 = 0, r168 = 0, r171 = 0;
+	bool r181 = 0;
+	i8 r43 = 0, r44 = 0, r87 = 0, r88 = 0, r122 = 0, r123 = 0, r158 = 0, r159 = 0;
+	i8 r194 = 0, r195 = 0;
+	i32 r22 = 0, r23 = 0, r26 = 0, r29 = 0, r71 = 0, r72 = 0, r75 = 0, r78 = 0;
+	i32 r106 = 0, r107 = 0, r110 = 0, r113 = 0, r142 = 0, r143 = 0, r146 = 0, r149 = 0;
+	i32 r178 = 0, r179 = 0, r182 = 0, r185 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r21 = 0, r32 = 0, r39 = 0, r42 = 0, r45 = 0, r46 = 0;
-	i64 r47 = 0, r48 = 0, r49 = 0, r50 = 0;
-	u8 r12 = 0;
-	u32 r17 = 0, r18 = 0;
-	double r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0;
+	i64 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r59 = 0, r60 = 0;
+	i64 r62 = 0, r63 = 0, r68 = 0, r85 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0;
+	i64 r93 = 0, r94 = 0, r95 = 0, r97 = 0, r98 = 0, r103 = 0, r120 = 0, r124 = 0;
+	i64 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r133 = 0;
+	i64 r134 = 0, r139 = 0, r156 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0;
+	i64 r165 = 0, r166 = 0, r167 = 0, r169 = 0, r170 = 0, r175 = 0, r192 = 0, r196 = 0;
+	i64 r197 = 0, r198 = 0, r199 = 0, r200 = 0, r201 = 0, r202 = 0, r203 = 0, r207 = 0;
+	i64 r210 = 0, r212 = 0, r215 = 0, r217 = 0, r219 = 0, r221 = 0, r223 = 0, r224 = 0;
+	i64 r226 = 0;
+	u8 r12 = 0, r66 = 0, r101 = 0, r137 = 0, r173 = 0;
+	u32 r17 = 0, r18 = 0, r69 = 0, r104 = 0, r140 = 0, r176 = 0;
+	u64 r54 = 0, r56 = 0, r57 = 0, r58 = 0;
+	double r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r80 = 0, r81 = 0, r83 = 0;
+	double r84 = 0, r115 = 0, r116 = 0, r118 = 0, r119 = 0, r151 = 0, r152 = 0, r154 = 0;
+	double r155 = 0, r187 = 0, r188 = 0, r190 = 0, r191 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r19 = 0, *r20 = 0, *r24 = 0, *r27 = 0;
-	char *r28 = 0, *r30 = 0, *r31 = 0, *r36 = 0, *r40 = 0, *r41 = 0;
+	char *r28 = 0, *r30 = 0, *r31 = 0, *r36 = 0, *r40 = 0, *r41 = 0, *r65 = 0, *r67 = 0;
+	char *r70 = 0, *r73 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r82 = 0, *r86 = 0, *r100 = 0;
+	char *r102 = 0, *r105 = 0, *r108 = 0, *r111 = 0, *r112 = 0, *r114 = 0, *r117 = 0, *r121 = 0;
+	char *r136 = 0, *r138 = 0, *r141 = 0, *r144 = 0, *r147 = 0, *r148 = 0, *r150 = 0, *r153 = 0;
+	char *r157 = 0, *r172 = 0, *r174 = 0, *r177 = 0, *r180 = 0, *r183 = 0, *r184 = 0, *r186 = 0;
+	char *r189 = 0, *r193 = 0, *r204 = 0, *r205 = 0, *r206 = 0, *r208 = 0, *r209 = 0, *r211 = 0;
+	char *r213 = 0, *r214 = 0, *r216 = 0, *r218 = 0, *r220 = 0, *r222 = 0, *r225 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -75,19 +97,224 @@ extern "C" __global__ void Atomics_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
+	r51 = (u64)r1 * 3ull;
+	r203 = (u64)r1 * 4ull;
+	r56 = (u64)r3;
+	r58 = (u64)r51;
+	r70 = r20 + 0ll;
+	r73 = r20 + 4ll;
+	r76 = r20 + 8ll;
+	r77 = r73;
+	r79 = r31 + 0ll;
+	r82 = r31 + 8ll;
+	r207 = r1;
+	r105 = r70;
+	r108 = r73;
+	r111 = r20 + 8ll;
+	r112 = r73;
+	r114 = r79;
+	r117 = r82;
+	r212 = r207;
+	r141 = r70;
+	r144 = r73;
+	r147 = r20 + 8ll;
+	r148 = r73;
+	r150 = r79;
+	r153 = r82;
+	r219 = r207;
+	r177 = r70;
+	r180 = r73;
+	r183 = r20 + 8ll;
+	r184 = r73;
+	r186 = r79;
+	r189 = r82;
+	r224 = r2;
+	r225 = r4 + r224 * 1;
+	r226 = r203;
+b2: // grid unrolled guard
+	r52 = (u64)r2 + 1ull;
+	r53 = r52 < r3;
+	if (!r53) goto b37;
+	r57 = (u64)r52;
+	r54 = r56 - r57;
+	r55 = r54 > r58;
+	if (!r55) goto b29;
+	r59 = r2;
+	r62 = r59;
+	r63 = (u64)r62 + 1ull;
+	r205 = r225;
+	r65 = r205 + 1ll;
+	r66 = *(u8 *)r65;
+	r68 = (i64)r66;
+	if ((u64)r68 >= (u64)r15) { qd_site = 0; qd_x = r68; qd_y = r15; goto qd_fault; }
+	r67 = r14 + r68 * 4;
+	r69 = atomicAdd((u32 *)r67, 1u);
+	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; }
+	r72 = atomicAdd((u32 *)r70, (u32)1);
+	r71 = (u32)r72 + 1u;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
+	r75 = atomicCAS((u32 *)r73, (u32)0, (u32)r71);
+	r74 = r75 == 0;
+	if (!r74) goto b9;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
+	r78 = *(volatile i32 *)r77;
+	*(volatile i32 *)r76 = r78;
+b9: // if.done (grid unrolled 0)
+	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
+	r80 = (double)r66;
+	r81 = atomicAdd((double *)r79, r80);
+	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; }
+	r83 = (double)r63;
+	r84 = qd_atommax_f64(r82, r83);
+	r89 = r63 >> 63;
+	r90 = r89 & 3ll;
+	r91 = (u64)r63 + (u64)r90;
+	r92 = r91 >> 2;
+	r93 = (u64)r92 * 4ull;
+	r94 = (u64)r63 - (u64)r93;
+	r85 = r94;
+	if ((u64)r85 >= (u64)r42) { qd_site = 7; qd_x = r85; qd_y = r42; goto qd_fault; }
+	r86 = r41 + r85 * 1;
+	r87 = (i8)r66;
+	r88 = qd_atommin_i8(r86, r87);
+	r130 = (u64)r59 + (u64)r1;
+	r97 = r130;
+	r98 = (u64)r97 + 1ull;
+	r206 = r205;
+	r208 = r206 + r207 * 1;
+	r100 = r208 + 1ll;
+	r101 = *(u8 *)r100;
+	r103 = (i64)r101;
+	if ((u64)r103 >= (u64)r15) { qd_site = 0; qd_x = r103; qd_y = r15; goto qd_fault; }
+	r102 = r14 + r103 * 4;
+	r104 = atomicAdd((u32 *)r102, 1u);
+	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; }
+	r107 = atomicAdd((u32 *)r105, (u32)1);
+	r106 = (u32)r107 + 1u;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
+	r110 = atomicCAS((u32 *)r108, (u32)0, (u32)r106);
+	r109 = r110 == 0;
+	if (!r109) goto b15;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
+	r113 = *(volatile i32 *)r112;
+	*(volatile i32 *)r111 = r113;
+b15: // if.done (grid unrolled 1)
+	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
+	r115 = (double)r101;
+	r116 = atomicAdd((double *)r114, r115);
+	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; }
+	r118 = (double)r98;
+	r119 = qd_atommax_f64(r117, r118);
+	r124 = r98 >> 63;
+	r125 = r124 & 3ll;
+	r126 = (u64)r98 + (u64)r125;
+	r127 = r126 >> 2;
+	r128 = (u64)r127 * 4ull;
+	r129 = (u64)r98 - (u64)r128;
+	r120 = r129;
+	if ((u64)r120 >= (u64)r42) { qd_site = 7; qd_x = r120; qd_y = r42; goto qd_fault; }
+	r121 = r41 + r120 * 1;
+	r122 = (i8)r101;
+	r123 = qd_atommin_i8(r121, r122);
+	r166 = (u64)r130 + (u64)r1;
+	r133 = r166;
+	r134 = (u64)r133 + 1ull;
+	r211 = r208;
+	r213 = r211 + r212 * 1;
+	r136 = r213 + 1ll;
+	r137 = *(u8 *)r136;
+	r139 = (i64)r137;
+	if ((u64)r139 >= (u64)r15) { qd_site = 0; qd_x = r139; qd_y = r15; goto qd_fault; }
+	r138 = r14 + r139 * 4;
+	r140 = atomicAdd((u32 *)r138, 1u);
+	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; }
+	r143 = atomicAdd((u32 *)r141, (u32)1);
+	r142 = (u32)r143 + 1u;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
+	r146 = atomicCAS((u32 *)r144, (u32)0, (u32)r142);
+	r145 = r146 == 0;
+	if (!r145) goto b21;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
+	r149 = *(volatile i32 *)r148;
+	*(volatile i32 *)r147 = r149;
+b21: // if.done (grid unrolled 2)
+	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
+	r151 = (double)r137;
+	r152 = atomicAdd((double *)r150, r151);
+	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; }
+	r154 = (double)r134;
+	r155 = qd_atommax_f64(r153, r154);
+	r160 = r134 >> 63;
+	r161 = r160 & 3ll;
+	r162 = (u64)r134 + (u64)r161;
+	r163 = r162 >> 2;
+	r164 = (u64)r163 * 4ull;
+	r165 = (u64)r134 - (u64)r164;
+	r156 = r165;
+	if ((u64)r156 >= (u64)r42) { qd_site = 7; qd_x = r156; qd_y = r42; goto qd_fault; }
+	r157 = r41 + r156 * 1;
+	r158 = (i8)r137;
+	r159 = qd_atommin_i8(r157, r158);
+	r202 = (u64)r166 + (u64)r1;
+	r169 = r202;
+	r170 = (u64)r169 + 1ull;
+	r218 = r213;
+	r220 = r218 + r219 * 1;
+	r172 = r220 + 1ll;
+	r173 = *(u8 *)r172;
+	r175 = (i64)r173;
+	if ((u64)r175 >= (u64)r15) { qd_site = 0; qd_x = r175; qd_y = r15; goto qd_fault; }
+	r174 = r14 + r175 * 4;
+	r176 = atomicAdd((u32 *)r174, 1u);
+	if ((u64)0ll >= (u64)r21) { qd_site = 1; qd_x = 0ll; qd_y = r21; goto qd_fault; }
+	r179 = atomicAdd((u32 *)r177, (u32)1);
+	r178 = (u32)r179 + 1u;
+	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
+	r182 = atomicCAS((u32 *)r180, (u32)0, (u32)r178);
+	r181 = r182 == 0;
+	if (!r181) goto b27;
+	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
+	r185 = *(volatile i32 *)r184;
+	*(volatile i32 *)r183 = r185;
+b27: // if.done (grid unrolled 3)
+	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
+	r187 = (double)r173;
+	r188 = atomicAdd((double *)r186, r187);
+	if ((u64)1ll >= (u64)r32) { qd_site = 6; qd_x = 1ll; qd_y = r32; goto qd_fault; }
+	r190 = (double)r170;
+	r191 = qd_atommax_f64(r189, r190);
+	r196 = r170 >> 63;
+	r197 = r196 & 3ll;
+	r198 = (u64)r170 + (u64)r197;
+	r199 = r198 >> 2;
+	r200 = (u64)r199 * 4ull;
+	r201 = (u64)r170 - (u64)r200;
+	r192 = r201;
+	if ((u64)r192 >= (u64)r42) { qd_site = 7; qd_x = r192; qd_y = r42; goto qd_fault; }
+	r193 = r41 + r192 * 1;
+	r194 = (i8)r173;
+	r195 = qd_atommin_i8(r193, r194);
+	r2 = (u64)r2 + (u64)r203;
+	r225 = r225 + r226 * 1;
+	goto b2;
+b29: // preheader
 	r19 = r20 + 0ll;
 	r24 = r20 + 4ll;
 	r27 = r20 + 8ll;
 	r28 = r24;
 	r30 = r31 + 0ll;
 	r36 = r31 + 8ll;
-b2: // head
+	r221 = r2;
+	r222 = r4 + r221 * 1;
+	r223 = r1;
+b30: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b9;
+	if (!r7) goto b37;
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 1;
+	r204 = r222;
+	r11 = r204 + 1ll;
 	r12 = *(u8 *)r11;
 	r16 = (i64)r12;
 	if ((u64)r16 >= (u64)r15) { qd_site = 0; qd_x = r16; qd_y = r15; goto qd_fault; }
@@ -99,11 +326,11 @@ b2: // head
 	if ((u64)1ll >= (u64)r21) { qd_site = 2; qd_x = 1ll; qd_y = r21; goto qd_fault; }
 	r26 = atomicCAS((u32 *)r24, (u32)0, (u32)r22);
 	r25 = r26 == 0;
-	if (!r25) goto b7;
+	if (!r25) goto b35;
 	if ((u64)2ll >= (u64)r21) { qd_site = 3; qd_x = 2ll; qd_y = r21; goto qd_fault; }
 	r29 = *(volatile i32 *)r28;
 	*(volatile i32 *)r27 = r29;
-b7: // if.done
+b35: // if.done
 	if ((u64)0ll >= (u64)r32) { qd_site = 5; qd_x = 0ll; qd_y = r32; goto qd_fault; }
 	r33 = (double)r12;
 	r35 = atomicAdd((double *)r30, r33);
@@ -122,8 +349,9 @@ b7: // if.done
 	r43 = (i8)r12;
 	r44 = qd_atommin_i8(r40, r43);
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b9: // exit
+	r222 = r222 + r223 * 1;
+	goto b30;
+b37: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p10, ack = *(volatile u32 *)rec;

@@ -17,10 +17,24 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Saxpy(a f32, x []f32, y []f32, n i64), parallel.
 extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4, i64 p5, char *p6) {
-	bool r4 = 0, r19 = 0;
+	bool r4 = 0, r19 = 0, r21 = 0, r23 = 0, r28 = 0, r38 = 0, r39 = 0, r49 = 0;
+	bool r51 = 0, r61 = 0, r63 = 0, r73 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
-	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0;
-	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0;
+	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
+	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
+	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
+	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
+	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
+	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
+	float r58 = 0, r66 = 0, r67 = 0, r69 = 0, r70 = 0;
+	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
+	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
+	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
+	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
+	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -32,23 +46,119 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r20 = (u64)r1 * 3ull;
+	r75 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r77 = r75;
+	r80 = r75;
+	r88 = r75;
+	r93 = r75;
+	r105 = r75;
+	r112 = r75;
+	r125 = r2;
+	r126 = r125;
+	r127 = r7 + r126 * 4;
+	r128 = (u64)r75 * 4ull;
+	r129 = r13 + r126 * 4;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b22;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b17;
+	r27 = r2;
+	r29 = r27;
+	if ((u64)r29 >= (u64)r8) { qd_site = 0; qd_x = r29; qd_y = r8; goto qd_fault; }
+	r30 = r127;
+	r31 = *(float *)r30;
+	r32 = r11 * r31;
+	if ((u64)r29 >= (u64)r14) { qd_site = 1; qd_x = r29; qd_y = r14; goto qd_fault; }
+	r33 = r129;
+	r34 = *(float *)r33;
+	r35 = r32 + r34;
+	r36 = r33;
+	*(float *)r36 = r35;
+	r50 = (u64)r27 + (u64)r1;
+	r40 = r50;
+	if ((u64)r40 >= (u64)r8) { qd_site = 0; qd_x = r40; qd_y = r8; goto qd_fault; }
+	r76 = r30;
+	r78 = r76 + r77 * 1;
+	r41 = r78;
+	r42 = *(float *)r41;
+	r43 = r11 * r42;
+	if ((u64)r40 >= (u64)r14) { qd_site = 1; qd_x = r40; qd_y = r14; goto qd_fault; }
+	r79 = r33;
+	r81 = r79 + r80 * 1;
+	r44 = r81;
+	r45 = *(float *)r44;
+	r46 = r43 + r45;
+	r84 = r81;
+	r47 = r84;
+	*(float *)r47 = r46;
+	r62 = (u64)r50 + (u64)r1;
+	r52 = r62;
+	if ((u64)r52 >= (u64)r8) { qd_site = 0; qd_x = r52; qd_y = r8; goto qd_fault; }
+	r87 = r78;
+	r89 = r87 + r88 * 1;
+	r53 = r89;
+	r54 = *(float *)r53;
+	r55 = r11 * r54;
+	if ((u64)r52 >= (u64)r14) { qd_site = 1; qd_x = r52; qd_y = r14; goto qd_fault; }
+	r92 = r81;
+	r94 = r92 + r93 * 1;
+	r56 = r94;
+	r57 = *(float *)r56;
+	r58 = r55 + r57;
+	r99 = r94;
+	r59 = r99;
+	*(float *)r59 = r58;
+	r74 = (u64)r62 + (u64)r1;
+	r64 = r74;
+	if ((u64)r64 >= (u64)r8) { qd_site = 0; qd_x = r64; qd_y = r8; goto qd_fault; }
+	r104 = r89;
+	r106 = r104 + r105 * 1;
+	r65 = r106;
+	r66 = *(float *)r65;
+	r67 = r11 * r66;
+	if ((u64)r64 >= (u64)r14) { qd_site = 1; qd_x = r64; qd_y = r14; goto qd_fault; }
+	r111 = r94;
+	r113 = r111 + r112 * 1;
+	r68 = r113;
+	r69 = *(float *)r68;
+	r70 = r67 + r69;
+	r120 = r113;
+	r71 = r120;
+	*(float *)r71 = r70;
+	r2 = (u64)r2 + (u64)r75;
+	r127 = r127 + r128 * 1;
+	r129 = r129 + r128 * 1;
+	goto b2;
+b17: // preheader
+	r121 = r2;
+	r122 = r7 + r121 * 4;
+	r123 = (u64)r1 * 4ull;
+	r124 = r13 + r121 * 4;
+b18: // head
 	r4 = r2 < r3;
-	if (!r4) goto b6;
+	if (!r4) goto b22;
 	r5 = r2;
 	if ((u64)r5 >= (u64)r8) { qd_site = 0; qd_x = r5; qd_y = r8; goto qd_fault; }
-	r6 = r7 + r5 * 4;
+	r6 = r122;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
 	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r13 + r5 * 4;
+	r12 = r124;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r122 = r122 + r123 * 1;
+	r124 = r124 + r123 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -65,10 +175,18 @@ qd_fault: {
 
 // Task 0 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r4 = 0, r13 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r11 = 0, r12 = 0;
-	float r6 = 0, r7 = 0, r8 = 0;
-	char *r9 = 0, *r10 = 0;
+	bool r4 = 0, r13 = 0, r15 = 0, r17 = 0, r22 = 0, r29 = 0, r30 = 0, r37 = 0;
+	bool r39 = 0, r46 = 0, r48 = 0, r55 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r11 = 0, r12 = 0, r14 = 0;
+	i64 r21 = 0, r23 = 0, r28 = 0, r31 = 0, r36 = 0, r38 = 0, r40 = 0, r45 = 0;
+	i64 r47 = 0, r49 = 0, r54 = 0, r56 = 0, r57 = 0, r59 = 0, r62 = 0, r64 = 0;
+	i64 r67 = 0, r69 = 0, r71 = 0, r73 = 0, r75 = 0, r76 = 0, r77 = 0, r79 = 0;
+	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
+	float r6 = 0, r7 = 0, r8 = 0, r24 = 0, r25 = 0, r26 = 0, r32 = 0, r33 = 0;
+	float r34 = 0, r41 = 0, r42 = 0, r43 = 0, r50 = 0, r51 = 0, r52 = 0;
+	char *r9 = 0, *r10 = 0, *r27 = 0, *r35 = 0, *r44 = 0, *r53 = 0, *r58 = 0, *r60 = 0;
+	char *r61 = 0, *r63 = 0, *r65 = 0, *r66 = 0, *r68 = 0, *r70 = 0, *r72 = 0, *r74 = 0;
+	char *r78 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
@@ -77,19 +195,83 @@ extern "C" __global__ void ComputeAB_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r14 = (u64)r1 * 3ull;
+	r57 = (u64)r1 * 4ull;
+	r18 = (u64)r3;
+	r20 = (u64)r14;
+	r59 = r57;
+	r64 = r57;
+	r71 = r57;
+	r76 = r2;
+	r77 = r76;
+	r78 = r10 + r77 * 4;
+	r79 = (u64)r57 * 4ull;
+b2: // grid unrolled guard
+	r15 = r2 < r3;
+	if (!r15) goto b27;
+	r19 = (u64)r2;
+	r16 = r18 - r19;
+	r17 = r16 > r20;
+	if (!r17) goto b21;
+	r21 = r2;
+	r23 = r21;
+	r25 = (float)r23;
+	r26 = r25 * 0x1p-01f;
+	r24 = r26;
+	if ((u64)r23 >= (u64)r11) { qd_site = 0; qd_x = r23; qd_y = r11; goto qd_fault; }
+	r27 = r78;
+	*(float *)r27 = r24;
+	r38 = (u64)r21 + (u64)r1;
+	r31 = r38;
+	r33 = (float)r31;
+	r34 = r33 * 0x1p-01f;
+	r32 = r34;
+	if ((u64)r31 >= (u64)r11) { qd_site = 0; qd_x = r31; qd_y = r11; goto qd_fault; }
+	r58 = r27;
+	r60 = r58 + r59 * 1;
+	r35 = r60;
+	*(float *)r35 = r32;
+	r47 = (u64)r38 + (u64)r1;
+	r40 = r47;
+	r42 = (float)r40;
+	r43 = r42 * 0x1p-01f;
+	r41 = r43;
+	if ((u64)r40 >= (u64)r11) { qd_site = 0; qd_x = r40; qd_y = r11; goto qd_fault; }
+	r63 = r60;
+	r65 = r63 + r64 * 1;
+	r44 = r65;
+	*(float *)r44 = r41;
+	r56 = (u64)r47 + (u64)r1;
+	r49 = r56;
+	r51 = (float)r49;
+	r52 = r51 * 0x1p-01f;
+	r50 = r52;
+	if ((u64)r49 >= (u64)r11) { qd_site = 0; qd_x = r49; qd_y = r11; goto qd_fault; }
+	r70 = r65;
+	r72 = r70 + r71 * 1;
+	r53 = r72;
+	*(float *)r53 = r50;
+	r2 = (u64)r2 + (u64)r57;
+	r78 = r78 + r79 * 1;
+	goto b2;
+b21: // preheader
+	r73 = r2;
+	r74 = r10 + r73 * 4;
+	r75 = (u64)r1 * 4ull;
+b22: // head
 	r4 = r2 < r3;
-	if (!r4) goto b7;
+	if (!r4) goto b27;
 	r5 = r2;
 	r7 = (float)r5;
 	r8 = r7 * 0x1p-01f;
 	r6 = r8;
 	if ((u64)r5 >= (u64)r11) { qd_site = 0; qd_x = r5; qd_y = r11; goto qd_fault; }
-	r9 = r10 + r5 * 4;
+	r9 = r74;
 	*(float *)r9 = r6;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r74 = r74 + r75 * 1;
+	goto b22;
+b27: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -106,11 +288,24 @@ qd_fault: {
 
 // Task 1 of kernel ComputeAB(a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r4 = 0, r8 = 0, r16 = 0;
+	bool r4 = 0, r8 = 0, r16 = 0, r24 = 0, r26 = 0, r31 = 0, r34 = 0, r40 = 0;
+	bool r47 = 0, r50 = 0, r56 = 0, r64 = 0, r67 = 0, r73 = 0, r81 = 0, r84 = 0;
+	bool r90 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r14 = 0, r15 = 0;
-	i64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0;
-	float r6 = 0, r9 = 0, r10 = 0, r11 = 0;
-	char *r12 = 0, *r13 = 0;
+	i64 r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r30 = 0;
+	i64 r32 = 0, r33 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	i64 r46 = 0, r48 = 0, r49 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0;
+	i64 r61 = 0, r62 = 0, r63 = 0, r65 = 0, r66 = 0, r72 = 0, r74 = 0, r75 = 0;
+	i64 r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r82 = 0, r83 = 0, r89 = 0;
+	i64 r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0, r97 = 0, r98 = 0;
+	i64 r100 = 0, r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0, r116 = 0;
+	i64 r117 = 0, r118 = 0, r120 = 0;
+	u64 r25 = 0, r27 = 0, r28 = 0, r29 = 0;
+	float r6 = 0, r9 = 0, r10 = 0, r11 = 0, r35 = 0, r36 = 0, r37 = 0, r51 = 0;
+	float r52 = 0, r53 = 0, r68 = 0, r69 = 0, r70 = 0, r85 = 0, r86 = 0, r87 = 0;
+	char *r12 = 0, *r13 = 0, *r38 = 0, *r54 = 0, *r71 = 0, *r88 = 0, *r99 = 0, *r101 = 0;
+	char *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0, *r115 = 0;
+	char *r119 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p4;
@@ -119,9 +314,128 @@ extern "C" __global__ void ComputeAB_1(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r23 = (u64)r1 * 3ull;
+	r98 = (u64)r1 * 4ull;
+	r27 = (u64)r3;
+	r29 = (u64)r23;
+	r100 = r98;
+	r105 = r98;
+	r112 = r98;
+	r117 = r2;
+	r118 = r117;
+	r119 = r13 + r118 * 4;
+	r120 = (u64)r98 * 4ull;
+b2: // grid unrolled guard
+	r24 = r2 < r3;
+	if (!r24) goto b37;
+	r28 = (u64)r2;
+	r25 = r27 - r28;
+	r26 = r25 > r29;
+	if (!r26) goto b29;
+	r30 = r2;
+	r32 = r30;
+	r41 = r32 >> 63;
+	r42 = r41 & 1ll;
+	r43 = (u64)r32 + (u64)r42;
+	r44 = r43 >> 1;
+	r45 = (u64)r44 * 2ull;
+	r46 = (u64)r32 - (u64)r45;
+	r33 = r46;
+	r34 = r33 == 0ll;
+	if (!r34) goto b28;
+	r35 = (float)r32;
+	r6 = r35;
+b8: // computeB.return (grid unrolled 0)
+	if ((u64)r32 >= (u64)r14) { qd_site = 1; qd_x = r32; qd_y = r14; goto qd_fault; }
+	r38 = r119;
+	*(float *)r38 = r6;
+	r63 = (u64)r30 + (u64)r1;
+	r48 = r63;
+	r57 = r48 >> 63;
+	r58 = r57 & 1ll;
+	r59 = (u64)r48 + (u64)r58;
+	r60 = r59 >> 1;
+	r61 = (u64)r60 * 2ull;
+	r62 = (u64)r48 - (u64)r61;
+	r49 = r62;
+	r50 = r49 == 0ll;
+	if (!r50) goto b27;
+	r51 = (float)r48;
+	r6 = r51;
+b13: // computeB.return (grid unrolled 1)
+	if ((u64)r48 >= (u64)r14) { qd_site = 1; qd_x = r48; qd_y = r14; goto qd_fault; }
+	r99 = r38;
+	r101 = r99 + r100 * 1;
+	r54 = r101;
+	*(float *)r54 = r6;
+	r80 = (u64)r63 + (u64)r1;
+	r65 = r80;
+	r74 = r65 >> 63;
+	r75 = r74 & 1ll;
+	r76 = (u64)r65 + (u64)r75;
+	r77 = r76 >> 1;
+	r78 = (u64)r77 * 2ull;
+	r79 = (u64)r65 - (u64)r78;
+	r66 = r79;
+	r67 = r66 == 0ll;
+	if (!r67) goto b26;
+	r68 = (float)r65;
+	r6 = r68;
+b18: // computeB.return (grid unrolled 2)
+	if ((u64)r65 >= (u64)r14) { qd_site = 1; qd_x = r65; qd_y = r14; goto qd_fault; }
+	r104 = r101;
+	r106 = r104 + r105 * 1;
+	r71 = r106;
+	*(float *)r71 = r6;
+	r97 = (u64)r80 + (u64)r1;
+	r82 = r97;
+	r91 = r82 >> 63;
+	r92 = r91 & 1ll;
+	r93 = (u64)r82 + (u64)r92;
+	r94 = r93 >> 1;
+	r95 = (u64)r94 * 2ull;
+	r96 = (u64)r82 - (u64)r95;
+	r83 = r96;
+	r84 = r83 == 0ll;
+	if (!r84) goto b25;
+	r85 = (float)r82;
+	r6 = r85;
+b23: // computeB.return (grid unrolled 3)
+	if ((u64)r82 >= (u64)r14) { qd_site = 1; qd_x = r82; qd_y = r14; goto qd_fault; }
+	r111 = r106;
+	r113 = r111 + r112 * 1;
+	r88 = r113;
+	*(float *)r88 = r6;
+	r2 = (u64)r2 + (u64)r98;
+	r119 = r119 + r120 * 1;
+	goto b2;
+b25: // computeB.if.done (grid unrolled 3)
+	r86 = (float)r82;
+	r87 = -r86;
+	r6 = r87;
+	goto b23;
+b26: // computeB.if.done (grid unrolled 2)
+	r69 = (float)r65;
+	r70 = -r69;
+	r6 = r70;
+	goto b18;
+b27: // computeB.if.done (grid unrolled 1)
+	r52 = (float)r48;
+	r53 = -r52;
+	r6 = r53;
+	goto b13;
+b28: // computeB.if.done (grid unrolled 0)
+	r36 = (float)r32;
+	r37 = -r36;
+	r6 = r37;
+	goto b8;
+b29: // preheader
+	r114 = r2;
+	r115 = r13 + r114 * 4;
+	r116 = (u64)r1 * 4ull;
+b30: // head
 	r4 = r2 < r3;
-	if (!r4) goto b9;
+	if (!r4) goto b37;
 	r5 = r2;
 	r17 = r5 >> 63;
 	r18 = r17 & 1ll;
@@ -131,21 +445,22 @@ b2: // head
 	r22 = (u64)r5 - (u64)r21;
 	r7 = r22;
 	r8 = r7 == 0ll;
-	if (!r8) goto b8;
+	if (!r8) goto b36;
 	r9 = (float)r5;
 	r6 = r9;
-b6: // computeB.return
+b34: // computeB.return
 	if ((u64)r5 >= (u64)r14) { qd_site = 1; qd_x = r5; qd_y = r14; goto qd_fault; }
-	r12 = r13 + r5 * 4;
+	r12 = r115;
 	*(float *)r12 = r6;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b8: // computeB.if.done
+	r115 = r115 + r116 * 1;
+	goto b30;
+b36: // computeB.if.done
 	r10 = (float)r5;
 	r11 = -r10;
 	r6 = r11;
-	goto b6;
-b9: // exit
+	goto b34;
+b37: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -188,66 +503,203 @@ qd_fault: {
 
 // Task 1 of kernel Forms(a []i64, n i64), parallel.
 extern "C" __global__ void Forms_1(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r6 = 0, r13 = 0;
+	bool r6 = 0, r13 = 0, r15 = 0, r17 = 0, r22 = 0, r29 = 0, r30 = 0, r37 = 0;
+	bool r39 = 0, r46 = 0, r48 = 0, r55 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r10 = 0;
-	i64 r12 = 0;
-	char *r4 = 0, *r8 = 0, *r11 = 0;
+	i64 r12 = 0, r14 = 0, r21 = 0, r23 = 0, r25 = 0, r26 = 0, r28 = 0, r31 = 0;
+	i64 r33 = 0, r34 = 0, r36 = 0, r38 = 0, r40 = 0, r42 = 0, r43 = 0, r45 = 0;
+	i64 r47 = 0, r49 = 0, r51 = 0, r52 = 0, r54 = 0, r56 = 0, r57 = 0, r59 = 0;
+	i64 r62 = 0, r65 = 0, r67 = 0, r70 = 0, r72 = 0, r75 = 0, r77 = 0, r79 = 0;
+	i64 r82 = 0, r84 = 0, r86 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r94 = 0;
+	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
+	char *r4 = 0, *r8 = 0, *r11 = 0, *r24 = 0, *r27 = 0, *r32 = 0, *r35 = 0, *r41 = 0;
+	char *r44 = 0, *r50 = 0, *r53 = 0, *r58 = 0, *r60 = 0, *r61 = 0, *r63 = 0, *r64 = 0;
+	char *r66 = 0, *r68 = 0, *r69 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r78 = 0;
+	char *r80 = 0, *r81 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r93 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r14 = (u64)r1 * 3ull;
+	r57 = (u64)r1 * 4ull;
+	r18 = (u64)r3;
+	r20 = (u64)r14;
+	r59 = (u64)r1 * 8ull;
+	r67 = r59;
+	r79 = r59;
+	r91 = r2;
+	r92 = r91;
+	r93 = r4 + r92 * 8;
+	r94 = (u64)r57 * 8ull;
+b2: // grid unrolled guard
+	r15 = r2 < r3;
+	if (!r15) goto b13;
+	r19 = (u64)r2;
+	r16 = r18 - r19;
+	r17 = r16 > r20;
+	if (!r17) goto b9;
+	r24 = r93;
+	r25 = *(i64 *)r24;
+	r26 = (u64)r25 + 1ull;
+	r27 = r24;
+	*(i64 *)r27 = r26;
+	r58 = r24;
+	r60 = r58 + r59 * 1;
+	r32 = r60;
+	r33 = *(i64 *)r32;
+	r34 = (u64)r33 + 1ull;
+	r63 = r60;
+	r35 = r63;
+	*(i64 *)r35 = r34;
+	r66 = r60;
+	r68 = r66 + r67 * 1;
+	r41 = r68;
+	r42 = *(i64 *)r41;
+	r43 = (u64)r42 + 1ull;
+	r73 = r68;
+	r44 = r73;
+	*(i64 *)r44 = r43;
+	r78 = r68;
+	r80 = r78 + r79 * 1;
+	r50 = r80;
+	r51 = *(i64 *)r50;
+	r52 = (u64)r51 + 1ull;
+	r87 = r80;
+	r53 = r87;
+	*(i64 *)r53 = r52;
+	r2 = (u64)r2 + (u64)r57;
+	r93 = r93 + r94 * 1;
+	goto b2;
+b9: // preheader
+	r88 = r2;
+	r89 = r4 + r88 * 8;
+	r90 = (u64)r1 * 8ull;
+b10: // head
 	r6 = r2 < r3;
-	if (!r6) goto b6;
-	r7 = r2;
-	r8 = r4 + r7 * 8;
+	if (!r6) goto b13;
+	r8 = r89;
 	r9 = *(i64 *)r8;
 	r10 = (u64)r9 + 1ull;
 	r11 = r8;
 	*(i64 *)r11 = r10;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r89 = r89 + r90 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
 // Task 2 of kernel Forms(a []i64, n i64), parallel.
 extern "C" __global__ void Forms_2(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r7 = 0, r10 = 0;
+	bool r7 = 0, r10 = 0, r17 = 0, r19 = 0, r25 = 0, r28 = 0, r34 = 0, r37 = 0;
+	bool r44 = 0, r47 = 0, r54 = 0, r57 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r12 = 0, r13 = 0;
-	char *r4 = 0, *r11 = 0, *r14 = 0;
+	i64 r12 = 0, r13 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0;
+	i64 r30 = 0, r31 = 0, r33 = 0, r35 = 0, r36 = 0, r39 = 0, r40 = 0, r42 = 0;
+	i64 r43 = 0, r45 = 0, r46 = 0, r49 = 0, r50 = 0, r52 = 0, r53 = 0, r55 = 0;
+	i64 r56 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r75 = 0;
+	i64 r77 = 0, r80 = 0, r82 = 0, r85 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0;
+	i64 r96 = 0, r98 = 0, r100 = 0, r101 = 0, r103 = 0;
+	u64 r18 = 0, r20 = 0, r21 = 0, r22 = 0;
+	char *r4 = 0, *r11 = 0, *r14 = 0, *r29 = 0, *r32 = 0, *r38 = 0, *r41 = 0, *r48 = 0;
+	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
+	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0;
+	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0;
+	char *r97 = 0, *r99 = 0, *r102 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r15 = (u64)r1 * 3ull;
+	r63 = (u64)r1 * 4ull;
+	r20 = (u64)r3;
+	r22 = (u64)r15;
+	r69 = (u64)r1 * 8ull;
+	r77 = r69;
+	r89 = r69;
+	r101 = r2;
+	r102 = r4 + r101 * 8;
+	r103 = (u64)r63 * 8ull;
+b2: // grid unrolled guard
+	r16 = (u64)r2 + 1ull;
+	r17 = r16 < r3;
+	if (!r17) goto b13;
+	r21 = (u64)r16;
+	r18 = r20 - r21;
+	r19 = r18 > r22;
+	if (!r19) goto b9;
+	r66 = r102;
+	r29 = r66 + 8ll;
+	r30 = *(i64 *)r29;
+	r31 = (u64)r30 * 3ull;
+	r32 = r29;
+	*(i64 *)r32 = r31;
+	r68 = r66;
+	r70 = r68 + r69 * 1;
+	r38 = r70 + 8ll;
+	r39 = *(i64 *)r38;
+	r40 = (u64)r39 * 3ull;
+	r41 = r38;
+	*(i64 *)r41 = r40;
+	r76 = r70;
+	r78 = r76 + r77 * 1;
+	r48 = r78 + 8ll;
+	r49 = *(i64 *)r48;
+	r50 = (u64)r49 * 3ull;
+	r51 = r48;
+	*(i64 *)r51 = r50;
+	r88 = r78;
+	r90 = r88 + r89 * 1;
+	r58 = r90 + 8ll;
+	r59 = *(i64 *)r58;
+	r60 = (u64)r59 * 3ull;
+	r61 = r58;
+	*(i64 *)r61 = r60;
+	r2 = (u64)r2 + (u64)r63;
+	r102 = r102 + r103 * 1;
+	goto b2;
+b9: // preheader
+	r98 = r2;
+	r99 = r4 + r98 * 8;
+	r100 = (u64)r1 * 8ull;
+b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b7;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 8;
+	if (!r7) goto b13;
+	r64 = r99;
+	r11 = r64 + 8ll;
 	r12 = *(i64 *)r11;
 	r13 = (u64)r12 * 3ull;
 	r14 = r11;
 	*(i64 *)r14 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b7: // exit
+	r99 = r99 + r100 * 1;
+	goto b10;
+b13: // exit
 	return;
 }
 
 // Task 3 of kernel Forms(a []i64, n i64), parallel.
 extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r5 = 0, r7 = 0, r8 = 0;
+	bool r5 = 0, r7 = 0, r8 = 0, r22 = 0, r24 = 0, r29 = 0, r31 = 0, r32 = 0;
+	bool r38 = 0, r40 = 0, r41 = 0, r48 = 0, r50 = 0, r51 = 0, r58 = 0, r60 = 0;
+	bool r61 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r9 = 0, r10 = 0;
-	i64 r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0;
-	char *r11 = 0, *r12 = 0, *r16 = 0;
+	i64 r13 = 0, r14 = 0, r15 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
+	i64 r28 = 0, r30 = 0, r33 = 0, r35 = 0, r36 = 0, r39 = 0, r42 = 0, r44 = 0;
+	i64 r45 = 0, r47 = 0, r49 = 0, r52 = 0, r54 = 0, r55 = 0, r57 = 0, r59 = 0;
+	i64 r62 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r70 = 0, r73 = 0, r76 = 0;
+	i64 r78 = 0, r81 = 0, r83 = 0, r86 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0;
+	i64 r97 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r105 = 0;
+	u64 r23 = 0, r25 = 0, r26 = 0, r27 = 0;
+	char *r11 = 0, *r12 = 0, *r16 = 0, *r34 = 0, *r37 = 0, *r43 = 0, *r46 = 0, *r53 = 0;
+	char *r56 = 0, *r63 = 0, *r66 = 0, *r69 = 0, *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0;
+	char *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0, *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0;
+	char *r91 = 0, *r92 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r104 = 0, *r106 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -261,25 +713,124 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r21 = (u64)r1 * 3ull;
+	r68 = (u64)r1 * 4ull;
+	r25 = (u64)r3;
+	r27 = (u64)r21;
+	r70 = (u64)r1 * 8ull;
+	r76 = (u64)r1 * 8ull;
+	r78 = r76;
+	r86 = (u64)r1 * 8ull;
+	r88 = r86;
+	r90 = r86;
+	r102 = r2;
+	r103 = r102;
+	r104 = r12 + r103 * 8;
+	r105 = (u64)r68 * 8ull;
+	r106 = r12 + r102 * 8;
+b2: // grid unrolled guard
+	r22 = r2 < r3;
+	if (!r22) goto b27;
+	r26 = (u64)r2;
+	r23 = r25 - r26;
+	r24 = r23 > r27;
+	if (!r24) goto b21;
+	r28 = r2;
+	r30 = r28;
+	r32 = r30 == 3ll;
+	if (!r32) goto b20;
+b7: // grid unrolled 1
+	r47 = (u64)r28 + (u64)r1;
+	r39 = r47;
+	r41 = r39 == 3ll;
+	if (!r41) goto b19;
+b10: // grid unrolled 2
+	r57 = (u64)r47 + (u64)r1;
+	r49 = r57;
+	r51 = r49 == 3ll;
+	if (!r51) goto b18;
+b13: // grid unrolled 3
+	r67 = (u64)r57 + (u64)r1;
+	r59 = r67;
+	r61 = r59 == 3ll;
+	if (!r61) goto b17;
+b16: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r68;
+	r104 = r104 + r105 * 1;
+	r106 = r106 + r105 * 1;
+	goto b2;
+b17: // if.done (grid unrolled 3)
+	r62 = r59;
+	if ((u64)r59 >= (u64)r13) { qd_site = 2; qd_x = r59; qd_y = r13; goto qd_fault; }
+	r85 = r106;
+	r87 = r85 + r86 * 1;
+	r89 = r87 + r88 * 1;
+	r91 = r89 + r90 * 1;
+	r63 = r91;
+	r64 = *(i64 *)r63;
+	r65 = (u64)r64 - (u64)r62;
+	r98 = r91;
+	r66 = r98;
+	*(i64 *)r66 = r65;
+	goto b16;
+b18: // if.done (grid unrolled 2)
+	r52 = r49;
+	if ((u64)r49 >= (u64)r13) { qd_site = 2; qd_x = r49; qd_y = r13; goto qd_fault; }
+	r75 = r106;
+	r77 = r75 + r76 * 1;
+	r79 = r77 + r78 * 1;
+	r53 = r79;
+	r54 = *(i64 *)r53;
+	r55 = (u64)r54 - (u64)r52;
+	r84 = r79;
+	r56 = r84;
+	*(i64 *)r56 = r55;
+	goto b13;
+b19: // if.done (grid unrolled 1)
+	r42 = r39;
+	if ((u64)r39 >= (u64)r13) { qd_site = 2; qd_x = r39; qd_y = r13; goto qd_fault; }
+	r69 = r106;
+	r71 = r69 + r70 * 1;
+	r43 = r71;
+	r44 = *(i64 *)r43;
+	r45 = (u64)r44 - (u64)r42;
+	r74 = r71;
+	r46 = r74;
+	*(i64 *)r46 = r45;
+	goto b10;
+b20: // if.done (grid unrolled 0)
+	r33 = r30;
+	if ((u64)r30 >= (u64)r13) { qd_site = 2; qd_x = r30; qd_y = r13; goto qd_fault; }
+	r34 = r104;
+	r35 = *(i64 *)r34;
+	r36 = (u64)r35 - (u64)r33;
+	r37 = r34;
+	*(i64 *)r37 = r36;
+	goto b7;
+b21: // preheader
+	r99 = r2;
+	r100 = r12 + r99 * 8;
+	r101 = (u64)r1 * 8ull;
+b22: // head
 	r5 = r2 < r3;
-	if (!r5) goto b7;
+	if (!r5) goto b27;
 	r6 = r2;
 	r8 = r6 == 3ll;
-	if (!r8) goto b6;
-b5: // latch
+	if (!r8) goto b26;
+b25: // latch
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // if.done
+	r100 = r100 + r101 * 1;
+	goto b22;
+b26: // if.done
 	r10 = r6;
 	if ((u64)r6 >= (u64)r13) { qd_site = 2; qd_x = r6; qd_y = r13; goto qd_fault; }
-	r11 = r12 + r6 * 8;
+	r11 = r100;
 	r14 = *(i64 *)r11;
 	r15 = (u64)r14 - (u64)r10;
 	r16 = r11;
 	*(i64 *)r16 = r15;
-	goto b5;
-b7: // exit
+	goto b25;
+b27: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -296,10 +847,10 @@ qd_fault: {
 
 // Task 4 of kernel Forms(a []i64, n i64), serial.
 extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r0 = 0, r2 = 0, r15 = 0, r20 = 0;
+	bool r0 = 0, r2 = 0, r15 = 0, r19 = 0;
 	i64 r1 = 0, r3 = 0, r6 = 0, r7 = 0, r8 = 0, r9 = 0, r11 = 0, r12 = 0;
-	i64 r14 = 0, r18 = 0, r19 = 0;
-	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0, *r17 = 0;
+	i64 r14 = 0, r17 = 0, r18 = 0;
+	char *r4 = 0, *r5 = 0, *r10 = 0, *r13 = 0, *r16 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r1 = p2;
@@ -311,12 +862,11 @@ extern "C" __global__ void Forms_4(char *p0, i64 p1, i64 p2, char *p3) {
 	if (!r2) goto b16;
 	r3 = 0ll;
 	r16 = r5 + 0ll;
-	r17 = r5 + 0ll;
-	r18 = r1 > (-9223372036854775804ll) ? r1 : (-9223372036854775804ll);
-	r19 = (u64)r18 - 4ull;
+	r17 = r1 > (-9223372036854775804ll) ? r1 : (-9223372036854775804ll);
+	r18 = (u64)r17 - 4ull;
 b5: // unroll guard
-	r20 = r3 < r19;
-	if (!r20) goto b14;
+	r19 = r3 < r18;
+	if (!r19) goto b14;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
@@ -326,13 +876,12 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r17;
+	r13 = r16;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	r17 = r17 + 8ll;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
@@ -342,13 +891,12 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r17;
+	r13 = r16;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	r17 = r17 + 8ll;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
@@ -358,13 +906,12 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r17;
+	r13 = r16;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	r17 = r17 + 8ll;
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
 	r4 = r16;
 	r7 = *(i64 *)r4;
@@ -374,13 +921,12 @@ b5: // unroll guard
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r17;
+	r13 = r16;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	r17 = r17 + 8ll;
 	goto b5;
 b14: // rangeint.body
 	if ((u64)r3 >= (u64)r6) { qd_site = 3; qd_x = r3; qd_y = r6; goto qd_fault; }
@@ -392,14 +938,13 @@ b14: // rangeint.body
 	r10 = r5 + r9 * 8;
 	r11 = *(i64 *)r10;
 	r12 = (u64)r7 + (u64)r11;
-	r13 = r17;
+	r13 = r16;
 	*(i64 *)r13 = r12;
 	r14 = (u64)r3 + 1ull;
 	r15 = r14 < r1;
 	if (!r15) goto b16;
 	r3 = r14;
 	r16 = r16 + 8ll;
-	r17 = r17 + 8ll;
 	goto b14;
 b16: // if.done
 	return;

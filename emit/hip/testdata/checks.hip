@@ -48,13 +48,31 @@ qd_fault: {
 
 // Task 1 of kernel Checked(a []i64, b []i64, lo i64, hi i64), parallel.
 extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r12 = 0, r15 = 0, r29 = 0;
+	bool r12 = 0, r15 = 0, r26 = 0, r28 = 0, r34 = 0, r37 = 0, r45 = 0, r48 = 0;
+	bool r57 = 0, r60 = 0, r69 = 0, r72 = 0, r145 = 0, r154 = 0, r163 = 0, r172 = 0;
+	bool r181 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r21 = 0, r22 = 0;
-	i64 r24 = 0;
-	u32 r30 = 0, r31 = 0, r32 = 0;
-	u64 r25 = 0, r26 = 0, r27 = 0, r28 = 0;
-	char *r4 = 0, *r7 = 0, *r16 = 0, *r17 = 0, *r20 = 0, *r23 = 0;
+	i64 r24 = 0, r25 = 0, r32 = 0, r33 = 0, r35 = 0, r36 = 0, r39 = 0, r41 = 0;
+	i64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r50 = 0, r52 = 0, r53 = 0, r55 = 0;
+	i64 r56 = 0, r58 = 0, r59 = 0, r62 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0;
+	i64 r70 = 0, r71 = 0, r74 = 0, r76 = 0, r77 = 0, r79 = 0, r80 = 0, r88 = 0;
+	i64 r91 = 0, r94 = 0, r97 = 0, r99 = 0, r102 = 0, r104 = 0, r107 = 0, r109 = 0;
+	i64 r112 = 0, r114 = 0, r116 = 0, r119 = 0, r121 = 0, r123 = 0, r126 = 0, r128 = 0;
+	i64 r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r149 = 0, r158 = 0;
+	i64 r167 = 0, r176 = 0;
+	u32 r146 = 0, r147 = 0, r148 = 0, r155 = 0, r156 = 0, r157 = 0, r164 = 0, r165 = 0;
+	u32 r166 = 0, r173 = 0, r174 = 0, r175 = 0, r182 = 0, r183 = 0, r184 = 0;
+	u64 r27 = 0, r29 = 0, r30 = 0, r31 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0;
+	u64 r150 = 0, r151 = 0, r152 = 0, r153 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0;
+	u64 r168 = 0, r169 = 0, r170 = 0, r171 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
+	char *r4 = 0, *r7 = 0, *r16 = 0, *r17 = 0, *r20 = 0, *r23 = 0, *r38 = 0, *r40 = 0;
+	char *r43 = 0, *r49 = 0, *r51 = 0, *r54 = 0, *r61 = 0, *r63 = 0, *r66 = 0, *r73 = 0;
+	char *r75 = 0, *r78 = 0, *r81 = 0, *r82 = 0, *r83 = 0, *r84 = 0, *r85 = 0, *r86 = 0;
+	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0;
+	char *r100 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0, *r110 = 0, *r111 = 0;
+	char *r113 = 0, *r115 = 0, *r117 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r125 = 0;
+	char *r127 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r137 = 0, *r139 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r7 = p0;
@@ -71,38 +89,191 @@ extern "C" __global__ void Checked_1(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r24 = (u64)r1 * 3ull;
+	r80 = (u64)r1 * 4ull;
+	r29 = (u64)r3;
+	r31 = (u64)r24;
+	r88 = (u64)r1 * 8ull;
+	r91 = r88;
+	r99 = r88;
+	r104 = r88;
+	r116 = r88;
+	r123 = r88;
+	r136 = r2;
+	r137 = r17 + r136 * 8;
+	r138 = (u64)r80 * 8ull;
+	r139 = r4 + r136 * 8;
+b2: // grid unrolled guard
+	r25 = (u64)r2 + 1ull;
+	r26 = r25 < r3;
+	if (!r26) goto b42;
+	r30 = (u64)r25;
+	r27 = r29 - r30;
+	r28 = r27 > r31;
+	if (!r28) goto b33;
+	r32 = r2;
+	r35 = r32;
+	r36 = (u64)r35 + 1ull;
+	if ((u64)r36 >= (u64)r18) { qd_site = 2; qd_x = r36; qd_y = r18; goto qd_fault; }
+	r84 = r137;
+	r38 = r84 + 8ll;
+	r39 = *(i64 *)r38;
+	r85 = r139;
+	r40 = r85 + 8ll;
+	r41 = *(i64 *)r40;
+	if (r39 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r177 = (u64)r41;
+	r178 = (u64)r39;
+	r179 = r177 | r178;
+	r180 = r179 >> 32;
+	r181 = r180 == 0ull;
+	if (!r181) goto b32;
+	r182 = (u32)r41;
+	r183 = (u32)r39;
+	r184 = qd_div_u32(r182, r183);
+	r176 = (i64)r184;
+b9: // rangeindex.body (grid unrolled 0)
+	r42 = r176;
+	r43 = r40;
+	*(i64 *)r43 = r42;
+	r55 = (u64)r32 + (u64)r1;
+	r46 = r55;
+	r47 = (u64)r46 + 1ull;
+	if ((u64)r47 >= (u64)r18) { qd_site = 2; qd_x = r47; qd_y = r18; goto qd_fault; }
+	r87 = r84;
+	r89 = r87 + r88 * 1;
+	r49 = r89 + 8ll;
+	r50 = *(i64 *)r49;
+	r90 = r85;
+	r92 = r90 + r91 * 1;
+	r51 = r92 + 8ll;
+	r52 = *(i64 *)r51;
+	if (r50 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r168 = (u64)r52;
+	r169 = (u64)r50;
+	r170 = r168 | r169;
+	r171 = r170 >> 32;
+	r172 = r171 == 0ull;
+	if (!r172) goto b31;
+	r173 = (u32)r52;
+	r174 = (u32)r50;
+	r175 = qd_div_u32(r173, r174);
+	r167 = (i64)r175;
+b15: // rangeindex.body (grid unrolled 1)
+	r53 = r167;
+	r54 = r51;
+	*(i64 *)r54 = r53;
+	r67 = (u64)r55 + (u64)r1;
+	r58 = r67;
+	r59 = (u64)r58 + 1ull;
+	if ((u64)r59 >= (u64)r18) { qd_site = 2; qd_x = r59; qd_y = r18; goto qd_fault; }
+	r98 = r89;
+	r100 = r98 + r99 * 1;
+	r61 = r100 + 8ll;
+	r62 = *(i64 *)r61;
+	r103 = r92;
+	r105 = r103 + r104 * 1;
+	r63 = r105 + 8ll;
+	r64 = *(i64 *)r63;
+	if (r62 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r159 = (u64)r64;
+	r160 = (u64)r62;
+	r161 = r159 | r160;
+	r162 = r161 >> 32;
+	r163 = r162 == 0ull;
+	if (!r163) goto b30;
+	r164 = (u32)r64;
+	r165 = (u32)r62;
+	r166 = qd_div_u32(r164, r165);
+	r158 = (i64)r166;
+b21: // rangeindex.body (grid unrolled 2)
+	r65 = r158;
+	r66 = r63;
+	*(i64 *)r66 = r65;
+	r79 = (u64)r67 + (u64)r1;
+	r70 = r79;
+	r71 = (u64)r70 + 1ull;
+	if ((u64)r71 >= (u64)r18) { qd_site = 2; qd_x = r71; qd_y = r18; goto qd_fault; }
+	r115 = r100;
+	r117 = r115 + r116 * 1;
+	r73 = r117 + 8ll;
+	r74 = *(i64 *)r73;
+	r122 = r105;
+	r124 = r122 + r123 * 1;
+	r75 = r124 + 8ll;
+	r76 = *(i64 *)r75;
+	if (r74 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r150 = (u64)r76;
+	r151 = (u64)r74;
+	r152 = r150 | r151;
+	r153 = r152 >> 32;
+	r154 = r153 == 0ull;
+	if (!r154) goto b29;
+	r155 = (u32)r76;
+	r156 = (u32)r74;
+	r157 = qd_div_u32(r155, r156);
+	r149 = (i64)r157;
+b27: // rangeindex.body (grid unrolled 3)
+	r77 = r149;
+	r78 = r75;
+	*(i64 *)r78 = r77;
+	r2 = (u64)r2 + (u64)r80;
+	r137 = r137 + r138 * 1;
+	r139 = r139 + r138 * 1;
+	goto b2;
+b29: // divide in 64 bits
+	r149 = qd_div_i64(r76, r74);
+	goto b27;
+b30: // divide in 64 bits
+	r158 = qd_div_i64(r64, r62);
+	goto b21;
+b31: // divide in 64 bits
+	r167 = qd_div_i64(r52, r50);
+	goto b15;
+b32: // divide in 64 bits
+	r176 = qd_div_i64(r41, r39);
+	goto b9;
+b33: // preheader
+	r132 = r2;
+	r133 = r17 + r132 * 8;
+	r134 = (u64)r1 * 8ull;
+	r135 = r4 + r132 * 8;
+b34: // head
 	r11 = (u64)r2 + 1ull;
 	r12 = r11 < r3;
-	if (!r12) goto b10;
+	if (!r12) goto b42;
 	r13 = r2;
 	r14 = (u64)r13 + 1ull;
 	if ((u64)r14 >= (u64)r18) { qd_site = 2; qd_x = r14; qd_y = r18; goto qd_fault; }
-	r16 = r17 + r14 * 8;
+	r81 = r133;
+	r16 = r81 + 8ll;
 	r19 = *(i64 *)r16;
-	r20 = r4 + r14 * 8;
+	r82 = r135;
+	r20 = r82 + 8ll;
 	r21 = *(i64 *)r20;
 	if (r19 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r25 = (u64)r21;
-	r26 = (u64)r19;
-	r27 = r25 | r26;
-	r28 = r27 >> 32;
-	r29 = r28 == 0ull;
-	if (!r29) goto b9;
-	r30 = (u32)r21;
-	r31 = (u32)r19;
-	r32 = qd_div_u32(r30, r31);
-	r24 = (i64)r32;
-b7: // rangeindex.body
-	r22 = r24;
+	r141 = (u64)r21;
+	r142 = (u64)r19;
+	r143 = r141 | r142;
+	r144 = r143 >> 32;
+	r145 = r144 == 0ull;
+	if (!r145) goto b41;
+	r146 = (u32)r21;
+	r147 = (u32)r19;
+	r148 = qd_div_u32(r146, r147);
+	r140 = (i64)r148;
+b39: // rangeindex.body
+	r22 = r140;
 	r23 = r20;
 	*(i64 *)r23 = r22;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b9: // divide in 64 bits
-	r24 = qd_div_i64(r21, r19);
-	goto b7;
-b10: // exit
+	r133 = r133 + r134 * 1;
+	r135 = r135 + r134 * 1;
+	goto b34;
+b41: // divide in 64 bits
+	r140 = qd_div_i64(r21, r19);
+	goto b39;
+b42: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -119,12 +290,25 @@ qd_fault: {
 
 // Task 0 of kernel Unchecked(out []f32, table []f32, idx []i32, d i32), parallel.
 extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i32 p6, char *p7) {
-	bool r7 = 0, r10 = 0;
-	i32 r12 = 0, r13 = 0, r14 = 0, r23 = 0;
+	bool r7 = 0, r10 = 0, r25 = 0, r27 = 0, r33 = 0, r36 = 0, r45 = 0, r48 = 0;
+	bool r58 = 0, r61 = 0, r71 = 0, r74 = 0;
+	i32 r12 = 0, r13 = 0, r14 = 0, r38 = 0, r39 = 0, r50 = 0, r51 = 0, r63 = 0;
+	i32 r64 = 0, r76 = 0, r77 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r17 = 0, r18 = 0, r22 = 0;
-	float r19 = 0;
-	char *r4 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r21 = 0;
+	i64 r17 = 0, r18 = 0, r22 = 0, r23 = 0, r24 = 0, r31 = 0, r32 = 0, r34 = 0;
+	i64 r35 = 0, r41 = 0, r44 = 0, r46 = 0, r47 = 0, r53 = 0, r56 = 0, r57 = 0;
+	i64 r59 = 0, r60 = 0, r66 = 0, r69 = 0, r70 = 0, r72 = 0, r73 = 0, r79 = 0;
+	i64 r82 = 0, r83 = 0, r89 = 0, r92 = 0, r95 = 0, r97 = 0, r100 = 0, r102 = 0;
+	i64 r105 = 0, r107 = 0, r109 = 0, r112 = 0, r114 = 0, r116 = 0, r118 = 0, r120 = 0;
+	i64 r122 = 0, r124 = 0;
+	u64 r26 = 0, r28 = 0, r29 = 0, r30 = 0;
+	float r19 = 0, r42 = 0, r54 = 0, r67 = 0, r80 = 0;
+	char *r4 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r20 = 0, *r21 = 0, *r37 = 0, *r40 = 0;
+	char *r43 = 0, *r49 = 0, *r52 = 0, *r55 = 0, *r62 = 0, *r65 = 0, *r68 = 0, *r75 = 0;
+	char *r78 = 0, *r81 = 0, *r84 = 0, *r85 = 0, *r86 = 0, *r87 = 0, *r88 = 0, *r90 = 0;
+	char *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r98 = 0, *r99 = 0, *r101 = 0, *r103 = 0;
+	char *r104 = 0, *r106 = 0, *r108 = 0, *r110 = 0, *r111 = 0, *r113 = 0, *r115 = 0, *r117 = 0;
+	char *r119 = 0, *r121 = 0, *r123 = 0, *r125 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -136,25 +320,112 @@ extern "C" __global__ void Unchecked_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + (u64)(-1ll);
-b2: // head
+	r23 = (u64)r1 * 3ull;
+	r83 = (u64)r1 * 4ull;
+	r28 = (u64)r3;
+	r30 = (u64)r23;
+	r89 = r83;
+	r92 = r83;
+	r97 = r83;
+	r102 = r83;
+	r109 = r83;
+	r116 = r83;
+	r122 = r2;
+	r123 = r4 + r122 * 4;
+	r124 = (u64)r83 * 4ull;
+	r125 = r21 + r122 * 4;
+b2: // grid unrolled guard
+	r24 = (u64)r2 + 1ull;
+	r25 = r24 < r3;
+	if (!r25) goto b18;
+	r29 = (u64)r24;
+	r26 = r28 - r29;
+	r27 = r26 > r30;
+	if (!r27) goto b13;
+	r86 = r123;
+	r37 = r86 + 4ll;
+	r38 = *(i32 *)r37;
+	if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r130 = qd_div_i32(r38, r14);
+	r39 = r130;
+	r41 = (i64)r39;
+	r40 = r16 + r41 * 4;
+	r42 = *(float *)r40;
+	r87 = r125;
+	r43 = r87 + 4ll;
+	*(float *)r43 = r42;
+	r88 = r86;
+	r90 = r88 + r89 * 1;
+	r49 = r90 + 4ll;
+	r50 = *(i32 *)r49;
+	if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r129 = qd_div_i32(r50, r14);
+	r51 = r129;
+	r53 = (i64)r51;
+	r52 = r16 + r53 * 4;
+	r54 = *(float *)r52;
+	r91 = r87;
+	r93 = r91 + r92 * 1;
+	r55 = r93 + 4ll;
+	*(float *)r55 = r54;
+	r96 = r90;
+	r98 = r96 + r97 * 1;
+	r62 = r98 + 4ll;
+	r63 = *(i32 *)r62;
+	if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r128 = qd_div_i32(r63, r14);
+	r64 = r128;
+	r66 = (i64)r64;
+	r65 = r16 + r66 * 4;
+	r67 = *(float *)r65;
+	r101 = r93;
+	r103 = r101 + r102 * 1;
+	r68 = r103 + 4ll;
+	*(float *)r68 = r67;
+	r108 = r98;
+	r110 = r108 + r109 * 1;
+	r75 = r110 + 4ll;
+	r76 = *(i32 *)r75;
+	if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r127 = qd_div_i32(r76, r14);
+	r77 = r127;
+	r79 = (i64)r77;
+	r78 = r16 + r79 * 4;
+	r80 = *(float *)r78;
+	r115 = r103;
+	r117 = r115 + r116 * 1;
+	r81 = r117 + 4ll;
+	*(float *)r81 = r80;
+	r2 = (u64)r2 + (u64)r83;
+	r123 = r123 + r124 * 1;
+	r125 = r125 + r124 * 1;
+	goto b2;
+b13: // preheader
+	r118 = r2;
+	r119 = r4 + r118 * 4;
+	r120 = (u64)r1 * 4ull;
+	r121 = r21 + r118 * 4;
+b14: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b8;
-	r8 = r2;
-	r9 = (u64)r8 + 1ull;
-	r11 = r4 + r9 * 4;
+	if (!r7) goto b18;
+	r84 = r119;
+	r11 = r84 + 4ll;
 	r12 = *(i32 *)r11;
 	if (r14 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r23 = qd_div_i32(r12, r14);
-	r13 = r23;
+	r126 = qd_div_i32(r12, r14);
+	r13 = r126;
 	r18 = (i64)r13;
 	r15 = r16 + r18 * 4;
 	r19 = *(float *)r15;
-	r20 = r21 + r9 * 4;
+	r85 = r121;
+	r20 = r85 + 4ll;
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b8: // exit
+	r119 = r119 + r120 * 1;
+	r121 = r121 + r120 * 1;
+	goto b14;
+b18: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;

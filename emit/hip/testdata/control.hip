@@ -17,13 +17,13 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel Labels(a []i32, limit i32), parallel.
 extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
-	bool r7 = 0, r10 = 0, r13 = 0, r16 = 0, r23 = 0, r24 = 0, r27 = 0, r29 = 0;
-	bool r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r39 = 0, r40 = 0, r42 = 0;
+	bool r7 = 0, r10 = 0, r13 = 0, r16 = 0, r23 = 0, r24 = 0, r27 = 0, r30 = 0;
+	bool r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r40 = 0, r41 = 0, r43 = 0;
 	i32 r11 = 0, r12 = 0, r14 = 0, r15 = 0, r17 = 0, r19 = 0, r20 = 0, r22 = 0;
-	i32 r25 = 0, r28 = 0, r33 = 0, r38 = 0;
+	i32 r25 = 0, r29 = 0, r34 = 0, r39 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r18 = 0, r26 = 0, r31 = 0, r36 = 0, r41 = 0;
-	char *r4 = 0, *r21 = 0;
+	i64 r18 = 0, r26 = 0, r32 = 0, r37 = 0, r42 = 0;
+	char *r4 = 0, *r21 = 0, *r28 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -34,85 +34,85 @@ extern "C" __global__ void Labels_0(char *p0, i64 p1, i32 p2) {
 b2: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
-	if (!r7) goto b31;
+	if (!r7) goto b30;
 	r8 = r2;
-	r9 = (u64)r8 + 1ull;
 	r11 = 0;
 	r12 = 0;
-b6: // for.loop
+b5: // for.loop
 	r13 = r12 < r14;
-	if (!r13) goto b30;
+	if (!r13) goto b29;
 	r17 = r11;
 	r18 = 0ll;
-b8: // rangeint.body
+b7: // rangeint.body
 	r22 = (i32)r18;
 	r23 = r22 > r12;
-	if (!r23) goto b11;
-b9: // edge 8→6
+	if (!r23) goto b10;
+b8: // edge 8→6
 	r19 = r17;
-b10: // for.post
+b9: // for.post
 	r20 = (u32)r12 + 1u;
 	r11 = r19;
 	r12 = r20;
-	goto b6;
-b11: // switch.next
+	goto b5;
+b10: // switch.next
 	r24 = r18 == 5ll;
-	if (!r24) goto b15;
-b12: // edge 9→7
+	if (!r24) goto b14;
+b11: // edge 9→7
 	r15 = r17;
-b13: // for.done
-	r21 = r4 + r9 * 4;
+b12: // for.done
+	r28 = r4 + r8 * 4;
+	r21 = r28 + 4ll;
 	*(i32 *)r21 = r15;
 	r2 = (u64)r2 + (u64)r1;
 	goto b2;
-b15: // switch.next
+b14: // switch.next
 	r25 = (u32)r17 + 1u;
 	r26 = (u64)r18 + 1ull;
 	r27 = r26 < 8ll;
-	if (!r27) goto b29;
+	if (!r27) goto b28;
 	r17 = r25;
 	r18 = r26;
-	r28 = (i32)r18;
-	r29 = r28 > r12;
-	if (r29) goto b9;
-	r30 = r18 == 5ll;
-	if (r30) goto b12;
+	r29 = (i32)r18;
+	r30 = r29 > r12;
+	if (r30) goto b8;
+	r31 = r18 == 5ll;
+	if (r31) goto b11;
 	r25 = (u32)r17 + 1u;
-	r31 = (u64)r18 + 1ull;
-	r32 = r31 < 8ll;
-	if (!r32) goto b29;
+	r32 = (u64)r18 + 1ull;
+	r33 = r32 < 8ll;
+	if (!r33) goto b28;
 	r17 = r25;
-	r18 = r31;
-	r33 = (i32)r18;
-	r34 = r33 > r12;
-	if (r34) goto b9;
-	r35 = r18 == 5ll;
-	if (r35) goto b12;
+	r18 = r32;
+	r34 = (i32)r18;
+	r35 = r34 > r12;
+	if (r35) goto b8;
+	r36 = r18 == 5ll;
+	if (r36) goto b11;
 	r25 = (u32)r17 + 1u;
-	r36 = (u64)r18 + 1ull;
-	r37 = r36 < 8ll;
-	if (!r37) goto b29;
+	r37 = (u64)r18 + 1ull;
+	r38 = r37 < 8ll;
+	if (!r38) goto b28;
 	r17 = r25;
-	r18 = r36;
-	r38 = (i32)r18;
-	r39 = r38 > r12;
-	if (r39) goto b9;
-	r40 = r18 == 5ll;
-	if (r40) goto b12;
+	r18 = r37;
+	r39 = (i32)r18;
+	r40 = r39 > r12;
+	if (r40) goto b8;
+	r41 = r18 == 5ll;
+	if (r41) goto b11;
 	r25 = (u32)r17 + 1u;
-	r41 = (u64)r18 + 1ull;
-	r42 = r41 < 8ll;
-	if (!r42) goto b29;
+	r42 = (u64)r18 + 1ull;
+	r43 = r42 < 8ll;
+	if (!r43) goto b28;
 	r17 = r25;
-	r18 = r41;
-	goto b8;
-b29: // edge 10→6
+	r18 = r42;
+	goto b7;
+b28: // edge 10→6
 	r19 = r25;
-	goto b10;
-b30: // edge 4→7
+	goto b9;
+b29: // edge 4→7
 	r15 = r11;
-	goto b13;
-b31: // exit
+	goto b12;
+b30: // exit
 	return;
 }
 
@@ -143,10 +143,18 @@ qd_fault: {
 
 // Task 1 of kernel Phases(a []f32, n i64), parallel.
 extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r4 = 0, r6 = 0;
-	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0;
-	float r7 = 0, r11 = 0, r12 = 0;
-	char *r8 = 0, *r9 = 0, *r13 = 0;
+	bool r4 = 0, r6 = 0, r16 = 0, r18 = 0, r23 = 0, r25 = 0, r31 = 0, r33 = 0;
+	bool r40 = 0, r42 = 0, r49 = 0, r51 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0, r15 = 0;
+	i64 r22 = 0, r24 = 0, r32 = 0, r39 = 0, r41 = 0, r48 = 0, r50 = 0, r57 = 0;
+	i64 r58 = 0, r60 = 0, r63 = 0, r65 = 0, r68 = 0, r70 = 0, r72 = 0, r74 = 0;
+	i64 r76 = 0, r77 = 0, r78 = 0, r80 = 0;
+	u64 r17 = 0, r19 = 0, r20 = 0, r21 = 0;
+	float r7 = 0, r11 = 0, r12 = 0, r26 = 0, r28 = 0, r29 = 0, r34 = 0, r36 = 0;
+	float r37 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0, r54 = 0, r55 = 0;
+	char *r8 = 0, *r9 = 0, *r13 = 0, *r27 = 0, *r30 = 0, *r35 = 0, *r38 = 0, *r44 = 0;
+	char *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r61 = 0, *r62 = 0, *r64 = 0, *r66 = 0;
+	char *r67 = 0, *r69 = 0, *r71 = 0, *r73 = 0, *r75 = 0, *r79 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p2;
@@ -155,21 +163,93 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = (u64)r0 + 1ull;
+	r15 = (u64)r1 * 3ull;
+	r58 = (u64)r1 * 4ull;
+	r19 = (u64)r3;
+	r21 = (u64)r15;
+	r27 = r9 + 0ll;
+	r35 = r27;
+	r60 = r58;
+	r44 = r27;
+	r65 = r58;
+	r53 = r27;
+	r72 = r58;
+	r77 = r2;
+	r78 = r77;
+	r79 = r9 + r78 * 4;
+	r80 = (u64)r58 * 4ull;
+b2: // grid unrolled guard
+	r16 = r2 < r3;
+	if (!r16) goto b22;
+	r20 = (u64)r2;
+	r17 = r19 - r20;
+	r18 = r17 > r21;
+	if (!r18) goto b17;
+	r22 = r2;
+	r24 = r22;
+	r26 = (float)r24;
+	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
+	r28 = *(float *)r27;
+	r29 = r26 * r28;
+	if ((u64)r24 >= (u64)r10) { qd_site = 2; qd_x = r24; qd_y = r10; goto qd_fault; }
+	r30 = r79;
+	*(float *)r30 = r29;
+	r39 = (u64)r22 + (u64)r1;
+	r32 = r39;
+	r34 = (float)r32;
+	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
+	r36 = *(float *)r35;
+	r37 = r34 * r36;
+	if ((u64)r32 >= (u64)r10) { qd_site = 2; qd_x = r32; qd_y = r10; goto qd_fault; }
+	r59 = r30;
+	r61 = r59 + r60 * 1;
+	r38 = r61;
+	*(float *)r38 = r37;
+	r48 = (u64)r39 + (u64)r1;
+	r41 = r48;
+	r43 = (float)r41;
+	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
+	r45 = *(float *)r44;
+	r46 = r43 * r45;
+	if ((u64)r41 >= (u64)r10) { qd_site = 2; qd_x = r41; qd_y = r10; goto qd_fault; }
+	r64 = r61;
+	r66 = r64 + r65 * 1;
+	r47 = r66;
+	*(float *)r47 = r46;
+	r57 = (u64)r48 + (u64)r1;
+	r50 = r57;
+	r52 = (float)r50;
+	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
+	r54 = *(float *)r53;
+	r55 = r52 * r54;
+	if ((u64)r50 >= (u64)r10) { qd_site = 2; qd_x = r50; qd_y = r10; goto qd_fault; }
+	r71 = r66;
+	r73 = r71 + r72 * 1;
+	r56 = r73;
+	*(float *)r56 = r55;
+	r2 = (u64)r2 + (u64)r58;
+	r79 = r79 + r80 * 1;
+	goto b2;
+b17: // preheader
 	r8 = r9 + 0ll;
-b2: // head
+	r74 = r2;
+	r75 = r9 + r74 * 4;
+	r76 = (u64)r1 * 4ull;
+b18: // head
 	r4 = r2 < r3;
-	if (!r4) goto b6;
+	if (!r4) goto b22;
 	r5 = r2;
 	r7 = (float)r5;
 	if ((u64)0ll >= (u64)r10) { qd_site = 1; qd_x = 0ll; qd_y = r10; goto qd_fault; }
 	r11 = *(float *)r8;
 	r12 = r7 * r11;
 	if ((u64)r5 >= (u64)r10) { qd_site = 2; qd_x = r5; qd_y = r10; goto qd_fault; }
-	r13 = r9 + r5 * 4;
+	r13 = r75;
 	*(float *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r75 = r75 + r76 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -224,11 +304,21 @@ qd_fault: {
 
 // Task 3 of kernel Phases(a []f32, n i64), parallel.
 extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
-	bool r5 = 0, r15 = 0;
+	bool r5 = 0, r15 = 0, r21 = 0, r23 = 0, r28 = 0, r36 = 0, r37 = 0, r45 = 0;
+	bool r47 = 0, r55 = 0, r57 = 0, r65 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r10 = 0;
-	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0;
-	float r11 = 0, r12 = 0;
-	char *r8 = 0, *r9 = 0, *r13 = 0;
+	i64 r14 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r27 = 0, r29 = 0;
+	i64 r30 = 0, r35 = 0, r38 = 0, r39 = 0, r44 = 0, r46 = 0, r48 = 0, r49 = 0;
+	i64 r54 = 0, r56 = 0, r58 = 0, r59 = 0, r64 = 0, r66 = 0, r67 = 0, r68 = 0;
+	i64 r69 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r77 = 0, r78 = 0;
+	i64 r79 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0;
+	i64 r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0;
+	i64 r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0;
+	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
+	float r11 = 0, r12 = 0, r32 = 0, r33 = 0, r41 = 0, r42 = 0, r51 = 0, r52 = 0;
+	float r61 = 0, r62 = 0;
+	char *r8 = 0, *r9 = 0, *r13 = 0, *r31 = 0, *r34 = 0, *r40 = 0, *r43 = 0, *r50 = 0;
+	char *r53 = 0, *r60 = 0, *r63 = 0, *r70 = 0, *r76 = 0, *r82 = 0, *r89 = 0, *r97 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -242,20 +332,110 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-b2: // head
+	r20 = (u64)r1 * 3ull;
+	r67 = (u64)r1 * 4ull;
+	r24 = (u64)r3;
+	r26 = (u64)r20;
+	r73 = r2;
+	r74 = r73;
+	r75 = (u64)r74 * 2ull;
+	r76 = r9 + r75 * 4;
+	r77 = (u64)r67 * 2ull;
+	r78 = (u64)r77 * 4ull;
+	r79 = (u64)r73 + (u64)r1;
+	r80 = r79;
+	r81 = (u64)r80 * 2ull;
+	r82 = r9 + r81 * 4;
+	r83 = r67;
+	r84 = (u64)r83 * 2ull;
+	r85 = (u64)r84 * 4ull;
+	r86 = (u64)r79 + (u64)r1;
+	r87 = r86;
+	r88 = (u64)r87 * 2ull;
+	r89 = r9 + r88 * 4;
+	r90 = r67;
+	r91 = r90;
+	r92 = (u64)r91 * 2ull;
+	r93 = (u64)r92 * 4ull;
+	r94 = (u64)r86 + (u64)r1;
+	r95 = r94;
+	r96 = (u64)r95 * 2ull;
+	r97 = r9 + r96 * 4;
+	r98 = r67;
+	r99 = r98;
+	r100 = r99;
+	r101 = (u64)r100 * 2ull;
+	r102 = (u64)r101 * 4ull;
+b2: // grid unrolled guard
+	r21 = r2 < r3;
+	if (!r21) goto b22;
+	r25 = (u64)r2;
+	r22 = r24 - r25;
+	r23 = r22 > r26;
+	if (!r23) goto b17;
+	r27 = r2;
+	r29 = r27;
+	r30 = (u64)r29 * 2ull;
+	if ((u64)r30 >= (u64)r10) { qd_site = 6; qd_x = r30; qd_y = r10; goto qd_fault; }
+	r31 = r76;
+	r32 = *(float *)r31;
+	r33 = r32 + 0x1p+00f;
+	r34 = r31;
+	*(float *)r34 = r33;
+	r46 = (u64)r27 + (u64)r1;
+	r38 = r46;
+	r39 = (u64)r38 * 2ull;
+	if ((u64)r39 >= (u64)r10) { qd_site = 6; qd_x = r39; qd_y = r10; goto qd_fault; }
+	r40 = r82;
+	r41 = *(float *)r40;
+	r42 = r41 + 0x1p+00f;
+	r43 = r40;
+	*(float *)r43 = r42;
+	r56 = (u64)r46 + (u64)r1;
+	r48 = r56;
+	r49 = (u64)r48 * 2ull;
+	if ((u64)r49 >= (u64)r10) { qd_site = 6; qd_x = r49; qd_y = r10; goto qd_fault; }
+	r50 = r89;
+	r51 = *(float *)r50;
+	r52 = r51 + 0x1p+00f;
+	r53 = r50;
+	*(float *)r53 = r52;
+	r66 = (u64)r56 + (u64)r1;
+	r58 = r66;
+	r59 = (u64)r58 * 2ull;
+	if ((u64)r59 >= (u64)r10) { qd_site = 6; qd_x = r59; qd_y = r10; goto qd_fault; }
+	r60 = r97;
+	r61 = *(float *)r60;
+	r62 = r61 + 0x1p+00f;
+	r63 = r60;
+	*(float *)r63 = r62;
+	r2 = (u64)r2 + (u64)r67;
+	r76 = r76 + r78 * 1;
+	r82 = r82 + r85 * 1;
+	r89 = r89 + r93 * 1;
+	r97 = r97 + r102 * 1;
+	goto b2;
+b17: // preheader
+	r68 = r2;
+	r69 = (u64)r68 * 2ull;
+	r70 = r9 + r69 * 4;
+	r71 = (u64)r1 * 2ull;
+	r72 = (u64)r71 * 4ull;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	r7 = (u64)r6 * 2ull;
 	if ((u64)r7 >= (u64)r10) { qd_site = 6; qd_x = r7; qd_y = r10; goto qd_fault; }
-	r8 = r9 + r7 * 4;
+	r8 = r70;
 	r11 = *(float *)r8;
 	r12 = r11 + 0x1p+00f;
 	r13 = r8;
 	*(float *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r70 = r70 + r72 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;

@@ -30,7 +30,7 @@ extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	i32 r23 = 0, r26 = 0, r50 = 0, r54 = 0, r60 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r18 = 0, r66 = 0;
 	i64 r85 = 0, r95 = 0, r97 = 0, r100 = 0, r102 = 0, r103 = 0, r107 = 0, r109 = 0;
-	i64 r110 = 0, r113 = 0, r114 = 0;
+	i64 r110 = 0, r113 = 0, r114 = 0, r116 = 0, r118 = 0, r120 = 0;
 	u32 r86 = 0, r87 = 0, r89 = 0, r90 = 0, r91 = 0, r94 = 0, r96 = 0, r99 = 0;
 	u32 r101 = 0;
 	u64 r12 = 0, r13 = 0, r20 = 0, r55 = 0, r56 = 0, r61 = 0, r62 = 0, r68 = 0;
@@ -42,7 +42,7 @@ extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	double r63 = 0, r64 = 0, r65 = 0, r69 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0;
 	double r80 = 0, r81 = 0, r105 = 0;
 	char *r4 = 0, *r8 = 0, *r70 = 0, *r82 = 0, *r83 = 0, *r84 = 0, *r88 = 0, *r92 = 0;
-	char *r93 = 0, *r98 = 0, *r104 = 0, *r111 = 0, *r112 = 0;
+	char *r93 = 0, *r98 = 0, *r104 = 0, *r111 = 0, *r112 = 0, *r117 = 0, *r119 = 0, *r121 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -55,11 +55,17 @@ extern "C" __global__ void Library_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r116 = r2;
+	r117 = r4 + r116 * 8;
+	r118 = (u64)r1 * 8ull;
+	r119 = r84 + r116 * 4;
+	r120 = (u64)r1 * 4ull;
+	r121 = r112 + r116 * 8;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b29;
 	r7 = r2;
-	r8 = r4 + r7 * 8;
+	r8 = r117;
 	r9 = *(double *)r8;
 	r12 = (u64)__double_as_longlong(r9);
 	r13 = r12 & ~9223372036854775808ull;
@@ -82,7 +88,7 @@ b8: // Exp.return
 	r82 = r8;
 	*(double *)r82 = r81;
 	if ((u64)r7 >= (u64)r85) { qd_site = 3; qd_x = r7; qd_y = r85; goto qd_fault; }
-	r83 = r84 + r7 * 4;
+	r83 = r119;
 	r86 = *(u32 *)r83;
 	r87 = __byte_perm((u32)r86, 0, 0x0123);
 	r89 = r86;
@@ -108,9 +114,12 @@ b8: // Exp.return
 	r107 = r109;
 	r110 = (u64)r103 + (u64)r107;
 	if ((u64)r7 >= (u64)r113) { qd_site = 9; qd_x = r7; qd_y = r113; goto qd_fault; }
-	r111 = r112 + r7 * 8;
+	r111 = r121;
 	*(i64 *)r111 = r110;
 	r2 = (u64)r2 + (u64)r1;
+	r117 = r117 + r118 * 1;
+	r119 = r119 + r120 * 1;
+	r121 = r121 + r118 * 1;
 	goto b2;
 b13: // Exp.if.done
 	r11 = r9;

@@ -17,11 +17,19 @@ __device__ u32 qd_fault_claim;
 
 // Task 0 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
 extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r16 = 0;
+	bool r5 = 0, r16 = 0, r18 = 0, r20 = 0, r25 = 0, r33 = 0, r34 = 0, r42 = 0;
+	bool r44 = 0, r52 = 0, r54 = 0, r62 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r11 = 0, r15 = 0;
-	float r12 = 0, r13 = 0;
-	char *r7 = 0, *r10 = 0, *r14 = 0;
+	i64 r11 = 0, r15 = 0, r17 = 0, r24 = 0, r26 = 0, r28 = 0, r32 = 0, r35 = 0;
+	i64 r37 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0, r51 = 0, r53 = 0, r55 = 0;
+	i64 r57 = 0, r61 = 0, r63 = 0, r64 = 0, r66 = 0, r69 = 0, r71 = 0, r74 = 0;
+	i64 r76 = 0, r78 = 0, r80 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0;
+	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
+	float r12 = 0, r13 = 0, r29 = 0, r30 = 0, r38 = 0, r39 = 0, r48 = 0, r49 = 0;
+	float r58 = 0, r59 = 0;
+	char *r7 = 0, *r10 = 0, *r14 = 0, *r27 = 0, *r31 = 0, *r36 = 0, *r40 = 0, *r46 = 0;
+	char *r50 = 0, *r56 = 0, *r60 = 0, *r65 = 0, *r67 = 0, *r68 = 0, *r70 = 0, *r72 = 0;
+	char *r73 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r85 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -31,20 +39,85 @@ extern "C" __global__ void StreamAB_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r17 = (u64)r1 * 3ull;
+	r64 = (u64)r1 * 4ull;
+	r21 = (u64)r3;
+	r23 = (u64)r17;
+	r27 = r10;
+	r28 = r11;
+	r37 = r11;
+	r66 = r64;
+	r47 = r11;
+	r71 = r64;
+	r57 = r11;
+	r78 = r64;
+	r83 = r2;
+	r84 = r83;
+	r85 = r27 + r84 * 4;
+	r86 = (u64)r64 * 4ull;
+b2: // grid unrolled guard
+	r18 = r2 < r3;
+	if (!r18) goto b22;
+	r22 = (u64)r2;
+	r19 = r21 - r22;
+	r20 = r19 > r23;
+	if (!r20) goto b17;
+	r24 = r2;
+	r26 = r24;
+	r29 = (float)r26;
+	r30 = r29 * 0x1p-01f;
+	if ((u64)r26 >= (u64)r28) { qd_site = 0; qd_x = r26; qd_y = r28; goto qd_fault; }
+	r31 = r85;
+	*(float *)r31 = r30;
+	r43 = (u64)r24 + (u64)r1;
+	r35 = r43;
+	r38 = (float)r35;
+	r39 = r38 * 0x1p-01f;
+	if ((u64)r35 >= (u64)r37) { qd_site = 0; qd_x = r35; qd_y = r37; goto qd_fault; }
+	r65 = r31;
+	r67 = r65 + r66 * 1;
+	r40 = r67;
+	*(float *)r40 = r39;
+	r53 = (u64)r43 + (u64)r1;
+	r45 = r53;
+	r48 = (float)r45;
+	r49 = r48 * 0x1p-01f;
+	if ((u64)r45 >= (u64)r47) { qd_site = 0; qd_x = r45; qd_y = r47; goto qd_fault; }
+	r70 = r67;
+	r72 = r70 + r71 * 1;
+	r50 = r72;
+	*(float *)r50 = r49;
+	r63 = (u64)r53 + (u64)r1;
+	r55 = r63;
+	r58 = (float)r55;
+	r59 = r58 * 0x1p-01f;
+	if ((u64)r55 >= (u64)r57) { qd_site = 0; qd_x = r55; qd_y = r57; goto qd_fault; }
+	r77 = r72;
+	r79 = r77 + r78 * 1;
+	r60 = r79;
+	*(float *)r60 = r59;
+	r2 = (u64)r2 + (u64)r64;
+	r85 = r85 + r86 * 1;
+	goto b2;
+b17: // preheader
 	r7 = r10;
 	r8 = r11;
-b2: // head
+	r80 = r2;
+	r81 = r7 + r80 * 4;
+	r82 = (u64)r1 * 4ull;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	r12 = (float)r6;
 	r13 = r12 * 0x1p-01f;
 	if ((u64)r6 >= (u64)r8) { qd_site = 0; qd_x = r6; qd_y = r8; goto qd_fault; }
-	r14 = r7 + r6 * 4;
+	r14 = r81;
 	*(float *)r14 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r81 = r81 + r82 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -61,11 +134,19 @@ qd_fault: {
 
 // Task 1 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
 extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r16 = 0;
+	bool r5 = 0, r16 = 0, r18 = 0, r20 = 0, r25 = 0, r33 = 0, r34 = 0, r42 = 0;
+	bool r44 = 0, r52 = 0, r54 = 0, r62 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r11 = 0, r15 = 0;
-	float r12 = 0, r13 = 0;
-	char *r7 = 0, *r10 = 0, *r14 = 0;
+	i64 r11 = 0, r15 = 0, r17 = 0, r24 = 0, r26 = 0, r28 = 0, r32 = 0, r35 = 0;
+	i64 r37 = 0, r41 = 0, r43 = 0, r45 = 0, r47 = 0, r51 = 0, r53 = 0, r55 = 0;
+	i64 r57 = 0, r61 = 0, r63 = 0, r64 = 0, r66 = 0, r69 = 0, r71 = 0, r74 = 0;
+	i64 r76 = 0, r78 = 0, r80 = 0, r82 = 0, r83 = 0, r84 = 0, r86 = 0;
+	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
+	float r12 = 0, r13 = 0, r29 = 0, r30 = 0, r38 = 0, r39 = 0, r48 = 0, r49 = 0;
+	float r58 = 0, r59 = 0;
+	char *r7 = 0, *r10 = 0, *r14 = 0, *r27 = 0, *r31 = 0, *r36 = 0, *r40 = 0, *r46 = 0;
+	char *r50 = 0, *r56 = 0, *r60 = 0, *r65 = 0, *r67 = 0, *r68 = 0, *r70 = 0, *r72 = 0;
+	char *r73 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r85 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -75,20 +156,85 @@ extern "C" __global__ void StreamAB_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r17 = (u64)r1 * 3ull;
+	r64 = (u64)r1 * 4ull;
+	r21 = (u64)r3;
+	r23 = (u64)r17;
+	r27 = r10;
+	r28 = r11;
+	r37 = r11;
+	r66 = r64;
+	r47 = r11;
+	r71 = r64;
+	r57 = r11;
+	r78 = r64;
+	r83 = r2;
+	r84 = r83;
+	r85 = r27 + r84 * 4;
+	r86 = (u64)r64 * 4ull;
+b2: // grid unrolled guard
+	r18 = r2 < r3;
+	if (!r18) goto b22;
+	r22 = (u64)r2;
+	r19 = r21 - r22;
+	r20 = r19 > r23;
+	if (!r20) goto b17;
+	r24 = r2;
+	r26 = r24;
+	r29 = (float)r26;
+	r30 = r29 + 0x1p+00f;
+	if ((u64)r26 >= (u64)r28) { qd_site = 1; qd_x = r26; qd_y = r28; goto qd_fault; }
+	r31 = r85;
+	*(float *)r31 = r30;
+	r43 = (u64)r24 + (u64)r1;
+	r35 = r43;
+	r38 = (float)r35;
+	r39 = r38 + 0x1p+00f;
+	if ((u64)r35 >= (u64)r37) { qd_site = 1; qd_x = r35; qd_y = r37; goto qd_fault; }
+	r65 = r31;
+	r67 = r65 + r66 * 1;
+	r40 = r67;
+	*(float *)r40 = r39;
+	r53 = (u64)r43 + (u64)r1;
+	r45 = r53;
+	r48 = (float)r45;
+	r49 = r48 + 0x1p+00f;
+	if ((u64)r45 >= (u64)r47) { qd_site = 1; qd_x = r45; qd_y = r47; goto qd_fault; }
+	r70 = r67;
+	r72 = r70 + r71 * 1;
+	r50 = r72;
+	*(float *)r50 = r49;
+	r63 = (u64)r53 + (u64)r1;
+	r55 = r63;
+	r58 = (float)r55;
+	r59 = r58 + 0x1p+00f;
+	if ((u64)r55 >= (u64)r57) { qd_site = 1; qd_x = r55; qd_y = r57; goto qd_fault; }
+	r77 = r72;
+	r79 = r77 + r78 * 1;
+	r60 = r79;
+	*(float *)r60 = r59;
+	r2 = (u64)r2 + (u64)r64;
+	r85 = r85 + r86 * 1;
+	goto b2;
+b17: // preheader
 	r7 = r10;
 	r8 = r11;
-b2: // head
+	r80 = r2;
+	r81 = r7 + r80 * 4;
+	r82 = (u64)r1 * 4ull;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	r12 = (float)r6;
 	r13 = r12 + 0x1p+00f;
 	if ((u64)r6 >= (u64)r8) { qd_site = 1; qd_x = r6; qd_y = r8; goto qd_fault; }
-	r14 = r7 + r6 * 4;
+	r14 = r81;
 	*(float *)r14 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r81 = r81 + r82 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -105,11 +251,22 @@ qd_fault: {
 
 // Task 2 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
 extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r17 = 0;
+	bool r5 = 0, r17 = 0, r19 = 0, r21 = 0, r26 = 0, r35 = 0, r36 = 0, r45 = 0;
+	bool r47 = 0, r56 = 0, r58 = 0, r67 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r11 = 0, r16 = 0;
-	float r13 = 0, r14 = 0;
-	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0;
+	i64 r11 = 0, r16 = 0, r18 = 0, r25 = 0, r27 = 0, r29 = 0, r34 = 0, r37 = 0;
+	i64 r39 = 0, r44 = 0, r46 = 0, r48 = 0, r50 = 0, r55 = 0, r57 = 0, r59 = 0;
+	i64 r61 = 0, r66 = 0, r68 = 0, r69 = 0, r71 = 0, r74 = 0, r77 = 0, r79 = 0;
+	i64 r82 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r94 = 0, r96 = 0, r98 = 0;
+	i64 r100 = 0, r102 = 0, r103 = 0, r104 = 0, r106 = 0;
+	u64 r20 = 0, r22 = 0, r23 = 0, r24 = 0;
+	float r13 = 0, r14 = 0, r31 = 0, r32 = 0, r41 = 0, r42 = 0, r52 = 0, r53 = 0;
+	float r63 = 0, r64 = 0;
+	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r28 = 0, *r30 = 0, *r33 = 0, *r38 = 0;
+	char *r40 = 0, *r43 = 0, *r49 = 0, *r51 = 0, *r54 = 0, *r60 = 0, *r62 = 0, *r65 = 0;
+	char *r70 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r76 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
+	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
+	char *r97 = 0, *r99 = 0, *r101 = 0, *r105 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -119,21 +276,93 @@ extern "C" __global__ void StreamAB_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r18 = (u64)r1 * 3ull;
+	r69 = (u64)r1 * 4ull;
+	r22 = (u64)r3;
+	r24 = (u64)r18;
+	r28 = r10;
+	r29 = r11;
+	r39 = r11;
+	r71 = r69;
+	r50 = r11;
+	r79 = r69;
+	r61 = r11;
+	r91 = r69;
+	r103 = r2;
+	r104 = r103;
+	r105 = r28 + r104 * 4;
+	r106 = (u64)r69 * 4ull;
+b2: // grid unrolled guard
+	r19 = r2 < r3;
+	if (!r19) goto b22;
+	r23 = (u64)r2;
+	r20 = r22 - r23;
+	r21 = r20 > r24;
+	if (!r21) goto b17;
+	r25 = r2;
+	r27 = r25;
+	if ((u64)r27 >= (u64)r29) { qd_site = 2; qd_x = r27; qd_y = r29; goto qd_fault; }
+	r30 = r105;
+	r31 = *(float *)r30;
+	r32 = r31 * 0x1p+01f;
+	r33 = r30;
+	*(float *)r33 = r32;
+	r46 = (u64)r25 + (u64)r1;
+	r37 = r46;
+	if ((u64)r37 >= (u64)r39) { qd_site = 2; qd_x = r37; qd_y = r39; goto qd_fault; }
+	r70 = r30;
+	r72 = r70 + r71 * 1;
+	r40 = r72;
+	r41 = *(float *)r40;
+	r42 = r41 * 0x1p+01f;
+	r75 = r72;
+	r43 = r75;
+	*(float *)r43 = r42;
+	r57 = (u64)r46 + (u64)r1;
+	r48 = r57;
+	if ((u64)r48 >= (u64)r50) { qd_site = 2; qd_x = r48; qd_y = r50; goto qd_fault; }
+	r78 = r72;
+	r80 = r78 + r79 * 1;
+	r51 = r80;
+	r52 = *(float *)r51;
+	r53 = r52 * 0x1p+01f;
+	r85 = r80;
+	r54 = r85;
+	*(float *)r54 = r53;
+	r68 = (u64)r57 + (u64)r1;
+	r59 = r68;
+	if ((u64)r59 >= (u64)r61) { qd_site = 2; qd_x = r59; qd_y = r61; goto qd_fault; }
+	r90 = r80;
+	r92 = r90 + r91 * 1;
+	r62 = r92;
+	r63 = *(float *)r62;
+	r64 = r63 * 0x1p+01f;
+	r99 = r92;
+	r65 = r99;
+	*(float *)r65 = r64;
+	r2 = (u64)r2 + (u64)r69;
+	r105 = r105 + r106 * 1;
+	goto b2;
+b17: // preheader
 	r7 = r10;
 	r8 = r11;
-b2: // head
+	r100 = r2;
+	r101 = r7 + r100 * 4;
+	r102 = (u64)r1 * 4ull;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	if ((u64)r6 >= (u64)r8) { qd_site = 2; qd_x = r6; qd_y = r8; goto qd_fault; }
-	r12 = r7 + r6 * 4;
+	r12 = r101;
 	r13 = *(float *)r12;
 	r14 = r13 * 0x1p+01f;
 	r15 = r12;
 	*(float *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r101 = r101 + r102 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -150,11 +379,27 @@ qd_fault: {
 
 // Task 3 of kernel StreamAB(a []f32, b []f32, c []f32, n i64), parallel.
 extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r26 = 0;
+	bool r5 = 0, r26 = 0, r28 = 0, r30 = 0, r35 = 0, r48 = 0, r49 = 0, r62 = 0;
+	bool r64 = 0, r77 = 0, r79 = 0, r92 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r11 = 0, r15 = 0, r16 = 0, r18 = 0, r24 = 0, r25 = 0;
-	float r13 = 0, r20 = 0, r21 = 0;
+	i64 r11 = 0, r15 = 0, r16 = 0, r18 = 0, r24 = 0, r25 = 0, r27 = 0, r34 = 0;
+	i64 r36 = 0, r38 = 0, r42 = 0, r47 = 0, r50 = 0, r52 = 0, r56 = 0, r61 = 0;
+	i64 r63 = 0, r65 = 0, r67 = 0, r71 = 0, r76 = 0, r78 = 0, r80 = 0, r82 = 0;
+	i64 r86 = 0, r91 = 0, r93 = 0, r94 = 0, r96 = 0, r99 = 0, r102 = 0, r105 = 0;
+	i64 r107 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0, r122 = 0, r124 = 0;
+	i64 r127 = 0, r129 = 0, r131 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r142 = 0;
+	i64 r145 = 0, r146 = 0, r148 = 0;
+	u64 r29 = 0, r31 = 0, r32 = 0, r33 = 0;
+	float r13 = 0, r20 = 0, r21 = 0, r40 = 0, r44 = 0, r45 = 0, r54 = 0, r58 = 0;
+	float r59 = 0, r69 = 0, r73 = 0, r74 = 0, r84 = 0, r88 = 0, r89 = 0;
 	char *r7 = 0, *r10 = 0, *r12 = 0, *r14 = 0, *r17 = 0, *r19 = 0, *r22 = 0, *r23 = 0;
+	char *r37 = 0, *r39 = 0, *r41 = 0, *r43 = 0, *r46 = 0, *r51 = 0, *r53 = 0, *r55 = 0;
+	char *r57 = 0, *r60 = 0, *r66 = 0, *r68 = 0, *r70 = 0, *r72 = 0, *r75 = 0, *r81 = 0;
+	char *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0, *r95 = 0, *r97 = 0, *r98 = 0, *r100 = 0;
+	char *r101 = 0, *r103 = 0, *r104 = 0, *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
+	char *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0, *r125 = 0, *r126 = 0;
+	char *r128 = 0, *r130 = 0, *r132 = 0, *r133 = 0, *r135 = 0, *r137 = 0, *r139 = 0, *r141 = 0;
+	char *r143 = 0, *r144 = 0, *r147 = 0, *r149 = 0, *r150 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -168,27 +413,143 @@ extern "C" __global__ void StreamAB_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r27 = (u64)r1 * 3ull;
+	r94 = (u64)r1 * 4ull;
+	r31 = (u64)r3;
+	r33 = (u64)r27;
+	r37 = r10;
+	r38 = r11;
+	r41 = r17;
+	r42 = r18;
+	r52 = r11;
+	r96 = r94;
+	r56 = r18;
+	r99 = r94;
+	r102 = r94;
+	r67 = r11;
+	r107 = r94;
+	r71 = r18;
+	r112 = r94;
+	r117 = r94;
+	r82 = r11;
+	r124 = r94;
+	r86 = r18;
+	r131 = r94;
+	r138 = r94;
+	r145 = r2;
+	r146 = r145;
+	r147 = r37 + r146 * 4;
+	r148 = (u64)r94 * 4ull;
+	r149 = r41 + r146 * 4;
+	r150 = r23 + r146 * 4;
+b2: // grid unrolled guard
+	r28 = r2 < r3;
+	if (!r28) goto b22;
+	r32 = (u64)r2;
+	r29 = r31 - r32;
+	r30 = r29 > r33;
+	if (!r30) goto b17;
+	r34 = r2;
+	r36 = r34;
+	if ((u64)r36 >= (u64)r38) { qd_site = 3; qd_x = r36; qd_y = r38; goto qd_fault; }
+	r39 = r147;
+	r40 = *(float *)r39;
+	if ((u64)r36 >= (u64)r42) { qd_site = 4; qd_x = r36; qd_y = r42; goto qd_fault; }
+	r43 = r149;
+	r44 = *(float *)r43;
+	r45 = r40 + r44;
+	if ((u64)r36 >= (u64)r24) { qd_site = 5; qd_x = r36; qd_y = r24; goto qd_fault; }
+	r46 = r150;
+	*(float *)r46 = r45;
+	r63 = (u64)r34 + (u64)r1;
+	r50 = r63;
+	if ((u64)r50 >= (u64)r52) { qd_site = 3; qd_x = r50; qd_y = r52; goto qd_fault; }
+	r95 = r39;
+	r97 = r95 + r96 * 1;
+	r53 = r97;
+	r54 = *(float *)r53;
+	if ((u64)r50 >= (u64)r56) { qd_site = 4; qd_x = r50; qd_y = r56; goto qd_fault; }
+	r98 = r43;
+	r100 = r98 + r99 * 1;
+	r57 = r100;
+	r58 = *(float *)r57;
+	r59 = r54 + r58;
+	if ((u64)r50 >= (u64)r24) { qd_site = 5; qd_x = r50; qd_y = r24; goto qd_fault; }
+	r101 = r46;
+	r103 = r101 + r102 * 1;
+	r60 = r103;
+	*(float *)r60 = r59;
+	r78 = (u64)r63 + (u64)r1;
+	r65 = r78;
+	if ((u64)r65 >= (u64)r67) { qd_site = 3; qd_x = r65; qd_y = r67; goto qd_fault; }
+	r106 = r97;
+	r108 = r106 + r107 * 1;
+	r68 = r108;
+	r69 = *(float *)r68;
+	if ((u64)r65 >= (u64)r71) { qd_site = 4; qd_x = r65; qd_y = r71; goto qd_fault; }
+	r111 = r100;
+	r113 = r111 + r112 * 1;
+	r72 = r113;
+	r73 = *(float *)r72;
+	r74 = r69 + r73;
+	if ((u64)r65 >= (u64)r24) { qd_site = 5; qd_x = r65; qd_y = r24; goto qd_fault; }
+	r116 = r103;
+	r118 = r116 + r117 * 1;
+	r75 = r118;
+	*(float *)r75 = r74;
+	r93 = (u64)r78 + (u64)r1;
+	r80 = r93;
+	if ((u64)r80 >= (u64)r82) { qd_site = 3; qd_x = r80; qd_y = r82; goto qd_fault; }
+	r123 = r108;
+	r125 = r123 + r124 * 1;
+	r83 = r125;
+	r84 = *(float *)r83;
+	if ((u64)r80 >= (u64)r86) { qd_site = 4; qd_x = r80; qd_y = r86; goto qd_fault; }
+	r130 = r113;
+	r132 = r130 + r131 * 1;
+	r87 = r132;
+	r88 = *(float *)r87;
+	r89 = r84 + r88;
+	if ((u64)r80 >= (u64)r24) { qd_site = 5; qd_x = r80; qd_y = r24; goto qd_fault; }
+	r137 = r118;
+	r139 = r137 + r138 * 1;
+	r90 = r139;
+	*(float *)r90 = r89;
+	r2 = (u64)r2 + (u64)r94;
+	r147 = r147 + r148 * 1;
+	r149 = r149 + r148 * 1;
+	r150 = r150 + r148 * 1;
+	goto b2;
+b17: // preheader
 	r7 = r10;
 	r8 = r11;
 	r14 = r17;
 	r15 = r18;
-b2: // head
+	r140 = r2;
+	r141 = r7 + r140 * 4;
+	r142 = (u64)r1 * 4ull;
+	r143 = r14 + r140 * 4;
+	r144 = r23 + r140 * 4;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	if ((u64)r6 >= (u64)r8) { qd_site = 3; qd_x = r6; qd_y = r8; goto qd_fault; }
-	r12 = r7 + r6 * 4;
+	r12 = r141;
 	r13 = *(float *)r12;
 	if ((u64)r6 >= (u64)r15) { qd_site = 4; qd_x = r6; qd_y = r15; goto qd_fault; }
-	r19 = r14 + r6 * 4;
+	r19 = r143;
 	r20 = *(float *)r19;
 	r21 = r13 + r20;
 	if ((u64)r6 >= (u64)r24) { qd_site = 5; qd_x = r6; qd_y = r24; goto qd_fault; }
-	r22 = r23 + r6 * 4;
+	r22 = r144;
 	*(float *)r22 = r21;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r141 = r141 + r142 * 1;
+	r143 = r143 + r142 * 1;
+	r144 = r144 + r142 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -205,11 +566,18 @@ qd_fault: {
 
 // Task 0 of kernel Mixed(a []i32, b []i32, c []i32, n i64), parallel.
 extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r15 = 0;
-	i32 r12 = 0;
+	bool r5 = 0, r15 = 0, r17 = 0, r19 = 0, r24 = 0, r31 = 0, r32 = 0, r39 = 0;
+	bool r41 = 0, r48 = 0, r50 = 0, r57 = 0;
+	i32 r12 = 0, r28 = 0, r36 = 0, r45 = 0, r54 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r11 = 0, r14 = 0;
-	char *r7 = 0, *r10 = 0, *r13 = 0;
+	i64 r11 = 0, r14 = 0, r16 = 0, r23 = 0, r25 = 0, r27 = 0, r30 = 0, r33 = 0;
+	i64 r35 = 0, r38 = 0, r40 = 0, r42 = 0, r44 = 0, r47 = 0, r49 = 0, r51 = 0;
+	i64 r53 = 0, r56 = 0, r58 = 0, r59 = 0, r61 = 0, r64 = 0, r66 = 0, r69 = 0;
+	i64 r71 = 0, r73 = 0, r75 = 0, r77 = 0, r78 = 0, r79 = 0, r81 = 0;
+	u64 r18 = 0, r20 = 0, r21 = 0, r22 = 0;
+	char *r7 = 0, *r10 = 0, *r13 = 0, *r26 = 0, *r29 = 0, *r34 = 0, *r37 = 0, *r43 = 0;
+	char *r46 = 0, *r52 = 0, *r55 = 0, *r60 = 0, *r62 = 0, *r63 = 0, *r65 = 0, *r67 = 0;
+	char *r68 = 0, *r70 = 0, *r72 = 0, *r74 = 0, *r76 = 0, *r80 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -219,19 +587,80 @@ extern "C" __global__ void Mixed_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r16 = (u64)r1 * 3ull;
+	r59 = (u64)r1 * 4ull;
+	r20 = (u64)r3;
+	r22 = (u64)r16;
+	r26 = r10;
+	r27 = r11;
+	r35 = r11;
+	r61 = r59;
+	r44 = r11;
+	r66 = r59;
+	r53 = r11;
+	r73 = r59;
+	r78 = r2;
+	r79 = r78;
+	r80 = r26 + r79 * 4;
+	r81 = (u64)r59 * 4ull;
+b2: // grid unrolled guard
+	r17 = r2 < r3;
+	if (!r17) goto b22;
+	r21 = (u64)r2;
+	r18 = r20 - r21;
+	r19 = r18 > r22;
+	if (!r19) goto b17;
+	r23 = r2;
+	r25 = r23;
+	r28 = (i32)r25;
+	if ((u64)r25 >= (u64)r27) { qd_site = 0; qd_x = r25; qd_y = r27; goto qd_fault; }
+	r29 = r80;
+	*(i32 *)r29 = r28;
+	r40 = (u64)r23 + (u64)r1;
+	r33 = r40;
+	r36 = (i32)r33;
+	if ((u64)r33 >= (u64)r35) { qd_site = 0; qd_x = r33; qd_y = r35; goto qd_fault; }
+	r60 = r29;
+	r62 = r60 + r61 * 1;
+	r37 = r62;
+	*(i32 *)r37 = r36;
+	r49 = (u64)r40 + (u64)r1;
+	r42 = r49;
+	r45 = (i32)r42;
+	if ((u64)r42 >= (u64)r44) { qd_site = 0; qd_x = r42; qd_y = r44; goto qd_fault; }
+	r65 = r62;
+	r67 = r65 + r66 * 1;
+	r46 = r67;
+	*(i32 *)r46 = r45;
+	r58 = (u64)r49 + (u64)r1;
+	r51 = r58;
+	r54 = (i32)r51;
+	if ((u64)r51 >= (u64)r53) { qd_site = 0; qd_x = r51; qd_y = r53; goto qd_fault; }
+	r72 = r67;
+	r74 = r72 + r73 * 1;
+	r55 = r74;
+	*(i32 *)r55 = r54;
+	r2 = (u64)r2 + (u64)r59;
+	r80 = r80 + r81 * 1;
+	goto b2;
+b17: // preheader
 	r7 = r10;
 	r8 = r11;
-b2: // head
+	r75 = r2;
+	r76 = r7 + r75 * 4;
+	r77 = (u64)r1 * 4ull;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	r12 = (i32)r6;
 	if ((u64)r6 >= (u64)r8) { qd_site = 0; qd_x = r6; qd_y = r8; goto qd_fault; }
-	r13 = r7 + r6 * 4;
+	r13 = r76;
 	*(i32 *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r76 = r76 + r77 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -320,11 +749,22 @@ qd_fault: {
 
 // Task 3 of kernel Mixed(a []i32, b []i32, c []i32, n i64), parallel.
 extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r22 = 0;
-	i32 r18 = 0, r19 = 0;
+	bool r5 = 0, r22 = 0, r24 = 0, r26 = 0, r31 = 0, r42 = 0, r43 = 0, r54 = 0;
+	bool r56 = 0, r67 = 0, r69 = 0, r80 = 0;
+	i32 r18 = 0, r19 = 0, r38 = 0, r39 = 0, r50 = 0, r51 = 0, r63 = 0, r64 = 0;
+	i32 r76 = 0, r77 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r11 = 0, r13 = 0, r14 = 0, r16 = 0, r21 = 0;
-	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r17 = 0, *r20 = 0;
+	i64 r11 = 0, r13 = 0, r14 = 0, r16 = 0, r21 = 0, r23 = 0, r30 = 0, r32 = 0;
+	i64 r34 = 0, r36 = 0, r41 = 0, r44 = 0, r46 = 0, r48 = 0, r53 = 0, r55 = 0;
+	i64 r57 = 0, r59 = 0, r61 = 0, r66 = 0, r68 = 0, r70 = 0, r72 = 0, r74 = 0;
+	i64 r79 = 0, r81 = 0, r82 = 0, r84 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0;
+	i64 r96 = 0, r98 = 0, r100 = 0, r101 = 0, r102 = 0, r104 = 0;
+	u64 r25 = 0, r27 = 0, r28 = 0, r29 = 0;
+	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r17 = 0, *r20 = 0, *r33 = 0, *r35 = 0;
+	char *r37 = 0, *r40 = 0, *r45 = 0, *r47 = 0, *r49 = 0, *r52 = 0, *r58 = 0, *r60 = 0;
+	char *r62 = 0, *r65 = 0, *r71 = 0, *r73 = 0, *r75 = 0, *r78 = 0, *r83 = 0, *r85 = 0;
+	char *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
+	char *r103 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -336,24 +776,102 @@ extern "C" __global__ void Mixed_3(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r23 = (u64)r1 * 3ull;
+	r82 = (u64)r1 * 4ull;
+	r27 = (u64)r3;
+	r29 = (u64)r23;
+	r33 = r10;
+	r34 = r11;
+	r35 = r15;
+	r36 = r16;
+	r37 = r35 + 0ll;
+	r46 = r11;
+	r48 = r16;
+	r49 = r37;
+	r84 = r82;
+	r59 = r11;
+	r61 = r16;
+	r62 = r37;
+	r89 = r82;
+	r72 = r11;
+	r74 = r16;
+	r75 = r37;
+	r96 = r82;
+	r101 = r2;
+	r102 = r101;
+	r103 = r33 + r102 * 4;
+	r104 = (u64)r82 * 4ull;
+b2: // grid unrolled guard
+	r24 = r2 < r3;
+	if (!r24) goto b22;
+	r28 = (u64)r2;
+	r25 = r27 - r28;
+	r26 = r25 > r29;
+	if (!r26) goto b17;
+	r30 = r2;
+	r32 = r30;
+	if ((u64)0ll >= (u64)r36) { qd_site = 5; qd_x = 0ll; qd_y = r36; goto qd_fault; }
+	r38 = *(i32 *)r37;
+	r39 = (u32)r38 + 1u;
+	if ((u64)r32 >= (u64)r34) { qd_site = 6; qd_x = r32; qd_y = r34; goto qd_fault; }
+	r40 = r103;
+	*(i32 *)r40 = r39;
+	r55 = (u64)r30 + (u64)r1;
+	r44 = r55;
+	if ((u64)0ll >= (u64)r48) { qd_site = 5; qd_x = 0ll; qd_y = r48; goto qd_fault; }
+	r50 = *(i32 *)r49;
+	r51 = (u32)r50 + 1u;
+	if ((u64)r44 >= (u64)r46) { qd_site = 6; qd_x = r44; qd_y = r46; goto qd_fault; }
+	r83 = r40;
+	r85 = r83 + r84 * 1;
+	r52 = r85;
+	*(i32 *)r52 = r51;
+	r68 = (u64)r55 + (u64)r1;
+	r57 = r68;
+	if ((u64)0ll >= (u64)r61) { qd_site = 5; qd_x = 0ll; qd_y = r61; goto qd_fault; }
+	r63 = *(i32 *)r62;
+	r64 = (u32)r63 + 1u;
+	if ((u64)r57 >= (u64)r59) { qd_site = 6; qd_x = r57; qd_y = r59; goto qd_fault; }
+	r88 = r85;
+	r90 = r88 + r89 * 1;
+	r65 = r90;
+	*(i32 *)r65 = r64;
+	r81 = (u64)r68 + (u64)r1;
+	r70 = r81;
+	if ((u64)0ll >= (u64)r74) { qd_site = 5; qd_x = 0ll; qd_y = r74; goto qd_fault; }
+	r76 = *(i32 *)r75;
+	r77 = (u32)r76 + 1u;
+	if ((u64)r70 >= (u64)r72) { qd_site = 6; qd_x = r70; qd_y = r72; goto qd_fault; }
+	r95 = r90;
+	r97 = r95 + r96 * 1;
+	r78 = r97;
+	*(i32 *)r78 = r77;
+	r2 = (u64)r2 + (u64)r82;
+	r103 = r103 + r104 * 1;
+	goto b2;
+b17: // preheader
 	r7 = r10;
 	r8 = r11;
 	r12 = r15;
 	r13 = r16;
 	r17 = r12 + 0ll;
-b2: // head
+	r98 = r2;
+	r99 = r7 + r98 * 4;
+	r100 = (u64)r1 * 4ull;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	if ((u64)0ll >= (u64)r13) { qd_site = 5; qd_x = 0ll; qd_y = r13; goto qd_fault; }
 	r18 = *(i32 *)r17;
 	r19 = (u32)r18 + 1u;
 	if ((u64)r6 >= (u64)r8) { qd_site = 6; qd_x = r6; qd_y = r8; goto qd_fault; }
-	r20 = r7 + r6 * 4;
+	r20 = r99;
 	*(i32 *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r99 = r99 + r100 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -370,11 +888,22 @@ qd_fault: {
 
 // Task 4 of kernel Mixed(a []i32, b []i32, c []i32, n i64), parallel.
 extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
-	bool r5 = 0, r17 = 0;
-	i32 r13 = 0, r14 = 0;
+	bool r5 = 0, r17 = 0, r19 = 0, r21 = 0, r26 = 0, r35 = 0, r36 = 0, r45 = 0;
+	bool r47 = 0, r56 = 0, r58 = 0, r67 = 0;
+	i32 r13 = 0, r14 = 0, r31 = 0, r32 = 0, r41 = 0, r42 = 0, r52 = 0, r53 = 0;
+	i32 r63 = 0, r64 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r8 = 0, r9 = 0;
-	i64 r11 = 0, r16 = 0;
-	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0;
+	i64 r11 = 0, r16 = 0, r18 = 0, r25 = 0, r27 = 0, r29 = 0, r34 = 0, r37 = 0;
+	i64 r39 = 0, r44 = 0, r46 = 0, r48 = 0, r50 = 0, r55 = 0, r57 = 0, r59 = 0;
+	i64 r61 = 0, r66 = 0, r68 = 0, r69 = 0, r71 = 0, r74 = 0, r77 = 0, r79 = 0;
+	i64 r82 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r94 = 0, r96 = 0, r98 = 0;
+	i64 r100 = 0, r102 = 0, r103 = 0, r104 = 0, r106 = 0;
+	u64 r20 = 0, r22 = 0, r23 = 0, r24 = 0;
+	char *r7 = 0, *r10 = 0, *r12 = 0, *r15 = 0, *r28 = 0, *r30 = 0, *r33 = 0, *r38 = 0;
+	char *r40 = 0, *r43 = 0, *r49 = 0, *r51 = 0, *r54 = 0, *r60 = 0, *r62 = 0, *r65 = 0;
+	char *r70 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r76 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
+	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
+	char *r97 = 0, *r99 = 0, *r101 = 0, *r105 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -384,21 +913,93 @@ extern "C" __global__ void Mixed_4(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r18 = (u64)r1 * 3ull;
+	r69 = (u64)r1 * 4ull;
+	r22 = (u64)r3;
+	r24 = (u64)r18;
+	r28 = r10;
+	r29 = r11;
+	r39 = r11;
+	r71 = r69;
+	r50 = r11;
+	r79 = r69;
+	r61 = r11;
+	r91 = r69;
+	r103 = r2;
+	r104 = r103;
+	r105 = r28 + r104 * 4;
+	r106 = (u64)r69 * 4ull;
+b2: // grid unrolled guard
+	r19 = r2 < r3;
+	if (!r19) goto b22;
+	r23 = (u64)r2;
+	r20 = r22 - r23;
+	r21 = r20 > r24;
+	if (!r21) goto b17;
+	r25 = r2;
+	r27 = r25;
+	if ((u64)r27 >= (u64)r29) { qd_site = 7; qd_x = r27; qd_y = r29; goto qd_fault; }
+	r30 = r105;
+	r31 = *(i32 *)r30;
+	r32 = (u32)r31 + 2u;
+	r33 = r30;
+	*(i32 *)r33 = r32;
+	r46 = (u64)r25 + (u64)r1;
+	r37 = r46;
+	if ((u64)r37 >= (u64)r39) { qd_site = 7; qd_x = r37; qd_y = r39; goto qd_fault; }
+	r70 = r30;
+	r72 = r70 + r71 * 1;
+	r40 = r72;
+	r41 = *(i32 *)r40;
+	r42 = (u32)r41 + 2u;
+	r75 = r72;
+	r43 = r75;
+	*(i32 *)r43 = r42;
+	r57 = (u64)r46 + (u64)r1;
+	r48 = r57;
+	if ((u64)r48 >= (u64)r50) { qd_site = 7; qd_x = r48; qd_y = r50; goto qd_fault; }
+	r78 = r72;
+	r80 = r78 + r79 * 1;
+	r51 = r80;
+	r52 = *(i32 *)r51;
+	r53 = (u32)r52 + 2u;
+	r85 = r80;
+	r54 = r85;
+	*(i32 *)r54 = r53;
+	r68 = (u64)r57 + (u64)r1;
+	r59 = r68;
+	if ((u64)r59 >= (u64)r61) { qd_site = 7; qd_x = r59; qd_y = r61; goto qd_fault; }
+	r90 = r80;
+	r92 = r90 + r91 * 1;
+	r62 = r92;
+	r63 = *(i32 *)r62;
+	r64 = (u32)r63 + 2u;
+	r99 = r92;
+	r65 = r99;
+	*(i32 *)r65 = r64;
+	r2 = (u64)r2 + (u64)r69;
+	r105 = r105 + r106 * 1;
+	goto b2;
+b17: // preheader
 	r7 = r10;
 	r8 = r11;
-b2: // head
+	r100 = r2;
+	r101 = r7 + r100 * 4;
+	r102 = (u64)r1 * 4ull;
+b18: // head
 	r5 = r2 < r3;
-	if (!r5) goto b6;
+	if (!r5) goto b22;
 	r6 = r2;
 	if ((u64)r6 >= (u64)r8) { qd_site = 7; qd_x = r6; qd_y = r8; goto qd_fault; }
-	r12 = r7 + r6 * 4;
+	r12 = r101;
 	r13 = *(i32 *)r12;
 	r14 = (u32)r13 + 2u;
 	r15 = r12;
 	*(i32 *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b6: // exit
+	r101 = r101 + r102 * 1;
+	goto b18;
+b22: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;

@@ -1,0 +1,306 @@
+package opt
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/qdgo/qd/ir"
+)
+
+// Grid-stride loops whose body has at most this many instructions run
+// gridUnrollFactor iterations of a thread in a row.
+const (
+	gridUnrollFactor    = 4
+	gridUnrollMaxInstrs = 56
+)
+
+// UnrollGridStride runs a small grid-stride loop four iterations of the
+// thread at a time while four are left, as nvcc does with the same loop:
+// one bound test and one step of the index serve four bodies, and the
+// bodies' independent work can overlap. The iterations left over run one
+// by one in the loop as it was:
+//
+//	guard:  if x < bound goto room else exit         x = i + d, the head's test
+//	room:   if bound - x > 3*count goto copy 0 else head
+//	copy k: the body for index i + k*count; copy 3 ends with i += 4*count, goto guard
+//	head:   the loop as it was
+//
+// The copies run the same iterations in the same order, so results, and
+// which check fails first, are the same. Each copy has registers of its
+// own for the values of its iteration, which keeps them assigned once for
+// the passes after this one. A loop with an inner loop is left alone, as
+// are the loops of tasks whose threads work together (reductions, which
+// the lowering unrolls itself, and barriers): a thread that runs a copy
+// and one that runs the loop as it was would wait at different places.
+func UnrollGridStride(t *ir.Task) {
+	if t.Kind != ir.Parallel || cooperates(t) {
+		return
+	}
+	loops := t.Loops()
+	defs := defSites(t)
+	var grid []*ir.Loop
+	for _, lp := range loops {
+		if len(lp.Latches) == 1 && advancesByGrid(t, defs, t.Blocks[lp.Latches[0]], gridIndex(t, lp)) && innermost(lp, loops) {
+			grid = append(grid, lp)
+		}
+	}
+	var loopsFound []*gridLoop
+	for _, lp := range grid {
+		// Of a loop kept twice, with its checks and without, the copy
+		// with checks runs only in launches that fault.
+		if len(grid) > 1 && hasChecks(t, lp) {
+			continue
+		}
+		if g, ok := gridLoopOf(t, lp); ok {
+			loopsFound = append(loopsFound, g)
+		}
+	}
+	for _, g := range loopsFound {
+		g.unroll()
+	}
+}
+
+// cooperates reports whether the task's threads exchange values or wait
+// for each other.
+func cooperates(t *ir.Task) bool {
+	for _, b := range t.Blocks {
+		for _, x := range b.Instrs {
+			if x.Op == ir.OpShuffleDown || x.Op == ir.OpScratch || x.Op == ir.OpBarrier {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasChecks(t *ir.Task, lp *ir.Loop) bool {
+	for _, bi := range lp.Blocks() {
+		for _, x := range t.Blocks[bi].Instrs {
+			if x.Op.Info().Checks {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func innermost(lp *ir.Loop, loops []*ir.Loop) bool {
+	for _, other := range loops {
+		if other != lp && lp.Has(other.Header) {
+			return false
+		}
+	}
+	return true
+}
+
+// gridLoop is a grid-stride loop found in a task:
+//
+//	head:  [x = add i, d]; c = lt x, bound; branch c, first, exit
+//	latch: i = add i, count; jump head
+type gridLoop struct {
+	t            *ir.Task
+	lp           *ir.Loop
+	head, latch  *ir.Block
+	i, count     ir.Reg
+	x, bound     ir.Arg
+	typ          ir.Type
+	first, exit  int
+	bodyInstrs   []ir.Instr // the head's, recomputed by the guard
+	blocks       []int      // the loop's blocks but the head
+	headLocalReg map[ir.Reg]bool
+}
+
+// gridIndex is the register the loop's latch advances, or NoReg.
+func gridIndex(t *ir.Task, lp *ir.Loop) ir.Reg {
+	latch := t.Blocks[lp.Latches[0]]
+	if len(latch.Instrs) != 1 || latch.Instrs[0].Op != ir.OpAdd || latch.Term.Kind != ir.Jump {
+		return ir.NoReg
+	}
+	return latch.Instrs[0].Dst
+}
+
+func gridLoopOf(t *ir.Task, lp *ir.Loop) (*gridLoop, bool) {
+	g := &gridLoop{t: t, lp: lp, head: t.Blocks[lp.Header], latch: t.Blocks[lp.Latches[0]]}
+	step := g.latch.Instrs[0]
+	g.i, g.count, g.typ = step.Dst, step.Args[1].Reg, step.Type
+	term := g.head.Term
+	if term.Kind != ir.Branch || term.Cond.Imm || lp.Has(term.Succs[1]) || !lp.Has(term.Succs[0]) || g.latch.Term.Succs[0] != lp.Header {
+		return nil, false
+	}
+	g.first, g.exit = term.Succs[0], term.Succs[1]
+	// The head computes its test from i alone; nothing else reads what it computes.
+	g.headLocalReg = map[ir.Reg]bool{}
+	x, found := ir.R(g.i), false
+	for _, in := range g.head.Instrs {
+		switch {
+		case in.Op == ir.OpAdd && in.Type == g.typ && in.Args[0] == ir.R(g.i) && in.Args[1].Imm:
+			x = ir.R(in.Dst)
+		case in.Op == ir.OpLt && in.Type == g.typ && in.Dst == term.Cond.Reg && in.Args[0] == x:
+			g.x, g.bound, found = x, in.Args[1], true
+		default:
+			return nil, false
+		}
+		g.headLocalReg[in.Dst] = true
+	}
+	if !found {
+		return nil, false
+	}
+	if !g.bound.Imm && definedIn(t, lp)[g.bound.Reg] {
+		return nil, false
+	}
+	size := 0
+	for _, bi := range lp.Blocks() {
+		if bi == lp.Header {
+			continue
+		}
+		g.blocks = append(g.blocks, bi)
+		b := t.Blocks[bi]
+		size += len(b.Instrs)
+		for _, x := range b.Instrs {
+			if slices.Contains(x.Defs(), g.i) && bi != g.latch.Index || readsAny(&x, g.headLocalReg) {
+				return nil, false
+			}
+		}
+		for _, s := range b.Term.Successors() {
+			if s == lp.Header && bi != g.latch.Index {
+				return nil, false // a back edge that skips the latch
+			}
+		}
+		if c := b.Term.Cond; b.Term.Kind == ir.Branch && !c.Imm && g.headLocalReg[c.Reg] {
+			return nil, false
+		}
+	}
+	return g, size <= gridUnrollMaxInstrs
+}
+
+func readsAny(x *ir.Instr, regs map[ir.Reg]bool) bool {
+	for _, a := range x.Args {
+		if !a.Imm && regs[a.Reg] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *gridLoop) unroll() {
+	t := g.t
+	local := localRegs(t, &irLoop{Loop: g.lp, header: g.lp.Header, blocks: g.lp.Blocks()})
+	pre := preheader(t, g.lp)
+	multiples := map[uint64]ir.Reg{1: g.count}
+	multiple := func(k uint64) ir.Reg {
+		if r, ok := multiples[k]; ok {
+			return r
+		}
+		r := t.NewReg(g.typ)
+		pre.Instrs = append(pre.Instrs, ir.Instr{Op: ir.OpMul, Type: g.typ, Dst: r, Args: []ir.Arg{ir.R(g.count), ir.Imm(g.typ, k)}})
+		multiples[k] = r
+		return r
+	}
+	span := multiple(gridUnrollFactor - 1)
+	// The guard and the test that four iterations are left.
+	guard, room := t.NewBlock("grid unrolled guard"), t.NewBlock("grid unrolled room")
+	x := g.x
+	if x != ir.R(g.i) {
+		x = ir.R(t.NewReg(g.typ))
+		guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpAdd, Type: g.typ, Dst: x.Reg, Args: []ir.Arg{ir.R(g.i), g.headAddend()}})
+	}
+	more := t.NewReg(ir.Bool)
+	guard.Instrs = append(guard.Instrs, ir.Instr{Op: ir.OpLt, Type: g.typ, Dst: more, Args: []ir.Arg{x, g.bound}})
+	guard.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(more), Succs: [2]int{room.Index, g.exit}}
+	pre.Term.Succs[0] = guard.Index
+	// x < bound, so bound - x is the distance in 64 unsigned bits.
+	left, room4 := t.NewReg(ir.Uint64), t.NewReg(ir.Bool)
+	bound, from, most := g.asUint64(room, g.bound), g.asUint64(room, x), g.asUint64(room, ir.R(span))
+	room.Instrs = append(room.Instrs,
+		ir.Instr{Op: ir.OpSub, Type: ir.Uint64, Dst: left, Args: []ir.Arg{bound, from}},
+		ir.Instr{Op: ir.OpGt, Type: ir.Uint64, Dst: room4, Args: []ir.Arg{ir.R(left), most}})
+
+	entries := make([]*ir.Block, gridUnrollFactor)
+	copies := make([]map[int]int, gridUnrollFactor)
+	// The copies read their index from registers assigned once, which
+	// later passes can follow, unlike i: each copy's is the one before's
+	// plus count, so that addresses step from copy to copy by one addition.
+	index := t.NewReg(g.typ)
+	for k := range gridUnrollFactor {
+		entries[k] = t.NewBlock(fmt.Sprintf("grid unrolled %d", k))
+		rename := map[ir.Reg]ir.Reg{}
+		for r := range t.Regs {
+			if local[ir.Reg(r)] {
+				rename[ir.Reg(r)] = t.NewReg(t.Regs[r])
+			}
+		}
+		if k == 0 {
+			entries[k].Instrs = append(entries[k].Instrs, ir.Instr{Op: ir.OpMove, Type: g.typ, Dst: index, Args: []ir.Arg{ir.R(g.i)}})
+		} else {
+			next := t.NewReg(g.typ)
+			entries[k].Instrs = append(entries[k].Instrs, ir.Instr{Op: ir.OpAdd, Type: g.typ, Dst: next, Args: []ir.Arg{ir.R(index), ir.R(g.count)}})
+			index = next
+		}
+		rename[g.i] = index
+		copies[k] = map[int]int{}
+		for _, bi := range g.blocks {
+			orig := t.Blocks[bi]
+			nb := t.NewBlock(fmt.Sprintf("%s (grid unrolled %d)", orig.Comment, k))
+			copies[k][bi] = nb.Index
+			if bi == g.latch.Index {
+				continue // the copies' latches are set below
+			}
+			nb.Instrs = make([]ir.Instr, len(orig.Instrs))
+			for j, x := range orig.Instrs {
+				x.Args = append([]ir.Arg(nil), x.Args...)
+				x.Results = append([]ir.Reg(nil), x.Results...)
+				renameRegs(&x, rename)
+				nb.Instrs[j] = x
+			}
+			nb.Term = orig.Term
+			if c := nb.Term.Cond; nb.Term.Kind == ir.Branch && !c.Imm {
+				if r, ok := rename[c.Reg]; ok {
+					nb.Term.Cond = ir.R(r)
+				}
+			}
+		}
+	}
+	room.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(room4), Succs: [2]int{entries[0].Index, g.lp.Header}}
+	step := multiple(gridUnrollFactor)
+	for k := range gridUnrollFactor {
+		entries[k].Term = ir.Term{Kind: ir.Jump, Succs: [2]int{copies[k][g.first]}}
+		for _, bi := range g.blocks {
+			nb := t.Blocks[copies[k][bi]]
+			if bi == g.latch.Index {
+				if k+1 < gridUnrollFactor {
+					nb.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{entries[k+1].Index}}
+				} else {
+					nb.Instrs = []ir.Instr{{Op: ir.OpAdd, Type: g.typ, Dst: g.i, Args: []ir.Arg{ir.R(g.i), ir.R(step)}}}
+					nb.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{guard.Index}}
+				}
+				continue
+			}
+			succs := nb.Term.Successors()
+			for j, s := range succs {
+				if g.lp.Has(s) {
+					succs[j] = copies[k][s]
+				}
+			}
+		}
+	}
+}
+
+// headAddend is d of the head's x = i + d.
+func (g *gridLoop) headAddend() ir.Arg {
+	for _, x := range g.head.Instrs {
+		if x.Op == ir.OpAdd && ir.R(x.Dst) == g.x {
+			return x.Args[1]
+		}
+	}
+	panic("opt: grid-stride head without its addition")
+}
+
+// asUint64 converts a value of the loop's type to u64 at the end of b.
+func (g *gridLoop) asUint64(b *ir.Block, a ir.Arg) ir.Arg {
+	if g.typ == ir.Uint64 {
+		return a
+	}
+	r := g.t.NewReg(ir.Uint64)
+	b.Instrs = append(b.Instrs, ir.Instr{Op: ir.OpConvert, Type: ir.Uint64, From: g.typ, Dst: r, Args: []ir.Arg{a}})
+	return ir.R(r)
+}
