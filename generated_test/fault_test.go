@@ -45,6 +45,15 @@ var faultCases = []faultCase{
 	{"Window", func() []any {
 		return []any{make([]int32, 8), make([]int32, 8), 5, 4}
 	}, `qd: kernel Window: runtime error: slice bounds out of range \[5:4\] \(faults.go:29:8\)`},
+	{"Quotients", func() []any {
+		return quotientArgs(9, 0)
+	}, `qd: kernel Quotients: runtime error: integer divide by zero \(quotients.go:12:23\)`},
+	{"Quotients", func() []any {
+		return quotientArgs(3, 3)
+	}, `qd: kernel Quotients: runtime error: integer overflow \(quotients.go:12:23\)`},
+	{"Quotients", func() []any {
+		return quotientArgs(1, 1<<32) // Div64 divides, Rem32 by uint32(y) = 0
+	}, `qd: kernel Quotients: runtime error: integer divide by zero \(bits.go:\d+:\d+\)`},
 	{"Unsigned", func() []any {
 		return []any{make([]uint8, 4), ^uint(0)}
 	}, `qd: kernel Unsigned: runtime error: index out of range \[18446744073709551615\] with length 4 \(faults.go:40:5\)`},
@@ -204,4 +213,15 @@ func TestFaultsGPU(t *testing.T) {
 			}
 		})
 	}
+}
+
+// quotientArgs are arguments of Quotients whose element 5 divides hi by y,
+// the others dividing with neither fault.
+func quotientArgs(hi, y uint64) []any {
+	his, ys := make([]uint64, 8), make([]uint64, 8)
+	for i := range ys {
+		ys[i] = 7
+	}
+	his[5], ys[5] = hi, y
+	return []any{his, make([]uint64, 8), ys, make([]uint64, 8), make([]uint32, 8)}
 }

@@ -128,6 +128,7 @@ var cases = []kernelCase{
 		w := 1 + r.IntN(40)
 		return []any{make([]float32, n/w*w), floats32(r, n/w), floats32(r, w)}
 	}},
+	{name: "GCD", fn: kernels.GCD},
 	{name: "BlockValues", fn: kernels.BlockValues},
 	{name: "Chain", fn: kernels.Chain},
 	{name: "MultiResults", fn: kernels.MultiResults},

@@ -70,8 +70,14 @@ func evalPure(in *Instr, a []uint64) (uint64, error) {
 		return convert(t, in.From, a[0]), nil
 	case OpMin, OpMax:
 		return minMax(in.Op, t, a[0], a[1]), nil
-	case OpSqrt, OpAbs, OpFloor, OpCeil, OpTrunc:
+	case OpSqrt, OpAbs, OpFloor, OpCeil, OpTrunc, OpRoundEven:
 		return floatIntrinsic(in.Op, t, a[0]), nil
+	case OpFMA:
+		return math.Float64bits(math.FMA(f64(a[0]), f64(a[1]), f64(a[2]))), nil
+	case OpBitcast:
+		return t.Normalize(a[0]), nil
+	case OpPopCount, OpLeadingZeros, OpTrailingZeros, OpBitReverse, OpByteSwap:
+		return bitOp(in.Op, t, a[0]), nil
 	case OpElemAddr:
 		return a[0] + a[1]*uint64(in.Aux), nil
 	}
@@ -259,8 +265,27 @@ func floatIntrinsic(op Op, t Type, x uint64) uint64 {
 		f = math.Ceil(f)
 	case OpTrunc:
 		f = math.Trunc(f)
+	case OpRoundEven:
+		f = math.RoundToEven(f)
 	}
 	return fromFloat(t, f)
+}
+
+// bitOp computes a bit count or permutation of the unsigned integer x of
+// type t, whose bits above its width are zero.
+func bitOp(op Op, t Type, x uint64) uint64 {
+	pad := 64 - t.Bits()
+	switch op {
+	case OpPopCount:
+		return uint64(bits.OnesCount64(x))
+	case OpLeadingZeros:
+		return uint64(bits.LeadingZeros64(x) - pad)
+	case OpTrailingZeros:
+		return uint64(min(bits.TrailingZeros64(x), t.Bits()))
+	case OpBitReverse:
+		return bits.Reverse64(x) >> pad
+	}
+	return bits.ReverseBytes64(x) >> pad
 }
 
 // Fold computes a pure instruction on constant operand bits, each normalized

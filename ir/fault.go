@@ -39,7 +39,7 @@ func checkKind(op Op, k fault.Kind) bool {
 	case OpCheckSlice:
 		return k.Bounds() && k != fault.Index
 	case OpCheckDivide:
-		return k == fault.Divide
+		return k == fault.Divide || k == fault.Overflow
 	}
 	return false
 }
@@ -67,7 +67,7 @@ type Fault struct {
 }
 
 func (f *Fault) Error() string {
-	signed := f.Site.Kind != fault.Divide && !f.Site.Unsigned
+	signed := f.Site.Kind.Bounds() && !f.Site.Unsigned
 	return fmt.Sprintf("runtime error: %s (%s)", fault.Message(f.Site.Kind, f.X, signed, int64(f.Y)), f.Site.Pos())
 }
 
@@ -92,7 +92,7 @@ func (k *Kernel) ScratchPerBlock() int { return 8 * k.Reductions }
 // the printed form can hold.
 func (k *Kernel) checkSites() error {
 	for i, s := range k.Sites {
-		if !s.Kind.Bounds() && s.Kind != fault.Divide {
+		if !s.Kind.Bounds() && s.Kind != fault.Divide && s.Kind != fault.Overflow {
 			return fmt.Errorf("site %d has kind %s", i, s.Kind)
 		}
 		if s.File == "" || strings.ContainsAny(s.File, " \t#"+punctuation) {

@@ -303,7 +303,7 @@ func (ip *Interp) exec(run *launch, t *Task, th *thread) error {
 		}
 		return regs[a.Reg]
 	}
-	var ops [2]uint64
+	var ops [3]uint64 // the most operands an op has (fma)
 	for {
 		b := th.b
 		for th.i < len(b.Instrs) {

@@ -132,6 +132,26 @@ const (
 	OpFloor
 	OpCeil
 	OpTrunc
+	// OpRoundEven rounds to the nearest integer, ties to even, as
+	// math.RoundToEven: "r2 = roundeven.f64 r1".
+	OpRoundEven
+	// OpFMA is x*y+z rounded once, as math.FMA: "r4 = fma.f64 r1, r2, r3".
+	OpFMA
+
+	// OpBitcast reinterprets the bits of a value of type From as a value of
+	// Type, of the same size, as math.Float64bits and Float64frombits do:
+	// "r2 = bitcast.u64.f64 r1".
+	OpBitcast
+
+	// Bit counts and permutations of unsigned integers, with the results of
+	// package math/bits: the number of one bits, of leading and trailing
+	// zero bits (the width for 0), the bits and the bytes in reverse order.
+	// "r2 = popcount.u32 r1", "r2 = bswap.u64 r1".
+	OpPopCount
+	OpLeadingZeros
+	OpTrailingZeros
+	OpBitReverse
+	OpByteSwap
 
 	// OpElemAddr is the address of element index of the array at base, whose
 	// elements are Aux bytes wide: "r3 = elemaddr r1, r2, 4". The index is i64.
@@ -190,7 +210,8 @@ const (
 	// condition fails; Aux is the fault site (Kernel.Sites). OpCheckIndex
 	// needs x < y and OpCheckSlice x <= y, both i64 compared as unsigned,
 	// so that a negative x fails: "checkindex r1, r2, site 0". OpCheckDivide
-	// needs a non-zero divisor: "checkdiv.i32 r1, site 1".
+	// needs a non-zero divisor: "checkdiv.i32 r1, site 1"; with 0 it always
+	// fails, as a panic of math/bits (a site of kind overflow) does.
 	OpCheckIndex
 	OpCheckSlice
 	OpCheckDivide

@@ -40,6 +40,9 @@ type OpInfo struct {
 	Pure bool
 	// Parallel marks the ops that only parallel tasks may use.
 	Parallel bool
+	// SameSize marks the ops whose Type and From must have the same size:
+	// they reinterpret bits.
+	SameSize bool
 	// Spaces marks the ops whose address may point into any memory space,
 	// which Instr.Space names.
 	Spaces bool
@@ -56,7 +59,8 @@ type TypeSet uint16
 
 // Sets of types the op table uses.
 const (
-	Integers TypeSet = 1<<Int8 | 1<<Int16 | 1<<Int32 | 1<<Int64 | 1<<Uint8 | 1<<Uint16 | 1<<Uint32 | 1<<Uint64
+	Integers TypeSet = 1<<Int8 | 1<<Int16 | 1<<Int32 | 1<<Int64 | Unsigned
+	Unsigned TypeSet = 1<<Uint8 | 1<<Uint16 | 1<<Uint32 | 1<<Uint64
 	Floats   TypeSet = 1<<Float32 | 1<<Float64
 	Numeric          = Integers | Floats
 	// Words are the integer types every GPU updates atomically in one
@@ -192,6 +196,17 @@ var opTable = [numOps]OpInfo{
 	OpFloor: {Name: "floor", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
 	OpCeil:  {Name: "ceil", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
 	OpTrunc: {Name: "trunc", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
+
+	OpRoundEven: {Name: "roundeven", Types: Floats, Result: OfType, Operands: oneOfType, Pure: true},
+	OpFMA:       {Name: "fma", Types: 1 << Float64, Result: OfType, Operands: []TypeRule{OfType, OfType, OfType}, Pure: true},
+
+	OpBitcast: {Name: "bitcast", Types: Numeric, From: Numeric, Result: OfType, Operands: []TypeRule{OfFrom}, Pure: true, SameSize: true},
+
+	OpPopCount:      {Name: "popcount", Types: Unsigned, Result: OfType, Operands: oneOfType, Pure: true},
+	OpLeadingZeros:  {Name: "clz", Types: Unsigned, Result: OfType, Operands: oneOfType, Pure: true},
+	OpTrailingZeros: {Name: "ctz", Types: Unsigned, Result: OfType, Operands: oneOfType, Pure: true},
+	OpBitReverse:    {Name: "brev", Types: Unsigned, Result: OfType, Operands: oneOfType, Pure: true},
+	OpByteSwap:      {Name: "bswap", Types: 1<<Uint16 | 1<<Uint32 | 1<<Uint64, Result: OfType, Operands: oneOfType, Pure: true},
 
 	OpElemAddr: {Name: "elemaddr", Result: Fixed(Ptr), Operands: []TypeRule{Fixed(Ptr), Fixed(Int64)}, Aux: ElemSize, Pure: true},
 	OpLoad:     {Name: "load", Types: Scalars, Result: OfType, Operands: []TypeRule{Fixed(Ptr)}, Memory: MemRead, Spaces: true},

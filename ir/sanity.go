@@ -134,6 +134,8 @@ func (k *Kernel) checkInstr(t *Task, in *Instr, defined []bool) error {
 		return fmt.Errorf("%s in a %s task", in.Op, t.Kind)
 	case t.Kind == Function && !inFunctions(in.Op):
 		return fmt.Errorf("%s in a device function, which sees only its arguments", in.Op)
+	case info.SameSize && in.Type.Size() != in.From.Size():
+		return fmt.Errorf("%s between %s and %s, of different sizes", in.Op, in.From, in.Type)
 	case in.Op == OpScratch && k.Reductions == 0:
 		return fmt.Errorf("scratch in a kernel without reductions")
 	case in.Space >= numSpaces || in.Space != Global && !info.Spaces:

@@ -1,8 +1,6 @@
 package lower
 
 import (
-	"go/token"
-
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
@@ -229,6 +227,6 @@ func (l *lowerer) checkHelper(fn *ssa.Function) {
 	for i, t := range res {
 		dst[i] = tb.t.NewReg(t)
 	}
-	root.inline(fn, args, dst, token.NoPos)
+	root.inline(fn, args, dst, callSite{})
 	l.assignSpaces(tb.t)
 }

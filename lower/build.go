@@ -116,6 +116,15 @@ type frame struct {
 	results []ir.Reg
 	cont    *ir.Block
 	callPos token.Pos
+	// tail marks a helper inlined at a tail call; ownParams one whose
+	// parameters have registers of their own, which a tail call from
+	// inside it may assign (tailcall.go).
+	tail      bool
+	ownParams bool
+	// ended is set when an instruction ended the current block itself;
+	// returns when a return of an inlined helper continues at cont.
+	ended   bool
+	returns bool
 
 	// spills holds the address of the copy in memory of each array value
 	// indexed by a variable (locals.go).
@@ -153,10 +162,29 @@ func (tb *taskBuilder) newFrame(fn *ssa.Function, owns func(*ssa.BasicBlock) boo
 }
 
 func (f *frame) errorf(pos token.Pos, format string, args ...any) {
+	if lib := f.outermostLibrary(); lib != nil {
+		// Library bodies are Go's own source, which kernels accept: what
+		// fails there is qd's to fix, reported where the kernel calls it.
+		name := lib.fn.Pkg.Pkg.Name() + "." + lib.fn.Name()
+		f.tb.l.errorf(lib.callPos, "internal error compiling %s: %s", name, fmt.Sprintf(format, args...))
+		return
+	}
 	if !pos.IsValid() {
 		pos = f.pos()
 	}
 	f.tb.l.errorf(pos, format, args...)
+}
+
+// outermostLibrary returns the outermost frame of f's chain that lowers a
+// library function, or nil.
+func (f *frame) outermostLibrary() *frame {
+	var lib *frame
+	for g := f; g != nil; g = g.parent {
+		if g.inLibrary() {
+			lib = g
+		}
+	}
+	return lib
 }
 
 // pos is a position to blame when an instruction has none.
@@ -313,25 +341,38 @@ func (tb *taskBuilder) param(f *frame, p *ssa.Parameter) []ir.Reg {
 		f.errorf(p.Pos(), "internal error: unknown parameter %s", p.Name())
 		return f.regsFor(p)
 	}
-	saved := tb.cur
-	tb.cur = tb.pro
 	kp := tb.l.k.Params[idx]
 	var regs []ir.Reg
-	if kp.Slice {
-		base := tb.t.NewReg(ir.Ptr)
-		tb.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: int64(idx)})
-		n := tb.t.NewReg(ir.Int64)
-		tb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Dst: n, Aux: int64(idx)})
-		regs = []ir.Reg{base, n, n}
-	} else {
-		r := tb.t.NewReg(kp.Type)
-		tb.emit(ir.Instr{Op: ir.OpParam, Type: kp.Type, Dst: r, Aux: int64(idx)})
-		regs = []ir.Reg{r}
-	}
-	tb.pro = tb.cur
-	tb.cur = saved
+	tb.inPrologue(func() {
+		if kp.Slice {
+			base := tb.t.NewReg(ir.Ptr)
+			tb.emit(ir.Instr{Op: ir.OpParamBase, Type: ir.Ptr, Dst: base, Aux: int64(idx)})
+			n := tb.t.NewReg(ir.Int64)
+			tb.emit(ir.Instr{Op: ir.OpParamLen, Type: ir.Int64, Dst: n, Aux: int64(idx)})
+			regs = []ir.Reg{base, n, n}
+		} else {
+			r := tb.t.NewReg(kp.Type)
+			tb.emit(ir.Instr{Op: ir.OpParam, Type: kp.Type, Dst: r, Aux: int64(idx)})
+			regs = []ir.Reg{r}
+		}
+	})
 	tb.ext[p] = regs
 	return regs
+}
+
+// inPrologue emits at the end of the prologue, which emit may extend with
+// blocks of its own (an inlined call). Code that was being emitted at that
+// end, such as the recomputation of a value that needs this one, goes on
+// at the new end.
+func (tb *taskBuilder) inPrologue(emit func()) {
+	saved := tb.cur
+	atEnd := saved == tb.pro
+	tb.cur = tb.pro
+	emit()
+	tb.pro = tb.cur
+	if !atEnd {
+		tb.cur = saved
+	}
 }
 
 // external returns the registers of a value that an earlier top-level
@@ -368,23 +409,16 @@ func (tb *taskBuilder) external(f *frame, v ssa.Value) []ir.Reg {
 		tb.ext[v] = r
 		return r
 	}
-	saved, inPrologue := tb.cur, tb.cur == tb.pro
-	tb.cur = tb.pro
 	ts, _ := regTypes(v.Type())
 	dst := make([]ir.Reg, len(ts))
 	for i, t := range ts {
 		dst[i] = tb.t.NewReg(t)
 	}
 	tb.ext[v] = dst
-	f.valueInto(v.(ssa.Instruction), dst)
-	// The value may have taken blocks (an inlined helper's): the prologue
-	// now ends where it ended, and code that was being added to the
-	// prologue, computing another such value, continues there.
-	if inPrologue {
-		saved = tb.cur
-	}
-	tb.pro = tb.cur
-	tb.cur = saved
+	tb.inPrologue(func() {
+		f.valueInto(v.(ssa.Instruction), dst)
+		f.ended = false // a value that never returns ends the prologue, not f's block
+	})
 	return dst
 }
 
@@ -433,6 +467,10 @@ func (f *frame) lowerBlock(b *ssa.BasicBlock) {
 	for _, instr := range b.Instrs[from:end] {
 		if _, ok := instr.(*ssa.Phi); !ok {
 			f.instr(instr)
+			if f.ended {
+				f.ended = false
+				return
+			}
 		}
 	}
 	f.terminate(b)
@@ -451,6 +489,11 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 		target := f.edge(b, b.Succs[0], true)
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
 	case *ssa.If:
+		if s, ok := constantSuccessor(b); ok && f.parent != nil {
+			target := f.edge(b, s, true) // the other successor is not lowered
+			tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{target.Index}}
+			return
+		}
 		if f.assume != nil {
 			if k, ok := f.assume(last); ok {
 				target := f.edge(b, b.Succs[k], true)
@@ -480,7 +523,12 @@ func (f *frame) terminate(b *ssa.BasicBlock) {
 			return
 		}
 		tb.cur.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{f.cont.Index}}
+		f.returns = true
 	case *ssa.Panic:
+		if f.inLibrary() {
+			f.libraryPanic(last)
+			return
+		}
 		if !afterNoReturn(last) {
 			f.errorf(last.Pos(), "panic is not supported in kernels: a kernel cannot stop; write an error flag into a slice instead")
 		}

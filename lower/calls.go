@@ -3,6 +3,7 @@ package lower
 import (
 	"fmt"
 	"go/build"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -12,25 +13,6 @@ import (
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
 )
-
-// mathIntrinsics are the functions of package math that kernels may call,
-// with the IR op that computes them exactly.
-var mathIntrinsics = map[string]ir.Op{
-	"Sqrt":  ir.OpSqrt,
-	"Abs":   ir.OpAbs,
-	"Floor": ir.OpFloor,
-	"Ceil":  ir.OpCeil,
-	"Trunc": ir.OpTrunc,
-}
-
-// mathIntrinsic returns the op of a call to a supported math function.
-func mathIntrinsic(fn *ssa.Function) (ir.Op, bool) {
-	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg.Path() != "math" || fn.Signature.Recv() != nil {
-		return ir.OpInvalid, false
-	}
-	op, ok := mathIntrinsics[fn.Name()]
-	return op, ok
-}
 
 // callMessage explains why a call cannot be in a kernel, or returns "".
 func (f *frame) callMessage(v *ssa.Call) string {
@@ -60,8 +42,8 @@ func (f *frame) callMessage(v *ssa.Call) string {
 		}
 		return "qd.StreamParallel must be a statement at the top level of the kernel, not inside if, for or switch"
 	}
-	if _, ok := mathIntrinsic(callee); ok {
-		return ""
+	if lib, ok := f.libraryFunc(callee); ok {
+		return libraryMessage(callee, lib)
 	}
 	if err := f.tb.l.callable(callee); err != nil {
 		return err.Error()
@@ -80,8 +62,13 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 		f.atomic(v, af, dst)
 		return
 	}
-	if op, ok := mathIntrinsic(callee); ok {
-		f.tb.emit(ir.Instr{Op: op, Type: ir.Float64, Dst: dst[0], Args: []ir.Arg{f.arg(common.Args[0])}, Pos: v.Pos()})
+	if g := f.tailRecursion(v, callee); g != nil {
+		f.jumpToEntry(g, common.Args)
+		return
+	}
+	site := callSite{pos: v.Pos(), tail: isTailCall(v)}
+	if lib, ok := f.libraryFunc(callee); ok {
+		f.libraryCall(callee, lib, common.Args, dst, site)
 		return
 	}
 	var args [][]ir.Reg
@@ -89,9 +76,9 @@ func (f *frame) call(v *ssa.Call, dst []ir.Reg) {
 		args = append(args, f.regs(a))
 	}
 	if f.tb.l.inlines(callee) {
-		f.inline(callee, args, dst, v.Pos())
+		f.inline(callee, args, dst, site)
 	} else {
-		f.callFunction(callee, args, dst, v.Pos())
+		f.callFunction(callee, args, dst, site.pos)
 	}
 }
 
@@ -104,9 +91,6 @@ func (l *lowerer) callable(fn *ssa.Function) error {
 	}
 	if pkg != nil {
 		name = pkg.Pkg.Name() + "." + fn.Name()
-	}
-	if pkg != nil && pkg.Pkg.Path() == "math" {
-		return fmt.Errorf("%s is not supported in kernels: of package math, kernels may call Sqrt, Abs, Floor, Ceil and Trunc", name)
 	}
 	if pkg != nil && pkg.Pkg.Path() == "fmt" && strings.Contains(fn.Name(), "Print") {
 		return fmt.Errorf("%s is not supported in kernels: printing is not; write values into a slice and print them on the host", name)
@@ -121,7 +105,7 @@ func (l *lowerer) callable(fn *ssa.Function) error {
 		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.Name())
 	}
 	if l.inStandardLibrary(fn) {
-		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and a few of package math", name)
+		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and of packages math and math/bits", name)
 	}
 	if fn.TypeParams().Len() > 0 && fn.Origin() == nil {
 		return fmt.Errorf("generic function %s is not supported in kernels", name)
@@ -145,7 +129,8 @@ func (l *lowerer) inStandardLibrary(fn *ssa.Function) bool {
 }
 
 // InStandardLibrary reports whether pos lies in a file of the standard
-// library, whose functions kernels cannot call (math's few are built in).
+// library, whose functions kernels cannot call, except those of math and
+// math/bits (library.go).
 func InStandardLibrary(fset *token.FileSet, pos token.Pos) bool {
 	file := fset.File(pos)
 	return file != nil && strings.HasPrefix(file.Name(), goroot)
@@ -153,21 +138,40 @@ func InStandardLibrary(fset *token.FileSet, pos token.Pos) bool {
 
 var goroot = filepath.Join(build.Default.GOROOT, "src") + string(filepath.Separator)
 
+// A callSite is where a helper is inlined: the call's position, and
+// whether the call is a tail call.
+type callSite struct {
+	pos  token.Pos
+	tail bool
+}
+
 // inline lowers a call of callee by copying its body into the task.
-func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos token.Pos) {
+func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, site callSite) {
 	tb := f.tb
+	pos := site.pos
 	if !f.callableHere(callee, pos) || !tb.l.inlineFits(callee, pos) {
 		return
 	}
 	if syn := callee.Syntax(); syn != nil && !slices.Contains(tb.l.syntax, syn) {
 		tb.l.syntax = append(tb.l.syntax, syn)
 	}
-	g := tb.newFrame(callee, func(*ssa.BasicBlock) bool { return true })
+	live := liveBlocks(callee)
+	g := tb.newFrame(callee, func(b *ssa.BasicBlock) bool { return live[b] })
 	g.parent = f
 	g.callPos = pos
+	g.tail = site.tail
+	g.ownParams = tb.l.mayRecurse(callee)
 	for i, p := range callee.Params {
-		if i < len(args) {
-			g.vals[p] = args[i]
+		if i >= len(args) {
+			break
+		}
+		g.vals[p] = args[i]
+		if g.ownParams {
+			g.vals[p] = make([]ir.Reg, len(args[i]))
+			for j, r := range args[i] {
+				g.vals[p][j] = tb.t.NewReg(tb.t.Regs[r])
+				tb.move(g.vals[p][j], ir.R(r))
+			}
 		}
 	}
 	if len(callee.FreeVars) > 0 {
@@ -180,15 +184,63 @@ func (f *frame) inline(callee *ssa.Function, args [][]ir.Reg, dst []ir.Reg, pos 
 		}
 	}
 	for _, b := range callee.Blocks {
-		g.start[b] = tb.t.NewBlock(fmt.Sprintf("%s.%s", callee.Name(), b.Comment))
+		if live[b] {
+			g.start[b] = tb.t.NewBlock(fmt.Sprintf("%s.%s", callee.Name(), b.Comment))
+		}
 	}
 	g.results = dst
 	g.cont = tb.t.NewBlock(fmt.Sprintf("%s.return", callee.Name()))
 	tb.jump(g.start[callee.Blocks[0]])
 	for _, b := range callee.Blocks {
-		g.lowerBlock(b)
+		if live[b] {
+			g.lowerBlock(b)
+		}
 	}
 	tb.cur = g.cont
+	// A helper whose every path ends in a tail call of a function it is
+	// inlined into never returns here: what follows the call is dead.
+	f.ended = !g.returns
+}
+
+// liveBlocks returns the blocks of fn that control can reach when every
+// branch on a constant goes the one way it can, so that code behind a
+// false constant (if haveArchSin { return archSin(x) } in package math, or
+// a user's if debug { … }) is not lowered at all.
+func liveBlocks(fn *ssa.Function) map[*ssa.BasicBlock]bool {
+	live := make(map[*ssa.BasicBlock]bool)
+	var visit func(b *ssa.BasicBlock)
+	visit = func(b *ssa.BasicBlock) {
+		if live[b] {
+			return
+		}
+		live[b] = true
+		if s, ok := constantSuccessor(b); ok {
+			visit(s)
+			return
+		}
+		for _, s := range b.Succs {
+			visit(s)
+		}
+	}
+	visit(fn.Blocks[0])
+	return live
+}
+
+// constantSuccessor returns the successor b branches to when it ends in an
+// if on a constant.
+func constantSuccessor(b *ssa.BasicBlock) (*ssa.BasicBlock, bool) {
+	last, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok {
+		return nil, false
+	}
+	c, ok := last.Cond.(*ssa.Const)
+	if !ok || c.Value == nil {
+		return nil, false
+	}
+	if constant.BoolVal(c.Value) {
+		return b.Succs[0], true
+	}
+	return b.Succs[1], true
 }
 
 // callableHere reports whether callee can be lowered where f calls it at
@@ -274,9 +326,23 @@ func (f *frame) builtin(v *ssa.Call, name string, args []ssa.Value, dst []ir.Reg
 	}
 }
 
-// narrowFloatIntrinsic lowers float32(math.F(float64(x))) for a float32 x
-// to the float32 form of F, which gives the same result: Sqrt because it is
+// narrowOps are the functions of package math whose float32 form gives the
+// float32 of their float64 result on a float32 argument: Sqrt because it is
 // correctly rounded in both widths, the others because they are exact.
+var narrowOps = map[string]ir.Op{
+	"Sqrt": ir.OpSqrt, "Abs": ir.OpAbs, "Floor": ir.OpFloor, "Ceil": ir.OpCeil, "Trunc": ir.OpTrunc, "RoundToEven": ir.OpRoundEven,
+}
+
+func narrowable(fn *ssa.Function) (ir.Op, bool) {
+	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg.Path() != "math" {
+		return ir.OpInvalid, false
+	}
+	op, ok := narrowOps[fn.Name()]
+	return op, ok
+}
+
+// narrowFloatIntrinsic lowers float32(math.F(float64(x))) for a float32 x
+// to the float32 form of F (narrowOps).
 func (f *frame) narrowFloatIntrinsic(v *ssa.Convert, dst []ir.Reg) bool {
 	if !isBasicKind(v.Type(), types.Float32) {
 		return false
@@ -285,7 +351,7 @@ func (f *frame) narrowFloatIntrinsic(v *ssa.Convert, dst []ir.Reg) bool {
 	if !ok || call.Common().IsInvoke() || len(call.Common().Args) != 1 {
 		return false
 	}
-	op, ok := mathIntrinsic(call.Common().StaticCallee())
+	op, ok := narrowable(call.Common().StaticCallee())
 	if !ok {
 		return false
 	}

@@ -27,15 +27,17 @@ const (
 	maxInlined   = 50000
 )
 
-// inlines reports whether calls of fn are inlined.
+// inlines reports whether calls of fn are inlined. A helper that may
+// recurse is, so that its tail calls become jumps (tailcall.go).
 func (l *lowerer) inlines(fn *ssa.Function) bool {
 	return l.inlineSize(fn) <= inlineBudget || l.callSites()[fn] <= 1 || !l.hasSignature(fn) ||
-		!l.pureFunction(fn) || l.mayCheck(fn)
+		!l.pureFunction(fn) || l.mayCheck(fn) || l.mayRecurse(fn)
 }
 
 // mayCheck reports whether fn's code, or that of a helper it inlines, may
 // get one of Go's run-time checks (an integer division by a variable, a
-// slice expression): a failed check reports through the task's fault
+// slice expression, a check or panic of a library function such as
+// bits.Div64): a failed check reports through the task's fault
 // record, which a device function cannot reach, so such a helper is
 // inlined.
 func (l *lowerer) mayCheck(fn *ssa.Function) bool {
@@ -53,8 +55,8 @@ func (l *lowerer) mayCheck(fn *ssa.Function) bool {
 			case *ssa.BinOp:
 				_, constant := in.Y.(*ssa.Const)
 				c = c || (in.Op == token.QUO || in.Op == token.REM) && isIntegerType(in) && !constant
-			case *ssa.Slice:
-				c = true
+			case *ssa.Slice, *ssa.Panic:
+				c = true // a library's panic is a fault (libraryPanic)
 			case *ssa.IndexAddr:
 				// Only a constant index of an array needs no check.
 				_, constant := in.Index.(*ssa.Const)
@@ -64,7 +66,12 @@ func (l *lowerer) mayCheck(fn *ssa.Function) bool {
 				_, constant := in.Index.(*ssa.Const)
 				c = c || !constant
 			case *ssa.Call:
-				if callee := in.Common().StaticCallee(); callee != nil && callee.Blocks != nil {
+				callee := in.Common().StaticCallee()
+				c = c || libraryChecks(callee)
+				if callee != nil && callee.Blocks == nil && isLibraryFunc(callee) {
+					callee.Pkg.Build() // built when first called, which may be later
+				}
+				if callee != nil && callee.Blocks != nil {
 					c = c || l.mayCheck(callee)
 				}
 			}

@@ -60,7 +60,7 @@ func (l *lowerer) plannableHelper(fn *ssa.Function, call *ssa.Call) *ssa.Functio
 	if common.IsInvoke() || callee == nil || streamParallelCallee(call) || topLevelCall(fn, call) == nil {
 		return nil
 	}
-	if _, ok := mathIntrinsic(callee); ok || l.callable(callee) != nil || callee.Blocks == nil {
+	if isLibraryFunc(callee) || l.callable(callee) != nil || callee.Blocks == nil {
 		return nil
 	}
 	loops := topLevelLoops(callee)

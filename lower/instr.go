@@ -21,6 +21,9 @@ import (
 func (f *frame) instr(instr ssa.Instruction) {
 	l := f.tb.l
 	v, isValue := instr.(ssa.Value)
+	if isValue && f.inLibrary() && onlyPanicked(v) {
+		return // the value of a library's panic (libraryPanic)
+	}
 	before := len(l.diags)
 	defer func() {
 		if isValue && len(l.diags) > before {

@@ -129,6 +129,8 @@ type lowerer struct {
 	// replays holds, for each local variable later tasks rebuild, the
 	// instructions that build it (replay.go); nil for one they cannot.
 	replays map[*ssa.Alloc]map[ssa.Instruction]bool
+	// recursive is the memo of mayRecurse.
+	recursive map[*ssa.Function]bool
 	// endless says of each function checked for loops that never end
 	// whether it has one.
 	endless map[*ssa.Function]bool

@@ -38,3 +38,19 @@ func TestInlineBudget(t *testing.T) {
 		t.Errorf("%d functions and %d instructions for 24 levels of helpers:\n%s", len(k.Funcs), instrs, k)
 	}
 }
+
+// TestLibraryChecksInlined lowers helpers too large to inline at each
+// call: the one whose library calls check their arguments (bits.Div64,
+// bits.Div32) stay inlined, as a device function cannot report a fault,
+// and the plain one becomes a device function, so the test sees both.
+func TestLibraryChecksInlined(t *testing.T) {
+	files := lowertest.Load(t, filepath.Join("testdata", "src", "libchecks"))
+	k := files[0].Kernels[0]
+	var names []string
+	for _, fn := range k.Funcs {
+		names = append(names, fn.Name)
+	}
+	if len(names) != 1 || names[0] != "Checked$plain" {
+		t.Errorf("device functions %q, want only Checked$plain", names)
+	}
+}

@@ -170,7 +170,7 @@ func (l *lowerer) effectFree(v ssa.Value) bool {
 			return false
 		}
 		callee := v.Common().StaticCallee()
-		if _, ok := mathIntrinsic(callee); ok {
+		if isLibraryFunc(callee) {
 			return true
 		}
 		return callee != nil && !v.Common().IsInvoke() && l.pureFunction(callee)

@@ -88,7 +88,7 @@ func (l *lowerer) computePure(v ssa.Value) bool {
 			return false
 		}
 		callee := common.StaticCallee()
-		if _, ok := mathIntrinsic(callee); ok {
+		if isLibraryFunc(callee) {
 			return true
 		}
 		return callee != nil && l.pureFunction(callee)
@@ -142,7 +142,7 @@ func (l *lowerer) pureFunction(fn *ssa.Function) bool {
 					return false
 				}
 				callee := common.StaticCallee()
-				if _, ok := mathIntrinsic(callee); ok {
+				if isLibraryFunc(callee) {
 					continue
 				}
 				if callee == nil || !l.pureFunction(callee) {

@@ -28,11 +28,12 @@ const (
 	FaultSlice3B    = fault.Slice3B    // slice bounds out of range [:x:y]
 	FaultSlice3C    = fault.Slice3C    // slice bounds out of range [x:y:]
 	FaultDivide     = fault.Divide     // integer divide by zero
+	FaultOverflow   = fault.Overflow   // integer overflow (math/bits.Div64)
 )
 
 // Fault is a run-time error of a kernel: an index or slice bound out of
-// range, or an integer division by zero, where the Go function would have
-// panicked. On a GPU the thread that failed the check stops, the first
+// range, an integer division by zero, or a quotient of math/bits.Div64 that
+// overflows, where the Go function would have panicked. On a GPU the thread that failed the check stops, the first
 // fault is recorded on the device, and the next operation that observes
 // the device's work (a launch, a synchronization, a copy back) returns it,
 // wrapped in an *OpError that names the kernel:
@@ -61,7 +62,7 @@ type Fault struct {
 }
 
 func (f *Fault) Error() string {
-	signed := !f.Unsigned && f.Kind != FaultDivide
+	signed := !f.Unsigned && f.Kind.Bounds()
 	return fmt.Sprintf("runtime error: %s (%s)", fault.Message(f.Kind, uint64(f.X), signed, f.Y), f.Pos)
 }
 
@@ -256,7 +257,7 @@ func cpuFault(k *KernelSpec, v any) error {
 	if !ok {
 		return opError("run "+k.Name+" on the CPU", &KernelPanic{Value: re.Error()})
 	}
-	f := &Fault{Kernel: k.Name, Kind: kind, X: int64(x), Y: y, Unsigned: !signed && kind != FaultDivide}
+	f := &Fault{Kernel: k.Name, Kind: kind, X: int64(x), Y: y, Unsigned: !signed && kind.Bounds()}
 	f.Pos = panicPos(k, kind)
 	return opError("kernel "+k.Name, f)
 }

@@ -90,6 +90,8 @@ static double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+#include "math.cuh"
+
 // hostPer times run, which queues one iteration of work, over 50 batches of
 // 64: the host's time per iteration (queueing alone) and the time per
 // iteration including the wait for the GPU, as qdbench's hostPer does.
@@ -519,5 +521,6 @@ int main() {
     printf("sum_gbps %.1f\n", 4.0 * n / median(secs) / 1e9);
   }
   CHECK(cudaGetLastError());
+  mathBenchmarks();
   return 0;
 }

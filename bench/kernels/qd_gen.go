@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "33f775b03cbd4b359d30d573566def976691d82582523de846c2ed46cf7aa6aa"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "593ad91a719f042240cceeb22cf53b7e89243987a22b89157d7edeffc68258a9"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "48cd0d48828778101f6b5fcfd2786b2e89e76f95e98794effa080ae5dba307c3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42e9154c43ae3a737ec5a6e2a34b2a7111c25878bdd196d5461b11e4360fb21f"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -221,6 +221,36 @@ var qdModule = &rt.ModuleSpec{
 		Name: "Histogram",
 		Tasks: []rt.TaskSpec{{
 			Entry:    "Histogram_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Fill",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Fill_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Exp",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Exp_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Log",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Log_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Pow",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Pow_0",
+			Parallel: true,
+		}},
+	}, {
+		Name: "Atan2",
+		Tasks: []rt.TaskSpec{{
+			Entry:    "Atan2_0",
 			Parallel: true,
 		}},
 	}, {
@@ -855,6 +885,132 @@ func (qdk *Kernels) Histogram(data *rt.Buffer[uint8], bins *rt.Buffer[uint32], q
 	return qdk.mod.Launch(15, qdCounts[:], qdArgs[:], qdOpts)
 }
 
+// Fill sets x[i] to lo + (hi-lo)·u with u in [0, 1) from a multiplicative
+// hash of i: the inputs of the math benchmarks, the same in bench/baseline.
+//
+// Fill launches kernel Fill (math.go:14) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Fill(x *rt.Buffer[float64], lo float64, hi float64, qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Fill", qdOpts, x); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutFloat64(qdArgs[:], 16, float64(lo))
+	rt.PutFloat64(qdArgs[:], 24, float64(hi))
+	qdCounts := [1]int64{int64(x.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Fill(x.CPUSlice(), lo, hi)
+			}, x)
+		}
+		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Fill(x.CPUSlice(), lo, hi)
+		}, x)
+	}
+	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Exp launches kernel Exp (math.go:22) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Exp(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Exp", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Exp(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Exp(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Log launches kernel Log (math.go:29) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Log(x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Log", qdOpts, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [32]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Log(x.CPUSlice(), out.CPUSlice())
+			}, x, out)
+		}
+		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Log(x.CPUSlice(), out.CPUSlice())
+		}, x, out)
+	}
+	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Pow launches kernel Pow (math.go:36) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Pow(x *rt.Buffer[float64], y *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Pow", qdOpts, x, y, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, x)
+	rt.PutBuffer(qdArgs[:], 16, y)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+			}, x, y, out)
+		}
+		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Pow(x.CPUSlice(), y.CPUSlice(), out.CPUSlice())
+		}, x, y, out)
+	}
+	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+}
+
+// Atan2 launches kernel Atan2 (math.go:43) after the work already launched on
+// the device. Slice parameters are device buffers. It returns once the work
+// is queued; on the CPU backend it runs the Go function.
+func (qdk *Kernels) Atan2(y *rt.Buffer[float64], x *rt.Buffer[float64], out *rt.Buffer[float64], qdOpts ...rt.LaunchOption) error {
+	if qdErr := rt.CheckBuffers(qdk.dev, "Atan2", qdOpts, y, x, out); qdErr != nil {
+		return qdErr
+	}
+	var qdArgs [48]byte
+	rt.PutBuffer(qdArgs[:], 0, y)
+	rt.PutBuffer(qdArgs[:], 16, x)
+	rt.PutBuffer(qdArgs[:], 32, out)
+	qdCounts := [1]int64{int64(out.Len())}
+	if qdk.dev.IsCPU() {
+		if rt.Recording(qdOpts) {
+			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+				Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
+			}, y, x, out)
+		}
+		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			Atan2(y.CPUSlice(), x.CPUSlice(), out.CPUSlice())
+		}, y, x, out)
+	}
+	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+}
+
 // Sum adds the elements of x into out[0]: a float reduction, deterministic
 // for a launch configuration.
 //
@@ -871,15 +1027,15 @@ func (qdk *Kernels) Sum(x *rt.Buffer[float32], out *rt.Buffer[float32], qdOpts .
 	qdCounts := [3]int64{max(int64(x.Len()), int64(1)), int64(1), 1}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Sum(x.CPUSlice(), out.CPUSlice())
 			}, x, out)
 		}
-		return qdk.mod.RunCPU(16, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(21, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Sum(x.CPUSlice(), out.CPUSlice())
 		}, x, out)
 	}
-	return qdk.mod.Launch(16, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(21, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NBodyAoS advances an n-body system by one step, its bodies an array of
@@ -899,15 +1055,15 @@ func (qdk *Kernels) NBodyAoS(ps *rt.Buffer[Particle], dt float32, soft float32, 
 	qdCounts := [2]int64{int64(ps.Len()), int64(ps.Len())}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NBodyAoS(ps.CPUSlice(), dt, soft)
 			}, ps)
 		}
-		return qdk.mod.RunCPU(17, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(22, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NBodyAoS(ps.CPUSlice(), dt, soft)
 		}, ps)
 	}
-	return qdk.mod.Launch(17, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(22, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // NBodySoA is NBodyAoS with one slice per field.
@@ -932,15 +1088,15 @@ func (qdk *Kernels) NBodySoA(x *rt.Buffer[float32], y *rt.Buffer[float32], z *rt
 	qdCounts := [2]int64{min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len())), min(min(min(min(min(min(int64(x.Len()), int64(y.Len())), int64(z.Len())), int64(vx.Len())), int64(vy.Len())), int64(vz.Len())), int64(m.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 				NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
 			}, x, y, z, vx, vy, vz, m)
 		}
-		return qdk.mod.RunCPU(18, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(23, qdCounts[:], qdArgs[:], qdOpts, func() {
 			NBodySoA(x.CPUSlice(), y.CPUSlice(), z.CPUSlice(), vx.CPUSlice(), vy.CPUSlice(), vz.CPUSlice(), m.CPUSlice(), dt, soft)
 		}, x, y, z, vx, vy, vz, m)
 	}
-	return qdk.mod.Launch(18, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(23, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shade2D computes each element of a w×h image from both its indices, as
@@ -961,15 +1117,15 @@ func (qdk *Kernels) Shade2D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	qdCounts := [1]int64{(min(max(int64(h), int64(0)), int64(2097152)) * min(max(int64(w), int64(0)), int64(2097152)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(19, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(24, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shade2D(out.CPUSlice(), in.CPUSlice(), w, h)
 		}, out, in)
 	}
-	return qdk.mod.Launch(19, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(24, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // Shade1D is Shade2D as one loop that divides each index into x and y.
@@ -988,15 +1144,15 @@ func (qdk *Kernels) Shade1D(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	qdCounts := [1]int64{min(int64(out.Len()), int64(in.Len()))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
-			return qdk.mod.RecordCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+			return qdk.mod.RecordCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 				Shade1D(out.CPUSlice(), in.CPUSlice(), w)
 			}, out, in)
 		}
-		return qdk.mod.RunCPU(20, qdCounts[:], qdArgs[:], qdOpts, func() {
+		return qdk.mod.RunCPU(25, qdCounts[:], qdArgs[:], qdOpts, func() {
 			Shade1D(out.CPUSlice(), in.CPUSlice(), w)
 		}, out, in)
 	}
-	return qdk.mod.Launch(20, qdCounts[:], qdArgs[:], qdOpts)
+	return qdk.mod.Launch(25, qdCounts[:], qdArgs[:], qdOpts)
 }
 
 // qdPTX is the PTX of this package's kernels.
@@ -5436,6 +5592,1757 @@ $Lfault:
 	exit;
 }
 
+.visible .entry Fill_0(
+	.param .u64 Fill_0_param_0,
+	.param .s64 Fill_0_param_1,
+	.param .f64 Fill_0_param_2,
+	.param .f64 Fill_0_param_3
+)
+{
+	.reg .pred %p<80>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<114>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<88>;
+
+$L_0:
+	ld.param.u64 %rd4, [Fill_0_param_0];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Fill_0_param_1];
+	mov.b64 %rd3, %rd5;
+	ld.param.f64 %fd17, [Fill_0_param_3];
+	ld.param.f64 %fd18, [Fill_0_param_2];
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mul.lo.s64 %rd22, %rd1, 3;
+	mul.lo.s64 %rd90, %rd1, 4;
+	mov.b64 %rd27, %rd3;
+	mov.b64 %rd29, %rd22;
+	sub.rn.f64 %fd41, %fd17, %fd18;
+	mov.f64 %fd55, %fd41;
+	mul.lo.s64 %rd94, %rd1, 8;
+	mov.f64 %fd70, %fd41;
+	mov.b64 %rd99, %rd94;
+	mov.f64 %fd85, %fd41;
+	mov.b64 %rd106, %rd94;
+	mov.b64 %rd111, %rd2;
+	mad.lo.s64 %rd112, %rd111, 8, %rd4;
+	mul.lo.s64 %rd113, %rd90, 8;
+$L_2:
+	add.s64 %rd23, %rd2, 1;
+	setp.lt.s64 %p24, %rd23, %rd3;
+	@!%p24 bra $L_27;
+$L_3:
+	mov.b64 %rd28, %rd23;
+	sub.u64 %rd25, %rd27, %rd28;
+	setp.gt.u64 %p26, %rd25, %rd29;
+	@!%p26 bra $L_21;
+$L_4:
+	mov.b64 %rd30, %rd2;
+$L_5:
+	mov.b64 %rd33, %rd30;
+$L_6:
+	add.s64 %rd34, %rd33, 1;
+$L_7:
+	mov.b64 %rd36, %rd34;
+	mul.lo.u64 %rd37, %rd36, 11400714819323198485U;
+	shr.u64 %rd38, %rd37, 11;
+	cvt.rn.f64.u64 %fd39, %rd38;
+	mul.rn.f64 %fd40, %fd39, 0d3CA0000000000000;
+	mul.rn.f64 %fd42, %fd41, %fd40;
+	add.rn.f64 %fd43, %fd18, %fd42;
+	mov.b64 %rd92, %rd112;
+	add.s64 %rd44, %rd92, 8;
+	st.global.f64 [%rd44], %fd43;
+$L_8:
+	add.s64 %rd59, %rd30, %rd1;
+$L_9:
+	mov.b64 %rd47, %rd59;
+$L_10:
+	add.s64 %rd48, %rd47, 1;
+$L_11:
+	mov.b64 %rd50, %rd48;
+	mul.lo.u64 %rd51, %rd50, 11400714819323198485U;
+	shr.u64 %rd52, %rd51, 11;
+	cvt.rn.f64.u64 %fd53, %rd52;
+	mul.rn.f64 %fd54, %fd53, 0d3CA0000000000000;
+	mul.rn.f64 %fd56, %fd55, %fd54;
+	add.rn.f64 %fd57, %fd18, %fd56;
+	mov.b64 %rd93, %rd92;
+	add.s64 %rd95, %rd93, %rd94;
+	add.s64 %rd58, %rd95, 8;
+	st.global.f64 [%rd58], %fd57;
+$L_12:
+	add.s64 %rd74, %rd59, %rd1;
+$L_13:
+	mov.b64 %rd62, %rd74;
+$L_14:
+	add.s64 %rd63, %rd62, 1;
+$L_15:
+	mov.b64 %rd65, %rd63;
+	mul.lo.u64 %rd66, %rd65, 11400714819323198485U;
+	shr.u64 %rd67, %rd66, 11;
+	cvt.rn.f64.u64 %fd68, %rd67;
+	mul.rn.f64 %fd69, %fd68, 0d3CA0000000000000;
+	mul.rn.f64 %fd71, %fd70, %fd69;
+	add.rn.f64 %fd72, %fd18, %fd71;
+	mov.b64 %rd98, %rd95;
+	add.s64 %rd100, %rd98, %rd99;
+	add.s64 %rd73, %rd100, 8;
+	st.global.f64 [%rd73], %fd72;
+$L_16:
+	add.s64 %rd89, %rd74, %rd1;
+$L_17:
+	mov.b64 %rd77, %rd89;
+$L_18:
+	add.s64 %rd78, %rd77, 1;
+$L_19:
+	mov.b64 %rd80, %rd78;
+	mul.lo.u64 %rd81, %rd80, 11400714819323198485U;
+	shr.u64 %rd82, %rd81, 11;
+	cvt.rn.f64.u64 %fd83, %rd82;
+	mul.rn.f64 %fd84, %fd83, 0d3CA0000000000000;
+	mul.rn.f64 %fd86, %fd85, %fd84;
+	add.rn.f64 %fd87, %fd18, %fd86;
+	mov.b64 %rd105, %rd100;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd88, %rd107, 8;
+	st.global.f64 [%rd88], %fd87;
+$L_20:
+	add.s64 %rd2, %rd2, %rd90;
+	add.s64 %rd112, %rd112, %rd113;
+	bra.uni $L_2;
+$L_21:
+	sub.rn.f64 %fd16, %fd17, %fd18;
+	mov.b64 %rd108, %rd2;
+	mad.lo.s64 %rd109, %rd108, 8, %rd4;
+	mul.lo.s64 %rd110, %rd1, 8;
+$L_22:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_27;
+$L_23:
+	mov.b64 %rd8, %rd2;
+$L_24:
+	add.s64 %rd9, %rd8, 1;
+$L_25:
+	mov.b64 %rd11, %rd9;
+	mul.lo.u64 %rd12, %rd11, 11400714819323198485U;
+	shr.u64 %rd13, %rd12, 11;
+	cvt.rn.f64.u64 %fd14, %rd13;
+	mul.rn.f64 %fd15, %fd14, 0d3CA0000000000000;
+	mul.rn.f64 %fd19, %fd16, %fd15;
+	add.rn.f64 %fd20, %fd18, %fd19;
+	mov.b64 %rd91, %rd109;
+	add.s64 %rd21, %rd91, 8;
+	st.global.f64 [%rd21], %fd20;
+$L_26:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd109, %rd109, %rd110;
+	bra.uni $L_22;
+$L_27:
+	ret;
+}
+
+.visible .entry Exp_0(
+	.param .u64 Exp_0_param_0,
+	.param .s64 Exp_0_param_1,
+	.param .u64 Exp_0_param_2,
+	.param .s64 Exp_0_param_3
+)
+{
+	.reg .pred %p<73>;
+	.reg .b32 %r<66>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<82>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<75>;
+
+$L_0:
+	ld.param.u64 %rd4, [Exp_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Exp_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Exp_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd78, %rd2;
+	mad.lo.s64 %rd79, %rd78, 8, %rd12;
+	mul.lo.s64 %rd80, %rd1, 8;
+	mad.lo.s64 %rd81, %rd78, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_26;
+$L_3:
+	mov.b64 %rd76, %rd79;
+	add.s64 %rd11, %rd76, 8;
+	ld.global.f64 %fd14, [%rd11];
+$L_4:
+	mov.b64 %rd17, %fd14;
+	and.b64 %rd18, %rd17, 9223372036854775807;
+	setp.ge.u64 %p19, %rd18, 9218868437227405312;
+	@!%p19 bra $L_11;
+$L_5:
+	setp.eq.u64 %p20, %rd17, 18442240474082181120U;
+	@!%p20 bra $L_10;
+$L_6:
+	mov.f64 %fd16, 0d0000000000000000;
+$L_7:
+	mov.f64 %fd15, %fd16;
+$L_8:
+	mov.b64 %rd77, %rd81;
+	add.s64 %rd75, %rd77, 8;
+	st.global.f64 [%rd75], %fd15;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd79, %rd79, %rd80;
+	add.s64 %rd81, %rd81, %rd80;
+	bra.uni $L_2;
+$L_10:
+	mov.f64 %fd16, %fd14;
+	bra.uni $L_7;
+$L_11:
+	setp.gt.f64 %p21, %fd14, 0d40862E42FEFA39EF;
+	@!%p21 bra $L_13;
+$L_12:
+	mov.f64 %fd16, 0d7FF0000000000000;
+	bra.uni $L_7;
+$L_13:
+	mul.rn.f64 %fd27, %fd14, 0d3FF71547652B82FE;
+$L_14:
+	cvt.rni.f64.f64 %fd29, %fd27;
+	setp.ge.f64 %p30, %fd29, 0dC1E0000000000000;
+	@!%p30 bra $L_25;
+$L_15:
+	setp.le.f64 %p32, %fd29, 0d41DFFFFFFFC00000;
+	@!%p32 bra $L_25;
+$L_16:
+	cvt.rzi.s32.f64 %r31, %fd29;
+	mov.b32 %r28, %r31;
+$L_17:
+	cvt.rn.f64.s32 %fd33, %r28;
+	neg.f64 %fd34, %fd33;
+	fma.rn.f64 %fd35, %fd34, 0d3FE62E42FEFA3000, %fd14;
+	mov.f64 %fd36, %fd34;
+	fma.rn.f64 %fd37, %fd36, 0d3D53DE6AF278ECE6, %fd35;
+	mul.rn.f64 %fd38, %fd37, 0d3FB0000000000000;
+	fma.rn.f64 %fd39, 0d3EFA01A01A01A01A, %fd38, 0d3F2A01A01A01A01A;
+	fma.rn.f64 %fd40, %fd39, %fd38, 0d3F56C16C16C16C17;
+	fma.rn.f64 %fd41, %fd40, %fd38, 0d3F81111111111111;
+	fma.rn.f64 %fd42, %fd41, %fd38, 0d3FA5555555555555;
+	fma.rn.f64 %fd43, %fd42, %fd38, 0d3FC5555555555555;
+	fma.rn.f64 %fd44, %fd43, %fd38, 0d3FE0000000000000;
+	fma.rn.f64 %fd45, %fd44, %fd38, 0d3FF0000000000000;
+	mul.rn.f64 %fd46, %fd38, %fd45;
+	add.rn.f64 %fd47, %fd46, 0d4000000000000000;
+	mul.rn.f64 %fd48, %fd46, %fd47;
+	add.rn.f64 %fd49, %fd48, 0d4000000000000000;
+	mul.rn.f64 %fd50, %fd48, %fd49;
+	add.rn.f64 %fd51, %fd50, 0d4000000000000000;
+	mul.rn.f64 %fd52, %fd50, %fd51;
+	add.rn.f64 %fd53, %fd52, 0d4000000000000000;
+	fma.rn.f64 %fd54, %fd52, %fd53, 0d3FF0000000000000;
+	add.s32 %r55, %r28, 1023;
+	setp.le.s32 %p56, %r55, 0;
+	@!%p56 bra $L_22;
+$L_18:
+	setp.lt.s32 %p57, %r55, -52;
+	@!%p57 bra $L_20;
+$L_19:
+	mov.f64 %fd16, 0d0000000000000000;
+	bra.uni $L_7;
+$L_20:
+	add.s32 %r65, %r55, 1022;
+	cvt.s64.s32 %rd66, %r65;
+	shl.b64 %rd67, %rd66, 52;
+	mov.b64 %fd68, %rd67;
+	mul.rn.f64 %fd69, %fd54, %fd68;
+	mov.f64 %fd58, %fd69;
+	mov.b32 %r59, 1;
+$L_21:
+	cvt.s64.s32 %rd60, %r59;
+	shl.b64 %rd61, %rd60, 52;
+	mov.b64 %fd62, %rd61;
+	mul.rn.f64 %fd63, %fd58, %fd62;
+	mov.f64 %fd16, %fd63;
+	bra.uni $L_7;
+$L_22:
+	setp.ge.s32 %p64, %r55, 2047;
+	@!%p64 bra $L_24;
+$L_23:
+	mov.f64 %fd16, 0d7FF0000000000000;
+	bra.uni $L_7;
+$L_24:
+	mov.f64 %fd58, %fd54;
+	mov.b32 %r59, %r55;
+	bra.uni $L_21;
+$L_25:
+	mov.b32 %r28, -2147483648;
+	bra.uni $L_17;
+$L_26:
+	ret;
+}
+
+.visible .entry Log_0(
+	.param .u64 Log_0_param_0,
+	.param .s64 Log_0_param_1,
+	.param .u64 Log_0_param_2,
+	.param .s64 Log_0_param_3
+)
+{
+	.reg .pred %p<39>;
+	.reg .b32 %r<37>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<78>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<71>;
+
+$L_0:
+	ld.param.u64 %rd4, [Log_0_param_2];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Log_0_param_3];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Log_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd74, %rd2;
+	mad.lo.s64 %rd75, %rd74, 8, %rd12;
+	mul.lo.s64 %rd76, %rd1, 8;
+	mad.lo.s64 %rd77, %rd74, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_17;
+$L_3:
+	mov.b64 %rd72, %rd75;
+	add.s64 %rd11, %rd72, 8;
+	ld.global.f64 %fd14, [%rd11];
+$L_4:
+	mov.b64 %rd17, %fd14;
+	and.b64 %rd18, %rd17, 9223372036854775807;
+	setp.eq.u64 %p19, %rd18, 0;
+	@!%p19 bra $L_9;
+$L_5:
+	mov.f64 %fd16, 0dFFF0000000000000;
+$L_6:
+	mov.f64 %fd15, %fd16;
+$L_7:
+	mov.b64 %rd73, %rd77;
+	add.s64 %rd71, %rd73, 8;
+	st.global.f64 [%rd71], %fd15;
+$L_8:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd75, %rd75, %rd76;
+	add.s64 %rd77, %rd77, %rd76;
+	bra.uni $L_2;
+$L_9:
+	mov.b64 %rd27, %rd17;
+	setp.lt.s64 %p28, %rd27, 0;
+	@!%p28 bra $L_11;
+$L_10:
+	mov.f64 %fd16, 0d7FF8000000000001;
+	bra.uni $L_6;
+$L_11:
+	setp.ge.u64 %p29, %rd17, 9218868437227405312;
+	@!%p29 bra $L_13;
+$L_12:
+	mov.f64 %fd16, %fd14;
+	bra.uni $L_6;
+$L_13:
+	and.b64 %rd30, %rd17, 4503599627370495;
+	or.b64 %rd31, %rd30, 4602678819172646912;
+	mov.b64 %fd32, %rd31;
+	shr.u64 %rd33, %rd17, 52;
+	and.b64 %rd34, %rd33, 2047;
+	cvt.u32.u64 %r35, %rd34;
+	sub.s32 %r36, %r35, 1022;
+	cvt.rn.f64.s32 %fd37, %r36;
+	setp.le.f64 %p38, %fd32, 0d3FE6A09E667F3BCD;
+	@!%p38 bra $L_16;
+$L_14:
+	sub.rn.f64 %fd41, %fd37, 0d3FF0000000000000;
+	mul.rn.f64 %fd42, %fd32, 0d4000000000000000;
+	mov.f64 %fd39, %fd42;
+	mov.f64 %fd40, %fd41;
+$L_15:
+	sub.rn.f64 %fd43, %fd39, 0d3FF0000000000000;
+	add.rn.f64 %fd44, %fd43, 0d4000000000000000;
+	div.rn.f64 %fd45, %fd43, %fd44;
+	mul.rn.f64 %fd46, %fd45, %fd45;
+	mul.rn.f64 %fd47, %fd46, %fd46;
+	mul.rn.f64 %fd48, %fd47, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd49, %fd48, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd50, %fd49, %fd47;
+	add.rn.f64 %fd51, %fd50, 0d3FD2492494229359;
+	mul.rn.f64 %fd52, %fd51, %fd47;
+	add.rn.f64 %fd53, %fd52, 0d3FE5555555555593;
+	mul.rn.f64 %fd54, %fd46, %fd53;
+	mul.rn.f64 %fd55, %fd47, 0d3FC39A09D078C69F;
+	add.rn.f64 %fd56, %fd55, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd57, %fd56, %fd47;
+	add.rn.f64 %fd58, %fd57, 0d3FD999999997FA04;
+	mul.rn.f64 %fd59, %fd47, %fd58;
+	add.rn.f64 %fd60, %fd54, %fd59;
+	mul.rn.f64 %fd61, %fd43, 0d3FE0000000000000;
+	mul.rn.f64 %fd62, %fd61, %fd43;
+	mul.rn.f64 %fd63, %fd40, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd64, %fd62, %fd60;
+	mul.rn.f64 %fd65, %fd45, %fd64;
+	mul.rn.f64 %fd66, %fd40, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd67, %fd65, %fd66;
+	sub.rn.f64 %fd68, %fd62, %fd67;
+	sub.rn.f64 %fd69, %fd68, %fd43;
+	sub.rn.f64 %fd70, %fd63, %fd69;
+	mov.f64 %fd16, %fd70;
+	bra.uni $L_6;
+$L_16:
+	mov.f64 %fd39, %fd32;
+	mov.f64 %fd40, %fd37;
+	bra.uni $L_15;
+$L_17:
+	ret;
+}
+
+.visible .entry Pow_0(
+	.param .u64 Pow_0_param_0,
+	.param .s64 Pow_0_param_1,
+	.param .u64 Pow_0_param_2,
+	.param .s64 Pow_0_param_3,
+	.param .u64 Pow_0_param_4,
+	.param .s64 Pow_0_param_5
+)
+{
+	.reg .pred %p<472>;
+	.reg .pred %pt<2>;
+	.reg .b32 %r<340>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<475>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<473>;
+
+$L_0:
+	ld.param.u64 %rd4, [Pow_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Pow_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Pow_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Pow_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_210;
+$L_3:
+	mov.b64 %rd8, %rd2;
+$L_4:
+	mad.lo.s64 %rd433, %rd8, 8, %rd12;
+	add.s64 %rd11, %rd433, 8;
+	ld.global.f64 %fd14, [%rd11];
+	mad.lo.s64 %rd434, %rd8, 8, %rd16;
+	add.s64 %rd15, %rd434, 8;
+	ld.global.f64 %fd18, [%rd15];
+	mov.f64 %fd20, %fd14;
+	mov.f64 %fd21, %fd18;
+$L_5:
+	mov.f64 %fd23, %fd20;
+	mov.f64 %fd24, %fd21;
+$L_6:
+	setp.eq.f64 %p25, %fd24, 0d0000000000000000;
+	@!%p25 bra $L_11;
+$L_7:
+	mov.f64 %fd22, 0d3FF0000000000000;
+$L_8:
+	mov.f64 %fd19, %fd22;
+$L_9:
+	mad.lo.s64 %rd435, %rd8, 8, %rd4;
+	add.s64 %rd432, %rd435, 8;
+	st.global.f64 [%rd432], %fd19;
+$L_10:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_2;
+$L_11:
+	setp.eq.f64 %p42, %fd23, 0d3FF0000000000000;
+	@%p42 bra $L_7;
+$L_12:
+	setp.eq.f64 %p41, %fd24, 0d3FF0000000000000;
+	@!%p41 bra $L_14;
+$L_13:
+	mov.f64 %fd22, %fd23;
+	bra.uni $L_8;
+$L_14:
+	setp.neu.f64 %p46, %fd23, %fd23;
+	mov.pred %p45, %p46;
+$L_15:
+	@!%p45 bra $L_17;
+$L_16:
+	mov.f64 %fd22, 0d7FF8000000000001;
+	bra.uni $L_8;
+$L_17:
+	setp.neu.f64 %p50, %fd24, %fd24;
+	mov.pred %p49, %p50;
+$L_18:
+	@%p49 bra $L_16;
+$L_19:
+	setp.eq.f64 %p48, %fd23, 0d0000000000000000;
+	@!%p48 bra $L_184;
+$L_20:
+	setp.lt.f64 %p47, %fd24, 0d0000000000000000;
+	@!%p47 bra $L_35;
+$L_21:
+	mov.b64 %rd61, %fd23;
+	mov.b64 %rd62, %rd61;
+	setp.lt.s64 %p63, %rd62, 0;
+	mov.pred %p60, %p63;
+$L_22:
+	@!%p60 bra $L_27;
+$L_23:
+	and.b64 %fd80, %fd24, 9223372036854775807;
+	setp.ge.f64 %p81, %fd80, 0d4340000000000000;
+	@!%p81 bra $L_28;
+$L_24:
+	mov.pred %p79, 0;
+$L_25:
+	@!%p79 bra $L_27;
+$L_26:
+	mov.f64 %fd22, 0dFFF0000000000000;
+	bra.uni $L_8;
+$L_27:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_28:
+	cvt.rzi.f64.f64 %fd84, %fd24;
+	sub.rn.f64 %fd85, %fd24, %fd84;
+$L_29:
+	mov.b64 %rd87, %fd85;
+	and.b64 %rd88, %rd87, 9223372036854775807;
+	mov.b64 %rd89, %fd24;
+	and.b64 %rd90, %rd89, 9223372036854775808U;
+	or.b64 %rd91, %rd88, %rd90;
+	mov.b64 %fd92, %rd91;
+	mov.f64 %fd86, %fd92;
+$L_30:
+	mov.f64 %fd82, %fd84;
+	mov.f64 %fd83, %fd86;
+$L_31:
+	mov.f64 %fd93, %fd82;
+	mov.f64 %fd94, %fd83;
+	setp.eq.f64 %p95, %fd94, 0d0000000000000000;
+	@!%p95 bra $L_34;
+$L_32:
+	cvt.rzi.s64.f64 %rd97, %fd93;
+	and.b64 %rd98, %rd97, 1;
+	setp.eq.s64 %p99, %rd98, 1;
+	mov.pred %p96, %p99;
+$L_33:
+	mov.pred %p79, %p96;
+	bra.uni $L_25;
+$L_34:
+	mov.pred %p96, 0;
+	bra.uni $L_33;
+$L_35:
+	setp.gt.f64 %p68, %fd24, 0d0000000000000000;
+	@!%p68 bra $L_50;
+$L_36:
+	mov.b64 %rd65, %fd23;
+	mov.b64 %rd66, %rd65;
+	setp.lt.s64 %p67, %rd66, 0;
+	mov.pred %p64, %p67;
+$L_37:
+	@!%p64 bra $L_42;
+$L_38:
+	and.b64 %fd101, %fd24, 9223372036854775807;
+	setp.ge.f64 %p102, %fd101, 0d4340000000000000;
+	@!%p102 bra $L_43;
+$L_39:
+	mov.pred %p100, 0;
+$L_40:
+	@!%p100 bra $L_42;
+$L_41:
+	mov.f64 %fd22, %fd23;
+	bra.uni $L_8;
+$L_42:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_43:
+	cvt.rzi.f64.f64 %fd105, %fd24;
+	sub.rn.f64 %fd106, %fd24, %fd105;
+$L_44:
+	mov.b64 %rd108, %fd106;
+	and.b64 %rd109, %rd108, 9223372036854775807;
+	mov.b64 %rd110, %fd24;
+	and.b64 %rd111, %rd110, 9223372036854775808U;
+	or.b64 %rd112, %rd109, %rd111;
+	mov.b64 %fd113, %rd112;
+	mov.f64 %fd107, %fd113;
+$L_45:
+	mov.f64 %fd103, %fd105;
+	mov.f64 %fd104, %fd107;
+$L_46:
+	mov.f64 %fd114, %fd103;
+	mov.f64 %fd115, %fd104;
+	setp.eq.f64 %p116, %fd115, 0d0000000000000000;
+	@!%p116 bra $L_49;
+$L_47:
+	cvt.rzi.s64.f64 %rd118, %fd114;
+	and.b64 %rd119, %rd118, 1;
+	setp.eq.s64 %p120, %rd119, 1;
+	mov.pred %p117, %p120;
+$L_48:
+	mov.pred %p100, %p117;
+	bra.uni $L_40;
+$L_49:
+	mov.pred %p117, 0;
+	bra.uni $L_48;
+$L_50:
+	and.b64 %fd26, %fd24, 9223372036854775807;
+$L_51:
+	cvt.rzi.f64.f64 %fd29, %fd26;
+	sub.rn.f64 %fd30, %fd26, %fd29;
+$L_52:
+	mov.b64 %rd32, %fd30;
+	and.b64 %rd33, %rd32, 9223372036854775807;
+	mov.b64 %rd34, %fd26;
+	and.b64 %rd35, %rd34, 9223372036854775808U;
+	or.b64 %rd36, %rd33, %rd35;
+	mov.b64 %fd37, %rd36;
+	mov.f64 %fd31, %fd37;
+$L_53:
+	mov.f64 %fd27, %fd29;
+	mov.f64 %fd28, %fd31;
+$L_54:
+	mov.f64 %fd38, %fd27;
+	mov.f64 %fd39, %fd28;
+	setp.neu.f64 %p40, %fd39, 0d0000000000000000;
+	@!%p40 bra $L_57;
+$L_55:
+	setp.lt.f64 %p171, %fd23, 0d0000000000000000;
+	@!%p171 bra $L_57;
+$L_56:
+	mov.f64 %fd22, 0d7FF8000000000001;
+	bra.uni $L_8;
+$L_57:
+	setp.ge.f64 %p170, %fd38, 0d43E0000000000000;
+	@!%p170 bra $L_63;
+$L_58:
+	setp.eq.f64 %p172, %fd23, 0dBFF0000000000000;
+	@!%p172 bra $L_60;
+$L_59:
+	mov.f64 %fd22, 0d3FF0000000000000;
+	bra.uni $L_8;
+$L_60:
+	and.b64 %fd176, %fd23, 9223372036854775807;
+	setp.lt.f64 %p177, %fd176, 0d3FF0000000000000;
+	setp.gt.f64 %p178, %fd24, 0d0000000000000000;
+	xor.pred %pt0, %p177, %p178;
+	not.pred %p179, %pt0;
+	@!%p179 bra $L_62;
+$L_61:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_62:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_63:
+	mov.pred %p173, %p40;
+	@!%p173 bra $L_183;
+$L_64:
+	setp.gt.f64 %p185, %fd39, 0d3FE0000000000000;
+	@!%p185 bra $L_182;
+$L_65:
+	sub.rn.f64 %fd230, %fd39, 0d3FF0000000000000;
+	add.rn.f64 %fd231, %fd38, 0d3FF0000000000000;
+	mov.f64 %fd186, %fd231;
+	mov.f64 %fd187, %fd230;
+$L_66:
+	mov.b64 %rd234, %fd23;
+	and.b64 %rd235, %rd234, 9223372036854775807;
+	setp.eq.u64 %p236, %rd235, 0;
+	@!%p236 bra $L_174;
+$L_67:
+	mov.f64 %fd233, 0dFFF0000000000000;
+$L_68:
+	mov.f64 %fd232, %fd233;
+$L_69:
+	mul.rn.f64 %fd288, %fd187, %fd232;
+$L_70:
+	mov.b64 %rd291, %fd288;
+	and.b64 %rd292, %rd291, 9223372036854775807;
+	setp.ge.u64 %p293, %rd292, 9218868437227405312;
+	@!%p293 bra $L_159;
+$L_71:
+	setp.eq.u64 %p294, %rd291, 18442240474082181120U;
+	@!%p294 bra $L_158;
+$L_72:
+	mov.f64 %fd290, 0d0000000000000000;
+$L_73:
+	mov.f64 %fd289, %fd290;
+$L_74:
+	mov.f64 %fd174, %fd186;
+	mov.f64 %fd175, %fd289;
+$L_75:
+	mov.pred %p192, %p48;
+	@!%p192 bra $L_148;
+$L_76:
+	mov.f64 %fd190, %fd23;
+	mov.b64 %rd191, 0;
+$L_77:
+	mov.f64 %fd220, %fd190;
+	mov.b64 %rd221, %rd191;
+	mov.f64 %fd188, %fd220;
+	mov.b64 %rd189, %rd221;
+$L_78:
+	mov.f64 %fd222, %fd188;
+	mov.b64 %rd223, %rd189;
+	cvt.rzi.s64.f64 %rd224, %fd174;
+	mov.f64 %fd225, %fd175;
+	mov.b64 %rd226, 0;
+	mov.f64 %fd227, %fd222;
+	mov.b64 %rd228, %rd223;
+	mov.b64 %rd229, %rd224;
+$L_79:
+	setp.ne.s64 %p349, %rd229, 0;
+	@!%p349 bra $L_141;
+$L_80:
+	setp.lt.s64 %p351, %rd228, -4096;
+	@!%p351 bra $L_109;
+$L_81:
+	add.s64 %rd355, %rd226, %rd228;
+	mov.b64 %rd350, %rd355;
+$L_82:
+	setp.lt.f64 %p352, %fd24, 0d0000000000000000;
+	@!%p352 bra $L_108;
+$L_83:
+	div.rn.f64 %fd371, 0d3FF0000000000000, %fd225;
+	neg.s64 %rd372, %rd350;
+	mov.f64 %fd353, %fd371;
+	mov.b64 %rd354, %rd372;
+$L_84:
+	setp.eq.f64 %p375, %fd353, 0d0000000000000000;
+	@!%p375 bra $L_88;
+$L_85:
+	mov.f64 %fd374, %fd353;
+$L_86:
+	mov.f64 %fd373, %fd374;
+$L_87:
+	mov.f64 %fd22, %fd373;
+	bra.uni $L_8;
+$L_88:
+	and.b64 %fd379, %fd353, 9223372036854775807;
+	mov.f64 %fd380, %fd379;
+$L_89:
+	setp.gt.f64 %p381, %fd380, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p376, %p381;
+$L_90:
+	@!%p376 bra $L_92;
+$L_91:
+	mov.f64 %fd374, %fd353;
+	bra.uni $L_86;
+$L_92:
+	setp.neu.f64 %p400, %fd353, %fd353;
+	mov.pred %p399, %p400;
+$L_93:
+	@%p399 bra $L_91;
+$L_94:
+	and.b64 %fd386, %fd353, 9223372036854775807;
+	setp.lt.f64 %p387, %fd386, 0d0010000000000000;
+	@!%p387 bra $L_107;
+$L_95:
+	mul.rn.f64 %fd388, %fd353, 0d4330000000000000;
+	mov.f64 %fd384, %fd388;
+	mov.b64 %rd385, -52;
+$L_96:
+	mov.f64 %fd389, %fd384;
+	mov.b64 %rd390, %rd385;
+	add.s64 %rd391, %rd354, %rd390;
+	mov.b64 %rd392, %fd389;
+	shr.u64 %rd393, %rd392, 52;
+	mov.b64 %rd394, %rd393;
+	and.b64 %rd395, %rd394, 2047;
+	sub.s64 %rd396, %rd395, 1023;
+	add.s64 %rd397, %rd391, %rd396;
+	setp.lt.s64 %p398, %rd397, -1075;
+	@!%p398 bra $L_99;
+$L_97:
+	mov.b64 %rd405, %rd392;
+	and.b64 %rd406, %rd405, 9223372036854775808U;
+	mov.b64 %rd407, %rd406;
+	mov.b64 %fd408, %rd407;
+	mov.f64 %fd401, %fd408;
+$L_98:
+	mov.f64 %fd374, %fd401;
+	bra.uni $L_86;
+$L_99:
+	setp.gt.s64 %p409, %rd397, 1023;
+	@!%p409 bra $L_103;
+$L_100:
+	setp.lt.f64 %p410, %fd389, 0d0000000000000000;
+	@!%p410 bra $L_102;
+$L_101:
+	mov.f64 %fd374, 0dFFF0000000000000;
+	bra.uni $L_86;
+$L_102:
+	mov.f64 %fd374, 0d7FF0000000000000;
+	bra.uni $L_86;
+$L_103:
+	setp.lt.s64 %p411, %rd397, -1022;
+	@!%p411 bra $L_106;
+$L_104:
+	add.s64 %rd424, %rd397, 53;
+	mov.b64 %rd412, %rd424;
+	mov.f64 %fd413, 0d3CA0000000000000;
+$L_105:
+	and.b64 %rd425, %rd392, 9227875636482146303U;
+	add.s64 %rd426, %rd412, 1023;
+	mov.b64 %rd427, %rd426;
+	shl.b64 %rd428, %rd427, 52;
+	or.b64 %rd429, %rd425, %rd428;
+	mov.b64 %fd430, %rd429;
+	mul.rn.f64 %fd431, %fd413, %fd430;
+	mov.f64 %fd374, %fd431;
+	bra.uni $L_86;
+$L_106:
+	mov.b64 %rd412, %rd397;
+	mov.f64 %fd413, 0d3FF0000000000000;
+	bra.uni $L_105;
+$L_107:
+	mov.f64 %fd384, %fd353;
+	mov.b64 %rd385, 0;
+	bra.uni $L_96;
+$L_108:
+	mov.f64 %fd353, %fd225;
+	mov.b64 %rd354, %rd350;
+	bra.uni $L_84;
+$L_109:
+	setp.gt.s64 %p360, %rd228, 4096;
+	@%p360 bra $L_81;
+$L_110:
+	and.b64 %rd356, %rd229, 1;
+	setp.eq.s64 %p357, %rd356, 1;
+	@!%p357 bra $L_147;
+$L_111:
+	mul.rn.f64 %fd361, %fd225, %fd227;
+	add.s64 %rd362, %rd226, %rd228;
+	mov.f64 %fd358, %fd361;
+	mov.b64 %rd359, %rd362;
+$L_112:
+	mul.rn.f64 %fd363, %fd227, %fd227;
+	shl.b64 %rd364, %rd228, 1;
+	setp.lt.f64 %p365, %fd363, 0d3FE0000000000000;
+	@!%p365 bra $L_146;
+$L_113:
+	add.rn.f64 %fd368, %fd363, %fd363;
+	sub.s64 %rd369, %rd364, 1;
+	mov.f64 %fd366, %fd368;
+	mov.b64 %rd367, %rd369;
+$L_114:
+	shr.s64 %rd370, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd370;
+$L_115:
+	setp.ne.s64 %p436, %rd229, 0;
+	@!%p436 bra $L_141;
+$L_116:
+	setp.lt.s64 %p437, %rd228, -4096;
+	@%p437 bra $L_81;
+$L_117:
+	setp.gt.s64 %p440, %rd228, 4096;
+	@%p440 bra $L_81;
+$L_118:
+	and.b64 %rd438, %rd229, 1;
+	setp.eq.s64 %p439, %rd438, 1;
+	@!%p439 bra $L_145;
+$L_119:
+	mul.rn.f64 %fd441, %fd225, %fd227;
+	add.s64 %rd442, %rd226, %rd228;
+	mov.f64 %fd358, %fd441;
+	mov.b64 %rd359, %rd442;
+$L_120:
+	mul.rn.f64 %fd443, %fd227, %fd227;
+	shl.b64 %rd444, %rd228, 1;
+	setp.lt.f64 %p445, %fd443, 0d3FE0000000000000;
+	@!%p445 bra $L_144;
+$L_121:
+	add.rn.f64 %fd446, %fd443, %fd443;
+	sub.s64 %rd447, %rd444, 1;
+	mov.f64 %fd366, %fd446;
+	mov.b64 %rd367, %rd447;
+$L_122:
+	shr.s64 %rd448, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd448;
+$L_123:
+	setp.ne.s64 %p449, %rd229, 0;
+	@!%p449 bra $L_141;
+$L_124:
+	setp.lt.s64 %p450, %rd228, -4096;
+	@%p450 bra $L_81;
+$L_125:
+	setp.gt.s64 %p453, %rd228, 4096;
+	@%p453 bra $L_81;
+$L_126:
+	and.b64 %rd451, %rd229, 1;
+	setp.eq.s64 %p452, %rd451, 1;
+	@!%p452 bra $L_143;
+$L_127:
+	mul.rn.f64 %fd454, %fd225, %fd227;
+	add.s64 %rd455, %rd226, %rd228;
+	mov.f64 %fd358, %fd454;
+	mov.b64 %rd359, %rd455;
+$L_128:
+	mul.rn.f64 %fd456, %fd227, %fd227;
+	shl.b64 %rd457, %rd228, 1;
+	setp.lt.f64 %p458, %fd456, 0d3FE0000000000000;
+	@!%p458 bra $L_142;
+$L_129:
+	add.rn.f64 %fd459, %fd456, %fd456;
+	sub.s64 %rd460, %rd457, 1;
+	mov.f64 %fd366, %fd459;
+	mov.b64 %rd367, %rd460;
+$L_130:
+	shr.s64 %rd461, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd461;
+$L_131:
+	setp.ne.s64 %p462, %rd229, 0;
+	@!%p462 bra $L_141;
+$L_132:
+	setp.lt.s64 %p463, %rd228, -4096;
+	@%p463 bra $L_81;
+$L_133:
+	setp.gt.s64 %p466, %rd228, 4096;
+	@%p466 bra $L_81;
+$L_134:
+	and.b64 %rd464, %rd229, 1;
+	setp.eq.s64 %p465, %rd464, 1;
+	@!%p465 bra $L_140;
+$L_135:
+	mul.rn.f64 %fd467, %fd225, %fd227;
+	add.s64 %rd468, %rd226, %rd228;
+	mov.f64 %fd358, %fd467;
+	mov.b64 %rd359, %rd468;
+$L_136:
+	mul.rn.f64 %fd469, %fd227, %fd227;
+	shl.b64 %rd470, %rd228, 1;
+	setp.lt.f64 %p471, %fd469, 0d3FE0000000000000;
+	@!%p471 bra $L_139;
+$L_137:
+	add.rn.f64 %fd472, %fd469, %fd469;
+	sub.s64 %rd473, %rd470, 1;
+	mov.f64 %fd366, %fd472;
+	mov.b64 %rd367, %rd473;
+$L_138:
+	shr.s64 %rd474, %rd229, 1;
+	mov.f64 %fd225, %fd358;
+	mov.b64 %rd226, %rd359;
+	mov.f64 %fd227, %fd366;
+	mov.b64 %rd228, %rd367;
+	mov.b64 %rd229, %rd474;
+	bra.uni $L_79;
+$L_139:
+	mov.f64 %fd366, %fd469;
+	mov.b64 %rd367, %rd470;
+	bra.uni $L_138;
+$L_140:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_136;
+$L_141:
+	mov.b64 %rd350, %rd226;
+	bra.uni $L_82;
+$L_142:
+	mov.f64 %fd366, %fd456;
+	mov.b64 %rd367, %rd457;
+	bra.uni $L_130;
+$L_143:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_128;
+$L_144:
+	mov.f64 %fd366, %fd443;
+	mov.b64 %rd367, %rd444;
+	bra.uni $L_122;
+$L_145:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_120;
+$L_146:
+	mov.f64 %fd366, %fd363;
+	mov.b64 %rd367, %rd364;
+	bra.uni $L_114;
+$L_147:
+	mov.f64 %fd358, %fd225;
+	mov.b64 %rd359, %rd226;
+	bra.uni $L_112;
+$L_148:
+	and.b64 %fd196, %fd23, 9223372036854775807;
+	mov.f64 %fd197, %fd196;
+$L_149:
+	setp.gt.f64 %p198, %fd197, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p193, %p198;
+$L_150:
+	@!%p193 bra $L_152;
+$L_151:
+	mov.f64 %fd190, %fd23;
+	mov.b64 %rd191, 0;
+	bra.uni $L_77;
+$L_152:
+	mov.pred %p219, %p46;
+	mov.pred %p218, %p219;
+$L_153:
+	@%p218 bra $L_151;
+$L_154:
+	mov.f64 %fd203, %fd196;
+	setp.lt.f64 %p204, %fd203, 0d0010000000000000;
+	@!%p204 bra $L_157;
+$L_155:
+	mul.rn.f64 %fd205, %fd23, 0d4330000000000000;
+	mov.f64 %fd201, %fd205;
+	mov.b64 %rd202, -52;
+$L_156:
+	mov.f64 %fd206, %fd201;
+	mov.b64 %rd207, %rd202;
+	mov.b64 %rd208, %fd206;
+	shr.u64 %rd209, %rd208, 52;
+	and.b64 %rd210, %rd209, 2047;
+	mov.b64 %rd211, %rd210;
+	sub.s64 %rd212, %rd211, 1023;
+	add.s64 %rd213, %rd212, 1;
+	add.s64 %rd214, %rd207, %rd213;
+	and.b64 %rd215, %rd208, 9227875636482146303U;
+	or.b64 %rd216, %rd215, 4602678819172646912;
+	mov.b64 %fd217, %rd216;
+	mov.f64 %fd190, %fd217;
+	mov.b64 %rd191, %rd214;
+	bra.uni $L_77;
+$L_157:
+	mov.f64 %fd201, %fd23;
+	mov.b64 %rd202, 0;
+	bra.uni $L_156;
+$L_158:
+	mov.f64 %fd290, %fd288;
+	bra.uni $L_73;
+$L_159:
+	setp.gt.f64 %p295, %fd288, 0d40862E42FEFA39EF;
+	@!%p295 bra $L_161;
+$L_160:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_73;
+$L_161:
+	mul.rn.f64 %fd301, %fd288, 0d3FF71547652B82FE;
+$L_162:
+	cvt.rni.f64.f64 %fd303, %fd301;
+	setp.ge.f64 %p304, %fd303, 0dC1E0000000000000;
+	@!%p304 bra $L_173;
+$L_163:
+	setp.le.f64 %p306, %fd303, 0d41DFFFFFFFC00000;
+	@!%p306 bra $L_173;
+$L_164:
+	cvt.rzi.s32.f64 %r305, %fd303;
+	mov.b32 %r302, %r305;
+$L_165:
+	cvt.rn.f64.s32 %fd307, %r302;
+	neg.f64 %fd308, %fd307;
+	fma.rn.f64 %fd309, %fd308, 0d3FE62E42FEFA3000, %fd288;
+	mov.f64 %fd310, %fd308;
+	fma.rn.f64 %fd311, %fd310, 0d3D53DE6AF278ECE6, %fd309;
+	mul.rn.f64 %fd312, %fd311, 0d3FB0000000000000;
+	fma.rn.f64 %fd313, 0d3EFA01A01A01A01A, %fd312, 0d3F2A01A01A01A01A;
+	fma.rn.f64 %fd314, %fd313, %fd312, 0d3F56C16C16C16C17;
+	fma.rn.f64 %fd315, %fd314, %fd312, 0d3F81111111111111;
+	fma.rn.f64 %fd316, %fd315, %fd312, 0d3FA5555555555555;
+	fma.rn.f64 %fd317, %fd316, %fd312, 0d3FC5555555555555;
+	fma.rn.f64 %fd318, %fd317, %fd312, 0d3FE0000000000000;
+	fma.rn.f64 %fd319, %fd318, %fd312, 0d3FF0000000000000;
+	mul.rn.f64 %fd320, %fd312, %fd319;
+	add.rn.f64 %fd321, %fd320, 0d4000000000000000;
+	mul.rn.f64 %fd322, %fd320, %fd321;
+	add.rn.f64 %fd323, %fd322, 0d4000000000000000;
+	mul.rn.f64 %fd324, %fd322, %fd323;
+	add.rn.f64 %fd325, %fd324, 0d4000000000000000;
+	mul.rn.f64 %fd326, %fd324, %fd325;
+	add.rn.f64 %fd327, %fd326, 0d4000000000000000;
+	fma.rn.f64 %fd328, %fd326, %fd327, 0d3FF0000000000000;
+	add.s32 %r329, %r302, 1023;
+	setp.le.s32 %p330, %r329, 0;
+	@!%p330 bra $L_170;
+$L_166:
+	setp.lt.s32 %p331, %r329, -52;
+	@!%p331 bra $L_168;
+$L_167:
+	mov.f64 %fd290, 0d0000000000000000;
+	bra.uni $L_73;
+$L_168:
+	add.s32 %r339, %r329, 1022;
+	cvt.s64.s32 %rd340, %r339;
+	shl.b64 %rd341, %rd340, 52;
+	mov.b64 %fd342, %rd341;
+	mul.rn.f64 %fd343, %fd328, %fd342;
+	mov.f64 %fd332, %fd343;
+	mov.b32 %r333, 1;
+$L_169:
+	cvt.s64.s32 %rd334, %r333;
+	shl.b64 %rd335, %rd334, 52;
+	mov.b64 %fd336, %rd335;
+	mul.rn.f64 %fd337, %fd332, %fd336;
+	mov.f64 %fd290, %fd337;
+	bra.uni $L_73;
+$L_170:
+	setp.ge.s32 %p338, %r329, 2047;
+	@!%p338 bra $L_172;
+$L_171:
+	mov.f64 %fd290, 0d7FF0000000000000;
+	bra.uni $L_73;
+$L_172:
+	mov.f64 %fd332, %fd328;
+	mov.b32 %r333, %r329;
+	bra.uni $L_169;
+$L_173:
+	mov.b32 %r302, -2147483648;
+	bra.uni $L_165;
+$L_174:
+	mov.b64 %rd244, %rd234;
+	setp.lt.s64 %p245, %rd244, 0;
+	@!%p245 bra $L_176;
+$L_175:
+	mov.f64 %fd233, 0d7FF8000000000001;
+	bra.uni $L_68;
+$L_176:
+	setp.ge.u64 %p246, %rd234, 9218868437227405312;
+	@!%p246 bra $L_178;
+$L_177:
+	mov.f64 %fd233, %fd23;
+	bra.uni $L_68;
+$L_178:
+	and.b64 %rd247, %rd234, 4503599627370495;
+	or.b64 %rd248, %rd247, 4602678819172646912;
+	mov.b64 %fd249, %rd248;
+	shr.u64 %rd250, %rd234, 52;
+	and.b64 %rd251, %rd250, 2047;
+	cvt.u32.u64 %r252, %rd251;
+	sub.s32 %r253, %r252, 1022;
+	cvt.rn.f64.s32 %fd254, %r253;
+	setp.le.f64 %p255, %fd249, 0d3FE6A09E667F3BCD;
+	@!%p255 bra $L_181;
+$L_179:
+	sub.rn.f64 %fd258, %fd254, 0d3FF0000000000000;
+	mul.rn.f64 %fd259, %fd249, 0d4000000000000000;
+	mov.f64 %fd256, %fd259;
+	mov.f64 %fd257, %fd258;
+$L_180:
+	sub.rn.f64 %fd260, %fd256, 0d3FF0000000000000;
+	add.rn.f64 %fd261, %fd260, 0d4000000000000000;
+	div.rn.f64 %fd262, %fd260, %fd261;
+	mul.rn.f64 %fd263, %fd262, %fd262;
+	mul.rn.f64 %fd264, %fd263, %fd263;
+	mul.rn.f64 %fd265, %fd264, 0d3FC2F112DF3E5244;
+	add.rn.f64 %fd266, %fd265, 0d3FC7466496CB03DE;
+	mul.rn.f64 %fd267, %fd266, %fd264;
+	add.rn.f64 %fd268, %fd267, 0d3FD2492494229359;
+	mul.rn.f64 %fd269, %fd268, %fd264;
+	add.rn.f64 %fd270, %fd269, 0d3FE5555555555593;
+	mul.rn.f64 %fd271, %fd263, %fd270;
+	mul.rn.f64 %fd272, %fd264, 0d3FC39A09D078C69F;
+	add.rn.f64 %fd273, %fd272, 0d3FCC71C51D8E78AF;
+	mul.rn.f64 %fd274, %fd273, %fd264;
+	add.rn.f64 %fd275, %fd274, 0d3FD999999997FA04;
+	mul.rn.f64 %fd276, %fd264, %fd275;
+	add.rn.f64 %fd277, %fd271, %fd276;
+	mul.rn.f64 %fd278, %fd260, 0d3FE0000000000000;
+	mul.rn.f64 %fd279, %fd278, %fd260;
+	mul.rn.f64 %fd280, %fd257, 0d3FE62E42FEE00000;
+	add.rn.f64 %fd281, %fd279, %fd277;
+	mul.rn.f64 %fd282, %fd262, %fd281;
+	mul.rn.f64 %fd283, %fd257, 0d3DEA39EF35793C76;
+	add.rn.f64 %fd284, %fd282, %fd283;
+	sub.rn.f64 %fd285, %fd279, %fd284;
+	sub.rn.f64 %fd286, %fd285, %fd260;
+	sub.rn.f64 %fd287, %fd280, %fd286;
+	mov.f64 %fd233, %fd287;
+	bra.uni $L_68;
+$L_181:
+	mov.f64 %fd256, %fd249;
+	mov.f64 %fd257, %fd254;
+	bra.uni $L_180;
+$L_182:
+	mov.f64 %fd186, %fd38;
+	mov.f64 %fd187, %fd39;
+	bra.uni $L_66;
+$L_183:
+	mov.f64 %fd174, %fd38;
+	mov.f64 %fd175, 0d3FF0000000000000;
+	bra.uni $L_75;
+$L_184:
+	and.b64 %fd55, %fd24, 9223372036854775807;
+	mov.f64 %fd56, %fd55;
+$L_185:
+	setp.gt.f64 %p57, %fd56, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p52, %p57;
+$L_186:
+	@!%p52 bra $L_195;
+$L_187:
+	setp.eq.f64 %p51, %fd23, 0dBFF0000000000000;
+	@!%p51 bra $L_189;
+$L_188:
+	mov.f64 %fd22, 0d3FF0000000000000;
+	bra.uni $L_8;
+$L_189:
+	and.b64 %fd137, %fd23, 9223372036854775807;
+	setp.lt.f64 %p138, %fd137, 0d3FF0000000000000;
+$L_190:
+	mov.f64 %fd143, %fd24;
+$L_191:
+	setp.gt.f64 %p144, %fd143, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p139, %p144;
+$L_192:
+	xor.pred %pt1, %p138, %p139;
+	not.pred %p147, %pt1;
+	@!%p147 bra $L_194;
+$L_193:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_194:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_195:
+	and.b64 %fd132, %fd23, 9223372036854775807;
+	mov.f64 %fd133, %fd132;
+$L_196:
+	setp.gt.f64 %p134, %fd133, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p129, %p134;
+$L_197:
+	@!%p129 bra $L_206;
+$L_198:
+	neg.f64 %fd128, %fd23;
+	mov.f64 %fd125, %fd128;
+$L_199:
+	setp.gt.f64 %p126, %fd125, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p121, %p126;
+$L_200:
+	@!%p121 bra $L_202;
+$L_201:
+	div.rn.f64 %fd155, 0d3FF0000000000000, %fd23;
+	neg.f64 %fd156, %fd24;
+	mov.f64 %fd20, %fd155;
+	mov.f64 %fd21, %fd156;
+	bra.uni $L_5;
+$L_202:
+	setp.lt.f64 %p158, %fd24, 0d0000000000000000;
+	@!%p158 bra $L_204;
+$L_203:
+	mov.f64 %fd22, 0d0000000000000000;
+	bra.uni $L_8;
+$L_204:
+	setp.gt.f64 %p164, %fd24, 0d0000000000000000;
+	@!%p164 bra $L_50;
+$L_205:
+	mov.f64 %fd22, 0d7FF0000000000000;
+	bra.uni $L_8;
+$L_206:
+	setp.eq.f64 %p154, %fd24, 0d3FE0000000000000;
+	@!%p154 bra $L_208;
+$L_207:
+	sqrt.rn.f64 %fd153, %fd23;
+	mov.f64 %fd22, %fd153;
+	bra.uni $L_8;
+$L_208:
+	setp.eq.f64 %p167, %fd24, 0dBFE0000000000000;
+	@!%p167 bra $L_50;
+$L_209:
+	sqrt.rn.f64 %fd165, %fd23;
+	div.rn.f64 %fd166, 0d3FF0000000000000, %fd165;
+	mov.f64 %fd22, %fd166;
+	bra.uni $L_8;
+$L_210:
+	ret;
+}
+
+.visible .entry Atan2_0(
+	.param .u64 Atan2_0_param_0,
+	.param .s64 Atan2_0_param_1,
+	.param .u64 Atan2_0_param_2,
+	.param .s64 Atan2_0_param_3,
+	.param .u64 Atan2_0_param_4,
+	.param .s64 Atan2_0_param_5
+)
+{
+	.reg .pred %p<307>;
+	.reg .b32 %rt<5>;
+	.reg .b64 %rd<318>;
+	.reg .b64 %rdt<1>;
+	.reg .f64 %fd<309>;
+
+$L_0:
+	ld.param.u64 %rd4, [Atan2_0_param_4];
+	cvta.to.global.u64 %rd4, %rd4;
+	ld.param.u64 %rd5, [Atan2_0_param_5];
+	mov.b64 %rd3, %rd5;
+	ld.param.u64 %rd12, [Atan2_0_param_0];
+	cvta.to.global.u64 %rd12, %rd12;
+	ld.param.u64 %rd16, [Atan2_0_param_2];
+	cvta.to.global.u64 %rd16, %rd16;
+$L_1:
+	mov.u32 %rt0, %ctaid.x;
+	mov.u32 %rt1, %ntid.x;
+	mov.u32 %rt2, %tid.x;
+	mul.wide.u32 %rd0, %rt0, %rt1;
+	cvt.u64.u32 %rdt0, %rt2;
+	add.s64 %rd0, %rd0, %rdt0;
+	mov.u32 %rt3, %nctaid.x;
+	mov.u32 %rt4, %ntid.x;
+	mul.wide.u32 %rd1, %rt3, %rt4;
+	add.s64 %rd2, %rd0, -1;
+	mov.b64 %rd313, %rd2;
+	mad.lo.s64 %rd314, %rd313, 8, %rd12;
+	mul.lo.s64 %rd315, %rd1, 8;
+	mad.lo.s64 %rd316, %rd313, 8, %rd16;
+	mad.lo.s64 %rd317, %rd313, 8, %rd4;
+$L_2:
+	add.s64 %rd6, %rd2, 1;
+	setp.lt.s64 %p7, %rd6, %rd3;
+	@!%p7 bra $L_81;
+$L_3:
+	mov.b64 %rd310, %rd314;
+	add.s64 %rd11, %rd310, 8;
+	ld.global.f64 %fd14, [%rd11];
+	mov.b64 %rd311, %rd316;
+	add.s64 %rd15, %rd311, 8;
+	ld.global.f64 %fd18, [%rd15];
+$L_4:
+	setp.neu.f64 %p22, %fd14, %fd14;
+	mov.pred %p21, %p22;
+$L_5:
+	@!%p21 bra $L_10;
+$L_6:
+	mov.f64 %fd20, 0d7FF8000000000001;
+$L_7:
+	mov.f64 %fd19, %fd20;
+$L_8:
+	mov.b64 %rd312, %rd317;
+	add.s64 %rd309, %rd312, 8;
+	st.global.f64 [%rd309], %fd19;
+$L_9:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd314, %rd314, %rd315;
+	add.s64 %rd316, %rd316, %rd315;
+	add.s64 %rd317, %rd317, %rd315;
+	bra.uni $L_2;
+$L_10:
+	setp.neu.f64 %p28, %fd18, %fd18;
+	mov.pred %p27, %p28;
+$L_11:
+	@%p27 bra $L_6;
+$L_12:
+	setp.eq.f64 %p26, %fd14, 0d0000000000000000;
+	@!%p26 bra $L_20;
+$L_13:
+	setp.ge.f64 %p25, %fd18, 0d0000000000000000;
+	@!%p25 bra $L_16;
+$L_14:
+	mov.b64 %rd55, %fd18;
+	mov.b64 %rd56, %rd55;
+	setp.lt.s64 %p57, %rd56, 0;
+	mov.pred %p54, %p57;
+$L_15:
+	@!%p54 bra $L_18;
+$L_16:
+	mov.b64 %rd50, %fd14;
+	and.b64 %rd51, %rd50, 9223372036854775808U;
+	or.b64 %rd52, %rd51, 4614256656552045848;
+	mov.b64 %fd53, %rd52;
+	mov.f64 %fd46, %fd53;
+$L_17:
+	mov.f64 %fd20, %fd46;
+	bra.uni $L_7;
+$L_18:
+	mov.b64 %rd42, %fd14;
+	and.b64 %rd43, %rd42, 9223372036854775808U;
+	mov.b64 %rd44, %rd43;
+	mov.b64 %fd45, %rd44;
+	mov.f64 %fd38, %fd45;
+$L_19:
+	mov.f64 %fd20, %fd38;
+	bra.uni $L_7;
+$L_20:
+	setp.eq.f64 %p37, %fd18, 0d0000000000000000;
+	@!%p37 bra $L_23;
+$L_21:
+	mov.b64 %rd33, %fd14;
+	and.b64 %rd34, %rd33, 9223372036854775808U;
+	or.b64 %rd35, %rd34, 4609753056924675352;
+	mov.b64 %fd36, %rd35;
+	mov.f64 %fd29, %fd36;
+$L_22:
+	mov.f64 %fd20, %fd29;
+	bra.uni $L_7;
+$L_23:
+	and.b64 %fd69, %fd18, 9223372036854775807;
+	mov.f64 %fd70, %fd69;
+$L_24:
+	setp.gt.f64 %p71, %fd70, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p66, %p71;
+$L_25:
+	@!%p66 bra $L_43;
+$L_26:
+	mov.f64 %fd62, %fd18;
+$L_27:
+	setp.gt.f64 %p63, %fd62, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p58, %p63;
+$L_28:
+	@!%p58 bra $L_36;
+$L_29:
+	and.b64 %fd93, %fd14, 9223372036854775807;
+	mov.f64 %fd94, %fd93;
+$L_30:
+	setp.gt.f64 %p95, %fd94, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p90, %p95;
+$L_31:
+	@!%p90 bra $L_34;
+$L_32:
+	mov.b64 %rd110, %fd14;
+	and.b64 %rd111, %rd110, 9223372036854775808U;
+	or.b64 %rd112, %rd111, 4605249457297304856;
+	mov.b64 %fd113, %rd112;
+	mov.f64 %fd106, %fd113;
+$L_33:
+	mov.f64 %fd20, %fd106;
+	bra.uni $L_7;
+$L_34:
+	mov.b64 %rd118, %fd14;
+	and.b64 %rd119, %rd118, 9223372036854775808U;
+	mov.b64 %rd120, %rd119;
+	mov.b64 %fd121, %rd120;
+	mov.f64 %fd114, %fd121;
+$L_35:
+	mov.f64 %fd20, %fd114;
+	bra.uni $L_7;
+$L_36:
+	and.b64 %fd101, %fd14, 9223372036854775807;
+	mov.f64 %fd102, %fd101;
+$L_37:
+	setp.gt.f64 %p103, %fd102, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p98, %p103;
+$L_38:
+	@!%p98 bra $L_41;
+$L_39:
+	mov.b64 %rd126, %fd14;
+	and.b64 %rd127, %rd126, 9223372036854775808U;
+	or.b64 %rd128, %rd127, 4612488097114038738;
+	mov.b64 %fd129, %rd128;
+	mov.f64 %fd122, %fd129;
+$L_40:
+	mov.f64 %fd20, %fd122;
+	bra.uni $L_7;
+$L_41:
+	mov.b64 %rd134, %fd14;
+	and.b64 %rd135, %rd134, 9223372036854775808U;
+	or.b64 %rd136, %rd135, 4614256656552045848;
+	mov.b64 %fd137, %rd136;
+	mov.f64 %fd130, %fd137;
+$L_42:
+	mov.f64 %fd20, %fd130;
+	bra.uni $L_7;
+$L_43:
+	and.b64 %fd85, %fd14, 9223372036854775807;
+	mov.f64 %fd86, %fd85;
+$L_44:
+	setp.gt.f64 %p87, %fd86, 0d7FEFFFFFFFFFFFFF;
+	mov.pred %p82, %p87;
+$L_45:
+	@!%p82 bra $L_48;
+$L_46:
+	mov.b64 %rd78, %fd14;
+	and.b64 %rd79, %rd78, 9223372036854775808U;
+	or.b64 %rd80, %rd79, 4609753056924675352;
+	mov.b64 %fd81, %rd80;
+	mov.f64 %fd74, %fd81;
+$L_47:
+	mov.f64 %fd20, %fd74;
+	bra.uni $L_7;
+$L_48:
+	div.rn.f64 %fd138, %fd14, %fd18;
+$L_49:
+	setp.eq.f64 %p141, %fd138, 0d0000000000000000;
+	@!%p141 bra $L_57;
+$L_50:
+	mov.f64 %fd140, %fd138;
+$L_51:
+	mov.f64 %fd139, %fd140;
+$L_52:
+	setp.lt.f64 %p305, %fd18, 0d0000000000000000;
+	@!%p305 bra $L_56;
+$L_53:
+	setp.le.f64 %p306, %fd139, 0d0000000000000000;
+	@!%p306 bra $L_55;
+$L_54:
+	add.rn.f64 %fd307, %fd139, 0d400921FB54442D18;
+	mov.f64 %fd20, %fd307;
+	bra.uni $L_7;
+$L_55:
+	sub.rn.f64 %fd308, %fd139, 0d400921FB54442D18;
+	mov.f64 %fd20, %fd308;
+	bra.uni $L_7;
+$L_56:
+	mov.f64 %fd20, %fd139;
+	bra.uni $L_7;
+$L_57:
+	setp.gt.f64 %p142, %fd138, 0d0000000000000000;
+	@!%p142 bra $L_69;
+$L_58:
+	setp.le.f64 %p144, %fd138, 0d3FE51EB851EB851F;
+	@!%p144 bra $L_62;
+$L_59:
+	mul.rn.f64 %fd146, %fd138, %fd138;
+	mul.rn.f64 %fd147, %fd146, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd148, %fd147, 0dC03028545B6B807A;
+	mul.rn.f64 %fd149, %fd148, %fd146;
+	add.rn.f64 %fd150, %fd149, 0dC052C08C36880273;
+	mul.rn.f64 %fd151, %fd150, %fd146;
+	add.rn.f64 %fd152, %fd151, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd153, %fd152, %fd146;
+	add.rn.f64 %fd154, %fd153, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd155, %fd146, %fd154;
+	add.rn.f64 %fd156, %fd146, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd157, %fd156, %fd146;
+	add.rn.f64 %fd158, %fd157, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd159, %fd158, %fd146;
+	add.rn.f64 %fd160, %fd159, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd161, %fd160, %fd146;
+	add.rn.f64 %fd162, %fd161, 0d407E563F13B049EA;
+	mul.rn.f64 %fd163, %fd162, %fd146;
+	add.rn.f64 %fd164, %fd163, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd165, %fd155, %fd164;
+	mul.rn.f64 %fd166, %fd138, %fd165;
+	add.rn.f64 %fd167, %fd166, %fd138;
+	mov.f64 %fd145, %fd167;
+$L_60:
+	mov.f64 %fd143, %fd145;
+$L_61:
+	mov.f64 %fd140, %fd143;
+	bra.uni $L_51;
+$L_62:
+	setp.gt.f64 %p168, %fd138, 0d4003504F333F9DE6;
+	@!%p168 bra $L_66;
+$L_63:
+	div.rn.f64 %fd169, 0d3FF0000000000000, %fd138;
+$L_64:
+	mul.rn.f64 %fd171, %fd169, %fd169;
+	mul.rn.f64 %fd172, %fd171, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd173, %fd172, 0dC03028545B6B807A;
+	mul.rn.f64 %fd174, %fd173, %fd171;
+	add.rn.f64 %fd175, %fd174, 0dC052C08C36880273;
+	mul.rn.f64 %fd176, %fd175, %fd171;
+	add.rn.f64 %fd177, %fd176, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd178, %fd177, %fd171;
+	add.rn.f64 %fd179, %fd178, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd180, %fd171, %fd179;
+	add.rn.f64 %fd181, %fd171, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd182, %fd181, %fd171;
+	add.rn.f64 %fd183, %fd182, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd184, %fd183, %fd171;
+	add.rn.f64 %fd185, %fd184, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd186, %fd185, %fd171;
+	add.rn.f64 %fd187, %fd186, 0d407E563F13B049EA;
+	mul.rn.f64 %fd188, %fd187, %fd171;
+	add.rn.f64 %fd189, %fd188, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd190, %fd180, %fd189;
+	mul.rn.f64 %fd191, %fd169, %fd190;
+	add.rn.f64 %fd192, %fd191, %fd169;
+	mov.f64 %fd170, %fd192;
+$L_65:
+	sub.rn.f64 %fd193, 0d3FF921FB54442D18, %fd170;
+	add.rn.f64 %fd194, %fd193, 0d3C91A62633145C07;
+	mov.f64 %fd143, %fd194;
+	bra.uni $L_61;
+$L_66:
+	sub.rn.f64 %fd195, %fd138, 0d3FF0000000000000;
+	add.rn.f64 %fd196, %fd138, 0d3FF0000000000000;
+	div.rn.f64 %fd197, %fd195, %fd196;
+$L_67:
+	mul.rn.f64 %fd199, %fd197, %fd197;
+	mul.rn.f64 %fd200, %fd199, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd201, %fd200, 0dC03028545B6B807A;
+	mul.rn.f64 %fd202, %fd201, %fd199;
+	add.rn.f64 %fd203, %fd202, 0dC052C08C36880273;
+	mul.rn.f64 %fd204, %fd203, %fd199;
+	add.rn.f64 %fd205, %fd204, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd206, %fd205, %fd199;
+	add.rn.f64 %fd207, %fd206, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd208, %fd199, %fd207;
+	add.rn.f64 %fd209, %fd199, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd210, %fd209, %fd199;
+	add.rn.f64 %fd211, %fd210, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd212, %fd211, %fd199;
+	add.rn.f64 %fd213, %fd212, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd214, %fd213, %fd199;
+	add.rn.f64 %fd215, %fd214, 0d407E563F13B049EA;
+	mul.rn.f64 %fd216, %fd215, %fd199;
+	add.rn.f64 %fd217, %fd216, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd218, %fd208, %fd217;
+	mul.rn.f64 %fd219, %fd197, %fd218;
+	add.rn.f64 %fd220, %fd219, %fd197;
+	mov.f64 %fd198, %fd220;
+$L_68:
+	add.rn.f64 %fd221, %fd198, 0d3FE921FB54442D18;
+	add.rn.f64 %fd222, %fd221, 0d3C81A62633145C07;
+	mov.f64 %fd143, %fd222;
+	bra.uni $L_61;
+$L_69:
+	neg.f64 %fd223, %fd138;
+$L_70:
+	setp.le.f64 %p225, %fd223, 0d3FE51EB851EB851F;
+	@!%p225 bra $L_74;
+$L_71:
+	mul.rn.f64 %fd227, %fd223, %fd223;
+	mul.rn.f64 %fd228, %fd227, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd229, %fd228, 0dC03028545B6B807A;
+	mul.rn.f64 %fd230, %fd229, %fd227;
+	add.rn.f64 %fd231, %fd230, 0dC052C08C36880273;
+	mul.rn.f64 %fd232, %fd231, %fd227;
+	add.rn.f64 %fd233, %fd232, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd234, %fd233, %fd227;
+	add.rn.f64 %fd235, %fd234, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd236, %fd227, %fd235;
+	add.rn.f64 %fd237, %fd227, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd238, %fd237, %fd227;
+	add.rn.f64 %fd239, %fd238, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd240, %fd239, %fd227;
+	add.rn.f64 %fd241, %fd240, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd242, %fd241, %fd227;
+	add.rn.f64 %fd243, %fd242, 0d407E563F13B049EA;
+	mul.rn.f64 %fd244, %fd243, %fd227;
+	add.rn.f64 %fd245, %fd244, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd246, %fd236, %fd245;
+	mul.rn.f64 %fd247, %fd223, %fd246;
+	add.rn.f64 %fd248, %fd247, %fd223;
+	mov.f64 %fd226, %fd248;
+$L_72:
+	mov.f64 %fd224, %fd226;
+$L_73:
+	neg.f64 %fd304, %fd224;
+	mov.f64 %fd140, %fd304;
+	bra.uni $L_51;
+$L_74:
+	setp.gt.f64 %p249, %fd223, 0d4003504F333F9DE6;
+	@!%p249 bra $L_78;
+$L_75:
+	div.rn.f64 %fd250, 0d3FF0000000000000, %fd223;
+$L_76:
+	mul.rn.f64 %fd252, %fd250, %fd250;
+	mul.rn.f64 %fd253, %fd252, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd254, %fd253, 0dC03028545B6B807A;
+	mul.rn.f64 %fd255, %fd254, %fd252;
+	add.rn.f64 %fd256, %fd255, 0dC052C08C36880273;
+	mul.rn.f64 %fd257, %fd256, %fd252;
+	add.rn.f64 %fd258, %fd257, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd259, %fd258, %fd252;
+	add.rn.f64 %fd260, %fd259, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd261, %fd252, %fd260;
+	add.rn.f64 %fd262, %fd252, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd263, %fd262, %fd252;
+	add.rn.f64 %fd264, %fd263, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd265, %fd264, %fd252;
+	add.rn.f64 %fd266, %fd265, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd267, %fd266, %fd252;
+	add.rn.f64 %fd268, %fd267, 0d407E563F13B049EA;
+	mul.rn.f64 %fd269, %fd268, %fd252;
+	add.rn.f64 %fd270, %fd269, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd271, %fd261, %fd270;
+	mul.rn.f64 %fd272, %fd250, %fd271;
+	add.rn.f64 %fd273, %fd272, %fd250;
+	mov.f64 %fd251, %fd273;
+$L_77:
+	sub.rn.f64 %fd274, 0d3FF921FB54442D18, %fd251;
+	add.rn.f64 %fd275, %fd274, 0d3C91A62633145C07;
+	mov.f64 %fd224, %fd275;
+	bra.uni $L_73;
+$L_78:
+	sub.rn.f64 %fd276, %fd223, 0d3FF0000000000000;
+	add.rn.f64 %fd277, %fd223, 0d3FF0000000000000;
+	div.rn.f64 %fd278, %fd276, %fd277;
+$L_79:
+	mul.rn.f64 %fd280, %fd278, %fd278;
+	mul.rn.f64 %fd281, %fd280, 0dBFEC007FA1F72594;
+	add.rn.f64 %fd282, %fd281, 0dC03028545B6B807A;
+	mul.rn.f64 %fd283, %fd282, %fd280;
+	add.rn.f64 %fd284, %fd283, 0dC052C08C36880273;
+	mul.rn.f64 %fd285, %fd284, %fd280;
+	add.rn.f64 %fd286, %fd285, 0dC05EB8BF2D05BA25;
+	mul.rn.f64 %fd287, %fd286, %fd280;
+	add.rn.f64 %fd288, %fd287, 0dC0503669FD28EC8E;
+	mul.rn.f64 %fd289, %fd280, %fd288;
+	add.rn.f64 %fd290, %fd280, 0d4038DBC45B14603C;
+	mul.rn.f64 %fd291, %fd290, %fd280;
+	add.rn.f64 %fd292, %fd291, 0d4064A0DD43B8FA25;
+	mul.rn.f64 %fd293, %fd292, %fd280;
+	add.rn.f64 %fd294, %fd293, 0d407B0E18D2E2BE3B;
+	mul.rn.f64 %fd295, %fd294, %fd280;
+	add.rn.f64 %fd296, %fd295, 0d407E563F13B049EA;
+	mul.rn.f64 %fd297, %fd296, %fd280;
+	add.rn.f64 %fd298, %fd297, 0d4068519EFBBD62EC;
+	div.rn.f64 %fd299, %fd289, %fd298;
+	mul.rn.f64 %fd300, %fd278, %fd299;
+	add.rn.f64 %fd301, %fd300, %fd278;
+	mov.f64 %fd279, %fd301;
+$L_80:
+	add.rn.f64 %fd302, %fd279, 0d3FE921FB54442D18;
+	add.rn.f64 %fd303, %fd302, 0d3C81A62633145C07;
+	mov.f64 %fd224, %fd303;
+	bra.uni $L_73;
+$L_81:
+	ret;
+}
+
 .visible .entry Sum_0(
 	.param .u64 Sum_0_param_0,
 	.param .s64 Sum_0_param_1,
@@ -5983,7 +7890,7 @@ $Lfault:
 	atom.global.cas.b32 %rt3, [qd_fault_claim], %rt1, %rt2;
 	setp.ne.u32 %pt1, %rt3, %rt1;
 	@%pt1 exit;
-	st.global.u32 [%rdt3+8], 1048578;
+	st.global.u32 [%rdt3+8], 1376258;
 	st.global.u32 [%rdt3+12], %rt0;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7214,7 +9121,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt2, %rt8, %rt6;
 	@%pt2 exit;
-	st.global.u32 [%rdt3+8], 1245184;
+	st.global.u32 [%rdt3+8], 1572864;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
 	st.global.u64 [%rdt3+24], %rdt2;
@@ -7553,7 +9460,7 @@ $Lfault:
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
 	setp.ne.u32 %pt10, %rt8, %rt6;
 	@%pt10 exit;
-	st.global.u32 [%rdt8+8], 1310720;
+	st.global.u32 [%rdt8+8], 1638400;
 	st.global.u32 [%rdt8+12], %rt5;
 	st.global.u64 [%rdt8+16], %rdt1;
 	st.global.u64 [%rdt8+24], %rdt2;
@@ -7578,6 +9485,14 @@ const qdHIP = `// Generated by qdgen. DO NOT EDIT.
 #endif
 typedef signed char i8; typedef short i16; typedef int i32; typedef long long i64;
 typedef unsigned char u8; typedef unsigned short u16; typedef unsigned int u32; typedef unsigned long long u64;
+
+static __device__ inline i32 qd_f64_to_i32(double x) {
+	return x != x ? 0 : x < -0x1p+31 ? (-2147483647 - 1) : x >= 0x1p+31 ? 2147483647 : (i32)x;
+}
+
+static __device__ inline i64 qd_f64_to_i64(double x) {
+	return x != x ? 0 : x < -0x1p+63 ? (-9223372036854775807ll - 1) : x >= 0x1p+63 ? 9223372036854775807ll : (i64)x;
+}
 
 static __device__ inline u32 qd_div_u32(u32 x, u32 y) { return y == 0 ? 0 : x / y; }
 
@@ -11137,6 +13052,1567 @@ qd_fault: {
 }
 }
 
+// Task 0 of kernel Fill(x []f64, lo f64, hi f64), parallel.
+extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
+	bool r7 = 0, r10 = 0, r24 = 0, r26 = 0, r32 = 0, r35 = 0, r46 = 0, r49 = 0;
+	bool r61 = 0, r64 = 0, r76 = 0, r79 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r22 = 0, r23 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r45 = 0, r47 = 0;
+	i64 r48 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r74 = 0, r75 = 0, r77 = 0;
+	i64 r78 = 0, r89 = 0, r90 = 0, r94 = 0, r97 = 0, r99 = 0, r102 = 0, r104 = 0;
+	i64 r106 = 0, r108 = 0, r110 = 0, r111 = 0, r113 = 0;
+	u64 r11 = 0, r12 = 0, r13 = 0, r25 = 0, r27 = 0, r28 = 0, r29 = 0, r36 = 0;
+	u64 r37 = 0, r38 = 0, r50 = 0, r51 = 0, r52 = 0, r65 = 0, r66 = 0, r67 = 0;
+	u64 r80 = 0, r81 = 0, r82 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r39 = 0;
+	double r40 = 0, r41 = 0, r42 = 0, r43 = 0, r53 = 0, r54 = 0, r55 = 0, r56 = 0;
+	double r57 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r83 = 0, r84 = 0;
+	double r85 = 0, r86 = 0, r87 = 0;
+	char *r4 = 0, *r21 = 0, *r44 = 0, *r58 = 0, *r73 = 0, *r88 = 0, *r91 = 0, *r92 = 0;
+	char *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r101 = 0, *r103 = 0, *r105 = 0;
+	char *r107 = 0, *r109 = 0, *r112 = 0;
+	r4 = p0;
+	r5 = p1;
+	r3 = r5;
+	r17 = p3;
+	r18 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r22 = (u64)r1 * 3ull;
+	r90 = (u64)r1 * 4ull;
+	r27 = (u64)r3;
+	r29 = (u64)r22;
+	r41 = r17 - r18;
+	r55 = r41;
+	r94 = (u64)r1 * 8ull;
+	r70 = r41;
+	r99 = r94;
+	r85 = r41;
+	r106 = r94;
+	r111 = r2;
+	r112 = r4 + r111 * 8;
+	r113 = (u64)r90 * 8ull;
+b2: // grid unrolled guard
+	r23 = (u64)r2 + 1ull;
+	r24 = r23 < r3;
+	if (!r24) goto b27;
+	r28 = (u64)r23;
+	r25 = r27 - r28;
+	r26 = r25 > r29;
+	if (!r26) goto b21;
+	r30 = r2;
+	r33 = r30;
+	r34 = (u64)r33 + 1ull;
+	r36 = (u64)r34;
+	r37 = r36 * 11400714819323198485ull;
+	r38 = r37 >> 11;
+	r39 = (double)r38;
+	r40 = r39 * 0x1p-53;
+	r42 = r41 * r40;
+	r43 = r18 + r42;
+	r92 = r112;
+	r44 = r92 + 8ll;
+	*(double *)r44 = r43;
+	r59 = (u64)r30 + (u64)r1;
+	r47 = r59;
+	r48 = (u64)r47 + 1ull;
+	r50 = (u64)r48;
+	r51 = r50 * 11400714819323198485ull;
+	r52 = r51 >> 11;
+	r53 = (double)r52;
+	r54 = r53 * 0x1p-53;
+	r56 = r55 * r54;
+	r57 = r18 + r56;
+	r93 = r92;
+	r95 = r93 + r94 * 1;
+	r58 = r95 + 8ll;
+	*(double *)r58 = r57;
+	r74 = (u64)r59 + (u64)r1;
+	r62 = r74;
+	r63 = (u64)r62 + 1ull;
+	r65 = (u64)r63;
+	r66 = r65 * 11400714819323198485ull;
+	r67 = r66 >> 11;
+	r68 = (double)r67;
+	r69 = r68 * 0x1p-53;
+	r71 = r70 * r69;
+	r72 = r18 + r71;
+	r98 = r95;
+	r100 = r98 + r99 * 1;
+	r73 = r100 + 8ll;
+	*(double *)r73 = r72;
+	r89 = (u64)r74 + (u64)r1;
+	r77 = r89;
+	r78 = (u64)r77 + 1ull;
+	r80 = (u64)r78;
+	r81 = r80 * 11400714819323198485ull;
+	r82 = r81 >> 11;
+	r83 = (double)r82;
+	r84 = r83 * 0x1p-53;
+	r86 = r85 * r84;
+	r87 = r18 + r86;
+	r105 = r100;
+	r107 = r105 + r106 * 1;
+	r88 = r107 + 8ll;
+	*(double *)r88 = r87;
+	r2 = (u64)r2 + (u64)r90;
+	r112 = r112 + r113 * 1;
+	goto b2;
+b21: // preheader
+	r16 = r17 - r18;
+	r108 = r2;
+	r109 = r4 + r108 * 8;
+	r110 = (u64)r1 * 8ull;
+b22: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b27;
+	r8 = r2;
+	r9 = (u64)r8 + 1ull;
+	r11 = (u64)r9;
+	r12 = r11 * 11400714819323198485ull;
+	r13 = r12 >> 11;
+	r14 = (double)r13;
+	r15 = r14 * 0x1p-53;
+	r19 = r16 * r15;
+	r20 = r18 + r19;
+	r91 = r109;
+	r21 = r91 + 8ll;
+	*(double *)r21 = r20;
+	r2 = (u64)r2 + (u64)r1;
+	r109 = r109 + r110 * 1;
+	goto b22;
+b27: // exit
+	return;
+}
+
+// Task 0 of kernel Exp(x []f64, out []f64), parallel.
+extern "C" __global__ void Exp_0(char *p0, i64 p1, char *p2, i64 p3) {
+	bool r7 = 0, r10 = 0, r19 = 0, r20 = 0, r21 = 0, r24 = 0, r30 = 0, r32 = 0;
+	bool r56 = 0, r57 = 0, r64 = 0, r72 = 0;
+	i32 r28 = 0, r31 = 0, r55 = 0, r59 = 0, r65 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r23 = 0, r71 = 0, r78 = 0, r80 = 0;
+	u64 r17 = 0, r18 = 0, r25 = 0, r60 = 0, r61 = 0, r66 = 0, r67 = 0, r73 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r22 = 0, r26 = 0, r27 = 0, r29 = 0, r33 = 0;
+	double r34 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
+	double r42 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r48 = 0, r49 = 0;
+	double r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r58 = 0, r62 = 0, r63 = 0;
+	double r68 = 0, r69 = 0, r70 = 0, r74 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r75 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0;
+	r4 = p2;
+	r5 = p3;
+	r3 = r5;
+	r12 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r78 = r2;
+	r79 = r12 + r78 * 8;
+	r80 = (u64)r1 * 8ull;
+	r81 = r4 + r78 * 8;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b26;
+	r76 = r79;
+	r11 = r76 + 8ll;
+	r14 = *(double *)r11;
+	r17 = (u64)__double_as_longlong(r14);
+	r18 = r17 & ~9223372036854775808ull;
+	r19 = r18 >= 9218868437227405312ull;
+	if (!r19) goto b11;
+	r20 = r17 == 18442240474082181120ull;
+	if (!r20) goto b10;
+	r16 = 0x0p+00;
+b7: // Exp.return
+	r15 = r16;
+	r77 = r81;
+	r75 = r77 + 8ll;
+	*(double *)r75 = r15;
+	r2 = (u64)r2 + (u64)r1;
+	r79 = r79 + r80 * 1;
+	r81 = r81 + r80 * 1;
+	goto b2;
+b10: // Exp.if.done
+	r16 = r14;
+	goto b7;
+b11: // Exp.if.done
+	r21 = r14 > 0x1.62e42fefa39efp+09;
+	if (!r21) goto b13;
+	r16 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b7;
+b13: // Exp.if.done
+	r27 = r14 * 0x1.71547652b82fep+00;
+	r29 = rint(r27);
+	r30 = r29 >= (-0x1p+31);
+	if (!r30) goto b25;
+	r32 = r29 <= 0x1.fffffffcp+30;
+	if (!r32) goto b25;
+	r31 = qd_f64_to_i32(r29);
+	r28 = r31;
+b17: // roundToInt32.return
+	r33 = (double)r28;
+	r34 = -r33;
+	r35 = fma(r34, 0x1.62e42fefa3p-01, r14);
+	r36 = r34;
+	r37 = fma(r36, 0x1.3de6af278ece6p-42, r35);
+	r38 = r37 * 0x1p-04;
+	r39 = fma(0x1.a01a01a01a01ap-16, r38, 0x1.a01a01a01a01ap-13);
+	r40 = fma(r39, r38, 0x1.6c16c16c16c17p-10);
+	r41 = fma(r40, r38, 0x1.1111111111111p-07);
+	r42 = fma(r41, r38, 0x1.5555555555555p-05);
+	r43 = fma(r42, r38, 0x1.5555555555555p-03);
+	r44 = fma(r43, r38, 0x1p-01);
+	r45 = fma(r44, r38, 0x1p+00);
+	r46 = r38 * r45;
+	r47 = r46 + 0x1p+01;
+	r48 = r46 * r47;
+	r49 = r48 + 0x1p+01;
+	r50 = r48 * r49;
+	r51 = r50 + 0x1p+01;
+	r52 = r50 * r51;
+	r53 = r52 + 0x1p+01;
+	r54 = fma(r52, r53, 0x1p+00);
+	r55 = (u32)r28 + 1023u;
+	r56 = r55 <= 0;
+	if (!r56) goto b22;
+	r57 = r55 < (-52);
+	if (!r57) goto b20;
+	r16 = 0x0p+00;
+	goto b7;
+b20: // Exp.if.done
+	r65 = (u32)r55 + 1022u;
+	r66 = (u64)r65;
+	r67 = r66 << 52;
+	r68 = __longlong_as_double((i64)r67);
+	r69 = r54 * r68;
+	r58 = r69;
+	r59 = 1;
+b21: // Exp.if.done
+	r60 = (u64)r59;
+	r61 = r60 << 52;
+	r62 = __longlong_as_double((i64)r61);
+	r63 = r58 * r62;
+	r16 = r63;
+	goto b7;
+b22: // Exp.if.else
+	r64 = r55 >= 2047;
+	if (!r64) goto b24;
+	r16 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b7;
+b24: // edge 9→8
+	r58 = r54;
+	r59 = r55;
+	goto b21;
+b25: // roundToInt32.if.done
+	r28 = (-2147483647 - 1);
+	goto b17;
+b26: // exit
+	return;
+}
+
+// Task 0 of kernel Log(x []f64, out []f64), parallel.
+extern "C" __global__ void Log_0(char *p0, i64 p1, char *p2, i64 p3) {
+	bool r7 = 0, r10 = 0, r19 = 0, r22 = 0, r28 = 0, r29 = 0, r38 = 0;
+	i32 r35 = 0, r36 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r21 = 0, r27 = 0, r74 = 0, r76 = 0;
+	u64 r17 = 0, r18 = 0, r23 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0;
+	double r14 = 0, r15 = 0, r16 = 0, r20 = 0, r24 = 0, r25 = 0, r26 = 0, r32 = 0;
+	double r37 = 0, r39 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	double r46 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0;
+	double r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
+	double r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0;
+	double r70 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r71 = 0, *r72 = 0, *r73 = 0, *r75 = 0, *r77 = 0;
+	r4 = p2;
+	r5 = p3;
+	r3 = r5;
+	r12 = p0;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r74 = r2;
+	r75 = r12 + r74 * 8;
+	r76 = (u64)r1 * 8ull;
+	r77 = r4 + r74 * 8;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b17;
+	r72 = r75;
+	r11 = r72 + 8ll;
+	r14 = *(double *)r11;
+	r17 = (u64)__double_as_longlong(r14);
+	r18 = r17 & ~9223372036854775808ull;
+	r19 = r18 == 0ull;
+	if (!r19) goto b9;
+	r16 = __longlong_as_double(0xfff0000000000000ll);
+b6: // Log.return
+	r15 = r16;
+	r73 = r77;
+	r71 = r73 + 8ll;
+	*(double *)r71 = r15;
+	r2 = (u64)r2 + (u64)r1;
+	r75 = r75 + r76 * 1;
+	r77 = r77 + r76 * 1;
+	goto b2;
+b9: // Log.switch.next
+	r27 = (i64)r17;
+	r28 = r27 < 0ll;
+	if (!r28) goto b11;
+	r16 = __longlong_as_double(0x7ff8000000000001ll);
+	goto b6;
+b11: // Log.switch.next
+	r29 = r17 >= 9218868437227405312ull;
+	if (!r29) goto b13;
+	r16 = r14;
+	goto b6;
+b13: // Log.switch.next
+	r30 = r17 & 4503599627370495ull;
+	r31 = r30 | 4602678819172646912ull;
+	r32 = __longlong_as_double((i64)r31);
+	r33 = r17 >> 52;
+	r34 = r33 & 2047ull;
+	r35 = (i32)r34;
+	r36 = (u32)r35 - 1022u;
+	r37 = (double)r36;
+	r38 = r32 <= 0x1.6a09e667f3bcdp-01;
+	if (!r38) goto b16;
+	r41 = r37 - 0x1p+00;
+	r42 = r32 * 0x1p+01;
+	r39 = r42;
+	r40 = r41;
+b15: // Log.if.done
+	r43 = r39 - 0x1p+00;
+	r44 = r43 + 0x1p+01;
+	r45 = r43 / r44;
+	r46 = r45 * r45;
+	r47 = r46 * r46;
+	r48 = r47 * 0x1.2f112df3e5244p-03;
+	r49 = r48 + 0x1.7466496cb03dep-03;
+	r50 = r49 * r47;
+	r51 = r50 + 0x1.2492494229359p-02;
+	r52 = r51 * r47;
+	r53 = r52 + 0x1.5555555555593p-01;
+	r54 = r46 * r53;
+	r55 = r47 * 0x1.39a09d078c69fp-03;
+	r56 = r55 + 0x1.c71c51d8e78afp-03;
+	r57 = r56 * r47;
+	r58 = r57 + 0x1.999999997fa04p-02;
+	r59 = r47 * r58;
+	r60 = r54 + r59;
+	r61 = r43 * 0x1p-01;
+	r62 = r61 * r43;
+	r63 = r40 * 0x1.62e42feep-01;
+	r64 = r62 + r60;
+	r65 = r45 * r64;
+	r66 = r40 * 0x1.a39ef35793c76p-33;
+	r67 = r65 + r66;
+	r68 = r62 - r67;
+	r69 = r68 - r43;
+	r70 = r63 - r69;
+	r16 = r70;
+	goto b6;
+b16: // edge 6→8
+	r39 = r32;
+	r40 = r37;
+	goto b15;
+b17: // exit
+	return;
+}
+
+// Task 0 of kernel Pow(x []f64, y []f64, out []f64), parallel.
+extern "C" __global__ void Pow_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
+	bool r7 = 0, r10 = 0, r25 = 0, r40 = 0, r41 = 0, r42 = 0, r45 = 0, r46 = 0;
+	bool r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r54 = 0, r57 = 0;
+	bool r58 = 0, r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r71 = 0, r76 = 0;
+	bool r79 = 0, r81 = 0, r95 = 0, r96 = 0, r99 = 0, r100 = 0, r102 = 0, r116 = 0;
+	bool r117 = 0, r120 = 0, r121 = 0, r123 = 0, r126 = 0, r127 = 0, r129 = 0, r131 = 0;
+	bool r134 = 0, r135 = 0, r138 = 0, r139 = 0, r141 = 0, r144 = 0, r145 = 0, r147 = 0;
+	bool r150 = 0, r154 = 0, r158 = 0, r161 = 0, r164 = 0, r167 = 0, r170 = 0, r171 = 0;
+	bool r172 = 0, r173 = 0, r177 = 0, r178 = 0, r179 = 0, r182 = 0, r185 = 0, r192 = 0;
+	bool r193 = 0, r195 = 0, r198 = 0, r199 = 0, r204 = 0, r218 = 0, r219 = 0, r236 = 0;
+	bool r239 = 0, r245 = 0, r246 = 0, r255 = 0, r293 = 0, r294 = 0, r295 = 0, r298 = 0;
+	bool r304 = 0, r306 = 0, r330 = 0, r331 = 0, r338 = 0, r346 = 0, r349 = 0, r351 = 0;
+	bool r352 = 0, r357 = 0, r360 = 0, r365 = 0, r375 = 0, r376 = 0, r378 = 0, r381 = 0;
+	bool r382 = 0, r387 = 0, r398 = 0, r399 = 0, r400 = 0, r409 = 0, r410 = 0, r411 = 0;
+	bool r416 = 0, r421 = 0, r436 = 0, r437 = 0, r439 = 0, r440 = 0, r445 = 0, r449 = 0;
+	bool r450 = 0, r452 = 0, r453 = 0, r458 = 0, r462 = 0, r463 = 0, r465 = 0, r466 = 0;
+	bool r471 = 0;
+	i32 r252 = 0, r253 = 0, r302 = 0, r305 = 0, r329 = 0, r333 = 0, r339 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r17 = 0, r53 = 0, r62 = 0, r66 = 0, r70 = 0, r75 = 0, r97 = 0;
+	i64 r98 = 0, r118 = 0, r119 = 0, r122 = 0, r130 = 0, r140 = 0, r149 = 0, r160 = 0;
+	i64 r181 = 0, r189 = 0, r191 = 0, r194 = 0, r202 = 0, r207 = 0, r211 = 0, r212 = 0;
+	i64 r213 = 0, r214 = 0, r221 = 0, r223 = 0, r224 = 0, r226 = 0, r228 = 0, r229 = 0;
+	i64 r238 = 0, r244 = 0, r297 = 0, r345 = 0, r350 = 0, r354 = 0, r355 = 0, r356 = 0;
+	i64 r359 = 0, r362 = 0, r364 = 0, r367 = 0, r369 = 0, r370 = 0, r372 = 0, r377 = 0;
+	i64 r385 = 0, r390 = 0, r391 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r412 = 0;
+	i64 r415 = 0, r420 = 0, r424 = 0, r426 = 0, r438 = 0, r442 = 0, r444 = 0, r447 = 0;
+	i64 r448 = 0, r451 = 0, r455 = 0, r457 = 0, r460 = 0, r461 = 0, r464 = 0, r468 = 0;
+	i64 r470 = 0, r473 = 0, r474 = 0;
+	u64 r32 = 0, r33 = 0, r34 = 0, r35 = 0, r36 = 0, r61 = 0, r65 = 0, r72 = 0;
+	u64 r77 = 0, r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r108 = 0, r109 = 0;
+	u64 r110 = 0, r111 = 0, r112 = 0, r151 = 0, r162 = 0, r183 = 0, r208 = 0, r209 = 0;
+	u64 r210 = 0, r215 = 0, r216 = 0, r234 = 0, r235 = 0, r240 = 0, r247 = 0, r248 = 0;
+	u64 r250 = 0, r251 = 0, r291 = 0, r292 = 0, r299 = 0, r334 = 0, r335 = 0, r340 = 0;
+	u64 r341 = 0, r347 = 0, r392 = 0, r393 = 0, r403 = 0, r404 = 0, r405 = 0, r406 = 0;
+	u64 r407 = 0, r417 = 0, r422 = 0, r425 = 0, r427 = 0, r428 = 0, r429 = 0;
+	double r14 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0;
+	double r26 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0, r31 = 0, r37 = 0, r38 = 0;
+	double r39 = 0, r43 = 0, r44 = 0, r55 = 0, r56 = 0, r59 = 0, r69 = 0, r73 = 0;
+	double r74 = 0, r78 = 0, r80 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0;
+	double r92 = 0, r93 = 0, r94 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0;
+	double r107 = 0, r113 = 0, r114 = 0, r115 = 0, r124 = 0, r125 = 0, r128 = 0, r132 = 0;
+	double r133 = 0, r136 = 0, r137 = 0, r142 = 0, r143 = 0, r146 = 0, r148 = 0, r152 = 0;
+	double r153 = 0, r155 = 0, r156 = 0, r157 = 0, r159 = 0, r163 = 0, r165 = 0, r166 = 0;
+	double r168 = 0, r169 = 0, r174 = 0, r175 = 0, r176 = 0, r180 = 0, r184 = 0, r186 = 0;
+	double r187 = 0, r188 = 0, r190 = 0, r196 = 0, r197 = 0, r200 = 0, r201 = 0, r203 = 0;
+	double r205 = 0, r206 = 0, r217 = 0, r220 = 0, r222 = 0, r225 = 0, r227 = 0, r230 = 0;
+	double r231 = 0, r232 = 0, r233 = 0, r237 = 0, r241 = 0, r242 = 0, r243 = 0, r249 = 0;
+	double r254 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0;
+	double r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0;
+	double r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r278 = 0;
+	double r279 = 0, r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r285 = 0, r286 = 0;
+	double r287 = 0, r288 = 0, r289 = 0, r290 = 0, r296 = 0, r300 = 0, r301 = 0, r303 = 0;
+	double r307 = 0, r308 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0;
+	double r315 = 0, r316 = 0, r317 = 0, r318 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0;
+	double r323 = 0, r324 = 0, r325 = 0, r326 = 0, r327 = 0, r328 = 0, r332 = 0, r336 = 0;
+	double r337 = 0, r342 = 0, r343 = 0, r344 = 0, r348 = 0, r353 = 0, r358 = 0, r361 = 0;
+	double r363 = 0, r366 = 0, r368 = 0, r371 = 0, r373 = 0, r374 = 0, r379 = 0, r380 = 0;
+	double r383 = 0, r384 = 0, r386 = 0, r388 = 0, r389 = 0, r401 = 0, r402 = 0, r408 = 0;
+	double r413 = 0, r414 = 0, r418 = 0, r419 = 0, r423 = 0, r430 = 0, r431 = 0, r441 = 0;
+	double r443 = 0, r446 = 0, r454 = 0, r456 = 0, r459 = 0, r467 = 0, r469 = 0, r472 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r432 = 0, *r433 = 0, *r434 = 0;
+	char *r435 = 0;
+	r4 = p4;
+	r5 = p5;
+	r3 = r5;
+	r12 = p0;
+	r16 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b210;
+	r8 = r2;
+	r433 = r12 + r8 * 8;
+	r11 = r433 + 8ll;
+	r14 = *(double *)r11;
+	r434 = r16 + r8 * 8;
+	r15 = r434 + 8ll;
+	r18 = *(double *)r15;
+	r20 = r14;
+	r21 = r18;
+b5: // Pow.if.done
+	r23 = r20;
+	r24 = r21;
+	r25 = r24 == 0x0p+00;
+	if (!r25) goto b11;
+b7: // pow.switch.body
+	r22 = 0x1p+00;
+b8: // pow.return
+	r19 = r22;
+	r435 = r4 + r8 * 8;
+	r432 = r435 + 8ll;
+	*(double *)r432 = r19;
+	r2 = (u64)r2 + (u64)r1;
+	goto b2;
+b11: // pow.cond.false
+	r42 = r23 == 0x1p+00;
+	if (r42) goto b7;
+	r41 = r24 == 0x1p+00;
+	if (!r41) goto b14;
+	r22 = r23;
+	goto b8;
+b14: // IsNaN.entry
+	r46 = r23 != r23;
+	r45 = r46;
+	if (!r45) goto b17;
+b16: // NaN.return
+	r22 = __longlong_as_double(0x7ff8000000000001ll);
+	goto b8;
+b17: // IsNaN.entry
+	r50 = r24 != r24;
+	r49 = r50;
+	if (r49) goto b16;
+	r48 = r23 == 0x0p+00;
+	if (!r48) goto b184;
+	r47 = r24 < 0x0p+00;
+	if (!r47) goto b35;
+	r61 = (u64)__double_as_longlong(r23);
+	r62 = (i64)r61;
+	r63 = r62 < 0ll;
+	r60 = r63;
+	if (!r60) goto b27;
+	r80 = fabs(r24);
+	r81 = r80 >= 0x1p+53;
+	if (!r81) goto b28;
+	r79 = false;
+b25: // isOddInt.return
+	if (!r79) goto b27;
+	r22 = __longlong_as_double(0xfff0000000000000ll);
+	goto b8;
+b27: // Inf.return
+	r22 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b8;
+b28: // Modf.entry
+	r84 = trunc(r24);
+	r85 = r24 - r84;
+	r87 = (u64)__double_as_longlong(r85);
+	r88 = r87 & ~9223372036854775808ull;
+	r89 = (u64)__double_as_longlong(r24);
+	r90 = r89 & 9223372036854775808ull;
+	r91 = r88 | r90;
+	r92 = __longlong_as_double((i64)r91);
+	r86 = r92;
+	r82 = r84;
+	r83 = r86;
+	r93 = r82;
+	r94 = r83;
+	r95 = r94 == 0x0p+00;
+	if (!r95) goto b34;
+	r97 = qd_f64_to_i64(r93);
+	r98 = r97 & 1ll;
+	r99 = r98 == 1ll;
+	r96 = r99;
+b33: // isOddInt.binop.done
+	r79 = r96;
+	goto b25;
+b34: // edge 2→4
+	r96 = false;
+	goto b33;
+b35: // pow.switch.next
+	r68 = r24 > 0x0p+00;
+	if (!r68) goto b50;
+	r65 = (u64)__double_as_longlong(r23);
+	r66 = (i64)r65;
+	r67 = r66 < 0ll;
+	r64 = r67;
+	if (!r64) goto b42;
+	r101 = fabs(r24);
+	r102 = r101 >= 0x1p+53;
+	if (!r102) goto b43;
+	r100 = false;
+b40: // isOddInt.return
+	if (!r100) goto b42;
+	r22 = r23;
+	goto b8;
+b42: // pow.if.done
+	r22 = 0x0p+00;
+	goto b8;
+b43: // Modf.entry
+	r105 = trunc(r24);
+	r106 = r24 - r105;
+	r108 = (u64)__double_as_longlong(r106);
+	r109 = r108 & ~9223372036854775808ull;
+	r110 = (u64)__double_as_longlong(r24);
+	r111 = r110 & 9223372036854775808ull;
+	r112 = r109 | r111;
+	r113 = __longlong_as_double((i64)r112);
+	r107 = r113;
+	r103 = r105;
+	r104 = r107;
+	r114 = r103;
+	r115 = r104;
+	r116 = r115 == 0x0p+00;
+	if (!r116) goto b49;
+	r118 = qd_f64_to_i64(r114);
+	r119 = r118 & 1ll;
+	r120 = r119 == 1ll;
+	r117 = r120;
+b48: // isOddInt.binop.done
+	r100 = r117;
+	goto b40;
+b49: // edge 2→4
+	r117 = false;
+	goto b48;
+b50: // pow.switch.done
+	r26 = fabs(r24);
+	r29 = trunc(r26);
+	r30 = r26 - r29;
+	r32 = (u64)__double_as_longlong(r30);
+	r33 = r32 & ~9223372036854775808ull;
+	r34 = (u64)__double_as_longlong(r26);
+	r35 = r34 & 9223372036854775808ull;
+	r36 = r33 | r35;
+	r37 = __longlong_as_double((i64)r36);
+	r31 = r37;
+	r27 = r29;
+	r28 = r31;
+	r38 = r27;
+	r39 = r28;
+	r40 = r39 != 0x0p+00;
+	if (!r40) goto b57;
+	r171 = r23 < 0x0p+00;
+	if (!r171) goto b57;
+	r22 = __longlong_as_double(0x7ff8000000000001ll);
+	goto b8;
+b57: // pow.if.done
+	r170 = r38 >= 0x1p+63;
+	if (!r170) goto b63;
+	r172 = r23 == (-0x1p+00);
+	if (!r172) goto b60;
+	r22 = 0x1p+00;
+	goto b8;
+b60: // pow.switch.next
+	r176 = fabs(r23);
+	r177 = r176 < 0x1p+00;
+	r178 = r24 > 0x0p+00;
+	r179 = r177 == r178;
+	if (!r179) goto b62;
+	r22 = 0x0p+00;
+	goto b8;
+b62: // Inf.return
+	r22 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b8;
+b63: // pow.if.done
+	r173 = r40;
+	if (!r173) goto b183;
+	r185 = r39 > 0x1p-01;
+	if (!r185) goto b182;
+	r230 = r39 - 0x1p+00;
+	r231 = r38 + 0x1p+00;
+	r186 = r231;
+	r187 = r230;
+b66: // Log.entry
+	r234 = (u64)__double_as_longlong(r23);
+	r235 = r234 & ~9223372036854775808ull;
+	r236 = r235 == 0ull;
+	if (!r236) goto b174;
+	r233 = __longlong_as_double(0xfff0000000000000ll);
+b68: // Log.return
+	r232 = r233;
+	r288 = r187 * r232;
+	r291 = (u64)__double_as_longlong(r288);
+	r292 = r291 & ~9223372036854775808ull;
+	r293 = r292 >= 9218868437227405312ull;
+	if (!r293) goto b159;
+	r294 = r291 == 18442240474082181120ull;
+	if (!r294) goto b158;
+	r290 = 0x0p+00;
+b73: // Exp.return
+	r289 = r290;
+	r174 = r186;
+	r175 = r289;
+b75: // frexp.entry
+	r192 = r48;
+	if (!r192) goto b148;
+	r190 = r23;
+	r191 = 0ll;
+b77: // frexp.return
+	r220 = r190;
+	r221 = r191;
+	r188 = r220;
+	r189 = r221;
+	r222 = r188;
+	r223 = r189;
+	r224 = qd_f64_to_i64(r174);
+	r225 = r175;
+	r226 = 0ll;
+	r227 = r222;
+	r228 = r223;
+	r229 = r224;
+b79: // pow.for.loop
+	r349 = r229 != 0ll;
+	if (!r349) goto b141;
+	r351 = r228 < (-4096ll);
+	if (!r351) goto b109;
+b81: // pow.if.then
+	r355 = (u64)r226 + (u64)r228;
+	r350 = r355;
+b82: // pow.for.done
+	r352 = r24 < 0x0p+00;
+	if (!r352) goto b108;
+	r371 = 0x1p+00 / r225;
+	r372 = -(u64)r350;
+	r353 = r371;
+	r354 = r372;
+b84: // ldexp.entry
+	r375 = r353 == 0x0p+00;
+	if (!r375) goto b88;
+	r374 = r353;
+b86: // ldexp.return
+	r373 = r374;
+	r22 = r373;
+	goto b8;
+b88: // IsInf.if.then
+	r379 = fabs(r353);
+	r380 = r379;
+	r381 = r380 > 0x1.fffffffffffffp+1023;
+	r376 = r381;
+	if (!r376) goto b92;
+b91: // ldexp.switch.body
+	r374 = r353;
+	goto b86;
+b92: // IsNaN.entry
+	r400 = r353 != r353;
+	r399 = r400;
+	if (r399) goto b91;
+	r386 = fabs(r353);
+	r387 = r386 < 0x1p-1022;
+	if (!r387) goto b107;
+	r388 = r353 * 0x1p+52;
+	r384 = r388;
+	r385 = (-52ll);
+b96: // normalize.return
+	r389 = r384;
+	r390 = r385;
+	r391 = (u64)r354 + (u64)r390;
+	r392 = (u64)__double_as_longlong(r389);
+	r393 = r392 >> 52;
+	r394 = (i64)r393;
+	r395 = r394 & 2047ll;
+	r396 = (u64)r395 - 1023ull;
+	r397 = (u64)r391 + (u64)r396;
+	r398 = r397 < (-1075ll);
+	if (!r398) goto b99;
+	r405 = r392;
+	r406 = r405 & 9223372036854775808ull;
+	r407 = r406;
+	r408 = __longlong_as_double((i64)r407);
+	r401 = r408;
+	r374 = r401;
+	goto b86;
+b99: // ldexp.if.done
+	r409 = r397 > 1023ll;
+	if (!r409) goto b103;
+	r410 = r389 < 0x0p+00;
+	if (!r410) goto b102;
+	r374 = __longlong_as_double(0xfff0000000000000ll);
+	goto b86;
+b102: // Inf.return
+	r374 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b86;
+b103: // ldexp.if.done
+	r411 = r397 < (-1022ll);
+	if (!r411) goto b106;
+	r424 = (u64)r397 + 53ull;
+	r412 = r424;
+	r413 = 0x1p-53;
+b105: // ldexp.if.done
+	r425 = r392 & ~9218868437227405312ull;
+	r426 = (u64)r412 + 1023ull;
+	r427 = (u64)r426;
+	r428 = r427 << 52;
+	r429 = r425 | r428;
+	r430 = __longlong_as_double((i64)r429);
+	r431 = r413 * r430;
+	r374 = r431;
+	goto b86;
+b106: // edge 9→13
+	r412 = r397;
+	r413 = 0x1p+00;
+	goto b105;
+b107: // normalize.if.done
+	r384 = r353;
+	r385 = 0ll;
+	goto b96;
+b108: // edge 52→61
+	r353 = r225;
+	r354 = r350;
+	goto b84;
+b109: // pow.cond.false
+	r360 = r228 > 4096ll;
+	if (r360) goto b81;
+	r356 = r229 & 1ll;
+	r357 = r356 == 1ll;
+	if (!r357) goto b147;
+	r361 = r225 * r227;
+	r362 = (u64)r226 + (u64)r228;
+	r358 = r361;
+	r359 = r362;
+b112: // pow.if.done
+	r363 = r227 * r227;
+	r364 = (u64)r228 << 1;
+	r365 = r363 < 0x1p-01;
+	if (!r365) goto b146;
+	r368 = r363 + r363;
+	r369 = (u64)r364 - 1ull;
+	r366 = r368;
+	r367 = r369;
+b114: // pow.if.done
+	r370 = r229 >> 1;
+	r225 = r358;
+	r226 = r359;
+	r227 = r366;
+	r228 = r367;
+	r229 = r370;
+	r436 = r229 != 0ll;
+	if (!r436) goto b141;
+	r437 = r228 < (-4096ll);
+	if (r437) goto b81;
+	r440 = r228 > 4096ll;
+	if (r440) goto b81;
+	r438 = r229 & 1ll;
+	r439 = r438 == 1ll;
+	if (!r439) goto b145;
+	r441 = r225 * r227;
+	r442 = (u64)r226 + (u64)r228;
+	r358 = r441;
+	r359 = r442;
+b120: // pow.if.done (unrolled 1)
+	r443 = r227 * r227;
+	r444 = (u64)r228 << 1;
+	r445 = r443 < 0x1p-01;
+	if (!r445) goto b144;
+	r446 = r443 + r443;
+	r447 = (u64)r444 - 1ull;
+	r366 = r446;
+	r367 = r447;
+b122: // pow.if.done (unrolled 1)
+	r448 = r229 >> 1;
+	r225 = r358;
+	r226 = r359;
+	r227 = r366;
+	r228 = r367;
+	r229 = r448;
+	r449 = r229 != 0ll;
+	if (!r449) goto b141;
+	r450 = r228 < (-4096ll);
+	if (r450) goto b81;
+	r453 = r228 > 4096ll;
+	if (r453) goto b81;
+	r451 = r229 & 1ll;
+	r452 = r451 == 1ll;
+	if (!r452) goto b143;
+	r454 = r225 * r227;
+	r455 = (u64)r226 + (u64)r228;
+	r358 = r454;
+	r359 = r455;
+b128: // pow.if.done (unrolled 2)
+	r456 = r227 * r227;
+	r457 = (u64)r228 << 1;
+	r458 = r456 < 0x1p-01;
+	if (!r458) goto b142;
+	r459 = r456 + r456;
+	r460 = (u64)r457 - 1ull;
+	r366 = r459;
+	r367 = r460;
+b130: // pow.if.done (unrolled 2)
+	r461 = r229 >> 1;
+	r225 = r358;
+	r226 = r359;
+	r227 = r366;
+	r228 = r367;
+	r229 = r461;
+	r462 = r229 != 0ll;
+	if (!r462) goto b141;
+	r463 = r228 < (-4096ll);
+	if (r463) goto b81;
+	r466 = r228 > 4096ll;
+	if (r466) goto b81;
+	r464 = r229 & 1ll;
+	r465 = r464 == 1ll;
+	if (!r465) goto b140;
+	r467 = r225 * r227;
+	r468 = (u64)r226 + (u64)r228;
+	r358 = r467;
+	r359 = r468;
+b136: // pow.if.done (unrolled 3)
+	r469 = r227 * r227;
+	r470 = (u64)r228 << 1;
+	r471 = r469 < 0x1p-01;
+	if (!r471) goto b139;
+	r472 = r469 + r469;
+	r473 = (u64)r470 - 1ull;
+	r366 = r472;
+	r367 = r473;
+b138: // pow.if.done (unrolled 3)
+	r474 = r229 >> 1;
+	r225 = r358;
+	r226 = r359;
+	r227 = r366;
+	r228 = r367;
+	r229 = r474;
+	goto b79;
+b139: // edge 57→59 (unrolled 3)
+	r366 = r469;
+	r367 = r470;
+	goto b138;
+b140: // edge 54→57 (unrolled 3)
+	r358 = r225;
+	r359 = r226;
+	goto b136;
+b141: // edge 50→52
+	r350 = r226;
+	goto b82;
+b142: // edge 57→59 (unrolled 2)
+	r366 = r456;
+	r367 = r457;
+	goto b130;
+b143: // edge 54→57 (unrolled 2)
+	r358 = r225;
+	r359 = r226;
+	goto b128;
+b144: // edge 57→59 (unrolled 1)
+	r366 = r443;
+	r367 = r444;
+	goto b122;
+b145: // edge 54→57 (unrolled 1)
+	r358 = r225;
+	r359 = r226;
+	goto b120;
+b146: // edge 57→59
+	r366 = r363;
+	r367 = r364;
+	goto b114;
+b147: // edge 54→57
+	r358 = r225;
+	r359 = r226;
+	goto b112;
+b148: // IsInf.if.then
+	r196 = fabs(r23);
+	r197 = r196;
+	r198 = r197 > 0x1.fffffffffffffp+1023;
+	r193 = r198;
+	if (!r193) goto b152;
+b151: // frexp.switch.body
+	r190 = r23;
+	r191 = 0ll;
+	goto b77;
+b152: // IsNaN.entry
+	r219 = r46;
+	r218 = r219;
+	if (r218) goto b151;
+	r203 = r196;
+	r204 = r203 < 0x1p-1022;
+	if (!r204) goto b157;
+	r205 = r23 * 0x1p+52;
+	r201 = r205;
+	r202 = (-52ll);
+b156: // normalize.return
+	r206 = r201;
+	r207 = r202;
+	r208 = (u64)__double_as_longlong(r206);
+	r209 = r208 >> 52;
+	r210 = r209 & 2047ull;
+	r211 = (i64)r210;
+	r212 = (u64)r211 - 1023ull;
+	r213 = (u64)r212 + 1ull;
+	r214 = (u64)r207 + (u64)r213;
+	r215 = r208 & ~9218868437227405312ull;
+	r216 = r215 | 4602678819172646912ull;
+	r217 = __longlong_as_double((i64)r216);
+	r190 = r217;
+	r191 = r214;
+	goto b77;
+b157: // normalize.if.done
+	r201 = r23;
+	r202 = 0ll;
+	goto b156;
+b158: // Exp.if.done
+	r290 = r288;
+	goto b73;
+b159: // Exp.if.done
+	r295 = r288 > 0x1.62e42fefa39efp+09;
+	if (!r295) goto b161;
+	r290 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b73;
+b161: // Exp.if.done
+	r301 = r288 * 0x1.71547652b82fep+00;
+	r303 = rint(r301);
+	r304 = r303 >= (-0x1p+31);
+	if (!r304) goto b173;
+	r306 = r303 <= 0x1.fffffffcp+30;
+	if (!r306) goto b173;
+	r305 = qd_f64_to_i32(r303);
+	r302 = r305;
+b165: // roundToInt32.return
+	r307 = (double)r302;
+	r308 = -r307;
+	r309 = fma(r308, 0x1.62e42fefa3p-01, r288);
+	r310 = r308;
+	r311 = fma(r310, 0x1.3de6af278ece6p-42, r309);
+	r312 = r311 * 0x1p-04;
+	r313 = fma(0x1.a01a01a01a01ap-16, r312, 0x1.a01a01a01a01ap-13);
+	r314 = fma(r313, r312, 0x1.6c16c16c16c17p-10);
+	r315 = fma(r314, r312, 0x1.1111111111111p-07);
+	r316 = fma(r315, r312, 0x1.5555555555555p-05);
+	r317 = fma(r316, r312, 0x1.5555555555555p-03);
+	r318 = fma(r317, r312, 0x1p-01);
+	r319 = fma(r318, r312, 0x1p+00);
+	r320 = r312 * r319;
+	r321 = r320 + 0x1p+01;
+	r322 = r320 * r321;
+	r323 = r322 + 0x1p+01;
+	r324 = r322 * r323;
+	r325 = r324 + 0x1p+01;
+	r326 = r324 * r325;
+	r327 = r326 + 0x1p+01;
+	r328 = fma(r326, r327, 0x1p+00);
+	r329 = (u32)r302 + 1023u;
+	r330 = r329 <= 0;
+	if (!r330) goto b170;
+	r331 = r329 < (-52);
+	if (!r331) goto b168;
+	r290 = 0x0p+00;
+	goto b73;
+b168: // Exp.if.done
+	r339 = (u32)r329 + 1022u;
+	r340 = (u64)r339;
+	r341 = r340 << 52;
+	r342 = __longlong_as_double((i64)r341);
+	r343 = r328 * r342;
+	r332 = r343;
+	r333 = 1;
+b169: // Exp.if.done
+	r334 = (u64)r333;
+	r335 = r334 << 52;
+	r336 = __longlong_as_double((i64)r335);
+	r337 = r332 * r336;
+	r290 = r337;
+	goto b73;
+b170: // Exp.if.else
+	r338 = r329 >= 2047;
+	if (!r338) goto b172;
+	r290 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b73;
+b172: // edge 9→8
+	r332 = r328;
+	r333 = r329;
+	goto b169;
+b173: // roundToInt32.if.done
+	r302 = (-2147483647 - 1);
+	goto b165;
+b174: // Log.switch.next
+	r244 = (i64)r234;
+	r245 = r244 < 0ll;
+	if (!r245) goto b176;
+	r233 = __longlong_as_double(0x7ff8000000000001ll);
+	goto b68;
+b176: // Log.switch.next
+	r246 = r234 >= 9218868437227405312ull;
+	if (!r246) goto b178;
+	r233 = r23;
+	goto b68;
+b178: // Log.switch.next
+	r247 = r234 & 4503599627370495ull;
+	r248 = r247 | 4602678819172646912ull;
+	r249 = __longlong_as_double((i64)r248);
+	r250 = r234 >> 52;
+	r251 = r250 & 2047ull;
+	r252 = (i32)r251;
+	r253 = (u32)r252 - 1022u;
+	r254 = (double)r253;
+	r255 = r249 <= 0x1.6a09e667f3bcdp-01;
+	if (!r255) goto b181;
+	r258 = r254 - 0x1p+00;
+	r259 = r249 * 0x1p+01;
+	r256 = r259;
+	r257 = r258;
+b180: // Log.if.done
+	r260 = r256 - 0x1p+00;
+	r261 = r260 + 0x1p+01;
+	r262 = r260 / r261;
+	r263 = r262 * r262;
+	r264 = r263 * r263;
+	r265 = r264 * 0x1.2f112df3e5244p-03;
+	r266 = r265 + 0x1.7466496cb03dep-03;
+	r267 = r266 * r264;
+	r268 = r267 + 0x1.2492494229359p-02;
+	r269 = r268 * r264;
+	r270 = r269 + 0x1.5555555555593p-01;
+	r271 = r263 * r270;
+	r272 = r264 * 0x1.39a09d078c69fp-03;
+	r273 = r272 + 0x1.c71c51d8e78afp-03;
+	r274 = r273 * r264;
+	r275 = r274 + 0x1.999999997fa04p-02;
+	r276 = r264 * r275;
+	r277 = r271 + r276;
+	r278 = r260 * 0x1p-01;
+	r279 = r278 * r260;
+	r280 = r257 * 0x1.62e42feep-01;
+	r281 = r279 + r277;
+	r282 = r262 * r281;
+	r283 = r257 * 0x1.a39ef35793c76p-33;
+	r284 = r282 + r283;
+	r285 = r279 - r284;
+	r286 = r285 - r260;
+	r287 = r280 - r286;
+	r233 = r287;
+	goto b68;
+b181: // edge 6→8
+	r256 = r249;
+	r257 = r254;
+	goto b180;
+b182: // edge 46→49
+	r186 = r38;
+	r187 = r39;
+	goto b66;
+b183: // edge 41→47
+	r174 = r38;
+	r175 = 0x1p+00;
+	goto b75;
+b184: // IsInf.if.then
+	r55 = fabs(r24);
+	r56 = r55;
+	r57 = r56 > 0x1.fffffffffffffp+1023;
+	r52 = r57;
+	if (!r52) goto b195;
+	r51 = r23 == (-0x1p+00);
+	if (!r51) goto b189;
+	r22 = 0x1p+00;
+	goto b8;
+b189: // pow.switch.next
+	r137 = fabs(r23);
+	r138 = r137 < 0x1p+00;
+	r143 = r24;
+	r144 = r143 > 0x1.fffffffffffffp+1023;
+	r139 = r144;
+	r147 = r138 == r139;
+	if (!r147) goto b194;
+	r22 = 0x0p+00;
+	goto b8;
+b194: // Inf.return
+	r22 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b8;
+b195: // IsInf.if.then
+	r132 = fabs(r23);
+	r133 = r132;
+	r134 = r133 > 0x1.fffffffffffffp+1023;
+	r129 = r134;
+	if (!r129) goto b206;
+	r128 = -r23;
+	r125 = r128;
+	r126 = r125 > 0x1.fffffffffffffp+1023;
+	r121 = r126;
+	if (!r121) goto b202;
+	r155 = 0x1p+00 / r23;
+	r156 = -r24;
+	r20 = r155;
+	r21 = r156;
+	goto b5;
+b202: // pow.if.done
+	r158 = r24 < 0x0p+00;
+	if (!r158) goto b204;
+	r22 = 0x0p+00;
+	goto b8;
+b204: // pow.switch.next
+	r164 = r24 > 0x0p+00;
+	if (!r164) goto b50;
+	r22 = __longlong_as_double(0x7ff0000000000000ll);
+	goto b8;
+b206: // pow.switch.next
+	r154 = r24 == 0x1p-01;
+	if (!r154) goto b208;
+	r153 = sqrt(r23);
+	r22 = r153;
+	goto b8;
+b208: // pow.switch.next
+	r167 = r24 == (-0x1p-01);
+	if (!r167) goto b50;
+	r165 = sqrt(r23);
+	r166 = 0x1p+00 / r165;
+	r22 = r166;
+	goto b8;
+b210: // exit
+	return;
+}
+
+// Task 0 of kernel Atan2(y []f64, x []f64, out []f64), parallel.
+extern "C" __global__ void Atan2_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5) {
+	bool r7 = 0, r10 = 0, r21 = 0, r22 = 0, r25 = 0, r26 = 0, r27 = 0, r28 = 0;
+	bool r37 = 0, r54 = 0, r57 = 0, r58 = 0, r60 = 0, r63 = 0, r64 = 0, r66 = 0;
+	bool r68 = 0, r71 = 0, r72 = 0, r82 = 0, r84 = 0, r87 = 0, r88 = 0, r90 = 0;
+	bool r92 = 0, r95 = 0, r96 = 0, r98 = 0, r100 = 0, r103 = 0, r104 = 0, r141 = 0;
+	bool r142 = 0, r144 = 0, r168 = 0, r225 = 0, r249 = 0, r305 = 0, r306 = 0;
+	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
+	i64 r13 = 0, r17 = 0, r56 = 0, r59 = 0, r67 = 0, r83 = 0, r91 = 0, r99 = 0;
+	i64 r313 = 0, r315 = 0;
+	u64 r31 = 0, r32 = 0, r33 = 0, r34 = 0, r35 = 0, r40 = 0, r41 = 0, r42 = 0;
+	u64 r43 = 0, r44 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r55 = 0;
+	u64 r76 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r108 = 0, r109 = 0, r110 = 0;
+	u64 r111 = 0, r112 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0, r120 = 0, r124 = 0;
+	u64 r125 = 0, r126 = 0, r127 = 0, r128 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0;
+	u64 r136 = 0;
+	double r14 = 0, r18 = 0, r19 = 0, r20 = 0, r23 = 0, r24 = 0, r29 = 0, r30 = 0;
+	double r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r47 = 0, r53 = 0, r61 = 0;
+	double r62 = 0, r65 = 0, r69 = 0, r70 = 0, r73 = 0, r74 = 0, r75 = 0, r81 = 0;
+	double r85 = 0, r86 = 0, r89 = 0, r93 = 0, r94 = 0, r97 = 0, r101 = 0, r102 = 0;
+	double r105 = 0, r106 = 0, r107 = 0, r113 = 0, r114 = 0, r115 = 0, r121 = 0, r122 = 0;
+	double r123 = 0, r129 = 0, r130 = 0, r131 = 0, r137 = 0, r138 = 0, r139 = 0, r140 = 0;
+	double r143 = 0, r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0;
+	double r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0;
+	double r160 = 0, r161 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0;
+	double r169 = 0, r170 = 0, r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0;
+	double r177 = 0, r178 = 0, r179 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0;
+	double r185 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0;
+	double r193 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0;
+	double r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r208 = 0;
+	double r209 = 0, r210 = 0, r211 = 0, r212 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0;
+	double r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r222 = 0, r223 = 0, r224 = 0;
+	double r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0;
+	double r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0;
+	double r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0, r250 = 0;
+	double r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0;
+	double r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
+	double r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0;
+	double r275 = 0, r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0;
+	double r283 = 0, r284 = 0, r285 = 0, r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0;
+	double r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0, r298 = 0;
+	double r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0, r307 = 0, r308 = 0;
+	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r16 = 0, *r309 = 0, *r310 = 0, *r311 = 0;
+	char *r312 = 0, *r314 = 0, *r316 = 0, *r317 = 0;
+	r4 = p4;
+	r5 = p5;
+	r3 = r5;
+	r12 = p0;
+	r16 = p2;
+	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
+	r1 = (i64)((u64)gridDim.x * blockDim.x);
+	r2 = (u64)r0 + (u64)(-1ll);
+	r313 = r2;
+	r314 = r12 + r313 * 8;
+	r315 = (u64)r1 * 8ull;
+	r316 = r16 + r313 * 8;
+	r317 = r4 + r313 * 8;
+b2: // head
+	r6 = (u64)r2 + 1ull;
+	r7 = r6 < r3;
+	if (!r7) goto b81;
+	r310 = r314;
+	r11 = r310 + 8ll;
+	r14 = *(double *)r11;
+	r311 = r316;
+	r15 = r311 + 8ll;
+	r18 = *(double *)r15;
+	r22 = r14 != r14;
+	r21 = r22;
+	if (!r21) goto b10;
+b6: // NaN.return
+	r20 = __longlong_as_double(0x7ff8000000000001ll);
+b7: // atan2.return
+	r19 = r20;
+	r312 = r317;
+	r309 = r312 + 8ll;
+	*(double *)r309 = r19;
+	r2 = (u64)r2 + (u64)r1;
+	r314 = r314 + r315 * 1;
+	r316 = r316 + r315 * 1;
+	r317 = r317 + r315 * 1;
+	goto b2;
+b10: // IsNaN.entry
+	r28 = r18 != r18;
+	r27 = r28;
+	if (r27) goto b6;
+	r26 = r14 == 0x0p+00;
+	if (!r26) goto b20;
+	r25 = r18 >= 0x0p+00;
+	if (!r25) goto b16;
+	r55 = (u64)__double_as_longlong(r18);
+	r56 = (i64)r55;
+	r57 = r56 < 0ll;
+	r54 = r57;
+	if (!r54) goto b18;
+b16: // Copysign.entry
+	r50 = (u64)__double_as_longlong(r14);
+	r51 = r50 & 9223372036854775808ull;
+	r52 = r51 | 4614256656552045848ull;
+	r53 = __longlong_as_double((i64)r52);
+	r46 = r53;
+	r20 = r46;
+	goto b7;
+b18: // Copysign.entry
+	r42 = (u64)__double_as_longlong(r14);
+	r43 = r42 & 9223372036854775808ull;
+	r44 = r43;
+	r45 = __longlong_as_double((i64)r44);
+	r38 = r45;
+	r20 = r38;
+	goto b7;
+b20: // atan2.switch.next
+	r37 = r18 == 0x0p+00;
+	if (!r37) goto b23;
+	r33 = (u64)__double_as_longlong(r14);
+	r34 = r33 & 9223372036854775808ull;
+	r35 = r34 | 4609753056924675352ull;
+	r36 = __longlong_as_double((i64)r35);
+	r29 = r36;
+	r20 = r29;
+	goto b7;
+b23: // IsInf.if.then
+	r69 = fabs(r18);
+	r70 = r69;
+	r71 = r70 > 0x1.fffffffffffffp+1023;
+	r66 = r71;
+	if (!r66) goto b43;
+	r62 = r18;
+	r63 = r62 > 0x1.fffffffffffffp+1023;
+	r58 = r63;
+	if (!r58) goto b36;
+	r93 = fabs(r14);
+	r94 = r93;
+	r95 = r94 > 0x1.fffffffffffffp+1023;
+	r90 = r95;
+	if (!r90) goto b34;
+	r110 = (u64)__double_as_longlong(r14);
+	r111 = r110 & 9223372036854775808ull;
+	r112 = r111 | 4605249457297304856ull;
+	r113 = __longlong_as_double((i64)r112);
+	r106 = r113;
+	r20 = r106;
+	goto b7;
+b34: // Copysign.entry
+	r118 = (u64)__double_as_longlong(r14);
+	r119 = r118 & 9223372036854775808ull;
+	r120 = r119;
+	r121 = __longlong_as_double((i64)r120);
+	r114 = r121;
+	r20 = r114;
+	goto b7;
+b36: // IsInf.if.then
+	r101 = fabs(r14);
+	r102 = r101;
+	r103 = r102 > 0x1.fffffffffffffp+1023;
+	r98 = r103;
+	if (!r98) goto b41;
+	r126 = (u64)__double_as_longlong(r14);
+	r127 = r126 & 9223372036854775808ull;
+	r128 = r127 | 4612488097114038738ull;
+	r129 = __longlong_as_double((i64)r128);
+	r122 = r129;
+	r20 = r122;
+	goto b7;
+b41: // Copysign.entry
+	r134 = (u64)__double_as_longlong(r14);
+	r135 = r134 & 9223372036854775808ull;
+	r136 = r135 | 4614256656552045848ull;
+	r137 = __longlong_as_double((i64)r136);
+	r130 = r137;
+	r20 = r130;
+	goto b7;
+b43: // IsInf.if.then
+	r85 = fabs(r14);
+	r86 = r85;
+	r87 = r86 > 0x1.fffffffffffffp+1023;
+	r82 = r87;
+	if (!r82) goto b48;
+	r78 = (u64)__double_as_longlong(r14);
+	r79 = r78 & 9223372036854775808ull;
+	r80 = r79 | 4609753056924675352ull;
+	r81 = __longlong_as_double((i64)r80);
+	r74 = r81;
+	r20 = r74;
+	goto b7;
+b48: // atan2.switch.next
+	r138 = r14 / r18;
+	r141 = r138 == 0x0p+00;
+	if (!r141) goto b57;
+	r140 = r138;
+b51: // atan.return
+	r139 = r140;
+	r305 = r18 < 0x0p+00;
+	if (!r305) goto b56;
+	r306 = r139 <= 0x0p+00;
+	if (!r306) goto b55;
+	r307 = r139 + 0x1.921fb54442d18p+01;
+	r20 = r307;
+	goto b7;
+b55: // atan2.if.done
+	r308 = r139 - 0x1.921fb54442d18p+01;
+	r20 = r308;
+	goto b7;
+b56: // atan2.if.done
+	r20 = r139;
+	goto b7;
+b57: // atan.if.done
+	r142 = r138 > 0x0p+00;
+	if (!r142) goto b69;
+	r144 = r138 <= 0x1.51eb851eb851fp-01;
+	if (!r144) goto b62;
+	r146 = r138 * r138;
+	r147 = r146 * (-0x1.c007fa1f72594p-01);
+	r148 = r147 + (-0x1.028545b6b807ap+04);
+	r149 = r148 * r146;
+	r150 = r149 + (-0x1.2c08c36880273p+06);
+	r151 = r150 * r146;
+	r152 = r151 + (-0x1.eb8bf2d05ba25p+06);
+	r153 = r152 * r146;
+	r154 = r153 + (-0x1.03669fd28ec8ep+06);
+	r155 = r146 * r154;
+	r156 = r146 + 0x1.8dbc45b14603cp+04;
+	r157 = r156 * r146;
+	r158 = r157 + 0x1.4a0dd43b8fa25p+07;
+	r159 = r158 * r146;
+	r160 = r159 + 0x1.b0e18d2e2be3bp+08;
+	r161 = r160 * r146;
+	r162 = r161 + 0x1.e563f13b049eap+08;
+	r163 = r162 * r146;
+	r164 = r163 + 0x1.8519efbbd62ecp+07;
+	r165 = r155 / r164;
+	r166 = r138 * r165;
+	r167 = r166 + r138;
+	r145 = r167;
+	r143 = r145;
+b61: // satan.return
+	r140 = r143;
+	goto b51;
+b62: // satan.if.done
+	r168 = r138 > 0x1.3504f333f9de6p+01;
+	if (!r168) goto b66;
+	r169 = 0x1p+00 / r138;
+	r171 = r169 * r169;
+	r172 = r171 * (-0x1.c007fa1f72594p-01);
+	r173 = r172 + (-0x1.028545b6b807ap+04);
+	r174 = r173 * r171;
+	r175 = r174 + (-0x1.2c08c36880273p+06);
+	r176 = r175 * r171;
+	r177 = r176 + (-0x1.eb8bf2d05ba25p+06);
+	r178 = r177 * r171;
+	r179 = r178 + (-0x1.03669fd28ec8ep+06);
+	r180 = r171 * r179;
+	r181 = r171 + 0x1.8dbc45b14603cp+04;
+	r182 = r181 * r171;
+	r183 = r182 + 0x1.4a0dd43b8fa25p+07;
+	r184 = r183 * r171;
+	r185 = r184 + 0x1.b0e18d2e2be3bp+08;
+	r186 = r185 * r171;
+	r187 = r186 + 0x1.e563f13b049eap+08;
+	r188 = r187 * r171;
+	r189 = r188 + 0x1.8519efbbd62ecp+07;
+	r190 = r180 / r189;
+	r191 = r169 * r190;
+	r192 = r191 + r169;
+	r170 = r192;
+	r193 = 0x1.921fb54442d18p+00 - r170;
+	r194 = r193 + 0x1.1a62633145c07p-54;
+	r143 = r194;
+	goto b61;
+b66: // satan.if.done
+	r195 = r138 - 0x1p+00;
+	r196 = r138 + 0x1p+00;
+	r197 = r195 / r196;
+	r199 = r197 * r197;
+	r200 = r199 * (-0x1.c007fa1f72594p-01);
+	r201 = r200 + (-0x1.028545b6b807ap+04);
+	r202 = r201 * r199;
+	r203 = r202 + (-0x1.2c08c36880273p+06);
+	r204 = r203 * r199;
+	r205 = r204 + (-0x1.eb8bf2d05ba25p+06);
+	r206 = r205 * r199;
+	r207 = r206 + (-0x1.03669fd28ec8ep+06);
+	r208 = r199 * r207;
+	r209 = r199 + 0x1.8dbc45b14603cp+04;
+	r210 = r209 * r199;
+	r211 = r210 + 0x1.4a0dd43b8fa25p+07;
+	r212 = r211 * r199;
+	r213 = r212 + 0x1.b0e18d2e2be3bp+08;
+	r214 = r213 * r199;
+	r215 = r214 + 0x1.e563f13b049eap+08;
+	r216 = r215 * r199;
+	r217 = r216 + 0x1.8519efbbd62ecp+07;
+	r218 = r208 / r217;
+	r219 = r197 * r218;
+	r220 = r219 + r197;
+	r198 = r220;
+	r221 = r198 + 0x1.921fb54442d18p-01;
+	r222 = r221 + 0x1.1a62633145c07p-55;
+	r143 = r222;
+	goto b61;
+b69: // atan.if.done
+	r223 = -r138;
+	r225 = r223 <= 0x1.51eb851eb851fp-01;
+	if (!r225) goto b74;
+	r227 = r223 * r223;
+	r228 = r227 * (-0x1.c007fa1f72594p-01);
+	r229 = r228 + (-0x1.028545b6b807ap+04);
+	r230 = r229 * r227;
+	r231 = r230 + (-0x1.2c08c36880273p+06);
+	r232 = r231 * r227;
+	r233 = r232 + (-0x1.eb8bf2d05ba25p+06);
+	r234 = r233 * r227;
+	r235 = r234 + (-0x1.03669fd28ec8ep+06);
+	r236 = r227 * r235;
+	r237 = r227 + 0x1.8dbc45b14603cp+04;
+	r238 = r237 * r227;
+	r239 = r238 + 0x1.4a0dd43b8fa25p+07;
+	r240 = r239 * r227;
+	r241 = r240 + 0x1.b0e18d2e2be3bp+08;
+	r242 = r241 * r227;
+	r243 = r242 + 0x1.e563f13b049eap+08;
+	r244 = r243 * r227;
+	r245 = r244 + 0x1.8519efbbd62ecp+07;
+	r246 = r236 / r245;
+	r247 = r223 * r246;
+	r248 = r247 + r223;
+	r226 = r248;
+	r224 = r226;
+b73: // satan.return
+	r304 = -r224;
+	r140 = r304;
+	goto b51;
+b74: // satan.if.done
+	r249 = r223 > 0x1.3504f333f9de6p+01;
+	if (!r249) goto b78;
+	r250 = 0x1p+00 / r223;
+	r252 = r250 * r250;
+	r253 = r252 * (-0x1.c007fa1f72594p-01);
+	r254 = r253 + (-0x1.028545b6b807ap+04);
+	r255 = r254 * r252;
+	r256 = r255 + (-0x1.2c08c36880273p+06);
+	r257 = r256 * r252;
+	r258 = r257 + (-0x1.eb8bf2d05ba25p+06);
+	r259 = r258 * r252;
+	r260 = r259 + (-0x1.03669fd28ec8ep+06);
+	r261 = r252 * r260;
+	r262 = r252 + 0x1.8dbc45b14603cp+04;
+	r263 = r262 * r252;
+	r264 = r263 + 0x1.4a0dd43b8fa25p+07;
+	r265 = r264 * r252;
+	r266 = r265 + 0x1.b0e18d2e2be3bp+08;
+	r267 = r266 * r252;
+	r268 = r267 + 0x1.e563f13b049eap+08;
+	r269 = r268 * r252;
+	r270 = r269 + 0x1.8519efbbd62ecp+07;
+	r271 = r261 / r270;
+	r272 = r250 * r271;
+	r273 = r272 + r250;
+	r251 = r273;
+	r274 = 0x1.921fb54442d18p+00 - r251;
+	r275 = r274 + 0x1.1a62633145c07p-54;
+	r224 = r275;
+	goto b73;
+b78: // satan.if.done
+	r276 = r223 - 0x1p+00;
+	r277 = r223 + 0x1p+00;
+	r278 = r276 / r277;
+	r280 = r278 * r278;
+	r281 = r280 * (-0x1.c007fa1f72594p-01);
+	r282 = r281 + (-0x1.028545b6b807ap+04);
+	r283 = r282 * r280;
+	r284 = r283 + (-0x1.2c08c36880273p+06);
+	r285 = r284 * r280;
+	r286 = r285 + (-0x1.eb8bf2d05ba25p+06);
+	r287 = r286 * r280;
+	r288 = r287 + (-0x1.03669fd28ec8ep+06);
+	r289 = r280 * r288;
+	r290 = r280 + 0x1.8dbc45b14603cp+04;
+	r291 = r290 * r280;
+	r292 = r291 + 0x1.4a0dd43b8fa25p+07;
+	r293 = r292 * r280;
+	r294 = r293 + 0x1.b0e18d2e2be3bp+08;
+	r295 = r294 * r280;
+	r296 = r295 + 0x1.e563f13b049eap+08;
+	r297 = r296 * r280;
+	r298 = r297 + 0x1.8519efbbd62ecp+07;
+	r299 = r289 / r298;
+	r300 = r278 * r299;
+	r301 = r300 + r278;
+	r279 = r301;
+	r302 = r279 + 0x1.921fb54442d18p-01;
+	r303 = r302 + 0x1.1a62633145c07p-55;
+	r224 = r303;
+	goto b73;
+b81: // exit
+	return;
+}
+
 // Task 0 of kernel Sum(x []f32, out []f32), parallel.
 extern "C" __global__ void Sum_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, char *p5) {
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
@@ -11548,7 +15024,7 @@ extern "C" __global__ void Sum_2(char *p0, i64 p1, char *p2, i64 p3, char *p4, c
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1048578u;
+	rec[2] = 1376258u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -12683,7 +16159,7 @@ b18: // divide in 64 bits
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1245184u;
+	rec[2] = 1572864u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -12955,7 +16431,7 @@ b37: // exit
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
-	rec[2] = 1310720u;
+	rec[2] = 1638400u;
 	rec[3] = qd_site;
 	*(i64 *)(rec + 4) = qd_x;
 	*(i64 *)(rec + 6) = qd_y;
@@ -16881,6 +20357,1801 @@ b38: # latch (checked)
 	r2 = add.i64 r2, r1
 	r58 = elemaddr r58, r59, 1
 	jump b36
+
+kernel Fill(x []f64, lo f64, hi f64)
+
+task Fill_0 parallel count=(len x)
+b0: # entry
+	r4 = base x
+	r5 = len x
+	r3 = move.i64 r5
+	r17 = param.f64 hi
+	r18 = param.f64 lo
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r22 = mul.i64 r1, 3
+	r90 = mul.i64 r1, 4
+	r27 = convert.u64.i64 r3
+	r29 = convert.u64.i64 r22
+	r41 = sub.f64 r17, r18
+	r55 = move.f64 r41
+	r94 = mul.i64 r1, 8
+	r70 = move.f64 r41
+	r99 = move.i64 r94
+	r85 = move.f64 r41
+	r106 = move.i64 r94
+	r111 = move.i64 r2
+	r112 = elemaddr r4, r111, 8
+	r113 = mul.i64 r90, 8
+	jump b2
+b2: # grid unrolled guard
+	r23 = add.i64 r2, 1
+	r24 = lt.i64 r23, r3
+	branch r24, b3, b27
+b3: # grid unrolled room
+	r28 = convert.u64.i64 r23
+	r25 = sub.u64 r27, r28
+	r26 = gt.u64 r25, r29
+	branch r26, b4, b21
+b4: # grid unrolled 0
+	r30 = move.i64 r2
+	jump b5
+b5: # index (grid unrolled 0)
+	r33 = move.i64 r30
+	jump b6
+b6: # rangeindex.loop (grid unrolled 0)
+	r34 = add.i64 r33, 1
+	jump b7
+b7: # rangeindex.body (grid unrolled 0)
+	r36 = convert.u64.i64 r34
+	r37 = mul.u64 r36, 11400714819323198485
+	r38 = shr.u64.u64 r37, 11
+	r39 = convert.f64.u64 r38
+	r40 = mul.f64 r39, 1.1102230246251565e-16
+	r42 = mul.f64 r41, r40
+	r43 = add.f64 r18, r42
+	r92 = move.ptr r112
+	r44 = elemaddr r92, 1, 8
+	store.f64 r44, r43
+	jump b8
+b8: # grid unrolled 1
+	r59 = add.i64 r30, r1
+	jump b9
+b9: # index (grid unrolled 1)
+	r47 = move.i64 r59
+	jump b10
+b10: # rangeindex.loop (grid unrolled 1)
+	r48 = add.i64 r47, 1
+	jump b11
+b11: # rangeindex.body (grid unrolled 1)
+	r50 = convert.u64.i64 r48
+	r51 = mul.u64 r50, 11400714819323198485
+	r52 = shr.u64.u64 r51, 11
+	r53 = convert.f64.u64 r52
+	r54 = mul.f64 r53, 1.1102230246251565e-16
+	r56 = mul.f64 r55, r54
+	r57 = add.f64 r18, r56
+	r93 = move.ptr r92
+	r95 = elemaddr r93, r94, 1
+	r58 = elemaddr r95, 1, 8
+	store.f64 r58, r57
+	jump b12
+b12: # grid unrolled 2
+	r74 = add.i64 r59, r1
+	jump b13
+b13: # index (grid unrolled 2)
+	r62 = move.i64 r74
+	jump b14
+b14: # rangeindex.loop (grid unrolled 2)
+	r63 = add.i64 r62, 1
+	jump b15
+b15: # rangeindex.body (grid unrolled 2)
+	r65 = convert.u64.i64 r63
+	r66 = mul.u64 r65, 11400714819323198485
+	r67 = shr.u64.u64 r66, 11
+	r68 = convert.f64.u64 r67
+	r69 = mul.f64 r68, 1.1102230246251565e-16
+	r71 = mul.f64 r70, r69
+	r72 = add.f64 r18, r71
+	r98 = move.ptr r95
+	r100 = elemaddr r98, r99, 1
+	r73 = elemaddr r100, 1, 8
+	store.f64 r73, r72
+	jump b16
+b16: # grid unrolled 3
+	r89 = add.i64 r74, r1
+	jump b17
+b17: # index (grid unrolled 3)
+	r77 = move.i64 r89
+	jump b18
+b18: # rangeindex.loop (grid unrolled 3)
+	r78 = add.i64 r77, 1
+	jump b19
+b19: # rangeindex.body (grid unrolled 3)
+	r80 = convert.u64.i64 r78
+	r81 = mul.u64 r80, 11400714819323198485
+	r82 = shr.u64.u64 r81, 11
+	r83 = convert.f64.u64 r82
+	r84 = mul.f64 r83, 1.1102230246251565e-16
+	r86 = mul.f64 r85, r84
+	r87 = add.f64 r18, r86
+	r105 = move.ptr r100
+	r107 = elemaddr r105, r106, 1
+	r88 = elemaddr r107, 1, 8
+	store.f64 r88, r87
+	jump b20
+b20: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r90
+	r112 = elemaddr r112, r113, 1
+	jump b2
+b21: # preheader
+	r16 = sub.f64 r17, r18
+	r108 = move.i64 r2
+	r109 = elemaddr r4, r108, 8
+	r110 = mul.i64 r1, 8
+	jump b22
+b22: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b23, b27
+b23: # index
+	r8 = move.i64 r2
+	jump b24
+b24: # rangeindex.loop
+	r9 = add.i64 r8, 1
+	jump b25
+b25: # rangeindex.body
+	r11 = convert.u64.i64 r9
+	r12 = mul.u64 r11, 11400714819323198485
+	r13 = shr.u64.u64 r12, 11
+	r14 = convert.f64.u64 r13
+	r15 = mul.f64 r14, 1.1102230246251565e-16
+	r19 = mul.f64 r16, r15
+	r20 = add.f64 r18, r19
+	r91 = move.ptr r109
+	r21 = elemaddr r91, 1, 8
+	store.f64 r21, r20
+	jump b26
+b26: # latch
+	r2 = add.i64 r2, r1
+	r109 = elemaddr r109, r110, 1
+	jump b22
+b27: # exit
+	return
+
+kernel Exp(x []f64, out []f64)
+
+task Exp_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r78 = move.i64 r2
+	r79 = elemaddr r12, r78, 8
+	r80 = mul.i64 r1, 8
+	r81 = elemaddr r4, r78, 8
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b26
+b3: # rangeindex.body
+	r76 = move.ptr r79
+	r11 = elemaddr r76, 1, 8
+	r14 = load.f64 r11
+	jump b4
+b4: # Exp.entry
+	r17 = bitcast.u64.f64 r14
+	r18 = andnot.u64 r17, 9223372036854775808
+	r19 = ge.u64 r18, 9218868437227405312
+	branch r19, b5, b11
+b5: # Exp.if.then
+	r20 = eq.u64 r17, 18442240474082181120
+	branch r20, b6, b10
+b6: # Exp.if.then
+	r16 = move.f64 0.0
+	jump b7
+b7: # Exp.return
+	r15 = move.f64 r16
+	jump b8
+b8: # Exp.return
+	r77 = move.ptr r81
+	r75 = elemaddr r77, 1, 8
+	store.f64 r75, r15
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	r79 = elemaddr r79, r80, 1
+	r81 = elemaddr r81, r80, 1
+	jump b2
+b10: # Exp.if.done
+	r16 = move.f64 r14
+	jump b7
+b11: # Exp.if.done
+	r21 = gt.f64 r14, 709.782712893384
+	branch r21, b12, b13
+b12: # Inf.return
+	r16 = move.f64 +Inf
+	jump b7
+b13: # Exp.if.done
+	r27 = mul.f64 r14, 1.4426950408889634
+	jump b14
+b14: # roundToInt32.entry
+	r29 = roundeven.f64 r27
+	r30 = ge.f64 r29, -2.147483648e+09
+	branch r30, b15, b25
+b15: # roundToInt32.cond.true
+	r32 = le.f64 r29, 2.147483647e+09
+	branch r32, b16, b25
+b16: # roundToInt32.if.then
+	r31 = convert.i32.f64 r29
+	r28 = move.i32 r31
+	jump b17
+b17: # roundToInt32.return
+	r33 = convert.f64.i32 r28
+	r34 = neg.f64 r33
+	r35 = fma.f64 r34, 0.693147180559663, r14
+	r36 = move.f64 r34
+	r37 = fma.f64 r36, 2.8235290563031577e-13, r35
+	r38 = mul.f64 r37, 0.0625
+	r39 = fma.f64 2.48015873015873e-05, r38, 0.0001984126984126984
+	r40 = fma.f64 r39, r38, 0.001388888888888889
+	r41 = fma.f64 r40, r38, 0.008333333333333333
+	r42 = fma.f64 r41, r38, 0.041666666666666664
+	r43 = fma.f64 r42, r38, 0.16666666666666666
+	r44 = fma.f64 r43, r38, 0.5
+	r45 = fma.f64 r44, r38, 1.0
+	r46 = mul.f64 r38, r45
+	r47 = add.f64 r46, 2.0
+	r48 = mul.f64 r46, r47
+	r49 = add.f64 r48, 2.0
+	r50 = mul.f64 r48, r49
+	r51 = add.f64 r50, 2.0
+	r52 = mul.f64 r50, r51
+	r53 = add.f64 r52, 2.0
+	r54 = fma.f64 r52, r53, 1.0
+	r55 = add.i32 r28, 1023
+	r56 = le.i32 r55, 0
+	branch r56, b18, b22
+b18: # Exp.if.then
+	r57 = lt.i32 r55, -52
+	branch r57, b19, b20
+b19: # Exp.if.then
+	r16 = move.f64 0.0
+	jump b7
+b20: # Exp.if.done
+	r65 = add.i32 r55, 1022
+	r66 = convert.u64.i32 r65
+	r67 = shl.u64.u64 r66, 52
+	r68 = bitcast.f64.u64 r67
+	r69 = mul.f64 r54, r68
+	r58 = move.f64 r69
+	r59 = move.i32 1
+	jump b21
+b21: # Exp.if.done
+	r60 = convert.u64.i32 r59
+	r61 = shl.u64.u64 r60, 52
+	r62 = bitcast.f64.u64 r61
+	r63 = mul.f64 r58, r62
+	r16 = move.f64 r63
+	jump b7
+b22: # Exp.if.else
+	r64 = ge.i32 r55, 2047
+	branch r64, b23, b24
+b23: # Inf.return
+	r16 = move.f64 +Inf
+	jump b7
+b24: # edge 9→8
+	r58 = move.f64 r54
+	r59 = move.i32 r55
+	jump b21
+b25: # roundToInt32.if.done
+	r28 = move.i32 -2147483648
+	jump b17
+b26: # exit
+	return
+
+kernel Log(x []f64, out []f64)
+
+task Log_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r74 = move.i64 r2
+	r75 = elemaddr r12, r74, 8
+	r76 = mul.i64 r1, 8
+	r77 = elemaddr r4, r74, 8
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b17
+b3: # rangeindex.body
+	r72 = move.ptr r75
+	r11 = elemaddr r72, 1, 8
+	r14 = load.f64 r11
+	jump b4
+b4: # Log.entry
+	r17 = bitcast.u64.f64 r14
+	r18 = andnot.u64 r17, 9223372036854775808
+	r19 = eq.u64 r18, 0
+	branch r19, b5, b9
+b5: # Inf.return
+	r16 = move.f64 -Inf
+	jump b6
+b6: # Log.return
+	r15 = move.f64 r16
+	jump b7
+b7: # Log.return
+	r73 = move.ptr r77
+	r71 = elemaddr r73, 1, 8
+	store.f64 r71, r15
+	jump b8
+b8: # latch
+	r2 = add.i64 r2, r1
+	r75 = elemaddr r75, r76, 1
+	r77 = elemaddr r77, r76, 1
+	jump b2
+b9: # Log.switch.next
+	r27 = convert.i64.u64 r17
+	r28 = lt.i64 r27, 0
+	branch r28, b10, b11
+b10: # NaN.return
+	r16 = move.f64 NaN
+	jump b6
+b11: # Log.switch.next
+	r29 = ge.u64 r17, 9218868437227405312
+	branch r29, b12, b13
+b12: # Log.switch.body
+	r16 = move.f64 r14
+	jump b6
+b13: # Log.switch.next
+	r30 = and.u64 r17, 4503599627370495
+	r31 = or.u64 r30, 4602678819172646912
+	r32 = bitcast.f64.u64 r31
+	r33 = shr.u64.u64 r17, 52
+	r34 = and.u64 r33, 2047
+	r35 = convert.i32.u64 r34
+	r36 = sub.i32 r35, 1022
+	r37 = convert.f64.i32 r36
+	r38 = le.f64 r32, 0.7071067811865476
+	branch r38, b14, b16
+b14: # Log.if.then
+	r41 = sub.f64 r37, 1.0
+	r42 = mul.f64 r32, 2.0
+	r39 = move.f64 r42
+	r40 = move.f64 r41
+	jump b15
+b15: # Log.if.done
+	r43 = sub.f64 r39, 1.0
+	r44 = add.f64 r43, 2.0
+	r45 = div.f64 r43, r44
+	r46 = mul.f64 r45, r45
+	r47 = mul.f64 r46, r46
+	r48 = mul.f64 r47, 0.14798198605116586
+	r49 = add.f64 r48, 0.1818357216161805
+	r50 = mul.f64 r49, r47
+	r51 = add.f64 r50, 0.2857142874366239
+	r52 = mul.f64 r51, r47
+	r53 = add.f64 r52, 0.6666666666666735
+	r54 = mul.f64 r46, r53
+	r55 = mul.f64 r47, 0.15313837699209373
+	r56 = add.f64 r55, 0.22222198432149784
+	r57 = mul.f64 r56, r47
+	r58 = add.f64 r57, 0.3999999999940942
+	r59 = mul.f64 r47, r58
+	r60 = add.f64 r54, r59
+	r61 = mul.f64 r43, 0.5
+	r62 = mul.f64 r61, r43
+	r63 = mul.f64 r40, 0.6931471803691238
+	r64 = add.f64 r62, r60
+	r65 = mul.f64 r45, r64
+	r66 = mul.f64 r40, 1.9082149292705877e-10
+	r67 = add.f64 r65, r66
+	r68 = sub.f64 r62, r67
+	r69 = sub.f64 r68, r43
+	r70 = sub.f64 r63, r69
+	r16 = move.f64 r70
+	jump b6
+b16: # edge 6→8
+	r39 = move.f64 r32
+	r40 = move.f64 r37
+	jump b15
+b17: # exit
+	return
+
+kernel Pow(x []f64, y []f64, out []f64)
+
+task Pow_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base x
+	r16 = base y
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b210
+b3: # index
+	r8 = move.i64 r2
+	jump b4
+b4: # rangeindex.body
+	r433 = elemaddr r12, r8, 8
+	r11 = elemaddr r433, 1, 8
+	r14 = load.f64 r11
+	r434 = elemaddr r16, r8, 8
+	r15 = elemaddr r434, 1, 8
+	r18 = load.f64 r15
+	r20 = move.f64 r14
+	r21 = move.f64 r18
+	jump b5
+b5: # Pow.if.done
+	r23 = move.f64 r20
+	r24 = move.f64 r21
+	jump b6
+b6: # pow.entry
+	r25 = eq.f64 r24, 0.0
+	branch r25, b7, b11
+b7: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b8
+b8: # pow.return
+	r19 = move.f64 r22
+	jump b9
+b9: # Pow.return
+	r435 = elemaddr r4, r8, 8
+	r432 = elemaddr r435, 1, 8
+	store.f64 r432, r19
+	jump b10
+b10: # latch
+	r2 = add.i64 r2, r1
+	jump b2
+b11: # pow.cond.false
+	r42 = eq.f64 r23, 1.0
+	branch r42, b7, b12
+b12: # pow.switch.next
+	r41 = eq.f64 r24, 1.0
+	branch r41, b13, b14
+b13: # pow.switch.body
+	r22 = move.f64 r23
+	jump b8
+b14: # IsNaN.entry
+	r46 = ne.f64 r23, r23
+	r45 = move.bool r46
+	jump b15
+b15: # IsNaN.return
+	branch r45, b16, b17
+b16: # NaN.return
+	r22 = move.f64 NaN
+	jump b8
+b17: # IsNaN.entry
+	r50 = ne.f64 r24, r24
+	r49 = move.bool r50
+	jump b18
+b18: # IsNaN.return
+	branch r49, b16, b19
+b19: # pow.switch.next
+	r48 = eq.f64 r23, 0.0
+	branch r48, b20, b184
+b20: # pow.switch.body
+	r47 = lt.f64 r24, 0.0
+	branch r47, b21, b35
+b21: # Signbit.entry
+	r61 = bitcast.u64.f64 r23
+	r62 = convert.i64.u64 r61
+	r63 = lt.i64 r62, 0
+	r60 = move.bool r63
+	jump b22
+b22: # Signbit.return
+	branch r60, b23, b27
+b23: # isOddInt.entry
+	r80 = abs.f64 r24
+	r81 = ge.f64 r80, 9.007199254740992e+15
+	branch r81, b24, b28
+b24: # isOddInt.if.then
+	r79 = move.bool false
+	jump b25
+b25: # isOddInt.return
+	branch r79, b26, b27
+b26: # Inf.return
+	r22 = move.f64 -Inf
+	jump b8
+b27: # Inf.return
+	r22 = move.f64 +Inf
+	jump b8
+b28: # Modf.entry
+	r84 = trunc.f64 r24
+	r85 = sub.f64 r24, r84
+	jump b29
+b29: # Copysign.entry
+	r87 = bitcast.u64.f64 r85
+	r88 = andnot.u64 r87, 9223372036854775808
+	r89 = bitcast.u64.f64 r24
+	r90 = and.u64 r89, 9223372036854775808
+	r91 = or.u64 r88, r90
+	r92 = bitcast.f64.u64 r91
+	r86 = move.f64 r92
+	jump b30
+b30: # Copysign.return
+	r82 = move.f64 r84
+	r83 = move.f64 r86
+	jump b31
+b31: # Modf.return
+	r93 = move.f64 r82
+	r94 = move.f64 r83
+	r95 = eq.f64 r94, 0.0
+	branch r95, b32, b34
+b32: # isOddInt.binop.rhs
+	r97 = convert.i64.f64 r93
+	r98 = and.i64 r97, 1
+	r99 = eq.i64 r98, 1
+	r96 = move.bool r99
+	jump b33
+b33: # isOddInt.binop.done
+	r79 = move.bool r96
+	jump b25
+b34: # edge 2→4
+	r96 = move.bool false
+	jump b33
+b35: # pow.switch.next
+	r68 = gt.f64 r24, 0.0
+	branch r68, b36, b50
+b36: # Signbit.entry
+	r65 = bitcast.u64.f64 r23
+	r66 = convert.i64.u64 r65
+	r67 = lt.i64 r66, 0
+	r64 = move.bool r67
+	jump b37
+b37: # Signbit.return
+	branch r64, b38, b42
+b38: # isOddInt.entry
+	r101 = abs.f64 r24
+	r102 = ge.f64 r101, 9.007199254740992e+15
+	branch r102, b39, b43
+b39: # isOddInt.if.then
+	r100 = move.bool false
+	jump b40
+b40: # isOddInt.return
+	branch r100, b41, b42
+b41: # pow.if.then
+	r22 = move.f64 r23
+	jump b8
+b42: # pow.if.done
+	r22 = move.f64 0.0
+	jump b8
+b43: # Modf.entry
+	r105 = trunc.f64 r24
+	r106 = sub.f64 r24, r105
+	jump b44
+b44: # Copysign.entry
+	r108 = bitcast.u64.f64 r106
+	r109 = andnot.u64 r108, 9223372036854775808
+	r110 = bitcast.u64.f64 r24
+	r111 = and.u64 r110, 9223372036854775808
+	r112 = or.u64 r109, r111
+	r113 = bitcast.f64.u64 r112
+	r107 = move.f64 r113
+	jump b45
+b45: # Copysign.return
+	r103 = move.f64 r105
+	r104 = move.f64 r107
+	jump b46
+b46: # Modf.return
+	r114 = move.f64 r103
+	r115 = move.f64 r104
+	r116 = eq.f64 r115, 0.0
+	branch r116, b47, b49
+b47: # isOddInt.binop.rhs
+	r118 = convert.i64.f64 r114
+	r119 = and.i64 r118, 1
+	r120 = eq.i64 r119, 1
+	r117 = move.bool r120
+	jump b48
+b48: # isOddInt.binop.done
+	r100 = move.bool r117
+	jump b40
+b49: # edge 2→4
+	r117 = move.bool false
+	jump b48
+b50: # pow.switch.done
+	r26 = abs.f64 r24
+	jump b51
+b51: # Modf.entry
+	r29 = trunc.f64 r26
+	r30 = sub.f64 r26, r29
+	jump b52
+b52: # Copysign.entry
+	r32 = bitcast.u64.f64 r30
+	r33 = andnot.u64 r32, 9223372036854775808
+	r34 = bitcast.u64.f64 r26
+	r35 = and.u64 r34, 9223372036854775808
+	r36 = or.u64 r33, r35
+	r37 = bitcast.f64.u64 r36
+	r31 = move.f64 r37
+	jump b53
+b53: # Copysign.return
+	r27 = move.f64 r29
+	r28 = move.f64 r31
+	jump b54
+b54: # Modf.return
+	r38 = move.f64 r27
+	r39 = move.f64 r28
+	r40 = ne.f64 r39, 0.0
+	branch r40, b55, b57
+b55: # pow.cond.true
+	r171 = lt.f64 r23, 0.0
+	branch r171, b56, b57
+b56: # NaN.return
+	r22 = move.f64 NaN
+	jump b8
+b57: # pow.if.done
+	r170 = ge.f64 r38, 9.223372036854776e+18
+	branch r170, b58, b63
+b58: # pow.if.then
+	r172 = eq.f64 r23, -1.0
+	branch r172, b59, b60
+b59: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b8
+b60: # pow.switch.next
+	r176 = abs.f64 r23
+	r177 = lt.f64 r176, 1.0
+	r178 = gt.f64 r24, 0.0
+	r179 = eq.bool r177, r178
+	branch r179, b61, b62
+b61: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b8
+b62: # Inf.return
+	r22 = move.f64 +Inf
+	jump b8
+b63: # pow.if.done
+	r173 = move.bool r40
+	branch r173, b64, b183
+b64: # pow.if.then
+	r185 = gt.f64 r39, 0.5
+	branch r185, b65, b182
+b65: # pow.if.then
+	r230 = sub.f64 r39, 1.0
+	r231 = add.f64 r38, 1.0
+	r186 = move.f64 r231
+	r187 = move.f64 r230
+	jump b66
+b66: # Log.entry
+	r234 = bitcast.u64.f64 r23
+	r235 = andnot.u64 r234, 9223372036854775808
+	r236 = eq.u64 r235, 0
+	branch r236, b67, b174
+b67: # Inf.return
+	r233 = move.f64 -Inf
+	jump b68
+b68: # Log.return
+	r232 = move.f64 r233
+	jump b69
+b69: # Log.return
+	r288 = mul.f64 r187, r232
+	jump b70
+b70: # Exp.entry
+	r291 = bitcast.u64.f64 r288
+	r292 = andnot.u64 r291, 9223372036854775808
+	r293 = ge.u64 r292, 9218868437227405312
+	branch r293, b71, b159
+b71: # Exp.if.then
+	r294 = eq.u64 r291, 18442240474082181120
+	branch r294, b72, b158
+b72: # Exp.if.then
+	r290 = move.f64 0.0
+	jump b73
+b73: # Exp.return
+	r289 = move.f64 r290
+	jump b74
+b74: # Exp.return
+	r174 = move.f64 r186
+	r175 = move.f64 r289
+	jump b75
+b75: # frexp.entry
+	r192 = move.bool r48
+	branch r192, b76, b148
+b76: # frexp.switch.body
+	r190 = move.f64 r23
+	r191 = move.i64 0
+	jump b77
+b77: # frexp.return
+	r220 = move.f64 r190
+	r221 = move.i64 r191
+	r188 = move.f64 r220
+	r189 = move.i64 r221
+	jump b78
+b78: # Frexp.return
+	r222 = move.f64 r188
+	r223 = move.i64 r189
+	r224 = convert.i64.f64 r174
+	r225 = move.f64 r175
+	r226 = move.i64 0
+	r227 = move.f64 r222
+	r228 = move.i64 r223
+	r229 = move.i64 r224
+	jump b79
+b79: # pow.for.loop
+	r349 = ne.i64 r229, 0
+	branch r349, b80, b141
+b80: # pow.for.body
+	r351 = lt.i64 r228, -4096
+	branch r351, b81, b109
+b81: # pow.if.then
+	r355 = add.i64 r226, r228
+	r350 = move.i64 r355
+	jump b82
+b82: # pow.for.done
+	r352 = lt.f64 r24, 0.0
+	branch r352, b83, b108
+b83: # pow.if.then
+	r371 = div.f64 1.0, r225
+	r372 = neg.i64 r350
+	r353 = move.f64 r371
+	r354 = move.i64 r372
+	jump b84
+b84: # ldexp.entry
+	r375 = eq.f64 r353, 0.0
+	branch r375, b85, b88
+b85: # ldexp.switch.body
+	r374 = move.f64 r353
+	jump b86
+b86: # ldexp.return
+	r373 = move.f64 r374
+	jump b87
+b87: # Ldexp.return
+	r22 = move.f64 r373
+	jump b8
+b88: # IsInf.if.then
+	r379 = abs.f64 r353
+	r380 = move.f64 r379
+	jump b89
+b89: # IsInf.if.done
+	r381 = gt.f64 r380, 1.7976931348623157e+308
+	r376 = move.bool r381
+	jump b90
+b90: # IsInf.return
+	branch r376, b91, b92
+b91: # ldexp.switch.body
+	r374 = move.f64 r353
+	jump b86
+b92: # IsNaN.entry
+	r400 = ne.f64 r353, r353
+	r399 = move.bool r400
+	jump b93
+b93: # IsNaN.return
+	branch r399, b91, b94
+b94: # normalize.entry
+	r386 = abs.f64 r353
+	r387 = lt.f64 r386, 2.2250738585072014e-308
+	branch r387, b95, b107
+b95: # normalize.if.then
+	r388 = mul.f64 r353, 4.503599627370496e+15
+	r384 = move.f64 r388
+	r385 = move.i64 -52
+	jump b96
+b96: # normalize.return
+	r389 = move.f64 r384
+	r390 = move.i64 r385
+	r391 = add.i64 r354, r390
+	r392 = bitcast.u64.f64 r389
+	r393 = shr.u64.u64 r392, 52
+	r394 = convert.i64.u64 r393
+	r395 = and.i64 r394, 2047
+	r396 = sub.i64 r395, 1023
+	r397 = add.i64 r391, r396
+	r398 = lt.i64 r397, -1075
+	branch r398, b97, b99
+b97: # Copysign.entry
+	r405 = move.u64 r392
+	r406 = and.u64 r405, 9223372036854775808
+	r407 = move.u64 r406
+	r408 = bitcast.f64.u64 r407
+	r401 = move.f64 r408
+	jump b98
+b98: # Copysign.return
+	r374 = move.f64 r401
+	jump b86
+b99: # ldexp.if.done
+	r409 = gt.i64 r397, 1023
+	branch r409, b100, b103
+b100: # ldexp.if.then
+	r410 = lt.f64 r389, 0.0
+	branch r410, b101, b102
+b101: # Inf.return
+	r374 = move.f64 -Inf
+	jump b86
+b102: # Inf.return
+	r374 = move.f64 +Inf
+	jump b86
+b103: # ldexp.if.done
+	r411 = lt.i64 r397, -1022
+	branch r411, b104, b106
+b104: # ldexp.if.then
+	r424 = add.i64 r397, 53
+	r412 = move.i64 r424
+	r413 = move.f64 1.1102230246251565e-16
+	jump b105
+b105: # ldexp.if.done
+	r425 = andnot.u64 r392, 9218868437227405312
+	r426 = add.i64 r412, 1023
+	r427 = convert.u64.i64 r426
+	r428 = shl.u64.u64 r427, 52
+	r429 = or.u64 r425, r428
+	r430 = bitcast.f64.u64 r429
+	r431 = mul.f64 r413, r430
+	r374 = move.f64 r431
+	jump b86
+b106: # edge 9→13
+	r412 = move.i64 r397
+	r413 = move.f64 1.0
+	jump b105
+b107: # normalize.if.done
+	r384 = move.f64 r353
+	r385 = move.i64 0
+	jump b96
+b108: # edge 52→61
+	r353 = move.f64 r225
+	r354 = move.i64 r350
+	jump b84
+b109: # pow.cond.false
+	r360 = gt.i64 r228, 4096
+	branch r360, b81, b110
+b110: # pow.if.done
+	r356 = and.i64 r229, 1
+	r357 = eq.i64 r356, 1
+	branch r357, b111, b147
+b111: # pow.if.then
+	r361 = mul.f64 r225, r227
+	r362 = add.i64 r226, r228
+	r358 = move.f64 r361
+	r359 = move.i64 r362
+	jump b112
+b112: # pow.if.done
+	r363 = mul.f64 r227, r227
+	r364 = shl.i64.u64 r228, 1
+	r365 = lt.f64 r363, 0.5
+	branch r365, b113, b146
+b113: # pow.if.then
+	r368 = add.f64 r363, r363
+	r369 = sub.i64 r364, 1
+	r366 = move.f64 r368
+	r367 = move.i64 r369
+	jump b114
+b114: # pow.if.done
+	r370 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r370
+	jump b115
+b115: # pow.for.loop (unrolled 1)
+	r436 = ne.i64 r229, 0
+	branch r436, b116, b141
+b116: # pow.for.body (unrolled 1)
+	r437 = lt.i64 r228, -4096
+	branch r437, b81, b117
+b117: # pow.cond.false (unrolled 1)
+	r440 = gt.i64 r228, 4096
+	branch r440, b81, b118
+b118: # pow.if.done (unrolled 1)
+	r438 = and.i64 r229, 1
+	r439 = eq.i64 r438, 1
+	branch r439, b119, b145
+b119: # pow.if.then (unrolled 1)
+	r441 = mul.f64 r225, r227
+	r442 = add.i64 r226, r228
+	r358 = move.f64 r441
+	r359 = move.i64 r442
+	jump b120
+b120: # pow.if.done (unrolled 1)
+	r443 = mul.f64 r227, r227
+	r444 = shl.i64.u64 r228, 1
+	r445 = lt.f64 r443, 0.5
+	branch r445, b121, b144
+b121: # pow.if.then (unrolled 1)
+	r446 = add.f64 r443, r443
+	r447 = sub.i64 r444, 1
+	r366 = move.f64 r446
+	r367 = move.i64 r447
+	jump b122
+b122: # pow.if.done (unrolled 1)
+	r448 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r448
+	jump b123
+b123: # pow.for.loop (unrolled 2)
+	r449 = ne.i64 r229, 0
+	branch r449, b124, b141
+b124: # pow.for.body (unrolled 2)
+	r450 = lt.i64 r228, -4096
+	branch r450, b81, b125
+b125: # pow.cond.false (unrolled 2)
+	r453 = gt.i64 r228, 4096
+	branch r453, b81, b126
+b126: # pow.if.done (unrolled 2)
+	r451 = and.i64 r229, 1
+	r452 = eq.i64 r451, 1
+	branch r452, b127, b143
+b127: # pow.if.then (unrolled 2)
+	r454 = mul.f64 r225, r227
+	r455 = add.i64 r226, r228
+	r358 = move.f64 r454
+	r359 = move.i64 r455
+	jump b128
+b128: # pow.if.done (unrolled 2)
+	r456 = mul.f64 r227, r227
+	r457 = shl.i64.u64 r228, 1
+	r458 = lt.f64 r456, 0.5
+	branch r458, b129, b142
+b129: # pow.if.then (unrolled 2)
+	r459 = add.f64 r456, r456
+	r460 = sub.i64 r457, 1
+	r366 = move.f64 r459
+	r367 = move.i64 r460
+	jump b130
+b130: # pow.if.done (unrolled 2)
+	r461 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r461
+	jump b131
+b131: # pow.for.loop (unrolled 3)
+	r462 = ne.i64 r229, 0
+	branch r462, b132, b141
+b132: # pow.for.body (unrolled 3)
+	r463 = lt.i64 r228, -4096
+	branch r463, b81, b133
+b133: # pow.cond.false (unrolled 3)
+	r466 = gt.i64 r228, 4096
+	branch r466, b81, b134
+b134: # pow.if.done (unrolled 3)
+	r464 = and.i64 r229, 1
+	r465 = eq.i64 r464, 1
+	branch r465, b135, b140
+b135: # pow.if.then (unrolled 3)
+	r467 = mul.f64 r225, r227
+	r468 = add.i64 r226, r228
+	r358 = move.f64 r467
+	r359 = move.i64 r468
+	jump b136
+b136: # pow.if.done (unrolled 3)
+	r469 = mul.f64 r227, r227
+	r470 = shl.i64.u64 r228, 1
+	r471 = lt.f64 r469, 0.5
+	branch r471, b137, b139
+b137: # pow.if.then (unrolled 3)
+	r472 = add.f64 r469, r469
+	r473 = sub.i64 r470, 1
+	r366 = move.f64 r472
+	r367 = move.i64 r473
+	jump b138
+b138: # pow.if.done (unrolled 3)
+	r474 = shr.i64.u64 r229, 1
+	r225 = move.f64 r358
+	r226 = move.i64 r359
+	r227 = move.f64 r366
+	r228 = move.i64 r367
+	r229 = move.i64 r474
+	jump b79
+b139: # edge 57→59 (unrolled 3)
+	r366 = move.f64 r469
+	r367 = move.i64 r470
+	jump b138
+b140: # edge 54→57 (unrolled 3)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b136
+b141: # edge 50→52
+	r350 = move.i64 r226
+	jump b82
+b142: # edge 57→59 (unrolled 2)
+	r366 = move.f64 r456
+	r367 = move.i64 r457
+	jump b130
+b143: # edge 54→57 (unrolled 2)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b128
+b144: # edge 57→59 (unrolled 1)
+	r366 = move.f64 r443
+	r367 = move.i64 r444
+	jump b122
+b145: # edge 54→57 (unrolled 1)
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b120
+b146: # edge 57→59
+	r366 = move.f64 r363
+	r367 = move.i64 r364
+	jump b114
+b147: # edge 54→57
+	r358 = move.f64 r225
+	r359 = move.i64 r226
+	jump b112
+b148: # IsInf.if.then
+	r196 = abs.f64 r23
+	r197 = move.f64 r196
+	jump b149
+b149: # IsInf.if.done
+	r198 = gt.f64 r197, 1.7976931348623157e+308
+	r193 = move.bool r198
+	jump b150
+b150: # IsInf.return
+	branch r193, b151, b152
+b151: # frexp.switch.body
+	r190 = move.f64 r23
+	r191 = move.i64 0
+	jump b77
+b152: # IsNaN.entry
+	r219 = move.bool r46
+	r218 = move.bool r219
+	jump b153
+b153: # IsNaN.return
+	branch r218, b151, b154
+b154: # normalize.entry
+	r203 = move.f64 r196
+	r204 = lt.f64 r203, 2.2250738585072014e-308
+	branch r204, b155, b157
+b155: # normalize.if.then
+	r205 = mul.f64 r23, 4.503599627370496e+15
+	r201 = move.f64 r205
+	r202 = move.i64 -52
+	jump b156
+b156: # normalize.return
+	r206 = move.f64 r201
+	r207 = move.i64 r202
+	r208 = bitcast.u64.f64 r206
+	r209 = shr.u64.u64 r208, 52
+	r210 = and.u64 r209, 2047
+	r211 = convert.i64.u64 r210
+	r212 = sub.i64 r211, 1023
+	r213 = add.i64 r212, 1
+	r214 = add.i64 r207, r213
+	r215 = andnot.u64 r208, 9218868437227405312
+	r216 = or.u64 r215, 4602678819172646912
+	r217 = bitcast.f64.u64 r216
+	r190 = move.f64 r217
+	r191 = move.i64 r214
+	jump b77
+b157: # normalize.if.done
+	r201 = move.f64 r23
+	r202 = move.i64 0
+	jump b156
+b158: # Exp.if.done
+	r290 = move.f64 r288
+	jump b73
+b159: # Exp.if.done
+	r295 = gt.f64 r288, 709.782712893384
+	branch r295, b160, b161
+b160: # Inf.return
+	r290 = move.f64 +Inf
+	jump b73
+b161: # Exp.if.done
+	r301 = mul.f64 r288, 1.4426950408889634
+	jump b162
+b162: # roundToInt32.entry
+	r303 = roundeven.f64 r301
+	r304 = ge.f64 r303, -2.147483648e+09
+	branch r304, b163, b173
+b163: # roundToInt32.cond.true
+	r306 = le.f64 r303, 2.147483647e+09
+	branch r306, b164, b173
+b164: # roundToInt32.if.then
+	r305 = convert.i32.f64 r303
+	r302 = move.i32 r305
+	jump b165
+b165: # roundToInt32.return
+	r307 = convert.f64.i32 r302
+	r308 = neg.f64 r307
+	r309 = fma.f64 r308, 0.693147180559663, r288
+	r310 = move.f64 r308
+	r311 = fma.f64 r310, 2.8235290563031577e-13, r309
+	r312 = mul.f64 r311, 0.0625
+	r313 = fma.f64 2.48015873015873e-05, r312, 0.0001984126984126984
+	r314 = fma.f64 r313, r312, 0.001388888888888889
+	r315 = fma.f64 r314, r312, 0.008333333333333333
+	r316 = fma.f64 r315, r312, 0.041666666666666664
+	r317 = fma.f64 r316, r312, 0.16666666666666666
+	r318 = fma.f64 r317, r312, 0.5
+	r319 = fma.f64 r318, r312, 1.0
+	r320 = mul.f64 r312, r319
+	r321 = add.f64 r320, 2.0
+	r322 = mul.f64 r320, r321
+	r323 = add.f64 r322, 2.0
+	r324 = mul.f64 r322, r323
+	r325 = add.f64 r324, 2.0
+	r326 = mul.f64 r324, r325
+	r327 = add.f64 r326, 2.0
+	r328 = fma.f64 r326, r327, 1.0
+	r329 = add.i32 r302, 1023
+	r330 = le.i32 r329, 0
+	branch r330, b166, b170
+b166: # Exp.if.then
+	r331 = lt.i32 r329, -52
+	branch r331, b167, b168
+b167: # Exp.if.then
+	r290 = move.f64 0.0
+	jump b73
+b168: # Exp.if.done
+	r339 = add.i32 r329, 1022
+	r340 = convert.u64.i32 r339
+	r341 = shl.u64.u64 r340, 52
+	r342 = bitcast.f64.u64 r341
+	r343 = mul.f64 r328, r342
+	r332 = move.f64 r343
+	r333 = move.i32 1
+	jump b169
+b169: # Exp.if.done
+	r334 = convert.u64.i32 r333
+	r335 = shl.u64.u64 r334, 52
+	r336 = bitcast.f64.u64 r335
+	r337 = mul.f64 r332, r336
+	r290 = move.f64 r337
+	jump b73
+b170: # Exp.if.else
+	r338 = ge.i32 r329, 2047
+	branch r338, b171, b172
+b171: # Inf.return
+	r290 = move.f64 +Inf
+	jump b73
+b172: # edge 9→8
+	r332 = move.f64 r328
+	r333 = move.i32 r329
+	jump b169
+b173: # roundToInt32.if.done
+	r302 = move.i32 -2147483648
+	jump b165
+b174: # Log.switch.next
+	r244 = convert.i64.u64 r234
+	r245 = lt.i64 r244, 0
+	branch r245, b175, b176
+b175: # NaN.return
+	r233 = move.f64 NaN
+	jump b68
+b176: # Log.switch.next
+	r246 = ge.u64 r234, 9218868437227405312
+	branch r246, b177, b178
+b177: # Log.switch.body
+	r233 = move.f64 r23
+	jump b68
+b178: # Log.switch.next
+	r247 = and.u64 r234, 4503599627370495
+	r248 = or.u64 r247, 4602678819172646912
+	r249 = bitcast.f64.u64 r248
+	r250 = shr.u64.u64 r234, 52
+	r251 = and.u64 r250, 2047
+	r252 = convert.i32.u64 r251
+	r253 = sub.i32 r252, 1022
+	r254 = convert.f64.i32 r253
+	r255 = le.f64 r249, 0.7071067811865476
+	branch r255, b179, b181
+b179: # Log.if.then
+	r258 = sub.f64 r254, 1.0
+	r259 = mul.f64 r249, 2.0
+	r256 = move.f64 r259
+	r257 = move.f64 r258
+	jump b180
+b180: # Log.if.done
+	r260 = sub.f64 r256, 1.0
+	r261 = add.f64 r260, 2.0
+	r262 = div.f64 r260, r261
+	r263 = mul.f64 r262, r262
+	r264 = mul.f64 r263, r263
+	r265 = mul.f64 r264, 0.14798198605116586
+	r266 = add.f64 r265, 0.1818357216161805
+	r267 = mul.f64 r266, r264
+	r268 = add.f64 r267, 0.2857142874366239
+	r269 = mul.f64 r268, r264
+	r270 = add.f64 r269, 0.6666666666666735
+	r271 = mul.f64 r263, r270
+	r272 = mul.f64 r264, 0.15313837699209373
+	r273 = add.f64 r272, 0.22222198432149784
+	r274 = mul.f64 r273, r264
+	r275 = add.f64 r274, 0.3999999999940942
+	r276 = mul.f64 r264, r275
+	r277 = add.f64 r271, r276
+	r278 = mul.f64 r260, 0.5
+	r279 = mul.f64 r278, r260
+	r280 = mul.f64 r257, 0.6931471803691238
+	r281 = add.f64 r279, r277
+	r282 = mul.f64 r262, r281
+	r283 = mul.f64 r257, 1.9082149292705877e-10
+	r284 = add.f64 r282, r283
+	r285 = sub.f64 r279, r284
+	r286 = sub.f64 r285, r260
+	r287 = sub.f64 r280, r286
+	r233 = move.f64 r287
+	jump b68
+b181: # edge 6→8
+	r256 = move.f64 r249
+	r257 = move.f64 r254
+	jump b180
+b182: # edge 46→49
+	r186 = move.f64 r38
+	r187 = move.f64 r39
+	jump b66
+b183: # edge 41→47
+	r174 = move.f64 r38
+	r175 = move.f64 1.0
+	jump b75
+b184: # IsInf.if.then
+	r55 = abs.f64 r24
+	r56 = move.f64 r55
+	jump b185
+b185: # IsInf.if.done
+	r57 = gt.f64 r56, 1.7976931348623157e+308
+	r52 = move.bool r57
+	jump b186
+b186: # IsInf.return
+	branch r52, b187, b195
+b187: # pow.switch.body
+	r51 = eq.f64 r23, -1.0
+	branch r51, b188, b189
+b188: # pow.switch.body
+	r22 = move.f64 1.0
+	jump b8
+b189: # pow.switch.next
+	r137 = abs.f64 r23
+	r138 = lt.f64 r137, 1.0
+	jump b190
+b190: # edge 3→2
+	r143 = move.f64 r24
+	jump b191
+b191: # IsInf.if.done
+	r144 = gt.f64 r143, 1.7976931348623157e+308
+	r139 = move.bool r144
+	jump b192
+b192: # IsInf.return
+	r147 = eq.bool r138, r139
+	branch r147, b193, b194
+b193: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b8
+b194: # Inf.return
+	r22 = move.f64 +Inf
+	jump b8
+b195: # IsInf.if.then
+	r132 = abs.f64 r23
+	r133 = move.f64 r132
+	jump b196
+b196: # IsInf.if.done
+	r134 = gt.f64 r133, 1.7976931348623157e+308
+	r129 = move.bool r134
+	jump b197
+b197: # IsInf.return
+	branch r129, b198, b206
+b198: # IsInf.if.then
+	r128 = neg.f64 r23
+	r125 = move.f64 r128
+	jump b199
+b199: # IsInf.if.done
+	r126 = gt.f64 r125, 1.7976931348623157e+308
+	r121 = move.bool r126
+	jump b200
+b200: # IsInf.return
+	branch r121, b201, b202
+b201: # pow.if.then
+	r155 = div.f64 1.0, r23
+	r156 = neg.f64 r24
+	r20 = move.f64 r155
+	r21 = move.f64 r156
+	jump b5
+b202: # pow.if.done
+	r158 = lt.f64 r24, 0.0
+	branch r158, b203, b204
+b203: # pow.switch.body
+	r22 = move.f64 0.0
+	jump b8
+b204: # pow.switch.next
+	r164 = gt.f64 r24, 0.0
+	branch r164, b205, b50
+b205: # Inf.return
+	r22 = move.f64 +Inf
+	jump b8
+b206: # pow.switch.next
+	r154 = eq.f64 r24, 0.5
+	branch r154, b207, b208
+b207: # pow.switch.body
+	r153 = sqrt.f64 r23
+	r22 = move.f64 r153
+	jump b8
+b208: # pow.switch.next
+	r167 = eq.f64 r24, -0.5
+	branch r167, b209, b50
+b209: # pow.switch.body
+	r165 = sqrt.f64 r23
+	r166 = div.f64 1.0, r165
+	r22 = move.f64 r166
+	jump b8
+b210: # exit
+	return
+
+kernel Atan2(y []f64, x []f64, out []f64)
+
+task Atan2_0 parallel count=(len out)
+b0: # entry
+	r4 = base out
+	r5 = len out
+	r3 = move.i64 r5
+	r12 = base y
+	r16 = base x
+	jump b1
+b1: # setup
+	r0 = threadindex
+	r1 = threadcount
+	r2 = add.i64 r0, -1
+	r313 = move.i64 r2
+	r314 = elemaddr r12, r313, 8
+	r315 = mul.i64 r1, 8
+	r316 = elemaddr r16, r313, 8
+	r317 = elemaddr r4, r313, 8
+	jump b2
+b2: # head
+	r6 = add.i64 r2, 1
+	r7 = lt.i64 r6, r3
+	branch r7, b3, b81
+b3: # rangeindex.body
+	r310 = move.ptr r314
+	r11 = elemaddr r310, 1, 8
+	r14 = load.f64 r11
+	r311 = move.ptr r316
+	r15 = elemaddr r311, 1, 8
+	r18 = load.f64 r15
+	jump b4
+b4: # IsNaN.entry
+	r22 = ne.f64 r14, r14
+	r21 = move.bool r22
+	jump b5
+b5: # IsNaN.return
+	branch r21, b6, b10
+b6: # NaN.return
+	r20 = move.f64 NaN
+	jump b7
+b7: # atan2.return
+	r19 = move.f64 r20
+	jump b8
+b8: # Atan2.return
+	r312 = move.ptr r317
+	r309 = elemaddr r312, 1, 8
+	store.f64 r309, r19
+	jump b9
+b9: # latch
+	r2 = add.i64 r2, r1
+	r314 = elemaddr r314, r315, 1
+	r316 = elemaddr r316, r315, 1
+	r317 = elemaddr r317, r315, 1
+	jump b2
+b10: # IsNaN.entry
+	r28 = ne.f64 r18, r18
+	r27 = move.bool r28
+	jump b11
+b11: # IsNaN.return
+	branch r27, b6, b12
+b12: # atan2.switch.next
+	r26 = eq.f64 r14, 0.0
+	branch r26, b13, b20
+b13: # atan2.switch.body
+	r25 = ge.f64 r18, 0.0
+	branch r25, b14, b16
+b14: # Signbit.entry
+	r55 = bitcast.u64.f64 r18
+	r56 = convert.i64.u64 r55
+	r57 = lt.i64 r56, 0
+	r54 = move.bool r57
+	jump b15
+b15: # Signbit.return
+	branch r54, b16, b18
+b16: # Copysign.entry
+	r50 = bitcast.u64.f64 r14
+	r51 = and.u64 r50, 9223372036854775808
+	r52 = or.u64 r51, 4614256656552045848
+	r53 = bitcast.f64.u64 r52
+	r46 = move.f64 r53
+	jump b17
+b17: # Copysign.return
+	r20 = move.f64 r46
+	jump b7
+b18: # Copysign.entry
+	r42 = bitcast.u64.f64 r14
+	r43 = and.u64 r42, 9223372036854775808
+	r44 = move.u64 r43
+	r45 = bitcast.f64.u64 r44
+	r38 = move.f64 r45
+	jump b19
+b19: # Copysign.return
+	r20 = move.f64 r38
+	jump b7
+b20: # atan2.switch.next
+	r37 = eq.f64 r18, 0.0
+	branch r37, b21, b23
+b21: # Copysign.entry
+	r33 = bitcast.u64.f64 r14
+	r34 = and.u64 r33, 9223372036854775808
+	r35 = or.u64 r34, 4609753056924675352
+	r36 = bitcast.f64.u64 r35
+	r29 = move.f64 r36
+	jump b22
+b22: # Copysign.return
+	r20 = move.f64 r29
+	jump b7
+b23: # IsInf.if.then
+	r69 = abs.f64 r18
+	r70 = move.f64 r69
+	jump b24
+b24: # IsInf.if.done
+	r71 = gt.f64 r70, 1.7976931348623157e+308
+	r66 = move.bool r71
+	jump b25
+b25: # IsInf.return
+	branch r66, b26, b43
+b26: # edge 3→2
+	r62 = move.f64 r18
+	jump b27
+b27: # IsInf.if.done
+	r63 = gt.f64 r62, 1.7976931348623157e+308
+	r58 = move.bool r63
+	jump b28
+b28: # IsInf.return
+	branch r58, b29, b36
+b29: # IsInf.if.then
+	r93 = abs.f64 r14
+	r94 = move.f64 r93
+	jump b30
+b30: # IsInf.if.done
+	r95 = gt.f64 r94, 1.7976931348623157e+308
+	r90 = move.bool r95
+	jump b31
+b31: # IsInf.return
+	branch r90, b32, b34
+b32: # Copysign.entry
+	r110 = bitcast.u64.f64 r14
+	r111 = and.u64 r110, 9223372036854775808
+	r112 = or.u64 r111, 4605249457297304856
+	r113 = bitcast.f64.u64 r112
+	r106 = move.f64 r113
+	jump b33
+b33: # Copysign.return
+	r20 = move.f64 r106
+	jump b7
+b34: # Copysign.entry
+	r118 = bitcast.u64.f64 r14
+	r119 = and.u64 r118, 9223372036854775808
+	r120 = move.u64 r119
+	r121 = bitcast.f64.u64 r120
+	r114 = move.f64 r121
+	jump b35
+b35: # Copysign.return
+	r20 = move.f64 r114
+	jump b7
+b36: # IsInf.if.then
+	r101 = abs.f64 r14
+	r102 = move.f64 r101
+	jump b37
+b37: # IsInf.if.done
+	r103 = gt.f64 r102, 1.7976931348623157e+308
+	r98 = move.bool r103
+	jump b38
+b38: # IsInf.return
+	branch r98, b39, b41
+b39: # Copysign.entry
+	r126 = bitcast.u64.f64 r14
+	r127 = and.u64 r126, 9223372036854775808
+	r128 = or.u64 r127, 4612488097114038738
+	r129 = bitcast.f64.u64 r128
+	r122 = move.f64 r129
+	jump b40
+b40: # Copysign.return
+	r20 = move.f64 r122
+	jump b7
+b41: # Copysign.entry
+	r134 = bitcast.u64.f64 r14
+	r135 = and.u64 r134, 9223372036854775808
+	r136 = or.u64 r135, 4614256656552045848
+	r137 = bitcast.f64.u64 r136
+	r130 = move.f64 r137
+	jump b42
+b42: # Copysign.return
+	r20 = move.f64 r130
+	jump b7
+b43: # IsInf.if.then
+	r85 = abs.f64 r14
+	r86 = move.f64 r85
+	jump b44
+b44: # IsInf.if.done
+	r87 = gt.f64 r86, 1.7976931348623157e+308
+	r82 = move.bool r87
+	jump b45
+b45: # IsInf.return
+	branch r82, b46, b48
+b46: # Copysign.entry
+	r78 = bitcast.u64.f64 r14
+	r79 = and.u64 r78, 9223372036854775808
+	r80 = or.u64 r79, 4609753056924675352
+	r81 = bitcast.f64.u64 r80
+	r74 = move.f64 r81
+	jump b47
+b47: # Copysign.return
+	r20 = move.f64 r74
+	jump b7
+b48: # atan2.switch.next
+	r138 = div.f64 r14, r18
+	jump b49
+b49: # atan.entry
+	r141 = eq.f64 r138, 0.0
+	branch r141, b50, b57
+b50: # atan.if.then
+	r140 = move.f64 r138
+	jump b51
+b51: # atan.return
+	r139 = move.f64 r140
+	jump b52
+b52: # Atan.return
+	r305 = lt.f64 r18, 0.0
+	branch r305, b53, b56
+b53: # atan2.if.then
+	r306 = le.f64 r139, 0.0
+	branch r306, b54, b55
+b54: # atan2.if.then
+	r307 = add.f64 r139, 3.141592653589793
+	r20 = move.f64 r307
+	jump b7
+b55: # atan2.if.done
+	r308 = sub.f64 r139, 3.141592653589793
+	r20 = move.f64 r308
+	jump b7
+b56: # atan2.if.done
+	r20 = move.f64 r139
+	jump b7
+b57: # atan.if.done
+	r142 = gt.f64 r138, 0.0
+	branch r142, b58, b69
+b58: # satan.entry
+	r144 = le.f64 r138, 0.66
+	branch r144, b59, b62
+b59: # xatan.entry
+	r146 = mul.f64 r138, r138
+	r147 = mul.f64 r146, -0.8750608600031904
+	r148 = add.f64 r147, -16.157537187333652
+	r149 = mul.f64 r148, r146
+	r150 = add.f64 r149, -75.00855792314705
+	r151 = mul.f64 r150, r146
+	r152 = add.f64 r151, -122.88666844901361
+	r153 = mul.f64 r152, r146
+	r154 = add.f64 r153, -64.85021904942025
+	r155 = mul.f64 r146, r154
+	r156 = add.f64 r146, 24.858464901423062
+	r157 = mul.f64 r156, r146
+	r158 = add.f64 r157, 165.02700983169885
+	r159 = mul.f64 r158, r146
+	r160 = add.f64 r159, 432.88106049129027
+	r161 = mul.f64 r160, r146
+	r162 = add.f64 r161, 485.3903996359137
+	r163 = mul.f64 r162, r146
+	r164 = add.f64 r163, 194.5506571482614
+	r165 = div.f64 r155, r164
+	r166 = mul.f64 r138, r165
+	r167 = add.f64 r166, r138
+	r145 = move.f64 r167
+	jump b60
+b60: # xatan.return
+	r143 = move.f64 r145
+	jump b61
+b61: # satan.return
+	r140 = move.f64 r143
+	jump b51
+b62: # satan.if.done
+	r168 = gt.f64 r138, 2.414213562373095
+	branch r168, b63, b66
+b63: # satan.if.then
+	r169 = div.f64 1.0, r138
+	jump b64
+b64: # xatan.entry
+	r171 = mul.f64 r169, r169
+	r172 = mul.f64 r171, -0.8750608600031904
+	r173 = add.f64 r172, -16.157537187333652
+	r174 = mul.f64 r173, r171
+	r175 = add.f64 r174, -75.00855792314705
+	r176 = mul.f64 r175, r171
+	r177 = add.f64 r176, -122.88666844901361
+	r178 = mul.f64 r177, r171
+	r179 = add.f64 r178, -64.85021904942025
+	r180 = mul.f64 r171, r179
+	r181 = add.f64 r171, 24.858464901423062
+	r182 = mul.f64 r181, r171
+	r183 = add.f64 r182, 165.02700983169885
+	r184 = mul.f64 r183, r171
+	r185 = add.f64 r184, 432.88106049129027
+	r186 = mul.f64 r185, r171
+	r187 = add.f64 r186, 485.3903996359137
+	r188 = mul.f64 r187, r171
+	r189 = add.f64 r188, 194.5506571482614
+	r190 = div.f64 r180, r189
+	r191 = mul.f64 r169, r190
+	r192 = add.f64 r191, r169
+	r170 = move.f64 r192
+	jump b65
+b65: # xatan.return
+	r193 = sub.f64 1.5707963267948966, r170
+	r194 = add.f64 r193, 6.123233995736766e-17
+	r143 = move.f64 r194
+	jump b61
+b66: # satan.if.done
+	r195 = sub.f64 r138, 1.0
+	r196 = add.f64 r138, 1.0
+	r197 = div.f64 r195, r196
+	jump b67
+b67: # xatan.entry
+	r199 = mul.f64 r197, r197
+	r200 = mul.f64 r199, -0.8750608600031904
+	r201 = add.f64 r200, -16.157537187333652
+	r202 = mul.f64 r201, r199
+	r203 = add.f64 r202, -75.00855792314705
+	r204 = mul.f64 r203, r199
+	r205 = add.f64 r204, -122.88666844901361
+	r206 = mul.f64 r205, r199
+	r207 = add.f64 r206, -64.85021904942025
+	r208 = mul.f64 r199, r207
+	r209 = add.f64 r199, 24.858464901423062
+	r210 = mul.f64 r209, r199
+	r211 = add.f64 r210, 165.02700983169885
+	r212 = mul.f64 r211, r199
+	r213 = add.f64 r212, 432.88106049129027
+	r214 = mul.f64 r213, r199
+	r215 = add.f64 r214, 485.3903996359137
+	r216 = mul.f64 r215, r199
+	r217 = add.f64 r216, 194.5506571482614
+	r218 = div.f64 r208, r217
+	r219 = mul.f64 r197, r218
+	r220 = add.f64 r219, r197
+	r198 = move.f64 r220
+	jump b68
+b68: # xatan.return
+	r221 = add.f64 r198, 0.7853981633974483
+	r222 = add.f64 r221, 3.061616997868383e-17
+	r143 = move.f64 r222
+	jump b61
+b69: # atan.if.done
+	r223 = neg.f64 r138
+	jump b70
+b70: # satan.entry
+	r225 = le.f64 r223, 0.66
+	branch r225, b71, b74
+b71: # xatan.entry
+	r227 = mul.f64 r223, r223
+	r228 = mul.f64 r227, -0.8750608600031904
+	r229 = add.f64 r228, -16.157537187333652
+	r230 = mul.f64 r229, r227
+	r231 = add.f64 r230, -75.00855792314705
+	r232 = mul.f64 r231, r227
+	r233 = add.f64 r232, -122.88666844901361
+	r234 = mul.f64 r233, r227
+	r235 = add.f64 r234, -64.85021904942025
+	r236 = mul.f64 r227, r235
+	r237 = add.f64 r227, 24.858464901423062
+	r238 = mul.f64 r237, r227
+	r239 = add.f64 r238, 165.02700983169885
+	r240 = mul.f64 r239, r227
+	r241 = add.f64 r240, 432.88106049129027
+	r242 = mul.f64 r241, r227
+	r243 = add.f64 r242, 485.3903996359137
+	r244 = mul.f64 r243, r227
+	r245 = add.f64 r244, 194.5506571482614
+	r246 = div.f64 r236, r245
+	r247 = mul.f64 r223, r246
+	r248 = add.f64 r247, r223
+	r226 = move.f64 r248
+	jump b72
+b72: # xatan.return
+	r224 = move.f64 r226
+	jump b73
+b73: # satan.return
+	r304 = neg.f64 r224
+	r140 = move.f64 r304
+	jump b51
+b74: # satan.if.done
+	r249 = gt.f64 r223, 2.414213562373095
+	branch r249, b75, b78
+b75: # satan.if.then
+	r250 = div.f64 1.0, r223
+	jump b76
+b76: # xatan.entry
+	r252 = mul.f64 r250, r250
+	r253 = mul.f64 r252, -0.8750608600031904
+	r254 = add.f64 r253, -16.157537187333652
+	r255 = mul.f64 r254, r252
+	r256 = add.f64 r255, -75.00855792314705
+	r257 = mul.f64 r256, r252
+	r258 = add.f64 r257, -122.88666844901361
+	r259 = mul.f64 r258, r252
+	r260 = add.f64 r259, -64.85021904942025
+	r261 = mul.f64 r252, r260
+	r262 = add.f64 r252, 24.858464901423062
+	r263 = mul.f64 r262, r252
+	r264 = add.f64 r263, 165.02700983169885
+	r265 = mul.f64 r264, r252
+	r266 = add.f64 r265, 432.88106049129027
+	r267 = mul.f64 r266, r252
+	r268 = add.f64 r267, 485.3903996359137
+	r269 = mul.f64 r268, r252
+	r270 = add.f64 r269, 194.5506571482614
+	r271 = div.f64 r261, r270
+	r272 = mul.f64 r250, r271
+	r273 = add.f64 r272, r250
+	r251 = move.f64 r273
+	jump b77
+b77: # xatan.return
+	r274 = sub.f64 1.5707963267948966, r251
+	r275 = add.f64 r274, 6.123233995736766e-17
+	r224 = move.f64 r275
+	jump b73
+b78: # satan.if.done
+	r276 = sub.f64 r223, 1.0
+	r277 = add.f64 r223, 1.0
+	r278 = div.f64 r276, r277
+	jump b79
+b79: # xatan.entry
+	r280 = mul.f64 r278, r278
+	r281 = mul.f64 r280, -0.8750608600031904
+	r282 = add.f64 r281, -16.157537187333652
+	r283 = mul.f64 r282, r280
+	r284 = add.f64 r283, -75.00855792314705
+	r285 = mul.f64 r284, r280
+	r286 = add.f64 r285, -122.88666844901361
+	r287 = mul.f64 r286, r280
+	r288 = add.f64 r287, -64.85021904942025
+	r289 = mul.f64 r280, r288
+	r290 = add.f64 r280, 24.858464901423062
+	r291 = mul.f64 r290, r280
+	r292 = add.f64 r291, 165.02700983169885
+	r293 = mul.f64 r292, r280
+	r294 = add.f64 r293, 432.88106049129027
+	r295 = mul.f64 r294, r280
+	r296 = add.f64 r295, 485.3903996359137
+	r297 = mul.f64 r296, r280
+	r298 = add.f64 r297, 194.5506571482614
+	r299 = div.f64 r289, r298
+	r300 = mul.f64 r278, r299
+	r301 = add.f64 r300, r278
+	r279 = move.f64 r301
+	jump b80
+b80: # xatan.return
+	r302 = add.f64 r279, 0.7853981633974483
+	r303 = add.f64 r302, 3.061616997868383e-17
+	r224 = move.f64 r303
+	jump b73
+b81: # exit
+	return
 
 kernel Sum(x []f32, out []f32)
 reductions 1

@@ -2,11 +2,12 @@
 // loop, streams and an atomic histogram through the generated stubs of
 // bench/kernels, StreamParallel blocks (eager and as cached graphs), a
 // recorded pipeline over three streams, stream-ordered allocation, the
-// module's load in new processes, a float sum as a reduction and the cost
-// of bounds checks; it runs the same work written in CUDA C
-// (bench/baseline) in the same process run, and prints both with their
-// ratio. Bounds checks are measured against the same kernels without them
-// (//qd:kernel nobounds): their row is the ratio of times.
+// module's load in new processes, a float sum as a reduction, the cost
+// of bounds checks and the throughput of package math; it runs the same
+// work written in CUDA C (bench/baseline) in the same process run, and
+// prints both with their ratio. Bounds checks are measured against the
+// same kernels without them (//qd:kernel nobounds): their row is the ratio
+// of times.
 //
 //	nvcc -O3 -o /tmp/baseline bench/baseline/baseline.cu
 //	CUDA_CACHE_DISABLE=1 qdbench -baseline /tmp/baseline
@@ -136,10 +137,11 @@ func main() {
 	row("µs: pipeline graph, incl. GPU", "pipeline_graph_total_us")
 	row("µs: Alloc+Free 1 MiB (C: cudaMalloc)", "alloc_free_us")
 	row("µs: AllocOn+FreeOn 1 MiB (C: Async)", "alloc_free_async_us")
+	mathRows(row)
 	if r, ok := base["spin_result"]; ok && r != ours["spin_result"] {
 		log.Fatalf("spin results differ: qd %v, CUDA C %v", ours["spin_result"], r)
 	}
-	fmt.Println("for times and on/off ratios lower is better; for GB/s and speedups higher is better")
+	fmt.Println("for times and on/off ratios lower is better; for GB/s, elements/s and speedups higher is better")
 }
 
 var (
@@ -185,6 +187,7 @@ func measure(dev *rt.Device, ks *kernels.Kernels) map[string]float64 {
 	forkJoinBench(dev, ks, ours)
 	pipelineBench(dev, ks, ours)
 	memoryBench(dev, ours)
+	mathBenchmarks(dev, ks, ours)
 	ours["hist_gbps"] = histogram(dev, ks)
 	ours["sum_gbps"] = sumBench(dev, ks)
 	checksBench(dev, ks, ours)

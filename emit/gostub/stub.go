@@ -184,6 +184,7 @@ var faultKinds = map[fault.Kind]string{
 	fault.Index: "FaultIndex", fault.SliceAlen: "FaultSliceAlen", fault.SliceAcap: "FaultSliceAcap",
 	fault.SliceB: "FaultSliceB", fault.Slice3Alen: "FaultSlice3Alen", fault.Slice3Acap: "FaultSlice3Acap",
 	fault.Slice3B: "FaultSlice3B", fault.Slice3C: "FaultSlice3C", fault.Divide: "FaultDivide",
+	fault.Overflow: "FaultOverflow",
 }
 
 // put writes one argument slot into the packed arguments.

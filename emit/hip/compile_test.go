@@ -22,6 +22,7 @@ import (
 var kernelDirs = []string{
 	"../../lower/testdata/src/kernels",
 	"../../generated_test/kernels",
+	"../../generated_test/mathkernels",
 	"../../example/saxpy",
 	"../../example/computeab",
 	"../../example/mandelbrot",

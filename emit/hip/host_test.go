@@ -18,7 +18,8 @@ import (
 
 // An opCase is one kernel of the host test: one pure instruction on
 // operands loaded from the slices a and b (or an immediate in place of
-// one of them), its result stored to out.
+// one of them), its result stored to out. A third operand (fma's) is the
+// immediate.
 type opCase struct {
 	in   ir.Instr // Op, Type, From and Space
 	imm  int      // the operand that is an immediate: 0, 1, or -1 for none
@@ -110,9 +111,20 @@ func opCases() []opCase {
 		}
 		for _, typ := range info.Types.List() {
 			for _, from := range froms {
+				if info.SameSize && typ.Size() != from.Size() {
+					continue
+				}
 				in := ir.Instr{Op: op, Type: typ, From: from}
 				types := in.ArgTypes()
 				a, b := operands(r, types)
+				if len(types) > 2 {
+					for k, e := range edges(types[2]) {
+						if k%3 == 0 {
+							cases = append(cases, opCase{in: in, imm: -1, bits: e, a: a, b: b})
+						}
+					}
+					continue
+				}
 				cases = append(cases, opCase{in: in, imm: -1, a: a, b: b})
 				if len(types) < 2 {
 					continue
@@ -267,7 +279,7 @@ func (c *opCase) kernel(name string) *ir.Kernel {
 		return emit(body, ir.Instr{Op: ir.OpElemAddr, Args: []ir.Arg{ir.R(base), ir.R(i)}, Aux: int64(memType(t).Size())})
 	}
 	for j, t := range types {
-		if j == c.imm {
+		if j == c.imm || j == 2 {
 			in.Args = append(in.Args, ir.Imm(t, c.bits))
 			continue
 		}
@@ -410,7 +422,7 @@ func (c *opCase) check(t *testing.T, k *ir.Kernel, out []byte) []byte {
 	size := memType(result).Size()
 	bad := 0
 	for i := range c.a {
-		args := []uint64{c.a[i], c.b[i]}[:len(c.in.ArgTypes())]
+		args := []uint64{c.a[i], c.b[i], c.bits}[:len(c.in.ArgTypes())]
 		if c.imm >= 0 {
 			args[c.imm] = c.bits
 		}

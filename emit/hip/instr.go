@@ -21,6 +21,9 @@ var mathFunctions = map[ir.Op][2]string{
 	ir.OpFloor: {"floorf", "floor"},
 	ir.OpCeil:  {"ceilf", "ceil"},
 	ir.OpTrunc: {"truncf", "trunc"},
+	// rint rounds to the nearest integer, ties to even, in the default
+	// rounding mode, the only one GPU code runs in.
+	ir.OpRoundEven: {"rintf", "rint"},
 }
 
 // instr writes the C++ of one IR instruction.
@@ -99,12 +102,22 @@ func (f *function) instr(in *ir.Instr) {
 		}
 		x, y := a(0), a(1)
 		f.set(in, fmt.Sprintf("%s %s %s ? %s : %s", x, cmp, y, x, y))
-	case ir.OpSqrt, ir.OpAbs, ir.OpFloor, ir.OpCeil, ir.OpTrunc:
+	case ir.OpSqrt, ir.OpAbs, ir.OpFloor, ir.OpCeil, ir.OpTrunc, ir.OpRoundEven:
 		name := mathFunctions[in.Op][0]
 		if t == ir.Float64 {
 			name = mathFunctions[in.Op][1]
 		}
 		f.set(in, fmt.Sprintf("%s(%s)", name, a(0)))
+	case ir.OpFMA:
+		f.set(in, fmt.Sprintf("fma(%s, %s, %s)", a(0), a(1), a(2)))
+	case ir.OpBitcast:
+		if in.Args[0].Imm {
+			f.set(in, f.arg(in.Args[0], t)) // the same bits, written in t
+			break
+		}
+		f.set(in, bitcast(t, in.From, a(0)))
+	case ir.OpPopCount, ir.OpLeadingZeros, ir.OpTrailingZeros, ir.OpBitReverse, ir.OpByteSwap:
+		f.set(in, bitOp(in.Op, t, a(0)))
 	case ir.OpElemAddr:
 		base := a(0)
 		if in.Args[1].Imm {

@@ -12,7 +12,7 @@ var compareNames = map[ir.Op]string{
 }
 
 var roundingOps = map[ir.Op]string{
-	ir.OpFloor: "rmi", ir.OpCeil: "rpi", ir.OpTrunc: "rzi",
+	ir.OpFloor: "rmi", ir.OpCeil: "rpi", ir.OpTrunc: "rzi", ir.OpRoundEven: "rni",
 }
 
 // instr writes the PTX of one IR instruction.
@@ -105,8 +105,18 @@ func (e *entry) instr(in *ir.Instr) {
 	case ir.OpAbs:
 		mask := uint64(1)<<(t.Bits()-1) - 1
 		e.emit("and.%s %s, %s, %d", bitType(t), d, e.regArg(in.Args[0], t), mask)
-	case ir.OpFloor, ir.OpCeil, ir.OpTrunc:
+	case ir.OpFloor, ir.OpCeil, ir.OpTrunc, ir.OpRoundEven:
 		e.emit("cvt.%s.%s.%s %s, %s", roundingOps[in.Op], opType(t), opType(t), d, e.regArg(in.Args[0], t))
+	case ir.OpFMA:
+		e.emit("fma.rn.%s %s, %s, %s, %s", opType(t), d, a(0), a(1), a(2))
+	case ir.OpBitcast:
+		if in.Args[0].Imm {
+			e.emit("mov.%s %s, %s", movType(t), d, imm(t, t.Normalize(in.Args[0].Bits)))
+			break
+		}
+		e.emit("mov.%s %s, %s", bitType(t), d, a(0))
+	case ir.OpPopCount, ir.OpLeadingZeros, ir.OpTrailingZeros, ir.OpBitReverse, ir.OpByteSwap:
+		e.bitOp(in, d)
 	case ir.OpElemAddr:
 		base := e.arg(in.Args[0], ir.Ptr)
 		if in.Args[1].Imm {

@@ -20,6 +20,7 @@ import (
 var kernelDirs = []string{
 	"../../lower/testdata/src/kernels",
 	"../../generated_test/kernels",
+	"../../generated_test/mathkernels",
 	"../../generated_test/names",
 	"../../example/saxpy",
 	"../../example/computeab",
@@ -236,6 +237,10 @@ func TestCodegen(t *testing.T) {
 		{entry: "ClampedWindow_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},
 		// A loop of 100 rounds counts in 32 bits.
 		{entry: "Rounds_0", must: []string{`setp\.lt\.s32 %p\d+, %r\d+, 100;`}, never: []string{`setp\.lt\.s64 %p\d+, %rd\d+, 100;`}},
+		// math and math/bits use the GPU's instructions: math.FMA and the
+		// FMA path of Exp, RoundToEven, bit counts and permutations.
+		{entry: "Library_0", must: []string{`fma\.rn\.f64`, `cvt\.rni\.f64\.f64`, `popc\.b32`, `clz\.b32`, `brev\.b32`, `brev\.b64`, `prmt\.b32`},
+			never: []string{`\.approx`, `\.ftz`}},
 		// A check branches to a fault path after the body, which claims the
 		// module's record with a compare-and-swap and ends the thread; a
 		// loop over a slice indexes it unchecked.

@@ -1,6 +1,6 @@
 // Package fault names the run-time errors a kernel can fail with, as Go's
 // runtime names and prints them: an index or a slice bound out of range,
-// an integer divided by zero. The IR's interpreter and the runtime both
+// an integer divided by zero, a quotient of math/bits that overflows. The IR's interpreter and the runtime both
 // describe faults with it, so a fault reads the same wherever it is found.
 package fault
 
@@ -31,13 +31,15 @@ const (
 	Slice3C
 	// Divide: an integer division or remainder by zero.
 	Divide
+	// Overflow: a quotient that does not fit, as math/bits.Div64 reports.
+	Overflow
 	numKinds
 )
 
 var names = [numKinds]string{
 	Index: "index", SliceAlen: "slicealen", SliceAcap: "sliceacap", SliceB: "sliceb",
 	Slice3Alen: "slice3alen", Slice3Acap: "slice3acap", Slice3B: "slice3b", Slice3C: "slice3c",
-	Divide: "divide",
+	Divide: "divide", Overflow: "overflow",
 }
 
 // String is the kind's name in the IR's printed form.
@@ -74,6 +76,7 @@ var formats = [numKinds][2]string{
 	Slice3B:    {"slice bounds out of range [:%x:%y]", "slice bounds out of range [:%x:]"},
 	Slice3C:    {"slice bounds out of range [%x:%y:]", "slice bounds out of range [%x:]"},
 	Divide:     {"integer divide by zero", "integer divide by zero"},
+	Overflow:   {"integer overflow", "integer overflow"},
 }
 
 // Message is what Go's runtime says of a fault of kind k with values x and

@@ -3,6 +3,7 @@ package fault
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"testing"
 )
 
@@ -28,6 +29,7 @@ func TestMessagesAreGos(t *testing.T) {
 		{func() { _ = s[:two:1] }, Slice3B, 2, true, 1},
 		{func() { _ = s[0:1:four] }, Slice3Acap, 4, true, 3},
 		{func() { _ = four / zero }, Divide, 0, false, 0},
+		{func() { bits.Div64(uint64(four), 0, uint64(two)) }, Overflow, 0, true, 0},
 	} {
 		msg := panicText(c.run)
 		if got := "runtime error: " + Message(c.kind, c.x, c.signed, c.y); got != msg {

@@ -7,7 +7,7 @@ import (
 )
 
 // OpKernels returns a small kernel for every op and every type it takes
-// (and every From type, for the ops that have one): a parallel task that
+// (and every From type it allows with it, for the ops that have one): a parallel task that
 // sets up the operands, runs the op once and returns. With immediates, the
 // operands that are not addresses are immediates instead of registers.
 //
@@ -36,6 +36,9 @@ func OpKernels(immediates bool) []*ir.Kernel {
 		}
 		for _, typ := range types {
 			for _, from := range froms {
+				if info.SameSize && typ.Size() != from.Size() {
+					continue
+				}
 				for _, space := range spaces {
 					ks = append(ks, opKernel(ir.Instr{Op: op, Type: typ, From: from, Space: space}, immediates))
 				}

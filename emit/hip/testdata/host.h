@@ -42,6 +42,24 @@ static inline long long __mul64hi(long long x, long long y) { return (long long)
 static inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
 	return (unsigned long long)(((unsigned __int128)x * y) >> 64);
 }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+static inline unsigned long long __brevll(unsigned long long x) {
+	unsigned long long r = 0;
+	for (int i = 0; i < 64; i++) r |= ((x >> i) & 1) << (63 - i);
+	return r;
+}
+static inline unsigned __brev(unsigned x) { return (unsigned)(__brevll(x) >> 32); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+	unsigned long long bytes = (unsigned long long)y << 32 | x;
+	unsigned r = 0;
+	for (int i = 0; i < 4; i++) r |= (unsigned)(bytes >> 8 * ((s >> 4 * i) & 7) & 0xff) << 8 * i;
+	return r;
+}
 
 // The atomic functions, for one thread: the host runs threads one at a
 // time.

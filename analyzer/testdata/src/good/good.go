@@ -2,6 +2,7 @@ package good
 
 import (
 	"math"
+	"math/bits"
 
 	"helperpkg"
 )
@@ -74,5 +75,15 @@ func Structs(ps []particle, out []complex128, dt float32, w int) {
 		for x := range w {
 			out[y*w+x] = complex(float64(x), float64(y)) / complex(1, float64(x))
 		}
+	}
+}
+
+//qd:kernel
+func Library(f []float64, u []uint64, n int) {
+	for i := range n {
+		f[i] = math.Pow(math.Exp(f[i]), math.Atan2(f[i], 2)) + math.FMA(f[i], 2, 1)
+		hi, lo := bits.Mul64(u[i], u[i])
+		u[i] = uint64(bits.OnesCount64(hi)) + bits.RotateLeft64(lo, 3) + math.Float64bits(f[i])
+		u[i], _ = bits.Div64(hi%7, lo, 7)
 	}
 }
