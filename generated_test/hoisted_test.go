@@ -255,7 +255,7 @@ func TestHoistedChecksGPU(t *testing.T) {
 					args := drawArgs(c, r, n)
 					want := stubOutcome(t, cks, cpu, c, args)
 					sameOutcome(t, c.name, want, stubOutcome(t, gks, gpu, c, args), false)
-					sameOutcome(t, c.name+" on a grid of 3", want, stubOutcome(t, gks, gpu, c, args, rt.GridSize(3), rt.BlockSize(1)), false)
+					sameOutcome(t, c.name+" on 3 blocks of 32", want, stubOutcome(t, gks, gpu, c, args, rt.GridSize(3), rt.BlockSize(32)), false)
 				}
 			}
 		})

@@ -236,6 +236,7 @@ func (l *lowerer) function(fn *ssa.Function, caller *frame, pos token.Pos) (int,
 	for _, b := range fn.Blocks {
 		g.lowerBlock(b)
 	}
+	l.assignSpaces(t) // its own local variables are in local memory
 	l.funcIndex[fn] = len(l.k.Funcs)
 	l.k.Funcs = append(l.k.Funcs, t)
 	return l.funcIndex[fn], true

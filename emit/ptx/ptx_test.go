@@ -154,6 +154,9 @@ func findPtxas() string {
 func entry(t *testing.T, module, name string) string {
 	t.Helper()
 	start := strings.Index(module, ".entry "+name+"(")
+	if start < 0 { // a device function
+		start = strings.Index(module, " "+name+"(\n")
+	}
 	if start < 0 {
 		t.Fatalf("no entry %s", name)
 	}
@@ -232,6 +235,9 @@ func TestCodegen(t *testing.T) {
 		{entry: "Blur5_0", never: []string{`qdata_gauss5`}},
 		// A function of structs, arrays and complex numbers is called too.
 		{entry: "StructCalls_0", must: []string{`call \(call\d+_ret\), StructCalls\$spin,`}},
+		// The function's own variables are in local memory, never
+		// addressed as global.
+		{entry: "StructCalls$spin", must: []string{`st\.local\.`}, never: []string{`\.global\.`}},
 		// Loops written as range 3 and range 8 are unrolled fully: the
 		// index is a constant in each copy, and x/16 is x*(1/16).
 		{entry: "ClampedWindow_0", never: []string{`cvt\.rn\.f32\.s64`, `div\.rn\.f32`, `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`}},
