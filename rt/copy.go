@@ -72,8 +72,19 @@ func (b *Buffer[T]) toDevice(src []T, s *Stream, async bool) error {
 func (b *Buffer[T]) toHost(dst []T, s *Stream, async bool) error {
 	const op = "copy from device"
 	h, err := b.prepare(len(dst), "destination", s)
-	if err != nil || b.n == 0 {
+	if err != nil {
 		return opError(op, err)
+	}
+	if b.n == 0 {
+		// Nothing to copy, but a copy back still observes the work
+		// before it: it waits for it and reports a kernel's fault.
+		if s.recording() {
+			return nil
+		}
+		if !async && b.dev.drv != nil {
+			err = opError(op, b.dev.drv.synchronizeStream(h))
+		}
+		return b.dev.observe(err)
 	}
 	p := unsafe.Pointer(unsafe.SliceData(dst))
 	err = opError(op, b.dev.transfer(&transfer{

@@ -103,3 +103,24 @@ func TestFaultRecordPages(t *testing.T) {
 		t.Errorf("loading a module made %d driver calls", n)
 	}
 }
+
+// TestEmptyCopyObservesFault checks that reading back a buffer of no
+// elements still waits for the kernels before it and reports their fault,
+// as a read of any other buffer does.
+func TestEmptyCopyObservesFault(t *testing.T) {
+	spec := &ModuleSpec{Package: "k", Images: []Image{{Kind: ImagePTX, Data: "k ptx"}}, Kernels: []KernelSpec{{Name: "K", Tasks: []TaskSpec{{Entry: "K_0"}},
+		Faults: []FaultSite{{Kind: FaultIndex, Pos: "k.go:3:4"}}}}}
+	d, _, m := fakeModule(t, 0, spec)
+	empty, err := Alloc[float32](d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.faults
+	*r.word(recordWhere), *r.word(recordSite) = 0, 0
+	*r.long(recordX), *r.long(recordY) = 0, 0
+	*r.word(recordDone) = *r.word(recordAck) + 1
+	var f *Fault
+	if _, err := empty.Read(); !errors.As(err, &f) || f.Kernel != "K" {
+		t.Fatalf("read of an empty buffer after a fault: %v", err)
+	}
+}
