@@ -2,6 +2,7 @@ package rt
 
 import (
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"regexp"
@@ -527,4 +528,18 @@ func TestOpenAsync(t *testing.T) {
 		t.Error("a second call returned another device")
 	}
 	d.Close()
+}
+
+// TestIterations checks the iteration count of a launch: never wrapped
+// around, even for loops longer than 2^63.
+func TestIterations(t *testing.T) {
+	for _, c := range []struct{ start, end, want int64 }{
+		{0, 10, 10}, {5, 5, 0}, {7, 3, 0}, {-3, 4, 7},
+		{-1 << 62, 1<<62 + 9, math.MaxInt64}, {math.MinInt64, math.MaxInt64, math.MaxInt64},
+		{math.MaxInt64, math.MinInt64, 0}, {-1 << 62, 1 << 62, 1<<63 - 1},
+	} {
+		if got := Iterations(c.start, c.end); got != c.want {
+			t.Errorf("Iterations(%d, %d) = %d, want %d", c.start, c.end, got, c.want)
+		}
+	}
 }

@@ -81,3 +81,18 @@ func PutBuffer[T Element](args []byte, off int, b *Buffer[T]) {
 	binary.LittleEndian.PutUint64(args[off:], uint64(b.ptr))
 	binary.LittleEndian.PutUint64(args[off+8:], uint64(b.n))
 }
+
+// Iterations is the number of iterations of a loop from start up to end,
+// end - start, for a launch's count: 0 when end ≤ start, and
+// math.MaxInt64 when the difference does not fit in an int64 (a loop
+// from -2^62 to 2^62 runs that long, and its first iterations must run).
+func Iterations(start, end int64) int64 {
+	switch d := uint64(end) - uint64(start); {
+	case end <= start:
+		return 0
+	case d > math.MaxInt64:
+		return math.MaxInt64
+	default:
+		return int64(d)
+	}
+}

@@ -412,7 +412,7 @@ func (qdk *Kernels) Stencil(out *rt.Buffer[float32], in *rt.Buffer[float32], w i
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	qdCounts := [1]int64{rt.Iterations(int64(w), (int64(in.Len()) - int64(w)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(2, qdCounts[:], qdArgs[:], qdOpts, func() {
@@ -439,7 +439,7 @@ func (qdk *Kernels) StencilUnchecked(out *rt.Buffer[float32], in *rt.Buffer[floa
 	rt.PutBuffer(qdArgs[:], 0, out)
 	rt.PutBuffer(qdArgs[:], 16, in)
 	rt.PutUint64(qdArgs[:], 32, uint64(w))
-	qdCounts := [1]int64{((int64(in.Len()) - int64(w)) - int64(w))}
+	qdCounts := [1]int64{rt.Iterations(int64(w), (int64(in.Len()) - int64(w)))}
 	if qdk.dev.IsCPU() {
 		if rt.Recording(qdOpts) {
 			return qdk.mod.RecordCPU(3, qdCounts[:], qdArgs[:], qdOpts, func() {

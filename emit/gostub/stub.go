@@ -106,6 +106,10 @@ func (s *stub) body() jen.Code {
 	var counts []jen.Code
 	for _, t := range k.Tasks {
 		switch {
+		case t.Kind == ir.Parallel && t.Count != nil && t.Count.Op == ir.OpSub && t.Count.Type == ir.Int64:
+			// end - start, which wraps around when the loop runs more than
+			// 2^63 iterations: rt.Iterations counts them without wrapping.
+			counts = append(counts, jen.Qual(rtPath, "Iterations").Call(s.expr(t.Count.Args[1]), s.expr(t.Count.Args[0])))
 		case t.Kind == ir.Parallel && t.Count != nil:
 			counts = append(counts, s.expr(t.Count))
 		case t.Kind == ir.Parallel:
