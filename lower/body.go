@@ -115,8 +115,20 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 	tb.cur = latch
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: wide, Dst: i, Args: []ir.Arg{ir.R(i), count}})
 	latch.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{head.Index}}
+	f.finishLoopTask(pl, exit, setup, l.loopCount(pl))
+	return t
+}
+
+// finishLoopTask completes the task of a parallel loop or nest: its exit
+// writes the reductions' partial results, the loop's blocks are lowered,
+// the prologue goes on to setup, and the task runs count iterations, at
+// least one when there are partial results, which even a loop without
+// iterations leaves.
+func (f *frame) finishLoopTask(pl *parLoop, exit, setup *ir.Block, count *ir.Expr) {
+	tb := f.tb
 	exit.Term = ir.Term{Kind: ir.Return}
-	if reds := slotted(pl.reductions); len(reds) > 0 {
+	reds := slotted(pl.reductions)
+	if len(reds) > 0 {
 		tb.cur = exit
 		regs := make([]ir.Reg, len(reds))
 		for i, red := range reds {
@@ -124,19 +136,16 @@ func (l *lowerer) buildLoop(fn *ssa.Function, pl *parLoop) *ir.Task {
 		}
 		tb.writePartials(reds, regs)
 	}
-
-	for _, b := range fn.Blocks {
+	for _, b := range f.fn.Blocks {
 		if pl.lp.contains(b) {
 			f.lowerBlock(b)
 		}
 	}
 	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
-	t.Count = l.loopCount(pl)
-	if t.Count != nil && len(slotted(pl.reductions)) > 0 {
-		// Even a loop without iterations leaves its partial results.
-		t.Count = &ir.Expr{Op: ir.OpMax, Type: ir.Int64, Args: []*ir.Expr{t.Count, {Op: ir.OpConst, Type: ir.Int64, Bits: 1}}}
+	if count != nil && len(reds) > 0 {
+		count = &ir.Expr{Op: ir.OpMax, Type: ir.Int64, Args: []*ir.Expr{count, {Op: ir.OpConst, Type: ir.Int64, Bits: 1}}}
 	}
-	return t
+	tb.t.Count = count
 }
 
 // pureArg computes a pure value as an operand, an immediate for constants.

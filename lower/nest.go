@@ -323,27 +323,7 @@ func (l *lowerer) buildNest(fn *ssa.Function, pl *parLoop) *ir.Task {
 	}
 	tb.emit(ir.Instr{Op: ir.OpAdd, Type: u, Dst: idx[0], Args: []ir.Arg{ir.R(idx[0]), steps[0]}})
 	tb.jump(head)
-	exit.Term = ir.Term{Kind: ir.Return}
-	if reds := slotted(pl.reductions); len(reds) > 0 {
-		tb.cur = exit
-		regs := make([]ir.Reg, len(reds))
-		for i, red := range reds {
-			regs[i] = f.regsFor(red.phi)[0]
-		}
-		tb.writePartials(reds, regs)
-	}
-
-	for _, b := range fn.Blocks {
-		if pl.lp.contains(b) {
-			f.lowerBlock(b)
-		}
-	}
-	tb.pro.Term = ir.Term{Kind: ir.Jump, Succs: [2]int{setup.Index}}
-	t.Count = l.nestCount(levels)
-	if t.Count != nil && len(slotted(pl.reductions)) > 0 {
-		// Even a nest without iterations leaves its partial results.
-		t.Count = &ir.Expr{Op: ir.OpMax, Type: ir.Int64, Args: []*ir.Expr{t.Count, {Op: ir.OpConst, Type: ir.Int64, Bits: 1}}}
-	}
+	f.finishLoopTask(pl, exit, setup, l.nestCount(levels))
 	for k, lv := range levels {
 		ranges[k].reg = f.regsFor(lv.phi)[0]
 	}
