@@ -18,7 +18,7 @@ import (
 // it could not keep it live across the loop. A global access after the
 // loop keeps the descriptor live there, and ptxas loads it once into
 // uniform registers before the loop (ULDC.64), as nvcc's code does. The
-// guard costs a thread three instructions once, at its end; RATIONALE.md
+// guard costs a thread a few instructions once, at its end; RATIONALE.md
 // has the measurements.
 
 // exitSink is the word the never-taken store writes.
