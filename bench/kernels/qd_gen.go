@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "48cd0d48828778101f6b5fcfd2786b2e89e76f95e98794effa080ae5dba307c3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42e9154c43ae3a737ec5a6e2a34b2a7111c25878bdd196d5461b11e4360fb21f"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "fdb5e70c2d7acc47641bfabd4fc7647552b8ffa416b44f0e63f9b0de3af9fa80"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42e9154c43ae3a737ec5a6e2a34b2a7111c25878bdd196d5461b11e4360fb21f"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1166,6 +1166,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Gather_0(
 	.param .u64 Gather_0_param_0,
 	.param .s64 Gather_0_param_1,
@@ -1177,9 +1179,9 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<47>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<28>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<59>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<31>;
@@ -1253,7 +1255,7 @@ $L_7:
 	add.s64 %rd54, %rd54, %rd53;
 	bra.uni $L_5;
 $L_8:
-	ret;
+	bra.uni $Lexit;
 $L_9:
 	mov.b64 %rd55, %rd2;
 	mad.lo.s64 %rd56, %rd55, 4, %rd4;
@@ -1316,6 +1318,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry GatherUnchecked_0(
@@ -1328,8 +1335,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<70>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<72>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<120>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<75>;
@@ -1453,6 +1461,11 @@ $L_12:
 	add.s64 %rd115, %rd115, %rd114;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1466,8 +1479,8 @@ $L_13:
 )
 {
 	.reg .pred %p<99>;
-	.reg .pred %pt<7>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<8>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<123>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<58>;
@@ -1603,7 +1616,7 @@ $L_18:
 	add.s64 %rd118, %rd118, %rd117;
 	bra.uni $L_13;
 $L_19:
-	ret;
+	bra.uni $Lexit;
 $L_20:
 	mul.lo.s64 %rd108, %rd2, -4;
 	mul.lo.s64 %rd113, %rd2, 4;
@@ -1715,6 +1728,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt7, %rt9, 0;
+	@%pt7 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry StencilUnchecked_0(
@@ -1726,7 +1744,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<47>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<31>;
@@ -1799,6 +1818,11 @@ $L_7:
 	add.s64 %rd46, %rd46, %rd45;
 	bra.uni $L_2;
 $L_8:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1812,7 +1836,8 @@ $L_8:
 )
 {
 	.reg .pred %p<74>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<130>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<71>;
@@ -1937,6 +1962,11 @@ $L_12:
 	add.s64 %rd124, %rd124, %rd123;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1948,8 +1978,8 @@ $L_13:
 )
 {
 	.reg .pred %p<54>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<15>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<16>;
 	.reg .b64 %rd<56>;
 	.reg .b64 %rdt<5>;
 
@@ -2049,7 +2079,7 @@ $L_27:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_23;
 $L_28:
-	ret;
+	bra.uni $Lexit;
 $L_29:
 	add.s64 %rd15, %rd8, 0;
 $L_30:
@@ -2089,6 +2119,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt4+4], %rt13;
 	exit;
+$Lexit:
+	mov.u32 %rt15, %ntid.x;
+	setp.eq.u32 %pt2, %rt15, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Saxpy_0(
@@ -2102,8 +2137,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<103>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<163>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<100>;
@@ -2258,7 +2293,7 @@ $L_17:
 	add.s64 %rd153, %rd153, %rd152;
 	bra.uni $L_15;
 $L_18:
-	ret;
+	bra.uni $Lexit;
 $L_19:
 	mov.b64 %rd154, %rd2;
 	mad.lo.s64 %rd155, %rd154, 4, %rd7;
@@ -2312,6 +2347,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Spin_0(
@@ -2321,7 +2361,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<34>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<33>;
 	.reg .b64 %rdt<1>;
 
@@ -2465,6 +2506,11 @@ $L_21:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -2477,7 +2523,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -2624,6 +2671,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -2636,7 +2688,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -2783,6 +2836,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -2795,7 +2853,8 @@ $L_22:
 )
 {
 	.reg .pred %p<34>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<33>;
 	.reg .b64 %rdt<1>;
 
@@ -2939,6 +2998,11 @@ $L_21:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -2951,7 +3015,8 @@ $L_22:
 )
 {
 	.reg .pred %p<34>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<33>;
 	.reg .b64 %rdt<1>;
 
@@ -3095,6 +3160,11 @@ $L_21:
 	mov.b64 %rd13, %rd8;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3119,7 +3189,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -3266,6 +3337,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3290,7 +3366,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -3437,6 +3514,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3461,7 +3543,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -3608,6 +3691,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3632,7 +3720,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -3779,6 +3868,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3803,7 +3897,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -3950,6 +4045,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3974,7 +4074,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -4121,6 +4222,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4145,7 +4251,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -4292,6 +4399,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4316,7 +4428,8 @@ $L_22:
 )
 {
 	.reg .pred %p<38>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<37>;
 	.reg .b64 %rdt<1>;
 
@@ -4463,6 +4576,11 @@ $L_21:
 	mov.b64 %rd17, %rd11;
 	bra.uni $L_19;
 $L_22:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4478,8 +4596,9 @@ $L_22:
 )
 {
 	.reg .pred %p<61>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<107>;
 	.reg .b64 %rdt<1>;
 
@@ -4575,6 +4694,11 @@ $L_12:
 	add.s64 %rd102, %rd102, %rd103;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4590,8 +4714,9 @@ $L_13:
 )
 {
 	.reg .pred %p<61>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<107>;
 	.reg .b64 %rdt<1>;
 
@@ -4687,6 +4812,11 @@ $L_12:
 	add.s64 %rd102, %rd102, %rd103;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4702,8 +4832,9 @@ $L_13:
 )
 {
 	.reg .pred %p<61>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<107>;
 	.reg .b64 %rdt<1>;
 
@@ -4799,6 +4930,11 @@ $L_12:
 	add.s64 %rd102, %rd102, %rd103;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4814,8 +4950,9 @@ $L_13:
 )
 {
 	.reg .pred %p<61>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<107>;
 	.reg .b64 %rdt<1>;
 
@@ -4911,6 +5048,11 @@ $L_12:
 	add.s64 %rd102, %rd102, %rd103;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4920,8 +5062,9 @@ $L_13:
 )
 {
 	.reg .pred %p<58>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<61>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<1>;
 
@@ -5015,6 +5158,11 @@ $L_12:
 	add.s64 %rd99, %rd99, %rd100;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -5025,7 +5173,8 @@ $L_13:
 )
 {
 	.reg .pred %p<59>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<105>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<62>;
@@ -5121,6 +5270,11 @@ $L_12:
 	add.s64 %rd100, %rd100, %rd101;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -5135,8 +5289,8 @@ $L_13:
 )
 {
 	.reg .pred %p<101>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<178>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<106>;
@@ -5307,7 +5461,7 @@ $L_17:
 	add.s64 %rd167, %rd167, %rd165;
 	bra.uni $L_15;
 $L_18:
-	ret;
+	bra.uni $Lexit;
 $L_19:
 	mov.b64 %rd168, %rd2;
 	mad.lo.s64 %rd169, %rd168, 4, %rd12;
@@ -5368,6 +5522,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Histogram_0(
@@ -5380,9 +5539,9 @@ $Lfault:
 {
 	.shared .align 4 .b8 qvar_private1[1024];
 	.reg .pred %p<82>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<84>;
-	.reg .b32 %rt<17>;
+	.reg .b32 %rt<18>;
 	.reg .b64 %rd<83>;
 	.reg .b64 %rdt<4>;
 
@@ -5547,7 +5706,7 @@ $L_33:
 	add.s64 %rd56, %rd56, %rd55;
 	bra.uni $L_18;
 $L_34:
-	ret;
+	bra.uni $Lexit;
 $L_35:
 	mov.b64 %rd57, %rd2;
 	add.s64 %rd58, %rd4, %rd57;
@@ -5590,6 +5749,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt15;
 	exit;
+$Lexit:
+	mov.u32 %rt17, %ntid.x;
+	setp.eq.u32 %pt2, %rt17, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Fill_0(
@@ -5600,7 +5764,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<80>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<114>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<88>;
@@ -5750,6 +5915,11 @@ $L_26:
 	add.s64 %rd109, %rd109, %rd110;
 	bra.uni $L_22;
 $L_27:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -5761,8 +5931,9 @@ $L_27:
 )
 {
 	.reg .pred %p<73>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<66>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<75>;
@@ -5900,6 +6071,11 @@ $L_25:
 	mov.b32 %r28, -2147483648;
 	bra.uni $L_17;
 $L_26:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -5911,8 +6087,9 @@ $L_26:
 )
 {
 	.reg .pred %p<39>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<37>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<78>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<71>;
@@ -6030,6 +6207,11 @@ $L_16:
 	mov.f64 %fd40, %fd37;
 	bra.uni $L_15;
 $L_17:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -6043,9 +6225,9 @@ $L_17:
 )
 {
 	.reg .pred %p<472>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<340>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<475>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<473>;
@@ -6904,6 +7086,11 @@ $L_209:
 	mov.f64 %fd22, %fd166;
 	bra.uni $L_8;
 $L_210:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt2, %rt5, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -6917,7 +7104,8 @@ $L_210:
 )
 {
 	.reg .pred %p<307>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<318>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<309>;
@@ -7340,6 +7528,11 @@ $L_80:
 	mov.f64 %fd224, %fd303;
 	bra.uni $L_73;
 $L_81:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -7354,7 +7547,8 @@ $L_81:
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
 	.reg .pred %p<91>;
-	.reg .b32 %rt<21>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<22>;
 	.reg .b64 %rd<89>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<88>;
@@ -7615,10 +7809,15 @@ $L_58:
 	add.s64 %rd65, %rd61, 8;
 	st.global.s64 [%rd65], %rd64;
 $L_59:
-	ret;
+	bra.uni $Lexit;
 $L_60:
 	mov.f32 %f0, 0f80000000;
 	bra.uni $L_43;
+$Lexit:
+	mov.u32 %rt21, %ntid.x;
+	setp.eq.u32 %pt0, %rt21, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Sum_1(
@@ -7632,7 +7831,8 @@ $L_60:
 {
 	.shared .align 8 .b8 qvar_reduce0[256];
 	.reg .pred %p<88>;
-	.reg .b32 %rt<16>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<17>;
 	.reg .b64 %rd<86>;
 	.reg .f32 %f<85>;
 
@@ -7841,10 +8041,15 @@ $L_42:
 	add.s64 %rd47, %rd0, 0;
 	st.global.f32 [%rd47], %f46;
 $L_43:
-	ret;
+	bra.uni $Lexit;
 $L_44:
 	mov.f32 %f5, 0f80000000;
 	bra.uni $L_28;
+$Lexit:
+	mov.u32 %rt16, %ntid.x;
+	setp.eq.u32 %pt0, %rt16, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Sum_2(
@@ -7856,8 +8061,8 @@ $L_44:
 	.param .u64 Sum_2_param_5
 )
 {
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<4>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<5>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<6>;
@@ -7876,7 +8081,7 @@ $L_1:
 	@%pt0 bra $Lfault_0;
 	add.s64 %rd0, %rd1, 0;
 	st.global.f32 [%rd0], %f5;
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt0, 0;
 	mov.b64 %rdt1, 0;
@@ -7897,6 +8102,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt2;
 	exit;
+$Lexit:
+	mov.u32 %rt4, %ntid.x;
+	setp.eq.u32 %pt2, %rt4, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry NBodyAoS_0(
@@ -7907,7 +8117,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<25>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<308>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<303>;
@@ -8180,6 +8391,11 @@ $L_19:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_20:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -8191,7 +8407,8 @@ $L_20:
 )
 {
 	.reg .pred %p<11>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<114>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<110>;
@@ -8306,6 +8523,11 @@ $L_7:
 	add.s64 %rd112, %rd112, %rd113;
 	bra.uni $L_2;
 $L_8:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -8329,7 +8551,8 @@ $L_8:
 )
 {
 	.reg .pred %p<105>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<104>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<93>;
@@ -8662,6 +8885,11 @@ $L_31:
 	mov.f32 %f45, 0f00000000;
 	bra.uni $L_29;
 $L_32:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -8685,7 +8913,8 @@ $L_32:
 )
 {
 	.reg .pred %p<166>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<320>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<161>;
@@ -8975,6 +9204,11 @@ $L_12:
 	add.s64 %rd310, %rd310, %rd305;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -8989,9 +9223,9 @@ $L_13:
 )
 {
 	.reg .pred %p<55>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<58>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<54>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<37>;
@@ -9096,7 +9330,7 @@ $L_15:
 	setp.lt.s64 %p43, %rd42, %rd0;
 	@%p43 bra $L_12;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	div.u64 %rd51, %rd11, %rd7;
 	bra.uni $L_7;
@@ -9128,6 +9362,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Shade1D_0(
@@ -9140,9 +9379,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<191>;
-	.reg .pred %pt<11>;
+	.reg .pred %pt<12>;
 	.reg .b32 %r<196>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<197>;
 	.reg .b64 %rdt<9>;
 	.reg .f32 %f<88>;
@@ -9426,7 +9665,7 @@ $L_36:
 	sub.s64 %rd133, %rd11, %rd144;
 	bra.uni $L_34;
 $L_37:
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -9467,6 +9706,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt8+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt11, %rt9, 0;
+	@%pt11 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 

@@ -2,7 +2,9 @@
 // algorithms, kernel by kernel and loop by loop, without a GPU: the
 // instruction count of each function and of its innermost loops, and in
 // those loops the global loads, 64-bit integer instructions, calls (the
-// division routines) and special-function instructions. bench/sass/compare
+// division routines), special-function instructions and moves into uniform
+// registers (R2UR: on sm_90, reloads of the global-memory descriptor that
+// nvcc's loops do not have). bench/sass/compare
 // produces its inputs (cuobjdump -sass of both cubins) and runs it.
 //
 //	sass qd.sass nvcc.sass
@@ -137,7 +139,7 @@ func (f *function) innermostLoops() []loop {
 
 // counts classifies a loop's instructions.
 type counts struct {
-	total, loads, wide, calls, special int
+	total, loads, wide, calls, special, uniform int
 }
 
 func (f *function) count(from, to int) counts {
@@ -155,6 +157,8 @@ func (f *function) count(from, to int) counts {
 			c.calls++
 		case strings.HasPrefix(op, "MUFU"):
 			c.special++
+		case op == "R2UR":
+			c.uniform++
 		}
 		if isWide(in) {
 			c.wide++
@@ -173,7 +177,7 @@ func isWide(in instr) bool {
 }
 
 func (c counts) String() string {
-	return fmt.Sprintf("%3d instrs %2d ldg %2d wide %d call %d mufu", c.total, c.loads, c.wide, c.calls, c.special)
+	return fmt.Sprintf("%3d instrs %2d ldg %2d wide %d call %d mufu %d r2ur", c.total, c.loads, c.wide, c.calls, c.special, c.uniform)
 }
 
 func main() {
@@ -203,7 +207,7 @@ func main() {
 			if i < len(nl) {
 				right = n.count(nl[i].from, nl[i].to).String()
 			}
-			fmt.Printf("    %-45s | %s\n", left, right)
+			fmt.Printf("    %-52s | %s\n", left, right)
 		}
 	}
 }

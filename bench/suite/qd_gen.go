@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d2c34bd5a86c0cc04ae301b3752dba96eaf258c6374248e3f04662c5fc176fbb"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5113e698a8c31eb09984464d1cb2a95f93b99eb986684d9e0ecdb103bcc1bc35"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c6bf67f46e607482f112add09e626975cd8afad9ffc627fd0e168c48ee2406a1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5113e698a8c31eb09984464d1cb2a95f93b99eb986684d9e0ecdb103bcc1bc35"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -692,6 +692,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Stencil2D_0(
 	.param .u64 Stencil2D_0_param_0,
 	.param .s64 Stencil2D_0_param_1,
@@ -703,9 +705,9 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<158>;
-	.reg .pred %pt<11>;
+	.reg .pred %pt<12>;
 	.reg .b32 %r<163>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<164>;
 	.reg .b64 %rdt<6>;
 	.reg .f32 %f<76>;
@@ -870,7 +872,7 @@ $L_22:
 	sub.s64 %rd152, %rd7, %rd163;
 	bra.uni $L_15;
 $L_23:
-	ret;
+	bra.uni $Lexit;
 $L_24:
 	sub.s64 %rd80, %rd9, 1;
 	sub.s64 %rd77, %rd41, 1;
@@ -1031,6 +1033,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt11, %rt9, 0;
+	@%pt11 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Stencil3D_0(
@@ -1045,9 +1052,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<255>;
-	.reg .pred %pt<20>;
+	.reg .pred %pt<21>;
 	.reg .b32 %r<258>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<254>;
 	.reg .b64 %rdt<10>;
 	.reg .f32 %f<95>;
@@ -1301,7 +1308,7 @@ $L_34:
 	sub.s64 %rd224, %rd7, %rd235;
 	bra.uni $L_19;
 $L_35:
-	ret;
+	bra.uni $Lexit;
 $L_36:
 	mov.b64 %rd64, %rd139;
 	sub.s64 %rd105, %rd9, 1;
@@ -1557,6 +1564,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt9+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt20, %rt9, 0;
+	@%pt20 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Matmul_0(
@@ -1571,9 +1583,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<165>;
-	.reg .pred %pt<26>;
+	.reg .pred %pt<27>;
 	.reg .b32 %r<155>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<164>;
 	.reg .b64 %rdt<6>;
 	.reg .f32 %f<75>;
@@ -1911,7 +1923,7 @@ $L_43:
 	sub.s64 %rd144, %rd6, %rd155;
 	bra.uni $L_9;
 $L_44:
-	ret;
+	bra.uni $Lexit;
 $L_45:
 	setp.lt.s64 %p32, %rd2, %rd3;
 	@!%p32 bra $L_44;
@@ -2207,6 +2219,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt26, %rt9, 0;
+	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Blur_0(
@@ -2220,9 +2237,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<223>;
-	.reg .pred %pt<12>;
+	.reg .pred %pt<13>;
 	.reg .b32 %r<228>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<229>;
 	.reg .b64 %rdt<5>;
 
@@ -2434,7 +2451,7 @@ $L_24:
 	sub.s64 %rd217, %rd7, %rd228;
 	bra.uni $L_6;
 $L_25:
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -2500,6 +2517,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt4+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt12, %rt9, 0;
+	@%pt12 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry DigitSum_0(
@@ -2512,9 +2534,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<156>;
-	.reg .pred %pt<18>;
+	.reg .pred %pt<19>;
 	.reg .b32 %r<161>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<162>;
 	.reg .b64 %rdt<12>;
 
@@ -2710,7 +2732,7 @@ $L_28:
 	sub.s64 %rd60, %rd12, %rd71;
 	bra.uni $L_10;
 $L_29:
-	ret;
+	bra.uni $Lexit;
 $L_30:
 	setp.lt.s64 %p22, %rd2, %rd3;
 	@!%p22 bra $L_29;
@@ -2926,6 +2948,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt11+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt18, %rt9, 0;
+	@%pt18 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Options_0(
@@ -2938,8 +2965,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<316>;
-	.reg .pred %pt<50>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<51>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<389>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<344>;
@@ -3367,7 +3394,7 @@ $L_60:
 	add.s64 %rd379, %rd379, %rd378;
 	bra.uni $L_49;
 $L_61:
-	ret;
+	bra.uni $Lexit;
 $L_62:
 	mov.b64 %rd380, %rd2;
 	mad.lo.s64 %rd381, %rd380, 4, %rd9;
@@ -3471,6 +3498,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt50, %rt9, 0;
+	@%pt50 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry NBody_0(
@@ -3490,8 +3522,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<200>;
-	.reg .pred %pt<26>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<27>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<199>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<164>;
@@ -4053,7 +4085,7 @@ $L_50:
 	mov.f32 %f28, 0f00000000;
 	bra.uni $L_35;
 $L_51:
-	ret;
+	bra.uni $Lexit;
 $L_52:
 	mov.b64 %rd75, %rd10;
 	setp.gt.s64 %p76, %rd75, 0;
@@ -4456,6 +4488,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt26, %rt9, 0;
+	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Mandelbrot64_0(
@@ -4468,9 +4505,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<56>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<55>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<53>;
 	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<39>;
@@ -4646,7 +4683,7 @@ $L_26:
 	sub.s64 %rd41, %rd7, %rd52;
 	bra.uni $L_6;
 $L_27:
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -4667,6 +4704,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt4+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Mandelbrot32_0(
@@ -4679,9 +4721,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<56>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<55>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<53>;
 	.reg .b64 %rdt<5>;
 	.reg .f32 %f<39>;
@@ -4857,7 +4899,7 @@ $L_26:
 	sub.s64 %rd41, %rd7, %rd52;
 	bra.uni $L_6;
 $L_27:
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -4878,6 +4920,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt4+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Xorshift_0(
@@ -4890,9 +4937,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<62>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<39>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<61>;
 	.reg .b64 %rdt<4>;
 
@@ -5021,7 +5068,7 @@ $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
 $L_21:
-	ret;
+	bra.uni $Lexit;
 $L_22:
 	setp.lt.s64 %p27, %rd2, %rd3;
 	@!%p27 bra $L_21;
@@ -5130,6 +5177,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry MatVec_0(
@@ -5144,8 +5196,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<67>;
-	.reg .pred %pt<8>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<66>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<41>;
@@ -5388,7 +5440,7 @@ $L_34:
 	add.s64 %rd60, %rd60, 4;
 	bra.uni $L_33;
 $L_35:
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd11;
@@ -5439,6 +5491,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt8, %rt9, 0;
+	@%pt8 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Daxpy_0(
@@ -5451,8 +5508,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<98>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<158>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<95>;
@@ -5598,7 +5655,7 @@ $L_15:
 	add.s64 %rd148, %rd148, %rd147;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd149, %rd2;
 	mad.lo.s64 %rd150, %rd149, 8, %rd9;
@@ -5645,6 +5702,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Hash_0(
@@ -5657,8 +5719,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<66>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<65>;
 	.reg .b64 %rdt<4>;
 
@@ -5801,7 +5863,7 @@ $L_20:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
 $L_21:
-	ret;
+	bra.uni $Lexit;
 $L_22:
 	setp.lt.s64 %p29, %rd2, %rd3;
 	@!%p29 bra $L_21;
@@ -5924,6 +5986,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Transpose_0(
@@ -5937,9 +6004,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<158>;
-	.reg .pred %pt<16>;
+	.reg .pred %pt<17>;
 	.reg .b32 %r<163>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<164>;
 	.reg .b64 %rdt<9>;
 	.reg .f64 %fd<72>;
@@ -6204,7 +6271,7 @@ $L_36:
 	sub.s64 %rd100, %rd7, %rd111;
 	bra.uni $L_34;
 $L_37:
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -6270,6 +6337,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt8+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt16, %rt9, 0;
+	@%pt16 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 

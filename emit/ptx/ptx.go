@@ -32,6 +32,7 @@ func Module(kernels []*ir.Kernel) string {
 	fmt.Fprintf(&b, ".version %s\n.target %s\n.address_size 64\n", Version, Target)
 	tables := declareTables(&b, kernels)
 	declareClaim(&b, kernels)
+	declareExitSink(&b, kernels)
 	for ki, k := range kernels {
 		slots, _ := k.ArgSlots()
 		for _, f := range k.Funcs {
@@ -157,6 +158,9 @@ func (e *entry) write(b *strings.Builder) {
 		e.term(bi, &blk.Term)
 	}
 	e.writeFaults()
+	if e.t.Kind != ir.Function {
+		e.writeExit()
+	}
 	for c := range numClasses {
 		if e.maxReg[c] >= 0 {
 			fmt.Fprintf(b, "\t.reg %s %s<%d>;\n", classDecl[c], classPrefix[c], e.maxReg[c]+1)
@@ -320,8 +324,12 @@ func (e *entry) normalize(d string, t ir.Type) {
 func (e *entry) term(bi int, t *ir.Term) {
 	switch t.Kind {
 	case ir.Return:
-		e.storeResults()
-		e.emit("ret")
+		if e.t.Kind == ir.Function {
+			e.storeResults()
+			e.emit("ret")
+			return
+		}
+		e.emit("bra.uni %s", exitLabel)
 	case ir.Jump:
 		if t.Succs[0] != bi+1 {
 			e.emit("bra.uni $L_%d", t.Succs[0])

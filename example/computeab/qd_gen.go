@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "bedc98b329bb88f57d56519651258b39cfdd478ccedce41e81ea07b11c42788b"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "dac14a7a998deb8d57468cd52e16f70967de356b60035876c155dc22503a8387"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "65c2ee89a069b07a7c5c6122d9351faa4e1730215c947ddb64b81a1d18f17d5d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "dac14a7a998deb8d57468cd52e16f70967de356b60035876c155dc22503a8387"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -188,6 +188,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry ComputeAB_0(
 	.param .u64 ComputeAB_0_param_0,
 	.param .s64 ComputeAB_0_param_1,
@@ -198,8 +200,8 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<81>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<80>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<47>;
@@ -323,7 +325,7 @@ $L_24:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
 $L_25:
-	ret;
+	bra.uni $Lexit;
 $L_26:
 	mov.b64 %rd38, %rd10;
 	mov.b64 %rd39, %rd11;
@@ -429,6 +431,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry ComputeAB_1(
@@ -441,8 +448,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<83>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<82>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<49>;
@@ -575,7 +582,7 @@ $L_24:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_5;
 $L_25:
-	ret;
+	bra.uni $Lexit;
 $L_26:
 	mov.b64 %rd39, %rd10;
 	mov.b64 %rd40, %rd11;
@@ -690,6 +697,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry ComputeABSerial_0(
@@ -702,8 +714,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<74>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<73>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<41>;
@@ -823,7 +835,7 @@ $L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
 $L_24:
-	ret;
+	bra.uni $Lexit;
 $L_25:
 	setp.lt.s64 %p32, %rd2, %rd3;
 	@!%p32 bra $L_24;
@@ -926,6 +938,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry ComputeABSerial_1(
@@ -938,8 +955,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<76>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<75>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<43>;
@@ -1068,7 +1085,7 @@ $L_23:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_4;
 $L_24:
-	ret;
+	bra.uni $Lexit;
 $L_25:
 	setp.lt.s64 %p33, %rd2, %rd3;
 	@!%p33 bra $L_24;
@@ -1180,6 +1197,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Combine_0(
@@ -1194,8 +1216,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<103>;
-	.reg .pred %pt<4>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<166>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<100>;
@@ -1366,7 +1388,7 @@ $L_19:
 	add.s64 %rd154, %rd154, %rd152;
 	bra.uni $L_17;
 $L_20:
-	ret;
+	bra.uni $Lexit;
 $L_21:
 	mov.b64 %rd155, %rd2;
 	mad.lo.s64 %rd156, %rd155, 4, %rd7;
@@ -1428,6 +1450,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "1257729c0d095e339075231294f803af0465ffa51a40538b00f4c2e9ca217f0a"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d436ba4abedf9ad8081b5f39ba9798675dfc29835f7fde7f0749abfef1ae5e19"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6b30d84dd4febdde15f7b126e2b0a30ca6e4acaa189ca4dc54206b13155c9df1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d436ba4abedf9ad8081b5f39ba9798675dfc29835f7fde7f0749abfef1ae5e19"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -98,6 +98,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Mandelbrot_0(
 	.param .u64 Mandelbrot_0_param_0,
 	.param .s64 Mandelbrot_0_param_1,
@@ -112,9 +114,9 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<122>;
-	.reg .pred %pt<6>;
+	.reg .pred %pt<7>;
 	.reg .b32 %r<121>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<116>;
 	.reg .b64 %rdt<6>;
 	.reg .f64 %fd<73>;
@@ -321,7 +323,7 @@ $L_32:
 	sub.s64 %rd104, %rd7, %rd115;
 	bra.uni $L_9;
 $L_33:
-	ret;
+	bra.uni $Lexit;
 $L_34:
 	sub.rn.f64 %fd51, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd54, %rd4;
@@ -514,6 +516,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt6, %rt9, 0;
+	@%pt6 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 

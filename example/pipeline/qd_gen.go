@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d85a8c473601de013bc08683cadc72d98253078e26927f0c4d06cd045633d297"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "773e880822e27a35e0878668784c93246435ca742bd525557e5a1965c5db8865"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "e03f7ecdedf483e1cd8865979a58bce20e379ff5fd0e8096931a519fd62ff125"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "773e880822e27a35e0878668784c93246435ca742bd525557e5a1965c5db8865"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -86,6 +86,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Transform_0(
 	.param .u64 Transform_0_param_0,
 	.param .s64 Transform_0_param_1,
@@ -96,8 +98,8 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<73>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<72>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<45>;
@@ -241,7 +243,7 @@ $L_24:
 	mov.f32 %f17, %f12;
 	bra.uni $L_22;
 $L_25:
-	ret;
+	bra.uni $Lexit;
 $L_26:
 	setp.gt.s64 %p38, %rd14, 0;
 $L_27:
@@ -363,6 +365,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 

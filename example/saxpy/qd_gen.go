@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "ca8d9a951aa47ec2dc9b6e9e559f3fc6de618f3486b19323a53e15dfdd390c21"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d93c11049aba92ae63d8157e465deeb8ae076d387eb467092536a4d754bbbe6d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "21cf6eb789bc7b0a7c5fdcb1a86148ad88abd34f790f9b059400ec022f881f06"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d93c11049aba92ae63d8157e465deeb8ae076d387eb467092536a4d754bbbe6d"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -92,6 +92,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Saxpy_0(
 	.param .f32 Saxpy_0_param_0,
 	.param .u64 Saxpy_0_param_1,
@@ -103,8 +105,8 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<103>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<163>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<100>;
@@ -259,7 +261,7 @@ $L_17:
 	add.s64 %rd153, %rd153, %rd152;
 	bra.uni $L_15;
 $L_18:
-	ret;
+	bra.uni $Lexit;
 $L_19:
 	mov.b64 %rd154, %rd2;
 	mad.lo.s64 %rd155, %rd154, 4, %rd7;
@@ -313,6 +315,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 

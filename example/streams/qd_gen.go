@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c1a2281ffc13092c7c4b5fe210dcbde2b64df98af7c01c5b488c46edce0d3567"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1a2091101fc1581a06cbd536193b5dcc32386a4821550d3af661851b78e1df5a"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c195d0823c163f6e286e0678546a02422d4ead8f14bf05ac0b35c9f4c081d8c7"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1a2091101fc1581a06cbd536193b5dcc32386a4821550d3af661851b78e1df5a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -157,6 +157,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Add_0(
 	.param .u64 Add_0_param_0,
 	.param .s64 Add_0_param_1,
@@ -168,8 +170,8 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<101>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<178>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<106>;
@@ -340,7 +342,7 @@ $L_17:
 	add.s64 %rd167, %rd167, %rd165;
 	bra.uni $L_15;
 $L_18:
-	ret;
+	bra.uni $Lexit;
 $L_19:
 	mov.b64 %rd168, %rd2;
 	mad.lo.s64 %rd169, %rd168, 4, %rd12;
@@ -401,6 +403,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Produce_0(
@@ -411,7 +418,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<40>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<39>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<24>;
@@ -568,6 +576,11 @@ $L_23:
 	mov.b64 %rd16, %rd11;
 	bra.uni $L_20;
 $L_24:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -580,8 +593,8 @@ $L_24:
 )
 {
 	.reg .pred %p<79>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<132>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<81>;
@@ -710,7 +723,7 @@ $L_15:
 	add.s64 %rd123, %rd123, %rd122;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd124, %rd2;
 	mad.lo.s64 %rd125, %rd124, 4, %rd12;
@@ -758,6 +771,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 

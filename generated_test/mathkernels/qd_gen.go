@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b5db426d86be8613b059adaba2cbeb573a268e1b50fd964557b90abc8738c6a3"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "3b69f1355dd2239af7e8eb7f1a33698f2581d81d8d30dc1eb9bdf9f0926423d4"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f9136607b2ca106715224f6ce659c8ca43ad9c52dbb1e6e5851fc7e70bc8090e"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "3b69f1355dd2239af7e8eb7f1a33698f2581d81d8d30dc1eb9bdf9f0926423d4"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -2860,6 +2860,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Counts64_0(
 	.param .u64 Counts64_0_param_0,
 	.param .s64 Counts64_0_param_1,
@@ -2875,8 +2877,8 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<205>;
-	.reg .pred %pt<5>;
-	.reg .b32 %rt<33>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<34>;
 	.reg .b64 %rd<396>;
 	.reg .b64 %rdt<10>;
 
@@ -3230,7 +3232,7 @@ $L_21:
 	add.s64 %rd381, %rd381, %rd377;
 	bra.uni $L_19;
 $L_22:
-	ret;
+	bra.uni $Lexit;
 $L_23:
 	mov.b64 %rd382, %rd2;
 	mad.lo.s64 %rd383, %rd382, 8, %rd12;
@@ -3337,6 +3339,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt9+4], %rt31;
 	exit;
+$Lexit:
+	mov.u32 %rt33, %ntid.x;
+	setp.eq.u32 %pt5, %rt33, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Permute64_0(
@@ -3354,8 +3361,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<185>;
-	.reg .pred %pt<5>;
-	.reg .b32 %rt<33>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<34>;
 	.reg .b64 %rd<354>;
 	.reg .b64 %rdt<16>;
 
@@ -3704,7 +3711,7 @@ $L_31:
 	add.s64 %rd339, %rd339, %rd335;
 	bra.uni $L_27;
 $L_32:
-	ret;
+	bra.uni $Lexit;
 $L_33:
 	mov.b64 %rd340, %rd2;
 	mad.lo.s64 %rd341, %rd340, 8, %rd12;
@@ -3810,6 +3817,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt15+4], %rt31;
 	exit;
+$Lexit:
+	mov.u32 %rt33, %ntid.x;
+	setp.eq.u32 %pt5, %rt33, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Counts32_0(
@@ -3827,9 +3839,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<205>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<227>;
-	.reg .b32 %rt<15>;
+	.reg .b32 %rt<16>;
 	.reg .b64 %rd<399>;
 	.reg .b64 %rdt<4>;
 
@@ -4165,7 +4177,7 @@ $L_21:
 	add.s64 %rd382, %rd382, %rd379;
 	bra.uni $L_19;
 $L_22:
-	ret;
+	bra.uni $Lexit;
 $L_23:
 	mov.b64 %rd383, %rd2;
 	mad.lo.s64 %rd384, %rd383, 4, %rd12;
@@ -4269,6 +4281,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt13;
 	exit;
+$Lexit:
+	mov.u32 %rt15, %ntid.x;
+	setp.eq.u32 %pt5, %rt15, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Permute32_0(
@@ -4286,9 +4303,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<185>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<204>;
-	.reg .b32 %rt<21>;
+	.reg .b32 %rt<22>;
 	.reg .b64 %rd<357>;
 	.reg .b64 %rdt<16>;
 
@@ -4624,7 +4641,7 @@ $L_31:
 	add.s64 %rd340, %rd340, %rd335;
 	bra.uni $L_27;
 $L_32:
-	ret;
+	bra.uni $Lexit;
 $L_33:
 	mov.b64 %rd341, %rd2;
 	mad.lo.s64 %rd342, %rd341, 4, %rd12;
@@ -4728,6 +4745,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt15+4], %rt19;
 	exit;
+$Lexit:
+	mov.u32 %rt21, %ntid.x;
+	setp.eq.u32 %pt5, %rt21, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Counts16_0(
@@ -4745,9 +4767,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<205>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<227>;
-	.reg .b32 %rt<15>;
+	.reg .b32 %rt<16>;
 	.reg .b64 %rd<399>;
 	.reg .b64 %rdt<4>;
 
@@ -5098,7 +5120,7 @@ $L_21:
 	add.s64 %rd382, %rd382, %rd379;
 	bra.uni $L_19;
 $L_22:
-	ret;
+	bra.uni $Lexit;
 $L_23:
 	mov.b64 %rd383, %rd2;
 	mad.lo.s64 %rd384, %rd383, 2, %rd12;
@@ -5205,6 +5227,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt13;
 	exit;
+$Lexit:
+	mov.u32 %rt15, %ntid.x;
+	setp.eq.u32 %pt5, %rt15, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Permute16_0(
@@ -5222,9 +5249,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<185>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<204>;
-	.reg .b32 %rt<21>;
+	.reg .b32 %rt<22>;
 	.reg .b64 %rd<357>;
 	.reg .b64 %rdt<16>;
 
@@ -5575,7 +5602,7 @@ $L_31:
 	add.s64 %rd340, %rd340, %rd335;
 	bra.uni $L_27;
 $L_32:
-	ret;
+	bra.uni $Lexit;
 $L_33:
 	mov.b64 %rd341, %rd2;
 	mad.lo.s64 %rd342, %rd341, 2, %rd12;
@@ -5682,6 +5709,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt15+4], %rt19;
 	exit;
+$Lexit:
+	mov.u32 %rt21, %ntid.x;
+	setp.eq.u32 %pt5, %rt21, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Counts8_0(
@@ -5699,9 +5731,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<205>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<227>;
-	.reg .b32 %rt<15>;
+	.reg .b32 %rt<16>;
 	.reg .b64 %rd<399>;
 	.reg .b64 %rdt<4>;
 
@@ -6052,7 +6084,7 @@ $L_21:
 	add.s64 %rd382, %rd382, %rd379;
 	bra.uni $L_19;
 $L_22:
-	ret;
+	bra.uni $Lexit;
 $L_23:
 	mov.b64 %rd383, %rd2;
 	add.s64 %rd384, %rd12, %rd383;
@@ -6159,6 +6191,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt13;
 	exit;
+$Lexit:
+	mov.u32 %rt15, %ntid.x;
+	setp.eq.u32 %pt5, %rt15, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Permute8_0(
@@ -6174,9 +6211,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<158>;
-	.reg .pred %pt<4>;
+	.reg .pred %pt<5>;
 	.reg .b32 %r<173>;
-	.reg .b32 %rt<21>;
+	.reg .b32 %rt<22>;
 	.reg .b64 %rd<287>;
 	.reg .b64 %rdt<16>;
 
@@ -6475,7 +6512,7 @@ $L_29:
 	add.s64 %rd272, %rd272, %rd268;
 	bra.uni $L_25;
 $L_30:
-	ret;
+	bra.uni $Lexit;
 $L_31:
 	mov.b64 %rd273, %rd2;
 	add.s64 %rd274, %rd12, %rd273;
@@ -6567,6 +6604,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt15+4], %rt19;
 	exit;
+$Lexit:
+	mov.u32 %rt21, %ntid.x;
+	setp.eq.u32 %pt4, %rt21, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Counts_0(
@@ -6584,8 +6626,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<205>;
-	.reg .pred %pt<5>;
-	.reg .b32 %rt<33>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<34>;
 	.reg .b64 %rd<396>;
 	.reg .b64 %rdt<10>;
 
@@ -6939,7 +6981,7 @@ $L_21:
 	add.s64 %rd381, %rd381, %rd377;
 	bra.uni $L_19;
 $L_22:
-	ret;
+	bra.uni $Lexit;
 $L_23:
 	mov.b64 %rd382, %rd2;
 	mad.lo.s64 %rd383, %rd382, 8, %rd12;
@@ -7046,6 +7088,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt9+4], %rt31;
 	exit;
+$Lexit:
+	mov.u32 %rt33, %ntid.x;
+	setp.eq.u32 %pt5, %rt33, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Permute_0(
@@ -7063,8 +7110,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<200>;
-	.reg .pred %pt<5>;
-	.reg .b32 %rt<33>;
+	.reg .pred %pt<6>;
+	.reg .b32 %rt<34>;
 	.reg .b64 %rd<372>;
 	.reg .b64 %rdt<16>;
 
@@ -7438,7 +7485,7 @@ $L_41:
 	add.s64 %rd357, %rd357, %rd353;
 	bra.uni $L_35;
 $L_42:
-	ret;
+	bra.uni $Lexit;
 $L_43:
 	mov.b64 %rd358, %rd2;
 	mad.lo.s64 %rd359, %rd358, 8, %rd12;
@@ -7549,6 +7596,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt15+4], %rt31;
 	exit;
+$Lexit:
+	mov.u32 %rt33, %ntid.x;
+	setp.eq.u32 %pt5, %rt33, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Carry64_0(
@@ -7574,8 +7626,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<186>;
-	.reg .pred %pt<9>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<10>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<236>;
 	.reg .b64 %rdt<6>;
 
@@ -7804,7 +7856,7 @@ $L_25:
 	add.s64 %rd224, %rd224, %rd216;
 	bra.uni $L_19;
 $L_26:
-	ret;
+	bra.uni $Lexit;
 $L_27:
 	mov.b64 %rd225, %rd2;
 	mad.lo.s64 %rd226, %rd225, 8, %rd12;
@@ -7981,6 +8033,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt9, %rt9, 0;
+	@%pt9 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Carry32_0(
@@ -8006,9 +8063,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<188>;
-	.reg .pred %pt<9>;
+	.reg .pred %pt<10>;
 	.reg .b32 %r<137>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<238>;
 	.reg .b64 %rdt<4>;
 
@@ -8237,7 +8294,7 @@ $L_25:
 	add.s64 %rd226, %rd226, %rd218;
 	bra.uni $L_19;
 $L_26:
-	ret;
+	bra.uni $Lexit;
 $L_27:
 	mov.b64 %rd227, %rd2;
 	mad.lo.s64 %rd228, %rd227, 4, %rd12;
@@ -8414,6 +8471,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt9, %rt9, 0;
+	@%pt9 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Carry_0(
@@ -8439,8 +8501,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<222>;
-	.reg .pred %pt<9>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<10>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<272>;
 	.reg .b64 %rdt<6>;
 
@@ -8691,7 +8753,7 @@ $L_29:
 	add.s64 %rd260, %rd260, %rd252;
 	bra.uni $L_19;
 $L_30:
-	ret;
+	bra.uni $Lexit;
 $L_31:
 	mov.b64 %rd261, %rd2;
 	mad.lo.s64 %rd262, %rd261, 8, %rd12;
@@ -8890,6 +8952,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt9, %rt9, 0;
+	@%pt9 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Divide_0(
@@ -8921,9 +8988,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<1515>;
-	.reg .pred %pt<44>;
+	.reg .pred %pt<45>;
 	.reg .b32 %r<1178>;
-	.reg .b32 %rt<59>;
+	.reg .b32 %rt<60>;
 	.reg .b64 %rd<1514>;
 	.reg .b64 %rdt<62>;
 
@@ -9141,7 +9208,7 @@ $L_31:
 	mov.b64 %rdt5, 0;
 	setp.eq.u64 %pt1, %rdt5, 0;
 	@%pt1 bra $Lfault_1;
-	ret;
+	bra.uni $Lexit;
 $L_32:
 	setp.le.u64 %p31, %rd17, %rd22;
 	@!%p31 bra $L_34;
@@ -9149,7 +9216,7 @@ $L_33:
 	mov.b64 %rdt6, 0;
 	setp.eq.u64 %pt2, %rdt6, 0;
 	@%pt2 bra $Lfault_2;
-	ret;
+	bra.uni $Lexit;
 $L_34:
 	setp.eq.u64 %p32, %rd22, 0;
 	@!%p32 bra $L_244;
@@ -9205,7 +9272,7 @@ $L_42:
 	mov.b64 %rdt7, 0;
 	setp.eq.u64 %pt4, %rdt7, 0;
 	@%pt4 bra $Lfault_4;
-	ret;
+	bra.uni $Lexit;
 $L_43:
 	cvt.u64.u32 %rd106, %r99;
 	shl.b64 %rd107, %rd106, 32;
@@ -9293,7 +9360,7 @@ $L_53:
 	mov.b64 %rdt8, 0;
 	setp.eq.u64 %pt7, %rdt8, 0;
 	@%pt7 bra $Lfault_7;
-	ret;
+	bra.uni $Lexit;
 $L_54:
 	setp.le.u64 %p145, %rd140, %rd138;
 	@!%p145 bra $L_56;
@@ -9301,7 +9368,7 @@ $L_55:
 	mov.b64 %rdt9, 0;
 	setp.eq.u64 %pt8, %rdt9, 0;
 	@%pt8 bra $Lfault_8;
-	ret;
+	bra.uni $Lexit;
 $L_56:
 	setp.eq.u64 %p146, %rd138, 0;
 	@!%p146 bra $L_193;
@@ -9369,7 +9436,7 @@ $L_66:
 	mov.b64 %rdt10, 0;
 	setp.eq.u64 %pt9, %rdt10, 0;
 	@%pt9 bra $Lfault_9;
-	ret;
+	bra.uni $Lexit;
 $L_67:
 	setp.le.u64 %p226, %rd17, %rd221;
 	@!%p226 bra $L_69;
@@ -9377,7 +9444,7 @@ $L_68:
 	mov.b64 %rdt11, 0;
 	setp.eq.u64 %pt10, %rdt11, 0;
 	@%pt10 bra $Lfault_10;
-	ret;
+	bra.uni $Lexit;
 $L_69:
 	setp.eq.u64 %p227, %rd221, 0;
 	@!%p227 bra $L_145;
@@ -9474,7 +9541,7 @@ $L_84:
 	mov.b64 %rdt12, 0;
 	setp.eq.u64 %pt12, %rdt12, 0;
 	@%pt12 bra $Lfault_12;
-	ret;
+	bra.uni $Lexit;
 $L_85:
 	setp.le.u64 %p323, %rd316, %rd318;
 	@!%p323 bra $L_87;
@@ -9482,7 +9549,7 @@ $L_86:
 	mov.b64 %rdt13, 0;
 	setp.eq.u64 %pt13, %rdt13, 0;
 	@%pt13 bra $Lfault_13;
-	ret;
+	bra.uni $Lexit;
 $L_87:
 	setp.eq.u64 %p324, %rd318, 0;
 	@!%p324 bra $L_96;
@@ -9756,7 +9823,7 @@ $L_141:
 	mov.b64 %rdt19, 0;
 	setp.eq.u64 %pt15, %rdt19, 0;
 	@%pt15 bra $Lfault_15;
-	ret;
+	bra.uni $Lexit;
 $L_142:
 	div.u64 %rd1070, %rd314, %rd316;
 	mul.lo.u64 %rd1080, %rd1070, %rd316;
@@ -10007,7 +10074,7 @@ $L_190:
 	mov.b64 %rdt25, 0;
 	setp.eq.u64 %pt17, %rdt25, 0;
 	@%pt17 bra $Lfault_17;
-	ret;
+	bra.uni $Lexit;
 $L_191:
 	div.u64 %rd1103, %rd217, %rd17;
 	mul.lo.u64 %rd1113, %rd1103, %rd17;
@@ -10256,12 +10323,12 @@ $L_238:
 	mov.b64 %rdt31, 0;
 	setp.eq.u64 %pt19, %rdt31, 0;
 	@%pt19 bra $Lfault_19;
-	ret;
+	bra.uni $Lexit;
 $L_239:
 	mov.b64 %rdt32, 0;
 	setp.eq.u64 %pt20, %rdt32, 0;
 	@%pt20 bra $Lfault_20;
-	ret;
+	bra.uni $Lexit;
 $L_240:
 	div.u64 %rd1125, %rd128, %rd17;
 	mul.lo.u64 %rd1135, %rd1125, %rd17;
@@ -10518,14 +10585,14 @@ $L_289:
 	mov.b64 %rdt38, 0;
 	setp.eq.u64 %pt22, %rdt38, 0;
 	@%pt22 bra $Lfault_22;
-	ret;
+	bra.uni $Lexit;
 $L_290:
 	div.u64 %rd1168, %rd21, %rd17;
 	mul.lo.u64 %rd1178, %rd1168, %rd17;
 	sub.u64 %rd1169, %rd21, %rd1178;
 	bra.uni $L_29;
 $L_291:
-	ret;
+	bra.uni $Lexit;
 $L_292:
 	add.s64 %rd393, %rd2, 1;
 	setp.lt.s64 %p394, %rd393, %rd3;
@@ -12146,6 +12213,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt61+4], %rt57;
 	exit;
+$Lexit:
+	mov.u32 %rt59, %ntid.x;
+	setp.eq.u32 %pt44, %rt59, 0;
+	@%pt44 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Abs_0(
@@ -12157,8 +12229,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<84>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<138>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<87>;
@@ -12292,7 +12364,7 @@ $L_15:
 	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd130, %rd2;
 	mad.lo.s64 %rd131, %rd130, 8, %rd12;
@@ -12341,6 +12413,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Acos_0(
@@ -12352,8 +12429,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<396>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<408>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<380>;
@@ -12668,7 +12745,7 @@ $L_47:
 	mov.pred %p22, 0;
 	bra.uni $L_16;
 $L_48:
-	ret;
+	bra.uni $Lexit;
 $L_49:
 	mov.b64 %rd404, %rd2;
 	mad.lo.s64 %rd405, %rd404, 8, %rd12;
@@ -12965,6 +13042,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Acosh_0(
@@ -12976,9 +13058,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<518>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<364>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<530>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<502>;
@@ -13457,7 +13539,7 @@ $L_87:
 	mov.b64 %rd181, 1;
 	bra.uni $L_63;
 $L_88:
-	ret;
+	bra.uni $Lexit;
 $L_89:
 	mov.b64 %rd526, %rd2;
 	mad.lo.s64 %rd527, %rd526, 8, %rd12;
@@ -13918,6 +14000,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Asin_0(
@@ -13929,8 +14016,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<390>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<402>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<374>;
@@ -14240,7 +14327,7 @@ $L_45:
 	mov.pred %p20, 0;
 	bra.uni $L_14;
 $L_46:
-	ret;
+	bra.uni $Lexit;
 $L_47:
 	mov.b64 %rd398, %rd2;
 	mad.lo.s64 %rd399, %rd398, 8, %rd12;
@@ -14532,6 +14619,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Asinh_0(
@@ -14543,9 +14635,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<539>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<382>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<551>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<523>;
@@ -15051,7 +15143,7 @@ $L_96:
 	mov.pred %p21, 0;
 	bra.uni $L_18;
 $L_97:
-	ret;
+	bra.uni $Lexit;
 $L_98:
 	mov.b64 %rd547, %rd2;
 	mad.lo.s64 %rd548, %rd547, 8, %rd12;
@@ -15539,6 +15631,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Atan_0(
@@ -15550,8 +15647,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<368>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<380>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<352>;
@@ -15829,7 +15926,7 @@ $L_35:
 	mov.f64 %fd100, %fd179;
 	bra.uni $L_28;
 $L_36:
-	ret;
+	bra.uni $Lexit;
 $L_37:
 	mov.b64 %rd376, %rd2;
 	mad.lo.s64 %rd377, %rd376, 8, %rd12;
@@ -16089,6 +16186,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Atanh_0(
@@ -16100,8 +16202,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<560>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<572>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<544>;
@@ -16677,7 +16779,7 @@ $L_118:
 	mov.pred %p37, 0;
 	bra.uni $L_21;
 $L_119:
-	ret;
+	bra.uni $Lexit;
 $L_120:
 	mov.b64 %rd568, %rd2;
 	mad.lo.s64 %rd569, %rd568, 8, %rd12;
@@ -17235,6 +17337,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Cbrt_0(
@@ -17246,8 +17353,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<155>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<167>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<129>;
@@ -17405,7 +17512,7 @@ $L_26:
 	mov.pred %p20, 0;
 	bra.uni $L_19;
 $L_27:
-	ret;
+	bra.uni $Lexit;
 $L_28:
 	mov.b64 %rd163, %rd2;
 	mad.lo.s64 %rd164, %rd163, 8, %rd12;
@@ -17545,6 +17652,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Ceil_0(
@@ -17556,8 +17668,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<84>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<138>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<87>;
@@ -17691,7 +17803,7 @@ $L_15:
 	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd130, %rd2;
 	mad.lo.s64 %rd131, %rd130, 8, %rd12;
@@ -17740,6 +17852,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Cosh_0(
@@ -17751,9 +17868,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<266>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<243>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<278>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<250>;
@@ -18021,7 +18138,7 @@ $L_52:
 	mov.b32 %r93, -2147483648;
 	bra.uni $L_44;
 $L_53:
-	ret;
+	bra.uni $Lexit;
 $L_54:
 	mov.b64 %rd274, %rd2;
 	mad.lo.s64 %rd275, %rd274, 8, %rd12;
@@ -18271,6 +18388,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Erf_0(
@@ -18282,9 +18404,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<568>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<517>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<580>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<552>;
@@ -18777,7 +18899,7 @@ $L_88:
 	mov.pred %p39, 0;
 	bra.uni $L_23;
 $L_89:
-	ret;
+	bra.uni $Lexit;
 $L_90:
 	mov.b64 %rd576, %rd2;
 	mad.lo.s64 %rd577, %rd576, 8, %rd12;
@@ -19252,6 +19374,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Erfc_0(
@@ -19263,9 +19390,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<566>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<515>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<578>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<550>;
@@ -19764,7 +19891,7 @@ $L_91:
 	mov.pred %p39, 0;
 	bra.uni $L_23;
 $L_92:
-	ret;
+	bra.uni $Lexit;
 $L_93:
 	mov.b64 %rd574, %rd2;
 	mad.lo.s64 %rd575, %rd574, 8, %rd12;
@@ -20245,6 +20372,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Erfcinv_0(
@@ -20256,9 +20388,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<374>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<263>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<386>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<358>;
@@ -20571,7 +20703,7 @@ $L_47:
 	mov.pred %p23, 0;
 	bra.uni $L_26;
 $L_48:
-	ret;
+	bra.uni $Lexit;
 $L_49:
 	mov.b64 %rd382, %rd2;
 	mad.lo.s64 %rd383, %rd382, 8, %rd12;
@@ -20866,6 +20998,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Erfinv_0(
@@ -20877,9 +21014,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<370>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<259>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<382>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<354>;
@@ -21188,7 +21325,7 @@ $L_45:
 	mov.pred %p21, 0;
 	bra.uni $L_24;
 $L_46:
-	ret;
+	bra.uni $Lexit;
 $L_47:
 	mov.b64 %rd378, %rd2;
 	mad.lo.s64 %rd379, %rd378, 8, %rd12;
@@ -21479,6 +21616,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Exp_0(
@@ -21490,9 +21632,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<145>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<125>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<157>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<129>;
@@ -21652,7 +21794,7 @@ $L_28:
 	mov.b32 %r28, -2147483648;
 	bra.uni $L_20;
 $L_29:
-	ret;
+	bra.uni $Lexit;
 $L_30:
 	mov.b64 %rd153, %rd2;
 	mad.lo.s64 %rd154, %rd153, 8, %rd12;
@@ -21794,6 +21936,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Exp2_0(
@@ -21805,8 +21952,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<213>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<225>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<195>;
@@ -22031,7 +22178,7 @@ $L_48:
 	mov.b64 %rd27, 0;
 	bra.uni $L_19;
 $L_49:
-	ret;
+	bra.uni $Lexit;
 $L_50:
 	mov.b64 %rd221, %rd2;
 	mad.lo.s64 %rd222, %rd221, 8, %rd12;
@@ -22238,6 +22385,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Expm1_0(
@@ -22249,8 +22401,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<273>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<11>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<12>;
 	.reg .b64 %rd<285>;
 	.reg .b64 %rdt<8>;
 	.reg .f64 %fd<257>;
@@ -22539,7 +22691,7 @@ $L_54:
 	mov.pred %p37, 0;
 	bra.uni $L_22;
 $L_55:
-	ret;
+	bra.uni $Lexit;
 $L_56:
 	mov.b64 %rd281, %rd2;
 	mad.lo.s64 %rd282, %rd281, 8, %rd12;
@@ -22810,6 +22962,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt7+4], %rt9;
 	exit;
+$Lexit:
+	mov.u32 %rt11, %ntid.x;
+	setp.eq.u32 %pt2, %rt11, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Floor_0(
@@ -22821,8 +22978,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<84>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<138>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<87>;
@@ -22956,7 +23113,7 @@ $L_15:
 	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd130, %rd2;
 	mad.lo.s64 %rd131, %rd130, 8, %rd12;
@@ -23005,6 +23162,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Log_0(
@@ -23016,9 +23178,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<141>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<93>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<153>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<125>;
@@ -23158,7 +23320,7 @@ $L_19:
 	mov.f64 %fd40, %fd37;
 	bra.uni $L_18;
 $L_20:
-	ret;
+	bra.uni $Lexit;
 $L_21:
 	mov.b64 %rd149, %rd2;
 	mad.lo.s64 %rd150, %rd149, 8, %rd12;
@@ -23280,6 +23442,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Log10_0(
@@ -23291,9 +23458,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<147>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<98>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<159>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<131>;
@@ -23438,7 +23605,7 @@ $L_21:
 	mov.f64 %fd42, %fd39;
 	bra.uni $L_20;
 $L_22:
-	ret;
+	bra.uni $Lexit;
 $L_23:
 	mov.b64 %rd155, %rd2;
 	mad.lo.s64 %rd156, %rd155, 8, %rd12;
@@ -23565,6 +23732,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Log1p_0(
@@ -23576,8 +23748,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<269>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<281>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<253>;
@@ -23861,7 +24033,7 @@ $L_51:
 	mov.b64 %rd45, 1;
 	bra.uni $L_27;
 $L_52:
-	ret;
+	bra.uni $Lexit;
 $L_53:
 	mov.b64 %rd277, %rd2;
 	mad.lo.s64 %rd278, %rd277, 8, %rd12;
@@ -24127,6 +24299,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Log2_0(
@@ -24138,9 +24315,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<221>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<170>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<233>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<205>;
@@ -24353,7 +24530,7 @@ $L_36:
 	mov.b64 %rd31, 0;
 	bra.uni $L_35;
 $L_37:
-	ret;
+	bra.uni $Lexit;
 $L_38:
 	mov.b64 %rd229, %rd2;
 	mad.lo.s64 %rd230, %rd229, 8, %rd12;
@@ -24548,6 +24725,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Logb_0(
@@ -24559,8 +24741,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<213>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<274>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<223>;
@@ -24944,7 +25126,7 @@ $L_90:
 	mov.b64 %rd39, 0;
 	bra.uni $L_88;
 $L_91:
-	ret;
+	bra.uni $Lexit;
 $L_92:
 	mov.b64 %rd266, %rd2;
 	mad.lo.s64 %rd267, %rd266, 8, %rd12;
@@ -25043,6 +25225,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Round_0(
@@ -25054,8 +25241,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<172>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<21>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<22>;
 	.reg .b64 %rd<229>;
 	.reg .b64 %rdt<34>;
 	.reg .f64 %fd<171>;
@@ -25394,7 +25581,7 @@ $L_60:
 	mov.b64 %rd23, %rd16;
 	bra.uni $L_54;
 $L_61:
-	ret;
+	bra.uni $Lexit;
 $L_62:
 	mov.b64 %rd221, %rd2;
 	mad.lo.s64 %rd222, %rd221, 8, %rd12;
@@ -25484,6 +25671,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt33+4], %rt19;
 	exit;
+$Lexit:
+	mov.u32 %rt21, %ntid.x;
+	setp.eq.u32 %pt2, %rt21, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry RoundToEven_0(
@@ -25495,8 +25687,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<84>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<138>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<87>;
@@ -25630,7 +25822,7 @@ $L_15:
 	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd130, %rd2;
 	mad.lo.s64 %rd131, %rd130, 8, %rd12;
@@ -25679,6 +25871,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Sinh_0(
@@ -25690,9 +25887,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<305>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<266>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<317>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<289>;
@@ -26000,7 +26197,7 @@ $L_61:
 	mov.pred %p19, 0;
 	bra.uni $L_9;
 $L_62:
-	ret;
+	bra.uni $Lexit;
 $L_63:
 	mov.b64 %rd313, %rd2;
 	mad.lo.s64 %rd314, %rd313, 8, %rd12;
@@ -26290,6 +26487,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Sqrt_0(
@@ -26301,8 +26503,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<84>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<138>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<87>;
@@ -26436,7 +26638,7 @@ $L_15:
 	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd130, %rd2;
 	mad.lo.s64 %rd131, %rd130, 8, %rd12;
@@ -26485,6 +26687,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Trunc_0(
@@ -26496,8 +26703,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<84>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<138>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<87>;
@@ -26631,7 +26838,7 @@ $L_15:
 	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_13;
 $L_16:
-	ret;
+	bra.uni $Lexit;
 $L_17:
 	mov.b64 %rd130, %rd2;
 	mad.lo.s64 %rd131, %rd130, 8, %rd12;
@@ -26680,6 +26887,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Atan2_0(
@@ -26693,8 +26905,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<583>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<599>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<562>;
@@ -27149,7 +27361,7 @@ $L_85:
 	mov.f64 %fd224, %fd303;
 	bra.uni $L_78;
 $L_86:
-	ret;
+	bra.uni $Lexit;
 $L_87:
 	mov.b64 %rd594, %rd2;
 	mad.lo.s64 %rd595, %rd594, 8, %rd12;
@@ -27581,6 +27793,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Copysign_0(
@@ -27594,8 +27811,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<131>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<214>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<142>;
@@ -27806,7 +28023,7 @@ $L_27:
 	add.s64 %rd203, %rd203, %rd201;
 	bra.uni $L_23;
 $L_28:
-	ret;
+	bra.uni $Lexit;
 $L_29:
 	mov.b64 %rd204, %rd2;
 	mad.lo.s64 %rd205, %rd204, 8, %rd12;
@@ -27875,6 +28092,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Dim_0(
@@ -27888,8 +28110,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<113>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<185>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<112>;
@@ -28105,7 +28327,7 @@ $L_37:
 	mov.f64 %fd19, %fd20;
 	bra.uni $L_35;
 $L_38:
-	ret;
+	bra.uni $Lexit;
 $L_39:
 	mov.b64 %rd175, %rd2;
 	mad.lo.s64 %rd176, %rd175, 8, %rd12;
@@ -28175,6 +28397,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Hypot_0(
@@ -28188,8 +28415,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<219>;
-	.reg .pred %pt<39>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<40>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<300>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<228>;
@@ -28641,7 +28868,7 @@ $L_72:
 	mov.f64 %fd20, %fd46;
 	bra.uni $L_64;
 $L_73:
-	ret;
+	bra.uni $Lexit;
 $L_74:
 	mov.b64 %rd290, %rd2;
 	mad.lo.s64 %rd291, %rd290, 8, %rd12;
@@ -28758,6 +28985,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt39, %rt9, 0;
+	@%pt39 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Max_0(
@@ -28771,8 +29003,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<226>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<298>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<216>;
@@ -29238,7 +29470,7 @@ $L_132:
 	mov.f64 %fd20, %fd18;
 	bra.uni $L_113;
 $L_133:
-	ret;
+	bra.uni $Lexit;
 $L_134:
 	mov.b64 %rd288, %rd2;
 	mad.lo.s64 %rd289, %rd288, 8, %rd12;
@@ -29358,6 +29590,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Min_0(
@@ -29371,8 +29608,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<236>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<308>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<227>;
@@ -29848,7 +30085,7 @@ $L_132:
 	mov.f64 %fd20, %fd18;
 	bra.uni $L_113;
 $L_133:
-	ret;
+	bra.uni $Lexit;
 $L_134:
 	mov.b64 %rd298, %rd2;
 	mad.lo.s64 %rd299, %rd298, 8, %rd12;
@@ -29970,6 +30207,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Mod_0(
@@ -29983,8 +30225,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<328>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<334>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<307>;
@@ -30330,7 +30572,7 @@ $L_81:
 	mov.b64 %rd39, 0;
 	bra.uni $L_80;
 $L_82:
-	ret;
+	bra.uni $Lexit;
 $L_83:
 	add.s64 %rd181, %rd2, 1;
 	setp.lt.s64 %p182, %rd181, %rd3;
@@ -30651,6 +30893,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Nextafter_0(
@@ -30664,8 +30911,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<229>;
-	.reg .pred %pt<9>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<10>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<304>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<232>;
@@ -31086,7 +31333,7 @@ $L_92:
 	mov.f64 %fd22, %fd45;
 	bra.uni $L_80;
 $L_93:
-	ret;
+	bra.uni $Lexit;
 $L_94:
 	mov.b64 %rd294, %rd2;
 	mad.lo.s64 %rd295, %rd294, 8, %rd12;
@@ -31197,6 +31444,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt9, %rt9, 0;
+	@%pt9 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Pow_0(
@@ -31210,9 +31462,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<837>;
-	.reg .pred %pt<7>;
+	.reg .pred %pt<8>;
 	.reg .b32 %r<676>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<840>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<838>;
@@ -32102,7 +32354,7 @@ $L_213:
 	mov.f64 %fd22, %fd166;
 	bra.uni $L_12;
 $L_214:
-	ret;
+	bra.uni $Lexit;
 $L_215:
 	add.s64 %rd433, %rd2, 1;
 	setp.lt.s64 %p434, %rd433, %rd3;
@@ -32967,6 +33219,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt7, %rt9, 0;
+	@%pt7 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Remainder_0(
@@ -32980,8 +33237,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<416>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<422>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<395>;
@@ -33454,7 +33711,7 @@ $L_124:
 	mov.pred %p46, 0;
 	bra.uni $L_27;
 $L_125:
-	ret;
+	bra.uni $Lexit;
 $L_126:
 	add.s64 %rd233, %rd2, 1;
 	setp.lt.s64 %p234, %rd233, %rd3;
@@ -33902,6 +34159,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry FMA_0(
@@ -33917,8 +34179,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<118>;
-	.reg .pred %pt<4>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<5>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<218>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<125>;
@@ -34126,7 +34388,7 @@ $L_19:
 	add.s64 %rd205, %rd205, %rd202;
 	bra.uni $L_17;
 $L_20:
-	ret;
+	bra.uni $Lexit;
 $L_21:
 	mov.b64 %rd206, %rd2;
 	mad.lo.s64 %rd207, %rd206, 8, %rd12;
@@ -34199,6 +34461,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Frexp_0(
@@ -34212,8 +34479,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<270>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<347>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<273>;
@@ -34674,7 +34941,7 @@ $L_87:
 	mov.b64 %rd29, 0;
 	bra.uni $L_86;
 $L_88:
-	ret;
+	bra.uni $Lexit;
 $L_89:
 	mov.b64 %rd337, %rd2;
 	mad.lo.s64 %rd338, %rd337, 8, %rd12;
@@ -34793,6 +35060,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Ldexp_0(
@@ -34806,8 +35078,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<147>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<163>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<126>;
@@ -34980,7 +35252,7 @@ $L_33:
 	mov.b64 %rd31, 0;
 	bra.uni $L_22;
 $L_34:
-	ret;
+	bra.uni $Lexit;
 $L_35:
 	mov.b64 %rd158, %rd2;
 	mad.lo.s64 %rd159, %rd158, 8, %rd12;
@@ -35130,6 +35402,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Modf_0(
@@ -35143,8 +35420,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<156>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<244>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<172>;
@@ -35395,7 +35672,7 @@ $L_37:
 	add.s64 %rd233, %rd233, %rd231;
 	bra.uni $L_31;
 $L_38:
-	ret;
+	bra.uni $Lexit;
 $L_39:
 	mov.b64 %rd234, %rd2;
 	mad.lo.s64 %rd235, %rd234, 8, %rd12;
@@ -35472,6 +35749,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Ilogb_0(
@@ -35483,8 +35765,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<198>;
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<258>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<200>;
@@ -35863,7 +36145,7 @@ $L_90:
 	mov.b64 %rd29, 0;
 	bra.uni $L_88;
 $L_91:
-	ret;
+	bra.uni $Lexit;
 $L_92:
 	mov.b64 %rd250, %rd2;
 	mad.lo.s64 %rd251, %rd250, 8, %rd12;
@@ -35961,6 +36243,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Classify_0(
@@ -35974,9 +36261,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<212>;
-	.reg .pred %pt<3>;
+	.reg .pred %pt<4>;
 	.reg .b32 %r<213>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<324>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<208>;
@@ -36429,7 +36716,7 @@ $L_117:
 	mov.b32 %r17, 0;
 	bra.uni $L_100;
 $L_118:
-	ret;
+	bra.uni $Lexit;
 $L_119:
 	mov.b64 %rd312, %rd2;
 	mad.lo.s64 %rd313, %rd312, 8, %rd12;
@@ -36547,6 +36834,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Specials_0(
@@ -36560,8 +36852,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<119>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<194>;
 	.reg .b64 %rdt<10>;
 	.reg .f64 %fd<120>;
@@ -36802,7 +37094,7 @@ $L_47:
 	mov.b64 %rd17, 18442240474082181120U;
 	bra.uni $L_43;
 $L_48:
-	ret;
+	bra.uni $Lexit;
 $L_49:
 	mov.b64 %rd184, %rd2;
 	mad.lo.s64 %rd185, %rd184, 8, %rd12;
@@ -36877,6 +37169,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt9+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Bits64_0(
@@ -36890,8 +37187,8 @@ $Lfault:
 )
 {
 	.reg .pred %p<116>;
-	.reg .pred %pt<3>;
-	.reg .b32 %rt<9>;
+	.reg .pred %pt<4>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<214>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<124>;
@@ -37082,7 +37379,7 @@ $L_17:
 	add.s64 %rd203, %rd203, %rd201;
 	bra.uni $L_15;
 $L_18:
-	ret;
+	bra.uni $Lexit;
 $L_19:
 	mov.b64 %rd204, %rd2;
 	mad.lo.s64 %rd205, %rd204, 8, %rd12;
@@ -37147,6 +37444,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt3, %rt9, 0;
+	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Bits32_0(
@@ -37164,9 +37466,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<323>;
-	.reg .pred %pt<11>;
+	.reg .pred %pt<12>;
 	.reg .b32 %r<325>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<476>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<326>;
@@ -37732,7 +38034,7 @@ $L_111:
 	mov.f32 %f34, %f62;
 	bra.uni $L_97;
 $L_112:
-	ret;
+	bra.uni $Lexit;
 $L_113:
 	mov.b64 %rd462, %rd2;
 	mad.lo.s64 %rd463, %rd462, 4, %rd12;
@@ -37881,6 +38183,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt11, %rt9, 0;
+	@%pt11 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Narrow_0(
@@ -37900,9 +38207,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<1012>;
-	.reg .pred %pt<10>;
+	.reg .pred %pt<11>;
 	.reg .b32 %r<823>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<1015>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<883>;
@@ -38945,7 +39252,7 @@ $L_240:
 	mov.b32 %r43, -2147483648;
 	bra.uni $L_232;
 $L_241:
-	ret;
+	bra.uni $Lexit;
 $L_242:
 	add.s64 %rd519, %rd2, 1;
 	setp.lt.s64 %p520, %rd519, %rd3;
@@ -39947,6 +40254,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt10, %rt9, 0;
+	@%pt10 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Prologue_0(
@@ -39959,9 +40271,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<278>;
-	.reg .pred %pt<2>;
+	.reg .pred %pt<3>;
 	.reg .b32 %r<69>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<332>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<281>;
@@ -40119,7 +40431,7 @@ $L_24:
 	add.s64 %rd323, %rd323, %rd322;
 	bra.uni $L_22;
 $L_25:
-	ret;
+	bra.uni $Lexit;
 $L_26:
 	mov.b64 %rd324, %rd2;
 	mad.lo.s64 %rd325, %rd324, 8, %rd12;
@@ -40459,6 +40771,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt2, %rt9, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry Random_0(
@@ -40477,9 +40794,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<2073>;
-	.reg .pred %pt<5>;
+	.reg .pred %pt<6>;
 	.reg .b32 %r<2043>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<2099>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<1298>;
@@ -42014,7 +42331,7 @@ $L_186:
 	mov.pred %p321, 0;
 	bra.uni $L_165;
 $L_187:
-	ret;
+	bra.uni $Lexit;
 $L_188:
 	cvt.u32.u64 %r1225, %rd13;
 	shr.u64 %rd1226, %rd13, 32;
@@ -43510,6 +43827,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt5, %rt9, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry MonteCarloPi_0(
@@ -43520,8 +43842,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<215>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<213>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<216>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<89>;
@@ -43859,6 +44182,11 @@ $L_42:
 	add.s64 %rd2, %rd2, %rd1;
 	bra.uni $L_2;
 $L_43:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 `

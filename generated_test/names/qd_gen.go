@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f7ddf623d9452b265c2e1485f08271fd7ecddab357faee750cc36a8eddce2e25"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1ecc1777f7465fc71c74768be64d8dac388aea906cbfead1ec1f3cbb8dd0d167"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f6cf38f3337d4efb290378a74eedf6a454db15a68336c2eb0ed151a0f3dd0838"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1ecc1777f7465fc71c74768be64d8dac388aea906cbfead1ec1f3cbb8dd0d167"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1169,6 +1169,8 @@ const qdPTX = `//
 
 .global .align 4 .u32 qd_fault_claim;
 
+.global .align 4 .u32 qd_exit_sink;
+
 .visible .entry Gr$0000f6$0000dfe_0(
 	.param .u64 Gr$0000f6$0000dfe_0_param_0,
 	.param .s64 Gr$0000f6$0000dfe_0_param_1,
@@ -1177,7 +1179,8 @@ const qdPTX = `//
 )
 {
 	.reg .pred %p<59>;
-	.reg .b32 %rt<5>;
+	.reg .pred %pt<1>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<105>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<62>;
@@ -1273,6 +1276,11 @@ $L_12:
 	add.s64 %rd100, %rd100, %rd101;
 	bra.uni $L_10;
 $L_13:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1283,8 +1291,8 @@ $L_13:
 	.param .u64 Gr$0000f6$0000dfe_1_param_3
 )
 {
-	.reg .pred %pt<2>;
-	.reg .b32 %rt<4>;
+	.reg .pred %pt<3>;
+	.reg .b32 %rt<5>;
 	.reg .b64 %rd<6>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<5>;
@@ -1302,7 +1310,7 @@ $L_1:
 	add.rn.f32 %f4, %f3, 0f3F800000;
 	mov.b64 %rd5, %rd0;
 	st.global.f32 [%rd5], %f4;
-	ret;
+	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt0, 0;
 	mov.b64 %rdt1, 0;
@@ -1323,6 +1331,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt2;
 	exit;
+$Lexit:
+	mov.u32 %rt4, %ntid.x;
+	setp.eq.u32 %pt2, %rt4, 0;
+	@%pt2 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 
 .visible .entry $0003a9$006570_0(
@@ -1331,8 +1344,9 @@ $Lfault:
 )
 {
 	.reg .pred %p<50>;
+	.reg .pred %pt<1>;
 	.reg .b32 %r<51>;
-	.reg .b32 %rt<5>;
+	.reg .b32 %rt<6>;
 	.reg .b64 %rd<77>;
 	.reg .b64 %rdt<1>;
 
@@ -1444,6 +1458,11 @@ $L_26:
 	add.s64 %rd72, %rd72, %rd73;
 	bra.uni $L_22;
 $L_27:
+	bra.uni $Lexit;
+$Lexit:
+	mov.u32 %rt5, %ntid.x;
+	setp.eq.u32 %pt0, %rt5, 0;
+	@%pt0 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1964,9 +1983,9 @@ $L_27:
 )
 {
 	.reg .pred %p<5884>;
-	.reg .pred %pt<255>;
+	.reg .pred %pt<256>;
 	.reg .b32 %r<4603>;
-	.reg .b32 %rt<9>;
+	.reg .b32 %rt<10>;
 	.reg .b64 %rd<7418>;
 	.reg .b64 %rdt<4>;
 
@@ -8117,7 +8136,7 @@ $L_513:
 	add.s64 %rd7160, %rd7160, %rd6906;
 	bra.uni $L_511;
 $L_514:
-	ret;
+	bra.uni $Lexit;
 $L_515:
 	cvt.u32.u64 %r2566, %rd12;
 	mov.b32 %r2567, %r2566;
@@ -12984,6 +13003,11 @@ $Lfault:
 	membar.sys;
 	st.volatile.global.u32 [%rdt3+4], %rt7;
 	exit;
+$Lexit:
+	mov.u32 %rt9, %ntid.x;
+	setp.eq.u32 %pt255, %rt9, 0;
+	@%pt255 st.global.u32 [qd_exit_sink], 0;
+	ret;
 }
 `
 
