@@ -29,6 +29,10 @@ var mathCases = func() []kernelCase {
 		"Max": mathkernels.Max, "Min": mathkernels.Min, "Mod": mathkernels.Mod, "Nextafter": mathkernels.Nextafter,
 		"Pow": mathkernels.Pow, "Remainder": mathkernels.Remainder,
 
+		"Sin": mathkernels.Sin, "Cos": mathkernels.Cos, "Sincos": mathkernels.Sincos, "Tan": mathkernels.Tan,
+		"Tanh": mathkernels.Tanh, "Gamma": mathkernels.Gamma, "Lgamma": mathkernels.Lgamma, "Pow10": mathkernels.Pow10,
+		"Bessel": mathkernels.Bessel, "BesselN": mathkernels.BesselN, "NarrowTrig": mathkernels.NarrowTrig,
+
 		"FMA": mathkernels.FMA, "Frexp": mathkernels.Frexp, "Ldexp": mathkernels.Ldexp, "Modf": mathkernels.Modf,
 		"Ilogb": mathkernels.Ilogb, "Classify": mathkernels.Classify, "Specials": mathkernels.Specials,
 		"Bits64": mathkernels.Bits64, "Bits32": mathkernels.Bits32, "Narrow": mathkernels.Narrow,

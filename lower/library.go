@@ -42,10 +42,6 @@ type libFunc struct {
 // calls up in them.)
 var libraryPackages map[string]map[string]libFunc
 
-// needsTables is why the functions of package math that read package-level
-// tables cannot be called yet.
-const needsTables = "it reads package-level tables of package math, which kernels cannot read yet"
-
 var mathFuncs map[string]libFunc
 
 func initMath() {
@@ -75,21 +71,6 @@ func initMath() {
 		"archExp":   {port: "Exp"},
 		"archLog":   {port: "Log"},
 		"archHypot": {port: "Hypot"},
-
-		"Sin":    {unsupported: needsTables},
-		"Cos":    {unsupported: needsTables},
-		"Sincos": {unsupported: needsTables},
-		"Tan":    {unsupported: needsTables},
-		"Tanh":   {unsupported: needsTables},
-		"Gamma":  {unsupported: needsTables},
-		"Lgamma": {unsupported: needsTables},
-		"Pow10":  {unsupported: needsTables},
-		"J0":     {unsupported: needsTables},
-		"J1":     {unsupported: needsTables},
-		"Jn":     {unsupported: needsTables},
-		"Y0":     {unsupported: needsTables},
-		"Y1":     {unsupported: needsTables},
-		"Yn":     {unsupported: needsTables},
 	}
 	for _, name := range mathSource {
 		mathFuncs[name] = libFunc{}
@@ -100,7 +81,8 @@ func initMath() {
 // compile from Go's source.
 var mathSource = strings.Fields(`Acos Acosh Asin Asinh Atan Atan2 Atanh Cbrt Copysign Cosh Dim
 	Erf Erfc Erfcinv Erfinv Exp Exp2 Expm1 Frexp Hypot Ilogb Inf IsInf IsNaN Ldexp Log Log10
-	Log1p Log2 Logb Max Min Mod Modf NaN Nextafter Nextafter32 Pow Remainder Round Signbit Sinh`)
+	Log1p Log2 Logb Max Min Mod Modf NaN Nextafter Nextafter32 Pow Remainder Round Signbit Sinh
+	Sin Cos Sincos Tan Tanh Gamma Lgamma Pow10 J0 J1 Jn Y0 Y1 Yn`)
 
 var bitsFuncs map[string]libFunc
 
