@@ -10,9 +10,9 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// Kernels call the functions of packages math and math/bits, which are
-// compiled from Go's own source: a call is inlined like a call of a helper,
-// and so are the unexported functions those call. A few functions are
+// Kernels call the functions of packages math, math/bits and math/cmplx,
+// which are compiled from Go's own source: a call is inlined like a call of
+// a helper, and so are the unexported functions those call. A few functions are
 // intrinsics instead, lowered to one op or a few: those whose source Go's
 // compiler replaces by an instruction (math.Sqrt, math.FMA, bits.OnesCount…)
 // or that reinterpret memory through package unsafe (math.Float64bits…), and
@@ -84,6 +84,17 @@ var mathSource = strings.Fields(`Acos Acosh Asin Asinh Atan Atan2 Atanh Cbrt Cop
 	Log1p Log2 Logb Max Min Mod Modf NaN Nextafter Nextafter32 Pow Remainder Round Signbit Sinh
 	Sin Cos Sincos Tan Tanh Gamma Lgamma Pow10 J0 J1 Jn Y0 Y1 Yn`)
 
+// cmplxFuncs are the functions of package math/cmplx, all compiled from
+// Go's source.
+var cmplxFuncs = func() map[string]libFunc {
+	funcs := map[string]libFunc{}
+	for _, name := range strings.Fields(`Abs Acos Acosh Asin Asinh Atan Atanh Conj Cos Cosh Cot Exp
+		Inf IsInf IsNaN Log Log10 NaN Phase Polar Pow Rect Sin Sinh Sqrt Tan Tanh`) {
+		funcs[name] = libFunc{}
+	}
+	return funcs
+}()
+
 var bitsFuncs map[string]libFunc
 
 func initBits() {
@@ -123,6 +134,7 @@ func init() {
 	libraryPackages = map[string]map[string]libFunc{
 		"math":        mathFuncs,
 		"math/bits":   bitsFuncs,
+		"math/cmplx":  cmplxFuncs,
 		amd64MathPath: {},
 	}
 }
