@@ -182,8 +182,12 @@ func (g *gpuDriver) unloadModule(mod uintptr) error {
 	return g.check(C.QD_CALL_ModuleUnload, C.qd_module_unload(g.api, g.ctx, C.uintptr_t(mod)))
 }
 
+// symbol is the name a module's code gives an entry: the entry's own,
+// except in the test build that compiles HIP source with NVRTC (nvrtc.go).
+var symbol = func(entry string) string { return entry }
+
 func (g *gpuDriver) function(mod uintptr, name string) (uintptr, error) {
-	cname := C.CString(name)
+	cname := C.CString(symbol(name))
 	defer C.free(unsafe.Pointer(cname))
 	var fn C.uintptr_t
 	r := C.qd_function(g.api, g.ctx, &fn, C.uintptr_t(mod), cname)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -24,7 +25,15 @@ var (
 
 // The CUDA driver loads HIP source only, so that a module that fails to
 // compile fails its test rather than falling back to PTX.
-func init() { cudaImageKinds = []ImageKind{ImageHIP} }
+func init() {
+	cudaImageKinds = []ImageKind{ImageHIP}
+	symbol = noDollars
+}
+
+// noDollars spells each '$' as "_qdS_": NVRTC, unlike the compilers of
+// HIP, takes no '$' in names, which the entries of kernels with names
+// beyond ASCII have. The source and the names looked up change alike.
+func noDollars(s string) string { return strings.ReplaceAll(s, "$", "_qdS_") }
 
 func nvrtcLibraries() []string {
 	if p := os.Getenv("QD_NVRTC"); p != "" {
@@ -56,7 +65,7 @@ func (d *cudaDriver) compileSource(source string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.compile(source, "qd.cu", d.options())
+	return c.compile(noDollars(source), "qd.cu", d.options())
 }
 
 func (d *cudaDriver) sourceKey(sum string) string {

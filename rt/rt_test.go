@@ -543,3 +543,12 @@ func TestIterations(t *testing.T) {
 		}
 	}
 }
+
+// TestNilStreamHandle checks that the default stream, nil, has the
+// drivers' handle of the default stream.
+func TestNilStreamHandle(t *testing.T) {
+	var s *Stream
+	if h := s.Handle(); h != 0 {
+		t.Errorf("nil stream's handle %#x, want 0", h)
+	}
+}

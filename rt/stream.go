@@ -106,8 +106,14 @@ func (d *Device) StreamPriorityRange() (least, greatest int, err error) {
 }
 
 // Handle returns the driver's handle of the stream (a CUstream), for use
-// with other GPU libraries; 0 on the CPU.
-func (s *Stream) Handle() uintptr { return s.handle }
+// with other GPU libraries; 0 on the CPU, and 0 for nil, the default
+// stream, as the drivers name it.
+func (s *Stream) Handle() uintptr {
+	if s == nil {
+		return 0
+	}
+	return s.handle
+}
 
 // Device returns the device the stream belongs to.
 func (s *Stream) Device() *Device { return s.dev }

@@ -287,9 +287,26 @@ hip_error hipModuleUnload(handle mod) {
 	return p_cuModuleUnload(mod);
 }
 
+// NVRTC, unlike the compilers of HIP, takes no '$' in names, which qd's
+// entries of kernels with names beyond ASCII have: the shim spells each
+// as "_qdS_", in the source it compiles and in the names it looks up.
+static char *noDollars(const char *s) {
+	size_t n = strlen(s), d = 0;
+	for (size_t i = 0; i < n; i++) d += s[i] == '$';
+	char *out = malloc(n + 4 * d + 1), *o = out;
+	for (; *s; s++) {
+		if (*s == '$') { memcpy(o, "_qdS_", 5); o += 5; } else *o++ = *s;
+	}
+	*o = 0;
+	return out;
+}
+
 hip_error hipModuleGetFunction(handle *fn, handle mod, const char *name) {
 	USE();
-	return p_cuModuleGetFunction(fn, mod, name);
+	char *n = noDollars(name);
+	hip_error r = p_cuModuleGetFunction(fn, mod, n);
+	free(n);
+	return r;
 }
 
 // hipModuleLaunchKernel passes extra on with HIP's end marker (3) turned
@@ -441,7 +458,11 @@ const char *hipGetErrorName(hip_error r) {
 int hiprtcCreateProgram(handle *prog, const char *src, const char *name, int n, const char *const *headers,
 		const char *const *includes) {
 	int r = loaded();
-	return r ? r : p_nvrtcCreateProgram(prog, src, name, n, headers, includes);
+	if (r) return r;
+	char *s = noDollars(src);
+	r = p_nvrtcCreateProgram(prog, s, name, n, headers, includes);
+	free(s);
+	return r;
 }
 
 int hiprtcCompileProgram(handle prog, int n, const char *const *options) {
