@@ -29,6 +29,13 @@ var mathCases = func() []kernelCase {
 		"Max": mathkernels.Max, "Min": mathkernels.Min, "Mod": mathkernels.Mod, "Nextafter": mathkernels.Nextafter,
 		"Pow": mathkernels.Pow, "Remainder": mathkernels.Remainder,
 
+		"Sin": mathkernels.Sin, "Cos": mathkernels.Cos, "Sincos": mathkernels.Sincos, "Tan": mathkernels.Tan,
+		"Tanh": mathkernels.Tanh, "Gamma": mathkernels.Gamma, "Lgamma": mathkernels.Lgamma, "Pow10": mathkernels.Pow10,
+		"Bessel": mathkernels.Bessel, "BesselN": mathkernels.BesselN, "NarrowTrig": mathkernels.NarrowTrig,
+
+		"CmplxUnary": mathkernels.CmplxUnary, "CmplxTrig": mathkernels.CmplxTrig, "CmplxInverse": mathkernels.CmplxInverse,
+		"CmplxPow": mathkernels.CmplxPow, "CmplxParts": mathkernels.CmplxParts,
+
 		"FMA": mathkernels.FMA, "Frexp": mathkernels.Frexp, "Ldexp": mathkernels.Ldexp, "Modf": mathkernels.Modf,
 		"Ilogb": mathkernels.Ilogb, "Classify": mathkernels.Classify, "Specials": mathkernels.Specials,
 		"Bits64": mathkernels.Bits64, "Bits32": mathkernels.Bits32, "Narrow": mathkernels.Narrow,
@@ -92,9 +99,9 @@ func mathFloat(r *rand.Rand) float64 {
 }
 
 // mathArgs draws the arguments of a math kernel: floats from mathFloat,
-// ints in [-1100, 1100] (exponents, rotation counts, signs), and bits for
-// unsigned integers. Long enough float arguments start with every pair of
-// special values.
+// complex numbers from mathComplex, ints in [-1100, 1100] (exponents,
+// rotation counts, signs), and bits for unsigned integers. Long enough
+// float arguments start with every pair of special values.
 func mathArgs(fn any, r *rand.Rand, n int) []any {
 	ft := reflect.TypeOf(fn)
 	args := make([]any, ft.NumIn())
@@ -117,6 +124,8 @@ func mathArgs(fn any, r *rand.Rand, n int) []any {
 				} else {
 					v.SetFloat(mathFloat(r))
 				}
+			case reflect.Complex128, reflect.Complex64:
+				v.SetComplex(mathComplex(r, j, n >= pairs))
 			case reflect.Int:
 				v.SetInt(int64(r.IntN(2201) - 1100))
 			default:
@@ -126,6 +135,17 @@ func mathArgs(fn any, r *rand.Rand, n int) []any {
 		args[i] = s.Interface()
 	}
 	return args
+}
+
+// mathComplex draws element j of a complex argument: the first ones, where
+// pairs is set, pair every special value with every other as real and
+// imaginary parts; the others are parts from mathFloat.
+func mathComplex(r *rand.Rand, j int, pairs bool) complex128 {
+	k := len(mathSpecials)
+	if pairs && j < k*k {
+		return complex(mathSpecials[j/k], mathSpecials[j%k])
+	}
+	return complex(mathFloat(r), mathFloat(r))
 }
 
 func TestMathCPU(t *testing.T) {

@@ -23,6 +23,9 @@ func (f *frame) leafArgs(v ssa.Value) []ir.Arg {
 		if args, ok := constLeaves(c); ok {
 			return args
 		}
+		if f.libraryNil(c) {
+			return []ir.Arg{ir.Imm(ir.Ptr, 0)}
+		}
 	}
 	regs := f.regs(v)
 	args := make([]ir.Arg, len(regs))

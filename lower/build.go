@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/constant"
 	"go/token"
+	"go/types"
 
 	"github.com/qdgo/qd/ir"
 	"golang.org/x/tools/go/ssa"
@@ -304,6 +305,9 @@ func (f *frame) arg(v ssa.Value) ir.Arg {
 
 func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
 	args, ok := constLeaves(c)
+	if f.libraryNil(c) {
+		args, ok = []ir.Arg{ir.Imm(ir.Ptr, 0)}, true
+	}
 	if !ok {
 		if c.IsNil() {
 			f.errorf(c.Pos(), "nil %s is not supported in kernels", describeType(c.Type()))
@@ -320,9 +324,21 @@ func (f *frame) constRegs(c *ssa.Const) []ir.Reg {
 	return regs
 }
 
+// libraryNil reports whether c is a nil pointer of a library function,
+// which is a null address: package math starts pointers to its tables at
+// nil (pzero of j0.go) and never dereferences nil. A kernel's own nil
+// pointers stay unsupported, as their dereference must fault.
+func (f *frame) libraryNil(c *ssa.Const) bool {
+	_, isPtr := c.Type().Underlying().(*types.Pointer)
+	return isPtr && c.IsNil() && f.inLibrary()
+}
+
 // leafImmType is the type of leaf i of the constant c.
 func (tb *taskBuilder) leafImmType(c *ssa.Const, i int) ir.Type {
-	ts, _ := leafTypes(c.Type())
+	ts, err := leafTypes(c.Type())
+	if err != nil {
+		return ir.Ptr // a library's nil pointer
+	}
 	return ts[i]
 }
 

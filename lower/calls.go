@@ -105,7 +105,7 @@ func (l *lowerer) callable(fn *ssa.Function) error {
 		return fmt.Errorf("calling %s is not supported in kernels: call functions and methods by name", fn.Name())
 	}
 	if l.inStandardLibrary(fn) {
-		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and of packages math and math/bits", name)
+		return fmt.Errorf("%s is not supported in kernels: kernels may call functions of your own packages and of packages math, math/bits and math/cmplx", name)
 	}
 	if fn.TypeParams().Len() > 0 && fn.Origin() == nil {
 		return fmt.Errorf("generic function %s is not supported in kernels", name)

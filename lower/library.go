@@ -10,9 +10,9 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// Kernels call the functions of packages math and math/bits, which are
-// compiled from Go's own source: a call is inlined like a call of a helper,
-// and so are the unexported functions those call. A few functions are
+// Kernels call the functions of packages math, math/bits and math/cmplx,
+// which are compiled from Go's own source: a call is inlined like a call of
+// a helper, and so are the unexported functions those call. A few functions are
 // intrinsics instead, lowered to one op or a few: those whose source Go's
 // compiler replaces by an instruction (math.Sqrt, math.FMA, bits.OnesCount…)
 // or that reinterpret memory through package unsafe (math.Float64bits…), and
@@ -41,10 +41,6 @@ type libFunc struct {
 // (The tables are filled in init: the intrinsics lower calls, which look
 // calls up in them.)
 var libraryPackages map[string]map[string]libFunc
-
-// needsTables is why the functions of package math that read package-level
-// tables cannot be called yet.
-const needsTables = "it reads package-level tables of package math, which kernels cannot read yet"
 
 var mathFuncs map[string]libFunc
 
@@ -75,21 +71,6 @@ func initMath() {
 		"archExp":   {port: "Exp"},
 		"archLog":   {port: "Log"},
 		"archHypot": {port: "Hypot"},
-
-		"Sin":    {unsupported: needsTables},
-		"Cos":    {unsupported: needsTables},
-		"Sincos": {unsupported: needsTables},
-		"Tan":    {unsupported: needsTables},
-		"Tanh":   {unsupported: needsTables},
-		"Gamma":  {unsupported: needsTables},
-		"Lgamma": {unsupported: needsTables},
-		"Pow10":  {unsupported: needsTables},
-		"J0":     {unsupported: needsTables},
-		"J1":     {unsupported: needsTables},
-		"Jn":     {unsupported: needsTables},
-		"Y0":     {unsupported: needsTables},
-		"Y1":     {unsupported: needsTables},
-		"Yn":     {unsupported: needsTables},
 	}
 	for _, name := range mathSource {
 		mathFuncs[name] = libFunc{}
@@ -100,7 +81,19 @@ func initMath() {
 // compile from Go's source.
 var mathSource = strings.Fields(`Acos Acosh Asin Asinh Atan Atan2 Atanh Cbrt Copysign Cosh Dim
 	Erf Erfc Erfcinv Erfinv Exp Exp2 Expm1 Frexp Hypot Ilogb Inf IsInf IsNaN Ldexp Log Log10
-	Log1p Log2 Logb Max Min Mod Modf NaN Nextafter Nextafter32 Pow Remainder Round Signbit Sinh`)
+	Log1p Log2 Logb Max Min Mod Modf NaN Nextafter Nextafter32 Pow Remainder Round Signbit Sinh
+	Sin Cos Sincos Tan Tanh Gamma Lgamma Pow10 J0 J1 Jn Y0 Y1 Yn`)
+
+// cmplxFuncs are the functions of package math/cmplx, all compiled from
+// Go's source.
+var cmplxFuncs = func() map[string]libFunc {
+	funcs := map[string]libFunc{}
+	for _, name := range strings.Fields(`Abs Acos Acosh Asin Asinh Atan Atanh Conj Cos Cosh Cot Exp
+		Inf IsInf IsNaN Log Log10 NaN Phase Polar Pow Rect Sin Sinh Sqrt Tan Tanh`) {
+		funcs[name] = libFunc{}
+	}
+	return funcs
+}()
 
 var bitsFuncs map[string]libFunc
 
@@ -141,6 +134,7 @@ func init() {
 	libraryPackages = map[string]map[string]libFunc{
 		"math":        mathFuncs,
 		"math/bits":   bitsFuncs,
+		"math/cmplx":  cmplxFuncs,
 		amd64MathPath: {},
 	}
 }

@@ -9,12 +9,12 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// TestLibraryTables checks that every exported function of math and
-// math/bits has a row in the library tables, supported or with the reason
+// TestLibraryTables checks that every exported function of math,
+// math/bits and math/cmplx has a row in the library tables, supported or with the reason
 // it is not, so that a function a new Go release adds is decided on, and
 // that every row names a function that exists.
 func TestLibraryTables(t *testing.T) {
-	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedTypes | packages.NeedName}, "math", "math/bits")
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedTypes | packages.NeedName}, "math", "math/bits", "math/cmplx")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func packageGlobals(pkg *ssa.Package) *globalsInfo {
 			for _, instr := range b.Instrs {
 				var ops [8]*ssa.Value
 				for _, op := range instr.Operands(ops[:0]) {
-					if g, ok := (*op).(*ssa.Global); ok && g.Pkg == pkg && writes(instr, g) {
+					if g, ok := (*op).(*ssa.Global); ok && g.Pkg == pkg && writes(instr) {
 						if _, seen := info.written[g]; !seen {
 							info.written[g] = instr.Pos()
 						}
@@ -190,10 +190,16 @@ func packageFunctions(pkg *ssa.Package) []*ssa.Function {
 	return fns
 }
 
-// writes reports whether instr, which uses the address v, may change what
-// v points to: by a store, or by passing the address (or one derived from
-// it) anywhere else than to a load.
-func writes(instr ssa.Instruction, v ssa.Value) bool {
+// writes reports whether instr, which uses an address, may change what
+// it points to: by a store, or by passing the address (or one derived from
+// it) anywhere else than to a load or to a φ whose value is only read (a
+// pointer that chooses between tables, as in pzero of math's j0.go).
+func writes(instr ssa.Instruction) bool {
+	return writesVia(instr, map[*ssa.Phi]bool{})
+}
+
+// writesVia is writes, with the φs already followed.
+func writesVia(instr ssa.Instruction, phis map[*ssa.Phi]bool) bool {
 	switch in := instr.(type) {
 	case *ssa.UnOp:
 		return in.Op != token.MUL
@@ -201,13 +207,19 @@ func writes(instr ssa.Instruction, v ssa.Value) bool {
 		return false
 	case *ssa.Store:
 		return true // a store of the address itself passes it on too
-	case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice:
+	case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice, *ssa.Phi:
+		if phi, ok := in.(*ssa.Phi); ok {
+			if phis[phi] {
+				return false
+			}
+			phis[phi] = true
+		}
 		derived := in.(ssa.Value)
 		if derived.Referrers() == nil {
 			return false
 		}
 		for _, r := range *derived.Referrers() {
-			if writes(r, derived) {
+			if writesVia(r, phis) {
 				return true
 			}
 		}

@@ -40,7 +40,7 @@ func Channels(a []int32) {
 
 //qd:kernel
 func Strings(a []int32) {
-	a[0] = int32(len(strings.ToUpper("x"))) // want `strings.ToUpper is not supported in kernels: kernels may call functions of your own packages and of packages math and math/bits`
+	a[0] = int32(len(strings.ToUpper("x"))) // want `strings.ToUpper is not supported in kernels: kernels may call functions of your own packages and of packages math, math/bits and math/cmplx`
 }
 
 //qd:kernel
