@@ -82,6 +82,11 @@ func (g *guard) unsigned(a ir.Arg) ir.Arg {
 // iteration.
 func (g *guard) decide(c hoistedCheck) {
 	first := ir.R(g.lv.counter) // the counter before the loop: the first iteration's
+	if c.divisor {
+		d := g.compute(c.index, first, "first")
+		g.conds = append(g.conds, g.emit(ir.OpNe, c.typ, d, ir.Imm(c.typ, 0)).Reg)
+		return
+	}
 	length := g.unsigned(g.compute(c.length, first, "first"))
 	if c.ranged {
 		g.require(ir.OpGt, length, word(c.most))

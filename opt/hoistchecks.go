@@ -29,6 +29,11 @@ import (
 //   - known to stay in [0, m] for a constant m, as an unsigned byte
 //     widened to an index does: one comparison of m with the length.
 //
+// Checks of a divisor qualify when the divisor does not change in the
+// loop, as w in p/w, p%w: one test that it is not zero. A zero divisor
+// sends the loop to the copy with checks, which faults where Go does, so
+// these join whichever checks are taken out first, and keep no third copy.
+//
 // Loops are taken outermost first, so that a check goes as far out as it
 // can; inner loops of the copy that keeps its checks are left alone, since
 // it runs only in launches that fault.
@@ -58,6 +63,9 @@ type hoistedCheck struct {
 	limit  *limit // the counter's bound, when the index depends on it
 	most   uint64 // the index's largest value, when its form is not affine
 	ranged bool
+	// divisor: the check is of a divisor, index, of type typ, not being zero
+	divisor bool
+	typ     ir.Type
 }
 
 // limit says that the counter is below bound+offset wherever the check is.
@@ -77,11 +85,17 @@ func hoistLoop(t *ir.Task, lp *ir.Loop, done map[int]bool) {
 		if lv.latch < 0 {
 			return
 		}
-		var checks []hoistedCheck
+		var checks, divisors []hoistedCheck
 		for _, c := range lv.decidableChecks() {
-			if lv.dom[lv.latch].Has(c.at.block) != conditional {
+			switch {
+			case c.divisor:
+				divisors = append(divisors, c)
+			case lv.dom[lv.latch].Has(c.at.block) != conditional:
 				checks = append(checks, c)
 			}
+		}
+		if len(checks) > 0 || conditional {
+			checks = append(checks, divisors...)
 		}
 		if len(checks) > 0 {
 			suffix := " (checked)"
@@ -127,10 +141,16 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 	var checks []hoistedCheck
 	for _, bi := range lv.lp.Blocks() {
 		for i, in := range lv.t.Blocks[bi].Instrs {
+			p := site{bi, i}
+			if in.Op == ir.OpCheckDivide {
+				if d := lv.resolve(in.Args[0], p); d.invariant() {
+					checks = append(checks, hoistedCheck{at: p, index: d, divisor: true, typ: in.Type})
+				}
+				continue
+			}
 			if in.Op != ir.OpCheckIndex {
 				continue
 			}
-			p := site{bi, i}
 			c := hoistedCheck{at: p, index: lv.resolve(in.Args[0], p), length: lv.resolve(in.Args[1], p)}
 			if !c.length.invariant() {
 				continue
@@ -225,6 +245,14 @@ func groupChecks(checks []hoistedCheck) [][]hoistedCheck {
 	var order []string
 	groups := map[string]*extremes{}
 	for _, c := range checks {
+		if c.divisor {
+			key := "divisor|" + c.index.key
+			if _, ok := groups[key]; !ok {
+				groups[key] = &extremes{c, c}
+				order = append(order, key)
+			}
+			continue
+		}
 		key := c.length.key + "|" + c.form.coef.key() + "|" + c.form.base.key()
 		if a, ok := c.form.coef.constant(); ok {
 			key += "|" + strconv.FormatUint(a, 10)
