@@ -88,6 +88,15 @@ func (g *guard) decide(c hoistedCheck) {
 		return
 	}
 	length := g.unsigned(g.compute(c.length, first, "first"))
+	if c.bounds != nil {
+		// 0 ≤ lo and hi < length, where the conditions of the bounds hold.
+		for _, n := range c.needs {
+			g.conds = append(g.conds, g.compute(n, first, "first").Reg)
+		}
+		g.require(ir.OpLt, g.unsigned(g.compute(c.bounds.lo, first, "first")), word(1<<63))
+		g.require(ir.OpLt, g.unsigned(g.compute(c.bounds.hi, first, "first")), length)
+		return
+	}
 	if c.ranged {
 		g.require(ir.OpGt, length, word(c.most))
 		return

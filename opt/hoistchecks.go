@@ -66,6 +66,9 @@ type hoistedCheck struct {
 	// divisor: the check is of a divisor, index, of type typ, not being zero
 	divisor bool
 	typ     ir.Type
+	// bounds: the index lies in [lo, hi] of bounds when needs hold
+	bounds *span
+	needs  []*expr
 }
 
 // limit says that the counter is below bound+offset wherever the check is.
@@ -165,7 +168,8 @@ func (lv *loopValues) decidableChecks() []hoistedCheck {
 				}
 				c.form = form
 			default:
-				if c.most, c.ranged = rangeOf(c.index); !c.ranged {
+				c.most, c.ranged = rangeOf(c.index)
+				if !c.ranged && !lv.spanned(&c, in.Args[0]) {
 					continue
 				}
 			}
@@ -262,6 +266,9 @@ func groupChecks(checks []hoistedCheck) [][]hoistedCheck {
 		}
 		if c.ranged {
 			key = c.length.key + "|ranged"
+		}
+		if c.bounds != nil {
+			key = c.length.key + "|span|" + c.bounds.lo.key + "|" + c.bounds.hi.key
 		}
 		g, ok := groups[key]
 		if !ok {

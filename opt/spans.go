@@ -1,0 +1,95 @@
+package opt
+
+import "github.com/qdgo/qd/ir"
+
+// span bounds a 64-bit signed value in every iteration of a loop by
+// expressions the loop does not change: lo ≤ v ≤ hi, nil where unknown.
+// A clamped index, as in[min(max(y+dy, 0), h-1)*w + min(max(x+dx, 0), w-1)],
+// is bounded this way whatever y and x are: its check is decided by a few
+// comparisons before the loop.
+type span struct{ lo, hi *expr }
+
+// spanOf bounds v, adding to need the conditions, each a Bool expression,
+// under which the bounds hold: that what is added or multiplied is not
+// negative and that the bounds do not overflow.
+func (lv *loopValues) spanOf(v *expr, need *[]*expr) span {
+	if v.invariant() {
+		return span{v, v}
+	}
+	if v.op == ir.OpInvalid || v.typ != ir.Int64 || len(v.args) != 2 {
+		return span{}
+	}
+	a, b := v.args[0], v.args[1]
+	if !a.invariant() && b.invariant() && v.op != ir.OpSub {
+		a, b = b, a // the invariant operand first
+	}
+	switch v.op {
+	case ir.OpMax, ir.OpMin:
+		if !a.invariant() {
+			return span{}
+		}
+		s := lv.spanOf(b, need)
+		if v.op == ir.OpMax { // at least a, and at least b's lower bound
+			return span{lv.either(ir.OpMax, s.lo, a, a), lv.either(ir.OpMax, s.hi, a, nil)}
+		}
+		return span{lv.either(ir.OpMin, s.lo, a, nil), lv.either(ir.OpMin, s.hi, a, a)}
+	case ir.OpAdd:
+		sa, sb := lv.spanOf(a, need), lv.spanOf(b, need)
+		if sa.lo == nil || sa.hi == nil || sb.lo == nil || sb.hi == nil {
+			return span{}
+		}
+		// Bounds not negative, whose sum stays below 2^63.
+		hi := lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, sa.hi, sb.hi)
+		*need = append(*need, lv.notNegative(sa.lo), lv.notNegative(sb.lo), lv.notNegative(hi))
+		return span{lv.node(ir.OpAdd, ir.Int64, ir.Invalid, 0, sa.lo, sb.lo), hi}
+	case ir.OpMul:
+		if !a.invariant() {
+			return span{}
+		}
+		s := lv.spanOf(b, need)
+		if s.lo == nil || s.hi == nil {
+			return span{}
+		}
+		// a ≥ 0 and b ≥ 0, with b's bound times a below 2^63.
+		hi := lv.node(ir.OpMul, ir.Int64, ir.Invalid, 0, s.hi, a)
+		high := lv.node(ir.OpMulHi, ir.Uint64, ir.Invalid, 0, lv.unsigned(s.hi), lv.unsigned(a))
+		*need = append(*need, lv.notNegative(a), lv.notNegative(s.lo), lv.notNegative(hi),
+			lv.node(ir.OpEq, ir.Uint64, ir.Invalid, 0, high, lv.constantOf(ir.Uint64, 0)))
+		return span{lv.node(ir.OpMul, ir.Int64, ir.Invalid, 0, s.lo, a), hi}
+	}
+	return span{}
+}
+
+// either is op(bound, a), or otherwise where the bound is unknown.
+func (lv *loopValues) either(op ir.Op, bound, a, otherwise *expr) *expr {
+	if bound == nil {
+		return otherwise
+	}
+	return lv.node(op, ir.Int64, ir.Invalid, 0, bound, a)
+}
+
+func (lv *loopValues) notNegative(x *expr) *expr {
+	return lv.node(ir.OpGe, ir.Int64, ir.Invalid, 0, x, lv.constantOf(ir.Int64, 0))
+}
+
+func (lv *loopValues) unsigned(x *expr) *expr {
+	return lv.node(ir.OpConvert, ir.Uint64, ir.Int64, 0, x)
+}
+
+func (lv *loopValues) constantOf(typ ir.Type, bits uint64) *expr {
+	return lv.resolve(ir.Imm(typ, bits), site{})
+}
+
+// spanned bounds the index of check c, a 64-bit signed integer a, by a span.
+func (lv *loopValues) spanned(c *hoistedCheck, a ir.Arg) bool {
+	if a.Imm || lv.t.Regs[a.Reg] != ir.Int64 {
+		return false
+	}
+	var needs []*expr
+	s := lv.spanOf(c.index, &needs)
+	if s.lo == nil || s.hi == nil {
+		return false
+	}
+	c.bounds, c.needs = &s, needs
+	return true
+}
