@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "fdb5e70c2d7acc47641bfabd4fc7647552b8ffa416b44f0e63f9b0de3af9fa80"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42e9154c43ae3a737ec5a6e2a34b2a7111c25878bdd196d5461b11e4360fb21f"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "55130f098275406a81dd19b88b3b1864d119ee47affbd5c30b302dcbd35f7f2d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d399cede05448e8949482f67a7462d66302e2d9f8a1ce8253b70d9faa572f8b4"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1439,7 +1439,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd112, %rd2;
 	mad.lo.s64 %rd113, %rd112, 4, %rd4;
-	mul.lo.s64 %rd114, %rd1, 4;
+	mov.b64 %rd114, %rd77;
 	mad.lo.s64 %rd115, %rd112, 4, %rd19;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
@@ -1942,7 +1942,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd121, %rd2;
 	mad.lo.s64 %rd122, %rd121, 4, %rd7;
-	mul.lo.s64 %rd123, %rd1, 4;
+	mov.b64 %rd123, %rd75;
 	mad.lo.s64 %rd124, %rd121, 4, %rd13;
 $L_10:
 	setp.lt.s64 %p4, %rd2, %rd3;
@@ -2008,9 +2008,9 @@ $L_2:
 	mov.b64 %rd24, %rd3;
 	mov.b64 %rd26, %rd20;
 	add.s64 %rd31, %rd8, 0;
-	add.s64 %rd37, %rd8, 0;
-	add.s64 %rd44, %rd8, 0;
-	add.s64 %rd51, %rd8, 0;
+	mov.b64 %rd37, %rd31;
+	mov.b64 %rd44, %rd31;
+	mov.b64 %rd51, %rd31;
 $L_3:
 	setp.lt.s64 %p21, %rd2, %rd3;
 	@!%p21 bra $L_28;
@@ -2063,7 +2063,7 @@ $L_21:
 	add.s64 %rd2, %rd2, %rd55;
 	bra.uni $L_3;
 $L_22:
-	add.s64 %rd7, %rd8, 0;
+	mov.b64 %rd7, %rd31;
 $L_23:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_28;
@@ -2273,7 +2273,7 @@ $L_13:
 $L_14:
 	mov.b64 %rd150, %rd2;
 	mad.lo.s64 %rd151, %rd150, 4, %rd7;
-	mul.lo.s64 %rd152, %rd1, 4;
+	mov.b64 %rd152, %rd104;
 	mad.lo.s64 %rd153, %rd150, 4, %rd13;
 $L_15:
 	setp.lt.s64 %p4, %rd2, %rd3;
@@ -4677,7 +4677,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd101, %rd2;
 	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mul.lo.s64 %rd103, %rd1, 4;
+	mov.b64 %rd103, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -4795,7 +4795,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd101, %rd2;
 	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mul.lo.s64 %rd103, %rd1, 4;
+	mov.b64 %rd103, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -4913,7 +4913,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd101, %rd2;
 	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mul.lo.s64 %rd103, %rd1, 4;
+	mov.b64 %rd103, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -5031,7 +5031,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd101, %rd2;
 	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mul.lo.s64 %rd103, %rd1, 4;
+	mov.b64 %rd103, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
@@ -5141,7 +5141,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd98, %rd2;
 	mad.lo.s64 %rd99, %rd98, 4, %rd4;
-	mul.lo.s64 %rd100, %rd1, 4;
+	mov.b64 %rd100, %rd63;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -5253,7 +5253,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd99, %rd2;
 	mad.lo.s64 %rd100, %rd99, 4, %rd4;
-	mul.lo.s64 %rd101, %rd1, 4;
+	mov.b64 %rd101, %rd64;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -5436,7 +5436,7 @@ $L_13:
 $L_14:
 	mov.b64 %rd163, %rd2;
 	mad.lo.s64 %rd164, %rd163, 4, %rd12;
-	mul.lo.s64 %rd165, %rd1, 4;
+	mov.b64 %rd165, %rd108;
 	mad.lo.s64 %rd166, %rd163, 4, %rd16;
 	mad.lo.s64 %rd167, %rd163, 4, %rd4;
 $L_15:
@@ -5642,7 +5642,7 @@ $L_17:
 	cvta.to.global.u64 %rd27, %rd27;
 	mov.b64 %rd28, %rd19;
 	mad.lo.s64 %rd54, %rd28, 4, %rd21;
-	mul.lo.s64 %rd55, %rd20, 4;
+	mov.b64 %rd55, %rd53;
 	mad.lo.s64 %rd56, %rd28, 4, %rd27;
 $L_18:
 	setp.lt.s64 %p29, %rd28, %rd23;
@@ -5887,10 +5887,10 @@ $L_20:
 	add.s64 %rd112, %rd112, %rd113;
 	bra.uni $L_2;
 $L_21:
-	sub.rn.f64 %fd16, %fd17, %fd18;
+	mov.f64 %fd16, %fd41;
 	mov.b64 %rd108, %rd2;
 	mad.lo.s64 %rd109, %rd108, 8, %rd4;
-	mul.lo.s64 %rd110, %rd1, 8;
+	mov.b64 %rd110, %rd94;
 $L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -9160,7 +9160,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd303, %rd2;
 	mad.lo.s64 %rd304, %rd303, 4, %rd5;
-	mul.lo.s64 %rd305, %rd1, 4;
+	mov.b64 %rd305, %rd167;
 	mad.lo.s64 %rd306, %rd303, 4, %rd16;
 	mad.lo.s64 %rd307, %rd303, 4, %rd8;
 	mad.lo.s64 %rd308, %rd303, 4, %rd20;
@@ -9222,11 +9222,11 @@ $Lexit:
 	.param .u64 Shade2D_0_param_6
 )
 {
-	.reg .pred %p<55>;
+	.reg .pred %p<57>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<58>;
+	.reg .b32 %r<60>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<54>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<37>;
 
@@ -9263,28 +9263,30 @@ $L_3:
 	mov.b64 %rd11, %rd10;
 	or.b64 %rd45, %rd9, %rd7;
 	shr.u64 %rd46, %rd45, 32;
-	setp.eq.u64 %p47, %rd46, 0;
-	@!%p47 bra $L_18;
+	cvt.u32.u64 %r47, %rd46;
+	setp.eq.u32 %p48, %r47, 0;
+	@!%p48 bra $L_18;
 $L_4:
-	cvt.u32.u64 %r48, %rd9;
-	cvt.u32.u64 %r49, %rd7;
-	div.u32 %r50, %r48, %r49;
-	cvt.u64.u32 %rd44, %r50;
+	cvt.u32.u64 %r49, %rd9;
+	cvt.u32.u64 %r50, %rd7;
+	div.u32 %r51, %r49, %r50;
+	cvt.u64.u32 %rd44, %r51;
 $L_5:
 	mov.b64 %rd13, %rd44;
 	mul.lo.u64 %rd14, %rd13, %rd7;
 	sub.u64 %rd12, %rd9, %rd14;
-	or.b64 %rd52, %rd11, %rd7;
-	shr.u64 %rd53, %rd52, 32;
-	setp.eq.u64 %p54, %rd53, 0;
-	@!%p54 bra $L_17;
+	or.b64 %rd53, %rd11, %rd7;
+	shr.u64 %rd54, %rd53, 32;
+	cvt.u32.u64 %r55, %rd54;
+	setp.eq.u32 %p56, %r55, 0;
+	@!%p56 bra $L_17;
 $L_6:
-	cvt.u32.u64 %r55, %rd11;
-	cvt.u32.u64 %r56, %rd7;
-	div.u32 %r57, %r55, %r56;
-	cvt.u64.u32 %rd51, %r57;
+	cvt.u32.u64 %r57, %rd11;
+	cvt.u32.u64 %r58, %rd7;
+	div.u32 %r59, %r57, %r58;
+	cvt.u64.u32 %rd52, %r59;
 $L_7:
-	mov.b64 %rd15, %rd51;
+	mov.b64 %rd15, %rd52;
 	mul.lo.u64 %rd16, %rd15, %rd7;
 	sub.u64 %rd17, %rd11, %rd16;
 	mov.b64 %rd18, %rd13;
@@ -9332,7 +9334,7 @@ $L_15:
 $L_16:
 	bra.uni $Lexit;
 $L_17:
-	div.u64 %rd51, %rd11, %rd7;
+	div.u64 %rd52, %rd11, %rd7;
 	bra.uni $L_7;
 $L_18:
 	div.u64 %rd44, %rd9, %rd7;
@@ -9378,13 +9380,13 @@ $Lexit:
 	.param .u64 Shade1D_0_param_5
 )
 {
-	.reg .pred %p<191>;
-	.reg .pred %pt<12>;
-	.reg .b32 %r<196>;
+	.reg .pred %p<229>;
+	.reg .pred %pt<9>;
+	.reg .b32 %r<281>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<197>;
-	.reg .b64 %rdt<9>;
-	.reg .f32 %f<88>;
+	.reg .b64 %rd<235>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<103>;
 
 $L_0:
 	ld.param.u64 %rd5, [Shade1D_0_param_0];
@@ -9408,308 +9410,379 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd25, %rd1, 3;
-	mul.lo.s64 %rd92, %rd1, 4;
-	mov.b64 %rd29, %rd3;
-	mov.b64 %rd31, %rd25;
-	mov.b64 %rd94, %rd92;
-	mov.b64 %rd97, %rd92;
-	mov.b64 %rd102, %rd92;
-	mov.b64 %rd107, %rd92;
-	mov.b64 %rd114, %rd92;
-	mov.b64 %rd121, %rd92;
-	mov.b64 %rd127, %rd2;
-	mov.b64 %rd128, %rd127;
-	mad.lo.s64 %rd129, %rd128, 4, %rd8;
-	mul.lo.s64 %rd130, %rd92, 4;
-	mad.lo.s64 %rd131, %rd128, 4, %rd5;
+	setp.ne.s64 %p39, %rd13, 0;
+	@!%p39 bra $L_39;
 $L_2:
-	setp.lt.s64 %p26, %rd2, %rd3;
-	@!%p26 bra $L_37;
+	mul.lo.s64 %rd40, %rd1, 3;
+	mul.lo.s64 %rd107, %rd1, 4;
+	mov.b64 %rd44, %rd3;
+	mov.b64 %rd46, %rd40;
+	mov.b64 %rd109, %rd107;
+	mov.b64 %rd112, %rd107;
+	mov.b64 %rd117, %rd107;
+	mov.b64 %rd122, %rd107;
+	mov.b64 %rd129, %rd107;
+	mov.b64 %rd136, %rd107;
+	mov.b64 %rd146, %rd2;
+	mov.b64 %rd147, %rd146;
+	mad.lo.s64 %rd148, %rd147, 4, %rd8;
+	mul.lo.s64 %rd149, %rd107, 4;
+	mad.lo.s64 %rd150, %rd147, 4, %rd5;
+	mov.b64 %rd224, %rd13;
+	mov.b64 %rd210, %rd224;
+	mov.b64 %rd196, %rd224;
+	mov.b64 %rd182, %rd224;
+	cvt.u32.u64 %r188, %rd13;
+	mov.b32 %r202, %r188;
+	mov.b32 %r216, %r188;
+	mov.b32 %r230, %r188;
+	max.u32 %r235, %r188, 1;
+	div.u32 %r236, 4294967295, %r235;
 $L_3:
-	mov.b64 %rd30, %rd2;
-	sub.u64 %rd27, %rd29, %rd30;
-	setp.gt.u64 %p28, %rd27, %rd31;
-	@!%p28 bra $L_29;
+	setp.lt.s64 %p41, %rd2, %rd3;
+	@!%p41 bra $L_38;
 $L_4:
-	mov.b64 %rd32, %rd2;
+	mov.b64 %rd45, %rd2;
+	sub.u64 %rd42, %rd44, %rd45;
+	setp.gt.u64 %p43, %rd42, %rd46;
+	@!%p43 bra $L_30;
 $L_5:
-	mov.b64 %rd34, %rd32;
+	mov.b64 %rd47, %rd2;
 $L_6:
-	setp.eq.s64 %pt0, %rd13, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd186, %rd34;
-	mov.b64 %rd187, %rd13;
-	or.b64 %rd188, %rd186, %rd187;
-	shr.u64 %rd189, %rd188, 32;
-	setp.eq.u64 %p190, %rd189, 0;
-	@!%p190 bra $L_28;
+	mov.b64 %rd49, %rd47;
 $L_7:
-	cvt.u32.u64 %r191, %rd34;
-	cvt.u32.u64 %r192, %rd13;
-	div.u32 %r193, %r191, %r192;
-	mul.lo.u32 %r195, %r193, %r192;
-	sub.u32 %r194, %r191, %r195;
-	cvt.u64.u32 %rd184, %r193;
-	cvt.u64.u32 %rd185, %r194;
+	mov.b64 %rd223, %rd49;
+	or.b64 %rd225, %rd223, %rd224;
+	shr.u64 %rd226, %rd225, 32;
+	cvt.u32.u64 %r227, %rd226;
+	setp.eq.u32 %p228, %r227, 0;
+	@!%p228 bra $L_29;
 $L_8:
-	mov.b64 %rd35, %rd184;
-	mov.b64 %rd36, %rd185;
-	mov.b64 %rd37, %rd129;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f38, 0f3F000000;
-	mul.lo.s64 %rd40, %rd36, 3;
-	add.s64 %rd41, %rd40, %rd35;
-	cvt.rn.f32.s64 %f42, %rd41;
-	add.rn.f32 %f43, %f39, %f42;
-	mov.b64 %rd44, %rd131;
-	st.global.f32 [%rd44], %f43;
+	cvt.u32.u64 %r229, %rd49;
+	mul.hi.u32 %r258, %r229, %r236;
+	mul.lo.u32 %r259, %r258, %r230;
+	sub.u32 %r260, %r229, %r259;
+	sub.u32 %r261, %r260, %r230;
+	min.u32 %r262, %r260, %r261;
+	sub.u32 %r263, %r260, %r262;
+	min.u32 %r264, %r263, 1;
+	add.u32 %r231, %r258, %r264;
+	mov.b32 %r232, %r262;
+	cvt.u64.u32 %rd221, %r231;
+	cvt.u64.u32 %rd222, %r232;
 $L_9:
-	add.s64 %rd61, %rd32, %rd1;
+	mov.b64 %rd50, %rd221;
+	mov.b64 %rd51, %rd222;
+	mov.b64 %rd52, %rd148;
+	ld.global.f32 %f53, [%rd52];
+	mul.rn.f32 %f54, %f53, 0f3F000000;
+	mul.lo.s64 %rd55, %rd51, 3;
+	add.s64 %rd56, %rd55, %rd50;
+	cvt.rn.f32.s64 %f57, %rd56;
+	add.rn.f32 %f58, %f54, %f57;
+	mov.b64 %rd59, %rd150;
+	st.global.f32 [%rd59], %f58;
 $L_10:
-	mov.b64 %rd48, %rd61;
+	add.s64 %rd76, %rd47, %rd1;
 $L_11:
-	setp.eq.s64 %pt1, %rd13, 0;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd173, %rd48;
-	mov.b64 %rd174, %rd13;
-	or.b64 %rd175, %rd173, %rd174;
-	shr.u64 %rd176, %rd175, 32;
-	setp.eq.u64 %p177, %rd176, 0;
-	@!%p177 bra $L_27;
-$L_12:
-	cvt.u32.u64 %r178, %rd48;
-	cvt.u32.u64 %r179, %rd13;
-	div.u32 %r180, %r178, %r179;
-	mul.lo.u32 %r182, %r180, %r179;
-	sub.u32 %r181, %r178, %r182;
-	cvt.u64.u32 %rd171, %r180;
-	cvt.u64.u32 %rd172, %r181;
-$L_13:
-	mov.b64 %rd49, %rd171;
-	mov.b64 %rd50, %rd172;
-	mov.b64 %rd93, %rd37;
-	add.s64 %rd95, %rd93, %rd94;
-	mov.b64 %rd51, %rd95;
-	ld.global.f32 %f52, [%rd51];
-	mul.rn.f32 %f53, %f52, 0f3F000000;
-	mul.lo.s64 %rd54, %rd50, 3;
-	add.s64 %rd55, %rd54, %rd49;
-	cvt.rn.f32.s64 %f56, %rd55;
-	add.rn.f32 %f57, %f53, %f56;
-	mov.b64 %rd96, %rd44;
-	add.s64 %rd98, %rd96, %rd97;
-	mov.b64 %rd58, %rd98;
-	st.global.f32 [%rd58], %f57;
-$L_14:
-	add.s64 %rd76, %rd61, %rd1;
-$L_15:
 	mov.b64 %rd63, %rd76;
-$L_16:
-	setp.eq.s64 %pt2, %rd13, 0;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd160, %rd63;
-	mov.b64 %rd161, %rd13;
-	or.b64 %rd162, %rd160, %rd161;
-	shr.u64 %rd163, %rd162, 32;
-	setp.eq.u64 %p164, %rd163, 0;
-	@!%p164 bra $L_26;
-$L_17:
-	cvt.u32.u64 %r165, %rd63;
-	cvt.u32.u64 %r166, %rd13;
-	div.u32 %r167, %r165, %r166;
-	mul.lo.u32 %r169, %r167, %r166;
-	sub.u32 %r168, %r165, %r169;
-	cvt.u64.u32 %rd158, %r167;
-	cvt.u64.u32 %rd159, %r168;
-$L_18:
-	mov.b64 %rd64, %rd158;
-	mov.b64 %rd65, %rd159;
-	mov.b64 %rd101, %rd95;
-	add.s64 %rd103, %rd101, %rd102;
-	mov.b64 %rd66, %rd103;
+$L_12:
+	mov.b64 %rd209, %rd63;
+	or.b64 %rd211, %rd209, %rd210;
+	shr.u64 %rd212, %rd211, 32;
+	cvt.u32.u64 %r213, %rd212;
+	setp.eq.u32 %p214, %r213, 0;
+	@!%p214 bra $L_28;
+$L_13:
+	cvt.u32.u64 %r215, %rd63;
+	mul.hi.u32 %r251, %r215, %r236;
+	mul.lo.u32 %r252, %r251, %r216;
+	sub.u32 %r253, %r215, %r252;
+	sub.u32 %r254, %r253, %r216;
+	min.u32 %r255, %r253, %r254;
+	sub.u32 %r256, %r253, %r255;
+	min.u32 %r257, %r256, 1;
+	add.u32 %r217, %r251, %r257;
+	mov.b32 %r218, %r255;
+	cvt.u64.u32 %rd207, %r217;
+	cvt.u64.u32 %rd208, %r218;
+$L_14:
+	mov.b64 %rd64, %rd207;
+	mov.b64 %rd65, %rd208;
+	mov.b64 %rd108, %rd52;
+	add.s64 %rd110, %rd108, %rd109;
+	mov.b64 %rd66, %rd110;
 	ld.global.f32 %f67, [%rd66];
 	mul.rn.f32 %f68, %f67, 0f3F000000;
 	mul.lo.s64 %rd69, %rd65, 3;
 	add.s64 %rd70, %rd69, %rd64;
 	cvt.rn.f32.s64 %f71, %rd70;
 	add.rn.f32 %f72, %f68, %f71;
-	mov.b64 %rd106, %rd98;
-	add.s64 %rd108, %rd106, %rd107;
-	mov.b64 %rd73, %rd108;
+	mov.b64 %rd111, %rd59;
+	add.s64 %rd113, %rd111, %rd112;
+	mov.b64 %rd73, %rd113;
 	st.global.f32 [%rd73], %f72;
-$L_19:
+$L_15:
 	add.s64 %rd91, %rd76, %rd1;
-$L_20:
+$L_16:
 	mov.b64 %rd78, %rd91;
-$L_21:
-	setp.eq.s64 %pt3, %rd13, 0;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd147, %rd78;
-	mov.b64 %rd148, %rd13;
-	or.b64 %rd149, %rd147, %rd148;
-	shr.u64 %rd150, %rd149, 32;
-	setp.eq.u64 %p151, %rd150, 0;
-	@!%p151 bra $L_25;
-$L_22:
-	cvt.u32.u64 %r152, %rd78;
-	cvt.u32.u64 %r153, %rd13;
-	div.u32 %r154, %r152, %r153;
-	mul.lo.u32 %r156, %r154, %r153;
-	sub.u32 %r155, %r152, %r156;
-	cvt.u64.u32 %rd145, %r154;
-	cvt.u64.u32 %rd146, %r155;
-$L_23:
-	mov.b64 %rd79, %rd145;
-	mov.b64 %rd80, %rd146;
-	mov.b64 %rd113, %rd103;
-	add.s64 %rd115, %rd113, %rd114;
-	mov.b64 %rd81, %rd115;
+$L_17:
+	mov.b64 %rd195, %rd78;
+	or.b64 %rd197, %rd195, %rd196;
+	shr.u64 %rd198, %rd197, 32;
+	cvt.u32.u64 %r199, %rd198;
+	setp.eq.u32 %p200, %r199, 0;
+	@!%p200 bra $L_27;
+$L_18:
+	cvt.u32.u64 %r201, %rd78;
+	mul.hi.u32 %r244, %r201, %r236;
+	mul.lo.u32 %r245, %r244, %r202;
+	sub.u32 %r246, %r201, %r245;
+	sub.u32 %r247, %r246, %r202;
+	min.u32 %r248, %r246, %r247;
+	sub.u32 %r249, %r246, %r248;
+	min.u32 %r250, %r249, 1;
+	add.u32 %r203, %r244, %r250;
+	mov.b32 %r204, %r248;
+	cvt.u64.u32 %rd193, %r203;
+	cvt.u64.u32 %rd194, %r204;
+$L_19:
+	mov.b64 %rd79, %rd193;
+	mov.b64 %rd80, %rd194;
+	mov.b64 %rd116, %rd110;
+	add.s64 %rd118, %rd116, %rd117;
+	mov.b64 %rd81, %rd118;
 	ld.global.f32 %f82, [%rd81];
 	mul.rn.f32 %f83, %f82, 0f3F000000;
 	mul.lo.s64 %rd84, %rd80, 3;
 	add.s64 %rd85, %rd84, %rd79;
 	cvt.rn.f32.s64 %f86, %rd85;
 	add.rn.f32 %f87, %f83, %f86;
-	mov.b64 %rd120, %rd108;
-	add.s64 %rd122, %rd120, %rd121;
-	mov.b64 %rd88, %rd122;
+	mov.b64 %rd121, %rd113;
+	add.s64 %rd123, %rd121, %rd122;
+	mov.b64 %rd88, %rd123;
 	st.global.f32 [%rd88], %f87;
+$L_20:
+	add.s64 %rd106, %rd91, %rd1;
+$L_21:
+	mov.b64 %rd93, %rd106;
+$L_22:
+	mov.b64 %rd181, %rd93;
+	or.b64 %rd183, %rd181, %rd182;
+	shr.u64 %rd184, %rd183, 32;
+	cvt.u32.u64 %r185, %rd184;
+	setp.eq.u32 %p186, %r185, 0;
+	@!%p186 bra $L_26;
+$L_23:
+	cvt.u32.u64 %r187, %rd93;
+	mul.hi.u32 %r237, %r187, %r236;
+	mul.lo.u32 %r238, %r237, %r188;
+	sub.u32 %r239, %r187, %r238;
+	sub.u32 %r240, %r239, %r188;
+	min.u32 %r241, %r239, %r240;
+	sub.u32 %r242, %r239, %r241;
+	min.u32 %r243, %r242, 1;
+	add.u32 %r189, %r237, %r243;
+	mov.b32 %r190, %r241;
+	cvt.u64.u32 %rd179, %r189;
+	cvt.u64.u32 %rd180, %r190;
 $L_24:
-	add.s64 %rd2, %rd2, %rd92;
-	add.s64 %rd129, %rd129, %rd130;
-	add.s64 %rd131, %rd131, %rd130;
-	bra.uni $L_2;
+	mov.b64 %rd94, %rd179;
+	mov.b64 %rd95, %rd180;
+	mov.b64 %rd128, %rd118;
+	add.s64 %rd130, %rd128, %rd129;
+	mov.b64 %rd96, %rd130;
+	ld.global.f32 %f97, [%rd96];
+	mul.rn.f32 %f98, %f97, 0f3F000000;
+	mul.lo.s64 %rd99, %rd95, 3;
+	add.s64 %rd100, %rd99, %rd94;
+	cvt.rn.f32.s64 %f101, %rd100;
+	add.rn.f32 %f102, %f98, %f101;
+	mov.b64 %rd135, %rd123;
+	add.s64 %rd137, %rd135, %rd136;
+	mov.b64 %rd103, %rd137;
+	st.global.f32 [%rd103], %f102;
 $L_25:
-	setp.eq.s64 %pt4, %rd13, -1;
-	neg.s64 %rdt3, %rd78;
-	div.s64 %rd145, %rd78, %rd13;
-	selp.b64 %rd145, %rdt3, %rd145, %pt4;
-	mul.lo.s64 %rd157, %rd145, %rd13;
-	sub.s64 %rd146, %rd78, %rd157;
-	bra.uni $L_23;
+	add.s64 %rd2, %rd2, %rd107;
+	add.s64 %rd148, %rd148, %rd149;
+	add.s64 %rd150, %rd150, %rd149;
+	bra.uni $L_3;
 $L_26:
-	setp.eq.s64 %pt5, %rd13, -1;
-	neg.s64 %rdt4, %rd63;
-	div.s64 %rd158, %rd63, %rd13;
-	selp.b64 %rd158, %rdt4, %rd158, %pt5;
-	mul.lo.s64 %rd170, %rd158, %rd13;
-	sub.s64 %rd159, %rd63, %rd170;
-	bra.uni $L_18;
+	setp.eq.s64 %pt0, %rd13, -1;
+	neg.s64 %rdt1, %rd93;
+	div.s64 %rd179, %rd93, %rd13;
+	selp.b64 %rd179, %rdt1, %rd179, %pt0;
+	mul.lo.s64 %rd192, %rd179, %rd13;
+	sub.s64 %rd180, %rd93, %rd192;
+	bra.uni $L_24;
 $L_27:
-	setp.eq.s64 %pt6, %rd13, -1;
-	neg.s64 %rdt5, %rd48;
-	div.s64 %rd171, %rd48, %rd13;
-	selp.b64 %rd171, %rdt5, %rd171, %pt6;
-	mul.lo.s64 %rd183, %rd171, %rd13;
-	sub.s64 %rd172, %rd48, %rd183;
-	bra.uni $L_13;
+	setp.eq.s64 %pt1, %rd13, -1;
+	neg.s64 %rdt2, %rd78;
+	div.s64 %rd193, %rd78, %rd13;
+	selp.b64 %rd193, %rdt2, %rd193, %pt1;
+	mul.lo.s64 %rd206, %rd193, %rd13;
+	sub.s64 %rd194, %rd78, %rd206;
+	bra.uni $L_19;
 $L_28:
-	setp.eq.s64 %pt7, %rd13, -1;
-	neg.s64 %rdt6, %rd34;
-	div.s64 %rd184, %rd34, %rd13;
-	selp.b64 %rd184, %rdt6, %rd184, %pt7;
-	mul.lo.s64 %rd196, %rd184, %rd13;
-	sub.s64 %rd185, %rd34, %rd196;
-	bra.uni $L_8;
+	setp.eq.s64 %pt2, %rd13, -1;
+	neg.s64 %rdt3, %rd63;
+	div.s64 %rd207, %rd63, %rd13;
+	selp.b64 %rd207, %rdt3, %rd207, %pt2;
+	mul.lo.s64 %rd220, %rd207, %rd13;
+	sub.s64 %rd208, %rd63, %rd220;
+	bra.uni $L_14;
 $L_29:
-	mov.b64 %rd123, %rd2;
-	mad.lo.s64 %rd124, %rd123, 4, %rd8;
-	mul.lo.s64 %rd125, %rd1, 4;
-	mad.lo.s64 %rd126, %rd123, 4, %rd5;
+	setp.eq.s64 %pt3, %rd13, -1;
+	neg.s64 %rdt4, %rd49;
+	div.s64 %rd221, %rd49, %rd13;
+	selp.b64 %rd221, %rdt4, %rd221, %pt3;
+	mul.lo.s64 %rd234, %rd221, %rd13;
+	sub.s64 %rd222, %rd49, %rd234;
+	bra.uni $L_9;
 $L_30:
-	setp.lt.s64 %p10, %rd2, %rd3;
-	@!%p10 bra $L_37;
+	mov.b64 %rd138, %rd2;
+	mad.lo.s64 %rd139, %rd138, 4, %rd8;
+	mov.b64 %rd140, %rd107;
+	mad.lo.s64 %rd141, %rd138, 4, %rd5;
+	mov.b64 %rd168, %rd224;
+	mov.b32 %r174, %r188;
 $L_31:
-	mov.b64 %rd11, %rd2;
+	setp.lt.s64 %p10, %rd2, %rd3;
+	@!%p10 bra $L_38;
 $L_32:
-	setp.eq.s64 %pt8, %rd13, 0;
-	@%pt8 bra $Lfault_4;
-	mov.b64 %rd134, %rd11;
-	mov.b64 %rd135, %rd13;
-	or.b64 %rd136, %rd134, %rd135;
-	shr.u64 %rd137, %rd136, 32;
-	setp.eq.u64 %p138, %rd137, 0;
-	@!%p138 bra $L_36;
+	mov.b64 %rd11, %rd2;
 $L_33:
-	cvt.u32.u64 %r139, %rd11;
-	cvt.u32.u64 %r140, %rd13;
-	div.u32 %r141, %r139, %r140;
-	mul.lo.u32 %r143, %r141, %r140;
-	sub.u32 %r142, %r139, %r143;
-	cvt.u64.u32 %rd132, %r141;
-	cvt.u64.u32 %rd133, %r142;
+	mov.b64 %rd167, %rd11;
+	or.b64 %rd169, %rd167, %rd168;
+	shr.u64 %rd170, %rd169, 32;
+	cvt.u32.u64 %r171, %rd170;
+	setp.eq.u32 %p172, %r171, 0;
+	@!%p172 bra $L_37;
 $L_34:
-	mov.b64 %rd12, %rd132;
-	mov.b64 %rd14, %rd133;
-	mov.b64 %rd15, %rd124;
+	cvt.u32.u64 %r173, %rd11;
+	mul.hi.u32 %r265, %r173, %r236;
+	mul.lo.u32 %r266, %r265, %r174;
+	sub.u32 %r267, %r173, %r266;
+	sub.u32 %r268, %r267, %r174;
+	min.u32 %r269, %r267, %r268;
+	sub.u32 %r270, %r267, %r269;
+	min.u32 %r271, %r270, 1;
+	add.u32 %r175, %r265, %r271;
+	mov.b32 %r176, %r269;
+	cvt.u64.u32 %rd165, %r175;
+	cvt.u64.u32 %rd166, %r176;
+$L_35:
+	mov.b64 %rd12, %rd165;
+	mov.b64 %rd14, %rd166;
+	mov.b64 %rd15, %rd139;
 	ld.global.f32 %f16, [%rd15];
 	mul.rn.f32 %f17, %f16, 0f3F000000;
 	mul.lo.s64 %rd18, %rd14, 3;
 	add.s64 %rd19, %rd18, %rd12;
 	cvt.rn.f32.s64 %f20, %rd19;
 	add.rn.f32 %f21, %f17, %f20;
-	mov.b64 %rd22, %rd126;
+	mov.b64 %rd22, %rd141;
 	st.global.f32 [%rd22], %f21;
-$L_35:
-	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd124, %rd124, %rd125;
-	add.s64 %rd126, %rd126, %rd125;
-	bra.uni $L_30;
 $L_36:
-	setp.eq.s64 %pt9, %rd13, -1;
-	neg.s64 %rdt7, %rd11;
-	div.s64 %rd132, %rd11, %rd13;
-	selp.b64 %rd132, %rdt7, %rd132, %pt9;
-	mul.lo.s64 %rd144, %rd132, %rd13;
-	sub.s64 %rd133, %rd11, %rd144;
-	bra.uni $L_34;
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd139, %rd139, %rd140;
+	add.s64 %rd141, %rd141, %rd140;
+	bra.uni $L_31;
 $L_37:
+	setp.eq.s64 %pt4, %rd13, -1;
+	neg.s64 %rdt5, %rd11;
+	div.s64 %rd165, %rd11, %rd13;
+	selp.b64 %rd165, %rdt5, %rd165, %pt4;
+	mul.lo.s64 %rd178, %rd165, %rd13;
+	sub.s64 %rd166, %rd11, %rd178;
+	bra.uni $L_35;
+$L_38:
 	bra.uni $Lexit;
+$L_39:
+	mov.b64 %rd142, %rd2;
+	mad.lo.s64 %rd143, %rd142, 4, %rd8;
+	mul.lo.s64 %rd144, %rd1, 4;
+	mad.lo.s64 %rd145, %rd142, 4, %rd5;
+	mov.b64 %rd154, %rd13;
+	cvt.u32.u64 %r160, %rd13;
+	max.u32 %r272, %r160, 1;
+	div.u32 %r273, 4294967295, %r272;
+$L_40:
+	setp.lt.s64 %p25, %rd2, %rd3;
+	@!%p25 bra $L_38;
+$L_41:
+	mov.b64 %rd26, %rd2;
+$L_42:
+	setp.eq.s64 %pt5, %rd13, 0;
+	@%pt5 bra $Lfault_0;
+	mov.b64 %rd153, %rd26;
+	or.b64 %rd155, %rd153, %rd154;
+	shr.u64 %rd156, %rd155, 32;
+	cvt.u32.u64 %r157, %rd156;
+	setp.eq.u32 %p158, %r157, 0;
+	@!%p158 bra $L_46;
+$L_43:
+	cvt.u32.u64 %r159, %rd26;
+	mul.hi.u32 %r274, %r159, %r273;
+	mul.lo.u32 %r275, %r274, %r160;
+	sub.u32 %r276, %r159, %r275;
+	sub.u32 %r277, %r276, %r160;
+	min.u32 %r278, %r276, %r277;
+	sub.u32 %r279, %r276, %r278;
+	min.u32 %r280, %r279, 1;
+	add.u32 %r161, %r274, %r280;
+	mov.b32 %r162, %r278;
+	cvt.u64.u32 %rd151, %r161;
+	cvt.u64.u32 %rd152, %r162;
+$L_44:
+	mov.b64 %rd27, %rd151;
+	mov.b64 %rd28, %rd152;
+	mov.b64 %rd29, %rd143;
+	ld.global.f32 %f30, [%rd29];
+	mul.rn.f32 %f31, %f30, 0f3F000000;
+	mul.lo.s64 %rd32, %rd28, 3;
+	add.s64 %rd33, %rd32, %rd27;
+	cvt.rn.f32.s64 %f34, %rd33;
+	add.rn.f32 %f35, %f31, %f34;
+	mov.b64 %rd36, %rd145;
+	st.global.f32 [%rd36], %f35;
+$L_45:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd143, %rd143, %rd144;
+	add.s64 %rd145, %rd145, %rd144;
+	bra.uni $L_40;
+$L_46:
+	setp.eq.s64 %pt6, %rd13, -1;
+	neg.s64 %rdt8, %rd26;
+	div.s64 %rd151, %rd26, %rd13;
+	selp.b64 %rd151, %rdt8, %rd151, %pt6;
+	mul.lo.s64 %rd164, %rd151, %rd13;
+	sub.s64 %rd152, %rd26, %rd164;
+	bra.uni $L_44;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt6, 0;
+	mov.b64 %rdt7, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt8, [Shade1D_0_param_5];
-	cvta.to.global.u64 %rdt8, %rdt8;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
+	ld.param.u64 %rdt9, [Shade1D_0_param_5];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt9];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
-	st.global.u32 [%rdt8+8], 1638400;
-	st.global.u32 [%rdt8+12], %rt5;
-	st.global.u64 [%rdt8+16], %rdt1;
-	st.global.u64 [%rdt8+24], %rdt2;
+	setp.ne.u32 %pt7, %rt8, %rt6;
+	@%pt7 exit;
+	st.global.u32 [%rdt9+8], 1638400;
+	st.global.u32 [%rdt9+12], %rt5;
+	st.global.u64 [%rdt9+16], %rdt6;
+	st.global.u64 [%rdt9+24], %rdt7;
 	membar.sys;
-	st.volatile.global.u32 [%rdt8+4], %rt7;
+	st.volatile.global.u32 [%rdt9+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt11, %rt9, 0;
-	@%pt11 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt8, %rt9, 0;
+	@%pt8 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 `
@@ -9951,7 +10024,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r112 = r2;
 	r113 = r4 + r112 * 4;
-	r114 = (u64)r1 * 4ull;
+	r114 = r77;
 	r115 = r19 + r112 * 4;
 b10: // head
 	r6 = (u64)r2 + 1ull;
@@ -10336,7 +10409,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r121 = r2;
 	r122 = r7 + r121 * 4;
-	r123 = (u64)r1 * 4ull;
+	r123 = r75;
 	r124 = r13 + r121 * 4;
 b10: // head
 	r4 = r2 < r3;
@@ -10383,9 +10456,9 @@ extern "C" __global__ void Empty_0(char *p0, i64 p1, i64 p2, char *p3) {
 	r24 = (u64)r3;
 	r26 = (u64)r20;
 	r31 = r8 + 0ll;
-	r37 = r8 + 0ll;
-	r44 = r8 + 0ll;
-	r51 = r8 + 0ll;
+	r37 = r31;
+	r44 = r31;
+	r51 = r31;
 b3: // grid unrolled guard
 	r21 = r2 < r3;
 	if (!r21) goto b28;
@@ -10420,7 +10493,7 @@ b21: // latch (grid unrolled 3)
 	r2 = (u64)r2 + (u64)r55;
 	goto b3;
 b22: // preheader
-	r7 = r8 + 0ll;
+	r7 = r31;
 b23: // head
 	r4 = r2 < r3;
 	if (!r4) goto b28;
@@ -10594,7 +10667,7 @@ b7: // grid unrolled guard
 b14: // preheader
 	r150 = r2;
 	r151 = r7 + r150 * 4;
-	r152 = (u64)r1 * 4ull;
+	r152 = r104;
 	r153 = r13 + r150 * 4;
 b15: // head
 	r4 = r2 < r3;
@@ -12420,7 +12493,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r101 = r2;
 	r102 = r4 + r101 * 4;
-	r103 = (u64)r1 * 4ull;
+	r103 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
@@ -12515,7 +12588,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r101 = r2;
 	r102 = r4 + r101 * 4;
-	r103 = (u64)r1 * 4ull;
+	r103 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
@@ -12610,7 +12683,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r101 = r2;
 	r102 = r4 + r101 * 4;
-	r103 = (u64)r1 * 4ull;
+	r103 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
@@ -12705,7 +12778,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r101 = r2;
 	r102 = r4 + r101 * 4;
-	r103 = (u64)r1 * 4ull;
+	r103 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
@@ -12798,7 +12871,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r98 = r2;
 	r99 = r4 + r98 * 4;
-	r100 = (u64)r1 * 4ull;
+	r100 = r63;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -12892,7 +12965,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r99 = r2;
 	r100 = r4 + r99 * 4;
-	r101 = (u64)r1 * 4ull;
+	r101 = r64;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -13058,7 +13131,7 @@ b7: // grid unrolled guard
 b14: // preheader
 	r163 = r2;
 	r164 = r12 + r163 * 4;
-	r165 = (u64)r1 * 4ull;
+	r165 = r108;
 	r166 = r16 + r163 * 4;
 	r167 = r4 + r163 * 4;
 b15: // head
@@ -13211,7 +13284,7 @@ b17: // add the private copies
 	r27 = p2;
 	r28 = r19;
 	r54 = r21 + r28 * 4;
-	r55 = (u64)r20 * 4ull;
+	r55 = r53;
 	r56 = r27 + r28 * 4;
 b18: // each
 	r29 = r28 < r23;
@@ -13404,10 +13477,10 @@ b2: // grid unrolled guard
 	r112 = r112 + r113 * 1;
 	goto b2;
 b21: // preheader
-	r16 = r17 - r18;
+	r16 = r41;
 	r108 = r2;
 	r109 = r4 + r108 * 8;
-	r110 = (u64)r1 * 8ull;
+	r110 = r94;
 b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -16255,7 +16328,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r303 = r2;
 	r304 = r5 + r303 * 4;
-	r305 = (u64)r1 * 4ull;
+	r305 = r167;
 	r306 = r16 + r303 * 4;
 	r307 = r8 + r303 * 4;
 	r308 = r20 + r303 * 4;
@@ -16302,14 +16375,14 @@ b13: // exit
 
 // Task 0 of kernel Shade2D(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r47 = 0;
-	bool r54 = 0;
+	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r48 = 0;
+	bool r56 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
 	i64 r30 = 0, r33 = 0, r34 = 0, r39 = 0, r40 = 0, r42 = 0;
-	u32 r48 = 0, r49 = 0, r50 = 0, r55 = 0, r56 = 0, r57 = 0;
+	u32 r47 = 0, r49 = 0, r50 = 0, r51 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r44 = 0;
-	u64 r45 = 0, r46 = 0, r51 = 0, r52 = 0, r53 = 0;
+	u64 r45 = 0, r46 = 0, r52 = 0, r53 = 0, r54 = 0;
 	float r31 = 0, r32 = 0, r35 = 0, r36 = 0;
 	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
 	u32 qd_site = 0;
@@ -16334,26 +16407,28 @@ extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r11 = (u64)r10;
 	r45 = r9 | r7;
 	r46 = r45 >> 32;
-	r47 = r46 == 0ull;
-	if (!r47) goto b18;
-	r48 = (u32)r9;
-	r49 = (u32)r7;
-	r50 = qd_div_u32(r48, r49);
-	r44 = (u64)r50;
+	r47 = (u32)r46;
+	r48 = r47 == 0u;
+	if (!r48) goto b18;
+	r49 = (u32)r9;
+	r50 = (u32)r7;
+	r51 = qd_div_u32(r49, r50);
+	r44 = (u64)r51;
 b5: // setup
 	r13 = r44;
 	r14 = r13 * r7;
 	r12 = r9 - r14;
-	r52 = r11 | r7;
-	r53 = r52 >> 32;
-	r54 = r53 == 0ull;
-	if (!r54) goto b17;
-	r55 = (u32)r11;
-	r56 = (u32)r7;
-	r57 = qd_div_u32(r55, r56);
-	r51 = (u64)r57;
+	r53 = r11 | r7;
+	r54 = r53 >> 32;
+	r55 = (u32)r54;
+	r56 = r55 == 0u;
+	if (!r56) goto b17;
+	r57 = (u32)r11;
+	r58 = (u32)r7;
+	r59 = qd_div_u32(r57, r58);
+	r52 = (u64)r59;
 b7: // setup
-	r15 = r51;
+	r15 = r52;
 	r16 = r15 * r7;
 	r17 = r11 - r16;
 	r18 = r13;
@@ -16395,7 +16470,7 @@ b15: // rangeint.done
 b16: // exit
 	return;
 b17: // divide in 64 bits
-	r51 = qd_div_u64(r11, r7);
+	r52 = qd_div_u64(r11, r7);
 	goto b7;
 b18: // divide in 64 bits
 	r44 = qd_div_u64(r9, r7);
@@ -16415,34 +16490,43 @@ qd_fault: {
 
 // Task 0 of kernel Shade1D(out []f32, in []f32, w i64), parallel.
 extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
-	bool r10 = 0, r24 = 0, r26 = 0, r28 = 0, r33 = 0, r46 = 0, r47 = 0, r60 = 0;
-	bool r62 = 0, r75 = 0, r77 = 0, r90 = 0, r138 = 0, r151 = 0, r164 = 0, r177 = 0;
-	bool r190 = 0;
+	bool r10 = 0, r24 = 0, r25 = 0, r38 = 0, r39 = 0, r41 = 0, r43 = 0, r48 = 0;
+	bool r61 = 0, r62 = 0, r75 = 0, r77 = 0, r90 = 0, r92 = 0, r105 = 0, r158 = 0;
+	bool r172 = 0, r186 = 0, r200 = 0, r214 = 0, r228 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
-	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r23 = 0, r25 = 0;
-	i64 r32 = 0, r34 = 0, r35 = 0, r36 = 0, r40 = 0, r41 = 0, r45 = 0, r48 = 0;
-	i64 r49 = 0, r50 = 0, r54 = 0, r55 = 0, r59 = 0, r61 = 0, r63 = 0, r64 = 0;
-	i64 r65 = 0, r69 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0;
-	i64 r84 = 0, r85 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0, r97 = 0, r100 = 0;
-	i64 r102 = 0, r105 = 0, r107 = 0, r110 = 0, r112 = 0, r114 = 0, r117 = 0, r119 = 0;
-	i64 r121 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r133 = 0;
-	i64 r144 = 0, r145 = 0, r146 = 0, r157 = 0, r158 = 0, r159 = 0, r170 = 0, r171 = 0;
-	i64 r172 = 0, r183 = 0, r184 = 0, r185 = 0, r196 = 0;
-	u32 r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r152 = 0, r153 = 0, r154 = 0;
-	u32 r155 = 0, r156 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r178 = 0;
-	u32 r179 = 0, r180 = 0, r181 = 0, r182 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
-	u32 r195 = 0;
-	u64 r27 = 0, r29 = 0, r30 = 0, r31 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0;
-	u64 r147 = 0, r148 = 0, r149 = 0, r150 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
-	u64 r173 = 0, r174 = 0, r175 = 0, r176 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
-	float r16 = 0, r17 = 0, r20 = 0, r21 = 0, r38 = 0, r39 = 0, r42 = 0, r43 = 0;
-	float r52 = 0, r53 = 0, r56 = 0, r57 = 0, r67 = 0, r68 = 0, r71 = 0, r72 = 0;
-	float r82 = 0, r83 = 0, r86 = 0, r87 = 0;
-	char *r5 = 0, *r8 = 0, *r15 = 0, *r22 = 0, *r37 = 0, *r44 = 0, *r51 = 0, *r58 = 0;
-	char *r66 = 0, *r73 = 0, *r81 = 0, *r88 = 0, *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0;
-	char *r99 = 0, *r101 = 0, *r103 = 0, *r104 = 0, *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0;
-	char *r113 = 0, *r115 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r126 = 0;
-	char *r129 = 0, *r131 = 0;
+	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r23 = 0, r26 = 0;
+	i64 r27 = 0, r28 = 0, r32 = 0, r33 = 0, r37 = 0, r40 = 0, r47 = 0, r49 = 0;
+	i64 r50 = 0, r51 = 0, r55 = 0, r56 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0;
+	i64 r69 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r84 = 0;
+	i64 r85 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0, r95 = 0, r99 = 0, r100 = 0;
+	i64 r104 = 0, r106 = 0, r107 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0;
+	i64 r122 = 0, r125 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0;
+	i64 r140 = 0, r142 = 0, r144 = 0, r146 = 0, r147 = 0, r149 = 0, r151 = 0, r152 = 0;
+	i64 r164 = 0, r165 = 0, r166 = 0, r178 = 0, r179 = 0, r180 = 0, r192 = 0, r193 = 0;
+	i64 r194 = 0, r206 = 0, r207 = 0, r208 = 0, r220 = 0, r221 = 0, r222 = 0, r234 = 0;
+	u32 r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r171 = 0, r173 = 0;
+	u32 r174 = 0, r175 = 0, r176 = 0, r177 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0;
+	u32 r190 = 0, r191 = 0, r199 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0;
+	u32 r213 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r227 = 0, r229 = 0;
+	u32 r230 = 0, r231 = 0, r232 = 0, r233 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0;
+	u32 r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0;
+	u32 r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0;
+	u32 r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0;
+	u32 r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0;
+	u32 r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r278 = 0;
+	u32 r279 = 0, r280 = 0;
+	u64 r42 = 0, r44 = 0, r45 = 0, r46 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
+	u64 r167 = 0, r168 = 0, r169 = 0, r170 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0;
+	u64 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0;
+	u64 r223 = 0, r224 = 0, r225 = 0, r226 = 0;
+	float r16 = 0, r17 = 0, r20 = 0, r21 = 0, r30 = 0, r31 = 0, r34 = 0, r35 = 0;
+	float r53 = 0, r54 = 0, r57 = 0, r58 = 0, r67 = 0, r68 = 0, r71 = 0, r72 = 0;
+	float r82 = 0, r83 = 0, r86 = 0, r87 = 0, r97 = 0, r98 = 0, r101 = 0, r102 = 0;
+	char *r5 = 0, *r8 = 0, *r15 = 0, *r22 = 0, *r29 = 0, *r36 = 0, *r52 = 0, *r59 = 0;
+	char *r66 = 0, *r73 = 0, *r81 = 0, *r88 = 0, *r96 = 0, *r103 = 0, *r108 = 0, *r110 = 0;
+	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
+	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r137 = 0;
+	char *r139 = 0, *r141 = 0, *r143 = 0, *r145 = 0, *r148 = 0, *r150 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r5 = p0;
@@ -16456,222 +16540,309 @@ extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r25 = (u64)r1 * 3ull;
-	r92 = (u64)r1 * 4ull;
-	r29 = (u64)r3;
-	r31 = (u64)r25;
-	r94 = r92;
-	r97 = r92;
-	r102 = r92;
-	r107 = r92;
-	r114 = r92;
-	r121 = r92;
-	r127 = r2;
-	r128 = r127;
-	r129 = r8 + r128 * 4;
-	r130 = (u64)r92 * 4ull;
-	r131 = r5 + r128 * 4;
-b2: // grid unrolled guard
-	r26 = r2 < r3;
-	if (!r26) goto b37;
-	r30 = (u64)r2;
-	r27 = r29 - r30;
-	r28 = r27 > r31;
-	if (!r28) goto b29;
-	r32 = r2;
-	r34 = r32;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r186 = (u64)r34;
-	r187 = (u64)r13;
-	r188 = r186 | r187;
-	r189 = r188 >> 32;
-	r190 = r189 == 0ull;
-	if (!r190) goto b28;
-	r191 = (u32)r34;
-	r192 = (u32)r13;
-	r193 = qd_div_u32(r191, r192);
-	r195 = r193 * r192;
-	r194 = r191 - r195;
-	r184 = (i64)r193;
-	r185 = (i64)r194;
-b8: // rangeint.body (grid unrolled 0)
-	r35 = r184;
-	r36 = r185;
-	r37 = r129;
-	r38 = *(float *)r37;
-	r39 = r38 * 0x1p-01f;
-	r40 = (u64)r36 * 3ull;
-	r41 = (u64)r40 + (u64)r35;
-	r42 = (float)r41;
-	r43 = r39 + r42;
-	r44 = r131;
-	*(float *)r44 = r43;
-	r61 = (u64)r32 + (u64)r1;
-	r48 = r61;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r173 = (u64)r48;
-	r174 = (u64)r13;
-	r175 = r173 | r174;
-	r176 = r175 >> 32;
-	r177 = r176 == 0ull;
-	if (!r177) goto b27;
-	r178 = (u32)r48;
-	r179 = (u32)r13;
-	r180 = qd_div_u32(r178, r179);
-	r182 = r180 * r179;
-	r181 = r178 - r182;
-	r171 = (i64)r180;
-	r172 = (i64)r181;
-b13: // rangeint.body (grid unrolled 1)
-	r49 = r171;
-	r50 = r172;
-	r93 = r37;
-	r95 = r93 + r94 * 1;
-	r51 = r95;
-	r52 = *(float *)r51;
-	r53 = r52 * 0x1p-01f;
-	r54 = (u64)r50 * 3ull;
-	r55 = (u64)r54 + (u64)r49;
-	r56 = (float)r55;
-	r57 = r53 + r56;
-	r96 = r44;
-	r98 = r96 + r97 * 1;
-	r58 = r98;
-	*(float *)r58 = r57;
-	r76 = (u64)r61 + (u64)r1;
+	r39 = r13 != 0ll;
+	if (!r39) goto b39;
+	r40 = (u64)r1 * 3ull;
+	r107 = (u64)r1 * 4ull;
+	r44 = (u64)r3;
+	r46 = (u64)r40;
+	r109 = r107;
+	r112 = r107;
+	r117 = r107;
+	r122 = r107;
+	r129 = r107;
+	r136 = r107;
+	r146 = r2;
+	r147 = r146;
+	r148 = r8 + r147 * 4;
+	r149 = (u64)r107 * 4ull;
+	r150 = r5 + r147 * 4;
+	r224 = (u64)r13;
+	r210 = r224;
+	r196 = r224;
+	r182 = r224;
+	r188 = (u32)r13;
+	r202 = r188;
+	r216 = r188;
+	r230 = r188;
+	r235 = r188 > 1u ? r188 : 1u;
+	r236 = qd_div_u32(4294967295u, r235);
+b3: // grid unrolled guard
+	r41 = r2 < r3;
+	if (!r41) goto b38;
+	r45 = (u64)r2;
+	r42 = r44 - r45;
+	r43 = r42 > r46;
+	if (!r43) goto b30;
+	r47 = r2;
+	r49 = r47;
+	r223 = (u64)r49;
+	r225 = r223 | r224;
+	r226 = r225 >> 32;
+	r227 = (u32)r226;
+	r228 = r227 == 0u;
+	if (!r228) goto b29;
+	r229 = (u32)r49;
+	r258 = __umulhi(r229, r236);
+	r259 = r258 * r230;
+	r260 = r229 - r259;
+	r261 = r260 - r230;
+	r262 = r260 < r261 ? r260 : r261;
+	r263 = r260 - r262;
+	r264 = r263 < 1u ? r263 : 1u;
+	r231 = r258 + r264;
+	r232 = r262;
+	r221 = (i64)r231;
+	r222 = (i64)r232;
+b9: // rangeint.body (grid unrolled 0)
+	r50 = r221;
+	r51 = r222;
+	r52 = r148;
+	r53 = *(float *)r52;
+	r54 = r53 * 0x1p-01f;
+	r55 = (u64)r51 * 3ull;
+	r56 = (u64)r55 + (u64)r50;
+	r57 = (float)r56;
+	r58 = r54 + r57;
+	r59 = r150;
+	*(float *)r59 = r58;
+	r76 = (u64)r47 + (u64)r1;
 	r63 = r76;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r160 = (u64)r63;
-	r161 = (u64)r13;
-	r162 = r160 | r161;
-	r163 = r162 >> 32;
-	r164 = r163 == 0ull;
-	if (!r164) goto b26;
-	r165 = (u32)r63;
-	r166 = (u32)r13;
-	r167 = qd_div_u32(r165, r166);
-	r169 = r167 * r166;
-	r168 = r165 - r169;
-	r158 = (i64)r167;
-	r159 = (i64)r168;
-b18: // rangeint.body (grid unrolled 2)
-	r64 = r158;
-	r65 = r159;
-	r101 = r95;
-	r103 = r101 + r102 * 1;
-	r66 = r103;
+	r209 = (u64)r63;
+	r211 = r209 | r210;
+	r212 = r211 >> 32;
+	r213 = (u32)r212;
+	r214 = r213 == 0u;
+	if (!r214) goto b28;
+	r215 = (u32)r63;
+	r251 = __umulhi(r215, r236);
+	r252 = r251 * r216;
+	r253 = r215 - r252;
+	r254 = r253 - r216;
+	r255 = r253 < r254 ? r253 : r254;
+	r256 = r253 - r255;
+	r257 = r256 < 1u ? r256 : 1u;
+	r217 = r251 + r257;
+	r218 = r255;
+	r207 = (i64)r217;
+	r208 = (i64)r218;
+b14: // rangeint.body (grid unrolled 1)
+	r64 = r207;
+	r65 = r208;
+	r108 = r52;
+	r110 = r108 + r109 * 1;
+	r66 = r110;
 	r67 = *(float *)r66;
 	r68 = r67 * 0x1p-01f;
 	r69 = (u64)r65 * 3ull;
 	r70 = (u64)r69 + (u64)r64;
 	r71 = (float)r70;
 	r72 = r68 + r71;
-	r106 = r98;
-	r108 = r106 + r107 * 1;
-	r73 = r108;
+	r111 = r59;
+	r113 = r111 + r112 * 1;
+	r73 = r113;
 	*(float *)r73 = r72;
 	r91 = (u64)r76 + (u64)r1;
 	r78 = r91;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r147 = (u64)r78;
-	r148 = (u64)r13;
-	r149 = r147 | r148;
-	r150 = r149 >> 32;
-	r151 = r150 == 0ull;
-	if (!r151) goto b25;
-	r152 = (u32)r78;
-	r153 = (u32)r13;
-	r154 = qd_div_u32(r152, r153);
-	r156 = r154 * r153;
-	r155 = r152 - r156;
-	r145 = (i64)r154;
-	r146 = (i64)r155;
-b23: // rangeint.body (grid unrolled 3)
-	r79 = r145;
-	r80 = r146;
-	r113 = r103;
-	r115 = r113 + r114 * 1;
-	r81 = r115;
+	r195 = (u64)r78;
+	r197 = r195 | r196;
+	r198 = r197 >> 32;
+	r199 = (u32)r198;
+	r200 = r199 == 0u;
+	if (!r200) goto b27;
+	r201 = (u32)r78;
+	r244 = __umulhi(r201, r236);
+	r245 = r244 * r202;
+	r246 = r201 - r245;
+	r247 = r246 - r202;
+	r248 = r246 < r247 ? r246 : r247;
+	r249 = r246 - r248;
+	r250 = r249 < 1u ? r249 : 1u;
+	r203 = r244 + r250;
+	r204 = r248;
+	r193 = (i64)r203;
+	r194 = (i64)r204;
+b19: // rangeint.body (grid unrolled 2)
+	r79 = r193;
+	r80 = r194;
+	r116 = r110;
+	r118 = r116 + r117 * 1;
+	r81 = r118;
 	r82 = *(float *)r81;
 	r83 = r82 * 0x1p-01f;
 	r84 = (u64)r80 * 3ull;
 	r85 = (u64)r84 + (u64)r79;
 	r86 = (float)r85;
 	r87 = r83 + r86;
-	r120 = r108;
-	r122 = r120 + r121 * 1;
-	r88 = r122;
+	r121 = r113;
+	r123 = r121 + r122 * 1;
+	r88 = r123;
 	*(float *)r88 = r87;
-	r2 = (u64)r2 + (u64)r92;
-	r129 = r129 + r130 * 1;
-	r131 = r131 + r130 * 1;
-	goto b2;
-b25: // divide in 64 bits
-	r145 = qd_div_i64(r78, r13);
-	r157 = (u64)r145 * (u64)r13;
-	r146 = (u64)r78 - (u64)r157;
-	goto b23;
+	r106 = (u64)r91 + (u64)r1;
+	r93 = r106;
+	r181 = (u64)r93;
+	r183 = r181 | r182;
+	r184 = r183 >> 32;
+	r185 = (u32)r184;
+	r186 = r185 == 0u;
+	if (!r186) goto b26;
+	r187 = (u32)r93;
+	r237 = __umulhi(r187, r236);
+	r238 = r237 * r188;
+	r239 = r187 - r238;
+	r240 = r239 - r188;
+	r241 = r239 < r240 ? r239 : r240;
+	r242 = r239 - r241;
+	r243 = r242 < 1u ? r242 : 1u;
+	r189 = r237 + r243;
+	r190 = r241;
+	r179 = (i64)r189;
+	r180 = (i64)r190;
+b24: // rangeint.body (grid unrolled 3)
+	r94 = r179;
+	r95 = r180;
+	r128 = r118;
+	r130 = r128 + r129 * 1;
+	r96 = r130;
+	r97 = *(float *)r96;
+	r98 = r97 * 0x1p-01f;
+	r99 = (u64)r95 * 3ull;
+	r100 = (u64)r99 + (u64)r94;
+	r101 = (float)r100;
+	r102 = r98 + r101;
+	r135 = r123;
+	r137 = r135 + r136 * 1;
+	r103 = r137;
+	*(float *)r103 = r102;
+	r2 = (u64)r2 + (u64)r107;
+	r148 = r148 + r149 * 1;
+	r150 = r150 + r149 * 1;
+	goto b3;
 b26: // divide in 64 bits
-	r158 = qd_div_i64(r63, r13);
-	r170 = (u64)r158 * (u64)r13;
-	r159 = (u64)r63 - (u64)r170;
-	goto b18;
+	r179 = qd_div_i64(r93, r13);
+	r192 = (u64)r179 * (u64)r13;
+	r180 = (u64)r93 - (u64)r192;
+	goto b24;
 b27: // divide in 64 bits
-	r171 = qd_div_i64(r48, r13);
-	r183 = (u64)r171 * (u64)r13;
-	r172 = (u64)r48 - (u64)r183;
-	goto b13;
+	r193 = qd_div_i64(r78, r13);
+	r206 = (u64)r193 * (u64)r13;
+	r194 = (u64)r78 - (u64)r206;
+	goto b19;
 b28: // divide in 64 bits
-	r184 = qd_div_i64(r34, r13);
-	r196 = (u64)r184 * (u64)r13;
-	r185 = (u64)r34 - (u64)r196;
-	goto b8;
-b29: // preheader
-	r123 = r2;
-	r124 = r8 + r123 * 4;
-	r125 = (u64)r1 * 4ull;
-	r126 = r5 + r123 * 4;
-b30: // head
+	r207 = qd_div_i64(r63, r13);
+	r220 = (u64)r207 * (u64)r13;
+	r208 = (u64)r63 - (u64)r220;
+	goto b14;
+b29: // divide in 64 bits
+	r221 = qd_div_i64(r49, r13);
+	r234 = (u64)r221 * (u64)r13;
+	r222 = (u64)r49 - (u64)r234;
+	goto b9;
+b30: // preheader
+	r138 = r2;
+	r139 = r8 + r138 * 4;
+	r140 = r107;
+	r141 = r5 + r138 * 4;
+	r168 = r224;
+	r174 = r188;
+b31: // head
 	r10 = r2 < r3;
-	if (!r10) goto b37;
+	if (!r10) goto b38;
 	r11 = r2;
-	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r134 = (u64)r11;
-	r135 = (u64)r13;
-	r136 = r134 | r135;
-	r137 = r136 >> 32;
-	r138 = r137 == 0ull;
-	if (!r138) goto b36;
-	r139 = (u32)r11;
-	r140 = (u32)r13;
-	r141 = qd_div_u32(r139, r140);
-	r143 = r141 * r140;
-	r142 = r139 - r143;
-	r132 = (i64)r141;
-	r133 = (i64)r142;
-b34: // rangeint.body
-	r12 = r132;
-	r14 = r133;
-	r15 = r124;
+	r167 = (u64)r11;
+	r169 = r167 | r168;
+	r170 = r169 >> 32;
+	r171 = (u32)r170;
+	r172 = r171 == 0u;
+	if (!r172) goto b37;
+	r173 = (u32)r11;
+	r265 = __umulhi(r173, r236);
+	r266 = r265 * r174;
+	r267 = r173 - r266;
+	r268 = r267 - r174;
+	r269 = r267 < r268 ? r267 : r268;
+	r270 = r267 - r269;
+	r271 = r270 < 1u ? r270 : 1u;
+	r175 = r265 + r271;
+	r176 = r269;
+	r165 = (i64)r175;
+	r166 = (i64)r176;
+b35: // rangeint.body
+	r12 = r165;
+	r14 = r166;
+	r15 = r139;
 	r16 = *(float *)r15;
 	r17 = r16 * 0x1p-01f;
 	r18 = (u64)r14 * 3ull;
 	r19 = (u64)r18 + (u64)r12;
 	r20 = (float)r19;
 	r21 = r17 + r20;
-	r22 = r126;
+	r22 = r141;
 	*(float *)r22 = r21;
 	r2 = (u64)r2 + (u64)r1;
-	r124 = r124 + r125 * 1;
-	r126 = r126 + r125 * 1;
-	goto b30;
-b36: // divide in 64 bits
-	r132 = qd_div_i64(r11, r13);
-	r144 = (u64)r132 * (u64)r13;
-	r133 = (u64)r11 - (u64)r144;
-	goto b34;
-b37: // exit
+	r139 = r139 + r140 * 1;
+	r141 = r141 + r140 * 1;
+	goto b31;
+b37: // divide in 64 bits
+	r165 = qd_div_i64(r11, r13);
+	r178 = (u64)r165 * (u64)r13;
+	r166 = (u64)r11 - (u64)r178;
+	goto b35;
+b38: // exit
 	return;
+b39: // preheader
+	r142 = r2;
+	r143 = r8 + r142 * 4;
+	r144 = (u64)r1 * 4ull;
+	r145 = r5 + r142 * 4;
+	r154 = (u64)r13;
+	r160 = (u32)r13;
+	r272 = r160 > 1u ? r160 : 1u;
+	r273 = qd_div_u32(4294967295u, r272);
+b40: // head (checked if)
+	r25 = r2 < r3;
+	if (!r25) goto b38;
+	r26 = r2;
+	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r153 = (u64)r26;
+	r155 = r153 | r154;
+	r156 = r155 >> 32;
+	r157 = (u32)r156;
+	r158 = r157 == 0u;
+	if (!r158) goto b46;
+	r159 = (u32)r26;
+	r274 = __umulhi(r159, r273);
+	r275 = r274 * r160;
+	r276 = r159 - r275;
+	r277 = r276 - r160;
+	r278 = r276 < r277 ? r276 : r277;
+	r279 = r276 - r278;
+	r280 = r279 < 1u ? r279 : 1u;
+	r161 = r274 + r280;
+	r162 = r278;
+	r151 = (i64)r161;
+	r152 = (i64)r162;
+b44: // rangeint.body (checked if)
+	r27 = r151;
+	r28 = r152;
+	r29 = r143;
+	r30 = *(float *)r29;
+	r31 = r30 * 0x1p-01f;
+	r32 = (u64)r28 * 3ull;
+	r33 = (u64)r32 + (u64)r27;
+	r34 = (float)r33;
+	r35 = r31 + r34;
+	r36 = r145;
+	*(float *)r36 = r35;
+	r2 = (u64)r2 + (u64)r1;
+	r143 = r143 + r144 * 1;
+	r145 = r145 + r144 * 1;
+	goto b40;
+b46: // divide in 64 bits
+	r151 = qd_div_i64(r26, r13);
+	r164 = (u64)r151 * (u64)r13;
+	r152 = (u64)r26 - (u64)r164;
+	goto b44;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -16885,7 +17056,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r112 = move.i64 r2
 	r113 = elemaddr r4, r112, 4
-	r114 = mul.i64 r1, 4
+	r114 = move.i64 r77
 	r115 = elemaddr r19, r112, 4
 	jump b10
 b10: # head
@@ -17282,7 +17453,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r121 = move.i64 r2
 	r122 = elemaddr r7, r121, 4
-	r123 = mul.i64 r1, 4
+	r123 = move.i64 r75
 	r124 = elemaddr r13, r121, 4
 	jump b10
 b10: # head
@@ -17328,9 +17499,9 @@ b2: # preheader
 	r24 = convert.u64.i64 r3
 	r26 = convert.u64.i64 r20
 	r31 = elemaddr r8, 0, 4
-	r37 = elemaddr r8, 0, 4
-	r44 = elemaddr r8, 0, 4
-	r51 = elemaddr r8, 0, 4
+	r37 = move.ptr r31
+	r44 = move.ptr r31
+	r51 = move.ptr r31
 	jump b3
 b3: # grid unrolled guard
 	r21 = lt.i64 r2, r3
@@ -17392,7 +17563,7 @@ b21: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r55
 	jump b3
 b22: # preheader
-	r7 = elemaddr r8, 0, 4
+	r7 = move.ptr r31
 	jump b23
 b23: # head
 	r4 = lt.i64 r2, r3
@@ -17564,7 +17735,7 @@ b13: # latch (grid unrolled 3)
 b14: # preheader
 	r150 = move.i64 r2
 	r151 = elemaddr r7, r150, 4
-	r152 = mul.i64 r1, 4
+	r152 = move.i64 r104
 	r153 = elemaddr r13, r150, 4
 	jump b15
 b15: # head
@@ -19706,7 +19877,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r101 = move.i64 r2
 	r102 = elemaddr r4, r101, 4
-	r103 = mul.i64 r1, 4
+	r103 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
@@ -19801,7 +19972,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r101 = move.i64 r2
 	r102 = elemaddr r4, r101, 4
-	r103 = mul.i64 r1, 4
+	r103 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
@@ -19896,7 +20067,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r101 = move.i64 r2
 	r102 = elemaddr r4, r101, 4
-	r103 = mul.i64 r1, 4
+	r103 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
@@ -19991,7 +20162,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r101 = move.i64 r2
 	r102 = elemaddr r4, r101, 4
-	r103 = mul.i64 r1, 4
+	r103 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
@@ -20086,7 +20257,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r98 = move.i64 r2
 	r99 = elemaddr r4, r98, 4
-	r100 = mul.i64 r1, 4
+	r100 = move.i64 r63
 	jump b10
 b10: # head
 	r6 = add.i64 r2, 1
@@ -20182,7 +20353,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r99 = move.i64 r2
 	r100 = elemaddr r4, r99, 4
-	r101 = mul.i64 r1, 4
+	r101 = move.i64 r64
 	jump b10
 b10: # head
 	r6 = add.i64 r2, 1
@@ -20345,7 +20516,7 @@ b13: # latch (grid unrolled 3)
 b14: # preheader
 	r163 = move.i64 r2
 	r164 = elemaddr r12, r163, 4
-	r165 = mul.i64 r1, 4
+	r165 = move.i64 r108
 	r166 = elemaddr r16, r163, 4
 	r167 = elemaddr r4, r163, 4
 	jump b15
@@ -20506,7 +20677,7 @@ b17: # add the private copies
 	r27 = base bins
 	r28 = move.i64 r19
 	r54 = elemaddr r21, r28, 4
-	r55 = mul.i64 r20, 4
+	r55 = move.i64 r53
 	r56 = elemaddr r27, r28, 4
 	jump b18
 b18: # each
@@ -20732,10 +20903,10 @@ b20: # latch (grid unrolled 3)
 	r112 = elemaddr r112, r113, 1
 	jump b2
 b21: # preheader
-	r16 = sub.f64 r17, r18
+	r16 = move.f64 r41
 	r108 = move.i64 r2
 	r109 = elemaddr r4, r108, 8
-	r110 = mul.i64 r1, 8
+	r110 = move.i64 r94
 	jump b22
 b22: # head
 	r6 = add.i64 r2, 1
@@ -23865,7 +24036,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r303 = move.i64 r2
 	r304 = elemaddr r5, r303, 4
-	r305 = mul.i64 r1, 4
+	r305 = move.i64 r167
 	r306 = elemaddr r16, r303, 4
 	r307 = elemaddr r8, r303, 4
 	r308 = elemaddr r20, r303, 4
@@ -23943,30 +24114,32 @@ b3: # setup
 	r11 = convert.u64.i64 r10
 	r45 = or.u64 r9, r7
 	r46 = shr.u64.u32 r45, 32
-	r47 = eq.u64 r46, 0
-	branch r47, b4, b18
+	r47 = convert.u32.u64 r46
+	r48 = eq.u32 r47, 0
+	branch r48, b4, b18
 b4: # divide in 32 bits
-	r48 = convert.u32.u64 r9
-	r49 = convert.u32.u64 r7
-	r50 = div.u32 r48, r49
-	r44 = convert.u64.u32 r50
+	r49 = convert.u32.u64 r9
+	r50 = convert.u32.u64 r7
+	r51 = div.u32 r49, r50
+	r44 = convert.u64.u32 r51
 	jump b5
 b5: # setup
 	r13 = move.u64 r44
 	r14 = mul.u64 r13, r7
 	r12 = sub.u64 r9, r14
-	r52 = or.u64 r11, r7
-	r53 = shr.u64.u32 r52, 32
-	r54 = eq.u64 r53, 0
-	branch r54, b6, b17
+	r53 = or.u64 r11, r7
+	r54 = shr.u64.u32 r53, 32
+	r55 = convert.u32.u64 r54
+	r56 = eq.u32 r55, 0
+	branch r56, b6, b17
 b6: # divide in 32 bits
-	r55 = convert.u32.u64 r11
-	r56 = convert.u32.u64 r7
-	r57 = div.u32 r55, r56
-	r51 = convert.u64.u32 r57
+	r57 = convert.u32.u64 r11
+	r58 = convert.u32.u64 r7
+	r59 = div.u32 r57, r58
+	r52 = convert.u64.u32 r59
 	jump b7
 b7: # setup
-	r15 = move.u64 r51
+	r15 = move.u64 r52
 	r16 = mul.u64 r15, r7
 	r17 = sub.u64 r11, r16
 	r18 = move.u64 r13
@@ -24016,7 +24189,7 @@ b15: # rangeint.done
 b16: # exit
 	return
 b17: # divide in 64 bits
-	r51 = div.u64 r11, r7
+	r52 = div.u64 r11, r7
 	jump b7
 b18: # divide in 64 bits
 	r44 = div.u64 r9, r7
@@ -24041,263 +24214,359 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r25 = mul.i64 r1, 3
-	r92 = mul.i64 r1, 4
-	r29 = convert.u64.i64 r3
-	r31 = convert.u64.i64 r25
-	r94 = move.i64 r92
-	r97 = move.i64 r92
-	r102 = move.i64 r92
-	r107 = move.i64 r92
-	r114 = move.i64 r92
-	r121 = move.i64 r92
-	r127 = move.i64 r2
-	r128 = move.i64 r127
-	r129 = elemaddr r8, r128, 4
-	r130 = mul.i64 r92, 4
-	r131 = elemaddr r5, r128, 4
-	jump b2
-b2: # grid unrolled guard
-	r26 = lt.i64 r2, r3
-	branch r26, b3, b37
-b3: # grid unrolled room
-	r30 = convert.u64.i64 r2
-	r27 = sub.u64 r29, r30
-	r28 = gt.u64 r27, r31
-	branch r28, b4, b29
-b4: # grid unrolled 0
-	r32 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r34 = move.i64 r32
+	r39 = ne.i64 r13, 0
+	branch r39, b2, b39
+b2: # preheader
+	r40 = mul.i64 r1, 3
+	r107 = mul.i64 r1, 4
+	r44 = convert.u64.i64 r3
+	r46 = convert.u64.i64 r40
+	r109 = move.i64 r107
+	r112 = move.i64 r107
+	r117 = move.i64 r107
+	r122 = move.i64 r107
+	r129 = move.i64 r107
+	r136 = move.i64 r107
+	r146 = move.i64 r2
+	r147 = move.i64 r146
+	r148 = elemaddr r8, r147, 4
+	r149 = mul.i64 r107, 4
+	r150 = elemaddr r5, r147, 4
+	r224 = convert.u64.i64 r13
+	r210 = move.u64 r224
+	r196 = move.u64 r224
+	r182 = move.u64 r224
+	r188 = convert.u32.i64 r13
+	r202 = move.u32 r188
+	r216 = move.u32 r188
+	r230 = move.u32 r188
+	r235 = max.u32 r188, 1
+	r236 = div.u32 4294967295, r235
+	jump b3
+b3: # grid unrolled guard
+	r41 = lt.i64 r2, r3
+	branch r41, b4, b38
+b4: # grid unrolled room
+	r45 = convert.u64.i64 r2
+	r42 = sub.u64 r44, r45
+	r43 = gt.u64 r42, r46
+	branch r43, b5, b30
+b5: # grid unrolled 0
+	r47 = move.i64 r2
 	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkdiv.i64 r13, site 0
-	r186 = convert.u64.i64 r34
-	r187 = convert.u64.i64 r13
-	r188 = or.u64 r186, r187
-	r189 = shr.u64.u32 r188, 32
-	r190 = eq.u64 r189, 0
-	branch r190, b7, b28
-b7: # divide in 32 bits
-	r191 = convert.u32.i64 r34
-	r192 = convert.u32.i64 r13
-	r193 = div.u32 r191, r192
-	r195 = mul.u32 r193, r192
-	r194 = sub.u32 r191, r195
-	r184 = convert.i64.u32 r193
-	r185 = convert.i64.u32 r194
-	jump b8
-b8: # rangeint.body (grid unrolled 0)
-	r35 = move.i64 r184
-	r36 = move.i64 r185
-	r37 = move.ptr r129
-	r38 = load.f32 r37
-	r39 = mul.f32 r38, 0.5
-	r40 = mul.i64 r36, 3
-	r41 = add.i64 r40, r35
-	r42 = convert.f32.i64 r41
-	r43 = add.f32 r39, r42
-	r44 = move.ptr r131
-	store.f32 r44, r43
+b6: # index (grid unrolled 0)
+	r49 = move.i64 r47
+	jump b7
+b7: # rangeint.body (grid unrolled 0)
+	r223 = convert.u64.i64 r49
+	r225 = or.u64 r223, r224
+	r226 = shr.u64.u32 r225, 32
+	r227 = convert.u32.u64 r226
+	r228 = eq.u32 r227, 0
+	branch r228, b8, b29
+b8: # divide in 32 bits
+	r229 = convert.u32.i64 r49
+	r258 = mulhi.u32 r229, r236
+	r259 = mul.u32 r258, r230
+	r260 = sub.u32 r229, r259
+	r261 = sub.u32 r260, r230
+	r262 = min.u32 r260, r261
+	r263 = sub.u32 r260, r262
+	r264 = min.u32 r263, 1
+	r231 = add.u32 r258, r264
+	r232 = move.u32 r262
+	r221 = convert.i64.u32 r231
+	r222 = convert.i64.u32 r232
 	jump b9
-b9: # grid unrolled 1
-	r61 = add.i64 r32, r1
+b9: # rangeint.body (grid unrolled 0)
+	r50 = move.i64 r221
+	r51 = move.i64 r222
+	r52 = move.ptr r148
+	r53 = load.f32 r52
+	r54 = mul.f32 r53, 0.5
+	r55 = mul.i64 r51, 3
+	r56 = add.i64 r55, r50
+	r57 = convert.f32.i64 r56
+	r58 = add.f32 r54, r57
+	r59 = move.ptr r150
+	store.f32 r59, r58
 	jump b10
-b10: # index (grid unrolled 1)
-	r48 = move.i64 r61
+b10: # grid unrolled 1
+	r76 = add.i64 r47, r1
 	jump b11
-b11: # rangeint.body (grid unrolled 1)
-	checkdiv.i64 r13, site 0
-	r173 = convert.u64.i64 r48
-	r174 = convert.u64.i64 r13
-	r175 = or.u64 r173, r174
-	r176 = shr.u64.u32 r175, 32
-	r177 = eq.u64 r176, 0
-	branch r177, b12, b27
-b12: # divide in 32 bits
-	r178 = convert.u32.i64 r48
-	r179 = convert.u32.i64 r13
-	r180 = div.u32 r178, r179
-	r182 = mul.u32 r180, r179
-	r181 = sub.u32 r178, r182
-	r171 = convert.i64.u32 r180
-	r172 = convert.i64.u32 r181
-	jump b13
-b13: # rangeint.body (grid unrolled 1)
-	r49 = move.i64 r171
-	r50 = move.i64 r172
-	r93 = move.ptr r37
-	r95 = elemaddr r93, r94, 1
-	r51 = move.ptr r95
-	r52 = load.f32 r51
-	r53 = mul.f32 r52, 0.5
-	r54 = mul.i64 r50, 3
-	r55 = add.i64 r54, r49
-	r56 = convert.f32.i64 r55
-	r57 = add.f32 r53, r56
-	r96 = move.ptr r44
-	r98 = elemaddr r96, r97, 1
-	r58 = move.ptr r98
-	store.f32 r58, r57
-	jump b14
-b14: # grid unrolled 2
-	r76 = add.i64 r61, r1
-	jump b15
-b15: # index (grid unrolled 2)
+b11: # index (grid unrolled 1)
 	r63 = move.i64 r76
-	jump b16
-b16: # rangeint.body (grid unrolled 2)
-	checkdiv.i64 r13, site 0
-	r160 = convert.u64.i64 r63
-	r161 = convert.u64.i64 r13
-	r162 = or.u64 r160, r161
-	r163 = shr.u64.u32 r162, 32
-	r164 = eq.u64 r163, 0
-	branch r164, b17, b26
-b17: # divide in 32 bits
-	r165 = convert.u32.i64 r63
-	r166 = convert.u32.i64 r13
-	r167 = div.u32 r165, r166
-	r169 = mul.u32 r167, r166
-	r168 = sub.u32 r165, r169
-	r158 = convert.i64.u32 r167
-	r159 = convert.i64.u32 r168
-	jump b18
-b18: # rangeint.body (grid unrolled 2)
-	r64 = move.i64 r158
-	r65 = move.i64 r159
-	r101 = move.ptr r95
-	r103 = elemaddr r101, r102, 1
-	r66 = move.ptr r103
+	jump b12
+b12: # rangeint.body (grid unrolled 1)
+	r209 = convert.u64.i64 r63
+	r211 = or.u64 r209, r210
+	r212 = shr.u64.u32 r211, 32
+	r213 = convert.u32.u64 r212
+	r214 = eq.u32 r213, 0
+	branch r214, b13, b28
+b13: # divide in 32 bits
+	r215 = convert.u32.i64 r63
+	r251 = mulhi.u32 r215, r236
+	r252 = mul.u32 r251, r216
+	r253 = sub.u32 r215, r252
+	r254 = sub.u32 r253, r216
+	r255 = min.u32 r253, r254
+	r256 = sub.u32 r253, r255
+	r257 = min.u32 r256, 1
+	r217 = add.u32 r251, r257
+	r218 = move.u32 r255
+	r207 = convert.i64.u32 r217
+	r208 = convert.i64.u32 r218
+	jump b14
+b14: # rangeint.body (grid unrolled 1)
+	r64 = move.i64 r207
+	r65 = move.i64 r208
+	r108 = move.ptr r52
+	r110 = elemaddr r108, r109, 1
+	r66 = move.ptr r110
 	r67 = load.f32 r66
 	r68 = mul.f32 r67, 0.5
 	r69 = mul.i64 r65, 3
 	r70 = add.i64 r69, r64
 	r71 = convert.f32.i64 r70
 	r72 = add.f32 r68, r71
-	r106 = move.ptr r98
-	r108 = elemaddr r106, r107, 1
-	r73 = move.ptr r108
+	r111 = move.ptr r59
+	r113 = elemaddr r111, r112, 1
+	r73 = move.ptr r113
 	store.f32 r73, r72
-	jump b19
-b19: # grid unrolled 3
+	jump b15
+b15: # grid unrolled 2
 	r91 = add.i64 r76, r1
-	jump b20
-b20: # index (grid unrolled 3)
+	jump b16
+b16: # index (grid unrolled 2)
 	r78 = move.i64 r91
-	jump b21
-b21: # rangeint.body (grid unrolled 3)
-	checkdiv.i64 r13, site 0
-	r147 = convert.u64.i64 r78
-	r148 = convert.u64.i64 r13
-	r149 = or.u64 r147, r148
-	r150 = shr.u64.u32 r149, 32
-	r151 = eq.u64 r150, 0
-	branch r151, b22, b25
-b22: # divide in 32 bits
-	r152 = convert.u32.i64 r78
-	r153 = convert.u32.i64 r13
-	r154 = div.u32 r152, r153
-	r156 = mul.u32 r154, r153
-	r155 = sub.u32 r152, r156
-	r145 = convert.i64.u32 r154
-	r146 = convert.i64.u32 r155
-	jump b23
-b23: # rangeint.body (grid unrolled 3)
-	r79 = move.i64 r145
-	r80 = move.i64 r146
-	r113 = move.ptr r103
-	r115 = elemaddr r113, r114, 1
-	r81 = move.ptr r115
+	jump b17
+b17: # rangeint.body (grid unrolled 2)
+	r195 = convert.u64.i64 r78
+	r197 = or.u64 r195, r196
+	r198 = shr.u64.u32 r197, 32
+	r199 = convert.u32.u64 r198
+	r200 = eq.u32 r199, 0
+	branch r200, b18, b27
+b18: # divide in 32 bits
+	r201 = convert.u32.i64 r78
+	r244 = mulhi.u32 r201, r236
+	r245 = mul.u32 r244, r202
+	r246 = sub.u32 r201, r245
+	r247 = sub.u32 r246, r202
+	r248 = min.u32 r246, r247
+	r249 = sub.u32 r246, r248
+	r250 = min.u32 r249, 1
+	r203 = add.u32 r244, r250
+	r204 = move.u32 r248
+	r193 = convert.i64.u32 r203
+	r194 = convert.i64.u32 r204
+	jump b19
+b19: # rangeint.body (grid unrolled 2)
+	r79 = move.i64 r193
+	r80 = move.i64 r194
+	r116 = move.ptr r110
+	r118 = elemaddr r116, r117, 1
+	r81 = move.ptr r118
 	r82 = load.f32 r81
 	r83 = mul.f32 r82, 0.5
 	r84 = mul.i64 r80, 3
 	r85 = add.i64 r84, r79
 	r86 = convert.f32.i64 r85
 	r87 = add.f32 r83, r86
-	r120 = move.ptr r108
-	r122 = elemaddr r120, r121, 1
-	r88 = move.ptr r122
+	r121 = move.ptr r113
+	r123 = elemaddr r121, r122, 1
+	r88 = move.ptr r123
 	store.f32 r88, r87
+	jump b20
+b20: # grid unrolled 3
+	r106 = add.i64 r91, r1
+	jump b21
+b21: # index (grid unrolled 3)
+	r93 = move.i64 r106
+	jump b22
+b22: # rangeint.body (grid unrolled 3)
+	r181 = convert.u64.i64 r93
+	r183 = or.u64 r181, r182
+	r184 = shr.u64.u32 r183, 32
+	r185 = convert.u32.u64 r184
+	r186 = eq.u32 r185, 0
+	branch r186, b23, b26
+b23: # divide in 32 bits
+	r187 = convert.u32.i64 r93
+	r237 = mulhi.u32 r187, r236
+	r238 = mul.u32 r237, r188
+	r239 = sub.u32 r187, r238
+	r240 = sub.u32 r239, r188
+	r241 = min.u32 r239, r240
+	r242 = sub.u32 r239, r241
+	r243 = min.u32 r242, 1
+	r189 = add.u32 r237, r243
+	r190 = move.u32 r241
+	r179 = convert.i64.u32 r189
+	r180 = convert.i64.u32 r190
 	jump b24
-b24: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r92
-	r129 = elemaddr r129, r130, 1
-	r131 = elemaddr r131, r130, 1
-	jump b2
-b25: # divide in 64 bits
-	r145 = div.i64 r78, r13
-	r157 = mul.i64 r145, r13
-	r146 = sub.i64 r78, r157
-	jump b23
+b24: # rangeint.body (grid unrolled 3)
+	r94 = move.i64 r179
+	r95 = move.i64 r180
+	r128 = move.ptr r118
+	r130 = elemaddr r128, r129, 1
+	r96 = move.ptr r130
+	r97 = load.f32 r96
+	r98 = mul.f32 r97, 0.5
+	r99 = mul.i64 r95, 3
+	r100 = add.i64 r99, r94
+	r101 = convert.f32.i64 r100
+	r102 = add.f32 r98, r101
+	r135 = move.ptr r123
+	r137 = elemaddr r135, r136, 1
+	r103 = move.ptr r137
+	store.f32 r103, r102
+	jump b25
+b25: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r107
+	r148 = elemaddr r148, r149, 1
+	r150 = elemaddr r150, r149, 1
+	jump b3
 b26: # divide in 64 bits
-	r158 = div.i64 r63, r13
-	r170 = mul.i64 r158, r13
-	r159 = sub.i64 r63, r170
-	jump b18
+	r179 = div.i64 r93, r13
+	r192 = mul.i64 r179, r13
+	r180 = sub.i64 r93, r192
+	jump b24
 b27: # divide in 64 bits
-	r171 = div.i64 r48, r13
-	r183 = mul.i64 r171, r13
-	r172 = sub.i64 r48, r183
-	jump b13
+	r193 = div.i64 r78, r13
+	r206 = mul.i64 r193, r13
+	r194 = sub.i64 r78, r206
+	jump b19
 b28: # divide in 64 bits
-	r184 = div.i64 r34, r13
-	r196 = mul.i64 r184, r13
-	r185 = sub.i64 r34, r196
-	jump b8
-b29: # preheader
-	r123 = move.i64 r2
-	r124 = elemaddr r8, r123, 4
-	r125 = mul.i64 r1, 4
-	r126 = elemaddr r5, r123, 4
-	jump b30
-b30: # head
+	r207 = div.i64 r63, r13
+	r220 = mul.i64 r207, r13
+	r208 = sub.i64 r63, r220
+	jump b14
+b29: # divide in 64 bits
+	r221 = div.i64 r49, r13
+	r234 = mul.i64 r221, r13
+	r222 = sub.i64 r49, r234
+	jump b9
+b30: # preheader
+	r138 = move.i64 r2
+	r139 = elemaddr r8, r138, 4
+	r140 = move.i64 r107
+	r141 = elemaddr r5, r138, 4
+	r168 = move.u64 r224
+	r174 = move.u32 r188
+	jump b31
+b31: # head
 	r10 = lt.i64 r2, r3
-	branch r10, b31, b37
-b31: # index
+	branch r10, b32, b38
+b32: # index
 	r11 = move.i64 r2
-	jump b32
-b32: # rangeint.body
-	checkdiv.i64 r13, site 0
-	r134 = convert.u64.i64 r11
-	r135 = convert.u64.i64 r13
-	r136 = or.u64 r134, r135
-	r137 = shr.u64.u32 r136, 32
-	r138 = eq.u64 r137, 0
-	branch r138, b33, b36
-b33: # divide in 32 bits
-	r139 = convert.u32.i64 r11
-	r140 = convert.u32.i64 r13
-	r141 = div.u32 r139, r140
-	r143 = mul.u32 r141, r140
-	r142 = sub.u32 r139, r143
-	r132 = convert.i64.u32 r141
-	r133 = convert.i64.u32 r142
-	jump b34
-b34: # rangeint.body
-	r12 = move.i64 r132
-	r14 = move.i64 r133
-	r15 = move.ptr r124
+	jump b33
+b33: # rangeint.body
+	r167 = convert.u64.i64 r11
+	r169 = or.u64 r167, r168
+	r170 = shr.u64.u32 r169, 32
+	r171 = convert.u32.u64 r170
+	r172 = eq.u32 r171, 0
+	branch r172, b34, b37
+b34: # divide in 32 bits
+	r173 = convert.u32.i64 r11
+	r265 = mulhi.u32 r173, r236
+	r266 = mul.u32 r265, r174
+	r267 = sub.u32 r173, r266
+	r268 = sub.u32 r267, r174
+	r269 = min.u32 r267, r268
+	r270 = sub.u32 r267, r269
+	r271 = min.u32 r270, 1
+	r175 = add.u32 r265, r271
+	r176 = move.u32 r269
+	r165 = convert.i64.u32 r175
+	r166 = convert.i64.u32 r176
+	jump b35
+b35: # rangeint.body
+	r12 = move.i64 r165
+	r14 = move.i64 r166
+	r15 = move.ptr r139
 	r16 = load.f32 r15
 	r17 = mul.f32 r16, 0.5
 	r18 = mul.i64 r14, 3
 	r19 = add.i64 r18, r12
 	r20 = convert.f32.i64 r19
 	r21 = add.f32 r17, r20
-	r22 = move.ptr r126
+	r22 = move.ptr r141
 	store.f32 r22, r21
-	jump b35
-b35: # latch
+	jump b36
+b36: # latch
 	r2 = add.i64 r2, r1
-	r124 = elemaddr r124, r125, 1
-	r126 = elemaddr r126, r125, 1
-	jump b30
-b36: # divide in 64 bits
-	r132 = div.i64 r11, r13
-	r144 = mul.i64 r132, r13
-	r133 = sub.i64 r11, r144
-	jump b34
-b37: # exit
+	r139 = elemaddr r139, r140, 1
+	r141 = elemaddr r141, r140, 1
+	jump b31
+b37: # divide in 64 bits
+	r165 = div.i64 r11, r13
+	r178 = mul.i64 r165, r13
+	r166 = sub.i64 r11, r178
+	jump b35
+b38: # exit
 	return
+b39: # preheader
+	r142 = move.i64 r2
+	r143 = elemaddr r8, r142, 4
+	r144 = mul.i64 r1, 4
+	r145 = elemaddr r5, r142, 4
+	r154 = convert.u64.i64 r13
+	r160 = convert.u32.i64 r13
+	r272 = max.u32 r160, 1
+	r273 = div.u32 4294967295, r272
+	jump b40
+b40: # head (checked if)
+	r25 = lt.i64 r2, r3
+	branch r25, b41, b38
+b41: # index (checked if)
+	r26 = move.i64 r2
+	jump b42
+b42: # rangeint.body (checked if)
+	checkdiv.i64 r13, site 0
+	r153 = convert.u64.i64 r26
+	r155 = or.u64 r153, r154
+	r156 = shr.u64.u32 r155, 32
+	r157 = convert.u32.u64 r156
+	r158 = eq.u32 r157, 0
+	branch r158, b43, b46
+b43: # divide in 32 bits
+	r159 = convert.u32.i64 r26
+	r274 = mulhi.u32 r159, r273
+	r275 = mul.u32 r274, r160
+	r276 = sub.u32 r159, r275
+	r277 = sub.u32 r276, r160
+	r278 = min.u32 r276, r277
+	r279 = sub.u32 r276, r278
+	r280 = min.u32 r279, 1
+	r161 = add.u32 r274, r280
+	r162 = move.u32 r278
+	r151 = convert.i64.u32 r161
+	r152 = convert.i64.u32 r162
+	jump b44
+b44: # rangeint.body (checked if)
+	r27 = move.i64 r151
+	r28 = move.i64 r152
+	r29 = move.ptr r143
+	r30 = load.f32 r29
+	r31 = mul.f32 r30, 0.5
+	r32 = mul.i64 r28, 3
+	r33 = add.i64 r32, r27
+	r34 = convert.f32.i64 r33
+	r35 = add.f32 r31, r34
+	r36 = move.ptr r145
+	store.f32 r36, r35
+	jump b45
+b45: # latch (checked if)
+	r2 = add.i64 r2, r1
+	r143 = elemaddr r143, r144, 1
+	r145 = elemaddr r145, r144, 1
+	jump b40
+b46: # divide in 64 bits
+	r151 = div.i64 r26, r13
+	r164 = mul.i64 r151, r13
+	r152 = sub.i64 r26, r164
+	jump b44
 `

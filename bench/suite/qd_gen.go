@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c6bf67f46e607482f112add09e626975cd8afad9ffc627fd0e168c48ee2406a1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5113e698a8c31eb09984464d1cb2a95f93b99eb986684d9e0ecdb103bcc1bc35"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "2132e8272cd24edd66eb8661a3a28d2278590049069ff571e667bb3dad2783e6"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0d11535bb08217332ed7a73cda1b5639ba94baf7e4ce2f85b64768856893ad0d"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -704,13 +704,13 @@ const qdPTX = `//
 	.param .u64 Stencil2D_0_param_6
 )
 {
-	.reg .pred %p<158>;
-	.reg .pred %pt<12>;
-	.reg .b32 %r<163>;
+	.reg .pred %p<520>;
+	.reg .pred %pt<15>;
+	.reg .b32 %r<572>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<164>;
-	.reg .b64 %rdt<6>;
-	.reg .f32 %f<76>;
+	.reg .b64 %rd<526>;
+	.reg .b64 %rdt<10>;
+	.reg .f32 %f<263>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil2D_0_param_0];
@@ -765,278 +765,735 @@ $L_1:
 	mov.b64 %rd111, %rd93;
 	sub.u64 %rd112, %rd111, %rd109;
 	setp.le.u64 %p113, %rd92, %rd112;
-	@!%p86 bra $L_24;
+	setp.ne.s64 %p114, %rd9, 0;
+	@!%p86 bra $L_73;
 $L_2:
-	@!%p89 bra $L_24;
+	@!%p89 bra $L_73;
 $L_3:
-	@!%p95 bra $L_24;
+	@!%p95 bra $L_73;
 $L_4:
-	@!%p98 bra $L_24;
+	@!%p98 bra $L_73;
 $L_5:
-	@!%p101 bra $L_24;
+	@!%p101 bra $L_73;
 $L_6:
-	@!%p104 bra $L_24;
+	@!%p104 bra $L_73;
 $L_7:
-	@!%p107 bra $L_24;
+	@!%p107 bra $L_73;
 $L_8:
-	@!%p110 bra $L_24;
+	@!%p110 bra $L_73;
 $L_9:
-	@!%p113 bra $L_24;
+	@!%p113 bra $L_73;
 $L_10:
-	sub.s64 %rd44, %rd9, 1;
-	sub.s64 %rd40, %rd41, 1;
-	mul.lo.s64 %rd117, %rd9, -4;
-	mul.lo.s64 %rd120, %rd9, 4;
-	mov.b64 %rd130, %rd2;
-	mad.lo.s64 %rd131, %rd130, 4, %rd13;
-	mul.lo.s64 %rd132, %rd1, 4;
-	mad.lo.s64 %rd133, %rd130, 4, %rd4;
+	@!%p114 bra $L_73;
 $L_11:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_23;
+	mul.lo.s64 %rd115, %rd1, 3;
+	mul.lo.s64 %rd270, %rd1, 4;
+	mov.b64 %rd119, %rd87;
+	mov.b64 %rd121, %rd115;
+	sub.s64 %rd157, %rd9, 1;
+	sub.s64 %rd154, %rd41, 1;
+	mul.lo.s64 %rd290, %rd9, -4;
+	mul.lo.s64 %rd293, %rd9, 4;
+	mov.b64 %rd193, %rd157;
+	mov.b64 %rd190, %rd154;
+	mov.b64 %rd296, %rd270;
+	mov.b64 %rd305, %rd290;
+	mov.b64 %rd307, %rd270;
+	mov.b64 %rd310, %rd293;
+	mov.b64 %rd312, %rd270;
+	mov.b64 %rd315, %rd270;
+	mov.b64 %rd318, %rd270;
+	mov.b64 %rd321, %rd270;
+	mov.b64 %rd230, %rd157;
+	mov.b64 %rd227, %rd154;
+	mov.b64 %rd324, %rd270;
+	mov.b64 %rd326, %rd270;
+	mov.b64 %rd339, %rd290;
+	mov.b64 %rd341, %rd270;
+	mov.b64 %rd343, %rd270;
+	mov.b64 %rd346, %rd293;
+	mov.b64 %rd348, %rd270;
+	mov.b64 %rd350, %rd270;
+	mov.b64 %rd353, %rd270;
+	mov.b64 %rd355, %rd270;
+	mov.b64 %rd358, %rd270;
+	mov.b64 %rd360, %rd270;
+	mov.b64 %rd363, %rd270;
+	mov.b64 %rd365, %rd270;
+	mov.b64 %rd267, %rd157;
+	mov.b64 %rd264, %rd154;
+	mov.b64 %rd368, %rd270;
+	mov.b64 %rd370, %rd270;
+	mov.b64 %rd372, %rd270;
+	mov.b64 %rd389, %rd290;
+	mov.b64 %rd391, %rd270;
+	mov.b64 %rd393, %rd270;
+	mov.b64 %rd395, %rd270;
+	mov.b64 %rd398, %rd293;
+	mov.b64 %rd400, %rd270;
+	mov.b64 %rd402, %rd270;
+	mov.b64 %rd404, %rd270;
+	mov.b64 %rd407, %rd270;
+	mov.b64 %rd409, %rd270;
+	mov.b64 %rd411, %rd270;
+	mov.b64 %rd414, %rd270;
+	mov.b64 %rd416, %rd270;
+	mov.b64 %rd418, %rd270;
+	mov.b64 %rd421, %rd270;
+	mov.b64 %rd423, %rd270;
+	mov.b64 %rd425, %rd270;
+	mov.b64 %rd435, %rd2;
+	mov.b64 %rd436, %rd435;
+	mad.lo.s64 %rd437, %rd436, 4, %rd13;
+	mul.lo.s64 %rd438, %rd270, 4;
+	mad.lo.s64 %rd439, %rd436, 4, %rd4;
+	mad.lo.s64 %rd440, %rd435, 4, %rd13;
+	mad.lo.s64 %rd441, %rd435, 4, %rd4;
+	mov.b64 %rd515, %rd9;
+	mov.b64 %rd501, %rd515;
+	mov.b64 %rd487, %rd515;
+	mov.b64 %rd473, %rd515;
+	cvt.u32.u64 %r479, %rd9;
+	mov.b32 %r493, %r479;
+	mov.b32 %r507, %r479;
+	mov.b32 %r521, %r479;
+	max.u32 %r526, %r479, 1;
+	div.u32 %r527, 4294967295, %r526;
 $L_12:
-	mov.b64 %rd7, %rd2;
+	setp.lt.s64 %p116, %rd2, %rd3;
+	@!%p116 bra $L_72;
 $L_13:
-	setp.eq.s64 %pt0, %rd9, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd153, %rd7;
-	mov.b64 %rd154, %rd9;
-	or.b64 %rd155, %rd153, %rd154;
-	shr.u64 %rd156, %rd155, 32;
-	setp.eq.u64 %p157, %rd156, 0;
-	@!%p157 bra $L_22;
+	mov.b64 %rd120, %rd2;
+	sub.u64 %rd117, %rd119, %rd120;
+	setp.gt.u64 %p118, %rd117, %rd121;
+	@!%p118 bra $L_59;
 $L_14:
-	cvt.u32.u64 %r158, %rd7;
-	cvt.u32.u64 %r159, %rd9;
-	div.u32 %r160, %r158, %r159;
-	mul.lo.u32 %r162, %r160, %r159;
-	sub.u32 %r161, %r158, %r162;
-	cvt.u64.u32 %rd151, %r160;
-	cvt.u64.u32 %rd152, %r161;
+	mov.b64 %rd122, %rd2;
 $L_15:
-	mov.b64 %rd8, %rd152;
-	mov.b64 %rd10, %rd151;
-	setp.gt.s64 %p11, %rd8, 0;
-	@!%p11 bra $L_21;
+	mov.b64 %rd124, %rd122;
 $L_16:
-	setp.lt.s64 %p45, %rd8, %rd44;
-	@!%p45 bra $L_21;
+	mov.b64 %rd514, %rd124;
+	or.b64 %rd516, %rd514, %rd515;
+	shr.u64 %rd517, %rd516, 32;
+	cvt.u32.u64 %r518, %rd517;
+	setp.eq.u32 %p519, %r518, 0;
+	@!%p519 bra $L_58;
 $L_17:
-	setp.gt.s64 %p43, %rd10, 0;
-	@!%p43 bra $L_21;
+	cvt.u32.u64 %r520, %rd124;
+	mul.hi.u32 %r549, %r520, %r527;
+	mul.lo.u32 %r550, %r549, %r521;
+	sub.u32 %r551, %r520, %r550;
+	sub.u32 %r552, %r551, %r521;
+	min.u32 %r553, %r551, %r552;
+	sub.u32 %r554, %r551, %r553;
+	min.u32 %r555, %r554, 1;
+	add.u32 %r522, %r549, %r555;
+	mov.b32 %r523, %r553;
+	cvt.u64.u32 %rd512, %r522;
+	cvt.u64.u32 %rd513, %r523;
 $L_18:
-	setp.lt.s64 %p42, %rd10, %rd40;
-	@!%p42 bra $L_21;
+	mov.b64 %rd125, %rd513;
+	mov.b64 %rd126, %rd512;
+	setp.gt.s64 %p127, %rd125, 0;
+	@!%p127 bra $L_57;
 $L_19:
-	mov.b64 %rd12, %rd131;
+	setp.lt.s64 %p158, %rd125, %rd157;
+	@!%p158 bra $L_57;
+$L_20:
+	setp.gt.s64 %p156, %rd126, 0;
+	@!%p156 bra $L_57;
+$L_21:
+	setp.lt.s64 %p155, %rd126, %rd154;
+	@!%p155 bra $L_57;
+$L_22:
+	mov.b64 %rd128, %rd437;
+	ld.global.f32 %f129, [%rd128];
+	mul.rn.f32 %f130, %f129, 0f3F000000;
+	mov.b64 %rd287, %rd128;
+	add.s64 %rd132, %rd287, -4;
+	ld.global.f32 %f133, [%rd132];
+	mov.b64 %rd288, %rd128;
+	add.s64 %rd135, %rd288, 4;
+	ld.global.f32 %f136, [%rd135];
+	add.rn.f32 %f137, %f133, %f136;
+	mov.b64 %rd289, %rd128;
+	add.s64 %rd291, %rd289, %rd290;
+	mov.b64 %rd139, %rd291;
+	ld.global.f32 %f140, [%rd139];
+	add.rn.f32 %f141, %f137, %f140;
+	mov.b64 %rd292, %rd128;
+	add.s64 %rd294, %rd292, %rd293;
+	mov.b64 %rd143, %rd294;
+	ld.global.f32 %f144, [%rd143];
+	add.rn.f32 %f145, %f141, %f144;
+	mul.rn.f32 %f146, %f145, 0f3E000000;
+	add.rn.f32 %f147, %f130, %f146;
+	mov.b64 %rd148, %rd439;
+	st.global.f32 [%rd148], %f147;
+$L_23:
+	add.s64 %rd195, %rd122, %rd1;
+$L_24:
+	mov.b64 %rd160, %rd195;
+$L_25:
+	mov.b64 %rd500, %rd160;
+	or.b64 %rd502, %rd500, %rd501;
+	shr.u64 %rd503, %rd502, 32;
+	cvt.u32.u64 %r504, %rd503;
+	setp.eq.u32 %p505, %r504, 0;
+	@!%p505 bra $L_56;
+$L_26:
+	cvt.u32.u64 %r506, %rd160;
+	mul.hi.u32 %r542, %r506, %r527;
+	mul.lo.u32 %r543, %r542, %r507;
+	sub.u32 %r544, %r506, %r543;
+	sub.u32 %r545, %r544, %r507;
+	min.u32 %r546, %r544, %r545;
+	sub.u32 %r547, %r544, %r546;
+	min.u32 %r548, %r547, 1;
+	add.u32 %r508, %r542, %r548;
+	mov.b32 %r509, %r546;
+	cvt.u64.u32 %rd498, %r508;
+	cvt.u64.u32 %rd499, %r509;
+$L_27:
+	mov.b64 %rd161, %rd499;
+	mov.b64 %rd162, %rd498;
+	setp.gt.s64 %p163, %rd161, 0;
+	@!%p163 bra $L_55;
+$L_28:
+	setp.lt.s64 %p194, %rd161, %rd193;
+	@!%p194 bra $L_55;
+$L_29:
+	setp.gt.s64 %p192, %rd162, 0;
+	@!%p192 bra $L_55;
+$L_30:
+	setp.lt.s64 %p191, %rd162, %rd190;
+	@!%p191 bra $L_55;
+$L_31:
+	mov.b64 %rd295, %rd440;
+	add.s64 %rd297, %rd295, %rd296;
+	mov.b64 %rd164, %rd297;
+	ld.global.f32 %f165, [%rd164];
+	mul.rn.f32 %f166, %f165, 0f3F000000;
+	mov.b64 %rd300, %rd297;
+	add.s64 %rd168, %rd300, -4;
+	ld.global.f32 %f169, [%rd168];
+	mov.b64 %rd303, %rd297;
+	add.s64 %rd171, %rd303, 4;
+	ld.global.f32 %f172, [%rd171];
+	add.rn.f32 %f173, %f169, %f172;
+	mov.b64 %rd304, %rd295;
+	add.s64 %rd306, %rd304, %rd305;
+	add.s64 %rd308, %rd306, %rd307;
+	mov.b64 %rd175, %rd308;
+	ld.global.f32 %f176, [%rd175];
+	add.rn.f32 %f177, %f173, %f176;
+	mov.b64 %rd309, %rd295;
+	add.s64 %rd311, %rd309, %rd310;
+	add.s64 %rd313, %rd311, %rd312;
+	mov.b64 %rd179, %rd313;
+	ld.global.f32 %f180, [%rd179];
+	add.rn.f32 %f181, %f177, %f180;
+	mul.rn.f32 %f182, %f181, 0f3E000000;
+	add.rn.f32 %f183, %f166, %f182;
+	mov.b64 %rd314, %rd441;
+	add.s64 %rd316, %rd314, %rd315;
+	mov.b64 %rd184, %rd316;
+	st.global.f32 [%rd184], %f183;
+$L_32:
+	add.s64 %rd232, %rd195, %rd1;
+$L_33:
+	mov.b64 %rd197, %rd232;
+$L_34:
+	mov.b64 %rd486, %rd197;
+	or.b64 %rd488, %rd486, %rd487;
+	shr.u64 %rd489, %rd488, 32;
+	cvt.u32.u64 %r490, %rd489;
+	setp.eq.u32 %p491, %r490, 0;
+	@!%p491 bra $L_54;
+$L_35:
+	cvt.u32.u64 %r492, %rd197;
+	mul.hi.u32 %r535, %r492, %r527;
+	mul.lo.u32 %r536, %r535, %r493;
+	sub.u32 %r537, %r492, %r536;
+	sub.u32 %r538, %r537, %r493;
+	min.u32 %r539, %r537, %r538;
+	sub.u32 %r540, %r537, %r539;
+	min.u32 %r541, %r540, 1;
+	add.u32 %r494, %r535, %r541;
+	mov.b32 %r495, %r539;
+	cvt.u64.u32 %rd484, %r494;
+	cvt.u64.u32 %rd485, %r495;
+$L_36:
+	mov.b64 %rd198, %rd485;
+	mov.b64 %rd199, %rd484;
+	setp.gt.s64 %p200, %rd198, 0;
+	@!%p200 bra $L_53;
+$L_37:
+	setp.lt.s64 %p231, %rd198, %rd230;
+	@!%p231 bra $L_53;
+$L_38:
+	setp.gt.s64 %p229, %rd199, 0;
+	@!%p229 bra $L_53;
+$L_39:
+	setp.lt.s64 %p228, %rd199, %rd227;
+	@!%p228 bra $L_53;
+$L_40:
+	mov.b64 %rd323, %rd440;
+	add.s64 %rd325, %rd323, %rd324;
+	add.s64 %rd327, %rd325, %rd326;
+	mov.b64 %rd201, %rd327;
+	ld.global.f32 %f202, [%rd201];
+	mul.rn.f32 %f203, %f202, 0f3F000000;
+	mov.b64 %rd332, %rd327;
+	add.s64 %rd205, %rd332, -4;
+	ld.global.f32 %f206, [%rd205];
+	mov.b64 %rd337, %rd327;
+	add.s64 %rd208, %rd337, 4;
+	ld.global.f32 %f209, [%rd208];
+	add.rn.f32 %f210, %f206, %f209;
+	mov.b64 %rd338, %rd323;
+	add.s64 %rd340, %rd338, %rd339;
+	add.s64 %rd342, %rd340, %rd341;
+	add.s64 %rd344, %rd342, %rd343;
+	mov.b64 %rd212, %rd344;
+	ld.global.f32 %f213, [%rd212];
+	add.rn.f32 %f214, %f210, %f213;
+	mov.b64 %rd345, %rd323;
+	add.s64 %rd347, %rd345, %rd346;
+	add.s64 %rd349, %rd347, %rd348;
+	add.s64 %rd351, %rd349, %rd350;
+	mov.b64 %rd216, %rd351;
+	ld.global.f32 %f217, [%rd216];
+	add.rn.f32 %f218, %f214, %f217;
+	mul.rn.f32 %f219, %f218, 0f3E000000;
+	add.rn.f32 %f220, %f203, %f219;
+	mov.b64 %rd352, %rd441;
+	add.s64 %rd354, %rd352, %rd353;
+	add.s64 %rd356, %rd354, %rd355;
+	mov.b64 %rd221, %rd356;
+	st.global.f32 [%rd221], %f220;
+$L_41:
+	add.s64 %rd269, %rd232, %rd1;
+$L_42:
+	mov.b64 %rd234, %rd269;
+$L_43:
+	mov.b64 %rd472, %rd234;
+	or.b64 %rd474, %rd472, %rd473;
+	shr.u64 %rd475, %rd474, 32;
+	cvt.u32.u64 %r476, %rd475;
+	setp.eq.u32 %p477, %r476, 0;
+	@!%p477 bra $L_52;
+$L_44:
+	cvt.u32.u64 %r478, %rd234;
+	mul.hi.u32 %r528, %r478, %r527;
+	mul.lo.u32 %r529, %r528, %r479;
+	sub.u32 %r530, %r478, %r529;
+	sub.u32 %r531, %r530, %r479;
+	min.u32 %r532, %r530, %r531;
+	sub.u32 %r533, %r530, %r532;
+	min.u32 %r534, %r533, 1;
+	add.u32 %r480, %r528, %r534;
+	mov.b32 %r481, %r532;
+	cvt.u64.u32 %rd470, %r480;
+	cvt.u64.u32 %rd471, %r481;
+$L_45:
+	mov.b64 %rd235, %rd471;
+	mov.b64 %rd236, %rd470;
+	setp.gt.s64 %p237, %rd235, 0;
+	@!%p237 bra $L_51;
+$L_46:
+	setp.lt.s64 %p268, %rd235, %rd267;
+	@!%p268 bra $L_51;
+$L_47:
+	setp.gt.s64 %p266, %rd236, 0;
+	@!%p266 bra $L_51;
+$L_48:
+	setp.lt.s64 %p265, %rd236, %rd264;
+	@!%p265 bra $L_51;
+$L_49:
+	mov.b64 %rd367, %rd440;
+	add.s64 %rd369, %rd367, %rd368;
+	add.s64 %rd371, %rd369, %rd370;
+	add.s64 %rd373, %rd371, %rd372;
+	mov.b64 %rd238, %rd373;
+	ld.global.f32 %f239, [%rd238];
+	mul.rn.f32 %f240, %f239, 0f3F000000;
+	mov.b64 %rd380, %rd373;
+	add.s64 %rd242, %rd380, -4;
+	ld.global.f32 %f243, [%rd242];
+	mov.b64 %rd387, %rd373;
+	add.s64 %rd245, %rd387, 4;
+	ld.global.f32 %f246, [%rd245];
+	add.rn.f32 %f247, %f243, %f246;
+	mov.b64 %rd388, %rd367;
+	add.s64 %rd390, %rd388, %rd389;
+	add.s64 %rd392, %rd390, %rd391;
+	add.s64 %rd394, %rd392, %rd393;
+	add.s64 %rd396, %rd394, %rd395;
+	mov.b64 %rd249, %rd396;
+	ld.global.f32 %f250, [%rd249];
+	add.rn.f32 %f251, %f247, %f250;
+	mov.b64 %rd397, %rd367;
+	add.s64 %rd399, %rd397, %rd398;
+	add.s64 %rd401, %rd399, %rd400;
+	add.s64 %rd403, %rd401, %rd402;
+	add.s64 %rd405, %rd403, %rd404;
+	mov.b64 %rd253, %rd405;
+	ld.global.f32 %f254, [%rd253];
+	add.rn.f32 %f255, %f251, %f254;
+	mul.rn.f32 %f256, %f255, 0f3E000000;
+	add.rn.f32 %f257, %f240, %f256;
+	mov.b64 %rd406, %rd441;
+	add.s64 %rd408, %rd406, %rd407;
+	add.s64 %rd410, %rd408, %rd409;
+	add.s64 %rd412, %rd410, %rd411;
+	mov.b64 %rd258, %rd412;
+	st.global.f32 [%rd258], %f257;
+$L_50:
+	add.s64 %rd2, %rd2, %rd270;
+	add.s64 %rd437, %rd437, %rd438;
+	add.s64 %rd439, %rd439, %rd438;
+	add.s64 %rd440, %rd440, %rd438;
+	add.s64 %rd441, %rd441, %rd438;
+	bra.uni $L_12;
+$L_51:
+	mov.b64 %rd413, %rd440;
+	add.s64 %rd415, %rd413, %rd414;
+	add.s64 %rd417, %rd415, %rd416;
+	add.s64 %rd419, %rd417, %rd418;
+	mov.b64 %rd261, %rd419;
+	ld.global.f32 %f262, [%rd261];
+	mov.b64 %rd420, %rd441;
+	add.s64 %rd422, %rd420, %rd421;
+	add.s64 %rd424, %rd422, %rd423;
+	add.s64 %rd426, %rd424, %rd425;
+	mov.b64 %rd263, %rd426;
+	st.global.f32 [%rd263], %f262;
+	bra.uni $L_50;
+$L_52:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd234;
+	div.s64 %rd470, %rd234, %rd9;
+	selp.b64 %rd470, %rdt1, %rd470, %pt0;
+	mul.lo.s64 %rd483, %rd470, %rd9;
+	sub.s64 %rd471, %rd234, %rd483;
+	bra.uni $L_45;
+$L_53:
+	mov.b64 %rd357, %rd440;
+	add.s64 %rd359, %rd357, %rd358;
+	add.s64 %rd361, %rd359, %rd360;
+	mov.b64 %rd224, %rd361;
+	ld.global.f32 %f225, [%rd224];
+	mov.b64 %rd362, %rd441;
+	add.s64 %rd364, %rd362, %rd363;
+	add.s64 %rd366, %rd364, %rd365;
+	mov.b64 %rd226, %rd366;
+	st.global.f32 [%rd226], %f225;
+	bra.uni $L_41;
+$L_54:
+	setp.eq.s64 %pt1, %rd9, -1;
+	neg.s64 %rdt2, %rd197;
+	div.s64 %rd484, %rd197, %rd9;
+	selp.b64 %rd484, %rdt2, %rd484, %pt1;
+	mul.lo.s64 %rd497, %rd484, %rd9;
+	sub.s64 %rd485, %rd197, %rd497;
+	bra.uni $L_36;
+$L_55:
+	mov.b64 %rd317, %rd440;
+	add.s64 %rd319, %rd317, %rd318;
+	mov.b64 %rd187, %rd319;
+	ld.global.f32 %f188, [%rd187];
+	mov.b64 %rd320, %rd441;
+	add.s64 %rd322, %rd320, %rd321;
+	mov.b64 %rd189, %rd322;
+	st.global.f32 [%rd189], %f188;
+	bra.uni $L_32;
+$L_56:
+	setp.eq.s64 %pt2, %rd9, -1;
+	neg.s64 %rdt3, %rd160;
+	div.s64 %rd498, %rd160, %rd9;
+	selp.b64 %rd498, %rdt3, %rd498, %pt2;
+	mul.lo.s64 %rd511, %rd498, %rd9;
+	sub.s64 %rd499, %rd160, %rd511;
+	bra.uni $L_27;
+$L_57:
+	mov.b64 %rd151, %rd437;
+	ld.global.f32 %f152, [%rd151];
+	mov.b64 %rd153, %rd439;
+	st.global.f32 [%rd153], %f152;
+	bra.uni $L_23;
+$L_58:
+	setp.eq.s64 %pt3, %rd9, -1;
+	neg.s64 %rdt4, %rd124;
+	div.s64 %rd512, %rd124, %rd9;
+	selp.b64 %rd512, %rdt4, %rd512, %pt3;
+	mul.lo.s64 %rd525, %rd512, %rd9;
+	sub.s64 %rd513, %rd124, %rd525;
+	bra.uni $L_18;
+$L_59:
+	mov.b64 %rd44, %rd157;
+	mov.b64 %rd40, %rd154;
+	mov.b64 %rd274, %rd290;
+	mov.b64 %rd277, %rd293;
+	mov.b64 %rd427, %rd2;
+	mad.lo.s64 %rd428, %rd427, 4, %rd13;
+	mov.b64 %rd429, %rd270;
+	mad.lo.s64 %rd430, %rd427, 4, %rd4;
+	mov.b64 %rd459, %rd515;
+	mov.b32 %r465, %r479;
+$L_60:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_72;
+$L_61:
+	mov.b64 %rd7, %rd2;
+$L_62:
+	mov.b64 %rd458, %rd7;
+	or.b64 %rd460, %rd458, %rd459;
+	shr.u64 %rd461, %rd460, 32;
+	cvt.u32.u64 %r462, %rd461;
+	setp.eq.u32 %p463, %r462, 0;
+	@!%p463 bra $L_71;
+$L_63:
+	cvt.u32.u64 %r464, %rd7;
+	mul.hi.u32 %r556, %r464, %r527;
+	mul.lo.u32 %r557, %r556, %r465;
+	sub.u32 %r558, %r464, %r557;
+	sub.u32 %r559, %r558, %r465;
+	min.u32 %r560, %r558, %r559;
+	sub.u32 %r561, %r558, %r560;
+	min.u32 %r562, %r561, 1;
+	add.u32 %r466, %r556, %r562;
+	mov.b32 %r467, %r560;
+	cvt.u64.u32 %rd456, %r466;
+	cvt.u64.u32 %rd457, %r467;
+$L_64:
+	mov.b64 %rd8, %rd457;
+	mov.b64 %rd10, %rd456;
+	setp.gt.s64 %p11, %rd8, 0;
+	@!%p11 bra $L_70;
+$L_65:
+	setp.lt.s64 %p45, %rd8, %rd44;
+	@!%p45 bra $L_70;
+$L_66:
+	setp.gt.s64 %p43, %rd10, 0;
+	@!%p43 bra $L_70;
+$L_67:
+	setp.lt.s64 %p42, %rd10, %rd40;
+	@!%p42 bra $L_70;
+$L_68:
+	mov.b64 %rd12, %rd428;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
-	mov.b64 %rd114, %rd12;
-	add.s64 %rd18, %rd114, -4;
+	mov.b64 %rd271, %rd12;
+	add.s64 %rd18, %rd271, -4;
 	ld.global.f32 %f19, [%rd18];
-	mov.b64 %rd115, %rd12;
-	add.s64 %rd21, %rd115, 4;
+	mov.b64 %rd272, %rd12;
+	add.s64 %rd21, %rd272, 4;
 	ld.global.f32 %f22, [%rd21];
 	add.rn.f32 %f23, %f19, %f22;
-	mov.b64 %rd116, %rd12;
-	add.s64 %rd118, %rd116, %rd117;
-	mov.b64 %rd25, %rd118;
+	mov.b64 %rd273, %rd12;
+	add.s64 %rd275, %rd273, %rd274;
+	mov.b64 %rd25, %rd275;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f23, %f26;
-	mov.b64 %rd119, %rd12;
-	add.s64 %rd121, %rd119, %rd120;
-	mov.b64 %rd29, %rd121;
+	mov.b64 %rd276, %rd12;
+	add.s64 %rd278, %rd276, %rd277;
+	mov.b64 %rd29, %rd278;
 	ld.global.f32 %f30, [%rd29];
 	add.rn.f32 %f31, %f27, %f30;
 	mul.rn.f32 %f32, %f31, 0f3E000000;
 	add.rn.f32 %f33, %f16, %f32;
-	mov.b64 %rd34, %rd133;
+	mov.b64 %rd34, %rd430;
 	st.global.f32 [%rd34], %f33;
-$L_20:
+$L_69:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd131, %rd131, %rd132;
-	add.s64 %rd133, %rd133, %rd132;
-	bra.uni $L_11;
-$L_21:
-	mov.b64 %rd37, %rd131;
+	add.s64 %rd428, %rd428, %rd429;
+	add.s64 %rd430, %rd430, %rd429;
+	bra.uni $L_60;
+$L_70:
+	mov.b64 %rd37, %rd428;
 	ld.global.f32 %f38, [%rd37];
-	mov.b64 %rd39, %rd133;
+	mov.b64 %rd39, %rd430;
 	st.global.f32 [%rd39], %f38;
-	bra.uni $L_20;
-$L_22:
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd151, %rd7, %rd9;
-	selp.b64 %rd151, %rdt3, %rd151, %pt1;
-	mul.lo.s64 %rd163, %rd151, %rd9;
-	sub.s64 %rd152, %rd7, %rd163;
-	bra.uni $L_15;
-$L_23:
+	bra.uni $L_69;
+$L_71:
+	setp.eq.s64 %pt4, %rd9, -1;
+	neg.s64 %rdt5, %rd7;
+	div.s64 %rd456, %rd7, %rd9;
+	selp.b64 %rd456, %rdt5, %rd456, %pt4;
+	mul.lo.s64 %rd469, %rd456, %rd9;
+	sub.s64 %rd457, %rd7, %rd469;
+	bra.uni $L_64;
+$L_72:
 	bra.uni $Lexit;
-$L_24:
+$L_73:
 	sub.s64 %rd80, %rd9, 1;
 	sub.s64 %rd77, %rd41, 1;
-	mul.lo.s64 %rd125, %rd9, -4;
-	mul.lo.s64 %rd128, %rd9, 4;
-	mov.b64 %rd134, %rd2;
-	mad.lo.s64 %rd135, %rd134, 4, %rd13;
-	mul.lo.s64 %rd136, %rd1, 4;
-	mad.lo.s64 %rd137, %rd134, 4, %rd4;
-$L_25:
+	mul.lo.s64 %rd282, %rd9, -4;
+	mul.lo.s64 %rd285, %rd9, 4;
+	mov.b64 %rd431, %rd2;
+	mad.lo.s64 %rd432, %rd431, 4, %rd13;
+	mul.lo.s64 %rd433, %rd1, 4;
+	mad.lo.s64 %rd434, %rd431, 4, %rd4;
+	mov.b64 %rd445, %rd9;
+	cvt.u32.u64 %r451, %rd9;
+	max.u32 %r563, %r451, 1;
+	div.u32 %r564, 4294967295, %r563;
+$L_74:
 	setp.lt.s64 %p46, %rd2, %rd3;
-	@!%p46 bra $L_23;
-$L_26:
+	@!%p46 bra $L_72;
+$L_75:
 	mov.b64 %rd47, %rd2;
-$L_27:
-	setp.eq.s64 %pt2, %rd9, 0;
-	@%pt2 bra $Lfault_1;
-	mov.b64 %rd140, %rd47;
-	mov.b64 %rd141, %rd9;
-	or.b64 %rd142, %rd140, %rd141;
-	shr.u64 %rd143, %rd142, 32;
-	setp.eq.u64 %p144, %rd143, 0;
-	@!%p144 bra $L_36;
-$L_28:
-	cvt.u32.u64 %r145, %rd47;
-	cvt.u32.u64 %r146, %rd9;
-	div.u32 %r147, %r145, %r146;
-	mul.lo.u32 %r149, %r147, %r146;
-	sub.u32 %r148, %r145, %r149;
-	cvt.u64.u32 %rd138, %r147;
-	cvt.u64.u32 %rd139, %r148;
-$L_29:
-	mov.b64 %rd48, %rd139;
-	mov.b64 %rd49, %rd138;
+$L_76:
+	setp.eq.s64 %pt5, %rd9, 0;
+	@%pt5 bra $Lfault_0;
+	mov.b64 %rd444, %rd47;
+	or.b64 %rd446, %rd444, %rd445;
+	shr.u64 %rd447, %rd446, 32;
+	cvt.u32.u64 %r448, %rd447;
+	setp.eq.u32 %p449, %r448, 0;
+	@!%p449 bra $L_85;
+$L_77:
+	cvt.u32.u64 %r450, %rd47;
+	mul.hi.u32 %r565, %r450, %r564;
+	mul.lo.u32 %r566, %r565, %r451;
+	sub.u32 %r567, %r450, %r566;
+	sub.u32 %r568, %r567, %r451;
+	min.u32 %r569, %r567, %r568;
+	sub.u32 %r570, %r567, %r569;
+	min.u32 %r571, %r570, 1;
+	add.u32 %r452, %r565, %r571;
+	mov.b32 %r453, %r569;
+	cvt.u64.u32 %rd442, %r452;
+	cvt.u64.u32 %rd443, %r453;
+$L_78:
+	mov.b64 %rd48, %rd443;
+	mov.b64 %rd49, %rd442;
 	setp.gt.s64 %p50, %rd48, 0;
-	@!%p50 bra $L_35;
-$L_30:
+	@!%p50 bra $L_84;
+$L_79:
 	setp.lt.s64 %p81, %rd48, %rd80;
-	@!%p81 bra $L_35;
-$L_31:
+	@!%p81 bra $L_84;
+$L_80:
 	setp.gt.s64 %p79, %rd49, 0;
-	@!%p79 bra $L_35;
-$L_32:
+	@!%p79 bra $L_84;
+$L_81:
 	setp.lt.s64 %p78, %rd49, %rd77;
-	@!%p78 bra $L_35;
-$L_33:
-	setp.ge.u64 %pt3, %rd47, %rd14;
-	@%pt3 bra $Lfault_2;
-	mov.b64 %rd51, %rd135;
+	@!%p78 bra $L_84;
+$L_82:
+	setp.ge.u64 %pt6, %rd47, %rd14;
+	@%pt6 bra $Lfault_1;
+	mov.b64 %rd51, %rd432;
 	ld.global.f32 %f52, [%rd51];
 	mul.rn.f32 %f53, %f52, 0f3F000000;
 	sub.s64 %rd54, %rd47, 1;
-	setp.ge.u64 %pt4, %rd54, %rd14;
-	@%pt4 bra $Lfault_3;
-	mov.b64 %rd122, %rd51;
-	add.s64 %rd55, %rd122, -4;
+	setp.ge.u64 %pt7, %rd54, %rd14;
+	@%pt7 bra $Lfault_2;
+	mov.b64 %rd279, %rd51;
+	add.s64 %rd55, %rd279, -4;
 	ld.global.f32 %f56, [%rd55];
 	add.s64 %rd57, %rd47, 1;
-	setp.ge.u64 %pt5, %rd57, %rd14;
-	@%pt5 bra $Lfault_4;
-	mov.b64 %rd123, %rd51;
-	add.s64 %rd58, %rd123, 4;
+	setp.ge.u64 %pt8, %rd57, %rd14;
+	@%pt8 bra $Lfault_3;
+	mov.b64 %rd280, %rd51;
+	add.s64 %rd58, %rd280, 4;
 	ld.global.f32 %f59, [%rd58];
 	add.rn.f32 %f60, %f56, %f59;
 	sub.s64 %rd61, %rd47, %rd9;
-	setp.ge.u64 %pt6, %rd61, %rd14;
-	@%pt6 bra $Lfault_5;
-	mov.b64 %rd124, %rd51;
-	add.s64 %rd126, %rd124, %rd125;
-	mov.b64 %rd62, %rd126;
+	setp.ge.u64 %pt9, %rd61, %rd14;
+	@%pt9 bra $Lfault_4;
+	mov.b64 %rd281, %rd51;
+	add.s64 %rd283, %rd281, %rd282;
+	mov.b64 %rd62, %rd283;
 	ld.global.f32 %f63, [%rd62];
 	add.rn.f32 %f64, %f60, %f63;
 	add.s64 %rd65, %rd47, %rd9;
-	setp.ge.u64 %pt7, %rd65, %rd14;
-	@%pt7 bra $Lfault_6;
-	mov.b64 %rd127, %rd51;
-	add.s64 %rd129, %rd127, %rd128;
-	mov.b64 %rd66, %rd129;
+	setp.ge.u64 %pt10, %rd65, %rd14;
+	@%pt10 bra $Lfault_5;
+	mov.b64 %rd284, %rd51;
+	add.s64 %rd286, %rd284, %rd285;
+	mov.b64 %rd66, %rd286;
 	ld.global.f32 %f67, [%rd66];
 	add.rn.f32 %f68, %f64, %f67;
 	mul.rn.f32 %f69, %f68, 0f3E000000;
 	add.rn.f32 %f70, %f53, %f69;
-	mov.b64 %rd71, %rd137;
+	mov.b64 %rd71, %rd434;
 	st.global.f32 [%rd71], %f70;
-$L_34:
+$L_83:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd135, %rd135, %rd136;
-	add.s64 %rd137, %rd137, %rd136;
-	bra.uni $L_25;
-$L_35:
-	setp.ge.u64 %pt8, %rd47, %rd14;
-	@%pt8 bra $Lfault_7;
-	mov.b64 %rd74, %rd135;
+	add.s64 %rd432, %rd432, %rd433;
+	add.s64 %rd434, %rd434, %rd433;
+	bra.uni $L_74;
+$L_84:
+	setp.ge.u64 %pt11, %rd47, %rd14;
+	@%pt11 bra $Lfault_6;
+	mov.b64 %rd74, %rd432;
 	ld.global.f32 %f75, [%rd74];
-	mov.b64 %rd76, %rd137;
+	mov.b64 %rd76, %rd434;
 	st.global.f32 [%rd76], %f75;
-	bra.uni $L_34;
-$L_36:
-	setp.eq.s64 %pt9, %rd9, -1;
-	neg.s64 %rdt4, %rd47;
-	div.s64 %rd138, %rd47, %rd9;
-	selp.b64 %rd138, %rdt4, %rd138, %pt9;
-	mul.lo.s64 %rd150, %rd138, %rd9;
-	sub.s64 %rd139, %rd47, %rd150;
-	bra.uni $L_29;
+	bra.uni $L_83;
+$L_85:
+	setp.eq.s64 %pt12, %rd9, -1;
+	neg.s64 %rdt8, %rd47;
+	div.s64 %rd442, %rd47, %rd9;
+	selp.b64 %rd442, %rdt8, %rd442, %pt12;
+	mul.lo.s64 %rd455, %rd442, %rd9;
+	sub.s64 %rd443, %rd47, %rd455;
+	bra.uni $L_78;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt6, 0;
+	mov.b64 %rdt7, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt6, %rd47;
+	mov.b64 %rdt7, %rd14;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd47;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt6, %rd54;
+	mov.b64 %rdt7, %rd14;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd54;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt6, %rd57;
+	mov.b64 %rdt7, %rd14;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd57;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt6, %rd61;
+	mov.b64 %rdt7, %rd14;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd61;
-	mov.b64 %rdt2, %rd14;
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt6, %rd65;
+	mov.b64 %rdt7, %rd14;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd65;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_7:
 	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd47;
-	mov.b64 %rdt2, %rd14;
+	mov.b64 %rdt6, %rd47;
+	mov.b64 %rdt7, %rd14;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt5, [Stencil2D_0_param_6];
-	cvta.to.global.u64 %rdt5, %rdt5;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
+	ld.param.u64 %rdt9, [Stencil2D_0_param_6];
+	cvta.to.global.u64 %rdt9, %rdt9;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt9];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt10, %rt8, %rt6;
-	@%pt10 exit;
-	st.global.u32 [%rdt5+8], 0;
-	st.global.u32 [%rdt5+12], %rt5;
-	st.global.u64 [%rdt5+16], %rdt1;
-	st.global.u64 [%rdt5+24], %rdt2;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
+	st.global.u32 [%rdt9+8], 0;
+	st.global.u32 [%rdt9+12], %rt5;
+	st.global.u64 [%rdt9+16], %rdt6;
+	st.global.u64 [%rdt9+24], %rdt7;
 	membar.sys;
-	st.volatile.global.u32 [%rdt5+4], %rt7;
+	st.volatile.global.u32 [%rdt9+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt11, %rt9, 0;
-	@%pt11 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt14, %rt9, 0;
+	@%pt14 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1051,14 +1508,14 @@ $Lexit:
 	.param .u64 Stencil3D_0_param_7
 )
 {
-	.reg .pred %p<255>;
-	.reg .pred %pt<21>;
-	.reg .b32 %r<258>;
+	.reg .pred %p<799>;
+	.reg .pred %pt<30>;
+	.reg .b32 %r<940>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<254>;
-	.reg .b64 %rdt<10>;
-	.reg .f32 %f<95>;
-	.reg .f32 %ft<2>;
+	.reg .b64 %rd<797>;
+	.reg .b64 %rdt<22>;
+	.reg .f32 %f<345>;
+	.reg .f32 %ft<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Stencil3D_0_param_0];
@@ -1127,447 +1584,1245 @@ $L_1:
 	mov.b64 %rd149, %rd118;
 	sub.u64 %rd150, %rd149, %rd147;
 	setp.le.u64 %p151, %rd117, %rd150;
-	@!%p111 bra $L_36;
+	setp.ne.s64 %p152, %rd9, 0;
+	setp.ne.s64 %p153, %rd12, 0;
+	setp.ne.s64 %p154, %rd139, 0;
+	@!%p111 bra $L_119;
 $L_2:
-	@!%p114 bra $L_36;
+	@!%p114 bra $L_119;
 $L_3:
-	@!%p120 bra $L_36;
+	@!%p120 bra $L_119;
 $L_4:
-	@!%p123 bra $L_36;
+	@!%p123 bra $L_119;
 $L_5:
-	@!%p126 bra $L_36;
+	@!%p126 bra $L_119;
 $L_6:
-	@!%p129 bra $L_36;
+	@!%p129 bra $L_119;
 $L_7:
-	@!%p132 bra $L_36;
+	@!%p132 bra $L_119;
 $L_8:
-	@!%p135 bra $L_36;
+	@!%p135 bra $L_119;
 $L_9:
-	@!%p138 bra $L_36;
+	@!%p138 bra $L_119;
 $L_10:
-	@!%p142 bra $L_36;
+	@!%p142 bra $L_119;
 $L_11:
-	@!%p145 bra $L_36;
+	@!%p145 bra $L_119;
 $L_12:
-	@!%p148 bra $L_36;
+	@!%p148 bra $L_119;
 $L_13:
-	@!%p151 bra $L_36;
+	@!%p151 bra $L_119;
 $L_14:
-	mov.b64 %rd13, %rd139;
-	sub.s64 %rd57, %rd9, 1;
-	sub.s64 %rd54, %rd12, 1;
-	sub.s64 %rd50, %rd51, 1;
-	mov.b64 %rd16, %rd139;
-	mul.lo.s64 %rd155, %rd9, -4;
-	mul.lo.s64 %rd158, %rd9, 4;
-	mul.lo.s64 %rd161, %rd16, -4;
-	mul.lo.s64 %rd164, %rd16, 4;
-	mov.b64 %rd180, %rd2;
-	mad.lo.s64 %rd181, %rd180, 4, %rd19;
-	mul.lo.s64 %rd182, %rd1, 4;
-	mad.lo.s64 %rd183, %rd180, 4, %rd4;
+	@!%p152 bra $L_119;
 $L_15:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_35;
+	@!%p153 bra $L_119;
 $L_16:
-	mov.b64 %rd7, %rd2;
+	@!%p154 bra $L_119;
 $L_17:
-	setp.eq.s64 %pt0, %rd9, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd225, %rd7;
-	mov.b64 %rd226, %rd9;
-	or.b64 %rd227, %rd225, %rd226;
-	shr.u64 %rd228, %rd227, 32;
-	setp.eq.u64 %p229, %rd228, 0;
-	@!%p229 bra $L_34;
+	mul.lo.s64 %rd155, %rd1, 3;
+	mul.lo.s64 %rd358, %rd1, 4;
+	mov.b64 %rd159, %rd112;
+	mov.b64 %rd161, %rd155;
+	mov.b64 %rd168, %rd139;
+	sub.s64 %rd209, %rd9, 1;
+	sub.s64 %rd206, %rd12, 1;
+	sub.s64 %rd203, %rd51, 1;
+	mov.b64 %rd171, %rd139;
+	mul.lo.s64 %rd390, %rd9, -4;
+	mul.lo.s64 %rd393, %rd9, 4;
+	mul.lo.s64 %rd396, %rd171, -4;
+	mul.lo.s64 %rd399, %rd171, 4;
+	mov.b64 %rd216, %rd139;
+	mov.b64 %rd257, %rd209;
+	mov.b64 %rd254, %rd206;
+	mov.b64 %rd251, %rd203;
+	mov.b64 %rd402, %rd358;
+	mov.b64 %rd408, %rd390;
+	mov.b64 %rd410, %rd358;
+	mov.b64 %rd413, %rd393;
+	mov.b64 %rd415, %rd358;
+	mov.b64 %rd418, %rd396;
+	mov.b64 %rd420, %rd358;
+	mov.b64 %rd423, %rd399;
+	mov.b64 %rd425, %rd358;
+	mov.b64 %rd431, %rd358;
+	mov.b64 %rd434, %rd358;
+	mov.b64 %rd265, %rd139;
+	mov.b64 %rd306, %rd209;
+	mov.b64 %rd303, %rd206;
+	mov.b64 %rd300, %rd203;
+	mov.b64 %rd437, %rd358;
+	mov.b64 %rd439, %rd358;
+	mov.b64 %rd447, %rd390;
+	mov.b64 %rd449, %rd358;
+	mov.b64 %rd451, %rd358;
+	mov.b64 %rd454, %rd393;
+	mov.b64 %rd456, %rd358;
+	mov.b64 %rd458, %rd358;
+	mov.b64 %rd461, %rd396;
+	mov.b64 %rd463, %rd358;
+	mov.b64 %rd465, %rd358;
+	mov.b64 %rd468, %rd399;
+	mov.b64 %rd470, %rd358;
+	mov.b64 %rd472, %rd358;
+	mov.b64 %rd480, %rd358;
+	mov.b64 %rd482, %rd358;
+	mov.b64 %rd485, %rd358;
+	mov.b64 %rd487, %rd358;
+	mov.b64 %rd314, %rd139;
+	mov.b64 %rd355, %rd209;
+	mov.b64 %rd352, %rd206;
+	mov.b64 %rd349, %rd203;
+	mov.b64 %rd490, %rd358;
+	mov.b64 %rd492, %rd358;
+	mov.b64 %rd494, %rd358;
+	mov.b64 %rd504, %rd390;
+	mov.b64 %rd506, %rd358;
+	mov.b64 %rd508, %rd358;
+	mov.b64 %rd510, %rd358;
+	mov.b64 %rd513, %rd393;
+	mov.b64 %rd515, %rd358;
+	mov.b64 %rd517, %rd358;
+	mov.b64 %rd519, %rd358;
+	mov.b64 %rd522, %rd396;
+	mov.b64 %rd524, %rd358;
+	mov.b64 %rd526, %rd358;
+	mov.b64 %rd528, %rd358;
+	mov.b64 %rd531, %rd399;
+	mov.b64 %rd533, %rd358;
+	mov.b64 %rd535, %rd358;
+	mov.b64 %rd537, %rd358;
+	mov.b64 %rd547, %rd358;
+	mov.b64 %rd549, %rd358;
+	mov.b64 %rd551, %rd358;
+	mov.b64 %rd554, %rd358;
+	mov.b64 %rd556, %rd358;
+	mov.b64 %rd558, %rd358;
+	mov.b64 %rd568, %rd2;
+	mad.lo.s64 %rd569, %rd568, 4, %rd19;
+	mul.lo.s64 %rd570, %rd358, 4;
+	mov.b64 %rd571, %rd568;
+	mad.lo.s64 %rd572, %rd571, 4, %rd4;
+	mad.lo.s64 %rd573, %rd568, 4, %rd4;
+	mov.b64 %rd767, %rd9;
+	mov.b64 %rd729, %rd767;
+	mov.b64 %rd691, %rd767;
+	mov.b64 %rd653, %rd767;
+	mov.b64 %rd667, %rd12;
+	cvt.u32.u64 %r659, %rd9;
+	mov.b64 %rd680, %rd314;
+	cvt.u32.u64 %r673, %rd12;
+	cvt.u32.u64 %r686, %rd314;
+	mov.b64 %rd705, %rd667;
+	mov.b32 %r697, %r659;
+	mov.b64 %rd718, %rd680;
+	mov.b32 %r711, %r673;
+	mov.b32 %r724, %r686;
+	mov.b64 %rd743, %rd667;
+	mov.b32 %r735, %r659;
+	mov.b64 %rd756, %rd680;
+	mov.b32 %r749, %r673;
+	mov.b32 %r762, %r686;
+	mov.b64 %rd781, %rd667;
+	mov.b32 %r773, %r659;
+	mov.b64 %rd794, %rd680;
+	mov.b32 %r787, %r673;
+	mov.b32 %r800, %r686;
+	max.u32 %r802, %r659, 1;
+	div.u32 %r803, 4294967295, %r802;
+	max.u32 %r832, %r673, 1;
+	div.u32 %r833, 4294967295, %r832;
+	max.u32 %r862, %r686, 1;
+	div.u32 %r863, 4294967295, %r862;
 $L_18:
-	cvt.u32.u64 %r230, %rd7;
-	cvt.u32.u64 %r231, %rd9;
-	div.u32 %r232, %r230, %r231;
-	mul.lo.u32 %r234, %r232, %r231;
-	sub.u32 %r233, %r230, %r234;
-	cvt.u64.u32 %rd223, %r232;
-	cvt.u64.u32 %rd224, %r233;
+	setp.lt.s64 %p156, %rd2, %rd3;
+	@!%p156 bra $L_118;
 $L_19:
-	mov.b64 %rd8, %rd224;
-	mov.b64 %rd10, %rd223;
-	setp.eq.s64 %pt1, %rd12, 0;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd238, %rd10;
-	mov.b64 %rd239, %rd12;
-	or.b64 %rd240, %rd238, %rd239;
-	shr.u64 %rd241, %rd240, 32;
-	setp.eq.u64 %p242, %rd241, 0;
-	@!%p242 bra $L_33;
+	mov.b64 %rd160, %rd2;
+	sub.u64 %rd157, %rd159, %rd160;
+	setp.gt.u64 %p158, %rd157, %rd161;
+	@!%p158 bra $L_97;
 $L_20:
-	cvt.u32.u64 %r243, %rd10;
-	cvt.u32.u64 %r244, %rd12;
-	div.u32 %r245, %r243, %r244;
-	mul.lo.u32 %r247, %r245, %r244;
-	sub.u32 %r246, %r243, %r247;
-	cvt.u64.u32 %rd236, %r245;
-	cvt.u64.u32 %rd237, %r246;
+	mov.b64 %rd162, %rd2;
 $L_21:
-	mov.b64 %rd11, %rd237;
-	setp.eq.s64 %pt2, %rd13, 0;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd250, %rd7;
-	mov.b64 %rd251, %rd13;
-	or.b64 %rd252, %rd250, %rd251;
-	shr.u64 %rd253, %rd252, 32;
-	setp.eq.u64 %p254, %rd253, 0;
-	@!%p254 bra $L_32;
+	mov.b64 %rd164, %rd162;
 $L_22:
-	cvt.u32.u64 %r255, %rd7;
-	cvt.u32.u64 %r256, %rd13;
-	div.u32 %r257, %r255, %r256;
-	cvt.u64.u32 %rd249, %r257;
+	mov.b64 %rd766, %rd164;
+	or.b64 %rd768, %rd766, %rd767;
+	shr.u64 %rd769, %rd768, 32;
+	cvt.u32.u64 %r770, %rd769;
+	setp.eq.u32 %p771, %r770, 0;
+	@!%p771 bra $L_96;
 $L_23:
-	mov.b64 %rd14, %rd249;
-	setp.gt.s64 %p15, %rd8, 0;
-	@!%p15 bra $L_31;
+	cvt.u32.u64 %r772, %rd164;
+	mul.hi.u32 %r825, %r772, %r803;
+	mul.lo.u32 %r826, %r825, %r773;
+	sub.u32 %r827, %r772, %r826;
+	sub.u32 %r828, %r827, %r773;
+	min.u32 %r829, %r827, %r828;
+	sub.u32 %r830, %r827, %r829;
+	min.u32 %r831, %r830, 1;
+	add.u32 %r774, %r825, %r831;
+	mov.b32 %r775, %r829;
+	cvt.u64.u32 %rd764, %r774;
+	cvt.u64.u32 %rd765, %r775;
 $L_24:
-	setp.lt.s64 %p58, %rd8, %rd57;
-	@!%p58 bra $L_31;
+	mov.b64 %rd165, %rd765;
+	mov.b64 %rd166, %rd764;
+	mov.b64 %rd780, %rd166;
+	or.b64 %rd782, %rd780, %rd781;
+	shr.u64 %rd783, %rd782, 32;
+	cvt.u32.u64 %r784, %rd783;
+	setp.eq.u32 %p785, %r784, 0;
+	@!%p785 bra $L_95;
 $L_25:
-	setp.gt.s64 %p56, %rd11, 0;
-	@!%p56 bra $L_31;
+	cvt.u32.u64 %r786, %rd166;
+	mul.hi.u32 %r855, %r786, %r833;
+	mul.lo.u32 %r856, %r855, %r787;
+	sub.u32 %r857, %r786, %r856;
+	sub.u32 %r858, %r857, %r787;
+	min.u32 %r859, %r857, %r858;
+	sub.u32 %r860, %r857, %r859;
+	min.u32 %r861, %r860, 1;
+	add.u32 %r788, %r855, %r861;
+	mov.b32 %r789, %r859;
+	cvt.u64.u32 %rd778, %r788;
+	cvt.u64.u32 %rd779, %r789;
 $L_26:
-	setp.lt.s64 %p55, %rd11, %rd54;
-	@!%p55 bra $L_31;
+	mov.b64 %rd167, %rd779;
+	mov.b64 %rd793, %rd766;
+	or.b64 %rd795, %rd793, %rd794;
+	shr.u64 %rd796, %rd795, 32;
+	cvt.u32.u64 %r797, %rd796;
+	setp.eq.u32 %p798, %r797, 0;
+	@!%p798 bra $L_94;
 $L_27:
-	setp.gt.s64 %p53, %rd14, 0;
-	@!%p53 bra $L_31;
+	cvt.u32.u64 %r799, %rd164;
+	mul.hi.u32 %r885, %r799, %r863;
+	mul.lo.u32 %r886, %r885, %r800;
+	sub.u32 %r887, %r799, %r886;
+	sub.u32 %r888, %r887, %r800;
+	min.u32 %r889, %r887, %r888;
+	sub.u32 %r890, %r887, %r889;
+	min.u32 %r891, %r890, 1;
+	add.u32 %r801, %r885, %r891;
+	cvt.u64.u32 %rd792, %r801;
 $L_28:
-	setp.lt.s64 %p52, %rd14, %rd50;
-	@!%p52 bra $L_31;
+	mov.b64 %rd169, %rd792;
+	setp.gt.s64 %p170, %rd165, 0;
+	@!%p170 bra $L_93;
 $L_29:
-	mov.b64 %rd152, %rd181;
-	add.s64 %rd18, %rd152, -4;
+	setp.lt.s64 %p210, %rd165, %rd209;
+	@!%p210 bra $L_93;
+$L_30:
+	setp.gt.s64 %p208, %rd167, 0;
+	@!%p208 bra $L_93;
+$L_31:
+	setp.lt.s64 %p207, %rd167, %rd206;
+	@!%p207 bra $L_93;
+$L_32:
+	setp.gt.s64 %p205, %rd169, 0;
+	@!%p205 bra $L_93;
+$L_33:
+	setp.lt.s64 %p204, %rd169, %rd203;
+	@!%p204 bra $L_93;
+$L_34:
+	mov.b64 %rd387, %rd569;
+	add.s64 %rd173, %rd387, -4;
+	ld.global.f32 %f174, [%rd173];
+	mov.b64 %rd388, %rd387;
+	add.s64 %rd176, %rd388, 4;
+	ld.global.f32 %f177, [%rd176];
+	add.rn.f32 %f178, %f174, %f177;
+	mov.b64 %rd389, %rd387;
+	add.s64 %rd391, %rd389, %rd390;
+	mov.b64 %rd180, %rd391;
+	ld.global.f32 %f181, [%rd180];
+	add.rn.f32 %f182, %f178, %f181;
+	mov.b64 %rd392, %rd387;
+	add.s64 %rd394, %rd392, %rd393;
+	mov.b64 %rd184, %rd394;
+	ld.global.f32 %f185, [%rd184];
+	add.rn.f32 %f186, %f182, %f185;
+	mov.b64 %rd395, %rd387;
+	add.s64 %rd397, %rd395, %rd396;
+	mov.b64 %rd188, %rd397;
+	ld.global.f32 %f189, [%rd188];
+	add.rn.f32 %f190, %f186, %f189;
+	mov.b64 %rd398, %rd387;
+	add.s64 %rd400, %rd398, %rd399;
+	mov.b64 %rd192, %rd400;
+	ld.global.f32 %f193, [%rd192];
+	add.rn.f32 %f194, %f190, %f193;
+	mov.b64 %rd195, %rd387;
+	ld.global.f32 %f196, [%rd195];
+	mul.rn.f32 %f197, %f196, 0f40C00000;
+	sub.rn.f32 %f198, %f194, %f197;
+	mov.b64 %rd199, %rd572;
+	st.global.f32 [%rd199], %f198;
+$L_35:
+	add.s64 %rd259, %rd162, %rd1;
+$L_36:
+	mov.b64 %rd212, %rd259;
+$L_37:
+	mov.b64 %rd728, %rd212;
+	or.b64 %rd730, %rd728, %rd729;
+	shr.u64 %rd731, %rd730, 32;
+	cvt.u32.u64 %r732, %rd731;
+	setp.eq.u32 %p733, %r732, 0;
+	@!%p733 bra $L_92;
+$L_38:
+	cvt.u32.u64 %r734, %rd212;
+	mul.hi.u32 %r818, %r734, %r803;
+	mul.lo.u32 %r819, %r818, %r735;
+	sub.u32 %r820, %r734, %r819;
+	sub.u32 %r821, %r820, %r735;
+	min.u32 %r822, %r820, %r821;
+	sub.u32 %r823, %r820, %r822;
+	min.u32 %r824, %r823, 1;
+	add.u32 %r736, %r818, %r824;
+	mov.b32 %r737, %r822;
+	cvt.u64.u32 %rd726, %r736;
+	cvt.u64.u32 %rd727, %r737;
+$L_39:
+	mov.b64 %rd213, %rd727;
+	mov.b64 %rd214, %rd726;
+	mov.b64 %rd742, %rd214;
+	or.b64 %rd744, %rd742, %rd743;
+	shr.u64 %rd745, %rd744, 32;
+	cvt.u32.u64 %r746, %rd745;
+	setp.eq.u32 %p747, %r746, 0;
+	@!%p747 bra $L_91;
+$L_40:
+	cvt.u32.u64 %r748, %rd214;
+	mul.hi.u32 %r848, %r748, %r833;
+	mul.lo.u32 %r849, %r848, %r749;
+	sub.u32 %r850, %r748, %r849;
+	sub.u32 %r851, %r850, %r749;
+	min.u32 %r852, %r850, %r851;
+	sub.u32 %r853, %r850, %r852;
+	min.u32 %r854, %r853, 1;
+	add.u32 %r750, %r848, %r854;
+	mov.b32 %r751, %r852;
+	cvt.u64.u32 %rd740, %r750;
+	cvt.u64.u32 %rd741, %r751;
+$L_41:
+	mov.b64 %rd215, %rd741;
+	mov.b64 %rd755, %rd728;
+	or.b64 %rd757, %rd755, %rd756;
+	shr.u64 %rd758, %rd757, 32;
+	cvt.u32.u64 %r759, %rd758;
+	setp.eq.u32 %p760, %r759, 0;
+	@!%p760 bra $L_90;
+$L_42:
+	cvt.u32.u64 %r761, %rd212;
+	mul.hi.u32 %r878, %r761, %r863;
+	mul.lo.u32 %r879, %r878, %r762;
+	sub.u32 %r880, %r761, %r879;
+	sub.u32 %r881, %r880, %r762;
+	min.u32 %r882, %r880, %r881;
+	sub.u32 %r883, %r880, %r882;
+	min.u32 %r884, %r883, 1;
+	add.u32 %r763, %r878, %r884;
+	cvt.u64.u32 %rd754, %r763;
+$L_43:
+	mov.b64 %rd217, %rd754;
+	setp.gt.s64 %p218, %rd213, 0;
+	@!%p218 bra $L_89;
+$L_44:
+	setp.lt.s64 %p258, %rd213, %rd257;
+	@!%p258 bra $L_89;
+$L_45:
+	setp.gt.s64 %p256, %rd215, 0;
+	@!%p256 bra $L_89;
+$L_46:
+	setp.lt.s64 %p255, %rd215, %rd254;
+	@!%p255 bra $L_89;
+$L_47:
+	setp.gt.s64 %p253, %rd217, 0;
+	@!%p253 bra $L_89;
+$L_48:
+	setp.lt.s64 %p252, %rd217, %rd251;
+	@!%p252 bra $L_89;
+$L_49:
+	mov.b64 %rd401, %rd569;
+	add.s64 %rd403, %rd401, %rd402;
+	add.s64 %rd221, %rd403, -4;
+	ld.global.f32 %f222, [%rd221];
+	mov.b64 %rd406, %rd403;
+	add.s64 %rd224, %rd406, 4;
+	ld.global.f32 %f225, [%rd224];
+	add.rn.f32 %f226, %f222, %f225;
+	mov.b64 %rd407, %rd401;
+	add.s64 %rd409, %rd407, %rd408;
+	add.s64 %rd411, %rd409, %rd410;
+	mov.b64 %rd228, %rd411;
+	ld.global.f32 %f229, [%rd228];
+	add.rn.f32 %f230, %f226, %f229;
+	mov.b64 %rd412, %rd401;
+	add.s64 %rd414, %rd412, %rd413;
+	add.s64 %rd416, %rd414, %rd415;
+	mov.b64 %rd232, %rd416;
+	ld.global.f32 %f233, [%rd232];
+	add.rn.f32 %f234, %f230, %f233;
+	mov.b64 %rd417, %rd401;
+	add.s64 %rd419, %rd417, %rd418;
+	add.s64 %rd421, %rd419, %rd420;
+	mov.b64 %rd236, %rd421;
+	ld.global.f32 %f237, [%rd236];
+	add.rn.f32 %f238, %f234, %f237;
+	mov.b64 %rd422, %rd401;
+	add.s64 %rd424, %rd422, %rd423;
+	add.s64 %rd426, %rd424, %rd425;
+	mov.b64 %rd240, %rd426;
+	ld.global.f32 %f241, [%rd240];
+	add.rn.f32 %f242, %f238, %f241;
+	mov.b64 %rd429, %rd403;
+	mov.b64 %rd243, %rd429;
+	ld.global.f32 %f244, [%rd243];
+	mul.rn.f32 %f245, %f244, 0f40C00000;
+	sub.rn.f32 %f246, %f242, %f245;
+	mov.b64 %rd430, %rd573;
+	add.s64 %rd432, %rd430, %rd431;
+	mov.b64 %rd247, %rd432;
+	st.global.f32 [%rd247], %f246;
+$L_50:
+	add.s64 %rd308, %rd259, %rd1;
+$L_51:
+	mov.b64 %rd261, %rd308;
+$L_52:
+	mov.b64 %rd690, %rd261;
+	or.b64 %rd692, %rd690, %rd691;
+	shr.u64 %rd693, %rd692, 32;
+	cvt.u32.u64 %r694, %rd693;
+	setp.eq.u32 %p695, %r694, 0;
+	@!%p695 bra $L_88;
+$L_53:
+	cvt.u32.u64 %r696, %rd261;
+	mul.hi.u32 %r811, %r696, %r803;
+	mul.lo.u32 %r812, %r811, %r697;
+	sub.u32 %r813, %r696, %r812;
+	sub.u32 %r814, %r813, %r697;
+	min.u32 %r815, %r813, %r814;
+	sub.u32 %r816, %r813, %r815;
+	min.u32 %r817, %r816, 1;
+	add.u32 %r698, %r811, %r817;
+	mov.b32 %r699, %r815;
+	cvt.u64.u32 %rd688, %r698;
+	cvt.u64.u32 %rd689, %r699;
+$L_54:
+	mov.b64 %rd262, %rd689;
+	mov.b64 %rd263, %rd688;
+	mov.b64 %rd704, %rd263;
+	or.b64 %rd706, %rd704, %rd705;
+	shr.u64 %rd707, %rd706, 32;
+	cvt.u32.u64 %r708, %rd707;
+	setp.eq.u32 %p709, %r708, 0;
+	@!%p709 bra $L_87;
+$L_55:
+	cvt.u32.u64 %r710, %rd263;
+	mul.hi.u32 %r841, %r710, %r833;
+	mul.lo.u32 %r842, %r841, %r711;
+	sub.u32 %r843, %r710, %r842;
+	sub.u32 %r844, %r843, %r711;
+	min.u32 %r845, %r843, %r844;
+	sub.u32 %r846, %r843, %r845;
+	min.u32 %r847, %r846, 1;
+	add.u32 %r712, %r841, %r847;
+	mov.b32 %r713, %r845;
+	cvt.u64.u32 %rd702, %r712;
+	cvt.u64.u32 %rd703, %r713;
+$L_56:
+	mov.b64 %rd264, %rd703;
+	mov.b64 %rd717, %rd690;
+	or.b64 %rd719, %rd717, %rd718;
+	shr.u64 %rd720, %rd719, 32;
+	cvt.u32.u64 %r721, %rd720;
+	setp.eq.u32 %p722, %r721, 0;
+	@!%p722 bra $L_86;
+$L_57:
+	cvt.u32.u64 %r723, %rd261;
+	mul.hi.u32 %r871, %r723, %r863;
+	mul.lo.u32 %r872, %r871, %r724;
+	sub.u32 %r873, %r723, %r872;
+	sub.u32 %r874, %r873, %r724;
+	min.u32 %r875, %r873, %r874;
+	sub.u32 %r876, %r873, %r875;
+	min.u32 %r877, %r876, 1;
+	add.u32 %r725, %r871, %r877;
+	cvt.u64.u32 %rd716, %r725;
+$L_58:
+	mov.b64 %rd266, %rd716;
+	setp.gt.s64 %p267, %rd262, 0;
+	@!%p267 bra $L_85;
+$L_59:
+	setp.lt.s64 %p307, %rd262, %rd306;
+	@!%p307 bra $L_85;
+$L_60:
+	setp.gt.s64 %p305, %rd264, 0;
+	@!%p305 bra $L_85;
+$L_61:
+	setp.lt.s64 %p304, %rd264, %rd303;
+	@!%p304 bra $L_85;
+$L_62:
+	setp.gt.s64 %p302, %rd266, 0;
+	@!%p302 bra $L_85;
+$L_63:
+	setp.lt.s64 %p301, %rd266, %rd300;
+	@!%p301 bra $L_85;
+$L_64:
+	mov.b64 %rd436, %rd569;
+	add.s64 %rd438, %rd436, %rd437;
+	add.s64 %rd440, %rd438, %rd439;
+	add.s64 %rd270, %rd440, -4;
+	ld.global.f32 %f271, [%rd270];
+	mov.b64 %rd445, %rd440;
+	add.s64 %rd273, %rd445, 4;
+	ld.global.f32 %f274, [%rd273];
+	add.rn.f32 %f275, %f271, %f274;
+	mov.b64 %rd446, %rd436;
+	add.s64 %rd448, %rd446, %rd447;
+	add.s64 %rd450, %rd448, %rd449;
+	add.s64 %rd452, %rd450, %rd451;
+	mov.b64 %rd277, %rd452;
+	ld.global.f32 %f278, [%rd277];
+	add.rn.f32 %f279, %f275, %f278;
+	mov.b64 %rd453, %rd436;
+	add.s64 %rd455, %rd453, %rd454;
+	add.s64 %rd457, %rd455, %rd456;
+	add.s64 %rd459, %rd457, %rd458;
+	mov.b64 %rd281, %rd459;
+	ld.global.f32 %f282, [%rd281];
+	add.rn.f32 %f283, %f279, %f282;
+	mov.b64 %rd460, %rd436;
+	add.s64 %rd462, %rd460, %rd461;
+	add.s64 %rd464, %rd462, %rd463;
+	add.s64 %rd466, %rd464, %rd465;
+	mov.b64 %rd285, %rd466;
+	ld.global.f32 %f286, [%rd285];
+	add.rn.f32 %f287, %f283, %f286;
+	mov.b64 %rd467, %rd436;
+	add.s64 %rd469, %rd467, %rd468;
+	add.s64 %rd471, %rd469, %rd470;
+	add.s64 %rd473, %rd471, %rd472;
+	mov.b64 %rd289, %rd473;
+	ld.global.f32 %f290, [%rd289];
+	add.rn.f32 %f291, %f287, %f290;
+	mov.b64 %rd478, %rd440;
+	mov.b64 %rd292, %rd478;
+	ld.global.f32 %f293, [%rd292];
+	mul.rn.f32 %f294, %f293, 0f40C00000;
+	sub.rn.f32 %f295, %f291, %f294;
+	mov.b64 %rd479, %rd573;
+	add.s64 %rd481, %rd479, %rd480;
+	add.s64 %rd483, %rd481, %rd482;
+	mov.b64 %rd296, %rd483;
+	st.global.f32 [%rd296], %f295;
+$L_65:
+	add.s64 %rd357, %rd308, %rd1;
+$L_66:
+	mov.b64 %rd310, %rd357;
+$L_67:
+	mov.b64 %rd652, %rd310;
+	or.b64 %rd654, %rd652, %rd653;
+	shr.u64 %rd655, %rd654, 32;
+	cvt.u32.u64 %r656, %rd655;
+	setp.eq.u32 %p657, %r656, 0;
+	@!%p657 bra $L_84;
+$L_68:
+	cvt.u32.u64 %r658, %rd310;
+	mul.hi.u32 %r804, %r658, %r803;
+	mul.lo.u32 %r805, %r804, %r659;
+	sub.u32 %r806, %r658, %r805;
+	sub.u32 %r807, %r806, %r659;
+	min.u32 %r808, %r806, %r807;
+	sub.u32 %r809, %r806, %r808;
+	min.u32 %r810, %r809, 1;
+	add.u32 %r660, %r804, %r810;
+	mov.b32 %r661, %r808;
+	cvt.u64.u32 %rd650, %r660;
+	cvt.u64.u32 %rd651, %r661;
+$L_69:
+	mov.b64 %rd311, %rd651;
+	mov.b64 %rd312, %rd650;
+	mov.b64 %rd666, %rd312;
+	or.b64 %rd668, %rd666, %rd667;
+	shr.u64 %rd669, %rd668, 32;
+	cvt.u32.u64 %r670, %rd669;
+	setp.eq.u32 %p671, %r670, 0;
+	@!%p671 bra $L_83;
+$L_70:
+	cvt.u32.u64 %r672, %rd312;
+	mul.hi.u32 %r834, %r672, %r833;
+	mul.lo.u32 %r835, %r834, %r673;
+	sub.u32 %r836, %r672, %r835;
+	sub.u32 %r837, %r836, %r673;
+	min.u32 %r838, %r836, %r837;
+	sub.u32 %r839, %r836, %r838;
+	min.u32 %r840, %r839, 1;
+	add.u32 %r674, %r834, %r840;
+	mov.b32 %r675, %r838;
+	cvt.u64.u32 %rd664, %r674;
+	cvt.u64.u32 %rd665, %r675;
+$L_71:
+	mov.b64 %rd313, %rd665;
+	mov.b64 %rd679, %rd652;
+	or.b64 %rd681, %rd679, %rd680;
+	shr.u64 %rd682, %rd681, 32;
+	cvt.u32.u64 %r683, %rd682;
+	setp.eq.u32 %p684, %r683, 0;
+	@!%p684 bra $L_82;
+$L_72:
+	cvt.u32.u64 %r685, %rd310;
+	mul.hi.u32 %r864, %r685, %r863;
+	mul.lo.u32 %r865, %r864, %r686;
+	sub.u32 %r866, %r685, %r865;
+	sub.u32 %r867, %r866, %r686;
+	min.u32 %r868, %r866, %r867;
+	sub.u32 %r869, %r866, %r868;
+	min.u32 %r870, %r869, 1;
+	add.u32 %r687, %r864, %r870;
+	cvt.u64.u32 %rd678, %r687;
+$L_73:
+	mov.b64 %rd315, %rd678;
+	setp.gt.s64 %p316, %rd311, 0;
+	@!%p316 bra $L_81;
+$L_74:
+	setp.lt.s64 %p356, %rd311, %rd355;
+	@!%p356 bra $L_81;
+$L_75:
+	setp.gt.s64 %p354, %rd313, 0;
+	@!%p354 bra $L_81;
+$L_76:
+	setp.lt.s64 %p353, %rd313, %rd352;
+	@!%p353 bra $L_81;
+$L_77:
+	setp.gt.s64 %p351, %rd315, 0;
+	@!%p351 bra $L_81;
+$L_78:
+	setp.lt.s64 %p350, %rd315, %rd349;
+	@!%p350 bra $L_81;
+$L_79:
+	mov.b64 %rd489, %rd569;
+	add.s64 %rd491, %rd489, %rd490;
+	add.s64 %rd493, %rd491, %rd492;
+	add.s64 %rd495, %rd493, %rd494;
+	add.s64 %rd319, %rd495, -4;
+	ld.global.f32 %f320, [%rd319];
+	mov.b64 %rd502, %rd495;
+	add.s64 %rd322, %rd502, 4;
+	ld.global.f32 %f323, [%rd322];
+	add.rn.f32 %f324, %f320, %f323;
+	mov.b64 %rd503, %rd489;
+	add.s64 %rd505, %rd503, %rd504;
+	add.s64 %rd507, %rd505, %rd506;
+	add.s64 %rd509, %rd507, %rd508;
+	add.s64 %rd511, %rd509, %rd510;
+	mov.b64 %rd326, %rd511;
+	ld.global.f32 %f327, [%rd326];
+	add.rn.f32 %f328, %f324, %f327;
+	mov.b64 %rd512, %rd489;
+	add.s64 %rd514, %rd512, %rd513;
+	add.s64 %rd516, %rd514, %rd515;
+	add.s64 %rd518, %rd516, %rd517;
+	add.s64 %rd520, %rd518, %rd519;
+	mov.b64 %rd330, %rd520;
+	ld.global.f32 %f331, [%rd330];
+	add.rn.f32 %f332, %f328, %f331;
+	mov.b64 %rd521, %rd489;
+	add.s64 %rd523, %rd521, %rd522;
+	add.s64 %rd525, %rd523, %rd524;
+	add.s64 %rd527, %rd525, %rd526;
+	add.s64 %rd529, %rd527, %rd528;
+	mov.b64 %rd334, %rd529;
+	ld.global.f32 %f335, [%rd334];
+	add.rn.f32 %f336, %f332, %f335;
+	mov.b64 %rd530, %rd489;
+	add.s64 %rd532, %rd530, %rd531;
+	add.s64 %rd534, %rd532, %rd533;
+	add.s64 %rd536, %rd534, %rd535;
+	add.s64 %rd538, %rd536, %rd537;
+	mov.b64 %rd338, %rd538;
+	ld.global.f32 %f339, [%rd338];
+	add.rn.f32 %f340, %f336, %f339;
+	mov.b64 %rd545, %rd495;
+	mov.b64 %rd341, %rd545;
+	ld.global.f32 %f342, [%rd341];
+	mul.rn.f32 %f343, %f342, 0f40C00000;
+	sub.rn.f32 %f344, %f340, %f343;
+	mov.b64 %rd546, %rd573;
+	add.s64 %rd548, %rd546, %rd547;
+	add.s64 %rd550, %rd548, %rd549;
+	add.s64 %rd552, %rd550, %rd551;
+	mov.b64 %rd345, %rd552;
+	st.global.f32 [%rd345], %f344;
+$L_80:
+	add.s64 %rd2, %rd2, %rd358;
+	add.s64 %rd569, %rd569, %rd570;
+	add.s64 %rd572, %rd572, %rd570;
+	add.s64 %rd573, %rd573, %rd570;
+	bra.uni $L_18;
+$L_81:
+	mov.b64 %rd553, %rd573;
+	add.s64 %rd555, %rd553, %rd554;
+	add.s64 %rd557, %rd555, %rd556;
+	add.s64 %rd559, %rd557, %rd558;
+	mov.b64 %rd348, %rd559;
+	mov.f32 %ft0, 0f00000000;
+	st.global.f32 [%rd348], %ft0;
+	bra.uni $L_80;
+$L_82:
+	setp.eq.s64 %pt0, %rd314, -1;
+	neg.s64 %rdt1, %rd310;
+	div.s64 %rd678, %rd310, %rd314;
+	selp.b64 %rd678, %rdt1, %rd678, %pt0;
+	bra.uni $L_73;
+$L_83:
+	setp.eq.s64 %pt1, %rd12, -1;
+	neg.s64 %rdt2, %rd312;
+	div.s64 %rd664, %rd312, %rd12;
+	selp.b64 %rd664, %rdt2, %rd664, %pt1;
+	mul.lo.s64 %rd677, %rd664, %rd12;
+	sub.s64 %rd665, %rd312, %rd677;
+	bra.uni $L_71;
+$L_84:
+	setp.eq.s64 %pt2, %rd9, -1;
+	neg.s64 %rdt3, %rd310;
+	div.s64 %rd650, %rd310, %rd9;
+	selp.b64 %rd650, %rdt3, %rd650, %pt2;
+	mul.lo.s64 %rd663, %rd650, %rd9;
+	sub.s64 %rd651, %rd310, %rd663;
+	bra.uni $L_69;
+$L_85:
+	mov.b64 %rd484, %rd573;
+	add.s64 %rd486, %rd484, %rd485;
+	add.s64 %rd488, %rd486, %rd487;
+	mov.b64 %rd299, %rd488;
+	mov.f32 %ft1, 0f00000000;
+	st.global.f32 [%rd299], %ft1;
+	bra.uni $L_65;
+$L_86:
+	setp.eq.s64 %pt3, %rd265, -1;
+	neg.s64 %rdt4, %rd261;
+	div.s64 %rd716, %rd261, %rd265;
+	selp.b64 %rd716, %rdt4, %rd716, %pt3;
+	bra.uni $L_58;
+$L_87:
+	setp.eq.s64 %pt4, %rd12, -1;
+	neg.s64 %rdt5, %rd263;
+	div.s64 %rd702, %rd263, %rd12;
+	selp.b64 %rd702, %rdt5, %rd702, %pt4;
+	mul.lo.s64 %rd715, %rd702, %rd12;
+	sub.s64 %rd703, %rd263, %rd715;
+	bra.uni $L_56;
+$L_88:
+	setp.eq.s64 %pt5, %rd9, -1;
+	neg.s64 %rdt6, %rd261;
+	div.s64 %rd688, %rd261, %rd9;
+	selp.b64 %rd688, %rdt6, %rd688, %pt5;
+	mul.lo.s64 %rd701, %rd688, %rd9;
+	sub.s64 %rd689, %rd261, %rd701;
+	bra.uni $L_54;
+$L_89:
+	mov.b64 %rd433, %rd573;
+	add.s64 %rd435, %rd433, %rd434;
+	mov.b64 %rd250, %rd435;
+	mov.f32 %ft2, 0f00000000;
+	st.global.f32 [%rd250], %ft2;
+	bra.uni $L_50;
+$L_90:
+	setp.eq.s64 %pt6, %rd216, -1;
+	neg.s64 %rdt7, %rd212;
+	div.s64 %rd754, %rd212, %rd216;
+	selp.b64 %rd754, %rdt7, %rd754, %pt6;
+	bra.uni $L_43;
+$L_91:
+	setp.eq.s64 %pt7, %rd12, -1;
+	neg.s64 %rdt8, %rd214;
+	div.s64 %rd740, %rd214, %rd12;
+	selp.b64 %rd740, %rdt8, %rd740, %pt7;
+	mul.lo.s64 %rd753, %rd740, %rd12;
+	sub.s64 %rd741, %rd214, %rd753;
+	bra.uni $L_41;
+$L_92:
+	setp.eq.s64 %pt8, %rd9, -1;
+	neg.s64 %rdt9, %rd212;
+	div.s64 %rd726, %rd212, %rd9;
+	selp.b64 %rd726, %rdt9, %rd726, %pt8;
+	mul.lo.s64 %rd739, %rd726, %rd9;
+	sub.s64 %rd727, %rd212, %rd739;
+	bra.uni $L_39;
+$L_93:
+	mov.b64 %rd202, %rd572;
+	mov.f32 %ft3, 0f00000000;
+	st.global.f32 [%rd202], %ft3;
+	bra.uni $L_35;
+$L_94:
+	setp.eq.s64 %pt9, %rd168, -1;
+	neg.s64 %rdt10, %rd164;
+	div.s64 %rd792, %rd164, %rd168;
+	selp.b64 %rd792, %rdt10, %rd792, %pt9;
+	bra.uni $L_28;
+$L_95:
+	setp.eq.s64 %pt10, %rd12, -1;
+	neg.s64 %rdt11, %rd166;
+	div.s64 %rd778, %rd166, %rd12;
+	selp.b64 %rd778, %rdt11, %rd778, %pt10;
+	mul.lo.s64 %rd791, %rd778, %rd12;
+	sub.s64 %rd779, %rd166, %rd791;
+	bra.uni $L_26;
+$L_96:
+	setp.eq.s64 %pt11, %rd9, -1;
+	neg.s64 %rdt12, %rd164;
+	div.s64 %rd764, %rd164, %rd9;
+	selp.b64 %rd764, %rdt12, %rd764, %pt11;
+	mul.lo.s64 %rd777, %rd764, %rd9;
+	sub.s64 %rd765, %rd164, %rd777;
+	bra.uni $L_24;
+$L_97:
+	mov.b64 %rd13, %rd139;
+	mov.b64 %rd57, %rd209;
+	mov.b64 %rd54, %rd206;
+	mov.b64 %rd50, %rd203;
+	mov.b64 %rd362, %rd390;
+	mov.b64 %rd365, %rd393;
+	mov.b64 %rd368, %rd396;
+	mov.b64 %rd371, %rd399;
+	mov.b64 %rd560, %rd2;
+	mad.lo.s64 %rd561, %rd560, 4, %rd19;
+	mov.b64 %rd562, %rd358;
+	mad.lo.s64 %rd563, %rd560, 4, %rd4;
+	mov.b64 %rd615, %rd767;
+	mov.b64 %rd629, %rd667;
+	mov.b32 %r621, %r659;
+	mov.b64 %rd642, %rd680;
+	mov.b32 %r635, %r673;
+	mov.b32 %r648, %r686;
+$L_98:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_118;
+$L_99:
+	mov.b64 %rd7, %rd2;
+$L_100:
+	mov.b64 %rd614, %rd7;
+	or.b64 %rd616, %rd614, %rd615;
+	shr.u64 %rd617, %rd616, 32;
+	cvt.u32.u64 %r618, %rd617;
+	setp.eq.u32 %p619, %r618, 0;
+	@!%p619 bra $L_117;
+$L_101:
+	cvt.u32.u64 %r620, %rd7;
+	mul.hi.u32 %r892, %r620, %r803;
+	mul.lo.u32 %r893, %r892, %r621;
+	sub.u32 %r894, %r620, %r893;
+	sub.u32 %r895, %r894, %r621;
+	min.u32 %r896, %r894, %r895;
+	sub.u32 %r897, %r894, %r896;
+	min.u32 %r898, %r897, 1;
+	add.u32 %r622, %r892, %r898;
+	mov.b32 %r623, %r896;
+	cvt.u64.u32 %rd612, %r622;
+	cvt.u64.u32 %rd613, %r623;
+$L_102:
+	mov.b64 %rd8, %rd613;
+	mov.b64 %rd10, %rd612;
+	mov.b64 %rd628, %rd10;
+	or.b64 %rd630, %rd628, %rd629;
+	shr.u64 %rd631, %rd630, 32;
+	cvt.u32.u64 %r632, %rd631;
+	setp.eq.u32 %p633, %r632, 0;
+	@!%p633 bra $L_116;
+$L_103:
+	cvt.u32.u64 %r634, %rd10;
+	mul.hi.u32 %r899, %r634, %r833;
+	mul.lo.u32 %r900, %r899, %r635;
+	sub.u32 %r901, %r634, %r900;
+	sub.u32 %r902, %r901, %r635;
+	min.u32 %r903, %r901, %r902;
+	sub.u32 %r904, %r901, %r903;
+	min.u32 %r905, %r904, 1;
+	add.u32 %r636, %r899, %r905;
+	mov.b32 %r637, %r903;
+	cvt.u64.u32 %rd626, %r636;
+	cvt.u64.u32 %rd627, %r637;
+$L_104:
+	mov.b64 %rd11, %rd627;
+	mov.b64 %rd641, %rd614;
+	or.b64 %rd643, %rd641, %rd642;
+	shr.u64 %rd644, %rd643, 32;
+	cvt.u32.u64 %r645, %rd644;
+	setp.eq.u32 %p646, %r645, 0;
+	@!%p646 bra $L_115;
+$L_105:
+	cvt.u32.u64 %r647, %rd7;
+	mul.hi.u32 %r906, %r647, %r863;
+	mul.lo.u32 %r907, %r906, %r648;
+	sub.u32 %r908, %r647, %r907;
+	sub.u32 %r909, %r908, %r648;
+	min.u32 %r910, %r908, %r909;
+	sub.u32 %r911, %r908, %r910;
+	min.u32 %r912, %r911, 1;
+	add.u32 %r649, %r906, %r912;
+	cvt.u64.u32 %rd640, %r649;
+$L_106:
+	mov.b64 %rd14, %rd640;
+	setp.gt.s64 %p15, %rd8, 0;
+	@!%p15 bra $L_114;
+$L_107:
+	setp.lt.s64 %p58, %rd8, %rd57;
+	@!%p58 bra $L_114;
+$L_108:
+	setp.gt.s64 %p56, %rd11, 0;
+	@!%p56 bra $L_114;
+$L_109:
+	setp.lt.s64 %p55, %rd11, %rd54;
+	@!%p55 bra $L_114;
+$L_110:
+	setp.gt.s64 %p53, %rd14, 0;
+	@!%p53 bra $L_114;
+$L_111:
+	setp.lt.s64 %p52, %rd14, %rd50;
+	@!%p52 bra $L_114;
+$L_112:
+	mov.b64 %rd359, %rd561;
+	add.s64 %rd18, %rd359, -4;
 	ld.global.f32 %f21, [%rd18];
-	mov.b64 %rd153, %rd152;
-	add.s64 %rd23, %rd153, 4;
+	mov.b64 %rd360, %rd359;
+	add.s64 %rd23, %rd360, 4;
 	ld.global.f32 %f24, [%rd23];
 	add.rn.f32 %f25, %f21, %f24;
-	mov.b64 %rd154, %rd152;
-	add.s64 %rd156, %rd154, %rd155;
-	mov.b64 %rd27, %rd156;
+	mov.b64 %rd361, %rd359;
+	add.s64 %rd363, %rd361, %rd362;
+	mov.b64 %rd27, %rd363;
 	ld.global.f32 %f28, [%rd27];
 	add.rn.f32 %f29, %f25, %f28;
-	mov.b64 %rd157, %rd152;
-	add.s64 %rd159, %rd157, %rd158;
-	mov.b64 %rd31, %rd159;
+	mov.b64 %rd364, %rd359;
+	add.s64 %rd366, %rd364, %rd365;
+	mov.b64 %rd31, %rd366;
 	ld.global.f32 %f32, [%rd31];
 	add.rn.f32 %f33, %f29, %f32;
-	mov.b64 %rd160, %rd152;
-	add.s64 %rd162, %rd160, %rd161;
-	mov.b64 %rd35, %rd162;
+	mov.b64 %rd367, %rd359;
+	add.s64 %rd369, %rd367, %rd368;
+	mov.b64 %rd35, %rd369;
 	ld.global.f32 %f36, [%rd35];
 	add.rn.f32 %f37, %f33, %f36;
-	mov.b64 %rd163, %rd152;
-	add.s64 %rd165, %rd163, %rd164;
-	mov.b64 %rd39, %rd165;
+	mov.b64 %rd370, %rd359;
+	add.s64 %rd372, %rd370, %rd371;
+	mov.b64 %rd39, %rd372;
 	ld.global.f32 %f40, [%rd39];
 	add.rn.f32 %f41, %f37, %f40;
-	mov.b64 %rd42, %rd152;
+	mov.b64 %rd42, %rd359;
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
 	sub.rn.f32 %f45, %f41, %f44;
-	mov.b64 %rd46, %rd183;
+	mov.b64 %rd46, %rd563;
 	st.global.f32 [%rd46], %f45;
-$L_30:
+$L_113:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd181, %rd181, %rd182;
-	add.s64 %rd183, %rd183, %rd182;
-	bra.uni $L_15;
-$L_31:
-	mov.b64 %rd49, %rd183;
-	mov.f32 %ft0, 0f00000000;
-	st.global.f32 [%rd49], %ft0;
-	bra.uni $L_30;
-$L_32:
-	setp.eq.s64 %pt3, %rd13, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd249, %rd7, %rd13;
-	selp.b64 %rd249, %rdt3, %rd249, %pt3;
-	bra.uni $L_23;
-$L_33:
-	setp.eq.s64 %pt4, %rd12, -1;
-	neg.s64 %rdt4, %rd10;
-	div.s64 %rd236, %rd10, %rd12;
-	selp.b64 %rd236, %rdt4, %rd236, %pt4;
-	mul.lo.s64 %rd248, %rd236, %rd12;
-	sub.s64 %rd237, %rd10, %rd248;
-	bra.uni $L_21;
-$L_34:
-	setp.eq.s64 %pt5, %rd9, -1;
-	neg.s64 %rdt5, %rd7;
-	div.s64 %rd223, %rd7, %rd9;
-	selp.b64 %rd223, %rdt5, %rd223, %pt5;
-	mul.lo.s64 %rd235, %rd223, %rd9;
-	sub.s64 %rd224, %rd7, %rd235;
-	bra.uni $L_19;
-$L_35:
+	add.s64 %rd561, %rd561, %rd562;
+	add.s64 %rd563, %rd563, %rd562;
+	bra.uni $L_98;
+$L_114:
+	mov.b64 %rd49, %rd563;
+	mov.f32 %ft4, 0f00000000;
+	st.global.f32 [%rd49], %ft4;
+	bra.uni $L_113;
+$L_115:
+	setp.eq.s64 %pt12, %rd13, -1;
+	neg.s64 %rdt13, %rd7;
+	div.s64 %rd640, %rd7, %rd13;
+	selp.b64 %rd640, %rdt13, %rd640, %pt12;
+	bra.uni $L_106;
+$L_116:
+	setp.eq.s64 %pt13, %rd12, -1;
+	neg.s64 %rdt14, %rd10;
+	div.s64 %rd626, %rd10, %rd12;
+	selp.b64 %rd626, %rdt14, %rd626, %pt13;
+	mul.lo.s64 %rd639, %rd626, %rd12;
+	sub.s64 %rd627, %rd10, %rd639;
+	bra.uni $L_104;
+$L_117:
+	setp.eq.s64 %pt14, %rd9, -1;
+	neg.s64 %rdt15, %rd7;
+	div.s64 %rd612, %rd7, %rd9;
+	selp.b64 %rd612, %rdt15, %rd612, %pt14;
+	mul.lo.s64 %rd625, %rd612, %rd9;
+	sub.s64 %rd613, %rd7, %rd625;
+	bra.uni $L_102;
+$L_118:
 	bra.uni $Lexit;
-$L_36:
+$L_119:
 	mov.b64 %rd64, %rd139;
 	sub.s64 %rd105, %rd9, 1;
 	sub.s64 %rd102, %rd12, 1;
 	sub.s64 %rd99, %rd51, 1;
 	mov.b64 %rd67, %rd139;
-	mul.lo.s64 %rd169, %rd9, -4;
-	mul.lo.s64 %rd172, %rd9, 4;
-	mul.lo.s64 %rd175, %rd67, -4;
-	mul.lo.s64 %rd178, %rd67, 4;
-	mov.b64 %rd184, %rd2;
-	mad.lo.s64 %rd185, %rd184, 4, %rd19;
-	mul.lo.s64 %rd186, %rd1, 4;
-	mad.lo.s64 %rd187, %rd184, 4, %rd4;
-$L_37:
+	mul.lo.s64 %rd376, %rd9, -4;
+	mul.lo.s64 %rd379, %rd9, 4;
+	mul.lo.s64 %rd382, %rd67, -4;
+	mul.lo.s64 %rd385, %rd67, 4;
+	mov.b64 %rd564, %rd2;
+	mad.lo.s64 %rd565, %rd564, 4, %rd19;
+	mul.lo.s64 %rd566, %rd1, 4;
+	mad.lo.s64 %rd567, %rd564, 4, %rd4;
+	mov.b64 %rd577, %rd9;
+	mov.b64 %rd591, %rd12;
+	cvt.u32.u64 %r583, %rd9;
+	mov.b64 %rd604, %rd64;
+	cvt.u32.u64 %r597, %rd12;
+	cvt.u32.u64 %r610, %rd64;
+	max.u32 %r913, %r583, 1;
+	div.u32 %r914, 4294967295, %r913;
+	max.u32 %r922, %r597, 1;
+	div.u32 %r923, 4294967295, %r922;
+	max.u32 %r931, %r610, 1;
+	div.u32 %r932, 4294967295, %r931;
+$L_120:
 	setp.lt.s64 %p59, %rd2, %rd3;
-	@!%p59 bra $L_35;
-$L_38:
+	@!%p59 bra $L_118;
+$L_121:
 	mov.b64 %rd60, %rd2;
-$L_39:
-	setp.eq.s64 %pt6, %rd9, 0;
-	@%pt6 bra $Lfault_3;
-	mov.b64 %rd190, %rd60;
-	mov.b64 %rd191, %rd9;
-	or.b64 %rd192, %rd190, %rd191;
-	shr.u64 %rd193, %rd192, 32;
-	setp.eq.u64 %p194, %rd193, 0;
-	@!%p194 bra $L_56;
-$L_40:
-	cvt.u32.u64 %r195, %rd60;
-	cvt.u32.u64 %r196, %rd9;
-	div.u32 %r197, %r195, %r196;
-	mul.lo.u32 %r199, %r197, %r196;
-	sub.u32 %r198, %r195, %r199;
-	cvt.u64.u32 %rd188, %r197;
-	cvt.u64.u32 %rd189, %r198;
-$L_41:
-	mov.b64 %rd61, %rd189;
-	mov.b64 %rd62, %rd188;
-	setp.eq.s64 %pt7, %rd12, 0;
-	@%pt7 bra $Lfault_4;
-	mov.b64 %rd203, %rd62;
-	mov.b64 %rd204, %rd12;
-	or.b64 %rd205, %rd203, %rd204;
-	shr.u64 %rd206, %rd205, 32;
-	setp.eq.u64 %p207, %rd206, 0;
-	@!%p207 bra $L_55;
-$L_42:
-	cvt.u32.u64 %r208, %rd62;
-	cvt.u32.u64 %r209, %rd12;
-	div.u32 %r210, %r208, %r209;
-	mul.lo.u32 %r212, %r210, %r209;
-	sub.u32 %r211, %r208, %r212;
-	cvt.u64.u32 %rd201, %r210;
-	cvt.u64.u32 %rd202, %r211;
-$L_43:
-	mov.b64 %rd63, %rd202;
-	setp.eq.s64 %pt8, %rd64, 0;
-	@%pt8 bra $Lfault_5;
-	mov.b64 %rd215, %rd60;
-	mov.b64 %rd216, %rd64;
-	or.b64 %rd217, %rd215, %rd216;
-	shr.u64 %rd218, %rd217, 32;
-	setp.eq.u64 %p219, %rd218, 0;
-	@!%p219 bra $L_54;
-$L_44:
-	cvt.u32.u64 %r220, %rd60;
-	cvt.u32.u64 %r221, %rd64;
-	div.u32 %r222, %r220, %r221;
-	cvt.u64.u32 %rd214, %r222;
-$L_45:
-	mov.b64 %rd65, %rd214;
+$L_122:
+	setp.eq.s64 %pt15, %rd9, 0;
+	@%pt15 bra $Lfault_0;
+	mov.b64 %rd576, %rd60;
+	or.b64 %rd578, %rd576, %rd577;
+	shr.u64 %rd579, %rd578, 32;
+	cvt.u32.u64 %r580, %rd579;
+	setp.eq.u32 %p581, %r580, 0;
+	@!%p581 bra $L_139;
+$L_123:
+	cvt.u32.u64 %r582, %rd60;
+	mul.hi.u32 %r915, %r582, %r914;
+	mul.lo.u32 %r916, %r915, %r583;
+	sub.u32 %r917, %r582, %r916;
+	sub.u32 %r918, %r917, %r583;
+	min.u32 %r919, %r917, %r918;
+	sub.u32 %r920, %r917, %r919;
+	min.u32 %r921, %r920, 1;
+	add.u32 %r584, %r915, %r921;
+	mov.b32 %r585, %r919;
+	cvt.u64.u32 %rd574, %r584;
+	cvt.u64.u32 %rd575, %r585;
+$L_124:
+	mov.b64 %rd61, %rd575;
+	mov.b64 %rd62, %rd574;
+	setp.eq.s64 %pt16, %rd12, 0;
+	@%pt16 bra $Lfault_1;
+	mov.b64 %rd590, %rd62;
+	or.b64 %rd592, %rd590, %rd591;
+	shr.u64 %rd593, %rd592, 32;
+	cvt.u32.u64 %r594, %rd593;
+	setp.eq.u32 %p595, %r594, 0;
+	@!%p595 bra $L_138;
+$L_125:
+	cvt.u32.u64 %r596, %rd62;
+	mul.hi.u32 %r924, %r596, %r923;
+	mul.lo.u32 %r925, %r924, %r597;
+	sub.u32 %r926, %r596, %r925;
+	sub.u32 %r927, %r926, %r597;
+	min.u32 %r928, %r926, %r927;
+	sub.u32 %r929, %r926, %r928;
+	min.u32 %r930, %r929, 1;
+	add.u32 %r598, %r924, %r930;
+	mov.b32 %r599, %r928;
+	cvt.u64.u32 %rd588, %r598;
+	cvt.u64.u32 %rd589, %r599;
+$L_126:
+	mov.b64 %rd63, %rd589;
+	setp.eq.s64 %pt17, %rd64, 0;
+	@%pt17 bra $Lfault_2;
+	mov.b64 %rd603, %rd576;
+	or.b64 %rd605, %rd603, %rd604;
+	shr.u64 %rd606, %rd605, 32;
+	cvt.u32.u64 %r607, %rd606;
+	setp.eq.u32 %p608, %r607, 0;
+	@!%p608 bra $L_137;
+$L_127:
+	cvt.u32.u64 %r609, %rd60;
+	mul.hi.u32 %r933, %r609, %r932;
+	mul.lo.u32 %r934, %r933, %r610;
+	sub.u32 %r935, %r609, %r934;
+	sub.u32 %r936, %r935, %r610;
+	min.u32 %r937, %r935, %r936;
+	sub.u32 %r938, %r935, %r937;
+	min.u32 %r939, %r938, 1;
+	add.u32 %r611, %r933, %r939;
+	cvt.u64.u32 %rd602, %r611;
+$L_128:
+	mov.b64 %rd65, %rd602;
 	setp.gt.s64 %p66, %rd61, 0;
-	@!%p66 bra $L_53;
-$L_46:
+	@!%p66 bra $L_136;
+$L_129:
 	setp.lt.s64 %p106, %rd61, %rd105;
-	@!%p106 bra $L_53;
-$L_47:
+	@!%p106 bra $L_136;
+$L_130:
 	setp.gt.s64 %p104, %rd63, 0;
-	@!%p104 bra $L_53;
-$L_48:
+	@!%p104 bra $L_136;
+$L_131:
 	setp.lt.s64 %p103, %rd63, %rd102;
-	@!%p103 bra $L_53;
-$L_49:
+	@!%p103 bra $L_136;
+$L_132:
 	setp.gt.s64 %p101, %rd65, 0;
-	@!%p101 bra $L_53;
-$L_50:
+	@!%p101 bra $L_136;
+$L_133:
 	setp.lt.s64 %p100, %rd65, %rd99;
-	@!%p100 bra $L_53;
-$L_51:
+	@!%p100 bra $L_136;
+$L_134:
 	sub.s64 %rd68, %rd60, 1;
-	setp.ge.u64 %pt9, %rd68, %rd20;
-	@%pt9 bra $Lfault_6;
-	mov.b64 %rd166, %rd185;
-	add.s64 %rd69, %rd166, -4;
+	setp.ge.u64 %pt18, %rd68, %rd20;
+	@%pt18 bra $Lfault_3;
+	mov.b64 %rd373, %rd565;
+	add.s64 %rd69, %rd373, -4;
 	ld.global.f32 %f70, [%rd69];
 	add.s64 %rd71, %rd60, 1;
-	setp.ge.u64 %pt10, %rd71, %rd20;
-	@%pt10 bra $Lfault_7;
-	mov.b64 %rd167, %rd166;
-	add.s64 %rd72, %rd167, 4;
+	setp.ge.u64 %pt19, %rd71, %rd20;
+	@%pt19 bra $Lfault_4;
+	mov.b64 %rd374, %rd373;
+	add.s64 %rd72, %rd374, 4;
 	ld.global.f32 %f73, [%rd72];
 	add.rn.f32 %f74, %f70, %f73;
 	sub.s64 %rd75, %rd60, %rd9;
-	setp.ge.u64 %pt11, %rd75, %rd20;
-	@%pt11 bra $Lfault_8;
-	mov.b64 %rd168, %rd166;
-	add.s64 %rd170, %rd168, %rd169;
-	mov.b64 %rd76, %rd170;
+	setp.ge.u64 %pt20, %rd75, %rd20;
+	@%pt20 bra $Lfault_5;
+	mov.b64 %rd375, %rd373;
+	add.s64 %rd377, %rd375, %rd376;
+	mov.b64 %rd76, %rd377;
 	ld.global.f32 %f77, [%rd76];
 	add.rn.f32 %f78, %f74, %f77;
 	add.s64 %rd79, %rd60, %rd9;
-	setp.ge.u64 %pt12, %rd79, %rd20;
-	@%pt12 bra $Lfault_9;
-	mov.b64 %rd171, %rd166;
-	add.s64 %rd173, %rd171, %rd172;
-	mov.b64 %rd80, %rd173;
+	setp.ge.u64 %pt21, %rd79, %rd20;
+	@%pt21 bra $Lfault_6;
+	mov.b64 %rd378, %rd373;
+	add.s64 %rd380, %rd378, %rd379;
+	mov.b64 %rd80, %rd380;
 	ld.global.f32 %f81, [%rd80];
 	add.rn.f32 %f82, %f78, %f81;
 	sub.s64 %rd83, %rd60, %rd67;
-	setp.ge.u64 %pt13, %rd83, %rd20;
-	@%pt13 bra $Lfault_10;
-	mov.b64 %rd174, %rd166;
-	add.s64 %rd176, %rd174, %rd175;
-	mov.b64 %rd84, %rd176;
+	setp.ge.u64 %pt22, %rd83, %rd20;
+	@%pt22 bra $Lfault_7;
+	mov.b64 %rd381, %rd373;
+	add.s64 %rd383, %rd381, %rd382;
+	mov.b64 %rd84, %rd383;
 	ld.global.f32 %f85, [%rd84];
 	add.rn.f32 %f86, %f82, %f85;
 	add.s64 %rd87, %rd60, %rd67;
-	setp.ge.u64 %pt14, %rd87, %rd20;
-	@%pt14 bra $Lfault_11;
-	mov.b64 %rd177, %rd166;
-	add.s64 %rd179, %rd177, %rd178;
-	mov.b64 %rd88, %rd179;
+	setp.ge.u64 %pt23, %rd87, %rd20;
+	@%pt23 bra $Lfault_8;
+	mov.b64 %rd384, %rd373;
+	add.s64 %rd386, %rd384, %rd385;
+	mov.b64 %rd88, %rd386;
 	ld.global.f32 %f89, [%rd88];
 	add.rn.f32 %f90, %f86, %f89;
-	setp.ge.u64 %pt15, %rd60, %rd20;
-	@%pt15 bra $Lfault_12;
-	mov.b64 %rd91, %rd166;
+	setp.ge.u64 %pt24, %rd60, %rd20;
+	@%pt24 bra $Lfault_9;
+	mov.b64 %rd91, %rd373;
 	ld.global.f32 %f92, [%rd91];
 	mul.rn.f32 %f93, %f92, 0f40C00000;
 	sub.rn.f32 %f94, %f90, %f93;
-	mov.b64 %rd95, %rd187;
+	mov.b64 %rd95, %rd567;
 	st.global.f32 [%rd95], %f94;
-$L_52:
+$L_135:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd185, %rd185, %rd186;
-	add.s64 %rd187, %rd187, %rd186;
-	bra.uni $L_37;
-$L_53:
-	mov.b64 %rd98, %rd187;
-	mov.f32 %ft1, 0f00000000;
-	st.global.f32 [%rd98], %ft1;
-	bra.uni $L_52;
-$L_54:
-	setp.eq.s64 %pt16, %rd64, -1;
-	neg.s64 %rdt6, %rd60;
-	div.s64 %rd214, %rd60, %rd64;
-	selp.b64 %rd214, %rdt6, %rd214, %pt16;
-	bra.uni $L_45;
-$L_55:
-	setp.eq.s64 %pt17, %rd12, -1;
-	neg.s64 %rdt7, %rd62;
-	div.s64 %rd201, %rd62, %rd12;
-	selp.b64 %rd201, %rdt7, %rd201, %pt17;
-	mul.lo.s64 %rd213, %rd201, %rd12;
-	sub.s64 %rd202, %rd62, %rd213;
-	bra.uni $L_43;
-$L_56:
-	setp.eq.s64 %pt18, %rd9, -1;
-	neg.s64 %rdt8, %rd60;
-	div.s64 %rd188, %rd60, %rd9;
-	selp.b64 %rd188, %rdt8, %rd188, %pt18;
-	mul.lo.s64 %rd200, %rd188, %rd9;
-	sub.s64 %rd189, %rd60, %rd200;
-	bra.uni $L_41;
+	add.s64 %rd565, %rd565, %rd566;
+	add.s64 %rd567, %rd567, %rd566;
+	bra.uni $L_120;
+$L_136:
+	mov.b64 %rd98, %rd567;
+	mov.f32 %ft5, 0f00000000;
+	st.global.f32 [%rd98], %ft5;
+	bra.uni $L_135;
+$L_137:
+	setp.eq.s64 %pt25, %rd64, -1;
+	neg.s64 %rdt18, %rd60;
+	div.s64 %rd602, %rd60, %rd64;
+	selp.b64 %rd602, %rdt18, %rd602, %pt25;
+	bra.uni $L_128;
+$L_138:
+	setp.eq.s64 %pt26, %rd12, -1;
+	neg.s64 %rdt19, %rd62;
+	div.s64 %rd588, %rd62, %rd12;
+	selp.b64 %rd588, %rdt19, %rd588, %pt26;
+	mul.lo.s64 %rd601, %rd588, %rd12;
+	sub.s64 %rd589, %rd62, %rd601;
+	bra.uni $L_126;
+$L_139:
+	setp.eq.s64 %pt27, %rd9, -1;
+	neg.s64 %rdt20, %rd60;
+	div.s64 %rd574, %rd60, %rd9;
+	selp.b64 %rd574, %rdt20, %rd574, %pt27;
+	mul.lo.s64 %rd587, %rd574, %rd9;
+	sub.s64 %rd575, %rd60, %rd587;
+	bra.uni $L_124;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt16, 0;
+	mov.b64 %rdt17, 0;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt16, 0;
+	mov.b64 %rdt17, 0;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt16, 0;
+	mov.b64 %rdt17, 0;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 4;
+	mov.b64 %rdt16, %rd68;
+	mov.b64 %rdt17, %rd20;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 5;
+	mov.b64 %rdt16, %rd71;
+	mov.b64 %rdt17, %rd20;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 6;
+	mov.b64 %rdt16, %rd75;
+	mov.b64 %rdt17, %rd20;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd68;
-	mov.b64 %rdt2, %rd20;
+	mov.u32 %rt5, 7;
+	mov.b64 %rdt16, %rd79;
+	mov.b64 %rdt17, %rd20;
 	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 5;
-	mov.b64 %rdt1, %rd71;
-	mov.b64 %rdt2, %rd20;
+	mov.u32 %rt5, 8;
+	mov.b64 %rdt16, %rd83;
+	mov.b64 %rdt17, %rd20;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 6;
-	mov.b64 %rdt1, %rd75;
-	mov.b64 %rdt2, %rd20;
+	mov.u32 %rt5, 9;
+	mov.b64 %rdt16, %rd87;
+	mov.b64 %rdt17, %rd20;
 	bra.uni $Lfault;
 $Lfault_9:
-	mov.u32 %rt5, 7;
-	mov.b64 %rdt1, %rd79;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 8;
-	mov.b64 %rdt1, %rd83;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_11:
-	mov.u32 %rt5, 9;
-	mov.b64 %rdt1, %rd87;
-	mov.b64 %rdt2, %rd20;
-	bra.uni $Lfault;
-$Lfault_12:
 	mov.u32 %rt5, 10;
-	mov.b64 %rdt1, %rd60;
-	mov.b64 %rdt2, %rd20;
+	mov.b64 %rdt16, %rd60;
+	mov.b64 %rdt17, %rd20;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt9, [Stencil3D_0_param_7];
-	cvta.to.global.u64 %rdt9, %rdt9;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt9];
+	ld.param.u64 %rdt21, [Stencil3D_0_param_7];
+	cvta.to.global.u64 %rdt21, %rdt21;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt21];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt19, %rt8, %rt6;
-	@%pt19 exit;
-	st.global.u32 [%rdt9+8], 65536;
-	st.global.u32 [%rdt9+12], %rt5;
-	st.global.u64 [%rdt9+16], %rdt1;
-	st.global.u64 [%rdt9+24], %rdt2;
+	setp.ne.u32 %pt28, %rt8, %rt6;
+	@%pt28 exit;
+	st.global.u32 [%rdt21+8], 65536;
+	st.global.u32 [%rdt21+12], %rt5;
+	st.global.u64 [%rdt21+16], %rdt16;
+	st.global.u64 [%rdt21+24], %rdt17;
 	membar.sys;
-	st.volatile.global.u32 [%rdt9+4], %rt7;
+	st.volatile.global.u32 [%rdt21+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt20, %rt9, 0;
-	@%pt20 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt29, %rt9, 0;
+	@%pt29 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -1582,13 +2837,13 @@ $Lexit:
 	.param .u64 Matmul_0_param_7
 )
 {
-	.reg .pred %p<165>;
-	.reg .pred %pt<27>;
-	.reg .b32 %r<155>;
+	.reg .pred %p<186>;
+	.reg .pred %pt<26>;
+	.reg .b32 %r<177>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<164>;
+	.reg .b64 %rd<185>;
 	.reg .b64 %rdt<6>;
-	.reg .f32 %f<75>;
+	.reg .f32 %f<76>;
 
 $L_0:
 	ld.param.s64 %rd4, [Matmul_0_param_6];
@@ -1626,580 +2881,593 @@ $L_1:
 	sub.u64 %rd61, %rd51, 1;
 	sub.u64 %rd62, %rd61, %rd53;
 	setp.le.u64 %p63, %rd60, %rd62;
-	@!%p54 bra $L_45;
+	setp.ne.s64 %p64, %rd4, 0;
+	@!%p54 bra $L_46;
 $L_2:
-	@!%p57 bra $L_45;
+	@!%p57 bra $L_46;
 $L_3:
-	@!%p63 bra $L_45;
+	@!%p63 bra $L_46;
 $L_4:
-	mov.b64 %rd76, %rd16;
-	mov.b64 %rd81, %rd4;
-	add.u64 %rd82, %rd81, 4611686018427387904;
-	setp.le.u64 %p83, %rd82, 9223372036854775808U;
-	sub.u64 %rd84, %rd81, 1;
-	sub.u64 %rd87, %rd76, 1;
-	mov.b64 %rd90, %rd22;
-	sub.u64 %rd95, %rd90, 1;
+	@!%p64 bra $L_46;
 $L_5:
-	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_44;
+	mov.b64 %rd77, %rd16;
+	mov.b64 %rd82, %rd4;
+	add.u64 %rd83, %rd82, 4611686018427387904;
+	setp.le.u64 %p84, %rd83, 9223372036854775808U;
+	sub.u64 %rd85, %rd82, 1;
+	sub.u64 %rd88, %rd77, 1;
+	mov.b64 %rd91, %rd22;
+	sub.u64 %rd96, %rd91, 1;
+	mov.b64 %rd148, %rd82;
+	mov.b64 %rd112, %rd4;
+	mov.b64 %rd113, %rd112;
+	mul.lo.s64 %rd114, %rd113, 4;
+	mov.b64 %rd130, %rd114;
+	mov.b64 %rd87, %rd85;
+	mov.b64 %rd99, %rd4;
+	cvt.u32.u64 %r154, %rd4;
+	max.u32 %r159, %r154, 1;
+	div.u32 %r160, 4294967295, %r159;
 $L_6:
-	mov.b64 %rd6, %rd2;
+	setp.lt.s64 %p5, %rd2, %rd3;
+	@!%p5 bra $L_45;
 $L_7:
-	setp.eq.s64 %pt0, %rd4, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd145, %rd6;
-	mov.b64 %rd146, %rd4;
-	or.b64 %rd147, %rd145, %rd146;
-	shr.u64 %rd148, %rd147, 32;
-	setp.eq.u64 %p149, %rd148, 0;
-	@!%p149 bra $L_43;
+	mov.b64 %rd6, %rd2;
 $L_8:
-	cvt.u32.u64 %r150, %rd6;
-	cvt.u32.u64 %r151, %rd4;
-	div.u32 %r152, %r150, %r151;
-	mul.lo.u32 %r154, %r152, %r151;
-	sub.u32 %r153, %r150, %r154;
-	cvt.u64.u32 %rd143, %r152;
-	cvt.u64.u32 %rd144, %r153;
+	mov.b64 %rd147, %rd6;
+	or.b64 %rd149, %rd147, %rd148;
+	shr.u64 %rd150, %rd149, 32;
+	cvt.u32.u64 %r151, %rd150;
+	setp.eq.u32 %p152, %r151, 0;
+	@!%p152 bra $L_44;
 $L_9:
-	mov.b64 %rd7, %rd143;
-	mov.b64 %rd8, %rd144;
+	cvt.u32.u64 %r153, %rd6;
+	mul.hi.u32 %r161, %r153, %r160;
+	mul.lo.u32 %r162, %r161, %r154;
+	sub.u32 %r163, %r153, %r162;
+	sub.u32 %r164, %r163, %r154;
+	min.u32 %r165, %r163, %r164;
+	sub.u32 %r166, %r163, %r165;
+	min.u32 %r167, %r166, 1;
+	add.u32 %r155, %r161, %r167;
+	mov.b32 %r156, %r165;
+	cvt.u64.u32 %rd145, %r155;
+	cvt.u64.u32 %rd146, %r156;
+$L_10:
+	mov.b64 %rd7, %rd145;
+	mov.b64 %rd8, %rd146;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
-	mul.lo.s64 %rd77, %rd7, %rd4;
-	mov.b64 %rd78, %rd77;
+	mul.lo.s64 %rd78, %rd7, %rd4;
 	mov.b64 %rd79, %rd78;
-	setp.lt.u64 %p80, %rd79, %rd76;
-	mov.b64 %rd86, %rd84;
-	sub.u64 %rd88, %rd87, %rd79;
-	setp.le.u64 %p89, %rd86, %rd88;
-	mov.b64 %rd92, %rd8;
-	mov.b64 %rd93, %rd92;
-	setp.lt.u64 %p94, %rd93, %rd90;
-	sub.u64 %rd96, %rd95, %rd93;
-	mov.b64 %rd98, %rd4;
-	add.s64 %rd99, %rd98, %rd8;
-	mov.b64 %rd100, %rd99;
-	sub.u64 %rd101, %rd100, %rd93;
-	mul.hi.u64 %rd102, %rd101, %rd86;
-	setp.eq.u64 %p103, %rd102, 0;
-	mul.lo.u64 %rd104, %rd101, %rd86;
-	setp.le.u64 %p105, %rd104, %rd96;
-	@!%p80 bra $L_30;
-$L_10:
-	@!%p83 bra $L_30;
+	mov.b64 %rd80, %rd79;
+	setp.lt.u64 %p81, %rd80, %rd77;
+	sub.u64 %rd89, %rd88, %rd80;
+	setp.le.u64 %p90, %rd87, %rd89;
+	mov.b64 %rd93, %rd8;
+	mov.b64 %rd94, %rd93;
+	setp.lt.u64 %p95, %rd94, %rd91;
+	sub.u64 %rd97, %rd96, %rd94;
+	add.s64 %rd100, %rd99, %rd8;
+	mov.b64 %rd101, %rd100;
+	sub.u64 %rd102, %rd101, %rd94;
+	mul.hi.u64 %rd103, %rd102, %rd87;
+	setp.eq.u64 %p104, %rd103, 0;
+	mul.lo.u64 %rd105, %rd102, %rd87;
+	setp.le.u64 %p106, %rd105, %rd97;
+	@!%p81 bra $L_31;
 $L_11:
-	@!%p89 bra $L_30;
+	@!%p84 bra $L_31;
 $L_12:
-	@!%p94 bra $L_30;
+	@!%p90 bra $L_31;
 $L_13:
-	@!%p103 bra $L_30;
+	@!%p95 bra $L_31;
 $L_14:
-	@!%p105 bra $L_30;
+	@!%p104 bra $L_31;
 $L_15:
-	mov.b64 %rd12, %rd77;
-	mov.b64 %rd106, %rd12;
-	mad.lo.s64 %rd107, %rd106, 4, %rd15;
-	mov.b64 %rd109, %rd8;
-	mad.lo.s64 %rd110, %rd109, 4, %rd21;
-	mov.b64 %rd111, %rd4;
-	mov.b64 %rd112, %rd111;
-	mul.lo.s64 %rd113, %rd112, 4;
+	@!%p106 bra $L_31;
 $L_16:
-	max.s64 %rd156, %rd4, -9223372036854775805;
-	sub.s64 %rd157, %rd156, 3;
+	mov.b64 %rd12, %rd78;
+	mov.b64 %rd107, %rd12;
+	mad.lo.s64 %rd108, %rd107, 4, %rd15;
+	mov.b64 %rd110, %rd8;
+	mad.lo.s64 %rd111, %rd110, 4, %rd21;
 $L_17:
-	setp.lt.s64 %p158, %rd10, %rd157;
-	@!%p158 bra $L_26;
+	max.s64 %rd177, %rd4, -9223372036854775805;
+	sub.s64 %rd178, %rd177, 3;
 $L_18:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	setp.lt.s64 %p179, %rd10, %rd178;
+	@!%p179 bra $L_27;
 $L_19:
-	mov.b64 %rd14, %rd107;
-	ld.global.f32 %f17, [%rd14];
-	mov.b64 %rd20, %rd110;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd107, %rd107, 4;
-	add.s64 %rd110, %rd110, %rd113;
+	setp.lt.s64 %p11, %rd10, %rd4;
 $L_20:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
 $L_21:
-	mov.b64 %rd14, %rd107;
-	ld.global.f32 %f17, [%rd14];
-	mov.b64 %rd20, %rd110;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd107, %rd107, 4;
-	add.s64 %rd110, %rd110, %rd113;
+	setp.lt.s64 %p11, %rd10, %rd4;
 $L_22:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
 $L_23:
-	mov.b64 %rd14, %rd107;
-	ld.global.f32 %f17, [%rd14];
-	mov.b64 %rd20, %rd110;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd107, %rd107, 4;
-	add.s64 %rd110, %rd110, %rd113;
+	setp.lt.s64 %p11, %rd10, %rd4;
 $L_24:
-	setp.lt.s64 %p11, %rd10, %rd4;
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
 $L_25:
-	mov.b64 %rd14, %rd107;
-	ld.global.f32 %f17, [%rd14];
-	mov.b64 %rd20, %rd110;
-	ld.global.f32 %f23, [%rd20];
-	mul.rn.f32 %f24, %f17, %f23;
-	add.rn.f32 %f25, %f9, %f24;
-	add.s64 %rd26, %rd10, 1;
-	mov.f32 %f9, %f25;
-	mov.b64 %rd10, %rd26;
-	add.s64 %rd107, %rd107, 4;
-	add.s64 %rd110, %rd110, %rd113;
-	bra.uni $L_17;
-$L_26:
 	setp.lt.s64 %p11, %rd10, %rd4;
-	@!%p11 bra $L_28;
-$L_27:
-	mov.b64 %rd14, %rd107;
+$L_26:
+	mov.b64 %rd14, %rd108;
 	ld.global.f32 %f17, [%rd14];
-	mov.b64 %rd20, %rd110;
+	mov.b64 %rd20, %rd111;
 	ld.global.f32 %f23, [%rd20];
 	mul.rn.f32 %f24, %f17, %f23;
 	add.rn.f32 %f25, %f9, %f24;
 	add.s64 %rd26, %rd10, 1;
 	mov.f32 %f9, %f25;
 	mov.b64 %rd10, %rd26;
-	add.s64 %rd107, %rd107, 4;
-	add.s64 %rd110, %rd110, %rd113;
-	bra.uni $L_26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
+	bra.uni $L_18;
+$L_27:
+	setp.lt.s64 %p11, %rd10, %rd4;
+	@!%p11 bra $L_29;
 $L_28:
+	mov.b64 %rd14, %rd108;
+	ld.global.f32 %f17, [%rd14];
+	mov.b64 %rd20, %rd111;
+	ld.global.f32 %f23, [%rd20];
+	mul.rn.f32 %f24, %f17, %f23;
+	add.rn.f32 %f25, %f9, %f24;
+	add.s64 %rd26, %rd10, 1;
+	mov.f32 %f9, %f25;
+	mov.b64 %rd10, %rd26;
+	add.s64 %rd108, %rd108, 4;
+	add.s64 %rd111, %rd111, %rd114;
+	bra.uni $L_27;
+$L_29:
 	mad.lo.s64 %rd27, %rd6, 4, %rd28;
 	st.global.f32 [%rd27], %f9;
-$L_29:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_5;
 $L_30:
-	mov.b64 %rd65, %rd77;
-	mov.b64 %rd122, %rd65;
-	mad.lo.s64 %rd123, %rd122, 4, %rd15;
-	mov.b64 %rd125, %rd8;
-	mad.lo.s64 %rd126, %rd125, 4, %rd21;
-	mov.b64 %rd127, %rd4;
-	mov.b64 %rd128, %rd127;
-	mul.lo.s64 %rd129, %rd128, 4;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
 $L_31:
-	max.s64 %rd159, %rd4, -9223372036854775805;
-	sub.s64 %rd160, %rd159, 3;
+	mov.b64 %rd66, %rd78;
+	mov.b64 %rd123, %rd66;
+	mad.lo.s64 %rd124, %rd123, 4, %rd15;
+	mov.b64 %rd126, %rd8;
+	mad.lo.s64 %rd127, %rd126, 4, %rd21;
 $L_32:
-	setp.lt.s64 %p161, %rd10, %rd160;
-	@!%p161 bra $L_41;
+	max.s64 %rd180, %rd4, -9223372036854775805;
+	sub.s64 %rd181, %rd180, 3;
 $L_33:
-	setp.lt.s64 %p64, %rd10, %rd4;
+	setp.lt.s64 %p182, %rd10, %rd181;
+	@!%p182 bra $L_42;
 $L_34:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt1, %rd66, %rd16;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt2, %rd70, %rd22;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
+	setp.lt.s64 %p65, %rd10, %rd4;
 $L_35:
-	setp.lt.s64 %p64, %rd10, %rd4;
+	add.s64 %rd67, %rd66, %rd10;
+	setp.ge.u64 %pt0, %rd67, %rd16;
+	@%pt0 bra $Lfault_0;
+	mov.b64 %rd68, %rd124;
+	ld.global.f32 %f69, [%rd68];
+	mul.lo.s64 %rd70, %rd10, %rd4;
+	add.s64 %rd71, %rd70, %rd8;
+	setp.ge.u64 %pt1, %rd71, %rd22;
+	@%pt1 bra $Lfault_1;
+	mov.b64 %rd72, %rd127;
+	ld.global.f32 %f73, [%rd72];
+	mul.rn.f32 %f74, %f69, %f73;
+	add.rn.f32 %f75, %f9, %f74;
+	add.s64 %rd76, %rd10, 1;
+	mov.f32 %f9, %f75;
+	mov.b64 %rd10, %rd76;
+	add.s64 %rd124, %rd124, 4;
+	add.s64 %rd127, %rd127, %rd130;
 $L_36:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt3, %rd66, %rd16;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt4, %rd70, %rd22;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
+	setp.lt.s64 %p65, %rd10, %rd4;
 $L_37:
-	setp.lt.s64 %p64, %rd10, %rd4;
+	add.s64 %rd67, %rd66, %rd10;
+	setp.ge.u64 %pt2, %rd67, %rd16;
+	@%pt2 bra $Lfault_2;
+	mov.b64 %rd68, %rd124;
+	ld.global.f32 %f69, [%rd68];
+	mul.lo.s64 %rd70, %rd10, %rd4;
+	add.s64 %rd71, %rd70, %rd8;
+	setp.ge.u64 %pt3, %rd71, %rd22;
+	@%pt3 bra $Lfault_3;
+	mov.b64 %rd72, %rd127;
+	ld.global.f32 %f73, [%rd72];
+	mul.rn.f32 %f74, %f69, %f73;
+	add.rn.f32 %f75, %f9, %f74;
+	add.s64 %rd76, %rd10, 1;
+	mov.f32 %f9, %f75;
+	mov.b64 %rd10, %rd76;
+	add.s64 %rd124, %rd124, 4;
+	add.s64 %rd127, %rd127, %rd130;
 $L_38:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt5, %rd66, %rd16;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt6, %rd70, %rd22;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
+	setp.lt.s64 %p65, %rd10, %rd4;
 $L_39:
-	setp.lt.s64 %p64, %rd10, %rd4;
+	add.s64 %rd67, %rd66, %rd10;
+	setp.ge.u64 %pt4, %rd67, %rd16;
+	@%pt4 bra $Lfault_4;
+	mov.b64 %rd68, %rd124;
+	ld.global.f32 %f69, [%rd68];
+	mul.lo.s64 %rd70, %rd10, %rd4;
+	add.s64 %rd71, %rd70, %rd8;
+	setp.ge.u64 %pt5, %rd71, %rd22;
+	@%pt5 bra $Lfault_5;
+	mov.b64 %rd72, %rd127;
+	ld.global.f32 %f73, [%rd72];
+	mul.rn.f32 %f74, %f69, %f73;
+	add.rn.f32 %f75, %f9, %f74;
+	add.s64 %rd76, %rd10, 1;
+	mov.f32 %f9, %f75;
+	mov.b64 %rd10, %rd76;
+	add.s64 %rd124, %rd124, 4;
+	add.s64 %rd127, %rd127, %rd130;
 $L_40:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt7, %rd66, %rd16;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt8, %rd70, %rd22;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
-	bra.uni $L_32;
+	setp.lt.s64 %p65, %rd10, %rd4;
 $L_41:
-	setp.lt.s64 %p64, %rd10, %rd4;
-	@!%p64 bra $L_28;
+	add.s64 %rd67, %rd66, %rd10;
+	setp.ge.u64 %pt6, %rd67, %rd16;
+	@%pt6 bra $Lfault_6;
+	mov.b64 %rd68, %rd124;
+	ld.global.f32 %f69, [%rd68];
+	mul.lo.s64 %rd70, %rd10, %rd4;
+	add.s64 %rd71, %rd70, %rd8;
+	setp.ge.u64 %pt7, %rd71, %rd22;
+	@%pt7 bra $Lfault_7;
+	mov.b64 %rd72, %rd127;
+	ld.global.f32 %f73, [%rd72];
+	mul.rn.f32 %f74, %f69, %f73;
+	add.rn.f32 %f75, %f9, %f74;
+	add.s64 %rd76, %rd10, 1;
+	mov.f32 %f9, %f75;
+	mov.b64 %rd10, %rd76;
+	add.s64 %rd124, %rd124, 4;
+	add.s64 %rd127, %rd127, %rd130;
+	bra.uni $L_33;
 $L_42:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt9, %rd66, %rd16;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt10, %rd70, %rd22;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
-	bra.uni $L_41;
+	setp.lt.s64 %p65, %rd10, %rd4;
+	@!%p65 bra $L_29;
 $L_43:
-	setp.eq.s64 %pt11, %rd4, -1;
-	neg.s64 %rdt3, %rd6;
-	div.s64 %rd143, %rd6, %rd4;
-	selp.b64 %rd143, %rdt3, %rd143, %pt11;
-	mul.lo.s64 %rd155, %rd143, %rd4;
-	sub.s64 %rd144, %rd6, %rd155;
-	bra.uni $L_9;
+	add.s64 %rd67, %rd66, %rd10;
+	setp.ge.u64 %pt8, %rd67, %rd16;
+	@%pt8 bra $Lfault_8;
+	mov.b64 %rd68, %rd124;
+	ld.global.f32 %f69, [%rd68];
+	mul.lo.s64 %rd70, %rd10, %rd4;
+	add.s64 %rd71, %rd70, %rd8;
+	setp.ge.u64 %pt9, %rd71, %rd22;
+	@%pt9 bra $Lfault_9;
+	mov.b64 %rd72, %rd127;
+	ld.global.f32 %f73, [%rd72];
+	mul.rn.f32 %f74, %f69, %f73;
+	add.rn.f32 %f75, %f9, %f74;
+	add.s64 %rd76, %rd10, 1;
+	mov.f32 %f9, %f75;
+	mov.b64 %rd10, %rd76;
+	add.s64 %rd124, %rd124, 4;
+	add.s64 %rd127, %rd127, %rd130;
+	bra.uni $L_42;
 $L_44:
-	bra.uni $Lexit;
+	setp.eq.s64 %pt10, %rd4, -1;
+	neg.s64 %rdt3, %rd6;
+	div.s64 %rd145, %rd6, %rd4;
+	selp.b64 %rd145, %rdt3, %rd145, %pt10;
+	mul.lo.s64 %rd158, %rd145, %rd4;
+	sub.s64 %rd146, %rd6, %rd158;
+	bra.uni $L_10;
 $L_45:
-	setp.lt.s64 %p32, %rd2, %rd3;
-	@!%p32 bra $L_44;
+	bra.uni $Lexit;
 $L_46:
-	mov.b64 %rd33, %rd2;
+	mov.b64 %rd134, %rd4;
+	mov.b64 %rd120, %rd4;
+	mov.b64 %rd121, %rd120;
+	mul.lo.s64 %rd122, %rd121, 4;
+	cvt.u32.u64 %r140, %rd4;
+	max.u32 %r168, %r140, 1;
+	div.u32 %r169, 4294967295, %r168;
 $L_47:
-	setp.eq.s64 %pt12, %rd4, 0;
-	@%pt12 bra $Lfault_11;
-	mov.b64 %rd132, %rd33;
-	mov.b64 %rd133, %rd4;
-	or.b64 %rd134, %rd132, %rd133;
-	shr.u64 %rd135, %rd134, 32;
-	setp.eq.u64 %p136, %rd135, 0;
-	@!%p136 bra $L_64;
+	setp.lt.s64 %p32, %rd2, %rd3;
+	@!%p32 bra $L_45;
 $L_48:
-	cvt.u32.u64 %r137, %rd33;
-	cvt.u32.u64 %r138, %rd4;
-	div.u32 %r139, %r137, %r138;
-	mul.lo.u32 %r141, %r139, %r138;
-	sub.u32 %r140, %r137, %r141;
-	cvt.u64.u32 %rd130, %r139;
-	cvt.u64.u32 %rd131, %r140;
+	mov.b64 %rd33, %rd2;
 $L_49:
-	mov.b64 %rd34, %rd130;
-	mov.b64 %rd35, %rd131;
+	setp.eq.s64 %pt11, %rd4, 0;
+	@%pt11 bra $Lfault_10;
+	mov.b64 %rd133, %rd33;
+	or.b64 %rd135, %rd133, %rd134;
+	shr.u64 %rd136, %rd135, 32;
+	cvt.u32.u64 %r137, %rd136;
+	setp.eq.u32 %p138, %r137, 0;
+	@!%p138 bra $L_66;
+$L_50:
+	cvt.u32.u64 %r139, %rd33;
+	mul.hi.u32 %r170, %r139, %r169;
+	mul.lo.u32 %r171, %r170, %r140;
+	sub.u32 %r172, %r139, %r171;
+	sub.u32 %r173, %r172, %r140;
+	min.u32 %r174, %r172, %r173;
+	sub.u32 %r175, %r172, %r174;
+	min.u32 %r176, %r175, 1;
+	add.u32 %r141, %r170, %r176;
+	mov.b32 %r142, %r174;
+	cvt.u64.u32 %rd131, %r141;
+	cvt.u64.u32 %rd132, %r142;
+$L_51:
+	mov.b64 %rd34, %rd131;
+	mov.b64 %rd35, %rd132;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
 	mul.lo.s64 %rd37, %rd34, %rd4;
-	mov.b64 %rd114, %rd37;
-	mad.lo.s64 %rd115, %rd114, 4, %rd15;
-	mov.b64 %rd117, %rd35;
-	mad.lo.s64 %rd118, %rd117, 4, %rd21;
-	mov.b64 %rd119, %rd4;
-	mov.b64 %rd120, %rd119;
-	mul.lo.s64 %rd121, %rd120, 4;
-$L_50:
-	max.s64 %rd162, %rd4, -9223372036854775805;
-	sub.s64 %rd163, %rd162, 3;
-$L_51:
-	setp.lt.s64 %p164, %rd10, %rd163;
-	@!%p164 bra $L_60;
+	mov.b64 %rd115, %rd37;
+	mad.lo.s64 %rd116, %rd115, 4, %rd15;
+	mov.b64 %rd118, %rd35;
+	mad.lo.s64 %rd119, %rd118, 4, %rd21;
 $L_52:
-	setp.lt.s64 %p36, %rd10, %rd4;
+	max.s64 %rd183, %rd4, -9223372036854775805;
+	sub.s64 %rd184, %rd183, 3;
 $L_53:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt13, %rd38, %rd16;
-	@%pt13 bra $Lfault_12;
-	mov.b64 %rd39, %rd115;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt14, %rd42, %rd22;
-	@%pt14 bra $Lfault_13;
-	mov.b64 %rd43, %rd118;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
+	setp.lt.s64 %p185, %rd10, %rd184;
+	@!%p185 bra $L_62;
 $L_54:
 	setp.lt.s64 %p36, %rd10, %rd4;
 $L_55:
 	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt15, %rd38, %rd16;
-	@%pt15 bra $Lfault_14;
-	mov.b64 %rd39, %rd115;
+	setp.ge.u64 %pt12, %rd38, %rd16;
+	@%pt12 bra $Lfault_11;
+	mov.b64 %rd39, %rd116;
 	ld.global.f32 %f40, [%rd39];
 	mul.lo.s64 %rd41, %rd10, %rd4;
 	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt16, %rd42, %rd22;
-	@%pt16 bra $Lfault_15;
-	mov.b64 %rd43, %rd118;
+	setp.ge.u64 %pt13, %rd42, %rd22;
+	@%pt13 bra $Lfault_12;
+	mov.b64 %rd43, %rd119;
 	ld.global.f32 %f44, [%rd43];
 	mul.rn.f32 %f45, %f40, %f44;
 	add.rn.f32 %f46, %f9, %f45;
 	add.s64 %rd47, %rd10, 1;
 	mov.f32 %f9, %f46;
 	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
+	add.s64 %rd116, %rd116, 4;
+	add.s64 %rd119, %rd119, %rd122;
 $L_56:
 	setp.lt.s64 %p36, %rd10, %rd4;
 $L_57:
 	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt17, %rd38, %rd16;
-	@%pt17 bra $Lfault_16;
-	mov.b64 %rd39, %rd115;
+	setp.ge.u64 %pt14, %rd38, %rd16;
+	@%pt14 bra $Lfault_13;
+	mov.b64 %rd39, %rd116;
 	ld.global.f32 %f40, [%rd39];
 	mul.lo.s64 %rd41, %rd10, %rd4;
 	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt18, %rd42, %rd22;
-	@%pt18 bra $Lfault_17;
-	mov.b64 %rd43, %rd118;
+	setp.ge.u64 %pt15, %rd42, %rd22;
+	@%pt15 bra $Lfault_14;
+	mov.b64 %rd43, %rd119;
 	ld.global.f32 %f44, [%rd43];
 	mul.rn.f32 %f45, %f40, %f44;
 	add.rn.f32 %f46, %f9, %f45;
 	add.s64 %rd47, %rd10, 1;
 	mov.f32 %f9, %f46;
 	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
+	add.s64 %rd116, %rd116, 4;
+	add.s64 %rd119, %rd119, %rd122;
 $L_58:
 	setp.lt.s64 %p36, %rd10, %rd4;
 $L_59:
 	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt19, %rd38, %rd16;
-	@%pt19 bra $Lfault_18;
-	mov.b64 %rd39, %rd115;
+	setp.ge.u64 %pt16, %rd38, %rd16;
+	@%pt16 bra $Lfault_15;
+	mov.b64 %rd39, %rd116;
 	ld.global.f32 %f40, [%rd39];
 	mul.lo.s64 %rd41, %rd10, %rd4;
 	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt20, %rd42, %rd22;
-	@%pt20 bra $Lfault_19;
-	mov.b64 %rd43, %rd118;
+	setp.ge.u64 %pt17, %rd42, %rd22;
+	@%pt17 bra $Lfault_16;
+	mov.b64 %rd43, %rd119;
 	ld.global.f32 %f44, [%rd43];
 	mul.rn.f32 %f45, %f40, %f44;
 	add.rn.f32 %f46, %f9, %f45;
 	add.s64 %rd47, %rd10, 1;
 	mov.f32 %f9, %f46;
 	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
-	bra.uni $L_51;
+	add.s64 %rd116, %rd116, 4;
+	add.s64 %rd119, %rd119, %rd122;
 $L_60:
 	setp.lt.s64 %p36, %rd10, %rd4;
-	@!%p36 bra $L_62;
 $L_61:
 	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt21, %rd38, %rd16;
-	@%pt21 bra $Lfault_20;
-	mov.b64 %rd39, %rd115;
+	setp.ge.u64 %pt18, %rd38, %rd16;
+	@%pt18 bra $Lfault_17;
+	mov.b64 %rd39, %rd116;
 	ld.global.f32 %f40, [%rd39];
 	mul.lo.s64 %rd41, %rd10, %rd4;
 	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt22, %rd42, %rd22;
-	@%pt22 bra $Lfault_21;
-	mov.b64 %rd43, %rd118;
+	setp.ge.u64 %pt19, %rd42, %rd22;
+	@%pt19 bra $Lfault_18;
+	mov.b64 %rd43, %rd119;
 	ld.global.f32 %f44, [%rd43];
 	mul.rn.f32 %f45, %f40, %f44;
 	add.rn.f32 %f46, %f9, %f45;
 	add.s64 %rd47, %rd10, 1;
 	mov.f32 %f9, %f46;
 	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
-	bra.uni $L_60;
+	add.s64 %rd116, %rd116, 4;
+	add.s64 %rd119, %rd119, %rd122;
+	bra.uni $L_53;
 $L_62:
-	setp.ge.u64 %pt23, %rd33, %rd29;
-	@%pt23 bra $Lfault_22;
+	setp.lt.s64 %p36, %rd10, %rd4;
+	@!%p36 bra $L_64;
+$L_63:
+	add.s64 %rd38, %rd37, %rd10;
+	setp.ge.u64 %pt20, %rd38, %rd16;
+	@%pt20 bra $Lfault_19;
+	mov.b64 %rd39, %rd116;
+	ld.global.f32 %f40, [%rd39];
+	mul.lo.s64 %rd41, %rd10, %rd4;
+	add.s64 %rd42, %rd41, %rd35;
+	setp.ge.u64 %pt21, %rd42, %rd22;
+	@%pt21 bra $Lfault_20;
+	mov.b64 %rd43, %rd119;
+	ld.global.f32 %f44, [%rd43];
+	mul.rn.f32 %f45, %f40, %f44;
+	add.rn.f32 %f46, %f9, %f45;
+	add.s64 %rd47, %rd10, 1;
+	mov.f32 %f9, %f46;
+	mov.b64 %rd10, %rd47;
+	add.s64 %rd116, %rd116, 4;
+	add.s64 %rd119, %rd119, %rd122;
+	bra.uni $L_62;
+$L_64:
+	setp.ge.u64 %pt22, %rd33, %rd29;
+	@%pt22 bra $Lfault_21;
 	mad.lo.s64 %rd48, %rd33, 4, %rd28;
 	st.global.f32 [%rd48], %f9;
-$L_63:
+$L_65:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_45;
-$L_64:
-	setp.eq.s64 %pt24, %rd4, -1;
+	bra.uni $L_47;
+$L_66:
+	setp.eq.s64 %pt23, %rd4, -1;
 	neg.s64 %rdt4, %rd33;
-	div.s64 %rd130, %rd33, %rd4;
-	selp.b64 %rd130, %rdt4, %rd130, %pt24;
-	mul.lo.s64 %rd142, %rd130, %rd4;
-	sub.s64 %rd131, %rd33, %rd142;
-	bra.uni $L_49;
+	div.s64 %rd131, %rd33, %rd4;
+	selp.b64 %rd131, %rdt4, %rd131, %pt23;
+	mul.lo.s64 %rd144, %rd131, %rd4;
+	sub.s64 %rd132, %rd33, %rd144;
+	bra.uni $L_51;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd67;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd67;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd67;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_6:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd67;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_7:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd71;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_8:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_9:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
+	mov.b64 %rdt1, %rd67;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
-$Lfault_10:
+$Lfault_9:
 	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
+	mov.b64 %rdt1, %rd71;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_10:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_11:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd38;
 	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
+$Lfault_12:
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_13:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_14:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_15:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_16:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_17:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd38;
+	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
 $Lfault_18:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
+	mov.u32 %rt5, 3;
+	mov.b64 %rdt1, %rd42;
+	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_19:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_20:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd38;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
-$Lfault_21:
+$Lfault_20:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd42;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
-$Lfault_22:
+$Lfault_21:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd29;
@@ -2210,8 +3478,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt25, %rt8, %rt6;
-	@%pt25 exit;
+	setp.ne.u32 %pt24, %rt8, %rt6;
+	@%pt24 exit;
 	st.global.u32 [%rdt5+8], 131072;
 	st.global.u32 [%rdt5+12], %rt5;
 	st.global.u64 [%rdt5+16], %rdt1;
@@ -2221,8 +3489,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt26, %rt9, 0;
-	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt25, %rt9, 0;
+	@%pt25 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -2236,12 +3504,12 @@ $Lexit:
 	.param .u64 Blur_0_param_6
 )
 {
-	.reg .pred %p<223>;
-	.reg .pred %pt<13>;
-	.reg .b32 %r<228>;
+	.reg .pred %p<383>;
+	.reg .pred %pt<14>;
+	.reg .b32 %r<407>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<229>;
-	.reg .b64 %rdt<5>;
+	.reg .b64 %rd<389>;
+	.reg .b64 %rdt<6>;
 
 $L_0:
 	ld.param.u64 %rd4, [Blur_0_param_0];
@@ -2264,168 +3532,201 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	sub.s64 %rd16, %rd17, 1;
-	sub.s64 %rd29, %rd9, 1;
-	mov.b64 %rd51, %rd29;
-	mov.b64 %rd63, %rd29;
-	mov.b64 %rd87, %rd16;
-	mov.b64 %rd130, %rd16;
-	mov.b64 %rd213, %rd2;
-	add.s64 %rd214, %rd4, %rd213;
-	mov.b64 %rd215, %rd1;
+	mov.b64 %rd331, %rd35;
+	setp.ge.s64 %p332, %rd9, 0;
+	sub.s64 %rd333, %rd17, 1;
+	min.s64 %rd334, %rd333, 0;
+	setp.ge.s64 %p335, %rd334, 0;
+	mul.lo.s64 %rd336, %rd333, %rd9;
+	setp.ge.s64 %p337, %rd336, 0;
+	mov.b64 %rd338, %rd333;
+	mov.b64 %rd339, %rd9;
+	mul.hi.u64 %rd340, %rd338, %rd339;
+	setp.eq.u64 %p341, %rd340, 0;
+	mul.lo.s64 %rd342, %rd334, %rd9;
+	setp.ge.s64 %p343, %rd342, 0;
+	sub.s64 %rd344, %rd9, 1;
+	min.s64 %rd345, %rd344, 0;
+	setp.ge.s64 %p346, %rd345, 0;
+	add.s64 %rd347, %rd336, %rd344;
+	setp.ge.s64 %p348, %rd347, 0;
+	add.s64 %rd349, %rd342, %rd345;
+	mov.b64 %rd350, %rd349;
+	setp.lt.u64 %p351, %rd350, 9223372036854775808U;
+	mov.b64 %rd352, %rd347;
+	setp.lt.u64 %p353, %rd352, %rd331;
+	setp.ne.s64 %p354, %rd9, 0;
+	@!%p332 bra $L_36;
 $L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_25;
+	@!%p335 bra $L_36;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	@!%p337 bra $L_36;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd218, %rd7;
-	mov.b64 %rd219, %rd9;
-	or.b64 %rd220, %rd218, %rd219;
-	shr.u64 %rd221, %rd220, 32;
-	setp.eq.u64 %p222, %rd221, 0;
-	@!%p222 bra $L_24;
+	@!%p341 bra $L_36;
 $L_5:
-	cvt.u32.u64 %r223, %rd7;
-	cvt.u32.u64 %r224, %rd9;
-	div.u32 %r225, %r223, %r224;
-	mul.lo.u32 %r227, %r225, %r224;
-	sub.u32 %r226, %r223, %r227;
-	cvt.u64.u32 %rd216, %r225;
-	cvt.u64.u32 %rd217, %r226;
+	@!%p343 bra $L_36;
 $L_6:
-	mov.b64 %rd8, %rd217;
-	mov.b64 %rd10, %rd216;
-	mov.b64 %rd11, 0;
+	@!%p346 bra $L_36;
 $L_7:
+	@!%p348 bra $L_36;
+$L_8:
+	@!%p351 bra $L_36;
+$L_9:
+	@!%p353 bra $L_36;
+$L_10:
+	@!%p354 bra $L_36;
+$L_11:
+	mov.b64 %rd16, %rd333;
+	mov.b64 %rd29, %rd344;
+	mov.b64 %rd51, %rd344;
+	mov.b64 %rd63, %rd344;
+	mov.b64 %rd87, %rd333;
+	mov.b64 %rd130, %rd333;
+	mov.b64 %rd355, %rd2;
+	add.s64 %rd356, %rd4, %rd355;
+	mov.b64 %rd357, %rd1;
+	mov.b64 %rd378, %rd339;
+	cvt.u32.u64 %r384, %rd9;
+	max.u32 %r389, %r384, 1;
+	div.u32 %r390, 4294967295, %r389;
+$L_12:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_35;
+$L_13:
+	mov.b64 %rd7, %rd2;
+$L_14:
+	mov.b64 %rd377, %rd7;
+	or.b64 %rd379, %rd377, %rd378;
+	shr.u64 %rd380, %rd379, 32;
+	cvt.u32.u64 %r381, %rd380;
+	setp.eq.u32 %p382, %r381, 0;
+	@!%p382 bra $L_34;
+$L_15:
+	cvt.u32.u64 %r383, %rd7;
+	mul.hi.u32 %r391, %r383, %r390;
+	mul.lo.u32 %r392, %r391, %r384;
+	sub.u32 %r393, %r383, %r392;
+	sub.u32 %r394, %r393, %r384;
+	min.u32 %r395, %r393, %r394;
+	sub.u32 %r396, %r393, %r395;
+	min.u32 %r397, %r396, 1;
+	add.u32 %r385, %r391, %r397;
+	mov.b32 %r386, %r395;
+	cvt.u64.u32 %rd375, %r385;
+	cvt.u64.u32 %rd376, %r386;
+$L_16:
+	mov.b64 %rd8, %rd376;
+	mov.b64 %rd10, %rd375;
+	mov.b64 %rd11, 0;
+$L_17:
 	add.s64 %rd14, %rd10, -1;
 	max.s64 %rd15, %rd14, 0;
 	min.s64 %rd18, %rd15, %rd16;
 	mov.b64 %rd19, 0;
-$L_8:
+$L_18:
 	add.s64 %rd27, %rd8, -1;
 	max.s64 %rd28, %rd27, 0;
 	min.s64 %rd30, %rd28, %rd29;
 	mul.lo.s64 %rd31, %rd18, %rd9;
 	add.s64 %rd32, %rd31, %rd30;
-	setp.ge.u64 %pt1, %rd32, %rd35;
-	@%pt1 bra $Lfault_1;
 	add.s64 %rd33, %rd34, %rd32;
 	ld.global.u8 %r36, [%rd33];
 	cvt.u64.u32 %rd37, %r36;
 	mov.b64 %rd38, %rd37;
 	mov.b64 %rd19, %rd38;
-$L_9:
+$L_19:
 	mov.b64 %rd49, %rd8;
 	max.s64 %rd50, %rd49, 0;
 	min.s64 %rd52, %rd50, %rd51;
 	mov.b64 %rd53, %rd31;
 	add.s64 %rd54, %rd53, %rd52;
-	setp.ge.u64 %pt2, %rd54, %rd35;
-	@%pt2 bra $Lfault_2;
 	add.s64 %rd55, %rd34, %rd54;
 	ld.global.u8 %r56, [%rd55];
 	cvt.u64.u32 %rd57, %r56;
 	add.s64 %rd58, %rd19, %rd57;
 	mov.b64 %rd19, %rd58;
-$L_10:
+$L_20:
 	add.s64 %rd61, %rd8, 1;
 	max.s64 %rd62, %rd61, 0;
 	min.s64 %rd64, %rd62, %rd63;
 	mov.b64 %rd65, %rd31;
 	add.s64 %rd66, %rd65, %rd64;
-	setp.ge.u64 %pt3, %rd66, %rd35;
-	@%pt3 bra $Lfault_3;
 	add.s64 %rd67, %rd34, %rd66;
 	ld.global.u8 %r68, [%rd67];
 	cvt.u64.u32 %rd69, %r68;
 	add.s64 %rd70, %rd19, %rd69;
 	mov.b64 %rd19, %rd70;
-$L_11:
+$L_21:
 	mov.b64 %rd11, %rd19;
-$L_12:
+$L_22:
 	mov.b64 %rd85, %rd10;
 	max.s64 %rd86, %rd85, 0;
 	min.s64 %rd88, %rd86, %rd87;
 	mov.b64 %rd19, %rd11;
-$L_13:
+$L_23:
 	mov.b64 %rd93, %rd30;
 	mul.lo.s64 %rd94, %rd88, %rd9;
 	add.s64 %rd95, %rd94, %rd93;
-	setp.ge.u64 %pt4, %rd95, %rd35;
-	@%pt4 bra $Lfault_4;
 	add.s64 %rd96, %rd34, %rd95;
 	ld.global.u8 %r97, [%rd96];
 	cvt.u64.u32 %rd98, %r97;
 	add.s64 %rd99, %rd19, %rd98;
 	mov.b64 %rd19, %rd99;
-$L_14:
+$L_24:
 	mov.b64 %rd106, %rd52;
 	mov.b64 %rd107, %rd94;
 	add.s64 %rd108, %rd107, %rd106;
-	setp.ge.u64 %pt5, %rd108, %rd35;
-	@%pt5 bra $Lfault_5;
 	add.s64 %rd109, %rd34, %rd108;
 	ld.global.u8 %r110, [%rd109];
 	cvt.u64.u32 %rd111, %r110;
 	add.s64 %rd112, %rd19, %rd111;
 	mov.b64 %rd19, %rd112;
-$L_15:
+$L_25:
 	mov.b64 %rd118, %rd64;
 	mov.b64 %rd119, %rd94;
 	add.s64 %rd120, %rd119, %rd118;
-	setp.ge.u64 %pt6, %rd120, %rd35;
-	@%pt6 bra $Lfault_6;
 	add.s64 %rd121, %rd34, %rd120;
 	ld.global.u8 %r122, [%rd121];
 	cvt.u64.u32 %rd123, %r122;
 	add.s64 %rd124, %rd19, %rd123;
 	mov.b64 %rd19, %rd124;
-$L_16:
+$L_26:
 	mov.b64 %rd11, %rd19;
-$L_17:
+$L_27:
 	add.s64 %rd128, %rd10, 1;
 	max.s64 %rd129, %rd128, 0;
 	min.s64 %rd131, %rd129, %rd130;
 	mov.b64 %rd19, %rd11;
-$L_18:
+$L_28:
 	mov.b64 %rd136, %rd30;
 	mul.lo.s64 %rd137, %rd131, %rd9;
 	add.s64 %rd138, %rd137, %rd136;
-	setp.ge.u64 %pt7, %rd138, %rd35;
-	@%pt7 bra $Lfault_7;
 	add.s64 %rd139, %rd34, %rd138;
 	ld.global.u8 %r140, [%rd139];
 	cvt.u64.u32 %rd141, %r140;
 	add.s64 %rd142, %rd19, %rd141;
 	mov.b64 %rd19, %rd142;
-$L_19:
+$L_29:
 	mov.b64 %rd149, %rd52;
 	mov.b64 %rd150, %rd137;
 	add.s64 %rd151, %rd150, %rd149;
-	setp.ge.u64 %pt8, %rd151, %rd35;
-	@%pt8 bra $Lfault_8;
 	add.s64 %rd152, %rd34, %rd151;
 	ld.global.u8 %r153, [%rd152];
 	cvt.u64.u32 %rd154, %r153;
 	add.s64 %rd155, %rd19, %rd154;
 	mov.b64 %rd19, %rd155;
-$L_20:
+$L_30:
 	mov.b64 %rd161, %rd64;
 	mov.b64 %rd162, %rd137;
 	add.s64 %rd163, %rd162, %rd161;
-	setp.ge.u64 %pt9, %rd163, %rd35;
-	@%pt9 bra $Lfault_9;
 	add.s64 %rd164, %rd34, %rd163;
 	ld.global.u8 %r165, [%rd164];
 	cvt.u64.u32 %rd166, %r165;
 	add.s64 %rd167, %rd19, %rd166;
 	mov.b64 %rd19, %rd167;
-$L_21:
+$L_31:
 	mov.b64 %rd11, %rd19;
-$L_22:
+$L_32:
 	mul.hi.s64 %rd41, %rd11, -2049638230412172401;
 	add.s64 %rd42, %rd41, %rd11;
 	mov.b64 %rd43, %rd42;
@@ -2436,91 +3737,287 @@ $L_22:
 	mov.b64 %rd21, %rd47;
 	cvt.u32.u64 %r22, %rd21;
 	and.b32 %r22, %r22, 255;
-	mov.b64 %rd23, %rd214;
+	mov.b64 %rd23, %rd356;
 	st.global.u8 [%rd23], %r22;
-$L_23:
+$L_33:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd214, %rd214, %rd215;
-	bra.uni $L_2;
-$L_24:
-	setp.eq.s64 %pt10, %rd9, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd216, %rd7, %rd9;
-	selp.b64 %rd216, %rdt3, %rd216, %pt10;
-	mul.lo.s64 %rd228, %rd216, %rd9;
-	sub.s64 %rd217, %rd7, %rd228;
-	bra.uni $L_6;
-$L_25:
+	add.s64 %rd356, %rd356, %rd357;
+	bra.uni $L_12;
+$L_34:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd375, %rd7, %rd9;
+	selp.b64 %rd375, %rdt1, %rd375, %pt0;
+	mul.lo.s64 %rd388, %rd375, %rd9;
+	sub.s64 %rd376, %rd7, %rd388;
+	bra.uni $L_16;
+$L_35:
 	bra.uni $Lexit;
+$L_36:
+	mov.b64 %rd219, %rd333;
+	mov.b64 %rd228, %rd344;
+	mov.b64 %rd245, %rd344;
+	mov.b64 %rd255, %rd344;
+	mov.b64 %rd265, %rd333;
+	mov.b64 %rd299, %rd333;
+	mov.b64 %rd358, %rd2;
+	add.s64 %rd359, %rd4, %rd358;
+	mov.b64 %rd360, %rd1;
+	mov.b64 %rd364, %rd339;
+	cvt.u32.u64 %r370, %rd9;
+	max.u32 %r398, %r370, 1;
+	div.u32 %r399, 4294967295, %r398;
+$L_37:
+	setp.lt.s64 %p213, %rd2, %rd3;
+	@!%p213 bra $L_35;
+$L_38:
+	mov.b64 %rd214, %rd2;
+$L_39:
+	setp.eq.s64 %pt1, %rd9, 0;
+	@%pt1 bra $Lfault_0;
+	mov.b64 %rd363, %rd214;
+	or.b64 %rd365, %rd363, %rd364;
+	shr.u64 %rd366, %rd365, 32;
+	cvt.u32.u64 %r367, %rd366;
+	setp.eq.u32 %p368, %r367, 0;
+	@!%p368 bra $L_59;
+$L_40:
+	cvt.u32.u64 %r369, %rd214;
+	mul.hi.u32 %r400, %r369, %r399;
+	mul.lo.u32 %r401, %r400, %r370;
+	sub.u32 %r402, %r369, %r401;
+	sub.u32 %r403, %r402, %r370;
+	min.u32 %r404, %r402, %r403;
+	sub.u32 %r405, %r402, %r404;
+	min.u32 %r406, %r405, 1;
+	add.u32 %r371, %r400, %r406;
+	mov.b32 %r372, %r404;
+	cvt.u64.u32 %rd361, %r371;
+	cvt.u64.u32 %rd362, %r372;
+$L_41:
+	mov.b64 %rd215, %rd362;
+	mov.b64 %rd216, %rd361;
+	mov.b64 %rd11, 0;
+$L_42:
+	add.s64 %rd217, %rd216, -1;
+	max.s64 %rd218, %rd217, 0;
+	min.s64 %rd220, %rd218, %rd219;
+	mov.b64 %rd19, 0;
+$L_43:
+	add.s64 %rd226, %rd215, -1;
+	max.s64 %rd227, %rd226, 0;
+	min.s64 %rd229, %rd227, %rd228;
+	mul.lo.s64 %rd230, %rd220, %rd9;
+	add.s64 %rd231, %rd230, %rd229;
+	setp.ge.u64 %pt2, %rd231, %rd35;
+	@%pt2 bra $Lfault_1;
+	add.s64 %rd232, %rd34, %rd231;
+	ld.global.u8 %r233, [%rd232];
+	cvt.u64.u32 %rd234, %r233;
+	mov.b64 %rd235, %rd234;
+	mov.b64 %rd19, %rd235;
+$L_44:
+	mov.b64 %rd243, %rd215;
+	max.s64 %rd244, %rd243, 0;
+	min.s64 %rd246, %rd244, %rd245;
+	mov.b64 %rd247, %rd230;
+	add.s64 %rd248, %rd247, %rd246;
+	setp.ge.u64 %pt3, %rd248, %rd35;
+	@%pt3 bra $Lfault_2;
+	add.s64 %rd249, %rd34, %rd248;
+	ld.global.u8 %r250, [%rd249];
+	cvt.u64.u32 %rd251, %r250;
+	add.s64 %rd252, %rd19, %rd251;
+	mov.b64 %rd19, %rd252;
+$L_45:
+	add.s64 %rd253, %rd215, 1;
+	max.s64 %rd254, %rd253, 0;
+	min.s64 %rd256, %rd254, %rd255;
+	mov.b64 %rd257, %rd230;
+	add.s64 %rd258, %rd257, %rd256;
+	setp.ge.u64 %pt4, %rd258, %rd35;
+	@%pt4 bra $Lfault_3;
+	add.s64 %rd259, %rd34, %rd258;
+	ld.global.u8 %r260, [%rd259];
+	cvt.u64.u32 %rd261, %r260;
+	add.s64 %rd262, %rd19, %rd261;
+	mov.b64 %rd19, %rd262;
+$L_46:
+	mov.b64 %rd11, %rd19;
+$L_47:
+	mov.b64 %rd263, %rd216;
+	max.s64 %rd264, %rd263, 0;
+	min.s64 %rd266, %rd264, %rd265;
+	mov.b64 %rd19, %rd11;
+$L_48:
+	mov.b64 %rd270, %rd229;
+	mul.lo.s64 %rd271, %rd266, %rd9;
+	add.s64 %rd272, %rd271, %rd270;
+	setp.ge.u64 %pt5, %rd272, %rd35;
+	@%pt5 bra $Lfault_4;
+	add.s64 %rd273, %rd34, %rd272;
+	ld.global.u8 %r274, [%rd273];
+	cvt.u64.u32 %rd275, %r274;
+	add.s64 %rd276, %rd19, %rd275;
+	mov.b64 %rd19, %rd276;
+$L_49:
+	mov.b64 %rd280, %rd246;
+	mov.b64 %rd281, %rd271;
+	add.s64 %rd282, %rd281, %rd280;
+	setp.ge.u64 %pt6, %rd282, %rd35;
+	@%pt6 bra $Lfault_5;
+	add.s64 %rd283, %rd34, %rd282;
+	ld.global.u8 %r284, [%rd283];
+	cvt.u64.u32 %rd285, %r284;
+	add.s64 %rd286, %rd19, %rd285;
+	mov.b64 %rd19, %rd286;
+$L_50:
+	mov.b64 %rd290, %rd256;
+	mov.b64 %rd291, %rd271;
+	add.s64 %rd292, %rd291, %rd290;
+	setp.ge.u64 %pt7, %rd292, %rd35;
+	@%pt7 bra $Lfault_6;
+	add.s64 %rd293, %rd34, %rd292;
+	ld.global.u8 %r294, [%rd293];
+	cvt.u64.u32 %rd295, %r294;
+	add.s64 %rd296, %rd19, %rd295;
+	mov.b64 %rd19, %rd296;
+$L_51:
+	mov.b64 %rd11, %rd19;
+$L_52:
+	add.s64 %rd297, %rd216, 1;
+	max.s64 %rd298, %rd297, 0;
+	min.s64 %rd300, %rd298, %rd299;
+	mov.b64 %rd19, %rd11;
+$L_53:
+	mov.b64 %rd304, %rd229;
+	mul.lo.s64 %rd305, %rd300, %rd9;
+	add.s64 %rd306, %rd305, %rd304;
+	setp.ge.u64 %pt8, %rd306, %rd35;
+	@%pt8 bra $Lfault_7;
+	add.s64 %rd307, %rd34, %rd306;
+	ld.global.u8 %r308, [%rd307];
+	cvt.u64.u32 %rd309, %r308;
+	add.s64 %rd310, %rd19, %rd309;
+	mov.b64 %rd19, %rd310;
+$L_54:
+	mov.b64 %rd314, %rd246;
+	mov.b64 %rd315, %rd305;
+	add.s64 %rd316, %rd315, %rd314;
+	setp.ge.u64 %pt9, %rd316, %rd35;
+	@%pt9 bra $Lfault_8;
+	add.s64 %rd317, %rd34, %rd316;
+	ld.global.u8 %r318, [%rd317];
+	cvt.u64.u32 %rd319, %r318;
+	add.s64 %rd320, %rd19, %rd319;
+	mov.b64 %rd19, %rd320;
+$L_55:
+	mov.b64 %rd324, %rd256;
+	mov.b64 %rd325, %rd305;
+	add.s64 %rd326, %rd325, %rd324;
+	setp.ge.u64 %pt10, %rd326, %rd35;
+	@%pt10 bra $Lfault_9;
+	add.s64 %rd327, %rd34, %rd326;
+	ld.global.u8 %r328, [%rd327];
+	cvt.u64.u32 %rd329, %r328;
+	add.s64 %rd330, %rd19, %rd329;
+	mov.b64 %rd19, %rd330;
+$L_56:
+	mov.b64 %rd11, %rd19;
+$L_57:
+	mul.hi.s64 %rd236, %rd11, -2049638230412172401;
+	add.s64 %rd237, %rd236, %rd11;
+	mov.b64 %rd238, %rd237;
+	shr.u64 %rd239, %rd238, 63;
+	shr.s64 %rd240, %rd237, 3;
+	mov.b64 %rd241, %rd239;
+	add.s64 %rd242, %rd240, %rd241;
+	mov.b64 %rd221, %rd242;
+	cvt.u32.u64 %r222, %rd221;
+	and.b32 %r222, %r222, 255;
+	mov.b64 %rd223, %rd359;
+	st.global.u8 [%rd223], %r222;
+$L_58:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd359, %rd359, %rd360;
+	bra.uni $L_37;
+$L_59:
+	setp.eq.s64 %pt11, %rd9, -1;
+	neg.s64 %rdt4, %rd214;
+	div.s64 %rd361, %rd214, %rd9;
+	selp.b64 %rd361, %rdt4, %rd361, %pt11;
+	mul.lo.s64 %rd374, %rd361, %rd9;
+	sub.s64 %rd362, %rd214, %rd374;
+	bra.uni $L_41;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd32;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd231;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd54;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd248;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd258;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd95;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd272;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd108;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd282;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd120;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd292;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd138;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd306;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd151;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd316;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd163;
-	mov.b64 %rdt2, %rd35;
+	mov.b64 %rdt2, %rd326;
+	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Blur_0_param_6];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt5, [Blur_0_param_6];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt11, %rt8, %rt6;
-	@%pt11 exit;
-	st.global.u32 [%rdt4+8], 196608;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt12, %rt8, %rt6;
+	@%pt12 exit;
+	st.global.u32 [%rdt5+8], 196608;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt2;
+	st.global.u64 [%rdt5+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt12, %rt9, 0;
-	@%pt12 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt13, %rt9, 0;
+	@%pt13 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -2533,11 +4030,11 @@ $Lexit:
 	.param .u64 DigitSum_0_param_5
 )
 {
-	.reg .pred %p<156>;
-	.reg .pred %pt<19>;
-	.reg .b32 %r<161>;
+	.reg .pred %p<202>;
+	.reg .pred %pt<15>;
+	.reg .b32 %r<213>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<162>;
+	.reg .b64 %rd<206>;
 	.reg .b64 %rdt<12>;
 
 $L_0:
@@ -2573,365 +4070,390 @@ $L_1:
 	sub.u64 %rd43, %rd33, 1;
 	sub.u64 %rd44, %rd43, %rd35;
 	setp.le.u64 %p45, %rd42, %rd44;
-	@!%p36 bra $L_30;
+	setp.ne.s64 %p46, %rd15, 0;
+	@!%p36 bra $L_32;
 $L_2:
-	@!%p39 bra $L_30;
+	@!%p39 bra $L_32;
 $L_3:
-	@!%p45 bra $L_30;
+	@!%p45 bra $L_32;
 $L_4:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_29;
+	@!%p46 bra $L_32;
 $L_5:
-	mov.b64 %rd7, %rd2;
+	mov.b64 %rd64, %rd15;
+	cvt.u32.u64 %r70, %rd15;
+	max.u32 %r75, %r70, 1;
+	div.u32 %r76, 4294967295, %r75;
 $L_6:
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_31;
+$L_7:
+	mov.b64 %rd7, %rd2;
+$L_8:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
 	mov.b64 %rd13, 0;
-$L_7:
-	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_24;
-$L_8:
-	setp.eq.s64 %pt0, %rd15, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd61, %rd12;
-	mov.b64 %rd62, %rd15;
-	or.b64 %rd63, %rd61, %rd62;
-	shr.u64 %rd64, %rd63, 32;
-	setp.eq.u64 %p65, %rd64, 0;
-	@!%p65 bra $L_28;
 $L_9:
-	cvt.u32.u64 %r66, %rd12;
-	cvt.u32.u64 %r67, %rd15;
-	div.u32 %r68, %r66, %r67;
-	mul.lo.u32 %r70, %r68, %r67;
-	sub.u32 %r69, %r66, %r70;
-	cvt.u64.u32 %rd59, %r68;
-	cvt.u64.u32 %rd60, %r69;
+	setp.gt.s64 %p21, %rd12, 0;
+	@!%p21 bra $L_26;
 $L_10:
-	mov.b64 %rd14, %rd60;
+	mov.b64 %rd63, %rd12;
+	or.b64 %rd65, %rd63, %rd64;
+	shr.u64 %rd66, %rd65, 32;
+	cvt.u32.u64 %r67, %rd66;
+	setp.eq.u32 %p68, %r67, 0;
+	@!%p68 bra $L_30;
+$L_11:
+	cvt.u32.u64 %r69, %rd12;
+	mul.hi.u32 %r77, %r69, %r76;
+	mul.lo.u32 %r78, %r77, %r70;
+	sub.u32 %r79, %r69, %r78;
+	sub.u32 %r80, %r79, %r70;
+	min.u32 %r81, %r79, %r80;
+	sub.u32 %r82, %r79, %r81;
+	min.u32 %r83, %r82, 1;
+	add.u32 %r71, %r77, %r83;
+	mov.b32 %r72, %r81;
+	cvt.u64.u32 %rd61, %r71;
+	cvt.u64.u32 %rd62, %r72;
+$L_12:
+	mov.b64 %rd14, %rd62;
 	add.s64 %rd16, %rd13, %rd14;
-	mov.b64 %rd17, %rd59;
+	mov.b64 %rd17, %rd61;
 	mov.b64 %rd12, %rd17;
 	mov.b64 %rd13, %rd16;
-$L_11:
-	setp.gt.s64 %p120, %rd12, 0;
-	@!%p120 bra $L_24;
-$L_12:
-	setp.eq.s64 %pt1, %rd15, 0;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd121, %rd12;
-	mov.b64 %rd122, %rd15;
-	or.b64 %rd123, %rd121, %rd122;
-	shr.u64 %rd124, %rd123, 32;
-	setp.eq.u64 %p125, %rd124, 0;
-	@!%p125 bra $L_27;
 $L_13:
-	cvt.u32.u64 %r126, %rd12;
-	cvt.u32.u64 %r127, %rd15;
-	div.u32 %r128, %r126, %r127;
-	mul.lo.u32 %r130, %r128, %r127;
-	sub.u32 %r129, %r126, %r130;
-	cvt.u64.u32 %rd59, %r128;
-	cvt.u64.u32 %rd60, %r129;
+	setp.gt.s64 %p156, %rd12, 0;
+	@!%p156 bra $L_26;
 $L_14:
-	mov.b64 %rd117, %rd60;
-	add.s64 %rd118, %rd13, %rd117;
-	mov.b64 %rd119, %rd59;
-	mov.b64 %rd12, %rd119;
-	mov.b64 %rd13, %rd118;
+	mov.b64 %rd157, %rd12;
+	or.b64 %rd158, %rd157, %rd64;
+	shr.u64 %rd159, %rd158, 32;
+	cvt.u32.u64 %r160, %rd159;
+	setp.eq.u32 %p161, %r160, 0;
+	@!%p161 bra $L_29;
 $L_15:
-	setp.gt.s64 %p135, %rd12, 0;
-	@!%p135 bra $L_24;
+	cvt.u32.u64 %r162, %rd12;
+	mul.hi.u32 %r166, %r162, %r76;
+	mul.lo.u32 %r167, %r166, %r70;
+	sub.u32 %r168, %r162, %r167;
+	sub.u32 %r169, %r168, %r70;
+	min.u32 %r170, %r168, %r169;
+	sub.u32 %r171, %r168, %r170;
+	min.u32 %r172, %r171, 1;
+	add.u32 %r163, %r166, %r172;
+	mov.b32 %r164, %r170;
+	cvt.u64.u32 %rd61, %r163;
+	cvt.u64.u32 %rd62, %r164;
 $L_16:
-	setp.eq.s64 %pt2, %rd15, 0;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd136, %rd12;
-	mov.b64 %rd137, %rd15;
-	or.b64 %rd138, %rd136, %rd137;
-	shr.u64 %rd139, %rd138, 32;
-	setp.eq.u64 %p140, %rd139, 0;
-	@!%p140 bra $L_26;
+	mov.b64 %rd153, %rd62;
+	add.s64 %rd154, %rd13, %rd153;
+	mov.b64 %rd155, %rd61;
+	mov.b64 %rd12, %rd155;
+	mov.b64 %rd13, %rd154;
 $L_17:
-	cvt.u32.u64 %r141, %rd12;
-	cvt.u32.u64 %r142, %rd15;
-	div.u32 %r143, %r141, %r142;
-	mul.lo.u32 %r145, %r143, %r142;
-	sub.u32 %r144, %r141, %r145;
-	cvt.u64.u32 %rd59, %r143;
-	cvt.u64.u32 %rd60, %r144;
+	setp.gt.s64 %p176, %rd12, 0;
+	@!%p176 bra $L_26;
 $L_18:
-	mov.b64 %rd132, %rd60;
-	add.s64 %rd133, %rd13, %rd132;
-	mov.b64 %rd134, %rd59;
-	mov.b64 %rd12, %rd134;
-	mov.b64 %rd13, %rd133;
+	mov.b64 %rd177, %rd12;
+	or.b64 %rd178, %rd177, %rd64;
+	shr.u64 %rd179, %rd178, 32;
+	cvt.u32.u64 %r180, %rd179;
+	setp.eq.u32 %p181, %r180, 0;
+	@!%p181 bra $L_28;
 $L_19:
-	setp.gt.s64 %p150, %rd12, 0;
-	@!%p150 bra $L_24;
+	cvt.u32.u64 %r182, %rd12;
+	mul.hi.u32 %r186, %r182, %r76;
+	mul.lo.u32 %r187, %r186, %r70;
+	sub.u32 %r188, %r182, %r187;
+	sub.u32 %r189, %r188, %r70;
+	min.u32 %r190, %r188, %r189;
+	sub.u32 %r191, %r188, %r190;
+	min.u32 %r192, %r191, 1;
+	add.u32 %r183, %r186, %r192;
+	mov.b32 %r184, %r190;
+	cvt.u64.u32 %rd61, %r183;
+	cvt.u64.u32 %rd62, %r184;
 $L_20:
-	setp.eq.s64 %pt3, %rd15, 0;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd151, %rd12;
-	mov.b64 %rd152, %rd15;
-	or.b64 %rd153, %rd151, %rd152;
-	shr.u64 %rd154, %rd153, 32;
-	setp.eq.u64 %p155, %rd154, 0;
-	@!%p155 bra $L_23;
+	mov.b64 %rd173, %rd62;
+	add.s64 %rd174, %rd13, %rd173;
+	mov.b64 %rd175, %rd61;
+	mov.b64 %rd12, %rd175;
+	mov.b64 %rd13, %rd174;
 $L_21:
-	cvt.u32.u64 %r156, %rd12;
-	cvt.u32.u64 %r157, %rd15;
-	div.u32 %r158, %r156, %r157;
-	mul.lo.u32 %r160, %r158, %r157;
-	sub.u32 %r159, %r156, %r160;
-	cvt.u64.u32 %rd59, %r158;
-	cvt.u64.u32 %rd60, %r159;
+	setp.gt.s64 %p196, %rd12, 0;
+	@!%p196 bra $L_26;
 $L_22:
-	mov.b64 %rd147, %rd60;
-	add.s64 %rd148, %rd13, %rd147;
-	mov.b64 %rd149, %rd59;
-	mov.b64 %rd12, %rd149;
-	mov.b64 %rd13, %rd148;
-	bra.uni $L_7;
+	mov.b64 %rd197, %rd12;
+	or.b64 %rd198, %rd197, %rd64;
+	shr.u64 %rd199, %rd198, 32;
+	cvt.u32.u64 %r200, %rd199;
+	setp.eq.u32 %p201, %r200, 0;
+	@!%p201 bra $L_25;
 $L_23:
-	setp.eq.s64 %pt4, %rd15, -1;
-	neg.s64 %rdt3, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt3, %rd59, %pt4;
-	mul.lo.s64 %rd161, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd161;
-	bra.uni $L_22;
+	cvt.u32.u64 %r202, %rd12;
+	mul.hi.u32 %r206, %r202, %r76;
+	mul.lo.u32 %r207, %r206, %r70;
+	sub.u32 %r208, %r202, %r207;
+	sub.u32 %r209, %r208, %r70;
+	min.u32 %r210, %r208, %r209;
+	sub.u32 %r211, %r208, %r210;
+	min.u32 %r212, %r211, 1;
+	add.u32 %r203, %r206, %r212;
+	mov.b32 %r204, %r210;
+	cvt.u64.u32 %rd61, %r203;
+	cvt.u64.u32 %rd62, %r204;
 $L_24:
+	mov.b64 %rd193, %rd62;
+	add.s64 %rd194, %rd13, %rd193;
+	mov.b64 %rd195, %rd61;
+	mov.b64 %rd12, %rd195;
+	mov.b64 %rd13, %rd194;
+	bra.uni $L_9;
+$L_25:
+	setp.eq.s64 %pt0, %rd15, -1;
+	neg.s64 %rdt1, %rd12;
+	div.s64 %rd61, %rd12, %rd15;
+	selp.b64 %rd61, %rdt1, %rd61, %pt0;
+	mul.lo.s64 %rd205, %rd61, %rd15;
+	sub.s64 %rd62, %rd12, %rd205;
+	bra.uni $L_24;
+$L_26:
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.s64 [%rd18], %rd13;
-$L_25:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_4;
-$L_26:
-	setp.eq.s64 %pt5, %rd15, -1;
-	neg.s64 %rdt4, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt4, %rd59, %pt5;
-	mul.lo.s64 %rd146, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd146;
-	bra.uni $L_18;
 $L_27:
-	setp.eq.s64 %pt6, %rd15, -1;
-	neg.s64 %rdt5, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt5, %rd59, %pt6;
-	mul.lo.s64 %rd131, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd131;
-	bra.uni $L_14;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
 $L_28:
-	setp.eq.s64 %pt7, %rd15, -1;
-	neg.s64 %rdt6, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt6, %rd59, %pt7;
-	mul.lo.s64 %rd71, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd71;
-	bra.uni $L_10;
+	setp.eq.s64 %pt1, %rd15, -1;
+	neg.s64 %rdt2, %rd12;
+	div.s64 %rd61, %rd12, %rd15;
+	selp.b64 %rd61, %rdt2, %rd61, %pt1;
+	mul.lo.s64 %rd185, %rd61, %rd15;
+	sub.s64 %rd62, %rd12, %rd185;
+	bra.uni $L_20;
 $L_29:
-	bra.uni $Lexit;
+	setp.eq.s64 %pt2, %rd15, -1;
+	neg.s64 %rdt3, %rd12;
+	div.s64 %rd61, %rd12, %rd15;
+	selp.b64 %rd61, %rdt3, %rd61, %pt2;
+	mul.lo.s64 %rd165, %rd61, %rd15;
+	sub.s64 %rd62, %rd12, %rd165;
+	bra.uni $L_16;
 $L_30:
-	setp.lt.s64 %p22, %rd2, %rd3;
-	@!%p22 bra $L_29;
+	setp.eq.s64 %pt3, %rd15, -1;
+	neg.s64 %rdt4, %rd12;
+	div.s64 %rd61, %rd12, %rd15;
+	selp.b64 %rd61, %rdt4, %rd61, %pt3;
+	mul.lo.s64 %rd74, %rd61, %rd15;
+	sub.s64 %rd62, %rd12, %rd74;
+	bra.uni $L_12;
 $L_31:
-	mov.b64 %rd23, %rd2;
+	bra.uni $Lexit;
 $L_32:
-	setp.ge.u64 %pt8, %rd23, %rd10;
-	@%pt8 bra $Lfault_4;
+	mov.b64 %rd50, %rd15;
+	cvt.u32.u64 %r56, %rd15;
+	max.u32 %r84, %r56, 1;
+	div.u32 %r85, 4294967295, %r84;
+$L_33:
+	setp.lt.s64 %p22, %rd2, %rd3;
+	@!%p22 bra $L_31;
+$L_34:
+	mov.b64 %rd23, %rd2;
+$L_35:
+	setp.ge.u64 %pt4, %rd23, %rd10;
+	@%pt4 bra $Lfault_0;
 	mad.lo.s64 %rd24, %rd23, 8, %rd9;
 	ld.global.s64 %rd25, [%rd24];
 	mov.b64 %rd12, %rd25;
 	mov.b64 %rd13, 0;
-$L_33:
-	setp.gt.s64 %p32, %rd12, 0;
-	@!%p32 bra $L_50;
-$L_34:
-	setp.eq.s64 %pt9, %rd15, 0;
-	@%pt9 bra $Lfault_5;
-	mov.b64 %rd48, %rd12;
-	mov.b64 %rd49, %rd15;
-	or.b64 %rd50, %rd48, %rd49;
-	shr.u64 %rd51, %rd50, 32;
-	setp.eq.u64 %p52, %rd51, 0;
-	@!%p52 bra $L_54;
-$L_35:
-	cvt.u32.u64 %r53, %rd12;
-	cvt.u32.u64 %r54, %rd15;
-	div.u32 %r55, %r53, %r54;
-	mul.lo.u32 %r57, %r55, %r54;
-	sub.u32 %r56, %r53, %r57;
-	cvt.u64.u32 %rd46, %r55;
-	cvt.u64.u32 %rd47, %r56;
 $L_36:
-	mov.b64 %rd26, %rd47;
+	setp.gt.s64 %p32, %rd12, 0;
+	@!%p32 bra $L_53;
+$L_37:
+	setp.eq.s64 %pt5, %rd15, 0;
+	@%pt5 bra $Lfault_1;
+	mov.b64 %rd49, %rd12;
+	or.b64 %rd51, %rd49, %rd50;
+	shr.u64 %rd52, %rd51, 32;
+	cvt.u32.u64 %r53, %rd52;
+	setp.eq.u32 %p54, %r53, 0;
+	@!%p54 bra $L_57;
+$L_38:
+	cvt.u32.u64 %r55, %rd12;
+	mul.hi.u32 %r86, %r55, %r85;
+	mul.lo.u32 %r87, %r86, %r56;
+	sub.u32 %r88, %r55, %r87;
+	sub.u32 %r89, %r88, %r56;
+	min.u32 %r90, %r88, %r89;
+	sub.u32 %r91, %r88, %r90;
+	min.u32 %r92, %r91, 1;
+	add.u32 %r57, %r86, %r92;
+	mov.b32 %r58, %r90;
+	cvt.u64.u32 %rd47, %r57;
+	cvt.u64.u32 %rd48, %r58;
+$L_39:
+	mov.b64 %rd26, %rd48;
 	add.s64 %rd27, %rd13, %rd26;
-	mov.b64 %rd28, %rd46;
+	mov.b64 %rd28, %rd47;
 	mov.b64 %rd12, %rd28;
 	mov.b64 %rd13, %rd27;
-$L_37:
-	setp.gt.s64 %p75, %rd12, 0;
-	@!%p75 bra $L_50;
-$L_38:
-	setp.eq.s64 %pt10, %rd15, 0;
-	@%pt10 bra $Lfault_6;
-	mov.b64 %rd76, %rd12;
-	mov.b64 %rd77, %rd15;
-	or.b64 %rd78, %rd76, %rd77;
-	shr.u64 %rd79, %rd78, 32;
-	setp.eq.u64 %p80, %rd79, 0;
-	@!%p80 bra $L_53;
-$L_39:
-	cvt.u32.u64 %r81, %rd12;
-	cvt.u32.u64 %r82, %rd15;
-	div.u32 %r83, %r81, %r82;
-	mul.lo.u32 %r85, %r83, %r82;
-	sub.u32 %r84, %r81, %r85;
-	cvt.u64.u32 %rd46, %r83;
-	cvt.u64.u32 %rd47, %r84;
 $L_40:
-	mov.b64 %rd72, %rd47;
-	add.s64 %rd73, %rd13, %rd72;
-	mov.b64 %rd74, %rd46;
-	mov.b64 %rd12, %rd74;
-	mov.b64 %rd13, %rd73;
+	setp.gt.s64 %p96, %rd12, 0;
+	@!%p96 bra $L_53;
 $L_41:
-	setp.gt.s64 %p90, %rd12, 0;
-	@!%p90 bra $L_50;
+	setp.eq.s64 %pt6, %rd15, 0;
+	@%pt6 bra $Lfault_2;
+	mov.b64 %rd97, %rd12;
+	or.b64 %rd98, %rd97, %rd50;
+	shr.u64 %rd99, %rd98, 32;
+	cvt.u32.u64 %r100, %rd99;
+	setp.eq.u32 %p101, %r100, 0;
+	@!%p101 bra $L_56;
 $L_42:
-	setp.eq.s64 %pt11, %rd15, 0;
-	@%pt11 bra $Lfault_7;
-	mov.b64 %rd91, %rd12;
-	mov.b64 %rd92, %rd15;
-	or.b64 %rd93, %rd91, %rd92;
-	shr.u64 %rd94, %rd93, 32;
-	setp.eq.u64 %p95, %rd94, 0;
-	@!%p95 bra $L_52;
+	cvt.u32.u64 %r102, %rd12;
+	mul.hi.u32 %r106, %r102, %r85;
+	mul.lo.u32 %r107, %r106, %r56;
+	sub.u32 %r108, %r102, %r107;
+	sub.u32 %r109, %r108, %r56;
+	min.u32 %r110, %r108, %r109;
+	sub.u32 %r111, %r108, %r110;
+	min.u32 %r112, %r111, 1;
+	add.u32 %r103, %r106, %r112;
+	mov.b32 %r104, %r110;
+	cvt.u64.u32 %rd47, %r103;
+	cvt.u64.u32 %rd48, %r104;
 $L_43:
-	cvt.u32.u64 %r96, %rd12;
-	cvt.u32.u64 %r97, %rd15;
-	div.u32 %r98, %r96, %r97;
-	mul.lo.u32 %r100, %r98, %r97;
-	sub.u32 %r99, %r96, %r100;
-	cvt.u64.u32 %rd46, %r98;
-	cvt.u64.u32 %rd47, %r99;
+	mov.b64 %rd93, %rd48;
+	add.s64 %rd94, %rd13, %rd93;
+	mov.b64 %rd95, %rd47;
+	mov.b64 %rd12, %rd95;
+	mov.b64 %rd13, %rd94;
 $L_44:
-	mov.b64 %rd87, %rd47;
-	add.s64 %rd88, %rd13, %rd87;
-	mov.b64 %rd89, %rd46;
-	mov.b64 %rd12, %rd89;
-	mov.b64 %rd13, %rd88;
+	setp.gt.s64 %p116, %rd12, 0;
+	@!%p116 bra $L_53;
 $L_45:
-	setp.gt.s64 %p105, %rd12, 0;
-	@!%p105 bra $L_50;
+	setp.eq.s64 %pt7, %rd15, 0;
+	@%pt7 bra $Lfault_3;
+	mov.b64 %rd117, %rd12;
+	or.b64 %rd118, %rd117, %rd50;
+	shr.u64 %rd119, %rd118, 32;
+	cvt.u32.u64 %r120, %rd119;
+	setp.eq.u32 %p121, %r120, 0;
+	@!%p121 bra $L_55;
 $L_46:
-	setp.eq.s64 %pt12, %rd15, 0;
-	@%pt12 bra $Lfault_8;
-	mov.b64 %rd106, %rd12;
-	mov.b64 %rd107, %rd15;
-	or.b64 %rd108, %rd106, %rd107;
-	shr.u64 %rd109, %rd108, 32;
-	setp.eq.u64 %p110, %rd109, 0;
-	@!%p110 bra $L_49;
+	cvt.u32.u64 %r122, %rd12;
+	mul.hi.u32 %r126, %r122, %r85;
+	mul.lo.u32 %r127, %r126, %r56;
+	sub.u32 %r128, %r122, %r127;
+	sub.u32 %r129, %r128, %r56;
+	min.u32 %r130, %r128, %r129;
+	sub.u32 %r131, %r128, %r130;
+	min.u32 %r132, %r131, 1;
+	add.u32 %r123, %r126, %r132;
+	mov.b32 %r124, %r130;
+	cvt.u64.u32 %rd47, %r123;
+	cvt.u64.u32 %rd48, %r124;
 $L_47:
-	cvt.u32.u64 %r111, %rd12;
-	cvt.u32.u64 %r112, %rd15;
-	div.u32 %r113, %r111, %r112;
-	mul.lo.u32 %r115, %r113, %r112;
-	sub.u32 %r114, %r111, %r115;
-	cvt.u64.u32 %rd46, %r113;
-	cvt.u64.u32 %rd47, %r114;
+	mov.b64 %rd113, %rd48;
+	add.s64 %rd114, %rd13, %rd113;
+	mov.b64 %rd115, %rd47;
+	mov.b64 %rd12, %rd115;
+	mov.b64 %rd13, %rd114;
 $L_48:
-	mov.b64 %rd102, %rd47;
-	add.s64 %rd103, %rd13, %rd102;
-	mov.b64 %rd104, %rd46;
-	mov.b64 %rd12, %rd104;
-	mov.b64 %rd13, %rd103;
-	bra.uni $L_33;
+	setp.gt.s64 %p136, %rd12, 0;
+	@!%p136 bra $L_53;
 $L_49:
-	setp.eq.s64 %pt13, %rd15, -1;
-	neg.s64 %rdt7, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt7, %rd46, %pt13;
-	mul.lo.s64 %rd116, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd116;
-	bra.uni $L_48;
+	setp.eq.s64 %pt8, %rd15, 0;
+	@%pt8 bra $Lfault_4;
+	mov.b64 %rd137, %rd12;
+	or.b64 %rd138, %rd137, %rd50;
+	shr.u64 %rd139, %rd138, 32;
+	cvt.u32.u64 %r140, %rd139;
+	setp.eq.u32 %p141, %r140, 0;
+	@!%p141 bra $L_52;
 $L_50:
+	cvt.u32.u64 %r142, %rd12;
+	mul.hi.u32 %r146, %r142, %r85;
+	mul.lo.u32 %r147, %r146, %r56;
+	sub.u32 %r148, %r142, %r147;
+	sub.u32 %r149, %r148, %r56;
+	min.u32 %r150, %r148, %r149;
+	sub.u32 %r151, %r148, %r150;
+	min.u32 %r152, %r151, 1;
+	add.u32 %r143, %r146, %r152;
+	mov.b32 %r144, %r150;
+	cvt.u64.u32 %rd47, %r143;
+	cvt.u64.u32 %rd48, %r144;
+$L_51:
+	mov.b64 %rd133, %rd48;
+	add.s64 %rd134, %rd13, %rd133;
+	mov.b64 %rd135, %rd47;
+	mov.b64 %rd12, %rd135;
+	mov.b64 %rd13, %rd134;
+	bra.uni $L_36;
+$L_52:
+	setp.eq.s64 %pt9, %rd15, -1;
+	neg.s64 %rdt7, %rd12;
+	div.s64 %rd47, %rd12, %rd15;
+	selp.b64 %rd47, %rdt7, %rd47, %pt9;
+	mul.lo.s64 %rd145, %rd47, %rd15;
+	sub.s64 %rd48, %rd12, %rd145;
+	bra.uni $L_51;
+$L_53:
 	mad.lo.s64 %rd29, %rd23, 8, %rd4;
 	st.global.s64 [%rd29], %rd13;
-$L_51:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_30;
-$L_52:
-	setp.eq.s64 %pt14, %rd15, -1;
-	neg.s64 %rdt8, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt8, %rd46, %pt14;
-	mul.lo.s64 %rd101, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd101;
-	bra.uni $L_44;
-$L_53:
-	setp.eq.s64 %pt15, %rd15, -1;
-	neg.s64 %rdt9, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt9, %rd46, %pt15;
-	mul.lo.s64 %rd86, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd86;
-	bra.uni $L_40;
 $L_54:
-	setp.eq.s64 %pt16, %rd15, -1;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_33;
+$L_55:
+	setp.eq.s64 %pt10, %rd15, -1;
+	neg.s64 %rdt8, %rd12;
+	div.s64 %rd47, %rd12, %rd15;
+	selp.b64 %rd47, %rdt8, %rd47, %pt10;
+	mul.lo.s64 %rd125, %rd47, %rd15;
+	sub.s64 %rd48, %rd12, %rd125;
+	bra.uni $L_47;
+$L_56:
+	setp.eq.s64 %pt11, %rd15, -1;
+	neg.s64 %rdt9, %rd12;
+	div.s64 %rd47, %rd12, %rd15;
+	selp.b64 %rd47, %rdt9, %rd47, %pt11;
+	mul.lo.s64 %rd105, %rd47, %rd15;
+	sub.s64 %rd48, %rd12, %rd105;
+	bra.uni $L_43;
+$L_57:
+	setp.eq.s64 %pt12, %rd15, -1;
 	neg.s64 %rdt10, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt10, %rd46, %pt16;
-	mul.lo.s64 %rd58, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd58;
-	bra.uni $L_36;
+	div.s64 %rd47, %rd12, %rd15;
+	selp.b64 %rd47, %rdt10, %rd47, %pt12;
+	mul.lo.s64 %rd60, %rd47, %rd15;
+	sub.s64 %rd48, %rd12, %rd60;
+	bra.uni $L_39;
 $Lfault_0:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt5, %rd23;
+	mov.b64 %rdt6, %rd10;
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
 	bra.uni $Lfault;
 $Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_5:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt5, 0;
+	mov.b64 %rdt6, 0;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt11, [DigitSum_0_param_5];
@@ -2939,19 +4461,19 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt11];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt17, %rt8, %rt6;
-	@%pt17 exit;
+	setp.ne.u32 %pt13, %rt8, %rt6;
+	@%pt13 exit;
 	st.global.u32 [%rdt11+8], 262144;
 	st.global.u32 [%rdt11+12], %rt5;
-	st.global.u64 [%rdt11+16], %rdt1;
-	st.global.u64 [%rdt11+24], %rdt2;
+	st.global.u64 [%rdt11+16], %rdt5;
+	st.global.u64 [%rdt11+24], %rdt6;
 	membar.sys;
 	st.volatile.global.u32 [%rdt11+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt18, %rt9, 0;
-	@%pt18 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt14, %rt9, 0;
+	@%pt14 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3317,7 +4839,7 @@ $L_47:
 $L_48:
 	mov.b64 %rd376, %rd2;
 	mad.lo.s64 %rd377, %rd376, 4, %rd9;
-	mul.lo.s64 %rd378, %rd1, 4;
+	mov.b64 %rd378, %rd345;
 	mad.lo.s64 %rd379, %rd376, 4, %rd4;
 $L_49:
 	setp.lt.s64 %p6, %rd2, %rd3;
@@ -3625,6 +5147,13 @@ $L_12:
 	mov.b64 %rd174, %rd124;
 	mov.b64 %rd177, %rd127;
 	mov.b64 %rd179, %rd129;
+	setp.lt.u64 %p168, 0, %rd166;
+	mov.b64 %rd173, %rd172;
+	mov.b64 %rd175, %rd174;
+	setp.le.u64 %p176, %rd173, %rd175;
+	setp.lt.u64 %p178, 0, %rd177;
+	mov.b64 %rd180, %rd179;
+	setp.le.u64 %p181, %rd173, %rd180;
 $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_51;
@@ -3643,13 +5172,6 @@ $L_16:
 	mov.f32 %f23, 0f00000000;
 	mov.f32 %f24, 0f00000000;
 	mov.b64 %rd25, 0;
-	setp.lt.u64 %p168, 0, %rd166;
-	mov.b64 %rd173, %rd172;
-	mov.b64 %rd175, %rd174;
-	setp.le.u64 %p176, %rd173, %rd175;
-	setp.lt.u64 %p178, 0, %rd177;
-	mov.b64 %rd180, %rd179;
-	setp.le.u64 %p181, %rd173, %rd180;
 	@!%p168 bra $L_37;
 $L_17:
 	@!%p171 bra $L_37;
@@ -4504,13 +6026,13 @@ $Lexit:
 	.param .u64 Mandelbrot64_0_param_5
 )
 {
-	.reg .pred %p<56>;
-	.reg .pred %pt<4>;
-	.reg .b32 %r<55>;
+	.reg .pred %p<121>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<120>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<53>;
-	.reg .b64 %rdt<5>;
-	.reg .f64 %fd<39>;
+	.reg .b64 %rd<97>;
+	.reg .b64 %rdt<6>;
+	.reg .f64 %fd<67>;
 
 $L_0:
 	ld.param.u64 %rd4, [Mandelbrot64_0_param_0];
@@ -4531,37 +6053,47 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	setp.ne.s64 %p68, %rd9, 0;
+	@!%p68 bra $L_29;
+$L_2:
 	cvt.rn.f64.s64 %fd12, %rd9;
 	cvt.rn.f64.s64 %fd18, %rd19;
-$L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_27;
+	mov.b64 %rd86, %rd9;
+	cvt.u32.u64 %r92, %rd9;
+	max.u32 %r97, %r92, 1;
+	div.u32 %r98, 4294967295, %r97;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_28;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd42, %rd7;
-	mov.b64 %rd43, %rd9;
-	or.b64 %rd44, %rd42, %rd43;
-	shr.u64 %rd45, %rd44, 32;
-	setp.eq.u64 %p46, %rd45, 0;
-	@!%p46 bra $L_26;
+	mov.b64 %rd7, %rd2;
 $L_5:
-	cvt.u32.u64 %r47, %rd7;
-	cvt.u32.u64 %r48, %rd9;
-	div.u32 %r49, %r47, %r48;
-	mul.lo.u32 %r51, %r49, %r48;
-	sub.u32 %r50, %r47, %r51;
-	cvt.u64.u32 %rd40, %r49;
-	cvt.u64.u32 %rd41, %r50;
+	mov.b64 %rd85, %rd7;
+	or.b64 %rd87, %rd85, %rd86;
+	shr.u64 %rd88, %rd87, 32;
+	cvt.u32.u64 %r89, %rd88;
+	setp.eq.u32 %p90, %r89, 0;
+	@!%p90 bra $L_27;
 $L_6:
-	mov.b64 %rd8, %rd41;
+	cvt.u32.u64 %r91, %rd7;
+	mul.hi.u32 %r99, %r91, %r98;
+	mul.lo.u32 %r100, %r99, %r92;
+	sub.u32 %r101, %r91, %r100;
+	sub.u32 %r102, %r101, %r92;
+	min.u32 %r103, %r101, %r102;
+	sub.u32 %r104, %r101, %r103;
+	min.u32 %r105, %r104, 1;
+	add.u32 %r93, %r99, %r105;
+	mov.b32 %r94, %r103;
+	cvt.u64.u32 %rd83, %r93;
+	cvt.u64.u32 %rd84, %r94;
+$L_7:
+	mov.b64 %rd8, %rd84;
 	cvt.rn.f64.s64 %fd10, %rd8;
 	mul.rn.f64 %fd11, %fd10, 0d400999999999999A;
 	div.rn.f64 %fd13, %fd11, %fd12;
 	add.rn.f64 %fd14, %fd13, 0dC00199999999999A;
-	mov.b64 %rd15, %rd40;
+	mov.b64 %rd15, %rd83;
 	cvt.rn.f64.s64 %fd16, %rd15;
 	mul.rn.f64 %fd17, %fd16, 0d4003333333333333;
 	div.rn.f64 %fd20, %fd17, %fd18;
@@ -4569,101 +6101,81 @@ $L_6:
 	mov.f64 %fd22, 0d0000000000000000;
 	mov.f64 %fd23, 0d0000000000000000;
 	mov.b32 %r24, 0;
-$L_7:
-	max.s32 %r53, %r33, -2147483645;
-	sub.s32 %r54, %r53, 3;
 $L_8:
-	setp.lt.s32 %p55, %r24, %r54;
-	@!%p55 bra $L_23;
+	max.s32 %r115, %r33, -2147483645;
+	sub.s32 %r116, %r115, 3;
 $L_9:
-	setp.lt.s32 %p32, %r24, %r33;
+	setp.lt.s32 %p117, %r24, %r116;
+	@!%p117 bra $L_24;
 $L_10:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_11:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@!%p28 bra $L_13;
-$L_11:
+	@!%p28 bra $L_14;
+$L_12:
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
-$L_12:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
 $L_13:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
 $L_14:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_15:
-	mul.rn.f64 %fd25, %fd22, %fd22;
-	mul.rn.f64 %fd26, %fd23, %fd23;
-	add.rn.f64 %fd27, %fd25, %fd26;
-	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_11;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_16:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_12;
 $L_17:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_18:
-	mul.rn.f64 %fd25, %fd22, %fd22;
-	mul.rn.f64 %fd26, %fd23, %fd23;
-	add.rn.f64 %fd27, %fd25, %fd26;
-	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_11;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_19:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_12;
 $L_20:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
 $L_21:
-	mul.rn.f64 %fd25, %fd22, %fd22;
-	mul.rn.f64 %fd26, %fd23, %fd23;
-	add.rn.f64 %fd27, %fd25, %fd26;
-	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_11;
-$L_22:
-	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
-	mul.rn.f64 %fd35, %fd34, %fd23;
-	add.rn.f64 %fd36, %fd35, %fd21;
-	sub.rn.f64 %fd37, %fd25, %fd26;
-	add.rn.f64 %fd38, %fd37, %fd14;
-	add.s32 %r39, %r24, 1;
-	mov.f64 %fd22, %fd38;
-	mov.f64 %fd23, %fd36;
-	mov.b32 %r24, %r39;
-	bra.uni $L_8;
-$L_23:
 	setp.lt.s32 %p32, %r24, %r33;
-	@!%p32 bra $L_11;
-$L_24:
+$L_22:
 	mul.rn.f64 %fd25, %fd22, %fd22;
 	mul.rn.f64 %fd26, %fd23, %fd23;
 	add.rn.f64 %fd27, %fd25, %fd26;
 	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
-	@%p28 bra $L_11;
-$L_25:
+	@%p28 bra $L_12;
+$L_23:
 	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
 	mul.rn.f64 %fd35, %fd34, %fd23;
 	add.rn.f64 %fd36, %fd35, %fd21;
@@ -4673,41 +6185,222 @@ $L_25:
 	mov.f64 %fd22, %fd38;
 	mov.f64 %fd23, %fd36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_23;
+	bra.uni $L_9;
+$L_24:
+	setp.lt.s32 %p32, %r24, %r33;
+	@!%p32 bra $L_12;
+$L_25:
+	mul.rn.f64 %fd25, %fd22, %fd22;
+	mul.rn.f64 %fd26, %fd23, %fd23;
+	add.rn.f64 %fd27, %fd25, %fd26;
+	setp.gt.f64 %p28, %fd27, 0d4010000000000000;
+	@%p28 bra $L_12;
 $L_26:
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd40, %rd7, %rd9;
-	selp.b64 %rd40, %rdt3, %rd40, %pt1;
-	mul.lo.s64 %rd52, %rd40, %rd9;
-	sub.s64 %rd41, %rd7, %rd52;
-	bra.uni $L_6;
+	mul.rn.f64 %fd34, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd35, %fd34, %fd23;
+	add.rn.f64 %fd36, %fd35, %fd21;
+	sub.rn.f64 %fd37, %fd25, %fd26;
+	add.rn.f64 %fd38, %fd37, %fd14;
+	add.s32 %r39, %r24, 1;
+	mov.f64 %fd22, %fd38;
+	mov.f64 %fd23, %fd36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_24;
 $L_27:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd83, %rd7, %rd9;
+	selp.b64 %rd83, %rdt1, %rd83, %pt0;
+	mul.lo.s64 %rd96, %rd83, %rd9;
+	sub.s64 %rd84, %rd7, %rd96;
+	bra.uni $L_7;
+$L_28:
 	bra.uni $Lexit;
+$L_29:
+	cvt.rn.f64.s64 %fd45, %rd9;
+	cvt.rn.f64.s64 %fd51, %rd19;
+	mov.b64 %rd72, %rd9;
+	cvt.u32.u64 %r78, %rd9;
+	max.u32 %r106, %r78, 1;
+	div.u32 %r107, 4294967295, %r106;
+$L_30:
+	setp.lt.s64 %p40, %rd2, %rd3;
+	@!%p40 bra $L_28;
+$L_31:
+	mov.b64 %rd41, %rd2;
+$L_32:
+	setp.eq.s64 %pt1, %rd9, 0;
+	@%pt1 bra $Lfault_0;
+	mov.b64 %rd71, %rd41;
+	or.b64 %rd73, %rd71, %rd72;
+	shr.u64 %rd74, %rd73, 32;
+	cvt.u32.u64 %r75, %rd74;
+	setp.eq.u32 %p76, %r75, 0;
+	@!%p76 bra $L_54;
+$L_33:
+	cvt.u32.u64 %r77, %rd41;
+	mul.hi.u32 %r108, %r77, %r107;
+	mul.lo.u32 %r109, %r108, %r78;
+	sub.u32 %r110, %r77, %r109;
+	sub.u32 %r111, %r110, %r78;
+	min.u32 %r112, %r110, %r111;
+	sub.u32 %r113, %r110, %r112;
+	min.u32 %r114, %r113, 1;
+	add.u32 %r79, %r108, %r114;
+	mov.b32 %r80, %r112;
+	cvt.u64.u32 %rd69, %r79;
+	cvt.u64.u32 %rd70, %r80;
+$L_34:
+	mov.b64 %rd42, %rd70;
+	cvt.rn.f64.s64 %fd43, %rd42;
+	mul.rn.f64 %fd44, %fd43, 0d400999999999999A;
+	div.rn.f64 %fd46, %fd44, %fd45;
+	add.rn.f64 %fd47, %fd46, 0dC00199999999999A;
+	mov.b64 %rd48, %rd69;
+	cvt.rn.f64.s64 %fd49, %rd48;
+	mul.rn.f64 %fd50, %fd49, 0d4003333333333333;
+	div.rn.f64 %fd52, %fd50, %fd51;
+	add.rn.f64 %fd53, %fd52, 0dBFF3333333333333;
+	mov.f64 %fd22, 0d0000000000000000;
+	mov.f64 %fd23, 0d0000000000000000;
+	mov.b32 %r24, 0;
+$L_35:
+	max.s32 %r118, %r33, -2147483645;
+	sub.s32 %r119, %r118, 3;
+$L_36:
+	setp.lt.s32 %p120, %r24, %r119;
+	@!%p120 bra $L_51;
+$L_37:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_38:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@!%p57 bra $L_41;
+$L_39:
+	mad.lo.s64 %rd58, %rd41, 4, %rd4;
+	st.global.s32 [%rd58], %r24;
+$L_40:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_30;
+$L_41:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_42:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_43:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_39;
+$L_44:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_45:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_46:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_39;
+$L_47:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+$L_48:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_49:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_39;
+$L_50:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_36;
+$L_51:
+	setp.lt.s32 %p61, %r24, %r33;
+	@!%p61 bra $L_39;
+$L_52:
+	mul.rn.f64 %fd54, %fd22, %fd22;
+	mul.rn.f64 %fd55, %fd23, %fd23;
+	add.rn.f64 %fd56, %fd54, %fd55;
+	setp.gt.f64 %p57, %fd56, 0d4010000000000000;
+	@%p57 bra $L_39;
+$L_53:
+	mul.rn.f64 %fd62, %fd22, 0d4000000000000000;
+	mul.rn.f64 %fd63, %fd62, %fd23;
+	add.rn.f64 %fd64, %fd63, %fd53;
+	sub.rn.f64 %fd65, %fd54, %fd55;
+	add.rn.f64 %fd66, %fd65, %fd47;
+	add.s32 %r67, %r24, 1;
+	mov.f64 %fd22, %fd66;
+	mov.f64 %fd23, %fd64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_51;
+$L_54:
+	setp.eq.s64 %pt2, %rd9, -1;
+	neg.s64 %rdt4, %rd41;
+	div.s64 %rd69, %rd41, %rd9;
+	selp.b64 %rd69, %rdt4, %rd69, %pt2;
+	mul.lo.s64 %rd82, %rd69, %rd9;
+	sub.s64 %rd70, %rd41, %rd82;
+	bra.uni $L_34;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Mandelbrot64_0_param_5];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt5, [Mandelbrot64_0_param_5];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 458752;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 458752;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt2;
+	st.global.u64 [%rdt5+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt3, %rt9, 0;
-	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4720,13 +6413,13 @@ $Lexit:
 	.param .u64 Mandelbrot32_0_param_5
 )
 {
-	.reg .pred %p<56>;
-	.reg .pred %pt<4>;
-	.reg .b32 %r<55>;
+	.reg .pred %p<121>;
+	.reg .pred %pt<5>;
+	.reg .b32 %r<120>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<53>;
-	.reg .b64 %rdt<5>;
-	.reg .f32 %f<39>;
+	.reg .b64 %rd<97>;
+	.reg .b64 %rdt<6>;
+	.reg .f32 %f<67>;
 
 $L_0:
 	ld.param.u64 %rd4, [Mandelbrot32_0_param_0];
@@ -4747,37 +6440,47 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
+	setp.ne.s64 %p68, %rd9, 0;
+	@!%p68 bra $L_29;
+$L_2:
 	cvt.rn.f32.s64 %f12, %rd9;
 	cvt.rn.f32.s64 %f18, %rd19;
-$L_2:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_27;
+	mov.b64 %rd86, %rd9;
+	cvt.u32.u64 %r92, %rd9;
+	max.u32 %r97, %r92, 1;
+	div.u32 %r98, 4294967295, %r97;
 $L_3:
-	mov.b64 %rd7, %rd2;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_28;
 $L_4:
-	setp.eq.s64 %pt0, %rd9, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd42, %rd7;
-	mov.b64 %rd43, %rd9;
-	or.b64 %rd44, %rd42, %rd43;
-	shr.u64 %rd45, %rd44, 32;
-	setp.eq.u64 %p46, %rd45, 0;
-	@!%p46 bra $L_26;
+	mov.b64 %rd7, %rd2;
 $L_5:
-	cvt.u32.u64 %r47, %rd7;
-	cvt.u32.u64 %r48, %rd9;
-	div.u32 %r49, %r47, %r48;
-	mul.lo.u32 %r51, %r49, %r48;
-	sub.u32 %r50, %r47, %r51;
-	cvt.u64.u32 %rd40, %r49;
-	cvt.u64.u32 %rd41, %r50;
+	mov.b64 %rd85, %rd7;
+	or.b64 %rd87, %rd85, %rd86;
+	shr.u64 %rd88, %rd87, 32;
+	cvt.u32.u64 %r89, %rd88;
+	setp.eq.u32 %p90, %r89, 0;
+	@!%p90 bra $L_27;
 $L_6:
-	mov.b64 %rd8, %rd41;
+	cvt.u32.u64 %r91, %rd7;
+	mul.hi.u32 %r99, %r91, %r98;
+	mul.lo.u32 %r100, %r99, %r92;
+	sub.u32 %r101, %r91, %r100;
+	sub.u32 %r102, %r101, %r92;
+	min.u32 %r103, %r101, %r102;
+	sub.u32 %r104, %r101, %r103;
+	min.u32 %r105, %r104, 1;
+	add.u32 %r93, %r99, %r105;
+	mov.b32 %r94, %r103;
+	cvt.u64.u32 %rd83, %r93;
+	cvt.u64.u32 %rd84, %r94;
+$L_7:
+	mov.b64 %rd8, %rd84;
 	cvt.rn.f32.s64 %f10, %rd8;
 	mul.rn.f32 %f11, %f10, 0f404CCCCD;
 	div.rn.f32 %f13, %f11, %f12;
 	add.rn.f32 %f14, %f13, 0fC00CCCCD;
-	mov.b64 %rd15, %rd40;
+	mov.b64 %rd15, %rd83;
 	cvt.rn.f32.s64 %f16, %rd15;
 	mul.rn.f32 %f17, %f16, 0f4019999A;
 	div.rn.f32 %f20, %f17, %f18;
@@ -4785,101 +6488,81 @@ $L_6:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.b32 %r24, 0;
-$L_7:
-	max.s32 %r53, %r33, -2147483645;
-	sub.s32 %r54, %r53, 3;
 $L_8:
-	setp.lt.s32 %p55, %r24, %r54;
-	@!%p55 bra $L_23;
+	max.s32 %r115, %r33, -2147483645;
+	sub.s32 %r116, %r115, 3;
 $L_9:
-	setp.lt.s32 %p32, %r24, %r33;
+	setp.lt.s32 %p117, %r24, %r116;
+	@!%p117 bra $L_24;
 $L_10:
+	setp.lt.s32 %p32, %r24, %r33;
+$L_11:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
-	@!%p28 bra $L_13;
-$L_11:
+	@!%p28 bra $L_14;
+$L_12:
 	mad.lo.s64 %rd29, %rd7, 4, %rd4;
 	st.global.s32 [%rd29], %r24;
-$L_12:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_2;
 $L_13:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_3;
 $L_14:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_15:
-	mul.rn.f32 %f25, %f22, %f22;
-	mul.rn.f32 %f26, %f23, %f23;
-	add.rn.f32 %f27, %f25, %f26;
-	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_11;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_16:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_12;
 $L_17:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_18:
-	mul.rn.f32 %f25, %f22, %f22;
-	mul.rn.f32 %f26, %f23, %f23;
-	add.rn.f32 %f27, %f25, %f26;
-	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_11;
+	setp.lt.s32 %p32, %r24, %r33;
 $L_19:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_12;
 $L_20:
-	setp.lt.s32 %p32, %r24, %r33;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
 $L_21:
-	mul.rn.f32 %f25, %f22, %f22;
-	mul.rn.f32 %f26, %f23, %f23;
-	add.rn.f32 %f27, %f25, %f26;
-	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_11;
-$L_22:
-	mul.rn.f32 %f34, %f22, 0f40000000;
-	mul.rn.f32 %f35, %f34, %f23;
-	add.rn.f32 %f36, %f35, %f21;
-	sub.rn.f32 %f37, %f25, %f26;
-	add.rn.f32 %f38, %f37, %f14;
-	add.s32 %r39, %r24, 1;
-	mov.f32 %f22, %f38;
-	mov.f32 %f23, %f36;
-	mov.b32 %r24, %r39;
-	bra.uni $L_8;
-$L_23:
 	setp.lt.s32 %p32, %r24, %r33;
-	@!%p32 bra $L_11;
-$L_24:
+$L_22:
 	mul.rn.f32 %f25, %f22, %f22;
 	mul.rn.f32 %f26, %f23, %f23;
 	add.rn.f32 %f27, %f25, %f26;
 	setp.gt.f32 %p28, %f27, 0f40800000;
-	@%p28 bra $L_11;
-$L_25:
+	@%p28 bra $L_12;
+$L_23:
 	mul.rn.f32 %f34, %f22, 0f40000000;
 	mul.rn.f32 %f35, %f34, %f23;
 	add.rn.f32 %f36, %f35, %f21;
@@ -4889,41 +6572,222 @@ $L_25:
 	mov.f32 %f22, %f38;
 	mov.f32 %f23, %f36;
 	mov.b32 %r24, %r39;
-	bra.uni $L_23;
+	bra.uni $L_9;
+$L_24:
+	setp.lt.s32 %p32, %r24, %r33;
+	@!%p32 bra $L_12;
+$L_25:
+	mul.rn.f32 %f25, %f22, %f22;
+	mul.rn.f32 %f26, %f23, %f23;
+	add.rn.f32 %f27, %f25, %f26;
+	setp.gt.f32 %p28, %f27, 0f40800000;
+	@%p28 bra $L_12;
 $L_26:
-	setp.eq.s64 %pt1, %rd9, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd40, %rd7, %rd9;
-	selp.b64 %rd40, %rdt3, %rd40, %pt1;
-	mul.lo.s64 %rd52, %rd40, %rd9;
-	sub.s64 %rd41, %rd7, %rd52;
-	bra.uni $L_6;
+	mul.rn.f32 %f34, %f22, 0f40000000;
+	mul.rn.f32 %f35, %f34, %f23;
+	add.rn.f32 %f36, %f35, %f21;
+	sub.rn.f32 %f37, %f25, %f26;
+	add.rn.f32 %f38, %f37, %f14;
+	add.s32 %r39, %r24, 1;
+	mov.f32 %f22, %f38;
+	mov.f32 %f23, %f36;
+	mov.b32 %r24, %r39;
+	bra.uni $L_24;
 $L_27:
+	setp.eq.s64 %pt0, %rd9, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd83, %rd7, %rd9;
+	selp.b64 %rd83, %rdt1, %rd83, %pt0;
+	mul.lo.s64 %rd96, %rd83, %rd9;
+	sub.s64 %rd84, %rd7, %rd96;
+	bra.uni $L_7;
+$L_28:
 	bra.uni $Lexit;
+$L_29:
+	cvt.rn.f32.s64 %f45, %rd9;
+	cvt.rn.f32.s64 %f51, %rd19;
+	mov.b64 %rd72, %rd9;
+	cvt.u32.u64 %r78, %rd9;
+	max.u32 %r106, %r78, 1;
+	div.u32 %r107, 4294967295, %r106;
+$L_30:
+	setp.lt.s64 %p40, %rd2, %rd3;
+	@!%p40 bra $L_28;
+$L_31:
+	mov.b64 %rd41, %rd2;
+$L_32:
+	setp.eq.s64 %pt1, %rd9, 0;
+	@%pt1 bra $Lfault_0;
+	mov.b64 %rd71, %rd41;
+	or.b64 %rd73, %rd71, %rd72;
+	shr.u64 %rd74, %rd73, 32;
+	cvt.u32.u64 %r75, %rd74;
+	setp.eq.u32 %p76, %r75, 0;
+	@!%p76 bra $L_54;
+$L_33:
+	cvt.u32.u64 %r77, %rd41;
+	mul.hi.u32 %r108, %r77, %r107;
+	mul.lo.u32 %r109, %r108, %r78;
+	sub.u32 %r110, %r77, %r109;
+	sub.u32 %r111, %r110, %r78;
+	min.u32 %r112, %r110, %r111;
+	sub.u32 %r113, %r110, %r112;
+	min.u32 %r114, %r113, 1;
+	add.u32 %r79, %r108, %r114;
+	mov.b32 %r80, %r112;
+	cvt.u64.u32 %rd69, %r79;
+	cvt.u64.u32 %rd70, %r80;
+$L_34:
+	mov.b64 %rd42, %rd70;
+	cvt.rn.f32.s64 %f43, %rd42;
+	mul.rn.f32 %f44, %f43, 0f404CCCCD;
+	div.rn.f32 %f46, %f44, %f45;
+	add.rn.f32 %f47, %f46, 0fC00CCCCD;
+	mov.b64 %rd48, %rd69;
+	cvt.rn.f32.s64 %f49, %rd48;
+	mul.rn.f32 %f50, %f49, 0f4019999A;
+	div.rn.f32 %f52, %f50, %f51;
+	add.rn.f32 %f53, %f52, 0fBF99999A;
+	mov.f32 %f22, 0f00000000;
+	mov.f32 %f23, 0f00000000;
+	mov.b32 %r24, 0;
+$L_35:
+	max.s32 %r118, %r33, -2147483645;
+	sub.s32 %r119, %r118, 3;
+$L_36:
+	setp.lt.s32 %p120, %r24, %r119;
+	@!%p120 bra $L_51;
+$L_37:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_38:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@!%p57 bra $L_41;
+$L_39:
+	mad.lo.s64 %rd58, %rd41, 4, %rd4;
+	st.global.s32 [%rd58], %r24;
+$L_40:
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_30;
+$L_41:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_42:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_43:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_39;
+$L_44:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_45:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_46:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_39;
+$L_47:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+$L_48:
+	setp.lt.s32 %p61, %r24, %r33;
+$L_49:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_39;
+$L_50:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_36;
+$L_51:
+	setp.lt.s32 %p61, %r24, %r33;
+	@!%p61 bra $L_39;
+$L_52:
+	mul.rn.f32 %f54, %f22, %f22;
+	mul.rn.f32 %f55, %f23, %f23;
+	add.rn.f32 %f56, %f54, %f55;
+	setp.gt.f32 %p57, %f56, 0f40800000;
+	@%p57 bra $L_39;
+$L_53:
+	mul.rn.f32 %f62, %f22, 0f40000000;
+	mul.rn.f32 %f63, %f62, %f23;
+	add.rn.f32 %f64, %f63, %f53;
+	sub.rn.f32 %f65, %f54, %f55;
+	add.rn.f32 %f66, %f65, %f47;
+	add.s32 %r67, %r24, 1;
+	mov.f32 %f22, %f66;
+	mov.f32 %f23, %f64;
+	mov.b32 %r24, %r67;
+	bra.uni $L_51;
+$L_54:
+	setp.eq.s64 %pt2, %rd9, -1;
+	neg.s64 %rdt4, %rd41;
+	div.s64 %rd69, %rd41, %rd9;
+	selp.b64 %rd69, %rdt4, %rd69, %pt2;
+	mul.lo.s64 %rd82, %rd69, %rd9;
+	sub.s64 %rd70, %rd41, %rd82;
+	bra.uni $L_34;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt4, [Mandelbrot32_0_param_5];
-	cvta.to.global.u64 %rdt4, %rdt4;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt4];
+	ld.param.u64 %rdt5, [Mandelbrot32_0_param_5];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt2, %rt8, %rt6;
-	@%pt2 exit;
-	st.global.u32 [%rdt4+8], 524288;
-	st.global.u32 [%rdt4+12], %rt5;
-	st.global.u64 [%rdt4+16], %rdt1;
-	st.global.u64 [%rdt4+24], %rdt2;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
+	st.global.u32 [%rdt5+8], 524288;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt2;
+	st.global.u64 [%rdt5+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt4+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt3, %rt9, 0;
-	@%pt3 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -5227,6 +7091,8 @@ $L_1:
 	mov.b64 %rd2, %rd0;
 	mov.b64 %rd41, %rd26;
 	sub.u64 %rd52, %rd41, 1;
+	setp.lt.u64 %p44, 0, %rd41;
+	mov.b64 %rd53, %rd52;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_35;
@@ -5245,14 +7111,12 @@ $L_4:
 	mov.b64 %rd17, %rd13;
 	mov.f32 %f18, 0f00000000;
 	mov.b64 %rd19, -1;
-	setp.lt.u64 %p44, 0, %rd41;
 	mov.b64 %rd45, %rd17;
 	add.u64 %rd46, %rd45, 18446744073709551615U;
 	add.u64 %rd47, %rd46, 4611686018427387904;
 	setp.le.u64 %p48, %rd47, 9223372036854775808U;
 	sub.u64 %rd49, %rd46, 1;
 	sub.u64 %rd51, %rd49, 18446744073709551615U;
-	mov.b64 %rd53, %rd52;
 	setp.le.u64 %p54, %rd51, %rd53;
 	@!%p44 bra $L_22;
 $L_5:
@@ -5635,7 +7499,7 @@ $L_11:
 $L_12:
 	mov.b64 %rd145, %rd2;
 	mad.lo.s64 %rd146, %rd145, 8, %rd9;
-	mul.lo.s64 %rd147, %rd1, 8;
+	mov.b64 %rd147, %rd101;
 	mad.lo.s64 %rd148, %rd145, 8, %rd4;
 $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
@@ -6003,13 +7867,13 @@ $Lexit:
 	.param .u64 Transpose_0_param_6
 )
 {
-	.reg .pred %p<158>;
-	.reg .pred %pt<17>;
-	.reg .b32 %r<163>;
+	.reg .pred %p<61>;
+	.reg .pred %pt<7>;
+	.reg .b32 %r<85>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<164>;
-	.reg .b64 %rdt<9>;
-	.reg .f64 %fd<72>;
+	.reg .b64 %rd<67>;
+	.reg .b64 %rdt<6>;
+	.reg .f64 %fd<29>;
 
 $L_0:
 	ld.param.u64 %rd4, [Transpose_0_param_0];
@@ -6032,315 +7896,158 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mul.lo.s64 %rd21, %rd1, 3;
-	mul.lo.s64 %rd76, %rd1, 4;
-	mov.b64 %rd25, %rd3;
-	mov.b64 %rd27, %rd21;
-	mul.lo.s64 %rd78, %rd1, 8;
-	mov.b64 %rd83, %rd78;
-	mov.b64 %rd90, %rd78;
-	mov.b64 %rd95, %rd2;
-	mov.b64 %rd96, %rd95;
-	mad.lo.s64 %rd97, %rd96, 8, %rd4;
-	mul.lo.s64 %rd98, %rd76, 8;
+	setp.ne.s64 %p32, %rd9, 0;
+	@!%p32 bra $L_11;
 $L_2:
-	setp.lt.s64 %p22, %rd2, %rd3;
-	@!%p22 bra $L_37;
+	mov.b64 %rd33, %rd2;
+	mad.lo.s64 %rd34, %rd33, 8, %rd4;
+	mul.lo.s64 %rd35, %rd1, 8;
+	mov.b64 %rd56, %rd9;
+	cvt.u32.u64 %r62, %rd9;
+	max.u32 %r67, %r62, 1;
+	div.u32 %r68, 4294967295, %r67;
 $L_3:
-	mov.b64 %rd26, %rd2;
-	sub.u64 %rd23, %rd25, %rd26;
-	setp.gt.u64 %p24, %rd23, %rd27;
-	@!%p24 bra $L_29;
-$L_4:
-	mov.b64 %rd28, %rd2;
-$L_5:
-	mov.b64 %rd30, %rd28;
-$L_6:
-	setp.eq.s64 %pt0, %rd9, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd153, %rd30;
-	mov.b64 %rd154, %rd9;
-	or.b64 %rd155, %rd153, %rd154;
-	shr.u64 %rd156, %rd155, 32;
-	setp.eq.u64 %p157, %rd156, 0;
-	@!%p157 bra $L_28;
-$L_7:
-	cvt.u32.u64 %r158, %rd30;
-	cvt.u32.u64 %r159, %rd9;
-	div.u32 %r160, %r158, %r159;
-	mul.lo.u32 %r162, %r160, %r159;
-	sub.u32 %r161, %r158, %r162;
-	cvt.u64.u32 %rd151, %r160;
-	cvt.u64.u32 %rd152, %r161;
-$L_8:
-	mov.b64 %rd31, %rd151;
-	mov.b64 %rd32, %rd152;
-	mul.lo.s64 %rd33, %rd32, %rd12;
-	add.s64 %rd34, %rd33, %rd31;
-	setp.ge.u64 %pt1, %rd34, %rd16;
-	@%pt1 bra $Lfault_1;
-	mad.lo.s64 %rd35, %rd34, 8, %rd15;
-	ld.global.f64 %fd36, [%rd35];
-	mov.b64 %rd37, %rd97;
-	st.global.f64 [%rd37], %fd36;
-$L_9:
-	add.s64 %rd51, %rd28, %rd1;
-$L_10:
-	mov.b64 %rd41, %rd51;
-$L_11:
-	setp.eq.s64 %pt2, %rd9, 0;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd140, %rd41;
-	mov.b64 %rd141, %rd9;
-	or.b64 %rd142, %rd140, %rd141;
-	shr.u64 %rd143, %rd142, 32;
-	setp.eq.u64 %p144, %rd143, 0;
-	@!%p144 bra $L_27;
-$L_12:
-	cvt.u32.u64 %r145, %rd41;
-	cvt.u32.u64 %r146, %rd9;
-	div.u32 %r147, %r145, %r146;
-	mul.lo.u32 %r149, %r147, %r146;
-	sub.u32 %r148, %r145, %r149;
-	cvt.u64.u32 %rd138, %r147;
-	cvt.u64.u32 %rd139, %r148;
-$L_13:
-	mov.b64 %rd42, %rd138;
-	mov.b64 %rd43, %rd139;
-	mul.lo.s64 %rd44, %rd43, %rd12;
-	add.s64 %rd45, %rd44, %rd42;
-	setp.ge.u64 %pt3, %rd45, %rd16;
-	@%pt3 bra $Lfault_3;
-	mad.lo.s64 %rd46, %rd45, 8, %rd15;
-	ld.global.f64 %fd47, [%rd46];
-	mov.b64 %rd77, %rd37;
-	add.s64 %rd79, %rd77, %rd78;
-	mov.b64 %rd48, %rd79;
-	st.global.f64 [%rd48], %fd47;
-$L_14:
-	add.s64 %rd63, %rd51, %rd1;
-$L_15:
-	mov.b64 %rd53, %rd63;
-$L_16:
-	setp.eq.s64 %pt4, %rd9, 0;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd127, %rd53;
-	mov.b64 %rd128, %rd9;
-	or.b64 %rd129, %rd127, %rd128;
-	shr.u64 %rd130, %rd129, 32;
-	setp.eq.u64 %p131, %rd130, 0;
-	@!%p131 bra $L_26;
-$L_17:
-	cvt.u32.u64 %r132, %rd53;
-	cvt.u32.u64 %r133, %rd9;
-	div.u32 %r134, %r132, %r133;
-	mul.lo.u32 %r136, %r134, %r133;
-	sub.u32 %r135, %r132, %r136;
-	cvt.u64.u32 %rd125, %r134;
-	cvt.u64.u32 %rd126, %r135;
-$L_18:
-	mov.b64 %rd54, %rd125;
-	mov.b64 %rd55, %rd126;
-	mul.lo.s64 %rd56, %rd55, %rd12;
-	add.s64 %rd57, %rd56, %rd54;
-	setp.ge.u64 %pt5, %rd57, %rd16;
-	@%pt5 bra $Lfault_5;
-	mad.lo.s64 %rd58, %rd57, 8, %rd15;
-	ld.global.f64 %fd59, [%rd58];
-	mov.b64 %rd82, %rd79;
-	add.s64 %rd84, %rd82, %rd83;
-	mov.b64 %rd60, %rd84;
-	st.global.f64 [%rd60], %fd59;
-$L_19:
-	add.s64 %rd75, %rd63, %rd1;
-$L_20:
-	mov.b64 %rd65, %rd75;
-$L_21:
-	setp.eq.s64 %pt6, %rd9, 0;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd114, %rd65;
-	mov.b64 %rd115, %rd9;
-	or.b64 %rd116, %rd114, %rd115;
-	shr.u64 %rd117, %rd116, 32;
-	setp.eq.u64 %p118, %rd117, 0;
-	@!%p118 bra $L_25;
-$L_22:
-	cvt.u32.u64 %r119, %rd65;
-	cvt.u32.u64 %r120, %rd9;
-	div.u32 %r121, %r119, %r120;
-	mul.lo.u32 %r123, %r121, %r120;
-	sub.u32 %r122, %r119, %r123;
-	cvt.u64.u32 %rd112, %r121;
-	cvt.u64.u32 %rd113, %r122;
-$L_23:
-	mov.b64 %rd66, %rd112;
-	mov.b64 %rd67, %rd113;
-	mul.lo.s64 %rd68, %rd67, %rd12;
-	add.s64 %rd69, %rd68, %rd66;
-	setp.ge.u64 %pt7, %rd69, %rd16;
-	@%pt7 bra $Lfault_7;
-	mad.lo.s64 %rd70, %rd69, 8, %rd15;
-	ld.global.f64 %fd71, [%rd70];
-	mov.b64 %rd89, %rd84;
-	add.s64 %rd91, %rd89, %rd90;
-	mov.b64 %rd72, %rd91;
-	st.global.f64 [%rd72], %fd71;
-$L_24:
-	add.s64 %rd2, %rd2, %rd76;
-	add.s64 %rd97, %rd97, %rd98;
-	bra.uni $L_2;
-$L_25:
-	setp.eq.s64 %pt8, %rd9, -1;
-	neg.s64 %rdt3, %rd65;
-	div.s64 %rd112, %rd65, %rd9;
-	selp.b64 %rd112, %rdt3, %rd112, %pt8;
-	mul.lo.s64 %rd124, %rd112, %rd9;
-	sub.s64 %rd113, %rd65, %rd124;
-	bra.uni $L_23;
-$L_26:
-	setp.eq.s64 %pt9, %rd9, -1;
-	neg.s64 %rdt4, %rd53;
-	div.s64 %rd125, %rd53, %rd9;
-	selp.b64 %rd125, %rdt4, %rd125, %pt9;
-	mul.lo.s64 %rd137, %rd125, %rd9;
-	sub.s64 %rd126, %rd53, %rd137;
-	bra.uni $L_18;
-$L_27:
-	setp.eq.s64 %pt10, %rd9, -1;
-	neg.s64 %rdt5, %rd41;
-	div.s64 %rd138, %rd41, %rd9;
-	selp.b64 %rd138, %rdt5, %rd138, %pt10;
-	mul.lo.s64 %rd150, %rd138, %rd9;
-	sub.s64 %rd139, %rd41, %rd150;
-	bra.uni $L_13;
-$L_28:
-	setp.eq.s64 %pt11, %rd9, -1;
-	neg.s64 %rdt6, %rd30;
-	div.s64 %rd151, %rd30, %rd9;
-	selp.b64 %rd151, %rdt6, %rd151, %pt11;
-	mul.lo.s64 %rd163, %rd151, %rd9;
-	sub.s64 %rd152, %rd30, %rd163;
-	bra.uni $L_8;
-$L_29:
-	mov.b64 %rd92, %rd2;
-	mad.lo.s64 %rd93, %rd92, 8, %rd4;
-	mul.lo.s64 %rd94, %rd1, 8;
-$L_30:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_37;
-$L_31:
+	@!%p6 bra $L_10;
+$L_4:
 	mov.b64 %rd7, %rd2;
-$L_32:
-	setp.eq.s64 %pt12, %rd9, 0;
-	@%pt12 bra $Lfault_8;
-	mov.b64 %rd101, %rd7;
-	mov.b64 %rd102, %rd9;
-	or.b64 %rd103, %rd101, %rd102;
-	shr.u64 %rd104, %rd103, 32;
-	setp.eq.u64 %p105, %rd104, 0;
-	@!%p105 bra $L_36;
-$L_33:
-	cvt.u32.u64 %r106, %rd7;
-	cvt.u32.u64 %r107, %rd9;
-	div.u32 %r108, %r106, %r107;
-	mul.lo.u32 %r110, %r108, %r107;
-	sub.u32 %r109, %r106, %r110;
-	cvt.u64.u32 %rd99, %r108;
-	cvt.u64.u32 %rd100, %r109;
-$L_34:
-	mov.b64 %rd8, %rd99;
-	mov.b64 %rd10, %rd100;
+$L_5:
+	mov.b64 %rd55, %rd7;
+	or.b64 %rd57, %rd55, %rd56;
+	shr.u64 %rd58, %rd57, 32;
+	cvt.u32.u64 %r59, %rd58;
+	setp.eq.u32 %p60, %r59, 0;
+	@!%p60 bra $L_9;
+$L_6:
+	cvt.u32.u64 %r61, %rd7;
+	mul.hi.u32 %r69, %r61, %r68;
+	mul.lo.u32 %r70, %r69, %r62;
+	sub.u32 %r71, %r61, %r70;
+	sub.u32 %r72, %r71, %r62;
+	min.u32 %r73, %r71, %r72;
+	sub.u32 %r74, %r71, %r73;
+	min.u32 %r75, %r74, 1;
+	add.u32 %r63, %r69, %r75;
+	mov.b32 %r64, %r73;
+	cvt.u64.u32 %rd53, %r63;
+	cvt.u64.u32 %rd54, %r64;
+$L_7:
+	mov.b64 %rd8, %rd53;
+	mov.b64 %rd10, %rd54;
 	mul.lo.s64 %rd11, %rd10, %rd12;
 	add.s64 %rd13, %rd11, %rd8;
-	setp.ge.u64 %pt13, %rd13, %rd16;
-	@%pt13 bra $Lfault_9;
+	setp.ge.u64 %pt0, %rd13, %rd16;
+	@%pt0 bra $Lfault_0;
 	mad.lo.s64 %rd14, %rd13, 8, %rd15;
 	ld.global.f64 %fd17, [%rd14];
-	mov.b64 %rd18, %rd93;
+	mov.b64 %rd18, %rd34;
 	st.global.f64 [%rd18], %fd17;
-$L_35:
+$L_8:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd93, %rd93, %rd94;
-	bra.uni $L_30;
-$L_36:
-	setp.eq.s64 %pt14, %rd9, -1;
-	neg.s64 %rdt7, %rd7;
-	div.s64 %rd99, %rd7, %rd9;
-	selp.b64 %rd99, %rdt7, %rd99, %pt14;
-	mul.lo.s64 %rd111, %rd99, %rd9;
-	sub.s64 %rd100, %rd7, %rd111;
-	bra.uni $L_34;
-$L_37:
+	add.s64 %rd34, %rd34, %rd35;
+	bra.uni $L_3;
+$L_9:
+	setp.eq.s64 %pt1, %rd9, -1;
+	neg.s64 %rdt3, %rd7;
+	div.s64 %rd53, %rd7, %rd9;
+	selp.b64 %rd53, %rdt3, %rd53, %pt1;
+	mul.lo.s64 %rd66, %rd53, %rd9;
+	sub.s64 %rd54, %rd7, %rd66;
+	bra.uni $L_7;
+$L_10:
 	bra.uni $Lexit;
+$L_11:
+	mov.b64 %rd36, %rd2;
+	mad.lo.s64 %rd37, %rd36, 8, %rd4;
+	mul.lo.s64 %rd38, %rd1, 8;
+	mov.b64 %rd42, %rd9;
+	cvt.u32.u64 %r48, %rd9;
+	max.u32 %r76, %r48, 1;
+	div.u32 %r77, 4294967295, %r76;
+$L_12:
+	setp.lt.s64 %p21, %rd2, %rd3;
+	@!%p21 bra $L_10;
+$L_13:
+	mov.b64 %rd22, %rd2;
+$L_14:
+	setp.eq.s64 %pt2, %rd9, 0;
+	@%pt2 bra $Lfault_1;
+	mov.b64 %rd41, %rd22;
+	or.b64 %rd43, %rd41, %rd42;
+	shr.u64 %rd44, %rd43, 32;
+	cvt.u32.u64 %r45, %rd44;
+	setp.eq.u32 %p46, %r45, 0;
+	@!%p46 bra $L_18;
+$L_15:
+	cvt.u32.u64 %r47, %rd22;
+	mul.hi.u32 %r78, %r47, %r77;
+	mul.lo.u32 %r79, %r78, %r48;
+	sub.u32 %r80, %r47, %r79;
+	sub.u32 %r81, %r80, %r48;
+	min.u32 %r82, %r80, %r81;
+	sub.u32 %r83, %r80, %r82;
+	min.u32 %r84, %r83, 1;
+	add.u32 %r49, %r78, %r84;
+	mov.b32 %r50, %r82;
+	cvt.u64.u32 %rd39, %r49;
+	cvt.u64.u32 %rd40, %r50;
+$L_16:
+	mov.b64 %rd23, %rd39;
+	mov.b64 %rd24, %rd40;
+	mul.lo.s64 %rd25, %rd24, %rd12;
+	add.s64 %rd26, %rd25, %rd23;
+	setp.ge.u64 %pt3, %rd26, %rd16;
+	@%pt3 bra $Lfault_2;
+	mad.lo.s64 %rd27, %rd26, 8, %rd15;
+	ld.global.f64 %fd28, [%rd27];
+	mov.b64 %rd29, %rd37;
+	st.global.f64 [%rd29], %fd28;
+$L_17:
+	add.s64 %rd2, %rd2, %rd1;
+	add.s64 %rd37, %rd37, %rd38;
+	bra.uni $L_12;
+$L_18:
+	setp.eq.s64 %pt4, %rd9, -1;
+	neg.s64 %rdt4, %rd22;
+	div.s64 %rd39, %rd22, %rd9;
+	selp.b64 %rd39, %rdt4, %rd39, %pt4;
+	mul.lo.s64 %rd52, %rd39, %rd9;
+	sub.s64 %rd40, %rd22, %rd52;
+	bra.uni $L_16;
 $Lfault_0:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_1:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd34;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_2:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd45;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd57;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd69;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_9:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd13;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
+$Lfault_1:
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt1, 0;
+	mov.b64 %rdt2, 0;
+	bra.uni $Lfault;
+$Lfault_2:
+	mov.u32 %rt5, 2;
+	mov.b64 %rdt1, %rd26;
+	mov.b64 %rdt2, %rd16;
+	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt8, [Transpose_0_param_6];
-	cvta.to.global.u64 %rdt8, %rdt8;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt8];
+	ld.param.u64 %rdt5, [Transpose_0_param_6];
+	cvta.to.global.u64 %rdt5, %rdt5;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt15, %rt8, %rt6;
-	@%pt15 exit;
-	st.global.u32 [%rdt8+8], 851968;
-	st.global.u32 [%rdt8+12], %rt5;
-	st.global.u64 [%rdt8+16], %rdt1;
-	st.global.u64 [%rdt8+24], %rdt2;
+	setp.ne.u32 %pt5, %rt8, %rt6;
+	@%pt5 exit;
+	st.global.u32 [%rdt5+8], 851968;
+	st.global.u32 [%rdt5+12], %rt5;
+	st.global.u64 [%rdt5+16], %rdt1;
+	st.global.u64 [%rdt5+24], %rdt2;
 	membar.sys;
-	st.volatile.global.u32 [%rdt8+4], %rt7;
+	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt16, %rt9, 0;
-	@%pt16 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt6, %rt9, 0;
+	@%pt6 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 `
@@ -6377,27 +8084,78 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r50 = 0;
 	bool r73 = 0, r78 = 0, r79 = 0, r81 = 0, r86 = 0, r89 = 0, r95 = 0, r98 = 0;
-	bool r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0, r144 = 0, r157 = 0;
+	bool r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0, r114 = 0, r116 = 0, r118 = 0;
+	bool r123 = 0, r127 = 0, r150 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0, r163 = 0;
+	bool r186 = 0, r191 = 0, r192 = 0, r194 = 0, r196 = 0, r200 = 0, r223 = 0, r228 = 0;
+	bool r229 = 0, r231 = 0, r233 = 0, r237 = 0, r260 = 0, r265 = 0, r266 = 0, r268 = 0;
+	bool r449 = 0, r463 = 0, r477 = 0, r491 = 0, r505 = 0, r519 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
 	i64 r41 = 0, r44 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r57 = 0, r61 = 0;
 	i64 r65 = 0, r72 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r96 = 0, r102 = 0;
-	i64 r108 = 0, r117 = 0, r120 = 0, r125 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0;
-	i64 r136 = 0, r138 = 0, r139 = 0, r150 = 0, r151 = 0, r152 = 0, r163 = 0;
-	u32 r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0;
-	u32 r161 = 0, r162 = 0;
+	i64 r108 = 0, r115 = 0, r122 = 0, r124 = 0, r125 = 0, r126 = 0, r131 = 0, r134 = 0;
+	i64 r138 = 0, r142 = 0, r149 = 0, r154 = 0, r157 = 0, r160 = 0, r161 = 0, r162 = 0;
+	i64 r167 = 0, r170 = 0, r174 = 0, r178 = 0, r185 = 0, r190 = 0, r193 = 0, r195 = 0;
+	i64 r197 = 0, r198 = 0, r199 = 0, r204 = 0, r207 = 0, r211 = 0, r215 = 0, r222 = 0;
+	i64 r227 = 0, r230 = 0, r232 = 0, r234 = 0, r235 = 0, r236 = 0, r241 = 0, r244 = 0;
+	i64 r248 = 0, r252 = 0, r259 = 0, r264 = 0, r267 = 0, r269 = 0, r270 = 0, r274 = 0;
+	i64 r277 = 0, r282 = 0, r285 = 0, r290 = 0, r293 = 0, r296 = 0, r299 = 0, r302 = 0;
+	i64 r305 = 0, r307 = 0, r310 = 0, r312 = 0, r315 = 0, r318 = 0, r321 = 0, r324 = 0;
+	i64 r326 = 0, r329 = 0, r331 = 0, r334 = 0, r336 = 0, r339 = 0, r341 = 0, r343 = 0;
+	i64 r346 = 0, r348 = 0, r350 = 0, r353 = 0, r355 = 0, r358 = 0, r360 = 0, r363 = 0;
+	i64 r365 = 0, r368 = 0, r370 = 0, r372 = 0, r375 = 0, r377 = 0, r379 = 0, r382 = 0;
+	i64 r384 = 0, r386 = 0, r389 = 0, r391 = 0, r393 = 0, r395 = 0, r398 = 0, r400 = 0;
+	i64 r402 = 0, r404 = 0, r407 = 0, r409 = 0, r411 = 0, r414 = 0, r416 = 0, r418 = 0;
+	i64 r421 = 0, r423 = 0, r425 = 0, r427 = 0, r429 = 0, r431 = 0, r433 = 0, r435 = 0;
+	i64 r436 = 0, r438 = 0, r442 = 0, r443 = 0, r455 = 0, r456 = 0, r457 = 0, r469 = 0;
+	i64 r470 = 0, r471 = 0, r483 = 0, r484 = 0, r485 = 0, r497 = 0, r498 = 0, r499 = 0;
+	i64 r511 = 0, r512 = 0, r513 = 0, r525 = 0;
+	u32 r448 = 0, r450 = 0, r451 = 0, r452 = 0, r453 = 0, r454 = 0, r462 = 0, r464 = 0;
+	u32 r465 = 0, r466 = 0, r467 = 0, r468 = 0, r476 = 0, r478 = 0, r479 = 0, r480 = 0;
+	u32 r481 = 0, r482 = 0, r490 = 0, r492 = 0, r493 = 0, r494 = 0, r495 = 0, r496 = 0;
+	u32 r504 = 0, r506 = 0, r507 = 0, r508 = 0, r509 = 0, r510 = 0, r518 = 0, r520 = 0;
+	u32 r521 = 0, r522 = 0, r523 = 0, r524 = 0, r526 = 0, r527 = 0, r528 = 0, r529 = 0;
+	u32 r530 = 0, r531 = 0, r532 = 0, r533 = 0, r534 = 0, r535 = 0, r536 = 0, r537 = 0;
+	u32 r538 = 0, r539 = 0, r540 = 0, r541 = 0, r542 = 0, r543 = 0, r544 = 0, r545 = 0;
+	u32 r546 = 0, r547 = 0, r548 = 0, r549 = 0, r550 = 0, r551 = 0, r552 = 0, r553 = 0;
+	u32 r554 = 0, r555 = 0, r556 = 0, r557 = 0, r558 = 0, r559 = 0, r560 = 0, r561 = 0;
+	u32 r562 = 0, r563 = 0, r564 = 0, r565 = 0, r566 = 0, r567 = 0, r568 = 0, r569 = 0;
+	u32 r570 = 0, r571 = 0;
 	u64 r82 = 0, r85 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
 	u64 r94 = 0, r97 = 0, r99 = 0, r100 = 0, r103 = 0, r105 = 0, r106 = 0, r109 = 0;
-	u64 r111 = 0, r112 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r153 = 0, r154 = 0;
-	u64 r155 = 0, r156 = 0;
+	u64 r111 = 0, r112 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0, r444 = 0, r445 = 0;
+	u64 r446 = 0, r447 = 0, r458 = 0, r459 = 0, r460 = 0, r461 = 0, r472 = 0, r473 = 0;
+	u64 r474 = 0, r475 = 0, r486 = 0, r487 = 0, r488 = 0, r489 = 0, r500 = 0, r501 = 0;
+	u64 r502 = 0, r503 = 0, r514 = 0, r515 = 0, r516 = 0, r517 = 0;
 	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
 	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r52 = 0, r53 = 0, r56 = 0, r59 = 0;
 	float r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0;
+	float r129 = 0, r130 = 0, r133 = 0, r136 = 0, r137 = 0, r140 = 0, r141 = 0, r144 = 0;
+	float r145 = 0, r146 = 0, r147 = 0, r152 = 0, r165 = 0, r166 = 0, r169 = 0, r172 = 0;
+	float r173 = 0, r176 = 0, r177 = 0, r180 = 0, r181 = 0, r182 = 0, r183 = 0, r188 = 0;
+	float r202 = 0, r203 = 0, r206 = 0, r209 = 0, r210 = 0, r213 = 0, r214 = 0, r217 = 0;
+	float r218 = 0, r219 = 0, r220 = 0, r225 = 0, r239 = 0, r240 = 0, r243 = 0, r246 = 0;
+	float r247 = 0, r250 = 0, r251 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r262 = 0;
 	char *r4 = 0, *r12 = 0, *r13 = 0, *r18 = 0, *r21 = 0, *r25 = 0, *r29 = 0, *r34 = 0;
 	char *r37 = 0, *r39 = 0, *r51 = 0, *r55 = 0, *r58 = 0, *r62 = 0, *r66 = 0, *r71 = 0;
-	char *r74 = 0, *r76 = 0, *r114 = 0, *r115 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0;
-	char *r122 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r133 = 0;
-	char *r135 = 0, *r137 = 0;
+	char *r74 = 0, *r76 = 0, *r128 = 0, *r132 = 0, *r135 = 0, *r139 = 0, *r143 = 0, *r148 = 0;
+	char *r151 = 0, *r153 = 0, *r164 = 0, *r168 = 0, *r171 = 0, *r175 = 0, *r179 = 0, *r184 = 0;
+	char *r187 = 0, *r189 = 0, *r201 = 0, *r205 = 0, *r208 = 0, *r212 = 0, *r216 = 0, *r221 = 0;
+	char *r224 = 0, *r226 = 0, *r238 = 0, *r242 = 0, *r245 = 0, *r249 = 0, *r253 = 0, *r258 = 0;
+	char *r261 = 0, *r263 = 0, *r271 = 0, *r272 = 0, *r273 = 0, *r275 = 0, *r276 = 0, *r278 = 0;
+	char *r279 = 0, *r280 = 0, *r281 = 0, *r283 = 0, *r284 = 0, *r286 = 0, *r287 = 0, *r288 = 0;
+	char *r289 = 0, *r291 = 0, *r292 = 0, *r294 = 0, *r295 = 0, *r297 = 0, *r298 = 0, *r300 = 0;
+	char *r301 = 0, *r303 = 0, *r304 = 0, *r306 = 0, *r308 = 0, *r309 = 0, *r311 = 0, *r313 = 0;
+	char *r314 = 0, *r316 = 0, *r317 = 0, *r319 = 0, *r320 = 0, *r322 = 0, *r323 = 0, *r325 = 0;
+	char *r327 = 0, *r328 = 0, *r330 = 0, *r332 = 0, *r333 = 0, *r335 = 0, *r337 = 0, *r338 = 0;
+	char *r340 = 0, *r342 = 0, *r344 = 0, *r345 = 0, *r347 = 0, *r349 = 0, *r351 = 0, *r352 = 0;
+	char *r354 = 0, *r356 = 0, *r357 = 0, *r359 = 0, *r361 = 0, *r362 = 0, *r364 = 0, *r366 = 0;
+	char *r367 = 0, *r369 = 0, *r371 = 0, *r373 = 0, *r374 = 0, *r376 = 0, *r378 = 0, *r380 = 0;
+	char *r381 = 0, *r383 = 0, *r385 = 0, *r387 = 0, *r388 = 0, *r390 = 0, *r392 = 0, *r394 = 0;
+	char *r396 = 0, *r397 = 0, *r399 = 0, *r401 = 0, *r403 = 0, *r405 = 0, *r406 = 0, *r408 = 0;
+	char *r410 = 0, *r412 = 0, *r413 = 0, *r415 = 0, *r417 = 0, *r419 = 0, *r420 = 0, *r422 = 0;
+	char *r424 = 0, *r426 = 0, *r428 = 0, *r430 = 0, *r432 = 0, *r434 = 0, *r437 = 0, *r439 = 0;
+	char *r440 = 0, *r441 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -6442,182 +8200,602 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r111 = r93;
 	r112 = r111 - r109;
 	r113 = r92 <= r112;
-	if (!r86) goto b24;
-	if (!r89) goto b24;
-	if (!r95) goto b24;
-	if (!r98) goto b24;
-	if (!r101) goto b24;
-	if (!r104) goto b24;
-	if (!r107) goto b24;
-	if (!r110) goto b24;
-	if (!r113) goto b24;
-	r44 = (u64)r9 - 1ull;
-	r40 = (u64)r41 - 1ull;
-	r117 = (u64)r9 * (u64)(-4ll);
-	r120 = (u64)r9 * 4ull;
-	r130 = r2;
-	r131 = r13 + r130 * 4;
-	r132 = (u64)r1 * 4ull;
-	r133 = r4 + r130 * 4;
-b11: // head
+	r114 = r9 != 0ll;
+	if (!r86) goto b73;
+	if (!r89) goto b73;
+	if (!r95) goto b73;
+	if (!r98) goto b73;
+	if (!r101) goto b73;
+	if (!r104) goto b73;
+	if (!r107) goto b73;
+	if (!r110) goto b73;
+	if (!r113) goto b73;
+	if (!r114) goto b73;
+	r115 = (u64)r1 * 3ull;
+	r270 = (u64)r1 * 4ull;
+	r119 = r87;
+	r121 = (u64)r115;
+	r157 = (u64)r9 - 1ull;
+	r154 = (u64)r41 - 1ull;
+	r290 = (u64)r9 * (u64)(-4ll);
+	r293 = (u64)r9 * 4ull;
+	r193 = r157;
+	r190 = r154;
+	r296 = r270;
+	r305 = r290;
+	r307 = r270;
+	r310 = r293;
+	r312 = r270;
+	r315 = r270;
+	r318 = r270;
+	r321 = r270;
+	r230 = r157;
+	r227 = r154;
+	r324 = r270;
+	r326 = r270;
+	r339 = r290;
+	r341 = r270;
+	r343 = r270;
+	r346 = r293;
+	r348 = r270;
+	r350 = r270;
+	r353 = r270;
+	r355 = r270;
+	r358 = r270;
+	r360 = r270;
+	r363 = r270;
+	r365 = r270;
+	r267 = r157;
+	r264 = r154;
+	r368 = r270;
+	r370 = r270;
+	r372 = r270;
+	r389 = r290;
+	r391 = r270;
+	r393 = r270;
+	r395 = r270;
+	r398 = r293;
+	r400 = r270;
+	r402 = r270;
+	r404 = r270;
+	r407 = r270;
+	r409 = r270;
+	r411 = r270;
+	r414 = r270;
+	r416 = r270;
+	r418 = r270;
+	r421 = r270;
+	r423 = r270;
+	r425 = r270;
+	r435 = r2;
+	r436 = r435;
+	r437 = r13 + r436 * 4;
+	r438 = (u64)r270 * 4ull;
+	r439 = r4 + r436 * 4;
+	r440 = r13 + r435 * 4;
+	r441 = r4 + r435 * 4;
+	r515 = (u64)r9;
+	r501 = r515;
+	r487 = r515;
+	r473 = r515;
+	r479 = (u32)r9;
+	r493 = r479;
+	r507 = r479;
+	r521 = r479;
+	r526 = r479 > 1u ? r479 : 1u;
+	r527 = qd_div_u32(4294967295u, r526);
+b12: // grid unrolled guard
+	r116 = r2 < r3;
+	if (!r116) goto b72;
+	r120 = (u64)r2;
+	r117 = r119 - r120;
+	r118 = r117 > r121;
+	if (!r118) goto b59;
+	r122 = r2;
+	r124 = r122;
+	r514 = (u64)r124;
+	r516 = r514 | r515;
+	r517 = r516 >> 32;
+	r518 = (u32)r517;
+	r519 = r518 == 0u;
+	if (!r519) goto b58;
+	r520 = (u32)r124;
+	r549 = __umulhi(r520, r527);
+	r550 = r549 * r521;
+	r551 = r520 - r550;
+	r552 = r551 - r521;
+	r553 = r551 < r552 ? r551 : r552;
+	r554 = r551 - r553;
+	r555 = r554 < 1u ? r554 : 1u;
+	r522 = r549 + r555;
+	r523 = r553;
+	r512 = (i64)r522;
+	r513 = (i64)r523;
+b18: // rangeint.body (grid unrolled 0)
+	r125 = r513;
+	r126 = r512;
+	r127 = r125 > 0ll;
+	if (!r127) goto b57;
+	r158 = r125 < r157;
+	if (!r158) goto b57;
+	r156 = r126 > 0ll;
+	if (!r156) goto b57;
+	r155 = r126 < r154;
+	if (!r155) goto b57;
+	r128 = r437;
+	r129 = *(float *)r128;
+	r130 = r129 * 0x1p-01f;
+	r287 = r128;
+	r132 = r287 + -4ll;
+	r133 = *(float *)r132;
+	r288 = r128;
+	r135 = r288 + 4ll;
+	r136 = *(float *)r135;
+	r137 = r133 + r136;
+	r289 = r128;
+	r291 = r289 + r290 * 1;
+	r139 = r291;
+	r140 = *(float *)r139;
+	r141 = r137 + r140;
+	r292 = r128;
+	r294 = r292 + r293 * 1;
+	r143 = r294;
+	r144 = *(float *)r143;
+	r145 = r141 + r144;
+	r146 = r145 * 0x1p-03f;
+	r147 = r130 + r146;
+	r148 = r439;
+	*(float *)r148 = r147;
+b23: // grid unrolled 1
+	r195 = (u64)r122 + (u64)r1;
+	r160 = r195;
+	r500 = (u64)r160;
+	r502 = r500 | r501;
+	r503 = r502 >> 32;
+	r504 = (u32)r503;
+	r505 = r504 == 0u;
+	if (!r505) goto b56;
+	r506 = (u32)r160;
+	r542 = __umulhi(r506, r527);
+	r543 = r542 * r507;
+	r544 = r506 - r543;
+	r545 = r544 - r507;
+	r546 = r544 < r545 ? r544 : r545;
+	r547 = r544 - r546;
+	r548 = r547 < 1u ? r547 : 1u;
+	r508 = r542 + r548;
+	r509 = r546;
+	r498 = (i64)r508;
+	r499 = (i64)r509;
+b27: // rangeint.body (grid unrolled 1)
+	r161 = r499;
+	r162 = r498;
+	r163 = r161 > 0ll;
+	if (!r163) goto b55;
+	r194 = r161 < r193;
+	if (!r194) goto b55;
+	r192 = r162 > 0ll;
+	if (!r192) goto b55;
+	r191 = r162 < r190;
+	if (!r191) goto b55;
+	r295 = r440;
+	r297 = r295 + r296 * 1;
+	r164 = r297;
+	r165 = *(float *)r164;
+	r166 = r165 * 0x1p-01f;
+	r300 = r297;
+	r168 = r300 + -4ll;
+	r169 = *(float *)r168;
+	r303 = r297;
+	r171 = r303 + 4ll;
+	r172 = *(float *)r171;
+	r173 = r169 + r172;
+	r304 = r295;
+	r306 = r304 + r305 * 1;
+	r308 = r306 + r307 * 1;
+	r175 = r308;
+	r176 = *(float *)r175;
+	r177 = r173 + r176;
+	r309 = r295;
+	r311 = r309 + r310 * 1;
+	r313 = r311 + r312 * 1;
+	r179 = r313;
+	r180 = *(float *)r179;
+	r181 = r177 + r180;
+	r182 = r181 * 0x1p-03f;
+	r183 = r166 + r182;
+	r314 = r441;
+	r316 = r314 + r315 * 1;
+	r184 = r316;
+	*(float *)r184 = r183;
+b32: // grid unrolled 2
+	r232 = (u64)r195 + (u64)r1;
+	r197 = r232;
+	r486 = (u64)r197;
+	r488 = r486 | r487;
+	r489 = r488 >> 32;
+	r490 = (u32)r489;
+	r491 = r490 == 0u;
+	if (!r491) goto b54;
+	r492 = (u32)r197;
+	r535 = __umulhi(r492, r527);
+	r536 = r535 * r493;
+	r537 = r492 - r536;
+	r538 = r537 - r493;
+	r539 = r537 < r538 ? r537 : r538;
+	r540 = r537 - r539;
+	r541 = r540 < 1u ? r540 : 1u;
+	r494 = r535 + r541;
+	r495 = r539;
+	r484 = (i64)r494;
+	r485 = (i64)r495;
+b36: // rangeint.body (grid unrolled 2)
+	r198 = r485;
+	r199 = r484;
+	r200 = r198 > 0ll;
+	if (!r200) goto b53;
+	r231 = r198 < r230;
+	if (!r231) goto b53;
+	r229 = r199 > 0ll;
+	if (!r229) goto b53;
+	r228 = r199 < r227;
+	if (!r228) goto b53;
+	r323 = r440;
+	r325 = r323 + r324 * 1;
+	r327 = r325 + r326 * 1;
+	r201 = r327;
+	r202 = *(float *)r201;
+	r203 = r202 * 0x1p-01f;
+	r332 = r327;
+	r205 = r332 + -4ll;
+	r206 = *(float *)r205;
+	r337 = r327;
+	r208 = r337 + 4ll;
+	r209 = *(float *)r208;
+	r210 = r206 + r209;
+	r338 = r323;
+	r340 = r338 + r339 * 1;
+	r342 = r340 + r341 * 1;
+	r344 = r342 + r343 * 1;
+	r212 = r344;
+	r213 = *(float *)r212;
+	r214 = r210 + r213;
+	r345 = r323;
+	r347 = r345 + r346 * 1;
+	r349 = r347 + r348 * 1;
+	r351 = r349 + r350 * 1;
+	r216 = r351;
+	r217 = *(float *)r216;
+	r218 = r214 + r217;
+	r219 = r218 * 0x1p-03f;
+	r220 = r203 + r219;
+	r352 = r441;
+	r354 = r352 + r353 * 1;
+	r356 = r354 + r355 * 1;
+	r221 = r356;
+	*(float *)r221 = r220;
+b41: // grid unrolled 3
+	r269 = (u64)r232 + (u64)r1;
+	r234 = r269;
+	r472 = (u64)r234;
+	r474 = r472 | r473;
+	r475 = r474 >> 32;
+	r476 = (u32)r475;
+	r477 = r476 == 0u;
+	if (!r477) goto b52;
+	r478 = (u32)r234;
+	r528 = __umulhi(r478, r527);
+	r529 = r528 * r479;
+	r530 = r478 - r529;
+	r531 = r530 - r479;
+	r532 = r530 < r531 ? r530 : r531;
+	r533 = r530 - r532;
+	r534 = r533 < 1u ? r533 : 1u;
+	r480 = r528 + r534;
+	r481 = r532;
+	r470 = (i64)r480;
+	r471 = (i64)r481;
+b45: // rangeint.body (grid unrolled 3)
+	r235 = r471;
+	r236 = r470;
+	r237 = r235 > 0ll;
+	if (!r237) goto b51;
+	r268 = r235 < r267;
+	if (!r268) goto b51;
+	r266 = r236 > 0ll;
+	if (!r266) goto b51;
+	r265 = r236 < r264;
+	if (!r265) goto b51;
+	r367 = r440;
+	r369 = r367 + r368 * 1;
+	r371 = r369 + r370 * 1;
+	r373 = r371 + r372 * 1;
+	r238 = r373;
+	r239 = *(float *)r238;
+	r240 = r239 * 0x1p-01f;
+	r380 = r373;
+	r242 = r380 + -4ll;
+	r243 = *(float *)r242;
+	r387 = r373;
+	r245 = r387 + 4ll;
+	r246 = *(float *)r245;
+	r247 = r243 + r246;
+	r388 = r367;
+	r390 = r388 + r389 * 1;
+	r392 = r390 + r391 * 1;
+	r394 = r392 + r393 * 1;
+	r396 = r394 + r395 * 1;
+	r249 = r396;
+	r250 = *(float *)r249;
+	r251 = r247 + r250;
+	r397 = r367;
+	r399 = r397 + r398 * 1;
+	r401 = r399 + r400 * 1;
+	r403 = r401 + r402 * 1;
+	r405 = r403 + r404 * 1;
+	r253 = r405;
+	r254 = *(float *)r253;
+	r255 = r251 + r254;
+	r256 = r255 * 0x1p-03f;
+	r257 = r240 + r256;
+	r406 = r441;
+	r408 = r406 + r407 * 1;
+	r410 = r408 + r409 * 1;
+	r412 = r410 + r411 * 1;
+	r258 = r412;
+	*(float *)r258 = r257;
+b50: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r270;
+	r437 = r437 + r438 * 1;
+	r439 = r439 + r438 * 1;
+	r440 = r440 + r438 * 1;
+	r441 = r441 + r438 * 1;
+	goto b12;
+b51: // if.else (grid unrolled 3)
+	r413 = r440;
+	r415 = r413 + r414 * 1;
+	r417 = r415 + r416 * 1;
+	r419 = r417 + r418 * 1;
+	r261 = r419;
+	r262 = *(float *)r261;
+	r420 = r441;
+	r422 = r420 + r421 * 1;
+	r424 = r422 + r423 * 1;
+	r426 = r424 + r425 * 1;
+	r263 = r426;
+	*(float *)r263 = r262;
+	goto b50;
+b52: // divide in 64 bits
+	r470 = qd_div_i64(r234, r9);
+	r483 = (u64)r470 * (u64)r9;
+	r471 = (u64)r234 - (u64)r483;
+	goto b45;
+b53: // if.else (grid unrolled 2)
+	r357 = r440;
+	r359 = r357 + r358 * 1;
+	r361 = r359 + r360 * 1;
+	r224 = r361;
+	r225 = *(float *)r224;
+	r362 = r441;
+	r364 = r362 + r363 * 1;
+	r366 = r364 + r365 * 1;
+	r226 = r366;
+	*(float *)r226 = r225;
+	goto b41;
+b54: // divide in 64 bits
+	r484 = qd_div_i64(r197, r9);
+	r497 = (u64)r484 * (u64)r9;
+	r485 = (u64)r197 - (u64)r497;
+	goto b36;
+b55: // if.else (grid unrolled 1)
+	r317 = r440;
+	r319 = r317 + r318 * 1;
+	r187 = r319;
+	r188 = *(float *)r187;
+	r320 = r441;
+	r322 = r320 + r321 * 1;
+	r189 = r322;
+	*(float *)r189 = r188;
+	goto b32;
+b56: // divide in 64 bits
+	r498 = qd_div_i64(r160, r9);
+	r511 = (u64)r498 * (u64)r9;
+	r499 = (u64)r160 - (u64)r511;
+	goto b27;
+b57: // if.else (grid unrolled 0)
+	r151 = r437;
+	r152 = *(float *)r151;
+	r153 = r439;
+	*(float *)r153 = r152;
+	goto b23;
+b58: // divide in 64 bits
+	r512 = qd_div_i64(r124, r9);
+	r525 = (u64)r512 * (u64)r9;
+	r513 = (u64)r124 - (u64)r525;
+	goto b18;
+b59: // preheader
+	r44 = r157;
+	r40 = r154;
+	r274 = r290;
+	r277 = r293;
+	r427 = r2;
+	r428 = r13 + r427 * 4;
+	r429 = r270;
+	r430 = r4 + r427 * 4;
+	r459 = r515;
+	r465 = r479;
+b60: // head
 	r6 = r2 < r3;
-	if (!r6) goto b23;
+	if (!r6) goto b72;
 	r7 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r153 = (u64)r7;
-	r154 = (u64)r9;
-	r155 = r153 | r154;
-	r156 = r155 >> 32;
-	r157 = r156 == 0ull;
-	if (!r157) goto b22;
-	r158 = (u32)r7;
-	r159 = (u32)r9;
-	r160 = qd_div_u32(r158, r159);
-	r162 = r160 * r159;
-	r161 = r158 - r162;
-	r151 = (i64)r160;
-	r152 = (i64)r161;
-b15: // rangeint.body
-	r8 = r152;
-	r10 = r151;
+	r458 = (u64)r7;
+	r460 = r458 | r459;
+	r461 = r460 >> 32;
+	r462 = (u32)r461;
+	r463 = r462 == 0u;
+	if (!r463) goto b71;
+	r464 = (u32)r7;
+	r556 = __umulhi(r464, r527);
+	r557 = r556 * r465;
+	r558 = r464 - r557;
+	r559 = r558 - r465;
+	r560 = r558 < r559 ? r558 : r559;
+	r561 = r558 - r560;
+	r562 = r561 < 1u ? r561 : 1u;
+	r466 = r556 + r562;
+	r467 = r560;
+	r456 = (i64)r466;
+	r457 = (i64)r467;
+b64: // rangeint.body
+	r8 = r457;
+	r10 = r456;
 	r11 = r8 > 0ll;
-	if (!r11) goto b21;
+	if (!r11) goto b70;
 	r45 = r8 < r44;
-	if (!r45) goto b21;
+	if (!r45) goto b70;
 	r43 = r10 > 0ll;
-	if (!r43) goto b21;
+	if (!r43) goto b70;
 	r42 = r10 < r40;
-	if (!r42) goto b21;
-	r12 = r131;
+	if (!r42) goto b70;
+	r12 = r428;
 	r15 = *(float *)r12;
 	r16 = r15 * 0x1p-01f;
-	r114 = r12;
-	r18 = r114 + -4ll;
+	r271 = r12;
+	r18 = r271 + -4ll;
 	r19 = *(float *)r18;
-	r115 = r12;
-	r21 = r115 + 4ll;
+	r272 = r12;
+	r21 = r272 + 4ll;
 	r22 = *(float *)r21;
 	r23 = r19 + r22;
-	r116 = r12;
-	r118 = r116 + r117 * 1;
-	r25 = r118;
+	r273 = r12;
+	r275 = r273 + r274 * 1;
+	r25 = r275;
 	r26 = *(float *)r25;
 	r27 = r23 + r26;
-	r119 = r12;
-	r121 = r119 + r120 * 1;
-	r29 = r121;
+	r276 = r12;
+	r278 = r276 + r277 * 1;
+	r29 = r278;
 	r30 = *(float *)r29;
 	r31 = r27 + r30;
 	r32 = r31 * 0x1p-03f;
 	r33 = r16 + r32;
-	r34 = r133;
+	r34 = r430;
 	*(float *)r34 = r33;
-b20: // latch
+b69: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r131 = r131 + r132 * 1;
-	r133 = r133 + r132 * 1;
-	goto b11;
-b21: // if.else
-	r37 = r131;
+	r428 = r428 + r429 * 1;
+	r430 = r430 + r429 * 1;
+	goto b60;
+b70: // if.else
+	r37 = r428;
 	r38 = *(float *)r37;
-	r39 = r133;
+	r39 = r430;
 	*(float *)r39 = r38;
-	goto b20;
-b22: // divide in 64 bits
-	r151 = qd_div_i64(r7, r9);
-	r163 = (u64)r151 * (u64)r9;
-	r152 = (u64)r7 - (u64)r163;
-	goto b15;
-b23: // exit
+	goto b69;
+b71: // divide in 64 bits
+	r456 = qd_div_i64(r7, r9);
+	r469 = (u64)r456 * (u64)r9;
+	r457 = (u64)r7 - (u64)r469;
+	goto b64;
+b72: // exit
 	return;
-b24: // preheader
+b73: // preheader
 	r80 = (u64)r9 - 1ull;
 	r77 = (u64)r41 - 1ull;
-	r125 = (u64)r9 * (u64)(-4ll);
-	r128 = (u64)r9 * 4ull;
-	r134 = r2;
-	r135 = r13 + r134 * 4;
-	r136 = (u64)r1 * 4ull;
-	r137 = r4 + r134 * 4;
-b25: // head (checked if)
+	r282 = (u64)r9 * (u64)(-4ll);
+	r285 = (u64)r9 * 4ull;
+	r431 = r2;
+	r432 = r13 + r431 * 4;
+	r433 = (u64)r1 * 4ull;
+	r434 = r4 + r431 * 4;
+	r445 = (u64)r9;
+	r451 = (u32)r9;
+	r563 = r451 > 1u ? r451 : 1u;
+	r564 = qd_div_u32(4294967295u, r563);
+b74: // head (checked if)
 	r46 = r2 < r3;
-	if (!r46) goto b23;
+	if (!r46) goto b72;
 	r47 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r140 = (u64)r47;
-	r141 = (u64)r9;
-	r142 = r140 | r141;
-	r143 = r142 >> 32;
-	r144 = r143 == 0ull;
-	if (!r144) goto b36;
-	r145 = (u32)r47;
-	r146 = (u32)r9;
-	r147 = qd_div_u32(r145, r146);
-	r149 = r147 * r146;
-	r148 = r145 - r149;
-	r138 = (i64)r147;
-	r139 = (i64)r148;
-b29: // rangeint.body (checked if)
-	r48 = r139;
-	r49 = r138;
+	r444 = (u64)r47;
+	r446 = r444 | r445;
+	r447 = r446 >> 32;
+	r448 = (u32)r447;
+	r449 = r448 == 0u;
+	if (!r449) goto b85;
+	r450 = (u32)r47;
+	r565 = __umulhi(r450, r564);
+	r566 = r565 * r451;
+	r567 = r450 - r566;
+	r568 = r567 - r451;
+	r569 = r567 < r568 ? r567 : r568;
+	r570 = r567 - r569;
+	r571 = r570 < 1u ? r570 : 1u;
+	r452 = r565 + r571;
+	r453 = r569;
+	r442 = (i64)r452;
+	r443 = (i64)r453;
+b78: // rangeint.body (checked if)
+	r48 = r443;
+	r49 = r442;
 	r50 = r48 > 0ll;
-	if (!r50) goto b35;
+	if (!r50) goto b84;
 	r81 = r48 < r80;
-	if (!r81) goto b35;
+	if (!r81) goto b84;
 	r79 = r49 > 0ll;
-	if (!r79) goto b35;
+	if (!r79) goto b84;
 	r78 = r49 < r77;
-	if (!r78) goto b35;
+	if (!r78) goto b84;
 	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r51 = r135;
+	r51 = r432;
 	r52 = *(float *)r51;
 	r53 = r52 * 0x1p-01f;
 	r54 = (u64)r47 - 1ull;
 	if ((u64)r54 >= (u64)r14) { qd_site = 3; qd_x = r54; qd_y = r14; goto qd_fault; }
-	r122 = r51;
-	r55 = r122 + -4ll;
+	r279 = r51;
+	r55 = r279 + -4ll;
 	r56 = *(float *)r55;
 	r57 = (u64)r47 + 1ull;
 	if ((u64)r57 >= (u64)r14) { qd_site = 4; qd_x = r57; qd_y = r14; goto qd_fault; }
-	r123 = r51;
-	r58 = r123 + 4ll;
+	r280 = r51;
+	r58 = r280 + 4ll;
 	r59 = *(float *)r58;
 	r60 = r56 + r59;
 	r61 = (u64)r47 - (u64)r9;
 	if ((u64)r61 >= (u64)r14) { qd_site = 5; qd_x = r61; qd_y = r14; goto qd_fault; }
-	r124 = r51;
-	r126 = r124 + r125 * 1;
-	r62 = r126;
+	r281 = r51;
+	r283 = r281 + r282 * 1;
+	r62 = r283;
 	r63 = *(float *)r62;
 	r64 = r60 + r63;
 	r65 = (u64)r47 + (u64)r9;
 	if ((u64)r65 >= (u64)r14) { qd_site = 6; qd_x = r65; qd_y = r14; goto qd_fault; }
-	r127 = r51;
-	r129 = r127 + r128 * 1;
-	r66 = r129;
+	r284 = r51;
+	r286 = r284 + r285 * 1;
+	r66 = r286;
 	r67 = *(float *)r66;
 	r68 = r64 + r67;
 	r69 = r68 * 0x1p-03f;
 	r70 = r53 + r69;
-	r71 = r137;
+	r71 = r434;
 	*(float *)r71 = r70;
-b34: // latch (checked if)
+b83: // latch (checked if)
 	r2 = (u64)r2 + (u64)r1;
-	r135 = r135 + r136 * 1;
-	r137 = r137 + r136 * 1;
-	goto b25;
-b35: // if.else (checked if)
+	r432 = r432 + r433 * 1;
+	r434 = r434 + r433 * 1;
+	goto b74;
+b84: // if.else (checked if)
 	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r74 = r135;
+	r74 = r432;
 	r75 = *(float *)r74;
-	r76 = r137;
+	r76 = r434;
 	*(float *)r76 = r75;
-	goto b34;
-b36: // divide in 64 bits
-	r138 = qd_div_i64(r47, r9);
-	r150 = (u64)r138 * (u64)r9;
-	r139 = (u64)r47 - (u64)r150;
-	goto b29;
+	goto b83;
+b85: // divide in 64 bits
+	r442 = qd_div_i64(r47, r9);
+	r455 = (u64)r442 * (u64)r9;
+	r443 = (u64)r47 - (u64)r455;
+	goto b78;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -6636,38 +8814,124 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
 	bool r59 = 0, r66 = 0, r97 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
 	bool r111 = 0, r114 = 0, r120 = 0, r123 = 0, r126 = 0, r129 = 0, r132 = 0, r135 = 0;
-	bool r138 = 0, r142 = 0, r145 = 0, r148 = 0, r151 = 0, r194 = 0, r207 = 0, r219 = 0;
-	bool r229 = 0, r242 = 0, r254 = 0;
+	bool r138 = 0, r142 = 0, r145 = 0, r148 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0;
+	bool r156 = 0, r158 = 0, r163 = 0, r170 = 0, r201 = 0, r204 = 0, r205 = 0, r207 = 0;
+	bool r208 = 0, r210 = 0, r211 = 0, r218 = 0, r249 = 0, r252 = 0, r253 = 0, r255 = 0;
+	bool r256 = 0, r258 = 0, r260 = 0, r267 = 0, r298 = 0, r301 = 0, r302 = 0, r304 = 0;
+	bool r305 = 0, r307 = 0, r309 = 0, r316 = 0, r347 = 0, r350 = 0, r351 = 0, r353 = 0;
+	bool r354 = 0, r356 = 0, r581 = 0, r595 = 0, r608 = 0, r619 = 0, r633 = 0, r646 = 0;
+	bool r657 = 0, r671 = 0, r684 = 0, r695 = 0, r709 = 0, r722 = 0, r733 = 0, r747 = 0;
+	bool r760 = 0, r771 = 0, r785 = 0, r798 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
 	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
 	i64 r54 = 0, r57 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0;
 	i64 r67 = 0, r68 = 0, r71 = 0, r75 = 0, r79 = 0, r83 = 0, r87 = 0, r96 = 0;
 	i64 r99 = 0, r102 = 0, r105 = 0, r108 = 0, r109 = 0, r121 = 0, r127 = 0, r133 = 0;
-	i64 r139 = 0, r140 = 0, r146 = 0, r155 = 0, r158 = 0, r161 = 0, r164 = 0, r169 = 0;
-	i64 r172 = 0, r175 = 0, r178 = 0, r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0;
-	i64 r189 = 0, r200 = 0, r201 = 0, r202 = 0, r213 = 0, r214 = 0, r223 = 0, r224 = 0;
-	i64 r235 = 0, r236 = 0, r237 = 0, r248 = 0, r249 = 0;
-	u32 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r208 = 0, r209 = 0, r210 = 0;
-	u32 r211 = 0, r212 = 0, r220 = 0, r221 = 0, r222 = 0, r230 = 0, r231 = 0, r232 = 0;
-	u32 r233 = 0, r234 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r255 = 0;
-	u32 r256 = 0, r257 = 0;
+	i64 r139 = 0, r140 = 0, r146 = 0, r155 = 0, r162 = 0, r164 = 0, r165 = 0, r166 = 0;
+	i64 r167 = 0, r168 = 0, r169 = 0, r171 = 0, r172 = 0, r175 = 0, r179 = 0, r183 = 0;
+	i64 r187 = 0, r191 = 0, r200 = 0, r203 = 0, r206 = 0, r209 = 0, r212 = 0, r213 = 0;
+	i64 r214 = 0, r215 = 0, r216 = 0, r217 = 0, r219 = 0, r220 = 0, r223 = 0, r227 = 0;
+	i64 r231 = 0, r235 = 0, r239 = 0, r248 = 0, r251 = 0, r254 = 0, r257 = 0, r259 = 0;
+	i64 r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0, r268 = 0, r269 = 0;
+	i64 r272 = 0, r276 = 0, r280 = 0, r284 = 0, r288 = 0, r297 = 0, r300 = 0, r303 = 0;
+	i64 r306 = 0, r308 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0, r315 = 0;
+	i64 r317 = 0, r318 = 0, r321 = 0, r325 = 0, r329 = 0, r333 = 0, r337 = 0, r346 = 0;
+	i64 r349 = 0, r352 = 0, r355 = 0, r357 = 0, r358 = 0, r362 = 0, r365 = 0, r368 = 0;
+	i64 r371 = 0, r376 = 0, r379 = 0, r382 = 0, r385 = 0, r390 = 0, r393 = 0, r396 = 0;
+	i64 r399 = 0, r402 = 0, r405 = 0, r408 = 0, r410 = 0, r413 = 0, r415 = 0, r418 = 0;
+	i64 r420 = 0, r423 = 0, r425 = 0, r428 = 0, r431 = 0, r434 = 0, r437 = 0, r439 = 0;
+	i64 r442 = 0, r444 = 0, r447 = 0, r449 = 0, r451 = 0, r454 = 0, r456 = 0, r458 = 0;
+	i64 r461 = 0, r463 = 0, r465 = 0, r468 = 0, r470 = 0, r472 = 0, r475 = 0, r477 = 0;
+	i64 r480 = 0, r482 = 0, r485 = 0, r487 = 0, r490 = 0, r492 = 0, r494 = 0, r497 = 0;
+	i64 r499 = 0, r501 = 0, r504 = 0, r506 = 0, r508 = 0, r510 = 0, r513 = 0, r515 = 0;
+	i64 r517 = 0, r519 = 0, r522 = 0, r524 = 0, r526 = 0, r528 = 0, r531 = 0, r533 = 0;
+	i64 r535 = 0, r537 = 0, r540 = 0, r542 = 0, r544 = 0, r547 = 0, r549 = 0, r551 = 0;
+	i64 r554 = 0, r556 = 0, r558 = 0, r560 = 0, r562 = 0, r564 = 0, r566 = 0, r568 = 0;
+	i64 r570 = 0, r571 = 0, r574 = 0, r575 = 0, r587 = 0, r588 = 0, r589 = 0, r601 = 0;
+	i64 r602 = 0, r612 = 0, r613 = 0, r625 = 0, r626 = 0, r627 = 0, r639 = 0, r640 = 0;
+	i64 r650 = 0, r651 = 0, r663 = 0, r664 = 0, r665 = 0, r677 = 0, r678 = 0, r688 = 0;
+	i64 r689 = 0, r701 = 0, r702 = 0, r703 = 0, r715 = 0, r716 = 0, r726 = 0, r727 = 0;
+	i64 r739 = 0, r740 = 0, r741 = 0, r753 = 0, r754 = 0, r764 = 0, r765 = 0, r777 = 0;
+	i64 r778 = 0, r779 = 0, r791 = 0, r792 = 0;
+	u32 r580 = 0, r582 = 0, r583 = 0, r584 = 0, r585 = 0, r586 = 0, r594 = 0, r596 = 0;
+	u32 r597 = 0, r598 = 0, r599 = 0, r600 = 0, r607 = 0, r609 = 0, r610 = 0, r611 = 0;
+	u32 r618 = 0, r620 = 0, r621 = 0, r622 = 0, r623 = 0, r624 = 0, r632 = 0, r634 = 0;
+	u32 r635 = 0, r636 = 0, r637 = 0, r638 = 0, r645 = 0, r647 = 0, r648 = 0, r649 = 0;
+	u32 r656 = 0, r658 = 0, r659 = 0, r660 = 0, r661 = 0, r662 = 0, r670 = 0, r672 = 0;
+	u32 r673 = 0, r674 = 0, r675 = 0, r676 = 0, r683 = 0, r685 = 0, r686 = 0, r687 = 0;
+	u32 r694 = 0, r696 = 0, r697 = 0, r698 = 0, r699 = 0, r700 = 0, r708 = 0, r710 = 0;
+	u32 r711 = 0, r712 = 0, r713 = 0, r714 = 0, r721 = 0, r723 = 0, r724 = 0, r725 = 0;
+	u32 r732 = 0, r734 = 0, r735 = 0, r736 = 0, r737 = 0, r738 = 0, r746 = 0, r748 = 0;
+	u32 r749 = 0, r750 = 0, r751 = 0, r752 = 0, r759 = 0, r761 = 0, r762 = 0, r763 = 0;
+	u32 r770 = 0, r772 = 0, r773 = 0, r774 = 0, r775 = 0, r776 = 0, r784 = 0, r786 = 0;
+	u32 r787 = 0, r788 = 0, r789 = 0, r790 = 0, r797 = 0, r799 = 0, r800 = 0, r801 = 0;
+	u32 r802 = 0, r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0, r808 = 0, r809 = 0;
+	u32 r810 = 0, r811 = 0, r812 = 0, r813 = 0, r814 = 0, r815 = 0, r816 = 0, r817 = 0;
+	u32 r818 = 0, r819 = 0, r820 = 0, r821 = 0, r822 = 0, r823 = 0, r824 = 0, r825 = 0;
+	u32 r826 = 0, r827 = 0, r828 = 0, r829 = 0, r830 = 0, r831 = 0, r832 = 0, r833 = 0;
+	u32 r834 = 0, r835 = 0, r836 = 0, r837 = 0, r838 = 0, r839 = 0, r840 = 0, r841 = 0;
+	u32 r842 = 0, r843 = 0, r844 = 0, r845 = 0, r846 = 0, r847 = 0, r848 = 0, r849 = 0;
+	u32 r850 = 0, r851 = 0, r852 = 0, r853 = 0, r854 = 0, r855 = 0, r856 = 0, r857 = 0;
+	u32 r858 = 0, r859 = 0, r860 = 0, r861 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0;
+	u32 r866 = 0, r867 = 0, r868 = 0, r869 = 0, r870 = 0, r871 = 0, r872 = 0, r873 = 0;
+	u32 r874 = 0, r875 = 0, r876 = 0, r877 = 0, r878 = 0, r879 = 0, r880 = 0, r881 = 0;
+	u32 r882 = 0, r883 = 0, r884 = 0, r885 = 0, r886 = 0, r887 = 0, r888 = 0, r889 = 0;
+	u32 r890 = 0, r891 = 0, r892 = 0, r893 = 0, r894 = 0, r895 = 0, r896 = 0, r897 = 0;
+	u32 r898 = 0, r899 = 0, r900 = 0, r901 = 0, r902 = 0, r903 = 0, r904 = 0, r905 = 0;
+	u32 r906 = 0, r907 = 0, r908 = 0, r909 = 0, r910 = 0, r911 = 0, r912 = 0, r913 = 0;
+	u32 r914 = 0, r915 = 0, r916 = 0, r917 = 0, r918 = 0, r919 = 0, r920 = 0, r921 = 0;
+	u32 r922 = 0, r923 = 0, r924 = 0, r925 = 0, r926 = 0, r927 = 0, r928 = 0, r929 = 0;
+	u32 r930 = 0, r931 = 0, r932 = 0, r933 = 0, r934 = 0, r935 = 0, r936 = 0, r937 = 0;
+	u32 r938 = 0, r939 = 0;
 	u64 r107 = 0, r110 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
 	u64 r119 = 0, r122 = 0, r124 = 0, r125 = 0, r128 = 0, r130 = 0, r131 = 0, r134 = 0;
 	u64 r136 = 0, r137 = 0, r141 = 0, r143 = 0, r144 = 0, r147 = 0, r149 = 0, r150 = 0;
-	u64 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0;
-	u64 r215 = 0, r216 = 0, r217 = 0, r218 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
-	u64 r238 = 0, r239 = 0, r240 = 0, r241 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0;
+	u64 r157 = 0, r159 = 0, r160 = 0, r161 = 0, r576 = 0, r577 = 0, r578 = 0, r579 = 0;
+	u64 r590 = 0, r591 = 0, r592 = 0, r593 = 0, r603 = 0, r604 = 0, r605 = 0, r606 = 0;
+	u64 r614 = 0, r615 = 0, r616 = 0, r617 = 0, r628 = 0, r629 = 0, r630 = 0, r631 = 0;
+	u64 r641 = 0, r642 = 0, r643 = 0, r644 = 0, r652 = 0, r653 = 0, r654 = 0, r655 = 0;
+	u64 r666 = 0, r667 = 0, r668 = 0, r669 = 0, r679 = 0, r680 = 0, r681 = 0, r682 = 0;
+	u64 r690 = 0, r691 = 0, r692 = 0, r693 = 0, r704 = 0, r705 = 0, r706 = 0, r707 = 0;
+	u64 r717 = 0, r718 = 0, r719 = 0, r720 = 0, r728 = 0, r729 = 0, r730 = 0, r731 = 0;
+	u64 r742 = 0, r743 = 0, r744 = 0, r745 = 0, r755 = 0, r756 = 0, r757 = 0, r758 = 0;
+	u64 r766 = 0, r767 = 0, r768 = 0, r769 = 0, r780 = 0, r781 = 0, r782 = 0, r783 = 0;
+	u64 r793 = 0, r794 = 0, r795 = 0, r796 = 0;
 	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
 	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0, r70 = 0, r73 = 0;
 	float r74 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r89 = 0;
-	float r90 = 0, r92 = 0, r93 = 0, r94 = 0;
+	float r90 = 0, r92 = 0, r93 = 0, r94 = 0, r174 = 0, r177 = 0, r178 = 0, r181 = 0;
+	float r182 = 0, r185 = 0, r186 = 0, r189 = 0, r190 = 0, r193 = 0, r194 = 0, r196 = 0;
+	float r197 = 0, r198 = 0, r222 = 0, r225 = 0, r226 = 0, r229 = 0, r230 = 0, r233 = 0;
+	float r234 = 0, r237 = 0, r238 = 0, r241 = 0, r242 = 0, r244 = 0, r245 = 0, r246 = 0;
+	float r271 = 0, r274 = 0, r275 = 0, r278 = 0, r279 = 0, r282 = 0, r283 = 0, r286 = 0;
+	float r287 = 0, r290 = 0, r291 = 0, r293 = 0, r294 = 0, r295 = 0, r320 = 0, r323 = 0;
+	float r324 = 0, r327 = 0, r328 = 0, r331 = 0, r332 = 0, r335 = 0, r336 = 0, r339 = 0;
+	float r340 = 0, r342 = 0, r343 = 0, r344 = 0;
 	char *r4 = 0, *r18 = 0, *r19 = 0, *r23 = 0, *r27 = 0, *r31 = 0, *r35 = 0, *r39 = 0;
 	char *r42 = 0, *r46 = 0, *r49 = 0, *r69 = 0, *r72 = 0, *r76 = 0, *r80 = 0, *r84 = 0;
-	char *r88 = 0, *r91 = 0, *r95 = 0, *r98 = 0, *r152 = 0, *r153 = 0, *r154 = 0, *r156 = 0;
-	char *r157 = 0, *r159 = 0, *r160 = 0, *r162 = 0, *r163 = 0, *r165 = 0, *r166 = 0, *r167 = 0;
-	char *r168 = 0, *r170 = 0, *r171 = 0, *r173 = 0, *r174 = 0, *r176 = 0, *r177 = 0, *r179 = 0;
-	char *r181 = 0, *r183 = 0, *r185 = 0, *r187 = 0;
+	char *r88 = 0, *r91 = 0, *r95 = 0, *r98 = 0, *r173 = 0, *r176 = 0, *r180 = 0, *r184 = 0;
+	char *r188 = 0, *r192 = 0, *r195 = 0, *r199 = 0, *r202 = 0, *r221 = 0, *r224 = 0, *r228 = 0;
+	char *r232 = 0, *r236 = 0, *r240 = 0, *r243 = 0, *r247 = 0, *r250 = 0, *r270 = 0, *r273 = 0;
+	char *r277 = 0, *r281 = 0, *r285 = 0, *r289 = 0, *r292 = 0, *r296 = 0, *r299 = 0, *r319 = 0;
+	char *r322 = 0, *r326 = 0, *r330 = 0, *r334 = 0, *r338 = 0, *r341 = 0, *r345 = 0, *r348 = 0;
+	char *r359 = 0, *r360 = 0, *r361 = 0, *r363 = 0, *r364 = 0, *r366 = 0, *r367 = 0, *r369 = 0;
+	char *r370 = 0, *r372 = 0, *r373 = 0, *r374 = 0, *r375 = 0, *r377 = 0, *r378 = 0, *r380 = 0;
+	char *r381 = 0, *r383 = 0, *r384 = 0, *r386 = 0, *r387 = 0, *r388 = 0, *r389 = 0, *r391 = 0;
+	char *r392 = 0, *r394 = 0, *r395 = 0, *r397 = 0, *r398 = 0, *r400 = 0, *r401 = 0, *r403 = 0;
+	char *r404 = 0, *r406 = 0, *r407 = 0, *r409 = 0, *r411 = 0, *r412 = 0, *r414 = 0, *r416 = 0;
+	char *r417 = 0, *r419 = 0, *r421 = 0, *r422 = 0, *r424 = 0, *r426 = 0, *r427 = 0, *r429 = 0;
+	char *r430 = 0, *r432 = 0, *r433 = 0, *r435 = 0, *r436 = 0, *r438 = 0, *r440 = 0, *r441 = 0;
+	char *r443 = 0, *r445 = 0, *r446 = 0, *r448 = 0, *r450 = 0, *r452 = 0, *r453 = 0, *r455 = 0;
+	char *r457 = 0, *r459 = 0, *r460 = 0, *r462 = 0, *r464 = 0, *r466 = 0, *r467 = 0, *r469 = 0;
+	char *r471 = 0, *r473 = 0, *r474 = 0, *r476 = 0, *r478 = 0, *r479 = 0, *r481 = 0, *r483 = 0;
+	char *r484 = 0, *r486 = 0, *r488 = 0, *r489 = 0, *r491 = 0, *r493 = 0, *r495 = 0, *r496 = 0;
+	char *r498 = 0, *r500 = 0, *r502 = 0, *r503 = 0, *r505 = 0, *r507 = 0, *r509 = 0, *r511 = 0;
+	char *r512 = 0, *r514 = 0, *r516 = 0, *r518 = 0, *r520 = 0, *r521 = 0, *r523 = 0, *r525 = 0;
+	char *r527 = 0, *r529 = 0, *r530 = 0, *r532 = 0, *r534 = 0, *r536 = 0, *r538 = 0, *r539 = 0;
+	char *r541 = 0, *r543 = 0, *r545 = 0, *r546 = 0, *r548 = 0, *r550 = 0, *r552 = 0, *r553 = 0;
+	char *r555 = 0, *r557 = 0, *r559 = 0, *r561 = 0, *r563 = 0, *r565 = 0, *r567 = 0, *r569 = 0;
+	char *r572 = 0, *r573 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -6726,295 +8990,1022 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r149 = r118;
 	r150 = r149 - r147;
 	r151 = r117 <= r150;
-	if (!r111) goto b36;
-	if (!r114) goto b36;
-	if (!r120) goto b36;
-	if (!r123) goto b36;
-	if (!r126) goto b36;
-	if (!r129) goto b36;
-	if (!r132) goto b36;
-	if (!r135) goto b36;
-	if (!r138) goto b36;
-	if (!r142) goto b36;
-	if (!r145) goto b36;
-	if (!r148) goto b36;
-	if (!r151) goto b36;
+	r152 = r9 != 0ll;
+	r153 = r12 != 0ll;
+	r154 = r139 != 0ll;
+	if (!r111) goto b119;
+	if (!r114) goto b119;
+	if (!r120) goto b119;
+	if (!r123) goto b119;
+	if (!r126) goto b119;
+	if (!r129) goto b119;
+	if (!r132) goto b119;
+	if (!r135) goto b119;
+	if (!r138) goto b119;
+	if (!r142) goto b119;
+	if (!r145) goto b119;
+	if (!r148) goto b119;
+	if (!r151) goto b119;
+	if (!r152) goto b119;
+	if (!r153) goto b119;
+	if (!r154) goto b119;
+	r155 = (u64)r1 * 3ull;
+	r358 = (u64)r1 * 4ull;
+	r159 = r112;
+	r161 = (u64)r155;
+	r168 = r139;
+	r209 = (u64)r9 - 1ull;
+	r206 = (u64)r12 - 1ull;
+	r203 = (u64)r51 - 1ull;
+	r171 = r139;
+	r390 = (u64)r9 * (u64)(-4ll);
+	r393 = (u64)r9 * 4ull;
+	r396 = (u64)r171 * (u64)(-4ll);
+	r399 = (u64)r171 * 4ull;
+	r216 = r139;
+	r257 = r209;
+	r254 = r206;
+	r251 = r203;
+	r402 = r358;
+	r408 = r390;
+	r410 = r358;
+	r413 = r393;
+	r415 = r358;
+	r418 = r396;
+	r420 = r358;
+	r423 = r399;
+	r425 = r358;
+	r431 = r358;
+	r434 = r358;
+	r265 = r139;
+	r306 = r209;
+	r303 = r206;
+	r300 = r203;
+	r437 = r358;
+	r439 = r358;
+	r447 = r390;
+	r449 = r358;
+	r451 = r358;
+	r454 = r393;
+	r456 = r358;
+	r458 = r358;
+	r461 = r396;
+	r463 = r358;
+	r465 = r358;
+	r468 = r399;
+	r470 = r358;
+	r472 = r358;
+	r480 = r358;
+	r482 = r358;
+	r485 = r358;
+	r487 = r358;
+	r314 = r139;
+	r355 = r209;
+	r352 = r206;
+	r349 = r203;
+	r490 = r358;
+	r492 = r358;
+	r494 = r358;
+	r504 = r390;
+	r506 = r358;
+	r508 = r358;
+	r510 = r358;
+	r513 = r393;
+	r515 = r358;
+	r517 = r358;
+	r519 = r358;
+	r522 = r396;
+	r524 = r358;
+	r526 = r358;
+	r528 = r358;
+	r531 = r399;
+	r533 = r358;
+	r535 = r358;
+	r537 = r358;
+	r547 = r358;
+	r549 = r358;
+	r551 = r358;
+	r554 = r358;
+	r556 = r358;
+	r558 = r358;
+	r568 = r2;
+	r569 = r19 + r568 * 4;
+	r570 = (u64)r358 * 4ull;
+	r571 = r568;
+	r572 = r4 + r571 * 4;
+	r573 = r4 + r568 * 4;
+	r767 = (u64)r9;
+	r729 = r767;
+	r691 = r767;
+	r653 = r767;
+	r667 = (u64)r12;
+	r659 = (u32)r9;
+	r680 = (u64)r314;
+	r673 = (u32)r12;
+	r686 = (u32)r314;
+	r705 = r667;
+	r697 = r659;
+	r718 = r680;
+	r711 = r673;
+	r724 = r686;
+	r743 = r667;
+	r735 = r659;
+	r756 = r680;
+	r749 = r673;
+	r762 = r686;
+	r781 = r667;
+	r773 = r659;
+	r794 = r680;
+	r787 = r673;
+	r800 = r686;
+	r802 = r659 > 1u ? r659 : 1u;
+	r803 = qd_div_u32(4294967295u, r802);
+	r832 = r673 > 1u ? r673 : 1u;
+	r833 = qd_div_u32(4294967295u, r832);
+	r862 = r686 > 1u ? r686 : 1u;
+	r863 = qd_div_u32(4294967295u, r862);
+b18: // grid unrolled guard
+	r156 = r2 < r3;
+	if (!r156) goto b118;
+	r160 = (u64)r2;
+	r157 = r159 - r160;
+	r158 = r157 > r161;
+	if (!r158) goto b97;
+	r162 = r2;
+	r164 = r162;
+	r766 = (u64)r164;
+	r768 = r766 | r767;
+	r769 = r768 >> 32;
+	r770 = (u32)r769;
+	r771 = r770 == 0u;
+	if (!r771) goto b96;
+	r772 = (u32)r164;
+	r825 = __umulhi(r772, r803);
+	r826 = r825 * r773;
+	r827 = r772 - r826;
+	r828 = r827 - r773;
+	r829 = r827 < r828 ? r827 : r828;
+	r830 = r827 - r829;
+	r831 = r830 < 1u ? r830 : 1u;
+	r774 = r825 + r831;
+	r775 = r829;
+	r764 = (i64)r774;
+	r765 = (i64)r775;
+b24: // rangeint.body (grid unrolled 0)
+	r165 = r765;
+	r166 = r764;
+	r780 = (u64)r166;
+	r782 = r780 | r781;
+	r783 = r782 >> 32;
+	r784 = (u32)r783;
+	r785 = r784 == 0u;
+	if (!r785) goto b95;
+	r786 = (u32)r166;
+	r855 = __umulhi(r786, r833);
+	r856 = r855 * r787;
+	r857 = r786 - r856;
+	r858 = r857 - r787;
+	r859 = r857 < r858 ? r857 : r858;
+	r860 = r857 - r859;
+	r861 = r860 < 1u ? r860 : 1u;
+	r788 = r855 + r861;
+	r789 = r859;
+	r778 = (i64)r788;
+	r779 = (i64)r789;
+b26: // rangeint.body (grid unrolled 0)
+	r167 = r779;
+	r793 = r766;
+	r795 = r793 | r794;
+	r796 = r795 >> 32;
+	r797 = (u32)r796;
+	r798 = r797 == 0u;
+	if (!r798) goto b94;
+	r799 = (u32)r164;
+	r885 = __umulhi(r799, r863);
+	r886 = r885 * r800;
+	r887 = r799 - r886;
+	r888 = r887 - r800;
+	r889 = r887 < r888 ? r887 : r888;
+	r890 = r887 - r889;
+	r891 = r890 < 1u ? r890 : 1u;
+	r801 = r885 + r891;
+	r792 = (i64)r801;
+b28: // rangeint.body (grid unrolled 0)
+	r169 = r792;
+	r170 = r165 > 0ll;
+	if (!r170) goto b93;
+	r210 = r165 < r209;
+	if (!r210) goto b93;
+	r208 = r167 > 0ll;
+	if (!r208) goto b93;
+	r207 = r167 < r206;
+	if (!r207) goto b93;
+	r205 = r169 > 0ll;
+	if (!r205) goto b93;
+	r204 = r169 < r203;
+	if (!r204) goto b93;
+	r387 = r569;
+	r173 = r387 + -4ll;
+	r174 = *(float *)r173;
+	r388 = r387;
+	r176 = r388 + 4ll;
+	r177 = *(float *)r176;
+	r178 = r174 + r177;
+	r389 = r387;
+	r391 = r389 + r390 * 1;
+	r180 = r391;
+	r181 = *(float *)r180;
+	r182 = r178 + r181;
+	r392 = r387;
+	r394 = r392 + r393 * 1;
+	r184 = r394;
+	r185 = *(float *)r184;
+	r186 = r182 + r185;
+	r395 = r387;
+	r397 = r395 + r396 * 1;
+	r188 = r397;
+	r189 = *(float *)r188;
+	r190 = r186 + r189;
+	r398 = r387;
+	r400 = r398 + r399 * 1;
+	r192 = r400;
+	r193 = *(float *)r192;
+	r194 = r190 + r193;
+	r195 = r387;
+	r196 = *(float *)r195;
+	r197 = r196 * 0x1.8p+02f;
+	r198 = r194 - r197;
+	r199 = r572;
+	*(float *)r199 = r198;
+b35: // grid unrolled 1
+	r259 = (u64)r162 + (u64)r1;
+	r212 = r259;
+	r728 = (u64)r212;
+	r730 = r728 | r729;
+	r731 = r730 >> 32;
+	r732 = (u32)r731;
+	r733 = r732 == 0u;
+	if (!r733) goto b92;
+	r734 = (u32)r212;
+	r818 = __umulhi(r734, r803);
+	r819 = r818 * r735;
+	r820 = r734 - r819;
+	r821 = r820 - r735;
+	r822 = r820 < r821 ? r820 : r821;
+	r823 = r820 - r822;
+	r824 = r823 < 1u ? r823 : 1u;
+	r736 = r818 + r824;
+	r737 = r822;
+	r726 = (i64)r736;
+	r727 = (i64)r737;
+b39: // rangeint.body (grid unrolled 1)
+	r213 = r727;
+	r214 = r726;
+	r742 = (u64)r214;
+	r744 = r742 | r743;
+	r745 = r744 >> 32;
+	r746 = (u32)r745;
+	r747 = r746 == 0u;
+	if (!r747) goto b91;
+	r748 = (u32)r214;
+	r848 = __umulhi(r748, r833);
+	r849 = r848 * r749;
+	r850 = r748 - r849;
+	r851 = r850 - r749;
+	r852 = r850 < r851 ? r850 : r851;
+	r853 = r850 - r852;
+	r854 = r853 < 1u ? r853 : 1u;
+	r750 = r848 + r854;
+	r751 = r852;
+	r740 = (i64)r750;
+	r741 = (i64)r751;
+b41: // rangeint.body (grid unrolled 1)
+	r215 = r741;
+	r755 = r728;
+	r757 = r755 | r756;
+	r758 = r757 >> 32;
+	r759 = (u32)r758;
+	r760 = r759 == 0u;
+	if (!r760) goto b90;
+	r761 = (u32)r212;
+	r878 = __umulhi(r761, r863);
+	r879 = r878 * r762;
+	r880 = r761 - r879;
+	r881 = r880 - r762;
+	r882 = r880 < r881 ? r880 : r881;
+	r883 = r880 - r882;
+	r884 = r883 < 1u ? r883 : 1u;
+	r763 = r878 + r884;
+	r754 = (i64)r763;
+b43: // rangeint.body (grid unrolled 1)
+	r217 = r754;
+	r218 = r213 > 0ll;
+	if (!r218) goto b89;
+	r258 = r213 < r257;
+	if (!r258) goto b89;
+	r256 = r215 > 0ll;
+	if (!r256) goto b89;
+	r255 = r215 < r254;
+	if (!r255) goto b89;
+	r253 = r217 > 0ll;
+	if (!r253) goto b89;
+	r252 = r217 < r251;
+	if (!r252) goto b89;
+	r401 = r569;
+	r403 = r401 + r402 * 1;
+	r221 = r403 + -4ll;
+	r222 = *(float *)r221;
+	r406 = r403;
+	r224 = r406 + 4ll;
+	r225 = *(float *)r224;
+	r226 = r222 + r225;
+	r407 = r401;
+	r409 = r407 + r408 * 1;
+	r411 = r409 + r410 * 1;
+	r228 = r411;
+	r229 = *(float *)r228;
+	r230 = r226 + r229;
+	r412 = r401;
+	r414 = r412 + r413 * 1;
+	r416 = r414 + r415 * 1;
+	r232 = r416;
+	r233 = *(float *)r232;
+	r234 = r230 + r233;
+	r417 = r401;
+	r419 = r417 + r418 * 1;
+	r421 = r419 + r420 * 1;
+	r236 = r421;
+	r237 = *(float *)r236;
+	r238 = r234 + r237;
+	r422 = r401;
+	r424 = r422 + r423 * 1;
+	r426 = r424 + r425 * 1;
+	r240 = r426;
+	r241 = *(float *)r240;
+	r242 = r238 + r241;
+	r429 = r403;
+	r243 = r429;
+	r244 = *(float *)r243;
+	r245 = r244 * 0x1.8p+02f;
+	r246 = r242 - r245;
+	r430 = r573;
+	r432 = r430 + r431 * 1;
+	r247 = r432;
+	*(float *)r247 = r246;
+b50: // grid unrolled 2
+	r308 = (u64)r259 + (u64)r1;
+	r261 = r308;
+	r690 = (u64)r261;
+	r692 = r690 | r691;
+	r693 = r692 >> 32;
+	r694 = (u32)r693;
+	r695 = r694 == 0u;
+	if (!r695) goto b88;
+	r696 = (u32)r261;
+	r811 = __umulhi(r696, r803);
+	r812 = r811 * r697;
+	r813 = r696 - r812;
+	r814 = r813 - r697;
+	r815 = r813 < r814 ? r813 : r814;
+	r816 = r813 - r815;
+	r817 = r816 < 1u ? r816 : 1u;
+	r698 = r811 + r817;
+	r699 = r815;
+	r688 = (i64)r698;
+	r689 = (i64)r699;
+b54: // rangeint.body (grid unrolled 2)
+	r262 = r689;
+	r263 = r688;
+	r704 = (u64)r263;
+	r706 = r704 | r705;
+	r707 = r706 >> 32;
+	r708 = (u32)r707;
+	r709 = r708 == 0u;
+	if (!r709) goto b87;
+	r710 = (u32)r263;
+	r841 = __umulhi(r710, r833);
+	r842 = r841 * r711;
+	r843 = r710 - r842;
+	r844 = r843 - r711;
+	r845 = r843 < r844 ? r843 : r844;
+	r846 = r843 - r845;
+	r847 = r846 < 1u ? r846 : 1u;
+	r712 = r841 + r847;
+	r713 = r845;
+	r702 = (i64)r712;
+	r703 = (i64)r713;
+b56: // rangeint.body (grid unrolled 2)
+	r264 = r703;
+	r717 = r690;
+	r719 = r717 | r718;
+	r720 = r719 >> 32;
+	r721 = (u32)r720;
+	r722 = r721 == 0u;
+	if (!r722) goto b86;
+	r723 = (u32)r261;
+	r871 = __umulhi(r723, r863);
+	r872 = r871 * r724;
+	r873 = r723 - r872;
+	r874 = r873 - r724;
+	r875 = r873 < r874 ? r873 : r874;
+	r876 = r873 - r875;
+	r877 = r876 < 1u ? r876 : 1u;
+	r725 = r871 + r877;
+	r716 = (i64)r725;
+b58: // rangeint.body (grid unrolled 2)
+	r266 = r716;
+	r267 = r262 > 0ll;
+	if (!r267) goto b85;
+	r307 = r262 < r306;
+	if (!r307) goto b85;
+	r305 = r264 > 0ll;
+	if (!r305) goto b85;
+	r304 = r264 < r303;
+	if (!r304) goto b85;
+	r302 = r266 > 0ll;
+	if (!r302) goto b85;
+	r301 = r266 < r300;
+	if (!r301) goto b85;
+	r436 = r569;
+	r438 = r436 + r437 * 1;
+	r440 = r438 + r439 * 1;
+	r270 = r440 + -4ll;
+	r271 = *(float *)r270;
+	r445 = r440;
+	r273 = r445 + 4ll;
+	r274 = *(float *)r273;
+	r275 = r271 + r274;
+	r446 = r436;
+	r448 = r446 + r447 * 1;
+	r450 = r448 + r449 * 1;
+	r452 = r450 + r451 * 1;
+	r277 = r452;
+	r278 = *(float *)r277;
+	r279 = r275 + r278;
+	r453 = r436;
+	r455 = r453 + r454 * 1;
+	r457 = r455 + r456 * 1;
+	r459 = r457 + r458 * 1;
+	r281 = r459;
+	r282 = *(float *)r281;
+	r283 = r279 + r282;
+	r460 = r436;
+	r462 = r460 + r461 * 1;
+	r464 = r462 + r463 * 1;
+	r466 = r464 + r465 * 1;
+	r285 = r466;
+	r286 = *(float *)r285;
+	r287 = r283 + r286;
+	r467 = r436;
+	r469 = r467 + r468 * 1;
+	r471 = r469 + r470 * 1;
+	r473 = r471 + r472 * 1;
+	r289 = r473;
+	r290 = *(float *)r289;
+	r291 = r287 + r290;
+	r478 = r440;
+	r292 = r478;
+	r293 = *(float *)r292;
+	r294 = r293 * 0x1.8p+02f;
+	r295 = r291 - r294;
+	r479 = r573;
+	r481 = r479 + r480 * 1;
+	r483 = r481 + r482 * 1;
+	r296 = r483;
+	*(float *)r296 = r295;
+b65: // grid unrolled 3
+	r357 = (u64)r308 + (u64)r1;
+	r310 = r357;
+	r652 = (u64)r310;
+	r654 = r652 | r653;
+	r655 = r654 >> 32;
+	r656 = (u32)r655;
+	r657 = r656 == 0u;
+	if (!r657) goto b84;
+	r658 = (u32)r310;
+	r804 = __umulhi(r658, r803);
+	r805 = r804 * r659;
+	r806 = r658 - r805;
+	r807 = r806 - r659;
+	r808 = r806 < r807 ? r806 : r807;
+	r809 = r806 - r808;
+	r810 = r809 < 1u ? r809 : 1u;
+	r660 = r804 + r810;
+	r661 = r808;
+	r650 = (i64)r660;
+	r651 = (i64)r661;
+b69: // rangeint.body (grid unrolled 3)
+	r311 = r651;
+	r312 = r650;
+	r666 = (u64)r312;
+	r668 = r666 | r667;
+	r669 = r668 >> 32;
+	r670 = (u32)r669;
+	r671 = r670 == 0u;
+	if (!r671) goto b83;
+	r672 = (u32)r312;
+	r834 = __umulhi(r672, r833);
+	r835 = r834 * r673;
+	r836 = r672 - r835;
+	r837 = r836 - r673;
+	r838 = r836 < r837 ? r836 : r837;
+	r839 = r836 - r838;
+	r840 = r839 < 1u ? r839 : 1u;
+	r674 = r834 + r840;
+	r675 = r838;
+	r664 = (i64)r674;
+	r665 = (i64)r675;
+b71: // rangeint.body (grid unrolled 3)
+	r313 = r665;
+	r679 = r652;
+	r681 = r679 | r680;
+	r682 = r681 >> 32;
+	r683 = (u32)r682;
+	r684 = r683 == 0u;
+	if (!r684) goto b82;
+	r685 = (u32)r310;
+	r864 = __umulhi(r685, r863);
+	r865 = r864 * r686;
+	r866 = r685 - r865;
+	r867 = r866 - r686;
+	r868 = r866 < r867 ? r866 : r867;
+	r869 = r866 - r868;
+	r870 = r869 < 1u ? r869 : 1u;
+	r687 = r864 + r870;
+	r678 = (i64)r687;
+b73: // rangeint.body (grid unrolled 3)
+	r315 = r678;
+	r316 = r311 > 0ll;
+	if (!r316) goto b81;
+	r356 = r311 < r355;
+	if (!r356) goto b81;
+	r354 = r313 > 0ll;
+	if (!r354) goto b81;
+	r353 = r313 < r352;
+	if (!r353) goto b81;
+	r351 = r315 > 0ll;
+	if (!r351) goto b81;
+	r350 = r315 < r349;
+	if (!r350) goto b81;
+	r489 = r569;
+	r491 = r489 + r490 * 1;
+	r493 = r491 + r492 * 1;
+	r495 = r493 + r494 * 1;
+	r319 = r495 + -4ll;
+	r320 = *(float *)r319;
+	r502 = r495;
+	r322 = r502 + 4ll;
+	r323 = *(float *)r322;
+	r324 = r320 + r323;
+	r503 = r489;
+	r505 = r503 + r504 * 1;
+	r507 = r505 + r506 * 1;
+	r509 = r507 + r508 * 1;
+	r511 = r509 + r510 * 1;
+	r326 = r511;
+	r327 = *(float *)r326;
+	r328 = r324 + r327;
+	r512 = r489;
+	r514 = r512 + r513 * 1;
+	r516 = r514 + r515 * 1;
+	r518 = r516 + r517 * 1;
+	r520 = r518 + r519 * 1;
+	r330 = r520;
+	r331 = *(float *)r330;
+	r332 = r328 + r331;
+	r521 = r489;
+	r523 = r521 + r522 * 1;
+	r525 = r523 + r524 * 1;
+	r527 = r525 + r526 * 1;
+	r529 = r527 + r528 * 1;
+	r334 = r529;
+	r335 = *(float *)r334;
+	r336 = r332 + r335;
+	r530 = r489;
+	r532 = r530 + r531 * 1;
+	r534 = r532 + r533 * 1;
+	r536 = r534 + r535 * 1;
+	r538 = r536 + r537 * 1;
+	r338 = r538;
+	r339 = *(float *)r338;
+	r340 = r336 + r339;
+	r545 = r495;
+	r341 = r545;
+	r342 = *(float *)r341;
+	r343 = r342 * 0x1.8p+02f;
+	r344 = r340 - r343;
+	r546 = r573;
+	r548 = r546 + r547 * 1;
+	r550 = r548 + r549 * 1;
+	r552 = r550 + r551 * 1;
+	r345 = r552;
+	*(float *)r345 = r344;
+b80: // latch (grid unrolled 3)
+	r2 = (u64)r2 + (u64)r358;
+	r569 = r569 + r570 * 1;
+	r572 = r572 + r570 * 1;
+	r573 = r573 + r570 * 1;
+	goto b18;
+b81: // if.else (grid unrolled 3)
+	r553 = r573;
+	r555 = r553 + r554 * 1;
+	r557 = r555 + r556 * 1;
+	r559 = r557 + r558 * 1;
+	r348 = r559;
+	*(float *)r348 = 0x0p+00f;
+	goto b80;
+b82: // divide in 64 bits
+	r678 = qd_div_i64(r310, r314);
+	goto b73;
+b83: // divide in 64 bits
+	r664 = qd_div_i64(r312, r12);
+	r677 = (u64)r664 * (u64)r12;
+	r665 = (u64)r312 - (u64)r677;
+	goto b71;
+b84: // divide in 64 bits
+	r650 = qd_div_i64(r310, r9);
+	r663 = (u64)r650 * (u64)r9;
+	r651 = (u64)r310 - (u64)r663;
+	goto b69;
+b85: // if.else (grid unrolled 2)
+	r484 = r573;
+	r486 = r484 + r485 * 1;
+	r488 = r486 + r487 * 1;
+	r299 = r488;
+	*(float *)r299 = 0x0p+00f;
+	goto b65;
+b86: // divide in 64 bits
+	r716 = qd_div_i64(r261, r265);
+	goto b58;
+b87: // divide in 64 bits
+	r702 = qd_div_i64(r263, r12);
+	r715 = (u64)r702 * (u64)r12;
+	r703 = (u64)r263 - (u64)r715;
+	goto b56;
+b88: // divide in 64 bits
+	r688 = qd_div_i64(r261, r9);
+	r701 = (u64)r688 * (u64)r9;
+	r689 = (u64)r261 - (u64)r701;
+	goto b54;
+b89: // if.else (grid unrolled 1)
+	r433 = r573;
+	r435 = r433 + r434 * 1;
+	r250 = r435;
+	*(float *)r250 = 0x0p+00f;
+	goto b50;
+b90: // divide in 64 bits
+	r754 = qd_div_i64(r212, r216);
+	goto b43;
+b91: // divide in 64 bits
+	r740 = qd_div_i64(r214, r12);
+	r753 = (u64)r740 * (u64)r12;
+	r741 = (u64)r214 - (u64)r753;
+	goto b41;
+b92: // divide in 64 bits
+	r726 = qd_div_i64(r212, r9);
+	r739 = (u64)r726 * (u64)r9;
+	r727 = (u64)r212 - (u64)r739;
+	goto b39;
+b93: // if.else (grid unrolled 0)
+	r202 = r572;
+	*(float *)r202 = 0x0p+00f;
+	goto b35;
+b94: // divide in 64 bits
+	r792 = qd_div_i64(r164, r168);
+	goto b28;
+b95: // divide in 64 bits
+	r778 = qd_div_i64(r166, r12);
+	r791 = (u64)r778 * (u64)r12;
+	r779 = (u64)r166 - (u64)r791;
+	goto b26;
+b96: // divide in 64 bits
+	r764 = qd_div_i64(r164, r9);
+	r777 = (u64)r764 * (u64)r9;
+	r765 = (u64)r164 - (u64)r777;
+	goto b24;
+b97: // preheader
 	r13 = r139;
-	r57 = (u64)r9 - 1ull;
-	r54 = (u64)r12 - 1ull;
-	r50 = (u64)r51 - 1ull;
-	r16 = r139;
-	r155 = (u64)r9 * (u64)(-4ll);
-	r158 = (u64)r9 * 4ull;
-	r161 = (u64)r16 * (u64)(-4ll);
-	r164 = (u64)r16 * 4ull;
-	r180 = r2;
-	r181 = r19 + r180 * 4;
-	r182 = (u64)r1 * 4ull;
-	r183 = r4 + r180 * 4;
-b15: // head
+	r57 = r209;
+	r54 = r206;
+	r50 = r203;
+	r362 = r390;
+	r365 = r393;
+	r368 = r396;
+	r371 = r399;
+	r560 = r2;
+	r561 = r19 + r560 * 4;
+	r562 = r358;
+	r563 = r4 + r560 * 4;
+	r615 = r767;
+	r629 = r667;
+	r621 = r659;
+	r642 = r680;
+	r635 = r673;
+	r648 = r686;
+b98: // head
 	r6 = r2 < r3;
-	if (!r6) goto b35;
+	if (!r6) goto b118;
 	r7 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r225 = (u64)r7;
-	r226 = (u64)r9;
-	r227 = r225 | r226;
-	r228 = r227 >> 32;
-	r229 = r228 == 0ull;
-	if (!r229) goto b34;
-	r230 = (u32)r7;
-	r231 = (u32)r9;
-	r232 = qd_div_u32(r230, r231);
-	r234 = r232 * r231;
-	r233 = r230 - r234;
-	r223 = (i64)r232;
-	r224 = (i64)r233;
-b19: // rangeint.body
-	r8 = r224;
-	r10 = r223;
-	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r238 = (u64)r10;
-	r239 = (u64)r12;
-	r240 = r238 | r239;
-	r241 = r240 >> 32;
-	r242 = r241 == 0ull;
-	if (!r242) goto b33;
-	r243 = (u32)r10;
-	r244 = (u32)r12;
-	r245 = qd_div_u32(r243, r244);
-	r247 = r245 * r244;
-	r246 = r243 - r247;
-	r236 = (i64)r245;
-	r237 = (i64)r246;
-b21: // rangeint.body
-	r11 = r237;
-	if (r13 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r250 = (u64)r7;
-	r251 = (u64)r13;
-	r252 = r250 | r251;
-	r253 = r252 >> 32;
-	r254 = r253 == 0ull;
-	if (!r254) goto b32;
-	r255 = (u32)r7;
-	r256 = (u32)r13;
-	r257 = qd_div_u32(r255, r256);
-	r249 = (i64)r257;
-b23: // rangeint.body
-	r14 = r249;
+	r614 = (u64)r7;
+	r616 = r614 | r615;
+	r617 = r616 >> 32;
+	r618 = (u32)r617;
+	r619 = r618 == 0u;
+	if (!r619) goto b117;
+	r620 = (u32)r7;
+	r892 = __umulhi(r620, r803);
+	r893 = r892 * r621;
+	r894 = r620 - r893;
+	r895 = r894 - r621;
+	r896 = r894 < r895 ? r894 : r895;
+	r897 = r894 - r896;
+	r898 = r897 < 1u ? r897 : 1u;
+	r622 = r892 + r898;
+	r623 = r896;
+	r612 = (i64)r622;
+	r613 = (i64)r623;
+b102: // rangeint.body
+	r8 = r613;
+	r10 = r612;
+	r628 = (u64)r10;
+	r630 = r628 | r629;
+	r631 = r630 >> 32;
+	r632 = (u32)r631;
+	r633 = r632 == 0u;
+	if (!r633) goto b116;
+	r634 = (u32)r10;
+	r899 = __umulhi(r634, r833);
+	r900 = r899 * r635;
+	r901 = r634 - r900;
+	r902 = r901 - r635;
+	r903 = r901 < r902 ? r901 : r902;
+	r904 = r901 - r903;
+	r905 = r904 < 1u ? r904 : 1u;
+	r636 = r899 + r905;
+	r637 = r903;
+	r626 = (i64)r636;
+	r627 = (i64)r637;
+b104: // rangeint.body
+	r11 = r627;
+	r641 = r614;
+	r643 = r641 | r642;
+	r644 = r643 >> 32;
+	r645 = (u32)r644;
+	r646 = r645 == 0u;
+	if (!r646) goto b115;
+	r647 = (u32)r7;
+	r906 = __umulhi(r647, r863);
+	r907 = r906 * r648;
+	r908 = r647 - r907;
+	r909 = r908 - r648;
+	r910 = r908 < r909 ? r908 : r909;
+	r911 = r908 - r910;
+	r912 = r911 < 1u ? r911 : 1u;
+	r649 = r906 + r912;
+	r640 = (i64)r649;
+b106: // rangeint.body
+	r14 = r640;
 	r15 = r8 > 0ll;
-	if (!r15) goto b31;
+	if (!r15) goto b114;
 	r58 = r8 < r57;
-	if (!r58) goto b31;
+	if (!r58) goto b114;
 	r56 = r11 > 0ll;
-	if (!r56) goto b31;
+	if (!r56) goto b114;
 	r55 = r11 < r54;
-	if (!r55) goto b31;
+	if (!r55) goto b114;
 	r53 = r14 > 0ll;
-	if (!r53) goto b31;
+	if (!r53) goto b114;
 	r52 = r14 < r50;
-	if (!r52) goto b31;
-	r152 = r181;
-	r18 = r152 + -4ll;
+	if (!r52) goto b114;
+	r359 = r561;
+	r18 = r359 + -4ll;
 	r21 = *(float *)r18;
-	r153 = r152;
-	r23 = r153 + 4ll;
+	r360 = r359;
+	r23 = r360 + 4ll;
 	r24 = *(float *)r23;
 	r25 = r21 + r24;
-	r154 = r152;
-	r156 = r154 + r155 * 1;
-	r27 = r156;
+	r361 = r359;
+	r363 = r361 + r362 * 1;
+	r27 = r363;
 	r28 = *(float *)r27;
 	r29 = r25 + r28;
-	r157 = r152;
-	r159 = r157 + r158 * 1;
-	r31 = r159;
+	r364 = r359;
+	r366 = r364 + r365 * 1;
+	r31 = r366;
 	r32 = *(float *)r31;
 	r33 = r29 + r32;
-	r160 = r152;
-	r162 = r160 + r161 * 1;
-	r35 = r162;
+	r367 = r359;
+	r369 = r367 + r368 * 1;
+	r35 = r369;
 	r36 = *(float *)r35;
 	r37 = r33 + r36;
-	r163 = r152;
-	r165 = r163 + r164 * 1;
-	r39 = r165;
+	r370 = r359;
+	r372 = r370 + r371 * 1;
+	r39 = r372;
 	r40 = *(float *)r39;
 	r41 = r37 + r40;
-	r42 = r152;
+	r42 = r359;
 	r43 = *(float *)r42;
 	r44 = r43 * 0x1.8p+02f;
 	r45 = r41 - r44;
-	r46 = r183;
+	r46 = r563;
 	*(float *)r46 = r45;
-b30: // latch
+b113: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r181 = r181 + r182 * 1;
-	r183 = r183 + r182 * 1;
-	goto b15;
-b31: // if.else
-	r49 = r183;
+	r561 = r561 + r562 * 1;
+	r563 = r563 + r562 * 1;
+	goto b98;
+b114: // if.else
+	r49 = r563;
 	*(float *)r49 = 0x0p+00f;
-	goto b30;
-b32: // divide in 64 bits
-	r249 = qd_div_i64(r7, r13);
-	goto b23;
-b33: // divide in 64 bits
-	r236 = qd_div_i64(r10, r12);
-	r248 = (u64)r236 * (u64)r12;
-	r237 = (u64)r10 - (u64)r248;
-	goto b21;
-b34: // divide in 64 bits
-	r223 = qd_div_i64(r7, r9);
-	r235 = (u64)r223 * (u64)r9;
-	r224 = (u64)r7 - (u64)r235;
-	goto b19;
-b35: // exit
+	goto b113;
+b115: // divide in 64 bits
+	r640 = qd_div_i64(r7, r13);
+	goto b106;
+b116: // divide in 64 bits
+	r626 = qd_div_i64(r10, r12);
+	r639 = (u64)r626 * (u64)r12;
+	r627 = (u64)r10 - (u64)r639;
+	goto b104;
+b117: // divide in 64 bits
+	r612 = qd_div_i64(r7, r9);
+	r625 = (u64)r612 * (u64)r9;
+	r613 = (u64)r7 - (u64)r625;
+	goto b102;
+b118: // exit
 	return;
-b36: // preheader
+b119: // preheader
 	r64 = r139;
 	r105 = (u64)r9 - 1ull;
 	r102 = (u64)r12 - 1ull;
 	r99 = (u64)r51 - 1ull;
 	r67 = r139;
-	r169 = (u64)r9 * (u64)(-4ll);
-	r172 = (u64)r9 * 4ull;
-	r175 = (u64)r67 * (u64)(-4ll);
-	r178 = (u64)r67 * 4ull;
-	r184 = r2;
-	r185 = r19 + r184 * 4;
-	r186 = (u64)r1 * 4ull;
-	r187 = r4 + r184 * 4;
-b37: // head (checked if)
+	r376 = (u64)r9 * (u64)(-4ll);
+	r379 = (u64)r9 * 4ull;
+	r382 = (u64)r67 * (u64)(-4ll);
+	r385 = (u64)r67 * 4ull;
+	r564 = r2;
+	r565 = r19 + r564 * 4;
+	r566 = (u64)r1 * 4ull;
+	r567 = r4 + r564 * 4;
+	r577 = (u64)r9;
+	r591 = (u64)r12;
+	r583 = (u32)r9;
+	r604 = (u64)r64;
+	r597 = (u32)r12;
+	r610 = (u32)r64;
+	r913 = r583 > 1u ? r583 : 1u;
+	r914 = qd_div_u32(4294967295u, r913);
+	r922 = r597 > 1u ? r597 : 1u;
+	r923 = qd_div_u32(4294967295u, r922);
+	r931 = r610 > 1u ? r610 : 1u;
+	r932 = qd_div_u32(4294967295u, r931);
+b120: // head (checked if)
 	r59 = r2 < r3;
-	if (!r59) goto b35;
+	if (!r59) goto b118;
 	r60 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r190 = (u64)r60;
-	r191 = (u64)r9;
-	r192 = r190 | r191;
-	r193 = r192 >> 32;
-	r194 = r193 == 0ull;
-	if (!r194) goto b56;
-	r195 = (u32)r60;
-	r196 = (u32)r9;
-	r197 = qd_div_u32(r195, r196);
-	r199 = r197 * r196;
-	r198 = r195 - r199;
-	r188 = (i64)r197;
-	r189 = (i64)r198;
-b41: // rangeint.body (checked if)
-	r61 = r189;
-	r62 = r188;
+	r576 = (u64)r60;
+	r578 = r576 | r577;
+	r579 = r578 >> 32;
+	r580 = (u32)r579;
+	r581 = r580 == 0u;
+	if (!r581) goto b139;
+	r582 = (u32)r60;
+	r915 = __umulhi(r582, r914);
+	r916 = r915 * r583;
+	r917 = r582 - r916;
+	r918 = r917 - r583;
+	r919 = r917 < r918 ? r917 : r918;
+	r920 = r917 - r919;
+	r921 = r920 < 1u ? r920 : 1u;
+	r584 = r915 + r921;
+	r585 = r919;
+	r574 = (i64)r584;
+	r575 = (i64)r585;
+b124: // rangeint.body (checked if)
+	r61 = r575;
+	r62 = r574;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r203 = (u64)r62;
-	r204 = (u64)r12;
-	r205 = r203 | r204;
-	r206 = r205 >> 32;
-	r207 = r206 == 0ull;
-	if (!r207) goto b55;
-	r208 = (u32)r62;
-	r209 = (u32)r12;
-	r210 = qd_div_u32(r208, r209);
-	r212 = r210 * r209;
-	r211 = r208 - r212;
-	r201 = (i64)r210;
-	r202 = (i64)r211;
-b43: // rangeint.body (checked if)
-	r63 = r202;
+	r590 = (u64)r62;
+	r592 = r590 | r591;
+	r593 = r592 >> 32;
+	r594 = (u32)r593;
+	r595 = r594 == 0u;
+	if (!r595) goto b138;
+	r596 = (u32)r62;
+	r924 = __umulhi(r596, r923);
+	r925 = r924 * r597;
+	r926 = r596 - r925;
+	r927 = r926 - r597;
+	r928 = r926 < r927 ? r926 : r927;
+	r929 = r926 - r928;
+	r930 = r929 < 1u ? r929 : 1u;
+	r598 = r924 + r930;
+	r599 = r928;
+	r588 = (i64)r598;
+	r589 = (i64)r599;
+b126: // rangeint.body (checked if)
+	r63 = r589;
 	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r215 = (u64)r60;
-	r216 = (u64)r64;
-	r217 = r215 | r216;
-	r218 = r217 >> 32;
-	r219 = r218 == 0ull;
-	if (!r219) goto b54;
-	r220 = (u32)r60;
-	r221 = (u32)r64;
-	r222 = qd_div_u32(r220, r221);
-	r214 = (i64)r222;
-b45: // rangeint.body (checked if)
-	r65 = r214;
+	r603 = r576;
+	r605 = r603 | r604;
+	r606 = r605 >> 32;
+	r607 = (u32)r606;
+	r608 = r607 == 0u;
+	if (!r608) goto b137;
+	r609 = (u32)r60;
+	r933 = __umulhi(r609, r932);
+	r934 = r933 * r610;
+	r935 = r609 - r934;
+	r936 = r935 - r610;
+	r937 = r935 < r936 ? r935 : r936;
+	r938 = r935 - r937;
+	r939 = r938 < 1u ? r938 : 1u;
+	r611 = r933 + r939;
+	r602 = (i64)r611;
+b128: // rangeint.body (checked if)
+	r65 = r602;
 	r66 = r61 > 0ll;
-	if (!r66) goto b53;
+	if (!r66) goto b136;
 	r106 = r61 < r105;
-	if (!r106) goto b53;
+	if (!r106) goto b136;
 	r104 = r63 > 0ll;
-	if (!r104) goto b53;
+	if (!r104) goto b136;
 	r103 = r63 < r102;
-	if (!r103) goto b53;
+	if (!r103) goto b136;
 	r101 = r65 > 0ll;
-	if (!r101) goto b53;
+	if (!r101) goto b136;
 	r100 = r65 < r99;
-	if (!r100) goto b53;
+	if (!r100) goto b136;
 	r68 = (u64)r60 - 1ull;
 	if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; }
-	r166 = r185;
-	r69 = r166 + -4ll;
+	r373 = r565;
+	r69 = r373 + -4ll;
 	r70 = *(float *)r69;
 	r71 = (u64)r60 + 1ull;
 	if ((u64)r71 >= (u64)r20) { qd_site = 5; qd_x = r71; qd_y = r20; goto qd_fault; }
-	r167 = r166;
-	r72 = r167 + 4ll;
+	r374 = r373;
+	r72 = r374 + 4ll;
 	r73 = *(float *)r72;
 	r74 = r70 + r73;
 	r75 = (u64)r60 - (u64)r9;
 	if ((u64)r75 >= (u64)r20) { qd_site = 6; qd_x = r75; qd_y = r20; goto qd_fault; }
-	r168 = r166;
-	r170 = r168 + r169 * 1;
-	r76 = r170;
+	r375 = r373;
+	r377 = r375 + r376 * 1;
+	r76 = r377;
 	r77 = *(float *)r76;
 	r78 = r74 + r77;
 	r79 = (u64)r60 + (u64)r9;
 	if ((u64)r79 >= (u64)r20) { qd_site = 7; qd_x = r79; qd_y = r20; goto qd_fault; }
-	r171 = r166;
-	r173 = r171 + r172 * 1;
-	r80 = r173;
+	r378 = r373;
+	r380 = r378 + r379 * 1;
+	r80 = r380;
 	r81 = *(float *)r80;
 	r82 = r78 + r81;
 	r83 = (u64)r60 - (u64)r67;
 	if ((u64)r83 >= (u64)r20) { qd_site = 8; qd_x = r83; qd_y = r20; goto qd_fault; }
-	r174 = r166;
-	r176 = r174 + r175 * 1;
-	r84 = r176;
+	r381 = r373;
+	r383 = r381 + r382 * 1;
+	r84 = r383;
 	r85 = *(float *)r84;
 	r86 = r82 + r85;
 	r87 = (u64)r60 + (u64)r67;
 	if ((u64)r87 >= (u64)r20) { qd_site = 9; qd_x = r87; qd_y = r20; goto qd_fault; }
-	r177 = r166;
-	r179 = r177 + r178 * 1;
-	r88 = r179;
+	r384 = r373;
+	r386 = r384 + r385 * 1;
+	r88 = r386;
 	r89 = *(float *)r88;
 	r90 = r86 + r89;
 	if ((u64)r60 >= (u64)r20) { qd_site = 10; qd_x = r60; qd_y = r20; goto qd_fault; }
-	r91 = r166;
+	r91 = r373;
 	r92 = *(float *)r91;
 	r93 = r92 * 0x1.8p+02f;
 	r94 = r90 - r93;
-	r95 = r187;
+	r95 = r567;
 	*(float *)r95 = r94;
-b52: // latch (checked if)
+b135: // latch (checked if)
 	r2 = (u64)r2 + (u64)r1;
-	r185 = r185 + r186 * 1;
-	r187 = r187 + r186 * 1;
-	goto b37;
-b53: // if.else (checked if)
-	r98 = r187;
+	r565 = r565 + r566 * 1;
+	r567 = r567 + r566 * 1;
+	goto b120;
+b136: // if.else (checked if)
+	r98 = r567;
 	*(float *)r98 = 0x0p+00f;
-	goto b52;
-b54: // divide in 64 bits
-	r214 = qd_div_i64(r60, r64);
-	goto b45;
-b55: // divide in 64 bits
-	r201 = qd_div_i64(r62, r12);
-	r213 = (u64)r201 * (u64)r12;
-	r202 = (u64)r62 - (u64)r213;
-	goto b43;
-b56: // divide in 64 bits
-	r188 = qd_div_i64(r60, r9);
-	r200 = (u64)r188 * (u64)r9;
-	r189 = (u64)r60 - (u64)r200;
-	goto b41;
+	goto b135;
+b137: // divide in 64 bits
+	r602 = qd_div_i64(r60, r64);
+	goto b128;
+b138: // divide in 64 bits
+	r588 = qd_div_i64(r62, r12);
+	r601 = (u64)r588 * (u64)r12;
+	r589 = (u64)r62 - (u64)r601;
+	goto b126;
+b139: // divide in 64 bits
+	r574 = qd_div_i64(r60, r9);
+	r587 = (u64)r574 * (u64)r9;
+	r575 = (u64)r60 - (u64)r587;
+	goto b124;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7031,29 +10022,31 @@ qd_fault: {
 // Task 0 of kernel Matmul(c []f32, a []f32, b []f32, n i64), parallel.
 extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r11 = 0, r31 = 0, r32 = 0, r36 = 0, r50 = 0, r54 = 0, r57 = 0;
-	bool r63 = 0, r64 = 0, r80 = 0, r83 = 0, r89 = 0, r94 = 0, r103 = 0, r105 = 0;
-	bool r136 = 0, r149 = 0, r158 = 0, r161 = 0, r164 = 0;
+	bool r63 = 0, r64 = 0, r65 = 0, r81 = 0, r84 = 0, r90 = 0, r95 = 0, r104 = 0;
+	bool r106 = 0, r138 = 0, r152 = 0, r179 = 0, r182 = 0, r185 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r8 = 0;
 	i64 r10 = 0, r12 = 0, r13 = 0, r16 = 0, r18 = 0, r19 = 0, r22 = 0, r26 = 0;
 	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r41 = 0;
-	i64 r42 = 0, r47 = 0, r49 = 0, r52 = 0, r65 = 0, r66 = 0, r69 = 0, r70 = 0;
-	i64 r75 = 0, r77 = 0, r78 = 0, r91 = 0, r92 = 0, r97 = 0, r98 = 0, r99 = 0;
-	i64 r106 = 0, r108 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r116 = 0;
-	i64 r117 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0;
-	i64 r128 = 0, r129 = 0, r130 = 0, r131 = 0, r142 = 0, r143 = 0, r144 = 0, r155 = 0;
-	i64 r156 = 0, r157 = 0, r159 = 0, r160 = 0, r162 = 0, r163 = 0;
-	u32 r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r150 = 0, r151 = 0, r152 = 0;
-	u32 r153 = 0, r154 = 0;
+	i64 r42 = 0, r47 = 0, r49 = 0, r52 = 0, r66 = 0, r67 = 0, r70 = 0, r71 = 0;
+	i64 r76 = 0, r78 = 0, r79 = 0, r92 = 0, r93 = 0, r98 = 0, r99 = 0, r100 = 0;
+	i64 r107 = 0, r109 = 0, r110 = 0, r112 = 0, r113 = 0, r114 = 0, r115 = 0, r117 = 0;
+	i64 r118 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	i64 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r144 = 0, r145 = 0, r146 = 0, r158 = 0;
+	i64 r177 = 0, r178 = 0, r180 = 0, r181 = 0, r183 = 0, r184 = 0;
+	u32 r137 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r151 = 0, r153 = 0;
+	u32 r154 = 0, r155 = 0, r156 = 0, r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0;
+	u32 r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
+	u32 r171 = 0, r172 = 0, r173 = 0, r174 = 0, r175 = 0, r176 = 0;
 	u64 r51 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
-	u64 r62 = 0, r76 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0;
-	u64 r87 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0, r96 = 0, r100 = 0, r101 = 0;
-	u64 r102 = 0, r104 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r145 = 0, r146 = 0;
-	u64 r147 = 0, r148 = 0;
+	u64 r62 = 0, r77 = 0, r80 = 0, r82 = 0, r83 = 0, r85 = 0, r86 = 0, r87 = 0;
+	u64 r88 = 0, r89 = 0, r91 = 0, r94 = 0, r96 = 0, r97 = 0, r101 = 0, r102 = 0;
+	u64 r103 = 0, r105 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r147 = 0, r148 = 0;
+	u64 r149 = 0, r150 = 0;
 	float r9 = 0, r17 = 0, r23 = 0, r24 = 0, r25 = 0, r40 = 0, r44 = 0, r45 = 0;
-	float r46 = 0, r68 = 0, r72 = 0, r73 = 0, r74 = 0;
+	float r46 = 0, r69 = 0, r73 = 0, r74 = 0, r75 = 0;
 	char *r14 = 0, *r15 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r39 = 0, *r43 = 0;
-	char *r48 = 0, *r67 = 0, *r71 = 0, *r107 = 0, *r110 = 0, *r115 = 0, *r118 = 0, *r123 = 0;
-	char *r126 = 0;
+	char *r48 = 0, *r68 = 0, *r72 = 0, *r108 = 0, *r111 = 0, *r116 = 0, *r119 = 0, *r124 = 0;
+	char *r127 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p6;
@@ -7080,393 +10073,411 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r61 = r51 - 1ull;
 	r62 = r61 - r53;
 	r63 = r60 <= r62;
-	if (!r54) goto b45;
-	if (!r57) goto b45;
-	if (!r63) goto b45;
-	r76 = (u64)r16;
-	r81 = (u64)r4;
-	r82 = r81 + 4611686018427387904ull;
-	r83 = r82 <= 9223372036854775808ull;
-	r84 = r81 - 1ull;
-	r87 = r76 - 1ull;
-	r90 = (u64)r22;
-	r95 = r90 - 1ull;
-b5: // head
+	r64 = r4 != 0ll;
+	if (!r54) goto b46;
+	if (!r57) goto b46;
+	if (!r63) goto b46;
+	if (!r64) goto b46;
+	r77 = (u64)r16;
+	r82 = (u64)r4;
+	r83 = r82 + 4611686018427387904ull;
+	r84 = r83 <= 9223372036854775808ull;
+	r85 = r82 - 1ull;
+	r88 = r77 - 1ull;
+	r91 = (u64)r22;
+	r96 = r91 - 1ull;
+	r148 = r82;
+	r112 = r4;
+	r113 = r112;
+	r114 = (u64)r113 * 4ull;
+	r130 = r114;
+	r87 = r85;
+	r99 = r4;
+	r154 = (u32)r4;
+	r159 = r154 > 1u ? r154 : 1u;
+	r160 = qd_div_u32(4294967295u, r159);
+b6: // head
 	r5 = r2 < r3;
-	if (!r5) goto b44;
+	if (!r5) goto b45;
 	r6 = r2;
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r145 = (u64)r6;
-	r146 = (u64)r4;
-	r147 = r145 | r146;
-	r148 = r147 >> 32;
-	r149 = r148 == 0ull;
-	if (!r149) goto b43;
-	r150 = (u32)r6;
-	r151 = (u32)r4;
-	r152 = qd_div_u32(r150, r151);
-	r154 = r152 * r151;
-	r153 = r150 - r154;
-	r143 = (i64)r152;
-	r144 = (i64)r153;
-b9: // rangeint.body
-	r7 = r143;
-	r8 = r144;
+	r147 = (u64)r6;
+	r149 = r147 | r148;
+	r150 = r149 >> 32;
+	r151 = (u32)r150;
+	r152 = r151 == 0u;
+	if (!r152) goto b44;
+	r153 = (u32)r6;
+	r161 = __umulhi(r153, r160);
+	r162 = r161 * r154;
+	r163 = r153 - r162;
+	r164 = r163 - r154;
+	r165 = r163 < r164 ? r163 : r164;
+	r166 = r163 - r165;
+	r167 = r166 < 1u ? r166 : 1u;
+	r155 = r161 + r167;
+	r156 = r165;
+	r145 = (i64)r155;
+	r146 = (i64)r156;
+b10: // rangeint.body
+	r7 = r145;
+	r8 = r146;
 	r9 = 0x0p+00f;
 	r10 = 0ll;
-	r77 = (u64)r7 * (u64)r4;
-	r78 = r77;
-	r79 = (u64)r78;
-	r80 = r79 < r76;
-	r86 = r84;
-	r88 = r87 - r79;
-	r89 = r86 <= r88;
-	r92 = r8;
-	r93 = (u64)r92;
-	r94 = r93 < r90;
-	r96 = r95 - r93;
-	r98 = r4;
-	r99 = (u64)r98 + (u64)r8;
-	r100 = (u64)r99;
-	r101 = r100 - r93;
-	r102 = __umul64hi(r101, r86);
-	r103 = r102 == 0ull;
-	r104 = r101 * r86;
-	r105 = r104 <= r96;
-	if (!r80) goto b30;
-	if (!r83) goto b30;
-	if (!r89) goto b30;
-	if (!r94) goto b30;
-	if (!r103) goto b30;
-	if (!r105) goto b30;
-	r12 = r77;
-	r106 = r12;
-	r107 = r15 + r106 * 4;
-	r109 = r8;
-	r110 = r21 + r109 * 4;
-	r111 = r4;
-	r112 = r111;
-	r113 = (u64)r112 * 4ull;
-	r156 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r157 = (u64)r156 - 3ull;
-b17: // unroll guard
-	r158 = r10 < r157;
-	if (!r158) goto b26;
+	r78 = (u64)r7 * (u64)r4;
+	r79 = r78;
+	r80 = (u64)r79;
+	r81 = r80 < r77;
+	r89 = r88 - r80;
+	r90 = r87 <= r89;
+	r93 = r8;
+	r94 = (u64)r93;
+	r95 = r94 < r91;
+	r97 = r96 - r94;
+	r100 = (u64)r99 + (u64)r8;
+	r101 = (u64)r100;
+	r102 = r101 - r94;
+	r103 = __umul64hi(r102, r87);
+	r104 = r103 == 0ull;
+	r105 = r102 * r87;
+	r106 = r105 <= r97;
+	if (!r81) goto b31;
+	if (!r84) goto b31;
+	if (!r90) goto b31;
+	if (!r95) goto b31;
+	if (!r104) goto b31;
+	if (!r106) goto b31;
+	r12 = r78;
+	r107 = r12;
+	r108 = r15 + r107 * 4;
+	r110 = r8;
+	r111 = r21 + r110 * 4;
+	r177 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r178 = (u64)r177 - 3ull;
+b18: // unroll guard
+	r179 = r10 < r178;
+	if (!r179) goto b27;
 	r11 = r10 < r4;
-	r14 = r107;
+	r14 = r108;
 	r17 = *(float *)r14;
-	r20 = r110;
+	r20 = r111;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r107 = r107 + 4ll;
-	r110 = r110 + r113 * 1;
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
 	r11 = r10 < r4;
-	r14 = r107;
+	r14 = r108;
 	r17 = *(float *)r14;
-	r20 = r110;
+	r20 = r111;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r107 = r107 + 4ll;
-	r110 = r110 + r113 * 1;
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
 	r11 = r10 < r4;
-	r14 = r107;
+	r14 = r108;
 	r17 = *(float *)r14;
-	r20 = r110;
+	r20 = r111;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r107 = r107 + 4ll;
-	r110 = r110 + r113 * 1;
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
 	r11 = r10 < r4;
-	r14 = r107;
+	r14 = r108;
 	r17 = *(float *)r14;
-	r20 = r110;
+	r20 = r111;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r107 = r107 + 4ll;
-	r110 = r110 + r113 * 1;
-	goto b17;
-b26: // for.loop
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
+	goto b18;
+b27: // for.loop
 	r11 = r10 < r4;
-	if (!r11) goto b28;
-	r14 = r107;
+	if (!r11) goto b29;
+	r14 = r108;
 	r17 = *(float *)r14;
-	r20 = r110;
+	r20 = r111;
 	r23 = *(float *)r20;
 	r24 = r17 * r23;
 	r25 = r9 + r24;
 	r26 = (u64)r10 + 1ull;
 	r9 = r25;
 	r10 = r26;
-	r107 = r107 + 4ll;
-	r110 = r110 + r113 * 1;
-	goto b26;
-b28: // for.done
+	r108 = r108 + 4ll;
+	r111 = r111 + r114 * 1;
+	goto b27;
+b29: // for.done
 	r27 = r28 + r6 * 4;
 	*(float *)r27 = r9;
 	r2 = (u64)r2 + (u64)r1;
-	goto b5;
-b30: // preheader
-	r65 = r77;
-	r122 = r65;
-	r123 = r15 + r122 * 4;
-	r125 = r8;
-	r126 = r21 + r125 * 4;
-	r127 = r4;
-	r128 = r127;
-	r129 = (u64)r128 * 4ull;
-	r159 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r160 = (u64)r159 - 3ull;
-b32: // unroll guard
-	r161 = r10 < r160;
-	if (!r161) goto b41;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	goto b32;
-b41: // for.loop (checked)
-	r64 = r10 < r4;
-	if (!r64) goto b28;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	goto b41;
-b43: // divide in 64 bits
-	r143 = qd_div_i64(r6, r4);
-	r155 = (u64)r143 * (u64)r4;
-	r144 = (u64)r6 - (u64)r155;
-	goto b9;
-b44: // exit
+	goto b6;
+b31: // preheader
+	r66 = r78;
+	r123 = r66;
+	r124 = r15 + r123 * 4;
+	r126 = r8;
+	r127 = r21 + r126 * 4;
+	r180 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r181 = (u64)r180 - 3ull;
+b33: // unroll guard
+	r182 = r10 < r181;
+	if (!r182) goto b42;
+	r65 = r10 < r4;
+	r67 = (u64)r66 + (u64)r10;
+	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
+	r68 = r124;
+	r69 = *(float *)r68;
+	r70 = (u64)r10 * (u64)r4;
+	r71 = (u64)r70 + (u64)r8;
+	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
+	r72 = r127;
+	r73 = *(float *)r72;
+	r74 = r69 * r73;
+	r75 = r9 + r74;
+	r76 = (u64)r10 + 1ull;
+	r9 = r75;
+	r10 = r76;
+	r124 = r124 + 4ll;
+	r127 = r127 + r130 * 1;
+	r65 = r10 < r4;
+	r67 = (u64)r66 + (u64)r10;
+	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
+	r68 = r124;
+	r69 = *(float *)r68;
+	r70 = (u64)r10 * (u64)r4;
+	r71 = (u64)r70 + (u64)r8;
+	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
+	r72 = r127;
+	r73 = *(float *)r72;
+	r74 = r69 * r73;
+	r75 = r9 + r74;
+	r76 = (u64)r10 + 1ull;
+	r9 = r75;
+	r10 = r76;
+	r124 = r124 + 4ll;
+	r127 = r127 + r130 * 1;
+	r65 = r10 < r4;
+	r67 = (u64)r66 + (u64)r10;
+	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
+	r68 = r124;
+	r69 = *(float *)r68;
+	r70 = (u64)r10 * (u64)r4;
+	r71 = (u64)r70 + (u64)r8;
+	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
+	r72 = r127;
+	r73 = *(float *)r72;
+	r74 = r69 * r73;
+	r75 = r9 + r74;
+	r76 = (u64)r10 + 1ull;
+	r9 = r75;
+	r10 = r76;
+	r124 = r124 + 4ll;
+	r127 = r127 + r130 * 1;
+	r65 = r10 < r4;
+	r67 = (u64)r66 + (u64)r10;
+	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
+	r68 = r124;
+	r69 = *(float *)r68;
+	r70 = (u64)r10 * (u64)r4;
+	r71 = (u64)r70 + (u64)r8;
+	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
+	r72 = r127;
+	r73 = *(float *)r72;
+	r74 = r69 * r73;
+	r75 = r9 + r74;
+	r76 = (u64)r10 + 1ull;
+	r9 = r75;
+	r10 = r76;
+	r124 = r124 + 4ll;
+	r127 = r127 + r130 * 1;
+	goto b33;
+b42: // for.loop (checked)
+	r65 = r10 < r4;
+	if (!r65) goto b29;
+	r67 = (u64)r66 + (u64)r10;
+	if ((u64)r67 >= (u64)r16) { qd_site = 2; qd_x = r67; qd_y = r16; goto qd_fault; }
+	r68 = r124;
+	r69 = *(float *)r68;
+	r70 = (u64)r10 * (u64)r4;
+	r71 = (u64)r70 + (u64)r8;
+	if ((u64)r71 >= (u64)r22) { qd_site = 3; qd_x = r71; qd_y = r22; goto qd_fault; }
+	r72 = r127;
+	r73 = *(float *)r72;
+	r74 = r69 * r73;
+	r75 = r9 + r74;
+	r76 = (u64)r10 + 1ull;
+	r9 = r75;
+	r10 = r76;
+	r124 = r124 + 4ll;
+	r127 = r127 + r130 * 1;
+	goto b42;
+b44: // divide in 64 bits
+	r145 = qd_div_i64(r6, r4);
+	r158 = (u64)r145 * (u64)r4;
+	r146 = (u64)r6 - (u64)r158;
+	goto b10;
+b45: // exit
 	return;
-b45: // head (checked)
+b46: // preheader
+	r134 = (u64)r4;
+	r120 = r4;
+	r121 = r120;
+	r122 = (u64)r121 * 4ull;
+	r140 = (u32)r4;
+	r168 = r140 > 1u ? r140 : 1u;
+	r169 = qd_div_u32(4294967295u, r168);
+b47: // head (checked)
 	r32 = r2 < r3;
-	if (!r32) goto b44;
+	if (!r32) goto b45;
 	r33 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r132 = (u64)r33;
-	r133 = (u64)r4;
-	r134 = r132 | r133;
-	r135 = r134 >> 32;
-	r136 = r135 == 0ull;
-	if (!r136) goto b64;
-	r137 = (u32)r33;
-	r138 = (u32)r4;
-	r139 = qd_div_u32(r137, r138);
-	r141 = r139 * r138;
-	r140 = r137 - r141;
-	r130 = (i64)r139;
-	r131 = (i64)r140;
-b49: // rangeint.body (checked)
-	r34 = r130;
-	r35 = r131;
+	r133 = (u64)r33;
+	r135 = r133 | r134;
+	r136 = r135 >> 32;
+	r137 = (u32)r136;
+	r138 = r137 == 0u;
+	if (!r138) goto b66;
+	r139 = (u32)r33;
+	r170 = __umulhi(r139, r169);
+	r171 = r170 * r140;
+	r172 = r139 - r171;
+	r173 = r172 - r140;
+	r174 = r172 < r173 ? r172 : r173;
+	r175 = r172 - r174;
+	r176 = r175 < 1u ? r175 : 1u;
+	r141 = r170 + r176;
+	r142 = r174;
+	r131 = (i64)r141;
+	r132 = (i64)r142;
+b51: // rangeint.body (checked)
+	r34 = r131;
+	r35 = r132;
 	r9 = 0x0p+00f;
 	r10 = 0ll;
 	r37 = (u64)r34 * (u64)r4;
-	r114 = r37;
-	r115 = r15 + r114 * 4;
-	r117 = r35;
-	r118 = r21 + r117 * 4;
-	r119 = r4;
-	r120 = r119;
-	r121 = (u64)r120 * 4ull;
-	r162 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r163 = (u64)r162 - 3ull;
-b51: // unroll guard
-	r164 = r10 < r163;
-	if (!r164) goto b60;
+	r115 = r37;
+	r116 = r15 + r115 * 4;
+	r118 = r35;
+	r119 = r21 + r118 * 4;
+	r183 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r184 = (u64)r183 - 3ull;
+b53: // unroll guard
+	r185 = r10 < r184;
+	if (!r185) goto b62;
 	r36 = r10 < r4;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
+	r39 = r116;
 	r40 = *(float *)r39;
 	r41 = (u64)r10 * (u64)r4;
 	r42 = (u64)r41 + (u64)r35;
 	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
+	r43 = r119;
 	r44 = *(float *)r43;
 	r45 = r40 * r44;
 	r46 = r9 + r45;
 	r47 = (u64)r10 + 1ull;
 	r9 = r46;
 	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
+	r116 = r116 + 4ll;
+	r119 = r119 + r122 * 1;
 	r36 = r10 < r4;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
+	r39 = r116;
 	r40 = *(float *)r39;
 	r41 = (u64)r10 * (u64)r4;
 	r42 = (u64)r41 + (u64)r35;
 	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
+	r43 = r119;
 	r44 = *(float *)r43;
 	r45 = r40 * r44;
 	r46 = r9 + r45;
 	r47 = (u64)r10 + 1ull;
 	r9 = r46;
 	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
+	r116 = r116 + 4ll;
+	r119 = r119 + r122 * 1;
 	r36 = r10 < r4;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
+	r39 = r116;
 	r40 = *(float *)r39;
 	r41 = (u64)r10 * (u64)r4;
 	r42 = (u64)r41 + (u64)r35;
 	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
+	r43 = r119;
 	r44 = *(float *)r43;
 	r45 = r40 * r44;
 	r46 = r9 + r45;
 	r47 = (u64)r10 + 1ull;
 	r9 = r46;
 	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
+	r116 = r116 + 4ll;
+	r119 = r119 + r122 * 1;
 	r36 = r10 < r4;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
+	r39 = r116;
 	r40 = *(float *)r39;
 	r41 = (u64)r10 * (u64)r4;
 	r42 = (u64)r41 + (u64)r35;
 	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
+	r43 = r119;
 	r44 = *(float *)r43;
 	r45 = r40 * r44;
 	r46 = r9 + r45;
 	r47 = (u64)r10 + 1ull;
 	r9 = r46;
 	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
-	goto b51;
-b60: // for.loop (checked)
+	r116 = r116 + 4ll;
+	r119 = r119 + r122 * 1;
+	goto b53;
+b62: // for.loop (checked)
 	r36 = r10 < r4;
-	if (!r36) goto b62;
+	if (!r36) goto b64;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
+	r39 = r116;
 	r40 = *(float *)r39;
 	r41 = (u64)r10 * (u64)r4;
 	r42 = (u64)r41 + (u64)r35;
 	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
+	r43 = r119;
 	r44 = *(float *)r43;
 	r45 = r40 * r44;
 	r46 = r9 + r45;
 	r47 = (u64)r10 + 1ull;
 	r9 = r46;
 	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
-	goto b60;
-b62: // for.done (checked)
+	r116 = r116 + 4ll;
+	r119 = r119 + r122 * 1;
+	goto b62;
+b64: // for.done (checked)
 	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; }
 	r48 = r28 + r33 * 4;
 	*(float *)r48 = r9;
 	r2 = (u64)r2 + (u64)r1;
-	goto b45;
-b64: // divide in 64 bits
-	r130 = qd_div_i64(r33, r4);
-	r142 = (u64)r130 * (u64)r4;
-	r131 = (u64)r33 - (u64)r142;
-	goto b49;
+	goto b47;
+b66: // divide in 64 bits
+	r131 = qd_div_i64(r33, r4);
+	r144 = (u64)r131 * (u64)r4;
+	r132 = (u64)r33 - (u64)r144;
+	goto b51;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7484,7 +10495,9 @@ qd_fault: {
 extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r13 = 0, r25 = 0, r26 = 0, r48 = 0, r60 = 0, r72 = 0, r84 = 0;
 	bool r89 = 0, r102 = 0, r114 = 0, r126 = 0, r127 = 0, r132 = 0, r145 = 0, r157 = 0;
-	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r222 = 0;
+	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r213 = 0, r225 = 0;
+	bool r332 = 0, r335 = 0, r337 = 0, r341 = 0, r343 = 0, r346 = 0, r348 = 0, r351 = 0;
+	bool r353 = 0, r354 = 0, r368 = 0, r382 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0;
 	i64 r19 = 0, r20 = 0, r21 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
@@ -7504,15 +10517,35 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	i64 r172 = 0, r173 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
 	i64 r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0;
 	i64 r192 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r199 = 0, r201 = 0, r202 = 0;
-	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r213 = 0;
-	i64 r215 = 0, r216 = 0, r217 = 0, r228 = 0;
+	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r214 = 0;
+	i64 r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r224 = 0;
+	i64 r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r234 = 0, r235 = 0;
+	i64 r236 = 0, r237 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0;
+	i64 r246 = 0, r247 = 0, r248 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0;
+	i64 r256 = 0, r257 = 0, r258 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0;
+	i64 r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r275 = 0;
+	i64 r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r285 = 0;
+	i64 r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0, r295 = 0;
+	i64 r296 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0;
+	i64 r304 = 0, r305 = 0, r306 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0;
+	i64 r314 = 0, r315 = 0, r316 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0, r323 = 0;
+	i64 r324 = 0, r325 = 0, r326 = 0, r329 = 0, r330 = 0, r333 = 0, r334 = 0, r336 = 0;
+	i64 r342 = 0, r344 = 0, r345 = 0, r347 = 0, r349 = 0, r355 = 0, r357 = 0, r358 = 0;
+	i64 r360 = 0, r361 = 0, r362 = 0, r374 = 0, r375 = 0, r376 = 0, r388 = 0;
 	u8 r22 = 0, r36 = 0, r56 = 0, r68 = 0, r80 = 0, r97 = 0, r110 = 0, r122 = 0;
-	u8 r140 = 0, r153 = 0, r165 = 0, r183 = 0, r196 = 0, r208 = 0;
-	u32 r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0;
-	u64 r43 = 0, r44 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0;
+	u8 r140 = 0, r153 = 0, r165 = 0, r183 = 0, r196 = 0, r208 = 0, r222 = 0, r233 = 0;
+	u8 r250 = 0, r260 = 0, r274 = 0, r284 = 0, r294 = 0, r308 = 0, r318 = 0, r328 = 0;
+	u32 r367 = 0, r369 = 0, r370 = 0, r371 = 0, r372 = 0, r373 = 0, r381 = 0, r383 = 0;
+	u32 r384 = 0, r385 = 0, r386 = 0, r387 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0;
+	u32 r393 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r398 = 0, r399 = 0, r400 = 0;
+	u32 r401 = 0, r402 = 0, r403 = 0, r404 = 0, r405 = 0, r406 = 0;
+	u64 r43 = 0, r44 = 0, r238 = 0, r239 = 0, r331 = 0, r338 = 0, r339 = 0, r340 = 0;
+	u64 r350 = 0, r352 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0, r377 = 0, r378 = 0;
+	u64 r379 = 0, r380 = 0;
 	char *r4 = 0, *r23 = 0, *r33 = 0, *r34 = 0, *r55 = 0, *r67 = 0, *r79 = 0, *r96 = 0;
 	char *r109 = 0, *r121 = 0, *r139 = 0, *r152 = 0, *r164 = 0, *r182 = 0, *r195 = 0, *r207 = 0;
-	char *r214 = 0;
+	char *r223 = 0, *r232 = 0, *r249 = 0, *r259 = 0, *r273 = 0, *r283 = 0, *r293 = 0, *r307 = 0;
+	char *r317 = 0, *r327 = 0, *r356 = 0, *r359 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -7525,36 +10558,78 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r16 = (u64)r17 - 1ull;
-	r29 = (u64)r9 - 1ull;
-	r51 = r29;
-	r63 = r29;
-	r87 = r16;
-	r130 = r16;
-	r213 = r2;
-	r214 = r4 + r213 * 1;
-	r215 = r1;
-b2: // head
+	r331 = (u64)r35;
+	r332 = r9 >= 0ll;
+	r333 = (u64)r17 - 1ull;
+	r334 = r333 < 0ll ? r333 : 0ll;
+	r335 = r334 >= 0ll;
+	r336 = (u64)r333 * (u64)r9;
+	r337 = r336 >= 0ll;
+	r338 = (u64)r333;
+	r339 = (u64)r9;
+	r340 = __umul64hi(r338, r339);
+	r341 = r340 == 0ull;
+	r342 = (u64)r334 * (u64)r9;
+	r343 = r342 >= 0ll;
+	r344 = (u64)r9 - 1ull;
+	r345 = r344 < 0ll ? r344 : 0ll;
+	r346 = r345 >= 0ll;
+	r347 = (u64)r336 + (u64)r344;
+	r348 = r347 >= 0ll;
+	r349 = (u64)r342 + (u64)r345;
+	r350 = (u64)r349;
+	r351 = r350 < 9223372036854775808ull;
+	r352 = (u64)r347;
+	r353 = r352 < r331;
+	r354 = r9 != 0ll;
+	if (!r332) goto b36;
+	if (!r335) goto b36;
+	if (!r337) goto b36;
+	if (!r341) goto b36;
+	if (!r343) goto b36;
+	if (!r346) goto b36;
+	if (!r348) goto b36;
+	if (!r351) goto b36;
+	if (!r353) goto b36;
+	if (!r354) goto b36;
+	r16 = r333;
+	r29 = r344;
+	r51 = r344;
+	r63 = r344;
+	r87 = r333;
+	r130 = r333;
+	r355 = r2;
+	r356 = r4 + r355 * 1;
+	r357 = r1;
+	r378 = r339;
+	r384 = (u32)r9;
+	r389 = r384 > 1u ? r384 : 1u;
+	r390 = qd_div_u32(4294967295u, r389);
+b12: // head
 	r6 = r2 < r3;
-	if (!r6) goto b25;
+	if (!r6) goto b35;
 	r7 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r218 = (u64)r7;
-	r219 = (u64)r9;
-	r220 = r218 | r219;
-	r221 = r220 >> 32;
-	r222 = r221 == 0ull;
-	if (!r222) goto b24;
-	r223 = (u32)r7;
-	r224 = (u32)r9;
-	r225 = qd_div_u32(r223, r224);
-	r227 = r225 * r224;
-	r226 = r223 - r227;
-	r216 = (i64)r225;
-	r217 = (i64)r226;
-b6: // rangeint.body
-	r8 = r217;
-	r10 = r216;
+	r377 = (u64)r7;
+	r379 = r377 | r378;
+	r380 = r379 >> 32;
+	r381 = (u32)r380;
+	r382 = r381 == 0u;
+	if (!r382) goto b34;
+	r383 = (u32)r7;
+	r391 = __umulhi(r383, r390);
+	r392 = r391 * r384;
+	r393 = r383 - r392;
+	r394 = r393 - r384;
+	r395 = r393 < r394 ? r393 : r394;
+	r396 = r393 - r395;
+	r397 = r396 < 1u ? r396 : 1u;
+	r385 = r391 + r397;
+	r386 = r395;
+	r375 = (i64)r385;
+	r376 = (i64)r386;
+b16: // rangeint.body
+	r8 = r376;
+	r10 = r375;
 	r11 = 0ll;
 	r14 = (u64)r10 + (u64)(-1ll);
 	r15 = r14 > 0ll ? r14 : 0ll;
@@ -7565,7 +10640,6 @@ b6: // rangeint.body
 	r30 = r28 < r29 ? r28 : r29;
 	r31 = (u64)r18 * (u64)r9;
 	r32 = (u64)r31 + (u64)r30;
-	if ((u64)r32 >= (u64)r35) { qd_site = 2; qd_x = r32; qd_y = r35; goto qd_fault; }
 	r33 = r34 + r32 * 1;
 	r36 = *(u8 *)r33;
 	r37 = (i64)r36;
@@ -7576,7 +10650,6 @@ b6: // rangeint.body
 	r52 = r50 < r51 ? r50 : r51;
 	r53 = r31;
 	r54 = (u64)r53 + (u64)r52;
-	if ((u64)r54 >= (u64)r35) { qd_site = 2; qd_x = r54; qd_y = r35; goto qd_fault; }
 	r55 = r34 + r54 * 1;
 	r56 = *(u8 *)r55;
 	r57 = (i64)r56;
@@ -7587,7 +10660,6 @@ b6: // rangeint.body
 	r64 = r62 < r63 ? r62 : r63;
 	r65 = r31;
 	r66 = (u64)r65 + (u64)r64;
-	if ((u64)r66 >= (u64)r35) { qd_site = 2; qd_x = r66; qd_y = r35; goto qd_fault; }
 	r67 = r34 + r66 * 1;
 	r68 = *(u8 *)r67;
 	r69 = (i64)r68;
@@ -7601,7 +10673,6 @@ b6: // rangeint.body
 	r93 = r30;
 	r94 = (u64)r88 * (u64)r9;
 	r95 = (u64)r94 + (u64)r93;
-	if ((u64)r95 >= (u64)r35) { qd_site = 2; qd_x = r95; qd_y = r35; goto qd_fault; }
 	r96 = r34 + r95 * 1;
 	r97 = *(u8 *)r96;
 	r98 = (i64)r97;
@@ -7610,7 +10681,6 @@ b6: // rangeint.body
 	r106 = r52;
 	r107 = r94;
 	r108 = (u64)r107 + (u64)r106;
-	if ((u64)r108 >= (u64)r35) { qd_site = 2; qd_x = r108; qd_y = r35; goto qd_fault; }
 	r109 = r34 + r108 * 1;
 	r110 = *(u8 *)r109;
 	r111 = (i64)r110;
@@ -7619,7 +10689,6 @@ b6: // rangeint.body
 	r118 = r64;
 	r119 = r94;
 	r120 = (u64)r119 + (u64)r118;
-	if ((u64)r120 >= (u64)r35) { qd_site = 2; qd_x = r120; qd_y = r35; goto qd_fault; }
 	r121 = r34 + r120 * 1;
 	r122 = *(u8 *)r121;
 	r123 = (i64)r122;
@@ -7633,7 +10702,6 @@ b6: // rangeint.body
 	r136 = r30;
 	r137 = (u64)r131 * (u64)r9;
 	r138 = (u64)r137 + (u64)r136;
-	if ((u64)r138 >= (u64)r35) { qd_site = 2; qd_x = r138; qd_y = r35; goto qd_fault; }
 	r139 = r34 + r138 * 1;
 	r140 = *(u8 *)r139;
 	r141 = (i64)r140;
@@ -7642,7 +10710,6 @@ b6: // rangeint.body
 	r149 = r52;
 	r150 = r137;
 	r151 = (u64)r150 + (u64)r149;
-	if ((u64)r151 >= (u64)r35) { qd_site = 2; qd_x = r151; qd_y = r35; goto qd_fault; }
 	r152 = r34 + r151 * 1;
 	r153 = *(u8 *)r152;
 	r154 = (i64)r153;
@@ -7651,7 +10718,6 @@ b6: // rangeint.body
 	r161 = r64;
 	r162 = r137;
 	r163 = (u64)r162 + (u64)r161;
-	if ((u64)r163 >= (u64)r35) { qd_site = 2; qd_x = r163; qd_y = r35; goto qd_fault; }
 	r164 = r34 + r163 * 1;
 	r165 = *(u8 *)r164;
 	r166 = (i64)r165;
@@ -7667,18 +10733,180 @@ b6: // rangeint.body
 	r47 = (u64)r45 + (u64)r46;
 	r21 = r47;
 	r22 = (u8)r21;
-	r23 = r214;
+	r23 = r356;
 	*(u8 *)r23 = r22;
 	r2 = (u64)r2 + (u64)r1;
-	r214 = r214 + r215 * 1;
-	goto b2;
-b24: // divide in 64 bits
-	r216 = qd_div_i64(r7, r9);
-	r228 = (u64)r216 * (u64)r9;
-	r217 = (u64)r7 - (u64)r228;
-	goto b6;
-b25: // exit
+	r356 = r356 + r357 * 1;
+	goto b12;
+b34: // divide in 64 bits
+	r375 = qd_div_i64(r7, r9);
+	r388 = (u64)r375 * (u64)r9;
+	r376 = (u64)r7 - (u64)r388;
+	goto b16;
+b35: // exit
 	return;
+b36: // preheader
+	r219 = r333;
+	r228 = r344;
+	r245 = r344;
+	r255 = r344;
+	r265 = r333;
+	r299 = r333;
+	r358 = r2;
+	r359 = r4 + r358 * 1;
+	r360 = r1;
+	r364 = r339;
+	r370 = (u32)r9;
+	r398 = r370 > 1u ? r370 : 1u;
+	r399 = qd_div_u32(4294967295u, r398);
+b37: // head (checked)
+	r213 = r2 < r3;
+	if (!r213) goto b35;
+	r214 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r363 = (u64)r214;
+	r365 = r363 | r364;
+	r366 = r365 >> 32;
+	r367 = (u32)r366;
+	r368 = r367 == 0u;
+	if (!r368) goto b59;
+	r369 = (u32)r214;
+	r400 = __umulhi(r369, r399);
+	r401 = r400 * r370;
+	r402 = r369 - r401;
+	r403 = r402 - r370;
+	r404 = r402 < r403 ? r402 : r403;
+	r405 = r402 - r404;
+	r406 = r405 < 1u ? r405 : 1u;
+	r371 = r400 + r406;
+	r372 = r404;
+	r361 = (i64)r371;
+	r362 = (i64)r372;
+b41: // rangeint.body (checked)
+	r215 = r362;
+	r216 = r361;
+	r11 = 0ll;
+	r217 = (u64)r216 + (u64)(-1ll);
+	r218 = r217 > 0ll ? r217 : 0ll;
+	r220 = r218 < r219 ? r218 : r219;
+	r19 = 0ll;
+	r226 = (u64)r215 + (u64)(-1ll);
+	r227 = r226 > 0ll ? r226 : 0ll;
+	r229 = r227 < r228 ? r227 : r228;
+	r230 = (u64)r220 * (u64)r9;
+	r231 = (u64)r230 + (u64)r229;
+	if ((u64)r231 >= (u64)r35) { qd_site = 2; qd_x = r231; qd_y = r35; goto qd_fault; }
+	r232 = r34 + r231 * 1;
+	r233 = *(u8 *)r232;
+	r234 = (i64)r233;
+	r235 = r234;
+	r19 = r235;
+	r243 = r215;
+	r244 = r243 > 0ll ? r243 : 0ll;
+	r246 = r244 < r245 ? r244 : r245;
+	r247 = r230;
+	r248 = (u64)r247 + (u64)r246;
+	if ((u64)r248 >= (u64)r35) { qd_site = 2; qd_x = r248; qd_y = r35; goto qd_fault; }
+	r249 = r34 + r248 * 1;
+	r250 = *(u8 *)r249;
+	r251 = (i64)r250;
+	r252 = (u64)r19 + (u64)r251;
+	r19 = r252;
+	r253 = (u64)r215 + 1ull;
+	r254 = r253 > 0ll ? r253 : 0ll;
+	r256 = r254 < r255 ? r254 : r255;
+	r257 = r230;
+	r258 = (u64)r257 + (u64)r256;
+	if ((u64)r258 >= (u64)r35) { qd_site = 2; qd_x = r258; qd_y = r35; goto qd_fault; }
+	r259 = r34 + r258 * 1;
+	r260 = *(u8 *)r259;
+	r261 = (i64)r260;
+	r262 = (u64)r19 + (u64)r261;
+	r19 = r262;
+	r11 = r19;
+	r263 = r216;
+	r264 = r263 > 0ll ? r263 : 0ll;
+	r266 = r264 < r265 ? r264 : r265;
+	r19 = r11;
+	r270 = r229;
+	r271 = (u64)r266 * (u64)r9;
+	r272 = (u64)r271 + (u64)r270;
+	if ((u64)r272 >= (u64)r35) { qd_site = 2; qd_x = r272; qd_y = r35; goto qd_fault; }
+	r273 = r34 + r272 * 1;
+	r274 = *(u8 *)r273;
+	r275 = (i64)r274;
+	r276 = (u64)r19 + (u64)r275;
+	r19 = r276;
+	r280 = r246;
+	r281 = r271;
+	r282 = (u64)r281 + (u64)r280;
+	if ((u64)r282 >= (u64)r35) { qd_site = 2; qd_x = r282; qd_y = r35; goto qd_fault; }
+	r283 = r34 + r282 * 1;
+	r284 = *(u8 *)r283;
+	r285 = (i64)r284;
+	r286 = (u64)r19 + (u64)r285;
+	r19 = r286;
+	r290 = r256;
+	r291 = r271;
+	r292 = (u64)r291 + (u64)r290;
+	if ((u64)r292 >= (u64)r35) { qd_site = 2; qd_x = r292; qd_y = r35; goto qd_fault; }
+	r293 = r34 + r292 * 1;
+	r294 = *(u8 *)r293;
+	r295 = (i64)r294;
+	r296 = (u64)r19 + (u64)r295;
+	r19 = r296;
+	r11 = r19;
+	r297 = (u64)r216 + 1ull;
+	r298 = r297 > 0ll ? r297 : 0ll;
+	r300 = r298 < r299 ? r298 : r299;
+	r19 = r11;
+	r304 = r229;
+	r305 = (u64)r300 * (u64)r9;
+	r306 = (u64)r305 + (u64)r304;
+	if ((u64)r306 >= (u64)r35) { qd_site = 2; qd_x = r306; qd_y = r35; goto qd_fault; }
+	r307 = r34 + r306 * 1;
+	r308 = *(u8 *)r307;
+	r309 = (i64)r308;
+	r310 = (u64)r19 + (u64)r309;
+	r19 = r310;
+	r314 = r246;
+	r315 = r305;
+	r316 = (u64)r315 + (u64)r314;
+	if ((u64)r316 >= (u64)r35) { qd_site = 2; qd_x = r316; qd_y = r35; goto qd_fault; }
+	r317 = r34 + r316 * 1;
+	r318 = *(u8 *)r317;
+	r319 = (i64)r318;
+	r320 = (u64)r19 + (u64)r319;
+	r19 = r320;
+	r324 = r256;
+	r325 = r305;
+	r326 = (u64)r325 + (u64)r324;
+	if ((u64)r326 >= (u64)r35) { qd_site = 2; qd_x = r326; qd_y = r35; goto qd_fault; }
+	r327 = r34 + r326 * 1;
+	r328 = *(u8 *)r327;
+	r329 = (i64)r328;
+	r330 = (u64)r19 + (u64)r329;
+	r19 = r330;
+	r11 = r19;
+	r236 = __mul64hi(r11, (-2049638230412172401ll));
+	r237 = (u64)r236 + (u64)r11;
+	r238 = (u64)r237;
+	r239 = r238 >> 63;
+	r240 = r237 >> 3;
+	r241 = (i64)r239;
+	r242 = (u64)r240 + (u64)r241;
+	r221 = r242;
+	r222 = (u8)r221;
+	r223 = r359;
+	*(u8 *)r223 = r222;
+	r2 = (u64)r2 + (u64)r1;
+	r359 = r359 + r360 * 1;
+	goto b37;
+b59: // divide in 64 bits
+	r361 = qd_div_i64(r214, r9);
+	r374 = (u64)r361 * (u64)r9;
+	r362 = (u64)r214 - (u64)r374;
+	goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7695,26 +10923,32 @@ qd_fault: {
 // Task 0 of kernel DigitSum(out []i64, in []i64, base i64), parallel.
 extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r6 = 0, r20 = 0, r21 = 0, r22 = 0, r31 = 0, r32 = 0, r36 = 0, r39 = 0;
-	bool r45 = 0, r52 = 0, r65 = 0, r75 = 0, r80 = 0, r90 = 0, r95 = 0, r105 = 0;
-	bool r110 = 0, r120 = 0, r125 = 0, r135 = 0, r140 = 0, r150 = 0, r155 = 0;
+	bool r45 = 0, r46 = 0, r54 = 0, r68 = 0, r96 = 0, r101 = 0, r116 = 0, r121 = 0;
+	bool r136 = 0, r141 = 0, r156 = 0, r161 = 0, r176 = 0, r181 = 0, r196 = 0, r201 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
 	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r23 = 0;
-	i64 r25 = 0, r26 = 0, r27 = 0, r28 = 0, r30 = 0, r34 = 0, r46 = 0, r47 = 0;
-	i64 r58 = 0, r59 = 0, r60 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r86 = 0;
-	i64 r87 = 0, r88 = 0, r89 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r116 = 0;
-	i64 r117 = 0, r118 = 0, r119 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r146 = 0;
-	i64 r147 = 0, r148 = 0, r149 = 0, r161 = 0;
-	u32 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r66 = 0, r67 = 0, r68 = 0;
-	u32 r69 = 0, r70 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r96 = 0;
-	u32 r97 = 0, r98 = 0, r99 = 0, r100 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
-	u32 r115 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0, r141 = 0, r142 = 0;
-	u32 r143 = 0, r144 = 0, r145 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0;
+	i64 r25 = 0, r26 = 0, r27 = 0, r28 = 0, r30 = 0, r34 = 0, r47 = 0, r48 = 0;
+	i64 r60 = 0, r61 = 0, r62 = 0, r74 = 0, r93 = 0, r94 = 0, r95 = 0, r105 = 0;
+	i64 r113 = 0, r114 = 0, r115 = 0, r125 = 0, r133 = 0, r134 = 0, r135 = 0, r145 = 0;
+	i64 r153 = 0, r154 = 0, r155 = 0, r165 = 0, r173 = 0, r174 = 0, r175 = 0, r185 = 0;
+	i64 r193 = 0, r194 = 0, r195 = 0, r205 = 0;
+	u32 r53 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r67 = 0, r69 = 0;
+	u32 r70 = 0, r71 = 0, r72 = 0, r73 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0;
+	u32 r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r86 = 0;
+	u32 r87 = 0, r88 = 0, r89 = 0, r90 = 0, r91 = 0, r92 = 0, r100 = 0, r102 = 0;
+	u32 r103 = 0, r104 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0;
+	u32 r112 = 0, r120 = 0, r122 = 0, r123 = 0, r124 = 0, r126 = 0, r127 = 0, r128 = 0;
+	u32 r129 = 0, r130 = 0, r131 = 0, r132 = 0, r140 = 0, r142 = 0, r143 = 0, r144 = 0;
+	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0, r160 = 0;
+	u32 r162 = 0, r163 = 0, r164 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r170 = 0;
+	u32 r171 = 0, r172 = 0, r180 = 0, r182 = 0, r183 = 0, r184 = 0, r186 = 0, r187 = 0;
+	u32 r188 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r200 = 0, r202 = 0, r203 = 0;
+	u32 r204 = 0, r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0;
 	u64 r33 = 0, r35 = 0, r37 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0;
-	u64 r44 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r61 = 0, r62 = 0, r63 = 0;
-	u64 r64 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r91 = 0, r92 = 0, r93 = 0;
-	u64 r94 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r121 = 0, r122 = 0, r123 = 0;
-	u64 r124 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0, r151 = 0, r152 = 0, r153 = 0;
-	u64 r154 = 0;
+	u64 r44 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r63 = 0, r64 = 0, r65 = 0;
+	u64 r66 = 0, r97 = 0, r98 = 0, r99 = 0, r117 = 0, r118 = 0, r119 = 0, r137 = 0;
+	u64 r138 = 0, r139 = 0, r157 = 0, r158 = 0, r159 = 0, r177 = 0, r178 = 0, r179 = 0;
+	u64 r197 = 0, r198 = 0, r199 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0, *r24 = 0, *r29 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -7740,258 +10974,305 @@ extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r43 = r33 - 1ull;
 	r44 = r43 - r35;
 	r45 = r42 <= r44;
-	if (!r36) goto b30;
-	if (!r39) goto b30;
-	if (!r45) goto b30;
-b4: // head
+	r46 = r15 != 0ll;
+	if (!r36) goto b32;
+	if (!r39) goto b32;
+	if (!r45) goto b32;
+	if (!r46) goto b32;
+	r64 = (u64)r15;
+	r70 = (u32)r15;
+	r75 = r70 > 1u ? r70 : 1u;
+	r76 = qd_div_u32(4294967295u, r75);
+b6: // head
 	r6 = r2 < r3;
-	if (!r6) goto b29;
+	if (!r6) goto b31;
 	r7 = r2;
 	r8 = r9 + r7 * 8;
 	r11 = *(i64 *)r8;
 	r12 = r11;
 	r13 = 0ll;
-b7: // for.loop
+b9: // for.loop
 	r21 = r12 > 0ll;
-	if (!r21) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r61 = (u64)r12;
-	r62 = (u64)r15;
-	r63 = r61 | r62;
-	r64 = r63 >> 32;
-	r65 = r64 == 0ull;
-	if (!r65) goto b28;
-	r66 = (u32)r12;
-	r67 = (u32)r15;
-	r68 = qd_div_u32(r66, r67);
-	r70 = r68 * r67;
-	r69 = r66 - r70;
-	r59 = (i64)r68;
-	r60 = (i64)r69;
-b10: // for.body
-	r14 = r60;
+	if (!r21) goto b26;
+	r63 = (u64)r12;
+	r65 = r63 | r64;
+	r66 = r65 >> 32;
+	r67 = (u32)r66;
+	r68 = r67 == 0u;
+	if (!r68) goto b30;
+	r69 = (u32)r12;
+	r77 = __umulhi(r69, r76);
+	r78 = r77 * r70;
+	r79 = r69 - r78;
+	r80 = r79 - r70;
+	r81 = r79 < r80 ? r79 : r80;
+	r82 = r79 - r81;
+	r83 = r82 < 1u ? r82 : 1u;
+	r71 = r77 + r83;
+	r72 = r81;
+	r61 = (i64)r71;
+	r62 = (i64)r72;
+b12: // for.body
+	r14 = r62;
 	r16 = (u64)r13 + (u64)r14;
-	r17 = r59;
+	r17 = r61;
 	r12 = r17;
 	r13 = r16;
-	r120 = r12 > 0ll;
-	if (!r120) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r121 = (u64)r12;
-	r122 = (u64)r15;
-	r123 = r121 | r122;
-	r124 = r123 >> 32;
-	r125 = r124 == 0ull;
-	if (!r125) goto b27;
-	r126 = (u32)r12;
-	r127 = (u32)r15;
-	r128 = qd_div_u32(r126, r127);
-	r130 = r128 * r127;
-	r129 = r126 - r130;
-	r59 = (i64)r128;
-	r60 = (i64)r129;
-b14: // for.body (unrolled 1)
-	r117 = r60;
-	r118 = (u64)r13 + (u64)r117;
-	r119 = r59;
-	r12 = r119;
-	r13 = r118;
-	r135 = r12 > 0ll;
-	if (!r135) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r136 = (u64)r12;
-	r137 = (u64)r15;
-	r138 = r136 | r137;
-	r139 = r138 >> 32;
-	r140 = r139 == 0ull;
-	if (!r140) goto b26;
-	r141 = (u32)r12;
-	r142 = (u32)r15;
-	r143 = qd_div_u32(r141, r142);
-	r145 = r143 * r142;
-	r144 = r141 - r145;
-	r59 = (i64)r143;
-	r60 = (i64)r144;
-b18: // for.body (unrolled 2)
-	r132 = r60;
-	r133 = (u64)r13 + (u64)r132;
-	r134 = r59;
-	r12 = r134;
-	r13 = r133;
-	r150 = r12 > 0ll;
-	if (!r150) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r151 = (u64)r12;
-	r152 = (u64)r15;
-	r153 = r151 | r152;
-	r154 = r153 >> 32;
-	r155 = r154 == 0ull;
-	if (!r155) goto b23;
-	r156 = (u32)r12;
-	r157 = (u32)r15;
-	r158 = qd_div_u32(r156, r157);
-	r160 = r158 * r157;
-	r159 = r156 - r160;
-	r59 = (i64)r158;
-	r60 = (i64)r159;
-b22: // for.body (unrolled 3)
-	r147 = r60;
-	r148 = (u64)r13 + (u64)r147;
-	r149 = r59;
-	r12 = r149;
-	r13 = r148;
-	goto b7;
-b23: // divide in 64 bits (unrolled 3)
-	r59 = qd_div_i64(r12, r15);
-	r161 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r161;
-	goto b22;
-b24: // for.done
+	r156 = r12 > 0ll;
+	if (!r156) goto b26;
+	r157 = (u64)r12;
+	r158 = r157 | r64;
+	r159 = r158 >> 32;
+	r160 = (u32)r159;
+	r161 = r160 == 0u;
+	if (!r161) goto b29;
+	r162 = (u32)r12;
+	r166 = __umulhi(r162, r76);
+	r167 = r166 * r70;
+	r168 = r162 - r167;
+	r169 = r168 - r70;
+	r170 = r168 < r169 ? r168 : r169;
+	r171 = r168 - r170;
+	r172 = r171 < 1u ? r171 : 1u;
+	r163 = r166 + r172;
+	r164 = r170;
+	r61 = (i64)r163;
+	r62 = (i64)r164;
+b16: // for.body (unrolled 1)
+	r153 = r62;
+	r154 = (u64)r13 + (u64)r153;
+	r155 = r61;
+	r12 = r155;
+	r13 = r154;
+	r176 = r12 > 0ll;
+	if (!r176) goto b26;
+	r177 = (u64)r12;
+	r178 = r177 | r64;
+	r179 = r178 >> 32;
+	r180 = (u32)r179;
+	r181 = r180 == 0u;
+	if (!r181) goto b28;
+	r182 = (u32)r12;
+	r186 = __umulhi(r182, r76);
+	r187 = r186 * r70;
+	r188 = r182 - r187;
+	r189 = r188 - r70;
+	r190 = r188 < r189 ? r188 : r189;
+	r191 = r188 - r190;
+	r192 = r191 < 1u ? r191 : 1u;
+	r183 = r186 + r192;
+	r184 = r190;
+	r61 = (i64)r183;
+	r62 = (i64)r184;
+b20: // for.body (unrolled 2)
+	r173 = r62;
+	r174 = (u64)r13 + (u64)r173;
+	r175 = r61;
+	r12 = r175;
+	r13 = r174;
+	r196 = r12 > 0ll;
+	if (!r196) goto b26;
+	r197 = (u64)r12;
+	r198 = r197 | r64;
+	r199 = r198 >> 32;
+	r200 = (u32)r199;
+	r201 = r200 == 0u;
+	if (!r201) goto b25;
+	r202 = (u32)r12;
+	r206 = __umulhi(r202, r76);
+	r207 = r206 * r70;
+	r208 = r202 - r207;
+	r209 = r208 - r70;
+	r210 = r208 < r209 ? r208 : r209;
+	r211 = r208 - r210;
+	r212 = r211 < 1u ? r211 : 1u;
+	r203 = r206 + r212;
+	r204 = r210;
+	r61 = (i64)r203;
+	r62 = (i64)r204;
+b24: // for.body (unrolled 3)
+	r193 = r62;
+	r194 = (u64)r13 + (u64)r193;
+	r195 = r61;
+	r12 = r195;
+	r13 = r194;
+	goto b9;
+b25: // divide in 64 bits (unrolled 3)
+	r61 = qd_div_i64(r12, r15);
+	r205 = (u64)r61 * (u64)r15;
+	r62 = (u64)r12 - (u64)r205;
+	goto b24;
+b26: // for.done
 	r18 = r4 + r7 * 8;
 	*(i64 *)r18 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b4;
-b26: // divide in 64 bits (unrolled 2)
-	r59 = qd_div_i64(r12, r15);
-	r146 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r146;
-	goto b18;
-b27: // divide in 64 bits (unrolled 1)
-	r59 = qd_div_i64(r12, r15);
-	r131 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r131;
-	goto b14;
-b28: // divide in 64 bits
-	r59 = qd_div_i64(r12, r15);
-	r71 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r71;
-	goto b10;
-b29: // exit
+	goto b6;
+b28: // divide in 64 bits (unrolled 2)
+	r61 = qd_div_i64(r12, r15);
+	r185 = (u64)r61 * (u64)r15;
+	r62 = (u64)r12 - (u64)r185;
+	goto b20;
+b29: // divide in 64 bits (unrolled 1)
+	r61 = qd_div_i64(r12, r15);
+	r165 = (u64)r61 * (u64)r15;
+	r62 = (u64)r12 - (u64)r165;
+	goto b16;
+b30: // divide in 64 bits
+	r61 = qd_div_i64(r12, r15);
+	r74 = (u64)r61 * (u64)r15;
+	r62 = (u64)r12 - (u64)r74;
+	goto b12;
+b31: // exit
 	return;
-b30: // head (checked)
+b32: // preheader
+	r50 = (u64)r15;
+	r56 = (u32)r15;
+	r84 = r56 > 1u ? r56 : 1u;
+	r85 = qd_div_u32(4294967295u, r84);
+b33: // head (checked)
 	r22 = r2 < r3;
-	if (!r22) goto b29;
+	if (!r22) goto b31;
 	r23 = r2;
 	if ((u64)r23 >= (u64)r10) { qd_site = 0; qd_x = r23; qd_y = r10; goto qd_fault; }
 	r24 = r9 + r23 * 8;
 	r25 = *(i64 *)r24;
 	r12 = r25;
 	r13 = 0ll;
-b33: // for.loop (checked)
+b36: // for.loop (checked)
 	r32 = r12 > 0ll;
-	if (!r32) goto b50;
+	if (!r32) goto b53;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r48 = (u64)r12;
-	r49 = (u64)r15;
-	r50 = r48 | r49;
-	r51 = r50 >> 32;
-	r52 = r51 == 0ull;
-	if (!r52) goto b54;
-	r53 = (u32)r12;
-	r54 = (u32)r15;
-	r55 = qd_div_u32(r53, r54);
-	r57 = r55 * r54;
-	r56 = r53 - r57;
-	r46 = (i64)r55;
-	r47 = (i64)r56;
-b36: // for.body (checked)
-	r26 = r47;
+	r49 = (u64)r12;
+	r51 = r49 | r50;
+	r52 = r51 >> 32;
+	r53 = (u32)r52;
+	r54 = r53 == 0u;
+	if (!r54) goto b57;
+	r55 = (u32)r12;
+	r86 = __umulhi(r55, r85);
+	r87 = r86 * r56;
+	r88 = r55 - r87;
+	r89 = r88 - r56;
+	r90 = r88 < r89 ? r88 : r89;
+	r91 = r88 - r90;
+	r92 = r91 < 1u ? r91 : 1u;
+	r57 = r86 + r92;
+	r58 = r90;
+	r47 = (i64)r57;
+	r48 = (i64)r58;
+b39: // for.body (checked)
+	r26 = r48;
 	r27 = (u64)r13 + (u64)r26;
-	r28 = r46;
+	r28 = r47;
 	r12 = r28;
 	r13 = r27;
-	r75 = r12 > 0ll;
-	if (!r75) goto b50;
+	r96 = r12 > 0ll;
+	if (!r96) goto b53;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r76 = (u64)r12;
-	r77 = (u64)r15;
-	r78 = r76 | r77;
-	r79 = r78 >> 32;
-	r80 = r79 == 0ull;
-	if (!r80) goto b53;
-	r81 = (u32)r12;
-	r82 = (u32)r15;
-	r83 = qd_div_u32(r81, r82);
-	r85 = r83 * r82;
-	r84 = r81 - r85;
-	r46 = (i64)r83;
-	r47 = (i64)r84;
-b40: // for.body (checked) (unrolled 1)
-	r72 = r47;
-	r73 = (u64)r13 + (u64)r72;
-	r74 = r46;
-	r12 = r74;
-	r13 = r73;
-	r90 = r12 > 0ll;
-	if (!r90) goto b50;
+	r97 = (u64)r12;
+	r98 = r97 | r50;
+	r99 = r98 >> 32;
+	r100 = (u32)r99;
+	r101 = r100 == 0u;
+	if (!r101) goto b56;
+	r102 = (u32)r12;
+	r106 = __umulhi(r102, r85);
+	r107 = r106 * r56;
+	r108 = r102 - r107;
+	r109 = r108 - r56;
+	r110 = r108 < r109 ? r108 : r109;
+	r111 = r108 - r110;
+	r112 = r111 < 1u ? r111 : 1u;
+	r103 = r106 + r112;
+	r104 = r110;
+	r47 = (i64)r103;
+	r48 = (i64)r104;
+b43: // for.body (checked) (unrolled 1)
+	r93 = r48;
+	r94 = (u64)r13 + (u64)r93;
+	r95 = r47;
+	r12 = r95;
+	r13 = r94;
+	r116 = r12 > 0ll;
+	if (!r116) goto b53;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r91 = (u64)r12;
-	r92 = (u64)r15;
-	r93 = r91 | r92;
-	r94 = r93 >> 32;
-	r95 = r94 == 0ull;
-	if (!r95) goto b52;
-	r96 = (u32)r12;
-	r97 = (u32)r15;
-	r98 = qd_div_u32(r96, r97);
-	r100 = r98 * r97;
-	r99 = r96 - r100;
-	r46 = (i64)r98;
-	r47 = (i64)r99;
-b44: // for.body (checked) (unrolled 2)
-	r87 = r47;
-	r88 = (u64)r13 + (u64)r87;
-	r89 = r46;
-	r12 = r89;
-	r13 = r88;
-	r105 = r12 > 0ll;
-	if (!r105) goto b50;
+	r117 = (u64)r12;
+	r118 = r117 | r50;
+	r119 = r118 >> 32;
+	r120 = (u32)r119;
+	r121 = r120 == 0u;
+	if (!r121) goto b55;
+	r122 = (u32)r12;
+	r126 = __umulhi(r122, r85);
+	r127 = r126 * r56;
+	r128 = r122 - r127;
+	r129 = r128 - r56;
+	r130 = r128 < r129 ? r128 : r129;
+	r131 = r128 - r130;
+	r132 = r131 < 1u ? r131 : 1u;
+	r123 = r126 + r132;
+	r124 = r130;
+	r47 = (i64)r123;
+	r48 = (i64)r124;
+b47: // for.body (checked) (unrolled 2)
+	r113 = r48;
+	r114 = (u64)r13 + (u64)r113;
+	r115 = r47;
+	r12 = r115;
+	r13 = r114;
+	r136 = r12 > 0ll;
+	if (!r136) goto b53;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r106 = (u64)r12;
-	r107 = (u64)r15;
-	r108 = r106 | r107;
-	r109 = r108 >> 32;
-	r110 = r109 == 0ull;
-	if (!r110) goto b49;
-	r111 = (u32)r12;
-	r112 = (u32)r15;
-	r113 = qd_div_u32(r111, r112);
-	r115 = r113 * r112;
-	r114 = r111 - r115;
-	r46 = (i64)r113;
-	r47 = (i64)r114;
-b48: // for.body (checked) (unrolled 3)
-	r102 = r47;
-	r103 = (u64)r13 + (u64)r102;
-	r104 = r46;
-	r12 = r104;
-	r13 = r103;
-	goto b33;
-b49: // divide in 64 bits (unrolled 3)
-	r46 = qd_div_i64(r12, r15);
-	r116 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r116;
-	goto b48;
-b50: // for.done (checked)
+	r137 = (u64)r12;
+	r138 = r137 | r50;
+	r139 = r138 >> 32;
+	r140 = (u32)r139;
+	r141 = r140 == 0u;
+	if (!r141) goto b52;
+	r142 = (u32)r12;
+	r146 = __umulhi(r142, r85);
+	r147 = r146 * r56;
+	r148 = r142 - r147;
+	r149 = r148 - r56;
+	r150 = r148 < r149 ? r148 : r149;
+	r151 = r148 - r150;
+	r152 = r151 < 1u ? r151 : 1u;
+	r143 = r146 + r152;
+	r144 = r150;
+	r47 = (i64)r143;
+	r48 = (i64)r144;
+b51: // for.body (checked) (unrolled 3)
+	r133 = r48;
+	r134 = (u64)r13 + (u64)r133;
+	r135 = r47;
+	r12 = r135;
+	r13 = r134;
+	goto b36;
+b52: // divide in 64 bits (unrolled 3)
+	r47 = qd_div_i64(r12, r15);
+	r145 = (u64)r47 * (u64)r15;
+	r48 = (u64)r12 - (u64)r145;
+	goto b51;
+b53: // for.done (checked)
 	r29 = r4 + r23 * 8;
 	*(i64 *)r29 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b30;
-b52: // divide in 64 bits (unrolled 2)
-	r46 = qd_div_i64(r12, r15);
-	r101 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r101;
-	goto b44;
-b53: // divide in 64 bits (unrolled 1)
-	r46 = qd_div_i64(r12, r15);
-	r86 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r86;
-	goto b40;
-b54: // divide in 64 bits
-	r46 = qd_div_i64(r12, r15);
-	r58 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r58;
-	goto b36;
+	goto b33;
+b55: // divide in 64 bits (unrolled 2)
+	r47 = qd_div_i64(r12, r15);
+	r125 = (u64)r47 * (u64)r15;
+	r48 = (u64)r12 - (u64)r125;
+	goto b47;
+b56: // divide in 64 bits (unrolled 1)
+	r47 = qd_div_i64(r12, r15);
+	r105 = (u64)r47 * (u64)r15;
+	r48 = (u64)r12 - (u64)r105;
+	goto b43;
+b57: // divide in 64 bits
+	r47 = qd_div_i64(r12, r15);
+	r60 = (u64)r47 * (u64)r15;
+	r48 = (u64)r12 - (u64)r60;
+	goto b39;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -8318,7 +11599,7 @@ b5: // grid unrolled guard
 b48: // preheader
 	r376 = r2;
 	r377 = r9 + r376 * 4;
-	r378 = (u64)r1 * 4ull;
+	r378 = r345;
 	r379 = r4 + r376 * 4;
 b49: // head
 	r6 = r2 < r3;
@@ -8554,6 +11835,13 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r174 = r124;
 	r177 = r127;
 	r179 = r129;
+	r168 = 0ull < r166;
+	r173 = r172;
+	r175 = r174;
+	r176 = r173 <= r175;
+	r178 = 0ull < r177;
+	r180 = r179;
+	r181 = r173 <= r180;
 b13: // head
 	r6 = r2 < r3;
 	if (!r6) goto b51;
@@ -8569,13 +11857,6 @@ b13: // head
 	r23 = 0x0p+00f;
 	r24 = 0x0p+00f;
 	r25 = 0ll;
-	r168 = 0ull < r166;
-	r173 = r172;
-	r175 = r174;
-	r176 = r173 <= r175;
-	r178 = 0ull < r177;
-	r180 = r179;
-	r181 = r173 <= r180;
 	if (!r168) goto b37;
 	if (!r171) goto b37;
 	if (!r176) goto b37;
@@ -9224,16 +12505,23 @@ qd_fault: {
 
 // Task 0 of kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
-	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
-	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r40 = 0, r57 = 0, r60 = 0, r61 = 0;
+	bool r68 = 0, r76 = 0, r90 = 0, r117 = 0, r120 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r67 = 0, r115 = 0, r116 = 0, r118 = 0, r119 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
-	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
-	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r41 = 0, r42 = 0, r48 = 0, r59 = 0, r69 = 0;
+	i64 r70 = 0, r82 = 0, r83 = 0, r84 = 0, r96 = 0;
+	u32 r75 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r89 = 0, r91 = 0;
+	u32 r92 = 0, r93 = 0, r94 = 0, r95 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0;
+	u32 r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
+	u32 r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
+	u64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0;
 	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
 	double r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
-	double r35 = 0, r36 = 0, r37 = 0, r38 = 0;
-	char *r4 = 0, *r29 = 0;
+	double r35 = 0, r36 = 0, r37 = 0, r38 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
+	double r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0;
+	double r56 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0;
+	char *r4 = 0, *r29 = 0, *r58 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -9245,33 +12533,43 @@ extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r68 = r9 != 0ll;
+	if (!r68) goto b29;
 	r12 = (double)r9;
 	r18 = (double)r19;
-b2: // head
+	r86 = (u64)r9;
+	r92 = (u32)r9;
+	r97 = r92 > 1u ? r92 : 1u;
+	r98 = qd_div_u32(4294967295u, r97);
+b3: // head
 	r6 = r2 < r3;
-	if (!r6) goto b27;
+	if (!r6) goto b28;
 	r7 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r42 = (u64)r7;
-	r43 = (u64)r9;
-	r44 = r42 | r43;
-	r45 = r44 >> 32;
-	r46 = r45 == 0ull;
-	if (!r46) goto b26;
-	r47 = (u32)r7;
-	r48 = (u32)r9;
-	r49 = qd_div_u32(r47, r48);
-	r51 = r49 * r48;
-	r50 = r47 - r51;
-	r40 = (i64)r49;
-	r41 = (i64)r50;
-b6: // rangeint.body
-	r8 = r41;
+	r85 = (u64)r7;
+	r87 = r85 | r86;
+	r88 = r87 >> 32;
+	r89 = (u32)r88;
+	r90 = r89 == 0u;
+	if (!r90) goto b27;
+	r91 = (u32)r7;
+	r99 = __umulhi(r91, r98);
+	r100 = r99 * r92;
+	r101 = r91 - r100;
+	r102 = r101 - r92;
+	r103 = r101 < r102 ? r101 : r102;
+	r104 = r101 - r103;
+	r105 = r104 < 1u ? r104 : 1u;
+	r93 = r99 + r105;
+	r94 = r103;
+	r83 = (i64)r93;
+	r84 = (i64)r94;
+b7: // rangeint.body
+	r8 = r84;
 	r10 = (double)r8;
 	r11 = r10 * 0x1.999999999999ap+01;
 	r13 = r11 / r12;
 	r14 = r13 + (-0x1.199999999999ap+01);
-	r15 = r40;
+	r15 = r83;
 	r16 = (double)r15;
 	r17 = r16 * 0x1.3333333333333p+01;
 	r20 = r17 / r18;
@@ -9279,23 +12577,23 @@ b6: // rangeint.body
 	r22 = 0x0p+00;
 	r23 = 0x0p+00;
 	r24 = 0;
-	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r54 = (u32)r53 - 3u;
-b8: // unroll guard
-	r55 = r24 < r54;
-	if (!r55) goto b23;
+	r115 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r116 = (u32)r115 - 3u;
+b9: // unroll guard
+	r117 = r24 < r116;
+	if (!r117) goto b24;
 	r32 = r24 < r33;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02;
-	if (!r28) goto b13;
-b11: // for.done
+	if (!r28) goto b14;
+b12: // for.done
 	r29 = r4 + r7 * 4;
 	*(i32 *)r29 = r24;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b13: // if.done (unrolled 0)
+	goto b3;
+b14: // if.done (unrolled 0)
 	r34 = r22 * 0x1p+01;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9310,7 +12608,7 @@ b13: // if.done (unrolled 0)
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9325,7 +12623,7 @@ b13: // if.done (unrolled 0)
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9340,7 +12638,7 @@ b13: // if.done (unrolled 0)
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9350,15 +12648,15 @@ b13: // if.done (unrolled 0)
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
-	goto b8;
-b23: // for.loop
+	goto b9;
+b24: // for.loop
 	r32 = r24 < r33;
-	if (!r32) goto b11;
+	if (!r32) goto b12;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9368,14 +12666,153 @@ b23: // for.loop
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
-	goto b23;
-b26: // divide in 64 bits
-	r40 = qd_div_i64(r7, r9);
-	r52 = (u64)r40 * (u64)r9;
-	r41 = (u64)r7 - (u64)r52;
-	goto b6;
-b27: // exit
+	goto b24;
+b27: // divide in 64 bits
+	r83 = qd_div_i64(r7, r9);
+	r96 = (u64)r83 * (u64)r9;
+	r84 = (u64)r7 - (u64)r96;
+	goto b7;
+b28: // exit
 	return;
+b29: // preheader
+	r45 = (double)r9;
+	r51 = (double)r19;
+	r72 = (u64)r9;
+	r78 = (u32)r9;
+	r106 = r78 > 1u ? r78 : 1u;
+	r107 = qd_div_u32(4294967295u, r106);
+b30: // head (checked if)
+	r40 = r2 < r3;
+	if (!r40) goto b28;
+	r41 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r71 = (u64)r41;
+	r73 = r71 | r72;
+	r74 = r73 >> 32;
+	r75 = (u32)r74;
+	r76 = r75 == 0u;
+	if (!r76) goto b54;
+	r77 = (u32)r41;
+	r108 = __umulhi(r77, r107);
+	r109 = r108 * r78;
+	r110 = r77 - r109;
+	r111 = r110 - r78;
+	r112 = r110 < r111 ? r110 : r111;
+	r113 = r110 - r112;
+	r114 = r113 < 1u ? r113 : 1u;
+	r79 = r108 + r114;
+	r80 = r112;
+	r69 = (i64)r79;
+	r70 = (i64)r80;
+b34: // rangeint.body (checked if)
+	r42 = r70;
+	r43 = (double)r42;
+	r44 = r43 * 0x1.999999999999ap+01;
+	r46 = r44 / r45;
+	r47 = r46 + (-0x1.199999999999ap+01);
+	r48 = r69;
+	r49 = (double)r48;
+	r50 = r49 * 0x1.3333333333333p+01;
+	r52 = r50 / r51;
+	r53 = r52 + (-0x1.3333333333333p+00);
+	r22 = 0x0p+00;
+	r23 = 0x0p+00;
+	r24 = 0;
+	r118 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r119 = (u32)r118 - 3u;
+b36: // unroll guard
+	r120 = r24 < r119;
+	if (!r120) goto b51;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (!r57) goto b41;
+b39: // for.done (checked if)
+	r58 = r4 + r41 * 4;
+	*(i32 *)r58 = r24;
+	r2 = (u64)r2 + (u64)r1;
+	goto b30;
+b41: // if.done (checked if) (unrolled 0)
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b36;
+b51: // for.loop (checked if)
+	r61 = r24 < r33;
+	if (!r61) goto b39;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b51;
+b54: // divide in 64 bits
+	r69 = qd_div_i64(r41, r9);
+	r82 = (u64)r69 * (u64)r9;
+	r70 = (u64)r41 - (u64)r82;
+	goto b34;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -9391,16 +12828,23 @@ qd_fault: {
 
 // Task 0 of kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
-	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
-	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r40 = 0, r57 = 0, r60 = 0, r61 = 0;
+	bool r68 = 0, r76 = 0, r90 = 0, r117 = 0, r120 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r67 = 0, r115 = 0, r116 = 0, r118 = 0, r119 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
-	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
-	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r41 = 0, r42 = 0, r48 = 0, r59 = 0, r69 = 0;
+	i64 r70 = 0, r82 = 0, r83 = 0, r84 = 0, r96 = 0;
+	u32 r75 = 0, r77 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r89 = 0, r91 = 0;
+	u32 r92 = 0, r93 = 0, r94 = 0, r95 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0;
+	u32 r101 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r106 = 0, r107 = 0, r108 = 0;
+	u32 r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
+	u64 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r85 = 0, r86 = 0, r87 = 0, r88 = 0;
 	float r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
 	float r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
-	float r35 = 0, r36 = 0, r37 = 0, r38 = 0;
-	char *r4 = 0, *r29 = 0;
+	float r35 = 0, r36 = 0, r37 = 0, r38 = 0, r43 = 0, r44 = 0, r45 = 0, r46 = 0;
+	float r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r54 = 0, r55 = 0;
+	float r56 = 0, r62 = 0, r63 = 0, r64 = 0, r65 = 0, r66 = 0;
+	char *r4 = 0, *r29 = 0, *r58 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -9412,33 +12856,43 @@ extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
+	r68 = r9 != 0ll;
+	if (!r68) goto b29;
 	r12 = (float)r9;
 	r18 = (float)r19;
-b2: // head
+	r86 = (u64)r9;
+	r92 = (u32)r9;
+	r97 = r92 > 1u ? r92 : 1u;
+	r98 = qd_div_u32(4294967295u, r97);
+b3: // head
 	r6 = r2 < r3;
-	if (!r6) goto b27;
+	if (!r6) goto b28;
 	r7 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r42 = (u64)r7;
-	r43 = (u64)r9;
-	r44 = r42 | r43;
-	r45 = r44 >> 32;
-	r46 = r45 == 0ull;
-	if (!r46) goto b26;
-	r47 = (u32)r7;
-	r48 = (u32)r9;
-	r49 = qd_div_u32(r47, r48);
-	r51 = r49 * r48;
-	r50 = r47 - r51;
-	r40 = (i64)r49;
-	r41 = (i64)r50;
-b6: // rangeint.body
-	r8 = r41;
+	r85 = (u64)r7;
+	r87 = r85 | r86;
+	r88 = r87 >> 32;
+	r89 = (u32)r88;
+	r90 = r89 == 0u;
+	if (!r90) goto b27;
+	r91 = (u32)r7;
+	r99 = __umulhi(r91, r98);
+	r100 = r99 * r92;
+	r101 = r91 - r100;
+	r102 = r101 - r92;
+	r103 = r101 < r102 ? r101 : r102;
+	r104 = r101 - r103;
+	r105 = r104 < 1u ? r104 : 1u;
+	r93 = r99 + r105;
+	r94 = r103;
+	r83 = (i64)r93;
+	r84 = (i64)r94;
+b7: // rangeint.body
+	r8 = r84;
 	r10 = (float)r8;
 	r11 = r10 * 0x1.99999ap+01f;
 	r13 = r11 / r12;
 	r14 = r13 + (-0x1.19999ap+01f);
-	r15 = r40;
+	r15 = r83;
 	r16 = (float)r15;
 	r17 = r16 * 0x1.333334p+01f;
 	r20 = r17 / r18;
@@ -9446,23 +12900,23 @@ b6: // rangeint.body
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0;
-	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r54 = (u32)r53 - 3u;
-b8: // unroll guard
-	r55 = r24 < r54;
-	if (!r55) goto b23;
+	r115 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r116 = (u32)r115 - 3u;
+b9: // unroll guard
+	r117 = r24 < r116;
+	if (!r117) goto b24;
 	r32 = r24 < r33;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02f;
-	if (!r28) goto b13;
-b11: // for.done
+	if (!r28) goto b14;
+b12: // for.done
 	r29 = r4 + r7 * 4;
 	*(i32 *)r29 = r24;
 	r2 = (u64)r2 + (u64)r1;
-	goto b2;
-b13: // if.done (unrolled 0)
+	goto b3;
+b14: // if.done (unrolled 0)
 	r34 = r22 * 0x1p+01f;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9477,7 +12931,7 @@ b13: // if.done (unrolled 0)
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02f;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01f;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9492,7 +12946,7 @@ b13: // if.done (unrolled 0)
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02f;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01f;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9507,7 +12961,7 @@ b13: // if.done (unrolled 0)
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02f;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01f;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9517,15 +12971,15 @@ b13: // if.done (unrolled 0)
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
-	goto b8;
-b23: // for.loop
+	goto b9;
+b24: // for.loop
 	r32 = r24 < r33;
-	if (!r32) goto b11;
+	if (!r32) goto b12;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
 	r27 = r25 + r26;
 	r28 = r27 > 0x1p+02f;
-	if (r28) goto b11;
+	if (r28) goto b12;
 	r34 = r22 * 0x1p+01f;
 	r35 = r34 * r23;
 	r36 = r35 + r21;
@@ -9535,14 +12989,153 @@ b23: // for.loop
 	r22 = r38;
 	r23 = r36;
 	r24 = r39;
-	goto b23;
-b26: // divide in 64 bits
-	r40 = qd_div_i64(r7, r9);
-	r52 = (u64)r40 * (u64)r9;
-	r41 = (u64)r7 - (u64)r52;
-	goto b6;
-b27: // exit
+	goto b24;
+b27: // divide in 64 bits
+	r83 = qd_div_i64(r7, r9);
+	r96 = (u64)r83 * (u64)r9;
+	r84 = (u64)r7 - (u64)r96;
+	goto b7;
+b28: // exit
 	return;
+b29: // preheader
+	r45 = (float)r9;
+	r51 = (float)r19;
+	r72 = (u64)r9;
+	r78 = (u32)r9;
+	r106 = r78 > 1u ? r78 : 1u;
+	r107 = qd_div_u32(4294967295u, r106);
+b30: // head (checked if)
+	r40 = r2 < r3;
+	if (!r40) goto b28;
+	r41 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r71 = (u64)r41;
+	r73 = r71 | r72;
+	r74 = r73 >> 32;
+	r75 = (u32)r74;
+	r76 = r75 == 0u;
+	if (!r76) goto b54;
+	r77 = (u32)r41;
+	r108 = __umulhi(r77, r107);
+	r109 = r108 * r78;
+	r110 = r77 - r109;
+	r111 = r110 - r78;
+	r112 = r110 < r111 ? r110 : r111;
+	r113 = r110 - r112;
+	r114 = r113 < 1u ? r113 : 1u;
+	r79 = r108 + r114;
+	r80 = r112;
+	r69 = (i64)r79;
+	r70 = (i64)r80;
+b34: // rangeint.body (checked if)
+	r42 = r70;
+	r43 = (float)r42;
+	r44 = r43 * 0x1.99999ap+01f;
+	r46 = r44 / r45;
+	r47 = r46 + (-0x1.19999ap+01f);
+	r48 = r69;
+	r49 = (float)r48;
+	r50 = r49 * 0x1.333334p+01f;
+	r52 = r50 / r51;
+	r53 = r52 + (-0x1.333334p+00f);
+	r22 = 0x0p+00f;
+	r23 = 0x0p+00f;
+	r24 = 0;
+	r118 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r119 = (u32)r118 - 3u;
+b36: // unroll guard
+	r120 = r24 < r119;
+	if (!r120) goto b51;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (!r57) goto b41;
+b39: // for.done (checked if)
+	r58 = r4 + r41 * 4;
+	*(i32 *)r58 = r24;
+	r2 = (u64)r2 + (u64)r1;
+	goto b30;
+b41: // if.done (checked if) (unrolled 0)
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	r61 = r24 < r33;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b36;
+b51: // for.loop (checked if)
+	r61 = r24 < r33;
+	if (!r61) goto b39;
+	r54 = r22 * r22;
+	r55 = r23 * r23;
+	r56 = r54 + r55;
+	r57 = r56 > 0x1p+02f;
+	if (r57) goto b39;
+	r62 = r22 * 0x1p+01f;
+	r63 = r62 * r23;
+	r64 = r63 + r53;
+	r65 = r54 - r55;
+	r66 = r65 + r47;
+	r67 = (u32)r24 + 1u;
+	r22 = r66;
+	r23 = r64;
+	r24 = r67;
+	goto b51;
+b54: // divide in 64 bits
+	r69 = qd_div_i64(r41, r9);
+	r82 = (u64)r69 * (u64)r9;
+	r70 = (u64)r41 - (u64)r82;
+	goto b34;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -9787,6 +13380,8 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r2 = r0;
 	r41 = (u64)r26;
 	r52 = r41 - 1ull;
+	r44 = 0ull < r41;
+	r53 = r52;
 b2: // head
 	r6 = r2 < r3;
 	if (!r6) goto b35;
@@ -9801,14 +13396,12 @@ b2: // head
 	r17 = r13;
 	r18 = 0x0p+00f;
 	r19 = (-1ll);
-	r44 = 0ull < r41;
 	r45 = (u64)r17;
 	r46 = r45 + 18446744073709551615ull;
 	r47 = r46 + 4611686018427387904ull;
 	r48 = r47 <= 9223372036854775808ull;
 	r49 = r46 - 1ull;
 	r51 = r49 - 18446744073709551615ull;
-	r53 = r52;
 	r54 = r51 <= r53;
 	if (!r44) goto b22;
 	if (!r48) goto b22;
@@ -10109,7 +13702,7 @@ b5: // grid unrolled guard
 b12: // preheader
 	r145 = r2;
 	r146 = r9 + r145 * 8;
-	r147 = (u64)r1 * 8ull;
+	r147 = r101;
 	r148 = r4 + r145 * 8;
 b13: // head
 	r6 = r2 < r3;
@@ -10394,29 +13987,18 @@ qd_fault: {
 
 // Task 0 of kernel Transpose(out []f64, in []f64, w i64, h i64), parallel.
 extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r6 = 0, r20 = 0, r22 = 0, r24 = 0, r29 = 0, r39 = 0, r40 = 0, r50 = 0;
-	bool r52 = 0, r62 = 0, r64 = 0, r74 = 0, r105 = 0, r118 = 0, r131 = 0, r144 = 0;
-	bool r157 = 0;
+	bool r6 = 0, r20 = 0, r21 = 0, r31 = 0, r32 = 0, r46 = 0, r60 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
-	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r16 = 0, r19 = 0, r21 = 0, r28 = 0;
-	i64 r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r38 = 0, r41 = 0, r42 = 0;
-	i64 r43 = 0, r44 = 0, r45 = 0, r49 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
-	i64 r56 = 0, r57 = 0, r61 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
-	i64 r69 = 0, r73 = 0, r75 = 0, r76 = 0, r78 = 0, r81 = 0, r83 = 0, r86 = 0;
-	i64 r88 = 0, r90 = 0, r92 = 0, r94 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
-	i64 r100 = 0, r111 = 0, r112 = 0, r113 = 0, r124 = 0, r125 = 0, r126 = 0, r137 = 0;
-	i64 r138 = 0, r139 = 0, r150 = 0, r151 = 0, r152 = 0, r163 = 0;
-	u32 r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r119 = 0, r120 = 0, r121 = 0;
-	u32 r122 = 0, r123 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r145 = 0;
-	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
-	u32 r162 = 0;
-	u64 r23 = 0, r25 = 0, r26 = 0, r27 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0;
-	u64 r114 = 0, r115 = 0, r116 = 0, r117 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
-	u64 r140 = 0, r141 = 0, r142 = 0, r143 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
-	double r17 = 0, r36 = 0, r47 = 0, r59 = 0, r71 = 0;
-	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0, *r35 = 0, *r37 = 0, *r46 = 0, *r48 = 0;
-	char *r58 = 0, *r60 = 0, *r70 = 0, *r72 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
-	char *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r97 = 0;
+	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0;
+	i64 r24 = 0, r25 = 0, r26 = 0, r30 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0;
+	i64 r39 = 0, r40 = 0, r52 = 0, r53 = 0, r54 = 0, r66 = 0;
+	u32 r45 = 0, r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r59 = 0, r61 = 0;
+	u32 r62 = 0, r63 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0;
+	u32 r71 = 0, r72 = 0, r73 = 0, r74 = 0, r75 = 0, r76 = 0, r77 = 0, r78 = 0;
+	u32 r79 = 0, r80 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0;
+	u64 r41 = 0, r42 = 0, r43 = 0, r44 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0;
+	double r17 = 0, r28 = 0;
+	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0, *r27 = 0, *r29 = 0, *r34 = 0, *r37 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -10429,199 +14011,106 @@ extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r21 = (u64)r1 * 3ull;
-	r76 = (u64)r1 * 4ull;
-	r25 = (u64)r3;
-	r27 = (u64)r21;
-	r78 = (u64)r1 * 8ull;
-	r83 = r78;
-	r90 = r78;
-	r95 = r2;
-	r96 = r95;
-	r97 = r4 + r96 * 8;
-	r98 = (u64)r76 * 8ull;
-b2: // grid unrolled guard
-	r22 = r2 < r3;
-	if (!r22) goto b37;
-	r26 = (u64)r2;
-	r23 = r25 - r26;
-	r24 = r23 > r27;
-	if (!r24) goto b29;
-	r28 = r2;
-	r30 = r28;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r153 = (u64)r30;
-	r154 = (u64)r9;
-	r155 = r153 | r154;
-	r156 = r155 >> 32;
-	r157 = r156 == 0ull;
-	if (!r157) goto b28;
-	r158 = (u32)r30;
-	r159 = (u32)r9;
-	r160 = qd_div_u32(r158, r159);
-	r162 = r160 * r159;
-	r161 = r158 - r162;
-	r151 = (i64)r160;
-	r152 = (i64)r161;
-b8: // rangeint.body (grid unrolled 0)
-	r31 = r151;
-	r32 = r152;
-	r33 = (u64)r32 * (u64)r12;
-	r34 = (u64)r33 + (u64)r31;
-	if ((u64)r34 >= (u64)r16) { qd_site = 2; qd_x = r34; qd_y = r16; goto qd_fault; }
-	r35 = r15 + r34 * 8;
-	r36 = *(double *)r35;
-	r37 = r97;
-	*(double *)r37 = r36;
-	r51 = (u64)r28 + (u64)r1;
-	r41 = r51;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r140 = (u64)r41;
-	r141 = (u64)r9;
-	r142 = r140 | r141;
-	r143 = r142 >> 32;
-	r144 = r143 == 0ull;
-	if (!r144) goto b27;
-	r145 = (u32)r41;
-	r146 = (u32)r9;
-	r147 = qd_div_u32(r145, r146);
-	r149 = r147 * r146;
-	r148 = r145 - r149;
-	r138 = (i64)r147;
-	r139 = (i64)r148;
-b13: // rangeint.body (grid unrolled 1)
-	r42 = r138;
-	r43 = r139;
-	r44 = (u64)r43 * (u64)r12;
-	r45 = (u64)r44 + (u64)r42;
-	if ((u64)r45 >= (u64)r16) { qd_site = 2; qd_x = r45; qd_y = r16; goto qd_fault; }
-	r46 = r15 + r45 * 8;
-	r47 = *(double *)r46;
-	r77 = r37;
-	r79 = r77 + r78 * 1;
-	r48 = r79;
-	*(double *)r48 = r47;
-	r63 = (u64)r51 + (u64)r1;
-	r53 = r63;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r127 = (u64)r53;
-	r128 = (u64)r9;
-	r129 = r127 | r128;
-	r130 = r129 >> 32;
-	r131 = r130 == 0ull;
-	if (!r131) goto b26;
-	r132 = (u32)r53;
-	r133 = (u32)r9;
-	r134 = qd_div_u32(r132, r133);
-	r136 = r134 * r133;
-	r135 = r132 - r136;
-	r125 = (i64)r134;
-	r126 = (i64)r135;
-b18: // rangeint.body (grid unrolled 2)
-	r54 = r125;
-	r55 = r126;
-	r56 = (u64)r55 * (u64)r12;
-	r57 = (u64)r56 + (u64)r54;
-	if ((u64)r57 >= (u64)r16) { qd_site = 2; qd_x = r57; qd_y = r16; goto qd_fault; }
-	r58 = r15 + r57 * 8;
-	r59 = *(double *)r58;
-	r82 = r79;
-	r84 = r82 + r83 * 1;
-	r60 = r84;
-	*(double *)r60 = r59;
-	r75 = (u64)r63 + (u64)r1;
-	r65 = r75;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r114 = (u64)r65;
-	r115 = (u64)r9;
-	r116 = r114 | r115;
-	r117 = r116 >> 32;
-	r118 = r117 == 0ull;
-	if (!r118) goto b25;
-	r119 = (u32)r65;
-	r120 = (u32)r9;
-	r121 = qd_div_u32(r119, r120);
-	r123 = r121 * r120;
-	r122 = r119 - r123;
-	r112 = (i64)r121;
-	r113 = (i64)r122;
-b23: // rangeint.body (grid unrolled 3)
-	r66 = r112;
-	r67 = r113;
-	r68 = (u64)r67 * (u64)r12;
-	r69 = (u64)r68 + (u64)r66;
-	if ((u64)r69 >= (u64)r16) { qd_site = 2; qd_x = r69; qd_y = r16; goto qd_fault; }
-	r70 = r15 + r69 * 8;
-	r71 = *(double *)r70;
-	r89 = r84;
-	r91 = r89 + r90 * 1;
-	r72 = r91;
-	*(double *)r72 = r71;
-	r2 = (u64)r2 + (u64)r76;
-	r97 = r97 + r98 * 1;
-	goto b2;
-b25: // divide in 64 bits
-	r112 = qd_div_i64(r65, r9);
-	r124 = (u64)r112 * (u64)r9;
-	r113 = (u64)r65 - (u64)r124;
-	goto b23;
-b26: // divide in 64 bits
-	r125 = qd_div_i64(r53, r9);
-	r137 = (u64)r125 * (u64)r9;
-	r126 = (u64)r53 - (u64)r137;
-	goto b18;
-b27: // divide in 64 bits
-	r138 = qd_div_i64(r41, r9);
-	r150 = (u64)r138 * (u64)r9;
-	r139 = (u64)r41 - (u64)r150;
-	goto b13;
-b28: // divide in 64 bits
-	r151 = qd_div_i64(r30, r9);
-	r163 = (u64)r151 * (u64)r9;
-	r152 = (u64)r30 - (u64)r163;
-	goto b8;
-b29: // preheader
-	r92 = r2;
-	r93 = r4 + r92 * 8;
-	r94 = (u64)r1 * 8ull;
-b30: // head
+	r32 = r9 != 0ll;
+	if (!r32) goto b11;
+	r33 = r2;
+	r34 = r4 + r33 * 8;
+	r35 = (u64)r1 * 8ull;
+	r56 = (u64)r9;
+	r62 = (u32)r9;
+	r67 = r62 > 1u ? r62 : 1u;
+	r68 = qd_div_u32(4294967295u, r67);
+b3: // head
 	r6 = r2 < r3;
-	if (!r6) goto b37;
+	if (!r6) goto b10;
 	r7 = r2;
-	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r101 = (u64)r7;
-	r102 = (u64)r9;
-	r103 = r101 | r102;
-	r104 = r103 >> 32;
-	r105 = r104 == 0ull;
-	if (!r105) goto b36;
-	r106 = (u32)r7;
-	r107 = (u32)r9;
-	r108 = qd_div_u32(r106, r107);
-	r110 = r108 * r107;
-	r109 = r106 - r110;
-	r99 = (i64)r108;
-	r100 = (i64)r109;
-b34: // rangeint.body
-	r8 = r99;
-	r10 = r100;
+	r55 = (u64)r7;
+	r57 = r55 | r56;
+	r58 = r57 >> 32;
+	r59 = (u32)r58;
+	r60 = r59 == 0u;
+	if (!r60) goto b9;
+	r61 = (u32)r7;
+	r69 = __umulhi(r61, r68);
+	r70 = r69 * r62;
+	r71 = r61 - r70;
+	r72 = r71 - r62;
+	r73 = r71 < r72 ? r71 : r72;
+	r74 = r71 - r73;
+	r75 = r74 < 1u ? r74 : 1u;
+	r63 = r69 + r75;
+	r64 = r73;
+	r53 = (i64)r63;
+	r54 = (i64)r64;
+b7: // rangeint.body
+	r8 = r53;
+	r10 = r54;
 	r11 = (u64)r10 * (u64)r12;
 	r13 = (u64)r11 + (u64)r8;
 	if ((u64)r13 >= (u64)r16) { qd_site = 2; qd_x = r13; qd_y = r16; goto qd_fault; }
 	r14 = r15 + r13 * 8;
 	r17 = *(double *)r14;
-	r18 = r93;
+	r18 = r34;
 	*(double *)r18 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	r93 = r93 + r94 * 1;
-	goto b30;
-b36: // divide in 64 bits
-	r99 = qd_div_i64(r7, r9);
-	r111 = (u64)r99 * (u64)r9;
-	r100 = (u64)r7 - (u64)r111;
-	goto b34;
-b37: // exit
+	r34 = r34 + r35 * 1;
+	goto b3;
+b9: // divide in 64 bits
+	r53 = qd_div_i64(r7, r9);
+	r66 = (u64)r53 * (u64)r9;
+	r54 = (u64)r7 - (u64)r66;
+	goto b7;
+b10: // exit
 	return;
+b11: // preheader
+	r36 = r2;
+	r37 = r4 + r36 * 8;
+	r38 = (u64)r1 * 8ull;
+	r42 = (u64)r9;
+	r48 = (u32)r9;
+	r76 = r48 > 1u ? r48 : 1u;
+	r77 = qd_div_u32(4294967295u, r76);
+b12: // head (checked if)
+	r21 = r2 < r3;
+	if (!r21) goto b10;
+	r22 = r2;
+	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r41 = (u64)r22;
+	r43 = r41 | r42;
+	r44 = r43 >> 32;
+	r45 = (u32)r44;
+	r46 = r45 == 0u;
+	if (!r46) goto b18;
+	r47 = (u32)r22;
+	r78 = __umulhi(r47, r77);
+	r79 = r78 * r48;
+	r80 = r47 - r79;
+	r81 = r80 - r48;
+	r82 = r80 < r81 ? r80 : r81;
+	r83 = r80 - r82;
+	r84 = r83 < 1u ? r83 : 1u;
+	r49 = r78 + r84;
+	r50 = r82;
+	r39 = (i64)r49;
+	r40 = (i64)r50;
+b16: // rangeint.body (checked if)
+	r23 = r39;
+	r24 = r40;
+	r25 = (u64)r24 * (u64)r12;
+	r26 = (u64)r25 + (u64)r23;
+	if ((u64)r26 >= (u64)r16) { qd_site = 2; qd_x = r26; qd_y = r16; goto qd_fault; }
+	r27 = r15 + r26 * 8;
+	r28 = *(double *)r27;
+	r29 = r37;
+	*(double *)r29 = r28;
+	r2 = (u64)r2 + (u64)r1;
+	r37 = r37 + r38 * 1;
+	goto b12;
+b18: // divide in 64 bits
+	r39 = qd_div_i64(r22, r9);
+	r52 = (u64)r39 * (u64)r9;
+	r40 = (u64)r22 - (u64)r52;
+	goto b16;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -10693,213 +14182,681 @@ b1: # setup
 	r111 = move.u64 r93
 	r112 = sub.u64 r111, r109
 	r113 = le.u64 r92, r112
-	branch r86, b2, b24
+	r114 = ne.i64 r9, 0
+	branch r86, b2, b73
 b2: # checks
-	branch r89, b3, b24
+	branch r89, b3, b73
 b3: # checks
-	branch r95, b4, b24
+	branch r95, b4, b73
 b4: # checks
-	branch r98, b5, b24
+	branch r98, b5, b73
 b5: # checks
-	branch r101, b6, b24
+	branch r101, b6, b73
 b6: # checks
-	branch r104, b7, b24
+	branch r104, b7, b73
 b7: # checks
-	branch r107, b8, b24
+	branch r107, b8, b73
 b8: # checks
-	branch r110, b9, b24
+	branch r110, b9, b73
 b9: # checks
-	branch r113, b10, b24
-b10: # preheader
-	r44 = sub.i64 r9, 1
-	r40 = sub.i64 r41, 1
-	r117 = mul.i64 r9, -4
-	r120 = mul.i64 r9, 4
-	r130 = move.i64 r2
-	r131 = elemaddr r13, r130, 4
-	r132 = mul.i64 r1, 4
-	r133 = elemaddr r4, r130, 4
-	jump b11
-b11: # head
-	r6 = lt.i64 r2, r3
-	branch r6, b12, b23
-b12: # index
-	r7 = move.i64 r2
-	jump b13
-b13: # rangeint.body
-	checkdiv.i64 r9, site 0
-	r153 = convert.u64.i64 r7
-	r154 = convert.u64.i64 r9
-	r155 = or.u64 r153, r154
-	r156 = shr.u64.u32 r155, 32
-	r157 = eq.u64 r156, 0
-	branch r157, b14, b22
-b14: # divide in 32 bits
-	r158 = convert.u32.i64 r7
-	r159 = convert.u32.i64 r9
-	r160 = div.u32 r158, r159
-	r162 = mul.u32 r160, r159
-	r161 = sub.u32 r158, r162
-	r151 = convert.i64.u32 r160
-	r152 = convert.i64.u32 r161
+	branch r113, b10, b73
+b10: # checks
+	branch r114, b11, b73
+b11: # preheader
+	r115 = mul.i64 r1, 3
+	r270 = mul.i64 r1, 4
+	r119 = move.u64 r87
+	r121 = convert.u64.i64 r115
+	r157 = sub.i64 r9, 1
+	r154 = sub.i64 r41, 1
+	r290 = mul.i64 r9, -4
+	r293 = mul.i64 r9, 4
+	r193 = move.i64 r157
+	r190 = move.i64 r154
+	r296 = move.i64 r270
+	r305 = move.i64 r290
+	r307 = move.i64 r270
+	r310 = move.i64 r293
+	r312 = move.i64 r270
+	r315 = move.i64 r270
+	r318 = move.i64 r270
+	r321 = move.i64 r270
+	r230 = move.i64 r157
+	r227 = move.i64 r154
+	r324 = move.i64 r270
+	r326 = move.i64 r270
+	r339 = move.i64 r290
+	r341 = move.i64 r270
+	r343 = move.i64 r270
+	r346 = move.i64 r293
+	r348 = move.i64 r270
+	r350 = move.i64 r270
+	r353 = move.i64 r270
+	r355 = move.i64 r270
+	r358 = move.i64 r270
+	r360 = move.i64 r270
+	r363 = move.i64 r270
+	r365 = move.i64 r270
+	r267 = move.i64 r157
+	r264 = move.i64 r154
+	r368 = move.i64 r270
+	r370 = move.i64 r270
+	r372 = move.i64 r270
+	r389 = move.i64 r290
+	r391 = move.i64 r270
+	r393 = move.i64 r270
+	r395 = move.i64 r270
+	r398 = move.i64 r293
+	r400 = move.i64 r270
+	r402 = move.i64 r270
+	r404 = move.i64 r270
+	r407 = move.i64 r270
+	r409 = move.i64 r270
+	r411 = move.i64 r270
+	r414 = move.i64 r270
+	r416 = move.i64 r270
+	r418 = move.i64 r270
+	r421 = move.i64 r270
+	r423 = move.i64 r270
+	r425 = move.i64 r270
+	r435 = move.i64 r2
+	r436 = move.i64 r435
+	r437 = elemaddr r13, r436, 4
+	r438 = mul.i64 r270, 4
+	r439 = elemaddr r4, r436, 4
+	r440 = elemaddr r13, r435, 4
+	r441 = elemaddr r4, r435, 4
+	r515 = convert.u64.i64 r9
+	r501 = move.u64 r515
+	r487 = move.u64 r515
+	r473 = move.u64 r515
+	r479 = convert.u32.i64 r9
+	r493 = move.u32 r479
+	r507 = move.u32 r479
+	r521 = move.u32 r479
+	r526 = max.u32 r479, 1
+	r527 = div.u32 4294967295, r526
+	jump b12
+b12: # grid unrolled guard
+	r116 = lt.i64 r2, r3
+	branch r116, b13, b72
+b13: # grid unrolled room
+	r120 = convert.u64.i64 r2
+	r117 = sub.u64 r119, r120
+	r118 = gt.u64 r117, r121
+	branch r118, b14, b59
+b14: # grid unrolled 0
+	r122 = move.i64 r2
 	jump b15
-b15: # rangeint.body
-	r8 = move.i64 r152
-	r10 = move.i64 r151
+b15: # index (grid unrolled 0)
+	r124 = move.i64 r122
+	jump b16
+b16: # rangeint.body (grid unrolled 0)
+	r514 = convert.u64.i64 r124
+	r516 = or.u64 r514, r515
+	r517 = shr.u64.u32 r516, 32
+	r518 = convert.u32.u64 r517
+	r519 = eq.u32 r518, 0
+	branch r519, b17, b58
+b17: # divide in 32 bits
+	r520 = convert.u32.i64 r124
+	r549 = mulhi.u32 r520, r527
+	r550 = mul.u32 r549, r521
+	r551 = sub.u32 r520, r550
+	r552 = sub.u32 r551, r521
+	r553 = min.u32 r551, r552
+	r554 = sub.u32 r551, r553
+	r555 = min.u32 r554, 1
+	r522 = add.u32 r549, r555
+	r523 = move.u32 r553
+	r512 = convert.i64.u32 r522
+	r513 = convert.i64.u32 r523
+	jump b18
+b18: # rangeint.body (grid unrolled 0)
+	r125 = move.i64 r513
+	r126 = move.i64 r512
+	r127 = gt.i64 r125, 0
+	branch r127, b19, b57
+b19: # cond.true (grid unrolled 0)
+	r158 = lt.i64 r125, r157
+	branch r158, b20, b57
+b20: # cond.true (grid unrolled 0)
+	r156 = gt.i64 r126, 0
+	branch r156, b21, b57
+b21: # cond.true (grid unrolled 0)
+	r155 = lt.i64 r126, r154
+	branch r155, b22, b57
+b22: # if.then (grid unrolled 0)
+	r128 = move.ptr r437
+	r129 = load.f32 r128
+	r130 = mul.f32 r129, 0.5
+	r287 = move.ptr r128
+	r132 = elemaddr r287, -1, 4
+	r133 = load.f32 r132
+	r288 = move.ptr r128
+	r135 = elemaddr r288, 1, 4
+	r136 = load.f32 r135
+	r137 = add.f32 r133, r136
+	r289 = move.ptr r128
+	r291 = elemaddr r289, r290, 1
+	r139 = move.ptr r291
+	r140 = load.f32 r139
+	r141 = add.f32 r137, r140
+	r292 = move.ptr r128
+	r294 = elemaddr r292, r293, 1
+	r143 = move.ptr r294
+	r144 = load.f32 r143
+	r145 = add.f32 r141, r144
+	r146 = mul.f32 r145, 0.125
+	r147 = add.f32 r130, r146
+	r148 = move.ptr r439
+	store.f32 r148, r147
+	jump b23
+b23: # grid unrolled 1
+	r195 = add.i64 r122, r1
+	jump b24
+b24: # index (grid unrolled 1)
+	r160 = move.i64 r195
+	jump b25
+b25: # rangeint.body (grid unrolled 1)
+	r500 = convert.u64.i64 r160
+	r502 = or.u64 r500, r501
+	r503 = shr.u64.u32 r502, 32
+	r504 = convert.u32.u64 r503
+	r505 = eq.u32 r504, 0
+	branch r505, b26, b56
+b26: # divide in 32 bits
+	r506 = convert.u32.i64 r160
+	r542 = mulhi.u32 r506, r527
+	r543 = mul.u32 r542, r507
+	r544 = sub.u32 r506, r543
+	r545 = sub.u32 r544, r507
+	r546 = min.u32 r544, r545
+	r547 = sub.u32 r544, r546
+	r548 = min.u32 r547, 1
+	r508 = add.u32 r542, r548
+	r509 = move.u32 r546
+	r498 = convert.i64.u32 r508
+	r499 = convert.i64.u32 r509
+	jump b27
+b27: # rangeint.body (grid unrolled 1)
+	r161 = move.i64 r499
+	r162 = move.i64 r498
+	r163 = gt.i64 r161, 0
+	branch r163, b28, b55
+b28: # cond.true (grid unrolled 1)
+	r194 = lt.i64 r161, r193
+	branch r194, b29, b55
+b29: # cond.true (grid unrolled 1)
+	r192 = gt.i64 r162, 0
+	branch r192, b30, b55
+b30: # cond.true (grid unrolled 1)
+	r191 = lt.i64 r162, r190
+	branch r191, b31, b55
+b31: # if.then (grid unrolled 1)
+	r295 = move.ptr r440
+	r297 = elemaddr r295, r296, 1
+	r164 = move.ptr r297
+	r165 = load.f32 r164
+	r166 = mul.f32 r165, 0.5
+	r300 = move.ptr r297
+	r168 = elemaddr r300, -1, 4
+	r169 = load.f32 r168
+	r303 = move.ptr r297
+	r171 = elemaddr r303, 1, 4
+	r172 = load.f32 r171
+	r173 = add.f32 r169, r172
+	r304 = move.ptr r295
+	r306 = elemaddr r304, r305, 1
+	r308 = elemaddr r306, r307, 1
+	r175 = move.ptr r308
+	r176 = load.f32 r175
+	r177 = add.f32 r173, r176
+	r309 = move.ptr r295
+	r311 = elemaddr r309, r310, 1
+	r313 = elemaddr r311, r312, 1
+	r179 = move.ptr r313
+	r180 = load.f32 r179
+	r181 = add.f32 r177, r180
+	r182 = mul.f32 r181, 0.125
+	r183 = add.f32 r166, r182
+	r314 = move.ptr r441
+	r316 = elemaddr r314, r315, 1
+	r184 = move.ptr r316
+	store.f32 r184, r183
+	jump b32
+b32: # grid unrolled 2
+	r232 = add.i64 r195, r1
+	jump b33
+b33: # index (grid unrolled 2)
+	r197 = move.i64 r232
+	jump b34
+b34: # rangeint.body (grid unrolled 2)
+	r486 = convert.u64.i64 r197
+	r488 = or.u64 r486, r487
+	r489 = shr.u64.u32 r488, 32
+	r490 = convert.u32.u64 r489
+	r491 = eq.u32 r490, 0
+	branch r491, b35, b54
+b35: # divide in 32 bits
+	r492 = convert.u32.i64 r197
+	r535 = mulhi.u32 r492, r527
+	r536 = mul.u32 r535, r493
+	r537 = sub.u32 r492, r536
+	r538 = sub.u32 r537, r493
+	r539 = min.u32 r537, r538
+	r540 = sub.u32 r537, r539
+	r541 = min.u32 r540, 1
+	r494 = add.u32 r535, r541
+	r495 = move.u32 r539
+	r484 = convert.i64.u32 r494
+	r485 = convert.i64.u32 r495
+	jump b36
+b36: # rangeint.body (grid unrolled 2)
+	r198 = move.i64 r485
+	r199 = move.i64 r484
+	r200 = gt.i64 r198, 0
+	branch r200, b37, b53
+b37: # cond.true (grid unrolled 2)
+	r231 = lt.i64 r198, r230
+	branch r231, b38, b53
+b38: # cond.true (grid unrolled 2)
+	r229 = gt.i64 r199, 0
+	branch r229, b39, b53
+b39: # cond.true (grid unrolled 2)
+	r228 = lt.i64 r199, r227
+	branch r228, b40, b53
+b40: # if.then (grid unrolled 2)
+	r323 = move.ptr r440
+	r325 = elemaddr r323, r324, 1
+	r327 = elemaddr r325, r326, 1
+	r201 = move.ptr r327
+	r202 = load.f32 r201
+	r203 = mul.f32 r202, 0.5
+	r332 = move.ptr r327
+	r205 = elemaddr r332, -1, 4
+	r206 = load.f32 r205
+	r337 = move.ptr r327
+	r208 = elemaddr r337, 1, 4
+	r209 = load.f32 r208
+	r210 = add.f32 r206, r209
+	r338 = move.ptr r323
+	r340 = elemaddr r338, r339, 1
+	r342 = elemaddr r340, r341, 1
+	r344 = elemaddr r342, r343, 1
+	r212 = move.ptr r344
+	r213 = load.f32 r212
+	r214 = add.f32 r210, r213
+	r345 = move.ptr r323
+	r347 = elemaddr r345, r346, 1
+	r349 = elemaddr r347, r348, 1
+	r351 = elemaddr r349, r350, 1
+	r216 = move.ptr r351
+	r217 = load.f32 r216
+	r218 = add.f32 r214, r217
+	r219 = mul.f32 r218, 0.125
+	r220 = add.f32 r203, r219
+	r352 = move.ptr r441
+	r354 = elemaddr r352, r353, 1
+	r356 = elemaddr r354, r355, 1
+	r221 = move.ptr r356
+	store.f32 r221, r220
+	jump b41
+b41: # grid unrolled 3
+	r269 = add.i64 r232, r1
+	jump b42
+b42: # index (grid unrolled 3)
+	r234 = move.i64 r269
+	jump b43
+b43: # rangeint.body (grid unrolled 3)
+	r472 = convert.u64.i64 r234
+	r474 = or.u64 r472, r473
+	r475 = shr.u64.u32 r474, 32
+	r476 = convert.u32.u64 r475
+	r477 = eq.u32 r476, 0
+	branch r477, b44, b52
+b44: # divide in 32 bits
+	r478 = convert.u32.i64 r234
+	r528 = mulhi.u32 r478, r527
+	r529 = mul.u32 r528, r479
+	r530 = sub.u32 r478, r529
+	r531 = sub.u32 r530, r479
+	r532 = min.u32 r530, r531
+	r533 = sub.u32 r530, r532
+	r534 = min.u32 r533, 1
+	r480 = add.u32 r528, r534
+	r481 = move.u32 r532
+	r470 = convert.i64.u32 r480
+	r471 = convert.i64.u32 r481
+	jump b45
+b45: # rangeint.body (grid unrolled 3)
+	r235 = move.i64 r471
+	r236 = move.i64 r470
+	r237 = gt.i64 r235, 0
+	branch r237, b46, b51
+b46: # cond.true (grid unrolled 3)
+	r268 = lt.i64 r235, r267
+	branch r268, b47, b51
+b47: # cond.true (grid unrolled 3)
+	r266 = gt.i64 r236, 0
+	branch r266, b48, b51
+b48: # cond.true (grid unrolled 3)
+	r265 = lt.i64 r236, r264
+	branch r265, b49, b51
+b49: # if.then (grid unrolled 3)
+	r367 = move.ptr r440
+	r369 = elemaddr r367, r368, 1
+	r371 = elemaddr r369, r370, 1
+	r373 = elemaddr r371, r372, 1
+	r238 = move.ptr r373
+	r239 = load.f32 r238
+	r240 = mul.f32 r239, 0.5
+	r380 = move.ptr r373
+	r242 = elemaddr r380, -1, 4
+	r243 = load.f32 r242
+	r387 = move.ptr r373
+	r245 = elemaddr r387, 1, 4
+	r246 = load.f32 r245
+	r247 = add.f32 r243, r246
+	r388 = move.ptr r367
+	r390 = elemaddr r388, r389, 1
+	r392 = elemaddr r390, r391, 1
+	r394 = elemaddr r392, r393, 1
+	r396 = elemaddr r394, r395, 1
+	r249 = move.ptr r396
+	r250 = load.f32 r249
+	r251 = add.f32 r247, r250
+	r397 = move.ptr r367
+	r399 = elemaddr r397, r398, 1
+	r401 = elemaddr r399, r400, 1
+	r403 = elemaddr r401, r402, 1
+	r405 = elemaddr r403, r404, 1
+	r253 = move.ptr r405
+	r254 = load.f32 r253
+	r255 = add.f32 r251, r254
+	r256 = mul.f32 r255, 0.125
+	r257 = add.f32 r240, r256
+	r406 = move.ptr r441
+	r408 = elemaddr r406, r407, 1
+	r410 = elemaddr r408, r409, 1
+	r412 = elemaddr r410, r411, 1
+	r258 = move.ptr r412
+	store.f32 r258, r257
+	jump b50
+b50: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r270
+	r437 = elemaddr r437, r438, 1
+	r439 = elemaddr r439, r438, 1
+	r440 = elemaddr r440, r438, 1
+	r441 = elemaddr r441, r438, 1
+	jump b12
+b51: # if.else (grid unrolled 3)
+	r413 = move.ptr r440
+	r415 = elemaddr r413, r414, 1
+	r417 = elemaddr r415, r416, 1
+	r419 = elemaddr r417, r418, 1
+	r261 = move.ptr r419
+	r262 = load.f32 r261
+	r420 = move.ptr r441
+	r422 = elemaddr r420, r421, 1
+	r424 = elemaddr r422, r423, 1
+	r426 = elemaddr r424, r425, 1
+	r263 = move.ptr r426
+	store.f32 r263, r262
+	jump b50
+b52: # divide in 64 bits
+	r470 = div.i64 r234, r9
+	r483 = mul.i64 r470, r9
+	r471 = sub.i64 r234, r483
+	jump b45
+b53: # if.else (grid unrolled 2)
+	r357 = move.ptr r440
+	r359 = elemaddr r357, r358, 1
+	r361 = elemaddr r359, r360, 1
+	r224 = move.ptr r361
+	r225 = load.f32 r224
+	r362 = move.ptr r441
+	r364 = elemaddr r362, r363, 1
+	r366 = elemaddr r364, r365, 1
+	r226 = move.ptr r366
+	store.f32 r226, r225
+	jump b41
+b54: # divide in 64 bits
+	r484 = div.i64 r197, r9
+	r497 = mul.i64 r484, r9
+	r485 = sub.i64 r197, r497
+	jump b36
+b55: # if.else (grid unrolled 1)
+	r317 = move.ptr r440
+	r319 = elemaddr r317, r318, 1
+	r187 = move.ptr r319
+	r188 = load.f32 r187
+	r320 = move.ptr r441
+	r322 = elemaddr r320, r321, 1
+	r189 = move.ptr r322
+	store.f32 r189, r188
+	jump b32
+b56: # divide in 64 bits
+	r498 = div.i64 r160, r9
+	r511 = mul.i64 r498, r9
+	r499 = sub.i64 r160, r511
+	jump b27
+b57: # if.else (grid unrolled 0)
+	r151 = move.ptr r437
+	r152 = load.f32 r151
+	r153 = move.ptr r439
+	store.f32 r153, r152
+	jump b23
+b58: # divide in 64 bits
+	r512 = div.i64 r124, r9
+	r525 = mul.i64 r512, r9
+	r513 = sub.i64 r124, r525
+	jump b18
+b59: # preheader
+	r44 = move.i64 r157
+	r40 = move.i64 r154
+	r274 = move.i64 r290
+	r277 = move.i64 r293
+	r427 = move.i64 r2
+	r428 = elemaddr r13, r427, 4
+	r429 = move.i64 r270
+	r430 = elemaddr r4, r427, 4
+	r459 = move.u64 r515
+	r465 = move.u32 r479
+	jump b60
+b60: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b61, b72
+b61: # index
+	r7 = move.i64 r2
+	jump b62
+b62: # rangeint.body
+	r458 = convert.u64.i64 r7
+	r460 = or.u64 r458, r459
+	r461 = shr.u64.u32 r460, 32
+	r462 = convert.u32.u64 r461
+	r463 = eq.u32 r462, 0
+	branch r463, b63, b71
+b63: # divide in 32 bits
+	r464 = convert.u32.i64 r7
+	r556 = mulhi.u32 r464, r527
+	r557 = mul.u32 r556, r465
+	r558 = sub.u32 r464, r557
+	r559 = sub.u32 r558, r465
+	r560 = min.u32 r558, r559
+	r561 = sub.u32 r558, r560
+	r562 = min.u32 r561, 1
+	r466 = add.u32 r556, r562
+	r467 = move.u32 r560
+	r456 = convert.i64.u32 r466
+	r457 = convert.i64.u32 r467
+	jump b64
+b64: # rangeint.body
+	r8 = move.i64 r457
+	r10 = move.i64 r456
 	r11 = gt.i64 r8, 0
-	branch r11, b16, b21
-b16: # cond.true
+	branch r11, b65, b70
+b65: # cond.true
 	r45 = lt.i64 r8, r44
-	branch r45, b17, b21
-b17: # cond.true
+	branch r45, b66, b70
+b66: # cond.true
 	r43 = gt.i64 r10, 0
-	branch r43, b18, b21
-b18: # cond.true
+	branch r43, b67, b70
+b67: # cond.true
 	r42 = lt.i64 r10, r40
-	branch r42, b19, b21
-b19: # if.then
-	r12 = move.ptr r131
+	branch r42, b68, b70
+b68: # if.then
+	r12 = move.ptr r428
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
-	r114 = move.ptr r12
-	r18 = elemaddr r114, -1, 4
+	r271 = move.ptr r12
+	r18 = elemaddr r271, -1, 4
 	r19 = load.f32 r18
-	r115 = move.ptr r12
-	r21 = elemaddr r115, 1, 4
+	r272 = move.ptr r12
+	r21 = elemaddr r272, 1, 4
 	r22 = load.f32 r21
 	r23 = add.f32 r19, r22
-	r116 = move.ptr r12
-	r118 = elemaddr r116, r117, 1
-	r25 = move.ptr r118
+	r273 = move.ptr r12
+	r275 = elemaddr r273, r274, 1
+	r25 = move.ptr r275
 	r26 = load.f32 r25
 	r27 = add.f32 r23, r26
-	r119 = move.ptr r12
-	r121 = elemaddr r119, r120, 1
-	r29 = move.ptr r121
+	r276 = move.ptr r12
+	r278 = elemaddr r276, r277, 1
+	r29 = move.ptr r278
 	r30 = load.f32 r29
 	r31 = add.f32 r27, r30
 	r32 = mul.f32 r31, 0.125
 	r33 = add.f32 r16, r32
-	r34 = move.ptr r133
+	r34 = move.ptr r430
 	store.f32 r34, r33
-	jump b20
-b20: # latch
+	jump b69
+b69: # latch
 	r2 = add.i64 r2, r1
-	r131 = elemaddr r131, r132, 1
-	r133 = elemaddr r133, r132, 1
-	jump b11
-b21: # if.else
-	r37 = move.ptr r131
+	r428 = elemaddr r428, r429, 1
+	r430 = elemaddr r430, r429, 1
+	jump b60
+b70: # if.else
+	r37 = move.ptr r428
 	r38 = load.f32 r37
-	r39 = move.ptr r133
+	r39 = move.ptr r430
 	store.f32 r39, r38
-	jump b20
-b22: # divide in 64 bits
-	r151 = div.i64 r7, r9
-	r163 = mul.i64 r151, r9
-	r152 = sub.i64 r7, r163
-	jump b15
-b23: # exit
+	jump b69
+b71: # divide in 64 bits
+	r456 = div.i64 r7, r9
+	r469 = mul.i64 r456, r9
+	r457 = sub.i64 r7, r469
+	jump b64
+b72: # exit
 	return
-b24: # preheader
+b73: # preheader
 	r80 = sub.i64 r9, 1
 	r77 = sub.i64 r41, 1
-	r125 = mul.i64 r9, -4
-	r128 = mul.i64 r9, 4
-	r134 = move.i64 r2
-	r135 = elemaddr r13, r134, 4
-	r136 = mul.i64 r1, 4
-	r137 = elemaddr r4, r134, 4
-	jump b25
-b25: # head (checked if)
+	r282 = mul.i64 r9, -4
+	r285 = mul.i64 r9, 4
+	r431 = move.i64 r2
+	r432 = elemaddr r13, r431, 4
+	r433 = mul.i64 r1, 4
+	r434 = elemaddr r4, r431, 4
+	r445 = convert.u64.i64 r9
+	r451 = convert.u32.i64 r9
+	r563 = max.u32 r451, 1
+	r564 = div.u32 4294967295, r563
+	jump b74
+b74: # head (checked if)
 	r46 = lt.i64 r2, r3
-	branch r46, b26, b23
-b26: # index (checked if)
+	branch r46, b75, b72
+b75: # index (checked if)
 	r47 = move.i64 r2
-	jump b27
-b27: # rangeint.body (checked if)
+	jump b76
+b76: # rangeint.body (checked if)
 	checkdiv.i64 r9, site 0
-	r140 = convert.u64.i64 r47
-	r141 = convert.u64.i64 r9
-	r142 = or.u64 r140, r141
-	r143 = shr.u64.u32 r142, 32
-	r144 = eq.u64 r143, 0
-	branch r144, b28, b36
-b28: # divide in 32 bits
-	r145 = convert.u32.i64 r47
-	r146 = convert.u32.i64 r9
-	r147 = div.u32 r145, r146
-	r149 = mul.u32 r147, r146
-	r148 = sub.u32 r145, r149
-	r138 = convert.i64.u32 r147
-	r139 = convert.i64.u32 r148
-	jump b29
-b29: # rangeint.body (checked if)
-	r48 = move.i64 r139
-	r49 = move.i64 r138
+	r444 = convert.u64.i64 r47
+	r446 = or.u64 r444, r445
+	r447 = shr.u64.u32 r446, 32
+	r448 = convert.u32.u64 r447
+	r449 = eq.u32 r448, 0
+	branch r449, b77, b85
+b77: # divide in 32 bits
+	r450 = convert.u32.i64 r47
+	r565 = mulhi.u32 r450, r564
+	r566 = mul.u32 r565, r451
+	r567 = sub.u32 r450, r566
+	r568 = sub.u32 r567, r451
+	r569 = min.u32 r567, r568
+	r570 = sub.u32 r567, r569
+	r571 = min.u32 r570, 1
+	r452 = add.u32 r565, r571
+	r453 = move.u32 r569
+	r442 = convert.i64.u32 r452
+	r443 = convert.i64.u32 r453
+	jump b78
+b78: # rangeint.body (checked if)
+	r48 = move.i64 r443
+	r49 = move.i64 r442
 	r50 = gt.i64 r48, 0
-	branch r50, b30, b35
-b30: # cond.true (checked if)
+	branch r50, b79, b84
+b79: # cond.true (checked if)
 	r81 = lt.i64 r48, r80
-	branch r81, b31, b35
-b31: # cond.true (checked if)
+	branch r81, b80, b84
+b80: # cond.true (checked if)
 	r79 = gt.i64 r49, 0
-	branch r79, b32, b35
-b32: # cond.true (checked if)
+	branch r79, b81, b84
+b81: # cond.true (checked if)
 	r78 = lt.i64 r49, r77
-	branch r78, b33, b35
-b33: # if.then (checked if)
+	branch r78, b82, b84
+b82: # if.then (checked if)
 	checkindex r47, r14, site 2
-	r51 = move.ptr r135
+	r51 = move.ptr r432
 	r52 = load.f32 r51
 	r53 = mul.f32 r52, 0.5
 	r54 = sub.i64 r47, 1
 	checkindex r54, r14, site 3
-	r122 = move.ptr r51
-	r55 = elemaddr r122, -1, 4
+	r279 = move.ptr r51
+	r55 = elemaddr r279, -1, 4
 	r56 = load.f32 r55
 	r57 = add.i64 r47, 1
 	checkindex r57, r14, site 4
-	r123 = move.ptr r51
-	r58 = elemaddr r123, 1, 4
+	r280 = move.ptr r51
+	r58 = elemaddr r280, 1, 4
 	r59 = load.f32 r58
 	r60 = add.f32 r56, r59
 	r61 = sub.i64 r47, r9
 	checkindex r61, r14, site 5
-	r124 = move.ptr r51
-	r126 = elemaddr r124, r125, 1
-	r62 = move.ptr r126
+	r281 = move.ptr r51
+	r283 = elemaddr r281, r282, 1
+	r62 = move.ptr r283
 	r63 = load.f32 r62
 	r64 = add.f32 r60, r63
 	r65 = add.i64 r47, r9
 	checkindex r65, r14, site 6
-	r127 = move.ptr r51
-	r129 = elemaddr r127, r128, 1
-	r66 = move.ptr r129
+	r284 = move.ptr r51
+	r286 = elemaddr r284, r285, 1
+	r66 = move.ptr r286
 	r67 = load.f32 r66
 	r68 = add.f32 r64, r67
 	r69 = mul.f32 r68, 0.125
 	r70 = add.f32 r53, r69
-	r71 = move.ptr r137
+	r71 = move.ptr r434
 	store.f32 r71, r70
-	jump b34
-b34: # latch (checked if)
+	jump b83
+b83: # latch (checked if)
 	r2 = add.i64 r2, r1
-	r135 = elemaddr r135, r136, 1
-	r137 = elemaddr r137, r136, 1
-	jump b25
-b35: # if.else (checked if)
+	r432 = elemaddr r432, r433, 1
+	r434 = elemaddr r434, r433, 1
+	jump b74
+b84: # if.else (checked if)
 	checkindex r47, r14, site 7
-	r74 = move.ptr r135
+	r74 = move.ptr r432
 	r75 = load.f32 r74
-	r76 = move.ptr r137
+	r76 = move.ptr r434
 	store.f32 r76, r75
-	jump b34
-b36: # divide in 64 bits
-	r138 = div.i64 r47, r9
-	r150 = mul.i64 r138, r9
-	r139 = sub.i64 r47, r150
-	jump b29
+	jump b83
+b85: # divide in 64 bits
+	r442 = div.i64 r47, r9
+	r455 = mul.i64 r442, r9
+	r443 = sub.i64 r47, r455
+	jump b78
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
 site 0 divide kernels.go:31:15
@@ -10974,342 +14931,1143 @@ b1: # setup
 	r149 = move.u64 r118
 	r150 = sub.u64 r149, r147
 	r151 = le.u64 r117, r150
-	branch r111, b2, b36
+	r152 = ne.i64 r9, 0
+	r153 = ne.i64 r12, 0
+	r154 = ne.i64 r139, 0
+	branch r111, b2, b119
 b2: # checks
-	branch r114, b3, b36
+	branch r114, b3, b119
 b3: # checks
-	branch r120, b4, b36
+	branch r120, b4, b119
 b4: # checks
-	branch r123, b5, b36
+	branch r123, b5, b119
 b5: # checks
-	branch r126, b6, b36
+	branch r126, b6, b119
 b6: # checks
-	branch r129, b7, b36
+	branch r129, b7, b119
 b7: # checks
-	branch r132, b8, b36
+	branch r132, b8, b119
 b8: # checks
-	branch r135, b9, b36
+	branch r135, b9, b119
 b9: # checks
-	branch r138, b10, b36
+	branch r138, b10, b119
 b10: # checks
-	branch r142, b11, b36
+	branch r142, b11, b119
 b11: # checks
-	branch r145, b12, b36
+	branch r145, b12, b119
 b12: # checks
-	branch r148, b13, b36
+	branch r148, b13, b119
 b13: # checks
-	branch r151, b14, b36
-b14: # preheader
-	r13 = move.i64 r139
-	r57 = sub.i64 r9, 1
-	r54 = sub.i64 r12, 1
-	r50 = sub.i64 r51, 1
-	r16 = move.i64 r139
-	r155 = mul.i64 r9, -4
-	r158 = mul.i64 r9, 4
-	r161 = mul.i64 r16, -4
-	r164 = mul.i64 r16, 4
-	r180 = move.i64 r2
-	r181 = elemaddr r19, r180, 4
-	r182 = mul.i64 r1, 4
-	r183 = elemaddr r4, r180, 4
-	jump b15
-b15: # head
-	r6 = lt.i64 r2, r3
-	branch r6, b16, b35
-b16: # index
-	r7 = move.i64 r2
-	jump b17
-b17: # rangeint.body
-	checkdiv.i64 r9, site 0
-	r225 = convert.u64.i64 r7
-	r226 = convert.u64.i64 r9
-	r227 = or.u64 r225, r226
-	r228 = shr.u64.u32 r227, 32
-	r229 = eq.u64 r228, 0
-	branch r229, b18, b34
-b18: # divide in 32 bits
-	r230 = convert.u32.i64 r7
-	r231 = convert.u32.i64 r9
-	r232 = div.u32 r230, r231
-	r234 = mul.u32 r232, r231
-	r233 = sub.u32 r230, r234
-	r223 = convert.i64.u32 r232
-	r224 = convert.i64.u32 r233
-	jump b19
-b19: # rangeint.body
-	r8 = move.i64 r224
-	r10 = move.i64 r223
-	checkdiv.i64 r12, site 2
-	r238 = convert.u64.i64 r10
-	r239 = convert.u64.i64 r12
-	r240 = or.u64 r238, r239
-	r241 = shr.u64.u32 r240, 32
-	r242 = eq.u64 r241, 0
-	branch r242, b20, b33
-b20: # divide in 32 bits
-	r243 = convert.u32.i64 r10
-	r244 = convert.u32.i64 r12
-	r245 = div.u32 r243, r244
-	r247 = mul.u32 r245, r244
-	r246 = sub.u32 r243, r247
-	r236 = convert.i64.u32 r245
-	r237 = convert.i64.u32 r246
+	branch r151, b14, b119
+b14: # checks
+	branch r152, b15, b119
+b15: # checks
+	branch r153, b16, b119
+b16: # checks
+	branch r154, b17, b119
+b17: # preheader
+	r155 = mul.i64 r1, 3
+	r358 = mul.i64 r1, 4
+	r159 = move.u64 r112
+	r161 = convert.u64.i64 r155
+	r168 = move.i64 r139
+	r209 = sub.i64 r9, 1
+	r206 = sub.i64 r12, 1
+	r203 = sub.i64 r51, 1
+	r171 = move.i64 r139
+	r390 = mul.i64 r9, -4
+	r393 = mul.i64 r9, 4
+	r396 = mul.i64 r171, -4
+	r399 = mul.i64 r171, 4
+	r216 = move.i64 r139
+	r257 = move.i64 r209
+	r254 = move.i64 r206
+	r251 = move.i64 r203
+	r402 = move.i64 r358
+	r408 = move.i64 r390
+	r410 = move.i64 r358
+	r413 = move.i64 r393
+	r415 = move.i64 r358
+	r418 = move.i64 r396
+	r420 = move.i64 r358
+	r423 = move.i64 r399
+	r425 = move.i64 r358
+	r431 = move.i64 r358
+	r434 = move.i64 r358
+	r265 = move.i64 r139
+	r306 = move.i64 r209
+	r303 = move.i64 r206
+	r300 = move.i64 r203
+	r437 = move.i64 r358
+	r439 = move.i64 r358
+	r447 = move.i64 r390
+	r449 = move.i64 r358
+	r451 = move.i64 r358
+	r454 = move.i64 r393
+	r456 = move.i64 r358
+	r458 = move.i64 r358
+	r461 = move.i64 r396
+	r463 = move.i64 r358
+	r465 = move.i64 r358
+	r468 = move.i64 r399
+	r470 = move.i64 r358
+	r472 = move.i64 r358
+	r480 = move.i64 r358
+	r482 = move.i64 r358
+	r485 = move.i64 r358
+	r487 = move.i64 r358
+	r314 = move.i64 r139
+	r355 = move.i64 r209
+	r352 = move.i64 r206
+	r349 = move.i64 r203
+	r490 = move.i64 r358
+	r492 = move.i64 r358
+	r494 = move.i64 r358
+	r504 = move.i64 r390
+	r506 = move.i64 r358
+	r508 = move.i64 r358
+	r510 = move.i64 r358
+	r513 = move.i64 r393
+	r515 = move.i64 r358
+	r517 = move.i64 r358
+	r519 = move.i64 r358
+	r522 = move.i64 r396
+	r524 = move.i64 r358
+	r526 = move.i64 r358
+	r528 = move.i64 r358
+	r531 = move.i64 r399
+	r533 = move.i64 r358
+	r535 = move.i64 r358
+	r537 = move.i64 r358
+	r547 = move.i64 r358
+	r549 = move.i64 r358
+	r551 = move.i64 r358
+	r554 = move.i64 r358
+	r556 = move.i64 r358
+	r558 = move.i64 r358
+	r568 = move.i64 r2
+	r569 = elemaddr r19, r568, 4
+	r570 = mul.i64 r358, 4
+	r571 = move.i64 r568
+	r572 = elemaddr r4, r571, 4
+	r573 = elemaddr r4, r568, 4
+	r767 = convert.u64.i64 r9
+	r729 = move.u64 r767
+	r691 = move.u64 r767
+	r653 = move.u64 r767
+	r667 = convert.u64.i64 r12
+	r659 = convert.u32.i64 r9
+	r680 = convert.u64.i64 r314
+	r673 = convert.u32.i64 r12
+	r686 = convert.u32.i64 r314
+	r705 = move.u64 r667
+	r697 = move.u32 r659
+	r718 = move.u64 r680
+	r711 = move.u32 r673
+	r724 = move.u32 r686
+	r743 = move.u64 r667
+	r735 = move.u32 r659
+	r756 = move.u64 r680
+	r749 = move.u32 r673
+	r762 = move.u32 r686
+	r781 = move.u64 r667
+	r773 = move.u32 r659
+	r794 = move.u64 r680
+	r787 = move.u32 r673
+	r800 = move.u32 r686
+	r802 = max.u32 r659, 1
+	r803 = div.u32 4294967295, r802
+	r832 = max.u32 r673, 1
+	r833 = div.u32 4294967295, r832
+	r862 = max.u32 r686, 1
+	r863 = div.u32 4294967295, r862
+	jump b18
+b18: # grid unrolled guard
+	r156 = lt.i64 r2, r3
+	branch r156, b19, b118
+b19: # grid unrolled room
+	r160 = convert.u64.i64 r2
+	r157 = sub.u64 r159, r160
+	r158 = gt.u64 r157, r161
+	branch r158, b20, b97
+b20: # grid unrolled 0
+	r162 = move.i64 r2
 	jump b21
-b21: # rangeint.body
-	r11 = move.i64 r237
-	checkdiv.i64 r13, site 3
-	r250 = convert.u64.i64 r7
-	r251 = convert.u64.i64 r13
-	r252 = or.u64 r250, r251
-	r253 = shr.u64.u32 r252, 32
-	r254 = eq.u64 r253, 0
-	branch r254, b22, b32
-b22: # divide in 32 bits
-	r255 = convert.u32.i64 r7
-	r256 = convert.u32.i64 r13
-	r257 = div.u32 r255, r256
-	r249 = convert.i64.u32 r257
-	jump b23
-b23: # rangeint.body
-	r14 = move.i64 r249
+b21: # index (grid unrolled 0)
+	r164 = move.i64 r162
+	jump b22
+b22: # rangeint.body (grid unrolled 0)
+	r766 = convert.u64.i64 r164
+	r768 = or.u64 r766, r767
+	r769 = shr.u64.u32 r768, 32
+	r770 = convert.u32.u64 r769
+	r771 = eq.u32 r770, 0
+	branch r771, b23, b96
+b23: # divide in 32 bits
+	r772 = convert.u32.i64 r164
+	r825 = mulhi.u32 r772, r803
+	r826 = mul.u32 r825, r773
+	r827 = sub.u32 r772, r826
+	r828 = sub.u32 r827, r773
+	r829 = min.u32 r827, r828
+	r830 = sub.u32 r827, r829
+	r831 = min.u32 r830, 1
+	r774 = add.u32 r825, r831
+	r775 = move.u32 r829
+	r764 = convert.i64.u32 r774
+	r765 = convert.i64.u32 r775
+	jump b24
+b24: # rangeint.body (grid unrolled 0)
+	r165 = move.i64 r765
+	r166 = move.i64 r764
+	r780 = convert.u64.i64 r166
+	r782 = or.u64 r780, r781
+	r783 = shr.u64.u32 r782, 32
+	r784 = convert.u32.u64 r783
+	r785 = eq.u32 r784, 0
+	branch r785, b25, b95
+b25: # divide in 32 bits
+	r786 = convert.u32.i64 r166
+	r855 = mulhi.u32 r786, r833
+	r856 = mul.u32 r855, r787
+	r857 = sub.u32 r786, r856
+	r858 = sub.u32 r857, r787
+	r859 = min.u32 r857, r858
+	r860 = sub.u32 r857, r859
+	r861 = min.u32 r860, 1
+	r788 = add.u32 r855, r861
+	r789 = move.u32 r859
+	r778 = convert.i64.u32 r788
+	r779 = convert.i64.u32 r789
+	jump b26
+b26: # rangeint.body (grid unrolled 0)
+	r167 = move.i64 r779
+	r793 = move.u64 r766
+	r795 = or.u64 r793, r794
+	r796 = shr.u64.u32 r795, 32
+	r797 = convert.u32.u64 r796
+	r798 = eq.u32 r797, 0
+	branch r798, b27, b94
+b27: # divide in 32 bits
+	r799 = convert.u32.i64 r164
+	r885 = mulhi.u32 r799, r863
+	r886 = mul.u32 r885, r800
+	r887 = sub.u32 r799, r886
+	r888 = sub.u32 r887, r800
+	r889 = min.u32 r887, r888
+	r890 = sub.u32 r887, r889
+	r891 = min.u32 r890, 1
+	r801 = add.u32 r885, r891
+	r792 = convert.i64.u32 r801
+	jump b28
+b28: # rangeint.body (grid unrolled 0)
+	r169 = move.i64 r792
+	r170 = gt.i64 r165, 0
+	branch r170, b29, b93
+b29: # cond.true (grid unrolled 0)
+	r210 = lt.i64 r165, r209
+	branch r210, b30, b93
+b30: # cond.true (grid unrolled 0)
+	r208 = gt.i64 r167, 0
+	branch r208, b31, b93
+b31: # cond.true (grid unrolled 0)
+	r207 = lt.i64 r167, r206
+	branch r207, b32, b93
+b32: # cond.true (grid unrolled 0)
+	r205 = gt.i64 r169, 0
+	branch r205, b33, b93
+b33: # cond.true (grid unrolled 0)
+	r204 = lt.i64 r169, r203
+	branch r204, b34, b93
+b34: # if.then (grid unrolled 0)
+	r387 = move.ptr r569
+	r173 = elemaddr r387, -1, 4
+	r174 = load.f32 r173
+	r388 = move.ptr r387
+	r176 = elemaddr r388, 1, 4
+	r177 = load.f32 r176
+	r178 = add.f32 r174, r177
+	r389 = move.ptr r387
+	r391 = elemaddr r389, r390, 1
+	r180 = move.ptr r391
+	r181 = load.f32 r180
+	r182 = add.f32 r178, r181
+	r392 = move.ptr r387
+	r394 = elemaddr r392, r393, 1
+	r184 = move.ptr r394
+	r185 = load.f32 r184
+	r186 = add.f32 r182, r185
+	r395 = move.ptr r387
+	r397 = elemaddr r395, r396, 1
+	r188 = move.ptr r397
+	r189 = load.f32 r188
+	r190 = add.f32 r186, r189
+	r398 = move.ptr r387
+	r400 = elemaddr r398, r399, 1
+	r192 = move.ptr r400
+	r193 = load.f32 r192
+	r194 = add.f32 r190, r193
+	r195 = move.ptr r387
+	r196 = load.f32 r195
+	r197 = mul.f32 r196, 6.0
+	r198 = sub.f32 r194, r197
+	r199 = move.ptr r572
+	store.f32 r199, r198
+	jump b35
+b35: # grid unrolled 1
+	r259 = add.i64 r162, r1
+	jump b36
+b36: # index (grid unrolled 1)
+	r212 = move.i64 r259
+	jump b37
+b37: # rangeint.body (grid unrolled 1)
+	r728 = convert.u64.i64 r212
+	r730 = or.u64 r728, r729
+	r731 = shr.u64.u32 r730, 32
+	r732 = convert.u32.u64 r731
+	r733 = eq.u32 r732, 0
+	branch r733, b38, b92
+b38: # divide in 32 bits
+	r734 = convert.u32.i64 r212
+	r818 = mulhi.u32 r734, r803
+	r819 = mul.u32 r818, r735
+	r820 = sub.u32 r734, r819
+	r821 = sub.u32 r820, r735
+	r822 = min.u32 r820, r821
+	r823 = sub.u32 r820, r822
+	r824 = min.u32 r823, 1
+	r736 = add.u32 r818, r824
+	r737 = move.u32 r822
+	r726 = convert.i64.u32 r736
+	r727 = convert.i64.u32 r737
+	jump b39
+b39: # rangeint.body (grid unrolled 1)
+	r213 = move.i64 r727
+	r214 = move.i64 r726
+	r742 = convert.u64.i64 r214
+	r744 = or.u64 r742, r743
+	r745 = shr.u64.u32 r744, 32
+	r746 = convert.u32.u64 r745
+	r747 = eq.u32 r746, 0
+	branch r747, b40, b91
+b40: # divide in 32 bits
+	r748 = convert.u32.i64 r214
+	r848 = mulhi.u32 r748, r833
+	r849 = mul.u32 r848, r749
+	r850 = sub.u32 r748, r849
+	r851 = sub.u32 r850, r749
+	r852 = min.u32 r850, r851
+	r853 = sub.u32 r850, r852
+	r854 = min.u32 r853, 1
+	r750 = add.u32 r848, r854
+	r751 = move.u32 r852
+	r740 = convert.i64.u32 r750
+	r741 = convert.i64.u32 r751
+	jump b41
+b41: # rangeint.body (grid unrolled 1)
+	r215 = move.i64 r741
+	r755 = move.u64 r728
+	r757 = or.u64 r755, r756
+	r758 = shr.u64.u32 r757, 32
+	r759 = convert.u32.u64 r758
+	r760 = eq.u32 r759, 0
+	branch r760, b42, b90
+b42: # divide in 32 bits
+	r761 = convert.u32.i64 r212
+	r878 = mulhi.u32 r761, r863
+	r879 = mul.u32 r878, r762
+	r880 = sub.u32 r761, r879
+	r881 = sub.u32 r880, r762
+	r882 = min.u32 r880, r881
+	r883 = sub.u32 r880, r882
+	r884 = min.u32 r883, 1
+	r763 = add.u32 r878, r884
+	r754 = convert.i64.u32 r763
+	jump b43
+b43: # rangeint.body (grid unrolled 1)
+	r217 = move.i64 r754
+	r218 = gt.i64 r213, 0
+	branch r218, b44, b89
+b44: # cond.true (grid unrolled 1)
+	r258 = lt.i64 r213, r257
+	branch r258, b45, b89
+b45: # cond.true (grid unrolled 1)
+	r256 = gt.i64 r215, 0
+	branch r256, b46, b89
+b46: # cond.true (grid unrolled 1)
+	r255 = lt.i64 r215, r254
+	branch r255, b47, b89
+b47: # cond.true (grid unrolled 1)
+	r253 = gt.i64 r217, 0
+	branch r253, b48, b89
+b48: # cond.true (grid unrolled 1)
+	r252 = lt.i64 r217, r251
+	branch r252, b49, b89
+b49: # if.then (grid unrolled 1)
+	r401 = move.ptr r569
+	r403 = elemaddr r401, r402, 1
+	r221 = elemaddr r403, -1, 4
+	r222 = load.f32 r221
+	r406 = move.ptr r403
+	r224 = elemaddr r406, 1, 4
+	r225 = load.f32 r224
+	r226 = add.f32 r222, r225
+	r407 = move.ptr r401
+	r409 = elemaddr r407, r408, 1
+	r411 = elemaddr r409, r410, 1
+	r228 = move.ptr r411
+	r229 = load.f32 r228
+	r230 = add.f32 r226, r229
+	r412 = move.ptr r401
+	r414 = elemaddr r412, r413, 1
+	r416 = elemaddr r414, r415, 1
+	r232 = move.ptr r416
+	r233 = load.f32 r232
+	r234 = add.f32 r230, r233
+	r417 = move.ptr r401
+	r419 = elemaddr r417, r418, 1
+	r421 = elemaddr r419, r420, 1
+	r236 = move.ptr r421
+	r237 = load.f32 r236
+	r238 = add.f32 r234, r237
+	r422 = move.ptr r401
+	r424 = elemaddr r422, r423, 1
+	r426 = elemaddr r424, r425, 1
+	r240 = move.ptr r426
+	r241 = load.f32 r240
+	r242 = add.f32 r238, r241
+	r429 = move.ptr r403
+	r243 = move.ptr r429
+	r244 = load.f32 r243
+	r245 = mul.f32 r244, 6.0
+	r246 = sub.f32 r242, r245
+	r430 = move.ptr r573
+	r432 = elemaddr r430, r431, 1
+	r247 = move.ptr r432
+	store.f32 r247, r246
+	jump b50
+b50: # grid unrolled 2
+	r308 = add.i64 r259, r1
+	jump b51
+b51: # index (grid unrolled 2)
+	r261 = move.i64 r308
+	jump b52
+b52: # rangeint.body (grid unrolled 2)
+	r690 = convert.u64.i64 r261
+	r692 = or.u64 r690, r691
+	r693 = shr.u64.u32 r692, 32
+	r694 = convert.u32.u64 r693
+	r695 = eq.u32 r694, 0
+	branch r695, b53, b88
+b53: # divide in 32 bits
+	r696 = convert.u32.i64 r261
+	r811 = mulhi.u32 r696, r803
+	r812 = mul.u32 r811, r697
+	r813 = sub.u32 r696, r812
+	r814 = sub.u32 r813, r697
+	r815 = min.u32 r813, r814
+	r816 = sub.u32 r813, r815
+	r817 = min.u32 r816, 1
+	r698 = add.u32 r811, r817
+	r699 = move.u32 r815
+	r688 = convert.i64.u32 r698
+	r689 = convert.i64.u32 r699
+	jump b54
+b54: # rangeint.body (grid unrolled 2)
+	r262 = move.i64 r689
+	r263 = move.i64 r688
+	r704 = convert.u64.i64 r263
+	r706 = or.u64 r704, r705
+	r707 = shr.u64.u32 r706, 32
+	r708 = convert.u32.u64 r707
+	r709 = eq.u32 r708, 0
+	branch r709, b55, b87
+b55: # divide in 32 bits
+	r710 = convert.u32.i64 r263
+	r841 = mulhi.u32 r710, r833
+	r842 = mul.u32 r841, r711
+	r843 = sub.u32 r710, r842
+	r844 = sub.u32 r843, r711
+	r845 = min.u32 r843, r844
+	r846 = sub.u32 r843, r845
+	r847 = min.u32 r846, 1
+	r712 = add.u32 r841, r847
+	r713 = move.u32 r845
+	r702 = convert.i64.u32 r712
+	r703 = convert.i64.u32 r713
+	jump b56
+b56: # rangeint.body (grid unrolled 2)
+	r264 = move.i64 r703
+	r717 = move.u64 r690
+	r719 = or.u64 r717, r718
+	r720 = shr.u64.u32 r719, 32
+	r721 = convert.u32.u64 r720
+	r722 = eq.u32 r721, 0
+	branch r722, b57, b86
+b57: # divide in 32 bits
+	r723 = convert.u32.i64 r261
+	r871 = mulhi.u32 r723, r863
+	r872 = mul.u32 r871, r724
+	r873 = sub.u32 r723, r872
+	r874 = sub.u32 r873, r724
+	r875 = min.u32 r873, r874
+	r876 = sub.u32 r873, r875
+	r877 = min.u32 r876, 1
+	r725 = add.u32 r871, r877
+	r716 = convert.i64.u32 r725
+	jump b58
+b58: # rangeint.body (grid unrolled 2)
+	r266 = move.i64 r716
+	r267 = gt.i64 r262, 0
+	branch r267, b59, b85
+b59: # cond.true (grid unrolled 2)
+	r307 = lt.i64 r262, r306
+	branch r307, b60, b85
+b60: # cond.true (grid unrolled 2)
+	r305 = gt.i64 r264, 0
+	branch r305, b61, b85
+b61: # cond.true (grid unrolled 2)
+	r304 = lt.i64 r264, r303
+	branch r304, b62, b85
+b62: # cond.true (grid unrolled 2)
+	r302 = gt.i64 r266, 0
+	branch r302, b63, b85
+b63: # cond.true (grid unrolled 2)
+	r301 = lt.i64 r266, r300
+	branch r301, b64, b85
+b64: # if.then (grid unrolled 2)
+	r436 = move.ptr r569
+	r438 = elemaddr r436, r437, 1
+	r440 = elemaddr r438, r439, 1
+	r270 = elemaddr r440, -1, 4
+	r271 = load.f32 r270
+	r445 = move.ptr r440
+	r273 = elemaddr r445, 1, 4
+	r274 = load.f32 r273
+	r275 = add.f32 r271, r274
+	r446 = move.ptr r436
+	r448 = elemaddr r446, r447, 1
+	r450 = elemaddr r448, r449, 1
+	r452 = elemaddr r450, r451, 1
+	r277 = move.ptr r452
+	r278 = load.f32 r277
+	r279 = add.f32 r275, r278
+	r453 = move.ptr r436
+	r455 = elemaddr r453, r454, 1
+	r457 = elemaddr r455, r456, 1
+	r459 = elemaddr r457, r458, 1
+	r281 = move.ptr r459
+	r282 = load.f32 r281
+	r283 = add.f32 r279, r282
+	r460 = move.ptr r436
+	r462 = elemaddr r460, r461, 1
+	r464 = elemaddr r462, r463, 1
+	r466 = elemaddr r464, r465, 1
+	r285 = move.ptr r466
+	r286 = load.f32 r285
+	r287 = add.f32 r283, r286
+	r467 = move.ptr r436
+	r469 = elemaddr r467, r468, 1
+	r471 = elemaddr r469, r470, 1
+	r473 = elemaddr r471, r472, 1
+	r289 = move.ptr r473
+	r290 = load.f32 r289
+	r291 = add.f32 r287, r290
+	r478 = move.ptr r440
+	r292 = move.ptr r478
+	r293 = load.f32 r292
+	r294 = mul.f32 r293, 6.0
+	r295 = sub.f32 r291, r294
+	r479 = move.ptr r573
+	r481 = elemaddr r479, r480, 1
+	r483 = elemaddr r481, r482, 1
+	r296 = move.ptr r483
+	store.f32 r296, r295
+	jump b65
+b65: # grid unrolled 3
+	r357 = add.i64 r308, r1
+	jump b66
+b66: # index (grid unrolled 3)
+	r310 = move.i64 r357
+	jump b67
+b67: # rangeint.body (grid unrolled 3)
+	r652 = convert.u64.i64 r310
+	r654 = or.u64 r652, r653
+	r655 = shr.u64.u32 r654, 32
+	r656 = convert.u32.u64 r655
+	r657 = eq.u32 r656, 0
+	branch r657, b68, b84
+b68: # divide in 32 bits
+	r658 = convert.u32.i64 r310
+	r804 = mulhi.u32 r658, r803
+	r805 = mul.u32 r804, r659
+	r806 = sub.u32 r658, r805
+	r807 = sub.u32 r806, r659
+	r808 = min.u32 r806, r807
+	r809 = sub.u32 r806, r808
+	r810 = min.u32 r809, 1
+	r660 = add.u32 r804, r810
+	r661 = move.u32 r808
+	r650 = convert.i64.u32 r660
+	r651 = convert.i64.u32 r661
+	jump b69
+b69: # rangeint.body (grid unrolled 3)
+	r311 = move.i64 r651
+	r312 = move.i64 r650
+	r666 = convert.u64.i64 r312
+	r668 = or.u64 r666, r667
+	r669 = shr.u64.u32 r668, 32
+	r670 = convert.u32.u64 r669
+	r671 = eq.u32 r670, 0
+	branch r671, b70, b83
+b70: # divide in 32 bits
+	r672 = convert.u32.i64 r312
+	r834 = mulhi.u32 r672, r833
+	r835 = mul.u32 r834, r673
+	r836 = sub.u32 r672, r835
+	r837 = sub.u32 r836, r673
+	r838 = min.u32 r836, r837
+	r839 = sub.u32 r836, r838
+	r840 = min.u32 r839, 1
+	r674 = add.u32 r834, r840
+	r675 = move.u32 r838
+	r664 = convert.i64.u32 r674
+	r665 = convert.i64.u32 r675
+	jump b71
+b71: # rangeint.body (grid unrolled 3)
+	r313 = move.i64 r665
+	r679 = move.u64 r652
+	r681 = or.u64 r679, r680
+	r682 = shr.u64.u32 r681, 32
+	r683 = convert.u32.u64 r682
+	r684 = eq.u32 r683, 0
+	branch r684, b72, b82
+b72: # divide in 32 bits
+	r685 = convert.u32.i64 r310
+	r864 = mulhi.u32 r685, r863
+	r865 = mul.u32 r864, r686
+	r866 = sub.u32 r685, r865
+	r867 = sub.u32 r866, r686
+	r868 = min.u32 r866, r867
+	r869 = sub.u32 r866, r868
+	r870 = min.u32 r869, 1
+	r687 = add.u32 r864, r870
+	r678 = convert.i64.u32 r687
+	jump b73
+b73: # rangeint.body (grid unrolled 3)
+	r315 = move.i64 r678
+	r316 = gt.i64 r311, 0
+	branch r316, b74, b81
+b74: # cond.true (grid unrolled 3)
+	r356 = lt.i64 r311, r355
+	branch r356, b75, b81
+b75: # cond.true (grid unrolled 3)
+	r354 = gt.i64 r313, 0
+	branch r354, b76, b81
+b76: # cond.true (grid unrolled 3)
+	r353 = lt.i64 r313, r352
+	branch r353, b77, b81
+b77: # cond.true (grid unrolled 3)
+	r351 = gt.i64 r315, 0
+	branch r351, b78, b81
+b78: # cond.true (grid unrolled 3)
+	r350 = lt.i64 r315, r349
+	branch r350, b79, b81
+b79: # if.then (grid unrolled 3)
+	r489 = move.ptr r569
+	r491 = elemaddr r489, r490, 1
+	r493 = elemaddr r491, r492, 1
+	r495 = elemaddr r493, r494, 1
+	r319 = elemaddr r495, -1, 4
+	r320 = load.f32 r319
+	r502 = move.ptr r495
+	r322 = elemaddr r502, 1, 4
+	r323 = load.f32 r322
+	r324 = add.f32 r320, r323
+	r503 = move.ptr r489
+	r505 = elemaddr r503, r504, 1
+	r507 = elemaddr r505, r506, 1
+	r509 = elemaddr r507, r508, 1
+	r511 = elemaddr r509, r510, 1
+	r326 = move.ptr r511
+	r327 = load.f32 r326
+	r328 = add.f32 r324, r327
+	r512 = move.ptr r489
+	r514 = elemaddr r512, r513, 1
+	r516 = elemaddr r514, r515, 1
+	r518 = elemaddr r516, r517, 1
+	r520 = elemaddr r518, r519, 1
+	r330 = move.ptr r520
+	r331 = load.f32 r330
+	r332 = add.f32 r328, r331
+	r521 = move.ptr r489
+	r523 = elemaddr r521, r522, 1
+	r525 = elemaddr r523, r524, 1
+	r527 = elemaddr r525, r526, 1
+	r529 = elemaddr r527, r528, 1
+	r334 = move.ptr r529
+	r335 = load.f32 r334
+	r336 = add.f32 r332, r335
+	r530 = move.ptr r489
+	r532 = elemaddr r530, r531, 1
+	r534 = elemaddr r532, r533, 1
+	r536 = elemaddr r534, r535, 1
+	r538 = elemaddr r536, r537, 1
+	r338 = move.ptr r538
+	r339 = load.f32 r338
+	r340 = add.f32 r336, r339
+	r545 = move.ptr r495
+	r341 = move.ptr r545
+	r342 = load.f32 r341
+	r343 = mul.f32 r342, 6.0
+	r344 = sub.f32 r340, r343
+	r546 = move.ptr r573
+	r548 = elemaddr r546, r547, 1
+	r550 = elemaddr r548, r549, 1
+	r552 = elemaddr r550, r551, 1
+	r345 = move.ptr r552
+	store.f32 r345, r344
+	jump b80
+b80: # latch (grid unrolled 3)
+	r2 = add.i64 r2, r358
+	r569 = elemaddr r569, r570, 1
+	r572 = elemaddr r572, r570, 1
+	r573 = elemaddr r573, r570, 1
+	jump b18
+b81: # if.else (grid unrolled 3)
+	r553 = move.ptr r573
+	r555 = elemaddr r553, r554, 1
+	r557 = elemaddr r555, r556, 1
+	r559 = elemaddr r557, r558, 1
+	r348 = move.ptr r559
+	store.f32 r348, 0.0
+	jump b80
+b82: # divide in 64 bits
+	r678 = div.i64 r310, r314
+	jump b73
+b83: # divide in 64 bits
+	r664 = div.i64 r312, r12
+	r677 = mul.i64 r664, r12
+	r665 = sub.i64 r312, r677
+	jump b71
+b84: # divide in 64 bits
+	r650 = div.i64 r310, r9
+	r663 = mul.i64 r650, r9
+	r651 = sub.i64 r310, r663
+	jump b69
+b85: # if.else (grid unrolled 2)
+	r484 = move.ptr r573
+	r486 = elemaddr r484, r485, 1
+	r488 = elemaddr r486, r487, 1
+	r299 = move.ptr r488
+	store.f32 r299, 0.0
+	jump b65
+b86: # divide in 64 bits
+	r716 = div.i64 r261, r265
+	jump b58
+b87: # divide in 64 bits
+	r702 = div.i64 r263, r12
+	r715 = mul.i64 r702, r12
+	r703 = sub.i64 r263, r715
+	jump b56
+b88: # divide in 64 bits
+	r688 = div.i64 r261, r9
+	r701 = mul.i64 r688, r9
+	r689 = sub.i64 r261, r701
+	jump b54
+b89: # if.else (grid unrolled 1)
+	r433 = move.ptr r573
+	r435 = elemaddr r433, r434, 1
+	r250 = move.ptr r435
+	store.f32 r250, 0.0
+	jump b50
+b90: # divide in 64 bits
+	r754 = div.i64 r212, r216
+	jump b43
+b91: # divide in 64 bits
+	r740 = div.i64 r214, r12
+	r753 = mul.i64 r740, r12
+	r741 = sub.i64 r214, r753
+	jump b41
+b92: # divide in 64 bits
+	r726 = div.i64 r212, r9
+	r739 = mul.i64 r726, r9
+	r727 = sub.i64 r212, r739
+	jump b39
+b93: # if.else (grid unrolled 0)
+	r202 = move.ptr r572
+	store.f32 r202, 0.0
+	jump b35
+b94: # divide in 64 bits
+	r792 = div.i64 r164, r168
+	jump b28
+b95: # divide in 64 bits
+	r778 = div.i64 r166, r12
+	r791 = mul.i64 r778, r12
+	r779 = sub.i64 r166, r791
+	jump b26
+b96: # divide in 64 bits
+	r764 = div.i64 r164, r9
+	r777 = mul.i64 r764, r9
+	r765 = sub.i64 r164, r777
+	jump b24
+b97: # preheader
+	r13 = move.i64 r139
+	r57 = move.i64 r209
+	r54 = move.i64 r206
+	r50 = move.i64 r203
+	r362 = move.i64 r390
+	r365 = move.i64 r393
+	r368 = move.i64 r396
+	r371 = move.i64 r399
+	r560 = move.i64 r2
+	r561 = elemaddr r19, r560, 4
+	r562 = move.i64 r358
+	r563 = elemaddr r4, r560, 4
+	r615 = move.u64 r767
+	r629 = move.u64 r667
+	r621 = move.u32 r659
+	r642 = move.u64 r680
+	r635 = move.u32 r673
+	r648 = move.u32 r686
+	jump b98
+b98: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b99, b118
+b99: # index
+	r7 = move.i64 r2
+	jump b100
+b100: # rangeint.body
+	r614 = convert.u64.i64 r7
+	r616 = or.u64 r614, r615
+	r617 = shr.u64.u32 r616, 32
+	r618 = convert.u32.u64 r617
+	r619 = eq.u32 r618, 0
+	branch r619, b101, b117
+b101: # divide in 32 bits
+	r620 = convert.u32.i64 r7
+	r892 = mulhi.u32 r620, r803
+	r893 = mul.u32 r892, r621
+	r894 = sub.u32 r620, r893
+	r895 = sub.u32 r894, r621
+	r896 = min.u32 r894, r895
+	r897 = sub.u32 r894, r896
+	r898 = min.u32 r897, 1
+	r622 = add.u32 r892, r898
+	r623 = move.u32 r896
+	r612 = convert.i64.u32 r622
+	r613 = convert.i64.u32 r623
+	jump b102
+b102: # rangeint.body
+	r8 = move.i64 r613
+	r10 = move.i64 r612
+	r628 = convert.u64.i64 r10
+	r630 = or.u64 r628, r629
+	r631 = shr.u64.u32 r630, 32
+	r632 = convert.u32.u64 r631
+	r633 = eq.u32 r632, 0
+	branch r633, b103, b116
+b103: # divide in 32 bits
+	r634 = convert.u32.i64 r10
+	r899 = mulhi.u32 r634, r833
+	r900 = mul.u32 r899, r635
+	r901 = sub.u32 r634, r900
+	r902 = sub.u32 r901, r635
+	r903 = min.u32 r901, r902
+	r904 = sub.u32 r901, r903
+	r905 = min.u32 r904, 1
+	r636 = add.u32 r899, r905
+	r637 = move.u32 r903
+	r626 = convert.i64.u32 r636
+	r627 = convert.i64.u32 r637
+	jump b104
+b104: # rangeint.body
+	r11 = move.i64 r627
+	r641 = move.u64 r614
+	r643 = or.u64 r641, r642
+	r644 = shr.u64.u32 r643, 32
+	r645 = convert.u32.u64 r644
+	r646 = eq.u32 r645, 0
+	branch r646, b105, b115
+b105: # divide in 32 bits
+	r647 = convert.u32.i64 r7
+	r906 = mulhi.u32 r647, r863
+	r907 = mul.u32 r906, r648
+	r908 = sub.u32 r647, r907
+	r909 = sub.u32 r908, r648
+	r910 = min.u32 r908, r909
+	r911 = sub.u32 r908, r910
+	r912 = min.u32 r911, 1
+	r649 = add.u32 r906, r912
+	r640 = convert.i64.u32 r649
+	jump b106
+b106: # rangeint.body
+	r14 = move.i64 r640
 	r15 = gt.i64 r8, 0
-	branch r15, b24, b31
-b24: # cond.true
+	branch r15, b107, b114
+b107: # cond.true
 	r58 = lt.i64 r8, r57
-	branch r58, b25, b31
-b25: # cond.true
+	branch r58, b108, b114
+b108: # cond.true
 	r56 = gt.i64 r11, 0
-	branch r56, b26, b31
-b26: # cond.true
+	branch r56, b109, b114
+b109: # cond.true
 	r55 = lt.i64 r11, r54
-	branch r55, b27, b31
-b27: # cond.true
+	branch r55, b110, b114
+b110: # cond.true
 	r53 = gt.i64 r14, 0
-	branch r53, b28, b31
-b28: # cond.true
+	branch r53, b111, b114
+b111: # cond.true
 	r52 = lt.i64 r14, r50
-	branch r52, b29, b31
-b29: # if.then
-	r152 = move.ptr r181
-	r18 = elemaddr r152, -1, 4
+	branch r52, b112, b114
+b112: # if.then
+	r359 = move.ptr r561
+	r18 = elemaddr r359, -1, 4
 	r21 = load.f32 r18
-	r153 = move.ptr r152
-	r23 = elemaddr r153, 1, 4
+	r360 = move.ptr r359
+	r23 = elemaddr r360, 1, 4
 	r24 = load.f32 r23
 	r25 = add.f32 r21, r24
-	r154 = move.ptr r152
-	r156 = elemaddr r154, r155, 1
-	r27 = move.ptr r156
+	r361 = move.ptr r359
+	r363 = elemaddr r361, r362, 1
+	r27 = move.ptr r363
 	r28 = load.f32 r27
 	r29 = add.f32 r25, r28
-	r157 = move.ptr r152
-	r159 = elemaddr r157, r158, 1
-	r31 = move.ptr r159
+	r364 = move.ptr r359
+	r366 = elemaddr r364, r365, 1
+	r31 = move.ptr r366
 	r32 = load.f32 r31
 	r33 = add.f32 r29, r32
-	r160 = move.ptr r152
-	r162 = elemaddr r160, r161, 1
-	r35 = move.ptr r162
+	r367 = move.ptr r359
+	r369 = elemaddr r367, r368, 1
+	r35 = move.ptr r369
 	r36 = load.f32 r35
 	r37 = add.f32 r33, r36
-	r163 = move.ptr r152
-	r165 = elemaddr r163, r164, 1
-	r39 = move.ptr r165
+	r370 = move.ptr r359
+	r372 = elemaddr r370, r371, 1
+	r39 = move.ptr r372
 	r40 = load.f32 r39
 	r41 = add.f32 r37, r40
-	r42 = move.ptr r152
+	r42 = move.ptr r359
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
 	r45 = sub.f32 r41, r44
-	r46 = move.ptr r183
+	r46 = move.ptr r563
 	store.f32 r46, r45
-	jump b30
-b30: # latch
+	jump b113
+b113: # latch
 	r2 = add.i64 r2, r1
-	r181 = elemaddr r181, r182, 1
-	r183 = elemaddr r183, r182, 1
-	jump b15
-b31: # if.else
-	r49 = move.ptr r183
+	r561 = elemaddr r561, r562, 1
+	r563 = elemaddr r563, r562, 1
+	jump b98
+b114: # if.else
+	r49 = move.ptr r563
 	store.f32 r49, 0.0
-	jump b30
-b32: # divide in 64 bits
-	r249 = div.i64 r7, r13
-	jump b23
-b33: # divide in 64 bits
-	r236 = div.i64 r10, r12
-	r248 = mul.i64 r236, r12
-	r237 = sub.i64 r10, r248
-	jump b21
-b34: # divide in 64 bits
-	r223 = div.i64 r7, r9
-	r235 = mul.i64 r223, r9
-	r224 = sub.i64 r7, r235
-	jump b19
-b35: # exit
+	jump b113
+b115: # divide in 64 bits
+	r640 = div.i64 r7, r13
+	jump b106
+b116: # divide in 64 bits
+	r626 = div.i64 r10, r12
+	r639 = mul.i64 r626, r12
+	r627 = sub.i64 r10, r639
+	jump b104
+b117: # divide in 64 bits
+	r612 = div.i64 r7, r9
+	r625 = mul.i64 r612, r9
+	r613 = sub.i64 r7, r625
+	jump b102
+b118: # exit
 	return
-b36: # preheader
+b119: # preheader
 	r64 = move.i64 r139
 	r105 = sub.i64 r9, 1
 	r102 = sub.i64 r12, 1
 	r99 = sub.i64 r51, 1
 	r67 = move.i64 r139
-	r169 = mul.i64 r9, -4
-	r172 = mul.i64 r9, 4
-	r175 = mul.i64 r67, -4
-	r178 = mul.i64 r67, 4
-	r184 = move.i64 r2
-	r185 = elemaddr r19, r184, 4
-	r186 = mul.i64 r1, 4
-	r187 = elemaddr r4, r184, 4
-	jump b37
-b37: # head (checked if)
+	r376 = mul.i64 r9, -4
+	r379 = mul.i64 r9, 4
+	r382 = mul.i64 r67, -4
+	r385 = mul.i64 r67, 4
+	r564 = move.i64 r2
+	r565 = elemaddr r19, r564, 4
+	r566 = mul.i64 r1, 4
+	r567 = elemaddr r4, r564, 4
+	r577 = convert.u64.i64 r9
+	r591 = convert.u64.i64 r12
+	r583 = convert.u32.i64 r9
+	r604 = convert.u64.i64 r64
+	r597 = convert.u32.i64 r12
+	r610 = convert.u32.i64 r64
+	r913 = max.u32 r583, 1
+	r914 = div.u32 4294967295, r913
+	r922 = max.u32 r597, 1
+	r923 = div.u32 4294967295, r922
+	r931 = max.u32 r610, 1
+	r932 = div.u32 4294967295, r931
+	jump b120
+b120: # head (checked if)
 	r59 = lt.i64 r2, r3
-	branch r59, b38, b35
-b38: # index (checked if)
+	branch r59, b121, b118
+b121: # index (checked if)
 	r60 = move.i64 r2
-	jump b39
-b39: # rangeint.body (checked if)
+	jump b122
+b122: # rangeint.body (checked if)
 	checkdiv.i64 r9, site 0
-	r190 = convert.u64.i64 r60
-	r191 = convert.u64.i64 r9
-	r192 = or.u64 r190, r191
-	r193 = shr.u64.u32 r192, 32
-	r194 = eq.u64 r193, 0
-	branch r194, b40, b56
-b40: # divide in 32 bits
-	r195 = convert.u32.i64 r60
-	r196 = convert.u32.i64 r9
-	r197 = div.u32 r195, r196
-	r199 = mul.u32 r197, r196
-	r198 = sub.u32 r195, r199
-	r188 = convert.i64.u32 r197
-	r189 = convert.i64.u32 r198
-	jump b41
-b41: # rangeint.body (checked if)
-	r61 = move.i64 r189
-	r62 = move.i64 r188
+	r576 = convert.u64.i64 r60
+	r578 = or.u64 r576, r577
+	r579 = shr.u64.u32 r578, 32
+	r580 = convert.u32.u64 r579
+	r581 = eq.u32 r580, 0
+	branch r581, b123, b139
+b123: # divide in 32 bits
+	r582 = convert.u32.i64 r60
+	r915 = mulhi.u32 r582, r914
+	r916 = mul.u32 r915, r583
+	r917 = sub.u32 r582, r916
+	r918 = sub.u32 r917, r583
+	r919 = min.u32 r917, r918
+	r920 = sub.u32 r917, r919
+	r921 = min.u32 r920, 1
+	r584 = add.u32 r915, r921
+	r585 = move.u32 r919
+	r574 = convert.i64.u32 r584
+	r575 = convert.i64.u32 r585
+	jump b124
+b124: # rangeint.body (checked if)
+	r61 = move.i64 r575
+	r62 = move.i64 r574
 	checkdiv.i64 r12, site 2
-	r203 = convert.u64.i64 r62
-	r204 = convert.u64.i64 r12
-	r205 = or.u64 r203, r204
-	r206 = shr.u64.u32 r205, 32
-	r207 = eq.u64 r206, 0
-	branch r207, b42, b55
-b42: # divide in 32 bits
-	r208 = convert.u32.i64 r62
-	r209 = convert.u32.i64 r12
-	r210 = div.u32 r208, r209
-	r212 = mul.u32 r210, r209
-	r211 = sub.u32 r208, r212
-	r201 = convert.i64.u32 r210
-	r202 = convert.i64.u32 r211
-	jump b43
-b43: # rangeint.body (checked if)
-	r63 = move.i64 r202
+	r590 = convert.u64.i64 r62
+	r592 = or.u64 r590, r591
+	r593 = shr.u64.u32 r592, 32
+	r594 = convert.u32.u64 r593
+	r595 = eq.u32 r594, 0
+	branch r595, b125, b138
+b125: # divide in 32 bits
+	r596 = convert.u32.i64 r62
+	r924 = mulhi.u32 r596, r923
+	r925 = mul.u32 r924, r597
+	r926 = sub.u32 r596, r925
+	r927 = sub.u32 r926, r597
+	r928 = min.u32 r926, r927
+	r929 = sub.u32 r926, r928
+	r930 = min.u32 r929, 1
+	r598 = add.u32 r924, r930
+	r599 = move.u32 r928
+	r588 = convert.i64.u32 r598
+	r589 = convert.i64.u32 r599
+	jump b126
+b126: # rangeint.body (checked if)
+	r63 = move.i64 r589
 	checkdiv.i64 r64, site 3
-	r215 = convert.u64.i64 r60
-	r216 = convert.u64.i64 r64
-	r217 = or.u64 r215, r216
-	r218 = shr.u64.u32 r217, 32
-	r219 = eq.u64 r218, 0
-	branch r219, b44, b54
-b44: # divide in 32 bits
-	r220 = convert.u32.i64 r60
-	r221 = convert.u32.i64 r64
-	r222 = div.u32 r220, r221
-	r214 = convert.i64.u32 r222
-	jump b45
-b45: # rangeint.body (checked if)
-	r65 = move.i64 r214
+	r603 = move.u64 r576
+	r605 = or.u64 r603, r604
+	r606 = shr.u64.u32 r605, 32
+	r607 = convert.u32.u64 r606
+	r608 = eq.u32 r607, 0
+	branch r608, b127, b137
+b127: # divide in 32 bits
+	r609 = convert.u32.i64 r60
+	r933 = mulhi.u32 r609, r932
+	r934 = mul.u32 r933, r610
+	r935 = sub.u32 r609, r934
+	r936 = sub.u32 r935, r610
+	r937 = min.u32 r935, r936
+	r938 = sub.u32 r935, r937
+	r939 = min.u32 r938, 1
+	r611 = add.u32 r933, r939
+	r602 = convert.i64.u32 r611
+	jump b128
+b128: # rangeint.body (checked if)
+	r65 = move.i64 r602
 	r66 = gt.i64 r61, 0
-	branch r66, b46, b53
-b46: # cond.true (checked if)
+	branch r66, b129, b136
+b129: # cond.true (checked if)
 	r106 = lt.i64 r61, r105
-	branch r106, b47, b53
-b47: # cond.true (checked if)
+	branch r106, b130, b136
+b130: # cond.true (checked if)
 	r104 = gt.i64 r63, 0
-	branch r104, b48, b53
-b48: # cond.true (checked if)
+	branch r104, b131, b136
+b131: # cond.true (checked if)
 	r103 = lt.i64 r63, r102
-	branch r103, b49, b53
-b49: # cond.true (checked if)
+	branch r103, b132, b136
+b132: # cond.true (checked if)
 	r101 = gt.i64 r65, 0
-	branch r101, b50, b53
-b50: # cond.true (checked if)
+	branch r101, b133, b136
+b133: # cond.true (checked if)
 	r100 = lt.i64 r65, r99
-	branch r100, b51, b53
-b51: # if.then (checked if)
+	branch r100, b134, b136
+b134: # if.then (checked if)
 	r68 = sub.i64 r60, 1
 	checkindex r68, r20, site 4
-	r166 = move.ptr r185
-	r69 = elemaddr r166, -1, 4
+	r373 = move.ptr r565
+	r69 = elemaddr r373, -1, 4
 	r70 = load.f32 r69
 	r71 = add.i64 r60, 1
 	checkindex r71, r20, site 5
-	r167 = move.ptr r166
-	r72 = elemaddr r167, 1, 4
+	r374 = move.ptr r373
+	r72 = elemaddr r374, 1, 4
 	r73 = load.f32 r72
 	r74 = add.f32 r70, r73
 	r75 = sub.i64 r60, r9
 	checkindex r75, r20, site 6
-	r168 = move.ptr r166
-	r170 = elemaddr r168, r169, 1
-	r76 = move.ptr r170
+	r375 = move.ptr r373
+	r377 = elemaddr r375, r376, 1
+	r76 = move.ptr r377
 	r77 = load.f32 r76
 	r78 = add.f32 r74, r77
 	r79 = add.i64 r60, r9
 	checkindex r79, r20, site 7
-	r171 = move.ptr r166
-	r173 = elemaddr r171, r172, 1
-	r80 = move.ptr r173
+	r378 = move.ptr r373
+	r380 = elemaddr r378, r379, 1
+	r80 = move.ptr r380
 	r81 = load.f32 r80
 	r82 = add.f32 r78, r81
 	r83 = sub.i64 r60, r67
 	checkindex r83, r20, site 8
-	r174 = move.ptr r166
-	r176 = elemaddr r174, r175, 1
-	r84 = move.ptr r176
+	r381 = move.ptr r373
+	r383 = elemaddr r381, r382, 1
+	r84 = move.ptr r383
 	r85 = load.f32 r84
 	r86 = add.f32 r82, r85
 	r87 = add.i64 r60, r67
 	checkindex r87, r20, site 9
-	r177 = move.ptr r166
-	r179 = elemaddr r177, r178, 1
-	r88 = move.ptr r179
+	r384 = move.ptr r373
+	r386 = elemaddr r384, r385, 1
+	r88 = move.ptr r386
 	r89 = load.f32 r88
 	r90 = add.f32 r86, r89
 	checkindex r60, r20, site 10
-	r91 = move.ptr r166
+	r91 = move.ptr r373
 	r92 = load.f32 r91
 	r93 = mul.f32 r92, 6.0
 	r94 = sub.f32 r90, r93
-	r95 = move.ptr r187
+	r95 = move.ptr r567
 	store.f32 r95, r94
-	jump b52
-b52: # latch (checked if)
+	jump b135
+b135: # latch (checked if)
 	r2 = add.i64 r2, r1
-	r185 = elemaddr r185, r186, 1
-	r187 = elemaddr r187, r186, 1
-	jump b37
-b53: # if.else (checked if)
-	r98 = move.ptr r187
+	r565 = elemaddr r565, r566, 1
+	r567 = elemaddr r567, r566, 1
+	jump b120
+b136: # if.else (checked if)
+	r98 = move.ptr r567
 	store.f32 r98, 0.0
-	jump b52
-b54: # divide in 64 bits
-	r214 = div.i64 r60, r64
-	jump b45
-b55: # divide in 64 bits
-	r201 = div.i64 r62, r12
-	r213 = mul.i64 r201, r12
-	r202 = sub.i64 r62, r213
-	jump b43
-b56: # divide in 64 bits
-	r188 = div.i64 r60, r9
-	r200 = mul.i64 r188, r9
-	r189 = sub.i64 r60, r200
-	jump b41
+	jump b135
+b137: # divide in 64 bits
+	r602 = div.i64 r60, r64
+	jump b128
+b138: # divide in 64 bits
+	r588 = div.i64 r62, r12
+	r601 = mul.i64 r588, r12
+	r589 = sub.i64 r62, r601
+	jump b126
+b139: # divide in 64 bits
+	r574 = div.i64 r60, r9
+	r587 = mul.i64 r574, r9
+	r575 = sub.i64 r60, r587
+	jump b124
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
 site 0 divide kernels.go:46:12
@@ -11346,474 +16104,494 @@ b1: # setup
 	r61 = sub.u64 r51, 1
 	r62 = sub.u64 r61, r53
 	r63 = le.u64 r60, r62
-	branch r54, b2, b45
+	r64 = ne.i64 r4, 0
+	branch r54, b2, b46
 b2: # checks
-	branch r57, b3, b45
+	branch r57, b3, b46
 b3: # checks
-	branch r63, b4, b45
-b4: # preheader
-	r76 = convert.u64.i64 r16
-	r81 = convert.u64.i64 r4
-	r82 = add.u64 r81, 4611686018427387904
-	r83 = le.u64 r82, 9223372036854775808
-	r84 = sub.u64 r81, 1
-	r87 = sub.u64 r76, 1
-	r90 = convert.u64.i64 r22
-	r95 = sub.u64 r90, 1
-	jump b5
-b5: # head
+	branch r63, b4, b46
+b4: # checks
+	branch r64, b5, b46
+b5: # preheader
+	r77 = convert.u64.i64 r16
+	r82 = convert.u64.i64 r4
+	r83 = add.u64 r82, 4611686018427387904
+	r84 = le.u64 r83, 9223372036854775808
+	r85 = sub.u64 r82, 1
+	r88 = sub.u64 r77, 1
+	r91 = convert.u64.i64 r22
+	r96 = sub.u64 r91, 1
+	r148 = move.u64 r82
+	r112 = move.i64 r4
+	r113 = move.i64 r112
+	r114 = mul.i64 r113, 4
+	r130 = move.i64 r114
+	r87 = move.u64 r85
+	r99 = move.i64 r4
+	r154 = convert.u32.i64 r4
+	r159 = max.u32 r154, 1
+	r160 = div.u32 4294967295, r159
+	jump b6
+b6: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b6, b44
-b6: # index
+	branch r5, b7, b45
+b7: # index
 	r6 = move.i64 r2
-	jump b7
-b7: # rangeint.body
-	checkdiv.i64 r4, site 0
-	r145 = convert.u64.i64 r6
-	r146 = convert.u64.i64 r4
-	r147 = or.u64 r145, r146
-	r148 = shr.u64.u32 r147, 32
-	r149 = eq.u64 r148, 0
-	branch r149, b8, b43
-b8: # divide in 32 bits
-	r150 = convert.u32.i64 r6
-	r151 = convert.u32.i64 r4
-	r152 = div.u32 r150, r151
-	r154 = mul.u32 r152, r151
-	r153 = sub.u32 r150, r154
-	r143 = convert.i64.u32 r152
-	r144 = convert.i64.u32 r153
-	jump b9
-b9: # rangeint.body
-	r7 = move.i64 r143
-	r8 = move.i64 r144
+	jump b8
+b8: # rangeint.body
+	r147 = convert.u64.i64 r6
+	r149 = or.u64 r147, r148
+	r150 = shr.u64.u32 r149, 32
+	r151 = convert.u32.u64 r150
+	r152 = eq.u32 r151, 0
+	branch r152, b9, b44
+b9: # divide in 32 bits
+	r153 = convert.u32.i64 r6
+	r161 = mulhi.u32 r153, r160
+	r162 = mul.u32 r161, r154
+	r163 = sub.u32 r153, r162
+	r164 = sub.u32 r163, r154
+	r165 = min.u32 r163, r164
+	r166 = sub.u32 r163, r165
+	r167 = min.u32 r166, 1
+	r155 = add.u32 r161, r167
+	r156 = move.u32 r165
+	r145 = convert.i64.u32 r155
+	r146 = convert.i64.u32 r156
+	jump b10
+b10: # rangeint.body
+	r7 = move.i64 r145
+	r8 = move.i64 r146
 	r9 = move.f32 0.0
 	r10 = move.i64 0
-	r77 = mul.i64 r7, r4
-	r78 = move.i64 r77
-	r79 = convert.u64.i64 r78
-	r80 = lt.u64 r79, r76
-	r86 = move.u64 r84
-	r88 = sub.u64 r87, r79
-	r89 = le.u64 r86, r88
-	r92 = move.i64 r8
-	r93 = convert.u64.i64 r92
-	r94 = lt.u64 r93, r90
-	r96 = sub.u64 r95, r93
-	r98 = move.i64 r4
-	r99 = add.i64 r98, r8
-	r100 = convert.u64.i64 r99
-	r101 = sub.u64 r100, r93
-	r102 = mulhi.u64 r101, r86
-	r103 = eq.u64 r102, 0
-	r104 = mul.u64 r101, r86
-	r105 = le.u64 r104, r96
-	branch r80, b10, b30
-b10: # checks
-	branch r83, b11, b30
+	r78 = mul.i64 r7, r4
+	r79 = move.i64 r78
+	r80 = convert.u64.i64 r79
+	r81 = lt.u64 r80, r77
+	r89 = sub.u64 r88, r80
+	r90 = le.u64 r87, r89
+	r93 = move.i64 r8
+	r94 = convert.u64.i64 r93
+	r95 = lt.u64 r94, r91
+	r97 = sub.u64 r96, r94
+	r100 = add.i64 r99, r8
+	r101 = convert.u64.i64 r100
+	r102 = sub.u64 r101, r94
+	r103 = mulhi.u64 r102, r87
+	r104 = eq.u64 r103, 0
+	r105 = mul.u64 r102, r87
+	r106 = le.u64 r105, r97
+	branch r81, b11, b31
 b11: # checks
-	branch r89, b12, b30
+	branch r84, b12, b31
 b12: # checks
-	branch r94, b13, b30
+	branch r90, b13, b31
 b13: # checks
-	branch r103, b14, b30
+	branch r95, b14, b31
 b14: # checks
-	branch r105, b15, b30
-b15: # preheader
-	r12 = move.i64 r77
-	r106 = move.i64 r12
-	r107 = elemaddr r15, r106, 4
-	r109 = move.i64 r8
-	r110 = elemaddr r21, r109, 4
-	r111 = move.i64 r4
-	r112 = move.i64 r111
-	r113 = mul.i64 r112, 4
-	jump b16
-b16: # unroll setup
-	r156 = max.i64 r4, -9223372036854775805
-	r157 = sub.i64 r156, 3
+	branch r104, b15, b31
+b15: # checks
+	branch r106, b16, b31
+b16: # preheader
+	r12 = move.i64 r78
+	r107 = move.i64 r12
+	r108 = elemaddr r15, r107, 4
+	r110 = move.i64 r8
+	r111 = elemaddr r21, r110, 4
 	jump b17
-b17: # unroll guard
-	r158 = lt.i64 r10, r157
-	branch r158, b18, b26
-b18: # for.loop (unrolled 0)
+b17: # unroll setup
+	r177 = max.i64 r4, -9223372036854775805
+	r178 = sub.i64 r177, 3
+	jump b18
+b18: # unroll guard
+	r179 = lt.i64 r10, r178
+	branch r179, b19, b27
+b19: # for.loop (unrolled 0)
 	r11 = lt.i64 r10, r4
-	jump b19
-b19: # for.body (unrolled 0)
-	r14 = move.ptr r107
-	r17 = load.f32 r14
-	r20 = move.ptr r110
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r107 = elemaddr r107, 1, 4
-	r110 = elemaddr r110, r113, 1
 	jump b20
-b20: # for.loop (unrolled 1)
-	r11 = lt.i64 r10, r4
+b20: # for.body (unrolled 0)
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
 	jump b21
-b21: # for.body (unrolled 1)
-	r14 = move.ptr r107
-	r17 = load.f32 r14
-	r20 = move.ptr r110
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r107 = elemaddr r107, 1, 4
-	r110 = elemaddr r110, r113, 1
+b21: # for.loop (unrolled 1)
+	r11 = lt.i64 r10, r4
 	jump b22
-b22: # for.loop (unrolled 2)
-	r11 = lt.i64 r10, r4
+b22: # for.body (unrolled 1)
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
 	jump b23
-b23: # for.body (unrolled 2)
-	r14 = move.ptr r107
-	r17 = load.f32 r14
-	r20 = move.ptr r110
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r107 = elemaddr r107, 1, 4
-	r110 = elemaddr r110, r113, 1
+b23: # for.loop (unrolled 2)
+	r11 = lt.i64 r10, r4
 	jump b24
-b24: # for.loop (unrolled 3)
-	r11 = lt.i64 r10, r4
+b24: # for.body (unrolled 2)
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
 	jump b25
-b25: # for.body (unrolled 3)
-	r14 = move.ptr r107
-	r17 = load.f32 r14
-	r20 = move.ptr r110
-	r23 = load.f32 r20
-	r24 = mul.f32 r17, r23
-	r25 = add.f32 r9, r24
-	r26 = add.i64 r10, 1
-	r9 = move.f32 r25
-	r10 = move.i64 r26
-	r107 = elemaddr r107, 1, 4
-	r110 = elemaddr r110, r113, 1
-	jump b17
-b26: # for.loop
+b25: # for.loop (unrolled 3)
 	r11 = lt.i64 r10, r4
-	branch r11, b27, b28
-b27: # for.body
-	r14 = move.ptr r107
+	jump b26
+b26: # for.body (unrolled 3)
+	r14 = move.ptr r108
 	r17 = load.f32 r14
-	r20 = move.ptr r110
+	r20 = move.ptr r111
 	r23 = load.f32 r20
 	r24 = mul.f32 r17, r23
 	r25 = add.f32 r9, r24
 	r26 = add.i64 r10, 1
 	r9 = move.f32 r25
 	r10 = move.i64 r26
-	r107 = elemaddr r107, 1, 4
-	r110 = elemaddr r110, r113, 1
-	jump b26
-b28: # for.done
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
+	jump b18
+b27: # for.loop
+	r11 = lt.i64 r10, r4
+	branch r11, b28, b29
+b28: # for.body
+	r14 = move.ptr r108
+	r17 = load.f32 r14
+	r20 = move.ptr r111
+	r23 = load.f32 r20
+	r24 = mul.f32 r17, r23
+	r25 = add.f32 r9, r24
+	r26 = add.i64 r10, 1
+	r9 = move.f32 r25
+	r10 = move.i64 r26
+	r108 = elemaddr r108, 1, 4
+	r111 = elemaddr r111, r114, 1
+	jump b27
+b29: # for.done
 	r27 = elemaddr r28, r6, 4
 	store.f32 r27, r9
-	jump b29
-b29: # latch
+	jump b30
+b30: # latch
 	r2 = add.i64 r2, r1
-	jump b5
-b30: # preheader
-	r65 = move.i64 r77
-	r122 = move.i64 r65
-	r123 = elemaddr r15, r122, 4
-	r125 = move.i64 r8
-	r126 = elemaddr r21, r125, 4
-	r127 = move.i64 r4
-	r128 = move.i64 r127
-	r129 = mul.i64 r128, 4
-	jump b31
-b31: # unroll setup
-	r159 = max.i64 r4, -9223372036854775805
-	r160 = sub.i64 r159, 3
+	jump b6
+b31: # preheader
+	r66 = move.i64 r78
+	r123 = move.i64 r66
+	r124 = elemaddr r15, r123, 4
+	r126 = move.i64 r8
+	r127 = elemaddr r21, r126, 4
 	jump b32
-b32: # unroll guard
-	r161 = lt.i64 r10, r160
-	branch r161, b33, b41
-b33: # for.loop (checked) (unrolled 0)
-	r64 = lt.i64 r10, r4
-	jump b34
-b34: # for.body (checked) (unrolled 0)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
+b32: # unroll setup
+	r180 = max.i64 r4, -9223372036854775805
+	r181 = sub.i64 r180, 3
+	jump b33
+b33: # unroll guard
+	r182 = lt.i64 r10, r181
+	branch r182, b34, b42
+b34: # for.loop (checked) (unrolled 0)
+	r65 = lt.i64 r10, r4
 	jump b35
-b35: # for.loop (checked) (unrolled 1)
-	r64 = lt.i64 r10, r4
+b35: # for.body (checked) (unrolled 0)
+	r67 = add.i64 r66, r10
+	checkindex r67, r16, site 2
+	r68 = move.ptr r124
+	r69 = load.f32 r68
+	r70 = mul.i64 r10, r4
+	r71 = add.i64 r70, r8
+	checkindex r71, r22, site 3
+	r72 = move.ptr r127
+	r73 = load.f32 r72
+	r74 = mul.f32 r69, r73
+	r75 = add.f32 r9, r74
+	r76 = add.i64 r10, 1
+	r9 = move.f32 r75
+	r10 = move.i64 r76
+	r124 = elemaddr r124, 1, 4
+	r127 = elemaddr r127, r130, 1
 	jump b36
-b36: # for.body (checked) (unrolled 1)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
+b36: # for.loop (checked) (unrolled 1)
+	r65 = lt.i64 r10, r4
 	jump b37
-b37: # for.loop (checked) (unrolled 2)
-	r64 = lt.i64 r10, r4
+b37: # for.body (checked) (unrolled 1)
+	r67 = add.i64 r66, r10
+	checkindex r67, r16, site 2
+	r68 = move.ptr r124
+	r69 = load.f32 r68
+	r70 = mul.i64 r10, r4
+	r71 = add.i64 r70, r8
+	checkindex r71, r22, site 3
+	r72 = move.ptr r127
+	r73 = load.f32 r72
+	r74 = mul.f32 r69, r73
+	r75 = add.f32 r9, r74
+	r76 = add.i64 r10, 1
+	r9 = move.f32 r75
+	r10 = move.i64 r76
+	r124 = elemaddr r124, 1, 4
+	r127 = elemaddr r127, r130, 1
 	jump b38
-b38: # for.body (checked) (unrolled 2)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
+b38: # for.loop (checked) (unrolled 2)
+	r65 = lt.i64 r10, r4
 	jump b39
-b39: # for.loop (checked) (unrolled 3)
-	r64 = lt.i64 r10, r4
+b39: # for.body (checked) (unrolled 2)
+	r67 = add.i64 r66, r10
+	checkindex r67, r16, site 2
+	r68 = move.ptr r124
+	r69 = load.f32 r68
+	r70 = mul.i64 r10, r4
+	r71 = add.i64 r70, r8
+	checkindex r71, r22, site 3
+	r72 = move.ptr r127
+	r73 = load.f32 r72
+	r74 = mul.f32 r69, r73
+	r75 = add.f32 r9, r74
+	r76 = add.i64 r10, 1
+	r9 = move.f32 r75
+	r10 = move.i64 r76
+	r124 = elemaddr r124, 1, 4
+	r127 = elemaddr r127, r130, 1
 	jump b40
-b40: # for.body (checked) (unrolled 3)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
-	jump b32
-b41: # for.loop (checked)
-	r64 = lt.i64 r10, r4
-	branch r64, b42, b28
-b42: # for.body (checked)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
+b40: # for.loop (checked) (unrolled 3)
+	r65 = lt.i64 r10, r4
 	jump b41
-b43: # divide in 64 bits
-	r143 = div.i64 r6, r4
-	r155 = mul.i64 r143, r4
-	r144 = sub.i64 r6, r155
-	jump b9
-b44: # exit
+b41: # for.body (checked) (unrolled 3)
+	r67 = add.i64 r66, r10
+	checkindex r67, r16, site 2
+	r68 = move.ptr r124
+	r69 = load.f32 r68
+	r70 = mul.i64 r10, r4
+	r71 = add.i64 r70, r8
+	checkindex r71, r22, site 3
+	r72 = move.ptr r127
+	r73 = load.f32 r72
+	r74 = mul.f32 r69, r73
+	r75 = add.f32 r9, r74
+	r76 = add.i64 r10, 1
+	r9 = move.f32 r75
+	r10 = move.i64 r76
+	r124 = elemaddr r124, 1, 4
+	r127 = elemaddr r127, r130, 1
+	jump b33
+b42: # for.loop (checked)
+	r65 = lt.i64 r10, r4
+	branch r65, b43, b29
+b43: # for.body (checked)
+	r67 = add.i64 r66, r10
+	checkindex r67, r16, site 2
+	r68 = move.ptr r124
+	r69 = load.f32 r68
+	r70 = mul.i64 r10, r4
+	r71 = add.i64 r70, r8
+	checkindex r71, r22, site 3
+	r72 = move.ptr r127
+	r73 = load.f32 r72
+	r74 = mul.f32 r69, r73
+	r75 = add.f32 r9, r74
+	r76 = add.i64 r10, 1
+	r9 = move.f32 r75
+	r10 = move.i64 r76
+	r124 = elemaddr r124, 1, 4
+	r127 = elemaddr r127, r130, 1
+	jump b42
+b44: # divide in 64 bits
+	r145 = div.i64 r6, r4
+	r158 = mul.i64 r145, r4
+	r146 = sub.i64 r6, r158
+	jump b10
+b45: # exit
 	return
-b45: # head (checked)
-	r32 = lt.i64 r2, r3
-	branch r32, b46, b44
-b46: # index (checked)
-	r33 = move.i64 r2
+b46: # preheader
+	r134 = convert.u64.i64 r4
+	r120 = move.i64 r4
+	r121 = move.i64 r120
+	r122 = mul.i64 r121, 4
+	r140 = convert.u32.i64 r4
+	r168 = max.u32 r140, 1
+	r169 = div.u32 4294967295, r168
 	jump b47
-b47: # rangeint.body (checked)
-	checkdiv.i64 r4, site 0
-	r132 = convert.u64.i64 r33
-	r133 = convert.u64.i64 r4
-	r134 = or.u64 r132, r133
-	r135 = shr.u64.u32 r134, 32
-	r136 = eq.u64 r135, 0
-	branch r136, b48, b64
-b48: # divide in 32 bits
-	r137 = convert.u32.i64 r33
-	r138 = convert.u32.i64 r4
-	r139 = div.u32 r137, r138
-	r141 = mul.u32 r139, r138
-	r140 = sub.u32 r137, r141
-	r130 = convert.i64.u32 r139
-	r131 = convert.i64.u32 r140
+b47: # head (checked)
+	r32 = lt.i64 r2, r3
+	branch r32, b48, b45
+b48: # index (checked)
+	r33 = move.i64 r2
 	jump b49
 b49: # rangeint.body (checked)
-	r34 = move.i64 r130
-	r35 = move.i64 r131
+	checkdiv.i64 r4, site 0
+	r133 = convert.u64.i64 r33
+	r135 = or.u64 r133, r134
+	r136 = shr.u64.u32 r135, 32
+	r137 = convert.u32.u64 r136
+	r138 = eq.u32 r137, 0
+	branch r138, b50, b66
+b50: # divide in 32 bits
+	r139 = convert.u32.i64 r33
+	r170 = mulhi.u32 r139, r169
+	r171 = mul.u32 r170, r140
+	r172 = sub.u32 r139, r171
+	r173 = sub.u32 r172, r140
+	r174 = min.u32 r172, r173
+	r175 = sub.u32 r172, r174
+	r176 = min.u32 r175, 1
+	r141 = add.u32 r170, r176
+	r142 = move.u32 r174
+	r131 = convert.i64.u32 r141
+	r132 = convert.i64.u32 r142
+	jump b51
+b51: # rangeint.body (checked)
+	r34 = move.i64 r131
+	r35 = move.i64 r132
 	r9 = move.f32 0.0
 	r10 = move.i64 0
 	r37 = mul.i64 r34, r4
-	r114 = move.i64 r37
-	r115 = elemaddr r15, r114, 4
-	r117 = move.i64 r35
-	r118 = elemaddr r21, r117, 4
-	r119 = move.i64 r4
-	r120 = move.i64 r119
-	r121 = mul.i64 r120, 4
-	jump b50
-b50: # unroll setup
-	r162 = max.i64 r4, -9223372036854775805
-	r163 = sub.i64 r162, 3
-	jump b51
-b51: # unroll guard
-	r164 = lt.i64 r10, r163
-	branch r164, b52, b60
-b52: # for.loop (checked) (unrolled 0)
-	r36 = lt.i64 r10, r4
+	r115 = move.i64 r37
+	r116 = elemaddr r15, r115, 4
+	r118 = move.i64 r35
+	r119 = elemaddr r21, r118, 4
+	jump b52
+b52: # unroll setup
+	r183 = max.i64 r4, -9223372036854775805
+	r184 = sub.i64 r183, 3
 	jump b53
-b53: # for.body (checked) (unrolled 0)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r115
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r118
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
-	jump b54
-b54: # for.loop (checked) (unrolled 1)
+b53: # unroll guard
+	r185 = lt.i64 r10, r184
+	branch r185, b54, b62
+b54: # for.loop (checked) (unrolled 0)
 	r36 = lt.i64 r10, r4
 	jump b55
-b55: # for.body (checked) (unrolled 1)
+b55: # for.body (checked) (unrolled 0)
 	r38 = add.i64 r37, r10
 	checkindex r38, r16, site 2
-	r39 = move.ptr r115
+	r39 = move.ptr r116
 	r40 = load.f32 r39
 	r41 = mul.i64 r10, r4
 	r42 = add.i64 r41, r35
 	checkindex r42, r22, site 3
-	r43 = move.ptr r118
+	r43 = move.ptr r119
 	r44 = load.f32 r43
 	r45 = mul.f32 r40, r44
 	r46 = add.f32 r9, r45
 	r47 = add.i64 r10, 1
 	r9 = move.f32 r46
 	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
+	r116 = elemaddr r116, 1, 4
+	r119 = elemaddr r119, r122, 1
 	jump b56
-b56: # for.loop (checked) (unrolled 2)
+b56: # for.loop (checked) (unrolled 1)
 	r36 = lt.i64 r10, r4
 	jump b57
-b57: # for.body (checked) (unrolled 2)
+b57: # for.body (checked) (unrolled 1)
 	r38 = add.i64 r37, r10
 	checkindex r38, r16, site 2
-	r39 = move.ptr r115
+	r39 = move.ptr r116
 	r40 = load.f32 r39
 	r41 = mul.i64 r10, r4
 	r42 = add.i64 r41, r35
 	checkindex r42, r22, site 3
-	r43 = move.ptr r118
+	r43 = move.ptr r119
 	r44 = load.f32 r43
 	r45 = mul.f32 r40, r44
 	r46 = add.f32 r9, r45
 	r47 = add.i64 r10, 1
 	r9 = move.f32 r46
 	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
+	r116 = elemaddr r116, 1, 4
+	r119 = elemaddr r119, r122, 1
 	jump b58
-b58: # for.loop (checked) (unrolled 3)
+b58: # for.loop (checked) (unrolled 2)
 	r36 = lt.i64 r10, r4
 	jump b59
-b59: # for.body (checked) (unrolled 3)
+b59: # for.body (checked) (unrolled 2)
 	r38 = add.i64 r37, r10
 	checkindex r38, r16, site 2
-	r39 = move.ptr r115
+	r39 = move.ptr r116
 	r40 = load.f32 r39
 	r41 = mul.i64 r10, r4
 	r42 = add.i64 r41, r35
 	checkindex r42, r22, site 3
-	r43 = move.ptr r118
+	r43 = move.ptr r119
 	r44 = load.f32 r43
 	r45 = mul.f32 r40, r44
 	r46 = add.f32 r9, r45
 	r47 = add.i64 r10, 1
 	r9 = move.f32 r46
 	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
-	jump b51
-b60: # for.loop (checked)
-	r36 = lt.i64 r10, r4
-	branch r36, b61, b62
-b61: # for.body (checked)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r115
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r118
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
+	r116 = elemaddr r116, 1, 4
+	r119 = elemaddr r119, r122, 1
 	jump b60
-b62: # for.done (checked)
+b60: # for.loop (checked) (unrolled 3)
+	r36 = lt.i64 r10, r4
+	jump b61
+b61: # for.body (checked) (unrolled 3)
+	r38 = add.i64 r37, r10
+	checkindex r38, r16, site 2
+	r39 = move.ptr r116
+	r40 = load.f32 r39
+	r41 = mul.i64 r10, r4
+	r42 = add.i64 r41, r35
+	checkindex r42, r22, site 3
+	r43 = move.ptr r119
+	r44 = load.f32 r43
+	r45 = mul.f32 r40, r44
+	r46 = add.f32 r9, r45
+	r47 = add.i64 r10, 1
+	r9 = move.f32 r46
+	r10 = move.i64 r47
+	r116 = elemaddr r116, 1, 4
+	r119 = elemaddr r119, r122, 1
+	jump b53
+b62: # for.loop (checked)
+	r36 = lt.i64 r10, r4
+	branch r36, b63, b64
+b63: # for.body (checked)
+	r38 = add.i64 r37, r10
+	checkindex r38, r16, site 2
+	r39 = move.ptr r116
+	r40 = load.f32 r39
+	r41 = mul.i64 r10, r4
+	r42 = add.i64 r41, r35
+	checkindex r42, r22, site 3
+	r43 = move.ptr r119
+	r44 = load.f32 r43
+	r45 = mul.f32 r40, r44
+	r46 = add.f32 r9, r45
+	r47 = add.i64 r10, 1
+	r9 = move.f32 r46
+	r10 = move.i64 r47
+	r116 = elemaddr r116, 1, 4
+	r119 = elemaddr r119, r122, 1
+	jump b62
+b64: # for.done (checked)
 	checkindex r33, r29, site 4
 	r48 = elemaddr r28, r33, 4
 	store.f32 r48, r9
-	jump b63
-b63: # latch (checked)
+	jump b65
+b65: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b45
-b64: # divide in 64 bits
-	r130 = div.i64 r33, r4
-	r142 = mul.i64 r130, r4
-	r131 = sub.i64 r33, r142
-	jump b49
+	jump b47
+b66: # divide in 64 bits
+	r131 = div.i64 r33, r4
+	r144 = mul.i64 r131, r4
+	r132 = sub.i64 r33, r144
+	jump b51
 
 kernel Blur(out []u8, in []u8, w i64, h i64)
 site 0 divide kernels.go:60:12
@@ -11834,177 +16612,220 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r16 = sub.i64 r17, 1
-	r29 = sub.i64 r9, 1
-	r51 = move.i64 r29
-	r63 = move.i64 r29
-	r87 = move.i64 r16
-	r130 = move.i64 r16
-	r213 = move.i64 r2
-	r214 = elemaddr r4, r213, 1
-	r215 = move.i64 r1
-	jump b2
-b2: # head
+	r331 = convert.u64.i64 r35
+	r332 = ge.i64 r9, 0
+	r333 = sub.i64 r17, 1
+	r334 = min.i64 r333, 0
+	r335 = ge.i64 r334, 0
+	r336 = mul.i64 r333, r9
+	r337 = ge.i64 r336, 0
+	r338 = convert.u64.i64 r333
+	r339 = convert.u64.i64 r9
+	r340 = mulhi.u64 r338, r339
+	r341 = eq.u64 r340, 0
+	r342 = mul.i64 r334, r9
+	r343 = ge.i64 r342, 0
+	r344 = sub.i64 r9, 1
+	r345 = min.i64 r344, 0
+	r346 = ge.i64 r345, 0
+	r347 = add.i64 r336, r344
+	r348 = ge.i64 r347, 0
+	r349 = add.i64 r342, r345
+	r350 = convert.u64.i64 r349
+	r351 = lt.u64 r350, 9223372036854775808
+	r352 = convert.u64.i64 r347
+	r353 = lt.u64 r352, r331
+	r354 = ne.i64 r9, 0
+	branch r332, b2, b36
+b2: # checks
+	branch r335, b3, b36
+b3: # checks
+	branch r337, b4, b36
+b4: # checks
+	branch r341, b5, b36
+b5: # checks
+	branch r343, b6, b36
+b6: # checks
+	branch r346, b7, b36
+b7: # checks
+	branch r348, b8, b36
+b8: # checks
+	branch r351, b9, b36
+b9: # checks
+	branch r353, b10, b36
+b10: # checks
+	branch r354, b11, b36
+b11: # preheader
+	r16 = move.i64 r333
+	r29 = move.i64 r344
+	r51 = move.i64 r344
+	r63 = move.i64 r344
+	r87 = move.i64 r333
+	r130 = move.i64 r333
+	r355 = move.i64 r2
+	r356 = elemaddr r4, r355, 1
+	r357 = move.i64 r1
+	r378 = move.u64 r339
+	r384 = convert.u32.i64 r9
+	r389 = max.u32 r384, 1
+	r390 = div.u32 4294967295, r389
+	jump b12
+b12: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b25
-b3: # index
+	branch r6, b13, b35
+b13: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkdiv.i64 r9, site 0
-	r218 = convert.u64.i64 r7
-	r219 = convert.u64.i64 r9
-	r220 = or.u64 r218, r219
-	r221 = shr.u64.u32 r220, 32
-	r222 = eq.u64 r221, 0
-	branch r222, b5, b24
-b5: # divide in 32 bits
-	r223 = convert.u32.i64 r7
-	r224 = convert.u32.i64 r9
-	r225 = div.u32 r223, r224
-	r227 = mul.u32 r225, r224
-	r226 = sub.u32 r223, r227
-	r216 = convert.i64.u32 r225
-	r217 = convert.i64.u32 r226
-	jump b6
-b6: # rangeint.body
-	r8 = move.i64 r217
-	r10 = move.i64 r216
+	jump b14
+b14: # rangeint.body
+	r377 = convert.u64.i64 r7
+	r379 = or.u64 r377, r378
+	r380 = shr.u64.u32 r379, 32
+	r381 = convert.u32.u64 r380
+	r382 = eq.u32 r381, 0
+	branch r382, b15, b34
+b15: # divide in 32 bits
+	r383 = convert.u32.i64 r7
+	r391 = mulhi.u32 r383, r390
+	r392 = mul.u32 r391, r384
+	r393 = sub.u32 r383, r392
+	r394 = sub.u32 r393, r384
+	r395 = min.u32 r393, r394
+	r396 = sub.u32 r393, r395
+	r397 = min.u32 r396, 1
+	r385 = add.u32 r391, r397
+	r386 = move.u32 r395
+	r375 = convert.i64.u32 r385
+	r376 = convert.i64.u32 r386
+	jump b16
+b16: # rangeint.body
+	r8 = move.i64 r376
+	r10 = move.i64 r375
 	r11 = move.i64 0
-	jump b7
-b7: # for.body
+	jump b17
+b17: # for.body
 	r14 = add.i64 r10, -1
 	r15 = max.i64 r14, 0
 	r18 = min.i64 r15, r16
 	r19 = move.i64 0
-	jump b8
-b8: # for.body
+	jump b18
+b18: # for.body
 	r27 = add.i64 r8, -1
 	r28 = max.i64 r27, 0
 	r30 = min.i64 r28, r29
 	r31 = mul.i64 r18, r9
 	r32 = add.i64 r31, r30
-	checkindex r32, r35, site 2
 	r33 = elemaddr r34, r32, 1
 	r36 = load.u8 r33
 	r37 = convert.i64.u8 r36
 	r38 = move.i64 r37
 	r19 = move.i64 r38
-	jump b9
-b9: # for.body (unrolled 1)
+	jump b19
+b19: # for.body (unrolled 1)
 	r49 = move.i64 r8
 	r50 = max.i64 r49, 0
 	r52 = min.i64 r50, r51
 	r53 = move.i64 r31
 	r54 = add.i64 r53, r52
-	checkindex r54, r35, site 2
 	r55 = elemaddr r34, r54, 1
 	r56 = load.u8 r55
 	r57 = convert.i64.u8 r56
 	r58 = add.i64 r19, r57
 	r19 = move.i64 r58
-	jump b10
-b10: # for.body (unrolled 2)
+	jump b20
+b20: # for.body (unrolled 2)
 	r61 = add.i64 r8, 1
 	r62 = max.i64 r61, 0
 	r64 = min.i64 r62, r63
 	r65 = move.i64 r31
 	r66 = add.i64 r65, r64
-	checkindex r66, r35, site 2
 	r67 = elemaddr r34, r66, 1
 	r68 = load.u8 r67
 	r69 = convert.i64.u8 r68
 	r70 = add.i64 r19, r69
 	r19 = move.i64 r70
-	jump b11
-b11: # for.done
+	jump b21
+b21: # for.done
 	r11 = move.i64 r19
-	jump b12
-b12: # for.body (unrolled 1)
+	jump b22
+b22: # for.body (unrolled 1)
 	r85 = move.i64 r10
 	r86 = max.i64 r85, 0
 	r88 = min.i64 r86, r87
 	r19 = move.i64 r11
-	jump b13
-b13: # for.body (unrolled 1)
+	jump b23
+b23: # for.body (unrolled 1)
 	r93 = move.i64 r30
 	r94 = mul.i64 r88, r9
 	r95 = add.i64 r94, r93
-	checkindex r95, r35, site 2
 	r96 = elemaddr r34, r95, 1
 	r97 = load.u8 r96
 	r98 = convert.i64.u8 r97
 	r99 = add.i64 r19, r98
 	r19 = move.i64 r99
-	jump b14
-b14: # for.body (unrolled 1) (unrolled 1)
+	jump b24
+b24: # for.body (unrolled 1) (unrolled 1)
 	r106 = move.i64 r52
 	r107 = move.i64 r94
 	r108 = add.i64 r107, r106
-	checkindex r108, r35, site 2
 	r109 = elemaddr r34, r108, 1
 	r110 = load.u8 r109
 	r111 = convert.i64.u8 r110
 	r112 = add.i64 r19, r111
 	r19 = move.i64 r112
-	jump b15
-b15: # for.body (unrolled 2) (unrolled 1)
+	jump b25
+b25: # for.body (unrolled 2) (unrolled 1)
 	r118 = move.i64 r64
 	r119 = move.i64 r94
 	r120 = add.i64 r119, r118
-	checkindex r120, r35, site 2
 	r121 = elemaddr r34, r120, 1
 	r122 = load.u8 r121
 	r123 = convert.i64.u8 r122
 	r124 = add.i64 r19, r123
 	r19 = move.i64 r124
-	jump b16
-b16: # for.done (unrolled 1)
+	jump b26
+b26: # for.done (unrolled 1)
 	r11 = move.i64 r19
-	jump b17
-b17: # for.body (unrolled 2)
+	jump b27
+b27: # for.body (unrolled 2)
 	r128 = add.i64 r10, 1
 	r129 = max.i64 r128, 0
 	r131 = min.i64 r129, r130
 	r19 = move.i64 r11
-	jump b18
-b18: # for.body (unrolled 2)
+	jump b28
+b28: # for.body (unrolled 2)
 	r136 = move.i64 r30
 	r137 = mul.i64 r131, r9
 	r138 = add.i64 r137, r136
-	checkindex r138, r35, site 2
 	r139 = elemaddr r34, r138, 1
 	r140 = load.u8 r139
 	r141 = convert.i64.u8 r140
 	r142 = add.i64 r19, r141
 	r19 = move.i64 r142
-	jump b19
-b19: # for.body (unrolled 1) (unrolled 2)
+	jump b29
+b29: # for.body (unrolled 1) (unrolled 2)
 	r149 = move.i64 r52
 	r150 = move.i64 r137
 	r151 = add.i64 r150, r149
-	checkindex r151, r35, site 2
 	r152 = elemaddr r34, r151, 1
 	r153 = load.u8 r152
 	r154 = convert.i64.u8 r153
 	r155 = add.i64 r19, r154
 	r19 = move.i64 r155
-	jump b20
-b20: # for.body (unrolled 2) (unrolled 2)
+	jump b30
+b30: # for.body (unrolled 2) (unrolled 2)
 	r161 = move.i64 r64
 	r162 = move.i64 r137
 	r163 = add.i64 r162, r161
-	checkindex r163, r35, site 2
 	r164 = elemaddr r34, r163, 1
 	r165 = load.u8 r164
 	r166 = convert.i64.u8 r165
 	r167 = add.i64 r19, r166
 	r19 = move.i64 r167
-	jump b21
-b21: # for.done (unrolled 2)
+	jump b31
+b31: # for.done (unrolled 2)
 	r11 = move.i64 r19
-	jump b22
-b22: # for.done
+	jump b32
+b32: # for.done
 	r41 = mulhi.i64 r11, -2049638230412172401
 	r42 = add.i64 r41, r11
 	r43 = convert.u64.i64 r42
@@ -12014,20 +16835,222 @@ b22: # for.done
 	r47 = add.i64 r45, r46
 	r21 = move.i64 r47
 	r22 = convert.u8.i64 r21
-	r23 = move.ptr r214
+	r23 = move.ptr r356
 	store.u8 r23, r22
-	jump b23
-b23: # latch
+	jump b33
+b33: # latch
 	r2 = add.i64 r2, r1
-	r214 = elemaddr r214, r215, 1
-	jump b2
-b24: # divide in 64 bits
-	r216 = div.i64 r7, r9
-	r228 = mul.i64 r216, r9
-	r217 = sub.i64 r7, r228
-	jump b6
-b25: # exit
+	r356 = elemaddr r356, r357, 1
+	jump b12
+b34: # divide in 64 bits
+	r375 = div.i64 r7, r9
+	r388 = mul.i64 r375, r9
+	r376 = sub.i64 r7, r388
+	jump b16
+b35: # exit
 	return
+b36: # preheader
+	r219 = move.i64 r333
+	r228 = move.i64 r344
+	r245 = move.i64 r344
+	r255 = move.i64 r344
+	r265 = move.i64 r333
+	r299 = move.i64 r333
+	r358 = move.i64 r2
+	r359 = elemaddr r4, r358, 1
+	r360 = move.i64 r1
+	r364 = move.u64 r339
+	r370 = convert.u32.i64 r9
+	r398 = max.u32 r370, 1
+	r399 = div.u32 4294967295, r398
+	jump b37
+b37: # head (checked)
+	r213 = lt.i64 r2, r3
+	branch r213, b38, b35
+b38: # index (checked)
+	r214 = move.i64 r2
+	jump b39
+b39: # rangeint.body (checked)
+	checkdiv.i64 r9, site 0
+	r363 = convert.u64.i64 r214
+	r365 = or.u64 r363, r364
+	r366 = shr.u64.u32 r365, 32
+	r367 = convert.u32.u64 r366
+	r368 = eq.u32 r367, 0
+	branch r368, b40, b59
+b40: # divide in 32 bits
+	r369 = convert.u32.i64 r214
+	r400 = mulhi.u32 r369, r399
+	r401 = mul.u32 r400, r370
+	r402 = sub.u32 r369, r401
+	r403 = sub.u32 r402, r370
+	r404 = min.u32 r402, r403
+	r405 = sub.u32 r402, r404
+	r406 = min.u32 r405, 1
+	r371 = add.u32 r400, r406
+	r372 = move.u32 r404
+	r361 = convert.i64.u32 r371
+	r362 = convert.i64.u32 r372
+	jump b41
+b41: # rangeint.body (checked)
+	r215 = move.i64 r362
+	r216 = move.i64 r361
+	r11 = move.i64 0
+	jump b42
+b42: # for.body (checked)
+	r217 = add.i64 r216, -1
+	r218 = max.i64 r217, 0
+	r220 = min.i64 r218, r219
+	r19 = move.i64 0
+	jump b43
+b43: # for.body (checked)
+	r226 = add.i64 r215, -1
+	r227 = max.i64 r226, 0
+	r229 = min.i64 r227, r228
+	r230 = mul.i64 r220, r9
+	r231 = add.i64 r230, r229
+	checkindex r231, r35, site 2
+	r232 = elemaddr r34, r231, 1
+	r233 = load.u8 r232
+	r234 = convert.i64.u8 r233
+	r235 = move.i64 r234
+	r19 = move.i64 r235
+	jump b44
+b44: # for.body (unrolled 1) (checked)
+	r243 = move.i64 r215
+	r244 = max.i64 r243, 0
+	r246 = min.i64 r244, r245
+	r247 = move.i64 r230
+	r248 = add.i64 r247, r246
+	checkindex r248, r35, site 2
+	r249 = elemaddr r34, r248, 1
+	r250 = load.u8 r249
+	r251 = convert.i64.u8 r250
+	r252 = add.i64 r19, r251
+	r19 = move.i64 r252
+	jump b45
+b45: # for.body (unrolled 2) (checked)
+	r253 = add.i64 r215, 1
+	r254 = max.i64 r253, 0
+	r256 = min.i64 r254, r255
+	r257 = move.i64 r230
+	r258 = add.i64 r257, r256
+	checkindex r258, r35, site 2
+	r259 = elemaddr r34, r258, 1
+	r260 = load.u8 r259
+	r261 = convert.i64.u8 r260
+	r262 = add.i64 r19, r261
+	r19 = move.i64 r262
+	jump b46
+b46: # for.done (checked)
+	r11 = move.i64 r19
+	jump b47
+b47: # for.body (unrolled 1) (checked)
+	r263 = move.i64 r216
+	r264 = max.i64 r263, 0
+	r266 = min.i64 r264, r265
+	r19 = move.i64 r11
+	jump b48
+b48: # for.body (unrolled 1) (checked)
+	r270 = move.i64 r229
+	r271 = mul.i64 r266, r9
+	r272 = add.i64 r271, r270
+	checkindex r272, r35, site 2
+	r273 = elemaddr r34, r272, 1
+	r274 = load.u8 r273
+	r275 = convert.i64.u8 r274
+	r276 = add.i64 r19, r275
+	r19 = move.i64 r276
+	jump b49
+b49: # for.body (unrolled 1) (unrolled 1) (checked)
+	r280 = move.i64 r246
+	r281 = move.i64 r271
+	r282 = add.i64 r281, r280
+	checkindex r282, r35, site 2
+	r283 = elemaddr r34, r282, 1
+	r284 = load.u8 r283
+	r285 = convert.i64.u8 r284
+	r286 = add.i64 r19, r285
+	r19 = move.i64 r286
+	jump b50
+b50: # for.body (unrolled 2) (unrolled 1) (checked)
+	r290 = move.i64 r256
+	r291 = move.i64 r271
+	r292 = add.i64 r291, r290
+	checkindex r292, r35, site 2
+	r293 = elemaddr r34, r292, 1
+	r294 = load.u8 r293
+	r295 = convert.i64.u8 r294
+	r296 = add.i64 r19, r295
+	r19 = move.i64 r296
+	jump b51
+b51: # for.done (unrolled 1) (checked)
+	r11 = move.i64 r19
+	jump b52
+b52: # for.body (unrolled 2) (checked)
+	r297 = add.i64 r216, 1
+	r298 = max.i64 r297, 0
+	r300 = min.i64 r298, r299
+	r19 = move.i64 r11
+	jump b53
+b53: # for.body (unrolled 2) (checked)
+	r304 = move.i64 r229
+	r305 = mul.i64 r300, r9
+	r306 = add.i64 r305, r304
+	checkindex r306, r35, site 2
+	r307 = elemaddr r34, r306, 1
+	r308 = load.u8 r307
+	r309 = convert.i64.u8 r308
+	r310 = add.i64 r19, r309
+	r19 = move.i64 r310
+	jump b54
+b54: # for.body (unrolled 1) (unrolled 2) (checked)
+	r314 = move.i64 r246
+	r315 = move.i64 r305
+	r316 = add.i64 r315, r314
+	checkindex r316, r35, site 2
+	r317 = elemaddr r34, r316, 1
+	r318 = load.u8 r317
+	r319 = convert.i64.u8 r318
+	r320 = add.i64 r19, r319
+	r19 = move.i64 r320
+	jump b55
+b55: # for.body (unrolled 2) (unrolled 2) (checked)
+	r324 = move.i64 r256
+	r325 = move.i64 r305
+	r326 = add.i64 r325, r324
+	checkindex r326, r35, site 2
+	r327 = elemaddr r34, r326, 1
+	r328 = load.u8 r327
+	r329 = convert.i64.u8 r328
+	r330 = add.i64 r19, r329
+	r19 = move.i64 r330
+	jump b56
+b56: # for.done (unrolled 2) (checked)
+	r11 = move.i64 r19
+	jump b57
+b57: # for.done (checked)
+	r236 = mulhi.i64 r11, -2049638230412172401
+	r237 = add.i64 r236, r11
+	r238 = convert.u64.i64 r237
+	r239 = shr.u64.u32 r238, 63
+	r240 = shr.i64.u32 r237, 3
+	r241 = convert.i64.u64 r239
+	r242 = add.i64 r240, r241
+	r221 = move.i64 r242
+	r222 = convert.u8.i64 r221
+	r223 = move.ptr r359
+	store.u8 r223, r222
+	jump b58
+b58: # latch (checked)
+	r2 = add.i64 r2, r1
+	r359 = elemaddr r359, r360, 1
+	jump b37
+b59: # divide in 64 bits
+	r361 = div.i64 r214, r9
+	r374 = mul.i64 r361, r9
+	r362 = sub.i64 r214, r374
+	jump b41
 
 kernel DigitSum(out []i64, in []i64, base i64)
 site 0 index kernels.go:78:10
@@ -12060,308 +17083,359 @@ b1: # setup
 	r43 = sub.u64 r33, 1
 	r44 = sub.u64 r43, r35
 	r45 = le.u64 r42, r44
-	branch r36, b2, b30
+	r46 = ne.i64 r15, 0
+	branch r36, b2, b32
 b2: # checks
-	branch r39, b3, b30
+	branch r39, b3, b32
 b3: # checks
-	branch r45, b4, b30
-b4: # head
-	r6 = lt.i64 r2, r3
-	branch r6, b5, b29
-b5: # index
-	r7 = move.i64 r2
+	branch r45, b4, b32
+b4: # checks
+	branch r46, b5, b32
+b5: # preheader
+	r64 = convert.u64.i64 r15
+	r70 = convert.u32.i64 r15
+	r75 = max.u32 r70, 1
+	r76 = div.u32 4294967295, r75
 	jump b6
-b6: # rangeint.body
+b6: # head
+	r6 = lt.i64 r2, r3
+	branch r6, b7, b31
+b7: # index
+	r7 = move.i64 r2
+	jump b8
+b8: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
 	r12 = move.i64 r11
 	r13 = move.i64 0
-	jump b7
-b7: # for.loop
+	jump b9
+b9: # for.loop
 	r21 = gt.i64 r12, 0
-	branch r21, b8, b24
-b8: # for.body
-	checkdiv.i64 r15, site 1
-	r61 = convert.u64.i64 r12
-	r62 = convert.u64.i64 r15
-	r63 = or.u64 r61, r62
-	r64 = shr.u64.u32 r63, 32
-	r65 = eq.u64 r64, 0
-	branch r65, b9, b28
-b9: # divide in 32 bits
-	r66 = convert.u32.i64 r12
-	r67 = convert.u32.i64 r15
-	r68 = div.u32 r66, r67
-	r70 = mul.u32 r68, r67
-	r69 = sub.u32 r66, r70
-	r59 = convert.i64.u32 r68
-	r60 = convert.i64.u32 r69
-	jump b10
+	branch r21, b10, b26
 b10: # for.body
-	r14 = move.i64 r60
+	r63 = convert.u64.i64 r12
+	r65 = or.u64 r63, r64
+	r66 = shr.u64.u32 r65, 32
+	r67 = convert.u32.u64 r66
+	r68 = eq.u32 r67, 0
+	branch r68, b11, b30
+b11: # divide in 32 bits
+	r69 = convert.u32.i64 r12
+	r77 = mulhi.u32 r69, r76
+	r78 = mul.u32 r77, r70
+	r79 = sub.u32 r69, r78
+	r80 = sub.u32 r79, r70
+	r81 = min.u32 r79, r80
+	r82 = sub.u32 r79, r81
+	r83 = min.u32 r82, 1
+	r71 = add.u32 r77, r83
+	r72 = move.u32 r81
+	r61 = convert.i64.u32 r71
+	r62 = convert.i64.u32 r72
+	jump b12
+b12: # for.body
+	r14 = move.i64 r62
 	r16 = add.i64 r13, r14
-	r17 = move.i64 r59
+	r17 = move.i64 r61
 	r12 = move.i64 r17
 	r13 = move.i64 r16
-	jump b11
-b11: # for.loop (unrolled 1)
-	r120 = gt.i64 r12, 0
-	branch r120, b12, b24
-b12: # for.body (unrolled 1)
-	checkdiv.i64 r15, site 1
-	r121 = convert.u64.i64 r12
-	r122 = convert.u64.i64 r15
-	r123 = or.u64 r121, r122
-	r124 = shr.u64.u32 r123, 32
-	r125 = eq.u64 r124, 0
-	branch r125, b13, b27
-b13: # divide in 32 bits (unrolled 1)
-	r126 = convert.u32.i64 r12
-	r127 = convert.u32.i64 r15
-	r128 = div.u32 r126, r127
-	r130 = mul.u32 r128, r127
-	r129 = sub.u32 r126, r130
-	r59 = convert.i64.u32 r128
-	r60 = convert.i64.u32 r129
-	jump b14
+	jump b13
+b13: # for.loop (unrolled 1)
+	r156 = gt.i64 r12, 0
+	branch r156, b14, b26
 b14: # for.body (unrolled 1)
-	r117 = move.i64 r60
-	r118 = add.i64 r13, r117
-	r119 = move.i64 r59
-	r12 = move.i64 r119
-	r13 = move.i64 r118
-	jump b15
-b15: # for.loop (unrolled 2)
-	r135 = gt.i64 r12, 0
-	branch r135, b16, b24
-b16: # for.body (unrolled 2)
-	checkdiv.i64 r15, site 1
-	r136 = convert.u64.i64 r12
-	r137 = convert.u64.i64 r15
-	r138 = or.u64 r136, r137
-	r139 = shr.u64.u32 r138, 32
-	r140 = eq.u64 r139, 0
-	branch r140, b17, b26
-b17: # divide in 32 bits (unrolled 2)
-	r141 = convert.u32.i64 r12
-	r142 = convert.u32.i64 r15
-	r143 = div.u32 r141, r142
-	r145 = mul.u32 r143, r142
-	r144 = sub.u32 r141, r145
-	r59 = convert.i64.u32 r143
-	r60 = convert.i64.u32 r144
-	jump b18
+	r157 = convert.u64.i64 r12
+	r158 = or.u64 r157, r64
+	r159 = shr.u64.u32 r158, 32
+	r160 = convert.u32.u64 r159
+	r161 = eq.u32 r160, 0
+	branch r161, b15, b29
+b15: # divide in 32 bits (unrolled 1)
+	r162 = convert.u32.i64 r12
+	r166 = mulhi.u32 r162, r76
+	r167 = mul.u32 r166, r70
+	r168 = sub.u32 r162, r167
+	r169 = sub.u32 r168, r70
+	r170 = min.u32 r168, r169
+	r171 = sub.u32 r168, r170
+	r172 = min.u32 r171, 1
+	r163 = add.u32 r166, r172
+	r164 = move.u32 r170
+	r61 = convert.i64.u32 r163
+	r62 = convert.i64.u32 r164
+	jump b16
+b16: # for.body (unrolled 1)
+	r153 = move.i64 r62
+	r154 = add.i64 r13, r153
+	r155 = move.i64 r61
+	r12 = move.i64 r155
+	r13 = move.i64 r154
+	jump b17
+b17: # for.loop (unrolled 2)
+	r176 = gt.i64 r12, 0
+	branch r176, b18, b26
 b18: # for.body (unrolled 2)
-	r132 = move.i64 r60
-	r133 = add.i64 r13, r132
-	r134 = move.i64 r59
-	r12 = move.i64 r134
-	r13 = move.i64 r133
-	jump b19
-b19: # for.loop (unrolled 3)
-	r150 = gt.i64 r12, 0
-	branch r150, b20, b24
-b20: # for.body (unrolled 3)
-	checkdiv.i64 r15, site 1
-	r151 = convert.u64.i64 r12
-	r152 = convert.u64.i64 r15
-	r153 = or.u64 r151, r152
-	r154 = shr.u64.u32 r153, 32
-	r155 = eq.u64 r154, 0
-	branch r155, b21, b23
-b21: # divide in 32 bits (unrolled 3)
-	r156 = convert.u32.i64 r12
-	r157 = convert.u32.i64 r15
-	r158 = div.u32 r156, r157
-	r160 = mul.u32 r158, r157
-	r159 = sub.u32 r156, r160
-	r59 = convert.i64.u32 r158
-	r60 = convert.i64.u32 r159
-	jump b22
+	r177 = convert.u64.i64 r12
+	r178 = or.u64 r177, r64
+	r179 = shr.u64.u32 r178, 32
+	r180 = convert.u32.u64 r179
+	r181 = eq.u32 r180, 0
+	branch r181, b19, b28
+b19: # divide in 32 bits (unrolled 2)
+	r182 = convert.u32.i64 r12
+	r186 = mulhi.u32 r182, r76
+	r187 = mul.u32 r186, r70
+	r188 = sub.u32 r182, r187
+	r189 = sub.u32 r188, r70
+	r190 = min.u32 r188, r189
+	r191 = sub.u32 r188, r190
+	r192 = min.u32 r191, 1
+	r183 = add.u32 r186, r192
+	r184 = move.u32 r190
+	r61 = convert.i64.u32 r183
+	r62 = convert.i64.u32 r184
+	jump b20
+b20: # for.body (unrolled 2)
+	r173 = move.i64 r62
+	r174 = add.i64 r13, r173
+	r175 = move.i64 r61
+	r12 = move.i64 r175
+	r13 = move.i64 r174
+	jump b21
+b21: # for.loop (unrolled 3)
+	r196 = gt.i64 r12, 0
+	branch r196, b22, b26
 b22: # for.body (unrolled 3)
-	r147 = move.i64 r60
-	r148 = add.i64 r13, r147
-	r149 = move.i64 r59
-	r12 = move.i64 r149
-	r13 = move.i64 r148
-	jump b7
-b23: # divide in 64 bits (unrolled 3)
-	r59 = div.i64 r12, r15
-	r161 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r161
-	jump b22
-b24: # for.done
+	r197 = convert.u64.i64 r12
+	r198 = or.u64 r197, r64
+	r199 = shr.u64.u32 r198, 32
+	r200 = convert.u32.u64 r199
+	r201 = eq.u32 r200, 0
+	branch r201, b23, b25
+b23: # divide in 32 bits (unrolled 3)
+	r202 = convert.u32.i64 r12
+	r206 = mulhi.u32 r202, r76
+	r207 = mul.u32 r206, r70
+	r208 = sub.u32 r202, r207
+	r209 = sub.u32 r208, r70
+	r210 = min.u32 r208, r209
+	r211 = sub.u32 r208, r210
+	r212 = min.u32 r211, 1
+	r203 = add.u32 r206, r212
+	r204 = move.u32 r210
+	r61 = convert.i64.u32 r203
+	r62 = convert.i64.u32 r204
+	jump b24
+b24: # for.body (unrolled 3)
+	r193 = move.i64 r62
+	r194 = add.i64 r13, r193
+	r195 = move.i64 r61
+	r12 = move.i64 r195
+	r13 = move.i64 r194
+	jump b9
+b25: # divide in 64 bits (unrolled 3)
+	r61 = div.i64 r12, r15
+	r205 = mul.i64 r61, r15
+	r62 = sub.i64 r12, r205
+	jump b24
+b26: # for.done
 	r18 = elemaddr r4, r7, 8
 	store.i64 r18, r13
-	jump b25
-b25: # latch
+	jump b27
+b27: # latch
 	r2 = add.i64 r2, r1
-	jump b4
-b26: # divide in 64 bits (unrolled 2)
-	r59 = div.i64 r12, r15
-	r146 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r146
-	jump b18
-b27: # divide in 64 bits (unrolled 1)
-	r59 = div.i64 r12, r15
-	r131 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r131
-	jump b14
-b28: # divide in 64 bits
-	r59 = div.i64 r12, r15
-	r71 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r71
-	jump b10
-b29: # exit
+	jump b6
+b28: # divide in 64 bits (unrolled 2)
+	r61 = div.i64 r12, r15
+	r185 = mul.i64 r61, r15
+	r62 = sub.i64 r12, r185
+	jump b20
+b29: # divide in 64 bits (unrolled 1)
+	r61 = div.i64 r12, r15
+	r165 = mul.i64 r61, r15
+	r62 = sub.i64 r12, r165
+	jump b16
+b30: # divide in 64 bits
+	r61 = div.i64 r12, r15
+	r74 = mul.i64 r61, r15
+	r62 = sub.i64 r12, r74
+	jump b12
+b31: # exit
 	return
-b30: # head (checked)
+b32: # preheader
+	r50 = convert.u64.i64 r15
+	r56 = convert.u32.i64 r15
+	r84 = max.u32 r56, 1
+	r85 = div.u32 4294967295, r84
+	jump b33
+b33: # head (checked)
 	r22 = lt.i64 r2, r3
-	branch r22, b31, b29
-b31: # index (checked)
+	branch r22, b34, b31
+b34: # index (checked)
 	r23 = move.i64 r2
-	jump b32
-b32: # rangeint.body (checked)
+	jump b35
+b35: # rangeint.body (checked)
 	checkindex r23, r10, site 0
 	r24 = elemaddr r9, r23, 8
 	r25 = load.i64 r24
 	r12 = move.i64 r25
 	r13 = move.i64 0
-	jump b33
-b33: # for.loop (checked)
-	r32 = gt.i64 r12, 0
-	branch r32, b34, b50
-b34: # for.body (checked)
-	checkdiv.i64 r15, site 1
-	r48 = convert.u64.i64 r12
-	r49 = convert.u64.i64 r15
-	r50 = or.u64 r48, r49
-	r51 = shr.u64.u32 r50, 32
-	r52 = eq.u64 r51, 0
-	branch r52, b35, b54
-b35: # divide in 32 bits
-	r53 = convert.u32.i64 r12
-	r54 = convert.u32.i64 r15
-	r55 = div.u32 r53, r54
-	r57 = mul.u32 r55, r54
-	r56 = sub.u32 r53, r57
-	r46 = convert.i64.u32 r55
-	r47 = convert.i64.u32 r56
 	jump b36
-b36: # for.body (checked)
-	r26 = move.i64 r47
+b36: # for.loop (checked)
+	r32 = gt.i64 r12, 0
+	branch r32, b37, b53
+b37: # for.body (checked)
+	checkdiv.i64 r15, site 1
+	r49 = convert.u64.i64 r12
+	r51 = or.u64 r49, r50
+	r52 = shr.u64.u32 r51, 32
+	r53 = convert.u32.u64 r52
+	r54 = eq.u32 r53, 0
+	branch r54, b38, b57
+b38: # divide in 32 bits
+	r55 = convert.u32.i64 r12
+	r86 = mulhi.u32 r55, r85
+	r87 = mul.u32 r86, r56
+	r88 = sub.u32 r55, r87
+	r89 = sub.u32 r88, r56
+	r90 = min.u32 r88, r89
+	r91 = sub.u32 r88, r90
+	r92 = min.u32 r91, 1
+	r57 = add.u32 r86, r92
+	r58 = move.u32 r90
+	r47 = convert.i64.u32 r57
+	r48 = convert.i64.u32 r58
+	jump b39
+b39: # for.body (checked)
+	r26 = move.i64 r48
 	r27 = add.i64 r13, r26
-	r28 = move.i64 r46
+	r28 = move.i64 r47
 	r12 = move.i64 r28
 	r13 = move.i64 r27
-	jump b37
-b37: # for.loop (checked) (unrolled 1)
-	r75 = gt.i64 r12, 0
-	branch r75, b38, b50
-b38: # for.body (checked) (unrolled 1)
-	checkdiv.i64 r15, site 1
-	r76 = convert.u64.i64 r12
-	r77 = convert.u64.i64 r15
-	r78 = or.u64 r76, r77
-	r79 = shr.u64.u32 r78, 32
-	r80 = eq.u64 r79, 0
-	branch r80, b39, b53
-b39: # divide in 32 bits (unrolled 1)
-	r81 = convert.u32.i64 r12
-	r82 = convert.u32.i64 r15
-	r83 = div.u32 r81, r82
-	r85 = mul.u32 r83, r82
-	r84 = sub.u32 r81, r85
-	r46 = convert.i64.u32 r83
-	r47 = convert.i64.u32 r84
 	jump b40
-b40: # for.body (checked) (unrolled 1)
-	r72 = move.i64 r47
-	r73 = add.i64 r13, r72
-	r74 = move.i64 r46
-	r12 = move.i64 r74
-	r13 = move.i64 r73
-	jump b41
-b41: # for.loop (checked) (unrolled 2)
-	r90 = gt.i64 r12, 0
-	branch r90, b42, b50
-b42: # for.body (checked) (unrolled 2)
+b40: # for.loop (checked) (unrolled 1)
+	r96 = gt.i64 r12, 0
+	branch r96, b41, b53
+b41: # for.body (checked) (unrolled 1)
 	checkdiv.i64 r15, site 1
-	r91 = convert.u64.i64 r12
-	r92 = convert.u64.i64 r15
-	r93 = or.u64 r91, r92
-	r94 = shr.u64.u32 r93, 32
-	r95 = eq.u64 r94, 0
-	branch r95, b43, b52
-b43: # divide in 32 bits (unrolled 2)
-	r96 = convert.u32.i64 r12
-	r97 = convert.u32.i64 r15
-	r98 = div.u32 r96, r97
-	r100 = mul.u32 r98, r97
-	r99 = sub.u32 r96, r100
-	r46 = convert.i64.u32 r98
-	r47 = convert.i64.u32 r99
+	r97 = convert.u64.i64 r12
+	r98 = or.u64 r97, r50
+	r99 = shr.u64.u32 r98, 32
+	r100 = convert.u32.u64 r99
+	r101 = eq.u32 r100, 0
+	branch r101, b42, b56
+b42: # divide in 32 bits (unrolled 1)
+	r102 = convert.u32.i64 r12
+	r106 = mulhi.u32 r102, r85
+	r107 = mul.u32 r106, r56
+	r108 = sub.u32 r102, r107
+	r109 = sub.u32 r108, r56
+	r110 = min.u32 r108, r109
+	r111 = sub.u32 r108, r110
+	r112 = min.u32 r111, 1
+	r103 = add.u32 r106, r112
+	r104 = move.u32 r110
+	r47 = convert.i64.u32 r103
+	r48 = convert.i64.u32 r104
+	jump b43
+b43: # for.body (checked) (unrolled 1)
+	r93 = move.i64 r48
+	r94 = add.i64 r13, r93
+	r95 = move.i64 r47
+	r12 = move.i64 r95
+	r13 = move.i64 r94
 	jump b44
-b44: # for.body (checked) (unrolled 2)
-	r87 = move.i64 r47
-	r88 = add.i64 r13, r87
-	r89 = move.i64 r46
-	r12 = move.i64 r89
-	r13 = move.i64 r88
-	jump b45
-b45: # for.loop (checked) (unrolled 3)
-	r105 = gt.i64 r12, 0
-	branch r105, b46, b50
-b46: # for.body (checked) (unrolled 3)
+b44: # for.loop (checked) (unrolled 2)
+	r116 = gt.i64 r12, 0
+	branch r116, b45, b53
+b45: # for.body (checked) (unrolled 2)
 	checkdiv.i64 r15, site 1
-	r106 = convert.u64.i64 r12
-	r107 = convert.u64.i64 r15
-	r108 = or.u64 r106, r107
-	r109 = shr.u64.u32 r108, 32
-	r110 = eq.u64 r109, 0
-	branch r110, b47, b49
-b47: # divide in 32 bits (unrolled 3)
-	r111 = convert.u32.i64 r12
-	r112 = convert.u32.i64 r15
-	r113 = div.u32 r111, r112
-	r115 = mul.u32 r113, r112
-	r114 = sub.u32 r111, r115
-	r46 = convert.i64.u32 r113
-	r47 = convert.i64.u32 r114
+	r117 = convert.u64.i64 r12
+	r118 = or.u64 r117, r50
+	r119 = shr.u64.u32 r118, 32
+	r120 = convert.u32.u64 r119
+	r121 = eq.u32 r120, 0
+	branch r121, b46, b55
+b46: # divide in 32 bits (unrolled 2)
+	r122 = convert.u32.i64 r12
+	r126 = mulhi.u32 r122, r85
+	r127 = mul.u32 r126, r56
+	r128 = sub.u32 r122, r127
+	r129 = sub.u32 r128, r56
+	r130 = min.u32 r128, r129
+	r131 = sub.u32 r128, r130
+	r132 = min.u32 r131, 1
+	r123 = add.u32 r126, r132
+	r124 = move.u32 r130
+	r47 = convert.i64.u32 r123
+	r48 = convert.i64.u32 r124
+	jump b47
+b47: # for.body (checked) (unrolled 2)
+	r113 = move.i64 r48
+	r114 = add.i64 r13, r113
+	r115 = move.i64 r47
+	r12 = move.i64 r115
+	r13 = move.i64 r114
 	jump b48
-b48: # for.body (checked) (unrolled 3)
-	r102 = move.i64 r47
-	r103 = add.i64 r13, r102
-	r104 = move.i64 r46
-	r12 = move.i64 r104
-	r13 = move.i64 r103
-	jump b33
-b49: # divide in 64 bits (unrolled 3)
-	r46 = div.i64 r12, r15
-	r116 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r116
-	jump b48
-b50: # for.done (checked)
+b48: # for.loop (checked) (unrolled 3)
+	r136 = gt.i64 r12, 0
+	branch r136, b49, b53
+b49: # for.body (checked) (unrolled 3)
+	checkdiv.i64 r15, site 1
+	r137 = convert.u64.i64 r12
+	r138 = or.u64 r137, r50
+	r139 = shr.u64.u32 r138, 32
+	r140 = convert.u32.u64 r139
+	r141 = eq.u32 r140, 0
+	branch r141, b50, b52
+b50: # divide in 32 bits (unrolled 3)
+	r142 = convert.u32.i64 r12
+	r146 = mulhi.u32 r142, r85
+	r147 = mul.u32 r146, r56
+	r148 = sub.u32 r142, r147
+	r149 = sub.u32 r148, r56
+	r150 = min.u32 r148, r149
+	r151 = sub.u32 r148, r150
+	r152 = min.u32 r151, 1
+	r143 = add.u32 r146, r152
+	r144 = move.u32 r150
+	r47 = convert.i64.u32 r143
+	r48 = convert.i64.u32 r144
+	jump b51
+b51: # for.body (checked) (unrolled 3)
+	r133 = move.i64 r48
+	r134 = add.i64 r13, r133
+	r135 = move.i64 r47
+	r12 = move.i64 r135
+	r13 = move.i64 r134
+	jump b36
+b52: # divide in 64 bits (unrolled 3)
+	r47 = div.i64 r12, r15
+	r145 = mul.i64 r47, r15
+	r48 = sub.i64 r12, r145
+	jump b51
+b53: # for.done (checked)
 	r29 = elemaddr r4, r23, 8
 	store.i64 r29, r13
-	jump b51
-b51: # latch (checked)
+	jump b54
+b54: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b30
-b52: # divide in 64 bits (unrolled 2)
-	r46 = div.i64 r12, r15
-	r101 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r101
-	jump b44
-b53: # divide in 64 bits (unrolled 1)
-	r46 = div.i64 r12, r15
-	r86 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r86
-	jump b40
-b54: # divide in 64 bits
-	r46 = div.i64 r12, r15
-	r58 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r58
-	jump b36
+	jump b33
+b55: # divide in 64 bits (unrolled 2)
+	r47 = div.i64 r12, r15
+	r125 = mul.i64 r47, r15
+	r48 = sub.i64 r12, r125
+	jump b47
+b56: # divide in 64 bits (unrolled 1)
+	r47 = div.i64 r12, r15
+	r105 = mul.i64 r47, r15
+	r48 = sub.i64 r12, r105
+	jump b43
+b57: # divide in 64 bits
+	r47 = div.i64 r12, r15
+	r60 = mul.i64 r47, r15
+	r48 = sub.i64 r12, r60
+	jump b39
 
 kernel Options(out []f32, spot []f32, strike f32)
 site 0 index kernels.go:94:12
@@ -12714,7 +17788,7 @@ b47: # latch (grid unrolled 3)
 b48: # preheader
 	r376 = move.i64 r2
 	r377 = elemaddr r9, r376, 4
-	r378 = mul.i64 r1, 4
+	r378 = move.i64 r345
 	r379 = elemaddr r4, r376, 4
 	jump b49
 b49: # head
@@ -12976,6 +18050,13 @@ b12: # preheader
 	r174 = move.u64 r124
 	r177 = move.u64 r127
 	r179 = move.u64 r129
+	r168 = lt.u64 0, r166
+	r173 = move.u64 r172
+	r175 = move.u64 r174
+	r176 = le.u64 r173, r175
+	r178 = lt.u64 0, r177
+	r180 = move.u64 r179
+	r181 = le.u64 r173, r180
 	jump b13
 b13: # head
 	r6 = lt.i64 r2, r3
@@ -12996,13 +18077,6 @@ b16: # edge 1→3
 	r23 = move.f32 0.0
 	r24 = move.f32 0.0
 	r25 = move.i64 0
-	r168 = lt.u64 0, r166
-	r173 = move.u64 r172
-	r175 = move.u64 r174
-	r176 = le.u64 r173, r175
-	r178 = lt.u64 0, r177
-	r180 = move.u64 r179
-	r181 = le.u64 r173, r180
 	branch r168, b17, b37
 b17: # checks
 	branch r171, b18, b37
@@ -13727,39 +18801,50 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r68 = ne.i64 r9, 0
+	branch r68, b2, b29
+b2: # preheader
 	r12 = convert.f64.i64 r9
 	r18 = convert.f64.i64 r19
-	jump b2
-b2: # head
+	r86 = convert.u64.i64 r9
+	r92 = convert.u32.i64 r9
+	r97 = max.u32 r92, 1
+	r98 = div.u32 4294967295, r97
+	jump b3
+b3: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b27
-b3: # index
+	branch r6, b4, b28
+b4: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkdiv.i64 r9, site 0
-	r42 = convert.u64.i64 r7
-	r43 = convert.u64.i64 r9
-	r44 = or.u64 r42, r43
-	r45 = shr.u64.u32 r44, 32
-	r46 = eq.u64 r45, 0
-	branch r46, b5, b26
-b5: # divide in 32 bits
-	r47 = convert.u32.i64 r7
-	r48 = convert.u32.i64 r9
-	r49 = div.u32 r47, r48
-	r51 = mul.u32 r49, r48
-	r50 = sub.u32 r47, r51
-	r40 = convert.i64.u32 r49
-	r41 = convert.i64.u32 r50
-	jump b6
-b6: # rangeint.body
-	r8 = move.i64 r41
+	jump b5
+b5: # rangeint.body
+	r85 = convert.u64.i64 r7
+	r87 = or.u64 r85, r86
+	r88 = shr.u64.u32 r87, 32
+	r89 = convert.u32.u64 r88
+	r90 = eq.u32 r89, 0
+	branch r90, b6, b27
+b6: # divide in 32 bits
+	r91 = convert.u32.i64 r7
+	r99 = mulhi.u32 r91, r98
+	r100 = mul.u32 r99, r92
+	r101 = sub.u32 r91, r100
+	r102 = sub.u32 r101, r92
+	r103 = min.u32 r101, r102
+	r104 = sub.u32 r101, r103
+	r105 = min.u32 r104, 1
+	r93 = add.u32 r99, r105
+	r94 = move.u32 r103
+	r83 = convert.i64.u32 r93
+	r84 = convert.i64.u32 r94
+	jump b7
+b7: # rangeint.body
+	r8 = move.i64 r84
 	r10 = convert.f64.i64 r8
 	r11 = mul.f64 r10, 3.2
 	r13 = div.f64 r11, r12
 	r14 = add.f64 r13, -2.2
-	r15 = move.i64 r40
+	r15 = move.i64 r83
 	r16 = convert.f64.i64 r15
 	r17 = mul.f64 r16, 2.4
 	r20 = div.f64 r17, r18
@@ -13767,31 +18852,31 @@ b6: # rangeint.body
 	r22 = move.f64 0.0
 	r23 = move.f64 0.0
 	r24 = move.i32 0
-	jump b7
-b7: # unroll setup
-	r53 = max.i32 r33, -2147483645
-	r54 = sub.i32 r53, 3
 	jump b8
-b8: # unroll guard
-	r55 = lt.i32 r24, r54
-	branch r55, b9, b23
-b9: # for.loop (unrolled 0)
+b8: # unroll setup
+	r115 = max.i32 r33, -2147483645
+	r116 = sub.i32 r115, 3
+	jump b9
+b9: # unroll guard
+	r117 = lt.i32 r24, r116
+	branch r117, b10, b24
+b10: # for.loop (unrolled 0)
 	r32 = lt.i32 r24, r33
-	jump b10
-b10: # for.body (unrolled 0)
+	jump b11
+b11: # for.body (unrolled 0)
 	r25 = mul.f64 r22, r22
 	r26 = mul.f64 r23, r23
 	r27 = add.f64 r25, r26
 	r28 = gt.f64 r27, 4.0
-	branch r28, b11, b13
-b11: # for.done
+	branch r28, b12, b14
+b12: # for.done
 	r29 = elemaddr r4, r7, 4
 	store.i32 r29, r24
-	jump b12
-b12: # latch
+	jump b13
+b13: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b13: # if.done (unrolled 0)
+	jump b3
+b14: # if.done (unrolled 0)
 	r34 = mul.f64 r22, 2.0
 	r35 = mul.f64 r34, r23
 	r36 = add.f64 r35, r21
@@ -13801,17 +18886,17 @@ b13: # if.done (unrolled 0)
 	r22 = move.f64 r38
 	r23 = move.f64 r36
 	r24 = move.i32 r39
-	jump b14
-b14: # for.loop (unrolled 1)
-	r32 = lt.i32 r24, r33
 	jump b15
-b15: # for.body (unrolled 1)
+b15: # for.loop (unrolled 1)
+	r32 = lt.i32 r24, r33
+	jump b16
+b16: # for.body (unrolled 1)
 	r25 = mul.f64 r22, r22
 	r26 = mul.f64 r23, r23
 	r27 = add.f64 r25, r26
 	r28 = gt.f64 r27, 4.0
-	branch r28, b11, b16
-b16: # if.done (unrolled 1)
+	branch r28, b12, b17
+b17: # if.done (unrolled 1)
 	r34 = mul.f64 r22, 2.0
 	r35 = mul.f64 r34, r23
 	r36 = add.f64 r35, r21
@@ -13821,17 +18906,17 @@ b16: # if.done (unrolled 1)
 	r22 = move.f64 r38
 	r23 = move.f64 r36
 	r24 = move.i32 r39
-	jump b17
-b17: # for.loop (unrolled 2)
-	r32 = lt.i32 r24, r33
 	jump b18
-b18: # for.body (unrolled 2)
+b18: # for.loop (unrolled 2)
+	r32 = lt.i32 r24, r33
+	jump b19
+b19: # for.body (unrolled 2)
 	r25 = mul.f64 r22, r22
 	r26 = mul.f64 r23, r23
 	r27 = add.f64 r25, r26
 	r28 = gt.f64 r27, 4.0
-	branch r28, b11, b19
-b19: # if.done (unrolled 2)
+	branch r28, b12, b20
+b20: # if.done (unrolled 2)
 	r34 = mul.f64 r22, 2.0
 	r35 = mul.f64 r34, r23
 	r36 = add.f64 r35, r21
@@ -13841,37 +18926,17 @@ b19: # if.done (unrolled 2)
 	r22 = move.f64 r38
 	r23 = move.f64 r36
 	r24 = move.i32 r39
-	jump b20
-b20: # for.loop (unrolled 3)
-	r32 = lt.i32 r24, r33
 	jump b21
-b21: # for.body (unrolled 3)
-	r25 = mul.f64 r22, r22
-	r26 = mul.f64 r23, r23
-	r27 = add.f64 r25, r26
-	r28 = gt.f64 r27, 4.0
-	branch r28, b11, b22
-b22: # if.done (unrolled 3)
-	r34 = mul.f64 r22, 2.0
-	r35 = mul.f64 r34, r23
-	r36 = add.f64 r35, r21
-	r37 = sub.f64 r25, r26
-	r38 = add.f64 r37, r14
-	r39 = add.i32 r24, 1
-	r22 = move.f64 r38
-	r23 = move.f64 r36
-	r24 = move.i32 r39
-	jump b8
-b23: # for.loop
+b21: # for.loop (unrolled 3)
 	r32 = lt.i32 r24, r33
-	branch r32, b24, b11
-b24: # for.body
+	jump b22
+b22: # for.body (unrolled 3)
 	r25 = mul.f64 r22, r22
 	r26 = mul.f64 r23, r23
 	r27 = add.f64 r25, r26
 	r28 = gt.f64 r27, 4.0
-	branch r28, b11, b25
-b25: # if.done
+	branch r28, b12, b23
+b23: # if.done (unrolled 3)
 	r34 = mul.f64 r22, 2.0
 	r35 = mul.f64 r34, r23
 	r36 = add.f64 r35, r21
@@ -13881,14 +18946,204 @@ b25: # if.done
 	r22 = move.f64 r38
 	r23 = move.f64 r36
 	r24 = move.i32 r39
-	jump b23
-b26: # divide in 64 bits
-	r40 = div.i64 r7, r9
-	r52 = mul.i64 r40, r9
-	r41 = sub.i64 r7, r52
-	jump b6
-b27: # exit
+	jump b9
+b24: # for.loop
+	r32 = lt.i32 r24, r33
+	branch r32, b25, b12
+b25: # for.body
+	r25 = mul.f64 r22, r22
+	r26 = mul.f64 r23, r23
+	r27 = add.f64 r25, r26
+	r28 = gt.f64 r27, 4.0
+	branch r28, b12, b26
+b26: # if.done
+	r34 = mul.f64 r22, 2.0
+	r35 = mul.f64 r34, r23
+	r36 = add.f64 r35, r21
+	r37 = sub.f64 r25, r26
+	r38 = add.f64 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f64 r38
+	r23 = move.f64 r36
+	r24 = move.i32 r39
+	jump b24
+b27: # divide in 64 bits
+	r83 = div.i64 r7, r9
+	r96 = mul.i64 r83, r9
+	r84 = sub.i64 r7, r96
+	jump b7
+b28: # exit
 	return
+b29: # preheader
+	r45 = convert.f64.i64 r9
+	r51 = convert.f64.i64 r19
+	r72 = convert.u64.i64 r9
+	r78 = convert.u32.i64 r9
+	r106 = max.u32 r78, 1
+	r107 = div.u32 4294967295, r106
+	jump b30
+b30: # head (checked if)
+	r40 = lt.i64 r2, r3
+	branch r40, b31, b28
+b31: # index (checked if)
+	r41 = move.i64 r2
+	jump b32
+b32: # rangeint.body (checked if)
+	checkdiv.i64 r9, site 0
+	r71 = convert.u64.i64 r41
+	r73 = or.u64 r71, r72
+	r74 = shr.u64.u32 r73, 32
+	r75 = convert.u32.u64 r74
+	r76 = eq.u32 r75, 0
+	branch r76, b33, b54
+b33: # divide in 32 bits
+	r77 = convert.u32.i64 r41
+	r108 = mulhi.u32 r77, r107
+	r109 = mul.u32 r108, r78
+	r110 = sub.u32 r77, r109
+	r111 = sub.u32 r110, r78
+	r112 = min.u32 r110, r111
+	r113 = sub.u32 r110, r112
+	r114 = min.u32 r113, 1
+	r79 = add.u32 r108, r114
+	r80 = move.u32 r112
+	r69 = convert.i64.u32 r79
+	r70 = convert.i64.u32 r80
+	jump b34
+b34: # rangeint.body (checked if)
+	r42 = move.i64 r70
+	r43 = convert.f64.i64 r42
+	r44 = mul.f64 r43, 3.2
+	r46 = div.f64 r44, r45
+	r47 = add.f64 r46, -2.2
+	r48 = move.i64 r69
+	r49 = convert.f64.i64 r48
+	r50 = mul.f64 r49, 2.4
+	r52 = div.f64 r50, r51
+	r53 = add.f64 r52, -1.2
+	r22 = move.f64 0.0
+	r23 = move.f64 0.0
+	r24 = move.i32 0
+	jump b35
+b35: # unroll setup
+	r118 = max.i32 r33, -2147483645
+	r119 = sub.i32 r118, 3
+	jump b36
+b36: # unroll guard
+	r120 = lt.i32 r24, r119
+	branch r120, b37, b51
+b37: # for.loop (checked if) (unrolled 0)
+	r61 = lt.i32 r24, r33
+	jump b38
+b38: # for.body (checked if) (unrolled 0)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b39, b41
+b39: # for.done (checked if)
+	r58 = elemaddr r4, r41, 4
+	store.i32 r58, r24
+	jump b40
+b40: # latch (checked if)
+	r2 = add.i64 r2, r1
+	jump b30
+b41: # if.done (checked if) (unrolled 0)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b42
+b42: # for.loop (checked if) (unrolled 1)
+	r61 = lt.i32 r24, r33
+	jump b43
+b43: # for.body (checked if) (unrolled 1)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b39, b44
+b44: # if.done (checked if) (unrolled 1)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b45
+b45: # for.loop (checked if) (unrolled 2)
+	r61 = lt.i32 r24, r33
+	jump b46
+b46: # for.body (checked if) (unrolled 2)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b39, b47
+b47: # if.done (checked if) (unrolled 2)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b48
+b48: # for.loop (checked if) (unrolled 3)
+	r61 = lt.i32 r24, r33
+	jump b49
+b49: # for.body (checked if) (unrolled 3)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b39, b50
+b50: # if.done (checked if) (unrolled 3)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b36
+b51: # for.loop (checked if)
+	r61 = lt.i32 r24, r33
+	branch r61, b52, b39
+b52: # for.body (checked if)
+	r54 = mul.f64 r22, r22
+	r55 = mul.f64 r23, r23
+	r56 = add.f64 r54, r55
+	r57 = gt.f64 r56, 4.0
+	branch r57, b39, b53
+b53: # if.done (checked if)
+	r62 = mul.f64 r22, 2.0
+	r63 = mul.f64 r62, r23
+	r64 = add.f64 r63, r53
+	r65 = sub.f64 r54, r55
+	r66 = add.f64 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f64 r66
+	r23 = move.f64 r64
+	r24 = move.i32 r67
+	jump b51
+b54: # divide in 64 bits
+	r69 = div.i64 r41, r9
+	r82 = mul.i64 r69, r9
+	r70 = sub.i64 r41, r82
+	jump b34
 
 kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32)
 site 0 divide kernels.go:151:29
@@ -13907,39 +19162,50 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
+	r68 = ne.i64 r9, 0
+	branch r68, b2, b29
+b2: # preheader
 	r12 = convert.f32.i64 r9
 	r18 = convert.f32.i64 r19
-	jump b2
-b2: # head
+	r86 = convert.u64.i64 r9
+	r92 = convert.u32.i64 r9
+	r97 = max.u32 r92, 1
+	r98 = div.u32 4294967295, r97
+	jump b3
+b3: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b27
-b3: # index
+	branch r6, b4, b28
+b4: # index
 	r7 = move.i64 r2
-	jump b4
-b4: # rangeint.body
-	checkdiv.i64 r9, site 0
-	r42 = convert.u64.i64 r7
-	r43 = convert.u64.i64 r9
-	r44 = or.u64 r42, r43
-	r45 = shr.u64.u32 r44, 32
-	r46 = eq.u64 r45, 0
-	branch r46, b5, b26
-b5: # divide in 32 bits
-	r47 = convert.u32.i64 r7
-	r48 = convert.u32.i64 r9
-	r49 = div.u32 r47, r48
-	r51 = mul.u32 r49, r48
-	r50 = sub.u32 r47, r51
-	r40 = convert.i64.u32 r49
-	r41 = convert.i64.u32 r50
-	jump b6
-b6: # rangeint.body
-	r8 = move.i64 r41
+	jump b5
+b5: # rangeint.body
+	r85 = convert.u64.i64 r7
+	r87 = or.u64 r85, r86
+	r88 = shr.u64.u32 r87, 32
+	r89 = convert.u32.u64 r88
+	r90 = eq.u32 r89, 0
+	branch r90, b6, b27
+b6: # divide in 32 bits
+	r91 = convert.u32.i64 r7
+	r99 = mulhi.u32 r91, r98
+	r100 = mul.u32 r99, r92
+	r101 = sub.u32 r91, r100
+	r102 = sub.u32 r101, r92
+	r103 = min.u32 r101, r102
+	r104 = sub.u32 r101, r103
+	r105 = min.u32 r104, 1
+	r93 = add.u32 r99, r105
+	r94 = move.u32 r103
+	r83 = convert.i64.u32 r93
+	r84 = convert.i64.u32 r94
+	jump b7
+b7: # rangeint.body
+	r8 = move.i64 r84
 	r10 = convert.f32.i64 r8
 	r11 = mul.f32 r10, 3.2
 	r13 = div.f32 r11, r12
 	r14 = add.f32 r13, -2.2
-	r15 = move.i64 r40
+	r15 = move.i64 r83
 	r16 = convert.f32.i64 r15
 	r17 = mul.f32 r16, 2.4
 	r20 = div.f32 r17, r18
@@ -13947,31 +19213,31 @@ b6: # rangeint.body
 	r22 = move.f32 0.0
 	r23 = move.f32 0.0
 	r24 = move.i32 0
-	jump b7
-b7: # unroll setup
-	r53 = max.i32 r33, -2147483645
-	r54 = sub.i32 r53, 3
 	jump b8
-b8: # unroll guard
-	r55 = lt.i32 r24, r54
-	branch r55, b9, b23
-b9: # for.loop (unrolled 0)
+b8: # unroll setup
+	r115 = max.i32 r33, -2147483645
+	r116 = sub.i32 r115, 3
+	jump b9
+b9: # unroll guard
+	r117 = lt.i32 r24, r116
+	branch r117, b10, b24
+b10: # for.loop (unrolled 0)
 	r32 = lt.i32 r24, r33
-	jump b10
-b10: # for.body (unrolled 0)
+	jump b11
+b11: # for.body (unrolled 0)
 	r25 = mul.f32 r22, r22
 	r26 = mul.f32 r23, r23
 	r27 = add.f32 r25, r26
 	r28 = gt.f32 r27, 4.0
-	branch r28, b11, b13
-b11: # for.done
+	branch r28, b12, b14
+b12: # for.done
 	r29 = elemaddr r4, r7, 4
 	store.i32 r29, r24
-	jump b12
-b12: # latch
+	jump b13
+b13: # latch
 	r2 = add.i64 r2, r1
-	jump b2
-b13: # if.done (unrolled 0)
+	jump b3
+b14: # if.done (unrolled 0)
 	r34 = mul.f32 r22, 2.0
 	r35 = mul.f32 r34, r23
 	r36 = add.f32 r35, r21
@@ -13981,17 +19247,17 @@ b13: # if.done (unrolled 0)
 	r22 = move.f32 r38
 	r23 = move.f32 r36
 	r24 = move.i32 r39
-	jump b14
-b14: # for.loop (unrolled 1)
-	r32 = lt.i32 r24, r33
 	jump b15
-b15: # for.body (unrolled 1)
+b15: # for.loop (unrolled 1)
+	r32 = lt.i32 r24, r33
+	jump b16
+b16: # for.body (unrolled 1)
 	r25 = mul.f32 r22, r22
 	r26 = mul.f32 r23, r23
 	r27 = add.f32 r25, r26
 	r28 = gt.f32 r27, 4.0
-	branch r28, b11, b16
-b16: # if.done (unrolled 1)
+	branch r28, b12, b17
+b17: # if.done (unrolled 1)
 	r34 = mul.f32 r22, 2.0
 	r35 = mul.f32 r34, r23
 	r36 = add.f32 r35, r21
@@ -14001,17 +19267,17 @@ b16: # if.done (unrolled 1)
 	r22 = move.f32 r38
 	r23 = move.f32 r36
 	r24 = move.i32 r39
-	jump b17
-b17: # for.loop (unrolled 2)
-	r32 = lt.i32 r24, r33
 	jump b18
-b18: # for.body (unrolled 2)
+b18: # for.loop (unrolled 2)
+	r32 = lt.i32 r24, r33
+	jump b19
+b19: # for.body (unrolled 2)
 	r25 = mul.f32 r22, r22
 	r26 = mul.f32 r23, r23
 	r27 = add.f32 r25, r26
 	r28 = gt.f32 r27, 4.0
-	branch r28, b11, b19
-b19: # if.done (unrolled 2)
+	branch r28, b12, b20
+b20: # if.done (unrolled 2)
 	r34 = mul.f32 r22, 2.0
 	r35 = mul.f32 r34, r23
 	r36 = add.f32 r35, r21
@@ -14021,37 +19287,17 @@ b19: # if.done (unrolled 2)
 	r22 = move.f32 r38
 	r23 = move.f32 r36
 	r24 = move.i32 r39
-	jump b20
-b20: # for.loop (unrolled 3)
-	r32 = lt.i32 r24, r33
 	jump b21
-b21: # for.body (unrolled 3)
-	r25 = mul.f32 r22, r22
-	r26 = mul.f32 r23, r23
-	r27 = add.f32 r25, r26
-	r28 = gt.f32 r27, 4.0
-	branch r28, b11, b22
-b22: # if.done (unrolled 3)
-	r34 = mul.f32 r22, 2.0
-	r35 = mul.f32 r34, r23
-	r36 = add.f32 r35, r21
-	r37 = sub.f32 r25, r26
-	r38 = add.f32 r37, r14
-	r39 = add.i32 r24, 1
-	r22 = move.f32 r38
-	r23 = move.f32 r36
-	r24 = move.i32 r39
-	jump b8
-b23: # for.loop
+b21: # for.loop (unrolled 3)
 	r32 = lt.i32 r24, r33
-	branch r32, b24, b11
-b24: # for.body
+	jump b22
+b22: # for.body (unrolled 3)
 	r25 = mul.f32 r22, r22
 	r26 = mul.f32 r23, r23
 	r27 = add.f32 r25, r26
 	r28 = gt.f32 r27, 4.0
-	branch r28, b11, b25
-b25: # if.done
+	branch r28, b12, b23
+b23: # if.done (unrolled 3)
 	r34 = mul.f32 r22, 2.0
 	r35 = mul.f32 r34, r23
 	r36 = add.f32 r35, r21
@@ -14061,14 +19307,204 @@ b25: # if.done
 	r22 = move.f32 r38
 	r23 = move.f32 r36
 	r24 = move.i32 r39
-	jump b23
-b26: # divide in 64 bits
-	r40 = div.i64 r7, r9
-	r52 = mul.i64 r40, r9
-	r41 = sub.i64 r7, r52
-	jump b6
-b27: # exit
+	jump b9
+b24: # for.loop
+	r32 = lt.i32 r24, r33
+	branch r32, b25, b12
+b25: # for.body
+	r25 = mul.f32 r22, r22
+	r26 = mul.f32 r23, r23
+	r27 = add.f32 r25, r26
+	r28 = gt.f32 r27, 4.0
+	branch r28, b12, b26
+b26: # if.done
+	r34 = mul.f32 r22, 2.0
+	r35 = mul.f32 r34, r23
+	r36 = add.f32 r35, r21
+	r37 = sub.f32 r25, r26
+	r38 = add.f32 r37, r14
+	r39 = add.i32 r24, 1
+	r22 = move.f32 r38
+	r23 = move.f32 r36
+	r24 = move.i32 r39
+	jump b24
+b27: # divide in 64 bits
+	r83 = div.i64 r7, r9
+	r96 = mul.i64 r83, r9
+	r84 = sub.i64 r7, r96
+	jump b7
+b28: # exit
 	return
+b29: # preheader
+	r45 = convert.f32.i64 r9
+	r51 = convert.f32.i64 r19
+	r72 = convert.u64.i64 r9
+	r78 = convert.u32.i64 r9
+	r106 = max.u32 r78, 1
+	r107 = div.u32 4294967295, r106
+	jump b30
+b30: # head (checked if)
+	r40 = lt.i64 r2, r3
+	branch r40, b31, b28
+b31: # index (checked if)
+	r41 = move.i64 r2
+	jump b32
+b32: # rangeint.body (checked if)
+	checkdiv.i64 r9, site 0
+	r71 = convert.u64.i64 r41
+	r73 = or.u64 r71, r72
+	r74 = shr.u64.u32 r73, 32
+	r75 = convert.u32.u64 r74
+	r76 = eq.u32 r75, 0
+	branch r76, b33, b54
+b33: # divide in 32 bits
+	r77 = convert.u32.i64 r41
+	r108 = mulhi.u32 r77, r107
+	r109 = mul.u32 r108, r78
+	r110 = sub.u32 r77, r109
+	r111 = sub.u32 r110, r78
+	r112 = min.u32 r110, r111
+	r113 = sub.u32 r110, r112
+	r114 = min.u32 r113, 1
+	r79 = add.u32 r108, r114
+	r80 = move.u32 r112
+	r69 = convert.i64.u32 r79
+	r70 = convert.i64.u32 r80
+	jump b34
+b34: # rangeint.body (checked if)
+	r42 = move.i64 r70
+	r43 = convert.f32.i64 r42
+	r44 = mul.f32 r43, 3.2
+	r46 = div.f32 r44, r45
+	r47 = add.f32 r46, -2.2
+	r48 = move.i64 r69
+	r49 = convert.f32.i64 r48
+	r50 = mul.f32 r49, 2.4
+	r52 = div.f32 r50, r51
+	r53 = add.f32 r52, -1.2
+	r22 = move.f32 0.0
+	r23 = move.f32 0.0
+	r24 = move.i32 0
+	jump b35
+b35: # unroll setup
+	r118 = max.i32 r33, -2147483645
+	r119 = sub.i32 r118, 3
+	jump b36
+b36: # unroll guard
+	r120 = lt.i32 r24, r119
+	branch r120, b37, b51
+b37: # for.loop (checked if) (unrolled 0)
+	r61 = lt.i32 r24, r33
+	jump b38
+b38: # for.body (checked if) (unrolled 0)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b39, b41
+b39: # for.done (checked if)
+	r58 = elemaddr r4, r41, 4
+	store.i32 r58, r24
+	jump b40
+b40: # latch (checked if)
+	r2 = add.i64 r2, r1
+	jump b30
+b41: # if.done (checked if) (unrolled 0)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b42
+b42: # for.loop (checked if) (unrolled 1)
+	r61 = lt.i32 r24, r33
+	jump b43
+b43: # for.body (checked if) (unrolled 1)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b39, b44
+b44: # if.done (checked if) (unrolled 1)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b45
+b45: # for.loop (checked if) (unrolled 2)
+	r61 = lt.i32 r24, r33
+	jump b46
+b46: # for.body (checked if) (unrolled 2)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b39, b47
+b47: # if.done (checked if) (unrolled 2)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b48
+b48: # for.loop (checked if) (unrolled 3)
+	r61 = lt.i32 r24, r33
+	jump b49
+b49: # for.body (checked if) (unrolled 3)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b39, b50
+b50: # if.done (checked if) (unrolled 3)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b36
+b51: # for.loop (checked if)
+	r61 = lt.i32 r24, r33
+	branch r61, b52, b39
+b52: # for.body (checked if)
+	r54 = mul.f32 r22, r22
+	r55 = mul.f32 r23, r23
+	r56 = add.f32 r54, r55
+	r57 = gt.f32 r56, 4.0
+	branch r57, b39, b53
+b53: # if.done (checked if)
+	r62 = mul.f32 r22, 2.0
+	r63 = mul.f32 r62, r23
+	r64 = add.f32 r63, r53
+	r65 = sub.f32 r54, r55
+	r66 = add.f32 r65, r47
+	r67 = add.i32 r24, 1
+	r22 = move.f32 r66
+	r23 = move.f32 r64
+	r24 = move.i32 r67
+	jump b51
+b54: # divide in 64 bits
+	r69 = div.i64 r41, r9
+	r82 = mul.i64 r69, r9
+	r70 = sub.i64 r41, r82
+	jump b34
 
 kernel Xorshift(out []u32, seeds []u32, rounds i64)
 site 0 index kernels.go:172:13
@@ -14324,6 +19760,8 @@ b1: # setup
 	r2 = move.i64 r0
 	r41 = convert.u64.i64 r26
 	r52 = sub.u64 r41, 1
+	r44 = lt.u64 0, r41
+	r53 = move.u64 r52
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
@@ -14342,14 +19780,12 @@ b4: # rangeint.body
 	r17 = move.i64 r13
 	r18 = move.f32 0.0
 	r19 = move.i64 -1
-	r44 = lt.u64 0, r41
 	r45 = convert.u64.i64 r17
 	r46 = add.u64 r45, 18446744073709551615
 	r47 = add.u64 r46, 4611686018427387904
 	r48 = le.u64 r47, 9223372036854775808
 	r49 = sub.u64 r46, 1
 	r51 = sub.u64 r49, 18446744073709551615
-	r53 = move.u64 r52
 	r54 = le.u64 r51, r53
 	branch r44, b5, b22
 b5: # checks
@@ -14675,7 +20111,7 @@ b11: # latch (grid unrolled 3)
 b12: # preheader
 	r145 = move.i64 r2
 	r146 = elemaddr r9, r145, 8
-	r147 = mul.i64 r1, 8
+	r147 = move.i64 r101
 	r148 = elemaddr r4, r145, 8
 	jump b13
 b13: # head
@@ -15006,240 +20442,121 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r21 = mul.i64 r1, 3
-	r76 = mul.i64 r1, 4
-	r25 = convert.u64.i64 r3
-	r27 = convert.u64.i64 r21
-	r78 = mul.i64 r1, 8
-	r83 = move.i64 r78
-	r90 = move.i64 r78
-	r95 = move.i64 r2
-	r96 = move.i64 r95
-	r97 = elemaddr r4, r96, 8
-	r98 = mul.i64 r76, 8
-	jump b2
-b2: # grid unrolled guard
-	r22 = lt.i64 r2, r3
-	branch r22, b3, b37
-b3: # grid unrolled room
-	r26 = convert.u64.i64 r2
-	r23 = sub.u64 r25, r26
-	r24 = gt.u64 r23, r27
-	branch r24, b4, b29
-b4: # grid unrolled 0
-	r28 = move.i64 r2
-	jump b5
-b5: # index (grid unrolled 0)
-	r30 = move.i64 r28
-	jump b6
-b6: # rangeint.body (grid unrolled 0)
-	checkdiv.i64 r9, site 0
-	r153 = convert.u64.i64 r30
-	r154 = convert.u64.i64 r9
-	r155 = or.u64 r153, r154
-	r156 = shr.u64.u32 r155, 32
-	r157 = eq.u64 r156, 0
-	branch r157, b7, b28
-b7: # divide in 32 bits
-	r158 = convert.u32.i64 r30
-	r159 = convert.u32.i64 r9
-	r160 = div.u32 r158, r159
-	r162 = mul.u32 r160, r159
-	r161 = sub.u32 r158, r162
-	r151 = convert.i64.u32 r160
-	r152 = convert.i64.u32 r161
-	jump b8
-b8: # rangeint.body (grid unrolled 0)
-	r31 = move.i64 r151
-	r32 = move.i64 r152
-	r33 = mul.i64 r32, r12
-	r34 = add.i64 r33, r31
-	checkindex r34, r16, site 2
-	r35 = elemaddr r15, r34, 8
-	r36 = load.f64 r35
-	r37 = move.ptr r97
-	store.f64 r37, r36
-	jump b9
-b9: # grid unrolled 1
-	r51 = add.i64 r28, r1
-	jump b10
-b10: # index (grid unrolled 1)
-	r41 = move.i64 r51
-	jump b11
-b11: # rangeint.body (grid unrolled 1)
-	checkdiv.i64 r9, site 0
-	r140 = convert.u64.i64 r41
-	r141 = convert.u64.i64 r9
-	r142 = or.u64 r140, r141
-	r143 = shr.u64.u32 r142, 32
-	r144 = eq.u64 r143, 0
-	branch r144, b12, b27
-b12: # divide in 32 bits
-	r145 = convert.u32.i64 r41
-	r146 = convert.u32.i64 r9
-	r147 = div.u32 r145, r146
-	r149 = mul.u32 r147, r146
-	r148 = sub.u32 r145, r149
-	r138 = convert.i64.u32 r147
-	r139 = convert.i64.u32 r148
-	jump b13
-b13: # rangeint.body (grid unrolled 1)
-	r42 = move.i64 r138
-	r43 = move.i64 r139
-	r44 = mul.i64 r43, r12
-	r45 = add.i64 r44, r42
-	checkindex r45, r16, site 2
-	r46 = elemaddr r15, r45, 8
-	r47 = load.f64 r46
-	r77 = move.ptr r37
-	r79 = elemaddr r77, r78, 1
-	r48 = move.ptr r79
-	store.f64 r48, r47
-	jump b14
-b14: # grid unrolled 2
-	r63 = add.i64 r51, r1
-	jump b15
-b15: # index (grid unrolled 2)
-	r53 = move.i64 r63
-	jump b16
-b16: # rangeint.body (grid unrolled 2)
-	checkdiv.i64 r9, site 0
-	r127 = convert.u64.i64 r53
-	r128 = convert.u64.i64 r9
-	r129 = or.u64 r127, r128
-	r130 = shr.u64.u32 r129, 32
-	r131 = eq.u64 r130, 0
-	branch r131, b17, b26
-b17: # divide in 32 bits
-	r132 = convert.u32.i64 r53
-	r133 = convert.u32.i64 r9
-	r134 = div.u32 r132, r133
-	r136 = mul.u32 r134, r133
-	r135 = sub.u32 r132, r136
-	r125 = convert.i64.u32 r134
-	r126 = convert.i64.u32 r135
-	jump b18
-b18: # rangeint.body (grid unrolled 2)
-	r54 = move.i64 r125
-	r55 = move.i64 r126
-	r56 = mul.i64 r55, r12
-	r57 = add.i64 r56, r54
-	checkindex r57, r16, site 2
-	r58 = elemaddr r15, r57, 8
-	r59 = load.f64 r58
-	r82 = move.ptr r79
-	r84 = elemaddr r82, r83, 1
-	r60 = move.ptr r84
-	store.f64 r60, r59
-	jump b19
-b19: # grid unrolled 3
-	r75 = add.i64 r63, r1
-	jump b20
-b20: # index (grid unrolled 3)
-	r65 = move.i64 r75
-	jump b21
-b21: # rangeint.body (grid unrolled 3)
-	checkdiv.i64 r9, site 0
-	r114 = convert.u64.i64 r65
-	r115 = convert.u64.i64 r9
-	r116 = or.u64 r114, r115
-	r117 = shr.u64.u32 r116, 32
-	r118 = eq.u64 r117, 0
-	branch r118, b22, b25
-b22: # divide in 32 bits
-	r119 = convert.u32.i64 r65
-	r120 = convert.u32.i64 r9
-	r121 = div.u32 r119, r120
-	r123 = mul.u32 r121, r120
-	r122 = sub.u32 r119, r123
-	r112 = convert.i64.u32 r121
-	r113 = convert.i64.u32 r122
-	jump b23
-b23: # rangeint.body (grid unrolled 3)
-	r66 = move.i64 r112
-	r67 = move.i64 r113
-	r68 = mul.i64 r67, r12
-	r69 = add.i64 r68, r66
-	checkindex r69, r16, site 2
-	r70 = elemaddr r15, r69, 8
-	r71 = load.f64 r70
-	r89 = move.ptr r84
-	r91 = elemaddr r89, r90, 1
-	r72 = move.ptr r91
-	store.f64 r72, r71
-	jump b24
-b24: # latch (grid unrolled 3)
-	r2 = add.i64 r2, r76
-	r97 = elemaddr r97, r98, 1
-	jump b2
-b25: # divide in 64 bits
-	r112 = div.i64 r65, r9
-	r124 = mul.i64 r112, r9
-	r113 = sub.i64 r65, r124
-	jump b23
-b26: # divide in 64 bits
-	r125 = div.i64 r53, r9
-	r137 = mul.i64 r125, r9
-	r126 = sub.i64 r53, r137
-	jump b18
-b27: # divide in 64 bits
-	r138 = div.i64 r41, r9
-	r150 = mul.i64 r138, r9
-	r139 = sub.i64 r41, r150
-	jump b13
-b28: # divide in 64 bits
-	r151 = div.i64 r30, r9
-	r163 = mul.i64 r151, r9
-	r152 = sub.i64 r30, r163
-	jump b8
-b29: # preheader
-	r92 = move.i64 r2
-	r93 = elemaddr r4, r92, 8
-	r94 = mul.i64 r1, 8
-	jump b30
-b30: # head
+	r32 = ne.i64 r9, 0
+	branch r32, b2, b11
+b2: # preheader
+	r33 = move.i64 r2
+	r34 = elemaddr r4, r33, 8
+	r35 = mul.i64 r1, 8
+	r56 = convert.u64.i64 r9
+	r62 = convert.u32.i64 r9
+	r67 = max.u32 r62, 1
+	r68 = div.u32 4294967295, r67
+	jump b3
+b3: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b31, b37
-b31: # index
+	branch r6, b4, b10
+b4: # index
 	r7 = move.i64 r2
-	jump b32
-b32: # rangeint.body
-	checkdiv.i64 r9, site 0
-	r101 = convert.u64.i64 r7
-	r102 = convert.u64.i64 r9
-	r103 = or.u64 r101, r102
-	r104 = shr.u64.u32 r103, 32
-	r105 = eq.u64 r104, 0
-	branch r105, b33, b36
-b33: # divide in 32 bits
-	r106 = convert.u32.i64 r7
-	r107 = convert.u32.i64 r9
-	r108 = div.u32 r106, r107
-	r110 = mul.u32 r108, r107
-	r109 = sub.u32 r106, r110
-	r99 = convert.i64.u32 r108
-	r100 = convert.i64.u32 r109
-	jump b34
-b34: # rangeint.body
-	r8 = move.i64 r99
-	r10 = move.i64 r100
+	jump b5
+b5: # rangeint.body
+	r55 = convert.u64.i64 r7
+	r57 = or.u64 r55, r56
+	r58 = shr.u64.u32 r57, 32
+	r59 = convert.u32.u64 r58
+	r60 = eq.u32 r59, 0
+	branch r60, b6, b9
+b6: # divide in 32 bits
+	r61 = convert.u32.i64 r7
+	r69 = mulhi.u32 r61, r68
+	r70 = mul.u32 r69, r62
+	r71 = sub.u32 r61, r70
+	r72 = sub.u32 r71, r62
+	r73 = min.u32 r71, r72
+	r74 = sub.u32 r71, r73
+	r75 = min.u32 r74, 1
+	r63 = add.u32 r69, r75
+	r64 = move.u32 r73
+	r53 = convert.i64.u32 r63
+	r54 = convert.i64.u32 r64
+	jump b7
+b7: # rangeint.body
+	r8 = move.i64 r53
+	r10 = move.i64 r54
 	r11 = mul.i64 r10, r12
 	r13 = add.i64 r11, r8
 	checkindex r13, r16, site 2
 	r14 = elemaddr r15, r13, 8
 	r17 = load.f64 r14
-	r18 = move.ptr r93
+	r18 = move.ptr r34
 	store.f64 r18, r17
-	jump b35
-b35: # latch
+	jump b8
+b8: # latch
 	r2 = add.i64 r2, r1
-	r93 = elemaddr r93, r94, 1
-	jump b30
-b36: # divide in 64 bits
-	r99 = div.i64 r7, r9
-	r111 = mul.i64 r99, r9
-	r100 = sub.i64 r7, r111
-	jump b34
-b37: # exit
+	r34 = elemaddr r34, r35, 1
+	jump b3
+b9: # divide in 64 bits
+	r53 = div.i64 r7, r9
+	r66 = mul.i64 r53, r9
+	r54 = sub.i64 r7, r66
+	jump b7
+b10: # exit
 	return
+b11: # preheader
+	r36 = move.i64 r2
+	r37 = elemaddr r4, r36, 8
+	r38 = mul.i64 r1, 8
+	r42 = convert.u64.i64 r9
+	r48 = convert.u32.i64 r9
+	r76 = max.u32 r48, 1
+	r77 = div.u32 4294967295, r76
+	jump b12
+b12: # head (checked if)
+	r21 = lt.i64 r2, r3
+	branch r21, b13, b10
+b13: # index (checked if)
+	r22 = move.i64 r2
+	jump b14
+b14: # rangeint.body (checked if)
+	checkdiv.i64 r9, site 0
+	r41 = convert.u64.i64 r22
+	r43 = or.u64 r41, r42
+	r44 = shr.u64.u32 r43, 32
+	r45 = convert.u32.u64 r44
+	r46 = eq.u32 r45, 0
+	branch r46, b15, b18
+b15: # divide in 32 bits
+	r47 = convert.u32.i64 r22
+	r78 = mulhi.u32 r47, r77
+	r79 = mul.u32 r78, r48
+	r80 = sub.u32 r47, r79
+	r81 = sub.u32 r80, r48
+	r82 = min.u32 r80, r81
+	r83 = sub.u32 r80, r82
+	r84 = min.u32 r83, 1
+	r49 = add.u32 r78, r84
+	r50 = move.u32 r82
+	r39 = convert.i64.u32 r49
+	r40 = convert.i64.u32 r50
+	jump b16
+b16: # rangeint.body (checked if)
+	r23 = move.i64 r39
+	r24 = move.i64 r40
+	r25 = mul.i64 r24, r12
+	r26 = add.i64 r25, r23
+	checkindex r26, r16, site 2
+	r27 = elemaddr r15, r26, 8
+	r28 = load.f64 r27
+	r29 = move.ptr r37
+	store.f64 r29, r28
+	jump b17
+b17: # latch (checked if)
+	r2 = add.i64 r2, r1
+	r37 = elemaddr r37, r38, 1
+	jump b12
+b18: # divide in 64 bits
+	r39 = div.i64 r22, r9
+	r52 = mul.i64 r39, r9
+	r40 = sub.i64 r22, r52
+	jump b16
 `

@@ -330,17 +330,26 @@ func TestSuiteCodegen(t *testing.T) {
 		re    string
 		n     int // how many times re occurs
 	}{
-		// p/w and p%w divide once, in 32 bits when both fit: once in each
-		// copy of the loop, the one without the checks opt.HoistChecks
-		// takes out and the one with them.
-		{"Stencil2D_0", `\bdiv\.s64`, 2},
+		// p/w and p%w divide once, in 32 bits when both fit. The divisor
+		// does not change, so its check leaves the loop with the index
+		// checks, and the copy without checks runs four iterations at a
+		// time (five bodies); the copy with them keeps one. The 32-bit
+		// division multiplies by a reciprocal of w, divided once before
+		// each copy: no division in 32 bits is left in a loop.
+		{"Stencil2D_0", `\bdiv\.s64`, bodies + 1},
+		{"Stencil2D_0", `\bmul\.hi\.u32`, bodies + 1},
 		{"Stencil2D_0", `\bdiv\.u32`, 2},
+		{"Stencil2D_0", `bra \$Lfault`, 6 + 1}, // the checked copy's alone
+		{"Stencil3D_0", `\bmul\.hi\.u32`, 3 * (bodies + 1)},
 		{"Stencil3D_0", `\bdiv\.u32`, 2 * 3},
 		{"Stencil2D_0", `\brem\.`, 0},
 		{"Transpose_0", `\brem\.`, 0},
 		// The 3×3 window is unrolled fully: nine loads, no comparison
-		// of constants, no multiplication by one.
-		{"Blur_0", `ld\.global\.u8`, 9},
+		// of constants, no multiplication by one. Its clamped indices are
+		// checked before the loop, in the copy without checks, and the
+		// copy with them checks each.
+		{"Blur_0", `ld\.global\.u8`, 2 * 9},
+		{"Blur_0", `bra \$Lfault`, 9 + 1},
 		{"Blur_0", `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`, 0},
 		{"Blur_0", `mul\.lo\.s64 %rd\d+, %rd\d+, 1;`, 0},
 		// Division by 16 and 8 is multiplication by 1/16 and 1/8; by 3 it
@@ -360,13 +369,13 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Daxpy_0", `setp\.lt\.s64`, 3},
 		{"Daxpy_0", `ld\.global\.f64`, 2 * (bodies + 1)},
 		{"Daxpy_0", `mad\.lo\.s64`, 2 + 2 + 2},
-		// A loop too big to unroll stays one loop (in each copy).
-		{"Stencil3D_0", `ld\.global\.f32`, 2 * 7},
 		// The seven neighbours of the 3-D stencil are addressed from
 		// in[p]: the two at ±1 with constant offsets, the others adding
-		// offsets computed once.
-		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2 * 2},
-		{"Stencil3D_0", `mad\.lo\.s64`, 2 * 2}, // the first in[p] and out[p], before each copy
+		// offsets computed once. Its loop without checks runs four
+		// iterations at a time too.
+		{"Stencil3D_0", `ld\.global\.f32`, 7 * (bodies + 1)},
+		{"Stencil3D_0", `add\.s64 %rd\d+, %rd\d+, -?4;`, 2 * (bodies + 1)},
+		{"Stencil3D_0", `mad\.lo\.s64`, 7}, // first addresses, before the copies
 		// i = p/n and j = p%n share one division (in each copy).
 		{"Matmul_0", `\bdiv\.s64`, 2},
 		// max(x, 0) is a comparison and a select.

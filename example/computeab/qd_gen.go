@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "65c2ee89a069b07a7c5c6122d9351faa4e1730215c947ddb64b81a1d18f17d5d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "dac14a7a998deb8d57468cd52e16f70967de356b60035876c155dc22503a8387"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "04c2b073f2c04014d727ec61a152ad0b2297bddabcd02cdb193bc98cc5e67953"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "4af6c2b08b4c39910d588ddcfba3f550ec91c624097465abbf2f02ac718c27fc"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1367,7 +1367,7 @@ $L_15:
 $L_16:
 	mov.b64 %rd150, %rd2;
 	mad.lo.s64 %rd151, %rd150, 4, %rd7;
-	mul.lo.s64 %rd152, %rd1, 4;
+	mov.b64 %rd152, %rd104;
 	mad.lo.s64 %rd153, %rd150, 4, %rd11;
 	mad.lo.s64 %rd154, %rd150, 4, %rd16;
 $L_17:
@@ -2400,7 +2400,7 @@ b9: // grid unrolled guard
 b16: // preheader
 	r150 = r2;
 	r151 = r7 + r150 * 4;
-	r152 = (u64)r1 * 4ull;
+	r152 = r104;
 	r153 = r11 + r150 * 4;
 	r154 = r16 + r150 * 4;
 b17: // head
@@ -3551,7 +3551,7 @@ b15: # latch (grid unrolled 3)
 b16: # preheader
 	r150 = move.i64 r2
 	r151 = elemaddr r7, r150, 4
-	r152 = mul.i64 r1, 4
+	r152 = move.i64 r104
 	r153 = elemaddr r11, r150, 4
 	r154 = elemaddr r16, r150, 4
 	jump b17

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6b30d84dd4febdde15f7b126e2b0a30ca6e4acaa189ca4dc54206b13155c9df1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d436ba4abedf9ad8081b5f39ba9798675dfc29835f7fde7f0749abfef1ae5e19"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "b1e504191f2402cb97ec0c6aace364b7a5a7adb70a57adcd29f9e23c1fa499af"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "f3874ae747ca57348ac885f2d17070d5bb832ca6c92203596e27510a3b95646d"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -113,11 +113,11 @@ const qdPTX = `//
 	.param .u64 Mandelbrot_0_param_9
 )
 {
-	.reg .pred %p<122>;
-	.reg .pred %pt<7>;
-	.reg .b32 %r<121>;
+	.reg .pred %p<143>;
+	.reg .pred %pt<6>;
+	.reg .b32 %r<142>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<116>;
+	.reg .b64 %rd<119>;
 	.reg .b64 %rdt<6>;
 	.reg .f64 %fd<73>;
 
@@ -157,41 +157,51 @@ $L_1:
 	sub.u64 %rd87, %rd77, 1;
 	sub.u64 %rd88, %rd87, %rd79;
 	setp.le.u64 %p89, %rd86, %rd88;
-	@!%p80 bra $L_34;
+	setp.ne.s64 %p90, %rd4, 0;
+	@!%p80 bra $L_35;
 $L_2:
-	@!%p83 bra $L_34;
+	@!%p83 bra $L_35;
 $L_3:
-	@!%p89 bra $L_34;
+	@!%p89 bra $L_35;
 $L_4:
+	@!%p90 bra $L_35;
+$L_5:
 	sub.rn.f64 %fd10, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd15, %rd4;
 	sub.rn.f64 %fd18, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd23, %rd5;
-$L_5:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_33;
+	mov.b64 %rd108, %rd4;
+	cvt.u32.u64 %r114, %rd4;
+	max.u32 %r119, %r114, 1;
+	div.u32 %r120, 4294967295, %r119;
 $L_6:
-	mov.b64 %rd7, %rd2;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_34;
 $L_7:
-	setp.eq.s64 %pt0, %rd4, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd105, %rd7;
-	mov.b64 %rd106, %rd4;
-	or.b64 %rd107, %rd105, %rd106;
-	shr.u64 %rd108, %rd107, 32;
-	setp.eq.u64 %p109, %rd108, 0;
-	@!%p109 bra $L_32;
+	mov.b64 %rd7, %rd2;
 $L_8:
-	cvt.u32.u64 %r110, %rd7;
-	cvt.u32.u64 %r111, %rd4;
-	div.u32 %r112, %r110, %r111;
-	mul.lo.u32 %r114, %r112, %r111;
-	sub.u32 %r113, %r110, %r114;
-	cvt.u64.u32 %rd103, %r112;
-	cvt.u64.u32 %rd104, %r113;
+	mov.b64 %rd107, %rd7;
+	or.b64 %rd109, %rd107, %rd108;
+	shr.u64 %rd110, %rd109, 32;
+	cvt.u32.u64 %r111, %rd110;
+	setp.eq.u32 %p112, %r111, 0;
+	@!%p112 bra $L_33;
 $L_9:
-	mov.b64 %rd8, %rd104;
-	mov.b64 %rd9, %rd103;
+	cvt.u32.u64 %r113, %rd7;
+	mul.hi.u32 %r121, %r113, %r120;
+	mul.lo.u32 %r122, %r121, %r114;
+	sub.u32 %r123, %r113, %r122;
+	sub.u32 %r124, %r123, %r114;
+	min.u32 %r125, %r123, %r124;
+	sub.u32 %r126, %r123, %r125;
+	min.u32 %r127, %r126, 1;
+	add.u32 %r115, %r121, %r127;
+	mov.b32 %r116, %r125;
+	cvt.u64.u32 %rd105, %r115;
+	cvt.u64.u32 %rd106, %r116;
+$L_10:
+	mov.b64 %rd8, %rd106;
+	mov.b64 %rd9, %rd105;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
 	div.rn.f64 %fd16, %fd14, %fd15;
@@ -200,107 +210,87 @@ $L_9:
 	mul.rn.f64 %fd22, %fd18, %fd21;
 	div.rn.f64 %fd24, %fd22, %fd23;
 	add.rn.f64 %fd25, %fd20, %fd24;
-$L_10:
+$L_11:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_11:
-	max.s32 %r116, %r27, -2147483645;
-	sub.s32 %r117, %r116, 3;
 $L_12:
-	setp.lt.s32 %p118, %r30, %r117;
-	@!%p118 bra $L_28;
+	max.s32 %r137, %r27, -2147483645;
+	sub.s32 %r138, %r137, 3;
 $L_13:
-	setp.lt.s32 %p31, %r30, %r27;
+	setp.lt.s32 %p139, %r30, %r138;
+	@!%p139 bra $L_29;
 $L_14:
+	setp.lt.s32 %p31, %r30, %r27;
+$L_15:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@!%p35 bra $L_18;
-$L_15:
-	mov.b32 %r26, %r30;
+	@!%p35 bra $L_19;
 $L_16:
+	mov.b32 %r26, %r30;
+$L_17:
 	mad.lo.s64 %rd42, %rd7, 4, %rd43;
 	st.global.s32 [%rd42], %r26;
-$L_17:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_5;
 $L_18:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_6;
 $L_19:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_20:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_15;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_21:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_16;
 $L_22:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_23:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_15;
+	setp.lt.s32 %p31, %r30, %r27;
 $L_24:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_16;
 $L_25:
-	setp.lt.s32 %p31, %r30, %r27;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
 $L_26:
-	mul.rn.f64 %fd32, %fd28, %fd28;
-	mul.rn.f64 %fd33, %fd29, %fd29;
-	add.rn.f64 %fd34, %fd32, %fd33;
-	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_15;
-$L_27:
-	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd37, %fd36, %fd29;
-	add.rn.f64 %fd38, %fd37, %fd25;
-	sub.rn.f64 %fd39, %fd32, %fd33;
-	add.rn.f64 %fd40, %fd39, %fd17;
-	add.s32 %r41, %r30, 1;
-	mov.f64 %fd28, %fd40;
-	mov.f64 %fd29, %fd38;
-	mov.b32 %r30, %r41;
-	bra.uni $L_12;
-$L_28:
 	setp.lt.s32 %p31, %r30, %r27;
-	@!%p31 bra $L_31;
-$L_29:
+$L_27:
 	mul.rn.f64 %fd32, %fd28, %fd28;
 	mul.rn.f64 %fd33, %fd29, %fd29;
 	add.rn.f64 %fd34, %fd32, %fd33;
 	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
-	@%p35 bra $L_15;
-$L_30:
+	@%p35 bra $L_16;
+$L_28:
 	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd37, %fd36, %fd29;
 	add.rn.f64 %fd38, %fd37, %fd25;
@@ -310,50 +300,79 @@ $L_30:
 	mov.f64 %fd28, %fd40;
 	mov.f64 %fd29, %fd38;
 	mov.b32 %r30, %r41;
-	bra.uni $L_28;
+	bra.uni $L_13;
+$L_29:
+	setp.lt.s32 %p31, %r30, %r27;
+	@!%p31 bra $L_32;
+$L_30:
+	mul.rn.f64 %fd32, %fd28, %fd28;
+	mul.rn.f64 %fd33, %fd29, %fd29;
+	add.rn.f64 %fd34, %fd32, %fd33;
+	setp.gt.f64 %p35, %fd34, 0d4010000000000000;
+	@%p35 bra $L_16;
 $L_31:
-	mov.b32 %r26, %r27;
-	bra.uni $L_16;
+	mul.rn.f64 %fd36, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd37, %fd36, %fd29;
+	add.rn.f64 %fd38, %fd37, %fd25;
+	sub.rn.f64 %fd39, %fd32, %fd33;
+	add.rn.f64 %fd40, %fd39, %fd17;
+	add.s32 %r41, %r30, 1;
+	mov.f64 %fd28, %fd40;
+	mov.f64 %fd29, %fd38;
+	mov.b32 %r30, %r41;
+	bra.uni $L_29;
 $L_32:
-	setp.eq.s64 %pt1, %rd4, -1;
-	neg.s64 %rdt3, %rd7;
-	div.s64 %rd103, %rd7, %rd4;
-	selp.b64 %rd103, %rdt3, %rd103, %pt1;
-	mul.lo.s64 %rd115, %rd103, %rd4;
-	sub.s64 %rd104, %rd7, %rd115;
-	bra.uni $L_9;
+	mov.b32 %r26, %r27;
+	bra.uni $L_17;
 $L_33:
-	bra.uni $Lexit;
+	setp.eq.s64 %pt0, %rd4, -1;
+	neg.s64 %rdt1, %rd7;
+	div.s64 %rd105, %rd7, %rd4;
+	selp.b64 %rd105, %rdt1, %rd105, %pt0;
+	mul.lo.s64 %rd118, %rd105, %rd4;
+	sub.s64 %rd106, %rd7, %rd118;
+	bra.uni $L_10;
 $L_34:
+	bra.uni $Lexit;
+$L_35:
 	sub.rn.f64 %fd51, %fd11, %fd12;
 	cvt.rn.f64.s64 %fd54, %rd4;
 	sub.rn.f64 %fd57, %fd19, %fd20;
 	cvt.rn.f64.s64 %fd60, %rd5;
-$L_35:
-	setp.lt.s64 %p47, %rd2, %rd3;
-	@!%p47 bra $L_33;
+	mov.b64 %rd94, %rd4;
+	cvt.u32.u64 %r100, %rd4;
+	max.u32 %r128, %r100, 1;
+	div.u32 %r129, 4294967295, %r128;
 $L_36:
-	mov.b64 %rd48, %rd2;
+	setp.lt.s64 %p47, %rd2, %rd3;
+	@!%p47 bra $L_34;
 $L_37:
-	setp.eq.s64 %pt2, %rd4, 0;
-	@%pt2 bra $Lfault_1;
-	mov.b64 %rd92, %rd48;
-	mov.b64 %rd93, %rd4;
-	or.b64 %rd94, %rd92, %rd93;
-	shr.u64 %rd95, %rd94, 32;
-	setp.eq.u64 %p96, %rd95, 0;
-	@!%p96 bra $L_62;
+	mov.b64 %rd48, %rd2;
 $L_38:
-	cvt.u32.u64 %r97, %rd48;
-	cvt.u32.u64 %r98, %rd4;
-	div.u32 %r99, %r97, %r98;
-	mul.lo.u32 %r101, %r99, %r98;
-	sub.u32 %r100, %r97, %r101;
-	cvt.u64.u32 %rd90, %r99;
-	cvt.u64.u32 %rd91, %r100;
+	setp.eq.s64 %pt1, %rd4, 0;
+	@%pt1 bra $Lfault_0;
+	mov.b64 %rd93, %rd48;
+	or.b64 %rd95, %rd93, %rd94;
+	shr.u64 %rd96, %rd95, 32;
+	cvt.u32.u64 %r97, %rd96;
+	setp.eq.u32 %p98, %r97, 0;
+	@!%p98 bra $L_63;
 $L_39:
-	mov.b64 %rd49, %rd91;
-	mov.b64 %rd50, %rd90;
+	cvt.u32.u64 %r99, %rd48;
+	mul.hi.u32 %r130, %r99, %r129;
+	mul.lo.u32 %r131, %r130, %r100;
+	sub.u32 %r132, %r99, %r131;
+	sub.u32 %r133, %r132, %r100;
+	min.u32 %r134, %r132, %r133;
+	sub.u32 %r135, %r132, %r134;
+	min.u32 %r136, %r135, 1;
+	add.u32 %r101, %r130, %r136;
+	mov.b32 %r102, %r134;
+	cvt.u64.u32 %rd91, %r101;
+	cvt.u64.u32 %rd92, %r102;
+$L_40:
+	mov.b64 %rd49, %rd92;
+	mov.b64 %rd50, %rd91;
 	cvt.rn.f64.s64 %fd52, %rd49;
 	mul.rn.f64 %fd53, %fd51, %fd52;
 	div.rn.f64 %fd55, %fd53, %fd54;
@@ -362,109 +381,89 @@ $L_39:
 	mul.rn.f64 %fd59, %fd57, %fd58;
 	div.rn.f64 %fd61, %fd59, %fd60;
 	add.rn.f64 %fd62, %fd20, %fd61;
-$L_40:
+$L_41:
 	mov.f64 %fd28, 0d0000000000000000;
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
-$L_41:
-	max.s32 %r119, %r27, -2147483645;
-	sub.s32 %r120, %r119, 3;
 $L_42:
-	setp.lt.s32 %p121, %r30, %r120;
-	@!%p121 bra $L_58;
+	max.s32 %r140, %r27, -2147483645;
+	sub.s32 %r141, %r140, 3;
 $L_43:
-	setp.lt.s32 %p63, %r30, %r27;
+	setp.lt.s32 %p142, %r30, %r141;
+	@!%p142 bra $L_59;
 $L_44:
+	setp.lt.s32 %p63, %r30, %r27;
+$L_45:
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@!%p67 bra $L_48;
-$L_45:
-	mov.b32 %r26, %r30;
+	@!%p67 bra $L_49;
 $L_46:
-	setp.ge.u64 %pt3, %rd48, %rd44;
-	@%pt3 bra $Lfault_2;
+	mov.b32 %r26, %r30;
+$L_47:
+	setp.ge.u64 %pt2, %rd48, %rd44;
+	@%pt2 bra $Lfault_1;
 	mad.lo.s64 %rd74, %rd48, 4, %rd43;
 	st.global.s32 [%rd74], %r26;
-$L_47:
-	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_35;
 $L_48:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
+	add.s64 %rd2, %rd2, %rd1;
+	bra.uni $L_36;
 $L_49:
-	setp.lt.s32 %p63, %r30, %r27;
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
 $L_50:
-	mul.rn.f64 %fd64, %fd28, %fd28;
-	mul.rn.f64 %fd65, %fd29, %fd29;
-	add.rn.f64 %fd66, %fd64, %fd65;
-	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_45;
+	setp.lt.s32 %p63, %r30, %r27;
 $L_51:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_46;
 $L_52:
-	setp.lt.s32 %p63, %r30, %r27;
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
 $L_53:
-	mul.rn.f64 %fd64, %fd28, %fd28;
-	mul.rn.f64 %fd65, %fd29, %fd29;
-	add.rn.f64 %fd66, %fd64, %fd65;
-	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_45;
+	setp.lt.s32 %p63, %r30, %r27;
 $L_54:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_46;
 $L_55:
-	setp.lt.s32 %p63, %r30, %r27;
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
 $L_56:
-	mul.rn.f64 %fd64, %fd28, %fd28;
-	mul.rn.f64 %fd65, %fd29, %fd29;
-	add.rn.f64 %fd66, %fd64, %fd65;
-	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_45;
-$L_57:
-	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
-	mul.rn.f64 %fd69, %fd68, %fd29;
-	add.rn.f64 %fd70, %fd69, %fd62;
-	sub.rn.f64 %fd71, %fd64, %fd65;
-	add.rn.f64 %fd72, %fd71, %fd56;
-	add.s32 %r73, %r30, 1;
-	mov.f64 %fd28, %fd72;
-	mov.f64 %fd29, %fd70;
-	mov.b32 %r30, %r73;
-	bra.uni $L_42;
-$L_58:
 	setp.lt.s32 %p63, %r30, %r27;
-	@!%p63 bra $L_61;
-$L_59:
+$L_57:
 	mul.rn.f64 %fd64, %fd28, %fd28;
 	mul.rn.f64 %fd65, %fd29, %fd29;
 	add.rn.f64 %fd66, %fd64, %fd65;
 	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
-	@%p67 bra $L_45;
-$L_60:
+	@%p67 bra $L_46;
+$L_58:
 	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
 	mul.rn.f64 %fd69, %fd68, %fd29;
 	add.rn.f64 %fd70, %fd69, %fd62;
@@ -474,32 +473,47 @@ $L_60:
 	mov.f64 %fd28, %fd72;
 	mov.f64 %fd29, %fd70;
 	mov.b32 %r30, %r73;
-	bra.uni $L_58;
+	bra.uni $L_43;
+$L_59:
+	setp.lt.s32 %p63, %r30, %r27;
+	@!%p63 bra $L_62;
+$L_60:
+	mul.rn.f64 %fd64, %fd28, %fd28;
+	mul.rn.f64 %fd65, %fd29, %fd29;
+	add.rn.f64 %fd66, %fd64, %fd65;
+	setp.gt.f64 %p67, %fd66, 0d4010000000000000;
+	@%p67 bra $L_46;
 $L_61:
-	mov.b32 %r26, %r27;
-	bra.uni $L_46;
+	mul.rn.f64 %fd68, %fd28, 0d4000000000000000;
+	mul.rn.f64 %fd69, %fd68, %fd29;
+	add.rn.f64 %fd70, %fd69, %fd62;
+	sub.rn.f64 %fd71, %fd64, %fd65;
+	add.rn.f64 %fd72, %fd71, %fd56;
+	add.s32 %r73, %r30, 1;
+	mov.f64 %fd28, %fd72;
+	mov.f64 %fd29, %fd70;
+	mov.b32 %r30, %r73;
+	bra.uni $L_59;
 $L_62:
-	setp.eq.s64 %pt4, %rd4, -1;
+	mov.b32 %r26, %r27;
+	bra.uni $L_47;
+$L_63:
+	setp.eq.s64 %pt3, %rd4, -1;
 	neg.s64 %rdt4, %rd48;
-	div.s64 %rd90, %rd48, %rd4;
-	selp.b64 %rd90, %rdt4, %rd90, %pt4;
-	mul.lo.s64 %rd102, %rd90, %rd4;
-	sub.s64 %rd91, %rd48, %rd102;
-	bra.uni $L_39;
+	div.s64 %rd91, %rd48, %rd4;
+	selp.b64 %rd91, %rdt4, %rd91, %pt3;
+	mul.lo.s64 %rd104, %rd91, %rd4;
+	sub.s64 %rd92, %rd48, %rd104;
+	bra.uni $L_40;
 $Lfault_0:
 	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd48;
-	mov.b64 %rdt2, %rd44;
+	mov.b64 %rdt2, %rd48;
+	mov.b64 %rdt3, %rd44;
 	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt5, [Mandelbrot_0_param_9];
@@ -507,19 +521,19 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt5, %rt8, %rt6;
-	@%pt5 exit;
+	setp.ne.u32 %pt4, %rt8, %rt6;
+	@%pt4 exit;
 	st.global.u32 [%rdt5+8], 0;
 	st.global.u32 [%rdt5+12], %rt5;
-	st.global.u64 [%rdt5+16], %rdt1;
-	st.global.u64 [%rdt5+24], %rdt2;
+	st.global.u64 [%rdt5+16], %rdt2;
+	st.global.u64 [%rdt5+24], %rdt3;
 	membar.sys;
 	st.volatile.global.u32 [%rdt5+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt6, %rt9, 0;
-	@%pt6 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt5, %rt9, 0;
+	@%pt5 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 `
@@ -549,17 +563,19 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel Mandelbrot(counts []i32, width i64, height i64, x0 f64, y0 f64, x1 f64, y1 f64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double p4, double p5, double p6, double p7, i32 p8, char *p9) {
 	bool r6 = 0, r31 = 0, r35 = 0, r46 = 0, r47 = 0, r63 = 0, r67 = 0, r76 = 0;
-	bool r80 = 0, r83 = 0, r89 = 0, r96 = 0, r109 = 0, r118 = 0, r121 = 0;
-	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r73 = 0, r116 = 0, r117 = 0, r119 = 0;
-	i32 r120 = 0;
+	bool r80 = 0, r83 = 0, r89 = 0, r90 = 0, r98 = 0, r112 = 0, r139 = 0, r142 = 0;
+	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r73 = 0, r137 = 0, r138 = 0, r140 = 0;
+	i32 r141 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0;
 	i64 r9 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r50 = 0, r75 = 0, r78 = 0;
-	i64 r90 = 0, r91 = 0, r102 = 0, r103 = 0, r104 = 0, r115 = 0;
-	u32 r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r110 = 0, r111 = 0, r112 = 0;
-	u32 r113 = 0, r114 = 0;
+	i64 r91 = 0, r92 = 0, r104 = 0, r105 = 0, r106 = 0, r118 = 0;
+	u32 r97 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0, r103 = 0, r111 = 0, r113 = 0;
+	u32 r114 = 0, r115 = 0, r116 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0;
+	u32 r123 = 0, r124 = 0, r125 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
+	u32 r131 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0;
 	u64 r77 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0;
-	u64 r88 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r105 = 0, r106 = 0, r107 = 0;
-	u64 r108 = 0;
+	u64 r88 = 0, r93 = 0, r94 = 0, r95 = 0, r96 = 0, r107 = 0, r108 = 0, r109 = 0;
+	u64 r110 = 0;
 	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0;
 	double r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
 	double r28 = 0, r29 = 0, r32 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -595,34 +611,44 @@ extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double
 	r87 = r77 - 1ull;
 	r88 = r87 - r79;
 	r89 = r86 <= r88;
-	if (!r80) goto b34;
-	if (!r83) goto b34;
-	if (!r89) goto b34;
+	r90 = r4 != 0ll;
+	if (!r80) goto b35;
+	if (!r83) goto b35;
+	if (!r89) goto b35;
+	if (!r90) goto b35;
 	r10 = r11 - r12;
 	r15 = (double)r4;
 	r18 = r19 - r20;
 	r23 = (double)r5;
-b5: // head
+	r108 = (u64)r4;
+	r114 = (u32)r4;
+	r119 = r114 > 1u ? r114 : 1u;
+	r120 = qd_div_u32(4294967295u, r119);
+b6: // head
 	r6 = r2 < r3;
-	if (!r6) goto b33;
+	if (!r6) goto b34;
 	r7 = r2;
-	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r105 = (u64)r7;
-	r106 = (u64)r4;
-	r107 = r105 | r106;
-	r108 = r107 >> 32;
-	r109 = r108 == 0ull;
-	if (!r109) goto b32;
-	r110 = (u32)r7;
-	r111 = (u32)r4;
-	r112 = qd_div_u32(r110, r111);
-	r114 = r112 * r111;
-	r113 = r110 - r114;
-	r103 = (i64)r112;
-	r104 = (i64)r113;
-b9: // rangeint.body
-	r8 = r104;
-	r9 = r103;
+	r107 = (u64)r7;
+	r109 = r107 | r108;
+	r110 = r109 >> 32;
+	r111 = (u32)r110;
+	r112 = r111 == 0u;
+	if (!r112) goto b33;
+	r113 = (u32)r7;
+	r121 = __umulhi(r113, r120);
+	r122 = r121 * r114;
+	r123 = r113 - r122;
+	r124 = r123 - r114;
+	r125 = r123 < r124 ? r123 : r124;
+	r126 = r123 - r125;
+	r127 = r126 < 1u ? r126 : 1u;
+	r115 = r121 + r127;
+	r116 = r125;
+	r105 = (i64)r115;
+	r106 = (i64)r116;
+b10: // rangeint.body
+	r8 = r106;
+	r9 = r105;
 	r13 = (double)r8;
 	r14 = r10 * r13;
 	r16 = r14 / r15;
@@ -634,25 +660,25 @@ b9: // rangeint.body
 	r28 = 0x0p+00;
 	r29 = 0x0p+00;
 	r30 = 0;
-	r116 = r27 > (-2147483645) ? r27 : (-2147483645);
-	r117 = (u32)r116 - 3u;
-b12: // unroll guard
-	r118 = r30 < r117;
-	if (!r118) goto b28;
+	r137 = r27 > (-2147483645) ? r27 : (-2147483645);
+	r138 = (u32)r137 - 3u;
+b13: // unroll guard
+	r139 = r30 < r138;
+	if (!r139) goto b29;
 	r31 = r30 < r27;
 	r32 = r28 * r28;
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (!r35) goto b18;
-b15: // escape.if.then
+	if (!r35) goto b19;
+b16: // escape.if.then
 	r26 = r30;
-b16: // escape.return
+b17: // escape.return
 	r42 = r43 + r7 * 4;
 	*(i32 *)r42 = r26;
 	r2 = (u64)r2 + (u64)r1;
-	goto b5;
-b18: // escape.if.done (unrolled 0)
+	goto b6;
+b19: // escape.if.done (unrolled 0)
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -667,7 +693,7 @@ b18: // escape.if.done (unrolled 0)
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b15;
+	if (r35) goto b16;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -682,7 +708,7 @@ b18: // escape.if.done (unrolled 0)
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b15;
+	if (r35) goto b16;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -697,7 +723,7 @@ b18: // escape.if.done (unrolled 0)
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b15;
+	if (r35) goto b16;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -707,15 +733,15 @@ b18: // escape.if.done (unrolled 0)
 	r28 = r40;
 	r29 = r38;
 	r30 = r41;
-	goto b12;
-b28: // escape.for.loop
+	goto b13;
+b29: // escape.for.loop
 	r31 = r30 < r27;
-	if (!r31) goto b31;
+	if (!r31) goto b32;
 	r32 = r28 * r28;
 	r33 = r29 * r29;
 	r34 = r32 + r33;
 	r35 = r34 > 0x1p+02;
-	if (r35) goto b15;
+	if (r35) goto b16;
 	r36 = r28 * 0x1p+01;
 	r37 = r36 * r29;
 	r38 = r37 + r25;
@@ -725,43 +751,52 @@ b28: // escape.for.loop
 	r28 = r40;
 	r29 = r38;
 	r30 = r41;
-	goto b28;
-b31: // escape.for.done
+	goto b29;
+b32: // escape.for.done
 	r26 = r27;
-	goto b16;
-b32: // divide in 64 bits
-	r103 = qd_div_i64(r7, r4);
-	r115 = (u64)r103 * (u64)r4;
-	r104 = (u64)r7 - (u64)r115;
-	goto b9;
-b33: // exit
+	goto b17;
+b33: // divide in 64 bits
+	r105 = qd_div_i64(r7, r4);
+	r118 = (u64)r105 * (u64)r4;
+	r106 = (u64)r7 - (u64)r118;
+	goto b10;
+b34: // exit
 	return;
-b34: // preheader
+b35: // preheader
 	r51 = r11 - r12;
 	r54 = (double)r4;
 	r57 = r19 - r20;
 	r60 = (double)r5;
-b35: // head (checked)
+	r94 = (u64)r4;
+	r100 = (u32)r4;
+	r128 = r100 > 1u ? r100 : 1u;
+	r129 = qd_div_u32(4294967295u, r128);
+b36: // head (checked)
 	r47 = r2 < r3;
-	if (!r47) goto b33;
+	if (!r47) goto b34;
 	r48 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r92 = (u64)r48;
-	r93 = (u64)r4;
-	r94 = r92 | r93;
-	r95 = r94 >> 32;
-	r96 = r95 == 0ull;
-	if (!r96) goto b62;
-	r97 = (u32)r48;
-	r98 = (u32)r4;
-	r99 = qd_div_u32(r97, r98);
-	r101 = r99 * r98;
-	r100 = r97 - r101;
-	r90 = (i64)r99;
-	r91 = (i64)r100;
-b39: // rangeint.body (checked)
-	r49 = r91;
-	r50 = r90;
+	r93 = (u64)r48;
+	r95 = r93 | r94;
+	r96 = r95 >> 32;
+	r97 = (u32)r96;
+	r98 = r97 == 0u;
+	if (!r98) goto b63;
+	r99 = (u32)r48;
+	r130 = __umulhi(r99, r129);
+	r131 = r130 * r100;
+	r132 = r99 - r131;
+	r133 = r132 - r100;
+	r134 = r132 < r133 ? r132 : r133;
+	r135 = r132 - r134;
+	r136 = r135 < 1u ? r135 : 1u;
+	r101 = r130 + r136;
+	r102 = r134;
+	r91 = (i64)r101;
+	r92 = (i64)r102;
+b40: // rangeint.body (checked)
+	r49 = r92;
+	r50 = r91;
 	r52 = (double)r49;
 	r53 = r51 * r52;
 	r55 = r53 / r54;
@@ -773,26 +808,26 @@ b39: // rangeint.body (checked)
 	r28 = 0x0p+00;
 	r29 = 0x0p+00;
 	r30 = 0;
-	r119 = r27 > (-2147483645) ? r27 : (-2147483645);
-	r120 = (u32)r119 - 3u;
-b42: // unroll guard
-	r121 = r30 < r120;
-	if (!r121) goto b58;
+	r140 = r27 > (-2147483645) ? r27 : (-2147483645);
+	r141 = (u32)r140 - 3u;
+b43: // unroll guard
+	r142 = r30 < r141;
+	if (!r142) goto b59;
 	r63 = r30 < r27;
 	r64 = r28 * r28;
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (!r67) goto b48;
-b45: // escape.if.then (checked)
+	if (!r67) goto b49;
+b46: // escape.if.then (checked)
 	r26 = r30;
-b46: // escape.return (checked)
+b47: // escape.return (checked)
 	if ((u64)r48 >= (u64)r44) { qd_site = 2; qd_x = r48; qd_y = r44; goto qd_fault; }
 	r74 = r43 + r48 * 4;
 	*(i32 *)r74 = r26;
 	r2 = (u64)r2 + (u64)r1;
-	goto b35;
-b48: // escape.if.done (checked) (unrolled 0)
+	goto b36;
+b49: // escape.if.done (checked) (unrolled 0)
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -807,7 +842,7 @@ b48: // escape.if.done (checked) (unrolled 0)
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b45;
+	if (r67) goto b46;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -822,7 +857,7 @@ b48: // escape.if.done (checked) (unrolled 0)
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b45;
+	if (r67) goto b46;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -837,7 +872,7 @@ b48: // escape.if.done (checked) (unrolled 0)
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b45;
+	if (r67) goto b46;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -847,15 +882,15 @@ b48: // escape.if.done (checked) (unrolled 0)
 	r28 = r72;
 	r29 = r70;
 	r30 = r73;
-	goto b42;
-b58: // escape.for.loop (checked)
+	goto b43;
+b59: // escape.for.loop (checked)
 	r63 = r30 < r27;
-	if (!r63) goto b61;
+	if (!r63) goto b62;
 	r64 = r28 * r28;
 	r65 = r29 * r29;
 	r66 = r64 + r65;
 	r67 = r66 > 0x1p+02;
-	if (r67) goto b45;
+	if (r67) goto b46;
 	r68 = r28 * 0x1p+01;
 	r69 = r68 * r29;
 	r70 = r69 + r62;
@@ -865,15 +900,15 @@ b58: // escape.for.loop (checked)
 	r28 = r72;
 	r29 = r70;
 	r30 = r73;
-	goto b58;
-b61: // escape.for.done (checked)
+	goto b59;
+b62: // escape.for.done (checked)
 	r26 = r27;
-	goto b46;
-b62: // divide in 64 bits
-	r90 = qd_div_i64(r48, r4);
-	r102 = (u64)r90 * (u64)r4;
-	r91 = (u64)r48 - (u64)r102;
-	goto b39;
+	goto b47;
+b63: // divide in 64 bits
+	r91 = qd_div_i64(r48, r4);
+	r104 = (u64)r91 * (u64)r4;
+	r92 = (u64)r48 - (u64)r104;
+	goto b40;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -924,43 +959,54 @@ b1: # setup
 	r87 = sub.u64 r77, 1
 	r88 = sub.u64 r87, r79
 	r89 = le.u64 r86, r88
-	branch r80, b2, b34
+	r90 = ne.i64 r4, 0
+	branch r80, b2, b35
 b2: # checks
-	branch r83, b3, b34
+	branch r83, b3, b35
 b3: # checks
-	branch r89, b4, b34
-b4: # preheader
+	branch r89, b4, b35
+b4: # checks
+	branch r90, b5, b35
+b5: # preheader
 	r10 = sub.f64 r11, r12
 	r15 = convert.f64.i64 r4
 	r18 = sub.f64 r19, r20
 	r23 = convert.f64.i64 r5
-	jump b5
-b5: # head
+	r108 = convert.u64.i64 r4
+	r114 = convert.u32.i64 r4
+	r119 = max.u32 r114, 1
+	r120 = div.u32 4294967295, r119
+	jump b6
+b6: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b6, b33
-b6: # index
+	branch r6, b7, b34
+b7: # index
 	r7 = move.i64 r2
-	jump b7
-b7: # rangeint.body
-	checkdiv.i64 r4, site 0
-	r105 = convert.u64.i64 r7
-	r106 = convert.u64.i64 r4
-	r107 = or.u64 r105, r106
-	r108 = shr.u64.u32 r107, 32
-	r109 = eq.u64 r108, 0
-	branch r109, b8, b32
-b8: # divide in 32 bits
-	r110 = convert.u32.i64 r7
-	r111 = convert.u32.i64 r4
-	r112 = div.u32 r110, r111
-	r114 = mul.u32 r112, r111
-	r113 = sub.u32 r110, r114
-	r103 = convert.i64.u32 r112
-	r104 = convert.i64.u32 r113
-	jump b9
-b9: # rangeint.body
-	r8 = move.i64 r104
-	r9 = move.i64 r103
+	jump b8
+b8: # rangeint.body
+	r107 = convert.u64.i64 r7
+	r109 = or.u64 r107, r108
+	r110 = shr.u64.u32 r109, 32
+	r111 = convert.u32.u64 r110
+	r112 = eq.u32 r111, 0
+	branch r112, b9, b33
+b9: # divide in 32 bits
+	r113 = convert.u32.i64 r7
+	r121 = mulhi.u32 r113, r120
+	r122 = mul.u32 r121, r114
+	r123 = sub.u32 r113, r122
+	r124 = sub.u32 r123, r114
+	r125 = min.u32 r123, r124
+	r126 = sub.u32 r123, r125
+	r127 = min.u32 r126, 1
+	r115 = add.u32 r121, r127
+	r116 = move.u32 r125
+	r105 = convert.i64.u32 r115
+	r106 = convert.i64.u32 r116
+	jump b10
+b10: # rangeint.body
+	r8 = move.i64 r106
+	r9 = move.i64 r105
 	r13 = convert.f64.i64 r8
 	r14 = mul.f64 r10, r13
 	r16 = div.f64 r14, r15
@@ -969,39 +1015,39 @@ b9: # rangeint.body
 	r22 = mul.f64 r18, r21
 	r24 = div.f64 r22, r23
 	r25 = add.f64 r20, r24
-	jump b10
-b10: # escape.entry
+	jump b11
+b11: # escape.entry
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b11
-b11: # unroll setup
-	r116 = max.i32 r27, -2147483645
-	r117 = sub.i32 r116, 3
 	jump b12
-b12: # unroll guard
-	r118 = lt.i32 r30, r117
-	branch r118, b13, b28
-b13: # escape.for.loop (unrolled 0)
+b12: # unroll setup
+	r137 = max.i32 r27, -2147483645
+	r138 = sub.i32 r137, 3
+	jump b13
+b13: # unroll guard
+	r139 = lt.i32 r30, r138
+	branch r139, b14, b29
+b14: # escape.for.loop (unrolled 0)
 	r31 = lt.i32 r30, r27
-	jump b14
-b14: # escape.for.body (unrolled 0)
+	jump b15
+b15: # escape.for.body (unrolled 0)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b15, b18
-b15: # escape.if.then
+	branch r35, b16, b19
+b16: # escape.if.then
 	r26 = move.i32 r30
-	jump b16
-b16: # escape.return
+	jump b17
+b17: # escape.return
 	r42 = elemaddr r43, r7, 4
 	store.i32 r42, r26
-	jump b17
-b17: # latch
+	jump b18
+b18: # latch
 	r2 = add.i64 r2, r1
-	jump b5
-b18: # escape.if.done (unrolled 0)
+	jump b6
+b19: # escape.if.done (unrolled 0)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -1011,17 +1057,17 @@ b18: # escape.if.done (unrolled 0)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b19
-b19: # escape.for.loop (unrolled 1)
-	r31 = lt.i32 r30, r27
 	jump b20
-b20: # escape.for.body (unrolled 1)
+b20: # escape.for.loop (unrolled 1)
+	r31 = lt.i32 r30, r27
+	jump b21
+b21: # escape.for.body (unrolled 1)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b15, b21
-b21: # escape.if.done (unrolled 1)
+	branch r35, b16, b22
+b22: # escape.if.done (unrolled 1)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -1031,17 +1077,17 @@ b21: # escape.if.done (unrolled 1)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b22
-b22: # escape.for.loop (unrolled 2)
-	r31 = lt.i32 r30, r27
 	jump b23
-b23: # escape.for.body (unrolled 2)
+b23: # escape.for.loop (unrolled 2)
+	r31 = lt.i32 r30, r27
+	jump b24
+b24: # escape.for.body (unrolled 2)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b15, b24
-b24: # escape.if.done (unrolled 2)
+	branch r35, b16, b25
+b25: # escape.if.done (unrolled 2)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -1051,37 +1097,17 @@ b24: # escape.if.done (unrolled 2)
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b25
-b25: # escape.for.loop (unrolled 3)
-	r31 = lt.i32 r30, r27
 	jump b26
-b26: # escape.for.body (unrolled 3)
-	r32 = mul.f64 r28, r28
-	r33 = mul.f64 r29, r29
-	r34 = add.f64 r32, r33
-	r35 = gt.f64 r34, 4.0
-	branch r35, b15, b27
-b27: # escape.if.done (unrolled 3)
-	r36 = mul.f64 r28, 2.0
-	r37 = mul.f64 r36, r29
-	r38 = add.f64 r37, r25
-	r39 = sub.f64 r32, r33
-	r40 = add.f64 r39, r17
-	r41 = add.i32 r30, 1
-	r28 = move.f64 r40
-	r29 = move.f64 r38
-	r30 = move.i32 r41
-	jump b12
-b28: # escape.for.loop
+b26: # escape.for.loop (unrolled 3)
 	r31 = lt.i32 r30, r27
-	branch r31, b29, b31
-b29: # escape.for.body
+	jump b27
+b27: # escape.for.body (unrolled 3)
 	r32 = mul.f64 r28, r28
 	r33 = mul.f64 r29, r29
 	r34 = add.f64 r32, r33
 	r35 = gt.f64 r34, 4.0
-	branch r35, b15, b30
-b30: # escape.if.done
+	branch r35, b16, b28
+b28: # escape.if.done (unrolled 3)
 	r36 = mul.f64 r28, 2.0
 	r37 = mul.f64 r36, r29
 	r38 = add.f64 r37, r25
@@ -1091,49 +1117,78 @@ b30: # escape.if.done
 	r28 = move.f64 r40
 	r29 = move.f64 r38
 	r30 = move.i32 r41
-	jump b28
-b31: # escape.for.done
+	jump b13
+b29: # escape.for.loop
+	r31 = lt.i32 r30, r27
+	branch r31, b30, b32
+b30: # escape.for.body
+	r32 = mul.f64 r28, r28
+	r33 = mul.f64 r29, r29
+	r34 = add.f64 r32, r33
+	r35 = gt.f64 r34, 4.0
+	branch r35, b16, b31
+b31: # escape.if.done
+	r36 = mul.f64 r28, 2.0
+	r37 = mul.f64 r36, r29
+	r38 = add.f64 r37, r25
+	r39 = sub.f64 r32, r33
+	r40 = add.f64 r39, r17
+	r41 = add.i32 r30, 1
+	r28 = move.f64 r40
+	r29 = move.f64 r38
+	r30 = move.i32 r41
+	jump b29
+b32: # escape.for.done
 	r26 = move.i32 r27
-	jump b16
-b32: # divide in 64 bits
-	r103 = div.i64 r7, r4
-	r115 = mul.i64 r103, r4
-	r104 = sub.i64 r7, r115
-	jump b9
-b33: # exit
+	jump b17
+b33: # divide in 64 bits
+	r105 = div.i64 r7, r4
+	r118 = mul.i64 r105, r4
+	r106 = sub.i64 r7, r118
+	jump b10
+b34: # exit
 	return
-b34: # preheader
+b35: # preheader
 	r51 = sub.f64 r11, r12
 	r54 = convert.f64.i64 r4
 	r57 = sub.f64 r19, r20
 	r60 = convert.f64.i64 r5
-	jump b35
-b35: # head (checked)
+	r94 = convert.u64.i64 r4
+	r100 = convert.u32.i64 r4
+	r128 = max.u32 r100, 1
+	r129 = div.u32 4294967295, r128
+	jump b36
+b36: # head (checked)
 	r47 = lt.i64 r2, r3
-	branch r47, b36, b33
-b36: # index (checked)
+	branch r47, b37, b34
+b37: # index (checked)
 	r48 = move.i64 r2
-	jump b37
-b37: # rangeint.body (checked)
+	jump b38
+b38: # rangeint.body (checked)
 	checkdiv.i64 r4, site 0
-	r92 = convert.u64.i64 r48
-	r93 = convert.u64.i64 r4
-	r94 = or.u64 r92, r93
-	r95 = shr.u64.u32 r94, 32
-	r96 = eq.u64 r95, 0
-	branch r96, b38, b62
-b38: # divide in 32 bits
-	r97 = convert.u32.i64 r48
-	r98 = convert.u32.i64 r4
-	r99 = div.u32 r97, r98
-	r101 = mul.u32 r99, r98
-	r100 = sub.u32 r97, r101
-	r90 = convert.i64.u32 r99
-	r91 = convert.i64.u32 r100
-	jump b39
-b39: # rangeint.body (checked)
-	r49 = move.i64 r91
-	r50 = move.i64 r90
+	r93 = convert.u64.i64 r48
+	r95 = or.u64 r93, r94
+	r96 = shr.u64.u32 r95, 32
+	r97 = convert.u32.u64 r96
+	r98 = eq.u32 r97, 0
+	branch r98, b39, b63
+b39: # divide in 32 bits
+	r99 = convert.u32.i64 r48
+	r130 = mulhi.u32 r99, r129
+	r131 = mul.u32 r130, r100
+	r132 = sub.u32 r99, r131
+	r133 = sub.u32 r132, r100
+	r134 = min.u32 r132, r133
+	r135 = sub.u32 r132, r134
+	r136 = min.u32 r135, 1
+	r101 = add.u32 r130, r136
+	r102 = move.u32 r134
+	r91 = convert.i64.u32 r101
+	r92 = convert.i64.u32 r102
+	jump b40
+b40: # rangeint.body (checked)
+	r49 = move.i64 r92
+	r50 = move.i64 r91
 	r52 = convert.f64.i64 r49
 	r53 = mul.f64 r51, r52
 	r55 = div.f64 r53, r54
@@ -1142,40 +1197,40 @@ b39: # rangeint.body (checked)
 	r59 = mul.f64 r57, r58
 	r61 = div.f64 r59, r60
 	r62 = add.f64 r20, r61
-	jump b40
-b40: # escape.entry (checked)
+	jump b41
+b41: # escape.entry (checked)
 	r28 = move.f64 0.0
 	r29 = move.f64 0.0
 	r30 = move.i32 0
-	jump b41
-b41: # unroll setup
-	r119 = max.i32 r27, -2147483645
-	r120 = sub.i32 r119, 3
 	jump b42
-b42: # unroll guard
-	r121 = lt.i32 r30, r120
-	branch r121, b43, b58
-b43: # escape.for.loop (checked) (unrolled 0)
+b42: # unroll setup
+	r140 = max.i32 r27, -2147483645
+	r141 = sub.i32 r140, 3
+	jump b43
+b43: # unroll guard
+	r142 = lt.i32 r30, r141
+	branch r142, b44, b59
+b44: # escape.for.loop (checked) (unrolled 0)
 	r63 = lt.i32 r30, r27
-	jump b44
-b44: # escape.for.body (checked) (unrolled 0)
+	jump b45
+b45: # escape.for.body (checked) (unrolled 0)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b45, b48
-b45: # escape.if.then (checked)
+	branch r67, b46, b49
+b46: # escape.if.then (checked)
 	r26 = move.i32 r30
-	jump b46
-b46: # escape.return (checked)
+	jump b47
+b47: # escape.return (checked)
 	checkindex r48, r44, site 2
 	r74 = elemaddr r43, r48, 4
 	store.i32 r74, r26
-	jump b47
-b47: # latch (checked)
+	jump b48
+b48: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b35
-b48: # escape.if.done (checked) (unrolled 0)
+	jump b36
+b49: # escape.if.done (checked) (unrolled 0)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1185,17 +1240,17 @@ b48: # escape.if.done (checked) (unrolled 0)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b49
-b49: # escape.for.loop (checked) (unrolled 1)
-	r63 = lt.i32 r30, r27
 	jump b50
-b50: # escape.for.body (checked) (unrolled 1)
+b50: # escape.for.loop (checked) (unrolled 1)
+	r63 = lt.i32 r30, r27
+	jump b51
+b51: # escape.for.body (checked) (unrolled 1)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b45, b51
-b51: # escape.if.done (checked) (unrolled 1)
+	branch r67, b46, b52
+b52: # escape.if.done (checked) (unrolled 1)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1205,17 +1260,17 @@ b51: # escape.if.done (checked) (unrolled 1)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b52
-b52: # escape.for.loop (checked) (unrolled 2)
-	r63 = lt.i32 r30, r27
 	jump b53
-b53: # escape.for.body (checked) (unrolled 2)
+b53: # escape.for.loop (checked) (unrolled 2)
+	r63 = lt.i32 r30, r27
+	jump b54
+b54: # escape.for.body (checked) (unrolled 2)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b45, b54
-b54: # escape.if.done (checked) (unrolled 2)
+	branch r67, b46, b55
+b55: # escape.if.done (checked) (unrolled 2)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1225,37 +1280,17 @@ b54: # escape.if.done (checked) (unrolled 2)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b55
-b55: # escape.for.loop (checked) (unrolled 3)
-	r63 = lt.i32 r30, r27
 	jump b56
-b56: # escape.for.body (checked) (unrolled 3)
-	r64 = mul.f64 r28, r28
-	r65 = mul.f64 r29, r29
-	r66 = add.f64 r64, r65
-	r67 = gt.f64 r66, 4.0
-	branch r67, b45, b57
-b57: # escape.if.done (checked) (unrolled 3)
-	r68 = mul.f64 r28, 2.0
-	r69 = mul.f64 r68, r29
-	r70 = add.f64 r69, r62
-	r71 = sub.f64 r64, r65
-	r72 = add.f64 r71, r56
-	r73 = add.i32 r30, 1
-	r28 = move.f64 r72
-	r29 = move.f64 r70
-	r30 = move.i32 r73
-	jump b42
-b58: # escape.for.loop (checked)
+b56: # escape.for.loop (checked) (unrolled 3)
 	r63 = lt.i32 r30, r27
-	branch r63, b59, b61
-b59: # escape.for.body (checked)
+	jump b57
+b57: # escape.for.body (checked) (unrolled 3)
 	r64 = mul.f64 r28, r28
 	r65 = mul.f64 r29, r29
 	r66 = add.f64 r64, r65
 	r67 = gt.f64 r66, 4.0
-	branch r67, b45, b60
-b60: # escape.if.done (checked)
+	branch r67, b46, b58
+b58: # escape.if.done (checked) (unrolled 3)
 	r68 = mul.f64 r28, 2.0
 	r69 = mul.f64 r68, r29
 	r70 = add.f64 r69, r62
@@ -1265,13 +1300,33 @@ b60: # escape.if.done (checked)
 	r28 = move.f64 r72
 	r29 = move.f64 r70
 	r30 = move.i32 r73
-	jump b58
-b61: # escape.for.done (checked)
+	jump b43
+b59: # escape.for.loop (checked)
+	r63 = lt.i32 r30, r27
+	branch r63, b60, b62
+b60: # escape.for.body (checked)
+	r64 = mul.f64 r28, r28
+	r65 = mul.f64 r29, r29
+	r66 = add.f64 r64, r65
+	r67 = gt.f64 r66, 4.0
+	branch r67, b46, b61
+b61: # escape.if.done (checked)
+	r68 = mul.f64 r28, 2.0
+	r69 = mul.f64 r68, r29
+	r70 = add.f64 r69, r62
+	r71 = sub.f64 r64, r65
+	r72 = add.f64 r71, r56
+	r73 = add.i32 r30, 1
+	r28 = move.f64 r72
+	r29 = move.f64 r70
+	r30 = move.i32 r73
+	jump b59
+b62: # escape.for.done (checked)
 	r26 = move.i32 r27
-	jump b46
-b62: # divide in 64 bits
-	r90 = div.i64 r48, r4
-	r102 = mul.i64 r90, r4
-	r91 = sub.i64 r48, r102
-	jump b39
+	jump b47
+b63: # divide in 64 bits
+	r91 = div.i64 r48, r4
+	r104 = mul.i64 r91, r4
+	r92 = sub.i64 r48, r104
+	jump b40
 `

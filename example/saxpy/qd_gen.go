@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "21cf6eb789bc7b0a7c5fdcb1a86148ad88abd34f790f9b059400ec022f881f06"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d93c11049aba92ae63d8157e465deeb8ae076d387eb467092536a4d754bbbe6d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "9e01536a0540da19ec8013f9b38e3b86c9bf03541873293d005213473ced48ff"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d956d4965f1eaa32ac8b54ed6b617b3dc2e3e1be691513a5baf009120348071d"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -241,7 +241,7 @@ $L_13:
 $L_14:
 	mov.b64 %rd150, %rd2;
 	mad.lo.s64 %rd151, %rd150, 4, %rd7;
-	mul.lo.s64 %rd152, %rd1, 4;
+	mov.b64 %rd152, %rd104;
 	mad.lo.s64 %rd153, %rd150, 4, %rd13;
 $L_15:
 	setp.lt.s64 %p4, %rd2, %rd3;
@@ -476,7 +476,7 @@ b7: // grid unrolled guard
 b14: // preheader
 	r150 = r2;
 	r151 = r7 + r150 * 4;
-	r152 = (u64)r1 * 4ull;
+	r152 = r104;
 	r153 = r13 + r150 * 4;
 b15: // head
 	r4 = r2 < r3;
@@ -666,7 +666,7 @@ b13: # latch (grid unrolled 3)
 b14: # preheader
 	r150 = move.i64 r2
 	r151 = elemaddr r7, r150, 4
-	r152 = mul.i64 r1, 4
+	r152 = move.i64 r104
 	r153 = elemaddr r13, r150, 4
 	jump b15
 b15: # head

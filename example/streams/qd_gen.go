@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c195d0823c163f6e286e0678546a02422d4ead8f14bf05ac0b35c9f4c081d8c7"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1a2091101fc1581a06cbd536193b5dcc32386a4821550d3af661851b78e1df5a"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "90b937bdef6eae8d7356797296a26826cdbf84e249cdf8369e35b6005cb282f4"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "c5375b0f7c8de178b6408c930feabb34f009dc2b025c5a7bef3fa8384daee377"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -317,7 +317,7 @@ $L_13:
 $L_14:
 	mov.b64 %rd163, %rd2;
 	mad.lo.s64 %rd164, %rd163, 4, %rd12;
-	mul.lo.s64 %rd165, %rd1, 4;
+	mov.b64 %rd165, %rd108;
 	mad.lo.s64 %rd166, %rd163, 4, %rd16;
 	mad.lo.s64 %rd167, %rd163, 4, %rd4;
 $L_15:
@@ -704,7 +704,7 @@ $L_11:
 $L_12:
 	mov.b64 %rd120, %rd2;
 	mad.lo.s64 %rd121, %rd120, 4, %rd12;
-	mul.lo.s64 %rd122, %rd1, 4;
+	mov.b64 %rd122, %rd83;
 	mad.lo.s64 %rd123, %rd120, 4, %rd4;
 $L_13:
 	add.s64 %rd6, %rd2, 1;
@@ -945,7 +945,7 @@ b7: // grid unrolled guard
 b14: // preheader
 	r163 = r2;
 	r164 = r12 + r163 * 4;
-	r165 = (u64)r1 * 4ull;
+	r165 = r108;
 	r166 = r16 + r163 * 4;
 	r167 = r4 + r163 * 4;
 b15: // head
@@ -1257,7 +1257,7 @@ b5: // grid unrolled guard
 b12: // preheader
 	r120 = r2;
 	r121 = r12 + r120 * 4;
-	r122 = (u64)r1 * 4ull;
+	r122 = r83;
 	r123 = r4 + r120 * 4;
 b13: // head
 	r6 = (u64)r2 + 1ull;
@@ -1454,7 +1454,7 @@ b13: # latch (grid unrolled 3)
 b14: # preheader
 	r163 = move.i64 r2
 	r164 = elemaddr r12, r163, 4
-	r165 = mul.i64 r1, 4
+	r165 = move.i64 r108
 	r166 = elemaddr r16, r163, 4
 	r167 = elemaddr r4, r163, 4
 	jump b15
@@ -1788,7 +1788,7 @@ b11: # latch (grid unrolled 3)
 b12: # preheader
 	r120 = move.i64 r2
 	r121 = elemaddr r12, r120, 4
-	r122 = mul.i64 r1, 4
+	r122 = move.i64 r83
 	r123 = elemaddr r4, r120, 4
 	jump b13
 b13: # head

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "f6cf38f3337d4efb290378a74eedf6a454db15a68336c2eb0ed151a0f3dd0838"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "1ecc1777f7465fc71c74768be64d8dac388aea906cbfead1ec1f3cbb8dd0d167"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "7e495f5c4e6564fef25d1f7d0ad23db56b8d5c3663420d54cfd8433bd2e62b8c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "11b2cc26c9d3b74c65d10a9b3c1730a1693eddab6bc37b0e37bbb9196079012a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1259,7 +1259,7 @@ $L_8:
 $L_9:
 	mov.b64 %rd99, %rd2;
 	mad.lo.s64 %rd100, %rd99, 4, %rd4;
-	mul.lo.s64 %rd101, %rd1, 4;
+	mov.b64 %rd101, %rd64;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -1439,7 +1439,7 @@ $L_20:
 $L_21:
 	mov.b64 %rd71, %rd2;
 	mad.lo.s64 %rd72, %rd71, 4, %rd4;
-	mul.lo.s64 %rd73, %rd1, 4;
+	mov.b64 %rd73, %rd53;
 $L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -13105,7 +13105,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r99 = r2;
 	r100 = r4 + r99 * 4;
-	r101 = (u64)r1 * 4ull;
+	r101 = r64;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -13227,7 +13227,7 @@ b2: // grid unrolled guard
 b21: // preheader
 	r71 = r2;
 	r72 = r4 + r71 * 4;
-	r73 = (u64)r1 * 4ull;
+	r73 = r53;
 b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -22967,7 +22967,7 @@ b8: # latch (grid unrolled 3)
 b9: # preheader
 	r99 = move.i64 r2
 	r100 = elemaddr r4, r99, 4
-	r101 = mul.i64 r1, 4
+	r101 = move.i64 r64
 	jump b10
 b10: # head
 	r6 = add.i64 r2, 1
@@ -23104,7 +23104,7 @@ b20: # latch (grid unrolled 3)
 b21: # preheader
 	r71 = move.i64 r2
 	r72 = elemaddr r4, r71, 4
-	r73 = mul.i64 r1, 4
+	r73 = move.i64 r53
 	jump b22
 b22: # head
 	r6 = add.i64 r2, 1

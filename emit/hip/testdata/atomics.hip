@@ -195,7 +195,7 @@ b26: // add the private copies
 	r59 = p2;
 	r60 = r51;
 	r155 = r53 + r60 * 4;
-	r156 = (u64)r52 * 4ull;
+	r156 = r154;
 	r157 = r59 + r60 * 4;
 b27: // each
 	r61 = r60 < r55;

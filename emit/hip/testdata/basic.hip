@@ -150,7 +150,7 @@ b7: // grid unrolled guard
 b14: // preheader
 	r150 = r2;
 	r151 = r7 + r150 * 4;
-	r152 = (u64)r1 * 4ull;
+	r152 = r104;
 	r153 = r13 + r150 * 4;
 b15: // head
 	r4 = r2 < r3;
@@ -305,7 +305,7 @@ b5: // grid unrolled guard
 b24: // preheader
 	r94 = r2;
 	r95 = r10 + r94 * 4;
-	r96 = (u64)r1 * 4ull;
+	r96 = r78;
 b25: // head
 	r4 = r2 < r3;
 	if (!r4) goto b30;
@@ -511,7 +511,7 @@ b31: // computeB.if.done (grid unrolled 0)
 b32: // preheader
 	r143 = r2;
 	r144 = r13 + r143 * 4;
-	r145 = (u64)r1 * 4ull;
+	r145 = r127;
 b33: // head
 	r4 = r2 < r3;
 	if (!r4) goto b40;
@@ -684,7 +684,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r88 = r2;
 	r89 = r4 + r88 * 8;
-	r90 = (u64)r1 * 8ull;
+	r90 = r59;
 b10: // head
 	r6 = r2 < r3;
 	if (!r6) goto b13;
@@ -774,7 +774,7 @@ b2: // grid unrolled guard
 b9: // preheader
 	r98 = r2;
 	r99 = r4 + r98 * 8;
-	r100 = (u64)r1 * 8ull;
+	r100 = r69;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -846,9 +846,9 @@ extern "C" __global__ void Forms_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r47 = r34;
 	r49 = (u64)r43;
 	r92 = (u64)r1 * 8ull;
-	r98 = (u64)r1 * 8ull;
+	r98 = r92;
 	r100 = r98;
-	r108 = (u64)r1 * 8ull;
+	r108 = r92;
 	r110 = r108;
 	r112 = r108;
 	r127 = r2;
@@ -934,7 +934,7 @@ b23: // if.done (grid unrolled 0)
 b24: // preheader
 	r121 = r2;
 	r122 = r12 + r121 * 8;
-	r123 = (u64)r1 * 8ull;
+	r123 = r92;
 b25: // head
 	r5 = r2 < r3;
 	if (!r5) goto b30;

@@ -245,10 +245,10 @@ b6: // grid unrolled guard
 	r104 = r104 + r105 * 1;
 	goto b6;
 b21: // preheader
-	r8 = r9 + 0ll;
+	r8 = r49;
 	r96 = r2;
 	r97 = r9 + r96 * 4;
-	r98 = (u64)r1 * 4ull;
+	r98 = r80;
 b22: // head
 	r4 = r2 < r3;
 	if (!r4) goto b26;
@@ -401,26 +401,17 @@ extern "C" __global__ void Phases_3(char *p0, i64 p1, i64 p2, char *p3) {
 	r110 = r109;
 	r111 = (u64)r110 * 2ull;
 	r112 = r9 + r111 * 4;
-	r113 = r92;
-	r114 = (u64)r113 * 2ull;
-	r115 = (u64)r114 * 4ull;
+	r115 = r108;
 	r116 = (u64)r109 + (u64)r1;
 	r117 = r116;
 	r118 = (u64)r117 * 2ull;
 	r119 = r9 + r118 * 4;
-	r120 = r92;
-	r121 = r120;
-	r122 = (u64)r121 * 2ull;
-	r123 = (u64)r122 * 4ull;
+	r123 = r108;
 	r124 = (u64)r116 + (u64)r1;
 	r125 = r124;
 	r126 = (u64)r125 * 2ull;
 	r127 = r9 + r126 * 4;
-	r128 = r92;
-	r129 = r128;
-	r130 = r129;
-	r131 = (u64)r130 * 2ull;
-	r132 = (u64)r131 * 4ull;
+	r132 = r108;
 b6: // grid unrolled guard
 	r46 = r2 < r3;
 	if (!r46) goto b17;

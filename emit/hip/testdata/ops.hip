@@ -667,9 +667,9 @@ b20: // if.done (grid unrolled 3)
 b22: // preheader
 	r518 = r2;
 	r519 = r9 + r518 * 8;
-	r520 = (u64)r1 * 8ull;
+	r520 = r309;
 	r521 = r4 + r518 * 4;
-	r522 = (u64)r1 * 4ull;
+	r522 = r307;
 	r523 = r54 + r518 * 8;
 b23: // head
 	r6 = r2 < r3;

@@ -116,7 +116,7 @@ b20: // preheader
 	r7 = r10;
 	r103 = r2;
 	r104 = r7 + r103 * 4;
-	r105 = (u64)r1 * 4ull;
+	r105 = r87;
 b21: // head
 	r5 = r2 < r3;
 	if (!r5) goto b25;
@@ -262,7 +262,7 @@ b20: // preheader
 	r7 = r10;
 	r103 = r2;
 	r104 = r7 + r103 * 4;
-	r105 = (u64)r1 * 4ull;
+	r105 = r87;
 b21: // head
 	r5 = r2 < r3;
 	if (!r5) goto b25;
@@ -409,7 +409,7 @@ b12: // preheader
 	r7 = r10;
 	r124 = r2;
 	r125 = r7 + r124 * 4;
-	r126 = (u64)r1 * 4ull;
+	r126 = r93;
 b13: // head
 	r5 = r2 < r3;
 	if (!r5) goto b16;
@@ -613,7 +613,7 @@ b16: // preheader
 	r14 = r17;
 	r179 = r2;
 	r180 = r7 + r179 * 4;
-	r181 = (u64)r1 * 4ull;
+	r181 = r133;
 	r182 = r14 + r179 * 4;
 	r183 = r23 + r179 * 4;
 b17: // head
@@ -771,7 +771,7 @@ b20: // preheader
 	r7 = r10;
 	r97 = r2;
 	r98 = r7 + r97 * 4;
-	r99 = (u64)r1 * 4ull;
+	r99 = r81;
 b21: // head
 	r5 = r2 < r3;
 	if (!r5) goto b25;
@@ -990,11 +990,10 @@ b6: // grid unrolled guard
 	goto b6;
 b13: // preheader
 	r7 = r10;
-	r12 = r15;
-	r17 = r12 + 0ll;
+	r17 = r66;
 	r127 = r2;
 	r128 = r7 + r127 * 4;
-	r129 = (u64)r1 * 4ull;
+	r129 = r111;
 b14: // head
 	r5 = r2 < r3;
 	if (!r5) goto b17;
@@ -1144,7 +1143,7 @@ b12: // preheader
 	r7 = r10;
 	r124 = r2;
 	r125 = r7 + r124 * 4;
-	r126 = (u64)r1 * 4ull;
+	r126 = r93;
 b13: // head
 	r5 = r2 < r3;
 	if (!r5) goto b16;

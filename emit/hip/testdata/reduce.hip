@@ -758,8 +758,7 @@ extern "C" __global__ void Range_1(char *p0, i64 p1, i64 p2, i32 p3, char *p4, i
 	r73 = (u64)r72 * 8ull;
 	r74 = (u64)r4 * 2ull;
 	r75 = r1 + r74 * 8;
-	r76 = (u64)r5 * 2ull;
-	r77 = (u64)r76 * 8ull;
+	r77 = r73;
 b2: // combine head
 	r8 = r4 < r3;
 	if (!r8) goto b10;
