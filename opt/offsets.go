@@ -2,6 +2,7 @@ package opt
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/qdgo/qd/ir"
 )
@@ -151,14 +152,29 @@ func splitAddress(t *ir.Task, x ir.Instr, s splitIndex) []ir.Instr {
 	size := x.Aux
 	addr := t.NewReg(ir.Ptr)
 	code := []ir.Instr{{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: addr, Args: []ir.Arg{x.Args[0], s.root}, Aux: size, Pos: x.Pos}}
-	for _, term := range s.terms {
-		scale := size
+	// The terms nearest the root go first, and a register added n times
+	// is added once, times n: p+c+c-w in a copy of a loop body that
+	// gridunroll makes is &in[p+c+c] - 4w, and &in[p+c+c] is the same
+	// address as that copy's in[p], computed once.
+	var order []ir.Reg
+	times := map[ir.Reg]int64{}
+	for _, term := range slices.Backward(s.terms) {
+		if _, ok := times[term.reg]; !ok {
+			order = append(order, term.reg)
+		}
 		if term.negative {
-			scale = -size
+			times[term.reg]--
+		} else {
+			times[term.reg]++
+		}
+	}
+	for _, reg := range order {
+		if times[reg] == 0 {
+			continue
 		}
 		bytes, next := t.NewReg(ir.Int64), t.NewReg(ir.Ptr)
 		code = append(code,
-			ir.Instr{Op: ir.OpMul, Type: ir.Int64, Dst: bytes, Args: []ir.Arg{ir.R(term.reg), ir.Imm(ir.Int64, uint64(scale))}, Pos: x.Pos},
+			ir.Instr{Op: ir.OpMul, Type: ir.Int64, Dst: bytes, Args: []ir.Arg{ir.R(reg), ir.Imm(ir.Int64, uint64(times[reg]*size))}, Pos: x.Pos},
 			ir.Instr{Op: ir.OpElemAddr, Type: ir.Ptr, Dst: next, Args: []ir.Arg{ir.R(addr), ir.R(bytes)}, Aux: 1, Pos: x.Pos})
 		addr = next
 	}

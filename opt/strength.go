@@ -85,6 +85,7 @@ func reduceLoop(t *ir.Task, lp *ir.Loop) {
 		return
 	}
 	pre := preheader(t, lp)
+	source := copySource(t, defs, single) // copies of one index share a pointer
 	r := &reducer{t: t, pre: pre, single: single, inLoop: inLoop, defIn: defIn, ivs: ivs}
 	updates := map[int][]ir.Instr{}
 	pointers := map[string]ir.Reg{} // by base, index and size
@@ -103,7 +104,7 @@ func reduceLoop(t *ir.Task, lp *ir.Loop) {
 			if !ok {
 				continue
 			}
-			key := fmt.Sprint(x.Args[0], x.Args[1], x.Aux)
+			key := fmt.Sprint(source(x.Args[0]), source(x.Args[1]), x.Aux)
 			p, shared := pointers[key]
 			if !shared {
 				start := r.materialize(x.Args[1].Reg)
