@@ -110,9 +110,13 @@ func outermost(lp *ir.Loop, loops []*ir.Loop, d ir.Reg, t *ir.Task) bool {
 func reciprocalFor(t *ir.Task, lp *ir.Loop, d ir.Reg, recips *[]reciprocal) ir.Reg {
 	pre := preheader(t, lp)
 	dom := t.Dominators()
-	for _, r := range *recips {
-		if r.d == d && dom[pre.Index].Has(r.block) {
-			return r.m
+	// One computed before may serve where d cannot change in between:
+	// where d is assigned once.
+	if len(defSites(t)[d]) == 1 {
+		for _, r := range *recips {
+			if r.d == d && dom[pre.Index].Has(r.block) {
+				return r.m
+			}
 		}
 	}
 	u := ir.Uint32
