@@ -12,11 +12,21 @@ import (
 // Montgomery, "Division by invariant integers using multiplication", 1994;
 // the same constants as Go's compiler). GPUs have no divide instruction, so
 // a division by a variable is a long software routine.
+//
+// A 64-bit dividend known to fit in 32 unsigned bits, as a sum of a few
+// bytes, is divided in 32 bits, where the multiplication is one instruction
+// instead of several.
 func DivideByConstants(t *ir.Task) {
-	for _, b := range t.Blocks {
+	preds := t.Preds()
+	for bi, b := range t.Blocks {
 		var out []ir.Instr
 		changed := false
-		for _, in := range b.Instrs {
+		for i, in := range b.Instrs {
+			if seq, ok := narrowDivision(t, preds, in, site{bi, i}); ok {
+				out = append(out, seq...)
+				changed = true
+				continue
+			}
 			if seq, ok := divisionSequence(t, in); ok {
 				out = append(out, seq...)
 				changed = true
@@ -54,6 +64,33 @@ func (s *seq) shift(op ir.Op, typ ir.Type, x ir.Arg, n int) ir.Arg {
 	in.Dst = s.t.NewReg(typ)
 	s.out = append(s.out, in)
 	return ir.R(in.Dst)
+}
+
+// narrowDivision divides a 64-bit integer in [0, 2^32) by a constant in
+// (0, 2^32) in 32 unsigned bits, where signed and unsigned division agree.
+func narrowDivision(t *ir.Task, preds [][]int, in ir.Instr, at site) ([]ir.Instr, bool) {
+	typ, u := in.Type, ir.Uint32
+	if in.Op != ir.OpDiv && in.Op != ir.OpRem || !typ.IsInteger() || typ.Bits() != 64 || !in.Args[1].Imm || in.Args[0].Imm {
+		return nil, false
+	}
+	c := in.Args[1].Bits
+	if c == 0 || c >= 1<<32 {
+		return nil, false
+	}
+	if m, ok := largestAt(t, preds, in.Args[0], at, 0); !ok || m >= 1<<32 {
+		return nil, false
+	}
+	s := &seq{t: t}
+	x := s.convert(u, typ, in.Args[0])
+	q, ok := s.unsignedQuotient(u, x, c)
+	if !ok {
+		return nil, false
+	}
+	if in.Op == ir.OpRem {
+		q = s.op(ir.OpSub, u, x, s.op(ir.OpMul, u, q, ir.Imm(u, c)))
+	}
+	s.out = append(s.out, ir.Instr{Op: ir.OpConvert, Type: typ, From: u, Dst: in.Dst, Args: []ir.Arg{q}, Pos: in.Pos})
+	return s.out, true
 }
 
 // divisionSequence returns the instructions that compute in, a division or

@@ -32,7 +32,6 @@ type Pipeline []Pass
 var Default = Pipeline{
 	{Name: "commute", Task: CommuteImmediates},
 	{Name: "checks", Task: RemoveRepeatedChecks},
-	{Name: "divconst", Task: DivideByConstants},
 	{Name: "promote", Task: PromoteLocals},
 	{Name: "tables", Kernel: FoldTableLoads},
 	{Name: "recipdiv", Task: MultiplyByReciprocals},
@@ -41,6 +40,9 @@ var Default = Pipeline{
 	{Name: "fullunroll", Task: FullyUnrollLoops},
 	{Name: "constprop", Task: PropagateConstants},
 	{Name: "promote", Task: PromoteLocals},
+	// After full unrolling, where sums of a few small values are known
+	// to fit in 32 bits, and divisors that became constants are.
+	{Name: "divconst", Task: DivideByConstants},
 	{Name: "tables", Kernel: FoldTableLoads},
 	{Name: "deadcode", Task: RemoveDeadCode},
 	{Name: "simplifycfg", Task: SimplifyCFG},

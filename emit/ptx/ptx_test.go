@@ -350,6 +350,10 @@ func TestSuiteCodegen(t *testing.T) {
 		// copy with them checks each.
 		{"Blur_0", `ld\.global\.u8`, 2 * 9},
 		{"Blur_0", `bra \$Lfault`, 9 + 1},
+		// The sum of nine bytes fits in 32 bits: sum/9 multiplies in 32
+		// bits, in each copy, not in 64.
+		{"Blur_0", `mul\.hi\.u32 %r\d+, %r\d+, 3340530120;`, 2},
+		{"Blur_0", `mul\.hi\.[su]64`, 1}, // the test of the bounds before the loop
 		{"Blur_0", `setp\.\w+\.s64 %p\d+, -?\d+, -?\d+;`, 0},
 		{"Blur_0", `mul\.lo\.s64 %rd\d+, %rd\d+, 1;`, 0},
 		// Division by 16 and 8 is multiplication by 1/16 and 1/8; by 3 it
