@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "55130f098275406a81dd19b88b3b1864d119ee47affbd5c30b302dcbd35f7f2d"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d399cede05448e8949482f67a7462d66302e2d9f8a1ce8253b70d9faa572f8b4"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "dcb140ac38508b40cb2ff5d5c29ce87da88690b4fea75d1ca135c95ab4b3c1c1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "9d57848390fd3623b34b65eecb5578ac61be5e67ed9e8b10ac1463ec97f7e503"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1338,7 +1338,7 @@ $Lexit:
 	.reg .pred %pt<1>;
 	.reg .b32 %r<72>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<120>;
+	.reg .b64 %rd<108>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<75>;
 
@@ -1368,14 +1368,14 @@ $L_1:
 	mov.b64 %rd28, %rd21;
 	mov.b64 %rd83, %rd77;
 	mov.b64 %rd86, %rd77;
-	mov.b64 %rd91, %rd77;
-	mov.b64 %rd96, %rd77;
-	mov.b64 %rd103, %rd77;
-	mov.b64 %rd110, %rd77;
-	mov.b64 %rd116, %rd2;
-	mad.lo.s64 %rd117, %rd116, 4, %rd4;
-	mul.lo.s64 %rd118, %rd77, 4;
-	mad.lo.s64 %rd119, %rd116, 4, %rd19;
+	mul.lo.s64 %rd89, %rd1, 8;
+	mov.b64 %rd92, %rd89;
+	mul.lo.s64 %rd95, %rd1, 12;
+	mov.b64 %rd98, %rd95;
+	mov.b64 %rd104, %rd2;
+	mad.lo.s64 %rd105, %rd104, 4, %rd4;
+	mul.lo.s64 %rd106, %rd77, 4;
+	mad.lo.s64 %rd107, %rd104, 4, %rd19;
 $L_2:
 	add.s64 %rd22, %rd2, 1;
 	setp.lt.s64 %p23, %rd22, %rd3;
@@ -1386,13 +1386,13 @@ $L_3:
 	setp.gt.u64 %p25, %rd24, %rd28;
 	@!%p25 bra $L_9;
 $L_4:
-	mov.b64 %rd80, %rd117;
+	mov.b64 %rd80, %rd105;
 	add.s64 %rd35, %rd80, 4;
 	ld.global.s32 %r36, [%rd35];
 	cvt.s64.s32 %rd38, %r36;
 	mad.lo.s64 %rd37, %rd38, 4, %rd14;
 	ld.global.f32 %f39, [%rd37];
-	mov.b64 %rd81, %rd119;
+	mov.b64 %rd81, %rd107;
 	add.s64 %rd40, %rd81, 4;
 	st.global.f32 [%rd40], %f39;
 $L_5:
@@ -1408,57 +1408,57 @@ $L_5:
 	add.s64 %rd51, %rd87, 4;
 	st.global.f32 [%rd51], %f50;
 $L_6:
-	mov.b64 %rd90, %rd84;
-	add.s64 %rd92, %rd90, %rd91;
-	add.s64 %rd58, %rd92, 4;
+	mov.b64 %rd88, %rd80;
+	add.s64 %rd90, %rd88, %rd89;
+	add.s64 %rd58, %rd90, 4;
 	ld.global.s32 %r59, [%rd58];
 	cvt.s64.s32 %rd61, %r59;
 	mad.lo.s64 %rd60, %rd61, 4, %rd14;
 	ld.global.f32 %f62, [%rd60];
-	mov.b64 %rd95, %rd87;
-	add.s64 %rd97, %rd95, %rd96;
-	add.s64 %rd63, %rd97, 4;
+	mov.b64 %rd91, %rd81;
+	add.s64 %rd93, %rd91, %rd92;
+	add.s64 %rd63, %rd93, 4;
 	st.global.f32 [%rd63], %f62;
 $L_7:
-	mov.b64 %rd102, %rd92;
-	add.s64 %rd104, %rd102, %rd103;
-	add.s64 %rd70, %rd104, 4;
+	mov.b64 %rd94, %rd80;
+	add.s64 %rd96, %rd94, %rd95;
+	add.s64 %rd70, %rd96, 4;
 	ld.global.s32 %r71, [%rd70];
 	cvt.s64.s32 %rd73, %r71;
 	mad.lo.s64 %rd72, %rd73, 4, %rd14;
 	ld.global.f32 %f74, [%rd72];
-	mov.b64 %rd109, %rd97;
-	add.s64 %rd111, %rd109, %rd110;
-	add.s64 %rd75, %rd111, 4;
+	mov.b64 %rd97, %rd81;
+	add.s64 %rd99, %rd97, %rd98;
+	add.s64 %rd75, %rd99, 4;
 	st.global.f32 [%rd75], %f74;
 $L_8:
 	add.s64 %rd2, %rd2, %rd77;
-	add.s64 %rd117, %rd117, %rd118;
-	add.s64 %rd119, %rd119, %rd118;
+	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd107, %rd107, %rd106;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd112, %rd2;
-	mad.lo.s64 %rd113, %rd112, 4, %rd4;
-	mov.b64 %rd114, %rd77;
-	mad.lo.s64 %rd115, %rd112, 4, %rd19;
+	mov.b64 %rd100, %rd2;
+	mad.lo.s64 %rd101, %rd100, 4, %rd4;
+	mov.b64 %rd102, %rd77;
+	mad.lo.s64 %rd103, %rd100, 4, %rd19;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
-	mov.b64 %rd78, %rd113;
+	mov.b64 %rd78, %rd101;
 	add.s64 %rd11, %rd78, 4;
 	ld.global.s32 %r12, [%rd11];
 	cvt.s64.s32 %rd16, %r12;
 	mad.lo.s64 %rd13, %rd16, 4, %rd14;
 	ld.global.f32 %f17, [%rd13];
-	mov.b64 %rd79, %rd115;
+	mov.b64 %rd79, %rd103;
 	add.s64 %rd18, %rd79, 4;
 	st.global.f32 [%rd18], %f17;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd113, %rd113, %rd114;
-	add.s64 %rd115, %rd115, %rd114;
+	add.s64 %rd101, %rd101, %rd102;
+	add.s64 %rd103, %rd103, %rd102;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -1838,7 +1838,7 @@ $Lexit:
 	.reg .pred %p<74>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<130>;
+	.reg .b64 %rd<112>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<71>;
 
@@ -1866,15 +1866,15 @@ $L_1:
 	mov.b64 %rd26, %rd20;
 	mov.b64 %rd77, %rd75;
 	mov.b64 %rd80, %rd75;
-	mov.b64 %rd88, %rd75;
-	mov.b64 %rd93, %rd75;
-	mov.b64 %rd105, %rd75;
-	mov.b64 %rd112, %rd75;
-	mov.b64 %rd125, %rd2;
-	mov.b64 %rd126, %rd125;
-	mad.lo.s64 %rd127, %rd126, 4, %rd7;
-	mul.lo.s64 %rd128, %rd75, 4;
-	mad.lo.s64 %rd129, %rd126, 4, %rd13;
+	mul.lo.s64 %rd86, %rd1, 8;
+	mov.b64 %rd89, %rd86;
+	mul.lo.s64 %rd95, %rd1, 12;
+	mov.b64 %rd98, %rd95;
+	mov.b64 %rd107, %rd2;
+	mov.b64 %rd108, %rd107;
+	mad.lo.s64 %rd109, %rd108, 4, %rd7;
+	mul.lo.s64 %rd110, %rd75, 4;
+	mad.lo.s64 %rd111, %rd108, 4, %rd13;
 $L_2:
 	setp.lt.s64 %p21, %rd2, %rd3;
 	@!%p21 bra $L_13;
@@ -1884,10 +1884,10 @@ $L_3:
 	setp.gt.u64 %p23, %rd22, %rd26;
 	@!%p23 bra $L_9;
 $L_4:
-	mov.b64 %rd30, %rd127;
+	mov.b64 %rd30, %rd109;
 	ld.global.f32 %f31, [%rd30];
 	mul.rn.f32 %f32, %f11, %f31;
-	mov.b64 %rd33, %rd129;
+	mov.b64 %rd33, %rd111;
 	ld.global.f32 %f34, [%rd33];
 	add.rn.f32 %f35, %f32, %f34;
 	mov.b64 %rd36, %rd33;
@@ -1907,59 +1907,59 @@ $L_5:
 	mov.b64 %rd47, %rd84;
 	st.global.f32 [%rd47], %f46;
 $L_6:
-	mov.b64 %rd87, %rd78;
-	add.s64 %rd89, %rd87, %rd88;
-	mov.b64 %rd53, %rd89;
+	mov.b64 %rd85, %rd30;
+	add.s64 %rd87, %rd85, %rd86;
+	mov.b64 %rd53, %rd87;
 	ld.global.f32 %f54, [%rd53];
 	mul.rn.f32 %f55, %f11, %f54;
-	mov.b64 %rd92, %rd81;
-	add.s64 %rd94, %rd92, %rd93;
-	mov.b64 %rd56, %rd94;
+	mov.b64 %rd88, %rd33;
+	add.s64 %rd90, %rd88, %rd89;
+	mov.b64 %rd56, %rd90;
 	ld.global.f32 %f57, [%rd56];
 	add.rn.f32 %f58, %f55, %f57;
-	mov.b64 %rd99, %rd94;
-	mov.b64 %rd59, %rd99;
+	mov.b64 %rd93, %rd90;
+	mov.b64 %rd59, %rd93;
 	st.global.f32 [%rd59], %f58;
 $L_7:
-	mov.b64 %rd104, %rd89;
-	add.s64 %rd106, %rd104, %rd105;
-	mov.b64 %rd65, %rd106;
+	mov.b64 %rd94, %rd30;
+	add.s64 %rd96, %rd94, %rd95;
+	mov.b64 %rd65, %rd96;
 	ld.global.f32 %f66, [%rd65];
 	mul.rn.f32 %f67, %f11, %f66;
-	mov.b64 %rd111, %rd94;
-	add.s64 %rd113, %rd111, %rd112;
-	mov.b64 %rd68, %rd113;
+	mov.b64 %rd97, %rd33;
+	add.s64 %rd99, %rd97, %rd98;
+	mov.b64 %rd68, %rd99;
 	ld.global.f32 %f69, [%rd68];
 	add.rn.f32 %f70, %f67, %f69;
-	mov.b64 %rd120, %rd113;
-	mov.b64 %rd71, %rd120;
+	mov.b64 %rd102, %rd99;
+	mov.b64 %rd71, %rd102;
 	st.global.f32 [%rd71], %f70;
 $L_8:
 	add.s64 %rd2, %rd2, %rd75;
-	add.s64 %rd127, %rd127, %rd128;
-	add.s64 %rd129, %rd129, %rd128;
+	add.s64 %rd109, %rd109, %rd110;
+	add.s64 %rd111, %rd111, %rd110;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd121, %rd2;
-	mad.lo.s64 %rd122, %rd121, 4, %rd7;
-	mov.b64 %rd123, %rd75;
-	mad.lo.s64 %rd124, %rd121, 4, %rd13;
+	mov.b64 %rd103, %rd2;
+	mad.lo.s64 %rd104, %rd103, 4, %rd7;
+	mov.b64 %rd105, %rd75;
+	mad.lo.s64 %rd106, %rd103, 4, %rd13;
 $L_10:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_13;
 $L_11:
-	mov.b64 %rd6, %rd122;
+	mov.b64 %rd6, %rd104;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	mov.b64 %rd12, %rd124;
+	mov.b64 %rd12, %rd106;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd122, %rd122, %rd123;
-	add.s64 %rd124, %rd124, %rd123;
+	add.s64 %rd104, %rd104, %rd105;
+	add.s64 %rd106, %rd106, %rd105;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -2139,7 +2139,7 @@ $Lexit:
 	.reg .pred %p<103>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<163>;
+	.reg .b64 %rd<145>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<100>;
 
@@ -2197,15 +2197,15 @@ $L_6:
 	mov.b64 %rd55, %rd49;
 	mov.b64 %rd106, %rd104;
 	mov.b64 %rd109, %rd104;
-	mov.b64 %rd117, %rd104;
-	mov.b64 %rd122, %rd104;
-	mov.b64 %rd134, %rd104;
-	mov.b64 %rd141, %rd104;
-	mov.b64 %rd158, %rd2;
-	mov.b64 %rd159, %rd158;
-	mad.lo.s64 %rd160, %rd159, 4, %rd7;
-	mul.lo.s64 %rd161, %rd104, 4;
-	mad.lo.s64 %rd162, %rd159, 4, %rd13;
+	mul.lo.s64 %rd115, %rd1, 8;
+	mov.b64 %rd118, %rd115;
+	mul.lo.s64 %rd124, %rd1, 12;
+	mov.b64 %rd127, %rd124;
+	mov.b64 %rd140, %rd2;
+	mov.b64 %rd141, %rd140;
+	mad.lo.s64 %rd142, %rd141, 4, %rd7;
+	mul.lo.s64 %rd143, %rd104, 4;
+	mad.lo.s64 %rd144, %rd141, 4, %rd13;
 $L_7:
 	setp.lt.s64 %p50, %rd2, %rd3;
 	@!%p50 bra $L_18;
@@ -2215,10 +2215,10 @@ $L_8:
 	setp.gt.u64 %p52, %rd51, %rd55;
 	@!%p52 bra $L_14;
 $L_9:
-	mov.b64 %rd59, %rd160;
+	mov.b64 %rd59, %rd142;
 	ld.global.f32 %f60, [%rd59];
 	mul.rn.f32 %f61, %f11, %f60;
-	mov.b64 %rd62, %rd162;
+	mov.b64 %rd62, %rd144;
 	ld.global.f32 %f63, [%rd62];
 	add.rn.f32 %f64, %f61, %f63;
 	mov.b64 %rd65, %rd62;
@@ -2238,67 +2238,67 @@ $L_10:
 	mov.b64 %rd76, %rd113;
 	st.global.f32 [%rd76], %f75;
 $L_11:
-	mov.b64 %rd116, %rd107;
-	add.s64 %rd118, %rd116, %rd117;
-	mov.b64 %rd82, %rd118;
+	mov.b64 %rd114, %rd59;
+	add.s64 %rd116, %rd114, %rd115;
+	mov.b64 %rd82, %rd116;
 	ld.global.f32 %f83, [%rd82];
 	mul.rn.f32 %f84, %f11, %f83;
-	mov.b64 %rd121, %rd110;
-	add.s64 %rd123, %rd121, %rd122;
-	mov.b64 %rd85, %rd123;
+	mov.b64 %rd117, %rd62;
+	add.s64 %rd119, %rd117, %rd118;
+	mov.b64 %rd85, %rd119;
 	ld.global.f32 %f86, [%rd85];
 	add.rn.f32 %f87, %f84, %f86;
-	mov.b64 %rd128, %rd123;
-	mov.b64 %rd88, %rd128;
+	mov.b64 %rd122, %rd119;
+	mov.b64 %rd88, %rd122;
 	st.global.f32 [%rd88], %f87;
 $L_12:
-	mov.b64 %rd133, %rd118;
-	add.s64 %rd135, %rd133, %rd134;
-	mov.b64 %rd94, %rd135;
+	mov.b64 %rd123, %rd59;
+	add.s64 %rd125, %rd123, %rd124;
+	mov.b64 %rd94, %rd125;
 	ld.global.f32 %f95, [%rd94];
 	mul.rn.f32 %f96, %f11, %f95;
-	mov.b64 %rd140, %rd123;
-	add.s64 %rd142, %rd140, %rd141;
-	mov.b64 %rd97, %rd142;
+	mov.b64 %rd126, %rd62;
+	add.s64 %rd128, %rd126, %rd127;
+	mov.b64 %rd97, %rd128;
 	ld.global.f32 %f98, [%rd97];
 	add.rn.f32 %f99, %f96, %f98;
-	mov.b64 %rd149, %rd142;
-	mov.b64 %rd100, %rd149;
+	mov.b64 %rd131, %rd128;
+	mov.b64 %rd100, %rd131;
 	st.global.f32 [%rd100], %f99;
 $L_13:
 	add.s64 %rd2, %rd2, %rd104;
-	add.s64 %rd160, %rd160, %rd161;
-	add.s64 %rd162, %rd162, %rd161;
+	add.s64 %rd142, %rd142, %rd143;
+	add.s64 %rd144, %rd144, %rd143;
 	bra.uni $L_7;
 $L_14:
-	mov.b64 %rd150, %rd2;
-	mad.lo.s64 %rd151, %rd150, 4, %rd7;
-	mov.b64 %rd152, %rd104;
-	mad.lo.s64 %rd153, %rd150, 4, %rd13;
+	mov.b64 %rd132, %rd2;
+	mad.lo.s64 %rd133, %rd132, 4, %rd7;
+	mov.b64 %rd134, %rd104;
+	mad.lo.s64 %rd135, %rd132, 4, %rd13;
 $L_15:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_18;
 $L_16:
-	mov.b64 %rd6, %rd151;
+	mov.b64 %rd6, %rd133;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	mov.b64 %rd12, %rd153;
+	mov.b64 %rd12, %rd135;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd151, %rd151, %rd152;
-	add.s64 %rd153, %rd153, %rd152;
+	add.s64 %rd133, %rd133, %rd134;
+	add.s64 %rd135, %rd135, %rd134;
 	bra.uni $L_15;
 $L_18:
 	bra.uni $Lexit;
 $L_19:
-	mov.b64 %rd154, %rd2;
-	mad.lo.s64 %rd155, %rd154, 4, %rd7;
-	mul.lo.s64 %rd156, %rd1, 4;
-	mad.lo.s64 %rd157, %rd154, 4, %rd13;
+	mov.b64 %rd136, %rd2;
+	mad.lo.s64 %rd137, %rd136, 4, %rd7;
+	mul.lo.s64 %rd138, %rd1, 4;
+	mad.lo.s64 %rd139, %rd136, 4, %rd13;
 $L_20:
 	setp.lt.s64 %p20, %rd2, %rd3;
 	@!%p20 bra $L_18;
@@ -2307,20 +2307,20 @@ $L_21:
 $L_22:
 	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd22, %rd155;
+	mov.b64 %rd22, %rd137;
 	ld.global.f32 %f23, [%rd22];
 	mul.rn.f32 %f24, %f11, %f23;
 	setp.ge.u64 %pt1, %rd21, %rd14;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd25, %rd157;
+	mov.b64 %rd25, %rd139;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f24, %f26;
 	mov.b64 %rd28, %rd25;
 	st.global.f32 [%rd28], %f27;
 $L_23:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd155, %rd155, %rd156;
-	add.s64 %rd157, %rd157, %rd156;
+	add.s64 %rd137, %rd137, %rd138;
+	add.s64 %rd139, %rd139, %rd138;
 	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -4599,7 +4599,7 @@ $Lexit:
 	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<107>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4625,11 +4625,11 @@ $L_1:
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
 	mov.b64 %rd72, %rd66;
-	mov.b64 %rd80, %rd66;
-	mov.b64 %rd92, %rd66;
-	mov.b64 %rd104, %rd2;
-	mad.lo.s64 %rd105, %rd104, 4, %rd4;
-	mul.lo.s64 %rd106, %rd66, 4;
+	mul.lo.s64 %rd78, %rd1, 8;
+	mul.lo.s64 %rd84, %rd1, 12;
+	mov.b64 %rd92, %rd2;
+	mad.lo.s64 %rd93, %rd92, 4, %rd4;
+	mul.lo.s64 %rd94, %rd66, 4;
 $L_2:
 	add.s64 %rd19, %rd2, 1;
 	setp.lt.s64 %p20, %rd19, %rd3;
@@ -4640,7 +4640,7 @@ $L_3:
 	setp.gt.u64 %p22, %rd21, %rd25;
 	@!%p22 bra $L_9;
 $L_4:
-	mov.b64 %rd69, %rd105;
+	mov.b64 %rd69, %rd93;
 	add.s64 %rd32, %rd69, 4;
 	ld.global.s32 %r33, [%rd32];
 	add.s32 %r34, %r33, 1;
@@ -4655,35 +4655,35 @@ $L_5:
 	mov.b64 %rd44, %rd41;
 	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd79, %rd73;
-	add.s64 %rd81, %rd79, %rd80;
-	add.s64 %rd51, %rd81, 4;
+	mov.b64 %rd77, %rd69;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd51, %rd79, 4;
 	ld.global.s32 %r52, [%rd51];
 	add.s32 %r53, %r52, 1;
 	mov.b64 %rd54, %rd51;
 	st.global.s32 [%rd54], %r53;
 $L_7:
-	mov.b64 %rd91, %rd81;
-	add.s64 %rd93, %rd91, %rd92;
-	add.s64 %rd61, %rd93, 4;
+	mov.b64 %rd83, %rd69;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd61, %rd85, 4;
 	ld.global.s32 %r62, [%rd61];
 	add.s32 %r63, %r62, 1;
 	mov.b64 %rd64, %rd61;
 	st.global.s32 [%rd64], %r63;
 $L_8:
 	add.s64 %rd2, %rd2, %rd66;
-	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd101, %rd2;
-	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mov.b64 %rd103, %rd66;
+	mov.b64 %rd89, %rd2;
+	mad.lo.s64 %rd90, %rd89, 4, %rd4;
+	mov.b64 %rd91, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
-	mov.b64 %rd67, %rd102;
+	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
@@ -4691,7 +4691,7 @@ $L_11:
 	st.global.s32 [%rd17], %r16;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd102, %rd102, %rd103;
+	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -4717,7 +4717,7 @@ $Lexit:
 	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<107>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4743,11 +4743,11 @@ $L_1:
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
 	mov.b64 %rd72, %rd66;
-	mov.b64 %rd80, %rd66;
-	mov.b64 %rd92, %rd66;
-	mov.b64 %rd104, %rd2;
-	mad.lo.s64 %rd105, %rd104, 4, %rd4;
-	mul.lo.s64 %rd106, %rd66, 4;
+	mul.lo.s64 %rd78, %rd1, 8;
+	mul.lo.s64 %rd84, %rd1, 12;
+	mov.b64 %rd92, %rd2;
+	mad.lo.s64 %rd93, %rd92, 4, %rd4;
+	mul.lo.s64 %rd94, %rd66, 4;
 $L_2:
 	add.s64 %rd19, %rd2, 1;
 	setp.lt.s64 %p20, %rd19, %rd3;
@@ -4758,7 +4758,7 @@ $L_3:
 	setp.gt.u64 %p22, %rd21, %rd25;
 	@!%p22 bra $L_9;
 $L_4:
-	mov.b64 %rd69, %rd105;
+	mov.b64 %rd69, %rd93;
 	add.s64 %rd32, %rd69, 4;
 	ld.global.s32 %r33, [%rd32];
 	add.s32 %r34, %r33, 1;
@@ -4773,35 +4773,35 @@ $L_5:
 	mov.b64 %rd44, %rd41;
 	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd79, %rd73;
-	add.s64 %rd81, %rd79, %rd80;
-	add.s64 %rd51, %rd81, 4;
+	mov.b64 %rd77, %rd69;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd51, %rd79, 4;
 	ld.global.s32 %r52, [%rd51];
 	add.s32 %r53, %r52, 1;
 	mov.b64 %rd54, %rd51;
 	st.global.s32 [%rd54], %r53;
 $L_7:
-	mov.b64 %rd91, %rd81;
-	add.s64 %rd93, %rd91, %rd92;
-	add.s64 %rd61, %rd93, 4;
+	mov.b64 %rd83, %rd69;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd61, %rd85, 4;
 	ld.global.s32 %r62, [%rd61];
 	add.s32 %r63, %r62, 1;
 	mov.b64 %rd64, %rd61;
 	st.global.s32 [%rd64], %r63;
 $L_8:
 	add.s64 %rd2, %rd2, %rd66;
-	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd101, %rd2;
-	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mov.b64 %rd103, %rd66;
+	mov.b64 %rd89, %rd2;
+	mad.lo.s64 %rd90, %rd89, 4, %rd4;
+	mov.b64 %rd91, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
-	mov.b64 %rd67, %rd102;
+	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
@@ -4809,7 +4809,7 @@ $L_11:
 	st.global.s32 [%rd17], %r16;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd102, %rd102, %rd103;
+	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -4835,7 +4835,7 @@ $Lexit:
 	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<107>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4861,11 +4861,11 @@ $L_1:
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
 	mov.b64 %rd72, %rd66;
-	mov.b64 %rd80, %rd66;
-	mov.b64 %rd92, %rd66;
-	mov.b64 %rd104, %rd2;
-	mad.lo.s64 %rd105, %rd104, 4, %rd4;
-	mul.lo.s64 %rd106, %rd66, 4;
+	mul.lo.s64 %rd78, %rd1, 8;
+	mul.lo.s64 %rd84, %rd1, 12;
+	mov.b64 %rd92, %rd2;
+	mad.lo.s64 %rd93, %rd92, 4, %rd4;
+	mul.lo.s64 %rd94, %rd66, 4;
 $L_2:
 	add.s64 %rd19, %rd2, 1;
 	setp.lt.s64 %p20, %rd19, %rd3;
@@ -4876,7 +4876,7 @@ $L_3:
 	setp.gt.u64 %p22, %rd21, %rd25;
 	@!%p22 bra $L_9;
 $L_4:
-	mov.b64 %rd69, %rd105;
+	mov.b64 %rd69, %rd93;
 	add.s64 %rd32, %rd69, 4;
 	ld.global.s32 %r33, [%rd32];
 	add.s32 %r34, %r33, 1;
@@ -4891,35 +4891,35 @@ $L_5:
 	mov.b64 %rd44, %rd41;
 	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd79, %rd73;
-	add.s64 %rd81, %rd79, %rd80;
-	add.s64 %rd51, %rd81, 4;
+	mov.b64 %rd77, %rd69;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd51, %rd79, 4;
 	ld.global.s32 %r52, [%rd51];
 	add.s32 %r53, %r52, 1;
 	mov.b64 %rd54, %rd51;
 	st.global.s32 [%rd54], %r53;
 $L_7:
-	mov.b64 %rd91, %rd81;
-	add.s64 %rd93, %rd91, %rd92;
-	add.s64 %rd61, %rd93, 4;
+	mov.b64 %rd83, %rd69;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd61, %rd85, 4;
 	ld.global.s32 %r62, [%rd61];
 	add.s32 %r63, %r62, 1;
 	mov.b64 %rd64, %rd61;
 	st.global.s32 [%rd64], %r63;
 $L_8:
 	add.s64 %rd2, %rd2, %rd66;
-	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd101, %rd2;
-	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mov.b64 %rd103, %rd66;
+	mov.b64 %rd89, %rd2;
+	mad.lo.s64 %rd90, %rd89, 4, %rd4;
+	mov.b64 %rd91, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
-	mov.b64 %rd67, %rd102;
+	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
@@ -4927,7 +4927,7 @@ $L_11:
 	st.global.s32 [%rd17], %r16;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd102, %rd102, %rd103;
+	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -4953,7 +4953,7 @@ $Lexit:
 	.reg .pred %pt<1>;
 	.reg .b32 %r<64>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<107>;
+	.reg .b64 %rd<95>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -4979,11 +4979,11 @@ $L_1:
 	mov.b64 %rd23, %rd3;
 	mov.b64 %rd25, %rd18;
 	mov.b64 %rd72, %rd66;
-	mov.b64 %rd80, %rd66;
-	mov.b64 %rd92, %rd66;
-	mov.b64 %rd104, %rd2;
-	mad.lo.s64 %rd105, %rd104, 4, %rd4;
-	mul.lo.s64 %rd106, %rd66, 4;
+	mul.lo.s64 %rd78, %rd1, 8;
+	mul.lo.s64 %rd84, %rd1, 12;
+	mov.b64 %rd92, %rd2;
+	mad.lo.s64 %rd93, %rd92, 4, %rd4;
+	mul.lo.s64 %rd94, %rd66, 4;
 $L_2:
 	add.s64 %rd19, %rd2, 1;
 	setp.lt.s64 %p20, %rd19, %rd3;
@@ -4994,7 +4994,7 @@ $L_3:
 	setp.gt.u64 %p22, %rd21, %rd25;
 	@!%p22 bra $L_9;
 $L_4:
-	mov.b64 %rd69, %rd105;
+	mov.b64 %rd69, %rd93;
 	add.s64 %rd32, %rd69, 4;
 	ld.global.s32 %r33, [%rd32];
 	add.s32 %r34, %r33, 1;
@@ -5009,35 +5009,35 @@ $L_5:
 	mov.b64 %rd44, %rd41;
 	st.global.s32 [%rd44], %r43;
 $L_6:
-	mov.b64 %rd79, %rd73;
-	add.s64 %rd81, %rd79, %rd80;
-	add.s64 %rd51, %rd81, 4;
+	mov.b64 %rd77, %rd69;
+	add.s64 %rd79, %rd77, %rd78;
+	add.s64 %rd51, %rd79, 4;
 	ld.global.s32 %r52, [%rd51];
 	add.s32 %r53, %r52, 1;
 	mov.b64 %rd54, %rd51;
 	st.global.s32 [%rd54], %r53;
 $L_7:
-	mov.b64 %rd91, %rd81;
-	add.s64 %rd93, %rd91, %rd92;
-	add.s64 %rd61, %rd93, 4;
+	mov.b64 %rd83, %rd69;
+	add.s64 %rd85, %rd83, %rd84;
+	add.s64 %rd61, %rd85, 4;
 	ld.global.s32 %r62, [%rd61];
 	add.s32 %r63, %r62, 1;
 	mov.b64 %rd64, %rd61;
 	st.global.s32 [%rd64], %r63;
 $L_8:
 	add.s64 %rd2, %rd2, %rd66;
-	add.s64 %rd105, %rd105, %rd106;
+	add.s64 %rd93, %rd93, %rd94;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd101, %rd2;
-	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mov.b64 %rd103, %rd66;
+	mov.b64 %rd89, %rd2;
+	mad.lo.s64 %rd90, %rd89, 4, %rd4;
+	mov.b64 %rd91, %rd66;
 $L_10:
 	add.s64 %rd9, %rd2, 1;
 	setp.lt.s64 %p10, %rd9, %rd3;
 	@!%p10 bra $L_13;
 $L_11:
-	mov.b64 %rd67, %rd102;
+	mov.b64 %rd67, %rd90;
 	add.s64 %rd14, %rd67, 4;
 	ld.global.s32 %r15, [%rd14];
 	add.s32 %r16, %r15, 1;
@@ -5045,7 +5045,7 @@ $L_11:
 	st.global.s32 [%rd17], %r16;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd102, %rd102, %rd103;
+	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -5065,7 +5065,7 @@ $Lexit:
 	.reg .pred %pt<1>;
 	.reg .b32 %r<61>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<104>;
+	.reg .b64 %rd<92>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -5089,11 +5089,11 @@ $L_1:
 	mov.b64 %rd20, %rd3;
 	mov.b64 %rd22, %rd15;
 	mov.b64 %rd69, %rd63;
-	mov.b64 %rd77, %rd63;
-	mov.b64 %rd89, %rd63;
-	mov.b64 %rd101, %rd2;
-	mad.lo.s64 %rd102, %rd101, 4, %rd4;
-	mul.lo.s64 %rd103, %rd63, 4;
+	mul.lo.s64 %rd75, %rd1, 8;
+	mul.lo.s64 %rd81, %rd1, 12;
+	mov.b64 %rd89, %rd2;
+	mad.lo.s64 %rd90, %rd89, 4, %rd4;
+	mul.lo.s64 %rd91, %rd63, 4;
 $L_2:
 	add.s64 %rd16, %rd2, 1;
 	setp.lt.s64 %p17, %rd16, %rd3;
@@ -5104,7 +5104,7 @@ $L_3:
 	setp.gt.u64 %p19, %rd18, %rd22;
 	@!%p19 bra $L_9;
 $L_4:
-	mov.b64 %rd66, %rd102;
+	mov.b64 %rd66, %rd90;
 	add.s64 %rd29, %rd66, 4;
 	ld.global.s32 %r30, [%rd29];
 	add.s32 %r31, %r30, 1;
@@ -5119,35 +5119,35 @@ $L_5:
 	mov.b64 %rd41, %rd38;
 	st.global.s32 [%rd41], %r40;
 $L_6:
-	mov.b64 %rd76, %rd70;
-	add.s64 %rd78, %rd76, %rd77;
-	add.s64 %rd48, %rd78, 4;
+	mov.b64 %rd74, %rd66;
+	add.s64 %rd76, %rd74, %rd75;
+	add.s64 %rd48, %rd76, 4;
 	ld.global.s32 %r49, [%rd48];
 	add.s32 %r50, %r49, 1;
 	mov.b64 %rd51, %rd48;
 	st.global.s32 [%rd51], %r50;
 $L_7:
-	mov.b64 %rd88, %rd78;
-	add.s64 %rd90, %rd88, %rd89;
-	add.s64 %rd58, %rd90, 4;
+	mov.b64 %rd80, %rd66;
+	add.s64 %rd82, %rd80, %rd81;
+	add.s64 %rd58, %rd82, 4;
 	ld.global.s32 %r59, [%rd58];
 	add.s32 %r60, %r59, 1;
 	mov.b64 %rd61, %rd58;
 	st.global.s32 [%rd61], %r60;
 $L_8:
 	add.s64 %rd2, %rd2, %rd63;
-	add.s64 %rd102, %rd102, %rd103;
+	add.s64 %rd90, %rd90, %rd91;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd98, %rd2;
-	mad.lo.s64 %rd99, %rd98, 4, %rd4;
-	mov.b64 %rd100, %rd63;
+	mov.b64 %rd86, %rd2;
+	mad.lo.s64 %rd87, %rd86, 4, %rd4;
+	mov.b64 %rd88, %rd63;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
-	mov.b64 %rd64, %rd99;
+	mov.b64 %rd64, %rd87;
 	add.s64 %rd11, %rd64, 4;
 	ld.global.s32 %r12, [%rd11];
 	add.s32 %r13, %r12, 1;
@@ -5155,7 +5155,7 @@ $L_11:
 	st.global.s32 [%rd14], %r13;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd99, %rd99, %rd100;
+	add.s64 %rd87, %rd87, %rd88;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -5175,7 +5175,7 @@ $Lexit:
 	.reg .pred %p<59>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<105>;
+	.reg .b64 %rd<93>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<62>;
 
@@ -5201,11 +5201,11 @@ $L_1:
 	mov.b64 %rd21, %rd3;
 	mov.b64 %rd23, %rd16;
 	mov.b64 %rd70, %rd64;
-	mov.b64 %rd78, %rd64;
-	mov.b64 %rd90, %rd64;
-	mov.b64 %rd102, %rd2;
-	mad.lo.s64 %rd103, %rd102, 4, %rd4;
-	mul.lo.s64 %rd104, %rd64, 4;
+	mul.lo.s64 %rd76, %rd1, 8;
+	mul.lo.s64 %rd82, %rd1, 12;
+	mov.b64 %rd90, %rd2;
+	mad.lo.s64 %rd91, %rd90, 4, %rd4;
+	mul.lo.s64 %rd92, %rd64, 4;
 $L_2:
 	add.s64 %rd17, %rd2, 1;
 	setp.lt.s64 %p18, %rd17, %rd3;
@@ -5216,7 +5216,7 @@ $L_3:
 	setp.gt.u64 %p20, %rd19, %rd23;
 	@!%p20 bra $L_9;
 $L_4:
-	mov.b64 %rd67, %rd103;
+	mov.b64 %rd67, %rd91;
 	add.s64 %rd30, %rd67, 4;
 	ld.global.f32 %f31, [%rd30];
 	mul.rn.f32 %f32, %f31, %f14;
@@ -5231,35 +5231,35 @@ $L_5:
 	mov.b64 %rd42, %rd39;
 	st.global.f32 [%rd42], %f41;
 $L_6:
-	mov.b64 %rd77, %rd71;
-	add.s64 %rd79, %rd77, %rd78;
-	add.s64 %rd49, %rd79, 4;
+	mov.b64 %rd75, %rd67;
+	add.s64 %rd77, %rd75, %rd76;
+	add.s64 %rd49, %rd77, 4;
 	ld.global.f32 %f50, [%rd49];
 	mul.rn.f32 %f51, %f50, %f14;
 	mov.b64 %rd52, %rd49;
 	st.global.f32 [%rd52], %f51;
 $L_7:
-	mov.b64 %rd89, %rd79;
-	add.s64 %rd91, %rd89, %rd90;
-	add.s64 %rd59, %rd91, 4;
+	mov.b64 %rd81, %rd67;
+	add.s64 %rd83, %rd81, %rd82;
+	add.s64 %rd59, %rd83, 4;
 	ld.global.f32 %f60, [%rd59];
 	mul.rn.f32 %f61, %f60, %f14;
 	mov.b64 %rd62, %rd59;
 	st.global.f32 [%rd62], %f61;
 $L_8:
 	add.s64 %rd2, %rd2, %rd64;
-	add.s64 %rd103, %rd103, %rd104;
+	add.s64 %rd91, %rd91, %rd92;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd99, %rd2;
-	mad.lo.s64 %rd100, %rd99, 4, %rd4;
-	mov.b64 %rd101, %rd64;
+	mov.b64 %rd87, %rd2;
+	mad.lo.s64 %rd88, %rd87, 4, %rd4;
+	mov.b64 %rd89, %rd64;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
-	mov.b64 %rd65, %rd100;
+	mov.b64 %rd65, %rd88;
 	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
@@ -5267,7 +5267,7 @@ $L_11:
 	st.global.f32 [%rd15], %f13;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd100, %rd100, %rd101;
+	add.s64 %rd88, %rd88, %rd89;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -5291,7 +5291,7 @@ $Lexit:
 	.reg .pred %p<101>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<178>;
+	.reg .b64 %rd<160>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<106>;
 
@@ -5354,17 +5354,17 @@ $L_6:
 	mov.b64 %rd119, %rd108;
 	mov.b64 %rd122, %rd108;
 	mov.b64 %rd125, %rd108;
-	mov.b64 %rd130, %rd108;
-	mov.b64 %rd135, %rd108;
-	mov.b64 %rd140, %rd108;
-	mov.b64 %rd147, %rd108;
-	mov.b64 %rd154, %rd108;
-	mov.b64 %rd161, %rd108;
-	mov.b64 %rd173, %rd2;
-	mad.lo.s64 %rd174, %rd173, 4, %rd12;
-	mul.lo.s64 %rd175, %rd108, 4;
-	mad.lo.s64 %rd176, %rd173, 4, %rd16;
-	mad.lo.s64 %rd177, %rd173, 4, %rd4;
+	mul.lo.s64 %rd128, %rd1, 8;
+	mov.b64 %rd131, %rd128;
+	mov.b64 %rd134, %rd128;
+	mul.lo.s64 %rd137, %rd1, 12;
+	mov.b64 %rd140, %rd137;
+	mov.b64 %rd143, %rd137;
+	mov.b64 %rd155, %rd2;
+	mad.lo.s64 %rd156, %rd155, 4, %rd12;
+	mul.lo.s64 %rd157, %rd108, 4;
+	mad.lo.s64 %rd158, %rd155, 4, %rd16;
+	mad.lo.s64 %rd159, %rd155, 4, %rd4;
 $L_7:
 	add.s64 %rd53, %rd2, 1;
 	setp.lt.s64 %p54, %rd53, %rd3;
@@ -5375,14 +5375,14 @@ $L_8:
 	setp.gt.u64 %p56, %rd55, %rd59;
 	@!%p56 bra $L_14;
 $L_9:
-	mov.b64 %rd115, %rd174;
+	mov.b64 %rd115, %rd156;
 	add.s64 %rd66, %rd115, 4;
 	ld.global.f32 %f67, [%rd66];
-	mov.b64 %rd116, %rd176;
+	mov.b64 %rd116, %rd158;
 	add.s64 %rd68, %rd116, 4;
 	ld.global.f32 %f69, [%rd68];
 	add.rn.f32 %f70, %f67, %f69;
-	mov.b64 %rd117, %rd177;
+	mov.b64 %rd117, %rd159;
 	add.s64 %rd71, %rd117, 4;
 	st.global.f32 [%rd71], %f70;
 $L_10:
@@ -5400,74 +5400,74 @@ $L_10:
 	add.s64 %rd82, %rd126, 4;
 	st.global.f32 [%rd82], %f81;
 $L_11:
-	mov.b64 %rd129, %rd120;
-	add.s64 %rd131, %rd129, %rd130;
-	add.s64 %rd89, %rd131, 4;
+	mov.b64 %rd127, %rd115;
+	add.s64 %rd129, %rd127, %rd128;
+	add.s64 %rd89, %rd129, 4;
 	ld.global.f32 %f90, [%rd89];
-	mov.b64 %rd134, %rd123;
-	add.s64 %rd136, %rd134, %rd135;
-	add.s64 %rd91, %rd136, 4;
+	mov.b64 %rd130, %rd116;
+	add.s64 %rd132, %rd130, %rd131;
+	add.s64 %rd91, %rd132, 4;
 	ld.global.f32 %f92, [%rd91];
 	add.rn.f32 %f93, %f90, %f92;
-	mov.b64 %rd139, %rd126;
-	add.s64 %rd141, %rd139, %rd140;
-	add.s64 %rd94, %rd141, 4;
+	mov.b64 %rd133, %rd117;
+	add.s64 %rd135, %rd133, %rd134;
+	add.s64 %rd94, %rd135, 4;
 	st.global.f32 [%rd94], %f93;
 $L_12:
-	mov.b64 %rd146, %rd131;
-	add.s64 %rd148, %rd146, %rd147;
-	add.s64 %rd101, %rd148, 4;
+	mov.b64 %rd136, %rd115;
+	add.s64 %rd138, %rd136, %rd137;
+	add.s64 %rd101, %rd138, 4;
 	ld.global.f32 %f102, [%rd101];
-	mov.b64 %rd153, %rd136;
-	add.s64 %rd155, %rd153, %rd154;
-	add.s64 %rd103, %rd155, 4;
+	mov.b64 %rd139, %rd116;
+	add.s64 %rd141, %rd139, %rd140;
+	add.s64 %rd103, %rd141, 4;
 	ld.global.f32 %f104, [%rd103];
 	add.rn.f32 %f105, %f102, %f104;
-	mov.b64 %rd160, %rd141;
-	add.s64 %rd162, %rd160, %rd161;
-	add.s64 %rd106, %rd162, 4;
+	mov.b64 %rd142, %rd117;
+	add.s64 %rd144, %rd142, %rd143;
+	add.s64 %rd106, %rd144, 4;
 	st.global.f32 [%rd106], %f105;
 $L_13:
 	add.s64 %rd2, %rd2, %rd108;
-	add.s64 %rd174, %rd174, %rd175;
-	add.s64 %rd176, %rd176, %rd175;
-	add.s64 %rd177, %rd177, %rd175;
+	add.s64 %rd156, %rd156, %rd157;
+	add.s64 %rd158, %rd158, %rd157;
+	add.s64 %rd159, %rd159, %rd157;
 	bra.uni $L_7;
 $L_14:
-	mov.b64 %rd163, %rd2;
-	mad.lo.s64 %rd164, %rd163, 4, %rd12;
-	mov.b64 %rd165, %rd108;
-	mad.lo.s64 %rd166, %rd163, 4, %rd16;
-	mad.lo.s64 %rd167, %rd163, 4, %rd4;
+	mov.b64 %rd145, %rd2;
+	mad.lo.s64 %rd146, %rd145, 4, %rd12;
+	mov.b64 %rd147, %rd108;
+	mad.lo.s64 %rd148, %rd145, 4, %rd16;
+	mad.lo.s64 %rd149, %rd145, 4, %rd4;
 $L_15:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_18;
 $L_16:
-	mov.b64 %rd109, %rd164;
+	mov.b64 %rd109, %rd146;
 	add.s64 %rd11, %rd109, 4;
 	ld.global.f32 %f14, [%rd11];
-	mov.b64 %rd110, %rd166;
+	mov.b64 %rd110, %rd148;
 	add.s64 %rd15, %rd110, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mov.b64 %rd111, %rd167;
+	mov.b64 %rd111, %rd149;
 	add.s64 %rd20, %rd111, 4;
 	st.global.f32 [%rd20], %f19;
 $L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd164, %rd164, %rd165;
-	add.s64 %rd166, %rd166, %rd165;
-	add.s64 %rd167, %rd167, %rd165;
+	add.s64 %rd146, %rd146, %rd147;
+	add.s64 %rd148, %rd148, %rd147;
+	add.s64 %rd149, %rd149, %rd147;
 	bra.uni $L_15;
 $L_18:
 	bra.uni $Lexit;
 $L_19:
-	mov.b64 %rd168, %rd2;
-	mad.lo.s64 %rd169, %rd168, 4, %rd12;
-	mul.lo.s64 %rd170, %rd1, 4;
-	mad.lo.s64 %rd171, %rd168, 4, %rd16;
-	mad.lo.s64 %rd172, %rd168, 4, %rd4;
+	mov.b64 %rd150, %rd2;
+	mad.lo.s64 %rd151, %rd150, 4, %rd12;
+	mul.lo.s64 %rd152, %rd1, 4;
+	mad.lo.s64 %rd153, %rd150, 4, %rd16;
+	mad.lo.s64 %rd154, %rd150, 4, %rd4;
 $L_20:
 	add.s64 %rd21, %rd2, 1;
 	setp.lt.s64 %p22, %rd21, %rd3;
@@ -5479,23 +5479,23 @@ $L_22:
 $L_23:
 	setp.ge.u64 %pt0, %rd24, %rd13;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd112, %rd169;
+	mov.b64 %rd112, %rd151;
 	add.s64 %rd26, %rd112, 4;
 	ld.global.f32 %f27, [%rd26];
 	setp.ge.u64 %pt1, %rd24, %rd17;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd113, %rd171;
+	mov.b64 %rd113, %rd153;
 	add.s64 %rd28, %rd113, 4;
 	ld.global.f32 %f29, [%rd28];
 	add.rn.f32 %f30, %f27, %f29;
-	mov.b64 %rd114, %rd172;
+	mov.b64 %rd114, %rd154;
 	add.s64 %rd31, %rd114, 4;
 	st.global.f32 [%rd31], %f30;
 $L_24:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd169, %rd169, %rd170;
-	add.s64 %rd171, %rd171, %rd170;
-	add.s64 %rd172, %rd172, %rd170;
+	add.s64 %rd151, %rd151, %rd152;
+	add.s64 %rd153, %rd153, %rd152;
+	add.s64 %rd154, %rd154, %rd152;
 	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -5766,7 +5766,7 @@ $Lexit:
 	.reg .pred %p<80>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<114>;
+	.reg .b64 %rd<108>;
 	.reg .b64 %rdt<1>;
 	.reg .f64 %fd<88>;
 
@@ -5796,12 +5796,12 @@ $L_1:
 	mov.f64 %fd55, %fd41;
 	mul.lo.s64 %rd94, %rd1, 8;
 	mov.f64 %fd70, %fd41;
-	mov.b64 %rd99, %rd94;
+	mul.lo.s64 %rd97, %rd1, 16;
 	mov.f64 %fd85, %fd41;
-	mov.b64 %rd106, %rd94;
-	mov.b64 %rd111, %rd2;
-	mad.lo.s64 %rd112, %rd111, 8, %rd4;
-	mul.lo.s64 %rd113, %rd90, 8;
+	mul.lo.s64 %rd100, %rd1, 24;
+	mov.b64 %rd105, %rd2;
+	mad.lo.s64 %rd106, %rd105, 8, %rd4;
+	mul.lo.s64 %rd107, %rd90, 8;
 $L_2:
 	add.s64 %rd23, %rd2, 1;
 	setp.lt.s64 %p24, %rd23, %rd3;
@@ -5825,7 +5825,7 @@ $L_7:
 	mul.rn.f64 %fd40, %fd39, 0d3CA0000000000000;
 	mul.rn.f64 %fd42, %fd41, %fd40;
 	add.rn.f64 %fd43, %fd18, %fd42;
-	mov.b64 %rd92, %rd112;
+	mov.b64 %rd92, %rd106;
 	add.s64 %rd44, %rd92, 8;
 	st.global.f64 [%rd44], %fd43;
 $L_8:
@@ -5860,9 +5860,9 @@ $L_15:
 	mul.rn.f64 %fd69, %fd68, 0d3CA0000000000000;
 	mul.rn.f64 %fd71, %fd70, %fd69;
 	add.rn.f64 %fd72, %fd18, %fd71;
-	mov.b64 %rd98, %rd95;
-	add.s64 %rd100, %rd98, %rd99;
-	add.s64 %rd73, %rd100, 8;
+	mov.b64 %rd96, %rd92;
+	add.s64 %rd98, %rd96, %rd97;
+	add.s64 %rd73, %rd98, 8;
 	st.global.f64 [%rd73], %fd72;
 $L_16:
 	add.s64 %rd89, %rd74, %rd1;
@@ -5878,19 +5878,19 @@ $L_19:
 	mul.rn.f64 %fd84, %fd83, 0d3CA0000000000000;
 	mul.rn.f64 %fd86, %fd85, %fd84;
 	add.rn.f64 %fd87, %fd18, %fd86;
-	mov.b64 %rd105, %rd100;
-	add.s64 %rd107, %rd105, %rd106;
-	add.s64 %rd88, %rd107, 8;
+	mov.b64 %rd99, %rd92;
+	add.s64 %rd101, %rd99, %rd100;
+	add.s64 %rd88, %rd101, 8;
 	st.global.f64 [%rd88], %fd87;
 $L_20:
 	add.s64 %rd2, %rd2, %rd90;
-	add.s64 %rd112, %rd112, %rd113;
+	add.s64 %rd106, %rd106, %rd107;
 	bra.uni $L_2;
 $L_21:
 	mov.f64 %fd16, %fd41;
-	mov.b64 %rd108, %rd2;
-	mad.lo.s64 %rd109, %rd108, 8, %rd4;
-	mov.b64 %rd110, %rd94;
+	mov.b64 %rd102, %rd2;
+	mad.lo.s64 %rd103, %rd102, 8, %rd4;
+	mov.b64 %rd104, %rd94;
 $L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -5907,12 +5907,12 @@ $L_25:
 	mul.rn.f64 %fd15, %fd14, 0d3CA0000000000000;
 	mul.rn.f64 %fd19, %fd16, %fd15;
 	add.rn.f64 %fd20, %fd18, %fd19;
-	mov.b64 %rd91, %rd109;
+	mov.b64 %rd91, %rd103;
 	add.s64 %rd21, %rd91, 8;
 	st.global.f64 [%rd21], %fd20;
 $L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd109, %rd109, %rd110;
+	add.s64 %rd103, %rd103, %rd104;
 	bra.uni $L_22;
 $L_27:
 	bra.uni $Lexit;
@@ -8915,7 +8915,7 @@ $Lexit:
 	.reg .pred %p<166>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<320>;
+	.reg .b64 %rd<266>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<161>;
 
@@ -8974,27 +8974,27 @@ $L_1:
 	mov.b64 %rd178, %rd167;
 	mov.b64 %rd181, %rd167;
 	mov.b64 %rd184, %rd167;
-	mov.b64 %rd198, %rd167;
-	mov.b64 %rd203, %rd167;
-	mov.b64 %rd208, %rd167;
-	mov.b64 %rd213, %rd167;
-	mov.b64 %rd218, %rd167;
-	mov.b64 %rd223, %rd167;
-	mov.b64 %rd245, %rd167;
-	mov.b64 %rd252, %rd167;
-	mov.b64 %rd259, %rd167;
-	mov.b64 %rd266, %rd167;
-	mov.b64 %rd273, %rd167;
-	mov.b64 %rd280, %rd167;
-	mov.b64 %rd311, %rd2;
-	mov.b64 %rd312, %rd311;
-	mad.lo.s64 %rd313, %rd312, 4, %rd5;
-	mul.lo.s64 %rd314, %rd167, 4;
-	mad.lo.s64 %rd315, %rd312, 4, %rd16;
-	mad.lo.s64 %rd316, %rd312, 4, %rd8;
-	mad.lo.s64 %rd317, %rd312, 4, %rd20;
-	mad.lo.s64 %rd318, %rd312, 4, %rd12;
-	mad.lo.s64 %rd319, %rd312, 4, %rd24;
+	mul.lo.s64 %rd196, %rd1, 8;
+	mov.b64 %rd199, %rd196;
+	mov.b64 %rd202, %rd196;
+	mov.b64 %rd205, %rd196;
+	mov.b64 %rd208, %rd196;
+	mov.b64 %rd211, %rd196;
+	mul.lo.s64 %rd223, %rd1, 12;
+	mov.b64 %rd226, %rd223;
+	mov.b64 %rd229, %rd223;
+	mov.b64 %rd232, %rd223;
+	mov.b64 %rd235, %rd223;
+	mov.b64 %rd238, %rd223;
+	mov.b64 %rd257, %rd2;
+	mov.b64 %rd258, %rd257;
+	mad.lo.s64 %rd259, %rd258, 4, %rd5;
+	mul.lo.s64 %rd260, %rd167, 4;
+	mad.lo.s64 %rd261, %rd258, 4, %rd16;
+	mad.lo.s64 %rd262, %rd258, 4, %rd8;
+	mad.lo.s64 %rd263, %rd258, 4, %rd20;
+	mad.lo.s64 %rd264, %rd258, 4, %rd12;
+	mad.lo.s64 %rd265, %rd258, 4, %rd24;
 $L_2:
 	setp.lt.s64 %p57, %rd2, %rd3;
 	@!%p57 bra $L_13;
@@ -9004,21 +9004,21 @@ $L_3:
 	setp.gt.u64 %p59, %rd58, %rd62;
 	@!%p59 bra $L_9;
 $L_4:
-	mov.b64 %rd66, %rd313;
+	mov.b64 %rd66, %rd259;
 	ld.global.f32 %f67, [%rd66];
-	mov.b64 %rd68, %rd315;
+	mov.b64 %rd68, %rd261;
 	ld.global.f32 %f69, [%rd68];
 	mul.rn.f32 %f70, %f69, %f37;
 	add.rn.f32 %f71, %f67, %f70;
-	mov.b64 %rd72, %rd316;
+	mov.b64 %rd72, %rd262;
 	ld.global.f32 %f73, [%rd72];
-	mov.b64 %rd74, %rd317;
+	mov.b64 %rd74, %rd263;
 	ld.global.f32 %f75, [%rd74];
 	mul.rn.f32 %f76, %f75, %f37;
 	add.rn.f32 %f77, %f73, %f76;
-	mov.b64 %rd78, %rd318;
+	mov.b64 %rd78, %rd264;
 	ld.global.f32 %f79, [%rd78];
-	mov.b64 %rd80, %rd319;
+	mov.b64 %rd80, %rd265;
 	ld.global.f32 %f81, [%rd80];
 	mul.rn.f32 %f82, %f81, %f37;
 	add.rn.f32 %f83, %f79, %f82;
@@ -9069,122 +9069,122 @@ $L_5:
 	mov.b64 %rd111, %rd194;
 	st.global.f32 [%rd111], %f108;
 $L_6:
-	mov.b64 %rd197, %rd170;
-	add.s64 %rd199, %rd197, %rd198;
-	mov.b64 %rd117, %rd199;
+	mov.b64 %rd195, %rd66;
+	add.s64 %rd197, %rd195, %rd196;
+	mov.b64 %rd117, %rd197;
 	ld.global.f32 %f118, [%rd117];
-	mov.b64 %rd202, %rd173;
-	add.s64 %rd204, %rd202, %rd203;
-	mov.b64 %rd119, %rd204;
+	mov.b64 %rd198, %rd68;
+	add.s64 %rd200, %rd198, %rd199;
+	mov.b64 %rd119, %rd200;
 	ld.global.f32 %f120, [%rd119];
 	mul.rn.f32 %f121, %f120, %f37;
 	add.rn.f32 %f122, %f118, %f121;
-	mov.b64 %rd207, %rd176;
-	add.s64 %rd209, %rd207, %rd208;
-	mov.b64 %rd123, %rd209;
+	mov.b64 %rd201, %rd72;
+	add.s64 %rd203, %rd201, %rd202;
+	mov.b64 %rd123, %rd203;
 	ld.global.f32 %f124, [%rd123];
-	mov.b64 %rd212, %rd179;
-	add.s64 %rd214, %rd212, %rd213;
-	mov.b64 %rd125, %rd214;
+	mov.b64 %rd204, %rd74;
+	add.s64 %rd206, %rd204, %rd205;
+	mov.b64 %rd125, %rd206;
 	ld.global.f32 %f126, [%rd125];
 	mul.rn.f32 %f127, %f126, %f37;
 	add.rn.f32 %f128, %f124, %f127;
-	mov.b64 %rd217, %rd182;
-	add.s64 %rd219, %rd217, %rd218;
-	mov.b64 %rd129, %rd219;
+	mov.b64 %rd207, %rd78;
+	add.s64 %rd209, %rd207, %rd208;
+	mov.b64 %rd129, %rd209;
 	ld.global.f32 %f130, [%rd129];
-	mov.b64 %rd222, %rd185;
-	add.s64 %rd224, %rd222, %rd223;
-	mov.b64 %rd131, %rd224;
+	mov.b64 %rd210, %rd80;
+	add.s64 %rd212, %rd210, %rd211;
+	mov.b64 %rd131, %rd212;
 	ld.global.f32 %f132, [%rd131];
 	mul.rn.f32 %f133, %f132, %f37;
 	add.rn.f32 %f134, %f130, %f133;
-	mov.b64 %rd229, %rd199;
-	mov.b64 %rd135, %rd229;
+	mov.b64 %rd215, %rd197;
+	mov.b64 %rd135, %rd215;
 	st.global.f32 [%rd135], %f122;
-	mov.b64 %rd234, %rd209;
-	mov.b64 %rd136, %rd234;
+	mov.b64 %rd218, %rd203;
+	mov.b64 %rd136, %rd218;
 	st.global.f32 [%rd136], %f128;
-	mov.b64 %rd239, %rd219;
-	mov.b64 %rd137, %rd239;
+	mov.b64 %rd221, %rd209;
+	mov.b64 %rd137, %rd221;
 	st.global.f32 [%rd137], %f134;
 $L_7:
-	mov.b64 %rd244, %rd199;
-	add.s64 %rd246, %rd244, %rd245;
-	mov.b64 %rd143, %rd246;
+	mov.b64 %rd222, %rd66;
+	add.s64 %rd224, %rd222, %rd223;
+	mov.b64 %rd143, %rd224;
 	ld.global.f32 %f144, [%rd143];
-	mov.b64 %rd251, %rd204;
-	add.s64 %rd253, %rd251, %rd252;
-	mov.b64 %rd145, %rd253;
+	mov.b64 %rd225, %rd68;
+	add.s64 %rd227, %rd225, %rd226;
+	mov.b64 %rd145, %rd227;
 	ld.global.f32 %f146, [%rd145];
 	mul.rn.f32 %f147, %f146, %f37;
 	add.rn.f32 %f148, %f144, %f147;
-	mov.b64 %rd258, %rd209;
-	add.s64 %rd260, %rd258, %rd259;
-	mov.b64 %rd149, %rd260;
+	mov.b64 %rd228, %rd72;
+	add.s64 %rd230, %rd228, %rd229;
+	mov.b64 %rd149, %rd230;
 	ld.global.f32 %f150, [%rd149];
-	mov.b64 %rd265, %rd214;
-	add.s64 %rd267, %rd265, %rd266;
-	mov.b64 %rd151, %rd267;
+	mov.b64 %rd231, %rd74;
+	add.s64 %rd233, %rd231, %rd232;
+	mov.b64 %rd151, %rd233;
 	ld.global.f32 %f152, [%rd151];
 	mul.rn.f32 %f153, %f152, %f37;
 	add.rn.f32 %f154, %f150, %f153;
-	mov.b64 %rd272, %rd219;
-	add.s64 %rd274, %rd272, %rd273;
-	mov.b64 %rd155, %rd274;
+	mov.b64 %rd234, %rd78;
+	add.s64 %rd236, %rd234, %rd235;
+	mov.b64 %rd155, %rd236;
 	ld.global.f32 %f156, [%rd155];
-	mov.b64 %rd279, %rd224;
-	add.s64 %rd281, %rd279, %rd280;
-	mov.b64 %rd157, %rd281;
+	mov.b64 %rd237, %rd80;
+	add.s64 %rd239, %rd237, %rd238;
+	mov.b64 %rd157, %rd239;
 	ld.global.f32 %f158, [%rd157];
 	mul.rn.f32 %f159, %f158, %f37;
 	add.rn.f32 %f160, %f156, %f159;
-	mov.b64 %rd288, %rd246;
-	mov.b64 %rd161, %rd288;
+	mov.b64 %rd242, %rd224;
+	mov.b64 %rd161, %rd242;
 	st.global.f32 [%rd161], %f148;
-	mov.b64 %rd295, %rd260;
-	mov.b64 %rd162, %rd295;
+	mov.b64 %rd245, %rd230;
+	mov.b64 %rd162, %rd245;
 	st.global.f32 [%rd162], %f154;
-	mov.b64 %rd302, %rd274;
-	mov.b64 %rd163, %rd302;
+	mov.b64 %rd248, %rd236;
+	mov.b64 %rd163, %rd248;
 	st.global.f32 [%rd163], %f160;
 $L_8:
 	add.s64 %rd2, %rd2, %rd167;
-	add.s64 %rd313, %rd313, %rd314;
-	add.s64 %rd315, %rd315, %rd314;
-	add.s64 %rd316, %rd316, %rd314;
-	add.s64 %rd317, %rd317, %rd314;
-	add.s64 %rd318, %rd318, %rd314;
-	add.s64 %rd319, %rd319, %rd314;
+	add.s64 %rd259, %rd259, %rd260;
+	add.s64 %rd261, %rd261, %rd260;
+	add.s64 %rd262, %rd262, %rd260;
+	add.s64 %rd263, %rd263, %rd260;
+	add.s64 %rd264, %rd264, %rd260;
+	add.s64 %rd265, %rd265, %rd260;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd303, %rd2;
-	mad.lo.s64 %rd304, %rd303, 4, %rd5;
-	mov.b64 %rd305, %rd167;
-	mad.lo.s64 %rd306, %rd303, 4, %rd16;
-	mad.lo.s64 %rd307, %rd303, 4, %rd8;
-	mad.lo.s64 %rd308, %rd303, 4, %rd20;
-	mad.lo.s64 %rd309, %rd303, 4, %rd12;
-	mad.lo.s64 %rd310, %rd303, 4, %rd24;
+	mov.b64 %rd249, %rd2;
+	mad.lo.s64 %rd250, %rd249, 4, %rd5;
+	mov.b64 %rd251, %rd167;
+	mad.lo.s64 %rd252, %rd249, 4, %rd16;
+	mad.lo.s64 %rd253, %rd249, 4, %rd8;
+	mad.lo.s64 %rd254, %rd249, 4, %rd20;
+	mad.lo.s64 %rd255, %rd249, 4, %rd12;
+	mad.lo.s64 %rd256, %rd249, 4, %rd24;
 $L_10:
 	setp.lt.s64 %p30, %rd2, %rd3;
 	@!%p30 bra $L_13;
 $L_11:
-	mov.b64 %rd32, %rd304;
+	mov.b64 %rd32, %rd250;
 	ld.global.f32 %f33, [%rd32];
-	mov.b64 %rd34, %rd306;
+	mov.b64 %rd34, %rd252;
 	ld.global.f32 %f35, [%rd34];
 	mul.rn.f32 %f36, %f35, %f37;
 	add.rn.f32 %f38, %f33, %f36;
-	mov.b64 %rd39, %rd307;
+	mov.b64 %rd39, %rd253;
 	ld.global.f32 %f40, [%rd39];
-	mov.b64 %rd41, %rd308;
+	mov.b64 %rd41, %rd254;
 	ld.global.f32 %f42, [%rd41];
 	mul.rn.f32 %f43, %f42, %f37;
 	add.rn.f32 %f44, %f40, %f43;
-	mov.b64 %rd45, %rd309;
+	mov.b64 %rd45, %rd255;
 	ld.global.f32 %f46, [%rd45];
-	mov.b64 %rd47, %rd310;
+	mov.b64 %rd47, %rd256;
 	ld.global.f32 %f48, [%rd47];
 	mul.rn.f32 %f49, %f48, %f37;
 	add.rn.f32 %f50, %f46, %f49;
@@ -9196,12 +9196,12 @@ $L_11:
 	st.global.f32 [%rd53], %f50;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd304, %rd304, %rd305;
-	add.s64 %rd306, %rd306, %rd305;
-	add.s64 %rd307, %rd307, %rd305;
-	add.s64 %rd308, %rd308, %rd305;
-	add.s64 %rd309, %rd309, %rd305;
-	add.s64 %rd310, %rd310, %rd305;
+	add.s64 %rd250, %rd250, %rd251;
+	add.s64 %rd252, %rd252, %rd251;
+	add.s64 %rd253, %rd253, %rd251;
+	add.s64 %rd254, %rd254, %rd251;
+	add.s64 %rd255, %rd255, %rd251;
+	add.s64 %rd256, %rd256, %rd251;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -9380,11 +9380,11 @@ $Lexit:
 	.param .u64 Shade1D_0_param_5
 )
 {
-	.reg .pred %p<229>;
+	.reg .pred %p<217>;
 	.reg .pred %pt<9>;
-	.reg .b32 %r<281>;
+	.reg .b32 %r<269>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<235>;
+	.reg .b64 %rd<223>;
 	.reg .b64 %rdt<10>;
 	.reg .f32 %f<103>;
 
@@ -9419,25 +9419,25 @@ $L_2:
 	mov.b64 %rd46, %rd40;
 	mov.b64 %rd109, %rd107;
 	mov.b64 %rd112, %rd107;
-	mov.b64 %rd117, %rd107;
-	mov.b64 %rd122, %rd107;
-	mov.b64 %rd129, %rd107;
-	mov.b64 %rd136, %rd107;
-	mov.b64 %rd146, %rd2;
-	mov.b64 %rd147, %rd146;
-	mad.lo.s64 %rd148, %rd147, 4, %rd8;
-	mul.lo.s64 %rd149, %rd107, 4;
-	mad.lo.s64 %rd150, %rd147, 4, %rd5;
-	mov.b64 %rd224, %rd13;
-	mov.b64 %rd210, %rd224;
-	mov.b64 %rd196, %rd224;
-	mov.b64 %rd182, %rd224;
-	cvt.u32.u64 %r188, %rd13;
-	mov.b32 %r202, %r188;
-	mov.b32 %r216, %r188;
-	mov.b32 %r230, %r188;
-	max.u32 %r235, %r188, 1;
-	div.u32 %r236, 4294967295, %r235;
+	mul.lo.s64 %rd115, %rd1, 8;
+	mov.b64 %rd118, %rd115;
+	mul.lo.s64 %rd121, %rd1, 12;
+	mov.b64 %rd124, %rd121;
+	mov.b64 %rd134, %rd2;
+	mov.b64 %rd135, %rd134;
+	mad.lo.s64 %rd136, %rd135, 4, %rd8;
+	mul.lo.s64 %rd137, %rd107, 4;
+	mad.lo.s64 %rd138, %rd135, 4, %rd5;
+	mov.b64 %rd212, %rd13;
+	mov.b64 %rd198, %rd212;
+	mov.b64 %rd184, %rd212;
+	mov.b64 %rd170, %rd212;
+	cvt.u32.u64 %r176, %rd13;
+	mov.b32 %r190, %r176;
+	mov.b32 %r204, %r176;
+	mov.b32 %r218, %r176;
+	max.u32 %r223, %r176, 1;
+	div.u32 %r224, 4294967295, %r223;
 $L_3:
 	setp.lt.s64 %p41, %rd2, %rd3;
 	@!%p41 bra $L_38;
@@ -9451,64 +9451,64 @@ $L_5:
 $L_6:
 	mov.b64 %rd49, %rd47;
 $L_7:
-	mov.b64 %rd223, %rd49;
-	or.b64 %rd225, %rd223, %rd224;
-	shr.u64 %rd226, %rd225, 32;
-	cvt.u32.u64 %r227, %rd226;
-	setp.eq.u32 %p228, %r227, 0;
-	@!%p228 bra $L_29;
+	mov.b64 %rd211, %rd49;
+	or.b64 %rd213, %rd211, %rd212;
+	shr.u64 %rd214, %rd213, 32;
+	cvt.u32.u64 %r215, %rd214;
+	setp.eq.u32 %p216, %r215, 0;
+	@!%p216 bra $L_29;
 $L_8:
-	cvt.u32.u64 %r229, %rd49;
-	mul.hi.u32 %r258, %r229, %r236;
-	mul.lo.u32 %r259, %r258, %r230;
-	sub.u32 %r260, %r229, %r259;
-	sub.u32 %r261, %r260, %r230;
-	min.u32 %r262, %r260, %r261;
-	sub.u32 %r263, %r260, %r262;
-	min.u32 %r264, %r263, 1;
-	add.u32 %r231, %r258, %r264;
-	mov.b32 %r232, %r262;
-	cvt.u64.u32 %rd221, %r231;
-	cvt.u64.u32 %rd222, %r232;
+	cvt.u32.u64 %r217, %rd49;
+	mul.hi.u32 %r246, %r217, %r224;
+	mul.lo.u32 %r247, %r246, %r218;
+	sub.u32 %r248, %r217, %r247;
+	sub.u32 %r249, %r248, %r218;
+	min.u32 %r250, %r248, %r249;
+	sub.u32 %r251, %r248, %r250;
+	min.u32 %r252, %r251, 1;
+	add.u32 %r219, %r246, %r252;
+	mov.b32 %r220, %r250;
+	cvt.u64.u32 %rd209, %r219;
+	cvt.u64.u32 %rd210, %r220;
 $L_9:
-	mov.b64 %rd50, %rd221;
-	mov.b64 %rd51, %rd222;
-	mov.b64 %rd52, %rd148;
+	mov.b64 %rd50, %rd209;
+	mov.b64 %rd51, %rd210;
+	mov.b64 %rd52, %rd136;
 	ld.global.f32 %f53, [%rd52];
 	mul.rn.f32 %f54, %f53, 0f3F000000;
 	mul.lo.s64 %rd55, %rd51, 3;
 	add.s64 %rd56, %rd55, %rd50;
 	cvt.rn.f32.s64 %f57, %rd56;
 	add.rn.f32 %f58, %f54, %f57;
-	mov.b64 %rd59, %rd150;
+	mov.b64 %rd59, %rd138;
 	st.global.f32 [%rd59], %f58;
 $L_10:
 	add.s64 %rd76, %rd47, %rd1;
 $L_11:
 	mov.b64 %rd63, %rd76;
 $L_12:
-	mov.b64 %rd209, %rd63;
-	or.b64 %rd211, %rd209, %rd210;
-	shr.u64 %rd212, %rd211, 32;
-	cvt.u32.u64 %r213, %rd212;
-	setp.eq.u32 %p214, %r213, 0;
-	@!%p214 bra $L_28;
+	mov.b64 %rd197, %rd63;
+	or.b64 %rd199, %rd197, %rd198;
+	shr.u64 %rd200, %rd199, 32;
+	cvt.u32.u64 %r201, %rd200;
+	setp.eq.u32 %p202, %r201, 0;
+	@!%p202 bra $L_28;
 $L_13:
-	cvt.u32.u64 %r215, %rd63;
-	mul.hi.u32 %r251, %r215, %r236;
-	mul.lo.u32 %r252, %r251, %r216;
-	sub.u32 %r253, %r215, %r252;
-	sub.u32 %r254, %r253, %r216;
-	min.u32 %r255, %r253, %r254;
-	sub.u32 %r256, %r253, %r255;
-	min.u32 %r257, %r256, 1;
-	add.u32 %r217, %r251, %r257;
-	mov.b32 %r218, %r255;
-	cvt.u64.u32 %rd207, %r217;
-	cvt.u64.u32 %rd208, %r218;
+	cvt.u32.u64 %r203, %rd63;
+	mul.hi.u32 %r239, %r203, %r224;
+	mul.lo.u32 %r240, %r239, %r204;
+	sub.u32 %r241, %r203, %r240;
+	sub.u32 %r242, %r241, %r204;
+	min.u32 %r243, %r241, %r242;
+	sub.u32 %r244, %r241, %r243;
+	min.u32 %r245, %r244, 1;
+	add.u32 %r205, %r239, %r245;
+	mov.b32 %r206, %r243;
+	cvt.u64.u32 %rd195, %r205;
+	cvt.u64.u32 %rd196, %r206;
 $L_14:
-	mov.b64 %rd64, %rd207;
-	mov.b64 %rd65, %rd208;
+	mov.b64 %rd64, %rd195;
+	mov.b64 %rd65, %rd196;
 	mov.b64 %rd108, %rd52;
 	add.s64 %rd110, %rd108, %rd109;
 	mov.b64 %rd66, %rd110;
@@ -9527,186 +9527,186 @@ $L_15:
 $L_16:
 	mov.b64 %rd78, %rd91;
 $L_17:
-	mov.b64 %rd195, %rd78;
-	or.b64 %rd197, %rd195, %rd196;
-	shr.u64 %rd198, %rd197, 32;
-	cvt.u32.u64 %r199, %rd198;
-	setp.eq.u32 %p200, %r199, 0;
-	@!%p200 bra $L_27;
+	mov.b64 %rd183, %rd78;
+	or.b64 %rd185, %rd183, %rd184;
+	shr.u64 %rd186, %rd185, 32;
+	cvt.u32.u64 %r187, %rd186;
+	setp.eq.u32 %p188, %r187, 0;
+	@!%p188 bra $L_27;
 $L_18:
-	cvt.u32.u64 %r201, %rd78;
-	mul.hi.u32 %r244, %r201, %r236;
-	mul.lo.u32 %r245, %r244, %r202;
-	sub.u32 %r246, %r201, %r245;
-	sub.u32 %r247, %r246, %r202;
-	min.u32 %r248, %r246, %r247;
-	sub.u32 %r249, %r246, %r248;
-	min.u32 %r250, %r249, 1;
-	add.u32 %r203, %r244, %r250;
-	mov.b32 %r204, %r248;
-	cvt.u64.u32 %rd193, %r203;
-	cvt.u64.u32 %rd194, %r204;
+	cvt.u32.u64 %r189, %rd78;
+	mul.hi.u32 %r232, %r189, %r224;
+	mul.lo.u32 %r233, %r232, %r190;
+	sub.u32 %r234, %r189, %r233;
+	sub.u32 %r235, %r234, %r190;
+	min.u32 %r236, %r234, %r235;
+	sub.u32 %r237, %r234, %r236;
+	min.u32 %r238, %r237, 1;
+	add.u32 %r191, %r232, %r238;
+	mov.b32 %r192, %r236;
+	cvt.u64.u32 %rd181, %r191;
+	cvt.u64.u32 %rd182, %r192;
 $L_19:
-	mov.b64 %rd79, %rd193;
-	mov.b64 %rd80, %rd194;
-	mov.b64 %rd116, %rd110;
-	add.s64 %rd118, %rd116, %rd117;
-	mov.b64 %rd81, %rd118;
+	mov.b64 %rd79, %rd181;
+	mov.b64 %rd80, %rd182;
+	mov.b64 %rd114, %rd52;
+	add.s64 %rd116, %rd114, %rd115;
+	mov.b64 %rd81, %rd116;
 	ld.global.f32 %f82, [%rd81];
 	mul.rn.f32 %f83, %f82, 0f3F000000;
 	mul.lo.s64 %rd84, %rd80, 3;
 	add.s64 %rd85, %rd84, %rd79;
 	cvt.rn.f32.s64 %f86, %rd85;
 	add.rn.f32 %f87, %f83, %f86;
-	mov.b64 %rd121, %rd113;
-	add.s64 %rd123, %rd121, %rd122;
-	mov.b64 %rd88, %rd123;
+	mov.b64 %rd117, %rd59;
+	add.s64 %rd119, %rd117, %rd118;
+	mov.b64 %rd88, %rd119;
 	st.global.f32 [%rd88], %f87;
 $L_20:
 	add.s64 %rd106, %rd91, %rd1;
 $L_21:
 	mov.b64 %rd93, %rd106;
 $L_22:
-	mov.b64 %rd181, %rd93;
-	or.b64 %rd183, %rd181, %rd182;
-	shr.u64 %rd184, %rd183, 32;
-	cvt.u32.u64 %r185, %rd184;
-	setp.eq.u32 %p186, %r185, 0;
-	@!%p186 bra $L_26;
+	mov.b64 %rd169, %rd93;
+	or.b64 %rd171, %rd169, %rd170;
+	shr.u64 %rd172, %rd171, 32;
+	cvt.u32.u64 %r173, %rd172;
+	setp.eq.u32 %p174, %r173, 0;
+	@!%p174 bra $L_26;
 $L_23:
-	cvt.u32.u64 %r187, %rd93;
-	mul.hi.u32 %r237, %r187, %r236;
-	mul.lo.u32 %r238, %r237, %r188;
-	sub.u32 %r239, %r187, %r238;
-	sub.u32 %r240, %r239, %r188;
-	min.u32 %r241, %r239, %r240;
-	sub.u32 %r242, %r239, %r241;
-	min.u32 %r243, %r242, 1;
-	add.u32 %r189, %r237, %r243;
-	mov.b32 %r190, %r241;
-	cvt.u64.u32 %rd179, %r189;
-	cvt.u64.u32 %rd180, %r190;
+	cvt.u32.u64 %r175, %rd93;
+	mul.hi.u32 %r225, %r175, %r224;
+	mul.lo.u32 %r226, %r225, %r176;
+	sub.u32 %r227, %r175, %r226;
+	sub.u32 %r228, %r227, %r176;
+	min.u32 %r229, %r227, %r228;
+	sub.u32 %r230, %r227, %r229;
+	min.u32 %r231, %r230, 1;
+	add.u32 %r177, %r225, %r231;
+	mov.b32 %r178, %r229;
+	cvt.u64.u32 %rd167, %r177;
+	cvt.u64.u32 %rd168, %r178;
 $L_24:
-	mov.b64 %rd94, %rd179;
-	mov.b64 %rd95, %rd180;
-	mov.b64 %rd128, %rd118;
-	add.s64 %rd130, %rd128, %rd129;
-	mov.b64 %rd96, %rd130;
+	mov.b64 %rd94, %rd167;
+	mov.b64 %rd95, %rd168;
+	mov.b64 %rd120, %rd52;
+	add.s64 %rd122, %rd120, %rd121;
+	mov.b64 %rd96, %rd122;
 	ld.global.f32 %f97, [%rd96];
 	mul.rn.f32 %f98, %f97, 0f3F000000;
 	mul.lo.s64 %rd99, %rd95, 3;
 	add.s64 %rd100, %rd99, %rd94;
 	cvt.rn.f32.s64 %f101, %rd100;
 	add.rn.f32 %f102, %f98, %f101;
-	mov.b64 %rd135, %rd123;
-	add.s64 %rd137, %rd135, %rd136;
-	mov.b64 %rd103, %rd137;
+	mov.b64 %rd123, %rd59;
+	add.s64 %rd125, %rd123, %rd124;
+	mov.b64 %rd103, %rd125;
 	st.global.f32 [%rd103], %f102;
 $L_25:
 	add.s64 %rd2, %rd2, %rd107;
-	add.s64 %rd148, %rd148, %rd149;
-	add.s64 %rd150, %rd150, %rd149;
+	add.s64 %rd136, %rd136, %rd137;
+	add.s64 %rd138, %rd138, %rd137;
 	bra.uni $L_3;
 $L_26:
 	setp.eq.s64 %pt0, %rd13, -1;
 	neg.s64 %rdt1, %rd93;
-	div.s64 %rd179, %rd93, %rd13;
-	selp.b64 %rd179, %rdt1, %rd179, %pt0;
-	mul.lo.s64 %rd192, %rd179, %rd13;
-	sub.s64 %rd180, %rd93, %rd192;
+	div.s64 %rd167, %rd93, %rd13;
+	selp.b64 %rd167, %rdt1, %rd167, %pt0;
+	mul.lo.s64 %rd180, %rd167, %rd13;
+	sub.s64 %rd168, %rd93, %rd180;
 	bra.uni $L_24;
 $L_27:
 	setp.eq.s64 %pt1, %rd13, -1;
 	neg.s64 %rdt2, %rd78;
-	div.s64 %rd193, %rd78, %rd13;
-	selp.b64 %rd193, %rdt2, %rd193, %pt1;
-	mul.lo.s64 %rd206, %rd193, %rd13;
-	sub.s64 %rd194, %rd78, %rd206;
+	div.s64 %rd181, %rd78, %rd13;
+	selp.b64 %rd181, %rdt2, %rd181, %pt1;
+	mul.lo.s64 %rd194, %rd181, %rd13;
+	sub.s64 %rd182, %rd78, %rd194;
 	bra.uni $L_19;
 $L_28:
 	setp.eq.s64 %pt2, %rd13, -1;
 	neg.s64 %rdt3, %rd63;
-	div.s64 %rd207, %rd63, %rd13;
-	selp.b64 %rd207, %rdt3, %rd207, %pt2;
-	mul.lo.s64 %rd220, %rd207, %rd13;
-	sub.s64 %rd208, %rd63, %rd220;
+	div.s64 %rd195, %rd63, %rd13;
+	selp.b64 %rd195, %rdt3, %rd195, %pt2;
+	mul.lo.s64 %rd208, %rd195, %rd13;
+	sub.s64 %rd196, %rd63, %rd208;
 	bra.uni $L_14;
 $L_29:
 	setp.eq.s64 %pt3, %rd13, -1;
 	neg.s64 %rdt4, %rd49;
-	div.s64 %rd221, %rd49, %rd13;
-	selp.b64 %rd221, %rdt4, %rd221, %pt3;
-	mul.lo.s64 %rd234, %rd221, %rd13;
-	sub.s64 %rd222, %rd49, %rd234;
+	div.s64 %rd209, %rd49, %rd13;
+	selp.b64 %rd209, %rdt4, %rd209, %pt3;
+	mul.lo.s64 %rd222, %rd209, %rd13;
+	sub.s64 %rd210, %rd49, %rd222;
 	bra.uni $L_9;
 $L_30:
-	mov.b64 %rd138, %rd2;
-	mad.lo.s64 %rd139, %rd138, 4, %rd8;
-	mov.b64 %rd140, %rd107;
-	mad.lo.s64 %rd141, %rd138, 4, %rd5;
-	mov.b64 %rd168, %rd224;
-	mov.b32 %r174, %r188;
+	mov.b64 %rd126, %rd2;
+	mad.lo.s64 %rd127, %rd126, 4, %rd8;
+	mov.b64 %rd128, %rd107;
+	mad.lo.s64 %rd129, %rd126, 4, %rd5;
+	mov.b64 %rd156, %rd212;
+	mov.b32 %r162, %r176;
 $L_31:
 	setp.lt.s64 %p10, %rd2, %rd3;
 	@!%p10 bra $L_38;
 $L_32:
 	mov.b64 %rd11, %rd2;
 $L_33:
-	mov.b64 %rd167, %rd11;
-	or.b64 %rd169, %rd167, %rd168;
-	shr.u64 %rd170, %rd169, 32;
-	cvt.u32.u64 %r171, %rd170;
-	setp.eq.u32 %p172, %r171, 0;
-	@!%p172 bra $L_37;
+	mov.b64 %rd155, %rd11;
+	or.b64 %rd157, %rd155, %rd156;
+	shr.u64 %rd158, %rd157, 32;
+	cvt.u32.u64 %r159, %rd158;
+	setp.eq.u32 %p160, %r159, 0;
+	@!%p160 bra $L_37;
 $L_34:
-	cvt.u32.u64 %r173, %rd11;
-	mul.hi.u32 %r265, %r173, %r236;
-	mul.lo.u32 %r266, %r265, %r174;
-	sub.u32 %r267, %r173, %r266;
-	sub.u32 %r268, %r267, %r174;
-	min.u32 %r269, %r267, %r268;
-	sub.u32 %r270, %r267, %r269;
-	min.u32 %r271, %r270, 1;
-	add.u32 %r175, %r265, %r271;
-	mov.b32 %r176, %r269;
-	cvt.u64.u32 %rd165, %r175;
-	cvt.u64.u32 %rd166, %r176;
+	cvt.u32.u64 %r161, %rd11;
+	mul.hi.u32 %r253, %r161, %r224;
+	mul.lo.u32 %r254, %r253, %r162;
+	sub.u32 %r255, %r161, %r254;
+	sub.u32 %r256, %r255, %r162;
+	min.u32 %r257, %r255, %r256;
+	sub.u32 %r258, %r255, %r257;
+	min.u32 %r259, %r258, 1;
+	add.u32 %r163, %r253, %r259;
+	mov.b32 %r164, %r257;
+	cvt.u64.u32 %rd153, %r163;
+	cvt.u64.u32 %rd154, %r164;
 $L_35:
-	mov.b64 %rd12, %rd165;
-	mov.b64 %rd14, %rd166;
-	mov.b64 %rd15, %rd139;
+	mov.b64 %rd12, %rd153;
+	mov.b64 %rd14, %rd154;
+	mov.b64 %rd15, %rd127;
 	ld.global.f32 %f16, [%rd15];
 	mul.rn.f32 %f17, %f16, 0f3F000000;
 	mul.lo.s64 %rd18, %rd14, 3;
 	add.s64 %rd19, %rd18, %rd12;
 	cvt.rn.f32.s64 %f20, %rd19;
 	add.rn.f32 %f21, %f17, %f20;
-	mov.b64 %rd22, %rd141;
+	mov.b64 %rd22, %rd129;
 	st.global.f32 [%rd22], %f21;
 $L_36:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd139, %rd139, %rd140;
-	add.s64 %rd141, %rd141, %rd140;
+	add.s64 %rd127, %rd127, %rd128;
+	add.s64 %rd129, %rd129, %rd128;
 	bra.uni $L_31;
 $L_37:
 	setp.eq.s64 %pt4, %rd13, -1;
 	neg.s64 %rdt5, %rd11;
-	div.s64 %rd165, %rd11, %rd13;
-	selp.b64 %rd165, %rdt5, %rd165, %pt4;
-	mul.lo.s64 %rd178, %rd165, %rd13;
-	sub.s64 %rd166, %rd11, %rd178;
+	div.s64 %rd153, %rd11, %rd13;
+	selp.b64 %rd153, %rdt5, %rd153, %pt4;
+	mul.lo.s64 %rd166, %rd153, %rd13;
+	sub.s64 %rd154, %rd11, %rd166;
 	bra.uni $L_35;
 $L_38:
 	bra.uni $Lexit;
 $L_39:
-	mov.b64 %rd142, %rd2;
-	mad.lo.s64 %rd143, %rd142, 4, %rd8;
-	mul.lo.s64 %rd144, %rd1, 4;
-	mad.lo.s64 %rd145, %rd142, 4, %rd5;
-	mov.b64 %rd154, %rd13;
-	cvt.u32.u64 %r160, %rd13;
-	max.u32 %r272, %r160, 1;
-	div.u32 %r273, 4294967295, %r272;
+	mov.b64 %rd130, %rd2;
+	mad.lo.s64 %rd131, %rd130, 4, %rd8;
+	mul.lo.s64 %rd132, %rd1, 4;
+	mad.lo.s64 %rd133, %rd130, 4, %rd5;
+	mov.b64 %rd142, %rd13;
+	cvt.u32.u64 %r148, %rd13;
+	max.u32 %r260, %r148, 1;
+	div.u32 %r261, 4294967295, %r260;
 $L_40:
 	setp.lt.s64 %p25, %rd2, %rd3;
 	@!%p25 bra $L_38;
@@ -9715,49 +9715,49 @@ $L_41:
 $L_42:
 	setp.eq.s64 %pt5, %rd13, 0;
 	@%pt5 bra $Lfault_0;
-	mov.b64 %rd153, %rd26;
-	or.b64 %rd155, %rd153, %rd154;
-	shr.u64 %rd156, %rd155, 32;
-	cvt.u32.u64 %r157, %rd156;
-	setp.eq.u32 %p158, %r157, 0;
-	@!%p158 bra $L_46;
+	mov.b64 %rd141, %rd26;
+	or.b64 %rd143, %rd141, %rd142;
+	shr.u64 %rd144, %rd143, 32;
+	cvt.u32.u64 %r145, %rd144;
+	setp.eq.u32 %p146, %r145, 0;
+	@!%p146 bra $L_46;
 $L_43:
-	cvt.u32.u64 %r159, %rd26;
-	mul.hi.u32 %r274, %r159, %r273;
-	mul.lo.u32 %r275, %r274, %r160;
-	sub.u32 %r276, %r159, %r275;
-	sub.u32 %r277, %r276, %r160;
-	min.u32 %r278, %r276, %r277;
-	sub.u32 %r279, %r276, %r278;
-	min.u32 %r280, %r279, 1;
-	add.u32 %r161, %r274, %r280;
-	mov.b32 %r162, %r278;
-	cvt.u64.u32 %rd151, %r161;
-	cvt.u64.u32 %rd152, %r162;
+	cvt.u32.u64 %r147, %rd26;
+	mul.hi.u32 %r262, %r147, %r261;
+	mul.lo.u32 %r263, %r262, %r148;
+	sub.u32 %r264, %r147, %r263;
+	sub.u32 %r265, %r264, %r148;
+	min.u32 %r266, %r264, %r265;
+	sub.u32 %r267, %r264, %r266;
+	min.u32 %r268, %r267, 1;
+	add.u32 %r149, %r262, %r268;
+	mov.b32 %r150, %r266;
+	cvt.u64.u32 %rd139, %r149;
+	cvt.u64.u32 %rd140, %r150;
 $L_44:
-	mov.b64 %rd27, %rd151;
-	mov.b64 %rd28, %rd152;
-	mov.b64 %rd29, %rd143;
+	mov.b64 %rd27, %rd139;
+	mov.b64 %rd28, %rd140;
+	mov.b64 %rd29, %rd131;
 	ld.global.f32 %f30, [%rd29];
 	mul.rn.f32 %f31, %f30, 0f3F000000;
 	mul.lo.s64 %rd32, %rd28, 3;
 	add.s64 %rd33, %rd32, %rd27;
 	cvt.rn.f32.s64 %f34, %rd33;
 	add.rn.f32 %f35, %f31, %f34;
-	mov.b64 %rd36, %rd145;
+	mov.b64 %rd36, %rd133;
 	st.global.f32 [%rd36], %f35;
 $L_45:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd143, %rd143, %rd144;
-	add.s64 %rd145, %rd145, %rd144;
+	add.s64 %rd131, %rd131, %rd132;
+	add.s64 %rd133, %rd133, %rd132;
 	bra.uni $L_40;
 $L_46:
 	setp.eq.s64 %pt6, %rd13, -1;
 	neg.s64 %rdt8, %rd26;
-	div.s64 %rd151, %rd26, %rd13;
-	selp.b64 %rd151, %rdt8, %rd151, %pt6;
-	mul.lo.s64 %rd164, %rd151, %rd13;
-	sub.s64 %rd152, %rd26, %rd164;
+	div.s64 %rd139, %rd26, %rd13;
+	selp.b64 %rd139, %rdt8, %rd139, %pt6;
+	mul.lo.s64 %rd152, %rd139, %rd13;
+	sub.s64 %rd140, %rd26, %rd152;
 	bra.uni $L_44;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -9934,17 +9934,15 @@ extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3,
 	i64 r15 = 0, r16 = 0, r20 = 0, r21 = 0, r22 = 0, r29 = 0, r30 = 0, r32 = 0;
 	i64 r33 = 0, r38 = 0, r41 = 0, r43 = 0, r44 = 0, r49 = 0, r52 = 0, r53 = 0;
 	i64 r55 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r67 = 0, r68 = 0, r73 = 0;
-	i64 r76 = 0, r77 = 0, r83 = 0, r86 = 0, r89 = 0, r91 = 0, r94 = 0, r96 = 0;
-	i64 r99 = 0, r101 = 0, r103 = 0, r106 = 0, r108 = 0, r110 = 0, r112 = 0, r114 = 0;
-	i64 r116 = 0, r118 = 0;
+	i64 r76 = 0, r77 = 0, r83 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0, r98 = 0;
+	i64 r100 = 0, r102 = 0, r104 = 0, r106 = 0;
 	u64 r24 = 0, r26 = 0, r27 = 0, r28 = 0;
 	float r17 = 0, r39 = 0, r50 = 0, r62 = 0, r74 = 0;
 	char *r4 = 0, *r11 = 0, *r13 = 0, *r14 = 0, *r18 = 0, *r19 = 0, *r35 = 0, *r37 = 0;
 	char *r40 = 0, *r46 = 0, *r48 = 0, *r51 = 0, *r58 = 0, *r60 = 0, *r63 = 0, *r70 = 0;
 	char *r72 = 0, *r75 = 0, *r78 = 0, *r79 = 0, *r80 = 0, *r81 = 0, *r82 = 0, *r84 = 0;
-	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0, *r97 = 0;
-	char *r98 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r105 = 0, *r107 = 0, *r109 = 0, *r111 = 0;
-	char *r113 = 0, *r115 = 0, *r117 = 0, *r119 = 0;
+	char *r85 = 0, *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
+	char *r97 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r107 = 0;
 	r4 = p4;
 	r5 = p5;
 	r3 = r5;
@@ -9959,14 +9957,14 @@ extern "C" __global__ void GatherUnchecked_0(char *p0, i64 p1, char *p2, i64 p3,
 	r28 = (u64)r21;
 	r83 = r77;
 	r86 = r77;
-	r91 = r77;
-	r96 = r77;
-	r103 = r77;
-	r110 = r77;
-	r116 = r2;
-	r117 = r4 + r116 * 4;
-	r118 = (u64)r77 * 4ull;
-	r119 = r19 + r116 * 4;
+	r89 = (u64)r1 * 8ull;
+	r92 = r89;
+	r95 = (u64)r1 * 12ull;
+	r98 = r95;
+	r104 = r2;
+	r105 = r4 + r104 * 4;
+	r106 = (u64)r77 * 4ull;
+	r107 = r19 + r104 * 4;
 b2: // grid unrolled guard
 	r22 = (u64)r2 + 1ull;
 	r23 = r22 < r3;
@@ -9975,13 +9973,13 @@ b2: // grid unrolled guard
 	r24 = r26 - r27;
 	r25 = r24 > r28;
 	if (!r25) goto b9;
-	r80 = r117;
+	r80 = r105;
 	r35 = r80 + 4ll;
 	r36 = *(i32 *)r35;
 	r38 = (i64)r36;
 	r37 = r14 + r38 * 4;
 	r39 = *(float *)r37;
-	r81 = r119;
+	r81 = r107;
 	r40 = r81 + 4ll;
 	*(float *)r40 = r39;
 	r82 = r80;
@@ -9995,53 +9993,53 @@ b2: // grid unrolled guard
 	r87 = r85 + r86 * 1;
 	r51 = r87 + 4ll;
 	*(float *)r51 = r50;
-	r90 = r84;
-	r92 = r90 + r91 * 1;
-	r58 = r92 + 4ll;
+	r88 = r80;
+	r90 = r88 + r89 * 1;
+	r58 = r90 + 4ll;
 	r59 = *(i32 *)r58;
 	r61 = (i64)r59;
 	r60 = r14 + r61 * 4;
 	r62 = *(float *)r60;
-	r95 = r87;
-	r97 = r95 + r96 * 1;
-	r63 = r97 + 4ll;
+	r91 = r81;
+	r93 = r91 + r92 * 1;
+	r63 = r93 + 4ll;
 	*(float *)r63 = r62;
-	r102 = r92;
-	r104 = r102 + r103 * 1;
-	r70 = r104 + 4ll;
+	r94 = r80;
+	r96 = r94 + r95 * 1;
+	r70 = r96 + 4ll;
 	r71 = *(i32 *)r70;
 	r73 = (i64)r71;
 	r72 = r14 + r73 * 4;
 	r74 = *(float *)r72;
-	r109 = r97;
-	r111 = r109 + r110 * 1;
-	r75 = r111 + 4ll;
+	r97 = r81;
+	r99 = r97 + r98 * 1;
+	r75 = r99 + 4ll;
 	*(float *)r75 = r74;
 	r2 = (u64)r2 + (u64)r77;
-	r117 = r117 + r118 * 1;
-	r119 = r119 + r118 * 1;
+	r105 = r105 + r106 * 1;
+	r107 = r107 + r106 * 1;
 	goto b2;
 b9: // preheader
-	r112 = r2;
-	r113 = r4 + r112 * 4;
-	r114 = r77;
-	r115 = r19 + r112 * 4;
+	r100 = r2;
+	r101 = r4 + r100 * 4;
+	r102 = r77;
+	r103 = r19 + r100 * 4;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b13;
-	r78 = r113;
+	r78 = r101;
 	r11 = r78 + 4ll;
 	r12 = *(i32 *)r11;
 	r16 = (i64)r12;
 	r13 = r14 + r16 * 4;
 	r17 = *(float *)r13;
-	r79 = r115;
+	r79 = r103;
 	r18 = r79 + 4ll;
 	*(float *)r18 = r17;
 	r2 = (u64)r2 + (u64)r1;
-	r113 = r113 + r114 * 1;
-	r115 = r115 + r114 * 1;
+	r101 = r101 + r102 * 1;
+	r103 = r103 + r102 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -10313,9 +10311,8 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r20 = 0, r27 = 0, r29 = 0, r37 = 0, r40 = 0, r48 = 0, r50 = 0, r52 = 0;
 	i64 r60 = 0, r62 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0, r77 = 0, r80 = 0;
-	i64 r83 = 0, r86 = 0, r88 = 0, r91 = 0, r93 = 0, r96 = 0, r98 = 0, r101 = 0;
-	i64 r103 = 0, r105 = 0, r108 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0, r119 = 0;
-	i64 r121 = 0, r123 = 0, r125 = 0, r126 = 0, r128 = 0;
+	i64 r83 = 0, r86 = 0, r89 = 0, r92 = 0, r95 = 0, r98 = 0, r101 = 0, r103 = 0;
+	i64 r105 = 0, r107 = 0, r108 = 0, r110 = 0;
 	u64 r22 = 0, r24 = 0, r25 = 0, r26 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r31 = 0, r32 = 0, r34 = 0;
 	float r35 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r54 = 0, r55 = 0, r57 = 0;
@@ -10323,9 +10320,8 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r30 = 0, *r33 = 0, *r36 = 0;
 	char *r41 = 0, *r44 = 0, *r47 = 0, *r53 = 0, *r56 = 0, *r59 = 0, *r65 = 0, *r68 = 0;
 	char *r71 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0, *r82 = 0, *r84 = 0, *r85 = 0;
-	char *r87 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r94 = 0, *r95 = 0, *r97 = 0, *r99 = 0;
-	char *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r107 = 0, *r109 = 0, *r111 = 0, *r113 = 0;
-	char *r114 = 0, *r116 = 0, *r118 = 0, *r120 = 0, *r122 = 0, *r124 = 0, *r127 = 0, *r129 = 0;
+	char *r87 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0, *r97 = 0;
+	char *r99 = 0, *r100 = 0, *r102 = 0, *r104 = 0, *r106 = 0, *r109 = 0, *r111 = 0;
 	r3 = p5;
 	r7 = p1;
 	r11 = p0;
@@ -10339,15 +10335,15 @@ extern "C" __global__ void SaxpyUnchecked_0(float p0, char *p1, i64 p2, char *p3
 	r26 = (u64)r20;
 	r77 = r75;
 	r80 = r75;
-	r88 = r75;
-	r93 = r75;
-	r105 = r75;
-	r112 = r75;
-	r125 = r2;
-	r126 = r125;
-	r127 = r7 + r126 * 4;
-	r128 = (u64)r75 * 4ull;
-	r129 = r13 + r126 * 4;
+	r86 = (u64)r1 * 8ull;
+	r89 = r86;
+	r95 = (u64)r1 * 12ull;
+	r98 = r95;
+	r107 = r2;
+	r108 = r107;
+	r109 = r7 + r108 * 4;
+	r110 = (u64)r75 * 4ull;
+	r111 = r13 + r108 * 4;
 b2: // grid unrolled guard
 	r21 = r2 < r3;
 	if (!r21) goto b13;
@@ -10355,10 +10351,10 @@ b2: // grid unrolled guard
 	r22 = r24 - r25;
 	r23 = r22 > r26;
 	if (!r23) goto b9;
-	r30 = r127;
+	r30 = r109;
 	r31 = *(float *)r30;
 	r32 = r11 * r31;
-	r33 = r129;
+	r33 = r111;
 	r34 = *(float *)r33;
 	r35 = r32 + r34;
 	r36 = r33;
@@ -10376,55 +10372,55 @@ b2: // grid unrolled guard
 	r84 = r81;
 	r47 = r84;
 	*(float *)r47 = r46;
-	r87 = r78;
-	r89 = r87 + r88 * 1;
-	r53 = r89;
+	r85 = r30;
+	r87 = r85 + r86 * 1;
+	r53 = r87;
 	r54 = *(float *)r53;
 	r55 = r11 * r54;
-	r92 = r81;
-	r94 = r92 + r93 * 1;
-	r56 = r94;
+	r88 = r33;
+	r90 = r88 + r89 * 1;
+	r56 = r90;
 	r57 = *(float *)r56;
 	r58 = r55 + r57;
-	r99 = r94;
-	r59 = r99;
+	r93 = r90;
+	r59 = r93;
 	*(float *)r59 = r58;
-	r104 = r89;
-	r106 = r104 + r105 * 1;
-	r65 = r106;
+	r94 = r30;
+	r96 = r94 + r95 * 1;
+	r65 = r96;
 	r66 = *(float *)r65;
 	r67 = r11 * r66;
-	r111 = r94;
-	r113 = r111 + r112 * 1;
-	r68 = r113;
+	r97 = r33;
+	r99 = r97 + r98 * 1;
+	r68 = r99;
 	r69 = *(float *)r68;
 	r70 = r67 + r69;
-	r120 = r113;
-	r71 = r120;
+	r102 = r99;
+	r71 = r102;
 	*(float *)r71 = r70;
 	r2 = (u64)r2 + (u64)r75;
-	r127 = r127 + r128 * 1;
-	r129 = r129 + r128 * 1;
+	r109 = r109 + r110 * 1;
+	r111 = r111 + r110 * 1;
 	goto b2;
 b9: // preheader
-	r121 = r2;
-	r122 = r7 + r121 * 4;
-	r123 = r75;
-	r124 = r13 + r121 * 4;
+	r103 = r2;
+	r104 = r7 + r103 * 4;
+	r105 = r75;
+	r106 = r13 + r103 * 4;
 b10: // head
 	r4 = r2 < r3;
 	if (!r4) goto b13;
-	r6 = r122;
+	r6 = r104;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
-	r12 = r124;
+	r12 = r106;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r122 = r122 + r123 * 1;
-	r124 = r124 + r123 * 1;
+	r104 = r104 + r105 * 1;
+	r106 = r106 + r105 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -10540,10 +10536,9 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
-	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0, r122 = 0;
-	i64 r125 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r141 = 0;
-	i64 r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r154 = 0, r156 = 0, r158 = 0;
-	i64 r159 = 0, r161 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
+	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
+	i64 r143 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
@@ -10553,10 +10548,9 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
 	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
 	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
-	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
-	char *r124 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r136 = 0;
-	char *r138 = 0, *r140 = 0, *r142 = 0, *r143 = 0, *r145 = 0, *r147 = 0, *r149 = 0, *r151 = 0;
-	char *r153 = 0, *r155 = 0, *r157 = 0, *r160 = 0, *r162 = 0;
+	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
+	char *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
+	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -10597,15 +10591,15 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r55 = (u64)r49;
 	r106 = r104;
 	r109 = r104;
-	r117 = r104;
-	r122 = r104;
-	r134 = r104;
-	r141 = r104;
-	r158 = r2;
-	r159 = r158;
-	r160 = r7 + r159 * 4;
-	r161 = (u64)r104 * 4ull;
-	r162 = r13 + r159 * 4;
+	r115 = (u64)r1 * 8ull;
+	r118 = r115;
+	r124 = (u64)r1 * 12ull;
+	r127 = r124;
+	r140 = r2;
+	r141 = r140;
+	r142 = r7 + r141 * 4;
+	r143 = (u64)r104 * 4ull;
+	r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
 	r50 = r2 < r3;
 	if (!r50) goto b18;
@@ -10613,10 +10607,10 @@ b7: // grid unrolled guard
 	r51 = r53 - r54;
 	r52 = r51 > r55;
 	if (!r52) goto b14;
-	r59 = r160;
+	r59 = r142;
 	r60 = *(float *)r59;
 	r61 = r11 * r60;
-	r62 = r162;
+	r62 = r144;
 	r63 = *(float *)r62;
 	r64 = r61 + r63;
 	r65 = r62;
@@ -10634,80 +10628,80 @@ b7: // grid unrolled guard
 	r113 = r110;
 	r76 = r113;
 	*(float *)r76 = r75;
-	r116 = r107;
-	r118 = r116 + r117 * 1;
-	r82 = r118;
+	r114 = r59;
+	r116 = r114 + r115 * 1;
+	r82 = r116;
 	r83 = *(float *)r82;
 	r84 = r11 * r83;
-	r121 = r110;
-	r123 = r121 + r122 * 1;
-	r85 = r123;
+	r117 = r62;
+	r119 = r117 + r118 * 1;
+	r85 = r119;
 	r86 = *(float *)r85;
 	r87 = r84 + r86;
-	r128 = r123;
-	r88 = r128;
+	r122 = r119;
+	r88 = r122;
 	*(float *)r88 = r87;
-	r133 = r118;
-	r135 = r133 + r134 * 1;
-	r94 = r135;
+	r123 = r59;
+	r125 = r123 + r124 * 1;
+	r94 = r125;
 	r95 = *(float *)r94;
 	r96 = r11 * r95;
-	r140 = r123;
-	r142 = r140 + r141 * 1;
-	r97 = r142;
+	r126 = r62;
+	r128 = r126 + r127 * 1;
+	r97 = r128;
 	r98 = *(float *)r97;
 	r99 = r96 + r98;
-	r149 = r142;
-	r100 = r149;
+	r131 = r128;
+	r100 = r131;
 	*(float *)r100 = r99;
 	r2 = (u64)r2 + (u64)r104;
-	r160 = r160 + r161 * 1;
-	r162 = r162 + r161 * 1;
+	r142 = r142 + r143 * 1;
+	r144 = r144 + r143 * 1;
 	goto b7;
 b14: // preheader
-	r150 = r2;
-	r151 = r7 + r150 * 4;
-	r152 = r104;
-	r153 = r13 + r150 * 4;
+	r132 = r2;
+	r133 = r7 + r132 * 4;
+	r134 = r104;
+	r135 = r13 + r132 * 4;
 b15: // head
 	r4 = r2 < r3;
 	if (!r4) goto b18;
-	r6 = r151;
+	r6 = r133;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
-	r12 = r153;
+	r12 = r135;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r151 = r151 + r152 * 1;
-	r153 = r153 + r152 * 1;
+	r133 = r133 + r134 * 1;
+	r135 = r135 + r134 * 1;
 	goto b15;
 b18: // exit
 	return;
 b19: // preheader
-	r154 = r2;
-	r155 = r7 + r154 * 4;
-	r156 = (u64)r1 * 4ull;
-	r157 = r13 + r154 * 4;
+	r136 = r2;
+	r137 = r7 + r136 * 4;
+	r138 = (u64)r1 * 4ull;
+	r139 = r13 + r136 * 4;
 b20: // head (checked)
 	r20 = r2 < r3;
 	if (!r20) goto b18;
 	r21 = r2;
 	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r155;
+	r22 = r137;
 	r23 = *(float *)r22;
 	r24 = r11 * r23;
 	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
-	r25 = r157;
+	r25 = r139;
 	r26 = *(float *)r25;
 	r27 = r24 + r26;
 	r28 = r25;
 	*(float *)r28 = r27;
 	r2 = (u64)r2 + (u64)r1;
-	r155 = r155 + r156 * 1;
-	r157 = r157 + r156 * 1;
+	r137 = r137 + r138 * 1;
+	r139 = r139 + r138 * 1;
 	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -12426,14 +12420,12 @@ extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
 	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
-	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
-	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
-	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 	r7 = p0;
 	r8 = p1;
 	r4 = r7;
@@ -12447,11 +12439,11 @@ extern "C" __global__ void FourTiny_0(char *p0, i64 p1, char *p2, i64 p3, char *
 	r23 = (u64)r3;
 	r25 = (u64)r18;
 	r72 = r66;
-	r80 = r66;
-	r92 = r66;
-	r104 = r2;
-	r105 = r4 + r104 * 4;
-	r106 = (u64)r66 * 4ull;
+	r78 = (u64)r1 * 8ull;
+	r84 = (u64)r1 * 12ull;
+	r92 = r2;
+	r93 = r4 + r92 * 4;
+	r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 	r19 = (u64)r2 + 1ull;
 	r20 = r19 < r3;
@@ -12460,7 +12452,7 @@ b2: // grid unrolled guard
 	r21 = r23 - r24;
 	r22 = r21 > r25;
 	if (!r22) goto b9;
-	r69 = r105;
+	r69 = r93;
 	r32 = r69 + 4ll;
 	r33 = *(i32 *)r32;
 	r34 = (u32)r33 + 1u;
@@ -12473,39 +12465,39 @@ b2: // grid unrolled guard
 	r43 = (u32)r42 + 1u;
 	r44 = r41;
 	*(i32 *)r44 = r43;
-	r79 = r73;
-	r81 = r79 + r80 * 1;
-	r51 = r81 + 4ll;
+	r77 = r69;
+	r79 = r77 + r78 * 1;
+	r51 = r79 + 4ll;
 	r52 = *(i32 *)r51;
 	r53 = (u32)r52 + 1u;
 	r54 = r51;
 	*(i32 *)r54 = r53;
-	r91 = r81;
-	r93 = r91 + r92 * 1;
-	r61 = r93 + 4ll;
+	r83 = r69;
+	r85 = r83 + r84 * 1;
+	r61 = r85 + 4ll;
 	r62 = *(i32 *)r61;
 	r63 = (u32)r62 + 1u;
 	r64 = r61;
 	*(i32 *)r64 = r63;
 	r2 = (u64)r2 + (u64)r66;
-	r105 = r105 + r106 * 1;
+	r93 = r93 + r94 * 1;
 	goto b2;
 b9: // preheader
-	r101 = r2;
-	r102 = r4 + r101 * 4;
-	r103 = r66;
+	r89 = r2;
+	r90 = r4 + r89 * 4;
+	r91 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
 	if (!r10) goto b13;
-	r67 = r102;
+	r67 = r90;
 	r14 = r67 + 4ll;
 	r15 = *(i32 *)r14;
 	r16 = (u32)r15 + 1u;
 	r17 = r14;
 	*(i32 *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r102 = r102 + r103 * 1;
+	r90 = r90 + r91 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -12521,14 +12513,12 @@ extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
 	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
-	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
-	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
-	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 	r7 = p2;
 	r8 = p3;
 	r4 = r7;
@@ -12542,11 +12532,11 @@ extern "C" __global__ void FourTiny_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	r23 = (u64)r3;
 	r25 = (u64)r18;
 	r72 = r66;
-	r80 = r66;
-	r92 = r66;
-	r104 = r2;
-	r105 = r4 + r104 * 4;
-	r106 = (u64)r66 * 4ull;
+	r78 = (u64)r1 * 8ull;
+	r84 = (u64)r1 * 12ull;
+	r92 = r2;
+	r93 = r4 + r92 * 4;
+	r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 	r19 = (u64)r2 + 1ull;
 	r20 = r19 < r3;
@@ -12555,7 +12545,7 @@ b2: // grid unrolled guard
 	r21 = r23 - r24;
 	r22 = r21 > r25;
 	if (!r22) goto b9;
-	r69 = r105;
+	r69 = r93;
 	r32 = r69 + 4ll;
 	r33 = *(i32 *)r32;
 	r34 = (u32)r33 + 1u;
@@ -12568,39 +12558,39 @@ b2: // grid unrolled guard
 	r43 = (u32)r42 + 1u;
 	r44 = r41;
 	*(i32 *)r44 = r43;
-	r79 = r73;
-	r81 = r79 + r80 * 1;
-	r51 = r81 + 4ll;
+	r77 = r69;
+	r79 = r77 + r78 * 1;
+	r51 = r79 + 4ll;
 	r52 = *(i32 *)r51;
 	r53 = (u32)r52 + 1u;
 	r54 = r51;
 	*(i32 *)r54 = r53;
-	r91 = r81;
-	r93 = r91 + r92 * 1;
-	r61 = r93 + 4ll;
+	r83 = r69;
+	r85 = r83 + r84 * 1;
+	r61 = r85 + 4ll;
 	r62 = *(i32 *)r61;
 	r63 = (u32)r62 + 1u;
 	r64 = r61;
 	*(i32 *)r64 = r63;
 	r2 = (u64)r2 + (u64)r66;
-	r105 = r105 + r106 * 1;
+	r93 = r93 + r94 * 1;
 	goto b2;
 b9: // preheader
-	r101 = r2;
-	r102 = r4 + r101 * 4;
-	r103 = r66;
+	r89 = r2;
+	r90 = r4 + r89 * 4;
+	r91 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
 	if (!r10) goto b13;
-	r67 = r102;
+	r67 = r90;
 	r14 = r67 + 4ll;
 	r15 = *(i32 *)r14;
 	r16 = (u32)r15 + 1u;
 	r17 = r14;
 	*(i32 *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r102 = r102 + r103 * 1;
+	r90 = r90 + r91 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -12616,14 +12606,12 @@ extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
 	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
-	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
-	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
-	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 	r7 = p4;
 	r8 = p5;
 	r4 = r7;
@@ -12637,11 +12625,11 @@ extern "C" __global__ void FourTiny_2(char *p0, i64 p1, char *p2, i64 p3, char *
 	r23 = (u64)r3;
 	r25 = (u64)r18;
 	r72 = r66;
-	r80 = r66;
-	r92 = r66;
-	r104 = r2;
-	r105 = r4 + r104 * 4;
-	r106 = (u64)r66 * 4ull;
+	r78 = (u64)r1 * 8ull;
+	r84 = (u64)r1 * 12ull;
+	r92 = r2;
+	r93 = r4 + r92 * 4;
+	r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 	r19 = (u64)r2 + 1ull;
 	r20 = r19 < r3;
@@ -12650,7 +12638,7 @@ b2: // grid unrolled guard
 	r21 = r23 - r24;
 	r22 = r21 > r25;
 	if (!r22) goto b9;
-	r69 = r105;
+	r69 = r93;
 	r32 = r69 + 4ll;
 	r33 = *(i32 *)r32;
 	r34 = (u32)r33 + 1u;
@@ -12663,39 +12651,39 @@ b2: // grid unrolled guard
 	r43 = (u32)r42 + 1u;
 	r44 = r41;
 	*(i32 *)r44 = r43;
-	r79 = r73;
-	r81 = r79 + r80 * 1;
-	r51 = r81 + 4ll;
+	r77 = r69;
+	r79 = r77 + r78 * 1;
+	r51 = r79 + 4ll;
 	r52 = *(i32 *)r51;
 	r53 = (u32)r52 + 1u;
 	r54 = r51;
 	*(i32 *)r54 = r53;
-	r91 = r81;
-	r93 = r91 + r92 * 1;
-	r61 = r93 + 4ll;
+	r83 = r69;
+	r85 = r83 + r84 * 1;
+	r61 = r85 + 4ll;
 	r62 = *(i32 *)r61;
 	r63 = (u32)r62 + 1u;
 	r64 = r61;
 	*(i32 *)r64 = r63;
 	r2 = (u64)r2 + (u64)r66;
-	r105 = r105 + r106 * 1;
+	r93 = r93 + r94 * 1;
 	goto b2;
 b9: // preheader
-	r101 = r2;
-	r102 = r4 + r101 * 4;
-	r103 = r66;
+	r89 = r2;
+	r90 = r4 + r89 * 4;
+	r91 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
 	if (!r10) goto b13;
-	r67 = r102;
+	r67 = r90;
 	r14 = r67 + 4ll;
 	r15 = *(i32 *)r14;
 	r16 = (u32)r15 + 1u;
 	r17 = r14;
 	*(i32 *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r102 = r102 + r103 * 1;
+	r90 = r90 + r91 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -12711,14 +12699,12 @@ extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r11 = 0, r12 = 0, r18 = 0, r19 = 0, r26 = 0, r27 = 0, r29 = 0, r30 = 0;
 	i64 r36 = 0, r38 = 0, r39 = 0, r45 = 0, r46 = 0, r48 = 0, r49 = 0, r55 = 0;
 	i64 r56 = 0, r58 = 0, r59 = 0, r65 = 0, r66 = 0, r72 = 0, r75 = 0, r78 = 0;
-	i64 r80 = 0, r83 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0, r95 = 0, r97 = 0;
-	i64 r99 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
+	i64 r81 = 0, r84 = 0, r87 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0;
 	u64 r21 = 0, r23 = 0, r24 = 0, r25 = 0;
 	char *r4 = 0, *r7 = 0, *r14 = 0, *r17 = 0, *r32 = 0, *r35 = 0, *r41 = 0, *r44 = 0;
 	char *r51 = 0, *r54 = 0, *r61 = 0, *r64 = 0, *r67 = 0, *r68 = 0, *r69 = 0, *r70 = 0;
-	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r81 = 0, *r82 = 0;
-	char *r84 = 0, *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r94 = 0, *r96 = 0;
-	char *r98 = 0, *r100 = 0, *r102 = 0, *r105 = 0;
+	char *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
+	char *r83 = 0, *r85 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r93 = 0;
 	r7 = p6;
 	r8 = p7;
 	r4 = r7;
@@ -12732,11 +12718,11 @@ extern "C" __global__ void FourTiny_3(char *p0, i64 p1, char *p2, i64 p3, char *
 	r23 = (u64)r3;
 	r25 = (u64)r18;
 	r72 = r66;
-	r80 = r66;
-	r92 = r66;
-	r104 = r2;
-	r105 = r4 + r104 * 4;
-	r106 = (u64)r66 * 4ull;
+	r78 = (u64)r1 * 8ull;
+	r84 = (u64)r1 * 12ull;
+	r92 = r2;
+	r93 = r4 + r92 * 4;
+	r94 = (u64)r66 * 4ull;
 b2: // grid unrolled guard
 	r19 = (u64)r2 + 1ull;
 	r20 = r19 < r3;
@@ -12745,7 +12731,7 @@ b2: // grid unrolled guard
 	r21 = r23 - r24;
 	r22 = r21 > r25;
 	if (!r22) goto b9;
-	r69 = r105;
+	r69 = r93;
 	r32 = r69 + 4ll;
 	r33 = *(i32 *)r32;
 	r34 = (u32)r33 + 1u;
@@ -12758,39 +12744,39 @@ b2: // grid unrolled guard
 	r43 = (u32)r42 + 1u;
 	r44 = r41;
 	*(i32 *)r44 = r43;
-	r79 = r73;
-	r81 = r79 + r80 * 1;
-	r51 = r81 + 4ll;
+	r77 = r69;
+	r79 = r77 + r78 * 1;
+	r51 = r79 + 4ll;
 	r52 = *(i32 *)r51;
 	r53 = (u32)r52 + 1u;
 	r54 = r51;
 	*(i32 *)r54 = r53;
-	r91 = r81;
-	r93 = r91 + r92 * 1;
-	r61 = r93 + 4ll;
+	r83 = r69;
+	r85 = r83 + r84 * 1;
+	r61 = r85 + 4ll;
 	r62 = *(i32 *)r61;
 	r63 = (u32)r62 + 1u;
 	r64 = r61;
 	*(i32 *)r64 = r63;
 	r2 = (u64)r2 + (u64)r66;
-	r105 = r105 + r106 * 1;
+	r93 = r93 + r94 * 1;
 	goto b2;
 b9: // preheader
-	r101 = r2;
-	r102 = r4 + r101 * 4;
-	r103 = r66;
+	r89 = r2;
+	r90 = r4 + r89 * 4;
+	r91 = r66;
 b10: // head
 	r9 = (u64)r2 + 1ull;
 	r10 = r9 < r3;
 	if (!r10) goto b13;
-	r67 = r102;
+	r67 = r90;
 	r14 = r67 + 4ll;
 	r15 = *(i32 *)r14;
 	r16 = (u32)r15 + 1u;
 	r17 = r14;
 	*(i32 *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r102 = r102 + r103 * 1;
+	r90 = r90 + r91 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -12805,15 +12791,13 @@ extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0, r27 = 0, r33 = 0, r35 = 0;
 	i64 r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r52 = 0, r53 = 0, r55 = 0;
-	i64 r56 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r75 = 0, r77 = 0, r80 = 0;
-	i64 r82 = 0, r85 = 0, r87 = 0, r89 = 0, r92 = 0, r94 = 0, r96 = 0, r98 = 0;
-	i64 r100 = 0, r101 = 0, r103 = 0;
+	i64 r56 = 0, r62 = 0, r63 = 0, r69 = 0, r72 = 0, r75 = 0, r78 = 0, r81 = 0;
+	i64 r84 = 0, r86 = 0, r88 = 0, r89 = 0, r91 = 0;
 	u64 r18 = 0, r20 = 0, r21 = 0, r22 = 0;
 	char *r4 = 0, *r11 = 0, *r14 = 0, *r29 = 0, *r32 = 0, *r38 = 0, *r41 = 0, *r48 = 0;
 	char *r51 = 0, *r58 = 0, *r61 = 0, *r64 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0;
-	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r78 = 0, *r79 = 0, *r81 = 0;
-	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r90 = 0, *r91 = 0, *r93 = 0, *r95 = 0;
-	char *r97 = 0, *r99 = 0, *r102 = 0;
+	char *r70 = 0, *r71 = 0, *r73 = 0, *r74 = 0, *r76 = 0, *r77 = 0, *r79 = 0, *r80 = 0;
+	char *r82 = 0, *r83 = 0, *r85 = 0, *r87 = 0, *r90 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -12825,11 +12809,11 @@ extern "C" __global__ void Tiny_0(char *p0, i64 p1) {
 	r20 = (u64)r3;
 	r22 = (u64)r15;
 	r69 = r63;
-	r77 = r63;
-	r89 = r63;
-	r101 = r2;
-	r102 = r4 + r101 * 4;
-	r103 = (u64)r63 * 4ull;
+	r75 = (u64)r1 * 8ull;
+	r81 = (u64)r1 * 12ull;
+	r89 = r2;
+	r90 = r4 + r89 * 4;
+	r91 = (u64)r63 * 4ull;
 b2: // grid unrolled guard
 	r16 = (u64)r2 + 1ull;
 	r17 = r16 < r3;
@@ -12838,7 +12822,7 @@ b2: // grid unrolled guard
 	r18 = r20 - r21;
 	r19 = r18 > r22;
 	if (!r19) goto b9;
-	r66 = r102;
+	r66 = r90;
 	r29 = r66 + 4ll;
 	r30 = *(i32 *)r29;
 	r31 = (u32)r30 + 1u;
@@ -12851,39 +12835,39 @@ b2: // grid unrolled guard
 	r40 = (u32)r39 + 1u;
 	r41 = r38;
 	*(i32 *)r41 = r40;
-	r76 = r70;
-	r78 = r76 + r77 * 1;
-	r48 = r78 + 4ll;
+	r74 = r66;
+	r76 = r74 + r75 * 1;
+	r48 = r76 + 4ll;
 	r49 = *(i32 *)r48;
 	r50 = (u32)r49 + 1u;
 	r51 = r48;
 	*(i32 *)r51 = r50;
-	r88 = r78;
-	r90 = r88 + r89 * 1;
-	r58 = r90 + 4ll;
+	r80 = r66;
+	r82 = r80 + r81 * 1;
+	r58 = r82 + 4ll;
 	r59 = *(i32 *)r58;
 	r60 = (u32)r59 + 1u;
 	r61 = r58;
 	*(i32 *)r61 = r60;
 	r2 = (u64)r2 + (u64)r63;
-	r102 = r102 + r103 * 1;
+	r90 = r90 + r91 * 1;
 	goto b2;
 b9: // preheader
-	r98 = r2;
-	r99 = r4 + r98 * 4;
-	r100 = r63;
+	r86 = r2;
+	r87 = r4 + r86 * 4;
+	r88 = r63;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b13;
-	r64 = r99;
+	r64 = r87;
 	r11 = r64 + 4ll;
 	r12 = *(i32 *)r11;
 	r13 = (u32)r12 + 1u;
 	r14 = r11;
 	*(i32 *)r14 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	r99 = r99 + r100 * 1;
+	r87 = r87 + r88 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -12896,17 +12880,15 @@ extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r16 = 0, r17 = 0, r24 = 0, r25 = 0, r27 = 0, r28 = 0, r34 = 0, r36 = 0;
 	i64 r37 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r53 = 0, r54 = 0, r56 = 0;
-	i64 r57 = 0, r63 = 0, r64 = 0, r70 = 0, r73 = 0, r76 = 0, r78 = 0, r81 = 0;
-	i64 r83 = 0, r86 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0, r97 = 0, r99 = 0;
-	i64 r101 = 0, r102 = 0, r104 = 0;
+	i64 r57 = 0, r63 = 0, r64 = 0, r70 = 0, r73 = 0, r76 = 0, r79 = 0, r82 = 0;
+	i64 r85 = 0, r87 = 0, r89 = 0, r90 = 0, r92 = 0;
 	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
 	float r12 = 0, r13 = 0, r14 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r50 = 0;
 	float r51 = 0, r60 = 0, r61 = 0;
 	char *r4 = 0, *r11 = 0, *r15 = 0, *r30 = 0, *r33 = 0, *r39 = 0, *r42 = 0, *r49 = 0;
 	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
-	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
-	char *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r92 = 0, *r94 = 0, *r96 = 0;
-	char *r98 = 0, *r100 = 0, *r103 = 0;
+	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
+	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r91 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -12919,11 +12901,11 @@ extern "C" __global__ void Scale_0(char *p0, i64 p1, float p2) {
 	r21 = (u64)r3;
 	r23 = (u64)r16;
 	r70 = r64;
-	r78 = r64;
-	r90 = r64;
-	r102 = r2;
-	r103 = r4 + r102 * 4;
-	r104 = (u64)r64 * 4ull;
+	r76 = (u64)r1 * 8ull;
+	r82 = (u64)r1 * 12ull;
+	r90 = r2;
+	r91 = r4 + r90 * 4;
+	r92 = (u64)r64 * 4ull;
 b2: // grid unrolled guard
 	r17 = (u64)r2 + 1ull;
 	r18 = r17 < r3;
@@ -12932,7 +12914,7 @@ b2: // grid unrolled guard
 	r19 = r21 - r22;
 	r20 = r19 > r23;
 	if (!r20) goto b9;
-	r67 = r103;
+	r67 = r91;
 	r30 = r67 + 4ll;
 	r31 = *(float *)r30;
 	r32 = r31 * r14;
@@ -12945,39 +12927,39 @@ b2: // grid unrolled guard
 	r41 = r40 * r14;
 	r42 = r39;
 	*(float *)r42 = r41;
-	r77 = r71;
-	r79 = r77 + r78 * 1;
-	r49 = r79 + 4ll;
+	r75 = r67;
+	r77 = r75 + r76 * 1;
+	r49 = r77 + 4ll;
 	r50 = *(float *)r49;
 	r51 = r50 * r14;
 	r52 = r49;
 	*(float *)r52 = r51;
-	r89 = r79;
-	r91 = r89 + r90 * 1;
-	r59 = r91 + 4ll;
+	r81 = r67;
+	r83 = r81 + r82 * 1;
+	r59 = r83 + 4ll;
 	r60 = *(float *)r59;
 	r61 = r60 * r14;
 	r62 = r59;
 	*(float *)r62 = r61;
 	r2 = (u64)r2 + (u64)r64;
-	r103 = r103 + r104 * 1;
+	r91 = r91 + r92 * 1;
 	goto b2;
 b9: // preheader
-	r99 = r2;
-	r100 = r4 + r99 * 4;
-	r101 = r64;
+	r87 = r2;
+	r88 = r4 + r87 * 4;
+	r89 = r64;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b13;
-	r65 = r100;
+	r65 = r88;
 	r11 = r65 + 4ll;
 	r12 = *(float *)r11;
 	r13 = r12 * r14;
 	r15 = r11;
 	*(float *)r15 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	r100 = r100 + r101 * 1;
+	r88 = r88 + r89 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -12992,10 +12974,9 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	i64 r13 = 0, r17 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r34 = 0, r52 = 0;
 	i64 r53 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0;
 	i64 r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
-	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r130 = 0, r133 = 0;
-	i64 r135 = 0, r138 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0;
-	i64 r154 = 0, r157 = 0, r159 = 0, r161 = 0, r163 = 0, r165 = 0, r168 = 0, r170 = 0;
-	i64 r173 = 0, r175 = 0;
+	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r131 = 0, r134 = 0;
+	i64 r137 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0, r155 = 0;
+	i64 r157 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r55 = 0, r57 = 0, r58 = 0;
 	u64 r59 = 0;
@@ -13006,11 +12987,10 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	char *r31 = 0, *r66 = 0, *r68 = 0, *r71 = 0, *r77 = 0, *r79 = 0, *r82 = 0, *r89 = 0;
 	char *r91 = 0, *r94 = 0, *r101 = 0, *r103 = 0, *r106 = 0, *r109 = 0, *r110 = 0, *r111 = 0;
 	char *r112 = 0, *r113 = 0, *r114 = 0, *r115 = 0, *r116 = 0, *r117 = 0, *r118 = 0, *r120 = 0;
-	char *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r132 = 0;
-	char *r134 = 0, *r136 = 0, *r137 = 0, *r139 = 0, *r141 = 0, *r142 = 0, *r144 = 0, *r146 = 0;
-	char *r148 = 0, *r149 = 0, *r151 = 0, *r153 = 0, *r155 = 0, *r156 = 0, *r158 = 0, *r160 = 0;
-	char *r162 = 0, *r164 = 0, *r166 = 0, *r167 = 0, *r169 = 0, *r171 = 0, *r172 = 0, *r174 = 0;
-	char *r176 = 0, *r177 = 0;
+	char *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r130 = 0, *r132 = 0;
+	char *r133 = 0, *r135 = 0, *r136 = 0, *r138 = 0, *r139 = 0, *r141 = 0, *r142 = 0, *r144 = 0;
+	char *r146 = 0, *r148 = 0, *r149 = 0, *r151 = 0, *r153 = 0, *r154 = 0, *r156 = 0, *r158 = 0;
+	char *r159 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -13055,17 +13035,17 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r119 = r108;
 	r122 = r108;
 	r125 = r108;
-	r130 = r108;
-	r135 = r108;
-	r140 = r108;
-	r147 = r108;
-	r154 = r108;
-	r161 = r108;
-	r173 = r2;
-	r174 = r12 + r173 * 4;
-	r175 = (u64)r108 * 4ull;
-	r176 = r16 + r173 * 4;
-	r177 = r4 + r173 * 4;
+	r128 = (u64)r1 * 8ull;
+	r131 = r128;
+	r134 = r128;
+	r137 = (u64)r1 * 12ull;
+	r140 = r137;
+	r143 = r137;
+	r155 = r2;
+	r156 = r12 + r155 * 4;
+	r157 = (u64)r108 * 4ull;
+	r158 = r16 + r155 * 4;
+	r159 = r4 + r155 * 4;
 b7: // grid unrolled guard
 	r53 = (u64)r2 + 1ull;
 	r54 = r53 < r3;
@@ -13074,14 +13054,14 @@ b7: // grid unrolled guard
 	r55 = r57 - r58;
 	r56 = r55 > r59;
 	if (!r56) goto b14;
-	r115 = r174;
+	r115 = r156;
 	r66 = r115 + 4ll;
 	r67 = *(float *)r66;
-	r116 = r176;
+	r116 = r158;
 	r68 = r116 + 4ll;
 	r69 = *(float *)r68;
 	r70 = r67 + r69;
-	r117 = r177;
+	r117 = r159;
 	r71 = r117 + 4ll;
 	*(float *)r71 = r70;
 	r118 = r115;
@@ -13097,70 +13077,70 @@ b7: // grid unrolled guard
 	r126 = r124 + r125 * 1;
 	r82 = r126 + 4ll;
 	*(float *)r82 = r81;
-	r129 = r120;
-	r131 = r129 + r130 * 1;
-	r89 = r131 + 4ll;
+	r127 = r115;
+	r129 = r127 + r128 * 1;
+	r89 = r129 + 4ll;
 	r90 = *(float *)r89;
-	r134 = r123;
-	r136 = r134 + r135 * 1;
-	r91 = r136 + 4ll;
+	r130 = r116;
+	r132 = r130 + r131 * 1;
+	r91 = r132 + 4ll;
 	r92 = *(float *)r91;
 	r93 = r90 + r92;
-	r139 = r126;
-	r141 = r139 + r140 * 1;
-	r94 = r141 + 4ll;
+	r133 = r117;
+	r135 = r133 + r134 * 1;
+	r94 = r135 + 4ll;
 	*(float *)r94 = r93;
-	r146 = r131;
-	r148 = r146 + r147 * 1;
-	r101 = r148 + 4ll;
+	r136 = r115;
+	r138 = r136 + r137 * 1;
+	r101 = r138 + 4ll;
 	r102 = *(float *)r101;
-	r153 = r136;
-	r155 = r153 + r154 * 1;
-	r103 = r155 + 4ll;
+	r139 = r116;
+	r141 = r139 + r140 * 1;
+	r103 = r141 + 4ll;
 	r104 = *(float *)r103;
 	r105 = r102 + r104;
-	r160 = r141;
-	r162 = r160 + r161 * 1;
-	r106 = r162 + 4ll;
+	r142 = r117;
+	r144 = r142 + r143 * 1;
+	r106 = r144 + 4ll;
 	*(float *)r106 = r105;
 	r2 = (u64)r2 + (u64)r108;
-	r174 = r174 + r175 * 1;
-	r176 = r176 + r175 * 1;
-	r177 = r177 + r175 * 1;
+	r156 = r156 + r157 * 1;
+	r158 = r158 + r157 * 1;
+	r159 = r159 + r157 * 1;
 	goto b7;
 b14: // preheader
-	r163 = r2;
-	r164 = r12 + r163 * 4;
-	r165 = r108;
-	r166 = r16 + r163 * 4;
-	r167 = r4 + r163 * 4;
+	r145 = r2;
+	r146 = r12 + r145 * 4;
+	r147 = r108;
+	r148 = r16 + r145 * 4;
+	r149 = r4 + r145 * 4;
 b15: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b18;
-	r109 = r164;
+	r109 = r146;
 	r11 = r109 + 4ll;
 	r14 = *(float *)r11;
-	r110 = r166;
+	r110 = r148;
 	r15 = r110 + 4ll;
 	r18 = *(float *)r15;
 	r19 = r14 + r18;
-	r111 = r167;
+	r111 = r149;
 	r20 = r111 + 4ll;
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	r164 = r164 + r165 * 1;
-	r166 = r166 + r165 * 1;
-	r167 = r167 + r165 * 1;
+	r146 = r146 + r147 * 1;
+	r148 = r148 + r147 * 1;
+	r149 = r149 + r147 * 1;
 	goto b15;
 b18: // exit
 	return;
 b19: // preheader
-	r168 = r2;
-	r169 = r12 + r168 * 4;
-	r170 = (u64)r1 * 4ull;
-	r171 = r16 + r168 * 4;
-	r172 = r4 + r168 * 4;
+	r150 = r2;
+	r151 = r12 + r150 * 4;
+	r152 = (u64)r1 * 4ull;
+	r153 = r16 + r150 * 4;
+	r154 = r4 + r150 * 4;
 b20: // head (checked)
 	r21 = (u64)r2 + 1ull;
 	r22 = r21 < r3;
@@ -13168,21 +13148,21 @@ b20: // head (checked)
 	r23 = r2;
 	r24 = (u64)r23 + 1ull;
 	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; }
-	r112 = r169;
+	r112 = r151;
 	r26 = r112 + 4ll;
 	r27 = *(float *)r26;
 	if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; }
-	r113 = r171;
+	r113 = r153;
 	r28 = r113 + 4ll;
 	r29 = *(float *)r28;
 	r30 = r27 + r29;
-	r114 = r172;
+	r114 = r154;
 	r31 = r114 + 4ll;
 	*(float *)r31 = r30;
 	r2 = (u64)r2 + (u64)r1;
-	r169 = r169 + r170 * 1;
-	r171 = r171 + r170 * 1;
-	r172 = r172 + r170 * 1;
+	r151 = r151 + r152 * 1;
+	r153 = r153 + r152 * 1;
+	r154 = r154 + r152 * 1;
 	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -13376,8 +13356,8 @@ extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r22 = 0, r23 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r45 = 0, r47 = 0;
 	i64 r48 = 0, r59 = 0, r60 = 0, r62 = 0, r63 = 0, r74 = 0, r75 = 0, r77 = 0;
-	i64 r78 = 0, r89 = 0, r90 = 0, r94 = 0, r97 = 0, r99 = 0, r102 = 0, r104 = 0;
-	i64 r106 = 0, r108 = 0, r110 = 0, r111 = 0, r113 = 0;
+	i64 r78 = 0, r89 = 0, r90 = 0, r94 = 0, r97 = 0, r100 = 0, r102 = 0, r104 = 0;
+	i64 r105 = 0, r107 = 0;
 	u64 r11 = 0, r12 = 0, r13 = 0, r25 = 0, r27 = 0, r28 = 0, r29 = 0, r36 = 0;
 	u64 r37 = 0, r38 = 0, r50 = 0, r51 = 0, r52 = 0, r65 = 0, r66 = 0, r67 = 0;
 	u64 r80 = 0, r81 = 0, r82 = 0;
@@ -13386,8 +13366,7 @@ extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
 	double r57 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r72 = 0, r83 = 0, r84 = 0;
 	double r85 = 0, r86 = 0, r87 = 0;
 	char *r4 = 0, *r21 = 0, *r44 = 0, *r58 = 0, *r73 = 0, *r88 = 0, *r91 = 0, *r92 = 0;
-	char *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r100 = 0, *r101 = 0, *r103 = 0, *r105 = 0;
-	char *r107 = 0, *r109 = 0, *r112 = 0;
+	char *r93 = 0, *r95 = 0, *r96 = 0, *r98 = 0, *r99 = 0, *r101 = 0, *r103 = 0, *r106 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -13404,12 +13383,12 @@ extern "C" __global__ void Fill_0(char *p0, i64 p1, double p2, double p3) {
 	r55 = r41;
 	r94 = (u64)r1 * 8ull;
 	r70 = r41;
-	r99 = r94;
+	r97 = (u64)r1 * 16ull;
 	r85 = r41;
-	r106 = r94;
-	r111 = r2;
-	r112 = r4 + r111 * 8;
-	r113 = (u64)r90 * 8ull;
+	r100 = (u64)r1 * 24ull;
+	r105 = r2;
+	r106 = r4 + r105 * 8;
+	r107 = (u64)r90 * 8ull;
 b2: // grid unrolled guard
 	r23 = (u64)r2 + 1ull;
 	r24 = r23 < r3;
@@ -13428,7 +13407,7 @@ b2: // grid unrolled guard
 	r40 = r39 * 0x1p-53;
 	r42 = r41 * r40;
 	r43 = r18 + r42;
-	r92 = r112;
+	r92 = r106;
 	r44 = r92 + 8ll;
 	*(double *)r44 = r43;
 	r59 = (u64)r30 + (u64)r1;
@@ -13455,9 +13434,9 @@ b2: // grid unrolled guard
 	r69 = r68 * 0x1p-53;
 	r71 = r70 * r69;
 	r72 = r18 + r71;
-	r98 = r95;
-	r100 = r98 + r99 * 1;
-	r73 = r100 + 8ll;
+	r96 = r92;
+	r98 = r96 + r97 * 1;
+	r73 = r98 + 8ll;
 	*(double *)r73 = r72;
 	r89 = (u64)r74 + (u64)r1;
 	r77 = r89;
@@ -13469,18 +13448,18 @@ b2: // grid unrolled guard
 	r84 = r83 * 0x1p-53;
 	r86 = r85 * r84;
 	r87 = r18 + r86;
-	r105 = r100;
-	r107 = r105 + r106 * 1;
-	r88 = r107 + 8ll;
+	r99 = r92;
+	r101 = r99 + r100 * 1;
+	r88 = r101 + 8ll;
 	*(double *)r88 = r87;
 	r2 = (u64)r2 + (u64)r90;
-	r112 = r112 + r113 * 1;
+	r106 = r106 + r107 * 1;
 	goto b2;
 b21: // preheader
 	r16 = r41;
-	r108 = r2;
-	r109 = r4 + r108 * 8;
-	r110 = r94;
+	r102 = r2;
+	r103 = r4 + r102 * 8;
+	r104 = r94;
 b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -13494,11 +13473,11 @@ b22: // head
 	r15 = r14 * 0x1p-53;
 	r19 = r16 * r15;
 	r20 = r18 + r19;
-	r91 = r109;
+	r91 = r103;
 	r21 = r91 + 8ll;
 	*(double *)r21 = r20;
 	r2 = (u64)r2 + (u64)r1;
-	r109 = r109 + r110 * 1;
+	r103 = r103 + r104 * 1;
 	goto b22;
 b27: // exit
 	return;
@@ -16073,13 +16052,9 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	i64 r54 = 0, r56 = 0, r63 = 0, r65 = 0, r87 = 0, r90 = 0, r112 = 0, r114 = 0;
 	i64 r116 = 0, r138 = 0, r140 = 0, r142 = 0, r164 = 0, r166 = 0, r167 = 0, r169 = 0;
 	i64 r172 = 0, r175 = 0, r178 = 0, r181 = 0, r184 = 0, r187 = 0, r190 = 0, r193 = 0;
-	i64 r196 = 0, r198 = 0, r201 = 0, r203 = 0, r206 = 0, r208 = 0, r211 = 0, r213 = 0;
-	i64 r216 = 0, r218 = 0, r221 = 0, r223 = 0, r226 = 0, r228 = 0, r231 = 0, r233 = 0;
-	i64 r236 = 0, r238 = 0, r241 = 0, r243 = 0, r245 = 0, r248 = 0, r250 = 0, r252 = 0;
-	i64 r255 = 0, r257 = 0, r259 = 0, r262 = 0, r264 = 0, r266 = 0, r269 = 0, r271 = 0;
-	i64 r273 = 0, r276 = 0, r278 = 0, r280 = 0, r283 = 0, r285 = 0, r287 = 0, r290 = 0;
-	i64 r292 = 0, r294 = 0, r297 = 0, r299 = 0, r301 = 0, r303 = 0, r305 = 0, r311 = 0;
-	i64 r312 = 0, r314 = 0;
+	i64 r196 = 0, r199 = 0, r202 = 0, r205 = 0, r208 = 0, r211 = 0, r214 = 0, r217 = 0;
+	i64 r220 = 0, r223 = 0, r226 = 0, r229 = 0, r232 = 0, r235 = 0, r238 = 0, r241 = 0;
+	i64 r244 = 0, r247 = 0, r249 = 0, r251 = 0, r257 = 0, r258 = 0, r260 = 0;
 	u64 r58 = 0, r60 = 0, r61 = 0, r62 = 0;
 	float r33 = 0, r35 = 0, r36 = 0, r37 = 0, r38 = 0, r40 = 0, r42 = 0, r43 = 0;
 	float r44 = 0, r46 = 0, r48 = 0, r49 = 0, r50 = 0, r67 = 0, r69 = 0, r70 = 0;
@@ -16098,16 +16073,12 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	char *r157 = 0, *r161 = 0, *r162 = 0, *r163 = 0, *r168 = 0, *r170 = 0, *r171 = 0, *r173 = 0;
 	char *r174 = 0, *r176 = 0, *r177 = 0, *r179 = 0, *r180 = 0, *r182 = 0, *r183 = 0, *r185 = 0;
 	char *r186 = 0, *r188 = 0, *r189 = 0, *r191 = 0, *r192 = 0, *r194 = 0, *r195 = 0, *r197 = 0;
-	char *r199 = 0, *r200 = 0, *r202 = 0, *r204 = 0, *r205 = 0, *r207 = 0, *r209 = 0, *r210 = 0;
-	char *r212 = 0, *r214 = 0, *r215 = 0, *r217 = 0, *r219 = 0, *r220 = 0, *r222 = 0, *r224 = 0;
-	char *r225 = 0, *r227 = 0, *r229 = 0, *r230 = 0, *r232 = 0, *r234 = 0, *r235 = 0, *r237 = 0;
-	char *r239 = 0, *r240 = 0, *r242 = 0, *r244 = 0, *r246 = 0, *r247 = 0, *r249 = 0, *r251 = 0;
-	char *r253 = 0, *r254 = 0, *r256 = 0, *r258 = 0, *r260 = 0, *r261 = 0, *r263 = 0, *r265 = 0;
-	char *r267 = 0, *r268 = 0, *r270 = 0, *r272 = 0, *r274 = 0, *r275 = 0, *r277 = 0, *r279 = 0;
-	char *r281 = 0, *r282 = 0, *r284 = 0, *r286 = 0, *r288 = 0, *r289 = 0, *r291 = 0, *r293 = 0;
-	char *r295 = 0, *r296 = 0, *r298 = 0, *r300 = 0, *r302 = 0, *r304 = 0, *r306 = 0, *r307 = 0;
-	char *r308 = 0, *r309 = 0, *r310 = 0, *r313 = 0, *r315 = 0, *r316 = 0, *r317 = 0, *r318 = 0;
-	char *r319 = 0;
+	char *r198 = 0, *r200 = 0, *r201 = 0, *r203 = 0, *r204 = 0, *r206 = 0, *r207 = 0, *r209 = 0;
+	char *r210 = 0, *r212 = 0, *r213 = 0, *r215 = 0, *r216 = 0, *r218 = 0, *r219 = 0, *r221 = 0;
+	char *r222 = 0, *r224 = 0, *r225 = 0, *r227 = 0, *r228 = 0, *r230 = 0, *r231 = 0, *r233 = 0;
+	char *r234 = 0, *r236 = 0, *r237 = 0, *r239 = 0, *r240 = 0, *r242 = 0, *r243 = 0, *r245 = 0;
+	char *r246 = 0, *r248 = 0, *r250 = 0, *r252 = 0, *r253 = 0, *r254 = 0, *r255 = 0, *r256 = 0;
+	char *r259 = 0, *r261 = 0, *r262 = 0, *r263 = 0, *r264 = 0, *r265 = 0;
 	r5 = p0;
 	r6 = p1;
 	r4 = r6;
@@ -16148,27 +16119,27 @@ extern "C" __global__ void NBodySoA_1(char *p0, i64 p1, char *p2, i64 p3, char *
 	r178 = r167;
 	r181 = r167;
 	r184 = r167;
-	r198 = r167;
-	r203 = r167;
-	r208 = r167;
-	r213 = r167;
-	r218 = r167;
-	r223 = r167;
-	r245 = r167;
-	r252 = r167;
-	r259 = r167;
-	r266 = r167;
-	r273 = r167;
-	r280 = r167;
-	r311 = r2;
-	r312 = r311;
-	r313 = r5 + r312 * 4;
-	r314 = (u64)r167 * 4ull;
-	r315 = r16 + r312 * 4;
-	r316 = r8 + r312 * 4;
-	r317 = r20 + r312 * 4;
-	r318 = r12 + r312 * 4;
-	r319 = r24 + r312 * 4;
+	r196 = (u64)r1 * 8ull;
+	r199 = r196;
+	r202 = r196;
+	r205 = r196;
+	r208 = r196;
+	r211 = r196;
+	r223 = (u64)r1 * 12ull;
+	r226 = r223;
+	r229 = r223;
+	r232 = r223;
+	r235 = r223;
+	r238 = r223;
+	r257 = r2;
+	r258 = r257;
+	r259 = r5 + r258 * 4;
+	r260 = (u64)r167 * 4ull;
+	r261 = r16 + r258 * 4;
+	r262 = r8 + r258 * 4;
+	r263 = r20 + r258 * 4;
+	r264 = r12 + r258 * 4;
+	r265 = r24 + r258 * 4;
 b2: // grid unrolled guard
 	r57 = r2 < r3;
 	if (!r57) goto b13;
@@ -16176,21 +16147,21 @@ b2: // grid unrolled guard
 	r58 = r60 - r61;
 	r59 = r58 > r62;
 	if (!r59) goto b9;
-	r66 = r313;
+	r66 = r259;
 	r67 = *(float *)r66;
-	r68 = r315;
+	r68 = r261;
 	r69 = *(float *)r68;
 	r70 = r69 * r37;
 	r71 = r67 + r70;
-	r72 = r316;
+	r72 = r262;
 	r73 = *(float *)r72;
-	r74 = r317;
+	r74 = r263;
 	r75 = *(float *)r74;
 	r76 = r75 * r37;
 	r77 = r73 + r76;
-	r78 = r318;
+	r78 = r264;
 	r79 = *(float *)r78;
-	r80 = r319;
+	r80 = r265;
 	r81 = *(float *)r80;
 	r82 = r81 * r37;
 	r83 = r79 + r82;
@@ -16239,119 +16210,119 @@ b2: // grid unrolled guard
 	r194 = r182;
 	r111 = r194;
 	*(float *)r111 = r108;
-	r197 = r170;
-	r199 = r197 + r198 * 1;
-	r117 = r199;
+	r195 = r66;
+	r197 = r195 + r196 * 1;
+	r117 = r197;
 	r118 = *(float *)r117;
-	r202 = r173;
-	r204 = r202 + r203 * 1;
-	r119 = r204;
+	r198 = r68;
+	r200 = r198 + r199 * 1;
+	r119 = r200;
 	r120 = *(float *)r119;
 	r121 = r120 * r37;
 	r122 = r118 + r121;
-	r207 = r176;
-	r209 = r207 + r208 * 1;
-	r123 = r209;
+	r201 = r72;
+	r203 = r201 + r202 * 1;
+	r123 = r203;
 	r124 = *(float *)r123;
-	r212 = r179;
-	r214 = r212 + r213 * 1;
-	r125 = r214;
+	r204 = r74;
+	r206 = r204 + r205 * 1;
+	r125 = r206;
 	r126 = *(float *)r125;
 	r127 = r126 * r37;
 	r128 = r124 + r127;
-	r217 = r182;
-	r219 = r217 + r218 * 1;
-	r129 = r219;
+	r207 = r78;
+	r209 = r207 + r208 * 1;
+	r129 = r209;
 	r130 = *(float *)r129;
-	r222 = r185;
-	r224 = r222 + r223 * 1;
-	r131 = r224;
+	r210 = r80;
+	r212 = r210 + r211 * 1;
+	r131 = r212;
 	r132 = *(float *)r131;
 	r133 = r132 * r37;
 	r134 = r130 + r133;
-	r229 = r199;
-	r135 = r229;
+	r215 = r197;
+	r135 = r215;
 	*(float *)r135 = r122;
-	r234 = r209;
-	r136 = r234;
+	r218 = r203;
+	r136 = r218;
 	*(float *)r136 = r128;
-	r239 = r219;
-	r137 = r239;
+	r221 = r209;
+	r137 = r221;
 	*(float *)r137 = r134;
-	r244 = r199;
-	r246 = r244 + r245 * 1;
-	r143 = r246;
+	r222 = r66;
+	r224 = r222 + r223 * 1;
+	r143 = r224;
 	r144 = *(float *)r143;
-	r251 = r204;
-	r253 = r251 + r252 * 1;
-	r145 = r253;
+	r225 = r68;
+	r227 = r225 + r226 * 1;
+	r145 = r227;
 	r146 = *(float *)r145;
 	r147 = r146 * r37;
 	r148 = r144 + r147;
-	r258 = r209;
-	r260 = r258 + r259 * 1;
-	r149 = r260;
+	r228 = r72;
+	r230 = r228 + r229 * 1;
+	r149 = r230;
 	r150 = *(float *)r149;
-	r265 = r214;
-	r267 = r265 + r266 * 1;
-	r151 = r267;
+	r231 = r74;
+	r233 = r231 + r232 * 1;
+	r151 = r233;
 	r152 = *(float *)r151;
 	r153 = r152 * r37;
 	r154 = r150 + r153;
-	r272 = r219;
-	r274 = r272 + r273 * 1;
-	r155 = r274;
+	r234 = r78;
+	r236 = r234 + r235 * 1;
+	r155 = r236;
 	r156 = *(float *)r155;
-	r279 = r224;
-	r281 = r279 + r280 * 1;
-	r157 = r281;
+	r237 = r80;
+	r239 = r237 + r238 * 1;
+	r157 = r239;
 	r158 = *(float *)r157;
 	r159 = r158 * r37;
 	r160 = r156 + r159;
-	r288 = r246;
-	r161 = r288;
+	r242 = r224;
+	r161 = r242;
 	*(float *)r161 = r148;
-	r295 = r260;
-	r162 = r295;
+	r245 = r230;
+	r162 = r245;
 	*(float *)r162 = r154;
-	r302 = r274;
-	r163 = r302;
+	r248 = r236;
+	r163 = r248;
 	*(float *)r163 = r160;
 	r2 = (u64)r2 + (u64)r167;
-	r313 = r313 + r314 * 1;
-	r315 = r315 + r314 * 1;
-	r316 = r316 + r314 * 1;
-	r317 = r317 + r314 * 1;
-	r318 = r318 + r314 * 1;
-	r319 = r319 + r314 * 1;
+	r259 = r259 + r260 * 1;
+	r261 = r261 + r260 * 1;
+	r262 = r262 + r260 * 1;
+	r263 = r263 + r260 * 1;
+	r264 = r264 + r260 * 1;
+	r265 = r265 + r260 * 1;
 	goto b2;
 b9: // preheader
-	r303 = r2;
-	r304 = r5 + r303 * 4;
-	r305 = r167;
-	r306 = r16 + r303 * 4;
-	r307 = r8 + r303 * 4;
-	r308 = r20 + r303 * 4;
-	r309 = r12 + r303 * 4;
-	r310 = r24 + r303 * 4;
+	r249 = r2;
+	r250 = r5 + r249 * 4;
+	r251 = r167;
+	r252 = r16 + r249 * 4;
+	r253 = r8 + r249 * 4;
+	r254 = r20 + r249 * 4;
+	r255 = r12 + r249 * 4;
+	r256 = r24 + r249 * 4;
 b10: // head
 	r30 = r2 < r3;
 	if (!r30) goto b13;
-	r32 = r304;
+	r32 = r250;
 	r33 = *(float *)r32;
-	r34 = r306;
+	r34 = r252;
 	r35 = *(float *)r34;
 	r36 = r35 * r37;
 	r38 = r33 + r36;
-	r39 = r307;
+	r39 = r253;
 	r40 = *(float *)r39;
-	r41 = r308;
+	r41 = r254;
 	r42 = *(float *)r41;
 	r43 = r42 * r37;
 	r44 = r40 + r43;
-	r45 = r309;
+	r45 = r255;
 	r46 = *(float *)r45;
-	r47 = r310;
+	r47 = r256;
 	r48 = *(float *)r47;
 	r49 = r48 * r37;
 	r50 = r46 + r49;
@@ -16362,12 +16333,12 @@ b10: // head
 	r53 = r45;
 	*(float *)r53 = r50;
 	r2 = (u64)r2 + (u64)r1;
-	r304 = r304 + r305 * 1;
-	r306 = r306 + r305 * 1;
-	r307 = r307 + r305 * 1;
-	r308 = r308 + r305 * 1;
-	r309 = r309 + r305 * 1;
-	r310 = r310 + r305 * 1;
+	r250 = r250 + r251 * 1;
+	r252 = r252 + r251 * 1;
+	r253 = r253 + r251 * 1;
+	r254 = r254 + r251 * 1;
+	r255 = r255 + r251 * 1;
+	r256 = r256 + r251 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -16491,42 +16462,41 @@ qd_fault: {
 // Task 0 of kernel Shade1D(out []f32, in []f32, w i64), parallel.
 extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r10 = 0, r24 = 0, r25 = 0, r38 = 0, r39 = 0, r41 = 0, r43 = 0, r48 = 0;
-	bool r61 = 0, r62 = 0, r75 = 0, r77 = 0, r90 = 0, r92 = 0, r105 = 0, r158 = 0;
-	bool r172 = 0, r186 = 0, r200 = 0, r214 = 0, r228 = 0;
+	bool r61 = 0, r62 = 0, r75 = 0, r77 = 0, r90 = 0, r92 = 0, r105 = 0, r146 = 0;
+	bool r160 = 0, r174 = 0, r188 = 0, r202 = 0, r216 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
 	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r23 = 0, r26 = 0;
 	i64 r27 = 0, r28 = 0, r32 = 0, r33 = 0, r37 = 0, r40 = 0, r47 = 0, r49 = 0;
 	i64 r50 = 0, r51 = 0, r55 = 0, r56 = 0, r60 = 0, r63 = 0, r64 = 0, r65 = 0;
 	i64 r69 = 0, r70 = 0, r74 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r84 = 0;
 	i64 r85 = 0, r89 = 0, r91 = 0, r93 = 0, r94 = 0, r95 = 0, r99 = 0, r100 = 0;
-	i64 r104 = 0, r106 = 0, r107 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0;
-	i64 r122 = 0, r125 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0;
-	i64 r140 = 0, r142 = 0, r144 = 0, r146 = 0, r147 = 0, r149 = 0, r151 = 0, r152 = 0;
-	i64 r164 = 0, r165 = 0, r166 = 0, r178 = 0, r179 = 0, r180 = 0, r192 = 0, r193 = 0;
-	i64 r194 = 0, r206 = 0, r207 = 0, r208 = 0, r220 = 0, r221 = 0, r222 = 0, r234 = 0;
-	u32 r157 = 0, r159 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0, r171 = 0, r173 = 0;
-	u32 r174 = 0, r175 = 0, r176 = 0, r177 = 0, r185 = 0, r187 = 0, r188 = 0, r189 = 0;
-	u32 r190 = 0, r191 = 0, r199 = 0, r201 = 0, r202 = 0, r203 = 0, r204 = 0, r205 = 0;
-	u32 r213 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r227 = 0, r229 = 0;
-	u32 r230 = 0, r231 = 0, r232 = 0, r233 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0;
-	u32 r239 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0;
-	u32 r247 = 0, r248 = 0, r249 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0;
-	u32 r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0, r260 = 0, r261 = 0, r262 = 0;
-	u32 r263 = 0, r264 = 0, r265 = 0, r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0;
-	u32 r271 = 0, r272 = 0, r273 = 0, r274 = 0, r275 = 0, r276 = 0, r277 = 0, r278 = 0;
-	u32 r279 = 0, r280 = 0;
-	u64 r42 = 0, r44 = 0, r45 = 0, r46 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
-	u64 r167 = 0, r168 = 0, r169 = 0, r170 = 0, r181 = 0, r182 = 0, r183 = 0, r184 = 0;
-	u64 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r209 = 0, r210 = 0, r211 = 0, r212 = 0;
-	u64 r223 = 0, r224 = 0, r225 = 0, r226 = 0;
+	i64 r104 = 0, r106 = 0, r107 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0;
+	i64 r124 = 0, r126 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0, r135 = 0, r137 = 0;
+	i64 r139 = 0, r140 = 0, r152 = 0, r153 = 0, r154 = 0, r166 = 0, r167 = 0, r168 = 0;
+	i64 r180 = 0, r181 = 0, r182 = 0, r194 = 0, r195 = 0, r196 = 0, r208 = 0, r209 = 0;
+	i64 r210 = 0, r222 = 0;
+	u32 r145 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r151 = 0, r159 = 0, r161 = 0;
+	u32 r162 = 0, r163 = 0, r164 = 0, r165 = 0, r173 = 0, r175 = 0, r176 = 0, r177 = 0;
+	u32 r178 = 0, r179 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0;
+	u32 r201 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0, r215 = 0, r217 = 0;
+	u32 r218 = 0, r219 = 0, r220 = 0, r221 = 0, r223 = 0, r224 = 0, r225 = 0, r226 = 0;
+	u32 r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r232 = 0, r233 = 0, r234 = 0;
+	u32 r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0, r240 = 0, r241 = 0, r242 = 0;
+	u32 r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0, r250 = 0;
+	u32 r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0;
+	u32 r259 = 0, r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0, r266 = 0;
+	u32 r267 = 0, r268 = 0;
+	u64 r42 = 0, r44 = 0, r45 = 0, r46 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0;
+	u64 r155 = 0, r156 = 0, r157 = 0, r158 = 0, r169 = 0, r170 = 0, r171 = 0, r172 = 0;
+	u64 r183 = 0, r184 = 0, r185 = 0, r186 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0;
+	u64 r211 = 0, r212 = 0, r213 = 0, r214 = 0;
 	float r16 = 0, r17 = 0, r20 = 0, r21 = 0, r30 = 0, r31 = 0, r34 = 0, r35 = 0;
 	float r53 = 0, r54 = 0, r57 = 0, r58 = 0, r67 = 0, r68 = 0, r71 = 0, r72 = 0;
 	float r82 = 0, r83 = 0, r86 = 0, r87 = 0, r97 = 0, r98 = 0, r101 = 0, r102 = 0;
 	char *r5 = 0, *r8 = 0, *r15 = 0, *r22 = 0, *r29 = 0, *r36 = 0, *r52 = 0, *r59 = 0;
 	char *r66 = 0, *r73 = 0, *r81 = 0, *r88 = 0, *r96 = 0, *r103 = 0, *r108 = 0, *r110 = 0;
-	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
-	char *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r137 = 0;
-	char *r139 = 0, *r141 = 0, *r143 = 0, *r145 = 0, *r148 = 0, *r150 = 0;
+	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
+	char *r123 = 0, *r125 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r136 = 0, *r138 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r5 = p0;
@@ -16548,25 +16518,25 @@ extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r46 = (u64)r40;
 	r109 = r107;
 	r112 = r107;
-	r117 = r107;
-	r122 = r107;
-	r129 = r107;
-	r136 = r107;
-	r146 = r2;
-	r147 = r146;
-	r148 = r8 + r147 * 4;
-	r149 = (u64)r107 * 4ull;
-	r150 = r5 + r147 * 4;
-	r224 = (u64)r13;
-	r210 = r224;
-	r196 = r224;
-	r182 = r224;
-	r188 = (u32)r13;
-	r202 = r188;
-	r216 = r188;
-	r230 = r188;
-	r235 = r188 > 1u ? r188 : 1u;
-	r236 = qd_div_u32(4294967295u, r235);
+	r115 = (u64)r1 * 8ull;
+	r118 = r115;
+	r121 = (u64)r1 * 12ull;
+	r124 = r121;
+	r134 = r2;
+	r135 = r134;
+	r136 = r8 + r135 * 4;
+	r137 = (u64)r107 * 4ull;
+	r138 = r5 + r135 * 4;
+	r212 = (u64)r13;
+	r198 = r212;
+	r184 = r212;
+	r170 = r212;
+	r176 = (u32)r13;
+	r190 = r176;
+	r204 = r176;
+	r218 = r176;
+	r223 = r176 > 1u ? r176 : 1u;
+	r224 = qd_div_u32(4294967295u, r223);
 b3: // grid unrolled guard
 	r41 = r2 < r3;
 	if (!r41) goto b38;
@@ -16576,59 +16546,59 @@ b3: // grid unrolled guard
 	if (!r43) goto b30;
 	r47 = r2;
 	r49 = r47;
-	r223 = (u64)r49;
-	r225 = r223 | r224;
-	r226 = r225 >> 32;
-	r227 = (u32)r226;
-	r228 = r227 == 0u;
-	if (!r228) goto b29;
-	r229 = (u32)r49;
-	r258 = __umulhi(r229, r236);
-	r259 = r258 * r230;
-	r260 = r229 - r259;
-	r261 = r260 - r230;
-	r262 = r260 < r261 ? r260 : r261;
-	r263 = r260 - r262;
-	r264 = r263 < 1u ? r263 : 1u;
-	r231 = r258 + r264;
-	r232 = r262;
-	r221 = (i64)r231;
-	r222 = (i64)r232;
+	r211 = (u64)r49;
+	r213 = r211 | r212;
+	r214 = r213 >> 32;
+	r215 = (u32)r214;
+	r216 = r215 == 0u;
+	if (!r216) goto b29;
+	r217 = (u32)r49;
+	r246 = __umulhi(r217, r224);
+	r247 = r246 * r218;
+	r248 = r217 - r247;
+	r249 = r248 - r218;
+	r250 = r248 < r249 ? r248 : r249;
+	r251 = r248 - r250;
+	r252 = r251 < 1u ? r251 : 1u;
+	r219 = r246 + r252;
+	r220 = r250;
+	r209 = (i64)r219;
+	r210 = (i64)r220;
 b9: // rangeint.body (grid unrolled 0)
-	r50 = r221;
-	r51 = r222;
-	r52 = r148;
+	r50 = r209;
+	r51 = r210;
+	r52 = r136;
 	r53 = *(float *)r52;
 	r54 = r53 * 0x1p-01f;
 	r55 = (u64)r51 * 3ull;
 	r56 = (u64)r55 + (u64)r50;
 	r57 = (float)r56;
 	r58 = r54 + r57;
-	r59 = r150;
+	r59 = r138;
 	*(float *)r59 = r58;
 	r76 = (u64)r47 + (u64)r1;
 	r63 = r76;
-	r209 = (u64)r63;
-	r211 = r209 | r210;
-	r212 = r211 >> 32;
-	r213 = (u32)r212;
-	r214 = r213 == 0u;
-	if (!r214) goto b28;
-	r215 = (u32)r63;
-	r251 = __umulhi(r215, r236);
-	r252 = r251 * r216;
-	r253 = r215 - r252;
-	r254 = r253 - r216;
-	r255 = r253 < r254 ? r253 : r254;
-	r256 = r253 - r255;
-	r257 = r256 < 1u ? r256 : 1u;
-	r217 = r251 + r257;
-	r218 = r255;
-	r207 = (i64)r217;
-	r208 = (i64)r218;
+	r197 = (u64)r63;
+	r199 = r197 | r198;
+	r200 = r199 >> 32;
+	r201 = (u32)r200;
+	r202 = r201 == 0u;
+	if (!r202) goto b28;
+	r203 = (u32)r63;
+	r239 = __umulhi(r203, r224);
+	r240 = r239 * r204;
+	r241 = r203 - r240;
+	r242 = r241 - r204;
+	r243 = r241 < r242 ? r241 : r242;
+	r244 = r241 - r243;
+	r245 = r244 < 1u ? r244 : 1u;
+	r205 = r239 + r245;
+	r206 = r243;
+	r195 = (i64)r205;
+	r196 = (i64)r206;
 b14: // rangeint.body (grid unrolled 1)
-	r64 = r207;
-	r65 = r208;
+	r64 = r195;
+	r65 = r196;
 	r108 = r52;
 	r110 = r108 + r109 * 1;
 	r66 = r110;
@@ -16644,204 +16614,204 @@ b14: // rangeint.body (grid unrolled 1)
 	*(float *)r73 = r72;
 	r91 = (u64)r76 + (u64)r1;
 	r78 = r91;
-	r195 = (u64)r78;
-	r197 = r195 | r196;
-	r198 = r197 >> 32;
-	r199 = (u32)r198;
-	r200 = r199 == 0u;
-	if (!r200) goto b27;
-	r201 = (u32)r78;
-	r244 = __umulhi(r201, r236);
-	r245 = r244 * r202;
-	r246 = r201 - r245;
-	r247 = r246 - r202;
-	r248 = r246 < r247 ? r246 : r247;
-	r249 = r246 - r248;
-	r250 = r249 < 1u ? r249 : 1u;
-	r203 = r244 + r250;
-	r204 = r248;
-	r193 = (i64)r203;
-	r194 = (i64)r204;
+	r183 = (u64)r78;
+	r185 = r183 | r184;
+	r186 = r185 >> 32;
+	r187 = (u32)r186;
+	r188 = r187 == 0u;
+	if (!r188) goto b27;
+	r189 = (u32)r78;
+	r232 = __umulhi(r189, r224);
+	r233 = r232 * r190;
+	r234 = r189 - r233;
+	r235 = r234 - r190;
+	r236 = r234 < r235 ? r234 : r235;
+	r237 = r234 - r236;
+	r238 = r237 < 1u ? r237 : 1u;
+	r191 = r232 + r238;
+	r192 = r236;
+	r181 = (i64)r191;
+	r182 = (i64)r192;
 b19: // rangeint.body (grid unrolled 2)
-	r79 = r193;
-	r80 = r194;
-	r116 = r110;
-	r118 = r116 + r117 * 1;
-	r81 = r118;
+	r79 = r181;
+	r80 = r182;
+	r114 = r52;
+	r116 = r114 + r115 * 1;
+	r81 = r116;
 	r82 = *(float *)r81;
 	r83 = r82 * 0x1p-01f;
 	r84 = (u64)r80 * 3ull;
 	r85 = (u64)r84 + (u64)r79;
 	r86 = (float)r85;
 	r87 = r83 + r86;
-	r121 = r113;
-	r123 = r121 + r122 * 1;
-	r88 = r123;
+	r117 = r59;
+	r119 = r117 + r118 * 1;
+	r88 = r119;
 	*(float *)r88 = r87;
 	r106 = (u64)r91 + (u64)r1;
 	r93 = r106;
-	r181 = (u64)r93;
-	r183 = r181 | r182;
-	r184 = r183 >> 32;
-	r185 = (u32)r184;
-	r186 = r185 == 0u;
-	if (!r186) goto b26;
-	r187 = (u32)r93;
-	r237 = __umulhi(r187, r236);
-	r238 = r237 * r188;
-	r239 = r187 - r238;
-	r240 = r239 - r188;
-	r241 = r239 < r240 ? r239 : r240;
-	r242 = r239 - r241;
-	r243 = r242 < 1u ? r242 : 1u;
-	r189 = r237 + r243;
-	r190 = r241;
-	r179 = (i64)r189;
-	r180 = (i64)r190;
+	r169 = (u64)r93;
+	r171 = r169 | r170;
+	r172 = r171 >> 32;
+	r173 = (u32)r172;
+	r174 = r173 == 0u;
+	if (!r174) goto b26;
+	r175 = (u32)r93;
+	r225 = __umulhi(r175, r224);
+	r226 = r225 * r176;
+	r227 = r175 - r226;
+	r228 = r227 - r176;
+	r229 = r227 < r228 ? r227 : r228;
+	r230 = r227 - r229;
+	r231 = r230 < 1u ? r230 : 1u;
+	r177 = r225 + r231;
+	r178 = r229;
+	r167 = (i64)r177;
+	r168 = (i64)r178;
 b24: // rangeint.body (grid unrolled 3)
-	r94 = r179;
-	r95 = r180;
-	r128 = r118;
-	r130 = r128 + r129 * 1;
-	r96 = r130;
+	r94 = r167;
+	r95 = r168;
+	r120 = r52;
+	r122 = r120 + r121 * 1;
+	r96 = r122;
 	r97 = *(float *)r96;
 	r98 = r97 * 0x1p-01f;
 	r99 = (u64)r95 * 3ull;
 	r100 = (u64)r99 + (u64)r94;
 	r101 = (float)r100;
 	r102 = r98 + r101;
-	r135 = r123;
-	r137 = r135 + r136 * 1;
-	r103 = r137;
+	r123 = r59;
+	r125 = r123 + r124 * 1;
+	r103 = r125;
 	*(float *)r103 = r102;
 	r2 = (u64)r2 + (u64)r107;
-	r148 = r148 + r149 * 1;
-	r150 = r150 + r149 * 1;
+	r136 = r136 + r137 * 1;
+	r138 = r138 + r137 * 1;
 	goto b3;
 b26: // divide in 64 bits
-	r179 = qd_div_i64(r93, r13);
-	r192 = (u64)r179 * (u64)r13;
-	r180 = (u64)r93 - (u64)r192;
+	r167 = qd_div_i64(r93, r13);
+	r180 = (u64)r167 * (u64)r13;
+	r168 = (u64)r93 - (u64)r180;
 	goto b24;
 b27: // divide in 64 bits
-	r193 = qd_div_i64(r78, r13);
-	r206 = (u64)r193 * (u64)r13;
-	r194 = (u64)r78 - (u64)r206;
+	r181 = qd_div_i64(r78, r13);
+	r194 = (u64)r181 * (u64)r13;
+	r182 = (u64)r78 - (u64)r194;
 	goto b19;
 b28: // divide in 64 bits
-	r207 = qd_div_i64(r63, r13);
-	r220 = (u64)r207 * (u64)r13;
-	r208 = (u64)r63 - (u64)r220;
+	r195 = qd_div_i64(r63, r13);
+	r208 = (u64)r195 * (u64)r13;
+	r196 = (u64)r63 - (u64)r208;
 	goto b14;
 b29: // divide in 64 bits
-	r221 = qd_div_i64(r49, r13);
-	r234 = (u64)r221 * (u64)r13;
-	r222 = (u64)r49 - (u64)r234;
+	r209 = qd_div_i64(r49, r13);
+	r222 = (u64)r209 * (u64)r13;
+	r210 = (u64)r49 - (u64)r222;
 	goto b9;
 b30: // preheader
-	r138 = r2;
-	r139 = r8 + r138 * 4;
-	r140 = r107;
-	r141 = r5 + r138 * 4;
-	r168 = r224;
-	r174 = r188;
+	r126 = r2;
+	r127 = r8 + r126 * 4;
+	r128 = r107;
+	r129 = r5 + r126 * 4;
+	r156 = r212;
+	r162 = r176;
 b31: // head
 	r10 = r2 < r3;
 	if (!r10) goto b38;
 	r11 = r2;
-	r167 = (u64)r11;
-	r169 = r167 | r168;
-	r170 = r169 >> 32;
-	r171 = (u32)r170;
-	r172 = r171 == 0u;
-	if (!r172) goto b37;
-	r173 = (u32)r11;
-	r265 = __umulhi(r173, r236);
-	r266 = r265 * r174;
-	r267 = r173 - r266;
-	r268 = r267 - r174;
-	r269 = r267 < r268 ? r267 : r268;
-	r270 = r267 - r269;
-	r271 = r270 < 1u ? r270 : 1u;
-	r175 = r265 + r271;
-	r176 = r269;
-	r165 = (i64)r175;
-	r166 = (i64)r176;
+	r155 = (u64)r11;
+	r157 = r155 | r156;
+	r158 = r157 >> 32;
+	r159 = (u32)r158;
+	r160 = r159 == 0u;
+	if (!r160) goto b37;
+	r161 = (u32)r11;
+	r253 = __umulhi(r161, r224);
+	r254 = r253 * r162;
+	r255 = r161 - r254;
+	r256 = r255 - r162;
+	r257 = r255 < r256 ? r255 : r256;
+	r258 = r255 - r257;
+	r259 = r258 < 1u ? r258 : 1u;
+	r163 = r253 + r259;
+	r164 = r257;
+	r153 = (i64)r163;
+	r154 = (i64)r164;
 b35: // rangeint.body
-	r12 = r165;
-	r14 = r166;
-	r15 = r139;
+	r12 = r153;
+	r14 = r154;
+	r15 = r127;
 	r16 = *(float *)r15;
 	r17 = r16 * 0x1p-01f;
 	r18 = (u64)r14 * 3ull;
 	r19 = (u64)r18 + (u64)r12;
 	r20 = (float)r19;
 	r21 = r17 + r20;
-	r22 = r141;
+	r22 = r129;
 	*(float *)r22 = r21;
 	r2 = (u64)r2 + (u64)r1;
-	r139 = r139 + r140 * 1;
-	r141 = r141 + r140 * 1;
+	r127 = r127 + r128 * 1;
+	r129 = r129 + r128 * 1;
 	goto b31;
 b37: // divide in 64 bits
-	r165 = qd_div_i64(r11, r13);
-	r178 = (u64)r165 * (u64)r13;
-	r166 = (u64)r11 - (u64)r178;
+	r153 = qd_div_i64(r11, r13);
+	r166 = (u64)r153 * (u64)r13;
+	r154 = (u64)r11 - (u64)r166;
 	goto b35;
 b38: // exit
 	return;
 b39: // preheader
-	r142 = r2;
-	r143 = r8 + r142 * 4;
-	r144 = (u64)r1 * 4ull;
-	r145 = r5 + r142 * 4;
-	r154 = (u64)r13;
-	r160 = (u32)r13;
-	r272 = r160 > 1u ? r160 : 1u;
-	r273 = qd_div_u32(4294967295u, r272);
+	r130 = r2;
+	r131 = r8 + r130 * 4;
+	r132 = (u64)r1 * 4ull;
+	r133 = r5 + r130 * 4;
+	r142 = (u64)r13;
+	r148 = (u32)r13;
+	r260 = r148 > 1u ? r148 : 1u;
+	r261 = qd_div_u32(4294967295u, r260);
 b40: // head (checked if)
 	r25 = r2 < r3;
 	if (!r25) goto b38;
 	r26 = r2;
 	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r153 = (u64)r26;
-	r155 = r153 | r154;
-	r156 = r155 >> 32;
-	r157 = (u32)r156;
-	r158 = r157 == 0u;
-	if (!r158) goto b46;
-	r159 = (u32)r26;
-	r274 = __umulhi(r159, r273);
-	r275 = r274 * r160;
-	r276 = r159 - r275;
-	r277 = r276 - r160;
-	r278 = r276 < r277 ? r276 : r277;
-	r279 = r276 - r278;
-	r280 = r279 < 1u ? r279 : 1u;
-	r161 = r274 + r280;
-	r162 = r278;
-	r151 = (i64)r161;
-	r152 = (i64)r162;
+	r141 = (u64)r26;
+	r143 = r141 | r142;
+	r144 = r143 >> 32;
+	r145 = (u32)r144;
+	r146 = r145 == 0u;
+	if (!r146) goto b46;
+	r147 = (u32)r26;
+	r262 = __umulhi(r147, r261);
+	r263 = r262 * r148;
+	r264 = r147 - r263;
+	r265 = r264 - r148;
+	r266 = r264 < r265 ? r264 : r265;
+	r267 = r264 - r266;
+	r268 = r267 < 1u ? r267 : 1u;
+	r149 = r262 + r268;
+	r150 = r266;
+	r139 = (i64)r149;
+	r140 = (i64)r150;
 b44: // rangeint.body (checked if)
-	r27 = r151;
-	r28 = r152;
-	r29 = r143;
+	r27 = r139;
+	r28 = r140;
+	r29 = r131;
 	r30 = *(float *)r29;
 	r31 = r30 * 0x1p-01f;
 	r32 = (u64)r28 * 3ull;
 	r33 = (u64)r32 + (u64)r27;
 	r34 = (float)r33;
 	r35 = r31 + r34;
-	r36 = r145;
+	r36 = r133;
 	*(float *)r36 = r35;
 	r2 = (u64)r2 + (u64)r1;
-	r143 = r143 + r144 * 1;
-	r145 = r145 + r144 * 1;
+	r131 = r131 + r132 * 1;
+	r133 = r133 + r132 * 1;
 	goto b40;
 b46: // divide in 64 bits
-	r151 = qd_div_i64(r26, r13);
-	r164 = (u64)r151 * (u64)r13;
-	r152 = (u64)r26 - (u64)r164;
+	r139 = qd_div_i64(r26, r13);
+	r152 = (u64)r139 * (u64)r13;
+	r140 = (u64)r26 - (u64)r152;
 	goto b44;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -16980,14 +16950,14 @@ b1: # setup
 	r28 = convert.u64.i64 r21
 	r83 = move.i64 r77
 	r86 = move.i64 r77
-	r91 = move.i64 r77
-	r96 = move.i64 r77
-	r103 = move.i64 r77
-	r110 = move.i64 r77
-	r116 = move.i64 r2
-	r117 = elemaddr r4, r116, 4
-	r118 = mul.i64 r77, 4
-	r119 = elemaddr r19, r116, 4
+	r89 = mul.i64 r1, 8
+	r92 = move.i64 r89
+	r95 = mul.i64 r1, 12
+	r98 = move.i64 r95
+	r104 = move.i64 r2
+	r105 = elemaddr r4, r104, 4
+	r106 = mul.i64 r77, 4
+	r107 = elemaddr r19, r104, 4
 	jump b2
 b2: # grid unrolled guard
 	r22 = add.i64 r2, 1
@@ -16999,13 +16969,13 @@ b3: # grid unrolled room
 	r25 = gt.u64 r24, r28
 	branch r25, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r80 = move.ptr r117
+	r80 = move.ptr r105
 	r35 = elemaddr r80, 1, 4
 	r36 = load.i32 r35
 	r38 = convert.i64.i32 r36
 	r37 = elemaddr r14, r38, 4
 	r39 = load.f32 r37
-	r81 = move.ptr r119
+	r81 = move.ptr r107
 	r40 = elemaddr r81, 1, 4
 	store.f32 r40, r39
 	jump b5
@@ -17023,61 +16993,61 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.f32 r51, r50
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r90 = move.ptr r84
-	r92 = elemaddr r90, r91, 1
-	r58 = elemaddr r92, 1, 4
+	r88 = move.ptr r80
+	r90 = elemaddr r88, r89, 1
+	r58 = elemaddr r90, 1, 4
 	r59 = load.i32 r58
 	r61 = convert.i64.i32 r59
 	r60 = elemaddr r14, r61, 4
 	r62 = load.f32 r60
-	r95 = move.ptr r87
-	r97 = elemaddr r95, r96, 1
-	r63 = elemaddr r97, 1, 4
+	r91 = move.ptr r81
+	r93 = elemaddr r91, r92, 1
+	r63 = elemaddr r93, 1, 4
 	store.f32 r63, r62
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r102 = move.ptr r92
-	r104 = elemaddr r102, r103, 1
-	r70 = elemaddr r104, 1, 4
+	r94 = move.ptr r80
+	r96 = elemaddr r94, r95, 1
+	r70 = elemaddr r96, 1, 4
 	r71 = load.i32 r70
 	r73 = convert.i64.i32 r71
 	r72 = elemaddr r14, r73, 4
 	r74 = load.f32 r72
-	r109 = move.ptr r97
-	r111 = elemaddr r109, r110, 1
-	r75 = elemaddr r111, 1, 4
+	r97 = move.ptr r81
+	r99 = elemaddr r97, r98, 1
+	r75 = elemaddr r99, 1, 4
 	store.f32 r75, r74
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r77
-	r117 = elemaddr r117, r118, 1
-	r119 = elemaddr r119, r118, 1
+	r105 = elemaddr r105, r106, 1
+	r107 = elemaddr r107, r106, 1
 	jump b2
 b9: # preheader
-	r112 = move.i64 r2
-	r113 = elemaddr r4, r112, 4
-	r114 = move.i64 r77
-	r115 = elemaddr r19, r112, 4
+	r100 = move.i64 r2
+	r101 = elemaddr r4, r100, 4
+	r102 = move.i64 r77
+	r103 = elemaddr r19, r100, 4
 	jump b10
 b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
 	branch r7, b11, b13
 b11: # rangeindex.body
-	r78 = move.ptr r113
+	r78 = move.ptr r101
 	r11 = elemaddr r78, 1, 4
 	r12 = load.i32 r11
 	r16 = convert.i64.i32 r12
 	r13 = elemaddr r14, r16, 4
 	r17 = load.f32 r13
-	r79 = move.ptr r115
+	r79 = move.ptr r103
 	r18 = elemaddr r79, 1, 4
 	store.f32 r18, r17
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r113 = elemaddr r113, r114, 1
-	r115 = elemaddr r115, r114, 1
+	r101 = elemaddr r101, r102, 1
+	r103 = elemaddr r103, r102, 1
 	jump b10
 b13: # exit
 	return
@@ -17372,15 +17342,15 @@ b1: # setup
 	r26 = convert.u64.i64 r20
 	r77 = move.i64 r75
 	r80 = move.i64 r75
-	r88 = move.i64 r75
-	r93 = move.i64 r75
-	r105 = move.i64 r75
-	r112 = move.i64 r75
-	r125 = move.i64 r2
-	r126 = move.i64 r125
-	r127 = elemaddr r7, r126, 4
-	r128 = mul.i64 r75, 4
-	r129 = elemaddr r13, r126, 4
+	r86 = mul.i64 r1, 8
+	r89 = move.i64 r86
+	r95 = mul.i64 r1, 12
+	r98 = move.i64 r95
+	r107 = move.i64 r2
+	r108 = move.i64 r107
+	r109 = elemaddr r7, r108, 4
+	r110 = mul.i64 r75, 4
+	r111 = elemaddr r13, r108, 4
 	jump b2
 b2: # grid unrolled guard
 	r21 = lt.i64 r2, r3
@@ -17391,10 +17361,10 @@ b3: # grid unrolled room
 	r23 = gt.u64 r22, r26
 	branch r23, b4, b9
 b4: # rangeint.body (grid unrolled 0)
-	r30 = move.ptr r127
+	r30 = move.ptr r109
 	r31 = load.f32 r30
 	r32 = mul.f32 r11, r31
-	r33 = move.ptr r129
+	r33 = move.ptr r111
 	r34 = load.f32 r33
 	r35 = add.f32 r32, r34
 	r36 = move.ptr r33
@@ -17416,54 +17386,54 @@ b5: # rangeint.body (grid unrolled 1)
 	store.f32 r47, r46
 	jump b6
 b6: # rangeint.body (grid unrolled 2)
-	r87 = move.ptr r78
-	r89 = elemaddr r87, r88, 1
-	r53 = move.ptr r89
+	r85 = move.ptr r30
+	r87 = elemaddr r85, r86, 1
+	r53 = move.ptr r87
 	r54 = load.f32 r53
 	r55 = mul.f32 r11, r54
-	r92 = move.ptr r81
-	r94 = elemaddr r92, r93, 1
-	r56 = move.ptr r94
+	r88 = move.ptr r33
+	r90 = elemaddr r88, r89, 1
+	r56 = move.ptr r90
 	r57 = load.f32 r56
 	r58 = add.f32 r55, r57
-	r99 = move.ptr r94
-	r59 = move.ptr r99
+	r93 = move.ptr r90
+	r59 = move.ptr r93
 	store.f32 r59, r58
 	jump b7
 b7: # rangeint.body (grid unrolled 3)
-	r104 = move.ptr r89
-	r106 = elemaddr r104, r105, 1
-	r65 = move.ptr r106
+	r94 = move.ptr r30
+	r96 = elemaddr r94, r95, 1
+	r65 = move.ptr r96
 	r66 = load.f32 r65
 	r67 = mul.f32 r11, r66
-	r111 = move.ptr r94
-	r113 = elemaddr r111, r112, 1
-	r68 = move.ptr r113
+	r97 = move.ptr r33
+	r99 = elemaddr r97, r98, 1
+	r68 = move.ptr r99
 	r69 = load.f32 r68
 	r70 = add.f32 r67, r69
-	r120 = move.ptr r113
-	r71 = move.ptr r120
+	r102 = move.ptr r99
+	r71 = move.ptr r102
 	store.f32 r71, r70
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r75
-	r127 = elemaddr r127, r128, 1
-	r129 = elemaddr r129, r128, 1
+	r109 = elemaddr r109, r110, 1
+	r111 = elemaddr r111, r110, 1
 	jump b2
 b9: # preheader
-	r121 = move.i64 r2
-	r122 = elemaddr r7, r121, 4
-	r123 = move.i64 r75
-	r124 = elemaddr r13, r121, 4
+	r103 = move.i64 r2
+	r104 = elemaddr r7, r103, 4
+	r105 = move.i64 r75
+	r106 = elemaddr r13, r103, 4
 	jump b10
 b10: # head
 	r4 = lt.i64 r2, r3
 	branch r4, b11, b13
 b11: # rangeint.body
-	r6 = move.ptr r122
+	r6 = move.ptr r104
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	r12 = move.ptr r124
+	r12 = move.ptr r106
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
@@ -17471,8 +17441,8 @@ b11: # rangeint.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r122 = elemaddr r122, r123, 1
-	r124 = elemaddr r124, r123, 1
+	r104 = elemaddr r104, r105, 1
+	r106 = elemaddr r106, r105, 1
 	jump b10
 b13: # exit
 	return
@@ -17654,15 +17624,15 @@ b6: # preheader
 	r55 = convert.u64.i64 r49
 	r106 = move.i64 r104
 	r109 = move.i64 r104
-	r117 = move.i64 r104
-	r122 = move.i64 r104
-	r134 = move.i64 r104
-	r141 = move.i64 r104
-	r158 = move.i64 r2
-	r159 = move.i64 r158
-	r160 = elemaddr r7, r159, 4
-	r161 = mul.i64 r104, 4
-	r162 = elemaddr r13, r159, 4
+	r115 = mul.i64 r1, 8
+	r118 = move.i64 r115
+	r124 = mul.i64 r1, 12
+	r127 = move.i64 r124
+	r140 = move.i64 r2
+	r141 = move.i64 r140
+	r142 = elemaddr r7, r141, 4
+	r143 = mul.i64 r104, 4
+	r144 = elemaddr r13, r141, 4
 	jump b7
 b7: # grid unrolled guard
 	r50 = lt.i64 r2, r3
@@ -17673,10 +17643,10 @@ b8: # grid unrolled room
 	r52 = gt.u64 r51, r55
 	branch r52, b9, b14
 b9: # rangeint.body (grid unrolled 0)
-	r59 = move.ptr r160
+	r59 = move.ptr r142
 	r60 = load.f32 r59
 	r61 = mul.f32 r11, r60
-	r62 = move.ptr r162
+	r62 = move.ptr r144
 	r63 = load.f32 r62
 	r64 = add.f32 r61, r63
 	r65 = move.ptr r62
@@ -17698,54 +17668,54 @@ b10: # rangeint.body (grid unrolled 1)
 	store.f32 r76, r75
 	jump b11
 b11: # rangeint.body (grid unrolled 2)
-	r116 = move.ptr r107
-	r118 = elemaddr r116, r117, 1
-	r82 = move.ptr r118
+	r114 = move.ptr r59
+	r116 = elemaddr r114, r115, 1
+	r82 = move.ptr r116
 	r83 = load.f32 r82
 	r84 = mul.f32 r11, r83
-	r121 = move.ptr r110
-	r123 = elemaddr r121, r122, 1
-	r85 = move.ptr r123
+	r117 = move.ptr r62
+	r119 = elemaddr r117, r118, 1
+	r85 = move.ptr r119
 	r86 = load.f32 r85
 	r87 = add.f32 r84, r86
-	r128 = move.ptr r123
-	r88 = move.ptr r128
+	r122 = move.ptr r119
+	r88 = move.ptr r122
 	store.f32 r88, r87
 	jump b12
 b12: # rangeint.body (grid unrolled 3)
-	r133 = move.ptr r118
-	r135 = elemaddr r133, r134, 1
-	r94 = move.ptr r135
+	r123 = move.ptr r59
+	r125 = elemaddr r123, r124, 1
+	r94 = move.ptr r125
 	r95 = load.f32 r94
 	r96 = mul.f32 r11, r95
-	r140 = move.ptr r123
-	r142 = elemaddr r140, r141, 1
-	r97 = move.ptr r142
+	r126 = move.ptr r62
+	r128 = elemaddr r126, r127, 1
+	r97 = move.ptr r128
 	r98 = load.f32 r97
 	r99 = add.f32 r96, r98
-	r149 = move.ptr r142
-	r100 = move.ptr r149
+	r131 = move.ptr r128
+	r100 = move.ptr r131
 	store.f32 r100, r99
 	jump b13
 b13: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r104
-	r160 = elemaddr r160, r161, 1
-	r162 = elemaddr r162, r161, 1
+	r142 = elemaddr r142, r143, 1
+	r144 = elemaddr r144, r143, 1
 	jump b7
 b14: # preheader
-	r150 = move.i64 r2
-	r151 = elemaddr r7, r150, 4
-	r152 = move.i64 r104
-	r153 = elemaddr r13, r150, 4
+	r132 = move.i64 r2
+	r133 = elemaddr r7, r132, 4
+	r134 = move.i64 r104
+	r135 = elemaddr r13, r132, 4
 	jump b15
 b15: # head
 	r4 = lt.i64 r2, r3
 	branch r4, b16, b18
 b16: # rangeint.body
-	r6 = move.ptr r151
+	r6 = move.ptr r133
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	r12 = move.ptr r153
+	r12 = move.ptr r135
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
@@ -17753,16 +17723,16 @@ b16: # rangeint.body
 	jump b17
 b17: # latch
 	r2 = add.i64 r2, r1
-	r151 = elemaddr r151, r152, 1
-	r153 = elemaddr r153, r152, 1
+	r133 = elemaddr r133, r134, 1
+	r135 = elemaddr r135, r134, 1
 	jump b15
 b18: # exit
 	return
 b19: # preheader
-	r154 = move.i64 r2
-	r155 = elemaddr r7, r154, 4
-	r156 = mul.i64 r1, 4
-	r157 = elemaddr r13, r154, 4
+	r136 = move.i64 r2
+	r137 = elemaddr r7, r136, 4
+	r138 = mul.i64 r1, 4
+	r139 = elemaddr r13, r136, 4
 	jump b20
 b20: # head (checked)
 	r20 = lt.i64 r2, r3
@@ -17772,11 +17742,11 @@ b21: # index (checked)
 	jump b22
 b22: # rangeint.body (checked)
 	checkindex r21, r8, site 0
-	r22 = move.ptr r155
+	r22 = move.ptr r137
 	r23 = load.f32 r22
 	r24 = mul.f32 r11, r23
 	checkindex r21, r14, site 1
-	r25 = move.ptr r157
+	r25 = move.ptr r139
 	r26 = load.f32 r25
 	r27 = add.f32 r24, r26
 	r28 = move.ptr r25
@@ -17784,8 +17754,8 @@ b22: # rangeint.body (checked)
 	jump b23
 b23: # latch (checked)
 	r2 = add.i64 r2, r1
-	r155 = elemaddr r155, r156, 1
-	r157 = elemaddr r157, r156, 1
+	r137 = elemaddr r137, r138, 1
+	r139 = elemaddr r139, r138, 1
 	jump b20
 
 kernel Spin(out []i64, iters i64)
@@ -19820,11 +19790,11 @@ b1: # setup
 	r23 = convert.u64.i64 r3
 	r25 = convert.u64.i64 r18
 	r72 = move.i64 r66
-	r80 = move.i64 r66
-	r92 = move.i64 r66
-	r104 = move.i64 r2
-	r105 = elemaddr r4, r104, 4
-	r106 = mul.i64 r66, 4
+	r78 = mul.i64 r1, 8
+	r84 = mul.i64 r1, 12
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 4
+	r94 = mul.i64 r66, 4
 	jump b2
 b2: # grid unrolled guard
 	r19 = add.i64 r2, 1
@@ -19836,7 +19806,7 @@ b3: # grid unrolled room
 	r22 = gt.u64 r21, r25
 	branch r22, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r69 = move.ptr r105
+	r69 = move.ptr r93
 	r32 = elemaddr r69, 1, 4
 	r33 = load.i32 r32
 	r34 = add.i32 r33, 1
@@ -19853,18 +19823,18 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.i32 r44, r43
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r79 = move.ptr r73
-	r81 = elemaddr r79, r80, 1
-	r51 = elemaddr r81, 1, 4
+	r77 = move.ptr r69
+	r79 = elemaddr r77, r78, 1
+	r51 = elemaddr r79, 1, 4
 	r52 = load.i32 r51
 	r53 = add.i32 r52, 1
 	r54 = move.ptr r51
 	store.i32 r54, r53
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r91 = move.ptr r81
-	r93 = elemaddr r91, r92, 1
-	r61 = elemaddr r93, 1, 4
+	r83 = move.ptr r69
+	r85 = elemaddr r83, r84, 1
+	r61 = elemaddr r85, 1, 4
 	r62 = load.i32 r61
 	r63 = add.i32 r62, 1
 	r64 = move.ptr r61
@@ -19872,19 +19842,19 @@ b7: # rangeindex.body (grid unrolled 3)
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r66
-	r105 = elemaddr r105, r106, 1
+	r93 = elemaddr r93, r94, 1
 	jump b2
 b9: # preheader
-	r101 = move.i64 r2
-	r102 = elemaddr r4, r101, 4
-	r103 = move.i64 r66
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 4
+	r91 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
 	branch r10, b11, b13
 b11: # rangeindex.body
-	r67 = move.ptr r102
+	r67 = move.ptr r90
 	r14 = elemaddr r67, 1, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
@@ -19893,7 +19863,7 @@ b11: # rangeindex.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r102 = elemaddr r102, r103, 1
+	r90 = elemaddr r90, r91, 1
 	jump b10
 b13: # exit
 	return
@@ -19915,11 +19885,11 @@ b1: # setup
 	r23 = convert.u64.i64 r3
 	r25 = convert.u64.i64 r18
 	r72 = move.i64 r66
-	r80 = move.i64 r66
-	r92 = move.i64 r66
-	r104 = move.i64 r2
-	r105 = elemaddr r4, r104, 4
-	r106 = mul.i64 r66, 4
+	r78 = mul.i64 r1, 8
+	r84 = mul.i64 r1, 12
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 4
+	r94 = mul.i64 r66, 4
 	jump b2
 b2: # grid unrolled guard
 	r19 = add.i64 r2, 1
@@ -19931,7 +19901,7 @@ b3: # grid unrolled room
 	r22 = gt.u64 r21, r25
 	branch r22, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r69 = move.ptr r105
+	r69 = move.ptr r93
 	r32 = elemaddr r69, 1, 4
 	r33 = load.i32 r32
 	r34 = add.i32 r33, 1
@@ -19948,18 +19918,18 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.i32 r44, r43
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r79 = move.ptr r73
-	r81 = elemaddr r79, r80, 1
-	r51 = elemaddr r81, 1, 4
+	r77 = move.ptr r69
+	r79 = elemaddr r77, r78, 1
+	r51 = elemaddr r79, 1, 4
 	r52 = load.i32 r51
 	r53 = add.i32 r52, 1
 	r54 = move.ptr r51
 	store.i32 r54, r53
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r91 = move.ptr r81
-	r93 = elemaddr r91, r92, 1
-	r61 = elemaddr r93, 1, 4
+	r83 = move.ptr r69
+	r85 = elemaddr r83, r84, 1
+	r61 = elemaddr r85, 1, 4
 	r62 = load.i32 r61
 	r63 = add.i32 r62, 1
 	r64 = move.ptr r61
@@ -19967,19 +19937,19 @@ b7: # rangeindex.body (grid unrolled 3)
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r66
-	r105 = elemaddr r105, r106, 1
+	r93 = elemaddr r93, r94, 1
 	jump b2
 b9: # preheader
-	r101 = move.i64 r2
-	r102 = elemaddr r4, r101, 4
-	r103 = move.i64 r66
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 4
+	r91 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
 	branch r10, b11, b13
 b11: # rangeindex.body
-	r67 = move.ptr r102
+	r67 = move.ptr r90
 	r14 = elemaddr r67, 1, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
@@ -19988,7 +19958,7 @@ b11: # rangeindex.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r102 = elemaddr r102, r103, 1
+	r90 = elemaddr r90, r91, 1
 	jump b10
 b13: # exit
 	return
@@ -20010,11 +19980,11 @@ b1: # setup
 	r23 = convert.u64.i64 r3
 	r25 = convert.u64.i64 r18
 	r72 = move.i64 r66
-	r80 = move.i64 r66
-	r92 = move.i64 r66
-	r104 = move.i64 r2
-	r105 = elemaddr r4, r104, 4
-	r106 = mul.i64 r66, 4
+	r78 = mul.i64 r1, 8
+	r84 = mul.i64 r1, 12
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 4
+	r94 = mul.i64 r66, 4
 	jump b2
 b2: # grid unrolled guard
 	r19 = add.i64 r2, 1
@@ -20026,7 +19996,7 @@ b3: # grid unrolled room
 	r22 = gt.u64 r21, r25
 	branch r22, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r69 = move.ptr r105
+	r69 = move.ptr r93
 	r32 = elemaddr r69, 1, 4
 	r33 = load.i32 r32
 	r34 = add.i32 r33, 1
@@ -20043,18 +20013,18 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.i32 r44, r43
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r79 = move.ptr r73
-	r81 = elemaddr r79, r80, 1
-	r51 = elemaddr r81, 1, 4
+	r77 = move.ptr r69
+	r79 = elemaddr r77, r78, 1
+	r51 = elemaddr r79, 1, 4
 	r52 = load.i32 r51
 	r53 = add.i32 r52, 1
 	r54 = move.ptr r51
 	store.i32 r54, r53
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r91 = move.ptr r81
-	r93 = elemaddr r91, r92, 1
-	r61 = elemaddr r93, 1, 4
+	r83 = move.ptr r69
+	r85 = elemaddr r83, r84, 1
+	r61 = elemaddr r85, 1, 4
 	r62 = load.i32 r61
 	r63 = add.i32 r62, 1
 	r64 = move.ptr r61
@@ -20062,19 +20032,19 @@ b7: # rangeindex.body (grid unrolled 3)
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r66
-	r105 = elemaddr r105, r106, 1
+	r93 = elemaddr r93, r94, 1
 	jump b2
 b9: # preheader
-	r101 = move.i64 r2
-	r102 = elemaddr r4, r101, 4
-	r103 = move.i64 r66
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 4
+	r91 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
 	branch r10, b11, b13
 b11: # rangeindex.body
-	r67 = move.ptr r102
+	r67 = move.ptr r90
 	r14 = elemaddr r67, 1, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
@@ -20083,7 +20053,7 @@ b11: # rangeindex.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r102 = elemaddr r102, r103, 1
+	r90 = elemaddr r90, r91, 1
 	jump b10
 b13: # exit
 	return
@@ -20105,11 +20075,11 @@ b1: # setup
 	r23 = convert.u64.i64 r3
 	r25 = convert.u64.i64 r18
 	r72 = move.i64 r66
-	r80 = move.i64 r66
-	r92 = move.i64 r66
-	r104 = move.i64 r2
-	r105 = elemaddr r4, r104, 4
-	r106 = mul.i64 r66, 4
+	r78 = mul.i64 r1, 8
+	r84 = mul.i64 r1, 12
+	r92 = move.i64 r2
+	r93 = elemaddr r4, r92, 4
+	r94 = mul.i64 r66, 4
 	jump b2
 b2: # grid unrolled guard
 	r19 = add.i64 r2, 1
@@ -20121,7 +20091,7 @@ b3: # grid unrolled room
 	r22 = gt.u64 r21, r25
 	branch r22, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r69 = move.ptr r105
+	r69 = move.ptr r93
 	r32 = elemaddr r69, 1, 4
 	r33 = load.i32 r32
 	r34 = add.i32 r33, 1
@@ -20138,18 +20108,18 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.i32 r44, r43
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r79 = move.ptr r73
-	r81 = elemaddr r79, r80, 1
-	r51 = elemaddr r81, 1, 4
+	r77 = move.ptr r69
+	r79 = elemaddr r77, r78, 1
+	r51 = elemaddr r79, 1, 4
 	r52 = load.i32 r51
 	r53 = add.i32 r52, 1
 	r54 = move.ptr r51
 	store.i32 r54, r53
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r91 = move.ptr r81
-	r93 = elemaddr r91, r92, 1
-	r61 = elemaddr r93, 1, 4
+	r83 = move.ptr r69
+	r85 = elemaddr r83, r84, 1
+	r61 = elemaddr r85, 1, 4
 	r62 = load.i32 r61
 	r63 = add.i32 r62, 1
 	r64 = move.ptr r61
@@ -20157,19 +20127,19 @@ b7: # rangeindex.body (grid unrolled 3)
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r66
-	r105 = elemaddr r105, r106, 1
+	r93 = elemaddr r93, r94, 1
 	jump b2
 b9: # preheader
-	r101 = move.i64 r2
-	r102 = elemaddr r4, r101, 4
-	r103 = move.i64 r66
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 4
+	r91 = move.i64 r66
 	jump b10
 b10: # head
 	r9 = add.i64 r2, 1
 	r10 = lt.i64 r9, r3
 	branch r10, b11, b13
 b11: # rangeindex.body
-	r67 = move.ptr r102
+	r67 = move.ptr r90
 	r14 = elemaddr r67, 1, 4
 	r15 = load.i32 r14
 	r16 = add.i32 r15, 1
@@ -20178,7 +20148,7 @@ b11: # rangeindex.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r102 = elemaddr r102, r103, 1
+	r90 = elemaddr r90, r91, 1
 	jump b10
 b13: # exit
 	return
@@ -20200,11 +20170,11 @@ b1: # setup
 	r20 = convert.u64.i64 r3
 	r22 = convert.u64.i64 r15
 	r69 = move.i64 r63
-	r77 = move.i64 r63
-	r89 = move.i64 r63
-	r101 = move.i64 r2
-	r102 = elemaddr r4, r101, 4
-	r103 = mul.i64 r63, 4
+	r75 = mul.i64 r1, 8
+	r81 = mul.i64 r1, 12
+	r89 = move.i64 r2
+	r90 = elemaddr r4, r89, 4
+	r91 = mul.i64 r63, 4
 	jump b2
 b2: # grid unrolled guard
 	r16 = add.i64 r2, 1
@@ -20216,7 +20186,7 @@ b3: # grid unrolled room
 	r19 = gt.u64 r18, r22
 	branch r19, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r66 = move.ptr r102
+	r66 = move.ptr r90
 	r29 = elemaddr r66, 1, 4
 	r30 = load.i32 r29
 	r31 = add.i32 r30, 1
@@ -20233,18 +20203,18 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.i32 r41, r40
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r76 = move.ptr r70
-	r78 = elemaddr r76, r77, 1
-	r48 = elemaddr r78, 1, 4
+	r74 = move.ptr r66
+	r76 = elemaddr r74, r75, 1
+	r48 = elemaddr r76, 1, 4
 	r49 = load.i32 r48
 	r50 = add.i32 r49, 1
 	r51 = move.ptr r48
 	store.i32 r51, r50
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r88 = move.ptr r78
-	r90 = elemaddr r88, r89, 1
-	r58 = elemaddr r90, 1, 4
+	r80 = move.ptr r66
+	r82 = elemaddr r80, r81, 1
+	r58 = elemaddr r82, 1, 4
 	r59 = load.i32 r58
 	r60 = add.i32 r59, 1
 	r61 = move.ptr r58
@@ -20252,19 +20222,19 @@ b7: # rangeindex.body (grid unrolled 3)
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r63
-	r102 = elemaddr r102, r103, 1
+	r90 = elemaddr r90, r91, 1
 	jump b2
 b9: # preheader
-	r98 = move.i64 r2
-	r99 = elemaddr r4, r98, 4
-	r100 = move.i64 r63
+	r86 = move.i64 r2
+	r87 = elemaddr r4, r86, 4
+	r88 = move.i64 r63
 	jump b10
 b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
 	branch r7, b11, b13
 b11: # rangeindex.body
-	r64 = move.ptr r99
+	r64 = move.ptr r87
 	r11 = elemaddr r64, 1, 4
 	r12 = load.i32 r11
 	r13 = add.i32 r12, 1
@@ -20273,7 +20243,7 @@ b11: # rangeindex.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r99 = elemaddr r99, r100, 1
+	r87 = elemaddr r87, r88, 1
 	jump b10
 b13: # exit
 	return
@@ -20296,11 +20266,11 @@ b1: # setup
 	r21 = convert.u64.i64 r3
 	r23 = convert.u64.i64 r16
 	r70 = move.i64 r64
-	r78 = move.i64 r64
-	r90 = move.i64 r64
-	r102 = move.i64 r2
-	r103 = elemaddr r4, r102, 4
-	r104 = mul.i64 r64, 4
+	r76 = mul.i64 r1, 8
+	r82 = mul.i64 r1, 12
+	r90 = move.i64 r2
+	r91 = elemaddr r4, r90, 4
+	r92 = mul.i64 r64, 4
 	jump b2
 b2: # grid unrolled guard
 	r17 = add.i64 r2, 1
@@ -20312,7 +20282,7 @@ b3: # grid unrolled room
 	r20 = gt.u64 r19, r23
 	branch r20, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r67 = move.ptr r103
+	r67 = move.ptr r91
 	r30 = elemaddr r67, 1, 4
 	r31 = load.f32 r30
 	r32 = mul.f32 r31, r14
@@ -20329,18 +20299,18 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.f32 r42, r41
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r77 = move.ptr r71
-	r79 = elemaddr r77, r78, 1
-	r49 = elemaddr r79, 1, 4
+	r75 = move.ptr r67
+	r77 = elemaddr r75, r76, 1
+	r49 = elemaddr r77, 1, 4
 	r50 = load.f32 r49
 	r51 = mul.f32 r50, r14
 	r52 = move.ptr r49
 	store.f32 r52, r51
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r89 = move.ptr r79
-	r91 = elemaddr r89, r90, 1
-	r59 = elemaddr r91, 1, 4
+	r81 = move.ptr r67
+	r83 = elemaddr r81, r82, 1
+	r59 = elemaddr r83, 1, 4
 	r60 = load.f32 r59
 	r61 = mul.f32 r60, r14
 	r62 = move.ptr r59
@@ -20348,19 +20318,19 @@ b7: # rangeindex.body (grid unrolled 3)
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r64
-	r103 = elemaddr r103, r104, 1
+	r91 = elemaddr r91, r92, 1
 	jump b2
 b9: # preheader
-	r99 = move.i64 r2
-	r100 = elemaddr r4, r99, 4
-	r101 = move.i64 r64
+	r87 = move.i64 r2
+	r88 = elemaddr r4, r87, 4
+	r89 = move.i64 r64
 	jump b10
 b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
 	branch r7, b11, b13
 b11: # rangeindex.body
-	r65 = move.ptr r100
+	r65 = move.ptr r88
 	r11 = elemaddr r65, 1, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
@@ -20369,7 +20339,7 @@ b11: # rangeindex.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r100 = elemaddr r100, r101, 1
+	r88 = elemaddr r88, r89, 1
 	jump b10
 b13: # exit
 	return
@@ -20429,17 +20399,17 @@ b6: # preheader
 	r119 = move.i64 r108
 	r122 = move.i64 r108
 	r125 = move.i64 r108
-	r130 = move.i64 r108
-	r135 = move.i64 r108
-	r140 = move.i64 r108
-	r147 = move.i64 r108
-	r154 = move.i64 r108
-	r161 = move.i64 r108
-	r173 = move.i64 r2
-	r174 = elemaddr r12, r173, 4
-	r175 = mul.i64 r108, 4
-	r176 = elemaddr r16, r173, 4
-	r177 = elemaddr r4, r173, 4
+	r128 = mul.i64 r1, 8
+	r131 = move.i64 r128
+	r134 = move.i64 r128
+	r137 = mul.i64 r1, 12
+	r140 = move.i64 r137
+	r143 = move.i64 r137
+	r155 = move.i64 r2
+	r156 = elemaddr r12, r155, 4
+	r157 = mul.i64 r108, 4
+	r158 = elemaddr r16, r155, 4
+	r159 = elemaddr r4, r155, 4
 	jump b7
 b7: # grid unrolled guard
 	r53 = add.i64 r2, 1
@@ -20451,14 +20421,14 @@ b8: # grid unrolled room
 	r56 = gt.u64 r55, r59
 	branch r56, b9, b14
 b9: # rangeindex.body (grid unrolled 0)
-	r115 = move.ptr r174
+	r115 = move.ptr r156
 	r66 = elemaddr r115, 1, 4
 	r67 = load.f32 r66
-	r116 = move.ptr r176
+	r116 = move.ptr r158
 	r68 = elemaddr r116, 1, 4
 	r69 = load.f32 r68
 	r70 = add.f32 r67, r69
-	r117 = move.ptr r177
+	r117 = move.ptr r159
 	r71 = elemaddr r117, 1, 4
 	store.f32 r71, r70
 	jump b10
@@ -20478,78 +20448,78 @@ b10: # rangeindex.body (grid unrolled 1)
 	store.f32 r82, r81
 	jump b11
 b11: # rangeindex.body (grid unrolled 2)
-	r129 = move.ptr r120
-	r131 = elemaddr r129, r130, 1
-	r89 = elemaddr r131, 1, 4
+	r127 = move.ptr r115
+	r129 = elemaddr r127, r128, 1
+	r89 = elemaddr r129, 1, 4
 	r90 = load.f32 r89
-	r134 = move.ptr r123
-	r136 = elemaddr r134, r135, 1
-	r91 = elemaddr r136, 1, 4
+	r130 = move.ptr r116
+	r132 = elemaddr r130, r131, 1
+	r91 = elemaddr r132, 1, 4
 	r92 = load.f32 r91
 	r93 = add.f32 r90, r92
-	r139 = move.ptr r126
-	r141 = elemaddr r139, r140, 1
-	r94 = elemaddr r141, 1, 4
+	r133 = move.ptr r117
+	r135 = elemaddr r133, r134, 1
+	r94 = elemaddr r135, 1, 4
 	store.f32 r94, r93
 	jump b12
 b12: # rangeindex.body (grid unrolled 3)
-	r146 = move.ptr r131
-	r148 = elemaddr r146, r147, 1
-	r101 = elemaddr r148, 1, 4
+	r136 = move.ptr r115
+	r138 = elemaddr r136, r137, 1
+	r101 = elemaddr r138, 1, 4
 	r102 = load.f32 r101
-	r153 = move.ptr r136
-	r155 = elemaddr r153, r154, 1
-	r103 = elemaddr r155, 1, 4
+	r139 = move.ptr r116
+	r141 = elemaddr r139, r140, 1
+	r103 = elemaddr r141, 1, 4
 	r104 = load.f32 r103
 	r105 = add.f32 r102, r104
-	r160 = move.ptr r141
-	r162 = elemaddr r160, r161, 1
-	r106 = elemaddr r162, 1, 4
+	r142 = move.ptr r117
+	r144 = elemaddr r142, r143, 1
+	r106 = elemaddr r144, 1, 4
 	store.f32 r106, r105
 	jump b13
 b13: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r108
-	r174 = elemaddr r174, r175, 1
-	r176 = elemaddr r176, r175, 1
-	r177 = elemaddr r177, r175, 1
+	r156 = elemaddr r156, r157, 1
+	r158 = elemaddr r158, r157, 1
+	r159 = elemaddr r159, r157, 1
 	jump b7
 b14: # preheader
-	r163 = move.i64 r2
-	r164 = elemaddr r12, r163, 4
-	r165 = move.i64 r108
-	r166 = elemaddr r16, r163, 4
-	r167 = elemaddr r4, r163, 4
+	r145 = move.i64 r2
+	r146 = elemaddr r12, r145, 4
+	r147 = move.i64 r108
+	r148 = elemaddr r16, r145, 4
+	r149 = elemaddr r4, r145, 4
 	jump b15
 b15: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
 	branch r7, b16, b18
 b16: # rangeindex.body
-	r109 = move.ptr r164
+	r109 = move.ptr r146
 	r11 = elemaddr r109, 1, 4
 	r14 = load.f32 r11
-	r110 = move.ptr r166
+	r110 = move.ptr r148
 	r15 = elemaddr r110, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r111 = move.ptr r167
+	r111 = move.ptr r149
 	r20 = elemaddr r111, 1, 4
 	store.f32 r20, r19
 	jump b17
 b17: # latch
 	r2 = add.i64 r2, r1
-	r164 = elemaddr r164, r165, 1
-	r166 = elemaddr r166, r165, 1
-	r167 = elemaddr r167, r165, 1
+	r146 = elemaddr r146, r147, 1
+	r148 = elemaddr r148, r147, 1
+	r149 = elemaddr r149, r147, 1
 	jump b15
 b18: # exit
 	return
 b19: # preheader
-	r168 = move.i64 r2
-	r169 = elemaddr r12, r168, 4
-	r170 = mul.i64 r1, 4
-	r171 = elemaddr r16, r168, 4
-	r172 = elemaddr r4, r168, 4
+	r150 = move.i64 r2
+	r151 = elemaddr r12, r150, 4
+	r152 = mul.i64 r1, 4
+	r153 = elemaddr r16, r150, 4
+	r154 = elemaddr r4, r150, 4
 	jump b20
 b20: # head (checked)
 	r21 = add.i64 r2, 1
@@ -20563,23 +20533,23 @@ b22: # rangeindex.loop (checked)
 	jump b23
 b23: # rangeindex.body (checked)
 	checkindex r24, r13, site 0
-	r112 = move.ptr r169
+	r112 = move.ptr r151
 	r26 = elemaddr r112, 1, 4
 	r27 = load.f32 r26
 	checkindex r24, r17, site 1
-	r113 = move.ptr r171
+	r113 = move.ptr r153
 	r28 = elemaddr r113, 1, 4
 	r29 = load.f32 r28
 	r30 = add.f32 r27, r29
-	r114 = move.ptr r172
+	r114 = move.ptr r154
 	r31 = elemaddr r114, 1, 4
 	store.f32 r31, r30
 	jump b24
 b24: # latch (checked)
 	r2 = add.i64 r2, r1
-	r169 = elemaddr r169, r170, 1
-	r171 = elemaddr r171, r170, 1
-	r172 = elemaddr r172, r170, 1
+	r151 = elemaddr r151, r152, 1
+	r153 = elemaddr r153, r152, 1
+	r154 = elemaddr r154, r152, 1
 	jump b20
 
 kernel Histogram(data []u8, bins []u32)
@@ -20795,12 +20765,12 @@ b1: # setup
 	r55 = move.f64 r41
 	r94 = mul.i64 r1, 8
 	r70 = move.f64 r41
-	r99 = move.i64 r94
+	r97 = mul.i64 r1, 16
 	r85 = move.f64 r41
-	r106 = move.i64 r94
-	r111 = move.i64 r2
-	r112 = elemaddr r4, r111, 8
-	r113 = mul.i64 r90, 8
+	r100 = mul.i64 r1, 24
+	r105 = move.i64 r2
+	r106 = elemaddr r4, r105, 8
+	r107 = mul.i64 r90, 8
 	jump b2
 b2: # grid unrolled guard
 	r23 = add.i64 r2, 1
@@ -20828,7 +20798,7 @@ b7: # rangeindex.body (grid unrolled 0)
 	r40 = mul.f64 r39, 1.1102230246251565e-16
 	r42 = mul.f64 r41, r40
 	r43 = add.f64 r18, r42
-	r92 = move.ptr r112
+	r92 = move.ptr r106
 	r44 = elemaddr r92, 1, 8
 	store.f64 r44, r43
 	jump b8
@@ -20871,9 +20841,9 @@ b15: # rangeindex.body (grid unrolled 2)
 	r69 = mul.f64 r68, 1.1102230246251565e-16
 	r71 = mul.f64 r70, r69
 	r72 = add.f64 r18, r71
-	r98 = move.ptr r95
-	r100 = elemaddr r98, r99, 1
-	r73 = elemaddr r100, 1, 8
+	r96 = move.ptr r92
+	r98 = elemaddr r96, r97, 1
+	r73 = elemaddr r98, 1, 8
 	store.f64 r73, r72
 	jump b16
 b16: # grid unrolled 3
@@ -20893,20 +20863,20 @@ b19: # rangeindex.body (grid unrolled 3)
 	r84 = mul.f64 r83, 1.1102230246251565e-16
 	r86 = mul.f64 r85, r84
 	r87 = add.f64 r18, r86
-	r105 = move.ptr r100
-	r107 = elemaddr r105, r106, 1
-	r88 = elemaddr r107, 1, 8
+	r99 = move.ptr r92
+	r101 = elemaddr r99, r100, 1
+	r88 = elemaddr r101, 1, 8
 	store.f64 r88, r87
 	jump b20
 b20: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r90
-	r112 = elemaddr r112, r113, 1
+	r106 = elemaddr r106, r107, 1
 	jump b2
 b21: # preheader
 	r16 = move.f64 r41
-	r108 = move.i64 r2
-	r109 = elemaddr r4, r108, 8
-	r110 = move.i64 r94
+	r102 = move.i64 r2
+	r103 = elemaddr r4, r102, 8
+	r104 = move.i64 r94
 	jump b22
 b22: # head
 	r6 = add.i64 r2, 1
@@ -20926,13 +20896,13 @@ b25: # rangeindex.body
 	r15 = mul.f64 r14, 1.1102230246251565e-16
 	r19 = mul.f64 r16, r15
 	r20 = add.f64 r18, r19
-	r91 = move.ptr r109
+	r91 = move.ptr r103
 	r21 = elemaddr r91, 1, 8
 	store.f64 r21, r20
 	jump b26
 b26: # latch
 	r2 = add.i64 r2, r1
-	r109 = elemaddr r109, r110, 1
+	r103 = elemaddr r103, r104, 1
 	jump b22
 b27: # exit
 	return
@@ -23845,27 +23815,27 @@ b1: # setup
 	r178 = move.i64 r167
 	r181 = move.i64 r167
 	r184 = move.i64 r167
-	r198 = move.i64 r167
-	r203 = move.i64 r167
-	r208 = move.i64 r167
-	r213 = move.i64 r167
-	r218 = move.i64 r167
-	r223 = move.i64 r167
-	r245 = move.i64 r167
-	r252 = move.i64 r167
-	r259 = move.i64 r167
-	r266 = move.i64 r167
-	r273 = move.i64 r167
-	r280 = move.i64 r167
-	r311 = move.i64 r2
-	r312 = move.i64 r311
-	r313 = elemaddr r5, r312, 4
-	r314 = mul.i64 r167, 4
-	r315 = elemaddr r16, r312, 4
-	r316 = elemaddr r8, r312, 4
-	r317 = elemaddr r20, r312, 4
-	r318 = elemaddr r12, r312, 4
-	r319 = elemaddr r24, r312, 4
+	r196 = mul.i64 r1, 8
+	r199 = move.i64 r196
+	r202 = move.i64 r196
+	r205 = move.i64 r196
+	r208 = move.i64 r196
+	r211 = move.i64 r196
+	r223 = mul.i64 r1, 12
+	r226 = move.i64 r223
+	r229 = move.i64 r223
+	r232 = move.i64 r223
+	r235 = move.i64 r223
+	r238 = move.i64 r223
+	r257 = move.i64 r2
+	r258 = move.i64 r257
+	r259 = elemaddr r5, r258, 4
+	r260 = mul.i64 r167, 4
+	r261 = elemaddr r16, r258, 4
+	r262 = elemaddr r8, r258, 4
+	r263 = elemaddr r20, r258, 4
+	r264 = elemaddr r12, r258, 4
+	r265 = elemaddr r24, r258, 4
 	jump b2
 b2: # grid unrolled guard
 	r57 = lt.i64 r2, r3
@@ -23876,21 +23846,21 @@ b3: # grid unrolled room
 	r59 = gt.u64 r58, r62
 	branch r59, b4, b9
 b4: # rangeint.body (grid unrolled 0)
-	r66 = move.ptr r313
+	r66 = move.ptr r259
 	r67 = load.f32 r66
-	r68 = move.ptr r315
+	r68 = move.ptr r261
 	r69 = load.f32 r68
 	r70 = mul.f32 r69, r37
 	r71 = add.f32 r67, r70
-	r72 = move.ptr r316
+	r72 = move.ptr r262
 	r73 = load.f32 r72
-	r74 = move.ptr r317
+	r74 = move.ptr r263
 	r75 = load.f32 r74
 	r76 = mul.f32 r75, r37
 	r77 = add.f32 r73, r76
-	r78 = move.ptr r318
+	r78 = move.ptr r264
 	r79 = load.f32 r78
-	r80 = move.ptr r319
+	r80 = move.ptr r265
 	r81 = load.f32 r80
 	r82 = mul.f32 r81, r37
 	r83 = add.f32 r79, r82
@@ -23943,125 +23913,125 @@ b5: # rangeint.body (grid unrolled 1)
 	store.f32 r111, r108
 	jump b6
 b6: # rangeint.body (grid unrolled 2)
-	r197 = move.ptr r170
-	r199 = elemaddr r197, r198, 1
-	r117 = move.ptr r199
+	r195 = move.ptr r66
+	r197 = elemaddr r195, r196, 1
+	r117 = move.ptr r197
 	r118 = load.f32 r117
-	r202 = move.ptr r173
-	r204 = elemaddr r202, r203, 1
-	r119 = move.ptr r204
+	r198 = move.ptr r68
+	r200 = elemaddr r198, r199, 1
+	r119 = move.ptr r200
 	r120 = load.f32 r119
 	r121 = mul.f32 r120, r37
 	r122 = add.f32 r118, r121
-	r207 = move.ptr r176
-	r209 = elemaddr r207, r208, 1
-	r123 = move.ptr r209
+	r201 = move.ptr r72
+	r203 = elemaddr r201, r202, 1
+	r123 = move.ptr r203
 	r124 = load.f32 r123
-	r212 = move.ptr r179
-	r214 = elemaddr r212, r213, 1
-	r125 = move.ptr r214
+	r204 = move.ptr r74
+	r206 = elemaddr r204, r205, 1
+	r125 = move.ptr r206
 	r126 = load.f32 r125
 	r127 = mul.f32 r126, r37
 	r128 = add.f32 r124, r127
-	r217 = move.ptr r182
-	r219 = elemaddr r217, r218, 1
-	r129 = move.ptr r219
+	r207 = move.ptr r78
+	r209 = elemaddr r207, r208, 1
+	r129 = move.ptr r209
 	r130 = load.f32 r129
-	r222 = move.ptr r185
-	r224 = elemaddr r222, r223, 1
-	r131 = move.ptr r224
+	r210 = move.ptr r80
+	r212 = elemaddr r210, r211, 1
+	r131 = move.ptr r212
 	r132 = load.f32 r131
 	r133 = mul.f32 r132, r37
 	r134 = add.f32 r130, r133
-	r229 = move.ptr r199
-	r135 = move.ptr r229
+	r215 = move.ptr r197
+	r135 = move.ptr r215
 	store.f32 r135, r122
-	r234 = move.ptr r209
-	r136 = move.ptr r234
+	r218 = move.ptr r203
+	r136 = move.ptr r218
 	store.f32 r136, r128
-	r239 = move.ptr r219
-	r137 = move.ptr r239
+	r221 = move.ptr r209
+	r137 = move.ptr r221
 	store.f32 r137, r134
 	jump b7
 b7: # rangeint.body (grid unrolled 3)
-	r244 = move.ptr r199
-	r246 = elemaddr r244, r245, 1
-	r143 = move.ptr r246
+	r222 = move.ptr r66
+	r224 = elemaddr r222, r223, 1
+	r143 = move.ptr r224
 	r144 = load.f32 r143
-	r251 = move.ptr r204
-	r253 = elemaddr r251, r252, 1
-	r145 = move.ptr r253
+	r225 = move.ptr r68
+	r227 = elemaddr r225, r226, 1
+	r145 = move.ptr r227
 	r146 = load.f32 r145
 	r147 = mul.f32 r146, r37
 	r148 = add.f32 r144, r147
-	r258 = move.ptr r209
-	r260 = elemaddr r258, r259, 1
-	r149 = move.ptr r260
+	r228 = move.ptr r72
+	r230 = elemaddr r228, r229, 1
+	r149 = move.ptr r230
 	r150 = load.f32 r149
-	r265 = move.ptr r214
-	r267 = elemaddr r265, r266, 1
-	r151 = move.ptr r267
+	r231 = move.ptr r74
+	r233 = elemaddr r231, r232, 1
+	r151 = move.ptr r233
 	r152 = load.f32 r151
 	r153 = mul.f32 r152, r37
 	r154 = add.f32 r150, r153
-	r272 = move.ptr r219
-	r274 = elemaddr r272, r273, 1
-	r155 = move.ptr r274
+	r234 = move.ptr r78
+	r236 = elemaddr r234, r235, 1
+	r155 = move.ptr r236
 	r156 = load.f32 r155
-	r279 = move.ptr r224
-	r281 = elemaddr r279, r280, 1
-	r157 = move.ptr r281
+	r237 = move.ptr r80
+	r239 = elemaddr r237, r238, 1
+	r157 = move.ptr r239
 	r158 = load.f32 r157
 	r159 = mul.f32 r158, r37
 	r160 = add.f32 r156, r159
-	r288 = move.ptr r246
-	r161 = move.ptr r288
+	r242 = move.ptr r224
+	r161 = move.ptr r242
 	store.f32 r161, r148
-	r295 = move.ptr r260
-	r162 = move.ptr r295
+	r245 = move.ptr r230
+	r162 = move.ptr r245
 	store.f32 r162, r154
-	r302 = move.ptr r274
-	r163 = move.ptr r302
+	r248 = move.ptr r236
+	r163 = move.ptr r248
 	store.f32 r163, r160
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r167
-	r313 = elemaddr r313, r314, 1
-	r315 = elemaddr r315, r314, 1
-	r316 = elemaddr r316, r314, 1
-	r317 = elemaddr r317, r314, 1
-	r318 = elemaddr r318, r314, 1
-	r319 = elemaddr r319, r314, 1
+	r259 = elemaddr r259, r260, 1
+	r261 = elemaddr r261, r260, 1
+	r262 = elemaddr r262, r260, 1
+	r263 = elemaddr r263, r260, 1
+	r264 = elemaddr r264, r260, 1
+	r265 = elemaddr r265, r260, 1
 	jump b2
 b9: # preheader
-	r303 = move.i64 r2
-	r304 = elemaddr r5, r303, 4
-	r305 = move.i64 r167
-	r306 = elemaddr r16, r303, 4
-	r307 = elemaddr r8, r303, 4
-	r308 = elemaddr r20, r303, 4
-	r309 = elemaddr r12, r303, 4
-	r310 = elemaddr r24, r303, 4
+	r249 = move.i64 r2
+	r250 = elemaddr r5, r249, 4
+	r251 = move.i64 r167
+	r252 = elemaddr r16, r249, 4
+	r253 = elemaddr r8, r249, 4
+	r254 = elemaddr r20, r249, 4
+	r255 = elemaddr r12, r249, 4
+	r256 = elemaddr r24, r249, 4
 	jump b10
 b10: # head
 	r30 = lt.i64 r2, r3
 	branch r30, b11, b13
 b11: # rangeint.body
-	r32 = move.ptr r304
+	r32 = move.ptr r250
 	r33 = load.f32 r32
-	r34 = move.ptr r306
+	r34 = move.ptr r252
 	r35 = load.f32 r34
 	r36 = mul.f32 r35, r37
 	r38 = add.f32 r33, r36
-	r39 = move.ptr r307
+	r39 = move.ptr r253
 	r40 = load.f32 r39
-	r41 = move.ptr r308
+	r41 = move.ptr r254
 	r42 = load.f32 r41
 	r43 = mul.f32 r42, r37
 	r44 = add.f32 r40, r43
-	r45 = move.ptr r309
+	r45 = move.ptr r255
 	r46 = load.f32 r45
-	r47 = move.ptr r310
+	r47 = move.ptr r256
 	r48 = load.f32 r47
 	r49 = mul.f32 r48, r37
 	r50 = add.f32 r46, r49
@@ -24074,12 +24044,12 @@ b11: # rangeint.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r304 = elemaddr r304, r305, 1
-	r306 = elemaddr r306, r305, 1
-	r307 = elemaddr r307, r305, 1
-	r308 = elemaddr r308, r305, 1
-	r309 = elemaddr r309, r305, 1
-	r310 = elemaddr r310, r305, 1
+	r250 = elemaddr r250, r251, 1
+	r252 = elemaddr r252, r251, 1
+	r253 = elemaddr r253, r251, 1
+	r254 = elemaddr r254, r251, 1
+	r255 = elemaddr r255, r251, 1
+	r256 = elemaddr r256, r251, 1
 	jump b10
 b13: # exit
 	return
@@ -24223,25 +24193,25 @@ b2: # preheader
 	r46 = convert.u64.i64 r40
 	r109 = move.i64 r107
 	r112 = move.i64 r107
-	r117 = move.i64 r107
-	r122 = move.i64 r107
-	r129 = move.i64 r107
-	r136 = move.i64 r107
-	r146 = move.i64 r2
-	r147 = move.i64 r146
-	r148 = elemaddr r8, r147, 4
-	r149 = mul.i64 r107, 4
-	r150 = elemaddr r5, r147, 4
-	r224 = convert.u64.i64 r13
-	r210 = move.u64 r224
-	r196 = move.u64 r224
-	r182 = move.u64 r224
-	r188 = convert.u32.i64 r13
-	r202 = move.u32 r188
-	r216 = move.u32 r188
-	r230 = move.u32 r188
-	r235 = max.u32 r188, 1
-	r236 = div.u32 4294967295, r235
+	r115 = mul.i64 r1, 8
+	r118 = move.i64 r115
+	r121 = mul.i64 r1, 12
+	r124 = move.i64 r121
+	r134 = move.i64 r2
+	r135 = move.i64 r134
+	r136 = elemaddr r8, r135, 4
+	r137 = mul.i64 r107, 4
+	r138 = elemaddr r5, r135, 4
+	r212 = convert.u64.i64 r13
+	r198 = move.u64 r212
+	r184 = move.u64 r212
+	r170 = move.u64 r212
+	r176 = convert.u32.i64 r13
+	r190 = move.u32 r176
+	r204 = move.u32 r176
+	r218 = move.u32 r176
+	r223 = max.u32 r176, 1
+	r224 = div.u32 4294967295, r223
 	jump b3
 b3: # grid unrolled guard
 	r41 = lt.i64 r2, r3
@@ -24258,37 +24228,37 @@ b6: # index (grid unrolled 0)
 	r49 = move.i64 r47
 	jump b7
 b7: # rangeint.body (grid unrolled 0)
-	r223 = convert.u64.i64 r49
-	r225 = or.u64 r223, r224
-	r226 = shr.u64.u32 r225, 32
-	r227 = convert.u32.u64 r226
-	r228 = eq.u32 r227, 0
-	branch r228, b8, b29
+	r211 = convert.u64.i64 r49
+	r213 = or.u64 r211, r212
+	r214 = shr.u64.u32 r213, 32
+	r215 = convert.u32.u64 r214
+	r216 = eq.u32 r215, 0
+	branch r216, b8, b29
 b8: # divide in 32 bits
-	r229 = convert.u32.i64 r49
-	r258 = mulhi.u32 r229, r236
-	r259 = mul.u32 r258, r230
-	r260 = sub.u32 r229, r259
-	r261 = sub.u32 r260, r230
-	r262 = min.u32 r260, r261
-	r263 = sub.u32 r260, r262
-	r264 = min.u32 r263, 1
-	r231 = add.u32 r258, r264
-	r232 = move.u32 r262
-	r221 = convert.i64.u32 r231
-	r222 = convert.i64.u32 r232
+	r217 = convert.u32.i64 r49
+	r246 = mulhi.u32 r217, r224
+	r247 = mul.u32 r246, r218
+	r248 = sub.u32 r217, r247
+	r249 = sub.u32 r248, r218
+	r250 = min.u32 r248, r249
+	r251 = sub.u32 r248, r250
+	r252 = min.u32 r251, 1
+	r219 = add.u32 r246, r252
+	r220 = move.u32 r250
+	r209 = convert.i64.u32 r219
+	r210 = convert.i64.u32 r220
 	jump b9
 b9: # rangeint.body (grid unrolled 0)
-	r50 = move.i64 r221
-	r51 = move.i64 r222
-	r52 = move.ptr r148
+	r50 = move.i64 r209
+	r51 = move.i64 r210
+	r52 = move.ptr r136
 	r53 = load.f32 r52
 	r54 = mul.f32 r53, 0.5
 	r55 = mul.i64 r51, 3
 	r56 = add.i64 r55, r50
 	r57 = convert.f32.i64 r56
 	r58 = add.f32 r54, r57
-	r59 = move.ptr r150
+	r59 = move.ptr r138
 	store.f32 r59, r58
 	jump b10
 b10: # grid unrolled 1
@@ -24298,29 +24268,29 @@ b11: # index (grid unrolled 1)
 	r63 = move.i64 r76
 	jump b12
 b12: # rangeint.body (grid unrolled 1)
-	r209 = convert.u64.i64 r63
-	r211 = or.u64 r209, r210
-	r212 = shr.u64.u32 r211, 32
-	r213 = convert.u32.u64 r212
-	r214 = eq.u32 r213, 0
-	branch r214, b13, b28
+	r197 = convert.u64.i64 r63
+	r199 = or.u64 r197, r198
+	r200 = shr.u64.u32 r199, 32
+	r201 = convert.u32.u64 r200
+	r202 = eq.u32 r201, 0
+	branch r202, b13, b28
 b13: # divide in 32 bits
-	r215 = convert.u32.i64 r63
-	r251 = mulhi.u32 r215, r236
-	r252 = mul.u32 r251, r216
-	r253 = sub.u32 r215, r252
-	r254 = sub.u32 r253, r216
-	r255 = min.u32 r253, r254
-	r256 = sub.u32 r253, r255
-	r257 = min.u32 r256, 1
-	r217 = add.u32 r251, r257
-	r218 = move.u32 r255
-	r207 = convert.i64.u32 r217
-	r208 = convert.i64.u32 r218
+	r203 = convert.u32.i64 r63
+	r239 = mulhi.u32 r203, r224
+	r240 = mul.u32 r239, r204
+	r241 = sub.u32 r203, r240
+	r242 = sub.u32 r241, r204
+	r243 = min.u32 r241, r242
+	r244 = sub.u32 r241, r243
+	r245 = min.u32 r244, 1
+	r205 = add.u32 r239, r245
+	r206 = move.u32 r243
+	r195 = convert.i64.u32 r205
+	r196 = convert.i64.u32 r206
 	jump b14
 b14: # rangeint.body (grid unrolled 1)
-	r64 = move.i64 r207
-	r65 = move.i64 r208
+	r64 = move.i64 r195
+	r65 = move.i64 r196
 	r108 = move.ptr r52
 	r110 = elemaddr r108, r109, 1
 	r66 = move.ptr r110
@@ -24342,41 +24312,41 @@ b16: # index (grid unrolled 2)
 	r78 = move.i64 r91
 	jump b17
 b17: # rangeint.body (grid unrolled 2)
-	r195 = convert.u64.i64 r78
-	r197 = or.u64 r195, r196
-	r198 = shr.u64.u32 r197, 32
-	r199 = convert.u32.u64 r198
-	r200 = eq.u32 r199, 0
-	branch r200, b18, b27
+	r183 = convert.u64.i64 r78
+	r185 = or.u64 r183, r184
+	r186 = shr.u64.u32 r185, 32
+	r187 = convert.u32.u64 r186
+	r188 = eq.u32 r187, 0
+	branch r188, b18, b27
 b18: # divide in 32 bits
-	r201 = convert.u32.i64 r78
-	r244 = mulhi.u32 r201, r236
-	r245 = mul.u32 r244, r202
-	r246 = sub.u32 r201, r245
-	r247 = sub.u32 r246, r202
-	r248 = min.u32 r246, r247
-	r249 = sub.u32 r246, r248
-	r250 = min.u32 r249, 1
-	r203 = add.u32 r244, r250
-	r204 = move.u32 r248
-	r193 = convert.i64.u32 r203
-	r194 = convert.i64.u32 r204
+	r189 = convert.u32.i64 r78
+	r232 = mulhi.u32 r189, r224
+	r233 = mul.u32 r232, r190
+	r234 = sub.u32 r189, r233
+	r235 = sub.u32 r234, r190
+	r236 = min.u32 r234, r235
+	r237 = sub.u32 r234, r236
+	r238 = min.u32 r237, 1
+	r191 = add.u32 r232, r238
+	r192 = move.u32 r236
+	r181 = convert.i64.u32 r191
+	r182 = convert.i64.u32 r192
 	jump b19
 b19: # rangeint.body (grid unrolled 2)
-	r79 = move.i64 r193
-	r80 = move.i64 r194
-	r116 = move.ptr r110
-	r118 = elemaddr r116, r117, 1
-	r81 = move.ptr r118
+	r79 = move.i64 r181
+	r80 = move.i64 r182
+	r114 = move.ptr r52
+	r116 = elemaddr r114, r115, 1
+	r81 = move.ptr r116
 	r82 = load.f32 r81
 	r83 = mul.f32 r82, 0.5
 	r84 = mul.i64 r80, 3
 	r85 = add.i64 r84, r79
 	r86 = convert.f32.i64 r85
 	r87 = add.f32 r83, r86
-	r121 = move.ptr r113
-	r123 = elemaddr r121, r122, 1
-	r88 = move.ptr r123
+	r117 = move.ptr r59
+	r119 = elemaddr r117, r118, 1
+	r88 = move.ptr r119
 	store.f32 r88, r87
 	jump b20
 b20: # grid unrolled 3
@@ -24386,75 +24356,75 @@ b21: # index (grid unrolled 3)
 	r93 = move.i64 r106
 	jump b22
 b22: # rangeint.body (grid unrolled 3)
-	r181 = convert.u64.i64 r93
-	r183 = or.u64 r181, r182
-	r184 = shr.u64.u32 r183, 32
-	r185 = convert.u32.u64 r184
-	r186 = eq.u32 r185, 0
-	branch r186, b23, b26
+	r169 = convert.u64.i64 r93
+	r171 = or.u64 r169, r170
+	r172 = shr.u64.u32 r171, 32
+	r173 = convert.u32.u64 r172
+	r174 = eq.u32 r173, 0
+	branch r174, b23, b26
 b23: # divide in 32 bits
-	r187 = convert.u32.i64 r93
-	r237 = mulhi.u32 r187, r236
-	r238 = mul.u32 r237, r188
-	r239 = sub.u32 r187, r238
-	r240 = sub.u32 r239, r188
-	r241 = min.u32 r239, r240
-	r242 = sub.u32 r239, r241
-	r243 = min.u32 r242, 1
-	r189 = add.u32 r237, r243
-	r190 = move.u32 r241
-	r179 = convert.i64.u32 r189
-	r180 = convert.i64.u32 r190
+	r175 = convert.u32.i64 r93
+	r225 = mulhi.u32 r175, r224
+	r226 = mul.u32 r225, r176
+	r227 = sub.u32 r175, r226
+	r228 = sub.u32 r227, r176
+	r229 = min.u32 r227, r228
+	r230 = sub.u32 r227, r229
+	r231 = min.u32 r230, 1
+	r177 = add.u32 r225, r231
+	r178 = move.u32 r229
+	r167 = convert.i64.u32 r177
+	r168 = convert.i64.u32 r178
 	jump b24
 b24: # rangeint.body (grid unrolled 3)
-	r94 = move.i64 r179
-	r95 = move.i64 r180
-	r128 = move.ptr r118
-	r130 = elemaddr r128, r129, 1
-	r96 = move.ptr r130
+	r94 = move.i64 r167
+	r95 = move.i64 r168
+	r120 = move.ptr r52
+	r122 = elemaddr r120, r121, 1
+	r96 = move.ptr r122
 	r97 = load.f32 r96
 	r98 = mul.f32 r97, 0.5
 	r99 = mul.i64 r95, 3
 	r100 = add.i64 r99, r94
 	r101 = convert.f32.i64 r100
 	r102 = add.f32 r98, r101
-	r135 = move.ptr r123
-	r137 = elemaddr r135, r136, 1
-	r103 = move.ptr r137
+	r123 = move.ptr r59
+	r125 = elemaddr r123, r124, 1
+	r103 = move.ptr r125
 	store.f32 r103, r102
 	jump b25
 b25: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r107
-	r148 = elemaddr r148, r149, 1
-	r150 = elemaddr r150, r149, 1
+	r136 = elemaddr r136, r137, 1
+	r138 = elemaddr r138, r137, 1
 	jump b3
 b26: # divide in 64 bits
-	r179 = div.i64 r93, r13
-	r192 = mul.i64 r179, r13
-	r180 = sub.i64 r93, r192
+	r167 = div.i64 r93, r13
+	r180 = mul.i64 r167, r13
+	r168 = sub.i64 r93, r180
 	jump b24
 b27: # divide in 64 bits
-	r193 = div.i64 r78, r13
-	r206 = mul.i64 r193, r13
-	r194 = sub.i64 r78, r206
+	r181 = div.i64 r78, r13
+	r194 = mul.i64 r181, r13
+	r182 = sub.i64 r78, r194
 	jump b19
 b28: # divide in 64 bits
-	r207 = div.i64 r63, r13
-	r220 = mul.i64 r207, r13
-	r208 = sub.i64 r63, r220
+	r195 = div.i64 r63, r13
+	r208 = mul.i64 r195, r13
+	r196 = sub.i64 r63, r208
 	jump b14
 b29: # divide in 64 bits
-	r221 = div.i64 r49, r13
-	r234 = mul.i64 r221, r13
-	r222 = sub.i64 r49, r234
+	r209 = div.i64 r49, r13
+	r222 = mul.i64 r209, r13
+	r210 = sub.i64 r49, r222
 	jump b9
 b30: # preheader
-	r138 = move.i64 r2
-	r139 = elemaddr r8, r138, 4
-	r140 = move.i64 r107
-	r141 = elemaddr r5, r138, 4
-	r168 = move.u64 r224
-	r174 = move.u32 r188
+	r126 = move.i64 r2
+	r127 = elemaddr r8, r126, 4
+	r128 = move.i64 r107
+	r129 = elemaddr r5, r126, 4
+	r156 = move.u64 r212
+	r162 = move.u32 r176
 	jump b31
 b31: # head
 	r10 = lt.i64 r2, r3
@@ -24463,60 +24433,60 @@ b32: # index
 	r11 = move.i64 r2
 	jump b33
 b33: # rangeint.body
-	r167 = convert.u64.i64 r11
-	r169 = or.u64 r167, r168
-	r170 = shr.u64.u32 r169, 32
-	r171 = convert.u32.u64 r170
-	r172 = eq.u32 r171, 0
-	branch r172, b34, b37
+	r155 = convert.u64.i64 r11
+	r157 = or.u64 r155, r156
+	r158 = shr.u64.u32 r157, 32
+	r159 = convert.u32.u64 r158
+	r160 = eq.u32 r159, 0
+	branch r160, b34, b37
 b34: # divide in 32 bits
-	r173 = convert.u32.i64 r11
-	r265 = mulhi.u32 r173, r236
-	r266 = mul.u32 r265, r174
-	r267 = sub.u32 r173, r266
-	r268 = sub.u32 r267, r174
-	r269 = min.u32 r267, r268
-	r270 = sub.u32 r267, r269
-	r271 = min.u32 r270, 1
-	r175 = add.u32 r265, r271
-	r176 = move.u32 r269
-	r165 = convert.i64.u32 r175
-	r166 = convert.i64.u32 r176
+	r161 = convert.u32.i64 r11
+	r253 = mulhi.u32 r161, r224
+	r254 = mul.u32 r253, r162
+	r255 = sub.u32 r161, r254
+	r256 = sub.u32 r255, r162
+	r257 = min.u32 r255, r256
+	r258 = sub.u32 r255, r257
+	r259 = min.u32 r258, 1
+	r163 = add.u32 r253, r259
+	r164 = move.u32 r257
+	r153 = convert.i64.u32 r163
+	r154 = convert.i64.u32 r164
 	jump b35
 b35: # rangeint.body
-	r12 = move.i64 r165
-	r14 = move.i64 r166
-	r15 = move.ptr r139
+	r12 = move.i64 r153
+	r14 = move.i64 r154
+	r15 = move.ptr r127
 	r16 = load.f32 r15
 	r17 = mul.f32 r16, 0.5
 	r18 = mul.i64 r14, 3
 	r19 = add.i64 r18, r12
 	r20 = convert.f32.i64 r19
 	r21 = add.f32 r17, r20
-	r22 = move.ptr r141
+	r22 = move.ptr r129
 	store.f32 r22, r21
 	jump b36
 b36: # latch
 	r2 = add.i64 r2, r1
-	r139 = elemaddr r139, r140, 1
-	r141 = elemaddr r141, r140, 1
+	r127 = elemaddr r127, r128, 1
+	r129 = elemaddr r129, r128, 1
 	jump b31
 b37: # divide in 64 bits
-	r165 = div.i64 r11, r13
-	r178 = mul.i64 r165, r13
-	r166 = sub.i64 r11, r178
+	r153 = div.i64 r11, r13
+	r166 = mul.i64 r153, r13
+	r154 = sub.i64 r11, r166
 	jump b35
 b38: # exit
 	return
 b39: # preheader
-	r142 = move.i64 r2
-	r143 = elemaddr r8, r142, 4
-	r144 = mul.i64 r1, 4
-	r145 = elemaddr r5, r142, 4
-	r154 = convert.u64.i64 r13
-	r160 = convert.u32.i64 r13
-	r272 = max.u32 r160, 1
-	r273 = div.u32 4294967295, r272
+	r130 = move.i64 r2
+	r131 = elemaddr r8, r130, 4
+	r132 = mul.i64 r1, 4
+	r133 = elemaddr r5, r130, 4
+	r142 = convert.u64.i64 r13
+	r148 = convert.u32.i64 r13
+	r260 = max.u32 r148, 1
+	r261 = div.u32 4294967295, r260
 	jump b40
 b40: # head (checked if)
 	r25 = lt.i64 r2, r3
@@ -24526,47 +24496,47 @@ b41: # index (checked if)
 	jump b42
 b42: # rangeint.body (checked if)
 	checkdiv.i64 r13, site 0
-	r153 = convert.u64.i64 r26
-	r155 = or.u64 r153, r154
-	r156 = shr.u64.u32 r155, 32
-	r157 = convert.u32.u64 r156
-	r158 = eq.u32 r157, 0
-	branch r158, b43, b46
+	r141 = convert.u64.i64 r26
+	r143 = or.u64 r141, r142
+	r144 = shr.u64.u32 r143, 32
+	r145 = convert.u32.u64 r144
+	r146 = eq.u32 r145, 0
+	branch r146, b43, b46
 b43: # divide in 32 bits
-	r159 = convert.u32.i64 r26
-	r274 = mulhi.u32 r159, r273
-	r275 = mul.u32 r274, r160
-	r276 = sub.u32 r159, r275
-	r277 = sub.u32 r276, r160
-	r278 = min.u32 r276, r277
-	r279 = sub.u32 r276, r278
-	r280 = min.u32 r279, 1
-	r161 = add.u32 r274, r280
-	r162 = move.u32 r278
-	r151 = convert.i64.u32 r161
-	r152 = convert.i64.u32 r162
+	r147 = convert.u32.i64 r26
+	r262 = mulhi.u32 r147, r261
+	r263 = mul.u32 r262, r148
+	r264 = sub.u32 r147, r263
+	r265 = sub.u32 r264, r148
+	r266 = min.u32 r264, r265
+	r267 = sub.u32 r264, r266
+	r268 = min.u32 r267, 1
+	r149 = add.u32 r262, r268
+	r150 = move.u32 r266
+	r139 = convert.i64.u32 r149
+	r140 = convert.i64.u32 r150
 	jump b44
 b44: # rangeint.body (checked if)
-	r27 = move.i64 r151
-	r28 = move.i64 r152
-	r29 = move.ptr r143
+	r27 = move.i64 r139
+	r28 = move.i64 r140
+	r29 = move.ptr r131
 	r30 = load.f32 r29
 	r31 = mul.f32 r30, 0.5
 	r32 = mul.i64 r28, 3
 	r33 = add.i64 r32, r27
 	r34 = convert.f32.i64 r33
 	r35 = add.f32 r31, r34
-	r36 = move.ptr r145
+	r36 = move.ptr r133
 	store.f32 r36, r35
 	jump b45
 b45: # latch (checked if)
 	r2 = add.i64 r2, r1
-	r143 = elemaddr r143, r144, 1
-	r145 = elemaddr r145, r144, 1
+	r131 = elemaddr r131, r132, 1
+	r133 = elemaddr r133, r132, 1
 	jump b40
 b46: # divide in 64 bits
-	r151 = div.i64 r26, r13
-	r164 = mul.i64 r151, r13
-	r152 = sub.i64 r26, r164
+	r139 = div.i64 r26, r13
+	r152 = mul.i64 r139, r13
+	r140 = sub.i64 r26, r152
 	jump b44
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "2132e8272cd24edd66eb8661a3a28d2278590049069ff571e667bb3dad2783e6"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0d11535bb08217332ed7a73cda1b5639ba94baf7e4ce2f85b64768856893ad0d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6692af28897857907834fc962463d18c67561ae4a4bbd3a52b79346c1561688f"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "3602b7fb9b5831be032f97aea302566980d44f63c82b048541497b41d3ce28fb"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -704,11 +704,11 @@ const qdPTX = `//
 	.param .u64 Stencil2D_0_param_6
 )
 {
-	.reg .pred %p<520>;
+	.reg .pred %p<470>;
 	.reg .pred %pt<15>;
-	.reg .b32 %r<572>;
+	.reg .b32 %r<522>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<526>;
+	.reg .b64 %rd<476>;
 	.reg .b64 %rdt<10>;
 	.reg .f32 %f<263>;
 
@@ -797,68 +797,42 @@ $L_11:
 	mov.b64 %rd193, %rd157;
 	mov.b64 %rd190, %rd154;
 	mov.b64 %rd296, %rd270;
-	mov.b64 %rd305, %rd290;
-	mov.b64 %rd307, %rd270;
-	mov.b64 %rd310, %rd293;
-	mov.b64 %rd312, %rd270;
+	mov.b64 %rd307, %rd290;
+	mov.b64 %rd312, %rd293;
 	mov.b64 %rd315, %rd270;
 	mov.b64 %rd318, %rd270;
 	mov.b64 %rd321, %rd270;
 	mov.b64 %rd230, %rd157;
 	mov.b64 %rd227, %rd154;
-	mov.b64 %rd324, %rd270;
-	mov.b64 %rd326, %rd270;
-	mov.b64 %rd339, %rd290;
-	mov.b64 %rd341, %rd270;
-	mov.b64 %rd343, %rd270;
-	mov.b64 %rd346, %rd293;
-	mov.b64 %rd348, %rd270;
-	mov.b64 %rd350, %rd270;
-	mov.b64 %rd353, %rd270;
-	mov.b64 %rd355, %rd270;
-	mov.b64 %rd358, %rd270;
-	mov.b64 %rd360, %rd270;
-	mov.b64 %rd363, %rd270;
-	mov.b64 %rd365, %rd270;
+	mul.lo.s64 %rd324, %rd1, 8;
+	mov.b64 %rd335, %rd290;
+	mov.b64 %rd340, %rd293;
+	mov.b64 %rd343, %rd324;
+	mov.b64 %rd346, %rd324;
+	mov.b64 %rd349, %rd346;
 	mov.b64 %rd267, %rd157;
 	mov.b64 %rd264, %rd154;
-	mov.b64 %rd368, %rd270;
-	mov.b64 %rd370, %rd270;
-	mov.b64 %rd372, %rd270;
-	mov.b64 %rd389, %rd290;
-	mov.b64 %rd391, %rd270;
-	mov.b64 %rd393, %rd270;
-	mov.b64 %rd395, %rd270;
-	mov.b64 %rd398, %rd293;
-	mov.b64 %rd400, %rd270;
-	mov.b64 %rd402, %rd270;
-	mov.b64 %rd404, %rd270;
-	mov.b64 %rd407, %rd270;
-	mov.b64 %rd409, %rd270;
-	mov.b64 %rd411, %rd270;
-	mov.b64 %rd414, %rd270;
-	mov.b64 %rd416, %rd270;
-	mov.b64 %rd418, %rd270;
-	mov.b64 %rd421, %rd270;
-	mov.b64 %rd423, %rd270;
-	mov.b64 %rd425, %rd270;
-	mov.b64 %rd435, %rd2;
-	mov.b64 %rd436, %rd435;
-	mad.lo.s64 %rd437, %rd436, 4, %rd13;
-	mul.lo.s64 %rd438, %rd270, 4;
-	mad.lo.s64 %rd439, %rd436, 4, %rd4;
-	mad.lo.s64 %rd440, %rd435, 4, %rd13;
-	mad.lo.s64 %rd441, %rd435, 4, %rd4;
-	mov.b64 %rd515, %rd9;
-	mov.b64 %rd501, %rd515;
-	mov.b64 %rd487, %rd515;
-	mov.b64 %rd473, %rd515;
-	cvt.u32.u64 %r479, %rd9;
-	mov.b32 %r493, %r479;
-	mov.b32 %r507, %r479;
-	mov.b32 %r521, %r479;
-	max.u32 %r526, %r479, 1;
-	div.u32 %r527, 4294967295, %r526;
+	mul.lo.s64 %rd352, %rd1, 12;
+	mov.b64 %rd363, %rd290;
+	mov.b64 %rd368, %rd293;
+	mov.b64 %rd371, %rd352;
+	mov.b64 %rd374, %rd352;
+	mov.b64 %rd377, %rd374;
+	mov.b64 %rd387, %rd2;
+	mov.b64 %rd388, %rd387;
+	mad.lo.s64 %rd389, %rd388, 4, %rd13;
+	mul.lo.s64 %rd390, %rd270, 4;
+	mad.lo.s64 %rd391, %rd388, 4, %rd4;
+	mov.b64 %rd465, %rd9;
+	mov.b64 %rd451, %rd465;
+	mov.b64 %rd437, %rd465;
+	mov.b64 %rd423, %rd465;
+	cvt.u32.u64 %r429, %rd9;
+	mov.b32 %r443, %r429;
+	mov.b32 %r457, %r429;
+	mov.b32 %r471, %r429;
+	max.u32 %r476, %r429, 1;
+	div.u32 %r477, 4294967295, %r476;
 $L_12:
 	setp.lt.s64 %p116, %rd2, %rd3;
 	@!%p116 bra $L_72;
@@ -872,28 +846,28 @@ $L_14:
 $L_15:
 	mov.b64 %rd124, %rd122;
 $L_16:
-	mov.b64 %rd514, %rd124;
-	or.b64 %rd516, %rd514, %rd515;
-	shr.u64 %rd517, %rd516, 32;
-	cvt.u32.u64 %r518, %rd517;
-	setp.eq.u32 %p519, %r518, 0;
-	@!%p519 bra $L_58;
+	mov.b64 %rd464, %rd124;
+	or.b64 %rd466, %rd464, %rd465;
+	shr.u64 %rd467, %rd466, 32;
+	cvt.u32.u64 %r468, %rd467;
+	setp.eq.u32 %p469, %r468, 0;
+	@!%p469 bra $L_58;
 $L_17:
-	cvt.u32.u64 %r520, %rd124;
-	mul.hi.u32 %r549, %r520, %r527;
-	mul.lo.u32 %r550, %r549, %r521;
-	sub.u32 %r551, %r520, %r550;
-	sub.u32 %r552, %r551, %r521;
-	min.u32 %r553, %r551, %r552;
-	sub.u32 %r554, %r551, %r553;
-	min.u32 %r555, %r554, 1;
-	add.u32 %r522, %r549, %r555;
-	mov.b32 %r523, %r553;
-	cvt.u64.u32 %rd512, %r522;
-	cvt.u64.u32 %rd513, %r523;
+	cvt.u32.u64 %r470, %rd124;
+	mul.hi.u32 %r499, %r470, %r477;
+	mul.lo.u32 %r500, %r499, %r471;
+	sub.u32 %r501, %r470, %r500;
+	sub.u32 %r502, %r501, %r471;
+	min.u32 %r503, %r501, %r502;
+	sub.u32 %r504, %r501, %r503;
+	min.u32 %r505, %r504, 1;
+	add.u32 %r472, %r499, %r505;
+	mov.b32 %r473, %r503;
+	cvt.u64.u32 %rd462, %r472;
+	cvt.u64.u32 %rd463, %r473;
 $L_18:
-	mov.b64 %rd125, %rd513;
-	mov.b64 %rd126, %rd512;
+	mov.b64 %rd125, %rd463;
+	mov.b64 %rd126, %rd462;
 	setp.gt.s64 %p127, %rd125, 0;
 	@!%p127 bra $L_57;
 $L_19:
@@ -906,7 +880,7 @@ $L_21:
 	setp.lt.s64 %p155, %rd126, %rd154;
 	@!%p155 bra $L_57;
 $L_22:
-	mov.b64 %rd128, %rd437;
+	mov.b64 %rd128, %rd389;
 	ld.global.f32 %f129, [%rd128];
 	mul.rn.f32 %f130, %f129, 0f3F000000;
 	mov.b64 %rd287, %rd128;
@@ -928,35 +902,35 @@ $L_22:
 	add.rn.f32 %f145, %f141, %f144;
 	mul.rn.f32 %f146, %f145, 0f3E000000;
 	add.rn.f32 %f147, %f130, %f146;
-	mov.b64 %rd148, %rd439;
+	mov.b64 %rd148, %rd391;
 	st.global.f32 [%rd148], %f147;
 $L_23:
 	add.s64 %rd195, %rd122, %rd1;
 $L_24:
 	mov.b64 %rd160, %rd195;
 $L_25:
-	mov.b64 %rd500, %rd160;
-	or.b64 %rd502, %rd500, %rd501;
-	shr.u64 %rd503, %rd502, 32;
-	cvt.u32.u64 %r504, %rd503;
-	setp.eq.u32 %p505, %r504, 0;
-	@!%p505 bra $L_56;
+	mov.b64 %rd450, %rd160;
+	or.b64 %rd452, %rd450, %rd451;
+	shr.u64 %rd453, %rd452, 32;
+	cvt.u32.u64 %r454, %rd453;
+	setp.eq.u32 %p455, %r454, 0;
+	@!%p455 bra $L_56;
 $L_26:
-	cvt.u32.u64 %r506, %rd160;
-	mul.hi.u32 %r542, %r506, %r527;
-	mul.lo.u32 %r543, %r542, %r507;
-	sub.u32 %r544, %r506, %r543;
-	sub.u32 %r545, %r544, %r507;
-	min.u32 %r546, %r544, %r545;
-	sub.u32 %r547, %r544, %r546;
-	min.u32 %r548, %r547, 1;
-	add.u32 %r508, %r542, %r548;
-	mov.b32 %r509, %r546;
-	cvt.u64.u32 %rd498, %r508;
-	cvt.u64.u32 %rd499, %r509;
+	cvt.u32.u64 %r456, %rd160;
+	mul.hi.u32 %r492, %r456, %r477;
+	mul.lo.u32 %r493, %r492, %r457;
+	sub.u32 %r494, %r456, %r493;
+	sub.u32 %r495, %r494, %r457;
+	min.u32 %r496, %r494, %r495;
+	sub.u32 %r497, %r494, %r496;
+	min.u32 %r498, %r497, 1;
+	add.u32 %r458, %r492, %r498;
+	mov.b32 %r459, %r496;
+	cvt.u64.u32 %rd448, %r458;
+	cvt.u64.u32 %rd449, %r459;
 $L_27:
-	mov.b64 %rd161, %rd499;
-	mov.b64 %rd162, %rd498;
+	mov.b64 %rd161, %rd449;
+	mov.b64 %rd162, %rd448;
 	setp.gt.s64 %p163, %rd161, 0;
 	@!%p163 bra $L_55;
 $L_28:
@@ -969,7 +943,7 @@ $L_30:
 	setp.lt.s64 %p191, %rd162, %rd190;
 	@!%p191 bra $L_55;
 $L_31:
-	mov.b64 %rd295, %rd440;
+	mov.b64 %rd295, %rd389;
 	add.s64 %rd297, %rd295, %rd296;
 	mov.b64 %rd164, %rd297;
 	ld.global.f32 %f165, [%rd164];
@@ -981,21 +955,19 @@ $L_31:
 	add.s64 %rd171, %rd303, 4;
 	ld.global.f32 %f172, [%rd171];
 	add.rn.f32 %f173, %f169, %f172;
-	mov.b64 %rd304, %rd295;
-	add.s64 %rd306, %rd304, %rd305;
+	mov.b64 %rd306, %rd297;
 	add.s64 %rd308, %rd306, %rd307;
 	mov.b64 %rd175, %rd308;
 	ld.global.f32 %f176, [%rd175];
 	add.rn.f32 %f177, %f173, %f176;
-	mov.b64 %rd309, %rd295;
-	add.s64 %rd311, %rd309, %rd310;
+	mov.b64 %rd311, %rd297;
 	add.s64 %rd313, %rd311, %rd312;
 	mov.b64 %rd179, %rd313;
 	ld.global.f32 %f180, [%rd179];
 	add.rn.f32 %f181, %f177, %f180;
 	mul.rn.f32 %f182, %f181, 0f3E000000;
 	add.rn.f32 %f183, %f166, %f182;
-	mov.b64 %rd314, %rd441;
+	mov.b64 %rd314, %rd391;
 	add.s64 %rd316, %rd314, %rd315;
 	mov.b64 %rd184, %rd316;
 	st.global.f32 [%rd184], %f183;
@@ -1004,28 +976,28 @@ $L_32:
 $L_33:
 	mov.b64 %rd197, %rd232;
 $L_34:
-	mov.b64 %rd486, %rd197;
-	or.b64 %rd488, %rd486, %rd487;
-	shr.u64 %rd489, %rd488, 32;
-	cvt.u32.u64 %r490, %rd489;
-	setp.eq.u32 %p491, %r490, 0;
-	@!%p491 bra $L_54;
+	mov.b64 %rd436, %rd197;
+	or.b64 %rd438, %rd436, %rd437;
+	shr.u64 %rd439, %rd438, 32;
+	cvt.u32.u64 %r440, %rd439;
+	setp.eq.u32 %p441, %r440, 0;
+	@!%p441 bra $L_54;
 $L_35:
-	cvt.u32.u64 %r492, %rd197;
-	mul.hi.u32 %r535, %r492, %r527;
-	mul.lo.u32 %r536, %r535, %r493;
-	sub.u32 %r537, %r492, %r536;
-	sub.u32 %r538, %r537, %r493;
-	min.u32 %r539, %r537, %r538;
-	sub.u32 %r540, %r537, %r539;
-	min.u32 %r541, %r540, 1;
-	add.u32 %r494, %r535, %r541;
-	mov.b32 %r495, %r539;
-	cvt.u64.u32 %rd484, %r494;
-	cvt.u64.u32 %rd485, %r495;
+	cvt.u32.u64 %r442, %rd197;
+	mul.hi.u32 %r485, %r442, %r477;
+	mul.lo.u32 %r486, %r485, %r443;
+	sub.u32 %r487, %r442, %r486;
+	sub.u32 %r488, %r487, %r443;
+	min.u32 %r489, %r487, %r488;
+	sub.u32 %r490, %r487, %r489;
+	min.u32 %r491, %r490, 1;
+	add.u32 %r444, %r485, %r491;
+	mov.b32 %r445, %r489;
+	cvt.u64.u32 %rd434, %r444;
+	cvt.u64.u32 %rd435, %r445;
 $L_36:
-	mov.b64 %rd198, %rd485;
-	mov.b64 %rd199, %rd484;
+	mov.b64 %rd198, %rd435;
+	mov.b64 %rd199, %rd434;
 	setp.gt.s64 %p200, %rd198, 0;
 	@!%p200 bra $L_53;
 $L_37:
@@ -1038,67 +1010,61 @@ $L_39:
 	setp.lt.s64 %p228, %rd199, %rd227;
 	@!%p228 bra $L_53;
 $L_40:
-	mov.b64 %rd323, %rd440;
+	mov.b64 %rd323, %rd389;
 	add.s64 %rd325, %rd323, %rd324;
-	add.s64 %rd327, %rd325, %rd326;
-	mov.b64 %rd201, %rd327;
+	mov.b64 %rd201, %rd325;
 	ld.global.f32 %f202, [%rd201];
 	mul.rn.f32 %f203, %f202, 0f3F000000;
-	mov.b64 %rd332, %rd327;
-	add.s64 %rd205, %rd332, -4;
+	mov.b64 %rd328, %rd325;
+	add.s64 %rd205, %rd328, -4;
 	ld.global.f32 %f206, [%rd205];
-	mov.b64 %rd337, %rd327;
-	add.s64 %rd208, %rd337, 4;
+	mov.b64 %rd331, %rd325;
+	add.s64 %rd208, %rd331, 4;
 	ld.global.f32 %f209, [%rd208];
 	add.rn.f32 %f210, %f206, %f209;
-	mov.b64 %rd338, %rd323;
-	add.s64 %rd340, %rd338, %rd339;
-	add.s64 %rd342, %rd340, %rd341;
-	add.s64 %rd344, %rd342, %rd343;
-	mov.b64 %rd212, %rd344;
+	mov.b64 %rd334, %rd325;
+	add.s64 %rd336, %rd334, %rd335;
+	mov.b64 %rd212, %rd336;
 	ld.global.f32 %f213, [%rd212];
 	add.rn.f32 %f214, %f210, %f213;
-	mov.b64 %rd345, %rd323;
-	add.s64 %rd347, %rd345, %rd346;
-	add.s64 %rd349, %rd347, %rd348;
-	add.s64 %rd351, %rd349, %rd350;
-	mov.b64 %rd216, %rd351;
+	mov.b64 %rd339, %rd325;
+	add.s64 %rd341, %rd339, %rd340;
+	mov.b64 %rd216, %rd341;
 	ld.global.f32 %f217, [%rd216];
 	add.rn.f32 %f218, %f214, %f217;
 	mul.rn.f32 %f219, %f218, 0f3E000000;
 	add.rn.f32 %f220, %f203, %f219;
-	mov.b64 %rd352, %rd441;
-	add.s64 %rd354, %rd352, %rd353;
-	add.s64 %rd356, %rd354, %rd355;
-	mov.b64 %rd221, %rd356;
+	mov.b64 %rd342, %rd391;
+	add.s64 %rd344, %rd342, %rd343;
+	mov.b64 %rd221, %rd344;
 	st.global.f32 [%rd221], %f220;
 $L_41:
 	add.s64 %rd269, %rd232, %rd1;
 $L_42:
 	mov.b64 %rd234, %rd269;
 $L_43:
-	mov.b64 %rd472, %rd234;
-	or.b64 %rd474, %rd472, %rd473;
-	shr.u64 %rd475, %rd474, 32;
-	cvt.u32.u64 %r476, %rd475;
-	setp.eq.u32 %p477, %r476, 0;
-	@!%p477 bra $L_52;
+	mov.b64 %rd422, %rd234;
+	or.b64 %rd424, %rd422, %rd423;
+	shr.u64 %rd425, %rd424, 32;
+	cvt.u32.u64 %r426, %rd425;
+	setp.eq.u32 %p427, %r426, 0;
+	@!%p427 bra $L_52;
 $L_44:
-	cvt.u32.u64 %r478, %rd234;
-	mul.hi.u32 %r528, %r478, %r527;
-	mul.lo.u32 %r529, %r528, %r479;
-	sub.u32 %r530, %r478, %r529;
-	sub.u32 %r531, %r530, %r479;
-	min.u32 %r532, %r530, %r531;
-	sub.u32 %r533, %r530, %r532;
-	min.u32 %r534, %r533, 1;
-	add.u32 %r480, %r528, %r534;
-	mov.b32 %r481, %r532;
-	cvt.u64.u32 %rd470, %r480;
-	cvt.u64.u32 %rd471, %r481;
+	cvt.u32.u64 %r428, %rd234;
+	mul.hi.u32 %r478, %r428, %r477;
+	mul.lo.u32 %r479, %r478, %r429;
+	sub.u32 %r480, %r428, %r479;
+	sub.u32 %r481, %r480, %r429;
+	min.u32 %r482, %r480, %r481;
+	sub.u32 %r483, %r480, %r482;
+	min.u32 %r484, %r483, 1;
+	add.u32 %r430, %r478, %r484;
+	mov.b32 %r431, %r482;
+	cvt.u64.u32 %rd420, %r430;
+	cvt.u64.u32 %rd421, %r431;
 $L_45:
-	mov.b64 %rd235, %rd471;
-	mov.b64 %rd236, %rd470;
+	mov.b64 %rd235, %rd421;
+	mov.b64 %rd236, %rd420;
 	setp.gt.s64 %p237, %rd235, 0;
 	@!%p237 bra $L_51;
 $L_46:
@@ -1111,99 +1077,81 @@ $L_48:
 	setp.lt.s64 %p265, %rd236, %rd264;
 	@!%p265 bra $L_51;
 $L_49:
-	mov.b64 %rd367, %rd440;
-	add.s64 %rd369, %rd367, %rd368;
-	add.s64 %rd371, %rd369, %rd370;
-	add.s64 %rd373, %rd371, %rd372;
-	mov.b64 %rd238, %rd373;
+	mov.b64 %rd351, %rd389;
+	add.s64 %rd353, %rd351, %rd352;
+	mov.b64 %rd238, %rd353;
 	ld.global.f32 %f239, [%rd238];
 	mul.rn.f32 %f240, %f239, 0f3F000000;
-	mov.b64 %rd380, %rd373;
-	add.s64 %rd242, %rd380, -4;
+	mov.b64 %rd356, %rd353;
+	add.s64 %rd242, %rd356, -4;
 	ld.global.f32 %f243, [%rd242];
-	mov.b64 %rd387, %rd373;
-	add.s64 %rd245, %rd387, 4;
+	mov.b64 %rd359, %rd353;
+	add.s64 %rd245, %rd359, 4;
 	ld.global.f32 %f246, [%rd245];
 	add.rn.f32 %f247, %f243, %f246;
-	mov.b64 %rd388, %rd367;
-	add.s64 %rd390, %rd388, %rd389;
-	add.s64 %rd392, %rd390, %rd391;
-	add.s64 %rd394, %rd392, %rd393;
-	add.s64 %rd396, %rd394, %rd395;
-	mov.b64 %rd249, %rd396;
+	mov.b64 %rd362, %rd353;
+	add.s64 %rd364, %rd362, %rd363;
+	mov.b64 %rd249, %rd364;
 	ld.global.f32 %f250, [%rd249];
 	add.rn.f32 %f251, %f247, %f250;
-	mov.b64 %rd397, %rd367;
-	add.s64 %rd399, %rd397, %rd398;
-	add.s64 %rd401, %rd399, %rd400;
-	add.s64 %rd403, %rd401, %rd402;
-	add.s64 %rd405, %rd403, %rd404;
-	mov.b64 %rd253, %rd405;
+	mov.b64 %rd367, %rd353;
+	add.s64 %rd369, %rd367, %rd368;
+	mov.b64 %rd253, %rd369;
 	ld.global.f32 %f254, [%rd253];
 	add.rn.f32 %f255, %f251, %f254;
 	mul.rn.f32 %f256, %f255, 0f3E000000;
 	add.rn.f32 %f257, %f240, %f256;
-	mov.b64 %rd406, %rd441;
-	add.s64 %rd408, %rd406, %rd407;
-	add.s64 %rd410, %rd408, %rd409;
-	add.s64 %rd412, %rd410, %rd411;
-	mov.b64 %rd258, %rd412;
+	mov.b64 %rd370, %rd391;
+	add.s64 %rd372, %rd370, %rd371;
+	mov.b64 %rd258, %rd372;
 	st.global.f32 [%rd258], %f257;
 $L_50:
 	add.s64 %rd2, %rd2, %rd270;
-	add.s64 %rd437, %rd437, %rd438;
-	add.s64 %rd439, %rd439, %rd438;
-	add.s64 %rd440, %rd440, %rd438;
-	add.s64 %rd441, %rd441, %rd438;
+	add.s64 %rd389, %rd389, %rd390;
+	add.s64 %rd391, %rd391, %rd390;
 	bra.uni $L_12;
 $L_51:
-	mov.b64 %rd413, %rd440;
-	add.s64 %rd415, %rd413, %rd414;
-	add.s64 %rd417, %rd415, %rd416;
-	add.s64 %rd419, %rd417, %rd418;
-	mov.b64 %rd261, %rd419;
+	mov.b64 %rd373, %rd389;
+	add.s64 %rd375, %rd373, %rd374;
+	mov.b64 %rd261, %rd375;
 	ld.global.f32 %f262, [%rd261];
-	mov.b64 %rd420, %rd441;
-	add.s64 %rd422, %rd420, %rd421;
-	add.s64 %rd424, %rd422, %rd423;
-	add.s64 %rd426, %rd424, %rd425;
-	mov.b64 %rd263, %rd426;
+	mov.b64 %rd376, %rd391;
+	add.s64 %rd378, %rd376, %rd377;
+	mov.b64 %rd263, %rd378;
 	st.global.f32 [%rd263], %f262;
 	bra.uni $L_50;
 $L_52:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd234;
-	div.s64 %rd470, %rd234, %rd9;
-	selp.b64 %rd470, %rdt1, %rd470, %pt0;
-	mul.lo.s64 %rd483, %rd470, %rd9;
-	sub.s64 %rd471, %rd234, %rd483;
+	div.s64 %rd420, %rd234, %rd9;
+	selp.b64 %rd420, %rdt1, %rd420, %pt0;
+	mul.lo.s64 %rd433, %rd420, %rd9;
+	sub.s64 %rd421, %rd234, %rd433;
 	bra.uni $L_45;
 $L_53:
-	mov.b64 %rd357, %rd440;
-	add.s64 %rd359, %rd357, %rd358;
-	add.s64 %rd361, %rd359, %rd360;
-	mov.b64 %rd224, %rd361;
+	mov.b64 %rd345, %rd389;
+	add.s64 %rd347, %rd345, %rd346;
+	mov.b64 %rd224, %rd347;
 	ld.global.f32 %f225, [%rd224];
-	mov.b64 %rd362, %rd441;
-	add.s64 %rd364, %rd362, %rd363;
-	add.s64 %rd366, %rd364, %rd365;
-	mov.b64 %rd226, %rd366;
+	mov.b64 %rd348, %rd391;
+	add.s64 %rd350, %rd348, %rd349;
+	mov.b64 %rd226, %rd350;
 	st.global.f32 [%rd226], %f225;
 	bra.uni $L_41;
 $L_54:
 	setp.eq.s64 %pt1, %rd9, -1;
 	neg.s64 %rdt2, %rd197;
-	div.s64 %rd484, %rd197, %rd9;
-	selp.b64 %rd484, %rdt2, %rd484, %pt1;
-	mul.lo.s64 %rd497, %rd484, %rd9;
-	sub.s64 %rd485, %rd197, %rd497;
+	div.s64 %rd434, %rd197, %rd9;
+	selp.b64 %rd434, %rdt2, %rd434, %pt1;
+	mul.lo.s64 %rd447, %rd434, %rd9;
+	sub.s64 %rd435, %rd197, %rd447;
 	bra.uni $L_36;
 $L_55:
-	mov.b64 %rd317, %rd440;
+	mov.b64 %rd317, %rd389;
 	add.s64 %rd319, %rd317, %rd318;
 	mov.b64 %rd187, %rd319;
 	ld.global.f32 %f188, [%rd187];
-	mov.b64 %rd320, %rd441;
+	mov.b64 %rd320, %rd391;
 	add.s64 %rd322, %rd320, %rd321;
 	mov.b64 %rd189, %rd322;
 	st.global.f32 [%rd189], %f188;
@@ -1211,64 +1159,64 @@ $L_55:
 $L_56:
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt3, %rd160;
-	div.s64 %rd498, %rd160, %rd9;
-	selp.b64 %rd498, %rdt3, %rd498, %pt2;
-	mul.lo.s64 %rd511, %rd498, %rd9;
-	sub.s64 %rd499, %rd160, %rd511;
+	div.s64 %rd448, %rd160, %rd9;
+	selp.b64 %rd448, %rdt3, %rd448, %pt2;
+	mul.lo.s64 %rd461, %rd448, %rd9;
+	sub.s64 %rd449, %rd160, %rd461;
 	bra.uni $L_27;
 $L_57:
-	mov.b64 %rd151, %rd437;
+	mov.b64 %rd151, %rd389;
 	ld.global.f32 %f152, [%rd151];
-	mov.b64 %rd153, %rd439;
+	mov.b64 %rd153, %rd391;
 	st.global.f32 [%rd153], %f152;
 	bra.uni $L_23;
 $L_58:
 	setp.eq.s64 %pt3, %rd9, -1;
 	neg.s64 %rdt4, %rd124;
-	div.s64 %rd512, %rd124, %rd9;
-	selp.b64 %rd512, %rdt4, %rd512, %pt3;
-	mul.lo.s64 %rd525, %rd512, %rd9;
-	sub.s64 %rd513, %rd124, %rd525;
+	div.s64 %rd462, %rd124, %rd9;
+	selp.b64 %rd462, %rdt4, %rd462, %pt3;
+	mul.lo.s64 %rd475, %rd462, %rd9;
+	sub.s64 %rd463, %rd124, %rd475;
 	bra.uni $L_18;
 $L_59:
 	mov.b64 %rd44, %rd157;
 	mov.b64 %rd40, %rd154;
 	mov.b64 %rd274, %rd290;
 	mov.b64 %rd277, %rd293;
-	mov.b64 %rd427, %rd2;
-	mad.lo.s64 %rd428, %rd427, 4, %rd13;
-	mov.b64 %rd429, %rd270;
-	mad.lo.s64 %rd430, %rd427, 4, %rd4;
-	mov.b64 %rd459, %rd515;
-	mov.b32 %r465, %r479;
+	mov.b64 %rd379, %rd2;
+	mad.lo.s64 %rd380, %rd379, 4, %rd13;
+	mov.b64 %rd381, %rd270;
+	mad.lo.s64 %rd382, %rd379, 4, %rd4;
+	mov.b64 %rd409, %rd465;
+	mov.b32 %r415, %r429;
 $L_60:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_72;
 $L_61:
 	mov.b64 %rd7, %rd2;
 $L_62:
-	mov.b64 %rd458, %rd7;
-	or.b64 %rd460, %rd458, %rd459;
-	shr.u64 %rd461, %rd460, 32;
-	cvt.u32.u64 %r462, %rd461;
-	setp.eq.u32 %p463, %r462, 0;
-	@!%p463 bra $L_71;
+	mov.b64 %rd408, %rd7;
+	or.b64 %rd410, %rd408, %rd409;
+	shr.u64 %rd411, %rd410, 32;
+	cvt.u32.u64 %r412, %rd411;
+	setp.eq.u32 %p413, %r412, 0;
+	@!%p413 bra $L_71;
 $L_63:
-	cvt.u32.u64 %r464, %rd7;
-	mul.hi.u32 %r556, %r464, %r527;
-	mul.lo.u32 %r557, %r556, %r465;
-	sub.u32 %r558, %r464, %r557;
-	sub.u32 %r559, %r558, %r465;
-	min.u32 %r560, %r558, %r559;
-	sub.u32 %r561, %r558, %r560;
-	min.u32 %r562, %r561, 1;
-	add.u32 %r466, %r556, %r562;
-	mov.b32 %r467, %r560;
-	cvt.u64.u32 %rd456, %r466;
-	cvt.u64.u32 %rd457, %r467;
+	cvt.u32.u64 %r414, %rd7;
+	mul.hi.u32 %r506, %r414, %r477;
+	mul.lo.u32 %r507, %r506, %r415;
+	sub.u32 %r508, %r414, %r507;
+	sub.u32 %r509, %r508, %r415;
+	min.u32 %r510, %r508, %r509;
+	sub.u32 %r511, %r508, %r510;
+	min.u32 %r512, %r511, 1;
+	add.u32 %r416, %r506, %r512;
+	mov.b32 %r417, %r510;
+	cvt.u64.u32 %rd406, %r416;
+	cvt.u64.u32 %rd407, %r417;
 $L_64:
-	mov.b64 %rd8, %rd457;
-	mov.b64 %rd10, %rd456;
+	mov.b64 %rd8, %rd407;
+	mov.b64 %rd10, %rd406;
 	setp.gt.s64 %p11, %rd8, 0;
 	@!%p11 bra $L_70;
 $L_65:
@@ -1281,7 +1229,7 @@ $L_67:
 	setp.lt.s64 %p42, %rd10, %rd40;
 	@!%p42 bra $L_70;
 $L_68:
-	mov.b64 %rd12, %rd428;
+	mov.b64 %rd12, %rd380;
 	ld.global.f32 %f15, [%rd12];
 	mul.rn.f32 %f16, %f15, 0f3F000000;
 	mov.b64 %rd271, %rd12;
@@ -1303,26 +1251,26 @@ $L_68:
 	add.rn.f32 %f31, %f27, %f30;
 	mul.rn.f32 %f32, %f31, 0f3E000000;
 	add.rn.f32 %f33, %f16, %f32;
-	mov.b64 %rd34, %rd430;
+	mov.b64 %rd34, %rd382;
 	st.global.f32 [%rd34], %f33;
 $L_69:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd428, %rd428, %rd429;
-	add.s64 %rd430, %rd430, %rd429;
+	add.s64 %rd380, %rd380, %rd381;
+	add.s64 %rd382, %rd382, %rd381;
 	bra.uni $L_60;
 $L_70:
-	mov.b64 %rd37, %rd428;
+	mov.b64 %rd37, %rd380;
 	ld.global.f32 %f38, [%rd37];
-	mov.b64 %rd39, %rd430;
+	mov.b64 %rd39, %rd382;
 	st.global.f32 [%rd39], %f38;
 	bra.uni $L_69;
 $L_71:
 	setp.eq.s64 %pt4, %rd9, -1;
 	neg.s64 %rdt5, %rd7;
-	div.s64 %rd456, %rd7, %rd9;
-	selp.b64 %rd456, %rdt5, %rd456, %pt4;
-	mul.lo.s64 %rd469, %rd456, %rd9;
-	sub.s64 %rd457, %rd7, %rd469;
+	div.s64 %rd406, %rd7, %rd9;
+	selp.b64 %rd406, %rdt5, %rd406, %pt4;
+	mul.lo.s64 %rd419, %rd406, %rd9;
+	sub.s64 %rd407, %rd7, %rd419;
 	bra.uni $L_64;
 $L_72:
 	bra.uni $Lexit;
@@ -1331,14 +1279,14 @@ $L_73:
 	sub.s64 %rd77, %rd41, 1;
 	mul.lo.s64 %rd282, %rd9, -4;
 	mul.lo.s64 %rd285, %rd9, 4;
-	mov.b64 %rd431, %rd2;
-	mad.lo.s64 %rd432, %rd431, 4, %rd13;
-	mul.lo.s64 %rd433, %rd1, 4;
-	mad.lo.s64 %rd434, %rd431, 4, %rd4;
-	mov.b64 %rd445, %rd9;
-	cvt.u32.u64 %r451, %rd9;
-	max.u32 %r563, %r451, 1;
-	div.u32 %r564, 4294967295, %r563;
+	mov.b64 %rd383, %rd2;
+	mad.lo.s64 %rd384, %rd383, 4, %rd13;
+	mul.lo.s64 %rd385, %rd1, 4;
+	mad.lo.s64 %rd386, %rd383, 4, %rd4;
+	mov.b64 %rd395, %rd9;
+	cvt.u32.u64 %r401, %rd9;
+	max.u32 %r513, %r401, 1;
+	div.u32 %r514, 4294967295, %r513;
 $L_74:
 	setp.lt.s64 %p46, %rd2, %rd3;
 	@!%p46 bra $L_72;
@@ -1347,28 +1295,28 @@ $L_75:
 $L_76:
 	setp.eq.s64 %pt5, %rd9, 0;
 	@%pt5 bra $Lfault_0;
-	mov.b64 %rd444, %rd47;
-	or.b64 %rd446, %rd444, %rd445;
-	shr.u64 %rd447, %rd446, 32;
-	cvt.u32.u64 %r448, %rd447;
-	setp.eq.u32 %p449, %r448, 0;
-	@!%p449 bra $L_85;
+	mov.b64 %rd394, %rd47;
+	or.b64 %rd396, %rd394, %rd395;
+	shr.u64 %rd397, %rd396, 32;
+	cvt.u32.u64 %r398, %rd397;
+	setp.eq.u32 %p399, %r398, 0;
+	@!%p399 bra $L_85;
 $L_77:
-	cvt.u32.u64 %r450, %rd47;
-	mul.hi.u32 %r565, %r450, %r564;
-	mul.lo.u32 %r566, %r565, %r451;
-	sub.u32 %r567, %r450, %r566;
-	sub.u32 %r568, %r567, %r451;
-	min.u32 %r569, %r567, %r568;
-	sub.u32 %r570, %r567, %r569;
-	min.u32 %r571, %r570, 1;
-	add.u32 %r452, %r565, %r571;
-	mov.b32 %r453, %r569;
-	cvt.u64.u32 %rd442, %r452;
-	cvt.u64.u32 %rd443, %r453;
+	cvt.u32.u64 %r400, %rd47;
+	mul.hi.u32 %r515, %r400, %r514;
+	mul.lo.u32 %r516, %r515, %r401;
+	sub.u32 %r517, %r400, %r516;
+	sub.u32 %r518, %r517, %r401;
+	min.u32 %r519, %r517, %r518;
+	sub.u32 %r520, %r517, %r519;
+	min.u32 %r521, %r520, 1;
+	add.u32 %r402, %r515, %r521;
+	mov.b32 %r403, %r519;
+	cvt.u64.u32 %rd392, %r402;
+	cvt.u64.u32 %rd393, %r403;
 $L_78:
-	mov.b64 %rd48, %rd443;
-	mov.b64 %rd49, %rd442;
+	mov.b64 %rd48, %rd393;
+	mov.b64 %rd49, %rd392;
 	setp.gt.s64 %p50, %rd48, 0;
 	@!%p50 bra $L_84;
 $L_79:
@@ -1383,7 +1331,7 @@ $L_81:
 $L_82:
 	setp.ge.u64 %pt6, %rd47, %rd14;
 	@%pt6 bra $Lfault_1;
-	mov.b64 %rd51, %rd432;
+	mov.b64 %rd51, %rd384;
 	ld.global.f32 %f52, [%rd51];
 	mul.rn.f32 %f53, %f52, 0f3F000000;
 	sub.s64 %rd54, %rd47, 1;
@@ -1417,28 +1365,28 @@ $L_82:
 	add.rn.f32 %f68, %f64, %f67;
 	mul.rn.f32 %f69, %f68, 0f3E000000;
 	add.rn.f32 %f70, %f53, %f69;
-	mov.b64 %rd71, %rd434;
+	mov.b64 %rd71, %rd386;
 	st.global.f32 [%rd71], %f70;
 $L_83:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd432, %rd432, %rd433;
-	add.s64 %rd434, %rd434, %rd433;
+	add.s64 %rd384, %rd384, %rd385;
+	add.s64 %rd386, %rd386, %rd385;
 	bra.uni $L_74;
 $L_84:
 	setp.ge.u64 %pt11, %rd47, %rd14;
 	@%pt11 bra $Lfault_6;
-	mov.b64 %rd74, %rd432;
+	mov.b64 %rd74, %rd384;
 	ld.global.f32 %f75, [%rd74];
-	mov.b64 %rd76, %rd434;
+	mov.b64 %rd76, %rd386;
 	st.global.f32 [%rd76], %f75;
 	bra.uni $L_83;
 $L_85:
 	setp.eq.s64 %pt12, %rd9, -1;
 	neg.s64 %rdt8, %rd47;
-	div.s64 %rd442, %rd47, %rd9;
-	selp.b64 %rd442, %rdt8, %rd442, %pt12;
-	mul.lo.s64 %rd455, %rd442, %rd9;
-	sub.s64 %rd443, %rd47, %rd455;
+	div.s64 %rd392, %rd47, %rd9;
+	selp.b64 %rd392, %rdt8, %rd392, %pt12;
+	mul.lo.s64 %rd405, %rd392, %rd9;
+	sub.s64 %rd393, %rd47, %rd405;
 	bra.uni $L_78;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1508,11 +1456,11 @@ $Lexit:
 	.param .u64 Stencil3D_0_param_7
 )
 {
-	.reg .pred %p<799>;
+	.reg .pred %p<744>;
 	.reg .pred %pt<30>;
-	.reg .b32 %r<940>;
+	.reg .b32 %r<885>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<797>;
+	.reg .b64 %rd<742>;
 	.reg .b64 %rdt<22>;
 	.reg .f32 %f<345>;
 	.reg .f32 %ft<6>;
@@ -1637,103 +1585,69 @@ $L_17:
 	mov.b64 %rd254, %rd206;
 	mov.b64 %rd251, %rd203;
 	mov.b64 %rd402, %rd358;
-	mov.b64 %rd408, %rd390;
-	mov.b64 %rd410, %rd358;
-	mov.b64 %rd413, %rd393;
-	mov.b64 %rd415, %rd358;
-	mov.b64 %rd418, %rd396;
-	mov.b64 %rd420, %rd358;
-	mov.b64 %rd423, %rd399;
-	mov.b64 %rd425, %rd358;
+	mov.b64 %rd410, %rd390;
+	mov.b64 %rd415, %rd393;
+	mov.b64 %rd420, %rd396;
+	mov.b64 %rd425, %rd399;
 	mov.b64 %rd431, %rd358;
 	mov.b64 %rd434, %rd358;
 	mov.b64 %rd265, %rd139;
 	mov.b64 %rd306, %rd209;
 	mov.b64 %rd303, %rd206;
 	mov.b64 %rd300, %rd203;
-	mov.b64 %rd437, %rd358;
-	mov.b64 %rd439, %rd358;
-	mov.b64 %rd447, %rd390;
-	mov.b64 %rd449, %rd358;
-	mov.b64 %rd451, %rd358;
-	mov.b64 %rd454, %rd393;
-	mov.b64 %rd456, %rd358;
-	mov.b64 %rd458, %rd358;
-	mov.b64 %rd461, %rd396;
-	mov.b64 %rd463, %rd358;
-	mov.b64 %rd465, %rd358;
-	mov.b64 %rd468, %rd399;
-	mov.b64 %rd470, %rd358;
-	mov.b64 %rd472, %rd358;
-	mov.b64 %rd480, %rd358;
-	mov.b64 %rd482, %rd358;
-	mov.b64 %rd485, %rd358;
-	mov.b64 %rd487, %rd358;
+	mul.lo.s64 %rd437, %rd1, 8;
+	mov.b64 %rd445, %rd390;
+	mov.b64 %rd450, %rd393;
+	mov.b64 %rd455, %rd396;
+	mov.b64 %rd460, %rd399;
+	mov.b64 %rd466, %rd437;
+	mov.b64 %rd469, %rd437;
 	mov.b64 %rd314, %rd139;
 	mov.b64 %rd355, %rd209;
 	mov.b64 %rd352, %rd206;
 	mov.b64 %rd349, %rd203;
-	mov.b64 %rd490, %rd358;
-	mov.b64 %rd492, %rd358;
-	mov.b64 %rd494, %rd358;
-	mov.b64 %rd504, %rd390;
-	mov.b64 %rd506, %rd358;
-	mov.b64 %rd508, %rd358;
-	mov.b64 %rd510, %rd358;
-	mov.b64 %rd513, %rd393;
-	mov.b64 %rd515, %rd358;
-	mov.b64 %rd517, %rd358;
-	mov.b64 %rd519, %rd358;
-	mov.b64 %rd522, %rd396;
-	mov.b64 %rd524, %rd358;
-	mov.b64 %rd526, %rd358;
-	mov.b64 %rd528, %rd358;
-	mov.b64 %rd531, %rd399;
-	mov.b64 %rd533, %rd358;
-	mov.b64 %rd535, %rd358;
-	mov.b64 %rd537, %rd358;
-	mov.b64 %rd547, %rd358;
-	mov.b64 %rd549, %rd358;
-	mov.b64 %rd551, %rd358;
-	mov.b64 %rd554, %rd358;
-	mov.b64 %rd556, %rd358;
-	mov.b64 %rd558, %rd358;
-	mov.b64 %rd568, %rd2;
-	mad.lo.s64 %rd569, %rd568, 4, %rd19;
-	mul.lo.s64 %rd570, %rd358, 4;
-	mov.b64 %rd571, %rd568;
-	mad.lo.s64 %rd572, %rd571, 4, %rd4;
-	mad.lo.s64 %rd573, %rd568, 4, %rd4;
-	mov.b64 %rd767, %rd9;
-	mov.b64 %rd729, %rd767;
-	mov.b64 %rd691, %rd767;
-	mov.b64 %rd653, %rd767;
-	mov.b64 %rd667, %rd12;
-	cvt.u32.u64 %r659, %rd9;
-	mov.b64 %rd680, %rd314;
-	cvt.u32.u64 %r673, %rd12;
-	cvt.u32.u64 %r686, %rd314;
-	mov.b64 %rd705, %rd667;
-	mov.b32 %r697, %r659;
-	mov.b64 %rd718, %rd680;
-	mov.b32 %r711, %r673;
-	mov.b32 %r724, %r686;
-	mov.b64 %rd743, %rd667;
-	mov.b32 %r735, %r659;
-	mov.b64 %rd756, %rd680;
-	mov.b32 %r749, %r673;
-	mov.b32 %r762, %r686;
-	mov.b64 %rd781, %rd667;
-	mov.b32 %r773, %r659;
-	mov.b64 %rd794, %rd680;
-	mov.b32 %r787, %r673;
-	mov.b32 %r800, %r686;
-	max.u32 %r802, %r659, 1;
-	div.u32 %r803, 4294967295, %r802;
-	max.u32 %r832, %r673, 1;
-	div.u32 %r833, 4294967295, %r832;
-	max.u32 %r862, %r686, 1;
-	div.u32 %r863, 4294967295, %r862;
+	mul.lo.s64 %rd472, %rd1, 12;
+	mov.b64 %rd480, %rd390;
+	mov.b64 %rd485, %rd393;
+	mov.b64 %rd490, %rd396;
+	mov.b64 %rd495, %rd399;
+	mov.b64 %rd501, %rd472;
+	mov.b64 %rd504, %rd472;
+	mov.b64 %rd514, %rd2;
+	mad.lo.s64 %rd515, %rd514, 4, %rd19;
+	mul.lo.s64 %rd516, %rd358, 4;
+	mov.b64 %rd517, %rd514;
+	mad.lo.s64 %rd518, %rd517, 4, %rd4;
+	mov.b64 %rd712, %rd9;
+	mov.b64 %rd674, %rd712;
+	mov.b64 %rd636, %rd712;
+	mov.b64 %rd598, %rd712;
+	mov.b64 %rd612, %rd12;
+	cvt.u32.u64 %r604, %rd9;
+	mov.b64 %rd625, %rd314;
+	cvt.u32.u64 %r618, %rd12;
+	cvt.u32.u64 %r631, %rd314;
+	mov.b64 %rd650, %rd612;
+	mov.b32 %r642, %r604;
+	mov.b64 %rd663, %rd625;
+	mov.b32 %r656, %r618;
+	mov.b32 %r669, %r631;
+	mov.b64 %rd688, %rd612;
+	mov.b32 %r680, %r604;
+	mov.b64 %rd701, %rd625;
+	mov.b32 %r694, %r618;
+	mov.b32 %r707, %r631;
+	mov.b64 %rd726, %rd612;
+	mov.b32 %r718, %r604;
+	mov.b64 %rd739, %rd625;
+	mov.b32 %r732, %r618;
+	mov.b32 %r745, %r631;
+	max.u32 %r747, %r604, 1;
+	div.u32 %r748, 4294967295, %r747;
+	max.u32 %r777, %r618, 1;
+	div.u32 %r778, 4294967295, %r777;
+	max.u32 %r807, %r631, 1;
+	div.u32 %r808, 4294967295, %r807;
 $L_18:
 	setp.lt.s64 %p156, %rd2, %rd3;
 	@!%p156 bra $L_118;
@@ -1747,68 +1661,68 @@ $L_20:
 $L_21:
 	mov.b64 %rd164, %rd162;
 $L_22:
-	mov.b64 %rd766, %rd164;
-	or.b64 %rd768, %rd766, %rd767;
-	shr.u64 %rd769, %rd768, 32;
-	cvt.u32.u64 %r770, %rd769;
-	setp.eq.u32 %p771, %r770, 0;
-	@!%p771 bra $L_96;
+	mov.b64 %rd711, %rd164;
+	or.b64 %rd713, %rd711, %rd712;
+	shr.u64 %rd714, %rd713, 32;
+	cvt.u32.u64 %r715, %rd714;
+	setp.eq.u32 %p716, %r715, 0;
+	@!%p716 bra $L_96;
 $L_23:
-	cvt.u32.u64 %r772, %rd164;
-	mul.hi.u32 %r825, %r772, %r803;
-	mul.lo.u32 %r826, %r825, %r773;
-	sub.u32 %r827, %r772, %r826;
-	sub.u32 %r828, %r827, %r773;
-	min.u32 %r829, %r827, %r828;
-	sub.u32 %r830, %r827, %r829;
-	min.u32 %r831, %r830, 1;
-	add.u32 %r774, %r825, %r831;
-	mov.b32 %r775, %r829;
-	cvt.u64.u32 %rd764, %r774;
-	cvt.u64.u32 %rd765, %r775;
+	cvt.u32.u64 %r717, %rd164;
+	mul.hi.u32 %r770, %r717, %r748;
+	mul.lo.u32 %r771, %r770, %r718;
+	sub.u32 %r772, %r717, %r771;
+	sub.u32 %r773, %r772, %r718;
+	min.u32 %r774, %r772, %r773;
+	sub.u32 %r775, %r772, %r774;
+	min.u32 %r776, %r775, 1;
+	add.u32 %r719, %r770, %r776;
+	mov.b32 %r720, %r774;
+	cvt.u64.u32 %rd709, %r719;
+	cvt.u64.u32 %rd710, %r720;
 $L_24:
-	mov.b64 %rd165, %rd765;
-	mov.b64 %rd166, %rd764;
-	mov.b64 %rd780, %rd166;
-	or.b64 %rd782, %rd780, %rd781;
-	shr.u64 %rd783, %rd782, 32;
-	cvt.u32.u64 %r784, %rd783;
-	setp.eq.u32 %p785, %r784, 0;
-	@!%p785 bra $L_95;
+	mov.b64 %rd165, %rd710;
+	mov.b64 %rd166, %rd709;
+	mov.b64 %rd725, %rd166;
+	or.b64 %rd727, %rd725, %rd726;
+	shr.u64 %rd728, %rd727, 32;
+	cvt.u32.u64 %r729, %rd728;
+	setp.eq.u32 %p730, %r729, 0;
+	@!%p730 bra $L_95;
 $L_25:
-	cvt.u32.u64 %r786, %rd166;
-	mul.hi.u32 %r855, %r786, %r833;
-	mul.lo.u32 %r856, %r855, %r787;
-	sub.u32 %r857, %r786, %r856;
-	sub.u32 %r858, %r857, %r787;
-	min.u32 %r859, %r857, %r858;
-	sub.u32 %r860, %r857, %r859;
-	min.u32 %r861, %r860, 1;
-	add.u32 %r788, %r855, %r861;
-	mov.b32 %r789, %r859;
-	cvt.u64.u32 %rd778, %r788;
-	cvt.u64.u32 %rd779, %r789;
+	cvt.u32.u64 %r731, %rd166;
+	mul.hi.u32 %r800, %r731, %r778;
+	mul.lo.u32 %r801, %r800, %r732;
+	sub.u32 %r802, %r731, %r801;
+	sub.u32 %r803, %r802, %r732;
+	min.u32 %r804, %r802, %r803;
+	sub.u32 %r805, %r802, %r804;
+	min.u32 %r806, %r805, 1;
+	add.u32 %r733, %r800, %r806;
+	mov.b32 %r734, %r804;
+	cvt.u64.u32 %rd723, %r733;
+	cvt.u64.u32 %rd724, %r734;
 $L_26:
-	mov.b64 %rd167, %rd779;
-	mov.b64 %rd793, %rd766;
-	or.b64 %rd795, %rd793, %rd794;
-	shr.u64 %rd796, %rd795, 32;
-	cvt.u32.u64 %r797, %rd796;
-	setp.eq.u32 %p798, %r797, 0;
-	@!%p798 bra $L_94;
+	mov.b64 %rd167, %rd724;
+	mov.b64 %rd738, %rd711;
+	or.b64 %rd740, %rd738, %rd739;
+	shr.u64 %rd741, %rd740, 32;
+	cvt.u32.u64 %r742, %rd741;
+	setp.eq.u32 %p743, %r742, 0;
+	@!%p743 bra $L_94;
 $L_27:
-	cvt.u32.u64 %r799, %rd164;
-	mul.hi.u32 %r885, %r799, %r863;
-	mul.lo.u32 %r886, %r885, %r800;
-	sub.u32 %r887, %r799, %r886;
-	sub.u32 %r888, %r887, %r800;
-	min.u32 %r889, %r887, %r888;
-	sub.u32 %r890, %r887, %r889;
-	min.u32 %r891, %r890, 1;
-	add.u32 %r801, %r885, %r891;
-	cvt.u64.u32 %rd792, %r801;
+	cvt.u32.u64 %r744, %rd164;
+	mul.hi.u32 %r830, %r744, %r808;
+	mul.lo.u32 %r831, %r830, %r745;
+	sub.u32 %r832, %r744, %r831;
+	sub.u32 %r833, %r832, %r745;
+	min.u32 %r834, %r832, %r833;
+	sub.u32 %r835, %r832, %r834;
+	min.u32 %r836, %r835, 1;
+	add.u32 %r746, %r830, %r836;
+	cvt.u64.u32 %rd737, %r746;
 $L_28:
-	mov.b64 %rd169, %rd792;
+	mov.b64 %rd169, %rd737;
 	setp.gt.s64 %p170, %rd165, 0;
 	@!%p170 bra $L_93;
 $L_29:
@@ -1827,7 +1741,7 @@ $L_33:
 	setp.lt.s64 %p204, %rd169, %rd203;
 	@!%p204 bra $L_93;
 $L_34:
-	mov.b64 %rd387, %rd569;
+	mov.b64 %rd387, %rd515;
 	add.s64 %rd173, %rd387, -4;
 	ld.global.f32 %f174, [%rd173];
 	mov.b64 %rd388, %rd387;
@@ -1858,75 +1772,75 @@ $L_34:
 	ld.global.f32 %f196, [%rd195];
 	mul.rn.f32 %f197, %f196, 0f40C00000;
 	sub.rn.f32 %f198, %f194, %f197;
-	mov.b64 %rd199, %rd572;
+	mov.b64 %rd199, %rd518;
 	st.global.f32 [%rd199], %f198;
 $L_35:
 	add.s64 %rd259, %rd162, %rd1;
 $L_36:
 	mov.b64 %rd212, %rd259;
 $L_37:
-	mov.b64 %rd728, %rd212;
-	or.b64 %rd730, %rd728, %rd729;
-	shr.u64 %rd731, %rd730, 32;
-	cvt.u32.u64 %r732, %rd731;
-	setp.eq.u32 %p733, %r732, 0;
-	@!%p733 bra $L_92;
+	mov.b64 %rd673, %rd212;
+	or.b64 %rd675, %rd673, %rd674;
+	shr.u64 %rd676, %rd675, 32;
+	cvt.u32.u64 %r677, %rd676;
+	setp.eq.u32 %p678, %r677, 0;
+	@!%p678 bra $L_92;
 $L_38:
-	cvt.u32.u64 %r734, %rd212;
-	mul.hi.u32 %r818, %r734, %r803;
-	mul.lo.u32 %r819, %r818, %r735;
-	sub.u32 %r820, %r734, %r819;
-	sub.u32 %r821, %r820, %r735;
-	min.u32 %r822, %r820, %r821;
-	sub.u32 %r823, %r820, %r822;
-	min.u32 %r824, %r823, 1;
-	add.u32 %r736, %r818, %r824;
-	mov.b32 %r737, %r822;
-	cvt.u64.u32 %rd726, %r736;
-	cvt.u64.u32 %rd727, %r737;
+	cvt.u32.u64 %r679, %rd212;
+	mul.hi.u32 %r763, %r679, %r748;
+	mul.lo.u32 %r764, %r763, %r680;
+	sub.u32 %r765, %r679, %r764;
+	sub.u32 %r766, %r765, %r680;
+	min.u32 %r767, %r765, %r766;
+	sub.u32 %r768, %r765, %r767;
+	min.u32 %r769, %r768, 1;
+	add.u32 %r681, %r763, %r769;
+	mov.b32 %r682, %r767;
+	cvt.u64.u32 %rd671, %r681;
+	cvt.u64.u32 %rd672, %r682;
 $L_39:
-	mov.b64 %rd213, %rd727;
-	mov.b64 %rd214, %rd726;
-	mov.b64 %rd742, %rd214;
-	or.b64 %rd744, %rd742, %rd743;
-	shr.u64 %rd745, %rd744, 32;
-	cvt.u32.u64 %r746, %rd745;
-	setp.eq.u32 %p747, %r746, 0;
-	@!%p747 bra $L_91;
+	mov.b64 %rd213, %rd672;
+	mov.b64 %rd214, %rd671;
+	mov.b64 %rd687, %rd214;
+	or.b64 %rd689, %rd687, %rd688;
+	shr.u64 %rd690, %rd689, 32;
+	cvt.u32.u64 %r691, %rd690;
+	setp.eq.u32 %p692, %r691, 0;
+	@!%p692 bra $L_91;
 $L_40:
-	cvt.u32.u64 %r748, %rd214;
-	mul.hi.u32 %r848, %r748, %r833;
-	mul.lo.u32 %r849, %r848, %r749;
-	sub.u32 %r850, %r748, %r849;
-	sub.u32 %r851, %r850, %r749;
-	min.u32 %r852, %r850, %r851;
-	sub.u32 %r853, %r850, %r852;
-	min.u32 %r854, %r853, 1;
-	add.u32 %r750, %r848, %r854;
-	mov.b32 %r751, %r852;
-	cvt.u64.u32 %rd740, %r750;
-	cvt.u64.u32 %rd741, %r751;
+	cvt.u32.u64 %r693, %rd214;
+	mul.hi.u32 %r793, %r693, %r778;
+	mul.lo.u32 %r794, %r793, %r694;
+	sub.u32 %r795, %r693, %r794;
+	sub.u32 %r796, %r795, %r694;
+	min.u32 %r797, %r795, %r796;
+	sub.u32 %r798, %r795, %r797;
+	min.u32 %r799, %r798, 1;
+	add.u32 %r695, %r793, %r799;
+	mov.b32 %r696, %r797;
+	cvt.u64.u32 %rd685, %r695;
+	cvt.u64.u32 %rd686, %r696;
 $L_41:
-	mov.b64 %rd215, %rd741;
-	mov.b64 %rd755, %rd728;
-	or.b64 %rd757, %rd755, %rd756;
-	shr.u64 %rd758, %rd757, 32;
-	cvt.u32.u64 %r759, %rd758;
-	setp.eq.u32 %p760, %r759, 0;
-	@!%p760 bra $L_90;
+	mov.b64 %rd215, %rd686;
+	mov.b64 %rd700, %rd673;
+	or.b64 %rd702, %rd700, %rd701;
+	shr.u64 %rd703, %rd702, 32;
+	cvt.u32.u64 %r704, %rd703;
+	setp.eq.u32 %p705, %r704, 0;
+	@!%p705 bra $L_90;
 $L_42:
-	cvt.u32.u64 %r761, %rd212;
-	mul.hi.u32 %r878, %r761, %r863;
-	mul.lo.u32 %r879, %r878, %r762;
-	sub.u32 %r880, %r761, %r879;
-	sub.u32 %r881, %r880, %r762;
-	min.u32 %r882, %r880, %r881;
-	sub.u32 %r883, %r880, %r882;
-	min.u32 %r884, %r883, 1;
-	add.u32 %r763, %r878, %r884;
-	cvt.u64.u32 %rd754, %r763;
+	cvt.u32.u64 %r706, %rd212;
+	mul.hi.u32 %r823, %r706, %r808;
+	mul.lo.u32 %r824, %r823, %r707;
+	sub.u32 %r825, %r706, %r824;
+	sub.u32 %r826, %r825, %r707;
+	min.u32 %r827, %r825, %r826;
+	sub.u32 %r828, %r825, %r827;
+	min.u32 %r829, %r828, 1;
+	add.u32 %r708, %r823, %r829;
+	cvt.u64.u32 %rd699, %r708;
 $L_43:
-	mov.b64 %rd217, %rd754;
+	mov.b64 %rd217, %rd699;
 	setp.gt.s64 %p218, %rd213, 0;
 	@!%p218 bra $L_89;
 $L_44:
@@ -1945,7 +1859,7 @@ $L_48:
 	setp.lt.s64 %p252, %rd217, %rd251;
 	@!%p252 bra $L_89;
 $L_49:
-	mov.b64 %rd401, %rd569;
+	mov.b64 %rd401, %rd515;
 	add.s64 %rd403, %rd401, %rd402;
 	add.s64 %rd221, %rd403, -4;
 	ld.global.f32 %f222, [%rd221];
@@ -1953,26 +1867,22 @@ $L_49:
 	add.s64 %rd224, %rd406, 4;
 	ld.global.f32 %f225, [%rd224];
 	add.rn.f32 %f226, %f222, %f225;
-	mov.b64 %rd407, %rd401;
-	add.s64 %rd409, %rd407, %rd408;
+	mov.b64 %rd409, %rd403;
 	add.s64 %rd411, %rd409, %rd410;
 	mov.b64 %rd228, %rd411;
 	ld.global.f32 %f229, [%rd228];
 	add.rn.f32 %f230, %f226, %f229;
-	mov.b64 %rd412, %rd401;
-	add.s64 %rd414, %rd412, %rd413;
+	mov.b64 %rd414, %rd403;
 	add.s64 %rd416, %rd414, %rd415;
 	mov.b64 %rd232, %rd416;
 	ld.global.f32 %f233, [%rd232];
 	add.rn.f32 %f234, %f230, %f233;
-	mov.b64 %rd417, %rd401;
-	add.s64 %rd419, %rd417, %rd418;
+	mov.b64 %rd419, %rd403;
 	add.s64 %rd421, %rd419, %rd420;
 	mov.b64 %rd236, %rd421;
 	ld.global.f32 %f237, [%rd236];
 	add.rn.f32 %f238, %f234, %f237;
-	mov.b64 %rd422, %rd401;
-	add.s64 %rd424, %rd422, %rd423;
+	mov.b64 %rd424, %rd403;
 	add.s64 %rd426, %rd424, %rd425;
 	mov.b64 %rd240, %rd426;
 	ld.global.f32 %f241, [%rd240];
@@ -1982,7 +1892,7 @@ $L_49:
 	ld.global.f32 %f244, [%rd243];
 	mul.rn.f32 %f245, %f244, 0f40C00000;
 	sub.rn.f32 %f246, %f242, %f245;
-	mov.b64 %rd430, %rd573;
+	mov.b64 %rd430, %rd518;
 	add.s64 %rd432, %rd430, %rd431;
 	mov.b64 %rd247, %rd432;
 	st.global.f32 [%rd247], %f246;
@@ -1991,68 +1901,68 @@ $L_50:
 $L_51:
 	mov.b64 %rd261, %rd308;
 $L_52:
-	mov.b64 %rd690, %rd261;
-	or.b64 %rd692, %rd690, %rd691;
-	shr.u64 %rd693, %rd692, 32;
-	cvt.u32.u64 %r694, %rd693;
-	setp.eq.u32 %p695, %r694, 0;
-	@!%p695 bra $L_88;
+	mov.b64 %rd635, %rd261;
+	or.b64 %rd637, %rd635, %rd636;
+	shr.u64 %rd638, %rd637, 32;
+	cvt.u32.u64 %r639, %rd638;
+	setp.eq.u32 %p640, %r639, 0;
+	@!%p640 bra $L_88;
 $L_53:
-	cvt.u32.u64 %r696, %rd261;
-	mul.hi.u32 %r811, %r696, %r803;
-	mul.lo.u32 %r812, %r811, %r697;
-	sub.u32 %r813, %r696, %r812;
-	sub.u32 %r814, %r813, %r697;
-	min.u32 %r815, %r813, %r814;
-	sub.u32 %r816, %r813, %r815;
-	min.u32 %r817, %r816, 1;
-	add.u32 %r698, %r811, %r817;
-	mov.b32 %r699, %r815;
-	cvt.u64.u32 %rd688, %r698;
-	cvt.u64.u32 %rd689, %r699;
+	cvt.u32.u64 %r641, %rd261;
+	mul.hi.u32 %r756, %r641, %r748;
+	mul.lo.u32 %r757, %r756, %r642;
+	sub.u32 %r758, %r641, %r757;
+	sub.u32 %r759, %r758, %r642;
+	min.u32 %r760, %r758, %r759;
+	sub.u32 %r761, %r758, %r760;
+	min.u32 %r762, %r761, 1;
+	add.u32 %r643, %r756, %r762;
+	mov.b32 %r644, %r760;
+	cvt.u64.u32 %rd633, %r643;
+	cvt.u64.u32 %rd634, %r644;
 $L_54:
-	mov.b64 %rd262, %rd689;
-	mov.b64 %rd263, %rd688;
-	mov.b64 %rd704, %rd263;
-	or.b64 %rd706, %rd704, %rd705;
-	shr.u64 %rd707, %rd706, 32;
-	cvt.u32.u64 %r708, %rd707;
-	setp.eq.u32 %p709, %r708, 0;
-	@!%p709 bra $L_87;
+	mov.b64 %rd262, %rd634;
+	mov.b64 %rd263, %rd633;
+	mov.b64 %rd649, %rd263;
+	or.b64 %rd651, %rd649, %rd650;
+	shr.u64 %rd652, %rd651, 32;
+	cvt.u32.u64 %r653, %rd652;
+	setp.eq.u32 %p654, %r653, 0;
+	@!%p654 bra $L_87;
 $L_55:
-	cvt.u32.u64 %r710, %rd263;
-	mul.hi.u32 %r841, %r710, %r833;
-	mul.lo.u32 %r842, %r841, %r711;
-	sub.u32 %r843, %r710, %r842;
-	sub.u32 %r844, %r843, %r711;
-	min.u32 %r845, %r843, %r844;
-	sub.u32 %r846, %r843, %r845;
-	min.u32 %r847, %r846, 1;
-	add.u32 %r712, %r841, %r847;
-	mov.b32 %r713, %r845;
-	cvt.u64.u32 %rd702, %r712;
-	cvt.u64.u32 %rd703, %r713;
+	cvt.u32.u64 %r655, %rd263;
+	mul.hi.u32 %r786, %r655, %r778;
+	mul.lo.u32 %r787, %r786, %r656;
+	sub.u32 %r788, %r655, %r787;
+	sub.u32 %r789, %r788, %r656;
+	min.u32 %r790, %r788, %r789;
+	sub.u32 %r791, %r788, %r790;
+	min.u32 %r792, %r791, 1;
+	add.u32 %r657, %r786, %r792;
+	mov.b32 %r658, %r790;
+	cvt.u64.u32 %rd647, %r657;
+	cvt.u64.u32 %rd648, %r658;
 $L_56:
-	mov.b64 %rd264, %rd703;
-	mov.b64 %rd717, %rd690;
-	or.b64 %rd719, %rd717, %rd718;
-	shr.u64 %rd720, %rd719, 32;
-	cvt.u32.u64 %r721, %rd720;
-	setp.eq.u32 %p722, %r721, 0;
-	@!%p722 bra $L_86;
+	mov.b64 %rd264, %rd648;
+	mov.b64 %rd662, %rd635;
+	or.b64 %rd664, %rd662, %rd663;
+	shr.u64 %rd665, %rd664, 32;
+	cvt.u32.u64 %r666, %rd665;
+	setp.eq.u32 %p667, %r666, 0;
+	@!%p667 bra $L_86;
 $L_57:
-	cvt.u32.u64 %r723, %rd261;
-	mul.hi.u32 %r871, %r723, %r863;
-	mul.lo.u32 %r872, %r871, %r724;
-	sub.u32 %r873, %r723, %r872;
-	sub.u32 %r874, %r873, %r724;
-	min.u32 %r875, %r873, %r874;
-	sub.u32 %r876, %r873, %r875;
-	min.u32 %r877, %r876, 1;
-	add.u32 %r725, %r871, %r877;
-	cvt.u64.u32 %rd716, %r725;
+	cvt.u32.u64 %r668, %rd261;
+	mul.hi.u32 %r816, %r668, %r808;
+	mul.lo.u32 %r817, %r816, %r669;
+	sub.u32 %r818, %r668, %r817;
+	sub.u32 %r819, %r818, %r669;
+	min.u32 %r820, %r818, %r819;
+	sub.u32 %r821, %r818, %r820;
+	min.u32 %r822, %r821, 1;
+	add.u32 %r670, %r816, %r822;
+	cvt.u64.u32 %rd661, %r670;
 $L_58:
-	mov.b64 %rd266, %rd716;
+	mov.b64 %rd266, %rd661;
 	setp.gt.s64 %p267, %rd262, 0;
 	@!%p267 bra $L_85;
 $L_59:
@@ -2071,120 +1981,110 @@ $L_63:
 	setp.lt.s64 %p301, %rd266, %rd300;
 	@!%p301 bra $L_85;
 $L_64:
-	mov.b64 %rd436, %rd569;
+	mov.b64 %rd436, %rd515;
 	add.s64 %rd438, %rd436, %rd437;
-	add.s64 %rd440, %rd438, %rd439;
-	add.s64 %rd270, %rd440, -4;
+	add.s64 %rd270, %rd438, -4;
 	ld.global.f32 %f271, [%rd270];
-	mov.b64 %rd445, %rd440;
-	add.s64 %rd273, %rd445, 4;
+	mov.b64 %rd441, %rd438;
+	add.s64 %rd273, %rd441, 4;
 	ld.global.f32 %f274, [%rd273];
 	add.rn.f32 %f275, %f271, %f274;
-	mov.b64 %rd446, %rd436;
-	add.s64 %rd448, %rd446, %rd447;
-	add.s64 %rd450, %rd448, %rd449;
-	add.s64 %rd452, %rd450, %rd451;
-	mov.b64 %rd277, %rd452;
+	mov.b64 %rd444, %rd438;
+	add.s64 %rd446, %rd444, %rd445;
+	mov.b64 %rd277, %rd446;
 	ld.global.f32 %f278, [%rd277];
 	add.rn.f32 %f279, %f275, %f278;
-	mov.b64 %rd453, %rd436;
-	add.s64 %rd455, %rd453, %rd454;
-	add.s64 %rd457, %rd455, %rd456;
-	add.s64 %rd459, %rd457, %rd458;
-	mov.b64 %rd281, %rd459;
+	mov.b64 %rd449, %rd438;
+	add.s64 %rd451, %rd449, %rd450;
+	mov.b64 %rd281, %rd451;
 	ld.global.f32 %f282, [%rd281];
 	add.rn.f32 %f283, %f279, %f282;
-	mov.b64 %rd460, %rd436;
-	add.s64 %rd462, %rd460, %rd461;
-	add.s64 %rd464, %rd462, %rd463;
-	add.s64 %rd466, %rd464, %rd465;
-	mov.b64 %rd285, %rd466;
+	mov.b64 %rd454, %rd438;
+	add.s64 %rd456, %rd454, %rd455;
+	mov.b64 %rd285, %rd456;
 	ld.global.f32 %f286, [%rd285];
 	add.rn.f32 %f287, %f283, %f286;
-	mov.b64 %rd467, %rd436;
-	add.s64 %rd469, %rd467, %rd468;
-	add.s64 %rd471, %rd469, %rd470;
-	add.s64 %rd473, %rd471, %rd472;
-	mov.b64 %rd289, %rd473;
+	mov.b64 %rd459, %rd438;
+	add.s64 %rd461, %rd459, %rd460;
+	mov.b64 %rd289, %rd461;
 	ld.global.f32 %f290, [%rd289];
 	add.rn.f32 %f291, %f287, %f290;
-	mov.b64 %rd478, %rd440;
-	mov.b64 %rd292, %rd478;
+	mov.b64 %rd464, %rd438;
+	mov.b64 %rd292, %rd464;
 	ld.global.f32 %f293, [%rd292];
 	mul.rn.f32 %f294, %f293, 0f40C00000;
 	sub.rn.f32 %f295, %f291, %f294;
-	mov.b64 %rd479, %rd573;
-	add.s64 %rd481, %rd479, %rd480;
-	add.s64 %rd483, %rd481, %rd482;
-	mov.b64 %rd296, %rd483;
+	mov.b64 %rd465, %rd518;
+	add.s64 %rd467, %rd465, %rd466;
+	mov.b64 %rd296, %rd467;
 	st.global.f32 [%rd296], %f295;
 $L_65:
 	add.s64 %rd357, %rd308, %rd1;
 $L_66:
 	mov.b64 %rd310, %rd357;
 $L_67:
-	mov.b64 %rd652, %rd310;
-	or.b64 %rd654, %rd652, %rd653;
-	shr.u64 %rd655, %rd654, 32;
-	cvt.u32.u64 %r656, %rd655;
-	setp.eq.u32 %p657, %r656, 0;
-	@!%p657 bra $L_84;
+	mov.b64 %rd597, %rd310;
+	or.b64 %rd599, %rd597, %rd598;
+	shr.u64 %rd600, %rd599, 32;
+	cvt.u32.u64 %r601, %rd600;
+	setp.eq.u32 %p602, %r601, 0;
+	@!%p602 bra $L_84;
 $L_68:
-	cvt.u32.u64 %r658, %rd310;
-	mul.hi.u32 %r804, %r658, %r803;
-	mul.lo.u32 %r805, %r804, %r659;
-	sub.u32 %r806, %r658, %r805;
-	sub.u32 %r807, %r806, %r659;
-	min.u32 %r808, %r806, %r807;
-	sub.u32 %r809, %r806, %r808;
-	min.u32 %r810, %r809, 1;
-	add.u32 %r660, %r804, %r810;
-	mov.b32 %r661, %r808;
-	cvt.u64.u32 %rd650, %r660;
-	cvt.u64.u32 %rd651, %r661;
+	cvt.u32.u64 %r603, %rd310;
+	mul.hi.u32 %r749, %r603, %r748;
+	mul.lo.u32 %r750, %r749, %r604;
+	sub.u32 %r751, %r603, %r750;
+	sub.u32 %r752, %r751, %r604;
+	min.u32 %r753, %r751, %r752;
+	sub.u32 %r754, %r751, %r753;
+	min.u32 %r755, %r754, 1;
+	add.u32 %r605, %r749, %r755;
+	mov.b32 %r606, %r753;
+	cvt.u64.u32 %rd595, %r605;
+	cvt.u64.u32 %rd596, %r606;
 $L_69:
-	mov.b64 %rd311, %rd651;
-	mov.b64 %rd312, %rd650;
-	mov.b64 %rd666, %rd312;
-	or.b64 %rd668, %rd666, %rd667;
-	shr.u64 %rd669, %rd668, 32;
-	cvt.u32.u64 %r670, %rd669;
-	setp.eq.u32 %p671, %r670, 0;
-	@!%p671 bra $L_83;
+	mov.b64 %rd311, %rd596;
+	mov.b64 %rd312, %rd595;
+	mov.b64 %rd611, %rd312;
+	or.b64 %rd613, %rd611, %rd612;
+	shr.u64 %rd614, %rd613, 32;
+	cvt.u32.u64 %r615, %rd614;
+	setp.eq.u32 %p616, %r615, 0;
+	@!%p616 bra $L_83;
 $L_70:
-	cvt.u32.u64 %r672, %rd312;
-	mul.hi.u32 %r834, %r672, %r833;
-	mul.lo.u32 %r835, %r834, %r673;
-	sub.u32 %r836, %r672, %r835;
-	sub.u32 %r837, %r836, %r673;
-	min.u32 %r838, %r836, %r837;
-	sub.u32 %r839, %r836, %r838;
-	min.u32 %r840, %r839, 1;
-	add.u32 %r674, %r834, %r840;
-	mov.b32 %r675, %r838;
-	cvt.u64.u32 %rd664, %r674;
-	cvt.u64.u32 %rd665, %r675;
+	cvt.u32.u64 %r617, %rd312;
+	mul.hi.u32 %r779, %r617, %r778;
+	mul.lo.u32 %r780, %r779, %r618;
+	sub.u32 %r781, %r617, %r780;
+	sub.u32 %r782, %r781, %r618;
+	min.u32 %r783, %r781, %r782;
+	sub.u32 %r784, %r781, %r783;
+	min.u32 %r785, %r784, 1;
+	add.u32 %r619, %r779, %r785;
+	mov.b32 %r620, %r783;
+	cvt.u64.u32 %rd609, %r619;
+	cvt.u64.u32 %rd610, %r620;
 $L_71:
-	mov.b64 %rd313, %rd665;
-	mov.b64 %rd679, %rd652;
-	or.b64 %rd681, %rd679, %rd680;
-	shr.u64 %rd682, %rd681, 32;
-	cvt.u32.u64 %r683, %rd682;
-	setp.eq.u32 %p684, %r683, 0;
-	@!%p684 bra $L_82;
+	mov.b64 %rd313, %rd610;
+	mov.b64 %rd624, %rd597;
+	or.b64 %rd626, %rd624, %rd625;
+	shr.u64 %rd627, %rd626, 32;
+	cvt.u32.u64 %r628, %rd627;
+	setp.eq.u32 %p629, %r628, 0;
+	@!%p629 bra $L_82;
 $L_72:
-	cvt.u32.u64 %r685, %rd310;
-	mul.hi.u32 %r864, %r685, %r863;
-	mul.lo.u32 %r865, %r864, %r686;
-	sub.u32 %r866, %r685, %r865;
-	sub.u32 %r867, %r866, %r686;
-	min.u32 %r868, %r866, %r867;
-	sub.u32 %r869, %r866, %r868;
-	min.u32 %r870, %r869, 1;
-	add.u32 %r687, %r864, %r870;
-	cvt.u64.u32 %rd678, %r687;
+	cvt.u32.u64 %r630, %rd310;
+	mul.hi.u32 %r809, %r630, %r808;
+	mul.lo.u32 %r810, %r809, %r631;
+	sub.u32 %r811, %r630, %r810;
+	sub.u32 %r812, %r811, %r631;
+	min.u32 %r813, %r811, %r812;
+	sub.u32 %r814, %r811, %r813;
+	min.u32 %r815, %r814, 1;
+	add.u32 %r632, %r809, %r815;
+	cvt.u64.u32 %rd623, %r632;
 $L_73:
-	mov.b64 %rd315, %rd678;
+	mov.b64 %rd315, %rd623;
 	setp.gt.s64 %p316, %rd311, 0;
 	@!%p316 bra $L_81;
 $L_74:
@@ -2203,128 +2103,108 @@ $L_78:
 	setp.lt.s64 %p350, %rd315, %rd349;
 	@!%p350 bra $L_81;
 $L_79:
-	mov.b64 %rd489, %rd569;
-	add.s64 %rd491, %rd489, %rd490;
-	add.s64 %rd493, %rd491, %rd492;
-	add.s64 %rd495, %rd493, %rd494;
-	add.s64 %rd319, %rd495, -4;
+	mov.b64 %rd471, %rd515;
+	add.s64 %rd473, %rd471, %rd472;
+	add.s64 %rd319, %rd473, -4;
 	ld.global.f32 %f320, [%rd319];
-	mov.b64 %rd502, %rd495;
-	add.s64 %rd322, %rd502, 4;
+	mov.b64 %rd476, %rd473;
+	add.s64 %rd322, %rd476, 4;
 	ld.global.f32 %f323, [%rd322];
 	add.rn.f32 %f324, %f320, %f323;
-	mov.b64 %rd503, %rd489;
-	add.s64 %rd505, %rd503, %rd504;
-	add.s64 %rd507, %rd505, %rd506;
-	add.s64 %rd509, %rd507, %rd508;
-	add.s64 %rd511, %rd509, %rd510;
-	mov.b64 %rd326, %rd511;
+	mov.b64 %rd479, %rd473;
+	add.s64 %rd481, %rd479, %rd480;
+	mov.b64 %rd326, %rd481;
 	ld.global.f32 %f327, [%rd326];
 	add.rn.f32 %f328, %f324, %f327;
-	mov.b64 %rd512, %rd489;
-	add.s64 %rd514, %rd512, %rd513;
-	add.s64 %rd516, %rd514, %rd515;
-	add.s64 %rd518, %rd516, %rd517;
-	add.s64 %rd520, %rd518, %rd519;
-	mov.b64 %rd330, %rd520;
+	mov.b64 %rd484, %rd473;
+	add.s64 %rd486, %rd484, %rd485;
+	mov.b64 %rd330, %rd486;
 	ld.global.f32 %f331, [%rd330];
 	add.rn.f32 %f332, %f328, %f331;
-	mov.b64 %rd521, %rd489;
-	add.s64 %rd523, %rd521, %rd522;
-	add.s64 %rd525, %rd523, %rd524;
-	add.s64 %rd527, %rd525, %rd526;
-	add.s64 %rd529, %rd527, %rd528;
-	mov.b64 %rd334, %rd529;
+	mov.b64 %rd489, %rd473;
+	add.s64 %rd491, %rd489, %rd490;
+	mov.b64 %rd334, %rd491;
 	ld.global.f32 %f335, [%rd334];
 	add.rn.f32 %f336, %f332, %f335;
-	mov.b64 %rd530, %rd489;
-	add.s64 %rd532, %rd530, %rd531;
-	add.s64 %rd534, %rd532, %rd533;
-	add.s64 %rd536, %rd534, %rd535;
-	add.s64 %rd538, %rd536, %rd537;
-	mov.b64 %rd338, %rd538;
+	mov.b64 %rd494, %rd473;
+	add.s64 %rd496, %rd494, %rd495;
+	mov.b64 %rd338, %rd496;
 	ld.global.f32 %f339, [%rd338];
 	add.rn.f32 %f340, %f336, %f339;
-	mov.b64 %rd545, %rd495;
-	mov.b64 %rd341, %rd545;
+	mov.b64 %rd499, %rd473;
+	mov.b64 %rd341, %rd499;
 	ld.global.f32 %f342, [%rd341];
 	mul.rn.f32 %f343, %f342, 0f40C00000;
 	sub.rn.f32 %f344, %f340, %f343;
-	mov.b64 %rd546, %rd573;
-	add.s64 %rd548, %rd546, %rd547;
-	add.s64 %rd550, %rd548, %rd549;
-	add.s64 %rd552, %rd550, %rd551;
-	mov.b64 %rd345, %rd552;
+	mov.b64 %rd500, %rd518;
+	add.s64 %rd502, %rd500, %rd501;
+	mov.b64 %rd345, %rd502;
 	st.global.f32 [%rd345], %f344;
 $L_80:
 	add.s64 %rd2, %rd2, %rd358;
-	add.s64 %rd569, %rd569, %rd570;
-	add.s64 %rd572, %rd572, %rd570;
-	add.s64 %rd573, %rd573, %rd570;
+	add.s64 %rd515, %rd515, %rd516;
+	add.s64 %rd518, %rd518, %rd516;
 	bra.uni $L_18;
 $L_81:
-	mov.b64 %rd553, %rd573;
-	add.s64 %rd555, %rd553, %rd554;
-	add.s64 %rd557, %rd555, %rd556;
-	add.s64 %rd559, %rd557, %rd558;
-	mov.b64 %rd348, %rd559;
+	mov.b64 %rd503, %rd518;
+	add.s64 %rd505, %rd503, %rd504;
+	mov.b64 %rd348, %rd505;
 	mov.f32 %ft0, 0f00000000;
 	st.global.f32 [%rd348], %ft0;
 	bra.uni $L_80;
 $L_82:
 	setp.eq.s64 %pt0, %rd314, -1;
 	neg.s64 %rdt1, %rd310;
-	div.s64 %rd678, %rd310, %rd314;
-	selp.b64 %rd678, %rdt1, %rd678, %pt0;
+	div.s64 %rd623, %rd310, %rd314;
+	selp.b64 %rd623, %rdt1, %rd623, %pt0;
 	bra.uni $L_73;
 $L_83:
 	setp.eq.s64 %pt1, %rd12, -1;
 	neg.s64 %rdt2, %rd312;
-	div.s64 %rd664, %rd312, %rd12;
-	selp.b64 %rd664, %rdt2, %rd664, %pt1;
-	mul.lo.s64 %rd677, %rd664, %rd12;
-	sub.s64 %rd665, %rd312, %rd677;
+	div.s64 %rd609, %rd312, %rd12;
+	selp.b64 %rd609, %rdt2, %rd609, %pt1;
+	mul.lo.s64 %rd622, %rd609, %rd12;
+	sub.s64 %rd610, %rd312, %rd622;
 	bra.uni $L_71;
 $L_84:
 	setp.eq.s64 %pt2, %rd9, -1;
 	neg.s64 %rdt3, %rd310;
-	div.s64 %rd650, %rd310, %rd9;
-	selp.b64 %rd650, %rdt3, %rd650, %pt2;
-	mul.lo.s64 %rd663, %rd650, %rd9;
-	sub.s64 %rd651, %rd310, %rd663;
+	div.s64 %rd595, %rd310, %rd9;
+	selp.b64 %rd595, %rdt3, %rd595, %pt2;
+	mul.lo.s64 %rd608, %rd595, %rd9;
+	sub.s64 %rd596, %rd310, %rd608;
 	bra.uni $L_69;
 $L_85:
-	mov.b64 %rd484, %rd573;
-	add.s64 %rd486, %rd484, %rd485;
-	add.s64 %rd488, %rd486, %rd487;
-	mov.b64 %rd299, %rd488;
+	mov.b64 %rd468, %rd518;
+	add.s64 %rd470, %rd468, %rd469;
+	mov.b64 %rd299, %rd470;
 	mov.f32 %ft1, 0f00000000;
 	st.global.f32 [%rd299], %ft1;
 	bra.uni $L_65;
 $L_86:
 	setp.eq.s64 %pt3, %rd265, -1;
 	neg.s64 %rdt4, %rd261;
-	div.s64 %rd716, %rd261, %rd265;
-	selp.b64 %rd716, %rdt4, %rd716, %pt3;
+	div.s64 %rd661, %rd261, %rd265;
+	selp.b64 %rd661, %rdt4, %rd661, %pt3;
 	bra.uni $L_58;
 $L_87:
 	setp.eq.s64 %pt4, %rd12, -1;
 	neg.s64 %rdt5, %rd263;
-	div.s64 %rd702, %rd263, %rd12;
-	selp.b64 %rd702, %rdt5, %rd702, %pt4;
-	mul.lo.s64 %rd715, %rd702, %rd12;
-	sub.s64 %rd703, %rd263, %rd715;
+	div.s64 %rd647, %rd263, %rd12;
+	selp.b64 %rd647, %rdt5, %rd647, %pt4;
+	mul.lo.s64 %rd660, %rd647, %rd12;
+	sub.s64 %rd648, %rd263, %rd660;
 	bra.uni $L_56;
 $L_88:
 	setp.eq.s64 %pt5, %rd9, -1;
 	neg.s64 %rdt6, %rd261;
-	div.s64 %rd688, %rd261, %rd9;
-	selp.b64 %rd688, %rdt6, %rd688, %pt5;
-	mul.lo.s64 %rd701, %rd688, %rd9;
-	sub.s64 %rd689, %rd261, %rd701;
+	div.s64 %rd633, %rd261, %rd9;
+	selp.b64 %rd633, %rdt6, %rd633, %pt5;
+	mul.lo.s64 %rd646, %rd633, %rd9;
+	sub.s64 %rd634, %rd261, %rd646;
 	bra.uni $L_54;
 $L_89:
-	mov.b64 %rd433, %rd573;
+	mov.b64 %rd433, %rd518;
 	add.s64 %rd435, %rd433, %rd434;
 	mov.b64 %rd250, %rd435;
 	mov.f32 %ft2, 0f00000000;
@@ -2333,51 +2213,51 @@ $L_89:
 $L_90:
 	setp.eq.s64 %pt6, %rd216, -1;
 	neg.s64 %rdt7, %rd212;
-	div.s64 %rd754, %rd212, %rd216;
-	selp.b64 %rd754, %rdt7, %rd754, %pt6;
+	div.s64 %rd699, %rd212, %rd216;
+	selp.b64 %rd699, %rdt7, %rd699, %pt6;
 	bra.uni $L_43;
 $L_91:
 	setp.eq.s64 %pt7, %rd12, -1;
 	neg.s64 %rdt8, %rd214;
-	div.s64 %rd740, %rd214, %rd12;
-	selp.b64 %rd740, %rdt8, %rd740, %pt7;
-	mul.lo.s64 %rd753, %rd740, %rd12;
-	sub.s64 %rd741, %rd214, %rd753;
+	div.s64 %rd685, %rd214, %rd12;
+	selp.b64 %rd685, %rdt8, %rd685, %pt7;
+	mul.lo.s64 %rd698, %rd685, %rd12;
+	sub.s64 %rd686, %rd214, %rd698;
 	bra.uni $L_41;
 $L_92:
 	setp.eq.s64 %pt8, %rd9, -1;
 	neg.s64 %rdt9, %rd212;
-	div.s64 %rd726, %rd212, %rd9;
-	selp.b64 %rd726, %rdt9, %rd726, %pt8;
-	mul.lo.s64 %rd739, %rd726, %rd9;
-	sub.s64 %rd727, %rd212, %rd739;
+	div.s64 %rd671, %rd212, %rd9;
+	selp.b64 %rd671, %rdt9, %rd671, %pt8;
+	mul.lo.s64 %rd684, %rd671, %rd9;
+	sub.s64 %rd672, %rd212, %rd684;
 	bra.uni $L_39;
 $L_93:
-	mov.b64 %rd202, %rd572;
+	mov.b64 %rd202, %rd518;
 	mov.f32 %ft3, 0f00000000;
 	st.global.f32 [%rd202], %ft3;
 	bra.uni $L_35;
 $L_94:
 	setp.eq.s64 %pt9, %rd168, -1;
 	neg.s64 %rdt10, %rd164;
-	div.s64 %rd792, %rd164, %rd168;
-	selp.b64 %rd792, %rdt10, %rd792, %pt9;
+	div.s64 %rd737, %rd164, %rd168;
+	selp.b64 %rd737, %rdt10, %rd737, %pt9;
 	bra.uni $L_28;
 $L_95:
 	setp.eq.s64 %pt10, %rd12, -1;
 	neg.s64 %rdt11, %rd166;
-	div.s64 %rd778, %rd166, %rd12;
-	selp.b64 %rd778, %rdt11, %rd778, %pt10;
-	mul.lo.s64 %rd791, %rd778, %rd12;
-	sub.s64 %rd779, %rd166, %rd791;
+	div.s64 %rd723, %rd166, %rd12;
+	selp.b64 %rd723, %rdt11, %rd723, %pt10;
+	mul.lo.s64 %rd736, %rd723, %rd12;
+	sub.s64 %rd724, %rd166, %rd736;
 	bra.uni $L_26;
 $L_96:
 	setp.eq.s64 %pt11, %rd9, -1;
 	neg.s64 %rdt12, %rd164;
-	div.s64 %rd764, %rd164, %rd9;
-	selp.b64 %rd764, %rdt12, %rd764, %pt11;
-	mul.lo.s64 %rd777, %rd764, %rd9;
-	sub.s64 %rd765, %rd164, %rd777;
+	div.s64 %rd709, %rd164, %rd9;
+	selp.b64 %rd709, %rdt12, %rd709, %pt11;
+	mul.lo.s64 %rd722, %rd709, %rd9;
+	sub.s64 %rd710, %rd164, %rd722;
 	bra.uni $L_24;
 $L_97:
 	mov.b64 %rd13, %rd139;
@@ -2388,84 +2268,84 @@ $L_97:
 	mov.b64 %rd365, %rd393;
 	mov.b64 %rd368, %rd396;
 	mov.b64 %rd371, %rd399;
-	mov.b64 %rd560, %rd2;
-	mad.lo.s64 %rd561, %rd560, 4, %rd19;
-	mov.b64 %rd562, %rd358;
-	mad.lo.s64 %rd563, %rd560, 4, %rd4;
-	mov.b64 %rd615, %rd767;
-	mov.b64 %rd629, %rd667;
-	mov.b32 %r621, %r659;
-	mov.b64 %rd642, %rd680;
-	mov.b32 %r635, %r673;
-	mov.b32 %r648, %r686;
+	mov.b64 %rd506, %rd2;
+	mad.lo.s64 %rd507, %rd506, 4, %rd19;
+	mov.b64 %rd508, %rd358;
+	mad.lo.s64 %rd509, %rd506, 4, %rd4;
+	mov.b64 %rd560, %rd712;
+	mov.b64 %rd574, %rd612;
+	mov.b32 %r566, %r604;
+	mov.b64 %rd587, %rd625;
+	mov.b32 %r580, %r618;
+	mov.b32 %r593, %r631;
 $L_98:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_118;
 $L_99:
 	mov.b64 %rd7, %rd2;
 $L_100:
-	mov.b64 %rd614, %rd7;
-	or.b64 %rd616, %rd614, %rd615;
-	shr.u64 %rd617, %rd616, 32;
-	cvt.u32.u64 %r618, %rd617;
-	setp.eq.u32 %p619, %r618, 0;
-	@!%p619 bra $L_117;
+	mov.b64 %rd559, %rd7;
+	or.b64 %rd561, %rd559, %rd560;
+	shr.u64 %rd562, %rd561, 32;
+	cvt.u32.u64 %r563, %rd562;
+	setp.eq.u32 %p564, %r563, 0;
+	@!%p564 bra $L_117;
 $L_101:
-	cvt.u32.u64 %r620, %rd7;
-	mul.hi.u32 %r892, %r620, %r803;
-	mul.lo.u32 %r893, %r892, %r621;
-	sub.u32 %r894, %r620, %r893;
-	sub.u32 %r895, %r894, %r621;
-	min.u32 %r896, %r894, %r895;
-	sub.u32 %r897, %r894, %r896;
-	min.u32 %r898, %r897, 1;
-	add.u32 %r622, %r892, %r898;
-	mov.b32 %r623, %r896;
-	cvt.u64.u32 %rd612, %r622;
-	cvt.u64.u32 %rd613, %r623;
+	cvt.u32.u64 %r565, %rd7;
+	mul.hi.u32 %r837, %r565, %r748;
+	mul.lo.u32 %r838, %r837, %r566;
+	sub.u32 %r839, %r565, %r838;
+	sub.u32 %r840, %r839, %r566;
+	min.u32 %r841, %r839, %r840;
+	sub.u32 %r842, %r839, %r841;
+	min.u32 %r843, %r842, 1;
+	add.u32 %r567, %r837, %r843;
+	mov.b32 %r568, %r841;
+	cvt.u64.u32 %rd557, %r567;
+	cvt.u64.u32 %rd558, %r568;
 $L_102:
-	mov.b64 %rd8, %rd613;
-	mov.b64 %rd10, %rd612;
-	mov.b64 %rd628, %rd10;
-	or.b64 %rd630, %rd628, %rd629;
-	shr.u64 %rd631, %rd630, 32;
-	cvt.u32.u64 %r632, %rd631;
-	setp.eq.u32 %p633, %r632, 0;
-	@!%p633 bra $L_116;
+	mov.b64 %rd8, %rd558;
+	mov.b64 %rd10, %rd557;
+	mov.b64 %rd573, %rd10;
+	or.b64 %rd575, %rd573, %rd574;
+	shr.u64 %rd576, %rd575, 32;
+	cvt.u32.u64 %r577, %rd576;
+	setp.eq.u32 %p578, %r577, 0;
+	@!%p578 bra $L_116;
 $L_103:
-	cvt.u32.u64 %r634, %rd10;
-	mul.hi.u32 %r899, %r634, %r833;
-	mul.lo.u32 %r900, %r899, %r635;
-	sub.u32 %r901, %r634, %r900;
-	sub.u32 %r902, %r901, %r635;
-	min.u32 %r903, %r901, %r902;
-	sub.u32 %r904, %r901, %r903;
-	min.u32 %r905, %r904, 1;
-	add.u32 %r636, %r899, %r905;
-	mov.b32 %r637, %r903;
-	cvt.u64.u32 %rd626, %r636;
-	cvt.u64.u32 %rd627, %r637;
+	cvt.u32.u64 %r579, %rd10;
+	mul.hi.u32 %r844, %r579, %r778;
+	mul.lo.u32 %r845, %r844, %r580;
+	sub.u32 %r846, %r579, %r845;
+	sub.u32 %r847, %r846, %r580;
+	min.u32 %r848, %r846, %r847;
+	sub.u32 %r849, %r846, %r848;
+	min.u32 %r850, %r849, 1;
+	add.u32 %r581, %r844, %r850;
+	mov.b32 %r582, %r848;
+	cvt.u64.u32 %rd571, %r581;
+	cvt.u64.u32 %rd572, %r582;
 $L_104:
-	mov.b64 %rd11, %rd627;
-	mov.b64 %rd641, %rd614;
-	or.b64 %rd643, %rd641, %rd642;
-	shr.u64 %rd644, %rd643, 32;
-	cvt.u32.u64 %r645, %rd644;
-	setp.eq.u32 %p646, %r645, 0;
-	@!%p646 bra $L_115;
+	mov.b64 %rd11, %rd572;
+	mov.b64 %rd586, %rd559;
+	or.b64 %rd588, %rd586, %rd587;
+	shr.u64 %rd589, %rd588, 32;
+	cvt.u32.u64 %r590, %rd589;
+	setp.eq.u32 %p591, %r590, 0;
+	@!%p591 bra $L_115;
 $L_105:
-	cvt.u32.u64 %r647, %rd7;
-	mul.hi.u32 %r906, %r647, %r863;
-	mul.lo.u32 %r907, %r906, %r648;
-	sub.u32 %r908, %r647, %r907;
-	sub.u32 %r909, %r908, %r648;
-	min.u32 %r910, %r908, %r909;
-	sub.u32 %r911, %r908, %r910;
-	min.u32 %r912, %r911, 1;
-	add.u32 %r649, %r906, %r912;
-	cvt.u64.u32 %rd640, %r649;
+	cvt.u32.u64 %r592, %rd7;
+	mul.hi.u32 %r851, %r592, %r808;
+	mul.lo.u32 %r852, %r851, %r593;
+	sub.u32 %r853, %r592, %r852;
+	sub.u32 %r854, %r853, %r593;
+	min.u32 %r855, %r853, %r854;
+	sub.u32 %r856, %r853, %r855;
+	min.u32 %r857, %r856, 1;
+	add.u32 %r594, %r851, %r857;
+	cvt.u64.u32 %rd585, %r594;
 $L_106:
-	mov.b64 %rd14, %rd640;
+	mov.b64 %rd14, %rd585;
 	setp.gt.s64 %p15, %rd8, 0;
 	@!%p15 bra $L_114;
 $L_107:
@@ -2484,7 +2364,7 @@ $L_111:
 	setp.lt.s64 %p52, %rd14, %rd50;
 	@!%p52 bra $L_114;
 $L_112:
-	mov.b64 %rd359, %rd561;
+	mov.b64 %rd359, %rd507;
 	add.s64 %rd18, %rd359, -4;
 	ld.global.f32 %f21, [%rd18];
 	mov.b64 %rd360, %rd359;
@@ -2515,39 +2395,39 @@ $L_112:
 	ld.global.f32 %f43, [%rd42];
 	mul.rn.f32 %f44, %f43, 0f40C00000;
 	sub.rn.f32 %f45, %f41, %f44;
-	mov.b64 %rd46, %rd563;
+	mov.b64 %rd46, %rd509;
 	st.global.f32 [%rd46], %f45;
 $L_113:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd561, %rd561, %rd562;
-	add.s64 %rd563, %rd563, %rd562;
+	add.s64 %rd507, %rd507, %rd508;
+	add.s64 %rd509, %rd509, %rd508;
 	bra.uni $L_98;
 $L_114:
-	mov.b64 %rd49, %rd563;
+	mov.b64 %rd49, %rd509;
 	mov.f32 %ft4, 0f00000000;
 	st.global.f32 [%rd49], %ft4;
 	bra.uni $L_113;
 $L_115:
 	setp.eq.s64 %pt12, %rd13, -1;
 	neg.s64 %rdt13, %rd7;
-	div.s64 %rd640, %rd7, %rd13;
-	selp.b64 %rd640, %rdt13, %rd640, %pt12;
+	div.s64 %rd585, %rd7, %rd13;
+	selp.b64 %rd585, %rdt13, %rd585, %pt12;
 	bra.uni $L_106;
 $L_116:
 	setp.eq.s64 %pt13, %rd12, -1;
 	neg.s64 %rdt14, %rd10;
-	div.s64 %rd626, %rd10, %rd12;
-	selp.b64 %rd626, %rdt14, %rd626, %pt13;
-	mul.lo.s64 %rd639, %rd626, %rd12;
-	sub.s64 %rd627, %rd10, %rd639;
+	div.s64 %rd571, %rd10, %rd12;
+	selp.b64 %rd571, %rdt14, %rd571, %pt13;
+	mul.lo.s64 %rd584, %rd571, %rd12;
+	sub.s64 %rd572, %rd10, %rd584;
 	bra.uni $L_104;
 $L_117:
 	setp.eq.s64 %pt14, %rd9, -1;
 	neg.s64 %rdt15, %rd7;
-	div.s64 %rd612, %rd7, %rd9;
-	selp.b64 %rd612, %rdt15, %rd612, %pt14;
-	mul.lo.s64 %rd625, %rd612, %rd9;
-	sub.s64 %rd613, %rd7, %rd625;
+	div.s64 %rd557, %rd7, %rd9;
+	selp.b64 %rd557, %rdt15, %rd557, %pt14;
+	mul.lo.s64 %rd570, %rd557, %rd9;
+	sub.s64 %rd558, %rd7, %rd570;
 	bra.uni $L_102;
 $L_118:
 	bra.uni $Lexit;
@@ -2561,22 +2441,22 @@ $L_119:
 	mul.lo.s64 %rd379, %rd9, 4;
 	mul.lo.s64 %rd382, %rd67, -4;
 	mul.lo.s64 %rd385, %rd67, 4;
-	mov.b64 %rd564, %rd2;
-	mad.lo.s64 %rd565, %rd564, 4, %rd19;
-	mul.lo.s64 %rd566, %rd1, 4;
-	mad.lo.s64 %rd567, %rd564, 4, %rd4;
-	mov.b64 %rd577, %rd9;
-	mov.b64 %rd591, %rd12;
-	cvt.u32.u64 %r583, %rd9;
-	mov.b64 %rd604, %rd64;
-	cvt.u32.u64 %r597, %rd12;
-	cvt.u32.u64 %r610, %rd64;
-	max.u32 %r913, %r583, 1;
-	div.u32 %r914, 4294967295, %r913;
-	max.u32 %r922, %r597, 1;
-	div.u32 %r923, 4294967295, %r922;
-	max.u32 %r931, %r610, 1;
-	div.u32 %r932, 4294967295, %r931;
+	mov.b64 %rd510, %rd2;
+	mad.lo.s64 %rd511, %rd510, 4, %rd19;
+	mul.lo.s64 %rd512, %rd1, 4;
+	mad.lo.s64 %rd513, %rd510, 4, %rd4;
+	mov.b64 %rd522, %rd9;
+	mov.b64 %rd536, %rd12;
+	cvt.u32.u64 %r528, %rd9;
+	mov.b64 %rd549, %rd64;
+	cvt.u32.u64 %r542, %rd12;
+	cvt.u32.u64 %r555, %rd64;
+	max.u32 %r858, %r528, 1;
+	div.u32 %r859, 4294967295, %r858;
+	max.u32 %r867, %r542, 1;
+	div.u32 %r868, 4294967295, %r867;
+	max.u32 %r876, %r555, 1;
+	div.u32 %r877, 4294967295, %r876;
 $L_120:
 	setp.lt.s64 %p59, %rd2, %rd3;
 	@!%p59 bra $L_118;
@@ -2585,72 +2465,72 @@ $L_121:
 $L_122:
 	setp.eq.s64 %pt15, %rd9, 0;
 	@%pt15 bra $Lfault_0;
-	mov.b64 %rd576, %rd60;
-	or.b64 %rd578, %rd576, %rd577;
-	shr.u64 %rd579, %rd578, 32;
-	cvt.u32.u64 %r580, %rd579;
-	setp.eq.u32 %p581, %r580, 0;
-	@!%p581 bra $L_139;
+	mov.b64 %rd521, %rd60;
+	or.b64 %rd523, %rd521, %rd522;
+	shr.u64 %rd524, %rd523, 32;
+	cvt.u32.u64 %r525, %rd524;
+	setp.eq.u32 %p526, %r525, 0;
+	@!%p526 bra $L_139;
 $L_123:
-	cvt.u32.u64 %r582, %rd60;
-	mul.hi.u32 %r915, %r582, %r914;
-	mul.lo.u32 %r916, %r915, %r583;
-	sub.u32 %r917, %r582, %r916;
-	sub.u32 %r918, %r917, %r583;
-	min.u32 %r919, %r917, %r918;
-	sub.u32 %r920, %r917, %r919;
-	min.u32 %r921, %r920, 1;
-	add.u32 %r584, %r915, %r921;
-	mov.b32 %r585, %r919;
-	cvt.u64.u32 %rd574, %r584;
-	cvt.u64.u32 %rd575, %r585;
+	cvt.u32.u64 %r527, %rd60;
+	mul.hi.u32 %r860, %r527, %r859;
+	mul.lo.u32 %r861, %r860, %r528;
+	sub.u32 %r862, %r527, %r861;
+	sub.u32 %r863, %r862, %r528;
+	min.u32 %r864, %r862, %r863;
+	sub.u32 %r865, %r862, %r864;
+	min.u32 %r866, %r865, 1;
+	add.u32 %r529, %r860, %r866;
+	mov.b32 %r530, %r864;
+	cvt.u64.u32 %rd519, %r529;
+	cvt.u64.u32 %rd520, %r530;
 $L_124:
-	mov.b64 %rd61, %rd575;
-	mov.b64 %rd62, %rd574;
+	mov.b64 %rd61, %rd520;
+	mov.b64 %rd62, %rd519;
 	setp.eq.s64 %pt16, %rd12, 0;
 	@%pt16 bra $Lfault_1;
-	mov.b64 %rd590, %rd62;
-	or.b64 %rd592, %rd590, %rd591;
-	shr.u64 %rd593, %rd592, 32;
-	cvt.u32.u64 %r594, %rd593;
-	setp.eq.u32 %p595, %r594, 0;
-	@!%p595 bra $L_138;
+	mov.b64 %rd535, %rd62;
+	or.b64 %rd537, %rd535, %rd536;
+	shr.u64 %rd538, %rd537, 32;
+	cvt.u32.u64 %r539, %rd538;
+	setp.eq.u32 %p540, %r539, 0;
+	@!%p540 bra $L_138;
 $L_125:
-	cvt.u32.u64 %r596, %rd62;
-	mul.hi.u32 %r924, %r596, %r923;
-	mul.lo.u32 %r925, %r924, %r597;
-	sub.u32 %r926, %r596, %r925;
-	sub.u32 %r927, %r926, %r597;
-	min.u32 %r928, %r926, %r927;
-	sub.u32 %r929, %r926, %r928;
-	min.u32 %r930, %r929, 1;
-	add.u32 %r598, %r924, %r930;
-	mov.b32 %r599, %r928;
-	cvt.u64.u32 %rd588, %r598;
-	cvt.u64.u32 %rd589, %r599;
+	cvt.u32.u64 %r541, %rd62;
+	mul.hi.u32 %r869, %r541, %r868;
+	mul.lo.u32 %r870, %r869, %r542;
+	sub.u32 %r871, %r541, %r870;
+	sub.u32 %r872, %r871, %r542;
+	min.u32 %r873, %r871, %r872;
+	sub.u32 %r874, %r871, %r873;
+	min.u32 %r875, %r874, 1;
+	add.u32 %r543, %r869, %r875;
+	mov.b32 %r544, %r873;
+	cvt.u64.u32 %rd533, %r543;
+	cvt.u64.u32 %rd534, %r544;
 $L_126:
-	mov.b64 %rd63, %rd589;
+	mov.b64 %rd63, %rd534;
 	setp.eq.s64 %pt17, %rd64, 0;
 	@%pt17 bra $Lfault_2;
-	mov.b64 %rd603, %rd576;
-	or.b64 %rd605, %rd603, %rd604;
-	shr.u64 %rd606, %rd605, 32;
-	cvt.u32.u64 %r607, %rd606;
-	setp.eq.u32 %p608, %r607, 0;
-	@!%p608 bra $L_137;
+	mov.b64 %rd548, %rd521;
+	or.b64 %rd550, %rd548, %rd549;
+	shr.u64 %rd551, %rd550, 32;
+	cvt.u32.u64 %r552, %rd551;
+	setp.eq.u32 %p553, %r552, 0;
+	@!%p553 bra $L_137;
 $L_127:
-	cvt.u32.u64 %r609, %rd60;
-	mul.hi.u32 %r933, %r609, %r932;
-	mul.lo.u32 %r934, %r933, %r610;
-	sub.u32 %r935, %r609, %r934;
-	sub.u32 %r936, %r935, %r610;
-	min.u32 %r937, %r935, %r936;
-	sub.u32 %r938, %r935, %r937;
-	min.u32 %r939, %r938, 1;
-	add.u32 %r611, %r933, %r939;
-	cvt.u64.u32 %rd602, %r611;
+	cvt.u32.u64 %r554, %rd60;
+	mul.hi.u32 %r878, %r554, %r877;
+	mul.lo.u32 %r879, %r878, %r555;
+	sub.u32 %r880, %r554, %r879;
+	sub.u32 %r881, %r880, %r555;
+	min.u32 %r882, %r880, %r881;
+	sub.u32 %r883, %r880, %r882;
+	min.u32 %r884, %r883, 1;
+	add.u32 %r556, %r878, %r884;
+	cvt.u64.u32 %rd547, %r556;
 $L_128:
-	mov.b64 %rd65, %rd602;
+	mov.b64 %rd65, %rd547;
 	setp.gt.s64 %p66, %rd61, 0;
 	@!%p66 bra $L_136;
 $L_129:
@@ -2672,7 +2552,7 @@ $L_134:
 	sub.s64 %rd68, %rd60, 1;
 	setp.ge.u64 %pt18, %rd68, %rd20;
 	@%pt18 bra $Lfault_3;
-	mov.b64 %rd373, %rd565;
+	mov.b64 %rd373, %rd511;
 	add.s64 %rd69, %rd373, -4;
 	ld.global.f32 %f70, [%rd69];
 	add.s64 %rd71, %rd60, 1;
@@ -2720,39 +2600,39 @@ $L_134:
 	ld.global.f32 %f92, [%rd91];
 	mul.rn.f32 %f93, %f92, 0f40C00000;
 	sub.rn.f32 %f94, %f90, %f93;
-	mov.b64 %rd95, %rd567;
+	mov.b64 %rd95, %rd513;
 	st.global.f32 [%rd95], %f94;
 $L_135:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd565, %rd565, %rd566;
-	add.s64 %rd567, %rd567, %rd566;
+	add.s64 %rd511, %rd511, %rd512;
+	add.s64 %rd513, %rd513, %rd512;
 	bra.uni $L_120;
 $L_136:
-	mov.b64 %rd98, %rd567;
+	mov.b64 %rd98, %rd513;
 	mov.f32 %ft5, 0f00000000;
 	st.global.f32 [%rd98], %ft5;
 	bra.uni $L_135;
 $L_137:
 	setp.eq.s64 %pt25, %rd64, -1;
 	neg.s64 %rdt18, %rd60;
-	div.s64 %rd602, %rd60, %rd64;
-	selp.b64 %rd602, %rdt18, %rd602, %pt25;
+	div.s64 %rd547, %rd60, %rd64;
+	selp.b64 %rd547, %rdt18, %rd547, %pt25;
 	bra.uni $L_128;
 $L_138:
 	setp.eq.s64 %pt26, %rd12, -1;
 	neg.s64 %rdt19, %rd62;
-	div.s64 %rd588, %rd62, %rd12;
-	selp.b64 %rd588, %rdt19, %rd588, %pt26;
-	mul.lo.s64 %rd601, %rd588, %rd12;
-	sub.s64 %rd589, %rd62, %rd601;
+	div.s64 %rd533, %rd62, %rd12;
+	selp.b64 %rd533, %rdt19, %rd533, %pt26;
+	mul.lo.s64 %rd546, %rd533, %rd12;
+	sub.s64 %rd534, %rd62, %rd546;
 	bra.uni $L_126;
 $L_139:
 	setp.eq.s64 %pt27, %rd9, -1;
 	neg.s64 %rdt20, %rd60;
-	div.s64 %rd574, %rd60, %rd9;
-	selp.b64 %rd574, %rdt20, %rd574, %pt27;
-	mul.lo.s64 %rd587, %rd574, %rd9;
-	sub.s64 %rd575, %rd60, %rd587;
+	div.s64 %rd519, %rd60, %rd9;
+	selp.b64 %rd519, %rdt20, %rd519, %pt27;
+	mul.lo.s64 %rd532, %rd519, %rd9;
+	sub.s64 %rd520, %rd60, %rd532;
 	bra.uni $L_124;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -3504,11 +3384,11 @@ $Lexit:
 	.param .u64 Blur_0_param_6
 )
 {
-	.reg .pred %p<383>;
+	.reg .pred %p<381>;
 	.reg .pred %pt<14>;
-	.reg .b32 %r<407>;
+	.reg .b32 %r<405>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<389>;
+	.reg .b64 %rd<387>;
 	.reg .b64 %rdt<6>;
 
 $L_0:
@@ -3532,91 +3412,91 @@ $L_1:
 	mov.u32 %rt4, %ntid.x;
 	mul.wide.u32 %rd1, %rt3, %rt4;
 	mov.b64 %rd2, %rd0;
-	mov.b64 %rd331, %rd35;
-	setp.ge.s64 %p332, %rd9, 0;
-	sub.s64 %rd333, %rd17, 1;
-	min.s64 %rd334, %rd333, 0;
+	mov.b64 %rd329, %rd35;
+	setp.ge.s64 %p330, %rd9, 0;
+	sub.s64 %rd331, %rd17, 1;
+	min.s64 %rd332, %rd331, 0;
+	setp.ge.s64 %p333, %rd332, 0;
+	mul.lo.s64 %rd334, %rd331, %rd9;
 	setp.ge.s64 %p335, %rd334, 0;
-	mul.lo.s64 %rd336, %rd333, %rd9;
-	setp.ge.s64 %p337, %rd336, 0;
-	mov.b64 %rd338, %rd333;
-	mov.b64 %rd339, %rd9;
-	mul.hi.u64 %rd340, %rd338, %rd339;
-	setp.eq.u64 %p341, %rd340, 0;
-	mul.lo.s64 %rd342, %rd334, %rd9;
-	setp.ge.s64 %p343, %rd342, 0;
-	sub.s64 %rd344, %rd9, 1;
-	min.s64 %rd345, %rd344, 0;
+	mov.b64 %rd336, %rd331;
+	mov.b64 %rd337, %rd9;
+	mul.hi.u64 %rd338, %rd336, %rd337;
+	setp.eq.u64 %p339, %rd338, 0;
+	mul.lo.s64 %rd340, %rd332, %rd9;
+	setp.ge.s64 %p341, %rd340, 0;
+	sub.s64 %rd342, %rd9, 1;
+	min.s64 %rd343, %rd342, 0;
+	setp.ge.s64 %p344, %rd343, 0;
+	add.s64 %rd345, %rd334, %rd342;
 	setp.ge.s64 %p346, %rd345, 0;
-	add.s64 %rd347, %rd336, %rd344;
-	setp.ge.s64 %p348, %rd347, 0;
-	add.s64 %rd349, %rd342, %rd345;
-	mov.b64 %rd350, %rd349;
-	setp.lt.u64 %p351, %rd350, 9223372036854775808U;
-	mov.b64 %rd352, %rd347;
-	setp.lt.u64 %p353, %rd352, %rd331;
-	setp.ne.s64 %p354, %rd9, 0;
-	@!%p332 bra $L_36;
+	add.s64 %rd347, %rd340, %rd343;
+	mov.b64 %rd348, %rd347;
+	setp.lt.u64 %p349, %rd348, 9223372036854775808U;
+	mov.b64 %rd350, %rd345;
+	setp.lt.u64 %p351, %rd350, %rd329;
+	setp.ne.s64 %p352, %rd9, 0;
+	@!%p330 bra $L_36;
 $L_2:
-	@!%p335 bra $L_36;
+	@!%p333 bra $L_36;
 $L_3:
-	@!%p337 bra $L_36;
+	@!%p335 bra $L_36;
 $L_4:
-	@!%p341 bra $L_36;
+	@!%p339 bra $L_36;
 $L_5:
-	@!%p343 bra $L_36;
+	@!%p341 bra $L_36;
 $L_6:
-	@!%p346 bra $L_36;
+	@!%p344 bra $L_36;
 $L_7:
-	@!%p348 bra $L_36;
+	@!%p346 bra $L_36;
 $L_8:
-	@!%p351 bra $L_36;
+	@!%p349 bra $L_36;
 $L_9:
-	@!%p353 bra $L_36;
+	@!%p351 bra $L_36;
 $L_10:
-	@!%p354 bra $L_36;
+	@!%p352 bra $L_36;
 $L_11:
-	mov.b64 %rd16, %rd333;
-	mov.b64 %rd29, %rd344;
-	mov.b64 %rd51, %rd344;
-	mov.b64 %rd63, %rd344;
-	mov.b64 %rd87, %rd333;
-	mov.b64 %rd130, %rd333;
-	mov.b64 %rd355, %rd2;
-	add.s64 %rd356, %rd4, %rd355;
-	mov.b64 %rd357, %rd1;
-	mov.b64 %rd378, %rd339;
-	cvt.u32.u64 %r384, %rd9;
-	max.u32 %r389, %r384, 1;
-	div.u32 %r390, 4294967295, %r389;
+	mov.b64 %rd16, %rd331;
+	mov.b64 %rd29, %rd342;
+	mov.b64 %rd44, %rd342;
+	mov.b64 %rd56, %rd342;
+	mov.b64 %rd80, %rd331;
+	mov.b64 %rd123, %rd331;
+	mov.b64 %rd353, %rd2;
+	add.s64 %rd354, %rd4, %rd353;
+	mov.b64 %rd355, %rd1;
+	mov.b64 %rd376, %rd337;
+	cvt.u32.u64 %r382, %rd9;
+	max.u32 %r387, %r382, 1;
+	div.u32 %r388, 4294967295, %r387;
 $L_12:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_35;
 $L_13:
 	mov.b64 %rd7, %rd2;
 $L_14:
-	mov.b64 %rd377, %rd7;
-	or.b64 %rd379, %rd377, %rd378;
-	shr.u64 %rd380, %rd379, 32;
-	cvt.u32.u64 %r381, %rd380;
-	setp.eq.u32 %p382, %r381, 0;
-	@!%p382 bra $L_34;
+	mov.b64 %rd375, %rd7;
+	or.b64 %rd377, %rd375, %rd376;
+	shr.u64 %rd378, %rd377, 32;
+	cvt.u32.u64 %r379, %rd378;
+	setp.eq.u32 %p380, %r379, 0;
+	@!%p380 bra $L_34;
 $L_15:
-	cvt.u32.u64 %r383, %rd7;
-	mul.hi.u32 %r391, %r383, %r390;
-	mul.lo.u32 %r392, %r391, %r384;
-	sub.u32 %r393, %r383, %r392;
-	sub.u32 %r394, %r393, %r384;
-	min.u32 %r395, %r393, %r394;
-	sub.u32 %r396, %r393, %r395;
-	min.u32 %r397, %r396, 1;
-	add.u32 %r385, %r391, %r397;
-	mov.b32 %r386, %r395;
-	cvt.u64.u32 %rd375, %r385;
-	cvt.u64.u32 %rd376, %r386;
+	cvt.u32.u64 %r381, %rd7;
+	mul.hi.u32 %r389, %r381, %r388;
+	mul.lo.u32 %r390, %r389, %r382;
+	sub.u32 %r391, %r381, %r390;
+	sub.u32 %r392, %r391, %r382;
+	min.u32 %r393, %r391, %r392;
+	sub.u32 %r394, %r391, %r393;
+	min.u32 %r395, %r394, 1;
+	add.u32 %r383, %r389, %r395;
+	mov.b32 %r384, %r393;
+	cvt.u64.u32 %rd373, %r383;
+	cvt.u64.u32 %rd374, %r384;
 $L_16:
-	mov.b64 %rd8, %rd376;
-	mov.b64 %rd10, %rd375;
+	mov.b64 %rd8, %rd374;
+	mov.b64 %rd10, %rd373;
 	mov.b64 %rd11, 0;
 $L_17:
 	add.s64 %rd14, %rd10, -1;
@@ -3635,319 +3515,317 @@ $L_18:
 	mov.b64 %rd38, %rd37;
 	mov.b64 %rd19, %rd38;
 $L_19:
-	mov.b64 %rd49, %rd8;
-	max.s64 %rd50, %rd49, 0;
-	min.s64 %rd52, %rd50, %rd51;
-	mov.b64 %rd53, %rd31;
-	add.s64 %rd54, %rd53, %rd52;
-	add.s64 %rd55, %rd34, %rd54;
-	ld.global.u8 %r56, [%rd55];
-	cvt.u64.u32 %rd57, %r56;
-	add.s64 %rd58, %rd19, %rd57;
-	mov.b64 %rd19, %rd58;
+	mov.b64 %rd42, %rd8;
+	max.s64 %rd43, %rd42, 0;
+	min.s64 %rd45, %rd43, %rd44;
+	mov.b64 %rd46, %rd31;
+	add.s64 %rd47, %rd46, %rd45;
+	add.s64 %rd48, %rd34, %rd47;
+	ld.global.u8 %r49, [%rd48];
+	cvt.u64.u32 %rd50, %r49;
+	add.s64 %rd51, %rd19, %rd50;
+	mov.b64 %rd19, %rd51;
 $L_20:
-	add.s64 %rd61, %rd8, 1;
-	max.s64 %rd62, %rd61, 0;
-	min.s64 %rd64, %rd62, %rd63;
-	mov.b64 %rd65, %rd31;
-	add.s64 %rd66, %rd65, %rd64;
-	add.s64 %rd67, %rd34, %rd66;
-	ld.global.u8 %r68, [%rd67];
-	cvt.u64.u32 %rd69, %r68;
-	add.s64 %rd70, %rd19, %rd69;
-	mov.b64 %rd19, %rd70;
+	add.s64 %rd54, %rd8, 1;
+	max.s64 %rd55, %rd54, 0;
+	min.s64 %rd57, %rd55, %rd56;
+	mov.b64 %rd58, %rd31;
+	add.s64 %rd59, %rd58, %rd57;
+	add.s64 %rd60, %rd34, %rd59;
+	ld.global.u8 %r61, [%rd60];
+	cvt.u64.u32 %rd62, %r61;
+	add.s64 %rd63, %rd19, %rd62;
+	mov.b64 %rd19, %rd63;
 $L_21:
 	mov.b64 %rd11, %rd19;
 $L_22:
-	mov.b64 %rd85, %rd10;
-	max.s64 %rd86, %rd85, 0;
-	min.s64 %rd88, %rd86, %rd87;
+	mov.b64 %rd78, %rd10;
+	max.s64 %rd79, %rd78, 0;
+	min.s64 %rd81, %rd79, %rd80;
 	mov.b64 %rd19, %rd11;
 $L_23:
-	mov.b64 %rd93, %rd30;
-	mul.lo.s64 %rd94, %rd88, %rd9;
-	add.s64 %rd95, %rd94, %rd93;
-	add.s64 %rd96, %rd34, %rd95;
-	ld.global.u8 %r97, [%rd96];
-	cvt.u64.u32 %rd98, %r97;
-	add.s64 %rd99, %rd19, %rd98;
-	mov.b64 %rd19, %rd99;
+	mov.b64 %rd86, %rd30;
+	mul.lo.s64 %rd87, %rd81, %rd9;
+	add.s64 %rd88, %rd87, %rd86;
+	add.s64 %rd89, %rd34, %rd88;
+	ld.global.u8 %r90, [%rd89];
+	cvt.u64.u32 %rd91, %r90;
+	add.s64 %rd92, %rd19, %rd91;
+	mov.b64 %rd19, %rd92;
 $L_24:
-	mov.b64 %rd106, %rd52;
-	mov.b64 %rd107, %rd94;
-	add.s64 %rd108, %rd107, %rd106;
-	add.s64 %rd109, %rd34, %rd108;
-	ld.global.u8 %r110, [%rd109];
-	cvt.u64.u32 %rd111, %r110;
-	add.s64 %rd112, %rd19, %rd111;
-	mov.b64 %rd19, %rd112;
+	mov.b64 %rd99, %rd45;
+	mov.b64 %rd100, %rd87;
+	add.s64 %rd101, %rd100, %rd99;
+	add.s64 %rd102, %rd34, %rd101;
+	ld.global.u8 %r103, [%rd102];
+	cvt.u64.u32 %rd104, %r103;
+	add.s64 %rd105, %rd19, %rd104;
+	mov.b64 %rd19, %rd105;
 $L_25:
-	mov.b64 %rd118, %rd64;
-	mov.b64 %rd119, %rd94;
-	add.s64 %rd120, %rd119, %rd118;
-	add.s64 %rd121, %rd34, %rd120;
-	ld.global.u8 %r122, [%rd121];
-	cvt.u64.u32 %rd123, %r122;
-	add.s64 %rd124, %rd19, %rd123;
-	mov.b64 %rd19, %rd124;
+	mov.b64 %rd111, %rd57;
+	mov.b64 %rd112, %rd87;
+	add.s64 %rd113, %rd112, %rd111;
+	add.s64 %rd114, %rd34, %rd113;
+	ld.global.u8 %r115, [%rd114];
+	cvt.u64.u32 %rd116, %r115;
+	add.s64 %rd117, %rd19, %rd116;
+	mov.b64 %rd19, %rd117;
 $L_26:
 	mov.b64 %rd11, %rd19;
 $L_27:
-	add.s64 %rd128, %rd10, 1;
-	max.s64 %rd129, %rd128, 0;
-	min.s64 %rd131, %rd129, %rd130;
+	add.s64 %rd121, %rd10, 1;
+	max.s64 %rd122, %rd121, 0;
+	min.s64 %rd124, %rd122, %rd123;
 	mov.b64 %rd19, %rd11;
 $L_28:
-	mov.b64 %rd136, %rd30;
-	mul.lo.s64 %rd137, %rd131, %rd9;
-	add.s64 %rd138, %rd137, %rd136;
-	add.s64 %rd139, %rd34, %rd138;
-	ld.global.u8 %r140, [%rd139];
-	cvt.u64.u32 %rd141, %r140;
-	add.s64 %rd142, %rd19, %rd141;
-	mov.b64 %rd19, %rd142;
+	mov.b64 %rd129, %rd30;
+	mul.lo.s64 %rd130, %rd124, %rd9;
+	add.s64 %rd131, %rd130, %rd129;
+	add.s64 %rd132, %rd34, %rd131;
+	ld.global.u8 %r133, [%rd132];
+	cvt.u64.u32 %rd134, %r133;
+	add.s64 %rd135, %rd19, %rd134;
+	mov.b64 %rd19, %rd135;
 $L_29:
-	mov.b64 %rd149, %rd52;
-	mov.b64 %rd150, %rd137;
-	add.s64 %rd151, %rd150, %rd149;
-	add.s64 %rd152, %rd34, %rd151;
-	ld.global.u8 %r153, [%rd152];
-	cvt.u64.u32 %rd154, %r153;
-	add.s64 %rd155, %rd19, %rd154;
-	mov.b64 %rd19, %rd155;
+	mov.b64 %rd142, %rd45;
+	mov.b64 %rd143, %rd130;
+	add.s64 %rd144, %rd143, %rd142;
+	add.s64 %rd145, %rd34, %rd144;
+	ld.global.u8 %r146, [%rd145];
+	cvt.u64.u32 %rd147, %r146;
+	add.s64 %rd148, %rd19, %rd147;
+	mov.b64 %rd19, %rd148;
 $L_30:
-	mov.b64 %rd161, %rd64;
-	mov.b64 %rd162, %rd137;
-	add.s64 %rd163, %rd162, %rd161;
-	add.s64 %rd164, %rd34, %rd163;
-	ld.global.u8 %r165, [%rd164];
-	cvt.u64.u32 %rd166, %r165;
-	add.s64 %rd167, %rd19, %rd166;
-	mov.b64 %rd19, %rd167;
+	mov.b64 %rd154, %rd57;
+	mov.b64 %rd155, %rd130;
+	add.s64 %rd156, %rd155, %rd154;
+	add.s64 %rd157, %rd34, %rd156;
+	ld.global.u8 %r158, [%rd157];
+	cvt.u64.u32 %rd159, %r158;
+	add.s64 %rd160, %rd19, %rd159;
+	mov.b64 %rd19, %rd160;
 $L_31:
 	mov.b64 %rd11, %rd19;
 $L_32:
-	mul.hi.s64 %rd41, %rd11, -2049638230412172401;
-	add.s64 %rd42, %rd41, %rd11;
-	mov.b64 %rd43, %rd42;
-	shr.u64 %rd44, %rd43, 63;
-	shr.s64 %rd45, %rd42, 3;
-	mov.b64 %rd46, %rd44;
-	add.s64 %rd47, %rd45, %rd46;
-	mov.b64 %rd21, %rd47;
+	cvt.u32.u64 %r206, %rd11;
+	mul.hi.u32 %r207, %r206, 3340530120;
+	sub.u32 %r208, %r206, %r207;
+	shr.u32 %r209, %r208, 1;
+	add.u32 %r210, %r209, %r207;
+	shr.u32 %r211, %r210, 3;
+	cvt.u64.u32 %rd21, %r211;
 	cvt.u32.u64 %r22, %rd21;
 	and.b32 %r22, %r22, 255;
-	mov.b64 %rd23, %rd356;
+	mov.b64 %rd23, %rd354;
 	st.global.u8 [%rd23], %r22;
 $L_33:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd356, %rd356, %rd357;
+	add.s64 %rd354, %rd354, %rd355;
 	bra.uni $L_12;
 $L_34:
 	setp.eq.s64 %pt0, %rd9, -1;
 	neg.s64 %rdt1, %rd7;
-	div.s64 %rd375, %rd7, %rd9;
-	selp.b64 %rd375, %rdt1, %rd375, %pt0;
-	mul.lo.s64 %rd388, %rd375, %rd9;
-	sub.s64 %rd376, %rd7, %rd388;
+	div.s64 %rd373, %rd7, %rd9;
+	selp.b64 %rd373, %rdt1, %rd373, %pt0;
+	mul.lo.s64 %rd386, %rd373, %rd9;
+	sub.s64 %rd374, %rd7, %rd386;
 	bra.uni $L_16;
 $L_35:
 	bra.uni $Lexit;
 $L_36:
-	mov.b64 %rd219, %rd333;
-	mov.b64 %rd228, %rd344;
-	mov.b64 %rd245, %rd344;
-	mov.b64 %rd255, %rd344;
-	mov.b64 %rd265, %rd333;
-	mov.b64 %rd299, %rd333;
-	mov.b64 %rd358, %rd2;
-	add.s64 %rd359, %rd4, %rd358;
-	mov.b64 %rd360, %rd1;
-	mov.b64 %rd364, %rd339;
-	cvt.u32.u64 %r370, %rd9;
-	max.u32 %r398, %r370, 1;
-	div.u32 %r399, 4294967295, %r398;
+	mov.b64 %rd218, %rd331;
+	mov.b64 %rd227, %rd342;
+	mov.b64 %rd237, %rd342;
+	mov.b64 %rd247, %rd342;
+	mov.b64 %rd257, %rd331;
+	mov.b64 %rd291, %rd331;
+	mov.b64 %rd356, %rd2;
+	add.s64 %rd357, %rd4, %rd356;
+	mov.b64 %rd358, %rd1;
+	mov.b64 %rd362, %rd337;
+	cvt.u32.u64 %r368, %rd9;
+	max.u32 %r396, %r368, 1;
+	div.u32 %r397, 4294967295, %r396;
 $L_37:
-	setp.lt.s64 %p213, %rd2, %rd3;
-	@!%p213 bra $L_35;
+	setp.lt.s64 %p212, %rd2, %rd3;
+	@!%p212 bra $L_35;
 $L_38:
-	mov.b64 %rd214, %rd2;
+	mov.b64 %rd213, %rd2;
 $L_39:
 	setp.eq.s64 %pt1, %rd9, 0;
 	@%pt1 bra $Lfault_0;
-	mov.b64 %rd363, %rd214;
-	or.b64 %rd365, %rd363, %rd364;
-	shr.u64 %rd366, %rd365, 32;
-	cvt.u32.u64 %r367, %rd366;
-	setp.eq.u32 %p368, %r367, 0;
-	@!%p368 bra $L_59;
+	mov.b64 %rd361, %rd213;
+	or.b64 %rd363, %rd361, %rd362;
+	shr.u64 %rd364, %rd363, 32;
+	cvt.u32.u64 %r365, %rd364;
+	setp.eq.u32 %p366, %r365, 0;
+	@!%p366 bra $L_59;
 $L_40:
-	cvt.u32.u64 %r369, %rd214;
-	mul.hi.u32 %r400, %r369, %r399;
-	mul.lo.u32 %r401, %r400, %r370;
-	sub.u32 %r402, %r369, %r401;
-	sub.u32 %r403, %r402, %r370;
-	min.u32 %r404, %r402, %r403;
-	sub.u32 %r405, %r402, %r404;
-	min.u32 %r406, %r405, 1;
-	add.u32 %r371, %r400, %r406;
-	mov.b32 %r372, %r404;
-	cvt.u64.u32 %rd361, %r371;
-	cvt.u64.u32 %rd362, %r372;
+	cvt.u32.u64 %r367, %rd213;
+	mul.hi.u32 %r398, %r367, %r397;
+	mul.lo.u32 %r399, %r398, %r368;
+	sub.u32 %r400, %r367, %r399;
+	sub.u32 %r401, %r400, %r368;
+	min.u32 %r402, %r400, %r401;
+	sub.u32 %r403, %r400, %r402;
+	min.u32 %r404, %r403, 1;
+	add.u32 %r369, %r398, %r404;
+	mov.b32 %r370, %r402;
+	cvt.u64.u32 %rd359, %r369;
+	cvt.u64.u32 %rd360, %r370;
 $L_41:
-	mov.b64 %rd215, %rd362;
-	mov.b64 %rd216, %rd361;
+	mov.b64 %rd214, %rd360;
+	mov.b64 %rd215, %rd359;
 	mov.b64 %rd11, 0;
 $L_42:
-	add.s64 %rd217, %rd216, -1;
-	max.s64 %rd218, %rd217, 0;
-	min.s64 %rd220, %rd218, %rd219;
+	add.s64 %rd216, %rd215, -1;
+	max.s64 %rd217, %rd216, 0;
+	min.s64 %rd219, %rd217, %rd218;
 	mov.b64 %rd19, 0;
 $L_43:
-	add.s64 %rd226, %rd215, -1;
-	max.s64 %rd227, %rd226, 0;
-	min.s64 %rd229, %rd227, %rd228;
-	mul.lo.s64 %rd230, %rd220, %rd9;
-	add.s64 %rd231, %rd230, %rd229;
-	setp.ge.u64 %pt2, %rd231, %rd35;
+	add.s64 %rd225, %rd214, -1;
+	max.s64 %rd226, %rd225, 0;
+	min.s64 %rd228, %rd226, %rd227;
+	mul.lo.s64 %rd229, %rd219, %rd9;
+	add.s64 %rd230, %rd229, %rd228;
+	setp.ge.u64 %pt2, %rd230, %rd35;
 	@%pt2 bra $Lfault_1;
-	add.s64 %rd232, %rd34, %rd231;
-	ld.global.u8 %r233, [%rd232];
-	cvt.u64.u32 %rd234, %r233;
-	mov.b64 %rd235, %rd234;
-	mov.b64 %rd19, %rd235;
+	add.s64 %rd231, %rd34, %rd230;
+	ld.global.u8 %r232, [%rd231];
+	cvt.u64.u32 %rd233, %r232;
+	mov.b64 %rd234, %rd233;
+	mov.b64 %rd19, %rd234;
 $L_44:
-	mov.b64 %rd243, %rd215;
-	max.s64 %rd244, %rd243, 0;
-	min.s64 %rd246, %rd244, %rd245;
-	mov.b64 %rd247, %rd230;
-	add.s64 %rd248, %rd247, %rd246;
-	setp.ge.u64 %pt3, %rd248, %rd35;
+	mov.b64 %rd235, %rd214;
+	max.s64 %rd236, %rd235, 0;
+	min.s64 %rd238, %rd236, %rd237;
+	mov.b64 %rd239, %rd229;
+	add.s64 %rd240, %rd239, %rd238;
+	setp.ge.u64 %pt3, %rd240, %rd35;
 	@%pt3 bra $Lfault_2;
-	add.s64 %rd249, %rd34, %rd248;
-	ld.global.u8 %r250, [%rd249];
-	cvt.u64.u32 %rd251, %r250;
-	add.s64 %rd252, %rd19, %rd251;
-	mov.b64 %rd19, %rd252;
+	add.s64 %rd241, %rd34, %rd240;
+	ld.global.u8 %r242, [%rd241];
+	cvt.u64.u32 %rd243, %r242;
+	add.s64 %rd244, %rd19, %rd243;
+	mov.b64 %rd19, %rd244;
 $L_45:
-	add.s64 %rd253, %rd215, 1;
-	max.s64 %rd254, %rd253, 0;
-	min.s64 %rd256, %rd254, %rd255;
-	mov.b64 %rd257, %rd230;
-	add.s64 %rd258, %rd257, %rd256;
-	setp.ge.u64 %pt4, %rd258, %rd35;
+	add.s64 %rd245, %rd214, 1;
+	max.s64 %rd246, %rd245, 0;
+	min.s64 %rd248, %rd246, %rd247;
+	mov.b64 %rd249, %rd229;
+	add.s64 %rd250, %rd249, %rd248;
+	setp.ge.u64 %pt4, %rd250, %rd35;
 	@%pt4 bra $Lfault_3;
-	add.s64 %rd259, %rd34, %rd258;
-	ld.global.u8 %r260, [%rd259];
-	cvt.u64.u32 %rd261, %r260;
-	add.s64 %rd262, %rd19, %rd261;
-	mov.b64 %rd19, %rd262;
+	add.s64 %rd251, %rd34, %rd250;
+	ld.global.u8 %r252, [%rd251];
+	cvt.u64.u32 %rd253, %r252;
+	add.s64 %rd254, %rd19, %rd253;
+	mov.b64 %rd19, %rd254;
 $L_46:
 	mov.b64 %rd11, %rd19;
 $L_47:
-	mov.b64 %rd263, %rd216;
-	max.s64 %rd264, %rd263, 0;
-	min.s64 %rd266, %rd264, %rd265;
+	mov.b64 %rd255, %rd215;
+	max.s64 %rd256, %rd255, 0;
+	min.s64 %rd258, %rd256, %rd257;
 	mov.b64 %rd19, %rd11;
 $L_48:
-	mov.b64 %rd270, %rd229;
-	mul.lo.s64 %rd271, %rd266, %rd9;
-	add.s64 %rd272, %rd271, %rd270;
-	setp.ge.u64 %pt5, %rd272, %rd35;
+	mov.b64 %rd262, %rd228;
+	mul.lo.s64 %rd263, %rd258, %rd9;
+	add.s64 %rd264, %rd263, %rd262;
+	setp.ge.u64 %pt5, %rd264, %rd35;
 	@%pt5 bra $Lfault_4;
-	add.s64 %rd273, %rd34, %rd272;
-	ld.global.u8 %r274, [%rd273];
-	cvt.u64.u32 %rd275, %r274;
-	add.s64 %rd276, %rd19, %rd275;
-	mov.b64 %rd19, %rd276;
+	add.s64 %rd265, %rd34, %rd264;
+	ld.global.u8 %r266, [%rd265];
+	cvt.u64.u32 %rd267, %r266;
+	add.s64 %rd268, %rd19, %rd267;
+	mov.b64 %rd19, %rd268;
 $L_49:
-	mov.b64 %rd280, %rd246;
-	mov.b64 %rd281, %rd271;
-	add.s64 %rd282, %rd281, %rd280;
-	setp.ge.u64 %pt6, %rd282, %rd35;
+	mov.b64 %rd272, %rd238;
+	mov.b64 %rd273, %rd263;
+	add.s64 %rd274, %rd273, %rd272;
+	setp.ge.u64 %pt6, %rd274, %rd35;
 	@%pt6 bra $Lfault_5;
-	add.s64 %rd283, %rd34, %rd282;
-	ld.global.u8 %r284, [%rd283];
-	cvt.u64.u32 %rd285, %r284;
-	add.s64 %rd286, %rd19, %rd285;
-	mov.b64 %rd19, %rd286;
+	add.s64 %rd275, %rd34, %rd274;
+	ld.global.u8 %r276, [%rd275];
+	cvt.u64.u32 %rd277, %r276;
+	add.s64 %rd278, %rd19, %rd277;
+	mov.b64 %rd19, %rd278;
 $L_50:
-	mov.b64 %rd290, %rd256;
-	mov.b64 %rd291, %rd271;
-	add.s64 %rd292, %rd291, %rd290;
-	setp.ge.u64 %pt7, %rd292, %rd35;
+	mov.b64 %rd282, %rd248;
+	mov.b64 %rd283, %rd263;
+	add.s64 %rd284, %rd283, %rd282;
+	setp.ge.u64 %pt7, %rd284, %rd35;
 	@%pt7 bra $Lfault_6;
-	add.s64 %rd293, %rd34, %rd292;
-	ld.global.u8 %r294, [%rd293];
-	cvt.u64.u32 %rd295, %r294;
-	add.s64 %rd296, %rd19, %rd295;
-	mov.b64 %rd19, %rd296;
+	add.s64 %rd285, %rd34, %rd284;
+	ld.global.u8 %r286, [%rd285];
+	cvt.u64.u32 %rd287, %r286;
+	add.s64 %rd288, %rd19, %rd287;
+	mov.b64 %rd19, %rd288;
 $L_51:
 	mov.b64 %rd11, %rd19;
 $L_52:
-	add.s64 %rd297, %rd216, 1;
-	max.s64 %rd298, %rd297, 0;
-	min.s64 %rd300, %rd298, %rd299;
+	add.s64 %rd289, %rd215, 1;
+	max.s64 %rd290, %rd289, 0;
+	min.s64 %rd292, %rd290, %rd291;
 	mov.b64 %rd19, %rd11;
 $L_53:
-	mov.b64 %rd304, %rd229;
-	mul.lo.s64 %rd305, %rd300, %rd9;
-	add.s64 %rd306, %rd305, %rd304;
-	setp.ge.u64 %pt8, %rd306, %rd35;
+	mov.b64 %rd296, %rd228;
+	mul.lo.s64 %rd297, %rd292, %rd9;
+	add.s64 %rd298, %rd297, %rd296;
+	setp.ge.u64 %pt8, %rd298, %rd35;
 	@%pt8 bra $Lfault_7;
-	add.s64 %rd307, %rd34, %rd306;
-	ld.global.u8 %r308, [%rd307];
-	cvt.u64.u32 %rd309, %r308;
-	add.s64 %rd310, %rd19, %rd309;
-	mov.b64 %rd19, %rd310;
+	add.s64 %rd299, %rd34, %rd298;
+	ld.global.u8 %r300, [%rd299];
+	cvt.u64.u32 %rd301, %r300;
+	add.s64 %rd302, %rd19, %rd301;
+	mov.b64 %rd19, %rd302;
 $L_54:
-	mov.b64 %rd314, %rd246;
-	mov.b64 %rd315, %rd305;
-	add.s64 %rd316, %rd315, %rd314;
-	setp.ge.u64 %pt9, %rd316, %rd35;
+	mov.b64 %rd306, %rd238;
+	mov.b64 %rd307, %rd297;
+	add.s64 %rd308, %rd307, %rd306;
+	setp.ge.u64 %pt9, %rd308, %rd35;
 	@%pt9 bra $Lfault_8;
-	add.s64 %rd317, %rd34, %rd316;
-	ld.global.u8 %r318, [%rd317];
-	cvt.u64.u32 %rd319, %r318;
-	add.s64 %rd320, %rd19, %rd319;
-	mov.b64 %rd19, %rd320;
+	add.s64 %rd309, %rd34, %rd308;
+	ld.global.u8 %r310, [%rd309];
+	cvt.u64.u32 %rd311, %r310;
+	add.s64 %rd312, %rd19, %rd311;
+	mov.b64 %rd19, %rd312;
 $L_55:
-	mov.b64 %rd324, %rd256;
-	mov.b64 %rd325, %rd305;
-	add.s64 %rd326, %rd325, %rd324;
-	setp.ge.u64 %pt10, %rd326, %rd35;
+	mov.b64 %rd316, %rd248;
+	mov.b64 %rd317, %rd297;
+	add.s64 %rd318, %rd317, %rd316;
+	setp.ge.u64 %pt10, %rd318, %rd35;
 	@%pt10 bra $Lfault_9;
-	add.s64 %rd327, %rd34, %rd326;
-	ld.global.u8 %r328, [%rd327];
-	cvt.u64.u32 %rd329, %r328;
-	add.s64 %rd330, %rd19, %rd329;
-	mov.b64 %rd19, %rd330;
+	add.s64 %rd319, %rd34, %rd318;
+	ld.global.u8 %r320, [%rd319];
+	cvt.u64.u32 %rd321, %r320;
+	add.s64 %rd322, %rd19, %rd321;
+	mov.b64 %rd19, %rd322;
 $L_56:
 	mov.b64 %rd11, %rd19;
 $L_57:
-	mul.hi.s64 %rd236, %rd11, -2049638230412172401;
-	add.s64 %rd237, %rd236, %rd11;
-	mov.b64 %rd238, %rd237;
-	shr.u64 %rd239, %rd238, 63;
-	shr.s64 %rd240, %rd237, 3;
-	mov.b64 %rd241, %rd239;
-	add.s64 %rd242, %rd240, %rd241;
-	mov.b64 %rd221, %rd242;
-	cvt.u32.u64 %r222, %rd221;
-	and.b32 %r222, %r222, 255;
-	mov.b64 %rd223, %rd359;
-	st.global.u8 [%rd223], %r222;
+	cvt.u32.u64 %r323, %rd11;
+	mul.hi.u32 %r324, %r323, 3340530120;
+	sub.u32 %r325, %r323, %r324;
+	shr.u32 %r326, %r325, 1;
+	add.u32 %r327, %r326, %r324;
+	shr.u32 %r328, %r327, 3;
+	cvt.u64.u32 %rd220, %r328;
+	cvt.u32.u64 %r221, %rd220;
+	and.b32 %r221, %r221, 255;
+	mov.b64 %rd222, %rd357;
+	st.global.u8 [%rd222], %r221;
 $L_58:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd359, %rd359, %rd360;
+	add.s64 %rd357, %rd357, %rd358;
 	bra.uni $L_37;
 $L_59:
 	setp.eq.s64 %pt11, %rd9, -1;
-	neg.s64 %rdt4, %rd214;
-	div.s64 %rd361, %rd214, %rd9;
-	selp.b64 %rd361, %rdt4, %rd361, %pt11;
-	mul.lo.s64 %rd374, %rd361, %rd9;
-	sub.s64 %rd362, %rd214, %rd374;
+	neg.s64 %rdt4, %rd213;
+	div.s64 %rd359, %rd213, %rd9;
+	selp.b64 %rd359, %rdt4, %rd359, %pt11;
+	mul.lo.s64 %rd372, %rd359, %rd9;
+	sub.s64 %rd360, %rd213, %rd372;
 	bra.uni $L_41;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -3956,47 +3834,47 @@ $Lfault_0:
 	bra.uni $Lfault;
 $Lfault_1:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd231;
+	mov.b64 %rdt2, %rd230;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd248;
+	mov.b64 %rdt2, %rd240;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_3:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd258;
+	mov.b64 %rdt2, %rd250;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_4:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd272;
+	mov.b64 %rdt2, %rd264;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_5:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd282;
+	mov.b64 %rdt2, %rd274;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_6:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd292;
+	mov.b64 %rdt2, %rd284;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_7:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd306;
+	mov.b64 %rdt2, %rd298;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_8:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd316;
+	mov.b64 %rdt2, %rd308;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault_9:
 	mov.u32 %rt5, 2;
-	mov.b64 %rdt2, %rd326;
+	mov.b64 %rdt2, %rd318;
 	mov.b64 %rdt3, %rd35;
 	bra.uni $Lfault;
 $Lfault:
@@ -4489,7 +4367,7 @@ $Lexit:
 	.reg .pred %p<316>;
 	.reg .pred %pt<51>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<389>;
+	.reg .b64 %rd<377>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<344>;
 
@@ -4538,15 +4416,15 @@ $L_4:
 	mov.b64 %rd172, %rd166;
 	mov.b64 %rd347, %rd345;
 	mov.b64 %rd350, %rd345;
-	mov.b64 %rd355, %rd345;
-	mov.b64 %rd360, %rd345;
-	mov.b64 %rd367, %rd345;
-	mov.b64 %rd374, %rd345;
-	mov.b64 %rd384, %rd2;
-	mov.b64 %rd385, %rd384;
-	mad.lo.s64 %rd386, %rd385, 4, %rd9;
-	mul.lo.s64 %rd387, %rd345, 4;
-	mad.lo.s64 %rd388, %rd385, 4, %rd4;
+	mul.lo.s64 %rd353, %rd1, 8;
+	mov.b64 %rd356, %rd353;
+	mul.lo.s64 %rd359, %rd1, 12;
+	mov.b64 %rd362, %rd359;
+	mov.b64 %rd372, %rd2;
+	mov.b64 %rd373, %rd372;
+	mad.lo.s64 %rd374, %rd373, 4, %rd9;
+	mul.lo.s64 %rd375, %rd345, 4;
+	mad.lo.s64 %rd376, %rd373, 4, %rd4;
 $L_5:
 	setp.lt.s64 %p167, %rd2, %rd3;
 	@!%p167 bra $L_61;
@@ -4556,7 +4434,7 @@ $L_6:
 	setp.gt.u64 %p169, %rd168, %rd172;
 	@!%p169 bra $L_48;
 $L_7:
-	mov.b64 %rd176, %rd386;
+	mov.b64 %rd176, %rd374;
 	ld.global.f32 %f177, [%rd176];
 	mov.f32 %f12, 0f00000000;
 $L_8:
@@ -4619,7 +4497,7 @@ $L_16:
 	mul.rn.f32 %f182, %f12, 0f3E000000;
 	mul.rn.f32 %f183, %f182, 0f3F733333;
 	div.rn.f32 %f184, %f183, 0f40400000;
-	mov.b64 %rd185, %rd388;
+	mov.b64 %rd185, %rd376;
 	st.global.f32 [%rd185], %f184;
 $L_17:
 	mov.b64 %rd346, %rd176;
@@ -4692,9 +4570,9 @@ $L_26:
 	mov.b64 %rd227, %rd351;
 	st.global.f32 [%rd227], %f226;
 $L_27:
-	mov.b64 %rd354, %rd348;
-	add.s64 %rd356, %rd354, %rd355;
-	mov.b64 %rd261, %rd356;
+	mov.b64 %rd352, %rd176;
+	add.s64 %rd354, %rd352, %rd353;
+	mov.b64 %rd261, %rd354;
 	ld.global.f32 %f262, [%rd261];
 	mov.f32 %f12, 0f00000000;
 $L_28:
@@ -4757,14 +4635,14 @@ $L_36:
 	mul.rn.f32 %f267, %f12, 0f3E000000;
 	mul.rn.f32 %f268, %f267, 0f3F733333;
 	div.rn.f32 %f269, %f268, 0f40400000;
-	mov.b64 %rd359, %rd351;
-	add.s64 %rd361, %rd359, %rd360;
-	mov.b64 %rd270, %rd361;
+	mov.b64 %rd355, %rd185;
+	add.s64 %rd357, %rd355, %rd356;
+	mov.b64 %rd270, %rd357;
 	st.global.f32 [%rd270], %f269;
 $L_37:
-	mov.b64 %rd366, %rd356;
-	add.s64 %rd368, %rd366, %rd367;
-	mov.b64 %rd304, %rd368;
+	mov.b64 %rd358, %rd176;
+	add.s64 %rd360, %rd358, %rd359;
+	mov.b64 %rd304, %rd360;
 	ld.global.f32 %f305, [%rd304];
 	mov.f32 %f12, 0f00000000;
 $L_38:
@@ -4827,25 +4705,25 @@ $L_46:
 	mul.rn.f32 %f310, %f12, 0f3E000000;
 	mul.rn.f32 %f311, %f310, 0f3F733333;
 	div.rn.f32 %f312, %f311, 0f40400000;
-	mov.b64 %rd373, %rd361;
-	add.s64 %rd375, %rd373, %rd374;
-	mov.b64 %rd313, %rd375;
+	mov.b64 %rd361, %rd185;
+	add.s64 %rd363, %rd361, %rd362;
+	mov.b64 %rd313, %rd363;
 	st.global.f32 [%rd313], %f312;
 $L_47:
 	add.s64 %rd2, %rd2, %rd345;
-	add.s64 %rd386, %rd386, %rd387;
-	add.s64 %rd388, %rd388, %rd387;
+	add.s64 %rd374, %rd374, %rd375;
+	add.s64 %rd376, %rd376, %rd375;
 	bra.uni $L_5;
 $L_48:
-	mov.b64 %rd376, %rd2;
-	mad.lo.s64 %rd377, %rd376, 4, %rd9;
-	mov.b64 %rd378, %rd345;
-	mad.lo.s64 %rd379, %rd376, 4, %rd4;
+	mov.b64 %rd364, %rd2;
+	mad.lo.s64 %rd365, %rd364, 4, %rd9;
+	mov.b64 %rd366, %rd345;
+	mad.lo.s64 %rd367, %rd364, 4, %rd4;
 $L_49:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_61;
 $L_50:
-	mov.b64 %rd8, %rd377;
+	mov.b64 %rd8, %rd365;
 	ld.global.f32 %f11, [%rd8];
 	mov.f32 %f12, 0f00000000;
 $L_51:
@@ -4908,20 +4786,20 @@ $L_59:
 	mul.rn.f32 %f25, %f12, 0f3E000000;
 	mul.rn.f32 %f26, %f25, 0f3F733333;
 	div.rn.f32 %f27, %f26, 0f40400000;
-	mov.b64 %rd28, %rd379;
+	mov.b64 %rd28, %rd367;
 	st.global.f32 [%rd28], %f27;
 $L_60:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd377, %rd377, %rd378;
-	add.s64 %rd379, %rd379, %rd378;
+	add.s64 %rd365, %rd365, %rd366;
+	add.s64 %rd367, %rd367, %rd366;
 	bra.uni $L_49;
 $L_61:
 	bra.uni $Lexit;
 $L_62:
-	mov.b64 %rd380, %rd2;
-	mad.lo.s64 %rd381, %rd380, 4, %rd9;
-	mul.lo.s64 %rd382, %rd1, 4;
-	mad.lo.s64 %rd383, %rd380, 4, %rd4;
+	mov.b64 %rd368, %rd2;
+	mad.lo.s64 %rd369, %rd368, 4, %rd9;
+	mul.lo.s64 %rd370, %rd1, 4;
+	mad.lo.s64 %rd371, %rd368, 4, %rd4;
 $L_63:
 	setp.lt.s64 %p111, %rd2, %rd3;
 	@!%p111 bra $L_61;
@@ -4930,7 +4808,7 @@ $L_64:
 $L_65:
 	setp.ge.u64 %pt40, %rd112, %rd10;
 	@%pt40 bra $Lfault_0;
-	mov.b64 %rd113, %rd381;
+	mov.b64 %rd113, %rd369;
 	ld.global.f32 %f114, [%rd113];
 	mov.f32 %f12, 0f00000000;
 $L_66:
@@ -4993,12 +4871,12 @@ $L_74:
 	mul.rn.f32 %f119, %f12, 0f3E000000;
 	mul.rn.f32 %f120, %f119, 0f3F733333;
 	div.rn.f32 %f121, %f120, 0f40400000;
-	mov.b64 %rd122, %rd383;
+	mov.b64 %rd122, %rd371;
 	st.global.f32 [%rd122], %f121;
 $L_75:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd381, %rd381, %rd382;
-	add.s64 %rd383, %rd383, %rd382;
+	add.s64 %rd369, %rd369, %rd370;
+	add.s64 %rd371, %rd371, %rd370;
 	bra.uni $L_63;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -7374,7 +7252,7 @@ $Lexit:
 	.reg .pred %p<98>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<158>;
+	.reg .b64 %rd<140>;
 	.reg .b64 %rdt<4>;
 	.reg .f64 %fd<95>;
 
@@ -7423,15 +7301,15 @@ $L_4:
 	mov.b64 %rd50, %rd44;
 	mul.lo.s64 %rd101, %rd1, 8;
 	mov.b64 %rd104, %rd101;
-	mov.b64 %rd112, %rd101;
-	mov.b64 %rd117, %rd101;
-	mov.b64 %rd129, %rd101;
-	mov.b64 %rd136, %rd101;
-	mov.b64 %rd153, %rd2;
-	mov.b64 %rd154, %rd153;
-	mad.lo.s64 %rd155, %rd154, 8, %rd9;
-	mul.lo.s64 %rd156, %rd99, 8;
-	mad.lo.s64 %rd157, %rd154, 8, %rd4;
+	mul.lo.s64 %rd110, %rd1, 16;
+	mov.b64 %rd113, %rd110;
+	mul.lo.s64 %rd119, %rd1, 24;
+	mov.b64 %rd122, %rd119;
+	mov.b64 %rd135, %rd2;
+	mov.b64 %rd136, %rd135;
+	mad.lo.s64 %rd137, %rd136, 8, %rd9;
+	mul.lo.s64 %rd138, %rd99, 8;
+	mad.lo.s64 %rd139, %rd136, 8, %rd4;
 $L_5:
 	setp.lt.s64 %p45, %rd2, %rd3;
 	@!%p45 bra $L_16;
@@ -7441,10 +7319,10 @@ $L_6:
 	setp.gt.u64 %p47, %rd46, %rd50;
 	@!%p47 bra $L_12;
 $L_7:
-	mov.b64 %rd54, %rd155;
+	mov.b64 %rd54, %rd137;
 	ld.global.f64 %fd55, [%rd54];
 	mul.rn.f64 %fd56, %fd13, %fd55;
-	mov.b64 %rd57, %rd157;
+	mov.b64 %rd57, %rd139;
 	ld.global.f64 %fd58, [%rd57];
 	add.rn.f64 %fd59, %fd56, %fd58;
 	mov.b64 %rd60, %rd57;
@@ -7464,67 +7342,67 @@ $L_8:
 	mov.b64 %rd71, %rd108;
 	st.global.f64 [%rd71], %fd70;
 $L_9:
-	mov.b64 %rd111, %rd102;
-	add.s64 %rd113, %rd111, %rd112;
-	mov.b64 %rd77, %rd113;
+	mov.b64 %rd109, %rd54;
+	add.s64 %rd111, %rd109, %rd110;
+	mov.b64 %rd77, %rd111;
 	ld.global.f64 %fd78, [%rd77];
 	mul.rn.f64 %fd79, %fd13, %fd78;
-	mov.b64 %rd116, %rd105;
-	add.s64 %rd118, %rd116, %rd117;
-	mov.b64 %rd80, %rd118;
+	mov.b64 %rd112, %rd57;
+	add.s64 %rd114, %rd112, %rd113;
+	mov.b64 %rd80, %rd114;
 	ld.global.f64 %fd81, [%rd80];
 	add.rn.f64 %fd82, %fd79, %fd81;
-	mov.b64 %rd123, %rd118;
-	mov.b64 %rd83, %rd123;
+	mov.b64 %rd117, %rd114;
+	mov.b64 %rd83, %rd117;
 	st.global.f64 [%rd83], %fd82;
 $L_10:
-	mov.b64 %rd128, %rd113;
-	add.s64 %rd130, %rd128, %rd129;
-	mov.b64 %rd89, %rd130;
+	mov.b64 %rd118, %rd54;
+	add.s64 %rd120, %rd118, %rd119;
+	mov.b64 %rd89, %rd120;
 	ld.global.f64 %fd90, [%rd89];
 	mul.rn.f64 %fd91, %fd13, %fd90;
-	mov.b64 %rd135, %rd118;
-	add.s64 %rd137, %rd135, %rd136;
-	mov.b64 %rd92, %rd137;
+	mov.b64 %rd121, %rd57;
+	add.s64 %rd123, %rd121, %rd122;
+	mov.b64 %rd92, %rd123;
 	ld.global.f64 %fd93, [%rd92];
 	add.rn.f64 %fd94, %fd91, %fd93;
-	mov.b64 %rd144, %rd137;
-	mov.b64 %rd95, %rd144;
+	mov.b64 %rd126, %rd123;
+	mov.b64 %rd95, %rd126;
 	st.global.f64 [%rd95], %fd94;
 $L_11:
 	add.s64 %rd2, %rd2, %rd99;
-	add.s64 %rd155, %rd155, %rd156;
-	add.s64 %rd157, %rd157, %rd156;
+	add.s64 %rd137, %rd137, %rd138;
+	add.s64 %rd139, %rd139, %rd138;
 	bra.uni $L_5;
 $L_12:
-	mov.b64 %rd145, %rd2;
-	mad.lo.s64 %rd146, %rd145, 8, %rd9;
-	mov.b64 %rd147, %rd101;
-	mad.lo.s64 %rd148, %rd145, 8, %rd4;
+	mov.b64 %rd127, %rd2;
+	mad.lo.s64 %rd128, %rd127, 8, %rd9;
+	mov.b64 %rd129, %rd101;
+	mad.lo.s64 %rd130, %rd127, 8, %rd4;
 $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
 	@!%p6 bra $L_16;
 $L_14:
-	mov.b64 %rd8, %rd146;
+	mov.b64 %rd8, %rd128;
 	ld.global.f64 %fd11, [%rd8];
 	mul.rn.f64 %fd12, %fd13, %fd11;
-	mov.b64 %rd14, %rd148;
+	mov.b64 %rd14, %rd130;
 	ld.global.f64 %fd15, [%rd14];
 	add.rn.f64 %fd16, %fd12, %fd15;
 	mov.b64 %rd17, %rd14;
 	st.global.f64 [%rd17], %fd16;
 $L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd146, %rd146, %rd147;
-	add.s64 %rd148, %rd148, %rd147;
+	add.s64 %rd128, %rd128, %rd129;
+	add.s64 %rd130, %rd130, %rd129;
 	bra.uni $L_13;
 $L_16:
 	bra.uni $Lexit;
 $L_17:
-	mov.b64 %rd149, %rd2;
-	mad.lo.s64 %rd150, %rd149, 8, %rd9;
-	mul.lo.s64 %rd151, %rd1, 8;
-	mad.lo.s64 %rd152, %rd149, 8, %rd4;
+	mov.b64 %rd131, %rd2;
+	mad.lo.s64 %rd132, %rd131, 8, %rd9;
+	mul.lo.s64 %rd133, %rd1, 8;
+	mad.lo.s64 %rd134, %rd131, 8, %rd4;
 $L_18:
 	setp.lt.s64 %p20, %rd2, %rd3;
 	@!%p20 bra $L_16;
@@ -7533,18 +7411,18 @@ $L_19:
 $L_20:
 	setp.ge.u64 %pt0, %rd21, %rd10;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd22, %rd150;
+	mov.b64 %rd22, %rd132;
 	ld.global.f64 %fd23, [%rd22];
 	mul.rn.f64 %fd24, %fd13, %fd23;
-	mov.b64 %rd25, %rd152;
+	mov.b64 %rd25, %rd134;
 	ld.global.f64 %fd26, [%rd25];
 	add.rn.f64 %fd27, %fd24, %fd26;
 	mov.b64 %rd28, %rd25;
 	st.global.f64 [%rd28], %fd27;
 $L_21:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd150, %rd150, %rd151;
-	add.s64 %rd152, %rd152, %rd151;
+	add.s64 %rd132, %rd132, %rd133;
+	add.s64 %rd134, %rd134, %rd133;
 	bra.uni $L_18;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -8088,7 +7966,7 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r123 = 0, r127 = 0, r150 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0, r163 = 0;
 	bool r186 = 0, r191 = 0, r192 = 0, r194 = 0, r196 = 0, r200 = 0, r223 = 0, r228 = 0;
 	bool r229 = 0, r231 = 0, r233 = 0, r237 = 0, r260 = 0, r265 = 0, r266 = 0, r268 = 0;
-	bool r449 = 0, r463 = 0, r477 = 0, r491 = 0, r505 = 0, r519 = 0;
+	bool r399 = 0, r413 = 0, r427 = 0, r441 = 0, r455 = 0, r469 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
 	i64 r41 = 0, r44 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r57 = 0, r61 = 0;
@@ -8101,32 +7979,29 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r248 = 0, r252 = 0, r259 = 0, r264 = 0, r267 = 0, r269 = 0, r270 = 0, r274 = 0;
 	i64 r277 = 0, r282 = 0, r285 = 0, r290 = 0, r293 = 0, r296 = 0, r299 = 0, r302 = 0;
 	i64 r305 = 0, r307 = 0, r310 = 0, r312 = 0, r315 = 0, r318 = 0, r321 = 0, r324 = 0;
-	i64 r326 = 0, r329 = 0, r331 = 0, r334 = 0, r336 = 0, r339 = 0, r341 = 0, r343 = 0;
-	i64 r346 = 0, r348 = 0, r350 = 0, r353 = 0, r355 = 0, r358 = 0, r360 = 0, r363 = 0;
-	i64 r365 = 0, r368 = 0, r370 = 0, r372 = 0, r375 = 0, r377 = 0, r379 = 0, r382 = 0;
-	i64 r384 = 0, r386 = 0, r389 = 0, r391 = 0, r393 = 0, r395 = 0, r398 = 0, r400 = 0;
-	i64 r402 = 0, r404 = 0, r407 = 0, r409 = 0, r411 = 0, r414 = 0, r416 = 0, r418 = 0;
-	i64 r421 = 0, r423 = 0, r425 = 0, r427 = 0, r429 = 0, r431 = 0, r433 = 0, r435 = 0;
-	i64 r436 = 0, r438 = 0, r442 = 0, r443 = 0, r455 = 0, r456 = 0, r457 = 0, r469 = 0;
-	i64 r470 = 0, r471 = 0, r483 = 0, r484 = 0, r485 = 0, r497 = 0, r498 = 0, r499 = 0;
-	i64 r511 = 0, r512 = 0, r513 = 0, r525 = 0;
-	u32 r448 = 0, r450 = 0, r451 = 0, r452 = 0, r453 = 0, r454 = 0, r462 = 0, r464 = 0;
-	u32 r465 = 0, r466 = 0, r467 = 0, r468 = 0, r476 = 0, r478 = 0, r479 = 0, r480 = 0;
-	u32 r481 = 0, r482 = 0, r490 = 0, r492 = 0, r493 = 0, r494 = 0, r495 = 0, r496 = 0;
-	u32 r504 = 0, r506 = 0, r507 = 0, r508 = 0, r509 = 0, r510 = 0, r518 = 0, r520 = 0;
-	u32 r521 = 0, r522 = 0, r523 = 0, r524 = 0, r526 = 0, r527 = 0, r528 = 0, r529 = 0;
-	u32 r530 = 0, r531 = 0, r532 = 0, r533 = 0, r534 = 0, r535 = 0, r536 = 0, r537 = 0;
-	u32 r538 = 0, r539 = 0, r540 = 0, r541 = 0, r542 = 0, r543 = 0, r544 = 0, r545 = 0;
-	u32 r546 = 0, r547 = 0, r548 = 0, r549 = 0, r550 = 0, r551 = 0, r552 = 0, r553 = 0;
-	u32 r554 = 0, r555 = 0, r556 = 0, r557 = 0, r558 = 0, r559 = 0, r560 = 0, r561 = 0;
-	u32 r562 = 0, r563 = 0, r564 = 0, r565 = 0, r566 = 0, r567 = 0, r568 = 0, r569 = 0;
-	u32 r570 = 0, r571 = 0;
+	i64 r327 = 0, r330 = 0, r333 = 0, r335 = 0, r338 = 0, r340 = 0, r343 = 0, r346 = 0;
+	i64 r349 = 0, r352 = 0, r355 = 0, r358 = 0, r361 = 0, r363 = 0, r366 = 0, r368 = 0;
+	i64 r371 = 0, r374 = 0, r377 = 0, r379 = 0, r381 = 0, r383 = 0, r385 = 0, r387 = 0;
+	i64 r388 = 0, r390 = 0, r392 = 0, r393 = 0, r405 = 0, r406 = 0, r407 = 0, r419 = 0;
+	i64 r420 = 0, r421 = 0, r433 = 0, r434 = 0, r435 = 0, r447 = 0, r448 = 0, r449 = 0;
+	i64 r461 = 0, r462 = 0, r463 = 0, r475 = 0;
+	u32 r398 = 0, r400 = 0, r401 = 0, r402 = 0, r403 = 0, r404 = 0, r412 = 0, r414 = 0;
+	u32 r415 = 0, r416 = 0, r417 = 0, r418 = 0, r426 = 0, r428 = 0, r429 = 0, r430 = 0;
+	u32 r431 = 0, r432 = 0, r440 = 0, r442 = 0, r443 = 0, r444 = 0, r445 = 0, r446 = 0;
+	u32 r454 = 0, r456 = 0, r457 = 0, r458 = 0, r459 = 0, r460 = 0, r468 = 0, r470 = 0;
+	u32 r471 = 0, r472 = 0, r473 = 0, r474 = 0, r476 = 0, r477 = 0, r478 = 0, r479 = 0;
+	u32 r480 = 0, r481 = 0, r482 = 0, r483 = 0, r484 = 0, r485 = 0, r486 = 0, r487 = 0;
+	u32 r488 = 0, r489 = 0, r490 = 0, r491 = 0, r492 = 0, r493 = 0, r494 = 0, r495 = 0;
+	u32 r496 = 0, r497 = 0, r498 = 0, r499 = 0, r500 = 0, r501 = 0, r502 = 0, r503 = 0;
+	u32 r504 = 0, r505 = 0, r506 = 0, r507 = 0, r508 = 0, r509 = 0, r510 = 0, r511 = 0;
+	u32 r512 = 0, r513 = 0, r514 = 0, r515 = 0, r516 = 0, r517 = 0, r518 = 0, r519 = 0;
+	u32 r520 = 0, r521 = 0;
 	u64 r82 = 0, r85 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
 	u64 r94 = 0, r97 = 0, r99 = 0, r100 = 0, r103 = 0, r105 = 0, r106 = 0, r109 = 0;
-	u64 r111 = 0, r112 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0, r444 = 0, r445 = 0;
-	u64 r446 = 0, r447 = 0, r458 = 0, r459 = 0, r460 = 0, r461 = 0, r472 = 0, r473 = 0;
-	u64 r474 = 0, r475 = 0, r486 = 0, r487 = 0, r488 = 0, r489 = 0, r500 = 0, r501 = 0;
-	u64 r502 = 0, r503 = 0, r514 = 0, r515 = 0, r516 = 0, r517 = 0;
+	u64 r111 = 0, r112 = 0, r117 = 0, r119 = 0, r120 = 0, r121 = 0, r394 = 0, r395 = 0;
+	u64 r396 = 0, r397 = 0, r408 = 0, r409 = 0, r410 = 0, r411 = 0, r422 = 0, r423 = 0;
+	u64 r424 = 0, r425 = 0, r436 = 0, r437 = 0, r438 = 0, r439 = 0, r450 = 0, r451 = 0;
+	u64 r452 = 0, r453 = 0, r464 = 0, r465 = 0, r466 = 0, r467 = 0;
 	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
 	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r52 = 0, r53 = 0, r56 = 0, r59 = 0;
 	float r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0;
@@ -8147,15 +8022,11 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r289 = 0, *r291 = 0, *r292 = 0, *r294 = 0, *r295 = 0, *r297 = 0, *r298 = 0, *r300 = 0;
 	char *r301 = 0, *r303 = 0, *r304 = 0, *r306 = 0, *r308 = 0, *r309 = 0, *r311 = 0, *r313 = 0;
 	char *r314 = 0, *r316 = 0, *r317 = 0, *r319 = 0, *r320 = 0, *r322 = 0, *r323 = 0, *r325 = 0;
-	char *r327 = 0, *r328 = 0, *r330 = 0, *r332 = 0, *r333 = 0, *r335 = 0, *r337 = 0, *r338 = 0;
-	char *r340 = 0, *r342 = 0, *r344 = 0, *r345 = 0, *r347 = 0, *r349 = 0, *r351 = 0, *r352 = 0;
-	char *r354 = 0, *r356 = 0, *r357 = 0, *r359 = 0, *r361 = 0, *r362 = 0, *r364 = 0, *r366 = 0;
-	char *r367 = 0, *r369 = 0, *r371 = 0, *r373 = 0, *r374 = 0, *r376 = 0, *r378 = 0, *r380 = 0;
-	char *r381 = 0, *r383 = 0, *r385 = 0, *r387 = 0, *r388 = 0, *r390 = 0, *r392 = 0, *r394 = 0;
-	char *r396 = 0, *r397 = 0, *r399 = 0, *r401 = 0, *r403 = 0, *r405 = 0, *r406 = 0, *r408 = 0;
-	char *r410 = 0, *r412 = 0, *r413 = 0, *r415 = 0, *r417 = 0, *r419 = 0, *r420 = 0, *r422 = 0;
-	char *r424 = 0, *r426 = 0, *r428 = 0, *r430 = 0, *r432 = 0, *r434 = 0, *r437 = 0, *r439 = 0;
-	char *r440 = 0, *r441 = 0;
+	char *r326 = 0, *r328 = 0, *r329 = 0, *r331 = 0, *r332 = 0, *r334 = 0, *r336 = 0, *r337 = 0;
+	char *r339 = 0, *r341 = 0, *r342 = 0, *r344 = 0, *r345 = 0, *r347 = 0, *r348 = 0, *r350 = 0;
+	char *r351 = 0, *r353 = 0, *r354 = 0, *r356 = 0, *r357 = 0, *r359 = 0, *r360 = 0, *r362 = 0;
+	char *r364 = 0, *r365 = 0, *r367 = 0, *r369 = 0, *r370 = 0, *r372 = 0, *r373 = 0, *r375 = 0;
+	char *r376 = 0, *r378 = 0, *r380 = 0, *r382 = 0, *r384 = 0, *r386 = 0, *r389 = 0, *r391 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -8222,68 +8093,42 @@ extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r193 = r157;
 	r190 = r154;
 	r296 = r270;
-	r305 = r290;
-	r307 = r270;
-	r310 = r293;
-	r312 = r270;
+	r307 = r290;
+	r312 = r293;
 	r315 = r270;
 	r318 = r270;
 	r321 = r270;
 	r230 = r157;
 	r227 = r154;
-	r324 = r270;
-	r326 = r270;
-	r339 = r290;
-	r341 = r270;
-	r343 = r270;
-	r346 = r293;
-	r348 = r270;
-	r350 = r270;
-	r353 = r270;
-	r355 = r270;
-	r358 = r270;
-	r360 = r270;
-	r363 = r270;
-	r365 = r270;
+	r324 = (u64)r1 * 8ull;
+	r335 = r290;
+	r340 = r293;
+	r343 = r324;
+	r346 = r324;
+	r349 = r346;
 	r267 = r157;
 	r264 = r154;
-	r368 = r270;
-	r370 = r270;
-	r372 = r270;
-	r389 = r290;
-	r391 = r270;
-	r393 = r270;
-	r395 = r270;
-	r398 = r293;
-	r400 = r270;
-	r402 = r270;
-	r404 = r270;
-	r407 = r270;
-	r409 = r270;
-	r411 = r270;
-	r414 = r270;
-	r416 = r270;
-	r418 = r270;
-	r421 = r270;
-	r423 = r270;
-	r425 = r270;
-	r435 = r2;
-	r436 = r435;
-	r437 = r13 + r436 * 4;
-	r438 = (u64)r270 * 4ull;
-	r439 = r4 + r436 * 4;
-	r440 = r13 + r435 * 4;
-	r441 = r4 + r435 * 4;
-	r515 = (u64)r9;
-	r501 = r515;
-	r487 = r515;
-	r473 = r515;
-	r479 = (u32)r9;
-	r493 = r479;
-	r507 = r479;
-	r521 = r479;
-	r526 = r479 > 1u ? r479 : 1u;
-	r527 = qd_div_u32(4294967295u, r526);
+	r352 = (u64)r1 * 12ull;
+	r363 = r290;
+	r368 = r293;
+	r371 = r352;
+	r374 = r352;
+	r377 = r374;
+	r387 = r2;
+	r388 = r387;
+	r389 = r13 + r388 * 4;
+	r390 = (u64)r270 * 4ull;
+	r391 = r4 + r388 * 4;
+	r465 = (u64)r9;
+	r451 = r465;
+	r437 = r465;
+	r423 = r465;
+	r429 = (u32)r9;
+	r443 = r429;
+	r457 = r429;
+	r471 = r429;
+	r476 = r429 > 1u ? r429 : 1u;
+	r477 = qd_div_u32(4294967295u, r476);
 b12: // grid unrolled guard
 	r116 = r2 < r3;
 	if (!r116) goto b72;
@@ -8293,27 +8138,27 @@ b12: // grid unrolled guard
 	if (!r118) goto b59;
 	r122 = r2;
 	r124 = r122;
-	r514 = (u64)r124;
-	r516 = r514 | r515;
-	r517 = r516 >> 32;
-	r518 = (u32)r517;
-	r519 = r518 == 0u;
-	if (!r519) goto b58;
-	r520 = (u32)r124;
-	r549 = __umulhi(r520, r527);
-	r550 = r549 * r521;
-	r551 = r520 - r550;
-	r552 = r551 - r521;
-	r553 = r551 < r552 ? r551 : r552;
-	r554 = r551 - r553;
-	r555 = r554 < 1u ? r554 : 1u;
-	r522 = r549 + r555;
-	r523 = r553;
-	r512 = (i64)r522;
-	r513 = (i64)r523;
+	r464 = (u64)r124;
+	r466 = r464 | r465;
+	r467 = r466 >> 32;
+	r468 = (u32)r467;
+	r469 = r468 == 0u;
+	if (!r469) goto b58;
+	r470 = (u32)r124;
+	r499 = __umulhi(r470, r477);
+	r500 = r499 * r471;
+	r501 = r470 - r500;
+	r502 = r501 - r471;
+	r503 = r501 < r502 ? r501 : r502;
+	r504 = r501 - r503;
+	r505 = r504 < 1u ? r504 : 1u;
+	r472 = r499 + r505;
+	r473 = r503;
+	r462 = (i64)r472;
+	r463 = (i64)r473;
 b18: // rangeint.body (grid unrolled 0)
-	r125 = r513;
-	r126 = r512;
+	r125 = r463;
+	r126 = r462;
 	r127 = r125 > 0ll;
 	if (!r127) goto b57;
 	r158 = r125 < r157;
@@ -8322,7 +8167,7 @@ b18: // rangeint.body (grid unrolled 0)
 	if (!r156) goto b57;
 	r155 = r126 < r154;
 	if (!r155) goto b57;
-	r128 = r437;
+	r128 = r389;
 	r129 = *(float *)r128;
 	r130 = r129 * 0x1p-01f;
 	r287 = r128;
@@ -8344,32 +8189,32 @@ b18: // rangeint.body (grid unrolled 0)
 	r145 = r141 + r144;
 	r146 = r145 * 0x1p-03f;
 	r147 = r130 + r146;
-	r148 = r439;
+	r148 = r391;
 	*(float *)r148 = r147;
 b23: // grid unrolled 1
 	r195 = (u64)r122 + (u64)r1;
 	r160 = r195;
-	r500 = (u64)r160;
-	r502 = r500 | r501;
-	r503 = r502 >> 32;
-	r504 = (u32)r503;
-	r505 = r504 == 0u;
-	if (!r505) goto b56;
-	r506 = (u32)r160;
-	r542 = __umulhi(r506, r527);
-	r543 = r542 * r507;
-	r544 = r506 - r543;
-	r545 = r544 - r507;
-	r546 = r544 < r545 ? r544 : r545;
-	r547 = r544 - r546;
-	r548 = r547 < 1u ? r547 : 1u;
-	r508 = r542 + r548;
-	r509 = r546;
-	r498 = (i64)r508;
-	r499 = (i64)r509;
+	r450 = (u64)r160;
+	r452 = r450 | r451;
+	r453 = r452 >> 32;
+	r454 = (u32)r453;
+	r455 = r454 == 0u;
+	if (!r455) goto b56;
+	r456 = (u32)r160;
+	r492 = __umulhi(r456, r477);
+	r493 = r492 * r457;
+	r494 = r456 - r493;
+	r495 = r494 - r457;
+	r496 = r494 < r495 ? r494 : r495;
+	r497 = r494 - r496;
+	r498 = r497 < 1u ? r497 : 1u;
+	r458 = r492 + r498;
+	r459 = r496;
+	r448 = (i64)r458;
+	r449 = (i64)r459;
 b27: // rangeint.body (grid unrolled 1)
-	r161 = r499;
-	r162 = r498;
+	r161 = r449;
+	r162 = r448;
 	r163 = r161 > 0ll;
 	if (!r163) goto b55;
 	r194 = r161 < r193;
@@ -8378,7 +8223,7 @@ b27: // rangeint.body (grid unrolled 1)
 	if (!r192) goto b55;
 	r191 = r162 < r190;
 	if (!r191) goto b55;
-	r295 = r440;
+	r295 = r389;
 	r297 = r295 + r296 * 1;
 	r164 = r297;
 	r165 = *(float *)r164;
@@ -8390,48 +8235,46 @@ b27: // rangeint.body (grid unrolled 1)
 	r171 = r303 + 4ll;
 	r172 = *(float *)r171;
 	r173 = r169 + r172;
-	r304 = r295;
-	r306 = r304 + r305 * 1;
+	r306 = r297;
 	r308 = r306 + r307 * 1;
 	r175 = r308;
 	r176 = *(float *)r175;
 	r177 = r173 + r176;
-	r309 = r295;
-	r311 = r309 + r310 * 1;
+	r311 = r297;
 	r313 = r311 + r312 * 1;
 	r179 = r313;
 	r180 = *(float *)r179;
 	r181 = r177 + r180;
 	r182 = r181 * 0x1p-03f;
 	r183 = r166 + r182;
-	r314 = r441;
+	r314 = r391;
 	r316 = r314 + r315 * 1;
 	r184 = r316;
 	*(float *)r184 = r183;
 b32: // grid unrolled 2
 	r232 = (u64)r195 + (u64)r1;
 	r197 = r232;
-	r486 = (u64)r197;
-	r488 = r486 | r487;
-	r489 = r488 >> 32;
-	r490 = (u32)r489;
-	r491 = r490 == 0u;
-	if (!r491) goto b54;
-	r492 = (u32)r197;
-	r535 = __umulhi(r492, r527);
-	r536 = r535 * r493;
-	r537 = r492 - r536;
-	r538 = r537 - r493;
-	r539 = r537 < r538 ? r537 : r538;
-	r540 = r537 - r539;
-	r541 = r540 < 1u ? r540 : 1u;
-	r494 = r535 + r541;
-	r495 = r539;
-	r484 = (i64)r494;
-	r485 = (i64)r495;
+	r436 = (u64)r197;
+	r438 = r436 | r437;
+	r439 = r438 >> 32;
+	r440 = (u32)r439;
+	r441 = r440 == 0u;
+	if (!r441) goto b54;
+	r442 = (u32)r197;
+	r485 = __umulhi(r442, r477);
+	r486 = r485 * r443;
+	r487 = r442 - r486;
+	r488 = r487 - r443;
+	r489 = r487 < r488 ? r487 : r488;
+	r490 = r487 - r489;
+	r491 = r490 < 1u ? r490 : 1u;
+	r444 = r485 + r491;
+	r445 = r489;
+	r434 = (i64)r444;
+	r435 = (i64)r445;
 b36: // rangeint.body (grid unrolled 2)
-	r198 = r485;
-	r199 = r484;
+	r198 = r435;
+	r199 = r434;
 	r200 = r198 > 0ll;
 	if (!r200) goto b53;
 	r231 = r198 < r230;
@@ -8440,64 +8283,58 @@ b36: // rangeint.body (grid unrolled 2)
 	if (!r229) goto b53;
 	r228 = r199 < r227;
 	if (!r228) goto b53;
-	r323 = r440;
+	r323 = r389;
 	r325 = r323 + r324 * 1;
-	r327 = r325 + r326 * 1;
-	r201 = r327;
+	r201 = r325;
 	r202 = *(float *)r201;
 	r203 = r202 * 0x1p-01f;
-	r332 = r327;
-	r205 = r332 + -4ll;
+	r328 = r325;
+	r205 = r328 + -4ll;
 	r206 = *(float *)r205;
-	r337 = r327;
-	r208 = r337 + 4ll;
+	r331 = r325;
+	r208 = r331 + 4ll;
 	r209 = *(float *)r208;
 	r210 = r206 + r209;
-	r338 = r323;
-	r340 = r338 + r339 * 1;
-	r342 = r340 + r341 * 1;
-	r344 = r342 + r343 * 1;
-	r212 = r344;
+	r334 = r325;
+	r336 = r334 + r335 * 1;
+	r212 = r336;
 	r213 = *(float *)r212;
 	r214 = r210 + r213;
-	r345 = r323;
-	r347 = r345 + r346 * 1;
-	r349 = r347 + r348 * 1;
-	r351 = r349 + r350 * 1;
-	r216 = r351;
+	r339 = r325;
+	r341 = r339 + r340 * 1;
+	r216 = r341;
 	r217 = *(float *)r216;
 	r218 = r214 + r217;
 	r219 = r218 * 0x1p-03f;
 	r220 = r203 + r219;
-	r352 = r441;
-	r354 = r352 + r353 * 1;
-	r356 = r354 + r355 * 1;
-	r221 = r356;
+	r342 = r391;
+	r344 = r342 + r343 * 1;
+	r221 = r344;
 	*(float *)r221 = r220;
 b41: // grid unrolled 3
 	r269 = (u64)r232 + (u64)r1;
 	r234 = r269;
-	r472 = (u64)r234;
-	r474 = r472 | r473;
-	r475 = r474 >> 32;
-	r476 = (u32)r475;
-	r477 = r476 == 0u;
-	if (!r477) goto b52;
-	r478 = (u32)r234;
-	r528 = __umulhi(r478, r527);
-	r529 = r528 * r479;
-	r530 = r478 - r529;
-	r531 = r530 - r479;
-	r532 = r530 < r531 ? r530 : r531;
-	r533 = r530 - r532;
-	r534 = r533 < 1u ? r533 : 1u;
-	r480 = r528 + r534;
-	r481 = r532;
-	r470 = (i64)r480;
-	r471 = (i64)r481;
+	r422 = (u64)r234;
+	r424 = r422 | r423;
+	r425 = r424 >> 32;
+	r426 = (u32)r425;
+	r427 = r426 == 0u;
+	if (!r427) goto b52;
+	r428 = (u32)r234;
+	r478 = __umulhi(r428, r477);
+	r479 = r478 * r429;
+	r480 = r428 - r479;
+	r481 = r480 - r429;
+	r482 = r480 < r481 ? r480 : r481;
+	r483 = r480 - r482;
+	r484 = r483 < 1u ? r483 : 1u;
+	r430 = r478 + r484;
+	r431 = r482;
+	r420 = (i64)r430;
+	r421 = (i64)r431;
 b45: // rangeint.body (grid unrolled 3)
-	r235 = r471;
-	r236 = r470;
+	r235 = r421;
+	r236 = r420;
 	r237 = r235 > 0ll;
 	if (!r237) goto b51;
 	r268 = r235 < r267;
@@ -8506,149 +8343,131 @@ b45: // rangeint.body (grid unrolled 3)
 	if (!r266) goto b51;
 	r265 = r236 < r264;
 	if (!r265) goto b51;
-	r367 = r440;
-	r369 = r367 + r368 * 1;
-	r371 = r369 + r370 * 1;
-	r373 = r371 + r372 * 1;
-	r238 = r373;
+	r351 = r389;
+	r353 = r351 + r352 * 1;
+	r238 = r353;
 	r239 = *(float *)r238;
 	r240 = r239 * 0x1p-01f;
-	r380 = r373;
-	r242 = r380 + -4ll;
+	r356 = r353;
+	r242 = r356 + -4ll;
 	r243 = *(float *)r242;
-	r387 = r373;
-	r245 = r387 + 4ll;
+	r359 = r353;
+	r245 = r359 + 4ll;
 	r246 = *(float *)r245;
 	r247 = r243 + r246;
-	r388 = r367;
-	r390 = r388 + r389 * 1;
-	r392 = r390 + r391 * 1;
-	r394 = r392 + r393 * 1;
-	r396 = r394 + r395 * 1;
-	r249 = r396;
+	r362 = r353;
+	r364 = r362 + r363 * 1;
+	r249 = r364;
 	r250 = *(float *)r249;
 	r251 = r247 + r250;
-	r397 = r367;
-	r399 = r397 + r398 * 1;
-	r401 = r399 + r400 * 1;
-	r403 = r401 + r402 * 1;
-	r405 = r403 + r404 * 1;
-	r253 = r405;
+	r367 = r353;
+	r369 = r367 + r368 * 1;
+	r253 = r369;
 	r254 = *(float *)r253;
 	r255 = r251 + r254;
 	r256 = r255 * 0x1p-03f;
 	r257 = r240 + r256;
-	r406 = r441;
-	r408 = r406 + r407 * 1;
-	r410 = r408 + r409 * 1;
-	r412 = r410 + r411 * 1;
-	r258 = r412;
+	r370 = r391;
+	r372 = r370 + r371 * 1;
+	r258 = r372;
 	*(float *)r258 = r257;
 b50: // latch (grid unrolled 3)
 	r2 = (u64)r2 + (u64)r270;
-	r437 = r437 + r438 * 1;
-	r439 = r439 + r438 * 1;
-	r440 = r440 + r438 * 1;
-	r441 = r441 + r438 * 1;
+	r389 = r389 + r390 * 1;
+	r391 = r391 + r390 * 1;
 	goto b12;
 b51: // if.else (grid unrolled 3)
-	r413 = r440;
-	r415 = r413 + r414 * 1;
-	r417 = r415 + r416 * 1;
-	r419 = r417 + r418 * 1;
-	r261 = r419;
+	r373 = r389;
+	r375 = r373 + r374 * 1;
+	r261 = r375;
 	r262 = *(float *)r261;
-	r420 = r441;
-	r422 = r420 + r421 * 1;
-	r424 = r422 + r423 * 1;
-	r426 = r424 + r425 * 1;
-	r263 = r426;
+	r376 = r391;
+	r378 = r376 + r377 * 1;
+	r263 = r378;
 	*(float *)r263 = r262;
 	goto b50;
 b52: // divide in 64 bits
-	r470 = qd_div_i64(r234, r9);
-	r483 = (u64)r470 * (u64)r9;
-	r471 = (u64)r234 - (u64)r483;
+	r420 = qd_div_i64(r234, r9);
+	r433 = (u64)r420 * (u64)r9;
+	r421 = (u64)r234 - (u64)r433;
 	goto b45;
 b53: // if.else (grid unrolled 2)
-	r357 = r440;
-	r359 = r357 + r358 * 1;
-	r361 = r359 + r360 * 1;
-	r224 = r361;
+	r345 = r389;
+	r347 = r345 + r346 * 1;
+	r224 = r347;
 	r225 = *(float *)r224;
-	r362 = r441;
-	r364 = r362 + r363 * 1;
-	r366 = r364 + r365 * 1;
-	r226 = r366;
+	r348 = r391;
+	r350 = r348 + r349 * 1;
+	r226 = r350;
 	*(float *)r226 = r225;
 	goto b41;
 b54: // divide in 64 bits
-	r484 = qd_div_i64(r197, r9);
-	r497 = (u64)r484 * (u64)r9;
-	r485 = (u64)r197 - (u64)r497;
+	r434 = qd_div_i64(r197, r9);
+	r447 = (u64)r434 * (u64)r9;
+	r435 = (u64)r197 - (u64)r447;
 	goto b36;
 b55: // if.else (grid unrolled 1)
-	r317 = r440;
+	r317 = r389;
 	r319 = r317 + r318 * 1;
 	r187 = r319;
 	r188 = *(float *)r187;
-	r320 = r441;
+	r320 = r391;
 	r322 = r320 + r321 * 1;
 	r189 = r322;
 	*(float *)r189 = r188;
 	goto b32;
 b56: // divide in 64 bits
-	r498 = qd_div_i64(r160, r9);
-	r511 = (u64)r498 * (u64)r9;
-	r499 = (u64)r160 - (u64)r511;
+	r448 = qd_div_i64(r160, r9);
+	r461 = (u64)r448 * (u64)r9;
+	r449 = (u64)r160 - (u64)r461;
 	goto b27;
 b57: // if.else (grid unrolled 0)
-	r151 = r437;
+	r151 = r389;
 	r152 = *(float *)r151;
-	r153 = r439;
+	r153 = r391;
 	*(float *)r153 = r152;
 	goto b23;
 b58: // divide in 64 bits
-	r512 = qd_div_i64(r124, r9);
-	r525 = (u64)r512 * (u64)r9;
-	r513 = (u64)r124 - (u64)r525;
+	r462 = qd_div_i64(r124, r9);
+	r475 = (u64)r462 * (u64)r9;
+	r463 = (u64)r124 - (u64)r475;
 	goto b18;
 b59: // preheader
 	r44 = r157;
 	r40 = r154;
 	r274 = r290;
 	r277 = r293;
-	r427 = r2;
-	r428 = r13 + r427 * 4;
-	r429 = r270;
-	r430 = r4 + r427 * 4;
-	r459 = r515;
-	r465 = r479;
+	r379 = r2;
+	r380 = r13 + r379 * 4;
+	r381 = r270;
+	r382 = r4 + r379 * 4;
+	r409 = r465;
+	r415 = r429;
 b60: // head
 	r6 = r2 < r3;
 	if (!r6) goto b72;
 	r7 = r2;
-	r458 = (u64)r7;
-	r460 = r458 | r459;
-	r461 = r460 >> 32;
-	r462 = (u32)r461;
-	r463 = r462 == 0u;
-	if (!r463) goto b71;
-	r464 = (u32)r7;
-	r556 = __umulhi(r464, r527);
-	r557 = r556 * r465;
-	r558 = r464 - r557;
-	r559 = r558 - r465;
-	r560 = r558 < r559 ? r558 : r559;
-	r561 = r558 - r560;
-	r562 = r561 < 1u ? r561 : 1u;
-	r466 = r556 + r562;
-	r467 = r560;
-	r456 = (i64)r466;
-	r457 = (i64)r467;
+	r408 = (u64)r7;
+	r410 = r408 | r409;
+	r411 = r410 >> 32;
+	r412 = (u32)r411;
+	r413 = r412 == 0u;
+	if (!r413) goto b71;
+	r414 = (u32)r7;
+	r506 = __umulhi(r414, r477);
+	r507 = r506 * r415;
+	r508 = r414 - r507;
+	r509 = r508 - r415;
+	r510 = r508 < r509 ? r508 : r509;
+	r511 = r508 - r510;
+	r512 = r511 < 1u ? r511 : 1u;
+	r416 = r506 + r512;
+	r417 = r510;
+	r406 = (i64)r416;
+	r407 = (i64)r417;
 b64: // rangeint.body
-	r8 = r457;
-	r10 = r456;
+	r8 = r407;
+	r10 = r406;
 	r11 = r8 > 0ll;
 	if (!r11) goto b70;
 	r45 = r8 < r44;
@@ -8657,7 +8476,7 @@ b64: // rangeint.body
 	if (!r43) goto b70;
 	r42 = r10 < r40;
 	if (!r42) goto b70;
-	r12 = r428;
+	r12 = r380;
 	r15 = *(float *)r12;
 	r16 = r15 * 0x1p-01f;
 	r271 = r12;
@@ -8679,23 +8498,23 @@ b64: // rangeint.body
 	r31 = r27 + r30;
 	r32 = r31 * 0x1p-03f;
 	r33 = r16 + r32;
-	r34 = r430;
+	r34 = r382;
 	*(float *)r34 = r33;
 b69: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r428 = r428 + r429 * 1;
-	r430 = r430 + r429 * 1;
+	r380 = r380 + r381 * 1;
+	r382 = r382 + r381 * 1;
 	goto b60;
 b70: // if.else
-	r37 = r428;
+	r37 = r380;
 	r38 = *(float *)r37;
-	r39 = r430;
+	r39 = r382;
 	*(float *)r39 = r38;
 	goto b69;
 b71: // divide in 64 bits
-	r456 = qd_div_i64(r7, r9);
-	r469 = (u64)r456 * (u64)r9;
-	r457 = (u64)r7 - (u64)r469;
+	r406 = qd_div_i64(r7, r9);
+	r419 = (u64)r406 * (u64)r9;
+	r407 = (u64)r7 - (u64)r419;
 	goto b64;
 b72: // exit
 	return;
@@ -8704,40 +8523,40 @@ b73: // preheader
 	r77 = (u64)r41 - 1ull;
 	r282 = (u64)r9 * (u64)(-4ll);
 	r285 = (u64)r9 * 4ull;
-	r431 = r2;
-	r432 = r13 + r431 * 4;
-	r433 = (u64)r1 * 4ull;
-	r434 = r4 + r431 * 4;
-	r445 = (u64)r9;
-	r451 = (u32)r9;
-	r563 = r451 > 1u ? r451 : 1u;
-	r564 = qd_div_u32(4294967295u, r563);
+	r383 = r2;
+	r384 = r13 + r383 * 4;
+	r385 = (u64)r1 * 4ull;
+	r386 = r4 + r383 * 4;
+	r395 = (u64)r9;
+	r401 = (u32)r9;
+	r513 = r401 > 1u ? r401 : 1u;
+	r514 = qd_div_u32(4294967295u, r513);
 b74: // head (checked if)
 	r46 = r2 < r3;
 	if (!r46) goto b72;
 	r47 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r444 = (u64)r47;
-	r446 = r444 | r445;
-	r447 = r446 >> 32;
-	r448 = (u32)r447;
-	r449 = r448 == 0u;
-	if (!r449) goto b85;
-	r450 = (u32)r47;
-	r565 = __umulhi(r450, r564);
-	r566 = r565 * r451;
-	r567 = r450 - r566;
-	r568 = r567 - r451;
-	r569 = r567 < r568 ? r567 : r568;
-	r570 = r567 - r569;
-	r571 = r570 < 1u ? r570 : 1u;
-	r452 = r565 + r571;
-	r453 = r569;
-	r442 = (i64)r452;
-	r443 = (i64)r453;
+	r394 = (u64)r47;
+	r396 = r394 | r395;
+	r397 = r396 >> 32;
+	r398 = (u32)r397;
+	r399 = r398 == 0u;
+	if (!r399) goto b85;
+	r400 = (u32)r47;
+	r515 = __umulhi(r400, r514);
+	r516 = r515 * r401;
+	r517 = r400 - r516;
+	r518 = r517 - r401;
+	r519 = r517 < r518 ? r517 : r518;
+	r520 = r517 - r519;
+	r521 = r520 < 1u ? r520 : 1u;
+	r402 = r515 + r521;
+	r403 = r519;
+	r392 = (i64)r402;
+	r393 = (i64)r403;
 b78: // rangeint.body (checked if)
-	r48 = r443;
-	r49 = r442;
+	r48 = r393;
+	r49 = r392;
 	r50 = r48 > 0ll;
 	if (!r50) goto b84;
 	r81 = r48 < r80;
@@ -8747,7 +8566,7 @@ b78: // rangeint.body (checked if)
 	r78 = r49 < r77;
 	if (!r78) goto b84;
 	if ((u64)r47 >= (u64)r14) { qd_site = 2; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r51 = r432;
+	r51 = r384;
 	r52 = *(float *)r51;
 	r53 = r52 * 0x1p-01f;
 	r54 = (u64)r47 - 1ull;
@@ -8777,24 +8596,24 @@ b78: // rangeint.body (checked if)
 	r68 = r64 + r67;
 	r69 = r68 * 0x1p-03f;
 	r70 = r53 + r69;
-	r71 = r434;
+	r71 = r386;
 	*(float *)r71 = r70;
 b83: // latch (checked if)
 	r2 = (u64)r2 + (u64)r1;
-	r432 = r432 + r433 * 1;
-	r434 = r434 + r433 * 1;
+	r384 = r384 + r385 * 1;
+	r386 = r386 + r385 * 1;
 	goto b74;
 b84: // if.else (checked if)
 	if ((u64)r47 >= (u64)r14) { qd_site = 7; qd_x = r47; qd_y = r14; goto qd_fault; }
-	r74 = r432;
+	r74 = r384;
 	r75 = *(float *)r74;
-	r76 = r434;
+	r76 = r386;
 	*(float *)r76 = r75;
 	goto b83;
 b85: // divide in 64 bits
-	r442 = qd_div_i64(r47, r9);
-	r455 = (u64)r442 * (u64)r9;
-	r443 = (u64)r47 - (u64)r455;
+	r392 = qd_div_i64(r47, r9);
+	r405 = (u64)r392 * (u64)r9;
+	r393 = (u64)r47 - (u64)r405;
 	goto b78;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -8819,9 +8638,9 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r208 = 0, r210 = 0, r211 = 0, r218 = 0, r249 = 0, r252 = 0, r253 = 0, r255 = 0;
 	bool r256 = 0, r258 = 0, r260 = 0, r267 = 0, r298 = 0, r301 = 0, r302 = 0, r304 = 0;
 	bool r305 = 0, r307 = 0, r309 = 0, r316 = 0, r347 = 0, r350 = 0, r351 = 0, r353 = 0;
-	bool r354 = 0, r356 = 0, r581 = 0, r595 = 0, r608 = 0, r619 = 0, r633 = 0, r646 = 0;
-	bool r657 = 0, r671 = 0, r684 = 0, r695 = 0, r709 = 0, r722 = 0, r733 = 0, r747 = 0;
-	bool r760 = 0, r771 = 0, r785 = 0, r798 = 0;
+	bool r354 = 0, r356 = 0, r526 = 0, r540 = 0, r553 = 0, r564 = 0, r578 = 0, r591 = 0;
+	bool r602 = 0, r616 = 0, r629 = 0, r640 = 0, r654 = 0, r667 = 0, r678 = 0, r692 = 0;
+	bool r705 = 0, r716 = 0, r730 = 0, r743 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
 	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
@@ -8840,63 +8659,60 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r349 = 0, r352 = 0, r355 = 0, r357 = 0, r358 = 0, r362 = 0, r365 = 0, r368 = 0;
 	i64 r371 = 0, r376 = 0, r379 = 0, r382 = 0, r385 = 0, r390 = 0, r393 = 0, r396 = 0;
 	i64 r399 = 0, r402 = 0, r405 = 0, r408 = 0, r410 = 0, r413 = 0, r415 = 0, r418 = 0;
-	i64 r420 = 0, r423 = 0, r425 = 0, r428 = 0, r431 = 0, r434 = 0, r437 = 0, r439 = 0;
-	i64 r442 = 0, r444 = 0, r447 = 0, r449 = 0, r451 = 0, r454 = 0, r456 = 0, r458 = 0;
-	i64 r461 = 0, r463 = 0, r465 = 0, r468 = 0, r470 = 0, r472 = 0, r475 = 0, r477 = 0;
-	i64 r480 = 0, r482 = 0, r485 = 0, r487 = 0, r490 = 0, r492 = 0, r494 = 0, r497 = 0;
-	i64 r499 = 0, r501 = 0, r504 = 0, r506 = 0, r508 = 0, r510 = 0, r513 = 0, r515 = 0;
-	i64 r517 = 0, r519 = 0, r522 = 0, r524 = 0, r526 = 0, r528 = 0, r531 = 0, r533 = 0;
-	i64 r535 = 0, r537 = 0, r540 = 0, r542 = 0, r544 = 0, r547 = 0, r549 = 0, r551 = 0;
-	i64 r554 = 0, r556 = 0, r558 = 0, r560 = 0, r562 = 0, r564 = 0, r566 = 0, r568 = 0;
-	i64 r570 = 0, r571 = 0, r574 = 0, r575 = 0, r587 = 0, r588 = 0, r589 = 0, r601 = 0;
-	i64 r602 = 0, r612 = 0, r613 = 0, r625 = 0, r626 = 0, r627 = 0, r639 = 0, r640 = 0;
-	i64 r650 = 0, r651 = 0, r663 = 0, r664 = 0, r665 = 0, r677 = 0, r678 = 0, r688 = 0;
-	i64 r689 = 0, r701 = 0, r702 = 0, r703 = 0, r715 = 0, r716 = 0, r726 = 0, r727 = 0;
-	i64 r739 = 0, r740 = 0, r741 = 0, r753 = 0, r754 = 0, r764 = 0, r765 = 0, r777 = 0;
-	i64 r778 = 0, r779 = 0, r791 = 0, r792 = 0;
-	u32 r580 = 0, r582 = 0, r583 = 0, r584 = 0, r585 = 0, r586 = 0, r594 = 0, r596 = 0;
-	u32 r597 = 0, r598 = 0, r599 = 0, r600 = 0, r607 = 0, r609 = 0, r610 = 0, r611 = 0;
-	u32 r618 = 0, r620 = 0, r621 = 0, r622 = 0, r623 = 0, r624 = 0, r632 = 0, r634 = 0;
-	u32 r635 = 0, r636 = 0, r637 = 0, r638 = 0, r645 = 0, r647 = 0, r648 = 0, r649 = 0;
-	u32 r656 = 0, r658 = 0, r659 = 0, r660 = 0, r661 = 0, r662 = 0, r670 = 0, r672 = 0;
-	u32 r673 = 0, r674 = 0, r675 = 0, r676 = 0, r683 = 0, r685 = 0, r686 = 0, r687 = 0;
-	u32 r694 = 0, r696 = 0, r697 = 0, r698 = 0, r699 = 0, r700 = 0, r708 = 0, r710 = 0;
-	u32 r711 = 0, r712 = 0, r713 = 0, r714 = 0, r721 = 0, r723 = 0, r724 = 0, r725 = 0;
-	u32 r732 = 0, r734 = 0, r735 = 0, r736 = 0, r737 = 0, r738 = 0, r746 = 0, r748 = 0;
-	u32 r749 = 0, r750 = 0, r751 = 0, r752 = 0, r759 = 0, r761 = 0, r762 = 0, r763 = 0;
-	u32 r770 = 0, r772 = 0, r773 = 0, r774 = 0, r775 = 0, r776 = 0, r784 = 0, r786 = 0;
-	u32 r787 = 0, r788 = 0, r789 = 0, r790 = 0, r797 = 0, r799 = 0, r800 = 0, r801 = 0;
-	u32 r802 = 0, r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0, r808 = 0, r809 = 0;
-	u32 r810 = 0, r811 = 0, r812 = 0, r813 = 0, r814 = 0, r815 = 0, r816 = 0, r817 = 0;
-	u32 r818 = 0, r819 = 0, r820 = 0, r821 = 0, r822 = 0, r823 = 0, r824 = 0, r825 = 0;
-	u32 r826 = 0, r827 = 0, r828 = 0, r829 = 0, r830 = 0, r831 = 0, r832 = 0, r833 = 0;
-	u32 r834 = 0, r835 = 0, r836 = 0, r837 = 0, r838 = 0, r839 = 0, r840 = 0, r841 = 0;
-	u32 r842 = 0, r843 = 0, r844 = 0, r845 = 0, r846 = 0, r847 = 0, r848 = 0, r849 = 0;
-	u32 r850 = 0, r851 = 0, r852 = 0, r853 = 0, r854 = 0, r855 = 0, r856 = 0, r857 = 0;
-	u32 r858 = 0, r859 = 0, r860 = 0, r861 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0;
-	u32 r866 = 0, r867 = 0, r868 = 0, r869 = 0, r870 = 0, r871 = 0, r872 = 0, r873 = 0;
-	u32 r874 = 0, r875 = 0, r876 = 0, r877 = 0, r878 = 0, r879 = 0, r880 = 0, r881 = 0;
-	u32 r882 = 0, r883 = 0, r884 = 0, r885 = 0, r886 = 0, r887 = 0, r888 = 0, r889 = 0;
-	u32 r890 = 0, r891 = 0, r892 = 0, r893 = 0, r894 = 0, r895 = 0, r896 = 0, r897 = 0;
-	u32 r898 = 0, r899 = 0, r900 = 0, r901 = 0, r902 = 0, r903 = 0, r904 = 0, r905 = 0;
-	u32 r906 = 0, r907 = 0, r908 = 0, r909 = 0, r910 = 0, r911 = 0, r912 = 0, r913 = 0;
-	u32 r914 = 0, r915 = 0, r916 = 0, r917 = 0, r918 = 0, r919 = 0, r920 = 0, r921 = 0;
-	u32 r922 = 0, r923 = 0, r924 = 0, r925 = 0, r926 = 0, r927 = 0, r928 = 0, r929 = 0;
-	u32 r930 = 0, r931 = 0, r932 = 0, r933 = 0, r934 = 0, r935 = 0, r936 = 0, r937 = 0;
-	u32 r938 = 0, r939 = 0;
+	i64 r420 = 0, r423 = 0, r425 = 0, r428 = 0, r431 = 0, r434 = 0, r437 = 0, r440 = 0;
+	i64 r443 = 0, r445 = 0, r448 = 0, r450 = 0, r453 = 0, r455 = 0, r458 = 0, r460 = 0;
+	i64 r463 = 0, r466 = 0, r469 = 0, r472 = 0, r475 = 0, r478 = 0, r480 = 0, r483 = 0;
+	i64 r485 = 0, r488 = 0, r490 = 0, r493 = 0, r495 = 0, r498 = 0, r501 = 0, r504 = 0;
+	i64 r506 = 0, r508 = 0, r510 = 0, r512 = 0, r514 = 0, r516 = 0, r517 = 0, r519 = 0;
+	i64 r520 = 0, r532 = 0, r533 = 0, r534 = 0, r546 = 0, r547 = 0, r557 = 0, r558 = 0;
+	i64 r570 = 0, r571 = 0, r572 = 0, r584 = 0, r585 = 0, r595 = 0, r596 = 0, r608 = 0;
+	i64 r609 = 0, r610 = 0, r622 = 0, r623 = 0, r633 = 0, r634 = 0, r646 = 0, r647 = 0;
+	i64 r648 = 0, r660 = 0, r661 = 0, r671 = 0, r672 = 0, r684 = 0, r685 = 0, r686 = 0;
+	i64 r698 = 0, r699 = 0, r709 = 0, r710 = 0, r722 = 0, r723 = 0, r724 = 0, r736 = 0;
+	i64 r737 = 0;
+	u32 r525 = 0, r527 = 0, r528 = 0, r529 = 0, r530 = 0, r531 = 0, r539 = 0, r541 = 0;
+	u32 r542 = 0, r543 = 0, r544 = 0, r545 = 0, r552 = 0, r554 = 0, r555 = 0, r556 = 0;
+	u32 r563 = 0, r565 = 0, r566 = 0, r567 = 0, r568 = 0, r569 = 0, r577 = 0, r579 = 0;
+	u32 r580 = 0, r581 = 0, r582 = 0, r583 = 0, r590 = 0, r592 = 0, r593 = 0, r594 = 0;
+	u32 r601 = 0, r603 = 0, r604 = 0, r605 = 0, r606 = 0, r607 = 0, r615 = 0, r617 = 0;
+	u32 r618 = 0, r619 = 0, r620 = 0, r621 = 0, r628 = 0, r630 = 0, r631 = 0, r632 = 0;
+	u32 r639 = 0, r641 = 0, r642 = 0, r643 = 0, r644 = 0, r645 = 0, r653 = 0, r655 = 0;
+	u32 r656 = 0, r657 = 0, r658 = 0, r659 = 0, r666 = 0, r668 = 0, r669 = 0, r670 = 0;
+	u32 r677 = 0, r679 = 0, r680 = 0, r681 = 0, r682 = 0, r683 = 0, r691 = 0, r693 = 0;
+	u32 r694 = 0, r695 = 0, r696 = 0, r697 = 0, r704 = 0, r706 = 0, r707 = 0, r708 = 0;
+	u32 r715 = 0, r717 = 0, r718 = 0, r719 = 0, r720 = 0, r721 = 0, r729 = 0, r731 = 0;
+	u32 r732 = 0, r733 = 0, r734 = 0, r735 = 0, r742 = 0, r744 = 0, r745 = 0, r746 = 0;
+	u32 r747 = 0, r748 = 0, r749 = 0, r750 = 0, r751 = 0, r752 = 0, r753 = 0, r754 = 0;
+	u32 r755 = 0, r756 = 0, r757 = 0, r758 = 0, r759 = 0, r760 = 0, r761 = 0, r762 = 0;
+	u32 r763 = 0, r764 = 0, r765 = 0, r766 = 0, r767 = 0, r768 = 0, r769 = 0, r770 = 0;
+	u32 r771 = 0, r772 = 0, r773 = 0, r774 = 0, r775 = 0, r776 = 0, r777 = 0, r778 = 0;
+	u32 r779 = 0, r780 = 0, r781 = 0, r782 = 0, r783 = 0, r784 = 0, r785 = 0, r786 = 0;
+	u32 r787 = 0, r788 = 0, r789 = 0, r790 = 0, r791 = 0, r792 = 0, r793 = 0, r794 = 0;
+	u32 r795 = 0, r796 = 0, r797 = 0, r798 = 0, r799 = 0, r800 = 0, r801 = 0, r802 = 0;
+	u32 r803 = 0, r804 = 0, r805 = 0, r806 = 0, r807 = 0, r808 = 0, r809 = 0, r810 = 0;
+	u32 r811 = 0, r812 = 0, r813 = 0, r814 = 0, r815 = 0, r816 = 0, r817 = 0, r818 = 0;
+	u32 r819 = 0, r820 = 0, r821 = 0, r822 = 0, r823 = 0, r824 = 0, r825 = 0, r826 = 0;
+	u32 r827 = 0, r828 = 0, r829 = 0, r830 = 0, r831 = 0, r832 = 0, r833 = 0, r834 = 0;
+	u32 r835 = 0, r836 = 0, r837 = 0, r838 = 0, r839 = 0, r840 = 0, r841 = 0, r842 = 0;
+	u32 r843 = 0, r844 = 0, r845 = 0, r846 = 0, r847 = 0, r848 = 0, r849 = 0, r850 = 0;
+	u32 r851 = 0, r852 = 0, r853 = 0, r854 = 0, r855 = 0, r856 = 0, r857 = 0, r858 = 0;
+	u32 r859 = 0, r860 = 0, r861 = 0, r862 = 0, r863 = 0, r864 = 0, r865 = 0, r866 = 0;
+	u32 r867 = 0, r868 = 0, r869 = 0, r870 = 0, r871 = 0, r872 = 0, r873 = 0, r874 = 0;
+	u32 r875 = 0, r876 = 0, r877 = 0, r878 = 0, r879 = 0, r880 = 0, r881 = 0, r882 = 0;
+	u32 r883 = 0, r884 = 0;
 	u64 r107 = 0, r110 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
 	u64 r119 = 0, r122 = 0, r124 = 0, r125 = 0, r128 = 0, r130 = 0, r131 = 0, r134 = 0;
 	u64 r136 = 0, r137 = 0, r141 = 0, r143 = 0, r144 = 0, r147 = 0, r149 = 0, r150 = 0;
-	u64 r157 = 0, r159 = 0, r160 = 0, r161 = 0, r576 = 0, r577 = 0, r578 = 0, r579 = 0;
-	u64 r590 = 0, r591 = 0, r592 = 0, r593 = 0, r603 = 0, r604 = 0, r605 = 0, r606 = 0;
-	u64 r614 = 0, r615 = 0, r616 = 0, r617 = 0, r628 = 0, r629 = 0, r630 = 0, r631 = 0;
-	u64 r641 = 0, r642 = 0, r643 = 0, r644 = 0, r652 = 0, r653 = 0, r654 = 0, r655 = 0;
-	u64 r666 = 0, r667 = 0, r668 = 0, r669 = 0, r679 = 0, r680 = 0, r681 = 0, r682 = 0;
-	u64 r690 = 0, r691 = 0, r692 = 0, r693 = 0, r704 = 0, r705 = 0, r706 = 0, r707 = 0;
-	u64 r717 = 0, r718 = 0, r719 = 0, r720 = 0, r728 = 0, r729 = 0, r730 = 0, r731 = 0;
-	u64 r742 = 0, r743 = 0, r744 = 0, r745 = 0, r755 = 0, r756 = 0, r757 = 0, r758 = 0;
-	u64 r766 = 0, r767 = 0, r768 = 0, r769 = 0, r780 = 0, r781 = 0, r782 = 0, r783 = 0;
-	u64 r793 = 0, r794 = 0, r795 = 0, r796 = 0;
+	u64 r157 = 0, r159 = 0, r160 = 0, r161 = 0, r521 = 0, r522 = 0, r523 = 0, r524 = 0;
+	u64 r535 = 0, r536 = 0, r537 = 0, r538 = 0, r548 = 0, r549 = 0, r550 = 0, r551 = 0;
+	u64 r559 = 0, r560 = 0, r561 = 0, r562 = 0, r573 = 0, r574 = 0, r575 = 0, r576 = 0;
+	u64 r586 = 0, r587 = 0, r588 = 0, r589 = 0, r597 = 0, r598 = 0, r599 = 0, r600 = 0;
+	u64 r611 = 0, r612 = 0, r613 = 0, r614 = 0, r624 = 0, r625 = 0, r626 = 0, r627 = 0;
+	u64 r635 = 0, r636 = 0, r637 = 0, r638 = 0, r649 = 0, r650 = 0, r651 = 0, r652 = 0;
+	u64 r662 = 0, r663 = 0, r664 = 0, r665 = 0, r673 = 0, r674 = 0, r675 = 0, r676 = 0;
+	u64 r687 = 0, r688 = 0, r689 = 0, r690 = 0, r700 = 0, r701 = 0, r702 = 0, r703 = 0;
+	u64 r711 = 0, r712 = 0, r713 = 0, r714 = 0, r725 = 0, r726 = 0, r727 = 0, r728 = 0;
+	u64 r738 = 0, r739 = 0, r740 = 0, r741 = 0;
 	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
 	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0, r70 = 0, r73 = 0;
 	float r74 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r89 = 0;
@@ -8921,17 +8737,13 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	char *r392 = 0, *r394 = 0, *r395 = 0, *r397 = 0, *r398 = 0, *r400 = 0, *r401 = 0, *r403 = 0;
 	char *r404 = 0, *r406 = 0, *r407 = 0, *r409 = 0, *r411 = 0, *r412 = 0, *r414 = 0, *r416 = 0;
 	char *r417 = 0, *r419 = 0, *r421 = 0, *r422 = 0, *r424 = 0, *r426 = 0, *r427 = 0, *r429 = 0;
-	char *r430 = 0, *r432 = 0, *r433 = 0, *r435 = 0, *r436 = 0, *r438 = 0, *r440 = 0, *r441 = 0;
-	char *r443 = 0, *r445 = 0, *r446 = 0, *r448 = 0, *r450 = 0, *r452 = 0, *r453 = 0, *r455 = 0;
-	char *r457 = 0, *r459 = 0, *r460 = 0, *r462 = 0, *r464 = 0, *r466 = 0, *r467 = 0, *r469 = 0;
-	char *r471 = 0, *r473 = 0, *r474 = 0, *r476 = 0, *r478 = 0, *r479 = 0, *r481 = 0, *r483 = 0;
-	char *r484 = 0, *r486 = 0, *r488 = 0, *r489 = 0, *r491 = 0, *r493 = 0, *r495 = 0, *r496 = 0;
-	char *r498 = 0, *r500 = 0, *r502 = 0, *r503 = 0, *r505 = 0, *r507 = 0, *r509 = 0, *r511 = 0;
-	char *r512 = 0, *r514 = 0, *r516 = 0, *r518 = 0, *r520 = 0, *r521 = 0, *r523 = 0, *r525 = 0;
-	char *r527 = 0, *r529 = 0, *r530 = 0, *r532 = 0, *r534 = 0, *r536 = 0, *r538 = 0, *r539 = 0;
-	char *r541 = 0, *r543 = 0, *r545 = 0, *r546 = 0, *r548 = 0, *r550 = 0, *r552 = 0, *r553 = 0;
-	char *r555 = 0, *r557 = 0, *r559 = 0, *r561 = 0, *r563 = 0, *r565 = 0, *r567 = 0, *r569 = 0;
-	char *r572 = 0, *r573 = 0;
+	char *r430 = 0, *r432 = 0, *r433 = 0, *r435 = 0, *r436 = 0, *r438 = 0, *r439 = 0, *r441 = 0;
+	char *r442 = 0, *r444 = 0, *r446 = 0, *r447 = 0, *r449 = 0, *r451 = 0, *r452 = 0, *r454 = 0;
+	char *r456 = 0, *r457 = 0, *r459 = 0, *r461 = 0, *r462 = 0, *r464 = 0, *r465 = 0, *r467 = 0;
+	char *r468 = 0, *r470 = 0, *r471 = 0, *r473 = 0, *r474 = 0, *r476 = 0, *r477 = 0, *r479 = 0;
+	char *r481 = 0, *r482 = 0, *r484 = 0, *r486 = 0, *r487 = 0, *r489 = 0, *r491 = 0, *r492 = 0;
+	char *r494 = 0, *r496 = 0, *r497 = 0, *r499 = 0, *r500 = 0, *r502 = 0, *r503 = 0, *r505 = 0;
+	char *r507 = 0, *r509 = 0, *r511 = 0, *r513 = 0, *r515 = 0, *r518 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -9027,103 +8839,69 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	r254 = r206;
 	r251 = r203;
 	r402 = r358;
-	r408 = r390;
-	r410 = r358;
-	r413 = r393;
-	r415 = r358;
-	r418 = r396;
-	r420 = r358;
-	r423 = r399;
-	r425 = r358;
+	r410 = r390;
+	r415 = r393;
+	r420 = r396;
+	r425 = r399;
 	r431 = r358;
 	r434 = r358;
 	r265 = r139;
 	r306 = r209;
 	r303 = r206;
 	r300 = r203;
-	r437 = r358;
-	r439 = r358;
-	r447 = r390;
-	r449 = r358;
-	r451 = r358;
-	r454 = r393;
-	r456 = r358;
-	r458 = r358;
-	r461 = r396;
-	r463 = r358;
-	r465 = r358;
-	r468 = r399;
-	r470 = r358;
-	r472 = r358;
-	r480 = r358;
-	r482 = r358;
-	r485 = r358;
-	r487 = r358;
+	r437 = (u64)r1 * 8ull;
+	r445 = r390;
+	r450 = r393;
+	r455 = r396;
+	r460 = r399;
+	r466 = r437;
+	r469 = r437;
 	r314 = r139;
 	r355 = r209;
 	r352 = r206;
 	r349 = r203;
-	r490 = r358;
-	r492 = r358;
-	r494 = r358;
-	r504 = r390;
-	r506 = r358;
-	r508 = r358;
-	r510 = r358;
-	r513 = r393;
-	r515 = r358;
-	r517 = r358;
-	r519 = r358;
-	r522 = r396;
-	r524 = r358;
-	r526 = r358;
-	r528 = r358;
-	r531 = r399;
-	r533 = r358;
-	r535 = r358;
-	r537 = r358;
-	r547 = r358;
-	r549 = r358;
-	r551 = r358;
-	r554 = r358;
-	r556 = r358;
-	r558 = r358;
-	r568 = r2;
-	r569 = r19 + r568 * 4;
-	r570 = (u64)r358 * 4ull;
-	r571 = r568;
-	r572 = r4 + r571 * 4;
-	r573 = r4 + r568 * 4;
-	r767 = (u64)r9;
-	r729 = r767;
-	r691 = r767;
-	r653 = r767;
-	r667 = (u64)r12;
-	r659 = (u32)r9;
-	r680 = (u64)r314;
-	r673 = (u32)r12;
-	r686 = (u32)r314;
-	r705 = r667;
-	r697 = r659;
-	r718 = r680;
-	r711 = r673;
-	r724 = r686;
-	r743 = r667;
-	r735 = r659;
-	r756 = r680;
-	r749 = r673;
-	r762 = r686;
-	r781 = r667;
-	r773 = r659;
-	r794 = r680;
-	r787 = r673;
-	r800 = r686;
-	r802 = r659 > 1u ? r659 : 1u;
-	r803 = qd_div_u32(4294967295u, r802);
-	r832 = r673 > 1u ? r673 : 1u;
-	r833 = qd_div_u32(4294967295u, r832);
-	r862 = r686 > 1u ? r686 : 1u;
-	r863 = qd_div_u32(4294967295u, r862);
+	r472 = (u64)r1 * 12ull;
+	r480 = r390;
+	r485 = r393;
+	r490 = r396;
+	r495 = r399;
+	r501 = r472;
+	r504 = r472;
+	r514 = r2;
+	r515 = r19 + r514 * 4;
+	r516 = (u64)r358 * 4ull;
+	r517 = r514;
+	r518 = r4 + r517 * 4;
+	r712 = (u64)r9;
+	r674 = r712;
+	r636 = r712;
+	r598 = r712;
+	r612 = (u64)r12;
+	r604 = (u32)r9;
+	r625 = (u64)r314;
+	r618 = (u32)r12;
+	r631 = (u32)r314;
+	r650 = r612;
+	r642 = r604;
+	r663 = r625;
+	r656 = r618;
+	r669 = r631;
+	r688 = r612;
+	r680 = r604;
+	r701 = r625;
+	r694 = r618;
+	r707 = r631;
+	r726 = r612;
+	r718 = r604;
+	r739 = r625;
+	r732 = r618;
+	r745 = r631;
+	r747 = r604 > 1u ? r604 : 1u;
+	r748 = qd_div_u32(4294967295u, r747);
+	r777 = r618 > 1u ? r618 : 1u;
+	r778 = qd_div_u32(4294967295u, r777);
+	r807 = r631 > 1u ? r631 : 1u;
+	r808 = qd_div_u32(4294967295u, r807);
 b18: // grid unrolled guard
 	r156 = r2 < r3;
 	if (!r156) goto b118;
@@ -9133,65 +8911,65 @@ b18: // grid unrolled guard
 	if (!r158) goto b97;
 	r162 = r2;
 	r164 = r162;
-	r766 = (u64)r164;
-	r768 = r766 | r767;
-	r769 = r768 >> 32;
-	r770 = (u32)r769;
-	r771 = r770 == 0u;
-	if (!r771) goto b96;
-	r772 = (u32)r164;
-	r825 = __umulhi(r772, r803);
-	r826 = r825 * r773;
-	r827 = r772 - r826;
-	r828 = r827 - r773;
-	r829 = r827 < r828 ? r827 : r828;
-	r830 = r827 - r829;
-	r831 = r830 < 1u ? r830 : 1u;
-	r774 = r825 + r831;
-	r775 = r829;
-	r764 = (i64)r774;
-	r765 = (i64)r775;
+	r711 = (u64)r164;
+	r713 = r711 | r712;
+	r714 = r713 >> 32;
+	r715 = (u32)r714;
+	r716 = r715 == 0u;
+	if (!r716) goto b96;
+	r717 = (u32)r164;
+	r770 = __umulhi(r717, r748);
+	r771 = r770 * r718;
+	r772 = r717 - r771;
+	r773 = r772 - r718;
+	r774 = r772 < r773 ? r772 : r773;
+	r775 = r772 - r774;
+	r776 = r775 < 1u ? r775 : 1u;
+	r719 = r770 + r776;
+	r720 = r774;
+	r709 = (i64)r719;
+	r710 = (i64)r720;
 b24: // rangeint.body (grid unrolled 0)
-	r165 = r765;
-	r166 = r764;
-	r780 = (u64)r166;
-	r782 = r780 | r781;
-	r783 = r782 >> 32;
-	r784 = (u32)r783;
-	r785 = r784 == 0u;
-	if (!r785) goto b95;
-	r786 = (u32)r166;
-	r855 = __umulhi(r786, r833);
-	r856 = r855 * r787;
-	r857 = r786 - r856;
-	r858 = r857 - r787;
-	r859 = r857 < r858 ? r857 : r858;
-	r860 = r857 - r859;
-	r861 = r860 < 1u ? r860 : 1u;
-	r788 = r855 + r861;
-	r789 = r859;
-	r778 = (i64)r788;
-	r779 = (i64)r789;
+	r165 = r710;
+	r166 = r709;
+	r725 = (u64)r166;
+	r727 = r725 | r726;
+	r728 = r727 >> 32;
+	r729 = (u32)r728;
+	r730 = r729 == 0u;
+	if (!r730) goto b95;
+	r731 = (u32)r166;
+	r800 = __umulhi(r731, r778);
+	r801 = r800 * r732;
+	r802 = r731 - r801;
+	r803 = r802 - r732;
+	r804 = r802 < r803 ? r802 : r803;
+	r805 = r802 - r804;
+	r806 = r805 < 1u ? r805 : 1u;
+	r733 = r800 + r806;
+	r734 = r804;
+	r723 = (i64)r733;
+	r724 = (i64)r734;
 b26: // rangeint.body (grid unrolled 0)
-	r167 = r779;
-	r793 = r766;
-	r795 = r793 | r794;
-	r796 = r795 >> 32;
-	r797 = (u32)r796;
-	r798 = r797 == 0u;
-	if (!r798) goto b94;
-	r799 = (u32)r164;
-	r885 = __umulhi(r799, r863);
-	r886 = r885 * r800;
-	r887 = r799 - r886;
-	r888 = r887 - r800;
-	r889 = r887 < r888 ? r887 : r888;
-	r890 = r887 - r889;
-	r891 = r890 < 1u ? r890 : 1u;
-	r801 = r885 + r891;
-	r792 = (i64)r801;
+	r167 = r724;
+	r738 = r711;
+	r740 = r738 | r739;
+	r741 = r740 >> 32;
+	r742 = (u32)r741;
+	r743 = r742 == 0u;
+	if (!r743) goto b94;
+	r744 = (u32)r164;
+	r830 = __umulhi(r744, r808);
+	r831 = r830 * r745;
+	r832 = r744 - r831;
+	r833 = r832 - r745;
+	r834 = r832 < r833 ? r832 : r833;
+	r835 = r832 - r834;
+	r836 = r835 < 1u ? r835 : 1u;
+	r746 = r830 + r836;
+	r737 = (i64)r746;
 b28: // rangeint.body (grid unrolled 0)
-	r169 = r792;
+	r169 = r737;
 	r170 = r165 > 0ll;
 	if (!r170) goto b93;
 	r210 = r165 < r209;
@@ -9204,7 +8982,7 @@ b28: // rangeint.body (grid unrolled 0)
 	if (!r205) goto b93;
 	r204 = r169 < r203;
 	if (!r204) goto b93;
-	r387 = r569;
+	r387 = r515;
 	r173 = r387 + -4ll;
 	r174 = *(float *)r173;
 	r388 = r387;
@@ -9235,70 +9013,70 @@ b28: // rangeint.body (grid unrolled 0)
 	r196 = *(float *)r195;
 	r197 = r196 * 0x1.8p+02f;
 	r198 = r194 - r197;
-	r199 = r572;
+	r199 = r518;
 	*(float *)r199 = r198;
 b35: // grid unrolled 1
 	r259 = (u64)r162 + (u64)r1;
 	r212 = r259;
-	r728 = (u64)r212;
-	r730 = r728 | r729;
-	r731 = r730 >> 32;
-	r732 = (u32)r731;
-	r733 = r732 == 0u;
-	if (!r733) goto b92;
-	r734 = (u32)r212;
-	r818 = __umulhi(r734, r803);
-	r819 = r818 * r735;
-	r820 = r734 - r819;
-	r821 = r820 - r735;
-	r822 = r820 < r821 ? r820 : r821;
-	r823 = r820 - r822;
-	r824 = r823 < 1u ? r823 : 1u;
-	r736 = r818 + r824;
-	r737 = r822;
-	r726 = (i64)r736;
-	r727 = (i64)r737;
+	r673 = (u64)r212;
+	r675 = r673 | r674;
+	r676 = r675 >> 32;
+	r677 = (u32)r676;
+	r678 = r677 == 0u;
+	if (!r678) goto b92;
+	r679 = (u32)r212;
+	r763 = __umulhi(r679, r748);
+	r764 = r763 * r680;
+	r765 = r679 - r764;
+	r766 = r765 - r680;
+	r767 = r765 < r766 ? r765 : r766;
+	r768 = r765 - r767;
+	r769 = r768 < 1u ? r768 : 1u;
+	r681 = r763 + r769;
+	r682 = r767;
+	r671 = (i64)r681;
+	r672 = (i64)r682;
 b39: // rangeint.body (grid unrolled 1)
-	r213 = r727;
-	r214 = r726;
-	r742 = (u64)r214;
-	r744 = r742 | r743;
-	r745 = r744 >> 32;
-	r746 = (u32)r745;
-	r747 = r746 == 0u;
-	if (!r747) goto b91;
-	r748 = (u32)r214;
-	r848 = __umulhi(r748, r833);
-	r849 = r848 * r749;
-	r850 = r748 - r849;
-	r851 = r850 - r749;
-	r852 = r850 < r851 ? r850 : r851;
-	r853 = r850 - r852;
-	r854 = r853 < 1u ? r853 : 1u;
-	r750 = r848 + r854;
-	r751 = r852;
-	r740 = (i64)r750;
-	r741 = (i64)r751;
+	r213 = r672;
+	r214 = r671;
+	r687 = (u64)r214;
+	r689 = r687 | r688;
+	r690 = r689 >> 32;
+	r691 = (u32)r690;
+	r692 = r691 == 0u;
+	if (!r692) goto b91;
+	r693 = (u32)r214;
+	r793 = __umulhi(r693, r778);
+	r794 = r793 * r694;
+	r795 = r693 - r794;
+	r796 = r795 - r694;
+	r797 = r795 < r796 ? r795 : r796;
+	r798 = r795 - r797;
+	r799 = r798 < 1u ? r798 : 1u;
+	r695 = r793 + r799;
+	r696 = r797;
+	r685 = (i64)r695;
+	r686 = (i64)r696;
 b41: // rangeint.body (grid unrolled 1)
-	r215 = r741;
-	r755 = r728;
-	r757 = r755 | r756;
-	r758 = r757 >> 32;
-	r759 = (u32)r758;
-	r760 = r759 == 0u;
-	if (!r760) goto b90;
-	r761 = (u32)r212;
-	r878 = __umulhi(r761, r863);
-	r879 = r878 * r762;
-	r880 = r761 - r879;
-	r881 = r880 - r762;
-	r882 = r880 < r881 ? r880 : r881;
-	r883 = r880 - r882;
-	r884 = r883 < 1u ? r883 : 1u;
-	r763 = r878 + r884;
-	r754 = (i64)r763;
+	r215 = r686;
+	r700 = r673;
+	r702 = r700 | r701;
+	r703 = r702 >> 32;
+	r704 = (u32)r703;
+	r705 = r704 == 0u;
+	if (!r705) goto b90;
+	r706 = (u32)r212;
+	r823 = __umulhi(r706, r808);
+	r824 = r823 * r707;
+	r825 = r706 - r824;
+	r826 = r825 - r707;
+	r827 = r825 < r826 ? r825 : r826;
+	r828 = r825 - r827;
+	r829 = r828 < 1u ? r828 : 1u;
+	r708 = r823 + r829;
+	r699 = (i64)r708;
 b43: // rangeint.body (grid unrolled 1)
-	r217 = r754;
+	r217 = r699;
 	r218 = r213 > 0ll;
 	if (!r218) goto b89;
 	r258 = r213 < r257;
@@ -9311,7 +9089,7 @@ b43: // rangeint.body (grid unrolled 1)
 	if (!r253) goto b89;
 	r252 = r217 < r251;
 	if (!r252) goto b89;
-	r401 = r569;
+	r401 = r515;
 	r403 = r401 + r402 * 1;
 	r221 = r403 + -4ll;
 	r222 = *(float *)r221;
@@ -9319,26 +9097,22 @@ b43: // rangeint.body (grid unrolled 1)
 	r224 = r406 + 4ll;
 	r225 = *(float *)r224;
 	r226 = r222 + r225;
-	r407 = r401;
-	r409 = r407 + r408 * 1;
+	r409 = r403;
 	r411 = r409 + r410 * 1;
 	r228 = r411;
 	r229 = *(float *)r228;
 	r230 = r226 + r229;
-	r412 = r401;
-	r414 = r412 + r413 * 1;
+	r414 = r403;
 	r416 = r414 + r415 * 1;
 	r232 = r416;
 	r233 = *(float *)r232;
 	r234 = r230 + r233;
-	r417 = r401;
-	r419 = r417 + r418 * 1;
+	r419 = r403;
 	r421 = r419 + r420 * 1;
 	r236 = r421;
 	r237 = *(float *)r236;
 	r238 = r234 + r237;
-	r422 = r401;
-	r424 = r422 + r423 * 1;
+	r424 = r403;
 	r426 = r424 + r425 * 1;
 	r240 = r426;
 	r241 = *(float *)r240;
@@ -9348,72 +9122,72 @@ b43: // rangeint.body (grid unrolled 1)
 	r244 = *(float *)r243;
 	r245 = r244 * 0x1.8p+02f;
 	r246 = r242 - r245;
-	r430 = r573;
+	r430 = r518;
 	r432 = r430 + r431 * 1;
 	r247 = r432;
 	*(float *)r247 = r246;
 b50: // grid unrolled 2
 	r308 = (u64)r259 + (u64)r1;
 	r261 = r308;
-	r690 = (u64)r261;
-	r692 = r690 | r691;
-	r693 = r692 >> 32;
-	r694 = (u32)r693;
-	r695 = r694 == 0u;
-	if (!r695) goto b88;
-	r696 = (u32)r261;
-	r811 = __umulhi(r696, r803);
-	r812 = r811 * r697;
-	r813 = r696 - r812;
-	r814 = r813 - r697;
-	r815 = r813 < r814 ? r813 : r814;
-	r816 = r813 - r815;
-	r817 = r816 < 1u ? r816 : 1u;
-	r698 = r811 + r817;
-	r699 = r815;
-	r688 = (i64)r698;
-	r689 = (i64)r699;
+	r635 = (u64)r261;
+	r637 = r635 | r636;
+	r638 = r637 >> 32;
+	r639 = (u32)r638;
+	r640 = r639 == 0u;
+	if (!r640) goto b88;
+	r641 = (u32)r261;
+	r756 = __umulhi(r641, r748);
+	r757 = r756 * r642;
+	r758 = r641 - r757;
+	r759 = r758 - r642;
+	r760 = r758 < r759 ? r758 : r759;
+	r761 = r758 - r760;
+	r762 = r761 < 1u ? r761 : 1u;
+	r643 = r756 + r762;
+	r644 = r760;
+	r633 = (i64)r643;
+	r634 = (i64)r644;
 b54: // rangeint.body (grid unrolled 2)
-	r262 = r689;
-	r263 = r688;
-	r704 = (u64)r263;
-	r706 = r704 | r705;
-	r707 = r706 >> 32;
-	r708 = (u32)r707;
-	r709 = r708 == 0u;
-	if (!r709) goto b87;
-	r710 = (u32)r263;
-	r841 = __umulhi(r710, r833);
-	r842 = r841 * r711;
-	r843 = r710 - r842;
-	r844 = r843 - r711;
-	r845 = r843 < r844 ? r843 : r844;
-	r846 = r843 - r845;
-	r847 = r846 < 1u ? r846 : 1u;
-	r712 = r841 + r847;
-	r713 = r845;
-	r702 = (i64)r712;
-	r703 = (i64)r713;
+	r262 = r634;
+	r263 = r633;
+	r649 = (u64)r263;
+	r651 = r649 | r650;
+	r652 = r651 >> 32;
+	r653 = (u32)r652;
+	r654 = r653 == 0u;
+	if (!r654) goto b87;
+	r655 = (u32)r263;
+	r786 = __umulhi(r655, r778);
+	r787 = r786 * r656;
+	r788 = r655 - r787;
+	r789 = r788 - r656;
+	r790 = r788 < r789 ? r788 : r789;
+	r791 = r788 - r790;
+	r792 = r791 < 1u ? r791 : 1u;
+	r657 = r786 + r792;
+	r658 = r790;
+	r647 = (i64)r657;
+	r648 = (i64)r658;
 b56: // rangeint.body (grid unrolled 2)
-	r264 = r703;
-	r717 = r690;
-	r719 = r717 | r718;
-	r720 = r719 >> 32;
-	r721 = (u32)r720;
-	r722 = r721 == 0u;
-	if (!r722) goto b86;
-	r723 = (u32)r261;
-	r871 = __umulhi(r723, r863);
-	r872 = r871 * r724;
-	r873 = r723 - r872;
-	r874 = r873 - r724;
-	r875 = r873 < r874 ? r873 : r874;
-	r876 = r873 - r875;
-	r877 = r876 < 1u ? r876 : 1u;
-	r725 = r871 + r877;
-	r716 = (i64)r725;
+	r264 = r648;
+	r662 = r635;
+	r664 = r662 | r663;
+	r665 = r664 >> 32;
+	r666 = (u32)r665;
+	r667 = r666 == 0u;
+	if (!r667) goto b86;
+	r668 = (u32)r261;
+	r816 = __umulhi(r668, r808);
+	r817 = r816 * r669;
+	r818 = r668 - r817;
+	r819 = r818 - r669;
+	r820 = r818 < r819 ? r818 : r819;
+	r821 = r818 - r820;
+	r822 = r821 < 1u ? r821 : 1u;
+	r670 = r816 + r822;
+	r661 = (i64)r670;
 b58: // rangeint.body (grid unrolled 2)
-	r266 = r716;
+	r266 = r661;
 	r267 = r262 > 0ll;
 	if (!r267) goto b85;
 	r307 = r262 < r306;
@@ -9426,115 +9200,105 @@ b58: // rangeint.body (grid unrolled 2)
 	if (!r302) goto b85;
 	r301 = r266 < r300;
 	if (!r301) goto b85;
-	r436 = r569;
+	r436 = r515;
 	r438 = r436 + r437 * 1;
-	r440 = r438 + r439 * 1;
-	r270 = r440 + -4ll;
+	r270 = r438 + -4ll;
 	r271 = *(float *)r270;
-	r445 = r440;
-	r273 = r445 + 4ll;
+	r441 = r438;
+	r273 = r441 + 4ll;
 	r274 = *(float *)r273;
 	r275 = r271 + r274;
-	r446 = r436;
-	r448 = r446 + r447 * 1;
-	r450 = r448 + r449 * 1;
-	r452 = r450 + r451 * 1;
-	r277 = r452;
+	r444 = r438;
+	r446 = r444 + r445 * 1;
+	r277 = r446;
 	r278 = *(float *)r277;
 	r279 = r275 + r278;
-	r453 = r436;
-	r455 = r453 + r454 * 1;
-	r457 = r455 + r456 * 1;
-	r459 = r457 + r458 * 1;
-	r281 = r459;
+	r449 = r438;
+	r451 = r449 + r450 * 1;
+	r281 = r451;
 	r282 = *(float *)r281;
 	r283 = r279 + r282;
-	r460 = r436;
-	r462 = r460 + r461 * 1;
-	r464 = r462 + r463 * 1;
-	r466 = r464 + r465 * 1;
-	r285 = r466;
+	r454 = r438;
+	r456 = r454 + r455 * 1;
+	r285 = r456;
 	r286 = *(float *)r285;
 	r287 = r283 + r286;
-	r467 = r436;
-	r469 = r467 + r468 * 1;
-	r471 = r469 + r470 * 1;
-	r473 = r471 + r472 * 1;
-	r289 = r473;
+	r459 = r438;
+	r461 = r459 + r460 * 1;
+	r289 = r461;
 	r290 = *(float *)r289;
 	r291 = r287 + r290;
-	r478 = r440;
-	r292 = r478;
+	r464 = r438;
+	r292 = r464;
 	r293 = *(float *)r292;
 	r294 = r293 * 0x1.8p+02f;
 	r295 = r291 - r294;
-	r479 = r573;
-	r481 = r479 + r480 * 1;
-	r483 = r481 + r482 * 1;
-	r296 = r483;
+	r465 = r518;
+	r467 = r465 + r466 * 1;
+	r296 = r467;
 	*(float *)r296 = r295;
 b65: // grid unrolled 3
 	r357 = (u64)r308 + (u64)r1;
 	r310 = r357;
-	r652 = (u64)r310;
-	r654 = r652 | r653;
-	r655 = r654 >> 32;
-	r656 = (u32)r655;
-	r657 = r656 == 0u;
-	if (!r657) goto b84;
-	r658 = (u32)r310;
-	r804 = __umulhi(r658, r803);
-	r805 = r804 * r659;
-	r806 = r658 - r805;
-	r807 = r806 - r659;
-	r808 = r806 < r807 ? r806 : r807;
-	r809 = r806 - r808;
-	r810 = r809 < 1u ? r809 : 1u;
-	r660 = r804 + r810;
-	r661 = r808;
-	r650 = (i64)r660;
-	r651 = (i64)r661;
+	r597 = (u64)r310;
+	r599 = r597 | r598;
+	r600 = r599 >> 32;
+	r601 = (u32)r600;
+	r602 = r601 == 0u;
+	if (!r602) goto b84;
+	r603 = (u32)r310;
+	r749 = __umulhi(r603, r748);
+	r750 = r749 * r604;
+	r751 = r603 - r750;
+	r752 = r751 - r604;
+	r753 = r751 < r752 ? r751 : r752;
+	r754 = r751 - r753;
+	r755 = r754 < 1u ? r754 : 1u;
+	r605 = r749 + r755;
+	r606 = r753;
+	r595 = (i64)r605;
+	r596 = (i64)r606;
 b69: // rangeint.body (grid unrolled 3)
-	r311 = r651;
-	r312 = r650;
-	r666 = (u64)r312;
-	r668 = r666 | r667;
-	r669 = r668 >> 32;
-	r670 = (u32)r669;
-	r671 = r670 == 0u;
-	if (!r671) goto b83;
-	r672 = (u32)r312;
-	r834 = __umulhi(r672, r833);
-	r835 = r834 * r673;
-	r836 = r672 - r835;
-	r837 = r836 - r673;
-	r838 = r836 < r837 ? r836 : r837;
-	r839 = r836 - r838;
-	r840 = r839 < 1u ? r839 : 1u;
-	r674 = r834 + r840;
-	r675 = r838;
-	r664 = (i64)r674;
-	r665 = (i64)r675;
+	r311 = r596;
+	r312 = r595;
+	r611 = (u64)r312;
+	r613 = r611 | r612;
+	r614 = r613 >> 32;
+	r615 = (u32)r614;
+	r616 = r615 == 0u;
+	if (!r616) goto b83;
+	r617 = (u32)r312;
+	r779 = __umulhi(r617, r778);
+	r780 = r779 * r618;
+	r781 = r617 - r780;
+	r782 = r781 - r618;
+	r783 = r781 < r782 ? r781 : r782;
+	r784 = r781 - r783;
+	r785 = r784 < 1u ? r784 : 1u;
+	r619 = r779 + r785;
+	r620 = r783;
+	r609 = (i64)r619;
+	r610 = (i64)r620;
 b71: // rangeint.body (grid unrolled 3)
-	r313 = r665;
-	r679 = r652;
-	r681 = r679 | r680;
-	r682 = r681 >> 32;
-	r683 = (u32)r682;
-	r684 = r683 == 0u;
-	if (!r684) goto b82;
-	r685 = (u32)r310;
-	r864 = __umulhi(r685, r863);
-	r865 = r864 * r686;
-	r866 = r685 - r865;
-	r867 = r866 - r686;
-	r868 = r866 < r867 ? r866 : r867;
-	r869 = r866 - r868;
-	r870 = r869 < 1u ? r869 : 1u;
-	r687 = r864 + r870;
-	r678 = (i64)r687;
+	r313 = r610;
+	r624 = r597;
+	r626 = r624 | r625;
+	r627 = r626 >> 32;
+	r628 = (u32)r627;
+	r629 = r628 == 0u;
+	if (!r629) goto b82;
+	r630 = (u32)r310;
+	r809 = __umulhi(r630, r808);
+	r810 = r809 * r631;
+	r811 = r630 - r810;
+	r812 = r811 - r631;
+	r813 = r811 < r812 ? r811 : r812;
+	r814 = r811 - r813;
+	r815 = r814 < 1u ? r814 : 1u;
+	r632 = r809 + r815;
+	r623 = (i64)r632;
 b73: // rangeint.body (grid unrolled 3)
-	r315 = r678;
+	r315 = r623;
 	r316 = r311 > 0ll;
 	if (!r316) goto b81;
 	r356 = r311 < r355;
@@ -9547,141 +9311,121 @@ b73: // rangeint.body (grid unrolled 3)
 	if (!r351) goto b81;
 	r350 = r315 < r349;
 	if (!r350) goto b81;
-	r489 = r569;
-	r491 = r489 + r490 * 1;
-	r493 = r491 + r492 * 1;
-	r495 = r493 + r494 * 1;
-	r319 = r495 + -4ll;
+	r471 = r515;
+	r473 = r471 + r472 * 1;
+	r319 = r473 + -4ll;
 	r320 = *(float *)r319;
-	r502 = r495;
-	r322 = r502 + 4ll;
+	r476 = r473;
+	r322 = r476 + 4ll;
 	r323 = *(float *)r322;
 	r324 = r320 + r323;
-	r503 = r489;
-	r505 = r503 + r504 * 1;
-	r507 = r505 + r506 * 1;
-	r509 = r507 + r508 * 1;
-	r511 = r509 + r510 * 1;
-	r326 = r511;
+	r479 = r473;
+	r481 = r479 + r480 * 1;
+	r326 = r481;
 	r327 = *(float *)r326;
 	r328 = r324 + r327;
-	r512 = r489;
-	r514 = r512 + r513 * 1;
-	r516 = r514 + r515 * 1;
-	r518 = r516 + r517 * 1;
-	r520 = r518 + r519 * 1;
-	r330 = r520;
+	r484 = r473;
+	r486 = r484 + r485 * 1;
+	r330 = r486;
 	r331 = *(float *)r330;
 	r332 = r328 + r331;
-	r521 = r489;
-	r523 = r521 + r522 * 1;
-	r525 = r523 + r524 * 1;
-	r527 = r525 + r526 * 1;
-	r529 = r527 + r528 * 1;
-	r334 = r529;
+	r489 = r473;
+	r491 = r489 + r490 * 1;
+	r334 = r491;
 	r335 = *(float *)r334;
 	r336 = r332 + r335;
-	r530 = r489;
-	r532 = r530 + r531 * 1;
-	r534 = r532 + r533 * 1;
-	r536 = r534 + r535 * 1;
-	r538 = r536 + r537 * 1;
-	r338 = r538;
+	r494 = r473;
+	r496 = r494 + r495 * 1;
+	r338 = r496;
 	r339 = *(float *)r338;
 	r340 = r336 + r339;
-	r545 = r495;
-	r341 = r545;
+	r499 = r473;
+	r341 = r499;
 	r342 = *(float *)r341;
 	r343 = r342 * 0x1.8p+02f;
 	r344 = r340 - r343;
-	r546 = r573;
-	r548 = r546 + r547 * 1;
-	r550 = r548 + r549 * 1;
-	r552 = r550 + r551 * 1;
-	r345 = r552;
+	r500 = r518;
+	r502 = r500 + r501 * 1;
+	r345 = r502;
 	*(float *)r345 = r344;
 b80: // latch (grid unrolled 3)
 	r2 = (u64)r2 + (u64)r358;
-	r569 = r569 + r570 * 1;
-	r572 = r572 + r570 * 1;
-	r573 = r573 + r570 * 1;
+	r515 = r515 + r516 * 1;
+	r518 = r518 + r516 * 1;
 	goto b18;
 b81: // if.else (grid unrolled 3)
-	r553 = r573;
-	r555 = r553 + r554 * 1;
-	r557 = r555 + r556 * 1;
-	r559 = r557 + r558 * 1;
-	r348 = r559;
+	r503 = r518;
+	r505 = r503 + r504 * 1;
+	r348 = r505;
 	*(float *)r348 = 0x0p+00f;
 	goto b80;
 b82: // divide in 64 bits
-	r678 = qd_div_i64(r310, r314);
+	r623 = qd_div_i64(r310, r314);
 	goto b73;
 b83: // divide in 64 bits
-	r664 = qd_div_i64(r312, r12);
-	r677 = (u64)r664 * (u64)r12;
-	r665 = (u64)r312 - (u64)r677;
+	r609 = qd_div_i64(r312, r12);
+	r622 = (u64)r609 * (u64)r12;
+	r610 = (u64)r312 - (u64)r622;
 	goto b71;
 b84: // divide in 64 bits
-	r650 = qd_div_i64(r310, r9);
-	r663 = (u64)r650 * (u64)r9;
-	r651 = (u64)r310 - (u64)r663;
+	r595 = qd_div_i64(r310, r9);
+	r608 = (u64)r595 * (u64)r9;
+	r596 = (u64)r310 - (u64)r608;
 	goto b69;
 b85: // if.else (grid unrolled 2)
-	r484 = r573;
-	r486 = r484 + r485 * 1;
-	r488 = r486 + r487 * 1;
-	r299 = r488;
+	r468 = r518;
+	r470 = r468 + r469 * 1;
+	r299 = r470;
 	*(float *)r299 = 0x0p+00f;
 	goto b65;
 b86: // divide in 64 bits
-	r716 = qd_div_i64(r261, r265);
+	r661 = qd_div_i64(r261, r265);
 	goto b58;
 b87: // divide in 64 bits
-	r702 = qd_div_i64(r263, r12);
-	r715 = (u64)r702 * (u64)r12;
-	r703 = (u64)r263 - (u64)r715;
+	r647 = qd_div_i64(r263, r12);
+	r660 = (u64)r647 * (u64)r12;
+	r648 = (u64)r263 - (u64)r660;
 	goto b56;
 b88: // divide in 64 bits
-	r688 = qd_div_i64(r261, r9);
-	r701 = (u64)r688 * (u64)r9;
-	r689 = (u64)r261 - (u64)r701;
+	r633 = qd_div_i64(r261, r9);
+	r646 = (u64)r633 * (u64)r9;
+	r634 = (u64)r261 - (u64)r646;
 	goto b54;
 b89: // if.else (grid unrolled 1)
-	r433 = r573;
+	r433 = r518;
 	r435 = r433 + r434 * 1;
 	r250 = r435;
 	*(float *)r250 = 0x0p+00f;
 	goto b50;
 b90: // divide in 64 bits
-	r754 = qd_div_i64(r212, r216);
+	r699 = qd_div_i64(r212, r216);
 	goto b43;
 b91: // divide in 64 bits
-	r740 = qd_div_i64(r214, r12);
-	r753 = (u64)r740 * (u64)r12;
-	r741 = (u64)r214 - (u64)r753;
+	r685 = qd_div_i64(r214, r12);
+	r698 = (u64)r685 * (u64)r12;
+	r686 = (u64)r214 - (u64)r698;
 	goto b41;
 b92: // divide in 64 bits
-	r726 = qd_div_i64(r212, r9);
-	r739 = (u64)r726 * (u64)r9;
-	r727 = (u64)r212 - (u64)r739;
+	r671 = qd_div_i64(r212, r9);
+	r684 = (u64)r671 * (u64)r9;
+	r672 = (u64)r212 - (u64)r684;
 	goto b39;
 b93: // if.else (grid unrolled 0)
-	r202 = r572;
+	r202 = r518;
 	*(float *)r202 = 0x0p+00f;
 	goto b35;
 b94: // divide in 64 bits
-	r792 = qd_div_i64(r164, r168);
+	r737 = qd_div_i64(r164, r168);
 	goto b28;
 b95: // divide in 64 bits
-	r778 = qd_div_i64(r166, r12);
-	r791 = (u64)r778 * (u64)r12;
-	r779 = (u64)r166 - (u64)r791;
+	r723 = qd_div_i64(r166, r12);
+	r736 = (u64)r723 * (u64)r12;
+	r724 = (u64)r166 - (u64)r736;
 	goto b26;
 b96: // divide in 64 bits
-	r764 = qd_div_i64(r164, r9);
-	r777 = (u64)r764 * (u64)r9;
-	r765 = (u64)r164 - (u64)r777;
+	r709 = qd_div_i64(r164, r9);
+	r722 = (u64)r709 * (u64)r9;
+	r710 = (u64)r164 - (u64)r722;
 	goto b24;
 b97: // preheader
 	r13 = r139;
@@ -9692,79 +9436,79 @@ b97: // preheader
 	r365 = r393;
 	r368 = r396;
 	r371 = r399;
-	r560 = r2;
-	r561 = r19 + r560 * 4;
-	r562 = r358;
-	r563 = r4 + r560 * 4;
-	r615 = r767;
-	r629 = r667;
-	r621 = r659;
-	r642 = r680;
-	r635 = r673;
-	r648 = r686;
+	r506 = r2;
+	r507 = r19 + r506 * 4;
+	r508 = r358;
+	r509 = r4 + r506 * 4;
+	r560 = r712;
+	r574 = r612;
+	r566 = r604;
+	r587 = r625;
+	r580 = r618;
+	r593 = r631;
 b98: // head
 	r6 = r2 < r3;
 	if (!r6) goto b118;
 	r7 = r2;
-	r614 = (u64)r7;
-	r616 = r614 | r615;
-	r617 = r616 >> 32;
-	r618 = (u32)r617;
-	r619 = r618 == 0u;
-	if (!r619) goto b117;
-	r620 = (u32)r7;
-	r892 = __umulhi(r620, r803);
-	r893 = r892 * r621;
-	r894 = r620 - r893;
-	r895 = r894 - r621;
-	r896 = r894 < r895 ? r894 : r895;
-	r897 = r894 - r896;
-	r898 = r897 < 1u ? r897 : 1u;
-	r622 = r892 + r898;
-	r623 = r896;
-	r612 = (i64)r622;
-	r613 = (i64)r623;
+	r559 = (u64)r7;
+	r561 = r559 | r560;
+	r562 = r561 >> 32;
+	r563 = (u32)r562;
+	r564 = r563 == 0u;
+	if (!r564) goto b117;
+	r565 = (u32)r7;
+	r837 = __umulhi(r565, r748);
+	r838 = r837 * r566;
+	r839 = r565 - r838;
+	r840 = r839 - r566;
+	r841 = r839 < r840 ? r839 : r840;
+	r842 = r839 - r841;
+	r843 = r842 < 1u ? r842 : 1u;
+	r567 = r837 + r843;
+	r568 = r841;
+	r557 = (i64)r567;
+	r558 = (i64)r568;
 b102: // rangeint.body
-	r8 = r613;
-	r10 = r612;
-	r628 = (u64)r10;
-	r630 = r628 | r629;
-	r631 = r630 >> 32;
-	r632 = (u32)r631;
-	r633 = r632 == 0u;
-	if (!r633) goto b116;
-	r634 = (u32)r10;
-	r899 = __umulhi(r634, r833);
-	r900 = r899 * r635;
-	r901 = r634 - r900;
-	r902 = r901 - r635;
-	r903 = r901 < r902 ? r901 : r902;
-	r904 = r901 - r903;
-	r905 = r904 < 1u ? r904 : 1u;
-	r636 = r899 + r905;
-	r637 = r903;
-	r626 = (i64)r636;
-	r627 = (i64)r637;
+	r8 = r558;
+	r10 = r557;
+	r573 = (u64)r10;
+	r575 = r573 | r574;
+	r576 = r575 >> 32;
+	r577 = (u32)r576;
+	r578 = r577 == 0u;
+	if (!r578) goto b116;
+	r579 = (u32)r10;
+	r844 = __umulhi(r579, r778);
+	r845 = r844 * r580;
+	r846 = r579 - r845;
+	r847 = r846 - r580;
+	r848 = r846 < r847 ? r846 : r847;
+	r849 = r846 - r848;
+	r850 = r849 < 1u ? r849 : 1u;
+	r581 = r844 + r850;
+	r582 = r848;
+	r571 = (i64)r581;
+	r572 = (i64)r582;
 b104: // rangeint.body
-	r11 = r627;
-	r641 = r614;
-	r643 = r641 | r642;
-	r644 = r643 >> 32;
-	r645 = (u32)r644;
-	r646 = r645 == 0u;
-	if (!r646) goto b115;
-	r647 = (u32)r7;
-	r906 = __umulhi(r647, r863);
-	r907 = r906 * r648;
-	r908 = r647 - r907;
-	r909 = r908 - r648;
-	r910 = r908 < r909 ? r908 : r909;
-	r911 = r908 - r910;
-	r912 = r911 < 1u ? r911 : 1u;
-	r649 = r906 + r912;
-	r640 = (i64)r649;
+	r11 = r572;
+	r586 = r559;
+	r588 = r586 | r587;
+	r589 = r588 >> 32;
+	r590 = (u32)r589;
+	r591 = r590 == 0u;
+	if (!r591) goto b115;
+	r592 = (u32)r7;
+	r851 = __umulhi(r592, r808);
+	r852 = r851 * r593;
+	r853 = r592 - r852;
+	r854 = r853 - r593;
+	r855 = r853 < r854 ? r853 : r854;
+	r856 = r853 - r855;
+	r857 = r856 < 1u ? r856 : 1u;
+	r594 = r851 + r857;
+	r585 = (i64)r594;
 b106: // rangeint.body
-	r14 = r640;
+	r14 = r585;
 	r15 = r8 > 0ll;
 	if (!r15) goto b114;
 	r58 = r8 < r57;
@@ -9777,7 +9521,7 @@ b106: // rangeint.body
 	if (!r53) goto b114;
 	r52 = r14 < r50;
 	if (!r52) goto b114;
-	r359 = r561;
+	r359 = r507;
 	r18 = r359 + -4ll;
 	r21 = *(float *)r18;
 	r360 = r359;
@@ -9808,29 +9552,29 @@ b106: // rangeint.body
 	r43 = *(float *)r42;
 	r44 = r43 * 0x1.8p+02f;
 	r45 = r41 - r44;
-	r46 = r563;
+	r46 = r509;
 	*(float *)r46 = r45;
 b113: // latch
 	r2 = (u64)r2 + (u64)r1;
-	r561 = r561 + r562 * 1;
-	r563 = r563 + r562 * 1;
+	r507 = r507 + r508 * 1;
+	r509 = r509 + r508 * 1;
 	goto b98;
 b114: // if.else
-	r49 = r563;
+	r49 = r509;
 	*(float *)r49 = 0x0p+00f;
 	goto b113;
 b115: // divide in 64 bits
-	r640 = qd_div_i64(r7, r13);
+	r585 = qd_div_i64(r7, r13);
 	goto b106;
 b116: // divide in 64 bits
-	r626 = qd_div_i64(r10, r12);
-	r639 = (u64)r626 * (u64)r12;
-	r627 = (u64)r10 - (u64)r639;
+	r571 = qd_div_i64(r10, r12);
+	r584 = (u64)r571 * (u64)r12;
+	r572 = (u64)r10 - (u64)r584;
 	goto b104;
 b117: // divide in 64 bits
-	r612 = qd_div_i64(r7, r9);
-	r625 = (u64)r612 * (u64)r9;
-	r613 = (u64)r7 - (u64)r625;
+	r557 = qd_div_i64(r7, r9);
+	r570 = (u64)r557 * (u64)r9;
+	r558 = (u64)r7 - (u64)r570;
 	goto b102;
 b118: // exit
 	return;
@@ -9844,88 +9588,88 @@ b119: // preheader
 	r379 = (u64)r9 * 4ull;
 	r382 = (u64)r67 * (u64)(-4ll);
 	r385 = (u64)r67 * 4ull;
-	r564 = r2;
-	r565 = r19 + r564 * 4;
-	r566 = (u64)r1 * 4ull;
-	r567 = r4 + r564 * 4;
-	r577 = (u64)r9;
-	r591 = (u64)r12;
-	r583 = (u32)r9;
-	r604 = (u64)r64;
-	r597 = (u32)r12;
-	r610 = (u32)r64;
-	r913 = r583 > 1u ? r583 : 1u;
-	r914 = qd_div_u32(4294967295u, r913);
-	r922 = r597 > 1u ? r597 : 1u;
-	r923 = qd_div_u32(4294967295u, r922);
-	r931 = r610 > 1u ? r610 : 1u;
-	r932 = qd_div_u32(4294967295u, r931);
+	r510 = r2;
+	r511 = r19 + r510 * 4;
+	r512 = (u64)r1 * 4ull;
+	r513 = r4 + r510 * 4;
+	r522 = (u64)r9;
+	r536 = (u64)r12;
+	r528 = (u32)r9;
+	r549 = (u64)r64;
+	r542 = (u32)r12;
+	r555 = (u32)r64;
+	r858 = r528 > 1u ? r528 : 1u;
+	r859 = qd_div_u32(4294967295u, r858);
+	r867 = r542 > 1u ? r542 : 1u;
+	r868 = qd_div_u32(4294967295u, r867);
+	r876 = r555 > 1u ? r555 : 1u;
+	r877 = qd_div_u32(4294967295u, r876);
 b120: // head (checked if)
 	r59 = r2 < r3;
 	if (!r59) goto b118;
 	r60 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r576 = (u64)r60;
-	r578 = r576 | r577;
-	r579 = r578 >> 32;
-	r580 = (u32)r579;
-	r581 = r580 == 0u;
-	if (!r581) goto b139;
-	r582 = (u32)r60;
-	r915 = __umulhi(r582, r914);
-	r916 = r915 * r583;
-	r917 = r582 - r916;
-	r918 = r917 - r583;
-	r919 = r917 < r918 ? r917 : r918;
-	r920 = r917 - r919;
-	r921 = r920 < 1u ? r920 : 1u;
-	r584 = r915 + r921;
-	r585 = r919;
-	r574 = (i64)r584;
-	r575 = (i64)r585;
+	r521 = (u64)r60;
+	r523 = r521 | r522;
+	r524 = r523 >> 32;
+	r525 = (u32)r524;
+	r526 = r525 == 0u;
+	if (!r526) goto b139;
+	r527 = (u32)r60;
+	r860 = __umulhi(r527, r859);
+	r861 = r860 * r528;
+	r862 = r527 - r861;
+	r863 = r862 - r528;
+	r864 = r862 < r863 ? r862 : r863;
+	r865 = r862 - r864;
+	r866 = r865 < 1u ? r865 : 1u;
+	r529 = r860 + r866;
+	r530 = r864;
+	r519 = (i64)r529;
+	r520 = (i64)r530;
 b124: // rangeint.body (checked if)
-	r61 = r575;
-	r62 = r574;
+	r61 = r520;
+	r62 = r519;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r590 = (u64)r62;
-	r592 = r590 | r591;
-	r593 = r592 >> 32;
-	r594 = (u32)r593;
-	r595 = r594 == 0u;
-	if (!r595) goto b138;
-	r596 = (u32)r62;
-	r924 = __umulhi(r596, r923);
-	r925 = r924 * r597;
-	r926 = r596 - r925;
-	r927 = r926 - r597;
-	r928 = r926 < r927 ? r926 : r927;
-	r929 = r926 - r928;
-	r930 = r929 < 1u ? r929 : 1u;
-	r598 = r924 + r930;
-	r599 = r928;
-	r588 = (i64)r598;
-	r589 = (i64)r599;
+	r535 = (u64)r62;
+	r537 = r535 | r536;
+	r538 = r537 >> 32;
+	r539 = (u32)r538;
+	r540 = r539 == 0u;
+	if (!r540) goto b138;
+	r541 = (u32)r62;
+	r869 = __umulhi(r541, r868);
+	r870 = r869 * r542;
+	r871 = r541 - r870;
+	r872 = r871 - r542;
+	r873 = r871 < r872 ? r871 : r872;
+	r874 = r871 - r873;
+	r875 = r874 < 1u ? r874 : 1u;
+	r543 = r869 + r875;
+	r544 = r873;
+	r533 = (i64)r543;
+	r534 = (i64)r544;
 b126: // rangeint.body (checked if)
-	r63 = r589;
+	r63 = r534;
 	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r603 = r576;
-	r605 = r603 | r604;
-	r606 = r605 >> 32;
-	r607 = (u32)r606;
-	r608 = r607 == 0u;
-	if (!r608) goto b137;
-	r609 = (u32)r60;
-	r933 = __umulhi(r609, r932);
-	r934 = r933 * r610;
-	r935 = r609 - r934;
-	r936 = r935 - r610;
-	r937 = r935 < r936 ? r935 : r936;
-	r938 = r935 - r937;
-	r939 = r938 < 1u ? r938 : 1u;
-	r611 = r933 + r939;
-	r602 = (i64)r611;
+	r548 = r521;
+	r550 = r548 | r549;
+	r551 = r550 >> 32;
+	r552 = (u32)r551;
+	r553 = r552 == 0u;
+	if (!r553) goto b137;
+	r554 = (u32)r60;
+	r878 = __umulhi(r554, r877);
+	r879 = r878 * r555;
+	r880 = r554 - r879;
+	r881 = r880 - r555;
+	r882 = r880 < r881 ? r880 : r881;
+	r883 = r880 - r882;
+	r884 = r883 < 1u ? r883 : 1u;
+	r556 = r878 + r884;
+	r547 = (i64)r556;
 b128: // rangeint.body (checked if)
-	r65 = r602;
+	r65 = r547;
 	r66 = r61 > 0ll;
 	if (!r66) goto b136;
 	r106 = r61 < r105;
@@ -9940,7 +9684,7 @@ b128: // rangeint.body (checked if)
 	if (!r100) goto b136;
 	r68 = (u64)r60 - 1ull;
 	if ((u64)r68 >= (u64)r20) { qd_site = 4; qd_x = r68; qd_y = r20; goto qd_fault; }
-	r373 = r565;
+	r373 = r511;
 	r69 = r373 + -4ll;
 	r70 = *(float *)r69;
 	r71 = (u64)r60 + 1ull;
@@ -9982,29 +9726,29 @@ b128: // rangeint.body (checked if)
 	r92 = *(float *)r91;
 	r93 = r92 * 0x1.8p+02f;
 	r94 = r90 - r93;
-	r95 = r567;
+	r95 = r513;
 	*(float *)r95 = r94;
 b135: // latch (checked if)
 	r2 = (u64)r2 + (u64)r1;
-	r565 = r565 + r566 * 1;
-	r567 = r567 + r566 * 1;
+	r511 = r511 + r512 * 1;
+	r513 = r513 + r512 * 1;
 	goto b120;
 b136: // if.else (checked if)
-	r98 = r567;
+	r98 = r513;
 	*(float *)r98 = 0x0p+00f;
 	goto b135;
 b137: // divide in 64 bits
-	r602 = qd_div_i64(r60, r64);
+	r547 = qd_div_i64(r60, r64);
 	goto b128;
 b138: // divide in 64 bits
-	r588 = qd_div_i64(r62, r12);
-	r601 = (u64)r588 * (u64)r12;
-	r589 = (u64)r62 - (u64)r601;
+	r533 = qd_div_i64(r62, r12);
+	r546 = (u64)r533 * (u64)r12;
+	r534 = (u64)r62 - (u64)r546;
 	goto b126;
 b139: // divide in 64 bits
-	r574 = qd_div_i64(r60, r9);
-	r587 = (u64)r574 * (u64)r9;
-	r575 = (u64)r60 - (u64)r587;
+	r519 = qd_div_i64(r60, r9);
+	r532 = (u64)r519 * (u64)r9;
+	r520 = (u64)r60 - (u64)r532;
 	goto b124;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -10493,59 +10237,59 @@ qd_fault: {
 
 // Task 0 of kernel Blur(out []u8, in []u8, w i64, h i64), parallel.
 extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r6 = 0, r13 = 0, r25 = 0, r26 = 0, r48 = 0, r60 = 0, r72 = 0, r84 = 0;
-	bool r89 = 0, r102 = 0, r114 = 0, r126 = 0, r127 = 0, r132 = 0, r145 = 0, r157 = 0;
-	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r213 = 0, r225 = 0;
-	bool r332 = 0, r335 = 0, r337 = 0, r341 = 0, r343 = 0, r346 = 0, r348 = 0, r351 = 0;
-	bool r353 = 0, r354 = 0, r368 = 0, r382 = 0;
+	bool r6 = 0, r13 = 0, r25 = 0, r26 = 0, r41 = 0, r53 = 0, r65 = 0, r77 = 0;
+	bool r82 = 0, r95 = 0, r107 = 0, r119 = 0, r120 = 0, r125 = 0, r138 = 0, r150 = 0;
+	bool r162 = 0, r163 = 0, r168 = 0, r181 = 0, r193 = 0, r205 = 0, r212 = 0, r224 = 0;
+	bool r330 = 0, r333 = 0, r335 = 0, r339 = 0, r341 = 0, r344 = 0, r346 = 0, r349 = 0;
+	bool r351 = 0, r352 = 0, r366 = 0, r380 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0;
 	i64 r19 = 0, r20 = 0, r21 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
-	i64 r31 = 0, r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
-	i64 r42 = 0, r45 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
-	i64 r53 = 0, r54 = 0, r57 = 0, r58 = 0, r59 = 0, r61 = 0, r62 = 0, r63 = 0;
-	i64 r64 = 0, r65 = 0, r66 = 0, r69 = 0, r70 = 0, r71 = 0, r73 = 0, r74 = 0;
-	i64 r75 = 0, r76 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r83 = 0, r85 = 0;
-	i64 r86 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
-	i64 r95 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r105 = 0;
-	i64 r106 = 0, r107 = 0, r108 = 0, r111 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0;
-	i64 r117 = 0, r118 = 0, r119 = 0, r120 = 0, r123 = 0, r124 = 0, r125 = 0, r128 = 0;
-	i64 r129 = 0, r130 = 0, r131 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0;
-	i64 r138 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r146 = 0, r147 = 0, r148 = 0;
-	i64 r149 = 0, r150 = 0, r151 = 0, r154 = 0, r155 = 0, r156 = 0, r158 = 0, r159 = 0;
-	i64 r160 = 0, r161 = 0, r162 = 0, r163 = 0, r166 = 0, r167 = 0, r168 = 0, r171 = 0;
-	i64 r172 = 0, r173 = 0, r174 = 0, r176 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
-	i64 r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0;
-	i64 r192 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r199 = 0, r201 = 0, r202 = 0;
-	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r214 = 0;
-	i64 r215 = 0, r216 = 0, r217 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0, r224 = 0;
-	i64 r226 = 0, r227 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0, r234 = 0, r235 = 0;
-	i64 r236 = 0, r237 = 0, r240 = 0, r241 = 0, r242 = 0, r243 = 0, r244 = 0, r245 = 0;
-	i64 r246 = 0, r247 = 0, r248 = 0, r251 = 0, r252 = 0, r253 = 0, r254 = 0, r255 = 0;
-	i64 r256 = 0, r257 = 0, r258 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r265 = 0;
-	i64 r266 = 0, r267 = 0, r268 = 0, r269 = 0, r270 = 0, r271 = 0, r272 = 0, r275 = 0;
-	i64 r276 = 0, r277 = 0, r278 = 0, r279 = 0, r280 = 0, r281 = 0, r282 = 0, r285 = 0;
-	i64 r286 = 0, r287 = 0, r288 = 0, r289 = 0, r290 = 0, r291 = 0, r292 = 0, r295 = 0;
-	i64 r296 = 0, r297 = 0, r298 = 0, r299 = 0, r300 = 0, r301 = 0, r302 = 0, r303 = 0;
-	i64 r304 = 0, r305 = 0, r306 = 0, r309 = 0, r310 = 0, r311 = 0, r312 = 0, r313 = 0;
-	i64 r314 = 0, r315 = 0, r316 = 0, r319 = 0, r320 = 0, r321 = 0, r322 = 0, r323 = 0;
-	i64 r324 = 0, r325 = 0, r326 = 0, r329 = 0, r330 = 0, r333 = 0, r334 = 0, r336 = 0;
-	i64 r342 = 0, r344 = 0, r345 = 0, r347 = 0, r349 = 0, r355 = 0, r357 = 0, r358 = 0;
-	i64 r360 = 0, r361 = 0, r362 = 0, r374 = 0, r375 = 0, r376 = 0, r388 = 0;
-	u8 r22 = 0, r36 = 0, r56 = 0, r68 = 0, r80 = 0, r97 = 0, r110 = 0, r122 = 0;
-	u8 r140 = 0, r153 = 0, r165 = 0, r183 = 0, r196 = 0, r208 = 0, r222 = 0, r233 = 0;
-	u8 r250 = 0, r260 = 0, r274 = 0, r284 = 0, r294 = 0, r308 = 0, r318 = 0, r328 = 0;
-	u32 r367 = 0, r369 = 0, r370 = 0, r371 = 0, r372 = 0, r373 = 0, r381 = 0, r383 = 0;
-	u32 r384 = 0, r385 = 0, r386 = 0, r387 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0;
-	u32 r393 = 0, r394 = 0, r395 = 0, r396 = 0, r397 = 0, r398 = 0, r399 = 0, r400 = 0;
-	u32 r401 = 0, r402 = 0, r403 = 0, r404 = 0, r405 = 0, r406 = 0;
-	u64 r43 = 0, r44 = 0, r238 = 0, r239 = 0, r331 = 0, r338 = 0, r339 = 0, r340 = 0;
-	u64 r350 = 0, r352 = 0, r363 = 0, r364 = 0, r365 = 0, r366 = 0, r377 = 0, r378 = 0;
-	u64 r379 = 0, r380 = 0;
-	char *r4 = 0, *r23 = 0, *r33 = 0, *r34 = 0, *r55 = 0, *r67 = 0, *r79 = 0, *r96 = 0;
-	char *r109 = 0, *r121 = 0, *r139 = 0, *r152 = 0, *r164 = 0, *r182 = 0, *r195 = 0, *r207 = 0;
-	char *r223 = 0, *r232 = 0, *r249 = 0, *r259 = 0, *r273 = 0, *r283 = 0, *r293 = 0, *r307 = 0;
-	char *r317 = 0, *r327 = 0, *r356 = 0, *r359 = 0;
+	i64 r31 = 0, r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0, r42 = 0;
+	i64 r43 = 0, r44 = 0, r45 = 0, r46 = 0, r47 = 0, r50 = 0, r51 = 0, r52 = 0;
+	i64 r54 = 0, r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r62 = 0, r63 = 0;
+	i64 r64 = 0, r66 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r71 = 0, r74 = 0;
+	i64 r75 = 0, r76 = 0, r78 = 0, r79 = 0, r80 = 0, r81 = 0, r83 = 0, r84 = 0;
+	i64 r85 = 0, r86 = 0, r87 = 0, r88 = 0, r91 = 0, r92 = 0, r93 = 0, r94 = 0;
+	i64 r96 = 0, r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r104 = 0, r105 = 0;
+	i64 r106 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r112 = 0, r113 = 0, r116 = 0;
+	i64 r117 = 0, r118 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r126 = 0, r127 = 0;
+	i64 r128 = 0, r129 = 0, r130 = 0, r131 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0;
+	i64 r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r147 = 0, r148 = 0;
+	i64 r149 = 0, r151 = 0, r152 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0, r159 = 0;
+	i64 r160 = 0, r161 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0, r169 = 0, r170 = 0;
+	i64 r171 = 0, r172 = 0, r173 = 0, r174 = 0, r177 = 0, r178 = 0, r179 = 0, r180 = 0;
+	i64 r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r190 = 0, r191 = 0;
+	i64 r192 = 0, r194 = 0, r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r202 = 0;
+	i64 r203 = 0, r204 = 0, r213 = 0, r214 = 0, r215 = 0, r216 = 0, r217 = 0, r218 = 0;
+	i64 r219 = 0, r220 = 0, r223 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0, r229 = 0;
+	i64 r230 = 0, r233 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r239 = 0;
+	i64 r240 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r248 = 0, r249 = 0;
+	i64 r250 = 0, r253 = 0, r254 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0, r259 = 0;
+	i64 r260 = 0, r261 = 0, r262 = 0, r263 = 0, r264 = 0, r267 = 0, r268 = 0, r269 = 0;
+	i64 r270 = 0, r271 = 0, r272 = 0, r273 = 0, r274 = 0, r277 = 0, r278 = 0, r279 = 0;
+	i64 r280 = 0, r281 = 0, r282 = 0, r283 = 0, r284 = 0, r287 = 0, r288 = 0, r289 = 0;
+	i64 r290 = 0, r291 = 0, r292 = 0, r293 = 0, r294 = 0, r295 = 0, r296 = 0, r297 = 0;
+	i64 r298 = 0, r301 = 0, r302 = 0, r303 = 0, r304 = 0, r305 = 0, r306 = 0, r307 = 0;
+	i64 r308 = 0, r311 = 0, r312 = 0, r313 = 0, r314 = 0, r315 = 0, r316 = 0, r317 = 0;
+	i64 r318 = 0, r321 = 0, r322 = 0, r331 = 0, r332 = 0, r334 = 0, r340 = 0, r342 = 0;
+	i64 r343 = 0, r345 = 0, r347 = 0, r353 = 0, r355 = 0, r356 = 0, r358 = 0, r359 = 0;
+	i64 r360 = 0, r372 = 0, r373 = 0, r374 = 0, r386 = 0;
+	u8 r22 = 0, r36 = 0, r49 = 0, r61 = 0, r73 = 0, r90 = 0, r103 = 0, r115 = 0;
+	u8 r133 = 0, r146 = 0, r158 = 0, r176 = 0, r189 = 0, r201 = 0, r221 = 0, r232 = 0;
+	u8 r242 = 0, r252 = 0, r266 = 0, r276 = 0, r286 = 0, r300 = 0, r310 = 0, r320 = 0;
+	u32 r206 = 0, r207 = 0, r208 = 0, r209 = 0, r210 = 0, r211 = 0, r323 = 0, r324 = 0;
+	u32 r325 = 0, r326 = 0, r327 = 0, r328 = 0, r365 = 0, r367 = 0, r368 = 0, r369 = 0;
+	u32 r370 = 0, r371 = 0, r379 = 0, r381 = 0, r382 = 0, r383 = 0, r384 = 0, r385 = 0;
+	u32 r387 = 0, r388 = 0, r389 = 0, r390 = 0, r391 = 0, r392 = 0, r393 = 0, r394 = 0;
+	u32 r395 = 0, r396 = 0, r397 = 0, r398 = 0, r399 = 0, r400 = 0, r401 = 0, r402 = 0;
+	u32 r403 = 0, r404 = 0;
+	u64 r329 = 0, r336 = 0, r337 = 0, r338 = 0, r348 = 0, r350 = 0, r361 = 0, r362 = 0;
+	u64 r363 = 0, r364 = 0, r375 = 0, r376 = 0, r377 = 0, r378 = 0;
+	char *r4 = 0, *r23 = 0, *r33 = 0, *r34 = 0, *r48 = 0, *r60 = 0, *r72 = 0, *r89 = 0;
+	char *r102 = 0, *r114 = 0, *r132 = 0, *r145 = 0, *r157 = 0, *r175 = 0, *r188 = 0, *r200 = 0;
+	char *r222 = 0, *r231 = 0, *r241 = 0, *r251 = 0, *r265 = 0, *r275 = 0, *r285 = 0, *r299 = 0;
+	char *r309 = 0, *r319 = 0, *r354 = 0, *r357 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -10558,78 +10302,78 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	r0 = (i64)((u64)blockIdx.x * blockDim.x + threadIdx.x);
 	r1 = (i64)((u64)gridDim.x * blockDim.x);
 	r2 = r0;
-	r331 = (u64)r35;
-	r332 = r9 >= 0ll;
-	r333 = (u64)r17 - 1ull;
-	r334 = r333 < 0ll ? r333 : 0ll;
+	r329 = (u64)r35;
+	r330 = r9 >= 0ll;
+	r331 = (u64)r17 - 1ull;
+	r332 = r331 < 0ll ? r331 : 0ll;
+	r333 = r332 >= 0ll;
+	r334 = (u64)r331 * (u64)r9;
 	r335 = r334 >= 0ll;
-	r336 = (u64)r333 * (u64)r9;
-	r337 = r336 >= 0ll;
-	r338 = (u64)r333;
-	r339 = (u64)r9;
-	r340 = __umul64hi(r338, r339);
-	r341 = r340 == 0ull;
-	r342 = (u64)r334 * (u64)r9;
-	r343 = r342 >= 0ll;
-	r344 = (u64)r9 - 1ull;
-	r345 = r344 < 0ll ? r344 : 0ll;
+	r336 = (u64)r331;
+	r337 = (u64)r9;
+	r338 = __umul64hi(r336, r337);
+	r339 = r338 == 0ull;
+	r340 = (u64)r332 * (u64)r9;
+	r341 = r340 >= 0ll;
+	r342 = (u64)r9 - 1ull;
+	r343 = r342 < 0ll ? r342 : 0ll;
+	r344 = r343 >= 0ll;
+	r345 = (u64)r334 + (u64)r342;
 	r346 = r345 >= 0ll;
-	r347 = (u64)r336 + (u64)r344;
-	r348 = r347 >= 0ll;
-	r349 = (u64)r342 + (u64)r345;
-	r350 = (u64)r349;
-	r351 = r350 < 9223372036854775808ull;
-	r352 = (u64)r347;
-	r353 = r352 < r331;
-	r354 = r9 != 0ll;
-	if (!r332) goto b36;
+	r347 = (u64)r340 + (u64)r343;
+	r348 = (u64)r347;
+	r349 = r348 < 9223372036854775808ull;
+	r350 = (u64)r345;
+	r351 = r350 < r329;
+	r352 = r9 != 0ll;
+	if (!r330) goto b36;
+	if (!r333) goto b36;
 	if (!r335) goto b36;
-	if (!r337) goto b36;
+	if (!r339) goto b36;
 	if (!r341) goto b36;
-	if (!r343) goto b36;
+	if (!r344) goto b36;
 	if (!r346) goto b36;
-	if (!r348) goto b36;
+	if (!r349) goto b36;
 	if (!r351) goto b36;
-	if (!r353) goto b36;
-	if (!r354) goto b36;
-	r16 = r333;
-	r29 = r344;
-	r51 = r344;
-	r63 = r344;
-	r87 = r333;
-	r130 = r333;
-	r355 = r2;
-	r356 = r4 + r355 * 1;
-	r357 = r1;
-	r378 = r339;
-	r384 = (u32)r9;
-	r389 = r384 > 1u ? r384 : 1u;
-	r390 = qd_div_u32(4294967295u, r389);
+	if (!r352) goto b36;
+	r16 = r331;
+	r29 = r342;
+	r44 = r342;
+	r56 = r342;
+	r80 = r331;
+	r123 = r331;
+	r353 = r2;
+	r354 = r4 + r353 * 1;
+	r355 = r1;
+	r376 = r337;
+	r382 = (u32)r9;
+	r387 = r382 > 1u ? r382 : 1u;
+	r388 = qd_div_u32(4294967295u, r387);
 b12: // head
 	r6 = r2 < r3;
 	if (!r6) goto b35;
 	r7 = r2;
-	r377 = (u64)r7;
-	r379 = r377 | r378;
-	r380 = r379 >> 32;
-	r381 = (u32)r380;
-	r382 = r381 == 0u;
-	if (!r382) goto b34;
-	r383 = (u32)r7;
-	r391 = __umulhi(r383, r390);
-	r392 = r391 * r384;
-	r393 = r383 - r392;
-	r394 = r393 - r384;
-	r395 = r393 < r394 ? r393 : r394;
-	r396 = r393 - r395;
-	r397 = r396 < 1u ? r396 : 1u;
-	r385 = r391 + r397;
-	r386 = r395;
-	r375 = (i64)r385;
-	r376 = (i64)r386;
+	r375 = (u64)r7;
+	r377 = r375 | r376;
+	r378 = r377 >> 32;
+	r379 = (u32)r378;
+	r380 = r379 == 0u;
+	if (!r380) goto b34;
+	r381 = (u32)r7;
+	r389 = __umulhi(r381, r388);
+	r390 = r389 * r382;
+	r391 = r381 - r390;
+	r392 = r391 - r382;
+	r393 = r391 < r392 ? r391 : r392;
+	r394 = r391 - r393;
+	r395 = r394 < 1u ? r394 : 1u;
+	r383 = r389 + r395;
+	r384 = r393;
+	r373 = (i64)r383;
+	r374 = (i64)r384;
 b16: // rangeint.body
-	r8 = r376;
-	r10 = r375;
+	r8 = r374;
+	r10 = r373;
 	r11 = 0ll;
 	r14 = (u64)r10 + (u64)(-1ll);
 	r15 = r14 > 0ll ? r14 : 0ll;
@@ -10645,267 +10389,265 @@ b16: // rangeint.body
 	r37 = (i64)r36;
 	r38 = r37;
 	r19 = r38;
-	r49 = r8;
-	r50 = r49 > 0ll ? r49 : 0ll;
-	r52 = r50 < r51 ? r50 : r51;
-	r53 = r31;
-	r54 = (u64)r53 + (u64)r52;
-	r55 = r34 + r54 * 1;
-	r56 = *(u8 *)r55;
-	r57 = (i64)r56;
-	r58 = (u64)r19 + (u64)r57;
-	r19 = r58;
-	r61 = (u64)r8 + 1ull;
-	r62 = r61 > 0ll ? r61 : 0ll;
-	r64 = r62 < r63 ? r62 : r63;
-	r65 = r31;
-	r66 = (u64)r65 + (u64)r64;
-	r67 = r34 + r66 * 1;
-	r68 = *(u8 *)r67;
-	r69 = (i64)r68;
-	r70 = (u64)r19 + (u64)r69;
-	r19 = r70;
+	r42 = r8;
+	r43 = r42 > 0ll ? r42 : 0ll;
+	r45 = r43 < r44 ? r43 : r44;
+	r46 = r31;
+	r47 = (u64)r46 + (u64)r45;
+	r48 = r34 + r47 * 1;
+	r49 = *(u8 *)r48;
+	r50 = (i64)r49;
+	r51 = (u64)r19 + (u64)r50;
+	r19 = r51;
+	r54 = (u64)r8 + 1ull;
+	r55 = r54 > 0ll ? r54 : 0ll;
+	r57 = r55 < r56 ? r55 : r56;
+	r58 = r31;
+	r59 = (u64)r58 + (u64)r57;
+	r60 = r34 + r59 * 1;
+	r61 = *(u8 *)r60;
+	r62 = (i64)r61;
+	r63 = (u64)r19 + (u64)r62;
+	r19 = r63;
 	r11 = r19;
-	r85 = r10;
-	r86 = r85 > 0ll ? r85 : 0ll;
-	r88 = r86 < r87 ? r86 : r87;
+	r78 = r10;
+	r79 = r78 > 0ll ? r78 : 0ll;
+	r81 = r79 < r80 ? r79 : r80;
 	r19 = r11;
-	r93 = r30;
-	r94 = (u64)r88 * (u64)r9;
-	r95 = (u64)r94 + (u64)r93;
-	r96 = r34 + r95 * 1;
-	r97 = *(u8 *)r96;
-	r98 = (i64)r97;
-	r99 = (u64)r19 + (u64)r98;
-	r19 = r99;
-	r106 = r52;
-	r107 = r94;
-	r108 = (u64)r107 + (u64)r106;
-	r109 = r34 + r108 * 1;
-	r110 = *(u8 *)r109;
-	r111 = (i64)r110;
-	r112 = (u64)r19 + (u64)r111;
-	r19 = r112;
-	r118 = r64;
-	r119 = r94;
-	r120 = (u64)r119 + (u64)r118;
-	r121 = r34 + r120 * 1;
-	r122 = *(u8 *)r121;
-	r123 = (i64)r122;
-	r124 = (u64)r19 + (u64)r123;
-	r19 = r124;
+	r86 = r30;
+	r87 = (u64)r81 * (u64)r9;
+	r88 = (u64)r87 + (u64)r86;
+	r89 = r34 + r88 * 1;
+	r90 = *(u8 *)r89;
+	r91 = (i64)r90;
+	r92 = (u64)r19 + (u64)r91;
+	r19 = r92;
+	r99 = r45;
+	r100 = r87;
+	r101 = (u64)r100 + (u64)r99;
+	r102 = r34 + r101 * 1;
+	r103 = *(u8 *)r102;
+	r104 = (i64)r103;
+	r105 = (u64)r19 + (u64)r104;
+	r19 = r105;
+	r111 = r57;
+	r112 = r87;
+	r113 = (u64)r112 + (u64)r111;
+	r114 = r34 + r113 * 1;
+	r115 = *(u8 *)r114;
+	r116 = (i64)r115;
+	r117 = (u64)r19 + (u64)r116;
+	r19 = r117;
 	r11 = r19;
-	r128 = (u64)r10 + 1ull;
-	r129 = r128 > 0ll ? r128 : 0ll;
-	r131 = r129 < r130 ? r129 : r130;
+	r121 = (u64)r10 + 1ull;
+	r122 = r121 > 0ll ? r121 : 0ll;
+	r124 = r122 < r123 ? r122 : r123;
 	r19 = r11;
-	r136 = r30;
-	r137 = (u64)r131 * (u64)r9;
-	r138 = (u64)r137 + (u64)r136;
-	r139 = r34 + r138 * 1;
-	r140 = *(u8 *)r139;
-	r141 = (i64)r140;
-	r142 = (u64)r19 + (u64)r141;
-	r19 = r142;
-	r149 = r52;
-	r150 = r137;
-	r151 = (u64)r150 + (u64)r149;
-	r152 = r34 + r151 * 1;
-	r153 = *(u8 *)r152;
-	r154 = (i64)r153;
-	r155 = (u64)r19 + (u64)r154;
-	r19 = r155;
-	r161 = r64;
-	r162 = r137;
-	r163 = (u64)r162 + (u64)r161;
-	r164 = r34 + r163 * 1;
-	r165 = *(u8 *)r164;
-	r166 = (i64)r165;
-	r167 = (u64)r19 + (u64)r166;
-	r19 = r167;
+	r129 = r30;
+	r130 = (u64)r124 * (u64)r9;
+	r131 = (u64)r130 + (u64)r129;
+	r132 = r34 + r131 * 1;
+	r133 = *(u8 *)r132;
+	r134 = (i64)r133;
+	r135 = (u64)r19 + (u64)r134;
+	r19 = r135;
+	r142 = r45;
+	r143 = r130;
+	r144 = (u64)r143 + (u64)r142;
+	r145 = r34 + r144 * 1;
+	r146 = *(u8 *)r145;
+	r147 = (i64)r146;
+	r148 = (u64)r19 + (u64)r147;
+	r19 = r148;
+	r154 = r57;
+	r155 = r130;
+	r156 = (u64)r155 + (u64)r154;
+	r157 = r34 + r156 * 1;
+	r158 = *(u8 *)r157;
+	r159 = (i64)r158;
+	r160 = (u64)r19 + (u64)r159;
+	r19 = r160;
 	r11 = r19;
-	r41 = __mul64hi(r11, (-2049638230412172401ll));
-	r42 = (u64)r41 + (u64)r11;
-	r43 = (u64)r42;
-	r44 = r43 >> 63;
-	r45 = r42 >> 3;
-	r46 = (i64)r44;
-	r47 = (u64)r45 + (u64)r46;
-	r21 = r47;
+	r206 = (u32)r11;
+	r207 = __umulhi(r206, 3340530120u);
+	r208 = r206 - r207;
+	r209 = r208 >> 1;
+	r210 = r209 + r207;
+	r211 = r210 >> 3;
+	r21 = (i64)r211;
 	r22 = (u8)r21;
-	r23 = r356;
+	r23 = r354;
 	*(u8 *)r23 = r22;
 	r2 = (u64)r2 + (u64)r1;
-	r356 = r356 + r357 * 1;
+	r354 = r354 + r355 * 1;
 	goto b12;
 b34: // divide in 64 bits
-	r375 = qd_div_i64(r7, r9);
-	r388 = (u64)r375 * (u64)r9;
-	r376 = (u64)r7 - (u64)r388;
+	r373 = qd_div_i64(r7, r9);
+	r386 = (u64)r373 * (u64)r9;
+	r374 = (u64)r7 - (u64)r386;
 	goto b16;
 b35: // exit
 	return;
 b36: // preheader
-	r219 = r333;
-	r228 = r344;
-	r245 = r344;
-	r255 = r344;
-	r265 = r333;
-	r299 = r333;
-	r358 = r2;
-	r359 = r4 + r358 * 1;
-	r360 = r1;
-	r364 = r339;
-	r370 = (u32)r9;
-	r398 = r370 > 1u ? r370 : 1u;
-	r399 = qd_div_u32(4294967295u, r398);
+	r218 = r331;
+	r227 = r342;
+	r237 = r342;
+	r247 = r342;
+	r257 = r331;
+	r291 = r331;
+	r356 = r2;
+	r357 = r4 + r356 * 1;
+	r358 = r1;
+	r362 = r337;
+	r368 = (u32)r9;
+	r396 = r368 > 1u ? r368 : 1u;
+	r397 = qd_div_u32(4294967295u, r396);
 b37: // head (checked)
-	r213 = r2 < r3;
-	if (!r213) goto b35;
-	r214 = r2;
+	r212 = r2 < r3;
+	if (!r212) goto b35;
+	r213 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r363 = (u64)r214;
-	r365 = r363 | r364;
-	r366 = r365 >> 32;
-	r367 = (u32)r366;
-	r368 = r367 == 0u;
-	if (!r368) goto b59;
-	r369 = (u32)r214;
-	r400 = __umulhi(r369, r399);
-	r401 = r400 * r370;
-	r402 = r369 - r401;
-	r403 = r402 - r370;
-	r404 = r402 < r403 ? r402 : r403;
-	r405 = r402 - r404;
-	r406 = r405 < 1u ? r405 : 1u;
-	r371 = r400 + r406;
-	r372 = r404;
-	r361 = (i64)r371;
-	r362 = (i64)r372;
+	r361 = (u64)r213;
+	r363 = r361 | r362;
+	r364 = r363 >> 32;
+	r365 = (u32)r364;
+	r366 = r365 == 0u;
+	if (!r366) goto b59;
+	r367 = (u32)r213;
+	r398 = __umulhi(r367, r397);
+	r399 = r398 * r368;
+	r400 = r367 - r399;
+	r401 = r400 - r368;
+	r402 = r400 < r401 ? r400 : r401;
+	r403 = r400 - r402;
+	r404 = r403 < 1u ? r403 : 1u;
+	r369 = r398 + r404;
+	r370 = r402;
+	r359 = (i64)r369;
+	r360 = (i64)r370;
 b41: // rangeint.body (checked)
-	r215 = r362;
-	r216 = r361;
+	r214 = r360;
+	r215 = r359;
 	r11 = 0ll;
-	r217 = (u64)r216 + (u64)(-1ll);
-	r218 = r217 > 0ll ? r217 : 0ll;
-	r220 = r218 < r219 ? r218 : r219;
+	r216 = (u64)r215 + (u64)(-1ll);
+	r217 = r216 > 0ll ? r216 : 0ll;
+	r219 = r217 < r218 ? r217 : r218;
 	r19 = 0ll;
-	r226 = (u64)r215 + (u64)(-1ll);
-	r227 = r226 > 0ll ? r226 : 0ll;
-	r229 = r227 < r228 ? r227 : r228;
-	r230 = (u64)r220 * (u64)r9;
-	r231 = (u64)r230 + (u64)r229;
-	if ((u64)r231 >= (u64)r35) { qd_site = 2; qd_x = r231; qd_y = r35; goto qd_fault; }
-	r232 = r34 + r231 * 1;
-	r233 = *(u8 *)r232;
-	r234 = (i64)r233;
-	r235 = r234;
-	r19 = r235;
-	r243 = r215;
-	r244 = r243 > 0ll ? r243 : 0ll;
-	r246 = r244 < r245 ? r244 : r245;
-	r247 = r230;
-	r248 = (u64)r247 + (u64)r246;
-	if ((u64)r248 >= (u64)r35) { qd_site = 2; qd_x = r248; qd_y = r35; goto qd_fault; }
-	r249 = r34 + r248 * 1;
-	r250 = *(u8 *)r249;
-	r251 = (i64)r250;
-	r252 = (u64)r19 + (u64)r251;
-	r19 = r252;
-	r253 = (u64)r215 + 1ull;
-	r254 = r253 > 0ll ? r253 : 0ll;
-	r256 = r254 < r255 ? r254 : r255;
-	r257 = r230;
-	r258 = (u64)r257 + (u64)r256;
-	if ((u64)r258 >= (u64)r35) { qd_site = 2; qd_x = r258; qd_y = r35; goto qd_fault; }
-	r259 = r34 + r258 * 1;
-	r260 = *(u8 *)r259;
-	r261 = (i64)r260;
-	r262 = (u64)r19 + (u64)r261;
-	r19 = r262;
+	r225 = (u64)r214 + (u64)(-1ll);
+	r226 = r225 > 0ll ? r225 : 0ll;
+	r228 = r226 < r227 ? r226 : r227;
+	r229 = (u64)r219 * (u64)r9;
+	r230 = (u64)r229 + (u64)r228;
+	if ((u64)r230 >= (u64)r35) { qd_site = 2; qd_x = r230; qd_y = r35; goto qd_fault; }
+	r231 = r34 + r230 * 1;
+	r232 = *(u8 *)r231;
+	r233 = (i64)r232;
+	r234 = r233;
+	r19 = r234;
+	r235 = r214;
+	r236 = r235 > 0ll ? r235 : 0ll;
+	r238 = r236 < r237 ? r236 : r237;
+	r239 = r229;
+	r240 = (u64)r239 + (u64)r238;
+	if ((u64)r240 >= (u64)r35) { qd_site = 2; qd_x = r240; qd_y = r35; goto qd_fault; }
+	r241 = r34 + r240 * 1;
+	r242 = *(u8 *)r241;
+	r243 = (i64)r242;
+	r244 = (u64)r19 + (u64)r243;
+	r19 = r244;
+	r245 = (u64)r214 + 1ull;
+	r246 = r245 > 0ll ? r245 : 0ll;
+	r248 = r246 < r247 ? r246 : r247;
+	r249 = r229;
+	r250 = (u64)r249 + (u64)r248;
+	if ((u64)r250 >= (u64)r35) { qd_site = 2; qd_x = r250; qd_y = r35; goto qd_fault; }
+	r251 = r34 + r250 * 1;
+	r252 = *(u8 *)r251;
+	r253 = (i64)r252;
+	r254 = (u64)r19 + (u64)r253;
+	r19 = r254;
 	r11 = r19;
-	r263 = r216;
-	r264 = r263 > 0ll ? r263 : 0ll;
-	r266 = r264 < r265 ? r264 : r265;
+	r255 = r215;
+	r256 = r255 > 0ll ? r255 : 0ll;
+	r258 = r256 < r257 ? r256 : r257;
 	r19 = r11;
-	r270 = r229;
-	r271 = (u64)r266 * (u64)r9;
-	r272 = (u64)r271 + (u64)r270;
-	if ((u64)r272 >= (u64)r35) { qd_site = 2; qd_x = r272; qd_y = r35; goto qd_fault; }
-	r273 = r34 + r272 * 1;
-	r274 = *(u8 *)r273;
-	r275 = (i64)r274;
-	r276 = (u64)r19 + (u64)r275;
-	r19 = r276;
-	r280 = r246;
-	r281 = r271;
-	r282 = (u64)r281 + (u64)r280;
-	if ((u64)r282 >= (u64)r35) { qd_site = 2; qd_x = r282; qd_y = r35; goto qd_fault; }
-	r283 = r34 + r282 * 1;
-	r284 = *(u8 *)r283;
-	r285 = (i64)r284;
-	r286 = (u64)r19 + (u64)r285;
-	r19 = r286;
-	r290 = r256;
-	r291 = r271;
-	r292 = (u64)r291 + (u64)r290;
-	if ((u64)r292 >= (u64)r35) { qd_site = 2; qd_x = r292; qd_y = r35; goto qd_fault; }
-	r293 = r34 + r292 * 1;
-	r294 = *(u8 *)r293;
-	r295 = (i64)r294;
-	r296 = (u64)r19 + (u64)r295;
-	r19 = r296;
+	r262 = r228;
+	r263 = (u64)r258 * (u64)r9;
+	r264 = (u64)r263 + (u64)r262;
+	if ((u64)r264 >= (u64)r35) { qd_site = 2; qd_x = r264; qd_y = r35; goto qd_fault; }
+	r265 = r34 + r264 * 1;
+	r266 = *(u8 *)r265;
+	r267 = (i64)r266;
+	r268 = (u64)r19 + (u64)r267;
+	r19 = r268;
+	r272 = r238;
+	r273 = r263;
+	r274 = (u64)r273 + (u64)r272;
+	if ((u64)r274 >= (u64)r35) { qd_site = 2; qd_x = r274; qd_y = r35; goto qd_fault; }
+	r275 = r34 + r274 * 1;
+	r276 = *(u8 *)r275;
+	r277 = (i64)r276;
+	r278 = (u64)r19 + (u64)r277;
+	r19 = r278;
+	r282 = r248;
+	r283 = r263;
+	r284 = (u64)r283 + (u64)r282;
+	if ((u64)r284 >= (u64)r35) { qd_site = 2; qd_x = r284; qd_y = r35; goto qd_fault; }
+	r285 = r34 + r284 * 1;
+	r286 = *(u8 *)r285;
+	r287 = (i64)r286;
+	r288 = (u64)r19 + (u64)r287;
+	r19 = r288;
 	r11 = r19;
-	r297 = (u64)r216 + 1ull;
-	r298 = r297 > 0ll ? r297 : 0ll;
-	r300 = r298 < r299 ? r298 : r299;
+	r289 = (u64)r215 + 1ull;
+	r290 = r289 > 0ll ? r289 : 0ll;
+	r292 = r290 < r291 ? r290 : r291;
 	r19 = r11;
-	r304 = r229;
-	r305 = (u64)r300 * (u64)r9;
-	r306 = (u64)r305 + (u64)r304;
-	if ((u64)r306 >= (u64)r35) { qd_site = 2; qd_x = r306; qd_y = r35; goto qd_fault; }
-	r307 = r34 + r306 * 1;
-	r308 = *(u8 *)r307;
-	r309 = (i64)r308;
-	r310 = (u64)r19 + (u64)r309;
-	r19 = r310;
-	r314 = r246;
-	r315 = r305;
-	r316 = (u64)r315 + (u64)r314;
-	if ((u64)r316 >= (u64)r35) { qd_site = 2; qd_x = r316; qd_y = r35; goto qd_fault; }
-	r317 = r34 + r316 * 1;
-	r318 = *(u8 *)r317;
-	r319 = (i64)r318;
-	r320 = (u64)r19 + (u64)r319;
-	r19 = r320;
-	r324 = r256;
-	r325 = r305;
-	r326 = (u64)r325 + (u64)r324;
-	if ((u64)r326 >= (u64)r35) { qd_site = 2; qd_x = r326; qd_y = r35; goto qd_fault; }
-	r327 = r34 + r326 * 1;
-	r328 = *(u8 *)r327;
-	r329 = (i64)r328;
-	r330 = (u64)r19 + (u64)r329;
-	r19 = r330;
+	r296 = r228;
+	r297 = (u64)r292 * (u64)r9;
+	r298 = (u64)r297 + (u64)r296;
+	if ((u64)r298 >= (u64)r35) { qd_site = 2; qd_x = r298; qd_y = r35; goto qd_fault; }
+	r299 = r34 + r298 * 1;
+	r300 = *(u8 *)r299;
+	r301 = (i64)r300;
+	r302 = (u64)r19 + (u64)r301;
+	r19 = r302;
+	r306 = r238;
+	r307 = r297;
+	r308 = (u64)r307 + (u64)r306;
+	if ((u64)r308 >= (u64)r35) { qd_site = 2; qd_x = r308; qd_y = r35; goto qd_fault; }
+	r309 = r34 + r308 * 1;
+	r310 = *(u8 *)r309;
+	r311 = (i64)r310;
+	r312 = (u64)r19 + (u64)r311;
+	r19 = r312;
+	r316 = r248;
+	r317 = r297;
+	r318 = (u64)r317 + (u64)r316;
+	if ((u64)r318 >= (u64)r35) { qd_site = 2; qd_x = r318; qd_y = r35; goto qd_fault; }
+	r319 = r34 + r318 * 1;
+	r320 = *(u8 *)r319;
+	r321 = (i64)r320;
+	r322 = (u64)r19 + (u64)r321;
+	r19 = r322;
 	r11 = r19;
-	r236 = __mul64hi(r11, (-2049638230412172401ll));
-	r237 = (u64)r236 + (u64)r11;
-	r238 = (u64)r237;
-	r239 = r238 >> 63;
-	r240 = r237 >> 3;
-	r241 = (i64)r239;
-	r242 = (u64)r240 + (u64)r241;
-	r221 = r242;
-	r222 = (u8)r221;
-	r223 = r359;
-	*(u8 *)r223 = r222;
+	r323 = (u32)r11;
+	r324 = __umulhi(r323, 3340530120u);
+	r325 = r323 - r324;
+	r326 = r325 >> 1;
+	r327 = r326 + r324;
+	r328 = r327 >> 3;
+	r220 = (i64)r328;
+	r221 = (u8)r220;
+	r222 = r357;
+	*(u8 *)r222 = r221;
 	r2 = (u64)r2 + (u64)r1;
-	r359 = r359 + r360 * 1;
+	r357 = r357 + r358 * 1;
 	goto b37;
 b59: // divide in 64 bits
-	r361 = qd_div_i64(r214, r9);
-	r374 = (u64)r361 * (u64)r9;
-	r362 = (u64)r214 - (u64)r374;
+	r359 = qd_div_i64(r213, r9);
+	r372 = (u64)r359 * (u64)r9;
+	r360 = (u64)r213 - (u64)r372;
 	goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -11297,9 +11039,9 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	i64 r60 = 0, r62 = 0, r70 = 0, r72 = 0, r80 = 0, r82 = 0, r90 = 0, r92 = 0;
 	i64 r100 = 0, r102 = 0, r110 = 0, r112 = 0, r123 = 0, r154 = 0, r166 = 0, r173 = 0;
 	i64 r175 = 0, r186 = 0, r217 = 0, r228 = 0, r258 = 0, r260 = 0, r271 = 0, r301 = 0;
-	i64 r303 = 0, r314 = 0, r344 = 0, r345 = 0, r347 = 0, r350 = 0, r353 = 0, r355 = 0;
-	i64 r358 = 0, r360 = 0, r363 = 0, r365 = 0, r367 = 0, r370 = 0, r372 = 0, r374 = 0;
-	i64 r376 = 0, r378 = 0, r380 = 0, r382 = 0, r384 = 0, r385 = 0, r387 = 0;
+	i64 r303 = 0, r314 = 0, r344 = 0, r345 = 0, r347 = 0, r350 = 0, r353 = 0, r356 = 0;
+	i64 r359 = 0, r362 = 0, r364 = 0, r366 = 0, r368 = 0, r370 = 0, r372 = 0, r373 = 0;
+	i64 r375 = 0;
 	u64 r153 = 0, r155 = 0, r157 = 0, r158 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
 	u64 r164 = 0, r168 = 0, r170 = 0, r171 = 0, r172 = 0;
 	float r11 = 0, r12 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r20 = 0, r21 = 0;
@@ -11336,9 +11078,8 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	float r343 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r28 = 0, *r113 = 0, *r122 = 0, *r176 = 0, *r185 = 0;
 	char *r218 = 0, *r227 = 0, *r261 = 0, *r270 = 0, *r304 = 0, *r313 = 0, *r346 = 0, *r348 = 0;
-	char *r349 = 0, *r351 = 0, *r352 = 0, *r354 = 0, *r356 = 0, *r357 = 0, *r359 = 0, *r361 = 0;
-	char *r362 = 0, *r364 = 0, *r366 = 0, *r368 = 0, *r369 = 0, *r371 = 0, *r373 = 0, *r375 = 0;
-	char *r377 = 0, *r379 = 0, *r381 = 0, *r383 = 0, *r386 = 0, *r388 = 0;
+	char *r349 = 0, *r351 = 0, *r352 = 0, *r354 = 0, *r355 = 0, *r357 = 0, *r358 = 0, *r360 = 0;
+	char *r361 = 0, *r363 = 0, *r365 = 0, *r367 = 0, *r369 = 0, *r371 = 0, *r374 = 0, *r376 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p0;
@@ -11372,15 +11113,15 @@ extern "C" __global__ void Options_0(char *p0, i64 p1, char *p2, i64 p3, float p
 	r172 = (u64)r166;
 	r347 = r345;
 	r350 = r345;
-	r355 = r345;
-	r360 = r345;
-	r367 = r345;
-	r374 = r345;
-	r384 = r2;
-	r385 = r384;
-	r386 = r9 + r385 * 4;
-	r387 = (u64)r345 * 4ull;
-	r388 = r4 + r385 * 4;
+	r353 = (u64)r1 * 8ull;
+	r356 = r353;
+	r359 = (u64)r1 * 12ull;
+	r362 = r359;
+	r372 = r2;
+	r373 = r372;
+	r374 = r9 + r373 * 4;
+	r375 = (u64)r345 * 4ull;
+	r376 = r4 + r373 * 4;
 b5: // grid unrolled guard
 	r167 = r2 < r3;
 	if (!r167) goto b61;
@@ -11388,7 +11129,7 @@ b5: // grid unrolled guard
 	r168 = r170 - r171;
 	r169 = r168 > r172;
 	if (!r169) goto b48;
-	r176 = r386;
+	r176 = r374;
 	r177 = *(float *)r176;
 	r12 = 0x0p+00f;
 	r178 = r177 * 0x1.8p-01f;
@@ -11434,7 +11175,7 @@ b5: // grid unrolled guard
 	r182 = r12 * 0x1p-03f;
 	r183 = r182 * 0x1.e66666p-01f;
 	r184 = r183 / 0x1.8p+01f;
-	r185 = r388;
+	r185 = r376;
 	*(float *)r185 = r184;
 	r346 = r176;
 	r348 = r346 + r347 * 1;
@@ -11488,9 +11229,9 @@ b5: // grid unrolled guard
 	r351 = r349 + r350 * 1;
 	r227 = r351;
 	*(float *)r227 = r226;
-	r354 = r348;
-	r356 = r354 + r355 * 1;
-	r261 = r356;
+	r352 = r176;
+	r354 = r352 + r353 * 1;
+	r261 = r354;
 	r262 = *(float *)r261;
 	r12 = 0x0p+00f;
 	r263 = r262 * 0x1.8p-01f;
@@ -11536,13 +11277,13 @@ b5: // grid unrolled guard
 	r267 = r12 * 0x1p-03f;
 	r268 = r267 * 0x1.e66666p-01f;
 	r269 = r268 / 0x1.8p+01f;
-	r359 = r351;
-	r361 = r359 + r360 * 1;
-	r270 = r361;
+	r355 = r185;
+	r357 = r355 + r356 * 1;
+	r270 = r357;
 	*(float *)r270 = r269;
-	r366 = r356;
-	r368 = r366 + r367 * 1;
-	r304 = r368;
+	r358 = r176;
+	r360 = r358 + r359 * 1;
+	r304 = r360;
 	r305 = *(float *)r304;
 	r12 = 0x0p+00f;
 	r306 = r305 * 0x1.8p-01f;
@@ -11588,23 +11329,23 @@ b5: // grid unrolled guard
 	r310 = r12 * 0x1p-03f;
 	r311 = r310 * 0x1.e66666p-01f;
 	r312 = r311 / 0x1.8p+01f;
-	r373 = r361;
-	r375 = r373 + r374 * 1;
-	r313 = r375;
+	r361 = r185;
+	r363 = r361 + r362 * 1;
+	r313 = r363;
 	*(float *)r313 = r312;
 	r2 = (u64)r2 + (u64)r345;
-	r386 = r386 + r387 * 1;
-	r388 = r388 + r387 * 1;
+	r374 = r374 + r375 * 1;
+	r376 = r376 + r375 * 1;
 	goto b5;
 b48: // preheader
-	r376 = r2;
-	r377 = r9 + r376 * 4;
-	r378 = r345;
-	r379 = r4 + r376 * 4;
+	r364 = r2;
+	r365 = r9 + r364 * 4;
+	r366 = r345;
+	r367 = r4 + r364 * 4;
 b49: // head
 	r6 = r2 < r3;
 	if (!r6) goto b61;
-	r8 = r377;
+	r8 = r365;
 	r11 = *(float *)r8;
 	r12 = 0x0p+00f;
 	r19 = r11 * 0x1.8p-01f;
@@ -11650,25 +11391,25 @@ b49: // head
 	r25 = r12 * 0x1p-03f;
 	r26 = r25 * 0x1.e66666p-01f;
 	r27 = r26 / 0x1.8p+01f;
-	r28 = r379;
+	r28 = r367;
 	*(float *)r28 = r27;
 	r2 = (u64)r2 + (u64)r1;
-	r377 = r377 + r378 * 1;
-	r379 = r379 + r378 * 1;
+	r365 = r365 + r366 * 1;
+	r367 = r367 + r366 * 1;
 	goto b49;
 b61: // exit
 	return;
 b62: // preheader
-	r380 = r2;
-	r381 = r9 + r380 * 4;
-	r382 = (u64)r1 * 4ull;
-	r383 = r4 + r380 * 4;
+	r368 = r2;
+	r369 = r9 + r368 * 4;
+	r370 = (u64)r1 * 4ull;
+	r371 = r4 + r368 * 4;
 b63: // head (checked)
 	r111 = r2 < r3;
 	if (!r111) goto b61;
 	r112 = r2;
 	if ((u64)r112 >= (u64)r10) { qd_site = 0; qd_x = r112; qd_y = r10; goto qd_fault; }
-	r113 = r381;
+	r113 = r369;
 	r114 = *(float *)r113;
 	r12 = 0x0p+00f;
 	r115 = r114 * 0x1.8p-01f;
@@ -11714,11 +11455,11 @@ b63: // head (checked)
 	r119 = r12 * 0x1p-03f;
 	r120 = r119 * 0x1.e66666p-01f;
 	r121 = r120 / 0x1.8p+01f;
-	r122 = r383;
+	r122 = r371;
 	*(float *)r122 = r121;
 	r2 = (u64)r2 + (u64)r1;
-	r381 = r381 + r382 * 1;
-	r383 = r383 + r382 * 1;
+	r369 = r369 + r370 * 1;
+	r371 = r371 + r370 * 1;
 	goto b63;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -13582,10 +13323,9 @@ extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r44 = 0, r51 = 0, r53 = 0, r61 = 0, r64 = 0;
 	i64 r72 = 0, r74 = 0, r76 = 0, r84 = 0, r86 = 0, r88 = 0, r96 = 0, r98 = 0;
-	i64 r99 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r112 = 0, r115 = 0, r117 = 0;
-	i64 r120 = 0, r122 = 0, r125 = 0, r127 = 0, r129 = 0, r132 = 0, r134 = 0, r136 = 0;
-	i64 r139 = 0, r141 = 0, r143 = 0, r145 = 0, r147 = 0, r149 = 0, r151 = 0, r153 = 0;
-	i64 r154 = 0, r156 = 0;
+	i64 r99 = 0, r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0, r116 = 0, r119 = 0;
+	i64 r122 = 0, r125 = 0, r127 = 0, r129 = 0, r131 = 0, r133 = 0, r135 = 0, r136 = 0;
+	i64 r138 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r46 = 0, r48 = 0, r49 = 0, r50 = 0;
 	double r11 = 0, r12 = 0, r13 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
@@ -13595,10 +13335,9 @@ extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r14 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
 	char *r54 = 0, *r57 = 0, *r60 = 0, *r65 = 0, *r68 = 0, *r71 = 0, *r77 = 0, *r80 = 0;
 	char *r83 = 0, *r89 = 0, *r92 = 0, *r95 = 0, *r100 = 0, *r102 = 0, *r103 = 0, *r105 = 0;
-	char *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0;
-	char *r119 = 0, *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0, *r131 = 0;
-	char *r133 = 0, *r135 = 0, *r137 = 0, *r138 = 0, *r140 = 0, *r142 = 0, *r144 = 0, *r146 = 0;
-	char *r148 = 0, *r150 = 0, *r152 = 0, *r155 = 0, *r157 = 0;
+	char *r106 = 0, *r108 = 0, *r109 = 0, *r111 = 0, *r112 = 0, *r114 = 0, *r115 = 0, *r117 = 0;
+	char *r118 = 0, *r120 = 0, *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r128 = 0, *r130 = 0;
+	char *r132 = 0, *r134 = 0, *r137 = 0, *r139 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p3;
@@ -13632,15 +13371,15 @@ extern "C" __global__ void Daxpy_0(double p0, char *p1, i64 p2, char *p3, i64 p4
 	r50 = (u64)r44;
 	r101 = (u64)r1 * 8ull;
 	r104 = r101;
-	r112 = r101;
-	r117 = r101;
-	r129 = r101;
-	r136 = r101;
-	r153 = r2;
-	r154 = r153;
-	r155 = r9 + r154 * 8;
-	r156 = (u64)r99 * 8ull;
-	r157 = r4 + r154 * 8;
+	r110 = (u64)r1 * 16ull;
+	r113 = r110;
+	r119 = (u64)r1 * 24ull;
+	r122 = r119;
+	r135 = r2;
+	r136 = r135;
+	r137 = r9 + r136 * 8;
+	r138 = (u64)r99 * 8ull;
+	r139 = r4 + r136 * 8;
 b5: // grid unrolled guard
 	r45 = r2 < r3;
 	if (!r45) goto b16;
@@ -13648,10 +13387,10 @@ b5: // grid unrolled guard
 	r46 = r48 - r49;
 	r47 = r46 > r50;
 	if (!r47) goto b12;
-	r54 = r155;
+	r54 = r137;
 	r55 = *(double *)r54;
 	r56 = r13 * r55;
-	r57 = r157;
+	r57 = r139;
 	r58 = *(double *)r57;
 	r59 = r56 + r58;
 	r60 = r57;
@@ -13669,79 +13408,79 @@ b5: // grid unrolled guard
 	r108 = r105;
 	r71 = r108;
 	*(double *)r71 = r70;
-	r111 = r102;
-	r113 = r111 + r112 * 1;
-	r77 = r113;
+	r109 = r54;
+	r111 = r109 + r110 * 1;
+	r77 = r111;
 	r78 = *(double *)r77;
 	r79 = r13 * r78;
-	r116 = r105;
-	r118 = r116 + r117 * 1;
-	r80 = r118;
+	r112 = r57;
+	r114 = r112 + r113 * 1;
+	r80 = r114;
 	r81 = *(double *)r80;
 	r82 = r79 + r81;
-	r123 = r118;
-	r83 = r123;
+	r117 = r114;
+	r83 = r117;
 	*(double *)r83 = r82;
-	r128 = r113;
-	r130 = r128 + r129 * 1;
-	r89 = r130;
+	r118 = r54;
+	r120 = r118 + r119 * 1;
+	r89 = r120;
 	r90 = *(double *)r89;
 	r91 = r13 * r90;
-	r135 = r118;
-	r137 = r135 + r136 * 1;
-	r92 = r137;
+	r121 = r57;
+	r123 = r121 + r122 * 1;
+	r92 = r123;
 	r93 = *(double *)r92;
 	r94 = r91 + r93;
-	r144 = r137;
-	r95 = r144;
+	r126 = r123;
+	r95 = r126;
 	*(double *)r95 = r94;
 	r2 = (u64)r2 + (u64)r99;
-	r155 = r155 + r156 * 1;
-	r157 = r157 + r156 * 1;
+	r137 = r137 + r138 * 1;
+	r139 = r139 + r138 * 1;
 	goto b5;
 b12: // preheader
-	r145 = r2;
-	r146 = r9 + r145 * 8;
-	r147 = r101;
-	r148 = r4 + r145 * 8;
+	r127 = r2;
+	r128 = r9 + r127 * 8;
+	r129 = r101;
+	r130 = r4 + r127 * 8;
 b13: // head
 	r6 = r2 < r3;
 	if (!r6) goto b16;
-	r8 = r146;
+	r8 = r128;
 	r11 = *(double *)r8;
 	r12 = r13 * r11;
-	r14 = r148;
+	r14 = r130;
 	r15 = *(double *)r14;
 	r16 = r12 + r15;
 	r17 = r14;
 	*(double *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r146 = r146 + r147 * 1;
-	r148 = r148 + r147 * 1;
+	r128 = r128 + r129 * 1;
+	r130 = r130 + r129 * 1;
 	goto b13;
 b16: // exit
 	return;
 b17: // preheader
-	r149 = r2;
-	r150 = r9 + r149 * 8;
-	r151 = (u64)r1 * 8ull;
-	r152 = r4 + r149 * 8;
+	r131 = r2;
+	r132 = r9 + r131 * 8;
+	r133 = (u64)r1 * 8ull;
+	r134 = r4 + r131 * 8;
 b18: // head (checked)
 	r20 = r2 < r3;
 	if (!r20) goto b16;
 	r21 = r2;
 	if ((u64)r21 >= (u64)r10) { qd_site = 0; qd_x = r21; qd_y = r10; goto qd_fault; }
-	r22 = r150;
+	r22 = r132;
 	r23 = *(double *)r22;
 	r24 = r13 * r23;
-	r25 = r152;
+	r25 = r134;
 	r26 = *(double *)r25;
 	r27 = r24 + r26;
 	r28 = r25;
 	*(double *)r28 = r27;
 	r2 = (u64)r2 + (u64)r1;
-	r150 = r150 + r151 * 1;
-	r152 = r152 + r151 * 1;
+	r132 = r132 + r133 * 1;
+	r134 = r134 + r133 * 1;
 	goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
@@ -14214,68 +13953,42 @@ b11: # preheader
 	r193 = move.i64 r157
 	r190 = move.i64 r154
 	r296 = move.i64 r270
-	r305 = move.i64 r290
-	r307 = move.i64 r270
-	r310 = move.i64 r293
-	r312 = move.i64 r270
+	r307 = move.i64 r290
+	r312 = move.i64 r293
 	r315 = move.i64 r270
 	r318 = move.i64 r270
 	r321 = move.i64 r270
 	r230 = move.i64 r157
 	r227 = move.i64 r154
-	r324 = move.i64 r270
-	r326 = move.i64 r270
-	r339 = move.i64 r290
-	r341 = move.i64 r270
-	r343 = move.i64 r270
-	r346 = move.i64 r293
-	r348 = move.i64 r270
-	r350 = move.i64 r270
-	r353 = move.i64 r270
-	r355 = move.i64 r270
-	r358 = move.i64 r270
-	r360 = move.i64 r270
-	r363 = move.i64 r270
-	r365 = move.i64 r270
+	r324 = mul.i64 r1, 8
+	r335 = move.i64 r290
+	r340 = move.i64 r293
+	r343 = move.i64 r324
+	r346 = move.i64 r324
+	r349 = move.i64 r346
 	r267 = move.i64 r157
 	r264 = move.i64 r154
-	r368 = move.i64 r270
-	r370 = move.i64 r270
-	r372 = move.i64 r270
-	r389 = move.i64 r290
-	r391 = move.i64 r270
-	r393 = move.i64 r270
-	r395 = move.i64 r270
-	r398 = move.i64 r293
-	r400 = move.i64 r270
-	r402 = move.i64 r270
-	r404 = move.i64 r270
-	r407 = move.i64 r270
-	r409 = move.i64 r270
-	r411 = move.i64 r270
-	r414 = move.i64 r270
-	r416 = move.i64 r270
-	r418 = move.i64 r270
-	r421 = move.i64 r270
-	r423 = move.i64 r270
-	r425 = move.i64 r270
-	r435 = move.i64 r2
-	r436 = move.i64 r435
-	r437 = elemaddr r13, r436, 4
-	r438 = mul.i64 r270, 4
-	r439 = elemaddr r4, r436, 4
-	r440 = elemaddr r13, r435, 4
-	r441 = elemaddr r4, r435, 4
-	r515 = convert.u64.i64 r9
-	r501 = move.u64 r515
-	r487 = move.u64 r515
-	r473 = move.u64 r515
-	r479 = convert.u32.i64 r9
-	r493 = move.u32 r479
-	r507 = move.u32 r479
-	r521 = move.u32 r479
-	r526 = max.u32 r479, 1
-	r527 = div.u32 4294967295, r526
+	r352 = mul.i64 r1, 12
+	r363 = move.i64 r290
+	r368 = move.i64 r293
+	r371 = move.i64 r352
+	r374 = move.i64 r352
+	r377 = move.i64 r374
+	r387 = move.i64 r2
+	r388 = move.i64 r387
+	r389 = elemaddr r13, r388, 4
+	r390 = mul.i64 r270, 4
+	r391 = elemaddr r4, r388, 4
+	r465 = convert.u64.i64 r9
+	r451 = move.u64 r465
+	r437 = move.u64 r465
+	r423 = move.u64 r465
+	r429 = convert.u32.i64 r9
+	r443 = move.u32 r429
+	r457 = move.u32 r429
+	r471 = move.u32 r429
+	r476 = max.u32 r429, 1
+	r477 = div.u32 4294967295, r476
 	jump b12
 b12: # grid unrolled guard
 	r116 = lt.i64 r2, r3
@@ -14292,29 +14005,29 @@ b15: # index (grid unrolled 0)
 	r124 = move.i64 r122
 	jump b16
 b16: # rangeint.body (grid unrolled 0)
-	r514 = convert.u64.i64 r124
-	r516 = or.u64 r514, r515
-	r517 = shr.u64.u32 r516, 32
-	r518 = convert.u32.u64 r517
-	r519 = eq.u32 r518, 0
-	branch r519, b17, b58
+	r464 = convert.u64.i64 r124
+	r466 = or.u64 r464, r465
+	r467 = shr.u64.u32 r466, 32
+	r468 = convert.u32.u64 r467
+	r469 = eq.u32 r468, 0
+	branch r469, b17, b58
 b17: # divide in 32 bits
-	r520 = convert.u32.i64 r124
-	r549 = mulhi.u32 r520, r527
-	r550 = mul.u32 r549, r521
-	r551 = sub.u32 r520, r550
-	r552 = sub.u32 r551, r521
-	r553 = min.u32 r551, r552
-	r554 = sub.u32 r551, r553
-	r555 = min.u32 r554, 1
-	r522 = add.u32 r549, r555
-	r523 = move.u32 r553
-	r512 = convert.i64.u32 r522
-	r513 = convert.i64.u32 r523
+	r470 = convert.u32.i64 r124
+	r499 = mulhi.u32 r470, r477
+	r500 = mul.u32 r499, r471
+	r501 = sub.u32 r470, r500
+	r502 = sub.u32 r501, r471
+	r503 = min.u32 r501, r502
+	r504 = sub.u32 r501, r503
+	r505 = min.u32 r504, 1
+	r472 = add.u32 r499, r505
+	r473 = move.u32 r503
+	r462 = convert.i64.u32 r472
+	r463 = convert.i64.u32 r473
 	jump b18
 b18: # rangeint.body (grid unrolled 0)
-	r125 = move.i64 r513
-	r126 = move.i64 r512
+	r125 = move.i64 r463
+	r126 = move.i64 r462
 	r127 = gt.i64 r125, 0
 	branch r127, b19, b57
 b19: # cond.true (grid unrolled 0)
@@ -14327,7 +14040,7 @@ b21: # cond.true (grid unrolled 0)
 	r155 = lt.i64 r126, r154
 	branch r155, b22, b57
 b22: # if.then (grid unrolled 0)
-	r128 = move.ptr r437
+	r128 = move.ptr r389
 	r129 = load.f32 r128
 	r130 = mul.f32 r129, 0.5
 	r287 = move.ptr r128
@@ -14349,7 +14062,7 @@ b22: # if.then (grid unrolled 0)
 	r145 = add.f32 r141, r144
 	r146 = mul.f32 r145, 0.125
 	r147 = add.f32 r130, r146
-	r148 = move.ptr r439
+	r148 = move.ptr r391
 	store.f32 r148, r147
 	jump b23
 b23: # grid unrolled 1
@@ -14359,29 +14072,29 @@ b24: # index (grid unrolled 1)
 	r160 = move.i64 r195
 	jump b25
 b25: # rangeint.body (grid unrolled 1)
-	r500 = convert.u64.i64 r160
-	r502 = or.u64 r500, r501
-	r503 = shr.u64.u32 r502, 32
-	r504 = convert.u32.u64 r503
-	r505 = eq.u32 r504, 0
-	branch r505, b26, b56
+	r450 = convert.u64.i64 r160
+	r452 = or.u64 r450, r451
+	r453 = shr.u64.u32 r452, 32
+	r454 = convert.u32.u64 r453
+	r455 = eq.u32 r454, 0
+	branch r455, b26, b56
 b26: # divide in 32 bits
-	r506 = convert.u32.i64 r160
-	r542 = mulhi.u32 r506, r527
-	r543 = mul.u32 r542, r507
-	r544 = sub.u32 r506, r543
-	r545 = sub.u32 r544, r507
-	r546 = min.u32 r544, r545
-	r547 = sub.u32 r544, r546
-	r548 = min.u32 r547, 1
-	r508 = add.u32 r542, r548
-	r509 = move.u32 r546
-	r498 = convert.i64.u32 r508
-	r499 = convert.i64.u32 r509
+	r456 = convert.u32.i64 r160
+	r492 = mulhi.u32 r456, r477
+	r493 = mul.u32 r492, r457
+	r494 = sub.u32 r456, r493
+	r495 = sub.u32 r494, r457
+	r496 = min.u32 r494, r495
+	r497 = sub.u32 r494, r496
+	r498 = min.u32 r497, 1
+	r458 = add.u32 r492, r498
+	r459 = move.u32 r496
+	r448 = convert.i64.u32 r458
+	r449 = convert.i64.u32 r459
 	jump b27
 b27: # rangeint.body (grid unrolled 1)
-	r161 = move.i64 r499
-	r162 = move.i64 r498
+	r161 = move.i64 r449
+	r162 = move.i64 r448
 	r163 = gt.i64 r161, 0
 	branch r163, b28, b55
 b28: # cond.true (grid unrolled 1)
@@ -14394,7 +14107,7 @@ b30: # cond.true (grid unrolled 1)
 	r191 = lt.i64 r162, r190
 	branch r191, b31, b55
 b31: # if.then (grid unrolled 1)
-	r295 = move.ptr r440
+	r295 = move.ptr r389
 	r297 = elemaddr r295, r296, 1
 	r164 = move.ptr r297
 	r165 = load.f32 r164
@@ -14406,21 +14119,19 @@ b31: # if.then (grid unrolled 1)
 	r171 = elemaddr r303, 1, 4
 	r172 = load.f32 r171
 	r173 = add.f32 r169, r172
-	r304 = move.ptr r295
-	r306 = elemaddr r304, r305, 1
+	r306 = move.ptr r297
 	r308 = elemaddr r306, r307, 1
 	r175 = move.ptr r308
 	r176 = load.f32 r175
 	r177 = add.f32 r173, r176
-	r309 = move.ptr r295
-	r311 = elemaddr r309, r310, 1
+	r311 = move.ptr r297
 	r313 = elemaddr r311, r312, 1
 	r179 = move.ptr r313
 	r180 = load.f32 r179
 	r181 = add.f32 r177, r180
 	r182 = mul.f32 r181, 0.125
 	r183 = add.f32 r166, r182
-	r314 = move.ptr r441
+	r314 = move.ptr r391
 	r316 = elemaddr r314, r315, 1
 	r184 = move.ptr r316
 	store.f32 r184, r183
@@ -14432,29 +14143,29 @@ b33: # index (grid unrolled 2)
 	r197 = move.i64 r232
 	jump b34
 b34: # rangeint.body (grid unrolled 2)
-	r486 = convert.u64.i64 r197
-	r488 = or.u64 r486, r487
-	r489 = shr.u64.u32 r488, 32
-	r490 = convert.u32.u64 r489
-	r491 = eq.u32 r490, 0
-	branch r491, b35, b54
+	r436 = convert.u64.i64 r197
+	r438 = or.u64 r436, r437
+	r439 = shr.u64.u32 r438, 32
+	r440 = convert.u32.u64 r439
+	r441 = eq.u32 r440, 0
+	branch r441, b35, b54
 b35: # divide in 32 bits
-	r492 = convert.u32.i64 r197
-	r535 = mulhi.u32 r492, r527
-	r536 = mul.u32 r535, r493
-	r537 = sub.u32 r492, r536
-	r538 = sub.u32 r537, r493
-	r539 = min.u32 r537, r538
-	r540 = sub.u32 r537, r539
-	r541 = min.u32 r540, 1
-	r494 = add.u32 r535, r541
-	r495 = move.u32 r539
-	r484 = convert.i64.u32 r494
-	r485 = convert.i64.u32 r495
+	r442 = convert.u32.i64 r197
+	r485 = mulhi.u32 r442, r477
+	r486 = mul.u32 r485, r443
+	r487 = sub.u32 r442, r486
+	r488 = sub.u32 r487, r443
+	r489 = min.u32 r487, r488
+	r490 = sub.u32 r487, r489
+	r491 = min.u32 r490, 1
+	r444 = add.u32 r485, r491
+	r445 = move.u32 r489
+	r434 = convert.i64.u32 r444
+	r435 = convert.i64.u32 r445
 	jump b36
 b36: # rangeint.body (grid unrolled 2)
-	r198 = move.i64 r485
-	r199 = move.i64 r484
+	r198 = move.i64 r435
+	r199 = move.i64 r434
 	r200 = gt.i64 r198, 0
 	branch r200, b37, b53
 b37: # cond.true (grid unrolled 2)
@@ -14467,39 +14178,33 @@ b39: # cond.true (grid unrolled 2)
 	r228 = lt.i64 r199, r227
 	branch r228, b40, b53
 b40: # if.then (grid unrolled 2)
-	r323 = move.ptr r440
+	r323 = move.ptr r389
 	r325 = elemaddr r323, r324, 1
-	r327 = elemaddr r325, r326, 1
-	r201 = move.ptr r327
+	r201 = move.ptr r325
 	r202 = load.f32 r201
 	r203 = mul.f32 r202, 0.5
-	r332 = move.ptr r327
-	r205 = elemaddr r332, -1, 4
+	r328 = move.ptr r325
+	r205 = elemaddr r328, -1, 4
 	r206 = load.f32 r205
-	r337 = move.ptr r327
-	r208 = elemaddr r337, 1, 4
+	r331 = move.ptr r325
+	r208 = elemaddr r331, 1, 4
 	r209 = load.f32 r208
 	r210 = add.f32 r206, r209
-	r338 = move.ptr r323
-	r340 = elemaddr r338, r339, 1
-	r342 = elemaddr r340, r341, 1
-	r344 = elemaddr r342, r343, 1
-	r212 = move.ptr r344
+	r334 = move.ptr r325
+	r336 = elemaddr r334, r335, 1
+	r212 = move.ptr r336
 	r213 = load.f32 r212
 	r214 = add.f32 r210, r213
-	r345 = move.ptr r323
-	r347 = elemaddr r345, r346, 1
-	r349 = elemaddr r347, r348, 1
-	r351 = elemaddr r349, r350, 1
-	r216 = move.ptr r351
+	r339 = move.ptr r325
+	r341 = elemaddr r339, r340, 1
+	r216 = move.ptr r341
 	r217 = load.f32 r216
 	r218 = add.f32 r214, r217
 	r219 = mul.f32 r218, 0.125
 	r220 = add.f32 r203, r219
-	r352 = move.ptr r441
-	r354 = elemaddr r352, r353, 1
-	r356 = elemaddr r354, r355, 1
-	r221 = move.ptr r356
+	r342 = move.ptr r391
+	r344 = elemaddr r342, r343, 1
+	r221 = move.ptr r344
 	store.f32 r221, r220
 	jump b41
 b41: # grid unrolled 3
@@ -14509,29 +14214,29 @@ b42: # index (grid unrolled 3)
 	r234 = move.i64 r269
 	jump b43
 b43: # rangeint.body (grid unrolled 3)
-	r472 = convert.u64.i64 r234
-	r474 = or.u64 r472, r473
-	r475 = shr.u64.u32 r474, 32
-	r476 = convert.u32.u64 r475
-	r477 = eq.u32 r476, 0
-	branch r477, b44, b52
+	r422 = convert.u64.i64 r234
+	r424 = or.u64 r422, r423
+	r425 = shr.u64.u32 r424, 32
+	r426 = convert.u32.u64 r425
+	r427 = eq.u32 r426, 0
+	branch r427, b44, b52
 b44: # divide in 32 bits
-	r478 = convert.u32.i64 r234
-	r528 = mulhi.u32 r478, r527
-	r529 = mul.u32 r528, r479
-	r530 = sub.u32 r478, r529
-	r531 = sub.u32 r530, r479
-	r532 = min.u32 r530, r531
-	r533 = sub.u32 r530, r532
-	r534 = min.u32 r533, 1
-	r480 = add.u32 r528, r534
-	r481 = move.u32 r532
-	r470 = convert.i64.u32 r480
-	r471 = convert.i64.u32 r481
+	r428 = convert.u32.i64 r234
+	r478 = mulhi.u32 r428, r477
+	r479 = mul.u32 r478, r429
+	r480 = sub.u32 r428, r479
+	r481 = sub.u32 r480, r429
+	r482 = min.u32 r480, r481
+	r483 = sub.u32 r480, r482
+	r484 = min.u32 r483, 1
+	r430 = add.u32 r478, r484
+	r431 = move.u32 r482
+	r420 = convert.i64.u32 r430
+	r421 = convert.i64.u32 r431
 	jump b45
 b45: # rangeint.body (grid unrolled 3)
-	r235 = move.i64 r471
-	r236 = move.i64 r470
+	r235 = move.i64 r421
+	r236 = move.i64 r420
 	r237 = gt.i64 r235, 0
 	branch r237, b46, b51
 b46: # cond.true (grid unrolled 3)
@@ -14544,125 +14249,107 @@ b48: # cond.true (grid unrolled 3)
 	r265 = lt.i64 r236, r264
 	branch r265, b49, b51
 b49: # if.then (grid unrolled 3)
-	r367 = move.ptr r440
-	r369 = elemaddr r367, r368, 1
-	r371 = elemaddr r369, r370, 1
-	r373 = elemaddr r371, r372, 1
-	r238 = move.ptr r373
+	r351 = move.ptr r389
+	r353 = elemaddr r351, r352, 1
+	r238 = move.ptr r353
 	r239 = load.f32 r238
 	r240 = mul.f32 r239, 0.5
-	r380 = move.ptr r373
-	r242 = elemaddr r380, -1, 4
+	r356 = move.ptr r353
+	r242 = elemaddr r356, -1, 4
 	r243 = load.f32 r242
-	r387 = move.ptr r373
-	r245 = elemaddr r387, 1, 4
+	r359 = move.ptr r353
+	r245 = elemaddr r359, 1, 4
 	r246 = load.f32 r245
 	r247 = add.f32 r243, r246
-	r388 = move.ptr r367
-	r390 = elemaddr r388, r389, 1
-	r392 = elemaddr r390, r391, 1
-	r394 = elemaddr r392, r393, 1
-	r396 = elemaddr r394, r395, 1
-	r249 = move.ptr r396
+	r362 = move.ptr r353
+	r364 = elemaddr r362, r363, 1
+	r249 = move.ptr r364
 	r250 = load.f32 r249
 	r251 = add.f32 r247, r250
-	r397 = move.ptr r367
-	r399 = elemaddr r397, r398, 1
-	r401 = elemaddr r399, r400, 1
-	r403 = elemaddr r401, r402, 1
-	r405 = elemaddr r403, r404, 1
-	r253 = move.ptr r405
+	r367 = move.ptr r353
+	r369 = elemaddr r367, r368, 1
+	r253 = move.ptr r369
 	r254 = load.f32 r253
 	r255 = add.f32 r251, r254
 	r256 = mul.f32 r255, 0.125
 	r257 = add.f32 r240, r256
-	r406 = move.ptr r441
-	r408 = elemaddr r406, r407, 1
-	r410 = elemaddr r408, r409, 1
-	r412 = elemaddr r410, r411, 1
-	r258 = move.ptr r412
+	r370 = move.ptr r391
+	r372 = elemaddr r370, r371, 1
+	r258 = move.ptr r372
 	store.f32 r258, r257
 	jump b50
 b50: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r270
-	r437 = elemaddr r437, r438, 1
-	r439 = elemaddr r439, r438, 1
-	r440 = elemaddr r440, r438, 1
-	r441 = elemaddr r441, r438, 1
+	r389 = elemaddr r389, r390, 1
+	r391 = elemaddr r391, r390, 1
 	jump b12
 b51: # if.else (grid unrolled 3)
-	r413 = move.ptr r440
-	r415 = elemaddr r413, r414, 1
-	r417 = elemaddr r415, r416, 1
-	r419 = elemaddr r417, r418, 1
-	r261 = move.ptr r419
+	r373 = move.ptr r389
+	r375 = elemaddr r373, r374, 1
+	r261 = move.ptr r375
 	r262 = load.f32 r261
-	r420 = move.ptr r441
-	r422 = elemaddr r420, r421, 1
-	r424 = elemaddr r422, r423, 1
-	r426 = elemaddr r424, r425, 1
-	r263 = move.ptr r426
+	r376 = move.ptr r391
+	r378 = elemaddr r376, r377, 1
+	r263 = move.ptr r378
 	store.f32 r263, r262
 	jump b50
 b52: # divide in 64 bits
-	r470 = div.i64 r234, r9
-	r483 = mul.i64 r470, r9
-	r471 = sub.i64 r234, r483
+	r420 = div.i64 r234, r9
+	r433 = mul.i64 r420, r9
+	r421 = sub.i64 r234, r433
 	jump b45
 b53: # if.else (grid unrolled 2)
-	r357 = move.ptr r440
-	r359 = elemaddr r357, r358, 1
-	r361 = elemaddr r359, r360, 1
-	r224 = move.ptr r361
+	r345 = move.ptr r389
+	r347 = elemaddr r345, r346, 1
+	r224 = move.ptr r347
 	r225 = load.f32 r224
-	r362 = move.ptr r441
-	r364 = elemaddr r362, r363, 1
-	r366 = elemaddr r364, r365, 1
-	r226 = move.ptr r366
+	r348 = move.ptr r391
+	r350 = elemaddr r348, r349, 1
+	r226 = move.ptr r350
 	store.f32 r226, r225
 	jump b41
 b54: # divide in 64 bits
-	r484 = div.i64 r197, r9
-	r497 = mul.i64 r484, r9
-	r485 = sub.i64 r197, r497
+	r434 = div.i64 r197, r9
+	r447 = mul.i64 r434, r9
+	r435 = sub.i64 r197, r447
 	jump b36
 b55: # if.else (grid unrolled 1)
-	r317 = move.ptr r440
+	r317 = move.ptr r389
 	r319 = elemaddr r317, r318, 1
 	r187 = move.ptr r319
 	r188 = load.f32 r187
-	r320 = move.ptr r441
+	r320 = move.ptr r391
 	r322 = elemaddr r320, r321, 1
 	r189 = move.ptr r322
 	store.f32 r189, r188
 	jump b32
 b56: # divide in 64 bits
-	r498 = div.i64 r160, r9
-	r511 = mul.i64 r498, r9
-	r499 = sub.i64 r160, r511
+	r448 = div.i64 r160, r9
+	r461 = mul.i64 r448, r9
+	r449 = sub.i64 r160, r461
 	jump b27
 b57: # if.else (grid unrolled 0)
-	r151 = move.ptr r437
+	r151 = move.ptr r389
 	r152 = load.f32 r151
-	r153 = move.ptr r439
+	r153 = move.ptr r391
 	store.f32 r153, r152
 	jump b23
 b58: # divide in 64 bits
-	r512 = div.i64 r124, r9
-	r525 = mul.i64 r512, r9
-	r513 = sub.i64 r124, r525
+	r462 = div.i64 r124, r9
+	r475 = mul.i64 r462, r9
+	r463 = sub.i64 r124, r475
 	jump b18
 b59: # preheader
 	r44 = move.i64 r157
 	r40 = move.i64 r154
 	r274 = move.i64 r290
 	r277 = move.i64 r293
-	r427 = move.i64 r2
-	r428 = elemaddr r13, r427, 4
-	r429 = move.i64 r270
-	r430 = elemaddr r4, r427, 4
-	r459 = move.u64 r515
-	r465 = move.u32 r479
+	r379 = move.i64 r2
+	r380 = elemaddr r13, r379, 4
+	r381 = move.i64 r270
+	r382 = elemaddr r4, r379, 4
+	r409 = move.u64 r465
+	r415 = move.u32 r429
 	jump b60
 b60: # head
 	r6 = lt.i64 r2, r3
@@ -14671,29 +14358,29 @@ b61: # index
 	r7 = move.i64 r2
 	jump b62
 b62: # rangeint.body
-	r458 = convert.u64.i64 r7
-	r460 = or.u64 r458, r459
-	r461 = shr.u64.u32 r460, 32
-	r462 = convert.u32.u64 r461
-	r463 = eq.u32 r462, 0
-	branch r463, b63, b71
+	r408 = convert.u64.i64 r7
+	r410 = or.u64 r408, r409
+	r411 = shr.u64.u32 r410, 32
+	r412 = convert.u32.u64 r411
+	r413 = eq.u32 r412, 0
+	branch r413, b63, b71
 b63: # divide in 32 bits
-	r464 = convert.u32.i64 r7
-	r556 = mulhi.u32 r464, r527
-	r557 = mul.u32 r556, r465
-	r558 = sub.u32 r464, r557
-	r559 = sub.u32 r558, r465
-	r560 = min.u32 r558, r559
-	r561 = sub.u32 r558, r560
-	r562 = min.u32 r561, 1
-	r466 = add.u32 r556, r562
-	r467 = move.u32 r560
-	r456 = convert.i64.u32 r466
-	r457 = convert.i64.u32 r467
+	r414 = convert.u32.i64 r7
+	r506 = mulhi.u32 r414, r477
+	r507 = mul.u32 r506, r415
+	r508 = sub.u32 r414, r507
+	r509 = sub.u32 r508, r415
+	r510 = min.u32 r508, r509
+	r511 = sub.u32 r508, r510
+	r512 = min.u32 r511, 1
+	r416 = add.u32 r506, r512
+	r417 = move.u32 r510
+	r406 = convert.i64.u32 r416
+	r407 = convert.i64.u32 r417
 	jump b64
 b64: # rangeint.body
-	r8 = move.i64 r457
-	r10 = move.i64 r456
+	r8 = move.i64 r407
+	r10 = move.i64 r406
 	r11 = gt.i64 r8, 0
 	branch r11, b65, b70
 b65: # cond.true
@@ -14706,7 +14393,7 @@ b67: # cond.true
 	r42 = lt.i64 r10, r40
 	branch r42, b68, b70
 b68: # if.then
-	r12 = move.ptr r428
+	r12 = move.ptr r380
 	r15 = load.f32 r12
 	r16 = mul.f32 r15, 0.5
 	r271 = move.ptr r12
@@ -14728,24 +14415,24 @@ b68: # if.then
 	r31 = add.f32 r27, r30
 	r32 = mul.f32 r31, 0.125
 	r33 = add.f32 r16, r32
-	r34 = move.ptr r430
+	r34 = move.ptr r382
 	store.f32 r34, r33
 	jump b69
 b69: # latch
 	r2 = add.i64 r2, r1
-	r428 = elemaddr r428, r429, 1
-	r430 = elemaddr r430, r429, 1
+	r380 = elemaddr r380, r381, 1
+	r382 = elemaddr r382, r381, 1
 	jump b60
 b70: # if.else
-	r37 = move.ptr r428
+	r37 = move.ptr r380
 	r38 = load.f32 r37
-	r39 = move.ptr r430
+	r39 = move.ptr r382
 	store.f32 r39, r38
 	jump b69
 b71: # divide in 64 bits
-	r456 = div.i64 r7, r9
-	r469 = mul.i64 r456, r9
-	r457 = sub.i64 r7, r469
+	r406 = div.i64 r7, r9
+	r419 = mul.i64 r406, r9
+	r407 = sub.i64 r7, r419
 	jump b64
 b72: # exit
 	return
@@ -14754,14 +14441,14 @@ b73: # preheader
 	r77 = sub.i64 r41, 1
 	r282 = mul.i64 r9, -4
 	r285 = mul.i64 r9, 4
-	r431 = move.i64 r2
-	r432 = elemaddr r13, r431, 4
-	r433 = mul.i64 r1, 4
-	r434 = elemaddr r4, r431, 4
-	r445 = convert.u64.i64 r9
-	r451 = convert.u32.i64 r9
-	r563 = max.u32 r451, 1
-	r564 = div.u32 4294967295, r563
+	r383 = move.i64 r2
+	r384 = elemaddr r13, r383, 4
+	r385 = mul.i64 r1, 4
+	r386 = elemaddr r4, r383, 4
+	r395 = convert.u64.i64 r9
+	r401 = convert.u32.i64 r9
+	r513 = max.u32 r401, 1
+	r514 = div.u32 4294967295, r513
 	jump b74
 b74: # head (checked if)
 	r46 = lt.i64 r2, r3
@@ -14771,29 +14458,29 @@ b75: # index (checked if)
 	jump b76
 b76: # rangeint.body (checked if)
 	checkdiv.i64 r9, site 0
-	r444 = convert.u64.i64 r47
-	r446 = or.u64 r444, r445
-	r447 = shr.u64.u32 r446, 32
-	r448 = convert.u32.u64 r447
-	r449 = eq.u32 r448, 0
-	branch r449, b77, b85
+	r394 = convert.u64.i64 r47
+	r396 = or.u64 r394, r395
+	r397 = shr.u64.u32 r396, 32
+	r398 = convert.u32.u64 r397
+	r399 = eq.u32 r398, 0
+	branch r399, b77, b85
 b77: # divide in 32 bits
-	r450 = convert.u32.i64 r47
-	r565 = mulhi.u32 r450, r564
-	r566 = mul.u32 r565, r451
-	r567 = sub.u32 r450, r566
-	r568 = sub.u32 r567, r451
-	r569 = min.u32 r567, r568
-	r570 = sub.u32 r567, r569
-	r571 = min.u32 r570, 1
-	r452 = add.u32 r565, r571
-	r453 = move.u32 r569
-	r442 = convert.i64.u32 r452
-	r443 = convert.i64.u32 r453
+	r400 = convert.u32.i64 r47
+	r515 = mulhi.u32 r400, r514
+	r516 = mul.u32 r515, r401
+	r517 = sub.u32 r400, r516
+	r518 = sub.u32 r517, r401
+	r519 = min.u32 r517, r518
+	r520 = sub.u32 r517, r519
+	r521 = min.u32 r520, 1
+	r402 = add.u32 r515, r521
+	r403 = move.u32 r519
+	r392 = convert.i64.u32 r402
+	r393 = convert.i64.u32 r403
 	jump b78
 b78: # rangeint.body (checked if)
-	r48 = move.i64 r443
-	r49 = move.i64 r442
+	r48 = move.i64 r393
+	r49 = move.i64 r392
 	r50 = gt.i64 r48, 0
 	branch r50, b79, b84
 b79: # cond.true (checked if)
@@ -14807,7 +14494,7 @@ b81: # cond.true (checked if)
 	branch r78, b82, b84
 b82: # if.then (checked if)
 	checkindex r47, r14, site 2
-	r51 = move.ptr r432
+	r51 = move.ptr r384
 	r52 = load.f32 r51
 	r53 = mul.f32 r52, 0.5
 	r54 = sub.i64 r47, 1
@@ -14837,25 +14524,25 @@ b82: # if.then (checked if)
 	r68 = add.f32 r64, r67
 	r69 = mul.f32 r68, 0.125
 	r70 = add.f32 r53, r69
-	r71 = move.ptr r434
+	r71 = move.ptr r386
 	store.f32 r71, r70
 	jump b83
 b83: # latch (checked if)
 	r2 = add.i64 r2, r1
-	r432 = elemaddr r432, r433, 1
-	r434 = elemaddr r434, r433, 1
+	r384 = elemaddr r384, r385, 1
+	r386 = elemaddr r386, r385, 1
 	jump b74
 b84: # if.else (checked if)
 	checkindex r47, r14, site 7
-	r74 = move.ptr r432
+	r74 = move.ptr r384
 	r75 = load.f32 r74
-	r76 = move.ptr r434
+	r76 = move.ptr r386
 	store.f32 r76, r75
 	jump b83
 b85: # divide in 64 bits
-	r442 = div.i64 r47, r9
-	r455 = mul.i64 r442, r9
-	r443 = sub.i64 r47, r455
+	r392 = div.i64 r47, r9
+	r405 = mul.i64 r392, r9
+	r393 = sub.i64 r47, r405
 	jump b78
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
@@ -14984,103 +14671,69 @@ b17: # preheader
 	r254 = move.i64 r206
 	r251 = move.i64 r203
 	r402 = move.i64 r358
-	r408 = move.i64 r390
-	r410 = move.i64 r358
-	r413 = move.i64 r393
-	r415 = move.i64 r358
-	r418 = move.i64 r396
-	r420 = move.i64 r358
-	r423 = move.i64 r399
-	r425 = move.i64 r358
+	r410 = move.i64 r390
+	r415 = move.i64 r393
+	r420 = move.i64 r396
+	r425 = move.i64 r399
 	r431 = move.i64 r358
 	r434 = move.i64 r358
 	r265 = move.i64 r139
 	r306 = move.i64 r209
 	r303 = move.i64 r206
 	r300 = move.i64 r203
-	r437 = move.i64 r358
-	r439 = move.i64 r358
-	r447 = move.i64 r390
-	r449 = move.i64 r358
-	r451 = move.i64 r358
-	r454 = move.i64 r393
-	r456 = move.i64 r358
-	r458 = move.i64 r358
-	r461 = move.i64 r396
-	r463 = move.i64 r358
-	r465 = move.i64 r358
-	r468 = move.i64 r399
-	r470 = move.i64 r358
-	r472 = move.i64 r358
-	r480 = move.i64 r358
-	r482 = move.i64 r358
-	r485 = move.i64 r358
-	r487 = move.i64 r358
+	r437 = mul.i64 r1, 8
+	r445 = move.i64 r390
+	r450 = move.i64 r393
+	r455 = move.i64 r396
+	r460 = move.i64 r399
+	r466 = move.i64 r437
+	r469 = move.i64 r437
 	r314 = move.i64 r139
 	r355 = move.i64 r209
 	r352 = move.i64 r206
 	r349 = move.i64 r203
-	r490 = move.i64 r358
-	r492 = move.i64 r358
-	r494 = move.i64 r358
-	r504 = move.i64 r390
-	r506 = move.i64 r358
-	r508 = move.i64 r358
-	r510 = move.i64 r358
-	r513 = move.i64 r393
-	r515 = move.i64 r358
-	r517 = move.i64 r358
-	r519 = move.i64 r358
-	r522 = move.i64 r396
-	r524 = move.i64 r358
-	r526 = move.i64 r358
-	r528 = move.i64 r358
-	r531 = move.i64 r399
-	r533 = move.i64 r358
-	r535 = move.i64 r358
-	r537 = move.i64 r358
-	r547 = move.i64 r358
-	r549 = move.i64 r358
-	r551 = move.i64 r358
-	r554 = move.i64 r358
-	r556 = move.i64 r358
-	r558 = move.i64 r358
-	r568 = move.i64 r2
-	r569 = elemaddr r19, r568, 4
-	r570 = mul.i64 r358, 4
-	r571 = move.i64 r568
-	r572 = elemaddr r4, r571, 4
-	r573 = elemaddr r4, r568, 4
-	r767 = convert.u64.i64 r9
-	r729 = move.u64 r767
-	r691 = move.u64 r767
-	r653 = move.u64 r767
-	r667 = convert.u64.i64 r12
-	r659 = convert.u32.i64 r9
-	r680 = convert.u64.i64 r314
-	r673 = convert.u32.i64 r12
-	r686 = convert.u32.i64 r314
-	r705 = move.u64 r667
-	r697 = move.u32 r659
-	r718 = move.u64 r680
-	r711 = move.u32 r673
-	r724 = move.u32 r686
-	r743 = move.u64 r667
-	r735 = move.u32 r659
-	r756 = move.u64 r680
-	r749 = move.u32 r673
-	r762 = move.u32 r686
-	r781 = move.u64 r667
-	r773 = move.u32 r659
-	r794 = move.u64 r680
-	r787 = move.u32 r673
-	r800 = move.u32 r686
-	r802 = max.u32 r659, 1
-	r803 = div.u32 4294967295, r802
-	r832 = max.u32 r673, 1
-	r833 = div.u32 4294967295, r832
-	r862 = max.u32 r686, 1
-	r863 = div.u32 4294967295, r862
+	r472 = mul.i64 r1, 12
+	r480 = move.i64 r390
+	r485 = move.i64 r393
+	r490 = move.i64 r396
+	r495 = move.i64 r399
+	r501 = move.i64 r472
+	r504 = move.i64 r472
+	r514 = move.i64 r2
+	r515 = elemaddr r19, r514, 4
+	r516 = mul.i64 r358, 4
+	r517 = move.i64 r514
+	r518 = elemaddr r4, r517, 4
+	r712 = convert.u64.i64 r9
+	r674 = move.u64 r712
+	r636 = move.u64 r712
+	r598 = move.u64 r712
+	r612 = convert.u64.i64 r12
+	r604 = convert.u32.i64 r9
+	r625 = convert.u64.i64 r314
+	r618 = convert.u32.i64 r12
+	r631 = convert.u32.i64 r314
+	r650 = move.u64 r612
+	r642 = move.u32 r604
+	r663 = move.u64 r625
+	r656 = move.u32 r618
+	r669 = move.u32 r631
+	r688 = move.u64 r612
+	r680 = move.u32 r604
+	r701 = move.u64 r625
+	r694 = move.u32 r618
+	r707 = move.u32 r631
+	r726 = move.u64 r612
+	r718 = move.u32 r604
+	r739 = move.u64 r625
+	r732 = move.u32 r618
+	r745 = move.u32 r631
+	r747 = max.u32 r604, 1
+	r748 = div.u32 4294967295, r747
+	r777 = max.u32 r618, 1
+	r778 = div.u32 4294967295, r777
+	r807 = max.u32 r631, 1
+	r808 = div.u32 4294967295, r807
 	jump b18
 b18: # grid unrolled guard
 	r156 = lt.i64 r2, r3
@@ -15097,71 +14750,71 @@ b21: # index (grid unrolled 0)
 	r164 = move.i64 r162
 	jump b22
 b22: # rangeint.body (grid unrolled 0)
-	r766 = convert.u64.i64 r164
-	r768 = or.u64 r766, r767
-	r769 = shr.u64.u32 r768, 32
-	r770 = convert.u32.u64 r769
-	r771 = eq.u32 r770, 0
-	branch r771, b23, b96
+	r711 = convert.u64.i64 r164
+	r713 = or.u64 r711, r712
+	r714 = shr.u64.u32 r713, 32
+	r715 = convert.u32.u64 r714
+	r716 = eq.u32 r715, 0
+	branch r716, b23, b96
 b23: # divide in 32 bits
-	r772 = convert.u32.i64 r164
-	r825 = mulhi.u32 r772, r803
-	r826 = mul.u32 r825, r773
-	r827 = sub.u32 r772, r826
-	r828 = sub.u32 r827, r773
-	r829 = min.u32 r827, r828
-	r830 = sub.u32 r827, r829
-	r831 = min.u32 r830, 1
-	r774 = add.u32 r825, r831
-	r775 = move.u32 r829
-	r764 = convert.i64.u32 r774
-	r765 = convert.i64.u32 r775
+	r717 = convert.u32.i64 r164
+	r770 = mulhi.u32 r717, r748
+	r771 = mul.u32 r770, r718
+	r772 = sub.u32 r717, r771
+	r773 = sub.u32 r772, r718
+	r774 = min.u32 r772, r773
+	r775 = sub.u32 r772, r774
+	r776 = min.u32 r775, 1
+	r719 = add.u32 r770, r776
+	r720 = move.u32 r774
+	r709 = convert.i64.u32 r719
+	r710 = convert.i64.u32 r720
 	jump b24
 b24: # rangeint.body (grid unrolled 0)
-	r165 = move.i64 r765
-	r166 = move.i64 r764
-	r780 = convert.u64.i64 r166
-	r782 = or.u64 r780, r781
-	r783 = shr.u64.u32 r782, 32
-	r784 = convert.u32.u64 r783
-	r785 = eq.u32 r784, 0
-	branch r785, b25, b95
+	r165 = move.i64 r710
+	r166 = move.i64 r709
+	r725 = convert.u64.i64 r166
+	r727 = or.u64 r725, r726
+	r728 = shr.u64.u32 r727, 32
+	r729 = convert.u32.u64 r728
+	r730 = eq.u32 r729, 0
+	branch r730, b25, b95
 b25: # divide in 32 bits
-	r786 = convert.u32.i64 r166
-	r855 = mulhi.u32 r786, r833
-	r856 = mul.u32 r855, r787
-	r857 = sub.u32 r786, r856
-	r858 = sub.u32 r857, r787
-	r859 = min.u32 r857, r858
-	r860 = sub.u32 r857, r859
-	r861 = min.u32 r860, 1
-	r788 = add.u32 r855, r861
-	r789 = move.u32 r859
-	r778 = convert.i64.u32 r788
-	r779 = convert.i64.u32 r789
+	r731 = convert.u32.i64 r166
+	r800 = mulhi.u32 r731, r778
+	r801 = mul.u32 r800, r732
+	r802 = sub.u32 r731, r801
+	r803 = sub.u32 r802, r732
+	r804 = min.u32 r802, r803
+	r805 = sub.u32 r802, r804
+	r806 = min.u32 r805, 1
+	r733 = add.u32 r800, r806
+	r734 = move.u32 r804
+	r723 = convert.i64.u32 r733
+	r724 = convert.i64.u32 r734
 	jump b26
 b26: # rangeint.body (grid unrolled 0)
-	r167 = move.i64 r779
-	r793 = move.u64 r766
-	r795 = or.u64 r793, r794
-	r796 = shr.u64.u32 r795, 32
-	r797 = convert.u32.u64 r796
-	r798 = eq.u32 r797, 0
-	branch r798, b27, b94
+	r167 = move.i64 r724
+	r738 = move.u64 r711
+	r740 = or.u64 r738, r739
+	r741 = shr.u64.u32 r740, 32
+	r742 = convert.u32.u64 r741
+	r743 = eq.u32 r742, 0
+	branch r743, b27, b94
 b27: # divide in 32 bits
-	r799 = convert.u32.i64 r164
-	r885 = mulhi.u32 r799, r863
-	r886 = mul.u32 r885, r800
-	r887 = sub.u32 r799, r886
-	r888 = sub.u32 r887, r800
-	r889 = min.u32 r887, r888
-	r890 = sub.u32 r887, r889
-	r891 = min.u32 r890, 1
-	r801 = add.u32 r885, r891
-	r792 = convert.i64.u32 r801
+	r744 = convert.u32.i64 r164
+	r830 = mulhi.u32 r744, r808
+	r831 = mul.u32 r830, r745
+	r832 = sub.u32 r744, r831
+	r833 = sub.u32 r832, r745
+	r834 = min.u32 r832, r833
+	r835 = sub.u32 r832, r834
+	r836 = min.u32 r835, 1
+	r746 = add.u32 r830, r836
+	r737 = convert.i64.u32 r746
 	jump b28
 b28: # rangeint.body (grid unrolled 0)
-	r169 = move.i64 r792
+	r169 = move.i64 r737
 	r170 = gt.i64 r165, 0
 	branch r170, b29, b93
 b29: # cond.true (grid unrolled 0)
@@ -15180,7 +14833,7 @@ b33: # cond.true (grid unrolled 0)
 	r204 = lt.i64 r169, r203
 	branch r204, b34, b93
 b34: # if.then (grid unrolled 0)
-	r387 = move.ptr r569
+	r387 = move.ptr r515
 	r173 = elemaddr r387, -1, 4
 	r174 = load.f32 r173
 	r388 = move.ptr r387
@@ -15211,7 +14864,7 @@ b34: # if.then (grid unrolled 0)
 	r196 = load.f32 r195
 	r197 = mul.f32 r196, 6.0
 	r198 = sub.f32 r194, r197
-	r199 = move.ptr r572
+	r199 = move.ptr r518
 	store.f32 r199, r198
 	jump b35
 b35: # grid unrolled 1
@@ -15221,71 +14874,71 @@ b36: # index (grid unrolled 1)
 	r212 = move.i64 r259
 	jump b37
 b37: # rangeint.body (grid unrolled 1)
-	r728 = convert.u64.i64 r212
-	r730 = or.u64 r728, r729
-	r731 = shr.u64.u32 r730, 32
-	r732 = convert.u32.u64 r731
-	r733 = eq.u32 r732, 0
-	branch r733, b38, b92
+	r673 = convert.u64.i64 r212
+	r675 = or.u64 r673, r674
+	r676 = shr.u64.u32 r675, 32
+	r677 = convert.u32.u64 r676
+	r678 = eq.u32 r677, 0
+	branch r678, b38, b92
 b38: # divide in 32 bits
-	r734 = convert.u32.i64 r212
-	r818 = mulhi.u32 r734, r803
-	r819 = mul.u32 r818, r735
-	r820 = sub.u32 r734, r819
-	r821 = sub.u32 r820, r735
-	r822 = min.u32 r820, r821
-	r823 = sub.u32 r820, r822
-	r824 = min.u32 r823, 1
-	r736 = add.u32 r818, r824
-	r737 = move.u32 r822
-	r726 = convert.i64.u32 r736
-	r727 = convert.i64.u32 r737
+	r679 = convert.u32.i64 r212
+	r763 = mulhi.u32 r679, r748
+	r764 = mul.u32 r763, r680
+	r765 = sub.u32 r679, r764
+	r766 = sub.u32 r765, r680
+	r767 = min.u32 r765, r766
+	r768 = sub.u32 r765, r767
+	r769 = min.u32 r768, 1
+	r681 = add.u32 r763, r769
+	r682 = move.u32 r767
+	r671 = convert.i64.u32 r681
+	r672 = convert.i64.u32 r682
 	jump b39
 b39: # rangeint.body (grid unrolled 1)
-	r213 = move.i64 r727
-	r214 = move.i64 r726
-	r742 = convert.u64.i64 r214
-	r744 = or.u64 r742, r743
-	r745 = shr.u64.u32 r744, 32
-	r746 = convert.u32.u64 r745
-	r747 = eq.u32 r746, 0
-	branch r747, b40, b91
+	r213 = move.i64 r672
+	r214 = move.i64 r671
+	r687 = convert.u64.i64 r214
+	r689 = or.u64 r687, r688
+	r690 = shr.u64.u32 r689, 32
+	r691 = convert.u32.u64 r690
+	r692 = eq.u32 r691, 0
+	branch r692, b40, b91
 b40: # divide in 32 bits
-	r748 = convert.u32.i64 r214
-	r848 = mulhi.u32 r748, r833
-	r849 = mul.u32 r848, r749
-	r850 = sub.u32 r748, r849
-	r851 = sub.u32 r850, r749
-	r852 = min.u32 r850, r851
-	r853 = sub.u32 r850, r852
-	r854 = min.u32 r853, 1
-	r750 = add.u32 r848, r854
-	r751 = move.u32 r852
-	r740 = convert.i64.u32 r750
-	r741 = convert.i64.u32 r751
+	r693 = convert.u32.i64 r214
+	r793 = mulhi.u32 r693, r778
+	r794 = mul.u32 r793, r694
+	r795 = sub.u32 r693, r794
+	r796 = sub.u32 r795, r694
+	r797 = min.u32 r795, r796
+	r798 = sub.u32 r795, r797
+	r799 = min.u32 r798, 1
+	r695 = add.u32 r793, r799
+	r696 = move.u32 r797
+	r685 = convert.i64.u32 r695
+	r686 = convert.i64.u32 r696
 	jump b41
 b41: # rangeint.body (grid unrolled 1)
-	r215 = move.i64 r741
-	r755 = move.u64 r728
-	r757 = or.u64 r755, r756
-	r758 = shr.u64.u32 r757, 32
-	r759 = convert.u32.u64 r758
-	r760 = eq.u32 r759, 0
-	branch r760, b42, b90
+	r215 = move.i64 r686
+	r700 = move.u64 r673
+	r702 = or.u64 r700, r701
+	r703 = shr.u64.u32 r702, 32
+	r704 = convert.u32.u64 r703
+	r705 = eq.u32 r704, 0
+	branch r705, b42, b90
 b42: # divide in 32 bits
-	r761 = convert.u32.i64 r212
-	r878 = mulhi.u32 r761, r863
-	r879 = mul.u32 r878, r762
-	r880 = sub.u32 r761, r879
-	r881 = sub.u32 r880, r762
-	r882 = min.u32 r880, r881
-	r883 = sub.u32 r880, r882
-	r884 = min.u32 r883, 1
-	r763 = add.u32 r878, r884
-	r754 = convert.i64.u32 r763
+	r706 = convert.u32.i64 r212
+	r823 = mulhi.u32 r706, r808
+	r824 = mul.u32 r823, r707
+	r825 = sub.u32 r706, r824
+	r826 = sub.u32 r825, r707
+	r827 = min.u32 r825, r826
+	r828 = sub.u32 r825, r827
+	r829 = min.u32 r828, 1
+	r708 = add.u32 r823, r829
+	r699 = convert.i64.u32 r708
 	jump b43
 b43: # rangeint.body (grid unrolled 1)
-	r217 = move.i64 r754
+	r217 = move.i64 r699
 	r218 = gt.i64 r213, 0
 	branch r218, b44, b89
 b44: # cond.true (grid unrolled 1)
@@ -15304,7 +14957,7 @@ b48: # cond.true (grid unrolled 1)
 	r252 = lt.i64 r217, r251
 	branch r252, b49, b89
 b49: # if.then (grid unrolled 1)
-	r401 = move.ptr r569
+	r401 = move.ptr r515
 	r403 = elemaddr r401, r402, 1
 	r221 = elemaddr r403, -1, 4
 	r222 = load.f32 r221
@@ -15312,26 +14965,22 @@ b49: # if.then (grid unrolled 1)
 	r224 = elemaddr r406, 1, 4
 	r225 = load.f32 r224
 	r226 = add.f32 r222, r225
-	r407 = move.ptr r401
-	r409 = elemaddr r407, r408, 1
+	r409 = move.ptr r403
 	r411 = elemaddr r409, r410, 1
 	r228 = move.ptr r411
 	r229 = load.f32 r228
 	r230 = add.f32 r226, r229
-	r412 = move.ptr r401
-	r414 = elemaddr r412, r413, 1
+	r414 = move.ptr r403
 	r416 = elemaddr r414, r415, 1
 	r232 = move.ptr r416
 	r233 = load.f32 r232
 	r234 = add.f32 r230, r233
-	r417 = move.ptr r401
-	r419 = elemaddr r417, r418, 1
+	r419 = move.ptr r403
 	r421 = elemaddr r419, r420, 1
 	r236 = move.ptr r421
 	r237 = load.f32 r236
 	r238 = add.f32 r234, r237
-	r422 = move.ptr r401
-	r424 = elemaddr r422, r423, 1
+	r424 = move.ptr r403
 	r426 = elemaddr r424, r425, 1
 	r240 = move.ptr r426
 	r241 = load.f32 r240
@@ -15341,7 +14990,7 @@ b49: # if.then (grid unrolled 1)
 	r244 = load.f32 r243
 	r245 = mul.f32 r244, 6.0
 	r246 = sub.f32 r242, r245
-	r430 = move.ptr r573
+	r430 = move.ptr r518
 	r432 = elemaddr r430, r431, 1
 	r247 = move.ptr r432
 	store.f32 r247, r246
@@ -15353,71 +15002,71 @@ b51: # index (grid unrolled 2)
 	r261 = move.i64 r308
 	jump b52
 b52: # rangeint.body (grid unrolled 2)
-	r690 = convert.u64.i64 r261
-	r692 = or.u64 r690, r691
-	r693 = shr.u64.u32 r692, 32
-	r694 = convert.u32.u64 r693
-	r695 = eq.u32 r694, 0
-	branch r695, b53, b88
+	r635 = convert.u64.i64 r261
+	r637 = or.u64 r635, r636
+	r638 = shr.u64.u32 r637, 32
+	r639 = convert.u32.u64 r638
+	r640 = eq.u32 r639, 0
+	branch r640, b53, b88
 b53: # divide in 32 bits
-	r696 = convert.u32.i64 r261
-	r811 = mulhi.u32 r696, r803
-	r812 = mul.u32 r811, r697
-	r813 = sub.u32 r696, r812
-	r814 = sub.u32 r813, r697
-	r815 = min.u32 r813, r814
-	r816 = sub.u32 r813, r815
-	r817 = min.u32 r816, 1
-	r698 = add.u32 r811, r817
-	r699 = move.u32 r815
-	r688 = convert.i64.u32 r698
-	r689 = convert.i64.u32 r699
+	r641 = convert.u32.i64 r261
+	r756 = mulhi.u32 r641, r748
+	r757 = mul.u32 r756, r642
+	r758 = sub.u32 r641, r757
+	r759 = sub.u32 r758, r642
+	r760 = min.u32 r758, r759
+	r761 = sub.u32 r758, r760
+	r762 = min.u32 r761, 1
+	r643 = add.u32 r756, r762
+	r644 = move.u32 r760
+	r633 = convert.i64.u32 r643
+	r634 = convert.i64.u32 r644
 	jump b54
 b54: # rangeint.body (grid unrolled 2)
-	r262 = move.i64 r689
-	r263 = move.i64 r688
-	r704 = convert.u64.i64 r263
-	r706 = or.u64 r704, r705
-	r707 = shr.u64.u32 r706, 32
-	r708 = convert.u32.u64 r707
-	r709 = eq.u32 r708, 0
-	branch r709, b55, b87
+	r262 = move.i64 r634
+	r263 = move.i64 r633
+	r649 = convert.u64.i64 r263
+	r651 = or.u64 r649, r650
+	r652 = shr.u64.u32 r651, 32
+	r653 = convert.u32.u64 r652
+	r654 = eq.u32 r653, 0
+	branch r654, b55, b87
 b55: # divide in 32 bits
-	r710 = convert.u32.i64 r263
-	r841 = mulhi.u32 r710, r833
-	r842 = mul.u32 r841, r711
-	r843 = sub.u32 r710, r842
-	r844 = sub.u32 r843, r711
-	r845 = min.u32 r843, r844
-	r846 = sub.u32 r843, r845
-	r847 = min.u32 r846, 1
-	r712 = add.u32 r841, r847
-	r713 = move.u32 r845
-	r702 = convert.i64.u32 r712
-	r703 = convert.i64.u32 r713
+	r655 = convert.u32.i64 r263
+	r786 = mulhi.u32 r655, r778
+	r787 = mul.u32 r786, r656
+	r788 = sub.u32 r655, r787
+	r789 = sub.u32 r788, r656
+	r790 = min.u32 r788, r789
+	r791 = sub.u32 r788, r790
+	r792 = min.u32 r791, 1
+	r657 = add.u32 r786, r792
+	r658 = move.u32 r790
+	r647 = convert.i64.u32 r657
+	r648 = convert.i64.u32 r658
 	jump b56
 b56: # rangeint.body (grid unrolled 2)
-	r264 = move.i64 r703
-	r717 = move.u64 r690
-	r719 = or.u64 r717, r718
-	r720 = shr.u64.u32 r719, 32
-	r721 = convert.u32.u64 r720
-	r722 = eq.u32 r721, 0
-	branch r722, b57, b86
+	r264 = move.i64 r648
+	r662 = move.u64 r635
+	r664 = or.u64 r662, r663
+	r665 = shr.u64.u32 r664, 32
+	r666 = convert.u32.u64 r665
+	r667 = eq.u32 r666, 0
+	branch r667, b57, b86
 b57: # divide in 32 bits
-	r723 = convert.u32.i64 r261
-	r871 = mulhi.u32 r723, r863
-	r872 = mul.u32 r871, r724
-	r873 = sub.u32 r723, r872
-	r874 = sub.u32 r873, r724
-	r875 = min.u32 r873, r874
-	r876 = sub.u32 r873, r875
-	r877 = min.u32 r876, 1
-	r725 = add.u32 r871, r877
-	r716 = convert.i64.u32 r725
+	r668 = convert.u32.i64 r261
+	r816 = mulhi.u32 r668, r808
+	r817 = mul.u32 r816, r669
+	r818 = sub.u32 r668, r817
+	r819 = sub.u32 r818, r669
+	r820 = min.u32 r818, r819
+	r821 = sub.u32 r818, r820
+	r822 = min.u32 r821, 1
+	r670 = add.u32 r816, r822
+	r661 = convert.i64.u32 r670
 	jump b58
 b58: # rangeint.body (grid unrolled 2)
-	r266 = move.i64 r716
+	r266 = move.i64 r661
 	r267 = gt.i64 r262, 0
 	branch r267, b59, b85
 b59: # cond.true (grid unrolled 2)
@@ -15436,52 +15085,42 @@ b63: # cond.true (grid unrolled 2)
 	r301 = lt.i64 r266, r300
 	branch r301, b64, b85
 b64: # if.then (grid unrolled 2)
-	r436 = move.ptr r569
+	r436 = move.ptr r515
 	r438 = elemaddr r436, r437, 1
-	r440 = elemaddr r438, r439, 1
-	r270 = elemaddr r440, -1, 4
+	r270 = elemaddr r438, -1, 4
 	r271 = load.f32 r270
-	r445 = move.ptr r440
-	r273 = elemaddr r445, 1, 4
+	r441 = move.ptr r438
+	r273 = elemaddr r441, 1, 4
 	r274 = load.f32 r273
 	r275 = add.f32 r271, r274
-	r446 = move.ptr r436
-	r448 = elemaddr r446, r447, 1
-	r450 = elemaddr r448, r449, 1
-	r452 = elemaddr r450, r451, 1
-	r277 = move.ptr r452
+	r444 = move.ptr r438
+	r446 = elemaddr r444, r445, 1
+	r277 = move.ptr r446
 	r278 = load.f32 r277
 	r279 = add.f32 r275, r278
-	r453 = move.ptr r436
-	r455 = elemaddr r453, r454, 1
-	r457 = elemaddr r455, r456, 1
-	r459 = elemaddr r457, r458, 1
-	r281 = move.ptr r459
+	r449 = move.ptr r438
+	r451 = elemaddr r449, r450, 1
+	r281 = move.ptr r451
 	r282 = load.f32 r281
 	r283 = add.f32 r279, r282
-	r460 = move.ptr r436
-	r462 = elemaddr r460, r461, 1
-	r464 = elemaddr r462, r463, 1
-	r466 = elemaddr r464, r465, 1
-	r285 = move.ptr r466
+	r454 = move.ptr r438
+	r456 = elemaddr r454, r455, 1
+	r285 = move.ptr r456
 	r286 = load.f32 r285
 	r287 = add.f32 r283, r286
-	r467 = move.ptr r436
-	r469 = elemaddr r467, r468, 1
-	r471 = elemaddr r469, r470, 1
-	r473 = elemaddr r471, r472, 1
-	r289 = move.ptr r473
+	r459 = move.ptr r438
+	r461 = elemaddr r459, r460, 1
+	r289 = move.ptr r461
 	r290 = load.f32 r289
 	r291 = add.f32 r287, r290
-	r478 = move.ptr r440
-	r292 = move.ptr r478
+	r464 = move.ptr r438
+	r292 = move.ptr r464
 	r293 = load.f32 r292
 	r294 = mul.f32 r293, 6.0
 	r295 = sub.f32 r291, r294
-	r479 = move.ptr r573
-	r481 = elemaddr r479, r480, 1
-	r483 = elemaddr r481, r482, 1
-	r296 = move.ptr r483
+	r465 = move.ptr r518
+	r467 = elemaddr r465, r466, 1
+	r296 = move.ptr r467
 	store.f32 r296, r295
 	jump b65
 b65: # grid unrolled 3
@@ -15491,71 +15130,71 @@ b66: # index (grid unrolled 3)
 	r310 = move.i64 r357
 	jump b67
 b67: # rangeint.body (grid unrolled 3)
-	r652 = convert.u64.i64 r310
-	r654 = or.u64 r652, r653
-	r655 = shr.u64.u32 r654, 32
-	r656 = convert.u32.u64 r655
-	r657 = eq.u32 r656, 0
-	branch r657, b68, b84
+	r597 = convert.u64.i64 r310
+	r599 = or.u64 r597, r598
+	r600 = shr.u64.u32 r599, 32
+	r601 = convert.u32.u64 r600
+	r602 = eq.u32 r601, 0
+	branch r602, b68, b84
 b68: # divide in 32 bits
-	r658 = convert.u32.i64 r310
-	r804 = mulhi.u32 r658, r803
-	r805 = mul.u32 r804, r659
-	r806 = sub.u32 r658, r805
-	r807 = sub.u32 r806, r659
-	r808 = min.u32 r806, r807
-	r809 = sub.u32 r806, r808
-	r810 = min.u32 r809, 1
-	r660 = add.u32 r804, r810
-	r661 = move.u32 r808
-	r650 = convert.i64.u32 r660
-	r651 = convert.i64.u32 r661
+	r603 = convert.u32.i64 r310
+	r749 = mulhi.u32 r603, r748
+	r750 = mul.u32 r749, r604
+	r751 = sub.u32 r603, r750
+	r752 = sub.u32 r751, r604
+	r753 = min.u32 r751, r752
+	r754 = sub.u32 r751, r753
+	r755 = min.u32 r754, 1
+	r605 = add.u32 r749, r755
+	r606 = move.u32 r753
+	r595 = convert.i64.u32 r605
+	r596 = convert.i64.u32 r606
 	jump b69
 b69: # rangeint.body (grid unrolled 3)
-	r311 = move.i64 r651
-	r312 = move.i64 r650
-	r666 = convert.u64.i64 r312
-	r668 = or.u64 r666, r667
-	r669 = shr.u64.u32 r668, 32
-	r670 = convert.u32.u64 r669
-	r671 = eq.u32 r670, 0
-	branch r671, b70, b83
+	r311 = move.i64 r596
+	r312 = move.i64 r595
+	r611 = convert.u64.i64 r312
+	r613 = or.u64 r611, r612
+	r614 = shr.u64.u32 r613, 32
+	r615 = convert.u32.u64 r614
+	r616 = eq.u32 r615, 0
+	branch r616, b70, b83
 b70: # divide in 32 bits
-	r672 = convert.u32.i64 r312
-	r834 = mulhi.u32 r672, r833
-	r835 = mul.u32 r834, r673
-	r836 = sub.u32 r672, r835
-	r837 = sub.u32 r836, r673
-	r838 = min.u32 r836, r837
-	r839 = sub.u32 r836, r838
-	r840 = min.u32 r839, 1
-	r674 = add.u32 r834, r840
-	r675 = move.u32 r838
-	r664 = convert.i64.u32 r674
-	r665 = convert.i64.u32 r675
+	r617 = convert.u32.i64 r312
+	r779 = mulhi.u32 r617, r778
+	r780 = mul.u32 r779, r618
+	r781 = sub.u32 r617, r780
+	r782 = sub.u32 r781, r618
+	r783 = min.u32 r781, r782
+	r784 = sub.u32 r781, r783
+	r785 = min.u32 r784, 1
+	r619 = add.u32 r779, r785
+	r620 = move.u32 r783
+	r609 = convert.i64.u32 r619
+	r610 = convert.i64.u32 r620
 	jump b71
 b71: # rangeint.body (grid unrolled 3)
-	r313 = move.i64 r665
-	r679 = move.u64 r652
-	r681 = or.u64 r679, r680
-	r682 = shr.u64.u32 r681, 32
-	r683 = convert.u32.u64 r682
-	r684 = eq.u32 r683, 0
-	branch r684, b72, b82
+	r313 = move.i64 r610
+	r624 = move.u64 r597
+	r626 = or.u64 r624, r625
+	r627 = shr.u64.u32 r626, 32
+	r628 = convert.u32.u64 r627
+	r629 = eq.u32 r628, 0
+	branch r629, b72, b82
 b72: # divide in 32 bits
-	r685 = convert.u32.i64 r310
-	r864 = mulhi.u32 r685, r863
-	r865 = mul.u32 r864, r686
-	r866 = sub.u32 r685, r865
-	r867 = sub.u32 r866, r686
-	r868 = min.u32 r866, r867
-	r869 = sub.u32 r866, r868
-	r870 = min.u32 r869, 1
-	r687 = add.u32 r864, r870
-	r678 = convert.i64.u32 r687
+	r630 = convert.u32.i64 r310
+	r809 = mulhi.u32 r630, r808
+	r810 = mul.u32 r809, r631
+	r811 = sub.u32 r630, r810
+	r812 = sub.u32 r811, r631
+	r813 = min.u32 r811, r812
+	r814 = sub.u32 r811, r813
+	r815 = min.u32 r814, 1
+	r632 = add.u32 r809, r815
+	r623 = convert.i64.u32 r632
 	jump b73
 b73: # rangeint.body (grid unrolled 3)
-	r315 = move.i64 r678
+	r315 = move.i64 r623
 	r316 = gt.i64 r311, 0
 	branch r316, b74, b81
 b74: # cond.true (grid unrolled 3)
@@ -15574,142 +15213,122 @@ b78: # cond.true (grid unrolled 3)
 	r350 = lt.i64 r315, r349
 	branch r350, b79, b81
 b79: # if.then (grid unrolled 3)
-	r489 = move.ptr r569
-	r491 = elemaddr r489, r490, 1
-	r493 = elemaddr r491, r492, 1
-	r495 = elemaddr r493, r494, 1
-	r319 = elemaddr r495, -1, 4
+	r471 = move.ptr r515
+	r473 = elemaddr r471, r472, 1
+	r319 = elemaddr r473, -1, 4
 	r320 = load.f32 r319
-	r502 = move.ptr r495
-	r322 = elemaddr r502, 1, 4
+	r476 = move.ptr r473
+	r322 = elemaddr r476, 1, 4
 	r323 = load.f32 r322
 	r324 = add.f32 r320, r323
-	r503 = move.ptr r489
-	r505 = elemaddr r503, r504, 1
-	r507 = elemaddr r505, r506, 1
-	r509 = elemaddr r507, r508, 1
-	r511 = elemaddr r509, r510, 1
-	r326 = move.ptr r511
+	r479 = move.ptr r473
+	r481 = elemaddr r479, r480, 1
+	r326 = move.ptr r481
 	r327 = load.f32 r326
 	r328 = add.f32 r324, r327
-	r512 = move.ptr r489
-	r514 = elemaddr r512, r513, 1
-	r516 = elemaddr r514, r515, 1
-	r518 = elemaddr r516, r517, 1
-	r520 = elemaddr r518, r519, 1
-	r330 = move.ptr r520
+	r484 = move.ptr r473
+	r486 = elemaddr r484, r485, 1
+	r330 = move.ptr r486
 	r331 = load.f32 r330
 	r332 = add.f32 r328, r331
-	r521 = move.ptr r489
-	r523 = elemaddr r521, r522, 1
-	r525 = elemaddr r523, r524, 1
-	r527 = elemaddr r525, r526, 1
-	r529 = elemaddr r527, r528, 1
-	r334 = move.ptr r529
+	r489 = move.ptr r473
+	r491 = elemaddr r489, r490, 1
+	r334 = move.ptr r491
 	r335 = load.f32 r334
 	r336 = add.f32 r332, r335
-	r530 = move.ptr r489
-	r532 = elemaddr r530, r531, 1
-	r534 = elemaddr r532, r533, 1
-	r536 = elemaddr r534, r535, 1
-	r538 = elemaddr r536, r537, 1
-	r338 = move.ptr r538
+	r494 = move.ptr r473
+	r496 = elemaddr r494, r495, 1
+	r338 = move.ptr r496
 	r339 = load.f32 r338
 	r340 = add.f32 r336, r339
-	r545 = move.ptr r495
-	r341 = move.ptr r545
+	r499 = move.ptr r473
+	r341 = move.ptr r499
 	r342 = load.f32 r341
 	r343 = mul.f32 r342, 6.0
 	r344 = sub.f32 r340, r343
-	r546 = move.ptr r573
-	r548 = elemaddr r546, r547, 1
-	r550 = elemaddr r548, r549, 1
-	r552 = elemaddr r550, r551, 1
-	r345 = move.ptr r552
+	r500 = move.ptr r518
+	r502 = elemaddr r500, r501, 1
+	r345 = move.ptr r502
 	store.f32 r345, r344
 	jump b80
 b80: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r358
-	r569 = elemaddr r569, r570, 1
-	r572 = elemaddr r572, r570, 1
-	r573 = elemaddr r573, r570, 1
+	r515 = elemaddr r515, r516, 1
+	r518 = elemaddr r518, r516, 1
 	jump b18
 b81: # if.else (grid unrolled 3)
-	r553 = move.ptr r573
-	r555 = elemaddr r553, r554, 1
-	r557 = elemaddr r555, r556, 1
-	r559 = elemaddr r557, r558, 1
-	r348 = move.ptr r559
+	r503 = move.ptr r518
+	r505 = elemaddr r503, r504, 1
+	r348 = move.ptr r505
 	store.f32 r348, 0.0
 	jump b80
 b82: # divide in 64 bits
-	r678 = div.i64 r310, r314
+	r623 = div.i64 r310, r314
 	jump b73
 b83: # divide in 64 bits
-	r664 = div.i64 r312, r12
-	r677 = mul.i64 r664, r12
-	r665 = sub.i64 r312, r677
+	r609 = div.i64 r312, r12
+	r622 = mul.i64 r609, r12
+	r610 = sub.i64 r312, r622
 	jump b71
 b84: # divide in 64 bits
-	r650 = div.i64 r310, r9
-	r663 = mul.i64 r650, r9
-	r651 = sub.i64 r310, r663
+	r595 = div.i64 r310, r9
+	r608 = mul.i64 r595, r9
+	r596 = sub.i64 r310, r608
 	jump b69
 b85: # if.else (grid unrolled 2)
-	r484 = move.ptr r573
-	r486 = elemaddr r484, r485, 1
-	r488 = elemaddr r486, r487, 1
-	r299 = move.ptr r488
+	r468 = move.ptr r518
+	r470 = elemaddr r468, r469, 1
+	r299 = move.ptr r470
 	store.f32 r299, 0.0
 	jump b65
 b86: # divide in 64 bits
-	r716 = div.i64 r261, r265
+	r661 = div.i64 r261, r265
 	jump b58
 b87: # divide in 64 bits
-	r702 = div.i64 r263, r12
-	r715 = mul.i64 r702, r12
-	r703 = sub.i64 r263, r715
+	r647 = div.i64 r263, r12
+	r660 = mul.i64 r647, r12
+	r648 = sub.i64 r263, r660
 	jump b56
 b88: # divide in 64 bits
-	r688 = div.i64 r261, r9
-	r701 = mul.i64 r688, r9
-	r689 = sub.i64 r261, r701
+	r633 = div.i64 r261, r9
+	r646 = mul.i64 r633, r9
+	r634 = sub.i64 r261, r646
 	jump b54
 b89: # if.else (grid unrolled 1)
-	r433 = move.ptr r573
+	r433 = move.ptr r518
 	r435 = elemaddr r433, r434, 1
 	r250 = move.ptr r435
 	store.f32 r250, 0.0
 	jump b50
 b90: # divide in 64 bits
-	r754 = div.i64 r212, r216
+	r699 = div.i64 r212, r216
 	jump b43
 b91: # divide in 64 bits
-	r740 = div.i64 r214, r12
-	r753 = mul.i64 r740, r12
-	r741 = sub.i64 r214, r753
+	r685 = div.i64 r214, r12
+	r698 = mul.i64 r685, r12
+	r686 = sub.i64 r214, r698
 	jump b41
 b92: # divide in 64 bits
-	r726 = div.i64 r212, r9
-	r739 = mul.i64 r726, r9
-	r727 = sub.i64 r212, r739
+	r671 = div.i64 r212, r9
+	r684 = mul.i64 r671, r9
+	r672 = sub.i64 r212, r684
 	jump b39
 b93: # if.else (grid unrolled 0)
-	r202 = move.ptr r572
+	r202 = move.ptr r518
 	store.f32 r202, 0.0
 	jump b35
 b94: # divide in 64 bits
-	r792 = div.i64 r164, r168
+	r737 = div.i64 r164, r168
 	jump b28
 b95: # divide in 64 bits
-	r778 = div.i64 r166, r12
-	r791 = mul.i64 r778, r12
-	r779 = sub.i64 r166, r791
+	r723 = div.i64 r166, r12
+	r736 = mul.i64 r723, r12
+	r724 = sub.i64 r166, r736
 	jump b26
 b96: # divide in 64 bits
-	r764 = div.i64 r164, r9
-	r777 = mul.i64 r764, r9
-	r765 = sub.i64 r164, r777
+	r709 = div.i64 r164, r9
+	r722 = mul.i64 r709, r9
+	r710 = sub.i64 r164, r722
 	jump b24
 b97: # preheader
 	r13 = move.i64 r139
@@ -15720,16 +15339,16 @@ b97: # preheader
 	r365 = move.i64 r393
 	r368 = move.i64 r396
 	r371 = move.i64 r399
-	r560 = move.i64 r2
-	r561 = elemaddr r19, r560, 4
-	r562 = move.i64 r358
-	r563 = elemaddr r4, r560, 4
-	r615 = move.u64 r767
-	r629 = move.u64 r667
-	r621 = move.u32 r659
-	r642 = move.u64 r680
-	r635 = move.u32 r673
-	r648 = move.u32 r686
+	r506 = move.i64 r2
+	r507 = elemaddr r19, r506, 4
+	r508 = move.i64 r358
+	r509 = elemaddr r4, r506, 4
+	r560 = move.u64 r712
+	r574 = move.u64 r612
+	r566 = move.u32 r604
+	r587 = move.u64 r625
+	r580 = move.u32 r618
+	r593 = move.u32 r631
 	jump b98
 b98: # head
 	r6 = lt.i64 r2, r3
@@ -15738,71 +15357,71 @@ b99: # index
 	r7 = move.i64 r2
 	jump b100
 b100: # rangeint.body
-	r614 = convert.u64.i64 r7
-	r616 = or.u64 r614, r615
-	r617 = shr.u64.u32 r616, 32
-	r618 = convert.u32.u64 r617
-	r619 = eq.u32 r618, 0
-	branch r619, b101, b117
+	r559 = convert.u64.i64 r7
+	r561 = or.u64 r559, r560
+	r562 = shr.u64.u32 r561, 32
+	r563 = convert.u32.u64 r562
+	r564 = eq.u32 r563, 0
+	branch r564, b101, b117
 b101: # divide in 32 bits
-	r620 = convert.u32.i64 r7
-	r892 = mulhi.u32 r620, r803
-	r893 = mul.u32 r892, r621
-	r894 = sub.u32 r620, r893
-	r895 = sub.u32 r894, r621
-	r896 = min.u32 r894, r895
-	r897 = sub.u32 r894, r896
-	r898 = min.u32 r897, 1
-	r622 = add.u32 r892, r898
-	r623 = move.u32 r896
-	r612 = convert.i64.u32 r622
-	r613 = convert.i64.u32 r623
+	r565 = convert.u32.i64 r7
+	r837 = mulhi.u32 r565, r748
+	r838 = mul.u32 r837, r566
+	r839 = sub.u32 r565, r838
+	r840 = sub.u32 r839, r566
+	r841 = min.u32 r839, r840
+	r842 = sub.u32 r839, r841
+	r843 = min.u32 r842, 1
+	r567 = add.u32 r837, r843
+	r568 = move.u32 r841
+	r557 = convert.i64.u32 r567
+	r558 = convert.i64.u32 r568
 	jump b102
 b102: # rangeint.body
-	r8 = move.i64 r613
-	r10 = move.i64 r612
-	r628 = convert.u64.i64 r10
-	r630 = or.u64 r628, r629
-	r631 = shr.u64.u32 r630, 32
-	r632 = convert.u32.u64 r631
-	r633 = eq.u32 r632, 0
-	branch r633, b103, b116
+	r8 = move.i64 r558
+	r10 = move.i64 r557
+	r573 = convert.u64.i64 r10
+	r575 = or.u64 r573, r574
+	r576 = shr.u64.u32 r575, 32
+	r577 = convert.u32.u64 r576
+	r578 = eq.u32 r577, 0
+	branch r578, b103, b116
 b103: # divide in 32 bits
-	r634 = convert.u32.i64 r10
-	r899 = mulhi.u32 r634, r833
-	r900 = mul.u32 r899, r635
-	r901 = sub.u32 r634, r900
-	r902 = sub.u32 r901, r635
-	r903 = min.u32 r901, r902
-	r904 = sub.u32 r901, r903
-	r905 = min.u32 r904, 1
-	r636 = add.u32 r899, r905
-	r637 = move.u32 r903
-	r626 = convert.i64.u32 r636
-	r627 = convert.i64.u32 r637
+	r579 = convert.u32.i64 r10
+	r844 = mulhi.u32 r579, r778
+	r845 = mul.u32 r844, r580
+	r846 = sub.u32 r579, r845
+	r847 = sub.u32 r846, r580
+	r848 = min.u32 r846, r847
+	r849 = sub.u32 r846, r848
+	r850 = min.u32 r849, 1
+	r581 = add.u32 r844, r850
+	r582 = move.u32 r848
+	r571 = convert.i64.u32 r581
+	r572 = convert.i64.u32 r582
 	jump b104
 b104: # rangeint.body
-	r11 = move.i64 r627
-	r641 = move.u64 r614
-	r643 = or.u64 r641, r642
-	r644 = shr.u64.u32 r643, 32
-	r645 = convert.u32.u64 r644
-	r646 = eq.u32 r645, 0
-	branch r646, b105, b115
+	r11 = move.i64 r572
+	r586 = move.u64 r559
+	r588 = or.u64 r586, r587
+	r589 = shr.u64.u32 r588, 32
+	r590 = convert.u32.u64 r589
+	r591 = eq.u32 r590, 0
+	branch r591, b105, b115
 b105: # divide in 32 bits
-	r647 = convert.u32.i64 r7
-	r906 = mulhi.u32 r647, r863
-	r907 = mul.u32 r906, r648
-	r908 = sub.u32 r647, r907
-	r909 = sub.u32 r908, r648
-	r910 = min.u32 r908, r909
-	r911 = sub.u32 r908, r910
-	r912 = min.u32 r911, 1
-	r649 = add.u32 r906, r912
-	r640 = convert.i64.u32 r649
+	r592 = convert.u32.i64 r7
+	r851 = mulhi.u32 r592, r808
+	r852 = mul.u32 r851, r593
+	r853 = sub.u32 r592, r852
+	r854 = sub.u32 r853, r593
+	r855 = min.u32 r853, r854
+	r856 = sub.u32 r853, r855
+	r857 = min.u32 r856, 1
+	r594 = add.u32 r851, r857
+	r585 = convert.i64.u32 r594
 	jump b106
 b106: # rangeint.body
-	r14 = move.i64 r640
+	r14 = move.i64 r585
 	r15 = gt.i64 r8, 0
 	branch r15, b107, b114
 b107: # cond.true
@@ -15821,7 +15440,7 @@ b111: # cond.true
 	r52 = lt.i64 r14, r50
 	branch r52, b112, b114
 b112: # if.then
-	r359 = move.ptr r561
+	r359 = move.ptr r507
 	r18 = elemaddr r359, -1, 4
 	r21 = load.f32 r18
 	r360 = move.ptr r359
@@ -15852,30 +15471,30 @@ b112: # if.then
 	r43 = load.f32 r42
 	r44 = mul.f32 r43, 6.0
 	r45 = sub.f32 r41, r44
-	r46 = move.ptr r563
+	r46 = move.ptr r509
 	store.f32 r46, r45
 	jump b113
 b113: # latch
 	r2 = add.i64 r2, r1
-	r561 = elemaddr r561, r562, 1
-	r563 = elemaddr r563, r562, 1
+	r507 = elemaddr r507, r508, 1
+	r509 = elemaddr r509, r508, 1
 	jump b98
 b114: # if.else
-	r49 = move.ptr r563
+	r49 = move.ptr r509
 	store.f32 r49, 0.0
 	jump b113
 b115: # divide in 64 bits
-	r640 = div.i64 r7, r13
+	r585 = div.i64 r7, r13
 	jump b106
 b116: # divide in 64 bits
-	r626 = div.i64 r10, r12
-	r639 = mul.i64 r626, r12
-	r627 = sub.i64 r10, r639
+	r571 = div.i64 r10, r12
+	r584 = mul.i64 r571, r12
+	r572 = sub.i64 r10, r584
 	jump b104
 b117: # divide in 64 bits
-	r612 = div.i64 r7, r9
-	r625 = mul.i64 r612, r9
-	r613 = sub.i64 r7, r625
+	r557 = div.i64 r7, r9
+	r570 = mul.i64 r557, r9
+	r558 = sub.i64 r7, r570
 	jump b102
 b118: # exit
 	return
@@ -15889,22 +15508,22 @@ b119: # preheader
 	r379 = mul.i64 r9, 4
 	r382 = mul.i64 r67, -4
 	r385 = mul.i64 r67, 4
-	r564 = move.i64 r2
-	r565 = elemaddr r19, r564, 4
-	r566 = mul.i64 r1, 4
-	r567 = elemaddr r4, r564, 4
-	r577 = convert.u64.i64 r9
-	r591 = convert.u64.i64 r12
-	r583 = convert.u32.i64 r9
-	r604 = convert.u64.i64 r64
-	r597 = convert.u32.i64 r12
-	r610 = convert.u32.i64 r64
-	r913 = max.u32 r583, 1
-	r914 = div.u32 4294967295, r913
-	r922 = max.u32 r597, 1
-	r923 = div.u32 4294967295, r922
-	r931 = max.u32 r610, 1
-	r932 = div.u32 4294967295, r931
+	r510 = move.i64 r2
+	r511 = elemaddr r19, r510, 4
+	r512 = mul.i64 r1, 4
+	r513 = elemaddr r4, r510, 4
+	r522 = convert.u64.i64 r9
+	r536 = convert.u64.i64 r12
+	r528 = convert.u32.i64 r9
+	r549 = convert.u64.i64 r64
+	r542 = convert.u32.i64 r12
+	r555 = convert.u32.i64 r64
+	r858 = max.u32 r528, 1
+	r859 = div.u32 4294967295, r858
+	r867 = max.u32 r542, 1
+	r868 = div.u32 4294967295, r867
+	r876 = max.u32 r555, 1
+	r877 = div.u32 4294967295, r876
 	jump b120
 b120: # head (checked if)
 	r59 = lt.i64 r2, r3
@@ -15914,73 +15533,73 @@ b121: # index (checked if)
 	jump b122
 b122: # rangeint.body (checked if)
 	checkdiv.i64 r9, site 0
-	r576 = convert.u64.i64 r60
-	r578 = or.u64 r576, r577
-	r579 = shr.u64.u32 r578, 32
-	r580 = convert.u32.u64 r579
-	r581 = eq.u32 r580, 0
-	branch r581, b123, b139
+	r521 = convert.u64.i64 r60
+	r523 = or.u64 r521, r522
+	r524 = shr.u64.u32 r523, 32
+	r525 = convert.u32.u64 r524
+	r526 = eq.u32 r525, 0
+	branch r526, b123, b139
 b123: # divide in 32 bits
-	r582 = convert.u32.i64 r60
-	r915 = mulhi.u32 r582, r914
-	r916 = mul.u32 r915, r583
-	r917 = sub.u32 r582, r916
-	r918 = sub.u32 r917, r583
-	r919 = min.u32 r917, r918
-	r920 = sub.u32 r917, r919
-	r921 = min.u32 r920, 1
-	r584 = add.u32 r915, r921
-	r585 = move.u32 r919
-	r574 = convert.i64.u32 r584
-	r575 = convert.i64.u32 r585
+	r527 = convert.u32.i64 r60
+	r860 = mulhi.u32 r527, r859
+	r861 = mul.u32 r860, r528
+	r862 = sub.u32 r527, r861
+	r863 = sub.u32 r862, r528
+	r864 = min.u32 r862, r863
+	r865 = sub.u32 r862, r864
+	r866 = min.u32 r865, 1
+	r529 = add.u32 r860, r866
+	r530 = move.u32 r864
+	r519 = convert.i64.u32 r529
+	r520 = convert.i64.u32 r530
 	jump b124
 b124: # rangeint.body (checked if)
-	r61 = move.i64 r575
-	r62 = move.i64 r574
+	r61 = move.i64 r520
+	r62 = move.i64 r519
 	checkdiv.i64 r12, site 2
-	r590 = convert.u64.i64 r62
-	r592 = or.u64 r590, r591
-	r593 = shr.u64.u32 r592, 32
-	r594 = convert.u32.u64 r593
-	r595 = eq.u32 r594, 0
-	branch r595, b125, b138
+	r535 = convert.u64.i64 r62
+	r537 = or.u64 r535, r536
+	r538 = shr.u64.u32 r537, 32
+	r539 = convert.u32.u64 r538
+	r540 = eq.u32 r539, 0
+	branch r540, b125, b138
 b125: # divide in 32 bits
-	r596 = convert.u32.i64 r62
-	r924 = mulhi.u32 r596, r923
-	r925 = mul.u32 r924, r597
-	r926 = sub.u32 r596, r925
-	r927 = sub.u32 r926, r597
-	r928 = min.u32 r926, r927
-	r929 = sub.u32 r926, r928
-	r930 = min.u32 r929, 1
-	r598 = add.u32 r924, r930
-	r599 = move.u32 r928
-	r588 = convert.i64.u32 r598
-	r589 = convert.i64.u32 r599
+	r541 = convert.u32.i64 r62
+	r869 = mulhi.u32 r541, r868
+	r870 = mul.u32 r869, r542
+	r871 = sub.u32 r541, r870
+	r872 = sub.u32 r871, r542
+	r873 = min.u32 r871, r872
+	r874 = sub.u32 r871, r873
+	r875 = min.u32 r874, 1
+	r543 = add.u32 r869, r875
+	r544 = move.u32 r873
+	r533 = convert.i64.u32 r543
+	r534 = convert.i64.u32 r544
 	jump b126
 b126: # rangeint.body (checked if)
-	r63 = move.i64 r589
+	r63 = move.i64 r534
 	checkdiv.i64 r64, site 3
-	r603 = move.u64 r576
-	r605 = or.u64 r603, r604
-	r606 = shr.u64.u32 r605, 32
-	r607 = convert.u32.u64 r606
-	r608 = eq.u32 r607, 0
-	branch r608, b127, b137
+	r548 = move.u64 r521
+	r550 = or.u64 r548, r549
+	r551 = shr.u64.u32 r550, 32
+	r552 = convert.u32.u64 r551
+	r553 = eq.u32 r552, 0
+	branch r553, b127, b137
 b127: # divide in 32 bits
-	r609 = convert.u32.i64 r60
-	r933 = mulhi.u32 r609, r932
-	r934 = mul.u32 r933, r610
-	r935 = sub.u32 r609, r934
-	r936 = sub.u32 r935, r610
-	r937 = min.u32 r935, r936
-	r938 = sub.u32 r935, r937
-	r939 = min.u32 r938, 1
-	r611 = add.u32 r933, r939
-	r602 = convert.i64.u32 r611
+	r554 = convert.u32.i64 r60
+	r878 = mulhi.u32 r554, r877
+	r879 = mul.u32 r878, r555
+	r880 = sub.u32 r554, r879
+	r881 = sub.u32 r880, r555
+	r882 = min.u32 r880, r881
+	r883 = sub.u32 r880, r882
+	r884 = min.u32 r883, 1
+	r556 = add.u32 r878, r884
+	r547 = convert.i64.u32 r556
 	jump b128
 b128: # rangeint.body (checked if)
-	r65 = move.i64 r602
+	r65 = move.i64 r547
 	r66 = gt.i64 r61, 0
 	branch r66, b129, b136
 b129: # cond.true (checked if)
@@ -16001,7 +15620,7 @@ b133: # cond.true (checked if)
 b134: # if.then (checked if)
 	r68 = sub.i64 r60, 1
 	checkindex r68, r20, site 4
-	r373 = move.ptr r565
+	r373 = move.ptr r511
 	r69 = elemaddr r373, -1, 4
 	r70 = load.f32 r69
 	r71 = add.i64 r60, 1
@@ -16043,30 +15662,30 @@ b134: # if.then (checked if)
 	r92 = load.f32 r91
 	r93 = mul.f32 r92, 6.0
 	r94 = sub.f32 r90, r93
-	r95 = move.ptr r567
+	r95 = move.ptr r513
 	store.f32 r95, r94
 	jump b135
 b135: # latch (checked if)
 	r2 = add.i64 r2, r1
-	r565 = elemaddr r565, r566, 1
-	r567 = elemaddr r567, r566, 1
+	r511 = elemaddr r511, r512, 1
+	r513 = elemaddr r513, r512, 1
 	jump b120
 b136: # if.else (checked if)
-	r98 = move.ptr r567
+	r98 = move.ptr r513
 	store.f32 r98, 0.0
 	jump b135
 b137: # divide in 64 bits
-	r602 = div.i64 r60, r64
+	r547 = div.i64 r60, r64
 	jump b128
 b138: # divide in 64 bits
-	r588 = div.i64 r62, r12
-	r601 = mul.i64 r588, r12
-	r589 = sub.i64 r62, r601
+	r533 = div.i64 r62, r12
+	r546 = mul.i64 r533, r12
+	r534 = sub.i64 r62, r546
 	jump b126
 b139: # divide in 64 bits
-	r574 = div.i64 r60, r9
-	r587 = mul.i64 r574, r9
-	r575 = sub.i64 r60, r587
+	r519 = div.i64 r60, r9
+	r532 = mul.i64 r519, r9
+	r520 = sub.i64 r60, r532
 	jump b124
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
@@ -16612,63 +16231,63 @@ b1: # setup
 	r0 = threadindex
 	r1 = threadcount
 	r2 = move.i64 r0
-	r331 = convert.u64.i64 r35
-	r332 = ge.i64 r9, 0
-	r333 = sub.i64 r17, 1
-	r334 = min.i64 r333, 0
+	r329 = convert.u64.i64 r35
+	r330 = ge.i64 r9, 0
+	r331 = sub.i64 r17, 1
+	r332 = min.i64 r331, 0
+	r333 = ge.i64 r332, 0
+	r334 = mul.i64 r331, r9
 	r335 = ge.i64 r334, 0
-	r336 = mul.i64 r333, r9
-	r337 = ge.i64 r336, 0
-	r338 = convert.u64.i64 r333
-	r339 = convert.u64.i64 r9
-	r340 = mulhi.u64 r338, r339
-	r341 = eq.u64 r340, 0
-	r342 = mul.i64 r334, r9
-	r343 = ge.i64 r342, 0
-	r344 = sub.i64 r9, 1
-	r345 = min.i64 r344, 0
+	r336 = convert.u64.i64 r331
+	r337 = convert.u64.i64 r9
+	r338 = mulhi.u64 r336, r337
+	r339 = eq.u64 r338, 0
+	r340 = mul.i64 r332, r9
+	r341 = ge.i64 r340, 0
+	r342 = sub.i64 r9, 1
+	r343 = min.i64 r342, 0
+	r344 = ge.i64 r343, 0
+	r345 = add.i64 r334, r342
 	r346 = ge.i64 r345, 0
-	r347 = add.i64 r336, r344
-	r348 = ge.i64 r347, 0
-	r349 = add.i64 r342, r345
-	r350 = convert.u64.i64 r349
-	r351 = lt.u64 r350, 9223372036854775808
-	r352 = convert.u64.i64 r347
-	r353 = lt.u64 r352, r331
-	r354 = ne.i64 r9, 0
-	branch r332, b2, b36
+	r347 = add.i64 r340, r343
+	r348 = convert.u64.i64 r347
+	r349 = lt.u64 r348, 9223372036854775808
+	r350 = convert.u64.i64 r345
+	r351 = lt.u64 r350, r329
+	r352 = ne.i64 r9, 0
+	branch r330, b2, b36
 b2: # checks
-	branch r335, b3, b36
+	branch r333, b3, b36
 b3: # checks
-	branch r337, b4, b36
+	branch r335, b4, b36
 b4: # checks
-	branch r341, b5, b36
+	branch r339, b5, b36
 b5: # checks
-	branch r343, b6, b36
+	branch r341, b6, b36
 b6: # checks
-	branch r346, b7, b36
+	branch r344, b7, b36
 b7: # checks
-	branch r348, b8, b36
+	branch r346, b8, b36
 b8: # checks
-	branch r351, b9, b36
+	branch r349, b9, b36
 b9: # checks
-	branch r353, b10, b36
+	branch r351, b10, b36
 b10: # checks
-	branch r354, b11, b36
+	branch r352, b11, b36
 b11: # preheader
-	r16 = move.i64 r333
-	r29 = move.i64 r344
-	r51 = move.i64 r344
-	r63 = move.i64 r344
-	r87 = move.i64 r333
-	r130 = move.i64 r333
-	r355 = move.i64 r2
-	r356 = elemaddr r4, r355, 1
-	r357 = move.i64 r1
-	r378 = move.u64 r339
-	r384 = convert.u32.i64 r9
-	r389 = max.u32 r384, 1
-	r390 = div.u32 4294967295, r389
+	r16 = move.i64 r331
+	r29 = move.i64 r342
+	r44 = move.i64 r342
+	r56 = move.i64 r342
+	r80 = move.i64 r331
+	r123 = move.i64 r331
+	r353 = move.i64 r2
+	r354 = elemaddr r4, r353, 1
+	r355 = move.i64 r1
+	r376 = move.u64 r337
+	r382 = convert.u32.i64 r9
+	r387 = max.u32 r382, 1
+	r388 = div.u32 4294967295, r387
 	jump b12
 b12: # head
 	r6 = lt.i64 r2, r3
@@ -16677,29 +16296,29 @@ b13: # index
 	r7 = move.i64 r2
 	jump b14
 b14: # rangeint.body
-	r377 = convert.u64.i64 r7
-	r379 = or.u64 r377, r378
-	r380 = shr.u64.u32 r379, 32
-	r381 = convert.u32.u64 r380
-	r382 = eq.u32 r381, 0
-	branch r382, b15, b34
+	r375 = convert.u64.i64 r7
+	r377 = or.u64 r375, r376
+	r378 = shr.u64.u32 r377, 32
+	r379 = convert.u32.u64 r378
+	r380 = eq.u32 r379, 0
+	branch r380, b15, b34
 b15: # divide in 32 bits
-	r383 = convert.u32.i64 r7
-	r391 = mulhi.u32 r383, r390
-	r392 = mul.u32 r391, r384
-	r393 = sub.u32 r383, r392
-	r394 = sub.u32 r393, r384
-	r395 = min.u32 r393, r394
-	r396 = sub.u32 r393, r395
-	r397 = min.u32 r396, 1
-	r385 = add.u32 r391, r397
-	r386 = move.u32 r395
-	r375 = convert.i64.u32 r385
-	r376 = convert.i64.u32 r386
+	r381 = convert.u32.i64 r7
+	r389 = mulhi.u32 r381, r388
+	r390 = mul.u32 r389, r382
+	r391 = sub.u32 r381, r390
+	r392 = sub.u32 r391, r382
+	r393 = min.u32 r391, r392
+	r394 = sub.u32 r391, r393
+	r395 = min.u32 r394, 1
+	r383 = add.u32 r389, r395
+	r384 = move.u32 r393
+	r373 = convert.i64.u32 r383
+	r374 = convert.i64.u32 r384
 	jump b16
 b16: # rangeint.body
-	r8 = move.i64 r376
-	r10 = move.i64 r375
+	r8 = move.i64 r374
+	r10 = move.i64 r373
 	r11 = move.i64 0
 	jump b17
 b17: # for.body
@@ -16721,335 +16340,333 @@ b18: # for.body
 	r19 = move.i64 r38
 	jump b19
 b19: # for.body (unrolled 1)
-	r49 = move.i64 r8
-	r50 = max.i64 r49, 0
-	r52 = min.i64 r50, r51
-	r53 = move.i64 r31
-	r54 = add.i64 r53, r52
-	r55 = elemaddr r34, r54, 1
-	r56 = load.u8 r55
-	r57 = convert.i64.u8 r56
-	r58 = add.i64 r19, r57
-	r19 = move.i64 r58
+	r42 = move.i64 r8
+	r43 = max.i64 r42, 0
+	r45 = min.i64 r43, r44
+	r46 = move.i64 r31
+	r47 = add.i64 r46, r45
+	r48 = elemaddr r34, r47, 1
+	r49 = load.u8 r48
+	r50 = convert.i64.u8 r49
+	r51 = add.i64 r19, r50
+	r19 = move.i64 r51
 	jump b20
 b20: # for.body (unrolled 2)
-	r61 = add.i64 r8, 1
-	r62 = max.i64 r61, 0
-	r64 = min.i64 r62, r63
-	r65 = move.i64 r31
-	r66 = add.i64 r65, r64
-	r67 = elemaddr r34, r66, 1
-	r68 = load.u8 r67
-	r69 = convert.i64.u8 r68
-	r70 = add.i64 r19, r69
-	r19 = move.i64 r70
+	r54 = add.i64 r8, 1
+	r55 = max.i64 r54, 0
+	r57 = min.i64 r55, r56
+	r58 = move.i64 r31
+	r59 = add.i64 r58, r57
+	r60 = elemaddr r34, r59, 1
+	r61 = load.u8 r60
+	r62 = convert.i64.u8 r61
+	r63 = add.i64 r19, r62
+	r19 = move.i64 r63
 	jump b21
 b21: # for.done
 	r11 = move.i64 r19
 	jump b22
 b22: # for.body (unrolled 1)
-	r85 = move.i64 r10
-	r86 = max.i64 r85, 0
-	r88 = min.i64 r86, r87
+	r78 = move.i64 r10
+	r79 = max.i64 r78, 0
+	r81 = min.i64 r79, r80
 	r19 = move.i64 r11
 	jump b23
 b23: # for.body (unrolled 1)
-	r93 = move.i64 r30
-	r94 = mul.i64 r88, r9
-	r95 = add.i64 r94, r93
-	r96 = elemaddr r34, r95, 1
-	r97 = load.u8 r96
-	r98 = convert.i64.u8 r97
-	r99 = add.i64 r19, r98
-	r19 = move.i64 r99
+	r86 = move.i64 r30
+	r87 = mul.i64 r81, r9
+	r88 = add.i64 r87, r86
+	r89 = elemaddr r34, r88, 1
+	r90 = load.u8 r89
+	r91 = convert.i64.u8 r90
+	r92 = add.i64 r19, r91
+	r19 = move.i64 r92
 	jump b24
 b24: # for.body (unrolled 1) (unrolled 1)
-	r106 = move.i64 r52
-	r107 = move.i64 r94
-	r108 = add.i64 r107, r106
-	r109 = elemaddr r34, r108, 1
-	r110 = load.u8 r109
-	r111 = convert.i64.u8 r110
-	r112 = add.i64 r19, r111
-	r19 = move.i64 r112
+	r99 = move.i64 r45
+	r100 = move.i64 r87
+	r101 = add.i64 r100, r99
+	r102 = elemaddr r34, r101, 1
+	r103 = load.u8 r102
+	r104 = convert.i64.u8 r103
+	r105 = add.i64 r19, r104
+	r19 = move.i64 r105
 	jump b25
 b25: # for.body (unrolled 2) (unrolled 1)
-	r118 = move.i64 r64
-	r119 = move.i64 r94
-	r120 = add.i64 r119, r118
-	r121 = elemaddr r34, r120, 1
-	r122 = load.u8 r121
-	r123 = convert.i64.u8 r122
-	r124 = add.i64 r19, r123
-	r19 = move.i64 r124
+	r111 = move.i64 r57
+	r112 = move.i64 r87
+	r113 = add.i64 r112, r111
+	r114 = elemaddr r34, r113, 1
+	r115 = load.u8 r114
+	r116 = convert.i64.u8 r115
+	r117 = add.i64 r19, r116
+	r19 = move.i64 r117
 	jump b26
 b26: # for.done (unrolled 1)
 	r11 = move.i64 r19
 	jump b27
 b27: # for.body (unrolled 2)
-	r128 = add.i64 r10, 1
-	r129 = max.i64 r128, 0
-	r131 = min.i64 r129, r130
+	r121 = add.i64 r10, 1
+	r122 = max.i64 r121, 0
+	r124 = min.i64 r122, r123
 	r19 = move.i64 r11
 	jump b28
 b28: # for.body (unrolled 2)
-	r136 = move.i64 r30
-	r137 = mul.i64 r131, r9
-	r138 = add.i64 r137, r136
-	r139 = elemaddr r34, r138, 1
-	r140 = load.u8 r139
-	r141 = convert.i64.u8 r140
-	r142 = add.i64 r19, r141
-	r19 = move.i64 r142
+	r129 = move.i64 r30
+	r130 = mul.i64 r124, r9
+	r131 = add.i64 r130, r129
+	r132 = elemaddr r34, r131, 1
+	r133 = load.u8 r132
+	r134 = convert.i64.u8 r133
+	r135 = add.i64 r19, r134
+	r19 = move.i64 r135
 	jump b29
 b29: # for.body (unrolled 1) (unrolled 2)
-	r149 = move.i64 r52
-	r150 = move.i64 r137
-	r151 = add.i64 r150, r149
-	r152 = elemaddr r34, r151, 1
-	r153 = load.u8 r152
-	r154 = convert.i64.u8 r153
-	r155 = add.i64 r19, r154
-	r19 = move.i64 r155
+	r142 = move.i64 r45
+	r143 = move.i64 r130
+	r144 = add.i64 r143, r142
+	r145 = elemaddr r34, r144, 1
+	r146 = load.u8 r145
+	r147 = convert.i64.u8 r146
+	r148 = add.i64 r19, r147
+	r19 = move.i64 r148
 	jump b30
 b30: # for.body (unrolled 2) (unrolled 2)
-	r161 = move.i64 r64
-	r162 = move.i64 r137
-	r163 = add.i64 r162, r161
-	r164 = elemaddr r34, r163, 1
-	r165 = load.u8 r164
-	r166 = convert.i64.u8 r165
-	r167 = add.i64 r19, r166
-	r19 = move.i64 r167
+	r154 = move.i64 r57
+	r155 = move.i64 r130
+	r156 = add.i64 r155, r154
+	r157 = elemaddr r34, r156, 1
+	r158 = load.u8 r157
+	r159 = convert.i64.u8 r158
+	r160 = add.i64 r19, r159
+	r19 = move.i64 r160
 	jump b31
 b31: # for.done (unrolled 2)
 	r11 = move.i64 r19
 	jump b32
 b32: # for.done
-	r41 = mulhi.i64 r11, -2049638230412172401
-	r42 = add.i64 r41, r11
-	r43 = convert.u64.i64 r42
-	r44 = shr.u64.u32 r43, 63
-	r45 = shr.i64.u32 r42, 3
-	r46 = convert.i64.u64 r44
-	r47 = add.i64 r45, r46
-	r21 = move.i64 r47
+	r206 = convert.u32.i64 r11
+	r207 = mulhi.u32 r206, 3340530120
+	r208 = sub.u32 r206, r207
+	r209 = shr.u32.u32 r208, 1
+	r210 = add.u32 r209, r207
+	r211 = shr.u32.u32 r210, 3
+	r21 = convert.i64.u32 r211
 	r22 = convert.u8.i64 r21
-	r23 = move.ptr r356
+	r23 = move.ptr r354
 	store.u8 r23, r22
 	jump b33
 b33: # latch
 	r2 = add.i64 r2, r1
-	r356 = elemaddr r356, r357, 1
+	r354 = elemaddr r354, r355, 1
 	jump b12
 b34: # divide in 64 bits
-	r375 = div.i64 r7, r9
-	r388 = mul.i64 r375, r9
-	r376 = sub.i64 r7, r388
+	r373 = div.i64 r7, r9
+	r386 = mul.i64 r373, r9
+	r374 = sub.i64 r7, r386
 	jump b16
 b35: # exit
 	return
 b36: # preheader
-	r219 = move.i64 r333
-	r228 = move.i64 r344
-	r245 = move.i64 r344
-	r255 = move.i64 r344
-	r265 = move.i64 r333
-	r299 = move.i64 r333
-	r358 = move.i64 r2
-	r359 = elemaddr r4, r358, 1
-	r360 = move.i64 r1
-	r364 = move.u64 r339
-	r370 = convert.u32.i64 r9
-	r398 = max.u32 r370, 1
-	r399 = div.u32 4294967295, r398
+	r218 = move.i64 r331
+	r227 = move.i64 r342
+	r237 = move.i64 r342
+	r247 = move.i64 r342
+	r257 = move.i64 r331
+	r291 = move.i64 r331
+	r356 = move.i64 r2
+	r357 = elemaddr r4, r356, 1
+	r358 = move.i64 r1
+	r362 = move.u64 r337
+	r368 = convert.u32.i64 r9
+	r396 = max.u32 r368, 1
+	r397 = div.u32 4294967295, r396
 	jump b37
 b37: # head (checked)
-	r213 = lt.i64 r2, r3
-	branch r213, b38, b35
+	r212 = lt.i64 r2, r3
+	branch r212, b38, b35
 b38: # index (checked)
-	r214 = move.i64 r2
+	r213 = move.i64 r2
 	jump b39
 b39: # rangeint.body (checked)
 	checkdiv.i64 r9, site 0
-	r363 = convert.u64.i64 r214
-	r365 = or.u64 r363, r364
-	r366 = shr.u64.u32 r365, 32
-	r367 = convert.u32.u64 r366
-	r368 = eq.u32 r367, 0
-	branch r368, b40, b59
+	r361 = convert.u64.i64 r213
+	r363 = or.u64 r361, r362
+	r364 = shr.u64.u32 r363, 32
+	r365 = convert.u32.u64 r364
+	r366 = eq.u32 r365, 0
+	branch r366, b40, b59
 b40: # divide in 32 bits
-	r369 = convert.u32.i64 r214
-	r400 = mulhi.u32 r369, r399
-	r401 = mul.u32 r400, r370
-	r402 = sub.u32 r369, r401
-	r403 = sub.u32 r402, r370
-	r404 = min.u32 r402, r403
-	r405 = sub.u32 r402, r404
-	r406 = min.u32 r405, 1
-	r371 = add.u32 r400, r406
-	r372 = move.u32 r404
-	r361 = convert.i64.u32 r371
-	r362 = convert.i64.u32 r372
+	r367 = convert.u32.i64 r213
+	r398 = mulhi.u32 r367, r397
+	r399 = mul.u32 r398, r368
+	r400 = sub.u32 r367, r399
+	r401 = sub.u32 r400, r368
+	r402 = min.u32 r400, r401
+	r403 = sub.u32 r400, r402
+	r404 = min.u32 r403, 1
+	r369 = add.u32 r398, r404
+	r370 = move.u32 r402
+	r359 = convert.i64.u32 r369
+	r360 = convert.i64.u32 r370
 	jump b41
 b41: # rangeint.body (checked)
-	r215 = move.i64 r362
-	r216 = move.i64 r361
+	r214 = move.i64 r360
+	r215 = move.i64 r359
 	r11 = move.i64 0
 	jump b42
 b42: # for.body (checked)
-	r217 = add.i64 r216, -1
-	r218 = max.i64 r217, 0
-	r220 = min.i64 r218, r219
+	r216 = add.i64 r215, -1
+	r217 = max.i64 r216, 0
+	r219 = min.i64 r217, r218
 	r19 = move.i64 0
 	jump b43
 b43: # for.body (checked)
-	r226 = add.i64 r215, -1
-	r227 = max.i64 r226, 0
-	r229 = min.i64 r227, r228
-	r230 = mul.i64 r220, r9
-	r231 = add.i64 r230, r229
-	checkindex r231, r35, site 2
-	r232 = elemaddr r34, r231, 1
-	r233 = load.u8 r232
-	r234 = convert.i64.u8 r233
-	r235 = move.i64 r234
-	r19 = move.i64 r235
+	r225 = add.i64 r214, -1
+	r226 = max.i64 r225, 0
+	r228 = min.i64 r226, r227
+	r229 = mul.i64 r219, r9
+	r230 = add.i64 r229, r228
+	checkindex r230, r35, site 2
+	r231 = elemaddr r34, r230, 1
+	r232 = load.u8 r231
+	r233 = convert.i64.u8 r232
+	r234 = move.i64 r233
+	r19 = move.i64 r234
 	jump b44
 b44: # for.body (unrolled 1) (checked)
-	r243 = move.i64 r215
-	r244 = max.i64 r243, 0
-	r246 = min.i64 r244, r245
-	r247 = move.i64 r230
-	r248 = add.i64 r247, r246
-	checkindex r248, r35, site 2
-	r249 = elemaddr r34, r248, 1
-	r250 = load.u8 r249
-	r251 = convert.i64.u8 r250
-	r252 = add.i64 r19, r251
-	r19 = move.i64 r252
+	r235 = move.i64 r214
+	r236 = max.i64 r235, 0
+	r238 = min.i64 r236, r237
+	r239 = move.i64 r229
+	r240 = add.i64 r239, r238
+	checkindex r240, r35, site 2
+	r241 = elemaddr r34, r240, 1
+	r242 = load.u8 r241
+	r243 = convert.i64.u8 r242
+	r244 = add.i64 r19, r243
+	r19 = move.i64 r244
 	jump b45
 b45: # for.body (unrolled 2) (checked)
-	r253 = add.i64 r215, 1
-	r254 = max.i64 r253, 0
-	r256 = min.i64 r254, r255
-	r257 = move.i64 r230
-	r258 = add.i64 r257, r256
-	checkindex r258, r35, site 2
-	r259 = elemaddr r34, r258, 1
-	r260 = load.u8 r259
-	r261 = convert.i64.u8 r260
-	r262 = add.i64 r19, r261
-	r19 = move.i64 r262
+	r245 = add.i64 r214, 1
+	r246 = max.i64 r245, 0
+	r248 = min.i64 r246, r247
+	r249 = move.i64 r229
+	r250 = add.i64 r249, r248
+	checkindex r250, r35, site 2
+	r251 = elemaddr r34, r250, 1
+	r252 = load.u8 r251
+	r253 = convert.i64.u8 r252
+	r254 = add.i64 r19, r253
+	r19 = move.i64 r254
 	jump b46
 b46: # for.done (checked)
 	r11 = move.i64 r19
 	jump b47
 b47: # for.body (unrolled 1) (checked)
-	r263 = move.i64 r216
-	r264 = max.i64 r263, 0
-	r266 = min.i64 r264, r265
+	r255 = move.i64 r215
+	r256 = max.i64 r255, 0
+	r258 = min.i64 r256, r257
 	r19 = move.i64 r11
 	jump b48
 b48: # for.body (unrolled 1) (checked)
-	r270 = move.i64 r229
-	r271 = mul.i64 r266, r9
-	r272 = add.i64 r271, r270
-	checkindex r272, r35, site 2
-	r273 = elemaddr r34, r272, 1
-	r274 = load.u8 r273
-	r275 = convert.i64.u8 r274
-	r276 = add.i64 r19, r275
-	r19 = move.i64 r276
+	r262 = move.i64 r228
+	r263 = mul.i64 r258, r9
+	r264 = add.i64 r263, r262
+	checkindex r264, r35, site 2
+	r265 = elemaddr r34, r264, 1
+	r266 = load.u8 r265
+	r267 = convert.i64.u8 r266
+	r268 = add.i64 r19, r267
+	r19 = move.i64 r268
 	jump b49
 b49: # for.body (unrolled 1) (unrolled 1) (checked)
-	r280 = move.i64 r246
-	r281 = move.i64 r271
-	r282 = add.i64 r281, r280
-	checkindex r282, r35, site 2
-	r283 = elemaddr r34, r282, 1
-	r284 = load.u8 r283
-	r285 = convert.i64.u8 r284
-	r286 = add.i64 r19, r285
-	r19 = move.i64 r286
+	r272 = move.i64 r238
+	r273 = move.i64 r263
+	r274 = add.i64 r273, r272
+	checkindex r274, r35, site 2
+	r275 = elemaddr r34, r274, 1
+	r276 = load.u8 r275
+	r277 = convert.i64.u8 r276
+	r278 = add.i64 r19, r277
+	r19 = move.i64 r278
 	jump b50
 b50: # for.body (unrolled 2) (unrolled 1) (checked)
-	r290 = move.i64 r256
-	r291 = move.i64 r271
-	r292 = add.i64 r291, r290
-	checkindex r292, r35, site 2
-	r293 = elemaddr r34, r292, 1
-	r294 = load.u8 r293
-	r295 = convert.i64.u8 r294
-	r296 = add.i64 r19, r295
-	r19 = move.i64 r296
+	r282 = move.i64 r248
+	r283 = move.i64 r263
+	r284 = add.i64 r283, r282
+	checkindex r284, r35, site 2
+	r285 = elemaddr r34, r284, 1
+	r286 = load.u8 r285
+	r287 = convert.i64.u8 r286
+	r288 = add.i64 r19, r287
+	r19 = move.i64 r288
 	jump b51
 b51: # for.done (unrolled 1) (checked)
 	r11 = move.i64 r19
 	jump b52
 b52: # for.body (unrolled 2) (checked)
-	r297 = add.i64 r216, 1
-	r298 = max.i64 r297, 0
-	r300 = min.i64 r298, r299
+	r289 = add.i64 r215, 1
+	r290 = max.i64 r289, 0
+	r292 = min.i64 r290, r291
 	r19 = move.i64 r11
 	jump b53
 b53: # for.body (unrolled 2) (checked)
-	r304 = move.i64 r229
-	r305 = mul.i64 r300, r9
-	r306 = add.i64 r305, r304
-	checkindex r306, r35, site 2
-	r307 = elemaddr r34, r306, 1
-	r308 = load.u8 r307
-	r309 = convert.i64.u8 r308
-	r310 = add.i64 r19, r309
-	r19 = move.i64 r310
+	r296 = move.i64 r228
+	r297 = mul.i64 r292, r9
+	r298 = add.i64 r297, r296
+	checkindex r298, r35, site 2
+	r299 = elemaddr r34, r298, 1
+	r300 = load.u8 r299
+	r301 = convert.i64.u8 r300
+	r302 = add.i64 r19, r301
+	r19 = move.i64 r302
 	jump b54
 b54: # for.body (unrolled 1) (unrolled 2) (checked)
-	r314 = move.i64 r246
-	r315 = move.i64 r305
-	r316 = add.i64 r315, r314
-	checkindex r316, r35, site 2
-	r317 = elemaddr r34, r316, 1
-	r318 = load.u8 r317
-	r319 = convert.i64.u8 r318
-	r320 = add.i64 r19, r319
-	r19 = move.i64 r320
+	r306 = move.i64 r238
+	r307 = move.i64 r297
+	r308 = add.i64 r307, r306
+	checkindex r308, r35, site 2
+	r309 = elemaddr r34, r308, 1
+	r310 = load.u8 r309
+	r311 = convert.i64.u8 r310
+	r312 = add.i64 r19, r311
+	r19 = move.i64 r312
 	jump b55
 b55: # for.body (unrolled 2) (unrolled 2) (checked)
-	r324 = move.i64 r256
-	r325 = move.i64 r305
-	r326 = add.i64 r325, r324
-	checkindex r326, r35, site 2
-	r327 = elemaddr r34, r326, 1
-	r328 = load.u8 r327
-	r329 = convert.i64.u8 r328
-	r330 = add.i64 r19, r329
-	r19 = move.i64 r330
+	r316 = move.i64 r248
+	r317 = move.i64 r297
+	r318 = add.i64 r317, r316
+	checkindex r318, r35, site 2
+	r319 = elemaddr r34, r318, 1
+	r320 = load.u8 r319
+	r321 = convert.i64.u8 r320
+	r322 = add.i64 r19, r321
+	r19 = move.i64 r322
 	jump b56
 b56: # for.done (unrolled 2) (checked)
 	r11 = move.i64 r19
 	jump b57
 b57: # for.done (checked)
-	r236 = mulhi.i64 r11, -2049638230412172401
-	r237 = add.i64 r236, r11
-	r238 = convert.u64.i64 r237
-	r239 = shr.u64.u32 r238, 63
-	r240 = shr.i64.u32 r237, 3
-	r241 = convert.i64.u64 r239
-	r242 = add.i64 r240, r241
-	r221 = move.i64 r242
-	r222 = convert.u8.i64 r221
-	r223 = move.ptr r359
-	store.u8 r223, r222
+	r323 = convert.u32.i64 r11
+	r324 = mulhi.u32 r323, 3340530120
+	r325 = sub.u32 r323, r324
+	r326 = shr.u32.u32 r325, 1
+	r327 = add.u32 r326, r324
+	r328 = shr.u32.u32 r327, 3
+	r220 = convert.i64.u32 r328
+	r221 = convert.u8.i64 r220
+	r222 = move.ptr r357
+	store.u8 r222, r221
 	jump b58
 b58: # latch (checked)
 	r2 = add.i64 r2, r1
-	r359 = elemaddr r359, r360, 1
+	r357 = elemaddr r357, r358, 1
 	jump b37
 b59: # divide in 64 bits
-	r361 = div.i64 r214, r9
-	r374 = mul.i64 r361, r9
-	r362 = sub.i64 r214, r374
+	r359 = div.i64 r213, r9
+	r372 = mul.i64 r359, r9
+	r360 = sub.i64 r213, r372
 	jump b41
 
 kernel DigitSum(out []i64, in []i64, base i64)
@@ -17478,15 +17095,15 @@ b4: # preheader
 	r172 = convert.u64.i64 r166
 	r347 = move.i64 r345
 	r350 = move.i64 r345
-	r355 = move.i64 r345
-	r360 = move.i64 r345
-	r367 = move.i64 r345
-	r374 = move.i64 r345
-	r384 = move.i64 r2
-	r385 = move.i64 r384
-	r386 = elemaddr r9, r385, 4
-	r387 = mul.i64 r345, 4
-	r388 = elemaddr r4, r385, 4
+	r353 = mul.i64 r1, 8
+	r356 = move.i64 r353
+	r359 = mul.i64 r1, 12
+	r362 = move.i64 r359
+	r372 = move.i64 r2
+	r373 = move.i64 r372
+	r374 = elemaddr r9, r373, 4
+	r375 = mul.i64 r345, 4
+	r376 = elemaddr r4, r373, 4
 	jump b5
 b5: # grid unrolled guard
 	r167 = lt.i64 r2, r3
@@ -17497,7 +17114,7 @@ b6: # grid unrolled room
 	r169 = gt.u64 r168, r172
 	branch r169, b7, b48
 b7: # rangeint.body (grid unrolled 0)
-	r176 = move.ptr r386
+	r176 = move.ptr r374
 	r177 = load.f32 r176
 	r12 = move.f32 0.0
 	jump b8
@@ -17561,7 +17178,7 @@ b16: # for.done (grid unrolled 0)
 	r182 = mul.f32 r12, 0.125
 	r183 = mul.f32 r182, 0.95
 	r184 = div.f32 r183, 3.0
-	r185 = move.ptr r388
+	r185 = move.ptr r376
 	store.f32 r185, r184
 	jump b17
 b17: # rangeint.body (grid unrolled 1)
@@ -17637,9 +17254,9 @@ b26: # for.done (grid unrolled 1)
 	store.f32 r227, r226
 	jump b27
 b27: # rangeint.body (grid unrolled 2)
-	r354 = move.ptr r348
-	r356 = elemaddr r354, r355, 1
-	r261 = move.ptr r356
+	r352 = move.ptr r176
+	r354 = elemaddr r352, r353, 1
+	r261 = move.ptr r354
 	r262 = load.f32 r261
 	r12 = move.f32 0.0
 	jump b28
@@ -17703,15 +17320,15 @@ b36: # for.done (grid unrolled 2)
 	r267 = mul.f32 r12, 0.125
 	r268 = mul.f32 r267, 0.95
 	r269 = div.f32 r268, 3.0
-	r359 = move.ptr r351
-	r361 = elemaddr r359, r360, 1
-	r270 = move.ptr r361
+	r355 = move.ptr r185
+	r357 = elemaddr r355, r356, 1
+	r270 = move.ptr r357
 	store.f32 r270, r269
 	jump b37
 b37: # rangeint.body (grid unrolled 3)
-	r366 = move.ptr r356
-	r368 = elemaddr r366, r367, 1
-	r304 = move.ptr r368
+	r358 = move.ptr r176
+	r360 = elemaddr r358, r359, 1
+	r304 = move.ptr r360
 	r305 = load.f32 r304
 	r12 = move.f32 0.0
 	jump b38
@@ -17775,27 +17392,27 @@ b46: # for.done (grid unrolled 3)
 	r310 = mul.f32 r12, 0.125
 	r311 = mul.f32 r310, 0.95
 	r312 = div.f32 r311, 3.0
-	r373 = move.ptr r361
-	r375 = elemaddr r373, r374, 1
-	r313 = move.ptr r375
+	r361 = move.ptr r185
+	r363 = elemaddr r361, r362, 1
+	r313 = move.ptr r363
 	store.f32 r313, r312
 	jump b47
 b47: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r345
-	r386 = elemaddr r386, r387, 1
-	r388 = elemaddr r388, r387, 1
+	r374 = elemaddr r374, r375, 1
+	r376 = elemaddr r376, r375, 1
 	jump b5
 b48: # preheader
-	r376 = move.i64 r2
-	r377 = elemaddr r9, r376, 4
-	r378 = move.i64 r345
-	r379 = elemaddr r4, r376, 4
+	r364 = move.i64 r2
+	r365 = elemaddr r9, r364, 4
+	r366 = move.i64 r345
+	r367 = elemaddr r4, r364, 4
 	jump b49
 b49: # head
 	r6 = lt.i64 r2, r3
 	branch r6, b50, b61
 b50: # rangeint.body
-	r8 = move.ptr r377
+	r8 = move.ptr r365
 	r11 = load.f32 r8
 	r12 = move.f32 0.0
 	jump b51
@@ -17859,21 +17476,21 @@ b59: # for.done
 	r25 = mul.f32 r12, 0.125
 	r26 = mul.f32 r25, 0.95
 	r27 = div.f32 r26, 3.0
-	r28 = move.ptr r379
+	r28 = move.ptr r367
 	store.f32 r28, r27
 	jump b60
 b60: # latch
 	r2 = add.i64 r2, r1
-	r377 = elemaddr r377, r378, 1
-	r379 = elemaddr r379, r378, 1
+	r365 = elemaddr r365, r366, 1
+	r367 = elemaddr r367, r366, 1
 	jump b49
 b61: # exit
 	return
 b62: # preheader
-	r380 = move.i64 r2
-	r381 = elemaddr r9, r380, 4
-	r382 = mul.i64 r1, 4
-	r383 = elemaddr r4, r380, 4
+	r368 = move.i64 r2
+	r369 = elemaddr r9, r368, 4
+	r370 = mul.i64 r1, 4
+	r371 = elemaddr r4, r368, 4
 	jump b63
 b63: # head (checked)
 	r111 = lt.i64 r2, r3
@@ -17883,7 +17500,7 @@ b64: # index (checked)
 	jump b65
 b65: # rangeint.body (checked)
 	checkindex r112, r10, site 0
-	r113 = move.ptr r381
+	r113 = move.ptr r369
 	r114 = load.f32 r113
 	r12 = move.f32 0.0
 	jump b66
@@ -17947,13 +17564,13 @@ b74: # for.done (checked)
 	r119 = mul.f32 r12, 0.125
 	r120 = mul.f32 r119, 0.95
 	r121 = div.f32 r120, 3.0
-	r122 = move.ptr r383
+	r122 = move.ptr r371
 	store.f32 r122, r121
 	jump b75
 b75: # latch (checked)
 	r2 = add.i64 r2, r1
-	r381 = elemaddr r381, r382, 1
-	r383 = elemaddr r383, r382, 1
+	r369 = elemaddr r369, r370, 1
+	r371 = elemaddr r371, r370, 1
 	jump b63
 
 kernel NBody(ax []f32, ay []f32, az []f32, px []f32, py []f32, pz []f32)
@@ -20030,15 +19647,15 @@ b4: # preheader
 	r50 = convert.u64.i64 r44
 	r101 = mul.i64 r1, 8
 	r104 = move.i64 r101
-	r112 = move.i64 r101
-	r117 = move.i64 r101
-	r129 = move.i64 r101
-	r136 = move.i64 r101
-	r153 = move.i64 r2
-	r154 = move.i64 r153
-	r155 = elemaddr r9, r154, 8
-	r156 = mul.i64 r99, 8
-	r157 = elemaddr r4, r154, 8
+	r110 = mul.i64 r1, 16
+	r113 = move.i64 r110
+	r119 = mul.i64 r1, 24
+	r122 = move.i64 r119
+	r135 = move.i64 r2
+	r136 = move.i64 r135
+	r137 = elemaddr r9, r136, 8
+	r138 = mul.i64 r99, 8
+	r139 = elemaddr r4, r136, 8
 	jump b5
 b5: # grid unrolled guard
 	r45 = lt.i64 r2, r3
@@ -20049,10 +19666,10 @@ b6: # grid unrolled room
 	r47 = gt.u64 r46, r50
 	branch r47, b7, b12
 b7: # rangeint.body (grid unrolled 0)
-	r54 = move.ptr r155
+	r54 = move.ptr r137
 	r55 = load.f64 r54
 	r56 = mul.f64 r13, r55
-	r57 = move.ptr r157
+	r57 = move.ptr r139
 	r58 = load.f64 r57
 	r59 = add.f64 r56, r58
 	r60 = move.ptr r57
@@ -20074,54 +19691,54 @@ b8: # rangeint.body (grid unrolled 1)
 	store.f64 r71, r70
 	jump b9
 b9: # rangeint.body (grid unrolled 2)
-	r111 = move.ptr r102
-	r113 = elemaddr r111, r112, 1
-	r77 = move.ptr r113
+	r109 = move.ptr r54
+	r111 = elemaddr r109, r110, 1
+	r77 = move.ptr r111
 	r78 = load.f64 r77
 	r79 = mul.f64 r13, r78
-	r116 = move.ptr r105
-	r118 = elemaddr r116, r117, 1
-	r80 = move.ptr r118
+	r112 = move.ptr r57
+	r114 = elemaddr r112, r113, 1
+	r80 = move.ptr r114
 	r81 = load.f64 r80
 	r82 = add.f64 r79, r81
-	r123 = move.ptr r118
-	r83 = move.ptr r123
+	r117 = move.ptr r114
+	r83 = move.ptr r117
 	store.f64 r83, r82
 	jump b10
 b10: # rangeint.body (grid unrolled 3)
-	r128 = move.ptr r113
-	r130 = elemaddr r128, r129, 1
-	r89 = move.ptr r130
+	r118 = move.ptr r54
+	r120 = elemaddr r118, r119, 1
+	r89 = move.ptr r120
 	r90 = load.f64 r89
 	r91 = mul.f64 r13, r90
-	r135 = move.ptr r118
-	r137 = elemaddr r135, r136, 1
-	r92 = move.ptr r137
+	r121 = move.ptr r57
+	r123 = elemaddr r121, r122, 1
+	r92 = move.ptr r123
 	r93 = load.f64 r92
 	r94 = add.f64 r91, r93
-	r144 = move.ptr r137
-	r95 = move.ptr r144
+	r126 = move.ptr r123
+	r95 = move.ptr r126
 	store.f64 r95, r94
 	jump b11
 b11: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r99
-	r155 = elemaddr r155, r156, 1
-	r157 = elemaddr r157, r156, 1
+	r137 = elemaddr r137, r138, 1
+	r139 = elemaddr r139, r138, 1
 	jump b5
 b12: # preheader
-	r145 = move.i64 r2
-	r146 = elemaddr r9, r145, 8
-	r147 = move.i64 r101
-	r148 = elemaddr r4, r145, 8
+	r127 = move.i64 r2
+	r128 = elemaddr r9, r127, 8
+	r129 = move.i64 r101
+	r130 = elemaddr r4, r127, 8
 	jump b13
 b13: # head
 	r6 = lt.i64 r2, r3
 	branch r6, b14, b16
 b14: # rangeint.body
-	r8 = move.ptr r146
+	r8 = move.ptr r128
 	r11 = load.f64 r8
 	r12 = mul.f64 r13, r11
-	r14 = move.ptr r148
+	r14 = move.ptr r130
 	r15 = load.f64 r14
 	r16 = add.f64 r12, r15
 	r17 = move.ptr r14
@@ -20129,16 +19746,16 @@ b14: # rangeint.body
 	jump b15
 b15: # latch
 	r2 = add.i64 r2, r1
-	r146 = elemaddr r146, r147, 1
-	r148 = elemaddr r148, r147, 1
+	r128 = elemaddr r128, r129, 1
+	r130 = elemaddr r130, r129, 1
 	jump b13
 b16: # exit
 	return
 b17: # preheader
-	r149 = move.i64 r2
-	r150 = elemaddr r9, r149, 8
-	r151 = mul.i64 r1, 8
-	r152 = elemaddr r4, r149, 8
+	r131 = move.i64 r2
+	r132 = elemaddr r9, r131, 8
+	r133 = mul.i64 r1, 8
+	r134 = elemaddr r4, r131, 8
 	jump b18
 b18: # head (checked)
 	r20 = lt.i64 r2, r3
@@ -20148,10 +19765,10 @@ b19: # index (checked)
 	jump b20
 b20: # rangeint.body (checked)
 	checkindex r21, r10, site 0
-	r22 = move.ptr r150
+	r22 = move.ptr r132
 	r23 = load.f64 r22
 	r24 = mul.f64 r13, r23
-	r25 = move.ptr r152
+	r25 = move.ptr r134
 	r26 = load.f64 r25
 	r27 = add.f64 r24, r26
 	r28 = move.ptr r25
@@ -20159,8 +19776,8 @@ b20: # rangeint.body (checked)
 	jump b21
 b21: # latch (checked)
 	r2 = add.i64 r2, r1
-	r150 = elemaddr r150, r151, 1
-	r152 = elemaddr r152, r151, 1
+	r132 = elemaddr r132, r133, 1
+	r134 = elemaddr r134, r133, 1
 	jump b18
 
 kernel Hash(out []u64, keys []u64, rounds i64)

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "04c2b073f2c04014d727ec61a152ad0b2297bddabcd02cdb193bc98cc5e67953"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "4af6c2b08b4c39910d588ddcfba3f550ec91c624097465abbf2f02ac718c27fc"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "87b6e0eb42cda5cc2dd9c13c435a0d54951fa848f8212e5e8a9e0a0d70033eea"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "48d51ab2ba6629a6c0a4722e4c26fc0761373cc4e1dbb987b89fc6e706e20fed"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1218,7 +1218,7 @@ $Lexit:
 	.reg .pred %p<103>;
 	.reg .pred %pt<5>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<166>;
+	.reg .b64 %rd<148>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<100>;
 
@@ -1288,18 +1288,18 @@ $L_8:
 	mov.b64 %rd106, %rd104;
 	mov.b64 %rd109, %rd104;
 	mov.b64 %rd112, %rd104;
-	mov.b64 %rd117, %rd104;
-	mov.b64 %rd122, %rd104;
-	mov.b64 %rd127, %rd104;
-	mov.b64 %rd134, %rd104;
-	mov.b64 %rd141, %rd104;
-	mov.b64 %rd148, %rd104;
-	mov.b64 %rd160, %rd2;
-	mov.b64 %rd161, %rd160;
-	mad.lo.s64 %rd162, %rd161, 4, %rd7;
-	mul.lo.s64 %rd163, %rd104, 4;
-	mad.lo.s64 %rd164, %rd161, 4, %rd11;
-	mad.lo.s64 %rd165, %rd161, 4, %rd16;
+	mul.lo.s64 %rd115, %rd1, 8;
+	mov.b64 %rd118, %rd115;
+	mov.b64 %rd121, %rd115;
+	mul.lo.s64 %rd124, %rd1, 12;
+	mov.b64 %rd127, %rd124;
+	mov.b64 %rd130, %rd124;
+	mov.b64 %rd142, %rd2;
+	mov.b64 %rd143, %rd142;
+	mad.lo.s64 %rd144, %rd143, 4, %rd7;
+	mul.lo.s64 %rd145, %rd104, 4;
+	mad.lo.s64 %rd146, %rd143, 4, %rd11;
+	mad.lo.s64 %rd147, %rd143, 4, %rd16;
 $L_9:
 	setp.lt.s64 %p54, %rd2, %rd3;
 	@!%p54 bra $L_20;
@@ -1309,12 +1309,12 @@ $L_10:
 	setp.gt.u64 %p56, %rd55, %rd59;
 	@!%p56 bra $L_16;
 $L_11:
-	mov.b64 %rd63, %rd162;
+	mov.b64 %rd63, %rd144;
 	ld.global.f32 %f64, [%rd63];
-	mov.b64 %rd65, %rd164;
+	mov.b64 %rd65, %rd146;
 	ld.global.f32 %f66, [%rd65];
 	add.rn.f32 %f67, %f64, %f66;
-	mov.b64 %rd68, %rd165;
+	mov.b64 %rd68, %rd147;
 	st.global.f32 [%rd68], %f67;
 $L_12:
 	mov.b64 %rd105, %rd63;
@@ -1331,70 +1331,70 @@ $L_12:
 	mov.b64 %rd78, %rd113;
 	st.global.f32 [%rd78], %f77;
 $L_13:
-	mov.b64 %rd116, %rd107;
-	add.s64 %rd118, %rd116, %rd117;
-	mov.b64 %rd84, %rd118;
+	mov.b64 %rd114, %rd63;
+	add.s64 %rd116, %rd114, %rd115;
+	mov.b64 %rd84, %rd116;
 	ld.global.f32 %f85, [%rd84];
-	mov.b64 %rd121, %rd110;
-	add.s64 %rd123, %rd121, %rd122;
-	mov.b64 %rd86, %rd123;
+	mov.b64 %rd117, %rd65;
+	add.s64 %rd119, %rd117, %rd118;
+	mov.b64 %rd86, %rd119;
 	ld.global.f32 %f87, [%rd86];
 	add.rn.f32 %f88, %f85, %f87;
-	mov.b64 %rd126, %rd113;
-	add.s64 %rd128, %rd126, %rd127;
-	mov.b64 %rd89, %rd128;
+	mov.b64 %rd120, %rd68;
+	add.s64 %rd122, %rd120, %rd121;
+	mov.b64 %rd89, %rd122;
 	st.global.f32 [%rd89], %f88;
 $L_14:
-	mov.b64 %rd133, %rd118;
-	add.s64 %rd135, %rd133, %rd134;
-	mov.b64 %rd95, %rd135;
+	mov.b64 %rd123, %rd63;
+	add.s64 %rd125, %rd123, %rd124;
+	mov.b64 %rd95, %rd125;
 	ld.global.f32 %f96, [%rd95];
-	mov.b64 %rd140, %rd123;
-	add.s64 %rd142, %rd140, %rd141;
-	mov.b64 %rd97, %rd142;
+	mov.b64 %rd126, %rd65;
+	add.s64 %rd128, %rd126, %rd127;
+	mov.b64 %rd97, %rd128;
 	ld.global.f32 %f98, [%rd97];
 	add.rn.f32 %f99, %f96, %f98;
-	mov.b64 %rd147, %rd128;
-	add.s64 %rd149, %rd147, %rd148;
-	mov.b64 %rd100, %rd149;
+	mov.b64 %rd129, %rd68;
+	add.s64 %rd131, %rd129, %rd130;
+	mov.b64 %rd100, %rd131;
 	st.global.f32 [%rd100], %f99;
 $L_15:
 	add.s64 %rd2, %rd2, %rd104;
-	add.s64 %rd162, %rd162, %rd163;
-	add.s64 %rd164, %rd164, %rd163;
-	add.s64 %rd165, %rd165, %rd163;
+	add.s64 %rd144, %rd144, %rd145;
+	add.s64 %rd146, %rd146, %rd145;
+	add.s64 %rd147, %rd147, %rd145;
 	bra.uni $L_9;
 $L_16:
-	mov.b64 %rd150, %rd2;
-	mad.lo.s64 %rd151, %rd150, 4, %rd7;
-	mov.b64 %rd152, %rd104;
-	mad.lo.s64 %rd153, %rd150, 4, %rd11;
-	mad.lo.s64 %rd154, %rd150, 4, %rd16;
+	mov.b64 %rd132, %rd2;
+	mad.lo.s64 %rd133, %rd132, 4, %rd7;
+	mov.b64 %rd134, %rd104;
+	mad.lo.s64 %rd135, %rd132, 4, %rd11;
+	mad.lo.s64 %rd136, %rd132, 4, %rd16;
 $L_17:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_20;
 $L_18:
-	mov.b64 %rd6, %rd151;
+	mov.b64 %rd6, %rd133;
 	ld.global.f32 %f9, [%rd6];
-	mov.b64 %rd10, %rd153;
+	mov.b64 %rd10, %rd135;
 	ld.global.f32 %f13, [%rd10];
 	add.rn.f32 %f14, %f9, %f13;
-	mov.b64 %rd15, %rd154;
+	mov.b64 %rd15, %rd136;
 	st.global.f32 [%rd15], %f14;
 $L_19:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd151, %rd151, %rd152;
-	add.s64 %rd153, %rd153, %rd152;
-	add.s64 %rd154, %rd154, %rd152;
+	add.s64 %rd133, %rd133, %rd134;
+	add.s64 %rd135, %rd135, %rd134;
+	add.s64 %rd136, %rd136, %rd134;
 	bra.uni $L_17;
 $L_20:
 	bra.uni $Lexit;
 $L_21:
-	mov.b64 %rd155, %rd2;
-	mad.lo.s64 %rd156, %rd155, 4, %rd7;
-	mul.lo.s64 %rd157, %rd1, 4;
-	mad.lo.s64 %rd158, %rd155, 4, %rd11;
-	mad.lo.s64 %rd159, %rd155, 4, %rd16;
+	mov.b64 %rd137, %rd2;
+	mad.lo.s64 %rd138, %rd137, 4, %rd7;
+	mul.lo.s64 %rd139, %rd1, 4;
+	mad.lo.s64 %rd140, %rd137, 4, %rd11;
+	mad.lo.s64 %rd141, %rd137, 4, %rd16;
 $L_22:
 	setp.lt.s64 %p20, %rd2, %rd3;
 	@!%p20 bra $L_20;
@@ -1403,22 +1403,22 @@ $L_23:
 $L_24:
 	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd22, %rd156;
+	mov.b64 %rd22, %rd138;
 	ld.global.f32 %f23, [%rd22];
 	setp.ge.u64 %pt1, %rd21, %rd12;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd24, %rd158;
+	mov.b64 %rd24, %rd140;
 	ld.global.f32 %f25, [%rd24];
 	add.rn.f32 %f26, %f23, %f25;
 	setp.ge.u64 %pt2, %rd21, %rd17;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd27, %rd159;
+	mov.b64 %rd27, %rd141;
 	st.global.f32 [%rd27], %f26;
 $L_25:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd156, %rd156, %rd157;
-	add.s64 %rd158, %rd158, %rd157;
-	add.s64 %rd159, %rd159, %rd157;
+	add.s64 %rd138, %rd138, %rd139;
+	add.s64 %rd140, %rd140, %rd139;
+	add.s64 %rd141, %rd141, %rd139;
 	bra.uni $L_22;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -2260,10 +2260,9 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r12 = 0, r17 = 0;
 	i64 r18 = 0, r21 = 0, r28 = 0, r31 = 0, r53 = 0, r60 = 0, r62 = 0, r69 = 0;
 	i64 r72 = 0, r79 = 0, r81 = 0, r83 = 0, r90 = 0, r92 = 0, r94 = 0, r101 = 0;
-	i64 r103 = 0, r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0;
-	i64 r122 = 0, r125 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0;
-	i64 r141 = 0, r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r155 = 0, r157 = 0;
-	i64 r160 = 0, r161 = 0, r163 = 0;
+	i64 r103 = 0, r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0;
+	i64 r124 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r142 = 0;
+	i64 r143 = 0, r145 = 0;
 	u64 r30 = 0, r32 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r40 = 0;
 	u64 r41 = 0, r43 = 0, r45 = 0, r46 = 0, r48 = 0, r50 = 0, r51 = 0, r55 = 0;
 	u64 r57 = 0, r58 = 0, r59 = 0;
@@ -2273,11 +2272,9 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	char *r6 = 0, *r7 = 0, *r10 = 0, *r11 = 0, *r15 = 0, *r16 = 0, *r22 = 0, *r24 = 0;
 	char *r27 = 0, *r63 = 0, *r65 = 0, *r68 = 0, *r73 = 0, *r75 = 0, *r78 = 0, *r84 = 0;
 	char *r86 = 0, *r89 = 0, *r95 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0;
-	char *r110 = 0, *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0;
-	char *r123 = 0, *r124 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
-	char *r136 = 0, *r138 = 0, *r140 = 0, *r142 = 0, *r143 = 0, *r145 = 0, *r147 = 0, *r149 = 0;
-	char *r151 = 0, *r153 = 0, *r154 = 0, *r156 = 0, *r158 = 0, *r159 = 0, *r162 = 0, *r164 = 0;
-	char *r165 = 0;
+	char *r110 = 0, *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0;
+	char *r122 = 0, *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0;
+	char *r135 = 0, *r136 = 0, *r138 = 0, *r140 = 0, *r141 = 0, *r144 = 0, *r146 = 0, *r147 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p6;
@@ -2327,18 +2324,18 @@ extern "C" __global__ void Combine_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r106 = r104;
 	r109 = r104;
 	r112 = r104;
-	r117 = r104;
-	r122 = r104;
-	r127 = r104;
-	r134 = r104;
-	r141 = r104;
-	r148 = r104;
-	r160 = r2;
-	r161 = r160;
-	r162 = r7 + r161 * 4;
-	r163 = (u64)r104 * 4ull;
-	r164 = r11 + r161 * 4;
-	r165 = r16 + r161 * 4;
+	r115 = (u64)r1 * 8ull;
+	r118 = r115;
+	r121 = r115;
+	r124 = (u64)r1 * 12ull;
+	r127 = r124;
+	r130 = r124;
+	r142 = r2;
+	r143 = r142;
+	r144 = r7 + r143 * 4;
+	r145 = (u64)r104 * 4ull;
+	r146 = r11 + r143 * 4;
+	r147 = r16 + r143 * 4;
 b9: // grid unrolled guard
 	r54 = r2 < r3;
 	if (!r54) goto b20;
@@ -2346,12 +2343,12 @@ b9: // grid unrolled guard
 	r55 = r57 - r58;
 	r56 = r55 > r59;
 	if (!r56) goto b16;
-	r63 = r162;
+	r63 = r144;
 	r64 = *(float *)r63;
-	r65 = r164;
+	r65 = r146;
 	r66 = *(float *)r65;
 	r67 = r64 + r66;
-	r68 = r165;
+	r68 = r147;
 	*(float *)r68 = r67;
 	r105 = r63;
 	r107 = r105 + r106 * 1;
@@ -2366,84 +2363,84 @@ b9: // grid unrolled guard
 	r113 = r111 + r112 * 1;
 	r78 = r113;
 	*(float *)r78 = r77;
-	r116 = r107;
-	r118 = r116 + r117 * 1;
-	r84 = r118;
+	r114 = r63;
+	r116 = r114 + r115 * 1;
+	r84 = r116;
 	r85 = *(float *)r84;
-	r121 = r110;
-	r123 = r121 + r122 * 1;
-	r86 = r123;
+	r117 = r65;
+	r119 = r117 + r118 * 1;
+	r86 = r119;
 	r87 = *(float *)r86;
 	r88 = r85 + r87;
-	r126 = r113;
-	r128 = r126 + r127 * 1;
-	r89 = r128;
+	r120 = r68;
+	r122 = r120 + r121 * 1;
+	r89 = r122;
 	*(float *)r89 = r88;
-	r133 = r118;
-	r135 = r133 + r134 * 1;
-	r95 = r135;
+	r123 = r63;
+	r125 = r123 + r124 * 1;
+	r95 = r125;
 	r96 = *(float *)r95;
-	r140 = r123;
-	r142 = r140 + r141 * 1;
-	r97 = r142;
+	r126 = r65;
+	r128 = r126 + r127 * 1;
+	r97 = r128;
 	r98 = *(float *)r97;
 	r99 = r96 + r98;
-	r147 = r128;
-	r149 = r147 + r148 * 1;
-	r100 = r149;
+	r129 = r68;
+	r131 = r129 + r130 * 1;
+	r100 = r131;
 	*(float *)r100 = r99;
 	r2 = (u64)r2 + (u64)r104;
-	r162 = r162 + r163 * 1;
-	r164 = r164 + r163 * 1;
-	r165 = r165 + r163 * 1;
+	r144 = r144 + r145 * 1;
+	r146 = r146 + r145 * 1;
+	r147 = r147 + r145 * 1;
 	goto b9;
 b16: // preheader
-	r150 = r2;
-	r151 = r7 + r150 * 4;
-	r152 = r104;
-	r153 = r11 + r150 * 4;
-	r154 = r16 + r150 * 4;
+	r132 = r2;
+	r133 = r7 + r132 * 4;
+	r134 = r104;
+	r135 = r11 + r132 * 4;
+	r136 = r16 + r132 * 4;
 b17: // head
 	r4 = r2 < r3;
 	if (!r4) goto b20;
-	r6 = r151;
+	r6 = r133;
 	r9 = *(float *)r6;
-	r10 = r153;
+	r10 = r135;
 	r13 = *(float *)r10;
 	r14 = r9 + r13;
-	r15 = r154;
+	r15 = r136;
 	*(float *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	r151 = r151 + r152 * 1;
-	r153 = r153 + r152 * 1;
-	r154 = r154 + r152 * 1;
+	r133 = r133 + r134 * 1;
+	r135 = r135 + r134 * 1;
+	r136 = r136 + r134 * 1;
 	goto b17;
 b20: // exit
 	return;
 b21: // preheader
-	r155 = r2;
-	r156 = r7 + r155 * 4;
-	r157 = (u64)r1 * 4ull;
-	r158 = r11 + r155 * 4;
-	r159 = r16 + r155 * 4;
+	r137 = r2;
+	r138 = r7 + r137 * 4;
+	r139 = (u64)r1 * 4ull;
+	r140 = r11 + r137 * 4;
+	r141 = r16 + r137 * 4;
 b22: // head (checked)
 	r20 = r2 < r3;
 	if (!r20) goto b20;
 	r21 = r2;
 	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r156;
+	r22 = r138;
 	r23 = *(float *)r22;
 	if ((u64)r21 >= (u64)r12) { qd_site = 1; qd_x = r21; qd_y = r12; goto qd_fault; }
-	r24 = r158;
+	r24 = r140;
 	r25 = *(float *)r24;
 	r26 = r23 + r25;
 	if ((u64)r21 >= (u64)r17) { qd_site = 2; qd_x = r21; qd_y = r17; goto qd_fault; }
-	r27 = r159;
+	r27 = r141;
 	*(float *)r27 = r26;
 	r2 = (u64)r2 + (u64)r1;
-	r156 = r156 + r157 * 1;
-	r158 = r158 + r157 * 1;
-	r159 = r159 + r157 * 1;
+	r138 = r138 + r139 * 1;
+	r140 = r140 + r139 * 1;
+	r141 = r141 + r139 * 1;
 	goto b22;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -3467,18 +3464,18 @@ b8: # preheader
 	r106 = move.i64 r104
 	r109 = move.i64 r104
 	r112 = move.i64 r104
-	r117 = move.i64 r104
-	r122 = move.i64 r104
-	r127 = move.i64 r104
-	r134 = move.i64 r104
-	r141 = move.i64 r104
-	r148 = move.i64 r104
-	r160 = move.i64 r2
-	r161 = move.i64 r160
-	r162 = elemaddr r7, r161, 4
-	r163 = mul.i64 r104, 4
-	r164 = elemaddr r11, r161, 4
-	r165 = elemaddr r16, r161, 4
+	r115 = mul.i64 r1, 8
+	r118 = move.i64 r115
+	r121 = move.i64 r115
+	r124 = mul.i64 r1, 12
+	r127 = move.i64 r124
+	r130 = move.i64 r124
+	r142 = move.i64 r2
+	r143 = move.i64 r142
+	r144 = elemaddr r7, r143, 4
+	r145 = mul.i64 r104, 4
+	r146 = elemaddr r11, r143, 4
+	r147 = elemaddr r16, r143, 4
 	jump b9
 b9: # grid unrolled guard
 	r54 = lt.i64 r2, r3
@@ -3489,12 +3486,12 @@ b10: # grid unrolled room
 	r56 = gt.u64 r55, r59
 	branch r56, b11, b16
 b11: # rangeint.body (grid unrolled 0)
-	r63 = move.ptr r162
+	r63 = move.ptr r144
 	r64 = load.f32 r63
-	r65 = move.ptr r164
+	r65 = move.ptr r146
 	r66 = load.f32 r65
 	r67 = add.f32 r64, r66
-	r68 = move.ptr r165
+	r68 = move.ptr r147
 	store.f32 r68, r67
 	jump b12
 b12: # rangeint.body (grid unrolled 1)
@@ -3513,74 +3510,74 @@ b12: # rangeint.body (grid unrolled 1)
 	store.f32 r78, r77
 	jump b13
 b13: # rangeint.body (grid unrolled 2)
-	r116 = move.ptr r107
-	r118 = elemaddr r116, r117, 1
-	r84 = move.ptr r118
+	r114 = move.ptr r63
+	r116 = elemaddr r114, r115, 1
+	r84 = move.ptr r116
 	r85 = load.f32 r84
-	r121 = move.ptr r110
-	r123 = elemaddr r121, r122, 1
-	r86 = move.ptr r123
+	r117 = move.ptr r65
+	r119 = elemaddr r117, r118, 1
+	r86 = move.ptr r119
 	r87 = load.f32 r86
 	r88 = add.f32 r85, r87
-	r126 = move.ptr r113
-	r128 = elemaddr r126, r127, 1
-	r89 = move.ptr r128
+	r120 = move.ptr r68
+	r122 = elemaddr r120, r121, 1
+	r89 = move.ptr r122
 	store.f32 r89, r88
 	jump b14
 b14: # rangeint.body (grid unrolled 3)
-	r133 = move.ptr r118
-	r135 = elemaddr r133, r134, 1
-	r95 = move.ptr r135
+	r123 = move.ptr r63
+	r125 = elemaddr r123, r124, 1
+	r95 = move.ptr r125
 	r96 = load.f32 r95
-	r140 = move.ptr r123
-	r142 = elemaddr r140, r141, 1
-	r97 = move.ptr r142
+	r126 = move.ptr r65
+	r128 = elemaddr r126, r127, 1
+	r97 = move.ptr r128
 	r98 = load.f32 r97
 	r99 = add.f32 r96, r98
-	r147 = move.ptr r128
-	r149 = elemaddr r147, r148, 1
-	r100 = move.ptr r149
+	r129 = move.ptr r68
+	r131 = elemaddr r129, r130, 1
+	r100 = move.ptr r131
 	store.f32 r100, r99
 	jump b15
 b15: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r104
-	r162 = elemaddr r162, r163, 1
-	r164 = elemaddr r164, r163, 1
-	r165 = elemaddr r165, r163, 1
+	r144 = elemaddr r144, r145, 1
+	r146 = elemaddr r146, r145, 1
+	r147 = elemaddr r147, r145, 1
 	jump b9
 b16: # preheader
-	r150 = move.i64 r2
-	r151 = elemaddr r7, r150, 4
-	r152 = move.i64 r104
-	r153 = elemaddr r11, r150, 4
-	r154 = elemaddr r16, r150, 4
+	r132 = move.i64 r2
+	r133 = elemaddr r7, r132, 4
+	r134 = move.i64 r104
+	r135 = elemaddr r11, r132, 4
+	r136 = elemaddr r16, r132, 4
 	jump b17
 b17: # head
 	r4 = lt.i64 r2, r3
 	branch r4, b18, b20
 b18: # rangeint.body
-	r6 = move.ptr r151
+	r6 = move.ptr r133
 	r9 = load.f32 r6
-	r10 = move.ptr r153
+	r10 = move.ptr r135
 	r13 = load.f32 r10
 	r14 = add.f32 r9, r13
-	r15 = move.ptr r154
+	r15 = move.ptr r136
 	store.f32 r15, r14
 	jump b19
 b19: # latch
 	r2 = add.i64 r2, r1
-	r151 = elemaddr r151, r152, 1
-	r153 = elemaddr r153, r152, 1
-	r154 = elemaddr r154, r152, 1
+	r133 = elemaddr r133, r134, 1
+	r135 = elemaddr r135, r134, 1
+	r136 = elemaddr r136, r134, 1
 	jump b17
 b20: # exit
 	return
 b21: # preheader
-	r155 = move.i64 r2
-	r156 = elemaddr r7, r155, 4
-	r157 = mul.i64 r1, 4
-	r158 = elemaddr r11, r155, 4
-	r159 = elemaddr r16, r155, 4
+	r137 = move.i64 r2
+	r138 = elemaddr r7, r137, 4
+	r139 = mul.i64 r1, 4
+	r140 = elemaddr r11, r137, 4
+	r141 = elemaddr r16, r137, 4
 	jump b22
 b22: # head (checked)
 	r20 = lt.i64 r2, r3
@@ -3590,20 +3587,20 @@ b23: # index (checked)
 	jump b24
 b24: # rangeint.body (checked)
 	checkindex r21, r8, site 0
-	r22 = move.ptr r156
+	r22 = move.ptr r138
 	r23 = load.f32 r22
 	checkindex r21, r12, site 1
-	r24 = move.ptr r158
+	r24 = move.ptr r140
 	r25 = load.f32 r24
 	r26 = add.f32 r23, r25
 	checkindex r21, r17, site 2
-	r27 = move.ptr r159
+	r27 = move.ptr r141
 	store.f32 r27, r26
 	jump b25
 b25: # latch (checked)
 	r2 = add.i64 r2, r1
-	r156 = elemaddr r156, r157, 1
-	r158 = elemaddr r158, r157, 1
-	r159 = elemaddr r159, r157, 1
+	r138 = elemaddr r138, r139, 1
+	r140 = elemaddr r140, r139, 1
+	r141 = elemaddr r141, r139, 1
 	jump b22
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "9e01536a0540da19ec8013f9b38e3b86c9bf03541873293d005213473ced48ff"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d956d4965f1eaa32ac8b54ed6b617b3dc2e3e1be691513a5baf009120348071d"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "114d4250bd84a4743ba48ad32375ffe9497e0f80bb1e5b18d6afcaac1911497f"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0aceaf8173d34adf0aab79c3e92ec9cbe3ed01bf7beed092cd0847cd81343878"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -107,7 +107,7 @@ const qdPTX = `//
 	.reg .pred %p<103>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<163>;
+	.reg .b64 %rd<145>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<100>;
 
@@ -165,15 +165,15 @@ $L_6:
 	mov.b64 %rd55, %rd49;
 	mov.b64 %rd106, %rd104;
 	mov.b64 %rd109, %rd104;
-	mov.b64 %rd117, %rd104;
-	mov.b64 %rd122, %rd104;
-	mov.b64 %rd134, %rd104;
-	mov.b64 %rd141, %rd104;
-	mov.b64 %rd158, %rd2;
-	mov.b64 %rd159, %rd158;
-	mad.lo.s64 %rd160, %rd159, 4, %rd7;
-	mul.lo.s64 %rd161, %rd104, 4;
-	mad.lo.s64 %rd162, %rd159, 4, %rd13;
+	mul.lo.s64 %rd115, %rd1, 8;
+	mov.b64 %rd118, %rd115;
+	mul.lo.s64 %rd124, %rd1, 12;
+	mov.b64 %rd127, %rd124;
+	mov.b64 %rd140, %rd2;
+	mov.b64 %rd141, %rd140;
+	mad.lo.s64 %rd142, %rd141, 4, %rd7;
+	mul.lo.s64 %rd143, %rd104, 4;
+	mad.lo.s64 %rd144, %rd141, 4, %rd13;
 $L_7:
 	setp.lt.s64 %p50, %rd2, %rd3;
 	@!%p50 bra $L_18;
@@ -183,10 +183,10 @@ $L_8:
 	setp.gt.u64 %p52, %rd51, %rd55;
 	@!%p52 bra $L_14;
 $L_9:
-	mov.b64 %rd59, %rd160;
+	mov.b64 %rd59, %rd142;
 	ld.global.f32 %f60, [%rd59];
 	mul.rn.f32 %f61, %f11, %f60;
-	mov.b64 %rd62, %rd162;
+	mov.b64 %rd62, %rd144;
 	ld.global.f32 %f63, [%rd62];
 	add.rn.f32 %f64, %f61, %f63;
 	mov.b64 %rd65, %rd62;
@@ -206,67 +206,67 @@ $L_10:
 	mov.b64 %rd76, %rd113;
 	st.global.f32 [%rd76], %f75;
 $L_11:
-	mov.b64 %rd116, %rd107;
-	add.s64 %rd118, %rd116, %rd117;
-	mov.b64 %rd82, %rd118;
+	mov.b64 %rd114, %rd59;
+	add.s64 %rd116, %rd114, %rd115;
+	mov.b64 %rd82, %rd116;
 	ld.global.f32 %f83, [%rd82];
 	mul.rn.f32 %f84, %f11, %f83;
-	mov.b64 %rd121, %rd110;
-	add.s64 %rd123, %rd121, %rd122;
-	mov.b64 %rd85, %rd123;
+	mov.b64 %rd117, %rd62;
+	add.s64 %rd119, %rd117, %rd118;
+	mov.b64 %rd85, %rd119;
 	ld.global.f32 %f86, [%rd85];
 	add.rn.f32 %f87, %f84, %f86;
-	mov.b64 %rd128, %rd123;
-	mov.b64 %rd88, %rd128;
+	mov.b64 %rd122, %rd119;
+	mov.b64 %rd88, %rd122;
 	st.global.f32 [%rd88], %f87;
 $L_12:
-	mov.b64 %rd133, %rd118;
-	add.s64 %rd135, %rd133, %rd134;
-	mov.b64 %rd94, %rd135;
+	mov.b64 %rd123, %rd59;
+	add.s64 %rd125, %rd123, %rd124;
+	mov.b64 %rd94, %rd125;
 	ld.global.f32 %f95, [%rd94];
 	mul.rn.f32 %f96, %f11, %f95;
-	mov.b64 %rd140, %rd123;
-	add.s64 %rd142, %rd140, %rd141;
-	mov.b64 %rd97, %rd142;
+	mov.b64 %rd126, %rd62;
+	add.s64 %rd128, %rd126, %rd127;
+	mov.b64 %rd97, %rd128;
 	ld.global.f32 %f98, [%rd97];
 	add.rn.f32 %f99, %f96, %f98;
-	mov.b64 %rd149, %rd142;
-	mov.b64 %rd100, %rd149;
+	mov.b64 %rd131, %rd128;
+	mov.b64 %rd100, %rd131;
 	st.global.f32 [%rd100], %f99;
 $L_13:
 	add.s64 %rd2, %rd2, %rd104;
-	add.s64 %rd160, %rd160, %rd161;
-	add.s64 %rd162, %rd162, %rd161;
+	add.s64 %rd142, %rd142, %rd143;
+	add.s64 %rd144, %rd144, %rd143;
 	bra.uni $L_7;
 $L_14:
-	mov.b64 %rd150, %rd2;
-	mad.lo.s64 %rd151, %rd150, 4, %rd7;
-	mov.b64 %rd152, %rd104;
-	mad.lo.s64 %rd153, %rd150, 4, %rd13;
+	mov.b64 %rd132, %rd2;
+	mad.lo.s64 %rd133, %rd132, 4, %rd7;
+	mov.b64 %rd134, %rd104;
+	mad.lo.s64 %rd135, %rd132, 4, %rd13;
 $L_15:
 	setp.lt.s64 %p4, %rd2, %rd3;
 	@!%p4 bra $L_18;
 $L_16:
-	mov.b64 %rd6, %rd151;
+	mov.b64 %rd6, %rd133;
 	ld.global.f32 %f9, [%rd6];
 	mul.rn.f32 %f10, %f11, %f9;
-	mov.b64 %rd12, %rd153;
+	mov.b64 %rd12, %rd135;
 	ld.global.f32 %f15, [%rd12];
 	add.rn.f32 %f16, %f10, %f15;
 	mov.b64 %rd17, %rd12;
 	st.global.f32 [%rd17], %f16;
 $L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd151, %rd151, %rd152;
-	add.s64 %rd153, %rd153, %rd152;
+	add.s64 %rd133, %rd133, %rd134;
+	add.s64 %rd135, %rd135, %rd134;
 	bra.uni $L_15;
 $L_18:
 	bra.uni $Lexit;
 $L_19:
-	mov.b64 %rd154, %rd2;
-	mad.lo.s64 %rd155, %rd154, 4, %rd7;
-	mul.lo.s64 %rd156, %rd1, 4;
-	mad.lo.s64 %rd157, %rd154, 4, %rd13;
+	mov.b64 %rd136, %rd2;
+	mad.lo.s64 %rd137, %rd136, 4, %rd7;
+	mul.lo.s64 %rd138, %rd1, 4;
+	mad.lo.s64 %rd139, %rd136, 4, %rd13;
 $L_20:
 	setp.lt.s64 %p20, %rd2, %rd3;
 	@!%p20 bra $L_18;
@@ -275,20 +275,20 @@ $L_21:
 $L_22:
 	setp.ge.u64 %pt0, %rd21, %rd8;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd22, %rd155;
+	mov.b64 %rd22, %rd137;
 	ld.global.f32 %f23, [%rd22];
 	mul.rn.f32 %f24, %f11, %f23;
 	setp.ge.u64 %pt1, %rd21, %rd14;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd25, %rd157;
+	mov.b64 %rd25, %rd139;
 	ld.global.f32 %f26, [%rd25];
 	add.rn.f32 %f27, %f24, %f26;
 	mov.b64 %rd28, %rd25;
 	st.global.f32 [%rd28], %f27;
 $L_23:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd155, %rd155, %rd156;
-	add.s64 %rd157, %rd157, %rd156;
+	add.s64 %rd137, %rd137, %rd138;
+	add.s64 %rd139, %rd139, %rd138;
 	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -349,10 +349,9 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r8 = 0, r14 = 0, r18 = 0;
 	i64 r21 = 0, r29 = 0, r32 = 0, r49 = 0, r56 = 0, r58 = 0, r66 = 0, r69 = 0;
 	i64 r77 = 0, r79 = 0, r81 = 0, r89 = 0, r91 = 0, r93 = 0, r101 = 0, r103 = 0;
-	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r117 = 0, r120 = 0, r122 = 0;
-	i64 r125 = 0, r127 = 0, r130 = 0, r132 = 0, r134 = 0, r137 = 0, r139 = 0, r141 = 0;
-	i64 r144 = 0, r146 = 0, r148 = 0, r150 = 0, r152 = 0, r154 = 0, r156 = 0, r158 = 0;
-	i64 r159 = 0, r161 = 0;
+	i64 r104 = 0, r106 = 0, r109 = 0, r112 = 0, r115 = 0, r118 = 0, r121 = 0, r124 = 0;
+	i64 r127 = 0, r130 = 0, r132 = 0, r134 = 0, r136 = 0, r138 = 0, r140 = 0, r141 = 0;
+	i64 r143 = 0;
 	u64 r31 = 0, r33 = 0, r35 = 0, r36 = 0, r38 = 0, r39 = 0, r40 = 0, r41 = 0;
 	u64 r42 = 0, r44 = 0, r46 = 0, r47 = 0, r51 = 0, r53 = 0, r54 = 0, r55 = 0;
 	float r9 = 0, r10 = 0, r11 = 0, r15 = 0, r16 = 0, r23 = 0, r24 = 0, r26 = 0;
@@ -362,10 +361,9 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	char *r6 = 0, *r7 = 0, *r12 = 0, *r13 = 0, *r17 = 0, *r22 = 0, *r25 = 0, *r28 = 0;
 	char *r59 = 0, *r62 = 0, *r65 = 0, *r70 = 0, *r73 = 0, *r76 = 0, *r82 = 0, *r85 = 0;
 	char *r88 = 0, *r94 = 0, *r97 = 0, *r100 = 0, *r105 = 0, *r107 = 0, *r108 = 0, *r110 = 0;
-	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r118 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
-	char *r124 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0, *r136 = 0;
-	char *r138 = 0, *r140 = 0, *r142 = 0, *r143 = 0, *r145 = 0, *r147 = 0, *r149 = 0, *r151 = 0;
-	char *r153 = 0, *r155 = 0, *r157 = 0, *r160 = 0, *r162 = 0;
+	char *r111 = 0, *r113 = 0, *r114 = 0, *r116 = 0, *r117 = 0, *r119 = 0, *r120 = 0, *r122 = 0;
+	char *r123 = 0, *r125 = 0, *r126 = 0, *r128 = 0, *r129 = 0, *r131 = 0, *r133 = 0, *r135 = 0;
+	char *r137 = 0, *r139 = 0, *r142 = 0, *r144 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p5;
@@ -406,15 +404,15 @@ extern "C" __global__ void Saxpy_0(float p0, char *p1, i64 p2, char *p3, i64 p4,
 	r55 = (u64)r49;
 	r106 = r104;
 	r109 = r104;
-	r117 = r104;
-	r122 = r104;
-	r134 = r104;
-	r141 = r104;
-	r158 = r2;
-	r159 = r158;
-	r160 = r7 + r159 * 4;
-	r161 = (u64)r104 * 4ull;
-	r162 = r13 + r159 * 4;
+	r115 = (u64)r1 * 8ull;
+	r118 = r115;
+	r124 = (u64)r1 * 12ull;
+	r127 = r124;
+	r140 = r2;
+	r141 = r140;
+	r142 = r7 + r141 * 4;
+	r143 = (u64)r104 * 4ull;
+	r144 = r13 + r141 * 4;
 b7: // grid unrolled guard
 	r50 = r2 < r3;
 	if (!r50) goto b18;
@@ -422,10 +420,10 @@ b7: // grid unrolled guard
 	r51 = r53 - r54;
 	r52 = r51 > r55;
 	if (!r52) goto b14;
-	r59 = r160;
+	r59 = r142;
 	r60 = *(float *)r59;
 	r61 = r11 * r60;
-	r62 = r162;
+	r62 = r144;
 	r63 = *(float *)r62;
 	r64 = r61 + r63;
 	r65 = r62;
@@ -443,80 +441,80 @@ b7: // grid unrolled guard
 	r113 = r110;
 	r76 = r113;
 	*(float *)r76 = r75;
-	r116 = r107;
-	r118 = r116 + r117 * 1;
-	r82 = r118;
+	r114 = r59;
+	r116 = r114 + r115 * 1;
+	r82 = r116;
 	r83 = *(float *)r82;
 	r84 = r11 * r83;
-	r121 = r110;
-	r123 = r121 + r122 * 1;
-	r85 = r123;
+	r117 = r62;
+	r119 = r117 + r118 * 1;
+	r85 = r119;
 	r86 = *(float *)r85;
 	r87 = r84 + r86;
-	r128 = r123;
-	r88 = r128;
+	r122 = r119;
+	r88 = r122;
 	*(float *)r88 = r87;
-	r133 = r118;
-	r135 = r133 + r134 * 1;
-	r94 = r135;
+	r123 = r59;
+	r125 = r123 + r124 * 1;
+	r94 = r125;
 	r95 = *(float *)r94;
 	r96 = r11 * r95;
-	r140 = r123;
-	r142 = r140 + r141 * 1;
-	r97 = r142;
+	r126 = r62;
+	r128 = r126 + r127 * 1;
+	r97 = r128;
 	r98 = *(float *)r97;
 	r99 = r96 + r98;
-	r149 = r142;
-	r100 = r149;
+	r131 = r128;
+	r100 = r131;
 	*(float *)r100 = r99;
 	r2 = (u64)r2 + (u64)r104;
-	r160 = r160 + r161 * 1;
-	r162 = r162 + r161 * 1;
+	r142 = r142 + r143 * 1;
+	r144 = r144 + r143 * 1;
 	goto b7;
 b14: // preheader
-	r150 = r2;
-	r151 = r7 + r150 * 4;
-	r152 = r104;
-	r153 = r13 + r150 * 4;
+	r132 = r2;
+	r133 = r7 + r132 * 4;
+	r134 = r104;
+	r135 = r13 + r132 * 4;
 b15: // head
 	r4 = r2 < r3;
 	if (!r4) goto b18;
-	r6 = r151;
+	r6 = r133;
 	r9 = *(float *)r6;
 	r10 = r11 * r9;
-	r12 = r153;
+	r12 = r135;
 	r15 = *(float *)r12;
 	r16 = r10 + r15;
 	r17 = r12;
 	*(float *)r17 = r16;
 	r2 = (u64)r2 + (u64)r1;
-	r151 = r151 + r152 * 1;
-	r153 = r153 + r152 * 1;
+	r133 = r133 + r134 * 1;
+	r135 = r135 + r134 * 1;
 	goto b15;
 b18: // exit
 	return;
 b19: // preheader
-	r154 = r2;
-	r155 = r7 + r154 * 4;
-	r156 = (u64)r1 * 4ull;
-	r157 = r13 + r154 * 4;
+	r136 = r2;
+	r137 = r7 + r136 * 4;
+	r138 = (u64)r1 * 4ull;
+	r139 = r13 + r136 * 4;
 b20: // head (checked)
 	r20 = r2 < r3;
 	if (!r20) goto b18;
 	r21 = r2;
 	if ((u64)r21 >= (u64)r8) { qd_site = 0; qd_x = r21; qd_y = r8; goto qd_fault; }
-	r22 = r155;
+	r22 = r137;
 	r23 = *(float *)r22;
 	r24 = r11 * r23;
 	if ((u64)r21 >= (u64)r14) { qd_site = 1; qd_x = r21; qd_y = r14; goto qd_fault; }
-	r25 = r157;
+	r25 = r139;
 	r26 = *(float *)r25;
 	r27 = r24 + r26;
 	r28 = r25;
 	*(float *)r28 = r27;
 	r2 = (u64)r2 + (u64)r1;
-	r155 = r155 + r156 * 1;
-	r157 = r157 + r156 * 1;
+	r137 = r137 + r138 * 1;
+	r139 = r139 + r138 * 1;
 	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -585,15 +583,15 @@ b6: # preheader
 	r55 = convert.u64.i64 r49
 	r106 = move.i64 r104
 	r109 = move.i64 r104
-	r117 = move.i64 r104
-	r122 = move.i64 r104
-	r134 = move.i64 r104
-	r141 = move.i64 r104
-	r158 = move.i64 r2
-	r159 = move.i64 r158
-	r160 = elemaddr r7, r159, 4
-	r161 = mul.i64 r104, 4
-	r162 = elemaddr r13, r159, 4
+	r115 = mul.i64 r1, 8
+	r118 = move.i64 r115
+	r124 = mul.i64 r1, 12
+	r127 = move.i64 r124
+	r140 = move.i64 r2
+	r141 = move.i64 r140
+	r142 = elemaddr r7, r141, 4
+	r143 = mul.i64 r104, 4
+	r144 = elemaddr r13, r141, 4
 	jump b7
 b7: # grid unrolled guard
 	r50 = lt.i64 r2, r3
@@ -604,10 +602,10 @@ b8: # grid unrolled room
 	r52 = gt.u64 r51, r55
 	branch r52, b9, b14
 b9: # rangeint.body (grid unrolled 0)
-	r59 = move.ptr r160
+	r59 = move.ptr r142
 	r60 = load.f32 r59
 	r61 = mul.f32 r11, r60
-	r62 = move.ptr r162
+	r62 = move.ptr r144
 	r63 = load.f32 r62
 	r64 = add.f32 r61, r63
 	r65 = move.ptr r62
@@ -629,54 +627,54 @@ b10: # rangeint.body (grid unrolled 1)
 	store.f32 r76, r75
 	jump b11
 b11: # rangeint.body (grid unrolled 2)
-	r116 = move.ptr r107
-	r118 = elemaddr r116, r117, 1
-	r82 = move.ptr r118
+	r114 = move.ptr r59
+	r116 = elemaddr r114, r115, 1
+	r82 = move.ptr r116
 	r83 = load.f32 r82
 	r84 = mul.f32 r11, r83
-	r121 = move.ptr r110
-	r123 = elemaddr r121, r122, 1
-	r85 = move.ptr r123
+	r117 = move.ptr r62
+	r119 = elemaddr r117, r118, 1
+	r85 = move.ptr r119
 	r86 = load.f32 r85
 	r87 = add.f32 r84, r86
-	r128 = move.ptr r123
-	r88 = move.ptr r128
+	r122 = move.ptr r119
+	r88 = move.ptr r122
 	store.f32 r88, r87
 	jump b12
 b12: # rangeint.body (grid unrolled 3)
-	r133 = move.ptr r118
-	r135 = elemaddr r133, r134, 1
-	r94 = move.ptr r135
+	r123 = move.ptr r59
+	r125 = elemaddr r123, r124, 1
+	r94 = move.ptr r125
 	r95 = load.f32 r94
 	r96 = mul.f32 r11, r95
-	r140 = move.ptr r123
-	r142 = elemaddr r140, r141, 1
-	r97 = move.ptr r142
+	r126 = move.ptr r62
+	r128 = elemaddr r126, r127, 1
+	r97 = move.ptr r128
 	r98 = load.f32 r97
 	r99 = add.f32 r96, r98
-	r149 = move.ptr r142
-	r100 = move.ptr r149
+	r131 = move.ptr r128
+	r100 = move.ptr r131
 	store.f32 r100, r99
 	jump b13
 b13: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r104
-	r160 = elemaddr r160, r161, 1
-	r162 = elemaddr r162, r161, 1
+	r142 = elemaddr r142, r143, 1
+	r144 = elemaddr r144, r143, 1
 	jump b7
 b14: # preheader
-	r150 = move.i64 r2
-	r151 = elemaddr r7, r150, 4
-	r152 = move.i64 r104
-	r153 = elemaddr r13, r150, 4
+	r132 = move.i64 r2
+	r133 = elemaddr r7, r132, 4
+	r134 = move.i64 r104
+	r135 = elemaddr r13, r132, 4
 	jump b15
 b15: # head
 	r4 = lt.i64 r2, r3
 	branch r4, b16, b18
 b16: # rangeint.body
-	r6 = move.ptr r151
+	r6 = move.ptr r133
 	r9 = load.f32 r6
 	r10 = mul.f32 r11, r9
-	r12 = move.ptr r153
+	r12 = move.ptr r135
 	r15 = load.f32 r12
 	r16 = add.f32 r10, r15
 	r17 = move.ptr r12
@@ -684,16 +682,16 @@ b16: # rangeint.body
 	jump b17
 b17: # latch
 	r2 = add.i64 r2, r1
-	r151 = elemaddr r151, r152, 1
-	r153 = elemaddr r153, r152, 1
+	r133 = elemaddr r133, r134, 1
+	r135 = elemaddr r135, r134, 1
 	jump b15
 b18: # exit
 	return
 b19: # preheader
-	r154 = move.i64 r2
-	r155 = elemaddr r7, r154, 4
-	r156 = mul.i64 r1, 4
-	r157 = elemaddr r13, r154, 4
+	r136 = move.i64 r2
+	r137 = elemaddr r7, r136, 4
+	r138 = mul.i64 r1, 4
+	r139 = elemaddr r13, r136, 4
 	jump b20
 b20: # head (checked)
 	r20 = lt.i64 r2, r3
@@ -703,11 +701,11 @@ b21: # index (checked)
 	jump b22
 b22: # rangeint.body (checked)
 	checkindex r21, r8, site 0
-	r22 = move.ptr r155
+	r22 = move.ptr r137
 	r23 = load.f32 r22
 	r24 = mul.f32 r11, r23
 	checkindex r21, r14, site 1
-	r25 = move.ptr r157
+	r25 = move.ptr r139
 	r26 = load.f32 r25
 	r27 = add.f32 r24, r26
 	r28 = move.ptr r25
@@ -715,7 +713,7 @@ b22: # rangeint.body (checked)
 	jump b23
 b23: # latch (checked)
 	r2 = add.i64 r2, r1
-	r155 = elemaddr r155, r156, 1
-	r157 = elemaddr r157, r156, 1
+	r137 = elemaddr r137, r138, 1
+	r139 = elemaddr r139, r138, 1
 	jump b20
 `

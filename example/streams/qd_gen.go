@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "90b937bdef6eae8d7356797296a26826cdbf84e249cdf8369e35b6005cb282f4"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "c5375b0f7c8de178b6408c930feabb34f009dc2b025c5a7bef3fa8384daee377"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "46adec2034024a3fe0f67dfac332e53103469f9acb24388efa8ddc26cc76a73a"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "a0b4a8a4577fdd820991641867d2c28c4fb3819eec0d9cb24de69c0daa3e7b89"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -172,7 +172,7 @@ const qdPTX = `//
 	.reg .pred %p<101>;
 	.reg .pred %pt<4>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<178>;
+	.reg .b64 %rd<160>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<106>;
 
@@ -235,17 +235,17 @@ $L_6:
 	mov.b64 %rd119, %rd108;
 	mov.b64 %rd122, %rd108;
 	mov.b64 %rd125, %rd108;
-	mov.b64 %rd130, %rd108;
-	mov.b64 %rd135, %rd108;
-	mov.b64 %rd140, %rd108;
-	mov.b64 %rd147, %rd108;
-	mov.b64 %rd154, %rd108;
-	mov.b64 %rd161, %rd108;
-	mov.b64 %rd173, %rd2;
-	mad.lo.s64 %rd174, %rd173, 4, %rd12;
-	mul.lo.s64 %rd175, %rd108, 4;
-	mad.lo.s64 %rd176, %rd173, 4, %rd16;
-	mad.lo.s64 %rd177, %rd173, 4, %rd4;
+	mul.lo.s64 %rd128, %rd1, 8;
+	mov.b64 %rd131, %rd128;
+	mov.b64 %rd134, %rd128;
+	mul.lo.s64 %rd137, %rd1, 12;
+	mov.b64 %rd140, %rd137;
+	mov.b64 %rd143, %rd137;
+	mov.b64 %rd155, %rd2;
+	mad.lo.s64 %rd156, %rd155, 4, %rd12;
+	mul.lo.s64 %rd157, %rd108, 4;
+	mad.lo.s64 %rd158, %rd155, 4, %rd16;
+	mad.lo.s64 %rd159, %rd155, 4, %rd4;
 $L_7:
 	add.s64 %rd53, %rd2, 1;
 	setp.lt.s64 %p54, %rd53, %rd3;
@@ -256,14 +256,14 @@ $L_8:
 	setp.gt.u64 %p56, %rd55, %rd59;
 	@!%p56 bra $L_14;
 $L_9:
-	mov.b64 %rd115, %rd174;
+	mov.b64 %rd115, %rd156;
 	add.s64 %rd66, %rd115, 4;
 	ld.global.f32 %f67, [%rd66];
-	mov.b64 %rd116, %rd176;
+	mov.b64 %rd116, %rd158;
 	add.s64 %rd68, %rd116, 4;
 	ld.global.f32 %f69, [%rd68];
 	add.rn.f32 %f70, %f67, %f69;
-	mov.b64 %rd117, %rd177;
+	mov.b64 %rd117, %rd159;
 	add.s64 %rd71, %rd117, 4;
 	st.global.f32 [%rd71], %f70;
 $L_10:
@@ -281,74 +281,74 @@ $L_10:
 	add.s64 %rd82, %rd126, 4;
 	st.global.f32 [%rd82], %f81;
 $L_11:
-	mov.b64 %rd129, %rd120;
-	add.s64 %rd131, %rd129, %rd130;
-	add.s64 %rd89, %rd131, 4;
+	mov.b64 %rd127, %rd115;
+	add.s64 %rd129, %rd127, %rd128;
+	add.s64 %rd89, %rd129, 4;
 	ld.global.f32 %f90, [%rd89];
-	mov.b64 %rd134, %rd123;
-	add.s64 %rd136, %rd134, %rd135;
-	add.s64 %rd91, %rd136, 4;
+	mov.b64 %rd130, %rd116;
+	add.s64 %rd132, %rd130, %rd131;
+	add.s64 %rd91, %rd132, 4;
 	ld.global.f32 %f92, [%rd91];
 	add.rn.f32 %f93, %f90, %f92;
-	mov.b64 %rd139, %rd126;
-	add.s64 %rd141, %rd139, %rd140;
-	add.s64 %rd94, %rd141, 4;
+	mov.b64 %rd133, %rd117;
+	add.s64 %rd135, %rd133, %rd134;
+	add.s64 %rd94, %rd135, 4;
 	st.global.f32 [%rd94], %f93;
 $L_12:
-	mov.b64 %rd146, %rd131;
-	add.s64 %rd148, %rd146, %rd147;
-	add.s64 %rd101, %rd148, 4;
+	mov.b64 %rd136, %rd115;
+	add.s64 %rd138, %rd136, %rd137;
+	add.s64 %rd101, %rd138, 4;
 	ld.global.f32 %f102, [%rd101];
-	mov.b64 %rd153, %rd136;
-	add.s64 %rd155, %rd153, %rd154;
-	add.s64 %rd103, %rd155, 4;
+	mov.b64 %rd139, %rd116;
+	add.s64 %rd141, %rd139, %rd140;
+	add.s64 %rd103, %rd141, 4;
 	ld.global.f32 %f104, [%rd103];
 	add.rn.f32 %f105, %f102, %f104;
-	mov.b64 %rd160, %rd141;
-	add.s64 %rd162, %rd160, %rd161;
-	add.s64 %rd106, %rd162, 4;
+	mov.b64 %rd142, %rd117;
+	add.s64 %rd144, %rd142, %rd143;
+	add.s64 %rd106, %rd144, 4;
 	st.global.f32 [%rd106], %f105;
 $L_13:
 	add.s64 %rd2, %rd2, %rd108;
-	add.s64 %rd174, %rd174, %rd175;
-	add.s64 %rd176, %rd176, %rd175;
-	add.s64 %rd177, %rd177, %rd175;
+	add.s64 %rd156, %rd156, %rd157;
+	add.s64 %rd158, %rd158, %rd157;
+	add.s64 %rd159, %rd159, %rd157;
 	bra.uni $L_7;
 $L_14:
-	mov.b64 %rd163, %rd2;
-	mad.lo.s64 %rd164, %rd163, 4, %rd12;
-	mov.b64 %rd165, %rd108;
-	mad.lo.s64 %rd166, %rd163, 4, %rd16;
-	mad.lo.s64 %rd167, %rd163, 4, %rd4;
+	mov.b64 %rd145, %rd2;
+	mad.lo.s64 %rd146, %rd145, 4, %rd12;
+	mov.b64 %rd147, %rd108;
+	mad.lo.s64 %rd148, %rd145, 4, %rd16;
+	mad.lo.s64 %rd149, %rd145, 4, %rd4;
 $L_15:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_18;
 $L_16:
-	mov.b64 %rd109, %rd164;
+	mov.b64 %rd109, %rd146;
 	add.s64 %rd11, %rd109, 4;
 	ld.global.f32 %f14, [%rd11];
-	mov.b64 %rd110, %rd166;
+	mov.b64 %rd110, %rd148;
 	add.s64 %rd15, %rd110, 4;
 	ld.global.f32 %f18, [%rd15];
 	add.rn.f32 %f19, %f14, %f18;
-	mov.b64 %rd111, %rd167;
+	mov.b64 %rd111, %rd149;
 	add.s64 %rd20, %rd111, 4;
 	st.global.f32 [%rd20], %f19;
 $L_17:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd164, %rd164, %rd165;
-	add.s64 %rd166, %rd166, %rd165;
-	add.s64 %rd167, %rd167, %rd165;
+	add.s64 %rd146, %rd146, %rd147;
+	add.s64 %rd148, %rd148, %rd147;
+	add.s64 %rd149, %rd149, %rd147;
 	bra.uni $L_15;
 $L_18:
 	bra.uni $Lexit;
 $L_19:
-	mov.b64 %rd168, %rd2;
-	mad.lo.s64 %rd169, %rd168, 4, %rd12;
-	mul.lo.s64 %rd170, %rd1, 4;
-	mad.lo.s64 %rd171, %rd168, 4, %rd16;
-	mad.lo.s64 %rd172, %rd168, 4, %rd4;
+	mov.b64 %rd150, %rd2;
+	mad.lo.s64 %rd151, %rd150, 4, %rd12;
+	mul.lo.s64 %rd152, %rd1, 4;
+	mad.lo.s64 %rd153, %rd150, 4, %rd16;
+	mad.lo.s64 %rd154, %rd150, 4, %rd4;
 $L_20:
 	add.s64 %rd21, %rd2, 1;
 	setp.lt.s64 %p22, %rd21, %rd3;
@@ -360,23 +360,23 @@ $L_22:
 $L_23:
 	setp.ge.u64 %pt0, %rd24, %rd13;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd112, %rd169;
+	mov.b64 %rd112, %rd151;
 	add.s64 %rd26, %rd112, 4;
 	ld.global.f32 %f27, [%rd26];
 	setp.ge.u64 %pt1, %rd24, %rd17;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd113, %rd171;
+	mov.b64 %rd113, %rd153;
 	add.s64 %rd28, %rd113, 4;
 	ld.global.f32 %f29, [%rd28];
 	add.rn.f32 %f30, %f27, %f29;
-	mov.b64 %rd114, %rd172;
+	mov.b64 %rd114, %rd154;
 	add.s64 %rd31, %rd114, 4;
 	st.global.f32 [%rd31], %f30;
 $L_24:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd169, %rd169, %rd170;
-	add.s64 %rd171, %rd171, %rd170;
-	add.s64 %rd172, %rd172, %rd170;
+	add.s64 %rd151, %rd151, %rd152;
+	add.s64 %rd153, %rd153, %rd152;
+	add.s64 %rd154, %rd154, %rd152;
 	bra.uni $L_20;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -595,7 +595,7 @@ $Lexit:
 	.reg .pred %p<79>;
 	.reg .pred %pt<3>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<132>;
+	.reg .b64 %rd<120>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<81>;
 
@@ -645,14 +645,14 @@ $L_4:
 	mov.b64 %rd46, %rd39;
 	mov.b64 %rd91, %rd83;
 	mov.b64 %rd94, %rd83;
-	mov.b64 %rd99, %rd83;
-	mov.b64 %rd104, %rd83;
-	mov.b64 %rd111, %rd83;
-	mov.b64 %rd118, %rd83;
-	mov.b64 %rd128, %rd2;
-	mad.lo.s64 %rd129, %rd128, 4, %rd12;
-	mul.lo.s64 %rd130, %rd83, 4;
-	mad.lo.s64 %rd131, %rd128, 4, %rd4;
+	mul.lo.s64 %rd97, %rd1, 8;
+	mov.b64 %rd100, %rd97;
+	mul.lo.s64 %rd103, %rd1, 12;
+	mov.b64 %rd106, %rd103;
+	mov.b64 %rd116, %rd2;
+	mad.lo.s64 %rd117, %rd116, 4, %rd12;
+	mul.lo.s64 %rd118, %rd83, 4;
+	mad.lo.s64 %rd119, %rd116, 4, %rd4;
 $L_5:
 	add.s64 %rd40, %rd2, 1;
 	setp.lt.s64 %p41, %rd40, %rd3;
@@ -663,10 +663,10 @@ $L_6:
 	setp.gt.u64 %p43, %rd42, %rd46;
 	@!%p43 bra $L_12;
 $L_7:
-	mov.b64 %rd88, %rd129;
+	mov.b64 %rd88, %rd117;
 	add.s64 %rd53, %rd88, 4;
 	ld.global.f32 %f54, [%rd53];
-	mov.b64 %rd89, %rd131;
+	mov.b64 %rd89, %rd119;
 	add.s64 %rd55, %rd89, 4;
 	st.global.f32 [%rd55], %f54;
 $L_8:
@@ -679,56 +679,56 @@ $L_8:
 	add.s64 %rd63, %rd95, 4;
 	st.global.f32 [%rd63], %f62;
 $L_9:
-	mov.b64 %rd98, %rd92;
-	add.s64 %rd100, %rd98, %rd99;
-	add.s64 %rd70, %rd100, 4;
+	mov.b64 %rd96, %rd88;
+	add.s64 %rd98, %rd96, %rd97;
+	add.s64 %rd70, %rd98, 4;
 	ld.global.f32 %f71, [%rd70];
-	mov.b64 %rd103, %rd95;
-	add.s64 %rd105, %rd103, %rd104;
-	add.s64 %rd72, %rd105, 4;
+	mov.b64 %rd99, %rd89;
+	add.s64 %rd101, %rd99, %rd100;
+	add.s64 %rd72, %rd101, 4;
 	st.global.f32 [%rd72], %f71;
 $L_10:
-	mov.b64 %rd110, %rd100;
-	add.s64 %rd112, %rd110, %rd111;
-	add.s64 %rd79, %rd112, 4;
+	mov.b64 %rd102, %rd88;
+	add.s64 %rd104, %rd102, %rd103;
+	add.s64 %rd79, %rd104, 4;
 	ld.global.f32 %f80, [%rd79];
-	mov.b64 %rd117, %rd105;
-	add.s64 %rd119, %rd117, %rd118;
-	add.s64 %rd81, %rd119, 4;
+	mov.b64 %rd105, %rd89;
+	add.s64 %rd107, %rd105, %rd106;
+	add.s64 %rd81, %rd107, 4;
 	st.global.f32 [%rd81], %f80;
 $L_11:
 	add.s64 %rd2, %rd2, %rd83;
-	add.s64 %rd129, %rd129, %rd130;
-	add.s64 %rd131, %rd131, %rd130;
+	add.s64 %rd117, %rd117, %rd118;
+	add.s64 %rd119, %rd119, %rd118;
 	bra.uni $L_5;
 $L_12:
-	mov.b64 %rd120, %rd2;
-	mad.lo.s64 %rd121, %rd120, 4, %rd12;
-	mov.b64 %rd122, %rd83;
-	mad.lo.s64 %rd123, %rd120, 4, %rd4;
+	mov.b64 %rd108, %rd2;
+	mad.lo.s64 %rd109, %rd108, 4, %rd12;
+	mov.b64 %rd110, %rd83;
+	mad.lo.s64 %rd111, %rd108, 4, %rd4;
 $L_13:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_16;
 $L_14:
-	mov.b64 %rd84, %rd121;
+	mov.b64 %rd84, %rd109;
 	add.s64 %rd11, %rd84, 4;
 	ld.global.f32 %f14, [%rd11];
-	mov.b64 %rd85, %rd123;
+	mov.b64 %rd85, %rd111;
 	add.s64 %rd15, %rd85, 4;
 	st.global.f32 [%rd15], %f14;
 $L_15:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd121, %rd121, %rd122;
-	add.s64 %rd123, %rd123, %rd122;
+	add.s64 %rd109, %rd109, %rd110;
+	add.s64 %rd111, %rd111, %rd110;
 	bra.uni $L_13;
 $L_16:
 	bra.uni $Lexit;
 $L_17:
-	mov.b64 %rd124, %rd2;
-	mad.lo.s64 %rd125, %rd124, 4, %rd12;
-	mul.lo.s64 %rd126, %rd1, 4;
-	mad.lo.s64 %rd127, %rd124, 4, %rd4;
+	mov.b64 %rd112, %rd2;
+	mad.lo.s64 %rd113, %rd112, 4, %rd12;
+	mul.lo.s64 %rd114, %rd1, 4;
+	mad.lo.s64 %rd115, %rd112, 4, %rd4;
 $L_18:
 	add.s64 %rd16, %rd2, 1;
 	setp.lt.s64 %p17, %rd16, %rd3;
@@ -740,16 +740,16 @@ $L_20:
 $L_21:
 	setp.ge.u64 %pt0, %rd19, %rd13;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd86, %rd125;
+	mov.b64 %rd86, %rd113;
 	add.s64 %rd21, %rd86, 4;
 	ld.global.f32 %f22, [%rd21];
-	mov.b64 %rd87, %rd127;
+	mov.b64 %rd87, %rd115;
 	add.s64 %rd23, %rd87, 4;
 	st.global.f32 [%rd23], %f22;
 $L_22:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd125, %rd125, %rd126;
-	add.s64 %rd127, %rd127, %rd126;
+	add.s64 %rd113, %rd113, %rd114;
+	add.s64 %rd115, %rd115, %rd114;
 	bra.uni $L_18;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -806,10 +806,9 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	i64 r13 = 0, r17 = 0, r21 = 0, r23 = 0, r24 = 0, r33 = 0, r34 = 0, r52 = 0;
 	i64 r53 = 0, r60 = 0, r61 = 0, r63 = 0, r64 = 0, r72 = 0, r74 = 0, r75 = 0;
 	i64 r83 = 0, r84 = 0, r86 = 0, r87 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
-	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r130 = 0, r133 = 0;
-	i64 r135 = 0, r138 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0;
-	i64 r154 = 0, r157 = 0, r159 = 0, r161 = 0, r163 = 0, r165 = 0, r168 = 0, r170 = 0;
-	i64 r173 = 0, r175 = 0;
+	i64 r107 = 0, r108 = 0, r119 = 0, r122 = 0, r125 = 0, r128 = 0, r131 = 0, r134 = 0;
+	i64 r137 = 0, r140 = 0, r143 = 0, r145 = 0, r147 = 0, r150 = 0, r152 = 0, r155 = 0;
+	i64 r157 = 0;
 	u64 r32 = 0, r35 = 0, r37 = 0, r38 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	u64 r44 = 0, r45 = 0, r47 = 0, r49 = 0, r50 = 0, r55 = 0, r57 = 0, r58 = 0;
 	u64 r59 = 0;
@@ -820,11 +819,10 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	char *r31 = 0, *r66 = 0, *r68 = 0, *r71 = 0, *r77 = 0, *r79 = 0, *r82 = 0, *r89 = 0;
 	char *r91 = 0, *r94 = 0, *r101 = 0, *r103 = 0, *r106 = 0, *r109 = 0, *r110 = 0, *r111 = 0;
 	char *r112 = 0, *r113 = 0, *r114 = 0, *r115 = 0, *r116 = 0, *r117 = 0, *r118 = 0, *r120 = 0;
-	char *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r131 = 0, *r132 = 0;
-	char *r134 = 0, *r136 = 0, *r137 = 0, *r139 = 0, *r141 = 0, *r142 = 0, *r144 = 0, *r146 = 0;
-	char *r148 = 0, *r149 = 0, *r151 = 0, *r153 = 0, *r155 = 0, *r156 = 0, *r158 = 0, *r160 = 0;
-	char *r162 = 0, *r164 = 0, *r166 = 0, *r167 = 0, *r169 = 0, *r171 = 0, *r172 = 0, *r174 = 0;
-	char *r176 = 0, *r177 = 0;
+	char *r121 = 0, *r123 = 0, *r124 = 0, *r126 = 0, *r127 = 0, *r129 = 0, *r130 = 0, *r132 = 0;
+	char *r133 = 0, *r135 = 0, *r136 = 0, *r138 = 0, *r139 = 0, *r141 = 0, *r142 = 0, *r144 = 0;
+	char *r146 = 0, *r148 = 0, *r149 = 0, *r151 = 0, *r153 = 0, *r154 = 0, *r156 = 0, *r158 = 0;
+	char *r159 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p4;
@@ -869,17 +867,17 @@ extern "C" __global__ void Add_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i
 	r119 = r108;
 	r122 = r108;
 	r125 = r108;
-	r130 = r108;
-	r135 = r108;
-	r140 = r108;
-	r147 = r108;
-	r154 = r108;
-	r161 = r108;
-	r173 = r2;
-	r174 = r12 + r173 * 4;
-	r175 = (u64)r108 * 4ull;
-	r176 = r16 + r173 * 4;
-	r177 = r4 + r173 * 4;
+	r128 = (u64)r1 * 8ull;
+	r131 = r128;
+	r134 = r128;
+	r137 = (u64)r1 * 12ull;
+	r140 = r137;
+	r143 = r137;
+	r155 = r2;
+	r156 = r12 + r155 * 4;
+	r157 = (u64)r108 * 4ull;
+	r158 = r16 + r155 * 4;
+	r159 = r4 + r155 * 4;
 b7: // grid unrolled guard
 	r53 = (u64)r2 + 1ull;
 	r54 = r53 < r3;
@@ -888,14 +886,14 @@ b7: // grid unrolled guard
 	r55 = r57 - r58;
 	r56 = r55 > r59;
 	if (!r56) goto b14;
-	r115 = r174;
+	r115 = r156;
 	r66 = r115 + 4ll;
 	r67 = *(float *)r66;
-	r116 = r176;
+	r116 = r158;
 	r68 = r116 + 4ll;
 	r69 = *(float *)r68;
 	r70 = r67 + r69;
-	r117 = r177;
+	r117 = r159;
 	r71 = r117 + 4ll;
 	*(float *)r71 = r70;
 	r118 = r115;
@@ -911,70 +909,70 @@ b7: // grid unrolled guard
 	r126 = r124 + r125 * 1;
 	r82 = r126 + 4ll;
 	*(float *)r82 = r81;
-	r129 = r120;
-	r131 = r129 + r130 * 1;
-	r89 = r131 + 4ll;
+	r127 = r115;
+	r129 = r127 + r128 * 1;
+	r89 = r129 + 4ll;
 	r90 = *(float *)r89;
-	r134 = r123;
-	r136 = r134 + r135 * 1;
-	r91 = r136 + 4ll;
+	r130 = r116;
+	r132 = r130 + r131 * 1;
+	r91 = r132 + 4ll;
 	r92 = *(float *)r91;
 	r93 = r90 + r92;
-	r139 = r126;
-	r141 = r139 + r140 * 1;
-	r94 = r141 + 4ll;
+	r133 = r117;
+	r135 = r133 + r134 * 1;
+	r94 = r135 + 4ll;
 	*(float *)r94 = r93;
-	r146 = r131;
-	r148 = r146 + r147 * 1;
-	r101 = r148 + 4ll;
+	r136 = r115;
+	r138 = r136 + r137 * 1;
+	r101 = r138 + 4ll;
 	r102 = *(float *)r101;
-	r153 = r136;
-	r155 = r153 + r154 * 1;
-	r103 = r155 + 4ll;
+	r139 = r116;
+	r141 = r139 + r140 * 1;
+	r103 = r141 + 4ll;
 	r104 = *(float *)r103;
 	r105 = r102 + r104;
-	r160 = r141;
-	r162 = r160 + r161 * 1;
-	r106 = r162 + 4ll;
+	r142 = r117;
+	r144 = r142 + r143 * 1;
+	r106 = r144 + 4ll;
 	*(float *)r106 = r105;
 	r2 = (u64)r2 + (u64)r108;
-	r174 = r174 + r175 * 1;
-	r176 = r176 + r175 * 1;
-	r177 = r177 + r175 * 1;
+	r156 = r156 + r157 * 1;
+	r158 = r158 + r157 * 1;
+	r159 = r159 + r157 * 1;
 	goto b7;
 b14: // preheader
-	r163 = r2;
-	r164 = r12 + r163 * 4;
-	r165 = r108;
-	r166 = r16 + r163 * 4;
-	r167 = r4 + r163 * 4;
+	r145 = r2;
+	r146 = r12 + r145 * 4;
+	r147 = r108;
+	r148 = r16 + r145 * 4;
+	r149 = r4 + r145 * 4;
 b15: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b18;
-	r109 = r164;
+	r109 = r146;
 	r11 = r109 + 4ll;
 	r14 = *(float *)r11;
-	r110 = r166;
+	r110 = r148;
 	r15 = r110 + 4ll;
 	r18 = *(float *)r15;
 	r19 = r14 + r18;
-	r111 = r167;
+	r111 = r149;
 	r20 = r111 + 4ll;
 	*(float *)r20 = r19;
 	r2 = (u64)r2 + (u64)r1;
-	r164 = r164 + r165 * 1;
-	r166 = r166 + r165 * 1;
-	r167 = r167 + r165 * 1;
+	r146 = r146 + r147 * 1;
+	r148 = r148 + r147 * 1;
+	r149 = r149 + r147 * 1;
 	goto b15;
 b18: // exit
 	return;
 b19: // preheader
-	r168 = r2;
-	r169 = r12 + r168 * 4;
-	r170 = (u64)r1 * 4ull;
-	r171 = r16 + r168 * 4;
-	r172 = r4 + r168 * 4;
+	r150 = r2;
+	r151 = r12 + r150 * 4;
+	r152 = (u64)r1 * 4ull;
+	r153 = r16 + r150 * 4;
+	r154 = r4 + r150 * 4;
 b20: // head (checked)
 	r21 = (u64)r2 + 1ull;
 	r22 = r21 < r3;
@@ -982,21 +980,21 @@ b20: // head (checked)
 	r23 = r2;
 	r24 = (u64)r23 + 1ull;
 	if ((u64)r24 >= (u64)r13) { qd_site = 0; qd_x = r24; qd_y = r13; goto qd_fault; }
-	r112 = r169;
+	r112 = r151;
 	r26 = r112 + 4ll;
 	r27 = *(float *)r26;
 	if ((u64)r24 >= (u64)r17) { qd_site = 1; qd_x = r24; qd_y = r17; goto qd_fault; }
-	r113 = r171;
+	r113 = r153;
 	r28 = r113 + 4ll;
 	r29 = *(float *)r28;
 	r30 = r27 + r29;
-	r114 = r172;
+	r114 = r154;
 	r31 = r114 + 4ll;
 	*(float *)r31 = r30;
 	r2 = (u64)r2 + (u64)r1;
-	r169 = r169 + r170 * 1;
-	r171 = r171 + r170 * 1;
-	r172 = r172 + r170 * 1;
+	r151 = r151 + r152 * 1;
+	r153 = r153 + r152 * 1;
+	r154 = r154 + r152 * 1;
 	goto b20;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -1158,18 +1156,16 @@ extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	i64 r13 = 0, r16 = 0, r18 = 0, r19 = 0, r25 = 0, r26 = 0, r39 = 0, r40 = 0;
 	i64 r47 = 0, r48 = 0, r50 = 0, r51 = 0, r56 = 0, r58 = 0, r59 = 0, r64 = 0;
 	i64 r65 = 0, r67 = 0, r68 = 0, r73 = 0, r74 = 0, r76 = 0, r77 = 0, r82 = 0;
-	i64 r83 = 0, r91 = 0, r94 = 0, r97 = 0, r99 = 0, r102 = 0, r104 = 0, r107 = 0;
-	i64 r109 = 0, r111 = 0, r114 = 0, r116 = 0, r118 = 0, r120 = 0, r122 = 0, r124 = 0;
-	i64 r126 = 0, r128 = 0, r130 = 0;
+	i64 r83 = 0, r91 = 0, r94 = 0, r97 = 0, r100 = 0, r103 = 0, r106 = 0, r108 = 0;
+	i64 r110 = 0, r112 = 0, r114 = 0, r116 = 0, r118 = 0;
 	u64 r24 = 0, r27 = 0, r29 = 0, r30 = 0, r31 = 0, r33 = 0, r34 = 0, r35 = 0;
 	u64 r36 = 0, r37 = 0, r42 = 0, r44 = 0, r45 = 0, r46 = 0;
 	float r14 = 0, r22 = 0, r54 = 0, r62 = 0, r71 = 0, r80 = 0;
 	char *r4 = 0, *r11 = 0, *r12 = 0, *r15 = 0, *r21 = 0, *r23 = 0, *r53 = 0, *r55 = 0;
 	char *r61 = 0, *r63 = 0, *r70 = 0, *r72 = 0, *r79 = 0, *r81 = 0, *r84 = 0, *r85 = 0;
 	char *r86 = 0, *r87 = 0, *r88 = 0, *r89 = 0, *r90 = 0, *r92 = 0, *r93 = 0, *r95 = 0;
-	char *r96 = 0, *r98 = 0, *r100 = 0, *r101 = 0, *r103 = 0, *r105 = 0, *r106 = 0, *r108 = 0;
-	char *r110 = 0, *r112 = 0, *r113 = 0, *r115 = 0, *r117 = 0, *r119 = 0, *r121 = 0, *r123 = 0;
-	char *r125 = 0, *r127 = 0, *r129 = 0, *r131 = 0;
+	char *r96 = 0, *r98 = 0, *r99 = 0, *r101 = 0, *r102 = 0, *r104 = 0, *r105 = 0, *r107 = 0;
+	char *r109 = 0, *r111 = 0, *r113 = 0, *r115 = 0, *r117 = 0, *r119 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r4 = p2;
@@ -1204,14 +1200,14 @@ extern "C" __global__ void Consume_0(char *p0, i64 p1, char *p2, i64 p3, char *p
 	r46 = (u64)r39;
 	r91 = r83;
 	r94 = r83;
-	r99 = r83;
-	r104 = r83;
-	r111 = r83;
-	r118 = r83;
-	r128 = r2;
-	r129 = r12 + r128 * 4;
-	r130 = (u64)r83 * 4ull;
-	r131 = r4 + r128 * 4;
+	r97 = (u64)r1 * 8ull;
+	r100 = r97;
+	r103 = (u64)r1 * 12ull;
+	r106 = r103;
+	r116 = r2;
+	r117 = r12 + r116 * 4;
+	r118 = (u64)r83 * 4ull;
+	r119 = r4 + r116 * 4;
 b5: // grid unrolled guard
 	r40 = (u64)r2 + 1ull;
 	r41 = r40 < r3;
@@ -1220,10 +1216,10 @@ b5: // grid unrolled guard
 	r42 = r44 - r45;
 	r43 = r42 > r46;
 	if (!r43) goto b12;
-	r88 = r129;
+	r88 = r117;
 	r53 = r88 + 4ll;
 	r54 = *(float *)r53;
-	r89 = r131;
+	r89 = r119;
 	r55 = r89 + 4ll;
 	*(float *)r55 = r54;
 	r90 = r88;
@@ -1234,52 +1230,52 @@ b5: // grid unrolled guard
 	r95 = r93 + r94 * 1;
 	r63 = r95 + 4ll;
 	*(float *)r63 = r62;
-	r98 = r92;
-	r100 = r98 + r99 * 1;
-	r70 = r100 + 4ll;
+	r96 = r88;
+	r98 = r96 + r97 * 1;
+	r70 = r98 + 4ll;
 	r71 = *(float *)r70;
-	r103 = r95;
-	r105 = r103 + r104 * 1;
-	r72 = r105 + 4ll;
+	r99 = r89;
+	r101 = r99 + r100 * 1;
+	r72 = r101 + 4ll;
 	*(float *)r72 = r71;
-	r110 = r100;
-	r112 = r110 + r111 * 1;
-	r79 = r112 + 4ll;
+	r102 = r88;
+	r104 = r102 + r103 * 1;
+	r79 = r104 + 4ll;
 	r80 = *(float *)r79;
-	r117 = r105;
-	r119 = r117 + r118 * 1;
-	r81 = r119 + 4ll;
+	r105 = r89;
+	r107 = r105 + r106 * 1;
+	r81 = r107 + 4ll;
 	*(float *)r81 = r80;
 	r2 = (u64)r2 + (u64)r83;
-	r129 = r129 + r130 * 1;
-	r131 = r131 + r130 * 1;
+	r117 = r117 + r118 * 1;
+	r119 = r119 + r118 * 1;
 	goto b5;
 b12: // preheader
-	r120 = r2;
-	r121 = r12 + r120 * 4;
-	r122 = r83;
-	r123 = r4 + r120 * 4;
+	r108 = r2;
+	r109 = r12 + r108 * 4;
+	r110 = r83;
+	r111 = r4 + r108 * 4;
 b13: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b16;
-	r84 = r121;
+	r84 = r109;
 	r11 = r84 + 4ll;
 	r14 = *(float *)r11;
-	r85 = r123;
+	r85 = r111;
 	r15 = r85 + 4ll;
 	*(float *)r15 = r14;
 	r2 = (u64)r2 + (u64)r1;
-	r121 = r121 + r122 * 1;
-	r123 = r123 + r122 * 1;
+	r109 = r109 + r110 * 1;
+	r111 = r111 + r110 * 1;
 	goto b13;
 b16: // exit
 	return;
 b17: // preheader
-	r124 = r2;
-	r125 = r12 + r124 * 4;
-	r126 = (u64)r1 * 4ull;
-	r127 = r4 + r124 * 4;
+	r112 = r2;
+	r113 = r12 + r112 * 4;
+	r114 = (u64)r1 * 4ull;
+	r115 = r4 + r112 * 4;
 b18: // head (checked)
 	r16 = (u64)r2 + 1ull;
 	r17 = r16 < r3;
@@ -1287,15 +1283,15 @@ b18: // head (checked)
 	r18 = r2;
 	r19 = (u64)r18 + 1ull;
 	if ((u64)r19 >= (u64)r13) { qd_site = 0; qd_x = r19; qd_y = r13; goto qd_fault; }
-	r86 = r125;
+	r86 = r113;
 	r21 = r86 + 4ll;
 	r22 = *(float *)r21;
-	r87 = r127;
+	r87 = r115;
 	r23 = r87 + 4ll;
 	*(float *)r23 = r22;
 	r2 = (u64)r2 + (u64)r1;
-	r125 = r125 + r126 * 1;
-	r127 = r127 + r126 * 1;
+	r113 = r113 + r114 * 1;
+	r115 = r115 + r114 * 1;
 	goto b18;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
@@ -1367,17 +1363,17 @@ b6: # preheader
 	r119 = move.i64 r108
 	r122 = move.i64 r108
 	r125 = move.i64 r108
-	r130 = move.i64 r108
-	r135 = move.i64 r108
-	r140 = move.i64 r108
-	r147 = move.i64 r108
-	r154 = move.i64 r108
-	r161 = move.i64 r108
-	r173 = move.i64 r2
-	r174 = elemaddr r12, r173, 4
-	r175 = mul.i64 r108, 4
-	r176 = elemaddr r16, r173, 4
-	r177 = elemaddr r4, r173, 4
+	r128 = mul.i64 r1, 8
+	r131 = move.i64 r128
+	r134 = move.i64 r128
+	r137 = mul.i64 r1, 12
+	r140 = move.i64 r137
+	r143 = move.i64 r137
+	r155 = move.i64 r2
+	r156 = elemaddr r12, r155, 4
+	r157 = mul.i64 r108, 4
+	r158 = elemaddr r16, r155, 4
+	r159 = elemaddr r4, r155, 4
 	jump b7
 b7: # grid unrolled guard
 	r53 = add.i64 r2, 1
@@ -1389,14 +1385,14 @@ b8: # grid unrolled room
 	r56 = gt.u64 r55, r59
 	branch r56, b9, b14
 b9: # rangeindex.body (grid unrolled 0)
-	r115 = move.ptr r174
+	r115 = move.ptr r156
 	r66 = elemaddr r115, 1, 4
 	r67 = load.f32 r66
-	r116 = move.ptr r176
+	r116 = move.ptr r158
 	r68 = elemaddr r116, 1, 4
 	r69 = load.f32 r68
 	r70 = add.f32 r67, r69
-	r117 = move.ptr r177
+	r117 = move.ptr r159
 	r71 = elemaddr r117, 1, 4
 	store.f32 r71, r70
 	jump b10
@@ -1416,78 +1412,78 @@ b10: # rangeindex.body (grid unrolled 1)
 	store.f32 r82, r81
 	jump b11
 b11: # rangeindex.body (grid unrolled 2)
-	r129 = move.ptr r120
-	r131 = elemaddr r129, r130, 1
-	r89 = elemaddr r131, 1, 4
+	r127 = move.ptr r115
+	r129 = elemaddr r127, r128, 1
+	r89 = elemaddr r129, 1, 4
 	r90 = load.f32 r89
-	r134 = move.ptr r123
-	r136 = elemaddr r134, r135, 1
-	r91 = elemaddr r136, 1, 4
+	r130 = move.ptr r116
+	r132 = elemaddr r130, r131, 1
+	r91 = elemaddr r132, 1, 4
 	r92 = load.f32 r91
 	r93 = add.f32 r90, r92
-	r139 = move.ptr r126
-	r141 = elemaddr r139, r140, 1
-	r94 = elemaddr r141, 1, 4
+	r133 = move.ptr r117
+	r135 = elemaddr r133, r134, 1
+	r94 = elemaddr r135, 1, 4
 	store.f32 r94, r93
 	jump b12
 b12: # rangeindex.body (grid unrolled 3)
-	r146 = move.ptr r131
-	r148 = elemaddr r146, r147, 1
-	r101 = elemaddr r148, 1, 4
+	r136 = move.ptr r115
+	r138 = elemaddr r136, r137, 1
+	r101 = elemaddr r138, 1, 4
 	r102 = load.f32 r101
-	r153 = move.ptr r136
-	r155 = elemaddr r153, r154, 1
-	r103 = elemaddr r155, 1, 4
+	r139 = move.ptr r116
+	r141 = elemaddr r139, r140, 1
+	r103 = elemaddr r141, 1, 4
 	r104 = load.f32 r103
 	r105 = add.f32 r102, r104
-	r160 = move.ptr r141
-	r162 = elemaddr r160, r161, 1
-	r106 = elemaddr r162, 1, 4
+	r142 = move.ptr r117
+	r144 = elemaddr r142, r143, 1
+	r106 = elemaddr r144, 1, 4
 	store.f32 r106, r105
 	jump b13
 b13: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r108
-	r174 = elemaddr r174, r175, 1
-	r176 = elemaddr r176, r175, 1
-	r177 = elemaddr r177, r175, 1
+	r156 = elemaddr r156, r157, 1
+	r158 = elemaddr r158, r157, 1
+	r159 = elemaddr r159, r157, 1
 	jump b7
 b14: # preheader
-	r163 = move.i64 r2
-	r164 = elemaddr r12, r163, 4
-	r165 = move.i64 r108
-	r166 = elemaddr r16, r163, 4
-	r167 = elemaddr r4, r163, 4
+	r145 = move.i64 r2
+	r146 = elemaddr r12, r145, 4
+	r147 = move.i64 r108
+	r148 = elemaddr r16, r145, 4
+	r149 = elemaddr r4, r145, 4
 	jump b15
 b15: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
 	branch r7, b16, b18
 b16: # rangeindex.body
-	r109 = move.ptr r164
+	r109 = move.ptr r146
 	r11 = elemaddr r109, 1, 4
 	r14 = load.f32 r11
-	r110 = move.ptr r166
+	r110 = move.ptr r148
 	r15 = elemaddr r110, 1, 4
 	r18 = load.f32 r15
 	r19 = add.f32 r14, r18
-	r111 = move.ptr r167
+	r111 = move.ptr r149
 	r20 = elemaddr r111, 1, 4
 	store.f32 r20, r19
 	jump b17
 b17: # latch
 	r2 = add.i64 r2, r1
-	r164 = elemaddr r164, r165, 1
-	r166 = elemaddr r166, r165, 1
-	r167 = elemaddr r167, r165, 1
+	r146 = elemaddr r146, r147, 1
+	r148 = elemaddr r148, r147, 1
+	r149 = elemaddr r149, r147, 1
 	jump b15
 b18: # exit
 	return
 b19: # preheader
-	r168 = move.i64 r2
-	r169 = elemaddr r12, r168, 4
-	r170 = mul.i64 r1, 4
-	r171 = elemaddr r16, r168, 4
-	r172 = elemaddr r4, r168, 4
+	r150 = move.i64 r2
+	r151 = elemaddr r12, r150, 4
+	r152 = mul.i64 r1, 4
+	r153 = elemaddr r16, r150, 4
+	r154 = elemaddr r4, r150, 4
 	jump b20
 b20: # head (checked)
 	r21 = add.i64 r2, 1
@@ -1501,23 +1497,23 @@ b22: # rangeindex.loop (checked)
 	jump b23
 b23: # rangeindex.body (checked)
 	checkindex r24, r13, site 0
-	r112 = move.ptr r169
+	r112 = move.ptr r151
 	r26 = elemaddr r112, 1, 4
 	r27 = load.f32 r26
 	checkindex r24, r17, site 1
-	r113 = move.ptr r171
+	r113 = move.ptr r153
 	r28 = elemaddr r113, 1, 4
 	r29 = load.f32 r28
 	r30 = add.f32 r27, r29
-	r114 = move.ptr r172
+	r114 = move.ptr r154
 	r31 = elemaddr r114, 1, 4
 	store.f32 r31, r30
 	jump b24
 b24: # latch (checked)
 	r2 = add.i64 r2, r1
-	r169 = elemaddr r169, r170, 1
-	r171 = elemaddr r171, r170, 1
-	r172 = elemaddr r172, r170, 1
+	r151 = elemaddr r151, r152, 1
+	r153 = elemaddr r153, r152, 1
+	r154 = elemaddr r154, r152, 1
 	jump b20
 
 kernel Produce(a []f32, v f32, delay i64)
@@ -1724,14 +1720,14 @@ b4: # preheader
 	r46 = convert.u64.i64 r39
 	r91 = move.i64 r83
 	r94 = move.i64 r83
-	r99 = move.i64 r83
-	r104 = move.i64 r83
-	r111 = move.i64 r83
-	r118 = move.i64 r83
-	r128 = move.i64 r2
-	r129 = elemaddr r12, r128, 4
-	r130 = mul.i64 r83, 4
-	r131 = elemaddr r4, r128, 4
+	r97 = mul.i64 r1, 8
+	r100 = move.i64 r97
+	r103 = mul.i64 r1, 12
+	r106 = move.i64 r103
+	r116 = move.i64 r2
+	r117 = elemaddr r12, r116, 4
+	r118 = mul.i64 r83, 4
+	r119 = elemaddr r4, r116, 4
 	jump b5
 b5: # grid unrolled guard
 	r40 = add.i64 r2, 1
@@ -1743,10 +1739,10 @@ b6: # grid unrolled room
 	r43 = gt.u64 r42, r46
 	branch r43, b7, b12
 b7: # rangeindex.body (grid unrolled 0)
-	r88 = move.ptr r129
+	r88 = move.ptr r117
 	r53 = elemaddr r88, 1, 4
 	r54 = load.f32 r53
-	r89 = move.ptr r131
+	r89 = move.ptr r119
 	r55 = elemaddr r89, 1, 4
 	store.f32 r55, r54
 	jump b8
@@ -1761,60 +1757,60 @@ b8: # rangeindex.body (grid unrolled 1)
 	store.f32 r63, r62
 	jump b9
 b9: # rangeindex.body (grid unrolled 2)
-	r98 = move.ptr r92
-	r100 = elemaddr r98, r99, 1
-	r70 = elemaddr r100, 1, 4
+	r96 = move.ptr r88
+	r98 = elemaddr r96, r97, 1
+	r70 = elemaddr r98, 1, 4
 	r71 = load.f32 r70
-	r103 = move.ptr r95
-	r105 = elemaddr r103, r104, 1
-	r72 = elemaddr r105, 1, 4
+	r99 = move.ptr r89
+	r101 = elemaddr r99, r100, 1
+	r72 = elemaddr r101, 1, 4
 	store.f32 r72, r71
 	jump b10
 b10: # rangeindex.body (grid unrolled 3)
-	r110 = move.ptr r100
-	r112 = elemaddr r110, r111, 1
-	r79 = elemaddr r112, 1, 4
+	r102 = move.ptr r88
+	r104 = elemaddr r102, r103, 1
+	r79 = elemaddr r104, 1, 4
 	r80 = load.f32 r79
-	r117 = move.ptr r105
-	r119 = elemaddr r117, r118, 1
-	r81 = elemaddr r119, 1, 4
+	r105 = move.ptr r89
+	r107 = elemaddr r105, r106, 1
+	r81 = elemaddr r107, 1, 4
 	store.f32 r81, r80
 	jump b11
 b11: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r83
-	r129 = elemaddr r129, r130, 1
-	r131 = elemaddr r131, r130, 1
+	r117 = elemaddr r117, r118, 1
+	r119 = elemaddr r119, r118, 1
 	jump b5
 b12: # preheader
-	r120 = move.i64 r2
-	r121 = elemaddr r12, r120, 4
-	r122 = move.i64 r83
-	r123 = elemaddr r4, r120, 4
+	r108 = move.i64 r2
+	r109 = elemaddr r12, r108, 4
+	r110 = move.i64 r83
+	r111 = elemaddr r4, r108, 4
 	jump b13
 b13: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
 	branch r7, b14, b16
 b14: # rangeindex.body
-	r84 = move.ptr r121
+	r84 = move.ptr r109
 	r11 = elemaddr r84, 1, 4
 	r14 = load.f32 r11
-	r85 = move.ptr r123
+	r85 = move.ptr r111
 	r15 = elemaddr r85, 1, 4
 	store.f32 r15, r14
 	jump b15
 b15: # latch
 	r2 = add.i64 r2, r1
-	r121 = elemaddr r121, r122, 1
-	r123 = elemaddr r123, r122, 1
+	r109 = elemaddr r109, r110, 1
+	r111 = elemaddr r111, r110, 1
 	jump b13
 b16: # exit
 	return
 b17: # preheader
-	r124 = move.i64 r2
-	r125 = elemaddr r12, r124, 4
-	r126 = mul.i64 r1, 4
-	r127 = elemaddr r4, r124, 4
+	r112 = move.i64 r2
+	r113 = elemaddr r12, r112, 4
+	r114 = mul.i64 r1, 4
+	r115 = elemaddr r4, r112, 4
 	jump b18
 b18: # head (checked)
 	r16 = add.i64 r2, 1
@@ -1828,16 +1824,16 @@ b20: # rangeindex.loop (checked)
 	jump b21
 b21: # rangeindex.body (checked)
 	checkindex r19, r13, site 0
-	r86 = move.ptr r125
+	r86 = move.ptr r113
 	r21 = elemaddr r86, 1, 4
 	r22 = load.f32 r21
-	r87 = move.ptr r127
+	r87 = move.ptr r115
 	r23 = elemaddr r87, 1, 4
 	store.f32 r23, r22
 	jump b22
 b22: # latch (checked)
 	r2 = add.i64 r2, r1
-	r125 = elemaddr r125, r126, 1
-	r127 = elemaddr r127, r126, 1
+	r113 = elemaddr r113, r114, 1
+	r115 = elemaddr r115, r114, 1
 	jump b18
 `

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "7e495f5c4e6564fef25d1f7d0ad23db56b8d5c3663420d54cfd8433bd2e62b8c"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "11b2cc26c9d3b74c65d10a9b3c1730a1693eddab6bc37b0e37bbb9196079012a"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "884389aa46ec5c378ed242f50b05e749b9754f958953f436f1d502ea3e03456e"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "0e9d8826e2dd6712d6d6cfed2eace003315156bc3234256a53c98f9212bcd651"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -1181,7 +1181,7 @@ const qdPTX = `//
 	.reg .pred %p<59>;
 	.reg .pred %pt<1>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<105>;
+	.reg .b64 %rd<93>;
 	.reg .b64 %rdt<1>;
 	.reg .f32 %f<62>;
 
@@ -1207,11 +1207,11 @@ $L_1:
 	mov.b64 %rd21, %rd3;
 	mov.b64 %rd23, %rd16;
 	mov.b64 %rd70, %rd64;
-	mov.b64 %rd78, %rd64;
-	mov.b64 %rd90, %rd64;
-	mov.b64 %rd102, %rd2;
-	mad.lo.s64 %rd103, %rd102, 4, %rd4;
-	mul.lo.s64 %rd104, %rd64, 4;
+	mul.lo.s64 %rd76, %rd1, 8;
+	mul.lo.s64 %rd82, %rd1, 12;
+	mov.b64 %rd90, %rd2;
+	mad.lo.s64 %rd91, %rd90, 4, %rd4;
+	mul.lo.s64 %rd92, %rd64, 4;
 $L_2:
 	add.s64 %rd17, %rd2, 1;
 	setp.lt.s64 %p18, %rd17, %rd3;
@@ -1222,7 +1222,7 @@ $L_3:
 	setp.gt.u64 %p20, %rd19, %rd23;
 	@!%p20 bra $L_9;
 $L_4:
-	mov.b64 %rd67, %rd103;
+	mov.b64 %rd67, %rd91;
 	add.s64 %rd30, %rd67, 4;
 	ld.global.f32 %f31, [%rd30];
 	mul.rn.f32 %f32, %f31, %f14;
@@ -1237,35 +1237,35 @@ $L_5:
 	mov.b64 %rd42, %rd39;
 	st.global.f32 [%rd42], %f41;
 $L_6:
-	mov.b64 %rd77, %rd71;
-	add.s64 %rd79, %rd77, %rd78;
-	add.s64 %rd49, %rd79, 4;
+	mov.b64 %rd75, %rd67;
+	add.s64 %rd77, %rd75, %rd76;
+	add.s64 %rd49, %rd77, 4;
 	ld.global.f32 %f50, [%rd49];
 	mul.rn.f32 %f51, %f50, %f14;
 	mov.b64 %rd52, %rd49;
 	st.global.f32 [%rd52], %f51;
 $L_7:
-	mov.b64 %rd89, %rd79;
-	add.s64 %rd91, %rd89, %rd90;
-	add.s64 %rd59, %rd91, 4;
+	mov.b64 %rd81, %rd67;
+	add.s64 %rd83, %rd81, %rd82;
+	add.s64 %rd59, %rd83, 4;
 	ld.global.f32 %f60, [%rd59];
 	mul.rn.f32 %f61, %f60, %f14;
 	mov.b64 %rd62, %rd59;
 	st.global.f32 [%rd62], %f61;
 $L_8:
 	add.s64 %rd2, %rd2, %rd64;
-	add.s64 %rd103, %rd103, %rd104;
+	add.s64 %rd91, %rd91, %rd92;
 	bra.uni $L_2;
 $L_9:
-	mov.b64 %rd99, %rd2;
-	mad.lo.s64 %rd100, %rd99, 4, %rd4;
-	mov.b64 %rd101, %rd64;
+	mov.b64 %rd87, %rd2;
+	mad.lo.s64 %rd88, %rd87, 4, %rd4;
+	mov.b64 %rd89, %rd64;
 $L_10:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
 	@!%p7 bra $L_13;
 $L_11:
-	mov.b64 %rd65, %rd100;
+	mov.b64 %rd65, %rd88;
 	add.s64 %rd11, %rd65, 4;
 	ld.global.f32 %f12, [%rd11];
 	mul.rn.f32 %f13, %f12, %f14;
@@ -1273,7 +1273,7 @@ $L_11:
 	st.global.f32 [%rd15], %f13;
 $L_12:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd100, %rd100, %rd101;
+	add.s64 %rd88, %rd88, %rd89;
 	bra.uni $L_10;
 $L_13:
 	bra.uni $Lexit;
@@ -1347,7 +1347,7 @@ $Lexit:
 	.reg .pred %pt<1>;
 	.reg .b32 %r<51>;
 	.reg .b32 %rt<6>;
-	.reg .b64 %rd<77>;
+	.reg .b64 %rd<71>;
 	.reg .b64 %rdt<1>;
 
 $L_0:
@@ -1371,11 +1371,11 @@ $L_1:
 	mov.b64 %rd18, %rd3;
 	mov.b64 %rd20, %rd13;
 	mov.b64 %rd57, %rd53;
-	mov.b64 %rd62, %rd53;
-	mov.b64 %rd69, %rd53;
-	mov.b64 %rd74, %rd2;
-	mad.lo.s64 %rd75, %rd74, 4, %rd4;
-	mul.lo.s64 %rd76, %rd53, 4;
+	mul.lo.s64 %rd60, %rd1, 8;
+	mul.lo.s64 %rd63, %rd1, 12;
+	mov.b64 %rd68, %rd2;
+	mad.lo.s64 %rd69, %rd68, 4, %rd4;
+	mul.lo.s64 %rd70, %rd53, 4;
 $L_2:
 	add.s64 %rd14, %rd2, 1;
 	setp.lt.s64 %p15, %rd14, %rd3;
@@ -1393,7 +1393,7 @@ $L_6:
 	add.s64 %rd25, %rd24, 1;
 $L_7:
 	cvt.u32.u64 %r27, %rd25;
-	mov.b64 %rd55, %rd75;
+	mov.b64 %rd55, %rd69;
 	add.s64 %rd28, %rd55, 4;
 	st.global.s32 [%rd28], %r27;
 $L_8:
@@ -1416,9 +1416,9 @@ $L_14:
 	add.s64 %rd40, %rd39, 1;
 $L_15:
 	cvt.u32.u64 %r42, %rd40;
-	mov.b64 %rd61, %rd58;
-	add.s64 %rd63, %rd61, %rd62;
-	add.s64 %rd43, %rd63, 4;
+	mov.b64 %rd59, %rd55;
+	add.s64 %rd61, %rd59, %rd60;
+	add.s64 %rd43, %rd61, 4;
 	st.global.s32 [%rd43], %r42;
 $L_16:
 	add.s64 %rd52, %rd44, %rd1;
@@ -1428,18 +1428,18 @@ $L_18:
 	add.s64 %rd48, %rd47, 1;
 $L_19:
 	cvt.u32.u64 %r50, %rd48;
-	mov.b64 %rd68, %rd63;
-	add.s64 %rd70, %rd68, %rd69;
-	add.s64 %rd51, %rd70, 4;
+	mov.b64 %rd62, %rd55;
+	add.s64 %rd64, %rd62, %rd63;
+	add.s64 %rd51, %rd64, 4;
 	st.global.s32 [%rd51], %r50;
 $L_20:
 	add.s64 %rd2, %rd2, %rd53;
-	add.s64 %rd75, %rd75, %rd76;
+	add.s64 %rd69, %rd69, %rd70;
 	bra.uni $L_2;
 $L_21:
-	mov.b64 %rd71, %rd2;
-	mad.lo.s64 %rd72, %rd71, 4, %rd4;
-	mov.b64 %rd73, %rd53;
+	mov.b64 %rd65, %rd2;
+	mad.lo.s64 %rd66, %rd65, 4, %rd4;
+	mov.b64 %rd67, %rd53;
 $L_22:
 	add.s64 %rd6, %rd2, 1;
 	setp.lt.s64 %p7, %rd6, %rd3;
@@ -1450,12 +1450,12 @@ $L_24:
 	add.s64 %rd9, %rd8, 1;
 $L_25:
 	cvt.u32.u64 %r11, %rd9;
-	mov.b64 %rd54, %rd72;
+	mov.b64 %rd54, %rd66;
 	add.s64 %rd12, %rd54, 4;
 	st.global.s32 [%rd12], %r11;
 $L_26:
 	add.s64 %rd2, %rd2, %rd1;
-	add.s64 %rd72, %rd72, %rd73;
+	add.s64 %rd66, %rd66, %rd67;
 	bra.uni $L_22;
 $L_27:
 	bra.uni $Lexit;
@@ -13036,17 +13036,15 @@ extern "C" __global__ void Gr$0000f6$0000dfe_0(char *p0, i64 p1, float p2, char 
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r16 = 0, r17 = 0, r24 = 0, r25 = 0, r27 = 0, r28 = 0, r34 = 0, r36 = 0;
 	i64 r37 = 0, r43 = 0, r44 = 0, r46 = 0, r47 = 0, r53 = 0, r54 = 0, r56 = 0;
-	i64 r57 = 0, r63 = 0, r64 = 0, r70 = 0, r73 = 0, r76 = 0, r78 = 0, r81 = 0;
-	i64 r83 = 0, r86 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0, r97 = 0, r99 = 0;
-	i64 r101 = 0, r102 = 0, r104 = 0;
+	i64 r57 = 0, r63 = 0, r64 = 0, r70 = 0, r73 = 0, r76 = 0, r79 = 0, r82 = 0;
+	i64 r85 = 0, r87 = 0, r89 = 0, r90 = 0, r92 = 0;
 	u64 r19 = 0, r21 = 0, r22 = 0, r23 = 0;
 	float r12 = 0, r13 = 0, r14 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r50 = 0;
 	float r51 = 0, r60 = 0, r61 = 0;
 	char *r4 = 0, *r11 = 0, *r15 = 0, *r30 = 0, *r33 = 0, *r39 = 0, *r42 = 0, *r49 = 0;
 	char *r52 = 0, *r59 = 0, *r62 = 0, *r65 = 0, *r66 = 0, *r67 = 0, *r68 = 0, *r69 = 0;
-	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
-	char *r84 = 0, *r85 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r92 = 0, *r94 = 0, *r96 = 0;
-	char *r98 = 0, *r100 = 0, *r103 = 0;
+	char *r71 = 0, *r72 = 0, *r74 = 0, *r75 = 0, *r77 = 0, *r78 = 0, *r80 = 0, *r81 = 0;
+	char *r83 = 0, *r84 = 0, *r86 = 0, *r88 = 0, *r91 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -13059,11 +13057,11 @@ extern "C" __global__ void Gr$0000f6$0000dfe_0(char *p0, i64 p1, float p2, char 
 	r21 = (u64)r3;
 	r23 = (u64)r16;
 	r70 = r64;
-	r78 = r64;
-	r90 = r64;
-	r102 = r2;
-	r103 = r4 + r102 * 4;
-	r104 = (u64)r64 * 4ull;
+	r76 = (u64)r1 * 8ull;
+	r82 = (u64)r1 * 12ull;
+	r90 = r2;
+	r91 = r4 + r90 * 4;
+	r92 = (u64)r64 * 4ull;
 b2: // grid unrolled guard
 	r17 = (u64)r2 + 1ull;
 	r18 = r17 < r3;
@@ -13072,7 +13070,7 @@ b2: // grid unrolled guard
 	r19 = r21 - r22;
 	r20 = r19 > r23;
 	if (!r20) goto b9;
-	r67 = r103;
+	r67 = r91;
 	r30 = r67 + 4ll;
 	r31 = *(float *)r30;
 	r32 = r31 * r14;
@@ -13085,39 +13083,39 @@ b2: // grid unrolled guard
 	r41 = r40 * r14;
 	r42 = r39;
 	*(float *)r42 = r41;
-	r77 = r71;
-	r79 = r77 + r78 * 1;
-	r49 = r79 + 4ll;
+	r75 = r67;
+	r77 = r75 + r76 * 1;
+	r49 = r77 + 4ll;
 	r50 = *(float *)r49;
 	r51 = r50 * r14;
 	r52 = r49;
 	*(float *)r52 = r51;
-	r89 = r79;
-	r91 = r89 + r90 * 1;
-	r59 = r91 + 4ll;
+	r81 = r67;
+	r83 = r81 + r82 * 1;
+	r59 = r83 + 4ll;
 	r60 = *(float *)r59;
 	r61 = r60 * r14;
 	r62 = r59;
 	*(float *)r62 = r61;
 	r2 = (u64)r2 + (u64)r64;
-	r103 = r103 + r104 * 1;
+	r91 = r91 + r92 * 1;
 	goto b2;
 b9: // preheader
-	r99 = r2;
-	r100 = r4 + r99 * 4;
-	r101 = r64;
+	r87 = r2;
+	r88 = r4 + r87 * 4;
+	r89 = r64;
 b10: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
 	if (!r7) goto b13;
-	r65 = r100;
+	r65 = r88;
 	r11 = r65 + 4ll;
 	r12 = *(float *)r11;
 	r13 = r12 * r14;
 	r15 = r11;
 	*(float *)r15 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	r100 = r100 + r101 * 1;
+	r88 = r88 + r89 * 1;
 	goto b10;
 b13: // exit
 	return;
@@ -13160,12 +13158,11 @@ extern "C" __global__ void $0003a9$006570_0(char *p0, i64 p1) {
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r6 = 0, r8 = 0, r9 = 0;
 	i64 r13 = 0, r14 = 0, r21 = 0, r22 = 0, r24 = 0, r25 = 0, r29 = 0, r31 = 0;
 	i64 r32 = 0, r36 = 0, r37 = 0, r39 = 0, r40 = 0, r44 = 0, r45 = 0, r47 = 0;
-	i64 r48 = 0, r52 = 0, r53 = 0, r57 = 0, r60 = 0, r62 = 0, r65 = 0, r67 = 0;
-	i64 r69 = 0, r71 = 0, r73 = 0, r74 = 0, r76 = 0;
+	i64 r48 = 0, r52 = 0, r53 = 0, r57 = 0, r60 = 0, r63 = 0, r65 = 0, r67 = 0;
+	i64 r68 = 0, r70 = 0;
 	u64 r16 = 0, r18 = 0, r19 = 0, r20 = 0;
 	char *r4 = 0, *r12 = 0, *r28 = 0, *r35 = 0, *r43 = 0, *r51 = 0, *r54 = 0, *r55 = 0;
-	char *r56 = 0, *r58 = 0, *r59 = 0, *r61 = 0, *r63 = 0, *r64 = 0, *r66 = 0, *r68 = 0;
-	char *r70 = 0, *r72 = 0, *r75 = 0;
+	char *r56 = 0, *r58 = 0, *r59 = 0, *r61 = 0, *r62 = 0, *r64 = 0, *r66 = 0, *r69 = 0;
 	r4 = p0;
 	r5 = p1;
 	r3 = r5;
@@ -13177,11 +13174,11 @@ extern "C" __global__ void $0003a9$006570_0(char *p0, i64 p1) {
 	r18 = (u64)r3;
 	r20 = (u64)r13;
 	r57 = r53;
-	r62 = r53;
-	r69 = r53;
-	r74 = r2;
-	r75 = r4 + r74 * 4;
-	r76 = (u64)r53 * 4ull;
+	r60 = (u64)r1 * 8ull;
+	r63 = (u64)r1 * 12ull;
+	r68 = r2;
+	r69 = r4 + r68 * 4;
+	r70 = (u64)r53 * 4ull;
 b2: // grid unrolled guard
 	r14 = (u64)r2 + 1ull;
 	r15 = r14 < r3;
@@ -13194,7 +13191,7 @@ b2: // grid unrolled guard
 	r24 = r21;
 	r25 = (u64)r24 + 1ull;
 	r27 = (i32)r25;
-	r55 = r75;
+	r55 = r69;
 	r28 = r55 + 4ll;
 	*(i32 *)r28 = r27;
 	r36 = (u64)r21 + (u64)r1;
@@ -13209,25 +13206,25 @@ b2: // grid unrolled guard
 	r39 = r44;
 	r40 = (u64)r39 + 1ull;
 	r42 = (i32)r40;
-	r61 = r58;
-	r63 = r61 + r62 * 1;
-	r43 = r63 + 4ll;
+	r59 = r55;
+	r61 = r59 + r60 * 1;
+	r43 = r61 + 4ll;
 	*(i32 *)r43 = r42;
 	r52 = (u64)r44 + (u64)r1;
 	r47 = r52;
 	r48 = (u64)r47 + 1ull;
 	r50 = (i32)r48;
-	r68 = r63;
-	r70 = r68 + r69 * 1;
-	r51 = r70 + 4ll;
+	r62 = r55;
+	r64 = r62 + r63 * 1;
+	r51 = r64 + 4ll;
 	*(i32 *)r51 = r50;
 	r2 = (u64)r2 + (u64)r53;
-	r75 = r75 + r76 * 1;
+	r69 = r69 + r70 * 1;
 	goto b2;
 b21: // preheader
-	r71 = r2;
-	r72 = r4 + r71 * 4;
-	r73 = r53;
+	r65 = r2;
+	r66 = r4 + r65 * 4;
+	r67 = r53;
 b22: // head
 	r6 = (u64)r2 + 1ull;
 	r7 = r6 < r3;
@@ -13235,11 +13232,11 @@ b22: // head
 	r8 = r2;
 	r9 = (u64)r8 + 1ull;
 	r11 = (i32)r9;
-	r54 = r72;
+	r54 = r66;
 	r12 = r54 + 4ll;
 	*(i32 *)r12 = r11;
 	r2 = (u64)r2 + (u64)r1;
-	r72 = r72 + r73 * 1;
+	r66 = r66 + r67 * 1;
 	goto b22;
 b27: // exit
 	return;
@@ -22910,11 +22907,11 @@ b1: # setup
 	r21 = convert.u64.i64 r3
 	r23 = convert.u64.i64 r16
 	r70 = move.i64 r64
-	r78 = move.i64 r64
-	r90 = move.i64 r64
-	r102 = move.i64 r2
-	r103 = elemaddr r4, r102, 4
-	r104 = mul.i64 r64, 4
+	r76 = mul.i64 r1, 8
+	r82 = mul.i64 r1, 12
+	r90 = move.i64 r2
+	r91 = elemaddr r4, r90, 4
+	r92 = mul.i64 r64, 4
 	jump b2
 b2: # grid unrolled guard
 	r17 = add.i64 r2, 1
@@ -22926,7 +22923,7 @@ b3: # grid unrolled room
 	r20 = gt.u64 r19, r23
 	branch r20, b4, b9
 b4: # rangeindex.body (grid unrolled 0)
-	r67 = move.ptr r103
+	r67 = move.ptr r91
 	r30 = elemaddr r67, 1, 4
 	r31 = load.f32 r30
 	r32 = mul.f32 r31, r14
@@ -22943,18 +22940,18 @@ b5: # rangeindex.body (grid unrolled 1)
 	store.f32 r42, r41
 	jump b6
 b6: # rangeindex.body (grid unrolled 2)
-	r77 = move.ptr r71
-	r79 = elemaddr r77, r78, 1
-	r49 = elemaddr r79, 1, 4
+	r75 = move.ptr r67
+	r77 = elemaddr r75, r76, 1
+	r49 = elemaddr r77, 1, 4
 	r50 = load.f32 r49
 	r51 = mul.f32 r50, r14
 	r52 = move.ptr r49
 	store.f32 r52, r51
 	jump b7
 b7: # rangeindex.body (grid unrolled 3)
-	r89 = move.ptr r79
-	r91 = elemaddr r89, r90, 1
-	r59 = elemaddr r91, 1, 4
+	r81 = move.ptr r67
+	r83 = elemaddr r81, r82, 1
+	r59 = elemaddr r83, 1, 4
 	r60 = load.f32 r59
 	r61 = mul.f32 r60, r14
 	r62 = move.ptr r59
@@ -22962,19 +22959,19 @@ b7: # rangeindex.body (grid unrolled 3)
 	jump b8
 b8: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r64
-	r103 = elemaddr r103, r104, 1
+	r91 = elemaddr r91, r92, 1
 	jump b2
 b9: # preheader
-	r99 = move.i64 r2
-	r100 = elemaddr r4, r99, 4
-	r101 = move.i64 r64
+	r87 = move.i64 r2
+	r88 = elemaddr r4, r87, 4
+	r89 = move.i64 r64
 	jump b10
 b10: # head
 	r6 = add.i64 r2, 1
 	r7 = lt.i64 r6, r3
 	branch r7, b11, b13
 b11: # rangeindex.body
-	r65 = move.ptr r100
+	r65 = move.ptr r88
 	r11 = elemaddr r65, 1, 4
 	r12 = load.f32 r11
 	r13 = mul.f32 r12, r14
@@ -22983,7 +22980,7 @@ b11: # rangeindex.body
 	jump b12
 b12: # latch
 	r2 = add.i64 r2, r1
-	r100 = elemaddr r100, r101, 1
+	r88 = elemaddr r88, r89, 1
 	jump b10
 b13: # exit
 	return
@@ -23019,11 +23016,11 @@ b1: # setup
 	r18 = convert.u64.i64 r3
 	r20 = convert.u64.i64 r13
 	r57 = move.i64 r53
-	r62 = move.i64 r53
-	r69 = move.i64 r53
-	r74 = move.i64 r2
-	r75 = elemaddr r4, r74, 4
-	r76 = mul.i64 r53, 4
+	r60 = mul.i64 r1, 8
+	r63 = mul.i64 r1, 12
+	r68 = move.i64 r2
+	r69 = elemaddr r4, r68, 4
+	r70 = mul.i64 r53, 4
 	jump b2
 b2: # grid unrolled guard
 	r14 = add.i64 r2, 1
@@ -23045,7 +23042,7 @@ b6: # rangeindex.loop (grid unrolled 0)
 	jump b7
 b7: # rangeindex.body (grid unrolled 0)
 	r27 = convert.i32.i64 r25
-	r55 = move.ptr r75
+	r55 = move.ptr r69
 	r28 = elemaddr r55, 1, 4
 	store.i32 r28, r27
 	jump b8
@@ -23076,9 +23073,9 @@ b14: # rangeindex.loop (grid unrolled 2)
 	jump b15
 b15: # rangeindex.body (grid unrolled 2)
 	r42 = convert.i32.i64 r40
-	r61 = move.ptr r58
-	r63 = elemaddr r61, r62, 1
-	r43 = elemaddr r63, 1, 4
+	r59 = move.ptr r55
+	r61 = elemaddr r59, r60, 1
+	r43 = elemaddr r61, 1, 4
 	store.i32 r43, r42
 	jump b16
 b16: # grid unrolled 3
@@ -23092,19 +23089,19 @@ b18: # rangeindex.loop (grid unrolled 3)
 	jump b19
 b19: # rangeindex.body (grid unrolled 3)
 	r50 = convert.i32.i64 r48
-	r68 = move.ptr r63
-	r70 = elemaddr r68, r69, 1
-	r51 = elemaddr r70, 1, 4
+	r62 = move.ptr r55
+	r64 = elemaddr r62, r63, 1
+	r51 = elemaddr r64, 1, 4
 	store.i32 r51, r50
 	jump b20
 b20: # latch (grid unrolled 3)
 	r2 = add.i64 r2, r53
-	r75 = elemaddr r75, r76, 1
+	r69 = elemaddr r69, r70, 1
 	jump b2
 b21: # preheader
-	r71 = move.i64 r2
-	r72 = elemaddr r4, r71, 4
-	r73 = move.i64 r53
+	r65 = move.i64 r2
+	r66 = elemaddr r4, r65, 4
+	r67 = move.i64 r53
 	jump b22
 b22: # head
 	r6 = add.i64 r2, 1
@@ -23118,13 +23115,13 @@ b24: # rangeindex.loop
 	jump b25
 b25: # rangeindex.body
 	r11 = convert.i32.i64 r9
-	r54 = move.ptr r72
+	r54 = move.ptr r66
 	r12 = elemaddr r54, 1, 4
 	store.i32 r12, r11
 	jump b26
 b26: # latch
 	r2 = add.i64 r2, r1
-	r72 = elemaddr r72, r73, 1
+	r66 = elemaddr r66, r67, 1
 	jump b22
 b27: # exit
 	return

@@ -148,8 +148,8 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r71 = 0, r73 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r10 = 0, r14 = 0, r16 = 0;
 	i64 r25 = 0, r37 = 0, r44 = 0, r46 = 0, r54 = 0, r61 = 0, r63 = 0, r70 = 0;
-	i64 r72 = 0, r79 = 0, r80 = 0, r82 = 0, r85 = 0, r87 = 0, r90 = 0, r92 = 0;
-	i64 r94 = 0, r96 = 0, r98 = 0, r99 = 0, r101 = 0, r102 = 0, r103 = 0, r105 = 0;
+	i64 r72 = 0, r79 = 0, r80 = 0, r82 = 0, r85 = 0, r88 = 0, r90 = 0, r92 = 0;
+	i64 r93 = 0, r95 = 0, r96 = 0, r97 = 0, r99 = 0;
 	u64 r23 = 0, r26 = 0, r28 = 0, r29 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0;
 	u64 r35 = 0, r39 = 0, r41 = 0, r42 = 0, r43 = 0;
 	float r7 = 0, r11 = 0, r12 = 0, r18 = 0, r20 = 0, r21 = 0, r48 = 0, r50 = 0;
@@ -157,8 +157,7 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	float r76 = 0, r77 = 0;
 	char *r8 = 0, *r9 = 0, *r13 = 0, *r19 = 0, *r22 = 0, *r49 = 0, *r52 = 0, *r57 = 0;
 	char *r60 = 0, *r66 = 0, *r69 = 0, *r75 = 0, *r78 = 0, *r81 = 0, *r83 = 0, *r84 = 0;
-	char *r86 = 0, *r88 = 0, *r89 = 0, *r91 = 0, *r93 = 0, *r95 = 0, *r97 = 0, *r100 = 0;
-	char *r104 = 0;
+	char *r86 = 0, *r87 = 0, *r89 = 0, *r91 = 0, *r94 = 0, *r98 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
 	r3 = p2;
@@ -193,13 +192,13 @@ extern "C" __global__ void Phases_1(char *p0, i64 p1, i64 p2, char *p3) {
 	r57 = r49;
 	r82 = r80;
 	r66 = r49;
-	r87 = r80;
+	r85 = (u64)r1 * 8ull;
 	r75 = r49;
-	r94 = r80;
-	r102 = r2;
-	r103 = r102;
-	r104 = r9 + r103 * 4;
-	r105 = (u64)r80 * 4ull;
+	r88 = (u64)r1 * 12ull;
+	r96 = r2;
+	r97 = r96;
+	r98 = r9 + r97 * 4;
+	r99 = (u64)r80 * 4ull;
 b6: // grid unrolled guard
 	r38 = r2 < r3;
 	if (!r38) goto b26;
@@ -212,7 +211,7 @@ b6: // grid unrolled guard
 	r48 = (float)r46;
 	r50 = *(float *)r49;
 	r51 = r48 * r50;
-	r52 = r104;
+	r52 = r98;
 	*(float *)r52 = r51;
 	r61 = (u64)r44 + (u64)r1;
 	r54 = r61;
@@ -228,27 +227,27 @@ b6: // grid unrolled guard
 	r65 = (float)r63;
 	r67 = *(float *)r66;
 	r68 = r65 * r67;
-	r86 = r83;
-	r88 = r86 + r87 * 1;
-	r69 = r88;
+	r84 = r52;
+	r86 = r84 + r85 * 1;
+	r69 = r86;
 	*(float *)r69 = r68;
 	r79 = (u64)r70 + (u64)r1;
 	r72 = r79;
 	r74 = (float)r72;
 	r76 = *(float *)r75;
 	r77 = r74 * r76;
-	r93 = r88;
-	r95 = r93 + r94 * 1;
-	r78 = r95;
+	r87 = r52;
+	r89 = r87 + r88 * 1;
+	r78 = r89;
 	*(float *)r78 = r77;
 	r2 = (u64)r2 + (u64)r80;
-	r104 = r104 + r105 * 1;
+	r98 = r98 + r99 * 1;
 	goto b6;
 b21: // preheader
 	r8 = r49;
-	r96 = r2;
-	r97 = r9 + r96 * 4;
-	r98 = r80;
+	r90 = r2;
+	r91 = r9 + r90 * 4;
+	r92 = r80;
 b22: // head
 	r4 = r2 < r3;
 	if (!r4) goto b26;
@@ -256,18 +255,18 @@ b22: // head
 	r7 = (float)r5;
 	r11 = *(float *)r8;
 	r12 = r7 * r11;
-	r13 = r97;
+	r13 = r91;
 	*(float *)r13 = r12;
 	r2 = (u64)r2 + (u64)r1;
-	r97 = r97 + r98 * 1;
+	r91 = r91 + r92 * 1;
 	goto b22;
 b26: // exit
 	return;
 b27: // preheader
 	r19 = r9 + 0ll;
-	r99 = r2;
-	r100 = r9 + r99 * 4;
-	r101 = (u64)r1 * 4ull;
+	r93 = r2;
+	r94 = r9 + r93 * 4;
+	r95 = (u64)r1 * 4ull;
 b28: // head (checked)
 	r15 = r2 < r3;
 	if (!r15) goto b26;
@@ -277,10 +276,10 @@ b28: // head (checked)
 	r20 = *(float *)r19;
 	r21 = r18 * r20;
 	if ((u64)r16 >= (u64)r10) { qd_site = 2; qd_x = r16; qd_y = r10; goto qd_fault; }
-	r22 = r100;
+	r22 = r94;
 	*(float *)r22 = r21;
 	r2 = (u64)r2 + (u64)r1;
-	r100 = r100 + r101 * 1;
+	r94 = r94 + r95 * 1;
 	goto b28;
 qd_fault: {
 	u32 *rec = (u32 *)p3, ack = *(volatile u32 *)rec;
@@ -298,7 +297,7 @@ qd_fault: {
 // Task 2 of kernel Phases(a []f32, n i64), serial.
 extern "C" __global__ void Phases_2(char *p0, i64 p1, i64 p2, char *p3) {
 	bool r0 = 0, r11 = 0;
-	i64 r1 = 0, r4 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0;
+	i64 r1 = 0, r4 = 0, r10 = 0;
 	float r5 = 0, r7 = 0, r8 = 0;
 	char *r2 = 0, *r3 = 0, *r6 = 0, *r9 = 0;
 	u32 qd_site = 0;
