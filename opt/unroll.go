@@ -23,7 +23,7 @@ func UnrollLoops(t *ir.Task) {
 	loops := innermostLoops(t)
 	dom := t.Dominators()
 	for _, lp := range loops {
-		if lp.size(t) > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) {
+		if lp.size(t) > unrollMaxInstrs || len(lp.blocks) > unrollMaxBlocks || lp.usesThreadCount(t) || lp.checks(t) {
 			continue
 		}
 		if c, ok := countedLoop(t, lp, dom); ok {
@@ -32,6 +32,23 @@ func UnrollLoops(t *ir.Task) {
 			unroll(t, lp, unrollFactor)
 		}
 	}
+}
+
+// checks reports whether the loop still checks an index or a divisor in
+// its iterations. Such a loop is either the copy HoistChecks keeps for
+// launches that fault, which the others never run, or one whose loads
+// wait on its checks anyway. Unrolling it gains little and costs
+// registers: those of the faulting copy count for the whole kernel, and
+// fewer threads then fit on a multiprocessor.
+func (lp *irLoop) checks(t *ir.Task) bool {
+	for _, b := range lp.blocks {
+		for _, in := range t.Blocks[b].Instrs {
+			if in.Op.Info().Checks {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // irLoop is a natural loop of a task, with its blocks listed.
