@@ -90,7 +90,7 @@ func remainder(t *ir.Task, b *ir.Block, typ ir.Type, x, y ir.Arg, q, r ir.Reg) {
 // index at. A 64-bit division branches, and each path takes the remainder
 // in its own width:
 //
-//	b:     fits = (x|y) >> 32 == 0; branch fits, fast, slow
+//	b:     fits = uint32((x|y) >> 32) == 0; branch fits, fast, slow
 //	fast:  q, r = x/y, x%y in 32 bits, converted; jump rest
 //	slow:  q, r = x/y, x%y in 64 bits; jump rest
 func quotient(t *ir.Task, b *ir.Block, at int, div ir.Instr, q, r ir.Reg) *ir.Block {
@@ -117,11 +117,14 @@ func quotient(t *ir.Task, b *ir.Block, at int, div ir.Instr, q, r ir.Reg) *ir.Bl
 		return ir.R(reg)
 	}
 	ux, uy := unsigned(x), unsigned(y)
-	both, high, fits := t.NewReg(u), t.NewReg(u), t.NewReg(ir.Bool)
+	// The high word is compared in 32 bits: a 64-bit comparison with 0
+	// would also test the zeros the shift put above it.
+	both, high, high32, fits := t.NewReg(u), t.NewReg(u), t.NewReg(ir.Uint32), t.NewReg(ir.Bool)
 	b.Instrs = append(b.Instrs,
 		ir.Instr{Op: ir.OpOr, Type: u, Dst: both, Args: []ir.Arg{ux, uy}},
 		ir.Instr{Op: ir.OpShr, Type: u, From: ir.Uint32, Dst: high, Args: []ir.Arg{ir.R(both), ir.Imm(ir.Uint32, 32)}},
-		ir.Instr{Op: ir.OpEq, Type: u, Dst: fits, Args: []ir.Arg{ir.R(high), ir.Imm(u, 0)}})
+		ir.Instr{Op: ir.OpConvert, Type: ir.Uint32, From: u, Dst: high32, Args: []ir.Arg{ir.R(high)}},
+		ir.Instr{Op: ir.OpEq, Type: ir.Uint32, Dst: fits, Args: []ir.Arg{ir.R(high32), ir.Imm(ir.Uint32, 0)}})
 	fast, slow := t.NewBlock("divide in 32 bits"), t.NewBlock("divide in 64 bits")
 	b.Term = ir.Term{Kind: ir.Branch, Cond: ir.R(fits), Succs: [2]int{fast.Index, slow.Index}}
 	x32, y32, q32 := t.NewReg(ir.Uint32), t.NewReg(ir.Uint32), t.NewReg(ir.Uint32)

@@ -337,6 +337,10 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Stencil2D_0", `\bdiv\.u32`, 2},
 		{"Stencil3D_0", `\bdiv\.u32`, 2 * 3},
 		{"Stencil2D_0", `\brem\.`, 0},
+		// Whether both operands fit in 32 bits is one 32-bit test of the
+		// high words, never a 64-bit comparison of the shifted value.
+		{"DigitSum_0", `setp\.eq\.u32 %p\d+, %r\d+, 0;`, 2},
+		{"DigitSum_0", `setp\.eq\.u64 %p\d+, %rd\d+, 0;`, 0},
 		{"Transpose_0", `\brem\.`, 0},
 		// The 3×3 window is unrolled fully: nine loads, no comparison
 		// of constants, no multiplication by one.
