@@ -78,10 +78,28 @@ func (g *guard) unsigned(a ir.Arg) ir.Arg {
 	return ir.R(in.Dst)
 }
 
+// widen reads an integer of type typ as a 64-bit unsigned one, zero when
+// it is zero.
+func (g *guard) widen(a ir.Arg, typ ir.Type) ir.Arg {
+	if typ == ir.Int64 || a.Imm {
+		return g.unsigned(a)
+	}
+	if typ == ir.Uint64 {
+		return a
+	}
+	in := ir.Instr{Op: ir.OpConvert, Type: ir.Uint64, From: typ, Dst: g.t.NewReg(ir.Uint64), Args: []ir.Arg{a}}
+	g.start.Instrs = append(g.start.Instrs, in)
+	return ir.R(in.Dst)
+}
+
 // decide adds the conditions under which check c passes in every
 // iteration.
 func (g *guard) decide(c hoistedCheck) {
 	first := ir.R(g.lv.counter) // the counter before the loop: the first iteration's
+	if c.divisor {
+		g.require(ir.OpNe, g.widen(g.compute(c.length, first, "first"), g.lv.instr(c.at).Type), word(0))
+		return
+	}
 	length := g.unsigned(g.compute(c.length, first, "first"))
 	if c.ranged {
 		g.require(ir.OpGt, length, word(c.most))

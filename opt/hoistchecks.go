@@ -7,7 +7,7 @@ import (
 	"github.com/qdgo/qd/ir"
 )
 
-// HoistChecks takes index checks out of loops. A check in a loop compares
+// HoistChecks takes index checks, and checks of divisors, out of loops. A check in a loop compares
 // and branches in front of each load it guards, which keeps the GPU's
 // compiler from issuing the loads of an iteration together; most indices
 // in loops, though, are decided for all iterations at once by a few
@@ -28,6 +28,10 @@ import (
 //     compares both ends of the index's range with the length;
 //   - known to stay in [0, m] for a constant m, as an unsigned byte
 //     widened to an index does: one comparison of m with the length.
+//
+// A divisor check qualifies when the divisor does not change in the loop,
+// as in for x > 0 { s += x % base; x /= base }, unless the loop is a
+// grid-stride loop: one comparison with 0.
 //
 // Loops are taken outermost first, so that a check goes as far out as it
 // can; inner loops of the copy that keeps its checks are left alone, since
@@ -58,6 +62,9 @@ type hoistedCheck struct {
 	limit  *limit // the counter's bound, when the index depends on it
 	most   uint64 // the index's largest value, when its form is not affine
 	ranged bool
+	// A check of a divisor the loop does not change, held in length:
+	// it passes in every iteration when it passes in the first.
+	divisor bool
 }
 
 // limit says that the counter is below bound+offset wherever the check is.
@@ -120,17 +127,26 @@ func version(t *ir.Task, lp *ir.Loop, lv *loopValues, checks []hoistedCheck, suf
 	}
 }
 
-// decidableChecks lists the index checks of the loop that a test before
-// it can decide.
+// decidableChecks lists the index and divisor checks of the loop that a
+// test before it can decide.
 func (lv *loopValues) decidableChecks() []hoistedCheck {
 	tests := lv.exitTests()
+	// A grid-stride loop keeps its divisor checks: one test beside a
+	// whole body costs less than the registers of a copy of that body.
+	grid := (&irLoop{Loop: lv.lp, header: lv.lp.Header, blocks: lv.lp.Blocks()}).usesThreadCount(lv.t)
 	var checks []hoistedCheck
 	for _, bi := range lv.lp.Blocks() {
 		for i, in := range lv.t.Blocks[bi].Instrs {
+			p := site{bi, i}
+			if in.Op == ir.OpCheckDivide {
+				if d := lv.resolve(in.Args[0], p); d.invariant() && !grid {
+					checks = append(checks, hoistedCheck{at: p, length: d, divisor: true})
+				}
+				continue
+			}
 			if in.Op != ir.OpCheckIndex {
 				continue
 			}
-			p := site{bi, i}
 			c := hoistedCheck{at: p, index: lv.resolve(in.Args[0], p), length: lv.resolve(in.Args[1], p)}
 			if !c.length.invariant() {
 				continue
@@ -235,10 +251,16 @@ func groupChecks(checks []hoistedCheck) [][]hoistedCheck {
 		if c.ranged {
 			key = c.length.key + "|ranged"
 		}
+		if c.divisor {
+			key = c.length.key + "|divisor"
+		}
 		g, ok := groups[key]
 		if !ok {
 			groups[key] = &extremes{c, c}
 			order = append(order, key)
+			continue
+		}
+		if c.divisor {
 			continue
 		}
 		if c.ranged {

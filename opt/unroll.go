@@ -62,12 +62,31 @@ type irLoop struct {
 // was found are not.
 func (lp *irLoop) has(i int) bool { return lp.Has(i) }
 
+// size estimates the machine instructions of the loop's body: most IR
+// instructions become one or two, but a division by a variable becomes a
+// routine, in 64 bits one so long that copies of it gain nothing.
 func (lp *irLoop) size(t *ir.Task) int {
 	n := 0
 	for _, b := range lp.blocks {
-		n += len(t.Blocks[b].Instrs)
+		for _, in := range t.Blocks[b].Instrs {
+			switch {
+			case (in.Op == ir.OpDiv || in.Op == ir.OpRem) && in.Type.IsInteger() && !in.Args[1].Imm:
+				n += divisionSize(in.Type)
+			default:
+				n++
+			}
+		}
 	}
 	return n
+}
+
+// divisionSize is about the number of instructions of an integer division
+// by a variable.
+func divisionSize(t ir.Type) int {
+	if t.Bits() == 64 {
+		return 70
+	}
+	return 16
 }
 
 // usesThreadCount reports whether the loop steps by the grid's thread
