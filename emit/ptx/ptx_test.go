@@ -361,6 +361,10 @@ func TestSuiteCodegen(t *testing.T) {
 		{"Options_0", `div\.rn\.f32`, bodies + 1},
 		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3E000000;`, bodies + 1},
 		{"Options_0", `cvt\.rn\.f32\.s64`, 0},
+		// The scenario at k = 4 multiplies by 1, which is the price
+		// itself: seven prices are products, and so is the × 0.95.
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3F800000;`, 0},
+		{"Options_0", `mul\.rn\.f32 %f\d+, %f\d+, 0f3F[0-9A-F]+;`, (7 + 1) * (bodies + 1)},
 		// w-1 and h-1 are computed once for the nine clamps, before the
 		// grid-stride loop.
 		{"Blur_0", `sub\.s64 %rd\d+, %rd\d+, 1;`, 2},

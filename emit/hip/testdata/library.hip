@@ -388,24 +388,16 @@ qd_fault: {
 // Task 0 of kernel TailCalls(a []i64, b []i64), parallel.
 extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char *p4) {
 	bool r6 = 0, r17 = 0, r22 = 0, r23 = 0, r30 = 0, r34 = 0, r38 = 0, r41 = 0;
-	bool r47 = 0, r54 = 0, r67 = 0, r74 = 0, r80 = 0, r87 = 0, r93 = 0, r100 = 0;
-	bool r106 = 0, r113 = 0, r119 = 0, r126 = 0, r132 = 0, r139 = 0, r145 = 0;
+	bool r47 = 0, r55 = 0, r69 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r9 = 0, r12 = 0;
 	i64 r13 = 0, r14 = 0, r15 = 0, r16 = 0, r18 = 0, r19 = 0, r21 = 0, r24 = 0;
 	i64 r26 = 0, r28 = 0, r29 = 0, r31 = 0, r33 = 0, r36 = 0, r48 = 0, r49 = 0;
-	i64 r60 = 0, r61 = 0, r62 = 0, r73 = 0, r75 = 0, r86 = 0, r88 = 0, r99 = 0;
-	i64 r101 = 0, r112 = 0, r114 = 0, r125 = 0, r127 = 0, r138 = 0, r140 = 0, r151 = 0;
-	u32 r55 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r68 = 0, r69 = 0, r70 = 0;
-	u32 r71 = 0, r72 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r94 = 0;
-	u32 r95 = 0, r96 = 0, r97 = 0, r98 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0;
-	u32 r111 = 0, r120 = 0, r121 = 0, r122 = 0, r123 = 0, r124 = 0, r133 = 0, r134 = 0;
-	u32 r135 = 0, r136 = 0, r137 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0;
+	i64 r61 = 0, r62 = 0, r63 = 0, r75 = 0;
+	u32 r54 = 0, r56 = 0, r57 = 0, r58 = 0, r59 = 0, r60 = 0, r68 = 0, r70 = 0;
+	u32 r71 = 0, r72 = 0, r73 = 0, r74 = 0;
 	u64 r35 = 0, r37 = 0, r39 = 0, r40 = 0, r42 = 0, r43 = 0, r44 = 0, r45 = 0;
-	u64 r46 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r63 = 0, r64 = 0, r65 = 0;
-	u64 r66 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r89 = 0, r90 = 0, r91 = 0;
-	u64 r92 = 0, r102 = 0, r103 = 0, r104 = 0, r105 = 0, r115 = 0, r116 = 0, r117 = 0;
-	u64 r118 = 0, r128 = 0, r129 = 0, r130 = 0, r131 = 0, r141 = 0, r142 = 0, r143 = 0;
-	u64 r144 = 0;
+	u64 r46 = 0, r50 = 0, r51 = 0, r52 = 0, r53 = 0, r64 = 0, r65 = 0, r66 = 0;
+	u64 r67 = 0;
 	char *r4 = 0, *r8 = 0, *r10 = 0, *r11 = 0, *r20 = 0, *r25 = 0, *r27 = 0, *r32 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -430,12 +422,12 @@ extern "C" __global__ void TailCalls_0(char *p0, i64 p1, char *p2, i64 p3, char 
 	r45 = r35 - 1ull;
 	r46 = r45 - r37;
 	r47 = r44 <= r46;
-	if (!r38) goto b31;
-	if (!r41) goto b31;
-	if (!r47) goto b31;
+	if (!r38) goto b16;
+	if (!r41) goto b16;
+	if (!r47) goto b16;
 b4: // head
 	r6 = r2 < r3;
-	if (!r6) goto b30;
+	if (!r6) goto b15;
 	r7 = r2;
 	r8 = r4 + r7 * 8;
 	r9 = *(i64 *)r8;
@@ -446,7 +438,6 @@ b4: // head
 b7: // gcd.entry
 	r17 = r16 == 0ll;
 	if (!r17) goto b11;
-b8: // gcd.if.then
 	r14 = r15;
 	r20 = r8;
 	*(i64 *)r20 = r14;
@@ -454,109 +445,35 @@ b8: // gcd.if.then
 	goto b4;
 b11: // gcd.if.done
 	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r63 = (u64)r15;
-	r64 = (u64)r16;
-	r65 = r63 | r64;
-	r66 = r65 >> 32;
-	r67 = r66 == 0ull;
-	if (!r67) goto b29;
-	r68 = (u32)r15;
-	r69 = (u32)r16;
-	r70 = qd_div_u32(r68, r69);
-	r72 = r70 * r69;
-	r71 = r68 - r72;
-	r61 = (i64)r70;
-	r62 = (i64)r71;
+	r64 = (u64)r15;
+	r65 = (u64)r16;
+	r66 = r64 | r65;
+	r67 = r66 >> 32;
+	r68 = (u32)r67;
+	r69 = r68 == 0u;
+	if (!r69) goto b14;
+	r70 = (u32)r15;
+	r71 = (u32)r16;
+	r72 = qd_div_u32(r70, r71);
+	r74 = r72 * r71;
+	r73 = r70 - r74;
+	r62 = (i64)r72;
+	r63 = (i64)r73;
 b13: // gcd.if.done
-	r18 = r62;
+	r18 = r63;
 	r15 = r16;
 	r16 = r18;
-	r113 = r16 == 0ll;
-	if (r113) goto b8;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r115 = (u64)r15;
-	r116 = (u64)r16;
-	r117 = r115 | r116;
-	r118 = r117 >> 32;
-	r119 = r118 == 0ull;
-	if (!r119) goto b28;
-	r120 = (u32)r15;
-	r121 = (u32)r16;
-	r122 = qd_div_u32(r120, r121);
-	r124 = r122 * r121;
-	r123 = r120 - r124;
-	r61 = (i64)r122;
-	r62 = (i64)r123;
-b17: // gcd.if.done (unrolled 1)
-	r114 = r62;
-	r15 = r16;
-	r16 = r114;
-	r126 = r16 == 0ll;
-	if (r126) goto b8;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r128 = (u64)r15;
-	r129 = (u64)r16;
-	r130 = r128 | r129;
-	r131 = r130 >> 32;
-	r132 = r131 == 0ull;
-	if (!r132) goto b27;
-	r133 = (u32)r15;
-	r134 = (u32)r16;
-	r135 = qd_div_u32(r133, r134);
-	r137 = r135 * r134;
-	r136 = r133 - r137;
-	r61 = (i64)r135;
-	r62 = (i64)r136;
-b21: // gcd.if.done (unrolled 2)
-	r127 = r62;
-	r15 = r16;
-	r16 = r127;
-	r139 = r16 == 0ll;
-	if (r139) goto b8;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r141 = (u64)r15;
-	r142 = (u64)r16;
-	r143 = r141 | r142;
-	r144 = r143 >> 32;
-	r145 = r144 == 0ull;
-	if (!r145) goto b26;
-	r146 = (u32)r15;
-	r147 = (u32)r16;
-	r148 = qd_div_u32(r146, r147);
-	r150 = r148 * r147;
-	r149 = r146 - r150;
-	r61 = (i64)r148;
-	r62 = (i64)r149;
-b25: // gcd.if.done (unrolled 3)
-	r140 = r62;
-	r15 = r16;
-	r16 = r140;
 	goto b7;
-b26: // divide in 64 bits (unrolled 3)
-	r61 = qd_div_i64(r15, r16);
-	r151 = (u64)r61 * (u64)r16;
-	r62 = (u64)r15 - (u64)r151;
-	goto b25;
-b27: // divide in 64 bits (unrolled 2)
-	r61 = qd_div_i64(r15, r16);
-	r138 = (u64)r61 * (u64)r16;
-	r62 = (u64)r15 - (u64)r138;
-	goto b21;
-b28: // divide in 64 bits (unrolled 1)
-	r61 = qd_div_i64(r15, r16);
-	r125 = (u64)r61 * (u64)r16;
-	r62 = (u64)r15 - (u64)r125;
-	goto b17;
-b29: // divide in 64 bits
-	r61 = qd_div_i64(r15, r16);
-	r73 = (u64)r61 * (u64)r16;
-	r62 = (u64)r15 - (u64)r73;
+b14: // divide in 64 bits
+	r62 = qd_div_i64(r15, r16);
+	r75 = (u64)r62 * (u64)r16;
+	r63 = (u64)r15 - (u64)r75;
 	goto b13;
-b30: // exit
+b15: // exit
 	return;
-b31: // head (checked)
+b16: // head (checked)
 	r23 = r2 < r3;
-	if (!r23) goto b30;
+	if (!r23) goto b15;
 	r24 = r2;
 	r25 = r4 + r24 * 8;
 	r26 = *(i64 *)r25;
@@ -565,115 +482,40 @@ b31: // head (checked)
 	r28 = *(i64 *)r27;
 	r15 = r26;
 	r16 = r28;
-b34: // gcd.entry (checked)
+b19: // gcd.entry (checked)
 	r30 = r16 == 0ll;
-	if (!r30) goto b38;
-b35: // gcd.if.then (checked)
+	if (!r30) goto b23;
 	r29 = r15;
 	r32 = r25;
 	*(i64 *)r32 = r29;
 	r2 = (u64)r2 + (u64)r1;
-	goto b31;
-b38: // gcd.if.done (checked)
+	goto b16;
+b23: // gcd.if.done (checked)
 	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r50 = (u64)r15;
 	r51 = (u64)r16;
 	r52 = r50 | r51;
 	r53 = r52 >> 32;
-	r54 = r53 == 0ull;
-	if (!r54) goto b56;
-	r55 = (u32)r15;
-	r56 = (u32)r16;
-	r57 = qd_div_u32(r55, r56);
-	r59 = r57 * r56;
-	r58 = r55 - r59;
-	r48 = (i64)r57;
-	r49 = (i64)r58;
-b40: // gcd.if.done (checked)
+	r54 = (u32)r53;
+	r55 = r54 == 0u;
+	if (!r55) goto b26;
+	r56 = (u32)r15;
+	r57 = (u32)r16;
+	r58 = qd_div_u32(r56, r57);
+	r60 = r58 * r57;
+	r59 = r56 - r60;
+	r48 = (i64)r58;
+	r49 = (i64)r59;
+b25: // gcd.if.done (checked)
 	r31 = r49;
 	r15 = r16;
 	r16 = r31;
-	r74 = r16 == 0ll;
-	if (r74) goto b35;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r76 = (u64)r15;
-	r77 = (u64)r16;
-	r78 = r76 | r77;
-	r79 = r78 >> 32;
-	r80 = r79 == 0ull;
-	if (!r80) goto b55;
-	r81 = (u32)r15;
-	r82 = (u32)r16;
-	r83 = qd_div_u32(r81, r82);
-	r85 = r83 * r82;
-	r84 = r81 - r85;
-	r48 = (i64)r83;
-	r49 = (i64)r84;
-b44: // gcd.if.done (checked) (unrolled 1)
-	r75 = r49;
-	r15 = r16;
-	r16 = r75;
-	r87 = r16 == 0ll;
-	if (r87) goto b35;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r89 = (u64)r15;
-	r90 = (u64)r16;
-	r91 = r89 | r90;
-	r92 = r91 >> 32;
-	r93 = r92 == 0ull;
-	if (!r93) goto b54;
-	r94 = (u32)r15;
-	r95 = (u32)r16;
-	r96 = qd_div_u32(r94, r95);
-	r98 = r96 * r95;
-	r97 = r94 - r98;
-	r48 = (i64)r96;
-	r49 = (i64)r97;
-b48: // gcd.if.done (checked) (unrolled 2)
-	r88 = r49;
-	r15 = r16;
-	r16 = r88;
-	r100 = r16 == 0ll;
-	if (r100) goto b35;
-	if (r16 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r102 = (u64)r15;
-	r103 = (u64)r16;
-	r104 = r102 | r103;
-	r105 = r104 >> 32;
-	r106 = r105 == 0ull;
-	if (!r106) goto b53;
-	r107 = (u32)r15;
-	r108 = (u32)r16;
-	r109 = qd_div_u32(r107, r108);
-	r111 = r109 * r108;
-	r110 = r107 - r111;
-	r48 = (i64)r109;
-	r49 = (i64)r110;
-b52: // gcd.if.done (checked) (unrolled 3)
-	r101 = r49;
-	r15 = r16;
-	r16 = r101;
-	goto b34;
-b53: // divide in 64 bits (unrolled 3)
+	goto b19;
+b26: // divide in 64 bits
 	r48 = qd_div_i64(r15, r16);
-	r112 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r112;
-	goto b52;
-b54: // divide in 64 bits (unrolled 2)
-	r48 = qd_div_i64(r15, r16);
-	r99 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r99;
-	goto b48;
-b55: // divide in 64 bits (unrolled 1)
-	r48 = qd_div_i64(r15, r16);
-	r86 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r86;
-	goto b44;
-b56: // divide in 64 bits
-	r48 = qd_div_i64(r15, r16);
-	r60 = (u64)r48 * (u64)r16;
-	r49 = (u64)r15 - (u64)r60;
-	goto b40;
+	r61 = (u64)r48 * (u64)r16;
+	r49 = (u64)r15 - (u64)r61;
+	goto b25;
 qd_fault: {
 	u32 *rec = (u32 *)p4, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;

@@ -777,15 +777,15 @@ qd_fault: {
 
 // Task 0 of kernel Image(pix []u8, w i64, h i64), parallel.
 extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r34 = 0, r36 = 0, r40 = 0;
-	bool r47 = 0;
+	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r34 = 0, r36 = 0, r41 = 0;
+	bool r49 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
 	i64 r28 = 0, r32 = 0, r33 = 0, r35 = 0;
 	u8 r29 = 0;
-	u32 r41 = 0, r42 = 0, r43 = 0, r48 = 0, r49 = 0, r50 = 0;
+	u32 r40 = 0, r42 = 0, r43 = 0, r44 = 0, r48 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r37 = 0;
-	u64 r38 = 0, r39 = 0, r44 = 0, r45 = 0, r46 = 0;
+	u64 r38 = 0, r39 = 0, r45 = 0, r46 = 0, r47 = 0;
 	char *r30 = 0, *r31 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -807,26 +807,28 @@ extern "C" __global__ void Image_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4) {
 	r11 = (u64)r10;
 	r38 = r9 | r7;
 	r39 = r38 >> 32;
-	r40 = r39 == 0ull;
-	if (!r40) goto b18;
-	r41 = (u32)r9;
-	r42 = (u32)r7;
-	r43 = qd_div_u32(r41, r42);
-	r37 = (u64)r43;
+	r40 = (u32)r39;
+	r41 = r40 == 0u;
+	if (!r41) goto b18;
+	r42 = (u32)r9;
+	r43 = (u32)r7;
+	r44 = qd_div_u32(r42, r43);
+	r37 = (u64)r44;
 b5: // setup
 	r13 = r37;
 	r14 = r13 * r7;
 	r12 = r9 - r14;
-	r45 = r11 | r7;
-	r46 = r45 >> 32;
-	r47 = r46 == 0ull;
-	if (!r47) goto b17;
-	r48 = (u32)r11;
-	r49 = (u32)r7;
-	r50 = qd_div_u32(r48, r49);
-	r44 = (u64)r50;
+	r46 = r11 | r7;
+	r47 = r46 >> 32;
+	r48 = (u32)r47;
+	r49 = r48 == 0u;
+	if (!r49) goto b17;
+	r50 = (u32)r11;
+	r51 = (u32)r7;
+	r52 = qd_div_u32(r50, r51);
+	r45 = (u64)r52;
 b7: // setup
-	r15 = r44;
+	r15 = r45;
 	r16 = r15 * r7;
 	r17 = r11 - r16;
 	r18 = r13;
@@ -862,7 +864,7 @@ b15: // rangeint.done
 b16: // exit
 	return;
 b17: // divide in 64 bits
-	r44 = qd_div_u64(r11, r7);
+	r45 = qd_div_u64(r11, r7);
 	goto b7;
 b18: // divide in 64 bits
 	r37 = qd_div_u64(r9, r7);
@@ -882,14 +884,14 @@ qd_fault: {
 
 // Task 0 of kernel Outer(out []f32, a []f32, b []f32), parallel.
 extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, char *p6) {
-	bool r3 = 0, r9 = 0, r23 = 0, r28 = 0, r29 = 0, r42 = 0, r44 = 0, r48 = 0;
-	bool r55 = 0;
+	bool r3 = 0, r9 = 0, r23 = 0, r28 = 0, r29 = 0, r42 = 0, r44 = 0, r49 = 0;
+	bool r57 = 0;
 	i64 r0 = 0, r2 = 0, r7 = 0, r8 = 0, r12 = 0, r14 = 0, r25 = 0, r27 = 0;
 	i64 r30 = 0, r31 = 0, r32 = 0, r40 = 0, r41 = 0, r43 = 0;
-	u32 r49 = 0, r50 = 0, r51 = 0, r56 = 0, r57 = 0, r58 = 0;
+	u32 r48 = 0, r50 = 0, r51 = 0, r52 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0;
 	u64 r4 = 0, r5 = 0, r10 = 0, r11 = 0, r13 = 0, r15 = 0, r16 = 0, r17 = 0;
 	u64 r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r24 = 0, r26 = 0, r45 = 0;
-	u64 r46 = 0, r47 = 0, r52 = 0, r53 = 0, r54 = 0;
+	u64 r46 = 0, r47 = 0, r53 = 0, r54 = 0, r55 = 0;
 	float r34 = 0, r36 = 0, r37 = 0;
 	char *r1 = 0, *r6 = 0, *r33 = 0, *r35 = 0, *r38 = 0, *r39 = 0;
 	u32 qd_site = 0;
@@ -916,26 +918,28 @@ extern "C" __global__ void Outer_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r15 = (u64)r14;
 	r46 = r13 | r11;
 	r47 = r46 >> 32;
-	r48 = r47 == 0ull;
-	if (!r48) goto b18;
-	r49 = (u32)r13;
-	r50 = (u32)r11;
-	r51 = qd_div_u32(r49, r50);
-	r45 = (u64)r51;
+	r48 = (u32)r47;
+	r49 = r48 == 0u;
+	if (!r49) goto b18;
+	r50 = (u32)r13;
+	r51 = (u32)r11;
+	r52 = qd_div_u32(r50, r51);
+	r45 = (u64)r52;
 b5: // setup
 	r17 = r45;
 	r18 = r17 * r11;
 	r16 = r13 - r18;
-	r53 = r15 | r11;
-	r54 = r53 >> 32;
-	r55 = r54 == 0ull;
-	if (!r55) goto b17;
-	r56 = (u32)r15;
-	r57 = (u32)r11;
-	r58 = qd_div_u32(r56, r57);
-	r52 = (u64)r58;
+	r54 = r15 | r11;
+	r55 = r54 >> 32;
+	r56 = (u32)r55;
+	r57 = r56 == 0u;
+	if (!r57) goto b17;
+	r58 = (u32)r15;
+	r59 = (u32)r11;
+	r60 = qd_div_u32(r58, r59);
+	r53 = (u64)r60;
 b7: // setup
-	r19 = r52;
+	r19 = r53;
 	r20 = r19 * r11;
 	r21 = r15 - r20;
 	r22 = r17;
@@ -976,7 +980,7 @@ b15: // rangeint.done
 b16: // exit
 	return;
 b17: // divide in 64 bits
-	r52 = qd_div_u64(r15, r11);
+	r53 = qd_div_u64(r15, r11);
 	goto b7;
 b18: // divide in 64 bits
 	r45 = qd_div_u64(r13, r11);
@@ -999,20 +1003,20 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	__shared__ u8 qvar_reduce0[256] __attribute__((aligned(8)));
 	bool r2 = 0, r6 = 0, r20 = 0, r25 = 0, r36 = 0, r37 = 0, r38 = 0, r43 = 0;
 	bool r46 = 0, r58 = 0, r59 = 0, r60 = 0, r66 = 0, r69 = 0, r79 = 0, r81 = 0;
-	bool r86 = 0, r93 = 0, r99 = 0, r100 = 0, r103 = 0, r104 = 0, r107 = 0, r108 = 0;
-	bool r111 = 0, r112 = 0, r115 = 0, r116 = 0, r119 = 0, r120 = 0;
+	bool r87 = 0, r95 = 0, r101 = 0, r102 = 0, r105 = 0, r106 = 0, r109 = 0, r110 = 0;
+	bool r113 = 0, r114 = 0, r117 = 0, r118 = 0, r121 = 0, r122 = 0;
 	i64 r1 = 0, r5 = 0, r9 = 0, r11 = 0, r22 = 0, r24 = 0, r26 = 0, r27 = 0;
 	i64 r28 = 0, r29 = 0, r30 = 0, r31 = 0, r32 = 0, r33 = 0, r35 = 0, r40 = 0;
 	i64 r41 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r51 = 0, r52 = 0, r53 = 0;
 	i64 r54 = 0, r55 = 0, r57 = 0, r61 = 0, r62 = 0, r63 = 0, r67 = 0, r71 = 0;
-	i64 r72 = 0, r75 = 0, r78 = 0, r80 = 0, r98 = 0, r102 = 0, r106 = 0, r110 = 0;
-	i64 r114 = 0, r118 = 0;
-	u32 r87 = 0, r88 = 0, r89 = 0, r94 = 0, r95 = 0, r96 = 0;
+	i64 r72 = 0, r75 = 0, r78 = 0, r80 = 0, r100 = 0, r104 = 0, r108 = 0, r112 = 0;
+	i64 r116 = 0, r120 = 0;
+	u32 r86 = 0, r88 = 0, r89 = 0, r90 = 0, r94 = 0, r96 = 0, r97 = 0, r98 = 0;
 	u64 r3 = 0, r4 = 0, r7 = 0, r8 = 0, r10 = 0, r12 = 0, r13 = 0, r14 = 0;
 	u64 r15 = 0, r16 = 0, r17 = 0, r18 = 0, r19 = 0, r21 = 0, r23 = 0, r83 = 0;
-	u64 r84 = 0, r85 = 0, r90 = 0, r91 = 0, r92 = 0;
-	float r0 = 0, r34 = 0, r56 = 0, r70 = 0, r76 = 0, r77 = 0, r97 = 0, r101 = 0;
-	float r105 = 0, r109 = 0, r113 = 0, r117 = 0;
+	u64 r84 = 0, r85 = 0, r91 = 0, r92 = 0, r93 = 0;
+	float r0 = 0, r34 = 0, r56 = 0, r70 = 0, r76 = 0, r77 = 0, r99 = 0, r103 = 0;
+	float r107 = 0, r111 = 0, r115 = 0, r119 = 0;
 	char *r39 = 0, *r42 = 0, *r47 = 0, *r50 = 0, *r64 = 0, *r65 = 0, *r68 = 0, *r73 = 0;
 	char *r74 = 0, *r82 = 0;
 	u32 qd_site = 0;
@@ -1037,26 +1041,28 @@ extern "C" __global__ void NestSum_0(char *p0, i64 p1, i64 p2, i64 p3, char *p4,
 	r12 = (u64)r11;
 	r84 = r10 | r8;
 	r85 = r84 >> 32;
-	r86 = r85 == 0ull;
-	if (!r86) goto b58;
-	r87 = (u32)r10;
-	r88 = (u32)r8;
-	r89 = qd_div_u32(r87, r88);
-	r83 = (u64)r89;
+	r86 = (u32)r85;
+	r87 = r86 == 0u;
+	if (!r87) goto b58;
+	r88 = (u32)r10;
+	r89 = (u32)r8;
+	r90 = qd_div_u32(r88, r89);
+	r83 = (u64)r90;
 b5: // setup
 	r14 = r83;
 	r15 = r14 * r8;
 	r13 = r10 - r15;
-	r91 = r12 | r8;
-	r92 = r91 >> 32;
-	r93 = r92 == 0ull;
-	if (!r93) goto b57;
-	r94 = (u32)r12;
-	r95 = (u32)r8;
-	r96 = qd_div_u32(r94, r95);
-	r90 = (u64)r96;
+	r92 = r12 | r8;
+	r93 = r92 >> 32;
+	r94 = (u32)r93;
+	r95 = r94 == 0u;
+	if (!r95) goto b57;
+	r96 = (u32)r12;
+	r97 = (u32)r8;
+	r98 = qd_div_u32(r96, r97);
+	r91 = (u64)r98;
 b7: // setup
-	r16 = r90;
+	r16 = r91;
 	r17 = r16 * r8;
 	r18 = r12 - r17;
 	r19 = r14;
@@ -1119,33 +1125,33 @@ b24: // reduction next
 	r33 = r33 >> 1;
 	r37 = r33 != 0ll;
 	if (!r37) goto b34;
-	r97 = qd_shfl_down(r0, (u32)r33);
-	r98 = (u64)r26 + (u64)r33;
-	r99 = r98 < r32;
-	if (!r99) goto b27;
-	r0 = r0 + r97;
+	r99 = qd_shfl_down(r0, (u32)r33);
+	r100 = (u64)r26 + (u64)r33;
+	r101 = r100 < r32;
+	if (!r101) goto b27;
+	r0 = r0 + r99;
 b27: // reduction next (unrolled 1)
 	r33 = r33 >> 1;
-	r100 = r33 != 0ll;
-	if (!r100) goto b34;
-	r101 = qd_shfl_down(r0, (u32)r33);
-	r102 = (u64)r26 + (u64)r33;
-	r103 = r102 < r32;
-	if (!r103) goto b30;
-	r0 = r0 + r101;
+	r102 = r33 != 0ll;
+	if (!r102) goto b34;
+	r103 = qd_shfl_down(r0, (u32)r33);
+	r104 = (u64)r26 + (u64)r33;
+	r105 = r104 < r32;
+	if (!r105) goto b30;
+	r0 = r0 + r103;
 b30: // reduction next (unrolled 2)
 	r33 = r33 >> 1;
-	r104 = r33 != 0ll;
-	if (!r104) goto b34;
-	r105 = qd_shfl_down(r0, (u32)r33);
-	r106 = (u64)r26 + (u64)r33;
-	r107 = r106 < r32;
-	if (!r107) goto b33;
-	r0 = r0 + r105;
+	r106 = r33 != 0ll;
+	if (!r106) goto b34;
+	r107 = qd_shfl_down(r0, (u32)r33);
+	r108 = (u64)r26 + (u64)r33;
+	r109 = r108 < r32;
+	if (!r109) goto b33;
+	r0 = r0 + r107;
 b33: // reduction next (unrolled 3)
 	r33 = r33 >> 1;
-	r108 = r33 != 0ll;
-	if (r108) goto b22;
+	r110 = r33 != 0ll;
+	if (r110) goto b22;
 b34: // reduction shuffled
 	r38 = r26 == 0ll;
 	if (!r38) goto b36;
@@ -1183,33 +1189,33 @@ b42: // reduction next
 	r55 = r55 >> 1;
 	r59 = r55 != 0ll;
 	if (!r59) goto b52;
-	r109 = qd_shfl_down(r0, (u32)r55);
-	r110 = (u64)r26 + (u64)r55;
-	r111 = r110 < r54;
-	if (!r111) goto b45;
-	r0 = r0 + r109;
+	r111 = qd_shfl_down(r0, (u32)r55);
+	r112 = (u64)r26 + (u64)r55;
+	r113 = r112 < r54;
+	if (!r113) goto b45;
+	r0 = r0 + r111;
 b45: // reduction next (unrolled 1)
 	r55 = r55 >> 1;
-	r112 = r55 != 0ll;
-	if (!r112) goto b52;
-	r113 = qd_shfl_down(r0, (u32)r55);
-	r114 = (u64)r26 + (u64)r55;
-	r115 = r114 < r54;
-	if (!r115) goto b48;
-	r0 = r0 + r113;
+	r114 = r55 != 0ll;
+	if (!r114) goto b52;
+	r115 = qd_shfl_down(r0, (u32)r55);
+	r116 = (u64)r26 + (u64)r55;
+	r117 = r116 < r54;
+	if (!r117) goto b48;
+	r0 = r0 + r115;
 b48: // reduction next (unrolled 2)
 	r55 = r55 >> 1;
-	r116 = r55 != 0ll;
-	if (!r116) goto b52;
-	r117 = qd_shfl_down(r0, (u32)r55);
-	r118 = (u64)r26 + (u64)r55;
-	r119 = r118 < r54;
-	if (!r119) goto b51;
-	r0 = r0 + r117;
+	r118 = r55 != 0ll;
+	if (!r118) goto b52;
+	r119 = qd_shfl_down(r0, (u32)r55);
+	r120 = (u64)r26 + (u64)r55;
+	r121 = r120 < r54;
+	if (!r121) goto b51;
+	r0 = r0 + r119;
 b51: // reduction next (unrolled 3)
 	r55 = r55 >> 1;
-	r120 = r55 != 0ll;
-	if (r120) goto b40;
+	r122 = r55 != 0ll;
+	if (r122) goto b40;
 b52: // reduction shuffled
 	r60 = r38;
 	if (!r60) goto b55;
@@ -1228,7 +1234,7 @@ b56: // reduction none
 	r0 = (-0x0p+00f);
 	goto b39;
 b57: // divide in 64 bits
-	r90 = qd_div_u64(r12, r8);
+	r91 = qd_div_u64(r12, r8);
 	goto b7;
 b58: // divide in 64 bits
 	r83 = qd_div_u64(r10, r8);
