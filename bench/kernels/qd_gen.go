@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "fdb5e70c2d7acc47641bfabd4fc7647552b8ffa416b44f0e63f9b0de3af9fa80"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "42e9154c43ae3a737ec5a6e2a34b2a7111c25878bdd196d5461b11e4360fb21f"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "d0436ff86b1c051409c629321bd5d74e46edf4ae3141e3ef3b21f01aebc2fe26"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "004f442b3727f82714fcf2b68c582fae8ce01619df1f103f4deb10d6e78eee9e"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultIndex,
@@ -9222,11 +9222,11 @@ $Lexit:
 	.param .u64 Shade2D_0_param_6
 )
 {
-	.reg .pred %p<55>;
+	.reg .pred %p<57>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<58>;
+	.reg .b32 %r<60>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<54>;
+	.reg .b64 %rd<55>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<37>;
 
@@ -9263,28 +9263,30 @@ $L_3:
 	mov.b64 %rd11, %rd10;
 	or.b64 %rd45, %rd9, %rd7;
 	shr.u64 %rd46, %rd45, 32;
-	setp.eq.u64 %p47, %rd46, 0;
-	@!%p47 bra $L_18;
+	cvt.u32.u64 %r47, %rd46;
+	setp.eq.u32 %p48, %r47, 0;
+	@!%p48 bra $L_18;
 $L_4:
-	cvt.u32.u64 %r48, %rd9;
-	cvt.u32.u64 %r49, %rd7;
-	div.u32 %r50, %r48, %r49;
-	cvt.u64.u32 %rd44, %r50;
+	cvt.u32.u64 %r49, %rd9;
+	cvt.u32.u64 %r50, %rd7;
+	div.u32 %r51, %r49, %r50;
+	cvt.u64.u32 %rd44, %r51;
 $L_5:
 	mov.b64 %rd13, %rd44;
 	mul.lo.u64 %rd14, %rd13, %rd7;
 	sub.u64 %rd12, %rd9, %rd14;
-	or.b64 %rd52, %rd11, %rd7;
-	shr.u64 %rd53, %rd52, 32;
-	setp.eq.u64 %p54, %rd53, 0;
-	@!%p54 bra $L_17;
+	or.b64 %rd53, %rd11, %rd7;
+	shr.u64 %rd54, %rd53, 32;
+	cvt.u32.u64 %r55, %rd54;
+	setp.eq.u32 %p56, %r55, 0;
+	@!%p56 bra $L_17;
 $L_6:
-	cvt.u32.u64 %r55, %rd11;
-	cvt.u32.u64 %r56, %rd7;
-	div.u32 %r57, %r55, %r56;
-	cvt.u64.u32 %rd51, %r57;
+	cvt.u32.u64 %r57, %rd11;
+	cvt.u32.u64 %r58, %rd7;
+	div.u32 %r59, %r57, %r58;
+	cvt.u64.u32 %rd52, %r59;
 $L_7:
-	mov.b64 %rd15, %rd51;
+	mov.b64 %rd15, %rd52;
 	mul.lo.u64 %rd16, %rd15, %rd7;
 	sub.u64 %rd17, %rd11, %rd16;
 	mov.b64 %rd18, %rd13;
@@ -9332,7 +9334,7 @@ $L_15:
 $L_16:
 	bra.uni $Lexit;
 $L_17:
-	div.u64 %rd51, %rd11, %rd7;
+	div.u64 %rd52, %rd11, %rd7;
 	bra.uni $L_7;
 $L_18:
 	div.u64 %rd44, %rd9, %rd7;
@@ -9378,11 +9380,11 @@ $Lexit:
 	.param .u64 Shade1D_0_param_5
 )
 {
-	.reg .pred %p<191>;
+	.reg .pred %p<196>;
 	.reg .pred %pt<12>;
-	.reg .b32 %r<196>;
+	.reg .b32 %r<201>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<197>;
+	.reg .b64 %rd<202>;
 	.reg .b64 %rdt<9>;
 	.reg .f32 %f<88>;
 
@@ -9438,23 +9440,24 @@ $L_5:
 $L_6:
 	setp.eq.s64 %pt0, %rd13, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd186, %rd34;
-	mov.b64 %rd187, %rd13;
-	or.b64 %rd188, %rd186, %rd187;
-	shr.u64 %rd189, %rd188, 32;
-	setp.eq.u64 %p190, %rd189, 0;
-	@!%p190 bra $L_28;
+	mov.b64 %rd190, %rd34;
+	mov.b64 %rd191, %rd13;
+	or.b64 %rd192, %rd190, %rd191;
+	shr.u64 %rd193, %rd192, 32;
+	cvt.u32.u64 %r194, %rd193;
+	setp.eq.u32 %p195, %r194, 0;
+	@!%p195 bra $L_28;
 $L_7:
-	cvt.u32.u64 %r191, %rd34;
-	cvt.u32.u64 %r192, %rd13;
-	div.u32 %r193, %r191, %r192;
-	mul.lo.u32 %r195, %r193, %r192;
-	sub.u32 %r194, %r191, %r195;
-	cvt.u64.u32 %rd184, %r193;
-	cvt.u64.u32 %rd185, %r194;
+	cvt.u32.u64 %r196, %rd34;
+	cvt.u32.u64 %r197, %rd13;
+	div.u32 %r198, %r196, %r197;
+	mul.lo.u32 %r200, %r198, %r197;
+	sub.u32 %r199, %r196, %r200;
+	cvt.u64.u32 %rd188, %r198;
+	cvt.u64.u32 %rd189, %r199;
 $L_8:
-	mov.b64 %rd35, %rd184;
-	mov.b64 %rd36, %rd185;
+	mov.b64 %rd35, %rd188;
+	mov.b64 %rd36, %rd189;
 	mov.b64 %rd37, %rd129;
 	ld.global.f32 %f38, [%rd37];
 	mul.rn.f32 %f39, %f38, 0f3F000000;
@@ -9471,23 +9474,24 @@ $L_10:
 $L_11:
 	setp.eq.s64 %pt1, %rd13, 0;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd173, %rd48;
-	mov.b64 %rd174, %rd13;
-	or.b64 %rd175, %rd173, %rd174;
-	shr.u64 %rd176, %rd175, 32;
-	setp.eq.u64 %p177, %rd176, 0;
-	@!%p177 bra $L_27;
+	mov.b64 %rd176, %rd48;
+	mov.b64 %rd177, %rd13;
+	or.b64 %rd178, %rd176, %rd177;
+	shr.u64 %rd179, %rd178, 32;
+	cvt.u32.u64 %r180, %rd179;
+	setp.eq.u32 %p181, %r180, 0;
+	@!%p181 bra $L_27;
 $L_12:
-	cvt.u32.u64 %r178, %rd48;
-	cvt.u32.u64 %r179, %rd13;
-	div.u32 %r180, %r178, %r179;
-	mul.lo.u32 %r182, %r180, %r179;
-	sub.u32 %r181, %r178, %r182;
-	cvt.u64.u32 %rd171, %r180;
-	cvt.u64.u32 %rd172, %r181;
+	cvt.u32.u64 %r182, %rd48;
+	cvt.u32.u64 %r183, %rd13;
+	div.u32 %r184, %r182, %r183;
+	mul.lo.u32 %r186, %r184, %r183;
+	sub.u32 %r185, %r182, %r186;
+	cvt.u64.u32 %rd174, %r184;
+	cvt.u64.u32 %rd175, %r185;
 $L_13:
-	mov.b64 %rd49, %rd171;
-	mov.b64 %rd50, %rd172;
+	mov.b64 %rd49, %rd174;
+	mov.b64 %rd50, %rd175;
 	mov.b64 %rd93, %rd37;
 	add.s64 %rd95, %rd93, %rd94;
 	mov.b64 %rd51, %rd95;
@@ -9508,23 +9512,24 @@ $L_15:
 $L_16:
 	setp.eq.s64 %pt2, %rd13, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd160, %rd63;
-	mov.b64 %rd161, %rd13;
-	or.b64 %rd162, %rd160, %rd161;
-	shr.u64 %rd163, %rd162, 32;
-	setp.eq.u64 %p164, %rd163, 0;
-	@!%p164 bra $L_26;
+	mov.b64 %rd162, %rd63;
+	mov.b64 %rd163, %rd13;
+	or.b64 %rd164, %rd162, %rd163;
+	shr.u64 %rd165, %rd164, 32;
+	cvt.u32.u64 %r166, %rd165;
+	setp.eq.u32 %p167, %r166, 0;
+	@!%p167 bra $L_26;
 $L_17:
-	cvt.u32.u64 %r165, %rd63;
-	cvt.u32.u64 %r166, %rd13;
-	div.u32 %r167, %r165, %r166;
-	mul.lo.u32 %r169, %r167, %r166;
-	sub.u32 %r168, %r165, %r169;
-	cvt.u64.u32 %rd158, %r167;
-	cvt.u64.u32 %rd159, %r168;
+	cvt.u32.u64 %r168, %rd63;
+	cvt.u32.u64 %r169, %rd13;
+	div.u32 %r170, %r168, %r169;
+	mul.lo.u32 %r172, %r170, %r169;
+	sub.u32 %r171, %r168, %r172;
+	cvt.u64.u32 %rd160, %r170;
+	cvt.u64.u32 %rd161, %r171;
 $L_18:
-	mov.b64 %rd64, %rd158;
-	mov.b64 %rd65, %rd159;
+	mov.b64 %rd64, %rd160;
+	mov.b64 %rd65, %rd161;
 	mov.b64 %rd101, %rd95;
 	add.s64 %rd103, %rd101, %rd102;
 	mov.b64 %rd66, %rd103;
@@ -9545,23 +9550,24 @@ $L_20:
 $L_21:
 	setp.eq.s64 %pt3, %rd13, 0;
 	@%pt3 bra $Lfault_3;
-	mov.b64 %rd147, %rd78;
-	mov.b64 %rd148, %rd13;
-	or.b64 %rd149, %rd147, %rd148;
-	shr.u64 %rd150, %rd149, 32;
-	setp.eq.u64 %p151, %rd150, 0;
-	@!%p151 bra $L_25;
+	mov.b64 %rd148, %rd78;
+	mov.b64 %rd149, %rd13;
+	or.b64 %rd150, %rd148, %rd149;
+	shr.u64 %rd151, %rd150, 32;
+	cvt.u32.u64 %r152, %rd151;
+	setp.eq.u32 %p153, %r152, 0;
+	@!%p153 bra $L_25;
 $L_22:
-	cvt.u32.u64 %r152, %rd78;
-	cvt.u32.u64 %r153, %rd13;
-	div.u32 %r154, %r152, %r153;
-	mul.lo.u32 %r156, %r154, %r153;
-	sub.u32 %r155, %r152, %r156;
-	cvt.u64.u32 %rd145, %r154;
-	cvt.u64.u32 %rd146, %r155;
+	cvt.u32.u64 %r154, %rd78;
+	cvt.u32.u64 %r155, %rd13;
+	div.u32 %r156, %r154, %r155;
+	mul.lo.u32 %r158, %r156, %r155;
+	sub.u32 %r157, %r154, %r158;
+	cvt.u64.u32 %rd146, %r156;
+	cvt.u64.u32 %rd147, %r157;
 $L_23:
-	mov.b64 %rd79, %rd145;
-	mov.b64 %rd80, %rd146;
+	mov.b64 %rd79, %rd146;
+	mov.b64 %rd80, %rd147;
 	mov.b64 %rd113, %rd103;
 	add.s64 %rd115, %rd113, %rd114;
 	mov.b64 %rd81, %rd115;
@@ -9583,34 +9589,34 @@ $L_24:
 $L_25:
 	setp.eq.s64 %pt4, %rd13, -1;
 	neg.s64 %rdt3, %rd78;
-	div.s64 %rd145, %rd78, %rd13;
-	selp.b64 %rd145, %rdt3, %rd145, %pt4;
-	mul.lo.s64 %rd157, %rd145, %rd13;
-	sub.s64 %rd146, %rd78, %rd157;
+	div.s64 %rd146, %rd78, %rd13;
+	selp.b64 %rd146, %rdt3, %rd146, %pt4;
+	mul.lo.s64 %rd159, %rd146, %rd13;
+	sub.s64 %rd147, %rd78, %rd159;
 	bra.uni $L_23;
 $L_26:
 	setp.eq.s64 %pt5, %rd13, -1;
 	neg.s64 %rdt4, %rd63;
-	div.s64 %rd158, %rd63, %rd13;
-	selp.b64 %rd158, %rdt4, %rd158, %pt5;
-	mul.lo.s64 %rd170, %rd158, %rd13;
-	sub.s64 %rd159, %rd63, %rd170;
+	div.s64 %rd160, %rd63, %rd13;
+	selp.b64 %rd160, %rdt4, %rd160, %pt5;
+	mul.lo.s64 %rd173, %rd160, %rd13;
+	sub.s64 %rd161, %rd63, %rd173;
 	bra.uni $L_18;
 $L_27:
 	setp.eq.s64 %pt6, %rd13, -1;
 	neg.s64 %rdt5, %rd48;
-	div.s64 %rd171, %rd48, %rd13;
-	selp.b64 %rd171, %rdt5, %rd171, %pt6;
-	mul.lo.s64 %rd183, %rd171, %rd13;
-	sub.s64 %rd172, %rd48, %rd183;
+	div.s64 %rd174, %rd48, %rd13;
+	selp.b64 %rd174, %rdt5, %rd174, %pt6;
+	mul.lo.s64 %rd187, %rd174, %rd13;
+	sub.s64 %rd175, %rd48, %rd187;
 	bra.uni $L_13;
 $L_28:
 	setp.eq.s64 %pt7, %rd13, -1;
 	neg.s64 %rdt6, %rd34;
-	div.s64 %rd184, %rd34, %rd13;
-	selp.b64 %rd184, %rdt6, %rd184, %pt7;
-	mul.lo.s64 %rd196, %rd184, %rd13;
-	sub.s64 %rd185, %rd34, %rd196;
+	div.s64 %rd188, %rd34, %rd13;
+	selp.b64 %rd188, %rdt6, %rd188, %pt7;
+	mul.lo.s64 %rd201, %rd188, %rd13;
+	sub.s64 %rd189, %rd34, %rd201;
 	bra.uni $L_8;
 $L_29:
 	mov.b64 %rd123, %rd2;
@@ -9629,16 +9635,17 @@ $L_32:
 	mov.b64 %rd135, %rd13;
 	or.b64 %rd136, %rd134, %rd135;
 	shr.u64 %rd137, %rd136, 32;
-	setp.eq.u64 %p138, %rd137, 0;
-	@!%p138 bra $L_36;
+	cvt.u32.u64 %r138, %rd137;
+	setp.eq.u32 %p139, %r138, 0;
+	@!%p139 bra $L_36;
 $L_33:
-	cvt.u32.u64 %r139, %rd11;
-	cvt.u32.u64 %r140, %rd13;
-	div.u32 %r141, %r139, %r140;
-	mul.lo.u32 %r143, %r141, %r140;
-	sub.u32 %r142, %r139, %r143;
-	cvt.u64.u32 %rd132, %r141;
-	cvt.u64.u32 %rd133, %r142;
+	cvt.u32.u64 %r140, %rd11;
+	cvt.u32.u64 %r141, %rd13;
+	div.u32 %r142, %r140, %r141;
+	mul.lo.u32 %r144, %r142, %r141;
+	sub.u32 %r143, %r140, %r144;
+	cvt.u64.u32 %rd132, %r142;
+	cvt.u64.u32 %rd133, %r143;
 $L_34:
 	mov.b64 %rd12, %rd132;
 	mov.b64 %rd14, %rd133;
@@ -9661,8 +9668,8 @@ $L_36:
 	neg.s64 %rdt7, %rd11;
 	div.s64 %rd132, %rd11, %rd13;
 	selp.b64 %rd132, %rdt7, %rd132, %pt9;
-	mul.lo.s64 %rd144, %rd132, %rd13;
-	sub.s64 %rd133, %rd11, %rd144;
+	mul.lo.s64 %rd145, %rd132, %rd13;
+	sub.s64 %rd133, %rd11, %rd145;
 	bra.uni $L_34;
 $L_37:
 	bra.uni $Lexit;
@@ -16302,14 +16309,14 @@ b13: // exit
 
 // Task 0 of kernel Shade2D(out []f32, in []f32, w i64, h i64), parallel.
 extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
-	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r47 = 0;
-	bool r54 = 0;
+	bool r1 = 0, r5 = 0, r19 = 0, r24 = 0, r25 = 0, r41 = 0, r43 = 0, r48 = 0;
+	bool r56 = 0;
 	i64 r0 = 0, r4 = 0, r8 = 0, r10 = 0, r21 = 0, r23 = 0, r26 = 0, r27 = 0;
 	i64 r30 = 0, r33 = 0, r34 = 0, r39 = 0, r40 = 0, r42 = 0;
-	u32 r48 = 0, r49 = 0, r50 = 0, r55 = 0, r56 = 0, r57 = 0;
+	u32 r47 = 0, r49 = 0, r50 = 0, r51 = 0, r55 = 0, r57 = 0, r58 = 0, r59 = 0;
 	u64 r2 = 0, r3 = 0, r6 = 0, r7 = 0, r9 = 0, r11 = 0, r12 = 0, r13 = 0;
 	u64 r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0, r20 = 0, r22 = 0, r44 = 0;
-	u64 r45 = 0, r46 = 0, r51 = 0, r52 = 0, r53 = 0;
+	u64 r45 = 0, r46 = 0, r52 = 0, r53 = 0, r54 = 0;
 	float r31 = 0, r32 = 0, r35 = 0, r36 = 0;
 	char *r28 = 0, *r29 = 0, *r37 = 0, *r38 = 0;
 	u32 qd_site = 0;
@@ -16334,26 +16341,28 @@ extern "C" __global__ void Shade2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	r11 = (u64)r10;
 	r45 = r9 | r7;
 	r46 = r45 >> 32;
-	r47 = r46 == 0ull;
-	if (!r47) goto b18;
-	r48 = (u32)r9;
-	r49 = (u32)r7;
-	r50 = qd_div_u32(r48, r49);
-	r44 = (u64)r50;
+	r47 = (u32)r46;
+	r48 = r47 == 0u;
+	if (!r48) goto b18;
+	r49 = (u32)r9;
+	r50 = (u32)r7;
+	r51 = qd_div_u32(r49, r50);
+	r44 = (u64)r51;
 b5: // setup
 	r13 = r44;
 	r14 = r13 * r7;
 	r12 = r9 - r14;
-	r52 = r11 | r7;
-	r53 = r52 >> 32;
-	r54 = r53 == 0ull;
-	if (!r54) goto b17;
-	r55 = (u32)r11;
-	r56 = (u32)r7;
-	r57 = qd_div_u32(r55, r56);
-	r51 = (u64)r57;
+	r53 = r11 | r7;
+	r54 = r53 >> 32;
+	r55 = (u32)r54;
+	r56 = r55 == 0u;
+	if (!r56) goto b17;
+	r57 = (u32)r11;
+	r58 = (u32)r7;
+	r59 = qd_div_u32(r57, r58);
+	r52 = (u64)r59;
 b7: // setup
-	r15 = r51;
+	r15 = r52;
 	r16 = r15 * r7;
 	r17 = r11 - r16;
 	r18 = r13;
@@ -16395,7 +16404,7 @@ b15: // rangeint.done
 b16: // exit
 	return;
 b17: // divide in 64 bits
-	r51 = qd_div_u64(r11, r7);
+	r52 = qd_div_u64(r11, r7);
 	goto b7;
 b18: // divide in 64 bits
 	r44 = qd_div_u64(r9, r7);
@@ -16416,8 +16425,8 @@ qd_fault: {
 // Task 0 of kernel Shade1D(out []f32, in []f32, w i64), parallel.
 extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r10 = 0, r24 = 0, r26 = 0, r28 = 0, r33 = 0, r46 = 0, r47 = 0, r60 = 0;
-	bool r62 = 0, r75 = 0, r77 = 0, r90 = 0, r138 = 0, r151 = 0, r164 = 0, r177 = 0;
-	bool r190 = 0;
+	bool r62 = 0, r75 = 0, r77 = 0, r90 = 0, r139 = 0, r153 = 0, r167 = 0, r181 = 0;
+	bool r195 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r9 = 0;
 	i64 r11 = 0, r12 = 0, r13 = 0, r14 = 0, r18 = 0, r19 = 0, r23 = 0, r25 = 0;
 	i64 r32 = 0, r34 = 0, r35 = 0, r36 = 0, r40 = 0, r41 = 0, r45 = 0, r48 = 0;
@@ -16426,15 +16435,15 @@ extern "C" __global__ void Shade1D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4,
 	i64 r84 = 0, r85 = 0, r89 = 0, r91 = 0, r92 = 0, r94 = 0, r97 = 0, r100 = 0;
 	i64 r102 = 0, r105 = 0, r107 = 0, r110 = 0, r112 = 0, r114 = 0, r117 = 0, r119 = 0;
 	i64 r121 = 0, r123 = 0, r125 = 0, r127 = 0, r128 = 0, r130 = 0, r132 = 0, r133 = 0;
-	i64 r144 = 0, r145 = 0, r146 = 0, r157 = 0, r158 = 0, r159 = 0, r170 = 0, r171 = 0;
-	i64 r172 = 0, r183 = 0, r184 = 0, r185 = 0, r196 = 0;
-	u32 r139 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r152 = 0, r153 = 0, r154 = 0;
-	u32 r155 = 0, r156 = 0, r165 = 0, r166 = 0, r167 = 0, r168 = 0, r169 = 0, r178 = 0;
-	u32 r179 = 0, r180 = 0, r181 = 0, r182 = 0, r191 = 0, r192 = 0, r193 = 0, r194 = 0;
-	u32 r195 = 0;
+	i64 r145 = 0, r146 = 0, r147 = 0, r159 = 0, r160 = 0, r161 = 0, r173 = 0, r174 = 0;
+	i64 r175 = 0, r187 = 0, r188 = 0, r189 = 0, r201 = 0;
+	u32 r138 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r144 = 0, r152 = 0, r154 = 0;
+	u32 r155 = 0, r156 = 0, r157 = 0, r158 = 0, r166 = 0, r168 = 0, r169 = 0, r170 = 0;
+	u32 r171 = 0, r172 = 0, r180 = 0, r182 = 0, r183 = 0, r184 = 0, r185 = 0, r186 = 0;
+	u32 r194 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0;
 	u64 r27 = 0, r29 = 0, r30 = 0, r31 = 0, r134 = 0, r135 = 0, r136 = 0, r137 = 0;
-	u64 r147 = 0, r148 = 0, r149 = 0, r150 = 0, r160 = 0, r161 = 0, r162 = 0, r163 = 0;
-	u64 r173 = 0, r174 = 0, r175 = 0, r176 = 0, r186 = 0, r187 = 0, r188 = 0, r189 = 0;
+	u64 r148 = 0, r149 = 0, r150 = 0, r151 = 0, r162 = 0, r163 = 0, r164 = 0, r165 = 0;
+	u64 r176 = 0, r177 = 0, r178 = 0, r179 = 0, r190 = 0, r191 = 0, r192 = 0, r193 = 0;
 	float r16 = 0, r17 = 0, r20 = 0, r21 = 0, r38 = 0, r39 = 0, r42 = 0, r43 = 0;
 	float r52 = 0, r53 = 0, r56 = 0, r57 = 0, r67 = 0, r68 = 0, r71 = 0, r72 = 0;
 	float r82 = 0, r83 = 0, r86 = 0, r87 = 0;
@@ -16481,22 +16490,23 @@ b2: // grid unrolled guard
 	r32 = r2;
 	r34 = r32;
 	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r186 = (u64)r34;
-	r187 = (u64)r13;
-	r188 = r186 | r187;
-	r189 = r188 >> 32;
-	r190 = r189 == 0ull;
-	if (!r190) goto b28;
-	r191 = (u32)r34;
-	r192 = (u32)r13;
-	r193 = qd_div_u32(r191, r192);
-	r195 = r193 * r192;
-	r194 = r191 - r195;
-	r184 = (i64)r193;
-	r185 = (i64)r194;
+	r190 = (u64)r34;
+	r191 = (u64)r13;
+	r192 = r190 | r191;
+	r193 = r192 >> 32;
+	r194 = (u32)r193;
+	r195 = r194 == 0u;
+	if (!r195) goto b28;
+	r196 = (u32)r34;
+	r197 = (u32)r13;
+	r198 = qd_div_u32(r196, r197);
+	r200 = r198 * r197;
+	r199 = r196 - r200;
+	r188 = (i64)r198;
+	r189 = (i64)r199;
 b8: // rangeint.body (grid unrolled 0)
-	r35 = r184;
-	r36 = r185;
+	r35 = r188;
+	r36 = r189;
 	r37 = r129;
 	r38 = *(float *)r37;
 	r39 = r38 * 0x1p-01f;
@@ -16509,22 +16519,23 @@ b8: // rangeint.body (grid unrolled 0)
 	r61 = (u64)r32 + (u64)r1;
 	r48 = r61;
 	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r173 = (u64)r48;
-	r174 = (u64)r13;
-	r175 = r173 | r174;
-	r176 = r175 >> 32;
-	r177 = r176 == 0ull;
-	if (!r177) goto b27;
-	r178 = (u32)r48;
-	r179 = (u32)r13;
-	r180 = qd_div_u32(r178, r179);
-	r182 = r180 * r179;
-	r181 = r178 - r182;
-	r171 = (i64)r180;
-	r172 = (i64)r181;
+	r176 = (u64)r48;
+	r177 = (u64)r13;
+	r178 = r176 | r177;
+	r179 = r178 >> 32;
+	r180 = (u32)r179;
+	r181 = r180 == 0u;
+	if (!r181) goto b27;
+	r182 = (u32)r48;
+	r183 = (u32)r13;
+	r184 = qd_div_u32(r182, r183);
+	r186 = r184 * r183;
+	r185 = r182 - r186;
+	r174 = (i64)r184;
+	r175 = (i64)r185;
 b13: // rangeint.body (grid unrolled 1)
-	r49 = r171;
-	r50 = r172;
+	r49 = r174;
+	r50 = r175;
 	r93 = r37;
 	r95 = r93 + r94 * 1;
 	r51 = r95;
@@ -16541,22 +16552,23 @@ b13: // rangeint.body (grid unrolled 1)
 	r76 = (u64)r61 + (u64)r1;
 	r63 = r76;
 	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r160 = (u64)r63;
-	r161 = (u64)r13;
-	r162 = r160 | r161;
-	r163 = r162 >> 32;
-	r164 = r163 == 0ull;
-	if (!r164) goto b26;
-	r165 = (u32)r63;
-	r166 = (u32)r13;
-	r167 = qd_div_u32(r165, r166);
-	r169 = r167 * r166;
-	r168 = r165 - r169;
-	r158 = (i64)r167;
-	r159 = (i64)r168;
+	r162 = (u64)r63;
+	r163 = (u64)r13;
+	r164 = r162 | r163;
+	r165 = r164 >> 32;
+	r166 = (u32)r165;
+	r167 = r166 == 0u;
+	if (!r167) goto b26;
+	r168 = (u32)r63;
+	r169 = (u32)r13;
+	r170 = qd_div_u32(r168, r169);
+	r172 = r170 * r169;
+	r171 = r168 - r172;
+	r160 = (i64)r170;
+	r161 = (i64)r171;
 b18: // rangeint.body (grid unrolled 2)
-	r64 = r158;
-	r65 = r159;
+	r64 = r160;
+	r65 = r161;
 	r101 = r95;
 	r103 = r101 + r102 * 1;
 	r66 = r103;
@@ -16573,22 +16585,23 @@ b18: // rangeint.body (grid unrolled 2)
 	r91 = (u64)r76 + (u64)r1;
 	r78 = r91;
 	if (r13 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r147 = (u64)r78;
-	r148 = (u64)r13;
-	r149 = r147 | r148;
-	r150 = r149 >> 32;
-	r151 = r150 == 0ull;
-	if (!r151) goto b25;
-	r152 = (u32)r78;
-	r153 = (u32)r13;
-	r154 = qd_div_u32(r152, r153);
-	r156 = r154 * r153;
-	r155 = r152 - r156;
-	r145 = (i64)r154;
-	r146 = (i64)r155;
+	r148 = (u64)r78;
+	r149 = (u64)r13;
+	r150 = r148 | r149;
+	r151 = r150 >> 32;
+	r152 = (u32)r151;
+	r153 = r152 == 0u;
+	if (!r153) goto b25;
+	r154 = (u32)r78;
+	r155 = (u32)r13;
+	r156 = qd_div_u32(r154, r155);
+	r158 = r156 * r155;
+	r157 = r154 - r158;
+	r146 = (i64)r156;
+	r147 = (i64)r157;
 b23: // rangeint.body (grid unrolled 3)
-	r79 = r145;
-	r80 = r146;
+	r79 = r146;
+	r80 = r147;
 	r113 = r103;
 	r115 = r113 + r114 * 1;
 	r81 = r115;
@@ -16607,24 +16620,24 @@ b23: // rangeint.body (grid unrolled 3)
 	r131 = r131 + r130 * 1;
 	goto b2;
 b25: // divide in 64 bits
-	r145 = qd_div_i64(r78, r13);
-	r157 = (u64)r145 * (u64)r13;
-	r146 = (u64)r78 - (u64)r157;
+	r146 = qd_div_i64(r78, r13);
+	r159 = (u64)r146 * (u64)r13;
+	r147 = (u64)r78 - (u64)r159;
 	goto b23;
 b26: // divide in 64 bits
-	r158 = qd_div_i64(r63, r13);
-	r170 = (u64)r158 * (u64)r13;
-	r159 = (u64)r63 - (u64)r170;
+	r160 = qd_div_i64(r63, r13);
+	r173 = (u64)r160 * (u64)r13;
+	r161 = (u64)r63 - (u64)r173;
 	goto b18;
 b27: // divide in 64 bits
-	r171 = qd_div_i64(r48, r13);
-	r183 = (u64)r171 * (u64)r13;
-	r172 = (u64)r48 - (u64)r183;
+	r174 = qd_div_i64(r48, r13);
+	r187 = (u64)r174 * (u64)r13;
+	r175 = (u64)r48 - (u64)r187;
 	goto b13;
 b28: // divide in 64 bits
-	r184 = qd_div_i64(r34, r13);
-	r196 = (u64)r184 * (u64)r13;
-	r185 = (u64)r34 - (u64)r196;
+	r188 = qd_div_i64(r34, r13);
+	r201 = (u64)r188 * (u64)r13;
+	r189 = (u64)r34 - (u64)r201;
 	goto b8;
 b29: // preheader
 	r123 = r2;
@@ -16640,15 +16653,16 @@ b30: // head
 	r135 = (u64)r13;
 	r136 = r134 | r135;
 	r137 = r136 >> 32;
-	r138 = r137 == 0ull;
-	if (!r138) goto b36;
-	r139 = (u32)r11;
-	r140 = (u32)r13;
-	r141 = qd_div_u32(r139, r140);
-	r143 = r141 * r140;
-	r142 = r139 - r143;
-	r132 = (i64)r141;
-	r133 = (i64)r142;
+	r138 = (u32)r137;
+	r139 = r138 == 0u;
+	if (!r139) goto b36;
+	r140 = (u32)r11;
+	r141 = (u32)r13;
+	r142 = qd_div_u32(r140, r141);
+	r144 = r142 * r141;
+	r143 = r140 - r144;
+	r132 = (i64)r142;
+	r133 = (i64)r143;
 b34: // rangeint.body
 	r12 = r132;
 	r14 = r133;
@@ -16667,8 +16681,8 @@ b34: // rangeint.body
 	goto b30;
 b36: // divide in 64 bits
 	r132 = qd_div_i64(r11, r13);
-	r144 = (u64)r132 * (u64)r13;
-	r133 = (u64)r11 - (u64)r144;
+	r145 = (u64)r132 * (u64)r13;
+	r133 = (u64)r11 - (u64)r145;
 	goto b34;
 b37: // exit
 	return;
@@ -23943,30 +23957,32 @@ b3: # setup
 	r11 = convert.u64.i64 r10
 	r45 = or.u64 r9, r7
 	r46 = shr.u64.u32 r45, 32
-	r47 = eq.u64 r46, 0
-	branch r47, b4, b18
+	r47 = convert.u32.u64 r46
+	r48 = eq.u32 r47, 0
+	branch r48, b4, b18
 b4: # divide in 32 bits
-	r48 = convert.u32.u64 r9
-	r49 = convert.u32.u64 r7
-	r50 = div.u32 r48, r49
-	r44 = convert.u64.u32 r50
+	r49 = convert.u32.u64 r9
+	r50 = convert.u32.u64 r7
+	r51 = div.u32 r49, r50
+	r44 = convert.u64.u32 r51
 	jump b5
 b5: # setup
 	r13 = move.u64 r44
 	r14 = mul.u64 r13, r7
 	r12 = sub.u64 r9, r14
-	r52 = or.u64 r11, r7
-	r53 = shr.u64.u32 r52, 32
-	r54 = eq.u64 r53, 0
-	branch r54, b6, b17
+	r53 = or.u64 r11, r7
+	r54 = shr.u64.u32 r53, 32
+	r55 = convert.u32.u64 r54
+	r56 = eq.u32 r55, 0
+	branch r56, b6, b17
 b6: # divide in 32 bits
-	r55 = convert.u32.u64 r11
-	r56 = convert.u32.u64 r7
-	r57 = div.u32 r55, r56
-	r51 = convert.u64.u32 r57
+	r57 = convert.u32.u64 r11
+	r58 = convert.u32.u64 r7
+	r59 = div.u32 r57, r58
+	r52 = convert.u64.u32 r59
 	jump b7
 b7: # setup
-	r15 = move.u64 r51
+	r15 = move.u64 r52
 	r16 = mul.u64 r15, r7
 	r17 = sub.u64 r11, r16
 	r18 = move.u64 r13
@@ -24016,7 +24032,7 @@ b15: # rangeint.done
 b16: # exit
 	return
 b17: # divide in 64 bits
-	r51 = div.u64 r11, r7
+	r52 = div.u64 r11, r7
 	jump b7
 b18: # divide in 64 bits
 	r44 = div.u64 r9, r7
@@ -24073,24 +24089,25 @@ b5: # index (grid unrolled 0)
 	jump b6
 b6: # rangeint.body (grid unrolled 0)
 	checkdiv.i64 r13, site 0
-	r186 = convert.u64.i64 r34
-	r187 = convert.u64.i64 r13
-	r188 = or.u64 r186, r187
-	r189 = shr.u64.u32 r188, 32
-	r190 = eq.u64 r189, 0
-	branch r190, b7, b28
+	r190 = convert.u64.i64 r34
+	r191 = convert.u64.i64 r13
+	r192 = or.u64 r190, r191
+	r193 = shr.u64.u32 r192, 32
+	r194 = convert.u32.u64 r193
+	r195 = eq.u32 r194, 0
+	branch r195, b7, b28
 b7: # divide in 32 bits
-	r191 = convert.u32.i64 r34
-	r192 = convert.u32.i64 r13
-	r193 = div.u32 r191, r192
-	r195 = mul.u32 r193, r192
-	r194 = sub.u32 r191, r195
-	r184 = convert.i64.u32 r193
-	r185 = convert.i64.u32 r194
+	r196 = convert.u32.i64 r34
+	r197 = convert.u32.i64 r13
+	r198 = div.u32 r196, r197
+	r200 = mul.u32 r198, r197
+	r199 = sub.u32 r196, r200
+	r188 = convert.i64.u32 r198
+	r189 = convert.i64.u32 r199
 	jump b8
 b8: # rangeint.body (grid unrolled 0)
-	r35 = move.i64 r184
-	r36 = move.i64 r185
+	r35 = move.i64 r188
+	r36 = move.i64 r189
 	r37 = move.ptr r129
 	r38 = load.f32 r37
 	r39 = mul.f32 r38, 0.5
@@ -24109,24 +24126,25 @@ b10: # index (grid unrolled 1)
 	jump b11
 b11: # rangeint.body (grid unrolled 1)
 	checkdiv.i64 r13, site 0
-	r173 = convert.u64.i64 r48
-	r174 = convert.u64.i64 r13
-	r175 = or.u64 r173, r174
-	r176 = shr.u64.u32 r175, 32
-	r177 = eq.u64 r176, 0
-	branch r177, b12, b27
+	r176 = convert.u64.i64 r48
+	r177 = convert.u64.i64 r13
+	r178 = or.u64 r176, r177
+	r179 = shr.u64.u32 r178, 32
+	r180 = convert.u32.u64 r179
+	r181 = eq.u32 r180, 0
+	branch r181, b12, b27
 b12: # divide in 32 bits
-	r178 = convert.u32.i64 r48
-	r179 = convert.u32.i64 r13
-	r180 = div.u32 r178, r179
-	r182 = mul.u32 r180, r179
-	r181 = sub.u32 r178, r182
-	r171 = convert.i64.u32 r180
-	r172 = convert.i64.u32 r181
+	r182 = convert.u32.i64 r48
+	r183 = convert.u32.i64 r13
+	r184 = div.u32 r182, r183
+	r186 = mul.u32 r184, r183
+	r185 = sub.u32 r182, r186
+	r174 = convert.i64.u32 r184
+	r175 = convert.i64.u32 r185
 	jump b13
 b13: # rangeint.body (grid unrolled 1)
-	r49 = move.i64 r171
-	r50 = move.i64 r172
+	r49 = move.i64 r174
+	r50 = move.i64 r175
 	r93 = move.ptr r37
 	r95 = elemaddr r93, r94, 1
 	r51 = move.ptr r95
@@ -24149,24 +24167,25 @@ b15: # index (grid unrolled 2)
 	jump b16
 b16: # rangeint.body (grid unrolled 2)
 	checkdiv.i64 r13, site 0
-	r160 = convert.u64.i64 r63
-	r161 = convert.u64.i64 r13
-	r162 = or.u64 r160, r161
-	r163 = shr.u64.u32 r162, 32
-	r164 = eq.u64 r163, 0
-	branch r164, b17, b26
+	r162 = convert.u64.i64 r63
+	r163 = convert.u64.i64 r13
+	r164 = or.u64 r162, r163
+	r165 = shr.u64.u32 r164, 32
+	r166 = convert.u32.u64 r165
+	r167 = eq.u32 r166, 0
+	branch r167, b17, b26
 b17: # divide in 32 bits
-	r165 = convert.u32.i64 r63
-	r166 = convert.u32.i64 r13
-	r167 = div.u32 r165, r166
-	r169 = mul.u32 r167, r166
-	r168 = sub.u32 r165, r169
-	r158 = convert.i64.u32 r167
-	r159 = convert.i64.u32 r168
+	r168 = convert.u32.i64 r63
+	r169 = convert.u32.i64 r13
+	r170 = div.u32 r168, r169
+	r172 = mul.u32 r170, r169
+	r171 = sub.u32 r168, r172
+	r160 = convert.i64.u32 r170
+	r161 = convert.i64.u32 r171
 	jump b18
 b18: # rangeint.body (grid unrolled 2)
-	r64 = move.i64 r158
-	r65 = move.i64 r159
+	r64 = move.i64 r160
+	r65 = move.i64 r161
 	r101 = move.ptr r95
 	r103 = elemaddr r101, r102, 1
 	r66 = move.ptr r103
@@ -24189,24 +24208,25 @@ b20: # index (grid unrolled 3)
 	jump b21
 b21: # rangeint.body (grid unrolled 3)
 	checkdiv.i64 r13, site 0
-	r147 = convert.u64.i64 r78
-	r148 = convert.u64.i64 r13
-	r149 = or.u64 r147, r148
-	r150 = shr.u64.u32 r149, 32
-	r151 = eq.u64 r150, 0
-	branch r151, b22, b25
+	r148 = convert.u64.i64 r78
+	r149 = convert.u64.i64 r13
+	r150 = or.u64 r148, r149
+	r151 = shr.u64.u32 r150, 32
+	r152 = convert.u32.u64 r151
+	r153 = eq.u32 r152, 0
+	branch r153, b22, b25
 b22: # divide in 32 bits
-	r152 = convert.u32.i64 r78
-	r153 = convert.u32.i64 r13
-	r154 = div.u32 r152, r153
-	r156 = mul.u32 r154, r153
-	r155 = sub.u32 r152, r156
-	r145 = convert.i64.u32 r154
-	r146 = convert.i64.u32 r155
+	r154 = convert.u32.i64 r78
+	r155 = convert.u32.i64 r13
+	r156 = div.u32 r154, r155
+	r158 = mul.u32 r156, r155
+	r157 = sub.u32 r154, r158
+	r146 = convert.i64.u32 r156
+	r147 = convert.i64.u32 r157
 	jump b23
 b23: # rangeint.body (grid unrolled 3)
-	r79 = move.i64 r145
-	r80 = move.i64 r146
+	r79 = move.i64 r146
+	r80 = move.i64 r147
 	r113 = move.ptr r103
 	r115 = elemaddr r113, r114, 1
 	r81 = move.ptr r115
@@ -24227,24 +24247,24 @@ b24: # latch (grid unrolled 3)
 	r131 = elemaddr r131, r130, 1
 	jump b2
 b25: # divide in 64 bits
-	r145 = div.i64 r78, r13
-	r157 = mul.i64 r145, r13
-	r146 = sub.i64 r78, r157
+	r146 = div.i64 r78, r13
+	r159 = mul.i64 r146, r13
+	r147 = sub.i64 r78, r159
 	jump b23
 b26: # divide in 64 bits
-	r158 = div.i64 r63, r13
-	r170 = mul.i64 r158, r13
-	r159 = sub.i64 r63, r170
+	r160 = div.i64 r63, r13
+	r173 = mul.i64 r160, r13
+	r161 = sub.i64 r63, r173
 	jump b18
 b27: # divide in 64 bits
-	r171 = div.i64 r48, r13
-	r183 = mul.i64 r171, r13
-	r172 = sub.i64 r48, r183
+	r174 = div.i64 r48, r13
+	r187 = mul.i64 r174, r13
+	r175 = sub.i64 r48, r187
 	jump b13
 b28: # divide in 64 bits
-	r184 = div.i64 r34, r13
-	r196 = mul.i64 r184, r13
-	r185 = sub.i64 r34, r196
+	r188 = div.i64 r34, r13
+	r201 = mul.i64 r188, r13
+	r189 = sub.i64 r34, r201
 	jump b8
 b29: # preheader
 	r123 = move.i64 r2
@@ -24264,16 +24284,17 @@ b32: # rangeint.body
 	r135 = convert.u64.i64 r13
 	r136 = or.u64 r134, r135
 	r137 = shr.u64.u32 r136, 32
-	r138 = eq.u64 r137, 0
-	branch r138, b33, b36
+	r138 = convert.u32.u64 r137
+	r139 = eq.u32 r138, 0
+	branch r139, b33, b36
 b33: # divide in 32 bits
-	r139 = convert.u32.i64 r11
-	r140 = convert.u32.i64 r13
-	r141 = div.u32 r139, r140
-	r143 = mul.u32 r141, r140
-	r142 = sub.u32 r139, r143
-	r132 = convert.i64.u32 r141
-	r133 = convert.i64.u32 r142
+	r140 = convert.u32.i64 r11
+	r141 = convert.u32.i64 r13
+	r142 = div.u32 r140, r141
+	r144 = mul.u32 r142, r141
+	r143 = sub.u32 r140, r144
+	r132 = convert.i64.u32 r142
+	r133 = convert.i64.u32 r143
 	jump b34
 b34: # rangeint.body
 	r12 = move.i64 r132
@@ -24295,8 +24316,8 @@ b35: # latch
 	jump b30
 b36: # divide in 64 bits
 	r132 = div.i64 r11, r13
-	r144 = mul.i64 r132, r13
-	r133 = sub.i64 r11, r144
+	r145 = mul.i64 r132, r13
+	r133 = sub.i64 r11, r145
 	jump b34
 b37: # exit
 	return

@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "c6bf67f46e607482f112add09e626975cd8afad9ffc627fd0e168c48ee2406a1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "5113e698a8c31eb09984464d1cb2a95f93b99eb986684d9e0ecdb103bcc1bc35"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "cd0c4557113917b07e9afde874e49d5f6af7fef369131adbc4db6dbf67de5338"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "978ccf1715a04c4f09e0f49090b32f507709f025e438c7fe131f32050551b23a"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -704,11 +704,11 @@ const qdPTX = `//
 	.param .u64 Stencil2D_0_param_6
 )
 {
-	.reg .pred %p<158>;
+	.reg .pred %p<160>;
 	.reg .pred %pt<12>;
-	.reg .b32 %r<163>;
+	.reg .b32 %r<165>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<164>;
+	.reg .b64 %rd<166>;
 	.reg .b64 %rdt<6>;
 	.reg .f32 %f<76>;
 
@@ -799,23 +799,24 @@ $L_12:
 $L_13:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd153, %rd7;
-	mov.b64 %rd154, %rd9;
-	or.b64 %rd155, %rd153, %rd154;
-	shr.u64 %rd156, %rd155, 32;
-	setp.eq.u64 %p157, %rd156, 0;
-	@!%p157 bra $L_22;
+	mov.b64 %rd154, %rd7;
+	mov.b64 %rd155, %rd9;
+	or.b64 %rd156, %rd154, %rd155;
+	shr.u64 %rd157, %rd156, 32;
+	cvt.u32.u64 %r158, %rd157;
+	setp.eq.u32 %p159, %r158, 0;
+	@!%p159 bra $L_22;
 $L_14:
-	cvt.u32.u64 %r158, %rd7;
-	cvt.u32.u64 %r159, %rd9;
-	div.u32 %r160, %r158, %r159;
-	mul.lo.u32 %r162, %r160, %r159;
-	sub.u32 %r161, %r158, %r162;
-	cvt.u64.u32 %rd151, %r160;
-	cvt.u64.u32 %rd152, %r161;
+	cvt.u32.u64 %r160, %rd7;
+	cvt.u32.u64 %r161, %rd9;
+	div.u32 %r162, %r160, %r161;
+	mul.lo.u32 %r164, %r162, %r161;
+	sub.u32 %r163, %r160, %r164;
+	cvt.u64.u32 %rd152, %r162;
+	cvt.u64.u32 %rd153, %r163;
 $L_15:
-	mov.b64 %rd8, %rd152;
-	mov.b64 %rd10, %rd151;
+	mov.b64 %rd8, %rd153;
+	mov.b64 %rd10, %rd152;
 	setp.gt.s64 %p11, %rd8, 0;
 	@!%p11 bra $L_21;
 $L_16:
@@ -866,10 +867,10 @@ $L_21:
 $L_22:
 	setp.eq.s64 %pt1, %rd9, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd151, %rd7, %rd9;
-	selp.b64 %rd151, %rdt3, %rd151, %pt1;
-	mul.lo.s64 %rd163, %rd151, %rd9;
-	sub.s64 %rd152, %rd7, %rd163;
+	div.s64 %rd152, %rd7, %rd9;
+	selp.b64 %rd152, %rdt3, %rd152, %pt1;
+	mul.lo.s64 %rd165, %rd152, %rd9;
+	sub.s64 %rd153, %rd7, %rd165;
 	bra.uni $L_15;
 $L_23:
 	bra.uni $Lexit;
@@ -894,16 +895,17 @@ $L_27:
 	mov.b64 %rd141, %rd9;
 	or.b64 %rd142, %rd140, %rd141;
 	shr.u64 %rd143, %rd142, 32;
-	setp.eq.u64 %p144, %rd143, 0;
-	@!%p144 bra $L_36;
+	cvt.u32.u64 %r144, %rd143;
+	setp.eq.u32 %p145, %r144, 0;
+	@!%p145 bra $L_36;
 $L_28:
-	cvt.u32.u64 %r145, %rd47;
-	cvt.u32.u64 %r146, %rd9;
-	div.u32 %r147, %r145, %r146;
-	mul.lo.u32 %r149, %r147, %r146;
-	sub.u32 %r148, %r145, %r149;
-	cvt.u64.u32 %rd138, %r147;
-	cvt.u64.u32 %rd139, %r148;
+	cvt.u32.u64 %r146, %rd47;
+	cvt.u32.u64 %r147, %rd9;
+	div.u32 %r148, %r146, %r147;
+	mul.lo.u32 %r150, %r148, %r147;
+	sub.u32 %r149, %r146, %r150;
+	cvt.u64.u32 %rd138, %r148;
+	cvt.u64.u32 %rd139, %r149;
 $L_29:
 	mov.b64 %rd48, %rd139;
 	mov.b64 %rd49, %rd138;
@@ -975,8 +977,8 @@ $L_36:
 	neg.s64 %rdt4, %rd47;
 	div.s64 %rd138, %rd47, %rd9;
 	selp.b64 %rd138, %rdt4, %rd138, %pt9;
-	mul.lo.s64 %rd150, %rd138, %rd9;
-	sub.s64 %rd139, %rd47, %rd150;
+	mul.lo.s64 %rd151, %rd138, %rd9;
+	sub.s64 %rd139, %rd47, %rd151;
 	bra.uni $L_29;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1051,11 +1053,11 @@ $Lexit:
 	.param .u64 Stencil3D_0_param_7
 )
 {
-	.reg .pred %p<255>;
+	.reg .pred %p<261>;
 	.reg .pred %pt<21>;
-	.reg .b32 %r<258>;
+	.reg .b32 %r<264>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<254>;
+	.reg .b64 %rd<259>;
 	.reg .b64 %rdt<10>;
 	.reg .f32 %f<95>;
 	.reg .f32 %ft<2>;
@@ -1174,56 +1176,59 @@ $L_16:
 $L_17:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd225, %rd7;
-	mov.b64 %rd226, %rd9;
-	or.b64 %rd227, %rd225, %rd226;
-	shr.u64 %rd228, %rd227, 32;
-	setp.eq.u64 %p229, %rd228, 0;
-	@!%p229 bra $L_34;
+	mov.b64 %rd228, %rd7;
+	mov.b64 %rd229, %rd9;
+	or.b64 %rd230, %rd228, %rd229;
+	shr.u64 %rd231, %rd230, 32;
+	cvt.u32.u64 %r232, %rd231;
+	setp.eq.u32 %p233, %r232, 0;
+	@!%p233 bra $L_34;
 $L_18:
-	cvt.u32.u64 %r230, %rd7;
-	cvt.u32.u64 %r231, %rd9;
-	div.u32 %r232, %r230, %r231;
-	mul.lo.u32 %r234, %r232, %r231;
-	sub.u32 %r233, %r230, %r234;
-	cvt.u64.u32 %rd223, %r232;
-	cvt.u64.u32 %rd224, %r233;
+	cvt.u32.u64 %r234, %rd7;
+	cvt.u32.u64 %r235, %rd9;
+	div.u32 %r236, %r234, %r235;
+	mul.lo.u32 %r238, %r236, %r235;
+	sub.u32 %r237, %r234, %r238;
+	cvt.u64.u32 %rd226, %r236;
+	cvt.u64.u32 %rd227, %r237;
 $L_19:
-	mov.b64 %rd8, %rd224;
-	mov.b64 %rd10, %rd223;
+	mov.b64 %rd8, %rd227;
+	mov.b64 %rd10, %rd226;
 	setp.eq.s64 %pt1, %rd12, 0;
 	@%pt1 bra $Lfault_1;
-	mov.b64 %rd238, %rd10;
-	mov.b64 %rd239, %rd12;
-	or.b64 %rd240, %rd238, %rd239;
-	shr.u64 %rd241, %rd240, 32;
-	setp.eq.u64 %p242, %rd241, 0;
-	@!%p242 bra $L_33;
+	mov.b64 %rd242, %rd10;
+	mov.b64 %rd243, %rd12;
+	or.b64 %rd244, %rd242, %rd243;
+	shr.u64 %rd245, %rd244, 32;
+	cvt.u32.u64 %r246, %rd245;
+	setp.eq.u32 %p247, %r246, 0;
+	@!%p247 bra $L_33;
 $L_20:
-	cvt.u32.u64 %r243, %rd10;
-	cvt.u32.u64 %r244, %rd12;
-	div.u32 %r245, %r243, %r244;
-	mul.lo.u32 %r247, %r245, %r244;
-	sub.u32 %r246, %r243, %r247;
-	cvt.u64.u32 %rd236, %r245;
-	cvt.u64.u32 %rd237, %r246;
+	cvt.u32.u64 %r248, %rd10;
+	cvt.u32.u64 %r249, %rd12;
+	div.u32 %r250, %r248, %r249;
+	mul.lo.u32 %r252, %r250, %r249;
+	sub.u32 %r251, %r248, %r252;
+	cvt.u64.u32 %rd240, %r250;
+	cvt.u64.u32 %rd241, %r251;
 $L_21:
-	mov.b64 %rd11, %rd237;
+	mov.b64 %rd11, %rd241;
 	setp.eq.s64 %pt2, %rd13, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd250, %rd7;
-	mov.b64 %rd251, %rd13;
-	or.b64 %rd252, %rd250, %rd251;
-	shr.u64 %rd253, %rd252, 32;
-	setp.eq.u64 %p254, %rd253, 0;
-	@!%p254 bra $L_32;
+	mov.b64 %rd255, %rd7;
+	mov.b64 %rd256, %rd13;
+	or.b64 %rd257, %rd255, %rd256;
+	shr.u64 %rd258, %rd257, 32;
+	cvt.u32.u64 %r259, %rd258;
+	setp.eq.u32 %p260, %r259, 0;
+	@!%p260 bra $L_32;
 $L_22:
-	cvt.u32.u64 %r255, %rd7;
-	cvt.u32.u64 %r256, %rd13;
-	div.u32 %r257, %r255, %r256;
-	cvt.u64.u32 %rd249, %r257;
+	cvt.u32.u64 %r261, %rd7;
+	cvt.u32.u64 %r262, %rd13;
+	div.u32 %r263, %r261, %r262;
+	cvt.u64.u32 %rd254, %r263;
 $L_23:
-	mov.b64 %rd14, %rd249;
+	mov.b64 %rd14, %rd254;
 	setp.gt.s64 %p15, %rd8, 0;
 	@!%p15 bra $L_31;
 $L_24:
@@ -1288,24 +1293,24 @@ $L_31:
 $L_32:
 	setp.eq.s64 %pt3, %rd13, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd249, %rd7, %rd13;
-	selp.b64 %rd249, %rdt3, %rd249, %pt3;
+	div.s64 %rd254, %rd7, %rd13;
+	selp.b64 %rd254, %rdt3, %rd254, %pt3;
 	bra.uni $L_23;
 $L_33:
 	setp.eq.s64 %pt4, %rd12, -1;
 	neg.s64 %rdt4, %rd10;
-	div.s64 %rd236, %rd10, %rd12;
-	selp.b64 %rd236, %rdt4, %rd236, %pt4;
-	mul.lo.s64 %rd248, %rd236, %rd12;
-	sub.s64 %rd237, %rd10, %rd248;
+	div.s64 %rd240, %rd10, %rd12;
+	selp.b64 %rd240, %rdt4, %rd240, %pt4;
+	mul.lo.s64 %rd253, %rd240, %rd12;
+	sub.s64 %rd241, %rd10, %rd253;
 	bra.uni $L_21;
 $L_34:
 	setp.eq.s64 %pt5, %rd9, -1;
 	neg.s64 %rdt5, %rd7;
-	div.s64 %rd223, %rd7, %rd9;
-	selp.b64 %rd223, %rdt5, %rd223, %pt5;
-	mul.lo.s64 %rd235, %rd223, %rd9;
-	sub.s64 %rd224, %rd7, %rd235;
+	div.s64 %rd226, %rd7, %rd9;
+	selp.b64 %rd226, %rdt5, %rd226, %pt5;
+	mul.lo.s64 %rd239, %rd226, %rd9;
+	sub.s64 %rd227, %rd7, %rd239;
 	bra.uni $L_19;
 $L_35:
 	bra.uni $Lexit;
@@ -1335,52 +1340,55 @@ $L_39:
 	mov.b64 %rd191, %rd9;
 	or.b64 %rd192, %rd190, %rd191;
 	shr.u64 %rd193, %rd192, 32;
-	setp.eq.u64 %p194, %rd193, 0;
-	@!%p194 bra $L_56;
+	cvt.u32.u64 %r194, %rd193;
+	setp.eq.u32 %p195, %r194, 0;
+	@!%p195 bra $L_56;
 $L_40:
-	cvt.u32.u64 %r195, %rd60;
-	cvt.u32.u64 %r196, %rd9;
-	div.u32 %r197, %r195, %r196;
-	mul.lo.u32 %r199, %r197, %r196;
-	sub.u32 %r198, %r195, %r199;
-	cvt.u64.u32 %rd188, %r197;
-	cvt.u64.u32 %rd189, %r198;
+	cvt.u32.u64 %r196, %rd60;
+	cvt.u32.u64 %r197, %rd9;
+	div.u32 %r198, %r196, %r197;
+	mul.lo.u32 %r200, %r198, %r197;
+	sub.u32 %r199, %r196, %r200;
+	cvt.u64.u32 %rd188, %r198;
+	cvt.u64.u32 %rd189, %r199;
 $L_41:
 	mov.b64 %rd61, %rd189;
 	mov.b64 %rd62, %rd188;
 	setp.eq.s64 %pt7, %rd12, 0;
 	@%pt7 bra $Lfault_4;
-	mov.b64 %rd203, %rd62;
-	mov.b64 %rd204, %rd12;
-	or.b64 %rd205, %rd203, %rd204;
-	shr.u64 %rd206, %rd205, 32;
-	setp.eq.u64 %p207, %rd206, 0;
-	@!%p207 bra $L_55;
+	mov.b64 %rd204, %rd62;
+	mov.b64 %rd205, %rd12;
+	or.b64 %rd206, %rd204, %rd205;
+	shr.u64 %rd207, %rd206, 32;
+	cvt.u32.u64 %r208, %rd207;
+	setp.eq.u32 %p209, %r208, 0;
+	@!%p209 bra $L_55;
 $L_42:
-	cvt.u32.u64 %r208, %rd62;
-	cvt.u32.u64 %r209, %rd12;
-	div.u32 %r210, %r208, %r209;
-	mul.lo.u32 %r212, %r210, %r209;
-	sub.u32 %r211, %r208, %r212;
-	cvt.u64.u32 %rd201, %r210;
-	cvt.u64.u32 %rd202, %r211;
+	cvt.u32.u64 %r210, %rd62;
+	cvt.u32.u64 %r211, %rd12;
+	div.u32 %r212, %r210, %r211;
+	mul.lo.u32 %r214, %r212, %r211;
+	sub.u32 %r213, %r210, %r214;
+	cvt.u64.u32 %rd202, %r212;
+	cvt.u64.u32 %rd203, %r213;
 $L_43:
-	mov.b64 %rd63, %rd202;
+	mov.b64 %rd63, %rd203;
 	setp.eq.s64 %pt8, %rd64, 0;
 	@%pt8 bra $Lfault_5;
-	mov.b64 %rd215, %rd60;
-	mov.b64 %rd216, %rd64;
-	or.b64 %rd217, %rd215, %rd216;
-	shr.u64 %rd218, %rd217, 32;
-	setp.eq.u64 %p219, %rd218, 0;
-	@!%p219 bra $L_54;
+	mov.b64 %rd217, %rd60;
+	mov.b64 %rd218, %rd64;
+	or.b64 %rd219, %rd217, %rd218;
+	shr.u64 %rd220, %rd219, 32;
+	cvt.u32.u64 %r221, %rd220;
+	setp.eq.u32 %p222, %r221, 0;
+	@!%p222 bra $L_54;
 $L_44:
-	cvt.u32.u64 %r220, %rd60;
-	cvt.u32.u64 %r221, %rd64;
-	div.u32 %r222, %r220, %r221;
-	cvt.u64.u32 %rd214, %r222;
+	cvt.u32.u64 %r223, %rd60;
+	cvt.u32.u64 %r224, %rd64;
+	div.u32 %r225, %r223, %r224;
+	cvt.u64.u32 %rd216, %r225;
 $L_45:
-	mov.b64 %rd65, %rd214;
+	mov.b64 %rd65, %rd216;
 	setp.gt.s64 %p66, %rd61, 0;
 	@!%p66 bra $L_53;
 $L_46:
@@ -1465,24 +1473,24 @@ $L_53:
 $L_54:
 	setp.eq.s64 %pt16, %rd64, -1;
 	neg.s64 %rdt6, %rd60;
-	div.s64 %rd214, %rd60, %rd64;
-	selp.b64 %rd214, %rdt6, %rd214, %pt16;
+	div.s64 %rd216, %rd60, %rd64;
+	selp.b64 %rd216, %rdt6, %rd216, %pt16;
 	bra.uni $L_45;
 $L_55:
 	setp.eq.s64 %pt17, %rd12, -1;
 	neg.s64 %rdt7, %rd62;
-	div.s64 %rd201, %rd62, %rd12;
-	selp.b64 %rd201, %rdt7, %rd201, %pt17;
-	mul.lo.s64 %rd213, %rd201, %rd12;
-	sub.s64 %rd202, %rd62, %rd213;
+	div.s64 %rd202, %rd62, %rd12;
+	selp.b64 %rd202, %rdt7, %rd202, %pt17;
+	mul.lo.s64 %rd215, %rd202, %rd12;
+	sub.s64 %rd203, %rd62, %rd215;
 	bra.uni $L_43;
 $L_56:
 	setp.eq.s64 %pt18, %rd9, -1;
 	neg.s64 %rdt8, %rd60;
 	div.s64 %rd188, %rd60, %rd9;
 	selp.b64 %rd188, %rdt8, %rd188, %pt18;
-	mul.lo.s64 %rd200, %rd188, %rd9;
-	sub.s64 %rd189, %rd60, %rd200;
+	mul.lo.s64 %rd201, %rd188, %rd9;
+	sub.s64 %rd189, %rd60, %rd201;
 	bra.uni $L_41;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -1582,11 +1590,11 @@ $Lexit:
 	.param .u64 Matmul_0_param_7
 )
 {
-	.reg .pred %p<165>;
-	.reg .pred %pt<27>;
-	.reg .b32 %r<155>;
+	.reg .pred %p<161>;
+	.reg .pred %pt<11>;
+	.reg .b32 %r<157>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<164>;
+	.reg .b64 %rd<160>;
 	.reg .b64 %rdt<6>;
 	.reg .f32 %f<75>;
 
@@ -1626,11 +1634,11 @@ $L_1:
 	sub.u64 %rd61, %rd51, 1;
 	sub.u64 %rd62, %rd61, %rd53;
 	setp.le.u64 %p63, %rd60, %rd62;
-	@!%p54 bra $L_45;
+	@!%p54 bra $L_35;
 $L_2:
-	@!%p57 bra $L_45;
+	@!%p57 bra $L_35;
 $L_3:
-	@!%p63 bra $L_45;
+	@!%p63 bra $L_35;
 $L_4:
 	mov.b64 %rd76, %rd16;
 	mov.b64 %rd81, %rd4;
@@ -1642,29 +1650,30 @@ $L_4:
 	sub.u64 %rd95, %rd90, 1;
 $L_5:
 	setp.lt.s64 %p5, %rd2, %rd3;
-	@!%p5 bra $L_44;
+	@!%p5 bra $L_34;
 $L_6:
 	mov.b64 %rd6, %rd2;
 $L_7:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd145, %rd6;
-	mov.b64 %rd146, %rd4;
-	or.b64 %rd147, %rd145, %rd146;
-	shr.u64 %rd148, %rd147, 32;
-	setp.eq.u64 %p149, %rd148, 0;
-	@!%p149 bra $L_43;
+	mov.b64 %rd146, %rd6;
+	mov.b64 %rd147, %rd4;
+	or.b64 %rd148, %rd146, %rd147;
+	shr.u64 %rd149, %rd148, 32;
+	cvt.u32.u64 %r150, %rd149;
+	setp.eq.u32 %p151, %r150, 0;
+	@!%p151 bra $L_33;
 $L_8:
-	cvt.u32.u64 %r150, %rd6;
-	cvt.u32.u64 %r151, %rd4;
-	div.u32 %r152, %r150, %r151;
-	mul.lo.u32 %r154, %r152, %r151;
-	sub.u32 %r153, %r150, %r154;
-	cvt.u64.u32 %rd143, %r152;
-	cvt.u64.u32 %rd144, %r153;
+	cvt.u32.u64 %r152, %rd6;
+	cvt.u32.u64 %r153, %rd4;
+	div.u32 %r154, %r152, %r153;
+	mul.lo.u32 %r156, %r154, %r153;
+	sub.u32 %r155, %r152, %r156;
+	cvt.u64.u32 %rd144, %r154;
+	cvt.u64.u32 %rd145, %r155;
 $L_9:
-	mov.b64 %rd7, %rd143;
-	mov.b64 %rd8, %rd144;
+	mov.b64 %rd7, %rd144;
+	mov.b64 %rd8, %rd145;
 	mov.f32 %f9, 0f00000000;
 	mov.b64 %rd10, 0;
 	mul.lo.s64 %rd77, %rd7, %rd4;
@@ -1707,11 +1716,11 @@ $L_15:
 	mov.b64 %rd112, %rd111;
 	mul.lo.s64 %rd113, %rd112, 4;
 $L_16:
-	max.s64 %rd156, %rd4, -9223372036854775805;
-	sub.s64 %rd157, %rd156, 3;
+	max.s64 %rd158, %rd4, -9223372036854775805;
+	sub.s64 %rd159, %rd158, 3;
 $L_17:
-	setp.lt.s64 %p158, %rd10, %rd157;
-	@!%p158 bra $L_26;
+	setp.lt.s64 %p160, %rd10, %rd159;
+	@!%p160 bra $L_26;
 $L_18:
 	setp.lt.s64 %p11, %rd10, %rd4;
 $L_19:
@@ -1801,14 +1810,9 @@ $L_30:
 	mov.b64 %rd128, %rd127;
 	mul.lo.s64 %rd129, %rd128, 4;
 $L_31:
-	max.s64 %rd159, %rd4, -9223372036854775805;
-	sub.s64 %rd160, %rd159, 3;
-$L_32:
-	setp.lt.s64 %p161, %rd10, %rd160;
-	@!%p161 bra $L_41;
-$L_33:
 	setp.lt.s64 %p64, %rd10, %rd4;
-$L_34:
+	@!%p64 bra $L_28;
+$L_32:
 	add.s64 %rd66, %rd65, %rd10;
 	setp.ge.u64 %pt1, %rd66, %rd16;
 	@%pt1 bra $Lfault_1;
@@ -1827,126 +1831,41 @@ $L_34:
 	mov.b64 %rd10, %rd75;
 	add.s64 %rd123, %rd123, 4;
 	add.s64 %rd126, %rd126, %rd129;
-$L_35:
-	setp.lt.s64 %p64, %rd10, %rd4;
-$L_36:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt3, %rd66, %rd16;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt4, %rd70, %rd22;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
-$L_37:
-	setp.lt.s64 %p64, %rd10, %rd4;
-$L_38:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt5, %rd66, %rd16;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt6, %rd70, %rd22;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
-$L_39:
-	setp.lt.s64 %p64, %rd10, %rd4;
-$L_40:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt7, %rd66, %rd16;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt8, %rd70, %rd22;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
-	bra.uni $L_32;
-$L_41:
-	setp.lt.s64 %p64, %rd10, %rd4;
-	@!%p64 bra $L_28;
-$L_42:
-	add.s64 %rd66, %rd65, %rd10;
-	setp.ge.u64 %pt9, %rd66, %rd16;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd67, %rd123;
-	ld.global.f32 %f68, [%rd67];
-	mul.lo.s64 %rd69, %rd10, %rd4;
-	add.s64 %rd70, %rd69, %rd8;
-	setp.ge.u64 %pt10, %rd70, %rd22;
-	@%pt10 bra $Lfault_10;
-	mov.b64 %rd71, %rd126;
-	ld.global.f32 %f72, [%rd71];
-	mul.rn.f32 %f73, %f68, %f72;
-	add.rn.f32 %f74, %f9, %f73;
-	add.s64 %rd75, %rd10, 1;
-	mov.f32 %f9, %f74;
-	mov.b64 %rd10, %rd75;
-	add.s64 %rd123, %rd123, 4;
-	add.s64 %rd126, %rd126, %rd129;
-	bra.uni $L_41;
-$L_43:
-	setp.eq.s64 %pt11, %rd4, -1;
+	bra.uni $L_31;
+$L_33:
+	setp.eq.s64 %pt3, %rd4, -1;
 	neg.s64 %rdt3, %rd6;
-	div.s64 %rd143, %rd6, %rd4;
-	selp.b64 %rd143, %rdt3, %rd143, %pt11;
-	mul.lo.s64 %rd155, %rd143, %rd4;
-	sub.s64 %rd144, %rd6, %rd155;
+	div.s64 %rd144, %rd6, %rd4;
+	selp.b64 %rd144, %rdt3, %rd144, %pt3;
+	mul.lo.s64 %rd157, %rd144, %rd4;
+	sub.s64 %rd145, %rd6, %rd157;
 	bra.uni $L_9;
-$L_44:
+$L_34:
 	bra.uni $Lexit;
-$L_45:
+$L_35:
 	setp.lt.s64 %p32, %rd2, %rd3;
-	@!%p32 bra $L_44;
-$L_46:
+	@!%p32 bra $L_34;
+$L_36:
 	mov.b64 %rd33, %rd2;
-$L_47:
-	setp.eq.s64 %pt12, %rd4, 0;
-	@%pt12 bra $Lfault_11;
+$L_37:
+	setp.eq.s64 %pt4, %rd4, 0;
+	@%pt4 bra $Lfault_3;
 	mov.b64 %rd132, %rd33;
 	mov.b64 %rd133, %rd4;
 	or.b64 %rd134, %rd132, %rd133;
 	shr.u64 %rd135, %rd134, 32;
-	setp.eq.u64 %p136, %rd135, 0;
-	@!%p136 bra $L_64;
-$L_48:
-	cvt.u32.u64 %r137, %rd33;
-	cvt.u32.u64 %r138, %rd4;
-	div.u32 %r139, %r137, %r138;
-	mul.lo.u32 %r141, %r139, %r138;
-	sub.u32 %r140, %r137, %r141;
-	cvt.u64.u32 %rd130, %r139;
-	cvt.u64.u32 %rd131, %r140;
-$L_49:
+	cvt.u32.u64 %r136, %rd135;
+	setp.eq.u32 %p137, %r136, 0;
+	@!%p137 bra $L_44;
+$L_38:
+	cvt.u32.u64 %r138, %rd33;
+	cvt.u32.u64 %r139, %rd4;
+	div.u32 %r140, %r138, %r139;
+	mul.lo.u32 %r142, %r140, %r139;
+	sub.u32 %r141, %r138, %r142;
+	cvt.u64.u32 %rd130, %r140;
+	cvt.u64.u32 %rd131, %r141;
+$L_39:
 	mov.b64 %rd34, %rd130;
 	mov.b64 %rd35, %rd131;
 	mov.f32 %f9, 0f00000000;
@@ -1959,24 +1878,19 @@ $L_49:
 	mov.b64 %rd119, %rd4;
 	mov.b64 %rd120, %rd119;
 	mul.lo.s64 %rd121, %rd120, 4;
-$L_50:
-	max.s64 %rd162, %rd4, -9223372036854775805;
-	sub.s64 %rd163, %rd162, 3;
-$L_51:
-	setp.lt.s64 %p164, %rd10, %rd163;
-	@!%p164 bra $L_60;
-$L_52:
+$L_40:
 	setp.lt.s64 %p36, %rd10, %rd4;
-$L_53:
+	@!%p36 bra $L_42;
+$L_41:
 	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt13, %rd38, %rd16;
-	@%pt13 bra $Lfault_12;
+	setp.ge.u64 %pt5, %rd38, %rd16;
+	@%pt5 bra $Lfault_4;
 	mov.b64 %rd39, %rd115;
 	ld.global.f32 %f40, [%rd39];
 	mul.lo.s64 %rd41, %rd10, %rd4;
 	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt14, %rd42, %rd22;
-	@%pt14 bra $Lfault_13;
+	setp.ge.u64 %pt6, %rd42, %rd22;
+	@%pt6 bra $Lfault_5;
 	mov.b64 %rd43, %rd118;
 	ld.global.f32 %f44, [%rd43];
 	mul.rn.f32 %f45, %f40, %f44;
@@ -1986,109 +1900,23 @@ $L_53:
 	mov.b64 %rd10, %rd47;
 	add.s64 %rd115, %rd115, 4;
 	add.s64 %rd118, %rd118, %rd121;
-$L_54:
-	setp.lt.s64 %p36, %rd10, %rd4;
-$L_55:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt15, %rd38, %rd16;
-	@%pt15 bra $Lfault_14;
-	mov.b64 %rd39, %rd115;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt16, %rd42, %rd22;
-	@%pt16 bra $Lfault_15;
-	mov.b64 %rd43, %rd118;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
-$L_56:
-	setp.lt.s64 %p36, %rd10, %rd4;
-$L_57:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt17, %rd38, %rd16;
-	@%pt17 bra $Lfault_16;
-	mov.b64 %rd39, %rd115;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt18, %rd42, %rd22;
-	@%pt18 bra $Lfault_17;
-	mov.b64 %rd43, %rd118;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
-$L_58:
-	setp.lt.s64 %p36, %rd10, %rd4;
-$L_59:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt19, %rd38, %rd16;
-	@%pt19 bra $Lfault_18;
-	mov.b64 %rd39, %rd115;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt20, %rd42, %rd22;
-	@%pt20 bra $Lfault_19;
-	mov.b64 %rd43, %rd118;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
-	bra.uni $L_51;
-$L_60:
-	setp.lt.s64 %p36, %rd10, %rd4;
-	@!%p36 bra $L_62;
-$L_61:
-	add.s64 %rd38, %rd37, %rd10;
-	setp.ge.u64 %pt21, %rd38, %rd16;
-	@%pt21 bra $Lfault_20;
-	mov.b64 %rd39, %rd115;
-	ld.global.f32 %f40, [%rd39];
-	mul.lo.s64 %rd41, %rd10, %rd4;
-	add.s64 %rd42, %rd41, %rd35;
-	setp.ge.u64 %pt22, %rd42, %rd22;
-	@%pt22 bra $Lfault_21;
-	mov.b64 %rd43, %rd118;
-	ld.global.f32 %f44, [%rd43];
-	mul.rn.f32 %f45, %f40, %f44;
-	add.rn.f32 %f46, %f9, %f45;
-	add.s64 %rd47, %rd10, 1;
-	mov.f32 %f9, %f46;
-	mov.b64 %rd10, %rd47;
-	add.s64 %rd115, %rd115, 4;
-	add.s64 %rd118, %rd118, %rd121;
-	bra.uni $L_60;
-$L_62:
-	setp.ge.u64 %pt23, %rd33, %rd29;
-	@%pt23 bra $Lfault_22;
+	bra.uni $L_40;
+$L_42:
+	setp.ge.u64 %pt7, %rd33, %rd29;
+	@%pt7 bra $Lfault_6;
 	mad.lo.s64 %rd48, %rd33, 4, %rd28;
 	st.global.f32 [%rd48], %f9;
-$L_63:
+$L_43:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_45;
-$L_64:
-	setp.eq.s64 %pt24, %rd4, -1;
+	bra.uni $L_35;
+$L_44:
+	setp.eq.s64 %pt8, %rd4, -1;
 	neg.s64 %rdt4, %rd33;
 	div.s64 %rd130, %rd33, %rd4;
-	selp.b64 %rd130, %rdt4, %rd130, %pt24;
-	mul.lo.s64 %rd142, %rd130, %rd4;
-	sub.s64 %rd131, %rd33, %rd142;
-	bra.uni $L_49;
+	selp.b64 %rd130, %rdt4, %rd130, %pt8;
+	mul.lo.s64 %rd143, %rd130, %rd4;
+	sub.s64 %rd131, %rd33, %rd143;
+	bra.uni $L_39;
 $Lfault_0:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
@@ -2105,101 +1933,21 @@ $Lfault_2:
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
 $Lfault_3:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd66;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_10:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd70;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_11:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_4:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd38;
 	mov.b64 %rdt2, %rd16;
 	bra.uni $Lfault;
-$Lfault_13:
+$Lfault_5:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd42;
 	mov.b64 %rdt2, %rd22;
 	bra.uni $Lfault;
-$Lfault_14:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_20:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd38;
-	mov.b64 %rdt2, %rd16;
-	bra.uni $Lfault;
-$Lfault_21:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd42;
-	mov.b64 %rdt2, %rd22;
-	bra.uni $Lfault;
-$Lfault_22:
+$Lfault_6:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd29;
@@ -2210,8 +1958,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt5];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt25, %rt8, %rt6;
-	@%pt25 exit;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
 	st.global.u32 [%rdt5+8], 131072;
 	st.global.u32 [%rdt5+12], %rt5;
 	st.global.u64 [%rdt5+16], %rdt1;
@@ -2221,8 +1969,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt26, %rt9, 0;
-	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt10, %rt9, 0;
+	@%pt10 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -2236,11 +1984,11 @@ $Lexit:
 	.param .u64 Blur_0_param_6
 )
 {
-	.reg .pred %p<223>;
+	.reg .pred %p<224>;
 	.reg .pred %pt<13>;
-	.reg .b32 %r<228>;
+	.reg .b32 %r<229>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<229>;
+	.reg .b64 %rd<230>;
 	.reg .b64 %rdt<5>;
 
 $L_0:
@@ -2285,16 +2033,17 @@ $L_4:
 	mov.b64 %rd219, %rd9;
 	or.b64 %rd220, %rd218, %rd219;
 	shr.u64 %rd221, %rd220, 32;
-	setp.eq.u64 %p222, %rd221, 0;
-	@!%p222 bra $L_24;
+	cvt.u32.u64 %r222, %rd221;
+	setp.eq.u32 %p223, %r222, 0;
+	@!%p223 bra $L_24;
 $L_5:
-	cvt.u32.u64 %r223, %rd7;
-	cvt.u32.u64 %r224, %rd9;
-	div.u32 %r225, %r223, %r224;
-	mul.lo.u32 %r227, %r225, %r224;
-	sub.u32 %r226, %r223, %r227;
-	cvt.u64.u32 %rd216, %r225;
-	cvt.u64.u32 %rd217, %r226;
+	cvt.u32.u64 %r224, %rd7;
+	cvt.u32.u64 %r225, %rd9;
+	div.u32 %r226, %r224, %r225;
+	mul.lo.u32 %r228, %r226, %r225;
+	sub.u32 %r227, %r224, %r228;
+	cvt.u64.u32 %rd216, %r226;
+	cvt.u64.u32 %rd217, %r227;
 $L_6:
 	mov.b64 %rd8, %rd217;
 	mov.b64 %rd10, %rd216;
@@ -2447,8 +2196,8 @@ $L_24:
 	neg.s64 %rdt3, %rd7;
 	div.s64 %rd216, %rd7, %rd9;
 	selp.b64 %rd216, %rdt3, %rd216, %pt10;
-	mul.lo.s64 %rd228, %rd216, %rd9;
-	sub.s64 %rd217, %rd7, %rd228;
+	mul.lo.s64 %rd229, %rd216, %rd9;
+	sub.s64 %rd217, %rd7, %rd229;
 	bra.uni $L_6;
 $L_25:
 	bra.uni $Lexit;
@@ -2533,12 +2282,12 @@ $Lexit:
 	.param .u64 DigitSum_0_param_5
 )
 {
-	.reg .pred %p<156>;
-	.reg .pred %pt<19>;
-	.reg .b32 %r<161>;
+	.reg .pred %p<88>;
+	.reg .pred %pt<8>;
+	.reg .b32 %r<93>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<162>;
-	.reg .b64 %rdt<12>;
+	.reg .b64 %rd<94>;
+	.reg .b64 %rdt<7>;
 
 $L_0:
 	ld.param.u64 %rd4, [DigitSum_0_param_0];
@@ -2573,385 +2322,191 @@ $L_1:
 	sub.u64 %rd43, %rd33, 1;
 	sub.u64 %rd44, %rd43, %rd35;
 	setp.le.u64 %p45, %rd42, %rd44;
-	@!%p36 bra $L_30;
+	@!%p36 bra $L_21;
 $L_2:
-	@!%p39 bra $L_30;
+	@!%p39 bra $L_21;
 $L_3:
-	@!%p45 bra $L_30;
+	@!%p45 bra $L_21;
 $L_4:
-	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_29;
+	mov.b64 %rd50, %rd15;
+	setp.ne.u64 %p51, %rd50, 0;
 $L_5:
-	mov.b64 %rd7, %rd2;
+	setp.lt.s64 %p6, %rd2, %rd3;
+	@!%p6 bra $L_20;
 $L_6:
+	mov.b64 %rd7, %rd2;
+$L_7:
 	mad.lo.s64 %rd8, %rd7, 8, %rd9;
 	ld.global.s64 %rd11, [%rd8];
 	mov.b64 %rd12, %rd11;
 	mov.b64 %rd13, 0;
-$L_7:
-	setp.gt.s64 %p21, %rd12, 0;
-	@!%p21 bra $L_24;
+	@!%p51 bra $L_15;
 $L_8:
-	setp.eq.s64 %pt0, %rd15, 0;
-	@%pt0 bra $Lfault_0;
-	mov.b64 %rd61, %rd12;
-	mov.b64 %rd62, %rd15;
-	or.b64 %rd63, %rd61, %rd62;
-	shr.u64 %rd64, %rd63, 32;
-	setp.eq.u64 %p65, %rd64, 0;
-	@!%p65 bra $L_28;
+	setp.gt.s64 %p21, %rd12, 0;
+	@!%p21 bra $L_13;
 $L_9:
-	cvt.u32.u64 %r66, %rd12;
-	cvt.u32.u64 %r67, %rd15;
-	div.u32 %r68, %r66, %r67;
-	mul.lo.u32 %r70, %r68, %r67;
-	sub.u32 %r69, %r66, %r70;
-	cvt.u64.u32 %rd59, %r68;
-	cvt.u64.u32 %rd60, %r69;
+	mov.b64 %rd82, %rd12;
+	mov.b64 %rd83, %rd15;
+	or.b64 %rd84, %rd82, %rd83;
+	shr.u64 %rd85, %rd84, 32;
+	cvt.u32.u64 %r86, %rd85;
+	setp.eq.u32 %p87, %r86, 0;
+	@!%p87 bra $L_12;
 $L_10:
-	mov.b64 %rd14, %rd60;
+	cvt.u32.u64 %r88, %rd12;
+	cvt.u32.u64 %r89, %rd15;
+	div.u32 %r90, %r88, %r89;
+	mul.lo.u32 %r92, %r90, %r89;
+	sub.u32 %r91, %r88, %r92;
+	cvt.u64.u32 %rd80, %r90;
+	cvt.u64.u32 %rd81, %r91;
+$L_11:
+	mov.b64 %rd14, %rd81;
 	add.s64 %rd16, %rd13, %rd14;
-	mov.b64 %rd17, %rd59;
+	mov.b64 %rd17, %rd80;
 	mov.b64 %rd12, %rd17;
 	mov.b64 %rd13, %rd16;
-$L_11:
-	setp.gt.s64 %p120, %rd12, 0;
-	@!%p120 bra $L_24;
+	bra.uni $L_8;
 $L_12:
-	setp.eq.s64 %pt1, %rd15, 0;
-	@%pt1 bra $Lfault_1;
-	mov.b64 %rd121, %rd12;
-	mov.b64 %rd122, %rd15;
-	or.b64 %rd123, %rd121, %rd122;
-	shr.u64 %rd124, %rd123, 32;
-	setp.eq.u64 %p125, %rd124, 0;
-	@!%p125 bra $L_27;
+	setp.eq.s64 %pt0, %rd15, -1;
+	neg.s64 %rdt1, %rd12;
+	div.s64 %rd80, %rd12, %rd15;
+	selp.b64 %rd80, %rdt1, %rd80, %pt0;
+	mul.lo.s64 %rd93, %rd80, %rd15;
+	sub.s64 %rd81, %rd12, %rd93;
+	bra.uni $L_11;
 $L_13:
-	cvt.u32.u64 %r126, %rd12;
-	cvt.u32.u64 %r127, %rd15;
-	div.u32 %r128, %r126, %r127;
-	mul.lo.u32 %r130, %r128, %r127;
-	sub.u32 %r129, %r126, %r130;
-	cvt.u64.u32 %rd59, %r128;
-	cvt.u64.u32 %rd60, %r129;
-$L_14:
-	mov.b64 %rd117, %rd60;
-	add.s64 %rd118, %rd13, %rd117;
-	mov.b64 %rd119, %rd59;
-	mov.b64 %rd12, %rd119;
-	mov.b64 %rd13, %rd118;
-$L_15:
-	setp.gt.s64 %p135, %rd12, 0;
-	@!%p135 bra $L_24;
-$L_16:
-	setp.eq.s64 %pt2, %rd15, 0;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd136, %rd12;
-	mov.b64 %rd137, %rd15;
-	or.b64 %rd138, %rd136, %rd137;
-	shr.u64 %rd139, %rd138, 32;
-	setp.eq.u64 %p140, %rd139, 0;
-	@!%p140 bra $L_26;
-$L_17:
-	cvt.u32.u64 %r141, %rd12;
-	cvt.u32.u64 %r142, %rd15;
-	div.u32 %r143, %r141, %r142;
-	mul.lo.u32 %r145, %r143, %r142;
-	sub.u32 %r144, %r141, %r145;
-	cvt.u64.u32 %rd59, %r143;
-	cvt.u64.u32 %rd60, %r144;
-$L_18:
-	mov.b64 %rd132, %rd60;
-	add.s64 %rd133, %rd13, %rd132;
-	mov.b64 %rd134, %rd59;
-	mov.b64 %rd12, %rd134;
-	mov.b64 %rd13, %rd133;
-$L_19:
-	setp.gt.s64 %p150, %rd12, 0;
-	@!%p150 bra $L_24;
-$L_20:
-	setp.eq.s64 %pt3, %rd15, 0;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd151, %rd12;
-	mov.b64 %rd152, %rd15;
-	or.b64 %rd153, %rd151, %rd152;
-	shr.u64 %rd154, %rd153, 32;
-	setp.eq.u64 %p155, %rd154, 0;
-	@!%p155 bra $L_23;
-$L_21:
-	cvt.u32.u64 %r156, %rd12;
-	cvt.u32.u64 %r157, %rd15;
-	div.u32 %r158, %r156, %r157;
-	mul.lo.u32 %r160, %r158, %r157;
-	sub.u32 %r159, %r156, %r160;
-	cvt.u64.u32 %rd59, %r158;
-	cvt.u64.u32 %rd60, %r159;
-$L_22:
-	mov.b64 %rd147, %rd60;
-	add.s64 %rd148, %rd13, %rd147;
-	mov.b64 %rd149, %rd59;
-	mov.b64 %rd12, %rd149;
-	mov.b64 %rd13, %rd148;
-	bra.uni $L_7;
-$L_23:
-	setp.eq.s64 %pt4, %rd15, -1;
-	neg.s64 %rdt3, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt3, %rd59, %pt4;
-	mul.lo.s64 %rd161, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd161;
-	bra.uni $L_22;
-$L_24:
 	mad.lo.s64 %rd18, %rd7, 8, %rd4;
 	st.global.s64 [%rd18], %rd13;
-$L_25:
+$L_14:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_4;
-$L_26:
-	setp.eq.s64 %pt5, %rd15, -1;
+	bra.uni $L_5;
+$L_15:
+	setp.gt.s64 %p49, %rd12, 0;
+	@!%p49 bra $L_13;
+$L_16:
+	setp.eq.s64 %pt1, %rd15, 0;
+	@%pt1 bra $Lfault_0;
+	mov.b64 %rd68, %rd12;
+	mov.b64 %rd69, %rd15;
+	or.b64 %rd70, %rd68, %rd69;
+	shr.u64 %rd71, %rd70, 32;
+	cvt.u32.u64 %r72, %rd71;
+	setp.eq.u32 %p73, %r72, 0;
+	@!%p73 bra $L_19;
+$L_17:
+	cvt.u32.u64 %r74, %rd12;
+	cvt.u32.u64 %r75, %rd15;
+	div.u32 %r76, %r74, %r75;
+	mul.lo.u32 %r78, %r76, %r75;
+	sub.u32 %r77, %r74, %r78;
+	cvt.u64.u32 %rd66, %r76;
+	cvt.u64.u32 %rd67, %r77;
+$L_18:
+	mov.b64 %rd46, %rd67;
+	add.s64 %rd47, %rd13, %rd46;
+	mov.b64 %rd48, %rd66;
+	mov.b64 %rd12, %rd48;
+	mov.b64 %rd13, %rd47;
+	bra.uni $L_15;
+$L_19:
+	setp.eq.s64 %pt2, %rd15, -1;
 	neg.s64 %rdt4, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt4, %rd59, %pt5;
-	mul.lo.s64 %rd146, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd146;
+	div.s64 %rd66, %rd12, %rd15;
+	selp.b64 %rd66, %rdt4, %rd66, %pt2;
+	mul.lo.s64 %rd79, %rd66, %rd15;
+	sub.s64 %rd67, %rd12, %rd79;
 	bra.uni $L_18;
-$L_27:
-	setp.eq.s64 %pt6, %rd15, -1;
-	neg.s64 %rdt5, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt5, %rd59, %pt6;
-	mul.lo.s64 %rd131, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd131;
-	bra.uni $L_14;
-$L_28:
-	setp.eq.s64 %pt7, %rd15, -1;
-	neg.s64 %rdt6, %rd12;
-	div.s64 %rd59, %rd12, %rd15;
-	selp.b64 %rd59, %rdt6, %rd59, %pt7;
-	mul.lo.s64 %rd71, %rd59, %rd15;
-	sub.s64 %rd60, %rd12, %rd71;
-	bra.uni $L_10;
-$L_29:
+$L_20:
 	bra.uni $Lexit;
-$L_30:
+$L_21:
 	setp.lt.s64 %p22, %rd2, %rd3;
-	@!%p22 bra $L_29;
-$L_31:
+	@!%p22 bra $L_20;
+$L_22:
 	mov.b64 %rd23, %rd2;
-$L_32:
-	setp.ge.u64 %pt8, %rd23, %rd10;
-	@%pt8 bra $Lfault_4;
+$L_23:
+	setp.ge.u64 %pt3, %rd23, %rd10;
+	@%pt3 bra $Lfault_1;
 	mad.lo.s64 %rd24, %rd23, 8, %rd9;
 	ld.global.s64 %rd25, [%rd24];
 	mov.b64 %rd12, %rd25;
 	mov.b64 %rd13, 0;
-$L_33:
+$L_24:
 	setp.gt.s64 %p32, %rd12, 0;
-	@!%p32 bra $L_50;
-$L_34:
-	setp.eq.s64 %pt9, %rd15, 0;
-	@%pt9 bra $Lfault_5;
-	mov.b64 %rd48, %rd12;
-	mov.b64 %rd49, %rd15;
-	or.b64 %rd50, %rd48, %rd49;
-	shr.u64 %rd51, %rd50, 32;
-	setp.eq.u64 %p52, %rd51, 0;
-	@!%p52 bra $L_54;
-$L_35:
-	cvt.u32.u64 %r53, %rd12;
-	cvt.u32.u64 %r54, %rd15;
-	div.u32 %r55, %r53, %r54;
-	mul.lo.u32 %r57, %r55, %r54;
-	sub.u32 %r56, %r53, %r57;
-	cvt.u64.u32 %rd46, %r55;
-	cvt.u64.u32 %rd47, %r56;
-$L_36:
-	mov.b64 %rd26, %rd47;
+	@!%p32 bra $L_29;
+$L_25:
+	setp.eq.s64 %pt4, %rd15, 0;
+	@%pt4 bra $Lfault_2;
+	mov.b64 %rd54, %rd12;
+	mov.b64 %rd55, %rd15;
+	or.b64 %rd56, %rd54, %rd55;
+	shr.u64 %rd57, %rd56, 32;
+	cvt.u32.u64 %r58, %rd57;
+	setp.eq.u32 %p59, %r58, 0;
+	@!%p59 bra $L_28;
+$L_26:
+	cvt.u32.u64 %r60, %rd12;
+	cvt.u32.u64 %r61, %rd15;
+	div.u32 %r62, %r60, %r61;
+	mul.lo.u32 %r64, %r62, %r61;
+	sub.u32 %r63, %r60, %r64;
+	cvt.u64.u32 %rd52, %r62;
+	cvt.u64.u32 %rd53, %r63;
+$L_27:
+	mov.b64 %rd26, %rd53;
 	add.s64 %rd27, %rd13, %rd26;
-	mov.b64 %rd28, %rd46;
+	mov.b64 %rd28, %rd52;
 	mov.b64 %rd12, %rd28;
 	mov.b64 %rd13, %rd27;
-$L_37:
-	setp.gt.s64 %p75, %rd12, 0;
-	@!%p75 bra $L_50;
-$L_38:
-	setp.eq.s64 %pt10, %rd15, 0;
-	@%pt10 bra $Lfault_6;
-	mov.b64 %rd76, %rd12;
-	mov.b64 %rd77, %rd15;
-	or.b64 %rd78, %rd76, %rd77;
-	shr.u64 %rd79, %rd78, 32;
-	setp.eq.u64 %p80, %rd79, 0;
-	@!%p80 bra $L_53;
-$L_39:
-	cvt.u32.u64 %r81, %rd12;
-	cvt.u32.u64 %r82, %rd15;
-	div.u32 %r83, %r81, %r82;
-	mul.lo.u32 %r85, %r83, %r82;
-	sub.u32 %r84, %r81, %r85;
-	cvt.u64.u32 %rd46, %r83;
-	cvt.u64.u32 %rd47, %r84;
-$L_40:
-	mov.b64 %rd72, %rd47;
-	add.s64 %rd73, %rd13, %rd72;
-	mov.b64 %rd74, %rd46;
-	mov.b64 %rd12, %rd74;
-	mov.b64 %rd13, %rd73;
-$L_41:
-	setp.gt.s64 %p90, %rd12, 0;
-	@!%p90 bra $L_50;
-$L_42:
-	setp.eq.s64 %pt11, %rd15, 0;
-	@%pt11 bra $Lfault_7;
-	mov.b64 %rd91, %rd12;
-	mov.b64 %rd92, %rd15;
-	or.b64 %rd93, %rd91, %rd92;
-	shr.u64 %rd94, %rd93, 32;
-	setp.eq.u64 %p95, %rd94, 0;
-	@!%p95 bra $L_52;
-$L_43:
-	cvt.u32.u64 %r96, %rd12;
-	cvt.u32.u64 %r97, %rd15;
-	div.u32 %r98, %r96, %r97;
-	mul.lo.u32 %r100, %r98, %r97;
-	sub.u32 %r99, %r96, %r100;
-	cvt.u64.u32 %rd46, %r98;
-	cvt.u64.u32 %rd47, %r99;
-$L_44:
-	mov.b64 %rd87, %rd47;
-	add.s64 %rd88, %rd13, %rd87;
-	mov.b64 %rd89, %rd46;
-	mov.b64 %rd12, %rd89;
-	mov.b64 %rd13, %rd88;
-$L_45:
-	setp.gt.s64 %p105, %rd12, 0;
-	@!%p105 bra $L_50;
-$L_46:
-	setp.eq.s64 %pt12, %rd15, 0;
-	@%pt12 bra $Lfault_8;
-	mov.b64 %rd106, %rd12;
-	mov.b64 %rd107, %rd15;
-	or.b64 %rd108, %rd106, %rd107;
-	shr.u64 %rd109, %rd108, 32;
-	setp.eq.u64 %p110, %rd109, 0;
-	@!%p110 bra $L_49;
-$L_47:
-	cvt.u32.u64 %r111, %rd12;
-	cvt.u32.u64 %r112, %rd15;
-	div.u32 %r113, %r111, %r112;
-	mul.lo.u32 %r115, %r113, %r112;
-	sub.u32 %r114, %r111, %r115;
-	cvt.u64.u32 %rd46, %r113;
-	cvt.u64.u32 %rd47, %r114;
-$L_48:
-	mov.b64 %rd102, %rd47;
-	add.s64 %rd103, %rd13, %rd102;
-	mov.b64 %rd104, %rd46;
-	mov.b64 %rd12, %rd104;
-	mov.b64 %rd13, %rd103;
-	bra.uni $L_33;
-$L_49:
-	setp.eq.s64 %pt13, %rd15, -1;
-	neg.s64 %rdt7, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt7, %rd46, %pt13;
-	mul.lo.s64 %rd116, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd116;
-	bra.uni $L_48;
-$L_50:
+	bra.uni $L_24;
+$L_28:
+	setp.eq.s64 %pt5, %rd15, -1;
+	neg.s64 %rdt5, %rd12;
+	div.s64 %rd52, %rd12, %rd15;
+	selp.b64 %rd52, %rdt5, %rd52, %pt5;
+	mul.lo.s64 %rd65, %rd52, %rd15;
+	sub.s64 %rd53, %rd12, %rd65;
+	bra.uni $L_27;
+$L_29:
 	mad.lo.s64 %rd29, %rd23, 8, %rd4;
 	st.global.s64 [%rd29], %rd13;
-$L_51:
+$L_30:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_30;
-$L_52:
-	setp.eq.s64 %pt14, %rd15, -1;
-	neg.s64 %rdt8, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt8, %rd46, %pt14;
-	mul.lo.s64 %rd101, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd101;
-	bra.uni $L_44;
-$L_53:
-	setp.eq.s64 %pt15, %rd15, -1;
-	neg.s64 %rdt9, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt9, %rd46, %pt15;
-	mul.lo.s64 %rd86, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd86;
-	bra.uni $L_40;
-$L_54:
-	setp.eq.s64 %pt16, %rd15, -1;
-	neg.s64 %rdt10, %rd12;
-	div.s64 %rd46, %rd12, %rd15;
-	selp.b64 %rd46, %rdt10, %rd46, %pt16;
-	mul.lo.s64 %rd58, %rd46, %rd15;
-	sub.s64 %rd47, %rd12, %rd58;
-	bra.uni $L_36;
+	bra.uni $L_21;
 $Lfault_0:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault_1:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.u32 %rt5, 0;
+	mov.b64 %rdt2, %rd23;
+	mov.b64 %rdt3, %rd10;
 	bra.uni $Lfault;
 $Lfault_2:
 	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
 	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 0;
-	mov.b64 %rdt1, %rd23;
-	mov.b64 %rdt2, %rd10;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 1;
-	mov.b64 %rdt1, 0;
-	mov.b64 %rdt2, 0;
+	mov.b64 %rdt3, 0;
 	bra.uni $Lfault;
 $Lfault:
-	ld.param.u64 %rdt11, [DigitSum_0_param_5];
-	cvta.to.global.u64 %rdt11, %rdt11;
-	ld.relaxed.sys.global.u32 %rt6, [%rdt11];
+	ld.param.u64 %rdt6, [DigitSum_0_param_5];
+	cvta.to.global.u64 %rdt6, %rdt6;
+	ld.relaxed.sys.global.u32 %rt6, [%rdt6];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt17, %rt8, %rt6;
-	@%pt17 exit;
-	st.global.u32 [%rdt11+8], 262144;
-	st.global.u32 [%rdt11+12], %rt5;
-	st.global.u64 [%rdt11+16], %rdt1;
-	st.global.u64 [%rdt11+24], %rdt2;
+	setp.ne.u32 %pt6, %rt8, %rt6;
+	@%pt6 exit;
+	st.global.u32 [%rdt6+8], 262144;
+	st.global.u32 [%rdt6+12], %rt5;
+	st.global.u64 [%rdt6+16], %rdt2;
+	st.global.u64 [%rdt6+24], %rdt3;
 	membar.sys;
-	st.volatile.global.u32 [%rdt11+4], %rt7;
+	st.volatile.global.u32 [%rdt6+4], %rt7;
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt18, %rt9, 0;
-	@%pt18 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt7, %rt9, 0;
+	@%pt7 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -3066,7 +2621,7 @@ $L_11:
 	add.rn.f32 %f199, %f12, %f198;
 	mov.f32 %f12, %f199;
 $L_12:
-	mul.rn.f32 %f200, %f177, 0f3F800000;
+	mov.f32 %f200, %f177;
 	sub.rn.f32 %f201, %f200, %f21;
 	setp.gtu.f32 %pt4, %f201, 0f00000000;
 	selp.f32 %f202, %f201, 0f00000000, %pt4;
@@ -3134,7 +2689,7 @@ $L_21:
 	add.rn.f32 %f241, %f12, %f240;
 	mov.f32 %f12, %f241;
 $L_22:
-	mul.rn.f32 %f242, %f219, 0f3F800000;
+	mov.f32 %f242, %f219;
 	sub.rn.f32 %f243, %f242, %f21;
 	setp.gtu.f32 %pt12, %f243, 0f00000000;
 	selp.f32 %f244, %f243, 0f00000000, %pt12;
@@ -3204,7 +2759,7 @@ $L_31:
 	add.rn.f32 %f284, %f12, %f283;
 	mov.f32 %f12, %f284;
 $L_32:
-	mul.rn.f32 %f285, %f262, 0f3F800000;
+	mov.f32 %f285, %f262;
 	sub.rn.f32 %f286, %f285, %f21;
 	setp.gtu.f32 %pt20, %f286, 0f00000000;
 	selp.f32 %f287, %f286, 0f00000000, %pt20;
@@ -3274,7 +2829,7 @@ $L_41:
 	add.rn.f32 %f327, %f12, %f326;
 	mov.f32 %f12, %f327;
 $L_42:
-	mul.rn.f32 %f328, %f305, 0f3F800000;
+	mov.f32 %f328, %f305;
 	sub.rn.f32 %f329, %f328, %f21;
 	setp.gtu.f32 %pt28, %f329, 0f00000000;
 	selp.f32 %f330, %f329, 0f00000000, %pt28;
@@ -3355,7 +2910,7 @@ $L_54:
 	add.rn.f32 %f59, %f12, %f58;
 	mov.f32 %f12, %f59;
 $L_55:
-	mul.rn.f32 %f66, %f11, 0f3F800000;
+	mov.f32 %f66, %f11;
 	sub.rn.f32 %f67, %f66, %f21;
 	setp.gtu.f32 %pt36, %f67, 0f00000000;
 	selp.f32 %f68, %f67, 0f00000000, %pt36;
@@ -3440,7 +2995,7 @@ $L_69:
 	add.rn.f32 %f136, %f12, %f135;
 	mov.f32 %f12, %f136;
 $L_70:
-	mul.rn.f32 %f137, %f114, 0f3F800000;
+	mov.f32 %f137, %f114;
 	sub.rn.f32 %f138, %f137, %f21;
 	setp.gtu.f32 %pt45, %f138, 0f00000000;
 	selp.f32 %f139, %f138, 0f00000000, %pt45;
@@ -3521,10 +3076,10 @@ $Lexit:
 	.param .u64 NBody_0_param_12
 )
 {
-	.reg .pred %p<200>;
-	.reg .pred %pt<27>;
+	.reg .pred %p<194>;
+	.reg .pred %pt<11>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<199>;
+	.reg .b64 %rd<193>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<164>;
 	.reg .f64 %fd<46>;
@@ -3593,27 +3148,27 @@ $L_1:
 	sub.u64 %rd139, %rd137, 1;
 	sub.u64 %rd140, %rd139, %rd111;
 	setp.le.u64 %p141, %rd118, %rd140;
-	@!%p112 bra $L_52;
+	@!%p112 bra $L_42;
 $L_2:
-	@!%p115 bra $L_52;
+	@!%p115 bra $L_42;
 $L_3:
-	@!%p121 bra $L_52;
+	@!%p121 bra $L_42;
 $L_4:
-	@!%p123 bra $L_52;
+	@!%p123 bra $L_42;
 $L_5:
-	@!%p126 bra $L_52;
+	@!%p126 bra $L_42;
 $L_6:
-	@!%p128 bra $L_52;
+	@!%p128 bra $L_42;
 $L_7:
-	@!%p131 bra $L_52;
+	@!%p131 bra $L_42;
 $L_8:
-	@!%p133 bra $L_52;
+	@!%p133 bra $L_42;
 $L_9:
-	@!%p136 bra $L_52;
+	@!%p136 bra $L_42;
 $L_10:
-	@!%p138 bra $L_52;
+	@!%p138 bra $L_42;
 $L_11:
-	@!%p141 bra $L_52;
+	@!%p141 bra $L_42;
 $L_12:
 	mov.b64 %rd20, %rd10;
 	setp.gt.s64 %p21, %rd20, 0;
@@ -3627,7 +3182,7 @@ $L_12:
 	mov.b64 %rd179, %rd129;
 $L_13:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_51;
+	@!%p6 bra $L_41;
 $L_14:
 	mov.b64 %rd7, %rd2;
 $L_15:
@@ -3637,7 +3192,7 @@ $L_15:
 	ld.global.f32 %f15, [%rd12];
 	mad.lo.s64 %rd16, %rd7, 4, %rd17;
 	ld.global.f32 %f19, [%rd16];
-	@!%p21 bra $L_50;
+	@!%p21 bra $L_40;
 $L_16:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
@@ -3871,12 +3426,6 @@ $L_37:
 	add.s64 %rd189, %rd13, 0;
 	add.s64 %rd190, %rd17, 0;
 $L_38:
-	max.s64 %rd194, %rd20, -9223372036854775804;
-	sub.s64 %rd195, %rd194, 4;
-$L_39:
-	setp.lt.s64 %p196, %rd25, %rd195;
-	@!%p196 bra $L_48;
-$L_40:
 	mov.b64 %rd142, %rd188;
 	ld.global.f32 %f143, [%rd142];
 	sub.rn.f32 %f144, %f143, %f11;
@@ -3908,169 +3457,8 @@ $L_40:
 	add.rn.f32 %f55, %f24, %f163;
 	add.s64 %rd164, %rd25, 1;
 	setp.lt.s64 %p165, %rd164, %rd20;
-$L_41:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-$L_42:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt2, %rd25, %rd14;
-	@%pt2 bra $Lfault_2;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt3, %rd25, %rd18;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
-$L_43:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-$L_44:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt4, %rd25, %rd14;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt5, %rd25, %rd18;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
-$L_45:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-$L_46:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt6, %rd25, %rd14;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt7, %rd25, %rd18;
-	@%pt7 bra $Lfault_7;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
-$L_47:
-	mov.f32 %f22, %f51;
-	mov.f32 %f23, %f53;
-	mov.f32 %f24, %f55;
-	mov.b64 %rd25, %rd164;
-	add.s64 %rd188, %rd188, 4;
-	add.s64 %rd189, %rd189, 4;
-	add.s64 %rd190, %rd190, 4;
-	bra.uni $L_39;
-$L_48:
-	mov.b64 %rd142, %rd188;
-	ld.global.f32 %f143, [%rd142];
-	sub.rn.f32 %f144, %f143, %f11;
-	setp.ge.u64 %pt8, %rd25, %rd14;
-	@%pt8 bra $Lfault_8;
-	mov.b64 %rd145, %rd189;
-	ld.global.f32 %f146, [%rd145];
-	sub.rn.f32 %f147, %f146, %f15;
-	setp.ge.u64 %pt9, %rd25, %rd18;
-	@%pt9 bra $Lfault_9;
-	mov.b64 %rd148, %rd190;
-	ld.global.f32 %f149, [%rd148];
-	sub.rn.f32 %f150, %f149, %f19;
-	mul.rn.f32 %f151, %f144, %f144;
-	mul.rn.f32 %f152, %f147, %f147;
-	add.rn.f32 %f153, %f151, %f152;
-	mul.rn.f32 %f154, %f150, %f150;
-	add.rn.f32 %f155, %f153, %f154;
-	add.rn.f32 %f156, %f155, 0f3C23D70A;
-	sqrt.rn.f32 %f157, %f156;
-	div.rn.f32 %f158, 0f3F800000, %f157;
-	mul.rn.f32 %f159, %f158, %f158;
-	mul.rn.f32 %f160, %f159, %f158;
-	mul.rn.f32 %f161, %f144, %f160;
-	add.rn.f32 %f51, %f22, %f161;
-	mul.rn.f32 %f162, %f147, %f160;
-	add.rn.f32 %f53, %f23, %f162;
-	mul.rn.f32 %f163, %f150, %f160;
-	add.rn.f32 %f55, %f24, %f163;
-	add.s64 %rd164, %rd25, 1;
-	setp.lt.s64 %p165, %rd164, %rd20;
 	@!%p165 bra $L_34;
-$L_49:
+$L_39:
 	mov.f32 %f22, %f51;
 	mov.f32 %f23, %f53;
 	mov.f32 %f24, %f55;
@@ -4078,37 +3466,37 @@ $L_49:
 	add.s64 %rd188, %rd188, 4;
 	add.s64 %rd189, %rd189, 4;
 	add.s64 %rd190, %rd190, 4;
-	bra.uni $L_48;
-$L_50:
+	bra.uni $L_38;
+$L_40:
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
 	bra.uni $L_35;
-$L_51:
+$L_41:
 	bra.uni $Lexit;
-$L_52:
+$L_42:
 	mov.b64 %rd75, %rd10;
 	setp.gt.s64 %p76, %rd75, 0;
-$L_53:
+$L_43:
 	setp.lt.s64 %p67, %rd2, %rd3;
-	@!%p67 bra $L_51;
-$L_54:
+	@!%p67 bra $L_41;
+$L_44:
 	mov.b64 %rd68, %rd2;
-$L_55:
-	setp.ge.u64 %pt10, %rd68, %rd10;
-	@%pt10 bra $Lfault_10;
+$L_45:
+	setp.ge.u64 %pt2, %rd68, %rd10;
+	@%pt2 bra $Lfault_2;
 	mad.lo.s64 %rd69, %rd68, 4, %rd9;
 	ld.global.f32 %f70, [%rd69];
-	setp.ge.u64 %pt11, %rd68, %rd14;
-	@%pt11 bra $Lfault_11;
+	setp.ge.u64 %pt3, %rd68, %rd14;
+	@%pt3 bra $Lfault_3;
 	mad.lo.s64 %rd71, %rd68, 4, %rd13;
 	ld.global.f32 %f72, [%rd71];
-	setp.ge.u64 %pt12, %rd68, %rd18;
-	@%pt12 bra $Lfault_12;
+	setp.ge.u64 %pt4, %rd68, %rd18;
+	@%pt4 bra $Lfault_4;
 	mad.lo.s64 %rd73, %rd68, 4, %rd17;
 	ld.global.f32 %f74, [%rd73];
-	@!%p76 bra $L_72;
-$L_56:
+	@!%p76 bra $L_52;
+$L_46:
 	mov.f32 %f22, 0f00000000;
 	mov.f32 %f23, 0f00000000;
 	mov.f32 %f24, 0f00000000;
@@ -4116,23 +3504,17 @@ $L_56:
 	add.s64 %rd185, %rd9, 0;
 	add.s64 %rd186, %rd13, 0;
 	add.s64 %rd187, %rd17, 0;
-$L_57:
-	max.s64 %rd197, %rd75, -9223372036854775804;
-	sub.s64 %rd198, %rd197, 4;
-$L_58:
-	setp.lt.s64 %p199, %rd25, %rd198;
-	@!%p199 bra $L_67;
-$L_59:
+$L_47:
 	mov.b64 %rd77, %rd185;
 	ld.global.f32 %f78, [%rd77];
 	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt13, %rd25, %rd14;
-	@%pt13 bra $Lfault_13;
+	setp.ge.u64 %pt5, %rd25, %rd14;
+	@%pt5 bra $Lfault_5;
 	mov.b64 %rd80, %rd186;
 	ld.global.f32 %f81, [%rd80];
 	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt14, %rd25, %rd18;
-	@%pt14 bra $Lfault_14;
+	setp.ge.u64 %pt6, %rd25, %rd18;
+	@%pt6 bra $Lfault_6;
 	mov.b64 %rd83, %rd187;
 	ld.global.f32 %f84, [%rd83];
 	sub.rn.f32 %f85, %f84, %f74;
@@ -4154,7 +3536,8 @@ $L_59:
 	add.rn.f32 %f101, %f24, %f100;
 	add.s64 %rd102, %rd25, 1;
 	setp.lt.s64 %p103, %rd102, %rd75;
-$L_60:
+	@!%p103 bra $L_49;
+$L_48:
 	mov.f32 %f22, %f97;
 	mov.f32 %f23, %f99;
 	mov.f32 %f24, %f101;
@@ -4162,192 +3545,30 @@ $L_60:
 	add.s64 %rd185, %rd185, 4;
 	add.s64 %rd186, %rd186, 4;
 	add.s64 %rd187, %rd187, 4;
-$L_61:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt15, %rd25, %rd14;
-	@%pt15 bra $Lfault_15;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt16, %rd25, %rd18;
-	@%pt16 bra $Lfault_16;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-$L_62:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-$L_63:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt17, %rd25, %rd14;
-	@%pt17 bra $Lfault_17;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt18, %rd25, %rd18;
-	@%pt18 bra $Lfault_18;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-$L_64:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-$L_65:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt19, %rd25, %rd14;
-	@%pt19 bra $Lfault_19;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt20, %rd25, %rd18;
-	@%pt20 bra $Lfault_20;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-$L_66:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-	bra.uni $L_58;
-$L_67:
-	mov.b64 %rd77, %rd185;
-	ld.global.f32 %f78, [%rd77];
-	sub.rn.f32 %f79, %f78, %f70;
-	setp.ge.u64 %pt21, %rd25, %rd14;
-	@%pt21 bra $Lfault_21;
-	mov.b64 %rd80, %rd186;
-	ld.global.f32 %f81, [%rd80];
-	sub.rn.f32 %f82, %f81, %f72;
-	setp.ge.u64 %pt22, %rd25, %rd18;
-	@%pt22 bra $Lfault_22;
-	mov.b64 %rd83, %rd187;
-	ld.global.f32 %f84, [%rd83];
-	sub.rn.f32 %f85, %f84, %f74;
-	mul.rn.f32 %f86, %f79, %f79;
-	mul.rn.f32 %f87, %f82, %f82;
-	add.rn.f32 %f88, %f86, %f87;
-	mul.rn.f32 %f89, %f85, %f85;
-	add.rn.f32 %f90, %f88, %f89;
-	add.rn.f32 %f91, %f90, 0f3C23D70A;
-	sqrt.rn.f32 %f92, %f91;
-	div.rn.f32 %f93, 0f3F800000, %f92;
-	mul.rn.f32 %f94, %f93, %f93;
-	mul.rn.f32 %f95, %f94, %f93;
-	mul.rn.f32 %f96, %f79, %f95;
-	add.rn.f32 %f97, %f22, %f96;
-	mul.rn.f32 %f98, %f82, %f95;
-	add.rn.f32 %f99, %f23, %f98;
-	mul.rn.f32 %f100, %f85, %f95;
-	add.rn.f32 %f101, %f24, %f100;
-	add.s64 %rd102, %rd25, 1;
-	setp.lt.s64 %p103, %rd102, %rd75;
-	@!%p103 bra $L_69;
-$L_68:
-	mov.f32 %f22, %f97;
-	mov.f32 %f23, %f99;
-	mov.f32 %f24, %f101;
-	mov.b64 %rd25, %rd102;
-	add.s64 %rd185, %rd185, 4;
-	add.s64 %rd186, %rd186, 4;
-	add.s64 %rd187, %rd187, 4;
-	bra.uni $L_67;
-$L_69:
+	bra.uni $L_47;
+$L_49:
 	mov.f32 %f26, %f97;
 	mov.f32 %f27, %f99;
 	mov.f32 %f28, %f101;
-$L_70:
+$L_50:
 	mad.lo.s64 %rd104, %rd68, 4, %rd4;
 	st.global.f32 [%rd104], %f26;
-	setp.ge.u64 %pt23, %rd68, %rd61;
-	@%pt23 bra $Lfault_23;
+	setp.ge.u64 %pt7, %rd68, %rd61;
+	@%pt7 bra $Lfault_7;
 	mad.lo.s64 %rd105, %rd68, 4, %rd60;
 	st.global.f32 [%rd105], %f27;
-	setp.ge.u64 %pt24, %rd68, %rd64;
-	@%pt24 bra $Lfault_24;
+	setp.ge.u64 %pt8, %rd68, %rd64;
+	@%pt8 bra $Lfault_8;
 	mad.lo.s64 %rd106, %rd68, 4, %rd63;
 	st.global.f32 [%rd106], %f28;
-$L_71:
+$L_51:
 	add.s64 %rd2, %rd2, %rd1;
-	bra.uni $L_53;
-$L_72:
+	bra.uni $L_43;
+$L_52:
 	mov.f32 %f26, 0f00000000;
 	mov.f32 %f27, 0f00000000;
 	mov.f32 %f28, 0f00000000;
-	bra.uni $L_70;
+	bra.uni $L_50;
 $Lfault_0:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
@@ -4359,116 +3580,36 @@ $Lfault_1:
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
 $Lfault_2:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_7:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_8:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_9:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_10:
 	mov.u32 %rt5, 0;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd10;
 	bra.uni $Lfault;
-$Lfault_11:
+$Lfault_3:
 	mov.u32 %rt5, 1;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_12:
+$Lfault_4:
 	mov.u32 %rt5, 2;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
-$Lfault_13:
+$Lfault_5:
 	mov.u32 %rt5, 3;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd14;
 	bra.uni $Lfault;
-$Lfault_14:
+$Lfault_6:
 	mov.u32 %rt5, 4;
 	mov.b64 %rdt1, %rd25;
 	mov.b64 %rdt2, %rd18;
 	bra.uni $Lfault;
-$Lfault_15:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_16:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_17:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_18:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_19:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_20:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_21:
-	mov.u32 %rt5, 3;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd14;
-	bra.uni $Lfault;
-$Lfault_22:
-	mov.u32 %rt5, 4;
-	mov.b64 %rdt1, %rd25;
-	mov.b64 %rdt2, %rd18;
-	bra.uni $Lfault;
-$Lfault_23:
+$Lfault_7:
 	mov.u32 %rt5, 5;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd61;
 	bra.uni $Lfault;
-$Lfault_24:
+$Lfault_8:
 	mov.u32 %rt5, 6;
 	mov.b64 %rdt1, %rd68;
 	mov.b64 %rdt2, %rd64;
@@ -4479,8 +3620,8 @@ $Lfault:
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt25, %rt8, %rt6;
-	@%pt25 exit;
+	setp.ne.u32 %pt9, %rt8, %rt6;
+	@%pt9 exit;
 	st.global.u32 [%rdt3+8], 393216;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -4490,8 +3631,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt26, %rt9, 0;
-	@%pt26 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt10, %rt9, 0;
+	@%pt10 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -4504,11 +3645,11 @@ $Lexit:
 	.param .u64 Mandelbrot64_0_param_5
 )
 {
-	.reg .pred %p<56>;
+	.reg .pred %p<57>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<55>;
+	.reg .b32 %r<56>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<53>;
+	.reg .b64 %rd<54>;
 	.reg .b64 %rdt<5>;
 	.reg .f64 %fd<39>;
 
@@ -4545,16 +3686,17 @@ $L_4:
 	mov.b64 %rd43, %rd9;
 	or.b64 %rd44, %rd42, %rd43;
 	shr.u64 %rd45, %rd44, 32;
-	setp.eq.u64 %p46, %rd45, 0;
-	@!%p46 bra $L_26;
+	cvt.u32.u64 %r46, %rd45;
+	setp.eq.u32 %p47, %r46, 0;
+	@!%p47 bra $L_26;
 $L_5:
-	cvt.u32.u64 %r47, %rd7;
-	cvt.u32.u64 %r48, %rd9;
-	div.u32 %r49, %r47, %r48;
-	mul.lo.u32 %r51, %r49, %r48;
-	sub.u32 %r50, %r47, %r51;
-	cvt.u64.u32 %rd40, %r49;
-	cvt.u64.u32 %rd41, %r50;
+	cvt.u32.u64 %r48, %rd7;
+	cvt.u32.u64 %r49, %rd9;
+	div.u32 %r50, %r48, %r49;
+	mul.lo.u32 %r52, %r50, %r49;
+	sub.u32 %r51, %r48, %r52;
+	cvt.u64.u32 %rd40, %r50;
+	cvt.u64.u32 %rd41, %r51;
 $L_6:
 	mov.b64 %rd8, %rd41;
 	cvt.rn.f64.s64 %fd10, %rd8;
@@ -4570,11 +3712,11 @@ $L_6:
 	mov.f64 %fd23, 0d0000000000000000;
 	mov.b32 %r24, 0;
 $L_7:
-	max.s32 %r53, %r33, -2147483645;
-	sub.s32 %r54, %r53, 3;
+	max.s32 %r54, %r33, -2147483645;
+	sub.s32 %r55, %r54, 3;
 $L_8:
-	setp.lt.s32 %p55, %r24, %r54;
-	@!%p55 bra $L_23;
+	setp.lt.s32 %p56, %r24, %r55;
+	@!%p56 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:
@@ -4679,8 +3821,8 @@ $L_26:
 	neg.s64 %rdt3, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
 	selp.b64 %rd40, %rdt3, %rd40, %pt1;
-	mul.lo.s64 %rd52, %rd40, %rd9;
-	sub.s64 %rd41, %rd7, %rd52;
+	mul.lo.s64 %rd53, %rd40, %rd9;
+	sub.s64 %rd41, %rd7, %rd53;
 	bra.uni $L_6;
 $L_27:
 	bra.uni $Lexit;
@@ -4720,11 +3862,11 @@ $Lexit:
 	.param .u64 Mandelbrot32_0_param_5
 )
 {
-	.reg .pred %p<56>;
+	.reg .pred %p<57>;
 	.reg .pred %pt<4>;
-	.reg .b32 %r<55>;
+	.reg .b32 %r<56>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<53>;
+	.reg .b64 %rd<54>;
 	.reg .b64 %rdt<5>;
 	.reg .f32 %f<39>;
 
@@ -4761,16 +3903,17 @@ $L_4:
 	mov.b64 %rd43, %rd9;
 	or.b64 %rd44, %rd42, %rd43;
 	shr.u64 %rd45, %rd44, 32;
-	setp.eq.u64 %p46, %rd45, 0;
-	@!%p46 bra $L_26;
+	cvt.u32.u64 %r46, %rd45;
+	setp.eq.u32 %p47, %r46, 0;
+	@!%p47 bra $L_26;
 $L_5:
-	cvt.u32.u64 %r47, %rd7;
-	cvt.u32.u64 %r48, %rd9;
-	div.u32 %r49, %r47, %r48;
-	mul.lo.u32 %r51, %r49, %r48;
-	sub.u32 %r50, %r47, %r51;
-	cvt.u64.u32 %rd40, %r49;
-	cvt.u64.u32 %rd41, %r50;
+	cvt.u32.u64 %r48, %rd7;
+	cvt.u32.u64 %r49, %rd9;
+	div.u32 %r50, %r48, %r49;
+	mul.lo.u32 %r52, %r50, %r49;
+	sub.u32 %r51, %r48, %r52;
+	cvt.u64.u32 %rd40, %r50;
+	cvt.u64.u32 %rd41, %r51;
 $L_6:
 	mov.b64 %rd8, %rd41;
 	cvt.rn.f32.s64 %f10, %rd8;
@@ -4786,11 +3929,11 @@ $L_6:
 	mov.f32 %f23, 0f00000000;
 	mov.b32 %r24, 0;
 $L_7:
-	max.s32 %r53, %r33, -2147483645;
-	sub.s32 %r54, %r53, 3;
+	max.s32 %r54, %r33, -2147483645;
+	sub.s32 %r55, %r54, 3;
 $L_8:
-	setp.lt.s32 %p55, %r24, %r54;
-	@!%p55 bra $L_23;
+	setp.lt.s32 %p56, %r24, %r55;
+	@!%p56 bra $L_23;
 $L_9:
 	setp.lt.s32 %p32, %r24, %r33;
 $L_10:
@@ -4895,8 +4038,8 @@ $L_26:
 	neg.s64 %rdt3, %rd7;
 	div.s64 %rd40, %rd7, %rd9;
 	selp.b64 %rd40, %rdt3, %rd40, %pt1;
-	mul.lo.s64 %rd52, %rd40, %rd9;
-	sub.s64 %rd41, %rd7, %rd52;
+	mul.lo.s64 %rd53, %rd40, %rd9;
+	sub.s64 %rd41, %rd7, %rd53;
 	bra.uni $L_6;
 $L_27:
 	bra.uni $Lexit;
@@ -5195,10 +4338,10 @@ $Lexit:
 	.param .u64 MatVec_0_param_7
 )
 {
-	.reg .pred %p<67>;
-	.reg .pred %pt<9>;
+	.reg .pred %p<64>;
+	.reg .pred %pt<5>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<66>;
+	.reg .b64 %rd<63>;
 	.reg .b64 %rdt<4>;
 	.reg .f32 %f<41>;
 
@@ -5229,7 +4372,7 @@ $L_1:
 	sub.u64 %rd52, %rd41, 1;
 $L_2:
 	setp.lt.s64 %p6, %rd2, %rd3;
-	@!%p6 bra $L_35;
+	@!%p6 bra $L_25;
 $L_3:
 	mov.b64 %rd7, %rd2;
 $L_4:
@@ -5351,15 +4494,10 @@ $L_22:
 	add.s64 %rd59, %rd12, 0;
 	add.s64 %rd60, %rd25, 0;
 $L_23:
-	max.s64 %rd64, %rd17, -9223372036854775804;
-	sub.s64 %rd65, %rd64, 4;
-$L_24:
-	setp.lt.s64 %p66, %rd19, %rd65;
-	@!%p66 bra $L_33;
-$L_25:
 	add.s64 %rd33, %rd19, 1;
 	setp.lt.s64 %p34, %rd33, %rd17;
-$L_26:
+	@!%p34 bra $L_20;
+$L_24:
 	mov.b64 %rd35, %rd59;
 	ld.global.f32 %f36, [%rd35];
 	setp.ge.u64 %pt2, %rd33, %rd26;
@@ -5372,74 +4510,8 @@ $L_26:
 	mov.b64 %rd19, %rd33;
 	add.s64 %rd59, %rd59, 4;
 	add.s64 %rd60, %rd60, 4;
-$L_27:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-$L_28:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt3, %rd33, %rd26;
-	@%pt3 bra $Lfault_3;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-$L_29:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-$L_30:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt4, %rd33, %rd26;
-	@%pt4 bra $Lfault_4;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-$L_31:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-$L_32:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt5, %rd33, %rd26;
-	@%pt5 bra $Lfault_5;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-	bra.uni $L_24;
-$L_33:
-	add.s64 %rd33, %rd19, 1;
-	setp.lt.s64 %p34, %rd33, %rd17;
-	@!%p34 bra $L_20;
-$L_34:
-	mov.b64 %rd35, %rd59;
-	ld.global.f32 %f36, [%rd35];
-	setp.ge.u64 %pt6, %rd33, %rd26;
-	@%pt6 bra $Lfault_6;
-	mov.b64 %rd37, %rd60;
-	ld.global.f32 %f38, [%rd37];
-	mul.rn.f32 %f39, %f36, %f38;
-	add.rn.f32 %f40, %f18, %f39;
-	mov.f32 %f18, %f40;
-	mov.b64 %rd19, %rd33;
-	add.s64 %rd59, %rd59, 4;
-	add.s64 %rd60, %rd60, 4;
-	bra.uni $L_33;
-$L_35:
+	bra.uni $L_23;
+$L_25:
 	bra.uni $Lexit;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -5456,34 +4528,14 @@ $Lfault_2:
 	mov.b64 %rdt1, %rd33;
 	mov.b64 %rdt2, %rd26;
 	bra.uni $Lfault;
-$Lfault_3:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
-$Lfault_4:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
-$Lfault_5:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
-$Lfault_6:
-	mov.u32 %rt5, 2;
-	mov.b64 %rdt1, %rd33;
-	mov.b64 %rdt2, %rd26;
-	bra.uni $Lfault;
 $Lfault:
 	ld.param.u64 %rdt3, [MatVec_0_param_7];
 	cvta.to.global.u64 %rdt3, %rdt3;
 	ld.relaxed.sys.global.u32 %rt6, [%rdt3];
 	add.u32 %rt7, %rt6, 1;
 	atom.global.cas.b32 %rt8, [qd_fault_claim], %rt6, %rt7;
-	setp.ne.u32 %pt7, %rt8, %rt6;
-	@%pt7 exit;
+	setp.ne.u32 %pt3, %rt8, %rt6;
+	@%pt3 exit;
 	st.global.u32 [%rdt3+8], 655360;
 	st.global.u32 [%rdt3+12], %rt5;
 	st.global.u64 [%rdt3+16], %rdt1;
@@ -5493,8 +4545,8 @@ $Lfault:
 	exit;
 $Lexit:
 	mov.u32 %rt9, %ntid.x;
-	setp.eq.u32 %pt8, %rt9, 0;
-	@%pt8 st.global.u32 [qd_exit_sink], 0;
+	setp.eq.u32 %pt4, %rt9, 0;
+	@%pt4 st.global.u32 [qd_exit_sink], 0;
 	ret;
 }
 
@@ -6003,11 +5055,11 @@ $Lexit:
 	.param .u64 Transpose_0_param_6
 )
 {
-	.reg .pred %p<158>;
+	.reg .pred %p<163>;
 	.reg .pred %pt<17>;
-	.reg .b32 %r<163>;
+	.reg .b32 %r<168>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<164>;
+	.reg .b64 %rd<169>;
 	.reg .b64 %rdt<9>;
 	.reg .f64 %fd<72>;
 
@@ -6058,23 +5110,24 @@ $L_5:
 $L_6:
 	setp.eq.s64 %pt0, %rd9, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd153, %rd30;
-	mov.b64 %rd154, %rd9;
-	or.b64 %rd155, %rd153, %rd154;
-	shr.u64 %rd156, %rd155, 32;
-	setp.eq.u64 %p157, %rd156, 0;
-	@!%p157 bra $L_28;
+	mov.b64 %rd157, %rd30;
+	mov.b64 %rd158, %rd9;
+	or.b64 %rd159, %rd157, %rd158;
+	shr.u64 %rd160, %rd159, 32;
+	cvt.u32.u64 %r161, %rd160;
+	setp.eq.u32 %p162, %r161, 0;
+	@!%p162 bra $L_28;
 $L_7:
-	cvt.u32.u64 %r158, %rd30;
-	cvt.u32.u64 %r159, %rd9;
-	div.u32 %r160, %r158, %r159;
-	mul.lo.u32 %r162, %r160, %r159;
-	sub.u32 %r161, %r158, %r162;
-	cvt.u64.u32 %rd151, %r160;
-	cvt.u64.u32 %rd152, %r161;
+	cvt.u32.u64 %r163, %rd30;
+	cvt.u32.u64 %r164, %rd9;
+	div.u32 %r165, %r163, %r164;
+	mul.lo.u32 %r167, %r165, %r164;
+	sub.u32 %r166, %r163, %r167;
+	cvt.u64.u32 %rd155, %r165;
+	cvt.u64.u32 %rd156, %r166;
 $L_8:
-	mov.b64 %rd31, %rd151;
-	mov.b64 %rd32, %rd152;
+	mov.b64 %rd31, %rd155;
+	mov.b64 %rd32, %rd156;
 	mul.lo.s64 %rd33, %rd32, %rd12;
 	add.s64 %rd34, %rd33, %rd31;
 	setp.ge.u64 %pt1, %rd34, %rd16;
@@ -6090,23 +5143,24 @@ $L_10:
 $L_11:
 	setp.eq.s64 %pt2, %rd9, 0;
 	@%pt2 bra $Lfault_2;
-	mov.b64 %rd140, %rd41;
-	mov.b64 %rd141, %rd9;
-	or.b64 %rd142, %rd140, %rd141;
-	shr.u64 %rd143, %rd142, 32;
-	setp.eq.u64 %p144, %rd143, 0;
-	@!%p144 bra $L_27;
+	mov.b64 %rd143, %rd41;
+	mov.b64 %rd144, %rd9;
+	or.b64 %rd145, %rd143, %rd144;
+	shr.u64 %rd146, %rd145, 32;
+	cvt.u32.u64 %r147, %rd146;
+	setp.eq.u32 %p148, %r147, 0;
+	@!%p148 bra $L_27;
 $L_12:
-	cvt.u32.u64 %r145, %rd41;
-	cvt.u32.u64 %r146, %rd9;
-	div.u32 %r147, %r145, %r146;
-	mul.lo.u32 %r149, %r147, %r146;
-	sub.u32 %r148, %r145, %r149;
-	cvt.u64.u32 %rd138, %r147;
-	cvt.u64.u32 %rd139, %r148;
+	cvt.u32.u64 %r149, %rd41;
+	cvt.u32.u64 %r150, %rd9;
+	div.u32 %r151, %r149, %r150;
+	mul.lo.u32 %r153, %r151, %r150;
+	sub.u32 %r152, %r149, %r153;
+	cvt.u64.u32 %rd141, %r151;
+	cvt.u64.u32 %rd142, %r152;
 $L_13:
-	mov.b64 %rd42, %rd138;
-	mov.b64 %rd43, %rd139;
+	mov.b64 %rd42, %rd141;
+	mov.b64 %rd43, %rd142;
 	mul.lo.s64 %rd44, %rd43, %rd12;
 	add.s64 %rd45, %rd44, %rd42;
 	setp.ge.u64 %pt3, %rd45, %rd16;
@@ -6124,23 +5178,24 @@ $L_15:
 $L_16:
 	setp.eq.s64 %pt4, %rd9, 0;
 	@%pt4 bra $Lfault_4;
-	mov.b64 %rd127, %rd53;
-	mov.b64 %rd128, %rd9;
-	or.b64 %rd129, %rd127, %rd128;
-	shr.u64 %rd130, %rd129, 32;
-	setp.eq.u64 %p131, %rd130, 0;
-	@!%p131 bra $L_26;
+	mov.b64 %rd129, %rd53;
+	mov.b64 %rd130, %rd9;
+	or.b64 %rd131, %rd129, %rd130;
+	shr.u64 %rd132, %rd131, 32;
+	cvt.u32.u64 %r133, %rd132;
+	setp.eq.u32 %p134, %r133, 0;
+	@!%p134 bra $L_26;
 $L_17:
-	cvt.u32.u64 %r132, %rd53;
-	cvt.u32.u64 %r133, %rd9;
-	div.u32 %r134, %r132, %r133;
-	mul.lo.u32 %r136, %r134, %r133;
-	sub.u32 %r135, %r132, %r136;
-	cvt.u64.u32 %rd125, %r134;
-	cvt.u64.u32 %rd126, %r135;
+	cvt.u32.u64 %r135, %rd53;
+	cvt.u32.u64 %r136, %rd9;
+	div.u32 %r137, %r135, %r136;
+	mul.lo.u32 %r139, %r137, %r136;
+	sub.u32 %r138, %r135, %r139;
+	cvt.u64.u32 %rd127, %r137;
+	cvt.u64.u32 %rd128, %r138;
 $L_18:
-	mov.b64 %rd54, %rd125;
-	mov.b64 %rd55, %rd126;
+	mov.b64 %rd54, %rd127;
+	mov.b64 %rd55, %rd128;
 	mul.lo.s64 %rd56, %rd55, %rd12;
 	add.s64 %rd57, %rd56, %rd54;
 	setp.ge.u64 %pt5, %rd57, %rd16;
@@ -6158,23 +5213,24 @@ $L_20:
 $L_21:
 	setp.eq.s64 %pt6, %rd9, 0;
 	@%pt6 bra $Lfault_6;
-	mov.b64 %rd114, %rd65;
-	mov.b64 %rd115, %rd9;
-	or.b64 %rd116, %rd114, %rd115;
-	shr.u64 %rd117, %rd116, 32;
-	setp.eq.u64 %p118, %rd117, 0;
-	@!%p118 bra $L_25;
+	mov.b64 %rd115, %rd65;
+	mov.b64 %rd116, %rd9;
+	or.b64 %rd117, %rd115, %rd116;
+	shr.u64 %rd118, %rd117, 32;
+	cvt.u32.u64 %r119, %rd118;
+	setp.eq.u32 %p120, %r119, 0;
+	@!%p120 bra $L_25;
 $L_22:
-	cvt.u32.u64 %r119, %rd65;
-	cvt.u32.u64 %r120, %rd9;
-	div.u32 %r121, %r119, %r120;
-	mul.lo.u32 %r123, %r121, %r120;
-	sub.u32 %r122, %r119, %r123;
-	cvt.u64.u32 %rd112, %r121;
-	cvt.u64.u32 %rd113, %r122;
+	cvt.u32.u64 %r121, %rd65;
+	cvt.u32.u64 %r122, %rd9;
+	div.u32 %r123, %r121, %r122;
+	mul.lo.u32 %r125, %r123, %r122;
+	sub.u32 %r124, %r121, %r125;
+	cvt.u64.u32 %rd113, %r123;
+	cvt.u64.u32 %rd114, %r124;
 $L_23:
-	mov.b64 %rd66, %rd112;
-	mov.b64 %rd67, %rd113;
+	mov.b64 %rd66, %rd113;
+	mov.b64 %rd67, %rd114;
 	mul.lo.s64 %rd68, %rd67, %rd12;
 	add.s64 %rd69, %rd68, %rd66;
 	setp.ge.u64 %pt7, %rd69, %rd16;
@@ -6192,34 +5248,34 @@ $L_24:
 $L_25:
 	setp.eq.s64 %pt8, %rd9, -1;
 	neg.s64 %rdt3, %rd65;
-	div.s64 %rd112, %rd65, %rd9;
-	selp.b64 %rd112, %rdt3, %rd112, %pt8;
-	mul.lo.s64 %rd124, %rd112, %rd9;
-	sub.s64 %rd113, %rd65, %rd124;
+	div.s64 %rd113, %rd65, %rd9;
+	selp.b64 %rd113, %rdt3, %rd113, %pt8;
+	mul.lo.s64 %rd126, %rd113, %rd9;
+	sub.s64 %rd114, %rd65, %rd126;
 	bra.uni $L_23;
 $L_26:
 	setp.eq.s64 %pt9, %rd9, -1;
 	neg.s64 %rdt4, %rd53;
-	div.s64 %rd125, %rd53, %rd9;
-	selp.b64 %rd125, %rdt4, %rd125, %pt9;
-	mul.lo.s64 %rd137, %rd125, %rd9;
-	sub.s64 %rd126, %rd53, %rd137;
+	div.s64 %rd127, %rd53, %rd9;
+	selp.b64 %rd127, %rdt4, %rd127, %pt9;
+	mul.lo.s64 %rd140, %rd127, %rd9;
+	sub.s64 %rd128, %rd53, %rd140;
 	bra.uni $L_18;
 $L_27:
 	setp.eq.s64 %pt10, %rd9, -1;
 	neg.s64 %rdt5, %rd41;
-	div.s64 %rd138, %rd41, %rd9;
-	selp.b64 %rd138, %rdt5, %rd138, %pt10;
-	mul.lo.s64 %rd150, %rd138, %rd9;
-	sub.s64 %rd139, %rd41, %rd150;
+	div.s64 %rd141, %rd41, %rd9;
+	selp.b64 %rd141, %rdt5, %rd141, %pt10;
+	mul.lo.s64 %rd154, %rd141, %rd9;
+	sub.s64 %rd142, %rd41, %rd154;
 	bra.uni $L_13;
 $L_28:
 	setp.eq.s64 %pt11, %rd9, -1;
 	neg.s64 %rdt6, %rd30;
-	div.s64 %rd151, %rd30, %rd9;
-	selp.b64 %rd151, %rdt6, %rd151, %pt11;
-	mul.lo.s64 %rd163, %rd151, %rd9;
-	sub.s64 %rd152, %rd30, %rd163;
+	div.s64 %rd155, %rd30, %rd9;
+	selp.b64 %rd155, %rdt6, %rd155, %pt11;
+	mul.lo.s64 %rd168, %rd155, %rd9;
+	sub.s64 %rd156, %rd30, %rd168;
 	bra.uni $L_8;
 $L_29:
 	mov.b64 %rd92, %rd2;
@@ -6237,16 +5293,17 @@ $L_32:
 	mov.b64 %rd102, %rd9;
 	or.b64 %rd103, %rd101, %rd102;
 	shr.u64 %rd104, %rd103, 32;
-	setp.eq.u64 %p105, %rd104, 0;
-	@!%p105 bra $L_36;
+	cvt.u32.u64 %r105, %rd104;
+	setp.eq.u32 %p106, %r105, 0;
+	@!%p106 bra $L_36;
 $L_33:
-	cvt.u32.u64 %r106, %rd7;
-	cvt.u32.u64 %r107, %rd9;
-	div.u32 %r108, %r106, %r107;
-	mul.lo.u32 %r110, %r108, %r107;
-	sub.u32 %r109, %r106, %r110;
-	cvt.u64.u32 %rd99, %r108;
-	cvt.u64.u32 %rd100, %r109;
+	cvt.u32.u64 %r107, %rd7;
+	cvt.u32.u64 %r108, %rd9;
+	div.u32 %r109, %r107, %r108;
+	mul.lo.u32 %r111, %r109, %r108;
+	sub.u32 %r110, %r107, %r111;
+	cvt.u64.u32 %rd99, %r109;
+	cvt.u64.u32 %rd100, %r110;
 $L_34:
 	mov.b64 %rd8, %rd99;
 	mov.b64 %rd10, %rd100;
@@ -6267,8 +5324,8 @@ $L_36:
 	neg.s64 %rdt7, %rd7;
 	div.s64 %rd99, %rd7, %rd9;
 	selp.b64 %rd99, %rdt7, %rd99, %pt14;
-	mul.lo.s64 %rd111, %rd99, %rd9;
-	sub.s64 %rd100, %rd7, %rd111;
+	mul.lo.s64 %rd112, %rd99, %rd9;
+	sub.s64 %rd100, %rd7, %rd112;
 	bra.uni $L_34;
 $L_37:
 	bra.uni $Lexit;
@@ -6377,19 +5434,19 @@ __device__ u32 qd_fault_claim;
 extern "C" __global__ void Stencil2D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r11 = 0, r36 = 0, r42 = 0, r43 = 0, r45 = 0, r46 = 0, r50 = 0;
 	bool r73 = 0, r78 = 0, r79 = 0, r81 = 0, r86 = 0, r89 = 0, r95 = 0, r98 = 0;
-	bool r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0, r144 = 0, r157 = 0;
+	bool r101 = 0, r104 = 0, r107 = 0, r110 = 0, r113 = 0, r145 = 0, r159 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r14 = 0, r17 = 0, r20 = 0, r24 = 0, r28 = 0, r35 = 0, r40 = 0;
 	i64 r41 = 0, r44 = 0, r47 = 0, r48 = 0, r49 = 0, r54 = 0, r57 = 0, r61 = 0;
 	i64 r65 = 0, r72 = 0, r77 = 0, r80 = 0, r83 = 0, r84 = 0, r96 = 0, r102 = 0;
 	i64 r108 = 0, r117 = 0, r120 = 0, r125 = 0, r128 = 0, r130 = 0, r132 = 0, r134 = 0;
-	i64 r136 = 0, r138 = 0, r139 = 0, r150 = 0, r151 = 0, r152 = 0, r163 = 0;
-	u32 r145 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0;
-	u32 r161 = 0, r162 = 0;
+	i64 r136 = 0, r138 = 0, r139 = 0, r151 = 0, r152 = 0, r153 = 0, r165 = 0;
+	u32 r144 = 0, r146 = 0, r147 = 0, r148 = 0, r149 = 0, r150 = 0, r158 = 0, r160 = 0;
+	u32 r161 = 0, r162 = 0, r163 = 0, r164 = 0;
 	u64 r82 = 0, r85 = 0, r87 = 0, r88 = 0, r90 = 0, r91 = 0, r92 = 0, r93 = 0;
 	u64 r94 = 0, r97 = 0, r99 = 0, r100 = 0, r103 = 0, r105 = 0, r106 = 0, r109 = 0;
-	u64 r111 = 0, r112 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r153 = 0, r154 = 0;
-	u64 r155 = 0, r156 = 0;
+	u64 r111 = 0, r112 = 0, r140 = 0, r141 = 0, r142 = 0, r143 = 0, r154 = 0, r155 = 0;
+	u64 r156 = 0, r157 = 0;
 	float r15 = 0, r16 = 0, r19 = 0, r22 = 0, r23 = 0, r26 = 0, r27 = 0, r30 = 0;
 	float r31 = 0, r32 = 0, r33 = 0, r38 = 0, r52 = 0, r53 = 0, r56 = 0, r59 = 0;
 	float r60 = 0, r63 = 0, r64 = 0, r67 = 0, r68 = 0, r69 = 0, r70 = 0, r75 = 0;
@@ -6464,22 +5521,23 @@ b11: // head
 	if (!r6) goto b23;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r153 = (u64)r7;
-	r154 = (u64)r9;
-	r155 = r153 | r154;
-	r156 = r155 >> 32;
-	r157 = r156 == 0ull;
-	if (!r157) goto b22;
-	r158 = (u32)r7;
-	r159 = (u32)r9;
-	r160 = qd_div_u32(r158, r159);
-	r162 = r160 * r159;
-	r161 = r158 - r162;
-	r151 = (i64)r160;
-	r152 = (i64)r161;
+	r154 = (u64)r7;
+	r155 = (u64)r9;
+	r156 = r154 | r155;
+	r157 = r156 >> 32;
+	r158 = (u32)r157;
+	r159 = r158 == 0u;
+	if (!r159) goto b22;
+	r160 = (u32)r7;
+	r161 = (u32)r9;
+	r162 = qd_div_u32(r160, r161);
+	r164 = r162 * r161;
+	r163 = r160 - r164;
+	r152 = (i64)r162;
+	r153 = (i64)r163;
 b15: // rangeint.body
-	r8 = r152;
-	r10 = r151;
+	r8 = r153;
+	r10 = r152;
 	r11 = r8 > 0ll;
 	if (!r11) goto b21;
 	r45 = r8 < r44;
@@ -6524,9 +5582,9 @@ b21: // if.else
 	*(float *)r39 = r38;
 	goto b20;
 b22: // divide in 64 bits
-	r151 = qd_div_i64(r7, r9);
-	r163 = (u64)r151 * (u64)r9;
-	r152 = (u64)r7 - (u64)r163;
+	r152 = qd_div_i64(r7, r9);
+	r165 = (u64)r152 * (u64)r9;
+	r153 = (u64)r7 - (u64)r165;
 	goto b15;
 b23: // exit
 	return;
@@ -6548,15 +5606,16 @@ b25: // head (checked if)
 	r141 = (u64)r9;
 	r142 = r140 | r141;
 	r143 = r142 >> 32;
-	r144 = r143 == 0ull;
-	if (!r144) goto b36;
-	r145 = (u32)r47;
-	r146 = (u32)r9;
-	r147 = qd_div_u32(r145, r146);
-	r149 = r147 * r146;
-	r148 = r145 - r149;
-	r138 = (i64)r147;
-	r139 = (i64)r148;
+	r144 = (u32)r143;
+	r145 = r144 == 0u;
+	if (!r145) goto b36;
+	r146 = (u32)r47;
+	r147 = (u32)r9;
+	r148 = qd_div_u32(r146, r147);
+	r150 = r148 * r147;
+	r149 = r146 - r150;
+	r138 = (i64)r148;
+	r139 = (i64)r149;
 b29: // rangeint.body (checked if)
 	r48 = r139;
 	r49 = r138;
@@ -6615,8 +5674,8 @@ b35: // if.else (checked if)
 	goto b34;
 b36: // divide in 64 bits
 	r138 = qd_div_i64(r47, r9);
-	r150 = (u64)r138 * (u64)r9;
-	r139 = (u64)r47 - (u64)r150;
+	r151 = (u64)r138 * (u64)r9;
+	r139 = (u64)r47 - (u64)r151;
 	goto b29;
 qd_fault: {
 	u32 *rec = (u32 *)p6, ack = *(volatile u32 *)rec;
@@ -6636,8 +5695,8 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	bool r6 = 0, r15 = 0, r48 = 0, r52 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0;
 	bool r59 = 0, r66 = 0, r97 = 0, r100 = 0, r101 = 0, r103 = 0, r104 = 0, r106 = 0;
 	bool r111 = 0, r114 = 0, r120 = 0, r123 = 0, r126 = 0, r129 = 0, r132 = 0, r135 = 0;
-	bool r138 = 0, r142 = 0, r145 = 0, r148 = 0, r151 = 0, r194 = 0, r207 = 0, r219 = 0;
-	bool r229 = 0, r242 = 0, r254 = 0;
+	bool r138 = 0, r142 = 0, r145 = 0, r148 = 0, r151 = 0, r195 = 0, r209 = 0, r222 = 0;
+	bool r233 = 0, r247 = 0, r260 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r20 = 0;
 	i64 r22 = 0, r26 = 0, r30 = 0, r34 = 0, r38 = 0, r47 = 0, r50 = 0, r51 = 0;
@@ -6646,18 +5705,18 @@ extern "C" __global__ void Stencil3D_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r99 = 0, r102 = 0, r105 = 0, r108 = 0, r109 = 0, r121 = 0, r127 = 0, r133 = 0;
 	i64 r139 = 0, r140 = 0, r146 = 0, r155 = 0, r158 = 0, r161 = 0, r164 = 0, r169 = 0;
 	i64 r172 = 0, r175 = 0, r178 = 0, r180 = 0, r182 = 0, r184 = 0, r186 = 0, r188 = 0;
-	i64 r189 = 0, r200 = 0, r201 = 0, r202 = 0, r213 = 0, r214 = 0, r223 = 0, r224 = 0;
-	i64 r235 = 0, r236 = 0, r237 = 0, r248 = 0, r249 = 0;
-	u32 r195 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r208 = 0, r209 = 0, r210 = 0;
-	u32 r211 = 0, r212 = 0, r220 = 0, r221 = 0, r222 = 0, r230 = 0, r231 = 0, r232 = 0;
-	u32 r233 = 0, r234 = 0, r243 = 0, r244 = 0, r245 = 0, r246 = 0, r247 = 0, r255 = 0;
-	u32 r256 = 0, r257 = 0;
+	i64 r189 = 0, r201 = 0, r202 = 0, r203 = 0, r215 = 0, r216 = 0, r226 = 0, r227 = 0;
+	i64 r239 = 0, r240 = 0, r241 = 0, r253 = 0, r254 = 0;
+	u32 r194 = 0, r196 = 0, r197 = 0, r198 = 0, r199 = 0, r200 = 0, r208 = 0, r210 = 0;
+	u32 r211 = 0, r212 = 0, r213 = 0, r214 = 0, r221 = 0, r223 = 0, r224 = 0, r225 = 0;
+	u32 r232 = 0, r234 = 0, r235 = 0, r236 = 0, r237 = 0, r238 = 0, r246 = 0, r248 = 0;
+	u32 r249 = 0, r250 = 0, r251 = 0, r252 = 0, r259 = 0, r261 = 0, r262 = 0, r263 = 0;
 	u64 r107 = 0, r110 = 0, r112 = 0, r113 = 0, r115 = 0, r116 = 0, r117 = 0, r118 = 0;
 	u64 r119 = 0, r122 = 0, r124 = 0, r125 = 0, r128 = 0, r130 = 0, r131 = 0, r134 = 0;
 	u64 r136 = 0, r137 = 0, r141 = 0, r143 = 0, r144 = 0, r147 = 0, r149 = 0, r150 = 0;
-	u64 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r203 = 0, r204 = 0, r205 = 0, r206 = 0;
-	u64 r215 = 0, r216 = 0, r217 = 0, r218 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
-	u64 r238 = 0, r239 = 0, r240 = 0, r241 = 0, r250 = 0, r251 = 0, r252 = 0, r253 = 0;
+	u64 r190 = 0, r191 = 0, r192 = 0, r193 = 0, r204 = 0, r205 = 0, r206 = 0, r207 = 0;
+	u64 r217 = 0, r218 = 0, r219 = 0, r220 = 0, r228 = 0, r229 = 0, r230 = 0, r231 = 0;
+	u64 r242 = 0, r243 = 0, r244 = 0, r245 = 0, r255 = 0, r256 = 0, r257 = 0, r258 = 0;
 	float r21 = 0, r24 = 0, r25 = 0, r28 = 0, r29 = 0, r32 = 0, r33 = 0, r36 = 0;
 	float r37 = 0, r40 = 0, r41 = 0, r43 = 0, r44 = 0, r45 = 0, r70 = 0, r73 = 0;
 	float r74 = 0, r77 = 0, r78 = 0, r81 = 0, r82 = 0, r85 = 0, r86 = 0, r89 = 0;
@@ -6757,51 +5816,54 @@ b15: // head
 	if (!r6) goto b35;
 	r7 = r2;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r225 = (u64)r7;
-	r226 = (u64)r9;
-	r227 = r225 | r226;
-	r228 = r227 >> 32;
-	r229 = r228 == 0ull;
-	if (!r229) goto b34;
-	r230 = (u32)r7;
-	r231 = (u32)r9;
-	r232 = qd_div_u32(r230, r231);
-	r234 = r232 * r231;
-	r233 = r230 - r234;
-	r223 = (i64)r232;
-	r224 = (i64)r233;
+	r228 = (u64)r7;
+	r229 = (u64)r9;
+	r230 = r228 | r229;
+	r231 = r230 >> 32;
+	r232 = (u32)r231;
+	r233 = r232 == 0u;
+	if (!r233) goto b34;
+	r234 = (u32)r7;
+	r235 = (u32)r9;
+	r236 = qd_div_u32(r234, r235);
+	r238 = r236 * r235;
+	r237 = r234 - r238;
+	r226 = (i64)r236;
+	r227 = (i64)r237;
 b19: // rangeint.body
-	r8 = r224;
-	r10 = r223;
+	r8 = r227;
+	r10 = r226;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r238 = (u64)r10;
-	r239 = (u64)r12;
-	r240 = r238 | r239;
-	r241 = r240 >> 32;
-	r242 = r241 == 0ull;
-	if (!r242) goto b33;
-	r243 = (u32)r10;
-	r244 = (u32)r12;
-	r245 = qd_div_u32(r243, r244);
-	r247 = r245 * r244;
-	r246 = r243 - r247;
-	r236 = (i64)r245;
-	r237 = (i64)r246;
+	r242 = (u64)r10;
+	r243 = (u64)r12;
+	r244 = r242 | r243;
+	r245 = r244 >> 32;
+	r246 = (u32)r245;
+	r247 = r246 == 0u;
+	if (!r247) goto b33;
+	r248 = (u32)r10;
+	r249 = (u32)r12;
+	r250 = qd_div_u32(r248, r249);
+	r252 = r250 * r249;
+	r251 = r248 - r252;
+	r240 = (i64)r250;
+	r241 = (i64)r251;
 b21: // rangeint.body
-	r11 = r237;
+	r11 = r241;
 	if (r13 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r250 = (u64)r7;
-	r251 = (u64)r13;
-	r252 = r250 | r251;
-	r253 = r252 >> 32;
-	r254 = r253 == 0ull;
-	if (!r254) goto b32;
-	r255 = (u32)r7;
-	r256 = (u32)r13;
-	r257 = qd_div_u32(r255, r256);
-	r249 = (i64)r257;
+	r255 = (u64)r7;
+	r256 = (u64)r13;
+	r257 = r255 | r256;
+	r258 = r257 >> 32;
+	r259 = (u32)r258;
+	r260 = r259 == 0u;
+	if (!r260) goto b32;
+	r261 = (u32)r7;
+	r262 = (u32)r13;
+	r263 = qd_div_u32(r261, r262);
+	r254 = (i64)r263;
 b23: // rangeint.body
-	r14 = r249;
+	r14 = r254;
 	r15 = r8 > 0ll;
 	if (!r15) goto b31;
 	r58 = r8 < r57;
@@ -6857,17 +5919,17 @@ b31: // if.else
 	*(float *)r49 = 0x0p+00f;
 	goto b30;
 b32: // divide in 64 bits
-	r249 = qd_div_i64(r7, r13);
+	r254 = qd_div_i64(r7, r13);
 	goto b23;
 b33: // divide in 64 bits
-	r236 = qd_div_i64(r10, r12);
-	r248 = (u64)r236 * (u64)r12;
-	r237 = (u64)r10 - (u64)r248;
+	r240 = qd_div_i64(r10, r12);
+	r253 = (u64)r240 * (u64)r12;
+	r241 = (u64)r10 - (u64)r253;
 	goto b21;
 b34: // divide in 64 bits
-	r223 = qd_div_i64(r7, r9);
-	r235 = (u64)r223 * (u64)r9;
-	r224 = (u64)r7 - (u64)r235;
+	r226 = qd_div_i64(r7, r9);
+	r239 = (u64)r226 * (u64)r9;
+	r227 = (u64)r7 - (u64)r239;
 	goto b19;
 b35: // exit
 	return;
@@ -6894,47 +5956,50 @@ b37: // head (checked if)
 	r191 = (u64)r9;
 	r192 = r190 | r191;
 	r193 = r192 >> 32;
-	r194 = r193 == 0ull;
-	if (!r194) goto b56;
-	r195 = (u32)r60;
-	r196 = (u32)r9;
-	r197 = qd_div_u32(r195, r196);
-	r199 = r197 * r196;
-	r198 = r195 - r199;
-	r188 = (i64)r197;
-	r189 = (i64)r198;
+	r194 = (u32)r193;
+	r195 = r194 == 0u;
+	if (!r195) goto b56;
+	r196 = (u32)r60;
+	r197 = (u32)r9;
+	r198 = qd_div_u32(r196, r197);
+	r200 = r198 * r197;
+	r199 = r196 - r200;
+	r188 = (i64)r198;
+	r189 = (i64)r199;
 b41: // rangeint.body (checked if)
 	r61 = r189;
 	r62 = r188;
 	if (r12 == 0) { qd_site = 2; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r203 = (u64)r62;
-	r204 = (u64)r12;
-	r205 = r203 | r204;
-	r206 = r205 >> 32;
-	r207 = r206 == 0ull;
-	if (!r207) goto b55;
-	r208 = (u32)r62;
-	r209 = (u32)r12;
-	r210 = qd_div_u32(r208, r209);
-	r212 = r210 * r209;
-	r211 = r208 - r212;
-	r201 = (i64)r210;
-	r202 = (i64)r211;
+	r204 = (u64)r62;
+	r205 = (u64)r12;
+	r206 = r204 | r205;
+	r207 = r206 >> 32;
+	r208 = (u32)r207;
+	r209 = r208 == 0u;
+	if (!r209) goto b55;
+	r210 = (u32)r62;
+	r211 = (u32)r12;
+	r212 = qd_div_u32(r210, r211);
+	r214 = r212 * r211;
+	r213 = r210 - r214;
+	r202 = (i64)r212;
+	r203 = (i64)r213;
 b43: // rangeint.body (checked if)
-	r63 = r202;
+	r63 = r203;
 	if (r64 == 0) { qd_site = 3; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r215 = (u64)r60;
-	r216 = (u64)r64;
-	r217 = r215 | r216;
-	r218 = r217 >> 32;
-	r219 = r218 == 0ull;
-	if (!r219) goto b54;
-	r220 = (u32)r60;
-	r221 = (u32)r64;
-	r222 = qd_div_u32(r220, r221);
-	r214 = (i64)r222;
+	r217 = (u64)r60;
+	r218 = (u64)r64;
+	r219 = r217 | r218;
+	r220 = r219 >> 32;
+	r221 = (u32)r220;
+	r222 = r221 == 0u;
+	if (!r222) goto b54;
+	r223 = (u32)r60;
+	r224 = (u32)r64;
+	r225 = qd_div_u32(r223, r224);
+	r216 = (i64)r225;
 b45: // rangeint.body (checked if)
-	r65 = r214;
+	r65 = r216;
 	r66 = r61 > 0ll;
 	if (!r66) goto b53;
 	r106 = r61 < r105;
@@ -7003,17 +6068,17 @@ b53: // if.else (checked if)
 	*(float *)r98 = 0x0p+00f;
 	goto b52;
 b54: // divide in 64 bits
-	r214 = qd_div_i64(r60, r64);
+	r216 = qd_div_i64(r60, r64);
 	goto b45;
 b55: // divide in 64 bits
-	r201 = qd_div_i64(r62, r12);
-	r213 = (u64)r201 * (u64)r12;
-	r202 = (u64)r62 - (u64)r213;
+	r202 = qd_div_i64(r62, r12);
+	r215 = (u64)r202 * (u64)r12;
+	r203 = (u64)r62 - (u64)r215;
 	goto b43;
 b56: // divide in 64 bits
 	r188 = qd_div_i64(r60, r9);
-	r200 = (u64)r188 * (u64)r9;
-	r189 = (u64)r60 - (u64)r200;
+	r201 = (u64)r188 * (u64)r9;
+	r189 = (u64)r60 - (u64)r201;
 	goto b41;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -7032,7 +6097,7 @@ qd_fault: {
 extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r5 = 0, r11 = 0, r31 = 0, r32 = 0, r36 = 0, r50 = 0, r54 = 0, r57 = 0;
 	bool r63 = 0, r64 = 0, r80 = 0, r83 = 0, r89 = 0, r94 = 0, r103 = 0, r105 = 0;
-	bool r136 = 0, r149 = 0, r158 = 0, r161 = 0, r164 = 0;
+	bool r137 = 0, r151 = 0, r160 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r6 = 0, r7 = 0, r8 = 0;
 	i64 r10 = 0, r12 = 0, r13 = 0, r16 = 0, r18 = 0, r19 = 0, r22 = 0, r26 = 0;
 	i64 r29 = 0, r30 = 0, r33 = 0, r34 = 0, r35 = 0, r37 = 0, r38 = 0, r41 = 0;
@@ -7040,15 +6105,15 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	i64 r75 = 0, r77 = 0, r78 = 0, r91 = 0, r92 = 0, r97 = 0, r98 = 0, r99 = 0;
 	i64 r106 = 0, r108 = 0, r109 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0, r116 = 0;
 	i64 r117 = 0, r119 = 0, r120 = 0, r121 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0;
-	i64 r128 = 0, r129 = 0, r130 = 0, r131 = 0, r142 = 0, r143 = 0, r144 = 0, r155 = 0;
-	i64 r156 = 0, r157 = 0, r159 = 0, r160 = 0, r162 = 0, r163 = 0;
-	u32 r137 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r150 = 0, r151 = 0, r152 = 0;
-	u32 r153 = 0, r154 = 0;
+	i64 r128 = 0, r129 = 0, r130 = 0, r131 = 0, r143 = 0, r144 = 0, r145 = 0, r157 = 0;
+	i64 r158 = 0, r159 = 0;
+	u32 r136 = 0, r138 = 0, r139 = 0, r140 = 0, r141 = 0, r142 = 0, r150 = 0, r152 = 0;
+	u32 r153 = 0, r154 = 0, r155 = 0, r156 = 0;
 	u64 r51 = 0, r53 = 0, r55 = 0, r56 = 0, r58 = 0, r59 = 0, r60 = 0, r61 = 0;
 	u64 r62 = 0, r76 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0;
 	u64 r87 = 0, r88 = 0, r90 = 0, r93 = 0, r95 = 0, r96 = 0, r100 = 0, r101 = 0;
-	u64 r102 = 0, r104 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r145 = 0, r146 = 0;
-	u64 r147 = 0, r148 = 0;
+	u64 r102 = 0, r104 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r146 = 0, r147 = 0;
+	u64 r148 = 0, r149 = 0;
 	float r9 = 0, r17 = 0, r23 = 0, r24 = 0, r25 = 0, r40 = 0, r44 = 0, r45 = 0;
 	float r46 = 0, r68 = 0, r72 = 0, r73 = 0, r74 = 0;
 	char *r14 = 0, *r15 = 0, *r20 = 0, *r21 = 0, *r27 = 0, *r28 = 0, *r39 = 0, *r43 = 0;
@@ -7080,9 +6145,9 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r61 = r51 - 1ull;
 	r62 = r61 - r53;
 	r63 = r60 <= r62;
-	if (!r54) goto b45;
-	if (!r57) goto b45;
-	if (!r63) goto b45;
+	if (!r54) goto b35;
+	if (!r57) goto b35;
+	if (!r63) goto b35;
 	r76 = (u64)r16;
 	r81 = (u64)r4;
 	r82 = r81 + 4611686018427387904ull;
@@ -7093,25 +6158,26 @@ extern "C" __global__ void Matmul_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r95 = r90 - 1ull;
 b5: // head
 	r5 = r2 < r3;
-	if (!r5) goto b44;
+	if (!r5) goto b34;
 	r6 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r145 = (u64)r6;
-	r146 = (u64)r4;
-	r147 = r145 | r146;
-	r148 = r147 >> 32;
-	r149 = r148 == 0ull;
-	if (!r149) goto b43;
-	r150 = (u32)r6;
-	r151 = (u32)r4;
-	r152 = qd_div_u32(r150, r151);
-	r154 = r152 * r151;
-	r153 = r150 - r154;
-	r143 = (i64)r152;
-	r144 = (i64)r153;
+	r146 = (u64)r6;
+	r147 = (u64)r4;
+	r148 = r146 | r147;
+	r149 = r148 >> 32;
+	r150 = (u32)r149;
+	r151 = r150 == 0u;
+	if (!r151) goto b33;
+	r152 = (u32)r6;
+	r153 = (u32)r4;
+	r154 = qd_div_u32(r152, r153);
+	r156 = r154 * r153;
+	r155 = r152 - r156;
+	r144 = (i64)r154;
+	r145 = (i64)r155;
 b9: // rangeint.body
-	r7 = r143;
-	r8 = r144;
+	r7 = r144;
+	r8 = r145;
 	r9 = 0x0p+00f;
 	r10 = 0ll;
 	r77 = (u64)r7 * (u64)r4;
@@ -7147,11 +6213,11 @@ b9: // rangeint.body
 	r111 = r4;
 	r112 = r111;
 	r113 = (u64)r112 * 4ull;
-	r156 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r157 = (u64)r156 - 3ull;
+	r158 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
+	r159 = (u64)r158 - 3ull;
 b17: // unroll guard
-	r158 = r10 < r157;
-	if (!r158) goto b26;
+	r160 = r10 < r159;
+	if (!r160) goto b26;
 	r11 = r10 < r4;
 	r14 = r107;
 	r17 = *(float *)r14;
@@ -7230,81 +6296,7 @@ b30: // preheader
 	r127 = r4;
 	r128 = r127;
 	r129 = (u64)r128 * 4ull;
-	r159 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r160 = (u64)r159 - 3ull;
-b32: // unroll guard
-	r161 = r10 < r160;
-	if (!r161) goto b41;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	r64 = r10 < r4;
-	r66 = (u64)r65 + (u64)r10;
-	if ((u64)r66 >= (u64)r16) { qd_site = 2; qd_x = r66; qd_y = r16; goto qd_fault; }
-	r67 = r123;
-	r68 = *(float *)r67;
-	r69 = (u64)r10 * (u64)r4;
-	r70 = (u64)r69 + (u64)r8;
-	if ((u64)r70 >= (u64)r22) { qd_site = 3; qd_x = r70; qd_y = r22; goto qd_fault; }
-	r71 = r126;
-	r72 = *(float *)r71;
-	r73 = r68 * r72;
-	r74 = r9 + r73;
-	r75 = (u64)r10 + 1ull;
-	r9 = r74;
-	r10 = r75;
-	r123 = r123 + 4ll;
-	r126 = r126 + r129 * 1;
-	goto b32;
-b41: // for.loop (checked)
+b31: // for.loop (checked)
 	r64 = r10 < r4;
 	if (!r64) goto b28;
 	r66 = (u64)r65 + (u64)r10;
@@ -7323,33 +6315,34 @@ b41: // for.loop (checked)
 	r10 = r75;
 	r123 = r123 + 4ll;
 	r126 = r126 + r129 * 1;
-	goto b41;
-b43: // divide in 64 bits
-	r143 = qd_div_i64(r6, r4);
-	r155 = (u64)r143 * (u64)r4;
-	r144 = (u64)r6 - (u64)r155;
+	goto b31;
+b33: // divide in 64 bits
+	r144 = qd_div_i64(r6, r4);
+	r157 = (u64)r144 * (u64)r4;
+	r145 = (u64)r6 - (u64)r157;
 	goto b9;
-b44: // exit
+b34: // exit
 	return;
-b45: // head (checked)
+b35: // head (checked)
 	r32 = r2 < r3;
-	if (!r32) goto b44;
+	if (!r32) goto b34;
 	r33 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
 	r132 = (u64)r33;
 	r133 = (u64)r4;
 	r134 = r132 | r133;
 	r135 = r134 >> 32;
-	r136 = r135 == 0ull;
-	if (!r136) goto b64;
-	r137 = (u32)r33;
-	r138 = (u32)r4;
-	r139 = qd_div_u32(r137, r138);
-	r141 = r139 * r138;
-	r140 = r137 - r141;
-	r130 = (i64)r139;
-	r131 = (i64)r140;
-b49: // rangeint.body (checked)
+	r136 = (u32)r135;
+	r137 = r136 == 0u;
+	if (!r137) goto b44;
+	r138 = (u32)r33;
+	r139 = (u32)r4;
+	r140 = qd_div_u32(r138, r139);
+	r142 = r140 * r139;
+	r141 = r138 - r142;
+	r130 = (i64)r140;
+	r131 = (i64)r141;
+b39: // rangeint.body (checked)
 	r34 = r130;
 	r35 = r131;
 	r9 = 0x0p+00f;
@@ -7362,12 +6355,9 @@ b49: // rangeint.body (checked)
 	r119 = r4;
 	r120 = r119;
 	r121 = (u64)r120 * 4ull;
-	r162 = r4 > (-9223372036854775805ll) ? r4 : (-9223372036854775805ll);
-	r163 = (u64)r162 - 3ull;
-b51: // unroll guard
-	r164 = r10 < r163;
-	if (!r164) goto b60;
+b40: // for.loop (checked)
 	r36 = r10 < r4;
+	if (!r36) goto b42;
 	r38 = (u64)r37 + (u64)r10;
 	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
 	r39 = r115;
@@ -7384,89 +6374,18 @@ b51: // unroll guard
 	r10 = r47;
 	r115 = r115 + 4ll;
 	r118 = r118 + r121 * 1;
-	r36 = r10 < r4;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
-	r36 = r10 < r4;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
-	r36 = r10 < r4;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
-	goto b51;
-b60: // for.loop (checked)
-	r36 = r10 < r4;
-	if (!r36) goto b62;
-	r38 = (u64)r37 + (u64)r10;
-	if ((u64)r38 >= (u64)r16) { qd_site = 2; qd_x = r38; qd_y = r16; goto qd_fault; }
-	r39 = r115;
-	r40 = *(float *)r39;
-	r41 = (u64)r10 * (u64)r4;
-	r42 = (u64)r41 + (u64)r35;
-	if ((u64)r42 >= (u64)r22) { qd_site = 3; qd_x = r42; qd_y = r22; goto qd_fault; }
-	r43 = r118;
-	r44 = *(float *)r43;
-	r45 = r40 * r44;
-	r46 = r9 + r45;
-	r47 = (u64)r10 + 1ull;
-	r9 = r46;
-	r10 = r47;
-	r115 = r115 + 4ll;
-	r118 = r118 + r121 * 1;
-	goto b60;
-b62: // for.done (checked)
+	goto b40;
+b42: // for.done (checked)
 	if ((u64)r33 >= (u64)r29) { qd_site = 4; qd_x = r33; qd_y = r29; goto qd_fault; }
 	r48 = r28 + r33 * 4;
 	*(float *)r48 = r9;
 	r2 = (u64)r2 + (u64)r1;
-	goto b45;
-b64: // divide in 64 bits
+	goto b35;
+b44: // divide in 64 bits
 	r130 = qd_div_i64(r33, r4);
-	r142 = (u64)r130 * (u64)r4;
-	r131 = (u64)r33 - (u64)r142;
-	goto b49;
+	r143 = (u64)r130 * (u64)r4;
+	r131 = (u64)r33 - (u64)r143;
+	goto b39;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -7484,7 +6403,7 @@ qd_fault: {
 extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r13 = 0, r25 = 0, r26 = 0, r48 = 0, r60 = 0, r72 = 0, r84 = 0;
 	bool r89 = 0, r102 = 0, r114 = 0, r126 = 0, r127 = 0, r132 = 0, r145 = 0, r157 = 0;
-	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r222 = 0;
+	bool r169 = 0, r170 = 0, r175 = 0, r188 = 0, r200 = 0, r212 = 0, r223 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r18 = 0;
 	i64 r19 = 0, r20 = 0, r21 = 0, r24 = 0, r27 = 0, r28 = 0, r29 = 0, r30 = 0;
@@ -7505,10 +6424,10 @@ extern "C" __global__ void Blur_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i6
 	i64 r181 = 0, r184 = 0, r185 = 0, r186 = 0, r187 = 0, r189 = 0, r190 = 0, r191 = 0;
 	i64 r192 = 0, r193 = 0, r194 = 0, r197 = 0, r198 = 0, r199 = 0, r201 = 0, r202 = 0;
 	i64 r203 = 0, r204 = 0, r205 = 0, r206 = 0, r209 = 0, r210 = 0, r211 = 0, r213 = 0;
-	i64 r215 = 0, r216 = 0, r217 = 0, r228 = 0;
+	i64 r215 = 0, r216 = 0, r217 = 0, r229 = 0;
 	u8 r22 = 0, r36 = 0, r56 = 0, r68 = 0, r80 = 0, r97 = 0, r110 = 0, r122 = 0;
 	u8 r140 = 0, r153 = 0, r165 = 0, r183 = 0, r196 = 0, r208 = 0;
-	u32 r223 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0;
+	u32 r222 = 0, r224 = 0, r225 = 0, r226 = 0, r227 = 0, r228 = 0;
 	u64 r43 = 0, r44 = 0, r218 = 0, r219 = 0, r220 = 0, r221 = 0;
 	char *r4 = 0, *r23 = 0, *r33 = 0, *r34 = 0, *r55 = 0, *r67 = 0, *r79 = 0, *r96 = 0;
 	char *r109 = 0, *r121 = 0, *r139 = 0, *r152 = 0, *r164 = 0, *r182 = 0, *r195 = 0, *r207 = 0;
@@ -7543,15 +6462,16 @@ b2: // head
 	r219 = (u64)r9;
 	r220 = r218 | r219;
 	r221 = r220 >> 32;
-	r222 = r221 == 0ull;
-	if (!r222) goto b24;
-	r223 = (u32)r7;
-	r224 = (u32)r9;
-	r225 = qd_div_u32(r223, r224);
-	r227 = r225 * r224;
-	r226 = r223 - r227;
-	r216 = (i64)r225;
-	r217 = (i64)r226;
+	r222 = (u32)r221;
+	r223 = r222 == 0u;
+	if (!r223) goto b24;
+	r224 = (u32)r7;
+	r225 = (u32)r9;
+	r226 = qd_div_u32(r224, r225);
+	r228 = r226 * r225;
+	r227 = r224 - r228;
+	r216 = (i64)r226;
+	r217 = (i64)r227;
 b6: // rangeint.body
 	r8 = r217;
 	r10 = r216;
@@ -7674,8 +6594,8 @@ b6: // rangeint.body
 	goto b2;
 b24: // divide in 64 bits
 	r216 = qd_div_i64(r7, r9);
-	r228 = (u64)r216 * (u64)r9;
-	r217 = (u64)r7 - (u64)r228;
+	r229 = (u64)r216 * (u64)r9;
+	r217 = (u64)r7 - (u64)r229;
 	goto b6;
 b25: // exit
 	return;
@@ -7695,26 +6615,18 @@ qd_fault: {
 // Task 0 of kernel DigitSum(out []i64, in []i64, base i64), parallel.
 extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, char *p5) {
 	bool r6 = 0, r20 = 0, r21 = 0, r22 = 0, r31 = 0, r32 = 0, r36 = 0, r39 = 0;
-	bool r45 = 0, r52 = 0, r65 = 0, r75 = 0, r80 = 0, r90 = 0, r95 = 0, r105 = 0;
-	bool r110 = 0, r120 = 0, r125 = 0, r135 = 0, r140 = 0, r150 = 0, r155 = 0;
+	bool r45 = 0, r49 = 0, r51 = 0, r59 = 0, r73 = 0, r87 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r11 = 0;
 	i64 r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0, r19 = 0, r23 = 0;
 	i64 r25 = 0, r26 = 0, r27 = 0, r28 = 0, r30 = 0, r34 = 0, r46 = 0, r47 = 0;
-	i64 r58 = 0, r59 = 0, r60 = 0, r71 = 0, r72 = 0, r73 = 0, r74 = 0, r86 = 0;
-	i64 r87 = 0, r88 = 0, r89 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0, r116 = 0;
-	i64 r117 = 0, r118 = 0, r119 = 0, r131 = 0, r132 = 0, r133 = 0, r134 = 0, r146 = 0;
-	i64 r147 = 0, r148 = 0, r149 = 0, r161 = 0;
-	u32 r53 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r66 = 0, r67 = 0, r68 = 0;
-	u32 r69 = 0, r70 = 0, r81 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0, r96 = 0;
-	u32 r97 = 0, r98 = 0, r99 = 0, r100 = 0, r111 = 0, r112 = 0, r113 = 0, r114 = 0;
-	u32 r115 = 0, r126 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0, r141 = 0, r142 = 0;
-	u32 r143 = 0, r144 = 0, r145 = 0, r156 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0;
+	i64 r48 = 0, r52 = 0, r53 = 0, r65 = 0, r66 = 0, r67 = 0, r79 = 0, r80 = 0;
+	i64 r81 = 0, r93 = 0;
+	u32 r58 = 0, r60 = 0, r61 = 0, r62 = 0, r63 = 0, r64 = 0, r72 = 0, r74 = 0;
+	u32 r75 = 0, r76 = 0, r77 = 0, r78 = 0, r86 = 0, r88 = 0, r89 = 0, r90 = 0;
+	u32 r91 = 0, r92 = 0;
 	u64 r33 = 0, r35 = 0, r37 = 0, r38 = 0, r40 = 0, r41 = 0, r42 = 0, r43 = 0;
-	u64 r44 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r61 = 0, r62 = 0, r63 = 0;
-	u64 r64 = 0, r76 = 0, r77 = 0, r78 = 0, r79 = 0, r91 = 0, r92 = 0, r93 = 0;
-	u64 r94 = 0, r106 = 0, r107 = 0, r108 = 0, r109 = 0, r121 = 0, r122 = 0, r123 = 0;
-	u64 r124 = 0, r136 = 0, r137 = 0, r138 = 0, r139 = 0, r151 = 0, r152 = 0, r153 = 0;
-	u64 r154 = 0;
+	u64 r44 = 0, r50 = 0, r54 = 0, r55 = 0, r56 = 0, r57 = 0, r68 = 0, r69 = 0;
+	u64 r70 = 0, r71 = 0, r82 = 0, r83 = 0, r84 = 0, r85 = 0;
 	char *r4 = 0, *r8 = 0, *r9 = 0, *r18 = 0, *r24 = 0, *r29 = 0;
 	u32 qd_site = 0;
 	i64 qd_x = 0, qd_y = 0;
@@ -7740,258 +6652,130 @@ extern "C" __global__ void DigitSum_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4
 	r43 = r33 - 1ull;
 	r44 = r43 - r35;
 	r45 = r42 <= r44;
-	if (!r36) goto b30;
-	if (!r39) goto b30;
-	if (!r45) goto b30;
-b4: // head
+	if (!r36) goto b21;
+	if (!r39) goto b21;
+	if (!r45) goto b21;
+	r50 = (u64)r15;
+	r51 = r50 != 0ull;
+b5: // head
 	r6 = r2 < r3;
-	if (!r6) goto b29;
+	if (!r6) goto b20;
 	r7 = r2;
 	r8 = r9 + r7 * 8;
 	r11 = *(i64 *)r8;
 	r12 = r11;
 	r13 = 0ll;
-b7: // for.loop
+	if (!r51) goto b15;
+b8: // for.loop
 	r21 = r12 > 0ll;
-	if (!r21) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r61 = (u64)r12;
-	r62 = (u64)r15;
-	r63 = r61 | r62;
-	r64 = r63 >> 32;
-	r65 = r64 == 0ull;
-	if (!r65) goto b28;
-	r66 = (u32)r12;
-	r67 = (u32)r15;
-	r68 = qd_div_u32(r66, r67);
-	r70 = r68 * r67;
-	r69 = r66 - r70;
-	r59 = (i64)r68;
-	r60 = (i64)r69;
-b10: // for.body
-	r14 = r60;
+	if (!r21) goto b13;
+	r82 = (u64)r12;
+	r83 = (u64)r15;
+	r84 = r82 | r83;
+	r85 = r84 >> 32;
+	r86 = (u32)r85;
+	r87 = r86 == 0u;
+	if (!r87) goto b12;
+	r88 = (u32)r12;
+	r89 = (u32)r15;
+	r90 = qd_div_u32(r88, r89);
+	r92 = r90 * r89;
+	r91 = r88 - r92;
+	r80 = (i64)r90;
+	r81 = (i64)r91;
+b11: // for.body
+	r14 = r81;
 	r16 = (u64)r13 + (u64)r14;
-	r17 = r59;
+	r17 = r80;
 	r12 = r17;
 	r13 = r16;
-	r120 = r12 > 0ll;
-	if (!r120) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r121 = (u64)r12;
-	r122 = (u64)r15;
-	r123 = r121 | r122;
-	r124 = r123 >> 32;
-	r125 = r124 == 0ull;
-	if (!r125) goto b27;
-	r126 = (u32)r12;
-	r127 = (u32)r15;
-	r128 = qd_div_u32(r126, r127);
-	r130 = r128 * r127;
-	r129 = r126 - r130;
-	r59 = (i64)r128;
-	r60 = (i64)r129;
-b14: // for.body (unrolled 1)
-	r117 = r60;
-	r118 = (u64)r13 + (u64)r117;
-	r119 = r59;
-	r12 = r119;
-	r13 = r118;
-	r135 = r12 > 0ll;
-	if (!r135) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r136 = (u64)r12;
-	r137 = (u64)r15;
-	r138 = r136 | r137;
-	r139 = r138 >> 32;
-	r140 = r139 == 0ull;
-	if (!r140) goto b26;
-	r141 = (u32)r12;
-	r142 = (u32)r15;
-	r143 = qd_div_u32(r141, r142);
-	r145 = r143 * r142;
-	r144 = r141 - r145;
-	r59 = (i64)r143;
-	r60 = (i64)r144;
-b18: // for.body (unrolled 2)
-	r132 = r60;
-	r133 = (u64)r13 + (u64)r132;
-	r134 = r59;
-	r12 = r134;
-	r13 = r133;
-	r150 = r12 > 0ll;
-	if (!r150) goto b24;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r151 = (u64)r12;
-	r152 = (u64)r15;
-	r153 = r151 | r152;
-	r154 = r153 >> 32;
-	r155 = r154 == 0ull;
-	if (!r155) goto b23;
-	r156 = (u32)r12;
-	r157 = (u32)r15;
-	r158 = qd_div_u32(r156, r157);
-	r160 = r158 * r157;
-	r159 = r156 - r160;
-	r59 = (i64)r158;
-	r60 = (i64)r159;
-b22: // for.body (unrolled 3)
-	r147 = r60;
-	r148 = (u64)r13 + (u64)r147;
-	r149 = r59;
-	r12 = r149;
-	r13 = r148;
-	goto b7;
-b23: // divide in 64 bits (unrolled 3)
-	r59 = qd_div_i64(r12, r15);
-	r161 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r161;
-	goto b22;
-b24: // for.done
+	goto b8;
+b12: // divide in 64 bits
+	r80 = qd_div_i64(r12, r15);
+	r93 = (u64)r80 * (u64)r15;
+	r81 = (u64)r12 - (u64)r93;
+	goto b11;
+b13: // for.done
 	r18 = r4 + r7 * 8;
 	*(i64 *)r18 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b4;
-b26: // divide in 64 bits (unrolled 2)
-	r59 = qd_div_i64(r12, r15);
-	r146 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r146;
+	goto b5;
+b15: // for.loop (checked)
+	r49 = r12 > 0ll;
+	if (!r49) goto b13;
+	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
+	r68 = (u64)r12;
+	r69 = (u64)r15;
+	r70 = r68 | r69;
+	r71 = r70 >> 32;
+	r72 = (u32)r71;
+	r73 = r72 == 0u;
+	if (!r73) goto b19;
+	r74 = (u32)r12;
+	r75 = (u32)r15;
+	r76 = qd_div_u32(r74, r75);
+	r78 = r76 * r75;
+	r77 = r74 - r78;
+	r66 = (i64)r76;
+	r67 = (i64)r77;
+b18: // for.body (checked)
+	r46 = r67;
+	r47 = (u64)r13 + (u64)r46;
+	r48 = r66;
+	r12 = r48;
+	r13 = r47;
+	goto b15;
+b19: // divide in 64 bits
+	r66 = qd_div_i64(r12, r15);
+	r79 = (u64)r66 * (u64)r15;
+	r67 = (u64)r12 - (u64)r79;
 	goto b18;
-b27: // divide in 64 bits (unrolled 1)
-	r59 = qd_div_i64(r12, r15);
-	r131 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r131;
-	goto b14;
-b28: // divide in 64 bits
-	r59 = qd_div_i64(r12, r15);
-	r71 = (u64)r59 * (u64)r15;
-	r60 = (u64)r12 - (u64)r71;
-	goto b10;
-b29: // exit
+b20: // exit
 	return;
-b30: // head (checked)
+b21: // head (checked)
 	r22 = r2 < r3;
-	if (!r22) goto b29;
+	if (!r22) goto b20;
 	r23 = r2;
 	if ((u64)r23 >= (u64)r10) { qd_site = 0; qd_x = r23; qd_y = r10; goto qd_fault; }
 	r24 = r9 + r23 * 8;
 	r25 = *(i64 *)r24;
 	r12 = r25;
 	r13 = 0ll;
-b33: // for.loop (checked)
+b24: // for.loop (checked)
 	r32 = r12 > 0ll;
-	if (!r32) goto b50;
+	if (!r32) goto b29;
 	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r48 = (u64)r12;
-	r49 = (u64)r15;
-	r50 = r48 | r49;
-	r51 = r50 >> 32;
-	r52 = r51 == 0ull;
-	if (!r52) goto b54;
-	r53 = (u32)r12;
-	r54 = (u32)r15;
-	r55 = qd_div_u32(r53, r54);
-	r57 = r55 * r54;
-	r56 = r53 - r57;
-	r46 = (i64)r55;
-	r47 = (i64)r56;
-b36: // for.body (checked)
-	r26 = r47;
+	r54 = (u64)r12;
+	r55 = (u64)r15;
+	r56 = r54 | r55;
+	r57 = r56 >> 32;
+	r58 = (u32)r57;
+	r59 = r58 == 0u;
+	if (!r59) goto b28;
+	r60 = (u32)r12;
+	r61 = (u32)r15;
+	r62 = qd_div_u32(r60, r61);
+	r64 = r62 * r61;
+	r63 = r60 - r64;
+	r52 = (i64)r62;
+	r53 = (i64)r63;
+b27: // for.body (checked)
+	r26 = r53;
 	r27 = (u64)r13 + (u64)r26;
-	r28 = r46;
+	r28 = r52;
 	r12 = r28;
 	r13 = r27;
-	r75 = r12 > 0ll;
-	if (!r75) goto b50;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r76 = (u64)r12;
-	r77 = (u64)r15;
-	r78 = r76 | r77;
-	r79 = r78 >> 32;
-	r80 = r79 == 0ull;
-	if (!r80) goto b53;
-	r81 = (u32)r12;
-	r82 = (u32)r15;
-	r83 = qd_div_u32(r81, r82);
-	r85 = r83 * r82;
-	r84 = r81 - r85;
-	r46 = (i64)r83;
-	r47 = (i64)r84;
-b40: // for.body (checked) (unrolled 1)
-	r72 = r47;
-	r73 = (u64)r13 + (u64)r72;
-	r74 = r46;
-	r12 = r74;
-	r13 = r73;
-	r90 = r12 > 0ll;
-	if (!r90) goto b50;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r91 = (u64)r12;
-	r92 = (u64)r15;
-	r93 = r91 | r92;
-	r94 = r93 >> 32;
-	r95 = r94 == 0ull;
-	if (!r95) goto b52;
-	r96 = (u32)r12;
-	r97 = (u32)r15;
-	r98 = qd_div_u32(r96, r97);
-	r100 = r98 * r97;
-	r99 = r96 - r100;
-	r46 = (i64)r98;
-	r47 = (i64)r99;
-b44: // for.body (checked) (unrolled 2)
-	r87 = r47;
-	r88 = (u64)r13 + (u64)r87;
-	r89 = r46;
-	r12 = r89;
-	r13 = r88;
-	r105 = r12 > 0ll;
-	if (!r105) goto b50;
-	if (r15 == 0) { qd_site = 1; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r106 = (u64)r12;
-	r107 = (u64)r15;
-	r108 = r106 | r107;
-	r109 = r108 >> 32;
-	r110 = r109 == 0ull;
-	if (!r110) goto b49;
-	r111 = (u32)r12;
-	r112 = (u32)r15;
-	r113 = qd_div_u32(r111, r112);
-	r115 = r113 * r112;
-	r114 = r111 - r115;
-	r46 = (i64)r113;
-	r47 = (i64)r114;
-b48: // for.body (checked) (unrolled 3)
-	r102 = r47;
-	r103 = (u64)r13 + (u64)r102;
-	r104 = r46;
-	r12 = r104;
-	r13 = r103;
-	goto b33;
-b49: // divide in 64 bits (unrolled 3)
-	r46 = qd_div_i64(r12, r15);
-	r116 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r116;
-	goto b48;
-b50: // for.done (checked)
+	goto b24;
+b28: // divide in 64 bits
+	r52 = qd_div_i64(r12, r15);
+	r65 = (u64)r52 * (u64)r15;
+	r53 = (u64)r12 - (u64)r65;
+	goto b27;
+b29: // for.done (checked)
 	r29 = r4 + r23 * 8;
 	*(i64 *)r29 = r13;
 	r2 = (u64)r2 + (u64)r1;
-	goto b30;
-b52: // divide in 64 bits (unrolled 2)
-	r46 = qd_div_i64(r12, r15);
-	r101 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r101;
-	goto b44;
-b53: // divide in 64 bits (unrolled 1)
-	r46 = qd_div_i64(r12, r15);
-	r86 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r86;
-	goto b40;
-b54: // divide in 64 bits
-	r46 = qd_div_i64(r12, r15);
-	r58 = (u64)r46 * (u64)r15;
-	r47 = (u64)r12 - (u64)r58;
-	goto b36;
+	goto b21;
 qd_fault: {
 	u32 *rec = (u32 *)p5, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -8130,7 +6914,7 @@ b5: // grid unrolled guard
 	r198 = qd_max_f32(r197, 0x0p+00f);
 	r199 = r12 + r198;
 	r12 = r199;
-	r200 = r177 * 0x1p+00f;
+	r200 = r177;
 	r201 = r200 - r21;
 	r202 = qd_max_f32(r201, 0x0p+00f);
 	r203 = r12 + r202;
@@ -8180,7 +6964,7 @@ b5: // grid unrolled guard
 	r240 = qd_max_f32(r239, 0x0p+00f);
 	r241 = r12 + r240;
 	r12 = r241;
-	r242 = r219 * 0x1p+00f;
+	r242 = r219;
 	r243 = r242 - r21;
 	r244 = qd_max_f32(r243, 0x0p+00f);
 	r245 = r12 + r244;
@@ -8232,7 +7016,7 @@ b5: // grid unrolled guard
 	r283 = qd_max_f32(r282, 0x0p+00f);
 	r284 = r12 + r283;
 	r12 = r284;
-	r285 = r262 * 0x1p+00f;
+	r285 = r262;
 	r286 = r285 - r21;
 	r287 = qd_max_f32(r286, 0x0p+00f);
 	r288 = r12 + r287;
@@ -8284,7 +7068,7 @@ b5: // grid unrolled guard
 	r326 = qd_max_f32(r325, 0x0p+00f);
 	r327 = r12 + r326;
 	r12 = r327;
-	r328 = r305 * 0x1p+00f;
+	r328 = r305;
 	r329 = r328 - r21;
 	r330 = qd_max_f32(r329, 0x0p+00f);
 	r331 = r12 + r330;
@@ -8346,7 +7130,7 @@ b49: // head
 	r58 = qd_max_f32(r57, 0x0p+00f);
 	r59 = r12 + r58;
 	r12 = r59;
-	r66 = r11 * 0x1p+00f;
+	r66 = r11;
 	r67 = r66 - r21;
 	r68 = qd_max_f32(r67, 0x0p+00f);
 	r69 = r12 + r68;
@@ -8410,7 +7194,7 @@ b63: // head (checked)
 	r135 = qd_max_f32(r134, 0x0p+00f);
 	r136 = r12 + r135;
 	r12 = r136;
-	r137 = r114 * 0x1p+00f;
+	r137 = r114;
 	r138 = r137 - r21;
 	r139 = qd_max_f32(r138, 0x0p+00f);
 	r140 = r12 + r139;
@@ -8457,11 +7241,10 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	bool r6 = 0, r21 = 0, r57 = 0, r66 = 0, r67 = 0, r76 = 0, r103 = 0, r108 = 0;
 	bool r112 = 0, r115 = 0, r121 = 0, r123 = 0, r126 = 0, r128 = 0, r131 = 0, r133 = 0;
 	bool r136 = 0, r138 = 0, r141 = 0, r165 = 0, r168 = 0, r171 = 0, r176 = 0, r178 = 0;
-	bool r181 = 0, r193 = 0, r196 = 0, r199 = 0;
+	bool r181 = 0, r193 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r10 = 0, r14 = 0;
 	i64 r18 = 0, r20 = 0, r25 = 0, r56 = 0, r61 = 0, r64 = 0, r65 = 0, r68 = 0;
-	i64 r75 = 0, r102 = 0, r107 = 0, r110 = 0, r164 = 0, r191 = 0, r192 = 0, r194 = 0;
-	i64 r195 = 0, r197 = 0, r198 = 0;
+	i64 r75 = 0, r102 = 0, r107 = 0, r110 = 0, r164 = 0, r191 = 0, r192 = 0;
 	u64 r109 = 0, r111 = 0, r113 = 0, r114 = 0, r116 = 0, r117 = 0, r118 = 0, r119 = 0;
 	u64 r120 = 0, r122 = 0, r124 = 0, r125 = 0, r127 = 0, r129 = 0, r130 = 0, r132 = 0;
 	u64 r134 = 0, r135 = 0, r137 = 0, r139 = 0, r140 = 0, r166 = 0, r167 = 0, r169 = 0;
@@ -8533,17 +7316,17 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r139 = r137 - 1ull;
 	r140 = r139 - r111;
 	r141 = r118 <= r140;
-	if (!r112) goto b52;
-	if (!r115) goto b52;
-	if (!r121) goto b52;
-	if (!r123) goto b52;
-	if (!r126) goto b52;
-	if (!r128) goto b52;
-	if (!r131) goto b52;
-	if (!r133) goto b52;
-	if (!r136) goto b52;
-	if (!r138) goto b52;
-	if (!r141) goto b52;
+	if (!r112) goto b42;
+	if (!r115) goto b42;
+	if (!r121) goto b42;
+	if (!r123) goto b42;
+	if (!r126) goto b42;
+	if (!r128) goto b42;
+	if (!r131) goto b42;
+	if (!r133) goto b42;
+	if (!r136) goto b42;
+	if (!r138) goto b42;
+	if (!r141) goto b42;
 	r20 = r10;
 	r21 = r20 > 0ll;
 	r166 = r122;
@@ -8556,7 +7339,7 @@ extern "C" __global__ void NBody_0(char *p0, i64 p1, char *p2, i64 p3, char *p4,
 	r179 = r129;
 b13: // head
 	r6 = r2 < r3;
-	if (!r6) goto b51;
+	if (!r6) goto b41;
 	r7 = r2;
 	r8 = r9 + r7 * 4;
 	r11 = *(float *)r8;
@@ -8564,7 +7347,7 @@ b13: // head
 	r15 = *(float *)r12;
 	r16 = r17 + r7 * 4;
 	r19 = *(float *)r16;
-	if (!r21) goto b50;
+	if (!r21) goto b40;
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0x0p+00f;
@@ -8780,157 +7563,7 @@ b37: // preheader
 	r188 = r9 + 0ll;
 	r189 = r13 + 0ll;
 	r190 = r17 + 0ll;
-	r194 = r20 > (-9223372036854775804ll) ? r20 : (-9223372036854775804ll);
-	r195 = (u64)r194 - 4ull;
-b39: // unroll guard
-	r196 = r25 < r195;
-	if (!r196) goto b48;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	r142 = r188;
-	r143 = *(float *)r142;
-	r144 = r143 - r11;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r145 = r189;
-	r146 = *(float *)r145;
-	r147 = r146 - r15;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r148 = r190;
-	r149 = *(float *)r148;
-	r150 = r149 - r19;
-	r151 = r144 * r144;
-	r152 = r147 * r147;
-	r153 = r151 + r152;
-	r154 = r150 * r150;
-	r155 = r153 + r154;
-	r156 = r155 + 0x1.47ae14p-07f;
-	r157 = sqrtf(r156);
-	r158 = 0x1p+00f / r157;
-	r159 = r158 * r158;
-	r160 = r159 * r158;
-	r161 = r144 * r160;
-	r51 = r22 + r161;
-	r162 = r147 * r160;
-	r53 = r23 + r162;
-	r163 = r150 * r160;
-	r55 = r24 + r163;
-	r164 = (u64)r25 + 1ull;
-	r165 = r164 < r20;
-	r22 = r51;
-	r23 = r53;
-	r24 = r55;
-	r25 = r164;
-	r188 = r188 + 4ll;
-	r189 = r189 + 4ll;
-	r190 = r190 + 4ll;
-	goto b39;
-b48: // rangeint.body (checked)
+b38: // rangeint.body (checked)
 	r142 = r188;
 	r143 = *(float *)r142;
 	r144 = r143 - r11;
@@ -8968,20 +7601,20 @@ b48: // rangeint.body (checked)
 	r188 = r188 + 4ll;
 	r189 = r189 + 4ll;
 	r190 = r190 + 4ll;
-	goto b48;
-b50: // edge 1→4
+	goto b38;
+b40: // edge 1→4
 	r26 = 0x0p+00f;
 	r27 = 0x0p+00f;
 	r28 = 0x0p+00f;
 	goto b35;
-b51: // exit
+b41: // exit
 	return;
-b52: // preheader
+b42: // preheader
 	r75 = r10;
 	r76 = r75 > 0ll;
-b53: // head (checked)
+b43: // head (checked)
 	r67 = r2 < r3;
-	if (!r67) goto b51;
+	if (!r67) goto b41;
 	r68 = r2;
 	if ((u64)r68 >= (u64)r10) { qd_site = 0; qd_x = r68; qd_y = r10; goto qd_fault; }
 	r69 = r9 + r68 * 4;
@@ -8992,7 +7625,7 @@ b53: // head (checked)
 	if ((u64)r68 >= (u64)r18) { qd_site = 2; qd_x = r68; qd_y = r18; goto qd_fault; }
 	r73 = r17 + r68 * 4;
 	r74 = *(float *)r73;
-	if (!r76) goto b72;
+	if (!r76) goto b52;
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0x0p+00f;
@@ -9000,11 +7633,7 @@ b53: // head (checked)
 	r185 = r9 + 0ll;
 	r186 = r13 + 0ll;
 	r187 = r17 + 0ll;
-	r197 = r75 > (-9223372036854775804ll) ? r75 : (-9223372036854775804ll);
-	r198 = (u64)r197 - 4ull;
-b58: // unroll guard
-	r199 = r25 < r198;
-	if (!r199) goto b67;
+b47: // rangeint.body (checked)
 	r77 = r185;
 	r78 = *(float *)r77;
 	r79 = r78 - r70;
@@ -9034,6 +7663,7 @@ b58: // unroll guard
 	r101 = r24 + r100;
 	r102 = (u64)r25 + 1ull;
 	r103 = r102 < r75;
+	if (!r103) goto b49;
 	r22 = r97;
 	r23 = r99;
 	r24 = r101;
@@ -9041,159 +7671,12 @@ b58: // unroll guard
 	r185 = r185 + 4ll;
 	r186 = r186 + 4ll;
 	r187 = r187 + 4ll;
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	goto b58;
-b67: // rangeint.body (checked)
-	r77 = r185;
-	r78 = *(float *)r77;
-	r79 = r78 - r70;
-	if ((u64)r25 >= (u64)r14) { qd_site = 3; qd_x = r25; qd_y = r14; goto qd_fault; }
-	r80 = r186;
-	r81 = *(float *)r80;
-	r82 = r81 - r72;
-	if ((u64)r25 >= (u64)r18) { qd_site = 4; qd_x = r25; qd_y = r18; goto qd_fault; }
-	r83 = r187;
-	r84 = *(float *)r83;
-	r85 = r84 - r74;
-	r86 = r79 * r79;
-	r87 = r82 * r82;
-	r88 = r86 + r87;
-	r89 = r85 * r85;
-	r90 = r88 + r89;
-	r91 = r90 + 0x1.47ae14p-07f;
-	r92 = sqrtf(r91);
-	r93 = 0x1p+00f / r92;
-	r94 = r93 * r93;
-	r95 = r94 * r93;
-	r96 = r79 * r95;
-	r97 = r22 + r96;
-	r98 = r82 * r95;
-	r99 = r23 + r98;
-	r100 = r85 * r95;
-	r101 = r24 + r100;
-	r102 = (u64)r25 + 1ull;
-	r103 = r102 < r75;
-	if (!r103) goto b69;
-	r22 = r97;
-	r23 = r99;
-	r24 = r101;
-	r25 = r102;
-	r185 = r185 + 4ll;
-	r186 = r186 + 4ll;
-	r187 = r187 + 4ll;
-	goto b67;
-b69: // edge 3→4 (checked)
+	goto b47;
+b49: // edge 3→4 (checked)
 	r26 = r97;
 	r27 = r99;
 	r28 = r101;
-b70: // rangeint.done (checked)
+b50: // rangeint.done (checked)
 	r104 = r4 + r68 * 4;
 	*(float *)r104 = r26;
 	if ((u64)r68 >= (u64)r61) { qd_site = 5; qd_x = r68; qd_y = r61; goto qd_fault; }
@@ -9203,12 +7686,12 @@ b70: // rangeint.done (checked)
 	r106 = r63 + r68 * 4;
 	*(float *)r106 = r28;
 	r2 = (u64)r2 + (u64)r1;
-	goto b53;
-b72: // edge 1→4 (checked)
+	goto b43;
+b52: // edge 1→4 (checked)
 	r26 = 0x0p+00f;
 	r27 = 0x0p+00f;
 	r28 = 0x0p+00f;
-	goto b70;
+	goto b50;
 qd_fault: {
 	u32 *rec = (u32 *)p12, ack = *(volatile u32 *)rec;
 	if (atomicCAS(&qd_fault_claim, ack, ack + 1) != ack) return;
@@ -9224,11 +7707,11 @@ qd_fault: {
 
 // Task 0 of kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot64_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
-	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
-	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r47 = 0, r56 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r54 = 0, r55 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
-	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r53 = 0;
+	u32 r46 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
 	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
 	double r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
@@ -9256,15 +7739,16 @@ b2: // head
 	r43 = (u64)r9;
 	r44 = r42 | r43;
 	r45 = r44 >> 32;
-	r46 = r45 == 0ull;
-	if (!r46) goto b26;
-	r47 = (u32)r7;
-	r48 = (u32)r9;
-	r49 = qd_div_u32(r47, r48);
-	r51 = r49 * r48;
-	r50 = r47 - r51;
-	r40 = (i64)r49;
-	r41 = (i64)r50;
+	r46 = (u32)r45;
+	r47 = r46 == 0u;
+	if (!r47) goto b26;
+	r48 = (u32)r7;
+	r49 = (u32)r9;
+	r50 = qd_div_u32(r48, r49);
+	r52 = r50 * r49;
+	r51 = r48 - r52;
+	r40 = (i64)r50;
+	r41 = (i64)r51;
 b6: // rangeint.body
 	r8 = r41;
 	r10 = (double)r8;
@@ -9279,11 +7763,11 @@ b6: // rangeint.body
 	r22 = 0x0p+00;
 	r23 = 0x0p+00;
 	r24 = 0;
-	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r54 = (u32)r53 - 3u;
+	r54 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r55 = (u32)r54 - 3u;
 b8: // unroll guard
-	r55 = r24 < r54;
-	if (!r55) goto b23;
+	r56 = r24 < r55;
+	if (!r56) goto b23;
 	r32 = r24 < r33;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
@@ -9371,8 +7855,8 @@ b23: // for.loop
 	goto b23;
 b26: // divide in 64 bits
 	r40 = qd_div_i64(r7, r9);
-	r52 = (u64)r40 * (u64)r9;
-	r41 = (u64)r7 - (u64)r52;
+	r53 = (u64)r40 * (u64)r9;
+	r41 = (u64)r7 - (u64)r53;
 	goto b6;
 b27: // exit
 	return;
@@ -9391,11 +7875,11 @@ qd_fault: {
 
 // Task 0 of kernel Mandelbrot32(counts []i32, w i64, h i64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot32_0(char *p0, i64 p1, i64 p2, i64 p3, i32 p4, char *p5) {
-	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r46 = 0, r55 = 0;
-	i32 r24 = 0, r33 = 0, r39 = 0, r53 = 0, r54 = 0;
+	bool r6 = 0, r28 = 0, r31 = 0, r32 = 0, r47 = 0, r56 = 0;
+	i32 r24 = 0, r33 = 0, r39 = 0, r54 = 0, r55 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
-	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r52 = 0;
-	u32 r47 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0;
+	i64 r15 = 0, r19 = 0, r30 = 0, r40 = 0, r41 = 0, r53 = 0;
+	u32 r46 = 0, r48 = 0, r49 = 0, r50 = 0, r51 = 0, r52 = 0;
 	u64 r42 = 0, r43 = 0, r44 = 0, r45 = 0;
 	float r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r18 = 0;
 	float r20 = 0, r21 = 0, r22 = 0, r23 = 0, r25 = 0, r26 = 0, r27 = 0, r34 = 0;
@@ -9423,15 +7907,16 @@ b2: // head
 	r43 = (u64)r9;
 	r44 = r42 | r43;
 	r45 = r44 >> 32;
-	r46 = r45 == 0ull;
-	if (!r46) goto b26;
-	r47 = (u32)r7;
-	r48 = (u32)r9;
-	r49 = qd_div_u32(r47, r48);
-	r51 = r49 * r48;
-	r50 = r47 - r51;
-	r40 = (i64)r49;
-	r41 = (i64)r50;
+	r46 = (u32)r45;
+	r47 = r46 == 0u;
+	if (!r47) goto b26;
+	r48 = (u32)r7;
+	r49 = (u32)r9;
+	r50 = qd_div_u32(r48, r49);
+	r52 = r50 * r49;
+	r51 = r48 - r52;
+	r40 = (i64)r50;
+	r41 = (i64)r51;
 b6: // rangeint.body
 	r8 = r41;
 	r10 = (float)r8;
@@ -9446,11 +7931,11 @@ b6: // rangeint.body
 	r22 = 0x0p+00f;
 	r23 = 0x0p+00f;
 	r24 = 0;
-	r53 = r33 > (-2147483645) ? r33 : (-2147483645);
-	r54 = (u32)r53 - 3u;
+	r54 = r33 > (-2147483645) ? r33 : (-2147483645);
+	r55 = (u32)r54 - 3u;
 b8: // unroll guard
-	r55 = r24 < r54;
-	if (!r55) goto b23;
+	r56 = r24 < r55;
+	if (!r56) goto b23;
 	r32 = r24 < r33;
 	r25 = r22 * r22;
 	r26 = r23 * r23;
@@ -9538,8 +8023,8 @@ b23: // for.loop
 	goto b23;
 b26: // divide in 64 bits
 	r40 = qd_div_i64(r7, r9);
-	r52 = (u64)r40 * (u64)r9;
-	r41 = (u64)r7 - (u64)r52;
+	r53 = (u64)r40 * (u64)r9;
+	r41 = (u64)r7 - (u64)r53;
 	goto b6;
 b27: // exit
 	return;
@@ -9761,11 +8246,9 @@ qd_fault: {
 // Task 0 of kernel MatVec(y []f32, a []f32, x []f32, n i64), parallel.
 extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4, i64 p5, i64 p6, char *p7) {
 	bool r6 = 0, r21 = 0, r32 = 0, r34 = 0, r44 = 0, r48 = 0, r54 = 0, r63 = 0;
-	bool r66 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r13 = 0, r14 = 0, r16 = 0, r17 = 0, r19 = 0, r20 = 0;
 	i64 r26 = 0, r31 = 0, r33 = 0, r42 = 0, r55 = 0, r58 = 0, r61 = 0, r62 = 0;
-	i64 r64 = 0, r65 = 0;
 	u64 r41 = 0, r43 = 0, r45 = 0, r46 = 0, r47 = 0, r49 = 0, r50 = 0, r51 = 0;
 	u64 r52 = 0, r53 = 0;
 	float r18 = 0, r23 = 0, r27 = 0, r28 = 0, r29 = 0, r36 = 0, r38 = 0, r39 = 0;
@@ -9789,7 +8272,7 @@ extern "C" __global__ void MatVec_0(char *p0, i64 p1, char *p2, i64 p3, char *p4
 	r52 = r41 - 1ull;
 b2: // head
 	r6 = r2 < r3;
-	if (!r6) goto b35;
+	if (!r6) goto b25;
 	r7 = r2;
 	r8 = (u64)r7 * (u64)r9;
 	r10 = r8;
@@ -9892,65 +8375,7 @@ b20: // rangeindex.done
 b22: // preheader
 	r59 = r12 + 0ll;
 	r60 = r25 + 0ll;
-	r64 = r17 > (-9223372036854775804ll) ? r17 : (-9223372036854775804ll);
-	r65 = (u64)r64 - 4ull;
-b24: // unroll guard
-	r66 = r19 < r65;
-	if (!r66) goto b33;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	r33 = (u64)r19 + 1ull;
-	r34 = r33 < r17;
-	r35 = r59;
-	r36 = *(float *)r35;
-	if ((u64)r33 >= (u64)r26) { qd_site = 2; qd_x = r33; qd_y = r26; goto qd_fault; }
-	r37 = r60;
-	r38 = *(float *)r37;
-	r39 = r36 * r38;
-	r40 = r18 + r39;
-	r18 = r40;
-	r19 = r33;
-	r59 = r59 + 4ll;
-	r60 = r60 + 4ll;
-	goto b24;
-b33: // rangeindex.loop (checked)
+b23: // rangeindex.loop (checked)
 	r33 = (u64)r19 + 1ull;
 	r34 = r33 < r17;
 	if (!r34) goto b20;
@@ -9965,8 +8390,8 @@ b33: // rangeindex.loop (checked)
 	r19 = r33;
 	r59 = r59 + 4ll;
 	r60 = r60 + 4ll;
-	goto b33;
-b35: // exit
+	goto b23;
+b25: // exit
 	return;
 qd_fault: {
 	u32 *rec = (u32 *)p7, ack = *(volatile u32 *)rec;
@@ -10395,8 +8820,8 @@ qd_fault: {
 // Task 0 of kernel Transpose(out []f64, in []f64, w i64, h i64), parallel.
 extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p4, i64 p5, char *p6) {
 	bool r6 = 0, r20 = 0, r22 = 0, r24 = 0, r29 = 0, r39 = 0, r40 = 0, r50 = 0;
-	bool r52 = 0, r62 = 0, r64 = 0, r74 = 0, r105 = 0, r118 = 0, r131 = 0, r144 = 0;
-	bool r157 = 0;
+	bool r52 = 0, r62 = 0, r64 = 0, r74 = 0, r106 = 0, r120 = 0, r134 = 0, r148 = 0;
+	bool r162 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r5 = 0, r7 = 0, r8 = 0, r9 = 0;
 	i64 r10 = 0, r11 = 0, r12 = 0, r13 = 0, r16 = 0, r19 = 0, r21 = 0, r28 = 0;
 	i64 r30 = 0, r31 = 0, r32 = 0, r33 = 0, r34 = 0, r38 = 0, r41 = 0, r42 = 0;
@@ -10404,15 +8829,15 @@ extern "C" __global__ void Transpose_0(char *p0, i64 p1, char *p2, i64 p3, i64 p
 	i64 r56 = 0, r57 = 0, r61 = 0, r63 = 0, r65 = 0, r66 = 0, r67 = 0, r68 = 0;
 	i64 r69 = 0, r73 = 0, r75 = 0, r76 = 0, r78 = 0, r81 = 0, r83 = 0, r86 = 0;
 	i64 r88 = 0, r90 = 0, r92 = 0, r94 = 0, r95 = 0, r96 = 0, r98 = 0, r99 = 0;
-	i64 r100 = 0, r111 = 0, r112 = 0, r113 = 0, r124 = 0, r125 = 0, r126 = 0, r137 = 0;
-	i64 r138 = 0, r139 = 0, r150 = 0, r151 = 0, r152 = 0, r163 = 0;
-	u32 r106 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r119 = 0, r120 = 0, r121 = 0;
-	u32 r122 = 0, r123 = 0, r132 = 0, r133 = 0, r134 = 0, r135 = 0, r136 = 0, r145 = 0;
-	u32 r146 = 0, r147 = 0, r148 = 0, r149 = 0, r158 = 0, r159 = 0, r160 = 0, r161 = 0;
-	u32 r162 = 0;
+	i64 r100 = 0, r112 = 0, r113 = 0, r114 = 0, r126 = 0, r127 = 0, r128 = 0, r140 = 0;
+	i64 r141 = 0, r142 = 0, r154 = 0, r155 = 0, r156 = 0, r168 = 0;
+	u32 r105 = 0, r107 = 0, r108 = 0, r109 = 0, r110 = 0, r111 = 0, r119 = 0, r121 = 0;
+	u32 r122 = 0, r123 = 0, r124 = 0, r125 = 0, r133 = 0, r135 = 0, r136 = 0, r137 = 0;
+	u32 r138 = 0, r139 = 0, r147 = 0, r149 = 0, r150 = 0, r151 = 0, r152 = 0, r153 = 0;
+	u32 r161 = 0, r163 = 0, r164 = 0, r165 = 0, r166 = 0, r167 = 0;
 	u64 r23 = 0, r25 = 0, r26 = 0, r27 = 0, r101 = 0, r102 = 0, r103 = 0, r104 = 0;
-	u64 r114 = 0, r115 = 0, r116 = 0, r117 = 0, r127 = 0, r128 = 0, r129 = 0, r130 = 0;
-	u64 r140 = 0, r141 = 0, r142 = 0, r143 = 0, r153 = 0, r154 = 0, r155 = 0, r156 = 0;
+	u64 r115 = 0, r116 = 0, r117 = 0, r118 = 0, r129 = 0, r130 = 0, r131 = 0, r132 = 0;
+	u64 r143 = 0, r144 = 0, r145 = 0, r146 = 0, r157 = 0, r158 = 0, r159 = 0, r160 = 0;
 	double r17 = 0, r36 = 0, r47 = 0, r59 = 0, r71 = 0;
 	char *r4 = 0, *r14 = 0, *r15 = 0, *r18 = 0, *r35 = 0, *r37 = 0, *r46 = 0, *r48 = 0;
 	char *r58 = 0, *r60 = 0, *r70 = 0, *r72 = 0, *r77 = 0, *r79 = 0, *r80 = 0, *r82 = 0;
@@ -10450,22 +8875,23 @@ b2: // grid unrolled guard
 	r28 = r2;
 	r30 = r28;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r153 = (u64)r30;
-	r154 = (u64)r9;
-	r155 = r153 | r154;
-	r156 = r155 >> 32;
-	r157 = r156 == 0ull;
-	if (!r157) goto b28;
-	r158 = (u32)r30;
-	r159 = (u32)r9;
-	r160 = qd_div_u32(r158, r159);
-	r162 = r160 * r159;
-	r161 = r158 - r162;
-	r151 = (i64)r160;
-	r152 = (i64)r161;
+	r157 = (u64)r30;
+	r158 = (u64)r9;
+	r159 = r157 | r158;
+	r160 = r159 >> 32;
+	r161 = (u32)r160;
+	r162 = r161 == 0u;
+	if (!r162) goto b28;
+	r163 = (u32)r30;
+	r164 = (u32)r9;
+	r165 = qd_div_u32(r163, r164);
+	r167 = r165 * r164;
+	r166 = r163 - r167;
+	r155 = (i64)r165;
+	r156 = (i64)r166;
 b8: // rangeint.body (grid unrolled 0)
-	r31 = r151;
-	r32 = r152;
+	r31 = r155;
+	r32 = r156;
 	r33 = (u64)r32 * (u64)r12;
 	r34 = (u64)r33 + (u64)r31;
 	if ((u64)r34 >= (u64)r16) { qd_site = 2; qd_x = r34; qd_y = r16; goto qd_fault; }
@@ -10476,22 +8902,23 @@ b8: // rangeint.body (grid unrolled 0)
 	r51 = (u64)r28 + (u64)r1;
 	r41 = r51;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r140 = (u64)r41;
-	r141 = (u64)r9;
-	r142 = r140 | r141;
-	r143 = r142 >> 32;
-	r144 = r143 == 0ull;
-	if (!r144) goto b27;
-	r145 = (u32)r41;
-	r146 = (u32)r9;
-	r147 = qd_div_u32(r145, r146);
-	r149 = r147 * r146;
-	r148 = r145 - r149;
-	r138 = (i64)r147;
-	r139 = (i64)r148;
+	r143 = (u64)r41;
+	r144 = (u64)r9;
+	r145 = r143 | r144;
+	r146 = r145 >> 32;
+	r147 = (u32)r146;
+	r148 = r147 == 0u;
+	if (!r148) goto b27;
+	r149 = (u32)r41;
+	r150 = (u32)r9;
+	r151 = qd_div_u32(r149, r150);
+	r153 = r151 * r150;
+	r152 = r149 - r153;
+	r141 = (i64)r151;
+	r142 = (i64)r152;
 b13: // rangeint.body (grid unrolled 1)
-	r42 = r138;
-	r43 = r139;
+	r42 = r141;
+	r43 = r142;
 	r44 = (u64)r43 * (u64)r12;
 	r45 = (u64)r44 + (u64)r42;
 	if ((u64)r45 >= (u64)r16) { qd_site = 2; qd_x = r45; qd_y = r16; goto qd_fault; }
@@ -10504,22 +8931,23 @@ b13: // rangeint.body (grid unrolled 1)
 	r63 = (u64)r51 + (u64)r1;
 	r53 = r63;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r127 = (u64)r53;
-	r128 = (u64)r9;
-	r129 = r127 | r128;
-	r130 = r129 >> 32;
-	r131 = r130 == 0ull;
-	if (!r131) goto b26;
-	r132 = (u32)r53;
-	r133 = (u32)r9;
-	r134 = qd_div_u32(r132, r133);
-	r136 = r134 * r133;
-	r135 = r132 - r136;
-	r125 = (i64)r134;
-	r126 = (i64)r135;
+	r129 = (u64)r53;
+	r130 = (u64)r9;
+	r131 = r129 | r130;
+	r132 = r131 >> 32;
+	r133 = (u32)r132;
+	r134 = r133 == 0u;
+	if (!r134) goto b26;
+	r135 = (u32)r53;
+	r136 = (u32)r9;
+	r137 = qd_div_u32(r135, r136);
+	r139 = r137 * r136;
+	r138 = r135 - r139;
+	r127 = (i64)r137;
+	r128 = (i64)r138;
 b18: // rangeint.body (grid unrolled 2)
-	r54 = r125;
-	r55 = r126;
+	r54 = r127;
+	r55 = r128;
 	r56 = (u64)r55 * (u64)r12;
 	r57 = (u64)r56 + (u64)r54;
 	if ((u64)r57 >= (u64)r16) { qd_site = 2; qd_x = r57; qd_y = r16; goto qd_fault; }
@@ -10532,22 +8960,23 @@ b18: // rangeint.body (grid unrolled 2)
 	r75 = (u64)r63 + (u64)r1;
 	r65 = r75;
 	if (r9 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r114 = (u64)r65;
-	r115 = (u64)r9;
-	r116 = r114 | r115;
-	r117 = r116 >> 32;
-	r118 = r117 == 0ull;
-	if (!r118) goto b25;
-	r119 = (u32)r65;
-	r120 = (u32)r9;
-	r121 = qd_div_u32(r119, r120);
-	r123 = r121 * r120;
-	r122 = r119 - r123;
-	r112 = (i64)r121;
-	r113 = (i64)r122;
+	r115 = (u64)r65;
+	r116 = (u64)r9;
+	r117 = r115 | r116;
+	r118 = r117 >> 32;
+	r119 = (u32)r118;
+	r120 = r119 == 0u;
+	if (!r120) goto b25;
+	r121 = (u32)r65;
+	r122 = (u32)r9;
+	r123 = qd_div_u32(r121, r122);
+	r125 = r123 * r122;
+	r124 = r121 - r125;
+	r113 = (i64)r123;
+	r114 = (i64)r124;
 b23: // rangeint.body (grid unrolled 3)
-	r66 = r112;
-	r67 = r113;
+	r66 = r113;
+	r67 = r114;
 	r68 = (u64)r67 * (u64)r12;
 	r69 = (u64)r68 + (u64)r66;
 	if ((u64)r69 >= (u64)r16) { qd_site = 2; qd_x = r69; qd_y = r16; goto qd_fault; }
@@ -10561,24 +8990,24 @@ b23: // rangeint.body (grid unrolled 3)
 	r97 = r97 + r98 * 1;
 	goto b2;
 b25: // divide in 64 bits
-	r112 = qd_div_i64(r65, r9);
-	r124 = (u64)r112 * (u64)r9;
-	r113 = (u64)r65 - (u64)r124;
+	r113 = qd_div_i64(r65, r9);
+	r126 = (u64)r113 * (u64)r9;
+	r114 = (u64)r65 - (u64)r126;
 	goto b23;
 b26: // divide in 64 bits
-	r125 = qd_div_i64(r53, r9);
-	r137 = (u64)r125 * (u64)r9;
-	r126 = (u64)r53 - (u64)r137;
+	r127 = qd_div_i64(r53, r9);
+	r140 = (u64)r127 * (u64)r9;
+	r128 = (u64)r53 - (u64)r140;
 	goto b18;
 b27: // divide in 64 bits
-	r138 = qd_div_i64(r41, r9);
-	r150 = (u64)r138 * (u64)r9;
-	r139 = (u64)r41 - (u64)r150;
+	r141 = qd_div_i64(r41, r9);
+	r154 = (u64)r141 * (u64)r9;
+	r142 = (u64)r41 - (u64)r154;
 	goto b13;
 b28: // divide in 64 bits
-	r151 = qd_div_i64(r30, r9);
-	r163 = (u64)r151 * (u64)r9;
-	r152 = (u64)r30 - (u64)r163;
+	r155 = qd_div_i64(r30, r9);
+	r168 = (u64)r155 * (u64)r9;
+	r156 = (u64)r30 - (u64)r168;
 	goto b8;
 b29: // preheader
 	r92 = r2;
@@ -10593,15 +9022,16 @@ b30: // head
 	r102 = (u64)r9;
 	r103 = r101 | r102;
 	r104 = r103 >> 32;
-	r105 = r104 == 0ull;
-	if (!r105) goto b36;
-	r106 = (u32)r7;
-	r107 = (u32)r9;
-	r108 = qd_div_u32(r106, r107);
-	r110 = r108 * r107;
-	r109 = r106 - r110;
-	r99 = (i64)r108;
-	r100 = (i64)r109;
+	r105 = (u32)r104;
+	r106 = r105 == 0u;
+	if (!r106) goto b36;
+	r107 = (u32)r7;
+	r108 = (u32)r9;
+	r109 = qd_div_u32(r107, r108);
+	r111 = r109 * r108;
+	r110 = r107 - r111;
+	r99 = (i64)r109;
+	r100 = (i64)r110;
 b34: // rangeint.body
 	r8 = r99;
 	r10 = r100;
@@ -10617,8 +9047,8 @@ b34: // rangeint.body
 	goto b30;
 b36: // divide in 64 bits
 	r99 = qd_div_i64(r7, r9);
-	r111 = (u64)r99 * (u64)r9;
-	r100 = (u64)r7 - (u64)r111;
+	r112 = (u64)r99 * (u64)r9;
+	r100 = (u64)r7 - (u64)r112;
 	goto b34;
 b37: // exit
 	return;
@@ -10728,24 +9158,25 @@ b12: # index
 	jump b13
 b13: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r153 = convert.u64.i64 r7
-	r154 = convert.u64.i64 r9
-	r155 = or.u64 r153, r154
-	r156 = shr.u64.u32 r155, 32
-	r157 = eq.u64 r156, 0
-	branch r157, b14, b22
+	r154 = convert.u64.i64 r7
+	r155 = convert.u64.i64 r9
+	r156 = or.u64 r154, r155
+	r157 = shr.u64.u32 r156, 32
+	r158 = convert.u32.u64 r157
+	r159 = eq.u32 r158, 0
+	branch r159, b14, b22
 b14: # divide in 32 bits
-	r158 = convert.u32.i64 r7
-	r159 = convert.u32.i64 r9
-	r160 = div.u32 r158, r159
-	r162 = mul.u32 r160, r159
-	r161 = sub.u32 r158, r162
-	r151 = convert.i64.u32 r160
-	r152 = convert.i64.u32 r161
+	r160 = convert.u32.i64 r7
+	r161 = convert.u32.i64 r9
+	r162 = div.u32 r160, r161
+	r164 = mul.u32 r162, r161
+	r163 = sub.u32 r160, r164
+	r152 = convert.i64.u32 r162
+	r153 = convert.i64.u32 r163
 	jump b15
 b15: # rangeint.body
-	r8 = move.i64 r152
-	r10 = move.i64 r151
+	r8 = move.i64 r153
+	r10 = move.i64 r152
 	r11 = gt.i64 r8, 0
 	branch r11, b16, b21
 b16: # cond.true
@@ -10795,9 +9226,9 @@ b21: # if.else
 	store.f32 r39, r38
 	jump b20
 b22: # divide in 64 bits
-	r151 = div.i64 r7, r9
-	r163 = mul.i64 r151, r9
-	r152 = sub.i64 r7, r163
+	r152 = div.i64 r7, r9
+	r165 = mul.i64 r152, r9
+	r153 = sub.i64 r7, r165
 	jump b15
 b23: # exit
 	return
@@ -10823,16 +9254,17 @@ b27: # rangeint.body (checked if)
 	r141 = convert.u64.i64 r9
 	r142 = or.u64 r140, r141
 	r143 = shr.u64.u32 r142, 32
-	r144 = eq.u64 r143, 0
-	branch r144, b28, b36
+	r144 = convert.u32.u64 r143
+	r145 = eq.u32 r144, 0
+	branch r145, b28, b36
 b28: # divide in 32 bits
-	r145 = convert.u32.i64 r47
-	r146 = convert.u32.i64 r9
-	r147 = div.u32 r145, r146
-	r149 = mul.u32 r147, r146
-	r148 = sub.u32 r145, r149
-	r138 = convert.i64.u32 r147
-	r139 = convert.i64.u32 r148
+	r146 = convert.u32.i64 r47
+	r147 = convert.u32.i64 r9
+	r148 = div.u32 r146, r147
+	r150 = mul.u32 r148, r147
+	r149 = sub.u32 r146, r150
+	r138 = convert.i64.u32 r148
+	r139 = convert.i64.u32 r149
 	jump b29
 b29: # rangeint.body (checked if)
 	r48 = move.i64 r139
@@ -10897,8 +9329,8 @@ b35: # if.else (checked if)
 	jump b34
 b36: # divide in 64 bits
 	r138 = div.i64 r47, r9
-	r150 = mul.i64 r138, r9
-	r139 = sub.i64 r47, r150
+	r151 = mul.i64 r138, r9
+	r139 = sub.i64 r47, r151
 	jump b29
 
 kernel Stencil3D(out []f32, in []f32, w i64, h i64, d i64)
@@ -11022,57 +9454,60 @@ b16: # index
 	jump b17
 b17: # rangeint.body
 	checkdiv.i64 r9, site 0
-	r225 = convert.u64.i64 r7
-	r226 = convert.u64.i64 r9
-	r227 = or.u64 r225, r226
-	r228 = shr.u64.u32 r227, 32
-	r229 = eq.u64 r228, 0
-	branch r229, b18, b34
+	r228 = convert.u64.i64 r7
+	r229 = convert.u64.i64 r9
+	r230 = or.u64 r228, r229
+	r231 = shr.u64.u32 r230, 32
+	r232 = convert.u32.u64 r231
+	r233 = eq.u32 r232, 0
+	branch r233, b18, b34
 b18: # divide in 32 bits
-	r230 = convert.u32.i64 r7
-	r231 = convert.u32.i64 r9
-	r232 = div.u32 r230, r231
-	r234 = mul.u32 r232, r231
-	r233 = sub.u32 r230, r234
-	r223 = convert.i64.u32 r232
-	r224 = convert.i64.u32 r233
+	r234 = convert.u32.i64 r7
+	r235 = convert.u32.i64 r9
+	r236 = div.u32 r234, r235
+	r238 = mul.u32 r236, r235
+	r237 = sub.u32 r234, r238
+	r226 = convert.i64.u32 r236
+	r227 = convert.i64.u32 r237
 	jump b19
 b19: # rangeint.body
-	r8 = move.i64 r224
-	r10 = move.i64 r223
+	r8 = move.i64 r227
+	r10 = move.i64 r226
 	checkdiv.i64 r12, site 2
-	r238 = convert.u64.i64 r10
-	r239 = convert.u64.i64 r12
-	r240 = or.u64 r238, r239
-	r241 = shr.u64.u32 r240, 32
-	r242 = eq.u64 r241, 0
-	branch r242, b20, b33
+	r242 = convert.u64.i64 r10
+	r243 = convert.u64.i64 r12
+	r244 = or.u64 r242, r243
+	r245 = shr.u64.u32 r244, 32
+	r246 = convert.u32.u64 r245
+	r247 = eq.u32 r246, 0
+	branch r247, b20, b33
 b20: # divide in 32 bits
-	r243 = convert.u32.i64 r10
-	r244 = convert.u32.i64 r12
-	r245 = div.u32 r243, r244
-	r247 = mul.u32 r245, r244
-	r246 = sub.u32 r243, r247
-	r236 = convert.i64.u32 r245
-	r237 = convert.i64.u32 r246
+	r248 = convert.u32.i64 r10
+	r249 = convert.u32.i64 r12
+	r250 = div.u32 r248, r249
+	r252 = mul.u32 r250, r249
+	r251 = sub.u32 r248, r252
+	r240 = convert.i64.u32 r250
+	r241 = convert.i64.u32 r251
 	jump b21
 b21: # rangeint.body
-	r11 = move.i64 r237
+	r11 = move.i64 r241
 	checkdiv.i64 r13, site 3
-	r250 = convert.u64.i64 r7
-	r251 = convert.u64.i64 r13
-	r252 = or.u64 r250, r251
-	r253 = shr.u64.u32 r252, 32
-	r254 = eq.u64 r253, 0
-	branch r254, b22, b32
+	r255 = convert.u64.i64 r7
+	r256 = convert.u64.i64 r13
+	r257 = or.u64 r255, r256
+	r258 = shr.u64.u32 r257, 32
+	r259 = convert.u32.u64 r258
+	r260 = eq.u32 r259, 0
+	branch r260, b22, b32
 b22: # divide in 32 bits
-	r255 = convert.u32.i64 r7
-	r256 = convert.u32.i64 r13
-	r257 = div.u32 r255, r256
-	r249 = convert.i64.u32 r257
+	r261 = convert.u32.i64 r7
+	r262 = convert.u32.i64 r13
+	r263 = div.u32 r261, r262
+	r254 = convert.i64.u32 r263
 	jump b23
 b23: # rangeint.body
-	r14 = move.i64 r249
+	r14 = move.i64 r254
 	r15 = gt.i64 r8, 0
 	branch r15, b24, b31
 b24: # cond.true
@@ -11135,17 +9570,17 @@ b31: # if.else
 	store.f32 r49, 0.0
 	jump b30
 b32: # divide in 64 bits
-	r249 = div.i64 r7, r13
+	r254 = div.i64 r7, r13
 	jump b23
 b33: # divide in 64 bits
-	r236 = div.i64 r10, r12
-	r248 = mul.i64 r236, r12
-	r237 = sub.i64 r10, r248
+	r240 = div.i64 r10, r12
+	r253 = mul.i64 r240, r12
+	r241 = sub.i64 r10, r253
 	jump b21
 b34: # divide in 64 bits
-	r223 = div.i64 r7, r9
-	r235 = mul.i64 r223, r9
-	r224 = sub.i64 r7, r235
+	r226 = div.i64 r7, r9
+	r239 = mul.i64 r226, r9
+	r227 = sub.i64 r7, r239
 	jump b19
 b35: # exit
 	return
@@ -11176,53 +9611,56 @@ b39: # rangeint.body (checked if)
 	r191 = convert.u64.i64 r9
 	r192 = or.u64 r190, r191
 	r193 = shr.u64.u32 r192, 32
-	r194 = eq.u64 r193, 0
-	branch r194, b40, b56
+	r194 = convert.u32.u64 r193
+	r195 = eq.u32 r194, 0
+	branch r195, b40, b56
 b40: # divide in 32 bits
-	r195 = convert.u32.i64 r60
-	r196 = convert.u32.i64 r9
-	r197 = div.u32 r195, r196
-	r199 = mul.u32 r197, r196
-	r198 = sub.u32 r195, r199
-	r188 = convert.i64.u32 r197
-	r189 = convert.i64.u32 r198
+	r196 = convert.u32.i64 r60
+	r197 = convert.u32.i64 r9
+	r198 = div.u32 r196, r197
+	r200 = mul.u32 r198, r197
+	r199 = sub.u32 r196, r200
+	r188 = convert.i64.u32 r198
+	r189 = convert.i64.u32 r199
 	jump b41
 b41: # rangeint.body (checked if)
 	r61 = move.i64 r189
 	r62 = move.i64 r188
 	checkdiv.i64 r12, site 2
-	r203 = convert.u64.i64 r62
-	r204 = convert.u64.i64 r12
-	r205 = or.u64 r203, r204
-	r206 = shr.u64.u32 r205, 32
-	r207 = eq.u64 r206, 0
-	branch r207, b42, b55
+	r204 = convert.u64.i64 r62
+	r205 = convert.u64.i64 r12
+	r206 = or.u64 r204, r205
+	r207 = shr.u64.u32 r206, 32
+	r208 = convert.u32.u64 r207
+	r209 = eq.u32 r208, 0
+	branch r209, b42, b55
 b42: # divide in 32 bits
-	r208 = convert.u32.i64 r62
-	r209 = convert.u32.i64 r12
-	r210 = div.u32 r208, r209
-	r212 = mul.u32 r210, r209
-	r211 = sub.u32 r208, r212
-	r201 = convert.i64.u32 r210
-	r202 = convert.i64.u32 r211
+	r210 = convert.u32.i64 r62
+	r211 = convert.u32.i64 r12
+	r212 = div.u32 r210, r211
+	r214 = mul.u32 r212, r211
+	r213 = sub.u32 r210, r214
+	r202 = convert.i64.u32 r212
+	r203 = convert.i64.u32 r213
 	jump b43
 b43: # rangeint.body (checked if)
-	r63 = move.i64 r202
+	r63 = move.i64 r203
 	checkdiv.i64 r64, site 3
-	r215 = convert.u64.i64 r60
-	r216 = convert.u64.i64 r64
-	r217 = or.u64 r215, r216
-	r218 = shr.u64.u32 r217, 32
-	r219 = eq.u64 r218, 0
-	branch r219, b44, b54
+	r217 = convert.u64.i64 r60
+	r218 = convert.u64.i64 r64
+	r219 = or.u64 r217, r218
+	r220 = shr.u64.u32 r219, 32
+	r221 = convert.u32.u64 r220
+	r222 = eq.u32 r221, 0
+	branch r222, b44, b54
 b44: # divide in 32 bits
-	r220 = convert.u32.i64 r60
-	r221 = convert.u32.i64 r64
-	r222 = div.u32 r220, r221
-	r214 = convert.i64.u32 r222
+	r223 = convert.u32.i64 r60
+	r224 = convert.u32.i64 r64
+	r225 = div.u32 r223, r224
+	r216 = convert.i64.u32 r225
 	jump b45
 b45: # rangeint.body (checked if)
-	r65 = move.i64 r214
+	r65 = move.i64 r216
 	r66 = gt.i64 r61, 0
 	branch r66, b46, b53
 b46: # cond.true (checked if)
@@ -11298,17 +9736,17 @@ b53: # if.else (checked if)
 	store.f32 r98, 0.0
 	jump b52
 b54: # divide in 64 bits
-	r214 = div.i64 r60, r64
+	r216 = div.i64 r60, r64
 	jump b45
 b55: # divide in 64 bits
-	r201 = div.i64 r62, r12
-	r213 = mul.i64 r201, r12
-	r202 = sub.i64 r62, r213
+	r202 = div.i64 r62, r12
+	r215 = mul.i64 r202, r12
+	r203 = sub.i64 r62, r215
 	jump b43
 b56: # divide in 64 bits
 	r188 = div.i64 r60, r9
-	r200 = mul.i64 r188, r9
-	r189 = sub.i64 r60, r200
+	r201 = mul.i64 r188, r9
+	r189 = sub.i64 r60, r201
 	jump b41
 
 kernel Matmul(c []f32, a []f32, b []f32, n i64)
@@ -11346,11 +9784,11 @@ b1: # setup
 	r61 = sub.u64 r51, 1
 	r62 = sub.u64 r61, r53
 	r63 = le.u64 r60, r62
-	branch r54, b2, b45
+	branch r54, b2, b35
 b2: # checks
-	branch r57, b3, b45
+	branch r57, b3, b35
 b3: # checks
-	branch r63, b4, b45
+	branch r63, b4, b35
 b4: # preheader
 	r76 = convert.u64.i64 r16
 	r81 = convert.u64.i64 r4
@@ -11363,30 +9801,31 @@ b4: # preheader
 	jump b5
 b5: # head
 	r5 = lt.i64 r2, r3
-	branch r5, b6, b44
+	branch r5, b6, b34
 b6: # index
 	r6 = move.i64 r2
 	jump b7
 b7: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r145 = convert.u64.i64 r6
-	r146 = convert.u64.i64 r4
-	r147 = or.u64 r145, r146
-	r148 = shr.u64.u32 r147, 32
-	r149 = eq.u64 r148, 0
-	branch r149, b8, b43
+	r146 = convert.u64.i64 r6
+	r147 = convert.u64.i64 r4
+	r148 = or.u64 r146, r147
+	r149 = shr.u64.u32 r148, 32
+	r150 = convert.u32.u64 r149
+	r151 = eq.u32 r150, 0
+	branch r151, b8, b33
 b8: # divide in 32 bits
-	r150 = convert.u32.i64 r6
-	r151 = convert.u32.i64 r4
-	r152 = div.u32 r150, r151
-	r154 = mul.u32 r152, r151
-	r153 = sub.u32 r150, r154
-	r143 = convert.i64.u32 r152
-	r144 = convert.i64.u32 r153
+	r152 = convert.u32.i64 r6
+	r153 = convert.u32.i64 r4
+	r154 = div.u32 r152, r153
+	r156 = mul.u32 r154, r153
+	r155 = sub.u32 r152, r156
+	r144 = convert.i64.u32 r154
+	r145 = convert.i64.u32 r155
 	jump b9
 b9: # rangeint.body
-	r7 = move.i64 r143
-	r8 = move.i64 r144
+	r7 = move.i64 r144
+	r8 = move.i64 r145
 	r9 = move.f32 0.0
 	r10 = move.i64 0
 	r77 = mul.i64 r7, r4
@@ -11430,12 +9869,12 @@ b15: # preheader
 	r113 = mul.i64 r112, 4
 	jump b16
 b16: # unroll setup
-	r156 = max.i64 r4, -9223372036854775805
-	r157 = sub.i64 r156, 3
+	r158 = max.i64 r4, -9223372036854775805
+	r159 = sub.i64 r158, 3
 	jump b17
 b17: # unroll guard
-	r158 = lt.i64 r10, r157
-	branch r158, b18, b26
+	r160 = lt.i64 r10, r159
+	branch r160, b18, b26
 b18: # for.loop (unrolled 0)
 	r11 = lt.i64 r10, r4
 	jump b19
@@ -11533,17 +9972,10 @@ b30: # preheader
 	r128 = move.i64 r127
 	r129 = mul.i64 r128, 4
 	jump b31
-b31: # unroll setup
-	r159 = max.i64 r4, -9223372036854775805
-	r160 = sub.i64 r159, 3
-	jump b32
-b32: # unroll guard
-	r161 = lt.i64 r10, r160
-	branch r161, b33, b41
-b33: # for.loop (checked) (unrolled 0)
+b31: # for.loop (checked)
 	r64 = lt.i64 r10, r4
-	jump b34
-b34: # for.body (checked) (unrolled 0)
+	branch r64, b32, b28
+b32: # for.body (checked)
 	r66 = add.i64 r65, r10
 	checkindex r66, r16, site 2
 	r67 = move.ptr r123
@@ -11560,122 +9992,39 @@ b34: # for.body (checked) (unrolled 0)
 	r10 = move.i64 r75
 	r123 = elemaddr r123, 1, 4
 	r126 = elemaddr r126, r129, 1
-	jump b35
-b35: # for.loop (checked) (unrolled 1)
-	r64 = lt.i64 r10, r4
-	jump b36
-b36: # for.body (checked) (unrolled 1)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
-	jump b37
-b37: # for.loop (checked) (unrolled 2)
-	r64 = lt.i64 r10, r4
-	jump b38
-b38: # for.body (checked) (unrolled 2)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
-	jump b39
-b39: # for.loop (checked) (unrolled 3)
-	r64 = lt.i64 r10, r4
-	jump b40
-b40: # for.body (checked) (unrolled 3)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
-	jump b32
-b41: # for.loop (checked)
-	r64 = lt.i64 r10, r4
-	branch r64, b42, b28
-b42: # for.body (checked)
-	r66 = add.i64 r65, r10
-	checkindex r66, r16, site 2
-	r67 = move.ptr r123
-	r68 = load.f32 r67
-	r69 = mul.i64 r10, r4
-	r70 = add.i64 r69, r8
-	checkindex r70, r22, site 3
-	r71 = move.ptr r126
-	r72 = load.f32 r71
-	r73 = mul.f32 r68, r72
-	r74 = add.f32 r9, r73
-	r75 = add.i64 r10, 1
-	r9 = move.f32 r74
-	r10 = move.i64 r75
-	r123 = elemaddr r123, 1, 4
-	r126 = elemaddr r126, r129, 1
-	jump b41
-b43: # divide in 64 bits
-	r143 = div.i64 r6, r4
-	r155 = mul.i64 r143, r4
-	r144 = sub.i64 r6, r155
+	jump b31
+b33: # divide in 64 bits
+	r144 = div.i64 r6, r4
+	r157 = mul.i64 r144, r4
+	r145 = sub.i64 r6, r157
 	jump b9
-b44: # exit
+b34: # exit
 	return
-b45: # head (checked)
+b35: # head (checked)
 	r32 = lt.i64 r2, r3
-	branch r32, b46, b44
-b46: # index (checked)
+	branch r32, b36, b34
+b36: # index (checked)
 	r33 = move.i64 r2
-	jump b47
-b47: # rangeint.body (checked)
+	jump b37
+b37: # rangeint.body (checked)
 	checkdiv.i64 r4, site 0
 	r132 = convert.u64.i64 r33
 	r133 = convert.u64.i64 r4
 	r134 = or.u64 r132, r133
 	r135 = shr.u64.u32 r134, 32
-	r136 = eq.u64 r135, 0
-	branch r136, b48, b64
-b48: # divide in 32 bits
-	r137 = convert.u32.i64 r33
-	r138 = convert.u32.i64 r4
-	r139 = div.u32 r137, r138
-	r141 = mul.u32 r139, r138
-	r140 = sub.u32 r137, r141
-	r130 = convert.i64.u32 r139
-	r131 = convert.i64.u32 r140
-	jump b49
-b49: # rangeint.body (checked)
+	r136 = convert.u32.u64 r135
+	r137 = eq.u32 r136, 0
+	branch r137, b38, b44
+b38: # divide in 32 bits
+	r138 = convert.u32.i64 r33
+	r139 = convert.u32.i64 r4
+	r140 = div.u32 r138, r139
+	r142 = mul.u32 r140, r139
+	r141 = sub.u32 r138, r142
+	r130 = convert.i64.u32 r140
+	r131 = convert.i64.u32 r141
+	jump b39
+b39: # rangeint.body (checked)
 	r34 = move.i64 r130
 	r35 = move.i64 r131
 	r9 = move.f32 0.0
@@ -11688,18 +10037,11 @@ b49: # rangeint.body (checked)
 	r119 = move.i64 r4
 	r120 = move.i64 r119
 	r121 = mul.i64 r120, 4
-	jump b50
-b50: # unroll setup
-	r162 = max.i64 r4, -9223372036854775805
-	r163 = sub.i64 r162, 3
-	jump b51
-b51: # unroll guard
-	r164 = lt.i64 r10, r163
-	branch r164, b52, b60
-b52: # for.loop (checked) (unrolled 0)
+	jump b40
+b40: # for.loop (checked)
 	r36 = lt.i64 r10, r4
-	jump b53
-b53: # for.body (checked) (unrolled 0)
+	branch r36, b41, b42
+b41: # for.body (checked)
 	r38 = add.i64 r37, r10
 	checkindex r38, r16, site 2
 	r39 = move.ptr r115
@@ -11716,104 +10058,20 @@ b53: # for.body (checked) (unrolled 0)
 	r10 = move.i64 r47
 	r115 = elemaddr r115, 1, 4
 	r118 = elemaddr r118, r121, 1
-	jump b54
-b54: # for.loop (checked) (unrolled 1)
-	r36 = lt.i64 r10, r4
-	jump b55
-b55: # for.body (checked) (unrolled 1)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r115
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r118
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
-	jump b56
-b56: # for.loop (checked) (unrolled 2)
-	r36 = lt.i64 r10, r4
-	jump b57
-b57: # for.body (checked) (unrolled 2)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r115
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r118
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
-	jump b58
-b58: # for.loop (checked) (unrolled 3)
-	r36 = lt.i64 r10, r4
-	jump b59
-b59: # for.body (checked) (unrolled 3)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r115
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r118
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
-	jump b51
-b60: # for.loop (checked)
-	r36 = lt.i64 r10, r4
-	branch r36, b61, b62
-b61: # for.body (checked)
-	r38 = add.i64 r37, r10
-	checkindex r38, r16, site 2
-	r39 = move.ptr r115
-	r40 = load.f32 r39
-	r41 = mul.i64 r10, r4
-	r42 = add.i64 r41, r35
-	checkindex r42, r22, site 3
-	r43 = move.ptr r118
-	r44 = load.f32 r43
-	r45 = mul.f32 r40, r44
-	r46 = add.f32 r9, r45
-	r47 = add.i64 r10, 1
-	r9 = move.f32 r46
-	r10 = move.i64 r47
-	r115 = elemaddr r115, 1, 4
-	r118 = elemaddr r118, r121, 1
-	jump b60
-b62: # for.done (checked)
+	jump b40
+b42: # for.done (checked)
 	checkindex r33, r29, site 4
 	r48 = elemaddr r28, r33, 4
 	store.f32 r48, r9
-	jump b63
-b63: # latch (checked)
+	jump b43
+b43: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b45
-b64: # divide in 64 bits
+	jump b35
+b44: # divide in 64 bits
 	r130 = div.i64 r33, r4
-	r142 = mul.i64 r130, r4
-	r131 = sub.i64 r33, r142
-	jump b49
+	r143 = mul.i64 r130, r4
+	r131 = sub.i64 r33, r143
+	jump b39
 
 kernel Blur(out []u8, in []u8, w i64, h i64)
 site 0 divide kernels.go:60:12
@@ -11856,16 +10114,17 @@ b4: # rangeint.body
 	r219 = convert.u64.i64 r9
 	r220 = or.u64 r218, r219
 	r221 = shr.u64.u32 r220, 32
-	r222 = eq.u64 r221, 0
-	branch r222, b5, b24
+	r222 = convert.u32.u64 r221
+	r223 = eq.u32 r222, 0
+	branch r223, b5, b24
 b5: # divide in 32 bits
-	r223 = convert.u32.i64 r7
-	r224 = convert.u32.i64 r9
-	r225 = div.u32 r223, r224
-	r227 = mul.u32 r225, r224
-	r226 = sub.u32 r223, r227
-	r216 = convert.i64.u32 r225
-	r217 = convert.i64.u32 r226
+	r224 = convert.u32.i64 r7
+	r225 = convert.u32.i64 r9
+	r226 = div.u32 r224, r225
+	r228 = mul.u32 r226, r225
+	r227 = sub.u32 r224, r228
+	r216 = convert.i64.u32 r226
+	r217 = convert.i64.u32 r227
 	jump b6
 b6: # rangeint.body
 	r8 = move.i64 r217
@@ -12023,8 +10282,8 @@ b23: # latch
 	jump b2
 b24: # divide in 64 bits
 	r216 = div.i64 r7, r9
-	r228 = mul.i64 r216, r9
-	r217 = sub.i64 r7, r228
+	r229 = mul.i64 r216, r9
+	r217 = sub.i64 r7, r229
 	jump b6
 b25: # exit
 	return
@@ -12060,308 +10319,154 @@ b1: # setup
 	r43 = sub.u64 r33, 1
 	r44 = sub.u64 r43, r35
 	r45 = le.u64 r42, r44
-	branch r36, b2, b30
+	branch r36, b2, b21
 b2: # checks
-	branch r39, b3, b30
+	branch r39, b3, b21
 b3: # checks
-	branch r45, b4, b30
-b4: # head
+	branch r45, b4, b21
+b4: # preheader
+	r50 = convert.u64.i64 r15
+	r51 = ne.u64 r50, 0
+	jump b5
+b5: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b5, b29
-b5: # index
+	branch r6, b6, b20
+b6: # index
 	r7 = move.i64 r2
-	jump b6
-b6: # rangeint.body
+	jump b7
+b7: # rangeint.body
 	r8 = elemaddr r9, r7, 8
 	r11 = load.i64 r8
 	r12 = move.i64 r11
 	r13 = move.i64 0
-	jump b7
-b7: # for.loop
+	branch r51, b8, b15
+b8: # for.loop
 	r21 = gt.i64 r12, 0
-	branch r21, b8, b24
-b8: # for.body
-	checkdiv.i64 r15, site 1
-	r61 = convert.u64.i64 r12
-	r62 = convert.u64.i64 r15
-	r63 = or.u64 r61, r62
-	r64 = shr.u64.u32 r63, 32
-	r65 = eq.u64 r64, 0
-	branch r65, b9, b28
-b9: # divide in 32 bits
-	r66 = convert.u32.i64 r12
-	r67 = convert.u32.i64 r15
-	r68 = div.u32 r66, r67
-	r70 = mul.u32 r68, r67
-	r69 = sub.u32 r66, r70
-	r59 = convert.i64.u32 r68
-	r60 = convert.i64.u32 r69
-	jump b10
-b10: # for.body
-	r14 = move.i64 r60
+	branch r21, b9, b13
+b9: # for.body
+	r82 = convert.u64.i64 r12
+	r83 = convert.u64.i64 r15
+	r84 = or.u64 r82, r83
+	r85 = shr.u64.u32 r84, 32
+	r86 = convert.u32.u64 r85
+	r87 = eq.u32 r86, 0
+	branch r87, b10, b12
+b10: # divide in 32 bits
+	r88 = convert.u32.i64 r12
+	r89 = convert.u32.i64 r15
+	r90 = div.u32 r88, r89
+	r92 = mul.u32 r90, r89
+	r91 = sub.u32 r88, r92
+	r80 = convert.i64.u32 r90
+	r81 = convert.i64.u32 r91
+	jump b11
+b11: # for.body
+	r14 = move.i64 r81
 	r16 = add.i64 r13, r14
-	r17 = move.i64 r59
+	r17 = move.i64 r80
 	r12 = move.i64 r17
 	r13 = move.i64 r16
+	jump b8
+b12: # divide in 64 bits
+	r80 = div.i64 r12, r15
+	r93 = mul.i64 r80, r15
+	r81 = sub.i64 r12, r93
 	jump b11
-b11: # for.loop (unrolled 1)
-	r120 = gt.i64 r12, 0
-	branch r120, b12, b24
-b12: # for.body (unrolled 1)
-	checkdiv.i64 r15, site 1
-	r121 = convert.u64.i64 r12
-	r122 = convert.u64.i64 r15
-	r123 = or.u64 r121, r122
-	r124 = shr.u64.u32 r123, 32
-	r125 = eq.u64 r124, 0
-	branch r125, b13, b27
-b13: # divide in 32 bits (unrolled 1)
-	r126 = convert.u32.i64 r12
-	r127 = convert.u32.i64 r15
-	r128 = div.u32 r126, r127
-	r130 = mul.u32 r128, r127
-	r129 = sub.u32 r126, r130
-	r59 = convert.i64.u32 r128
-	r60 = convert.i64.u32 r129
-	jump b14
-b14: # for.body (unrolled 1)
-	r117 = move.i64 r60
-	r118 = add.i64 r13, r117
-	r119 = move.i64 r59
-	r12 = move.i64 r119
-	r13 = move.i64 r118
-	jump b15
-b15: # for.loop (unrolled 2)
-	r135 = gt.i64 r12, 0
-	branch r135, b16, b24
-b16: # for.body (unrolled 2)
-	checkdiv.i64 r15, site 1
-	r136 = convert.u64.i64 r12
-	r137 = convert.u64.i64 r15
-	r138 = or.u64 r136, r137
-	r139 = shr.u64.u32 r138, 32
-	r140 = eq.u64 r139, 0
-	branch r140, b17, b26
-b17: # divide in 32 bits (unrolled 2)
-	r141 = convert.u32.i64 r12
-	r142 = convert.u32.i64 r15
-	r143 = div.u32 r141, r142
-	r145 = mul.u32 r143, r142
-	r144 = sub.u32 r141, r145
-	r59 = convert.i64.u32 r143
-	r60 = convert.i64.u32 r144
-	jump b18
-b18: # for.body (unrolled 2)
-	r132 = move.i64 r60
-	r133 = add.i64 r13, r132
-	r134 = move.i64 r59
-	r12 = move.i64 r134
-	r13 = move.i64 r133
-	jump b19
-b19: # for.loop (unrolled 3)
-	r150 = gt.i64 r12, 0
-	branch r150, b20, b24
-b20: # for.body (unrolled 3)
-	checkdiv.i64 r15, site 1
-	r151 = convert.u64.i64 r12
-	r152 = convert.u64.i64 r15
-	r153 = or.u64 r151, r152
-	r154 = shr.u64.u32 r153, 32
-	r155 = eq.u64 r154, 0
-	branch r155, b21, b23
-b21: # divide in 32 bits (unrolled 3)
-	r156 = convert.u32.i64 r12
-	r157 = convert.u32.i64 r15
-	r158 = div.u32 r156, r157
-	r160 = mul.u32 r158, r157
-	r159 = sub.u32 r156, r160
-	r59 = convert.i64.u32 r158
-	r60 = convert.i64.u32 r159
-	jump b22
-b22: # for.body (unrolled 3)
-	r147 = move.i64 r60
-	r148 = add.i64 r13, r147
-	r149 = move.i64 r59
-	r12 = move.i64 r149
-	r13 = move.i64 r148
-	jump b7
-b23: # divide in 64 bits (unrolled 3)
-	r59 = div.i64 r12, r15
-	r161 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r161
-	jump b22
-b24: # for.done
+b13: # for.done
 	r18 = elemaddr r4, r7, 8
 	store.i64 r18, r13
-	jump b25
-b25: # latch
-	r2 = add.i64 r2, r1
-	jump b4
-b26: # divide in 64 bits (unrolled 2)
-	r59 = div.i64 r12, r15
-	r146 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r146
-	jump b18
-b27: # divide in 64 bits (unrolled 1)
-	r59 = div.i64 r12, r15
-	r131 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r131
 	jump b14
-b28: # divide in 64 bits
-	r59 = div.i64 r12, r15
-	r71 = mul.i64 r59, r15
-	r60 = sub.i64 r12, r71
-	jump b10
-b29: # exit
+b14: # latch
+	r2 = add.i64 r2, r1
+	jump b5
+b15: # for.loop (checked)
+	r49 = gt.i64 r12, 0
+	branch r49, b16, b13
+b16: # for.body (checked)
+	checkdiv.i64 r15, site 1
+	r68 = convert.u64.i64 r12
+	r69 = convert.u64.i64 r15
+	r70 = or.u64 r68, r69
+	r71 = shr.u64.u32 r70, 32
+	r72 = convert.u32.u64 r71
+	r73 = eq.u32 r72, 0
+	branch r73, b17, b19
+b17: # divide in 32 bits
+	r74 = convert.u32.i64 r12
+	r75 = convert.u32.i64 r15
+	r76 = div.u32 r74, r75
+	r78 = mul.u32 r76, r75
+	r77 = sub.u32 r74, r78
+	r66 = convert.i64.u32 r76
+	r67 = convert.i64.u32 r77
+	jump b18
+b18: # for.body (checked)
+	r46 = move.i64 r67
+	r47 = add.i64 r13, r46
+	r48 = move.i64 r66
+	r12 = move.i64 r48
+	r13 = move.i64 r47
+	jump b15
+b19: # divide in 64 bits
+	r66 = div.i64 r12, r15
+	r79 = mul.i64 r66, r15
+	r67 = sub.i64 r12, r79
+	jump b18
+b20: # exit
 	return
-b30: # head (checked)
+b21: # head (checked)
 	r22 = lt.i64 r2, r3
-	branch r22, b31, b29
-b31: # index (checked)
+	branch r22, b22, b20
+b22: # index (checked)
 	r23 = move.i64 r2
-	jump b32
-b32: # rangeint.body (checked)
+	jump b23
+b23: # rangeint.body (checked)
 	checkindex r23, r10, site 0
 	r24 = elemaddr r9, r23, 8
 	r25 = load.i64 r24
 	r12 = move.i64 r25
 	r13 = move.i64 0
-	jump b33
-b33: # for.loop (checked)
+	jump b24
+b24: # for.loop (checked)
 	r32 = gt.i64 r12, 0
-	branch r32, b34, b50
-b34: # for.body (checked)
+	branch r32, b25, b29
+b25: # for.body (checked)
 	checkdiv.i64 r15, site 1
-	r48 = convert.u64.i64 r12
-	r49 = convert.u64.i64 r15
-	r50 = or.u64 r48, r49
-	r51 = shr.u64.u32 r50, 32
-	r52 = eq.u64 r51, 0
-	branch r52, b35, b54
-b35: # divide in 32 bits
-	r53 = convert.u32.i64 r12
-	r54 = convert.u32.i64 r15
-	r55 = div.u32 r53, r54
-	r57 = mul.u32 r55, r54
-	r56 = sub.u32 r53, r57
-	r46 = convert.i64.u32 r55
-	r47 = convert.i64.u32 r56
-	jump b36
-b36: # for.body (checked)
-	r26 = move.i64 r47
+	r54 = convert.u64.i64 r12
+	r55 = convert.u64.i64 r15
+	r56 = or.u64 r54, r55
+	r57 = shr.u64.u32 r56, 32
+	r58 = convert.u32.u64 r57
+	r59 = eq.u32 r58, 0
+	branch r59, b26, b28
+b26: # divide in 32 bits
+	r60 = convert.u32.i64 r12
+	r61 = convert.u32.i64 r15
+	r62 = div.u32 r60, r61
+	r64 = mul.u32 r62, r61
+	r63 = sub.u32 r60, r64
+	r52 = convert.i64.u32 r62
+	r53 = convert.i64.u32 r63
+	jump b27
+b27: # for.body (checked)
+	r26 = move.i64 r53
 	r27 = add.i64 r13, r26
-	r28 = move.i64 r46
+	r28 = move.i64 r52
 	r12 = move.i64 r28
 	r13 = move.i64 r27
-	jump b37
-b37: # for.loop (checked) (unrolled 1)
-	r75 = gt.i64 r12, 0
-	branch r75, b38, b50
-b38: # for.body (checked) (unrolled 1)
-	checkdiv.i64 r15, site 1
-	r76 = convert.u64.i64 r12
-	r77 = convert.u64.i64 r15
-	r78 = or.u64 r76, r77
-	r79 = shr.u64.u32 r78, 32
-	r80 = eq.u64 r79, 0
-	branch r80, b39, b53
-b39: # divide in 32 bits (unrolled 1)
-	r81 = convert.u32.i64 r12
-	r82 = convert.u32.i64 r15
-	r83 = div.u32 r81, r82
-	r85 = mul.u32 r83, r82
-	r84 = sub.u32 r81, r85
-	r46 = convert.i64.u32 r83
-	r47 = convert.i64.u32 r84
-	jump b40
-b40: # for.body (checked) (unrolled 1)
-	r72 = move.i64 r47
-	r73 = add.i64 r13, r72
-	r74 = move.i64 r46
-	r12 = move.i64 r74
-	r13 = move.i64 r73
-	jump b41
-b41: # for.loop (checked) (unrolled 2)
-	r90 = gt.i64 r12, 0
-	branch r90, b42, b50
-b42: # for.body (checked) (unrolled 2)
-	checkdiv.i64 r15, site 1
-	r91 = convert.u64.i64 r12
-	r92 = convert.u64.i64 r15
-	r93 = or.u64 r91, r92
-	r94 = shr.u64.u32 r93, 32
-	r95 = eq.u64 r94, 0
-	branch r95, b43, b52
-b43: # divide in 32 bits (unrolled 2)
-	r96 = convert.u32.i64 r12
-	r97 = convert.u32.i64 r15
-	r98 = div.u32 r96, r97
-	r100 = mul.u32 r98, r97
-	r99 = sub.u32 r96, r100
-	r46 = convert.i64.u32 r98
-	r47 = convert.i64.u32 r99
-	jump b44
-b44: # for.body (checked) (unrolled 2)
-	r87 = move.i64 r47
-	r88 = add.i64 r13, r87
-	r89 = move.i64 r46
-	r12 = move.i64 r89
-	r13 = move.i64 r88
-	jump b45
-b45: # for.loop (checked) (unrolled 3)
-	r105 = gt.i64 r12, 0
-	branch r105, b46, b50
-b46: # for.body (checked) (unrolled 3)
-	checkdiv.i64 r15, site 1
-	r106 = convert.u64.i64 r12
-	r107 = convert.u64.i64 r15
-	r108 = or.u64 r106, r107
-	r109 = shr.u64.u32 r108, 32
-	r110 = eq.u64 r109, 0
-	branch r110, b47, b49
-b47: # divide in 32 bits (unrolled 3)
-	r111 = convert.u32.i64 r12
-	r112 = convert.u32.i64 r15
-	r113 = div.u32 r111, r112
-	r115 = mul.u32 r113, r112
-	r114 = sub.u32 r111, r115
-	r46 = convert.i64.u32 r113
-	r47 = convert.i64.u32 r114
-	jump b48
-b48: # for.body (checked) (unrolled 3)
-	r102 = move.i64 r47
-	r103 = add.i64 r13, r102
-	r104 = move.i64 r46
-	r12 = move.i64 r104
-	r13 = move.i64 r103
-	jump b33
-b49: # divide in 64 bits (unrolled 3)
-	r46 = div.i64 r12, r15
-	r116 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r116
-	jump b48
-b50: # for.done (checked)
+	jump b24
+b28: # divide in 64 bits
+	r52 = div.i64 r12, r15
+	r65 = mul.i64 r52, r15
+	r53 = sub.i64 r12, r65
+	jump b27
+b29: # for.done (checked)
 	r29 = elemaddr r4, r23, 8
 	store.i64 r29, r13
-	jump b51
-b51: # latch (checked)
-	r2 = add.i64 r2, r1
 	jump b30
-b52: # divide in 64 bits (unrolled 2)
-	r46 = div.i64 r12, r15
-	r101 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r101
-	jump b44
-b53: # divide in 64 bits (unrolled 1)
-	r46 = div.i64 r12, r15
-	r86 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r86
-	jump b40
-b54: # divide in 64 bits
-	r46 = div.i64 r12, r15
-	r58 = mul.i64 r46, r15
-	r47 = sub.i64 r12, r58
-	jump b36
+b30: # latch (checked)
+	r2 = add.i64 r2, r1
+	jump b21
 
 kernel Options(out []f32, spot []f32, strike f32)
 site 0 index kernels.go:94:12
@@ -12456,7 +10561,7 @@ b11: # for.body (unrolled 3) (grid unrolled 0)
 	r12 = move.f32 r199
 	jump b12
 b12: # for.body (unrolled 4) (grid unrolled 0)
-	r200 = mul.f32 r177, 1.0
+	r200 = move.f32 r177
 	r201 = sub.f32 r200, r21
 	r202 = max.f32 r201, 0.0
 	r203 = add.f32 r12, r202
@@ -12526,7 +10631,7 @@ b21: # for.body (unrolled 3) (grid unrolled 1)
 	r12 = move.f32 r241
 	jump b22
 b22: # for.body (unrolled 4) (grid unrolled 1)
-	r242 = mul.f32 r219, 1.0
+	r242 = move.f32 r219
 	r243 = sub.f32 r242, r21
 	r244 = max.f32 r243, 0.0
 	r245 = add.f32 r12, r244
@@ -12598,7 +10703,7 @@ b31: # for.body (unrolled 3) (grid unrolled 2)
 	r12 = move.f32 r284
 	jump b32
 b32: # for.body (unrolled 4) (grid unrolled 2)
-	r285 = mul.f32 r262, 1.0
+	r285 = move.f32 r262
 	r286 = sub.f32 r285, r21
 	r287 = max.f32 r286, 0.0
 	r288 = add.f32 r12, r287
@@ -12670,7 +10775,7 @@ b41: # for.body (unrolled 3) (grid unrolled 3)
 	r12 = move.f32 r327
 	jump b42
 b42: # for.body (unrolled 4) (grid unrolled 3)
-	r328 = mul.f32 r305, 1.0
+	r328 = move.f32 r305
 	r329 = sub.f32 r328, r21
 	r330 = max.f32 r329, 0.0
 	r331 = add.f32 r12, r330
@@ -12754,7 +10859,7 @@ b54: # for.body (unrolled 3)
 	r12 = move.f32 r59
 	jump b55
 b55: # for.body (unrolled 4)
-	r66 = mul.f32 r11, 1.0
+	r66 = move.f32 r11
 	r67 = sub.f32 r66, r21
 	r68 = max.f32 r67, 0.0
 	r69 = add.f32 r12, r68
@@ -12842,7 +10947,7 @@ b69: # for.body (unrolled 3) (checked)
 	r12 = move.f32 r136
 	jump b70
 b70: # for.body (unrolled 4) (checked)
-	r137 = mul.f32 r114, 1.0
+	r137 = move.f32 r114
 	r138 = sub.f32 r137, r21
 	r139 = max.f32 r138, 0.0
 	r140 = add.f32 r12, r139
@@ -12944,27 +11049,27 @@ b1: # setup
 	r139 = sub.u64 r137, 1
 	r140 = sub.u64 r139, r111
 	r141 = le.u64 r118, r140
-	branch r112, b2, b52
+	branch r112, b2, b42
 b2: # checks
-	branch r115, b3, b52
+	branch r115, b3, b42
 b3: # checks
-	branch r121, b4, b52
+	branch r121, b4, b42
 b4: # checks
-	branch r123, b5, b52
+	branch r123, b5, b42
 b5: # checks
-	branch r126, b6, b52
+	branch r126, b6, b42
 b6: # checks
-	branch r128, b7, b52
+	branch r128, b7, b42
 b7: # checks
-	branch r131, b8, b52
+	branch r131, b8, b42
 b8: # checks
-	branch r133, b9, b52
+	branch r133, b9, b42
 b9: # checks
-	branch r136, b10, b52
+	branch r136, b10, b42
 b10: # checks
-	branch r138, b11, b52
+	branch r138, b11, b42
 b11: # checks
-	branch r141, b12, b52
+	branch r141, b12, b42
 b12: # preheader
 	r20 = move.i64 r10
 	r21 = gt.i64 r20, 0
@@ -12979,7 +11084,7 @@ b12: # preheader
 	jump b13
 b13: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b14, b51
+	branch r6, b14, b41
 b14: # index
 	r7 = move.i64 r2
 	jump b15
@@ -12990,7 +11095,7 @@ b15: # rangeint.body
 	r15 = load.f32 r12
 	r16 = elemaddr r17, r7, 4
 	r19 = load.f32 r16
-	branch r21, b16, b50
+	branch r21, b16, b40
 b16: # edge 1→3
 	r22 = move.f32 0.0
 	r23 = move.f32 0.0
@@ -13235,14 +11340,7 @@ b37: # preheader
 	r189 = elemaddr r13, 0, 4
 	r190 = elemaddr r17, 0, 4
 	jump b38
-b38: # unroll setup
-	r194 = max.i64 r20, -9223372036854775804
-	r195 = sub.i64 r194, 4
-	jump b39
-b39: # unroll guard
-	r196 = lt.i64 r25, r195
-	branch r196, b40, b48
-b40: # rangeint.body (checked) (unrolled 0)
+b38: # rangeint.body (checked)
 	r142 = move.ptr r188
 	r143 = load.f32 r142
 	r144 = sub.f32 r143, r11
@@ -13272,8 +11370,8 @@ b40: # rangeint.body (checked) (unrolled 0)
 	r55 = add.f32 r24, r163
 	r164 = add.i64 r25, 1
 	r165 = lt.i64 r164, r20
-	jump b41
-b41: # edge 3→3 (checked) (unrolled 0)
+	branch r165, b39, b34
+b39: # edge 3→3 (checked)
 	r22 = move.f32 r51
 	r23 = move.f32 r53
 	r24 = move.f32 r55
@@ -13281,185 +11379,25 @@ b41: # edge 3→3 (checked) (unrolled 0)
 	r188 = elemaddr r188, 1, 4
 	r189 = elemaddr r189, 1, 4
 	r190 = elemaddr r190, 1, 4
-	jump b42
-b42: # rangeint.body (checked) (unrolled 1)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	jump b43
-b43: # edge 3→3 (checked) (unrolled 1)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b44
-b44: # rangeint.body (checked) (unrolled 2)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	jump b45
-b45: # edge 3→3 (checked) (unrolled 2)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b46
-b46: # rangeint.body (checked) (unrolled 3)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	jump b47
-b47: # edge 3→3 (checked) (unrolled 3)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b39
-b48: # rangeint.body (checked)
-	r142 = move.ptr r188
-	r143 = load.f32 r142
-	r144 = sub.f32 r143, r11
-	checkindex r25, r14, site 3
-	r145 = move.ptr r189
-	r146 = load.f32 r145
-	r147 = sub.f32 r146, r15
-	checkindex r25, r18, site 4
-	r148 = move.ptr r190
-	r149 = load.f32 r148
-	r150 = sub.f32 r149, r19
-	r151 = mul.f32 r144, r144
-	r152 = mul.f32 r147, r147
-	r153 = add.f32 r151, r152
-	r154 = mul.f32 r150, r150
-	r155 = add.f32 r153, r154
-	r156 = add.f32 r155, 0.01
-	r157 = sqrt.f32 r156
-	r158 = div.f32 1.0, r157
-	r159 = mul.f32 r158, r158
-	r160 = mul.f32 r159, r158
-	r161 = mul.f32 r144, r160
-	r51 = add.f32 r22, r161
-	r162 = mul.f32 r147, r160
-	r53 = add.f32 r23, r162
-	r163 = mul.f32 r150, r160
-	r55 = add.f32 r24, r163
-	r164 = add.i64 r25, 1
-	r165 = lt.i64 r164, r20
-	branch r165, b49, b34
-b49: # edge 3→3 (checked)
-	r22 = move.f32 r51
-	r23 = move.f32 r53
-	r24 = move.f32 r55
-	r25 = move.i64 r164
-	r188 = elemaddr r188, 1, 4
-	r189 = elemaddr r189, 1, 4
-	r190 = elemaddr r190, 1, 4
-	jump b48
-b50: # edge 1→4
+	jump b38
+b40: # edge 1→4
 	r26 = move.f32 0.0
 	r27 = move.f32 0.0
 	r28 = move.f32 0.0
 	jump b35
-b51: # exit
+b41: # exit
 	return
-b52: # preheader
+b42: # preheader
 	r75 = move.i64 r10
 	r76 = gt.i64 r75, 0
-	jump b53
-b53: # head (checked)
+	jump b43
+b43: # head (checked)
 	r67 = lt.i64 r2, r3
-	branch r67, b54, b51
-b54: # index (checked)
+	branch r67, b44, b41
+b44: # index (checked)
 	r68 = move.i64 r2
-	jump b55
-b55: # rangeint.body (checked)
+	jump b45
+b45: # rangeint.body (checked)
 	checkindex r68, r10, site 0
 	r69 = elemaddr r9, r68, 4
 	r70 = load.f32 r69
@@ -13469,8 +11407,8 @@ b55: # rangeint.body (checked)
 	checkindex r68, r18, site 2
 	r73 = elemaddr r17, r68, 4
 	r74 = load.f32 r73
-	branch r76, b56, b72
-b56: # edge 1→3 (checked)
+	branch r76, b46, b52
+b46: # edge 1→3 (checked)
 	r22 = move.f32 0.0
 	r23 = move.f32 0.0
 	r24 = move.f32 0.0
@@ -13478,15 +11416,8 @@ b56: # edge 1→3 (checked)
 	r185 = elemaddr r9, 0, 4
 	r186 = elemaddr r13, 0, 4
 	r187 = elemaddr r17, 0, 4
-	jump b57
-b57: # unroll setup
-	r197 = max.i64 r75, -9223372036854775804
-	r198 = sub.i64 r197, 4
-	jump b58
-b58: # unroll guard
-	r199 = lt.i64 r25, r198
-	branch r199, b59, b67
-b59: # rangeint.body (checked) (unrolled 0)
+	jump b47
+b47: # rangeint.body (checked)
 	r77 = move.ptr r185
 	r78 = load.f32 r77
 	r79 = sub.f32 r78, r70
@@ -13516,8 +11447,8 @@ b59: # rangeint.body (checked) (unrolled 0)
 	r101 = add.f32 r24, r100
 	r102 = add.i64 r25, 1
 	r103 = lt.i64 r102, r75
-	jump b60
-b60: # edge 3→3 (checked) (unrolled 0)
+	branch r103, b48, b49
+b48: # edge 3→3 (checked)
 	r22 = move.f32 r97
 	r23 = move.f32 r99
 	r24 = move.f32 r101
@@ -13525,173 +11456,13 @@ b60: # edge 3→3 (checked) (unrolled 0)
 	r185 = elemaddr r185, 1, 4
 	r186 = elemaddr r186, 1, 4
 	r187 = elemaddr r187, 1, 4
-	jump b61
-b61: # rangeint.body (checked) (unrolled 1)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	jump b62
-b62: # edge 3→3 (checked) (unrolled 1)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b63
-b63: # rangeint.body (checked) (unrolled 2)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	jump b64
-b64: # edge 3→3 (checked) (unrolled 2)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b65
-b65: # rangeint.body (checked) (unrolled 3)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	jump b66
-b66: # edge 3→3 (checked) (unrolled 3)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b58
-b67: # rangeint.body (checked)
-	r77 = move.ptr r185
-	r78 = load.f32 r77
-	r79 = sub.f32 r78, r70
-	checkindex r25, r14, site 3
-	r80 = move.ptr r186
-	r81 = load.f32 r80
-	r82 = sub.f32 r81, r72
-	checkindex r25, r18, site 4
-	r83 = move.ptr r187
-	r84 = load.f32 r83
-	r85 = sub.f32 r84, r74
-	r86 = mul.f32 r79, r79
-	r87 = mul.f32 r82, r82
-	r88 = add.f32 r86, r87
-	r89 = mul.f32 r85, r85
-	r90 = add.f32 r88, r89
-	r91 = add.f32 r90, 0.01
-	r92 = sqrt.f32 r91
-	r93 = div.f32 1.0, r92
-	r94 = mul.f32 r93, r93
-	r95 = mul.f32 r94, r93
-	r96 = mul.f32 r79, r95
-	r97 = add.f32 r22, r96
-	r98 = mul.f32 r82, r95
-	r99 = add.f32 r23, r98
-	r100 = mul.f32 r85, r95
-	r101 = add.f32 r24, r100
-	r102 = add.i64 r25, 1
-	r103 = lt.i64 r102, r75
-	branch r103, b68, b69
-b68: # edge 3→3 (checked)
-	r22 = move.f32 r97
-	r23 = move.f32 r99
-	r24 = move.f32 r101
-	r25 = move.i64 r102
-	r185 = elemaddr r185, 1, 4
-	r186 = elemaddr r186, 1, 4
-	r187 = elemaddr r187, 1, 4
-	jump b67
-b69: # edge 3→4 (checked)
+	jump b47
+b49: # edge 3→4 (checked)
 	r26 = move.f32 r97
 	r27 = move.f32 r99
 	r28 = move.f32 r101
-	jump b70
-b70: # rangeint.done (checked)
+	jump b50
+b50: # rangeint.done (checked)
 	r104 = elemaddr r4, r68, 4
 	store.f32 r104, r26
 	checkindex r68, r61, site 5
@@ -13700,15 +11471,15 @@ b70: # rangeint.done (checked)
 	checkindex r68, r64, site 6
 	r106 = elemaddr r63, r68, 4
 	store.f32 r106, r28
-	jump b71
-b71: # latch (checked)
+	jump b51
+b51: # latch (checked)
 	r2 = add.i64 r2, r1
-	jump b53
-b72: # edge 1→4 (checked)
+	jump b43
+b52: # edge 1→4 (checked)
 	r26 = move.f32 0.0
 	r27 = move.f32 0.0
 	r28 = move.f32 0.0
-	jump b70
+	jump b50
 
 kernel Mandelbrot64(counts []i32, w i64, h i64, maxIter i32)
 site 0 divide kernels.go:130:29
@@ -13742,16 +11513,17 @@ b4: # rangeint.body
 	r43 = convert.u64.i64 r9
 	r44 = or.u64 r42, r43
 	r45 = shr.u64.u32 r44, 32
-	r46 = eq.u64 r45, 0
-	branch r46, b5, b26
+	r46 = convert.u32.u64 r45
+	r47 = eq.u32 r46, 0
+	branch r47, b5, b26
 b5: # divide in 32 bits
-	r47 = convert.u32.i64 r7
-	r48 = convert.u32.i64 r9
-	r49 = div.u32 r47, r48
-	r51 = mul.u32 r49, r48
-	r50 = sub.u32 r47, r51
-	r40 = convert.i64.u32 r49
-	r41 = convert.i64.u32 r50
+	r48 = convert.u32.i64 r7
+	r49 = convert.u32.i64 r9
+	r50 = div.u32 r48, r49
+	r52 = mul.u32 r50, r49
+	r51 = sub.u32 r48, r52
+	r40 = convert.i64.u32 r50
+	r41 = convert.i64.u32 r51
 	jump b6
 b6: # rangeint.body
 	r8 = move.i64 r41
@@ -13769,12 +11541,12 @@ b6: # rangeint.body
 	r24 = move.i32 0
 	jump b7
 b7: # unroll setup
-	r53 = max.i32 r33, -2147483645
-	r54 = sub.i32 r53, 3
+	r54 = max.i32 r33, -2147483645
+	r55 = sub.i32 r54, 3
 	jump b8
 b8: # unroll guard
-	r55 = lt.i32 r24, r54
-	branch r55, b9, b23
+	r56 = lt.i32 r24, r55
+	branch r56, b9, b23
 b9: # for.loop (unrolled 0)
 	r32 = lt.i32 r24, r33
 	jump b10
@@ -13884,8 +11656,8 @@ b25: # if.done
 	jump b23
 b26: # divide in 64 bits
 	r40 = div.i64 r7, r9
-	r52 = mul.i64 r40, r9
-	r41 = sub.i64 r7, r52
+	r53 = mul.i64 r40, r9
+	r41 = sub.i64 r7, r53
 	jump b6
 b27: # exit
 	return
@@ -13922,16 +11694,17 @@ b4: # rangeint.body
 	r43 = convert.u64.i64 r9
 	r44 = or.u64 r42, r43
 	r45 = shr.u64.u32 r44, 32
-	r46 = eq.u64 r45, 0
-	branch r46, b5, b26
+	r46 = convert.u32.u64 r45
+	r47 = eq.u32 r46, 0
+	branch r47, b5, b26
 b5: # divide in 32 bits
-	r47 = convert.u32.i64 r7
-	r48 = convert.u32.i64 r9
-	r49 = div.u32 r47, r48
-	r51 = mul.u32 r49, r48
-	r50 = sub.u32 r47, r51
-	r40 = convert.i64.u32 r49
-	r41 = convert.i64.u32 r50
+	r48 = convert.u32.i64 r7
+	r49 = convert.u32.i64 r9
+	r50 = div.u32 r48, r49
+	r52 = mul.u32 r50, r49
+	r51 = sub.u32 r48, r52
+	r40 = convert.i64.u32 r50
+	r41 = convert.i64.u32 r51
 	jump b6
 b6: # rangeint.body
 	r8 = move.i64 r41
@@ -13949,12 +11722,12 @@ b6: # rangeint.body
 	r24 = move.i32 0
 	jump b7
 b7: # unroll setup
-	r53 = max.i32 r33, -2147483645
-	r54 = sub.i32 r53, 3
+	r54 = max.i32 r33, -2147483645
+	r55 = sub.i32 r54, 3
 	jump b8
 b8: # unroll guard
-	r55 = lt.i32 r24, r54
-	branch r55, b9, b23
+	r56 = lt.i32 r24, r55
+	branch r56, b9, b23
 b9: # for.loop (unrolled 0)
 	r32 = lt.i32 r24, r33
 	jump b10
@@ -14064,8 +11837,8 @@ b25: # if.done
 	jump b23
 b26: # divide in 64 bits
 	r40 = div.i64 r7, r9
-	r52 = mul.i64 r40, r9
-	r41 = sub.i64 r7, r52
+	r53 = mul.i64 r40, r9
+	r41 = sub.i64 r7, r53
 	jump b6
 b27: # exit
 	return
@@ -14327,7 +12100,7 @@ b1: # setup
 	jump b2
 b2: # head
 	r6 = lt.i64 r2, r3
-	branch r6, b3, b35
+	branch r6, b3, b25
 b3: # index
 	r7 = move.i64 r2
 	jump b4
@@ -14458,18 +12231,11 @@ b22: # preheader
 	r59 = elemaddr r12, 0, 4
 	r60 = elemaddr r25, 0, 4
 	jump b23
-b23: # unroll setup
-	r64 = max.i64 r17, -9223372036854775804
-	r65 = sub.i64 r64, 4
-	jump b24
-b24: # unroll guard
-	r66 = lt.i64 r19, r65
-	branch r66, b25, b33
-b25: # rangeindex.loop (checked) (unrolled 0)
+b23: # rangeindex.loop (checked)
 	r33 = add.i64 r19, 1
 	r34 = lt.i64 r33, r17
-	jump b26
-b26: # rangeindex.body (checked) (unrolled 0)
+	branch r34, b24, b20
+b24: # rangeindex.body (checked)
 	r35 = move.ptr r59
 	r36 = load.f32 r35
 	checkindex r33, r26, site 2
@@ -14481,76 +12247,8 @@ b26: # rangeindex.body (checked) (unrolled 0)
 	r19 = move.i64 r33
 	r59 = elemaddr r59, 1, 4
 	r60 = elemaddr r60, 1, 4
-	jump b27
-b27: # rangeindex.loop (checked) (unrolled 1)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	jump b28
-b28: # rangeindex.body (checked) (unrolled 1)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b29
-b29: # rangeindex.loop (checked) (unrolled 2)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	jump b30
-b30: # rangeindex.body (checked) (unrolled 2)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b31
-b31: # rangeindex.loop (checked) (unrolled 3)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	jump b32
-b32: # rangeindex.body (checked) (unrolled 3)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b24
-b33: # rangeindex.loop (checked)
-	r33 = add.i64 r19, 1
-	r34 = lt.i64 r33, r17
-	branch r34, b34, b20
-b34: # rangeindex.body (checked)
-	r35 = move.ptr r59
-	r36 = load.f32 r35
-	checkindex r33, r26, site 2
-	r37 = move.ptr r60
-	r38 = load.f32 r37
-	r39 = mul.f32 r36, r38
-	r40 = add.f32 r18, r39
-	r18 = move.f32 r40
-	r19 = move.i64 r33
-	r59 = elemaddr r59, 1, 4
-	r60 = elemaddr r60, 1, 4
-	jump b33
-b35: # exit
+	jump b23
+b25: # exit
 	return
 
 kernel Daxpy(a f64, x []f64, y []f64)
@@ -15034,24 +12732,25 @@ b5: # index (grid unrolled 0)
 	jump b6
 b6: # rangeint.body (grid unrolled 0)
 	checkdiv.i64 r9, site 0
-	r153 = convert.u64.i64 r30
-	r154 = convert.u64.i64 r9
-	r155 = or.u64 r153, r154
-	r156 = shr.u64.u32 r155, 32
-	r157 = eq.u64 r156, 0
-	branch r157, b7, b28
+	r157 = convert.u64.i64 r30
+	r158 = convert.u64.i64 r9
+	r159 = or.u64 r157, r158
+	r160 = shr.u64.u32 r159, 32
+	r161 = convert.u32.u64 r160
+	r162 = eq.u32 r161, 0
+	branch r162, b7, b28
 b7: # divide in 32 bits
-	r158 = convert.u32.i64 r30
-	r159 = convert.u32.i64 r9
-	r160 = div.u32 r158, r159
-	r162 = mul.u32 r160, r159
-	r161 = sub.u32 r158, r162
-	r151 = convert.i64.u32 r160
-	r152 = convert.i64.u32 r161
+	r163 = convert.u32.i64 r30
+	r164 = convert.u32.i64 r9
+	r165 = div.u32 r163, r164
+	r167 = mul.u32 r165, r164
+	r166 = sub.u32 r163, r167
+	r155 = convert.i64.u32 r165
+	r156 = convert.i64.u32 r166
 	jump b8
 b8: # rangeint.body (grid unrolled 0)
-	r31 = move.i64 r151
-	r32 = move.i64 r152
+	r31 = move.i64 r155
+	r32 = move.i64 r156
 	r33 = mul.i64 r32, r12
 	r34 = add.i64 r33, r31
 	checkindex r34, r16, site 2
@@ -15068,24 +12767,25 @@ b10: # index (grid unrolled 1)
 	jump b11
 b11: # rangeint.body (grid unrolled 1)
 	checkdiv.i64 r9, site 0
-	r140 = convert.u64.i64 r41
-	r141 = convert.u64.i64 r9
-	r142 = or.u64 r140, r141
-	r143 = shr.u64.u32 r142, 32
-	r144 = eq.u64 r143, 0
-	branch r144, b12, b27
+	r143 = convert.u64.i64 r41
+	r144 = convert.u64.i64 r9
+	r145 = or.u64 r143, r144
+	r146 = shr.u64.u32 r145, 32
+	r147 = convert.u32.u64 r146
+	r148 = eq.u32 r147, 0
+	branch r148, b12, b27
 b12: # divide in 32 bits
-	r145 = convert.u32.i64 r41
-	r146 = convert.u32.i64 r9
-	r147 = div.u32 r145, r146
-	r149 = mul.u32 r147, r146
-	r148 = sub.u32 r145, r149
-	r138 = convert.i64.u32 r147
-	r139 = convert.i64.u32 r148
+	r149 = convert.u32.i64 r41
+	r150 = convert.u32.i64 r9
+	r151 = div.u32 r149, r150
+	r153 = mul.u32 r151, r150
+	r152 = sub.u32 r149, r153
+	r141 = convert.i64.u32 r151
+	r142 = convert.i64.u32 r152
 	jump b13
 b13: # rangeint.body (grid unrolled 1)
-	r42 = move.i64 r138
-	r43 = move.i64 r139
+	r42 = move.i64 r141
+	r43 = move.i64 r142
 	r44 = mul.i64 r43, r12
 	r45 = add.i64 r44, r42
 	checkindex r45, r16, site 2
@@ -15104,24 +12804,25 @@ b15: # index (grid unrolled 2)
 	jump b16
 b16: # rangeint.body (grid unrolled 2)
 	checkdiv.i64 r9, site 0
-	r127 = convert.u64.i64 r53
-	r128 = convert.u64.i64 r9
-	r129 = or.u64 r127, r128
-	r130 = shr.u64.u32 r129, 32
-	r131 = eq.u64 r130, 0
-	branch r131, b17, b26
+	r129 = convert.u64.i64 r53
+	r130 = convert.u64.i64 r9
+	r131 = or.u64 r129, r130
+	r132 = shr.u64.u32 r131, 32
+	r133 = convert.u32.u64 r132
+	r134 = eq.u32 r133, 0
+	branch r134, b17, b26
 b17: # divide in 32 bits
-	r132 = convert.u32.i64 r53
-	r133 = convert.u32.i64 r9
-	r134 = div.u32 r132, r133
-	r136 = mul.u32 r134, r133
-	r135 = sub.u32 r132, r136
-	r125 = convert.i64.u32 r134
-	r126 = convert.i64.u32 r135
+	r135 = convert.u32.i64 r53
+	r136 = convert.u32.i64 r9
+	r137 = div.u32 r135, r136
+	r139 = mul.u32 r137, r136
+	r138 = sub.u32 r135, r139
+	r127 = convert.i64.u32 r137
+	r128 = convert.i64.u32 r138
 	jump b18
 b18: # rangeint.body (grid unrolled 2)
-	r54 = move.i64 r125
-	r55 = move.i64 r126
+	r54 = move.i64 r127
+	r55 = move.i64 r128
 	r56 = mul.i64 r55, r12
 	r57 = add.i64 r56, r54
 	checkindex r57, r16, site 2
@@ -15140,24 +12841,25 @@ b20: # index (grid unrolled 3)
 	jump b21
 b21: # rangeint.body (grid unrolled 3)
 	checkdiv.i64 r9, site 0
-	r114 = convert.u64.i64 r65
-	r115 = convert.u64.i64 r9
-	r116 = or.u64 r114, r115
-	r117 = shr.u64.u32 r116, 32
-	r118 = eq.u64 r117, 0
-	branch r118, b22, b25
+	r115 = convert.u64.i64 r65
+	r116 = convert.u64.i64 r9
+	r117 = or.u64 r115, r116
+	r118 = shr.u64.u32 r117, 32
+	r119 = convert.u32.u64 r118
+	r120 = eq.u32 r119, 0
+	branch r120, b22, b25
 b22: # divide in 32 bits
-	r119 = convert.u32.i64 r65
-	r120 = convert.u32.i64 r9
-	r121 = div.u32 r119, r120
-	r123 = mul.u32 r121, r120
-	r122 = sub.u32 r119, r123
-	r112 = convert.i64.u32 r121
-	r113 = convert.i64.u32 r122
+	r121 = convert.u32.i64 r65
+	r122 = convert.u32.i64 r9
+	r123 = div.u32 r121, r122
+	r125 = mul.u32 r123, r122
+	r124 = sub.u32 r121, r125
+	r113 = convert.i64.u32 r123
+	r114 = convert.i64.u32 r124
 	jump b23
 b23: # rangeint.body (grid unrolled 3)
-	r66 = move.i64 r112
-	r67 = move.i64 r113
+	r66 = move.i64 r113
+	r67 = move.i64 r114
 	r68 = mul.i64 r67, r12
 	r69 = add.i64 r68, r66
 	checkindex r69, r16, site 2
@@ -15173,24 +12875,24 @@ b24: # latch (grid unrolled 3)
 	r97 = elemaddr r97, r98, 1
 	jump b2
 b25: # divide in 64 bits
-	r112 = div.i64 r65, r9
-	r124 = mul.i64 r112, r9
-	r113 = sub.i64 r65, r124
+	r113 = div.i64 r65, r9
+	r126 = mul.i64 r113, r9
+	r114 = sub.i64 r65, r126
 	jump b23
 b26: # divide in 64 bits
-	r125 = div.i64 r53, r9
-	r137 = mul.i64 r125, r9
-	r126 = sub.i64 r53, r137
+	r127 = div.i64 r53, r9
+	r140 = mul.i64 r127, r9
+	r128 = sub.i64 r53, r140
 	jump b18
 b27: # divide in 64 bits
-	r138 = div.i64 r41, r9
-	r150 = mul.i64 r138, r9
-	r139 = sub.i64 r41, r150
+	r141 = div.i64 r41, r9
+	r154 = mul.i64 r141, r9
+	r142 = sub.i64 r41, r154
 	jump b13
 b28: # divide in 64 bits
-	r151 = div.i64 r30, r9
-	r163 = mul.i64 r151, r9
-	r152 = sub.i64 r30, r163
+	r155 = div.i64 r30, r9
+	r168 = mul.i64 r155, r9
+	r156 = sub.i64 r30, r168
 	jump b8
 b29: # preheader
 	r92 = move.i64 r2
@@ -15209,16 +12911,17 @@ b32: # rangeint.body
 	r102 = convert.u64.i64 r9
 	r103 = or.u64 r101, r102
 	r104 = shr.u64.u32 r103, 32
-	r105 = eq.u64 r104, 0
-	branch r105, b33, b36
+	r105 = convert.u32.u64 r104
+	r106 = eq.u32 r105, 0
+	branch r106, b33, b36
 b33: # divide in 32 bits
-	r106 = convert.u32.i64 r7
-	r107 = convert.u32.i64 r9
-	r108 = div.u32 r106, r107
-	r110 = mul.u32 r108, r107
-	r109 = sub.u32 r106, r110
-	r99 = convert.i64.u32 r108
-	r100 = convert.i64.u32 r109
+	r107 = convert.u32.i64 r7
+	r108 = convert.u32.i64 r9
+	r109 = div.u32 r107, r108
+	r111 = mul.u32 r109, r108
+	r110 = sub.u32 r107, r111
+	r99 = convert.i64.u32 r109
+	r100 = convert.i64.u32 r110
 	jump b34
 b34: # rangeint.body
 	r8 = move.i64 r99
@@ -15237,8 +12940,8 @@ b35: # latch
 	jump b30
 b36: # divide in 64 bits
 	r99 = div.i64 r7, r9
-	r111 = mul.i64 r99, r9
-	r100 = sub.i64 r7, r111
+	r112 = mul.i64 r99, r9
+	r100 = sub.i64 r7, r112
 	jump b34
 b37: # exit
 	return

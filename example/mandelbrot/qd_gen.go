@@ -7,7 +7,7 @@ import "github.com/qdgo/qd/rt"
 
 // qdModule describes the device code of this package's kernels.
 var qdModule = &rt.ModuleSpec{
-	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "6b30d84dd4febdde15f7b126e2b0a30ca6e4acaa189ca4dc54206b13155c9df1"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "d436ba4abedf9ad8081b5f39ba9798675dfc29835f7fde7f0749abfef1ae5e19"}, {Kind: rt.ImageIR, Data: qdIR}},
+	Images: []rt.Image{{Kind: rt.ImagePTX, Data: qdPTX, Sum: "a6d417f001f6938a9dbdb46e5249d5838c4265df3af108f055c7c1b0c23bdba5"}, {Kind: rt.ImageHIP, Data: qdHIP, Sum: "74c1639d750561d1ee2a35421b722bb9ec9d43448e9c81bdd359fa221075af11"}, {Kind: rt.ImageIR, Data: qdIR}},
 	Kernels: []rt.KernelSpec{{
 		Faults: []rt.FaultSite{{
 			Kind: rt.FaultDivide,
@@ -113,11 +113,11 @@ const qdPTX = `//
 	.param .u64 Mandelbrot_0_param_9
 )
 {
-	.reg .pred %p<122>;
+	.reg .pred %p<124>;
 	.reg .pred %pt<7>;
-	.reg .b32 %r<121>;
+	.reg .b32 %r<123>;
 	.reg .b32 %rt<10>;
-	.reg .b64 %rd<116>;
+	.reg .b64 %rd<118>;
 	.reg .b64 %rdt<6>;
 	.reg .f64 %fd<73>;
 
@@ -175,23 +175,24 @@ $L_6:
 $L_7:
 	setp.eq.s64 %pt0, %rd4, 0;
 	@%pt0 bra $Lfault_0;
-	mov.b64 %rd105, %rd7;
-	mov.b64 %rd106, %rd4;
-	or.b64 %rd107, %rd105, %rd106;
-	shr.u64 %rd108, %rd107, 32;
-	setp.eq.u64 %p109, %rd108, 0;
-	@!%p109 bra $L_32;
+	mov.b64 %rd106, %rd7;
+	mov.b64 %rd107, %rd4;
+	or.b64 %rd108, %rd106, %rd107;
+	shr.u64 %rd109, %rd108, 32;
+	cvt.u32.u64 %r110, %rd109;
+	setp.eq.u32 %p111, %r110, 0;
+	@!%p111 bra $L_32;
 $L_8:
-	cvt.u32.u64 %r110, %rd7;
-	cvt.u32.u64 %r111, %rd4;
-	div.u32 %r112, %r110, %r111;
-	mul.lo.u32 %r114, %r112, %r111;
-	sub.u32 %r113, %r110, %r114;
-	cvt.u64.u32 %rd103, %r112;
-	cvt.u64.u32 %rd104, %r113;
+	cvt.u32.u64 %r112, %rd7;
+	cvt.u32.u64 %r113, %rd4;
+	div.u32 %r114, %r112, %r113;
+	mul.lo.u32 %r116, %r114, %r113;
+	sub.u32 %r115, %r112, %r116;
+	cvt.u64.u32 %rd104, %r114;
+	cvt.u64.u32 %rd105, %r115;
 $L_9:
-	mov.b64 %rd8, %rd104;
-	mov.b64 %rd9, %rd103;
+	mov.b64 %rd8, %rd105;
+	mov.b64 %rd9, %rd104;
 	cvt.rn.f64.s64 %fd13, %rd8;
 	mul.rn.f64 %fd14, %fd10, %fd13;
 	div.rn.f64 %fd16, %fd14, %fd15;
@@ -205,11 +206,11 @@ $L_10:
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
 $L_11:
-	max.s32 %r116, %r27, -2147483645;
-	sub.s32 %r117, %r116, 3;
+	max.s32 %r118, %r27, -2147483645;
+	sub.s32 %r119, %r118, 3;
 $L_12:
-	setp.lt.s32 %p118, %r30, %r117;
-	@!%p118 bra $L_28;
+	setp.lt.s32 %p120, %r30, %r119;
+	@!%p120 bra $L_28;
 $L_13:
 	setp.lt.s32 %p31, %r30, %r27;
 $L_14:
@@ -317,10 +318,10 @@ $L_31:
 $L_32:
 	setp.eq.s64 %pt1, %rd4, -1;
 	neg.s64 %rdt3, %rd7;
-	div.s64 %rd103, %rd7, %rd4;
-	selp.b64 %rd103, %rdt3, %rd103, %pt1;
-	mul.lo.s64 %rd115, %rd103, %rd4;
-	sub.s64 %rd104, %rd7, %rd115;
+	div.s64 %rd104, %rd7, %rd4;
+	selp.b64 %rd104, %rdt3, %rd104, %pt1;
+	mul.lo.s64 %rd117, %rd104, %rd4;
+	sub.s64 %rd105, %rd7, %rd117;
 	bra.uni $L_9;
 $L_33:
 	bra.uni $Lexit;
@@ -341,16 +342,17 @@ $L_37:
 	mov.b64 %rd93, %rd4;
 	or.b64 %rd94, %rd92, %rd93;
 	shr.u64 %rd95, %rd94, 32;
-	setp.eq.u64 %p96, %rd95, 0;
-	@!%p96 bra $L_62;
+	cvt.u32.u64 %r96, %rd95;
+	setp.eq.u32 %p97, %r96, 0;
+	@!%p97 bra $L_62;
 $L_38:
-	cvt.u32.u64 %r97, %rd48;
-	cvt.u32.u64 %r98, %rd4;
-	div.u32 %r99, %r97, %r98;
-	mul.lo.u32 %r101, %r99, %r98;
-	sub.u32 %r100, %r97, %r101;
-	cvt.u64.u32 %rd90, %r99;
-	cvt.u64.u32 %rd91, %r100;
+	cvt.u32.u64 %r98, %rd48;
+	cvt.u32.u64 %r99, %rd4;
+	div.u32 %r100, %r98, %r99;
+	mul.lo.u32 %r102, %r100, %r99;
+	sub.u32 %r101, %r98, %r102;
+	cvt.u64.u32 %rd90, %r100;
+	cvt.u64.u32 %rd91, %r101;
 $L_39:
 	mov.b64 %rd49, %rd91;
 	mov.b64 %rd50, %rd90;
@@ -367,11 +369,11 @@ $L_40:
 	mov.f64 %fd29, 0d0000000000000000;
 	mov.b32 %r30, 0;
 $L_41:
-	max.s32 %r119, %r27, -2147483645;
-	sub.s32 %r120, %r119, 3;
+	max.s32 %r121, %r27, -2147483645;
+	sub.s32 %r122, %r121, 3;
 $L_42:
-	setp.lt.s32 %p121, %r30, %r120;
-	@!%p121 bra $L_58;
+	setp.lt.s32 %p123, %r30, %r122;
+	@!%p123 bra $L_58;
 $L_43:
 	setp.lt.s32 %p63, %r30, %r27;
 $L_44:
@@ -483,8 +485,8 @@ $L_62:
 	neg.s64 %rdt4, %rd48;
 	div.s64 %rd90, %rd48, %rd4;
 	selp.b64 %rd90, %rdt4, %rd90, %pt4;
-	mul.lo.s64 %rd102, %rd90, %rd4;
-	sub.s64 %rd91, %rd48, %rd102;
+	mul.lo.s64 %rd103, %rd90, %rd4;
+	sub.s64 %rd91, %rd48, %rd103;
 	bra.uni $L_39;
 $Lfault_0:
 	mov.u32 %rt5, 0;
@@ -549,17 +551,17 @@ __device__ u32 qd_fault_claim;
 // Task 0 of kernel Mandelbrot(counts []i32, width i64, height i64, x0 f64, y0 f64, x1 f64, y1 f64, maxIter i32), parallel.
 extern "C" __global__ void Mandelbrot_0(char *p0, i64 p1, i64 p2, i64 p3, double p4, double p5, double p6, double p7, i32 p8, char *p9) {
 	bool r6 = 0, r31 = 0, r35 = 0, r46 = 0, r47 = 0, r63 = 0, r67 = 0, r76 = 0;
-	bool r80 = 0, r83 = 0, r89 = 0, r96 = 0, r109 = 0, r118 = 0, r121 = 0;
-	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r73 = 0, r116 = 0, r117 = 0, r119 = 0;
-	i32 r120 = 0;
+	bool r80 = 0, r83 = 0, r89 = 0, r97 = 0, r111 = 0, r120 = 0, r123 = 0;
+	i32 r26 = 0, r27 = 0, r30 = 0, r41 = 0, r73 = 0, r118 = 0, r119 = 0, r121 = 0;
+	i32 r122 = 0;
 	i64 r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0, r7 = 0, r8 = 0;
 	i64 r9 = 0, r44 = 0, r45 = 0, r48 = 0, r49 = 0, r50 = 0, r75 = 0, r78 = 0;
-	i64 r90 = 0, r91 = 0, r102 = 0, r103 = 0, r104 = 0, r115 = 0;
-	u32 r97 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r110 = 0, r111 = 0, r112 = 0;
-	u32 r113 = 0, r114 = 0;
+	i64 r90 = 0, r91 = 0, r103 = 0, r104 = 0, r105 = 0, r117 = 0;
+	u32 r96 = 0, r98 = 0, r99 = 0, r100 = 0, r101 = 0, r102 = 0, r110 = 0, r112 = 0;
+	u32 r113 = 0, r114 = 0, r115 = 0, r116 = 0;
 	u64 r77 = 0, r79 = 0, r81 = 0, r82 = 0, r84 = 0, r85 = 0, r86 = 0, r87 = 0;
-	u64 r88 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r105 = 0, r106 = 0, r107 = 0;
-	u64 r108 = 0;
+	u64 r88 = 0, r92 = 0, r93 = 0, r94 = 0, r95 = 0, r106 = 0, r107 = 0, r108 = 0;
+	u64 r109 = 0;
 	double r10 = 0, r11 = 0, r12 = 0, r13 = 0, r14 = 0, r15 = 0, r16 = 0, r17 = 0;
 	double r18 = 0, r19 = 0, r20 = 0, r21 = 0, r22 = 0, r23 = 0, r24 = 0, r25 = 0;
 	double r28 = 0, r29 = 0, r32 = 0, r33 = 0, r34 = 0, r36 = 0, r37 = 0, r38 = 0;
@@ -607,22 +609,23 @@ b5: // head
 	if (!r6) goto b33;
 	r7 = r2;
 	if (r4 == 0) { qd_site = 0; qd_x = 0; qd_y = 0; goto qd_fault; }
-	r105 = (u64)r7;
-	r106 = (u64)r4;
-	r107 = r105 | r106;
-	r108 = r107 >> 32;
-	r109 = r108 == 0ull;
-	if (!r109) goto b32;
-	r110 = (u32)r7;
-	r111 = (u32)r4;
-	r112 = qd_div_u32(r110, r111);
-	r114 = r112 * r111;
-	r113 = r110 - r114;
-	r103 = (i64)r112;
-	r104 = (i64)r113;
+	r106 = (u64)r7;
+	r107 = (u64)r4;
+	r108 = r106 | r107;
+	r109 = r108 >> 32;
+	r110 = (u32)r109;
+	r111 = r110 == 0u;
+	if (!r111) goto b32;
+	r112 = (u32)r7;
+	r113 = (u32)r4;
+	r114 = qd_div_u32(r112, r113);
+	r116 = r114 * r113;
+	r115 = r112 - r116;
+	r104 = (i64)r114;
+	r105 = (i64)r115;
 b9: // rangeint.body
-	r8 = r104;
-	r9 = r103;
+	r8 = r105;
+	r9 = r104;
 	r13 = (double)r8;
 	r14 = r10 * r13;
 	r16 = r14 / r15;
@@ -634,11 +637,11 @@ b9: // rangeint.body
 	r28 = 0x0p+00;
 	r29 = 0x0p+00;
 	r30 = 0;
-	r116 = r27 > (-2147483645) ? r27 : (-2147483645);
-	r117 = (u32)r116 - 3u;
+	r118 = r27 > (-2147483645) ? r27 : (-2147483645);
+	r119 = (u32)r118 - 3u;
 b12: // unroll guard
-	r118 = r30 < r117;
-	if (!r118) goto b28;
+	r120 = r30 < r119;
+	if (!r120) goto b28;
 	r31 = r30 < r27;
 	r32 = r28 * r28;
 	r33 = r29 * r29;
@@ -730,9 +733,9 @@ b31: // escape.for.done
 	r26 = r27;
 	goto b16;
 b32: // divide in 64 bits
-	r103 = qd_div_i64(r7, r4);
-	r115 = (u64)r103 * (u64)r4;
-	r104 = (u64)r7 - (u64)r115;
+	r104 = qd_div_i64(r7, r4);
+	r117 = (u64)r104 * (u64)r4;
+	r105 = (u64)r7 - (u64)r117;
 	goto b9;
 b33: // exit
 	return;
@@ -750,15 +753,16 @@ b35: // head (checked)
 	r93 = (u64)r4;
 	r94 = r92 | r93;
 	r95 = r94 >> 32;
-	r96 = r95 == 0ull;
-	if (!r96) goto b62;
-	r97 = (u32)r48;
-	r98 = (u32)r4;
-	r99 = qd_div_u32(r97, r98);
-	r101 = r99 * r98;
-	r100 = r97 - r101;
-	r90 = (i64)r99;
-	r91 = (i64)r100;
+	r96 = (u32)r95;
+	r97 = r96 == 0u;
+	if (!r97) goto b62;
+	r98 = (u32)r48;
+	r99 = (u32)r4;
+	r100 = qd_div_u32(r98, r99);
+	r102 = r100 * r99;
+	r101 = r98 - r102;
+	r90 = (i64)r100;
+	r91 = (i64)r101;
 b39: // rangeint.body (checked)
 	r49 = r91;
 	r50 = r90;
@@ -773,11 +777,11 @@ b39: // rangeint.body (checked)
 	r28 = 0x0p+00;
 	r29 = 0x0p+00;
 	r30 = 0;
-	r119 = r27 > (-2147483645) ? r27 : (-2147483645);
-	r120 = (u32)r119 - 3u;
+	r121 = r27 > (-2147483645) ? r27 : (-2147483645);
+	r122 = (u32)r121 - 3u;
 b42: // unroll guard
-	r121 = r30 < r120;
-	if (!r121) goto b58;
+	r123 = r30 < r122;
+	if (!r123) goto b58;
 	r63 = r30 < r27;
 	r64 = r28 * r28;
 	r65 = r29 * r29;
@@ -871,8 +875,8 @@ b61: // escape.for.done (checked)
 	goto b46;
 b62: // divide in 64 bits
 	r90 = qd_div_i64(r48, r4);
-	r102 = (u64)r90 * (u64)r4;
-	r91 = (u64)r48 - (u64)r102;
+	r103 = (u64)r90 * (u64)r4;
+	r91 = (u64)r48 - (u64)r103;
 	goto b39;
 qd_fault: {
 	u32 *rec = (u32 *)p9, ack = *(volatile u32 *)rec;
@@ -943,24 +947,25 @@ b6: # index
 	jump b7
 b7: # rangeint.body
 	checkdiv.i64 r4, site 0
-	r105 = convert.u64.i64 r7
-	r106 = convert.u64.i64 r4
-	r107 = or.u64 r105, r106
-	r108 = shr.u64.u32 r107, 32
-	r109 = eq.u64 r108, 0
-	branch r109, b8, b32
+	r106 = convert.u64.i64 r7
+	r107 = convert.u64.i64 r4
+	r108 = or.u64 r106, r107
+	r109 = shr.u64.u32 r108, 32
+	r110 = convert.u32.u64 r109
+	r111 = eq.u32 r110, 0
+	branch r111, b8, b32
 b8: # divide in 32 bits
-	r110 = convert.u32.i64 r7
-	r111 = convert.u32.i64 r4
-	r112 = div.u32 r110, r111
-	r114 = mul.u32 r112, r111
-	r113 = sub.u32 r110, r114
-	r103 = convert.i64.u32 r112
-	r104 = convert.i64.u32 r113
+	r112 = convert.u32.i64 r7
+	r113 = convert.u32.i64 r4
+	r114 = div.u32 r112, r113
+	r116 = mul.u32 r114, r113
+	r115 = sub.u32 r112, r116
+	r104 = convert.i64.u32 r114
+	r105 = convert.i64.u32 r115
 	jump b9
 b9: # rangeint.body
-	r8 = move.i64 r104
-	r9 = move.i64 r103
+	r8 = move.i64 r105
+	r9 = move.i64 r104
 	r13 = convert.f64.i64 r8
 	r14 = mul.f64 r10, r13
 	r16 = div.f64 r14, r15
@@ -976,12 +981,12 @@ b10: # escape.entry
 	r30 = move.i32 0
 	jump b11
 b11: # unroll setup
-	r116 = max.i32 r27, -2147483645
-	r117 = sub.i32 r116, 3
+	r118 = max.i32 r27, -2147483645
+	r119 = sub.i32 r118, 3
 	jump b12
 b12: # unroll guard
-	r118 = lt.i32 r30, r117
-	branch r118, b13, b28
+	r120 = lt.i32 r30, r119
+	branch r120, b13, b28
 b13: # escape.for.loop (unrolled 0)
 	r31 = lt.i32 r30, r27
 	jump b14
@@ -1096,9 +1101,9 @@ b31: # escape.for.done
 	r26 = move.i32 r27
 	jump b16
 b32: # divide in 64 bits
-	r103 = div.i64 r7, r4
-	r115 = mul.i64 r103, r4
-	r104 = sub.i64 r7, r115
+	r104 = div.i64 r7, r4
+	r117 = mul.i64 r104, r4
+	r105 = sub.i64 r7, r117
 	jump b9
 b33: # exit
 	return
@@ -1120,16 +1125,17 @@ b37: # rangeint.body (checked)
 	r93 = convert.u64.i64 r4
 	r94 = or.u64 r92, r93
 	r95 = shr.u64.u32 r94, 32
-	r96 = eq.u64 r95, 0
-	branch r96, b38, b62
+	r96 = convert.u32.u64 r95
+	r97 = eq.u32 r96, 0
+	branch r97, b38, b62
 b38: # divide in 32 bits
-	r97 = convert.u32.i64 r48
-	r98 = convert.u32.i64 r4
-	r99 = div.u32 r97, r98
-	r101 = mul.u32 r99, r98
-	r100 = sub.u32 r97, r101
-	r90 = convert.i64.u32 r99
-	r91 = convert.i64.u32 r100
+	r98 = convert.u32.i64 r48
+	r99 = convert.u32.i64 r4
+	r100 = div.u32 r98, r99
+	r102 = mul.u32 r100, r99
+	r101 = sub.u32 r98, r102
+	r90 = convert.i64.u32 r100
+	r91 = convert.i64.u32 r101
 	jump b39
 b39: # rangeint.body (checked)
 	r49 = move.i64 r91
@@ -1149,12 +1155,12 @@ b40: # escape.entry (checked)
 	r30 = move.i32 0
 	jump b41
 b41: # unroll setup
-	r119 = max.i32 r27, -2147483645
-	r120 = sub.i32 r119, 3
+	r121 = max.i32 r27, -2147483645
+	r122 = sub.i32 r121, 3
 	jump b42
 b42: # unroll guard
-	r121 = lt.i32 r30, r120
-	branch r121, b43, b58
+	r123 = lt.i32 r30, r122
+	branch r123, b43, b58
 b43: # escape.for.loop (checked) (unrolled 0)
 	r63 = lt.i32 r30, r27
 	jump b44
@@ -1271,7 +1277,7 @@ b61: # escape.for.done (checked)
 	jump b46
 b62: # divide in 64 bits
 	r90 = div.i64 r48, r4
-	r102 = mul.i64 r90, r4
-	r91 = sub.i64 r48, r102
+	r103 = mul.i64 r90, r4
+	r91 = sub.i64 r48, r103
 	jump b39
 `
